@@ -1,0 +1,225 @@
+"""Parse, verify, transform and print tilec programs: the one implementation that both the
+`tilec` command line and the Python API call.
+
+    module = parse_module(text, "copy.mlir")      # TilecError on bad input, with file:line:col
+    run_pipeline(module, "tile{tile=64,64},distribute")
+    print(emit(module, "cuda"))
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+
+from .diagnostics import TilecError
+from .locations import LocatingParser, get_loc
+
+NAMED_PIPELINES: dict[str, str] = {
+    "default": (
+        "tile,distribute,vectorize,remove-layout-conversions,lower-convert-layout,"
+        "lower-to-gpu,canonicalize"
+    ),
+}
+NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]
+"""Pipelines that `-p NAME` expands to."""
+
+
+def make_context() -> Context:
+    """A context with every dialect a tilec program may use."""
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.dialects.gpu import GPU
+    from xdsl.dialects.memref import MemRef
+    from xdsl.dialects.scf import Scf
+    from xdsl.dialects.vector import Vector
+
+    from tilec.dialects.cuda import Cuda
+    from tilec.dialects.layout import Layout
+
+    ctx = Context()
+    for d in (Builtin, Func, Arith, Scf, MemRef, Vector, GPU, Layout, Cuda):
+        ctx.load_dialect(d)
+    return ctx
+
+
+def parse_module(
+    text: str, name: str = "<stdin>", ctx: Context | None = None, line_offset: int = 0, verify: bool = True
+) -> ModuleOp:
+    """Parse (and verify) a module. Raises TilecError with the location of the problem."""
+    ctx = ctx or make_context()
+    try:
+        module = LocatingParser(ctx, text, name, line_offset).parse_module()
+    except ParseError as e:
+        loc = e.span.get_location()
+        loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
+        raise TilecError(e.msg, loc=loc) from None
+    except (DiagnosticException, ValueError, ArithmeticError, RecursionError) as e:
+        raise TilecError(f"cannot parse {name}: {_first_line(e)}", loc=name) from None
+    if verify:
+        verify_module(module)
+    return module
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def verify_module(module: Operation) -> None:
+    """Verify every op; the first failure becomes a TilecError at that op."""
+    for op in module.walk():
+        try:
+            op.verify_()
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            msg = str(e).split("\n")[0]
+            msg = msg.removeprefix("Operation does not verify: ")
+            raise TilecError(msg, op=op) from None
+        except (ValueError, ArithmeticError, AttributeError, TypeError) as e:
+            raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
+
+
+# ----------------------------------------------------------------------------- passes
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory, for tilec's passes and the xDSL passes tilec uses."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    from tilec.passes import tilec_passes
+
+    out: dict[str, Callable[[], type[ModulePass]]] = {
+        "canonicalize": lambda: CanonicalizePass,
+        "cse": lambda: CommonSubexpressionElimination,
+        "dce": lambda: DeadCodeElimination,
+    }
+    for cls in tilec_passes():
+        out[cls.name] = (lambda c: lambda: c)(cls)
+    return out
+
+
+def pass_description(cls: type[ModulePass]) -> str:
+    """First sentence of a pass's docstring (what `--list-passes` shows)."""
+    doc = (cls.__doc__ or "").strip()
+    return doc.split("\n\n")[0].replace("\n", " ") if doc else ""
+
+
+def expand_pipeline(spec: str) -> str:
+    """Replace named pipelines (`default`, `O2`) in a pass spec by their passes."""
+    parts = [p.strip() for p in _split_top_level(spec)]
+    return ",".join(NAMED_PIPELINES.get(p, p) for p in parts if p)
+
+
+def _split_top_level(spec: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in spec:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return parts
+
+
+PassCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
+
+
+def build_pipeline(spec: str, callback: PassCallback | None = None) -> PassPipeline:
+    """A PassPipeline from a `-p` string; TilecError for unknown passes or bad syntax."""
+    spec = expand_pipeline(spec)
+    try:
+        return PassPipeline.parse_spec(available_passes(), spec, callback)
+    except Exception as e:  # xDSL raises several types for a malformed spec
+        raise TilecError(f"invalid pass pipeline '{spec}': {_first_line(e)}") from None
+
+
+def pipeline_passes(spec: str) -> list[ModulePass]:
+    """The passes of a `-p` string, in order."""
+    return list(build_pipeline(spec).passes)
+
+
+def run_pipeline(
+    module: ModuleOp,
+    spec: str | PassPipeline,
+    ctx: Context | None = None,
+    *,
+    print_between: Callable[[str, ModuleOp], None] | None = None,
+    timings: list[tuple[str, float]] | None = None,
+) -> ModuleOp:
+    """Run passes on `module` in place (and return it), verifying after each pass.
+
+    `print_between(pass_name, module)` is called after every pass; `timings` collects
+    (pass name, seconds)."""
+    ctx = ctx or make_context()
+    pipeline = spec if isinstance(spec, PassPipeline) else build_pipeline(spec)
+    for p in pipeline.passes:
+        start = time.perf_counter()
+        try:
+            p.apply(ctx, module)
+        except TilecError:
+            raise
+        except (PassFailedException, VerifyException) as e:
+            raise TilecError(f"pass '{p.name}' failed: {_first_line(e)}") from None
+        if timings is not None:
+            timings.append((p.name, time.perf_counter() - start))
+        verify_after(module, p.name)
+        if print_between is not None:
+            print_between(p.name, module)
+    return module
+
+
+def verify_after(module: ModuleOp, pass_name: str) -> None:
+    try:
+        verify_module(module)
+    except TilecError as e:
+        raise TilecError(f"IR after pass '{pass_name}' does not verify: {e.message}", op=e.op) from None
+
+
+# ----------------------------------------------------------------------------- output
+
+TARGETS = ("mlir", "cuda")
+
+
+def emit(module: ModuleOp, target: str = "mlir", *, generic: bool = False) -> str:
+    """Print a module as MLIR text or (target `cuda`) as CUDA C++."""
+    if target == "mlir":
+        out = StringIO()
+        Printer(stream=out, print_generic_format=generic).print_op(module)
+        return out.getvalue() + "\n"
+    if target == "cuda":
+        from .cuda_emitter import emit_cuda
+
+        return emit_cuda(module)
+    raise TilecError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
+
+
+__all__ = [
+    "NAMED_PIPELINES",
+    "available_passes",
+    "build_pipeline",
+    "emit",
+    "get_loc",
+    "make_context",
+    "parse_module",
+    "pass_description",
+    "run_pipeline",
+    "verify_module",
+]

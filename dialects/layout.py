@@ -1,0 +1,921 @@
+"""The `layout` dialect: views of memory with layouts, copies between them, and
+distributed values in registers.
+
+Levels (docs/architecture.md): a *whole-tensor* function holds views of global buffers
+and copies between them; `layout.launch` introduces a grid of blocks of threads (the
+*block level*: each block takes tiles by its block id); inside a launch, ops are
+executed by every thread (SPMD, as in CUDA) and views partitioned by thread id are the
+*thread level*. An op whose operands do not depend on the thread id (a copy between two
+block tiles, say) is done redundantly by every thread: correct, and the `distribute`
+pass is what splits it between threads.
+
+Run-time value of a view: (storage, base offset, the type's layout with its dynamic `?`
+values bound, and for masked views a `views.MaskMap`). Element with coordinate c (lane
+j for vectorized views) lives at storage[base + layout(c) (+ vec(j))].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from . import cute, views
+from .errors import LayoutError
+from .layout_attrs import (
+    BlockedLayoutAttr,
+    ComposedLayoutAttr,
+    CuteLayoutAttr,
+    LinearLayoutAttr,
+    PtrType,
+    SliceLayoutAttr,
+    SwizzleAttr,
+    TensorViewType,
+    distributed_tensor_encoding,
+    element_bytes,
+    threads_per_block,
+)
+
+index = IndexType()
+
+
+def _ints(attr: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(int(x) for x in attr.get_values())
+
+
+def _array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _view(v: SSAValue, what: str) -> TensorViewType:
+    if not isinstance(v.type, TensorViewType):
+        raise VerifyException(f"{what} must be a !layout.tensor, got {v.type}")
+    return v.type
+
+
+def _same_layout(expected: cute.Layout, got: cute.Layout, what: str) -> None:
+    if expected != got:
+        raise VerifyException(f"{what}: expected layout {expected}, got {got}")
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def enclosing_launch(op: Operation) -> LaunchOp | None:
+    p = op.parent_op()
+    while p is not None and not isinstance(p, LaunchOp):
+        p = p.parent_op()
+    return p
+
+
+# =========================================================================== launch
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """A grid of blocks of `threads` threads each; the body runs once per thread.
+
+        layout.launch grid(%gx, %gy, %gz) threads(256) {
+        ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+          ...
+        }
+
+    The body's arguments are the block id (x, y, z) and the thread's index in its block
+    (0 <= %tid < threads). `lower-to-gpu` outlines the body into a `gpu.func`."""
+
+    name = "layout.launch"
+    grid_x = operand_def(index)
+    grid_y = operand_def(index)
+    grid_z = operand_def(index)
+    threads = prop_def(IntegerAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, grid: Sequence[SSAValue], threads: int, body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=[index] * 4))
+        super().__init__(
+            operands=list(grid),
+            properties={"threads": IntegerAttr(threads, i64)},
+            regions=[body],
+        )
+
+    @property
+    def num_threads(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def block_ids(self) -> tuple[SSAValue, SSAValue, SSAValue]:
+        a = self.body.block.args
+        return a[0], a[1], a[2]
+
+    @property
+    def thread_id(self) -> SSAValue:
+        return self.body.block.args[3]
+
+    def verify_(self) -> None:
+        n = self.num_threads
+        _check(0 < n <= 1024, f"threads must be in [1, 1024], got {n}")
+        args = self.body.block.args
+        _check(
+            len(args) == 4 and all(a.type == index for a in args),
+            "the body takes four index arguments: block id x, y, z and the thread id",
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" grid(")
+        printer.print_list([self.grid_x, self.grid_y, self.grid_z], printer.print_operand)
+        printer.print_string(f") threads({self.num_threads}) ")
+        printer.print_region(self.body, print_entry_block_args=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        parser.parse_keyword("grid")
+        ops = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        if len(ops) != 3:
+            parser.raise_error("grid takes three sizes (x, y, z)")
+        grid = [parser.resolve_operand(o, index) for o in ops]
+        parser.parse_keyword("threads")
+        parser.parse_punctuation("(")
+        n = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(")")
+        body = parser.parse_region()
+        return cls(grid, n, body)
+
+
+# =========================================================================== views
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A view of a global pointer (or a re-view of shared/register storage) with a layout.
+
+        %a = layout.view %src : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+        %b = layout.view %p(%m, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+
+    The index operands bind the layout's `?` values in order of appearance (shape, then
+    stride). A re-view of an allocation must stay inside it (cosize)."""
+
+    name = "layout.view"
+    source = operand_def()
+    dynamic = var_operand_def(index)
+    result = result_def(TensorViewType)
+    assembly_format = (
+        "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
+    )
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=()):
+        super().__init__(operands=[source, list(dynamic)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        st = self.source.type
+        ndyn = count_dynamic(rt.cute_layout)
+        _check(
+            len(self.dynamic) == ndyn,
+            f"layout {rt.cute_layout} has {ndyn} dynamic value(s) but {len(self.dynamic)} "
+            "index operand(s) were given",
+        )
+        if isinstance(st, PtrType):
+            _check(st.element_type == rt.element_type,
+                   f"element types disagree: pointer to {st.element_type}, view of {rt.element_type}")
+            _check(rt.memory_space == "gmem", "a view of a pointer is in gmem")
+            _check(isinstance(rt.vec, type(rt.vec)) and rt.vec_layout is None,
+                   "view a pointer with scalar elements, then vectorize")
+            _check(not rt.is_masked, "a view of a pointer is not masked")
+        elif isinstance(st, TensorViewType):
+            _check(st.element_type == rt.element_type,
+                   f"element types disagree: {st.element_type} and {rt.element_type}")
+            _check(st.memory_space == rt.memory_space and st.memory_space != "gmem",
+                   "re-view shared or register storage in the same memory space")
+            have, need = st.cute_layout.cosize(), rt.cute_layout.cosize()
+            _check(need <= have,
+                   f"the view's layout {rt.cute_layout} reaches offset {need - 1}, past "
+                   f"the allocation of {have} elements")
+        else:
+            raise VerifyException(f"expected a !layout.ptr or a !layout.tensor, got {st}")
+
+
+def count_dynamic(layout: cute.Layout) -> int:
+    def count(t):
+        if isinstance(t, tuple):
+            return sum(count(x) for x in t)
+        return 1 if t is cute.DYN else 0
+
+    return count(layout.shape) + count(layout.stride)
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Shared (`smem`, one per block) or register (`rmem`, one per thread) storage of
+    cosize(layout) elements, viewed with the type's layout. CuTe `make_fragment_like`
+    is an `rmem` alloc shaped like a view.
+
+        %s = layout.alloc : !layout.tensor<f32, #layout.cute<(32,33):(33,1)>, smem>"""
+
+    name = "layout.alloc"
+    result = result_def(TensorViewType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: TensorViewType):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        t = self.result.type
+        _check(t.memory_space in ("smem", "rmem"), "alloc makes smem or rmem storage")
+        _check(not t.is_masked, "an allocation is not masked")
+        _check(enclosing_launch(self) is not None, "layout.alloc must be inside a layout.launch")
+        nbytes = t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
+        if t.memory_space == "smem":
+            _check(nbytes <= 227 * 1024,
+                   f"shared allocation of {nbytes} bytes exceeds the 227 KiB of a block")
+
+
+@irdl_op_definition
+class TileOp(IRDLOperation):
+    """One tile of a view by tile coordinates (CuTe `local_tile`, Mojo `tile`).
+
+        %t = layout.tile %a[%bx, %by] {tile = array<i64: 64, 64>} : A -> B
+
+    Mode k of the result is mode k of the source composed with `tile[k]:1`, and the base
+    offset grows by source_mode_k(coord_k * tile[k]). When a tile extent does not divide
+    its mode (or the mode is dynamic) tiles at the edge lie partly outside, and the
+    result must be `masked`: its elements past the source's extent do not exist."""
+
+    name = "layout.tile"
+    source = operand_def(TensorViewType)
+    coords = var_operand_def(index)
+    tile = prop_def(DenseArrayBase)
+    result = result_def(TensorViewType)
+    assembly_format = (
+        "$source `[` $coords `]` attr-dict `:` type($source) `->` type($result)"
+    )
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
+        st = _view(source, "source")
+        lay, masked = views.tile_layout(st.cute_layout, tile)
+        rt = st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
+        super().__init__(
+            operands=[source, list(coords)],
+            properties={"tile": _array(tile)},
+            result_types=[rt],
+        )
+
+    @property
+    def tile_sizes(self) -> tuple[int, ...]:
+        return _ints(self.tile)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(st.element_type == rt.element_type, "element types disagree")
+        _check(st.memory_space == rt.memory_space, "a tile stays in its memory space")
+        _check(isinstance(st.layout, CuteLayoutAttr), "tile a plain (unswizzled) layout")
+        _check(len(self.coords) == len(self.tile_sizes),
+               f"{len(self.tile_sizes)} tile extents but {len(self.coords)} coordinates")
+        try:
+            lay, masked = views.tile_layout(st.cute_layout, self.tile_sizes)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _same_layout(lay, rt.cute_layout, "tile")
+        _check(st.vec == rt.vec, "a tile keeps the vector layout")
+        if (masked or st.is_masked) and not rt.is_masked:
+            raise VerifyException(
+                f"tile {list(self.tile_sizes)} does not divide {st.cute_layout}: "
+                "the result type must be masked"
+            )
+
+
+@irdl_op_definition
+class VectorizeOp(IRDLOperation):
+    """A view whose elements are vectors of `vector[k]` consecutive elements of mode k
+    (Mojo `vectorize`): outer mode k = mode_k o (n_k/v_k : v_k), lanes = mode_k o (v_k:1).
+
+        %v = layout.vectorize %t {vector = array<i64: 1, 4>} : A -> B"""
+
+    name = "layout.vectorize"
+    source = operand_def(TensorViewType)
+    vector = prop_def(DenseArrayBase)
+    result = result_def(TensorViewType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, vector: Sequence[int]):
+        st = _view(source, "source")
+        outer, vec = views.vectorize_layout(st.cute_layout, vector)
+        rt = st.with_(layout=CuteLayoutAttr(outer), vec=CuteLayoutAttr(vec))
+        super().__init__(
+            operands=[source], properties={"vector": _array(vector)}, result_types=[rt]
+        )
+
+    @property
+    def vector_sizes(self) -> tuple[int, ...]:
+        return _ints(self.vector)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(st.vec_layout is None, "the source is already vectorized")
+        _check(st.element_type == rt.element_type, "element types disagree")
+        _check(isinstance(st.layout, CuteLayoutAttr), "vectorize a plain (unswizzled) layout")
+        try:
+            outer, vec = views.vectorize_layout(st.cute_layout, self.vector_sizes)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _same_layout(outer, rt.cute_layout, "vectorize")
+        _check(rt.vec_layout == vec, f"vectorize: expected vec layout {vec}, got {rt.vec_layout}")
+        _check(rt.is_masked == st.is_masked, "vectorize keeps the mask")
+        nbytes = vec.size() * element_bytes(st.element_type)
+        _check(nbytes <= 16 or st.memory_space == "rmem",
+               f"a vector of {nbytes} bytes exceeds the 16 bytes of one access")
+
+
+@irdl_op_definition
+class DistributeOp(IRDLOperation):
+    """The fragment of thread `tid` when the threads of the thread layout are spread over
+    the view (CuTe `local_partition`, Mojo `distribute`): the thread whose coordinate in
+    the thread layout is c owns elements c + T*i of each mode (T = thread-layout extents).
+
+        %f = layout.distribute %t, %tid {threads = #layout.cute<(8,4):(4,1)>} : A -> B
+
+    The thread layout must be a bijection onto [0, size); `tid` must be below its size.
+    If a mode's extent is not a multiple of the threads along it, the fragment is masked."""
+
+    name = "layout.distribute"
+    source = operand_def(TensorViewType)
+    tid = operand_def(index)
+    threads = prop_def(CuteLayoutAttr)
+    result = result_def(TensorViewType)
+    assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
+        st = _view(source, "source")
+        frag, masked = views.distribute_layout(st.cute_layout, threads)
+        rt = st.with_(layout=CuteLayoutAttr(frag), masked=masked or st.is_masked)
+        super().__init__(
+            operands=[source, tid],
+            properties={"threads": CuteLayoutAttr(threads)},
+            result_types=[rt],
+        )
+
+    @property
+    def thread_layout(self) -> cute.Layout:
+        return self.threads.data
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(isinstance(st.layout, CuteLayoutAttr), "distribute a plain (unswizzled) layout")
+        _check(st.element_type == rt.element_type, "element types disagree")
+        thr = self.thread_layout
+        _check(thr.is_static(), "the thread layout must be static")
+        try:
+            views.thread_coord(thr, 0)
+            frag, masked = views.distribute_layout(st.cute_layout, thr)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _same_layout(frag, rt.cute_layout, "distribute")
+        _check(st.vec == rt.vec, "distribute keeps the vector layout")
+        if (masked or st.is_masked) and not rt.is_masked:
+            raise VerifyException(
+                f"thread layout {thr} does not divide {st.cute_layout}: the result must be masked"
+            )
+        launch = enclosing_launch(self)
+        if launch is not None and thr.size() > launch.num_threads:
+            raise VerifyException(
+                f"thread layout {thr} has {thr.size()} threads but the block has "
+                f"{launch.num_threads}"
+            )
+
+
+@irdl_op_definition
+class DivideOp(IRDLOperation):
+    """CuTe's divides as a view op (no data moves): `kind` is `logical`, `zipped`,
+    `tiled` or `flat`; `tiler` is a layout, or by-mode extents.
+
+        %d = layout.divide %t {kind = "zipped", tiler = array<i64: 4, 8>} : A -> B"""
+
+    name = "layout.divide"
+    source = operand_def(TensorViewType)
+    kind = prop_def(StringAttr)
+    tiler = prop_def(Attribute)
+    result = result_def(TensorViewType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    KINDS = ("logical", "zipped", "tiled", "flat")
+
+    @staticmethod
+    def divided(layout: cute.Layout, kind: str, tiler: Attribute) -> cute.Layout:
+        if isinstance(tiler, CuteLayoutAttr):
+            t = tiler.data
+        elif isinstance(tiler, DenseArrayBase):
+            t = tuple(cute.make_layout(n, 1) for n in _ints(tiler))
+        else:
+            raise VerifyException("tiler must be a #layout.cute or an array of extents")
+        fn = {
+            "logical": cute.logical_divide,
+            "zipped": cute.zipped_divide,
+            "tiled": cute.tiled_divide,
+            "flat": cute.flat_divide,
+        }[kind]
+        return fn(layout, t)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(self.kind.data in self.KINDS, f"kind must be one of {', '.join(self.KINDS)}")
+        _check(not st.is_masked, "divide an unmasked view")
+        _check(isinstance(st.layout, CuteLayoutAttr), "divide a plain (unswizzled) layout")
+        try:
+            lay = self.divided(st.cute_layout, self.kind.data, self.tiler)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _same_layout(lay, rt.cute_layout, f"{self.kind.data}_divide")
+
+
+@irdl_op_definition
+class PartitionOp(IRDLOperation):
+    """Thread-value partitioning (CuTe): `tv` maps (thread, value) to a coordinate of
+    the view; the result is thread `tid`'s values, `composition(view, tv)(tid, _)`.
+
+        %p = layout.partition %t, %tid {tv = #layout.cute<((4,8),4):((32,1),8)>} : A -> B"""
+
+    name = "layout.partition"
+    source = operand_def(TensorViewType)
+    tid = operand_def(index)
+    tv = prop_def(CuteLayoutAttr)
+    result = result_def(TensorViewType)
+    assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def values_layout(view: cute.Layout, tv: cute.Layout) -> cute.Layout:
+        if tv.rank() != 2:
+            raise LayoutError(f"a TV layout has two modes (thread, value), got {tv}")
+        return cute.composition(view, tv)[1]
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(not st.is_masked, "partition an unmasked view")
+        tv = self.tv.data
+        try:
+            lay = self.values_layout(st.cute_layout, tv)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _check(tv.cosize() <= st.cute_layout.size(),
+               f"TV layout {tv} reaches past the {st.cute_layout.size()} elements of the view")
+        _same_layout(lay, rt.cute_layout, "partition")
+        launch = enclosing_launch(self)
+        if launch is not None and tv[0].size() > launch.num_threads:
+            raise VerifyException(
+                f"TV layout {tv} has {tv[0].size()} threads but the block has {launch.num_threads}"
+            )
+
+
+WILDCARD = -1
+DYNAMIC = -2
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation):
+    """Fix some top-level coordinates of a view and keep the modes marked `_`:
+
+        %row = layout.slice %t[%i, _] : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+                                      -> !layout.tensor<f32, #layout.cute<8:1>, gmem>
+
+    Coordinates are index values or integer constants; the base offset grows by the
+    layout of the fixed coordinates (CuTe `slice_and_offset`)."""
+
+    name = "layout.slice"
+    source = operand_def(TensorViewType)
+    coords = var_operand_def(index)
+    pattern = prop_def(DenseArrayBase)
+    result = result_def(TensorViewType)
+    traits = traits_def(Pure())
+
+    @property
+    def pattern_values(self) -> tuple[int, ...]:
+        return _ints(self.pattern)
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        pat = self.pattern_values
+        ms = views.modes(st.cute_layout)
+        _check(len(pat) == len(ms), f"{len(pat)} coordinates for a view of {len(ms)} modes")
+        _check(sum(p == DYNAMIC for p in pat) == len(self.coords), "one operand per dynamic coordinate")
+        _check(not st.is_masked, "slice an unmasked view")
+        kept = [m for m, p in zip(ms, pat) if p == WILDCARD]
+        _check(bool(kept), "a slice keeps at least one mode (`_`)")
+        for m, p in zip(ms, pat):
+            if p >= 0 and not views.is_dynamic(m.size()):
+                _check(p < m.size(), f"coordinate {p} is out of range for mode {m}")
+        _same_layout(views.from_modes(kept), rt.cute_layout, "slice")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        it = iter(self.coords)
+        parts = []
+        for p in self.pattern_values:
+            parts.append(p)
+        for i, p in enumerate(parts):
+            if i:
+                printer.print_string(", ")
+            if p == WILDCARD:
+                printer.print_string("_")
+            elif p == DYNAMIC:
+                printer.print_operand(next(it))
+            else:
+                printer.print_string(str(p))
+        printer.print_string("] : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SliceOp:
+        src = parser.parse_unresolved_operand()
+        pat: list[int] = []
+        dyn: list[UnresolvedOperand] = []
+
+        def one():
+            if parser.parse_optional_keyword("_") is not None:
+                pat.append(WILDCARD)
+                return
+            if (o := parser.parse_optional_unresolved_operand()) is not None:
+                pat.append(DYNAMIC)
+                dyn.append(o)
+                return
+            pat.append(parser.parse_integer(allow_boolean=False, allow_negative=False))
+
+        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(src, st)] + [parser.resolve_operand(d, index) for d in dyn],
+            properties={"pattern": _array(pat)},
+            result_types=[rt],
+        )
+        return op
+
+
+# =========================================================================== copies
+
+
+def _check_copy(src: TensorViewType, dst: TensorViewType) -> None:
+    _check(src.element_type == dst.element_type,
+           f"element types disagree: {src.element_type} and {dst.element_type}")
+    if src.is_masked or dst.is_masked:
+        _check(views.mode_sizes(src.cute_layout) == views.mode_sizes(dst.cute_layout)
+               and src.vector_size == dst.vector_size,
+               "a masked copy needs views of the same shape")
+    ns, nd = src.num_elements(), dst.num_elements()
+    if not (views.is_dynamic(ns) or views.is_dynamic(nd)):
+        _check(ns == nd, f"copy between views of different sizes: {ns} and {nd} elements")
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """dst(i) = src(i) for every logical index i (colexicographic), element by element
+    (vector lanes in order). Elements that do not exist in a masked src or dst are
+    skipped. Sizes must agree.
+
+        layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>"""
+
+    name = "layout.copy"
+    source = operand_def(TensorViewType)
+    dest = operand_def(TensorViewType)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+
+    def __init__(self, source: SSAValue, dest: SSAValue):
+        super().__init__(operands=[source, dest])
+
+    def verify_(self) -> None:
+        _check_copy(self.source.type, self.dest.type)
+
+
+@irdl_op_definition
+class CopyAsyncOp(IRDLOperation):
+    """`layout.copy` from global to shared memory that completes asynchronously
+    (`cp.async`): the destination may be read only after a `layout.async_wait` that
+    covers it, and by other threads only after a barrier. Each call commits one group.
+    Each element (vector) moved is 4, 8 or 16 bytes."""
+
+    name = "layout.copy_async"
+    source = operand_def(TensorViewType)
+    dest = operand_def(TensorViewType)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+
+    def __init__(self, source: SSAValue, dest: SSAValue):
+        super().__init__(operands=[source, dest])
+
+    def verify_(self) -> None:
+        s, d = self.source.type, self.dest.type
+        _check(s.memory_space == "gmem" and d.memory_space == "smem",
+               f"copy_async copies global to shared memory, got {s.memory_space} -> {d.memory_space}")
+        _check_copy(s, d)
+        nbytes = s.vector_size * element_bytes(s.element_type)
+        _check(nbytes in (4, 8, 16),
+               f"copy_async moves 4, 8 or 16 bytes per element, got {nbytes}: vectorize first")
+
+
+@irdl_op_definition
+class AsyncWaitOp(IRDLOperation):
+    """Wait until at most `pending` groups of this thread's `copy_async` are in flight."""
+
+    name = "layout.async_wait"
+    pending = prop_def(IntegerAttr)
+    assembly_format = "attr-dict"
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """All threads of the block arrive here before any continues (`__syncthreads`)."""
+
+    name = "layout.barrier"
+    assembly_format = "attr-dict"
+
+    def verify_(self) -> None:
+        _check(enclosing_launch(self) is not None, "layout.barrier must be inside a layout.launch")
+
+
+# =========================================================================== distributed values
+
+
+def _dist(v: SSAValue | Attribute) -> TensorType:
+    t = v.type if isinstance(v, SSAValue) else v
+    distributed_tensor_encoding(t)
+    return t  # type: ignore[return-value]
+
+
+def _check_block_threads(op: Operation, t: TensorType) -> None:
+    launch = enclosing_launch(op)
+    n = threads_per_block(t.encoding)
+    if launch is not None and n != launch.num_threads:
+        raise VerifyException(
+            f"layout {t.encoding} spans {n} threads but the block has {launch.num_threads}"
+        )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Each thread loads the elements its distributed layout gives it: element (i, j, ..)
+    of the result is the view's element with coordinate (i, j, ..) (one coordinate per
+    top-level mode). Elements missing from a masked view read `other` (default 0).
+    `vector` (set by `vectorize`) is the number of consecutive register elements moved
+    per access.
+
+        %v = layout.load %t : !layout.tensor<...> -> tensor<64x64xf32, #layout.blocked<...>>"""
+
+    name = "layout.load"
+    view = operand_def(TensorViewType)
+    other = opt_operand_def()
+    vector = opt_prop_def(IntegerAttr)
+    result = result_def(TensorType)
+    assembly_format = (
+        "$view (`,` $other^ `:` type($other))? attr-dict `:` type($view) `->` type($result)"
+    )
+
+    def __init__(self, view: SSAValue, result_type: TensorType, other: SSAValue | None = None):
+        super().__init__(operands=[view, other], result_types=[result_type])
+
+    def verify_(self) -> None:
+        vt, rt = self.view.type, _dist(self.result)
+        _check_view_matches(vt, rt)
+        if self.other is not None:
+            _check(self.other.type == vt.element_type, "`other` has the element type")
+        _check_block_threads(self, rt)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Each thread stores the elements it owns to the view (inverse of `layout.load`);
+    elements missing from a masked view are not stored.
+
+        layout.store %v, %t : tensor<64x64xf32, #layout.blocked<...>>, !layout.tensor<...>"""
+
+    name = "layout.store"
+    value = operand_def(TensorType)
+    view = operand_def(TensorViewType)
+    vector = opt_prop_def(IntegerAttr)
+    assembly_format = "$value `,` $view attr-dict `:` type($value) `,` type($view)"
+
+    def __init__(self, value: SSAValue, view: SSAValue):
+        super().__init__(operands=[value, view])
+
+    def verify_(self) -> None:
+        _check_view_matches(self.view.type, _dist(self.value))
+        _check_block_threads(self, self.value.type)
+
+
+def _check_view_matches(vt: TensorViewType, rt: TensorType) -> None:
+    _check(vt.vec_layout is None, "load and store take unvectorized views")
+    _check(vt.element_type == rt.element_type,
+           f"element types disagree: view of {vt.element_type}, value of {rt.element_type}")
+    shape = views.mode_sizes(vt.cute_layout)
+    _check(tuple(rt.get_shape()) == tuple(shape),
+           f"the view has shape {list(shape)} but the value has shape {list(rt.get_shape())}")
+
+
+@irdl_op_definition
+class ConvertLayoutOp(IRDLOperation):
+    """The same tensor in another distributed layout (data moves between threads).
+
+        %w = layout.convert_layout %v : tensor<64x64xf32, #A> -> tensor<64x64xf32, #B>"""
+
+    name = "layout.convert_layout"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, result_type: TensorType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        s, r = _dist(self.source), _dist(self.result)
+        _check(s.get_shape() == r.get_shape() and s.element_type == r.element_type,
+               f"convert_layout keeps shape and element type: {s} -> {r}")
+        _check_block_threads(self, r)
+        _check(threads_per_block(s.encoding) == threads_per_block(r.encoding),
+               "both layouts span the same number of threads")
+
+
+@irdl_op_definition
+class SplatOp(IRDLOperation):
+    """A distributed tensor with every element equal to a scalar."""
+
+    name = "layout.splat"
+    value = operand_def()
+    result = result_def(TensorType)
+    assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        r = _dist(self.result)
+        _check(self.value.type == r.element_type, "splat a scalar of the element type")
+
+
+@irdl_op_definition
+class ArangeOp(IRDLOperation):
+    """`[start, end)` as a 1-D distributed i32 tensor (Gluon `arange`)."""
+
+    name = "layout.arange"
+    start = prop_def(IntegerAttr)
+    end = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+    assembly_format = "attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        r = _dist(self.result)
+        n = self.end.value.data - self.start.value.data
+        _check(len(r.get_shape()) == 1 and r.get_shape()[0] == n,
+               f"arange of {n} values makes a 1-D tensor of {n} elements")
+        _check(r.element_type == IntegerType(32), "arange makes i32 values")
+
+
+@irdl_op_definition
+class ExpandDimsOp(IRDLOperation):
+    """Insert a dimension of extent 1 at `axis`; the source's layout must be the slice
+    of the result's layout along `axis` (Gluon `expand_dims`)."""
+
+    name = "layout.expand_dims"
+    source = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        s, r = _dist(self.source), _dist(self.result)
+        ax = self.axis.value.data
+        shape = list(s.get_shape())
+        _check(0 <= ax <= len(shape), f"axis {ax} out of range")
+        _check(list(r.get_shape()) == shape[:ax] + [1] + shape[ax:],
+               "expand_dims inserts one dimension of extent 1")
+        enc = s.encoding
+        _check(isinstance(enc, SliceLayoutAttr) and enc.dim_index == ax and enc.parent == r.encoding,
+               f"the source layout must be #layout.slice<{{dim = {ax}, parent = <result layout>}}>")
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """Repeat extent-1 dimensions to the result's shape (same distributed layout)."""
+
+    name = "layout.broadcast"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        s, r = _dist(self.source), _dist(self.result)
+        _check(s.encoding == r.encoding and s.element_type == r.element_type,
+               "broadcast keeps the layout and the element type")
+        ss, rs = s.get_shape(), r.get_shape()
+        _check(len(ss) == len(rs) and all(a == b or a == 1 for a, b in zip(ss, rs)),
+               f"cannot broadcast shape {list(ss)} to {list(rs)}")
+
+
+REDUCE_KINDS = ("add", "mul", "max", "min")
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Reduce along `axis` with `kind` (add, mul, max, min); the result's layout is the
+    slice of the source's layout along `axis` (Gluon `reduce`)."""
+
+    name = "layout.reduce"
+    source = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    kind = prop_def(StringAttr)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        s, r = _dist(self.source), _dist(self.result)
+        ax = self.axis.value.data
+        _check(self.kind.data in REDUCE_KINDS, f"kind must be one of {', '.join(REDUCE_KINDS)}")
+        shape = list(s.get_shape())
+        _check(0 <= ax < len(shape), f"axis {ax} out of range")
+        _check(list(r.get_shape()) == shape[:ax] + shape[ax + 1:], "reduce removes `axis`")
+        enc = r.encoding
+        _check(isinstance(enc, SliceLayoutAttr) and enc.dim_index == ax and enc.parent == s.encoding,
+               f"the result layout must be #layout.slice<{{dim = {ax}, parent = <source layout>}}>")
+
+
+Layout = Dialect(
+    "layout",
+    [
+        LaunchOp,
+        ViewOp,
+        AllocOp,
+        TileOp,
+        VectorizeOp,
+        DistributeOp,
+        DivideOp,
+        PartitionOp,
+        SliceOp,
+        CopyOp,
+        CopyAsyncOp,
+        AsyncWaitOp,
+        BarrierOp,
+        LoadOp,
+        StoreOp,
+        ConvertLayoutOp,
+        SplatOp,
+        ArangeOp,
+        ExpandDimsOp,
+        BroadcastOp,
+        ReduceOp,
+    ],
+    [
+        CuteLayoutAttr,
+        SwizzleAttr,
+        ComposedLayoutAttr,
+        BlockedLayoutAttr,
+        SliceLayoutAttr,
+        LinearLayoutAttr,
+        PtrType,
+        TensorViewType,
+    ],
+)

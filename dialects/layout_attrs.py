@@ -1,0 +1,625 @@
+"""Attributes and types of the `layout` dialect.
+
+Attributes wrap the pure-Python algebra (``cute``, ``swizzle``, ``distributed``,
+``linear``); each has a custom syntax that parses and prints back identically:
+
+    #layout.cute<(4,(2,3)):(1,(4,8))>            CuTe shape:stride layout, `?` is dynamic
+    #layout.swizzle<3,4,3>                        CuTe Swizzle<B,M,S>
+    #layout.composed<swizzle<3,4,3> o 0 o (8,64):(64,1)>
+                                                  swizzle o offset o layout
+    #layout.blocked<{sizePerThread = [2, 4], threadsPerWarp = [16, 2],
+                     warpsPerCTA = [2, 2], order = [1, 0]}>
+    #layout.slice<{dim = 0, parent = #layout.blocked<...>}>
+    #layout.linear<{register = [[0, 1]], lane = [[1, 0], ...], warp = [...], block = []}>
+
+Types:
+
+    !layout.ptr<f32>              pointer to global memory (alignment = element size)
+    !layout.ptr<f32, align 16>    ... whose address is a multiple of 16 bytes
+    !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+    !layout.tensor<f32, #layout.cute<(16,4):(16,4)>, gmem, vec #layout.cute<(1,4):(16,1)>>
+    !layout.tensor<f32, #layout.cute<(64,64):(4096,1)>, gmem, masked>
+
+A tensor is a *view*: storage (a pointer or an allocation) plus a layout from
+coordinates to element offsets, in a memory space (`gmem`, `smem`, `rmem`). A vectorized
+view's elements are vectors: the view's layout maps the outer coordinate to the offset
+of the vector's first element and `vec` maps the lane coordinate to the offset within
+the vector. A `masked` view is a tile that may lie partly outside its tensor; which of
+its elements exist is known at run time (see `layout.tile`).
+
+Distributed values (data held in registers across the threads of a block, Gluon style)
+are builtin tensors whose encoding is a distributed layout:
+`tensor<64x16xf32, #layout.blocked<...>>`. Elementwise arithmetic on them is `arith`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntAttr,
+    IntegerType,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from . import cute
+from .distributed import BlockedLayout, SliceLayout
+from .errors import LayoutError
+from .swizzle import ComposedLayout, Swizzle
+
+# --------------------------------------------------------------------------- helpers
+
+
+def parse_int_tuple(parser: AttrParser) -> object:
+    """Parse a CuTe IntTuple (`4`, `?`, `(4,(2,?))`) from xDSL tokens."""
+    if parser.parse_optional_punctuation("(") is not None:
+        items = [parse_int_tuple(parser)]
+        while parser.parse_optional_punctuation(",") is not None:
+            items.append(parse_int_tuple(parser))
+        parser.parse_punctuation(")")
+        return tuple(items)
+    if parser.parse_optional_punctuation("?") is not None:
+        return cute.DYN
+    return parser.parse_integer(allow_boolean=False)
+
+
+def parse_cute_layout(parser: AttrParser) -> cute.Layout:
+    """Parse `shape:stride` in CuTe notation; a bare shape means LayoutLeft strides."""
+    pos = parser.pos
+    shape = parse_int_tuple(parser)
+    stride = None
+    if parser.parse_optional_punctuation(":") is not None:
+        stride = parse_int_tuple(parser)
+    try:
+        return cute.make_layout(shape, stride)
+    except LayoutError as e:
+        parser.raise_error(f"invalid layout: {e}", pos, parser.pos)
+
+
+def _parse_int_list(parser: AttrParser) -> list[int]:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+    )
+
+
+def _print_int_list(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _parse_struct(parser: AttrParser, fields: dict[str, object]) -> dict[str, object]:
+    """Parse `{key = value, ...}` where `fields` maps key -> parse function."""
+    out: dict[str, object] = {}
+
+    def one():
+        pos = parser.pos
+        key = parser.parse_identifier()
+        if key not in fields:
+            parser.raise_error(
+                f"unknown field '{key}', expected one of {', '.join(fields)}", pos
+            )
+        parser.parse_punctuation("=")
+        out[key] = fields[key]()  # type: ignore[operator]
+
+    parser.parse_comma_separated_list(parser.Delimiter.BRACES, one)
+    missing = [k for k in fields if k not in out]
+    if missing:
+        parser.raise_error(f"missing field(s) {', '.join(missing)}")
+    return out
+
+
+# --------------------------------------------------------------------------- layouts
+
+
+@irdl_attr_definition
+class CuteLayoutAttr(Data[cute.Layout]):
+    """A CuTe hierarchical shape:stride layout, e.g. `#layout.cute<(4,(2,3)):(1,(4,8))>`."""
+
+    name = "layout.cute"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> cute.Layout:
+        with parser.in_angle_brackets():
+            return parse_cute_layout(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data}>")
+
+    @property
+    def layout(self) -> cute.Layout:
+        return self.data
+
+
+@irdl_attr_definition
+class SwizzleAttr(Data[Swizzle]):
+    """CuTe `Swizzle<B,M,S>`: `#layout.swizzle<3,4,3>`."""
+
+    name = "layout.swizzle"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> Swizzle:
+        with parser.in_angle_brackets():
+            return _parse_swizzle_args(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        s = self.data
+        printer.print_string(f"<{s.bits},{s.base},{s.shift}>")
+
+
+def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
+    pos = parser.pos
+    b = parser.parse_integer(allow_boolean=False)
+    parser.parse_punctuation(",")
+    m = parser.parse_integer(allow_boolean=False)
+    parser.parse_punctuation(",")
+    s = parser.parse_integer(allow_boolean=False)
+    try:
+        return Swizzle(b, m, s)
+    except LayoutError as e:
+        parser.raise_error(f"invalid swizzle: {e}", pos, parser.pos)
+
+
+@irdl_attr_definition
+class ComposedLayoutAttr(Data[ComposedLayout]):
+    """`swizzle o offset o layout`, CuTe's ComposedLayout as used for shared memory:
+    `#layout.composed<swizzle<3,4,3> o 0 o (8,64):(64,1)>`."""
+
+    name = "layout.composed"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> ComposedLayout:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("swizzle")
+            parser.parse_punctuation("<")
+            sw = _parse_swizzle_args(parser)
+            parser.parse_punctuation(">")
+            parser.parse_keyword("o")
+            offset = parser.parse_integer(allow_boolean=False)
+            parser.parse_keyword("o")
+            inner = parse_cute_layout(parser)
+            return ComposedLayout(sw, offset, inner)
+
+    def print_parameter(self, printer: Printer) -> None:
+        c = self.data
+        s = c.swizzle
+        printer.print_string(
+            f"<swizzle<{s.bits},{s.base},{s.shift}> o {c.offset} o {c.layout}>"
+        )
+
+    @property
+    def layout(self) -> ComposedLayout:
+        return self.data
+
+
+MemoryLayoutAttr = CuteLayoutAttr | ComposedLayoutAttr
+"""What a view may carry: a plain CuTe layout or a swizzled composed layout."""
+
+
+def inner_layout(attr: Attribute) -> cute.Layout:
+    """The CuTe layout of a view layout attribute (the inner layout of a composed one)."""
+    if isinstance(attr, CuteLayoutAttr):
+        return attr.data
+    if isinstance(attr, ComposedLayoutAttr):
+        return attr.data.layout
+    raise VerifyException(f"expected a #layout.cute or #layout.composed, got {attr}")
+
+
+@irdl_attr_definition
+class BlockedLayoutAttr(Data[BlockedLayout]):
+    """Gluon `BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`."""
+
+    name = "layout.blocked"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> BlockedLayout:
+        pos = parser.pos
+        with parser.in_angle_brackets():
+            f = _parse_struct(
+                parser,
+                {
+                    "sizePerThread": lambda: _parse_int_list(parser),
+                    "threadsPerWarp": lambda: _parse_int_list(parser),
+                    "warpsPerCTA": lambda: _parse_int_list(parser),
+                    "order": lambda: _parse_int_list(parser),
+                },
+            )
+        try:
+            return BlockedLayout(
+                f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"]
+            )
+        except (LayoutError, ValueError) as e:
+            parser.raise_error(f"invalid blocked layout: {e}", pos, parser.pos)
+
+    def print_parameter(self, printer: Printer) -> None:
+        b = self.data
+        printer.print_string(
+            "<{sizePerThread = "
+            + _print_int_list(b.size_per_thread)
+            + ", threadsPerWarp = "
+            + _print_int_list(b.threads_per_warp)
+            + ", warpsPerCTA = "
+            + _print_int_list(b.warps_per_cta)
+            + ", order = "
+            + _print_int_list(b.order)
+            + "}>"
+        )
+
+
+@irdl_attr_definition
+class SliceLayoutAttr(ParametrizedAttribute):
+    """Gluon `SliceLayout(dim, parent)`: the parent layout with dimension `dim` removed."""
+
+    name = "layout.slice"
+    dim: IntAttr = param_def()
+    parent: Attribute = param_def()
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            f = _parse_struct(
+                parser,
+                {
+                    "dim": lambda: parser.parse_integer(allow_boolean=False),
+                    "parent": parser.parse_attribute,
+                },
+            )
+        return (IntAttr(f["dim"]), f["parent"])  # type: ignore[arg-type]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{{dim = {self.dim.data}, parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string("}>")
+
+    @property
+    def dim_index(self) -> int:
+        return self.dim.data
+
+    def verify(self) -> None:
+        if not isinstance(self.parent, DistributedLayoutAttr):
+            raise VerifyException(
+                f"#layout.slice parent must be a distributed layout, got {self.parent}"
+            )
+        rank = distributed_rank(self.parent)
+        if not 0 <= self.dim_index < rank:
+            raise VerifyException(
+                f"#layout.slice dim {self.dim_index} out of range for a rank-{rank} parent"
+            )
+
+    @property
+    def layout(self) -> SliceLayout:
+        return SliceLayout(self.dim_index, distributed_layout(self.parent))
+
+
+@dataclass(frozen=True)
+class LinearBases:
+    """The bases of a `#layout.linear` attribute; output sizes come from the tensor shape."""
+
+    register: tuple[tuple[int, ...], ...]
+    lane: tuple[tuple[int, ...], ...]
+    warp: tuple[tuple[int, ...], ...]
+    block: tuple[tuple[int, ...], ...]
+
+    def rank(self) -> int | None:
+        for group in (self.register, self.lane, self.warp, self.block):
+            if group:
+                return len(group[0])
+        return None
+
+
+@irdl_attr_definition
+class LinearLayoutAttr(Data[LinearBases]):
+    """A linear layout over GF(2): bases of register, lane, warp and block bits."""
+
+    name = "layout.linear"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> LinearBases:
+        def bases():
+            return tuple(
+                tuple(v)
+                for v in parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _parse_int_list(parser)
+                )
+            )
+
+        with parser.in_angle_brackets():
+            f = _parse_struct(
+                parser,
+                {"register": bases, "lane": bases, "warp": bases, "block": bases},
+            )
+        lb = LinearBases(f["register"], f["lane"], f["warp"], f["block"])  # type: ignore[arg-type]
+        rank = lb.rank()
+        for group in (lb.register, lb.lane, lb.warp, lb.block):
+            for b in group:
+                if len(b) != rank:
+                    parser.raise_error("#layout.linear bases must all have the same rank")
+        return lb
+
+    def print_parameter(self, printer: Printer) -> None:
+        d = self.data
+
+        def fmt(group):
+            return "[" + ", ".join(_print_int_list(b) for b in group) + "]"
+
+        printer.print_string(
+            f"<{{register = {fmt(d.register)}, lane = {fmt(d.lane)}, "
+            f"warp = {fmt(d.warp)}, block = {fmt(d.block)}}}>"
+        )
+
+
+DistributedLayoutAttr = BlockedLayoutAttr | SliceLayoutAttr | LinearLayoutAttr
+
+
+def distributed_rank(attr: Attribute) -> int:
+    """Rank of the tensors a distributed layout applies to."""
+    if isinstance(attr, BlockedLayoutAttr):
+        return len(attr.data.order)
+    if isinstance(attr, SliceLayoutAttr):
+        return distributed_rank(attr.parent) - 1
+    if isinstance(attr, LinearLayoutAttr):
+        r = attr.data.rank()
+        if r is None:
+            raise VerifyException("#layout.linear with no bases has no rank")
+        return r
+    raise VerifyException(f"not a distributed layout: {attr}")
+
+
+def distributed_layout(attr: Attribute):
+    """The algebra object (BlockedLayout / SliceLayout) of a distributed layout attr;
+    linear layouts are returned as their `LinearBases`."""
+    if isinstance(attr, BlockedLayoutAttr):
+        return attr.data
+    if isinstance(attr, SliceLayoutAttr):
+        return attr.layout
+    if isinstance(attr, LinearLayoutAttr):
+        return attr.data
+    raise VerifyException(f"not a distributed layout: {attr}")
+
+
+def threads_per_block(attr: Attribute) -> int:
+    """Threads a distributed layout spans (32 * warps)."""
+    if isinstance(attr, BlockedLayoutAttr):
+        n = 1
+        for t, w in zip(attr.data.threads_per_warp, attr.data.warps_per_cta):
+            n *= t * w
+        return n
+    if isinstance(attr, SliceLayoutAttr):
+        return threads_per_block(attr.parent)
+    if isinstance(attr, LinearLayoutAttr):
+        return (1 << len(attr.data.lane)) * (1 << len(attr.data.warp))
+    raise VerifyException(f"not a distributed layout: {attr}")
+
+
+def to_linear(attr: Attribute, shape: Sequence[int]):
+    """The linear form of a distributed layout applied to `shape` (a LinearLayout)."""
+    from .linear import LinearLayout
+
+    if isinstance(attr, LinearLayoutAttr):
+        d = attr.data
+        return LinearLayout.from_bases(
+            {
+                "register": [list(b) for b in d.register],
+                "lane": [list(b) for b in d.lane],
+                "warp": [list(b) for b in d.warp],
+                "block": [list(b) for b in d.block],
+            },
+            list(shape),
+        )
+    return distributed_layout(attr).to_linear(list(shape))
+
+
+# --------------------------------------------------------------------------- types
+
+ELEMENT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, IntegerType)
+
+
+def element_bytes(t: Attribute) -> int:
+    """Size in bytes of a supported element type."""
+    if isinstance(t, Float16Type | BFloat16Type):
+        return 2
+    if isinstance(t, Float32Type):
+        return 4
+    if isinstance(t, Float64Type):
+        return 8
+    if isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64):
+        return t.width.data // 8
+    raise VerifyException(
+        f"unsupported element type {t}: expected f16, bf16, f32, f64, i8, i16, i32 or i64"
+    )
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """`!layout.ptr<f32>` / `!layout.ptr<f32, align 16>`: a pointer to global memory."""
+
+    name = "layout.ptr"
+    element_type: Attribute = param_def()
+    align: StringAttr = param_def()
+
+    def __init__(self, element_type: Attribute, align: int | None = None):
+        a = element_bytes(element_type) if align is None else align
+        super().__init__(element_type, StringAttr(str(a)))
+
+    @property
+    def alignment(self) -> int:
+        return int(self.align.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            et = parser.parse_type()
+            align = None
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("align")
+                align = parser.parse_integer(allow_boolean=False)
+        try:
+            a = element_bytes(et) if align is None else align
+        except VerifyException as e:
+            parser.raise_error(str(e))
+        return (et, StringAttr(str(a)))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.element_type)
+        if self.alignment != element_bytes(self.element_type):
+            printer.print_string(f", align {self.alignment}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        eb = element_bytes(self.element_type)
+        a = self.alignment
+        if a <= 0 or a & (a - 1) or a % eb:
+            raise VerifyException(
+                f"alignment {a} must be a power of two and a multiple of the element size {eb}"
+            )
+
+
+MEMORY_SPACES = ("gmem", "smem", "rmem")
+
+
+@irdl_attr_definition
+class TensorViewType(ParametrizedAttribute, TypeAttribute):
+    """`!layout.tensor<T, LAYOUT, SPACE[, vec VECLAYOUT][, masked]>`: a view of memory."""
+
+    name = "layout.tensor"
+    element_type: Attribute = param_def()
+    layout: Attribute = param_def()
+    space: StringAttr = param_def()
+    vec: Attribute = param_def()  # CuteLayoutAttr or NoneAttr
+    masked: StringAttr = param_def()  # "masked" or ""
+
+    def __init__(
+        self,
+        element_type: Attribute,
+        layout: Attribute | cute.Layout,
+        space: str = "gmem",
+        vec: Attribute | cute.Layout | None = None,
+        masked: bool = False,
+    ):
+        if isinstance(layout, cute.Layout):
+            layout = CuteLayoutAttr(layout)
+        if isinstance(vec, cute.Layout):
+            vec = CuteLayoutAttr(vec)
+        super().__init__(
+            element_type,
+            layout,
+            StringAttr(space),
+            NoneAttr() if vec is None else vec,
+            StringAttr("masked" if masked else ""),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            et = parser.parse_type()
+            parser.parse_punctuation(",")
+            lay = parser.parse_attribute()
+            parser.parse_punctuation(",")
+            space = parser.parse_keyword_in(MEMORY_SPACES, " (memory space)")
+            vec: Attribute = NoneAttr()
+            masked = ""
+            while parser.parse_optional_punctuation(",") is not None:
+                if parser.parse_optional_keyword("vec") is not None:
+                    vec = parser.parse_attribute()
+                else:
+                    parser.parse_keyword("masked")
+                    masked = "masked"
+        return (et, lay, StringAttr(space), vec, StringAttr(masked))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.element_type)
+        printer.print_string(", ")
+        printer.print_attribute(self.layout)
+        printer.print_string(f", {self.space.data}")
+        if not isinstance(self.vec, NoneAttr):
+            printer.print_string(", vec ")
+            printer.print_attribute(self.vec)
+        if self.is_masked:
+            printer.print_string(", masked")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        element_bytes(self.element_type)
+        if not isinstance(self.layout, CuteLayoutAttr | ComposedLayoutAttr):
+            raise VerifyException(
+                f"a tensor's layout must be #layout.cute or #layout.composed, got {self.layout}"
+            )
+        if self.space.data not in MEMORY_SPACES:
+            raise VerifyException(f"unknown memory space '{self.space.data}'")
+        if not isinstance(self.vec, NoneAttr | CuteLayoutAttr):
+            raise VerifyException("a tensor's vec layout must be a #layout.cute")
+        if self.space.data != "gmem" and not self.cute_layout.is_static():
+            raise VerifyException(
+                f"a {self.space.data} tensor must have a static layout, got {self.cute_layout}"
+            )
+
+    # -- convenience ---------------------------------------------------------
+    @property
+    def cute_layout(self) -> cute.Layout:
+        """The CuTe layout (inner layout of a swizzled one)."""
+        return inner_layout(self.layout)
+
+    @property
+    def vec_layout(self) -> cute.Layout | None:
+        return None if isinstance(self.vec, NoneAttr) else self.vec.data  # type: ignore[union-attr]
+
+    @property
+    def vector_size(self) -> int:
+        v = self.vec_layout
+        return 1 if v is None else v.size()
+
+    @property
+    def is_masked(self) -> bool:
+        return self.masked.data == "masked"
+
+    @property
+    def memory_space(self) -> str:
+        return self.space.data
+
+    @property
+    def shape(self) -> tuple:
+        """Top-level mode sizes (a mode's size is the product of its nested extents)."""
+        return tuple(m.size() for m in self.cute_layout.modes())
+
+    def num_elements(self):
+        """Scalar elements the view addresses (vectors count their lanes)."""
+        return self.cute_layout.size() * self.vector_size
+
+    def with_(self, **changes) -> TensorViewType:
+        """A copy with some of (element_type, layout, space, vec, masked) changed."""
+        args = dict(
+            element_type=self.element_type,
+            layout=self.layout,
+            space=self.memory_space,
+            vec=None if isinstance(self.vec, NoneAttr) else self.vec,
+            masked=self.is_masked,
+        )
+        args.update(changes)
+        return TensorViewType(**args)
+
+
+def distributed_tensor_encoding(t: Attribute) -> Attribute:
+    """The distributed layout of a `tensor<...>` value, or a VerifyException."""
+    if not isinstance(t, TensorType) or not isinstance(t.encoding, DistributedLayoutAttr):
+        raise VerifyException(
+            f"expected a distributed tensor (tensor<...> with a #layout.blocked, "
+            f"#layout.slice or #layout.linear encoding), got {t}"
+        )
+    if distributed_rank(t.encoding) != len(t.get_shape()):
+        raise VerifyException(
+            f"encoding {t.encoding} has rank {distributed_rank(t.encoding)} but the "
+            f"tensor has rank {len(t.get_shape())}"
+        )
+    return t.encoding

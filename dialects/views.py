@@ -1,0 +1,287 @@
+"""The layout arithmetic of view operations, shared by verifiers, passes, the reference
+executor and the lowering so that all four agree by construction.
+
+A view is (storage, base offset, layout[, vec layout][, mask]). Each view op below maps
+the layout of its source to the layout of its result (static, checked by verifiers) and
+contributes a run-time base offset (dynamic, from tile coordinates or thread ids).
+
+Modes are the *top-level* modes of a layout; a mode may be hierarchical, and a 1-D
+index inside a mode is decomposed colexicographically, as in CuTe.
+
+Masks. A masked view remembers, for each top-level mode k, where its elements lie in
+the coordinate space of the tensor that was tiled ("root" mode k of extent `bound_k`):
+
+    root coordinate of element x, vector lane j  =  off_k + scale_k * x + lscale_k * j
+
+and the element exists iff 0 <= root coordinate < bound_k for every k. `MaskMap` holds
+(off, scale, lscale) per mode; `off` is run-time (it depends on block and thread ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cute
+from .errors import LayoutError
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def modes(layout: cute.Layout) -> list[cute.Layout]:
+    """The top-level modes of a layout (a rank-0 layout counts as one mode)."""
+    return layout.modes()
+
+
+def from_modes(ms: Sequence[cute.Layout]) -> cute.Layout:
+    """Concatenate modes into one layout (a single mode stays rank-1)."""
+    if len(ms) == 1:
+        return ms[0]
+    return cute.make_layout(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
+
+
+def mode_sizes(layout: cute.Layout) -> tuple:
+    return tuple(m.size() for m in modes(layout))
+
+
+def is_dynamic(x) -> bool:
+    return x is cute.DYN
+
+
+# ---------------------------------------------------------------- tile (local_tile)
+
+
+def tile_layout(layout: cute.Layout, tile: Sequence[int]) -> tuple[cute.Layout, bool]:
+    """Layout of one tile of `layout` by the tile extents `tile` (one per top-level
+    mode), and whether tiles need a mask (an extent that the tile does not divide, or
+    a dynamic extent)."""
+    ms = modes(layout)
+    if len(tile) != len(ms):
+        raise LayoutError(
+            f"tile {list(tile)} has {len(tile)} extents but layout {layout} has "
+            f"{len(ms)} modes"
+        )
+    out, masked = [], False
+    for m, t in zip(ms, tile):
+        if t <= 0:
+            raise LayoutError(f"tile extent {t} must be positive")
+        n = m.size()
+        if is_dynamic(n):
+            masked = True
+        elif t > n:
+            raise LayoutError(f"tile extent {t} exceeds the mode {m} of size {n}")
+        elif n % t:
+            masked = True
+        out.append(_compose_mode(m, cute.make_layout(t, 1)))
+    return from_modes(out), masked
+
+
+def _compose_mode(mode: cute.Layout, by: cute.Layout) -> cute.Layout:
+    """composition(mode, by) for one mode, tolerating a partial last tile of a flat mode
+    (CuTe composes a flat mode with any sub-extent)."""
+    if not isinstance(mode.shape, tuple):
+        return cute.make_layout(by.shape, _mul(mode.stride, by.stride))
+    return cute.composition(mode, by)
+
+
+def _mul(a, b):
+    if is_dynamic(a) or is_dynamic(b):
+        return cute.DYN
+    return a * b
+
+
+def tile_counts(layout: cute.Layout, tile: Sequence[int]) -> tuple:
+    """Tiles per mode (ceil division; DYN where the extent is dynamic)."""
+    return tuple(
+        cute.DYN if is_dynamic(m.size()) else _ceil_div(m.size(), t)
+        for m, t in zip(modes(layout), tile)
+    )
+
+
+# ---------------------------------------------------------------- vectorize
+
+
+def vectorize_layout(
+    layout: cute.Layout, vector: Sequence[int]
+) -> tuple[cute.Layout, cute.Layout]:
+    """(outer, vec): the layout of the vectors of `vector` extents per mode, and the
+    layout of lanes inside one vector (Mojo `vectorize`, CuTe zipped_divide)."""
+    ms = modes(layout)
+    if len(vector) != len(ms):
+        raise LayoutError(
+            f"vector {list(vector)} has {len(vector)} extents but layout {layout} has "
+            f"{len(ms)} modes"
+        )
+    outer, inner = [], []
+    for m, v in zip(ms, vector):
+        n = m.size()
+        if v <= 0 or (not is_dynamic(n) and n % v):
+            raise LayoutError(f"vector extent {v} does not divide the mode {m}")
+        if is_dynamic(n):
+            raise LayoutError(f"vectorizing the dynamic mode {m} requires a static extent")
+        outer.append(_compose_mode(m, cute.make_layout(n // v, v)))
+        inner.append(_compose_mode(m, cute.make_layout(v, 1)))
+    return from_modes(outer), from_modes(inner)
+
+
+# ---------------------------------------------------------------- distribute
+
+
+def distribute_layout(layout: cute.Layout, threads: cute.Layout) -> tuple[cute.Layout, bool]:
+    """Layout of one thread's fragment when the threads of `threads` (one thread-layout
+    mode per view mode) are spread over `layout` (CuTe `local_partition`, Mojo
+    `distribute`): thread with coordinate c owns elements c + T*i per mode. Returns
+    (fragment layout, needs mask)."""
+    ms, ts = modes(layout), modes(threads)
+    if len(ms) != len(ts):
+        raise LayoutError(
+            f"thread layout {threads} has {len(ts)} modes but the view {layout} has {len(ms)}"
+        )
+    out, masked = [], False
+    for m, t in zip(ms, ts):
+        n, tn = m.size(), t.size()
+        if is_dynamic(n):
+            raise LayoutError(f"distributing the dynamic mode {m} requires a static extent")
+        if n % tn:
+            masked = True
+        out.append(_compose_mode(m, cute.make_layout(_ceil_div(n, tn), tn)))
+    return from_modes(out), masked
+
+
+def thread_coord(threads: cute.Layout, tid):
+    """Coordinate (one 1-D index per mode of `threads`) of thread `tid`: the c with
+    threads(c) == tid. `tid` may be an int or a NumPy integer array."""
+    flat = _flat(threads)
+    cover = 1
+    for s, d in flat:
+        cover = max(cover, (s - 1) * d + 1)
+    if cover != threads.size():
+        raise LayoutError(f"thread layout {threads} is not a bijection onto [0, {threads.size()})")
+    # per flat mode coordinate: (tid // d) % s  (valid because the layout is compact)
+    per_flat = [(tid // d) % s for s, d in flat]
+    coords, i = [], 0
+    for t in modes(threads):
+        sub = _flat(t)
+        idx, mul = 0, 1
+        for s, _ in sub:
+            idx = idx + per_flat[i] * mul
+            mul *= s
+            i += 1
+        coords.append(idx)
+    return coords
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def _flat(layout: cute.Layout) -> list[tuple[int, int]]:
+    shp, std = layout.shape, layout.stride
+
+    def walk(s, d, acc):
+        if isinstance(s, tuple):
+            for a, b in zip(s, d):
+                walk(a, b, acc)
+        else:
+            acc.append((s, d))
+        return acc
+
+    return walk(shp, std, [])
+
+
+def eval_mode(mode: cute.Layout, idx, dyn: dict | None = None):
+    """Offset of the 1-D index `idx` (int or NumPy array) inside one (possibly nested)
+    mode; colexicographic. `dyn` substitutes DYN values in order (shape then stride)."""
+    off = 0
+    rest = idx
+    flat = _flat(mode)
+    for k, (s, d) in enumerate(flat):
+        last = k == len(flat) - 1
+        c = rest if last else rest % s
+        rest = rest // s if not last else 0
+        off = off + c * d
+    return off
+
+
+def eval_layout(layout: cute.Layout, idx):
+    """Offset of logical index `idx` (colexicographic over all modes), vectorised."""
+    return eval_mode(layout, idx)
+
+
+def mode_coords(layout: cute.Layout, idx) -> list:
+    """Per top-level mode 1-D coordinates of logical index `idx` (vectorised)."""
+    out, rest = [], idx
+    ms = modes(layout)
+    for k, m in enumerate(ms):
+        n = m.size()
+        if k == len(ms) - 1:
+            out.append(rest)
+        else:
+            out.append(rest % n)
+            rest = rest // n
+    return out
+
+
+def offsets(layout: cute.Layout) -> np.ndarray:
+    """All offsets of a static layout in logical-index order (small layouts only)."""
+    return np.asarray(eval_layout(layout, np.arange(layout.size(), dtype=np.int64)))
+
+
+# ---------------------------------------------------------------- masks
+
+
+@dataclass(frozen=True)
+class MaskMap:
+    """Per top-level mode: root coordinate = off + scale * x + lscale * lane."""
+
+    off: tuple
+    scale: tuple
+    lscale: tuple
+    bound: tuple
+
+    @staticmethod
+    def for_tile(layout: cute.Layout, tile: Sequence[int], coords: Sequence) -> MaskMap:
+        n = len(tile)
+        return MaskMap(
+            tuple(c * t for c, t in zip(coords, tile)),
+            (1,) * n,
+            (1,) * n,
+            mode_sizes(layout),
+        )
+
+    def tile(self, tile: Sequence[int], coords: Sequence) -> MaskMap:
+        return MaskMap(
+            tuple(o + s * c * t for o, s, c, t in zip(self.off, self.scale, coords, tile)),
+            self.scale,
+            self.lscale,
+            self.bound,
+        )
+
+    def vectorize(self, vector: Sequence[int]) -> MaskMap:
+        return MaskMap(
+            self.off,
+            tuple(s * v for s, v in zip(self.scale, vector)),
+            self.scale,
+            self.bound,
+        )
+
+    def distribute(self, thread_counts: Sequence[int], tcoords: Sequence) -> MaskMap:
+        return MaskMap(
+            tuple(o + s * c for o, s, c in zip(self.off, self.scale, tcoords)),
+            tuple(s * t for s, t in zip(self.scale, thread_counts)),
+            self.lscale,
+            self.bound,
+        )
+
+    def valid(self, xs: Sequence, lanes: Sequence | None = None):
+        """Whether element (per-mode coordinates xs, per-mode lane coordinates) exists."""
+        ok = True
+        for k, x in enumerate(xs):
+            r = self.off[k] + self.scale[k] * x
+            if lanes is not None:
+                r = r + self.lscale[k] * lanes[k]
+            ok = ok & (r >= 0) & (r < self.bound[k])
+        return ok

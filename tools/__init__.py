@@ -1,0 +1,1 @@
+"""tilec.tools"""

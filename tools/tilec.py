@@ -1,0 +1,236 @@
+"""`tilec`: the command line, in the style of `mlir-opt` / `xdsl-opt`.
+
+    tilec FILE [-p PIPELINE] [-t mlir|cuda] [-o OUT]
+    tilec FILE --run cpu|gpu [--seed N] [--check]
+    tilec FILE -p PIPELINE --check-equivalence [--check-each]
+    tilec FILE --compile-only [--arch sm_90]
+    tilec show-layout LAYOUT [--shape MxN] [--svg OUT.svg]
+    tilec --list-passes
+
+A thin layer over `tilec.compiler` and `tilec.runtime`: every user error ends in one
+message with a location and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+from tilec import __version__
+from tilec.compiler.diagnostics import TilecError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tilec",
+        description="tilec: a compiler for GPU data movement (layouts, views and copies as IR).",
+        epilog="Subcommand: `tilec show-layout LAYOUT` renders a layout (see `tilec show-layout -h`).",
+    )
+    p.add_argument("input_file", nargs="?", help="IR file to read (default: stdin)")
+    p.add_argument("-p", "--passes", default="", help="pass pipeline, e.g. 'tile{tile=64,64},distribute' or 'default'")
+    p.add_argument("-t", "--target", default="mlir", help="output: mlir (default) or cuda")
+    p.add_argument("-o", "--output-file", help="write output here instead of stdout")
+    p.add_argument("--split-input-file", action="store_true", help="process chunks separated by `// -----` independently")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check errors against `// expected-error @+N {{...}}` annotations")
+    p.add_argument("--print-between-passes", action="store_true", help="print the IR after every pass")
+    p.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    p.add_argument("--time-passes", action="store_true", help="print how long each pass took")
+    p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
+    p.add_argument("--run", choices=("cpu", "gpu"), help="run each function on random inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
+    p.add_argument("--check", action="store_true", help="with --run gpu: compare with the CPU reference executor")
+    p.add_argument("--check-equivalence", action="store_true",
+                   help="run the program before and after the pipeline on the same inputs and compare")
+    p.add_argument("--check-each", action="store_true", help="with --check-equivalence: compare after every pass")
+    p.add_argument("--compile-only", action="store_true", help="compile to cubin with NVRTC and report resources")
+    p.add_argument("--arch", default=None, help="GPU architecture for --compile-only (default: the device's, or sm_90)")
+    p.add_argument("--version", action="version", version=f"tilec {__version__}")
+    return p
+
+
+@dataclass
+class Chunk:
+    text: str
+    line_offset: int
+
+
+def split_chunks(text: str, split: bool) -> list[Chunk]:
+    if not split:
+        return [Chunk(text, 0)]
+    out, line = [], 0
+    for piece in re.split(r"^// -----\s*$", text, flags=re.M):
+        out.append(Chunk(piece, line))
+        line += piece.count("\n")
+    return out
+
+
+def list_passes() -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES, available_passes, pass_description
+
+    lines = ["Passes:"]
+    for name, factory in sorted(available_passes().items()):
+        lines.append(f"  {name:28s} {pass_description(factory())}")
+    lines.append("Named pipelines:")
+    for name, spec in NAMED_PIPELINES.items():
+        lines.append(f"  {name:28s} {spec}")
+    return "\n".join(lines) + "\n"
+
+
+def process_chunk(args, chunk: Chunk, name: str, out) -> None:
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+
+    module = parse_module(chunk.text, name, line_offset=chunk.line_offset)
+    if args.check_equivalence:
+        from tilec.runtime.reference.cli import check_equivalence_cli
+
+        out.write(check_equivalence_cli(module, args.passes, seed=args.seed, each=args.check_each))
+        return
+    if args.passes:
+        timings: list[tuple[str, float]] | None = [] if args.time_passes else None
+        between = None
+        if args.print_between_passes:
+            def between(pass_name, m):
+                out.write(f"// -----// IR after {pass_name} //----- //\n{emit(m)}")
+        run_pipeline(module, args.passes, print_between=between, timings=timings)
+        for pass_name, secs in timings or []:
+            sys.stderr.write(f"pass {pass_name}: {secs * 1000:.2f} ms\n")
+    if args.run == "cpu":
+        from tilec.runtime.reference.cli import run_cpu_cli
+
+        out.write(run_cpu_cli(module, seed=args.seed))
+        return
+    if args.run == "gpu":
+        from tilec.runtime.cli import run_gpu_cli
+
+        out.write(run_gpu_cli(module, seed=args.seed, check=args.check))
+        return
+    if args.compile_only:
+        from tilec.runtime.cli import compile_only_cli
+
+        out.write(compile_only_cli(module, arch=args.arch))
+        return
+    out.write(emit(module, args.target, generic=args.print_op_generic))
+
+
+# ------------------------------------------------------------------ --verify-diagnostics
+
+_EXPECT = re.compile(r"//\s*expected-(error|warning|note|remark)\s*(@[+-]?\d+|@above|@below)?\s*\{\{(.*?)\}\}")
+
+
+def expected_diagnostics(text: str, line_offset: int) -> list[tuple[int, str]]:
+    """(line, message) of each `// expected-error @+N {{message}}` in the chunk."""
+    out = []
+    for i, line in enumerate(text.split("\n")):
+        for m in _EXPECT.finditer(line):
+            where, msg = m.group(2), m.group(3)
+            target = i + 1
+            if where in ("@above",):
+                target -= 1
+            elif where == "@below":
+                target += 1
+            elif where:
+                target += int(where[1:])
+            out.append((target + line_offset, msg))
+    return out
+
+
+def verify_diagnostics(args, chunk: Chunk, name: str) -> list[str]:
+    """Run a chunk; return the mismatches between expected and produced errors."""
+    expected = expected_diagnostics(chunk.text, chunk.line_offset)
+    produced: list[tuple[int | None, str]] = []
+    try:
+        from io import StringIO
+
+        process_chunk(args, chunk, name, StringIO())
+    except TilecError as e:
+        line = None
+        if e.loc and (m := re.match(r".*:(\d+):(\d+)$", e.loc)):
+            line = int(m.group(1))
+        produced.append((line, e.message))
+    problems = []
+    for line, msg in expected:
+        if not any(pl == line and msg in pm for pl, pm in produced):
+            got = "; ".join(f"line {pl}: {pm}" for pl, pm in produced) or "no error"
+            problems.append(f"{name}:{line}: expected error '{msg}' was not produced (got: {got})")
+    for pl, pm in produced:
+        if not any(pl == line and msg in pm for line, msg in expected):
+            problems.append(f"{name}:{pl}: unexpected error: {pm}")
+    return problems
+
+
+# ------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        if argv and argv[0] == "show-layout":
+            from tilec.tools.show_layout import main as show_layout_main
+
+            return show_layout_main(argv[1:])
+        args = build_parser().parse_args(argv)
+        return run(args)
+    except TilecError as e:
+        sys.stderr.write(f"{e}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("tilec: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # a bug in tilec, not the user's mistake
+        if os.environ.get("TILEC_TRACEBACK"):
+            raise
+        sys.stderr.write(
+            f"tilec: internal error: {type(e).__name__}: {e} "
+            "(this is a bug in tilec; set TILEC_TRACEBACK=1 for the traceback)\n"
+        )
+        return 2
+
+
+def run(args) -> int:
+    if args.list_passes:
+        sys.stdout.write(list_passes())
+        return 0
+    name = args.input_file or "<stdin>"
+    try:
+        if args.input_file in (None, "-"):
+            text = sys.stdin.read()
+        else:
+            with open(args.input_file, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise TilecError(f"cannot read '{name}': {getattr(e, 'strerror', None) or e}") from None
+    if args.passes:
+        from tilec.compiler.pipeline import build_pipeline
+
+        build_pipeline(args.passes)  # report a bad -p before reading anything else
+    chunks = split_chunks(text, args.split_input_file)
+    if args.verify_diagnostics:
+        problems = [p for c in chunks for p in verify_diagnostics(args, c, name)]
+        for p in problems:
+            sys.stderr.write(p + "\n")
+        return 1 if problems else 0
+    out = sys.stdout
+    if args.output_file:
+        try:
+            out = open(args.output_file, "w", encoding="utf-8")
+        except OSError as e:
+            raise TilecError(f"cannot write '{args.output_file}': {e.strerror}") from None
+    try:
+        for i, c in enumerate(chunks):
+            if i:
+                out.write("// -----\n")
+            process_chunk(args, c, name, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
