@@ -373,6 +373,12 @@ def _flatten(x: Any) -> list[int]:
     return [x]
 
 
+def _int_tuple_str(x: Any) -> str:
+    if isinstance(x, (tuple, list)):
+        return "(" + ",".join(_int_tuple_str(y) for y in x) + ")"
+    return str(x)
+
+
 def _top_modes(shape: Any, stride: Any) -> list[tuple[list[int], list[int]]]:
     if isinstance(shape, (tuple, list)):
         if not isinstance(stride, (tuple, list)) or len(stride) != len(shape):
@@ -422,7 +428,7 @@ def cute_to_linear(
     else:
         shape = layout
     modes = _top_modes(shape, stride)
-    text = f"{shape}:{stride}"
+    text = f"{_int_tuple_str(shape)}:{_int_tuple_str(stride)}"
 
     # Per-bit offsets, colexicographic: mode 0's first extent is the least significant.
     bits: list[int] = []

@@ -392,7 +392,8 @@ class LinearLayout:
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """A layout ``C`` with ``self(x) == outer(C(x))`` for all x (Triton's ``invertAndCompose``).
 
-        ``C`` maps the input dims of ``self`` to the input dims of ``outer``.
+        ``C`` maps the input dims of ``self`` to the input dims of ``outer``
+        that have bases (empty ones, of size 1, are left out).
         Where ``outer`` is not injective (broadcasting), ``C`` uses the lowest
         inputs (pivot bits: register before lane before warp before block) and
         leaves free bits zero.  Both layouts must have the same output dims; if
@@ -409,7 +410,7 @@ class LinearLayout:
         ech = _Echelon([])
         for i, c in enumerate(ocols):
             ech.add(c, 1 << i)
-        out_dims = {name: 1 << len(bl) for name, bl in outer._bases.items()}
+        out_dims = {name: 1 << len(bl) for name, bl in outer._bases.items() if bl}
         tmpl = LinearLayout({}, out_dims)
         res_bases: dict[str, list[tuple[int, ...]]] = {}
         k = 0
@@ -441,7 +442,7 @@ class LinearLayout:
     def pseudo_invert(self) -> LinearLayout:
         """A right inverse ``P`` (``self(P(y)) == y``) of a surjective layout.
 
-        ``P`` maps the output dims to the input dims, choosing for each output
+        ``P`` maps the output dims to the non-empty input dims, choosing for each output
         the lowest input that holds it (see :meth:`invert_and_compose`).  For an
         invertible layout this is the inverse.  Raises :class:`LayoutError` when
         the layout is not surjective.
