@@ -17,6 +17,7 @@ j for vectorized views) lives at storage[base + layout(c) (+ vec(j))].
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -32,6 +33,7 @@ from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -194,6 +196,7 @@ class ViewOp(IRDLOperation):
     assembly_format = (
         "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
     )
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=()):
@@ -248,6 +251,7 @@ class AllocOp(IRDLOperation):
     name = "layout.alloc"
     result = result_def(TensorViewType)
     assembly_format = "attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, result_type: TensorViewType):
         super().__init__(result_types=[result_type])
@@ -282,6 +286,7 @@ class TileOp(IRDLOperation):
     assembly_format = (
         "$source `[` $coords `]` attr-dict `:` type($source) `->` type($result)"
     )
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
@@ -330,6 +335,7 @@ class VectorizeOp(IRDLOperation):
     vector = prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, vector: Sequence[int]):
@@ -378,6 +384,7 @@ class DistributeOp(IRDLOperation):
     threads = prop_def(CuteLayoutAttr)
     result = result_def(TensorViewType)
     assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
@@ -432,9 +439,10 @@ class DivideOp(IRDLOperation):
     tiler = prop_def(Attribute)
     result = result_def(TensorViewType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
-    KINDS = ("logical", "zipped", "tiled", "flat")
+    KINDS: ClassVar[tuple[str, ...]] = ("logical", "zipped", "tiled", "flat")
 
     @staticmethod
     def divided(layout: cute.Layout, kind: str, tiler: Attribute) -> cute.Layout:
@@ -477,6 +485,7 @@ class PartitionOp(IRDLOperation):
     tv = prop_def(CuteLayoutAttr)
     result = result_def(TensorViewType)
     assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     @staticmethod
@@ -620,6 +629,7 @@ class CopyOp(IRDLOperation):
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, source: SSAValue, dest: SSAValue):
         super().__init__(operands=[source, dest])
@@ -639,6 +649,7 @@ class CopyAsyncOp(IRDLOperation):
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, source: SSAValue, dest: SSAValue):
         super().__init__(operands=[source, dest])
@@ -660,6 +671,7 @@ class AsyncWaitOp(IRDLOperation):
     name = "layout.async_wait"
     pending = prop_def(IntegerAttr)
     assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, pending: int = 0):
         super().__init__(properties={"pending": IntegerAttr(pending, i64)})
@@ -671,6 +683,7 @@ class BarrierOp(IRDLOperation):
 
     name = "layout.barrier"
     assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def verify_(self) -> None:
         _check(enclosing_launch(self) is not None, "layout.barrier must be inside a layout.launch")
@@ -712,6 +725,7 @@ class LoadOp(IRDLOperation):
     assembly_format = (
         "$view (`,` $other^ `:` type($other))? attr-dict `:` type($view) `->` type($result)"
     )
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, view: SSAValue, result_type: TensorType, other: SSAValue | None = None):
         super().__init__(operands=[view, other], result_types=[result_type])
@@ -736,6 +750,7 @@ class StoreOp(IRDLOperation):
     view = operand_def(TensorViewType)
     vector = opt_prop_def(IntegerAttr)
     assembly_format = "$value `,` $view attr-dict `:` type($value) `,` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, value: SSAValue, view: SSAValue):
         super().__init__(operands=[value, view])
@@ -764,6 +779,7 @@ class ConvertLayoutOp(IRDLOperation):
     source = operand_def(TensorType)
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, result_type: TensorType):
@@ -786,6 +802,7 @@ class SplatOp(IRDLOperation):
     value = operand_def()
     result = result_def(TensorType)
     assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -802,6 +819,7 @@ class ArangeOp(IRDLOperation):
     end = prop_def(IntegerAttr)
     result = result_def(TensorType)
     assembly_format = "attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -822,6 +840,7 @@ class ExpandDimsOp(IRDLOperation):
     axis = prop_def(IntegerAttr)
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -844,6 +863,7 @@ class BroadcastOp(IRDLOperation):
     source = operand_def(TensorType)
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -869,6 +889,7 @@ class ReduceOp(IRDLOperation):
     kind = prop_def(StringAttr)
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:

@@ -407,7 +407,7 @@ def to_linear(attr: Attribute, shape: Sequence[int]):
 
     if isinstance(attr, LinearLayoutAttr):
         d = attr.data
-        return LinearLayout.from_bases(
+        return LinearLayout(
             {
                 "register": [list(b) for b in d.register],
                 "lane": [list(b) for b in d.lane],
