@@ -1,0 +1,71 @@
+"""tilec.runtime.reference: the CPU reference executor, the oracle that makes every
+pass testable without a GPU.
+
+    from tilec.runtime.reference import run, random_inputs, check_equivalence
+    outputs = run(module, random_inputs(module, seed=0))          # {name: array}
+    report = check_equivalence(before, after, seed=0)              # bitwise
+    assert report, str(report)
+
+How it runs a program
+---------------------
+It is built on xDSL's interpreter framework (`xdsl.interpreter.Interpreter`, with
+`@register_impls` classes of `@impl(Op)` methods, one module per dialect), with
+one override of the per-op dispatch (`executor.ReferenceInterpreter`). Host
+functions run op by op on scalars; each `gpu.launch_func` runs its kernel once for
+*all threads of the whole grid in lockstep*: every SSA value inside a kernel is a
+NumPy array over the T threads (shape `[T]`, `[T, *vector_shape]`) or a scalar when
+it is uniform (`values.py`). Blocks are independent, so lockstep is one of their legal
+schedules; within a block the race checks make the result independent of the
+schedule. Divergent `scf.if` / `scf.for` / `scf.while` run under a mask of active
+threads (`scf_impls.py`). Shared memory is one array of `[blocks x size]`, register
+arrays `[threads x size]` (`memory.py`).
+
+What it reports instead of computing (`ExecutionError`, `file:line:col` of the op, the
+thread and the index)
+--------------------------------------------------------------------------------------
+- out-of-bounds accesses of any memref (global buffers are the arrays given);
+- reads of shared or register memory never written;
+- data races on shared and global memory: a read of an element another thread wrote,
+  or a write that changes an element another thread read or wrote, with no barrier in
+  between (or from another block);
+- a barrier that some threads of a block do not reach;
+- cp.async: reading (or writing) a destination before the `cuda.cp_async_wait` that
+  covers its group;
+- warp shuffles in warps that are not converged;
+- misaligned or over-wide (> 16 bytes) vector accesses, division by zero, shifts
+  past the bit width, kernels launched with a block size other than their
+  `gpu.known_block_size`.
+
+Levels
+------
+The GPU level (docs/gpu-level.md: `gpu`, `arith`, `scf`, `memref`, `vector`, `cuda`)
+and the layout dialect's levels (`layout_impls.py`) run alike.
+"""
+
+from .api import (
+    ARGS_ATTR,
+    Difference,
+    EquivalenceReport,
+    check_equivalence,
+    compare_outputs,
+    entry_function,
+    parse,
+    poison_value,
+    random_inputs,
+    run,
+)
+from .errors import ExecutionError
+
+__all__ = [
+    "ARGS_ATTR",
+    "Difference",
+    "EquivalenceReport",
+    "ExecutionError",
+    "check_equivalence",
+    "compare_outputs",
+    "entry_function",
+    "parse",
+    "poison_value",
+    "random_inputs",
+    "run",
+]

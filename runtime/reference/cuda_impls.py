@@ -1,0 +1,137 @@
+"""The `cuda` dialect (`tilec.dialects.cuda`): cp.async and warp shuffles.
+
+cp.async is modelled as PTX defines it: `cuda.cp_async` reads the source when it is
+issued and marks the destination elements *pending*; `cuda.cp_async_commit` closes
+the thread's current group; `cuda.cp_async_wait {pending = N}` lands every copy of the
+thread's groups but the N most recent, i.e. writes them to shared memory as that
+thread's writes at that point. Reading or writing a pending element is an error, as is
+a second copy to an element still pending. Copies to one element by different threads
+follow the ordinary race rules when they land (another thread needs a barrier after
+the wait before it reads them).
+
+`cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
+warp some of whose threads are masked off by control flow is an error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+
+from tilec.dialects import cuda
+
+from .errors import ExecutionError
+from .executor import ReferenceInterpreter, _grid
+from .memory import SHARED, _check_write_races, load, resolve, store
+from .memory_impls import _mem, thread_indices
+from .simt import WARP_SIZE, AsyncCopy
+from .values import dtype_of, per_thread
+
+
+@register_impls
+class CudaFunctions(InterpreterFunctions):
+    @impl(cuda.CpAsyncOp)
+    def run_cp_async(self, interp: ReferenceInterpreter, op: cuda.CpAsyncOp, args):
+        grid = _grid(interp, op)
+        dst, dst_index, src, src_index = args
+        dst, src = _mem(op, dst), _mem(op, src)
+        if dst.storage.space != SHARED:
+            raise ExecutionError(op, f"cp.async to {dst.name}, which is not shared memory")
+        nbytes = op.bytes.value.data
+        n = nbytes // dtype_of(op.dst.type).itemsize
+        tids = grid.active_tids()
+        (si,) = thread_indices(grid, tids, (src_index,))
+        (di,) = thread_indices(grid, tids, (dst_index,))
+        skeys = resolve(op, grid, src, tids, [si], "reads", n, check_alignment=True)
+        dkeys = resolve(op, grid, dst, tids, [di], "writes", n, check_alignment=True)
+        values = load(op, grid, src, tids, skeys)
+        st = dst.storage
+        if st.pending is None:
+            st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
+        fk = dkeys.ravel()
+        ft = np.broadcast_to(tids[:, None], dkeys.shape).ravel()
+        busy = st.pending[fk] > 0
+        if busy.any():
+            i = int(np.argmax(busy))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(ft[i])} starts a cp.async to "
+                f"{st.describe(fk[i])}, which an earlier cp.async is still writing",
+                thread=int(ft[i]),
+            )
+        _check_write_races(op, grid, st, fk, ft, values.ravel())
+        np.add.at(st.pending, fk, 1)
+        grid.copies.append(
+            AsyncCopy(op, dst, tids, dkeys, values, grid.committed[tids].copy())
+        )
+        return ()
+
+    @impl(cuda.CpAsyncCommitOp)
+    def run_commit(self, interp: ReferenceInterpreter, op: cuda.CpAsyncCommitOp, args):
+        grid = _grid(interp, op)
+        grid.committed[grid.active_tids()] += 1
+        return ()
+
+    @impl(cuda.CpAsyncWaitOp)
+    def run_wait(self, interp: ReferenceInterpreter, op: cuda.CpAsyncWaitOp, args):
+        grid = _grid(interp, op)
+        keep_groups = op.pending.value.data
+        remaining = []
+        for copy in grid.copies:
+            running = np.ones(copy.tids.shape, bool) if grid.mask is None else (
+                grid.mask[copy.tids]
+            )
+            done = running & (copy.group < grid.committed[copy.tids] - keep_groups)
+            if done.any():
+                st = copy.dst.storage
+                keys = copy.keys[done]
+                assert st.pending is not None
+                np.subtract.at(st.pending, keys.ravel(), 1)
+                store(copy.op, grid, copy.dst, copy.tids[done], keys, copy.values[done])
+            if not done.all():
+                rest = ~done
+                remaining.append(
+                    AsyncCopy(
+                        copy.op,
+                        copy.dst,
+                        copy.tids[rest],
+                        copy.keys[rest],
+                        copy.values[rest],
+                        copy.group[rest],
+                    )
+                )
+        grid.copies = remaining
+        return ()
+
+    @impl(cuda.ShflIdxOp)
+    def run_shfl_idx(self, interp: ReferenceInterpreter, op: cuda.ShflIdxOp, args):
+        grid = _grid(interp, op)
+        value, lane = args
+        width = op.width.value.data
+        tpb = grid.threads_per_block
+        if tpb % WARP_SIZE:
+            raise ExecutionError(
+                op,
+                f"a warp shuffle in blocks of {tpb} threads, not a whole number of "
+                f"warps (the last warp is partial)",
+            )
+        if grid.mask is not None:
+            per_warp = grid.mask.reshape(-1, WARP_SIZE)
+            partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
+            if partial.any():
+                w = int(np.argmax(partial))
+                missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
+                raise ExecutionError(
+                    op,
+                    f"{grid.describe_thread(missing)} does not take part in the warp "
+                    f"shuffle (control flow diverges within its warp; __shfl_sync with "
+                    f"the full mask needs all 32 lanes)",
+                    thread=missing,
+                )
+        if np.ndim(value) == 0:
+            return (value,)
+        lane_id = grid.local % WARP_SIZE
+        src_lane = np.asarray(lane, dtype=np.int64) % width
+        src = grid.tid - lane_id + (lane_id // width) * width + src_lane
+        v = per_thread(value, op.value.type, grid.num_threads)
+        return (v[src],)

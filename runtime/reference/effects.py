@@ -1,0 +1,120 @@
+"""Static facts about buffer arguments: which the program reads or writes (so that
+`random_inputs` poisons outputs), and how many elements a layout-level pointer needs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.dialects import func, gpu, memref, vector
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from tilec.dialects import cuda
+
+# op type -> (operand indices written, operand indices read)
+_ACCESS: dict[type[Operation], tuple[set[int], set[int]]] = {
+    memref.StoreOp: ({1}, set()),
+    memref.LoadOp: (set(), {0}),
+    vector.StoreOp: ({1}, set()),
+    vector.LoadOp: (set(), {0}),
+    vector.MaskedStoreOp: ({0}, set()),
+    vector.MaskedLoadOp: (set(), {0}),
+    cuda.CpAsyncOp: ({0}, {2}),
+    memref.DimOp: (set(), set()),
+    memref.DeallocOp: (set(), set()),
+}
+
+# ops whose results alias (a view of) their first operand
+_VIEWS: set[type[Operation]] = {
+    memref.SubviewOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+    memref.AssumeAlignmentOp,
+}
+
+
+def _register_layout() -> None:
+    try:
+        from tilec.dialects import layout
+    except ImportError:  # pragma: no cover
+        return
+    for name in ("ViewOp", "TileOp", "VectorizeOp", "DistributeOp", "DivideOp",
+                 "PartitionOp", "SliceOp"):
+        if hasattr(layout, name):
+            _VIEWS.add(getattr(layout, name))
+    if hasattr(layout, "CopyOp"):
+        _ACCESS[layout.CopyOp] = ({1}, {0})
+    if hasattr(layout, "CopyAsyncOp"):
+        _ACCESS[layout.CopyAsyncOp] = ({1}, {0})
+    if hasattr(layout, "LoadOp"):
+        _ACCESS[layout.LoadOp] = (set(), {0})
+    if hasattr(layout, "StoreOp"):
+        _ACCESS[layout.StoreOp] = ({1}, set())
+
+
+_register_layout()
+
+
+def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
+    """{"read", "write"} subsets: what the program may do to the buffer `value`."""
+    from .executor import lookup_kernel
+
+    effects: set[str] = set()
+    seen: set[SSAValue] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in list(v.uses):
+            op = use.operation
+            i = use.index
+            kind = type(op)
+            if kind in _ACCESS:
+                writes, reads = _ACCESS[kind]
+                if i in writes:
+                    effects.add("write")
+                if i in reads:
+                    effects.add("read")
+            elif kind in _VIEWS and i == 0:
+                work.extend(op.results)
+            elif isinstance(op, gpu.LaunchFuncOp):
+                try:
+                    kernel = lookup_kernel(module, op.kernel, op)
+                except Exception:
+                    effects.add("read")
+                    continue
+                args = kernel.body.block.args
+                for j, operand in enumerate(op.kernelOperands):
+                    if operand is v and j < len(args):
+                        work.append(args[j])
+            elif isinstance(op, func.CallOp):
+                target = _lookup_func(module, op.callee.root_reference.data)
+                if target is None or target.is_declaration:
+                    effects.update(("read", "write"))
+                    continue
+                work.append(target.body.block.args[i])
+            else:
+                effects.add("read")
+    return effects
+
+
+def _lookup_func(module: ModuleOp, name: str) -> func.FuncOp | None:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    return None
+
+
+def pointer_extent(
+    module: ModuleOp, fn: func.FuncOp, arg: BlockArgument, scalars: Mapping[str, int]
+) -> int | None:
+    """Elements a layout-level pointer argument must hold: the largest cosize of the
+    `layout.view`s of it, their dynamic values bound from `scalars` (the function's
+    index arguments). None when that cannot be known statically."""
+    try:
+        from .layout_impls import view_extent
+    except ImportError:
+        return None
+    return view_extent(module, fn, arg, scalars)

@@ -1,0 +1,438 @@
+"""The interpreter: xDSL's `Interpreter` driving tilec's NumPy-per-thread impls.
+
+xDSL's framework (`xdsl.interpreter`) walks regions, keeps SSA values in scopes and
+dispatches each op to an `@impl` of a registered `InterpreterFunctions` class; tilec's
+classes (`ArithFunctions`, `ScfFunctions`, `MemoryFunctions`, `GpuFunctions`, ...)
+implement ops over the values described in `values.py`. `ReferenceInterpreter`
+overrides only `_run_op`, the per-op dispatch, so that an `ExecutionError` reaches the
+caller as it was raised (xDSL's dispatch appends a dump of the whole module to every
+exception) and an op without an implementation is reported at its location. The
+simulated grid of the running kernel is `interpreter.grid` (None on the host).
+
+Host functions run with uniform values only: `index` and integer arguments are NumPy
+scalars, buffers are `HostArray`s. `gpu.launch_func` (and `gpu.launch`) make a
+`Grid`, wrap each distinct array in a global `Storage` whose race tracking lives for
+that launch, and run the kernel's body once for all threads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func, gpu
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    SymbolRefAttr,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    OpImplResult,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+
+from .errors import ExecutionError
+from .memory import GLOBAL, PRIVATE, SHARED, MemRef, Storage, contiguous_strides
+from .simt import WARP_SIZE, Grid
+from .values import UnsupportedType, dtype_of
+
+
+@dataclass(eq=False)
+class HostArray:
+    """A buffer argument on the host: the flat array the kernels read and write."""
+
+    name: str
+    data: np.ndarray  # flat, contiguous
+    shape: tuple[int, ...]  # the shape the caller gave
+
+
+@dataclass
+class ReferenceInterpreter(Interpreter):
+    grid: Grid | None = None
+    launches: int = 0
+    launch_log: list[tuple[str, tuple[int, int, int], tuple[int, int, int]]] = field(
+        default_factory=list
+    )
+
+    def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
+        entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
+        if entry is None:
+            raise ExecutionError(
+                op, f"the reference executor cannot run '{op.name}' (no implementation)"
+            )
+        ft, op_impl = entry
+        try:
+            result = op_impl(ft, self, op, inputs)
+        except ExecutionError:
+            raise
+        except UnsupportedType as e:
+            raise ExecutionError(op, str(e)) from None
+        except InterpretationError as e:
+            raise ExecutionError(op, str(e)) from e
+        if len(result.values) != len(op.results):
+            raise ExecutionError(
+                op,
+                f"internal error: implementation gave {len(result.values)} results "
+                f"for {len(op.results)}",
+            )
+        return result
+
+
+def memory_space(t: MemRefType) -> str:
+    """GLOBAL / SHARED / PRIVATE for a memref type's memory space.
+
+    Shared memory is NVVM's address space 3 (`tilec.dialects.cuda`), private 5 or
+    none (inside a kernel); an attribute spelled `#gpu.address_space<workgroup>` or
+    `<private>` is understood too, should a dialect define one.
+    """
+    space = t.memory_space
+    if isinstance(space, NoneAttr):
+        return PRIVATE
+    if isinstance(space, IntegerAttr):
+        n = space.value.data
+        return {3: SHARED, 5: PRIVATE, 1: GLOBAL, 0: GLOBAL}.get(n, GLOBAL)
+    text = str(space)
+    if "workgroup" in text or "shared" in text:
+        return SHARED
+    if "private" in text or "local" in text:
+        return PRIVATE
+    return GLOBAL
+
+
+def view_of(
+    op: Operation, t: MemRefType, storage: Storage, actual_shape: tuple[int, ...]
+) -> MemRef:
+    """A MemRef over a whole storage, with the type's static shape and layout; the
+    dynamic sizes come from `actual_shape` (the array's)."""
+    rank = t.get_num_dims()
+    static = t.get_shape()
+    if len(actual_shape) != rank:
+        if rank == 1:
+            actual_shape = (int(np.prod(actual_shape)),)
+        else:
+            raise ExecutionError(
+                op,
+                f"{storage.name}: an array of shape {list(actual_shape)} given for "
+                f"{t}",
+            )
+    shape = []
+    for d in range(rank):
+        s = static[d]
+        if s >= 0 and s != actual_shape[d]:
+            raise ExecutionError(
+                op,
+                f"{storage.name}: an array of shape {list(actual_shape)} given for "
+                f"{t}",
+            )
+        shape.append(actual_shape[d])
+    shape_t = tuple(int(s) for s in shape)
+    strides = contiguous_strides(shape_t)
+    offset = 0
+    if isinstance(t.layout, StridedLayoutAttr):
+        given = t.layout.get_strides()
+        strides = tuple(s if g is None else g for s, g in zip(strides, given))
+        off = t.layout.get_offset()
+        offset = 0 if off is None else off
+    return MemRef(storage, shape_t, strides, offset, t)
+
+
+def arg_name(value: SSAValue, position: int) -> str:
+    return value.name_hint if value.name_hint else f"arg{position}"
+
+
+def lookup_kernel(module: ModuleOp, ref: SymbolRefAttr, op: Operation) -> gpu.FuncOp:
+    names = [ref.root_reference.data, *(r.data for r in ref.nested_references.data)]
+    scope: Operation = module
+    found: Operation | None = None
+    for name in names:
+        found = None
+        for region in scope.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    sym = child.properties.get("sym_name") or child.attributes.get(
+                        "sym_name"
+                    )
+                    if sym is not None and getattr(sym, "data", None) == name:
+                        found = child
+                        break
+        if found is None:
+            raise ExecutionError(op, f"no kernel named {ref} in the module")
+        scope = found
+    if not isinstance(found, gpu.FuncOp):
+        raise ExecutionError(op, f"{ref} is not a gpu.func")
+    return found
+
+
+def _dims(values: PythonValues, op: Operation, what: str) -> tuple[int, int, int]:
+    dims = []
+    for v in values:
+        if np.ndim(v) != 0:
+            raise ExecutionError(op, f"{what} differs per thread")
+        dims.append(int(v))
+    if any(d <= 0 for d in dims):
+        raise ExecutionError(op, f"{what} must be positive, got {dims}")
+    return dims[0], dims[1], dims[2]
+
+
+def to_kernel_value(
+    op: Operation,
+    value: Any,
+    kernel_type: Attribute,
+    storages: dict[int, Storage],
+    name: str,
+) -> Any:
+    """A host value as the kernel sees it: HostArrays become global MemRefs (one
+    Storage per distinct array, so aliased arguments share their race tracking)."""
+    if isinstance(value, HostArray):
+        if not isinstance(kernel_type, MemRefType):
+            raise ExecutionError(op, f"buffer {value.name} passed for a {kernel_type}")
+        if dtype_of(kernel_type) != value.data.dtype:
+            raise ExecutionError(
+                op,
+                f"buffer {value.name} of {value.data.dtype} passed for {kernel_type}",
+            )
+        st = storages.get(id(value))
+        if st is None:
+            st = Storage(f"%{name}", GLOBAL, value.data, value.data.shape[0])
+            storages[id(value)] = st
+        return view_of(op, kernel_type, st, value.shape)
+    if isinstance(value, MemRef):
+        raise ExecutionError(op, "a kernel's memref cannot be passed to another launch")
+    return value
+
+
+def launch(
+    interp: ReferenceInterpreter,
+    op: Operation,
+    kernel_name: str,
+    grid_dims: tuple[int, int, int],
+    block_dims: tuple[int, int, int],
+    run_body,
+) -> None:
+    if interp.grid is not None:
+        raise ExecutionError(op, "a kernel cannot launch another kernel")
+    grid = Grid(grid_dims, block_dims)
+    interp.grid = grid
+    interp.launches += 1
+    interp.launch_log.append((kernel_name, grid_dims, block_dims))
+    try:
+        run_body(grid)
+    finally:
+        interp.grid = None
+
+
+@register_impls
+class FuncFunctions(InterpreterFunctions):
+    @impl(func.CallOp)
+    def run_call(self, interp: ReferenceInterpreter, op: func.CallOp, args):
+        callee = interp.get_op_for_symbol(op.callee)
+        if not isinstance(callee, func.FuncOp) or callee.is_declaration:
+            raise ExecutionError(op, f"cannot call {op.callee}: no body")
+        return interp.run_ssacfg_region(callee.body, args, callee.sym_name.data)
+
+    @impl_terminator(func.ReturnOp)
+    def run_return(
+        self, interp: ReferenceInterpreter, op: func.ReturnOp, args
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+@register_impls
+class GpuFunctions(InterpreterFunctions):
+    # ------------------------------------------------------------------ host side
+    @impl(gpu.LaunchFuncOp)
+    def run_launch_func(self, interp: ReferenceInterpreter, op: gpu.LaunchFuncOp, args):
+        kernel = lookup_kernel(interp.module, op.kernel, op)
+        g = interp.get_values([op.gridSizeX, op.gridSizeY, op.gridSizeZ])
+        b = interp.get_values([op.blockSizeX, op.blockSizeY, op.blockSizeZ])
+        grid_dims = _dims(g, op, "the grid size")
+        block_dims = _dims(b, op, "the block size")
+        known = kernel.known_block_size
+        if known is not None and tuple(known.get_values()) != block_dims:
+            raise ExecutionError(
+                op,
+                f"launches {kernel.sym_name.data} with blocks of {list(block_dims)} "
+                f"threads, but the kernel declares gpu.known_block_size = "
+                f"{list(known.get_values())}",
+            )
+        known = kernel.known_grid_size
+        if known is not None and tuple(known.get_values()) != grid_dims:
+            raise ExecutionError(
+                op,
+                f"launches {kernel.sym_name.data} on a grid of {list(grid_dims)} "
+                f"blocks, but the kernel declares gpu.known_grid_size = "
+                f"{list(known.get_values())}",
+            )
+        operands = interp.get_values(op.kernelOperands)
+        block = kernel.body.blocks.first
+        assert block is not None
+        if len(block.args) != len(operands):
+            raise ExecutionError(
+                op,
+                f"passes {len(operands)} arguments to {kernel.sym_name.data}, which "
+                f"takes {len(block.args)}",
+            )
+        storages: dict[int, Storage] = {}
+        kargs = tuple(
+            to_kernel_value(op, v, a.type, storages, arg_name(a, i))
+            for i, (v, a) in enumerate(zip(operands, block.args))
+        )
+
+        def body(grid: Grid) -> None:
+            interp.run_ssacfg_region(kernel.body, kargs, kernel.sym_name.data)
+
+        launch(interp, op, kernel.sym_name.data, grid_dims, block_dims, body)
+        return (None,) * len(op.results)
+
+    @impl(gpu.LaunchOp)
+    def run_launch(self, interp: ReferenceInterpreter, op: gpu.LaunchOp, args):
+        g = interp.get_values([op.gridSizeX, op.gridSizeY, op.gridSizeZ])
+        b = interp.get_values([op.blockSizeX, op.blockSizeY, op.blockSizeZ])
+        grid_dims = _dims(g, op, "the grid size")
+        block_dims = _dims(b, op, "the block size")
+        # Values of the host the body uses: buffers become global memrefs.
+        storages: dict[int, Storage] = {}
+        captured: dict[SSAValue, Any] = {}
+        for inner in op.body.walk():
+            for operand in inner.operands:
+                if operand in captured or _defined_inside(operand, op):
+                    continue
+                value = interp.get_values([operand])[0]
+                captured[operand] = to_kernel_value(
+                    op, value, operand.type, storages, operand.name_hint or "buffer"
+                )
+
+        def body(grid: Grid) -> None:
+            interp.push_scope("gpu.launch")
+            interp.set_values(captured.items())
+            ids = (
+                *grid.block_id,
+                *grid.thread_id,
+                *(np.int64(x) for x in grid_dims),
+                *(np.int64(x) for x in block_dims),
+            )
+            try:
+                interp.run_ssacfg_region(op.body, ids, "gpu.launch")
+            finally:
+                interp.pop_scope()
+
+        launch(interp, op, "gpu.launch", grid_dims, block_dims, body)
+        return (None,) * len(op.results)
+
+    @impl_terminator(gpu.TerminatorOp)
+    def run_terminator(self, interp, op, args) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(()), ()
+
+    @impl_terminator(gpu.ReturnOp)
+    def run_gpu_return(self, interp, op, args) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    # ---------------------------------------------------------------- kernel side
+    @impl(gpu.ThreadIdOp)
+    def run_thread_id(self, interp: ReferenceInterpreter, op: gpu.ThreadIdOp, args):
+        grid = _grid(interp, op)
+        return (grid.thread_id[_dim(op)],)
+
+    @impl(gpu.BlockIdOp)
+    def run_block_id(self, interp: ReferenceInterpreter, op: gpu.BlockIdOp, args):
+        grid = _grid(interp, op)
+        return (grid.block_id[_dim(op)],)
+
+    @impl(gpu.BlockDimOp)
+    def run_block_dim(self, interp: ReferenceInterpreter, op: gpu.BlockDimOp, args):
+        grid = _grid(interp, op)
+        return (np.int64(grid.block[_dim(op)]),)
+
+    @impl(gpu.GridDimOp)
+    def run_grid_dim(self, interp: ReferenceInterpreter, op: gpu.GridDimOp, args):
+        grid = _grid(interp, op)
+        return (np.int64(grid.grid[_dim(op)]),)
+
+    @impl(gpu.GlobalIdOp)
+    def run_global_id(self, interp: ReferenceInterpreter, op: gpu.GlobalIdOp, args):
+        grid = _grid(interp, op)
+        d = _dim(op)
+        return (grid.block_id[d] * grid.block[d] + grid.thread_id[d],)
+
+    @impl(gpu.LaneIdOp)
+    def run_lane_id(self, interp: ReferenceInterpreter, op: gpu.LaneIdOp, args):
+        return (_grid(interp, op).local % WARP_SIZE,)
+
+    @impl(gpu.SubgroupIdOp)
+    def run_subgroup_id(self, interp: ReferenceInterpreter, op: gpu.SubgroupIdOp, args):
+        return (_grid(interp, op).local // WARP_SIZE,)
+
+    @impl(gpu.SubgroupSizeOp)
+    def run_subgroup_size(self, interp, op: gpu.SubgroupSizeOp, args):
+        _grid(interp, op)
+        return (np.int64(WARP_SIZE),)
+
+    @impl(gpu.NumSubgroupsOp)
+    def run_num_subgroups(self, interp, op: gpu.NumSubgroupsOp, args):
+        grid = _grid(interp, op)
+        return (np.int64(-(-grid.threads_per_block // WARP_SIZE)),)
+
+    @impl(gpu.BarrierOp)
+    def run_barrier(self, interp: ReferenceInterpreter, op: gpu.BarrierOp, args):
+        grid = _grid(interp, op)
+        barrier(interp, op, grid)
+        return ()
+
+
+def barrier(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> None:
+    """All threads of a block meet here: a block whose threads are only partly
+    active (divergent control flow) is an error; the epoch of every block that passes
+    moves on, which orders its accesses before the barrier before those after it."""
+    if grid.mask is None:
+        grid.epoch += 1
+        return
+    per_block = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)
+    count = per_block.sum(axis=1)
+    partial = (count > 0) & (count < grid.threads_per_block)
+    if partial.any():
+        b = int(np.argmax(partial))
+        local = int(np.argmin(per_block[b]))
+        t = b * grid.threads_per_block + local
+        loc = ExecutionError(op, "").location or "<unknown location>"
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(t)} does not reach the barrier at {loc} "
+            f"({int(count[b])} of its block's {grid.threads_per_block} threads do: "
+            f"the barrier is inside control flow that diverges within the block)",
+            thread=t,
+            block=b,
+        )
+    grid.epoch += (count > 0).astype(np.int32)
+
+
+def _defined_inside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    node: Operation | None = owner if isinstance(owner, Operation) else owner.parent_op()
+    while node is not None:
+        if node is op:
+            return True
+        node = node.parent_op()
+    return False
+
+
+def _grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
+    if interp.grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a kernel")
+    return interp.grid
+
+
+def _dim(op: Operation) -> int:
+    return "xyz".index(str(op.dimension.data))  # type: ignore[attr-defined]

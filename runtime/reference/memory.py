@@ -1,0 +1,412 @@
+"""Memory of the simulated GPU, with the checks that make the reference an oracle.
+
+A `Storage` is one allocation: a global buffer (an array given to `run`), a shared
+memory allocation (one instance per block) or a register array (one instance per
+thread). A `MemRef` is the run-time value of a memref SSA value: a storage plus a
+strided view of it (shape, strides, offset; the offset may differ per thread).
+
+Every access goes through `load` / `store`, vectorised over the threads that perform
+it, and is checked:
+
+- bounds, per dimension of the view, and of the storage itself;
+- shared and register memory: reading an element never written is an error (an
+  initialised bit per element); reading an element a cp.async is still writing is an
+  error (a pending count per element, cleared by `cuda.cp_async_wait`);
+- shared and global memory: data races. Per element the storage keeps its last
+  writer (thread, barrier epoch) and its readers since the last barrier (one thread,
+  or "several"; for global memory also whether threads of several blocks read it).
+  Within a launch two accesses by different threads conflict when at least one writes
+  and they are not ordered: in different blocks, or in one block with no barrier
+  between them (same epoch). A conflicting read after a write is an error; a
+  conflicting write is an error when it changes the element's value (writing the
+  value already there is benign whatever the order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation
+
+from .errors import ExecutionError
+from .simt import Grid
+from .values import bits_equal
+
+GLOBAL = "global"
+SHARED = "shared"
+PRIVATE = "private"
+
+_SPACE_WORDS = {GLOBAL: "global memory", SHARED: "shared memory", PRIVATE: "registers"}
+
+NONE = -1
+MULTI = -2
+
+
+class Storage:
+    """One allocation; `data` is flat, `instances` copies of `size` elements each
+    (1 for global memory, one per block for shared, one per thread for registers)."""
+
+    def __init__(self, name: str, space: str, data: np.ndarray, size: int):
+        self.name = name
+        self.space = space
+        self.data = data
+        self.size = size
+        n = data.shape[0]
+        self.init: np.ndarray | None = None if space == GLOBAL else np.zeros(n, bool)
+        self.pending: np.ndarray | None = None
+        self.writer: np.ndarray | None = None
+        self.tracked = space != PRIVATE
+
+    def _track(self) -> None:
+        if self.writer is None:
+            n = self.data.shape[0]
+            self.writer = np.full(n, NONE, dtype=np.int64)
+            self.wepoch = np.zeros(n, dtype=np.int32)
+            self.reader = np.full(n, NONE, dtype=np.int64)
+            self.repoch = np.zeros(n, dtype=np.int32)
+            self.rblock = np.full(n, NONE, dtype=np.int64)
+
+    def base(self, grid: Grid, tids: np.ndarray) -> np.ndarray | int:
+        if self.space == SHARED:
+            return grid.block_of[tids] * self.size
+        if self.space == PRIVATE:
+            return tids * self.size
+        return 0
+
+    def describe(self, key: int) -> str:
+        return f"{self.name}[{int(key) % self.size}]"
+
+    @property
+    def words(self) -> str:
+        return _SPACE_WORDS[self.space]
+
+
+@dataclass(eq=False)
+class MemRef:
+    storage: Storage
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: Any  # int, or int64 array [T] when it differs per thread
+    type: MemRefType
+
+    @property
+    def name(self) -> str:
+        return self.storage.name
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides: list[int] = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= s
+    return tuple(reversed(strides))
+
+
+def _fmt_index(idx: list[np.ndarray], i: int) -> str:
+    return ", ".join(str(int(a[i])) for a in idx)
+
+
+def resolve(
+    op: Operation,
+    grid: Grid,
+    mem: MemRef,
+    tids: np.ndarray,
+    indices: list[np.ndarray],
+    verb: str,
+    vector: int = 0,
+    check_alignment: bool = False,
+    lanes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Storage keys of an access by threads `tids` at `indices` (one array [k] per
+    dimension): shape [k], or [k, vector] for a vector of that many elements along the
+    last dimension (`lanes`, bool [k, vector], says which elements a masked access
+    touches: only those are checked). Raises on an index out of bounds or a
+    misaligned vector."""
+    rank = len(mem.shape)
+    if len(indices) != rank:
+        raise ExecutionError(op, f"{rank}-d memref accessed with {len(indices)} indices")
+    n = max(vector, 1)
+    if lanes is not None:
+        lo_lane = np.where(lanes.any(axis=1), np.argmax(lanes, axis=1), 0)
+        hi_lane = np.where(
+            lanes.any(axis=1), n - 1 - np.argmax(lanes[:, ::-1], axis=1), 0
+        )
+        touched = lanes.any(axis=1)
+    else:
+        lo_lane = 0
+        hi_lane = n - 1
+        touched = None
+    for d in range(rank):
+        idx = indices[d]
+        if d == rank - 1:
+            bad = (idx + lo_lane < 0) | (idx + hi_lane >= mem.shape[d])
+        else:
+            bad = (idx < 0) | (idx >= mem.shape[d])
+        if touched is not None:
+            bad &= touched
+        if bad.any():
+            i = int(np.argmax(bad))
+            where = f"[{_fmt_index(indices, i)}]"
+            if vector:
+                what = f"a vector of {n} elements at {mem.name}{where}"
+            else:
+                what = f"{mem.name}{where}"
+            raise ExecutionError(
+                op,
+                f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} "
+                f"{what}, outside a memref of shape {list(mem.shape)} ({mem.type})",
+                thread=int(tids[i]),
+                index=tuple(int(a[i]) for a in indices),
+            )
+    off = mem.offset
+    flat = np.asarray(off[tids] if isinstance(off, np.ndarray) else off, dtype=np.int64)
+    for d in range(rank):
+        flat = flat + indices[d] * mem.strides[d]
+    flat = np.broadcast_to(flat, tids.shape)
+    size = mem.storage.size
+    last = mem.strides[-1] if rank else 1
+    bad = (flat + lo_lane * last < 0) | (flat + hi_lane * last >= size)
+    if touched is not None:
+        bad &= touched
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ExecutionError(
+            op,
+            f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} element "
+            f"{int(flat[i])} of {mem.name}, which has {size} elements",
+            thread=int(tids[i]),
+            index=int(flat[i]),
+        )
+    if check_alignment and vector > 1:
+        bad = flat % vector != 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ExecutionError(
+                op,
+                f"misaligned vector access: {grid.describe_thread(tids[i])} {verb} "
+                f"{vector} elements at offset {int(flat[i])} of {mem.name}, "
+                f"not a multiple of {vector}",
+                thread=int(tids[i]),
+                index=int(flat[i]),
+            )
+    keys = flat + mem.storage.base(grid, tids)
+    if vector:
+        keys = keys[:, None] + np.arange(vector, dtype=np.int64) * last
+    return keys
+
+
+def _flat_tids(tids: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    if keys.ndim == 1:
+        return tids
+    return np.broadcast_to(tids[:, None], keys.shape).ravel()
+
+
+def load(op: Operation, grid: Grid, mem: MemRef, tids: np.ndarray, keys: np.ndarray):
+    """Values at `keys` read by threads `tids`; shape of keys."""
+    st = mem.storage
+    fk = keys.ravel()
+    ft = _flat_tids(tids, keys)
+    if st.pending is not None:
+        bad = st.pending[fk] > 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
+                f"while a cp.async is still writing it (no cuda.cp_async_wait "
+                f"for its group before the read)",
+                thread=int(ft[i]),
+                index=int(fk[i]) % st.size,
+            )
+    if st.init is not None:
+        bad = ~st.init[fk]
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ExecutionError(
+                op,
+                f"read of uninitialised {st.words}: {grid.describe_thread(ft[i])} "
+                f"reads {st.describe(fk[i])}, which no thread has written",
+                thread=int(ft[i]),
+                index=int(fk[i]) % st.size,
+            )
+    if st.tracked:
+        _check_read_races(op, grid, st, fk, ft)
+        _record_reads(grid, st, fk, ft)
+    return st.data[keys]
+
+
+def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
+    if st.writer is None:
+        return
+    w = st.writer[fk]
+    other = (w >= 0) & (w != ft)
+    if not other.any():
+        return
+    tpb = grid.threads_per_block
+    tb = grid.block_of[ft]
+    conflict = other & ((w // tpb != tb) | (st.wepoch[fk] == grid.epoch[tb]))
+    if conflict.any():
+        i = int(np.argmax(conflict))
+        writer = int(w[i])
+        raise ExecutionError(
+            op,
+            f"data race on {st.words}: {grid.describe_thread(ft[i])} reads "
+            f"{st.describe(fk[i])}, which {grid.describe_thread(writer)} wrote "
+            + _unordered(grid, writer, int(ft[i])),
+            thread=int(ft[i]),
+            other_thread=writer,
+            index=int(fk[i]) % st.size,
+        )
+
+
+def _unordered(grid: Grid, a: int, b: int) -> str:
+    if grid.block_of[a] != grid.block_of[b]:
+        return "(blocks do not synchronise within a launch)"
+    return "with no barrier in between (a missing gpu.barrier?)"
+
+
+def _record_reads(grid: Grid, st: Storage, fk, ft) -> None:
+    st._track()
+    order = np.lexsort((ft, fk))
+    sk = fk[order]
+    stid = ft[order]
+    start = np.empty(sk.shape[0], dtype=bool)
+    if sk.shape[0] == 0:
+        return
+    start[0] = True
+    np.not_equal(sk[1:], sk[:-1], out=start[1:])
+    last = np.empty_like(start)
+    last[:-1] = start[1:]
+    last[-1] = True
+    ukeys = sk[start]
+    first_t = stid[start]
+    last_t = stid[last]
+    tb = grid.block_of[first_t]
+    op_multi = first_t != last_t
+    op_multi_block = tb != grid.block_of[last_t]
+    E = grid.epoch[tb]
+    r = st.reader[ukeys]
+    re = st.repoch[ukeys]
+    rb = st.rblock[ukeys]
+    cross = op_multi_block | (rb == MULTI) | ((rb >= 0) & (rb != tb))
+    stale = (rb == NONE) | (re != E)
+    single = ~op_multi & (stale | (r == first_t))
+    st.reader[ukeys] = np.where(single, first_t, MULTI)
+    st.repoch[ukeys] = E
+    st.rblock[ukeys] = np.where(cross, MULTI, tb)
+
+
+def store(
+    op: Operation,
+    grid: Grid,
+    mem: MemRef,
+    tids: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+) -> None:
+    """Threads `tids` write `values` (shape of keys) at `keys`."""
+    st = mem.storage
+    fk = keys.ravel()
+    ft = _flat_tids(tids, keys)
+    fv = np.asarray(values, dtype=st.data.dtype).reshape(-1)
+    if fv.shape[0] != fk.shape[0]:
+        fv = np.broadcast_to(np.asarray(values, dtype=st.data.dtype), keys.shape).ravel()
+    if st.pending is not None:
+        bad = st.pending[fk] > 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ExecutionError(
+                op,
+                f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+                f"{st.describe(fk[i])} while a cp.async is still writing it",
+                thread=int(ft[i]),
+                index=int(fk[i]) % st.size,
+            )
+    if st.tracked:
+        _check_write_races(op, grid, st, fk, ft, fv)
+    st.data[fk] = fv
+    if st.init is not None:
+        st.init[fk] = True
+    if st.tracked:
+        st._track()
+        st.writer[fk] = ft
+        st.wepoch[fk] = grid.epoch[grid.block_of[ft]]
+
+
+def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
+    # Several threads of this one op write one element.
+    if fk.shape[0] > 1:
+        order = np.argsort(fk, kind="stable")
+        sk = fk[order]
+        dup = sk[1:] == sk[:-1]
+        if dup.any():
+            pos = np.flatnonzero(dup)
+            a = order[pos]
+            b = order[pos + 1]
+            differ = ~bits_equal(fv[a], fv[b]) & (ft[a] != ft[b])
+            if differ.any():
+                j = int(np.argmax(differ))
+                ia, ib = int(a[j]), int(b[j])
+                raise ExecutionError(
+                    op,
+                    f"data race on {st.words}: {grid.describe_thread(ft[ia])} and "
+                    f"{grid.describe_thread(ft[ib])} write different values "
+                    f"({fv[ia]!r} and {fv[ib]!r}) to {st.describe(fk[ia])}",
+                    thread=int(ft[ia]),
+                    other_thread=int(ft[ib]),
+                    index=int(fk[ia]) % st.size,
+                )
+    if st.writer is None:
+        return
+    tpb = grid.threads_per_block
+    tb = grid.block_of[ft]
+    E = grid.epoch[tb]
+    changes = ~bits_equal(st.data[fk], fv)
+    if not changes.any():
+        return
+    w = st.writer[fk]
+    ww = changes & (w >= 0) & (w != ft) & ((w // tpb != tb) | (st.wepoch[fk] == E))
+    if ww.any():
+        i = int(np.argmax(ww))
+        other = int(w[i])
+        raise ExecutionError(
+            op,
+            f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+            f"{fv[i]!r} to {st.describe(fk[i])}, which {grid.describe_thread(other)} "
+            f"wrote ({st.data[fk[i]]!r}) " + _unordered(grid, other, int(ft[i])),
+            thread=int(ft[i]),
+            other_thread=other,
+            index=int(fk[i]) % st.size,
+        )
+    rb = st.rblock[fk]
+    r = st.reader[fk]
+    war = changes & (
+        (rb == MULTI)
+        | ((rb >= 0) & (rb != tb))
+        | ((rb == tb) & (st.repoch[fk] == E) & ((r == MULTI) | ((r >= 0) & (r != ft))))
+    )
+    if war.any():
+        i = int(np.argmax(war))
+        reader = int(r[i])
+        if reader >= 0 and reader != int(ft[i]):
+            who = grid.describe_thread(reader)
+            why = _unordered(grid, reader, int(ft[i]))
+        elif rb[i] >= 0 and rb[i] != tb[i]:
+            who = f"a thread of block {int(rb[i])}"
+            why = "(blocks do not synchronise within a launch)"
+        else:
+            who = "other threads"
+            why = _unordered(grid, int(ft[i]), int(ft[i])) if rb[i] == tb[i] else (
+                "(blocks do not synchronise within a launch)"
+            )
+        raise ExecutionError(
+            op,
+            f"data race on {st.words}: {grid.describe_thread(ft[i])} overwrites "
+            f"{st.describe(fk[i])}, which {who} read {why}",
+            thread=int(ft[i]),
+            index=int(fk[i]) % st.size,
+        )

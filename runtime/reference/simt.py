@@ -1,0 +1,92 @@
+"""The simulated grid: thread and block ids, the active-thread mask, barrier epochs,
+in-flight cp.async copies.
+
+All threads of all blocks run in lockstep, one op at a time over arrays of shape
+`[T]` (T = blocks x threads per block), thread t being thread `t % tpb` of block
+`t // tpb` (ids linearised x fastest, as CUDA does). Divergent control flow runs each
+side under a mask of active threads. Blocks never synchronise with each other, so
+running them in lockstep is one of their legal schedules; inside a block, the race
+checks of `memory.py` make the outcome independent of the schedule (a program whose
+result would depend on it is reported, not run).
+
+Each block has a barrier *epoch*: the number of barriers it has passed. Two accesses
+of one block are ordered iff a barrier lies between them, i.e. iff their epochs
+differ; accesses of two blocks are never ordered within a launch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .memory import MemRef
+
+WARP_SIZE = 32
+
+
+@dataclass
+class AsyncCopy:
+    """cp.async copies issued by one op: `keys` of `dst`'s storage get `values`, by
+    threads `tids`, in the commit group `group` of each thread (a group number that
+    is the thread's commit count when the copy was issued)."""
+
+    op: object
+    dst: MemRef
+    tids: np.ndarray  # [k]
+    keys: np.ndarray  # [k, n]
+    values: np.ndarray  # [k, n]
+    group: np.ndarray  # [k]
+
+
+@dataclass
+class Grid:
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    mask: np.ndarray | None = None
+    """bool [T] of the threads that run the current op; None when all do."""
+    copies: list[AsyncCopy] = field(default_factory=list[AsyncCopy])
+
+    def __post_init__(self):
+        gx, gy, gz = self.grid
+        bx, by, bz = self.block
+        self.num_blocks = gx * gy * gz
+        self.threads_per_block = bx * by * bz
+        self.num_threads = self.num_blocks * self.threads_per_block
+        t = np.arange(self.num_threads, dtype=np.int64)
+        self.tid = t
+        self.block_of = t // self.threads_per_block
+        self.local = t % self.threads_per_block
+        loc = self.local
+        self.thread_id = (loc % bx, (loc // bx) % by, loc // (bx * by))
+        b = self.block_of
+        self.block_id = (b % gx, (b // gx) % gy, b // (gx * gy))
+        self.epoch = np.zeros(self.num_blocks, dtype=np.int32)
+        self.committed = np.zeros(self.num_threads, dtype=np.int32)
+
+    def active_tids(self) -> np.ndarray:
+        if self.mask is None:
+            return self.tid
+        return np.flatnonzero(self.mask)
+
+    def all_active(self) -> bool:
+        return self.mask is None or bool(self.mask.all())
+
+    def describe_thread(self, t: int) -> str:
+        """'thread 37 of block 5', with (x, y, z) coordinates for 2-D/3-D shapes."""
+        t = int(t)
+        local = int(self.local[t])
+        blk = int(self.block_of[t])
+        text = f"thread {local}"
+        if self.block[1] * self.block[2] > 1:
+            text += f" ({self._coords(self.thread_id, t)})"
+        text += f" of block {blk}"
+        if self.grid[1] * self.grid[2] > 1:
+            text += f" ({self._coords(self.block_id, t)})"
+        return text
+
+    @staticmethod
+    def _coords(ids: tuple[np.ndarray, ...], t: int) -> str:
+        return ", ".join(f"{n}={int(a[t])}" for n, a in zip("xyz", ids))

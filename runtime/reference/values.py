@@ -1,0 +1,168 @@
+"""Run-time values of the reference executor: NumPy dtypes for IR types, uniform and
+per-thread values.
+
+Inside a kernel every SSA value of a scalar type is either *uniform* (a NumPy scalar,
+the same for every thread) or *per-thread* (an array of shape `[T]`, T the number of
+threads of the whole grid); a value of type `vector<AxBxf32>` is an array of shape
+`[A, B]` (uniform) or `[T, A, B]` (per-thread). The number of axes beyond the type's
+own shape says which it is. NumPy broadcasting then makes elementwise ops between
+uniform and per-thread values right without special cases.
+
+`bf16` has no NumPy dtype: its values are kept as `uint16` bit patterns and arithmetic
+on them goes through `float32` (`to_compute` / `from_compute`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute
+
+INDEX_DTYPE = np.dtype(np.int64)
+
+_INT_DTYPES = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
+_UINT_DTYPES = {
+    8: np.dtype(np.uint8),
+    16: np.dtype(np.uint16),
+    32: np.dtype(np.uint32),
+    64: np.dtype(np.uint64),
+}
+
+
+class UnsupportedType(Exception):
+    pass
+
+
+def element_type(t: Attribute) -> Attribute:
+    if isinstance(t, VectorType | MemRefType):
+        return t.element_type
+    return t
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    """The per-thread shape of a value of type t: () for scalars, the vector shape."""
+    if isinstance(t, VectorType):
+        return tuple(t.get_shape())
+    return ()
+
+
+def is_bf16(t: Attribute) -> bool:
+    return isinstance(element_type(t), BFloat16Type)
+
+
+def dtype_of(t: Attribute) -> np.dtype:
+    """NumPy dtype of the elements of a scalar, vector or memref type."""
+    t = element_type(t)
+    match t:
+        case IndexType():
+            return INDEX_DTYPE
+        case IntegerType():
+            width = t.width.data
+            if width in _INT_DTYPES:
+                return _INT_DTYPES[width]
+            raise UnsupportedType(f"integers of {width} bits are not supported")
+        case Float16Type():
+            return np.dtype(np.float16)
+        case Float32Type():
+            return np.dtype(np.float32)
+        case Float64Type():
+            return np.dtype(np.float64)
+        case BFloat16Type():
+            return np.dtype(np.uint16)
+        case _:
+            raise UnsupportedType(f"element type {t} is not supported")
+
+
+def unsigned_dtype(dt: np.dtype) -> np.dtype:
+    if dt == np.bool_:
+        return dt
+    return _UINT_DTYPES[dt.itemsize * 8]
+
+
+def bit_dtype(dt: np.dtype) -> np.dtype:
+    """The unsigned integer dtype with the same bits, for bitwise comparison."""
+    if dt == np.bool_:
+        return np.dtype(np.uint8)
+    return _UINT_DTYPES[dt.itemsize * 8]
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(
+        element_type(t), Float16Type | Float32Type | Float64Type | BFloat16Type
+    )
+
+
+def bf16_to_f32(bits: Any) -> Any:
+    b = np.asarray(bits, dtype=np.uint16)
+    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def f32_to_bf16(values: Any) -> Any:
+    """Round to nearest even, as `__float2bfloat16_rn` does; NaN stays NaN."""
+    f = np.asarray(values, dtype=np.float32)
+    u = f.view(np.uint32)
+    rounding = ((u >> np.uint32(16)) & np.uint32(1)) + np.uint32(0x7FFF)
+    out = ((u + rounding) >> np.uint32(16)).astype(np.uint16)
+    nan = np.isnan(f)
+    if np.any(nan):
+        out = np.where(nan, ((u >> np.uint32(16)) | np.uint32(0x40)).astype(np.uint16), out)
+    return out
+
+
+def to_compute(value: Any, t: Attribute) -> Any:
+    """The value as NumPy computes with it (bf16 bits become float32)."""
+    return bf16_to_f32(value) if is_bf16(t) else value
+
+
+def from_compute(value: Any, t: Attribute) -> Any:
+    """A computed value stored back as a value of type t."""
+    if is_bf16(t):
+        return f32_to_bf16(value)
+    dt = dtype_of(t)
+    if isinstance(value, np.ndarray):
+        value = value.astype(dt, copy=False)
+        return value[()] if value.ndim == 0 else value
+    return dt.type(value)
+
+
+def is_per_thread(value: Any, t: Attribute) -> bool:
+    return np.ndim(value) > len(shape_of(t))
+
+
+def per_thread(value: Any, t: Attribute, num_threads: int) -> np.ndarray:
+    """The value as an array `[T, *shape]` (a read-only broadcast view if uniform)."""
+    a = np.asarray(value)
+    if a.ndim > len(shape_of(t)):
+        return a
+    return np.broadcast_to(a, (num_threads, *a.shape))
+
+
+def expand_cond(cond: np.ndarray, value: Any, t: Attribute) -> np.ndarray:
+    """A per-thread i1 condition `[T]` reshaped to broadcast against values of type t."""
+    extra = len(shape_of(t))
+    return cond.reshape(cond.shape + (1,) * extra) if extra else cond
+
+
+def bits_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise bitwise equality (so NaN equals the same NaN, and 0.0 != -0.0)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    bd = bit_dtype(a.dtype)
+    return np.ascontiguousarray(a).view(bd) == np.ascontiguousarray(b).view(bd)
