@@ -1,0 +1,303 @@
+"""Data-movement benchmarks: tilec against cudaMemcpy, PyTorch, CuPy and Triton.
+
+    python benchmarks/copy_bench.py [--quick] [--cases transpose,copy1d] [--json OUT] [--md docs/benchmarks.md]
+
+For each case: build the tilec program with the builder, compile it with the default
+pipeline, check the result exactly against CuPy on random data (output poisoned first),
+then time it with CUDA events (median of many launches after warm-up, rotating between
+input sets when the data fits in L2) beside a device-to-device cudaMemcpy of the same
+number of bytes in the same run, and beside the peers where they do the same job.
+TB/s = (bytes read + bytes written) / median time. Prints one table last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+try:
+    import cupy as cp
+except ImportError:  # pragma: no cover - the benchmark needs a GPU machine
+    cp = None
+
+GiB = 1 << 30
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def median_ms(fn: Callable[[], None], warmup: int = 5, reps: int = 30) -> float:
+    """Median time of fn() in ms, with CUDA events around each launch."""
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def tbps(nbytes: int, ms: float) -> float:
+    return nbytes / (ms * 1e-3) / 1e12
+
+
+def memcpy_tbps(nbytes_one_way: int) -> float:
+    """cudaMemcpy device-to-device bandwidth, read + write bytes."""
+    a = cp.empty(nbytes_one_way // 4, dtype=cp.float32)
+    b = cp.empty_like(a)
+    a[...] = 1.0
+
+    def run():
+        cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, a.nbytes, cp.cuda.runtime.memcpyDeviceToDevice, 0)
+
+    ms = median_ms(run)
+    del a, b
+    return tbps(2 * nbytes_one_way, ms)
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@dataclass
+class Case:
+    name: str
+    dtype: str
+    src_shape: tuple
+    src_layout: str
+    dst_layout: str
+    dst_shape: tuple
+    reference: Callable  # cupy src -> expected dst
+    peers: dict = field(default_factory=dict)  # name -> callable(src, dst)
+    bytes_moved: int = 0
+    goal: float = 0.97
+
+
+def _triton_kernels():
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def copy1d(src, dst, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(dst + offs, tl.load(src + offs, mask=m), mask=m)
+
+    @triton.jit
+    def transpose(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        x = tl.load(src + rm[:, None] * N + rn[None, :], mask=mask)
+        tl.store(dst + rn[None, :] * M + rm[:, None], x, mask=mask)
+
+    @triton.jit
+    def rows2(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        x = tl.load(src + rm[:, None] * (2 * N) + rn[None, :], mask=mask)
+        tl.store(dst + rm[:, None] * N + rn[None, :], x, mask=mask)
+
+    return triton, copy1d, transpose, rows2
+
+
+def _torch():
+    try:
+        import torch
+
+        return torch
+    except ImportError:
+        return None
+
+
+def make_cases(quick: bool) -> list[Case]:
+    s = 4096 if quick else 16384
+    n1 = (1 << 24) if quick else (1 << 28)
+    cases: list[Case] = []
+    tri = _triton_kernels()
+    torch = _torch()
+
+    def tt(x):
+        return torch.as_tensor(x, device="cuda")
+
+    # 1D copy
+    c = Case("copy 1D", "f32", (n1,), f"{n1}:1", f"{n1}:1", (n1,), lambda x: x.copy())
+    if torch:
+        c.peers["torch copy_"] = lambda x, y: tt(y).copy_(tt(x))
+    c.peers["cupy copy"] = lambda x, y: y.__setitem__(Ellipsis, x)
+    if tri:
+        triton, copy1d, _, _ = tri
+        c.peers["triton"] = lambda x, y: copy1d[(triton.cdiv(n1, 8192),)](x, y, n1, BLOCK=8192, num_warps=4)
+    cases.append(c)
+
+    # every second row into a contiguous tensor
+    m, n = s, s
+    c = Case("every 2nd row", "f32", (m, n), f"({m // 2},{n}):({2 * n},1)", f"({m // 2},{n}):({n},1)",
+             (m // 2, n), lambda x: x[::2].copy())
+    if torch:
+        c.peers["torch [::2].contiguous"] = lambda x, y: tt(y).copy_(tt(x)[::2])
+    if tri:
+        triton, _, _, rows2 = tri
+        c.peers["triton"] = lambda x, y: rows2[(triton.cdiv(m // 2, 64), triton.cdiv(n, 64))](
+            x, y, m // 2, n, BM=64, BN=64)
+    cases.append(c)
+
+    def transpose_case(name, dtype, m, n, goal=0.97):
+        c = Case(name, dtype, (m, n), f"({m},{n}):({n},1)", f"({m},{n}):(1,{m})", (n, m),
+                 lambda x: x.T.copy(), goal=goal)
+        if torch:
+            c.peers["torch copy_(x.T)"] = lambda x, y: tt(y).copy_(tt(x).T)
+        c.peers["cupy y[...] = x.T"] = lambda x, y: y.__setitem__(Ellipsis, x.T)
+        if tri:
+            triton, _, transpose, _ = tri
+            for bm, bn in ((64, 64), (128, 64)):
+                c.peers[f"triton {bm}x{bn}"] = (lambda bm, bn: lambda x, y: transpose[
+                    (triton.cdiv(m, bm), triton.cdiv(n, bn))](x, y, m, n, BM=bm, BN=bn))(bm, bn)
+        return c
+
+    cases.append(transpose_case("transpose f32", "f32", s, s))
+    cases.append(transpose_case("transpose f16", "f16", 2 * s, s, goal=0.95))
+    cases.append(transpose_case("transpose f64", "f64", s, s // 2))
+    cases.append(transpose_case("transpose 16381x16411" if not quick else "transpose odd",
+                                "f32", s - 3, s + 27))
+    # nested (tiled) layout -> row-major: the source holds 64x64 tiles, each row-major,
+    # tiles in row-major order; element (i, j) is at tile (i/64, j/64), offset (i%64, j%64)
+    t = 64
+    nested = f"(({t},{s // t}),({t},{s // t})):(({t},{t * s}),(1,{t * t}))"
+    c = Case("tiled -> row-major", "f32", (s * s,), nested, f"({s},{s}):({s},1)", (s, s),
+             lambda x: x.reshape(s // t, s // t, t, t).transpose(0, 2, 1, 3).reshape(s, s).copy())
+    cases.append(c)
+    for c in cases:
+        esize = np.dtype(DTYPES[c.dtype]).itemsize
+        c.bytes_moved = 2 * int(np.prod(c.dst_shape)) * esize
+    return cases
+
+
+DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+# --------------------------------------------------------------------------- tilec
+
+
+def build_tilec(case: Case):
+    from tilec.compiler.builder import Program
+
+    p = Program(case.name.replace(" ", "_").replace(">", "").replace("-", "_").replace("/", "_"))
+    src = p.pointer("src", case.dtype, align=16)
+    dst = p.pointer("dst", case.dtype, align=16)
+    p.copy(p.view(src, case.src_layout), p.view(dst, case.dst_layout))
+    return p.module
+
+
+def run_case(case: Case, memcpy: float, results: list[dict]) -> None:
+    import tilec
+
+    dt = DTYPES[case.dtype]
+    rng = np.random.default_rng(0)
+    x = cp.asarray(rng.standard_normal(case.src_shape).astype(dt))
+    y = cp.empty(case.dst_shape, dtype=dt)
+    expect = case.reference(x)
+    row = {"case": case.name, "dtype": case.dtype, "bytes": case.bytes_moved, "goal": case.goal}
+    t0 = time.perf_counter()
+    module = build_tilec(case)
+    try:
+        kernel = tilec.compile(module)
+        row["compile_s"] = time.perf_counter() - t0
+        y.fill(np.nan if np.issubdtype(dt, np.floating) else -1)
+        kernel(x, y)
+        cp.cuda.Device().synchronize()
+        ok = bool(cp.array_equal(y.ravel(), expect.ravel()))
+        row["correct"] = ok
+        ms = median_ms(lambda: kernel(x, y))
+        row["tilec_tbps"] = tbps(case.bytes_moved, ms)
+        row["ratio"] = row["tilec_tbps"] / memcpy
+    except Exception as e:  # report and go on: one broken case must not hide the others
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    peers = {}
+    for name, fn in case.peers.items():
+        try:
+            y.fill(0)
+            fn(x, y)
+            cp.cuda.Device().synchronize()
+            peers[name] = round(tbps(case.bytes_moved, median_ms(lambda: fn(x, y))), 3)
+        except Exception as e:
+            peers[name] = f"error: {type(e).__name__}"
+    row["peers"] = peers
+    results.append(row)
+    del x, y, expect
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def table(results: list[dict], memcpy: float) -> str:
+    lines = [
+        f"cudaMemcpy device-to-device: {memcpy:.2f} TB/s (read + write)",
+        "",
+        "| case | tilec TB/s | ratio to cudaMemcpy | goal | correct | peers (TB/s) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        if "error" in r:
+            lines.append(f"| {r['case']} | error | - | {r['goal']} | - | {r['error']} |")
+            continue
+        peers = ", ".join(f"{k} {v}" for k, v in r["peers"].items())
+        lines.append(
+            f"| {r['case']} | {r['tilec_tbps']:.2f} | {r['ratio']:.3f} | {r['goal']} | "
+            f"{'yes' if r['correct'] else 'NO'} | {peers} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--cases", default="", help="comma-separated substrings of case names")
+    ap.add_argument("--json", default=None, help="write the results as JSON here")
+    ap.add_argument("--md", default=None, help="write the table into this markdown file")
+    args = ap.parse_args(argv)
+    if cp is None:
+        print("copy_bench: CuPy with a GPU is required", file=sys.stderr)
+        return 1
+    cases = make_cases(args.quick)
+    if args.cases:
+        keys = args.cases.split(",")
+        cases = [c for c in cases if any(k in c.name for k in keys)]
+    memcpy = memcpy_tbps(GiB // 2 if not args.quick else 64 << 20)
+    results: list[dict] = []
+    for c in cases:
+        run_case(c, memcpy, results)
+        print(json.dumps(results[-1]), flush=True)
+    text = table(results, memcpy)
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    stamp = datetime.date.today().isoformat()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": dev, "date": stamp, "memcpy_tbps": memcpy, "results": results}, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(f"# Benchmarks\n\nDevice: {dev}; date: {stamp}; command: "
+                    f"`python benchmarks/copy_bench.py{' --quick' if args.quick else ''}`\n\n{text}\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
