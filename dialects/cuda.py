@@ -1,0 +1,243 @@
+"""The `cuda` dialect: the few GPU-level operations that xDSL's own dialects lack.
+
+The GPU level (docs/gpu-level.md) is xDSL's `gpu`, `arith`, `scf`, `memref` and `vector`
+plus these ops, which the `cuda` output target prints as CUDA C++:
+
+- `cuda.cp_async`: an asynchronous copy of 4, 8 or 16 bytes from global to shared memory
+  (PTX `cp.async`, sm_80 and newer);
+- `cuda.cp_async_commit`: closes the group of the copies issued so far
+  (`cp.async.commit_group`);
+- `cuda.cp_async_wait`: waits until at most `pending` groups are still in flight
+  (`cp.async.wait_group`);
+- `cuda.shfl_idx`: a warp shuffle that reads a value from another lane
+  (`__shfl_sync` with the full mask).
+
+Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
+for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
+attribute.
+
+    cuda.cp_async %tile[%j], %src[%i], 16 : memref<1024xf32, 3 : i64>, memref<?xf32>
+    cuda.cp_async_commit
+    cuda.cp_async_wait 0
+    %y = cuda.shfl_idx %x, %lane, 32 : f32
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I32,
+    I64,
+    AnyFloat,
+    AnyFloatConstr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AnyOf,
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+SHARED_MEMORY_SPACE = IntegerAttr(3, i64)
+"""The memory space of shared (`__shared__`) memrefs: NVVM's address space 3."""
+
+PRIVATE_MEMORY_SPACE = IntegerAttr(5, i64)
+"""NVVM's local address space: a per-thread register array, as is no memory space."""
+
+CP_ASYNC_BYTES = (4, 8, 16)
+
+
+def memory_space_number(memref_type: MemRefType) -> int | None:
+    """The memory space of `memref_type` as an integer, or None when it has none."""
+    space = memref_type.memory_space
+    if isinstance(space, IntegerAttr):
+        return space.value.data
+    return None
+
+
+def is_shared(memref_type: Attribute) -> bool:
+    """Whether `memref_type` is a memref in shared memory (memory space 3)."""
+    return (
+        isinstance(memref_type, MemRefType) and memory_space_number(memref_type) == 3
+    )
+
+
+def _element_bytes(element_type: Attribute) -> int | None:
+    if isinstance(element_type, IntegerType):
+        return max(1, element_type.width.data // 8)
+    if isinstance(element_type, AnyFloat):
+        return element_type.bitwidth // 8
+    return None
+
+
+@irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """
+    Asynchronous copy of `bytes` (4, 8 or 16) bytes from a global buffer to shared
+    memory: `dst[dst_index ...]` <- `src[src_index ...]`. Both indices are element
+    offsets into 1-D memrefs of the same element type; both accesses must be aligned to
+    `bytes`. The copy is complete after a `cuda.cp_async_commit` and a
+    `cuda.cp_async_wait` that covers its group.
+    """
+
+    name = "cuda.cp_async"
+
+    dst = operand_def(MemRefType)
+    dst_index = operand_def(IndexType)
+    src = operand_def(MemRefType)
+    src_index = operand_def(IndexType)
+    bytes = prop_def(IntegerAttr[I64])
+
+    assembly_format = (
+        "$dst `[` $dst_index `]` `,` $src `[` $src_index `]` `,` $bytes "
+        "attr-dict `:` type($dst) `,` type($src)"
+    )
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        dst_index: SSAValue | Operation,
+        src: SSAValue | Operation,
+        src_index: SSAValue | Operation,
+        num_bytes: int,
+    ):
+        super().__init__(
+            operands=[dst, dst_index, src, src_index],
+            properties={"bytes": IntegerAttr(num_bytes, i64)},
+        )
+
+    def verify_(self) -> None:
+        num_bytes = self.bytes.value.data
+        if num_bytes not in CP_ASYNC_BYTES:
+            raise VerifyException(
+                f"'cuda.cp_async' copies 4, 8 or 16 bytes, got {num_bytes}"
+            )
+        dst_type = self.dst.type
+        src_type = self.src.type
+        assert isinstance(dst_type, MemRefType) and isinstance(src_type, MemRefType)
+        if not is_shared(dst_type):
+            raise VerifyException(
+                "'cuda.cp_async' destination must be shared memory "
+                f"(memory space 3), got {dst_type}"
+            )
+        if memory_space_number(src_type) not in (None, 1):
+            raise VerifyException(
+                f"'cuda.cp_async' source must be global memory, got {src_type}"
+            )
+        for what, memref_type in (("destination", dst_type), ("source", src_type)):
+            if memref_type.get_num_dims() != 1:
+                raise VerifyException(
+                    f"'cuda.cp_async' {what} must be a 1-D memref, got {memref_type}"
+                )
+        if dst_type.element_type != src_type.element_type:
+            raise VerifyException(
+                "'cuda.cp_async' source and destination element types differ: "
+                f"{src_type.element_type} vs {dst_type.element_type}"
+            )
+        element_bytes = _element_bytes(dst_type.element_type)
+        if element_bytes is None or num_bytes % element_bytes != 0:
+            raise VerifyException(
+                f"'cuda.cp_async' of {num_bytes} bytes is not a whole number of "
+                f"{dst_type.element_type} elements"
+            )
+
+
+@irdl_op_definition
+class CpAsyncCommitOp(IRDLOperation):
+    """Closes the group of `cuda.cp_async` copies issued so far by this thread."""
+
+    name = "cuda.cp_async_commit"
+
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(IRDLOperation):
+    """
+    Waits until at most `pending` of this thread's committed `cuda.cp_async` groups are
+    still in flight (0: all of them are done). Other threads' copies need a barrier too.
+    """
+
+    name = "cuda.cp_async_wait"
+
+    pending = prop_def(IntegerAttr[I64])
+
+    assembly_format = "$pending attr-dict"
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    def verify_(self) -> None:
+        pending = self.pending.value.data
+        if not 0 <= pending <= 7:
+            raise VerifyException(
+                f"'cuda.cp_async_wait' pending must be in [0, 7], got {pending}"
+            )
+
+
+SHUFFLE_WIDTHS = (1, 2, 4, 8, 16, 32)
+
+
+@irdl_op_definition
+class ShflIdxOp(IRDLOperation):
+    """
+    Warp shuffle (`__shfl_sync(0xffffffff, value, lane, width)`): every lane of the
+    warp must execute it; each gets `value` from lane `lane` of its group of `width`
+    lanes (`lane` is taken modulo `width`). The value is a scalar of 1 to 8 bytes.
+    """
+
+    name = "cuda.shfl_idx"
+
+    T: ClassVar = VarConstraint(
+        "T", base(IntegerType) | base(IndexType) | AnyFloatConstr
+    )
+
+    value = operand_def(T)
+    lane = operand_def(i32)
+    width = prop_def(IntegerAttr[I32])
+    result = result_def(T)
+
+    assembly_format = "$value `,` $lane `,` $width attr-dict `:` type($value)"
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        lane: SSAValue | Operation,
+        width: int = 32,
+    ):
+        value = SSAValue.get(value)
+        super().__init__(
+            operands=[value, lane],
+            properties={"width": IntegerAttr(width, i32)},
+            result_types=[value.type],
+        )
+
+    def verify_(self) -> None:
+        width = self.width.value.data
+        if width not in SHUFFLE_WIDTHS:
+            raise VerifyException(
+                f"'cuda.shfl_idx' width must be a power of two <= 32, got {width}"
+            )
+
+
+Cuda = Dialect(
+    "cuda",
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp],
+    [],
+)

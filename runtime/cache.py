@@ -1,0 +1,221 @@
+"""The kernel cache: compile each CUDA source once, in memory and on disk.
+
+Entries are keyed by a hash of (source, options, architecture, CuPy version, NVRTC
+version), so a change in any of them compiles again. The disk cache lives in
+`$TILEC_CACHE_DIR` (default `~/.cache/tilec`). Each entry is one file written to a
+temporary name and moved into place with `os.replace`, so concurrent processes never see
+half an entry; a header holds the payload's length and SHA-256, so a truncated or
+corrupted entry is detected, counted, and compiled again.
+
+    cache = default_cache()
+    result = cache.compile(source, arch="sm_90")    # a CompileResult
+    cache.stats.compiles, cache.stats.hits
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilec.runtime import nvrtc
+from tilec.runtime.nvrtc import CompileResult
+
+FORMAT = b"TILEC-KERNEL-CACHE 1\n"
+"""First line of every entry file; a new layout gets a new number."""
+
+
+@dataclass
+class CacheStats:
+    """Counters since the cache was made (or `reset()`)."""
+
+    memory_hits: int = 0
+    disk_hits: int = 0
+    misses: int = 0
+    compiles: int = 0
+    corrupt: int = 0
+    """Disk entries that failed their check (and were compiled again)."""
+
+    @property
+    def hits(self) -> int:
+        return self.memory_hits + self.disk_hits
+
+    def reset(self) -> None:
+        self.memory_hits = self.disk_hits = self.misses = 0
+        self.compiles = self.corrupt = 0
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("TILEC_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path("~/.cache/tilec").expanduser()
+
+
+def _versions() -> tuple[str, str]:
+    try:
+        import cupy
+
+        cupy_version = cupy.__version__
+    except Exception:  # pragma: no cover - cupy is a dependency
+        cupy_version = "none"
+    return cupy_version, ".".join(map(str, nvrtc.nvrtc_version()))
+
+
+def cache_key(source: str, options: tuple[str, ...], arch: str) -> str:
+    """The hex SHA-256 that names an entry."""
+    cupy_version, nvrtc_version = _versions()
+    material = json.dumps(
+        {
+            "source": source,
+            "options": list(options),
+            "arch": arch,
+            "cupy": cupy_version,
+            "nvrtc": nvrtc_version,
+            "format": FORMAT.decode().strip(),
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _encode(key: str, result: CompileResult) -> bytes:
+    ptx = result.ptx.encode()
+    log = result.log.encode()
+    payload = result.cubin + ptx + log
+    header = {
+        "key": key,
+        "arch": result.arch,
+        "options": list(result.options),
+        "cubin": len(result.cubin),
+        "ptx": len(ptx),
+        "log": len(log),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+    }
+    return FORMAT + json.dumps(header).encode() + b"\n" + payload
+
+
+def _decode(key: str, data: bytes) -> CompileResult | None:
+    """The entry in `data`, or None if it is not a whole, intact entry for `key`."""
+    if not data.startswith(FORMAT):
+        return None
+    rest = data[len(FORMAT) :]
+    newline = rest.find(b"\n")
+    if newline < 0:
+        return None
+    try:
+        header = json.loads(rest[:newline])
+        sizes = (int(header["cubin"]), int(header["ptx"]), int(header["log"]))
+        payload = rest[newline + 1 :]
+        if header["key"] != key or len(payload) != sum(sizes):
+            return None
+        if hashlib.sha256(payload).hexdigest() != header["sha256"]:
+            return None
+        cubin = payload[: sizes[0]]
+        ptx = payload[sizes[0] : sizes[0] + sizes[1]].decode()
+        log = payload[sizes[0] + sizes[1] :].decode()
+        return CompileResult(
+            cubin=cubin,
+            ptx=ptx,
+            log=log,
+            arch=header["arch"],
+            options=tuple(header["options"]),
+        )
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+
+
+class KernelCache:
+    """Compiled kernels by source, options and architecture; see the module doc."""
+
+    def __init__(self, directory: str | Path | None = None, *, disk: bool = True):
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.disk = disk
+        self.stats = CacheStats()
+        self._memory: dict[str, CompileResult] = {}
+        self._lock = threading.Lock()
+
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.tilec"
+
+    def compile(
+        self, source: str, *, arch: str | None = None, options: tuple[str, ...] = ()
+    ) -> CompileResult:
+        """The compiled `source`: from memory, else from disk, else NVRTC."""
+        arch = nvrtc.normalize_arch(arch) if arch is not None else nvrtc.device_arch()
+        options = tuple(options)
+        key = cache_key(source, nvrtc.compile_options(arch, options), arch)
+        with self._lock:
+            if key in self._memory:
+                self.stats.memory_hits += 1
+                return self._memory[key]
+        result = self._load(key) if self.disk else None
+        if result is not None:
+            with self._lock:
+                self.stats.disk_hits += 1
+                self._memory[key] = result
+            return result
+        with self._lock:
+            self.stats.misses += 1
+        result = nvrtc.compile_cuda(source, arch=arch, options=options)
+        with self._lock:
+            self.stats.compiles += 1
+            self._memory[key] = result
+        if self.disk:
+            self._store(key, result)
+        return result
+
+    def clear_memory(self) -> None:
+        """Forget the in-memory entries (the disk entries stay)."""
+        with self._lock:
+            self._memory.clear()
+
+    def _load(self, key: str) -> CompileResult | None:
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        result = _decode(key, data)
+        if result is None:
+            with self._lock:
+                self.stats.corrupt += 1
+        return result
+
+    def _store(self, key: str, result: CompileResult) -> None:
+        path = self.path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp"
+            )
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(_encode(key, result))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            # A read-only or full disk costs a recompilation next time, nothing more.
+            pass
+
+
+_default: KernelCache | None = None
+
+
+def default_cache() -> KernelCache:
+    """The process-wide cache, in `$TILEC_CACHE_DIR` (read when first used)."""
+    global _default
+    if _default is None:
+        _default = KernelCache()
+    return _default

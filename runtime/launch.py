@@ -1,0 +1,457 @@
+"""Launching GPU-level modules on device arrays.
+
+    kernel = Kernel(module)            # a GPU-level ModuleOp, or its text
+    kernel(src, dst, n)                # CuPy arrays, PyTorch tensors, anything with
+                                       # __cuda_array_interface__ or DLPack; ints for index
+
+`Kernel` prints the module as CUDA (compiler/cuda_emitter.py), compiles it through the
+kernel cache (runtime/cache.py) for the current device, and on each call checks every
+argument against its `ArgSpec` (derived from the IR, refined by the caller's), runs the
+host function (runtime/host.py) for each launch's grid, block and arguments, and launches
+the cubin through CuPy.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from tilec.compiler.cuda_emitter import KernelInfo, _scalar_dtype, emit_cuda, kernel_infos
+from tilec.compiler.diagnostics import TilecError
+from tilec.dialects.cuda import Cuda
+from tilec.runtime.cache import KernelCache, default_cache
+from tilec.runtime.host import Launch, host_function, run_host
+from tilec.runtime.nvrtc import CompileResult, KernelResources, resource_usage
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """What one buffer argument must be. Fields left at None are not checked."""
+
+    name: str
+    dtype: str | None = None
+    """NumPy-style name: `float32`, `float16`, `bfloat16`, `int64`, ..."""
+    min_elements: int = 0
+    alignment: int = 1
+    """Bytes the data pointer must be a multiple of."""
+    shape: tuple[int | None, ...] | None = None
+    """Expected shape; None in a dimension matches any extent."""
+    strides: tuple[int, ...] | None = None
+    """Expected strides in elements; when None the array must be C-contiguous."""
+
+
+def dtype_name(dtype: Any) -> str:
+    """A NumPy-style dtype name for a NumPy/CuPy dtype, a type, a string or a torch
+    dtype."""
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[len("torch.") :]
+    if text == "bfloat16":
+        return text
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return text
+
+
+@dataclass(frozen=True)
+class DeviceArray:
+    """The facts about a device array that a launch needs."""
+
+    ptr: int
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    """In elements."""
+    device: int | None
+    obj: Any
+    """The original object (kept alive for the launch)."""
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape)) if self.shape else 1
+
+    def is_c_contiguous(self) -> bool:
+        expected = 1
+        for extent, stride in reversed(list(zip(self.shape, self.strides))):
+            if extent != 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+
+def _host_array_error(name: str, what: str) -> TilecError:
+    return TilecError(
+        f"argument '{name}' is a host ({what}) array; pass a device array "
+        "(CuPy/PyTorch)"
+    )
+
+
+def _current_device() -> int:
+    import cupy
+
+    return cupy.cuda.Device().id
+
+
+def as_device_array(name: str, obj: Any) -> DeviceArray:
+    """View `obj` (CuPy array, torch tensor, `__cuda_array_interface__`, DLPack) as a
+    DeviceArray, or raise a TilecError that names the argument."""
+    if isinstance(obj, np.ndarray):
+        raise _host_array_error(name, "NumPy")
+    module = type(obj).__module__ or ""
+    if module.startswith("cupy"):
+        itemsize = obj.dtype.itemsize
+        return DeviceArray(
+            ptr=int(obj.data.ptr),
+            dtype=obj.dtype.name,
+            shape=tuple(obj.shape),
+            strides=tuple(s // itemsize for s in obj.strides),
+            device=int(obj.device.id),
+            obj=obj,
+        )
+    if module.startswith("torch") and hasattr(obj, "data_ptr"):
+        if not obj.is_cuda:
+            raise _host_array_error(name, "PyTorch CPU")
+        return DeviceArray(
+            ptr=int(obj.data_ptr()),
+            dtype=dtype_name(obj.dtype),
+            shape=tuple(obj.shape),
+            strides=tuple(obj.stride()),
+            device=obj.device.index,
+            obj=obj,
+        )
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is not None:
+        dtype = np.dtype(interface["typestr"])
+        shape = tuple(interface["shape"])
+        if interface.get("strides") is None:
+            strides, step = [], 1
+            for extent in reversed(shape):
+                strides.insert(0, step)
+                step *= extent
+        else:
+            strides = [s // dtype.itemsize for s in interface["strides"]]
+        ptr = int(interface["data"][0])
+        return DeviceArray(ptr, dtype.name, shape, tuple(strides), None, obj)
+    if hasattr(obj, "__dlpack__"):
+        device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else None
+        if device_type in (1, 3):  # kDLCPU, kDLCUDAHost
+            raise _host_array_error(name, "DLPack CPU")
+        import cupy
+
+        return as_device_array(name, cupy.from_dlpack(obj))
+    raise TilecError(
+        f"argument '{name}': expected a device array (CuPy, PyTorch, "
+        f"__cuda_array_interface__ or DLPack), got {type(obj).__name__}"
+    )
+
+
+def check_arg(spec: ArgSpec, array: DeviceArray) -> None:
+    """Raise a TilecError naming the argument if `array` does not meet `spec`."""
+    name = spec.name
+    if spec.dtype is not None and array.dtype != spec.dtype:
+        raise TilecError(f"argument '{name}': expected {spec.dtype}, got {array.dtype}")
+    if spec.shape is not None:
+        ok = len(spec.shape) == len(array.shape) and all(
+            e is None or e == a for e, a in zip(spec.shape, array.shape)
+        )
+        if not ok:
+            expected = tuple("?" if e is None else e for e in spec.shape)
+            raise TilecError(
+                f"argument '{name}': expected shape {expected}, got {array.shape}"
+            )
+    if spec.strides is not None:
+        if tuple(spec.strides) != array.strides:
+            raise TilecError(
+                f"argument '{name}': expected strides {tuple(spec.strides)} "
+                f"(in elements), got {array.strides}"
+            )
+    elif not array.is_c_contiguous():
+        raise TilecError(
+            f"argument '{name}' is not contiguous (strides {array.strides} in "
+            "elements); pass a contiguous array (e.g. cupy.ascontiguousarray)"
+        )
+    if array.size < spec.min_elements:
+        raise TilecError(
+            f"argument '{name}': the kernel accesses {spec.min_elements} elements, "
+            f"the array has {array.size}"
+        )
+    if spec.alignment > 1 and array.ptr % spec.alignment:
+        raise TilecError(
+            f"argument '{name}': the kernel needs its address aligned to "
+            f"{spec.alignment} bytes (vector accesses), got 0x{array.ptr:x}"
+        )
+
+
+def gpu_level_context() -> Context:
+    """A context that parses GPU-level IR: xDSL's dialects plus `cuda`."""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    ctx.load_dialect(Cuda)
+    return ctx
+
+
+def parse_gpu_module(text: str) -> ModuleOp:
+    """Parse and verify GPU-level IR text."""
+    try:
+        module = Parser(gpu_level_context(), text).parse_module()
+        module.verify()
+    except (ParseError, VerifyException) as e:
+        raise TilecError(f"invalid GPU-level IR: {e}") from None
+    return module
+
+
+def _derived_specs(module: ModuleOp, host, infos: dict[str, KernelInfo]) -> list[ArgSpec | None]:
+    """One ArgSpec per host argument (None for scalars), from the IR: element type,
+    static size, and the widest vector access of any kernel it is passed to."""
+    from xdsl.dialects import gpu
+
+    alignment: dict[int, int] = {}
+    for op in host.body.block.ops:
+        if not isinstance(op, gpu.LaunchFuncOp):
+            continue
+        refs = op.kernel.nested_references.data
+        kernel_name = refs[-1].data if refs else op.kernel.root_reference.data
+        info = infos.get(kernel_name)
+        if info is None:
+            raise TilecError(f"launches an unknown kernel '{op.kernel}'", op=op)
+        if len(info.params) != len(op.kernelOperands):
+            raise TilecError(
+                f"passes {len(op.kernelOperands)} arguments to '{kernel_name}', which "
+                f"takes {len(info.params)}",
+                op=op,
+            )
+        for value, param in zip(op.kernelOperands, info.params):
+            if value in host.body.block.args:
+                index = host.body.block.args.index(value)
+                alignment[index] = max(alignment.get(index, 1), param.alignment)
+    specs: list[ArgSpec | None] = []
+    for i, arg in enumerate(host.body.block.args):
+        name = arg.name_hint or f"arg{i}"
+        if isinstance(arg.type, MemRefType):
+            shape = arg.type.get_shape()
+            static = 0 if any(d < 0 for d in shape) else int(np.prod(shape))
+            specs.append(
+                ArgSpec(
+                    name=name,
+                    dtype=_scalar_dtype(arg.type.element_type, 64),
+                    min_elements=static,
+                    alignment=alignment.get(i, 1),
+                )
+            )
+        else:
+            specs.append(None)
+    return specs
+
+
+def _merge(derived: ArgSpec, given: ArgSpec) -> ArgSpec:
+    return replace(
+        derived,
+        dtype=dtype_name(given.dtype) if given.dtype is not None else derived.dtype,
+        min_elements=max(derived.min_elements, given.min_elements),
+        alignment=max(derived.alignment, given.alignment),
+        shape=given.shape if given.shape is not None else derived.shape,
+        strides=given.strides if given.strides is not None else derived.strides,
+    )
+
+
+_INT_RANGES = {
+    "int8": 8,
+    "int16": 16,
+    "int32": 32,
+    "int64": 64,
+}
+
+
+class Kernel:
+    """A compiled GPU-level module, callable on device arrays like its host function.
+
+    module: a GPU-level `ModuleOp` (docs/gpu-level.md) or its text.
+    function: the host function's name, when the module has more than one.
+    arg_specs: checks for buffer arguments, by name; merged with what the IR says
+        (dtype, static size, alignment of vector accesses).
+    arch: compile now for this architecture (`sm_90`); by default the kernel compiles
+        for the current device on its first call.
+    """
+
+    def __init__(
+        self,
+        module: ModuleOp | str,
+        *,
+        function: str | None = None,
+        arg_specs: Sequence[ArgSpec] | None = None,
+        arch: str | None = None,
+        options: Sequence[str] = (),
+        cache: KernelCache | None = None,
+    ):
+        if isinstance(module, str):
+            module = parse_gpu_module(module)
+        self.module = module
+        self.host = host_function(module, function)
+        self.name = self.host.sym_name.data
+        self.infos = kernel_infos(module)
+        self.source = emit_cuda(module)
+        self.options = tuple(options)
+        self.cache = cache if cache is not None else default_cache()
+        self.arg_names = [
+            arg.name_hint or f"arg{i}" for i, arg in enumerate(self.host.body.block.args)
+        ]
+        self.arg_specs = _derived_specs(module, self.host, self.infos)
+        for given in arg_specs or ():
+            if given.name not in self.arg_names:
+                raise TilecError(
+                    f"ArgSpec for '{given.name}', but '{self.name}' has no such "
+                    f"argument (it has {', '.join(self.arg_names)})"
+                )
+            index = self.arg_names.index(given.name)
+            derived = self.arg_specs[index]
+            if derived is None:
+                raise TilecError(f"argument '{given.name}' is not a buffer")
+            self.arg_specs[index] = _merge(derived, given)
+        self._compiled: dict[str, CompileResult] = {}
+        self._modules: dict[int, Any] = {}
+        self._functions: dict[tuple[int, str], Any] = {}
+        if arch is not None:
+            self.compile(arch)
+
+    # ------------------------------------------------------------ compilation
+
+    def compile(self, arch: str | None = None) -> CompileResult:
+        """The compiled module for `arch` (default: the current device's), through the
+        cache."""
+        result = self.cache.compile(self.source, arch=arch, options=self.options)
+        self._compiled[result.arch] = result
+        return result
+
+    @property
+    def cubin(self) -> bytes:
+        return self._last().cubin
+
+    @property
+    def ptx(self) -> str:
+        return self._last().ptx
+
+    def resource_usage(self) -> dict[str, KernelResources]:
+        """Registers, shared memory and spills of each kernel (ptxas's report)."""
+        return resource_usage(self._last())
+
+    def _last(self) -> CompileResult:
+        if not self._compiled:
+            return self.compile()
+        return next(reversed(self._compiled.values()))
+
+    def _function(self, kernel: str) -> Any:
+        """The CuPy function for `kernel` on the current device (the cubin is loaded
+        once per device)."""
+        import cupy
+
+        from tilec.runtime.nvrtc import device_arch
+
+        device = _current_device()
+        loaded = self._modules.get(device)
+        if loaded is None:
+            arch = device_arch()
+            result = self._compiled.get(arch) or self.compile(arch)
+            loaded = cupy.cuda.function.Module()
+            loaded.load(result.cubin)
+            self._modules[device] = loaded
+        key = (device, kernel)
+        if key not in self._functions:
+            self._functions[key] = loaded.get_function(self.infos[kernel].name)
+        return self._functions[key]
+
+    # ------------------------------------------------------------ launching
+
+    def check_args(self, args: Sequence[Any]) -> list[Any]:
+        """Check every argument; return the host function's argument values."""
+        if len(args) != len(self.arg_names):
+            raise TilecError(
+                f"'{self.name}' takes {len(self.arg_names)} arguments "
+                f"({', '.join(self.arg_names)}), got {len(args)}"
+            )
+        values: list[Any] = []
+        device = None
+        for name, spec, value, arg in zip(
+            self.arg_names, self.arg_specs, args, self.host.body.block.args
+        ):
+            if spec is not None:
+                array = as_device_array(name, value)
+                check_arg(spec, array)
+                if array.device is not None:
+                    if device is None:
+                        device = _current_device()
+                    if array.device != device:
+                        raise TilecError(
+                            f"argument '{name}' is on device {array.device}, but the "
+                            f"kernel runs on the current device {device}"
+                        )
+                values.append(array)
+            elif isinstance(arg.type, IndexType | IntegerType):
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                    raise TilecError(
+                        f"argument '{name}': expected an integer ({arg.type}), got "
+                        f"{type(value).__name__}"
+                    )
+                values.append(int(value))
+            else:
+                values.append(value)
+        return values
+
+    def launches(self, *args: Any) -> list[Launch]:
+        """The launches a call with `args` makes (arguments checked, nothing run)."""
+        return run_host(self.host, self.check_args(args))
+
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        for launch in self.launches(*args):
+            info = self.infos[launch.kernel]
+            if info.block_size is not None and tuple(launch.block) != info.block_size:
+                raise TilecError(
+                    f"kernel '{info.name}' is compiled for blocks of {info.block_size} "
+                    f"threads, but the host function launches {launch.block}"
+                )
+            kernel_args = [
+                self._kernel_arg(info, param_index, value)
+                for param_index, value in enumerate(launch.args)
+            ]
+            function = self._function(launch.kernel)
+            function(
+                launch.grid,
+                launch.block,
+                tuple(kernel_args),
+                shared_mem=launch.dynamic_shared_bytes,
+                stream=stream,
+            )
+
+    def _kernel_arg(self, info: KernelInfo, index: int, value: Any) -> Any:
+        param = info.params[index]
+        if param.is_buffer:
+            if not isinstance(value, DeviceArray):
+                raise TilecError(
+                    f"kernel '{info.name}' parameter '{param.name}' expects a buffer"
+                )
+            return np.uint64(value.ptr)
+        if param.dtype in _INT_RANGES:
+            bits = _INT_RANGES[param.dtype]
+            if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+                raise TilecError(
+                    f"kernel '{info.name}' parameter '{param.name}' = {value} does not "
+                    f"fit in {param.dtype}"
+                )
+            return np.dtype(param.dtype).type(value)
+        if param.dtype == "bool":
+            return np.bool_(value)
+        if param.dtype == "bfloat16":
+            bits = np.array([value], dtype=np.float32).view(np.uint32)[0]
+            rounded = (int(bits) + 0x7FFF + ((int(bits) >> 16) & 1)) >> 16
+            return np.uint16(rounded)
+        return np.dtype(param.dtype).type(value)

@@ -1,0 +1,265 @@
+"""CUDA C++ -> cubin (and PTX) through CuPy's NVRTC bindings.
+
+Compiles for the current device's architecture, or for one named (`arch="sm_90"`), which
+needs no GPU: CuPy's low-level NVRTC bindings work without a driver. Options are always
+`-std=c++17` and `-lineinfo`, never `--use_fast_math`, and `--ptxas-options=-v` so that
+the log reports each kernel's registers, shared memory and spills (`resource_usage`).
+
+    result = compile_cuda(source, arch="sm_90")
+    result.cubin, result.ptx, result.log
+    resource_usage(result)["copy_kernel"].registers
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilec.compiler.diagnostics import TilecError
+
+BASE_OPTIONS = ("-std=c++17", "-lineinfo", "--ptxas-options=-v")
+"""Options every compilation gets, before any the caller adds."""
+
+SOURCE_NAME = "tilec_kernels.cu"
+"""The file name NVRTC reports in its log (and in PTX `.file` lines)."""
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """One NVRTC compilation: machine code, its PTX, and NVRTC's log."""
+
+    cubin: bytes
+    ptx: str
+    log: str
+    arch: str
+    """`sm_XX`."""
+    options: tuple[str, ...]
+    """Every option NVRTC was given, the architecture included."""
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    """What ptxas reported for one kernel."""
+
+    registers: int
+    shared_bytes: int
+    """Static shared memory (`smem`)."""
+    spill_stores: int
+    spill_loads: int
+    stack_bytes: int
+    barriers: int = 0
+    constant_bytes: int = 0
+
+
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+    except ImportError as e:  # pragma: no cover - cupy is a dependency
+        raise TilecError(f"CuPy's NVRTC bindings are not available: {e}") from e
+    return nvrtc
+
+
+def nvrtc_version() -> tuple[int, int]:
+    """NVRTC's (major, minor) version."""
+    return tuple(_nvrtc().getVersion())  # type: ignore[return-value]
+
+
+def supported_archs() -> tuple[int, ...]:
+    """The compute capabilities this NVRTC compiles for, e.g. (75, 80, ..., 120)."""
+    return tuple(_nvrtc().getSupportedArchs())
+
+
+def normalize_arch(arch: str | int) -> str:
+    """`90`, `"90"`, `"sm_90"`, `"compute_90"` -> `"sm_90"` (also `sm_90a`)."""
+    text = str(arch).strip()
+    match = re.fullmatch(r"(?:sm_|compute_)?(\d+)([af]?)", text)
+    if not match:
+        raise TilecError(f"not a GPU architecture: '{arch}' (expected e.g. sm_90)")
+    return f"sm_{match.group(1)}{match.group(2)}"
+
+
+def device_arch() -> str:
+    """The architecture of the current CUDA device, e.g. `sm_90`."""
+    try:
+        import cupy
+
+        capability = cupy.cuda.Device().compute_capability
+    except Exception as e:
+        raise TilecError(
+            "no CUDA device is available to compile for; name an architecture "
+            f"(arch='sm_90') to compile without one ({e})"
+        ) from e
+    arch = normalize_arch(capability)
+    number = int(re.sub(r"\D", "", arch))
+    if number not in supported_archs():
+        raise TilecError(
+            f"this NVRTC {nvrtc_version()} cannot compile for the device's {arch} "
+            f"(it supports {', '.join(f'sm_{a}' for a in supported_archs())})"
+        )
+    return arch
+
+
+def cuda_include_dirs() -> list[str]:
+    """Directories that hold CUDA's headers (cuda_fp16.h, cuda_bf16.h), if any: from
+    $CUDA_PATH / $CUDA_HOME, CuPy's idea of the CUDA path, /usr/local/cuda*, and the
+    `nvidia-cuda-runtime` wheel."""
+    candidates: list[str] = []
+    for var in ("CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(var):
+            candidates.append(os.path.join(os.environ[var], "include"))
+    try:
+        import cupy
+
+        path = cupy.cuda.get_cuda_path()
+        if path:
+            candidates.append(os.path.join(path, "include"))
+    except Exception:
+        pass
+    candidates.append("/usr/local/cuda/include")
+    candidates += sorted(glob.glob("/usr/local/cuda-*/include"), reverse=True)
+    try:
+        import nvidia
+
+        for root in nvidia.__path__:
+            candidates += sorted(glob.glob(os.path.join(root, "*", "include")))
+    except ImportError:
+        pass
+    for d in candidates:
+        if os.path.isfile(os.path.join(d, "cuda_fp16.h")):
+            return [d]
+    return []
+
+
+def compile_options(arch: str, options: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The full NVRTC option list for `arch`."""
+    includes = tuple(f"-I{d}" for d in cuda_include_dirs())
+    return (f"--gpu-architecture={arch}", *BASE_OPTIONS, *includes, *options)
+
+
+def _source_excerpts(source: str, log: str, context: int = 2) -> str:
+    """For each error in an NVRTC log, the generated lines around it."""
+    lines = source.splitlines()
+    excerpts: list[str] = []
+    seen: set[int] = set()
+    for match in re.finditer(r"\((\d+)\): (?:catastrophic )?error", log):
+        number = int(match.group(1))
+        if number in seen:
+            continue
+        seen.add(number)
+        lo, hi = max(1, number - context), min(len(lines), number + context)
+        block = [
+            f"{'>' if n == number else ' '} {n:5d} | {lines[n - 1]}"
+            for n in range(lo, hi + 1)
+        ]
+        excerpts.append("\n".join(block))
+    return "\n\n".join(excerpts)
+
+
+def compile_cuda(
+    source: str, *, arch: str | None = None, options: tuple[str, ...] = ()
+) -> CompileResult:
+    """Compile CUDA C++ to a cubin for `arch` (default: the current device's).
+
+    A compilation error raises a TilecError with NVRTC's log and, for each error, the
+    lines of the source around it."""
+    nvrtc = _nvrtc()
+    arch = normalize_arch(arch) if arch is not None else device_arch()
+    all_options = compile_options(arch, tuple(options))
+    program = nvrtc.createProgram(source, SOURCE_NAME, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, list(all_options))
+        except nvrtc.NVRTCError as e:
+            log = nvrtc.getProgramLog(program)
+            message = f"NVRTC failed to compile the generated CUDA ({arch}): {e}\n{log}"
+            excerpts = _source_excerpts(source, log)
+            if excerpts:
+                message += f"\nGenerated source around the errors:\n{excerpts}"
+            if "cuda_fp16.h" in log or "cuda_bf16.h" in log:
+                message += (
+                    "\nCUDA's headers were not found: set CUDA_PATH to a CUDA toolkit "
+                    "(or install nvidia-cuda-runtime) for f16/bf16 kernels."
+                )
+            raise TilecError(message) from None
+        log = nvrtc.getProgramLog(program)
+        cubin = bytes(nvrtc.getCUBIN(program))
+        ptx = nvrtc.getPTX(program)
+        ptx_text = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+    finally:
+        nvrtc.destroyProgram(program)
+    return CompileResult(
+        cubin=cubin,
+        ptx=ptx_text.rstrip("\0"),
+        log=(log.decode() if isinstance(log, bytes) else str(log)).rstrip("\0"),
+        arch=arch,
+        options=all_options,
+    )
+
+
+def get_ptx(
+    source: str, *, arch: str | None = None, options: tuple[str, ...] = ()
+) -> str:
+    """The PTX NVRTC makes of `source` (compiled as `compile_cuda` does)."""
+    return compile_cuda(source, arch=arch, options=options).ptx
+
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for")
+_FUNCTION_PROPERTIES = re.compile(r"Function properties for (\S+)")
+_STACK = re.compile(
+    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
+)
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+_CMEM = re.compile(r"(\d+) bytes cmem\[0\]")
+
+
+def resource_usage(result: CompileResult | str) -> dict[str, KernelResources]:
+    """Registers, shared memory and spills per kernel, from the ptxas lines of an NVRTC
+    log (`--ptxas-options=-v`, which `compile_cuda` always passes)."""
+    log = result.log if isinstance(result, CompileResult) else result
+    found: dict[str, dict[str, int]] = {}
+    current: str | None = None
+    for line in log.splitlines():
+        if m := _ENTRY.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+        elif m := _FUNCTION_PROPERTIES.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+        elif current is not None and (m := _STACK.search(line)):
+            found[current].update(
+                stack_bytes=int(m.group(1)),
+                spill_stores=int(m.group(2)),
+                spill_loads=int(m.group(3)),
+            )
+        elif current is not None and (m := _USED.search(line)):
+            entry = found[current]
+            entry["registers"] = int(m.group(1))
+            if b := _BARRIERS.search(line):
+                entry["barriers"] = int(b.group(1))
+            if s := _SMEM.search(line):
+                entry["shared_bytes"] = int(s.group(1))
+            if c := _CMEM.search(line):
+                entry["constant_bytes"] = int(c.group(1))
+    return {
+        name: KernelResources(
+            registers=v.get("registers", 0),
+            shared_bytes=v.get("shared_bytes", 0),
+            spill_stores=v.get("spill_stores", 0),
+            spill_loads=v.get("spill_loads", 0),
+            stack_bytes=v.get("stack_bytes", 0),
+            barriers=v.get("barriers", 0),
+            constant_bytes=v.get("constant_bytes", 0),
+        )
+        for name, v in found.items()
+        if "registers" in v
+    }
+
+
+def write_cubin(result: CompileResult, path: str | Path) -> None:
+    """Save the cubin (for cuobjdump / nvdisasm)."""
+    Path(path).write_bytes(result.cubin)
