@@ -819,7 +819,10 @@ class _Lexer:
 
     def expect(self, kind: str, value: Any = None) -> Any:
         if not self.peek(kind, value):
-            want = repr(value) if value is not None else kind
+            if value is not None:
+                want = repr(value)
+            else:
+                want = {"int": "an integer", "name": "a name"}.get(kind, repr(kind))
             got = repr(self.toks[self.i][1]) if self.i < len(self.toks) else "end of text"
             self.error(f"expected {want}, got {got}")
         v = self.toks[self.i][1]
