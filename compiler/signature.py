@@ -1,0 +1,51 @@
+"""What a whole-tensor program asks of the arrays it is launched on.
+
+Pointers carry no extent; the views over them do. Before the passes run, each pointer
+argument gets an `ArgSpec`: its element type, the number of elements its views reach
+(the largest cosize; dynamic views contribute nothing static), and its alignment. The
+launcher checks them, so a wrong array is an error naming the argument, never a fault.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from tilec.dialects.layout import ViewOp
+from tilec.dialects.layout_attrs import PtrType
+from tilec.runtime.launch import ArgSpec
+
+_NUMPY_NAMES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+}
+
+
+def numpy_dtype_name(t) -> str:
+    return _NUMPY_NAMES.get(str(t), str(t))
+
+
+def argument_specs(module: ModuleOp) -> list[ArgSpec]:
+    specs: list[ArgSpec] = []
+    for f in module.walk():
+        if not isinstance(f, func.FuncOp) or f.is_declaration:
+            continue
+        for i, arg in enumerate(f.body.block.args):
+            if not isinstance(arg.type, PtrType):
+                continue
+            reach = 0
+            for use in arg.uses:
+                if isinstance(use.operation, ViewOp):
+                    t = use.operation.result.type
+                    c = t.cute_layout.cosize()
+                    if isinstance(c, int):
+                        reach = max(reach, c * t.vector_size)
+            specs.append(
+                ArgSpec(
+                    name=arg.name_hint or f"arg{i}",
+                    dtype=numpy_dtype_name(arg.type.element_type),
+                    min_elements=reach,
+                    alignment=arg.type.alignment,
+                )
+            )
+    return specs
