@@ -331,6 +331,30 @@ def _scalar_dtype(t: Attribute, index_bits: int) -> str:
     return str(t)
 
 
+def _check_param_type(kernel: gpu.FuncOp, name: str, t: Attribute) -> None:
+    if isinstance(t, MemRefType):
+        if t.get_num_dims() != 1:
+            raise TilecError(
+                f"kernel argument '{name}' must be a 1-D memref, got {t}", op=kernel
+            )
+        if not _is_supported_element(t.element_type):
+            raise TilecError(
+                f"kernel argument '{name}': element type {t.element_type} is not "
+                f"supported by the cuda target (supported: {SUPPORTED_ELEMENT_TYPES})",
+                op=kernel,
+            )
+    elif not (
+        isinstance(t, IndexType)
+        or _is_supported_element(t)
+        or (isinstance(t, IntegerType) and t.width.data == 1)
+    ):
+        raise TilecError(
+            f"kernel argument '{name}' has type {t}, which is not supported by the cuda "
+            f"target (supported: {SUPPORTED_ELEMENT_TYPES}, i1, index, 1-D memrefs)",
+            op=kernel,
+        )
+
+
 def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
     """Describe one kernel: its C name, its parameters and its index width."""
     index_bits = _index_bits(kernel)
@@ -338,6 +362,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
     names = _NameTable()
     for i, arg in enumerate(kernel.body.block.args):
         name = names.fresh(arg.name_hint, f"arg{i}")
+        _check_param_type(kernel, name, arg.type)
         if isinstance(arg.type, MemRefType):
             written, alignment = _buffer_accesses(arg)
             shape = arg.type.get_shape()

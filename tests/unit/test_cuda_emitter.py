@@ -1,0 +1,484 @@
+"""The `cuda` target: GPU-level modules printed as CUDA C++, checked as text and
+compiled with NVRTC for sm_90 (no GPU needed)."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import gpu_level_samples as S  # noqa: E402
+from tilec.compiler.cuda_emitter import (  # noqa: E402
+    CudaTarget,
+    emit_cuda,
+    kernel_infos,
+)
+from tilec.compiler.diagnostics import TilecError  # noqa: E402
+from tilec.runtime.launch import parse_gpu_module  # noqa: E402
+from tilec.runtime.nvrtc import compile_cuda, cuda_include_dirs, resource_usage  # noqa: E402
+
+ARCH = "sm_90"
+needs_headers = pytest.mark.skipif(
+    not cuda_include_dirs(), reason="CUDA headers (cuda_fp16.h) not found: set CUDA_PATH"
+)
+
+
+def needs_headers_for(t: str):
+    return [needs_headers] if t in ("f16", "bf16") else []
+
+
+def dtype_params(types=S.ELEMENT_TYPES):
+    return [pytest.param(t, marks=needs_headers_for(t), id=t) for t in types]
+
+
+def assert_in_order(text: str, *needles: str) -> None:
+    """Like a run of FileCheck CHECK lines: each needle occurs after the previous."""
+    at = 0
+    for needle in needles:
+        found = text.find(needle, at)
+        assert found >= 0, f"{needle!r} not found after offset {at} in:\n{text}"
+        at = found + len(needle)
+
+
+def cuda_of(text: str) -> str:
+    return emit_cuda(parse_gpu_module(text))
+
+
+def compiled(text: str):
+    source = cuda_of(text)
+    return source, compile_cuda(source, arch=ARCH)
+
+
+# ---------------------------------------------------------------- vector copy
+
+
+def test_copy_f32_text():
+    source = cuda_of(S.copy_1d("f32"))
+    assert_in_order(
+        source,
+        "struct alignas(16) f32x4 { float v[4]; };",
+        "// kernel copy_kernels::copy_kernel: 64-bit indices, block (256, 1, 1)",
+        'extern "C" __global__ void __launch_bounds__(256)',
+        "copy_kernel(const float* __restrict__ src, float* __restrict__ dst, long long n) {",
+        "const long long bid = (long long)blockIdx.x;",
+        "const long long tid = (long long)threadIdx.x;",
+        "const long long base = bid * 1024;",
+        "const bool full = end <= n;",
+        "if (full) {",
+        "// copy.py:7:3",
+        "const f32x4 v = *reinterpret_cast<const f32x4*>(src + i);",
+        "*reinterpret_cast<f32x4*>(dst + i) = v;",
+        "} else {",
+        "#pragma unroll",
+        "for (long long k = 0; k < 4; ++k) {",
+        "const bool in = j < n;",
+        "// copy.py:8:3",
+        "const float x = src[j];",
+        "dst[j] = x;",
+    )
+    # One location comment per change of location, not one per op.
+    assert source.count("// copy.py:7:3") == 1
+    assert "#include" not in source  # f32 needs no header
+
+
+@pytest.mark.parametrize("t", dtype_params())
+def test_copy_each_dtype_compiles_to_vector_accesses(t):
+    source, result = compiled(S.copy_1d(t))
+    vec = 16 // S.ELEMENT_BYTES[t]
+    assert f"struct alignas(16) {'bf16' if t == 'bf16' else t}x{vec}" in source
+    width = "v2" if t in ("f64", "i64") else "v4"
+    assert re.search(rf"ld\.global(\.nc)?\.{width}\.", result.ptx), result.ptx
+    assert re.search(rf"st\.global\.{width}\.", result.ptx), result.ptx
+    if t == "f16":
+        assert "#include <cuda_fp16.h>" in source and "__half" in source
+    if t == "bf16":
+        assert "#include <cuda_bf16.h>" in source and "__nv_bfloat16" in source
+    usage = resource_usage(result)
+    assert set(usage) == {"copy_kernel"}
+    assert usage["copy_kernel"].registers > 0
+    assert usage["copy_kernel"].spill_stores == 0
+
+
+def test_element_ctypes():
+    expected = {
+        "f16": "__half",
+        "bf16": "__nv_bfloat16",
+        "f32": "float",
+        "f64": "double",
+        "i8": "signed char",
+        "i16": "short",
+        "i32": "int",
+        "i64": "long long",
+    }
+    for t, ctype in expected.items():
+        source = cuda_of(S.copy_1d(t))
+        assert f"(const {ctype}* __restrict__ src, {ctype}* __restrict__ dst" in source
+
+
+# ---------------------------------------------------------------- shared memory
+
+
+def test_transpose_text_and_ptx():
+    source, result = compiled(S.transpose(70, 100))
+    assert_in_order(
+        source,
+        "// kernel transpose_kernels::transpose_kernel: 32-bit indices, block (32, 8, 1)",
+        'extern "C" __global__ void __launch_bounds__(256)',
+        "transpose_kernel(const float* __restrict__ src, float* __restrict__ dst) {",
+        "const int tx = (int)threadIdx.x;",
+        "const int ty = (int)threadIdx.y;",
+        "__shared__ alignas(16) float tile[1056];",
+        "#pragma unroll",
+        "for (int k = 0; k < 4; ++k) {",
+        "const bool rin = row < 70;",
+        "// transpose.py:5:3",
+        "const float x = src[si];",
+        "tile[ti] = x;",
+        "__syncthreads();",
+        "for (int k_1 = 0; k_1 < 4; ++k_1) {",
+        "const float x_1 = tile[ti_1];",
+        "// transpose.py:6:3",
+        "dst[di] = x_1;",
+    )
+    assert "ld.shared.f32" in result.ptx and "st.shared.f32" in result.ptx
+    assert "bar.sync" in result.ptx
+    usage = resource_usage(result)["transpose_kernel"]
+    assert usage.shared_bytes == 1056 * 4
+    assert usage.barriers == 1
+
+
+@pytest.mark.parametrize("t", dtype_params(("f16", "f64", "i8")))
+def test_transpose_other_dtypes_compile(t):
+    _, result = compiled(S.transpose(40, 33, t))
+    assert "bar.sync" in result.ptx
+
+
+# ---------------------------------------------------------------- cp.async
+
+
+def test_cp_async_text_and_ptx():
+    source, result = compiled(S.cp_async_reverse())
+    assert_in_order(
+        source,
+        "template <int Bytes>",
+        "cp.async.cg.shared.global",
+        "tilec_cp_async_commit()",
+        "tilec_cp_async_wait()",
+        "stage_kernel(const float* __restrict__ src, float* __restrict__ dst) {",
+        "__shared__ alignas(16) float stage[512];",
+        "// stage.py:4:3",
+        "tilec_cp_async<16>(stage + local, src + gi);",
+        "tilec_cp_async_commit();",
+        "tilec_cp_async_wait<0>();",
+        "__syncthreads();",
+        "const float x = stage[r];",
+    )
+    assert_in_order(
+        result.ptx,
+        "cp.async.cg.shared.global",
+        "cp.async.commit_group",
+        "cp.async.wait_group 0",
+        "bar.sync",
+    )
+
+
+@pytest.mark.parametrize("t", dtype_params())
+def test_cp_async_each_dtype_compiles(t):
+    _, result = compiled(S.cp_async_reverse(2, t))
+    assert "cp.async.cg.shared.global" in result.ptx
+
+
+def test_cp_async_small_copies_use_ca():
+    text = S.cp_async_reverse(2, "f32").replace(
+        "%src[%gi], 16", "%src[%gi], 4"
+    )
+    _, result = compiled(text)
+    assert "cp.async.ca.shared.global" in result.ptx
+
+
+# ---------------------------------------------------------------- shuffles
+
+
+@pytest.mark.parametrize("t", dtype_params())
+def test_warp_shuffle_each_dtype(t):
+    source, result = compiled(S.warp_reverse(8, t))
+    assert "__shfl_sync(0xffffffffu, " in source
+    assert "const int lane = (int)tilec_lane_id();" in source
+    assert "shfl.sync.idx" in result.ptx
+    assert "%laneid" in result.ptx
+
+
+# ---------------------------------------------------------------- arith, vector, scf
+
+
+@pytest.mark.parametrize("t", dtype_params())
+def test_arith_zoo_compiles(t):
+    source, result = compiled(S.arith_zoo(t))
+    assert result.cubin
+    if t in S.FLOAT_TYPES:
+        assert "tilec_maximumf" in source and "tilec_bitcast" in source
+    else:
+        assert "tilec_floordiv" in source and "tilec_ceildiv(" in source
+
+
+def test_arith_text():
+    source = cuda_of(S.arith_zoo("i32"))
+    assert "const int divui = (int)((unsigned int)a / (unsigned int)b);" in source
+    assert "const int shrui = (int)((unsigned int)a >> (unsigned int)b);" in source
+    assert "const int minui = (unsigned int)a < (unsigned int)b ? a : b;" in source
+    assert "const bool cmp_uge = (unsigned int)a >= (unsigned int)b;" in source
+    assert "const int m = a * (-7);" in source
+    assert "const int swide = flag ? (int)-1 : 0;" in source
+    source = cuda_of(S.arith_zoo("f32"))
+    assert "const float k" not in source  # constants are inlined
+    assert "const float sel_oeq = cmp_oeq ? a : 1.5f;" in source
+    assert "const bool cmp_uno = (a != a || b != b);" in source
+    assert "const float negf = -a;" in source
+    source = cuda_of(S.arith_zoo("f16"))
+    assert "__float2half(1.5f)" in source
+    assert (
+        "static_cast<__half>(tilec_maximumf(static_cast<float>(a), static_cast<float>(b)))"
+        in source
+    )
+
+
+@pytest.mark.parametrize("t", dtype_params(("f32", "f16", "bf16", "i32", "i16", "i8")))
+def test_vector_ops(t):
+    source, result = compiled(S.vector_ops(t))
+    assert result.cubin
+    if t == "f32":
+        assert_in_order(
+            source,
+            "const f32x4 v = *reinterpret_cast<const f32x4*>(src + i);",
+            "alignas(16) float regs[4];",
+            "*reinterpret_cast<f32x4*>(regs + 0) = v;",
+            "const f32x4 zeros = {{0.0f, 0.0f, 0.0f, 0.0f}};",
+            "float sum = 0.0f;",
+            "float other = 0.0f;",
+            "for (long long k = 0; k < 4; ++k) {",
+            "const float next = sum + x;",
+            # the yield swaps its values: both are read before either is written
+            "const float sum_next = other;",
+            "const float other_next = next;",
+            "sum = sum_next;",
+            "other = other_next;",
+            "const f32x4 b = {{total, total, total, total}};",
+            "const float first = v.v[0];",
+            "f32x4 w = b;",
+            "w.v[1] = first;",
+            "const float x3 = v.v[1];",
+            "float larger;",
+            "if (bigger) {",
+            "larger = x2;",
+            "} else {",
+            "larger = x3b;",
+            "const f32x4 w4 = in ? w3 : zeros;",
+            "*reinterpret_cast<f32x4*>(out + i) = w4;",
+        )
+
+
+# ---------------------------------------------------------------- names, indices
+
+
+NAMES = """builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "m"}> ({
+    "gpu.func"() <{function_type = (memref<16xf32>, memref<16xf32>, index) -> (), kernel}> ({
+    ^bb0(%0: memref<16xf32>, %float: memref<16xf32>, %a.b: index):
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %tid_1 = arith.addi %tid, %a.b : index
+      %1 = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %f32x4 = memref.load %0[%tid] : memref<16xf32>
+      %x = arith.addi %tid_1, %1 : index
+      memref.store %f32x4, %float[%x] : memref<16xf32>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k"} : () -> ()
+  }) : () -> ()
+}
+"""
+
+
+def test_names_are_sanitised_and_unique():
+    source = cuda_of(NAMES)
+    assert_in_order(
+        source,
+        'extern "C" __global__ void\n',  # no known_block_size: no __launch_bounds__
+        "k(const float* __restrict__ arg0, float* __restrict__ float_, int a_b) {",
+        "const int tid = (int)threadIdx.x;",
+        "const int tid_1 = tid + a_b;",
+        "const int tid_2 = (int)threadIdx.x;",
+        "const float f32x4_ = arg0[tid];",
+        "const int x = tid_1 + tid_2;",
+        "float_[x] = f32x4_;",
+    )
+    info = kernel_infos(parse_gpu_module(NAMES))["k"]
+    assert [p.name for p in info.params] == ["arg0", "float_", "a_b"]
+    assert [p.written for p in info.params] == [False, True, False]
+    assert info.index_bits == 32
+    assert info.block_size is None
+    _ = compile_cuda(source, arch=ARCH)
+
+
+def test_index_width():
+    static_small = S.transpose(8, 8)
+    assert kernel_infos(parse_gpu_module(static_small))["transpose_kernel"].index_bits == 32
+    dynamic = S.copy_1d()
+    assert kernel_infos(parse_gpu_module(dynamic))["copy_kernel"].index_bits == 64
+    big = NAMES.replace("memref<16xf32>", "memref<2147483648xf32>")
+    info = kernel_infos(parse_gpu_module(big))["k"]
+    assert info.index_bits == 64
+    assert "long long a_b" in cuda_of(big)
+    big_constant = NAMES.replace(
+        "%tid_1 = arith.addi %tid, %a.b : index",
+        "%big = arith.constant 4294967296 : index\n"
+        "      %tid_1 = arith.addi %tid, %big : index",
+    )
+    source = cuda_of(big_constant)
+    assert "const long long tid_1 = tid + 4294967296LL;" in source
+
+
+def test_kernel_infos_alignment():
+    info = kernel_infos(parse_gpu_module(S.copy_1d("f16")))["copy_kernel"]
+    src, dst, n = info.params
+    assert (src.dtype, src.alignment, src.written, src.num_elements) == ("float16", 16, False, None)
+    assert (dst.alignment, dst.written) == (16, True)
+    assert (n.dtype, n.is_buffer) == ("int64", False)
+    info = kernel_infos(parse_gpu_module(S.cp_async_reverse(2, "i8")))["stage_kernel"]
+    assert info.params[0].alignment == 16 and info.params[0].num_elements == 2 * 128 * 16
+
+
+# ---------------------------------------------------------------- errors
+
+
+def kernel_body(body: str, args: str = "%src: memref<16xf32>", types: str = "memref<16xf32>") -> str:
+    return f"""builtin.module attributes {{gpu.container_module}} {{
+  "gpu.module"() <{{sym_name = "m"}}> ({{
+    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{
+    ^bb0({args}):
+{body}
+      "gpu.return"() : () -> ()
+    }}) {{sym_name = "k"}} : () -> ()
+  }}) : () -> ()
+}}
+"""
+
+
+def test_unsupported_op_is_named():
+    text = kernel_body(
+        '      %a = memref.alloc() {tilec.loc = "prog.py:3:9"} : memref<4xf32>'
+    )
+    with pytest.raises(TilecError) as e:
+        cuda_of(text)
+    message = str(e.value)
+    assert "'memref.alloc' is not supported by the cuda target" in message
+    assert message.startswith("prog.py:3:9: error:")
+    assert e.value.op is not None and e.value.op.name == "memref.alloc"
+
+
+@pytest.mark.parametrize(
+    "element", ["f8E4M3FN", "i4", "i1", "complex<f32>", "index", "f80", "tf32"]
+)
+def test_unsupported_element_type_is_refused(element):
+    text = kernel_body(
+        "      %c0 = arith.constant 0 : index\n"
+        f"      %x = memref.load %src[%c0] : memref<16x{element}>",
+        f"%src: memref<16x{element}>",
+        f"memref<16x{element}>",
+    )
+    try:
+        module = parse_gpu_module(text)
+    except TilecError:
+        pytest.skip(f"xDSL does not parse memref<16x{element}>")
+    with pytest.raises(TilecError) as e:
+        emit_cuda(module)
+    assert f"element type {element}" in str(e.value) or "is not supported" in str(e.value)
+    assert "gpu.func" in str(e.value) or "memref.load" in str(e.value)
+
+
+def test_oversized_vector_is_refused():
+    text = kernel_body(
+        "      %c0 = arith.constant 0 : index\n"
+        "      %v = vector.load %src[%c0] : memref<16xf32>, vector<8xf32>"
+    )
+    with pytest.raises(TilecError, match=r"'vector.load'.*32 bytes"):
+        cuda_of(text)
+
+
+def test_non_kernel_function_is_refused():
+    text = kernel_body("").replace(", kernel}>", "}>")
+    with pytest.raises(TilecError, match="only kernels"):
+        cuda_of(text)
+
+
+def test_duplicate_kernel_names_are_refused():
+    one = kernel_body("")
+    inner = one[one.index('  "gpu.module"') : one.rindex("}")]
+    text = one[: one.rindex("}")] + inner.replace('"m"', '"m2"') + "}\n"
+    with pytest.raises(TilecError, match="two kernels are named 'k'"):
+        cuda_of(text)
+
+
+def test_nvrtc_error_shows_log_and_source():
+    source = "extern \"C\" __global__ void k(float* p) {\n  p[0] = 1.0f;\n  undefined_name = 2;\n  p[1] = 3.0f;\n}\n"
+    with pytest.raises(TilecError) as e:
+        compile_cuda(source, arch=ARCH)
+    message = str(e.value)
+    assert 'identifier "undefined_name" is undefined' in message
+    assert ">     3 |   undefined_name = 2;" in message
+    assert "      2 |   p[0] = 1.0f;" in message
+
+
+# ---------------------------------------------------------------- resource usage
+
+
+def test_resource_usage_parses_ptxas_lines():
+    log = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'a' for 'sm_90'
+ptxas info    : Function properties for a
+ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads
+ptxas info    : Used 40 registers, used 1 barriers, 4224 bytes smem, 368 bytes cmem[0]
+ptxas info    : Compiling entry function 'b' for 'sm_90'
+ptxas info    : Function properties for b
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 8 registers, used 0 barriers
+"""
+    usage = resource_usage(log)
+    assert usage["a"].registers == 40
+    assert (usage["a"].spill_stores, usage["a"].spill_loads, usage["a"].stack_bytes) == (4, 12, 8)
+    assert (usage["a"].shared_bytes, usage["a"].barriers, usage["a"].constant_bytes) == (4224, 1, 368)
+    assert usage["b"].registers == 8 and usage["b"].shared_bytes == 0
+
+
+# ---------------------------------------------------------------- the xDSL target
+
+
+def test_target_registration_with_xdsl_opt_main(tmp_path):
+    from xdsl.xdsl_opt_main import xDSLOptMain
+
+    from tilec.dialects.cuda import Cuda
+
+    class Opt(xDSLOptMain):
+        def register_all_targets(self):
+            super().register_all_targets()
+            self.available_targets["cuda"] = lambda: CudaTarget
+
+        def register_all_dialects(self):
+            super().register_all_dialects()
+            self.ctx.load_dialect(Cuda)
+
+    path = tmp_path / "stage.mlir"
+    path.write_text(S.cp_async_reverse())
+    out = tmp_path / "stage.cu"
+    Opt(args=[str(path), "-t", "cuda", "-o", str(out)]).run()
+    assert out.read_text() == cuda_of(S.cp_async_reverse())
+
+
+def test_target_emit_writes_the_text():
+    stream = io.StringIO()
+    module = parse_gpu_module(S.copy_1d())
+    CudaTarget().emit(None, module, stream)  # type: ignore[arg-type]
+    assert stream.getvalue() == emit_cuda(module)
