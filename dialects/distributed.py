@@ -44,6 +44,7 @@ from tilec.dialects.linear import (
     _log2,
     _parse_linear,
     fit_to_shape,
+    equivalent as _equivalent,
     standard_out_dims,
 )
 
@@ -93,9 +94,7 @@ class _DistributedMixin:
 
     def equivalent(self, other: Any, shape: Sequence[int]) -> bool:
         """Same owners for every element of ``shape`` (equal linear layouts)."""
-        from tilec.dialects.linear import equivalent
-
-        return equivalent(self, other, shape)
+        return _equivalent(self, other, shape)
 
 
 @dataclass(frozen=True, init=False)

@@ -51,6 +51,7 @@ __all__ = [
     "parse_linear_layout",
     "equivalent",
     "conversion_kind",
+    "conversion_map",
     "standard_out_dims",
     "fit_to_shape",
 ]
@@ -732,16 +733,17 @@ def conversion_kind(src: Any, dst: Any, shape: Sequence[int] | None = None) -> s
       in that warp (same block); lanes exchange it with shuffles.
     * ``"shared"``: data crosses warps; a shared memory round trip.
 
-    This is decided like Triton's ``minimalCvtLayout``, from the conversion map
-    ``C = dst.invert_and_compose(src)`` (for each ``dst`` hardware location, a
-    ``src`` location holding the same element: ``src^-1 o dst`` read the other way):
-    the conversion stays inside a thread (a warp) iff ``C`` can be chosen to keep
-    lane, warp and block (warp and block) fixed.  Because ``src`` may broadcast,
-    ``C`` is not unique, so the test is made over all choices at once: ``dst``'s
-    bases over the kept dims must equal ``src``'s modulo the span of ``src``'s
-    bases over the free dims, and ``dst``'s bases over the free dims must lie in
-    that span.  Both layouts must have the same output dims and the same numbers
-    of lanes, warps and blocks.
+    Decided as Triton does, from the conversion map ``src^-1 o dst`` (Triton's
+    ``dst.invertAndCompose(src)``, here :func:`conversion_map`): for each
+    hardware location of ``dst``, a location of ``src`` holding the same
+    element.  The conversion stays inside threads (warps) iff that map can be
+    chosen to leave lane, warp and block (warp and block) unchanged.  Where
+    ``src`` broadcasts the map is not unique, so the test covers every choice
+    at once: ``dst``'s register (and lane) bases must lie in the span ``S`` of
+    ``src``'s register (and lane) bases, and ``dst``'s bases for the kept dims
+    must equal ``src``'s modulo ``S``.  Without broadcasting this is the same
+    as asking whether ``dst^-1 o src`` keeps those dims.  Both layouts must have
+    the same output dims and the same numbers of lanes, warps and blocks.
     """
     a, b = _as_linear(src, shape), _as_linear(dst, shape)
     if a.out_dim_sizes != b.out_dim_sizes:
@@ -774,6 +776,18 @@ def conversion_kind(src: Any, dst: Any, shape: Sequence[int] | None = None) -> s
     if stays_within(("register", "lane"), ("warp", "block")):
         return "warp_shuffle"
     return "shared"
+
+
+def conversion_map(src: Any, dst: Any, shape: Sequence[int] | None = None) -> LinearLayout:
+    """``src^-1 o dst``: for each (register, lane, warp, block) of ``dst``, one of ``src`` holding the same element.
+
+    This is what a lowering of ``convert_layout`` reads (Triton's
+    ``dst.invertAndCompose(src)``); where ``src`` broadcasts, the lowest source
+    location is chosen (registers before lanes before warps).  Raises
+    :class:`LayoutError` when ``dst`` asks for an element ``src`` does not hold.
+    """
+    a, b = _as_linear(src, shape), _as_linear(dst, shape)
+    return b.invert_and_compose(a)
 
 
 # ----------------------------------------------------------------------- parse

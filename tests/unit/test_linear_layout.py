@@ -13,6 +13,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import (
     LinearLayout,
     conversion_kind,
+    conversion_map,
     equivalent,
     fit_to_shape,
     parse_linear_layout,
@@ -359,3 +360,16 @@ def test_pseudo_invert_is_a_right_inverse(data):
         for d1 in range(4):
             hw = dict(zip(p.out_dims, p.apply(dim0=d0, dim1=d1)))
             assert ll.apply(**hw) == (d0, d1)
+
+
+def test_conversion_map_pulls_each_destination_element_from_a_source_location():
+    src = BlockedLayout([2, 4], [16, 2], [2, 2], [1, 0]).to_linear([32, 8])  # broadcast over warps
+    dst = BlockedLayout([1, 1], [8, 4], [4, 1], [1, 0]).to_linear([32, 8])
+    cmap = conversion_map(src, dst)
+    assert cmap.in_dims[:3] == ("register", "lane", "warp") and cmap.out_dims == ("register", "lane", "warp")
+    for h in range(dst.total_in_size):
+        ins = dst.split_flat_input(h)
+        assert cmap.apply(**ins)[2] == 0  # every warp holds everything: read from warp 0
+        assert src.apply(**dict(zip(cmap.out_dims, cmap.apply(**ins)))) == dst.apply(**ins)
+    with pytest.raises(LayoutError, match="not an image"):
+        conversion_map(LinearLayout({"register": [(1,)]}, [4]), LinearLayout({"register": [(2,)]}, [4]))
