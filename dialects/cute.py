@@ -591,7 +591,7 @@ class Layout:
     modes.
     """
 
-    __slots__ = ("shape", "stride", "_hash")
+    __slots__ = ("shape", "stride", "_hash", "_flat")
 
     def __init__(self, shape, stride=None):
         shape = _as_int_tuple(shape, "Layout shape")
@@ -607,6 +607,7 @@ class Layout:
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "stride", stride)
         object.__setattr__(self, "_hash", None)
+        object.__setattr__(self, "_flat", None)
 
     @classmethod
     def _mk(cls, shape, stride) -> "Layout":
@@ -615,6 +616,7 @@ class Layout:
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "stride", stride)
         object.__setattr__(self, "_hash", None)
+        object.__setattr__(self, "_flat", None)
         return self
 
     def __setattr__(self, name, value):
@@ -708,12 +710,31 @@ class Layout:
 
     def __call__(self, *args):
         c = args[0] if len(args) == 1 else args
-        s = self.shape
-        if type(c) is int and type(s) is not tuple:
-            return _mul(c, self.stride)
+        if type(c) is int:
+            return self._index(c)
         if _has_wild(c):
             return slice_(self, c)
-        return _crd2idx(c, s, self.stride)
+        return _crd2idx(c, self.shape, self.stride)
+
+    def _index(self, i: int):
+        """``L(i)`` for an integer index: colexicographic over the flat leaves
+        (the same as the hierarchical rule, since inner modes never overflow)."""
+        f = self._flat
+        if f is None:
+            shapes, strides = _leaves(self.shape), _leaves(self.stride)
+            static = self.is_static() and len(shapes) > 0
+            f = (tuple(zip(shapes[:-1], strides[:-1])), strides[-1] if static else None, static)
+            object.__setattr__(self, "_flat", f)
+        pairs, last, static = f
+        if not static:
+            return _crd2idx(i, self.shape, self.stride)
+        r = 0
+        for s, d in pairs:
+            if i == 0:
+                return r
+            r += (i % s) * d
+            i //= s
+        return r + i * last
 
     def crd2idx(self, crd) -> IntTuple:
         """Offset of ``crd`` (same as calling the layout)."""
@@ -958,14 +979,16 @@ def _composition_modes(a: Layout):
     return modes, last_d
 
 
-def _compose_leaf(modes, last_d, s, d, err):
+def _compose_leaf(modes, last_d, s, d, err, lone=False):
     """``A o s:d`` for integral ``s:d``; returns (shape, stride) IntTuples.
 
     Walks the finite modes of A: the stride ``d`` first skips whole modes
     (``d % m == 0``), then the extent ``s`` is split over the modes it spans
     (``m % d == 0`` and the shape divisibility condition), the rest going to
-    the unbounded last mode.  A case outside these conditions is still exact
-    when all remaining elements fit inside one mode; anything else raises.
+    the unbounded last mode.  Anything else raises, except, when ``s:d`` is
+    the ``lone`` leaf of B, the case where all its elements fit inside one
+    mode of A (exact for that leaf alone; beside other leaves of B the sum of
+    offsets could leave the mode, so CuTe's strict condition applies there).
     """
     if d == 0:
         return s, 0
@@ -998,7 +1021,7 @@ def _compose_leaf(modes, last_d, s, d, err):
             if rest % new:
                 raise err(f"shape {rest} is not divisible by {new} "
                           "(shape divisibility condition)")
-        elif rest <= fits:
+        elif lone and rest <= fits:
             new = rest
         else:
             raise err(f"stride {r} does not divide extent {m} and {rest} elements do not "
@@ -1038,11 +1061,15 @@ def _compose_tree(modes, last_d, bs, bd, err):
 def composition(a: Layout, b) -> Layout:
     """``R = A o B`` with ``R(c) == A(B(c))`` for every coordinate ``c`` of B.
 
-    ``b`` is a Layout (the result is congruent to it), an int ``n`` (meaning
-    ``n:1``), ``None``/``_`` (``A`` unchanged) or a tiler tuple of those,
-    applied mode by mode (modes of ``A`` past the tiler are kept).  Raises
-    :class:`LayoutError` when no layout has that function (stride or shape
-    divisibility condition) or when a needed value is ``?``.
+    ``b`` is a Layout, an int ``n`` (meaning ``n:1``), ``None``/``_`` (``A``
+    unchanged) or a tiler tuple of those, applied mode by mode (modes of ``A``
+    past the tiler are kept).  For a Layout, ``R`` refines the shape of ``B``
+    (each leaf of ``B`` becomes an int or a tuple of the same size) and is
+    computed leaf by leaf (right distributivity), which is ``A(B(c))`` when
+    ``B`` is injective; for a non-injective ``B`` whose offsets add up past a
+    mode of ``A`` it is CuTe's result, the sum of the leaves' compositions.
+    Raises :class:`LayoutError` when a leaf fails the stride or shape
+    divisibility condition or when a needed value is ``?``.
     """
     if _is_wild(b):
         return a
@@ -1059,7 +1086,10 @@ def composition(a: Layout, b) -> Layout:
     def err(reason: str):
         return LayoutError(f"composition({a}, {b}): {reason}")
 
-    shape, stride = _compose_tree(modes, last_d, b.shape, b.stride, err)
+    if type(b.shape) is not tuple:
+        shape, stride = _compose_leaf(modes, last_d, b.shape, b.stride, err, lone=True)
+    else:
+        shape, stride = _compose_tree(modes, last_d, b.shape, b.stride, err)
     return Layout._mk(shape, stride)
 
 
