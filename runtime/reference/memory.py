@@ -199,6 +199,11 @@ def resolve(
     return keys
 
 
+def fmt_value(v: object) -> str:
+    """A NumPy scalar as plain text (0.125, not np.float32(0.125))."""
+    return str(np.asarray(v)[()])
+
+
 def _flat_tids(tids: np.ndarray, keys: np.ndarray) -> np.ndarray:
     if keys.ndim == 1:
         return tids
@@ -355,7 +360,7 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
                     op,
                     f"data race on {st.words}: {grid.describe_thread(ft[ia])} and "
                     f"{grid.describe_thread(ft[ib])} write different values "
-                    f"({fv[ia]!r} and {fv[ib]!r}) to {st.describe(fk[ia])}",
+                    f"({fmt_value(fv[ia])} and {fmt_value(fv[ib])}) to {st.describe(fk[ia])}",
                     thread=int(ft[ia]),
                     other_thread=int(ft[ib]),
                     index=int(fk[ia]) % st.size,
@@ -376,8 +381,9 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
         raise ExecutionError(
             op,
             f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{fv[i]!r} to {st.describe(fk[i])}, which {grid.describe_thread(other)} "
-            f"wrote ({st.data[fk[i]]!r}) " + _unordered(grid, other, int(ft[i])),
+            f"{fmt_value(fv[i])} to {st.describe(fk[i])}, which "
+            f"{grid.describe_thread(other)} wrote ({fmt_value(st.data[fk[i]])}) "
+            + _unordered(grid, other, int(ft[i])),
             thread=int(ft[i]),
             other_thread=other,
             index=int(fk[i]) % st.size,

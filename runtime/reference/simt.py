@@ -81,12 +81,13 @@ class Grid:
         blk = int(self.block_of[t])
         text = f"thread {local}"
         if self.block[1] * self.block[2] > 1:
-            text += f" ({self._coords(self.thread_id, t)})"
+            text += f" ({self._coords(self.thread_id, self.block, t)})"
         text += f" of block {blk}"
         if self.grid[1] * self.grid[2] > 1:
-            text += f" ({self._coords(self.block_id, t)})"
+            text += f" ({self._coords(self.block_id, self.grid, t)})"
         return text
 
     @staticmethod
-    def _coords(ids: tuple[np.ndarray, ...], t: int) -> str:
-        return ", ".join(f"{n}={int(a[t])}" for n, a in zip("xyz", ids))
+    def _coords(ids: tuple[np.ndarray, ...], dims: tuple[int, int, int], t: int) -> str:
+        rank = 3 if dims[2] > 1 else 2
+        return ", ".join(f"{n}={int(a[t])}" for n, a in list(zip("xyz", ids))[:rank])

@@ -1,0 +1,2 @@
+"""Shared test helpers (importable as `tests.helpers` or, with tests/ on sys.path,
+`helpers`)."""
