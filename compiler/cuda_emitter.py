@@ -266,12 +266,13 @@ def _kernel_funcs(module: ModuleOp) -> list[tuple[gpu.ModuleOp, gpu.FuncOp]]:
                     kernels.append((op, inner))
                 else:
                     raise TilecError(
-                        "is not supported inside 'gpu.module' by the cuda target",
+                        f"'{inner.name}' is not supported inside 'gpu.module' by the "
+                        "cuda target",
                         op=inner,
                     )
         elif not isinstance(op, func.FuncOp):
             raise TilecError(
-                "is not supported at the top level of a GPU-level module "
+                f"'{op.name}' is not supported at the top level of a GPU-level module "
                 "(expected 'func.func' host functions and 'gpu.module's)",
                 op=op,
             )

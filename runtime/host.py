@@ -157,8 +157,8 @@ def run_host(function: func.FuncOp, args: Sequence[Any]) -> list[Launch]:
             launches.append(_launch(op, values))
         elif len(op.results) != 1:
             raise TilecError(
-                "is not supported in a host function (expected arith on index "
-                "values, gpu.launch_func and func.return)",
+                f"'{op.name}' is not supported in a host function (expected arith on "
+                "index values, gpu.launch_func and func.return)",
                 op=op,
             )
         else:
@@ -183,8 +183,8 @@ def _evaluate(op: Operation, values: dict[SSAValue, Any]) -> int:
     if isinstance(op, arith.ExtUIOp):
         return _unsigned(operands[0], _width(op.operands[0].type))
     raise TilecError(
-        "is not supported in a host function (expected arith on index values, "
-        "gpu.launch_func and func.return)",
+        f"'{op.name}' is not supported in a host function (expected arith on index "
+        "values, gpu.launch_func and func.return)",
         op=op,
     )
 
