@@ -1,0 +1,287 @@
+"""Index arithmetic for `lower-to-gpu`: a builder that appends `arith` ops to a block,
+folds constants, reuses identical computations (no redundant index math), and the `V`
+wrapper that lets the shared layout arithmetic of `dialects/views.py` (written with
+Python operators) run on SSA values.
+
+Values are `Val = int | V`: Python ints are compile-time constants and fold; a `V`
+wraps an SSA value of type `index` (or `i1` for conditions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from math import gcd
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+index = IndexType()
+
+
+class IndexBuilder:
+    """Appends ops at the end of `block`; constants go to the start of `entry`."""
+
+    def __init__(self, entry: Block, loc: str | None = None):
+        self.entry = entry
+        self.block = entry
+        self.before: Operation | None = None
+        self.consts: dict[tuple[int, Attribute], SSAValue] = {}
+        self.memo: dict[tuple, SSAValue] = {}
+        self.divisor: dict[SSAValue, int] = {}
+        self.loc_attr = None
+
+    # ------------------------------------------------------------------ insertion
+    def add(self, op: Operation) -> Operation:
+        if self.loc_attr is not None and "tilec.loc" not in op.attributes:
+            op.attributes["tilec.loc"] = self.loc_attr
+        if self.before is not None:
+            self.block.insert_op_before(op, self.before)
+        else:
+            self.block.add_op(op)
+        return op
+
+    @contextmanager
+    def at(self, block: Block) -> Iterator[None]:
+        """Emit into a nested block; values computed there are forgotten afterwards."""
+        saved = (self.block, self.before, dict(self.memo))
+        self.block, self.before = block, None
+        try:
+            yield
+        finally:
+            self.block, self.before, self.memo = saved
+
+    def const(self, v: int, t: Attribute = index) -> SSAValue:
+        key = (int(v), t)
+        if key not in self.consts:
+            op = arith.ConstantOp(IntegerAttr(int(v), t))
+            if self.entry.first_op is not None:
+                self.entry.insert_op_before(op, self.entry.first_op)
+            else:
+                self.entry.add_op(op)
+            self.consts[key] = op.result
+            self.divisor[op.result] = abs(int(v)) or 1 << 30
+        return self.consts[key]
+
+    def ssa(self, x: Val) -> SSAValue:
+        if isinstance(x, V):
+            return x.v
+        if isinstance(x, bool):
+            return self.const(int(x), i1)
+        if isinstance(x, int):
+            return self.const(x)
+        return x  # type: ignore[return-value]
+
+    def _bin(self, cls, a: Val, b: Val, commutative: bool = False) -> V:
+        sa, sb = self.ssa(a), self.ssa(b)
+        if commutative and id(sa) > id(sb):
+            sa, sb = sb, sa
+        key = (cls, sa, sb)
+        if key in self.memo:
+            return V(self, self.memo[key])
+        op = self.add(cls(sa, sb))
+        self.memo[key] = op.results[0]
+        return V(self, op.results[0])
+
+    def div_of(self, x: Val) -> int:
+        """A known divisor of x (1 when nothing is known)."""
+        if isinstance(x, V):
+            return self.divisor.get(x.v, 1)
+        if isinstance(x, int):
+            return abs(x) or 1 << 30
+        return 1
+
+    # ------------------------------------------------------------------ arithmetic
+    def add_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if isinstance(a, int) and a == 0:
+            return b
+        if isinstance(b, int) and b == 0:
+            return a
+        r = self._bin(arith.AddiOp, a, b, True)
+        self.divisor.setdefault(r.v, gcd(self.div_of(a), self.div_of(b)))
+        return r
+
+    def sub_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self._bin(arith.SubiOp, a, b)
+
+    def mul_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if isinstance(a, int):
+            a, b = b, a
+        if isinstance(b, int):
+            if b == 0:
+                return 0
+            if b == 1:
+                return a
+        r = self._bin(arith.MuliOp, a, b, True)
+        self.divisor.setdefault(r.v, min(self.div_of(a) * self.div_of(b), 1 << 30))
+        return r
+
+    def div_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a // b
+        if isinstance(b, int) and b == 1:
+            return a
+        if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
+            return self.shr_(a, b.bit_length() - 1)
+        return self._bin(arith.DivUIOp, a, b)
+
+    def rem_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a % b
+        if isinstance(b, int) and b == 1:
+            return 0
+        if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
+            return self.and_(a, b - 1)
+        return self._bin(arith.RemUIOp, a, b)
+
+    def and_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a & b
+        if isinstance(a, int):
+            a, b = b, a
+        if isinstance(b, int) and b == 0:
+            return 0
+        return self._bin(arith.AndIOp, a, b, True)
+
+    def or_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a | b
+        if isinstance(a, int) and a == 0:
+            return b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self._bin(arith.OrIOp, a, b, True)
+
+    def xor_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return a ^ b
+        if isinstance(a, int) and a == 0:
+            return b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self._bin(arith.XOrIOp, a, b, True)
+
+    def shr_(self, a: Val, n: int) -> Val:
+        if isinstance(a, int):
+            return a >> n
+        if n == 0:
+            return a
+        return self._bin(arith.ShRUIOp, a, n)
+
+    def shl_(self, a: Val, n: int) -> Val:
+        if isinstance(a, int):
+            return a << n
+        if n == 0:
+            return a
+        return self.mul_(a, 1 << n)
+
+    def lt_(self, a: Val, b: Val) -> Val:
+        """a < b (signed), an i1 Val (a Python bool when constant)."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a < b
+        sa, sb = self.ssa(a), self.ssa(b)
+        key = ("slt", sa, sb)
+        if key not in self.memo:
+            self.memo[key] = self.add(arith.CmpiOp(sa, sb, "slt")).results[0]
+        return V(self, self.memo[key])
+
+    def land(self, a: Val, b: Val) -> Val:
+        if a is True:
+            return b
+        if b is True:
+            return a
+        if a is False or b is False:
+            return False
+        sa, sb = self.ssa(a), self.ssa(b)
+        if sa is sb:
+            return a
+        return self._bin(arith.AndIOp, a, b, True)
+
+    def eq0(self, a: Val) -> Val:
+        if isinstance(a, int):
+            return a == 0
+        sa = self.ssa(a)
+        key = ("eq0", sa)
+        if key not in self.memo:
+            self.memo[key] = self.add(arith.CmpiOp(sa, self.const(0), "eq")).results[0]
+        return V(self, self.memo[key])
+
+
+class V:
+    """An index SSA value with Python operators that emit (folded, memoized) arith."""
+
+    __slots__ = ("b", "v")
+
+    def __init__(self, b: IndexBuilder, v: SSAValue):
+        self.b, self.v = b, v
+
+    def __add__(self, o):
+        return self.b.add_(self, o)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self.b.sub_(self, o)
+
+    def __rsub__(self, o):
+        return self.b.sub_(o, self)
+
+    def __mul__(self, o):
+        return self.b.mul_(self, o)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, o):
+        return self.b.div_(self, o)
+
+    def __rfloordiv__(self, o):
+        return self.b.div_(o, self)
+
+    def __mod__(self, o):
+        return self.b.rem_(self, o)
+
+    def __rmod__(self, o):
+        return self.b.rem_(o, self)
+
+    def __xor__(self, o):
+        return self.b.xor_(self, o)
+
+    __rxor__ = __xor__
+
+    def __or__(self, o):
+        return self.b.or_(self, o)
+
+    __ror__ = __or__
+
+    def __and__(self, o):
+        if isinstance(self.v.type, IntegerType) and self.v.type.width.data == 1:
+            return self.b.land(self, o)
+        return self.b.and_(self, o)
+
+    def __rand__(self, o):
+        if isinstance(self.v.type, IntegerType) and self.v.type.width.data == 1:
+            return self.b.land(o, self)
+        return self.b.and_(o, self)
+
+    def __lt__(self, o):
+        return self.b.lt_(self, o)
+
+    def __gt__(self, o):
+        return self.b.lt_(o, self)
+
+    def __hash__(self):
+        return hash(self.v)
+
+    def __eq__(self, o):  # identity of the SSA value
+        return isinstance(o, V) and o.v is self.v
+
+
+Val = int | V

@@ -1,0 +1,1237 @@
+"""The `lower-to-gpu` pass: thread-level layout IR -> the GPU level (docs/gpu-level.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from math import gcd
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tilec.compiler.diagnostics import LOC_ATTR, TilecError
+from tilec.compiler.locations import get_loc
+from tilec.dialects import cuda, cute, layout, views
+from tilec.dialects.errors import LayoutError
+from tilec.dialects.layout_attrs import (
+    ComposedLayoutAttr,
+    PtrType,
+    TensorViewType,
+    element_bytes,
+    to_linear,
+)
+from tilec.dialects.linear import conversion_kind
+
+from ._gpu_builder import IndexBuilder, V, Val, index
+
+UNROLL_LIMIT = 64
+"""Copies of at most this many accesses are unrolled in Python; longer ones become a
+static `scf.for` (which the CUDA printer unrolls with `#pragma unroll`)."""
+
+VIEW_OPS = (
+    layout.ViewOp,
+    layout.AllocOp,
+    layout.TileOp,
+    layout.VectorizeOp,
+    layout.DistributeOp,
+    layout.DivideOp,
+    layout.PartitionOp,
+    layout.SliceOp,
+)
+
+# ============================================================================ views
+
+Leaf = tuple  # (size: Val, stride: Val)
+RLayout = list  # modes -> list of leaves, colexicographic
+
+
+@dataclass
+class Mask:
+    """Run-time form of `views.MaskMap`: root coordinate of mode k =
+    off[k] + scale[k] * x + lscale[k] * lane; the element exists iff it is < bound[k]."""
+
+    off: list
+    scale: list
+    lscale: list
+    bound: list
+
+
+@dataclass
+class View:
+    mem: SSAValue
+    base: Val
+    layout: RLayout
+    vec: RLayout | None
+    mask: Mask | None
+    space: str
+    elem: Attribute
+    align: int  # bytes the memref's start is aligned to
+    swizzle: object = None  # Swizzle of a composed layout
+    swz_off: int = 0
+
+
+def _rlayout(cl: cute.Layout, dyn: list | None = None) -> RLayout:
+    """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
+    (shape leaves first, then stride leaves)."""
+    dyn = list(dyn or [])
+    ms = views.modes(cl)
+    flat = [views._flat(m) for m in ms]
+    it = iter(dyn)
+    shapes = [[s if s is not cute.DYN else next(it) for s, _ in f] for f in flat]
+    strides = [[d if d is not cute.DYN else next(it) for _, d in f] for f in flat]
+    return [list(zip(s, d)) for s, d in zip(shapes, strides)]
+
+
+def _is_static(rl: RLayout) -> bool:
+    return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
+
+
+def _mode_size(b: IndexBuilder, mode: list) -> Val:
+    n: Val = 1
+    for s, _ in mode:
+        n = b.mul_(n, s)
+    return n
+
+
+def _eval_mode(b: IndexBuilder, mode: list, idx: Val) -> Val:
+    """Offset of the 1-D index idx inside one mode (colexicographic over its leaves)."""
+    off: Val = 0
+    rest = idx
+    for k, (s, d) in enumerate(mode):
+        last = k == len(mode) - 1
+        c = rest if last else b.rem_(rest, s)
+        if not last:
+            rest = b.div_(rest, s)
+        off = b.add_(off, b.mul_(c, d))
+    return off
+
+
+def _eval_coords(b: IndexBuilder, rl: RLayout, coords: list) -> Val:
+    off: Val = 0
+    for m, c in zip(rl, coords):
+        off = b.add_(off, _eval_mode(b, m, c))
+    return off
+
+
+def _mode_coords(b: IndexBuilder, rl: RLayout, idx: Val) -> list:
+    out, rest = [], idx
+    for k, m in enumerate(rl):
+        if k == len(rl) - 1:
+            out.append(rest)
+        else:
+            n = _mode_size(b, m)
+            out.append(b.rem_(rest, n))
+            rest = b.div_(rest, n)
+    return out
+
+
+def _flat_linear(mode: list) -> bool:
+    """Whether eval(a | b) == eval(a) + eval(b) for bit-disjoint a, b."""
+    for s, _ in mode[:-1]:
+        if not isinstance(s, int) or s & (s - 1):
+            return False
+    return True
+
+
+# ============================================================================ the pass
+
+
+class LowerToGpu(ModulePass):
+    """Lower thread-level layout IR to the GPU level (docs/gpu-level.md): `gpu`,
+    `arith`, `scf`, `memref`, `vector` and `cuda` ops with explicit index arithmetic.
+
+    - Every `layout.launch` in a `func.func` is outlined into a `gpu.func ... kernel`
+      (in `gpu.module @<func>_kernels`, `gpu.known_block_size = [threads, 1, 1]`); the
+      func.func becomes the host function: `!layout.ptr` arguments become 1-D memrefs
+      (`memref<Nxf32>` when every view of the pointer has a static cosize N, else
+      `memref<?xf32>`), and the launch becomes a `gpu.launch_func` whose kernel operands
+      are the memrefs and the index values the kernel uses. The module gets
+      `gpu.container_module`.
+    - Views disappear: each is (memref, base offset, run-time layout, optional mask)
+      during the lowering, and tile / slice / vectorize / distribute / divide /
+      partition become index arithmetic (`dialects/views.py` semantics).
+    - `layout.load` / `layout.store` of distributed tensors: one scalar SSA value per
+      register of the linear layout; coordinates are XORs of the bases of the set bits
+      of (register, lane, warp), the register part folded at compile time. The op's
+      `vector` property (set by `vectorize`) gives `vector.load`/`vector.store` of that
+      many consecutive registers. Masked views are guarded with `scf.if` (loads give
+      `other` or 0 outside); broadcast layouts store from one owner only.
+    - `layout.copy` (thread fragments or whole tiles, done by every thread) and
+      `layout.copy_async` (`cuda.cp_async` + `cuda.cp_async_commit`): vector accesses
+      where the lanes are contiguous and aligned, scalar otherwise; unrolled up to 64
+      accesses, a static `scf.for` beyond. `layout.async_wait` -> `cuda.cp_async_wait`.
+    - `layout.alloc`: smem -> `memref.alloca` in memory space 3, rmem -> a per-thread
+      `memref.alloca`; swizzled views index through the swizzle (xori/shrui/andi).
+    - `layout.barrier` -> `gpu.barrier`; register-only `layout.convert_layout` -> a
+      permutation of registers; elementwise `arith` per register; `layout.splat`,
+      `arange`, `expand_dims`, `broadcast`; `layout.reduce` inside a thread and across
+      the lanes of a warp (`cuda.shfl_idx`).
+
+    Options: none.
+
+    Preconditions: every copy is inside a `layout.launch`; conversions that move data
+    between threads were lowered by `lower-convert-layout`; distributed layouts have
+    32 lanes per warp. Anything else is a TilecError naming the op."""
+
+    name = "lower-to-gpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
+        kernel_modules = []
+        for f in funcs:
+            launches = [o for o in f.walk() if isinstance(o, layout.LaunchOp)]
+            if not launches and not any(
+                isinstance(a.type, PtrType) for a in f.args
+            ) and not any(o.dialect_name() == "layout" for o in f.walk()):
+                continue
+            kernel_modules.append(_lower_func(f, launches))
+        for km in kernel_modules:
+            if km is not None:
+                op.body.block.add_op(km)
+        if any(km is not None for km in kernel_modules):
+            op.attributes["gpu.container_module"] = UnitAttr()
+
+
+def _fail(op: Operation, msg: str) -> TilecError:
+    return TilecError(msg, op=op)
+
+
+# ---------------------------------------------------------------------------- host
+
+
+def _lower_func(f: func.FuncOp, launches: list[layout.LaunchOp]) -> gpu.ModuleOp | None:
+    fname = f.sym_name.data
+    # memref type of every pointer argument
+    ptr_types: dict[SSAValue, MemRefType] = {}
+    for a in f.args:
+        if isinstance(a.type, PtrType):
+            sizes = []
+            for use in a.uses:
+                u = use.operation
+                if isinstance(u, layout.ViewOp):
+                    cs = u.result.type.cute_layout.cosize()
+                    sizes.append(cs)
+                else:
+                    sizes.append(cute.DYN)
+            static = sizes and all(isinstance(s, int) for s in sizes)
+            n = max(sizes) if static else -1
+            ptr_types[a] = MemRefType(a.type.element_type, [n])
+    kernels = []
+    for i, launch in enumerate(launches):
+        if launch.parent_op() is not f:
+            raise _fail(launch, "layout.launch must be directly in the function body")
+        name = f"{fname}_kernel" if len(launches) == 1 else f"{fname}_kernel{i}"
+        kernels.append(_outline(f, launch, name, ptr_types))
+    # host function: pointer arguments become memrefs, views disappear
+    for a, t in ptr_types.items():
+        Rewriter.replace_value_with_new_type(a, t)
+    f.function_type = FunctionType.from_lists([a.type for a in f.args], list(f.function_type.outputs))
+    for o in reversed(list(f.body.walk())):
+        if o.dialect_name() == "layout":
+            if isinstance(o, VIEW_OPS) and not o.results[0].uses:
+                o.detach()
+                o.erase()
+            else:
+                raise _fail(o, f"'{o.name}' outside a layout.launch cannot be lowered to the GPU level (run tile/distribute first)")
+    if not kernels:
+        return None
+    return gpu.ModuleOp(StringAttr(f"{fname}_kernels"), Region(Block(kernels)))  # type: ignore[arg-type]
+
+
+def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> gpu.FuncOp:
+    fname = f.sym_name.data
+    body_ops = list(launch.body.walk())
+    inside = set(body_ops)
+    # values from outside the launch the kernel needs
+    needed: list[SSAValue] = []
+    seen: set[SSAValue] = set()
+
+    def need(v: SSAValue):
+        if v in seen:
+            return
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, Block):
+            if owner is launch.body.block:
+                return
+            needed.append(v)
+            return
+        if owner in inside:
+            return
+        if isinstance(owner, VIEW_OPS) or isinstance(owner, arith.ConstantOp):
+            for o in owner.operands:
+                need(o)
+            return
+        needed.append(v)
+
+    for o in body_ops:
+        for v in o.operands:
+            need(v)
+    args_order = [a for a in f.args if a in seen and a in needed]
+    args_order += [v for v in needed if v not in args_order]
+    arg_types = []
+    for v in args_order:
+        if v in ptr_types:
+            arg_types.append(ptr_types[v])
+        elif isinstance(v.type, TensorViewType | PtrType):
+            raise _fail(launch, f"cannot pass {v.type} to a kernel")
+        else:
+            arg_types.append(v.type)
+    entry = Block(arg_types=arg_types)
+    for v, a in zip(args_order, entry.args):
+        if v.name_hint:
+            a.name_hint = v.name_hint
+    kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
+                       known_block_size=[launch.num_threads, 1, 1])
+    lw = _KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
+    lw.run()
+    entry.add_op(gpu.ReturnOp([]))
+    # host side
+    grid = [launch.grid_x, launch.grid_y, launch.grid_z]
+    c1 = arith.ConstantOp(IntegerAttr(1, index))
+    cn = arith.ConstantOp(IntegerAttr(launch.num_threads, index))
+    lf = gpu.LaunchFuncOp(
+        SymbolRefAttr(f"{fname}_kernels", [StringAttr(name)]),
+        grid, [cn, c1, c1], None, list(args_order),
+    )
+    loc = get_loc(launch)
+    if loc:
+        lf.attributes[LOC_ATTR] = StringAttr(loc)
+    blk = launch.parent_block()
+    blk.insert_ops_before([c1, cn, lf], launch)
+    launch.detach()
+    launch.erase(safe_erase=False)
+    return kfunc
+
+
+# ---------------------------------------------------------------------------- kernel
+
+
+class _KernelLowering:
+    def __init__(self, entry: Block, launch: layout.LaunchOp, args: dict, ptr_types):
+        self.b = IndexBuilder(entry)
+        self.launch = launch
+        self.vals: dict[SSAValue, object] = {}
+        self.args = args
+        self.ptr_types = ptr_types
+        b = self.b
+        bid = [b.add(gpu.BlockIdOp(gpu.DimensionAttr(d))).results[0] for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)]
+        tid = b.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).results[0]
+        bid[0].name_hint, bid[1].name_hint, bid[2].name_hint, tid.name_hint = "bx", "by", "bz", "tid"
+        ba = launch.body.block.args
+        for a, v in zip(ba, [*bid, tid]):
+            self.vals[a] = V(b, v)
+        self.tid = V(b, tid)
+        self.nthreads = launch.num_threads
+
+    # -------------------------------------------------------------- values
+    def get(self, v: SSAValue):
+        if v in self.vals:
+            return self.vals[v]
+        if v in self.args:
+            a = self.args[v]
+            r = V(self.b, a) if isinstance(a.type, IndexType) else a
+            self.vals[v] = r
+            return r
+        owner = v.owner
+        if isinstance(owner, Operation) and owner.parent_op() is not None and not self._in_launch(owner):
+            # a pure op of the host function (view or constant): lower it here
+            self.lower(owner)
+            return self.vals[v]
+        raise TilecError(f"value {v.name_hint or ''} has no lowering", op=owner if isinstance(owner, Operation) else None)
+
+    def _in_launch(self, op: Operation) -> bool:
+        p = op
+        while p is not None:
+            if p is self.launch:
+                return True
+            p = p.parent_op()
+        return False
+
+    def idx(self, v: SSAValue) -> Val:
+        x = self.get(v)
+        if not isinstance(x, int | V):
+            raise TilecError(f"expected an index value, got {x}")
+        return x
+
+    def ssa(self, v: SSAValue) -> SSAValue:
+        x = self.get(v)
+        if isinstance(x, int | V):
+            return self.b.ssa(x)
+        if isinstance(x, SSAValue):
+            return x
+        raise TilecError(f"expected a scalar, got a {type(x).__name__}")
+
+    # -------------------------------------------------------------- driver
+    def run(self):
+        for op in list(self.launch.body.block.ops):
+            self.lower(op)
+
+    def lower(self, op: Operation):
+        loc = get_loc(op)
+        saved = self.b.loc_attr
+        if isinstance(op, layout.CopyOp | layout.CopyAsyncOp | layout.LoadOp | layout.StoreOp):
+            self.b.loc_attr = StringAttr(loc) if loc else None
+        try:
+            self._lower(op)
+        except TilecError:
+            raise
+        except LayoutError as e:
+            raise _fail(op, str(e)) from None
+        finally:
+            self.b.loc_attr = saved
+
+    def _lower(self, op: Operation):
+        m = getattr(self, "op_" + op.name.replace(".", "_"), None)
+        if m is not None:
+            m(op)
+            return
+        if op.dialect_name() == "arith":
+            self.arith_op(op)
+            return
+        raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
+
+    # -------------------------------------------------------------- arith
+    def arith_op(self, op: Operation):
+        b = self.b
+        if isinstance(op, arith.ConstantOp):
+            t = op.result.type
+            val = op.value
+            if isinstance(t, TensorType):
+                ll = self.linear(t, op)
+                if not (isinstance(val, DenseIntOrFPElementsAttr) and val.is_splat()):
+                    raise _fail(op, "only splat constants of distributed tensors are supported")
+                scalar = val.get_values()[0]
+                et = t.element_type
+                attr = FloatAttr(scalar, et) if not isinstance(et, IntegerType | IndexType) else IntegerAttr(int(scalar), et)
+                c = b.add(arith.ConstantOp(attr)).results[0]
+                self.vals[op.result] = [c] * ll.num_registers
+                return
+            if isinstance(t, IndexType):
+                self.vals[op.result] = val.value.data
+                return
+            c = b.add(op.clone()).results[0]
+            self.vals[op.result] = c
+            return
+        rt = [r.type for r in op.results]
+        if any(isinstance(t, TensorType) for t in [*rt, *(o.type for o in op.operands)]):
+            regs = [self.get(o) for o in op.operands]
+            n = None
+            for r in regs:
+                if isinstance(r, list):
+                    n = len(r)
+            if n is None or any(not isinstance(r, list) or len(r) != n for r in regs):
+                raise _fail(op, "elementwise ops need distributed operands of one layout")
+            outs = [[] for _ in op.results]
+            for k in range(n):
+                new = op.create(
+                    operands=[r[k] for r in regs],
+                    result_types=[t.element_type if isinstance(t, TensorType) else t for t in rt],
+                    properties=dict(op.properties),
+                    attributes=dict(op.attributes),
+                )
+                b.add(new)
+                for j, res in enumerate(new.results):
+                    outs[j].append(res)
+            for res, lst in zip(op.results, outs):
+                self.vals[res] = lst
+            return
+        # scalar arith: fold index arithmetic where possible
+        ops = [self.get(o) for o in op.operands]
+        if all(isinstance(x, int) for x in ops) and isinstance(op.results[0].type, IndexType):
+            fold = {
+                arith.AddiOp: lambda a, c: a + c, arith.SubiOp: lambda a, c: a - c,
+                arith.MuliOp: lambda a, c: a * c,
+            }.get(type(op))
+            if fold is not None:
+                self.vals[op.results[0]] = fold(*ops)
+                return
+        new = op.create(
+            operands=[x if isinstance(x, SSAValue) else b.ssa(x) for x in ops],
+            result_types=rt, properties=dict(op.properties), attributes=dict(op.attributes),
+        )
+        b.add(new)
+        for r, n in zip(op.results, new.results):
+            self.vals[r] = V(b, n) if isinstance(n.type, IndexType) else n
+
+    # -------------------------------------------------------------- views
+    def op_layout_view(self, op: layout.ViewOp):
+        rt: TensorViewType = op.result.type
+        src = op.source
+        dyn = [self.idx(d) for d in op.dynamic]
+        if isinstance(src.type, PtrType):
+            mem = self.get(src)
+            self.vals[op.result] = View(mem, 0, _rlayout(rt.cute_layout, dyn), None, None, "gmem",
+                                        rt.element_type, src.type.alignment)
+            return
+        sv: View = self.get(src)
+        swz, soff = self._swizzle(rt)
+        self.vals[op.result] = replace(sv, layout=_rlayout(rt.cute_layout, dyn), vec=None, mask=None,
+                                       swizzle=swz, swz_off=soff)
+
+    def _swizzle(self, t: TensorViewType):
+        if isinstance(t.layout, ComposedLayoutAttr):
+            c = t.layout.data
+            if not c.swizzle.is_identity():
+                return c.swizzle, c.offset
+            return None, c.offset
+        return None, 0
+
+    def op_layout_alloc(self, op: layout.AllocOp):
+        t: TensorViewType = op.result.type
+        swz, soff = self._swizzle(t)
+        n = t.cute_layout.cosize() + soff
+        if swz is not None:
+            sz = swz.size()
+            n = -(-n // sz) * sz
+        n *= t.vector_size
+        space = cuda.SHARED_MEMORY_SPACE if t.memory_space == "smem" else None
+        mt = MemRefType(t.element_type, [n], memory_space=space) if space else MemRefType(t.element_type, [n])
+        a = self.b.add(memref.AllocaOp.get(t.element_type, shape=[n], memory_space=space) if space else memref.AllocaOp.get(t.element_type, shape=[n]))
+        a.results[0].name_hint = "smem" if space else "regs"
+        vec = _rlayout(t.vec_layout) if t.vec_layout is not None else None
+        self.vals[op.result] = View(a.results[0], 0, _rlayout(t.cute_layout), vec, None, t.memory_space,
+                                    t.element_type, 16, swz, soff)
+
+    def _need_plain(self, op, sv: View):
+        if sv.swizzle is not None or sv.swz_off:
+            raise _fail(op, "view ops on swizzled layouts are not supported")
+
+    def op_layout_tile(self, op: layout.TileOp):
+        b = self.b
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        rt: TensorViewType = op.result.type
+        tile = op.tile_sizes
+        coords = [self.idx(c) for c in op.coords]
+        base = sv.base
+        for m, c, t in zip(sv.layout, coords, tile):
+            base = b.add_(base, _eval_mode(b, m, b.mul_(c, t)))
+        new_modes = []
+        rmodes = _rlayout(rt.cute_layout)
+        for k, (m, t) in enumerate(zip(sv.layout, tile)):
+            if all(isinstance(s, int) and isinstance(d, int) for s, d in m):
+                new_modes.append(rmodes[k])
+            elif len(m) == 1:
+                new_modes.append([(t, m[0][1])])
+            else:
+                raise _fail(op, "tiling a hierarchical mode with dynamic values is not supported")
+        mask = sv.mask
+        if rt.is_masked:
+            if mask is None:
+                mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile),
+                            [_mode_size(b, m) for m in sv.layout])
+            else:
+                mask = Mask([b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(mask.off, mask.scale, coords, tile)],
+                            mask.scale, mask.lscale, mask.bound)
+        self.vals[op.result] = replace(sv, base=base, layout=new_modes, mask=mask)
+
+    def op_layout_vectorize(self, op: layout.VectorizeOp):
+        b = self.b
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        rt: TensorViewType = op.result.type
+        vecs = op.vector_sizes
+        if _is_static(sv.layout):
+            outer, inner = _rlayout(rt.cute_layout), _rlayout(rt.vec_layout)
+        else:
+            outer, inner = [], []
+            for m, v in zip(sv.layout, vecs):
+                if len(m) != 1 or not isinstance(m[0][0], int):
+                    raise _fail(op, "vectorizing a hierarchical or dynamic-extent mode with dynamic strides is not supported")
+                n, d = m[0]
+                outer.append([(n // v, b.mul_(d, v))])
+                inner.append([(v, d)])
+        mask = sv.mask
+        if mask is not None:
+            mask = Mask(mask.off, [s * v for s, v in zip(mask.scale, vecs)], list(mask.scale), mask.bound)
+        self.vals[op.result] = replace(sv, layout=outer, vec=inner, mask=mask)
+
+    def op_layout_distribute(self, op: layout.DistributeOp):
+        b = self.b
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        rt: TensorViewType = op.result.type
+        thr = op.thread_layout
+        tid = self.idx(op.tid)
+        tco = views.thread_coord(thr, tid)
+        counts = [t.size() for t in views.modes(thr)]
+        base = sv.base
+        for m, c in zip(sv.layout, tco):
+            base = b.add_(base, _eval_mode(b, m, c))
+        if _is_static(sv.layout):
+            new = _rlayout(rt.cute_layout)
+        else:
+            new = []
+            for m, t in zip(sv.layout, counts):
+                if len(m) != 1 or not isinstance(m[0][0], int):
+                    raise _fail(op, "distributing a hierarchical mode with dynamic strides is not supported")
+                n, d = m[0]
+                new.append([(-(-n // t), b.mul_(d, t))])
+        mask = sv.mask
+        if rt.is_masked:
+            if mask is None:
+                mask = Mask(list(tco), list(counts), [0] * len(counts), [_mode_size(b, m) for m in sv.layout])
+            else:
+                mask = Mask([b.add_(o, b.mul_(s, c)) for o, s, c in zip(mask.off, mask.scale, tco)],
+                            [s * t for s, t in zip(mask.scale, counts)], mask.lscale, mask.bound)
+        self.vals[op.result] = replace(sv, base=base, layout=new, mask=mask)
+
+    def op_layout_slice(self, op: layout.SliceOp):
+        b = self.b
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        it = iter(op.coords)
+        base = sv.base
+        kept = []
+        for m, p in zip(sv.layout, op.pattern_values):
+            if p == layout.WILDCARD:
+                kept.append(m)
+                continue
+            c = self.idx(next(it)) if p == layout.DYNAMIC else p
+            base = b.add_(base, _eval_mode(b, m, c))
+        self.vals[op.result] = replace(sv, base=base, layout=kept)
+
+    def op_layout_divide(self, op: layout.DivideOp):
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        if not _is_static(sv.layout):
+            raise _fail(op, "divide of a view with dynamic values is not supported")
+        self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
+
+    def op_layout_partition(self, op: layout.PartitionOp):
+        b = self.b
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        if not _is_static(sv.layout):
+            raise _fail(op, "partition of a view with dynamic values is not supported")
+        tv = op.tv.data
+        tid = self.idx(op.tid)
+        thr_mode = _rlayout(tv[0])[0] if tv[0].rank() <= 1 else [leaf for m in _rlayout(tv[0]) for leaf in m]
+        logical = _eval_mode(b, thr_mode, tid)
+        base = b.add_(sv.base, _eval_coords(b, sv.layout, _mode_coords(b, sv.layout, logical)))
+        self.vals[op.result] = replace(sv, base=base, layout=_rlayout(op.result.type.cute_layout))
+
+    # -------------------------------------------------------------- simple ops
+    def op_layout_barrier(self, op):
+        self.b.add(gpu.BarrierOp())
+
+    def op_layout_async_wait(self, op: layout.AsyncWaitOp):
+        self.b.add(cuda.CpAsyncWaitOp(op.pending.value.data))
+
+    # -------------------------------------------------------------- element access
+    def _offset(self, v: View, inner: Val) -> Val:
+        """Storage index of layout offset `inner` (base added, swizzle applied)."""
+        b = self.b
+        if v.swizzle is None:
+            return b.add_(v.base, b.add_(inner, v.swz_off))
+        x = b.add_(inner, v.swz_off)
+        sw = v.swizzle
+        y = b.and_(x, sw.yyy_msk)
+        y = b.shr_(y, sw.shift) if sw.shift >= 0 else b.shl_(y, -sw.shift)
+        return b.add_(v.base, b.xor_(x, y))
+
+    def _valid(self, v: View, coords: list, lanes: list | None = None) -> Val:
+        if v.mask is None:
+            return True
+        b = self.b
+        ok: Val = True
+        mk = v.mask
+        for k, x in enumerate(coords):
+            r = b.add_(mk.off[k], b.mul_(mk.scale[k], x))
+            if lanes is not None:
+                r = b.add_(r, b.mul_(mk.lscale[k], lanes[k]))
+            c = b.lt_(r, mk.bound[k])
+            ok = b.land(ok, c)
+        return ok
+
+    def _if(self, cond: Val, result_types=()):
+        """scf.if on cond; returns (op, then_block, else_block)."""
+        c = self.b.ssa(cond)
+        tb, eb = Block(), Block()
+        op = scf.IfOp(c, list(result_types), Region(tb), Region(eb) if result_types else Region())
+        self.b.add(op)
+        return op, tb, eb
+
+    def load_scalar(self, v: View, off: Val) -> SSAValue:
+        return self.b.add(memref.LoadOp.get(v.mem, [self.b.ssa(off)])).results[0]
+
+    def store_scalar(self, v: View, x: SSAValue, off: Val):
+        self.b.add(memref.StoreOp.get(x, v.mem, [self.b.ssa(off)]))
+
+    def load_vec(self, v: View, off: Val, n: int) -> SSAValue:
+        vt = VectorType(v.elem, [n])
+        return self.b.add(vector.LoadOp(v.mem, [self.b.ssa(off)], vt)).results[0]
+
+    def store_vec(self, v: View, x: SSAValue, off: Val):
+        self.b.add(vector.StoreOp(x, v.mem, [self.b.ssa(off)]))
+
+    def extract(self, x: SSAValue, j: int) -> SSAValue:
+        return self.b.add(vector.ExtractOp(x, [j], x.type.element_type)).results[0]
+
+    def pack(self, xs: list, elem) -> SSAValue:
+        b = self.b
+        # the registers of one loaded vector, in order: store that vector again
+        src = None
+        for j, x in enumerate(xs):
+            o = x.owner
+            if not (isinstance(o, vector.ExtractOp) and len(o.static_position.get_values()) == 1
+                    and o.static_position.get_values()[0] == j and not o.dynamic_position):
+                break
+            if src is None:
+                src = o.vector
+            elif o.vector is not src:
+                break
+        else:
+            if src is not None and src.type == VectorType(elem, [len(xs)]):
+                return src
+        vt = VectorType(elem, [len(xs)])
+        acc = b.add(vector.BroadcastOp(xs[0], vt)).results[0]
+        for j, x in enumerate(xs[1:], 1):
+            acc = b.add(vector.InsertOp(x, acc, [j])).results[0]
+        return acc
+
+    def zero(self, elem) -> SSAValue:
+        attr = IntegerAttr(0, elem) if isinstance(elem, IntegerType) else FloatAttr(0.0, elem)
+        key = ("zero", elem)
+        if key not in self.b.memo:
+            op = arith.ConstantOp(attr)
+            e = self.b.entry
+            e.insert_op_before(op, e.first_op) if e.first_op else e.add_op(op)
+            self.b.memo[key] = op.result
+        return self.b.memo[key]
+
+    # -------------------------------------------------------------- distributed values
+    def linear(self, t: TensorType, op: Operation):
+        try:
+            return to_linear(t.encoding, list(t.get_shape()))
+        except Exception as e:  # noqa: BLE001
+            raise _fail(op, f"cannot make a linear layout of {t}: {e}") from None
+
+    def thread_coords(self, ll, op) -> list[Val]:
+        """Per tensor dim, the thread's part of the coordinate (lane and warp bits)."""
+        b = self.b
+        lanes, warps = ll.get_bases("lane"), ll.get_bases("warp")
+        if warps and len(lanes) != 5:
+            raise _fail(op, "distributed layouts must have 32 lanes per warp")
+        if ll.get_bases("block"):
+            raise _fail(op, "distributed layouts over several blocks are not supported")
+        bits = [(i, bs) for i, bs in enumerate(lanes)] + [(5 + i, bs) for i, bs in enumerate(warps)]
+        out = []
+        for d in range(ll.rank):
+            pieces = [(i, bs[d]) for i, bs in bits if bs[d]]
+            single = sorted((i, v.bit_length() - 1) for i, v in pieces if v & (v - 1) == 0)
+            multi = [(i, v) for i, v in pieces if v & (v - 1)]
+            acc: Val = 0
+            used = 0
+            disjoint = True
+            # merge runs of consecutive tid bits onto consecutive coordinate bits
+            k = 0
+            while k < len(single):
+                i0, c0 = single[k]
+                n = 1
+                while k + n < len(single) and single[k + n] == (i0 + n, c0 + n):
+                    n += 1
+                piece = b.shl_(b.and_(b.shr_(self.tid, i0), (1 << n) - 1), c0)
+                m = ((1 << n) - 1) << c0
+                if used & m:
+                    disjoint = False
+                used |= m
+                acc = b.or_(acc, piece) if disjoint else b.xor_(acc, piece)
+                k += n
+            for i, v in multi:
+                bit = b.and_(b.shr_(self.tid, i), 1)
+                acc = b.xor_(acc, b.mul_(bit, v))
+            out.append(acc)
+        return out
+
+    @staticmethod
+    def thread_mask(ll) -> list[int]:
+        m = [0] * ll.rank
+        for bs in (*ll.get_bases("lane"), *ll.get_bases("warp")):
+            for d, x in enumerate(bs):
+                m[d] |= x
+        return m  # XORs of the bases only set bits that some basis sets
+
+    @staticmethod
+    def reg_coords(ll) -> list[tuple[int, ...]]:
+        return [ll.apply(register=r) for r in range(ll.num_registers)]
+
+    def element_offsets(self, v: View, ll, op):
+        """Functions giving (storage index, validity) of register r's element of this
+        thread; computed on demand (only for the registers actually accessed)."""
+        b = self.b
+        if len(v.layout) != ll.rank:
+            raise _fail(op, "view rank and tensor rank differ")
+        tco = self.thread_coords(ll, op)
+        tmask = self.thread_mask(ll)
+        regs = self.reg_coords(ll)
+        linear = [
+            all(isinstance(s, int) for s, _ in m) and _flat_linear(m) for m in v.layout
+        ]
+        all_disjoint = all(
+            linear[d] and all((rc[d] & tmask[d]) == 0 for rc in regs) for d in range(ll.rank)
+        )
+        toff = _eval_coords(b, v.layout, tco) if all_disjoint else None
+        mk = v.mask
+        troot = None
+        if mk is not None and all_disjoint:
+            troot = [b.add_(o, b.mul_(s, t)) for o, s, t in zip(mk.off, mk.scale, tco)]
+
+        tbase = None
+        if all_disjoint and v.swizzle is None:
+            tbase = b.add_(v.base, b.add_(toff, v.swz_off))
+
+        def off(r: int) -> Val:
+            rc = regs[r]
+            if tbase is not None:
+                return b.add_(tbase, _eval_coords(b, v.layout, list(rc)))
+            if all_disjoint:
+                return self._offset(v, b.add_(toff, _eval_coords(b, v.layout, list(rc))))
+            cs = [b.xor_(t, x) for t, x in zip(tco, rc)]
+            return self._offset(v, _eval_coords(b, v.layout, cs))
+
+        def valid(r: int) -> Val:
+            if mk is None:
+                return True
+            rc = regs[r]
+            if troot is not None:
+                ok: Val = True
+                for k in range(len(rc)):
+                    ok = b.land(ok, b.lt_(b.add_(troot[k], mk.scale[k] * rc[k]), mk.bound[k]))
+                return ok
+            return self._valid(v, [b.xor_(t, x) for t, x in zip(tco, rc)])
+
+        return off, valid
+
+    def op_layout_load(self, op: layout.LoadOp):
+        b = self.b
+        v: View = self.get(op.view)
+        rt: TensorType = op.result.type
+        ll = self.linear(rt, op)
+        offs, valid = self.element_offsets(v, ll, op)
+        regs = self.reg_coords(ll)
+        vec = op.vector.value.data if op.vector is not None else 1
+        other = self.ssa(op.other) if op.other is not None else None
+        elem = rt.element_type
+        out: list = [None] * len(regs)
+        first: dict = {}
+        for g in range(0, len(regs), vec):
+            group = list(range(g, g + vec))
+            if all(regs[r] in first for r in group):
+                for r in group:
+                    out[r] = out[first[regs[r]]]
+                continue
+            vals = self.masked_read(v, offs(g), [valid(r) for r in group], lambda r0, g=g: offs(g + r0), vec, elem, other)
+            for r, x in zip(group, vals):
+                out[r] = x
+                first.setdefault(regs[r], r)
+        self.vals[op.result] = out
+
+    def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
+        """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
+        b = self.b
+
+        def plain():
+            if n == 1:
+                return [self.load_scalar(v, off0)]
+            x = self.load_vec(v, off0, n)
+            return [self.extract(x, j) for j in range(n)]
+
+        if all(c is True for c in valid):
+            return plain()
+        fill = other if other is not None else self.zero(elem)
+        same = all(b.ssa(c) is b.ssa(valid[0]) if not isinstance(c, bool) and not isinstance(valid[0], bool) else c is valid[0] for c in valid)
+        if same:
+            if n == 1:
+                ifop, tb, eb = self._if(valid[0], [elem])
+                with b.at(tb):
+                    x = self.load_scalar(v, off0)
+                    b.add(scf.YieldOp(x))
+                with b.at(eb):
+                    b.add(scf.YieldOp(fill))
+                return [ifop.results[0]]
+            vt = VectorType(elem, [n])
+            ifop, tb, eb = self._if(valid[0], [vt])
+            with b.at(tb):
+                b.add(scf.YieldOp(self.load_vec(v, off0, n)))
+            with b.at(eb):
+                b.add(scf.YieldOp(b.add(vector.BroadcastOp(fill, vt)).results[0]))
+            return [self.extract(ifop.results[0], j) for j in range(n)]
+        # lanes differ: scalar guarded loads
+        outs = []
+        for j, c in enumerate(valid):
+            o = offs(j)
+            if c is True:
+                outs.append(self.load_scalar(v, o))
+                continue
+            ifop, tb, eb = self._if(c, [elem])
+            with b.at(tb):
+                b.add(scf.YieldOp(self.load_scalar(v, o)))
+            with b.at(eb):
+                b.add(scf.YieldOp(fill))
+            outs.append(ifop.results[0])
+        return outs
+
+    def masked_write(self, v: View, xs: list, off0: Val, valid: list, offs: list, pre_vec: SSAValue | None = None):
+        b = self.b
+        n = len(xs)
+
+        def plain(guard_lanes: bool):
+            if n == 1 and not guard_lanes:
+                self.store_scalar(v, xs[0], off0)
+            elif not guard_lanes:
+                self.store_vec(v, pre_vec if pre_vec is not None else self.pack(xs, v.elem), off0)
+            else:
+                for j, (x, c) in enumerate(zip(xs, valid)):
+                    o = offs(j)
+                    if c is True:
+                        self.store_scalar(v, x, o)
+                    elif c is not False:
+                        _, tb, _ = self._if(c)
+                        with b.at(tb):
+                            self.store_scalar(v, x, o)
+                            b.add(scf.YieldOp())
+
+        if all(c is True for c in valid):
+            plain(False)
+            return
+        same = all((not isinstance(c, bool)) and (not isinstance(valid[0], bool)) and b.ssa(c) is b.ssa(valid[0]) for c in valid)
+        if same or n == 1:
+            _, tb, _ = self._if(valid[0])
+            with b.at(tb):
+                plain(False)
+                b.add(scf.YieldOp())
+            return
+        plain(True)
+
+    def op_layout_store(self, op: layout.StoreOp):
+        b = self.b
+        v: View = self.get(op.view)
+        t: TensorType = op.value.type
+        xs = self.get(op.value)
+        ll = self.linear(t, op)
+        offs, valid = self.element_offsets(v, ll, op)
+        regs = self.reg_coords(ll)
+        vec = op.vector.value.data if op.vector is not None else 1
+        # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
+        redundant = 0
+        for i, bs in enumerate(ll.get_bases("lane")):
+            if not any(bs):
+                redundant |= 1 << i
+        for i, bs in enumerate(ll.get_bases("warp")):
+            if not any(bs):
+                redundant |= 1 << (5 + i)
+        owner: Val = True if not redundant else b.eq0(b.and_(self.tid, redundant))
+        seen = set()
+        for g in range(0, len(regs), vec):
+            if regs[g] in seen:
+                continue
+            group = list(range(g, g + vec))
+            for r in group:
+                seen.add(regs[r])
+            vs = [b.land(owner, valid(r)) for r in group]
+            self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
+
+    # -------------------------------------------------------------- distributed ops
+    def op_layout_convert_layout(self, op: layout.ConvertLayoutOp):
+        s, r = op.source.type, op.result.type
+        shape = list(s.get_shape())
+        try:
+            kind = conversion_kind(to_linear(s.encoding, shape), to_linear(r.encoding, shape))
+        except LayoutError as e:
+            raise _fail(op, str(e)) from None
+        if kind not in ("identity", "register"):
+            raise _fail(op, f"a '{kind}' layout conversion must be lowered by lower-convert-layout first")
+        self.vals[op.result] = self.permute(self.get(op.source), self.linear(s, op), self.linear(r, op), op)
+
+    def permute(self, xs: list, src, dst, op, project=None) -> list:
+        """dst register r <- the src register holding the same element (all threads)."""
+        def proj(c):
+            return tuple(project(c)) if project else tuple(c)
+
+        for n in ("lane", "warp"):
+            sb, db = src.get_bases(n), dst.get_bases(n)
+            if len(sb) != len(db) or any(proj(x) != tuple(y) for x, y in zip(db, sb)) and not all(
+                proj(x) == tuple(y) for x, y in zip(db, sb)):
+                pass
+            for x, y in zip(db, sb):
+                if proj(x) != tuple(y):
+                    raise _fail(op, "the conversion moves data between threads: not a register permutation")
+        where = {}
+        for k in range(src.num_registers):
+            where.setdefault(tuple(src.apply(register=k)), k)
+        out = []
+        for k in range(dst.num_registers):
+            c = proj(dst.apply(register=k))
+            if c not in where:
+                raise _fail(op, "the conversion is not a register permutation")
+            out.append(xs[where[c]])
+        return out
+
+    def op_layout_splat(self, op: layout.SplatOp):
+        ll = self.linear(op.result.type, op)
+        self.vals[op.result] = [self.ssa(op.value)] * ll.num_registers
+
+    def op_layout_arange(self, op: layout.ArangeOp):
+        b = self.b
+        t = op.result.type
+        ll = self.linear(t, op)
+        tco = self.thread_coords(ll, op)[0]
+        start = op.start.value.data
+        tmask = self.thread_mask(ll)[0]
+        out = []
+        for rc in self.reg_coords(ll):
+            if rc[0] & tmask == 0:
+                x = b.add_(b.add_(tco, rc[0]), start)
+            else:
+                x = b.add_(b.xor_(tco, rc[0]), start)
+            s = b.ssa(x)
+            out.append(b.add(arith.IndexCastOp(s, i32)).results[0] if isinstance(s.type, IndexType) else s)
+        # constants were index: cast them too
+        out = [o if o.type == i32 else b.add(arith.IndexCastOp(o, i32)).results[0] for o in out]
+        self.vals[op.result] = out
+
+    def op_layout_expand_dims(self, op: layout.ExpandDimsOp):
+        ax = op.axis.value.data
+        src = self.linear(op.source.type, op)
+        dst = self.linear(op.result.type, op)
+        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
+                                            project=lambda c: [x for d, x in enumerate(c) if d != ax])
+
+    def op_layout_broadcast(self, op: layout.BroadcastOp):
+        ss = list(op.source.type.get_shape())
+        src = self.linear(op.source.type, op)
+        dst = self.linear(op.result.type, op)
+        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
+                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)])
+
+    def op_layout_reduce(self, op: layout.ReduceOp):
+        b = self.b
+        ax = op.axis.value.data
+        kind = op.kind.data
+        st: TensorType = op.source.type
+        src = self.linear(st, op)
+        dst = self.linear(op.result.type, op)
+        xs = self.get(op.source)
+        elem = st.element_type
+        is_float = not isinstance(elem, IntegerType)
+        combine_cls = {
+            ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
+            ("mul", True): arith.MulfOp, ("mul", False): arith.MuliOp,
+            ("max", True): arith.MaximumfOp, ("max", False): arith.MaxSIOp,
+            ("min", True): arith.MinimumfOp, ("min", False): arith.MinSIOp,
+        }[(kind, is_float)]
+
+        def comb(a, c):
+            return b.add(combine_cls(a, c)).results[0]
+
+        def proj(c):
+            return tuple(x for d, x in enumerate(c) if d != ax)
+
+        # within the thread: group registers by their non-axis coordinate
+        groups: dict = {}
+        seen_full: set = set()
+        for k in range(src.num_registers):
+            c = tuple(src.apply(register=k))
+            if c in seen_full:
+                continue  # broadcast copy of an element: count it once
+            seen_full.add(c)
+            p = proj(c)
+            groups[p] = xs[k] if p not in groups else comb(groups[p], xs[k])
+        # across lanes: butterfly over the lane bits that move along the axis
+        lanes = src.get_bases("lane")
+        for i, bs in enumerate(lanes):
+            if bs[ax] == 0:
+                continue
+            if any(bs[d] for d in range(len(bs)) if d != ax):
+                raise _fail(op, "a lane basis that moves along several dims is not supported in reduce")
+            lane_src = b.ssa(b.xor_(b.and_(self.tid, 31), 1 << i))
+            lane32 = b.add(arith.IndexCastOp(lane_src, i32)).results[0]
+            for p in list(groups):
+                other = b.add(cuda.ShflIdxOp(groups[p], lane32, 32)).results[0]
+                groups[p] = comb(groups[p], other)
+        for bs in src.get_bases("warp"):
+            if bs[ax]:
+                raise _fail(op, "reducing across warps (through shared memory) is not supported yet")
+        out = []
+        for k in range(dst.num_registers):
+            c = tuple(dst.apply(register=k))
+            if c not in groups:
+                raise _fail(op, "reduce: result layout does not match the source's slice")
+            out.append(groups[c])
+        for n in ("lane", "warp"):
+            for x, y in zip(dst.get_bases(n), src.get_bases(n)):
+                if tuple(x) != proj(y):
+                    raise _fail(op, "reduce: result layout is not the slice of the source layout")
+        self.vals[op.result] = out
+
+    # -------------------------------------------------------------- copies (CuTe path)
+    def op_layout_copy(self, op: layout.CopyOp):
+        self.copy(op, asynchronous=False)
+
+    def op_layout_copy_async(self, op: layout.CopyAsyncOp):
+        self.copy(op, asynchronous=True)
+        self.b.add(cuda.CpAsyncCommitOp())
+
+    def _vec_info(self, v: View) -> tuple[int, bool]:
+        """(lanes, whether lanes are contiguous and every vector is aligned)."""
+        if v.vec is None:
+            return 1, True
+        b = self.b
+        n = 1
+        for m in v.vec:
+            for s, _ in m:
+                if not isinstance(s, int):
+                    return 0, False
+                n *= s
+        offs = []
+        for j in range(n):
+            o = _eval_coords(b, v.vec, _mode_coords(b, v.vec, j))
+            if not isinstance(o, int):
+                return n, False
+            offs.append(o)
+        if offs != list(range(n)) or v.swizzle is not None:
+            return n, False
+        eb = element_bytes(v.elem)
+        if n * eb > 16 or n & (n - 1) or v.align % (n * eb) and v.space == "gmem":
+            return n, False
+        g = b.div_of(v.base) if not isinstance(v.base, int) else (v.base or 1 << 30)
+        for m in v.layout:
+            for _, d in m:
+                g = gcd(g, d if isinstance(d, int) else b.div_of(d))
+        g = gcd(g, v.swz_off or 1 << 30)
+        return n, g % n == 0
+
+    def copy(self, op, asynchronous: bool):
+        b = self.b
+        s: View = self.get(op.source)
+        d: View = self.get(op.dest)
+        for v in (s, d):
+            for m in v.layout:
+                for sz, _ in m:
+                    if not isinstance(sz, int):
+                        raise _fail(op, "copies of views with dynamic extents must be tiled first")
+        ns, s_ok = self._vec_info(s)
+        nd, d_ok = self._vec_info(d)
+        if ns == 0 or nd == 0:
+            raise _fail(op, "vectorized views need static vector layouts")
+        outer_s = 1
+        for m in s.layout:
+            outer_s *= _mode_size(b, m)
+        total = outer_s * ns
+        eb = element_bytes(s.elem)
+        if asynchronous:
+            if ns != nd or not (s_ok and d_ok):
+                raise _fail(op, "copy_async needs equal, contiguous and aligned vectors on both sides")
+            if ns * eb not in (4, 8, 16):
+                raise _fail(op, f"copy_async moves 4, 8 or 16 bytes per element, got {ns * eb}")
+        # chunk: number of scalars moved per step
+        if ns == nd and s_ok and d_ok:
+            chunk = ns
+        else:
+            chunk = 1
+        steps = total // chunk
+
+        def body(i: Val):
+            # scalar logical index e = i*chunk + j; per side (outer index, lane)
+            def locate(v: View, n: int, e: Val):
+                oi = b.div_(e, n)
+                lane = b.rem_(e, n)
+                coords = _mode_coords(b, v.layout, oi)
+                inner = _eval_coords(b, v.layout, coords)
+                lanes = None
+                if v.vec is not None:
+                    lanes = _mode_coords(b, v.vec, lane)
+                    inner = b.add_(inner, _eval_coords(b, v.vec, lanes))
+                return self._offset(v, inner), self._valid(v, coords, lanes)
+
+            e0 = b.mul_(i, chunk)
+            if chunk > 1:
+                so, sv_ = locate(s, ns, e0)
+                do, dv_ = locate(d, nd, e0)
+                lane_ok = [b.land(self._lane_valid(s, e0, j, ns), self._lane_valid(d, e0, j, nd)) for j in range(chunk)]
+                cond = b.land(sv_, dv_)
+                if asynchronous:
+                    self._guarded(b.land(cond, self._all(lane_ok)), lambda: b.add(cuda.CpAsyncOp(d.mem, b.ssa(do), s.mem, b.ssa(so), chunk * eb)))
+                    return
+                full = self._all(lane_ok)
+                if full is True or self._same(lane_ok):
+                    c = b.land(cond, lane_ok[0])
+                    self._guarded(c, lambda: self.store_vec(d, self.load_vec(s, so, chunk), do))
+                    return
+                # partially valid vectors: per lane
+                for j in range(chunk):
+                    ej = b.add_(e0, j)
+                    so_j, sv_j = locate(s, ns, ej)
+                    do_j, dv_j = locate(d, nd, ej)
+                    self._guarded(b.land(sv_j, dv_j), lambda so_j=so_j, do_j=do_j: self.store_scalar(d, self.load_scalar(s, so_j), do_j))
+                return
+            so, sv_ = locate(s, ns, e0)
+            do, dv_ = locate(d, nd, e0)
+            self._guarded(b.land(sv_, dv_), lambda: self.store_scalar(d, self.load_scalar(s, so), do))
+
+        if steps <= UNROLL_LIMIT:
+            for i in range(steps):
+                body(i)
+        else:
+            lb, ub, st = b.ssa(0), b.ssa(steps), b.ssa(1)
+            blk = Block(arg_types=[index])
+            loop = scf.ForOp(lb, ub, st, [], Region(blk))
+            b.add(loop)
+            with b.at(blk):
+                body(V(b, blk.args[0]))
+                b.add(scf.YieldOp())
+
+    def _lane_valid(self, v: View, e0: Val, j: int, n: int) -> Val:
+        if v.mask is None:
+            return True
+        b = self.b
+        if v.vec is None:
+            return True
+        oi = b.div_(e0, n)
+        coords = _mode_coords(b, v.layout, oi)
+        lanes = _mode_coords(b, v.vec, j)
+        return self._valid(v, coords, lanes)
+
+    def _all(self, cs: list) -> Val:
+        acc: Val = True
+        for c in cs:
+            acc = self.b.land(acc, c)
+        return acc
+
+    def _same(self, cs: list) -> bool:
+        b = self.b
+        if any(isinstance(c, bool) for c in cs):
+            return all(c is True for c in cs)
+        return all(b.ssa(c) is b.ssa(cs[0]) for c in cs)
+
+    def _guarded(self, cond: Val, emit):
+        b = self.b
+        if cond is True:
+            emit()
+            return
+        if cond is False:
+            return
+        _, tb, _ = self._if(cond)
+        with b.at(tb):
+            emit()
+            b.add(scf.YieldOp())
