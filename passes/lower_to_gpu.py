@@ -8,6 +8,7 @@ from math import gcd
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     FunctionType,
@@ -66,7 +67,8 @@ RLayout = list  # modes -> list of leaves, colexicographic
 @dataclass
 class Mask:
     """Run-time form of `views.MaskMap`: root coordinate of mode k =
-    off[k] + scale[k] * x + lscale[k] * lane; the element exists iff it is < bound[k]."""
+    off[k] + scale[k] * x + lscale[k] * lane; the element exists iff it is < bound[k]
+    (bound None: the mode never leaves its tensor, no check)."""
 
     off: list
     scale: list
@@ -232,7 +234,7 @@ def _lower_func(f: func.FuncOp, launches: list[layout.LaunchOp]) -> gpu.ModuleOp
                 else:
                     sizes.append(cute.DYN)
             static = sizes and all(isinstance(s, int) for s in sizes)
-            n = max(sizes) if static else -1
+            n = max(sizes) if static else DYNAMIC_INDEX
             ptr_types[a] = MemRefType(a.type.element_type, [n])
     kernels = []
     for i, launch in enumerate(launches):
@@ -537,8 +539,11 @@ class _KernelLowering:
         mask = sv.mask
         if rt.is_masked:
             if mask is None:
-                mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile),
-                            [_mode_size(b, m) for m in sv.layout])
+                bounds = []
+                for m, t in zip(sv.layout, tile):
+                    n = _mode_size(b, m)
+                    bounds.append(None if isinstance(n, int) and n % t == 0 else n)
+                mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
                 mask = Mask([b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(mask.off, mask.scale, coords, tile)],
                             mask.scale, mask.lscale, mask.bound)
@@ -589,7 +594,11 @@ class _KernelLowering:
         mask = sv.mask
         if rt.is_masked:
             if mask is None:
-                mask = Mask(list(tco), list(counts), [0] * len(counts), [_mode_size(b, m) for m in sv.layout])
+                bounds = []
+                for m, t in zip(sv.layout, counts):
+                    n = _mode_size(b, m)
+                    bounds.append(None if isinstance(n, int) and n % t == 0 else n)
+                mask = Mask(list(tco), list(counts), [0] * len(counts), bounds)
             else:
                 mask = Mask([b.add_(o, b.mul_(s, c)) for o, s, c in zip(mask.off, mask.scale, tco)],
                             [s * t for s, t in zip(mask.scale, counts)], mask.lscale, mask.bound)
@@ -656,6 +665,8 @@ class _KernelLowering:
         ok: Val = True
         mk = v.mask
         for k, x in enumerate(coords):
+            if mk.bound[k] is None:
+                continue
             r = b.add_(mk.off[k], b.mul_(mk.scale[k], x))
             if lanes is not None:
                 r = b.add_(r, b.mul_(mk.lscale[k], lanes[k]))
@@ -816,6 +827,8 @@ class _KernelLowering:
             if troot is not None:
                 ok: Val = True
                 for k in range(len(rc)):
+                    if mk.bound[k] is None:
+                        continue
                     ok = b.land(ok, b.lt_(b.add_(troot[k], mk.scale[k] * rc[k]), mk.bound[k]))
                 return ok
             return self._valid(v, [b.xor_(t, x) for t, x in zip(tco, rc)])
