@@ -1,0 +1,131 @@
+"""Analyses of views shared by `tile`, `distribute` and `vectorize` (not a pass).
+
+Everything here reads layouts and the chain of view ops that made a view; nothing
+rewrites IR."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+
+from tilec.dialects import cute, views
+from tilec.dialects.layout import (
+    AllocOp,
+    DistributeOp,
+    DivideOp,
+    LaunchOp,
+    PartitionOp,
+    SliceOp,
+    TileOp,
+    VectorizeOp,
+    ViewOp,
+)
+from tilec.dialects.layout_attrs import ComposedLayoutAttr, TensorViewType
+
+DYN = cute.DYN
+VIEW_OPS = (TileOp, VectorizeOp, DistributeOp, DivideOp, PartitionOp, SliceOp)
+"""Ops that make a view of their `source` view."""
+
+
+def leaves(layout: cute.Layout) -> list[tuple[object, object]]:
+    """(extent, stride) of every leaf of a (possibly nested) layout, colexicographic."""
+    return list(zip(_flat(layout.shape), _flat(layout.stride)))
+
+
+def _flat(t) -> list:
+    if isinstance(t, tuple):
+        return [x for e in t for x in _flat(e)]
+    return [t]
+
+
+def is_pow2(n) -> bool:
+    return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+def pow2_floor(n: int) -> int:
+    return 1 << (max(int(n), 1).bit_length() - 1)
+
+
+def mode_contiguity(mode: cute.Layout):
+    """How many leading elements of one mode are consecutive in memory (stride 1);
+    0 when the mode does not start with a stride-1 run (DYN when dynamic)."""
+    if mode.size() == 1:
+        return 0
+    c = cute.coalesce(mode)
+    s, d = leaves(c)[0]
+    return s if d == 1 else 0
+
+
+def contiguous_mode(layout: cute.Layout) -> int | None:
+    """The top-level mode along which consecutive coordinates are consecutive in memory
+    (the one with the longest stride-1 run), or None."""
+    best, best_n = None, 0
+    for k, m in enumerate(views.modes(layout)):
+        n = mode_contiguity(m)
+        score = 1 << 40 if n is DYN else n
+        if score > best_n:
+            best, best_n = k, score
+    return best
+
+
+def _min_stride(mode: cute.Layout) -> float:
+    ds = [d for s, d in leaves(mode) if s != 1]
+    if not ds:
+        return float("inf")
+    return min(float("inf") if d is DYN else abs(d) for d in ds)
+
+
+def memory_order(layout: cute.Layout, first: int | None = None) -> list[int]:
+    """Top-level modes from fastest to slowest in memory (smallest stride first;
+    dynamic strides count as slow); `first` (if given) goes first."""
+    ms = views.modes(layout)
+    order = sorted(range(len(ms)), key=lambda k: (_min_stride(ms[k]), k))
+    if first is not None:
+        order.remove(first)
+        order.insert(0, first)
+    return order
+
+
+def source_chain(v: SSAValue) -> Iterator[Operation]:
+    """The view ops from `v` back to its root (a `layout.view`, a `layout.alloc` or
+    something else), `v`'s own defining op first."""
+    while isinstance(v, OpResult):
+        op = v.op
+        yield op
+        if isinstance(op, VIEW_OPS):
+            v = op.source
+        else:
+            return
+
+
+def root_op(v: SSAValue) -> Operation | None:
+    """The `layout.view` or `layout.alloc` that a view is made from, if any."""
+    last = None
+    for op in source_chain(v):
+        last = op
+    return last if isinstance(last, ViewOp | AllocOp) else None
+
+
+def depends_on_thread(v: SSAValue, memo: dict | None = None) -> bool:
+    """Whether a value depends on the thread id of an enclosing `layout.launch`."""
+    memo = {} if memo is None else memo
+    if v in memo:
+        return memo[v]
+    memo[v] = False
+    if isinstance(v, BlockArgument):
+        op = v.block.parent_op()
+        res = isinstance(op, LaunchOp) and v.index == 3
+    elif isinstance(v, OpResult):
+        op = v.op
+        res = isinstance(op, DistributeOp | PartitionOp) or any(
+            depends_on_thread(o, memo) for o in op.operands
+        )
+    else:  # pragma: no cover
+        res = False
+    memo[v] = res
+    return res
+
+
+def is_swizzled(t: TensorViewType) -> bool:
+    return isinstance(t.layout, ComposedLayoutAttr)

@@ -1,0 +1,229 @@
+"""The `distribute` pass: split block-level copies between the threads of a block."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.locations import copy_loc
+from tilec.dialects import cute, views
+from tilec.dialects.distributed import BlockedLayout
+from tilec.dialects.layout import (
+    BarrierOp,
+    ConvertLayoutOp,
+    CopyOp,
+    DistributeOp,
+    LaunchOp,
+    LoadOp,
+    StoreOp,
+    enclosing_launch,
+)
+from tilec.dialects.layout_attrs import (
+    BlockedLayoutAttr,
+    CuteLayoutAttr,
+    TensorViewType,
+    element_bytes,
+)
+
+from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
+
+
+@dataclass(frozen=True)
+class DistributePass(ModulePass):
+    """Split each block-level `layout.copy` inside a `layout.launch` between the block's threads.
+
+    A copy inside a launch whose views do not depend on the thread id is done
+    redundantly by every thread; this pass gives each thread its share:
+
+      * gmem -> gmem (Gluon style): `%v = layout.load %src` into a distributed tensor
+        with a `#layout.blocked` layout L coalesced for the source, `layout.store %v,
+        %dst`. When the destination is contiguous along another mode (a transpose, Gluon
+        in/out layouts) the store uses a second blocked layout L' coalesced for the
+        destination, and a `layout.convert_layout` L -> L' moves the data between
+        threads (later lowered through shared memory).
+      * a copy with a shared-memory side (gmem <-> smem, smem -> smem; Mojo style): both
+        views are partitioned with the same thread layout (`layout.distribute`, CuTe
+        `local_partition`) and the thread-level fragments are copied with
+        `layout.copy`, which `vectorize` widens and turns into `cp.async` where it
+        can. Chosen over load/store so that a gmem -> smem copy can become
+        asynchronous; a swizzled shared view (which `layout.distribute` does not take)
+        uses load/store instead. A `layout.barrier` follows each copy into shared
+        memory, since other threads now wrote part of it.
+      * a block-level copy of tiles whose extents are not powers of two (no blocked
+        layout covers them) also uses fragments.
+
+    Copies whose views depend on the thread id (already thread level) or live in
+    registers are left alone.
+
+    Options:
+      threads=N      the block size the layouts are built for; 0 (default) takes the
+                     enclosing launch's `threads`; any other value must equal it.
+      vector-bytes=B bytes each thread holds consecutively along the contiguous mode
+                     (default 16, the widest access); a power of two.
+
+    Blocked layout heuristic, for a tile of shape S whose view is contiguous along
+    mode c (E = element bytes, T threads): order = modes from fastest to slowest in
+    memory (c first; dynamic strides last); sizePerThread[c] = min(B/E, S[c]), 1
+    elsewhere; the 32 lanes of a warp go along `order` (as many along c as S[c] has
+    room for, so a warp reads whole 128-byte lines), the T/32 warps along the slowest
+    modes first. Lanes or warps left over once the tile is covered go to the slowest
+    mode (they hold duplicates). A view with no stride-1 mode uses the other view's
+    order. The fragment thread layout is built the same way with one element per
+    thread: threads along the gmem side's contiguous mode first, compact.
+    """
+
+    name = "distribute"
+
+    threads: int = 0
+    vector_bytes: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.threads < 0 or self.threads > 1024:
+            raise TilecError(f"distribute: threads={self.threads} must be in [0, 1024]")
+        if not is_pow2(self.vector_bytes):
+            raise TilecError(f"distribute: vector-bytes={self.vector_bytes} must be a power of two")
+        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+            launch = enclosing_launch(c)
+            if launch is None or not self._block_level(c):
+                continue
+            if self.threads and self.threads != launch.num_threads:
+                raise TilecError(
+                    f"distribute: threads={self.threads} but the enclosing launch has "
+                    f"{launch.num_threads} threads",
+                    op=c,
+                )
+            self._distribute(c, launch)
+
+    @staticmethod
+    def _block_level(c: CopyOp) -> bool:
+        st, dt = c.source.type, c.dest.type
+        if "rmem" in (st.memory_space, dt.memory_space):
+            return False
+        memo: dict = {}
+        return not (depends_on_thread(c.source, memo) or depends_on_thread(c.dest, memo))
+
+    def _distribute(self, copy: CopyOp, launch: LaunchOp) -> None:
+        st: TensorViewType = copy.source.type
+        dt: TensorViewType = copy.dest.type
+        T = launch.num_threads
+        shape = views.mode_sizes(st.cute_layout)
+        dshape = views.mode_sizes(dt.cute_layout)
+        if any(not isinstance(n, int) for n in shape + dshape):
+            raise TilecError("distribute: a block-level copy needs static extents (tile it first)", op=copy)
+        plain = all(isinstance(t.layout, CuteLayoutAttr) for t in (st, dt))
+        loadable = (
+            shape == dshape
+            and all(is_pow2(n) for n in shape)
+            and is_pow2(T)
+            and st.vec_layout is None
+            and dt.vec_layout is None
+        )
+        smem = "smem" in (st.memory_space, dt.memory_space)
+        if loadable and (not smem or not plain):
+            new = self._load_store(copy, T)
+        elif plain:
+            new = self._fragments(copy, T)
+        else:
+            raise TilecError(
+                "distribute: cannot distribute a copy of a swizzled view whose extents "
+                "are not powers of two",
+                op=copy,
+            )
+        if dt.memory_space == "smem":
+            new.append(BarrierOp())
+        copy_loc(copy, *new)
+        Rewriter.replace_op(copy, new, [])
+
+    def _load_store(self, copy: CopyOp, T: int) -> list[Operation]:
+        st: TensorViewType = copy.source.type
+        dt: TensorViewType = copy.dest.type
+        sl, dl = st.cute_layout, dt.cute_layout
+        shape = views.mode_sizes(sl)
+        eb = element_bytes(st.element_type)
+        cs, cd = contiguous_mode(sl), contiguous_mode(dl)
+        s_order = memory_order(sl, cs) if cs is not None else memory_order(dl, cd)
+        ls = blocked_layout(shape, s_order, eb, T, self.vector_bytes)
+        ld = ls
+        if cd is not None and cd != s_order[0]:
+            ld = blocked_layout(shape, memory_order(dl, cd), eb, T, self.vector_bytes)
+        ts = TensorType(st.element_type, shape, BlockedLayoutAttr(ls))
+        load = LoadOp(copy.source, ts)
+        ops: list[Operation] = [load]
+        value = load.result
+        if ld != ls:
+            conv = ConvertLayoutOp(value, TensorType(st.element_type, shape, BlockedLayoutAttr(ld)))
+            ops.append(conv)
+            value = conv.result
+        ops.append(StoreOp(value, copy.dest))
+        return ops
+
+    def _fragments(self, copy: CopyOp, T: int) -> list[Operation]:
+        st: TensorViewType = copy.source.type
+        dt: TensorViewType = copy.dest.type
+        # coalesce the global side (the source when both are in the same space)
+        lead = dt if dt.memory_space == "gmem" and st.memory_space != "gmem" else st
+        other = st if lead is dt else dt
+        ll = lead.cute_layout
+        c = contiguous_mode(ll)
+        if c is None:
+            c = contiguous_mode(other.cute_layout)
+        order = memory_order(ll, c)
+        thr = thread_layout(views.mode_sizes(ll), order, T)
+        launch = enclosing_launch(copy)
+        assert launch is not None
+        fs = DistributeOp(copy.source, launch.thread_id, thr)
+        fd = DistributeOp(copy.dest, launch.thread_id, thr)
+        return [fs, fd, CopyOp(fs.result, fd.result)]
+
+
+def blocked_layout(
+    shape: Sequence[int], order: Sequence[int], eb: int, threads: int, vector_bytes: int = 16
+) -> BlockedLayout:
+    """The blocked layout of `distribute` for a tile of `shape` (powers of two) whose
+    memory order is `order` (fastest first), `threads` a power of two."""
+    r = len(shape)
+    spt, tpw, wpc = [1] * r, [1] * r, [1] * r
+    c = order[0]
+    spt[c] = max(1, min(vector_bytes // eb, shape[c]))
+    rem = [n // s for n, s in zip(shape, spt)]
+    lanes = min(32, threads)
+    warps = threads // lanes
+    left = lanes
+    for k in order:
+        t = min(left, rem[k])
+        tpw[k], rem[k], left = t, rem[k] // t, left // t
+    tpw[order[-1]] *= left
+    left = warps
+    for k in reversed(order):
+        w = min(left, rem[k])
+        wpc[k], rem[k], left = w, rem[k] // w, left // w
+    wpc[order[-1]] *= left
+    return BlockedLayout(spt, tpw, wpc, list(order))
+
+
+def thread_layout(shape: Sequence[int], order: Sequence[int], threads: int) -> cute.Layout:
+    """A compact thread layout (one mode per view mode) of exactly `threads` threads,
+    consecutive threads along `order[0]` first; threads past a mode's extent go to the
+    slowest mode (their fragments are masked)."""
+    r = len(shape)
+    t = [1] * r
+    left = threads
+    for k in order:
+        n = max(d for d in range(1, left + 1) if left % d == 0 and d <= max(shape[k], 1))
+        t[k], left = n, left // n
+    t[order[-1]] *= left
+    stride = [0] * r
+    acc = 1
+    for k in order:
+        stride[k] = acc
+        acc *= t[k]
+    if r == 1:
+        return cute.make_layout(t[0], 1)
+    return cute.make_layout(tuple(t), tuple(stride))

@@ -1,0 +1,320 @@
+"""The `tile` pass: CTA tiling of whole-tensor copies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.locations import copy_loc
+from tilec.dialects import cute, views
+from tilec.dialects.errors import LayoutError
+from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_launch
+from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+
+from ._analysis import DYN, contiguous_mode, memory_order, pow2_floor
+
+index = IndexType()
+
+TILE_BYTES = 32 * 1024
+"""Register budget of one block's tile when no data crosses threads (two views that
+share their contiguous dimension): 32 KiB, 32 f32 values per thread at 256 threads."""
+SMEM_TILE_BYTES = 16 * 1024
+"""Shared-memory budget of one tile when the copy transposes (its conversion between
+layouts goes through shared memory): 16 KiB, a 64x64 f32 tile."""
+LINE_BYTES = 1024
+"""Bytes of a tile along the contiguous dimension when both views share it: each row
+of a tile is a run of 8 whole 128-byte lines."""
+ONE_D_BYTES = 16 * 1024
+"""Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
+MAX_GRID_YZ = 65535
+"""CUDA's limit on grid y and z."""
+
+
+@dataclass(frozen=True)
+class TilePass(ModulePass):
+    """Tile each whole-tensor `layout.copy` between global views into a `layout.launch` with one tile per block.
+
+    Every `layout.copy` between two `gmem` views that is not inside a `layout.launch`
+    becomes a `layout.launch` over a grid of blocks of `threads` threads; block b takes
+    tile b of both views (`layout.tile`, masked where a tile extent does not divide its
+    mode or the mode is dynamic) and copies it (a block-level `layout.copy`, which
+    `distribute` splits between threads).
+
+    Options:
+      tile=a,b,...   tile extents, one per top-level mode of the views (each at most
+                     the mode's extent when that is static). Default: the copy's
+                     `tile = array<i64: ...>` attribute, else the heuristic below.
+      threads=N      threads per block, 1..1024 (default 256).
+
+    Preconditions: both views have the same number of top-level modes with the same
+    extents (dynamic extents are taken from the `layout.view` index operands of either
+    view); neither is vectorized or masked.
+
+    Tile heuristic (E = element bytes; extents are powers of two, clamped to the
+    largest power of two not above a static mode extent):
+      * 1-D: 16 KiB per block (4096 f32, 8192 f16).
+      * Both views contiguous along the same mode d (or neither contiguous): 1 KiB
+        along d (256 f32), and the next-fastest mode of the destination gets the rest
+        of a 32 KiB tile (32 rows of f32); a tile clamped by small extents grows
+        along d again, up to the budget.
+      * Contiguous along different modes (a transpose: the tile is converted between
+        layouts through shared memory): a square s x s on the two contiguous modes,
+        s the largest power of two with s*s*E <= 16 KiB (64x64 f32, 128x128 i8).
+      * Rank 3 and above: the two modes chosen as above get those extents, all other
+        modes tile 1.
+
+    Grid mapping: the tiled modes (those with more than one tile) in the destination's
+    memory order, fastest first: block x walks the destination's contiguous mode (so
+    consecutive blocks write neighbouring memory), block y the next; further modes are
+    linearised into block z (decomposed with arith.remui/divui). A mode whose static tile
+    count exceeds CUDA's 65535 limit on y and z is folded into x instead. Tile counts are
+    ceil-divided, with `arith.ceildivui` for dynamic extents.
+    """
+
+    name = "tile"
+
+    tile: tuple[int, ...] = ()
+    threads: int = 256
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.threads <= 1024:
+            raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
+        if any(t <= 0 for t in self.tile):
+            raise TilecError(f"tile: tile extents must be positive, got {list(self.tile)}")
+        copies = [
+            o for o in op.walk()
+            if isinstance(o, CopyOp) and enclosing_launch(o) is None
+            and o.source.type.memory_space == "gmem" and o.dest.type.memory_space == "gmem"
+        ]
+        for c in copies:
+            self._tile_copy(c)
+
+    # ------------------------------------------------------------------ one copy
+
+    def _tile_copy(self, copy: CopyOp) -> None:
+        st: TensorViewType = copy.source.type
+        dt: TensorViewType = copy.dest.type
+        for t, what in ((st, "source"), (dt, "destination")):
+            if t.vec_layout is not None or t.is_masked:
+                raise TilecError(f"tile: the {what} view {t} must be unvectorized and unmasked", op=copy)
+            if not isinstance(t.layout, CuteLayoutAttr):
+                raise TilecError(f"tile: the {what} view must have a plain (unswizzled) layout", op=copy)
+        sl, dl = st.cute_layout, dt.cute_layout
+        ss, ds = views.mode_sizes(sl), views.mode_sizes(dl)
+        if len(ss) != len(ds) or any(
+            a is not DYN and b is not DYN and a != b for a, b in zip(ss, ds)
+        ):
+            raise TilecError(
+                f"tile: the views of a copy must have the same shape, got {_shape(ss)} and {_shape(ds)}",
+                op=copy,
+            )
+        extents = tuple(b if a is DYN else a for a, b in zip(ss, ds))
+        tile = self._choose_tile(copy, sl, dl, extents, element_bytes(st.element_type))
+        try:
+            views.tile_layout(sl, tile)
+            views.tile_layout(dl, tile)
+        except LayoutError as e:
+            raise TilecError(f"tile: cannot tile the copy by {list(tile)}: {e}", op=copy) from None
+
+        new_ops: list[Operation] = []
+        consts: dict[int, SSAValue] = {}
+
+        def const(v: int) -> SSAValue:
+            if v not in consts:
+                c = arith.ConstantOp.from_int_and_width(v, index)
+                new_ops.append(c)
+                consts[v] = c.result
+            return consts[v]
+
+        # tile counts per mode: ints where static, SSA values where dynamic
+        counts: list[int | SSAValue] = []
+        for k, (n, t) in enumerate(zip(extents, tile)):
+            if n is not DYN:
+                counts.append(-(-n // t))
+            else:
+                size = _dynamic_extent(copy, k, new_ops)
+                op = arith.CeilDivUIOp(size, const(t))
+                new_ops.append(op)
+                counts.append(op.result)
+        tiled = [k for k, c in enumerate(counts) if not (isinstance(c, int) and c == 1)]
+        order = [k for k in memory_order(dl, contiguous_mode(dl)) if k in tiled]
+        groups: list[list[int]] = [order[:1], order[1:2], order[2:]]
+        for g in (1, 2):
+            n = _static_product(counts, groups[g])
+            if n is not None and n > MAX_GRID_YZ:
+                groups[0] += groups[g]
+                groups[g] = []
+        grid = [self._group_size(counts, g, new_ops, const) for g in groups]
+        launch = LaunchOp(grid, self.threads)
+        body: list[Operation] = []
+        coords: list[SSAValue | None] = [None] * len(tile)
+        for g, bid in zip(groups, launch.block_ids):
+            rest = bid
+            for i, k in enumerate(g):
+                if i == len(g) - 1:
+                    coords[k] = rest
+                    break
+                cnt = counts[k]
+                if isinstance(cnt, int):
+                    c = arith.ConstantOp.from_int_and_width(cnt, index)
+                    body.append(c)
+                    cnt = c.result
+                rem, div = arith.RemUIOp(rest, cnt), arith.DivUIOp(rest, cnt)
+                body += [rem, div]
+                coords[k] = rem.result
+                rest = div.result
+        if any(c is None for c in coords):
+            zero = arith.ConstantOp.from_int_and_width(0, index)
+            body.append(zero)
+            coords = [zero.result if c is None else c for c in coords]
+        ta = TileOp(copy.source, coords, tile)
+        tb = TileOp(copy.dest, coords, tile)
+        inner = CopyOp(ta.result, tb.result)
+        body += [ta, tb, inner]
+        launch.body.block.add_ops(body)
+        new_ops.append(launch)
+        copy_loc(copy, *new_ops)
+        Rewriter.replace_op(copy, new_ops, [])
+
+    def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
+        n = _static_product(counts, group)
+        if n is not None:
+            return const(n)
+        acc: SSAValue | None = None
+        for k in group:
+            c = counts[k]
+            v = const(c) if isinstance(c, int) else c
+            if acc is None:
+                acc = v
+            else:
+                m = arith.MuliOp(acc, v)
+                new_ops.append(m)
+                acc = m.result
+        assert acc is not None
+        return acc
+
+    # ------------------------------------------------------------------ tile choice
+
+    def _choose_tile(
+        self, copy: CopyOp, sl: cute.Layout, dl: cute.Layout, extents: tuple, eb: int
+    ) -> tuple[int, ...]:
+        rank = len(extents)
+        if self.tile:
+            tile = tuple(self.tile)
+            what = "option tile"
+        elif isinstance(attr := copy.attributes.get("tile"), DenseArrayBase):
+            tile = tuple(int(x) for x in attr.get_values())
+            what = "the copy's tile attribute"
+        else:
+            return heuristic_tile(sl, dl, extents, eb)
+        if len(tile) != rank:
+            raise TilecError(
+                f"tile: {what} {list(tile)} has {len(tile)} extents but the views have {rank} modes",
+                op=copy,
+            )
+        for t, n in zip(tile, extents):
+            if t <= 0 or (n is not DYN and t > n):
+                raise TilecError(
+                    f"tile: {what} {list(tile)} does not fit the views' shape {_shape(extents)}",
+                    op=copy,
+                )
+        return tile
+
+
+def heuristic_tile(sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int) -> tuple[int, ...]:
+    """The tile `tile` picks when none is given (see the pass documentation)."""
+    rank = len(extents)
+    cs, cd = contiguous_mode(sl), contiguous_mode(dl)
+    tile = [1] * rank
+
+    def clamp(k: int, want: int) -> int:
+        n = extents[k]
+        want = pow2_floor(max(want, 1))
+        return want if n is DYN else min(want, pow2_floor(n))
+
+    if rank == 1:
+        tile[0] = clamp(0, ONE_D_BYTES // eb)
+    elif cs is not None and cd is not None and cs != cd:
+        s = pow2_floor(int((SMEM_TILE_BYTES // eb) ** 0.5))
+        tile[cs], tile[cd] = clamp(cs, s), clamp(cd, s)
+        # a side clamped by a small extent lets the other grow, within the budget
+        for a, b in ((cs, cd), (cd, cs)):
+            tile[a] = clamp(a, max(tile[a], SMEM_TILE_BYTES // eb // tile[b]))
+    else:
+        d = cd if cd is not None else (cs if cs is not None else memory_order(dl)[0])
+        other = memory_order(dl, d)[1]
+        tile[d] = clamp(d, LINE_BYTES // eb)
+        tile[other] = clamp(other, TILE_BYTES // eb // tile[d])
+        tile[d] = clamp(d, TILE_BYTES // eb // tile[other])
+    return tuple(tile)
+
+
+def _static_product(counts, group: list[int]) -> int | None:
+    n = 1
+    for k in group:
+        if not isinstance(counts[k], int):
+            return None
+        n *= counts[k]
+    return n
+
+
+def _shape(sizes) -> str:
+    return "(" + ",".join(str(s) for s in sizes) + ")"
+
+
+def _dynamic_extent(copy: CopyOp, k: int, new_ops: list[Operation]) -> SSAValue:
+    """The run-time extent of mode k: static leaves times the `layout.view` index
+    operands that bind its dynamic leaves (from whichever view has them)."""
+    for v in (copy.dest, copy.source):
+        view = v.owner if isinstance(v.owner, ViewOp) else None
+        if view is None:
+            continue
+        lay = v.type.cute_layout
+        ms = views.modes(lay)
+        # dynamic values are bound in order of appearance: shape leaves, then strides
+        before = sum(_count_dyn(m.shape) for m in ms[:k])
+        static, dyn = 1, []
+        i = before
+        for s in _leaves(ms[k].shape):
+            if s is DYN:
+                dyn.append(view.dynamic[i])
+                i += 1
+            else:
+                static *= s
+        acc: SSAValue | None = None
+        if static != 1 or not dyn:
+            c = arith.ConstantOp.from_int_and_width(static, index)
+            new_ops.append(c)
+            acc = c.result
+        for d in dyn:
+            if acc is None:
+                acc = d
+            else:
+                m = arith.MuliOp(acc, d)
+                new_ops.append(m)
+                acc = m.result
+        assert acc is not None
+        return acc
+    raise TilecError(
+        f"tile: mode {k} of the copy is dynamic but neither view is a `layout.view` "
+        "whose index operands give its extent",
+        op=copy,
+    )
+
+
+def _leaves(t) -> list:
+    if isinstance(t, tuple):
+        return [x for e in t for x in _leaves(e)]
+    return [t]
+
+
+def _count_dyn(t) -> int:
+    return sum(1 for x in _leaves(t) if x is DYN)

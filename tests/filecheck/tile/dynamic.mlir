@@ -1,0 +1,19 @@
+// RUN: tilec %s -p tile | filecheck %s
+// Needs TensorViewType.num_elements to accept dynamic sizes (dialect fix pending).
+
+// Dynamic extents: the grid is ceil-divided from the views' index operands.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME:    (%{{.*}}: !layout.ptr<f32>, %{{.*}}: !layout.ptr<f32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK-DAG:     %[[T0:.*]] = arith.constant 32 : index
+// CHECK-DAG:     %[[T1:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[GY:.*]] = arith.ceildivui %[[M]], %[[T0]] : index
+// CHECK-DAG:     %[[GX:.*]] = arith.ceildivui %[[N]], %[[T1]] : index
+// CHECK:         layout.launch grid(%[[GX]], %[[GY]], %{{.*}}) threads(256)
+// CHECK:           layout.tile %a{{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(?,1)>, gmem, masked>
+func.func @dynamic(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %m: index, %n: index) {
+  %a = layout.view %p(%m, %n, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+  %b = layout.view %q(%m, %n, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>, !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+  func.return
+}
+

@@ -1,0 +1,188 @@
+// RUN: tilec %s -p tile | filecheck %s
+// Tile choice and grid mapping of the `tile` pass, one function per layout.
+
+// CHECK-LABEL: func.func @row_major
+// CHECK-DAG:     %[[GX:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[GY:.*]] = arith.constant 32 : index
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
+// CHECK:         layout.launch grid(%[[GX]], %[[GY]], %[[ONE]]) threads(256) {
+// CHECK-NEXT:    ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      %[[TA:.*]] = layout.tile %a[%[[BY]], %[[BX]]] {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem>
+// CHECK-NEXT:      %[[TB:.*]] = layout.tile %b[%[[BY]], %[[BX]]] {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem>
+// CHECK-NEXT:      layout.copy %[[TA]], %[[TB]]
+// CHECK-NEXT:    }
+// CHECK-NOT:     layout.copy
+func.func @row_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+// Column-major: the long side of the tile and block x follow mode 0.
+// CHECK-LABEL: func.func @column_major
+// CHECK:         ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      layout.tile %a[%[[BX]], %[[BY]]] {tile = array<i64: 256, 32>}
+// CHECK-SAME:        -> !layout.tensor<f32, #layout.cute<(256,32):(1,1024)>, gmem>
+func.func @column_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Transpose: a square 64x64 tile (16 KiB of f32 through shared memory); block x
+// walks the destination's contiguous mode (mode 0).
+// CHECK-LABEL: func.func @transposed
+// CHECK:         layout.launch grid(%[[G:.*]], %[[G]], %{{.*}}) threads(256)
+// CHECK-NEXT:    ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      layout.tile %a[%[[BX]], %[[BY]]] {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1024,1)>, gmem>
+// CHECK-NEXT:      layout.tile %b[%[[BX]], %[[BY]]] {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1,1024)>, gmem>
+func.func @transposed(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// A nested (tiled) source layout: a tile of 64 of a (8,128) mode composes to (8,8).
+// CHECK-LABEL: func.func @nested
+// CHECK:         layout.tile %a{{.*}} {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<((8,8),(8,8)):((128,8192),(1,1024))>, gmem>
+// CHECK-NEXT:    layout.tile %b{{.*}} {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1,1024)>, gmem>
+func.func @nested(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Every second row: both views contiguous along mode 1.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK:         layout.tile %a{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem>
+// CHECK-NEXT:    layout.tile %b{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(512,1)>, gmem>
+func.func @strided_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @one_d
+// CHECK:         %[[G:.*]] = arith.constant 256 : index
+// CHECK:         layout.launch grid(%[[G]], %{{.*}}, %{{.*}}) threads(256)
+// CHECK:           layout.tile %a[%{{.*}}] {tile = array<i64: 4096>}
+func.func @one_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<1048576:1>, gmem>, !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  func.return
+}
+
+// 3-D: the two fastest modes are tiled, the slowest one goes to grid z.
+// CHECK-LABEL: func.func @three_d
+// CHECK-DAG:     %[[X:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[Y:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[Z:.*]] = arith.constant 16 : index
+// CHECK:         layout.launch grid(%[[X]], %[[Y]], %[[Z]]) threads(256)
+// CHECK-NEXT:    ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index, %{{.*}}: index):
+// CHECK-NEXT:      layout.tile %a[%[[BZ]], %[[BY]], %[[BX]]] {tile = array<i64: 1, 32, 256>}
+func.func @three_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  func.return
+}
+
+// 4-D: modes past the second are linearised into block z.
+// CHECK-LABEL: func.func @four_d
+// CHECK:         %[[Z:.*]] = arith.constant 12 : index
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %[[Z]]) threads(256)
+// CHECK-NEXT:    ^bb0(%{{.*}}: index, %{{.*}}: index, %[[BZ:.*]]: index, %{{.*}}: index):
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[C1:.*]] = arith.remui %[[BZ]], %[[N]] : index
+// CHECK-NEXT:      %[[C0:.*]] = arith.divui %[[BZ]], %[[N]] : index
+// CHECK-NEXT:      layout.tile %a[%[[C0]], %[[C1]], %{{.*}}, %{{.*}}] {tile = array<i64: 1, 1, 32, 256>}
+func.func @four_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
+  func.return
+}
+
+// Extents the tile does not divide: masked tiles, ceil-divided grid.
+// CHECK-LABEL: func.func @masked
+// CHECK-DAG:     %[[GX:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[GY:.*]] = arith.constant 32 : index
+// CHECK:         layout.launch grid(%[[GX]], %[[GY]], %{{.*}})
+// CHECK:           layout.tile %a{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1000,1)>, gmem, masked>
+// CHECK-NEXT:      layout.tile %b{{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1000,1)>, gmem, masked>
+func.func @masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  func.return
+}
+
+// Element sizes: 1 KiB along the contiguous mode, 32 KiB per tile (or 16 KiB of
+// shared memory for a transpose).
+// CHECK-LABEL: func.func @f16_rows
+// CHECK:         {tile = array<i64: 32, 512>}
+func.func @f16_rows(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
+  %a = layout.view %p : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @f64_rows
+// CHECK:         {tile = array<i64: 32, 128>}
+func.func @f64_rows(%p: !layout.ptr<f64>, %q: !layout.ptr<f64>) {
+  %a = layout.view %p : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @i8_transposed
+// CHECK:         {tile = array<i64: 128, 128>}
+func.func @i8_transposed(%p: !layout.ptr<i8>, %q: !layout.ptr<i8>) {
+  %a = layout.view %p : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @f16_one_d
+// CHECK:         {tile = array<i64: 8192>}
+func.func @f16_one_d(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
+  %a = layout.view %p : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
+  layout.copy %a, %b : !layout.tensor<f16, #layout.cute<65536:1>, gmem>, !layout.tensor<f16, #layout.cute<65536:1>, gmem>
+  func.return
+}
+
+// A small mode clamps the tile, the contiguous side grows within the budget.
+// CHECK-LABEL: func.func @short_rows
+// CHECK:         {tile = array<i64: 4, 2048>}
+func.func @short_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>, !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
+  func.return
+}
+
+// A copy already inside a launch is block level: left alone.
+// CHECK-LABEL: func.func @inside_launch
+// CHECK:         layout.launch
+// CHECK-NOT:     layout.launch
+// CHECK:         layout.copy %a, %b
+func.func @inside_launch(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+  }
+  func.return
+}
