@@ -156,9 +156,16 @@ def thread_coord(threads: cute.Layout, tid):
     """Coordinate (one 1-D index per mode of `threads`) of thread `tid`: the c with
     threads(c) == tid. `tid` may be an int or a NumPy integer array."""
     flat = _flat(threads)
-    cover = 1
-    for s, d in flat:
-        cover = max(cover, (s - 1) * d + 1)
+    # compact iff the largest offset is size - 1 and no two coordinates collide;
+    # for a layout whose strides are products of the extents below them (any order)
+    # that is: 1 + sum((s - 1) * d) == size and the strides are distinct prefix products
+    cover = 1 + sum((s - 1) * d for s, d in flat)
+    strides = sorted((d, s) for s, d in flat if s != 1)
+    acc = 1
+    for d, s in strides:
+        if d != acc:
+            cover = -1
+        acc *= s
     if cover != threads.size():
         raise LayoutError(f"thread layout {threads} is not a bijection onto [0, {threads.size()})")
     # per flat mode coordinate: (tid // d) % s  (valid because the layout is compact)
