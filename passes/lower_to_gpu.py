@@ -1189,6 +1189,10 @@ class _KernelLowering:
                 full = self._all(lane_ok)
                 if full is True or self._same(lane_ok):
                     c = b.land(cond, lane_ok[0])
+                    if c is True and deferred is not None:
+                        x = self.load_vec(s, so, chunk)
+                        deferred.append(lambda: self.store_vec(d, x, do))
+                        return
                     self._guarded(c, lambda: self.store_vec(d, self.load_vec(s, so, chunk), do))
                     return
                 # partially valid vectors: per lane
@@ -1200,11 +1204,21 @@ class _KernelLowering:
                 return
             so, sv_ = locate(s, ns, e0)
             do, dv_ = locate(d, nd, e0)
-            self._guarded(b.land(sv_, dv_), lambda: self.store_scalar(d, self.load_scalar(s, so), do))
+            c = b.land(sv_, dv_)
+            if c is True and deferred is not None:
+                x = self.load_scalar(s, so)
+                deferred.append(lambda: self.store_scalar(d, x, do))
+                return
+            self._guarded(c, lambda: self.store_scalar(d, self.load_scalar(s, so), do))
 
+        deferred = None
         if steps <= UNROLL_LIMIT:
+            # all loads first, then all stores: the loads are in flight together
+            deferred = [] if s.mem is not d.mem else None
             for i in range(steps):
                 body(i)
+            for st in deferred or ():
+                st()
         else:
             lb, ub, st = b.ssa(0), b.ssa(steps), b.ssa(1)
             blk = Block(arg_types=[index])

@@ -1,0 +1,32 @@
+// RUN: tilec %s -p lower-to-gpu | filecheck %s
+// Elementwise arith on registers, a row sum within threads and across lanes (shuffles),
+// and a store of the sliced (broadcast) result from one owner per element.
+#bl = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sl = #layout.slice<{dim = 1, parent = #bl}>
+!G = !layout.tensor<f32, #layout.cute<(16,32):(32,1)>, gmem>
+!R = !layout.tensor<f32, #layout.cute<16:1>, gmem>
+func.func @rowsum(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !R
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %v = layout.load %a {vector = 4 : i64} : !G -> tensor<16x32xf32, #bl>
+    %two = arith.constant 2.0 : f32
+    %t = layout.splat %two : f32 -> tensor<16x32xf32, #bl>
+    %w = arith.mulf %v, %t : tensor<16x32xf32, #bl>
+    %s = layout.reduce %w {axis = 1 : i64, kind = "add"} : tensor<16x32xf32, #bl> -> tensor<16xf32, #sl>
+    layout.store %s, %b : tensor<16xf32, #sl>, !R
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @rowsum
+// CHECK: vector.load %src
+// CHECK-COUNT-4: arith.mulf
+// CHECK-COUNT-3: arith.addf
+// CHECK: cuda.shfl_idx
+// CHECK: cuda.shfl_idx
+// CHECK: cuda.shfl_idx
+// CHECK-NOT: cuda.shfl_idx
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %dst
