@@ -398,6 +398,9 @@ class _KernelLowering:
             raise
         except LayoutError as e:
             raise _fail(op, str(e)) from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, StopIteration) as e:
+            # an input this lowering does not handle: say which op, never a traceback
+            raise _fail(op, f"lower-to-gpu cannot lower this op ({type(e).__name__}: {e})") from None
         finally:
             self.b.loc_attr = saved
 
