@@ -305,7 +305,8 @@ class TileOp(IRDLOperation):
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
-        _check(st.element_type == rt.element_type, "element types disagree")
+        _check(st.element_type == rt.element_type,
+               f"element types disagree: {st.element_type} and {rt.element_type}")
         _check(st.memory_space == rt.memory_space, "a tile stays in its memory space")
         _check(isinstance(st.layout, CuteLayoutAttr), "tile a plain (unswizzled) layout")
         _check(len(self.coords) == len(self.tile_sizes),
@@ -611,7 +612,8 @@ def _check_copy(src: TensorViewType, dst: TensorViewType) -> None:
     if src.is_masked or dst.is_masked:
         _check(views.mode_sizes(src.cute_layout) == views.mode_sizes(dst.cute_layout)
                and src.vector_size == dst.vector_size,
-               "a masked copy needs views of the same shape")
+               f"a masked copy needs views of the same shape, got "
+               f"{list(views.mode_sizes(src.cute_layout))} and {list(views.mode_sizes(dst.cute_layout))}")
     ns, nd = src.num_elements(), dst.num_elements()
     if not (views.is_dynamic(ns) or views.is_dynamic(nd)):
         _check(ns == nd, f"copy between views of different sizes: {ns} and {nd} elements")
@@ -734,7 +736,8 @@ class LoadOp(IRDLOperation):
         vt, rt = self.view.type, _dist(self.result)
         _check_view_matches(vt, rt)
         if self.other is not None:
-            _check(self.other.type == vt.element_type, "`other` has the element type")
+            _check(self.other.type == vt.element_type,
+                   f"`other` must have the element type {vt.element_type}, got {self.other.type}")
         _check_block_threads(self, rt)
 
 
@@ -790,8 +793,9 @@ class ConvertLayoutOp(IRDLOperation):
         _check(s.get_shape() == r.get_shape() and s.element_type == r.element_type,
                f"convert_layout keeps shape and element type: {s} -> {r}")
         _check_block_threads(self, r)
-        _check(threads_per_block(s.encoding) == threads_per_block(r.encoding),
-               "both layouts span the same number of threads")
+        ns, nr = threads_per_block(s.encoding), threads_per_block(r.encoding)
+        _check(ns == nr,
+               f"both layouts must span the same number of threads: {ns} and {nr}")
 
 
 @irdl_op_definition
@@ -807,7 +811,8 @@ class SplatOp(IRDLOperation):
 
     def verify_(self) -> None:
         r = _dist(self.result)
-        _check(self.value.type == r.element_type, "splat a scalar of the element type")
+        _check(self.value.type == r.element_type,
+               f"splat a scalar of the element type {r.element_type}, got {self.value.type}")
 
 
 @irdl_op_definition

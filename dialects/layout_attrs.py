@@ -98,6 +98,16 @@ def _print_int_list(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+def _verified(parser: AttrParser, pos: int, cls, params: Sequence[Attribute]) -> Sequence[Attribute]:
+    """`params`, after checking that they make a valid `cls` (a ParametrizedAttribute):
+    a verifier's error becomes a parse error at `pos`, so that it has a line and column."""
+    try:
+        cls.new(params)
+    except VerifyException as e:
+        parser.raise_error(str(e), pos, parser.pos)
+    return params
+
+
 def _parse_struct(parser: AttrParser, fields: dict[str, object]) -> dict[str, object]:
     """Parse `{key = value, ...}` where `fields` maps key -> parse function."""
     out: dict[str, object] = {}
@@ -266,6 +276,7 @@ class SliceLayoutAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        pos = parser.pos
         with parser.in_angle_brackets():
             f = _parse_struct(
                 parser,
@@ -274,7 +285,7 @@ class SliceLayoutAttr(ParametrizedAttribute):
                     "parent": parser.parse_attribute,
                 },
             )
-        return (IntAttr(f["dim"]), f["parent"])  # type: ignore[arg-type]
+        return _verified(parser, pos, cls, (IntAttr(f["dim"]), f["parent"]))  # type: ignore[arg-type]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{{dim = {self.dim.data}, parent = ")
@@ -457,6 +468,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        pos = parser.pos
         with parser.in_angle_brackets():
             et = parser.parse_type()
             align = None
@@ -466,8 +478,8 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         try:
             a = element_bytes(et) if align is None else align
         except VerifyException as e:
-            parser.raise_error(str(e))
-        return (et, StringAttr(str(a)))
+            parser.raise_error(str(e), pos, parser.pos)
+        return _verified(parser, pos, cls, (et, StringAttr(str(a))))
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -521,6 +533,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        pos = parser.pos
         with parser.in_angle_brackets():
             et = parser.parse_type()
             parser.parse_punctuation(",")
@@ -535,7 +548,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
                 else:
                     parser.parse_keyword("masked")
                     masked = "masked"
-        return (et, lay, StringAttr(space), vec, StringAttr(masked))
+        return _verified(parser, pos, cls, (et, lay, StringAttr(space), vec, StringAttr(masked)))
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
