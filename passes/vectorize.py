@@ -1,0 +1,286 @@
+"""The `vectorize` pass: the widest legal vector per access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.arg_spec import ArgSpec
+
+from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.locations import copy_loc
+from tilec.dialects import cute, views
+from tilec.dialects.layout import (
+    AllocOp,
+    AsyncWaitOp,
+    CopyAsyncOp,
+    CopyOp,
+    DistributeOp,
+    LoadOp,
+    StoreOp,
+    TileOp,
+    VectorizeOp,
+    ViewOp,
+    enclosing_launch,
+)
+from tilec.dialects.layout_attrs import (
+    BlockedLayoutAttr,
+    ComposedLayoutAttr,
+    PtrType,
+    TensorViewType,
+    element_bytes,
+)
+
+from ._analysis import DYN, depends_on_thread, leaves, memory_order, mode_contiguity
+from .distribute import thread_layout
+
+SMEM_ALIGN = 16
+"""Alignment in bytes assumed for `layout.alloc` storage (shared and registers)."""
+ASYNC_BYTES = (4, 8, 16)
+"""Sizes `cp.async` moves per access."""
+
+
+@dataclass(frozen=True)
+class VectorizePass(ModulePass):
+    """Give each access the widest vector that the layouts' contiguity and the buffers' alignment allow.
+
+    * `layout.load` / `layout.store` of a `#layout.blocked` value: the `vector`
+      property is set to the number v of consecutive registers of a thread (along the
+      layout's fastest `order` dim d, at most sizePerThread[d] and the extent) that are
+      consecutive in memory in the view and aligned: mode d of the view has a stride-1
+      run that v divides, every other stride of the view and of the views it was tiled
+      from is a multiple of v, every tile extent along d is a multiple of v, the root
+      pointer's `align` (16 bytes for `layout.alloc` storage) is a multiple of v*E, a
+      swizzled view keeps v within one swizzle unit, and a masked view's extent along d
+      is static and a multiple of v. v*E <= max-bytes; v is a power of two, 1 when
+      nothing wider is legal (dynamic strides are not assumed aligned).
+    * `layout.copy` of fragments (both sides `layout.distribute` of a tile by the same
+      thread layout and thread id, CuTe `local_partition`): both tiles are wrapped in
+      `layout.vectorize` with v elements along the mode the threads run along (fastest
+      first), under the same conditions on both tiles, and then distributed with a
+      thread layout of the same number of threads over the vectors (threads along that
+      mode first). Each thread then moves whole vectors.
+    * Async staging (`async=true`, the default): a thread-level `layout.copy` from gmem
+      to smem whose elements (vectors) are 4, 8 or 16 bytes becomes `layout.copy_async`
+      followed by `layout.async_wait {pending = 0}` (CuTe `cp.async` + `cp_async_wait<0>`);
+      the barrier that makes shared memory visible to other threads stays where it was.
+
+    Options:
+      max-bytes=B   widest access in bytes, a power of two in [1, 16] (default 16).
+      async=BOOL    turn thread-level gmem -> smem copies into cp.async (default true).
+    """
+
+    name = "vectorize"
+
+    max_bytes: int = 16
+    async_: bool = True
+
+    @classmethod
+    def from_spec(cls, spec: ArgSpec):  # `async` is a Python keyword: map it to `async_`
+        params = dict(spec.normalize_parameter_names().parameters)
+        if "async" in params:
+            params["async_"] = params.pop("async")
+        return super().from_spec(ArgSpec(spec.name, params))
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        b = self.max_bytes
+        if b <= 0 or b & (b - 1) or b > 16:
+            raise TilecError(f"vectorize: max-bytes={b} must be a power of two in [1, 16]")
+        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+            self._vectorize_fragments(c)
+        if self.async_:
+            for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+                self._make_async(c)
+        for o in op.walk():
+            if isinstance(o, LoadOp):
+                self._set_vector(o, o.view, o.result.type)
+            elif isinstance(o, StoreOp):
+                self._set_vector(o, o.view, o.value.type)
+
+    # ------------------------------------------------------------------ load/store
+
+    def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
+        enc = value_type.encoding
+        if not isinstance(enc, BlockedLayoutAttr):
+            return
+        b = enc.data
+        d = b.order[0]
+        shape = value_type.get_shape()
+        limit = min(b.size_per_thread[d], shape[d])
+        eb = element_bytes(view.type.element_type)
+        v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb))
+        op.properties["vector"] = IntegerAttr(v, i64)
+
+    # ------------------------------------------------------------------ fragments
+
+    def _vectorize_fragments(self, copy: CopyOp) -> None:
+        fs, fd = copy.source.owner, copy.dest.owner
+        if not (isinstance(fs, DistributeOp) and isinstance(fd, DistributeOp)):
+            return
+        if fs.tid != fd.tid or fs.thread_layout != fd.thread_layout:
+            return
+        ts, td = fs.source, fd.source
+        st, dt = ts.type, td.type
+        if st.vec_layout is not None or dt.vec_layout is not None:
+            return
+        if not all(isinstance(t.layout, type(st.layout)) for t in (dt,)) or any(
+            isinstance(t.layout, ComposedLayoutAttr) for t in (st, dt)
+        ):
+            return
+        shape = views.mode_sizes(st.cute_layout)
+        if shape != views.mode_sizes(dt.cute_layout) or not all(isinstance(n, int) for n in shape):
+            return
+        thr = fs.thread_layout
+        tmodes = views.modes(thr)
+        if len(tmodes) != len(shape):
+            return
+        # the mode the threads run along: the one holding thread stride 1
+        d = min(range(len(shape)), key=lambda k: _thread_stride(tmodes[k]))
+        eb = element_bytes(st.element_type)
+        limit = min(shape[d], 16 // eb)
+        v = widest(
+            limit,
+            self.max_bytes // eb,
+            lambda v: shape[d] % v == 0
+            and view_vector_ok(ts, d, v, eb)
+            and view_vector_ok(td, d, v, eb),
+        )
+        if v == 1:
+            return
+        vec = [1] * len(shape)
+        vec[d] = v
+        lead = dt if dt.memory_space == "gmem" and st.memory_space != "gmem" else st
+        order = memory_order(lead.cute_layout, d)
+        vshape = list(shape)
+        vshape[d] //= v
+        new_thr = thread_layout(vshape, order, thr.size())
+        vs, vd = VectorizeOp(ts, vec), VectorizeOp(td, vec)
+        ns = DistributeOp(vs.result, fs.tid, new_thr)
+        nd = DistributeOp(vd.result, fd.tid, new_thr)
+        nc = CopyOp(ns.result, nd.result)
+        new: list[Operation] = [vs, vd, ns, nd, nc]
+        copy_loc(copy, *new)
+        Rewriter.insert_op(new, InsertPoint.before(copy))
+        Rewriter.erase_op(copy)
+        for f in {fs, fd}:
+            if not f.result.uses:
+                Rewriter.erase_op(f)
+
+    # ------------------------------------------------------------------ async
+
+    def _make_async(self, copy: CopyOp) -> None:
+        st, dt = copy.source.type, copy.dest.type
+        if not (st.memory_space == "gmem" and dt.memory_space == "smem"):
+            return
+        if enclosing_launch(copy) is None:
+            return
+        memo: dict = {}
+        if not (depends_on_thread(copy.source, memo) or depends_on_thread(copy.dest, memo)):
+            return  # block level: every thread would issue the whole copy
+        if st.vector_size * element_bytes(st.element_type) not in ASYNC_BYTES:
+            return
+        a = CopyAsyncOp(copy.source, copy.dest)
+        w = AsyncWaitOp(0)
+        copy_loc(copy, a, w)
+        Rewriter.replace_op(copy, [a, w], [])
+
+
+def _thread_stride(mode: cute.Layout) -> float:
+    ds = [d for s, d in leaves(mode) if s != 1]
+    return min(ds) if ds else float("inf")
+
+
+def widest(limit: int, cap: int, ok) -> int:
+    """The largest power of two v <= min(limit, cap) with ok(v); 1 if none."""
+    v = 1
+    while v * 2 <= min(limit, cap):
+        v *= 2
+    while v > 1 and not ok(v):
+        v //= 2
+    return v
+
+
+def view_vector_ok(view: SSAValue, d: int, v: int, eb: int) -> bool:
+    """Whether every access of v consecutive elements along mode d of `view`, starting
+    at a coordinate multiple of v, is contiguous and aligned to v * eb bytes (see the
+    pass documentation). Views made by ops other than `layout.tile` are not analysed."""
+    if v == 1:
+        return True
+    t: TensorViewType = view.type
+    if t.vec_layout is not None:
+        return False
+    chain = _chain(view)
+    if not chain:
+        return False
+    root = chain[-1]
+    if isinstance(root, ViewOp):
+        pt = root.source.type
+        align = pt.alignment if isinstance(pt, PtrType) else eb
+    elif isinstance(root, AllocOp):
+        align = SMEM_ALIGN
+    else:
+        return False
+    if align % (v * eb):
+        return False
+    # the view itself and every view it was tiled from
+    layouts = [t] + [o.source.type for o in chain if isinstance(o, TileOp)]
+    for lt in layouts:
+        if not _layout_ok(lt, d, v):
+            return False
+    for o in chain:
+        if isinstance(o, TileOp) and o.tile_sizes[d] % v:
+            return False
+    if t.is_masked:
+        root_t = root.result.type
+        n = views.mode_sizes(root_t.cute_layout)[d]
+        if n is DYN or n % v:
+            return False
+    return True
+
+
+def _chain(view: SSAValue):
+    """The ops from `view` to its root: tiles, then a `layout.view` or `layout.alloc`."""
+    out = []
+    v = view
+    while True:
+        op = v.owner
+        if isinstance(op, TileOp):
+            out.append(op)
+            v = op.source
+        elif isinstance(op, ViewOp | AllocOp):
+            out.append(op)
+            return out
+        else:
+            return []
+
+
+def _layout_ok(t: TensorViewType, d: int, v: int) -> bool:
+    lay = t.cute_layout
+    ms = views.modes(lay)
+    if d >= len(ms):
+        return False
+    run = mode_contiguity(ms[d])
+    if run is DYN or run == 0 or run % v:
+        return False
+    # every stride except the stride-1 run of mode d is a multiple of v
+    for k, m in enumerate(ms):
+        ls = leaves(cute.coalesce(m)) if k == d else leaves(m)
+        if k == d:
+            ls = ls[1:]
+        for s, st in ls:
+            if s == 1:
+                continue
+            if st is DYN or st % v:
+                return False
+    if isinstance(t.layout, ComposedLayoutAttr):
+        c = t.layout.data
+        unit = 1 << c.swizzle.base
+        if unit % v or c.offset % v:
+            return False
+    return True
+
+

@@ -1,0 +1,152 @@
+// RUN: tilec %s -p 'tile,distribute,vectorize' | filecheck %s
+// The `vector` of loads and stores: registers consecutive and aligned in memory.
+
+// CHECK-LABEL: func.func @row_major
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64}
+func.func @row_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @column_major
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64}
+func.func @column_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Transpose: both sides vectorized, each along its own contiguous mode.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64} {{.*}} order = [1, 0]
+// CHECK:         layout.convert_layout
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64} : {{.*}} order = [0, 1]
+func.func @transposed(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Nested layout: runs of 8 along mode 1, 4 f32 per access.
+// CHECK-LABEL: func.func @nested
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64}
+func.func @nested(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Runs of 2 in the nested layout cap f16 (8 per thread) at 2.
+// CHECK-LABEL: func.func @nested_short_runs
+// CHECK:         layout.load %{{.*}} {vector = 2 : i64} {{.*}}tensor<512x32xf16
+func.func @nested_short_runs(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<((2,512),(8,128)):((1,8192),(2,1024))>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f16, #layout.cute<((2,512),(8,128)):((1,8192),(2,1024))>, gmem>, !layout.tensor<f16, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// Every second row: the row stride 1024 keeps rows aligned.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+func.func @strided_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  func.return
+}
+
+// Every second column: scalar loads from the source, vector stores to the
+// contiguous destination.
+// CHECK-LABEL: func.func @strided_columns
+// CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64}
+func.func @strided_columns(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,2)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(512,512):(1024,2)>, gmem>, !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @one_d
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+func.func @one_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<1048576:1>, gmem>, !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @three_d
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+func.func @three_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  func.return
+}
+
+// Masked: 1000 is a multiple of 4, vectors never straddle the edge; 1002 only of 2.
+// CHECK-LABEL: func.func @masked
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK-LABEL: func.func @masked_odd
+// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 2 : i64}
+func.func @masked(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  func.return
+}
+func.func @masked_odd(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1002):(1002,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1002):(1002,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1000,1002):(1002,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1000,1002):(1002,1)>, gmem>
+  func.return
+}
+
+// Alignment: a pointer aligned to its element only allows scalars, 8 bytes two.
+// CHECK-LABEL: func.func @unaligned
+// CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 2 : i64}
+func.func @unaligned(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 8>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 8> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+// 16 bytes per access whatever the element size.
+// CHECK-LABEL: func.func @f16
+// CHECK:         layout.load %{{.*}} {vector = 8 : i64}
+// CHECK-LABEL: func.func @f64
+// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
+// CHECK-LABEL: func.func @i8
+// CHECK:         layout.load %{{.*}} {vector = 16 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 16 : i64}
+func.func @f16(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+func.func @f64(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
+  %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+func.func @i8(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i8, align 16>) {
+  %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
