@@ -47,11 +47,12 @@ class KernelResources:
     registers: int
     shared_bytes: int
     """Static shared memory (`smem`)."""
-    spill_stores: int
-    spill_loads: int
+    spill_stores: int | None
+    """Bytes; None when unknown (read from the cubin, not from ptxas's report)."""
+    spill_loads: int | None
     stack_bytes: int
-    barriers: int = 0
-    constant_bytes: int = 0
+    barriers: int | None = None
+    constant_bytes: int | None = None
 
 
 def _nvrtc():
@@ -219,8 +220,21 @@ _CMEM = re.compile(r"(\d+) bytes cmem\[0\]")
 
 def resource_usage(result: CompileResult | str) -> dict[str, KernelResources]:
     """Registers, shared memory and spills per kernel, from the ptxas lines of an NVRTC
-    log (`--ptxas-options=-v`, which `compile_cuda` always passes)."""
+    log (`--ptxas-options=-v`, which `compile_cuda` always passes).
+
+    NVRTC (CUDA 12.9+, with a driver present) keeps its own cache of compiled programs,
+    and a program it finds there comes with no ptxas lines. For a CompileResult, the
+    kernels the log does not describe are read from the cubin instead
+    (`cubin_resource_usage`): registers, shared memory and stack, spills unknown."""
     log = result.log if isinstance(result, CompileResult) else result
+    found = _parse_ptxas_log(log)
+    if isinstance(result, CompileResult):
+        for name, usage in cubin_resource_usage(result.cubin).items():
+            found.setdefault(name, usage)
+    return found
+
+
+def _parse_ptxas_log(log: str) -> dict[str, KernelResources]:
     found: dict[str, dict[str, int]] = {}
     current: str | None = None
     for line in log.splitlines():
@@ -258,6 +272,81 @@ def resource_usage(result: CompileResult | str) -> dict[str, KernelResources]:
         for name, v in found.items()
         if "registers" in v
     }
+
+
+_EIATTR_REGCOUNT = 0x2F
+_EIATTR_FRAME_SIZE = 0x11
+_EIFMT_SVAL = 0x04
+_RESERVED_SHARED = 1024
+"""sm_90 and newer cubins count 1 KiB of system-reserved shared memory into each
+kernel's `.nv.shared.<kernel>` section (ptxas's `smem` does not)."""
+
+
+def cubin_resource_usage(cubin: bytes) -> dict[str, KernelResources]:
+    """Registers, static shared memory and stack frame of each kernel, read from the
+    cubin's ELF sections (`.nv.info` attributes, `.nv.shared.<kernel>` sizes). Spill
+    counts are not in a cubin: they are None."""
+    import struct
+
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        return {}
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    sections = [
+        struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
+        for i in range(shnum)
+    ]
+
+    def c_string(offset: int) -> str:
+        return cubin[offset : cubin.index(b"\0", offset)].decode()
+
+    names = [c_string(sections[shstrndx][4] + sec[0]) for sec in sections]
+    by_name = dict(zip(names, sections))
+    # Kernel symbols: functions defined in a .text.<name> section.
+    symbols: dict[int, str] = {}
+    symtab = by_name.get(".symtab")
+    if symtab is not None:
+        strtab = sections[symtab[6]][4]
+        for k in range(symtab[5] // 24):
+            st_name, st_info, _, st_shndx, _, _ = struct.unpack_from(
+                "<IBBHQQ", cubin, symtab[4] + 24 * k
+            )
+            if st_info & 0xF == 2 and names[st_shndx].startswith(".text."):
+                symbols[k] = c_string(strtab + st_name)
+    registers: dict[str, int] = {}
+    frames: dict[str, int] = {}
+    info = by_name.get(".nv.info")
+    if info is not None:
+        data = cubin[info[4] : info[4] + info[5]]
+        i = 0
+        while i + 4 <= len(data):
+            fmt, attr = data[i], data[i + 1]
+            if fmt == _EIFMT_SVAL:
+                size = struct.unpack_from("<H", data, i + 2)[0]
+                value = data[i + 4 : i + 4 + size]
+                i += 4 + size
+                if len(value) == 8 and attr in (_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE):
+                    symbol, number = struct.unpack("<II", value)
+                    if symbol in symbols:
+                        target = registers if attr == _EIATTR_REGCOUNT else frames
+                        target[symbols[symbol]] = number
+            else:
+                i += 4
+    reserved = any(n.startswith(".nv.shared.reserved") for n in names)
+    usage: dict[str, KernelResources] = {}
+    for name in symbols.values():
+        shared = by_name.get(f".nv.shared.{name}")
+        shared_bytes = shared[5] if shared is not None else 0
+        if reserved and shared is not None:
+            shared_bytes = max(0, shared_bytes - _RESERVED_SHARED)
+        usage[name] = KernelResources(
+            registers=registers.get(name, 0),
+            shared_bytes=shared_bytes,
+            spill_stores=None,
+            spill_loads=None,
+            stack_bytes=frames.get(name, 0),
+        )
+    return usage
 
 
 def write_cubin(result: CompileResult, path: str | Path) -> None:
