@@ -95,14 +95,14 @@ class _Remover:
     def run(self, module: ModuleOp) -> None:
         for _ in range(100):
             self.changed = False
-            for cvt in [o for o in module.walk() if isinstance(o, layout.ConvertLayoutOp)]:
-                if cvt.parent is None:
-                    continue
-                self.visit(cvt)
             for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
                 self.loop_carried(op)
             for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
                 self.if_yields(op)
+            for cvt in [o for o in module.walk() if isinstance(o, layout.ConvertLayoutOp)]:
+                if cvt.parent is None:
+                    continue
+                self.visit(cvt)
             self.dce(module)
             if not self.changed:
                 break
@@ -293,8 +293,8 @@ class _Remover:
             # exit
             res = loop.results[i]
             new_res = Rewriter.replace_value_with_new_type(res, target)
-            c_out = layout.ConvertLayoutOp(new_res, a_t)
             uses = list(new_res.uses)
+            c_out = layout.ConvertLayoutOp(new_res, a_t)
             Rewriter.insert_op(c_out, InsertPoint.after(loop))
             for u in uses:
                 u.operation.operands[u.index] = c_out.result
