@@ -14,6 +14,7 @@ from xdsl.ir import Attribute
 
 from .errors import ExecutionError
 from .executor import HostArray, ReferenceInterpreter
+from .memory import fmt_value
 from .values import UnsupportedType, bits_equal, dtype_of
 
 Inputs = Mapping[str, Any] | Sequence[Any]
@@ -327,7 +328,7 @@ class Difference:
     def __str__(self) -> str:
         return (
             f"buffer %{self.buffer} differs at flat index {self.index}: "
-            f"{self.before!r} before, {self.after!r} after "
+            f"{fmt_value(self.before)} before, {fmt_value(self.after)} after "
             f"({self.count} element(s) differ)"
         )
 

@@ -22,9 +22,9 @@ from tilec.dialects import cuda
 
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, _grid
-from .memory import SHARED, _check_write_races, load, resolve, store
+from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve
 from .memory_impls import _mem, thread_indices
-from .simt import WARP_SIZE, AsyncCopy
+from .simt import WARP_SIZE
 from .values import dtype_of, per_thread
 
 
@@ -45,25 +45,8 @@ class CudaFunctions(InterpreterFunctions):
         skeys = resolve(op, grid, src, tids, [si], "reads", n, check_alignment=True)
         dkeys = resolve(op, grid, dst, tids, [di], "writes", n, check_alignment=True)
         values = load(op, grid, src, tids, skeys)
-        st = dst.storage
-        if st.pending is None:
-            st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
-        fk = dkeys.ravel()
-        ft = np.broadcast_to(tids[:, None], dkeys.shape).ravel()
-        busy = st.pending[fk] > 0
-        if busy.any():
-            i = int(np.argmax(busy))
-            raise ExecutionError(
-                op,
-                f"{grid.describe_thread(ft[i])} starts a cp.async to "
-                f"{st.describe(fk[i])}, which an earlier cp.async is still writing",
-                thread=int(ft[i]),
-            )
-        _check_write_races(op, grid, st, fk, ft, values.ravel())
-        np.add.at(st.pending, fk, 1)
-        grid.copies.append(
-            AsyncCopy(op, dst, tids, dkeys, values, grid.committed[tids].copy())
-        )
+        sel = np.ones(dkeys.shape, dtype=bool)
+        issue_async_copy(op, grid, dst.storage, tids, dkeys, values, sel, tids)
         return ()
 
     @impl(cuda.CpAsyncCommitOp)
@@ -74,33 +57,7 @@ class CudaFunctions(InterpreterFunctions):
 
     @impl(cuda.CpAsyncWaitOp)
     def run_wait(self, interp: ReferenceInterpreter, op: cuda.CpAsyncWaitOp, args):
-        grid = _grid(interp, op)
-        keep_groups = op.pending.value.data
-        remaining = []
-        for copy in grid.copies:
-            running = np.ones(copy.tids.shape, bool) if grid.mask is None else (
-                grid.mask[copy.tids]
-            )
-            done = running & (copy.group < grid.committed[copy.tids] - keep_groups)
-            if done.any():
-                st = copy.dst.storage
-                keys = copy.keys[done]
-                assert st.pending is not None
-                np.subtract.at(st.pending, keys.ravel(), 1)
-                store(copy.op, grid, copy.dst, copy.tids[done], keys, copy.values[done])
-            if not done.all():
-                rest = ~done
-                remaining.append(
-                    AsyncCopy(
-                        copy.op,
-                        copy.dst,
-                        copy.tids[rest],
-                        copy.keys[rest],
-                        copy.values[rest],
-                        copy.group[rest],
-                    )
-                )
-        grid.copies = remaining
+        land_async_copies(_grid(interp, op), op.pending.value.data)
         return ()
 
     @impl(cuda.ShflIdxOp)

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from .errors import ExecutionError
-from .simt import Grid
+from .simt import AsyncCopy, Grid
 from .values import bits_equal
 
 GLOBAL = "global"
@@ -71,7 +71,7 @@ class Storage:
 
     def base(self, grid: Grid, tids: np.ndarray) -> np.ndarray | int:
         if self.space == SHARED:
-            return grid.block_of[tids] * self.size
+            return grid.actor_block(tids) * self.size
         if self.space == PRIVATE:
             return tids * self.size
         return 0
@@ -210,9 +210,14 @@ def _flat_tids(tids: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return np.broadcast_to(tids[:, None], keys.shape).ravel()
 
 
-def load(op: Operation, grid: Grid, mem: MemRef, tids: np.ndarray, keys: np.ndarray):
-    """Values at `keys` read by threads `tids`; shape of keys."""
-    st = mem.storage
+def _storage(mem: Any) -> Storage:
+    return mem if isinstance(mem, Storage) else mem.storage
+
+
+def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray):
+    """Values at `keys` read by `tids` (threads, or `simt.whole_block` actors) from
+    the storage of `mem` (a Storage, or a value that has one); shape of keys."""
+    st = _storage(mem)
     fk = keys.ravel()
     ft = _flat_tids(tids, keys)
     if st.pending is not None:
@@ -248,12 +253,13 @@ def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
     if st.writer is None:
         return
     w = st.writer[fk]
-    other = (w >= 0) & (w != ft)
+    other = (w != NONE) & ~((w == ft) & (ft >= 0))
     if not other.any():
         return
-    tpb = grid.threads_per_block
-    tb = grid.block_of[ft]
-    conflict = other & ((w // tpb != tb) | (st.wepoch[fk] == grid.epoch[tb]))
+    tb = grid.actor_block(ft)
+    wb = grid.actor_block(w)
+    own_block = (w <= -2) & (wb == tb)  # every thread of the block wrote it: so did this one
+    conflict = other & ~own_block & ((wb != tb) | (st.wepoch[fk] == grid.epoch[tb]))
     if conflict.any():
         i = int(np.argmax(conflict))
         writer = int(w[i])
@@ -269,7 +275,7 @@ def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
 
 
 def _unordered(grid: Grid, a: int, b: int) -> str:
-    if grid.block_of[a] != grid.block_of[b]:
+    if grid.actor_block(a) != grid.actor_block(b):
         return "(blocks do not synchronise within a launch)"
     return "with no barrier in between (a missing gpu.barrier?)"
 
@@ -290,9 +296,9 @@ def _record_reads(grid: Grid, st: Storage, fk, ft) -> None:
     ukeys = sk[start]
     first_t = stid[start]
     last_t = stid[last]
-    tb = grid.block_of[first_t]
-    op_multi = first_t != last_t
-    op_multi_block = tb != grid.block_of[last_t]
+    tb = grid.actor_block(first_t)
+    op_multi = (first_t != last_t) | ((first_t <= -2) & (grid.threads_per_block > 1))
+    op_multi_block = tb != grid.actor_block(last_t)
     E = grid.epoch[tb]
     r = st.reader[ukeys]
     re = st.repoch[ukeys]
@@ -308,13 +314,14 @@ def _record_reads(grid: Grid, st: Storage, fk, ft) -> None:
 def store(
     op: Operation,
     grid: Grid,
-    mem: MemRef,
+    mem: Any,
     tids: np.ndarray,
     keys: np.ndarray,
     values: np.ndarray,
 ) -> None:
-    """Threads `tids` write `values` (shape of keys) at `keys`."""
-    st = mem.storage
+    """`tids` (threads, or whole-block actors) write `values` (shape of keys) at
+    `keys` of the storage of `mem`."""
+    st = _storage(mem)
     fk = keys.ravel()
     ft = _flat_tids(tids, keys)
     fv = np.asarray(values, dtype=st.data.dtype).reshape(-1)
@@ -339,7 +346,7 @@ def store(
     if st.tracked:
         st._track()
         st.writer[fk] = ft
-        st.wepoch[fk] = grid.epoch[grid.block_of[ft]]
+        st.wepoch[fk] = grid.epoch[grid.actor_block(ft)]
 
 
 def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
@@ -367,14 +374,18 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
                 )
     if st.writer is None:
         return
-    tpb = grid.threads_per_block
-    tb = grid.block_of[ft]
+    tb = grid.actor_block(ft)
     E = grid.epoch[tb]
     changes = ~bits_equal(st.data[fk], fv)
     if not changes.any():
         return
     w = st.writer[fk]
-    ww = changes & (w >= 0) & (w != ft) & ((w // tpb != tb) | (st.wepoch[fk] == E))
+    ww = (
+        changes
+        & (w != NONE)
+        & ~((w == ft) & (ft >= 0))
+        & ((grid.actor_block(w) != tb) | (st.wepoch[fk] == E))
+    )
     if ww.any():
         i = int(np.argmax(ww))
         other = int(w[i])
@@ -416,3 +427,65 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
             thread=int(ft[i]),
             index=int(fk[i]) % st.size,
         )
+
+
+# --------------------------------------------------------------------- cp.async
+
+
+def issue_async_copy(
+    op: Operation,
+    grid: Grid,
+    st: Storage,
+    actors: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    sel: np.ndarray,
+    rows: np.ndarray,
+) -> None:
+    """Start copies of `values` to `keys` ([k, n]; only where `sel`) of shared
+    storage `st` by `actors` ([k]; `rows`: a thread of each, whose commit count
+    names the group). The destination is pending until the copy lands."""
+    if st.pending is None:
+        st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
+    fk = keys[sel]
+    ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
+    busy = st.pending[fk] > 0
+    if busy.any():
+        i = int(np.argmax(busy))
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(ft[i])} starts a cp.async to {st.describe(fk[i])}, "
+            f"which an earlier cp.async is still writing",
+            thread=int(ft[i]),
+        )
+    if st.tracked:
+        _check_write_races(op, grid, st, fk, ft, values[sel])
+    np.add.at(st.pending, fk, 1)
+    grid.copies.append(
+        AsyncCopy(op, st, actors, keys, values, grid.committed[rows].copy(), sel, rows)
+    )
+
+
+def land_async_copies(grid: Grid, keep_groups: int) -> None:
+    """`cp.async.wait_group keep_groups` by the active threads: their copies of all
+    but the `keep_groups` most recent committed groups land (are written)."""
+    remaining = []
+    for c in grid.copies:
+        running = np.ones(c.rows.shape, bool) if grid.mask is None else grid.mask[c.rows]
+        done = running & (c.group < grid.committed[c.rows] - keep_groups)
+        if done.any():
+            sel = c.sel[done]
+            keys = c.keys[done][sel]
+            actors = np.broadcast_to(c.actors[done][:, None], sel.shape)[sel]
+            assert c.storage.pending is not None
+            np.subtract.at(c.storage.pending, keys, 1)
+            store(c.op, grid, c.storage, actors, keys, c.values[done][sel])
+        if not done.all():
+            rest = ~done
+            remaining.append(
+                AsyncCopy(
+                    c.op, c.storage, c.actors[rest], c.keys[rest], c.values[rest],
+                    c.group[rest], c.sel[rest], c.rows[rest],
+                )
+            )
+    grid.copies = remaining

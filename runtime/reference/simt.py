@@ -22,23 +22,35 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .memory import MemRef
+    from .memory import Storage
 
 WARP_SIZE = 32
 
 
+def whole_block(blocks: np.ndarray) -> np.ndarray:
+    """Actor ids for "every thread of block b, doing the same thing": -2 - b.
+
+    An op whose operands are the same for all threads of a block (a layout-level
+    copy between block tiles) is done redundantly by each of them; the memory model
+    records it once per block with this actor instead of once per thread."""
+    return -2 - np.asarray(blocks, dtype=np.int64)
+
+
 @dataclass
 class AsyncCopy:
-    """cp.async copies issued by one op: `keys` of `dst`'s storage get `values`, by
-    threads `tids`, in the commit group `group` of each thread (a group number that
-    is the thread's commit count when the copy was issued)."""
+    """cp.async copies issued by one op, not yet landed: `actors` [k] (threads, or
+    whole blocks) copy `values` [k, n] to `keys` [k, n] of `storage` where `sel`
+    [k, n]; `group` [k] is the commit group of each (its thread's commit count when
+    the copy was issued) and `rows` [k] that thread."""
 
     op: object
-    dst: MemRef
-    tids: np.ndarray  # [k]
-    keys: np.ndarray  # [k, n]
-    values: np.ndarray  # [k, n]
-    group: np.ndarray  # [k]
+    storage: Storage
+    actors: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    group: np.ndarray
+    sel: np.ndarray
+    rows: np.ndarray
 
 
 @dataclass
@@ -74,9 +86,16 @@ class Grid:
     def all_active(self) -> bool:
         return self.mask is None or bool(self.mask.all())
 
+    def actor_block(self, actors: np.ndarray) -> np.ndarray:
+        """Block of each actor: a thread id (>= 0), or `whole_block(b)` (<= -2)."""
+        a = np.asarray(actors)
+        return np.where(a >= 0, a // self.threads_per_block, -2 - a)
+
     def describe_thread(self, t: int) -> str:
         """'thread 37 of block 5', with (x, y, z) coordinates for 2-D/3-D shapes."""
         t = int(t)
+        if t <= -2:
+            return f"every thread of block {-2 - t} (redundantly)"
         local = int(self.local[t])
         blk = int(self.block_of[t])
         text = f"thread {local}"

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    TensorType,
     VectorType,
 )
 from xdsl.ir import Attribute
@@ -51,14 +52,18 @@ class UnsupportedType(Exception):
 
 
 def element_type(t: Attribute) -> Attribute:
-    if isinstance(t, VectorType | MemRefType):
+    """The element type of a vector, memref, tensor, view or pointer type; t itself
+    for a scalar type."""
+    if isinstance(t, VectorType | MemRefType | TensorType):
         return t.element_type
-    return t
+    inner = getattr(t, "element_type", None)  # layout.ptr, layout.tensor
+    return inner if isinstance(inner, Attribute) else t
 
 
 def shape_of(t: Attribute) -> tuple[int, ...]:
-    """The per-thread shape of a value of type t: () for scalars, the vector shape."""
-    if isinstance(t, VectorType):
+    """The shape of one value of type t beyond its leading thread (or block) axis:
+    () for scalars, the vector's or the (distributed) tensor's shape."""
+    if isinstance(t, VectorType | TensorType):
         return tuple(t.get_shape())
     return ()
 

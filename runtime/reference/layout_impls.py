@@ -1,0 +1,876 @@
+"""The `layout` dialect on the simulator: views, copies, launches and distributed
+values, at every level (whole tensor, block, thread).
+
+Run-time values
+---------------
+- A pointer (`!layout.ptr`) is the `HostArray` on the host and, inside a
+  `layout.launch`, the global `Storage` of that array for the launch.
+- A view (`!layout.tensor`) is a `View`: storage, base offset (an int, or an array
+  `[T]` when it depends on the thread), the type's layout with its `?` values bound
+  (`layout.view` binds them), the vector layout, and for masked views a
+  `views.MaskMap` whose offsets may be per-thread arrays. Element with coordinate c,
+  lane j lives at `storage[base + layout(c) + vec(j)]` (for a swizzled layout,
+  `base + swizzle(offset + layout(c) + vec(j))`), as `dialects/layout.py` says.
+- A distributed tensor (`tensor<..., #layout.blocked<...>>`) is its logical value
+  per block: an array `[blocks, *shape]`, or `[*shape]` when it is the same for every
+  block (constants, splats of uniform values). Which thread holds which element
+  matters only where memory is touched: `layout.load` / `layout.store` access
+  each element as each of its owners (from the layout's linear form), so races and
+  masks are checked per thread. Data movement between registers
+  (`layout.convert_layout`) is the identity on this representation.
+
+Where ops run
+-------------
+Outside a launch (the whole-tensor level) a copy is done by one thread. Inside a
+`layout.launch` every thread runs every op (SPMD): an op whose views are the same for
+all threads of a block (a copy between block tiles) is done redundantly by each of
+them, which the memory model records once per block (`simt.whole_block`); views that
+depend on the thread id give each thread its own accesses.
+
+`layout.reduce` sums in NumPy's order (`np.add.reduce` along the axis), which a
+lowering that reduces in another order need not match bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from tilec.dialects import cute, layout, views
+from tilec.dialects.layout_attrs import (
+    ComposedLayoutAttr,
+    PtrType,
+    TensorViewType,
+    element_bytes,
+    threads_per_block,
+    to_linear,
+)
+from tilec.dialects.swizzle import ComposedLayout
+
+from .errors import ExecutionError
+from .executor import HostArray, ReferenceInterpreter, _defined_inside, barrier, launch
+from .memory import (
+    GLOBAL,
+    PRIVATE,
+    SHARED,
+    Storage,
+    land_async_copies,
+    issue_async_copy,
+    load,
+    store,
+)
+from .memory_impls import poison
+from .simt import Grid, whole_block
+from .values import bits_equal, dtype_of
+
+# ============================================================================ views
+
+
+@dataclass(eq=False)
+class View:
+    storage: Storage
+    base: Any  # int, or int64 [T]
+    layout: Any  # cute.Layout or ComposedLayout, no `?`
+    vec: cute.Layout | None
+    mask: views.MaskMap | None
+    type: TensorViewType
+    align: int  # bytes the storage's start is aligned to
+
+    @property
+    def name(self) -> str:
+        return self.storage.name
+
+    @property
+    def inner(self) -> cute.Layout:
+        return self.layout.layout if isinstance(self.layout, ComposedLayout) else self.layout
+
+
+def host_storage(h: HostArray) -> Storage:
+    """The storage a host-level view of an array reads and writes (one per array)."""
+    st = getattr(h, "storage", None)
+    if st is None:
+        st = Storage(f"%{h.name}", GLOBAL, h.data, h.data.shape[0])
+        st.origin = h  # type: ignore[attr-defined]
+        h.storage = st  # type: ignore[attr-defined]
+    return st
+
+
+def _bind(lay: cute.Layout, values: list[int]) -> cute.Layout:
+    """`lay` with its `?` values replaced, in order of appearance (shape, then stride)."""
+    it = iter(values)
+
+    def sub(t):
+        if isinstance(t, tuple):
+            return tuple(sub(x) for x in t)
+        return next(it) if t is cute.DYN else t
+
+    shape = sub(lay.shape)
+    stride = sub(lay.stride)
+    return cute.make_layout(shape, stride)
+
+
+def _uniform_int(op: Operation, v: Any, what: str) -> int:
+    if np.ndim(v) != 0:
+        raise ExecutionError(op, f"{what} differs per thread")
+    return int(v)
+
+
+def _mode_offset(mode: cute.Layout, idx: Any) -> Any:
+    return views.eval_mode(mode, np.asarray(idx, dtype=np.int64) if np.ndim(idx) else int(idx))
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The scalar elements of a view, in copy order (outer index major, lanes minor):
+    offsets from the base, and per top-level mode the element's coordinate and its
+    lane's coordinate (for masks)."""
+
+    offsets: np.ndarray
+    coords: tuple[np.ndarray, ...]
+    lanes: tuple[np.ndarray, ...] | None
+    injective: bool
+    vector: int
+
+
+@lru_cache(maxsize=256)
+def geometry(lay: Any, vec: cute.Layout | None) -> Geometry:
+    inner = lay.layout if isinstance(lay, ComposedLayout) else lay
+    n = int(inner.size())
+    v = 1 if vec is None else int(vec.size())
+    k = np.arange(n * v, dtype=np.int64)
+    i, j = k // v, k % v
+    off = np.asarray(views.eval_layout(inner, i), dtype=np.int64)
+    lanes = None
+    if vec is not None:
+        off = off + np.asarray(views.eval_layout(vec, j), dtype=np.int64)
+        lanes = tuple(np.asarray(c, dtype=np.int64) for c in views.mode_coords(vec, j))
+    if isinstance(lay, ComposedLayout):
+        off = np.asarray(lay.swizzle.apply(lay.offset + off), dtype=np.int64)
+    coords = tuple(
+        np.broadcast_to(np.asarray(c, dtype=np.int64), k.shape) for c in views.mode_coords(inner, i)
+    )
+    injective = np.unique(off).shape[0] == off.shape[0]
+    return Geometry(off, coords, lanes, injective, v)
+
+
+def offsets_of_coords(lay: Any, coords: list[np.ndarray]) -> np.ndarray:
+    """Offsets of elements given by per-mode coordinates (arrays of one shape)."""
+    inner = lay.layout if isinstance(lay, ComposedLayout) else lay
+    off: Any = 0
+    for mode, c in zip(views.modes(inner), coords):
+        off = off + np.asarray(views.eval_mode(mode, c), dtype=np.int64)
+    off = np.asarray(off, dtype=np.int64)
+    if isinstance(lay, ComposedLayout):
+        off = np.asarray(lay.swizzle.apply(lay.offset + off), dtype=np.int64)
+    return off
+
+
+def mask_valid(
+    mask: views.MaskMap | None,
+    rows: np.ndarray,
+    coords: tuple[np.ndarray, ...] | list[np.ndarray],
+    lanes: tuple[np.ndarray, ...] | None,
+) -> np.ndarray | None:
+    """Which elements exist: bool [k, E] for the threads `rows` (indices into the
+    per-thread mask offsets; None when the offsets are uniform)."""
+    if mask is None:
+        return None
+    ok: Any = True
+    for k, x in enumerate(coords):
+        off = mask.off[k]
+        if np.ndim(off):
+            off = np.asarray(off)[rows][:, None] if rows is not None else np.asarray(off)[:, None]
+        r = off + mask.scale[k] * x
+        if lanes is not None:
+            r = r + mask.lscale[k] * lanes[k]
+        ok = ok & (r >= 0) & (r < mask.bound[k])
+    return np.asarray(ok, dtype=bool)
+
+
+# ---------------------------------------------------------------- who accesses
+
+
+@dataclass
+class Access:
+    """The actors of one op: `actors` [k] (thread ids, or whole blocks), and for each
+    the index `rows` into per-thread arrays (a thread id; a block's first thread)."""
+
+    actors: np.ndarray
+    rows: np.ndarray
+
+
+def _block_uniform(grid: Grid, v: Any) -> bool:
+    if np.ndim(v) == 0:
+        return True
+    a = np.asarray(v).reshape(grid.num_blocks, grid.threads_per_block)
+    return bool((a == a[:, :1]).all())
+
+
+def accessors(grid: Grid, views_: list[View]) -> Access:
+    """Each active thread, or each block when all threads of every block would do
+    exactly the same accesses (views independent of the thread id)."""
+    uniform = (
+        grid.mask is None
+        and grid.threads_per_block > 1
+        and all(v.storage.space != PRIVATE for v in views_)
+        and all(
+            _block_uniform(grid, v.base)
+            and (v.mask is None or all(_block_uniform(grid, o) for o in v.mask.off))
+            for v in views_
+        )
+    )
+    if uniform:
+        blocks = np.arange(grid.num_blocks, dtype=np.int64)
+        return Access(whole_block(blocks), blocks * grid.threads_per_block)
+    tids = grid.active_tids()
+    return Access(tids, tids)
+
+
+def _host_grid() -> Grid:
+    return Grid((1, 1, 1), (1, 1, 1))
+
+
+def element_keys(
+    op: Operation,
+    grid: Grid,
+    view: View,
+    acc: Access,
+    offsets: np.ndarray,
+    valid: np.ndarray | None,
+    verb: str,
+) -> np.ndarray:
+    """Storage keys [k, E] of elements at `offsets` ([E] or [k, E]) from each
+    actor's base; out-of-bounds (where valid) is an error."""
+    base = view.base
+    b = np.asarray(base)[acc.rows] if np.ndim(base) else np.full(acc.rows.shape, int(base))
+    rel = b[:, None] + offsets
+    size = view.storage.size
+    bad = (rel < 0) | (rel >= size)
+    if valid is not None:
+        bad &= valid
+    if bad.any():
+        r, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        raise ExecutionError(
+            op,
+            f"out-of-bounds access: {grid.describe_thread(acc.actors[r])} {verb} element "
+            f"{int(rel[r, e])} of {view.name}, which has {size} elements "
+            f"(element {int(e)} of the view {view.type})",
+            thread=int(acc.actors[r]),
+            index=int(rel[r, e]),
+        )
+    return rel + np.asarray(view.storage.base(grid, acc.actors)).reshape(-1, 1)
+
+
+def check_vectors(
+    op: Operation, grid: Grid, view: View, acc: Access, rel_keys: np.ndarray, n: int, verb: str
+) -> None:
+    """Vector accesses of `n` consecutive elements (rows of `rel_keys`, grouped by n)
+    must be contiguous, at most 16 bytes, and aligned (offset multiple of n, start of
+    the storage aligned enough)."""
+    if n <= 1 or view.storage.space == PRIVATE:
+        return
+    eb = element_bytes(view.type.element_type)
+    if n * eb > 16:
+        raise ExecutionError(op, f"a vector of {n * eb} bytes; the widest access is 16 bytes")
+    if n * eb > view.align:
+        raise ExecutionError(
+            op,
+            f"a {n * eb}-byte vector access of {view.name}, whose start is aligned to "
+            f"only {view.align} bytes",
+        )
+    k, E = rel_keys.shape
+    if E % n:
+        raise ExecutionError(op, f"{E} elements per thread are not a whole number of vectors of {n}")
+    g = rel_keys.reshape(k, E // n, n)
+    contiguous = (g == g[:, :, :1] + np.arange(n)).all(axis=2)
+    aligned = g[:, :, 0] % n == 0
+    bad = ~(contiguous & aligned)
+    if bad.any():
+        r, v = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        what = "not contiguous" if not contiguous[r, v] else "misaligned"
+        raise ExecutionError(
+            op,
+            f"{what} vector access: {grid.describe_thread(acc.actors[r])} {verb} "
+            f"{n} elements at offsets {list(map(int, g[r, v]))} of {view.name}",
+            thread=int(acc.actors[r]),
+        )
+
+
+# ============================================================================ impls
+
+
+def _grid(interp: ReferenceInterpreter) -> Grid:
+    return interp.grid if interp.grid is not None else _host_grid()
+
+
+def _view(op: Operation, v: Any) -> View:
+    if not isinstance(v, View):
+        raise ExecutionError(op, f"expected a view, got {type(v).__name__}")
+    return v
+
+
+def _dist_rank(v: Any, t: TensorType) -> bool:
+    """Whether a distributed value has a leading block axis."""
+    return np.ndim(v) > len(t.get_shape())
+
+
+@lru_cache(maxsize=128)
+def ownership(encoding, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(coords [tpb, R, rank], held [tpb, R]): the tensor coordinate of register r of
+    each thread of a block under a distributed layout."""
+    lin = to_linear(encoding, list(shape))
+    owners = lin.owner_map()
+    lanes = lin.num_lanes
+    tpb = threads_per_block(encoding)
+    regs = lin.num_registers
+    coords = np.zeros((tpb, regs, len(shape)), dtype=np.int64)
+    held = np.zeros((tpb, regs), dtype=bool)
+    for c, lst in owners.items():
+        for w, lane, r in lst:
+            t = w * lanes + lane
+            coords[t, r] = c
+            held[t, r] = True
+    return coords, held
+
+
+def _check_threads(op: Operation, grid: Grid, encoding) -> None:
+    n = threads_per_block(encoding)
+    if n != grid.threads_per_block:
+        raise ExecutionError(
+            op, f"layout {encoding} spans {n} threads but the block has {grid.threads_per_block}"
+        )
+
+
+def _whole_blocks_active(op: Operation, grid: Grid) -> None:
+    if grid.mask is None:
+        return
+    per = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)
+    partial = per.any(axis=1) & ~per.all(axis=1)
+    if partial.any():
+        raise ExecutionError(
+            op,
+            "distributed tensors under control flow that diverges within a block are "
+            "not supported",
+        )
+
+
+@register_impls
+class LayoutFunctions(InterpreterFunctions):
+    # ---------------------------------------------------------------- launch
+    @impl(layout.LaunchOp)
+    def run_launch(self, interp: ReferenceInterpreter, op: layout.LaunchOp, args):
+        dims = tuple(_uniform_int(op, v, "the grid size") for v in args)
+        if any(d <= 0 for d in dims):
+            raise ExecutionError(op, f"the grid size must be positive, got {list(dims)}")
+        threads = op.num_threads
+        storages: dict[int, Storage] = {}
+
+        def for_launch(st: Storage) -> Storage:
+            h = getattr(st, "origin", None)
+            if h is None:
+                return st
+            if id(h) not in storages:
+                storages[id(h)] = Storage(st.name, GLOBAL, st.data, st.size)
+            return storages[id(h)]
+
+        captured: dict[SSAValue, Any] = {}
+        for inner in op.body.walk():
+            for operand in inner.operands:
+                if operand in captured or _defined_inside(operand, op):
+                    continue
+                value = interp.get_values([operand])[0]
+                if isinstance(value, HostArray):
+                    value = for_launch(host_storage(value))
+                elif isinstance(value, View):
+                    value = replace(value, storage=for_launch(value.storage))
+                captured[operand] = value
+
+        def body(grid: Grid) -> None:
+            interp.push_scope("layout.launch")
+            interp.set_values(captured.items())
+            try:
+                interp.run_ssacfg_region(
+                    op.body, (*grid.block_id, grid.local.copy()), "layout.launch"
+                )
+            finally:
+                interp.pop_scope()
+
+        launch(interp, op, "layout.launch", dims, (threads, 1, 1), body)  # type: ignore[arg-type]
+        return ()
+
+    @impl(layout.BarrierOp)
+    def run_barrier(self, interp: ReferenceInterpreter, op, args):
+        if interp.grid is None:
+            raise ExecutionError(op, "layout.barrier outside a layout.launch")
+        barrier(interp, op, interp.grid)
+        return ()
+
+    # ----------------------------------------------------------------- views
+    @impl(layout.ViewOp)
+    def run_view(self, interp: ReferenceInterpreter, op: layout.ViewOp, args):
+        src, *dyn = args
+        t = op.result.type
+        if isinstance(src, HostArray | Storage):
+            st = host_storage(src) if isinstance(src, HostArray) else src
+            values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
+            lay = _bind(t.cute_layout, values)
+            align = src_align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
+            del src_align
+            return (View(st, 0, lay, t.vec_layout, None, t, align),)
+        v = _view(op, src)
+        lay = t.layout.data if isinstance(t.layout, ComposedLayoutAttr) else t.cute_layout
+        return (View(v.storage, v.base, lay, t.vec_layout, None, t, v.align),)
+
+    @impl(layout.AllocOp)
+    def run_alloc(self, interp: ReferenceInterpreter, op: layout.AllocOp, args):
+        grid = interp.grid
+        if grid is None:
+            raise ExecutionError(op, "layout.alloc outside a layout.launch")
+        t = op.result.type
+        lay = t.layout.data if isinstance(t.layout, ComposedLayoutAttr) else t.cute_layout
+        size = int(lay.cosize())
+        if t.vec_layout is not None:
+            size = int(lay.cosize()) + int(t.vec_layout.cosize()) - 1
+        space = SHARED if t.memory_space == "smem" else PRIVATE
+        instances = grid.num_blocks if space == SHARED else grid.num_threads
+        hint = op.result.name_hint
+        name = f"%{hint}" if hint else f"{t.memory_space} {t}"
+        dt = dtype_of(t.element_type)
+        st = Storage(name, space, poison(dt, instances * size), size)
+        return (View(st, 0, lay, t.vec_layout, None, t, 16),)
+
+    @impl(layout.TileOp)
+    def run_tile(self, interp: ReferenceInterpreter, op: layout.TileOp, args):
+        src, *coords = args
+        v = _view(op, src)
+        tile = op.tile_sizes
+        lay, _ = views.tile_layout(v.inner, tile)
+        base: Any = v.base
+        modes = views.modes(v.inner)
+        grid = interp.grid
+        for k, (m, c, t) in enumerate(zip(modes, coords, tile)):
+            ci = np.asarray(c, dtype=np.int64)
+            n = int(m.size())
+            start = ci * t
+            limit = n if op.result.type.is_masked else n - t + 1
+            bad = (ci < 0) | (start >= limit) if op.result.type.is_masked else (ci < 0) | (start >= limit)
+            if grid is not None and np.ndim(bad) and grid.mask is not None:
+                bad = bad & grid.mask
+            if np.any(bad):
+                i = int(np.argmax(bad)) if np.ndim(bad) else 0
+                who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
+                cv = int(ci[i]) if np.ndim(ci) else int(ci)
+                raise ExecutionError(
+                    op,
+                    f"{who}tile coordinate {cv} of mode {k} is out of range: tiles of "
+                    f"{t} of a mode of {n} elements",
+                )
+            base = base + _mode_offset(m, np.where(start < n, start, 0) if np.ndim(start) else (start if start < n else 0))
+        mask = None
+        if op.result.type.is_masked:
+            if v.mask is not None:
+                mask = v.mask.tile(tile, coords)
+            else:
+                mask = views.MaskMap.for_tile(v.inner, tile, list(coords))
+        return (View(v.storage, _norm(base), lay, v.vec, mask, op.result.type, v.align),)
+
+    @impl(layout.VectorizeOp)
+    def run_vectorize(self, interp: ReferenceInterpreter, op: layout.VectorizeOp, args):
+        v = _view(op, args[0])
+        outer, vec = views.vectorize_layout(v.inner, op.vector_sizes)
+        mask = v.mask.vectorize(op.vector_sizes) if v.mask is not None else None
+        return (View(v.storage, v.base, outer, vec, mask, op.result.type, v.align),)
+
+    @impl(layout.DistributeOp)
+    def run_distribute(self, interp: ReferenceInterpreter, op: layout.DistributeOp, args):
+        src, tid = args
+        v = _view(op, src)
+        thr = op.thread_layout
+        grid = interp.grid
+        tid_a = np.asarray(tid, dtype=np.int64)
+        bad = tid_a >= int(thr.size())
+        if grid is not None and np.ndim(bad) and grid.mask is not None:
+            bad = bad & grid.mask
+        if np.any(bad):
+            i = int(np.argmax(bad)) if np.ndim(bad) else 0
+            raise ExecutionError(
+                op,
+                f"thread id {int(tid_a[i]) if np.ndim(tid_a) else int(tid_a)} is not below "
+                f"the {int(thr.size())} threads of the thread layout {thr}",
+            )
+        tc = views.thread_coord(thr, tid_a)
+        frag, _ = views.distribute_layout(v.inner, thr)
+        base: Any = v.base
+        for m, c in zip(views.modes(v.inner), tc):
+            base = base + _mode_offset(m, c)
+        mask = None
+        if op.result.type.is_masked:
+            m0 = v.mask or views.MaskMap(
+                (0,) * len(tc), (1,) * len(tc), (1,) * len(tc), views.mode_sizes(v.inner)
+            )
+            mask = m0.distribute([int(t.size()) for t in views.modes(thr)], tc)
+        return (View(v.storage, _norm(base), frag, v.vec, mask, op.result.type, v.align),)
+
+    @impl(layout.DivideOp)
+    def run_divide(self, interp: ReferenceInterpreter, op: layout.DivideOp, args):
+        v = _view(op, args[0])
+        lay = layout.DivideOp.divided(v.inner, op.kind.data, op.tiler)
+        return (View(v.storage, v.base, lay, v.vec, None, op.result.type, v.align),)
+
+    @impl(layout.PartitionOp)
+    def run_partition(self, interp: ReferenceInterpreter, op: layout.PartitionOp, args):
+        src, tid = args
+        v = _view(op, src)
+        tv = op.tv.data
+        comp = cute.composition(v.inner, tv)
+        tid_a = np.asarray(tid, dtype=np.int64)
+        n = int(tv[0].size())
+        bad = tid_a >= n
+        grid = interp.grid
+        if grid is not None and np.ndim(bad) and grid.mask is not None:
+            bad = bad & grid.mask
+        if np.any(bad):
+            raise ExecutionError(op, f"a thread id is not below the {n} threads of {tv}")
+        base = v.base + _mode_offset(comp[0], tid_a)
+        return (View(v.storage, _norm(base), comp[1], v.vec, None, op.result.type, v.align),)
+
+    @impl(layout.SliceOp)
+    def run_slice(self, interp: ReferenceInterpreter, op: layout.SliceOp, args):
+        src, *dyn = args
+        v = _view(op, src)
+        it = iter(dyn)
+        base: Any = v.base
+        kept = []
+        for m, p in zip(views.modes(v.inner), op.pattern_values):
+            if p == layout.WILDCARD:
+                kept.append(m)
+                continue
+            c = next(it) if p == layout.DYNAMIC else p
+            ca = np.asarray(c, dtype=np.int64)
+            if np.any((ca < 0) | (ca >= int(m.size()))):
+                raise ExecutionError(op, f"slice coordinate out of range for mode {m}")
+            base = base + _mode_offset(m, ca)
+        lay = views.from_modes(kept)
+        return (View(v.storage, _norm(base), lay, v.vec, None, op.result.type, v.align),)
+
+    # ---------------------------------------------------------------- copies
+    def _copy_plan(self, interp: ReferenceInterpreter, op: Operation, src: View, dst: View):
+        grid = _grid(interp)
+        sg, dg = geometry(src.layout, src.vec), geometry(dst.layout, dst.vec)
+        if sg.offsets.shape != dg.offsets.shape:
+            raise ExecutionError(
+                op,
+                f"copy between views of {sg.offsets.shape[0]} and {dg.offsets.shape[0]} elements",
+            )
+        acc = accessors(grid, [src, dst])
+        valid = None
+        for v, g in ((src, sg), (dst, dg)):
+            m = mask_valid(v.mask, acc.rows, g.coords, g.lanes)
+            if m is not None:
+                valid = m if valid is None else valid & m
+        if valid is not None:
+            valid = np.broadcast_to(valid, (acc.actors.shape[0], sg.offsets.shape[0]))
+        skeys = element_keys(op, grid, src, acc, sg.offsets, valid, "reads")
+        dkeys = element_keys(op, grid, dst, acc, dg.offsets, valid, "writes")
+        for v, g, keys, verb in ((src, sg, skeys, "reads"), (dst, dg, dkeys, "writes")):
+            if g.vector > 1 and v.vec is not None and (g.offsets.reshape(-1, g.vector)[0] ==
+                                                       g.offsets.reshape(-1, g.vector)[0][0] + np.arange(g.vector)).all():
+                rel = keys - np.asarray(v.storage.base(grid, acc.actors)).reshape(-1, 1)
+                if valid is None:
+                    check_vectors(op, grid, v, acc, rel, g.vector, verb)
+        return grid, acc, valid, skeys, dkeys, dg
+
+    @impl(layout.CopyOp)
+    def run_copy(self, interp: ReferenceInterpreter, op: layout.CopyOp, args):
+        src, dst = (_view(op, a) for a in args)
+        grid, acc, valid, skeys, dkeys, dg = self._copy_plan(interp, op, src, dst)
+        rows = np.broadcast_to(acc.actors[:, None], skeys.shape)
+        if valid is not None:
+            rows, skeys, dkeys = rows[valid], skeys[valid], dkeys[valid]
+        else:
+            rows, skeys, dkeys = rows.ravel(), skeys.ravel(), dkeys.ravel()
+        values = load(op, grid, src, rows, skeys)
+        if not dg.injective:
+            _check_unambiguous(op, grid, dst, rows, dkeys, values)
+        store(op, grid, dst, rows, dkeys, values)
+        return ()
+
+    @impl(layout.CopyAsyncOp)
+    def run_copy_async(self, interp: ReferenceInterpreter, op: layout.CopyAsyncOp, args):
+        src, dst = (_view(op, a) for a in args)
+        if interp.grid is None:
+            raise ExecutionError(op, "layout.copy_async outside a layout.launch")
+        grid, acc, valid, skeys, dkeys, dg = self._copy_plan(interp, op, src, dst)
+        if dst.storage.space != SHARED:
+            raise ExecutionError(op, f"copy_async to {dst.name}, which is not shared memory")
+        rows = np.broadcast_to(acc.actors[:, None], skeys.shape)
+        if valid is not None:
+            sel = valid
+        else:
+            sel = np.ones(skeys.shape, bool)
+        values = np.zeros(skeys.shape, dtype=dst.storage.data.dtype)
+        values[sel] = load(op, grid, src, rows[sel], skeys[sel])
+        issue_async_copy(op, grid, dst.storage, acc.actors, dkeys, values, sel, acc.rows)
+        grid.committed[grid.active_tids()] += 1  # each copy_async commits one group
+        return ()
+
+    @impl(layout.AsyncWaitOp)
+    def run_async_wait(self, interp: ReferenceInterpreter, op: layout.AsyncWaitOp, args):
+        if interp.grid is None:
+            raise ExecutionError(op, "layout.async_wait outside a layout.launch")
+        land_async_copies(interp.grid, op.pending.value.data)
+        return ()
+
+    # ----------------------------------------------------- distributed values
+    def _owned(self, interp: ReferenceInterpreter, op: Operation, view: View, t: TensorType):
+        grid = interp.grid
+        if grid is None:
+            raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
+        _check_threads(op, grid, t.encoding)
+        _whole_blocks_active(op, grid)
+        shape = tuple(t.get_shape())
+        coords, held = ownership(t.encoding, shape)
+        tids = grid.active_tids()
+        local = grid.local[tids]
+        c = coords[local]  # [k, R, rank]
+        h = held[local]
+        percoord = [c[:, :, d] for d in range(len(shape))]
+        offs = offsets_of_coords(view.layout, percoord)  # [k, R]
+        acc = Access(tids, tids)
+        valid = h
+        if view.mask is not None:
+            m = mask_valid(view.mask, tids, percoord, None)
+            valid = valid & m
+        return grid, acc, c, offs, valid
+
+    @impl(layout.LoadOp)
+    def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
+        view = _view(op, args[0])
+        other = args[1] if len(args) > 1 else None
+        t = op.result.type
+        grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        keys = element_keys(op, grid, view, acc, offs, valid, "reads")
+        n = op.vector.value.data if op.vector is not None else 1
+        if n > 1:
+            check_vectors(op, grid, view, acc, keys - np.asarray(
+                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "reads")
+        rows = np.broadcast_to(acc.actors[:, None], keys.shape)
+        vals = load(op, grid, view, rows[valid], keys[valid])
+        dt = dtype_of(t.element_type)
+        shape = tuple(t.get_shape())
+        fill = np.zeros((), dt) if other is None else np.asarray(other, dt)
+        out = np.empty((grid.num_blocks, *shape), dtype=dt)
+        out[...] = fill
+        blocks = np.broadcast_to(grid.block_of[acc.actors][:, None], keys.shape)[valid]
+        cc = c[valid]  # [n, rank]
+        out[(blocks, *cc.T)] = vals
+        return (out,)
+
+    @impl(layout.StoreOp)
+    def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
+        value, v = args
+        view = _view(op, v)
+        t = op.value.type
+        grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        keys = element_keys(op, grid, view, acc, offs, valid, "writes")
+        n = op.vector.value.data if op.vector is not None else 1
+        if n > 1:
+            check_vectors(op, grid, view, acc, keys - np.asarray(
+                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "writes")
+        val = np.asarray(value)
+        if not _dist_rank(val, t):
+            val = np.broadcast_to(val, (grid.num_blocks, *val.shape))
+        blocks = np.broadcast_to(grid.block_of[acc.actors][:, None], keys.shape)[valid]
+        cc = c[valid]
+        vals = val[(blocks, *cc.T)]
+        rows = np.broadcast_to(acc.actors[:, None], keys.shape)[valid]
+        store(op, grid, view, rows, keys[valid], vals)
+        return ()
+
+    @impl(layout.ConvertLayoutOp)
+    def run_convert_layout(self, interp: ReferenceInterpreter, op, args):
+        if interp.grid is not None:
+            _check_threads(op, interp.grid, op.result.type.encoding)
+        return (args[0],)
+
+    @impl(layout.SplatOp)
+    def run_splat(self, interp: ReferenceInterpreter, op: layout.SplatOp, args):
+        (x,) = args
+        shape = tuple(op.result.type.get_shape())
+        if np.ndim(x) == 0:
+            return (np.broadcast_to(np.asarray(x), shape),)
+        grid = interp.grid
+        assert grid is not None
+        if not _block_uniform(grid, x):
+            raise ExecutionError(
+                op, "splat of a value that differs between the threads of a block"
+            )
+        per_block = np.asarray(x).reshape(grid.num_blocks, grid.threads_per_block)[:, 0]
+        return (np.broadcast_to(per_block.reshape((-1,) + (1,) * len(shape)), (grid.num_blocks, *shape)),)
+
+    @impl(layout.ArangeOp)
+    def run_arange(self, interp, op: layout.ArangeOp, args):
+        return (np.arange(op.start.value.data, op.end.value.data, dtype=np.int32),)
+
+    @impl(layout.ExpandDimsOp)
+    def run_expand_dims(self, interp, op: layout.ExpandDimsOp, args):
+        (x,) = args
+        ax = op.axis.value.data + (1 if _dist_rank(x, op.source.type) else 0)
+        return (np.expand_dims(np.asarray(x), ax),)
+
+    @impl(layout.BroadcastOp)
+    def run_broadcast(self, interp, op: layout.BroadcastOp, args):
+        (x,) = args
+        a = np.asarray(x)
+        shape = tuple(op.result.type.get_shape())
+        if _dist_rank(a, op.source.type):
+            return (np.broadcast_to(a, (a.shape[0], *shape)),)
+        return (np.broadcast_to(a, shape),)
+
+    @impl(layout.ReduceOp)
+    def run_reduce(self, interp: ReferenceInterpreter, op: layout.ReduceOp, args):
+        (x,) = args
+        a = np.asarray(x)
+        t = op.source.type
+        ax = op.axis.value.data
+        if not _dist_rank(a, t):
+            a = a[None]
+        return (reduce_like_a_gpu(a, t, ax, op.kind.data),)
+
+
+_COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.ndarray:
+    """`layout.reduce` of per-block values `a` [blocks, *shape] along `ax`, combining
+    in the order a GPU does (and `lower-to-gpu` emits), so that results agree bit for
+    bit: each thread folds its own registers in register order (an element held twice
+    counted once), then threads combine pairwise over each lane bit, then each warp
+    bit, that moves along the axis (a butterfly: thread t with t ^ bit), lowest bit
+    first. Returns [blocks, *shape without ax]."""
+    comb = _COMBINE[kind]
+    shape = tuple(t.get_shape())
+    out_shape = shape[:ax] + shape[ax + 1 :]
+    lin = to_linear(t.encoding, list(shape))
+    coords, held = ownership(t.encoding, shape)
+    tpb, regs, _ = coords.shape
+    nb = a.shape[0]
+    P = int(np.prod(out_shape)) if out_shape else 1
+    proj = np.delete(coords, ax, axis=2)
+    pidx = (
+        np.ravel_multi_index(tuple(proj[..., d] for d in range(proj.shape[2])), out_shape)
+        if out_shape
+        else np.zeros((tpb, regs), dtype=np.int64)
+    )
+    flat = np.ravel_multi_index(tuple(coords[..., d] for d in range(len(shape))), shape)
+    partial = np.zeros((nb, tpb, P), dtype=a.dtype)
+    has = np.zeros((tpb, P), dtype=bool)
+    seen = np.zeros((tpb, int(np.prod(shape))), dtype=bool)
+    threads = np.arange(tpb)
+    blocks = np.arange(nb)[:, None]
+    av = a.reshape(nb, -1)
+    for r in range(regs):
+        f = flat[:, r]
+        new = held[:, r] & ~seen[threads, f]
+        seen[threads, f] |= held[:, r]
+        p = pidx[:, r]
+        v = av[blocks, f[None, :]]  # [nb, tpb]
+        cur = partial[blocks, threads[None, :], p[None, :]]
+        first = new & ~has[threads, p]
+        merged = np.where(first[None, :], v, comb(cur, v))
+        partial[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], merged, cur)
+        has[threads, p] |= new
+    lanes = lin.num_lanes
+    steps = [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]
+    steps += [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
+    for step in steps:
+        partner = threads ^ step
+        partial = comb(partial, partial[:, partner, :])
+    owner = np.argmax(has, axis=0)  # a thread that holds each result element
+    res = partial[:, owner, np.arange(P)]
+    return res.reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+
+
+def _norm(base: Any) -> Any:
+    a = np.asarray(base)
+    return int(a) if a.ndim == 0 else a.astype(np.int64, copy=False)
+
+
+def _check_unambiguous(op, grid: Grid, dst: View, rows, keys, values) -> None:
+    """A copy whose destination view maps two elements to one address must write the
+    same value to it, or the result would depend on the order of the elements."""
+    order = np.lexsort((keys, rows))
+    k, r, v = keys[order], rows[order], values[order]
+    dup = (k[1:] == k[:-1]) & (r[1:] == r[:-1])
+    if dup.any():
+        differ = dup & ~bits_equal(v[1:], v[:-1])
+        if differ.any():
+            i = int(np.argmax(differ))
+            raise ExecutionError(
+                op,
+                f"the destination view {dst.type} maps two elements to element "
+                f"{int(k[i]) % dst.storage.size} of {dst.name}, and the copy writes "
+                f"different values to it: the result would depend on the order",
+            )
+
+
+# ======================================================================= sizing
+
+
+def view_extent(
+    module: ModuleOp, fn: func.FuncOp, arg: BlockArgument, scalars: dict[str, int]
+) -> int | None:
+    """Elements a pointer argument must hold: the largest cosize of the `layout.view`s
+    of it, their `?` values bound from the function's arguments (`scalars`) or
+    constants. None when a view's extent cannot be found statically."""
+    from .api import arg_names
+
+    names = dict(zip(fn.body.block.args, arg_names(fn)))
+    extent = 0
+    found = False
+    for use in list(arg.uses):
+        op = use.operation
+        if not isinstance(op, layout.ViewOp) or use.index != 0:
+            continue
+        values = []
+        for d in op.dynamic:
+            val = _static_value(d, names, scalars)
+            if val is None:
+                return None
+            values.append(val)
+        lay = _bind(op.result.type.cute_layout, values)
+        extent = max(extent, int(lay.cosize()))
+        found = True
+    return extent if found else None
+
+
+def _static_value(v: SSAValue, names: dict, scalars: dict[str, int]) -> int | None:
+    if isinstance(v, BlockArgument) and v in names:
+        return scalars.get(names[v])
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        attr = owner.properties.get("value")
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+__all__ = ["LayoutFunctions", "View", "view_extent"]
+
+_unused = (DenseArrayBase, IndexType)
