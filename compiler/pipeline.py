@@ -15,9 +15,16 @@ from io import StringIO
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.parser import MLIRTokenKind
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+    VerifyException,
+)
 
 from .diagnostics import TilecError
 from .locations import LocatingParser, get_loc
@@ -57,16 +64,41 @@ def parse_module(
     """Parse (and verify) a module. Raises TilecError with the location of the problem."""
     ctx = ctx or make_context()
     try:
-        module = LocatingParser(ctx, text, name, line_offset).parse_module()
+        module = _Parser(ctx, text, name, line_offset).parse_module()
     except ParseError as e:
         loc = e.span.get_location()
         loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
-        raise TilecError(e.msg, loc=loc) from None
+        msg = e.msg.strip()
+        if not text[e.span.start :].strip():
+            msg = "unexpected end of file" + (f" ({msg})" if msg else "")
+        raise TilecError(msg, loc=loc) from None
     except (DiagnosticException, ValueError, ArithmeticError, RecursionError) as e:
         raise TilecError(f"cannot parse {name}: {_first_line(e)}", loc=name) from None
     if verify:
         verify_module(module)
     return module
+
+
+class _Parser(LocatingParser):
+    """A LocatingParser whose errors all have a location: an op (or attribute) whose
+    construction fails while it is parsed (a verifier raising in `__init__`) becomes
+    a ParseError at the op's first token."""
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # MLIR reads an input with no operation (empty, or only comments) as an
+        # empty module; xDSL rejects it.
+        if self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            return super().parse_operation()
+        except ParseError:
+            raise
+        except (DiagnosticException, ValueError, ArithmeticError) as e:
+            raise ParseError(start, _first_line(e)) from None
 
 
 def _first_line(e: BaseException) -> str:
@@ -114,7 +146,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 def pass_description(cls: type[ModulePass]) -> str:
     """First sentence of a pass's docstring (what `--list-passes` shows)."""
     doc = (cls.__doc__ or "").strip()
-    return doc.split("\n\n")[0].replace("\n", " ") if doc else ""
+    return " ".join(doc.split("\n\n")[0].split()) if doc else ""
 
 
 def expand_pipeline(spec: str) -> str:
@@ -147,6 +179,10 @@ def build_pipeline(spec: str, callback: PassCallback | None = None) -> PassPipel
     spec = expand_pipeline(spec)
     try:
         return PassPipeline.parse_spec(available_passes(), spec, callback)
+    except ArgSpecParseError as e:  # a BaseException: "...:\npass-pipeline:1:COL\n...\nMESSAGE"
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        col = lines[1].rsplit(":", 1)[-1] if len(lines) > 1 else "?"
+        raise TilecError(f"invalid pass pipeline '{spec}': {lines[-1]} (at column {col})") from None
     except Exception as e:  # xDSL raises several types for a malformed spec
         raise TilecError(f"invalid pass pipeline '{spec}': {_first_line(e)}") from None
 

@@ -23,8 +23,15 @@ from tilec import __version__
 from tilec.compiler.diagnostics import TilecError
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a bad command line is a TilecError (one line, exit status 1)."""
+
+    def error(self, message: str):
+        raise TilecError(f"{message} (see `{self.prog} -h`)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _ArgumentParser(
         prog="tilec",
         description="tilec: a compiler for GPU data movement (layouts, views and copies as IR).",
         epilog="Subcommand: `tilec show-layout LAYOUT` renders a layout (see `tilec show-layout -h`).",
@@ -175,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return run(args)
     except TilecError as e:
-        sys.stderr.write(f"{e}\n")
+        sys.stderr.write(f"{e}\n" if e.loc else f"tilec: error: {e}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("tilec: interrupted\n")
@@ -204,7 +211,8 @@ def run(args) -> int:
             with open(args.input_file, encoding="utf-8") as f:
                 text = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        raise TilecError(f"cannot read '{name}': {getattr(e, 'strerror', None) or e}") from None
+        why = getattr(e, "strerror", None) or f"not a UTF-8 text file ({e.reason})"
+        raise TilecError(f"cannot read '{name}': {why}", loc=name) from None
     if args.passes:
         from tilec.compiler.pipeline import build_pipeline
 

@@ -1,0 +1,4 @@
+func.func @f(%a: i32) {
+  %b = arith.addf %a, %a : i32
+  func.return
+}

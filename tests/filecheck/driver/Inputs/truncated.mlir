@@ -1,0 +1,2 @@
+func.func @f() {
+  %a = arith.constant 1 : index

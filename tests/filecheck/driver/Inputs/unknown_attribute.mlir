@@ -1,0 +1,3 @@
+func.func @f() attributes {l = #layout.nosuch<1>} {
+  func.return
+}

@@ -1,0 +1,2 @@
+// RUN: tilec --version | filecheck %s
+// CHECK: {{^}}tilec {{[0-9]+\.[0-9]+\.[0-9]+}}
