@@ -3,6 +3,8 @@ warp shuffle or a shared-memory round trip."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
@@ -16,7 +18,7 @@ from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_
 from tilec.dialects import cute
 
 from ._layout_cost import kind_of, linear_of
-from ._smem_layout import SmemChoice, choose_smem_layout
+from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
 
 
 def shuffles_supported() -> bool:
@@ -29,6 +31,7 @@ def shuffles_supported() -> bool:
     return bool(getattr(lower_to_gpu, "SHUFFLE_CONVERSIONS", False))
 
 
+@dataclass(frozen=True)
 class LowerConvertLayout(ModulePass):
     """Lowers each `layout.convert_layout` by what its linear forms say moves: registers only, lanes of a warp (shuffles), or threads of the block (a shared-memory round trip with a bank-conflict-free layout).
 
@@ -58,18 +61,22 @@ class LowerConvertLayout(ModulePass):
     Anchors: Triton's ConvertLayoutOpToLLVM (shared-memory path with padding or swizzling)
     and the Linear Layouts paper (arXiv 2505.23819) on optimal swizzling.
 
-    Options: `shuffle` = auto | true | false.
+    Options: `shuffle` = auto | true | false; `smem_layout` = best (default) | plain
+    (row-major, unpadded, unswizzled: a reference lowering for tests and benchmarks).
     Preconditions: conversions are inside a `layout.launch`; shapes are powers of two for
     the conflict analysis (otherwise the buffer is row-major and unannotated)."""
 
     name = "lower-convert-layout"
 
     shuffle: str = "auto"
+    smem_layout: str = "best"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         use_shuffle = {"auto": shuffles_supported(), "true": True, "false": False}.get(self.shuffle)
         if use_shuffle is None:
             raise PassFailedException(f"lower-convert-layout: shuffle must be auto, true or false, got {self.shuffle!r}")
+        if self.smem_layout not in ("best", "plain"):
+            raise PassFailedException(f"lower-convert-layout: smem-layout must be best or plain, got {self.smem_layout!r}")
         for cvt in [o for o in op.walk() if isinstance(o, layout.ConvertLayoutOp)]:
             src, dst = cvt.source.type, cvt.result.type
             kind = kind_of(src, dst)
@@ -78,23 +85,25 @@ class LowerConvertLayout(ModulePass):
             elif kind == "warp_shuffle" and use_shuffle:
                 cvt.attributes["lowering"] = StringAttr("shuffle")
             else:
-                lower_through_smem(cvt)
+                lower_through_smem(cvt, plain=self.smem_layout == "plain")
 
 
-def smem_choice(src: TensorType, dst: TensorType) -> SmemChoice | None:
+def smem_choice(src: TensorType, dst: TensorType, plain: bool = False) -> SmemChoice | None:
     """The shared layout for a conversion (None without linear forms)."""
     ls, ld = linear_of(src), linear_of(dst)
     if ls is None or ld is None:
         return None
-    return choose_smem_layout(ls, ld, tuple(src.get_shape()), element_bytes(src.element_type))
+    shape = tuple(src.get_shape())
+    cands = [SmemLayout(shape, tuple(reversed(range(len(shape)))))] if plain else None
+    return choose_smem_layout(ls, ld, shape, element_bytes(src.element_type), cands)
 
 
-def lower_through_smem(cvt: layout.ConvertLayoutOp) -> None:
+def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> None:
     launch = layout.enclosing_launch(cvt)
     if launch is None:
         raise PassFailedException("layout.convert_layout outside a layout.launch cannot use shared memory")
     src, dst = cvt.source.type, cvt.result.type
-    choice = smem_choice(src, dst)
+    choice = smem_choice(src, dst, plain)
     if choice is not None:
         smem_attr = choice.layout.attr()
     else:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -35,6 +35,7 @@ _LAYOUT_FREE_USERS = (layout.StoreOp, layout.ConvertLayoutOp)
 _MAX_SLICE = 64
 
 
+@dataclass(frozen=True)
 class RemoveLayoutConversions(ModulePass):
     """Removes `layout.convert_layout` ops that are identities, folds chains, rematerialises cheap producers in the target layout and moves conversions to where fewer elements move.
 
@@ -52,7 +53,10 @@ class RemoveLayoutConversions(ModulePass):
       model says the recomputation and the new conversions cost less than the conversion.
     - forward sinking: a conversion whose only user is a reduction or an elementwise op
       moves below it when that moves fewer elements (a reduction shrinks the tensor) or
-      when it is an identity that can then reach a store.
+      when it is an identity that can then reach a store. A float `add`/`mul` reduction
+      in another layout combines the elements in another order, so it is only done with
+      `reassociate=true` (results then differ in the last bits); `max`, `min` and integer
+      reductions always.
     - loops: a loop-carried value converted on entry to the body and converted back
       before `scf.yield` is carried in the target layout (the conversions move out of the
       loop); a conversion of a loop-invariant value is hoisted above the loop.
@@ -70,7 +74,8 @@ class RemoveLayoutConversions(ModulePass):
     constant, splat, broadcast or expand_dims 0; an op only moves (no cost) when the
     conversion was its only use.
 
-    Options: `smem-cost` (default 2), `shuffle-cost` (2), `alu-cost` (1).
+    Options: `smem_cost` (default 2), `shuffle_cost` (2), `alu_cost` (1), `reassociate`
+    (false).
     Preconditions: distributed values live inside `layout.launch`."""
 
     name = "remove-layout-conversions"
@@ -78,10 +83,11 @@ class RemoveLayoutConversions(ModulePass):
     smem_cost: float = 2.0
     shuffle_cost: float = 2.0
     alu_cost: float = 1.0
+    reassociate: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         model = CostModel(alu=self.alu_cost, shuffle=self.shuffle_cost, smem=self.smem_cost)
-        _Remover(model).run(op)
+        _Remover(model, self.reassociate).run(op)
 
 
 # ============================================================================ driver
@@ -90,6 +96,7 @@ class RemoveLayoutConversions(ModulePass):
 @dataclass
 class _Remover:
     model: CostModel
+    reassociate: bool = False
     changed: bool = False
 
     def run(self, module: ModuleOp) -> None:
@@ -185,6 +192,9 @@ class _Remover:
         before = conversion_cost(self.model, src_t, r.type)
         res = user.results[0]
         if isinstance(user, layout.ReduceOp):
+            exact = user.kind.data in ("max", "min") or isinstance(src_t.element_type, IntegerType)
+            if not (exact or self.reassociate):
+                return False  # another layout sums floats in another order
             ax = user.axis.value.data
             new_rt = with_encoding(res.type, SliceLayoutAttr(IntAttr(ax), src_t.encoding))
             after = conversion_cost(self.model, new_rt, res.type)

@@ -3,27 +3,51 @@
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #B = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#C = #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>
 #SA = #layout.slice<{dim = 1, parent = #A}>
-#SB = #layout.slice<{dim = 1, parent = #B}>
+#SC = #layout.slice<{dim = 1, parent = #C}>
 !G1 = !layout.tensor<f32, #layout.cute<(32):(1)>, gmem>
 !G2 = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
+!H1 = !layout.tensor<f32, #layout.cute<(128):(1)>, gmem>
+!H2 = !layout.tensor<f32, #layout.cute<(128,32):(32,1)>, gmem>
 
-// A conversion before a reduction moves after it: 32 elements move instead of 1024.
+// A conversion before a reduction moves after it: 128 elements move instead of 4096
+// (max is exact in any order).
 // CHECK-LABEL: func.func @before_reduce
-// CHECK:         %[[V:.*]] = layout.load {{.*}} -> tensor<32x32xf32, #layout.blocked<{sizePerThread = [1, 4]
-// CHECK-NEXT:    %[[R:.*]] = layout.reduce %[[V]] {{.*}} -> tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 4]
-// CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[R]] : tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 4]{{.*}} -> tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [4, 1]
+// CHECK:         %[[V:.*]] = layout.load {{.*}} -> tensor<128x32xf32, #layout.blocked<{sizePerThread = [1, 4]
+// CHECK-NEXT:    %[[R:.*]] = layout.reduce %[[V]] {{.*}} -> tensor<128xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 4]
+// CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[R]] : tensor<128xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 4]{{.*}} -> tensor<128xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 1]
 // CHECK-NEXT:    layout.store %[[W]]
 func.func @before_reduce(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !G2
-  %b = layout.view %q : !layout.ptr<f32> -> !G1
+  %a = layout.view %p : !layout.ptr<f32> -> !H2
+  %b = layout.view %q : !layout.ptr<f32> -> !H1
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a : !G2 -> tensor<32x32xf32, #A>
-    %w = layout.convert_layout %v : tensor<32x32xf32, #A> -> tensor<32x32xf32, #B>
-    %r = layout.reduce %w {axis = 1 : i64, kind = "add"} : tensor<32x32xf32, #B> -> tensor<32xf32, #SB>
-    layout.store %r, %b : tensor<32xf32, #SB>, !G1
+    %v = layout.load %a : !H2 -> tensor<128x32xf32, #A>
+    %w = layout.convert_layout %v : tensor<128x32xf32, #A> -> tensor<128x32xf32, #C>
+    %r = layout.reduce %w {axis = 1 : i64, kind = "max"} : tensor<128x32xf32, #C> -> tensor<128xf32, #SC>
+    layout.store %r, %b : tensor<128xf32, #SC>, !H1
+  }
+  func.return
+}
+
+// A float sum in another layout adds in another order: without reassociate=true the
+// conversion stays before the reduction.
+// CHECK-LABEL: func.func @before_reduce_add
+// CHECK:         %[[V:.*]] = layout.load
+// CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[V]]
+// CHECK-NEXT:    layout.reduce %[[W]]
+func.func @before_reduce_add(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !H2
+  %b = layout.view %q : !layout.ptr<f32> -> !H1
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %v = layout.load %a : !H2 -> tensor<128x32xf32, #A>
+    %w = layout.convert_layout %v : tensor<128x32xf32, #A> -> tensor<128x32xf32, #C>
+    %r = layout.reduce %w {axis = 1 : i64, kind = "add"} : tensor<128x32xf32, #C> -> tensor<128xf32, #SC>
+    layout.store %r, %b : tensor<128xf32, #SC>, !H1
   }
   func.return
 }
@@ -35,15 +59,15 @@ func.func @before_reduce(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[R]]
 // CHECK-NEXT:    layout.store %[[W]]
 func.func @after_reduce(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !G2
-  %b = layout.view %q : !layout.ptr<f32> -> !G1
+  %a = layout.view %p : !layout.ptr<f32> -> !H2
+  %b = layout.view %q : !layout.ptr<f32> -> !H1
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a : !G2 -> tensor<32x32xf32, #A>
-    %r = layout.reduce %v {axis = 1 : i64, kind = "max"} : tensor<32x32xf32, #A> -> tensor<32xf32, #SA>
-    %w = layout.convert_layout %r : tensor<32xf32, #SA> -> tensor<32xf32, #SB>
-    layout.store %w, %b : tensor<32xf32, #SB>, !G1
+    %v = layout.load %a : !H2 -> tensor<128x32xf32, #A>
+    %r = layout.reduce %v {axis = 1 : i64, kind = "max"} : tensor<128x32xf32, #A> -> tensor<128xf32, #SA>
+    %w = layout.convert_layout %r : tensor<128xf32, #SA> -> tensor<128xf32, #SC>
+    layout.store %w, %b : tensor<128xf32, #SC>, !H1
   }
   func.return
 }

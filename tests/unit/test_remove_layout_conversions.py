@@ -1,0 +1,117 @@
+"""`remove-layout-conversions` preserves what every lit-test function computes, never
+duplicates a load or a store, and never adds a conversion that moves data.
+
+Two oracles, on the same random buffers before and after the pass:
+
+* the CPU reference executor at the layout level (`helpers.equivalence.assert_pass_preserves`);
+  until it implements the layout dialect those tests end in xfail with its "no
+  implementation" message, and any other failure fails;
+* the CPU reference executor at the GPU level: both programs are lowered by
+  `lower-convert-layout{smem_layout=plain},lower-to-gpu` (the reference: unpadded,
+  unswizzled shared tiles) and `lower-convert-layout,lower-to-gpu` after the pass, then run.
+  A function that `lower-to-gpu` cannot lower yet (loops, branches over tensors) is
+  skipped with its message.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.dialects import layout
+from tilec.passes._layout_cost import kind_of
+from tilec.runtime.reference import check_equivalence
+from tilec.runtime.reference.errors import ExecutionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ROOT = Path(__file__).resolve().parents[2]
+LIT = ROOT / "tests" / "filecheck" / "remove-layout-conversions"
+SOURCES = sorted(p for p in LIT.glob("*.mlir") if "RUN: tilec %s" in p.read_text()) + [
+    ROOT / "examples" / "gluon_in_out_layouts.mlir"
+]
+
+REFERENCE = "lower-convert-layout{smem_layout=plain},lower-to-gpu"
+LOWERED = "lower-convert-layout,lower-to-gpu"
+
+
+def split_functions(path: Path) -> list[tuple[str, str]]:
+    """(name, module text holding only that function) for each function of a file."""
+    module = parse_module(path.read_text(), str(path))
+    out = []
+    for f in module.body.block.ops:
+        if isinstance(f, func.FuncOp):
+            m = ModuleOp([f.clone()])
+            out.append((f.sym_name.data, emit(m)))
+    return out
+
+
+CASES = [
+    pytest.param(text, id=f"{path.stem}-{name}")
+    for path in SOURCES
+    for name, text in split_functions(path)
+]
+
+
+def _count(module, cls, space=None) -> int:
+    n = 0
+    for op in module.walk():
+        if isinstance(op, cls):
+            view = op.view if isinstance(op, layout.LoadOp | layout.StoreOp) else None
+            if space is None or (view is not None and view.type.memory_space == space):
+                n += 1
+    return n
+
+
+def _moving_conversions(module) -> int:
+    return sum(
+        1
+        for op in module.walk()
+        if isinstance(op, layout.ConvertLayoutOp) and kind_of(op.source.type, op.result.type) != "identity"
+    )
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_no_duplicated_memory_access_nor_new_conversion(text):
+    before = parse_module(text)
+    after = run_pipeline(parse_module(text), "remove-layout-conversions")
+    assert _count(after, layout.LoadOp) <= _count(before, layout.LoadOp)
+    assert _count(after, layout.StoreOp) == _count(before, layout.StoreOp)
+    assert _moving_conversions(after) <= _moving_conversions(before)
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_preserves_results_gpu_level(text):
+    try:
+        ref = run_pipeline(parse_module(text), REFERENCE)
+    except TilecError as e:
+        pytest.skip(f"lower-to-gpu cannot lower the reference yet: {e.message}")
+    new = run_pipeline(run_pipeline(parse_module(text), "remove-layout-conversions"), LOWERED)
+    for seed in (0, 1):
+        report = check_equivalence(ref, new, seed)
+        assert report, f"results changed: {report}"
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_preserves_results_layout_level(text):
+    from helpers.equivalence import assert_pass_preserves
+
+    try:
+        assert_pass_preserves(text, "remove-layout-conversions")
+    except ExecutionError as e:
+        if "no implementation" in str(e):
+            pytest.xfail(f"the reference executor does not run the layout level yet: {e}")
+        raise
+
+
+def test_idempotent():
+    for path in SOURCES:
+        once = emit(run_pipeline(parse_module(path.read_text()), "remove-layout-conversions"))
+        twice = emit(run_pipeline(parse_module(once), "remove-layout-conversions"))
+        assert once == twice, path
