@@ -45,6 +45,9 @@ Where this module is stricter or differs from CuTe C++, it says so:
   does not reach (pycute), where CuTe 4.x C++ drops them.
 * The cotarget of ``complement`` (and so of ``logical_divide``) is used by its
   size, as pycute does.
+* ``composition`` lets an index past ``size(A)`` continue along the last mode
+  of ``coalesce(A)`` (pycute); CuTe C++ continues along A's last mode even
+  when its extent is 1.  Inside the domain of A both agree.
 
 Performance (CPython 3.11, this machine; measured with ``timeit``, see
 ``tests/unit/test_cute_layout.py::test_algebra_is_fast``): composition of two
@@ -370,7 +373,9 @@ def crd2idx(crd, shape, stride=None):
 
     ``crd`` may be congruent to ``shape`` or coarser: an integer given for a
     tuple mode is split colexicographically over that mode, its last sub-mode
-    taking whatever remains.  ``_`` entries count as 0.  Without ``stride``
+    taking whatever remains.  ``_`` entries count as 0; a ``?`` entry (a
+    run-time coordinate) makes the result ``?`` unless its strides are all 0.
+    Without ``stride``
     the compact column-major strides of ``shape`` are used, which gives the
     1-D index of the coordinate.  Dynamic strides give ``?``; a dynamic extent
     that must divide the index raises :class:`LayoutError`.
@@ -391,6 +396,8 @@ def _crd2idx(c, s, d):
         return r
     if _is_wild(c):
         return 0
+    if c is DYN:  # a run-time coordinate: the offset is known only if it is 0
+        return 0 if all(e == 0 for e in _leaves(d)) else DYN
     if type(s) is tuple:
         if not s:
             return 0
@@ -432,6 +439,8 @@ def _idx2crd(i, s, d):
         return tuple(_idx2crd(i, b, c) for b, c in zip(s, d))
     if s == 1:
         return 0
+    if i is DYN:
+        return DYN
     where = f"idx2crd({i}, {s}, {d})"
     _static(s, where)
     _static(d, where)
@@ -963,20 +972,16 @@ def _tiler_str(t) -> str:
 # ---------------------------------------------------------------------------
 
 def _composition_modes(a: Layout):
-    """Coalesced finite modes of ``a`` and the stride of its last mode.
+    """The finite modes of ``coalesce(a)`` and the stride of its last mode.
 
-    Composition treats the last mode of ``a`` as unbounded (CuTe's
-    ``coalesce_x``): indices past ``size(a)`` continue along it, so the result
-    equals ``a(b(c))`` even where ``b`` leaves the domain of ``a``.
+    Composition treats the last mode of ``coalesce(a)`` as unbounded: an index
+    past ``size(a)`` continues along it (pycute's convention; CuTe C++'s
+    ``coalesce_x`` instead keeps the stride of a trailing extent-1 mode).
     """
-    shapes, strides = _leaves(a.shape), _leaves(a.stride)
-    if not shapes:
+    modes = _coalesce_flat(_leaves(a.shape), _leaves(a.stride))
+    if not modes:
         return [], 0
-    modes = _coalesce_flat(shapes[:-1], strides[:-1])
-    last_d = strides[-1]
-    if modes and _mergeable(modes[-1][0], modes[-1][1], last_d):
-        last_d = modes.pop()[1]
-    return modes, last_d
+    return modes[:-1], modes[-1][1]
 
 
 def _compose_leaf(modes, last_d, s, d, err, lone=False):
@@ -1059,7 +1064,8 @@ def _compose_tree(modes, last_d, bs, bd, err):
 
 
 def composition(a: Layout, b) -> Layout:
-    """``R = A o B`` with ``R(c) == A(B(c))`` for every coordinate ``c`` of B.
+    """``R = A o B`` with ``R(c) == A(B(c))`` for every coordinate ``c`` of B
+    (for ``B(c) >= size(A)``: ``coalesce(A)(B(c))``).
 
     ``b`` is a Layout, an int ``n`` (meaning ``n:1``), ``None``/``_`` (``A``
     unchanged) or a tiler tuple of those, applied mode by mode (modes of ``A``

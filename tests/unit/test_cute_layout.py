@@ -167,6 +167,7 @@ def test_coalesce():
     ("(4,6):(1,5)", "2:3", "2:3"),            # 3 does not divide 4, but 2 elements fit
     ("(4,6):(1,5)", "8:0", "8:0"),
     ("(2,2):(1,4)", "8:1", "(2,4):(1,4)"),    # B runs past A along the last mode
+    ("(2,2,1):(1,4,0)", "8:1", "(2,4):(1,4)"),  # ... of coalesce(A) (pycute)
 ])
 def test_composition_examples(a, b, r):
     assert composition(L(a), L(b)) == L(r)
@@ -272,6 +273,13 @@ def test_dynamic_tiling_by_mode():
     tile, off = local_tile(gmem, (128, 64), (1, 2))
     assert tile == L("(128,64):(1,?)") and off is DYN
     assert not gmem.is_static() and tile.size() == 128 * 64
+    # run-time block and thread indices: the layout is static, the offset is ?
+    tile, off = local_tile(make_layout((1024, 512)), (128, 64), (DYN, DYN))
+    assert tile == L("(128,64):(1,1024)") and off is DYN
+    frag, off = local_partition(tile, row_major((8, 32)), DYN)
+    assert frag == L("(16,2):(8,32768)") and off is DYN
+    assert L("(4,(2,3)):(0,(4,8))")(DYN, (0, 1)) == 8
+    assert idx2crd(DYN, (4, (1, 3))) == (DYN, (0, DYN))
 
 
 # ---------------------------------------------------------------------------

@@ -137,15 +137,17 @@ def _refines(b_shape, r_shape) -> bool:
 
 
 def _check_composition(a, b, r):
+    """``r == a o b``: ``r(i) == a(b(i))``, where ``a`` extends past its size
+    along the last mode of ``coalesce(a)``."""
     assert _refines(b.shape, r.shape)
+    ca = coalesce(a)
     bs = offsets(b)
-    if len(set(bs)) == len(bs):
-        assert offsets(r) == [a(x) for x in bs]
+    if len(set(bs)) == len(bs) or type(b.shape) is int:
+        assert offsets(r) == [ca(x) for x in bs]
+        assert all(r(i) == a(x) for i, x in enumerate(bs) if x < size(a))
     else:  # CuTe's definition: right distributivity over the modes of b
         for i, m in enumerate(b.modes()):
             assert r[i] == composition(a, m)
-    if b.rank() == 1 and type(b.shape) is int:
-        assert offsets(r) == [a(x) for x in bs]
 
 
 @SETTINGS
