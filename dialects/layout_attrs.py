@@ -607,8 +607,10 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         return tuple(m.size() for m in self.cute_layout.modes())
 
     def num_elements(self):
-        """Scalar elements the view addresses (vectors count their lanes)."""
-        return self.cute_layout.size() * self.vector_size
+        """Scalar elements the view addresses (vectors count their lanes); `cute.DYN`
+        when an extent is dynamic."""
+        n = self.cute_layout.size()
+        return n if n is cute.DYN else n * self.vector_size
 
     def with_(self, **changes) -> TensorViewType:
         """A copy with some of (element_type, layout, space, vec, masked) changed."""
