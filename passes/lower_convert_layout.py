@@ -40,7 +40,7 @@ class LowerConvertLayout(ModulePass):
     - identity / register: the conversion stays, marked `lowering = "register"`;
       `lower-to-gpu` renames or permutes registers.
     - warp_shuffle: the conversion stays, marked `lowering = "shuffle"`, when
-      `lower-to-gpu` can lower it (`shuffle=auto`, the default, asks it; `true`/`false`
+      `lower-to-gpu` can lower it (`shuffle=auto`, the default, asks it; `on`/`off`
       force); otherwise it goes through shared memory.
     - shared: written in the layout dialect, inside the enclosing `layout.launch`:
 
@@ -61,7 +61,7 @@ class LowerConvertLayout(ModulePass):
     Anchors: Triton's ConvertLayoutOpToLLVM (shared-memory path with padding or swizzling)
     and the Linear Layouts paper (arXiv 2505.23819) on optimal swizzling.
 
-    Options: `shuffle` = auto | true | false; `smem_layout` = best (default) | plain
+    Options: `shuffle` = auto | on | off; `smem_layout` = best (default) | plain
     (row-major, unpadded, unswizzled: a reference lowering for tests and benchmarks).
     Preconditions: conversions are inside a `layout.launch`; shapes are powers of two for
     the conflict analysis (otherwise the buffer is row-major and unannotated)."""
@@ -72,9 +72,9 @@ class LowerConvertLayout(ModulePass):
     smem_layout: str = "best"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        use_shuffle = {"auto": shuffles_supported(), "true": True, "false": False}.get(self.shuffle)
+        use_shuffle = {"auto": shuffles_supported(), "on": True, "off": False}.get(self.shuffle)
         if use_shuffle is None:
-            raise PassFailedException(f"lower-convert-layout: shuffle must be auto, true or false, got {self.shuffle!r}")
+            raise PassFailedException(f"lower-convert-layout: shuffle must be auto, on or off, got {self.shuffle!r}")
         if self.smem_layout not in ("best", "plain"):
             raise PassFailedException(f"lower-convert-layout: smem-layout must be best or plain, got {self.smem_layout!r}")
         for cvt in [o for o in op.walk() if isinstance(o, layout.ConvertLayoutOp)]:
