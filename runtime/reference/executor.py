@@ -44,6 +44,8 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
+from tilec.dialects.errors import LayoutError
+
 from .errors import ExecutionError
 from .memory import GLOBAL, PRIVATE, SHARED, MemRef, Storage, contiguous_strides
 from .simt import WARP_SIZE, Grid
@@ -78,7 +80,7 @@ class ReferenceInterpreter(Interpreter):
             result = op_impl(ft, self, op, inputs)
         except ExecutionError:
             raise
-        except UnsupportedType as e:
+        except (UnsupportedType, LayoutError) as e:
             raise ExecutionError(op, str(e)) from None
         except InterpretationError as e:
             raise ExecutionError(op, str(e)) from e

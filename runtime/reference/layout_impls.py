@@ -165,8 +165,17 @@ def geometry(lay: Any, vec: cute.Layout | None) -> Geometry:
     coords = tuple(
         np.broadcast_to(np.asarray(c, dtype=np.int64), k.shape) for c in views.mode_coords(inner, i)
     )
-    injective = np.unique(off).shape[0] == off.shape[0]
-    return Geometry(off, coords, lanes, injective, v)
+    return Geometry(off, coords, lanes, _injective(off), v)
+
+
+def _injective(off: np.ndarray) -> bool:
+    if off.shape[0] < 2:
+        return True
+    lo, hi = int(off.min()), int(off.max())
+    if hi - lo < 8 * off.shape[0]:
+        return bool(np.bincount(off - lo).max() <= 1)
+    s = np.sort(off)
+    return not bool((s[1:] == s[:-1]).any())
 
 
 def offsets_of_coords(lay: Any, coords: list[np.ndarray]) -> np.ndarray:
@@ -460,7 +469,7 @@ class LayoutFunctions(InterpreterFunctions):
         src, *coords = args
         v = _view(op, src)
         tile = op.tile_sizes
-        lay, _ = views.tile_layout(v.inner, tile)
+        lay = _tile_layout(v.inner, tile)
         base: Any = v.base
         modes = views.modes(v.inner)
         grid = interp.grid
@@ -805,6 +814,18 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
     owner = np.argmax(has, axis=0)  # a thread that holds each result element
     res = partial[:, owner, np.arange(P)]
     return res.reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+
+
+def _tile_layout(lay: cute.Layout, tile: tuple[int, ...]) -> cute.Layout:
+    """`views.tile_layout` for a layout whose `?` values are bound: a tile may be
+    larger than a (dynamic) extent it was chosen for; its extra elements are masked."""
+    out = []
+    for m, t in zip(views.modes(lay), tile):
+        if isinstance(m.shape, tuple):
+            out.append(cute.composition(m, cute.make_layout(t, 1)))
+        else:
+            out.append(cute.make_layout(t, m.stride))
+    return views.from_modes(out)
 
 
 def _norm(base: Any) -> Any:

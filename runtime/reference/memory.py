@@ -243,7 +243,7 @@ def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray
                 thread=int(ft[i]),
                 index=int(fk[i]) % st.size,
             )
-    if st.tracked:
+    if st.tracked and grid.num_threads > 1:  # one thread cannot race
         _check_read_races(op, grid, st, fk, ft)
         _record_reads(grid, st, fk, ft)
     return st.data[keys]
@@ -338,12 +338,12 @@ def store(
                 thread=int(ft[i]),
                 index=int(fk[i]) % st.size,
             )
-    if st.tracked:
+    if st.tracked and grid.num_threads > 1:
         _check_write_races(op, grid, st, fk, ft, fv)
     st.data[fk] = fv
     if st.init is not None:
         st.init[fk] = True
-    if st.tracked:
+    if st.tracked and grid.num_threads > 1:
         st._track()
         st.writer[fk] = ft
         st.wepoch[fk] = grid.epoch[grid.actor_block(ft)]
