@@ -63,8 +63,7 @@ def _check_divisor(op: Operation, b: int) -> None:
 def _binary(fn: Callable[[int, int, int], int], divides: bool = False):
     """An arith op on two signless integers of `bits` bits (values kept signed)."""
 
-    def run(op: Operation, a: int, b: int) -> int:
-        bits = _width(op.results[0].type)
+    def run(op: Operation, a: int, b: int, bits: int) -> int:
         if divides:
             _check_divisor(op, b)
         if bits == 1:
@@ -74,7 +73,7 @@ def _binary(fn: Callable[[int, int, int], int], divides: bool = False):
     return run
 
 
-_BINARY: dict[type[Operation], Callable[[Operation, int, int], int]] = {
+_BINARY: dict[type[Operation], Callable[[Operation, int, int, int], int]] = {
     arith.AddiOp: _binary(lambda a, b, n: a + b),
     arith.SubiOp: _binary(lambda a, b, n: a - b),
     arith.MuliOp: _binary(lambda a, b, n: a * b),
@@ -136,52 +135,133 @@ def host_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     return funcs[0]
 
 
-def run_host(function: func.FuncOp, args: Sequence[Any]) -> list[Launch]:
-    """Run the host function on `args` (any objects for memrefs, ints for integers)."""
-    block = function.body.block
-    if len(args) != len(block.args):
-        raise TilecError(
-            f"'{function.sym_name.data}' takes {len(block.args)} arguments, "
-            f"got {len(args)}"
-        )
-    values: dict[SSAValue, Any] = {}
-    for arg, value in zip(block.args, args):
-        if isinstance(arg.type, IndexType | IntegerType):
-            value = _signed(int(value), _width(arg.type))
-        values[arg] = value
-    launches: list[Launch] = []
-    for op in block.ops:
-        if isinstance(op, func.ReturnOp):
-            break
+class HostProgram:
+    """A host function made ready to run many times: each op becomes a step that
+    reads and writes numbered slots, so running it costs no IR traversal."""
+
+    def __init__(self, function: func.FuncOp):
+        self.name = function.sym_name.data
+        block = function.body.block
+        self.slots: dict[SSAValue, int] = {}
+        self.arg_widths: list[int | None] = []
+        for arg in block.args:
+            self._slot(arg)
+            is_int = isinstance(arg.type, IndexType | IntegerType)
+            self.arg_widths.append(_width(arg.type) if is_int else None)
+        self.constants: list[tuple[int, int]] = []
+        self.steps: list[Callable[[list[Any], list[Launch]], None]] = []
+        for op in block.ops:
+            if isinstance(op, func.ReturnOp):
+                break
+            self.steps.append(self._step(op))
+
+    def _slot(self, value: SSAValue) -> int:
+        if value not in self.slots:
+            self.slots[value] = len(self.slots)
+        return self.slots[value]
+
+    def _step(self, op: Operation) -> Callable[[list[Any], list[Launch]], None]:
         if isinstance(op, gpu.LaunchFuncOp):
-            launches.append(_launch(op, values))
-        elif len(op.results) != 1:
+            return self._launch_step(op)
+        if len(op.results) != 1 or not all(v in self.slots for v in op.operands):
             raise TilecError(
                 f"'{op.name}' is not supported in a host function (expected arith on "
                 "index values, gpu.launch_func and func.return)",
                 op=op,
             )
-        else:
-            values[op.results[0]] = _evaluate(op, values)
-    return launches
+        ins = [self.slots[v] for v in op.operands]
+        out = self._slot(op.results[0])
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+            value = _signed(op.value.value.data, _width(op.result.type))
+
+            def constant(v: list[Any], _: list[Launch]) -> None:
+                v[out] = value
+
+            return constant
+        compute = _compute(op)
+
+        def step(v: list[Any], _: list[Launch]) -> None:
+            v[out] = compute(*[v[i] for i in ins])
+
+        return step
+
+    def _launch_step(self, op: gpu.LaunchFuncOp) -> Callable[[list[Any], list[Launch]], None]:
+        slot = self.slots
+        sizes = [
+            slot[v]
+            for v in (
+                op.gridSizeX,
+                op.gridSizeY,
+                op.gridSizeZ,
+                op.blockSizeX,
+                op.blockSizeY,
+                op.blockSizeZ,
+            )
+        ]
+        shared = (
+            slot[op.dynamicSharedMemorySize]
+            if op.dynamicSharedMemorySize is not None
+            else None
+        )
+        args = [slot[v] for v in op.kernelOperands]
+        path = op.kernel
+        refs = path.nested_references.data
+        kernel = refs[-1].data if refs else path.root_reference.data
+        module = path.root_reference.data
+
+        def launch(v: list[Any], launches: list[Launch]) -> None:
+            dims = [v[i] for i in sizes]
+            for n in dims:
+                if not isinstance(n, int) or n < 1:
+                    raise TilecError(
+                        f"launch size must be a positive integer, got {n}", op=op
+                    )
+            launches.append(
+                Launch(
+                    kernel=kernel,
+                    module=module,
+                    grid=(dims[0], dims[1], dims[2]),
+                    block=(dims[3], dims[4], dims[5]),
+                    args=tuple(v[i] for i in args),
+                    dynamic_shared_bytes=v[shared] if shared is not None else 0,
+                )
+            )
+
+        return launch
+
+    def run(self, args: Sequence[Any]) -> list[Launch]:
+        """The launches for `args` (any objects for memrefs, ints for integers)."""
+        if len(args) != len(self.arg_widths):
+            raise TilecError(
+                f"'{self.name}' takes {len(self.arg_widths)} arguments, got {len(args)}"
+            )
+        values: list[Any] = [None] * len(self.slots)
+        for i, (value, width) in enumerate(zip(args, self.arg_widths)):
+            values[i] = _signed(int(value), width) if width is not None else value
+        launches: list[Launch] = []
+        for step in self.steps:
+            step(values, launches)
+        return launches
 
 
-def _evaluate(op: Operation, values: dict[SSAValue, Any]) -> int:
-    operands = [values[v] for v in op.operands]
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return _signed(op.value.value.data, _width(op.result.type))
+def _compute(op: Operation) -> Callable[..., int]:
+    """A function of the operand values that gives the result of `op`."""
     if type(op) in _BINARY:
-        return _BINARY[type(op)](op, *operands)
+        bits = _width(op.results[0].type)
+        fn = _BINARY[type(op)]
+        return lambda a, b: fn(op, a, b, bits)
     if isinstance(op, arith.CmpiOp):
         bits = _width(op.lhs.type)
-        return int(_CMPI[op.predicate.value.data](*operands, bits))
+        predicate = _CMPI[op.predicate.value.data]
+        return lambda a, b: int(predicate(a, b, bits))
     if isinstance(op, arith.SelectOp):
-        cond, a, b = operands
-        return a if cond else b
+        return lambda c, a, b: a if c else b
     if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.TruncIOp):
-        return _signed(operands[0], _width(op.results[0].type))
+        bits = _width(op.results[0].type)
+        return lambda a: _signed(a, bits)
     if isinstance(op, arith.ExtUIOp):
-        return _unsigned(operands[0], _width(op.operands[0].type))
+        bits = _width(op.operands[0].type)
+        return lambda a: _unsigned(a, bits)
     raise TilecError(
         f"'{op.name}' is not supported in a host function (expected arith on index "
         "values, gpu.launch_func and func.return)",
@@ -189,26 +269,6 @@ def _evaluate(op: Operation, values: dict[SSAValue, Any]) -> int:
     )
 
 
-def _launch(op: gpu.LaunchFuncOp, values: dict[SSAValue, Any]) -> Launch:
-    def size(v: SSAValue) -> int:
-        n = values[v]
-        if not isinstance(n, int) or n < 1:
-            raise TilecError(f"launch size must be a positive integer, got {n}", op=op)
-        return n
-
-    grid = (size(op.gridSizeX), size(op.gridSizeY), size(op.gridSizeZ))
-    block = (size(op.blockSizeX), size(op.blockSizeY), size(op.blockSizeZ))
-    shared = 0
-    if op.dynamicSharedMemorySize is not None:
-        shared = values[op.dynamicSharedMemorySize]
-    path = op.kernel
-    return Launch(
-        kernel=path.nested_references.data[-1].data
-        if path.nested_references.data
-        else path.root_reference.data,
-        module=path.root_reference.data,
-        grid=grid,
-        block=block,
-        args=tuple(values[v] for v in op.kernelOperands),
-        dynamic_shared_bytes=shared,
-    )
+def run_host(function: func.FuncOp, args: Sequence[Any]) -> list[Launch]:
+    """Run the host function on `args` (any objects for memrefs, ints for integers)."""
+    return HostProgram(function).run(args)

@@ -13,6 +13,8 @@ the cubin through CuPy.
 
 from __future__ import annotations
 
+import functools
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,7 +31,7 @@ from tilec.compiler.cuda_emitter import KernelInfo, _scalar_dtype, emit_cuda, ke
 from tilec.compiler.diagnostics import TilecError
 from tilec.dialects.cuda import Cuda
 from tilec.runtime.cache import KernelCache, default_cache
-from tilec.runtime.host import Launch, host_function, run_host
+from tilec.runtime.host import HostProgram, Launch, host_function
 from tilec.runtime.nvrtc import CompileResult, KernelResources, resource_usage
 
 
@@ -78,7 +80,7 @@ class DeviceArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape)) if self.shape else 1
+        return math.prod(self.shape)
 
     def is_c_contiguous(self) -> bool:
         expected = 1
@@ -87,6 +89,16 @@ class DeviceArray:
                 return False
             expected *= extent
         return True
+
+
+@functools.lru_cache(maxsize=64)
+def _typestr_dtype(typestr: str) -> np.dtype:
+    return np.dtype(typestr)
+
+
+@functools.lru_cache(maxsize=64)
+def _dtype_name(dtype: np.dtype) -> str:
+    return dtype.name
 
 
 def _host_array_error(name: str, what: str) -> TilecError:
@@ -112,7 +124,7 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
         itemsize = obj.dtype.itemsize
         return DeviceArray(
             ptr=int(obj.data.ptr),
-            dtype=obj.dtype.name,
+            dtype=_dtype_name(obj.dtype),
             shape=tuple(obj.shape),
             strides=tuple(s // itemsize for s in obj.strides),
             device=int(obj.device.id),
@@ -131,7 +143,7 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
         )
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None:
-        dtype = np.dtype(interface["typestr"])
+        dtype = _typestr_dtype(interface["typestr"])
         shape = tuple(interface["shape"])
         if interface.get("strides") is None:
             strides, step = [], 1
@@ -141,7 +153,7 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
         else:
             strides = [s // dtype.itemsize for s in interface["strides"]]
         ptr = int(interface["data"][0])
-        return DeviceArray(ptr, dtype.name, shape, tuple(strides), None, obj)
+        return DeviceArray(ptr, _dtype_name(dtype), shape, tuple(strides), None, obj)
     if hasattr(obj, "__dlpack__"):
         device_type = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else None
         if device_type in (1, 3):  # kDLCPU, kDLCUDAHost
@@ -299,13 +311,14 @@ class Kernel:
         self.module = module
         self.host = host_function(module, function)
         self.name = self.host.sym_name.data
+        self.host_program = HostProgram(self.host)
         self.infos = kernel_infos(module)
         self.source = emit_cuda(module)
         self.options = tuple(options)
         self.cache = cache if cache is not None else default_cache()
-        self.arg_names = [
-            arg.name_hint or f"arg{i}" for i, arg in enumerate(self.host.body.block.args)
-        ]
+        host_args = self.host.body.block.args
+        self.arg_names = [arg.name_hint or f"arg{i}" for i, arg in enumerate(host_args)]
+        self._arg_types = [arg.type for arg in host_args]
         self.arg_specs = _derived_specs(module, self.host, self.infos)
         for given in arg_specs or ():
             if given.name not in self.arg_names:
@@ -381,8 +394,8 @@ class Kernel:
             )
         values: list[Any] = []
         device = None
-        for name, spec, value, arg in zip(
-            self.arg_names, self.arg_specs, args, self.host.body.block.args
+        for name, spec, value, arg_type in zip(
+            self.arg_names, self.arg_specs, args, self._arg_types
         ):
             if spec is not None:
                 array = as_device_array(name, value)
@@ -396,10 +409,10 @@ class Kernel:
                             f"kernel runs on the current device {device}"
                         )
                 values.append(array)
-            elif isinstance(arg.type, IndexType | IntegerType):
+            elif isinstance(arg_type, IndexType | IntegerType):
                 if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                     raise TilecError(
-                        f"argument '{name}': expected an integer ({arg.type}), got "
+                        f"argument '{name}': expected an integer ({arg_type}), got "
                         f"{type(value).__name__}"
                     )
                 values.append(int(value))
@@ -409,7 +422,7 @@ class Kernel:
 
     def launches(self, *args: Any) -> list[Launch]:
         """The launches a call with `args` makes (arguments checked, nothing run)."""
-        return run_host(self.host, self.check_args(args))
+        return self.host_program.run(self.check_args(args))
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
         for launch in self.launches(*args):
