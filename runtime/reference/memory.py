@@ -277,7 +277,7 @@ def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
 def _unordered(grid: Grid, a: int, b: int) -> str:
     if grid.actor_block(a) != grid.actor_block(b):
         return "(blocks do not synchronise within a launch)"
-    return "with no barrier in between (a missing gpu.barrier?)"
+    return "with no barrier in between (a missing barrier?)"
 
 
 def _record_reads(grid: Grid, st: Storage, fk, ft) -> None:
