@@ -84,6 +84,11 @@ class ReferenceInterpreter(Interpreter):
             raise ExecutionError(op, str(e)) from None
         except InterpretationError as e:
             raise ExecutionError(op, str(e)) from e
+        except Exception as e:  # a bug of the executor: still say where, keep the cause
+            raise ExecutionError(
+                op,
+                f"internal error of the reference executor: {type(e).__name__}: {e}",
+            ) from e
         if len(result.values) != len(op.results):
             raise ExecutionError(
                 op,

@@ -25,6 +25,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region
 
 from .errors import ExecutionError
@@ -38,9 +39,10 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
     """Per thread: `new` where `take`, else `old`."""
     if new is old:
         return new
-    if isinstance(new, MemRef) or isinstance(old, MemRef):
+    if isinstance(new, MemRef) or isinstance(old, MemRef) or isinstance(t, TensorType):
         raise ExecutionError(
-            op, "a memref chosen per thread by divergent control flow is not supported"
+            op,
+            f"a {t} chosen per thread by divergent control flow is not supported",
         )
     n = grid.num_threads
     return np.where(expand_cond(take, new, t), per_thread(new, t, n), per_thread(old, t, n))

@@ -692,3 +692,108 @@ def test_check_equivalence_reports_errors_of_the_transformed_program():
     with pytest.raises(ExecutionError) as info:
         check_equivalence(parse_gpu(transpose()), parse_gpu(transpose(barrier="")), seed=0)
     assert any("after the transformation" in n for n in info.value.__notes__)
+
+
+# ------------------------------------------------------------------- more of the level
+
+
+def test_masked_vector_load_and_store():
+    # 100 elements, 4 per thread: the last vector is partial; lanes past n are masked.
+    body = """
+      %c4 = arith.constant 4 : index
+      %lim = arith.constant 100 : index
+      %i = arith.muli %gid, %c4 : index
+      %in = arith.cmpi slt, %i, %lim : index
+      scf.if %in {
+        %left = arith.subi %lim, %i : index
+        %m = vector.create_mask %left : vector<4xi1>
+        %z = arith.constant 0.0 : f32
+        %pass = vector.broadcast %z : f32 to vector<4xf32>
+        %v = vector.maskedload %src[%i], %m, %pass : memref<100xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+        vector.maskedstore %dst[%i], %m, %v : memref<100xf32>, vector<4xi1>, vector<4xf32>
+      }"""
+    m = parse_gpu(kernel_program(body, n=100))
+    inputs = random_inputs(m, 0)
+    assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
+
+
+def test_subview_of_a_row():
+    body = """
+      %c16 = arith.constant 16 : index
+      %live = arith.cmpi slt, %gid, %c16 : index
+      scf.if %live {
+        %row = arith.muli %gid, %c16 : index
+        %s = memref.subview %src[%row] [16] [1] : memref<256xf32> to memref<16xf32, strided<[1], offset: ?>>
+        %c15 = arith.constant 15 : index
+        %x = memref.load %s[%c15] : memref<16xf32, strided<[1], offset: ?>>
+        memref.store %x, %dst[%gid] : memref<256xf32>
+      }"""
+    m = parse_gpu(kernel_program(body, n=256))
+    inputs = random_inputs(m, 0)
+    out = run(m, inputs)
+    assert np.array_equal(out["dst"][:16], inputs["src"].reshape(16, 16)[:, 15])
+    bad = body.replace("%c15 = arith.constant 15", "%c15 = arith.constant 16")
+    expect_error(kernel_program(bad, n=256), "out-of-bounds access", "shape [16]")
+
+
+def test_while_loop_counts_per_thread():
+    body = """
+      %two = arith.constant 2 : index
+      %res:2 = scf.while (%x = %gid, %k = %c0) : (index, index) -> (index, index) {
+        %more = arith.cmpi ugt, %x, %c0 : index
+        scf.condition(%more) %x, %k : index, index
+      } do {
+      ^bb0(%x2: index, %k2: index):
+        %h = arith.divui %x2, %two : index
+        %k3 = arith.addi %k2, %c1 : index
+        scf.yield %h, %k3 : index, index
+      }
+      %f = arith.index_cast %res#1 : index to i32
+      memref.store %f, %dst[%gid] : memref<128xi32>"""
+    m = parse_gpu(kernel_program(body, t="i32"))
+    out = run(m, random_inputs(m, 0))
+    expected = np.array([int(g).bit_length() for g in range(128)], np.int32)
+    assert np.array_equal(out["dst"], expected)
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_half_precision_round_trip(t):
+    # dst = truncf(extf(src) * 2): exact for f16 and bf16
+    body = f"""
+      %x = memref.load %src[%gid] : memref<128x{t}>
+      %w = arith.extf %x : {t} to f32
+      %two = arith.constant 2.0 : f32
+      %y = arith.mulf %w, %two : f32
+      %z = arith.truncf %y : f32 to {t}
+      memref.store %z, %dst[%gid] : memref<128x{t}>"""
+    m = parse_gpu(kernel_program(body, t=t))
+    inputs = random_inputs(m, 0)
+    out = run(m, inputs)
+    if t == "f16":
+        assert np.array_equal(out["dst"], inputs["src"] * np.float16(2))
+    else:  # bf16 as bits: doubling adds one to the exponent
+        assert np.array_equal(out["dst"], inputs["src"] + np.uint16(0x80))
+
+
+def test_gpu_launch_region_form():
+    text = """
+builtin.module {
+  func.func @f(%src: memref<64xf32>, %dst: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    "gpu.launch"(%c2, %c1, %c1, %c32, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
+    ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
+      %o = arith.muli %bx, %sx : index
+      %i = arith.addi %o, %tx : index
+      %v = memref.load %src[%i] : memref<64xf32>
+      memref.store %v, %dst[%i] : memref<64xf32>
+      "gpu.terminator"() : () -> ()
+    }) : (index, index, index, index, index, index) -> ()
+    func.return
+  }
+}
+"""
+    m = parse_gpu(text)
+    inputs = random_inputs(m, 0)
+    assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
