@@ -39,7 +39,19 @@ thread and the index)
 Levels
 ------
 The GPU level (docs/gpu-level.md: `gpu`, `arith`, `scf`, `memref`, `vector`, `cuda`)
-and the layout dialect's levels (`layout_impls.py`) run alike.
+and every level of the layout dialect (`layout_impls.py`: launch, view, alloc, tile,
+vectorize, distribute, divide, partition, slice, copy, copy_async, async_wait,
+barrier, load, store, convert_layout, splat, arange, expand_dims, broadcast, reduce;
+`arith` on distributed tensors) run alike, so a program runs before and after every
+pass. `cli.py` is what `tilec FILE --run cpu` and `--check-equivalence` print.
+
+Inputs
+------
+`random_inputs` sizes buffers from the IR (static memref shapes; for a layout-level
+pointer, the cosize of its views), takes `index` arguments from `args=` or the
+function's `tilec.args` attribute, fills what the program reads with random values
+and poisons what it only writes (NaN with payload 0xDEAD, 0xDE.. for integers), so an
+element a transformed program forgets to write shows in `check_equivalence`.
 """
 
 from .api import (
