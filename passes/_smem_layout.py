@@ -204,6 +204,11 @@ def access_stats(off: np.ndarray, elem_bytes: int, vector: int) -> AccessStats:
     return AccessStats(int(ways.max()), int(ways.sum()), nwarps * nacc)
 
 
+def bank_ways(dist_layout: Any, shape, smem_layout: Any, elem_bytes: int, vector: int = 1) -> int:
+    """The worst phase's ways (1 = conflict-free); see `bank_conflicts`."""
+    return bank_conflicts(dist_layout, shape, smem_layout, elem_bytes, vector) + 1
+
+
 def bank_conflicts(dist_layout: Any, shape, smem_layout: Any, elem_bytes: int, vector: int = 1) -> int:
     """Worst bank conflict of the warp-wide accesses that move a tensor of `shape` in
     `dist_layout` (a LinearLayout, a Blocked/Slice layout or a layout attribute) to or from

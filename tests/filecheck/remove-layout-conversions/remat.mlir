@@ -10,6 +10,7 @@
 !G1 = !layout.tensor<f32, #layout.cute<(512):(1)>, gmem>
 !I1 = !layout.tensor<i32, #layout.cute<(512):(1)>, gmem>
 !G2 = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
+!I2 = !layout.tensor<i32, #layout.cute<(32,32):(32,1)>, gmem>
 
 // CHECK-LABEL: func.func @constant
 // CHECK:         %[[X:.*]] = layout.load {{.*}} -> tensor<32x32xf32, #layout.blocked<{sizePerThread = [4, 1]
@@ -202,6 +203,32 @@ func.func @cost_keeps(%p: !layout.ptr<f32>, %q0: !layout.ptr<f32>, %q1: !layout.
     layout.store %e3, %b2 : tensor<32x32xf32, #A>, !G2
     %w = layout.convert_layout %e3 : tensor<32x32xf32, #A> -> tensor<32x32xf32, #B>
     layout.store %w, %b3 : tensor<32x32xf32, #B>, !G2
+  }
+  func.return
+}
+
+// An arange, expanded and broadcast to two dimensions, is rebuilt in the target layout
+// (the arange in the slice of it).
+// CHECK-LABEL: func.func @expand_broadcast
+// CHECK:         %[[X:.*]] = layout.load
+// CHECK:         %[[I:.*]] = layout.arange {{.*}} : tensor<32xi32, #layout.slice<{dim = 0, parent = #layout.blocked<{sizePerThread = [4, 1]
+// CHECK:         %[[E:.*]] = layout.expand_dims %[[I]] {{.*}} -> tensor<1x32xi32, #layout.blocked<{sizePerThread = [4, 1]
+// CHECK:         %[[B:.*]] = layout.broadcast %[[E]] {{.*}} -> tensor<32x32xi32, #layout.blocked<{sizePerThread = [4, 1]
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         arith.addi %[[B]], %[[X]]
+func.func @expand_broadcast(%p: !layout.ptr<i32>, %q: !layout.ptr<i32>) {
+  %a = layout.view %p : !layout.ptr<i32> -> !I2
+  %b = layout.view %q : !layout.ptr<i32> -> !I2
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %x = layout.load %a : !I2 -> tensor<32x32xi32, #B>
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #layout.slice<{dim = 0, parent = #A}>>
+    %e = layout.expand_dims %i {axis = 0 : i64} : tensor<32xi32, #layout.slice<{dim = 0, parent = #A}>> -> tensor<1x32xi32, #A>
+    %bc = layout.broadcast %e : tensor<1x32xi32, #A> -> tensor<32x32xi32, #A>
+    %c = layout.convert_layout %bc : tensor<32x32xi32, #A> -> tensor<32x32xi32, #B>
+    %s = arith.addi %c, %x : tensor<32x32xi32, #B>
+    layout.store %s, %b : tensor<32x32xi32, #B>, !I2
   }
   func.return
 }
