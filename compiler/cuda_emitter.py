@@ -321,7 +321,9 @@ def _buffer_accesses(arg: SSAValue) -> tuple[bool, int]:
     return written, alignment
 
 
-def _scalar_dtype(t: Attribute, index_bits: int) -> str:
+def numpy_dtype_name(t: Attribute, index_bits: int) -> str:
+    """`float32`, `bfloat16`, `int64`, ... for an IR scalar type (`index` is
+    `int{index_bits}`)."""
     if isinstance(t, IndexType):
         return f"int{index_bits}"
     if isinstance(t, IntegerType):
@@ -372,7 +374,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
                 KernelParam(
                     name=name,
                     type=arg.type,
-                    dtype=_scalar_dtype(arg.type.element_type, index_bits),
+                    dtype=numpy_dtype_name(arg.type.element_type, index_bits),
                     is_buffer=True,
                     written=written,
                     alignment=alignment,
@@ -384,7 +386,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
                 KernelParam(
                     name=name,
                     type=arg.type,
-                    dtype=_scalar_dtype(arg.type, index_bits),
+                    dtype=numpy_dtype_name(arg.type, index_bits),
                     is_buffer=False,
                 )
             )
@@ -1204,9 +1206,8 @@ class CudaEmitter(BasePrinter):
 
     @emit.register
     def _(self, op: cuda.CpAsyncOp):
-        dst_type = self.buffer(op.dst, op)
-        src_type = self.buffer(op.src, op)
-        del dst_type, src_type
+        self.buffer(op.dst, op)
+        self.buffer(op.src, op)
         self.helpers.add("cp_async")
         dst = f"{self.expr(op.dst)} + {self.expr(op.dst_index)}"
         src = f"{self.expr(op.src)} + {self.expr(op.src_index)}"

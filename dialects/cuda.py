@@ -40,7 +40,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
-    AnyOf,
     IRDLOperation,
     VarConstraint,
     base,

@@ -27,7 +27,12 @@ from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from tilec.compiler.cuda_emitter import KernelInfo, _scalar_dtype, emit_cuda, kernel_infos
+from tilec.compiler.cuda_emitter import (
+    KernelInfo,
+    emit_cuda,
+    kernel_infos,
+    numpy_dtype_name,
+)
 from tilec.compiler.diagnostics import TilecError
 from tilec.dialects.cuda import Cuda
 from tilec.runtime.cache import KernelCache, default_cache
@@ -256,7 +261,7 @@ def _derived_specs(module: ModuleOp, host, infos: dict[str, KernelInfo]) -> list
             specs.append(
                 ArgSpec(
                     name=name,
-                    dtype=_scalar_dtype(arg.type.element_type, 64),
+                    dtype=numpy_dtype_name(arg.type.element_type, 64),
                     min_elements=static,
                     alignment=alignment.get(i, 1),
                 )
