@@ -68,7 +68,7 @@ def parse_module(
     except ParseError as e:
         loc = e.span.get_location()
         loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
-        msg = e.msg.strip()
+        msg = "".join(c if c.isprintable() else repr(c)[1:-1] for c in e.msg.strip())
         if not text[e.span.start :].strip():
             msg = "unexpected end of file" + (f" ({msg})" if msg else "")
         raise TilecError(msg, loc=loc) from None
