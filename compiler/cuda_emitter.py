@@ -710,7 +710,9 @@ class CudaEmitter(BasePrinter):
         self.line("}")
 
     def print_block(self, block: Block, results: Sequence[str] = ()) -> None:
-        """Print the ops of `block`; its terminator assigns to `results`."""
+        """Print the ops of `block`; its terminator assigns to `results`. Location
+        comments start afresh in each block and after it."""
+        self.last_loc = None
         for op in block.ops:
             if isinstance(op, scf.YieldOp):
                 self.print_yield(op, results)
@@ -723,6 +725,7 @@ class CudaEmitter(BasePrinter):
             else:
                 self.loc_comment(op)
                 self.emit(op)
+        self.last_loc = None
 
     def print_yield(self, op: scf.YieldOp, results: Sequence[str]) -> None:
         pairs = [
