@@ -39,13 +39,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    TensorType,
-)
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
@@ -287,7 +281,14 @@ def element_keys(
 
 
 def check_vectors(
-    op: Operation, grid: Grid, view: View, acc: Access, rel_keys: np.ndarray, n: int, verb: str
+    op: Operation,
+    grid: Grid,
+    view: View,
+    acc: Access,
+    rel_keys: np.ndarray,
+    n: int,
+    verb: str,
+    valid: np.ndarray | None = None,
 ) -> None:
     """Vector accesses of `n` consecutive elements (rows of `rel_keys`, grouped by n)
     must be contiguous, at most 16 bytes, and aligned (offset multiple of n, start of
@@ -310,6 +311,8 @@ def check_vectors(
     contiguous = (g == g[:, :, :1] + np.arange(n)).all(axis=2)
     aligned = g[:, :, 0] % n == 0
     bad = ~(contiguous & aligned)
+    if valid is not None:
+        bad &= valid.reshape(k, E // n, n).any(axis=2)
     if bad.any():
         r, v = np.unravel_index(int(np.argmax(bad)), bad.shape)
         what = "not contiguous" if not contiguous[r, v] else "misaligned"
@@ -439,8 +442,7 @@ class LayoutFunctions(InterpreterFunctions):
             st = host_storage(src) if isinstance(src, HostArray) else src
             values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
             lay = _bind(t.cute_layout, values)
-            align = src_align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
-            del src_align
+            align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
             return (View(st, 0, lay, t.vec_layout, None, t, align),)
         v = _view(op, src)
         lay = t.layout.data if isinstance(t.layout, ComposedLayoutAttr) else t.cute_layout
@@ -579,7 +581,12 @@ class LayoutFunctions(InterpreterFunctions):
         return (View(v.storage, _norm(base), lay, v.vec, None, op.result.type, v.align),)
 
     # ---------------------------------------------------------------- copies
-    def _copy_plan(self, interp: ReferenceInterpreter, op: Operation, src: View, dst: View):
+    def _copy_plan(
+        self, interp: ReferenceInterpreter, op: Operation, src: View, dst: View, vectors: bool = False
+    ):
+        """Keys of a copy's elements; with `vectors`, each vector element must be one
+        aligned access (a plain copy of vectorized views may be done element by element
+        where it is not, as `lower-to-gpu` does)."""
         grid = _grid(interp)
         sg, dg = geometry(src.layout, src.vec), geometry(dst.layout, dst.vec)
         if sg.offsets.shape != dg.offsets.shape:
@@ -597,12 +604,12 @@ class LayoutFunctions(InterpreterFunctions):
             valid = np.broadcast_to(valid, (acc.actors.shape[0], sg.offsets.shape[0]))
         skeys = element_keys(op, grid, src, acc, sg.offsets, valid, "reads")
         dkeys = element_keys(op, grid, dst, acc, dg.offsets, valid, "writes")
-        for v, g, keys, verb in ((src, sg, skeys, "reads"), (dst, dg, dkeys, "writes")):
-            if g.vector > 1 and v.vec is not None and (g.offsets.reshape(-1, g.vector)[0] ==
-                                                       g.offsets.reshape(-1, g.vector)[0][0] + np.arange(g.vector)).all():
-                rel = keys - np.asarray(v.storage.base(grid, acc.actors)).reshape(-1, 1)
-                if valid is None:
-                    check_vectors(op, grid, v, acc, rel, g.vector, verb)
+        if vectors:
+            # cp.async moves each element (vector) in one access: it must be one.
+            for v, g, keys, verb in ((src, sg, skeys, "reads"), (dst, dg, dkeys, "writes")):
+                if g.vector > 1:
+                    rel = keys - np.asarray(v.storage.base(grid, acc.actors)).reshape(-1, 1)
+                    check_vectors(op, grid, v, acc, rel, g.vector, verb, valid)
         return grid, acc, valid, skeys, dkeys, dg
 
     @impl(layout.CopyOp)
@@ -625,7 +632,7 @@ class LayoutFunctions(InterpreterFunctions):
         src, dst = (_view(op, a) for a in args)
         if interp.grid is None:
             raise ExecutionError(op, "layout.copy_async outside a layout.launch")
-        grid, acc, valid, skeys, dkeys, dg = self._copy_plan(interp, op, src, dst)
+        grid, acc, valid, skeys, dkeys, dg = self._copy_plan(interp, op, src, dst, vectors=True)
         if dst.storage.space != SHARED:
             raise ExecutionError(op, f"copy_async to {dst.name}, which is not shared memory")
         rows = np.broadcast_to(acc.actors[:, None], skeys.shape)
@@ -893,5 +900,3 @@ def _static_value(v: SSAValue, names: dict, scalars: dict[str, int]) -> int | No
 
 
 __all__ = ["LayoutFunctions", "View", "view_extent"]
-
-_unused = (DenseArrayBase, IndexType)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
 )
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, _grid, memory_space

@@ -230,8 +230,17 @@ def test_distribute_and_vectorize():
 
 
 def test_vector_access_needs_an_aligned_pointer():
-    text = MOJO.replace("align 16", "align 4")
+    text = MASKED.replace("align 16", "align 4")
     expect_error(text, "16-byte vector access of %src, whose start is aligned to only 4 bytes")
+
+
+def test_copy_of_vectors_from_an_unaligned_pointer_is_done_element_wise():
+    inputs, out = run_text(MOJO.replace("align 16", "align 4"))
+    assert np.array_equal(out["dst"], inputs["src"])
+
+
+def test_copy_async_needs_aligned_vectors():
+    expect_error(copy_async().replace("align 16", "align 4"), "whose start is aligned to only 4 bytes")
 
 
 def test_thread_id_beyond_the_thread_layout():
