@@ -84,6 +84,7 @@ class Case:
     peers: dict = field(default_factory=dict)  # name -> callable(src, dst)
     bytes_moved: int = 0
     goal: float = 0.97
+    text: str | None = None  # a hand-written tilec program instead of a builder copy
 
 
 def _triton_kernels():
@@ -186,6 +187,7 @@ def make_cases(quick: bool) -> list[Case]:
     c = Case("tiled -> row-major", "f32", (s * s,), nested, f"({s},{s}):({s},1)", (s, s),
              lambda x: x.reshape(s // t, s // t, t, t).transpose(0, 2, 1, 3).reshape(s, s).copy())
     cases.append(c)
+    cases.extend(text_cases(s))
     for c in cases:
         esize = np.dtype(DTYPES[c.dtype]).itemsize
         c.bytes_moved = 2 * int(np.prod(c.dst_shape)) * esize
@@ -198,8 +200,73 @@ DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 # --------------------------------------------------------------------------- tilec
 
 
+ROUND_TRIP = """
+!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<({t},{t}):({t},1)>, smem>
+func.func @smem_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !G -> !T
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !G -> !T
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !T, !S
+    layout.barrier
+    layout.copy %s, %tb : !S, !T
+  }}
+  func.return
+}}
+"""
+
+IN_OUT = """
+#in = #layout.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>
+#out = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}}>
+!Gi = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Go = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ti = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
+!To = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem>
+func.func @in_out(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gi
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Go
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gi -> !Ti
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Go -> !To
+    %v = layout.load %ta : !Ti -> tensor<{t}x{t}xf32, #in>
+    %w = layout.convert_layout %v : tensor<{t}x{t}xf32, #in> -> tensor<{t}x{t}xf32, #out>
+    layout.store %w, %tb : tensor<{t}x{t}xf32, #out>, !To
+  }}
+  func.return
+}}
+"""
+
+
+def text_cases(s: int) -> list[Case]:
+    out = []
+    for t, threads in ((16, 64), (64, 256)):
+        out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
+                        lambda x: x.copy(),
+                        text=ROUND_TRIP.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=threads)))
+    out.append(Case("Gluon in/out layouts (convert_layout)", "f32", (s, s), "", "", (s, s),
+                    lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=64, gx=s // 64, gy=s // 64)))
+    return out
+
+
 def build_tilec(case: Case):
     from tilec.compiler.builder import Program
+
+    if case.text is not None:
+        from tilec.compiler.pipeline import parse_module
+
+        return parse_module(case.text, case.name)
 
     p = Program(case.name.replace(" ", "_").replace(">", "").replace("-", "_").replace("/", "_"))
     src = p.pointer("src", case.dtype, align=16)
