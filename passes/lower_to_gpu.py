@@ -677,6 +677,46 @@ class _KernelLowering:
             ok = b.land(ok, c)
         return ok
 
+    def _in_bounds(self, v: View) -> Val:
+        """Whether every element of view v (this thread's part) lies inside its tensor:
+        per masked mode k, the largest root coordinate touched,
+        off + scale * (n - 1) + lscale * (lanes - 1), is < bound (False: unknown)."""
+        mk = v.mask
+        if mk is None:
+            return True
+        b = self.b
+        if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
+            return False
+        ok: Val = True
+        for k, m in enumerate(v.layout):
+            if mk.bound[k] is None:
+                continue
+            top = b.add_(mk.off[k], b.mul_(mk.scale[k], b.sub_(_mode_size(b, m), 1)))
+            if v.vec is not None:
+                top = b.add_(top, b.mul_(mk.lscale[k], b.sub_(_mode_size(b, v.vec[k]), 1)))
+            ok = b.land(ok, b.lt_(top, mk.bound[k]))
+        return ok
+
+    def _fast_path(self, views: list, emit) -> list:
+        """emit(masked) -> list of result values. When the masked views may be fully in
+        bounds, one scf.if on that: unmasked code in the then branch, the per-element
+        masked code in the else branch; the results are yielded from the scf.if."""
+        b = self.b
+        cond = self._all([self._in_bounds(v) for v in views])
+        if cond is True or cond is False or all(v.mask is None for v in views):
+            return emit(True)
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            rt = list(emit(False) or [])
+        with b.at(eb):
+            re_ = list(emit(True) or [])
+        with b.at(tb):
+            b.add(scf.YieldOp(*rt))
+        with b.at(eb):
+            b.add(scf.YieldOp(*re_))
+        ifop = b.add(scf.IfOp(b.ssa(cond), [x.type for x in rt], Region(tb), Region(eb)))
+        return list(ifop.results)
+
     def _if(self, cond: Val, result_types=()):
         """scf.if on cond; returns (op, then_block, else_block)."""
         c = self.b.ssa(cond)
@@ -848,19 +888,24 @@ class _KernelLowering:
         vec = op.vector.value.data if op.vector is not None else 1
         other = self.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
-        out: list = [None] * len(regs)
-        first: dict = {}
-        for g in range(0, len(regs), vec):
-            group = list(range(g, g + vec))
-            if all(regs[r] in first for r in group):
-                for r in group:
-                    out[r] = out[first[regs[r]]]
-                continue
-            vals = self.masked_read(v, offs(g), [valid(r) for r in group], lambda r0, g=g: offs(g + r0), vec, elem, other)
-            for r, x in zip(group, vals):
-                out[r] = x
-                first.setdefault(regs[r], r)
-        self.vals[op.result] = out
+
+        def emit(masked: bool) -> list:
+            ok = valid if masked else (lambda r: True)
+            out: list = [None] * len(regs)
+            first: dict = {}
+            for g in range(0, len(regs), vec):
+                group = list(range(g, g + vec))
+                if all(regs[r] in first for r in group):
+                    for r in group:
+                        out[r] = out[first[regs[r]]]
+                    continue
+                vals = self.masked_read(v, offs(g), [ok(r) for r in group], lambda r0, g=g: offs(g + r0), vec, elem, other)
+                for r, x in zip(group, vals):
+                    out[r] = x
+                    first.setdefault(regs[r], r)
+            return out
+
+        self.vals[op.result] = self._fast_path([v], emit)
 
     def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
         """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
@@ -957,15 +1002,21 @@ class _KernelLowering:
             if not any(bs):
                 redundant |= 1 << (5 + i)
         owner: Val = True if not redundant else b.eq0(b.and_(self.tid, redundant))
-        seen = set()
-        for g in range(0, len(regs), vec):
-            if regs[g] in seen:
-                continue
-            group = list(range(g, g + vec))
-            for r in group:
-                seen.add(regs[r])
-            vs = [b.land(owner, valid(r)) for r in group]
-            self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
+
+        def emit(masked: bool) -> list:
+            ok = valid if masked else (lambda r: True)
+            seen = set()
+            for g in range(0, len(regs), vec):
+                if regs[g] in seen:
+                    continue
+                group = list(range(g, g + vec))
+                for r in group:
+                    seen.add(regs[r])
+                vs = [b.land(owner, ok(r)) for r in group]
+                self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
+            return []
+
+        self._fast_path([v], emit)
 
     # -------------------------------------------------------------- distributed ops
     def op_layout_convert_layout(self, op: layout.ConvertLayoutOp):
@@ -1138,9 +1189,20 @@ class _KernelLowering:
         return n, g % n == 0
 
     def copy(self, op, asynchronous: bool):
-        b = self.b
         s: View = self.get(op.source)
         d: View = self.get(op.dest)
+
+        def emit(masked: bool) -> list:
+            if masked:
+                self._copy(op, asynchronous, s, d)
+            else:
+                self._copy(op, asynchronous, replace(s, mask=None), replace(d, mask=None))
+            return []
+
+        self._fast_path([s, d], emit)
+
+    def _copy(self, op, asynchronous: bool, s: View, d: View):
+        b = self.b
         for v in (s, d):
             for m in v.layout:
                 for sz, _ in m:

@@ -1,6 +1,7 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
 // A dynamic-size matrix copied by 64x64 tiles: edge tiles are masked (scf.if around
-// each 16-byte vector; the mask is along rows so lanes of a vector share it).
+// each 16-byte vector; the mask is along rows so lanes of a vector share it), behind one
+// per-block in-bounds check whose then branch is unmasked.
 #blocked = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 !G = !layout.tensor<f32, #layout.cute<(?,64):(64,1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem, masked>
@@ -22,11 +23,23 @@ func.func @masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align
 // CHECK: "gpu.launch_func"(%gx, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %src, %dst, %m)
 // CHECK: "gpu.func"() <{function_type = (memref<?xf32>, memref<?xf32>, index) -> (), kernel}>
 // CHECK: ^bb0(%src: memref<?xf32>, %dst: memref<?xf32>, %m: index):
+// One per-block check "the whole tile is in bounds" guards straight-line unmasked
+// accesses; the else branch keeps the per-vector masked code.
+// CHECK: %[[IN:[0-9]+]] = arith.cmpi slt, %{{.*}}, %m : index
+// CHECK: scf.if %[[IN]] -> (f32, f32, f32, f32,
+// CHECK-NEXT: vector.load %src[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-NOT: scf.if
+// CHECK: scf.yield
+// CHECK-NEXT: } else {
 // CHECK: arith.cmpi slt, %{{.*}}, %m : index
 // CHECK: scf.if %{{.*}} -> (vector<4xf32>)
 // CHECK: vector.load %src[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK: } else {
 // CHECK: vector.broadcast
+// CHECK: scf.if %[[IN]] {
+// CHECK-NOT: scf.if
+// CHECK: vector.store %{{.*}}, %dst[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK: } else {
 // CHECK: scf.if %{{[0-9]+}} {
-// CHECK-NEXT: vector.store %{{.*}}, %dst[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %dst[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK: gpu.known_block_size = array<i32: 128, 1, 1>
