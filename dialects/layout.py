@@ -215,7 +215,7 @@ class ViewOp(IRDLOperation):
             _check(st.element_type == rt.element_type,
                    f"element types disagree: pointer to {st.element_type}, view of {rt.element_type}")
             _check(rt.memory_space == "gmem", "a view of a pointer is in gmem")
-            _check(isinstance(rt.vec, type(rt.vec)) and rt.vec_layout is None,
+            _check(rt.vec_layout is None,
                    "view a pointer with scalar elements, then vectorize")
             _check(not rt.is_masked, "a view of a pointer is not masked")
         elif isinstance(st, TensorViewType):
@@ -835,6 +835,12 @@ class ArangeOp(IRDLOperation):
         _check(r.element_type == IntegerType(32), "arange makes i32 values")
 
 
+def _check_slice_of(enc: Attribute, axis: int, parent: Attribute, which: str, other: str) -> None:
+    """`enc` must be the slice of `parent` along `axis` (Gluon's expand_dims/reduce rule)."""
+    _check(isinstance(enc, SliceLayoutAttr) and enc.dim_index == axis and enc.parent == parent,
+           f"the {which} layout must be #layout.slice<{{dim = {axis}, parent = <{other} layout>}}>")
+
+
 @irdl_op_definition
 class ExpandDimsOp(IRDLOperation):
     """Insert a dimension of extent 1 at `axis`; the source's layout must be the slice
@@ -855,9 +861,7 @@ class ExpandDimsOp(IRDLOperation):
         _check(0 <= ax <= len(shape), f"axis {ax} out of range")
         _check(list(r.get_shape()) == shape[:ax] + [1] + shape[ax:],
                "expand_dims inserts one dimension of extent 1")
-        enc = s.encoding
-        _check(isinstance(enc, SliceLayoutAttr) and enc.dim_index == ax and enc.parent == r.encoding,
-               f"the source layout must be #layout.slice<{{dim = {ax}, parent = <result layout>}}>")
+        _check_slice_of(s.encoding, ax, r.encoding, "source", "result")
 
 
 @irdl_op_definition
@@ -904,9 +908,7 @@ class ReduceOp(IRDLOperation):
         shape = list(s.get_shape())
         _check(0 <= ax < len(shape), f"axis {ax} out of range")
         _check(list(r.get_shape()) == shape[:ax] + shape[ax + 1:], "reduce removes `axis`")
-        enc = r.encoding
-        _check(isinstance(enc, SliceLayoutAttr) and enc.dim_index == ax and enc.parent == s.encoding,
-               f"the result layout must be #layout.slice<{{dim = {ax}, parent = <source layout>}}>")
+        _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
 Layout = Dialect(
