@@ -3,15 +3,19 @@
 The Python API in one screen:
 
     import tilec
-    k = tilec.compile(text_or_module)          # default pipeline, NVRTC, kernel cache
+    k = tilec.compile(program)                 # default pipeline, NVRTC, kernel cache
     k(src, dst)                                # CuPy arrays or PyTorch tensors
+    print(k.source)                            # the CUDA C++ it compiled
 
     m = tilec.parse(text)                      # a verified xDSL module
     tilec.run_pipeline(m, "tile,distribute")   # passes by name, in place
     print(tilec.emit(m, "cuda"))               # CUDA C++ (or "mlir")
     outs = tilec.run_reference(m, inputs)      # the CPU reference executor
+    outs = tilec.run_reference(k, inputs)      # ... on what the GPU would run
+    tilec.gpu_available()                      # is there a CUDA GPU to launch on?
 
 Programs can also be built without IR text: `tilec.Program` (see compiler/builder.py).
+Wherever a module is taken, a `Program` is accepted too (its `.module` is used).
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 DEFAULT_PIPELINE = "default"
+
+
+def _module_of(program):
+    """The module of a `Program`; anything else is returned as is."""
+    from tilec.compiler.builder import Program
+
+    return program.module if isinstance(program, Program) else program
 
 
 def parse(text: str, name: str = "<string>"):
@@ -29,17 +40,19 @@ def parse(text: str, name: str = "<string>"):
 
 
 def run_pipeline(module, pipeline: str = DEFAULT_PIPELINE):
-    """Run a pass pipeline (`-p` syntax, or a named pipeline) on `module` in place."""
+    """Run a pass pipeline (`-p` syntax, or a named pipeline) on `module` in place and
+    return it. A `Program`'s module is changed in place too."""
     from tilec.compiler.pipeline import run_pipeline as _run
 
-    return _run(module, pipeline)
+    return _run(_module_of(module), pipeline)
 
 
 def emit(module, target: str = "mlir") -> str:
-    """Print `module` as MLIR text or as CUDA C++ (`target="cuda"`)."""
+    """Print `module` (or a `Program`) as MLIR text or as CUDA C++ (`target="cuda"`;
+    the module must be at the GPU level, i.e. after `lower-to-gpu`)."""
     from tilec.compiler.pipeline import emit as _emit
 
-    return _emit(module, target)
+    return _emit(_module_of(module), target)
 
 
 def arg_specs(module):
@@ -47,19 +60,24 @@ def arg_specs(module):
     type, the number of elements its views reach, the pointer's alignment."""
     from tilec.compiler.signature import argument_specs
 
-    return argument_specs(module)
+    return argument_specs(_module_of(module))
 
 
 def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = None, function: str | None = None):
-    """Compile a tilec program (text or module, at any level) into a callable Kernel.
+    """Compile a tilec program (text, module or `Program`, at any level) into a callable
+    Kernel.
 
-    The program is copied, run through `pipeline`, printed as CUDA, compiled by NVRTC
-    (through the kernel cache) and returned as a `tilec.runtime.launch.Kernel`:
-    `k(*arrays)` checks each argument against the IR and launches."""
+    The program is copied (the caller's module is left as it was), run through
+    `pipeline`, printed as CUDA, and returned as a `tilec.runtime.launch.Kernel`:
+    `k(*arrays)` checks each argument against the IR and launches; `k.source` is the
+    CUDA C++, `k.module` the GPU-level module. With `arch` (`"sm_90"`) it is compiled
+    by NVRTC (through the kernel cache) at once, which needs no GPU; without, it is
+    compiled for the current device on its first call."""
     from tilec.compiler.pipeline import parse_module
     from tilec.compiler.pipeline import run_pipeline as _run
     from tilec.runtime.launch import Kernel
 
+    program = _module_of(program)
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
     specs = arg_specs(module)
     if pipeline:
@@ -68,10 +86,32 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
 
 
 def run_reference(module, inputs, **kwargs):
-    """Run a program on NumPy arrays with the CPU reference executor."""
+    """Run a program on NumPy arrays with the CPU reference executor.
+
+    `module`: IR text, a module at any level, a `Program`, or a compiled `Kernel` (its
+    GPU-level module runs: the very code the GPU would run). `inputs`: the arguments by
+    name (`{"src": x, "dst": y}`) or in order; anything `numpy.asarray` takes (a
+    PyTorch CPU tensor too). Inputs are never changed; returns every buffer argument
+    after the run by name, as NumPy arrays shaped like the inputs. Keyword arguments
+    go to `tilec.runtime.reference.run` (`entry=` names the function)."""
+    from tilec.runtime.launch import Kernel
     from tilec.runtime.reference import run
 
-    return run(module, inputs, **kwargs)
+    if isinstance(module, Kernel):
+        kwargs.setdefault("entry", module.name)
+        module = module.module
+    return run(_module_of(module), inputs, **kwargs)
+
+
+def gpu_available() -> bool:
+    """True when CuPy is installed and sees at least one CUDA device (nothing raises:
+    no CuPy, no driver or no device is False)."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
 
 
 def __getattr__(name: str):

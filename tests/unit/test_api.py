@@ -1,0 +1,97 @@
+"""The `tilec` package API (api/__init__.py): Programs are accepted wherever a module is,
+`run_reference` runs a compiled Kernel's GPU-level module, `compile` leaves its input
+alone, `gpu_available` never raises."""
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.runtime.launch import Kernel
+
+
+def transpose_program(m=64, n=32) -> "tilec.Program":
+    p = tilec.Program("transpose")
+    src = p.pointer("src", "f32", align=16)
+    dst = p.pointer("dst", "f32", align=16)
+    p.copy(p.view(src, f"({m},{n}):({n},1)"), p.view(dst, f"({m},{n}):(1,{m})"))
+    return p
+
+
+def test_emit_takes_a_program():
+    text = tilec.emit(transpose_program())
+    assert "func.func @transpose" in text and "layout.copy" in text
+
+
+def test_run_pipeline_takes_a_program_and_changes_its_module_in_place():
+    p = transpose_program()
+    returned = tilec.run_pipeline(p, "tile")
+    assert returned is p.module
+    assert "layout.launch" in tilec.emit(p)
+
+
+def test_compile_takes_a_program_and_leaves_it_unchanged():
+    p = transpose_program()
+    before = tilec.emit(p)
+    k = tilec.compile(p)
+    assert isinstance(k, Kernel) and k.name == "transpose"
+    assert "__global__" in k.source
+    assert tilec.emit(p) == before
+
+
+def test_run_reference_of_program_text_module_and_kernel_agree_with_numpy():
+    p = transpose_program()
+    x = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+    y = np.full((32, 64), np.nan, np.float32)
+    inputs = {"src": x, "dst": y}
+    kernel = tilec.compile(p)
+    for program in (p, tilec.emit(p), tilec.parse(tilec.emit(p)), kernel):
+        out = tilec.run_reference(program, inputs)
+        np.testing.assert_array_equal(out["dst"], x.T)
+        assert out["dst"].shape == (32, 64)
+    assert np.isnan(y).all(), "inputs are never changed"
+
+
+def test_run_reference_of_a_kernel_runs_the_gpu_level_module():
+    kernel = tilec.compile(transpose_program())
+    x = np.zeros((64, 32), np.float32)
+    y = np.zeros((32, 64), np.float32)
+    from tilec.runtime.reference import ExecutionError
+
+    # a GPU-level module's buffers are memrefs of a static size; a layout-level one
+    # would fail at the first out-of-bounds element instead
+    with pytest.raises(ExecutionError, match=r"gpu.launch_func.*memref<2048xf32>"):
+        tilec.run_reference(kernel, {"src": x[:10], "dst": y})
+
+
+def test_run_reference_positional_inputs():
+    x = np.arange(64 * 32, dtype=np.float32)
+    y = np.zeros(64 * 32, np.float32)
+    out = tilec.run_reference(transpose_program(), [x, y])
+    np.testing.assert_array_equal(out["dst"], x.reshape(64, 32).T.reshape(-1))
+
+
+def test_compile_with_arch_compiles_now_without_a_gpu():
+    kernel = tilec.compile(transpose_program(), arch="sm_90")
+    assert len(kernel.cubin) > 0
+
+
+def test_gpu_available_is_a_bool():
+    assert isinstance(tilec.gpu_available(), bool)
+
+
+def test_gpu_available_is_false_when_cupy_fails(monkeypatch):
+    import cupy
+
+    def broken():
+        raise RuntimeError("no driver")
+
+    monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", broken)
+    assert tilec.gpu_available() is False
+
+
+def test_program_is_exported_and_unknown_names_raise():
+    from tilec.compiler.builder import Program
+
+    assert tilec.Program is Program
+    with pytest.raises(AttributeError):
+        tilec.no_such_thing
