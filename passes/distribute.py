@@ -33,6 +33,7 @@ from tilec.dialects.layout_attrs import (
 )
 
 from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
+from ._vector_legality import view_vector_ok, widest
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,16 @@ class DistributePass(ModulePass):
     Options:
       threads=N      the block size the layouts are built for; 0 (default) takes the
                      enclosing launch's `threads`; any other value must equal it.
-      vector-bytes=B bytes each thread holds consecutively along the contiguous mode
-                     (default 16, the widest access); a power of two.
+      vector-bytes=B the most bytes each thread holds consecutively along the
+                     contiguous mode (default 16, the widest access); a power of two.
 
     Blocked layout heuristic, for a tile of shape S whose view is contiguous along
     mode c (E = element bytes, T threads): order = modes from fastest to slowest in
-    memory (c first; dynamic strides last); sizePerThread[c] = min(B/E, S[c]), 1
+    memory (c first; dynamic strides last); sizePerThread[c] = the widest vector
+    (in elements, at most B/E and S[c]) that `vectorize` can prove legal for the view
+    along c (contiguity, alignment of the buffer and of every tile offset; so 1 for a
+    row-major tile whose row length is odd), the narrower of the two views' widths when
+    both are contiguous along c (a view with no stride-1 mode takes the other's); 1
     elsewhere; the 32 lanes of a warp go along `order` (as many along c as S[c] has
     room for, so a warp reads whole 128-byte lines), the T/32 warps along the slowest
     modes first. Lanes or warps left over once the tile is covered go to the slowest
@@ -149,10 +154,18 @@ class DistributePass(ModulePass):
         eb = element_bytes(st.element_type)
         cs, cd = contiguous_mode(sl), contiguous_mode(dl)
         s_order = memory_order(sl, cs) if cs is not None else memory_order(dl, cd)
-        ls = blocked_layout(shape, s_order, eb, T, self.vector_bytes)
+        d_order = memory_order(dl, cd) if cd is not None else s_order
+        # a view with no stride-1 mode cannot be coalesced by its run: size it for the other
+        s_bytes = self._run_bytes(copy.source, s_order[0], shape, eb) if cs is not None else None
+        d_bytes = self._run_bytes(copy.dest, d_order[0], shape, eb) if cd is not None else None
+        s_bytes = s_bytes or d_bytes or self.vector_bytes
+        d_bytes = d_bytes or s_bytes
+        if d_order[0] == s_order[0]:
+            s_bytes = d_bytes = min(s_bytes, d_bytes)
+        ls = blocked_layout(shape, s_order, eb, T, s_bytes)
         ld = ls
-        if cd is not None and cd != s_order[0]:
-            ld = blocked_layout(shape, memory_order(dl, cd), eb, T, self.vector_bytes)
+        if d_order[0] != s_order[0]:
+            ld = blocked_layout(shape, d_order, eb, T, d_bytes)
         ts = TensorType(st.element_type, shape, BlockedLayoutAttr(ls))
         load = LoadOp(copy.source, ts)
         ops: list[Operation] = [load]
@@ -163,6 +176,15 @@ class DistributePass(ModulePass):
             value = conv.result
         ops.append(StoreOp(value, copy.dest))
         return ops
+
+    def _run_bytes(self, view, d: int, shape: Sequence[int], eb: int) -> int:
+        """Bytes each thread holds consecutively along mode d of `view`: `vector-bytes`,
+        narrowed to the widest vector `vectorize` will be able to use there. A run wider
+        than the legal vector would make each lane's scalar accesses strided (a warp
+        instruction touching four times the lines it needs); a narrower one keeps the
+        lanes of a warp on consecutive elements."""
+        v = widest(shape[d], self.vector_bytes // eb, lambda v: view_vector_ok(view, d, v, eb))
+        return v * eb
 
     def _fragments(self, copy: CopyOp, T: int) -> list[Operation]:
         st: TensorViewType = copy.source.type

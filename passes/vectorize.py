@@ -15,31 +15,25 @@ from tilec.compiler.diagnostics import TilecError
 from tilec.compiler.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
-    AllocOp,
     AsyncWaitOp,
     CopyAsyncOp,
     CopyOp,
     DistributeOp,
     LoadOp,
     StoreOp,
-    TileOp,
     VectorizeOp,
-    ViewOp,
     enclosing_launch,
 )
 from tilec.dialects.layout_attrs import (
     BlockedLayoutAttr,
     ComposedLayoutAttr,
-    PtrType,
-    TensorViewType,
     element_bytes,
 )
 
-from ._analysis import DYN, depends_on_thread, leaves, memory_order, mode_contiguity
+from ._analysis import depends_on_thread, leaves, memory_order
+from ._vector_legality import view_vector_ok, widest
 from .distribute import thread_layout
 
-SMEM_ALIGN = 16
-"""Alignment in bytes assumed for `layout.alloc` storage (shared and registers)."""
 ASYNC_BYTES = (4, 8, 16)
 """Sizes `cp.async` moves per access."""
 
@@ -192,95 +186,3 @@ class VectorizePass(ModulePass):
 def _thread_stride(mode: cute.Layout) -> float:
     ds = [d for s, d in leaves(mode) if s != 1]
     return min(ds) if ds else float("inf")
-
-
-def widest(limit: int, cap: int, ok) -> int:
-    """The largest power of two v <= min(limit, cap) with ok(v); 1 if none."""
-    v = 1
-    while v * 2 <= min(limit, cap):
-        v *= 2
-    while v > 1 and not ok(v):
-        v //= 2
-    return v
-
-
-def view_vector_ok(view: SSAValue, d: int, v: int, eb: int) -> bool:
-    """Whether every access of v consecutive elements along mode d of `view`, starting
-    at a coordinate multiple of v, is contiguous and aligned to v * eb bytes (see the
-    pass documentation). Views made by ops other than `layout.tile` are not analysed."""
-    if v == 1:
-        return True
-    t: TensorViewType = view.type
-    if t.vec_layout is not None:
-        return False
-    chain = _chain(view)
-    if not chain:
-        return False
-    root = chain[-1]
-    if isinstance(root, ViewOp):
-        pt = root.source.type
-        align = pt.alignment if isinstance(pt, PtrType) else eb
-    elif isinstance(root, AllocOp):
-        align = SMEM_ALIGN
-    else:
-        return False
-    if align % (v * eb):
-        return False
-    # the view itself and every view it was tiled from
-    layouts = [t] + [o.source.type for o in chain if isinstance(o, TileOp)]
-    for lt in layouts:
-        if not _layout_ok(lt, d, v):
-            return False
-    for o in chain:
-        if isinstance(o, TileOp) and o.tile_sizes[d] % v:
-            return False
-    if t.is_masked:
-        root_t = root.result.type
-        n = views.mode_sizes(root_t.cute_layout)[d]
-        if n is DYN or n % v:
-            return False
-    return True
-
-
-def _chain(view: SSAValue):
-    """The ops from `view` to its root: tiles, then a `layout.view` or `layout.alloc`."""
-    out = []
-    v = view
-    while True:
-        op = v.owner
-        if isinstance(op, TileOp):
-            out.append(op)
-            v = op.source
-        elif isinstance(op, ViewOp | AllocOp):
-            out.append(op)
-            return out
-        else:
-            return []
-
-
-def _layout_ok(t: TensorViewType, d: int, v: int) -> bool:
-    lay = t.cute_layout
-    ms = views.modes(lay)
-    if d >= len(ms):
-        return False
-    run = mode_contiguity(ms[d])
-    if run is DYN or run == 0 or run % v:
-        return False
-    # every stride except the stride-1 run of mode d is a multiple of v
-    for k, m in enumerate(ms):
-        ls = leaves(cute.coalesce(m)) if k == d else leaves(m)
-        if k == d:
-            ls = ls[1:]
-        for s, st in ls:
-            if s == 1:
-                continue
-            if st is DYN or st % v:
-                return False
-    if isinstance(t.layout, ComposedLayoutAttr):
-        c = t.layout.data
-        unit = 1 << c.swizzle.base
-        if unit % v or c.offset % v:
-            return False
-    return True
-
-

@@ -7,9 +7,9 @@
 // CHECK-NEXT:    layout.store %[[V]], %{{.*}} : tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NOT:     layout.convert_layout
 // CHECK-NOT:     layout.copy
-func.func @row_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @row_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
@@ -17,9 +17,9 @@ func.func @row_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @column_major
 // CHECK:         layout.load {{.*}} -> tensor<256x32xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]}>>
 // CHECK-NOT:     layout.convert_layout
-func.func @column_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @column_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -30,9 +30,9 @@ func.func @column_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         %[[V:.*]] = layout.load {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[V]] : {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>>
 // CHECK-NEXT:    layout.store %[[W]], %{{.*}} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>>
-func.func @transposed(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @transposed(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -41,9 +41,9 @@ func.func @transposed(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @nested
 // CHECK:         layout.load {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], {{.*}} order = [1, 0]}>>
 // CHECK-NEXT:    layout.convert_layout {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], {{.*}} order = [0, 1]}>>
-func.func @nested(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @nested(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -51,27 +51,27 @@ func.func @nested(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @strided_rows
 // CHECK:         layout.load {{.*}}(32,256):(1024,1){{.*}} -> tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NOT:     layout.convert_layout
-func.func @strided_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+func.func @strided_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @one_d
 // CHECK:         layout.load {{.*}} -> tensor<4096xf32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>>
-func.func @one_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+func.func @one_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<1048576:1>, gmem>, !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @three_d
 // CHECK:         layout.load {{.*}} -> tensor<1x32x256xf32, #layout.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [1, 1, 32], warpsPerCTA = [1, 8, 1], order = [2, 1, 0]}>>
-func.func @three_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+func.func @three_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
   func.return
 }
@@ -80,9 +80,9 @@ func.func @three_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @masked
 // CHECK:         layout.load {{.*}}, gmem, masked> -> tensor<32x256xf32
 // CHECK:         layout.store {{.*}}, gmem, masked>
-func.func @masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+func.func @masked(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   func.return
 }
@@ -90,18 +90,18 @@ func.func @masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // 16 bytes per thread: 8 f16, 2 f64, 16 i8.
 // CHECK-LABEL: func.func @f16
 // CHECK:         #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
-func.func @f16(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
-  %a = layout.view %p : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @f16(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @f64
 // CHECK:         #layout.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
-func.func @f64(%p: !layout.ptr<f64>, %q: !layout.ptr<f64>) {
-  %a = layout.view %p : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @f64(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
+  %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
@@ -109,9 +109,9 @@ func.func @f64(%p: !layout.ptr<f64>, %q: !layout.ptr<f64>) {
 // CHECK-LABEL: func.func @i8_transposed
 // CHECK:         layout.load {{.*}} -> tensor<128x128xi8, #layout.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NEXT:    layout.convert_layout {{.*}} -> tensor<128x128xi8, #layout.blocked<{sizePerThread = [16, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>>
-func.func @i8_transposed(%p: !layout.ptr<i8>, %q: !layout.ptr<i8>) {
-  %a = layout.view %p : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @i8_transposed(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i8, align 16>) {
+  %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -120,9 +120,9 @@ func.func @i8_transposed(%p: !layout.ptr<i8>, %q: !layout.ptr<i8>) {
 // CHECK-LABEL: func.func @small_block
 // CHECK:         layout.launch {{.*}} threads(128)
 // CHECK:         layout.load %{{.*}} -> tensor<16x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
-func.func @small_block(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+func.func @small_block(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
   %c4 = arith.constant 4 : index
   %c1 = arith.constant 1 : index
   layout.launch grid(%c4, %c1, %c1) threads(128) {
@@ -131,5 +131,18 @@ func.func @small_block(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
     %tb = layout.tile %b[%bx, %by] {tile = array<i64: 16, 64>} : !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(16,64):(64,1)>, gmem>
     layout.copy %ta, %tb : !layout.tensor<f32, #layout.cute<(16,64):(64,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,64):(64,1)>, gmem>
   }
+  func.return
+}
+
+// Rows of odd length: no tile row starts aligned, so no vector is legal on either side;
+// each thread then holds one element per run and the 32 lanes of a warp read 32
+// consecutive elements (not 4 scalars each, 16 bytes apart).
+// CHECK-LABEL: func.func @odd_transpose
+// CHECK:         layout.load {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
+// CHECK:         layout.convert_layout {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]}>>
+func.func @odd_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
   func.return
 }

@@ -113,13 +113,27 @@ func.func @masked_odd(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align
   func.return
 }
 
-// Alignment: a pointer aligned to its element only allows scalars, 8 bytes two.
+// Alignment: a pointer aligned to its element only allows scalars, 8 bytes two. Both
+// sides are contiguous along the same mode, so each thread's run is the narrower width
+// (a wider run would make the scalar side's lanes stride through memory).
 // CHECK-LABEL: func.func @unaligned
 // CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK-SAME:      sizePerThread = [1, 1]
+// CHECK:         layout.store %{{.*}} {vector = 1 : i64}
+// CHECK-LABEL: func.func @aligned_8
+// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
+// CHECK-SAME:      sizePerThread = [1, 2]
 // CHECK:         layout.store %{{.*}} {vector = 2 : i64}
 func.func @unaligned(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 8>) {
   %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 8> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  func.return
+}
+
+func.func @aligned_8(%p: !layout.ptr<f32, align 8>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 8> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
