@@ -14,6 +14,7 @@ message with a location and exit status 1.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -229,15 +230,52 @@ def run(args) -> int:
             out = open(args.output_file, "w", encoding="utf-8")
         except OSError as e:
             raise TilecError(f"cannot write '{args.output_file}': {e.strerror}") from None
+    from tilec.tools.progress import Progress
+
     try:
-        for i, c in enumerate(chunks):
-            if i:
-                out.write("// -----\n")
-            process_chunk(args, c, name, out)
+        with Progress(len(chunks), enabled=None if shows_progress(args, chunks) else False) as progress:
+            for i, c in enumerate(chunks):
+                if i:
+                    out.write("// -----\n")
+                progress.step(progress_text(args, c, i))
+                # on a terminal, a chunk's output waits until its progress line is erased
+                sink = io.StringIO() if progress.enabled else out
+                try:
+                    process_chunk(args, c, name, sink)
+                finally:
+                    progress.clear()
+                    if sink is not out:
+                        out.write(sink.getvalue())
+                        out.flush()
     finally:
         if out is not sys.stdout:
             out.close()
     return 0
+
+
+# ------------------------------------------------------------------ progress line
+
+_FUNC_NAME = re.compile(r"\bfunc\.func\s+(?:\w+\s+)?@([\w$.-]+)")
+
+
+def shows_progress(args, chunks: list[Chunk]) -> bool:
+    """A progress line (tools/progress.py, on a terminal's stderr only) for long work:
+    several chunks, or running, compiling or checking; never beside --time-passes,
+    whose lines go to stderr while a chunk is processed."""
+    long_work = bool(args.run or args.compile_only or args.check_equivalence)
+    return (long_work or len(chunks) > 1) and not args.time_passes
+
+
+def progress_text(args, chunk: Chunk, index: int) -> str:
+    """What the progress line says about a chunk: `running @f on the CPU`."""
+    names = ", ".join("@" + n for n in _FUNC_NAME.findall(chunk.text)) or f"chunk {index + 1}"
+    if args.check_equivalence:
+        return f"checking equivalence of {names}"
+    if args.run:
+        return f"running {names} on the {args.run.upper()}"
+    if args.compile_only:
+        return f"compiling {names}"
+    return f"processing {names}"
 
 
 if __name__ == "__main__":
