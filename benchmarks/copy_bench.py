@@ -358,9 +358,14 @@ def main(argv=None) -> int:
         cases = [c for c in cases if any(k in c.name for k in keys)]
     memcpy = memcpy_tbps(GiB // 2 if not args.quick else 64 << 20)
     results: list[dict] = []
-    for c in cases:
-        run_case(c, memcpy, results, args.pipelines.split(";"), not args.no_peers)
-        print(json.dumps(results[-1]), flush=True)
+    from tilec.tools.progress import Progress  # a line on a terminal's stderr only
+
+    with Progress(len(cases)) as progress:
+        for c in cases:
+            progress.step(f"{c.name}: compiling, checking, timing")
+            run_case(c, memcpy, results, args.pipelines.split(";"), not args.no_peers)
+            progress.clear()
+            print(json.dumps(results[-1]), flush=True)
     text = table(results, memcpy)
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     stamp = datetime.date.today().isoformat()

@@ -162,3 +162,51 @@ def test_cli_on_a_terminal_shows_progress_on_stderr_only(tmp_path):
         assert f"[{i + 1}/3] running @f{i} on the CPU ..." in text
     assert text.endswith("\r"), "the line is erased at the end"
     assert "\r" not in stdout and stdout.count("on the CPU reference executor") == 3
+
+
+# ------------------------------------------------------------------ benchmarks/copy_bench.py
+
+
+def _bench_main(monkeypatch, stderr):
+    """copy_bench.main with the GPU parts replaced by fakes: two cases, each 'run'
+    records what stderr showed while it ran."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("copy_bench", ROOT / "benchmarks" / "copy_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "copy_bench", bench)  # dataclasses look it up
+    spec.loader.exec_module(bench)
+    cases = [SimpleNamespace(name="transpose_f16"), SimpleNamespace(name="copy1d")]
+    seen_during_run = []
+
+    def fake_run_case(case, memcpy, results, pipelines, peers):
+        seen_during_run.append(stderr.getvalue())
+        results.append({"case": case.name})
+
+    fake_cp = SimpleNamespace(cuda=SimpleNamespace(runtime=SimpleNamespace(
+        getDeviceProperties=lambda i: {"name": b"fake"})))
+    monkeypatch.setattr(bench, "cp", fake_cp)
+    monkeypatch.setattr(bench, "make_cases", lambda quick: cases)
+    monkeypatch.setattr(bench, "memcpy_tbps", lambda n: 1.0)
+    monkeypatch.setattr(bench, "run_case", fake_run_case)
+    monkeypatch.setattr(bench, "table", lambda results, memcpy: "TABLE")
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert bench.main(["--quick"]) == 0
+    return seen_during_run
+
+
+def test_copy_bench_shows_each_case_on_a_terminal(monkeypatch, capsys):
+    tty = FakeTty()
+    seen = _bench_main(monkeypatch, tty)
+    assert seen[0].endswith("[1/2] transpose_f16: compiling, checking, timing ...")
+    assert seen[1].endswith("[2/2] copy1d: compiling, checking, timing ...")
+    assert tty.getvalue().endswith("\r")
+    out = capsys.readouterr().out
+    assert '{"case": "transpose_f16"}' in out and "\r" not in out
+
+
+def test_copy_bench_in_a_pipe_shows_nothing(monkeypatch):
+    pipe = io.StringIO()
+    _bench_main(monkeypatch, pipe)
+    assert pipe.getvalue() == ""
