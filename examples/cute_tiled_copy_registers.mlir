@@ -9,8 +9,8 @@
 //
 // `layout.divide` takes a tiler by-mode only as extents, so the by-mode strided tiler
 // is written as the one layout it is over the tensor's (column-major) coordinates,
-// (8,4):(3,48) (column 2j is coordinate 24*2j); both give tiles ((8,4):(3,48)) and
-// rests of 3*2*2 = 12 tiles (tests/unit/test_seed_examples.py checks that they agree
+// (8,4):(3,48) (column 2j is coordinate 24*2j); both give the tile (8,4):(3,48) and
+// 3*2*2 = 12 tiles (tests/unit/test_seed_examples.py checks that they agree
 // element by element). `make_tensor_like` of the tile is the compact (8,4):(1,8) in
 // registers (`layout.alloc` in rmem). Block j, one thread, moves tile j:
 // global -> register fragment -> global; the guide's `do_something(rmem)` is left out.

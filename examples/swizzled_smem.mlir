@@ -7,13 +7,14 @@
 // (column-major) one: dst[j][i] = src[i][j], each warp writing 4 runs of 8 floats.
 //
 // The shared tile is row-major 32x32 composed with CuTe's swizzle for 16-byte
-// vectors of f32, Swizzle<3,2,3> (CuTe's Swizzle<3,4,3> is the same construction
-// for other element/vector sizes): bits 5..7 of the offset (the row mod 8) are XORed
-// into bits 2..4 (which 16-byte vector of the row), so vectors stay whole and aligned
-// and the row stores stay conflict-free. In the column load, element (i, j) sits in
-// bank 4*((j/4) XOR (i mod 8)) + j mod 4: a warp's 8 rows x 4 columns hit 32
-// different banks. Without the swizzle they would share the 4 banks of their 4
-// columns (8-way bank conflicts).
+// vectors of f32, Swizzle<3,2,3> (Swizzle<B,M,S> keeps runs of 2^M elements whole:
+// M=2 is four f32; CuTe's Swizzle<3,4,3> is the same for sixteen 1-byte elements):
+// bits 5..7 of the offset (the row mod 8) are XORed into bits 2..4 (which 16-byte
+// vector of the row), so vectors stay whole and aligned and the row stores stay
+// conflict-free. In the column load, element (i, j) sits in bank
+// 4*((j/4) XOR (i mod 8)) + j mod 4: a warp's 8 rows x 4 columns hit 32 different
+// banks. Without the swizzle they would share the 4 banks of their 4 columns (8-way
+// bank conflicts; tests/unit/test_examples.py counts both).
 //
 //   tilec examples/swizzled_smem.mlir --run cpu
 #rows = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
