@@ -16,7 +16,8 @@ What the text looks like:
 - scalar `arith.constant`s are printed inline as literals; every other value gets a
   `const` variable named after its SSA name hint, sanitised and made unique;
 - an op with a `tilec.loc` attribute is preceded by a `// file:line:col` comment;
-- `scf.for` with constant bounds and step gets `#pragma unroll`.
+- `scf.for` with constant bounds and step gets `#pragma unroll`;
+- `cuda.comment "text"` is the line `// text` (how a layout conversion was lowered).
 
 `emit_cuda(module)` returns the text; `kernel_infos(module)` describes each kernel's
 parameters for the launcher; `CudaTarget` is the xDSL `Target` (`tilec -t cuda`).
@@ -1225,6 +1226,11 @@ class CudaEmitter(BasePrinter):
     def _(self, op: cuda.CpAsyncWaitOp):
         self.helpers.add("cp_async")
         self.line(f"tilec_cp_async_wait<{op.pending.value.data}>();")
+
+    @emit.register
+    def _(self, op: cuda.CommentOp):
+        text = " ".join(op.text.data.split())
+        self.line(f"// {text}")
 
     @emit.register
     def _(self, op: cuda.ShflIdxOp):

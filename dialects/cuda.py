@@ -10,7 +10,9 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
 - `cuda.cp_async_wait`: waits until at most `pending` groups are still in flight
   (`cp.async.wait_group`);
 - `cuda.shfl_idx`: a warp shuffle that reads a value from another lane
-  (`__shfl_sync` with the full mask).
+  (`__shfl_sync` with the full mask);
+- `cuda.comment`: a line of explanation that the target prints as `// text` (how a
+  layout conversion was lowered, its bank conflicts); it does nothing.
 
 Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
 for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
@@ -20,6 +22,7 @@ attribute.
     cuda.cp_async_commit
     cuda.cp_async_wait 0
     %y = cuda.shfl_idx %x, %lane, 32 : f32
+    cuda.comment "convert_layout via warp shuffles: 4 shuffles, 0 selects"
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
     i32,
     i64,
 )
@@ -235,8 +239,27 @@ class ShflIdxOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class CommentOp(IRDLOperation):
+    """
+    A comment for the reader of the generated code: the `cuda` target prints it as
+    `// text` where the op stands (one line; line breaks become spaces). It has no
+    effect: executors skip it. `lower-to-gpu` states with it how each layout conversion
+    was lowered and its bank conflicts.
+    """
+
+    name = "cuda.comment"
+
+    text = prop_def(StringAttr)
+
+    assembly_format = "$text attr-dict"
+
+    def __init__(self, text: str):
+        super().__init__(properties={"text": StringAttr(text)})
+
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp],
     [],
 )

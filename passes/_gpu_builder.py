@@ -205,6 +205,16 @@ class IndexBuilder:
             return a
         return self._bin(arith.AndIOp, a, b, True)
 
+    def eq_(self, a: Val, c: Val) -> Val:
+        """a == c, an i1 Val (a Python bool when constant)."""
+        if isinstance(a, int) and isinstance(c, int):
+            return a == c
+        sa, sc = self.ssa(a), self.ssa(c)
+        key = ("eq", sa, sc)
+        if key not in self.memo:
+            self.memo[key] = self.add(arith.CmpiOp(sa, sc, "eq")).results[0]
+        return V(self, self.memo[key])
+
     def eq0(self, a: Val) -> Val:
         if isinstance(a, int):
             return a == 0

@@ -39,9 +39,13 @@ from tilec.dialects.layout_attrs import (
     element_bytes,
     to_linear,
 )
-from tilec.dialects.linear import conversion_kind
+from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
+
+SHUFFLE_CONVERSIONS = True
+"""`lower-convert-layout{shuffle=auto}` reads this: conversions that stay within each warp
+(`lowering = "shuffle"`) are lowered here to `cuda.shfl_idx` (see `shuffle_convert`)."""
 
 UNROLL_LIMIT = 64
 """Copies of at most this many accesses are unrolled in Python; longer ones become a
@@ -210,6 +214,10 @@ class LowerToGpu(ModulePass):
                 op.body.block.add_op(km)
         if any(km is not None for km in kernel_modules):
             op.attributes["gpu.container_module"] = UnitAttr()
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
 
 
 def _fail(op: Operation, msg: str) -> TilecError:
@@ -782,40 +790,43 @@ class _KernelLowering:
 
     def thread_coords(self, ll, op) -> list[Val]:
         """Per tensor dim, the thread's part of the coordinate (lane and warp bits)."""
-        b = self.b
         lanes, warps = ll.get_bases("lane"), ll.get_bases("warp")
         if warps and len(lanes) != 5:
             raise _fail(op, "distributed layouts must have 32 lanes per warp")
         if ll.get_bases("block"):
             raise _fail(op, "distributed layouts over several blocks are not supported")
         bits = [(i, bs) for i, bs in enumerate(lanes)] + [(5 + i, bs) for i, bs in enumerate(warps)]
-        out = []
-        for d in range(ll.rank):
-            pieces = [(i, bs[d]) for i, bs in bits if bs[d]]
-            single = sorted((i, v.bit_length() - 1) for i, v in pieces if v & (v - 1) == 0)
-            multi = [(i, v) for i, v in pieces if v & (v - 1)]
-            acc: Val = 0
-            used = 0
-            disjoint = True
-            # merge runs of consecutive tid bits onto consecutive coordinate bits
-            k = 0
-            while k < len(single):
-                i0, c0 = single[k]
-                n = 1
-                while k + n < len(single) and single[k + n] == (i0 + n, c0 + n):
-                    n += 1
-                piece = b.shl_(b.and_(b.shr_(self.tid, i0), (1 << n) - 1), c0)
-                m = ((1 << n) - 1) << c0
-                if used & m:
-                    disjoint = False
-                used |= m
-                acc = b.or_(acc, piece) if disjoint else b.xor_(acc, piece)
-                k += n
-            for i, v in multi:
-                bit = b.and_(b.shr_(self.tid, i), 1)
-                acc = b.xor_(acc, b.mul_(bit, v))
-            out.append(acc)
-        return out
+        return [self.tid_linear([(i, bs[d]) for i, bs in bits if bs[d]]) for d in range(ll.rank)]
+
+    def tid_linear(self, pieces: list[tuple[int, int]]) -> Val:
+        """XOR, over the pairs (i, v) of `pieces` whose thread-id bit i is set, of v: the
+        value of a linear (GF(2)) function of the thread id. Runs of consecutive tid bits
+        that land on consecutive bits become one shift-and-mask."""
+        b = self.b
+        pieces = [(i, v) for i, v in pieces if v]
+        single = sorted((i, v.bit_length() - 1) for i, v in pieces if v & (v - 1) == 0)
+        multi = [(i, v) for i, v in pieces if v & (v - 1)]
+        acc: Val = 0
+        used = 0
+        disjoint = True
+        # merge runs of consecutive tid bits onto consecutive coordinate bits
+        k = 0
+        while k < len(single):
+            i0, c0 = single[k]
+            n = 1
+            while k + n < len(single) and single[k + n] == (i0 + n, c0 + n):
+                n += 1
+            piece = b.shl_(b.and_(b.shr_(self.tid, i0), (1 << n) - 1), c0)
+            m = ((1 << n) - 1) << c0
+            if used & m:
+                disjoint = False
+            used |= m
+            acc = b.or_(acc, piece) if disjoint else b.xor_(acc, piece)
+            k += n
+        for i, v in multi:
+            bit = b.and_(b.shr_(self.tid, i), 1)
+            acc = b.xor_(acc, b.mul_(bit, v))
+        return acc
 
     @staticmethod
     def thread_mask(ll) -> list[int]:
@@ -1026,9 +1037,159 @@ class _KernelLowering:
             kind = conversion_kind(to_linear(s.encoding, shape), to_linear(r.encoding, shape))
         except LayoutError as e:
             raise _fail(op, str(e)) from None
-        if kind not in ("identity", "register"):
-            raise _fail(op, f"a '{kind}' layout conversion must be lowered by lower-convert-layout first")
-        self.vals[op.result] = self.permute(self.get(op.source), self.linear(s, op), self.linear(r, op), op)
+        src, dst = self.linear(s, op), self.linear(r, op)
+        if kind in ("identity", "register") and self.is_permutation(src, dst):
+            self.comment("convert_layout in registers: a renaming of registers, no data "
+                         "moves between threads, 0 bank conflicts (no shared memory)")
+            self.vals[op.result] = self.permute(self.get(op.source), src, dst, op)
+            return
+        if kind in ("register", "warp_shuffle"):
+            # (a 'register' conversion whose register choice depends on the lane: selects)
+            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            return
+        raise _fail(op, f"a '{kind}' layout conversion must be lowered by lower-convert-layout first")
+
+    def comment(self, text: str) -> cuda.CommentOp:
+        """A `cuda.comment` at the current point (the cuda target prints `// text`)."""
+        return self.b.add(cuda.CommentOp(text))
+
+    def shuffle_convert(self, op, xs: list, src, dst) -> list:
+        """Registers of `dst` from the registers `xs` of `src` when the conversion stays
+        within each warp (`conversion_kind` is `warp_shuffle`): one `cuda.shfl_idx` per
+        destination register where it can be arranged, `arith.select`s choosing registers.
+
+        The conversion map: for destination register r of the thread (lane l, warp w),
+        the source (register, lane) of the same warp that holds its element. Both are
+        linear in (r, l, w), since the warp parts of src and dst differ by an element of
+        the span of src's register and lane bases:
+            src_reg  = cr(r) ^ kr(l, w)        src_lane = cl(r) ^ kl(l, w)
+        - When kl restricted to lanes is a bijection (each lane is read by exactly one
+          lane per shuffle), the sending lane p works out which reader reads it and
+          sends that reader's register: register c(r) ^ g(p, w) of the sender, g linear
+          in the sender's thread id, picked with selects; one shuffle per register.
+        - Otherwise each reader picks: one shuffle per value of kr (for each k in the
+          span of kr's images, every lane sends register cr(r) ^ k) and the reader
+          selects the one whose k is its kr(l, w).
+        Results equal the source registers bit for bit (shuffles only move values)."""
+        b = self.b
+        rank = src.rank
+
+        def xor(u, v):
+            return tuple(p ^ q for p, q in zip(u, v))
+
+        target = LinearLayout({
+            "register": dst.get_bases("register"), "lane": dst.get_bases("lane"),
+            "warp": [xor(x, y) for x, y in zip(dst.get_bases("warp"), src.get_bases("warp"))],
+        }, list(dst.out_shape))
+        within = LinearLayout({"register": src.get_bases("register"), "lane": src.get_bases("lane")},
+                              list(src.out_shape))
+        if len(src.get_bases("lane")) != 5 or len(dst.get_bases("lane")) != 5:
+            raise _fail(op, "warp shuffles need 32 lanes per warp")
+        if src.get_bases("block") or dst.get_bases("block"):
+            raise _fail(op, "distributed layouts over several blocks are not supported")
+        try:
+            cmap = target.invert_and_compose(within)
+        except LayoutError:
+            raise _fail(op, "the conversion moves data between warps: not a warp shuffle") from None
+        assert rank == dst.rank
+        note = self.comment("convert_layout via warp shuffles")  # counts filled in below
+
+        def where(**inp) -> tuple[int, int]:
+            out = dict(zip(cmap.out_dims, cmap.apply(**inp)))
+            return out.get("register", 0), out.get("lane", 0)
+
+        # images of the reader's thread-id bits: lane bits 0..4, warp bits 5..
+        tid_bits = [(i, where(lane=1 << i)) for i in range(5)]
+        tid_bits += [(5 + j, where(warp=1 << j)) for j in range(len(dst.get_bases("warp")))]
+        kl = [(i, c[1]) for i, c in tid_bits]
+        kr = [(i, c[0]) for i, c in tid_bits]
+        reads_own_lane = all(v == (1 << i if i < 5 else 0) for i, v in kl)
+        lane_part = self.tid_linear(kl)
+        lanes_i32: dict = {}
+
+        def lane_of(cl: int) -> SSAValue:
+            x = b.ssa(b.xor_(lane_part, cl))
+            if x not in lanes_i32:
+                if isinstance(x.owner, arith.ConstantOp):
+                    lanes_i32[x] = b.const(x.owner.value.value.data, i32)
+                else:
+                    lanes_i32[x] = b.add(arith.IndexCastOp(x, i32)).results[0]
+            return lanes_i32[x]
+
+        def pick(base: int, span: list[int], key: Val, values) -> SSAValue:
+            """values(base ^ s) for the s of `span` equal to the run-time `key`."""
+            val = values(base)
+            for s in span:
+                if s:
+                    val = b.add(arith.SelectOp(b.ssa(b.eq_(key, s)), values(base ^ s), val)).results[0]
+            return val
+
+        def span_of(images: list[int]) -> list[int]:
+            sp = [0]
+            for g in images:
+                if g and g not in sp:
+                    sp += [x ^ g for x in sp]
+            return sp
+
+        nshfl = nsel = 0
+        out = []
+        lane_matrix = LinearLayout({"lane": [(v,) for i, v in kl if i < 5]}, [32])
+        if lane_matrix.is_invertible():
+            inv = lane_matrix.invert()
+
+            def reader_of(p: int) -> int:
+                return inv.apply(dim0=p)[0]
+
+            def kr_lane(l: int) -> int:
+                acc = 0
+                for i, v in kr[:5]:
+                    if l >> i & 1:
+                        acc ^= v
+                return acc
+
+            # the register the sender sends: c(r) ^ g(sender's tid)
+            g = [(i, kr_lane(reader_of(1 << i))) for i in range(5)]
+            g += [(i, kr_lane(reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
+            span = span_of([v for _, v in g])
+            gkey = self.tid_linear(g) if len(span) > 1 else 0
+            for r in range(dst.num_registers):
+                cr, cl = where(register=r)
+                c = cr ^ kr_lane(reader_of(cl))
+                sent = pick(c, span, gkey, lambda k: xs[k])
+                nsel += len(span) - 1
+                if reads_own_lane and cl == 0:
+                    out.append(sent)
+                    continue
+                out.append(b.add(cuda.ShflIdxOp(sent, lane_of(cl), 32)).results[0])
+                nshfl += 1
+        else:
+            span = span_of([v for _, v in kr])
+            key = self.tid_linear(kr) if len(span) > 1 else 0
+            shuffled: dict = {}
+
+            def shfl(k: int, lane: SSAValue) -> SSAValue:
+                nonlocal nshfl
+                if (k, lane) not in shuffled:
+                    shuffled[(k, lane)] = b.add(cuda.ShflIdxOp(xs[k], lane, 32)).results[0]
+                    nshfl += 1
+                return shuffled[(k, lane)]
+
+            for r in range(dst.num_registers):
+                cr, cl = where(register=r)
+                lane = lane_of(cl)
+                out.append(pick(cr, span, key, lambda k, lane=lane: shfl(k, lane)))
+                nsel += len(span) - 1
+        how = "via warp shuffles" if nshfl else "in registers, chosen per lane"
+        note.properties["text"] = StringAttr(
+            f"convert_layout {how}: {_count(nshfl, 'shuffle')}, {_count(nsel, 'select')}"
+            " per thread, 0 bank conflicts (no shared memory)")
+        return out
+
+    @staticmethod
+    def is_permutation(src, dst) -> bool:
+        """Whether dst's registers are src's registers renamed, the same in every thread
+        (equal lane and warp bases; what `permute` lowers)."""
+        return all(src.get_bases(n) == dst.get_bases(n) for n in ("lane", "warp"))
 
     def permute(self, xs: list, src, dst, op, project=None) -> list:
         """dst register r <- the src register holding the same element (all threads)."""

@@ -9,7 +9,7 @@ a second copy to an element still pending. Copies to one element by different th
 follow the ordinary race rules when they land (another thread needs a barrier after
 the wait before it reads them).
 
-`cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
+`cuda.comment` does nothing. `cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
 warp some of whose threads are masked off by control flow is an error.
 """
 
@@ -58,6 +58,10 @@ class CudaFunctions(InterpreterFunctions):
     @impl(cuda.CpAsyncWaitOp)
     def run_wait(self, interp: ReferenceInterpreter, op: cuda.CpAsyncWaitOp, args):
         land_async_copies(_grid(interp, op), op.pending.value.data)
+        return ()
+
+    @impl(cuda.CommentOp)
+    def run_comment(self, interp: ReferenceInterpreter, op: cuda.CommentOp, args):
         return ()
 
     @impl(cuda.ShflIdxOp)

@@ -27,10 +27,17 @@ def lowered(name: str):
     return m
 
 
-def _expected(name: str, inp: dict) -> dict:
+def _functions(m) -> list[str]:
+    """The host functions of a lowered module (one per lit test function)."""
+    from xdsl.dialects import func
+
+    return [f.sym_name.data for f in m.body.block.ops if isinstance(f, func.FuncOp)]
+
+
+def _expected(name: str, fn: str, inp: dict) -> dict:
     src = inp["src"]
     dst = inp["dst"].copy()
-    if name in ("memcpy_2d", "mojo_copy", "copy_async"):
+    if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle"):
         return {"dst": src.copy()}
     if name == "in_out_smem":
         return {"dst": src.reshape(256, 256).T.reshape(-1).copy()}
@@ -49,14 +56,15 @@ def test_lowered_program_computes_the_copy(name):
 
     m = lowered(name)
     args, sizes = ARGS.get(name, (None, None))
-    inp = random_inputs(m, seed=0, args=args, sizes=sizes)
-    out = run(m, inp)
-    for k, want in _expected(name, inp).items():
-        got = out[k]
-        if name == "reduce":
-            np.testing.assert_allclose(got, want, rtol=1e-5)
-        else:
-            np.testing.assert_array_equal(got, want)
+    for fn in _functions(m):
+        inp = random_inputs(m, seed=0, entry=fn, args=args, sizes=sizes)
+        out = run(m, inp, fn)
+        for k, want in _expected(name, fn, inp).items():
+            got = out[k]
+            if name == "reduce":
+                np.testing.assert_allclose(got, want, rtol=1e-5)
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=f"@{fn}")
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -82,7 +90,9 @@ def test_pass_preserves(name):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from helpers.equivalence import assert_pass_preserves
 
-    assert_pass_preserves((INPUTS / f"{name}.mlir").read_text(), "lower-to-gpu")
+    text = (INPUTS / f"{name}.mlir").read_text()
+    for fn in _functions(lowered(name)):
+        assert_pass_preserves(text, "lower-to-gpu", entry=fn)
 
 
 def test_memcpy_uses_16_byte_accesses_and_32_bit_indices():
