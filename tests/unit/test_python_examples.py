@@ -83,3 +83,50 @@ def test_launch_cupy_on_the_gpu():
 def test_launch_torch_on_the_gpu():
     out = run_example("launch_torch.py").stdout
     assert "on the GPU (torch tensors): identical to NumPy's x.T" in out
+
+
+FAKE_TORCH = '''
+"""A stand-in for the few torch calls launch_torch.py makes on the CPU path: CPU
+tensors backed by NumPy arrays (enough to run the script where PyTorch is absent)."""
+import numpy as np
+
+float32 = np.float32
+
+
+class Tensor:
+    def __init__(self, array):
+        self._array = array
+
+    def numpy(self):
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+
+def from_numpy(array):
+    return Tensor(array)
+
+
+def full(shape, value, dtype=None, device="cpu"):
+    assert device == "cpu"
+    return Tensor(np.full(shape, value, dtype=dtype))
+
+
+class cuda:
+    @staticmethod
+    def is_available():
+        return False
+'''
+
+
+@pytest.mark.skipif(HAS_TORCH, reason="PyTorch is installed: the real test above runs")
+def test_launch_torch_cpu_path_with_a_stand_in_torch(tmp_path):
+    """Without PyTorch, the script's CPU path still runs, on a NumPy-backed stand-in."""
+    (tmp_path / "torch.py").write_text(FAKE_TORCH)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+               CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "launch_torch.py")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "on the CPU reference executor (torch CPU tensors): identical to NumPy's x.T" in proc.stdout
