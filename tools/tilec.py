@@ -8,7 +8,9 @@
     tilec --list-passes
 
 A thin layer over `tilec.compiler` and `tilec.runtime`: every user error ends in one
-message with a location and exit status 1.
+message with a location and exit status 1. Long work (several chunks, --run,
+--compile-only, --check-equivalence) shows a progress line on stderr when stderr is a
+terminal, and nothing otherwise (tools/progress.py).
 """
 
 from __future__ import annotations
