@@ -280,8 +280,8 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
         seen.add(v)
         owner = v.owner
         if isinstance(owner, Block):
-            if owner is launch.body.block:
-                return
+            if owner is launch.body.block or owner.parent_op() in inside:
+                return  # an argument of the launch body or of a region inside it
             needed.append(v)
             return
         if owner in inside:
@@ -1311,6 +1311,74 @@ class _KernelLowering:
                 if tuple(x) != proj(y):
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
         self.vals[op.result] = out
+
+    # -------------------------------------------------------------- scf
+    def carrier(self, t: Attribute, op: Operation):
+        """How a value of type t crosses a region boundary (loop-carried value, if
+        result): (types of its SSA values, pack: lowered value -> SSA values, unpack:
+        SSA values -> lowered value). A distributed tensor is its per-thread registers,
+        one SSA value per distinct element (broadcast copies share one); an index is an
+        SSA index; other scalars are themselves. Views cannot be carried."""
+        b = self.b
+        if isinstance(t, TensorType) and t.encoding is not None:
+            regs = self.reg_coords(self.linear(t, op))
+            slot: dict = {}
+            for r, c in enumerate(regs):
+                slot.setdefault(c, len(slot))
+            firsts = [regs.index(c) for c in slot]
+            return ([t.element_type] * len(slot), lambda xs: [xs[r] for r in firsts],
+                    lambda vs: [vs[slot[c]] for c in regs])
+        if isinstance(t, IndexType):
+            return [t], lambda x: [b.ssa(x)], lambda vs: V(b, vs[0])
+        if isinstance(t, TensorViewType | PtrType | TensorType):
+            raise _fail(op, f"a {t} cannot be carried through {op.name}")
+        return [t], lambda x: [x if isinstance(x, SSAValue) else b.ssa(x)], lambda vs: vs[0]
+
+    def lower_region_body(self, src: Block, dst: Block, carriers: list):
+        """Lower the ops of `src` into `dst`; its scf.yield yields the packed values."""
+        with self.b.at(dst):
+            for o in src.ops:
+                if isinstance(o, scf.YieldOp):
+                    flat = [v for c, x in zip(carriers, o.operands) for v in c[1](self.get(x))]
+                    self.b.add(scf.YieldOp(*flat))
+                else:
+                    self.lower(o)
+
+    def _unpack_all(self, carriers: list, values: list, targets: list):
+        it = iter(values)
+        for c, t in zip(carriers, targets):
+            self.vals[t] = c[2]([next(it) for _ in c[0]])
+
+    def op_scf_for(self, op: scf.ForOp):
+        """scf.for: bounds lowered as index values; each iter_arg becomes the SSA values
+        of its carrier (a distributed tensor: one iter_arg per register)."""
+        b = self.b
+        carriers = [self.carrier(v.type, op) for v in op.iter_args]
+        inits = [v for c, x in zip(carriers, op.iter_args) for v in c[1](self.get(x))]
+        body = Block(arg_types=[index, *[t for c in carriers for t in c[0]]])
+        loop = b.add(scf.ForOp(b.ssa(self.idx(op.lb)), b.ssa(self.idx(op.ub)), b.ssa(self.idx(op.step)),
+                               inits, Region(body)))
+        src = op.body.block
+        if src.args[0].name_hint:
+            body.args[0].name_hint = src.args[0].name_hint
+        self.vals[src.args[0]] = V(b, body.args[0])
+        self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
+        self.lower_region_body(src, body, carriers)
+        self._unpack_all(carriers, list(loop.results), list(op.results))
+
+    def op_scf_if(self, op: scf.IfOp):
+        """scf.if: the condition as an i1; results are carried as in `op_scf_for`."""
+        b = self.b
+        carriers = [self.carrier(r.type, op) for r in op.results]
+        types = [t for c in carriers for t in c[0]]
+        then = Block()
+        other = Block() if op.false_region.blocks else None
+        self.lower_region_body(op.true_region.block, then, carriers)
+        if other is not None:
+            self.lower_region_body(op.false_region.block, other, carriers)
+        cond = b.ssa(self.get(op.cond)) if not isinstance(self.get(op.cond), SSAValue) else self.get(op.cond)
+        new = b.add(scf.IfOp(cond, types, Region(then), Region(other) if other is not None else Region()))
+        self._unpack_all(carriers, list(new.results), list(op.results))
 
     # -------------------------------------------------------------- copies (CuTe path)
     def op_layout_copy(self, op: layout.CopyOp):

@@ -8,6 +8,9 @@ mask of the threads that take it.
   times as the longest-running thread, each iteration under the mask of the threads
   still in the loop, their loop-carried values kept by the others.
 - `scf.while` runs its `before` region under the mask of the threads still looping.
+- A distributed tensor (one value per block) may be chosen by a condition that is the
+  same for every thread of a block (an `scf.if` on the block index); a condition that
+  differs within a block cannot choose one.
 """
 
 from __future__ import annotations
@@ -36,9 +39,17 @@ from .values import expand_cond, per_thread
 
 
 def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, grid: Grid):
-    """Per thread: `new` where `take`, else `old`."""
+    """Per thread: `new` where `take`, else `old`. A distributed tensor (one value per
+    block, `[blocks, *shape]` or `[*shape]`) is chosen per block, which needs `take` to
+    be the same for every thread of a block."""
     if new is old:
         return new
+    if isinstance(t, TensorType) and not isinstance(new, MemRef) and not isinstance(old, MemRef):
+        per_block = np.asarray(take, dtype=bool).reshape(grid.num_blocks, grid.threads_per_block)
+        if (per_block == per_block[:, :1]).all():
+            shape = (grid.num_blocks, *t.get_shape())
+            pick = per_block[:, 0].reshape((-1,) + (1,) * len(t.get_shape()))
+            return np.where(pick, _per_block(new, shape), _per_block(old, shape))
     if isinstance(new, MemRef) or isinstance(old, MemRef) or isinstance(t, TensorType):
         raise ExecutionError(
             op,
@@ -46,6 +57,11 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
         )
     n = grid.num_threads
     return np.where(expand_cond(take, new, t), per_thread(new, t, n), per_thread(old, t, n))
+
+
+def _per_block(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A distributed tensor as `[blocks, *shape]` (a block-uniform `[*shape]` repeated)."""
+    return np.broadcast_to(np.asarray(value), shape)
 
 
 def _mask_or_none(mask: np.ndarray, outer: np.ndarray | None) -> np.ndarray | None:
