@@ -31,8 +31,8 @@ from .locations import LocatingParser, get_loc
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "tile,distribute,vectorize,remove-layout-conversions,lower-convert-layout,"
-        "lower-to-gpu,canonicalize"
+        "tile,order-grid,distribute,vectorize,remove-layout-conversions,"
+        "lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }
 NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]

@@ -4,5 +4,5 @@
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}tile,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
-// CHECK-NEXT: {{^}}  O2 {{ *}}tile,distribute,
+// CHECK-NEXT: {{^}}  default {{ *}}tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  O2 {{ *}}tile,order-grid,distribute,
