@@ -1297,9 +1297,15 @@ class _KernelLowering:
             for p in list(groups):
                 other = b.add(cuda.ShflIdxOp(groups[p], lane32, 32)).results[0]
                 groups[p] = comb(groups[p], other)
-        for bs in src.get_bases("warp"):
-            if bs[ax]:
-                raise _fail(op, "reducing across warps (through shared memory) is not supported yet")
+        steps = []
+        for j, bs in enumerate(src.get_bases("warp")):
+            if bs[ax] == 0:
+                continue
+            if any(bs[d] for d in range(len(bs)) if d != ax):
+                raise _fail(op, "a warp basis that moves along several dims is not supported in reduce")
+            steps.append(32 << j)
+        if steps:
+            self.reduce_across_warps(op, groups, steps, elem, comb)
         out = []
         for k in range(dst.num_registers):
             c = tuple(dst.apply(register=k))
@@ -1311,6 +1317,47 @@ class _KernelLowering:
                 if tuple(x) != proj(y):
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
         self.vals[op.result] = out
+
+    def reduce_across_warps(self, op, groups: dict, steps: list[int], elem, comb):
+        """Combine each thread's partials in `groups` with those of the threads tid ^ step
+        for each step (warp bits along the reduced axis, lowest first): a butterfly
+        through shared memory, as `reduce_like_a_gpu` of the reference executor combines.
+        Round i: every thread writes its partials to half i % 2 of a buffer of
+        2 x len(groups) x threads elements (partial k of thread t at k * threads + t:
+        consecutive threads, consecutive words, no bank conflicts), a barrier, then reads
+        its partner's. Alternating halves make one barrier per round enough; a reduce
+        inside a loop starts with a barrier (the previous iteration's reads)."""
+        b = self.b
+        keys = list(groups)
+        n = self.nthreads
+        per_round = len(keys) * n
+        size = per_round * min(len(steps), 2)
+        buf_op = memref.AllocaOp.get(elem, shape=[size], memory_space=cuda.SHARED_MEMORY_SPACE)
+        buf = buf_op.results[0]
+        buf.name_hint = "red"
+        e = b.entry
+        e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+        self.comment(f"reduce across warps via smem: {len(steps)} rounds of {len(keys)} "
+                     f"partials per thread, 0 bank conflicts per write, 0 per read")
+        if self._in_loop(op):
+            b.add(gpu.BarrierOp())
+        for i, step in enumerate(steps):
+            base = (i % 2) * per_round
+            for k, p in enumerate(keys):
+                b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(self.tid, base + k * n))]))
+            b.add(gpu.BarrierOp())
+            partner = b.xor_(self.tid, step)
+            for k, p in enumerate(keys):
+                other = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(partner, base + k * n))])).results[0]
+                groups[p] = comb(groups[p], other)
+
+    def _in_loop(self, op: Operation) -> bool:
+        p = op.parent_op()
+        while p is not None and p is not self.launch:
+            if isinstance(p, scf.ForOp | scf.WhileOp):
+                return True
+            p = p.parent_op()
+        return False
 
     # -------------------------------------------------------------- scf
     def carrier(self, t: Attribute, op: Operation):
