@@ -110,14 +110,25 @@ def verify_module(module: Operation) -> None:
     """Verify every op; the first failure becomes a TilecError at that op."""
     for op in module.walk():
         try:
-            op.verify_()
+            # structure and the op's own verifier, once (the common, passing case)
             op.verify(verify_nested_ops=False)
-        except VerifyException as e:
-            msg = str(e).split("\n")[0]
-            msg = msg.removeprefix("Operation does not verify: ")
-            raise TilecError(msg, op=op) from None
-        except (ValueError, ArithmeticError, AttributeError, TypeError) as e:
-            raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
+        except Exception:
+            # `verify` wraps a failure of the op's verifier with a printout of the
+            # whole module: verify again the other way round for the plain message
+            _verify_op(op)
+            raise
+
+
+def _verify_op(op: Operation) -> None:
+    try:
+        op.verify_()
+        op.verify(verify_nested_ops=False)
+    except VerifyException as e:
+        msg = str(e).split("\n")[0]
+        msg = msg.removeprefix("Operation does not verify: ")
+        raise TilecError(msg, op=op) from None
+    except (ValueError, ArithmeticError, AttributeError, TypeError) as e:
+        raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
 
 
 # ----------------------------------------------------------------------------- passes

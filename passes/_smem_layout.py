@@ -28,6 +28,7 @@ the simplest form (unpadded, then padded, then swizzled).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -196,11 +197,8 @@ def access_stats(off: np.ndarray, elem_bytes: int, vector: int) -> AccessStats:
     srt = np.sort(words, axis=1)
     uniq = np.ones_like(srt, dtype=bool)
     uniq[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    banks = srt % BANKS
-    grp = np.repeat(np.arange(g), srt.shape[1]).reshape(srt.shape)
-    counts = np.zeros((g, BANKS), dtype=np.int64)
-    np.add.at(counts, (grp[uniq], banks[uniq]), 1)
-    ways = counts.max(axis=1)
+    cell = (srt % BANKS) + (np.arange(g, dtype=np.int64) * BANKS)[:, None]  # (group, bank)
+    ways = np.bincount(cell[uniq], minlength=g * BANKS).reshape(g, BANKS).max(axis=1)
     return AccessStats(int(ways.max()), int(ways.sum()), nwarps * nacc)
 
 
@@ -295,6 +293,8 @@ def best_side(off: np.ndarray, elem_bytes: int) -> SideChoice:
 
 
 def evaluate(src, dst, shape, elem_bytes: int, smem: SmemLayout) -> SmemChoice:
+    """One candidate, by simulating every address (the reference `choose_smem_layout`
+    agrees with; see `_LinearSide` for the fast path)."""
     src_c = thread_coords(_as_linear(src, shape))
     dst_c = thread_coords(_as_linear(dst, shape))
     return SmemChoice(
@@ -304,19 +304,145 @@ def evaluate(src, dst, shape, elem_bytes: int, smem: SmemLayout) -> SmemChoice:
     )
 
 
-def choose_smem_layout(src, dst, shape, elem_bytes: int, cands=None) -> SmemChoice:
-    """The best shared layout for converting `shape` from `src` to `dst` (module doc)."""
-    shape = tuple(shape)
-    src_c = thread_coords(_as_linear(src, shape))
-    dst_c = thread_coords(_as_linear(dst, shape))
-    best: SmemChoice | None = None
-    for smem in cands if cands is not None else candidates(shape, elem_bytes):
-        ch = SmemChoice(
-            smem,
-            best_side(smem.offsets(src_c), elem_bytes),
-            best_side(smem.offsets(dst_c), elem_bytes),
+# ---------------------------------------------------------------------------- fast path
+#
+# For a tile whose sizes are powers of two and an unpadded candidate (swizzled or not),
+# the offset of an element is a linear map over GF(2) of the (register, lane, warp) bits:
+# the coordinates are XORs of the layout's bases, a compact power-of-two layout puts
+# each dimension's bits in its own bit field of the offset, and a swizzle XORs bits into
+# bits. Then every phase of every access of every warp touches a translate (XOR by a
+# constant) of one set of words, the span W of the words of the phase's lane bits (and of
+# the words inside one lane's vector). A bank holds the words of W with equal low 5 bits,
+# so each bank serves 2^(rank W - rank(W mod 32)) words: that is the ways of every phase,
+# and the wavefronts are the ways times the number of phases. A vector of 2^a registers
+# is legal when register bit i has offset 2^i (i < a) and every other bit's offset is a
+# multiple of 2^a. This gives exactly what `access_stats` and `legal_vector` compute
+# address by address (tests/unit/test_lower_convert_layout.py checks it), in a few
+# operations on small ints instead of arrays of every address.
+
+
+def _gf2_rank(vectors) -> int:
+    pivots: dict[int, int] = {}
+    for v in vectors:
+        while v:
+            h = v.bit_length()
+            p = pivots.get(h)
+            if p is None:
+                pivots[h] = v
+                break
+            v ^= p
+    return len(pivots)
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+class _Side:
+    """One side of the round trip (the source or the destination layout): its bases as
+    coordinates, and the address-by-address coordinates for the slow path."""
+
+    def __init__(self, ll: LinearLayout):
+        bases = ll.bases
+        self.regs = [tuple(b) for b in bases.get("register", [])]
+        self.threads = [tuple(b) for n in ("lane", "warp") for b in bases.get(n, [])]
+        self.ll = ll
+        self._coords: np.ndarray | None = None
+
+    @property
+    def coords(self) -> np.ndarray:
+        if self._coords is None:
+            self._coords = thread_coords(self.ll)
+        return self._coords
+
+    def linear_ok(self) -> bool:
+        """Whether the fast path applies to this side (whole warps)."""
+        return len(self.threads) >= 5
+
+
+def _linear_offsets(smem: SmemLayout, bases, strides) -> list[int]:
+    out = []
+    sw = smem.swizzle
+    for b in bases:
+        off = 0
+        for c, st in zip(b, strides):
+            off += c * st
+        if sw is not None and sw.bits:
+            off ^= (off & sw.yyy_msk) >> sw.shift
+        out.append(off)
+    return out
+
+
+def _linear_best_side(reg_off: list[int], thr_off: list[int], elem_bytes: int) -> SideChoice:
+    """`best_side` for a linear offset map given by the offsets of the register and
+    thread bits (at least 5 thread bits: whole warps)."""
+    nr, nt = len(reg_off), len(thr_off)
+    eshift = elem_bytes.bit_length() - 1
+    nwarps = 1 << (nt - 5)
+    best = None
+    a = 0
+    while (1 << a) * elem_bytes <= MAX_VECTOR_BYTES and a <= nr:
+        v = 1 << a
+        # legal: register bit i at offset 2^i (i < a), all other bits aligned to v
+        if a and reg_off[a - 1] != v >> 1:
+            break
+        if any(o & (v - 1) for o in reg_off[a:]) or any(o & (v - 1) for o in thr_off):
+            break
+        nbytes = v * elem_bytes
+        wpl = max(1, nbytes // 4)
+        lpp = WARP if nbytes <= 4 else min(WARP, WARP * 4 // nbytes)
+        nph = WARP // lpp
+        span = [((o << eshift) >> 2) for o in thr_off[: lpp.bit_length() - 1]]
+        span += [1 << j for j in range(wpl.bit_length() - 1)]
+        ways = 1 << (_gf2_rank(span) - _gf2_rank([w % BANKS for w in span]))
+        nacc = 1 << (nr - a)
+        st = AccessStats(ways, ways * nwarps * nacc * nph, nwarps * nacc)
+        k = (ways - 1, st.wavefronts, st.instructions)
+        if best is None or k <= best[0]:
+            best = (k, SideChoice(v, st))
+        a += 1
+    assert best is not None
+    return best[1]
+
+
+def _side_choice(side: _Side, smem: SmemLayout, elem_bytes: int, linear: bool) -> SideChoice:
+    if linear and side.linear_ok():
+        st = smem.strides
+        return _linear_best_side(
+            _linear_offsets(smem, side.regs, st), _linear_offsets(smem, side.threads, st), elem_bytes
         )
-        if best is None or ch.key() < best.key():
-            best = ch
+    return best_side(smem.offsets(side.coords), elem_bytes)
+
+
+def _is_linear(smem: SmemLayout) -> bool:
+    sw = smem.swizzle
+    return (
+        smem.pad == 0
+        and all(_is_pow2(n) for n in smem.shape)
+        and (sw is None or sw.shift >= 0)
+    )
+
+
+def choose_smem_layout(src, dst, shape, elem_bytes: int, cands=None) -> SmemChoice:
+    """The best shared layout for converting `shape` from `src` to `dst` (module doc):
+    the first candidate, in `candidates` order, with the least `SmemChoice.key`."""
+    shape = tuple(shape)
+    return _choose(
+        _as_linear(src, shape), _as_linear(dst, shape), shape, elem_bytes,
+        tuple(cands) if cands is not None else None,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _choose(src: LinearLayout, dst: LinearLayout, shape, elem_bytes: int, cands) -> SmemChoice:
+    ws, rs = _Side(src), _Side(dst)
+    best: SmemChoice | None = None
+    best_key = None
+    for smem in cands if cands is not None else candidates(shape, elem_bytes):
+        lin = _is_linear(smem)
+        ch = SmemChoice(smem, _side_choice(ws, smem, elem_bytes, lin), _side_choice(rs, smem, elem_bytes, lin))
+        k = ch.key()
+        if best is None or k < best_key:
+            best, best_key = ch, k
     assert best is not None
     return best

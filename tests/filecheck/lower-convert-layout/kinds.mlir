@@ -1,6 +1,7 @@
-// RUN: tilec %s -p lower-convert-layout | filecheck %s
+// RUN: tilec %s -p 'lower-convert-layout{shuffle=off}' | filecheck %s
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=on}' | filecheck %s --check-prefix=SHFL
-// RUN: tilec %s -p 'lower-convert-layout{smem_layout=plain}' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p lower-convert-layout | filecheck %s --check-prefix=SHFL
+// RUN: tilec %s -p 'lower-convert-layout{shuffle=off smem_layout=plain}' | filecheck %s --check-prefix=PLAIN
 // What moves decides the lowering: registers only, lanes of a warp, or warps.
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
@@ -33,7 +34,8 @@ func.func @register(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 }
 
 // Lanes of a warp swap elements: shuffles when lower-to-gpu can lower them (shuffle=on
-// says so), shared memory otherwise.
+// says so; the default, auto, asks lower-to-gpu, which now does), shared memory otherwise
+// (shuffle=off).
 // CHECK-LABEL: func.func @shuffle
 // CHECK:         layout.alloc : !layout.tensor<f32, #layout.cute<(128):(1)>, smem>
 // CHECK:         layout.store {{.*}} {bank_conflicts = 0 : i64}
@@ -57,11 +59,15 @@ func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 
 // f16: 8-byte rows written in 4-element vectors, read in 2x4 blocks; a padding of 16
 // elements keeps both conflict-free (the row-major tile has conflicts on the read).
+// Only lanes of a warp move here, so with shuffles it needs no shared memory at all.
 // CHECK-LABEL: func.func @padded
 // CHECK:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
 // CHECK:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, vector = 4 : i64}
 // CHECK-NEXT:    layout.barrier
 // CHECK-NEXT:    layout.load %[[S]] {bank_conflicts = 0 : i64}
+// SHFL-LABEL:  func.func @padded
+// SHFL-NOT:      layout.alloc
+// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle"}
 // PLAIN-LABEL: func.func @padded
 // PLAIN:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(32,1)>, smem>
 // PLAIN:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, vector = 4 : i64}
