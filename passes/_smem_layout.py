@@ -433,6 +433,11 @@ def choose_smem_layout(src, dst, shape, elem_bytes: int, cands=None) -> SmemChoi
     )
 
 
+def clear_caches() -> None:
+    """Forget memoized choices (for timing the search itself)."""
+    _choose.cache_clear()
+
+
 @functools.lru_cache(maxsize=256)
 def _choose(src: LinearLayout, dst: LinearLayout, shape, elem_bytes: int, cands) -> SmemChoice:
     ws, rs = _Side(src), _Side(dst)
