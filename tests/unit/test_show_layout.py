@@ -4,7 +4,9 @@ rect per cell, errors are TilecErrors."""
 
 from __future__ import annotations
 
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -14,46 +16,21 @@ from tilec.dialects.distributed import BlockedLayout
 from tilec.tools import show_layout
 from tilec.tools.show_layout import render_convert, render_layout
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
+from helpers.gluon_tables import (  # noqa: E402
+    BROADCAST_32x8_AS_PRINTED,
+    CTA_TILES_128x128,
+    THREAD_TILE_COL_MAJOR,
+    THREAD_TILE_ROW_MAJOR,
+    WARP_THREADS,
+    WARP_TILE,
+)
+
 GLUON = "[2,4],[16,2],[2,2],[1,0]"
 GLUON_ATTR = (
     "#layout.blocked<{sizePerThread = [2, 4], threadsPerWarp = [16, 2], "
     "warpsPerCTA = [2, 2], order = [1, 0]}>"
 )
-
-# The tables of the Gluon layouts tutorial (triton-lang/triton,
-# python/tutorials/gluon/02-layouts.py), for BlockedLayout([2,4],[16,2],[2,2],[1,0]).
-TUTORIAL_THREAD_TILE = """\
-[[T:0, T:1, T:2, T:3],
- [T:4, T:5, T:6, T:7]]"""
-TUTORIAL_THREAD_TILE_COL_MAJOR = """\
-[[T:0, T:2, T:4, T:6],
- [T:1, T:3, T:5, T:7]]"""
-TUTORIAL_WARP_THREADS = """\
-[[ T0,  T1],
- [ T2,  T3],
- ...
- [T28, T29],
- [T30, T31]]"""
-TUTORIAL_WARP_TILE = """\
-[[ T0:0,  T0:1,  T0:2,  T0:3,  T1:0,  T1:1,  T1:2,  T1:3],
- [ T0:4,  T0:5,  T0:6,  T0:7,  T1:4,  T1:5,  T1:6,  T1:7],
- [ T2:0,  T2:1,  T2:2,  T2:3,  T3:0,  T3:1,  T3:2,  T3:3],
- [ T2:4,  T2:5,  T2:6,  T2:7,  T3:4,  T3:5,  T3:6,  T3:7],
- ...
- [T28:0, T28:1, T28:2, T28:3, T29:0, T29:1, T29:2, T29:3],
- [T28:4, T28:5, T28:6, T28:7, T29:4, T29:5, T29:6, T29:7],
- [T30:0, T30:1, T30:2, T30:3, T31:0, T31:1, T31:2, T31:3],
- [T30:4, T30:5, T30:6, T30:7, T31:4, T31:5, T31:6, T31:7]]"""
-TUTORIAL_CTA_TILES = """\
-[[ B0,  B1,  B2,  B3,  B4,  B5,  B6,  B7],
- [ B8,  B9, B10, B11, B12, B13, B14, B15]]"""
-# (the tutorial drops the comma after the third row; the test ignores line-end commas)
-TUTORIAL_BROADCAST_32x8 = """\
-[[  T0:0| T32:0| T64:0| T96:0, ...,   T1:3| T33:3| T65:3| T97:3],
- [  T0:4| T32:4| T64:4| T96:4, ...,   T1:7| T33:7| T65:7| T97:7],
- ...
- [ T30:0| T62:0| T94:0|T126:0, ...,  T31:3| T63:3| T95:3|T127:3]
- [ T30:4| T62:4| T94:4|T126:4, ...,  T31:7| T63:7| T95:7|T127:7]]"""
 
 CUTE_4x8 = """\
 (4,8):(8,1)
@@ -75,16 +52,16 @@ def _no_line_end_commas(s: str) -> str:
 
 @pytest.mark.parametrize("spec", [GLUON, GLUON_ATTR])
 def test_gluon_tutorial_tables(spec):
-    assert render_layout(spec, picture="thread") == TUTORIAL_THREAD_TILE
-    assert render_layout(spec, picture="warp-threads", rows=(2, 2)) == TUTORIAL_WARP_THREADS
-    assert render_layout(spec, picture="warp", rows=(4, 4)) == TUTORIAL_WARP_TILE
-    assert render_layout(spec, "128x128", picture="cta") == TUTORIAL_CTA_TILES
+    assert render_layout(spec, picture="thread") == THREAD_TILE_ROW_MAJOR
+    assert render_layout(spec, picture="warp-threads", rows=(2, 2)) == WARP_THREADS
+    assert render_layout(spec, picture="warp", rows=(4, 4)) == WARP_TILE
+    assert render_layout(spec, "128x128", picture="cta") == CTA_TILES_128x128
     got = render_layout(spec, "32x8", rows=(2, 2), cols=(1, 1))
-    assert _no_line_end_commas(got) == _no_line_end_commas(TUTORIAL_BROADCAST_32x8)
+    assert _no_line_end_commas(got) == _no_line_end_commas(BROADCAST_32x8_AS_PRINTED)
 
 
 def test_gluon_tutorial_col_major_thread_tile():
-    assert render_layout("[2,4],[16,2],[2,2],[0,1]", picture="thread") == TUTORIAL_THREAD_TILE_COL_MAJOR
+    assert render_layout("[2,4],[16,2],[2,2],[0,1]", picture="thread") == THREAD_TILE_COL_MAJOR
 
 
 def test_blocked_64x16_is_the_block():
