@@ -29,6 +29,7 @@ class IndexBuilder:
         self.consts: dict[tuple[int, Attribute], SSAValue] = {}
         self.memo: dict[tuple, SSAValue] = {}
         self.divisor: dict[SSAValue, int] = {}
+        self.ranks: dict[SSAValue, int] = {}
         self.loc_attr = None
 
     # ------------------------------------------------------------------ insertion
@@ -74,7 +75,7 @@ class IndexBuilder:
 
     def _bin(self, cls, a: Val, b: Val, commutative: bool = False) -> V:
         sa, sb = self.ssa(a), self.ssa(b)
-        if commutative and id(sa) > id(sb):
+        if commutative and self._rank(sa) > self._rank(sb):
             sa, sb = sb, sa
         key = (cls, sa, sb)
         if key in self.memo:
@@ -82,6 +83,12 @@ class IndexBuilder:
         op = self.add(cls(sa, sb))
         self.memo[key] = op.results[0]
         return V(self, op.results[0])
+
+    def _rank(self, v: SSAValue) -> int:
+        """A number per SSA value, in the order values are first seen here: operands of
+        commutative ops are ordered by it, so that `a + b` and `b + a` share one op and
+        the output is the same from run to run (object ids are not)."""
+        return self.ranks.setdefault(v, len(self.ranks))
 
     def div_of(self, x: Val) -> int:
         """A known divisor of x (1 when nothing is known)."""

@@ -216,6 +216,39 @@ class LowerToGpu(ModulePass):
             op.attributes["gpu.container_module"] = UnitAttr()
 
 
+def _lane_offsets(kl: list[int], cl_r: list[int], free: list[int]) -> list[tuple[int, int]] | None:
+    """For `shuffle_convert`: per reader lane bit i a register offset f[i] and a lane
+    offset z[i] in the span of `free` (source lane bits whose basis is zero: lanes that
+    differ in them hold the same data) such that the lane map
+    l -> kl(l) ^ cl_r(f(l)) ^ z(l) is invertible (kl[i], cl_r[j]: the source lane read
+    for reader lane bit i and for destination register bit j); offsets 0 preferred.
+    None when the greedy search (each bit takes the first offsets that keep the lane
+    images independent) finds none."""
+    zs = [0]
+    for w in free:
+        zs += [z ^ w for z in zs]
+    cols: list[int] = []
+    out = []
+    for v in kl:
+        for x in range(1 << len(cl_r)):
+            c = v
+            for j, w in enumerate(cl_r):
+                if x >> j & 1:
+                    c ^= w
+            z = next((z for z in zs if _independent(cols + [c ^ z])), None)
+            if z is not None:
+                cols.append(c ^ z)
+                out.append((x, z))
+                break
+        else:
+            return None
+    return out
+
+
+def _independent(cols: list[int]) -> bool:
+    return LinearLayout({"x": [(c,) for c in cols]}, [32]).is_injective()
+
+
 def _count(n: int, what: str) -> str:
     return f"{n} {what}" + ("" if n == 1 else "s")
 
@@ -891,6 +924,7 @@ class _KernelLowering:
 
     def op_layout_load(self, op: layout.LoadOp):
         b = self.b
+        self.smem_conversion_comment(op)
         v: View = self.get(op.view)
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
@@ -995,8 +1029,39 @@ class _KernelLowering:
             return
         plain(True)
 
+    def smem_conversion_comment(self, op: layout.StoreOp | layout.LoadOp):
+        """The `cuda.comment` for a shared-memory round trip of `lower-convert-layout`:
+        its store and load carry `bank_conflicts` (worst ways - 1 of the access) and
+        `vector`; stated once, at the store (at the load when it has no such store)."""
+        if "bank_conflicts" not in op.attributes:
+            return
+        partner_cls = layout.LoadOp if isinstance(op, layout.StoreOp) else layout.StoreOp
+        partners = [u.operation for u in op.view.uses
+                    if isinstance(u.operation, partner_cls) and "bank_conflicts" in u.operation.attributes]
+        if isinstance(op, layout.LoadOp) and partners:
+            return  # said at the store
+        sides = [op] + partners[:1]
+        write = next((x for x in sides if isinstance(x, layout.StoreOp)), None)
+        read = next((x for x in sides if isinstance(x, layout.LoadOp)), None)
+
+        def info(x):
+            return x.attributes["bank_conflicts"].value.data, x.vector.value.data if x.vector is not None else 1
+
+        parts = []
+        if write is not None:
+            parts.append(f"{info(write)[0]} bank conflicts per write")
+        if read is not None:
+            parts.append(f"{info(read)[0]}{' bank conflicts' if write is None else ''} per read")
+        vectors = sorted({info(x)[1] for x in (write, read) if x is not None})
+        if len(vectors) == 1:
+            parts.append(f"vector {vectors[0]}")
+        else:
+            parts.append(f"vectors of {info(write)[1]} (write) and {info(read)[1]} (read)")
+        self.comment("convert_layout via smem: " + ", ".join(parts))
+
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
+        self.smem_conversion_comment(op)
         v: View = self.get(op.view)
         t: TensorType = op.value.type
         xs = self.get(op.value)
@@ -1103,8 +1168,7 @@ class _KernelLowering:
         tid_bits += [(5 + j, where(warp=1 << j)) for j in range(len(dst.get_bases("warp")))]
         kl = [(i, c[1]) for i, c in tid_bits]
         kr = [(i, c[0]) for i, c in tid_bits]
-        reads_own_lane = all(v == (1 << i if i < 5 else 0) for i, v in kl)
-        lane_part = self.tid_linear(kl)
+        lane_part: Val = 0  # the reader's lane-dependent part of the source lane
         lanes_i32: dict = {}
 
         def lane_of(cl: int) -> SSAValue:
@@ -1133,36 +1197,56 @@ class _KernelLowering:
 
         nshfl = nsel = 0
         out = []
-        lane_matrix = LinearLayout({"lane": [(v,) for i, v in kl if i < 5]}, [32])
-        if lane_matrix.is_invertible():
-            inv = lane_matrix.invert()
+        def apply(images: list[int], x: int) -> int:
+            """The linear map with images[i] the image of bit i, at x."""
+            acc = 0
+            for i, v in enumerate(images):
+                if x >> i & 1:
+                    acc ^= v
+            return acc
+
+        n_dst_reg = len(dst.get_bases("register"))
+        cl_r = [where(register=1 << j)[1] for j in range(n_dst_reg)]
+        cr_r = [where(register=1 << j)[0] for j in range(n_dst_reg)]
+        free = [1 << i for i, bs in enumerate(src.get_bases("lane")) if not any(bs)]
+        offsets = _lane_offsets([v for i, v in kl if i < 5], cl_r, free)
+        if offsets is not None:
+            f_l = [x for x, _ in offsets]
+            # round k: reader lane l receives its register k ^ f(l) from lane
+            # p = cl(k) ^ m(l) ^ kl_warp(w), m = kl_lane ^ cl o f invertible, so the
+            # sender p knows its reader and sends register c(k) ^ g(p, w)
+            m = [v ^ apply(cl_r, x) ^ z for (i, v), (x, z) in zip(kl[:5], offsets)]
+            inv = LinearLayout({"lane": [(v,) for v in m]}, [32]).invert()
 
             def reader_of(p: int) -> int:
                 return inv.apply(dim0=p)[0]
 
-            def kr_lane(l: int) -> int:
-                acc = 0
-                for i, v in kr[:5]:
-                    if l >> i & 1:
-                        acc ^= v
-                return acc
-
-            # the register the sender sends: c(r) ^ g(sender's tid)
-            g = [(i, kr_lane(reader_of(1 << i))) for i in range(5)]
-            g += [(i, kr_lane(reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
+            nr = [v ^ apply(cr_r, f) for (i, v), f in zip(kr[:5], f_l)]  # lane -> src register
+            g = [(i, apply(nr, reader_of(1 << i))) for i in range(5)]
+            g += [(i, apply(nr, reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
             span = span_of([v for _, v in g])
             gkey = self.tid_linear(g) if len(span) > 1 else 0
-            for r in range(dst.num_registers):
-                cr, cl = where(register=r)
-                c = cr ^ kr_lane(reader_of(cl))
-                sent = pick(c, span, gkey, lambda k: xs[k])
+            lane_part = self.tid_linear([(i, v) for (i, _), v in zip(kl[:5], m)] + kl[5:])
+            identity = all(v == 1 << i for i, v in enumerate(m)) and not any(v for _, v in kl[5:])
+            rounds = []
+            for k in range(dst.num_registers):
+                cl = apply(cl_r, k)
+                c = apply(cr_r, k) ^ apply(nr, reader_of(cl))
+                sent = pick(c, span, gkey, lambda x: xs[x])
                 nsel += len(span) - 1
-                if reads_own_lane and cl == 0:
-                    out.append(sent)
+                if identity and cl == 0:
+                    rounds.append(sent)  # every lane reads its own lane
                     continue
-                out.append(b.add(cuda.ShflIdxOp(sent, lane_of(cl), 32)).results[0])
+                rounds.append(b.add(cuda.ShflIdxOp(sent, lane_of(cl), 32)).results[0])
                 nshfl += 1
+            # the reader's register r came in round r ^ f(l)
+            fspan = span_of(f_l)
+            fkey = self.tid_linear([(i, f) for i, f in enumerate(f_l)]) if len(fspan) > 1 else 0
+            for r in range(dst.num_registers):
+                out.append(pick(r, fspan, fkey, lambda x: rounds[x]))
+                nsel += len(fspan) - 1
         else:
+            lane_part = self.tid_linear(kl)
             span = span_of([v for _, v in kr])
             key = self.tid_linear(kr) if len(span) > 1 else 0
             shuffled: dict = {}

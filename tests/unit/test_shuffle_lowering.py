@@ -205,16 +205,27 @@ def test_sender_selects_the_register_it_sends():
     assert sum(o.name == "arith.select" for o in ops) == 2
 
 
-def test_two_readers_of_one_lane_take_a_shuffle_each():
-    """Lanes 2l and 2l+1 both read lane l (registers 0 and 1 of it): no lane can send
-    both at once, so each register of the reader takes two shuffles and a select."""
+def test_two_readers_of_one_lane_are_served_in_rounds():
+    """Lanes 2l and 2l+1 both want lane l's elements (registers 0 and 1 of it): in round
+    k, lane 2l+b receives its register k ^ b, so every lane reads a different lane per
+    round: one shuffle per register, a select on each side."""
     src = LinearLayout({"register": [(1,)], "lane": [(2,), (4,), (8,), (16,), (32,)]}, [64])
     dst = LinearLayout({"register": [(32,)], "lane": [(1,), (2,), (4,), (8,), (16,)]}, [64])
     assert conversion_kind(src, dst) == "warp_shuffle"
     after = assert_pass_preserves(program((64,), src, dst, "f32", 32), "lower-to-gpu")
     ops = list(after.walk())
-    assert sum(isinstance(o, cuda.ShflIdxOp) for o in ops) == 4
-    assert sum(o.name == "arith.select" for o in ops) == 2
+    assert sum(isinstance(o, cuda.ShflIdxOp) for o in ops) == 2
+    assert sum(o.name == "arith.select" for o in ops) == 4
+
+
+def test_broadcast_source_lanes_are_free_to_read():
+    """The source repeats its data over lane bits 3 and 4 (zero bases): the reader may
+    read either copy, so every conversion of this family takes one shuffle per register."""
+    src = LinearLayout({"register": [(1,)], "lane": [(2,), (4,), (8,), (0,), (0,)]}, [16])
+    dst = LinearLayout({"register": [(8,)], "lane": [(1,), (2,), (4,), (0,), (0,)]}, [16])
+    assert conversion_kind(src, dst) == "warp_shuffle"
+    after = assert_pass_preserves(program((16,), src, dst, "f32", 32), "lower-to-gpu")
+    assert sum(isinstance(o, cuda.ShflIdxOp) for o in after.walk()) == 2
 
 
 def test_register_choice_that_depends_on_the_lane_needs_no_shuffle():
