@@ -186,10 +186,21 @@ class LowerToGpu(ModulePass):
       accesses, a static `scf.for` beyond. `layout.async_wait` -> `cuda.cp_async_wait`.
     - `layout.alloc`: smem -> `memref.alloca` in memory space 3, rmem -> a per-thread
       `memref.alloca`; swizzled views index through the swizzle (xori/shrui/andi).
-    - `layout.barrier` -> `gpu.barrier`; register-only `layout.convert_layout` -> a
-      permutation of registers; elementwise `arith` per register; `layout.splat`,
-      `arange`, `expand_dims`, `broadcast`; `layout.reduce` inside a thread and across
-      the lanes of a warp (`cuda.shfl_idx`).
+    - `layout.barrier` -> `gpu.barrier`; elementwise `arith` per register;
+      `layout.splat`, `arange`, `expand_dims`, `broadcast`.
+    - `layout.convert_layout` (`lower-convert-layout` left those that stay within
+      warps): a register-only one -> a permutation of registers; one that stays within
+      each warp -> `cuda.shfl_idx`, source lane and register from the linear layouts
+      (one shuffle per destination register where the lanes can be paired up, the
+      sender and reader choosing registers with selects; otherwise one per value of
+      the reader-dependent register). A `cuda.comment` states each conversion's
+      lowering and bank conflicts (a shared-memory round trip: its store's and load's
+      `bank_conflicts` and `vector`; shuffles and registers: none).
+    - `layout.reduce`: inside a thread, across the lanes of a warp (`cuda.shfl_idx`
+      butterfly), across warps through shared memory (a butterfly, one barrier per
+      warp bit), in the order the reference executor combines.
+    - `scf.for` / `scf.if` whose loop-carried values or results are distributed
+      tensors: one iter_arg / result per distinct register of the thread.
 
     Options: none.
 
@@ -966,36 +977,36 @@ class _KernelLowering:
             return plain()
         fill = other if other is not None else self.zero(elem)
         same = all(b.ssa(c) is b.ssa(valid[0]) if not isinstance(c, bool) and not isinstance(valid[0], bool) else c is valid[0] for c in valid)
-        if same:
-            if n == 1:
-                ifop, tb, eb = self._if(valid[0], [elem])
-                with b.at(tb):
-                    x = self.load_scalar(v, off0)
-                    b.add(scf.YieldOp(x))
-                with b.at(eb):
-                    b.add(scf.YieldOp(fill))
-                return [ifop.results[0]]
-            vt = VectorType(elem, [n])
-            ifop, tb, eb = self._if(valid[0], [vt])
-            with b.at(tb):
-                b.add(scf.YieldOp(self.load_vec(v, off0, n)))
-            with b.at(eb):
-                b.add(scf.YieldOp(b.add(vector.BroadcastOp(fill, vt)).results[0]))
-            return [self.extract(ifop.results[0], j) for j in range(n)]
-        # lanes differ: scalar guarded loads
+        if same and n > 1:
+            x = self.guarded_read(valid[0], lambda: self.load_vec(v, off0, n),
+                                  lambda: b.add(vector.BroadcastOp(fill, VectorType(elem, [n]))).results[0])
+            return [self.extract(x, j) for j in range(n)]
+        # one element, or lanes that differ: scalar guarded loads
         outs = []
         for j, c in enumerate(valid):
-            o = offs(j)
-            if c is True:
-                outs.append(self.load_scalar(v, o))
-                continue
-            ifop, tb, eb = self._if(c, [elem])
-            with b.at(tb):
-                b.add(scf.YieldOp(self.load_scalar(v, o)))
-            with b.at(eb):
-                b.add(scf.YieldOp(fill))
-            outs.append(ifop.results[0])
+            o = off0 if n == 1 else offs(j)  # computed before the scf.if, as used after it
+            outs.append(self.guarded_read(c, lambda o=o: self.load_scalar(v, o), lambda: fill))
         return outs
+
+    def guarded_read(self, cond: Val, read, fill) -> SSAValue:
+        """read() where cond holds, else fill(): an scf.if yielding the value (the read
+        alone when cond is True)."""
+        b = self.b
+        if cond is True:
+            return read()
+        x = None
+
+        def then():
+            nonlocal x
+            x = read()
+            return x
+
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            b.add(scf.YieldOp(then()))
+        with b.at(eb):
+            b.add(scf.YieldOp(fill()))
+        return b.add(scf.IfOp(b.ssa(cond), [x.type], Region(tb), Region(eb))).results[0]
 
     def masked_write(self, v: View, xs: list, off0: Val, valid: list, offs: list, pre_vec: SSAValue | None = None):
         b = self.b
