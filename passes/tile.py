@@ -17,9 +17,9 @@ from tilec.compiler.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_launch
-from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 
-from ._analysis import DYN, contiguous_mode, memory_order, pow2_floor
+from ._analysis import DYN, contiguous_mode, leaves, memory_order, pow2_floor
 
 index = IndexType()
 
@@ -34,6 +34,15 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
+MISALIGNED_SMEM_TILE_BYTES = 32 * 1024
+"""Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
+(rows that start off a 16-byte boundary, e.g. a row length of 16411 f32)."""
+LINE_BYTES_MISALIGNED = 128
+"""Bytes of such a tile along the source's contiguous mode: one 128-byte line per row,
+so the destination's runs get the rest of the budget (1 KiB of f32). Each run of a
+misaligned view starts and ends in a sector it shares with a neighbouring tile; long
+destination runs make those partial sectors few (H100, 16381 x 16411 f32: 64x64 tiles
+0.73 of cudaMemcpy, 128x32 0.84-0.89, 256x32 0.91)."""
 MAX_GRID_YZ = 65535
 """CUDA's limit on grid y and z."""
 
@@ -68,6 +77,12 @@ class TilePass(ModulePass):
       * Contiguous along different modes (a transpose: the tile is converted between
         layouts through shared memory): a square s x s on the two contiguous modes,
         s the largest power of two with s*s*E <= 16 KiB (64x64 f32, 128x128 i8).
+        When either view cannot use 16-byte vectors (its pointer is not 16-byte
+        aligned, or a stride other than its stride-1 run is not a multiple of 16
+        bytes, as in a 16381 x 16411 f32 transpose), the tile is 128 bytes along the
+        source's contiguous mode and the rest of a 32 KiB budget along the
+        destination's (32 x 256 f32): misaligned runs begin and end in sectors shared
+        with the neighbouring tiles, and long destination runs make those few.
       * Rank 3 and above: the two modes chosen as above get those extents, all other
         modes tile 1.
 
@@ -214,7 +229,8 @@ class TilePass(ModulePass):
             tile = tuple(int(x) for x in attr.get_values())
             what = "the copy's tile attribute"
         else:
-            return heuristic_tile(sl, dl, extents, eb)
+            aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
+            return heuristic_tile(sl, dl, extents, eb, aligned)
         if len(tile) != rank:
             raise TilecError(
                 f"tile: {what} {list(tile)} has {len(tile)} extents but the views have {rank} modes",
@@ -229,8 +245,11 @@ class TilePass(ModulePass):
         return tile
 
 
-def heuristic_tile(sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int) -> tuple[int, ...]:
-    """The tile `tile` picks when none is given (see the pass documentation)."""
+def heuristic_tile(
+    sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int, aligned: bool = True
+) -> tuple[int, ...]:
+    """The tile `tile` picks when none is given (see the pass documentation); `aligned`
+    says whether both views allow 16-byte vectors (`_vector_aligned`)."""
     rank = len(extents)
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     tile = [1] * rank
@@ -242,6 +261,10 @@ def heuristic_tile(sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int)
 
     if rank == 1:
         tile[0] = clamp(0, ONE_D_BYTES // eb)
+    elif cs is not None and cd is not None and cs != cd and not aligned:
+        tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
+        tile[cd] = clamp(cd, MISALIGNED_SMEM_TILE_BYTES // eb // tile[cs])
+        tile[cs] = clamp(cs, MISALIGNED_SMEM_TILE_BYTES // eb // tile[cd])
     elif cs is not None and cd is not None and cs != cd:
         s = pow2_floor(int((SMEM_TILE_BYTES // eb) ** 0.5))
         tile[cs], tile[cd] = clamp(cs, s), clamp(cd, s)
@@ -318,3 +341,20 @@ def _leaves(t) -> list:
 
 def _count_dyn(t) -> int:
     return sum(1 for x in _leaves(t) if x is DYN)
+
+
+def _vector_aligned(view: SSAValue, eb: int) -> bool:
+    """Whether every run of `view` along its contiguous mode can start on a 16-byte
+    boundary: the root pointer is 16-byte aligned and every stride other than the
+    stride-1 run is a multiple of 16 bytes (dynamic strides are not assumed to be)."""
+    root = view.owner
+    if not isinstance(root, ViewOp) or not isinstance(root.source.type, PtrType):
+        return False
+    if root.source.type.alignment % 16:
+        return False
+    for _, stride in leaves(view.type.cute_layout):
+        if stride == 1:
+            continue
+        if stride is DYN or (stride * eb) % 16:
+            return False
+    return True

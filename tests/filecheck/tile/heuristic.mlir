@@ -12,9 +12,9 @@
 // CHECK-NEXT:      layout.copy %[[TA]], %[[TB]]
 // CHECK-NEXT:    }
 // CHECK-NOT:     layout.copy
-func.func @row_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @row_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
@@ -24,9 +24,9 @@ func.func @row_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
 // CHECK-NEXT:      layout.tile %a[%[[BX]], %[[BY]]] {tile = array<i64: 256, 32>}
 // CHECK-SAME:        -> !layout.tensor<f32, #layout.cute<(256,32):(1,1024)>, gmem>
-func.func @column_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @column_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -38,9 +38,9 @@ func.func @column_major(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-NEXT:    ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
 // CHECK-NEXT:      layout.tile %a[%[[BX]], %[[BY]]] {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1024,1)>, gmem>
 // CHECK-NEXT:      layout.tile %b[%[[BX]], %[[BY]]] {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1,1024)>, gmem>
-func.func @transposed(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @transposed(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -49,9 +49,9 @@ func.func @transposed(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @nested
 // CHECK:         layout.tile %a{{.*}} {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<((8,8),(8,8)):((128,8192),(1,1024))>, gmem>
 // CHECK-NEXT:    layout.tile %b{{.*}} {tile = array<i64: 64, 64>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(64,64):(1,1024)>, gmem>
-func.func @nested(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @nested(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<((8,128),(8,128)):((128,8192),(1,1024))>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
@@ -60,9 +60,9 @@ func.func @nested(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @strided_rows
 // CHECK:         layout.tile %a{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem>
 // CHECK-NEXT:    layout.tile %b{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(512,1)>, gmem>
-func.func @strided_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
+func.func @strided_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(512,512):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
   func.return
 }
@@ -71,9 +71,9 @@ func.func @strided_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         %[[G:.*]] = arith.constant 256 : index
 // CHECK:         layout.launch grid(%[[G]], %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.tile %a[%{{.*}}] {tile = array<i64: 4096>}
-func.func @one_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+func.func @one_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<1048576:1>, gmem>, !layout.tensor<f32, #layout.cute<1048576:1>, gmem>
   func.return
 }
@@ -86,9 +86,9 @@ func.func @one_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         layout.launch grid(%[[X]], %[[Y]], %[[Z]]) threads(256)
 // CHECK-NEXT:    ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index, %{{.*}}: index):
 // CHECK-NEXT:      layout.tile %a[%[[BZ]], %[[BY]], %[[BX]]] {tile = array<i64: 1, 32, 256>}
-func.func @three_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+func.func @three_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,128,512):(65536,512,1)>, gmem>
   func.return
 }
@@ -102,9 +102,9 @@ func.func @three_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-NEXT:      %[[C1:.*]] = arith.remui %[[BZ]], %[[N]] : index
 // CHECK-NEXT:      %[[C0:.*]] = arith.divui %[[BZ]], %[[N]] : index
 // CHECK-NEXT:      layout.tile %a[%[[C0]], %[[C1]], %{{.*}}, %{{.*}}] {tile = array<i64: 1, 1, 32, 256>}
-func.func @four_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
+func.func @four_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>, !layout.tensor<f32, #layout.cute<(3,4,64,512):(131072,32768,512,1)>, gmem>
   func.return
 }
@@ -116,9 +116,9 @@ func.func @four_d(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         layout.launch grid(%[[GX]], %[[GY]], %{{.*}})
 // CHECK:           layout.tile %a{{.*}} {tile = array<i64: 32, 256>} : {{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1000,1)>, gmem, masked>
 // CHECK-NEXT:      layout.tile %b{{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(1000,1)>, gmem, masked>
-func.func @masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+func.func @masked(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   func.return
 }
@@ -127,36 +127,36 @@ func.func @masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // shared memory for a transpose).
 // CHECK-LABEL: func.func @f16_rows
 // CHECK:         {tile = array<i64: 32, 512>}
-func.func @f16_rows(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
-  %a = layout.view %p : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @f16_rows(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f16, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @f64_rows
 // CHECK:         {tile = array<i64: 32, 128>}
-func.func @f64_rows(%p: !layout.ptr<f64>, %q: !layout.ptr<f64>) {
-  %a = layout.view %p : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f64> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+func.func @f64_rows(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
+  %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1024,1024):(1024,1)>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @i8_transposed
 // CHECK:         {tile = array<i64: 128, 128>}
-func.func @i8_transposed(%p: !layout.ptr<i8>, %q: !layout.ptr<i8>) {
-  %a = layout.view %p : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
+func.func @i8_transposed(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i8, align 16>) {
+  %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<i8, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
 
 // CHECK-LABEL: func.func @f16_one_d
 // CHECK:         {tile = array<i64: 8192>}
-func.func @f16_one_d(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
-  %a = layout.view %p : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
-  %b = layout.view %q : !layout.ptr<f16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
+func.func @f16_one_d(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<65536:1>, gmem>
   layout.copy %a, %b : !layout.tensor<f16, #layout.cute<65536:1>, gmem>, !layout.tensor<f16, #layout.cute<65536:1>, gmem>
   func.return
 }
@@ -164,9 +164,9 @@ func.func @f16_one_d(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
 // A small mode clamps the tile, the contiguous side grows within the budget.
 // CHECK-LABEL: func.func @short_rows
 // CHECK:         {tile = array<i64: 4, 2048>}
-func.func @short_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
+func.func @short_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>, !layout.tensor<f32, #layout.cute<(4,65536):(65536,1)>, gmem>
   func.return
 }
@@ -176,13 +176,34 @@ func.func @short_rows(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK:         layout.launch
 // CHECK-NOT:     layout.launch
 // CHECK:         layout.copy %a, %b
-func.func @inside_launch(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
-  %b = layout.view %q : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+func.func @inside_launch(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(32) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
   }
+  func.return
+}
+
+// A transpose whose rows start off 16-byte boundaries (odd row lengths): 128 bytes
+// along the source's contiguous mode, the rest of 32 KiB along the destination's.
+// CHECK-LABEL: func.func @misaligned_transpose
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 32>}
+func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  func.return
+}
+
+// The same shapes from a pointer aligned only to its element: the same choice.
+// CHECK-LABEL: func.func @unaligned_pointer_transpose
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 32>}
+func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   func.return
 }
