@@ -24,6 +24,7 @@ it, and is checked:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +111,25 @@ def _fmt_index(idx: list[np.ndarray], i: int) -> str:
     return ", ".join(str(int(a[i])) for a in idx)
 
 
+def _fail_first(op: Operation, bad: np.ndarray, message: Callable[[int], str], **details: Callable[[int], Any]) -> None:
+    """The one way every check of an access fails: where `bad` (over the elements of
+    the access) holds anywhere, raise an ExecutionError at the first such element `i`,
+    with `message(i)` and each detail `name=f` as `name=f(i)`."""
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ExecutionError(op, message(i), **{k: f(i) for k, f in details.items()})
+
+
+def _check_elements(
+    op: Operation, st: Storage, bad: np.ndarray, fk: np.ndarray, ft: np.ndarray,
+    message: Callable[[int], str], **details: Callable[[int], Any],
+) -> None:
+    """`_fail_first` for an access to the elements `fk` of `st` by the actors `ft` (the
+    same check for global, shared and register memory): the error names the actor
+    (`thread`) and the element's index in its instance (`index`)."""
+    _fail_first(op, bad, message, thread=lambda i: int(ft[i]), index=lambda i: int(fk[i]) % st.size, **details)
+
+
 def resolve(
     op: Operation,
     grid: Grid,
@@ -148,20 +168,17 @@ def resolve(
             bad = (idx < 0) | (idx >= mem.shape[d])
         if touched is not None:
             bad &= touched
-        if bad.any():
-            i = int(np.argmax(bad))
+
+        def outside(i: int) -> str:
             where = f"[{_fmt_index(indices, i)}]"
-            if vector:
-                what = f"a vector of {n} elements at {mem.name}{where}"
-            else:
-                what = f"{mem.name}{where}"
-            raise ExecutionError(
-                op,
+            what = f"a vector of {n} elements at {mem.name}{where}" if vector else f"{mem.name}{where}"
+            return (
                 f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} "
-                f"{what}, outside a memref of shape {list(mem.shape)} ({mem.type})",
-                thread=int(tids[i]),
-                index=tuple(int(a[i]) for a in indices),
+                f"{what}, outside a memref of shape {list(mem.shape)} ({mem.type})"
             )
+
+        _fail_first(op, bad, outside, thread=lambda i: int(tids[i]),
+                    index=lambda i: tuple(int(a[i]) for a in indices))
     off = mem.offset
     flat = np.asarray(off[tids] if isinstance(off, np.ndarray) else off, dtype=np.int64)
     for d in range(rank):
@@ -172,27 +189,21 @@ def resolve(
     bad = (flat + lo_lane * last < 0) | (flat + hi_lane * last >= size)
     if touched is not None:
         bad &= touched
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ExecutionError(
-            op,
-            f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} element "
-            f"{int(flat[i])} of {mem.name}, which has {size} elements",
-            thread=int(tids[i]),
-            index=int(flat[i]),
-        )
+    at = {"thread": lambda i: int(tids[i]), "index": lambda i: int(flat[i])}
+    _fail_first(
+        op, bad,
+        lambda i: f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} element "
+        f"{int(flat[i])} of {mem.name}, which has {size} elements",
+        **at,
+    )
     if check_alignment and vector > 1:
-        bad = flat % vector != 0
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ExecutionError(
-                op,
-                f"misaligned vector access: {grid.describe_thread(tids[i])} {verb} "
-                f"{vector} elements at offset {int(flat[i])} of {mem.name}, "
-                f"not a multiple of {vector}",
-                thread=int(tids[i]),
-                index=int(flat[i]),
-            )
+        _fail_first(
+            op, flat % vector != 0,
+            lambda i: f"misaligned vector access: {grid.describe_thread(tids[i])} {verb} "
+            f"{vector} elements at offset {int(flat[i])} of {mem.name}, "
+            f"not a multiple of {vector}",
+            **at,
+        )
     keys = flat + mem.storage.base(grid, tids)
     if vector:
         keys = keys[:, None] + np.arange(vector, dtype=np.int64) * last
@@ -221,28 +232,18 @@ def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray
     fk = keys.ravel()
     ft = _flat_tids(tids, keys)
     if st.pending is not None:
-        bad = st.pending[fk] > 0
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ExecutionError(
-                op,
-                f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
-                f"while a cp.async is still writing it (no cuda.cp_async_wait "
-                f"for its group before the read)",
-                thread=int(ft[i]),
-                index=int(fk[i]) % st.size,
-            )
+        _check_elements(
+            op, st, st.pending[fk] > 0, fk, ft,
+            lambda i: f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
+            f"while a cp.async is still writing it (no cuda.cp_async_wait "
+            f"for its group before the read)",
+        )
     if st.init is not None:
-        bad = ~st.init[fk]
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ExecutionError(
-                op,
-                f"read of uninitialised {st.words}: {grid.describe_thread(ft[i])} "
-                f"reads {st.describe(fk[i])}, which no thread has written",
-                thread=int(ft[i]),
-                index=int(fk[i]) % st.size,
-            )
+        _check_elements(
+            op, st, ~st.init[fk], fk, ft,
+            lambda i: f"read of uninitialised {st.words}: {grid.describe_thread(ft[i])} "
+            f"reads {st.describe(fk[i])}, which no thread has written",
+        )
     if st.tracked and grid.num_threads > 1:  # one thread cannot race
         _check_read_races(op, grid, st, fk, ft)
         _record_reads(grid, st, fk, ft)
@@ -260,18 +261,13 @@ def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
     wb = grid.actor_block(w)
     own_block = (w <= -2) & (wb == tb)  # every thread of the block wrote it: so did this one
     conflict = other & ~own_block & ((wb != tb) | (st.wepoch[fk] == grid.epoch[tb]))
-    if conflict.any():
-        i = int(np.argmax(conflict))
-        writer = int(w[i])
-        raise ExecutionError(
-            op,
-            f"data race on {st.words}: {grid.describe_thread(ft[i])} reads "
-            f"{st.describe(fk[i])}, which {grid.describe_thread(writer)} wrote "
-            + _unordered(grid, writer, int(ft[i])),
-            thread=int(ft[i]),
-            other_thread=writer,
-            index=int(fk[i]) % st.size,
-        )
+    _check_elements(
+        op, st, conflict, fk, ft,
+        lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} reads "
+        f"{st.describe(fk[i])}, which {grid.describe_thread(int(w[i]))} wrote "
+        + _unordered(grid, int(w[i]), int(ft[i])),
+        other_thread=lambda i: int(w[i]),
+    )
 
 
 def _unordered(grid: Grid, a: int, b: int) -> str:
@@ -328,16 +324,11 @@ def store(
     if fv.shape[0] != fk.shape[0]:
         fv = np.broadcast_to(np.asarray(values, dtype=st.data.dtype), keys.shape).ravel()
     if st.pending is not None:
-        bad = st.pending[fk] > 0
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ExecutionError(
-                op,
-                f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-                f"{st.describe(fk[i])} while a cp.async is still writing it",
-                thread=int(ft[i]),
-                index=int(fk[i]) % st.size,
-            )
+        _check_elements(
+            op, st, st.pending[fk] > 0, fk, ft,
+            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+            f"{st.describe(fk[i])} while a cp.async is still writing it",
+        )
     if st.tracked and grid.num_threads > 1:
         _check_write_races(op, grid, st, fk, ft, fv)
     st.data[fk] = fv
@@ -360,18 +351,14 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
             a = order[pos]
             b = order[pos + 1]
             differ = ~bits_equal(fv[a], fv[b]) & (ft[a] != ft[b])
-            if differ.any():
-                j = int(np.argmax(differ))
-                ia, ib = int(a[j]), int(b[j])
-                raise ExecutionError(
-                    op,
-                    f"data race on {st.words}: {grid.describe_thread(ft[ia])} and "
-                    f"{grid.describe_thread(ft[ib])} write different values "
-                    f"({fmt_value(fv[ia])} and {fmt_value(fv[ib])}) to {st.describe(fk[ia])}",
-                    thread=int(ft[ia]),
-                    other_thread=int(ft[ib]),
-                    index=int(fk[ia]) % st.size,
-                )
+            # element j of `differ` is the pair (a[j], b[j]) of positions in the access
+            _check_elements(
+                op, st, differ, fk[a], ft[a],
+                lambda j: f"data race on {st.words}: {grid.describe_thread(ft[a[j]])} and "
+                f"{grid.describe_thread(ft[b[j]])} write different values "
+                f"({fmt_value(fv[a[j]])} and {fmt_value(fv[b[j]])}) to {st.describe(fk[a[j]])}",
+                other_thread=lambda j: int(ft[b[j]]),
+            )
     if st.writer is None:
         return
     tb = grid.actor_block(ft)
@@ -386,19 +373,14 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
         & ~((w == ft) & (ft >= 0))
         & ((grid.actor_block(w) != tb) | (st.wepoch[fk] == E))
     )
-    if ww.any():
-        i = int(np.argmax(ww))
-        other = int(w[i])
-        raise ExecutionError(
-            op,
-            f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{fmt_value(fv[i])} to {st.describe(fk[i])}, which "
-            f"{grid.describe_thread(other)} wrote ({fmt_value(st.data[fk[i]])}) "
-            + _unordered(grid, other, int(ft[i])),
-            thread=int(ft[i]),
-            other_thread=other,
-            index=int(fk[i]) % st.size,
-        )
+    _check_elements(
+        op, st, ww, fk, ft,
+        lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+        f"{fmt_value(fv[i])} to {st.describe(fk[i])}, which "
+        f"{grid.describe_thread(int(w[i]))} wrote ({fmt_value(st.data[fk[i]])}) "
+        + _unordered(grid, int(w[i]), int(ft[i])),
+        other_thread=lambda i: int(w[i]),
+    )
     rb = st.rblock[fk]
     r = st.reader[fk]
     war = changes & (
@@ -406,8 +388,8 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
         | ((rb >= 0) & (rb != tb))
         | ((rb == tb) & (st.repoch[fk] == E) & ((r == MULTI) | ((r >= 0) & (r != ft))))
     )
-    if war.any():
-        i = int(np.argmax(war))
+
+    def overwrites(i: int) -> str:
         reader = int(r[i])
         if reader >= 0 and reader != int(ft[i]):
             who = grid.describe_thread(reader)
@@ -420,13 +402,12 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
             why = _unordered(grid, int(ft[i]), int(ft[i])) if rb[i] == tb[i] else (
                 "(blocks do not synchronise within a launch)"
             )
-        raise ExecutionError(
-            op,
+        return (
             f"data race on {st.words}: {grid.describe_thread(ft[i])} overwrites "
-            f"{st.describe(fk[i])}, which {who} read {why}",
-            thread=int(ft[i]),
-            index=int(fk[i]) % st.size,
+            f"{st.describe(fk[i])}, which {who} read {why}"
         )
+
+    _check_elements(op, st, war, fk, ft, overwrites)
 
 
 # --------------------------------------------------------------------- cp.async
@@ -449,15 +430,12 @@ def issue_async_copy(
         st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
     fk = keys[sel]
     ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
-    busy = st.pending[fk] > 0
-    if busy.any():
-        i = int(np.argmax(busy))
-        raise ExecutionError(
-            op,
-            f"{grid.describe_thread(ft[i])} starts a cp.async to {st.describe(fk[i])}, "
-            f"which an earlier cp.async is still writing",
-            thread=int(ft[i]),
-        )
+    _fail_first(
+        op, st.pending[fk] > 0,
+        lambda i: f"{grid.describe_thread(ft[i])} starts a cp.async to {st.describe(fk[i])}, "
+        f"which an earlier cp.async is still writing",
+        thread=lambda i: int(ft[i]),
+    )
     if st.tracked:
         _check_write_races(op, grid, st, fk, ft, values[sel])
     np.add.at(st.pending, fk, 1)

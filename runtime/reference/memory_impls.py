@@ -110,6 +110,17 @@ def _uniform_int(op: Operation, v: Any, what: str) -> int:
     return int(v)
 
 
+def _offsets_sizes_strides(interp: ReferenceInterpreter, op: Any, what: str):
+    """Offsets (may differ per thread), sizes and strides (uniform: `what` + "size" /
+    "stride" names them in the error) of a subview or reinterpret_cast."""
+    offs = _mixed(op.static_offsets.get_values(), interp.get_values(op.offsets))
+    sizes = _mixed(op.static_sizes.get_values(), interp.get_values(op.sizes))
+    steps = _mixed(op.static_strides.get_values(), interp.get_values(op.strides))
+    sizes = [_uniform_int(op, s, what + "size") for s in sizes]
+    steps = [_uniform_int(op, s, what + "stride") for s in steps]
+    return offs, sizes, steps
+
+
 @register_impls
 class MemoryFunctions(InterpreterFunctions):
     # ------------------------------------------------------------- allocation
@@ -179,11 +190,7 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.SubviewOp)
     def run_subview(self, interp: ReferenceInterpreter, op: memref.SubviewOp, args):
         mem = _mem(op, args[0])
-        offs = _mixed(op.static_offsets.get_values(), interp.get_values(op.offsets))
-        sizes = _mixed(op.static_sizes.get_values(), interp.get_values(op.sizes))
-        steps = _mixed(op.static_strides.get_values(), interp.get_values(op.strides))
-        sizes = [_uniform_int(op, s, "a subview size") for s in sizes]
-        steps = [_uniform_int(op, s, "a subview stride") for s in steps]
+        offs, sizes, steps = _offsets_sizes_strides(interp, op, "a subview ")
         grid = interp.grid
         offset = mem.offset
         for d, o in enumerate(offs):
@@ -219,92 +226,47 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.ReinterpretCastOp)
     def run_reinterpret_cast(self, interp, op: memref.ReinterpretCastOp, args):
         mem = _mem(op, args[0])
-        offs = _mixed(op.static_offsets.get_values(), interp.get_values(op.offsets))
-        sizes = _mixed(op.static_sizes.get_values(), interp.get_values(op.sizes))
-        steps = _mixed(op.static_strides.get_values(), interp.get_values(op.strides))
-        sizes = [_uniform_int(op, s, "a size") for s in sizes]
-        steps = [_uniform_int(op, s, "a stride") for s in steps]
+        offs, sizes, steps = _offsets_sizes_strides(interp, op, "a ")
         offset = offs[0]
         if isinstance(offset, np.ndarray) and offset.ndim == 0:
             offset = int(offset)
         t = op.result.type
         return (MemRef(mem.storage, tuple(sizes), tuple(steps), offset, t),)
 
-    # --------------------------------------------------------- scalar access
+    # ------------------------------------------------- loads and stores
+    # memref.load/store, vector.load/store and vector.maskedload/maskedstore share one
+    # checked access (`_access`, then memory.load / memory.store); the same checks hold
+    # for global, shared and register memory (memory.py).
     @impl(memref.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: memref.LoadOp, args):
-        grid = _grid(interp, op)
-        mem = _mem(op, args[0])
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, args[1:])
-        keys = resolve(op, grid, mem, tids, idx, "reads")
-        return (scatter(grid, tids, load(op, grid, mem, tids, keys)),)
+        return _load(interp, op, args[0], args[1:])
 
     @impl(memref.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: memref.StoreOp, args):
-        grid = _grid(interp, op)
         value, m, *indices = args
-        mem = _mem(op, m)
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, tuple(indices))
-        keys = resolve(op, grid, mem, tids, idx, "writes")
-        store(op, grid, mem, tids, keys, thread_values(grid, tids, value, op.value.type))
-        return ()
+        return _store(interp, op, m, indices, value, op.value.type)
 
-    # --------------------------------------------------------- vector access
     @impl(vector.LoadOp)
     def run_vector_load(self, interp: ReferenceInterpreter, op: vector.LoadOp, args):
-        grid = _grid(interp, op)
-        mem = _mem(op, args[0])
-        n = _vector_len(op, op.result.type)
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, args[1:])
-        keys = resolve(op, grid, mem, tids, idx, "reads", n, check_alignment=True)
-        return (scatter(grid, tids, load(op, grid, mem, tids, keys)),)
+        return _load(interp, op, args[0], args[1:], op.result.type)
 
     @impl(vector.StoreOp)
     def run_vector_store(self, interp: ReferenceInterpreter, op: vector.StoreOp, args):
-        grid = _grid(interp, op)
         value, m, *indices = args
-        mem = _mem(op, m)
-        n = _vector_len(op, op.vector.type)
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, tuple(indices))
-        keys = resolve(op, grid, mem, tids, idx, "writes", n, check_alignment=True)
-        store(op, grid, mem, tids, keys, thread_values(grid, tids, value, op.vector.type))
-        return ()
+        return _store(interp, op, m, indices, value, op.vector.type, op.vector.type)
 
     @impl(vector.MaskedLoadOp)
     def run_masked_load(self, interp: ReferenceInterpreter, op: vector.MaskedLoadOp, args):
-        grid = _grid(interp, op)
         m, *rest = args
-        mem = _mem(op, m)
         indices, lane_mask, pass_thru = rest[:-2], rest[-2], rest[-1]
-        n = shape_of(op.result.type)[0]
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, tuple(indices))
-        lanes = thread_values(grid, tids, lane_mask, op.mask.type).astype(bool)
-        keys = resolve(op, grid, mem, tids, idx, "reads", n, lanes=lanes)
-        out = np.array(thread_values(grid, tids, pass_thru, op.result.type))
-        rows = np.broadcast_to(tids[:, None], keys.shape)
-        out[lanes] = load(op, grid, mem, rows[lanes], keys[lanes])
-        return (scatter(grid, tids, out),)
+        return _load(interp, op, m, indices, op.result.type, (lane_mask, op.mask.type), pass_thru)
 
     @impl(vector.MaskedStoreOp)
     def run_masked_store(self, interp: ReferenceInterpreter, op: vector.MaskedStoreOp, args):
-        grid = _grid(interp, op)
         m, *rest = args
-        mem = _mem(op, m)
         indices, lane_mask, value = rest[:-2], rest[-2], rest[-1]
-        n = shape_of(op.value_to_store.type)[0]
-        tids = grid.active_tids()
-        idx = thread_indices(grid, tids, tuple(indices))
-        lanes = thread_values(grid, tids, lane_mask, op.mask.type).astype(bool)
-        keys = resolve(op, grid, mem, tids, idx, "writes", n, lanes=lanes)
-        vals = thread_values(grid, tids, value, op.value_to_store.type)
-        rows = np.broadcast_to(tids[:, None], keys.shape)
-        store(op, grid, mem, rows[lanes], keys[lanes], vals[lanes])
-        return ()
+        t = op.value_to_store.type
+        return _store(interp, op, m, indices, value, t, t, (lane_mask, op.mask.type))
 
     # ------------------------------------------------------- vector registers
     @impl(vector.BroadcastOp)
@@ -430,6 +392,49 @@ class MemoryFunctions(InterpreterFunctions):
             return (both[:, list(op.mask.get_values())],)
         both = np.concatenate([v1, v2], axis=0)
         return (both[list(op.mask.get_values())],)
+
+
+def _access(
+    interp: ReferenceInterpreter, op: Operation, m: Any, indices, verb: str,
+    vt=None, mask: tuple[Any, Any] | None = None,
+):
+    """The checked storage keys of a load or store by the active threads: of one
+    element (`vt` None), of a vector of type `vt` (1-D, at most 16 bytes, aligned to
+    its length), or of the lanes of a vector that `mask` (value, type) selects.
+    Returns (grid, memref, tids, keys, lanes)."""
+    grid = _grid(interp, op)
+    mem = _mem(op, m)
+    n = 0
+    if vt is not None:
+        n = shape_of(vt)[0] if mask is not None else _vector_len(op, vt)
+    tids = grid.active_tids()
+    idx = thread_indices(grid, tids, tuple(indices))
+    lanes = None
+    if mask is not None:
+        lanes = thread_values(grid, tids, mask[0], mask[1]).astype(bool)
+    keys = resolve(op, grid, mem, tids, idx, verb, n, check_alignment=mask is None, lanes=lanes)
+    return grid, mem, tids, keys, lanes
+
+
+def _load(interp, op: Operation, m: Any, indices, vt=None, mask=None, pass_thru=None):
+    grid, mem, tids, keys, lanes = _access(interp, op, m, indices, "reads", vt, mask)
+    if lanes is None:
+        return (scatter(grid, tids, load(op, grid, mem, tids, keys)),)
+    out = np.array(thread_values(grid, tids, pass_thru, op.results[0].type))
+    rows = np.broadcast_to(tids[:, None], keys.shape)
+    out[lanes] = load(op, grid, mem, rows[lanes], keys[lanes])
+    return (scatter(grid, tids, out),)
+
+
+def _store(interp, op: Operation, m: Any, indices, value, value_type, vt=None, mask=None):
+    grid, mem, tids, keys, lanes = _access(interp, op, m, indices, "writes", vt, mask)
+    vals = thread_values(grid, tids, value, value_type)
+    if lanes is None:
+        store(op, grid, mem, tids, keys, vals)
+    else:
+        rows = np.broadcast_to(tids[:, None], keys.shape)
+        store(op, grid, mem, rows[lanes], keys[lanes], vals[lanes])
+    return ()
 
 
 def _rank_reduction(shape: list[int], want: list[int]) -> list[int]:
