@@ -339,6 +339,12 @@ def table(results: list[dict], memcpy: float) -> str:
     return "\n".join(lines)
 
 
+def _has_gpu() -> bool:
+    import tilec
+
+    return tilec.gpu_available()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
@@ -349,7 +355,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pipelines", default="default",
                     help="';'-separated pass pipelines to compare per case (the best is reported)")
     args = ap.parse_args(argv)
-    if cp is None:
+    if cp is None or not _has_gpu():
         print("copy_bench: CuPy with a GPU is required", file=sys.stderr)
         return 1
     cases = make_cases(args.quick)

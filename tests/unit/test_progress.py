@@ -187,6 +187,7 @@ def _bench_main(monkeypatch, stderr):
     fake_cp = SimpleNamespace(cuda=SimpleNamespace(runtime=SimpleNamespace(
         getDeviceProperties=lambda i: {"name": b"fake"})))
     monkeypatch.setattr(bench, "cp", fake_cp)
+    monkeypatch.setattr(bench, "_has_gpu", lambda: True)
     monkeypatch.setattr(bench, "make_cases", lambda quick: cases)
     monkeypatch.setattr(bench, "memcpy_tbps", lambda n: 1.0)
     monkeypatch.setattr(bench, "run_case", fake_run_case)
