@@ -62,12 +62,24 @@ from .swizzle import ComposedLayout, Swizzle
 # --------------------------------------------------------------------------- helpers
 
 
-def parse_int_tuple(parser: AttrParser) -> object:
-    """Parse a CuTe IntTuple (`4`, `?`, `(4,(2,?))`) from xDSL tokens."""
+MAX_TUPLE_DEPTH = 32
+"""Deepest nesting of a layout's shape or stride that the parser accepts. CuTe layouts
+nest a few levels; the algebra recurses once per level, so a bound keeps every pass
+far from Python's recursion limit."""
+
+
+def parse_int_tuple(parser: AttrParser, depth: int = 0) -> object:
+    """Parse a CuTe IntTuple (`4`, `?`, `(4,(2,?))`) from xDSL tokens; a parse error
+    when it nests deeper than MAX_TUPLE_DEPTH."""
+    pos = parser.pos
     if parser.parse_optional_punctuation("(") is not None:
-        items = [parse_int_tuple(parser)]
+        if depth >= MAX_TUPLE_DEPTH:
+            parser.raise_error(
+                f"layout nested deeper than {MAX_TUPLE_DEPTH} levels", pos, parser.pos
+            )
+        items = [parse_int_tuple(parser, depth + 1)]
         while parser.parse_optional_punctuation(",") is not None:
-            items.append(parse_int_tuple(parser))
+            items.append(parse_int_tuple(parser, depth + 1))
         parser.parse_punctuation(")")
         return tuple(items)
     if parser.parse_optional_punctuation("?") is not None:
@@ -75,17 +87,67 @@ def parse_int_tuple(parser: AttrParser) -> object:
     return parser.parse_integer(allow_boolean=False)
 
 
+MAX_INDEX = 2**63 - 1
+"""Largest value of the 64-bit signed index arithmetic that lowered code does: every
+static size, stride and offset (in bytes, for a view) must lie in [-MAX_INDEX,
+MAX_INDEX], so that no address computation of a kernel can wrap around."""
+
+
+def _offset_span(layout: cute.Layout) -> tuple[int, int]:
+    """(lowest, highest) offset of `layout` over its static modes (modes with a `?`
+    extent or stride are left out: their values are bound at run time)."""
+    lo = hi = 0
+    for s, d in zip(cute.flatten(layout.shape), cute.flatten(layout.stride)):
+        if s is cute.DYN or d is cute.DYN:
+            continue
+        span = (s - 1) * d
+        if span > 0:
+            hi += span
+        else:
+            lo += span
+    return lo, hi
+
+
+def index_range_error(layout: cute.Layout, scale: int = 1, extra: int = 0) -> str | None:
+    """Why `layout` cannot be computed with 64-bit indices, or None when it can: a
+    static extent or stride beyond MAX_INDEX, a static size beyond it, or offsets
+    (times `scale`, plus `extra` more) outside [-MAX_INDEX, MAX_INDEX]."""
+    leaves = [*cute.flatten(layout.shape), *cute.flatten(layout.stride)]
+    for v in leaves:
+        if v is not cute.DYN and abs(v) > MAX_INDEX:
+            return f"{v} does not fit in a 64-bit index"
+    n = 1
+    for s in cute.flatten(layout.shape):
+        if s is not cute.DYN:
+            n *= s
+    if n > MAX_INDEX:
+        return f"{layout} has {n} elements, more than a 64-bit index can count"
+    lo, hi = _offset_span(layout)
+    if (hi + extra) * scale > MAX_INDEX or lo * scale < -MAX_INDEX:
+        unit = " bytes" if scale > 1 else ""
+        return (
+            f"the offsets of {layout} span [{lo * scale}, {(hi + extra) * scale}]{unit}, "
+            "beyond 64-bit index arithmetic"
+        )
+    return None
+
+
 def parse_cute_layout(parser: AttrParser) -> cute.Layout:
-    """Parse `shape:stride` in CuTe notation; a bare shape means LayoutLeft strides."""
+    """Parse `shape:stride` in CuTe notation; a bare shape means LayoutLeft strides.
+    A layout that 64-bit index arithmetic cannot evaluate (`index_range_error`) is a
+    parse error."""
     pos = parser.pos
     shape = parse_int_tuple(parser)
     stride = None
     if parser.parse_optional_punctuation(":") is not None:
         stride = parse_int_tuple(parser)
     try:
-        return cute.make_layout(shape, stride)
+        layout = cute.make_layout(shape, stride)
     except LayoutError as e:
         parser.raise_error(f"invalid layout: {e}", pos, parser.pos)
+    if (why := index_range_error(layout)) is not None:
+        parser.raise_error(f"layout too large: {why}", pos, parser.pos)
+    return layout
 
 
 def _parse_int_list(parser: AttrParser) -> list[int]:
@@ -174,6 +236,12 @@ def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
     m = parser.parse_integer(allow_boolean=False)
     parser.parse_punctuation(",")
     s = parser.parse_integer(allow_boolean=False)
+    if min(b, m) >= 0 and b + m + abs(s) > 63:
+        parser.raise_error(
+            f"invalid swizzle: Swizzle<{b},{m},{s}> moves bits past bit 63 of an offset",
+            pos,
+            parser.pos,
+        )
     try:
         return Swizzle(b, m, s)
     except LayoutError as e:
@@ -245,11 +313,14 @@ class BlockedLayoutAttr(Data[BlockedLayout]):
                 },
             )
         try:
-            return BlockedLayout(
+            layout = BlockedLayout(
                 f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"]
             )
         except (LayoutError, ValueError) as e:
             parser.raise_error(f"invalid blocked layout: {e}", pos, parser.pos)
+        if (why := _blocked_size_error(layout)) is not None:
+            parser.raise_error(f"invalid blocked layout: {why}", pos, parser.pos)
+        return layout
 
     def print_parameter(self, printer: Printer) -> None:
         b = self.data
@@ -264,6 +335,32 @@ class BlockedLayoutAttr(Data[BlockedLayout]):
             + _print_int_list(b.order)
             + "}>"
         )
+
+
+MAX_REGISTERS_PER_THREAD = 1 << 12
+"""Most elements one thread may hold in a blocked layout's `sizePerThread`."""
+
+MAX_THREADS_PER_BLOCK = 1024
+"""CUDA's limit on the threads of a block."""
+
+
+def _blocked_size_error(b: BlockedLayout) -> str | None:
+    """Why a blocked layout cannot describe a CUDA block, or None: more than
+    MAX_REGISTERS_PER_THREAD elements per thread, or more than MAX_THREADS_PER_BLOCK
+    threads (threadsPerWarp x warpsPerCTA)."""
+    regs = threads = 1
+    for x in b.size_per_thread:
+        regs *= x
+    for t, w in zip(b.threads_per_warp, b.warps_per_cta):
+        threads *= t * w
+    if regs > MAX_REGISTERS_PER_THREAD:
+        return (
+            f"sizePerThread={list(b.size_per_thread)} gives each thread {regs} elements, "
+            f"more than {MAX_REGISTERS_PER_THREAD}"
+        )
+    if threads > MAX_THREADS_PER_BLOCK:
+        return f"{threads} threads per block, more than {MAX_THREADS_PER_BLOCK}"
+    return None
 
 
 @irdl_attr_definition
@@ -573,6 +670,14 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"unknown memory space '{self.space.data}'")
         if not isinstance(self.vec, NoneAttr | CuteLayoutAttr):
             raise VerifyException("a tensor's vec layout must be a #layout.cute")
+        eb = element_bytes(self.element_type)
+        vec = self.vec_layout
+        extra = 0 if vec is None else _offset_span(vec)[1]
+        if isinstance(self.layout, ComposedLayoutAttr):
+            extra += abs(self.layout.data.offset)
+        for lay in (self.cute_layout, vec):
+            if lay is not None and (why := index_range_error(lay, eb, extra)) is not None:
+                raise VerifyException(f"view too large: {why}")
         if self.space.data != "gmem" and not self.cute_layout.is_static():
             raise VerifyException(
                 f"a {self.space.data} tensor must have a static layout, got {self.cute_layout}"

@@ -19,6 +19,11 @@ from .values import UnsupportedType, bits_equal, dtype_of
 
 Inputs = Mapping[str, Any] | Sequence[Any]
 
+MAX_ELEMENTS = 1 << 27
+"""Most elements of one buffer or one value that the executor materialises (1 GiB of
+f64): larger programs are refused with an ExecutionError before anything is
+allocated (launches have their own limits, `executor.check_launch_size`)."""
+
 ARGS_ATTR = "tilec.args"
 """A dictionary attribute on a host function: values of its `index` arguments, and
 element counts of its buffers whose size the IR does not fix (`{n = 1000 : index}`)."""
@@ -186,12 +191,30 @@ def run(
             if np.ndim(v) != 0:
                 raise ExecutionError(fn, f"argument %{name} : {t} needs a scalar")
             values.append(dt.type(v))
+    check_sizes(module)
     interp = ReferenceInterpreter(module)
     for fns in _functions():
         interp.register_implementations(fns)
     with np.errstate(all="ignore"):
         interp.run_ssacfg_region(fn.body, tuple(values), fn.sym_name.data)
     return {name: h.data.reshape(h.shape) for name, h in buffers.items()}
+
+
+def check_sizes(module: ModuleOp) -> None:
+    """Refuse, with an ExecutionError at the op, a module with a value of more than
+    MAX_ELEMENTS elements (a view, distributed tensor or memref of static shape):
+    the executor would have to materialise it."""
+    from .executor import value_elements
+
+    for op in module.walk():
+        for r in op.results:
+            sized = value_elements(r.type)
+            if sized is not None and sized[0] > MAX_ELEMENTS:
+                raise ExecutionError(
+                    op,
+                    f"a value of {sized[0]} elements ({r.type}) is too large for the CPU "
+                    f"reference executor (at most {MAX_ELEMENTS})",
+                )
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -289,6 +312,12 @@ def random_inputs(
                 fn,
                 f"the size of buffer %{name} : {t} is not known from the IR: pass "
                 f"sizes={{'{name}': ...}} or put it in a {ARGS_ATTR} attribute",
+            )
+        if n > MAX_ELEMENTS:
+            raise ExecutionError(
+                fn,
+                f"buffer %{name} : {t} would have {n} elements, too many for the CPU "
+                f"reference executor (at most {MAX_ELEMENTS})",
             )
         dt = buffer_dtype(t)
         eff = effects.get(name, {"read"})
@@ -404,8 +433,11 @@ def check_equivalence(
         module_after = parse(module_after, "<after>")
     try:
         inputs = random_inputs(module_before, seed, entry, args=args, sizes=sizes)
-    except ExecutionError:
-        inputs = random_inputs(module_after, seed, entry, args=args, sizes=sizes)
+    except ExecutionError as first:
+        try:
+            inputs = random_inputs(module_after, seed, entry, args=args, sizes=sizes)
+        except ExecutionError:
+            raise first from None  # about the program as written, not as transformed
     results = []
     for which, m in (("before", module_before), ("after", module_after)):
         try:

@@ -221,6 +221,71 @@ def to_kernel_value(
     return value
 
 
+MAX_THREADS = 1 << 22
+"""Most threads (blocks x threads per block) one simulated launch may have: the
+executor keeps several arrays of that length per value."""
+
+MAX_LAUNCH_ELEMENTS = 1 << 28
+"""Most elements the executor may hold for one value of a launch, summed over the
+instances the value has (one per block, or one per thread for register memory)."""
+
+
+def value_elements(t: Attribute) -> tuple[int, bool] | None:
+    """(static element count, one instance per thread?) of a value of type `t`, for
+    the types whose values the executor materialises element by element: views,
+    distributed tensors, memrefs. None for other types and dynamic shapes."""
+    from tilec.dialects.layout_attrs import TensorViewType
+    from xdsl.dialects.builtin import TensorType
+
+    if isinstance(t, TensorViewType):
+        n = t.num_elements()
+        if not isinstance(n, int):
+            return None
+        return n, t.memory_space == "rmem"
+    if isinstance(t, TensorType | MemRefType):
+        shape = t.get_shape()
+        if any(d < 0 for d in shape):
+            return None
+        n = 1
+        for d in shape:
+            n *= d
+        return n, isinstance(t, MemRefType) and memory_space(t) == PRIVATE
+    return None
+
+
+def check_launch_size(
+    op: Operation, body: Operation, grid_dims: tuple[int, int, int], block_dims: tuple[int, int, int]
+) -> None:
+    """Refuse (ExecutionError at `op`) a launch too large to simulate: more than
+    MAX_THREADS threads, or a value in `body` (the launch op or its kernel) whose
+    elements over all blocks (threads, for per-thread storage) exceed
+    MAX_LAUNCH_ELEMENTS. Checked before anything is allocated."""
+    blocks = grid_dims[0] * grid_dims[1] * grid_dims[2]
+    threads = blocks * block_dims[0] * block_dims[1] * block_dims[2]
+    if threads > MAX_THREADS:
+        raise ExecutionError(
+            op,
+            f"a launch of {threads} threads ({list(grid_dims)} blocks of "
+            f"{list(block_dims)}) is too large for the CPU reference executor "
+            f"(at most {MAX_THREADS})",
+        )
+    for inner in body.walk():
+        for r in inner.results:
+            sized = value_elements(r.type)
+            if sized is None:
+                continue
+            n, per_thread = sized
+            total = n * (threads if per_thread else blocks)
+            if total > MAX_LAUNCH_ELEMENTS:
+                raise ExecutionError(
+                    inner,
+                    f"{n} elements {'per thread' if per_thread else 'per block'} over "
+                    f"{threads if per_thread else blocks} "
+                    f"{'threads' if per_thread else 'blocks'} is too large for the CPU "
+                    f"reference executor (at most {MAX_LAUNCH_ELEMENTS} in all)",
+                )
+
+
 def launch(
     interp: ReferenceInterpreter,
     op: Operation,
@@ -228,9 +293,13 @@ def launch(
     grid_dims: tuple[int, int, int],
     block_dims: tuple[int, int, int],
     run_body,
+    body: Operation | None = None,
 ) -> None:
+    """Simulate one launch: `run_body(grid)` runs the kernel for all threads at once.
+    `body` (default `op`) holds the kernel's ops, for `check_launch_size`."""
     if interp.grid is not None:
         raise ExecutionError(op, "a kernel cannot launch another kernel")
+    check_launch_size(op, op if body is None else body, grid_dims, block_dims)
     grid = Grid(grid_dims, block_dims)
     interp.grid = grid
     interp.launches += 1
@@ -301,7 +370,7 @@ class GpuFunctions(InterpreterFunctions):
         def body(grid: Grid) -> None:
             interp.run_ssacfg_region(kernel.body, kargs, kernel.sym_name.data)
 
-        launch(interp, op, kernel.sym_name.data, grid_dims, block_dims, body)
+        launch(interp, op, kernel.sym_name.data, grid_dims, block_dims, body, kernel)
         return (None,) * len(op.results)
 
     @impl(gpu.LaunchOp)

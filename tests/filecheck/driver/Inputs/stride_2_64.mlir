@@ -1,0 +1,7 @@
+!S = !layout.tensor<f32, #layout.cute<(4,4):(18446744073709551616,1)>, gmem>
+func.func @c(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
+  %a = layout.view %src : !layout.ptr<f32> -> !S
+  %b = layout.view %dst : !layout.ptr<f32> -> !S
+  layout.copy %a, %b : !S, !S
+  func.return
+}
