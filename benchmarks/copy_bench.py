@@ -255,8 +255,9 @@ def text_cases(s: int) -> list[Case]:
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(),
                         text=ROUND_TRIP.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=threads)))
-    out.append(Case("Gluon in/out layouts (convert_layout)", "f32", (s, s), "", "", (s, s),
-                    lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=64, gx=s // 64, gy=s // 64)))
+    for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
+        out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
+                        lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=t, gx=s // t, gy=s // t)))
     return out
 
 

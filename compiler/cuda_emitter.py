@@ -222,6 +222,40 @@ class KernelInfo:
     block_size: tuple[int, int, int] | None
     index_bits: int
     """32 or 64: the width of `index` in the kernel."""
+    dynamic_smem_bytes: int = 0
+    """Shared memory the kernel takes as dynamic shared memory: all of its shared
+    buffers when together they exceed CUDA's 48 KiB limit on static shared memory
+    (the launcher then opts the kernel in to that much), else 0."""
+
+
+STATIC_SMEM_LIMIT = 48 * 1024
+"""The most static (`__shared__ T x[N]`) shared memory a kernel may declare."""
+MAX_SMEM_PER_BLOCK = 227 * 1024
+"""The most shared memory one block may use on sm_90 (with the dynamic opt-in)."""
+SMEM_ALIGN = 16
+"""Each shared buffer starts at a multiple of 16 bytes (the widest vector access)."""
+
+
+def shared_buffers(kernel: gpu.FuncOp) -> list[tuple[memref.AllocaOp, int]]:
+    """Each shared-memory alloca of `kernel` with its byte offset in one shared arena,
+    in program order."""
+    out, offset = [], 0
+    for op in kernel.walk():
+        if isinstance(op, memref.AllocaOp) and memory_space_number(op.memref.type) == 3:
+            t = op.memref.type
+            out.append((op, offset))
+            size = int(np.prod(t.get_shape())) * _element_bytes(t.element_type)
+            offset += -(-size // SMEM_ALIGN) * SMEM_ALIGN
+    return out
+
+
+def _shared_bytes(kernel: gpu.FuncOp) -> int:
+    bufs = shared_buffers(kernel)
+    if not bufs:
+        return 0
+    op, offset = bufs[-1]
+    t = op.memref.type
+    return offset + int(np.prod(t.get_shape())) * _element_bytes(t.element_type)
 
 
 def _sanitise(hint: str) -> str:
@@ -396,12 +430,20 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
     if block is not None:
         values = tuple(block.get_values())
         block_size = (values + (1, 1, 1))[:3]
+    shared = _shared_bytes(kernel)
+    if shared > MAX_SMEM_PER_BLOCK:
+        raise TilecError(
+            f"the kernel needs {shared} bytes of shared memory; a block may use at most "
+            f"{MAX_SMEM_PER_BLOCK} (227 KiB on sm_90): use smaller tiles",
+            op=kernel,
+        )
     return KernelInfo(
         name=_sanitise(kernel.sym_name.data) or "kernel",
         symbol=f"{gpu_module.sym_name.data}::{kernel.sym_name.data}",
         params=tuple(params),
         block_size=block_size,  # type: ignore[arg-type]
         index_bits=index_bits,
+        dynamic_smem_bytes=shared if shared > STATIC_SMEM_LIMIT else 0,
     )
 
 
@@ -486,6 +528,9 @@ class CudaEmitter(BasePrinter):
     name_table: _NameTable = field(default_factory=_NameTable, init=False)
     index_bits: int = field(default=32, init=False)
     last_loc: str | None = field(default=None, init=False)
+    smem_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
+    """Byte offset of each shared buffer in `tilec_smem`, for a kernel whose shared
+    memory is dynamic (empty otherwise)."""
 
     # ---------------------------------------------------------------- text helpers
 
@@ -706,7 +751,15 @@ class CudaEmitter(BasePrinter):
         self.line(f"{info.name}({', '.join(params)}) {{")
         if len(kernel.body.blocks) != 1:
             raise self.fail(kernel, "kernels of more than one block are not supported")
+        self.smem_offsets = {}
         with self.indented():
+            if info.dynamic_smem_bytes:
+                self.line(
+                    f"// {info.dynamic_smem_bytes} bytes of shared memory, more than the "
+                    f"{STATIC_SMEM_LIMIT} a kernel may declare statically: dynamic"
+                )
+                self.line("extern __shared__ __align__(16) unsigned char tilec_smem[];")
+                self.smem_offsets = {op: off for op, off in shared_buffers(kernel)}
             self.print_block(kernel.body.block)
         self.line("}")
 
@@ -1083,7 +1136,13 @@ class CudaEmitter(BasePrinter):
             raise self.fail(op, f"only static 1-D allocas are supported, got {t}")
         elem = self.element_ctype(t.element_type, op)
         space = memory_space_number(t)
-        if space == 3:
+        if space == 3 and op in self.smem_offsets:
+            name = self.define(op.memref, "smem")
+            self.line(
+                f"{elem}* const {name} = reinterpret_cast<{elem}*>(tilec_smem + "
+                f"{self.smem_offsets[op]});  // {shape[0]} elements"
+            )
+        elif space == 3:
             name = self.define(op.memref, "smem")
             self.line(f"__shared__ alignas(16) {elem} {name}[{shape[0]}];")
         elif space in (None, 5):

@@ -385,7 +385,11 @@ class Kernel:
             self._modules[device] = loaded
         key = (device, kernel)
         if key not in self._functions:
-            self._functions[key] = loaded.get_function(self.infos[kernel].name)
+            info = self.infos[kernel]
+            function = loaded.get_function(info.name)
+            if info.dynamic_smem_bytes:
+                _allow_dynamic_smem(function, info.dynamic_smem_bytes)
+            self._functions[key] = function
         return self._functions[key]
 
     # ------------------------------------------------------------ launching
@@ -446,7 +450,7 @@ class Kernel:
                 launch.grid,
                 launch.block,
                 tuple(kernel_args),
-                shared_mem=launch.dynamic_shared_bytes,
+                shared_mem=launch.dynamic_shared_bytes + info.dynamic_smem_bytes,
                 stream=stream,
             )
 
@@ -473,3 +477,12 @@ class Kernel:
             rounded = (int(bits) + 0x7FFF + ((int(bits) >> 16) & 1)) >> 16
             return np.uint16(rounded)
         return np.dtype(param.dtype).type(value)
+
+
+def _allow_dynamic_smem(function: Any, nbytes: int) -> None:
+    """Opt `function` in to `nbytes` of dynamic shared memory (past the 48 KiB default)."""
+    from cupy_backends.cuda.api import driver
+
+    driver.funcSetAttribute(
+        function.ptr, driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes
+    )

@@ -223,3 +223,17 @@ def test_second_kernel_compiles_nothing(cp, tmp_path):
     kernel(src, dst, 8)
     assert (second.stats.compiles, second.stats.disk_hits) == (0, 1)
     assert cp.asnumpy(dst).tolist() == list(range(8))
+
+
+def test_dynamic_shared_memory_past_48k(cp):
+    """The Gluon tutorial's 128x128 in/out layouts: a 64 KiB conversion buffer, taken as
+    dynamic shared memory with the kernel opted in to it."""
+    import tilec
+
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "cuda" / "dynamic_smem.mlir"
+    kernel = tilec.compile(tilec.parse(path.read_text(), path.name))
+    src = cp.asarray(np.random.default_rng(3).standard_normal(256 * 256).astype(np.float32))
+    dst = poisoned(cp, 256 * 256, np.float32)
+    kernel(src, dst)
+    expected = cp.asnumpy(src).reshape(256, 256).T.reshape(-1)
+    assert same_bits(cp.asnumpy(dst), expected)

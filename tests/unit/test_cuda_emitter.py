@@ -552,3 +552,58 @@ def test_conversion_comment_kernels_compile_with_nvrtc(pipeline):
         compile_cuda(text, arch="sm_90")
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")
+
+
+def test_shared_memory_past_48k_is_dynamic_and_compiles():
+    """The 128x128 Gluon in/out conversion needs 64 KiB of shared memory: the kernel
+    declares it dynamic (a static declaration fails in ptxas), the launcher learns the
+    size from KernelInfo, and NVRTC compiles it for sm_90."""
+    from tilec.compiler.cuda_emitter import kernel_infos
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+    from tilec.runtime.nvrtc import compile_cuda, resource_usage
+
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "cuda" / "dynamic_smem.mlir"
+    m = parse_module(path.read_text(), path.name)
+    run_pipeline(m, "default")
+    (info,) = kernel_infos(m).values()
+    assert info.dynamic_smem_bytes == 128 * 128 * 4
+    text = emit(m, "cuda")
+    assert "extern __shared__" in text and "__shared__ alignas" not in text
+    usage = resource_usage(compile_cuda(text, arch="sm_90"))
+    assert usage[info.name].shared_bytes == 0  # nothing static left
+
+
+def test_shared_buffers_share_one_arena_and_too_much_is_refused():
+    """Two shared buffers of a kernel over 48 KiB get 16-byte-aligned offsets in one
+    dynamic arena; together past 227 KiB they are a located error, not a ptxas one."""
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+
+    def program(n):
+        return f"""
+!G = !layout.tensor<f32, #layout.cute<({n}):(1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<({n}):(1)>, smem>
+func.func @two(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(256) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    %t = layout.alloc : !S
+    layout.copy %a, %s : !G, !S
+    layout.copy %s, %t : !S, !S
+    layout.copy %t, %b : !S, !G
+  }}
+  func.return
+}}
+"""
+
+    m = parse_module(program(8192 + 3), "two.mlir")
+    run_pipeline(m, "default")
+    text = emit(m, "cuda")
+    assert "reinterpret_cast<float*>(tilec_smem + 0);" in text
+    assert "reinterpret_cast<float*>(tilec_smem + 32784);" in text  # 32780 rounded up to 16
+    m = parse_module(program(40000), "two.mlir")
+    run_pipeline(m, "default")
+    with pytest.raises(TilecError, match="needs 320000 bytes of shared memory"):
+        emit(m, "cuda")
