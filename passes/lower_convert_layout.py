@@ -17,7 +17,10 @@ from tilec.dialects import layout
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
 from tilec.dialects import cute
 
+from tilec.dialects.linear import LinearLayout
+
 from ._layout_cost import kind_of, linear_of
+from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
 from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
 
 
@@ -77,15 +80,29 @@ class LowerConvertLayout(ModulePass):
             raise PassFailedException(f"lower-convert-layout: shuffle must be auto, on or off, got {self.shuffle!r}")
         if self.smem_layout not in ("best", "plain"):
             raise PassFailedException(f"lower-convert-layout: smem-layout must be best or plain, got {self.smem_layout!r}")
+        plain = self.smem_layout == "plain"
         for cvt in [o for o in op.walk() if isinstance(o, layout.ConvertLayoutOp)]:
             src, dst = cvt.source.type, cvt.result.type
             kind = kind_of(src, dst)
             if kind in ("identity", "register"):
                 cvt.attributes["lowering"] = StringAttr("register")
-            elif kind == "warp_shuffle" and use_shuffle:
-                cvt.attributes["lowering"] = StringAttr("shuffle")
+                continue
+            if kind != "warp_shuffle":
+                lower_through_smem(cvt, plain=plain)
+                continue
+            launch = layout.enclosing_launch(cvt)
+            costs = estimate_costs(src, dst, plain=plain,
+                                   in_loop=launch is not None and _in_loop(cvt, launch))
+            if self.shuffle == "auto":
+                shuffle = use_shuffle and costs.choice() == "shuffle"
             else:
-                lower_through_smem(cvt, plain=self.smem_layout == "plain")
+                shuffle = use_shuffle
+            if shuffle:
+                cvt.attributes["lowering"] = StringAttr("shuffle")
+                _record(cvt, "shuffle", costs)
+            else:
+                store = lower_through_smem(cvt, plain=plain)
+                _record(store, "smem", costs)
 
 
 def smem_choice(src: TensorType, dst: TensorType, plain: bool = False) -> SmemChoice | None:
@@ -98,7 +115,126 @@ def smem_choice(src: TensorType, dst: TensorType, plain: bool = False) -> SmemCh
     return choose_smem_layout(ls, ld, shape, element_bytes(src.element_type), cands)
 
 
-def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> None:
+# ----------------------------------------------------------------------------- cost model
+#
+# Units: instructions a thread issues (one warp-wide issue slot each). Constants:
+
+SHFL_COST = 1
+"""One `shfl.sync` of a 32-bit register. CUDA C++ Programming Guide, throughput table of
+the arithmetic instructions: warp shuffle, 32 results per clock per SM on compute
+capability 9.0, i.e. one warp-wide shuffle per SM clock."""
+
+SMEM_ACCESS_COST = 1
+"""One `ld.shared`/`st.shared` instruction per way of its worst bank conflict. The
+Programming Guide (shared memory, compute capability 5.x and later): 32 banks of 32
+bits each deliver one word per clock, so a conflict-free warp-wide access is served in
+one pass, like a shuffle; an n-way conflict is split into n passes (replays)."""
+
+SELECT_COST = 1
+COMPARE_COST = 1
+"""One `selp` / one `setp` of the shuffle lowering's register choice. Integer compare
+and select run on the integer pipes, which the same table lists at least as fast as
+shuffles; 1 each rounds up, and they also sit in the dependent chain before or after
+each shuffle."""
+
+BARRIER_COST = 20
+"""One `__syncthreads` (`bar.sync`): every warp of the block waits for the slowest, a
+latency of roughly tens of cycles (an order of magnitude, not a measurement of tilec's
+kernels) during which the waiting warps issue nothing; 20 issue slots."""
+
+
+def register_words(elem_bytes: int) -> int:
+    """32-bit registers per element in the shuffle lowering: `lower-to-gpu` shuffles and
+    selects one element per instruction, never packing two f16 or four i8 into a 32-bit
+    shuffle (1 for 1, 2 and 4 bytes); 8-byte elements take two (`__shfl_sync` on a
+    double is two 32-bit shuffles, a 64-bit select two selects)."""
+    return max(1, -(-elem_bytes // 4))
+
+
+def shuffle_cost(plan: ShufflePlan, elem_bytes: int) -> int:
+    """Per thread: (shuffles + sender and reader selects) * `register_words` + compares."""
+    w = register_words(elem_bytes)
+    return w * (SHFL_COST * plan.shuffles + SELECT_COST * plan.selects) + COMPARE_COST * plan.compares
+
+
+def smem_accesses(ll: LinearLayout, vector: int, store: bool) -> int:
+    """Shared-memory instructions per thread that `lower-to-gpu` emits for one side:
+    one per group of `vector` registers, a group holding only elements already moved
+    skipped (a store skips a group whose first element was stored, a load one whose
+    elements were all loaded)."""
+    regs = [tuple(ll.apply(register=r)) for r in range(ll.num_registers)]
+    seen: set = set()
+    n = 0
+    for g in range(0, len(regs), vector):
+        group = regs[g:g + vector]
+        if (group[0] in seen) if store else all(c in seen for c in group):
+            continue
+        seen.update(group)
+        n += 1
+    return n
+
+
+def smem_cost(src: LinearLayout, dst: LinearLayout, choice: SmemChoice, barriers: int) -> int:
+    """Per thread: stores * ways of the write + loads * ways of the read (ways = 1 +
+    bank conflicts, the worst phase) + `BARRIER_COST` per barrier."""
+    w, r = choice.write, choice.read
+    return (
+        SMEM_ACCESS_COST * smem_accesses(src, w.vector, True) * w.stats.ways
+        + SMEM_ACCESS_COST * smem_accesses(dst, r.vector, False) * r.stats.ways
+        + BARRIER_COST * barriers
+    )
+
+
+@dataclass(frozen=True)
+class LoweringCosts:
+    """The estimates of both lowerings of one intra-warp conversion (None: that lowering
+    does not apply), with what they were computed from."""
+
+    shuffle: int | None
+    smem: int | None
+    plan: ShufflePlan | None = None
+    smem_choice: SmemChoice | None = None
+
+    def choice(self) -> str:
+        """"shuffle" or "smem": the cheaper; a tie goes to shuffles (no shared memory)."""
+        if self.shuffle is None:
+            return "smem"
+        if self.smem is None or self.shuffle <= self.smem:
+            return "shuffle"
+        return "smem"
+
+
+def estimate_costs(src: TensorType, dst: TensorType, plain: bool = False, in_loop: bool = False) -> LoweringCosts:
+    """Both estimates for converting `src` to `dst`: the shuffle plan's cost
+    (`_shuffle_plan.plan_shuffles`, what `lower-to-gpu` emits) and the round trip's
+    through the shared layout `smem_choice` picks, with the barriers `lower_through_smem`
+    emits (one; two inside a loop)."""
+    ls, ld = linear_of(src), linear_of(dst)
+    if ls is None or ld is None:
+        return LoweringCosts(None, None)
+    eb = element_bytes(src.element_type)
+    try:
+        plan: ShufflePlan | None = plan_shuffles(ls, ld)
+    except ShufflePlanError:
+        plan = None
+    choice = smem_choice(src, dst, plain)
+    return LoweringCosts(
+        shuffle_cost(plan, eb) if plan is not None else None,
+        smem_cost(ls, ld, choice, 2 if in_loop else 1) if choice is not None else None,
+        plan,
+        choice,
+    )
+
+
+def _record(op, lowering: str, costs: LoweringCosts) -> None:
+    op.attributes["lowering"] = StringAttr(lowering)
+    if costs.shuffle is not None:
+        op.attributes["shuffle_cost"] = IntegerAttr(costs.shuffle, i64)
+    if costs.smem is not None:
+        op.attributes["smem_cost"] = IntegerAttr(costs.smem, i64)
+
+
+def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> layout.StoreOp:
     launch = layout.enclosing_launch(cvt)
     if launch is None:
         raise PassFailedException("layout.convert_layout outside a layout.launch cannot use shared memory")
@@ -127,6 +263,7 @@ def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> None
     copy_loc(cvt, alloc, *ops)
     cvt.result.replace_all_uses_with(load.result)
     Rewriter.erase_op(cvt)
+    return store
 
 
 def _in_loop(op, launch) -> bool:
