@@ -14,28 +14,16 @@ from xdsl.dialects import scf
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
 from helpers.equivalence import assert_pass_preserves
+from helpers.layout_strategies import blocked_parts
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _split(draw, total_log2: int, rank: int) -> list[int]:
-    out, left = [], total_log2
-    for _ in range(rank - 1):
-        k = draw(st.integers(0, left))
-        out.append(1 << k)
-        left -= k
-    out.append(1 << left)
-    return list(draw(st.permutations(out)))
 
 
 @st.composite
 def loop_cases(draw):
     """(shape, blocked encoding text, threads, element type, trip count)."""
     warps_log2 = draw(st.integers(0, 2))
-    spt = [1 << draw(st.integers(0, 2)) for _ in range(2)]
-    tpw = _split(draw, 5, 2)
-    wpc = _split(draw, warps_log2, 2)
-    order = list(draw(st.permutations([0, 1])))
+    spt, tpw, wpc, order = blocked_parts(draw, warps_log2)
     shape = (1 << draw(st.integers(0, 5)), 1 << draw(st.integers(1, 5)))
     enc = (f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
            f"warpsPerCTA = {wpc}, order = {order}}}>")
