@@ -29,7 +29,7 @@ import re
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import singledispatchmethod
+from functools import lru_cache, singledispatchmethod
 from io import StringIO
 from typing import IO
 
@@ -462,25 +462,37 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     return infos
 
 
+@lru_cache(maxsize=4096)
+def _base_name(hint: str | None, default: str) -> str:
+    """The identifier a name hint becomes before it is made unique."""
+    base = _sanitise(hint) if hint else ""
+    if not base:
+        base = default
+    if base in _CXX_RESERVED or _VECTOR_NAME.match(base) or base.startswith("tilec_"):
+        base = base + "_"
+    return base
+
+
 class _NameTable:
-    """Unique C identifiers from SSA name hints."""
+    """Unique C identifiers from SSA name hints: the hint itself, else the hint with the
+    smallest suffix `_1`, `_2`, ... not taken yet."""
 
     def __init__(self, taken: Iterable[str] = ()):
         self.used: set[str] = set(taken)
+        # per base, a suffix below which every `{base}_{suffix}` is taken: `used` only
+        # grows, so the search for a free suffix resumes there (linear, not quadratic)
+        self._next: dict[str, int] = {}
 
     def fresh(self, hint: str | None, default: str) -> str:
-        base = _sanitise(hint) if hint else ""
-        if not base:
-            base = default
-        if base in _CXX_RESERVED or _VECTOR_NAME.match(base) or base.startswith(
-            "tilec_"
-        ):
-            base = base + "_"
+        base = _base_name(hint, default)
         name = base
-        suffix = 1
-        while name in self.used:
+        if name in self.used:
+            suffix = self._next.get(base, 1)
             name = f"{base}_{suffix}"
-            suffix += 1
+            while name in self.used:
+                suffix += 1
+                name = f"{base}_{suffix}"
+            self._next[base] = suffix + 1
         self.used.add(name)
         return name
 
