@@ -42,9 +42,10 @@ class LowerConvertLayout(ModulePass):
 
     - identity / register: the conversion stays, marked `lowering = "register"`;
       `lower-to-gpu` renames or permutes registers.
-    - warp_shuffle: the conversion stays, marked `lowering = "shuffle"`, when
-      `lower-to-gpu` can lower it (`shuffle=auto`, the default, asks it; `on`/`off`
-      force); otherwise it goes through shared memory.
+    - warp_shuffle: warp shuffles or shared memory, whichever the cost model below
+      estimates cheaper (`shuffle=auto`, the default, when `lower-to-gpu` lowers
+      shuffles; `on`/`off` force one). Shuffles: the conversion stays, marked
+      `lowering = "shuffle"`; shared memory: the round trip below.
     - shared: written in the layout dialect, inside the enclosing `layout.launch`:
 
           %s = layout.alloc : !layout.tensor<T, SMEM, smem>      (at the top of the launch)
@@ -61,10 +62,32 @@ class LowerConvertLayout(ModulePass):
       worst ways - 1 (0 = conflict-free) of that access; `vector` the registers moved per
       access. One buffer per conversion, the size of the tile plus padding.
 
+    Cost model (`shuffle=auto`): instructions issued per thread, each shuffle, select,
+    compare and shared-memory access 1, a barrier 20 (the constants' docstrings give the
+    public numbers: on compute capability 9.0 an SM serves one warp-wide `shfl.sync`, or
+    one conflict-free warp-wide 32-bit shared access, per clock; a `__syncthreads` costs
+    tens of cycles).
+
+    - shuffles: what `lower-to-gpu` emits, planned by `_shuffle_plan.plan_shuffles`:
+      (shuffles + selects on the sender and reader side) x 32-bit registers per element
+      (1 up to 4 bytes: f16 and i8 are not packed; 2 for 8 bytes) + the compares that
+      feed the selects;
+    - shared memory: stores x ways of the write + loads x ways of the read (ways = 1 +
+      `bank_conflicts`; stores and loads at their `vector` widths, on the chosen shared
+      layout) + 20 per barrier (1, or 2 inside a loop).
+
+    Ties go to shuffles (no shared memory). The choice and both estimates are recorded:
+    `lowering = "shuffle"` / `"smem"`, `shuffle_cost` and `smem_cost` (i64) on the
+    conversion that stays, or on the round trip's `layout.store`. E.g. lanes 0 and 1
+    swapping (f32, one register): 1 vs 22, shuffles; f16 32x32 from 1x4 rows to 2x4
+    blocks (`kinds.mlir` `@padded`): 16 shuffles + 112 selects + 7 compares = 135 vs 32
+    stores + 16 loads, conflict-free, + 20 = 68, shared memory.
+
     Anchors: Triton's ConvertLayoutOpToLLVM (shared-memory path with padding or swizzling)
     and the Linear Layouts paper (arXiv 2505.23819) on optimal swizzling.
 
-    Options: `shuffle` = auto | on | off; `smem_layout` = best (default) | plain
+    Options: `shuffle` = auto (the cost model, shuffles only where `lower-to-gpu`
+    lowers them) | on (always shuffles) | off (always shared memory); `smem_layout` = best (default) | plain
     (row-major, unpadded, unswizzled: a reference lowering for tests and benchmarks).
     Preconditions: conversions are inside a `layout.launch`; shapes are powers of two for
     the conflict analysis (otherwise the buffer is row-major and unannotated)."""
