@@ -1,8 +1,12 @@
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off}' | filecheck %s
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=on}' | filecheck %s --check-prefix=SHFL
-// RUN: tilec %s -p lower-convert-layout | filecheck %s --check-prefix=SHFL
+// RUN: tilec %s -p lower-convert-layout | filecheck %s --check-prefix=AUTO
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off smem_layout=plain}' | filecheck %s --check-prefix=PLAIN
-// What moves decides the lowering: registers only, lanes of a warp, or warps.
+// What moves decides the lowering: registers only, lanes of a warp, or warps. Within a
+// warp, shuffle=auto (the default) takes the cheaper of shuffles and a shared-memory
+// round trip by the estimate of instructions per thread; the conversion, or the round
+// trip's store, records the choice and both estimates (shuffle=on/off force a lowering
+// and still record them).
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
 #B = #layout.blocked<{sizePerThread = [2, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [0, 1]}>
@@ -20,6 +24,10 @@
 // CHECK:         layout.convert_layout %{{.*}} {lowering = "register"}
 // CHECK-NOT:     layout.alloc
 // CHECK:         func.return
+// AUTO-LABEL:  func.func @register
+// AUTO-NOT:      layout.alloc
+// AUTO:          layout.convert_layout %{{.*}} {lowering = "register"}
+// AUTO:          func.return
 func.func @register(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
   %a = layout.view %p : !layout.ptr<f32> -> !G1
   %b = layout.view %q : !layout.ptr<f32> -> !G1
@@ -33,17 +41,22 @@ func.func @register(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
   func.return
 }
 
-// Lanes of a warp swap elements: shuffles when lower-to-gpu can lower them (shuffle=on
-// says so; the default, auto, asks lower-to-gpu, which now does), shared memory otherwise
-// (shuffle=off).
+// Lanes 2k and 2k+1 swap elements: one shuffle, no select (1 per thread) against a
+// store, a load and a barrier (1 + 1 + 20): shuffles win under auto. shuffle=off still
+// goes through shared memory.
 // CHECK-LABEL: func.func @shuffle
 // CHECK:         layout.alloc : !layout.tensor<f32, #layout.cute<(128):(1)>, smem>
-// CHECK:         layout.store {{.*}} {bank_conflicts = 0 : i64}
+// CHECK:         layout.store {{.*}} {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
 // CHECK-NEXT:    layout.barrier
 // CHECK-NEXT:    layout.load {{.*}} {bank_conflicts = 0 : i64}
 // SHFL-LABEL:  func.func @shuffle
 // SHFL-NOT:      layout.alloc
-// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle"}
+// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
+// AUTO-LABEL:  func.func @shuffle
+// AUTO-NOT:      layout.alloc
+// AUTO:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
+// AUTO-NOT:      layout.barrier
+// AUTO:          func.return
 func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
   %a = layout.view %p : !layout.ptr<f32> -> !G2
   %b = layout.view %q : !layout.ptr<f32> -> !G2
@@ -59,19 +72,29 @@ func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 
 // f16: 8-byte rows written in 4-element vectors, read in 2x4 blocks; a padding of 16
 // elements keeps both conflict-free (the row-major tile has conflicts on the read).
-// Only lanes of a warp move here, so with shuffles it needs no shared memory at all.
+// Only lanes of a warp move here, but shuffles cost 16 shuffles, 112 selects (a sender
+// picks one of 8 registers per round) and 7 compares per thread: 135, against 32
+// 4-element stores + 16 loads + a barrier: 68. Shared memory wins under auto.
 // CHECK-LABEL: func.func @padded
 // CHECK:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
-// CHECK:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, vector = 4 : i64}
+// CHECK:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 68 : i64, vector = 4 : i64}
 // CHECK-NEXT:    layout.barrier
 // CHECK-NEXT:    layout.load %[[S]] {bank_conflicts = 0 : i64}
 // SHFL-LABEL:  func.func @padded
 // SHFL-NOT:      layout.alloc
-// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle"}
+// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 135 : i64, smem_cost = 68 : i64}
+// AUTO-LABEL:  func.func @padded
+// AUTO:          %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
+// AUTO:          layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 68 : i64, vector = 4 : i64}
+// AUTO-NEXT:     layout.barrier
+// AUTO-NEXT:     layout.load %[[S]] {bank_conflicts = 0 : i64}
+// AUTO-NOT:      layout.convert_layout
+// AUTO:          func.return
+// The plain tile's read is 2-way: 16 loads count twice (84).
 // PLAIN-LABEL: func.func @padded
 // PLAIN:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(32,1)>, smem>
-// PLAIN:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, vector = 4 : i64}
-// PLAIN:         layout.load %[[S]] {bank_conflicts = [[N:[1-9][0-9]*]] : i64
+// PLAIN:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 84 : i64, vector = 4 : i64}
+// PLAIN:         layout.load %[[S]] {bank_conflicts = 1 : i64
 func.func @padded(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
   %a = layout.view %p : !layout.ptr<f16> -> !G
   %b = layout.view %q : !layout.ptr<f16> -> !G
