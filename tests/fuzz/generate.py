@@ -1,0 +1,212 @@
+"""Random VALID copy programs for the fuzz tests and for `benchmarks/sanitize.sh`.
+
+A program is one `func.func` copying a source view into a destination view of the
+same logical shape: rank 1 to 3, static or dynamic (`?`) extents, extents that no tile
+divides, row-major / column-major / permuted / padded / nested (hierarchical) layouts,
+a source that may broadcast (stride 0), every element type tilec supports, and
+pointer alignments of the element size or 16 bytes. Each comes with a pass pipeline
+(the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
+`lower-convert-layout` options). Destination layouts are always injective, so a
+correct compiler gives a program without races; the CPU reference executor's bounds
+and race checks turn any unsafe access into a failure.
+
+    python -m tests.fuzz.generate --count 10 --out DIR [--seed 0]
+
+writes DIR/prog_000.mlir ... (each with the pipeline in a comment) and prints one
+line per file: `PATH PIPELINE`. Only the standard library is used, so the generator
+also runs where hypothesis is not installed (the GPU machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+ELEMENT_TYPES = ["f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64"]
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+MAX_ELEMENTS = 1 << 14
+"""Largest copy generated: the CPU reference executor runs each program twice in a
+fraction of a second."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """A generated program: its MLIR text and the `-p` pipeline to compile it with."""
+
+    text: str
+    pipeline: str
+    summary: str
+
+
+def _extents(rng: random.Random, rank: int) -> list[int]:
+    """Logical extents, often not a multiple of any power of two."""
+    cap = {1: MAX_ELEMENTS, 2: 160, 3: 24}[rank]
+    out = []
+    for _ in range(rank):
+        kind = rng.random()
+        if kind < 0.3:
+            out.append(rng.choice([1, 2, 4, 8, 16, 32, 64, 128]))
+        elif kind < 0.6:
+            out.append(rng.randint(1, 70))
+        else:
+            out.append(rng.randint(1, cap))
+        out[-1] = min(out[-1], cap)
+    while math.prod(out) > MAX_ELEMENTS:
+        i = max(range(rank), key=lambda k: out[k])
+        out[i] = max(1, out[i] // 2)
+    return out
+
+
+def _mode_text(extent: int, stride: int, split: int | None) -> tuple[str, str]:
+    """One top-level mode, flat `extent:stride`, or nested `(split, extent/split)`."""
+    if split is None:
+        return str(extent), str(stride)
+    return f"({split},{extent // split})", f"({stride},{stride * split})"
+
+
+def _layout(
+    rng: random.Random, extents: list[int], *, injective: bool, dynamic: set[int]
+) -> tuple[str, list[str], list[int]]:
+    """(`shape:stride` text, names of the `?` values in order: shape, then stride, and
+    the stride of each mode) of a layout of `extents`. Modes in `dynamic` get `?`
+    extents (named `d<mode>`), and strides past a dynamic extent are `?` (`s<mode>`)."""
+    rank = len(extents)
+    order = list(range(rank))
+    style = rng.random()
+    if style < 0.35:
+        order.reverse()  # row-major: the last mode is contiguous
+    elif style < 0.55:
+        rng.shuffle(order)
+    # column-major otherwise (order 0, 1, ...)
+    strides = [0] * rank
+    cur = 1
+    stride_dyn: dict[int, str] = {}
+    for k in order:
+        strides[k] = cur
+        if cur != 1 and any(j in dynamic for j in order[: order.index(k)]):
+            stride_dyn[k] = f"s{k}"  # a stride past a dynamic extent is dynamic too
+        pad = rng.choice([0, 0, 0, 1, 3, 4])
+        cur *= extents[k] + pad
+    if not injective and rank >= 1 and rng.random() < 0.25:
+        strides[rng.randrange(rank)] = 0  # broadcast one mode of the source
+    shape_txt, stride_txt, names_shape, names_stride = [], [], [], []
+    for k in range(rank):
+        e = extents[k]
+        if k in dynamic:
+            shape_txt.append("?")
+            names_shape.append(f"d{k}")
+            stride_txt.append("?" if k in stride_dyn and strides[k] != 0 else str(strides[k]))
+            if k in stride_dyn and strides[k] != 0:
+                names_stride.append(stride_dyn[k])
+            continue
+        splits = [s for s in (2, 3, 4, 8) if e % s == 0 and e > s]
+        split = rng.choice(splits) if splits and rng.random() < 0.25 and k not in stride_dyn else None
+        s_txt, d_txt = _mode_text(e, strides[k], split)
+        if k in stride_dyn and strides[k] != 0:
+            d_txt = "?"
+            names_stride.append(stride_dyn[k])
+        shape_txt.append(s_txt)
+        stride_txt.append(d_txt)
+    if rank == 1:
+        text = f"({shape_txt[0]}):({stride_txt[0]})"
+    else:
+        text = f"({','.join(shape_txt)}):({','.join(stride_txt)})"
+    return text, names_shape + names_stride, strides
+
+
+def random_copy_program(rng: random.Random) -> Program:
+    """One random valid copy program and a pipeline for it (see the module docstring)."""
+    rank = rng.choice([1, 2, 2, 3])
+    extents = _extents(rng, rank)
+    ty = rng.choice(ELEMENT_TYPES)
+    eb = ELEMENT_BYTES[ty]
+    dynamic = {k for k in range(rank) if rng.random() < 0.2}
+    src, src_names, src_strides = _layout(rng, extents, injective=False, dynamic=dynamic)
+    dst, dst_names, dst_strides = _layout(rng, extents, injective=True, dynamic=dynamic)
+    align_src = rng.choice([eb, 16]) if eb <= 16 else eb
+    align_dst = rng.choice([eb, 16]) if eb <= 16 else eb
+
+    def ptr(a: int) -> str:
+        return f"!layout.ptr<{ty}>" if a == eb else f"!layout.ptr<{ty}, align {a}>"
+
+    # Index arguments: one per distinct dynamic name, per view (strides differ).
+    args_src = [f"%{n}_a" if n.startswith("s") else f"%{n}" for n in src_names]
+    args_dst = [f"%{n}_b" if n.startswith("s") else f"%{n}" for n in dst_names]
+    arg_values: dict[str, int] = {f"d{k}": extents[k] for k in sorted(dynamic)}
+    for n in src_names:
+        if n.startswith("s"):
+            arg_values[f"{n}_a"] = src_strides[int(n[1:])]
+    for n in dst_names:
+        if n.startswith("s"):
+            arg_values[f"{n}_b"] = dst_strides[int(n[1:])]
+    scalars = [f"%{n}: index" for n in arg_values]
+    tv_src = f"!layout.tensor<{ty}, #layout.cute<{src}>, gmem>"
+    tv_dst = f"!layout.tensor<{ty}, #layout.cute<{dst}>, gmem>"
+    attrs = ""
+    if arg_values:
+        kv = ", ".join(f"{n} = {v} : index" for n, v in arg_values.items())
+        attrs = f" attributes {{tilec.args = {{{kv}}}}}"
+    params = ", ".join([f"%src: {ptr(align_src)}", f"%dst: {ptr(align_dst)}", *scalars])
+    dyn_src = f"({', '.join(args_src)})" if args_src else ""
+    dyn_dst = f"({', '.join(args_dst)})" if args_dst else ""
+    text = (
+        f"// generated by tests/fuzz/generate.py: {ty} {extents} dynamic={sorted(dynamic)}\n"
+        f"func.func @copy({params}){attrs} {{\n"
+        f"  %a = layout.view %src{dyn_src} : {ptr(align_src)} -> {tv_src}\n"
+        f"  %b = layout.view %dst{dyn_dst} : {ptr(align_dst)} -> {tv_dst}\n"
+        f"  layout.copy %a, %b : {tv_src}, {tv_dst}\n"
+        f"  func.return\n"
+        f"}}\n"
+    )
+    return Program(text, random_pipeline_for_copy(rng, extents), f"{ty} {extents} {src} -> {dst}")
+
+
+def random_pipeline_for_copy(rng: random.Random, extents: list[int]) -> str:
+    """The default pipeline's passes with random valid options (tile extents no larger
+    than the copy's: `tile` refuses those with a diagnostic)."""
+    threads = rng.choice([32, 64, 128, 256, 512])
+    tile_opts = [f"threads={threads}"]
+    if rng.random() < 0.6:
+        choices = [1, 2, 4, 8, 16, 32, 64, 3, 5, 12]
+        tile = [rng.choice([t for t in choices if t <= e]) for e in extents]
+        tile_opts.insert(0, "tile=" + ",".join(map(str, tile)))
+    passes = [f"tile{{{' '.join(tile_opts)}}}"]
+    if rng.random() < 0.5:
+        passes.append(f"distribute{{vector-bytes={rng.choice([1, 2, 4, 8, 16])}}}")
+    else:
+        passes.append("distribute")
+    opts = [f"max-bytes={rng.choice([1, 2, 4, 8, 16])}"]
+    if rng.random() < 0.3:
+        opts.append("async=false")
+    passes.append(f"vectorize{{{' '.join(opts)}}}")
+    passes.append("remove-layout-conversions" + rng.choice(["", "{reassociate=true}"]))
+    passes.append("lower-convert-layout" + rng.choice(["", "{smem_layout=plain}"]))
+    passes += ["lower-to-gpu", "canonicalize"]
+    if rng.random() < 0.2:
+        passes.append("cse")
+    return ",".join(passes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=10, help="programs to write")
+    ap.add_argument("--out", required=True, help="directory to write prog_NNN.mlir into")
+    ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+    for i in range(args.count):
+        prog = random_copy_program(rng)
+        path = out / f"prog_{i:03d}.mlir"
+        path.write_text(f"// pipeline: {prog.pipeline}\n// {prog.summary}\n{prog.text}")
+        print(f"{path} {prog.pipeline}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
