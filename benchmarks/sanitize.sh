@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# compute-sanitizer over tilec's kernels (issue #10): memcheck, racecheck and synccheck
+# over `tilec FILE --run gpu --check` for every examples/*.mlir and for random valid
+# copy programs from the fuzz generator (tests/fuzz/generate.py). One summary line per
+# run, a table at the end; exits 1 if any run reports an error (or fails).
+#
+#   device run (carry .whl): bash benchmarks/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
+#
+# Needs compute-sanitizer (CUDA 13) on PATH or under /usr/local/cuda/bin. The set-up
+# (wheels in .whl/ installed into /tmp/site, tilec installed editable) is the one of
+# benchmarks/device_run.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+count=10; seed=0; tools="memcheck racecheck synccheck"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --count) count=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --tools) tools=$2; shift 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--tools 'memcheck racecheck synccheck']" >&2; exit 2 ;;
+  esac
+done
+
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
+  python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+fi
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/sanitize"
+
+SANITIZER=$(command -v compute-sanitizer || true)
+[ -z "$SANITIZER" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && SANITIZER=/usr/local/cuda/bin/compute-sanitizer
+if [ -z "$SANITIZER" ]; then
+  echo "sanitize: compute-sanitizer not found (PATH, /usr/local/cuda/bin)" >&2
+  exit 2
+fi
+"$SANITIZER" --version | tail -1
+
+# Inputs: the examples, then `count` random valid programs.
+gen="$OUT/sanitize/programs"
+rm -rf "$gen"
+python3 -m tests.fuzz.generate --count "$count" --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" || {
+  echo "sanitize: the program generator failed" >&2; exit 2; }
+inputs=(examples/*.mlir "$gen"/prog_*.mlir)
+
+# `tilec FILE --run gpu --check` (default pipeline, random inputs, result compared with
+# the CPU reference executor) under one tool. Status: ok / ERRORS (the sanitizer found
+# some) / FAIL (tilec itself failed: its diagnostic is in the log).
+results=()
+failed=0
+for f in "${inputs[@]}"; do
+  for tool in $tools; do
+    name=$(basename "$f" .mlir)
+    log="$OUT/sanitize/$name.$tool.log"
+    extra=()
+    [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+    start=$(date +%s)
+    timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" \
+      python3 -m tilec.tools.tilec "$f" --run gpu --check > "$log" 2>&1
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    errors=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
+    hazards=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
+    if [ $rc -eq 0 ]; then
+      status=ok
+    elif [ "${errors:-0}" != 0 ] || [ "${hazards:-0}" != 0 ]; then
+      status=ERRORS; failed=1
+    else
+      status=FAIL; failed=1
+    fi
+    line=$(printf "%-28s %-10s %-7s rc=%-3s errors=%-4s hazards=%-4s %4ss" "$name" "$tool" "$status" "$rc" "${errors:-?}" "${hazards:--}" "$secs")
+    echo "sanitize: $line"
+    [ "$status" != ok ] && grep -E "error|Invalid|Race|hazard|Barrier" "$log" | head -5 | sed 's/^/    /'
+    results+=("$line")
+  done
+done
+
+echo
+echo "program                      tool       status  exit  errors hazards  time"
+printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
+echo "programs: $(ls "$gen" | wc -l) generated (seed $seed), $(ls examples/*.mlir | wc -l) examples; logs in $OUT/sanitize"
+if [ $failed -ne 0 ]; then
+  echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
+  exit 1
+fi
+echo "sanitize: all runs clean"
+exit 0
