@@ -1,6 +1,9 @@
 """`lower-convert-layout`: the lowering chosen for each conversion, the bank-conflict
 counter, the optimality of the chosen shared layout, and equivalence on the reference
-executor, over many random pairs of blocked layouts of one shape (hypothesis)."""
+executor, over many random pairs of blocked layouts of one shape (hypothesis). Within a
+warp, `shuffle=auto` takes the cheaper of the two estimates (shuffles vs a shared-memory
+round trip), each equal to the instructions lower-to-gpu then emits; both lowerings
+compute the same and compile with NVRTC."""
 
 from __future__ import annotations
 
@@ -18,7 +21,14 @@ from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr
 from tilec.dialects.linear import LinearLayout, conversion_kind
 from tilec.dialects.swizzle import ComposedLayout, Swizzle
-from tilec.passes.lower_convert_layout import shuffles_supported
+from tilec.passes.lower_convert_layout import (
+    BARRIER_COST,
+    SMEM_ACCESS_COST,
+    estimate_costs,
+    register_words,
+    shuffles_supported,
+)
+from tilec.passes._shuffle_plan import plan_shuffles
 from tilec.passes._smem_layout import (
     _is_linear,
     _side_choice,
@@ -282,9 +292,9 @@ def test_lowering_chosen_and_equivalent(case):
     allocs = [o for o in after.walk() if isinstance(o, layout.AllocOp)]
     if kind in ("identity", "register"):
         assert len(cvts) == 1 and cvts[0].attributes["lowering"].data == "register" and not allocs
-    elif kind == "warp_shuffle" and shuffles_supported():
+    elif kind == "warp_shuffle" and shuffles_supported() and _auto_choice(text) == "shuffle":
         assert len(cvts) == 1 and cvts[0].attributes["lowering"].data == "shuffle" and not allocs
-    else:  # warp shuffles go through shared memory where lower-to-gpu cannot lower them
+    else:  # shared memory: across warps, or cheaper by the estimate (test_auto_* below)
         assert not cvts and len(allocs) == 1
         ch = choose_smem_layout(src, dst, shape, eb)
         assert allocs[0].result.type.layout == ch.layout.attr()
@@ -348,3 +358,160 @@ def test_partial_warp_uses_the_simulation():
     other = BlockedLayout([1, 1], [8, 2], [1, 1], [0, 1])
     assert not _Side(small.to_linear([16, 16])).linear_ok()
     assert choose_smem_layout(small, other, (16, 16), 4) == exhaustive_choice(small, other, (16, 16), 4)
+
+
+# ----------------------------------------------------------------------------- shuffles or smem
+
+
+def _auto_choice(text: str) -> str:
+    """What shuffle=auto chose for the one conversion of `text`: "register", "shuffle"
+    or "smem" (from the recorded `lowering`), checking the recorded estimates."""
+    m = parse_module(text)
+    run_pipeline(m, "lower-convert-layout")
+    (op,) = [o for o in m.walk() if "lowering" in o.attributes]
+    return op.attributes["lowering"].data
+
+
+@st.composite
+def intra_warp_blocked(draw):
+    """(shape, src, dst, elem_bytes): two blocked layouts of one shape whose conversion
+    stays within each warp: one warp, or the same warp tile per dim (size_per_thread x
+    threads_per_warp), warps_per_cta and order, so that warps hold the same elements."""
+    rank = draw(st.sampled_from([1, 2, 2]))
+    warps_log2 = draw(st.integers(0, 2))
+    if rank == 1:
+        shape = (1 << draw(st.integers(5, 9)),)
+    else:
+        a = draw(st.integers(2, 6))
+        b = draw(st.integers(max(2, 5 - a), 9 - a))
+        shape = (1 << a, 1 << b)
+    src = draw(blocked(rank, warps_log2))
+    if warps_log2 and draw(st.booleans()):
+        tile = [s * t for s, t in zip(src.size_per_thread, src.threads_per_warp)]
+        tpw = _split(5, rank, draw)
+        assume(all(t <= w for t, w in zip(tpw, tile)))
+        dst = BlockedLayout([w // t for t, w in zip(tpw, tile)], tpw, src.warps_per_cta, src.order)
+    else:
+        dst = draw(blocked(rank, warps_log2))
+    assume(conversion_kind(src, dst, list(shape)) == "warp_shuffle")
+    eb = draw(st.sampled_from([2, 4, 4, 8]))
+    return shape, src, dst, eb
+
+
+_INTRA = dict(_SETTINGS, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def _types(shape, src, dst, eb):
+    from xdsl.dialects.builtin import TensorType, f16, f32, f64
+
+    from tilec.dialects.layout_attrs import BlockedLayoutAttr
+
+    et = {2: f16, 4: f32, 8: f64}[eb]
+    return (TensorType(et, list(shape), BlockedLayoutAttr(src)),
+            TensorType(et, list(shape), BlockedLayoutAttr(dst)))
+
+
+def _gpu_counts(text: str, pipeline: str) -> dict:
+    """Per-thread instruction counts of the lowered conversion: shuffles, selects and
+    the compares feeding them, shared loads and stores (vector or scalar), barriers."""
+    from xdsl.dialects import memref
+
+    from tilec.dialects import cuda
+
+    m = parse_module(text)
+    run_pipeline(m, pipeline)
+    ops = list(m.walk())
+    smem = {o.results[0] for o in ops if isinstance(o, memref.AllocaOp)}
+    conds = {o.operands[0] for o in ops if o.name == "arith.select"}
+
+    def on_smem(o):
+        return any(x in smem for x in o.operands)
+
+    return {
+        "shuffles": sum(isinstance(o, cuda.ShflIdxOp) for o in ops),
+        "selects": len([o for o in ops if o.name == "arith.select"]),
+        "compares": sum(o.name == "arith.cmpi" and o.results[0] in conds for o in ops),
+        "stores": sum(o.name in ("memref.store", "vector.store") and on_smem(o) for o in ops),
+        "loads": sum(o.name in ("memref.load", "vector.load") and on_smem(o) for o in ops),
+        "barriers": sum(o.name == "gpu.barrier" for o in ops),
+    }
+
+
+@settings(max_examples=40, **_INTRA)
+@given(intra_warp_blocked())
+def test_auto_takes_the_cheaper_estimate(case):
+    """shuffle=auto records both estimates and takes the cheaper (shuffles on a tie);
+    each estimate counts what lower-to-gpu emits under shuffle=on / shuffle=off."""
+    shape, src, dst, eb = case
+    text = _program(shape, src, dst, eb)
+    costs = estimate_costs(*_types(shape, src, dst, eb))
+    assert costs.shuffle is not None and costs.smem is not None
+    m = parse_module(text)
+    run_pipeline(m, "lower-convert-layout")
+    (op,) = [o for o in m.walk() if "lowering" in o.attributes]
+    chosen = op.attributes["lowering"].data
+    assert op.attributes["shuffle_cost"].value.data == costs.shuffle
+    assert op.attributes["smem_cost"].value.data == costs.smem
+    assert chosen == ("shuffle" if costs.shuffle <= costs.smem else "smem")
+    assert isinstance(op, layout.ConvertLayoutOp if chosen == "shuffle" else layout.StoreOp)
+    assert any(isinstance(o, layout.AllocOp) for o in m.walk()) == (chosen == "smem")
+
+    # the shuffle estimate is what lower-to-gpu emits
+    shf = _gpu_counts(text, "lower-convert-layout{shuffle=on},lower-to-gpu")
+    plan = plan_shuffles(src.to_linear(list(shape)), dst.to_linear(list(shape)))
+    assert (shf["shuffles"], shf["selects"], shf["compares"]) == (plan.shuffles, plan.selects, plan.compares)
+    w = register_words(eb)
+    assert costs.shuffle == w * (shf["shuffles"] + shf["selects"]) + shf["compares"]
+    assert shf["stores"] == shf["loads"] == shf["barriers"] == 0
+    # the shared-memory estimate too, bank ways from the chosen layout's simulation
+    sm = _gpu_counts(text, "lower-convert-layout{shuffle=off},lower-to-gpu")
+    ch = costs.smem_choice
+    assert costs.smem == SMEM_ACCESS_COST * (sm["stores"] * ch.write.stats.ways + sm["loads"] * ch.read.stats.ways) \
+        + BARRIER_COST * sm["barriers"]
+    assert sm["shuffles"] == 0
+
+
+@settings(max_examples=25, **_INTRA)
+@given(intra_warp_blocked())
+def test_auto_lowering_is_equivalent(case):
+    """lower-convert-layout (auto), then lower-to-gpu: bit for bit what the layout-level
+    program computes on the CPU reference executor, whichever lowering was chosen."""
+    from helpers.equivalence import assert_pass_preserves
+
+    shape, src, dst, eb = case
+    assert_pass_preserves(_program(shape, src, dst, eb), "lower-convert-layout,lower-to-gpu", seeds=(0,))
+
+
+@settings(max_examples=6, **_INTRA)
+@given(intra_warp_blocked())
+def test_auto_lowering_compiles_with_nvrtc(case):
+    from tilec.compiler.pipeline import emit
+
+    shape, src, dst, eb = case
+    m = parse_module(_program(shape, src, dst, eb))
+    run_pipeline(m, "lower-convert-layout,lower-to-gpu")
+    text = emit(m, "cuda")
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+    except ImportError as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    try:
+        compile_cuda(text, arch="sm_90")
+    except OSError as e:  # no NVRTC library in this environment
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert ("__shfl_sync(" in text) != ("__syncthreads" in text)
+
+
+def test_padded_goes_through_shared_memory_and_a_lane_swap_shuffles():
+    """The two ends of the cost model (tests/filecheck/lower-convert-layout/kinds.mlir):
+    f16 32x32 from 1x4 rows to 2x4 blocks is 16 shuffles + 112 selects + 7 compares
+    against 32 stores + 16 loads + a barrier; a lane swap is 1 shuffle against 22."""
+    a = BlockedLayout([1, 4], [1, 32], [1, 4], [0, 1])
+    b = BlockedLayout([2, 4], [2, 16], [4, 1], [0, 1])
+    costs = estimate_costs(*_types((32, 32), a, b, 2))
+    assert (costs.shuffle, costs.smem, costs.choice()) == (135, 68, "smem")
+    assert (costs.plan.shuffles, costs.plan.selects, costs.plan.compares) == (16, 112, 7)
+    assert _auto_choice(_program((32, 32), a, b, 2)) == "smem"
+    r = BlockedLayout([1], [32], [4], [0])
+    swap = LinearLayout({"register": [], "lane": [(2,), (1,), (4,), (8,), (16,)], "warp": [(32,), (64,)]}, [128])
+    assert plan_shuffles(r.to_linear([128]), swap).shuffles == 1
