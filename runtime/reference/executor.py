@@ -257,8 +257,8 @@ def check_launch_size(
     op: Operation, body: Operation, grid_dims: tuple[int, int, int], block_dims: tuple[int, int, int]
 ) -> None:
     """Refuse (ExecutionError at `op`) a launch too large to simulate: more than
-    MAX_THREADS threads, or a value in `body` (the launch op or its kernel) whose
-    elements over all blocks (threads, for per-thread storage) exceed
+    MAX_THREADS threads, or a value made or used in `body` (the launch op or its
+    kernel) whose elements over all blocks (threads, for per-thread storage) exceed
     MAX_LAUNCH_ELEMENTS. Checked before anything is allocated."""
     blocks = grid_dims[0] * grid_dims[1] * grid_dims[2]
     threads = blocks * block_dims[0] * block_dims[1] * block_dims[2]
@@ -270,7 +270,9 @@ def check_launch_size(
             f"(at most {MAX_THREADS})",
         )
     for inner in body.walk():
-        for r in inner.results:
+        # Operands too: a view made outside the launch and copied inside it is
+        # accessed once per block.
+        for r in (*inner.results, *inner.operands):
             sized = value_elements(r.type)
             if sized is None:
                 continue
