@@ -1,4 +1,5 @@
 // RUN: tilec %s -p lower-convert-layout,lower-to-gpu -t cuda | filecheck %s
+// RUN: tilec %s -p 'lower-convert-layout{shuffle=on},lower-to-gpu' -t cuda | filecheck %s --check-prefix=SHFL
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off},lower-to-gpu' -t cuda | filecheck %s --check-prefix=SMEM
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off smem_layout=plain},lower-to-gpu' -t cuda | filecheck %s --check-prefix=PLAIN
 // Each layout conversion says in the CUDA how it was lowered and what it costs in bank
@@ -15,15 +16,21 @@
 !G1 = !layout.tensor<f32, #layout.cute<(512):(1)>, gmem>
 !G2 = !layout.tensor<f32, #layout.cute<(128):(1)>, gmem>
 
-// f16, within warps (the source repeats over lanes and warps): one shuffle per
-// destination register by default; through a padded tile, conflict-free both ways,
-// with shuffle=off; through the plain row-major tile, conflicts on the read.
+// f16, within warps (the source repeats over lanes and warps): by default (the cost
+// model: 135 instructions per thread for shuffles, 68 for shared memory) and with
+// shuffle=off through a padded tile, conflict-free both ways; with shuffle=on one
+// shuffle per destination register; through the plain row-major tile, conflicts on
+// the read.
 // CHECK-LABEL: padded_kernel(
-// CHECK:         // convert_layout via warp shuffles: 16 shuffles, {{[0-9]+}} selects per thread, 0 bank conflicts (no shared memory)
-// CHECK-COUNT-16: __shfl_sync(
+// CHECK:         // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 4 (write) and 1 (read)
 // CHECK-NOT:     __shfl_sync(
-// CHECK-NOT:     __syncthreads
-// CHECK:         }
+// CHECK:         __syncthreads();
+// SHFL-LABEL:  padded_kernel(
+// SHFL:          // convert_layout via warp shuffles: 16 shuffles, {{[0-9]+}} selects per thread, 0 bank conflicts (no shared memory)
+// SHFL-COUNT-16: __shfl_sync(
+// SHFL-NOT:      __shfl_sync(
+// SHFL-NOT:      __syncthreads
+// SHFL:          }
 // SMEM-LABEL:  padded_kernel(
 // SMEM:          // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 4 (write) and 1 (read)
 // SMEM:          __syncthreads();
