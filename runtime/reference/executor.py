@@ -45,6 +45,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from tilec.dialects.errors import LayoutError
+from tilec.dialects.layout_attrs import TensorViewType
 
 from .errors import ExecutionError
 from .memory import GLOBAL, PRIVATE, SHARED, MemRef, Storage, contiguous_strides
@@ -234,7 +235,6 @@ def value_elements(t: Attribute) -> tuple[int, bool] | None:
     """(static element count, one instance per thread?) of a value of type `t`, for
     the types whose values the executor materialises element by element: views,
     distributed tensors, memrefs. None for other types and dynamic shapes."""
-    from tilec.dialects.layout_attrs import TensorViewType
     from xdsl.dialects.builtin import TensorType
 
     if isinstance(t, TensorViewType):
@@ -270,9 +270,11 @@ def check_launch_size(
             f"(at most {MAX_THREADS})",
         )
     for inner in body.walk():
-        # Operands too: a view made outside the launch and copied inside it is
-        # accessed once per block.
-        for r in (*inner.results, *inner.operands):
+        # Operand views too: a view made outside the launch and copied inside it is
+        # accessed once per block. (A kernel's global buffers, memref operands, are not
+        # materialised per block or thread.)
+        viewed = [v for v in inner.operands if isinstance(v.type, TensorViewType)]
+        for r in (*inner.results, *viewed):
             sized = value_elements(r.type)
             if sized is None:
                 continue
