@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -688,7 +689,9 @@ class CudaEmitter(BasePrinter):
         loc = op.attributes.get(LOC_ATTR)
         if loc is None:
             return
-        text = getattr(loc, "data", str(loc))
+        text = loc.data if type(loc) is StringAttr else getattr(loc, "data", None)
+        if text is None:
+            text = str(loc)
         if text != self.last_loc:
             self.line(f"// {text}")
             self.last_loc = text
@@ -790,7 +793,9 @@ class CudaEmitter(BasePrinter):
                 self.line("return;")
             else:
                 self.loc_comment(op)
-                self.emit(op)
+                # `self.emit(op)`, without the wrapper singledispatchmethod builds on
+                # every access
+                self._emitter(type(op))(self, op)
         self.last_loc = None
 
     def print_yield(self, op: scf.YieldOp, results: Sequence[str]) -> None:
@@ -814,6 +819,12 @@ class CudaEmitter(BasePrinter):
                 self.line(f"{target} = {self.expr(value)};")
 
     # ---------------------------------------------------------------- ops
+
+    @staticmethod
+    @lru_cache(maxsize=None)
+    def _emitter(cls: type[Operation]):
+        """The `emit` implementation registered for ops of class `cls`."""
+        return CudaEmitter.__dict__["emit"].dispatcher.dispatch(cls)
 
     @singledispatchmethod
     def emit(self, op: Operation) -> None:

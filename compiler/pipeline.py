@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import (
 
 from .diagnostics import TilecError
 from .locations import LocatingParser, get_loc
+from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
@@ -114,8 +115,9 @@ def verify_module(module: Operation) -> None:
 def _verify_ops(ops: Iterable[Operation]) -> None:
     for op in ops:
         try:
-            # structure and the op's own verifier, once (the common, passing case)
-            op.verify(verify_nested_ops=False)
+            # structure and the op's own verifier, once (the common, passing case;
+            # an op like one that passed before is not verified again: verify_cache)
+            verify_op(op)
         except Exception:
             # `verify` wraps a failure of the op's verifier with a printout of the
             # whole module: verify again the other way round for the plain message
