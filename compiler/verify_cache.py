@@ -70,6 +70,11 @@ def _cacheable_class(cls: type[Operation]) -> bool:
     return ok
 
 
+def clear() -> None:
+    """Forget every signature (what a fresh process starts with)."""
+    _passed.clear()
+
+
 def verify_op(op: Operation) -> None:
     """`op.verify(verify_nested_ops=False)`, answered from the cache where it can be."""
     cls = type(op)
