@@ -172,10 +172,16 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
     )
 
 
+def _bf16_bits(spec: ArgSpec, array: DeviceArray) -> bool:
+    """A bfloat16 buffer also takes a uint16 array holding the bits (NumPy and CuPy have
+    no bfloat16 type; the reference executor keeps bf16 values that way too)."""
+    return spec.dtype == "bfloat16" and array.dtype == "uint16"
+
+
 def check_arg(spec: ArgSpec, array: DeviceArray) -> None:
     """Raise a TilecError naming the argument if `array` does not meet `spec`."""
     name = spec.name
-    if spec.dtype is not None and array.dtype != spec.dtype:
+    if spec.dtype is not None and array.dtype != spec.dtype and not _bf16_bits(spec, array):
         raise TilecError(f"argument '{name}': expected {spec.dtype}, got {array.dtype}")
     if spec.shape is not None:
         ok = len(spec.shape) == len(array.shape) and all(

@@ -16,3 +16,24 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.mlir"))
 def test_example_on_gpu_matches_reference(path, seed, capsys):
     assert main([str(path), "--run", "gpu", "--check", "--seed", str(seed)]) == 0
     assert "identical to the CPU reference executor" in capsys.readouterr().out
+
+
+DYNAMIC_BF16 = """
+func.func @copy(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16>, %n: index) attributes {tilec.args = {n = 77 : index}} {
+  %a = layout.view %src(%n) : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<(?,40):(40,1)>, gmem>
+  %b = layout.view %dst(%n) : !layout.ptr<bf16> -> !layout.tensor<bf16, #layout.cute<(?,40):(40,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<bf16, #layout.cute<(?,40):(40,1)>, gmem>, !layout.tensor<bf16, #layout.cute<(?,40):(40,1)>, gmem>
+  func.return
+}
+"""
+
+
+@pytest.mark.gpu
+def test_run_gpu_with_dynamic_extents_and_bf16(tmp_path, capsys):
+    """`--run gpu` sizes dynamic buffers as the CPU executor does (from the layout-level
+    views and tilec.args), and passes bf16 buffers as their uint16 bits (found by
+    benchmarks/sanitize.sh on generated programs)."""
+    path = tmp_path / "dyn_bf16.mlir"
+    path.write_text(DYNAMIC_BF16)
+    assert main([str(path), "--run", "gpu", "--check"]) == 0
+    assert "identical to the CPU reference executor" in capsys.readouterr().out

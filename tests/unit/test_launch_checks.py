@@ -249,3 +249,12 @@ def test_block_size_mismatch_is_reported(tmp_path):
 def test_invalid_ir_is_a_tilec_error():
     with pytest.raises(TilecError, match="invalid GPU-level IR"):
         parse_gpu_module("builtin.module { %x = arith.constant : }")
+
+
+def test_bf16_buffers_take_uint16_bits_and_nothing_else():
+    """NumPy and CuPy have no bfloat16: a bf16 buffer takes a uint16 array of the bits
+    (what the reference executor uses), still not another 2-byte type."""
+    spec = ArgSpec("x", dtype="bfloat16")
+    check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="<u2")))
+    with pytest.raises(TilecError, match="argument 'x': expected bfloat16, got float16"):
+        check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="<f2")))
