@@ -73,3 +73,22 @@ def test_every_example_and_bench_case_compiles_quickly():
         print(f"{name:58s} {c:8.3f} {w:8.3f}{flag}")
     slow = [(n, round(c, 3)) for n, c, _ in rows if c > BOUND_S]
     assert not slow, f"IR -> CUDA slower than {BOUND_S} s: {slow}"
+
+
+def test_fast_canonicalize_gives_the_ir_of_xdsl_canonicalize():
+    """tilec's `canonicalize` (passes/_canonicalize.py, the fast path that keeps this
+    file's times) must leave exactly the IR xDSL's pass leaves, on every program."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
+    from tilec.compiler.pipeline import NAMED_PIPELINES, make_context
+    from tilec.passes._canonicalize import Canonicalize
+
+    before = NAMED_PIPELINES["default"].rsplit(",", 1)[0]
+    assert NAMED_PIPELINES["default"].endswith(",canonicalize")
+    for name, text in programs().items():
+        ours = parse_module(text, name)
+        run_pipeline(ours, before)
+        theirs = ours.clone()
+        Canonicalize().apply(make_context(), ours)
+        CanonicalizePass().apply(make_context(), theirs)
+        assert emit(ours, "mlir") == emit(theirs, "mlir"), name
