@@ -242,12 +242,25 @@ def offsets(layout: cute.Layout) -> np.ndarray:
 
 @dataclass(frozen=True)
 class MaskMap:
-    """Per top-level mode: root coordinate = off + scale * x + lscale * lane."""
+    """Per top-level mode: root coordinate = off + scale * x + lscale * lane, which must
+    be in [0, bound). `also` is a further map the element must satisfy too: the bounds
+    of a masked view that was distributed by threads that do not divide its extents
+    (its elements past those extents do not exist, even where the root has elements
+    there)."""
 
     off: tuple
     scale: tuple
     lscale: tuple
     bound: tuple
+    also: MaskMap | None = None
+
+    def chain(self) -> list[MaskMap]:
+        """This map and every map it is conjoined with."""
+        out, m = [], self
+        while m is not None:
+            out.append(m)
+            m = m.also
+        return out
 
     @staticmethod
     def for_tile(layout: cute.Layout, tile: Sequence[int], coords: Sequence) -> MaskMap:
@@ -259,12 +272,19 @@ class MaskMap:
             mode_sizes(layout),
         )
 
+    @staticmethod
+    def local(extents: Sequence) -> MaskMap:
+        """The map of a view's own extents: coordinate x of mode k exists iff x < extents[k]."""
+        n = len(extents)
+        return MaskMap((0,) * n, (1,) * n, (1,) * n, tuple(extents))
+
     def tile(self, tile: Sequence[int], coords: Sequence) -> MaskMap:
         return MaskMap(
             tuple(o + s * c * t for o, s, c, t in zip(self.off, self.scale, coords, tile)),
             self.scale,
             self.lscale,
             self.bound,
+            self.also.tile(tile, coords) if self.also else None,
         )
 
     def vectorize(self, vector: Sequence[int]) -> MaskMap:
@@ -273,6 +293,7 @@ class MaskMap:
             tuple(s * v for s, v in zip(self.scale, vector)),
             self.scale,
             self.bound,
+            self.also.vectorize(vector) if self.also else None,
         )
 
     def distribute(self, thread_counts: Sequence[int], tcoords: Sequence) -> MaskMap:
@@ -281,14 +302,39 @@ class MaskMap:
             tuple(s * t for s, t in zip(self.scale, thread_counts)),
             self.lscale,
             self.bound,
+            self.also.distribute(thread_counts, tcoords) if self.also else None,
         )
 
     def valid(self, xs: Sequence, lanes: Sequence | None = None):
         """Whether element (per-mode coordinates xs, per-mode lane coordinates) exists."""
         ok = True
-        for k, x in enumerate(xs):
-            r = self.off[k] + self.scale[k] * x
-            if lanes is not None:
-                r = r + self.lscale[k] * lanes[k]
-            ok = ok & (r >= 0) & (r < self.bound[k])
+        for m in self.chain():
+            for k, x in enumerate(xs):
+                r = m.off[k] + m.scale[k] * x
+                if lanes is not None:
+                    r = r + m.lscale[k] * lanes[k]
+                ok = ok & (r >= 0) & (r < m.bound[k])
         return ok
+
+
+def distributed_mask(
+    mask: MaskMap | None, extents: Sequence, thread_counts: Sequence[int], tcoords: Sequence
+) -> MaskMap:
+    """The mask of a masked view of `extents` (mask None: only its own extents bound it)
+    distributed by `thread_counts` threads per mode at thread coordinates `tcoords`.
+    Where the threads do not divide an extent, the view's own extents bound the
+    fragment too (`also`): element c + T*i exists only if it is below the extent."""
+    base = mask or MaskMap.local(extents)
+    out = base.distribute(thread_counts, tcoords)
+    if mask is not None and any(
+        not isinstance(n, int) or n % t for n, t in zip(extents, thread_counts)
+    ):
+        local = MaskMap.local(extents).distribute(thread_counts, tcoords)
+        out = MaskMap(out.off, out.scale, out.lscale, out.bound, _conjoin(out.also, local))
+    return out
+
+
+def _conjoin(a: MaskMap | None, b: MaskMap) -> MaskMap:
+    if a is None:
+        return b
+    return MaskMap(a.off, a.scale, a.lscale, a.bound, _conjoin(a.also, b))

@@ -78,6 +78,23 @@ class Mask:
     scale: list
     lscale: list
     bound: list
+    also: Mask | None = None
+    """A further mask the element must satisfy too (`views.MaskMap.also`)."""
+
+    def chain(self) -> list[Mask]:
+        out, m = [], self
+        while m is not None:
+            out.append(m)
+            m = m.also
+        return out
+
+    def conjoin(self, other: Mask) -> Mask:
+        return replace(self, also=other if self.also is None else self.also.conjoin(other))
+
+
+def _map_mask(mask: Mask, f) -> Mask:
+    """f applied to every mask of the chain (a view op transforms each the same way)."""
+    return replace(f(mask), also=_map_mask(mask.also, f) if mask.also is not None else None)
 
 
 @dataclass
@@ -600,8 +617,9 @@ class _KernelLowering:
                     bounds.append(None if isinstance(n, int) and n % t == 0 else n)
                 mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
-                mask = Mask([b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(mask.off, mask.scale, coords, tile)],
-                            mask.scale, mask.lscale, mask.bound)
+                mask = _map_mask(mask, lambda m: Mask(
+                    [b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(m.off, m.scale, coords, tile)],
+                    m.scale, m.lscale, m.bound))
         self.vals[op.result] = replace(sv, base=base, layout=new_modes, mask=mask)
 
     def op_layout_vectorize(self, op: layout.VectorizeOp):
@@ -622,7 +640,8 @@ class _KernelLowering:
                 inner.append([(v, d)])
         mask = sv.mask
         if mask is not None:
-            mask = Mask(mask.off, [s * v for s, v in zip(mask.scale, vecs)], list(mask.scale), mask.bound)
+            mask = _map_mask(mask, lambda m: Mask(
+                m.off, [s * v for s, v in zip(m.scale, vecs)], list(m.scale), m.bound))
         self.vals[op.result] = replace(sv, layout=outer, vec=inner, mask=mask)
 
     def op_layout_distribute(self, op: layout.DistributeOp):
@@ -648,15 +667,21 @@ class _KernelLowering:
                 new.append([(-(-n // t), b.mul_(d, t))])
         mask = sv.mask
         if rt.is_masked:
+            bounds = []
+            for m, t in zip(sv.layout, counts):
+                n = _mode_size(b, m)
+                bounds.append(None if isinstance(n, int) and n % t == 0 else n)
+            local = Mask(list(tco), list(counts), [0] * len(counts), bounds)
             if mask is None:
-                bounds = []
-                for m, t in zip(sv.layout, counts):
-                    n = _mode_size(b, m)
-                    bounds.append(None if isinstance(n, int) and n % t == 0 else n)
-                mask = Mask(list(tco), list(counts), [0] * len(counts), bounds)
+                mask = local
             else:
-                mask = Mask([b.add_(o, b.mul_(s, c)) for o, s, c in zip(mask.off, mask.scale, tco)],
-                            [s * t for s, t in zip(mask.scale, counts)], mask.lscale, mask.bound)
+                mask = _map_mask(mask, lambda m: Mask(
+                    [b.add_(o, b.mul_(s, c)) for o, s, c in zip(m.off, m.scale, tco)],
+                    [s * t for s, t in zip(m.scale, counts)], m.lscale, m.bound))
+                if any(n is not None for n in bounds):
+                    # threads that do not divide the view's extents: its own extents
+                    # bound the fragment too, not only the tensor it was tiled from
+                    mask = mask.conjoin(local)
         self.vals[op.result] = replace(sv, base=base, layout=new, mask=mask)
 
     def op_layout_slice(self, op: layout.SliceOp):
@@ -718,35 +743,35 @@ class _KernelLowering:
             return True
         b = self.b
         ok: Val = True
-        mk = v.mask
-        for k, x in enumerate(coords):
-            if mk.bound[k] is None:
-                continue
-            r = b.add_(mk.off[k], b.mul_(mk.scale[k], x))
-            if lanes is not None:
-                r = b.add_(r, b.mul_(mk.lscale[k], lanes[k]))
-            c = b.lt_(r, mk.bound[k])
-            ok = b.land(ok, c)
+        for mk in v.mask.chain():
+            for k, x in enumerate(coords):
+                if mk.bound[k] is None:
+                    continue
+                r = b.add_(mk.off[k], b.mul_(mk.scale[k], x))
+                if lanes is not None:
+                    r = b.add_(r, b.mul_(mk.lscale[k], lanes[k]))
+                c = b.lt_(r, mk.bound[k])
+                ok = b.land(ok, c)
         return ok
 
     def _in_bounds(self, v: View) -> Val:
         """Whether every element of view v (this thread's part) lies inside its tensor:
         per masked mode k, the largest root coordinate touched,
         off + scale * (n - 1) + lscale * (lanes - 1), is < bound (False: unknown)."""
-        mk = v.mask
-        if mk is None:
+        if v.mask is None:
             return True
         b = self.b
-        if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
-            return False
         ok: Val = True
-        for k, m in enumerate(v.layout):
-            if mk.bound[k] is None:
-                continue
-            top = b.add_(mk.off[k], b.mul_(mk.scale[k], b.sub_(_mode_size(b, m), 1)))
-            if v.vec is not None:
-                top = b.add_(top, b.mul_(mk.lscale[k], b.sub_(_mode_size(b, v.vec[k]), 1)))
-            ok = b.land(ok, b.lt_(top, mk.bound[k]))
+        for mk in v.mask.chain():
+            if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
+                return False
+            for k, m in enumerate(v.layout):
+                if mk.bound[k] is None:
+                    continue
+                top = b.add_(mk.off[k], b.mul_(mk.scale[k], b.sub_(_mode_size(b, m), 1)))
+                if v.vec is not None:
+                    top = b.add_(top, b.mul_(mk.lscale[k], b.sub_(_mode_size(b, v.vec[k]), 1)))
+                ok = b.land(ok, b.lt_(top, mk.bound[k]))
         return ok
 
     def _fast_path(self, views: list, emit) -> list:
@@ -900,10 +925,10 @@ class _KernelLowering:
             linear[d] and all((rc[d] & tmask[d]) == 0 for rc in regs) for d in range(ll.rank)
         )
         toff = _eval_coords(b, v.layout, tco) if all_disjoint else None
-        mk = v.mask
-        troot = None
-        if mk is not None and all_disjoint:
-            troot = [b.add_(o, b.mul_(s, t)) for o, s, t in zip(mk.off, mk.scale, tco)]
+        mks = v.mask.chain() if v.mask is not None else []
+        troots = None
+        if mks and all_disjoint:
+            troots = [[b.add_(o, b.mul_(s, t)) for o, s, t in zip(m.off, m.scale, tco)] for m in mks]
 
         tbase = None
         if all_disjoint and v.swizzle is None:
@@ -919,15 +944,16 @@ class _KernelLowering:
             return self._offset(v, _eval_coords(b, v.layout, cs))
 
         def valid(r: int) -> Val:
-            if mk is None:
+            if not mks:
                 return True
             rc = regs[r]
-            if troot is not None:
+            if troots is not None:
                 ok: Val = True
-                for k in range(len(rc)):
-                    if mk.bound[k] is None:
-                        continue
-                    ok = b.land(ok, b.lt_(b.add_(troot[k], mk.scale[k] * rc[k]), mk.bound[k]))
+                for mk, troot in zip(mks, troots):
+                    for k in range(len(rc)):
+                        if mk.bound[k] is None:
+                            continue
+                        ok = b.land(ok, b.lt_(b.add_(troot[k], mk.scale[k] * rc[k]), mk.bound[k]))
                 return ok
             return self._valid(v, [b.xor_(t, x) for t, x in zip(tco, rc)])
 

@@ -195,14 +195,15 @@ def mask_valid(
     if mask is None:
         return None
     ok: Any = True
-    for k, x in enumerate(coords):
-        off = mask.off[k]
-        if np.ndim(off):
-            off = np.asarray(off)[rows][:, None] if rows is not None else np.asarray(off)[:, None]
-        r = off + mask.scale[k] * x
-        if lanes is not None:
-            r = r + mask.lscale[k] * lanes[k]
-        ok = ok & (r >= 0) & (r < mask.bound[k])
+    for m in mask.chain():
+        for k, x in enumerate(coords):
+            off = m.off[k]
+            if np.ndim(off):
+                off = np.asarray(off)[rows][:, None] if rows is not None else np.asarray(off)[:, None]
+            r = off + m.scale[k] * x
+            if lanes is not None:
+                r = r + m.lscale[k] * lanes[k]
+            ok = ok & (r >= 0) & (r < m.bound[k])
     return np.asarray(ok, dtype=bool)
 
 
@@ -234,7 +235,7 @@ def accessors(grid: Grid, views_: list[View]) -> Access:
         and all(v.storage.space != PRIVATE for v in views_)
         and all(
             _block_uniform(grid, v.base)
-            and (v.mask is None or all(_block_uniform(grid, o) for o in v.mask.off))
+            and (v.mask is None or all(_block_uniform(grid, o) for m in v.mask.chain() for o in m.off))
             for v in views_
         )
     )
@@ -532,10 +533,8 @@ class LayoutFunctions(InterpreterFunctions):
             base = base + _mode_offset(m, c)
         mask = None
         if op.result.type.is_masked:
-            m0 = v.mask or views.MaskMap(
-                (0,) * len(tc), (1,) * len(tc), (1,) * len(tc), views.mode_sizes(v.inner)
-            )
-            mask = m0.distribute([int(t.size()) for t in views.modes(thr)], tc)
+            counts = [int(t.size()) for t in views.modes(thr)]
+            mask = views.distributed_mask(v.mask, views.mode_sizes(v.inner), counts, tc)
         return (View(v.storage, _norm(base), frag, v.vec, mask, op.result.type, v.align),)
 
     @impl(layout.DivideOp)

@@ -102,8 +102,6 @@ def run_tilec(argv: list[str], text: str | None = None, timeout: int = TIME_BOUN
 KNOWN_BUGS = {
     "lower-to-gpu-declaration": "Function declarations don't have BlockArguments",
     "lower-to-gpu-stopiteration": "lower-to-gpu cannot lower this op (StopIteration",
-    "lower-to-gpu-out-of-bounds": "out-of-bounds access",
-    "lower-to-gpu-race": "data race on global memory",
 }
 """Bugs the fuzzer found in files this harness's authors may not edit (see
 test_known_bugs.py: each has a strict-xfail reproducer, which turns into a failure
