@@ -228,7 +228,8 @@ class LowerToGpu(ModulePass):
     name = "lower-to-gpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
+        # declarations (no body) have nothing to lower
+        funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and not f.is_declaration]
         kernel_modules = []
         for f in funcs:
             launches = [o for o in f.walk() if isinstance(o, layout.LaunchOp)]

@@ -100,7 +100,6 @@ def run_tilec(argv: list[str], text: str | None = None, timeout: int = TIME_BOUN
 
 
 KNOWN_BUGS = {
-    "lower-to-gpu-declaration": "Function declarations don't have BlockArguments",
     "lower-to-gpu-stopiteration": "lower-to-gpu cannot lower this op (StopIteration",
 }
 """Bugs the fuzzer found in files this harness's authors may not edit (see
@@ -125,8 +124,6 @@ def check_outcome(o: Outcome, *, cli_errors: bool = False) -> None:
     """Assert the contract (module docstring). `cli_errors`: the command line itself
     may be wrong (random pass options), so `tilec: error: ...` is accepted too.
     Outcomes of KNOWN_BUGS pass (and are counted as hypothesis events by callers)."""
-    if known_bug(o) == "lower-to-gpu-declaration":
-        return
     assert o.rc != "timeout", f"no result within {TIME_BOUND_S}s (hang?)\n{o.describe()}"
     assert o.rc in (0, 1), f"exit status must be 0 or 1\n{o.describe()}"
     assert "Traceback" not in o.stderr, o.describe()

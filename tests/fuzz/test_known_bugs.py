@@ -51,8 +51,7 @@ def test_dynamic_stride_tile_lowers():
     assert out.rc == 0, out.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="lower-to-gpu: a func.func declaration is an "
-                   "internal error (AssertionError: Function declarations don't have BlockArguments!)")
+# Fixed: lower-to-gpu skips declarations.
 def test_lower_to_gpu_skips_declarations():
     out = run_tilec(["-p", "lower-to-gpu"], "func.func private @f()\n")
     assert out.rc == 0 and "internal error" not in out.stderr, out.describe()
