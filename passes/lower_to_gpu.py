@@ -111,15 +111,22 @@ class View:
     swz_off: int = 0
 
 
-def _rlayout(cl: cute.Layout, dyn: list | None = None) -> RLayout:
+def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> RLayout:
     """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
-    (shape leaves first, then stride leaves)."""
+    (shape leaves first, then stride leaves). With `partial`, DYN leaves left without a
+    value stay DYN (for a caller that reads only the static modes)."""
     dyn = list(dyn or [])
     ms = views.modes(cl)
     flat = [views._flat(m) for m in ms]
     it = iter(dyn)
-    shapes = [[s if s is not cute.DYN else next(it) for s, _ in f] for f in flat]
-    strides = [[d if d is not cute.DYN else next(it) for _, d in f] for f in flat]
+
+    def value(x):
+        if x is not cute.DYN:
+            return x
+        return next(it, cute.DYN) if partial else next(it)
+
+    shapes = [[value(s) for s, _ in f] for f in flat]
+    strides = [[value(d) for _, d in f] for f in flat]
     return [list(zip(s, d)) for s, d in zip(shapes, strides)]
 
 
@@ -601,7 +608,7 @@ class _KernelLowering:
         for m, c, t in zip(sv.layout, coords, tile):
             base = b.add_(base, _eval_mode(b, m, b.mul_(c, t)))
         new_modes = []
-        rmodes = _rlayout(rt.cute_layout)
+        rmodes = _rlayout(rt.cute_layout, partial=True)  # read for static modes only
         for k, (m, t) in enumerate(zip(sv.layout, tile)):
             if all(isinstance(s, int) and isinstance(d, int) for s, d in m):
                 new_modes.append(rmodes[k])

@@ -43,6 +43,8 @@ so the destination's runs get the rest of the budget (1 KiB of f32). Each run of
 misaligned view starts and ends in a sector it shares with a neighbouring tile; long
 destination runs make those partial sectors few (H100, 16381 x 16411 f32: 64x64 tiles
 0.73 of cudaMemcpy, 128x32 0.84-0.89, 256x32 0.91)."""
+MAX_GRID_X = 2**31 - 1
+"""CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
 """CUDA's limit on grid y and z."""
 
@@ -167,6 +169,13 @@ class TilePass(ModulePass):
             if n is not None and n > MAX_GRID_YZ:
                 groups[0] += groups[g]
                 groups[g] = []
+        nx = _static_product(counts, groups[0])
+        if nx is not None and nx > MAX_GRID_X:
+            raise TilecError(
+                f"tile: tiles {list(tile)} make {nx} blocks along x, more than CUDA's "
+                f"{MAX_GRID_X}: use larger tiles",
+                op=copy,
+            )
         grid = [self._group_size(counts, g, new_ops, const) for g in groups]
         launch = LaunchOp(grid, self.threads)
         body: list[Operation] = []

@@ -100,7 +100,6 @@ def run_tilec(argv: list[str], text: str | None = None, timeout: int = TIME_BOUN
 
 
 KNOWN_BUGS = {
-    "lower-to-gpu-stopiteration": "lower-to-gpu cannot lower this op (StopIteration",
 }
 """Bugs the fuzzer found in files this harness's authors may not edit (see
 test_known_bugs.py: each has a strict-xfail reproducer, which turns into a failure

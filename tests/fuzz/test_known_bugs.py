@@ -1,7 +1,6 @@
-"""Bugs the fuzzer found whose root is in files being changed by other engineers
-(passes/lower_to_gpu.py, passes/tile.py): each is pinned here as a strict xfail, so
-that its fix shows up as an XPASS failure; then delete the test's xfail mark and the
-matching entry of `harness.KNOWN_BUGS`.
+"""Bugs the fuzzer found, each kept as a regression test now that it is fixed. A new
+bug whose fix must wait is pinned here as a strict xfail (its fix then shows up as an
+XPASS failure) with a matching entry in `harness.KNOWN_BUGS`.
 """
 
 from __future__ import annotations
@@ -44,8 +43,7 @@ DYNAMIC_ROWS = """func.func @copy(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>
 """
 
 
-@pytest.mark.xfail(strict=True, reason="lower-to-gpu: 'layout.tile' with a dynamic stride "
-                   "ends in 'cannot lower this op (StopIteration: )'")
+# Fixed.
 def test_dynamic_stride_tile_lowers():
     out = run_tilec(["-p", "tile,lower-to-gpu"], DYNAMIC_ROWS)
     assert out.rc == 0, out.describe()
@@ -57,8 +55,7 @@ def test_lower_to_gpu_skips_declarations():
     assert out.rc == 0 and "internal error" not in out.stderr, out.describe()
 
 
-@pytest.mark.xfail(strict=True, reason="tile: a grid of more than 2^31-1 blocks in x "
-                   "(CUDA's limit) is emitted instead of refused")
+# Fixed.
 def test_tile_grid_within_cuda_limits():
     """2^31 x 2^31 i8 elements (2^62 bytes: within 64-bit indices) tiles into 2^47
     blocks along x; CUDA allows 2^31-1. tilec must refuse (status 1) or fold."""
