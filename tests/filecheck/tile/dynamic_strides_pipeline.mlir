@@ -1,7 +1,8 @@
 // RUN: tilec %s -p default --check-equivalence | filecheck %s
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
-// A tile of a view whose row stride is dynamic (found by the fuzzer: lower-to-gpu
-// read the tile's dynamic stride from its type, where no value was bound).
+// Through the default pipeline: a tile of a view whose row stride is dynamic (found by
+// the fuzzer: lower-to-gpu read the tile's dynamic stride from its type, where no value
+// was bound).
 
 // CHECK: // @copy: equivalent after 'default'
 // CUDA-LABEL: // kernel copy_kernels::copy_kernel
