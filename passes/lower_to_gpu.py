@@ -42,6 +42,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
+from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
 """`lower-convert-layout{shuffle=auto}` reads this: conversions that stay within each warp
@@ -250,39 +251,6 @@ class LowerToGpu(ModulePass):
                 op.body.block.add_op(km)
         if any(km is not None for km in kernel_modules):
             op.attributes["gpu.container_module"] = UnitAttr()
-
-
-def _lane_offsets(kl: list[int], cl_r: list[int], free: list[int]) -> list[tuple[int, int]] | None:
-    """For `shuffle_convert`: per reader lane bit i a register offset f[i] and a lane
-    offset z[i] in the span of `free` (source lane bits whose basis is zero: lanes that
-    differ in them hold the same data) such that the lane map
-    l -> kl(l) ^ cl_r(f(l)) ^ z(l) is invertible (kl[i], cl_r[j]: the source lane read
-    for reader lane bit i and for destination register bit j); offsets 0 preferred.
-    None when the greedy search (each bit takes the first offsets that keep the lane
-    images independent) finds none."""
-    zs = [0]
-    for w in free:
-        zs += [z ^ w for z in zs]
-    cols: list[int] = []
-    out = []
-    for v in kl:
-        for x in range(1 << len(cl_r)):
-            c = v
-            for j, w in enumerate(cl_r):
-                if x >> j & 1:
-                    c ^= w
-            z = next((z for z in zs if _independent(cols + [c ^ z])), None)
-            if z is not None:
-                cols.append(c ^ z)
-                out.append((x, z))
-                break
-        else:
-            return None
-    return out
-
-
-def _independent(cols: list[int]) -> bool:
-    return LinearLayout({"x": [(c,) for c in cols]}, [32]).is_injective()
 
 
 def _count(n: int, what: str) -> str:
@@ -1233,50 +1201,36 @@ class _KernelLowering:
                     val = b.add(arith.SelectOp(b.ssa(b.eq_(key, s)), values(base ^ s), val)).results[0]
             return val
 
-        def span_of(images: list[int]) -> list[int]:
-            sp = [0]
-            for g in images:
-                if g and g not in sp:
-                    sp += [x ^ g for x in sp]
-            return sp
-
         nshfl = nsel = 0
         out = []
-        def apply(images: list[int], x: int) -> int:
-            """The linear map with images[i] the image of bit i, at x."""
-            acc = 0
-            for i, v in enumerate(images):
-                if x >> i & 1:
-                    acc ^= v
-            return acc
 
         n_dst_reg = len(dst.get_bases("register"))
         cl_r = [where(register=1 << j)[1] for j in range(n_dst_reg)]
         cr_r = [where(register=1 << j)[0] for j in range(n_dst_reg)]
         free = [1 << i for i, bs in enumerate(src.get_bases("lane")) if not any(bs)]
-        offsets = _lane_offsets([v for i, v in kl if i < 5], cl_r, free)
+        offsets = lane_offsets([v for i, v in kl if i < 5], cl_r, free)
         if offsets is not None:
             f_l = [x for x, _ in offsets]
             # round k: reader lane l receives its register k ^ f(l) from lane
             # p = cl(k) ^ m(l) ^ kl_warp(w), m = kl_lane ^ cl o f invertible, so the
             # sender p knows its reader and sends register c(k) ^ g(p, w)
-            m = [v ^ apply(cl_r, x) ^ z for (i, v), (x, z) in zip(kl[:5], offsets)]
+            m = [v ^ apply_bits(cl_r, x) ^ z for (i, v), (x, z) in zip(kl[:5], offsets)]
             inv = LinearLayout({"lane": [(v,) for v in m]}, [32]).invert()
 
             def reader_of(p: int) -> int:
                 return inv.apply(dim0=p)[0]
 
-            nr = [v ^ apply(cr_r, f) for (i, v), f in zip(kr[:5], f_l)]  # lane -> src register
-            g = [(i, apply(nr, reader_of(1 << i))) for i in range(5)]
-            g += [(i, apply(nr, reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
+            nr = [v ^ apply_bits(cr_r, f) for (i, v), f in zip(kr[:5], f_l)]  # lane -> src register
+            g = [(i, apply_bits(nr, reader_of(1 << i))) for i in range(5)]
+            g += [(i, apply_bits(nr, reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
             span = span_of([v for _, v in g])
             gkey = self.tid_linear(g) if len(span) > 1 else 0
             lane_part = self.tid_linear([(i, v) for (i, _), v in zip(kl[:5], m)] + kl[5:])
             identity = all(v == 1 << i for i, v in enumerate(m)) and not any(v for _, v in kl[5:])
             rounds = []
             for k in range(dst.num_registers):
-                cl = apply(cl_r, k)
-                c = apply(cr_r, k) ^ apply(nr, reader_of(cl))
+                cl = apply_bits(cl_r, k)
+                c = apply_bits(cr_r, k) ^ apply_bits(nr, reader_of(cl))
                 sent = pick(c, span, gkey, lambda x: xs[x])
                 nsel += len(span) - 1
                 if identity and cl == 0:
