@@ -135,6 +135,16 @@ def _is_static(rl: RLayout) -> bool:
     return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
 
 
+def _uneven_bounds(b: IndexBuilder, layout: RLayout, parts: list[int] | tuple[int, ...]) -> list:
+    """Per mode, its extent where `parts` (tile extents, thread counts) may not divide
+    it (a mask must check it), else None."""
+    out = []
+    for m, t in zip(layout, parts):
+        n = _mode_size(b, m)
+        out.append(None if isinstance(n, int) and n % t == 0 else n)
+    return out
+
+
 def _mode_size(b: IndexBuilder, mode: list) -> Val:
     n: Val = 1
     for s, _ in mode:
@@ -587,10 +597,7 @@ class _KernelLowering:
         mask = sv.mask
         if rt.is_masked:
             if mask is None:
-                bounds = []
-                for m, t in zip(sv.layout, tile):
-                    n = _mode_size(b, m)
-                    bounds.append(None if isinstance(n, int) and n % t == 0 else n)
+                bounds = _uneven_bounds(b, sv.layout, tile)
                 mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
                 mask = _map_mask(mask, lambda m: Mask(
@@ -643,10 +650,7 @@ class _KernelLowering:
                 new.append([(-(-n // t), b.mul_(d, t))])
         mask = sv.mask
         if rt.is_masked:
-            bounds = []
-            for m, t in zip(sv.layout, counts):
-                n = _mode_size(b, m)
-                bounds.append(None if isinstance(n, int) and n % t == 0 else n)
+            bounds = _uneven_bounds(b, sv.layout, counts)
             local = Mask(list(tco), list(counts), [0] * len(counts), bounds)
             if mask is None:
                 mask = local
