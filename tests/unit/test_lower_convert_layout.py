@@ -47,6 +47,8 @@ from tilec.runtime.reference.errors import ExecutionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from helpers.programs import blocked_attr, conversion_program  # noqa: E402
+
 IN = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])  # the Gluon tutorial's in/out pair
 OUT = BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
 ROW = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])  # a warp per row, scalar
@@ -246,32 +248,11 @@ def test_chosen_layout_is_conflict_free_where_one_exists(case):
 
 def _program(shape, src, dst, eb) -> str:
     et = {2: "f16", 4: "f32", 8: "f64"}[eb]
-    dims = "x".join(map(str, shape))
-    lay = cute.Layout(tuple(shape), cute.compact_row_major(tuple(shape))) if len(shape) > 1 else cute.Layout(shape, (1,))
-    view = f"!layout.tensor<{et}, #layout.cute<{lay}>, gmem>"
-    threads = src.threads_per_cta
 
-    def enc(b):
-        return (
-            f"#layout.blocked<{{sizePerThread = {list(b.size_per_thread)}, threadsPerWarp = {list(b.threads_per_warp)}, "
-            f"warpsPerCTA = {list(b.warps_per_cta)}, order = {list(b.order)}}}>"
-        )
+    def enc(bl):
+        return blocked_attr(bl.size_per_thread, bl.threads_per_warp, bl.warps_per_cta, bl.order)
 
-    ts, td = f"tensor<{dims}x{et}, {enc(src)}>", f"tensor<{dims}x{et}, {enc(dst)}>"
-    return f"""
-func.func @cvt(%p: !layout.ptr<{et}>, %q: !layout.ptr<{et}>) {{
-  %a = layout.view %p : !layout.ptr<{et}> -> {view}
-  %b = layout.view %q : !layout.ptr<{et}> -> {view}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a : {view} -> {ts}
-    %w = layout.convert_layout %v : {ts} -> {td}
-    layout.store %w, %b : {td}, {view}
-  }}
-  func.return
-}}
-"""
+    return conversion_program(shape, enc(src), enc(dst), et, src.threads_per_cta)
 
 
 @settings(max_examples=40, **_SETTINGS)

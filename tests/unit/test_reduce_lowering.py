@@ -16,6 +16,7 @@ from tilec.dialects.distributed import BlockedLayout
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
+from helpers.programs import blocked_attr
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -34,8 +35,7 @@ def reduce_cases(draw):
 
 def reduce_program(shape, blocked, threads, et, axis, kind, in_loop) -> str:
     spt, tpw, wpc, order = blocked
-    enc = (f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
-           f"warpsPerCTA = {wpc}, order = {order}}}>")
+    enc = blocked_attr(spt, tpw, wpc, order)
     sl = f"#layout.slice<{{dim = {axis}, parent = {enc}}}>"
     m, n = shape
     k = shape[1 - axis]

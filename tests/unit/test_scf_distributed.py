@@ -15,6 +15,7 @@ from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
+from helpers.programs import blocked_attr
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -25,8 +26,7 @@ def loop_cases(draw):
     warps_log2 = draw(st.integers(0, 2))
     spt, tpw, wpc, order = blocked_parts(draw, warps_log2)
     shape = (1 << draw(st.integers(0, 5)), 1 << draw(st.integers(1, 5)))
-    enc = (f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
-           f"warpsPerCTA = {wpc}, order = {order}}}>")
+    enc = blocked_attr(spt, tpw, wpc, order)
     et = draw(st.sampled_from(["f32", "i32", "f16"]))
     return shape, enc, 32 << warps_log2, et, draw(st.integers(1, 4))
 

@@ -21,6 +21,7 @@ from tilec.dialects import cuda, layout
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from helpers.equivalence import assert_pass_preserves
+from helpers.programs import conversion_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ELEMENT_TYPES = ["f32", "f16", "i8", "f64", "i32"]
@@ -36,28 +37,7 @@ def _enc(ll: LinearLayout) -> str:
 
 def program(shape, src: LinearLayout, dst: LinearLayout, et: str, threads: int) -> str:
     """load in `src`, convert to `dst`, store: a row-major tile of `shape`."""
-    dims = "x".join(map(str, shape))
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.insert(0, acc)
-        acc *= s
-    cute = f"({','.join(map(str, shape))}):({','.join(map(str, strides))})"
-    view = f"!layout.tensor<{et}, #layout.cute<{cute}>, gmem>"
-    ts, td = f"tensor<{dims}x{et}, {_enc(src)}>", f"tensor<{dims}x{et}, {_enc(dst)}>"
-    return f"""
-func.func @cvt(%p: !layout.ptr<{et}>, %q: !layout.ptr<{et}>) {{
-  %a = layout.view %p : !layout.ptr<{et}> -> {view}
-  %b = layout.view %q : !layout.ptr<{et}> -> {view}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a : {view} -> {ts}
-    %w = layout.convert_layout %v : {ts} -> {td}
-    layout.store %w, %b : {td}, {view}
-  }}
-  func.return
-}}
-"""
+    return conversion_program(shape, _enc(src), _enc(dst), et, threads)
 
 
 def _bit(shape, k: int) -> tuple[int, ...]:
