@@ -34,15 +34,24 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
-MISALIGNED_SMEM_TILE_BYTES = 32 * 1024
+MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
-(rows that start off a 16-byte boundary, e.g. a row length of 16411 f32)."""
-LINE_BYTES_MISALIGNED = 128
-"""Bytes of such a tile along the source's contiguous mode: one 128-byte line per row,
-so the destination's runs get the rest of the budget (1 KiB of f32). Each run of a
-misaligned view starts and ends in a sector it shares with a neighbouring tile; long
-destination runs make those partial sectors few (H100, 16381 x 16411 f32: 64x64 tiles
-0.73 of cudaMemcpy, 128x32 0.84-0.89, 256x32 0.91)."""
+(rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
+shared memory, one block per SM."""
+MISALIGNED_TILE_ELEMENTS = 32 * 1024
+"""At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
+256 x 128 f32 tile takes 128 registers; a larger one would spill."""
+MISALIGNED_THREADS = 512
+"""Threads per block of such a tile."""
+LINE_BYTES_MISALIGNED = 512
+"""Bytes of such a tile along the source's contiguous mode, so the destination's runs
+get the rest of the budget (1 KiB of f32). Each run of a misaligned view starts and
+ends in a sector it shares with a neighbouring tile, and every warp-wide access of a
+misaligned run straddles two 128-byte lines; a written sector shared by two blocks
+costs most. Long runs on both sides make those few (H100, 16381 x 16411 f32, ratio to
+cudaMemcpy: 32x256 0.58, 64x64 0.73, 128x128 0.83-0.85, 256x32 0.90, 256x64 0.91,
+256x128 at 512 threads 0.92; with the destination aligned, 16384 x 16411, every shape
+tried stays at or below 0.93, the cost of the misaligned reads)."""
 MAX_GRID_X = 2**31 - 1
 """CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
@@ -63,7 +72,8 @@ class TilePass(ModulePass):
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
                      the mode's extent when that is static). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
-      threads=N      threads per block, 1..1024 (default 256).
+      threads=N      threads per block, 1..1024 (default: 512 for a misaligned
+                     transpose's tile, below; 256 otherwise).
 
     Preconditions: both views have the same number of top-level modes with the same
     extents (dynamic extents are taken from the `layout.view` index operands of either
@@ -81,10 +91,11 @@ class TilePass(ModulePass):
         s the largest power of two with s*s*E <= 16 KiB (64x64 f32, 128x128 i8).
         When either view cannot use 16-byte vectors (its pointer is not 16-byte
         aligned, or a stride other than its stride-1 run is not a multiple of 16
-        bytes, as in a 16381 x 16411 f32 transpose), the tile is 128 bytes along the
-        source's contiguous mode and the rest of a 32 KiB budget along the
-        destination's (32 x 256 f32): misaligned runs begin and end in sectors shared
-        with the neighbouring tiles, and long destination runs make those few.
+        bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
+        source's contiguous mode and the rest of a 128 KiB budget of at most 32768
+        elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
+        f64), at 512 threads: misaligned runs begin and end in sectors shared with the
+        neighbouring tiles, and long runs on both sides make those few.
       * Rank 3 and above: the two modes chosen as above get those extents, all other
         modes tile 1.
 
@@ -99,10 +110,10 @@ class TilePass(ModulePass):
     name = "tile"
 
     tile: tuple[int, ...] = ()
-    threads: int = 256
+    threads: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not 1 <= self.threads <= 1024:
+        if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
         if any(t <= 0 for t in self.tile):
             raise TilecError(f"tile: tile extents must be positive, got {list(self.tile)}")
@@ -134,7 +145,7 @@ class TilePass(ModulePass):
                 op=copy,
             )
         extents = tuple(b if a is DYN else a for a, b in zip(ss, ds))
-        tile = self._choose_tile(copy, sl, dl, extents, element_bytes(st.element_type))
+        tile, threads = self._choose_tile(copy, sl, dl, extents, element_bytes(st.element_type))
         try:
             views.tile_layout(sl, tile)
             views.tile_layout(dl, tile)
@@ -177,7 +188,7 @@ class TilePass(ModulePass):
                 op=copy,
             )
         grid = [self._group_size(counts, g, new_ops, const) for g in groups]
-        launch = LaunchOp(grid, self.threads)
+        launch = LaunchOp(grid, threads)
         body: list[Operation] = []
         coords: list[SSAValue | None] = [None] * len(tile)
         for g, bid in zip(groups, launch.block_ids):
@@ -229,7 +240,8 @@ class TilePass(ModulePass):
 
     def _choose_tile(
         self, copy: CopyOp, sl: cute.Layout, dl: cute.Layout, extents: tuple, eb: int
-    ) -> tuple[int, ...]:
+    ) -> tuple[tuple[int, ...], int]:
+        """(tile extents, threads per block)."""
         rank = len(extents)
         if self.tile:
             tile = tuple(self.tile)
@@ -239,7 +251,8 @@ class TilePass(ModulePass):
             what = "the copy's tile attribute"
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
-            return heuristic_tile(sl, dl, extents, eb, aligned)
+            threads = MISALIGNED_THREADS if _misaligned_transpose(sl, dl, aligned) else 256
+            return heuristic_tile(sl, dl, extents, eb, aligned), self.threads or threads
         if len(tile) != rank:
             raise TilecError(
                 f"tile: {what} {list(tile)} has {len(tile)} extents but the views have {rank} modes",
@@ -251,7 +264,14 @@ class TilePass(ModulePass):
                     f"tile: {what} {list(tile)} does not fit the views' shape {_shape(extents)}",
                     op=copy,
                 )
-        return tile
+        return tile, self.threads or 256
+
+
+def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool) -> bool:
+    """Whether the views are contiguous along different modes and one of them cannot
+    use 16-byte vectors (the tile heuristic's misaligned-transpose case)."""
+    cs, cd = contiguous_mode(sl), contiguous_mode(dl)
+    return cs is not None and cd is not None and cs != cd and not aligned
 
 
 def heuristic_tile(
@@ -270,10 +290,11 @@ def heuristic_tile(
 
     if rank == 1:
         tile[0] = clamp(0, ONE_D_BYTES // eb)
-    elif cs is not None and cd is not None and cs != cd and not aligned:
+    elif _misaligned_transpose(sl, dl, aligned):
+        budget = min(MISALIGNED_SMEM_TILE_BYTES // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
-        tile[cd] = clamp(cd, MISALIGNED_SMEM_TILE_BYTES // eb // tile[cs])
-        tile[cs] = clamp(cs, MISALIGNED_SMEM_TILE_BYTES // eb // tile[cd])
+        tile[cd] = clamp(cd, budget // tile[cs])
+        tile[cs] = clamp(cs, budget // tile[cd])
     elif cs is not None and cd is not None and cs != cd:
         s = pow2_floor(int((SMEM_TILE_BYTES // eb) ** 0.5))
         tile[cs], tile[cd] = clamp(cs, s), clamp(cd, s)

@@ -152,6 +152,7 @@ def passes_md() -> str:
                     f.default_factory() if f.default_factory is not dataclasses.MISSING else "(required)"
                 )
                 t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+                t = t.replace(" | ", " or ")  # a "|" would split the table cell
                 out.append(f"| `{f.name}` | `{t}` | `{default!r}` |")
             out.append("")
     return "\n".join(out).rstrip() + "\n"

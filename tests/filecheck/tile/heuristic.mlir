@@ -187,10 +187,12 @@ func.func @inside_launch(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, al
   func.return
 }
 
-// A transpose whose rows start off 16-byte boundaries (odd row lengths): 128 bytes
-// along the source's contiguous mode, the rest of 32 KiB along the destination's.
+// A transpose whose rows start off 16-byte boundaries (odd row lengths): 512 bytes
+// along the source's contiguous mode, the rest of 128 KiB (at most 32768 elements)
+// along the destination's, at 512 threads.
 // CHECK-LABEL: func.func @misaligned_transpose
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 32>}
+// CHECK:         layout.launch {{.*}} threads(512)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
 func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
@@ -200,10 +202,32 @@ func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<
 
 // The same shapes from a pointer aligned only to its element: the same choice.
 // CHECK-LABEL: func.func @unaligned_pointer_transpose
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 32>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
 func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>, !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
+  func.return
+}
+
+// f16: the element budget binds first (128 x 256, 64 KiB); f64: the byte budget
+// (256 x 64, 128 KiB). Both at 512 threads.
+// CHECK-LABEL: func.func @misaligned_transpose_f16
+// CHECK:         layout.launch {{.*}} threads(512)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 256>}
+func.func @misaligned_transpose_f16(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1021,1027):(1027,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f16, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f16, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  func.return
+}
+
+// CHECK-LABEL: func.func @misaligned_transpose_f64
+// CHECK:         layout.launch {{.*}} threads(512)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 64>}
+func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
+  %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
   func.return
 }
