@@ -178,8 +178,9 @@ def make_cases(quick: bool) -> list[Case]:
     cases.append(transpose_case("transpose f32", "f32", s, s))
     cases.append(transpose_case("transpose f16", "f16", 2 * s, s, goal=0.95))
     cases.append(transpose_case("transpose f64", "f64", s, s // 2))
+    # goal: within 3% of the divisible transpose's 0.98
     cases.append(transpose_case("transpose 16381x16411" if not quick else "transpose odd",
-                                "f32", s - 3, s + 27))
+                                "f32", s - 3, s + 27, goal=0.95))
     # nested (tiled) layout -> row-major: the source holds 64x64 tiles, each row-major,
     # tiles in row-major order; element (i, j) is at tile (i/64, j/64), offset (i%64, j%64)
     t = 64
