@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ class TilePass(ModulePass):
                      the mode's extent when that is static). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       threads=N      threads per block, 1..1024 (default: 512 for a misaligned
-                     transpose's tile, below; 256 otherwise).
+                     transpose's tile of 16384 elements or more, below; else 256).
 
     Preconditions: both views have the same number of top-level modes with the same
     extents (dynamic extents are taken from the `layout.view` index operands of either
@@ -251,8 +252,11 @@ class TilePass(ModulePass):
             what = "the copy's tile attribute"
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
-            threads = MISALIGNED_THREADS if _misaligned_transpose(sl, dl, aligned) else 256
-            return heuristic_tile(sl, dl, extents, eb, aligned), self.threads or threads
+            tile = heuristic_tile(sl, dl, extents, eb, aligned)
+            # 512 threads for a misaligned transpose's tile when it gives each 32 elements
+            big = math.prod(tile) >= 32 * MISALIGNED_THREADS
+            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
+            return tile, self.threads or threads
         if len(tile) != rank:
             raise TilecError(
                 f"tile: {what} {list(tile)} has {len(tile)} extents but the views have {rank} modes",

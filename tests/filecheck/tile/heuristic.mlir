@@ -231,3 +231,15 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
   layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
   func.return
 }
+
+// A small misaligned transpose: the tile is clamped by the extents (32 x 64), too few
+// elements for 512 threads, so 256.
+// CHECK-LABEL: func.func @small_misaligned_transpose
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 32, 64>}
+func.func @small_misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>, !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>
+  func.return
+}
