@@ -224,18 +224,7 @@ class TilePass(ModulePass):
         n = _static_product(counts, group)
         if n is not None:
             return const(n)
-        acc: SSAValue | None = None
-        for k in group:
-            c = counts[k]
-            v = const(c) if isinstance(c, int) else c
-            if acc is None:
-                acc = v
-            else:
-                m = arith.MuliOp(acc, v)
-                new_ops.append(m)
-                acc = m.result
-        assert acc is not None
-        return acc
+        return _product([const(counts[k]) if isinstance(counts[k], int) else counts[k] for k in group], new_ops)
 
     # ------------------------------------------------------------------ tile choice
 
@@ -323,6 +312,16 @@ def _static_product(counts, group: list[int]) -> int | None:
     return n
 
 
+def _product(values: list[SSAValue], new_ops: list[Operation]) -> SSAValue:
+    """The product of one or more index values, as `arith.muli` ops appended to new_ops."""
+    acc = values[0]
+    for v in values[1:]:
+        m = arith.MuliOp(acc, v)
+        new_ops.append(m)
+        acc = m.result
+    return acc
+
+
 def _shape(sizes) -> str:
     return "(" + ",".join(str(s) for s in sizes) + ")"
 
@@ -346,20 +345,11 @@ def _dynamic_extent(copy: CopyOp, k: int, new_ops: list[Operation]) -> SSAValue:
                 i += 1
             else:
                 static *= s
-        acc: SSAValue | None = None
         if static != 1 or not dyn:
             c = arith.ConstantOp.from_int_and_width(static, index)
             new_ops.append(c)
-            acc = c.result
-        for d in dyn:
-            if acc is None:
-                acc = d
-            else:
-                m = arith.MuliOp(acc, d)
-                new_ops.append(m)
-                acc = m.result
-        assert acc is not None
-        return acc
+            dyn.insert(0, c.result)
+        return _product(dyn, new_ops)
     raise TilecError(
         f"tile: mode {k} of the copy is dynamic but neither view is a `layout.view` "
         "whose index operands give its extent",
