@@ -27,6 +27,7 @@ from tilec.runtime.nvrtc import (  # noqa: E402
     cuda_include_dirs,
     resource_usage,
 )
+from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
 
 ARCH = "sm_90"
 needs_headers = pytest.mark.skipif(
@@ -546,12 +547,7 @@ def test_conversion_comment_kernels_compile_with_nvrtc(pipeline):
     run_pipeline(m, pipeline)
     text = emit(m, "cuda")
     assert text.count("// convert_layout ") == 3
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-
-        compile_cuda(text, arch="sm_90")
-    except (ImportError, OSError) as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
+    compile_sm90_or_skip(text)
 
 
 def test_shared_memory_past_48k_is_dynamic_and_compiles():

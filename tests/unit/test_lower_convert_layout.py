@@ -47,6 +47,7 @@ from tilec.runtime.reference.errors import ExecutionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
 from helpers.programs import blocked_attr, conversion_program  # noqa: E402
 
 IN = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])  # the Gluon tutorial's in/out pair
@@ -472,14 +473,7 @@ def test_auto_lowering_compiles_with_nvrtc(case):
     m = parse_module(_program(shape, src, dst, eb))
     run_pipeline(m, "lower-convert-layout,lower-to-gpu")
     text = emit(m, "cuda")
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-    except ImportError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    try:
-        compile_cuda(text, arch="sm_90")
-    except OSError as e:  # no NVRTC library in this environment
-        pytest.skip(f"NVRTC unavailable: {e}")
+    compile_sm90_or_skip(text)
     assert ("__shfl_sync(" in text) != ("__syncthreads" in text)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from tilec.compiler.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from helpers.nvrtc import compile_sm90_or_skip
 
 INPUTS = Path(__file__).resolve().parents[1] / "filecheck" / "lower-to-gpu"
 CASES = sorted(p.stem for p in INPUTS.glob("*.mlir"))
@@ -75,13 +76,7 @@ def test_lowered_program_computes_the_copy(name):
 
 @pytest.mark.parametrize("name", CASES)
 def test_lowered_program_compiles_with_nvrtc(name):
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-
-        src = emit(lowered(name), "cuda")
-        result = compile_cuda(src, arch="sm_90")
-    except (ImportError, OSError) as e:  # no NVRTC in this environment
-        pytest.skip(f"NVRTC unavailable: {e}")
+    result = compile_sm90_or_skip(emit(lowered(name), "cuda"))
     assert "spill" not in result.log or "0 bytes spill stores" in result.log
 
 

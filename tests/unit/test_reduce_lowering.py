@@ -16,6 +16,7 @@ from tilec.dialects.distributed import BlockedLayout
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
+from helpers.nvrtc import compile_sm90_or_skip
 from helpers.programs import blocked_attr
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,11 +94,6 @@ def test_reduce_kernels_compile_with_nvrtc(case):
     m = parse_module(reduce_program(*case))
     run_pipeline(m, "lower-to-gpu")
     text = emit(m, "cuda")
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-
-        compile_cuda(text, arch="sm_90")
-    except (ImportError, OSError) as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
+    compile_sm90_or_skip(text)
     if _warp_steps(case[0], case[1], case[4]):
         assert "__syncthreads();" in text and "// reduce across warps via smem:" in text

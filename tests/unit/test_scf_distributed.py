@@ -15,6 +15,7 @@ from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
+from helpers.nvrtc import compile_sm90_or_skip
 from helpers.programs import blocked_attr
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -92,12 +93,7 @@ def test_loop_kernels_compile_with_nvrtc(case):
     m = parse_module(loop_program(*case))
     run_pipeline(m, "lower-to-gpu")
     text = emit(m, "cuda")
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-
-        compile_cuda(text, arch="sm_90")
-    except (ImportError, OSError) as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
+    compile_sm90_or_skip(text)
     assert "for (" in text and "} else {" in text
 
 

@@ -21,6 +21,7 @@ from tilec.dialects import cuda, layout
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
 from helpers.programs import conversion_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,15 +144,6 @@ def test_shuffle_is_chosen_by_lower_convert_layout_auto(case):
     assert any(isinstance(o, layout.AllocOp) for o in m.walk()) == (not cheaper)
 
 
-def _nvrtc(src_text: str):
-    try:
-        from tilec.runtime.nvrtc import compile_cuda
-
-        return compile_cuda(src_text, arch="sm_90")
-    except (ImportError, OSError) as e:  # no NVRTC in this environment
-        pytest.skip(f"NVRTC unavailable: {e}")
-
-
 @settings(max_examples=12, **_SETTINGS)
 @given(intra_warp_pairs())
 def test_shuffle_kernels_compile_with_nvrtc(case):
@@ -159,7 +151,7 @@ def test_shuffle_kernels_compile_with_nvrtc(case):
     m = parse_module(program(shape, src, dst, et, threads))
     run_pipeline(m, "lower-convert-layout{shuffle=on},lower-to-gpu")
     text = emit(m, "cuda")
-    _nvrtc(text)
+    compile_sm90_or_skip(text)
     if conversion_kind(src, dst) == "warp_shuffle":
         assert "__shfl_sync(0xffffffffu" in text
         assert "// convert_layout via warp shuffles:" in text

@@ -1,0 +1,15 @@
+"""Compile emitted CUDA for sm_90 with NVRTC in a test, or skip the test where this
+environment has no NVRTC (the package or its library missing)."""
+
+import pytest
+
+
+def compile_sm90_or_skip(text: str):
+    """The NVRTC `CompileResult` of `text` for sm_90; skips the calling test when NVRTC
+    is unavailable. Compile errors still fail the test."""
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+
+        return compile_cuda(text, arch="sm_90")
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
