@@ -6,7 +6,6 @@ combines in the same order), also inside a loop, and compiles with NVRTC for sm_
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref

@@ -6,7 +6,6 @@ with NVRTC for sm_90."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
