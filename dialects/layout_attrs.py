@@ -484,15 +484,26 @@ def distributed_rank(attr: Attribute) -> int:
 
 
 def distributed_layout(attr: Attribute):
-    """The algebra object (BlockedLayout / SliceLayout) of a distributed layout attr;
-    linear layouts are returned as their `LinearBases`."""
+    """The algebra object of a distributed layout attr: a `BlockedLayout`, a
+    `SliceLayout`, or for `#layout.linear` a `LinearLayout` over the smallest
+    power-of-two shape that holds its bases (fitted to a tensor's shape by `to_linear`)."""
     if isinstance(attr, BlockedLayoutAttr):
         return attr.data
     if isinstance(attr, SliceLayoutAttr):
         return attr.layout
     if isinstance(attr, LinearLayoutAttr):
-        return attr.data
+        return _natural_linear(attr.data)
     raise VerifyException(f"not a distributed layout: {attr}")
+
+
+def _natural_linear(d: LinearBases):
+    from .linear import LinearLayout
+
+    rank = d.rank() or 0
+    return LinearLayout(
+        {"register": d.register, "lane": d.lane, "warp": d.warp, "block": d.block},
+        None if rank else [],
+    )
 
 
 def threads_per_block(attr: Attribute) -> int:

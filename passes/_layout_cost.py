@@ -1,11 +1,13 @@
 """What the layout-conversion passes share: the linear form of a distributed tensor type,
 layout equivalence, the kind of a conversion and the cost model that compares moving
-elements between threads with recomputing them.
+data between threads with loading or recomputing it.
 
-Costs are in *element operations per block*: one unit is one ALU operation on one register
-element of one thread. A conversion through shared memory writes every source register
-and reads every destination register (`smem` units each); a warp shuffle costs `shuffle`
-units per destination register; a register permutation and an identity cost nothing.
+Costs are in *bytes moved per block*, weighted by where the bytes go: a conversion
+through shared memory writes every source register and reads every destination register
+(`smem` per byte); a warp shuffle moves each destination register as a 32-bit word at
+least (`shuffle` per byte); a register permutation and an identity move nothing; a
+`layout.load` moves every register's bytes from memory (`gmem` per byte); recomputing an
+op costs `alu` per register element. Code in a loop counts its trip count times.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.dialects import layout
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     DistributedLayoutAttr,
+    element_bytes,
     threads_per_block,
     to_linear,
 )
@@ -81,44 +84,85 @@ def registers(t: TensorType) -> int:
     return ll.num_registers * threads_per_block(t.encoding)
 
 
+def elem_bytes(t: TensorType) -> int:
+    try:
+        return element_bytes(t.element_type)
+    except Exception:  # an element type the layout dialect does not store: 4 bytes
+        return 4
+
+
+def register_bytes(t: TensorType) -> int:
+    """Bytes of `t` held in registers over the threads of a block (copies included)."""
+    return registers(t) * elem_bytes(t)
+
+
 @dataclass(frozen=True)
 class CostModel:
-    """Units per register element: `alu` per recomputed op, `shuffle` per shuffled
-    element, `smem` per element written to or read from shared memory."""
+    """Weights per byte moved (`smem`, `shuffle`, `gmem`) and per register element
+    computed (`alu`); `trips` is the trip count assumed for a loop whose bounds are not
+    constants."""
 
-    alu: float = 1.0
-    shuffle: float = 2.0
-    smem: float = 2.0
+    alu: float = 2.0
+    shuffle: float = 1.0
+    smem: float = 1.0
+    gmem: float = 1.0
+    trips: int = 16
 
     def conversion(self, src: TensorType, dst: TensorType) -> float:
+        """Bytes a conversion moves, weighted by its kind: none for an identity or a
+        register permutation; a warp shuffle moves every destination register as a
+        32-bit word at least; shared memory writes every source register and reads
+        every destination register."""
         k = kind_of(src, dst)
         if k in ("identity", "register"):
             return 0.0
         if k == "warp_shuffle":
-            return self.shuffle * registers(dst)
-        return self.smem * (registers(src) + registers(dst))
+            return self.shuffle * registers(dst) * max(4, elem_bytes(dst))
+        return self.smem * (register_bytes(src) + register_bytes(dst))
+
+    def load(self, t: TensorType) -> float:
+        """Memory traffic of a `layout.load` into `t`: every register's bytes."""
+        return self.gmem * register_bytes(t)
 
     def recompute(self, op: Operation) -> float:
-        """Cost of running `op` once more (constants, splats and reshapes are free)."""
+        """Cost of running `op` once more (constants, splats and reshapes are free;
+        a load is memory traffic)."""
         if isinstance(op, arith.ConstantOp | layout.SplatOp | layout.BroadcastOp | layout.ExpandDimsOp):
             return 0.0
+        if isinstance(op, layout.LoadOp):
+            return self.load(op.result.type)
         return self.alu * sum(registers(r.type) for r in op.results if is_distributed(r.type))
 
 
 @dataclass(frozen=True, order=True)
 class Cost:
-    """What a rewrite costs, compared lexicographically: units, then conversions that
-    move data, then identity conversions left in the IR."""
+    """What a rewrite costs, compared lexicographically (the tie rule): weighted bytes
+    (`units`, each branch of an `scf.if` counted in full, a loop body times its trip
+    count), then the expected weighted bytes (`expected`: each branch counted half),
+    then conversions that move data, then identity conversions left in the IR. A
+    rewrite applies only when the cost after is strictly smaller, so ties keep the IR
+    as it is and every decision is deterministic."""
 
     units: float = 0.0
+    expected: float = 0.0
     moving: int = 0
     identities: int = 0
 
     def __add__(self, o: Cost) -> Cost:
-        return Cost(self.units + o.units, self.moving + o.moving, self.identities + o.identities)
+        return Cost(self.units + o.units, self.expected + o.expected,
+                    self.moving + o.moving, self.identities + o.identities)
 
     def __sub__(self, o: Cost) -> Cost:
-        return Cost(self.units - o.units, self.moving - o.moving, self.identities - o.identities)
+        return Cost(self.units - o.units, self.expected - o.expected,
+                    self.moving - o.moving, self.identities - o.identities)
+
+    def scaled(self, w: tuple[float, float]) -> Cost:
+        """This cost at a program point of weight `w` (see `point_weight`)."""
+        return Cost(self.units * w[0], self.expected * w[1], self.moving, self.identities)
+
+
+def work(units: float) -> Cost:
+    return Cost(units, units, 0, 0)
 
 
 def conversion_cost(model: CostModel, src: TensorType, dst: TensorType) -> Cost:
@@ -126,8 +170,59 @@ def conversion_cost(model: CostModel, src: TensorType, dst: TensorType) -> Cost:
         return Cost()
     k = kind_of(src, dst)
     if k == "identity":
-        return Cost(0.0, 0, 1)
-    return Cost(model.conversion(src, dst), 1, 0)
+        return Cost(0.0, 0.0, 0, 1)
+    u = model.conversion(src, dst)
+    return Cost(u, u, 1, 0)
+
+
+def _const_index(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def trip_count(model: CostModel, loop: Operation) -> int:
+    """A loop's static trip count, or `model.trips` when it is not known."""
+    if isinstance(loop, scf.ForOp):
+        lb, ub, st = (_const_index(v) for v in (loop.lb, loop.ub, loop.step))
+        if lb is not None and ub is not None and st is not None and st > 0:
+            return max(1, -((lb - ub) // st))
+    return model.trips
+
+
+def point_weight(model: CostModel, block: Block | None) -> tuple[float, float]:
+    """(worst-case, expected) weight of code in `block`: the trip counts of the
+    enclosing loops multiplied, and for the expected weight 1/2 per enclosing branch."""
+    w, e = 1.0, 1.0
+    while block is not None:
+        op = block.parent_op()
+        if op is None or isinstance(op, layout.LaunchOp):
+            break
+        if isinstance(op, scf.ForOp | scf.WhileOp):
+            n = trip_count(model, op)
+            w, e = w * n, e * n
+        elif isinstance(op, scf.IfOp):
+            e = e / 2
+        block = op.parent
+    return w, e
+
+
+def program_cost(model: CostModel, root: Operation) -> Cost:
+    """What every conversion, load and recomputable op under `root` costs, each at the
+    weight of its block: the measure that region rewrites must make smaller."""
+    total = Cost()
+    for op in root.walk():
+        if isinstance(op, layout.ConvertLayoutOp):
+            c = conversion_cost(model, op.source.type, op.result.type)
+        elif isinstance(op, layout.LoadOp) and is_distributed(op.result.type):
+            c = work(model.load(op.result.type))
+        elif is_elementwise(op) or isinstance(op, layout.ArangeOp):
+            c = work(model.recompute(op))
+        else:
+            continue
+        total = total + c.scaled(point_weight(model, op.parent))
+    return total
 
 
 # ----------------------------------------------------------------------------- ops
