@@ -22,17 +22,15 @@ from ._layout_cost import (
     is_distributed,
     is_elementwise,
     kind_of,
-    operand_targets,
-    retyped_clone,
-    same_layout,
+    point_weight,
     with_encoding,
 )
+from ._remat_plan import Node, Plan
+from ._scf_slots import rebuild_for, rebuild_if
 
 # Ops that accept an operand of any distributed layout (their own type does not follow
 # the operand's): an equivalent layout may replace the operand's layout freely.
 _LAYOUT_FREE_USERS = (layout.StoreOp, layout.ConvertLayoutOp)
-
-_MAX_SLICE = 64
 
 
 @dataclass(frozen=True)
@@ -98,18 +96,23 @@ class _Remover:
     model: CostModel
     reassociate: bool = False
     changed: bool = False
+    equiv: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    """Values the rewrites made -> the values they equal in another layout."""
 
     def run(self, module: ModuleOp) -> None:
         for _ in range(100):
             self.changed = False
-            for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
-                self.loop_carried(op)
             for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
                 self.if_yields(op)
             for cvt in [o for o in module.walk() if isinstance(o, layout.ConvertLayoutOp)]:
                 if cvt.parent is None:
                     continue
                 self.visit(cvt)
+            self.dce(module)
+            for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
+                self.forward_slots(op)
+            for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
+                self.prune_if(op)
             self.dce(module)
             if not self.changed:
                 break
@@ -167,15 +170,16 @@ class _Remover:
         return True
 
     def rematerialize(self, cvt: layout.ConvertLayoutOp) -> bool:
-        plan = _Plan(self.model, cvt)
+        """Recompute the converted value in the target layout (see `_remat_plan`)."""
+        plan = Plan(self.model, {cvt}, self.equiv)
         node = plan.plan(cvt.source, cvt.result.type.encoding)
-        if node is None or plan.too_big:
+        if plan.too_big or (node.kind == "convert" and node.value is cvt.source):
             return False
-        after = plan.cost()
-        before = conversion_cost(self.model, cvt.source.type, cvt.result.type)
-        if not after < before:
+        before = conversion_cost(self.model, cvt.source.type, cvt.result.type).scaled(
+            point_weight(self.model, cvt.parent))
+        if not plan.cost() < before:
             return False
-        new = plan.materialize(node)
+        new = plan.build(node)
         self.replace(cvt, new)
         return True
 
@@ -189,60 +193,30 @@ class _Remover:
         if len(user.results) != 1 or user.parent is not cvt.parent:
             return False
         src_t = cvt.source.type
-        before = conversion_cost(self.model, src_t, r.type)
+        w = point_weight(self.model, cvt.parent)
+        before = conversion_cost(self.model, src_t, r.type).scaled(w)
         res = user.results[0]
         if isinstance(user, layout.ReduceOp):
-            exact = user.kind.data in ("max", "min") or isinstance(src_t.element_type, IntegerType)
-            if not (exact or self.reassociate):
-                return False  # another layout sums floats in another order
-            ax = user.axis.value.data
-            new_rt = with_encoding(res.type, SliceLayoutAttr(IntAttr(ax), src_t.encoding))
-            after = conversion_cost(self.model, new_rt, res.type)
-            after = after + self._fold_gain(res, new_rt)
-            if not after < before:
-                return False
-            new_red = layout.ReduceOp.create(
-                operands=[cvt.source], result_types=[new_rt],
-                properties=dict(user.properties), attributes=dict(user.attributes),
-            )
-            new_cvt = layout.ConvertLayoutOp(new_red.result, res.type)
-            self.insert_before(user, new_red, new_cvt)
-            copy_loc(user, new_red)
-            copy_loc(cvt, new_cvt)
-            res.replace_all_uses_with(new_cvt.result)
-            self.erase(user)
-            self.erase(cvt)
-            self.changed = True
-            return True
+            return self.sink_reduce(cvt, user, before, w)
         if not is_elementwise(user):
             return False
         enc = src_t.encoding
-        plan = _Plan(self.model, None)
-        nodes = []
-        for o in user.operands:
-            if o is r:
-                nodes.append(("value", cvt.source))
-            elif is_distributed(o.type):
-                n = plan.plan(o, enc)
-                if n is None:
-                    return False
-                nodes.append(n)
-            else:
-                nodes.append(("value", o))
-        if plan.too_big:
+        plan = Plan(self.model, {cvt, user}, self.equiv, redirected={res})
+        plan.nodes[(r, enc)] = Node("value", cvt.source)
+        node = plan.plan(res, enc)
+        if plan.too_big or node.kind != "clone":
             return False
         new_rt = with_encoding(res.type, enc)
-        after = plan.cost() + conversion_cost(self.model, new_rt, res.type) + self._fold_gain(res, new_rt)
+        back = conversion_cost(self.model, new_rt, res.type).scaled(self._back_weight(res, plan))
+        after = plan.cost() + back + self._fold_gain(res, new_rt).scaled(w)
         ok = after < before or (
             before == after and kind_of(src_t, r.type) == "identity" and after.identities <= 1
         )
         if not ok:
             return False
-        operands = [plan.materialize(n) for n in nodes]
-        new_op = retyped_clone(user, operands, enc)
-        new_cvt = layout.ConvertLayoutOp(new_op.results[0], res.type)
-        self.insert_before(user, new_op, new_cvt)
-        copy_loc(user, new_op)
+        new = plan.build(node)
+        new_cvt = layout.ConvertLayoutOp(new, res.type)
+        Rewriter.insert_op(new_cvt, InsertPoint.after(new.owner))
         copy_loc(cvt, new_cvt)
         res.replace_all_uses_with(new_cvt.result)
         self.erase(user)
@@ -250,6 +224,47 @@ class _Remover:
             self.erase(cvt)
         self.changed = True
         return True
+
+    def sink_reduce(self, cvt: layout.ConvertLayoutOp, user: layout.ReduceOp, before: Cost,
+                    w: tuple[float, float]) -> bool:
+        src_t = cvt.source.type
+        res = user.results[0]
+        exact = user.kind.data in ("max", "min") or isinstance(src_t.element_type, IntegerType)
+        if not (exact or self.reassociate):
+            return False  # another layout sums floats in another order
+        ax = user.axis.value.data
+        new_rt = with_encoding(res.type, SliceLayoutAttr(IntAttr(ax), src_t.encoding))
+        after = (conversion_cost(self.model, new_rt, res.type) + self._fold_gain(res, new_rt)).scaled(w)
+        if not after < before:
+            return False
+        new_red = layout.ReduceOp.create(
+            operands=[cvt.source], result_types=[new_rt],
+            properties=dict(user.properties), attributes=dict(user.attributes),
+        )
+        new_cvt = layout.ConvertLayoutOp(new_red.result, res.type)
+        self.insert_before(user, new_red, new_cvt)
+        copy_loc(user, new_red)
+        copy_loc(cvt, new_cvt)
+        res.replace_all_uses_with(new_cvt.result)
+        self.erase(user)
+        self.erase(cvt)
+        self.changed = True
+        return True
+
+    def _back_weight(self, res: SSAValue, plan: Plan) -> tuple[float, float]:
+        """Where the conversion back of a sunk op's result will run: after the loop when
+        the result only feeds an `scf.for` slot whose body argument dies with the
+        rewrite (`forward_slots` then moves the conversion out), else in place."""
+        block = res.owner.parent
+        uses = list(res.uses)
+        loop = block.parent_op() if block is not None else None
+        if uses and isinstance(loop, scf.ForOp) and all(
+            isinstance(u.operation, scf.YieldOp) and u.operation.parent is block for u in uses
+        ):
+            args = [loop.body.block.args[1 + u.index] for u in uses]
+            if all(plan.dead_use(u) for a in args for u in a.uses):
+                return point_weight(self.model, loop.parent)
+        return point_weight(self.model, block)
 
     def _fold_gain(self, res: SSAValue, new_t: TensorType) -> Cost:
         """When `res`'s only use is a conversion to C, converting `new_t` -> C replaces
@@ -266,48 +281,61 @@ class _Remover:
 
     # ------------------------------------------------------------------ regions
 
-    def loop_carried(self, loop: scf.ForOp) -> None:
-        """Carry a value in the layout its body converts it to, when the body converts it
-        back before yielding."""
+    def forward_slots(self, loop: scf.ForOp) -> None:
+        """Drop the slots of `loop` that its body no longer reads: unused ones, and ones
+        that yield a conversion of another slot's yield from an equal start, whose
+        result is then that slot's result converted after the loop."""
         body = loop.body.block
-        yield_op = body.last_op
-        assert isinstance(yield_op, scf.YieldOp)
+        y = body.last_op
+        assert isinstance(y, scf.YieldOp)
+        drop: list[int] = []
         for i, arg in enumerate(body.args[1:]):
-            if not is_distributed(arg.type) or _unused(arg):
+            if not _unused(arg) or not is_distributed(arg.type):
                 continue
-            users = [u.operation for u in arg.uses]
-            if not all(isinstance(u, layout.ConvertLayoutOp) for u in users):
-                continue
-            target = users[0].result.type
-            if not all(u.result.type == target for u in users):
-                continue
-            y = yield_op.operands[i]
-            yo = y.owner
-            if not (isinstance(yo, layout.ConvertLayoutOp) and same_layout(yo.source.type, target)):
-                continue
-            a_t = arg.type
-            # entry
-            init = loop.iter_args[i]
-            c_in = layout.ConvertLayoutOp(init, target)
-            self.insert_before(loop, c_in)
-            copy_loc(users[0], c_in)
-            loop.operands[3 + i] = c_in.result
-            # body
-            new_arg = Rewriter.replace_value_with_new_type(arg, target)
-            for u in users:
-                u.result.replace_all_uses_with(new_arg)
-                self.erase(u)
-            c_y = layout.ConvertLayoutOp(y, target)
-            self.insert_before(yield_op, c_y)
-            yield_op.operands[i] = c_y.result
-            # exit
             res = loop.results[i]
-            new_res = Rewriter.replace_value_with_new_type(res, target)
-            uses = list(new_res.uses)
-            c_out = layout.ConvertLayoutOp(new_res, a_t)
-            Rewriter.insert_op(c_out, InsertPoint.after(loop))
-            for u in uses:
-                u.operation.operands[u.index] = c_out.result
+            if not _unused(res):
+                j = self._twin_slot(loop, i)
+                if j is None:
+                    continue
+                c = layout.ConvertLayoutOp(loop.results[j], res.type)
+                Rewriter.insert_op(c, InsertPoint.after(loop))
+                copy_loc(y.operands[i].owner, c)
+                res.replace_all_uses_with(c.result)
+            drop.append(i)
+        if drop:
+            keep = [i for i in range(len(body.args) - 1) if i not in drop]
+            rebuild_for(loop, keep, [])
+            self.changed = True
+
+    def _twin_slot(self, loop: scf.ForOp, i: int) -> int | None:
+        y = loop.body.block.last_op
+        yi = y.operands[i]
+        if not (isinstance(yi, OpResult) and isinstance(yi.op, layout.ConvertLayoutOp)):
+            return None
+        for j, yj in enumerate(y.operands):
+            if j != i and yj is yi.op.source and self._same_value(loop.iter_args[i], loop.iter_args[j]):
+                return j
+        return None
+
+    def _same_value(self, a: SSAValue, b: SSAValue) -> bool:
+        """Whether `a` and `b` hold the same elements (in any layouts)."""
+        def root(v: SSAValue) -> SSAValue:
+            while True:
+                if v in self.equiv:
+                    v = self.equiv[v]
+                elif isinstance(v, OpResult) and isinstance(v.op, layout.ConvertLayoutOp):
+                    v = v.op.source
+                else:
+                    return v
+        return root(a) is root(b)
+
+    def prune_if(self, op: scf.IfOp) -> None:
+        """Drop the distributed results of an `scf.if` that nothing uses."""
+        if not op.false_region.blocks:
+            return
+        keep = [i for i, r in enumerate(op.results) if not (_unused(r) and is_distributed(r.type))]
+        if len(keep) != len(op.results):
+            rebuild_if(op, keep, [])
             self.changed = True
 
     def if_yields(self, op: scf.IfOp) -> None:
@@ -395,104 +423,3 @@ def _inside(block: Block | None, op: Operation) -> bool:
     return False
 
 
-# ============================================================================ planning
-
-
-@dataclass
-class _Plan:
-    """Backward rematerialisation of a value in another layout: which producers are
-    recomputed, which values get a conversion, and what it all costs."""
-
-    model: CostModel
-    root: Operation | None
-    nodes: dict[tuple[SSAValue, object], tuple] = field(default_factory=dict)
-    too_big: bool = False
-    built: dict[tuple[SSAValue, object], SSAValue] = field(default_factory=dict)
-
-    def plan(self, v: SSAValue, enc) -> tuple | None:
-        """("value", v) | ("convert", x, type) | ("clone", op, enc, [nodes])."""
-        key = (v, enc)
-        if key in self.nodes:
-            return self.nodes[key]
-        t = v.type
-        want = with_encoding(t, enc)
-        node: tuple | None
-        if t == want:
-            node = ("value", v)
-        elif isinstance(v, OpResult) and isinstance(v.op, layout.ConvertLayoutOp) and v.op is not self.root:
-            x = v.op.source
-            node = ("value", x) if x.type == want else ("convert", x, want)
-        elif isinstance(v, OpResult) and (targets := operand_targets(v.op, enc)) is not None \
-                and len(v.op.results) == 1:
-            if len(self.nodes) > _MAX_SLICE:
-                self.too_big = True
-                return None
-            self.nodes[key] = ("pending",)
-            kids = []
-            for o, tg in zip(v.op.operands, targets):
-                if tg is None:
-                    kids.append(("value", o))
-                else:
-                    k = self.plan(o, tg)
-                    if k is None:
-                        del self.nodes[key]
-                        return None
-                    kids.append(k)
-            node = ("clone", v.op, enc, kids)
-        else:
-            node = ("convert", v, want)
-        self.nodes[key] = node
-        return node
-
-    def cost(self) -> Cost:
-        total = Cost()
-        cloned = {n[1]: n for n in self.nodes.values() if n[0] == "clone"}
-        for n in self.nodes.values():
-            if n[0] == "convert":
-                total = total + conversion_cost(self.model, n[1].type, n[2])
-        # an original op stays alive when something outside the slice uses it
-        alive: set[Operation] = set()
-        work = []
-        for op in cloned:
-            if any(u.operation not in cloned and u.operation is not self.root
-                   for r in op.results for u in r.uses):
-                work.append(op)
-        while work:
-            op = work.pop()
-            if op in alive:
-                continue
-            alive.add(op)
-            for o in op.operands:
-                if isinstance(o, OpResult) and o.op in cloned:
-                    work.append(o.op)
-        if self.root is None:  # sinking: the user's other operands keep their producers
-            alive = set(cloned)
-        for op in alive:
-            total = total + Cost(self.model.recompute(op), 0, 0)
-        return total
-
-    def materialize(self, node: tuple) -> SSAValue:
-        kind = node[0]
-        if kind == "value":
-            return node[1]
-        if kind == "convert":
-            x, want = node[1], node[2]
-            key = (x, want)
-            if key not in self.built:
-                c = layout.ConvertLayoutOp(x, want)
-                if isinstance(x, BlockArgument):
-                    Rewriter.insert_op(c, InsertPoint.at_start(x.block))
-                else:
-                    Rewriter.insert_op(c, InsertPoint.after(x.owner))
-                    copy_loc(x.owner, c)
-                self.built[key] = c.result
-            return self.built[key]
-        op, enc, kids = node[1], node[2], node[3]
-        key = (op.results[0], enc)
-        if key not in self.built:
-            operands = [self.materialize(k) for k in kids]
-            new = retyped_clone(op, operands, enc)
-            Rewriter.insert_op(new, InsertPoint.after(op))
-            copy_loc(op, new)
-            self.built[key] = new.results[0]
-        return self.built[key]

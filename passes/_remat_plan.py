@@ -1,0 +1,324 @@
+"""Backward rematerialisation of a value in another distributed layout, for
+`remove-layout-conversions` (not a pass): which producers are recomputed, which loads are
+issued again, which `scf.if` results and `scf.for` slots get a twin in the new layout,
+which values get a conversion, what it all costs and how it is built.
+
+A plan is a graph of `Node`s, one per (value, layout) asked for; a loop-carried value
+asks for itself through the loop's yield, so nodes are made before their operands and a
+loop slot's yielded value is built last."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilec.compiler.locations import copy_loc
+from tilec.dialects import layout
+from tilec.dialects.layout_attrs import threads_per_block
+
+from ._layout_cost import (
+    Cost,
+    CostModel,
+    conversion_cost,
+    is_distributed,
+    operand_targets,
+    point_weight,
+    registers,
+    retyped_clone,
+    with_encoding,
+    work,
+)
+from ._scf_slots import rebuild_for, rebuild_if
+
+MAX_NODES = 64
+
+
+@dataclass(eq=False)
+class Slot:
+    """A new `scf.for` slot carrying slot `index` of `loop` in layout `enc`."""
+
+    loop: scf.ForOp
+    index: int
+    enc: Attribute
+    init: Node | None = None
+    yielded: Node | None = None
+    built: tuple[SSAValue, SSAValue] | None = None  # (body argument, result)
+
+
+@dataclass(eq=False)
+class Node:
+    """kind: `value` (v as it is), `convert` (a conversion of v to `want`), `clone`
+    (op recomputed in `enc`), `reload` (a load issued again in `enc`), `if` (result
+    `index` of an scf.if, both branches yielding `kids` in `enc`), `arg` / `result`
+    (the body argument / result of a new loop `slot`)."""
+
+    kind: str
+    value: SSAValue | None = None
+    want: TensorType | None = None
+    op: Operation | None = None
+    enc: Attribute | None = None
+    kids: list[Node] = field(default_factory=list)
+    index: int = 0
+    slot: Slot | None = None
+
+
+def cheap_load(op: Operation) -> bool:
+    """Triton's rule (`isExpensiveLoadOrStore`): a load is cheap to issue again when it
+    reads one element, or fewer elements than the block has threads (the repeat hits
+    the cache lines the first load brought in)."""
+    if not isinstance(op, layout.LoadOp) or not is_distributed(op.result.type):
+        return False
+    t = op.result.type
+    n = 1
+    for s in t.get_shape():
+        n *= s
+    return n == 1 or n < threads_per_block(t.encoding)
+
+
+def block_of(v: SSAValue) -> Block | None:
+    if isinstance(v, BlockArgument):
+        return v.block
+    assert isinstance(v, OpResult)
+    return v.op.parent
+
+
+@dataclass
+class Plan:
+    model: CostModel
+    roots: set[Operation]
+    """Ops the rewrite removes (the conversion, a sunk user): their uses keep nothing alive."""
+    equiv: dict[SSAValue, SSAValue]
+    """Filled when built: each new value -> the value it equals in another layout."""
+    redirected: set[SSAValue] = field(default_factory=set)
+    """Values whose uses the rewrite hands to a conversion of their new twin."""
+    nodes: dict[tuple[SSAValue, Attribute], Node] = field(default_factory=dict)
+    slots: dict[tuple[Operation, int, Attribute], Slot] = field(default_factory=dict)
+    too_big: bool = False
+    built: dict[int, SSAValue] = field(default_factory=dict)
+    renamed: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    pending_yields: list[Slot] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ planning
+
+    def plan(self, v: SSAValue, enc: Attribute) -> Node:
+        key = (v, enc)
+        if key in self.nodes:
+            return self.nodes[key]
+        if len(self.nodes) > MAX_NODES:
+            self.too_big = True
+        t = v.type
+        want = with_encoding(t, enc)
+        if t == want or self.too_big:
+            node = Node("value", v) if t == want else Node("convert", v, want)
+            self.nodes[key] = node
+            return node
+        op = v.op if isinstance(v, OpResult) else None
+        if isinstance(op, layout.ConvertLayoutOp) and op not in self.roots:
+            x = op.source
+            node = Node("value", x) if x.type == want else Node("convert", x, want)
+            self.nodes[key] = node
+            return node
+        if op is not None and cheap_load(op):
+            node = Node("reload", v, want, op, enc)
+            self.nodes[key] = node
+            return node
+        if op is not None and len(op.results) == 1 and (targets := operand_targets(op, enc)) is not None:
+            node = Node("clone", v, want, op, enc)
+            self.nodes[key] = node
+            for o, tg in zip(op.operands, targets):
+                node.kids.append(Node("value", o) if tg is None else self.plan(o, tg))
+            return node
+        if isinstance(op, scf.IfOp) and op.false_region.blocks:
+            i = v.index
+            node = Node("if", v, want, op, enc, index=i)
+            self.nodes[key] = node
+            for region in (op.true_region, op.false_region):
+                node.kids.append(self.plan(region.block.last_op.operands[i], enc))
+            return node
+        loop, i = _for_slot(v)
+        if loop is not None:
+            slot = Slot(loop, i, enc)
+            self.slots[(loop, i, enc)] = slot
+            arg, res = loop.body.block.args[1 + i], loop.results[i]
+            self.nodes[(arg, enc)] = a = Node("arg", arg, with_encoding(arg.type, enc), slot=slot)
+            self.nodes[(res, enc)] = r = Node("result", res, with_encoding(res.type, enc), slot=slot)
+            slot.init = self.plan(loop.iter_args[i], enc)
+            slot.yielded = self.plan(loop.body.block.last_op.operands[i], enc)
+            return a if v is arg else r
+        node = Node("convert", v, want)
+        self.nodes[key] = node
+        return node
+
+    # ------------------------------------------------------------------ cost
+
+    def cost(self) -> Cost:
+        """What building the plan adds: its conversions and new loads and ops, each at
+        the weight of the block it goes into, less the ops that it leaves dead."""
+        total = Cost()
+        cloned = self.cloned()
+        for n in self.nodes.values():
+            if n.kind == "convert":
+                total = total + conversion_cost(self.model, n.value.type, n.want).scaled(
+                    point_weight(self.model, block_of(n.value)))
+        alive = self._alive(cloned)
+        moved: set[Operation] = set()
+        for n in self.nodes.values():
+            if n.kind not in ("clone", "reload"):
+                continue
+            op = n.op
+            w = point_weight(self.model, op.parent)
+            new = self._new_cost(op, n.want)
+            if op in alive or op in moved:
+                total = total + work(new).scaled(w)
+            else:  # the op only changes layout
+                moved.add(op)
+                total = total + work(new - self.model.recompute(op)).scaled(w)
+        return total
+
+    def _new_cost(self, op: Operation, want: TensorType) -> float:
+        if isinstance(op, layout.LoadOp):
+            return self.model.load(want)
+        if self.model.recompute(op) == 0.0:
+            return 0.0
+        return self.model.alu * registers(want)
+
+    def cloned(self) -> set[Operation]:
+        return {n.op for n in self.nodes.values() if n.kind in ("clone", "reload")}
+
+    def dead_use(self, use) -> bool:
+        return self._dead_use(use, self.cloned())
+
+    def _dead_use(self, use, cloned: set[Operation]) -> bool:
+        """Whether a use goes away with the rewrite: by a removed or recomputed op, or
+        by a yield into an if result or loop slot that nothing else uses."""
+        user = use.operation
+        if user in cloned or user in self.roots:
+            return True
+        if not isinstance(user, scf.YieldOp):
+            return False
+        parent = user.parent_op()
+        gone = lambda v: all(u.operation in cloned or u.operation in self.roots for u in v.uses)  # noqa: E731
+        if isinstance(parent, scf.IfOp):
+            return gone(parent.results[use.index])
+        if isinstance(parent, scf.ForOp):
+            i = use.index
+            return gone(parent.results[i]) and gone(parent.body.block.args[1 + i])
+        return False
+
+    def _alive(self, cloned: set[Operation]) -> set[Operation]:
+        """The recomputed ops whose originals something outside the plan still uses."""
+        alive: set[Operation] = set()
+        work_list = [op for op in cloned
+                     if any(r not in self.redirected and not self._dead_use(u, cloned)
+                            for r in op.results for u in r.uses)]
+        while work_list:
+            op = work_list.pop()
+            if op in alive:
+                continue
+            alive.add(op)
+            for o in op.operands:
+                if isinstance(o, OpResult) and o.op in cloned:
+                    work_list.append(o.op)
+        return alive
+
+    # ------------------------------------------------------------------ building
+
+    def build(self, node: Node) -> SSAValue:
+        """The plan's value for `node`, in the IR; loop slots get their yields last."""
+        v = self._build(node)
+        while self.pending_yields:
+            slot = self.pending_yields.pop()
+            new_loop = self._resolve_op(slot)
+            y = new_loop.body.block.last_op
+            j = self._slot_position(slot, new_loop)
+            value = self._build(slot.yielded)
+            y.operands = [*y.operands[:j], value, *y.operands[j + 1:]]
+        return self.resolve(v)
+
+    def resolve(self, v: SSAValue) -> SSAValue:
+        while v in self.renamed:
+            v = self.renamed[v]
+        return v
+
+    def _record(self, node: Node, new: SSAValue) -> SSAValue:
+        self.built[id(node)] = new
+        if node.value is not None:
+            self.equiv[new] = node.value
+        return new
+
+    def _build(self, node: Node) -> SSAValue:
+        if id(node) in self.built:
+            return self.resolve(self.built[id(node)])
+        kind = node.kind
+        if kind == "value":
+            return self.resolve(node.value)
+        if kind == "convert":
+            x = self.resolve(node.value)
+            c = layout.ConvertLayoutOp(x, node.want)
+            if isinstance(x, BlockArgument):
+                Rewriter.insert_op(c, InsertPoint.at_start(x.block))
+            else:
+                Rewriter.insert_op(c, InsertPoint.after(x.owner))
+                copy_loc(x.owner, c)
+            return self._record(node, c.result)
+        if kind in ("clone", "reload"):
+            op = node.op
+            operands = list(op.operands) if kind == "reload" else [self._build(k) for k in node.kids]
+            new = retyped_clone(op, operands, node.enc)
+            Rewriter.insert_op(new, InsertPoint.after(op))
+            copy_loc(op, new)
+            return self._record(node, new.results[0])
+        if kind == "if":
+            then_v, else_v = (self._build(k) for k in node.kids)
+            op = self._current_if(node)
+            n = len(op.results)
+            new = rebuild_if(op, list(range(n)), [(then_v, else_v)])
+            for a, b in zip(op.results, new.results):
+                self.renamed[a] = b
+            return self._record(node, new.results[n])
+        # a loop slot
+        slot = node.slot
+        if slot.built is None:
+            init = self._build(slot.init)
+            loop = self._resolve_op(slot)
+            n = len(loop.iter_args)
+            old_arg = loop.body.block.args[1 + slot.index]
+            new = rebuild_for(loop, list(range(n)), [init])
+            for a, b in zip(loop.results, new.results):
+                self.renamed[a] = b
+            slot.built = (new.body.block.args[1 + n], new.results[n])
+            slot.loop = new
+            self.equiv[slot.built[0]] = old_arg
+            self.equiv[slot.built[1]] = new.results[slot.index]
+            self.pending_yields.append(slot)
+        return slot.built[0] if kind == "arg" else self.resolve(slot.built[1])
+
+    def _current_if(self, node: Node) -> scf.IfOp:
+        res = self.resolve(node.op.results[node.index])
+        assert isinstance(res, OpResult) and isinstance(res.op, scf.IfOp)
+        node.op = res.op
+        return res.op
+
+    def _resolve_op(self, slot: Slot) -> scf.ForOp:
+        res = self.resolve(slot.loop.results[slot.index] if slot.built is None else slot.built[1])
+        assert isinstance(res, OpResult) and isinstance(res.op, scf.ForOp)
+        return res.op
+
+    def _slot_position(self, slot: Slot, loop: scf.ForOp) -> int:
+        return self.resolve(slot.built[1]).index
+
+
+def _for_slot(v: SSAValue) -> tuple[scf.ForOp | None, int]:
+    """(loop, slot) when `v` is a distributed loop-carried body argument or result of an
+    scf.for, else (None, 0)."""
+    if not is_distributed(v.type):
+        return None, 0
+    if isinstance(v, OpResult) and isinstance(v.op, scf.ForOp):
+        return v.op, v.index
+    if isinstance(v, BlockArgument) and v.index > 0 and isinstance(v.block.parent_op(), scf.ForOp):
+        return v.block.parent_op(), v.index - 1
+    return None, 0

@@ -1,0 +1,65 @@
+"""Adding and removing the values that cross an `scf.if` or `scf.for` boundary (results,
+loop-carried slots), for `remove-layout-conversions` (not a pass).
+
+xDSL ops have a fixed list of results, so each edit builds a new op that takes the old
+op's regions, hands the old results' uses to the new results, and erases the old op."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import scf
+from xdsl.ir import Attribute, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilec.compiler.locations import copy_loc
+
+
+def _move_results(old, new, keep: Sequence[int]) -> None:
+    for k, i in enumerate(keep):
+        old.results[i].replace_all_uses_with(new.results[k])
+        if old.results[i].name_hint:
+            new.results[k].name_hint = old.results[i].name_hint
+
+
+def rebuild_if(
+    op: scf.IfOp, keep: Sequence[int], extra: Sequence[tuple[SSAValue, SSAValue]]
+) -> scf.IfOp:
+    """`op` with results `keep` (indices, in order) followed by one result per
+    (then value, else value) of `extra`; results not kept must be unused."""
+    yt, yf = op.true_region.block.last_op, op.false_region.block.last_op
+    assert isinstance(yt, scf.YieldOp) and isinstance(yf, scf.YieldOp)
+    yt.operands = [*(yt.operands[i] for i in keep), *(a for a, _ in extra)]
+    yf.operands = [*(yf.operands[i] for i in keep), *(b for _, b in extra)]
+    types: list[Attribute] = [op.results[i].type for i in keep] + [a.type for a, _ in extra]
+    new = scf.IfOp(op.cond, types, op.detach_region(op.true_region), op.detach_region(op.false_region))
+    new.attributes.update(op.attributes)
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    copy_loc(op, new)
+    _move_results(op, new, keep)
+    Rewriter.erase_op(op)
+    return new
+
+
+def rebuild_for(loop: scf.ForOp, keep: Sequence[int], inits: Sequence[SSAValue]) -> scf.ForOp:
+    """`loop` with carried slots `keep` (indices, in order) followed by one new slot per
+    value of `inits`, whose body argument is appended to the body and whose yielded value
+    is, until the caller sets it, the init itself. Slots not kept must be unused (their
+    body argument and result)."""
+    body = loop.body.block
+    y = body.last_op
+    assert isinstance(y, scf.YieldOp)
+    drop = [i for i in range(len(loop.iter_args)) if i not in keep]
+    y.operands = [*(y.operands[i] for i in keep), *inits]
+    for i in reversed(drop):
+        body.erase_arg(body.args[1 + i])
+    for v in inits:
+        body.insert_arg(v.type, len(body.args))
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [*(loop.iter_args[i] for i in keep), *inits],
+                    loop.detach_region(loop.body))
+    new.attributes.update(loop.attributes)
+    Rewriter.insert_op(new, InsertPoint.before(loop))
+    copy_loc(loop, new)
+    _move_results(loop, new, keep)
+    Rewriter.erase_op(loop)
+    return new
