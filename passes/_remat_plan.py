@@ -20,6 +20,7 @@ from tilec.compiler.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import threads_per_block
 
+from ._analysis import depends_on_thread
 from ._layout_cost import (
     Cost,
     CostModel,
@@ -79,6 +80,17 @@ def cheap_load(op: Operation) -> bool:
     return n == 1 or n < threads_per_block(t.encoding)
 
 
+def uniform(op: Operation) -> bool:
+    """Whether every thread of the block takes the same path through an `scf.if` or
+    `scf.for` (its condition or bounds do not depend on the thread id): only then may a
+    conversion, which moves data between threads, cross its boundary."""
+    if isinstance(op, scf.IfOp):
+        return not depends_on_thread(op.cond)
+    if isinstance(op, scf.ForOp):
+        return not any(depends_on_thread(v) for v in (op.lb, op.ub, op.step))
+    return False
+
+
 def block_of(v: SSAValue) -> Block | None:
     if isinstance(v, BlockArgument):
         return v.block
@@ -132,7 +144,7 @@ class Plan:
             for o, tg in zip(op.operands, targets):
                 node.kids.append(Node("value", o) if tg is None else self.plan(o, tg))
             return node
-        if isinstance(op, scf.IfOp) and op.false_region.blocks:
+        if isinstance(op, scf.IfOp) and op.false_region.blocks and uniform(op):
             i = v.index
             node = Node("if", v, want, op, enc, index=i)
             self.nodes[key] = node
@@ -140,7 +152,7 @@ class Plan:
                 node.kids.append(self.plan(region.block.last_op.operands[i], enc))
             return node
         loop, i = _for_slot(v)
-        if loop is not None:
+        if loop is not None and uniform(loop):
             slot = Slot(loop, i, enc)
             self.slots[(loop, i, enc)] = slot
             arg, res = loop.body.block.args[1 + i], loop.results[i]

@@ -32,7 +32,8 @@ def rebuild_if(
     yt.operands = [*(yt.operands[i] for i in keep), *(a for a, _ in extra)]
     yf.operands = [*(yf.operands[i] for i in keep), *(b for _, b in extra)]
     types: list[Attribute] = [op.results[i].type for i in keep] + [a.type for a, _ in extra]
-    new = scf.IfOp(op.cond, types, op.detach_region(op.true_region), op.detach_region(op.false_region))
+    then_region, else_region = op.true_region, op.false_region
+    new = scf.IfOp(op.cond, types, op.detach_region(then_region), op.detach_region(else_region))
     new.attributes.update(op.attributes)
     Rewriter.insert_op(new, InsertPoint.before(op))
     copy_loc(op, new)

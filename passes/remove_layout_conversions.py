@@ -25,7 +25,7 @@ from ._layout_cost import (
     point_weight,
     with_encoding,
 )
-from ._remat_plan import Node, Plan
+from ._remat_plan import Node, Plan, uniform
 from ._scf_slots import rebuild_for, rebuild_if
 
 # Ops that accept an operand of any distributed layout (their own type does not follow
@@ -340,7 +340,7 @@ class _Remover:
 
     def if_yields(self, op: scf.IfOp) -> None:
         """Yield unconverted values from both branches and convert once after the if."""
-        if not op.false_region.blocks:
+        if not op.false_region.blocks or not uniform(op):
             return
         yt = op.true_region.block.last_op
         yf = op.false_region.block.last_op
@@ -400,7 +400,7 @@ def _removable(op: Operation) -> bool:
     return isinstance(
         op,
         layout.ConvertLayoutOp | layout.SplatOp | layout.ArangeOp | layout.BroadcastOp
-        | layout.ExpandDimsOp | layout.ReduceOp | arith.ConstantOp,
+        | layout.ExpandDimsOp | layout.ReduceOp | layout.LoadOp | arith.ConstantOp,
     ) or is_elementwise(op)
 
 
