@@ -82,8 +82,9 @@ func.func @if_one_branch_converts(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-LABEL: func.func @if_keeps
 // CHECK:         scf.if
 // CHECK-NOT:     layout.convert_layout
+// CHECK:         } else {
 // CHECK:           scf.yield %{{.*}} : tensor<32x32xf32, #layout.blocked<{sizePerThread = [1, 4]
-// CHECK-NEXT:    }
+// CHECK-NEXT:    }{{$}}
 // CHECK-NEXT:    layout.convert_layout
 // CHECK-NEXT:    layout.store
 func.func @if_keeps(%p: !layout.ptr<f32>, %p2: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
