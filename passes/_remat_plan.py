@@ -259,7 +259,7 @@ class Plan:
     def _record(self, node: Node, new: SSAValue) -> SSAValue:
         self.built[id(node)] = new
         if node.value is not None:
-            self.equiv[new] = node.value
+            self.equiv[new] = self.resolve(node.value)
         return new
 
     def _build(self, node: Node) -> SSAValue:
