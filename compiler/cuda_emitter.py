@@ -785,6 +785,9 @@ class CudaEmitter(BasePrinter):
         for op in block.ops:
             if isinstance(op, scf.YieldOp):
                 self.print_yield(op, results)
+            elif isinstance(op, scf.ConditionOp):
+                self.print_assign(op, results, op.args)
+                self.line(f"if (!{self.expr(op.condition)}) break;")
             elif isinstance(op, gpu.ReturnOp) and op is block.last_op:
                 if block.parent_op() is not None and isinstance(
                     block.parent_op(), gpu.FuncOp
@@ -799,9 +802,13 @@ class CudaEmitter(BasePrinter):
         self.last_loc = None
 
     def print_yield(self, op: scf.YieldOp, results: Sequence[str]) -> None:
+        self.print_assign(op, results, op.operands)
+
+    def print_assign(self, op: Operation, results: Sequence[str], values: Sequence[SSAValue]) -> None:
+        """`results[i] = values[i]` for every i, as one parallel assignment."""
         pairs = [
             (target, value)
-            for target, value in zip(results, op.operands, strict=True)
+            for target, value in zip(results, values, strict=True)
             if target != self.expr(value)
         ]
         if len(pairs) > 1:
@@ -1271,6 +1278,21 @@ class CudaEmitter(BasePrinter):
             self.line(f"{ctype} {name}{init};")
             names.append(name)
         return names
+
+    @emit.register
+    def _(self, op: scf.WhileOp):
+        """`while (true)`: the values entering `before` are variables initialised with
+        the operands (what `after` yields assigns them), the results are variables that
+        `scf.condition` assigns before it leaves the loop; `after`'s arguments are the
+        results' variables."""
+        before, after = op.before_region.block, op.after_region.block
+        state = self.declare_results(op, before.args, op.arguments)
+        results = self.declare_results(op, op.results, (), after.args)
+        self.line("while (true) {")
+        with self.indented():
+            self.print_block(before, results)
+            self.print_block(after, state)
+        self.line("}")
 
     @emit.register
     def _(self, op: scf.IfOp):

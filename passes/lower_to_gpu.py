@@ -1514,6 +1514,30 @@ class _KernelLowering:
         new = b.add(scf.IfOp(cond, types, Region(then), Region(other) if other is not None else Region()))
         self._unpack_all(carriers, list(new.results), list(op.results))
 
+    def op_scf_while(self, op: scf.WhileOp):
+        """scf.while: the values entering `before` (the operands, then what `after`
+        yields) and the values `scf.condition` forwards to `after` and to the results
+        are carried as in `op_scf_for`; the condition is an i1 of each thread."""
+        b = self.b
+        into = [self.carrier(v.type, op) for v in op.arguments]
+        out = [self.carrier(r.type, op) for r in op.results]
+        inits = [v for c, x in zip(into, op.arguments) for v in c[1](self.get(x))]
+        before = Block(arg_types=[t for c in into for t in c[0]])
+        after = Block(arg_types=[t for c in out for t in c[0]])
+        self._unpack_all(into, list(before.args), list(op.before_region.block.args))
+        self._unpack_all(out, list(after.args), list(op.after_region.block.args))
+        with b.at(before):
+            for o in op.before_region.block.ops:
+                if isinstance(o, scf.ConditionOp):
+                    flat = [v for c, x in zip(out, o.args) for v in c[1](self.get(x))]
+                    cond = self.get(o.condition)
+                    b.add(scf.ConditionOp(cond if isinstance(cond, SSAValue) else b.ssa(cond), *flat))
+                else:
+                    self.lower(o)
+        self.lower_region_body(op.after_region.block, after, into)
+        new = b.add(scf.WhileOp(inits, [t for c in out for t in c[0]], Region(before), Region(after)))
+        self._unpack_all(out, list(new.results), list(op.results))
+
     # -------------------------------------------------------------- copies (CuTe path)
     def op_layout_copy(self, op: layout.CopyOp):
         self.copy(op, asynchronous=False)
