@@ -33,21 +33,25 @@ from ._layout_cost import (
     with_encoding,
     work,
 )
-from ._scf_slots import rebuild_for, rebuild_if
+from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
 MAX_NODES = 64
 
 
 @dataclass(eq=False)
 class Slot:
-    """A new `scf.for` slot carrying slot `index` of `loop` in layout `enc`."""
+    """A twin in layout `enc` of value `index` that crosses the boundary of `loop`:
+    `for` (a carried slot: init, body argument, yield, result), `iter` (a value
+    entering an scf.while's `before`: init, `before` argument, `after`'s yield) or
+    `fwd` (a value scf.condition forwards: `after` argument, result)."""
 
-    loop: scf.ForOp
+    kind: str
+    loop: Operation
     index: int
     enc: Attribute
     init: Node | None = None
     yielded: Node | None = None
-    built: tuple[SSAValue, SSAValue] | None = None  # (body argument, result)
+    built: tuple[SSAValue, SSAValue | None] | None = None  # (block argument, result)
 
 
 @dataclass(eq=False)
@@ -88,6 +92,8 @@ def uniform(op: Operation) -> bool:
         return not depends_on_thread(op.cond)
     if isinstance(op, scf.ForOp):
         return not any(depends_on_thread(v) for v in (op.lb, op.ub, op.step))
+    if isinstance(op, scf.WhileOp):
+        return not depends_on_thread(op.before_region.block.last_op.condition)
     return False
 
 
@@ -108,11 +114,11 @@ class Plan:
     redirected: set[SSAValue] = field(default_factory=set)
     """Values whose uses the rewrite hands to a conversion of their new twin."""
     nodes: dict[tuple[SSAValue, Attribute], Node] = field(default_factory=dict)
-    slots: dict[tuple[Operation, int, Attribute], Slot] = field(default_factory=dict)
     too_big: bool = False
     built: dict[int, SSAValue] = field(default_factory=dict)
     renamed: dict[SSAValue, SSAValue] = field(default_factory=dict)
-    pending_yields: list[Slot] = field(default_factory=list)
+    op_renamed: dict[Operation, Operation] = field(default_factory=dict)
+    pending_yields: list[tuple[Slot, int]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ planning
 
@@ -151,15 +157,25 @@ class Plan:
             for region in (op.true_region, op.false_region):
                 node.kids.append(self.plan(region.block.last_op.operands[i], enc))
             return node
-        loop, i = _for_slot(v)
+        kind, loop, i = loop_slot(v)
         if loop is not None and uniform(loop):
-            slot = Slot(loop, i, enc)
-            self.slots[(loop, i, enc)] = slot
-            arg, res = loop.body.block.args[1 + i], loop.results[i]
+            slot = Slot(kind, loop, i, enc)
+            if kind == "for":
+                arg, res = loop.body.block.args[1 + i], loop.results[i]
+                init, yielded = loop.iter_args[i], loop.body.block.last_op.operands[i]
+            elif kind == "iter":
+                arg, res = loop.before_region.block.args[i], None
+                init, yielded = loop.arguments[i], loop.after_region.block.last_op.operands[i]
+            else:
+                arg, res = loop.after_region.block.args[i], loop.results[i]
+                init, yielded = None, loop.before_region.block.last_op.args[i]
             self.nodes[(arg, enc)] = a = Node("arg", arg, with_encoding(arg.type, enc), slot=slot)
-            self.nodes[(res, enc)] = r = Node("result", res, with_encoding(res.type, enc), slot=slot)
-            slot.init = self.plan(loop.iter_args[i], enc)
-            slot.yielded = self.plan(loop.body.block.last_op.operands[i], enc)
+            r = None
+            if res is not None:
+                self.nodes[(res, enc)] = r = Node("result", res, with_encoding(res.type, enc), slot=slot)
+            if init is not None:
+                slot.init = self.plan(init, enc)
+            slot.yielded = self.plan(yielded, enc)
             return a if v is arg else r
         node = Node("convert", v, want)
         self.nodes[key] = node
@@ -210,15 +226,23 @@ class Plan:
         user = use.operation
         if user in cloned or user in self.roots:
             return True
+        gone = lambda v: all(u.operation in cloned or u.operation in self.roots for u in v.uses)  # noqa: E731
+        if isinstance(user, scf.ConditionOp):
+            if use.index == 0:
+                return False
+            w = user.parent_op()
+            j = use.index - 1
+            return gone(w.results[j]) and gone(w.after_region.block.args[j])
         if not isinstance(user, scf.YieldOp):
             return False
         parent = user.parent_op()
-        gone = lambda v: all(u.operation in cloned or u.operation in self.roots for u in v.uses)  # noqa: E731
         if isinstance(parent, scf.IfOp):
             return gone(parent.results[use.index])
         if isinstance(parent, scf.ForOp):
             i = use.index
             return gone(parent.results[i]) and gone(parent.body.block.args[1 + i])
+        if isinstance(parent, scf.WhileOp):
+            return gone(parent.before_region.block.args[use.index])
         return False
 
     def _alive(self, cloned: set[Operation]) -> set[Operation]:
@@ -243,11 +267,10 @@ class Plan:
         """The plan's value for `node`, in the IR; loop slots get their yields last."""
         v = self._build(node)
         while self.pending_yields:
-            slot = self.pending_yields.pop()
-            new_loop = self._resolve_op(slot)
-            y = new_loop.body.block.last_op
-            j = self._slot_position(slot, new_loop)
+            slot, j = self.pending_yields.pop()
             value = self._build(slot.yielded)
+            loop = self.current(slot.loop)
+            y = (loop.body.block if slot.kind == "for" else loop.after_region.block).last_op
             y.operands = [*y.operands[:j], value, *y.operands[j + 1:]]
         return self.resolve(v)
 
@@ -286,51 +309,75 @@ class Plan:
             return self._record(node, new.results[0])
         if kind == "if":
             then_v, else_v = (self._build(k) for k in node.kids)
-            op = self._current_if(node)
+            op = self.current(node.op)
             n = len(op.results)
             new = rebuild_if(op, list(range(n)), [(then_v, else_v)])
-            for a, b in zip(op.results, new.results):
-                self.renamed[a] = b
+            self._renamed_op(op, new)
             return self._record(node, new.results[n])
         # a loop slot
         slot = node.slot
         if slot.built is None:
-            init = self._build(slot.init)
-            loop = self._resolve_op(slot)
+            self._build_slot(slot)
+        arg, res = slot.built
+        return arg if kind == "arg" else self.resolve(res)
+
+    def _build_slot(self, slot: Slot) -> None:
+        if slot.kind == "fwd":
+            value = self._build(slot.yielded)
+            w = self.current(slot.loop)
+            n = len(w.results)
+            old_arg = w.after_region.block.args[slot.index]
+            new = rebuild_while(w, list(range(len(w.arguments))), [],
+                                list(range(n)), [value])
+            self._renamed_op(w, new)
+            slot.built = (new.after_region.block.args[n], new.results[n])
+            self.equiv[slot.built[0]] = old_arg
+            self.equiv[slot.built[1]] = new.results[slot.index]
+            return
+        init = self._build(slot.init)
+        loop = self.current(slot.loop)
+        if slot.kind == "for":
             n = len(loop.iter_args)
             old_arg = loop.body.block.args[1 + slot.index]
             new = rebuild_for(loop, list(range(n)), [init])
-            for a, b in zip(loop.results, new.results):
-                self.renamed[a] = b
             slot.built = (new.body.block.args[1 + n], new.results[n])
-            slot.loop = new
-            self.equiv[slot.built[0]] = old_arg
             self.equiv[slot.built[1]] = new.results[slot.index]
-            self.pending_yields.append(slot)
-        return slot.built[0] if kind == "arg" else self.resolve(slot.built[1])
+        else:
+            n = len(loop.arguments)
+            old_arg = loop.before_region.block.args[slot.index]
+            new = rebuild_while(loop, list(range(n)), [init], list(range(len(loop.results))), [])
+            slot.built = (new.before_region.block.args[n], None)
+        self._renamed_op(loop, new)
+        self.equiv[slot.built[0]] = old_arg
+        self.pending_yields.append((slot, n))
 
-    def _current_if(self, node: Node) -> scf.IfOp:
-        res = self.resolve(node.op.results[node.index])
-        assert isinstance(res, OpResult) and isinstance(res.op, scf.IfOp)
-        node.op = res.op
-        return res.op
+    def _renamed_op(self, old: Operation, new: Operation) -> None:
+        self.op_renamed[old] = new
+        for a, b in zip(old.results, new.results):
+            self.renamed[a] = b
 
-    def _resolve_op(self, slot: Slot) -> scf.ForOp:
-        res = self.resolve(slot.loop.results[slot.index] if slot.built is None else slot.built[1])
-        assert isinstance(res, OpResult) and isinstance(res.op, scf.ForOp)
-        return res.op
-
-    def _slot_position(self, slot: Slot, loop: scf.ForOp) -> int:
-        return self.resolve(slot.built[1]).index
+    def current(self, op: Operation) -> Operation:
+        while op in self.op_renamed:
+            op = self.op_renamed[op]
+        return op
 
 
-def _for_slot(v: SSAValue) -> tuple[scf.ForOp | None, int]:
-    """(loop, slot) when `v` is a distributed loop-carried body argument or result of an
-    scf.for, else (None, 0)."""
+def loop_slot(v: SSAValue) -> tuple[str, Operation | None, int]:
+    """(kind, loop, index) of the `Slot` a distributed value belongs to: a carried body
+    argument or result of an scf.for (`for`), a `before` argument of an scf.while
+    (`iter`), an `after` argument or result of an scf.while (`fwd`); else ("", None, 0)."""
     if not is_distributed(v.type):
-        return None, 0
-    if isinstance(v, OpResult) and isinstance(v.op, scf.ForOp):
-        return v.op, v.index
-    if isinstance(v, BlockArgument) and v.index > 0 and isinstance(v.block.parent_op(), scf.ForOp):
-        return v.block.parent_op(), v.index - 1
-    return None, 0
+        return "", None, 0
+    if isinstance(v, OpResult):
+        if isinstance(v.op, scf.ForOp):
+            return "for", v.op, v.index
+        if isinstance(v.op, scf.WhileOp):
+            return "fwd", v.op, v.index
+        return "", None, 0
+    assert isinstance(v, BlockArgument)
+    op = v.block.parent_op()
+    if isinstance(op, scf.ForOp) and v.index > 0:
+        return "for", op, v.index - 1
+    if isinstance(op, scf.WhileOp):
+        return ("iter" if v.block is op.before_region.block else "fwd"), op, v.index
+    return "", None, 0

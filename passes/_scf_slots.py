@@ -64,3 +64,39 @@ def rebuild_for(loop: scf.ForOp, keep: Sequence[int], inits: Sequence[SSAValue])
     _move_results(loop, new, keep)
     Rewriter.erase_op(loop)
     return new
+
+
+def rebuild_while(
+    op: scf.WhileOp,
+    keep_iter: Sequence[int],
+    inits: Sequence[SSAValue],
+    keep_fwd: Sequence[int],
+    forwarded: Sequence[SSAValue],
+) -> scf.WhileOp:
+    """`op` with the values entering `before` `keep_iter` followed by one per value of
+    `inits` (which `after` yields until the caller sets it), and the values that
+    `scf.condition` forwards (to `after` and to the results) `keep_fwd` followed by
+    `forwarded` (values of `before`). Dropped ones must be unused."""
+    before, after = op.before_region.block, op.after_region.block
+    cond, y = before.last_op, after.last_op
+    assert isinstance(cond, scf.ConditionOp) and isinstance(y, scf.YieldOp)
+    cond.operands = [cond.condition, *(cond.args[j] for j in keep_fwd), *forwarded]
+    y.operands = [*(y.operands[i] for i in keep_iter), *inits]
+    for i in reversed([i for i in range(len(before.args)) if i not in keep_iter]):
+        before.erase_arg(before.args[i])
+    for v in inits:
+        before.insert_arg(v.type, len(before.args))
+    for j in reversed([j for j in range(len(after.args)) if j not in keep_fwd]):
+        after.erase_arg(after.args[j])
+    for v in forwarded:
+        after.insert_arg(v.type, len(after.args))
+    types = [op.results[j].type for j in keep_fwd] + [v.type for v in forwarded]
+    before_region, after_region = op.before_region, op.after_region
+    new = scf.WhileOp([*(op.arguments[i] for i in keep_iter), *inits], types,
+                      op.detach_region(before_region), op.detach_region(after_region))
+    new.attributes.update(op.attributes)
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    copy_loc(op, new)
+    _move_results(op, new, keep_fwd)
+    Rewriter.erase_op(op)
+    return new

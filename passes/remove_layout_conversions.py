@@ -26,7 +26,7 @@ from ._layout_cost import (
     with_encoding,
 )
 from ._remat_plan import Node, Plan, uniform
-from ._scf_slots import rebuild_for, rebuild_if
+from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
 # Ops that accept an operand of any distributed layout (their own type does not follow
 # the operand's): an equivalent layout may replace the operand's layout freely.
@@ -111,6 +111,8 @@ class _Remover:
             self.dce(module)
             for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
                 self.forward_slots(op)
+            for op in [o for o in module.walk() if isinstance(o, scf.WhileOp)]:
+                self.forward_while_slots(op)
             for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
                 self.prune_if(op)
             self.dce(module)
@@ -258,11 +260,22 @@ class _Remover:
         block = res.owner.parent
         uses = list(res.uses)
         loop = block.parent_op() if block is not None else None
-        if uses and isinstance(loop, scf.ForOp) and all(
+        if not uses or not all(
             isinstance(u.operation, scf.YieldOp) and u.operation.parent is block for u in uses
         ):
+            return point_weight(self.model, block)
+        if isinstance(loop, scf.ForOp):
             args = [loop.body.block.args[1 + u.index] for u in uses]
             if all(plan.dead_use(u) for a in args for u in a.uses):
+                return point_weight(self.model, loop.parent)
+        if isinstance(loop, scf.WhileOp) and block is loop.after_region.block:
+            before, after = loop.before_region.block, loop.after_region.block
+            args = [before.args[u.index] for u in uses]
+            # each value entering `before` is only forwarded to `after` arguments
+            # that the rewrite leaves unread
+            if all(isinstance(u.operation, scf.ConditionOp) and u.index > 0
+                   and all(plan.dead_use(w) for w in after.args[u.index - 1].uses)
+                   for a in args for u in a.uses):
                 return point_weight(self.model, loop.parent)
         return point_weight(self.model, block)
 
@@ -307,13 +320,41 @@ class _Remover:
             rebuild_for(loop, keep, [])
             self.changed = True
 
+    def forward_while_slots(self, loop: scf.WhileOp) -> None:
+        """`forward_slots` for an `scf.while`: drop the distributed values entering
+        `before` that it does not read, and the forwarded ones that `after` does not
+        read whose result is unused or is another forwarded value's result converted."""
+        before, after = loop.before_region.block, loop.after_region.block
+        cond = before.last_op
+        assert isinstance(cond, scf.ConditionOp)
+        drop_iter = [i for i, a in enumerate(before.args) if is_distributed(a.type) and _unused(a)]
+        drop_fwd: list[int] = []
+        for j, arg in enumerate(after.args):
+            if not is_distributed(arg.type) or not _unused(arg):
+                continue
+            res = loop.results[j]
+            if not _unused(res):
+                v = cond.args[j]
+                ks = [k for k, w in enumerate(cond.args)
+                      if k != j and w is not v and self._same_value(v, w)]
+                if not ks:
+                    continue
+                c = layout.ConvertLayoutOp(loop.results[ks[0]], res.type)
+                Rewriter.insert_op(c, InsertPoint.after(loop))
+                copy_loc(loop, c)
+                res.replace_all_uses_with(c.result)
+            drop_fwd.append(j)
+        if drop_iter or drop_fwd:
+            rebuild_while(loop, [i for i in range(len(before.args)) if i not in drop_iter], [],
+                          [j for j in range(len(after.args)) if j not in drop_fwd], [])
+            self.changed = True
+
     def _twin_slot(self, loop: scf.ForOp, i: int) -> int | None:
         y = loop.body.block.last_op
         yi = y.operands[i]
-        if not (isinstance(yi, OpResult) and isinstance(yi.op, layout.ConvertLayoutOp)):
-            return None
         for j, yj in enumerate(y.operands):
-            if j != i and yj is yi.op.source and self._same_value(loop.iter_args[i], loop.iter_args[j]):
+            if j != i and is_distributed(yj.type) and self._same_value(yi, yj) \
+                    and self._same_value(loop.iter_args[i], loop.iter_args[j]):
                 return j
         return None
 
