@@ -315,6 +315,7 @@ class _Remover:
                 copy_loc(y.operands[i].owner, c)
                 res.replace_all_uses_with(c.result)
             drop.append(i)
+            break  # one at a time: the twin's result has a use now
         if drop:
             keep = [i for i in range(len(body.args) - 1) if i not in drop]
             rebuild_for(loop, keep, [])
@@ -344,6 +345,7 @@ class _Remover:
                 copy_loc(loop, c)
                 res.replace_all_uses_with(c.result)
             drop_fwd.append(j)
+            break  # one at a time: the twin's result has a use now
         if drop_iter or drop_fwd:
             rebuild_while(loop, [i for i in range(len(before.args)) if i not in drop_iter], [],
                           [j for j in range(len(after.args)) if j not in drop_fwd], [])

@@ -1,0 +1,115 @@
+"""The share of layout conversions that `remove-layout-conversions` removes on random
+programs (no GPU needed).
+
+    python benchmarks/conversion_removal.py [--examples 60] [--baseline REV]
+
+Draws `--examples` programs (hypothesis, derandomised: the same programs every run) from
+each generator of tests/helpers/conversion_programs.py: `straight-line` (the unit tests'
+programs) and `regions` (accumulator loops over scf.for and scf.while, uniform scf.if,
+small loads, extf). For each it runs the pass and counts, before and after, the
+conversions that move data (not identities) and their weighted bytes (the pass's cost
+model: a conversion in a loop counts its trip count times). Share removed =
+1 - sum(after) / sum(before) over the programs. `--baseline REV` measures the pass as it
+was at git revision REV instead (its passes/remove_layout_conversions.py and
+passes/_layout_cost.py, on today's dialects), so a change can be compared with what it
+replaced on the same programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from xdsl.context import Context  # noqa: E402
+
+from helpers.conversion_programs import programs, region_programs  # noqa: E402
+from tilec.compiler.pipeline import parse_module, run_pipeline  # noqa: E402
+from tilec.dialects import layout  # noqa: E402
+from tilec.passes._layout_cost import CostModel, conversion_cost, kind_of, point_weight  # noqa: E402
+
+
+def baseline_pass(rev: str):
+    """The pass class as it was at `rev`, imported from a temporary package."""
+    tmp = Path(tempfile.mkdtemp(prefix="rlc_baseline_"))
+    pkg = tmp / "rlc_baseline"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name in ("remove_layout_conversions.py", "_layout_cost.py"):
+        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:passes/{name}"],
+                              check=True, capture_output=True, text=True).stdout
+        (pkg / name).write_text(text)
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("rlc_baseline.remove_layout_conversions").RemoveLayoutConversions
+
+
+def conversions(module) -> tuple[int, float]:
+    """(conversions that move data, their weighted bytes)."""
+    model = CostModel()
+    count, units = 0, 0.0
+    for op in module.walk():
+        if isinstance(op, layout.ConvertLayoutOp) and kind_of(op.source.type, op.result.type) != "identity":
+            count += 1
+            c = conversion_cost(model, op.source.type, op.result.type)
+            units += c.scaled(point_weight(model, op.parent)).units
+    return count, units
+
+
+def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
+    """Per pass of `passes`: [conversions before, bytes before, after, bytes after]."""
+    totals = [[0.0] * 4 for _ in passes]
+    seen = [0]
+
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy())
+    def run(text):
+        seen[0] += 1
+        before = conversions(parse_module(text))
+        for k, apply in enumerate(passes):
+            after = conversions(apply(parse_module(text)))
+            for i, v in enumerate((*before, *after)):
+                totals[k][i] += v
+
+    run()
+    return totals, seen[0]
+
+
+def _current(m):
+    return run_pipeline(m, "remove-layout-conversions")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--examples", type=int, default=60)
+    ap.add_argument("--baseline", metavar="REV", help="also measure the pass as it was at this git revision")
+    args = ap.parse_args()
+    passes = [("this checkout", _current)]
+    if args.baseline:
+        cls = baseline_pass(args.baseline)
+
+        def apply(m):
+            cls().apply(Context(), m)
+            return m
+        passes.insert(0, (args.baseline, apply))
+    print(f"remove-layout-conversions, {args.examples} programs per generator; removed = 1 - after / before")
+    print("| programs | pass | conversions before -> after | removed | weighted bytes before -> after | removed |")
+    print("|---|---|---|---|---|---|")
+    for name, strategy in (("straight-line", programs), ("regions", region_programs)):
+        totals, n = measure(strategy, args.examples, [f for _, f in passes])
+        for (which, _), (cb, ub, ca, ua) in zip(passes, totals):
+            share_c = 1 - ca / cb if cb else 0.0
+            share_u = 1 - ua / ub if ub else 0.0
+            print(f"| {name} ({n}) | {which} | {cb:.0f} -> {ca:.0f} | {share_c:.1%} "
+                  f"| {ub:.0f} -> {ua:.0f} | {share_u:.1%} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""Random programs for `remove-layout-conversions`: what the unit tests check the pass on
+and what `benchmarks/conversion_removal.py` measures it with.
+
+`programs()` draws straight-line programs on 32x32 f32 tiles (a load, conversions,
+elementwise math with constants and splats, two stores); `region_programs()` draws the
+shapes Triton's RemoveLayoutConversions is tested on: an accumulator loop (scf.for or
+scf.while) over loads in one layout, a uniform scf.if whose branches load or make a
+value, a small load, an f16 value widened by extf, each with conversions between layouts
+drawn from `POOL`."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+POOL = [
+    "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+    "#layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>",
+    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>",
+    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>",
+    "#layout.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>",
+    "#layout.linear<{register = [[0, 2], [0, 1], [16, 0], [0, 16], [0, 8], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [8, 8]], warp = [[0, 0], [0, 0]], block = []}>",
+]
+
+
+@st.composite
+def programs(draw):
+    """A straight-line program on 32x32 f32 values: a load, conversions, elementwise math
+    with constants and splats, stores of the last value and of one intermediate."""
+    T = lambda k: f"tensor<32x32xf32, {POOL[k]}>"  # noqa: E731
+    lines = []
+    vals = []  # (name, layout index)
+    n = [0]
+
+    def new():
+        n[0] += 1
+        return f"%v{n[0]}"
+
+    def convert(v, k):
+        name, k0 = v
+        if k0 == k and draw(st.booleans()):
+            return v
+        r = new()
+        lines.append(f"{r} = layout.convert_layout {name} : {T(k0)} -> {T(k)}")
+        return (r, k)
+
+    k0 = draw(st.integers(0, len(POOL) - 1))
+    r = new()
+    lines.append(f"{r} = layout.load %a : !G -> {T(k0)}")
+    vals.append((r, k0))
+    for _ in range(draw(st.integers(1, 8))):
+        what = draw(st.sampled_from(["convert", "neg", "binary", "constant", "splat"]))
+        v = draw(st.sampled_from(vals))
+        k = draw(st.integers(0, len(POOL) - 1))
+        if what == "convert":
+            vals.append(convert(v, k))
+        elif what == "neg":
+            r = new()
+            lines.append(f"{r} = arith.negf {v[0]} : {T(v[1])}")
+            vals.append((r, v[1]))
+        else:
+            if what == "binary":
+                w = convert(draw(st.sampled_from(vals)), v[1])
+            elif what == "constant":
+                c = new()
+                lines.append(f"{c} = arith.constant dense<1.5> : {T(k)}")
+                w = convert((c, k), v[1])
+            else:
+                c = new()
+                lines.append(f"{c} = layout.splat %f : f32 -> {T(k)}")
+                w = convert((c, k), v[1])
+            op = draw(st.sampled_from(["addf", "mulf", "subf"]))
+            r = new()
+            lines.append(f"{r} = arith.{op} {v[0]}, {w[0]} : {T(v[1])}")
+            vals.append((r, v[1]))
+    last = convert(vals[-1], draw(st.integers(0, len(POOL) - 1)))
+    lines.append(f"layout.store {last[0]}, %b : {T(last[1])}, !G")
+    mid = draw(st.sampled_from(vals))
+    lines.append(f"layout.store {mid[0]}, %c : {T(mid[1])}, !G")
+    body = "\n    ".join(lines)
+    return f"""
+!G = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
+func.func @random(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %s: !layout.ptr<f32>) {{
+  %a = layout.view %p : !layout.ptr<f32> -> !G
+  %b = layout.view %q : !layout.ptr<f32> -> !G
+  %c = layout.view %s : !layout.ptr<f32> -> !G
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 0.75 : f32
+  layout.launch grid(%c1, %c1, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    {body}
+  }}
+  func.return
+}}
+"""
+
+
+
+_LAYOUTS_2D = POOL[:5]
+_HEADER = """
+!G = !layout.tensor<{et}, #layout.cute<(32,32):(32,1)>, gmem>
+!H = !layout.tensor<{et}, #layout.cute<(128,32):(32,1)>, gmem>
+!G16 = !layout.tensor<f16, #layout.cute<(32,32):(32,1)>, gmem>
+!S = !layout.tensor<{et}, #layout.cute<(32):(1)>, gmem>
+"""
+
+
+@st.composite
+def region_programs(draw):
+    """One to three of the region patterns, each on its own buffers, in one launch."""
+    T = lambda k: f"tensor<32x32xf32, {_LAYOUTS_2D[k]}>"  # noqa: E731
+    S = lambda k: f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>>"  # noqa: E731
+    layouts = st.integers(0, len(_LAYOUTS_2D) - 1)
+    lines: list[str] = []
+    args: list[str] = []
+    views: list[str] = []
+    n = [0]
+
+    def fresh(prefix="v"):
+        n[0] += 1
+        return f"%{prefix}{n[0]}"
+
+    def buffer(ty="!G", elem="f32"):
+        p = fresh("p")
+        args.append(f"{p}: !layout.ptr<{elem}>")
+        v = fresh("view")
+        views.append(f"{v} = layout.view {p} : !layout.ptr<{elem}> -> {ty}")
+        return v
+
+    def convert(v, k0, k, ty=T):
+        if k0 == k:
+            return v
+        r = fresh()
+        lines.append(f"{r} = layout.convert_layout {v} : {ty(k0)} -> {ty(k)}")
+        return r
+
+    for _ in range(draw(st.integers(1, 3))):
+        what = draw(st.sampled_from(["for", "while", "if", "small", "extf"]))
+        k1, k2, k3 = draw(layouts), draw(layouts), draw(layouts)
+        if what in ("for", "while"):
+            src, dst = buffer("!H"), buffer()
+            z = fresh()
+            lines.append(f"{z} = arith.constant dense<0.0> : {T(k1)}")
+            acc, i, res = fresh("acc"), fresh("i"), fresh("r")
+            body = []
+            saved, lines[:] = lines[:], []
+            t = fresh("t")
+            lines.append(f"{t} = layout.tile {src}[{i}, %c0] {{tile = array<i64: 32, 32>}} : !H -> !G")
+            x = fresh()
+            lines.append(f"{x} = layout.load {t} : !G -> {T(k2)}")
+            xc = convert(x, k2, k1)
+            s = fresh()
+            lines.append(f"{s} = arith.addf {acc}, {xc} : {T(k1)}")
+            body, lines[:] = lines[:], saved
+            if what == "for":
+                lines.append(f"{res} = scf.for {i} = %c0 to %c4 step %c1 iter_args({acc} = {z}) -> ({T(k1)}) {{")
+                lines.extend("  " + b for b in body)
+                lines.append(f"  scf.yield {s} : {T(k1)}")
+                lines.append("}")
+            else:
+                a0, j, go, i1 = fresh("a"), fresh("j"), fresh("go"), fresh("i")
+                lines.append(f"{res}, {fresh('n')} = scf.while ({a0} = {z}, {j} = %c0) : ({T(k1)}, index) -> ({T(k1)}, index) {{")
+                lines.append(f"  {go} = arith.cmpi ult, {j}, %c4 : index")
+                lines.append(f"  scf.condition({go}) {a0}, {j} : {T(k1)}, index")
+                lines.append("} do {")
+                lines.append(f"^bb{n[0]}({acc}: {T(k1)}, {i}: index):")
+                lines.extend("  " + b for b in body)
+                lines.append(f"  {i1} = arith.addi {i}, %c1 : index")
+                lines.append(f"  scf.yield {s}, {i1} : {T(k1)}, index")
+                lines.append("}")
+            w = convert(res, k1, k3)
+            lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
+        elif what == "if":
+            src, dst = buffer(), buffer()
+            res = fresh("r")
+            lines.append(f"{res} = scf.if %first -> ({T(k2)}) {{")
+            x = fresh()
+            lines.append(f"  {x} = layout.load {src} : !G -> {T(k1)}")
+            saved, lines[:] = lines[:], []
+            xc = convert(x, k1, k2)
+            conv, lines[:] = lines[:], saved
+            lines.extend("  " + c for c in conv)
+            lines.append(f"  scf.yield {xc} : {T(k2)}")
+            lines.append("} else {")
+            c = fresh()
+            make = draw(st.sampled_from(["constant", "splat"]))
+            if make == "constant":
+                lines.append(f"  {c} = arith.constant dense<1.5> : {T(k2)}")
+            else:
+                lines.append(f"  {c} = layout.splat %f : f32 -> {T(k2)}")
+            lines.append(f"  scf.yield {c} : {T(k2)}")
+            lines.append("}")
+            w = convert(res, k2, k3)
+            lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
+        elif what == "small":
+            src, dst = buffer("!S"), buffer("!S")
+            x = fresh()
+            lines.append(f"{x} = layout.load {src} : !S -> {S(k1)}")
+            w = convert(x, k1, k2, S)
+            lines.append(f"layout.store {w}, {dst} : {S(k2)}, !S")
+        else:
+            src, dst = buffer("!G16", "f16"), buffer()
+            x, e = fresh(), fresh()
+            lines.append(f"{x} = layout.load {src} : !G16 -> tensor<32x32xf16, {_LAYOUTS_2D[k1]}>")
+            lines.append(f"{e} = arith.extf {x} : tensor<32x32xf16, {_LAYOUTS_2D[k1]}> to {T(k1)}")
+            w = convert(e, k1, k2)
+            lines.append(f"layout.store {w}, {dst} : {T(k2)}, !G")
+    body = "\n    ".join(lines)
+    pre = "\n  ".join(views)
+    return _HEADER.format(et="f32") + f"""
+func.func @random({", ".join(args)}) {{
+  {pre}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 0.75 : f32
+  layout.launch grid(%c1, %c1, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %first = arith.cmpi eq, %bx, %c0 : index
+    {body}
+  }}
+  func.return
+}}
+"""
