@@ -11,6 +11,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tilec.compiler.diagnostics import TilecError
 from tilec.compiler.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import SliceLayoutAttr
@@ -35,56 +36,87 @@ _LAYOUT_FREE_USERS = (layout.StoreOp, layout.ConvertLayoutOp)
 
 @dataclass(frozen=True)
 class RemoveLayoutConversions(ModulePass):
-    """Removes `layout.convert_layout` ops that are identities, folds chains, rematerialises cheap producers in the target layout and moves conversions to where fewer elements move.
+    """Removes `layout.convert_layout` ops that are identities, folds chains, rematerialises producers (cheap loads, scf.if results, loop-carried values) in the target layout and moves conversions to where fewer bytes move.
 
-    Rewrites, repeated until none applies (each never makes the cost below larger):
+    Rewrites, repeated until none applies; each is done only when the cost model below
+    says the program costs strictly less after it:
 
     - identity: source and target layouts are equal as linear layouts for the tensor's
       shape (e.g. `blocked<[1],[32],[4],[0]>` and its `slice` twin): uses that accept any
       layout (`layout.store`, `layout.convert_layout`) take the source directly.
     - chain: `convert(convert(x))` becomes one conversion, or none.
-    - backward rematerialisation: the producers of the converted value (`arith.constant`,
-      `layout.splat`, `layout.arange`, `layout.broadcast`, `layout.expand_dims`,
-      elementwise `arith`) are recomputed in the target layout, down to values that are
-      already in it, to other conversions (folded), or to anchors (`layout.load`, block
-      arguments, reductions), which get a conversion of their own; done when the cost
-      model says the recomputation and the new conversions cost less than the conversion.
+    - backward rematerialisation: the producers of the converted value are made in the
+      target layout, down to values already in it, to other conversions (folded) or to
+      anchors, which get a conversion of their own: `arith.constant`, `layout.splat`,
+      `layout.arange`, `layout.broadcast`, `layout.expand_dims` and elementwise `arith`
+      (`extf`/`truncf` included) are recomputed; a small `layout.load` (one element, or
+      fewer elements than the block has threads: Triton's rule) is issued again in the
+      target layout, next to the first (same memory state); an `scf.if` result gets a
+      twin result that both branches yield in the target layout; a loop-carried value
+      of an `scf.for`, or a value entering or forwarded by an `scf.while`, gets a twin
+      slot carried in the target layout (its yield rematerialised the same way). Other
+      loads, reductions and block arguments are anchors.
     - forward sinking: a conversion whose only user is a reduction or an elementwise op
-      moves below it when that moves fewer elements (a reduction shrinks the tensor) or
-      when it is an identity that can then reach a store. A float `add`/`mul` reduction
-      in another layout combines the elements in another order, so it is only done with
-      `reassociate=true` (results then differ in the last bits); `max`, `min` and integer
-      reductions always.
-    - loops: a loop-carried value converted on entry to the body and converted back
-      before `scf.yield` is carried in the target layout (the conversions move out of the
-      loop); a conversion of a loop-invariant value is hoisted above the loop.
-    - branches: when both branches of an `scf.if` yield a converted value from one layout,
-      the `scf.if` yields the unconverted values and one conversion follows it.
+      moves below it when that moves fewer bytes (a reduction shrinks the tensor, a
+      `truncf` narrows it); the user's other operands are rematerialised as above, so a
+      loop accumulator fed by a converted load is carried in the load's layout. A float
+      `add`/`mul` reduction in another layout combines the elements in another order, so
+      it is only done with `reassociate=true` (results then differ in the last bits);
+      `max`, `min` and integer reductions always.
+    - loop slots: a slot whose body (`before` for an scf.while value entering it,
+      `after` for a forwarded one) no longer reads it is dropped when its result is
+      unused, or when it holds what a twin slot holds from an equal start: its result
+      becomes the twin's result converted once after the loop. Together with the
+      twins above: a value is carried in the layout that avoids a conversion in the
+      body, in both layouts when the body uses both, and a peeled prologue (an scf.if
+      before the loop) yields the layout the loop carries.
+    - a conversion of a value defined outside the enclosing loops is hoisted above them;
+      when both branches of an `scf.if` yield a conversion from one layout, the if yields
+      the unconverted values and one conversion follows it.
 
-    Anchors, after Triton's RemoveLayoutConversions.cpp (test/TritonGPU/combine.mlir):
-    loads and stores keep their layouts and are never duplicated; results never change
-    (the CPU reference executor checks each test before and after).
+    Only branches and loops that every thread of the block takes alike (condition or
+    bounds independent of the thread id) are crossed: a conversion moves data between
+    threads. Stores keep their layouts and are never duplicated; results never change
+    (the CPU reference executor checks every lit test and random programs before and
+    after, at the layout level and lowered to the GPU level).
 
-    Cost model (`_layout_cost.CostModel`), in element operations per block: a shared-memory
-    conversion costs `smem` per source and destination register element, a warp-shuffle
-    conversion `shuffle` per destination element, a register permutation or identity 0;
-    recomputing an elementwise op or an `arange` costs `alu` per result element, a
-    constant, splat, broadcast or expand_dims 0; an op only moves (no cost) when the
-    conversion was its only use.
+    Cost model (`_layout_cost`), in bytes moved per block: a shared-memory conversion
+    writes every source register and reads every destination register (`smem_cost` per
+    byte); a warp-shuffle conversion moves every destination register as a 32-bit word
+    at least (`shuffle_cost` per byte); a register permutation or an identity moves
+    nothing (the kind comes from `linear.conversion_kind`); a load moves every register's
+    bytes (`gmem_cost` per byte: a repeated small load hits the lines the first brought
+    into the cache); recomputing an op costs `alu_cost` per register element (constants,
+    splats, broadcasts and expand_dims nothing); an op that only changes layout (the
+    conversion was its only use) costs the difference. Code in an `scf.for` with constant
+    bounds counts its trip count times, in any other loop `trips` times; both branches of
+    an `scf.if` count in full. Costs compare lexicographically (the tie rule): weighted
+    bytes, then expected bytes (each branch counted half, so a conversion that moves into
+    one branch only wins), then conversions that move data, then identity conversions;
+    equal costs leave the IR as it is, so every decision is deterministic.
 
-    Options: `smem_cost` (default 2), `shuffle_cost` (2), `alu_cost` (1), `reassociate`
-    (false).
+    Options: `smem_cost` (default 1), `shuffle_cost` (1), `gmem_cost` (1), `alu_cost`
+    (2; for f32 a recomputed element then costs as much as half a shared-memory round
+    trip of it), `trips` (16), `reassociate` (false).
     Preconditions: distributed values live inside `layout.launch`."""
 
     name = "remove-layout-conversions"
 
-    smem_cost: float = 2.0
-    shuffle_cost: float = 2.0
-    alu_cost: float = 1.0
+    smem_cost: float = 1.0
+    shuffle_cost: float = 1.0
+    gmem_cost: float = 1.0
+    alu_cost: float = 2.0
+    trips: int = 16
     reassociate: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        model = CostModel(alu=self.alu_cost, shuffle=self.shuffle_cost, smem=self.smem_cost)
+        for name in ("smem_cost", "shuffle_cost", "gmem_cost", "alu_cost"):
+            if not getattr(self, name) >= 0:
+                raise TilecError(f"remove-layout-conversions: {name}={getattr(self, name)} must be >= 0")
+        if self.trips < 1:
+            raise TilecError(f"remove-layout-conversions: trips={self.trips} must be >= 1")
+        model = CostModel(alu=self.alu_cost, shuffle=self.shuffle_cost, smem=self.smem_cost,
+                          gmem=self.gmem_cost, trips=self.trips)
         _Remover(model, self.reassociate).run(op)
 
 
