@@ -176,3 +176,57 @@ def test_random_region_programs(text):
     assert check_equivalence(ref, new, 0)
     again = run_pipeline(parse_module(emit(after)), "remove-layout-conversions")
     assert emit(again) == emit(after)
+
+
+# ----------------------------------------------------------------------------- cost model
+
+def _tensor(text: str):
+    m = parse_module(f"func.func @f(%x: {text}) {{ func.return }}")
+    (f,) = m.body.block.ops
+    return f.body.block.args[0].type
+
+
+_A = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+_B = "#layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"
+_LIN = ("#layout.linear<{register = [[0, 1], [0, 2], [16, 0], [0, 16]], lane = [[1, 0], [2, 0], "
+        "[4, 0], [8, 0], [0, 4]], warp = [[0, 8], [0, 0]], block = []}>")
+
+
+def test_cost_is_bytes_by_conversion_kind():
+    from tilec.passes._layout_cost import conversion_cost
+
+    m = CostModel()
+    a32, b32 = _tensor(f"tensor<32x32xf32, {_A}>"), _tensor(f"tensor<32x32xf32, {_B}>")
+    a16, b16 = _tensor(f"tensor<32x32xf16, {_A}>"), _tensor(f"tensor<32x32xf16, {_B}>")
+    assert kind_of(a32, b32) == "shared"
+    # shared memory: every source register written and every destination register read
+    assert conversion_cost(m, a32, b32).units == (1024 + 1024) * 4
+    assert conversion_cost(m, a16, b16).units == (1024 + 1024) * 2
+    assert conversion_cost(m, a32, a32).units == 0
+    # a small load repeated: its registers' bytes; a large load is not cheap to repeat
+    assert m.load(a32) == 1024 * 4
+
+
+def test_shuffle_moves_32_bit_words():
+    from tilec.passes._layout_cost import conversion_cost
+
+    lanes_a = "#layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>"
+    lanes_b = ("#layout.linear<{register = [], lane = [[16], [8], [4], [2], [1]], warp = [], block = []}>")
+    for et, word in (("f32", 4), ("f16", 4)):
+        src, dst = _tensor(f"tensor<32x{et}, {lanes_a}>"), _tensor(f"tensor<32x{et}, {lanes_b}>")
+        assert kind_of(src, dst) == "warp_shuffle"
+        assert conversion_cost(CostModel(), src, dst).units == 32 * word
+
+
+def test_slice_of_linear_has_a_linear_form():
+    """The reduction of a #layout.linear tensor: its slice type has a linear form, so
+    its conversions are costed by kind (here registers only), not as unknown."""
+    from tilec.passes._layout_cost import linear_of
+
+    sl = _tensor(f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LIN}}}>>")
+    sb = _tensor("tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 1], "
+                 "threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>}>>")
+    ll = linear_of(sl)
+    assert ll is not None
+    assert ll.get_bases("register") == [(16,)] and ll.get_bases("lane")[4] == (0,)
+    assert kind_of(sl, sb) == "register"
