@@ -16,7 +16,8 @@ What the text looks like:
 - scalar `arith.constant`s are printed inline as literals; every other value gets a
   `const` variable named after its SSA name hint, sanitised and made unique;
 - an op with a `tilec.loc` attribute is preceded by a `// file:line:col` comment;
-- `scf.for` with constant bounds and step gets `#pragma unroll`;
+- `scf.for` with constant bounds and step gets `#pragma unroll`; `scf.while` is a
+  `while (true)` whose `scf.condition` assigns the results and breaks when false;
 - `cuda.comment "text"` is the line `// text` (how a layout conversion was lowered).
 
 `emit_cuda(module)` returns the text; `kernel_infos(module)` describes each kernel's

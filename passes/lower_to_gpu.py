@@ -234,8 +234,10 @@ class LowerToGpu(ModulePass):
     - `layout.reduce`: inside a thread, across the lanes of a warp (`cuda.shfl_idx`
       butterfly), across warps through shared memory (a butterfly, one barrier per
       warp bit), in the order the reference executor combines.
-    - `scf.for` / `scf.if` whose loop-carried values or results are distributed
-      tensors: one iter_arg / result per distinct register of the thread.
+    - `scf.for` / `scf.if` / `scf.while` whose loop-carried values or results are
+      distributed tensors: one iter_arg / result per distinct register of the thread
+      (for scf.while: per value entering `before` and per value `scf.condition`
+      forwards).
 
     Options: none.
 
