@@ -304,6 +304,8 @@ class Plan:
             op = node.op
             operands = list(op.operands) if kind == "reload" else [self._build(k) for k in node.kids]
             new = retyped_clone(op, operands, node.enc)
+            if kind == "reload" and "vector" in new.properties:
+                del new.properties["vector"]  # chosen for the first load's layout
             Rewriter.insert_op(new, InsertPoint.after(op))
             copy_loc(op, new)
             return self._record(node, new.results[0])

@@ -52,6 +52,8 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"dst": src.reshape(16, 32).astype(np.float64).sum(axis=0)}
     if name == "scf_tensors" and fn == "loop_sum":
         return {"dst": src.reshape(4, 512).sum(axis=0, dtype=np.float32)}
+    if name == "scf_while":
+        return {"dst": src.reshape(4, 512).sum(axis=0, dtype=np.float32)}
     if name == "scf_tensors" and fn == "branch":
         return {"dst": np.concatenate([src[:512] * src[:512], src[512:] + src[512:]])}
     raise KeyError(name)
