@@ -241,7 +241,7 @@ class _Remover:
         if plan.too_big or node.kind != "clone":
             return False
         new_rt = with_encoding(res.type, enc)
-        back = conversion_cost(self.model, new_rt, res.type).scaled(self._back_weight(res, plan))
+        back = conversion_cost(self.model, new_rt, res.type).scaled(self._back_weight(res, plan, enc))
         after = plan.cost() + back + self._fold_gain(res, new_rt).scaled(w)
         ok = after < before or (
             before == after and kind_of(src_t, r.type) == "identity" and after.identities <= 1
@@ -285,10 +285,15 @@ class _Remover:
         self.changed = True
         return True
 
-    def _back_weight(self, res: SSAValue, plan: Plan) -> tuple[float, float]:
+    def _back_weight(self, res: SSAValue, plan: Plan, enc) -> tuple[float, float]:
         """Where the conversion back of a sunk op's result will run: after the loop when
-        the result only feeds an `scf.for` slot whose body argument dies with the
-        rewrite (`forward_slots` then moves the conversion out), else in place."""
+        the result only feeds loop slots whose body arguments die with the rewrite and
+        that the plan gives a twin in the new layout (`forward_slots` then moves the
+        conversion out), else in place."""
+        def twinned(arg: SSAValue) -> bool:
+            node = plan.nodes.get((arg, enc))
+            return node is not None and node.kind == "arg"
+
         block = res.owner.parent
         uses = list(res.uses)
         loop = block.parent_op() if block is not None else None
@@ -298,16 +303,18 @@ class _Remover:
             return point_weight(self.model, block)
         if isinstance(loop, scf.ForOp):
             args = [loop.body.block.args[1 + u.index] for u in uses]
-            if all(plan.dead_use(u) for a in args for u in a.uses):
+            if all(twinned(a) for a in args) and all(plan.dead_use(u) for a in args for u in a.uses):
                 return point_weight(self.model, loop.parent)
         if isinstance(loop, scf.WhileOp) and block is loop.after_region.block:
             before, after = loop.before_region.block, loop.after_region.block
             args = [before.args[u.index] for u in uses]
             # each value entering `before` is only forwarded to `after` arguments
             # that the rewrite leaves unread
-            if all(isinstance(u.operation, scf.ConditionOp) and u.index > 0
-                   and all(plan.dead_use(w) for w in after.args[u.index - 1].uses)
-                   for a in args for u in a.uses):
+            if all(twinned(a) for a in args) and all(
+                    isinstance(u.operation, scf.ConditionOp) and u.index > 0
+                    and twinned(after.args[u.index - 1])
+                    and all(plan.dead_use(w) for w in after.args[u.index - 1].uses)
+                    for a in args for u in a.uses):
                 return point_weight(self.model, loop.parent)
         return point_weight(self.model, block)
 
