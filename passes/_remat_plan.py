@@ -98,6 +98,7 @@ def uniform(op: Operation) -> bool:
 
 
 def block_of(v: SSAValue) -> Block | None:
+    """The block a value is defined in (where a conversion of it goes)."""
     if isinstance(v, BlockArgument):
         return v.block
     assert isinstance(v, OpResult)
@@ -106,6 +107,10 @@ def block_of(v: SSAValue) -> Block | None:
 
 @dataclass
 class Plan:
+    """One rewrite's rematerialisation: `plan(v, enc)` makes the graph, `cost()` says
+    what building it adds (to compare with what the rewrite removes), `build(node)`
+    makes the IR and returns the node's value."""
+
     model: CostModel
     roots: set[Operation]
     """Ops the rewrite removes (the conversion, a sunk user): their uses keep nothing alive."""
