@@ -2,8 +2,7 @@
 // RUN: tilec %s -p remove-layout-conversions --check-equivalence | filecheck %s --check-prefix=EQ
 // The cost model counts bytes: a conversion goes to the narrower side of an `extf`, a
 // `truncf` or a `layout.broadcast` (Triton's hoistConvertOnTopOfExtOrBroadcast), and
-// where both sides move
-// as many bytes the conversion stays where it is (the tie rule).
+// where both sides move as many bytes the conversion stays where it is (the tie rule).
 
 // EQ: @before_extf: equivalent
 // EQ: @after_truncf: equivalent
