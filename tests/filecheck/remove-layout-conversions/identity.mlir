@@ -1,6 +1,13 @@
 // RUN: tilec %s -p remove-layout-conversions | filecheck %s
+// RUN: tilec %s -p remove-layout-conversions --check-equivalence | filecheck %s --check-prefix=EQ
 // Conversions between layouts that are equal as linear layouts disappear; chains of
 // conversions fold into one conversion or none.
+
+// EQ: @identical: equivalent
+// EQ: @equivalent_slice: equivalent
+// EQ: @equivalent_through_math: equivalent
+// EQ: @chain_back: equivalent
+// EQ: @chain_three: equivalent
 
 #R = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #S = #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>}>

@@ -1,6 +1,10 @@
 // RUN: tilec %s -p 'remove-layout-conversions{reassociate=true}' | filecheck %s
+// RUN: not tilec %s -p 'remove-layout-conversions{reassociate=true}' --check-equivalence 2>&1 | filecheck %s --check-prefix=EQ
 // With reassociate=true a float sum may run in another layout: the conversion moves
-// after the reduction (128 elements move instead of 4096).
+// after the reduction (128 elements move instead of 4096). The sums then differ in
+// their last bits, which is what the option allows: the equivalence check says so.
+
+// EQ: @before_reduce_add is not equivalent after 'remove-layout-conversions{reassociate=true}' (seed 0): buffer %q differs at flat index {{[0-9]+}}
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #C = #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>

@@ -1,5 +1,13 @@
 // RUN: tilec %s -p remove-layout-conversions | filecheck %s
+// RUN: tilec %s -p remove-layout-conversions --check-equivalence | filecheck %s --check-prefix=EQ
 // Conversions and reductions, loops and branches.
+
+// EQ: @before_reduce: equivalent
+// EQ: @before_reduce_add: equivalent
+// EQ: @after_reduce: equivalent
+// EQ: @loop_carried: equivalent
+// EQ: @loop_invariant: equivalent
+// EQ: @if_branches: equivalent
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #B = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>

@@ -1,7 +1,18 @@
 // RUN: tilec %s -p remove-layout-conversions | filecheck %s
+// RUN: tilec %s -p remove-layout-conversions --check-equivalence | filecheck %s --check-prefix=EQ
 // Cheap producers (constants, splats, aranges, elementwise math) are recomputed in the
 // layout a conversion asks for when the cost model says that is cheaper than moving the
 // elements; loads and stores keep their layouts and are never duplicated.
+
+// EQ: @constant: equivalent
+// EQ: @splat: equivalent
+// EQ: @arange: equivalent
+// EQ: @one_elementwise: equivalent
+// EQ: @several_elementwise: equivalent
+// EQ: @store_anchor: equivalent
+// EQ: @cost_remat: equivalent
+// EQ: @cost_keeps: equivalent
+// EQ: @expand_broadcast: equivalent
 
 #R = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #V = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
