@@ -38,8 +38,9 @@ _LAYOUT_FREE_USERS = (layout.StoreOp, layout.ConvertLayoutOp)
 class RemoveLayoutConversions(ModulePass):
     """Removes `layout.convert_layout` ops that are identities, folds chains, rematerialises producers (cheap loads, scf.if results, loop-carried values) in the target layout and moves conversions to where fewer bytes move.
 
-    Rewrites, repeated until none applies; each is done only when the cost model below
-    says the program costs strictly less after it:
+    Rewrites, repeated until none applies; those with a choice (rematerialisation,
+    sinking) are done only when the cost model below says the program costs strictly
+    less after them, the others never cost more:
 
     - identity: source and target layouts are equal as linear layouts for the tensor's
       shape (e.g. `blocked<[1],[32],[4],[0]>` and its `slice` twin): uses that accept any
