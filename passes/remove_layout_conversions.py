@@ -59,8 +59,10 @@ class RemoveLayoutConversions(ModulePass):
       loads, reductions and block arguments are anchors.
     - forward sinking: a conversion whose only user is a reduction or an elementwise op
       moves below it when that moves fewer bytes (a reduction shrinks the tensor, a
-      `truncf` narrows it); the user's other operands are rematerialised as above, so a
-      loop accumulator fed by a converted load is carried in the load's layout. A float
+      `truncf` narrows it), or at equal cost when it is an identity (it can then reach a
+      store, which takes any equivalent layout); the user's other operands are
+      rematerialised as above, so a loop accumulator fed by a converted load is carried
+      in the load's layout. A float
       `add`/`mul` reduction in another layout combines the elements in another order, so
       it is only done with `reassociate=true` (results then differ in the last bits);
       `max`, `min` and integer reductions always.
