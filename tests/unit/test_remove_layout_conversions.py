@@ -230,3 +230,35 @@ def test_slice_of_linear_has_a_linear_form():
     assert ll is not None
     assert ll.get_bases("register") == [(16,)] and ll.get_bases("lane")[4] == (0,)
     assert kind_of(sl, sb) == "register"
+
+
+def test_divergent_branch_keeps_its_conversion():
+    """A condition that depends on the thread id: threads take different branches, and
+    a conversion moves elements between threads, so it is not moved into the branches
+    (the reference executor refuses tensors chosen by divergent control flow, so this is
+    checked on the IR)."""
+    text = f"""
+!G = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
+func.func @divergent(%q: !layout.ptr<f32>) {{
+  %b = layout.view %q : !layout.ptr<f32> -> !G
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 0.25 : f32
+  layout.launch grid(%c1, %c1, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %low = arith.cmpi ult, %tid, %c64 : index
+    %r = scf.if %low -> (tensor<32x32xf32, {_A}>) {{
+      %k = arith.constant dense<1.5> : tensor<32x32xf32, {_A}>
+      scf.yield %k : tensor<32x32xf32, {_A}>
+    }} else {{
+      %s = layout.splat %f : f32 -> tensor<32x32xf32, {_A}>
+      scf.yield %s : tensor<32x32xf32, {_A}>
+    }}
+    %w = layout.convert_layout %r : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
+    layout.store %w, %b : tensor<32x32xf32, {_B}>, !G
+  }}
+  func.return
+}}
+"""
+    after = run_pipeline(parse_module(text), "remove-layout-conversions")
+    assert emit(after) == emit(parse_module(text))
