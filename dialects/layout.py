@@ -911,9 +911,12 @@ class ReduceOp(IRDLOperation):
         _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
+from .layout_compute import COMPUTE_OPS  # noqa: E402  (ops of the dialect in their own module)
+
 Layout = Dialect(
     "layout",
     [
+        *COMPUTE_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,

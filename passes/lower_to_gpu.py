@@ -30,7 +30,7 @@ from xdsl.rewriter import Rewriter
 
 from tilec.compiler.diagnostics import LOC_ATTR, TilecError
 from tilec.compiler.locations import get_loc
-from tilec.dialects import cuda, cute, layout, views
+from tilec.dialects import cuda, cute, layout, layout_compute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
@@ -42,6 +42,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
+from ._lower_compute import lower_elementwise, lower_scan
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
@@ -464,8 +465,14 @@ class _KernelLowering:
         if m is not None:
             m(op)
             return
-        if op.dialect_name() == "arith":
+        if op.dialect_name() in ("arith", "math"):
             self.arith_op(op)
+            return
+        if isinstance(op, layout_compute.ELEMENTWISE_OPS):
+            lower_elementwise(self, op)
+            return
+        if isinstance(op, layout_compute.ScanOp):
+            lower_scan(self, op)
             return
         raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
 

@@ -32,11 +32,13 @@ element counts of its buffers whose size the IR does not fix (`{n = 1000 : index
 def _functions() -> list[InterpreterFunctions]:
     from .arith_impls import ArithFunctions
     from .executor import FuncFunctions, GpuFunctions
+    from .math_impls import MathFunctions
     from .memory_impls import MemoryFunctions
     from .scf_impls import ScfFunctions
 
     fns: list[InterpreterFunctions] = [
         ArithFunctions(),
+        MathFunctions(),
         ScfFunctions(),
         MemoryFunctions(),
         GpuFunctions(),
@@ -54,6 +56,9 @@ def _functions() -> list[InterpreterFunctions]:
         pass
     else:
         fns.append(LayoutFunctions())
+        from .compute_impls import ComputeFunctions
+
+        fns.append(ComputeFunctions())
     return fns
 
 

@@ -1,0 +1,341 @@
+"""Compute ops of the `layout` dialect on distributed tensors: comparisons that give
+tensors of `i1`, `select` on such tensors, integer casts, and scans.
+
+xDSL's `arith.cmpi`/`arith.cmpf` type their result as a scalar `i1` whatever their
+operands, and its `extsi`, `extui`, `trunci`, `sitofp`, `uitofp`, `fptosi` and
+`fptoui` accept only scalars, so a distributed tensor cannot be compared, selected
+from or cast between integer and float types with `arith`. These ops are the same
+functions elementwise on distributed tensors (every operand and the result in one
+distributed layout), with `arith`'s syntax:
+
+    %p = layout.cmpf olt, %a, %b : tensor<128x128xf32, #b>
+    %m = layout.select %p, %a, %c : tensor<128x128xi1, #b>, tensor<128x128xf32, #b>
+    %w = layout.extsi %x : tensor<128xi8, #s> to tensor<128xi32, #s>
+
+`arith.extf`, `arith.truncf`, `arith.maximumf`, ... and the `math` functions already
+accept tensors and are used as they are. `layout.scan` is Triton's `associative_scan`
+with a built-in combiner (add, mul, max, min), inclusive, forward or reverse.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BoolAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .layout_attrs import distributed_tensor_encoding
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def _dist(v: SSAValue | Attribute) -> TensorType:
+    t = v.type if isinstance(v, SSAValue) else v
+    distributed_tensor_encoding(t)
+    return t  # type: ignore[return-value]
+
+
+def _same_layout(a: TensorType, b: TensorType, what: str) -> None:
+    _check(tuple(a.get_shape()) == tuple(b.get_shape()) and a.encoding == b.encoding,
+           f"{what} must have the same shape and distributed layout: {a} and {b}")
+
+
+# =========================================================================== comparisons
+
+
+class _CompareOp(IRDLOperation):
+    """`arith.cmpi`/`cmpf` elementwise: a tensor of i1 in the operands' layout."""
+
+    PREDICATES: ClassVar[list[str]]
+    SCALAR: ClassVar[type[Operation]]
+
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    predicate = prop_def(IntegerAttr)
+    lhs = operand_def(_T)
+    rhs = operand_def(_T)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str):
+        t: TensorType = lhs.type  # type: ignore[assignment]
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[TensorType(i1, t.get_shape(), t.encoding)],
+            properties={"predicate": IntegerAttr(self.PREDICATES.index(predicate), i64)},
+        )
+
+    @property
+    def predicate_name(self) -> str:
+        return self.PREDICATES[self.predicate.value.data]
+
+    def verify_(self) -> None:
+        t, r = _dist(self.lhs), _dist(self.result)
+        _check(0 <= self.predicate.value.data < len(self.PREDICATES), "unknown predicate")
+        _check(r.element_type == i1, f"the result is a tensor of i1, got {r}")
+        _same_layout(t, r, "operands and result")
+        self.check_element(t.element_type)
+
+    def check_element(self, e: Attribute) -> None:
+        raise NotImplementedError
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.predicate_name}, ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _CompareOp:
+        pos = parser.pos
+        name = parser.parse_identifier(" predicate")
+        if name not in cls.PREDICATES:
+            parser.raise_error(f"unknown predicate '{name}' (one of {', '.join(cls.PREDICATES)})",
+                               pos, parser.pos)
+        parser.parse_punctuation(",")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, TensorType):
+            parser.raise_error(f"'{cls.name}' compares distributed tensors, got {t}")
+        a, b = parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t)
+        op = cls(a, b, name)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class CmpiOp(_CompareOp):
+    """Integer comparison of two distributed tensors (predicates as `arith.cmpi`)."""
+
+    name = "layout.cmpi"
+    PREDICATES: ClassVar[list[str]] = list(arith.CMPI_COMPARISON_OPERATIONS)
+    SCALAR: ClassVar[type[Operation]] = arith.CmpiOp
+
+    def check_element(self, e: Attribute) -> None:
+        _check(isinstance(e, IntegerType), f"layout.cmpi compares integers, got {e}")
+
+
+@irdl_op_definition
+class CmpfOp(_CompareOp):
+    """Float comparison of two distributed tensors (predicates as `arith.cmpf`)."""
+
+    name = "layout.cmpf"
+    PREDICATES: ClassVar[list[str]] = list(arith.CMPF_COMPARISON_OPERATIONS)
+    SCALAR: ClassVar[type[Operation]] = arith.CmpfOp
+
+    def check_element(self, e: Attribute) -> None:
+        _check(isinstance(e, AnyFloat), f"layout.cmpf compares floats, got {e}")
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """Elementwise `cond ? lhs : rhs` with a tensor of i1 as `cond` (Gluon `where`)."""
+
+    name = "layout.select"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    cond = operand_def(TensorType)
+    lhs = operand_def(_T)
+    rhs = operand_def(_T)
+    result = result_def(_T)
+    assembly_format = "$cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        c, r = _dist(self.cond), _dist(self.result)
+        _check(c.element_type == i1, f"the condition is a tensor of i1, got {c}")
+        _same_layout(c, r, "the condition and the values")
+
+
+# =========================================================================== casts
+
+
+class _CastOp(IRDLOperation):
+    """An `arith` cast elementwise on a distributed tensor: same shape and layout."""
+
+    SCALAR: ClassVar[type[Operation]]
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, result_type: TensorType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        s, r = _dist(self.input), _dist(self.result)
+        _same_layout(s, r, "source and result")
+        self.check_elements(s.element_type, r.element_type)
+
+    def check_elements(self, a: Attribute, b: Attribute) -> None:
+        raise NotImplementedError
+
+
+def _ints(op: _CastOp, a: Attribute, b: Attribute, wider: bool | None) -> None:
+    _check(isinstance(a, IntegerType) and isinstance(b, IntegerType),
+           f"{op.name} casts integers to integers, got {a} to {b}")
+    wa, wb = a.width.data, b.width.data  # type: ignore[attr-defined]
+    if wider is not None:
+        _check(wb > wa if wider else wb < wa,
+               f"{op.name}: the result must be {'wider' if wider else 'narrower'} than the source ({a} to {b})")
+
+
+@irdl_op_definition
+class ExtSIOp(_CastOp):
+    """Sign-extend each integer (`arith.extsi`)."""
+
+    name = "layout.extsi"
+    SCALAR: ClassVar[type[Operation]] = arith.ExtSIOp
+
+    def check_elements(self, a, b):
+        _ints(self, a, b, True)
+
+
+@irdl_op_definition
+class ExtUIOp(_CastOp):
+    """Zero-extend each integer (`arith.extui`)."""
+
+    name = "layout.extui"
+    SCALAR: ClassVar[type[Operation]] = arith.ExtUIOp
+
+    def check_elements(self, a, b):
+        _ints(self, a, b, True)
+
+
+@irdl_op_definition
+class TruncIOp(_CastOp):
+    """Keep the low bits of each integer (`arith.trunci`)."""
+
+    name = "layout.trunci"
+    SCALAR: ClassVar[type[Operation]] = arith.TruncIOp
+
+    def check_elements(self, a, b):
+        _ints(self, a, b, False)
+
+
+class _IntToFloat(_CastOp):
+    def check_elements(self, a, b):
+        _check(isinstance(a, IntegerType) and isinstance(b, AnyFloat),
+               f"{self.name} casts integers to floats, got {a} to {b}")
+
+
+class _FloatToInt(_CastOp):
+    def check_elements(self, a, b):
+        _check(isinstance(a, AnyFloat) and isinstance(b, IntegerType),
+               f"{self.name} casts floats to integers, got {a} to {b}")
+
+
+@irdl_op_definition
+class SIToFPOp(_IntToFloat):
+    """Signed integer to float, rounding to nearest (`arith.sitofp`)."""
+
+    name = "layout.sitofp"
+    SCALAR: ClassVar[type[Operation]] = arith.SIToFPOp
+
+
+@irdl_op_definition
+class UIToFPOp(_IntToFloat):
+    """Unsigned integer to float, rounding to nearest (`arith.uitofp`)."""
+
+    name = "layout.uitofp"
+    SCALAR: ClassVar[type[Operation]] = arith.UIToFPOp
+
+
+@irdl_op_definition
+class FPToSIOp(_FloatToInt):
+    """Float to signed integer, rounding toward zero (`arith.fptosi`)."""
+
+    name = "layout.fptosi"
+    SCALAR: ClassVar[type[Operation]] = arith.FPToSIOp
+
+
+@irdl_op_definition
+class FPToUIOp(_FloatToInt):
+    """Float to unsigned integer, rounding toward zero (`arith.fptoui`)."""
+
+    name = "layout.fptoui"
+    SCALAR: ClassVar[type[Operation]] = arith.FPToUIOp
+
+
+ELEMENTWISE_OPS = (CmpiOp, CmpfOp, SelectOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp,
+                   FPToSIOp, FPToUIOp)
+"""Ops that apply a scalar `arith` op (their `SCALAR`; select: arith.select) to each
+element: `lower-to-gpu` emits that op once per register."""
+
+
+# =========================================================================== scans
+
+SCAN_KINDS = ("add", "mul", "max", "min")
+
+
+@irdl_op_definition
+class ScanOp(IRDLOperation):
+    """Inclusive scan along `axis` with `kind` (add, mul, max, min); `reverse` scans
+    from the last element to the first. The result has the source's type (Triton
+    `associative_scan` / `cumsum` / `cumprod`; Gluon `associative_scan`).
+
+        %c = layout.scan %x {axis = 1 : i64, kind = "add"} : tensor<4x1024xf32, #b>"""
+
+    name = "layout.scan"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    source = operand_def(_T)
+    axis = prop_def(IntegerAttr)
+    kind = prop_def(StringAttr)
+    reverse = opt_prop_def(BoolAttr)
+    result = result_def(_T)
+    assembly_format = "$source attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None and bool(self.reverse.value.data)
+
+    def verify_(self) -> None:
+        s = _dist(self.source)
+        ax = self.axis.value.data
+        _check(self.kind.data in SCAN_KINDS, f"kind must be one of {', '.join(SCAN_KINDS)}")
+        _check(0 <= ax < len(s.get_shape()), f"axis {ax} out of range")
+
+
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp)
+"""Registered in the `layout` dialect (dialects/layout.py)."""

@@ -1,0 +1,122 @@
+"""The compute ops of `dialects/layout_compute.py` on the reference executor: the
+elementwise ones are their scalar `arith` op's impl applied to whole distributed
+values (shape [blocks, *shape] or uniform [*shape]); `layout.scan` combines in the
+order the GPU does (`scan_like_a_gpu`), so that float results agree bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+
+from tilec.dialects import layout_compute as lc
+
+from .arith_impls import ArithFunctions
+from .errors import ExecutionError
+from .executor import ReferenceInterpreter
+from .layout_impls import _dist_rank
+from .values import from_compute, to_compute
+
+_ARITH = ArithFunctions()
+_SCALAR_IMPL = {
+    arith.CmpiOp: ArithFunctions.run_cmpi, arith.CmpfOp: ArithFunctions.run_cmpf,
+    arith.ExtSIOp: ArithFunctions.run_extsi, arith.ExtUIOp: ArithFunctions.run_extui,
+    arith.TruncIOp: ArithFunctions.run_trunci, arith.SIToFPOp: ArithFunctions.run_sitofp,
+    arith.UIToFPOp: ArithFunctions.run_uitofp, arith.FPToSIOp: ArithFunctions.run_fptosi,
+    arith.FPToUIOp: ArithFunctions.run_fptoui,
+}
+
+
+def _elementwise(cls):
+    fn = _SCALAR_IMPL[cls.SCALAR]
+
+    @impl(cls)
+    def run(self, interp: ReferenceInterpreter, op, args):
+        # the arith impls read only the op's operand/result types and predicate,
+        # which these ops name alike
+        return fn(_ARITH, interp, op, args).values
+
+    return run
+
+
+@register_impls
+class ComputeFunctions(InterpreterFunctions):
+    run_cmpi = _elementwise(lc.CmpiOp)
+    run_cmpf = _elementwise(lc.CmpfOp)
+    run_extsi = _elementwise(lc.ExtSIOp)
+    run_extui = _elementwise(lc.ExtUIOp)
+    run_trunci = _elementwise(lc.TruncIOp)
+    run_sitofp = _elementwise(lc.SIToFPOp)
+    run_uitofp = _elementwise(lc.UIToFPOp)
+    run_fptosi = _elementwise(lc.FPToSIOp)
+    run_fptoui = _elementwise(lc.FPToUIOp)
+
+    @impl(lc.SelectOp)
+    def run_select(self, interp: ReferenceInterpreter, op: lc.SelectOp, args):
+        cond, a, b = (np.asarray(x) for x in args)
+        return (np.where(cond, a, b),)
+
+    @impl(lc.ScanOp)
+    def run_scan(self, interp: ReferenceInterpreter, op: lc.ScanOp, args):
+        from tilec.dialects.scan_plan import ScanPlanError, scan_plan
+
+        t = op.source.type
+        a = np.asarray(args[0])
+        if not _dist_rank(a, t):
+            a = a[None]
+        try:
+            plan = scan_plan(t, op.axis.value.data)
+        except ScanPlanError as e:
+            raise ExecutionError(op, str(e)) from None
+        x = np.asarray(to_compute(a, t))
+        out = scan_like_a_gpu(x, plan, op.kind.data, op.is_reverse)
+        return (from_compute(out, t),)
+
+
+_COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def scan_like_a_gpu(x: np.ndarray, plan, kind: str, reverse: bool) -> np.ndarray:
+    """`layout.scan` of per-block values x [blocks, *shape] along plan.axis, combining
+    in the order `lower-to-gpu` emits (docs/dialect.md, layout.scan): the axis position
+    is r + R*(l + L*w) for register, lane and warp positions (plan); each thread scans
+    its R elements in order; threads combine their totals by a Hillis-Steele scan over
+    the L lanes (step 1, 2, 4, ...: v[l] = v[l - d] op v[l]); each warp's total goes
+    through shared memory and a thread folds the totals of the warps before its own in
+    order; a thread's prefix is (warps' prefix op lanes' prefix), then each element is
+    prefix op its in-thread scan. `reverse` is the same on the axis read backwards."""
+    comb = _COMBINE[kind]
+    ax = plan.axis + 1
+    if reverse:
+        x = np.flip(x, axis=ax)
+    x = np.moveaxis(x, ax, -1)
+    lead = x.shape[:-1]
+    R, L, W = plan.regs, plan.lanes, plan.warps
+    y = x.reshape(*lead, W, L, R)
+    with np.errstate(all="ignore"):
+        p = comb.accumulate(y, axis=-1)  # in-thread inclusive, in order
+        v = p[..., -1]  # [.., W, L] thread totals
+        pos = np.arange(L)
+        d = 1
+        while d < L:
+            shifted = np.roll(v, d, axis=-1)
+            v = np.where(pos >= d, comb(shifted, v), v)
+            d *= 2
+        lane_ex = np.roll(v, 1, axis=-1)  # exclusive lane prefix, valid for l > 0
+        totals = v[..., -1]  # [.., W] per-warp totals
+        warp_ex = np.empty_like(totals)
+        acc = totals[..., 0]
+        for w in range(1, W):
+            warp_ex[..., w] = acc
+            acc = comb(acc, totals[..., w])
+        has_lane = (pos > 0)[None, :]
+        has_warp = (np.arange(W) > 0)[:, None]
+        we = np.broadcast_to(warp_ex[..., :, None], v.shape)
+        prefix = np.where(has_warp & has_lane, comb(we, lane_ex),
+                          np.where(has_warp, we, lane_ex))
+        has = has_warp | has_lane
+        out = np.where(has[..., None], comb(prefix[..., None], p), p)
+    out = np.moveaxis(out.reshape(*lead, W * L * R), -1, ax)
+    if reverse:
+        out = np.flip(out, axis=ax)
+    return np.ascontiguousarray(out)
