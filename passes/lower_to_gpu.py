@@ -1413,37 +1413,41 @@ class _KernelLowering:
         self.vals[op.result] = out
 
     def reduce_across_warps(self, op, groups: dict, steps: list[int], elem, comb):
-        """Combine each thread's partials in `groups` with those of the threads tid ^ step
-        for each step (warp bits along the reduced axis, lowest first): a butterfly
-        through shared memory, as `reduce_like_a_gpu` of the reference executor combines.
-        Round i: every thread writes its partials to half i % 2 of a buffer of
-        2 x len(groups) x threads elements (partial k of thread t at k * threads + t:
-        consecutive threads, consecutive words, no bank conflicts), a barrier, then reads
-        its partner's. Alternating halves make one barrier per round enough; a reduce
-        inside a loop starts with a barrier (the previous iteration's reads)."""
+        """Combine each thread's partials in `groups` with those of the threads of the
+        other warps along the reduced axis (`steps`: the thread-id bits of those warps,
+        lowest first) in one round through shared memory, as the Gluon tutorial says
+        (butterfly shuffles within the warp, then one round through shared memory):
+        every thread writes its partials (partial k of thread t at k * threads + t:
+        consecutive threads, consecutive words, no bank conflicts), one barrier, then
+        reads the partials of the 2^len(steps) threads that differ from it only in
+        those bits, in the order of their warp position, and folds them, as
+        `reduce_like_a_gpu` of the reference executor does. A reduce inside a loop
+        starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
         n = self.nthreads
-        per_round = len(keys) * n
-        size = per_round * min(len(steps), 2)
-        buf_op = memref.AllocaOp.get(elem, shape=[size], memory_space=cuda.SHARED_MEMORY_SPACE)
+        buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * n], memory_space=cuda.SHARED_MEMORY_SPACE)
         buf = buf_op.results[0]
         buf.name_hint = "red"
         e = b.entry
         e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
-        self.comment(f"reduce across warps via smem: {len(steps)} rounds of {len(keys)} "
+        ways = 1 << len(steps)
+        self.comment(f"reduce across {ways} warps via smem: one round of {len(keys)} "
                      f"partials per thread, 0 bank conflicts per write, 0 per read")
         if self._in_loop(op):
             b.add(gpu.BarrierOp())
-        for i, step in enumerate(steps):
-            base = (i % 2) * per_round
-            for k, p in enumerate(keys):
-                b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(self.tid, base + k * n))]))
-            b.add(gpu.BarrierOp())
-            partner = b.xor_(self.tid, step)
-            for k, p in enumerate(keys):
-                other = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(partner, base + k * n))])).results[0]
-                groups[p] = comb(groups[p], other)
+        for k, p in enumerate(keys):
+            b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(self.tid, k * n))]))
+        b.add(gpu.BarrierOp())
+        mask = sum(steps)
+        base = b.and_(self.tid, ~mask & (2 * n - 1))
+        for k, p in enumerate(keys):
+            acc = None
+            for j in range(ways):
+                off = sum(st for i, st in enumerate(steps) if j >> i & 1)
+                x = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(base, off + k * n))])).results[0]
+                acc = x if acc is None else comb(acc, x)
+            groups[p] = acc
 
     def _in_loop(self, op: Operation) -> bool:
         p = op.parent_op()

@@ -10,9 +10,9 @@ from xdsl.dialects import arith
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import layout_compute as lc
+from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
-from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .layout_impls import _dist_rank
 from .values import from_compute, to_compute
@@ -58,17 +58,17 @@ class ComputeFunctions(InterpreterFunctions):
 
     @impl(lc.ScanOp)
     def run_scan(self, interp: ReferenceInterpreter, op: lc.ScanOp, args):
-        from tilec.dialects.scan_plan import ScanPlanError, scan_plan
-
         t = op.source.type
         a = np.asarray(args[0])
         if not _dist_rank(a, t):
             a = a[None]
-        try:
-            plan = scan_plan(t, op.axis.value.data)
-        except ScanPlanError as e:
-            raise ExecutionError(op, str(e)) from None
+        ax = op.axis.value.data
         x = np.asarray(to_compute(a, t))
+        try:
+            plan = scan_plan(t, ax)
+        except ScanPlanError:
+            # a layout lower-to-gpu cannot scan (it says so): the scan in element order
+            plan = ScanPlan(ax, t.get_shape()[ax], 1, 1, (), ())
         out = scan_like_a_gpu(x, plan, op.kind.data, op.is_reverse)
         return (from_compute(out, t),)
 

@@ -776,9 +776,11 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
     """`layout.reduce` of per-block values `a` [blocks, *shape] along `ax`, combining
     in the order a GPU does (and `lower-to-gpu` emits), so that results agree bit for
     bit: each thread folds its own registers in register order (an element held twice
-    counted once), then threads combine pairwise over each lane bit, then each warp
-    bit, that moves along the axis (a butterfly: thread t with t ^ bit), lowest bit
-    first. Returns [blocks, *shape without ax]."""
+    counted once), then threads combine pairwise over each lane bit that moves along
+    the axis (a butterfly: thread t with t ^ bit), lowest bit first, then each thread
+    folds the partials of the threads that differ from it only in the warp bits along
+    the axis, in warp order (one round through shared memory). Returns
+    [blocks, *shape without ax]."""
     comb = _COMBINE[kind]
     shape = tuple(t.get_shape())
     out_shape = shape[:ax] + shape[ax + 1 :]
@@ -812,11 +814,17 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
         partial[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], merged, cur)
         has[threads, p] |= new
     lanes = lin.num_lanes
-    steps = [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]
-    steps += [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
-    for step in steps:
+    for step in [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]:
         partner = threads ^ step
         partial = comb(partial, partial[:, partner, :])
+    steps = [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
+    if steps:  # one round through shared memory: fold the warps' partials in order
+        base = threads & ~sum(steps)
+        acc = None
+        for j in range(1 << len(steps)):
+            partner = base | sum(st for i, st in enumerate(steps) if j >> i & 1)
+            acc = partial[:, partner, :] if acc is None else comb(acc, partial[:, partner, :])
+        partial = acc
     owner = np.argmax(has, axis=0)  # a thread that holds each result element
     res = partial[:, owner, np.arange(P)]
     return res.reshape((nb, *out_shape)).astype(a.dtype, copy=False)

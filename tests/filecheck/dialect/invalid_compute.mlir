@@ -1,0 +1,82 @@
+// Verifier and syntax errors of the compute ops on distributed values.
+// RUN: tilec %s --split-input-file --verify-diagnostics
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @cmpf_ints(%i: tensor<32x16xi32, #b>) {
+  // expected-error @+1 {{layout.cmpf compares floats, got i32}}
+  %p = layout.cmpf olt, %i, %i : tensor<32x16xi32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @cmpi_predicate(%i: tensor<32x16xi32, #b>) {
+  // expected-error @+1 {{unknown predicate 'olt'}}
+  %p = layout.cmpi olt, %i, %i : tensor<32x16xi32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @select_layouts(%p: tensor<32x16xi1, #c>, %x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the condition and the values must have the same shape and distributed layout}}
+  %m = layout.select %p, %x, %x : tensor<32x16xi1, #c>, tensor<32x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @select_not_i1(%p: tensor<32x16xi8, #b>, %x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the condition is a tensor of i1, got tensor<32x16xi8}}
+  %m = layout.select %p, %x, %x : tensor<32x16xi8, #b>, tensor<32x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @extsi_narrower(%i: tensor<32x16xi32, #b>) {
+  // expected-error @+1 {{layout.extsi: the result must be wider than the source (i32 to i8)}}
+  %a = layout.extsi %i : tensor<32x16xi32, #b> to tensor<32x16xi8, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @sitofp_float(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{layout.sitofp casts integers to floats, got f32 to f16}}
+  %a = layout.sitofp %x : tensor<32x16xf32, #b> to tensor<32x16xf16, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @cast_shape(%i: tensor<32x16xi8, #b>) {
+  // expected-error @+1 {{source and result must have the same shape and distributed layout}}
+  %a = layout.extsi %i : tensor<32x16xi8, #b> to tensor<16x32xi32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @scan_kind(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{kind must be one of add, mul, max, min}}
+  %s = layout.scan %x {axis = 1 : i64, kind = "xor"} : tensor<32x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @scan_axis(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{axis 2 out of range}}
+  %s = layout.scan %x {axis = 2 : i64, kind = "add"} : tensor<32x16xf32, #b>
+  func.return
+}

@@ -1,0 +1,62 @@
+// Round trip of the compute ops on distributed values (math functions, layout.cmpi/
+// cmpf/select, integer casts, layout.scan), in custom and generic form.
+// RUN: tilec %s | tilec | filecheck %s
+// RUN: tilec %s --print-op-generic | tilec | filecheck %s
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+
+// CHECK-LABEL: func.func @math(
+// CHECK: %e = math.exp %x : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %f = math.exp %e fastmath<afn> : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %g = math.fma %x, %e, %f : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %h = math.powf %g, %x : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %r = math.rsqrt %s : f32
+func.func @math(%x: tensor<32x16xf32, #b>, %s: f32) {
+  %e = math.exp %x : tensor<32x16xf32, #b>
+  %f = math.exp %e fastmath<afn> : tensor<32x16xf32, #b>
+  %g = math.fma %x, %e, %f : tensor<32x16xf32, #b>
+  %h = math.powf %g, %x : tensor<32x16xf32, #b>
+  %r = math.rsqrt %s : f32
+  func.return
+}
+
+// CHECK-LABEL: func.func @compare_select(
+// CHECK: %p = layout.cmpf olt, %x, %y : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %q = layout.cmpi sge, %i, %j : tensor<32x16xi32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: %m = layout.select %p, %x, %y : tensor<32x16xi1, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>, tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+func.func @compare_select(%x: tensor<32x16xf32, #b>, %y: tensor<32x16xf32, #b>, %i: tensor<32x16xi32, #b>, %j: tensor<32x16xi32, #b>) {
+  %p = layout.cmpf olt, %x, %y : tensor<32x16xf32, #b>
+  %q = layout.cmpi sge, %i, %j : tensor<32x16xi32, #b>
+  %m = layout.select %p, %x, %y : tensor<32x16xi1, #b>, tensor<32x16xf32, #b>
+  func.return
+}
+
+// CHECK-LABEL: func.func @casts(
+// CHECK: %a = layout.extsi %i : tensor<32x16xi8, #layout.blocked<{{.*}}>> to tensor<32x16xi32, #layout.blocked<{{.*}}>>
+// CHECK: %b = layout.extui %i : tensor<32x16xi8, #layout.blocked<{{.*}}>> to tensor<32x16xi64, #layout.blocked<{{.*}}>>
+// CHECK: %c = layout.trunci %a : tensor<32x16xi32, #layout.blocked<{{.*}}>> to tensor<32x16xi16, #layout.blocked<{{.*}}>>
+// CHECK: %d = layout.sitofp %a : tensor<32x16xi32, #layout.blocked<{{.*}}>> to tensor<32x16xf32, #layout.blocked<{{.*}}>>
+// CHECK: %e = layout.uitofp %a : tensor<32x16xi32, #layout.blocked<{{.*}}>> to tensor<32x16xbf16, #layout.blocked<{{.*}}>>
+// CHECK: %f = layout.fptosi %d : tensor<32x16xf32, #layout.blocked<{{.*}}>> to tensor<32x16xi8, #layout.blocked<{{.*}}>>
+// CHECK: %g = layout.fptoui %d : tensor<32x16xf32, #layout.blocked<{{.*}}>> to tensor<32x16xi32, #layout.blocked<{{.*}}>>
+// CHECK: %h = arith.truncf %d : tensor<32x16xf32, #layout.blocked<{{.*}}>> to tensor<32x16xf16, #layout.blocked<{{.*}}>>
+func.func @casts(%i: tensor<32x16xi8, #b>) {
+  %a = layout.extsi %i : tensor<32x16xi8, #b> to tensor<32x16xi32, #b>
+  %b = layout.extui %i : tensor<32x16xi8, #b> to tensor<32x16xi64, #b>
+  %c = layout.trunci %a : tensor<32x16xi32, #b> to tensor<32x16xi16, #b>
+  %d = layout.sitofp %a : tensor<32x16xi32, #b> to tensor<32x16xf32, #b>
+  %e = layout.uitofp %a : tensor<32x16xi32, #b> to tensor<32x16xbf16, #b>
+  %f = layout.fptosi %d : tensor<32x16xf32, #b> to tensor<32x16xi8, #b>
+  %g = layout.fptoui %d : tensor<32x16xf32, #b> to tensor<32x16xi32, #b>
+  %h = arith.truncf %d : tensor<32x16xf32, #b> to tensor<32x16xf16, #b>
+  func.return
+}
+
+// CHECK-LABEL: func.func @scan(
+// CHECK: %s = layout.scan %x {axis = 1 : i64, kind = "add"} : tensor<32x16xf32, #layout.blocked<{{.*}}>>
+// CHECK: %r = layout.scan %x {axis = 0 : i64, kind = "max", reverse = true} : tensor<32x16xf32, #layout.blocked<{{.*}}>>
+func.func @scan(%x: tensor<32x16xf32, #b>) {
+  %s = layout.scan %x {axis = 1 : i64, kind = "add"} : tensor<32x16xf32, #b>
+  %r = layout.scan %x {axis = 0 : i64, kind = "max", reverse = true} : tensor<32x16xf32, #b>
+  func.return
+}
