@@ -1399,7 +1399,8 @@ class _KernelLowering:
                 raise _fail(op, "a warp basis that moves along several dims is not supported in reduce")
             steps.append(32 << j)
         if steps:
-            self.reduce_across_warps(op, groups, steps, elem, comb)
+            lane_mask = sum(1 << i for i, bs in enumerate(lanes) if bs[ax])
+            self.reduce_across_warps(op, groups, steps, lane_mask, elem, comb)
         out = []
         for k in range(dst.num_registers):
             c = tuple(dst.apply(register=k))
@@ -1412,21 +1413,25 @@ class _KernelLowering:
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
         self.vals[op.result] = out
 
-    def reduce_across_warps(self, op, groups: dict, steps: list[int], elem, comb):
-        """Combine each thread's partials in `groups` with those of the threads of the
-        other warps along the reduced axis (`steps`: the thread-id bits of those warps,
-        lowest first) in one round through shared memory, as the Gluon tutorial says
-        (butterfly shuffles within the warp, then one round through shared memory):
-        every thread writes its partials (partial k of thread t at k * threads + t:
-        consecutive threads, consecutive words, no bank conflicts), one barrier, then
-        reads the partials of the 2^len(steps) threads that differ from it only in
-        those bits, in the order of their warp position, and folds them, as
-        `reduce_like_a_gpu` of the reference executor does. A reduce inside a loop
-        starts with a barrier (the previous iteration's reads)."""
+    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, elem, comb):
+        """Combine each thread's partials in `groups` with those of the other warps
+        along the reduced axis (`steps`: the thread-id bits of those warps, lowest
+        first) in one round through shared memory, as the Gluon tutorial says
+        (butterfly shuffles within the warp, then one round through shared memory).
+        After the shuffles, the lanes that differ only in `lane_mask` (the lane bits
+        along the axis) hold the same partials: the one with those bits zero writes
+        them, partial k of thread t at k * S + c(t), c(t) being t without the
+        `lane_mask` bits (S = threads / 2^popcount(lane_mask)); one barrier; each
+        thread reads the slots of the 2^len(steps) threads that differ from it only
+        in the `steps` bits, in warp order, and folds them, as `reduce_like_a_gpu` of
+        the reference executor does. Writers of one warp take consecutive slots and
+        readers of one slot read it together: no bank conflicts. A reduce inside a
+        loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
         n = self.nthreads
-        buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * n], memory_space=cuda.SHARED_MEMORY_SPACE)
+        slots = n >> bin(lane_mask).count("1")
+        buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * slots], memory_space=cuda.SHARED_MEMORY_SPACE)
         buf = buf_op.results[0]
         buf.name_hint = "red"
         e = b.entry
@@ -1436,18 +1441,44 @@ class _KernelLowering:
                      f"partials per thread, 0 bank conflicts per write, 0 per read")
         if self._in_loop(op):
             b.add(gpu.BarrierOp())
-        for k, p in enumerate(keys):
-            b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(self.tid, k * n))]))
+
+        def write():
+            mine = self._compress(self.tid, lane_mask, n)
+            for k, p in enumerate(keys):
+                b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(mine, k * slots))]))
+
+        self._guarded(b.eq0(b.and_(self.tid, lane_mask)) if lane_mask else True, write)
         b.add(gpu.BarrierOp())
-        mask = sum(steps)
-        base = b.and_(self.tid, ~mask & (2 * n - 1))
+        base = b.and_(self.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
+        reads = []
+        for j in range(ways):
+            off = sum(st for i, st in enumerate(steps) if j >> i & 1)
+            reads.append(self._compress(b.add_(base, off), lane_mask, n))
         for k, p in enumerate(keys):
             acc = None
-            for j in range(ways):
-                off = sum(st for i, st in enumerate(steps) if j >> i & 1)
-                x = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(base, off + k * n))])).results[0]
+            for r in reads:
+                x = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(r, k * slots))])).results[0]
                 acc = x if acc is None else comb(acc, x)
             groups[p] = acc
+
+    def _compress(self, t: Val, drop: int, n: int) -> Val:
+        """t (a thread id below n) with the bits of `drop` removed, the bits above
+        each shifted down: one and + shift per run of kept bits."""
+        b = self.b
+        out: Val = 0
+        pos = dst = 0
+        while (1 << pos) < n:
+            if drop >> pos & 1:
+                pos += 1
+                continue
+            end = pos
+            while (1 << end) < n and not drop >> end & 1:
+                end += 1
+            run = b.and_(t, ((1 << end) - 1) & ~((1 << pos) - 1))
+            out = b.add_(out, b.shr_(run, pos - dst))  # dst <= pos: the run moves down
+            dst += end - pos
+            pos = end
+        return out
 
     def _in_loop(self, op: Operation) -> bool:
         p = op.parent_op()
