@@ -96,3 +96,58 @@ def is_fast(op) -> bool:
     if fm is None:
         return False
     return any(str(f) == "afn" for f in fm.data)
+
+
+def _element_name(t) -> str:
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float64Type
+
+    e = getattr(t, "element_type", t)
+    if isinstance(e, Float64Type):
+        return "f64"
+    if isinstance(e, Float16Type):
+        return "f16"
+    if isinstance(e, BFloat16Type):
+        return "bf16"
+    return "f32"
+
+
+def ulp_budget(module) -> int:
+    """How many ulps a GPU result of `module` may be from the reference executor's:
+    2 * (the sum of the bounds of the inexact `math` ops it holds) + 1. Each function's
+    error reaches an output at most twice in the kernels this is meant for (through the
+    element's own path and through a reduction of same-sign terms over its row, as
+    exp in softmax), and the arithmetic after it rounds once more. 0 when the module
+    holds no inexact function (results are then compared bit for bit); None when an
+    op's `fastmath` intrinsic has no ulp bound (its results cannot be checked)."""
+    total = 0
+    for op in module.walk():
+        fn = BY_OP.get(type(op))
+        if fn is None:
+            continue
+        elem = _element_name(op.results[0].type)
+        if is_fast(op) and fn.fast is not None and elem == "f32":
+            if fn.ulp_fast is None:
+                return None  # type: ignore[return-value]
+            total += fn.ulp_fast
+        else:
+            total += fn.ulp(elem)
+    return 2 * total + 1 if total else 0
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Units in the last place between float arrays of one dtype (bf16 as its uint16
+    bits); NaN and NaN are 0 apart, NaN and a number the largest distance."""
+    a, b = np.asarray(a), np.asarray(b)
+    ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    def ordered(x):
+        i = x.view(ints).astype(np.int64)
+        top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+        return np.where(i < 0, -(i + top), i)
+    d = np.abs(ordered(a) - ordered(b))
+    if a.dtype.kind == "f":
+        na, nb = np.isnan(a), np.isnan(b)
+    else:  # bf16 bits
+        na = (a & 0x7F80 == 0x7F80) & (a & 0x7F != 0)
+        nb = (b & 0x7F80 == 0x7F80) & (b & 0x7F != 0)
+    d = np.where(na & nb, 0, np.where(na | nb, np.iinfo(np.int64).max, d))
+    return d
