@@ -79,8 +79,8 @@ def _triton():
         for off in range(0, N, BLOCK_SIZE):
             cols = off + tl.arange(0, BLOCK_SIZE)
             mask = cols < N
-            w = tl.load(W + cols, mask=mask)
-            b = tl.load(B + cols, mask=mask)
+            w = tl.load(W + cols, mask=mask).to(tl.float32)
+            b = tl.load(B + cols, mask=mask).to(tl.float32)
             x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
             y = (x - mean) * rstd * w + b
             tl.store(Y + cols, y.to(Y.dtype.element_ty), mask=mask)
@@ -106,8 +106,10 @@ DT = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
 def configs(kind: str, n: int, dtype: str, sweep: bool) -> list[dict]:
     """The tilec configurations tried for one case (the default only, without --sweep)."""
     if kind == "cumsum":
-        ws = [w for w in (4, 8, 16, 32) if n // (32 * w) >= 1] if sweep else [None]
-        return [{"warps": w} for w in ws]
+        if not sweep:
+            return [{}]
+        return [{"warps": w, "contiguous": c} for w in (4, 8, 16, 32) for c in (False, True)
+                if n // (32 * w) >= 4]
     if not sweep:
         return [{}]
     v = 16 // np.dtype(DT[dtype]).itemsize
@@ -141,8 +143,9 @@ def run_case(kind: str, m: int, n: int, dtype: str, memcpy: float, sweep: bool, 
         xh = rng.standard_normal((m, n)).astype(dt)
     x = torch.as_tensor(xh, device="cuda")
     y = torch.empty_like(x)
-    w = torch.as_tensor(rng.standard_normal(n).astype(np.float32), device="cuda")
-    b = torch.as_tensor(rng.standard_normal(n).astype(np.float32), device="cuda")
+    wdt = np.float32 if dtype == "i32" else dt  # layer norm's weight and bias: x's type
+    w = torch.as_tensor(rng.standard_normal(n).astype(wdt), device="cuda")
+    b = torch.as_tensor(rng.standard_normal(n).astype(wdt), device="cuda")
     x64 = x.double()
     if kind == "softmax":
         ref = torch.softmax(x64, dim=1)
@@ -153,7 +156,7 @@ def run_case(kind: str, m: int, n: int, dtype: str, memcpy: float, sweep: bool, 
     elif kind == "layer_norm":
         ref = torch.nn.functional.layer_norm(x64, (n,), w.double(), b.double(), 1e-5)
         tol = dict(atol=1e-4, rtol=1e-4) if dtype == "f32" else dict(atol=2e-2, rtol=1e-2)
-        peers = {"torch layer_norm": lambda: torch.nn.functional.layer_norm(x, (n,), w.to(x.dtype), b.to(x.dtype), 1e-5)}
+        peers = {"torch layer_norm": lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)}
         if tri:
             peers["triton layer-norm"] = lambda: tri[1](x, y, w, b)
     else:

@@ -13,7 +13,7 @@ then warps (a scan's layout), so each thread holds N / (32 W) consecutive elemen
 
 from __future__ import annotations
 
-_ELEM = {"f32": 4, "f16": 2, "bf16": 2}
+_ELEM = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4}
 
 
 def _blocked(spt, tpw, wpc):
@@ -95,16 +95,27 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
                eps: float = 1e-5) -> str:
     """y = (x - mean) * rsqrt(var + eps) * weight + bias along each row (biased
     variance, as torch.nn.functional.layer_norm), in float32; weight and bias are
-    float32 vectors of N."""
+    vectors of N of x's element type (as a half-precision model keeps them)."""
     enc, w = row_layout(n, dtype, warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
-    vec = f"!layout.tensor<f32, #layout.cute<({n}):(1)>, gmem>"
-    extra = ", %weight: !layout.ptr<f32, align 16>, %bias: !layout.ptr<f32, align 16>"
-    head = _header("layer_norm", m, n, rows, "f32" if dtype == "f32" else dtype, enc, extra) + f"""
-  %wv = layout.view %weight : !layout.ptr<f32, align 16> -> {vec}
-  %bv = layout.view %bias : !layout.ptr<f32, align 16> -> {vec}"""
+    vec = f"!layout.tensor<{dtype}, #layout.cute<({n}):(1)>, gmem>"
+    extra = f", %weight: !layout.ptr<{dtype}, align 16>, %bias: !layout.ptr<{dtype}, align 16>"
+    head = _header("layer_norm", m, n, rows, dtype, enc, extra) + f"""
+  %wv = layout.view %weight : !layout.ptr<{dtype}, align 16> -> {vec}
+  %bv = layout.view %bias : !layout.ptr<{dtype}, align 16> -> {vec}"""
     cols = f"tensor<{n}xf32, #layout.slice<{{dim = 0, parent = #b}}>>"
+    colsx = f"tensor<{n}x{dtype}, #layout.slice<{{dim = 0, parent = #b}}>>"
+    if dtype == "f32":
+        wload = f"""
+    %wt = layout.load %wv : {vec} -> {cols}
+    %bt = layout.load %bv : {vec} -> {cols}"""
+    else:
+        wload = f"""
+    %wth = layout.load %wv : {vec} -> {colsx}
+    %bth = layout.load %bv : {vec} -> {colsx}
+    %wt = arith.extf %wth : {colsx} to {cols}
+    %bt = arith.extf %bth : {colsx} to {cols}"""
     body = _load_f32(rows, n, dtype) + f"""
     %sum = layout.reduce %x {{axis = 1 : i64, kind = "add"}} : {f} -> {r}
     %rn = arith.constant {1.0 / n:e} : f32
@@ -117,9 +128,7 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
     %eps = arith.constant {eps:e} : f32
     %epss = layout.splat %eps : f32 -> {r}
     %ve = arith.addf %var, %epss : {r}
-    %rstd = math.rsqrt %ve : {r}""" + _row_bcast("rstdb", "%rstd", rows, n) + f"""
-    %wt = layout.load %wv : {vec} -> {cols}
-    %bt = layout.load %bv : {vec} -> {cols}
+    %rstd = math.rsqrt %ve : {r}""" + _row_bcast("rstdb", "%rstd", rows, n) + wload + f"""
     %wt1 = layout.expand_dims %wt {{axis = 0 : i64}} : {cols} -> tensor<1x{n}xf32, #b>
     %bt1 = layout.expand_dims %bt {{axis = 0 : i64}} : {cols} -> tensor<1x{n}xf32, #b>
     %wb = layout.broadcast %wt1 : tensor<1x{n}xf32, #b> -> {f}
@@ -130,11 +139,13 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
     return head + _launch(m, rows, 32 * w, n) + body + "\n  }\n  func.return\n}\n"
 
 
-def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None) -> str:
-    """Inclusive prefix sum along each row (one row per block)."""
+def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None, contiguous: bool = False) -> str:
+    """Inclusive prefix sum along each row (one row per block). By default 16 bytes per
+    thread per access, coalesced, the pattern repeated along the row in registers (scan
+    chunks); `contiguous` gives each thread n / (32 warps) consecutive elements instead."""
     if warps is None:
-        warps = max(1, min(16, n // (32 * 16)))
-    per = n // (32 * warps)
+        warps = max(1, min(8, n // (32 * 16)))
+    per = n // (32 * warps) if contiguous else min(16 // _ELEM.get(dtype, 4), n // (32 * warps))
     enc = _blocked([1, per], [1, 32], [1, warps])
     t = f"tensor<1x{n}x{dtype}, #b>"
     head = _header("cumsum", m, n, 1, dtype, enc).replace("#r = #layout.slice<{dim = 1, parent = #b}>\n", "")

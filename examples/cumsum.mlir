@@ -1,11 +1,12 @@
 // Row cumsum (inclusive prefix sum along each row), written in tilec: one row of 1024
-// floats per block of 2 warps; each thread holds 16 consecutive elements (a scan's layout:
-// the axis in registers, then lanes, then warps). layout.scan scans in the thread, then
-// across lanes with shuffles, then across the warps through shared memory.
+// floats per block of 2 warps, 16 bytes per thread per access (coalesced), the pattern
+// repeated twice along the row in registers. layout.scan scans each thread's 4
+// consecutive elements, then across lanes with shuffles, then the totals of the
+// 2 warps x 2 chunks through shared memory (one barrier).
 //
 //   tilec examples/cumsum.mlir --run cpu
 //   tilec examples/cumsum.mlir --run gpu --check   (bit for bit: the reference adds in the GPU's order)
-#b = #layout.blocked<{sizePerThread = [1, 16], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>
 !G = !layout.tensor<f32, #layout.cute<(64,1024):(1024,1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(1,1024):(1024,1)>, gmem>
 func.func @cumsum(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {

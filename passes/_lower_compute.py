@@ -63,13 +63,21 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
         return b.add(cls(a, c)).results[0]
 
     def select(cond, a, c):
+        if cond is True:
+            return a
+        if cond is False:
+            return c
         return b.add(arith.SelectOp(b.ssa(cond), a, c)).results[0]
 
-    # rows of this thread: registers grouped by their coordinate off the axis, in axis order
+    # rows of this thread: registers grouped by their coordinate off the axis and their
+    # chunk, in axis order (backwards for reverse)
     rows: dict[tuple, list[tuple[int, int]]] = {}
     for k in range(ll.num_registers):
         c = tuple(ll.apply(register=k))
-        rows.setdefault(c[:ax] + c[ax + 1:], []).append((c[ax], k))
+        chunk = c[ax] // plan.span
+        if rev:
+            chunk = plan.chunks - 1 - chunk
+        rows.setdefault((c[:ax] + c[ax + 1:], chunk), []).append((c[ax], k))
     keys = list(rows)
     out: list = [None] * ll.num_registers
     p: dict = {}
@@ -81,10 +89,12 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
             p[k] = acc
         rows[key] = order
     totals = {key: p[rows[key][-1][1]] for key in keys}
-    L, W = plan.lanes, plan.warps
+    L = plan.lanes
     lane = b.and_(kl.tid, 31)
-    has_lane = has_warp = False
+    has_lane: object = False
     lane_ex: dict = {}
+    last_lane: object = True
+    lane_axis_mask = 0
     if L > 1:
         s = plan.lane_bits[0]
         pos = b.and_(b.shr_(lane, s), L - 1)
@@ -110,21 +120,21 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
         has_lane = b.lt_(0, pos)
         last_lane = b.eq_(pos, L - 1)
         lane_axis_mask = (L - 1) << s
-    else:
-        last_lane, lane_axis_mask = True, 0
     warp_ex: dict = {}
-    if W > 1:
-        warp_ex, has_warp = _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select)
+    has_warp: dict = {key: False for key in keys}
+    if plan.warps * plan.chunks > 1:
+        warp_ex, has_warp = _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask,
+                                          comb, select)
     for key in keys:
-        if has_lane is not False and has_warp is not False:
-            both = b.land(has_lane, has_warp)
-            prefix = select(both, comb(warp_ex[key], lane_ex[key]),
-                            select(has_warp, warp_ex[key], lane_ex[key]))
-            has = b.add(arith.OrIOp(b.ssa(has_lane), b.ssa(has_warp))).results[0]
+        hw = has_warp[key]
+        if has_lane is not False and hw is not False:
+            prefix = select(b.land(has_lane, hw), comb(warp_ex[key], lane_ex[key]),
+                            select(hw, warp_ex[key], lane_ex[key]))
+            has = True if hw is True else b.add(arith.OrIOp(b.ssa(has_lane), b.ssa(hw))).results[0]
         elif has_lane is not False:
             prefix, has = lane_ex[key], has_lane
-        elif has_warp is not False:
-            prefix, has = warp_ex[key], has_warp
+        elif hw is not False:
+            prefix, has = warp_ex[key], hw
         else:
             prefix = has = None
         for _, k in rows[key]:
@@ -133,45 +143,62 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
 
 
 def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select):
-    """Each warp's totals (held by its last lane along the axis) through shared memory:
-    slot k * threads + (tid without its lane-axis bits); a thread reads the slots of the
-    warps before its own along the axis, in order, and folds them."""
+    """The totals of each (warp, chunk) along the axis, held by the warp's last lane along
+    it, through shared memory: slot q * threads + (tid without its lane-axis bits) for the
+    q-th (row, chunk) of the thread. One barrier; then a thread folds, for each of its
+    rows, the totals in axis order g = w + W * c and keeps, for each chunk c, the fold of
+    those before g = wpos + W * c. Returns the prefixes and whether each exists (an i1
+    Val, or True/False when known)."""
     b = kl.b
     W, n = plan.warps, kl.nthreads
     elem = op.source.type.element_type
-    sw = plan.warp_bits[0] + 5
-    warp_axis_mask = (W - 1) << sw
+    sw = (plan.warp_bits[0] + 5) if W > 1 else 0
+    warp_axis_mask = (W - 1) << sw if W > 1 else 0
     buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * n], memory_space=cuda.SHARED_MEMORY_SPACE)
     buf = buf_op.results[0]
     buf.name_hint = "scan"
     e = b.entry
     e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
-    kl.comment(f"scan across {W} warps via smem: {len(keys)} totals per warp")
+    kl.comment(f"scan across {W} warps x {plan.chunks} chunks via smem: {len(keys)} totals per thread")
     if kl._in_loop(op):
         b.add(gpu.BarrierOp())
     mine = b.and_(kl.tid, ~lane_axis_mask & (2 * n - 1))
+    slot = {key: q for q, key in enumerate(keys)}
 
     def write():
-        for k, key in enumerate(keys):
-            b.add(memref.StoreOp.get(totals[key], buf, [b.ssa(b.add_(mine, k * n))]))
+        for key in keys:
+            b.add(memref.StoreOp.get(totals[key], buf, [b.ssa(b.add_(mine, slot[key] * n))]))
 
-    if last_lane is True:
-        write()
-    else:
-        kl._guarded(last_lane, write)
+    kl._guarded(last_lane, write)
     b.add(gpu.BarrierOp())
-    wpos = b.and_(b.shr_(kl.tid, sw), W - 1)
     rev = op.is_reverse
-    if rev:
-        wpos = b.sub_(W - 1, wpos)
+    if W > 1:
+        wpos = b.and_(b.shr_(kl.tid, sw), W - 1)
+        if rev:
+            wpos = b.sub_(W - 1, wpos)
+    else:
+        wpos = 0
     base = b.and_(mine, ~warp_axis_mask & (2 * n - 1))
-    out = {}
-    for k, key in enumerate(keys):
-        acc = res = None
-        for j in range(W - 1):
-            w = (W - 1 - j) if rev else j
-            x = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(base, k * n + (w << sw)))])).results[0]
-            acc = x if acc is None else comb(acc, x)
-            res = acc if res is None else select(b.eq_(wpos, j + 1), acc, res)
-        out[key] = res
-    return out, b.lt_(0, wpos)
+    out, has = {}, {}
+    by_row: dict = {}  # a thread holds every chunk of its rows (chunks are register bits)
+    for key in keys:
+        by_row.setdefault(key[0], {})[key[1]] = key
+    for row, chunks in by_row.items():
+        acc = None
+        for c in range(plan.chunks):
+            res = acc  # the fold of the chunks before c: the prefix of g = W * c
+            for j in range(W):
+                if j >= 1:
+                    res = acc if res is None else select(b.eq_(wpos, j), acc, res)
+                if j == W - 1 and c + 1 == plan.chunks:
+                    break  # the last total is nobody's prefix
+                w = (W - 1 - j) if rev else j
+                at = b.add_(base, slot[(row, c)] * n + (w << sw))
+                x = b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0]
+                acc = x if acc is None else comb(acc, x)
+            if c in chunks:
+                if c == 0:
+                    out[chunks[c]], has[chunks[c]] = (res, b.lt_(0, wpos)) if W > 1 else (None, False)
+                else:
+                    out[chunks[c]], has[chunks[c]] = res, True
+    return out, has

@@ -79,11 +79,11 @@ _COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.mini
 def scan_like_a_gpu(x: np.ndarray, plan, kind: str, reverse: bool) -> np.ndarray:
     """`layout.scan` of per-block values x [blocks, *shape] along plan.axis, combining
     in the order `lower-to-gpu` emits (docs/dialect.md, layout.scan): the axis position
-    is r + R*(l + L*w) for register, lane and warp positions (plan); each thread scans
-    its R elements in order; threads combine their totals by a Hillis-Steele scan over
-    the L lanes (step 1, 2, 4, ...: v[l] = v[l - d] op v[l]); each warp's total goes
-    through shared memory and a thread folds the totals of the warps before its own in
-    order; a thread's prefix is (warps' prefix op lanes' prefix), then each element is
+    is r + R*(l + L*g), g = w + W*c for register, lane, warp and chunk positions (plan);
+    each thread scans its R elements of a chunk in order; threads combine their totals
+    by a Hillis-Steele scan over the L lanes (step 1, 2, 4, ...: v[l] = v[l - d] op
+    v[l]); each (warp, chunk)'s total goes through shared memory and a thread folds the
+    totals of the g before its own in order; a thread's prefix is (warps' prefix op lanes' prefix), then each element is
     prefix op its in-thread scan. `reverse` is the same on the axis read backwards."""
     comb = _COMBINE[kind]
     ax = plan.axis + 1
@@ -91,7 +91,8 @@ def scan_like_a_gpu(x: np.ndarray, plan, kind: str, reverse: bool) -> np.ndarray
         x = np.flip(x, axis=ax)
     x = np.moveaxis(x, ax, -1)
     lead = x.shape[:-1]
-    R, L, W = plan.regs, plan.lanes, plan.warps
+    # chunks continue the warp sequence: position r + R*(l + L*g), g = w + W*c
+    R, L, W = plan.regs, plan.lanes, plan.warps * plan.chunks
     y = x.reshape(*lead, W, L, R)
     with np.errstate(all="ignore"):
         p = comb.accumulate(y, axis=-1)  # in-thread inclusive, in order

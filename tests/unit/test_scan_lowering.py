@@ -1,7 +1,7 @@
 """`layout.scan`: the reference executor computes an inclusive scan (exactly NumPy's
 cumsum/cumprod/maximum.accumulate for integers, forward and reverse), and lower-to-gpu
 lowers it on random scannable blocked layouts (registers, then lane shuffles, then
-shared memory across warps) to a program that gives bit for bit what the layout-level
+shared memory across warps and chunks) to a program that gives bit for bit what the layout-level
 program gives on the CPU reference executor, also in a loop; layouts it cannot scan
 are a located error; the kernels compile with NVRTC."""
 
@@ -70,8 +70,9 @@ def scan_cases(draw):
     spt, tpw, wpc, order = blocked_parts(draw, warps_log2)
     axis = draw(st.integers(0, 1))
     shape = [0, 0]
-    # the axis exactly covered by the layout (registers, lanes, warps); the other free
-    shape[axis] = spt[axis] * tpw[axis] * wpc[axis]
+    # the axis covered by the layout (registers, lanes, warps) once or repeated in
+    # registers (chunks); the other free
+    shape[axis] = spt[axis] * tpw[axis] * wpc[axis] << draw(st.integers(0, 2))
     shape[1 - axis] = 1 << draw(st.integers(0, 4))
     et = draw(st.sampled_from(["f32", "i32", "f16"]))
     kind = draw(st.sampled_from(["add", "max", "min", "mul"] if et != "f16" else ["add", "max"]))
@@ -91,7 +92,7 @@ def test_scan_is_lowered_equivalently(case):
     ops = list(after.walk())
     allocs = [o for o in ops if isinstance(o, memref.AllocaOp)]
     barriers = sum(isinstance(o, gpu.BarrierOp) for o in ops)
-    if plan.warps > 1:
+    if plan.warps * plan.chunks > 1:
         assert len(allocs) == 1 and barriers == 1 + (1 if in_loop else 0)
     else:
         assert not allocs and not barriers
@@ -113,9 +114,11 @@ def test_scan_reference_is_an_inclusive_scan(kind, ref, reverse):
 
 
 def test_unscannable_layout_is_a_located_error():
-    # the axis is spread over lanes first and registers after: not register-then-lane
+    # along the axis: a register bit, a lane bit, a register bit, then lane bits
     blocked = ((1, 1), (1, 32), (1, 1), (1, 0))
-    text = scan_program((1, 64), blocked, 32, "f32", 1, "add")
+    text = scan_program((1, 128), blocked, 32, "f32", 1, "add").replace(
+        blocked_attr(*blocked), "#layout.linear<{register = [[0, 1], [0, 4]], lane = [[0, 2], "
+        "[0, 8], [0, 16], [0, 32], [0, 64]], warp = [], block = []}>")
     m = parse_module(text, "scan.mlir")
     with pytest.raises(TilecError) as e:
         run_pipeline(m, "lower-to-gpu")
@@ -128,5 +131,14 @@ def test_scan_kernels_compile_with_nvrtc():
         m = parse_module(scan_program((2, 512), _ROWS, 128, "f32", 1, "add", rev))
         run_pipeline(m, "lower-to-gpu")
         text = emit(m, "cuda")
-        assert "__shfl_sync" in text and "// scan across 4 warps via smem" in text
+        assert "__shfl_sync" in text and "// scan across 4 warps x 1 chunks via smem" in text
         compile_sm90_or_skip(text)
+
+
+def test_chunked_scan_of_a_coalesced_layout():
+    """A 16-byte-per-thread layout repeated 4 times along a 2048-element row: chunks."""
+    case = ((2, 2048), _ROWS, 128, "f32", 1, "add", False, False)
+    assert _plan(case[0], case[1], 1).chunks == 4
+    for rev in (False, True):
+        after = assert_pass_preserves(scan_program(*case[:6], rev), "lower-to-gpu", seeds=(0,))
+        assert sum(isinstance(o, gpu.BarrierOp) for o in after.walk()) == 1
