@@ -31,10 +31,18 @@ EXPECTED = {
     # input.T copied to output.T: in memory, a plain copy
     "gluon_memcpy_2d_wrong_layout.mlir": lambda src: src,
     "swizzled_smem.mlir": lambda src: src.reshape(256, 256).T.reshape(-1),
+    # dst[j, i] = bf16(0.5 * src[i, j]), as bf16 bits (round to nearest even)
+    "permute_cast_scale.mlir": lambda src: _bf16((src.reshape(1024, 1024).T * np.float32(0.5)).reshape(-1)),
     "cumsum.mlir": None,
     "softmax.mlir": None,
     "layernorm.mlir": None,
 }
+
+
+def _bf16(x):
+    from tilec.runtime.reference.values import f32_to_bf16
+
+    return f32_to_bf16(x.astype(np.float32))
 
 
 def _softmax(inputs):
