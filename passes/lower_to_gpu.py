@@ -233,8 +233,16 @@ class LowerToGpu(ModulePass):
       lowering and bank conflicts (a shared-memory round trip: its store's and load's
       `bank_conflicts` and `vector`; shuffles and registers: none).
     - `layout.reduce`: inside a thread, across the lanes of a warp (`cuda.shfl_idx`
-      butterfly), across warps through shared memory (a butterfly, one barrier per
-      warp bit), in the order the reference executor combines.
+      butterfly), across warps through shared memory in one round (one lane per group
+      writes its partials, one barrier, every thread folds the warps' partials in warp
+      order), in the order the reference executor combines.
+    - `layout.scan` (passes/_lower_compute.py): inside a thread in order, across lanes
+      by a Hillis-Steele `cuda.shfl_idx` scan, across warps and register chunks
+      through shared memory (one barrier); the layout must put the axis in registers,
+      then lanes, then warps, then registers again (dialects/scan_plan.py), else a
+      located error.
+    - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their
+      scalar op once per register.
     - `scf.for` / `scf.if` whose loop-carried values or results are distributed
       tensors: one iter_arg / result per distinct register of the thread.
 

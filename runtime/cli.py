@@ -81,7 +81,7 @@ def run_gpu_cli(module: ModuleOp, seed: int = 0, check: bool = False) -> str:
             budget = ulp_budget(module)
             if budget is None:
                 raise TilecError(f"@{name}: --check cannot bound the error of a fastmath "
-                                 "function without an ulp bound (docs/dialect.md)")
+                                 "intrinsic (docs/dialect.md): run without --check")
             if budget:
                 lines.extend(_within_ulps(name, expect, got, budget))
                 continue
