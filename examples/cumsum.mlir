@@ -1,8 +1,8 @@
 // Row cumsum (inclusive prefix sum along each row), written in tilec: one row of 1024
 // floats per block of 2 warps, 16 bytes per thread per access (coalesced), the pattern
-// repeated twice along the row in registers. layout.scan scans each thread's 4
-// consecutive elements, then across lanes with shuffles, then the totals of the
-// 2 warps x 2 chunks through shared memory (one barrier).
+// repeated 4 times along the row in registers (chunks). layout.scan scans each thread's
+// 4 consecutive elements of a chunk, then across lanes with shuffles, then the totals of
+// the 2 warps x 4 chunks through shared memory (one barrier).
 //
 //   tilec examples/cumsum.mlir --run cpu
 //   tilec examples/cumsum.mlir --run gpu --check   (bit for bit: the reference adds in the GPU's order)

@@ -159,7 +159,8 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
     buf.name_hint = "scan"
     e = b.entry
     e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
-    kl.comment(f"scan across {W} warps x {plan.chunks} chunks via smem: {len(keys)} totals per thread")
+    kl.comment(f"scan across {W} warp(s) x {plan.chunks} chunk(s) via smem: "
+               f"{len(keys)} total(s) per thread, one barrier")
     if kl._in_loop(op):
         b.add(gpu.BarrierOp())
     mine = b.and_(kl.tid, ~lane_axis_mask & (2 * n - 1))

@@ -1445,8 +1445,8 @@ class _KernelLowering:
         e = b.entry
         e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
         ways = 1 << len(steps)
-        self.comment(f"reduce across {ways} warps via smem: one round of {len(keys)} "
-                     f"partials per thread, 0 bank conflicts per write, 0 per read")
+        self.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
+                     f"per thread, 0 bank conflicts per write, 0 per read")
         if self._in_loop(op):
             b.add(gpu.BarrierOp())
 

@@ -131,7 +131,7 @@ def test_scan_kernels_compile_with_nvrtc():
         m = parse_module(scan_program((2, 512), _ROWS, 128, "f32", 1, "add", rev))
         run_pipeline(m, "lower-to-gpu")
         text = emit(m, "cuda")
-        assert "__shfl_sync" in text and "// scan across 4 warps x 1 chunks via smem" in text
+        assert "__shfl_sync" in text and "// scan across 4 warp(s) x 1 chunk(s) via smem" in text
         compile_sm90_or_skip(text)
 
 
