@@ -961,6 +961,7 @@ class _KernelLowering:
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
         offs, valid = self.element_offsets(v, ll, op)
+        valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else 1
         other = self.ssa(op.other) if op.other is not None else None
@@ -982,7 +983,17 @@ class _KernelLowering:
                     first.setdefault(regs[r], r)
             return out
 
-        self.vals[op.result] = self._fast_path([v], emit)
+        self.vals[op.result] = self._fast_path([v], emit) if op.mask is None else emit(True)
+
+    def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
+        """The validity of register r's element conjoined with register r of the op's
+        computed `mask` (a tensor of i1 in the value's layout), when it has one; the
+        masked path is then always taken (the fast path's bounds test cannot know it)."""
+        if op.mask is None:
+            return valid
+        bits = self.get(op.mask)
+        b = self.b
+        return lambda r: b.land(valid(r), V(b, bits[r]))
 
     def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
         """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
@@ -1099,6 +1110,7 @@ class _KernelLowering:
         xs = self.get(op.value)
         ll = self.linear(t, op)
         offs, valid = self.element_offsets(v, ll, op)
+        valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else 1
         # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
@@ -1124,7 +1136,10 @@ class _KernelLowering:
                 self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
-        self._fast_path([v], emit)
+        if op.mask is None:
+            self._fast_path([v], emit)
+        else:
+            emit(True)
 
     # -------------------------------------------------------------- distributed ops
     def op_layout_convert_layout(self, op: layout.ConvertLayoutOp):

@@ -677,9 +677,11 @@ class LayoutFunctions(InterpreterFunctions):
     @impl(layout.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
         view = _view(op, args[0])
-        other = args[1] if len(args) > 1 else None
+        other = args[1] if op.other is not None else None
         t = op.result.type
         grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        if op.mask is not None:
+            valid = valid & _mask_bits(grid, acc, c, args[-1], t)
         keys = element_keys(op, grid, view, acc, offs, valid, "reads")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
@@ -699,10 +701,12 @@ class LayoutFunctions(InterpreterFunctions):
 
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
-        value, v = args
+        value, v = args[:2]
         view = _view(op, v)
         t = op.value.type
         grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        if op.mask is not None:
+            valid = valid & _mask_bits(grid, acc, c, args[2], t)
         keys = element_keys(op, grid, view, acc, offs, valid, "writes")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
@@ -767,6 +771,16 @@ class LayoutFunctions(InterpreterFunctions):
         if not _dist_rank(a, t):
             a = a[None]
         return (reduce_like_a_gpu(a, t, ax, op.kind.data),)
+
+
+def _mask_bits(grid: Grid, acc: Access, c: np.ndarray, mask: Any, t: TensorType) -> np.ndarray:
+    """The computed mask's bit of each (acting thread, register): [k, R] of coordinates
+    c [k, R, rank]; the mask is per block [blocks, *shape] or uniform [*shape]."""
+    m = np.asarray(mask, dtype=bool)
+    if not _dist_rank(m, t):
+        return m[tuple(c[..., d] for d in range(c.shape[-1]))]
+    blocks = np.broadcast_to(grid.block_of[acc.actors][:, None], c.shape[:2])
+    return m[(blocks, *(c[..., d] for d in range(c.shape[-1])))]
 
 
 _COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}

@@ -80,3 +80,22 @@ func.func @scan_axis(%x: tensor<32x16xf32, #b>) {
   %s = layout.scan %x {axis = 2 : i64, kind = "add"} : tensor<32x16xf32, #b>
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @mask_layout(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>, %m: tensor<32x16xi1, #c>) {
+  // expected-error @+1 {{the mask must be a tensor of i1 of the value's shape and layout}}
+  %x = layout.load %t mask %m : tensor<32x16xi1, #c> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @mask_type(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>, %v: tensor<32x16xf32, #b>, %m: tensor<32x16xi8, #b>) {
+  // expected-error @+1 {{the mask must be a tensor of i1 of the value's shape and layout}}
+  layout.store %v, %t mask %m : tensor<32x16xi8, #b> : tensor<32x16xf32, #b>, !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
+  func.return
+}

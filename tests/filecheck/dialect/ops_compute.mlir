@@ -60,3 +60,14 @@ func.func @scan(%x: tensor<32x16xf32, #b>) {
   %r = layout.scan %x {axis = 0 : i64, kind = "max", reverse = true} : tensor<32x16xf32, #b>
   func.return
 }
+
+// CHECK-LABEL: func.func @masked_load_store(
+// CHECK: %x = layout.load %t, %z : f32 mask %m : tensor<32x16xi1, #layout.blocked<{{.*}}>> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #layout.blocked<{{.*}}>>
+// CHECK: %y = layout.load %t mask %m : tensor<32x16xi1, #layout.blocked<{{.*}}>> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #layout.blocked<{{.*}}>>
+// CHECK: layout.store %x, %t mask %m : tensor<32x16xi1, #layout.blocked<{{.*}}>> : tensor<32x16xf32, #layout.blocked<{{.*}}>>, !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
+func.func @masked_load_store(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>, %m: tensor<32x16xi1, #b>, %z: f32) {
+  %x = layout.load %t, %z : f32 mask %m : tensor<32x16xi1, #b> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #b>
+  %y = layout.load %t mask %m : tensor<32x16xi1, #b> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #b>
+  layout.store %x, %t mask %m : tensor<32x16xi1, #b> : tensor<32x16xf32, #b>, !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
+  func.return
+}

@@ -40,17 +40,17 @@ func.func @rows_over_lanes(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f
 // CHECK:         }
 #t = #layout.blocked<{sizePerThread = [1, 128], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>
 #st = #layout.slice<{dim = 1, parent = #t}>
-!G = !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>
-!R = !layout.tensor<f32, #layout.cute<128:1>, gmem>
+!H = !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<128:1>, gmem>
 func.func @row_per_thread(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !R
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !H
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !S
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a : !G -> tensor<128x128xf32, #t>
+    %v = layout.load %a : !H -> tensor<128x128xf32, #t>
     %s = layout.reduce %v {axis = 1 : i64, kind = "add"} : tensor<128x128xf32, #t> -> tensor<128xf32, #st>
-    layout.store %s, %b : tensor<128xf32, #st>, !R
+    layout.store %s, %b : tensor<128xf32, #st>, !S
   }
   func.return
 }
