@@ -97,23 +97,38 @@ def run_gpu_cli(module: ModuleOp, seed: int = 0, check: bool = False) -> str:
 
 
 def _within_ulps(name: str, expect: dict, got: dict, budget: int) -> list[str]:
-    """Float buffers within `budget` ulps of the reference, others bit for bit."""
+    """Float buffers within `budget` ulps of the reference, element by element, or,
+    where an addition after a math function cancels (layer norm's `+ bias` near 0),
+    within `budget` ulps of the buffer's largest magnitude (a normwise bound); other
+    buffers bit for bit."""
     from tilec.dialects.math_functions import ulp_distance
     from tilec.runtime.reference.api import compare_outputs
+    from tilec.runtime.reference.values import bf16_to_f32
 
-    worst = 0
+    worst, normwise = 0, 0
     for buf, e in expect.items():
         e, g = np.asarray(e).reshape(-1), np.asarray(got[buf]).reshape(-1)
         if e.dtype.kind == "f" or e.dtype == np.uint16:
             d = ulp_distance(e, g)
-            if (d > budget).any():
-                i = int(np.argmax(d))
+            ef = (e if e.dtype.kind == "f" else bf16_to_f32(e)).astype(np.float64)
+            gf = (g if g.dtype.kind == "f" else bf16_to_f32(g)).astype(np.float64)
+            finite = np.isfinite(ef)
+            scale = np.abs(ef[finite]).max() if finite.any() else 0.0
+            step = float(np.spacing((e if e.dtype.kind == "f" else ef.astype(np.float32)).dtype.type(scale)))
+            if e.dtype == np.uint16:
+                step *= 2 ** 16  # bf16 keeps 16 fewer bits than float32
+            near = np.abs(gf - ef) <= budget * step
+            bad = (d > budget) & ~(near & finite)
+            if bad.any():
+                i = int(np.argmax(bad))
                 raise TilecError(
                     f"@{name}: the GPU result differs from the reference executor by more "
                     f"than {budget} ulp (the math functions' bounds): buffer %{buf} at flat "
                     f"index {i}: expected {e[i]}, got {g[i]} ({d[i]} ulp)")
-            worst = max(worst, int(d.max()) if d.size else 0)
+            worst = max(worst, int(d[d <= budget].max()) if (d <= budget).any() else 0)
+            normwise += int((d > budget).sum())
         elif compare_outputs({buf: e}, {buf: g}):
             raise TilecError(f"@{name}: the GPU result differs from the reference executor in %{buf}")
+    extra = f"; {normwise} near-cancelling element(s) within it normwise" if normwise else ""
     return [f"// @{name}: within {worst} ulp of the CPU reference executor "
-            f"(bound {budget} ulp from its math functions)"]
+            f"(bound {budget} ulp from its math functions{extra})"]
