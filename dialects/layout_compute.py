@@ -14,7 +14,9 @@ distributed layout), with `arith`'s syntax:
 
 `arith.extf`, `arith.truncf`, `arith.maximumf`, ... and the `math` functions already
 accept tensors and are used as they are. `layout.scan` is Triton's `associative_scan`
-with a built-in combiner (add, mul, max, min), inclusive, forward or reverse.
+with a built-in combiner (add, mul, max, min), inclusive, forward or reverse;
+`layout.reduce_region` reduces several tensors together with a combiner region (an
+argmax keeps a value and its index).
 """
 
 from __future__ import annotations
@@ -42,15 +44,18 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .layout_attrs import distributed_tensor_encoding
+from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -337,5 +342,73 @@ class ScanOp(IRDLOperation):
         _check(0 <= ax < len(s.get_shape()), f"axis {ax} out of range")
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp)
+# =========================================================================== reductions with a region
+
+
+@irdl_op_definition
+class ReduceRegionOp(IRDLOperation):
+    """Reduce one or more distributed tensors together along `axis` with a combiner
+    region (Triton's `tt.reduce`, Gluon `reduce(..., combine_fn)`): the region takes two
+    elements of each operand (the accumulated ones, then the new ones) and yields one of
+    each; it must be associative and commutative, since the GPU combines in a tree. Each
+    result's layout is the slice of the operands' layout along `axis`. An argmax:
+
+        %m, %i = layout.reduce_region %x, %idx {axis = 1 : i64} : tensor<4x128xf32, #b>, tensor<4x128xi32, #b> -> tensor<4xf32, #r>, tensor<4xi32, #r> {
+        ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+          %gt = arith.cmpf ogt, %b, %a : f32
+          %eq = arith.cmpf oeq, %b, %a : f32
+          %lt = arith.cmpi slt, %bi, %ai : i32
+          %tie = arith.andi %eq, %lt : i1
+          %take = arith.ori %gt, %tie : i1
+          %v = arith.select %take, %b, %a : f32
+          %j = arith.select %take, %bi, %ai : i32
+          layout.yield %v, %j : f32, i32
+        }"""
+
+    name = "layout.reduce_region"
+    srcs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    res = var_result_def(TensorType)
+    combiner = region_def("single_block")
+    assembly_format = "$srcs attr-dict `:` type($srcs) `->` type($res) $combiner"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check(len(self.srcs) >= 1 and len(self.srcs) == len(self.res),
+               "reduce_region has one result per operand")
+        first = _dist(self.srcs[0])
+        ax = self.axis.value.data
+        shape = list(first.get_shape())
+        _check(0 <= ax < len(shape), f"axis {ax} out of range")
+        elems = []
+        for s, r in zip(self.srcs, self.res):
+            st, rt = _dist(s), _dist(r)
+            _check(list(st.get_shape()) == shape and st.encoding == first.encoding,
+                   "the operands must have one shape and distributed layout")
+            _check(list(rt.get_shape()) == shape[:ax] + shape[ax + 1:] and rt.element_type == st.element_type,
+                   "each result is its operand without `axis`")
+            _check(isinstance(rt.encoding, SliceLayoutAttr) and rt.encoding.dim_index == ax
+                   and rt.encoding.parent == first.encoding,
+                   f"the result layout must be #layout.slice<{{dim = {ax}, parent = <the operands' layout>}}>")
+            elems.append(st.element_type)
+        block = self.combiner.block
+        _check([a.type for a in block.args] == elems + elems,
+               f"the combiner takes two elements of each operand: ({', '.join(map(str, elems + elems))})")
+        last = block.last_op
+        _check(isinstance(last, YieldOp) and [v.type for v in last.operands] == elems,
+               f"the combiner must end with layout.yield of ({', '.join(map(str, elems))})")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The values a `layout.reduce_region` combiner gives."""
+
+    name = "layout.yield"
+    values = var_operand_def()
+    assembly_format = "$values attr-dict `:` type($values)"
+    traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
+
+
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, ReduceRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

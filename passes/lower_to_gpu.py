@@ -42,7 +42,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
-from ._lower_compute import lower_elementwise, lower_scan
+from ._lower_compute import COMBINERS, lower_elementwise, lower_scan
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
@@ -241,8 +241,12 @@ class LowerToGpu(ModulePass):
       through shared memory (one barrier); the layout must put the axis in registers,
       then lanes, then warps, then registers again (dialects/scan_plan.py), else a
       located error.
+    - `layout.reduce_region`: as `layout.reduce`, the combiner region's scalar ops
+      emitted once per combination, one shared buffer per operand.
     - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their
       scalar op once per register.
+    - `layout.load`/`store` with a computed `mask`: each element guarded by its mask
+      register (and the view's bounds), `other` where a load's mask is false.
     - `scf.for` / `scf.if` whose loop-carried values or results are distributed
       tensors: one iter_arg / result per distinct register of the thread.
 
@@ -1371,23 +1375,44 @@ class _KernelLowering:
 
     def op_layout_reduce(self, op: layout.ReduceOp):
         b = self.b
-        ax = op.axis.value.data
-        kind = op.kind.data
         st: TensorType = op.source.type
-        src = self.linear(st, op)
-        dst = self.linear(op.result.type, op)
-        xs = self.get(op.source)
-        elem = st.element_type
-        is_float = not isinstance(elem, IntegerType)
-        combine_cls = {
-            ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
-            ("mul", True): arith.MulfOp, ("mul", False): arith.MuliOp,
-            ("max", True): arith.MaximumfOp, ("max", False): arith.MaxSIOp,
-            ("min", True): arith.MinimumfOp, ("min", False): arith.MinSIOp,
-        }[(kind, is_float)]
+        combine_cls = COMBINERS[(op.kind.data, not isinstance(st.element_type, IntegerType))]
 
         def comb(a, c):
-            return b.add(combine_cls(a, c)).results[0]
+            return (b.add(combine_cls(a[0], c[0])).results[0],)
+
+        (self.vals[op.result],) = self.reduce_values(
+            op, op.axis.value.data, st, op.result.type, [self.get(op.source)], comb)
+
+    def op_layout_reduce_region(self, op):
+        """`layout.reduce_region`: the combiner region's ops lowered as scalars, once per
+        combination (block arguments bound to the two tuples' values)."""
+        body = op.combiner.block
+        n = len(op.srcs)
+
+        def comb(a, c):
+            for arg, v in zip(body.args, [*a, *c]):
+                self.vals[arg] = v
+            for o in body.ops:
+                if o is body.last_op:
+                    return tuple(self.ssa(x) for x in o.operands)
+                self.lower(o)
+            raise _fail(op, "the combiner region has no terminator")
+
+        outs = self.reduce_values(op, op.axis.value.data, op.srcs[0].type, op.results[0].type,
+                                  [self.get(x) for x in op.srcs], comb)
+        for r, v in zip(op.results, outs[:n]):
+            self.vals[r] = v
+
+    def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb) -> list:
+        """Reduce the distributed values `xss` (registers of each, all in the layout of
+        `st`) together along `ax`: comb(tuple, tuple) -> tuple combines one element of
+        each. Inside the thread in register order, then a butterfly over the lane bits
+        along the axis, then one round through shared memory across the warps; returns
+        the registers of each result (layout of `rt`, the slice of `st`)."""
+        b = self.b
+        src = self.linear(st, op)
+        dst = self.linear(rt, op)
 
         def proj(c):
             return tuple(x for d, x in enumerate(c) if d != ax)
@@ -1401,7 +1426,8 @@ class _KernelLowering:
                 continue  # broadcast copy of an element: count it once
             seen_full.add(c)
             p = proj(c)
-            groups[p] = xs[k] if p not in groups else comb(groups[p], xs[k])
+            x = tuple(xs[k] for xs in xss)
+            groups[p] = x if p not in groups else comb(groups[p], x)
         # across lanes: butterfly over the lane bits that move along the axis
         lanes = src.get_bases("lane")
         for i, bs in enumerate(lanes):
@@ -1412,7 +1438,7 @@ class _KernelLowering:
             lane_src = b.ssa(b.xor_(b.and_(self.tid, 31), 1 << i))
             lane32 = b.add(arith.IndexCastOp(lane_src, i32)).results[0]
             for p in list(groups):
-                other = b.add(cuda.ShflIdxOp(groups[p], lane32, 32)).results[0]
+                other = tuple(b.add(cuda.ShflIdxOp(v, lane32, 32)).results[0] for v in groups[p])
                 groups[p] = comb(groups[p], other)
         steps = []
         for j, bs in enumerate(src.get_bases("warp")):
@@ -1423,42 +1449,45 @@ class _KernelLowering:
             steps.append(32 << j)
         if steps:
             lane_mask = sum(1 << i for i, bs in enumerate(lanes) if bs[ax])
-            self.reduce_across_warps(op, groups, steps, lane_mask, elem, comb)
-        out = []
+            self.reduce_across_warps(op, groups, steps, lane_mask, comb)
+        out: list = [[] for _ in xss]
         for k in range(dst.num_registers):
             c = tuple(dst.apply(register=k))
             if c not in groups:
                 raise _fail(op, "reduce: result layout does not match the source's slice")
-            out.append(groups[c])
+            for lst, v in zip(out, groups[c]):
+                lst.append(v)
         for n in ("lane", "warp"):
             for x, y in zip(dst.get_bases(n), src.get_bases(n)):
                 if tuple(x) != proj(y):
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
-        self.vals[op.result] = out
+        return out
 
-    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, elem, comb):
-        """Combine each thread's partials in `groups` with those of the other warps
-        along the reduced axis (`steps`: the thread-id bits of those warps, lowest
-        first) in one round through shared memory, as the Gluon tutorial says
-        (butterfly shuffles within the warp, then one round through shared memory).
-        After the shuffles, the lanes that differ only in `lane_mask` (the lane bits
-        along the axis) hold the same partials: the one with those bits zero writes
-        them, partial k of thread t at k * S + c(t), c(t) being t without the
-        `lane_mask` bits (S = threads / 2^popcount(lane_mask)); one barrier; each
-        thread reads the slots of the 2^len(steps) threads that differ from it only
-        in the `steps` bits, in warp order, and folds them, as `reduce_like_a_gpu` of
-        the reference executor does. Writers of one warp take consecutive slots and
-        readers of one slot read it together: no bank conflicts. A reduce inside a
-        loop starts with a barrier (the previous iteration's reads)."""
+    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, comb):
+        """Combine each thread's partials in `groups` (tuples: one value per reduced
+        operand) with those of the other warps along the reduced axis (`steps`: the
+        thread-id bits of those warps, lowest first) in one round through shared memory,
+        as the Gluon tutorial says (butterfly shuffles within the warp, then one round
+        through shared memory). After the shuffles, the lanes that differ only in
+        `lane_mask` (the lane bits along the axis) hold the same partials: the one with
+        those bits zero writes them, partial k of thread t at k * S + c(t), c(t) being t
+        without the `lane_mask` bits (S = threads / 2^popcount(lane_mask)), one buffer
+        per operand; one barrier; each thread reads the slots of the 2^len(steps) threads
+        that differ from it only in the `steps` bits, in warp order, and folds them, as
+        `reduce_like_a_gpu` of the reference executor does. Writers of one warp take
+        consecutive slots and readers of one slot read it together: no bank conflicts.
+        A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
         n = self.nthreads
         slots = n >> bin(lane_mask).count("1")
-        buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * slots], memory_space=cuda.SHARED_MEMORY_SPACE)
-        buf = buf_op.results[0]
-        buf.name_hint = "red"
-        e = b.entry
-        e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+        bufs = []
+        for j, v in enumerate(groups[keys[0]]):
+            buf_op = memref.AllocaOp.get(v.type, shape=[len(keys) * slots], memory_space=cuda.SHARED_MEMORY_SPACE)
+            buf_op.results[0].name_hint = "red"
+            e = b.entry
+            e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+            bufs.append(buf_op.results[0])
         ways = 1 << len(steps)
         self.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
                      f"per thread, 0 bank conflicts per write, 0 per read")
@@ -1468,7 +1497,8 @@ class _KernelLowering:
         def write():
             mine = self._compress(self.tid, lane_mask, n)
             for k, p in enumerate(keys):
-                b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(mine, k * slots))]))
+                for buf, v in zip(bufs, groups[p]):
+                    b.add(memref.StoreOp.get(v, buf, [b.ssa(b.add_(mine, k * slots))]))
 
         self._guarded(b.eq0(b.and_(self.tid, lane_mask)) if lane_mask else True, write)
         b.add(gpu.BarrierOp())
@@ -1480,7 +1510,8 @@ class _KernelLowering:
         for k, p in enumerate(keys):
             acc = None
             for r in reads:
-                x = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(r, k * slots))])).results[0]
+                at = b.ssa(b.add_(r, k * slots))
+                x = tuple(b.add(memref.LoadOp.get(buf, [at])).results[0] for buf in bufs)
                 acc = x if acc is None else comb(acc, x)
             groups[p] = acc
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+from xdsl.interpreter import InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
 from .executor import ReferenceInterpreter
-from .layout_impls import _dist_rank
+from .layout_impls import _dist_rank, reduce_tuples_like_a_gpu
 from .values import from_compute, to_compute
 
 _ARITH = ArithFunctions()
@@ -55,6 +55,28 @@ class ComputeFunctions(InterpreterFunctions):
     def run_select(self, interp: ReferenceInterpreter, op: lc.SelectOp, args):
         cond, a, b = (np.asarray(x) for x in args)
         return (np.where(cond, a, b),)
+
+    @impl(lc.ReduceRegionOp)
+    def run_reduce_region(self, interp: ReferenceInterpreter, op: lc.ReduceRegionOp, args):
+        t = op.srcs[0].type
+        arrays = [np.asarray(a) for a in args]
+        if not all(_dist_rank(a, t) for a in arrays):
+            lead = max((a.shape[0] for a in arrays if _dist_rank(a, t)), default=1)
+            arrays = [a if _dist_rank(a, t) else np.broadcast_to(a[None], (lead, *a.shape)) for a in arrays]
+        saved = interp.grid
+        interp.grid = None  # the combiner runs on whole arrays, not per thread
+
+        def comb(a: tuple, c: tuple) -> tuple:
+            return tuple(np.asarray(v) for v in interp.run_ssacfg_region(op.combiner, (*a, *c), "combiner"))
+
+        try:
+            return tuple(reduce_tuples_like_a_gpu(arrays, t, op.axis.value.data, comb))
+        finally:
+            interp.grid = saved
+
+    @impl_terminator(lc.YieldOp)
+    def run_yield(self, interp: ReferenceInterpreter, op: lc.YieldOp, args):
+        return ReturnedValues(args), ()
 
     @impl(lc.ScanOp)
     def run_scan(self, interp: ReferenceInterpreter, op: lc.ScanOp, args):

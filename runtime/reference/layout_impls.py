@@ -796,12 +796,18 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
     the axis, in warp order (one round through shared memory). Returns
     [blocks, *shape without ax]."""
     comb = _COMBINE[kind]
+    return reduce_tuples_like_a_gpu([a], t, ax, lambda x, y: (comb(x[0], y[0]),))[0]
+
+
+def reduce_tuples_like_a_gpu(arrays: list, t: TensorType, ax: int, comb) -> list:
+    """`reduce_like_a_gpu` of several per-block arrays together (`layout.reduce_region`):
+    comb(tuple, tuple) -> tuple combines one element of each, in the same order."""
     shape = tuple(t.get_shape())
     out_shape = shape[:ax] + shape[ax + 1 :]
     lin = to_linear(t.encoding, list(shape))
     coords, held = ownership(t.encoding, shape)
     tpb, regs, _ = coords.shape
-    nb = a.shape[0]
+    nb = arrays[0].shape[0]
     P = int(np.prod(out_shape)) if out_shape else 1
     proj = np.delete(coords, ax, axis=2)
     pidx = (
@@ -810,38 +816,43 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
         else np.zeros((tpb, regs), dtype=np.int64)
     )
     flat = np.ravel_multi_index(tuple(coords[..., d] for d in range(len(shape))), shape)
-    partial = np.zeros((nb, tpb, P), dtype=a.dtype)
+    partial = [np.zeros((nb, tpb, P), dtype=a.dtype) for a in arrays]
     has = np.zeros((tpb, P), dtype=bool)
     seen = np.zeros((tpb, int(np.prod(shape))), dtype=bool)
     threads = np.arange(tpb)
     blocks = np.arange(nb)[:, None]
-    av = a.reshape(nb, -1)
-    for r in range(regs):
-        f = flat[:, r]
-        new = held[:, r] & ~seen[threads, f]
-        seen[threads, f] |= held[:, r]
-        p = pidx[:, r]
-        v = av[blocks, f[None, :]]  # [nb, tpb]
-        cur = partial[blocks, threads[None, :], p[None, :]]
-        first = new & ~has[threads, p]
-        merged = np.where(first[None, :], v, comb(cur, v))
-        partial[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], merged, cur)
-        has[threads, p] |= new
-    lanes = lin.num_lanes
-    for step in [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]:
-        partner = threads ^ step
-        partial = comb(partial, partial[:, partner, :])
-    steps = [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
-    if steps:  # one round through shared memory: fold the warps' partials in order
-        base = threads & ~sum(steps)
-        acc = None
-        for j in range(1 << len(steps)):
-            partner = base | sum(st for i, st in enumerate(steps) if j >> i & 1)
-            acc = partial[:, partner, :] if acc is None else comb(acc, partial[:, partner, :])
-        partial = acc
+    avs = [a.reshape(nb, -1) for a in arrays]
+    with np.errstate(all="ignore"):  # combining the unset partials' zeros is discarded
+        for r in range(regs):
+            f = flat[:, r]
+            new = held[:, r] & ~seen[threads, f]
+            seen[threads, f] |= held[:, r]
+            p = pidx[:, r]
+            v = tuple(av[blocks, f[None, :]] for av in avs)  # each [nb, tpb]
+            cur = tuple(pa[blocks, threads[None, :], p[None, :]] for pa in partial)
+            first = new & ~has[threads, p]
+            merged = comb(cur, v)
+            for pa, vi, mi, ci in zip(partial, v, merged, cur):
+                m = np.where(first[None, :], vi, mi)
+                pa[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], m, ci)
+            has[threads, p] |= new
+        lanes = lin.num_lanes
+        for step in [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]:
+            partner = threads ^ step
+            partial = [np.asarray(x, dtype=pa.dtype) for x, pa in
+                       zip(comb(tuple(partial), tuple(pa[:, partner, :] for pa in partial)), partial)]
+        steps = [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
+        if steps:  # one round through shared memory: fold the warps' partials in order
+            base = threads & ~sum(steps)
+            acc = None
+            for j in range(1 << len(steps)):
+                partner = base | sum(st for i, st in enumerate(steps) if j >> i & 1)
+                x = tuple(pa[:, partner, :] for pa in partial)
+                acc = x if acc is None else tuple(np.asarray(y, dtype=pa.dtype) for y, pa in zip(comb(acc, x), partial))
+            partial = list(acc)
     owner = np.argmax(has, axis=0)  # a thread that holds each result element
-    res = partial[:, owner, np.arange(P)]
-    return res.reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+    return [pa[:, owner, np.arange(P)].reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+            for pa, a in zip(partial, arrays)]
 
 
 def _tile_layout(lay: cute.Layout, tile: tuple[int, ...]) -> cute.Layout:

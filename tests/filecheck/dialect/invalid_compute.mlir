@@ -99,3 +99,29 @@ func.func @mask_type(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
   layout.store %v, %t mask %m : tensor<32x16xi8, #b> : tensor<32x16xf32, #b>, !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @reduce_region_layout(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the result layout must be #layout.slice<{dim = 1, parent = <the operands' layout>}>}}
+  %m = layout.reduce_region %x {axis = 1 : i64} : tensor<32x16xf32, #b> -> tensor<32xf32, #layout.slice<{dim = 0, parent = #b}>> {
+  ^bb0(%p: f32, %q: f32):
+    %v = arith.maximumf %p, %q : f32
+    layout.yield %v : f32
+  }
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#r = #layout.slice<{dim = 1, parent = #b}>
+func.func @reduce_region_args(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the combiner takes two elements of each operand: (f32, f32)}}
+  %m = layout.reduce_region %x {axis = 1 : i64} : tensor<32x16xf32, #b> -> tensor<32xf32, #r> {
+  ^bb0(%p: f32):
+    layout.yield %p : f32
+  }
+  func.return
+}

@@ -1,5 +1,6 @@
 // Round trip of the compute ops on distributed values (math functions, layout.cmpi/
-// cmpf/select, integer casts, layout.scan), in custom and generic form.
+// cmpf/select, integer casts, layout.scan, layout.reduce_region, masked load/store),
+// in custom and generic form.
 // RUN: tilec %s | tilec | filecheck %s
 // RUN: tilec %s --print-op-generic | tilec | filecheck %s
 
@@ -69,5 +70,22 @@ func.func @masked_load_store(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)
   %x = layout.load %t, %z : f32 mask %m : tensor<32x16xi1, #b> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #b>
   %y = layout.load %t mask %m : tensor<32x16xi1, #b> : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32, #b>
   layout.store %x, %t mask %m : tensor<32x16xi1, #b> : tensor<32x16xf32, #b>, !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
+  func.return
+}
+
+#r = #layout.slice<{dim = 1, parent = #b}>
+// CHECK-LABEL: func.func @argmax(
+// CHECK: %m, %i = layout.reduce_region %x, %j {axis = 1 : i64} : tensor<32x16xf32, #layout.blocked<{{.*}}>>, tensor<32x16xi32, #layout.blocked<{{.*}}>> -> tensor<32xf32, #layout.slice<{{.*}}>>, tensor<32xi32, #layout.slice<{{.*}}>> {
+// CHECK: ^bb0(%p: f32, %pi: i32, %q: f32, %qi: i32):
+// CHECK:   layout.yield %v, %k : f32, i32
+// CHECK: }
+func.func @argmax(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xi32, #b>) {
+  %m, %i = layout.reduce_region %x, %j {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x16xi32, #b> -> tensor<32xf32, #r>, tensor<32xi32, #r> {
+  ^bb0(%p: f32, %pi: i32, %q: f32, %qi: i32):
+    %gt = arith.cmpf ogt, %q, %p : f32
+    %v = arith.select %gt, %q, %p : f32
+    %k = arith.select %gt, %qi, %pi : i32
+    layout.yield %v, %k : f32, i32
+  }
   func.return
 }
