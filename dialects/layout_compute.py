@@ -27,6 +27,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     BoolAttr,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -342,6 +343,49 @@ class ScanOp(IRDLOperation):
         _check(0 <= ax < len(s.get_shape()), f"axis {ax} out of range")
 
 
+# =========================================================================== shape ops
+
+
+@irdl_op_definition
+class PermuteOp(IRDLOperation):
+    """The tensor with its dimensions permuted: dim d of the result is dim `order[d]` of
+    the source (Gluon `permute`; `trans` is order [1, 0]). The result's layout must be
+    the source's with its dimensions permuted alike (checked on their linear layouts,
+    so it may be written as a blocked or a linear layout): every thread keeps its
+    registers, and no data moves.
+
+        %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<64x128xf32, #row> -> tensor<128x64xf32, #col>"""
+
+    name = "layout.permute"
+    source = operand_def(TensorType)
+    order = prop_def(DenseArrayBase)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    @property
+    def permutation(self) -> tuple[int, ...]:
+        return tuple(self.order.get_values())
+
+    def verify_(self) -> None:
+        from .layout_attrs import to_linear
+
+        s, r = _dist(self.source), _dist(self.result)
+        order = self.permutation
+        shape = list(s.get_shape())
+        _check(sorted(order) == list(range(len(shape))),
+               f"order must be a permutation of 0..{len(shape) - 1}, got {list(order)}")
+        _check(list(r.get_shape()) == [shape[o] for o in order] and r.element_type == s.element_type,
+               f"the result must be the source with its dims permuted: {[shape[o] for o in order]}")
+        src = to_linear(s.encoding, shape)
+        got = to_linear(r.encoding, list(r.get_shape()))
+        _check(all([tuple(b[o] for o in order) for b in src.get_bases(d)]
+                   == [tuple(b) for b in got.get_bases(d)] for d in ("register", "lane", "warp")),
+               "the result layout must be the source layout with its dims permuted (no data moves); "
+               "convert_layout before or after the permute")
+
+
 # =========================================================================== reductions with a region
 
 
@@ -410,5 +454,5 @@ class YieldOp(IRDLOperation):
     traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, ReduceRegionOp, YieldOp)
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, ReduceRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

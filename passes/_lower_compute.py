@@ -203,3 +203,13 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
                 else:
                     out[chunks[c]], has[chunks[c]] = res, True
     return out, has
+
+
+def lower_permute(kl, op: lc.PermuteOp) -> None:
+    """No data moves: result register k is the source register holding the element with
+    the permuted coordinates (the verifier checked that the bases correspond)."""
+    order = op.permutation
+    inv = [order.index(e) for e in range(len(order))]
+    src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
+    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op,
+                                    project=lambda c: [c[inv[e]] for e in range(len(c))])

@@ -42,7 +42,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
-from ._lower_compute import COMBINERS, lower_elementwise, lower_scan
+from ._lower_compute import COMBINERS, lower_elementwise, lower_permute, lower_scan
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
@@ -485,6 +485,9 @@ class _KernelLowering:
             return
         if isinstance(op, layout_compute.ScanOp):
             lower_scan(self, op)
+            return
+        if isinstance(op, layout_compute.PermuteOp):
+            lower_permute(self, op)
             return
         raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
 

@@ -74,6 +74,14 @@ class ComputeFunctions(InterpreterFunctions):
         finally:
             interp.grid = saved
 
+    @impl(lc.PermuteOp)
+    def run_permute(self, interp: ReferenceInterpreter, op: lc.PermuteOp, args):
+        a = np.asarray(args[0])
+        order = list(op.permutation)
+        if _dist_rank(a, op.source.type):
+            return (np.transpose(a, [0, *(o + 1 for o in order)]),)
+        return (np.transpose(a, order),)
+
     @impl_terminator(lc.YieldOp)
     def run_yield(self, interp: ReferenceInterpreter, op: lc.YieldOp, args):
         return ReturnedValues(args), ()

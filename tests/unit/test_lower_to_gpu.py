@@ -48,6 +48,8 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"dst": dst}
     if name == "reduce":
         return {"dst": 2 * src.reshape(16, 32).astype(np.float64).sum(axis=1)}
+    if name == "permute":
+        return {"dst": src.reshape(16, 32).T.reshape(-1).copy()}
     if name == "reduce_gluon_tutorial":  # both layouts: row sums of a 128x128 tensor
         return {"dst": src.reshape(128, 128).astype(np.float64).sum(axis=1)}
     if name == "reduce_warps":

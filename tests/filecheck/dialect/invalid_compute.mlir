@@ -125,3 +125,21 @@ func.func @reduce_region_args(%x: tensor<32x16xf32, #b>) {
   }
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @permute_moves_data(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the result layout must be the source layout with its dims permuted (no data moves)}}
+  %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<32x16xf32, #b> -> tensor<16x32xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @permute_order(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{order must be a permutation of 0..1, got [1, 1]}}
+  %t = layout.permute %x {order = array<i64: 1, 1>} : tensor<32x16xf32, #b> -> tensor<16x32xf32, #b>
+  func.return
+}

@@ -89,3 +89,11 @@ func.func @argmax(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xi32, #b>) {
   }
   func.return
 }
+
+#col = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK-LABEL: func.func @permute(
+// CHECK: %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>> -> tensor<16x32xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>>
+func.func @permute(%x: tensor<32x16xf32, #b>) {
+  %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<32x16xf32, #b> -> tensor<16x32xf32, #col>
+  func.return
+}
