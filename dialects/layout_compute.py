@@ -386,6 +386,97 @@ class PermuteOp(IRDLOperation):
                "convert_layout before or after the permute")
 
 
+def _joined_bases(ll) -> dict[str, list[tuple[int, ...]]]:
+    """The bases of the join of two tensors of layout `ll` along a new minor dim of 2:
+    the new dim is register bit 0; every other basis gets a 0 for it (Triton's join)."""
+    rank = len(ll.out_dims)
+    out = {d: [(*b, 0) for b in ll.get_bases(d)] for d in ("register", "lane", "warp")}
+    out["register"].insert(0, (0,) * rank + (1,))
+    return out
+
+
+def _check_joined(pair: TensorType, joined: TensorType, what: str) -> None:
+    from .layout_attrs import to_linear
+
+    shape = list(pair.get_shape())
+    _check(list(joined.get_shape()) == shape + [2] and joined.element_type == pair.element_type,
+           f"{what} adds a minor dimension of 2: {shape + [2]}")
+    want = _joined_bases(to_linear(pair.encoding, shape))
+    got = to_linear(joined.encoding, shape + [2])
+    _check(all(want[d] == [tuple(b) for b in got.get_bases(d)] for d in want),
+           "the joined layout must hold the new minor dimension in register bit 0 and otherwise "
+           "be the halves' layout (no data moves)")
+
+
+@irdl_op_definition
+class JoinOp(IRDLOperation):
+    """Two tensors of one shape and layout joined along a new minor dimension of 2
+    (Gluon/Triton `join`): the result's layout holds the new dimension in register bit
+    0 and is otherwise the operands' layout (checked on linear layouts), so each thread
+    interleaves its own registers and no data moves.
+
+        %j = layout.join %a, %b : tensor<64xf32, #s> -> tensor<64x2xf32, #j>"""
+
+    name = "layout.join"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    lhs = operand_def(_T)
+    rhs = operand_def(_T)
+    result = result_def(TensorType)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        a, b = _dist(self.lhs), _dist(self.rhs)
+        _check(a == b, f"join takes two tensors of one type, got {a} and {b}")
+        _check_joined(a, _dist(self.result), "join")
+
+
+@irdl_op_definition
+class SplitOp(IRDLOperation):
+    """The inverse of `layout.join`: a tensor whose minor dimension is 2, held in
+    register bit 0, split into its two halves (Gluon/Triton `split`); no data moves.
+
+        %a, %b = layout.split %j : tensor<64x2xf32, #j> -> tensor<64xf32, #s>"""
+
+    name = "layout.split"
+    source = operand_def(TensorType)
+    lhs = result_def(TensorType)
+    rhs = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, half: TensorType):
+        super().__init__(operands=[source], result_types=[half, half])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SplitOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation("->")
+        half = parser.parse_type()
+        op = cls(parser.resolve_operand(src, st), half)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.lhs.type)
+
+    def verify_(self) -> None:
+        a, b = _dist(self.lhs), _dist(self.rhs)
+        _check(a == b, "split gives two tensors of one type")
+        src = _dist(self.source)
+        _check(src.get_shape()[-1] == 2, "split takes a tensor whose minor dimension is 2")
+        _check_joined(a, src, "the split source")
+
+
 # =========================================================================== reductions with a region
 
 
@@ -454,5 +545,5 @@ class YieldOp(IRDLOperation):
     traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, ReduceRegionOp, YieldOp)
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, JoinOp, SplitOp, ReduceRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

@@ -213,3 +213,25 @@ def lower_permute(kl, op: lc.PermuteOp) -> None:
     src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
     kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op,
                                     project=lambda c: [c[inv[e]] for e in range(len(c))])
+
+
+def lower_join(kl, op: lc.JoinOp) -> None:
+    """Result register k <- lhs or rhs (by its coordinate on the new minor dim), the
+    register holding the same element of the halves: no data moves."""
+    half, joined = kl.linear(op.lhs.type, op), kl.linear(op.result.type, op)
+    where = {}
+    for k in range(half.num_registers):
+        where.setdefault(tuple(half.apply(register=k)), k)
+    xs, ys = kl.get(op.lhs), kl.get(op.rhs)
+    kl.vals[op.result] = [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
+                          for c in (joined.apply(register=k) for k in range(joined.num_registers))]
+
+
+def lower_split(kl, op: lc.SplitOp) -> None:
+    half, joined = kl.linear(op.lhs.type, op), kl.linear(op.source.type, op)
+    where = {}
+    for k in range(joined.num_registers):
+        where.setdefault(tuple(joined.apply(register=k)), k)
+    xs = kl.get(op.source)
+    for j, res in enumerate((op.lhs, op.rhs)):
+        kl.vals[res] = [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)]

@@ -42,7 +42,14 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
-from ._lower_compute import COMBINERS, lower_elementwise, lower_permute, lower_scan
+from ._lower_compute import (
+    COMBINERS,
+    lower_elementwise,
+    lower_join,
+    lower_permute,
+    lower_scan,
+    lower_split,
+)
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
@@ -488,6 +495,12 @@ class _KernelLowering:
             return
         if isinstance(op, layout_compute.PermuteOp):
             lower_permute(self, op)
+            return
+        if isinstance(op, layout_compute.JoinOp):
+            lower_join(self, op)
+            return
+        if isinstance(op, layout_compute.SplitOp):
+            lower_split(self, op)
             return
         raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
 

@@ -82,6 +82,17 @@ class ComputeFunctions(InterpreterFunctions):
             return (np.transpose(a, [0, *(o + 1 for o in order)]),)
         return (np.transpose(a, order),)
 
+    @impl(lc.JoinOp)
+    def run_join(self, interp: ReferenceInterpreter, op: lc.JoinOp, args):
+        a, b = (np.asarray(x) for x in args)
+        a, b = np.broadcast_arrays(a, b) if a.ndim != b.ndim else (a, b)
+        return (np.stack([a, b], axis=-1),)
+
+    @impl(lc.SplitOp)
+    def run_split(self, interp: ReferenceInterpreter, op: lc.SplitOp, args):
+        a = np.asarray(args[0])
+        return (a[..., 0], a[..., 1])
+
     @impl_terminator(lc.YieldOp)
     def run_yield(self, interp: ReferenceInterpreter, op: lc.YieldOp, args):
         return ReturnedValues(args), ()

@@ -48,6 +48,12 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"dst": dst}
     if name == "reduce":
         return {"dst": 2 * src.reshape(16, 32).astype(np.float64).sum(axis=1)}
+    if name == "join_split" and fn == "interleave":
+        x = src.reshape(32, 16)
+        return {"dst": np.stack([x, x + x], axis=-1).reshape(-1)}
+    if name == "join_split" and fn == "deinterleave":
+        z = src.reshape(32, 16, 2)
+        return {"dst": (z[..., 0] - z[..., 1]).reshape(-1)}
     if name == "permute":
         return {"dst": src.reshape(16, 32).T.reshape(-1).copy()}
     if name == "reduce_gluon_tutorial":  # both layouts: row sums of a 128x128 tensor

@@ -143,3 +143,13 @@ func.func @permute_order(%x: tensor<32x16xf32, #b>) {
   %t = layout.permute %x {order = array<i64: 1, 1>} : tensor<32x16xf32, #b> -> tensor<16x32xf32, #b>
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#j = #layout.blocked<{sizePerThread = [1, 2, 2], threadsPerWarp = [8, 4, 1], warpsPerCTA = [4, 1, 1], order = [1, 2, 0]}>
+func.func @join_layout(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the joined layout must hold the new minor dimension in register bit 0}}
+  %z = layout.join %x, %x : tensor<32x16xf32, #b> -> tensor<32x16x2xf32, #j>
+  func.return
+}

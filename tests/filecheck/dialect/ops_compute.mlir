@@ -97,3 +97,13 @@ func.func @permute(%x: tensor<32x16xf32, #b>) {
   %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<32x16xf32, #b> -> tensor<16x32xf32, #col>
   func.return
 }
+
+#j = #layout.blocked<{sizePerThread = [1, 4, 2], threadsPerWarp = [8, 4, 1], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>
+// CHECK-LABEL: func.func @join_split(
+// CHECK: %z = layout.join %x, %y : tensor<32x16xf32, #layout.blocked<{{.*}}>> -> tensor<32x16x2xf32, #layout.blocked<{sizePerThread = [1, 4, 2], threadsPerWarp = [8, 4, 1], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>>
+// CHECK: %u, %v = layout.split %z : tensor<32x16x2xf32, #layout.blocked<{{.*}}>> -> tensor<32x16xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>
+func.func @join_split(%x: tensor<32x16xf32, #b>, %y: tensor<32x16xf32, #b>) {
+  %z = layout.join %x, %y : tensor<32x16xf32, #b> -> tensor<32x16x2xf32, #j>
+  %u, %v = layout.split %z : tensor<32x16x2xf32, #j> -> tensor<32x16xf32, #b>
+  func.return
+}
