@@ -477,6 +477,41 @@ class SplitOp(IRDLOperation):
         _check_joined(a, src, "the split source")
 
 
+# =========================================================================== gathers
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """Elements of `source` picked along `axis` by a tensor of integer indices (Gluon /
+    Triton `gather`): result[.., j, ..] = source[.., index[.., j, ..], ..], the other
+    coordinates the same. `index` has the source's rank and shape except along `axis`;
+    the result has the index's shape and layout. An index outside [0, extent) is
+    undefined behaviour (the reference executor reports it).
+
+        %g = layout.gather %src[%idx] {axis = 1 : i64} : tensor<8x64xf32, #s>, tensor<8x32xi32, #i> -> tensor<8x32xf32, #i>"""
+
+    name = "layout.gather"
+    source = operand_def(TensorType)
+    index = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+    assembly_format = ("$source `[` $index `]` attr-dict `:` type($source) `,` type($index) "
+                       "`->` type($result)")
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        s, i, r = _dist(self.source), _dist(self.index), _dist(self.result)
+        ax = self.axis.value.data
+        ss, si = list(s.get_shape()), list(i.get_shape())
+        _check(0 <= ax < len(ss), f"axis {ax} out of range")
+        _check(isinstance(i.element_type, IntegerType), f"the index is a tensor of integers, got {i}")
+        _check(len(si) == len(ss) and all(a == b for d, (a, b) in enumerate(zip(ss, si)) if d != ax),
+               f"the index must have the source's shape except along axis {ax}: {ss} and {si}")
+        _check(list(r.get_shape()) == si and r.encoding == i.encoding and r.element_type == s.element_type,
+               "the result has the index's shape and layout and the source's element type")
+
+
 # =========================================================================== reductions with a region
 
 
@@ -545,5 +580,5 @@ class YieldOp(IRDLOperation):
     traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, JoinOp, SplitOp, ReduceRegionOp, YieldOp)
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, JoinOp, SplitOp, GatherOp, ReduceRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

@@ -11,12 +11,14 @@ reference executor's `scan_like_a_gpu` combines in the same order."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, gpu, memref
-from xdsl.dialects.builtin import IntegerType, TensorType, i32
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i32
 
 from tilec.compiler.diagnostics import TilecError
 from tilec.dialects import cuda
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
+
+from ._gpu_builder import V
 
 COMBINERS = {
     ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
@@ -235,3 +237,63 @@ def lower_split(kl, op: lc.SplitOp) -> None:
     xs = kl.get(op.source)
     for j, res in enumerate((op.lhs, op.rhs)):
         kl.vals[res] = [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)]
+
+
+def lower_gather(kl, op: lc.GatherOp) -> None:
+    """Through shared memory: the source's owners write it row-major to a buffer of its
+    size (each element once), one barrier, then each thread reads its result elements at
+    the coordinates of its index registers with the gathered axis replaced by the index
+    value. A gather in a loop starts with a barrier (the previous iteration's reads)."""
+    b = kl.b
+    st, it = op.source.type, op.index.type
+    ax = op.axis.value.data
+    shape = list(st.get_shape())
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    src_ll, idx_ll = kl.linear(st, op), kl.linear(it, op)
+    buf_op = memref.AllocaOp.get(st.element_type, shape=[strides[0] * shape[0]],
+                                 memory_space=cuda.SHARED_MEMORY_SPACE)
+    buf = buf_op.results[0]
+    buf.name_hint = "gather"
+    e = b.entry
+    e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+    kl.comment(f"gather along axis {ax} through smem: the source written once, one barrier")
+    if kl._in_loop(op):
+        b.add(gpu.BarrierOp())
+    xs = kl.get(op.source)
+
+    def coords(ll, tco, rc):
+        return [b.xor_(t, x) if x & m else b.add_(t, x) for t, x, m in zip(tco, rc, kl.thread_mask(ll))]
+
+    redundant = sum(1 << i for i, bs in enumerate(src_ll.get_bases("lane")) if not any(bs))
+    redundant |= sum(1 << (5 + i) for i, bs in enumerate(src_ll.get_bases("warp")) if not any(bs))
+
+    def write():
+        tco = kl.thread_coords(src_ll, op)
+        seen = set()
+        for k, rc in enumerate(kl.reg_coords(src_ll)):
+            if rc in seen:
+                continue
+            seen.add(rc)
+            c = coords(src_ll, tco, rc)
+            at = 0
+            for x, sd in zip(c, strides):
+                at = b.add_(at, b.mul_(x, sd))
+            b.add(memref.StoreOp.get(xs[k], buf, [b.ssa(at)]))
+
+    kl._guarded(b.eq0(b.and_(kl.tid, redundant)) if redundant else True, write)
+    b.add(gpu.BarrierOp())
+    idx = kl.get(op.index)
+    tco = kl.thread_coords(idx_ll, op)
+    out = []
+    for k, rc in enumerate(kl.reg_coords(idx_ll)):
+        c = coords(idx_ll, tco, rc)
+        i = idx[k]
+        iv = b.add(arith.IndexCastOp(i, IndexType())).results[0]
+        at = b.mul_(V(b, iv), strides[ax])
+        for d, (x, sd) in enumerate(zip(c, strides)):
+            if d != ax:
+                at = b.add_(at, b.mul_(x, sd))
+        out.append(b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0])
+    kl.vals[op.result] = out

@@ -45,6 +45,7 @@ from ._gpu_builder import IndexBuilder, V, Val, index
 from ._lower_compute import (
     COMBINERS,
     lower_elementwise,
+    lower_gather,
     lower_join,
     lower_permute,
     lower_scan,
@@ -248,6 +249,10 @@ class LowerToGpu(ModulePass):
       through shared memory (one barrier); the layout must put the axis in registers,
       then lanes, then warps, then registers again (dialects/scan_plan.py), else a
       located error.
+    - `layout.permute`, `layout.join`, `layout.split`: registers renamed, no data moves
+      (the verifier checked the layouts).
+    - `layout.gather` (passes/_lower_compute.py): through shared memory (the source
+      written once, one barrier, each thread reads its elements).
     - `layout.reduce_region`: as `layout.reduce`, the combiner region's scalar ops
       emitted once per combination, one shared buffer per operand.
     - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their
@@ -501,6 +506,9 @@ class _KernelLowering:
             return
         if isinstance(op, layout_compute.SplitOp):
             lower_split(self, op)
+            return
+        if isinstance(op, layout_compute.GatherOp):
+            lower_gather(self, op)
             return
         raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
 

@@ -14,6 +14,7 @@ from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
 from .executor import ReferenceInterpreter
+from .errors import ExecutionError
 from .layout_impls import _dist_rank, reduce_tuples_like_a_gpu
 from .values import from_compute, to_compute
 
@@ -81,6 +82,24 @@ class ComputeFunctions(InterpreterFunctions):
         if _dist_rank(a, op.source.type):
             return (np.transpose(a, [0, *(o + 1 for o in order)]),)
         return (np.transpose(a, order),)
+
+    @impl(lc.GatherOp)
+    def run_gather(self, interp: ReferenceInterpreter, op: lc.GatherOp, args):
+        src, idx = (np.asarray(x) for x in args)
+        ax = op.axis.value.data
+        n = op.source.type.get_shape()[ax]
+        per = _dist_rank(src, op.source.type) or _dist_rank(idx, op.index.type)
+        if per:
+            lead = src.shape[0] if _dist_rank(src, op.source.type) else idx.shape[0]
+            if not _dist_rank(src, op.source.type):
+                src = np.broadcast_to(src[None], (lead, *src.shape))
+            if not _dist_rank(idx, op.index.type):
+                idx = np.broadcast_to(idx[None], (lead, *idx.shape))
+        i64 = idx.astype(np.int64)
+        if ((i64 < 0) | (i64 >= n)).any():
+            bad = int(i64[(i64 < 0) | (i64 >= n)][0])
+            raise ExecutionError(op, f"gather index {bad} outside [0, {n}) along axis {ax}")
+        return (np.take_along_axis(src, i64, axis=ax + (1 if per else 0)),)
 
     @impl(lc.JoinOp)
     def run_join(self, interp: ReferenceInterpreter, op: lc.JoinOp, args):

@@ -153,3 +153,21 @@ func.func @join_layout(%x: tensor<32x16xf32, #b>) {
   %z = layout.join %x, %x : tensor<32x16xf32, #b> -> tensor<32x16x2xf32, #j>
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @gather_shape(%x: tensor<32x16xf32, #b>, %j: tensor<16x16xi32, #b>) {
+  // expected-error @+1 {{the index must have the source's shape except along axis 1: [32, 16] and [16, 16]}}
+  %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<16x16xi32, #b> -> tensor<16x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @gather_float_index(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the index is a tensor of integers}}
+  %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x16xf32, #b> -> tensor<32x16xf32, #b>
+  func.return
+}

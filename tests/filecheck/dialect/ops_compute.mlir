@@ -107,3 +107,11 @@ func.func @join_split(%x: tensor<32x16xf32, #b>, %y: tensor<32x16xf32, #b>) {
   %u, %v = layout.split %z : tensor<32x16x2xf32, #j> -> tensor<32x16xf32, #b>
   func.return
 }
+
+#i = #layout.blocked<{sizePerThread = [2, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK-LABEL: func.func @gather(
+// CHECK: %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #layout.blocked<{{.*}}>>, tensor<32x8xi32, #layout.blocked<{{.*}}>> -> tensor<32x8xf32, #layout.blocked<{sizePerThread = [2, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>>
+func.func @gather(%x: tensor<32x16xf32, #b>, %j: tensor<32x8xi32, #i>) {
+  %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x8xi32, #i> -> tensor<32x8xf32, #i>
+  func.return
+}
