@@ -386,6 +386,56 @@ class PermuteOp(IRDLOperation):
                "convert_layout before or after the permute")
 
 
+def _flat(c, shape) -> int:
+    """The row-major offset of coordinate c in `shape`."""
+    off = 0
+    for x, n in zip(c, shape):
+        off = off * n + x
+    return off
+
+
+def flat_bases(ll, shape) -> dict[str, list[int]]:
+    """Each basis of the linear layout of a tensor of `shape` as a row-major offset: with
+    power-of-two extents the coordinates' bits take disjoint bits of the offset, so the
+    offsets XOR as the bases do."""
+    return {d: [_flat(b, shape) for b in ll.get_bases(d)] for d in ("register", "lane", "warp")}
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """The same elements in row-major order with another shape (Gluon / Triton
+    `reshape` without `can_reorder`). The result's layout must give each thread the
+    elements it already holds (checked on the linear layouts: each basis maps to the
+    same row-major offset), so no data moves; otherwise convert_layout before or after.
+
+        %r = layout.reshape %x : tensor<32x16xf32, #a> -> tensor<512xf32, #b>"""
+
+    name = "layout.reshape"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        from .layout_attrs import to_linear
+
+        s, r = _dist(self.source), _dist(self.result)
+        ss, rs = list(s.get_shape()), list(r.get_shape())
+        n = 1
+        for x in ss:
+            n *= x
+        m = 1
+        for x in rs:
+            m *= x
+        _check(n == m and s.element_type == r.element_type,
+               f"reshape keeps the element type and the number of elements: {ss} -> {rs}")
+        _check(all(x & (x - 1) == 0 for x in ss + rs), "reshape of power-of-two extents only")
+        _check(flat_bases(to_linear(s.encoding, ss), ss) == flat_bases(to_linear(r.encoding, rs), rs),
+               "the result layout must give each thread the elements it holds (no data moves); "
+               "convert_layout before or after the reshape")
+
+
 def _joined_bases(ll) -> dict[str, list[tuple[int, ...]]]:
     """The bases of the join of two tensors of layout `ll` along a new minor dim of 2:
     the new dim is register bit 0; every other basis gets a 0 for it (Triton's join)."""
@@ -580,5 +630,5 @@ class YieldOp(IRDLOperation):
     traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, JoinOp, SplitOp, GatherOp, ReduceRegionOp, YieldOp)
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, ReshapeOp, JoinOp, SplitOp, GatherOp, ReduceRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

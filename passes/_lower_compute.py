@@ -297,3 +297,20 @@ def lower_gather(kl, op: lc.GatherOp) -> None:
                 at = b.add_(at, b.mul_(x, sd))
         out.append(b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0])
     kl.vals[op.result] = out
+
+
+def lower_reshape(kl, op: lc.ReshapeOp) -> None:
+    """No data moves: result register k is the source register holding the element with
+    the same row-major offset (the verifier checked that the bases correspond)."""
+    ss, rs = list(op.source.type.get_shape()), list(op.result.type.get_shape())
+
+    def project(c):
+        off = lc._flat(c, rs)
+        out = []
+        for n in reversed(ss):
+            out.append(off % n)
+            off //= n
+        return out[::-1]
+
+    src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
+    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op, project=project)

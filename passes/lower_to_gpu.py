@@ -48,6 +48,7 @@ from ._lower_compute import (
     lower_gather,
     lower_join,
     lower_permute,
+    lower_reshape,
     lower_scan,
     lower_split,
 )
@@ -249,7 +250,8 @@ class LowerToGpu(ModulePass):
       through shared memory (one barrier); the layout must put the axis in registers,
       then lanes, then warps, then registers again (dialects/scan_plan.py), else a
       located error.
-    - `layout.permute`, `layout.join`, `layout.split`: registers renamed, no data moves
+    - `layout.permute`, `layout.reshape`, `layout.join`, `layout.split`: registers
+      renamed, no data moves
       (the verifier checked the layouts).
     - `layout.gather` (passes/_lower_compute.py): through shared memory (the source
       written once, one barrier, each thread reads its elements).
@@ -500,6 +502,9 @@ class _KernelLowering:
             return
         if isinstance(op, layout_compute.PermuteOp):
             lower_permute(self, op)
+            return
+        if isinstance(op, layout_compute.ReshapeOp):
+            lower_reshape(self, op)
             return
         if isinstance(op, layout_compute.JoinOp):
             lower_join(self, op)

@@ -101,6 +101,14 @@ class ComputeFunctions(InterpreterFunctions):
             raise ExecutionError(op, f"gather index {bad} outside [0, {n}) along axis {ax}")
         return (np.take_along_axis(src, i64, axis=ax + (1 if per else 0)),)
 
+    @impl(lc.ReshapeOp)
+    def run_reshape(self, interp: ReferenceInterpreter, op: lc.ReshapeOp, args):
+        a = np.asarray(args[0])
+        shape = tuple(op.result.type.get_shape())
+        if _dist_rank(a, op.source.type):
+            return (a.reshape((a.shape[0], *shape)),)
+        return (a.reshape(shape),)
+
     @impl(lc.JoinOp)
     def run_join(self, interp: ReferenceInterpreter, op: lc.JoinOp, args):
         a, b = (np.asarray(x) for x in args)

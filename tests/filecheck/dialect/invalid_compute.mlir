@@ -171,3 +171,23 @@ func.func @gather_float_index(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xf32, #
   %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x16xf32, #b> -> tensor<32x16xf32, #b>
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#f = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reshape_moves_data(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{the result layout must give each thread the elements it holds (no data moves)}}
+  %f = layout.reshape %x : tensor<32x16xf32, #b> -> tensor<512xf32, #f>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#f = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reshape_count(%x: tensor<32x16xf32, #b>) {
+  // expected-error @+1 {{reshape keeps the element type and the number of elements: [32, 16] -> [256]}}
+  %f = layout.reshape %x : tensor<32x16xf32, #b> -> tensor<256xf32, #f>
+  func.return
+}

@@ -115,3 +115,11 @@ func.func @gather(%x: tensor<32x16xf32, #b>, %j: tensor<32x8xi32, #i>) {
   %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x8xi32, #i> -> tensor<32x8xf32, #i>
   func.return
 }
+
+#flat = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @reshape(
+// CHECK: %f = layout.reshape %x : tensor<32x16xf32, #layout.blocked<{{.*}}>> -> tensor<512xf32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+func.func @reshape(%x: tensor<32x16xf32, #b>) {
+  %f = layout.reshape %x : tensor<32x16xf32, #b> -> tensor<512xf32, #flat>
+  func.return
+}
