@@ -240,6 +240,81 @@ def lower_split(kl, op: lc.SplitOp) -> None:
 
 
 def lower_gather(kl, op: lc.GatherOp) -> None:
+    """In registers within the warp when the layouts allow it (`_gather_in_warp`), else
+    through shared memory (`_gather_through_smem`)."""
+    if not _gather_in_warp(kl, op):
+        _gather_through_smem(kl, op)
+
+
+def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
+    """When the source's gathered axis lies in registers and lanes only (each basis along
+    it alone), and the index's lane and warp bases move along the other dimensions as
+    the source's do, every element a thread needs is in its own warp: for each result
+    register, the lane holding source[.., v, ..] is the thread's lane with the lane bits
+    of the axis replaced by v's, and its register is one of the source registers of the
+    same row, chosen by v's register bits: one `__shfl_sync` per such register, then a
+    select. Returns False (nothing emitted) when the layouts do not allow it."""
+    b = kl.b
+    ax = op.axis.value.data
+    src_ll, idx_ll = kl.linear(op.source.type, op), kl.linear(op.index.type, op)
+
+    def off_axis(v):
+        return tuple(x for d, x in enumerate(v) if d != ax)
+
+    def pure_axis(v):
+        return not any(off_axis(v))
+
+    if any(v[ax] for v in src_ll.get_bases("warp")):
+        return False
+    for dim in ("lane", "warp"):
+        sb, ib = src_ll.get_bases(dim), idx_ll.get_bases(dim)
+        if len(sb) != len(ib) or any(off_axis(x) != off_axis(y) for x, y in zip(sb, ib)):
+            return False
+    lane_axis = []  # (lane bit, axis value)
+    for i, v in enumerate(src_ll.get_bases("lane")):
+        if v[ax]:
+            if not pure_axis(v):
+                return False
+            lane_axis.append((i, v[ax]))
+    reg_axis_mask = 0
+    for v in src_ll.get_bases("register"):
+        if v[ax]:
+            if not pure_axis(v):
+                return False
+            reg_axis_mask |= v[ax]
+    by_row: dict = {}
+    for r in range(src_ll.num_registers):
+        c = tuple(src_ll.apply(register=r))
+        by_row.setdefault(off_axis(c), {}).setdefault(c[ax], r)
+    idx_regs = [tuple(idx_ll.apply(register=k)) for k in range(idx_ll.num_registers)]
+    if any(off_axis(c) not in by_row for c in idx_regs):
+        return False
+    kl.comment(f"gather along axis {ax} in registers within the warp: shuffles, no shared memory")
+    xs, idx = kl.get(op.source), kl.get(op.index)
+    lane = b.and_(kl.tid, 31)
+    keep = b.and_(lane, ~sum(1 << i for i, _ in lane_axis) & 31)
+    out = []
+    for k, c in enumerate(idx_regs):
+        v = V(b, b.add(arith.IndexCastOp(idx[k], IndexType())).results[0])
+        src_lane = keep
+        for i, a in lane_axis:
+            src_lane = b.or_(src_lane, b.shl_(b.and_(b.shr_(v, a.bit_length() - 1), 1), i))
+        lane32 = b.add(arith.IndexCastOp(b.ssa(src_lane), i32)).results[0]
+        cands = by_row[off_axis(c)]
+        which = b.and_(v, reg_axis_mask) if reg_axis_mask else 0
+        got = None
+        for a, r in sorted(cands.items()):
+            x = b.add(cuda.ShflIdxOp(xs[r], lane32, 32)).results[0]
+            if got is None:
+                got = x
+            else:
+                got = b.add(arith.SelectOp(b.ssa(b.eq_(which, a)), x, got)).results[0]
+        out.append(got)
+    kl.vals[op.result] = out
+    return True
+
+
+def _gather_through_smem(kl, op: lc.GatherOp) -> None:
     """Through shared memory: the source's owners write it row-major to a buffer of its
     size (each element once), one barrier, then each thread reads its result elements at
     the coordinates of its index registers with the gathered axis replaced by the index

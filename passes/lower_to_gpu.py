@@ -253,8 +253,10 @@ class LowerToGpu(ModulePass):
     - `layout.permute`, `layout.reshape`, `layout.join`, `layout.split`: registers
       renamed, no data moves
       (the verifier checked the layouts).
-    - `layout.gather` (passes/_lower_compute.py): through shared memory (the source
-      written once, one barrier, each thread reads its elements).
+    - `layout.gather` (passes/_lower_compute.py): in registers within the warp when
+      every element a thread needs is in its warp (one `cuda.shfl_idx` per candidate
+      register, then a select), else through shared memory (the source written once,
+      one barrier, each thread reads its elements).
     - `layout.reduce_region`: as `layout.reduce`, the combiner region's scalar ops
       emitted once per combination, one shared buffer per operand.
     - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their

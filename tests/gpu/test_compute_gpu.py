@@ -121,7 +121,8 @@ def _programs():
     lower = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu"
     g, r, m, s = _unit("test_gather"), _unit("test_reduce_region"), _unit("test_masked_load_store"), _unit("test_scan_lowering")
     return {
-        "gather rows->cols": g.gather_program(g.ROWS, g.COLS),
+        "gather rows->cols (shared memory)": g.gather_program(g.ROWS, g.COLS),
+        "gather rows->rows (in the warp)": g.gather_program(g.ROWS, g.ROWS),
         "argmax over lanes and warps": r.argmax_program([1, 4], [1, 32], [1, 4]),
         "masked load/store": m.MASKED,
         "scan chunks reverse": s.scan_program((2, 2048), s._ROWS, 128, "f32", 1, "add", True),

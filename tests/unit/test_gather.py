@@ -1,8 +1,9 @@
 """`layout.gather` along an axis: the reference executor is NumPy's take_along_axis (an
-index out of range is an error); lower-to-gpu lowers it through shared memory (the
-source written once, one barrier, each thread reads its elements) to a program that
-gives bit for bit what the layout-level program gives, in several layouts, also in a
-loop; the CUDA compiles."""
+index out of range is an error); lower-to-gpu lowers it in registers within the warp
+(shuffles from the lane that holds each element) when the layouts allow it, through
+shared memory otherwise (the source written once, one barrier, each thread reads its
+elements), to a program that gives bit for bit what the layout-level program gives, in
+several layouts, also in a loop; the CUDA compiles."""
 
 from __future__ import annotations
 
@@ -59,13 +60,21 @@ COLS = "#layout.blocked<{sizePerThread = [2, 1], threadsPerWarp = [4, 8], warpsP
 WIDE = "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>"
 
 
-@pytest.mark.parametrize("src,idx", [(ROWS, ROWS), (ROWS, COLS), (WIDE, ROWS)])
-def test_gather_reference_and_lowering(src, idx):
+@pytest.mark.parametrize("src,idx,in_warp", [(ROWS, ROWS, True), (ROWS, COLS, False), (WIDE, ROWS, False),
+                                             (WIDE, WIDE, True)])
+def test_gather_reference_and_lowering(src, idx, in_warp):
     text = gather_program(src, idx)
     x = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)
     out = run(parse_module(text), {"src": x.ravel(), "dst": np.zeros(256, np.float32)})["dst"].reshape(8, 32)
     np.testing.assert_array_equal(out, x[:, (np.arange(32) * 7) % 64])
-    assert_pass_preserves(text, "default", seeds=(0, 1))
+    after = assert_pass_preserves(text, "default", seeds=(0, 1))
+    cuda = emit(after, "cuda")
+    if in_warp:  # every element the thread needs is in its warp
+        assert "in registers within the warp" in cuda and "__shared__" not in cuda
+        assert "__shfl_sync" in cuda
+    else:
+        assert "through smem" in cuda
+    compile_sm90_or_skip(cuda)
 
 
 def test_gather_in_a_loop_and_nvrtc():
