@@ -1,5 +1,6 @@
 """Compute ops of the `layout` dialect on distributed tensors: comparisons that give
-tensors of `i1`, `select` on such tensors, integer casts, and scans.
+tensors of `i1`, `select` on such tensors, integer casts, scans, reductions with a
+combiner region, gathers, and the shape ops (permute, reshape, join, split).
 
 xDSL's `arith.cmpi`/`arith.cmpf` type their result as a scalar `i1` whatever their
 operands, and its `extsi`, `extui`, `trunci`, `sitofp`, `uitofp`, `fptosi` and
@@ -16,7 +17,15 @@ distributed layout), with `arith`'s syntax:
 accept tensors and are used as they are. `layout.scan` is Triton's `associative_scan`
 with a built-in combiner (add, mul, max, min), inclusive, forward or reverse;
 `layout.reduce_region` reduces several tensors together with a combiner region (an
-argmax keeps a value and its index).
+argmax keeps a value and its index); `layout.gather` picks elements along an axis.
+
+The shape ops take their result layout from the source's linear layout, as Gluon's
+do: `layout.permute` permutes its dimensions, `layout.reshape` keeps each basis's
+row-major offset, `layout.join` adds a minor dimension of 2 in register bit 0 and
+`layout.split` takes it apart. The verifier checks the result layout written in the
+IR against that (as linear layouts, so a blocked or a linear layout may be written),
+so these ops never move data: where another layout is wanted, a `convert_layout`
+before or after says so.
 """
 
 from __future__ import annotations
