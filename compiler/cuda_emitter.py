@@ -1370,3 +1370,6 @@ class CudaTarget(Target):
 
 TARGETS = {"cuda": lambda: CudaTarget}
 """For a driver's `available_targets.update(TARGETS)`."""
+
+# op families printed by their own modules register their `emit` methods on import
+from tilec.compiler import cuda_math  # noqa: E402, F401

@@ -46,6 +46,7 @@ def make_context() -> Context:
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
     from xdsl.dialects.gpu import GPU
+    from xdsl.dialects.math import Math
     from xdsl.dialects.memref import MemRef
     from xdsl.dialects.scf import Scf
     from xdsl.dialects.vector import Vector
@@ -54,7 +55,7 @@ def make_context() -> Context:
     from tilec.dialects.layout import Layout
 
     ctx = Context()
-    for d in (Builtin, Func, Arith, Scf, MemRef, Vector, GPU, Layout, Cuda):
+    for d in (Builtin, Func, Arith, Math, Scf, MemRef, Vector, GPU, Layout, Cuda):
         ctx.load_dialect(d)
     return ctx
 

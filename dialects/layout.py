@@ -713,24 +713,29 @@ def _check_block_threads(op: Operation, t: TensorType) -> None:
 class LoadOp(IRDLOperation):
     """Each thread loads the elements its distributed layout gives it: element (i, j, ..)
     of the result is the view's element with coordinate (i, j, ..) (one coordinate per
-    top-level mode). Elements missing from a masked view read `other` (default 0).
-    `vector` (set by `vectorize`) is the number of consecutive register elements moved
-    per access.
+    top-level mode). Elements missing from a masked view, and elements where the
+    optional `mask` (a tensor of i1 in the result's layout, Gluon's `mask=`) is false,
+    are not read and are `other` (default 0; Gluon's `other=`). `vector` (set by
+    `vectorize`) is the number of consecutive register elements moved per access.
 
-        %v = layout.load %t : !layout.tensor<...> -> tensor<64x64xf32, #layout.blocked<...>>"""
+        %v = layout.load %t : !layout.tensor<...> -> tensor<64x64xf32, #layout.blocked<...>>
+        %w = layout.load %t, %ninf : f32 mask %m : tensor<64x64xi1, #b> : !layout.tensor<...> -> tensor<64x64xf32, #b>"""
 
     name = "layout.load"
     view = operand_def(TensorViewType)
     other = opt_operand_def()
+    mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
     result = result_def(TensorType)
     assembly_format = (
-        "$view (`,` $other^ `:` type($other))? attr-dict `:` type($view) `->` type($result)"
+        "$view (`,` $other^ `:` type($other))? (`mask` $mask^ `:` type($mask))? attr-dict "
+        "`:` type($view) `->` type($result)"
     )
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
-    def __init__(self, view: SSAValue, result_type: TensorType, other: SSAValue | None = None):
-        super().__init__(operands=[view, other], result_types=[result_type])
+    def __init__(self, view: SSAValue, result_type: TensorType, other: SSAValue | None = None,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[view, other, mask], result_types=[result_type])
 
     def verify_(self) -> None:
         vt, rt = self.view.type, _dist(self.result)
@@ -738,29 +743,45 @@ class LoadOp(IRDLOperation):
         if self.other is not None:
             _check(self.other.type == vt.element_type,
                    f"`other` must have the element type {vt.element_type}, got {self.other.type}")
+        _check_mask(self.mask, rt)
         _check_block_threads(self, rt)
 
 
 @irdl_op_definition
 class StoreOp(IRDLOperation):
     """Each thread stores the elements it owns to the view (inverse of `layout.load`);
-    elements missing from a masked view are not stored.
+    elements missing from a masked view, and elements where the optional `mask` (a
+    tensor of i1 in the value's layout) is false, are not stored.
 
-        layout.store %v, %t : tensor<64x64xf32, #layout.blocked<...>>, !layout.tensor<...>"""
+        layout.store %v, %t : tensor<64x64xf32, #layout.blocked<...>>, !layout.tensor<...>
+        layout.store %v, %t mask %m : tensor<64x64xi1, #b> : tensor<64x64xf32, #b>, !layout.tensor<...>"""
 
     name = "layout.store"
     value = operand_def(TensorType)
     view = operand_def(TensorViewType)
+    mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
-    assembly_format = "$value `,` $view attr-dict `:` type($value) `,` type($view)"
+    assembly_format = (
+        "$value `,` $view (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($view)"
+    )
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, value: SSAValue, view: SSAValue):
-        super().__init__(operands=[value, view])
+    def __init__(self, value: SSAValue, view: SSAValue, mask: SSAValue | None = None):
+        super().__init__(operands=[value, view, mask])
 
     def verify_(self) -> None:
         _check_view_matches(self.view.type, _dist(self.value))
+        _check_mask(self.mask, self.value.type)
         _check_block_threads(self, self.value.type)
+
+
+def _check_mask(mask: SSAValue | None, t: TensorType) -> None:
+    if mask is None:
+        return
+    m = _dist(mask)
+    _check(m.element_type == IntegerType(1) and tuple(m.get_shape()) == tuple(t.get_shape())
+           and m.encoding == t.encoding,
+           f"the mask must be a tensor of i1 of the value's shape and layout, got {m}")
 
 
 def _check_view_matches(vt: TensorViewType, rt: TensorType) -> None:
@@ -911,9 +932,12 @@ class ReduceOp(IRDLOperation):
         _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
+from .layout_compute import COMPUTE_OPS  # noqa: E402  (ops of the dialect in their own module)
+
 Layout = Dialect(
     "layout",
     [
+        *COMPUTE_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.dialects import layout
@@ -85,8 +85,12 @@ def registers(t: TensorType) -> int:
 
 
 def elem_bytes(t: TensorType) -> int:
+    """Bytes of one element in registers (an i1 mask: one byte)."""
+    et = t.element_type
+    if isinstance(et, IntegerType) and et.width.data == 1:
+        return 1
     try:
-        return element_bytes(t.element_type)
+        return element_bytes(et)
     except Exception:  # an element type the layout dialect does not store: 4 bytes
         return 4
 
@@ -228,10 +232,20 @@ def program_cost(model: CostModel, root: Operation) -> Cost:
 # ----------------------------------------------------------------------------- ops
 
 
+# The layout dialect's elementwise ops on distributed tensors (dialects/layout_compute.py):
+# each result element from the operands' elements at the same coordinate.
+_LAYOUT_ELEMENTWISE = frozenset({
+    "layout.cmpi", "layout.cmpf", "layout.select", "layout.extsi", "layout.extui",
+    "layout.trunci", "layout.sitofp", "layout.uitofp", "layout.fptosi", "layout.fptoui",
+})
+
+
 def is_elementwise(op: Operation) -> bool:
-    """An `arith` op on distributed tensors, every tensor operand and result of one shape
-    and one layout (scalars allowed as operands)."""
-    if not op.name.startswith("arith.") or isinstance(op, arith.ConstantOp) or op.regions:
+    """An `arith` op, or an elementwise op of the layout dialect (compare, select, cast),
+    on distributed tensors, every tensor operand and result of one shape and one layout
+    (scalars allowed as operands)."""
+    if not (op.name.startswith("arith.") or op.name in _LAYOUT_ELEMENTWISE) \
+            or isinstance(op, arith.ConstantOp) or op.regions:
         return False
     if not op.results:
         return False

@@ -148,6 +148,8 @@ class Plan:
         if op is not None and cheap_load(op):
             node = Node("reload", v, want, op, enc)
             self.nodes[key] = node
+            if op.mask is not None:  # a mask is in the result's layout
+                node.kids.append(self.plan(op.mask, enc))
             return node
         if op is not None and len(op.results) == 1 and (targets := operand_targets(op, enc)) is not None:
             node = Node("clone", v, want, op, enc)
@@ -307,7 +309,12 @@ class Plan:
             return self._record(node, c.result)
         if kind in ("clone", "reload"):
             op = node.op
-            operands = list(op.operands) if kind == "reload" else [self._build(k) for k in node.kids]
+            if kind == "reload":
+                operands = list(op.operands)
+                if node.kids:  # the mask, last operand
+                    operands[-1] = self._build(node.kids[0])
+            else:
+                operands = [self._build(k) for k in node.kids]
             new = retyped_clone(op, operands, node.enc)
             if kind == "reload" and "vector" in new.properties:
                 del new.properties["vector"]  # chosen for the first load's layout

@@ -30,7 +30,7 @@ from xdsl.rewriter import Rewriter
 
 from tilec.compiler.diagnostics import LOC_ATTR, TilecError
 from tilec.compiler.locations import get_loc
-from tilec.dialects import cuda, cute, layout, views
+from tilec.dialects import cuda, cute, layout, layout_compute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
@@ -42,6 +42,16 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
+from ._lower_compute import (
+    COMBINERS,
+    lower_elementwise,
+    lower_gather,
+    lower_join,
+    lower_permute,
+    lower_reshape,
+    lower_scan,
+    lower_split,
+)
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
 
 SHUFFLE_CONVERSIONS = True
@@ -232,8 +242,27 @@ class LowerToGpu(ModulePass):
       lowering and bank conflicts (a shared-memory round trip: its store's and load's
       `bank_conflicts` and `vector`; shuffles and registers: none).
     - `layout.reduce`: inside a thread, across the lanes of a warp (`cuda.shfl_idx`
-      butterfly), across warps through shared memory (a butterfly, one barrier per
-      warp bit), in the order the reference executor combines.
+      butterfly), across warps through shared memory in one round (one lane per group
+      writes its partials, one barrier, every thread folds the warps' partials in warp
+      order), in the order the reference executor combines.
+    - `layout.scan` (passes/_lower_compute.py): inside a thread in order, across lanes
+      by a Hillis-Steele `cuda.shfl_idx` scan, across warps and register chunks
+      through shared memory (one barrier); the layout must put the axis in registers,
+      then lanes, then warps, then registers again (dialects/scan_plan.py), else a
+      located error.
+    - `layout.permute`, `layout.reshape`, `layout.join`, `layout.split`: registers
+      renamed, no data moves
+      (the verifier checked the layouts).
+    - `layout.gather` (passes/_lower_compute.py): in registers within the warp when
+      every element a thread needs is in its warp (one `cuda.shfl_idx` per candidate
+      register, then a select), else through shared memory (the source written once,
+      one barrier, each thread reads its elements).
+    - `layout.reduce_region`: as `layout.reduce`, the combiner region's scalar ops
+      emitted once per combination, one shared buffer per operand.
+    - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their
+      scalar op once per register.
+    - `layout.load`/`store` with a computed `mask`: each element guarded by its mask
+      register (and the view's bounds), `other` where a load's mask is false.
     - `scf.for` / `scf.if` / `scf.while` whose loop-carried values or results are
       distributed tensors: one iter_arg / result per distinct register of the thread
       (for scf.while: per value entering `before` and per value `scf.condition`
@@ -466,8 +495,29 @@ class _KernelLowering:
         if m is not None:
             m(op)
             return
-        if op.dialect_name() == "arith":
+        if op.dialect_name() in ("arith", "math"):
             self.arith_op(op)
+            return
+        if isinstance(op, layout_compute.ELEMENTWISE_OPS):
+            lower_elementwise(self, op)
+            return
+        if isinstance(op, layout_compute.ScanOp):
+            lower_scan(self, op)
+            return
+        if isinstance(op, layout_compute.PermuteOp):
+            lower_permute(self, op)
+            return
+        if isinstance(op, layout_compute.ReshapeOp):
+            lower_reshape(self, op)
+            return
+        if isinstance(op, layout_compute.JoinOp):
+            lower_join(self, op)
+            return
+        if isinstance(op, layout_compute.SplitOp):
+            lower_split(self, op)
+            return
+        if isinstance(op, layout_compute.GatherOp):
+            lower_gather(self, op)
             return
         raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
 
@@ -948,6 +998,7 @@ class _KernelLowering:
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
         offs, valid = self.element_offsets(v, ll, op)
+        valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else 1
         other = self.ssa(op.other) if op.other is not None else None
@@ -969,7 +1020,17 @@ class _KernelLowering:
                     first.setdefault(regs[r], r)
             return out
 
-        self.vals[op.result] = self._fast_path([v], emit)
+        self.vals[op.result] = self._fast_path([v], emit) if op.mask is None else emit(True)
+
+    def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
+        """The validity of register r's element conjoined with register r of the op's
+        computed `mask` (a tensor of i1 in the value's layout), when it has one; the
+        masked path is then always taken (the fast path's bounds test cannot know it)."""
+        if op.mask is None:
+            return valid
+        bits = self.get(op.mask)
+        b = self.b
+        return lambda r: b.land(valid(r), V(b, bits[r]))
 
     def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
         """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
@@ -1086,6 +1147,7 @@ class _KernelLowering:
         xs = self.get(op.value)
         ll = self.linear(t, op)
         offs, valid = self.element_offsets(v, ll, op)
+        valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else 1
         # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
@@ -1111,7 +1173,10 @@ class _KernelLowering:
                 self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
-        self._fast_path([v], emit)
+        if op.mask is None:
+            self._fast_path([v], emit)
+        else:
+            emit(True)
 
     # -------------------------------------------------------------- distributed ops
     def op_layout_convert_layout(self, op: layout.ConvertLayoutOp):
@@ -1343,23 +1408,44 @@ class _KernelLowering:
 
     def op_layout_reduce(self, op: layout.ReduceOp):
         b = self.b
-        ax = op.axis.value.data
-        kind = op.kind.data
         st: TensorType = op.source.type
-        src = self.linear(st, op)
-        dst = self.linear(op.result.type, op)
-        xs = self.get(op.source)
-        elem = st.element_type
-        is_float = not isinstance(elem, IntegerType)
-        combine_cls = {
-            ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
-            ("mul", True): arith.MulfOp, ("mul", False): arith.MuliOp,
-            ("max", True): arith.MaximumfOp, ("max", False): arith.MaxSIOp,
-            ("min", True): arith.MinimumfOp, ("min", False): arith.MinSIOp,
-        }[(kind, is_float)]
+        combine_cls = COMBINERS[(op.kind.data, not isinstance(st.element_type, IntegerType))]
 
         def comb(a, c):
-            return b.add(combine_cls(a, c)).results[0]
+            return (b.add(combine_cls(a[0], c[0])).results[0],)
+
+        (self.vals[op.result],) = self.reduce_values(
+            op, op.axis.value.data, st, op.result.type, [self.get(op.source)], comb)
+
+    def op_layout_reduce_region(self, op):
+        """`layout.reduce_region`: the combiner region's ops lowered as scalars, once per
+        combination (block arguments bound to the two tuples' values)."""
+        body = op.combiner.block
+        n = len(op.srcs)
+
+        def comb(a, c):
+            for arg, v in zip(body.args, [*a, *c]):
+                self.vals[arg] = v
+            for o in body.ops:
+                if o is body.last_op:
+                    return tuple(self.ssa(x) for x in o.operands)
+                self.lower(o)
+            raise _fail(op, "the combiner region has no terminator")
+
+        outs = self.reduce_values(op, op.axis.value.data, op.srcs[0].type, op.results[0].type,
+                                  [self.get(x) for x in op.srcs], comb)
+        for r, v in zip(op.results, outs[:n]):
+            self.vals[r] = v
+
+    def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb) -> list:
+        """Reduce the distributed values `xss` (registers of each, all in the layout of
+        `st`) together along `ax`: comb(tuple, tuple) -> tuple combines one element of
+        each. Inside the thread in register order, then a butterfly over the lane bits
+        along the axis, then one round through shared memory across the warps; returns
+        the registers of each result (layout of `rt`, the slice of `st`)."""
+        b = self.b
+        src = self.linear(st, op)
+        dst = self.linear(rt, op)
 
         def proj(c):
             return tuple(x for d, x in enumerate(c) if d != ax)
@@ -1373,7 +1459,8 @@ class _KernelLowering:
                 continue  # broadcast copy of an element: count it once
             seen_full.add(c)
             p = proj(c)
-            groups[p] = xs[k] if p not in groups else comb(groups[p], xs[k])
+            x = tuple(xs[k] for xs in xss)
+            groups[p] = x if p not in groups else comb(groups[p], x)
         # across lanes: butterfly over the lane bits that move along the axis
         lanes = src.get_bases("lane")
         for i, bs in enumerate(lanes):
@@ -1384,7 +1471,7 @@ class _KernelLowering:
             lane_src = b.ssa(b.xor_(b.and_(self.tid, 31), 1 << i))
             lane32 = b.add(arith.IndexCastOp(lane_src, i32)).results[0]
             for p in list(groups):
-                other = b.add(cuda.ShflIdxOp(groups[p], lane32, 32)).results[0]
+                other = tuple(b.add(cuda.ShflIdxOp(v, lane32, 32)).results[0] for v in groups[p])
                 groups[p] = comb(groups[p], other)
         steps = []
         for j, bs in enumerate(src.get_bases("warp")):
@@ -1394,51 +1481,91 @@ class _KernelLowering:
                 raise _fail(op, "a warp basis that moves along several dims is not supported in reduce")
             steps.append(32 << j)
         if steps:
-            self.reduce_across_warps(op, groups, steps, elem, comb)
-        out = []
+            lane_mask = sum(1 << i for i, bs in enumerate(lanes) if bs[ax])
+            self.reduce_across_warps(op, groups, steps, lane_mask, comb)
+        out: list = [[] for _ in xss]
         for k in range(dst.num_registers):
             c = tuple(dst.apply(register=k))
             if c not in groups:
                 raise _fail(op, "reduce: result layout does not match the source's slice")
-            out.append(groups[c])
+            for lst, v in zip(out, groups[c]):
+                lst.append(v)
         for n in ("lane", "warp"):
             for x, y in zip(dst.get_bases(n), src.get_bases(n)):
                 if tuple(x) != proj(y):
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
-        self.vals[op.result] = out
+        return out
 
-    def reduce_across_warps(self, op, groups: dict, steps: list[int], elem, comb):
-        """Combine each thread's partials in `groups` with those of the threads tid ^ step
-        for each step (warp bits along the reduced axis, lowest first): a butterfly
-        through shared memory, as `reduce_like_a_gpu` of the reference executor combines.
-        Round i: every thread writes its partials to half i % 2 of a buffer of
-        2 x len(groups) x threads elements (partial k of thread t at k * threads + t:
-        consecutive threads, consecutive words, no bank conflicts), a barrier, then reads
-        its partner's. Alternating halves make one barrier per round enough; a reduce
-        inside a loop starts with a barrier (the previous iteration's reads)."""
+    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, comb):
+        """Combine each thread's partials in `groups` (tuples: one value per reduced
+        operand) with those of the other warps along the reduced axis (`steps`: the
+        thread-id bits of those warps, lowest first) in one round through shared memory,
+        as the Gluon tutorial says (butterfly shuffles within the warp, then one round
+        through shared memory). After the shuffles, the lanes that differ only in
+        `lane_mask` (the lane bits along the axis) hold the same partials: the one with
+        those bits zero writes them, partial k of thread t at k * S + c(t), c(t) being t
+        without the `lane_mask` bits (S = threads / 2^popcount(lane_mask)), one buffer
+        per operand; one barrier; each thread reads the slots of the 2^len(steps) threads
+        that differ from it only in the `steps` bits, in warp order, and folds them, as
+        `reduce_like_a_gpu` of the reference executor does. Writers of one warp take
+        consecutive slots and readers of one slot read it together: no bank conflicts.
+        A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
         n = self.nthreads
-        per_round = len(keys) * n
-        size = per_round * min(len(steps), 2)
-        buf_op = memref.AllocaOp.get(elem, shape=[size], memory_space=cuda.SHARED_MEMORY_SPACE)
-        buf = buf_op.results[0]
-        buf.name_hint = "red"
-        e = b.entry
-        e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
-        self.comment(f"reduce across warps via smem: {len(steps)} rounds of {len(keys)} "
-                     f"partials per thread, 0 bank conflicts per write, 0 per read")
+        slots = n >> bin(lane_mask).count("1")
+        bufs = []
+        for j, v in enumerate(groups[keys[0]]):
+            buf_op = memref.AllocaOp.get(v.type, shape=[len(keys) * slots], memory_space=cuda.SHARED_MEMORY_SPACE)
+            buf_op.results[0].name_hint = "red"
+            e = b.entry
+            e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+            bufs.append(buf_op.results[0])
+        ways = 1 << len(steps)
+        self.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
+                     f"per thread, 0 bank conflicts per write, 0 per read")
         if self._in_loop(op):
             b.add(gpu.BarrierOp())
-        for i, step in enumerate(steps):
-            base = (i % 2) * per_round
+
+        def write():
+            mine = self._compress(self.tid, lane_mask, n)
             for k, p in enumerate(keys):
-                b.add(memref.StoreOp.get(groups[p], buf, [b.ssa(b.add_(self.tid, base + k * n))]))
-            b.add(gpu.BarrierOp())
-            partner = b.xor_(self.tid, step)
-            for k, p in enumerate(keys):
-                other = b.add(memref.LoadOp.get(buf, [b.ssa(b.add_(partner, base + k * n))])).results[0]
-                groups[p] = comb(groups[p], other)
+                for buf, v in zip(bufs, groups[p]):
+                    b.add(memref.StoreOp.get(v, buf, [b.ssa(b.add_(mine, k * slots))]))
+
+        self._guarded(b.eq0(b.and_(self.tid, lane_mask)) if lane_mask else True, write)
+        b.add(gpu.BarrierOp())
+        base = b.and_(self.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
+        reads = []
+        for j in range(ways):
+            off = sum(st for i, st in enumerate(steps) if j >> i & 1)
+            reads.append(self._compress(b.add_(base, off), lane_mask, n))
+        for k, p in enumerate(keys):
+            acc = None
+            for r in reads:
+                at = b.ssa(b.add_(r, k * slots))
+                x = tuple(b.add(memref.LoadOp.get(buf, [at])).results[0] for buf in bufs)
+                acc = x if acc is None else comb(acc, x)
+            groups[p] = acc
+
+    def _compress(self, t: Val, drop: int, n: int) -> Val:
+        """t (a thread id below n) with the bits of `drop` removed, the bits above
+        each shifted down: one and + shift per run of kept bits."""
+        b = self.b
+        out: Val = 0
+        pos = dst = 0
+        while (1 << pos) < n:
+            if drop >> pos & 1:
+                pos += 1
+                continue
+            end = pos
+            while (1 << end) < n and not drop >> end & 1:
+                end += 1
+            run = b.and_(t, ((1 << end) - 1) & ~((1 << pos) - 1))
+            out = b.add_(out, b.shr_(run, pos - dst))  # dst <= pos: the run moves down
+            dst += end - pos
+            pos = end
+        return out
 
     def _in_loop(self, op: Operation) -> bool:
         p = op.parent_op()

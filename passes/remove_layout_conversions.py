@@ -179,6 +179,8 @@ class _Remover:
             n = len(list(cvt.result.uses))
             cvt.result.replace_uses_with_if(
                 cvt.source, lambda u: isinstance(u.operation, _LAYOUT_FREE_USERS)
+                # a masked store's mask is typed in the value's layout: keep it
+                and not (isinstance(u.operation, layout.StoreOp) and u.operation.mask is not None)
             )
             if len(list(cvt.result.uses)) != n:
                 self.changed = True

@@ -119,10 +119,29 @@ def dialect_md() -> str:
         prefix = "!" if issubclass(attr, TypeAttribute) else "#"
         kind = "type" if prefix == "!" else "attribute"
         out += [f"### `{prefix}{attr.name}` ({kind})", "", f"`{attr.__name__}`", "", _doc_md(attr)]
+    from tilec.dialects import layout_compute
+
+    out += ["## Compute on distributed tensors", "", _doc_md(layout_compute), "", *_math_table()]
     out += ["## Operations", ""]
     for op in dialect.operations:
         out += _op_section(op)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _math_table() -> list[str]:
+    """The `math` functions and their precision (dialects/math_functions.py)."""
+    from tilec.dialects import math_functions as mf
+
+    out = [_doc_md(mf), "",
+           "| op | CUDA (f32 / f64) | ulp f32 | ulp f64 (CUDA's + 1) | ulp f16, bf16 | with `fastmath<afn>` (f32) |",
+           "|---|---|---|---|---|---|"]
+    for f in mf.MATH_FUNCTIONS:
+        fast = f"`{f.fast}`: {f.fast_note}" if f.fast else "same function"
+        out.append(f"| `{f.name}` | `{f.c_f32}` / `{f.c_f64}` | {f.ulp('f32')} | {f.ulp('f64')} | "
+                   f"{f.ulp('f16')} | {fast} |")
+    out += ["", "`arith.maximumf`/`minimumf`, `extf`, `truncf` and the other `arith` float ops on "
+            "tensors are exact (correctly rounded) on both sides and compared bit for bit.", ""]
+    return out
 
 
 def passes_md() -> str:

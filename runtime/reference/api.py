@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, gpu
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Attribute
 
@@ -32,11 +32,13 @@ element counts of its buffers whose size the IR does not fix (`{n = 1000 : index
 def _functions() -> list[InterpreterFunctions]:
     from .arith_impls import ArithFunctions
     from .executor import FuncFunctions, GpuFunctions
+    from .math_impls import MathFunctions
     from .memory_impls import MemoryFunctions
     from .scf_impls import ScfFunctions
 
     fns: list[InterpreterFunctions] = [
         ArithFunctions(),
+        MathFunctions(),
         ScfFunctions(),
         MemoryFunctions(),
         GpuFunctions(),
@@ -54,6 +56,9 @@ def _functions() -> list[InterpreterFunctions]:
         pass
     else:
         fns.append(LayoutFunctions())
+        from .compute_impls import ComputeFunctions
+
+        fns.append(ComputeFunctions())
     return fns
 
 
@@ -116,12 +121,12 @@ def buffer_dtype(t: Attribute) -> np.dtype:
     return dtype_of(t.element_type)  # type: ignore[attr-defined]
 
 
-def _args_attr(fn: func.FuncOp) -> dict[str, int]:
+def _args_attr(fn: func.FuncOp) -> dict[str, int | float]:
     attr = fn.attributes.get(ARGS_ATTR)
-    out: dict[str, int] = {}
+    out: dict[str, int | float] = {}
     if isinstance(attr, DictionaryAttr):
         for k, v in attr.data.items():
-            if isinstance(v, IntegerAttr):
+            if isinstance(v, IntegerAttr | FloatAttr):
                 out[k] = v.value.data
     return out
 
@@ -300,7 +305,8 @@ def random_inputs(
                     f"argument %{name} : {t} needs a value: pass args={{'{name}': ...}} "
                     f"or give @{fn.sym_name.data} a {ARGS_ATTR} attribute",
                 )
-            out[name] = scalars[name]
+            v = scalars[name]
+            out[name] = dtype_of(t).type(v) if isinstance(v, float) else v
             continue
         n = (sizes or {}).get(name)
         if n is None:

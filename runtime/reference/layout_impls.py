@@ -677,9 +677,11 @@ class LayoutFunctions(InterpreterFunctions):
     @impl(layout.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
         view = _view(op, args[0])
-        other = args[1] if len(args) > 1 else None
+        other = args[1] if op.other is not None else None
         t = op.result.type
         grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        if op.mask is not None:
+            valid = valid & _mask_bits(grid, acc, c, args[-1], t)
         keys = element_keys(op, grid, view, acc, offs, valid, "reads")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
@@ -699,10 +701,12 @@ class LayoutFunctions(InterpreterFunctions):
 
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
-        value, v = args
+        value, v = args[:2]
         view = _view(op, v)
         t = op.value.type
         grid, acc, c, offs, valid = self._owned(interp, op, view, t)
+        if op.mask is not None:
+            valid = valid & _mask_bits(grid, acc, c, args[2], t)
         keys = element_keys(op, grid, view, acc, offs, valid, "writes")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
@@ -769,6 +773,16 @@ class LayoutFunctions(InterpreterFunctions):
         return (reduce_like_a_gpu(a, t, ax, op.kind.data),)
 
 
+def _mask_bits(grid: Grid, acc: Access, c: np.ndarray, mask: Any, t: TensorType) -> np.ndarray:
+    """The computed mask's bit of each (acting thread, register): [k, R] of coordinates
+    c [k, R, rank]; the mask is per block [blocks, *shape] or uniform [*shape]."""
+    m = np.asarray(mask, dtype=bool)
+    if not _dist_rank(m, t):
+        return m[tuple(c[..., d] for d in range(c.shape[-1]))]
+    blocks = np.broadcast_to(grid.block_of[acc.actors][:, None], c.shape[:2])
+    return m[(blocks, *(c[..., d] for d in range(c.shape[-1])))]
+
+
 _COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
@@ -776,16 +790,24 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
     """`layout.reduce` of per-block values `a` [blocks, *shape] along `ax`, combining
     in the order a GPU does (and `lower-to-gpu` emits), so that results agree bit for
     bit: each thread folds its own registers in register order (an element held twice
-    counted once), then threads combine pairwise over each lane bit, then each warp
-    bit, that moves along the axis (a butterfly: thread t with t ^ bit), lowest bit
-    first. Returns [blocks, *shape without ax]."""
+    counted once), then threads combine pairwise over each lane bit that moves along
+    the axis (a butterfly: thread t with t ^ bit), lowest bit first, then each thread
+    folds the partials of the threads that differ from it only in the warp bits along
+    the axis, in warp order (one round through shared memory). Returns
+    [blocks, *shape without ax]."""
     comb = _COMBINE[kind]
+    return reduce_tuples_like_a_gpu([a], t, ax, lambda x, y: (comb(x[0], y[0]),))[0]
+
+
+def reduce_tuples_like_a_gpu(arrays: list, t: TensorType, ax: int, comb) -> list:
+    """`reduce_like_a_gpu` of several per-block arrays together (`layout.reduce_region`):
+    comb(tuple, tuple) -> tuple combines one element of each, in the same order."""
     shape = tuple(t.get_shape())
     out_shape = shape[:ax] + shape[ax + 1 :]
     lin = to_linear(t.encoding, list(shape))
     coords, held = ownership(t.encoding, shape)
     tpb, regs, _ = coords.shape
-    nb = a.shape[0]
+    nb = arrays[0].shape[0]
     P = int(np.prod(out_shape)) if out_shape else 1
     proj = np.delete(coords, ax, axis=2)
     pidx = (
@@ -794,32 +816,43 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
         else np.zeros((tpb, regs), dtype=np.int64)
     )
     flat = np.ravel_multi_index(tuple(coords[..., d] for d in range(len(shape))), shape)
-    partial = np.zeros((nb, tpb, P), dtype=a.dtype)
+    partial = [np.zeros((nb, tpb, P), dtype=a.dtype) for a in arrays]
     has = np.zeros((tpb, P), dtype=bool)
     seen = np.zeros((tpb, int(np.prod(shape))), dtype=bool)
     threads = np.arange(tpb)
     blocks = np.arange(nb)[:, None]
-    av = a.reshape(nb, -1)
-    for r in range(regs):
-        f = flat[:, r]
-        new = held[:, r] & ~seen[threads, f]
-        seen[threads, f] |= held[:, r]
-        p = pidx[:, r]
-        v = av[blocks, f[None, :]]  # [nb, tpb]
-        cur = partial[blocks, threads[None, :], p[None, :]]
-        first = new & ~has[threads, p]
-        merged = np.where(first[None, :], v, comb(cur, v))
-        partial[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], merged, cur)
-        has[threads, p] |= new
-    lanes = lin.num_lanes
-    steps = [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]
-    steps += [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
-    for step in steps:
-        partner = threads ^ step
-        partial = comb(partial, partial[:, partner, :])
+    avs = [a.reshape(nb, -1) for a in arrays]
+    with np.errstate(all="ignore"):  # combining the unset partials' zeros is discarded
+        for r in range(regs):
+            f = flat[:, r]
+            new = held[:, r] & ~seen[threads, f]
+            seen[threads, f] |= held[:, r]
+            p = pidx[:, r]
+            v = tuple(av[blocks, f[None, :]] for av in avs)  # each [nb, tpb]
+            cur = tuple(pa[blocks, threads[None, :], p[None, :]] for pa in partial)
+            first = new & ~has[threads, p]
+            merged = comb(cur, v)
+            for pa, vi, mi, ci in zip(partial, v, merged, cur):
+                m = np.where(first[None, :], vi, mi)
+                pa[blocks, threads[None, :], p[None, :]] = np.where(new[None, :], m, ci)
+            has[threads, p] |= new
+        lanes = lin.num_lanes
+        for step in [1 << i for i, b in enumerate(lin.get_bases("lane")) if b[ax]]:
+            partner = threads ^ step
+            partial = [np.asarray(x, dtype=pa.dtype) for x, pa in
+                       zip(comb(tuple(partial), tuple(pa[:, partner, :] for pa in partial)), partial)]
+        steps = [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
+        if steps:  # one round through shared memory: fold the warps' partials in order
+            base = threads & ~sum(steps)
+            acc = None
+            for j in range(1 << len(steps)):
+                partner = base | sum(st for i, st in enumerate(steps) if j >> i & 1)
+                x = tuple(pa[:, partner, :] for pa in partial)
+                acc = x if acc is None else tuple(np.asarray(y, dtype=pa.dtype) for y, pa in zip(comb(acc, x), partial))
+            partial = list(acc)
     owner = np.argmax(has, axis=0)  # a thread that holds each result element
-    res = partial[:, owner, np.arange(P)]
-    return res.reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+    return [pa[:, owner, np.arange(P)].reshape((nb, *out_shape)).astype(a.dtype, copy=False)
+            for pa, a in zip(partial, arrays)]
 
 
 def _tile_layout(lay: cute.Layout, tile: tuple[int, ...]) -> cute.Layout:

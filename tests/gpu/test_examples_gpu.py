@@ -1,5 +1,6 @@
 """On a GPU: every example, compiled with the default pipeline, gives bit for bit what
-the CPU reference executor gives (`tilec FILE --run gpu --check`), outputs poisoned."""
+the CPU reference executor gives (`tilec FILE --run gpu --check`), outputs poisoned; an
+example that calls `math` functions, within the sum of their documented ulp bounds."""
 
 from pathlib import Path
 
@@ -15,7 +16,9 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.mlir"))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_example_on_gpu_matches_reference(path, seed, capsys):
     assert main([str(path), "--run", "gpu", "--check", "--seed", str(seed)]) == 0
-    assert "identical to the CPU reference executor" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # bit for bit, or, for examples that call math functions, within their ulp bounds
+    assert "identical to the CPU reference executor" in out or "ulp of the CPU reference executor (bound" in out
 
 
 DYNAMIC_BF16 = """
@@ -36,4 +39,6 @@ def test_run_gpu_with_dynamic_extents_and_bf16(tmp_path, capsys):
     path = tmp_path / "dyn_bf16.mlir"
     path.write_text(DYNAMIC_BF16)
     assert main([str(path), "--run", "gpu", "--check"]) == 0
-    assert "identical to the CPU reference executor" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # bit for bit, or, for examples that call math functions, within their ulp bounds
+    assert "identical to the CPU reference executor" in out or "ulp of the CPU reference executor (bound" in out

@@ -48,6 +48,18 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"dst": dst}
     if name == "reduce":
         return {"dst": 2 * src.reshape(16, 32).astype(np.float64).sum(axis=1)}
+    if name == "join_split" and fn == "interleave":
+        x = src.reshape(32, 16)
+        return {"dst": np.stack([x, x + x], axis=-1).reshape(-1)}
+    if name == "join_split" and fn == "deinterleave":
+        z = src.reshape(32, 16, 2)
+        return {"dst": (z[..., 0] - z[..., 1]).reshape(-1)}
+    if name == "reshape":
+        return {"dst": src.copy()}
+    if name == "permute":
+        return {"dst": src.reshape(16, 32).T.reshape(-1).copy()}
+    if name == "reduce_gluon_tutorial":  # both layouts: row sums of a 128x128 tensor
+        return {"dst": src.reshape(128, 128).astype(np.float64).sum(axis=1)}
     if name == "reduce_warps":
         return {"dst": src.reshape(16, 32).astype(np.float64).sum(axis=0)}
     if name == "scf_tensors" and fn == "loop_sum":
@@ -70,7 +82,7 @@ def test_lowered_program_computes_the_copy(name):
         out = run(m, inp, fn)
         for k, want in _expected(name, fn, inp).items():
             got = out[k]
-            if name in ("reduce", "reduce_warps"):
+            if name in ("reduce", "reduce_warps", "reduce_gluon_tutorial"):
                 np.testing.assert_allclose(got, want, rtol=1e-5)
             else:
                 np.testing.assert_array_equal(got, want, err_msg=f"@{fn}")

@@ -8,6 +8,7 @@
 // EQ: @reload_small: equivalent
 // EQ: @reload_twice: equivalent
 // EQ: @big_load_anchor: equivalent
+// EQ: @reload_masked: equivalent
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #B = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
@@ -73,6 +74,33 @@ func.func @big_load_anchor(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
     %x = layout.load %a : !G2 -> tensor<32x32xf32, #A>
     %y = layout.convert_layout %x : tensor<32x32xf32, #A> -> tensor<32x32xf32, #B>
     layout.store %y, %b : tensor<32x32xf32, #B>, !G2
+  }
+  func.return
+}
+
+// A masked small load: its mask (an arange compared with a splat) is recomputed in #SB
+// too, and the load issued again there.
+// CHECK-LABEL: func.func @reload_masked
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         %[[I:.*]] = layout.arange {{.*}} : tensor<32xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [4, 1]
+// CHECK:         %[[M:.*]] = layout.cmpi slt, %[[I]], %{{.*}} : tensor<32xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [4, 1]
+// CHECK-NEXT:    %[[X:.*]] = layout.load %{{.*}} mask %[[M]] : {{.*}} -> tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [4, 1]
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         layout.store %[[X]]
+func.func @reload_masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !G1
+  %b = layout.view %q : !layout.ptr<f32> -> !G1
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.5 : f32
+  %h = arith.constant 16 : i32
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #SA>
+    %k = layout.splat %h : i32 -> tensor<32xi32, #SA>
+    %m = layout.cmpi slt, %i, %k : tensor<32xi32, #SA>
+    %x = layout.load %a, %z : f32 mask %m : tensor<32xi1, #SA> : !G1 -> tensor<32xf32, #SA>
+    %y = layout.convert_layout %x : tensor<32xf32, #SA> -> tensor<32xf32, #SB>
+    layout.store %y, %b : tensor<32xf32, #SB>, !G1
   }
   func.return
 }

@@ -1,0 +1,170 @@
+"""The `math` functions tilec supports, with their precision: one table shared by the CPU
+reference executor (which computes each in float64 and rounds once to the result type),
+the CUDA printer (which calls CUDA's function of the element type) and the GPU tests
+(which compare within the bound this table gives, never a looser global tolerance).
+
+`ulp_f32` / `ulp_f64` are the maximum errors in units of the last place that the CUDA
+C++ Programming Guide (Mathematical Functions appendix, CUDA 12) states for the function
+of that precision over its full range. The reference is the float64 result rounded to
+the result type (within 0.5 ulp of the exact value, for f32 and narrower), so a GPU
+result within the stated bound of the exact value is within the same whole number of
+ulps of the reference; for f64 results NumPy's float64 function is itself within an
+ulp, so the f64 bound is CUDA's + 1 (`MathFunction.ulp`).
+`f16` and `bf16` are computed in float32 and rounded once more, so they are within 1 ulp
+of the reference (0 for the exact functions, whose float32 result rounds to the same
+half value; fma is 1: its float32 rounding can change the half rounding). `fast` names the intrinsic used when the op
+carries `fastmath<afn>` (which `fastmath<fast>` includes) and the element type is f32;
+its bound depends on the input or is absolute (`fast_note`), so `--check` refuses to
+compare such a program with the reference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import math as xmath
+
+try:  # erf in float64; SciPy is a dependency of the dev install only
+    from scipy.special import erf as _erf
+except ImportError:  # pragma: no cover
+    _erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+@dataclass(frozen=True)
+class MathFunction:
+    op: type
+    """The xDSL `math` op class."""
+    c_f32: str
+    c_f64: str
+    reference: Callable[..., np.ndarray]
+    """float64 arrays in, float64 out."""
+    ulp_f32: int
+    ulp_f64: int
+    fast: str | None = None
+    fast_note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def arity(self) -> int:
+        return 3 if self.op is xmath.FmaOp else (2 if self.op is xmath.PowFOp else 1)
+
+    def ulp(self, element: str) -> int:
+        """The GPU-vs-reference bound in ulps of `element` ("f16", "bf16", "f32", "f64").
+        For f64 the reference is NumPy's float64 function, itself within 1 ulp (0 for
+        the exact ones), so the bound is CUDA's + 1 for the inexact functions."""
+        if element == "f64":
+            return self.ulp_f64 + (1 if self.ulp_f64 else 0)
+        if element == "f32":
+            return self.ulp_f32
+        if self.op is xmath.FmaOp:
+            return 1  # fmaf rounds to float32, then to the half type: twice
+        return 0 if self.ulp_f32 == 0 else 1
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once: exact rational arithmetic (Fraction to float rounds
+    correctly); inf and NaN operands through float64."""
+    from fractions import Fraction
+
+    def one(x, y, z):
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+            return x * y + z
+        return float(Fraction(x) * Fraction(y) + Fraction(z))
+
+    return np.frompyfunc(one, 3, 1)(a, b, c).astype(np.float64)
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 / np.sqrt(x)
+
+
+MATH_FUNCTIONS: tuple[MathFunction, ...] = (
+    MathFunction(xmath.ExpOp, "expf", "exp", np.exp, 2, 1, "__expf", "2 + floor(abs(1.173 x)) ulp"),
+    MathFunction(xmath.Exp2Op, "exp2f", "exp2", np.exp2, 2, 1),
+    MathFunction(xmath.LogOp, "logf", "log", np.log, 1, 1, "__logf",
+                 "2^-21.41 absolute in [0.5, 2], 3 ulp elsewhere"),
+    MathFunction(xmath.Log2Op, "log2f", "log2", np.log2, 1, 1, "__log2f",
+                 "2^-22 absolute in [0.5, 2], 2 ulp elsewhere"),
+    MathFunction(xmath.SqrtOp, "sqrtf", "sqrt", np.sqrt, 0, 0),
+    MathFunction(xmath.RsqrtOp, "rsqrtf", "rsqrt", _rsqrt, 2, 1),
+    MathFunction(xmath.TanhOp, "tanhf", "tanh", np.tanh, 2, 1),
+    MathFunction(xmath.ErfOp, "erff", "erf", _erf, 2, 2),
+    MathFunction(xmath.AbsFOp, "fabsf", "fabs", np.abs, 0, 0),
+    MathFunction(xmath.FloorOp, "floorf", "floor", np.floor, 0, 0),
+    MathFunction(xmath.CeilOp, "ceilf", "ceil", np.ceil, 0, 0),
+    MathFunction(xmath.FmaOp, "fmaf", "fma", _fma, 0, 0),
+    MathFunction(xmath.PowFOp, "powf", "pow", np.power, 4, 2, "__powf",
+                 "as exp2(y * __log2f(x))"),
+)
+"""Every supported `math` op. fma's reference is exact (rational arithmetic), rounded
+once, for every element type."""
+
+BY_OP: dict[type, MathFunction] = {f.op: f for f in MATH_FUNCTIONS}
+
+
+def is_fast(op) -> bool:
+    """Whether `op` asks for approximate functions (`fastmath<afn>`, included in `fast`)."""
+    fm = getattr(op, "fastmath", None)
+    if fm is None:
+        return False
+    return any(str(f) == "afn" for f in fm.data)
+
+
+def _element_name(t) -> str:
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float64Type
+
+    e = getattr(t, "element_type", t)
+    if isinstance(e, Float64Type):
+        return "f64"
+    if isinstance(e, Float16Type):
+        return "f16"
+    if isinstance(e, BFloat16Type):
+        return "bf16"
+    return "f32"
+
+
+def ulp_budget(module) -> int | None:
+    """How many ulps a GPU result of `module` may be from the reference executor's:
+    2 * (the sum of the bounds of the inexact `math` ops it holds) + 1. Each function's
+    error reaches an output at most twice in the kernels this is meant for (through the
+    element's own path and through a reduction of same-sign terms over its row, as
+    exp in softmax), and the arithmetic after it rounds once more. 0 when the module
+    holds no inexact function (results are then compared bit for bit); None when an
+    op's `fastmath` intrinsic has no ulp bound (its results cannot be checked)."""
+    total = 0
+    for op in module.walk():
+        fn = BY_OP.get(type(op))
+        if fn is None:
+            continue
+        elem = _element_name(op.results[0].type)
+        if is_fast(op) and fn.fast is not None and elem == "f32":
+            return None  # type: ignore[return-value]
+        else:
+            total += fn.ulp(elem)
+    return 2 * total + 1 if total else 0
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Units in the last place between float arrays of one dtype (bf16 as its uint16
+    bits); NaN and NaN are 0 apart, NaN and a number the largest distance."""
+    a, b = np.asarray(a), np.asarray(b)
+    ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    def ordered(x):
+        i = x.view(ints).astype(np.int64)
+        top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+        return np.where(i < 0, -(i + top), i)
+    d = np.abs(ordered(a) - ordered(b))
+    if a.dtype.kind == "f":
+        na, nb = np.isnan(a), np.isnan(b)
+    else:  # bf16 bits
+        na = (a & 0x7F80 == 0x7F80) & (a & 0x7F != 0)
+        nb = (b & 0x7F80 == 0x7F80) & (b & 0x7F != 0)
+    d = np.where(na & nb, 0, np.where(na | nb, np.iinfo(np.int64).max, d))
+    return d
