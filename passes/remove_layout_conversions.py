@@ -49,10 +49,11 @@ class RemoveLayoutConversions(ModulePass):
     - backward rematerialisation: the producers of the converted value are made in the
       target layout, down to values already in it, to other conversions (folded) or to
       anchors, which get a conversion of their own: `arith.constant`, `layout.splat`,
-      `layout.arange`, `layout.broadcast`, `layout.expand_dims` and elementwise `arith`
-      (`extf`/`truncf` included) are recomputed; a small `layout.load` (one element, or
+      `layout.arange`, `layout.broadcast`, `layout.expand_dims`, elementwise `arith`
+      (`extf`/`truncf` included) and the layout dialect's compares, selects and casts
+      are recomputed; a small `layout.load` (one element, or
       fewer elements than the block has threads: Triton's rule) is issued again in the
-      target layout, next to the first (same memory state); an `scf.if` result gets a
+      target layout, next to the first (same memory state), its mask recomputed too; an `scf.if` result gets a
       twin result that both branches yield in the target layout; a loop-carried value
       of an `scf.for`, or a value entering or forwarded by an `scf.while`, gets a twin
       slot carried in the target layout (its yield rematerialised the same way). Other
