@@ -43,7 +43,6 @@ from tilec.passes._smem_layout import (
     thread_coords,
 )
 from tilec.runtime.reference import check_equivalence
-from tilec.runtime.reference.errors import ExecutionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -264,12 +263,7 @@ def test_lowering_chosen_and_equivalent(case):
     shape, src, dst, eb = case
     text = _program(shape, src, dst, eb)
     kind = conversion_kind(src, dst, list(shape))
-    try:
-        after = assert_pass_preserves(text, "lower-convert-layout", seeds=(0,))
-    except ExecutionError as e:
-        if "no implementation" in str(e):
-            pytest.xfail(f"the reference executor does not run the layout level yet: {e}")
-        raise
+    after = assert_pass_preserves(text, "lower-convert-layout", seeds=(0,))
     cvts = [o for o in after.walk() if isinstance(o, layout.ConvertLayoutOp)]
     allocs = [o for o in after.walk() if isinstance(o, layout.AllocOp)]
     if kind in ("identity", "register"):

@@ -3,9 +3,7 @@
 Two oracles run each program before and after the passes on the same random buffers:
 
 * the CPU reference executor (`helpers.equivalence.assert_pass_preserves`), the project's
-  oracle. Until it implements the layout level (`tilec.runtime.reference.layout_impls`)
-  those tests end in xfail with the executor's "no implementation" message, and any
-  other failure fails;
+  oracle; any failure of it (an executor gap included) fails the test;
 * `LayoutOracle` below: a small NumPy interpreter of the layout-level ops these passes
   produce (views, tiles, vectorize, distribute, copies, loads, stores; barriers and
   waits are no-ops, a distributed value is its logical tensor). It runs each thread's
@@ -226,18 +224,12 @@ def oracle_preserves(text: str, pipeline: str, seed: int = 0):
 
 
 def executor_preserves(text: str, pipeline: str):
-    """The project oracle; xfail only while it cannot run the layout level."""
+    """The project oracle: the reference executor before and after the passes. An
+    executor gap is a failure here, never a skip: a pass that emits an op the executor
+    cannot run would otherwise switch its own oracle off."""
     from helpers.equivalence import assert_pass_preserves
 
-    from tilec.runtime.reference.errors import ExecutionError
-
-    try:
-        return assert_pass_preserves(text, pipeline)
-    except ExecutionError as e:
-        msg = str(e)
-        if "no implementation" in msg or "is not known from the IR" in msg:
-            pytest.xfail(f"reference executor lacks the layout level: {msg.splitlines()[0]}")
-        raise
+    return assert_pass_preserves(text, pipeline)
 
 
 # ----------------------------------------------------------------------------- programs

@@ -6,13 +6,11 @@ program's weighted cost (`_layout_cost.program_cost`) larger.
 Two oracles, on the same random buffers before and after the pass:
 
 * the CPU reference executor at the layout level (`helpers.equivalence.assert_pass_preserves`);
-  until it implements the layout dialect those tests end in xfail with its "no
-  implementation" message, and any other failure fails;
+  any failure of it, an executor gap included, fails the test;
 * the CPU reference executor at the GPU level: both programs are lowered by
   `lower-convert-layout{smem_layout=plain},lower-to-gpu` (the reference: unpadded,
   unswizzled shared tiles) and `lower-convert-layout,lower-to-gpu` after the pass, then run.
-  A function that `lower-to-gpu` cannot lower yet (loops, branches over tensors) is
-  skipped with its message.
+  Every function must lower: a `TilecError` there is a failure.
 """
 
 from __future__ import annotations
@@ -24,13 +22,11 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.compiler.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import layout
 from tilec.passes._layout_cost import CostModel, kind_of, program_cost
 from tilec.passes._remat_plan import cheap_load
 from tilec.runtime.reference import check_equivalence
-from tilec.runtime.reference.errors import ExecutionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -92,10 +88,7 @@ def test_no_duplicated_memory_access_nor_new_conversion(text):
 
 @pytest.mark.parametrize("text", CASES)
 def test_preserves_results_gpu_level(text):
-    try:
-        ref = run_pipeline(parse_module(text), REFERENCE)
-    except TilecError as e:
-        pytest.skip(f"lower-to-gpu cannot lower the reference yet: {e.message}")
+    ref = run_pipeline(parse_module(text), REFERENCE)
     new = run_pipeline(run_pipeline(parse_module(text), "remove-layout-conversions"), LOWERED)
     for seed in (0, 1):
         report = check_equivalence(ref, new, seed)
@@ -106,12 +99,7 @@ def test_preserves_results_gpu_level(text):
 def test_preserves_results_layout_level(text):
     from helpers.equivalence import assert_pass_preserves
 
-    try:
-        assert_pass_preserves(text, "remove-layout-conversions")
-    except ExecutionError as e:
-        if "no implementation" in str(e):
-            pytest.xfail(f"the reference executor does not run the layout level yet: {e}")
-        raise
+    assert_pass_preserves(text, "remove-layout-conversions")
 
 
 def test_idempotent():
@@ -144,12 +132,7 @@ def test_random_programs(text):
     from helpers.equivalence import assert_pass_preserves
 
     before = parse_module(text)
-    try:
-        after = assert_pass_preserves(text, "remove-layout-conversions", seeds=(0,))
-    except ExecutionError as e:
-        if "no implementation" in str(e):
-            pytest.xfail(f"the reference executor does not run the layout level yet: {e}")
-        raise
+    after = assert_pass_preserves(text, "remove-layout-conversions", seeds=(0,))
     assert _count(after, layout.LoadOp) <= _count(before, layout.LoadOp)
     assert _count(after, layout.StoreOp) == _count(before, layout.StoreOp)
     assert _conversion_units(after) <= _conversion_units(before)
