@@ -1,8 +1,17 @@
 // RUN: tilec --list-passes | filecheck %s
+// Every pass tilec defines is listed in the "Passes:" section (before "Named pipelines:"),
+// each with its one-line summary; xDSL's generic passes are listed beside them.
 // CHECK: Passes:
 // CHECK-DAG: {{^}}  canonicalize {{ *}}Applies all canonicalization patterns.
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
+// CHECK-DAG: {{^}}  distribute {{ *}}Split each block-level `layout.copy`
+// CHECK-DAG: {{^}}  lower-convert-layout {{ *}}Lowers each `layout.convert_layout`
+// CHECK-DAG: {{^}}  lower-to-gpu {{ *}}Lower thread-level layout IR to the GPU level
+// CHECK-DAG: {{^}}  order-grid {{ *}}Swap a `layout.launch`'s block dimensions
+// CHECK-DAG: {{^}}  remove-layout-conversions {{ *}}Removes `layout.convert_layout` ops
+// CHECK-DAG: {{^}}  tile {{ *}}Tile each whole-tensor `layout.copy`
+// CHECK-DAG: {{^}}  vectorize {{ *}}Give each access the widest vector
 // CHECK: Named pipelines:
 // CHECK-NEXT: {{^}}  default {{ *}}tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}tile,order-grid,distribute,
