@@ -1,8 +1,23 @@
-"""Shared pytest configuration: tests marked `gpu` are skipped where no GPU is found."""
+"""Shared pytest configuration.
+
+* Tests marked `gpu` are skipped where no GPU is found.
+* Hypothesis runs the `ci` profile unless TILEC_HYPOTHESIS names another: `ci` is
+  derandomized (the same inputs on every run, so CI is reproducible), `explore` draws new
+  inputs each run (with TILEC_HYPOTHESIS_SCALE multiplying the counts that
+  `helpers.budget.examples` gives). See docs/testing.md.
+* The run ends with the list of tests skipped because something they need is absent
+  (a GPU, PyTorch, NVRTC, ...), so a green run says what it did not test.
+"""
 
 import functools
+import os
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("TILEC_HYPOTHESIS", "ci"))
 
 
 @functools.cache
@@ -22,3 +37,19 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say which tests did not run for want of something, grouped by the reason."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons: dict[str, int] = {}
+    for report in skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    terminalreporter.write_sep("-", "not run here, and why")
+    for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        terminalreporter.write_line(f"{count:5d}  {reason}")

@@ -40,6 +40,7 @@ from tilec.dialects.layout import (
 from tilec.dialects.layout_attrs import element_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers.budget import examples  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PIPELINES = ["tile", "tile,distribute", "tile,distribute,vectorize"]
@@ -319,7 +320,7 @@ def test_oracle_smem_staging():
     assert "layout.copy_async" in str(after)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_oracle_random_copies(data):
     """Random same-shape layouts (permuted compact strides, maybe padded), random tile
@@ -383,7 +384,7 @@ def test_executor_element_types(ty):
     )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_executor_random_copies(data):
     """Random copies as in test_oracle_random_copies, through the reference executor."""

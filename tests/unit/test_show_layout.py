@@ -147,10 +147,16 @@ def test_png_without_converter(monkeypatch, tmp_path):
 
 
 def test_png_with_cairosvg(tmp_path):
-    pytest.importorskip("cairosvg")
+    """cairosvg is a [dev] dependency: this runs everywhere the tests run."""
+    from PIL import Image
+
     out = tmp_path / "x.png"
     show_layout.to_png(render_layout("(4,8):(8,1)", fmt="svg"), str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = Image.open(out).convert("RGB")
+    assert image.width > image.height > 0  # 4 rows of 8 cells: wider than tall
+    colours = {colour for _, colour in image.getcolors(maxcolors=1 << 16)}
+    assert len(colours) >= 8, "the cells are coloured by their index: expected several colours"
 
 
 @pytest.mark.parametrize(
