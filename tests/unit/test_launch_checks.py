@@ -66,6 +66,13 @@ HOST = """builtin.module attributes {{gpu.container_module}} {{
 }}
 """
 
+# As HOST, with the value as the kernel's one argument and a grid of one block.
+HOST_VALUE = HOST.replace('"gpu.launch_func"(%r, %c1,', '"gpu.launch_func"(%c1, %c1,').replace(
+    "%c1, %c1) <{{kernel", "%c1, %c1, %r) <{{kernel"
+).replace("1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>", "1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>").replace(
+    "(index, index, index, index, index, index) -> ()", "(index, index, index, index, index, index, index) -> ()"
+)
+
 
 @pytest.mark.parametrize(
     "expr, a, b, expected",
@@ -93,15 +100,17 @@ HOST = """builtin.module attributes {{gpu.container_module}} {{
     ],
 )
 def test_host_arith(expr, a, b, expected):
-    text = HOST.format(expr=expr)
-    module = parse_gpu_module(text)
-    host = host_function(module)
+    # The exact value, whatever its sign: passed to the kernel as an argument.
+    (launch,) = run_host(host_function(parse_gpu_module(HOST_VALUE.format(expr=expr))), [a, b])
+    assert launch.args == (expected,)
+    # The same value as a grid size: used when positive, refused (located) otherwise.
+    host = host_function(parse_gpu_module(HOST.format(expr=expr)))
     if expected < 1:
-        with pytest.raises(TilecError, match="launch size must be a positive integer"):
+        with pytest.raises(TilecError, match=f"launch size must be a positive integer, got {expected}$"):
             run_host(host, [a, b])
         return
     (launch,) = run_host(host, [a, b])
-    assert launch.grid[0] == expected
+    assert launch.grid == (expected, 1, 1)
 
 
 def test_host_cmpi_select_and_casts():
