@@ -5,7 +5,6 @@ executor runs the layout dialect, with the program before the pass)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -94,10 +93,6 @@ def test_lowered_program_compiles_with_nvrtc(name):
     assert "spill" not in result.log or "0 bytes spill stores" in result.log
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("tilec.runtime.reference.layout_impls") is None,
-    reason="the reference executor does not run the layout dialect yet",
-)
 @pytest.mark.parametrize("name", [c for c in CASES if c not in ARGS])
 def test_pass_preserves(name):
     import sys
