@@ -65,7 +65,7 @@ def test_run_reference_of_a_kernel_runs_the_gpu_level_module():
 
 def test_run_reference_positional_inputs():
     x = np.arange(64 * 32, dtype=np.float32)
-    y = np.zeros(64 * 32, np.float32)
+    y = np.full(64 * 32, np.nan, np.float32)  # poisoned: x[0] is 0
     out = tilec.run_reference(transpose_program(), [x, y])
     np.testing.assert_array_equal(out["dst"], x.reshape(64, 32).T.reshape(-1))
 

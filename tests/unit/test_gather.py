@@ -65,7 +65,7 @@ WIDE = "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warps
 def test_gather_reference_and_lowering(src, idx, in_warp):
     text = gather_program(src, idx)
     x = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)
-    out = run(parse_module(text), {"src": x.ravel(), "dst": np.zeros(256, np.float32)})["dst"].reshape(8, 32)
+    out = run(parse_module(text), {"src": x.ravel(), "dst": np.full(256, np.nan, np.float32)})["dst"].reshape(8, 32)
     np.testing.assert_array_equal(out, x[:, (np.arange(32) * 7) % 64])
     after = assert_pass_preserves(text, "default", seeds=(0, 1))
     cuda = emit(after, "cuda")

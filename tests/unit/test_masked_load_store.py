@@ -57,9 +57,9 @@ def test_masked_load_store_through_the_default_pipeline():
 def test_other_is_read_where_the_mask_is_false():
     text = MASKED.replace("layout.store %x, %b mask %m : tensor<4x128xi1, #b> :", "layout.store %x, %b :")
     x = np.random.default_rng(1).standard_normal((4, 128)).astype(np.float32)
-    out = run(parse_module(text), {"src": x.ravel(), "dst": np.zeros(512, np.float32)})["dst"].reshape(4, 128)
+    out = run(parse_module(text), {"src": x.ravel(), "dst": np.full(512, np.nan, np.float32)})["dst"].reshape(4, 128)
     assert np.isneginf(out[:, 100:]).all()
     m = parse_module(text)
     run_pipeline(m, "default")
-    out2 = run(m, {"src": x.ravel(), "dst": np.zeros(512, np.float32)})["dst"].reshape(4, 128)
+    out2 = run(m, {"src": x.ravel(), "dst": np.full(512, np.nan, np.float32)})["dst"].reshape(4, 128)
     np.testing.assert_array_equal(out, out2)

@@ -71,7 +71,7 @@ LAYOUTS = [
 def test_argmax_reference_and_lowering(spt, tpw, wpc):
     text = argmax_program(spt, tpw, wpc)
     x = np.random.default_rng(0).integers(-5, 5, size=(8, 256)).astype(np.float32)  # ties
-    out = run(parse_module(text), {"src": x.ravel(), "max": np.zeros(8, np.float32), "arg": np.zeros(8, np.int32)})
+    out = run(parse_module(text), {"src": x.ravel(), "max": np.full(8, np.nan, np.float32), "arg": np.full(8, -1, np.int32)})
     np.testing.assert_array_equal(out["max"], x.max(axis=1))
     np.testing.assert_array_equal(out["arg"], x.argmax(axis=1))
     assert_pass_preserves(text, "default", seeds=(0, 1))

@@ -220,7 +220,7 @@ def test_copy_1d():
 def test_copy_accepts_positional_inputs():
     m = parse_gpu(COPY)
     src = np.arange(1024, dtype=np.float32)
-    out = run(m, [src, np.zeros(1024, np.float32)])
+    out = run(m, [src, np.full(1024, np.nan, np.float32)])  # poisoned: src[0] is 0
     assert np.array_equal(out["dst"], src)
 
 
