@@ -2,6 +2,10 @@
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=on},lower-to-gpu' -t cuda | filecheck %s --check-prefix=SHFL
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off},lower-to-gpu' -t cuda | filecheck %s --check-prefix=SMEM
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off smem_layout=plain},lower-to-gpu' -t cuda | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p lower-convert-layout,lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @padded: equivalent after
+// EQ: @shuffle: equivalent after
+// EQ: @registers: equivalent after
 // Each layout conversion says in the CUDA how it was lowered and what it costs in bank
 // conflicts: a shared-memory round trip (the numbers lower-convert-layout computed for
 // its layout), warp shuffles or registers (no shared memory: none).

@@ -1,5 +1,7 @@
 // RUN: tilec %s -p default -t cuda | filecheck %s
 // RUN: not tilec %S/Inputs/smem_too_large.mlir -p default -t cuda 2>&1 | filecheck %s --check-prefix=BIG
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @in_out: equivalent after
 // The Gluon tutorial's 128x128 in/out layouts: the conversion's shared buffer (64 KiB)
 // is more than CUDA lets a kernel declare statically (48 KiB), so the kernel takes it
 // as dynamic shared memory (the launcher opts it in to that much).

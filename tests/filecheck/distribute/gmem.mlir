@@ -1,4 +1,18 @@
 // RUN: tilec %s -p 'tile,distribute' | filecheck %s
+// RUN: tilec %s -p 'tile,distribute' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @row_major: equivalent after
+// EQ: @column_major: equivalent after
+// EQ: @transposed: equivalent after
+// EQ: @nested: equivalent after
+// EQ: @strided_rows: equivalent after
+// EQ: @one_d: equivalent after
+// EQ: @three_d: equivalent after
+// EQ: @masked: equivalent after
+// EQ: @f16: equivalent after
+// EQ: @f64: equivalent after
+// EQ: @i8_transposed: equivalent after
+// EQ: @small_block: equivalent after
+// EQ: @odd_transpose: equivalent after
 // Block-level gmem -> gmem copies become a load and a store with blocked layouts
 // whose threads run along the contiguous mode, 16 bytes per thread.
 

@@ -1,4 +1,8 @@
 // RUN: tilec %s -p distribute | filecheck %s
+// RUN: tilec %s -p distribute --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @stage: equivalent after
+// EQ: @thread_level: equivalent after
+// EQ: @odd_tile: equivalent after
 // Copies with a shared-memory side are partitioned with one thread layout on both
 // views (layout.distribute) and their fragments copied; a barrier follows writes to
 // shared memory.

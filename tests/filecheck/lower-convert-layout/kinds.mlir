@@ -2,6 +2,10 @@
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=on}' | filecheck %s --check-prefix=SHFL
 // RUN: tilec %s -p lower-convert-layout | filecheck %s --check-prefix=AUTO
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off smem_layout=plain}' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'lower-convert-layout{shuffle=off}' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @register: equivalent after
+// EQ: @shuffle: equivalent after
+// EQ: @padded: equivalent after
 // What moves decides the lowering: registers only, lanes of a warp, or warps. Within a
 // warp, shuffle=auto (the default) takes the cheaper of shuffles and a shared-memory
 // round trip by the estimate of instructions per thread; the conversion, or the round

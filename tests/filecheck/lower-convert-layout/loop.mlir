@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-convert-layout | filecheck %s
+// RUN: tilec %s -p lower-convert-layout --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @in_loop: equivalent after
 // A conversion in a loop: the buffer is allocated once at the top of the launch, and a
 // barrier keeps the next iteration's write from overtaking this iteration's reads.
 

@@ -1,5 +1,10 @@
 // RUN: tilec %s -p lower-convert-layout | filecheck %s
 // RUN: tilec %s -p 'lower-convert-layout{shuffle=off}' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p lower-convert-layout --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @within_warps: equivalent after
+// EQ: @across_warps: equivalent after
+// EQ: @sender_selects: equivalent after
+// EQ: @in_loop: equivalent after
 // shuffle=auto (the default): lower-to-gpu lowers warp shuffles (SHUFFLE_CONVERSIONS),
 // so a conversion that stays within each warp is lowered the cheaper way by the
 // estimate of instructions per thread (shuffles + selects + compares against shared

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @cp_async: equivalent after
 // cp.async of a 32x128 tile into shared memory (16 bytes per copy), wait, barrier,
 // then every thread writes its fragment back from shared memory.
 !G = !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @in_out: equivalent after
 // examples/gluon_in_out_layouts.mlir with the convert_layout done by hand through a
 // swizzled shared tile: 16-byte loads and shared stores in the input layout, a
 // barrier, scalar shared loads and 16-byte global stores in the output layout.

@@ -1,4 +1,7 @@
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @interleave: equivalent after
+// EQ: @deinterleave: equivalent after
 // layout.join and layout.split move no data: the joined layout holds the new minor
 // dimension in register bit 0 (as Triton's join does), so each thread interleaves (or
 // takes apart) its own registers: no shared memory, no shuffles.

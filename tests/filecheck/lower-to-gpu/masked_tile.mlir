@@ -1,11 +1,13 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @masked: equivalent after
 // A dynamic-size matrix copied by 64x64 tiles: edge tiles are masked (scf.if around
 // each 16-byte vector; the mask is along rows so lanes of a vector share it), behind one
 // per-block in-bounds check whose then branch is unmasked.
 #blocked = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 !G = !layout.tensor<f32, #layout.cute<(?,64):(64,1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem, masked>
-func.func @masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index, %gx: index) {
+func.func @masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index, %gx: index) attributes {tilec.args = {m = 129 : index, gx = 3 : index}} {
   %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !G
   %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !G
   %c1 = arith.constant 1 : index

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @memcpy_2d: equivalent after
 // examples/gluon_memcpy_2d.mlir after vectorize: 16-byte loads and stores, one thread
 // offset computed once, constant register offsets.
 #blocked = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @mojo_copy: equivalent after
 // Mojo style: a block tile, vectorized by 4 along rows, distributed over 8x32 threads;
 // each thread copies its fragment with 16-byte accesses (4 per thread, unrolled).
 !G = !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>

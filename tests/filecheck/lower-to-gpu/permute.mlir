@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @trans: equivalent after
 // layout.permute moves no data: the result layout is the source's with its dims
 // swapped, so each thread keeps its registers: no shared memory, no shuffles. Stored
 // through a column-major view, it is a transpose (each thread writes its 4 elements

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @rowsum: equivalent after
 // Elementwise arith on registers, a row sum within threads and across lanes (shuffles),
 // and a store of the sliced (broadcast) result from one owner per element.
 #bl = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

@@ -1,4 +1,7 @@
 // RUN: tilec %s --split-input-file -p lower-to-gpu -t cuda | filecheck %s
+// RUN: tilec %s --split-input-file -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @rows_over_lanes: equivalent after
+// EQ: @row_per_thread: equivalent after
 // The Gluon layouts tutorial's 128x128xf32 row reduction in its two layouts.
 // BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0]): every element of a row is owned by a
 // different thread: butterfly shuffles within each warp (5 lane bits), then the 4

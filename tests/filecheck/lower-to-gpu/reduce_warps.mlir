@@ -1,5 +1,7 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @colsum: equivalent after
 // A column sum over rows that span 2 lanes and 4 warps: registers inside the thread,
 // shuffles across the lanes, then one round through shared memory across the warps
 // (lane 0 of the 4 lanes along the axis writes its 4 partials, one barrier, each thread

@@ -1,4 +1,6 @@
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @flatten: equivalent after
 // layout.reshape moves no data when the result layout gives each thread the elements
 // it holds: a 16x32 tile with 4 consecutive elements per thread, 8 lanes per row and 4
 // warps, flattened, is the 1-D layout with 4 per thread, 32 lanes and 4 warps.

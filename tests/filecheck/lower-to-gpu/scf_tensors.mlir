@@ -1,5 +1,8 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @loop_sum: equivalent after
+// EQ: @branch: equivalent after
 // Distributed tensors through scf.for (loop-carried) and scf.if (results): a tensor is
 // its per-thread registers, so it is carried as one SSA value per register.
 

@@ -1,5 +1,8 @@
 // RUN: tilec %s -p lower-to-gpu | filecheck %s
 // RUN: tilec %s -p lower-convert-layout,lower-to-gpu -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @lane_swap: equivalent after
+// EQ: @sender_select: equivalent after
 // Conversions that stay within each warp become warp shuffles (cuda.shfl_idx): the
 // source lane and register of each destination register come from the linear layouts.
 

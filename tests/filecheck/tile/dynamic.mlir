@@ -1,4 +1,6 @@
 // RUN: tilec %s -p tile | filecheck %s
+// RUN: tilec %s -p tile --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @dynamic: equivalent after
 // Needs TensorViewType.num_elements to accept dynamic sizes (dialect fix pending).
 
 // Dynamic extents: the grid is ceil-divided from the views' index operands.
@@ -10,7 +12,7 @@
 // CHECK-DAG:     %[[GX:.*]] = arith.ceildivui %[[N]], %[[T1]] : index
 // CHECK:         layout.launch grid(%[[GX]], %[[GY]], %{{.*}}) threads(256)
 // CHECK:           layout.tile %a{{.*}} -> !layout.tensor<f32, #layout.cute<(32,256):(?,1)>, gmem, masked>
-func.func @dynamic(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %m: index, %n: index) {
+func.func @dynamic(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %m: index, %n: index) attributes {tilec.args = {m = 65 : index, n = 511 : index}} {
   %a = layout.view %p(%m, %n, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
   %b = layout.view %q(%m, %n, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>, !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>

@@ -1,4 +1,25 @@
 // RUN: tilec %s -p tile | filecheck %s
+// RUN: tilec %s -p tile --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @row_major: equivalent after
+// EQ: @column_major: equivalent after
+// EQ: @transposed: equivalent after
+// EQ: @nested: equivalent after
+// EQ: @strided_rows: equivalent after
+// EQ: @one_d: equivalent after
+// EQ: @three_d: equivalent after
+// EQ: @four_d: equivalent after
+// EQ: @masked: equivalent after
+// EQ: @f16_rows: equivalent after
+// EQ: @f64_rows: equivalent after
+// EQ: @i8_transposed: equivalent after
+// EQ: @f16_one_d: equivalent after
+// EQ: @short_rows: equivalent after
+// EQ: @inside_launch: equivalent after
+// EQ: @misaligned_transpose: equivalent after
+// EQ: @unaligned_pointer_transpose: equivalent after
+// EQ: @misaligned_transpose_f16: equivalent after
+// EQ: @misaligned_transpose_f64: equivalent after
+// EQ: @small_misaligned_transpose: equivalent after
 // Tile choice and grid mapping of the `tile` pass, one function per layout.
 
 // CHECK-LABEL: func.func @row_major

@@ -1,5 +1,7 @@
 // RUN: tilec %s -p 'tile{tile=16,128 threads=128}' | filecheck %s
 // RUN: tilec %s -p tile | filecheck %s --check-prefix=ATTR
+// RUN: tilec %s -p 'tile{tile=16,128 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @with_attr: equivalent after
 
 // The option overrides both the attribute and the heuristic.
 // CHECK-LABEL: func.func @with_attr

@@ -1,5 +1,10 @@
 // RUN: tilec %s -p 'distribute,vectorize' | filecheck %s
 // RUN: tilec %s -p 'distribute,vectorize{async=false}' | filecheck %s --check-prefix=SYNC
+// RUN: tilec %s -p 'distribute,vectorize' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @stage: equivalent after
+// EQ: @half_aligned: equivalent after
+// EQ: @scalar_f16: equivalent after
+// EQ: @scalar_f32: equivalent after
 // Fragment copies: both tiles vectorized, then distributed over vectors; gmem -> smem
 // copies of 4/8/16-byte vectors become cp.async.
 

@@ -1,4 +1,21 @@
 // RUN: tilec %s -p 'tile,distribute,vectorize' | filecheck %s
+// RUN: tilec %s -p 'tile,distribute,vectorize' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @row_major: equivalent after
+// EQ: @column_major: equivalent after
+// EQ: @transposed: equivalent after
+// EQ: @nested: equivalent after
+// EQ: @nested_short_runs: equivalent after
+// EQ: @strided_rows: equivalent after
+// EQ: @strided_columns: equivalent after
+// EQ: @one_d: equivalent after
+// EQ: @three_d: equivalent after
+// EQ: @masked: equivalent after
+// EQ: @masked_odd: equivalent after
+// EQ: @unaligned: equivalent after
+// EQ: @aligned_8: equivalent after
+// EQ: @f16: equivalent after
+// EQ: @f64: equivalent after
+// EQ: @i8: equivalent after
 // The `vector` of loads and stores: registers consecutive and aligned in memory.
 
 // CHECK-LABEL: func.func @row_major

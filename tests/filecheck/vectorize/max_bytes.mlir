@@ -1,6 +1,8 @@
 // RUN: tilec %s -p 'tile,distribute,vectorize{max-bytes=8}' | filecheck %s
 // RUN: not tilec %s -p 'vectorize{max-bytes=12}' 2>&1 | filecheck %s --check-prefix=ERR
 // RUN: not tilec %s -p 'vectorize{max-bytes=32}' 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: tilec %s -p 'tile,distribute,vectorize{max-bytes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// EQ: @capped: equivalent after
 
 // ERR: vectorize: max-bytes={{12|32}} must be a power of two in [1, 16]
 // CHECK-LABEL: func.func @capped
