@@ -16,9 +16,14 @@
 // Block-level gmem -> gmem copies become a load and a store with blocked layouts
 // whose threads run along the contiguous mode, 16 bytes per thread.
 
+// The load reads the source's tile and the store writes the destination's, both at
+// the same block coordinates.
 // CHECK-LABEL: func.func @row_major
-// CHECK:         %[[V:.*]] = layout.load %{{.*}} : !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem> -> tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
-// CHECK-NEXT:    layout.store %[[V]], %{{.*}} : tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
+// CHECK:         ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:    %[[TA:.*]] = layout.tile %a[%[[BY]], %[[BX]]]
+// CHECK-NEXT:    %[[TB:.*]] = layout.tile %b[%[[BY]], %[[BX]]]
+// CHECK-NEXT:    %[[V:.*]] = layout.load %[[TA]] : !layout.tensor<f32, #layout.cute<(32,256):(1024,1)>, gmem> -> tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
+// CHECK-NEXT:    layout.store %[[V]], %[[TB]] : tensor<32x256xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NOT:     layout.convert_layout
 // CHECK-NOT:     layout.copy
 func.func @row_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
@@ -41,9 +46,12 @@ func.func @column_major(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, ali
 // Transpose: loaded coalesced for the source, converted, stored coalesced for the
 // destination.
 // CHECK-LABEL: func.func @transposed
-// CHECK:         %[[V:.*]] = layout.load {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>>
+// CHECK:         ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:    %[[TA:.*]] = layout.tile %a[%[[BX]], %[[BY]]]
+// CHECK-NEXT:    %[[TB:.*]] = layout.tile %b[%[[BX]], %[[BY]]]
+// CHECK-NEXT:    %[[V:.*]] = layout.load %[[TA]] {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[V]] : {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>>
-// CHECK-NEXT:    layout.store %[[W]], %{{.*}} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>>
+// CHECK-NEXT:    layout.store %[[W]], %[[TB]] : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>>
 func.func @transposed(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
