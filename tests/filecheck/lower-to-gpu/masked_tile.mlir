@@ -27,7 +27,12 @@ func.func @masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align
 // CHECK: ^bb0(%src: memref<?xf32>, %dst: memref<?xf32>, %m: index):
 // One per-block check "the whole tile is in bounds" guards straight-line unmasked
 // accesses; the else branch keeps the per-vector masked code.
-// CHECK: %[[IN:[0-9]+]] = arith.cmpi slt, %{{.*}}, %m : index
+// The block is wholly inside when its last row, bx * 64 + 63, is below %m:
+// CHECK-DAG: %[[C63:[0-9]+]] = arith.constant 63 : index
+// CHECK-DAG: %[[C64:[0-9]+]] = arith.constant 64 : index
+// CHECK: %[[ROW0:[0-9]+]] = arith.muli %bx, %[[C64]] : index
+// CHECK: %[[LAST:[0-9]+]] = arith.addi %[[ROW0]], %[[C63]]
+// CHECK-NEXT: %[[IN:[0-9]+]] = arith.cmpi slt, %[[LAST]], %m : index
 // CHECK: scf.if %[[IN]] -> (f32, f32, f32, f32,
 // CHECK-NEXT: vector.load %src[%{{.*}}] {{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK-NOT: scf.if
