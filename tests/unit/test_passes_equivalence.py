@@ -224,6 +224,40 @@ def oracle_preserves(text: str, pipeline: str, seed: int = 0):
     return after
 
 
+_NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8}
+
+
+def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int = 16, seed: int = 0):
+    """The independent oracle (helpers.copy_oracle: the layouts' text and plain index
+    arithmetic, no tilec code) against the reference executor, before and after
+    `pipeline`, and against `LayoutOracle` after it; the destination starts random, so
+    an element written that should not be, or not written, shows."""
+    from helpers.copy_oracle import cosize, expected_copy
+
+    from tilec.runtime.reference import run
+
+    rng = np.random.default_rng(seed)
+    dtype = _NUMPY[ty]
+
+    def buffer(layout):
+        n = cosize(layout)
+        if dtype == np.int8:
+            return rng.integers(-128, 128, n).astype(np.int8)
+        return rng.standard_normal(n).astype(dtype)
+
+    a, b = buffer(src), buffer(dst)
+    want = expected_copy(src, dst, a, b)
+    text = copy_program(src, dst, ty, align)
+    after = run_pipeline(parse_module(text), pipeline)
+    for name, module in (("before", parse_module(text)), ("after", after)):
+        got = run(module, {"src": a, "dst": b})["dst"]
+        assert np.array_equal(got, want), f"{name} {pipeline}: dst differs from NumPy's copy"
+    bufs = {"src": a.copy(), "dst": b.copy()}
+    LayoutOracle(after).run(bufs)
+    assert np.array_equal(bufs["dst"], want), f"LayoutOracle after {pipeline}: dst differs from NumPy's copy"
+    return after
+
+
 def executor_preserves(text: str, pipeline: str):
     """The project oracle: the reference executor before and after the passes. An
     executor gap is a failure here, never a skip: a pass that emits an op the executor
@@ -270,6 +304,7 @@ def test_oracle_cases(case, pipeline):
     rank = len(views.modes(cute.parse_layout(src)))
     spec = pipeline.replace("tile", f"tile{{tile={SMALL_TILES[rank]} threads=64}}", 1)
     oracle_preserves(copy_program(src, dst), spec)
+    numpy_oracle(src, dst, spec)
 
 
 @pytest.mark.parametrize("ty", ["f16", "f64", "i8"])
@@ -343,9 +378,11 @@ def test_oracle_random_copies(data):
     tile = ",".join(str(data.draw(st.sampled_from([t for t in (1, 2, 4, 8, 16, 32) if t <= n] or [1])))
                     for n in shape)
     threads = data.draw(st.sampled_from([32, 64, 128]))
-    text = copy_program(layout(), layout(), ty, align=16)
+    src, dst = layout(), layout()
+    text = copy_program(src, dst, ty, align=16)
     for stage in PIPELINES:
         oracle_preserves(text, stage.replace("tile", f"tile{{tile={tile} threads={threads}}}", 1))
+    numpy_oracle(src, dst, PIPELINES[-1].replace("tile", f"tile{{tile={tile} threads={threads}}}", 1), ty)
 
 
 # ----------------------------------------------------------------------------- reference executor
@@ -355,10 +392,9 @@ def test_oracle_random_copies(data):
 def test_executor_cases(case):
     src, dst = CASES[case]
     rank = len(views.modes(cute.parse_layout(src)))
-    executor_preserves(
-        copy_program(src, dst),
-        f"tile{{tile={SMALL_TILES[rank]} threads=64}},distribute,vectorize",
-    )
+    pipeline = f"tile{{tile={SMALL_TILES[rank]} threads=64}},distribute,vectorize"
+    executor_preserves(copy_program(src, dst), pipeline)
+    numpy_oracle(src, dst, pipeline, seed=1)
 
 
 def test_executor_smem_staging():
@@ -379,9 +415,9 @@ def test_executor_gluon_examples(name):
 
 @pytest.mark.parametrize("ty", ["f16", "f64", "i8"])
 def test_executor_element_types(ty):
-    executor_preserves(
-        copy_program("(32,64):(64,1)", "(32,64):(1,32)", ty), "tile{tile=16,16 threads=64},distribute,vectorize"
-    )
+    pipeline = "tile{tile=16,16 threads=64},distribute,vectorize"
+    executor_preserves(copy_program("(32,64):(64,1)", "(32,64):(1,32)", ty), pipeline)
+    numpy_oracle("(32,64):(64,1)", "(32,64):(1,32)", pipeline, ty)
 
 
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -409,4 +445,6 @@ def test_executor_random_copies(data):
                     for n in shape)
     threads = data.draw(st.sampled_from([32, 64]))
     text = copy_program(fmt(stride_sets[0]), fmt(stride_sets[1]), ty, align=16)
-    executor_preserves(text, f"tile{{tile={tile} threads={threads}}},distribute,vectorize")
+    pipeline = f"tile{{tile={tile} threads={threads}}},distribute,vectorize"
+    executor_preserves(text, pipeline)
+    numpy_oracle(fmt(stride_sets[0]), fmt(stride_sets[1]), pipeline, ty)
