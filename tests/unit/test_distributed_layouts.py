@@ -498,3 +498,60 @@ def test_conversion_kind_with_slices(pair, d):
     sa, sb = SliceLayout(d, a), SliceLayout(d, b)
     sshape = [shape[1 - d]]
     assert conversion_kind(sa, sb, sshape) == _reference_kind(sa, sb, sshape)
+
+
+# ------------------------------------------------- owners from Gluon's definition
+def gluon_owner_threads(layout_args, shape, coord):
+    """The (warp, lane) pairs that hold element `coord`, from the definition of Gluon's
+    BlockedLayout alone (no tilec code): along dim d, position p of the layout's tile
+    (spt*tpw*wpc elements, repeated over a larger tensor, wrapped over a smaller one)
+    belongs to lane (p // spt) % tpw and warp (p // (spt*tpw)) % wpc of that dim; lane
+    and warp ids are mixed-radix numbers over the dims in `order`, fastest first."""
+    spt, tpw, wpc, order = layout_args
+    per_dim = []
+    for d, c in enumerate(coord):
+        tile = spt[d] * tpw[d] * wpc[d]
+        positions = [c] if shape[d] >= tile else range(c, tile, shape[d])
+        per_dim.append({((p // spt[d]) % tpw[d], (p // (spt[d] * tpw[d])) % wpc[d]) for p in positions})
+    owners = set()
+    for choice in _product(per_dim):
+        lane = warp = 0
+        lane_radix = warp_radix = 1
+        for d in order:
+            lane += choice[d][0] * lane_radix
+            warp += choice[d][1] * warp_radix
+            lane_radix *= tpw[d]
+            warp_radix *= wpc[d]
+        owners.add((warp, lane))
+    return owners
+
+
+def _product(sets):
+    import itertools
+
+    return itertools.product(*[sorted(s) for s in sets])
+
+
+@st.composite
+def full_warp_blocked(draw):
+    """A blocked layout with 32 lanes per warp, 1-4 warps, and a tensor shape that may be
+    smaller (broadcast) or larger (repeated) than its tile."""
+    rank = draw(st.integers(1, 3))
+
+    def split(bits):
+        cuts = sorted(draw(st.lists(st.integers(0, bits), min_size=rank - 1, max_size=rank - 1)))
+        return [1 << (b - a) for a, b in zip([0, *cuts], [*cuts, bits])]
+
+    spt = [1 << draw(st.integers(0, 2)) for _ in range(rank)]
+    args = (spt, split(5), split(draw(st.integers(0, 2))), list(draw(st.permutations(range(rank)))))
+    shape = [1 << draw(st.integers(0, 6 if rank == 1 else 4)) for _ in range(rank)]
+    return args, shape
+
+
+@settings(max_examples=200, deadline=None)
+@given(full_warp_blocked())
+def test_owner_map_follows_gluons_definition(case):
+    args, shape = case
+    om = BlockedLayout(*args).owner_map(shape)
+    for coord, owners in om.items():
+        assert {(w, lane) for w, lane, _ in owners} == gluon_owner_threads(args, shape, coord), coord
