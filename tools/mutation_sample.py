@@ -1,0 +1,134 @@
+"""Mutation score of the test suite on a seeded sample of mutants (cosmic-ray).
+
+    python tools/mutation_sample.py [--count 40] [--seed 0] [--timeout 240] [--out DIR]
+
+Run it in a checkout whose files may be changed (cosmic-ray writes each mutant into the
+source file, runs the tests, and restores it): a spare `git worktree` with its own
+`pip install -e '.[dev,mutation]'`. It mutates `passes/` (every pass and the lowering),
+keeps a seeded random sample of `--count` of cosmic-ray's mutants, runs the fast test
+selection below on each (a mutant is killed when it fails or times out), and prints the
+kill rate and every survivor (file, line, operator, diff). The session database and a
+JSON report are left in `--out`.
+
+The test selection per mutant is what guards the passes and the lowering: pytest on the
+equivalence, oracle, non-idempotent, lowering and launch tests (stopping at the first
+failure), then lit on every pass's FileCheck folder. docs/testing.md records the latest
+score and explains each survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MUTATED = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "passes").glob("*.py") if p.name != "__init__.py")
+
+PYTEST = [
+    "tests/unit/test_passes_equivalence.py",
+    "tests/unit/test_nonidempotent.py",
+    "tests/unit/test_lower_to_gpu.py",
+    "tests/unit/test_launch_checks.py",
+    "tests/unit/test_remove_layout_conversions.py",
+    "tests/unit/test_lower_convert_layout.py",
+]
+LIT = [
+    "tests/filecheck/tile",
+    "tests/filecheck/distribute",
+    "tests/filecheck/vectorize",
+    "tests/filecheck/order-grid",
+    "tests/filecheck/remove-layout-conversions",
+    "tests/filecheck/lower-convert-layout",
+    "tests/filecheck/lower-to-gpu",
+    "tests/filecheck/cuda",
+]
+
+
+def test_command() -> str:
+    """The tests each mutant runs (those of the lists above that exist in this checkout)."""
+    py = sys.executable
+    pytest_files = [t for t in PYTEST if (ROOT / t).exists()]
+    lit_dirs = [t for t in LIT if (ROOT / t).exists()]
+    return (
+        f"{py} -m pytest -x -q -p no:cacheprovider {' '.join(pytest_files)} && "
+        f"{py} -m lit -q {' '.join(lit_dirs)}"
+    )
+
+
+def config_text(timeout: float) -> str:
+    modules = ", ".join(json.dumps(m) for m in MUTATED)
+    return f"""[cosmic-ray]
+module-path = [{modules}]
+timeout = {timeout}
+excluded-modules = []
+test-command = {json.dumps(test_command())}
+
+[cosmic-ray.distributor]
+name = "local"
+"""
+
+
+def sample(session: Path, count: int, seed: int) -> int:
+    """Keep a seeded random `count` of the session's work items; returns how many there were."""
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        items = sorted(db.work_items, key=lambda w: w.job_id)
+        kept = random.Random(seed).sample(items, min(count, len(items)))
+        db.clear()
+        db.add_work_items(kept)
+    return len(items)
+
+
+def report(session: Path) -> dict:
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        rows = []
+        for item, result in db.completed_work_items:
+            m = item.mutations[0]
+            rows.append({
+                "file": str(m.module_path),
+                "line": m.start_pos[0],
+                "operator": m.operator_name,
+                "occurrence": m.occurrence,
+                "outcome": result.test_outcome.value,
+                "diff": result.diff,
+            })
+    killed = sum(r["outcome"] == "killed" for r in rows)
+    return {"mutants": len(rows), "killed": killed, "rows": rows}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=240.0)
+    ap.add_argument("--out", type=Path, default=ROOT / "mutation-out")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    cfg = args.out / "cosmic-ray.toml"
+    session = args.out / "session.sqlite"
+    cfg.write_text(config_text(args.timeout))
+    session.unlink(missing_ok=True)
+    subprocess.run(["cosmic-ray", "init", str(cfg), str(session)], cwd=ROOT, check=True)
+    total = sample(session, args.count, args.seed)
+    print(f"{total} mutants in {len(MUTATED)} files; running a sample of {min(args.count, total)} (seed {args.seed})", flush=True)
+    subprocess.run(["cosmic-ray", "exec", str(cfg), str(session)], cwd=ROOT, check=True)
+    rep = report(session)
+    rep.update(total=total, seed=args.seed, files=MUTATED, tests=test_command())
+    (args.out / "report.json").write_text(json.dumps(rep, indent=1))
+    print(f"killed {rep['killed']} of {rep['mutants']} ({100 * rep['killed'] / max(1, rep['mutants']):.0f}%)")
+    for r in rep["rows"]:
+        if r["outcome"] != "killed":
+            print(f"SURVIVED {r['file']}:{r['line']} {r['operator']} #{r['occurrence']}\n{r['diff']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
