@@ -60,13 +60,13 @@ def test_command() -> str:
     )
 
 
-def config_text(timeout: float) -> str:
+def config_text(timeout: float, script: Path) -> str:
     modules = ", ".join(json.dumps(m) for m in MUTATED)
     return f"""[cosmic-ray]
 module-path = [{modules}]
 timeout = {timeout}
 excluded-modules = []
-test-command = {json.dumps(test_command())}
+test-command = {json.dumps(f"bash {script}")}
 
 [cosmic-ray.distributor]
 name = "local"
@@ -114,7 +114,13 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     cfg = args.out / "cosmic-ray.toml"
     session = args.out / "session.sqlite"
-    cfg.write_text(config_text(args.timeout))
+    script = args.out / "run-tests.sh"
+    script.write_text(f"set -e\ncd {ROOT}\n{test_command()}\n")
+    cfg.write_text(config_text(args.timeout, script))
+    # cosmic-ray counts a failing test run as a killed mutant: the unmutated code must pass.
+    if subprocess.run(["bash", str(script)], capture_output=True).returncode != 0:
+        print(f"the tests fail without any mutation: bash {script}", file=sys.stderr)
+        return 1
     session.unlink(missing_ok=True)
     subprocess.run(["cosmic-ray", "init", str(cfg), str(session)], cwd=ROOT, check=True)
     total = sample(session, args.count, args.seed)
