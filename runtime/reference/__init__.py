@@ -52,6 +52,14 @@ pointer, the cosize of its views), takes `index` arguments from `args=` or the
 function's `tilec.args` attribute, fills what the program reads with random values
 and poisons what it only writes (NaN with payload 0xDEAD, 0xDE.. for integers), so an
 element a transformed program forgets to write shows in `check_equivalence`.
+
+Write audits
+------------
+`with audit_writes() as audit: run(...)` records which elements of each global buffer
+were written (`audit.written["%dst"]`, a bool mask) and makes writes strict: two
+unordered threads writing one element is an error even with equal values. Tests use it
+to check that a lowered program writes exactly the footprint of the views the program
+stores to, each element once.
 """
 
 from .api import (
@@ -67,12 +75,15 @@ from .api import (
     run,
 )
 from .errors import ExecutionError
+from .memory import WriteAudit, audit_writes
 
 __all__ = [
     "ARGS_ATTR",
     "Difference",
     "EquivalenceReport",
     "ExecutionError",
+    "WriteAudit",
+    "audit_writes",
     "check_equivalence",
     "compare_outputs",
     "entry_function",

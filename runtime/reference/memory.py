@@ -24,8 +24,10 @@ it, and is checked:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +46,34 @@ _SPACE_WORDS = {GLOBAL: "global memory", SHARED: "shared memory", PRIVATE: "regi
 
 NONE = -1
 MULTI = -2
+
+
+@dataclass
+class WriteAudit:
+    """What `audit_writes` collects while a program runs.
+
+    `written[name]`: which elements of the global buffer `name` (as `%name`) any store
+    wrote. With `strict`, two unordered threads writing one element is an error even
+    when they write the same value (normally benign), so a lowering that writes an
+    element twice, or writes a neighbour's element with the right value, is caught."""
+
+    strict: bool
+    written: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+_AUDIT: ContextVar[WriteAudit | None] = ContextVar("tilec_reference_write_audit", default=None)
+
+
+@contextmanager
+def audit_writes(strict: bool = True) -> Iterator[WriteAudit]:
+    """Record the global elements written by the runs inside the `with` block (and with
+    `strict`, refuse an element written by two unordered threads)."""
+    audit = WriteAudit(strict)
+    token = _AUDIT.set(audit)
+    try:
+        yield audit
+    finally:
+        _AUDIT.reset(token)
 
 
 class Storage:
@@ -329,8 +359,13 @@ def store(
             lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
             f"{st.describe(fk[i])} while a cp.async is still writing it",
         )
+    audit = _AUDIT.get()
+    strict = audit is not None and audit.strict
     if st.tracked and grid.num_threads > 1:
-        _check_write_races(op, grid, st, fk, ft, fv)
+        _check_write_races(op, grid, st, fk, ft, fv, strict)
+    if audit is not None and st.space == GLOBAL:
+        mask = audit.written.setdefault(st.name, np.zeros(st.data.shape[0], bool))
+        mask[fk] = True
     st.data[fk] = fv
     if st.init is not None:
         st.init[fk] = True
@@ -340,7 +375,9 @@ def store(
         st.wepoch[fk] = grid.epoch[grid.actor_block(ft)]
 
 
-def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
+def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv, strict: bool = False) -> None:
+    """Unordered writes of different values (and, with `strict`, of any values) to one
+    element by different threads, and writes over unordered reads."""
     # Several threads of this one op write one element.
     if fk.shape[0] > 1:
         order = np.argsort(fk, kind="stable")
@@ -350,12 +387,13 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
             pos = np.flatnonzero(dup)
             a = order[pos]
             b = order[pos + 1]
-            differ = ~bits_equal(fv[a], fv[b]) & (ft[a] != ft[b])
+            differ = (ft[a] != ft[b]) if strict else ~bits_equal(fv[a], fv[b]) & (ft[a] != ft[b])
+            what = "both write" if strict else "write different values"
             # element j of `differ` is the pair (a[j], b[j]) of positions in the access
             _check_elements(
                 op, st, differ, fk[a], ft[a],
                 lambda j: f"data race on {st.words}: {grid.describe_thread(ft[a[j]])} and "
-                f"{grid.describe_thread(ft[b[j]])} write different values "
+                f"{grid.describe_thread(ft[b[j]])} {what} "
                 f"({fmt_value(fv[a[j]])} and {fmt_value(fv[b[j]])}) to {st.describe(fk[a[j]])}",
                 other_thread=lambda j: int(ft[b[j]]),
             )
@@ -363,7 +401,7 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv) -> None:
         return
     tb = grid.actor_block(ft)
     E = grid.epoch[tb]
-    changes = ~bits_equal(st.data[fk], fv)
+    changes = np.ones(fk.shape[0], bool) if strict else ~bits_equal(st.data[fk], fv)
     if not changes.any():
         return
     w = st.writer[fk]

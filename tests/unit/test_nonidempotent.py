@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
-from tilec.runtime.reference import run
+from tilec.runtime.reference import audit_writes, run
 
 # (tile rows, tile cols, blocked layout of the tile for 128 threads)
 TILES = [
@@ -93,8 +93,10 @@ def test_inplace_add_one_updates_every_element_once(m, n, tm, tn, blocked, dynam
     np.testing.assert_array_equal(layout_level, want)
 
     lowered = run_pipeline(parse_module(text), "default")
-    gpu_level = run(lowered, {"x": x, **args})["x"]
+    with audit_writes(strict=True) as audit:  # each element stored once, by one thread
+        gpu_level = run(lowered, {"x": x, **args})["x"]
     np.testing.assert_array_equal(gpu_level, want)
+    assert audit.written["%x"].all()
 
     if align == 4:  # 4-byte alignment allows nothing wider than one f32
         assert not VECTOR.search(emit(lowered, "cuda")), "vector access on a 4-byte-aligned pointer"

@@ -252,6 +252,26 @@ def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int 
     for name, module in (("before", parse_module(text)), ("after", after)):
         got = run(module, {"src": a, "dst": b})["dst"]
         assert np.array_equal(got, want), f"{name} {pipeline}: dst differs from NumPy's copy"
+    # What is written: exactly the destination view's footprint. At the layout level a
+    # store of a replicated (broadcast) tensor is written by each owner, by definition;
+    # after lower-to-gpu (which decides who stores) every element is written by one
+    # thread only (a strict audit).
+    from helpers.copy_oracle import offsets
+
+    from tilec.runtime.reference import audit_writes
+
+    footprint = np.zeros(b.shape[0], bool)
+    footprint[offsets(dst).ravel()] = True
+    levels = [("layout level", after, False)]
+    if "distribute" in pipeline:
+        lowered = run_pipeline(after.clone(), "lower-convert-layout,lower-to-gpu")
+        levels.append(("GPU level", lowered, True))
+    for level, module, strict in levels:
+        with audit_writes(strict=strict) as audit:
+            got = run(module, {"src": a, "dst": b})["dst"]
+        assert np.array_equal(got, want), f"{level} after {pipeline}: dst differs from NumPy's copy"
+        assert np.array_equal(audit.written["%dst"], footprint), f"{level} after {pipeline}: writes outside the view"
+        assert "%src" not in audit.written, f"{level} after {pipeline}: the source was written"
     bufs = {"src": a.copy(), "dst": b.copy()}
     LayoutOracle(after).run(bufs)
     assert np.array_equal(bufs["dst"], want), f"LayoutOracle after {pipeline}: dst differs from NumPy's copy"

@@ -427,6 +427,30 @@ def test_writes_of_equal_values_are_not_a_race():
     assert run(m, inputs)["dst"][0] == inputs["src"][0]
 
 
+def test_strict_audit_refuses_equal_writes_and_records_the_footprint():
+    from tilec.runtime.reference import audit_writes
+
+    m = parse_gpu(kernel_program("""
+      %x = memref.load %src[%c0] : memref<128xf32>
+      memref.store %x, %dst[%c0] : memref<128xf32>"""))
+    with audit_writes(strict=True), pytest.raises(ExecutionError, match=r"both write .* to %dst\[0\]"):
+        run(m, random_inputs(m, 0))
+    # every second element, one thread each: the footprint is recorded, nothing refused
+    m = parse_gpu(kernel_program("""
+      %two = arith.constant 2 : index
+      %lo = arith.constant 64 : index
+      %in = arith.cmpi ult, %gid, %lo : index
+      scf.if %in {
+        %j = arith.muli %gid, %two : index
+        %x = memref.load %src[%j] : memref<128xf32>
+        memref.store %x, %dst[%j] : memref<128xf32>
+      }"""))
+    with audit_writes(strict=True) as audit:
+        run(m, random_inputs(m, 0))
+    assert np.array_equal(audit.written["%dst"], np.arange(128) % 2 == 0)
+    assert "%src" not in audit.written
+
+
 def test_race_between_blocks_on_global_memory():
     # Block 1 reads what block 0 writes: blocks never synchronise.
     body = """
