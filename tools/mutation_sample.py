@@ -56,7 +56,7 @@ def test_command() -> str:
     lit_dirs = [t for t in LIT if (ROOT / t).exists()]
     return (
         f"{py} -m pytest -x -q -p no:cacheprovider {' '.join(pytest_files)} && "
-        f"{py} -m lit -q {' '.join(lit_dirs)}"
+        f"{Path(py).parent / 'lit'} -q {' '.join(lit_dirs)}"
     )
 
 
