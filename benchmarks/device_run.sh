@@ -10,7 +10,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 quick=""; [ "${1:-}" = "--quick" ] && { quick="--quick"; shift; }
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-  timeout 300 python3 -m pytest -m gpu tests "$@" 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
+  timeout 300 python3 -m pytest -m "gpu or torch" tests "$@" 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   timeout 400 python3 benchmarks/copy_bench.py $quick --json "$OUT/bench.json" --md "$OUT/benchmarks.md" 2>&1 | tee "$OUT/bench.log" | tail -30

@@ -58,6 +58,7 @@ def test_launch_cupy_without_gpu_uses_the_reference_executor():
     assert "FAILED" not in out
 
 
+@pytest.mark.torch
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
 def test_launch_torch_without_gpu_uses_the_reference_executor():
     out = run_example("launch_torch.py", hide_gpu=True).stdout
