@@ -22,12 +22,20 @@ func.func @rowsum(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align
   }
   func.return
 }
+// The butterfly across the row's 8 lanes reads lane ^ 1, lane ^ 2, lane ^ 4:
 // CHECK-LABEL: func.func @rowsum
+// CHECK: "gpu.func"
+// CHECK-DAG: %[[C1:[0-9]+]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:[0-9]+]] = arith.constant 2 : index
+// CHECK-DAG: %[[C4:[0-9]+]] = arith.constant 4 : index
 // CHECK: vector.load %src
 // CHECK-COUNT-4: arith.mulf
 // CHECK-COUNT-3: arith.addf
+// CHECK: arith.xori %[[LANE:[0-9]+]], %[[C1]] : index
 // CHECK: cuda.shfl_idx
+// CHECK: arith.xori %[[LANE]], %[[C2]] : index
 // CHECK: cuda.shfl_idx
+// CHECK: arith.xori %[[C4]], %[[LANE]] : index
 // CHECK: cuda.shfl_idx
 // CHECK-NOT: cuda.shfl_idx
 // CHECK: scf.if
