@@ -458,7 +458,7 @@ def test_auto_lowering_is_equivalent(case):
     assert_pass_preserves(_program(shape, src, dst, eb), "lower-convert-layout,lower-to-gpu", seeds=(0,))
 
 
-@settings(max_examples=6, **_INTRA)
+@settings(max_examples=30, **_INTRA)
 @given(intra_warp_blocked())
 def test_auto_lowering_compiles_with_nvrtc(case):
     from tilec.compiler.pipeline import emit

@@ -87,7 +87,7 @@ def test_reduce_is_lowered_equivalently(case):
         assert not allocs and not barriers
 
 
-@settings(max_examples=8, **_SETTINGS)
+@settings(max_examples=30, **_SETTINGS)
 @given(reduce_cases())
 def test_reduce_kernels_compile_with_nvrtc(case):
     m = parse_module(reduce_program(*case))

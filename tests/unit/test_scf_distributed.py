@@ -86,7 +86,7 @@ def test_loop_carried_distributed_tensors_are_lowered_equivalently(case):
     assert ifs and len(ifs[0].results) == len(loops[0].iter_args) >= 1
 
 
-@settings(max_examples=6, **_SETTINGS)
+@settings(max_examples=30, **_SETTINGS)
 @given(loop_cases())
 def test_loop_kernels_compile_with_nvrtc(case):
     m = parse_module(loop_program(*case))
@@ -150,7 +150,7 @@ def test_while_carried_distributed_tensors_are_lowered_equivalently(case):
     assert len(loop.arguments) == len(loop.results) >= 2
 
 
-@settings(max_examples=4, **_SETTINGS)
+@settings(max_examples=20, **_SETTINGS)
 @given(loop_cases())
 def test_while_kernels_compile_with_nvrtc(case):
     m = parse_module(while_program(*case))

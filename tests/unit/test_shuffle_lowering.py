@@ -143,7 +143,7 @@ def test_shuffle_is_chosen_by_lower_convert_layout_auto(case):
     assert any(isinstance(o, layout.AllocOp) for o in m.walk()) == (not cheaper)
 
 
-@settings(max_examples=12, **_SETTINGS)
+@settings(max_examples=30, **_SETTINGS)
 @given(intra_warp_pairs())
 def test_shuffle_kernels_compile_with_nvrtc(case):
     shape, src, dst, et, threads = case
