@@ -115,7 +115,8 @@ def main() -> int:
     cfg = args.out / "cosmic-ray.toml"
     session = args.out / "session.sqlite"
     script = args.out / "run-tests.sh"
-    script.write_text(f"set -e\ncd {ROOT}\n{test_command()}\n")
+    # Hypothesis tests that use helpers.budget.examples draw at most 25 inputs per mutant.
+    script.write_text(f"set -e\ncd {ROOT}\nexport TILEC_HYPOTHESIS_MAX=25\n{test_command()}\n")
     cfg.write_text(config_text(args.timeout, script))
     # cosmic-ray counts a failing test run as a killed mutant: the unmutated code must pass.
     if subprocess.run(["bash", str(script)], capture_output=True).returncode != 0:

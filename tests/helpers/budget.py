@@ -24,5 +24,8 @@ def scale() -> int:
 
 
 def examples(n: int) -> int:
-    """`n` examples under CI's profile, n * TILEC_HYPOTHESIS_SCALE when a developer asks."""
-    return n * scale()
+    """`n` examples under CI's profile, n * TILEC_HYPOTHESIS_SCALE when a developer asks,
+    at most TILEC_HYPOTHESIS_MAX when set (the mutation script's quick runs)."""
+    count = n * scale()
+    cap = os.environ.get("TILEC_HYPOTHESIS_MAX")
+    return min(count, int(cap)) if cap else count
