@@ -468,3 +468,23 @@ def test_executor_random_copies(data):
     pipeline = f"tile{{tile={tile} threads={threads}}},distribute,vectorize"
     executor_preserves(text, pipeline)
     numpy_oracle(fmt(stride_sets[0]), fmt(stride_sets[1]), pipeline, ty)
+
+
+# Every masking path of tile + distribute, against the independent oracle: tiles that the
+# tensor's extents do not divide (k*T-1, k*T+1), tiles the threads do not divide (the
+# second bound of MaskMap.also), square and non-square, transposes and plain copies.
+MASKING_CASES = [
+    ("(50,70):(70,1)", "(50,70):(1,50)", "24,40", 64),      # neither extents nor threads divide
+    ("(47,47):(47,1)", "(47,47):(1,47)", "12,20", 96),      # 96 threads: 3 warps
+    ("(33,65):(65,1)", "(33,65):(65,1)", "16,32", 128),     # 2*16+1 x 2*32+1
+    ("(31,63):(63,1)", "(31,63):(63,1)", "16,32", 128),     # 2*16-1 x 2*32-1
+    ("(32,64):(64,1)", "(32,64):(1,32)", "16,16", 64),      # exact, square tiles
+    ("(33,65):(65,1)", "(33,65):(65,1)", "31,33", 64),      # odd tile
+    ("257:1", "257:1", "64", 64),                           # 1-D, 4*64+1
+]
+
+
+@pytest.mark.parametrize("src, dst, tile, threads", MASKING_CASES)
+@pytest.mark.parametrize("ty", ["f32", "f16"])
+def test_masking_paths_against_numpy(src, dst, tile, threads, ty):
+    numpy_oracle(src, dst, f"tile{{tile={tile} threads={threads}}},distribute,vectorize", ty)
