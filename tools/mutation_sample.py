@@ -1,6 +1,7 @@
 """Mutation score of the test suite on a seeded sample of mutants (cosmic-ray).
 
     python tools/mutation_sample.py [--count 40] [--seed 0] [--timeout 240] [--out DIR]
+    python tools/mutation_sample.py --retest OLD/report.json [--out DIR]
 
 Run it in a checkout whose files may be changed (cosmic-ray writes each mutant into the
 source file, runs the tests, and restores it): a spare `git worktree` with its own
@@ -9,6 +10,10 @@ keeps a seeded random sample of `--count` of cosmic-ray's mutants, runs the fast
 selection below on each (a mutant is killed when it fails or times out), and prints the
 kill rate and every survivor (file, line, operator, diff). The session database and a
 JSON report are left in `--out`.
+
+`--retest REPORT` runs this checkout's tests on the mutants that survived in an earlier
+report (each applied with `cosmic-ray apply`, then the file restored): how a score
+improves when tests are added, without re-running the mutants already killed.
 
 The test selection per mutant is what guards the passes and the lowering: pytest on the
 equivalence, oracle, non-idempotent, lowering and launch tests (stopping at the first
@@ -104,14 +109,47 @@ def report(session: Path) -> dict:
     return {"mutants": len(rows), "killed": killed, "rows": rows}
 
 
+def retest(old_report: Path, out: Path, timeout: float) -> int:
+    """Apply each survivor of `old_report` here, run the tests, restore the file."""
+    old = json.loads(old_report.read_text())
+    script = out / "run-tests.sh"
+    script.write_text(f"set -e\ncd {ROOT}\nexport TILEC_HYPOTHESIS_MAX=25\n{test_command()}\n")
+    rows = []
+    for r in old["rows"]:
+        if r["outcome"] == "killed":
+            continue
+        path = ROOT / r["file"]
+        original = path.read_bytes()
+        try:
+            subprocess.run(["cosmic-ray", "apply", r["file"], r["operator"], str(r["occurrence"])],
+                           cwd=ROOT, check=True, capture_output=True)
+            try:
+                ok = subprocess.run(["bash", str(script)], capture_output=True, timeout=timeout).returncode == 0
+            except subprocess.TimeoutExpired:
+                ok = False
+        finally:
+            path.write_bytes(original)
+        rows.append({**r, "outcome": "survived" if ok else "killed"})
+        print(f"{'SURVIVED' if ok else 'killed  '} {r['file']}:{r['line']} {r['operator']} #{r['occurrence']}", flush=True)
+    killed_before = old["killed"]
+    killed_now = killed_before + sum(r["outcome"] == "killed" for r in rows)
+    (out / "retest.json").write_text(json.dumps({"mutants": old["mutants"], "killed": killed_now, "rows": rows}, indent=1))
+    print(f"killed {killed_now} of {old['mutants']} ({100 * killed_now / max(1, old['mutants']):.0f}%; "
+          f"{killed_before} before these tests)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--retest", type=Path, help="an earlier report.json: re-run its survivors")
     ap.add_argument("--count", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=240.0)
     ap.add_argument("--out", type=Path, default=ROOT / "mutation-out")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.retest:
+        return retest(args.retest, args.out, args.timeout)
     cfg = args.out / "cosmic-ray.toml"
     session = args.out / "session.sqlite"
     script = args.out / "run-tests.sh"
