@@ -16,8 +16,9 @@ report (each applied with `cosmic-ray apply`, then the file restored): how a sco
 improves when tests are added, without re-running the mutants already killed.
 
 The test selection per mutant is what guards the passes and the lowering: pytest on the
-equivalence, oracle, non-idempotent, lowering and launch tests (stopping at the first
-failure), then lit on every pass's FileCheck folder. docs/testing.md records the latest
+equivalence, oracle, non-idempotent, lowering (conversions, shuffles, reductions, scans,
+gathers, masks, loops) and launch tests (stopping at the first failure), then lit on every
+pass's FileCheck folder. docs/testing.md records the latest
 score and explains each survivor.
 """
 
@@ -41,6 +42,13 @@ PYTEST = [
     "tests/unit/test_launch_checks.py",
     "tests/unit/test_remove_layout_conversions.py",
     "tests/unit/test_lower_convert_layout.py",
+    "tests/unit/test_shuffle_lowering.py",
+    "tests/unit/test_reduce_lowering.py",
+    "tests/unit/test_reduce_region.py",
+    "tests/unit/test_scan_lowering.py",
+    "tests/unit/test_gather.py",
+    "tests/unit/test_masked_load_store.py",
+    "tests/unit/test_scf_distributed.py",
 ]
 LIT = [
     "tests/filecheck/tile",
