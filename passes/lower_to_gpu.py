@@ -131,6 +131,19 @@ def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) ->
     return [list(zip(s, d)) for s, d in zip(shapes, strides)]
 
 
+def _regroup(kept: RLayout, like: cute.Layout) -> RLayout:
+    """The leaves of `kept` grouped into top-level modes as the layout `like` groups
+    its leaves (the verifier checks they are the same leaves): a slice that keeps one
+    nested mode `((4,8),..)[_, i]` is a view of the result type's modes, (4,8)."""
+    leaves = [leaf for m in kept for leaf in m]
+    out, i = [], 0
+    for m in views.modes(like):
+        n = len(views._flat(m))
+        out.append(leaves[i:i + n])
+        i += n
+    return out if i == len(leaves) else kept
+
+
 def _is_static(rl: RLayout) -> bool:
     return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
 
@@ -677,7 +690,7 @@ class _KernelLowering:
                 continue
             c = self.idx(next(it)) if p == layout.DYNAMIC else p
             base = b.add_(base, _eval_mode(b, m, c))
-        self.vals[op.result] = replace(sv, base=base, layout=kept)
+        self.vals[op.result] = replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout))
 
     def op_layout_divide(self, op: layout.DivideOp):
         sv: View = self.get(op.source)
