@@ -43,6 +43,7 @@ from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from ._gpu_builder import IndexBuilder, V, Val, index
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
+from ._tile_bounds import coord_limit
 
 SHUFFLE_CONVERSIONS = True
 """`lower-convert-layout{shuffle=auto}` reads this: conversions that stay within each warp
@@ -645,10 +646,31 @@ class _KernelLowering:
                 new_modes.append([(t, m[0][1])])
             else:
                 raise _fail(op, "tiling a hierarchical mode with dynamic values is not supported")
+        limits = [coord_limit(c) for c in op.coords]
+        if not rt.is_masked:
+            for k, (m, t, lim) in enumerate(zip(sv.layout, tile, limits)):
+                n = _mode_size(b, m)
+                if isinstance(n, int) and lim is not None and lim > n // t:
+                    raise _fail(
+                        op,
+                        f"tile coordinate {k} takes {lim} values but mode {k} of {n} "
+                        f"elements has {n // t} tiles of {t}: the last tiles lie outside "
+                        "the tensor; make the result type `masked` (they are then empty) "
+                        f"or launch {n // t} blocks along it",
+                    )
         mask = sv.mask
         if rt.is_masked:
             if mask is None:
-                bounds = _uneven_bounds(b, sv.layout, tile)
+                # an extent the tile does not divide, or a mode whose tiles an
+                # over-provisioned grid (or a dynamic coordinate) may take past the end
+                bounds = [
+                    bd if bd is not None
+                    or (lim is not None and isinstance(n, int) and lim <= n // t)
+                    else n
+                    for bd, lim, t, n in zip(
+                        _uneven_bounds(b, sv.layout, tile), limits, tile,
+                        [_mode_size(b, m) for m in sv.layout])
+                ]
                 mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
                 mask = _map_mask(mask, lambda m: Mask(
