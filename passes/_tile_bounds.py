@@ -1,4 +1,5 @@
-"""Static ranges of tile coordinates, for the lowering of `layout.tile`.
+"""Static ranges of tile coordinates and thread ids, for the lowering of `layout.tile`
+and `layout.distribute`.
 
 A tile coordinate that is a block id of a `layout.launch` whose grid extent is a
 constant (or a constant itself) has a known exclusive upper limit. The lowering uses it
@@ -25,12 +26,20 @@ def _constant(v: SSAValue) -> int | None:
 def coord_limit(v: SSAValue) -> int | None:
     """An exclusive upper bound of the index value `v` known at compile time, if any:
     a constant c gives c + 1, block id x/y/z of a launch with a constant grid extent g
-    gives g."""
+    gives g, the thread id of a launch of t threads gives t, `x % c` gives c and
+    `x & c` gives c + 1 (index values are never negative where these are used)."""
     c = _constant(v)
     if c is not None:
         return c + 1
     if isinstance(v, BlockArgument):
         launch = v.block.parent_op()
-        if isinstance(launch, LaunchOp) and v.index < 3:
-            return _constant(launch.operands[v.index])
+        if isinstance(launch, LaunchOp):
+            return _constant(launch.operands[v.index]) if v.index < 3 else launch.num_threads
+        return None
+    op = v.owner
+    if isinstance(op, arith.RemUIOp | arith.RemSIOp):
+        return _constant(op.rhs)
+    if isinstance(op, arith.AndIOp):
+        m = _constant(op.rhs)
+        return None if m is None else m + 1
     return None

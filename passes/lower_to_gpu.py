@@ -707,6 +707,15 @@ class _KernelLowering:
         rt: TensorViewType = op.result.type
         thr = op.thread_layout
         tid = self.idx(op.tid)
+        lim = coord_limit(op.tid)
+        if lim is not None and lim > thr.size():
+            raise _fail(
+                op,
+                f"the thread id takes {lim} values but the thread layout {thr} has "
+                f"{thr.size()} threads (the CPU executor refuses the others too): "
+                f"distribute by the id within a group of {thr.size()} threads "
+                f"(tid % {thr.size()}) or by a thread layout of {lim} threads",
+            )
         tco = views.thread_coord(thr, tid)
         counts = [t.size() for t in views.modes(thr)]
         base = sv.base
@@ -735,6 +744,12 @@ class _KernelLowering:
                     # threads that do not divide the view's extents: its own extents
                     # bound the fragment too, not only the tensor it was tiled from
                     mask = mask.conjoin(local)
+        if lim is None:
+            # a thread id of unknown range: threads past the layout own nothing (the
+            # CPU executor refuses them)
+            r = len(new)
+            guard = Mask([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
+            mask = guard if mask is None else mask.conjoin(guard)
         self.vals[op.result] = replace(sv, base=base, layout=new, mask=mask)
 
     def op_layout_slice(self, op: layout.SliceOp):
