@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import (
 )
 
 from .diagnostics import TilecError
+from .messages import parse_message, verify_message
 from .locations import LocatingParser, get_loc
 from .verify_cache import verify_op
 
@@ -69,8 +70,10 @@ def parse_module(
         module = _Parser(ctx, text, name, line_offset).parse_module()
     except ParseError as e:
         loc = e.span.get_location()
-        loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
         msg = "".join(c if c.isprintable() else repr(c)[1:-1] for c in e.msg.strip())
+        lines = text.splitlines()
+        msg = parse_message(msg, lines[loc.line - 1] if 0 < loc.line <= len(lines) else "")
+        loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
         if not text[e.span.start :].strip():
             msg = "unexpected end of file" + (f" ({msg})" if msg else "")
         raise TilecError(msg, loc=loc) from None
@@ -131,9 +134,7 @@ def _verify_op(op: Operation) -> None:
         op.verify_()
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
-        msg = str(e).split("\n")[0]
-        msg = msg.removeprefix("Operation does not verify: ")
-        raise TilecError(msg, op=op) from None
+        raise TilecError(verify_message(str(e)), op=op) from None
     except (ValueError, ArithmeticError, AttributeError, TypeError) as e:
         raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
 

@@ -63,6 +63,7 @@ from .layout_attrs import (
     distributed_tensor_encoding,
     element_bytes,
     threads_per_block,
+    to_linear,
 )
 
 index = IndexType()
@@ -793,14 +794,24 @@ def _check_view_matches(vt: TensorViewType, rt: TensorType) -> None:
            f"the view has shape {list(shape)} but the value has shape {list(rt.get_shape())}")
 
 
+_KIND_TEXT = {
+    "warp_shuffle": "lanes of a warp exchange elements (warp shuffles)",
+    "shared": "elements cross warps (a shared-memory round trip)",
+}
+
+
 @irdl_op_definition
 class ConvertLayoutOp(IRDLOperation):
     """The same tensor in another distributed layout (data moves between threads).
 
-        %w = layout.convert_layout %v : tensor<64x64xf32, #A> -> tensor<64x64xf32, #B>"""
+        %w = layout.convert_layout %v : tensor<64x64xf32, #A> -> tensor<64x64xf32, #B>
+        %w = layout.convert_layout %v {assert_trivial = true} : ... (registers only, or an error)"""
 
     name = "layout.convert_layout"
     source = operand_def(TensorType)
+    assert_trivial = opt_prop_def(IntegerAttr)
+    """Gluon's `assert_trivial=True`: the conversion must move no data between threads
+    (the linear layouts decide: identity or registers only), else a verifier error."""
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
     irdl_options = (ParsePropInAttrDict(),)
@@ -817,6 +828,14 @@ class ConvertLayoutOp(IRDLOperation):
         ns, nr = threads_per_block(s.encoding), threads_per_block(r.encoding)
         _check(ns == nr,
                f"both layouts must span the same number of threads: {ns} and {nr}")
+        if self.assert_trivial is not None and self.assert_trivial.value.data:
+            from .linear import conversion_kind
+
+            shape = list(s.get_shape())
+            kind = conversion_kind(to_linear(s.encoding, shape), to_linear(r.encoding, shape))
+            _check(kind in ("identity", "register"),
+                   f"assert_trivial: converting {s.encoding} to {r.encoding} is not "
+                   f"register-only: {_KIND_TEXT.get(kind, kind)}")
 
 
 @irdl_op_definition

@@ -53,6 +53,7 @@ from ._lower_compute import (
     lower_split,
 )
 from ._shuffle_plan import apply_bits, lane_offsets, span_of
+from ._tile_bounds import coord_limit
 
 SHUFFLE_CONVERSIONS = True
 """`lower-convert-layout{shuffle=auto}` reads this: conversions that stay within each warp
@@ -141,6 +142,28 @@ def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) ->
     return [list(zip(s, d)) for s, d in zip(shapes, strides)]
 
 
+def _regroup(kept: RLayout, like: cute.Layout) -> RLayout:
+    """The leaves of `kept` grouped into top-level modes as the layout `like` groups
+    its leaves (the verifier checks they are the same leaves): a slice that keeps one
+    nested mode `((4,8),..)[_, i]` is a view of the result type's modes, (4,8)."""
+    leaves = [leaf for m in kept for leaf in m]
+    out, i = [], 0
+    for m in views.modes(like):
+        n = len(views._flat(m))
+        out.append(leaves[i:i + n])
+        i += n
+    return out if i == len(leaves) else kept
+
+
+def _vec_text(v: View) -> str:
+    """A view's vector layout as CuTe writes it, for messages."""
+    if v.vec is None:
+        return "scalars"
+    shape = tuple(tuple(s for s, _ in m) if len(m) > 1 else m[0][0] for m in v.vec)
+    stride = tuple(tuple(d for _, d in m) if len(m) > 1 else m[0][1] for m in v.vec)
+    return f"vec {shape}:{stride}".replace(" ", "").replace("vec", "vec ")
+
+
 def _is_static(rl: RLayout) -> bool:
     return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
 
@@ -192,6 +215,35 @@ def _mode_coords(b: IndexBuilder, rl: RLayout, idx: Val) -> list:
             out.append(b.rem_(rest, n))
             rest = b.div_(rest, n)
     return out
+
+
+def _lane_coords(b: IndexBuilder, vec: RLayout, lane: Val, order: tuple[int, ...] | None) -> list:
+    """Per-mode coordinates of lane `lane` of a vector, the modes of `order` taken
+    fastest first (None: colexicographic, mode 0 fastest)."""
+    if order is None:
+        return _mode_coords(b, vec, lane)
+    cs = _mode_coords(b, [vec[k] for k in order], lane)
+    out: list = [0] * len(vec)
+    for k, c in zip(order, cs):
+        out[k] = c
+    return out
+
+
+def _lane_order(s: View, d: View) -> tuple[int, ...] | None:
+    """The order in which a copy takes the lanes of its vectors: the source vector's
+    modes by increasing static stride, when both sides' vectors have the same mode
+    sizes; None (colexicographic) otherwise."""
+    if s.vec is None or d.vec is None or len(s.vec) != len(d.vec):
+        return None
+    sizes = [[x for x, _ in m] for m in s.vec]
+    if sizes != [[x for x, _ in m] for m in d.vec] or len(s.vec) < 2:
+        return None
+
+    def key(k: int):
+        ds = [dd for x, dd in s.vec[k] if x != 1]
+        return min(ds) if ds and all(isinstance(dd, int) for dd in ds) else 1 << 62
+
+    return tuple(sorted(range(len(s.vec)), key=key))
 
 
 def _flat_linear(mode: list) -> bool:
@@ -646,10 +698,31 @@ class _KernelLowering:
                 new_modes.append([(t, m[0][1])])
             else:
                 raise _fail(op, "tiling a hierarchical mode with dynamic values is not supported")
+        limits = [coord_limit(c) for c in op.coords]
+        if not rt.is_masked:
+            for k, (m, t, lim) in enumerate(zip(sv.layout, tile, limits)):
+                n = _mode_size(b, m)
+                if isinstance(n, int) and lim is not None and lim > n // t:
+                    raise _fail(
+                        op,
+                        f"tile coordinate {k} takes {lim} values but mode {k} of {n} "
+                        f"elements has {n // t} tiles of {t}: the last tiles lie outside "
+                        "the tensor; make the result type `masked` (they are then empty) "
+                        f"or launch {n // t} blocks along it",
+                    )
         mask = sv.mask
         if rt.is_masked:
             if mask is None:
-                bounds = _uneven_bounds(b, sv.layout, tile)
+                # an extent the tile does not divide, or a mode whose tiles an
+                # over-provisioned grid (or a dynamic coordinate) may take past the end
+                bounds = [
+                    bd if bd is not None
+                    or (lim is not None and isinstance(n, int) and lim <= n // t)
+                    else n
+                    for bd, lim, t, n in zip(
+                        _uneven_bounds(b, sv.layout, tile), limits, tile,
+                        [_mode_size(b, m) for m in sv.layout])
+                ]
                 mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
                 mask = _map_mask(mask, lambda m: Mask(
@@ -686,6 +759,15 @@ class _KernelLowering:
         rt: TensorViewType = op.result.type
         thr = op.thread_layout
         tid = self.idx(op.tid)
+        lim = coord_limit(op.tid)
+        if lim is not None and lim > thr.size():
+            raise _fail(
+                op,
+                f"the thread id takes {lim} values but the thread layout {thr} has "
+                f"{thr.size()} threads (the CPU executor refuses the others too): "
+                f"distribute by the id within a group of {thr.size()} threads "
+                f"(tid % {thr.size()}) or by a thread layout of {lim} threads",
+            )
         tco = views.thread_coord(thr, tid)
         counts = [t.size() for t in views.modes(thr)]
         base = sv.base
@@ -714,6 +796,12 @@ class _KernelLowering:
                     # threads that do not divide the view's extents: its own extents
                     # bound the fragment too, not only the tensor it was tiled from
                     mask = mask.conjoin(local)
+        if lim is None:
+            # a thread id of unknown range: threads past the layout own nothing (the
+            # CPU executor refuses them)
+            r = len(new)
+            guard = Mask([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
+            mask = guard if mask is None else mask.conjoin(guard)
         self.vals[op.result] = replace(sv, base=base, layout=new, mask=mask)
 
     def op_layout_slice(self, op: layout.SliceOp):
@@ -729,7 +817,7 @@ class _KernelLowering:
                 continue
             c = self.idx(next(it)) if p == layout.DYNAMIC else p
             base = b.add_(base, _eval_mode(b, m, c))
-        self.vals[op.result] = replace(sv, base=base, layout=kept)
+        self.vals[op.result] = replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout))
 
     def op_layout_divide(self, op: layout.DivideOp):
         sv: View = self.get(op.source)
@@ -1675,34 +1763,47 @@ class _KernelLowering:
         self.copy(op, asynchronous=True)
         self.b.add(cuda.CpAsyncCommitOp())
 
-    def _vec_info(self, v: View) -> tuple[int, bool]:
-        """(lanes, whether lanes are contiguous and every vector is aligned)."""
+    def _vec_info(self, v: View, order: tuple[int, ...] | None = None) -> tuple[int, int]:
+        """(lanes, run): `run` is the widest access (a power of two) that every vector of
+        the view is made of: its lanes come in aligned groups of `run` contiguous
+        elements (a 2x2 vector of a row-major tile is two runs of 2). Lanes 0 (dynamic
+        vector layouts) and run 1 when nothing wider is safe."""
         if v.vec is None:
-            return 1, True
+            return 1, 1
         b = self.b
         n = 1
         for m in v.vec:
             for s, _ in m:
                 if not isinstance(s, int):
-                    return 0, False
+                    return 0, 1
                 n *= s
         offs = []
         for j in range(n):
-            o = _eval_coords(b, v.vec, _mode_coords(b, v.vec, j))
+            o = _eval_coords(b, v.vec, _lane_coords(b, v.vec, j, order))
             if not isinstance(o, int):
-                return n, False
+                return n, 1
             offs.append(o)
-        if offs != list(range(n)) or v.swizzle is not None:
-            return n, False
+        if v.swizzle is not None:
+            return n, 1
         eb = element_bytes(v.elem)
-        if n * eb > 16 or n & (n - 1) or v.align % (n * eb) and v.space == "gmem":
-            return n, False
         g = b.div_of(v.base) if not isinstance(v.base, int) else (v.base or 1 << 30)
         for m in v.layout:
             for _, d in m:
                 g = gcd(g, d if isinstance(d, int) else b.div_of(d))
         g = gcd(g, v.swz_off or 1 << 30)
-        return n, g % n == 0
+
+        def fits(k: int) -> bool:
+            if n % k or k * eb > 16 or g % k or (v.space == "gmem" and v.align % (k * eb)):
+                return False
+            return all(
+                offs[q] % k == 0 and offs[q:q + k] == list(range(offs[q], offs[q] + k))
+                for q in range(0, n, k)
+            )
+
+        run = 1
+        while fits(run * 2):
+            run *= 2
+        return n, run
 
     def copy(self, op, asynchronous: bool):
         s: View = self.get(op.source)
@@ -1724,8 +1825,12 @@ class _KernelLowering:
                 for sz, _ in m:
                     if not isinstance(sz, int):
                         raise _fail(op, "copies of views with dynamic extents must be tiled first")
-        ns, s_ok = self._vec_info(s)
-        nd, d_ok = self._vec_info(d)
+        # lanes of a vector are taken fastest-stride mode first when both sides have
+        # vectors of the same shape (the pairing of lanes is unchanged), so that a 2x2
+        # vector of row-major tiles is two runs of 2 contiguous lanes
+        order = _lane_order(s, d)
+        ns, rs = self._vec_info(s, order)
+        nd, rd = self._vec_info(d, order)
         if ns == 0 or nd == 0:
             raise _fail(op, "vectorized views need static vector layouts")
         outer_s = 1
@@ -1733,16 +1838,17 @@ class _KernelLowering:
             outer_s *= _mode_size(b, m)
         total = outer_s * ns
         eb = element_bytes(s.elem)
-        if asynchronous:
-            if ns != nd or not (s_ok and d_ok):
-                raise _fail(op, "copy_async needs equal, contiguous and aligned vectors on both sides")
-            if ns * eb not in (4, 8, 16):
-                raise _fail(op, f"copy_async moves 4, 8 or 16 bytes per element, got {ns * eb}")
-        # chunk: number of scalars moved per step
-        if ns == nd and s_ok and d_ok:
-            chunk = ns
-        else:
-            chunk = 1
+        # chunk: number of scalars moved per access, the widest run both sides share
+        # (a 2x2 vector of row-major tiles moves as two 2-element accesses)
+        chunk = min(rs, rd)
+        if asynchronous and chunk * eb not in (4, 8, 16):
+            raise _fail(
+                op,
+                f"copy_async of {ns}-element vectors ({_vec_text(s)}) into {nd}-element "
+                f"vectors ({_vec_text(d)}): their common contiguous, aligned run is "
+                f"{chunk} element(s) = {chunk * eb} bytes, and cp.async moves 4, 8 or 16 "
+                "bytes; vectorize along the contiguous mode",
+            )
         steps = total // chunk
 
         def body(i: Val):
@@ -1754,7 +1860,7 @@ class _KernelLowering:
                 inner = _eval_coords(b, v.layout, coords)
                 lanes = None
                 if v.vec is not None:
-                    lanes = _mode_coords(b, v.vec, lane)
+                    lanes = _lane_coords(b, v.vec, lane, order)
                     inner = b.add_(inner, _eval_coords(b, v.vec, lanes))
                 return self._offset(v, inner), self._valid(v, coords, lanes)
 
@@ -1762,7 +1868,7 @@ class _KernelLowering:
             if chunk > 1:
                 so, sv_ = locate(s, ns, e0)
                 do, dv_ = locate(d, nd, e0)
-                lane_ok = [b.land(self._lane_valid(s, e0, j, ns), self._lane_valid(d, e0, j, nd)) for j in range(chunk)]
+                lane_ok = [b.land(self._lane_valid(s, e0, j, ns, order), self._lane_valid(d, e0, j, nd, order)) for j in range(chunk)]
                 cond = b.land(sv_, dv_)
                 if asynchronous:
                     self._guarded(b.land(cond, self._all(lane_ok)), lambda: b.add(cuda.CpAsyncOp(d.mem, b.ssa(do), s.mem, b.ssa(so), chunk * eb)))
@@ -1809,15 +1915,17 @@ class _KernelLowering:
                 body(V(b, blk.args[0]))
                 b.add(scf.YieldOp())
 
-    def _lane_valid(self, v: View, e0: Val, j: int, n: int) -> Val:
+    def _lane_valid(self, v: View, e0: Val, j: int, n: int, order=None) -> Val:
+        """Whether scalar e0 + j (e0 a multiple of the chunk, which divides n) exists."""
         if v.mask is None:
             return True
         b = self.b
         if v.vec is None:
             return True
-        oi = b.div_(e0, n)
+        e = b.add_(e0, j)
+        oi = b.div_(e, n)
         coords = _mode_coords(b, v.layout, oi)
-        lanes = _mode_coords(b, v.vec, j)
+        lanes = _lane_coords(b, v.vec, b.rem_(e, n), order)
         return self._valid(v, coords, lanes)
 
     def _all(self, cs: list) -> Val:

@@ -175,12 +175,34 @@ class VectorizePass(ModulePass):
         memo: dict = {}
         if not (depends_on_thread(copy.source, memo) or depends_on_thread(copy.dest, memo)):
             return  # block level: every thread would issue the whole copy
-        if st.vector_size * element_bytes(st.element_type) not in ASYNC_BYTES:
-            return
+        eb = element_bytes(st.element_type)
+        if min(_contiguous_run(st), _contiguous_run(dt)) * eb not in ASYNC_BYTES:
+            return  # e.g. 2x1 vectors of f16: no cp.async moves them; stays a copy
         a = CopyAsyncOp(copy.source, copy.dest)
         w = AsyncWaitOp(0)
         copy_loc(copy, a, w)
         Rewriter.replace_op(copy, [a, w], [])
+
+
+def _contiguous_run(t) -> int:
+    """The widest power of two k such that the lanes of each vector of the view come in
+    groups of k contiguous elements starting at multiples of k (a 2x2 vector of a
+    row-major tile: 2). The lowering moves each group with one access (one cp.async)."""
+    if t.vec_layout is None:
+        return 1
+    offs = [int(o) for o in views.offsets(t.vec_layout)]
+    n = len(offs)
+
+    def fits(k: int) -> bool:
+        return n % k == 0 and all(
+            offs[q] % k == 0 and offs[q:q + k] == list(range(offs[q], offs[q] + k))
+            for q in range(0, n, k)
+        )
+
+    k = 1
+    while k * 2 <= n and fits(k * 2):
+        k *= 2
+    return k
 
 
 def _thread_stride(mode: cute.Layout) -> float:

@@ -40,7 +40,9 @@ def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_gpu_cli(module: ModuleOp, seed: int = 0, check: bool = False) -> str:
+def run_gpu_cli(
+    module: ModuleOp, seed: int = 0, check: bool = False, values: dict[str, int] | None = None
+) -> str:
     """Run each host function on the GPU with the reference executor's random inputs
     (outputs poisoned); with `check`, compare every buffer with the CPU reference
     executor: bit for bit, or, where the program calls inexact `math` functions,
@@ -66,7 +68,7 @@ def run_gpu_cli(module: ModuleOp, seed: int = 0, check: bool = False) -> str:
         # sizes of dynamic buffers are known at the layout level (views' cosizes and
         # the tilec.args values), not from the lowered memref<?x...> arguments
         source = module if name in {f.sym_name.data for f in host_functions(module)} else lowered
-        inputs = random_inputs(source, seed, name)
+        inputs = random_inputs(source, seed, name, args=values, sizes=values)
         kernel = Kernel(lowered, function=name)
         args = []
         for arg_name in _arg_names(fn):

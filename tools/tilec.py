@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
     p.add_argument("--run", choices=("cpu", "gpu"), help="run each function on random inputs")
     p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=INT",
+                   help="with --run or --check-equivalence: the value of index argument %%NAME, or "
+                        "the number of elements of buffer %%NAME where the IR does not fix it "
+                        "(repeatable; overrides the function's tilec.args attribute)")
     p.add_argument("--check", action="store_true", help="with --run gpu: compare with the CPU reference executor")
     p.add_argument("--check-equivalence", action="store_true",
                    help="run the program before and after the pipeline on the same inputs and compare")
@@ -90,14 +94,34 @@ def list_passes() -> str:
     return "\n".join(lines) + "\n"
 
 
+def parse_arg_values(items: list[str]) -> dict[str, int]:
+    """`--arg NAME=INT` values: index arguments and buffer sizes by argument name."""
+    from tilec.compiler.diagnostics import TilecError
+
+    out: dict[str, int] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip().removeprefix("%")
+        try:
+            n = int(value, 0)
+        except ValueError:
+            n = None
+        if not eq or not name or n is None:
+            raise TilecError(f"--arg {item}: expected NAME=INT, e.g. --arg n=1024")
+        out[name] = n
+    return out
+
+
 def process_chunk(args, chunk: Chunk, name: str, out) -> None:
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
     module = parse_module(chunk.text, name, line_offset=chunk.line_offset)
+    values = parse_arg_values(args.arg)
     if args.check_equivalence:
         from tilec.runtime.reference.cli import check_equivalence_cli
 
-        out.write(check_equivalence_cli(module, args.passes, seed=args.seed, each=args.check_each))
+        out.write(check_equivalence_cli(module, args.passes, seed=args.seed, each=args.check_each,
+                                        values=values))
         return
     if args.passes:
         timings: list[tuple[str, float]] | None = [] if args.time_passes else None
@@ -111,12 +135,12 @@ def process_chunk(args, chunk: Chunk, name: str, out) -> None:
     if args.run == "cpu":
         from tilec.runtime.reference.cli import run_cpu_cli
 
-        out.write(run_cpu_cli(module, seed=args.seed))
+        out.write(run_cpu_cli(module, seed=args.seed, values=values))
         return
     if args.run == "gpu":
         from tilec.runtime.cli import run_gpu_cli
 
-        out.write(run_gpu_cli(module, seed=args.seed, check=args.check))
+        out.write(run_gpu_cli(module, seed=args.seed, check=args.check, values=values))
         return
     if args.compile_only:
         from tilec.runtime.cli import compile_only_cli

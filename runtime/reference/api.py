@@ -296,17 +296,22 @@ def random_inputs(
     effects = buffer_effects(module, fn)
     known = buffer_sizes(module, fn, scalars)
     out: dict[str, Any] = {}
+    # index arguments first: buffer sizes may depend on them
     for name, arg in zip(arg_names(fn), fn.body.block.args):
         t = arg.type
         if not is_buffer_type(t):
             if name not in scalars:
                 raise ExecutionError(
                     fn,
-                    f"argument %{name} : {t} needs a value: pass args={{'{name}': ...}} "
-                    f"or give @{fn.sym_name.data} a {ARGS_ATTR} attribute",
+                    f"argument %{name} : {t} needs a value: give it with `--arg {name}=N` "
+                    f"(tilec), args={{'{name}': N}} (Python) or an attribute "
+                    f"{ARGS_ATTR} = {{{name} = N : index}} on @{fn.sym_name.data}",
                 )
             v = scalars[name]
             out[name] = dtype_of(t).type(v) if isinstance(v, float) else v
+    for name, arg in zip(arg_names(fn), fn.body.block.args):
+        t = arg.type
+        if not is_buffer_type(t):
             continue
         n = (sizes or {}).get(name)
         if n is None:
@@ -316,8 +321,10 @@ def random_inputs(
         if n is None:
             raise ExecutionError(
                 fn,
-                f"the size of buffer %{name} : {t} is not known from the IR: pass "
-                f"sizes={{'{name}': ...}} or put it in a {ARGS_ATTR} attribute",
+                f"the number of elements of buffer %{name} : {t} is not known from the "
+                f"IR: give it with `--arg {name}=N` (tilec), sizes={{'{name}': N}} "
+                f"(Python) or an attribute {ARGS_ATTR} = {{{name} = N : index}} on "
+                f"@{fn.sym_name.data}",
             )
         if n > MAX_ELEMENTS:
             raise ExecutionError(

@@ -50,13 +50,14 @@ def _describe(name: str, a: np.ndarray, role: str) -> str:
     return text
 
 
-def run_cpu_cli(module: ModuleOp, seed: int = 0) -> str:
-    """Run each host function on random inputs (`random_inputs(module, seed)`) and
-    summarise its buffers."""
+def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None = None) -> str:
+    """Run each host function on random inputs (`random_inputs(module, seed)`; `values`,
+    from `--arg NAME=INT`, give index arguments and buffer sizes) and summarise its
+    buffers."""
     lines = []
     for name in _roots(module):
         fn = entry_function(module, name)
-        inputs = random_inputs(module, seed, name)
+        inputs = random_inputs(module, seed, name, args=values, sizes=values)
         out = run(module, inputs, name)
         effects = buffer_effects(module, fn)
         lines.append(f"// @{name} on the CPU reference executor (seed {seed}): ok")
@@ -96,7 +97,10 @@ def _split_passes(spec: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def check_equivalence_cli(module: ModuleOp, passes: str, seed: int = 0, each: bool = False) -> str:
+def check_equivalence_cli(
+    module: ModuleOp, passes: str, seed: int = 0, each: bool = False,
+    values: dict[str, int] | None = None,
+) -> str:
     """Run `module` before and after `passes` (after each pass, with `each`) on the same
     random inputs; a difference is a TilecError naming the pass, the buffer, the
     element and both values."""
@@ -112,7 +116,7 @@ def check_equivalence_cli(module: ModuleOp, passes: str, seed: int = 0, each: bo
         for step in steps:
             run_pipeline(after, step)
             done.append(step)
-            report = check_equivalence(module, after, seed, name)
+            report = check_equivalence(module, after, seed, name, args=values, sizes=values)
             where = ",".join(done)
             if not report:
                 raise TilecError(f"@{name} is not equivalent after '{where}' (seed {seed}): "

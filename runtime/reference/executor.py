@@ -273,7 +273,12 @@ def check_launch_size(
         # Operand views too: a view made outside the launch and copied inside it is
         # accessed once per block. (A kernel's global buffers, memref operands, are not
         # materialised per block or thread.)
-        viewed = [v for v in inner.operands if isinstance(v.type, TensorViewType)]
+        # An op that makes a view (a tile of the whole tensor) only reads its
+        # operand's layout: its result, not the operand, is what each block accesses.
+        makes_view = any(isinstance(r.type, TensorViewType) for r in inner.results)
+        viewed = [] if makes_view else [
+            v for v in inner.operands if isinstance(v.type, TensorViewType)
+        ]
         for r in (*inner.results, *viewed):
             sized = value_elements(r.type)
             if sized is None:
@@ -281,12 +286,15 @@ def check_launch_size(
             n, per_thread = sized
             total = n * (threads if per_thread else blocks)
             if total > MAX_LAUNCH_ELEMENTS:
+                what = "its result" if r in inner.results else "its operand"
                 raise ExecutionError(
                     inner,
-                    f"{n} elements {'per thread' if per_thread else 'per block'} over "
+                    f"{what} {r.type} has {n} elements, accessed by each of the "
                     f"{threads if per_thread else blocks} "
-                    f"{'threads' if per_thread else 'blocks'} is too large for the CPU "
-                    f"reference executor (at most {MAX_LAUNCH_ELEMENTS} in all)",
+                    f"{'threads' if per_thread else 'blocks'}: {total} in all is too "
+                    f"large for the CPU reference executor (at most "
+                    f"{MAX_LAUNCH_ELEMENTS}); run a smaller instance (--arg) or check "
+                    "it with --run gpu",
                 )
 
 

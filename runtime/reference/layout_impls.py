@@ -480,8 +480,9 @@ class LayoutFunctions(InterpreterFunctions):
             ci = np.asarray(c, dtype=np.int64)
             n = int(m.size())
             start = ci * t
-            limit = n if op.result.type.is_masked else n - t + 1
-            bad = (ci < 0) | (start >= limit) if op.result.type.is_masked else (ci < 0) | (start >= limit)
+            # a masked tile may lie wholly past the end (an over-provisioned grid): it
+            # is then empty; an unmasked one must lie inside
+            bad = (ci < 0) if op.result.type.is_masked else (ci < 0) | (start >= n - t + 1)
             if grid is not None and np.ndim(bad) and grid.mask is not None:
                 bad = bad & grid.mask
             if np.any(bad):
@@ -491,7 +492,9 @@ class LayoutFunctions(InterpreterFunctions):
                 raise ExecutionError(
                     op,
                     f"{who}tile coordinate {cv} of mode {k} is out of range: tiles of "
-                    f"{t} of a mode of {n} elements",
+                    f"{t} of a mode of {n} elements"
+                    + ("" if op.result.type.is_masked else
+                       " (a `masked` result type makes tiles past the end empty)"),
                 )
             base = base + _mode_offset(m, np.where(start < n, start, 0) if np.ndim(start) else (start if start < n else 0))
         mask = None

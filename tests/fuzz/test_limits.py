@@ -56,7 +56,7 @@ LAUNCH = """func.func @f(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
     "grid, threads, message",
     [
         ("1048576", "1024", "a launch of 1073741824 threads"),  # 2^30 threads
-        ("1048576", "1", "is too large for the CPU reference executor (at most 268435456 in all)"),
+        ("1048576", "1", "is too large for the CPU reference executor (at most 268435456)"),
     ],
 )
 def test_executor_refuses_launches_too_large_to_simulate(grid, threads, message):
