@@ -683,7 +683,8 @@ def test_index_arguments_need_values():
 
 def test_dynamic_buffer_size_must_be_given():
     m = parse_gpu(TAIL.substitute(n=100, cmp="slt"))
-    with pytest.raises(ExecutionError, match="size of buffer %src"):
+    with pytest.raises(ExecutionError, match=r"number of elements of buffer %src : memref<\?xf32> is not known "
+                       r"from the IR: give it with `--arg src=N` \(tilec\), sizes=\{'src': N\} \(Python\)"):
         random_inputs(m, 0)
 
 
