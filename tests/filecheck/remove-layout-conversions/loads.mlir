@@ -9,6 +9,7 @@
 // EQ: @reload_twice: equivalent
 // EQ: @big_load_anchor: equivalent
 // EQ: @reload_masked: equivalent
+// EQ: @reload_vector: equivalent after
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #B = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
@@ -101,6 +102,29 @@ func.func @reload_masked(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
     %x = layout.load %a, %z : f32 mask %m : tensor<32xi1, #SA> : !G1 -> tensor<32xf32, #SA>
     %y = layout.convert_layout %x : tensor<32xf32, #SA> -> tensor<32xf32, #SB>
     layout.store %y, %b : tensor<32xf32, #SB>, !G1
+  }
+  func.return
+}
+
+// A re-issued load drops the vector width chosen for the first load's layout (4 floats
+// per thread there, 1 in the wanted layout): the new load is scalar.
+#V4 = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#V1 = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+!G64 = !layout.tensor<f32, #layout.cute<(64):(1)>, gmem>
+// CHECK-LABEL: func.func @reload_vector
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         layout.load %{{[a-z0-9]+}} : !layout.tensor<f32, #layout.cute<(64):(1)>, gmem> -> tensor<64xf32, #layout.blocked<{sizePerThread = [1]
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         func.return
+func.func @reload_vector(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !G64
+  %b = layout.view %q : !layout.ptr<f32, align 16> -> !G64
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %x = layout.load %a {vector = 4 : i64} : !G64 -> tensor<64xf32, #V4>
+    %y = layout.convert_layout %x : tensor<64xf32, #V4> -> tensor<64xf32, #V1>
+    layout.store %y, %b : tensor<64xf32, #V1>, !G64
   }
   func.return
 }
