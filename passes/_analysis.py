@@ -99,14 +99,6 @@ def source_chain(v: SSAValue) -> Iterator[Operation]:
             return
 
 
-def root_op(v: SSAValue) -> Operation | None:
-    """The `layout.view` or `layout.alloc` that a view is made from, if any."""
-    last = None
-    for op in source_chain(v):
-        last = op
-    return last if isinstance(last, ViewOp | AllocOp) else None
-
-
 def depends_on_thread(v: SSAValue, memo: dict | None = None) -> bool:
     """Whether a value depends on the thread id of an enclosing `layout.launch`."""
     memo = {} if memo is None else memo
