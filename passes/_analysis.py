@@ -11,7 +11,6 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
-    AllocOp,
     DistributeOp,
     DivideOp,
     LaunchOp,
@@ -19,7 +18,6 @@ from tilec.dialects.layout import (
     SliceOp,
     TileOp,
     VectorizeOp,
-    ViewOp,
 )
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, TensorViewType
 
