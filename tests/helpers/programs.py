@@ -38,3 +38,31 @@ func.func @cvt(%p: !layout.ptr<{et}>, %q: !layout.ptr<{et}>) {{
   func.return
 }}
 """
+
+
+def one_block_program(
+    name: str, et: str, src_view: str, dst_view: str, threads: int, body: str,
+    *, twice: bool = False, preamble: str = "",
+) -> str:
+    """@name(%src, %dst): views %a of %src and %b of %dst (pointers to `et`), and one
+    block of `threads` that runs `body` (which may use %a, %b and %c1). With `twice`, the
+    body runs in an `scf.for` of two iterations (induction variable %it), so buffers and
+    registers are reused across iterations. `preamble` (attribute and type aliases) goes
+    before the function."""
+    if twice:
+        body = f"""
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    scf.for %it = %c0 to %c2 step %c1 {{{body}
+    }}"""
+    return f"""{preamble}
+func.func @{name}(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
+  %a = layout.view %src : !layout.ptr<{et}> -> {src_view}
+  %b = layout.view %dst : !layout.ptr<{et}> -> {dst_view}
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):{body}
+  }}
+  func.return
+}}
+"""

@@ -15,6 +15,7 @@ from tilec.runtime.reference import ExecutionError, run
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import one_block_program
 
 
 def gather_program(src_enc: str, idx_enc: str, mul: int = 7, in_loop: bool = False) -> str:
@@ -31,28 +32,13 @@ def gather_program(src_enc: str, idx_enc: str, mul: int = 7, in_loop: bool = Fal
     %idx = layout.broadcast %j2 : tensor<1x32xi32, #i> -> tensor<8x32xi32, #i>
     %g = layout.gather %x[%idx] {{axis = 1 : i64}} : tensor<8x64xf32, #s>, tensor<8x32xi32, #i> -> tensor<8x32xf32, #i>
     layout.store %g, %b : tensor<8x32xf32, #i>, !D"""
-    if in_loop:
-        body = f"""
-    %c0 = arith.constant 0 : index
-    %c2 = arith.constant 2 : index
-    scf.for %it = %c0 to %c2 step %c1 {{{body}
-    }}"""
-    return f"""
+    preamble = f"""
 #s = {src_enc}
 #i = {idx_enc}
 #ic = #layout.slice<{{dim = 0, parent = #i}}>
 !S = !layout.tensor<f32, #layout.cute<(8,64):(64,1)>, gmem>
-!D = !layout.tensor<f32, #layout.cute<(8,32):(32,1)>, gmem>
-func.func @gather(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {{
-  %a = layout.view %src : !layout.ptr<f32> -> !S
-  %b = layout.view %dst : !layout.ptr<f32> -> !D
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):{body}
-  }}
-  func.return
-}}
-"""
+!D = !layout.tensor<f32, #layout.cute<(8,32):(32,1)>, gmem>"""
+    return one_block_program("gather", "f32", "!S", "!D", 128, body, twice=in_loop, preamble=preamble)
 
 
 ROWS = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"

@@ -16,7 +16,7 @@ from tilec.dialects.distributed import BlockedLayout
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr
+from helpers.programs import blocked_attr, one_block_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -47,23 +47,8 @@ def reduce_program(shape, blocked, threads, et, axis, kind, in_loop) -> str:
     %v = layout.load %a : {g} -> {t}
     %s = layout.reduce %v {{axis = {axis} : i64, kind = "{kind}"}} : {t} -> {r}
     layout.store %s, %b : {r}, {out}"""
-    if in_loop:  # the same reduction twice: the buffer is reused across iterations
-        body = f"""
-    %c0 = arith.constant 0 : index
-    %c2 = arith.constant 2 : index
-    scf.for %i = %c0 to %c2 step %c1 {{{body}
-    }}"""
-    return f"""
-func.func @red(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %src : !layout.ptr<{et}> -> {g}
-  %b = layout.view %dst : !layout.ptr<{et}> -> {out}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):{body}
-  }}
-  func.return
-}}
-"""
+    # in_loop: the same reduction twice, so the shared buffer is reused across iterations
+    return one_block_program("red", et, g, out, threads, body, twice=in_loop)
 
 
 def _warp_steps(shape, blocked, axis) -> int:

@@ -22,7 +22,7 @@ from tilec.runtime.reference import run
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr
+from helpers.programs import blocked_attr, one_block_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -37,23 +37,7 @@ def scan_program(shape, blocked, threads, et, axis, kind, reverse=False, in_loop
     %v = layout.load %a : {g} -> {t}
     %s = layout.scan %v {{axis = {axis} : i64, kind = "{kind}"{rev}}} : {t}
     layout.store %s, %b : {t}, {g}"""
-    if in_loop:
-        body = f"""
-    %c0 = arith.constant 0 : index
-    %c2 = arith.constant 2 : index
-    scf.for %i = %c0 to %c2 step %c1 {{{body}
-    }}"""
-    return f"""
-func.func @scan(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %src : !layout.ptr<{et}> -> {g}
-  %b = layout.view %dst : !layout.ptr<{et}> -> {g}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):{body}
-  }}
-  func.return
-}}
-"""
+    return one_block_program("scan", et, g, g, threads, body, twice=in_loop)
 
 
 def _plan(shape, blocked, axis):
