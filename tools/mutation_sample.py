@@ -73,6 +73,14 @@ def test_command() -> str:
     )
 
 
+def write_test_script(out: Path) -> Path:
+    """The shell script each mutant runs: the selection above, with at most 25
+    hypothesis inputs per budgeted test (TILEC_HYPOTHESIS_MAX)."""
+    script = out / "run-tests.sh"
+    script.write_text(f"set -e\ncd {ROOT}\nexport TILEC_HYPOTHESIS_MAX=25\n{test_command()}\n")
+    return script
+
+
 def config_text(timeout: float, script: Path) -> str:
     modules = ", ".join(json.dumps(m) for m in MUTATED)
     return f"""[cosmic-ray]
@@ -120,8 +128,7 @@ def report(session: Path) -> dict:
 def retest(old_report: Path, out: Path, timeout: float) -> int:
     """Apply each survivor of `old_report` here, run the tests, restore the file."""
     old = json.loads(old_report.read_text())
-    script = out / "run-tests.sh"
-    script.write_text(f"set -e\ncd {ROOT}\nexport TILEC_HYPOTHESIS_MAX=25\n{test_command()}\n")
+    script = write_test_script(out)
     rows = []
     for r in old["rows"]:
         if r["outcome"] == "killed":
@@ -160,9 +167,7 @@ def main() -> int:
         return retest(args.retest, args.out, args.timeout)
     cfg = args.out / "cosmic-ray.toml"
     session = args.out / "session.sqlite"
-    script = args.out / "run-tests.sh"
-    # Hypothesis tests that use helpers.budget.examples draw at most 25 inputs per mutant.
-    script.write_text(f"set -e\ncd {ROOT}\nexport TILEC_HYPOTHESIS_MAX=25\n{test_command()}\n")
+    script = write_test_script(args.out)
     cfg.write_text(config_text(args.timeout, script))
     # cosmic-ray counts a failing test run as a killed mutant: the unmutated code must pass.
     if subprocess.run(["bash", str(script)], capture_output=True).returncode != 0:

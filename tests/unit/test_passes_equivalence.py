@@ -229,12 +229,17 @@ _NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8
 
 def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int = 16, seed: int = 0):
     """The independent oracle (helpers.copy_oracle: the layouts' text and plain index
-    arithmetic, no tilec code) against the reference executor, before and after
-    `pipeline`, and against `LayoutOracle` after it; the destination starts random, so
-    an element written that should not be, or not written, shows."""
-    from helpers.copy_oracle import cosize, expected_copy
+    arithmetic, no tilec code) against the reference executor before `pipeline`, after
+    it, and after lowering it to the GPU level (when it distributes), and against
+    `LayoutOracle` after it; the destination starts random, so an element written that
+    should not be, or not written, shows. Each run after the pipeline is audited: it
+    writes exactly the destination view's footprint. At the layout level a store of a
+    replicated (broadcast) tensor is written by each owner, by definition; after
+    lower-to-gpu (which decides who stores) every element is written by one thread only
+    (a strict audit)."""
+    from helpers.copy_oracle import cosize, expected_copy, offsets
 
-    from tilec.runtime.reference import run
+    from tilec.runtime.reference import audit_writes, run
 
     rng = np.random.default_rng(seed)
     dtype = _NUMPY[ty]
@@ -248,18 +253,9 @@ def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int 
     a, b = buffer(src), buffer(dst)
     want = expected_copy(src, dst, a, b)
     text = copy_program(src, dst, ty, align)
+    got = run(parse_module(text), {"src": a, "dst": b})["dst"]
+    assert np.array_equal(got, want), "before: dst differs from NumPy's copy"
     after = run_pipeline(parse_module(text), pipeline)
-    for name, module in (("before", parse_module(text)), ("after", after)):
-        got = run(module, {"src": a, "dst": b})["dst"]
-        assert np.array_equal(got, want), f"{name} {pipeline}: dst differs from NumPy's copy"
-    # What is written: exactly the destination view's footprint. At the layout level a
-    # store of a replicated (broadcast) tensor is written by each owner, by definition;
-    # after lower-to-gpu (which decides who stores) every element is written by one
-    # thread only (a strict audit).
-    from helpers.copy_oracle import offsets
-
-    from tilec.runtime.reference import audit_writes
-
     footprint = np.zeros(b.shape[0], bool)
     footprint[offsets(dst).ravel()] = True
     levels = [("layout level", after, False)]
