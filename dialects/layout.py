@@ -1033,12 +1033,14 @@ class ReduceOp(IRDLOperation):
         _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
-from .layout_compute import COMPUTE_OPS  # noqa: E402  (ops of the dialect in their own module)
+from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
+from .layout_compute import COMPUTE_OPS  # noqa: E402
 
 Layout = Dialect(
     "layout",
     [
         *COMPUTE_OPS,
+        *ACCESS_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,
