@@ -421,3 +421,15 @@ def test_algebra_is_fast():
     }
     for name, t in times.items():
         assert t < 1e-3, f"{name} takes {t * 1e6:.0f} us"
+
+
+def test_a_bare_shape_is_compact_column_major():
+    """CuTe's `make_layout(shape)` / `make_tensor(ptr, Int<8>{})`: LayoutLeft strides,
+    as the `#layout.cute<shape>` attribute reads it (issue 18)."""
+    assert cute.parse_layout("8") == cute.Layout(8, 1)
+    assert cute.parse_layout("(4,8)") == cute.Layout((4, 8), (1, 4))
+    assert cute.parse_layout("((2,2),8)") == cute.Layout(((2, 2), 8), ((1, 2), 4))
+    import tilec
+
+    p = tilec.Program("f")
+    assert str(p.view(p.pointer("a", "f32"), "(4,8)").type.cute_layout) == "(4,8):(1,4)"
