@@ -53,7 +53,7 @@ def test_parse_accepts_cute_spelling_and_spaces():
 
 @pytest.mark.parametrize("text, fragment", [
     ("(4,8):(1)", "not congruent"),
-    ("(4,8)", "expected ':'"),
+    ("(4,8) 3", "end of text"),  # a bare shape is a layout (LayoutLeft); what follows it is not
     ("(4,8:(1,4)", "expected ',' or ')'"),
     ("(4,8):(1,4) x", "end of text"),
     ("(0,8):(1,4)", "positive"),
