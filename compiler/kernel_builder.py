@@ -30,6 +30,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
+from tilec.dialects import thread_ids as ti
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.support.diagnostics import TilecError
 
@@ -131,6 +132,14 @@ class Launch:
     bz: Value
     tid: Value
 
+    def thread_idx(self, dim: str) -> Value:
+        """Mojo's `thread_idx.x` (`dim` "x", "y" or "z") in the block's shape."""
+        return self.tid.program.insert(ti.ThreadIdxOp(dim)).results[0]
+
+    def global_idx(self, dim: str) -> Value:
+        """Mojo's `global_idx.x`: block id * block extent + thread coordinate."""
+        return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
+
 
 class KernelBuilding:
     """The kernel-level methods of `Program` (a mixin over its `_builder`)."""
@@ -166,10 +175,12 @@ class KernelBuilding:
             self._builder.insertion_point = saved
 
     @contextmanager
-    def launch(self, grid: Sequence[int | Value] = (1, 1, 1), threads: int = 128) -> Iterator[Launch]:
-        """`layout.launch grid(...) threads(n)`: what the body builds runs per thread."""
+    def launch(self, grid: Sequence[int | Value] = (1, 1, 1),
+               threads: int | Sequence[int] = 128) -> Iterator[Launch]:
+        """`layout.launch grid(...) threads(n)` (or a 2-D/3-D block shape, `(8, 8)`): what
+        the body builds runs per thread."""
         dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
-        op = layout.LaunchOp(dims, threads)
+        op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
         self._builder.insert(op)
         body = op.body.block
         names = ("bx", "by", "bz", "tid")

@@ -14,9 +14,8 @@ import tilec
 
 p = tilec.Program("initialize_tensor")
 tensor = p.view(p.pointer("buf", "f32", align=4), "(32,8):(8,1)")
-with p.launch(grid=(4, 4, 1), threads=64) as k:  # the seed's block is (8, 8): tid = 8 * y + x
-    gx = k.bx * 8 + k.tid % 8
-    gy = k.by * 8 + k.tid // 8
+with p.launch(grid=(4, 4, 1), threads=(8, 8)) as k:  # grid_dim=(4, 4), block_dim=(8, 8)
+    gx, gy = k.global_idx("x"), k.global_idx("y")  # global_idx.x, global_idx.y
     with p.if_((gx < 32) & (gy < 8)):
         tensor[gx, gy] = tensor[gx, gy] + 1.0
 

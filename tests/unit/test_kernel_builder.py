@@ -22,9 +22,8 @@ def initialize_tensor():
     """Seed 000's first kernel, as examples/mojo_initialize_tensor.mlir writes it."""
     p = tilec.Program("initialize_tensor")
     tensor = p.view(p.pointer("buf", "f32", align=4), "(32,8):(8,1)")
-    with p.launch(grid=(4, 4, 1), threads=64) as k:
-        gx = k.bx * 8 + k.tid % 8
-        gy = k.by * 8 + k.tid // 8
+    with p.launch(grid=(4, 4, 1), threads=(8, 8)) as k:
+        gx, gy = k.global_idx("x"), k.global_idx("y")
         with p.if_((gx < 32) & (gy < 8)):
             tensor[gx, gy] = tensor[gx, gy] + 1.0
     return p.module
