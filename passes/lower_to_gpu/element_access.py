@@ -9,10 +9,11 @@ from __future__ import annotations
 from xdsl.dialects.builtin import VectorType
 
 from tilec.dialects import layout_access as la
+from tilec.dialects import views
 
 from .._gpu_builder import Val
 from .base import KernelBase, lowers
-from .view_values import View, _eval_coords, _mode_coords
+from .view_values import View, _eval_coords, _mode_coords, _mode_size
 
 
 class ElementAccessLowering(KernelBase):
@@ -84,3 +85,9 @@ class ElementAccessLowering(KernelBase):
                 self.store_scalar(v, x, offs[0])
 
         self._guarded(valid, write)
+
+    @lowers(la.DimOp)
+    def op_layout_dim(self, op: la.DimOp):
+        v: View = self.get(op.view)
+        size = _mode_size(self.b, v.layout[op.axis])
+        self.vals[op.result] = views.valid_extent(size, v.mask, op.axis, self.b.arith)
