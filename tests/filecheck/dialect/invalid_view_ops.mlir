@@ -132,7 +132,7 @@ func.func @divide_layout(%t: !T) {
 
 !T = !layout.tensor<f32, #layout.cute<(64,64):(256,1)>, gmem>
 func.func @divide_tiler(%t: !T) {
-  // expected-error @+1 {{tiler must be a #layout.cute or an array of extents}}
+  // expected-error @+1 {{tiler must be a #layout.cute, an array of extents or an array of #layout.cute (by mode)}}
   %z = layout.divide %t {kind = "zipped", tiler = 4 : i64} : !T -> !T
   func.return
 }
