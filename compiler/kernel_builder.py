@@ -42,7 +42,7 @@ from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
-from tilec.dialects.views import from_modes
+from tilec.dialects.views import kept_modes
 from tilec.dialects.views import modes as cute_modes
 from tilec.support.diagnostics import TilecError
 
@@ -277,7 +277,7 @@ class KernelBuilding:
                 pattern.append(layout.DYNAMIC)
                 dyn.append(self.as_index(c))
         kept = [m for m, p in zip(cute_modes(view.type.cute_layout), pattern) if p == layout.WILDCARD]
-        rt = view.type.with_(layout=CuteLayoutAttr(from_modes(kept)))
+        rt = view.type.with_(layout=CuteLayoutAttr(kept_modes(kept)))
         op = layout.SliceOp.build(operands=[view.ssa, dyn], properties={"pattern": DenseArrayBase.from_list(i64, pattern)},
                                   result_types=[rt])
         return self.insert(op).results[0]

@@ -619,7 +619,7 @@ class SliceOp(IRDLOperation):
         for m, p in zip(ms, pat):
             if p >= 0 and not views.is_dynamic(m.size()):
                 _check(p < m.size(), f"coordinate {p} is out of range for mode {m}")
-        _same_layout(views.from_modes(kept), rt.cute_layout, "slice")
+        _same_layout(views.kept_modes(kept), rt.cute_layout, "slice")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

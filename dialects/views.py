@@ -46,6 +46,15 @@ def from_modes(ms: Sequence[cute.Layout]) -> cute.Layout:
     return cute.make_layout(tuple(m.shape for m in ms), tuple(m.stride for m in ms))
 
 
+def kept_modes(ms: Sequence[cute.Layout]) -> cute.Layout:
+    """The layout of the modes a slice keeps, one top-level mode each: CuTe's rule that
+    the result's rank is the number of `_`, so `A(2, _)` of a (4,(5,2)) tensor is
+    ((5,2)):(...), rank 1, not the rank-2 (5,2):(...) that `A(2, _, _)` would be."""
+    if len(ms) == 1 and isinstance(ms[0].shape, tuple):
+        return cute.Layout((ms[0].shape,), (ms[0].stride,))
+    return from_modes(ms)
+
+
 def mode_sizes(layout: cute.Layout) -> tuple:
     return tuple(m.size() for m in modes(layout))
 

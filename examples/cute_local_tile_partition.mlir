@@ -22,6 +22,8 @@
 !Z = !layout.tensor<f32, #layout.cute<((4,8),(2,3)):((1,8),(4,64))>, gmem>
 !F = !layout.tensor<f32, #layout.cute<(2,3):(4,64)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(4,8):(1,8)>, gmem>
+!Fs = !layout.tensor<f32, #layout.cute<((2,3)):((4,64))>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<((4,8)):((1,8))>, gmem>
 !V = !layout.tensor<f32, #layout.cute<(2,2):(8,32)>, gmem>
 func.func @local_tile_partition(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
   %a = layout.view %src : !layout.ptr<f32> -> !A
@@ -37,8 +39,8 @@ func.func @local_tile_partition(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) 
   layout.launch grid(%c1, %c1, %c1) threads(32) {
   ^bb0(%bx: index, %by: index, %bz: index, %t: index):
     %fa = layout.distribute %a, %t {threads = #layout.cute<(4,8):(1,4)>} : !A -> !F
-    %fb = layout.slice %z0[%t, _] : !Z -> !F
-    layout.copy %fa, %fb : !F, !F
+    %fb = layout.slice %z0[%t, _] : !Z -> !Fs
+    layout.copy %fa, %fb : !F, !Fs
   }
   // 2. inner partition (one 4x8 tile per block), then 4 values per thread
   layout.launch grid(%c2, %c3, %c1) threads(8) {
@@ -46,9 +48,9 @@ func.func @local_tile_partition(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) 
     %ta = layout.tile %a[%bx, %by] {tile = array<i64: 4, 8>} : !A -> !T
     %by2 = arith.muli %by, %c2 : index
     %blk = arith.addi %bx, %by2 : index
-    %tb = layout.slice %z1[_, %blk] : !Z -> !T
+    %tb = layout.slice %z1[_, %blk] : !Z -> !Ts
     %va = layout.partition %ta, %t {tv = #layout.cute<((2,4),(2,2)):((8,1),(4,16))>} : !T -> !V
-    %vb = layout.partition %tb, %t {tv = #layout.cute<((2,4),(2,2)):((8,1),(4,16))>} : !T -> !V
+    %vb = layout.partition %tb, %t {tv = #layout.cute<((2,4),(2,2)):((8,1),(4,16))>} : !Ts -> !V
     layout.copy %va, %vb : !V, !V
   }
   func.return

@@ -18,7 +18,7 @@
 //   tilec examples/cute_tiled_copy_registers.mlir --run cpu
 !G = !layout.tensor<f32, #layout.cute<(24,16):(1,24)>, gmem>
 !Z = !layout.tensor<f32, #layout.cute<((8,4),(3,(2,2))):((3,48),(1,(24,192)))>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(8,4):(3,48)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<((8,4)):((3,48))>, gmem>
 !R = !layout.tensor<f32, #layout.cute<(8,4):(1,8)>, rmem>
 func.func @tiled_copy_registers(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
   %a = layout.view %src : !layout.ptr<f32> -> !G

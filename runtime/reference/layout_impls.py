@@ -589,7 +589,7 @@ class LayoutFunctions(InterpreterFunctions):
             if np.any((ca < 0) | (ca >= int(m.size()))):
                 raise ExecutionError(op, f"slice coordinate out of range for mode {m}")
             base = base + _mode_offset(m, ca)
-        lay = views.from_modes(kept)
+        lay = views.kept_modes(kept)
         return (View(v.storage, _norm(base), lay, v.vec, None, op.result.type, v.align),)
 
     # ---------------------------------------------------------------- copies

@@ -125,7 +125,7 @@ def test_cute_tiled_copy_through_registers_as_the_guide_writes_it():
     with p.launch(grid=(12, 1, 1), threads=1) as k:
         tile = p.slice(gmem_tiled, ["_", k.bx])
         rmem = p.alloc_like(tile)  # make_tensor_like(gmem_tiled(_, 0))
-        assert str(rmem.type.cute_layout) == "(8,4):(1,8)"
+        assert str(rmem.type.cute_layout) == "((8,4)):((1,8))"  # the guide: // ((_8,_4))
         p.copy(tile, rmem)
         p.copy(rmem, p.slice(out_tiled, ["_", k.bx]))
     text = parse_module((EXAMPLES / "cute_tiled_copy_registers.mlir").read_text())
