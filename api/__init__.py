@@ -14,6 +14,10 @@ The Python API in one screen:
     outs = tilec.run_reference(k, inputs)      # ... on what the GPU would run
     tilec.gpu_available()                      # is there a CUDA GPU to launch on?
 
+    tilec.copy_(dst, src)                      # PyTorch/CuPy arrays: strided, broadcast,
+    y = tilec.contiguous(x)                    #   dtype-converting copies, one kernel
+    y = tilec.permute(x, (0, 3, 1, 2))         #   per pattern (docs/pytorch-cupy.md)
+
 Programs can also be built without IR text: `tilec.Program` (see compiler/builder.py).
 Wherever a module is taken, a `Program` is accepted too (its `.module` is used).
 """
@@ -72,17 +76,34 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
     `k(*arrays)` checks each argument against the IR and launches; `k.source` is the
     CUDA C++, `k.module` the GPU-level module. With `arch` (`"sm_90"`) it is compiled
     by NVRTC (through the kernel cache) at once, which needs no GPU; without, it is
-    compiled for the current device on its first call."""
+    compiled for the current device on its first call.
+
+    A program compiled before in this process (the same IR text, pipeline, arch and
+    function) returns the same Kernel at once: no pass runs again. The Kernel's
+    `module` is shared between such calls; treat it as read-only."""
     from tilec.compiler.pipeline import parse_module
     from tilec.compiler.pipeline import run_pipeline as _run
     from tilec.runtime.launch import Kernel
 
+    from tilec.compiler.pipeline import emit as _emit
+
     program = _module_of(program)
+    text = program if isinstance(program, str) else _emit(program)
+    key = (text, pipeline, arch, function)
+    kernel = _compiled.get(key)
+    if kernel is not None:
+        return kernel
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
     specs = arg_specs(module)
     if pipeline:
         _run(module, pipeline)
-    return Kernel(module, function=function, arg_specs=specs, arch=arch)
+    kernel = Kernel(module, function=function, arg_specs=specs, arch=arch)
+    _compiled[key] = kernel
+    return kernel
+
+
+_compiled: dict = {}
+"""`compile`'s kernels in this process, by (IR text, pipeline, arch, function)."""
 
 
 def run_reference(module, inputs, **kwargs):
@@ -112,6 +133,28 @@ def gpu_available() -> bool:
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
+
+
+def copy_(dst, src):
+    """`dst[...] = src` on device arrays, like `torch.Tensor.copy_` (broadcast, dtype
+    conversion, any strides); returns dst. See `tilec.tensor_copy.copy_`."""
+    from tilec.tensor_copy import copy_ as _copy
+
+    return _copy(dst, src)
+
+
+def contiguous(x):
+    """A new C-contiguous copy of the device array `x`, in its framework."""
+    from tilec.tensor_copy import contiguous as _contiguous
+
+    return _contiguous(x)
+
+
+def permute(x, dims):
+    """`x.permute(dims).contiguous()` on a device array, in its framework."""
+    from tilec.tensor_copy import permute as _permute
+
+    return _permute(x, dims)
 
 
 def __getattr__(name: str):

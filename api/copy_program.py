@@ -1,0 +1,76 @@
+"""The whole-tensor program of one copy pattern (a `CopyKey`), as IR text.
+
+    text = copy_program(key)     # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
+
+Both views have run-time (`?`) extents; a stride is written in the layout where the key
+fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
+otherwise, so one program serves every shape and stride of the pattern. The index
+arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, the dst
+strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
+carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
+PyTorch's conversion between them.
+"""
+
+from __future__ import annotations
+
+from .copy_plan import CopyKey
+
+STORAGE_TYPES: dict[str, str] = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "i8",
+    "bool": "i8",
+}
+"""The IR element type that holds each dtype in memory."""
+
+FUNCTION = "tilec_copy"
+
+
+def _layout(strides: tuple[int | None, ...]) -> str:
+    shape = ",".join("?" for _ in strides)
+    stride = ",".join("?" if s is None else str(s) for s in strides)
+    if len(strides) == 1:
+        return f"{shape}:{stride}"
+    return f"({shape}):({stride})"
+
+
+def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
+    """Whether a copy between the dtypes changes bits (int8 <-> uint8 and bool ->
+    uint8/int8 do not: the same bytes)."""
+    if src_dtype == dst_dtype:
+        return False
+    same_bits = {("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")}
+    return (src_dtype, dst_dtype) not in same_bits
+
+
+def copy_program(key: CopyKey) -> str:
+    """IR text of the copy `key` describes (module doc)."""
+    st, dt = STORAGE_TYPES[key.src_dtype], STORAGE_TYPES[key.dst_dtype]
+    rank = key.rank
+    extents = [f"%n{i}" for i in range(rank)]
+    ss = [f"%ss{i}" for i, s in enumerate(key.src_strides) if s is None]
+    ds = [f"%ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+    sptr = f"!layout.ptr<{st}, align {key.src_align}>"
+    dptr = f"!layout.ptr<{dt}, align {key.dst_align}>"
+    sview = f"!layout.tensor<{st}, #layout.cute<{_layout(key.src_strides)}>, gmem>"
+    dview = f"!layout.tensor<{dt}, #layout.cute<{_layout(key.dst_strides)}>, gmem>"
+    params = ", ".join(
+        [f"%src: {sptr}", f"%dst: {dptr}"] + [f"{v}: index" for v in extents + ss + ds]
+    )
+    attrs = ""
+    if needs_conversion(key.src_dtype, key.dst_dtype):
+        attrs = f' {{convert = "{key.src_dtype}->{key.dst_dtype}"}}'
+    return (
+        f"func.func @{FUNCTION}({params}) {{\n"
+        f"  %a = layout.view %src({', '.join(extents + ss)}) : {sptr} -> {sview}\n"
+        f"  %b = layout.view %dst({', '.join(extents + ds)}) : {dptr} -> {dview}\n"
+        f"  layout.copy %a, %b{attrs} : {sview}, {dview}\n"
+        "  func.return\n"
+        "}\n"
+    )
