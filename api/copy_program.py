@@ -49,13 +49,24 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
     return (src_dtype, dst_dtype) not in same_bits
 
 
+def index_arg_names(key: CopyKey) -> list[str]:
+    """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
+    return (
+        [f"n{i}" for i in range(key.rank)]
+        + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
+        + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+    )
+
+
 def copy_program(key: CopyKey) -> str:
     """IR text of the copy `key` describes (module doc)."""
     st, dt = STORAGE_TYPES[key.src_dtype], STORAGE_TYPES[key.dst_dtype]
     rank = key.rank
-    extents = [f"%n{i}" for i in range(rank)]
-    ss = [f"%ss{i}" for i, s in enumerate(key.src_strides) if s is None]
-    ds = [f"%ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+    names = [f"%{n}" for n in index_arg_names(key)]
+    extents = names[:rank]
+    nss = sum(1 for s in key.src_strides if s is None)
+    ss, ds = names[rank : rank + nss], names[rank + nss :]
     sptr = f"!layout.ptr<{st}, align {key.src_align}>"
     dptr = f"!layout.ptr<{dt}, align {key.dst_align}>"
     sview = f"!layout.tensor<{st}, #layout.cute<{_layout(key.src_strides)}>, gmem>"

@@ -50,6 +50,7 @@ from xdsl.traits import NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
+from .conversions import STORAGE, ConversionError, parse_convert
 from .errors import LayoutError
 from .layout_attrs import (
     BlockedLayoutAttr,
@@ -607,9 +608,20 @@ class SliceOp(IRDLOperation):
 # =========================================================================== copies
 
 
-def _check_copy(src: TensorViewType, dst: TensorViewType) -> None:
-    _check(src.element_type == dst.element_type,
-           f"element types disagree: {src.element_type} and {dst.element_type}")
+def _check_copy(src: TensorViewType, dst: TensorViewType, convert: StringAttr | None = None) -> None:
+    if convert is None:
+        _check(src.element_type == dst.element_type,
+               f"element types disagree: {src.element_type} and {dst.element_type} "
+               "(a converting copy names its conversion: convert = \"SRC->DST\")")
+    else:
+        try:
+            names = parse_convert(convert.data)
+        except ConversionError as e:
+            raise VerifyException(str(e)) from None
+        for name, t, side in zip(names, (src.element_type, dst.element_type), ("source", "dest")):
+            _check(STORAGE[name] == str(t),
+                   f"convert = \"{convert.data}\": {name} is stored as {STORAGE[name]}, "
+                   f"but the {side} holds {t}")
     if src.is_masked or dst.is_masked:
         _check(views.mode_sizes(src.cute_layout) == views.mode_sizes(dst.cute_layout)
                and src.vector_size == dst.vector_size,
@@ -626,19 +638,28 @@ class CopyOp(IRDLOperation):
     (vector lanes in order). Elements that do not exist in a masked src or dst are
     skipped. Sizes must agree.
 
-        layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>"""
+        layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>
+        layout.copy %a, %b {convert = "float32->bfloat16"} : !layout.tensor<f32, ...>, !layout.tensor<bf16, ...>
+
+    With `convert = "SRC->DST"` (NumPy dtype names) each element is converted in
+    registers as PyTorch's `copy_` converts SRC to DST (dialects/conversions.py); the
+    views hold the dtypes' storage types (`uint8` and `bool` in `i8`)."""
 
     name = "layout.copy"
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
+    convert = opt_prop_def(StringAttr)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue):
-        super().__init__(operands=[source, dest])
+    def __init__(self, source: SSAValue, dest: SSAValue, convert: StringAttr | str | None = None):
+        if isinstance(convert, str):
+            convert = StringAttr(convert)
+        props = {"convert": convert} if convert is not None else {}
+        super().__init__(operands=[source, dest], properties=props)
 
     def verify_(self) -> None:
-        _check_copy(self.source.type, self.dest.type)
+        _check_copy(self.source.type, self.dest.type, self.convert)
 
 
 @irdl_op_definition

@@ -1757,6 +1757,12 @@ class _KernelLowering:
 
     # -------------------------------------------------------------- copies (CuTe path)
     def op_layout_copy(self, op: layout.CopyOp):
+        if op.convert is not None:
+            raise TilecError(
+                "lower-to-gpu: a converting copy (convert = ...) must be distributed "
+                "first (its conversion happens between a load and a store)",
+                op=op,
+            )
         self.copy(op, asynchronous=False)
 
     def op_layout_copy_async(self, op: layout.CopyAsyncOp):

@@ -38,6 +38,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from tilec.dialects.conversions import convert_values, parse_convert
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
@@ -624,6 +626,8 @@ class LayoutFunctions(InterpreterFunctions):
         else:
             rows, skeys, dkeys = rows.ravel(), skeys.ravel(), dkeys.ravel()
         values = load(op, grid, src, rows, skeys)
+        if op.convert is not None:
+            values = convert_values(values, *parse_convert(op.convert.data))
         if not dg.injective:
             _check_unambiguous(op, grid, dst, rows, dkeys, values)
         store(op, grid, dst, rows, dkeys, values)
