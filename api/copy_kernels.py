@@ -21,7 +21,7 @@ import numpy as np
 from tilec.compiler.diagnostics import TilecError
 
 from .copy_plan import CopyKey, CopyPlan
-from .copy_program import FUNCTION, copy_program
+from .copy_program import FUNCTION, copy_program, tile_choice
 
 
 @dataclass
@@ -104,7 +104,13 @@ class CopyKernels:
     def _compile(self, key: CopyKey) -> CopyKernel:
         import tilec
 
-        kernel = tilec.compile(copy_program(key), self.pipeline, arch=self.arch, function=FUNCTION)
+        pipeline = self.pipeline
+        _, threads = tile_choice(key)
+        if threads and threads != 256:
+            from tilec.compiler.pipeline import expand_pipeline
+
+            pipeline = expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
+        kernel = tilec.compile(copy_program(key), pipeline, arch=self.arch, function=FUNCTION)
         return CopyKernel(key, kernel)
 
     def __len__(self) -> int:

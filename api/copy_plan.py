@@ -41,6 +41,10 @@ ITEMSIZE: dict[str, int] = {
 """The dtypes `tilec.copy_` takes, with their sizes in bytes."""
 
 MAX_RANK = 8
+SMALL_EXTENT = 64
+"""Extents up to this are specialised by their power-of-two ceiling (the tile along
+such a mode is no longer than that: a 256-wide tile over 5 elements would idle most of
+its threads); larger ones are run-time values only."""
 VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
 
@@ -61,8 +65,9 @@ class Operand:
 class CopyKey:
     """What a compiled copy kernel is specialised on (everything else is a run-time
     value): the two dtypes, the merged rank, the class of each mode's stride in each
-    view (`0`, `1` or `None` for any other value, bound at run time), and each
-    pointer's alignment (`VECTOR_BYTES` or the element size)."""
+    view (`0`, `1` or `None` for any other value, bound at run time), each
+    pointer's alignment (`VECTOR_BYTES` or the element size), and each mode's extent
+    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`)."""
 
     src_dtype: str
     dst_dtype: str
@@ -70,6 +75,7 @@ class CopyKey:
     dst_strides: tuple[int | None, ...]
     src_align: int
     dst_align: int
+    small_extents: tuple[int | None, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -221,6 +227,10 @@ def _stride_class(s: int) -> int | None:
     return s if s in (0, 1) else None
 
 
+def _extent_class(n: int) -> int | None:
+    return 1 << (n - 1).bit_length() if n <= SMALL_EXTENT else None
+
+
 def _align(ptr: int, itemsize: int) -> int:
     return VECTOR_BYTES if ptr % VECTOR_BYTES == 0 else itemsize
 
@@ -254,5 +264,6 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         dst_strides=tuple(_stride_class(d) for d in ds),
         src_align=_align(src_ptr, ssize),
         dst_align=_align(dst_ptr, dsize),
+        small_extents=tuple(_extent_class(n) for n in ns),
     )
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -8,10 +8,13 @@ otherwise, so one program serves every shape and stride of the pattern. The inde
 arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, the dst
 strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
 carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
-PyTorch's conversion between them.
+PyTorch's conversion between them. When the key fixes small extents, the copy pins the
+tile that the `tile` pass's heuristic picks for them (`tile_choice`).
 """
 
 from __future__ import annotations
+
+import math
 
 from .copy_plan import CopyKey
 
@@ -59,6 +62,32 @@ def index_arg_names(key: CopyKey) -> list[str]:
     )
 
 
+def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
+    """(tile, threads per block) for the key: the `tile` pass's own heuristic, told
+    the small extents the key fixes (`CopyKey.small_extents`); `(None, 0)` when no
+    extent is small (the pass then decides alone)."""
+    if not any(key.small_extents):
+        return None, 0
+    from tilec.dialects import cute
+    from tilec.dialects.layout_attrs import element_bytes
+    from tilec.passes.tile import MISALIGNED_THREADS, _misaligned_transpose, heuristic_tile
+
+    extents = tuple(cute.DYN if n is None else n for n in key.small_extents)
+    sl = cute.parse_layout(_layout(key.src_strides))
+    dl = cute.parse_layout(_layout(key.dst_strides))
+    eb = element_bytes(_element_type(STORAGE_TYPES[key.src_dtype]))
+    tile = heuristic_tile(sl, dl, extents, eb, aligned=False)
+    big = math.prod(tile) >= 32 * MISALIGNED_THREADS
+    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, False) else 256
+    return tuple(tile), threads
+
+
+def _element_type(name: str):
+    from tilec.compiler.builder import element_type
+
+    return element_type(name)
+
+
 def copy_program(key: CopyKey) -> str:
     """IR text of the copy `key` describes (module doc)."""
     st, dt = STORAGE_TYPES[key.src_dtype], STORAGE_TYPES[key.dst_dtype]
@@ -74,9 +103,13 @@ def copy_program(key: CopyKey) -> str:
     params = ", ".join(
         [f"%src: {sptr}", f"%dst: {dptr}"] + [f"{v}: index" for v in extents + ss + ds]
     )
-    attrs = ""
+    props = []
     if needs_conversion(key.src_dtype, key.dst_dtype):
-        attrs = f' {{convert = "{key.src_dtype}->{key.dst_dtype}"}}'
+        props.append(f'convert = "{key.src_dtype}->{key.dst_dtype}"')
+    tile, _ = tile_choice(key)
+    if tile is not None:
+        props.append(f"tile = array<i64: {', '.join(map(str, tile))}>")
+    attrs = f" {{{', '.join(props)}}}" if props else ""
     return (
         f"func.func @{FUNCTION}({params}) {{\n"
         f"  %a = layout.view %src({', '.join(extents + ss)}) : {sptr} -> {sview}\n"

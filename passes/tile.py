@@ -104,7 +104,8 @@ class TilePass(ModulePass):
     memory order, fastest first: block x walks the destination's contiguous mode (so
     consecutive blocks write neighbouring memory), block y the next; further modes are
     linearised into block z (decomposed with arith.remui/divui). A mode whose static tile
-    count exceeds CUDA's 65535 limit on y and z is folded into x instead. Tile counts are
+    count exceeds CUDA's 65535 limit on y and z, or whose tile count is dynamic (it may
+    exceed that limit at run time), is folded into x instead. Tile counts are
     ceil-divided, with `arith.ceildivui` for dynamic extents.
     """
 
@@ -178,7 +179,8 @@ class TilePass(ModulePass):
         groups: list[list[int]] = [order[:1], order[1:2], order[2:]]
         for g in (1, 2):
             n = _static_product(counts, groups[g])
-            if n is not None and n > MAX_GRID_YZ:
+            # a dynamic tile count may pass 65535 at run time: x takes it
+            if (n is None and groups[g]) or (n is not None and n > MAX_GRID_YZ):
                 groups[0] += groups[g]
                 groups[g] = []
         nx = _static_product(counts, groups[0])

@@ -218,17 +218,29 @@ def test_convert_values_rounds_and_keeps_nan_and_inf():
 
 
 def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
-    """Transposes of random (often odd) extents and offsets: the key is the pattern,
-    not the shape. Keys are counted (compiling each costs NVRTC time; see below)."""
+    """Transposes of random (often odd) extents above SMALL_EXTENT and random offsets:
+    the key is the pattern, not the shape. Keys are counted (compiling each costs
+    NVRTC time; see below)."""
     rng = np.random.default_rng(3)
     keys = set()
     for _ in range(100):
-        m, n = (int(v) for v in rng.integers(2, 3000, size=2))
+        m, n = (int(v) for v in rng.integers(65, 3000, size=2))
         off = int(rng.integers(0, 8))
         src = op((m, n), (1, m), ptr=4 * off)
         dst = op((m, n), ptr=4096)
         keys.add(plan_copy(dst, src).key)
     assert len(keys) <= 2  # the src pointer 16-byte aligned or not
+
+
+def test_small_extents_are_specialised_and_pin_the_tile():
+    from tilec.copy_program import tile_choice
+
+    plan = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
+    assert plan.key.small_extents == (None, 8)
+    tile, threads = tile_choice(plan.key)
+    assert tile[1] == 8 and threads in (256, 512)
+    assert f"tile = array<i64: {tile[0]}, 8>" in copy_program(plan.key)
+    assert tile_choice(plan_copy(op((100, 500)), op((100, 500), (1, 100))).key) == (None, 0)
 
 
 def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
