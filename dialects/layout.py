@@ -189,11 +189,18 @@ class ViewOp(IRDLOperation):
         %b = layout.view %p(%m, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
 
     The index operands bind the layout's `?` values in order of appearance (shape, then
-    stride). A re-view of an allocation must stay inside it (cosize)."""
+    stride). A re-view of an allocation must stay inside it (cosize).
+
+    `divisible = array<i64: ...>` (one positive entry per index operand) promises that
+    each bound value is a multiple of its entry, as Triton's `divisibility=16`
+    specialisation does: a dynamic stride known to be a multiple of 4 lets f32 rows start
+    on 16-byte boundaries, so accesses along the rows may use 16-byte vectors. The
+    reference executor checks the promise."""
 
     name = "layout.view"
     source = operand_def()
     dynamic = var_operand_def(index)
+    divisible = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     assembly_format = (
         "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
@@ -201,8 +208,17 @@ class ViewOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
-    def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=()):
-        super().__init__(operands=[source, list(dynamic)], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=(),
+                 divisible: Sequence[int] | None = None):
+        props = {"divisible": _array(divisible)} if divisible is not None else {}
+        super().__init__(operands=[source, list(dynamic)], result_types=[result_type],
+                         properties=props)
+
+    def divisors(self) -> tuple[int, ...]:
+        """What each index operand is promised to be a multiple of (1: nothing)."""
+        if self.divisible is None:
+            return (1,) * len(self.dynamic)
+        return _ints(self.divisible)
 
     def verify_(self) -> None:
         rt = self.result.type
@@ -213,6 +229,11 @@ class ViewOp(IRDLOperation):
             f"layout {rt.cute_layout} has {ndyn} dynamic value(s) but {len(self.dynamic)} "
             "index operand(s) were given",
         )
+        if self.divisible is not None:
+            divs = _ints(self.divisible)
+            _check(len(divs) == ndyn,
+                   f"divisible has {len(divs)} entries but the view binds {ndyn} dynamic value(s)")
+            _check(all(d >= 1 for d in divs), f"divisible entries must be positive, got {list(divs)}")
         if isinstance(st, PtrType):
             _check(st.element_type == rt.element_type,
                    f"element types disagree: pointer to {st.element_type}, view of {rt.element_type}")

@@ -201,7 +201,7 @@ class DistributePass(ModulePass):
         than the legal vector would make each lane's scalar accesses strided (a warp
         instruction touching four times the lines it needs); a narrower one keeps the
         lanes of a warp on consecutive elements."""
-        v = widest(shape[d], self.vector_bytes // eb, lambda v: view_vector_ok(view, d, v, eb))
+        v = widest(shape[d], self.vector_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
         return v * eb
 
     def _fragments(self, copy: CopyOp, T: int) -> list[Operation]:

@@ -21,6 +21,7 @@ from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_la
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 
 from ._analysis import DYN, contiguous_mode, leaves, memory_order, pow2_floor
+from ._vector_legality import _promised_strides
 
 index = IndexType()
 
@@ -372,15 +373,19 @@ def _count_dyn(t) -> int:
 def _vector_aligned(view: SSAValue, eb: int) -> bool:
     """Whether every run of `view` along its contiguous mode can start on a 16-byte
     boundary: the root pointer is 16-byte aligned and every stride other than the
-    stride-1 run is a multiple of 16 bytes (dynamic strides are not assumed to be)."""
+    stride-1 run is a multiple of 16 bytes (a dynamic stride when its `layout.view`
+    promises it: `divisible`)."""
     root = view.owner
     if not isinstance(root, ViewOp) or not isinstance(root.source.type, PtrType):
         return False
     if root.source.type.alignment % 16:
         return False
-    for _, stride in leaves(view.type.cute_layout):
+    promised = _promised_strides(root) or [None] * len(leaves(view.type.cute_layout))
+    for (_, stride), p in zip(leaves(view.type.cute_layout), promised):
         if stride == 1:
             continue
-        if stride is DYN or (stride * eb) % 16:
+        if stride is DYN:
+            stride = p  # a promised multiple, or None
+        if stride is None or (stride * eb) % 16:
             return False
     return True

@@ -8,7 +8,8 @@ CUDA records the new fingerprints, in its own commit, with:
 
     python -m tilec.tools.cuda_fingerprints --update
 
-Each entry is `name -> sha256 of the CUDA text`; `name` says where the program comes
+Each entry is `name -> sha256 of the CUDA text` (with the checkout's path, which
+location comments name, written `<root>`); `name` says where the program comes
 from (`example:transpose.mlir`, `lit:dialect/foo.mlir#2 -p default`,
 `bench:copy transpose f32`, `bench:softmax f16 16384x4096`).
 """
@@ -88,6 +89,9 @@ def fingerprints() -> dict[str, str]:
 
     def record(name: str, cuda: str | None) -> None:
         if cuda is not None:
+            # location comments name the source file: hash them relative to the
+            # checkout, so that every worktree records the same fingerprints
+            cuda = cuda.replace(str(ROOT), "<root>")
             out[name] = hashlib.sha256(cuda.encode()).hexdigest()
 
     for name, argv in [*_examples(), *_lit_runs()]:

@@ -444,6 +444,11 @@ class LayoutFunctions(InterpreterFunctions):
         if isinstance(src, HostArray | Storage):
             st = host_storage(src) if isinstance(src, HostArray) else src
             values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
+            for k, (value, div) in enumerate(zip(values, op.divisors())):
+                if value % div:
+                    raise ExecutionError(
+                        op, f"index operand {k} is {value}, not a multiple of {div} as "
+                        "its `divisible` entry promises")
             lay = _bind(t.cute_layout, values)
             align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
             return (View(st, 0, lay, t.vec_layout, None, t, align),)
