@@ -26,9 +26,9 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from .diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from .messages import parse_message, verify_message
-from .locations import LocatingParser, get_loc
+from tilec.support.locations import LocatingParser, get_loc
 from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
@@ -274,7 +274,7 @@ def emit(module: ModuleOp, target: str = "mlir", *, generic: bool = False) -> st
         Printer(stream=out, print_generic_format=generic).print_op(module)
         return out.getvalue() + "\n"
     if target == "cuda":
-        from .cuda_emitter import emit_cuda
+        from .cuda import emit_cuda
 
         return emit_cuda(module)
     raise TilecError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")

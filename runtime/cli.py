@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 
 def _lowered(module: ModuleOp) -> ModuleOp:
@@ -22,7 +22,7 @@ def _lowered(module: ModuleOp) -> ModuleOp:
 
 def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
     """Compile every kernel with NVRTC and report registers, shared memory and spills."""
-    from tilec.compiler.cuda_emitter import emit_cuda
+    from tilec.compiler.cuda import emit_cuda
     from tilec.runtime.nvrtc import compile_cuda, device_arch, resource_usage
 
     try:
