@@ -79,31 +79,11 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
     compiled for the current device on its first call.
 
     A program compiled before in this process (the same IR text, pipeline, arch and
-    function) returns the same Kernel at once: no pass runs again. The Kernel's
-    `module` is shared between such calls; treat it as read-only."""
-    from tilec.compiler.pipeline import parse_module
-    from tilec.compiler.pipeline import run_pipeline as _run
-    from tilec.runtime.launch import Kernel
+    function) returns the same Kernel at once: no pass runs again (tilec.compiling).
+    The Kernel's `module` is shared between such calls; treat it as read-only."""
+    from tilec.compiling import compile_program
 
-    from tilec.compiler.pipeline import emit as _emit
-
-    program = _module_of(program)
-    text = program if isinstance(program, str) else _emit(program)
-    key = (text, pipeline, arch, function)
-    kernel = _compiled.get(key)
-    if kernel is not None:
-        return kernel
-    module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
-    specs = arg_specs(module)
-    if pipeline:
-        _run(module, pipeline)
-    kernel = Kernel(module, function=function, arg_specs=specs, arch=arch)
-    _compiled[key] = kernel
-    return kernel
-
-
-_compiled: dict = {}
-"""`compile`'s kernels in this process, by (IR text, pipeline, arch, function)."""
+    return compile_program(_module_of(program), pipeline, arch=arch, function=function)
 
 
 def run_reference(module, inputs, **kwargs):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels
 from .copy_plan import ITEMSIZE, CopyPlan, Operand, overlap, plan_copy

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 from .copy_plan import CopyKey, CopyPlan
 from .copy_program import FUNCTION, copy_program, tile_choice
@@ -102,7 +102,7 @@ class CopyKernels:
         return entry
 
     def _compile(self, key: CopyKey) -> CopyKernel:
-        import tilec
+        from tilec.compiling import compile_program
 
         pipeline = self.pipeline
         _, threads = tile_choice(key)
@@ -110,7 +110,7 @@ class CopyKernels:
             from tilec.compiler.pipeline import expand_pipeline
 
             pipeline = expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
-        kernel = tilec.compile(copy_program(key), pipeline, arch=self.arch, function=FUNCTION)
+        kernel = compile_program(copy_program(key), pipeline, arch=self.arch, function=FUNCTION)
         return CopyKernel(key, kernel)
 
     def __len__(self) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 ITEMSIZE: dict[str, int] = {
     "float16": 2,

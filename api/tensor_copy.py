@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
 from .copy_plan import Operand, overlap, plan_copy

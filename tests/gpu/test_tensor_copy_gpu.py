@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.copy_kernels import CopyKernels
 
 pytestmark = pytest.mark.gpu

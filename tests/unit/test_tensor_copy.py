@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import Operand, merge_modes, overlap, plan_copy
@@ -253,7 +253,7 @@ def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
         kernels.get(plan_copy(op((m, n), ptr=0), op((m, n), (1, m), ptr=64)).key)
     assert kernels.stats.compiles == 1 and kernels.stats.hits == 19
 
-    import tilec.compiler.pipeline as pipeline
+    import tilec.compiling as compiling
 
     text = copy_program(plan_copy(op((3, 5)), op((3, 5), (1, 3))).key)
     first = tilec.compile(text, arch="sm_90")
@@ -261,7 +261,7 @@ def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
     def boom(*a, **k):
         raise AssertionError("the pipeline ran again")
 
-    monkeypatch.setattr(pipeline, "run_pipeline", boom)
+    monkeypatch.setattr(compiling, "run_pipeline", boom)
     assert tilec.compile(text, arch="sm_90") is first
 
 
