@@ -66,8 +66,10 @@ class CopyKey:
     """What a compiled copy kernel is specialised on (everything else is a run-time
     value): the two dtypes, the merged rank, the class of each mode's stride in each
     view (`0`, `1` or `None` for any other value, bound at run time), each
-    pointer's alignment (`VECTOR_BYTES` or the element size), and each mode's extent
-    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`)."""
+    pointer's alignment (`VECTOR_BYTES` or the element size), each mode's extent
+    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`), and
+    the 16-byte divisibility of each run-time stride (as Triton specialises on
+    divisibility by 16)."""
 
     src_dtype: str
     dst_dtype: str
@@ -76,6 +78,11 @@ class CopyKey:
     src_align: int
     dst_align: int
     small_extents: tuple[int | None, ...] = ()
+    src_divisors: tuple[int, ...] = ()
+    dst_divisors: tuple[int, ...] = ()
+    """Per mode, what a run-time stride is a multiple of: `VECTOR_BYTES` / element
+    size when the stride is a whole number of 16-byte units, else 1 (1 for strides the
+    key fixes, too)."""
 
     @property
     def rank(self) -> int:
@@ -231,8 +238,21 @@ def _extent_class(n: int) -> int | None:
     return 1 << (n - 1).bit_length() if n <= SMALL_EXTENT else None
 
 
-def _align(ptr: int, itemsize: int) -> int:
-    return VECTOR_BYTES if ptr % VECTOR_BYTES == 0 else itemsize
+def _divisor(stride: int, itemsize: int) -> int:
+    unit = VECTOR_BYTES // itemsize
+    return unit if stride not in (0, 1) and unit > 1 and stride % unit == 0 else 1
+
+
+def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tuple[int, ...]]:
+    """(pointer alignment, stride divisors) of one view for the key. A view allows
+    16-byte vectors only when its pointer and all its run-time strides are 16-byte
+    multiples; otherwise neither fact changes the code, and both are left out (the
+    element size, divisors 1), so that such views share one kernel."""
+    divs = tuple(_divisor(x, itemsize) for x in strides)
+    dynamic = [d for x, d in zip(strides, divs) if x not in (0, 1)]
+    if ptr % VECTOR_BYTES == 0 and all(d > 1 for d in dynamic):
+        return VECTOR_BYTES, divs
+    return itemsize, (1,) * len(strides)
 
 
 def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
@@ -257,13 +277,17 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     ns, ss, ds, soff, doff = merge_modes(dst.shape, sstrides, dst.strides)
     src_ptr = src.ptr + soff * ssize
     dst_ptr = dst.ptr + doff * dsize
+    src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
+    dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
     key = CopyKey(
         src_dtype=src.dtype,
         dst_dtype=dst.dtype,
         src_strides=tuple(_stride_class(s) for s in ss),
         dst_strides=tuple(_stride_class(d) for d in ds),
-        src_align=_align(src_ptr, ssize),
-        dst_align=_align(dst_ptr, dsize),
+        src_align=src_align,
+        dst_align=dst_align,
         small_extents=tuple(_extent_class(n) for n in ns),
+        src_divisors=src_divs,
+        dst_divisors=dst_divs,
     )
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -76,10 +76,38 @@ def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     sl = cute.parse_layout(_layout(key.src_strides))
     dl = cute.parse_layout(_layout(key.dst_strides))
     eb = element_bytes(_element_type(STORAGE_TYPES[key.src_dtype]))
-    tile = heuristic_tile(sl, dl, extents, eb, aligned=False)
+    aligned = _vector_aligned(key)
+    tile = heuristic_tile(sl, dl, extents, eb, aligned=aligned)
     big = math.prod(tile) >= 32 * MISALIGNED_THREADS
-    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, False) else 256
+    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
     return tuple(tile), threads
+
+
+def _vector_aligned(key: CopyKey) -> bool:
+    """What the `tile` pass's `_vector_aligned` finds for both views of the program:
+    16-byte aligned pointers and every stride other than 1 a whole number of 16-byte
+    units (0, or a run-time stride promised divisible)."""
+    from .copy_plan import ITEMSIZE, VECTOR_BYTES
+
+    for align, strides, divs, dtype in (
+        (key.src_align, key.src_strides, key.src_divisors, key.src_dtype),
+        (key.dst_align, key.dst_strides, key.dst_divisors, key.dst_dtype),
+    ):
+        if align % VECTOR_BYTES:
+            return False
+        for s, d in zip(strides, divs or (1,) * len(strides)):
+            if s is None and (d * ITEMSIZE[dtype]) % VECTOR_BYTES:
+                return False
+    return True
+
+
+def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...]) -> str:
+    """The view's `divisible` promise: 1 for each extent, the key's divisor for each
+    run-time stride; empty when nothing is promised."""
+    divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
+    if all(d == 1 for d in divs):
+        return ""
+    return f" {{divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>}}"
 
 
 def _element_type(name: str):
@@ -110,10 +138,12 @@ def copy_program(key: CopyKey) -> str:
     if tile is not None:
         props.append(f"tile = array<i64: {', '.join(map(str, tile))}>")
     attrs = f" {{{', '.join(props)}}}" if props else ""
+    sdiv = _divisible(rank, key.src_strides, key.src_divisors)
+    ddiv = _divisible(rank, key.dst_strides, key.dst_divisors)
     return (
         f"func.func @{FUNCTION}({params}) {{\n"
-        f"  %a = layout.view %src({', '.join(extents + ss)}) : {sptr} -> {sview}\n"
-        f"  %b = layout.view %dst({', '.join(extents + ds)}) : {dptr} -> {dview}\n"
+        f"  %a = layout.view %src({', '.join(extents + ss)}){sdiv} : {sptr} -> {sview}\n"
+        f"  %b = layout.view %dst({', '.join(extents + ds)}){ddiv} : {dptr} -> {dview}\n"
         f"  layout.copy %a, %b{attrs} : {sview}, {dview}\n"
         "  func.return\n"
         "}\n"

@@ -229,4 +229,5 @@ def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
         out = cp.empty((m, n), cp.float32)
         copy_(out, x.T, kernels=kernels)
         assert bool(cp.array_equal(out, x.T))
+    # each view 16-byte vectorizable (pointer and row stride) or not
     assert kernels.stats.compiles <= 4, kernels.stats

@@ -55,6 +55,13 @@ def test_nhwc_to_nchw_is_a_2d_transpose():
     assert plan.key.dst_strides == (None, None, 1)
     assert plan.key.src_strides == (None, 1, None)
     assert plan.key.rank == 3
+    # 16-byte multiples everywhere: both views may use 16-byte vectors
+    assert (plan.key.src_align, plan.key.src_divisors) == (16, (4, 1, 4))
+    assert (plan.key.dst_align, plan.key.dst_divisors) == (16, (4, 4, 1))
+    assert "divisible = array<i64: 1, 1, 1, 4, 4>" in copy_program(plan.key)
+    # one odd stride: the view gets no vectors, and its key forgets its alignment
+    odd = plan_copy(dst, op((n, c, h, w), (h * w * c + 1, 1, w * c, c)))
+    assert (odd.key.src_align, odd.key.src_divisors) == (4, (1, 1, 1))
 
 
 def test_contiguous_copy_is_one_mode_and_size_one_modes_drop():
@@ -229,7 +236,8 @@ def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
         src = op((m, n), (1, m), ptr=4 * off)
         dst = op((m, n), ptr=4096)
         keys.add(plan_copy(dst, src).key)
-    assert len(keys) <= 2  # the src pointer 16-byte aligned or not
+    # each view 16-byte vectorizable (pointer and stride multiples of 16 bytes) or not
+    assert len(keys) <= 4
 
 
 def test_small_extents_are_specialised_and_pin_the_tile():
@@ -249,7 +257,7 @@ def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
     kernels = CopyKernels(arch="sm_90")
     rng = np.random.default_rng(4)
     for _ in range(20):
-        m, n = (int(v) for v in rng.integers(65, 500, size=2))
+        m, n = (4 * int(v) for v in rng.integers(17, 125, size=2))
         kernels.get(plan_copy(op((m, n), ptr=0), op((m, n), (1, m), ptr=64)).key)
     assert kernels.stats.compiles == 1 and kernels.stats.hits == 19
 
