@@ -103,7 +103,18 @@ def copy_numpy(
         return dst
     kernel = None
     if compiled:
-        kernels = kernels or CopyKernels(arch="sm_90")
+        kernels = CopyKernels(arch="sm_90") if kernels is None else kernels
         kernel = kernels.get(plan.key).kernel
     run_plan(plan, kernel=kernel)
     return dst
+
+
+def run_launcher(launcher: Any, dst_ptr: int, src_ptr: int) -> None:
+    """What `launcher(dst_ptr, src_ptr, ...)` does on the GPU, on host memory with the
+    reference executor running the launcher's compiled kernel (tests of the front end
+    without a GPU put this in place of `Launcher.__call__`)."""
+    from dataclasses import replace
+
+    plan = replace(launcher.plan, src_ptr=src_ptr + launcher.src_shift, dst_ptr=dst_ptr + launcher.dst_shift)
+    if plan.num_elements:
+        run_plan(plan, kernel=launcher.entry.kernel)

@@ -85,6 +85,8 @@ class CopyKernels:
     arch: str | None = None
     stats: CopyKernelStats = field(default_factory=CopyKernelStats)
     _entries: dict[CopyKey, CopyKernel] = field(default_factory=dict)
+    launchers: dict[tuple, Any] = field(default_factory=dict)
+    """`copy_launch.Launcher`s by copy structure (`copy_launch.structure`)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, key: CopyKey) -> CopyKernel:
@@ -119,6 +121,7 @@ class CopyKernels:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self.launchers.clear()
 
 
 _default: CopyKernels | None = None

@@ -27,7 +27,8 @@ import numpy as np
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
-from .copy_plan import Operand, overlap, plan_copy
+from .copy_launch import Launcher, structure
+from .copy_plan import Operand, plan_copy
 
 _TORCH_DTYPES = {
     "torch.float16": "float16",
@@ -55,11 +56,17 @@ class _Array:
         self.obj = obj
 
 
+_torch_names: dict[Any, str] = {}
+
+
 def _torch_array(what: str, t: Any) -> _Array:
     if not t.is_cuda:
         raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
-    dtype = _TORCH_DTYPES.get(str(t.dtype), str(t.dtype).replace("torch.", ""))
-    op = Operand(t.data_ptr(), dtype, tuple(t.shape), tuple(t.stride()), t.device.index)
+    dtype = _torch_names.get(t.dtype)
+    if dtype is None:
+        text = str(t.dtype)
+        dtype = _torch_names[t.dtype] = _TORCH_DTYPES.get(text, text.replace("torch.", ""))
+    op = Operand(t.data_ptr(), dtype, tuple(t.shape), t.stride(), t.get_device())
     return _Array(op, "torch", t)
 
 
@@ -109,7 +116,11 @@ def current_stream(array: _Array) -> Any:
     if array.framework == "torch":
         import torch
 
-        handle = torch.cuda.current_stream(array.obj.device).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            handle = raw(array.operand.device)
+        else:  # pragma: no cover - older PyTorch
+            handle = torch.cuda.current_stream(array.obj.device).cuda_stream
         stream = _external_streams.get(handle)
         if stream is None:
             import cupy
@@ -138,20 +149,30 @@ def _empty_like_shape(like: _Array, shape: Sequence[int], dtype: str | None = No
 # ----------------------------------------------------------------------------- calls
 
 
-def _launch(dst: _Array, src: _Array, kernels: CopyKernels) -> None:
-    plan = plan_copy(dst.operand, src.operand)
-    if plan.num_elements == 0:
+def _launcher(dst: _Array, src: _Array, kernels: CopyKernels) -> Launcher:
+    """The launcher of this copy's structure: planned (every check) on first sight."""
+    key = structure(dst.operand, src.operand)
+    launcher = kernels.launchers.get(key)
+    if launcher is None:
+        plan = plan_copy(dst.operand, src.operand)
+        entry = kernels.get(plan.key) if plan.num_elements else None
+        launcher = Launcher(entry, plan, dst.operand, src.operand)
+        kernels.launchers[key] = launcher
+    return launcher
+
+
+def _launch(dst: _Array, src: _Array, launcher: Launcher) -> None:
+    if not launcher.launches:
         return
-    entry = kernels.get(plan.key)
     stream = current_stream(dst)
     device = dst.operand.device
     import cupy
 
     if device is not None and device != cupy.cuda.runtime.getDevice():
         with cupy.cuda.Device(device):
-            entry.launch(plan, stream)
+            launcher(dst.operand.ptr, src.operand.ptr, device, stream)
     else:
-        entry.launch(plan, stream)
+        launcher(dst.operand.ptr, src.operand.ptr, device, stream)
 
 
 def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
@@ -164,30 +185,32 @@ def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
     stream of dst's framework. TilecError, with nothing written, for host arrays,
     arrays on different devices, unsupported dtypes, shapes that do not broadcast
     and a dst whose elements overlap; a src that shares memory with dst is copied
-    through a temporary."""
-    kernels = kernels or default_kernels()
+    through a temporary. A copy of a structure seen before (dtypes, shapes, strides,
+    pointer alignment, devices) reuses its plan and kernel (copy_launch.py)."""
+    kernels = default_kernels() if kernels is None else kernels
     d = as_array("dst", dst)
     s = as_array("src", src)
-    plan_copy(d.operand, s.operand)  # every check, before anything is written
-    kind = overlap(d.operand, s.operand)
+    launcher = _launcher(d, s, kernels)  # every check, before anything is written
+    kind = launcher.overlap(d.operand.ptr, s.operand.ptr)
     if kind == "same":
         return dst
     if kind == "partial":
-        tmp = _empty_like_shape(s, s.operand.shape)
-        t = as_array("temporary", tmp)
-        _launch(t, s, kernels)
-        s = t
-    _launch(d, s, kernels)
+        tmp = as_array("temporary", _empty_like_shape(s, s.operand.shape))
+        _launch(tmp, s, _launcher(tmp, s, kernels))
+        s = tmp
+        launcher = _launcher(d, s, kernels)
+    _launch(d, s, launcher)
     return dst
 
 
 def contiguous(x: Any, *, kernels: CopyKernels | None = None) -> Any:
     """A new C-contiguous copy of `x` in `x`'s framework (always a new array, unlike
     `torch.Tensor.contiguous`, which returns `x` itself when it is contiguous)."""
+    kernels = default_kernels() if kernels is None else kernels
     a = as_array("x", x)
-    out = _empty_like_shape(a, a.operand.shape)
-    _launch(as_array("out", out), a, kernels or default_kernels())
-    return out
+    out = as_array("out", _empty_like_shape(a, a.operand.shape))
+    _launch(out, a, _launcher(out, a, kernels))
+    return out.obj
 
 
 def permute(x: Any, dims: Sequence[int], *, kernels: CopyKernels | None = None) -> Any:
@@ -201,7 +224,9 @@ def permute(x: Any, dims: Sequence[int], *, kernels: CopyKernels | None = None) 
     if sorted(norm) != list(range(rank)):
         raise TilecError(f"permute: {dims} is not a permutation of the {rank} dimensions of x")
     shape = tuple(op.shape[d] for d in norm)
-    view = Operand(op.ptr, op.dtype, shape, tuple(op.strides[d] for d in norm), op.device)
-    out = _empty_like_shape(a, shape)
-    _launch(as_array("out", out), _Array(view, a.framework, a.obj), kernels or default_kernels())
-    return out
+    view = _Array(Operand(op.ptr, op.dtype, shape, tuple(op.strides[d] for d in norm), op.device),
+                  a.framework, a.obj)
+    out = as_array("out", _empty_like_shape(a, shape))
+    kernels = default_kernels() if kernels is None else kernels
+    _launch(out, view, _launcher(out, view, kernels))
+    return out.obj

@@ -285,3 +285,66 @@ def test_run_reference_takes_larger_flat_arrays(nvrtc_available):
     y = np.full(1920, -1.0, np.float32)
     out = tilec.run_reference(k, {"src": x, "dst": y})["dst"]
     assert np.array_equal(out[:1919], x[:1919]) and out[1919] == -1.0
+
+
+# ------------------------------------------------------------------------ the front end, host memory
+
+
+@pytest.fixture
+def host_front_end(monkeypatch):
+    """tilec.copy_ on NumPy arrays: the front end as it is (checks, launcher cache,
+    overlap, temporaries) with the launch replaced by the reference executor running
+    the compiled kernel on host memory (`copy_cpu.run_launcher`)."""
+    import tilec.tensor_copy as tc
+    from tilec.copy_cpu import run_launcher
+    from tilec.copy_launch import Launcher
+
+    def as_array(what, a):
+        if not isinstance(a, np.ndarray):
+            raise TilecError(f"{what}: not an array")
+        strides = tuple(s // a.itemsize for s in a.strides)
+        return tc._Array(Operand(a.__array_interface__["data"][0], a.dtype.name, a.shape, strides), "numpy", a)
+
+    monkeypatch.setattr(tc, "as_array", as_array)
+    monkeypatch.setattr(tc, "current_stream", lambda a: None)
+    monkeypatch.setattr(tc, "_empty_like_shape", lambda like, shape: np.empty(shape, like.obj.dtype))
+    monkeypatch.setattr(Launcher, "__call__", lambda self, d, s, device, stream: run_launcher(self, d, s))
+    return tc, CopyKernels(arch="sm_90")
+
+
+def test_front_end_copies_and_reuses_its_plans(host_front_end, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    tc, kernels = host_front_end
+    rng = np.random.default_rng(6)
+    for m, n in ((70, 90), (33, 129), (70, 90)):
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        y = np.full((n, m), np.nan, np.float16)
+        assert tc.copy_(y, x.T, kernels=kernels) is y
+        assert np.array_equal(y, x.T.astype(np.float16))
+    assert len(kernels.launchers) == 2 and kernels.stats.compiles <= 2
+    z = np.zeros((4, 70), np.float32)
+    tc.copy_(z, np.arange(70, dtype=np.float32), kernels=kernels)       # broadcast
+    assert np.array_equal(z, np.broadcast_to(np.arange(70, dtype=np.float32), (4, 70)))
+    out = tc.permute(x, (1, 0), kernels=kernels)
+    assert np.array_equal(out, x.T) and out.flags.c_contiguous
+    assert np.array_equal(tc.contiguous(x[::2, 3:], kernels=kernels), x[::2, 3:])
+
+
+def test_front_end_overlap_and_refusals(host_front_end, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    tc, kernels = host_front_end
+    x = np.arange(80 * 80, dtype=np.int32).reshape(80, 80)
+    want = x.T.copy()
+    tc.copy_(x, x.T, kernels=kernels)                                    # through a temporary
+    assert np.array_equal(x, want)
+    assert tc.copy_(x, x, kernels=kernels) is x                          # the same view: nothing
+    before = x.copy()
+    with pytest.raises(TilecError, match="does not broadcast"):
+        tc.copy_(x, np.zeros((80, 3), np.int32), kernels=kernels)
+    with pytest.raises(TilecError, match="overlapping elements"):
+        tc.copy_(np.lib.stride_tricks.as_strided(x, (80, 80), (0, 4)), x.T.copy(), kernels=kernels)
+    with pytest.raises(TilecError, match="unsupported dtype complex64"):
+        tc.copy_(np.zeros(3, np.complex64), np.zeros(3, np.complex64), kernels=kernels)
+    assert np.array_equal(x, before)
