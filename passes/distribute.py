@@ -169,7 +169,10 @@ class DistributePass(ModulePass):
         s_bytes = s_bytes or d_bytes or self.vector_bytes
         d_bytes = d_bytes or s_bytes
         if d_order[0] == s_order[0]:
-            s_bytes = d_bytes = min(s_bytes, d_bytes)
+            # one run length for both sides, in elements (a converting copy's sides
+            # differ in bytes): the shorter, so neither side's lanes stride
+            run = min(s_bytes // eb, d_bytes // deb) or 1
+            s_bytes, d_bytes = run * eb, run * deb
         ls = blocked_layout(shape, s_order, eb, T, s_bytes)
         ld = ls
         if d_order[0] != s_order[0]:
