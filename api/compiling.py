@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.compiler.signature import argument_specs
 from tilec.runtime.launch import Kernel
+from tilec.support.target import set_target
 
 _compiled: dict[tuple, Kernel] = {}
 _lock = threading.Lock()
@@ -27,6 +28,8 @@ def compile_program(
     if kernel is not None:
         return kernel
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
+    if arch is not None:
+        set_target(module, arch)  # the verifier and the passes read it
     specs = argument_specs(module)
     if pipeline:
         run_pipeline(module, pipeline)

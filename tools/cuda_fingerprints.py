@@ -8,8 +8,7 @@ CUDA records the new fingerprints, in its own commit, with:
 
     python -m tilec.tools.cuda_fingerprints --update
 
-Each entry is `name -> sha256 of the CUDA text` (with the checkout's path, which
-location comments name, written `<root>`); `name` says where the program comes
+Each entry is `name -> sha256 of the CUDA text`; `name` says where the program comes
 from (`example:transpose.mlir`, `lit:dialect/foo.mlir#2 -p default`,
 `bench:copy transpose f32`, `bench:softmax f16 16384x4096`).
 """
@@ -21,6 +20,7 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -43,7 +43,7 @@ def _cli_cuda(argv: list[str]) -> str | None:
 
 def _examples() -> Iterator[tuple[str, list[str]]]:
     for path in sorted((ROOT / "examples").glob("*.mlir")):
-        yield f"example:{path.name}", [str(path), "-p", "default", "-t", "cuda"]
+        yield f"example:{path.name}", [f"examples/{path.name}", "-p", "default", "-t", "cuda"]
 
 
 def _lit_runs() -> Iterator[tuple[str, list[str]]]:
@@ -57,9 +57,10 @@ def _lit_runs() -> Iterator[tuple[str, list[str]]]:
             cmd = run.split("|")[0].strip()
             if not cmd.startswith("tilec ") or "-t cuda" not in cmd:
                 continue
-            words = shlex.split(cmd.replace("%s", str(path)).replace("%S", str(path.parent)))[1:]
+            file = path.relative_to(ROOT).as_posix()
+            words = shlex.split(cmd.replace("%s", file).replace("%S", str(Path(file).parent)))[1:]
             rel = path.relative_to(base).as_posix()
-            yield f"lit:{rel}#{i} {' '.join(w for w in words if w != str(path))}", words
+            yield f"lit:{rel}#{i} {' '.join(w for w in words if w != file)}", words
 
 
 def _bench_programs() -> Iterator[tuple[str, str]]:
@@ -82,16 +83,24 @@ def _bench_programs() -> Iterator[tuple[str, str]]:
 
 
 def fingerprints() -> dict[str, str]:
-    """name -> sha256 of the CUDA each source program compiles to today."""
+    """name -> sha256 of the CUDA each source program compiles to today. Files are
+    named relative to the repository (the CUDA's location comments hold the name), so
+    that the fingerprints are the same in every checkout."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return _fingerprints()
+    finally:
+        os.chdir(cwd)
+
+
+def _fingerprints() -> dict[str, str]:
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
     out: dict[str, str] = {}
 
     def record(name: str, cuda: str | None) -> None:
         if cuda is not None:
-            # location comments name the source file: hash them relative to the
-            # checkout, so that every worktree records the same fingerprints
-            cuda = cuda.replace(str(ROOT), "<root>")
             out[name] = hashlib.sha256(cuda.encode()).hexdigest()
 
     for name, argv in [*_examples(), *_lit_runs()]:
