@@ -68,26 +68,45 @@ def _cases(torch, gen):
     yield "scalar", (lambda d: _random(torch, d, (), gen, True)), None
 
 
+def _check_against_torch(torch, make_src, shape, src_dtype, dst_dtype, name):
+    """tilec.copy_ into a strided, offset window of a poisoned tensor, against
+    PyTorch's copy_ into a clone of it: every byte, inside the window and out."""
+    src = make_src(src_dtype)
+    shape = shape or tuple(src.shape)
+    big = torch.empty((*shape[:-1], shape[-1] + 3) if shape else (4,), device="cuda",
+                      dtype=getattr(torch, dst_dtype))
+    dst = big[..., 1 : 1 + shape[-1]] if shape else big[1]
+    _poison(torch, big)
+    want = big.clone()
+    want_view = want[..., 1 : 1 + shape[-1]] if shape else want[1]
+    want_view.copy_(src)
+    tilec.copy_(dst, src)
+    torch.cuda.synchronize()
+    assert torch.equal(_bits(torch, big), _bits(torch, want)), (name, src_dtype, dst_dtype)
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("src_dtype", DTYPES)
-@pytest.mark.parametrize("dst_dtype", DTYPES)
-def test_copy_matches_torch_bit_for_bit(src_dtype, dst_dtype):
+def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
+    """All 100 dtype pairs on a sliced transpose of odd extents (one kernel each)."""
     torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype))
+    for dst_dtype in DTYPES:
+        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()  # noqa: E731
+        _check_against_torch(torch, make, None, src_dtype, dst_dtype, "sliced transpose")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("pair", [("float32", "float32"), ("float32", "bfloat16"), ("uint8", "float16"),
+                                  ("float64", "int8"), ("bool", "int64")])
+def test_strided_patterns_match_torch_bit_for_bit(pair):
+    """Permutes (rank 3, NHWC -> NCHW, rank 6), slices with steps, broadcasts, a 0-d
+    tensor, an odd transpose, for a few dtype pairs."""
+    torch = _torch()
+    src_dtype, dst_dtype = pair
     gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype) * 16 + DTYPES.index(dst_dtype))
     for name, make_src, shape in _cases(torch, gen):
-        src = make_src(src_dtype)
-        shape = shape or tuple(src.shape)
-        # the destination is a strided view with a storage offset too
-        big = torch.empty((*shape[:-1], shape[-1] + 3) if shape else (4,), device="cuda",
-                          dtype=getattr(torch, dst_dtype))
-        dst = big[..., 1 : 1 + shape[-1]] if shape else big[1]
-        _poison(torch, big)
-        want = _poison(torch, big.clone())
-        want_view = want[..., 1 : 1 + shape[-1]] if shape else want[1]
-        want_view.copy_(src)
-        tilec.copy_(dst, src)
-        torch.cuda.synchronize()
-        assert torch.equal(_bits(torch, big), _bits(torch, want)), (name, src_dtype, dst_dtype)
+        _check_against_torch(torch, make_src, shape, src_dtype, dst_dtype, name)
 
 
 @pytest.mark.torch
