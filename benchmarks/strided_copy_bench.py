@@ -1,7 +1,7 @@
 """Random strided copies: `tilec.copy_` against cudaMemcpy and PyTorch's `copy_`.
 
     python benchmarks/strided_copy_bench.py [--seed 0] [--cases 48] [--quick]
-        [--json OUT.json] [--md OUT.md] [--host-only | --no-host]
+        [--only 0-23] [--json OUT.json] [--md OUT.md] [--host-only | --no-host] [--list]
 
 A seeded generator (`generate_cases`, no GPU needed) makes permutes of rank 2-6, slices
 with offsets and steps, broadcasts, copies into strided destinations and
@@ -301,7 +301,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cases", type=int, default=48)
     ap.add_argument("--quick", action="store_true", help="4-16 MiB tensors, fewer repetitions")
-    ap.add_argument("--only", default="", help="comma-separated case numbers")
+    ap.add_argument("--only", default="", help="case numbers: 3,5,10-20")
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--no-host", action="store_true")
     ap.add_argument("--list", action="store_true", help="print the generated cases and stop (no GPU)")
@@ -311,7 +311,10 @@ def main(argv=None) -> int:
     lo, hi = (4, 16) if args.quick else (64, 1024)
     cases = generate_cases(args.seed, args.cases, lo, hi)
     if args.only:
-        keep = {int(v) for v in args.only.split(",")}
+        keep = set()
+        for part in args.only.split(","):
+            lo, _, hi = part.partition("-")
+            keep.update(range(int(lo), int(hi or lo) + 1))
         cases = [c for i, c in enumerate(cases) if i in keep]
     if args.list:
         for c in cases:
