@@ -10,13 +10,14 @@ from .arith_ops import ArithLowering
 from .base import Lowering
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
+from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
-            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering)
+            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering)
 
 
 def _table() -> dict[type, Lowering]:

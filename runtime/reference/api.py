@@ -56,9 +56,11 @@ def _functions() -> list[InterpreterFunctions]:
         pass
     else:
         fns.append(LayoutFunctions())
+        from .access_impls import AccessFunctions
         from .compute_impls import ComputeFunctions
 
         fns.append(ComputeFunctions())
+        fns.append(AccessFunctions())
     return fns
 
 
