@@ -1,4 +1,5 @@
-"""Build whole-tensor tilec programs from Python without writing IR text.
+"""Build tilec programs from Python without writing IR text: whole-tensor copies
+(below) and kernels (launches, tiles, element access, arithmetic: compiler/kernel_builder.py).
 
     from tilec.compiler.builder import Program
 
@@ -37,6 +38,7 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
+from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
 
 ELEMENT_TYPES: dict[str, Attribute] = {
@@ -72,8 +74,13 @@ def as_layout(layout: str | cute.Layout) -> cute.Layout:
         raise TilecError(f"invalid layout '{layout}': {e}") from None
 
 
-class Program:
-    """One whole-tensor function being built; arguments are added in call order."""
+def _ssa(x: Value | SSAValue) -> SSAValue:
+    return x.ssa if isinstance(x, Value) else x
+
+
+class Program(KernelBuilding):
+    """One function being built; arguments are added in call order. Values come back
+    as `Value`s (compiler/kernel_builder.py), which take Python operators."""
 
     def __init__(self, name: str):
         self.name = name
@@ -82,30 +89,31 @@ class Program:
         self._arg_types: list[Attribute] = []
         self._module: ModuleOp | None = None
 
-    def _arg(self, name: str, t: Attribute) -> SSAValue:
+    def _arg(self, name: str, t: Attribute) -> Value:
         arg = self._block.insert_arg(t, len(self._block.args))
         arg.name_hint = name
         self._arg_types.append(t)
-        return arg
+        return Value(self, arg)
 
-    def pointer(self, name: str, dtype: str | Attribute = "f32", align: int | None = 16) -> SSAValue:
+    def pointer(self, name: str, dtype: str | Attribute = "f32", align: int | None = 16) -> Value:
         """A global-memory pointer argument (`!layout.ptr<T, align A>`)."""
         return self._arg(name, PtrType(element_type(dtype), align))
 
-    def index(self, name: str) -> SSAValue:
+    def index(self, name: str) -> Value:
         """An index argument (a dynamic extent or stride)."""
         return self._arg(name, IndexType())
 
-    def view(self, ptr: SSAValue, layout: str | cute.Layout, dynamic: Sequence[SSAValue] = ()) -> SSAValue:
+    def view(self, ptr: Value | SSAValue, layout: str | cute.Layout,
+             dynamic: Sequence[Value | SSAValue] = ()) -> Value:
         """A gmem view of `ptr` with `layout`."""
         if not isinstance(ptr.type, PtrType):
             raise TilecError("view() takes a pointer made with pointer()")
         t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
-        return self._builder.insert(ViewOp(ptr, t, dynamic)).result
+        return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic])).results[0]
 
-    def copy(self, src: SSAValue, dst: SSAValue, tile: Sequence[int] | None = None) -> None:
+    def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None) -> None:
         """dst(i) = src(i) for every logical index; `tile` pins the tile shape."""
-        op = CopyOp(src, dst)
+        op = CopyOp(_ssa(src), _ssa(dst))
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
 

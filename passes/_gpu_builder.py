@@ -16,6 +16,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from tilec.dialects import views
+
 index = IndexType()
 
 
@@ -31,6 +33,8 @@ class IndexBuilder:
         self.divisor: dict[SSAValue, int] = {}
         self.ranks: dict[SSAValue, int] = {}
         self.loc_attr = None
+        self.arith = views.IndexArith(self.add_, self.mul_, self.div_, self.rem_)
+        """The view arithmetic's operations as IR (dialects/views.py)."""
 
     # ------------------------------------------------------------------ insertion
     def add(self, op: Operation) -> Operation:

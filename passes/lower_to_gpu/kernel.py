@@ -14,10 +14,12 @@ from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
+from .thread_ids import ThreadIdsLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
-            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering)
+            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
+            ThreadIdsLowering)
 
 
 def _table() -> dict[type, Lowering]:
