@@ -22,12 +22,7 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
-    IntegerType,
     ModuleOp,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -38,41 +33,9 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
+from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
-
-ELEMENT_TYPES: dict[str, Attribute] = {
-    "f16": Float16Type(),
-    "bf16": BFloat16Type(),
-    "f32": Float32Type(),
-    "f64": Float64Type(),
-    "i8": IntegerType(8),
-    "i16": IntegerType(16),
-    "i32": IntegerType(32),
-    "i64": IntegerType(64),
-}
-
-
-def element_type(name: str | Attribute) -> Attribute:
-    """`"f32"` -> f32 (also accepts NumPy dtype names such as `"float32"`)."""
-    if isinstance(name, Attribute):
-        return name
-    aliases = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-               "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
-    key = aliases.get(str(name), str(name))
-    if key not in ELEMENT_TYPES:
-        raise TilecError(f"unknown element type '{name}' (expected one of {', '.join(ELEMENT_TYPES)})")
-    return ELEMENT_TYPES[key]
-
-
-def as_layout(layout: str | cute.Layout) -> cute.Layout:
-    if isinstance(layout, cute.Layout):
-        return layout
-    try:
-        return cute.parse_layout(layout)
-    except Exception as e:
-        raise TilecError(f"invalid layout '{layout}': {e}") from None
-
 
 def _ssa(x: Value | SSAValue) -> SSAValue:
     return x.ssa if isinstance(x, Value) else x

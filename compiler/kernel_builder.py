@@ -34,6 +34,8 @@ from tilec.dialects import thread_ids as ti
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.support.diagnostics import TilecError
 
+from .builder_types import as_layout, element_type
+
 if TYPE_CHECKING:
     from .builder import Program
 
@@ -159,8 +161,6 @@ class KernelBuilding:
 
     def constant(self, x: int | float, t: Attribute | str = "index") -> Value:
         """A constant of type `t` (an element type name, an Attribute, or "index")."""
-        from .builder import element_type
-
         at = IndexType() if t == "index" else element_type(t)
         attr = IntegerAttr(int(x), at) if isinstance(at, IntegerType | IndexType) else FloatAttr(float(x), at)
         return self.insert(arith.ConstantOp(attr)).results[0]
@@ -218,14 +218,10 @@ class KernelBuilding:
 
     def distribute(self, view: Value, tid: Value, threads: str | cute.Layout) -> Value:
         """`layout.distribute`: thread `tid`'s fragment under the thread layout."""
-        from .builder import as_layout
-
         return self.insert(layout.DistributeOp(view.ssa, self.as_index(tid), as_layout(threads))).results[0]
 
     def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
         """`layout.alloc`: shared (`smem`) or register (`rmem`) storage."""
-        from .builder import as_layout, element_type
-
         t = TensorViewType(element_type(dtype), as_layout(layout_), space)
         return self.insert(layout.AllocOp(t)).results[0]
 

@@ -38,6 +38,14 @@ class _CoordinateOp(IRDLOperation):
     def axis(self) -> int:
         return DIMS.index(self.dim.data)
 
+    def launch(self):
+        """The enclosing `layout.launch` (found by name: dialects/layout.py imports this
+        module, not the other way round)."""
+        p = self.parent_op()
+        while p is not None and p.name != "layout.launch":
+            p = p.parent_op()
+        return p
+
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dim.data}")
         printer.print_op_attributes(self.attributes)
@@ -54,11 +62,9 @@ class _CoordinateOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        from .layout import enclosing_launch
-
         if self.dim.data not in DIMS:
             raise VerifyException(f"dim must be x, y or z, got '{self.dim.data}'")
-        if enclosing_launch(self) is None:
+        if self.launch() is None:
             raise VerifyException(f"{self.name} must be inside a layout.launch")
 
 

@@ -203,9 +203,26 @@ class IndexArith:
     mul: Callable[[Any, Any], Any]
     div: Callable[[Any, Any], Any]
     rem: Callable[[Any, Any], Any]
+    sub: Callable[[Any, Any], Any] = operator.sub
+    min: Callable[[Any, Any], Any] = np.minimum
+    max: Callable[[Any, Any], Any] = np.maximum
 
 
 NUMERIC = IndexArith(operator.add, operator.mul, operator.floordiv, operator.mod)
+
+
+def valid_extent(size, mask: MaskMap | None, mode: int, ar: IndexArith = NUMERIC):
+    """How many of the `size` elements along top-level `mode` of a view lie inside its
+    tensor (all of them without a mask): for each map of the chain, the x in [0, size)
+    with off + scale * x < bound, i.e. ceil(max(bound - off, 0) / scale)."""
+    n = size
+    for m in mask.chain() if mask is not None else ():
+        if m.bound[mode] is None:
+            continue
+        room = ar.max(ar.sub(m.bound[mode], m.off[mode]), 0)
+        scale = m.scale[mode]
+        n = ar.min(n, ar.div(ar.add(room, scale - 1), scale) if scale != 1 else room)
+    return n
 
 
 def leaves_offset(leaves: Sequence[tuple[Any, Any]], idx, ar: IndexArith = NUMERIC):
