@@ -24,14 +24,26 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects import thread_ids as ti
-from tilec.dialects.layout_attrs import TensorViewType
+from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
+from tilec.dialects.views import from_modes
+from tilec.dialects.views import modes as cute_modes
 from tilec.support.diagnostics import TilecError
 
 from .builder_types import as_layout, element_type
@@ -223,6 +235,58 @@ class KernelBuilding:
     def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
         """`layout.alloc`: shared (`smem`) or register (`rmem`) storage."""
         t = TensorViewType(element_type(dtype), as_layout(layout_), space)
+        return self.insert(layout.AllocOp(t)).results[0]
+
+    def _tiler(self, tiler) -> Attribute:
+        """A tiler attribute from a layout (text or cute.Layout), by-mode extents
+        (`(8, 4)`) or by-mode layouts (`("8:3", "4:2")`)."""
+        if isinstance(tiler, str | cute.Layout):
+            return CuteLayoutAttr(as_layout(tiler))
+        items = list(tiler)
+        if all(isinstance(x, int) for x in items):
+            return DenseArrayBase.from_list(i64, items)
+        return ArrayAttr([CuteLayoutAttr(as_layout(x)) for x in items])
+
+    def _relayout(self, op_cls, view: Value, layout_: cute.Layout, props: dict) -> Value:
+        rt = view.type.with_(layout=CuteLayoutAttr(layout_))
+        return self.insert(op_cls.build(operands=[view.ssa], properties=props, result_types=[rt])).results[0]
+
+    def divide(self, view: Value, tiler, kind: str = "logical") -> Value:
+        """CuTe's `logical_divide` / `zipped_divide` / `tiled_divide` / `flat_divide`."""
+        t = self._tiler(tiler)
+        return self._relayout(layout.DivideOp, view, layout.DivideOp.divided(view.type.cute_layout, kind, t),
+                              {"kind": StringAttr(kind), "tiler": t})
+
+    def compose(self, view: Value, tiler) -> Value:
+        """CuTe's `composition(tensor, tiler)`."""
+        t = self._tiler(tiler)
+        return self._relayout(layout.ComposeOp, view, layout.ComposeOp.composed(view.type.cute_layout, t),
+                              {"tiler": t})
+
+    def slice(self, view: Value, coords: Sequence[int | Value | str]) -> Value:
+        """CuTe's `A(_, j)`: `"_"` keeps a mode, an int or index Value fixes it."""
+        pattern, dyn = [], []
+        for c in coords:
+            if isinstance(c, str):
+                if c != "_":
+                    raise TilecError(f"a slice coordinate is an index or '_', not '{c}'")
+                pattern.append(layout.WILDCARD)
+            elif isinstance(c, int):
+                pattern.append(c)
+            else:
+                pattern.append(layout.DYNAMIC)
+                dyn.append(self.as_index(c))
+        kept = [m for m, p in zip(cute_modes(view.type.cute_layout), pattern) if p == layout.WILDCARD]
+        rt = view.type.with_(layout=CuteLayoutAttr(from_modes(kept)))
+        op = layout.SliceOp.build(operands=[view.ssa, dyn], properties={"pattern": DenseArrayBase.from_list(i64, pattern)},
+                                  result_types=[rt])
+        return self.insert(op).results[0]
+
+    def alloc_like(self, view: Value, space: str = "rmem") -> Value:
+        """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose
+        modes keep the view's stride order ((8,4):(3,48) -> (8,4):(1,8))."""
+        lay = view.type.cute_layout
+        t = TensorViewType(view.type.element_type, cute.make_ordered_layout(lay.shape, lay.stride), space)
         return self.insert(layout.AllocOp(t)).results[0]
 
     # ------------------------------------------------------------ data movement

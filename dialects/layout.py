@@ -21,6 +21,7 @@ from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     IndexType,
     IntegerAttr,
@@ -478,12 +479,57 @@ class DistributeOp(IRDLOperation):
             )
 
 
+def tiler_of(tiler: Attribute):
+    """A CuTe tiler from its attribute: a `#layout.cute` layout, by-mode extents
+    (`array<i64: 8, 4>`), or by-mode layouts (`[#layout.cute<8:3>, #layout.cute<4:2>]`)."""
+    if isinstance(tiler, CuteLayoutAttr):
+        return tiler.data
+    if isinstance(tiler, DenseArrayBase):
+        return tuple(cute.make_layout(n, 1) for n in _ints(tiler))
+    if isinstance(tiler, ArrayAttr) and tiler.data and all(isinstance(a, CuteLayoutAttr) for a in tiler.data):
+        return tuple(a.data for a in tiler.data)
+    raise VerifyException("tiler must be a #layout.cute, an array of extents or an array of #layout.cute (by mode)")
+
+
+@irdl_op_definition
+class ComposeOp(IRDLOperation):
+    """CuTe's `composition(tensor, tiler)` as a view op (no data moves): the view's
+    layout composed with `tiler` (a layout, or by-mode extents or layouts), over the
+    same base.
+
+        %c = layout.compose %t {tiler = [#layout.cute<4:2>, #layout.cute<2:1>]} : A -> B"""
+
+    name = "layout.compose"
+    source = operand_def(TensorViewType)
+    tiler = prop_def(Attribute)
+    result = result_def(TensorViewType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def composed(layout: cute.Layout, tiler: Attribute) -> cute.Layout:
+        return cute.composition(layout, tiler_of(tiler))
+
+    def verify_(self) -> None:
+        st, rt = self.source.type, self.result.type
+        _check(not st.is_masked, "compose an unmasked view")
+        _check(isinstance(st.layout, CuteLayoutAttr), "compose a plain (unswizzled) layout")
+        try:
+            lay = self.composed(st.cute_layout, self.tiler)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from e
+        _same_layout(lay, rt.cute_layout, "composition")
+
+
 @irdl_op_definition
 class DivideOp(IRDLOperation):
     """CuTe's divides as a view op (no data moves): `kind` is `logical`, `zipped`,
-    `tiled` or `flat`; `tiler` is a layout, or by-mode extents.
+    `tiled` or `flat`; `tiler` is a layout, by-mode extents (`Shape<_8,_4>`), or
+    by-mode layouts (`Tile<Layout<_8,_3>, Layout<_4,_2>>`).
 
-        %d = layout.divide %t {kind = "zipped", tiler = array<i64: 4, 8>} : A -> B"""
+        %d = layout.divide %t {kind = "zipped", tiler = array<i64: 4, 8>} : A -> B
+        %d = layout.divide %t {kind = "zipped", tiler = [#layout.cute<8:3>, #layout.cute<4:2>]} : A -> B"""
 
     name = "layout.divide"
     source = operand_def(TensorViewType)
@@ -498,19 +544,13 @@ class DivideOp(IRDLOperation):
 
     @staticmethod
     def divided(layout: cute.Layout, kind: str, tiler: Attribute) -> cute.Layout:
-        if isinstance(tiler, CuteLayoutAttr):
-            t = tiler.data
-        elif isinstance(tiler, DenseArrayBase):
-            t = tuple(cute.make_layout(n, 1) for n in _ints(tiler))
-        else:
-            raise VerifyException("tiler must be a #layout.cute or an array of extents")
         fn = {
             "logical": cute.logical_divide,
             "zipped": cute.zipped_divide,
             "tiled": cute.tiled_divide,
             "flat": cute.flat_divide,
         }[kind]
-        return fn(layout, t)
+        return fn(layout, tiler_of(tiler))
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
@@ -810,7 +850,7 @@ class BarrierOp(IRDLOperation):
 
 
 
-DERIVED_VIEW_OPS = (TileOp, VectorizeOp, DistributeOp, DivideOp, PartitionOp, SliceOp)
+DERIVED_VIEW_OPS = (TileOp, VectorizeOp, DistributeOp, DivideOp, ComposeOp, PartitionOp, SliceOp)
 """Ops whose result is a view of their `source` view (operand 0), no data moved."""
 VIEW_OPS = (ViewOp, AllocOp, *DERIVED_VIEW_OPS)
 """Every op whose result is a view."""
@@ -1114,6 +1154,7 @@ Layout = Dialect(
         VectorizeOp,
         DistributeOp,
         DivideOp,
+        ComposeOp,
         PartitionOp,
         SliceOp,
         CopyOp,

@@ -7,24 +7,24 @@
 //   Tensor rmem = make_tensor_like(gmem_tiled(_, 0));         // ((_8,_4))
 //   copy(gmem_tiled(_, j), rmem); ... copy(rmem, out_tiled(_, j));
 //
-// `layout.divide` takes a tiler by-mode only as extents, so the by-mode strided tiler
-// is written as the one layout it is over the tensor's (column-major) coordinates,
-// (8,4):(3,48) (column 2j is coordinate 24*2j); both give the tile (8,4):(3,48) and
-// 3*2*2 = 12 tiles (tests/unit/test_seed_examples.py checks that they agree
-// element by element). `make_tensor_like` of the tile is the compact (8,4):(1,8) in
+// The tiler is written by mode as the guide writes it, `[#layout.cute<8:3>,
+// #layout.cute<4:2>]`: the tile is (8,4):(3,48) (column 2j is coordinate 24*2j) and the
+// rest ((3,(2,2)) tiles, 12 in all) keeps CuTe's nesting. (The same tiles come from the
+// one layout (8,4):(3,48) over the tensor's coordinates; tests/unit/test_seed_examples.py
+// checks that the two agree element by element.) `make_tensor_like` of the tile is the compact (8,4):(1,8) in
 // registers (`layout.alloc` in rmem). Block j, one thread, moves tile j:
 // global -> register fragment -> global; the guide's `do_something(rmem)` is left out.
 //
 //   tilec examples/cute_tiled_copy_registers.mlir --run cpu
 !G = !layout.tensor<f32, #layout.cute<(24,16):(1,24)>, gmem>
-!Z = !layout.tensor<f32, #layout.cute<((8,4),(3,2,2)):((3,48),(1,24,192))>, gmem>
+!Z = !layout.tensor<f32, #layout.cute<((8,4),(3,(2,2))):((3,48),(1,(24,192)))>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(8,4):(3,48)>, gmem>
 !R = !layout.tensor<f32, #layout.cute<(8,4):(1,8)>, rmem>
 func.func @tiled_copy_registers(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
   %a = layout.view %src : !layout.ptr<f32> -> !G
   %b = layout.view %dst : !layout.ptr<f32> -> !G
-  %za = layout.divide %a {kind = "zipped", tiler = #layout.cute<(8,4):(3,48)>} : !G -> !Z
-  %zb = layout.divide %b {kind = "zipped", tiler = #layout.cute<(8,4):(3,48)>} : !G -> !Z
+  %za = layout.divide %a {kind = "zipped", tiler = [#layout.cute<8:3>, #layout.cute<4:2>]} : !G -> !Z
+  %zb = layout.divide %b {kind = "zipped", tiler = [#layout.cute<8:3>, #layout.cute<4:2>]} : !G -> !Z
   %c12 = arith.constant 12 : index
   %c1 = arith.constant 1 : index
   layout.launch grid(%c12, %c1, %c1) threads(1) {

@@ -234,6 +234,14 @@ class ViewOpsLowering(KernelBase):
             raise _fail(op, "divide of a view with dynamic values is not supported")
         self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
 
+    @lowers(layout.ComposeOp)
+    def op_layout_compose(self, op: layout.ComposeOp):
+        sv: View = self.get(op.source)
+        self._need_plain(op, sv)
+        if not _is_static(sv.layout):
+            raise _fail(op, "compose of a view with dynamic values is not supported")
+        self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
+
     @lowers(layout.PartitionOp)
     def op_layout_partition(self, op: layout.PartitionOp):
         b = self.b

@@ -557,6 +557,12 @@ class LayoutFunctions(InterpreterFunctions):
         lay = layout.DivideOp.divided(v.inner, op.kind.data, op.tiler)
         return (View(v.storage, v.base, lay, v.vec, None, op.result.type, v.align),)
 
+    @impl(layout.ComposeOp)
+    def run_compose(self, interp: ReferenceInterpreter, op: layout.ComposeOp, args):
+        v = _view(op, args[0])
+        lay = layout.ComposeOp.composed(v.inner, op.tiler)
+        return (View(v.storage, v.base, lay, v.vec, None, op.result.type, v.align),)
+
     @impl(layout.PartitionOp)
     def run_partition(self, interp: ReferenceInterpreter, op: layout.PartitionOp, args):
         src, tid = args
