@@ -14,6 +14,10 @@ The Python API in one screen:
     outs = tilec.run_reference(k, inputs)      # ... on what the GPU would run
     tilec.gpu_available()                      # is there a CUDA GPU to launch on?
 
+    tilec.copy_(dst, src)                      # PyTorch/CuPy arrays: strided, broadcast,
+    y = tilec.contiguous(x)                    #   dtype-converting copies, one kernel
+    y = tilec.permute(x, (0, 3, 1, 2))         #   per pattern (docs/pytorch-cupy.md)
+
 Programs can also be built without IR text: `tilec.Program` (see compiler/builder.py).
 Wherever a module is taken, a `Program` is accepted too (its `.module` is used).
 """
@@ -72,21 +76,14 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
     `k(*arrays)` checks each argument against the IR and launches; `k.source` is the
     CUDA C++, `k.module` the GPU-level module. With `arch` (`"sm_90"`) it is compiled
     by NVRTC (through the kernel cache) at once, which needs no GPU; without, it is
-    compiled for the current device on its first call."""
-    from tilec.compiler.pipeline import parse_module
-    from tilec.compiler.pipeline import run_pipeline as _run
-    from tilec.runtime.launch import Kernel
+    compiled for the current device on its first call.
 
-    from tilec.support.target import set_target
+    A program compiled before in this process (the same IR text, pipeline, arch and
+    function) returns the same Kernel at once: no pass runs again (tilec.compiling).
+    The Kernel's `module` is shared between such calls; treat it as read-only."""
+    from tilec.compiling import compile_program
 
-    program = _module_of(program)
-    module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
-    if arch is not None:
-        set_target(module, arch)  # the verifier and the passes read it
-    specs = arg_specs(module)
-    if pipeline:
-        _run(module, pipeline)
-    return Kernel(module, function=function, arg_specs=specs, arch=arch)
+    return compile_program(_module_of(program), pipeline, arch=arch, function=function)
 
 
 def run_reference(module, inputs, **kwargs):
@@ -116,6 +113,28 @@ def gpu_available() -> bool:
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
+
+
+def copy_(dst, src):
+    """`dst[...] = src` on device arrays, like `torch.Tensor.copy_` (broadcast, dtype
+    conversion, any strides); returns dst. See `tilec.tensor_copy.copy_`."""
+    from tilec.tensor_copy import copy_ as _copy
+
+    return _copy(dst, src)
+
+
+def contiguous(x):
+    """A new C-contiguous copy of the device array `x`, in its framework."""
+    from tilec.tensor_copy import contiguous as _contiguous
+
+    return _contiguous(x)
+
+
+def permute(x, dims):
+    """`x.permute(dims).contiguous()` on a device array, in its framework."""
+    from tilec.tensor_copy import permute as _permute
+
+    return _permute(x, dims)
 
 
 def __getattr__(name: str):

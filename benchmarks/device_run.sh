@@ -3,7 +3,9 @@
 # .whl/), install tilec, run the GPU tests, then the benchmarks; a short table last.
 #   device run (carry .whl): bash benchmarks/device_run.sh [--quick] [pytest-args...]
 #   SKIP_TESTS=1 / SKIP_BENCH=1 leave out the GPU tests / the copy benchmark; COMPUTE=1 adds
-#   the compute benchmark (softmax, layer norm, cumsum), each kernel also timed with --fmad=true
+#   the compute benchmark (softmax, layer norm, cumsum), each kernel also timed with --fmad=true;
+#   STRIDED=1 adds the random strided copies of tilec.copy_ (benchmarks/strided_copy_bench.py),
+#   with STRIDED_ARGS (e.g. "--only 0-23 --no-host") and STRIDED_TAG naming its output files
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
@@ -19,4 +21,8 @@ if [ "${COMPUTE:-0}" = 1 ]; then
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   timeout 400 python3 benchmarks/copy_bench.py $quick --json "$OUT/bench.json" --md "$OUT/benchmarks.md" 2>&1 | tee "$OUT/bench.log" | tail -30
+fi
+if [ "${STRIDED:-0}" = 1 ]; then
+  tag=${STRIDED_TAG:-strided}
+  timeout 560 python3 benchmarks/strided_copy_bench.py $quick ${STRIDED_ARGS:-} --json "$OUT/$tag.json" --md "$OUT/$tag.md" 2>&1 | tee "$OUT/$tag.log" | tail -70
 fi

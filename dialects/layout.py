@@ -54,6 +54,7 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.support.target import target_of
 
 from . import cute, views
+from .conversions import STORAGE, ConversionError, parse_convert
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import (
@@ -215,11 +216,18 @@ class ViewOp(IRDLOperation):
         %b = layout.view %p(%m, %n) : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
 
     The index operands bind the layout's `?` values in order of appearance (shape, then
-    stride). A re-view of an allocation must stay inside it (cosize)."""
+    stride). A re-view of an allocation must stay inside it (cosize).
+
+    `divisible = array<i64: ...>` (one positive entry per index operand) promises that
+    each bound value is a multiple of its entry, as Triton's `divisibility=16`
+    specialisation does: a dynamic stride known to be a multiple of 4 lets f32 rows start
+    on 16-byte boundaries, so accesses along the rows may use 16-byte vectors. The
+    reference executor checks the promise."""
 
     name = "layout.view"
     source = operand_def()
     dynamic = var_operand_def(index)
+    divisible = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     assembly_format = (
         "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
@@ -227,8 +235,17 @@ class ViewOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
-    def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=()):
-        super().__init__(operands=[source, list(dynamic)], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=(),
+                 divisible: Sequence[int] | None = None):
+        props = {"divisible": _array(divisible)} if divisible is not None else {}
+        super().__init__(operands=[source, list(dynamic)], result_types=[result_type],
+                         properties=props)
+
+    def divisors(self) -> tuple[int, ...]:
+        """What each index operand is promised to be a multiple of (1: nothing)."""
+        if self.divisible is None:
+            return (1,) * len(self.dynamic)
+        return _ints(self.divisible)
 
     def verify_(self) -> None:
         rt = self.result.type
@@ -239,6 +256,11 @@ class ViewOp(IRDLOperation):
             f"layout {rt.cute_layout} has {ndyn} dynamic value(s) but {len(self.dynamic)} "
             "index operand(s) were given",
         )
+        if self.divisible is not None:
+            divs = _ints(self.divisible)
+            _check(len(divs) == ndyn,
+                   f"divisible has {len(divs)} entries but the view binds {ndyn} dynamic value(s)")
+            _check(all(d >= 1 for d in divs), f"divisible entries must be positive, got {list(divs)}")
         if isinstance(st, PtrType):
             _check(st.element_type == rt.element_type,
                    f"element types disagree: pointer to {st.element_type}, view of {rt.element_type}")
@@ -675,9 +697,20 @@ class SliceOp(IRDLOperation):
 # =========================================================================== copies
 
 
-def _check_copy(src: TensorViewType, dst: TensorViewType) -> None:
-    _check(src.element_type == dst.element_type,
-           f"element types disagree: {src.element_type} and {dst.element_type}")
+def _check_copy(src: TensorViewType, dst: TensorViewType, convert: StringAttr | None = None) -> None:
+    if convert is None:
+        _check(src.element_type == dst.element_type,
+               f"element types disagree: {src.element_type} and {dst.element_type} "
+               "(a converting copy names its conversion: convert = \"SRC->DST\")")
+    else:
+        try:
+            names = parse_convert(convert.data)
+        except ConversionError as e:
+            raise VerifyException(str(e)) from None
+        for name, t, side in zip(names, (src.element_type, dst.element_type), ("source", "dest")):
+            _check(STORAGE[name] == str(t),
+                   f"convert = \"{convert.data}\": {name} is stored as {STORAGE[name]}, "
+                   f"but the {side} holds {t}")
     if src.is_masked or dst.is_masked:
         _check(views.mode_sizes(src.cute_layout) == views.mode_sizes(dst.cute_layout)
                and src.vector_size == dst.vector_size,
@@ -694,20 +727,29 @@ class CopyOp(IRDLOperation):
     (vector lanes in order). Elements that do not exist in a masked src or dst are
     skipped. Sizes must agree.
 
-        layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>"""
+        layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>
+        layout.copy %a, %b {convert = "float32->bfloat16"} : !layout.tensor<f32, ...>, !layout.tensor<bf16, ...>
+
+    With `convert = "SRC->DST"` (NumPy dtype names) each element is converted in
+    registers as PyTorch's `copy_` converts SRC to DST (dialects/conversions.py); the
+    views hold the dtypes' storage types (`uint8` and `bool` in `i8`)."""
 
     name = "layout.copy"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
+    convert = opt_prop_def(StringAttr)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue):
-        super().__init__(operands=[source, dest])
+    def __init__(self, source: SSAValue, dest: SSAValue, convert: StringAttr | str | None = None):
+        if isinstance(convert, str):
+            convert = StringAttr(convert)
+        props = {"convert": convert} if convert is not None else {}
+        super().__init__(operands=[source, dest], properties=props)
 
     def verify_(self) -> None:
-        _check_copy(self.source.type, self.dest.type)
+        _check_copy(self.source.type, self.dest.type, self.convert)
 
 
 @irdl_op_definition

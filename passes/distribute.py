@@ -32,6 +32,7 @@ from tilec.dialects.layout_attrs import (
     element_bytes,
 )
 
+from ._convert_ops import conversion_ops
 from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
 from ._vector_legality import view_vector_ok, widest
 
@@ -131,6 +132,12 @@ class DistributePass(ModulePass):
             and dt.vec_layout is None
         )
         smem = "smem" in (st.memory_space, dt.memory_space)
+        if copy.convert is not None and not (loadable and not smem):
+            raise TilecError(
+                "distribute: a converting copy (convert = ...) is distributed between "
+                "global views of power-of-two extents (tile it first)",
+                op=copy,
+            )
         if loadable and (not smem or not plain):
             new = self._load_store(copy, T)
         elif plain:
@@ -157,23 +164,37 @@ class DistributePass(ModulePass):
         d_order = memory_order(dl, cd) if cd is not None else s_order
         # a view with no stride-1 mode cannot be coalesced by its run: size it for the other
         s_bytes = self._run_bytes(copy.source, s_order[0], shape, eb) if cs is not None else None
-        d_bytes = self._run_bytes(copy.dest, d_order[0], shape, eb) if cd is not None else None
+        deb = element_bytes(dt.element_type)  # differs from eb in a converting copy
+        d_bytes = self._run_bytes(copy.dest, d_order[0], shape, deb) if cd is not None else None
         s_bytes = s_bytes or d_bytes or self.vector_bytes
         d_bytes = d_bytes or s_bytes
         if d_order[0] == s_order[0]:
-            s_bytes = d_bytes = min(s_bytes, d_bytes)
+            # one run length for both sides, in elements (a converting copy's sides
+            # differ in bytes): the shorter, so neither side's lanes stride
+            run = min(s_bytes // eb, d_bytes // deb) or 1
+            s_bytes, d_bytes = run * eb, run * deb
         ls = blocked_layout(shape, s_order, eb, T, s_bytes)
         ld = ls
         if d_order[0] != s_order[0]:
-            ld = blocked_layout(shape, d_order, eb, T, d_bytes)
+            ld = blocked_layout(shape, d_order, deb, T, d_bytes)
         ts = TensorType(st.element_type, shape, BlockedLayoutAttr(ls))
         load = LoadOp(copy.source, ts)
         ops: list[Operation] = [load]
         value = load.result
+        # a converting copy converts in registers: before the layout conversion when
+        # the destination's elements are not wider (less shared memory), else after
+        narrow = deb <= eb
+        if copy.convert is not None and narrow:
+            cast, value = conversion_ops(value, copy.convert.data)
+            ops += cast
         if ld != ls:
-            conv = ConvertLayoutOp(value, TensorType(st.element_type, shape, BlockedLayoutAttr(ld)))
+            t = value.type
+            conv = ConvertLayoutOp(value, TensorType(t.element_type, shape, BlockedLayoutAttr(ld)))
             ops.append(conv)
             value = conv.result
+        if copy.convert is not None and not narrow:
+            cast, value = conversion_ops(value, copy.convert.data)
+            ops += cast
         ops.append(StoreOp(value, copy.dest))
         return ops
 
@@ -183,7 +204,7 @@ class DistributePass(ModulePass):
         than the legal vector would make each lane's scalar accesses strided (a warp
         instruction touching four times the lines it needs); a narrower one keeps the
         lanes of a warp on consecutive elements."""
-        v = widest(shape[d], self.vector_bytes // eb, lambda v: view_vector_ok(view, d, v, eb))
+        v = widest(shape[d], self.vector_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
         return v * eb
 
     def _fragments(self, copy: CopyOp, T: int) -> list[Operation]:

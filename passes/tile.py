@@ -21,6 +21,7 @@ from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_la
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 
 from ._analysis import DYN, contiguous_mode, leaves, memory_order, pow2_floor
+from ._vector_legality import _promised_strides
 
 index = IndexType()
 
@@ -104,7 +105,8 @@ class TilePass(ModulePass):
     memory order, fastest first: block x walks the destination's contiguous mode (so
     consecutive blocks write neighbouring memory), block y the next; further modes are
     linearised into block z (decomposed with arith.remui/divui). A mode whose static tile
-    count exceeds CUDA's 65535 limit on y and z is folded into x instead. Tile counts are
+    count exceeds CUDA's 65535 limit on y and z, or whose tile count is dynamic (it may
+    exceed that limit at run time), is folded into x instead. Tile counts are
     ceil-divided, with `arith.ceildivui` for dynamic extents.
     """
 
@@ -178,7 +180,8 @@ class TilePass(ModulePass):
         groups: list[list[int]] = [order[:1], order[1:2], order[2:]]
         for g in (1, 2):
             n = _static_product(counts, groups[g])
-            if n is not None and n > MAX_GRID_YZ:
+            # a dynamic tile count may pass 65535 at run time: x takes it
+            if (n is None and groups[g]) or (n is not None and n > MAX_GRID_YZ):
                 groups[0] += groups[g]
                 groups[g] = []
         nx = _static_product(counts, groups[0])
@@ -213,7 +216,7 @@ class TilePass(ModulePass):
             coords = [zero.result if c is None else c for c in coords]
         ta = TileOp(copy.source, coords, tile)
         tb = TileOp(copy.dest, coords, tile)
-        inner = CopyOp(ta.result, tb.result)
+        inner = CopyOp(ta.result, tb.result, copy.convert)
         body += [ta, tb, inner]
         launch.body.block.add_ops(body)
         new_ops.append(launch)
@@ -370,15 +373,19 @@ def _count_dyn(t) -> int:
 def _vector_aligned(view: SSAValue, eb: int) -> bool:
     """Whether every run of `view` along its contiguous mode can start on a 16-byte
     boundary: the root pointer is 16-byte aligned and every stride other than the
-    stride-1 run is a multiple of 16 bytes (dynamic strides are not assumed to be)."""
+    stride-1 run is a multiple of 16 bytes (a dynamic stride when its `layout.view`
+    promises it: `divisible`)."""
     root = view.owner
     if not isinstance(root, ViewOp) or not isinstance(root.source.type, PtrType):
         return False
     if root.source.type.alignment % 16:
         return False
-    for _, stride in leaves(view.type.cute_layout):
+    promised = _promised_strides(root) or [None] * len(leaves(view.type.cute_layout))
+    for (_, stride), p in zip(leaves(view.type.cute_layout), promised):
         if stride == 1:
             continue
-        if stride is DYN or (stride * eb) % 16:
+        if stride is DYN:
+            stride = p  # a promised multiple, or None
+        if stride is None or (stride * eb) % 16:
             return False
     return True

@@ -49,13 +49,17 @@ class VectorizePass(ModulePass):
       run that v divides, every other stride of the view and of the views it was tiled
       from is a multiple of v, every tile extent along d is a multiple of v, the root
       pointer's `align` (16 bytes for `layout.alloc` storage) is a multiple of v*E, a
-      swizzled view keeps v within one swizzle unit, and a masked view's extent along d
-      is static and a multiple of v. v*E <= max-bytes; v is a power of two, 1 when
-      nothing wider is legal (dynamic strides are not assumed aligned).
+      swizzled view keeps v within one swizzle unit. v*E <= max-bytes; v is a power of
+      two, 1 when nothing wider is legal. A dynamic stride counts as a multiple of what
+      its `layout.view` promises (`divisible`), else of nothing. A masked view's extent
+      (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so tiles
+      inside the tensor move whole vectors and only a tile across its edge falls back
+      to per-element accesses.
     * `layout.copy` of fragments (both sides `layout.distribute` of a tile by the same
       thread layout and thread id, CuTe `local_partition`): both tiles are wrapped in
       `layout.vectorize` with v elements along the mode the threads run along (fastest
-      first), under the same conditions on both tiles, and then distributed with a
+      first), under the same conditions on both tiles (a masked tile's extent along
+      that mode a static multiple of v: a fragment's vector is masked whole), and then distributed with a
       thread layout of the same number of threads over the vectors (threads along that
       mode first). Each thread then moves whole vectors.
     * Async staging (`async=true`, the default): a thread-level `layout.copy` from gmem
@@ -106,7 +110,8 @@ class VectorizePass(ModulePass):
         shape = value_type.get_shape()
         limit = min(b.size_per_thread[d], shape[d])
         eb = element_bytes(view.type.element_type)
-        v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb))
+        # loads and stores mask each lane: a masked view's edge costs no width
+        v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
         op.properties["vector"] = IntegerAttr(v, i64)
 
     # ------------------------------------------------------------------ fragments

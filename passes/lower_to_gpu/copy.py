@@ -49,6 +49,12 @@ class CopyLowering(KernelBase):
     # -------------------------------------------------------------- copies (CuTe path)
     @lowers(layout.CopyOp)
     def op_layout_copy(self, op: layout.CopyOp):
+        if op.convert is not None:
+            raise _fail(
+                op,
+                "lower-to-gpu: a converting copy (convert = ...) must be distributed "
+                "first (its conversion happens between a load and a store)",
+            )
         self.copy(op, asynchronous=False)
 
     @lowers(layout.CopyAsyncOp)

@@ -129,7 +129,8 @@ def view_of(
     op: Operation, t: MemRefType, storage: Storage, actual_shape: tuple[int, ...]
 ) -> MemRef:
     """A MemRef over a whole storage, with the type's static shape and layout; the
-    dynamic sizes come from `actual_shape` (the array's)."""
+    dynamic sizes come from `actual_shape` (the array's). A flat (rank-1) buffer may
+    be larger than a static memref: the memref covers its first elements."""
     rank = t.get_num_dims()
     static = t.get_shape()
     if len(actual_shape) != rank:
@@ -144,6 +145,11 @@ def view_of(
     shape = []
     for d in range(rank):
         s = static[d]
+        if rank == 1 and 0 <= s < actual_shape[0]:
+            # a flat buffer larger than the memref: the kernel reaches its first `s`
+            # elements, the rest stay as they were (as on the GPU)
+            shape.append(s)
+            continue
         if s >= 0 and s != actual_shape[d]:
             raise ExecutionError(
                 op,

@@ -38,6 +38,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from tilec.dialects.conversions import convert_values, parse_convert
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
@@ -446,6 +448,11 @@ class LayoutFunctions(InterpreterFunctions):
         if isinstance(src, HostArray | Storage):
             st = host_storage(src) if isinstance(src, HostArray) else src
             values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
+            for k, (value, div) in enumerate(zip(values, op.divisors())):
+                if value % div:
+                    raise ExecutionError(
+                        op, f"index operand {k} is {value}, not a multiple of {div} as "
+                        "its `divisible` entry promises")
             lay = _bind(t.cute_layout, values)
             align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
             return (View(st, 0, lay, t.vec_layout, None, t, align),)
@@ -634,6 +641,8 @@ class LayoutFunctions(InterpreterFunctions):
         else:
             rows, skeys, dkeys = rows.ravel(), skeys.ravel(), dkeys.ravel()
         values = load(op, grid, src, rows, skeys)
+        if op.convert is not None:
+            values = convert_values(values, *parse_convert(op.convert.data))
         if not dg.injective:
             _check_unambiguous(op, grid, dst, rows, dkeys, values)
         store(op, grid, dst, rows, dkeys, values)

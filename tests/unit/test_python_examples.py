@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False) -> subprocess.CompletedProces
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "launch_cupy.py", "launch_torch.py"], (
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "launch_cupy.py", "launch_torch.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -82,6 +82,22 @@ def test_launch_torch_without_gpu_uses_the_reference_executor():
 def test_launch_torch_without_torch_says_it_skipped():
     out = run_example("launch_torch.py").stdout
     assert out.strip() == "skipped: PyTorch is not installed (pip install torch to run this example)"
+
+
+def test_copy_tensors_without_gpu_uses_the_reference_executor():
+    out = run_example("copy_tensors.py", hide_gpu=True).stdout
+    assert "no GPU found: ran the compiled kernels on the CPU reference executor" in out
+    assert "float32->float16 strided copy: identical to NumPy" in out
+    assert "kernels compiled: 2" in out
+
+
+@pytest.mark.gpu
+def test_copy_tensors_on_the_gpu():
+    out = run_example("copy_tensors.py").stdout
+    assert "CuPy: contiguous of a reversed, strided view: identical to CuPy" in out
+    assert "no GPU found" not in out
+    if HAS_TORCH:
+        assert "identical to PyTorch" in out
 
 
 @pytest.mark.gpu

@@ -2,8 +2,24 @@
 // RUN: tilec %s --split-input-file --verify-diagnostics
 
 func.func @copy_elt(%a: !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, %b: !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>) {
-  // expected-error @+1 {{element types disagree: f32 and f16}}
+  // expected-error @+1 {{element types disagree: f32 and f16 (a converting copy names its conversion: convert = "SRC->DST")}}
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>
+  func.return
+}
+
+// -----
+
+func.func @copy_convert_storage(%a: !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, %b: !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>) {
+  // expected-error @+1 {{convert = "float32->bfloat16": bfloat16 is stored as bf16, but the dest holds f16}}
+  layout.copy %a, %b {convert = "float32->bfloat16"} : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>
+  func.return
+}
+
+// -----
+
+func.func @copy_convert_name(%a: !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, %b: !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>) {
+  // expected-error @+1 {{convert = "float32->half": expected "SRC->DST" with dtypes among float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool}}
+  layout.copy %a, %b {convert = "float32->half"} : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>, !layout.tensor<f16, #layout.cute<(8,8):(8,1)>, gmem>
   func.return
 }
 

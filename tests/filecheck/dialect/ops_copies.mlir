@@ -49,3 +49,14 @@ func.func @copy_async(%t: !T, %c: index) {
   }
   func.return
 }
+
+// A converting copy names its conversion (PyTorch's, NumPy dtype names); uint8 and
+// bool are stored as i8.
+// CHECK-LABEL: func.func @copy_convert(
+// CHECK: layout.copy %a, %b {convert = "float32->bfloat16"} : !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>, !layout.tensor<bf16, #layout.cute<(64,64):(1,64)>, gmem>
+// CHECK: layout.copy %c, %d {convert = "uint8->bool"} : !layout.tensor<i8, #layout.cute<64:1>, gmem>, !layout.tensor<i8, #layout.cute<64:1>, gmem>
+func.func @copy_convert(%a: !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>, %b: !layout.tensor<bf16, #layout.cute<(64,64):(1,64)>, gmem>, %c: !layout.tensor<i8, #layout.cute<64:1>, gmem>, %d: !layout.tensor<i8, #layout.cute<64:1>, gmem>) {
+  layout.copy %a, %b {convert = "float32->bfloat16"} : !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>, !layout.tensor<bf16, #layout.cute<(64,64):(1,64)>, gmem>
+  layout.copy %c, %d {convert = "uint8->bool"} : !layout.tensor<i8, #layout.cute<64:1>, gmem>, !layout.tensor<i8, #layout.cute<64:1>, gmem>
+  func.return
+}

@@ -119,3 +119,11 @@ func.func @slice(%t: !T, %i: index) {
   %col = layout.slice %t[_, 3] : !T -> !layout.tensor<f32, #layout.cute<64:256>, gmem>
   func.return
 }
+
+// `divisible` promises what each dynamic value is a multiple of.
+// CHECK-LABEL: func.func @view_divisible(
+// CHECK: %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+func.func @view_divisible(%p: !layout.ptr<f32, align 16>, %m: index, %n: index, %s: index) {
+  %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+  func.return
+}

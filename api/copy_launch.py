@@ -1,0 +1,93 @@
+"""The hot path of `tilec.copy_`: a copy seen before (the same dtypes, shapes, strides,
+pointer alignments and devices) is launched without planning it again.
+
+    launcher = Launcher.build(plan, kernel, dst_op, src_op)   # once per structure
+    launcher(dst_ptr, src_ptr, stream)                          # per call
+
+A `Launcher` holds what a plan would compute again: the byte offsets that mode merging
+moves each pointer by, the byte ranges both views touch (for the overlap test), and
+for each kernel launch its CuPy function (per device), grid, block, shared memory and
+the index arguments already converted to their C types; a call adds the two pointers and
+launches. The structure key (`structure`) holds everything the plan depends on, so a
+hit skips every check that the plan made (they would pass again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .copy_kernels import CopyKernel
+from .copy_plan import VECTOR_BYTES, CopyPlan, Operand, byte_range
+
+_SRC, _DST = object(), object()
+"""Stand-ins for the two pointers while the host function runs once."""
+
+
+def structure(dst: Operand, src: Operand) -> tuple:
+    """What a plan depends on: everything but the pointers' values beyond their
+    alignment."""
+    return (
+        dst.dtype, dst.shape, dst.strides, dst.ptr % VECTOR_BYTES, dst.device,
+        src.dtype, src.shape, src.strides, src.ptr % VECTOR_BYTES, src.device,
+    )
+
+
+@dataclass
+class _Launch:
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    args: list  # converted index arguments; _SRC/_DST where the pointers go
+
+
+class Launcher:
+    """One planned copy structure, ready to launch (module doc)."""
+
+    def __init__(self, entry: CopyKernel, plan: CopyPlan, dst: Operand, src: Operand):
+        self.entry = entry
+        self.plan = plan
+        """The plan of the first call (its extents, strides and key are this
+        structure's; its pointers are that call's)."""
+        self.src_shift = plan.src_ptr - src.ptr
+        self.dst_shift = plan.dst_ptr - dst.ptr
+        d0, d1 = byte_range(dst)
+        s0, s1 = byte_range(src)
+        self.dst_range = (d0 - dst.ptr, d1 - dst.ptr)
+        self.src_range = (s0 - src.ptr, s1 - src.ptr)
+        self.same_view = (dst.dtype, dst.shape, dst.strides) == (src.dtype, src.shape, src.strides)
+        self.launches: list[_Launch] = []
+        host = entry._host.run([_SRC, _DST, *plan.args]) if plan.num_elements else []
+        for launch in host:
+            convs, smem = entry._params[launch.kernel]
+            args = [
+                v if c is None else c(v) for c, v in zip(convs, launch.args)
+            ]
+            self.launches.append(
+                _Launch(launch.kernel, launch.grid, launch.block,
+                        launch.dynamic_shared_bytes + smem, args)
+            )
+        self._functions: dict[tuple[int, str], Any] = {}
+
+    def overlap(self, dst_ptr: int, src_ptr: int) -> str:
+        """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
+        a0, a1 = dst_ptr + self.dst_range[0], dst_ptr + self.dst_range[1]
+        b0, b1 = src_ptr + self.src_range[0], src_ptr + self.src_range[1]
+        if a1 <= b0 or b1 <= a0 or a0 == a1 or b0 == b1:
+            return "none"
+        return "same" if self.same_view and dst_ptr == src_ptr else "partial"
+
+    def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
+        s = np.uint64(src_ptr + self.src_shift)
+        d = np.uint64(dst_ptr + self.dst_shift)
+        for launch in self.launches:
+            key = (device, launch.kernel)
+            function = self._functions.get(key)
+            if function is None:
+                function = self.entry.kernel._function(launch.kernel)
+                self._functions[key] = function
+            args = tuple(s if a is _SRC else d if a is _DST else a for a in launch.args)
+            function(launch.grid, launch.block, args, shared_mem=launch.shared_mem, stream=stream)

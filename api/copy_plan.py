@@ -1,0 +1,293 @@
+"""The pure part of `tilec.copy_`: from two strided arrays to a copy pattern.
+
+Nothing here touches a GPU or a framework: the inputs are plain numbers (shapes, strides
+in elements, byte addresses, dtype names), so the whole front end is testable on the
+CPU. `plan_copy` checks the request, broadcasts `src` to `dst`'s shape, and merges
+modes; what is left is a `CopyPlan`:
+
+    plan = plan_copy(Operand(dst_ptr, "float32", dst_shape, dst_strides),
+                     Operand(src_ptr, "float16", src_shape, src_strides))
+    plan.key        # CopyKey: what the kernel is specialised on
+    plan.extents    # run-time values: extents, then src strides, then dst strides
+    plan.src_ptr    # byte addresses, already moved by the storage offsets and flips
+
+Mode merging: a copy maps logical index i of dst to index i of src, so modes may be
+reordered and reversed at will as long as both views get the same change. Size-1 modes
+are dropped; a mode whose dst stride is negative is reversed in both views (the base
+pointers move to its last element); modes are sorted by dst stride, largest first; and
+neighbours that are contiguous in both views become one. An NHWC -> NCHW permute is then
+a 2-D transpose, and a contiguous copy is one mode.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tilec.support.diagnostics import TilecError
+
+ITEMSIZE: dict[str, int] = {
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "int8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "uint8": 1,
+    "bool": 1,
+}
+"""The dtypes `tilec.copy_` takes, with their sizes in bytes."""
+
+MAX_RANK = 8
+SMALL_EXTENT = 64
+"""Extents up to this are specialised by their power-of-two ceiling (the tile along
+such a mode is no longer than that: a 256-wide tile over 5 elements would idle most of
+its threads); larger ones are run-time values only."""
+VECTOR_BYTES = 16
+"""Pointers aligned to this many bytes are specialised as such (wider accesses)."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One side of a copy: a data pointer (bytes, storage offset included), a dtype
+    name (`ITEMSIZE`'s keys), a shape and strides in elements."""
+
+    ptr: int
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    device: int | None = None
+
+
+@dataclass(frozen=True)
+class CopyKey:
+    """What a compiled copy kernel is specialised on (everything else is a run-time
+    value): the two dtypes, the merged rank, the class of each mode's stride in each
+    view (`0`, `1` or `None` for any other value, bound at run time), each
+    pointer's alignment (`VECTOR_BYTES` or the element size), each mode's extent
+    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`), and
+    the 16-byte divisibility of each run-time stride (as Triton specialises on
+    divisibility by 16)."""
+
+    src_dtype: str
+    dst_dtype: str
+    src_strides: tuple[int | None, ...]
+    dst_strides: tuple[int | None, ...]
+    src_align: int
+    dst_align: int
+    small_extents: tuple[int | None, ...] = ()
+    src_divisors: tuple[int, ...] = ()
+    dst_divisors: tuple[int, ...] = ()
+    """Per mode, what a run-time stride is a multiple of: `VECTOR_BYTES` / element
+    size when the stride is a whole number of 16-byte units, else 1 (1 for strides the
+    key fixes, too)."""
+
+    @property
+    def rank(self) -> int:
+        return len(self.dst_strides)
+
+
+@dataclass(frozen=True)
+class CopyPlan:
+    """A checked, merged copy: `key` selects the kernel; `args` are its index
+    arguments in order (extents, then the src strides and dst strides that are not
+    0 or 1); `src_ptr`/`dst_ptr` the byte addresses of logical element 0."""
+
+    key: CopyKey
+    extents: tuple[int, ...]
+    src_strides: tuple[int, ...]
+    dst_strides: tuple[int, ...]
+    src_ptr: int
+    dst_ptr: int
+
+    @property
+    def args(self) -> tuple[int, ...]:
+        dyn_s = [s for s, k in zip(self.src_strides, self.key.src_strides) if k is None]
+        dyn_d = [s for s, k in zip(self.dst_strides, self.key.dst_strides) if k is None]
+        return (*self.extents, *dyn_s, *dyn_d)
+
+    @property
+    def num_elements(self) -> int:
+        return math.prod(self.extents)
+
+
+def check_dtype(what: str, dtype: str) -> int:
+    """The element size of `dtype`; TilecError if `tilec.copy_` does not take it."""
+    size = ITEMSIZE.get(dtype)
+    if size is None:
+        raise TilecError(
+            f"{what}: unsupported dtype {dtype} (tilec.copy_ takes "
+            f"{', '.join(ITEMSIZE)})"
+        )
+    return size
+
+
+def broadcast_strides(dst_shape: tuple[int, ...], src: Operand) -> tuple[int, ...]:
+    """`src`'s strides broadcast to `dst_shape` (NumPy's rules: trailing modes line
+    up; a src extent 1, or a missing mode, gets stride 0)."""
+    if len(src.shape) > len(dst_shape):
+        raise TilecError(
+            f"src of shape {list(src.shape)} does not broadcast to dst's shape "
+            f"{list(dst_shape)} (src has more dimensions)"
+        )
+    lead = len(dst_shape) - len(src.shape)
+    out = [0] * lead
+    for d, (n, s) in enumerate(zip(src.shape, src.strides)):
+        want = dst_shape[lead + d]
+        if n == want:
+            out.append(s if n != 1 else 0)
+        elif n == 1:
+            out.append(0)
+        else:
+            raise TilecError(
+                f"src of shape {list(src.shape)} does not broadcast to dst's shape "
+                f"{list(dst_shape)} (dimension {lead + d}: {n} vs {want})"
+            )
+    return tuple(out)
+
+
+def check_no_self_overlap(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+    """TilecError unless the elements of a view are provably distinct: no mode of
+    extent > 1 has stride 0, and, sorted by |stride|, each stride steps over all the
+    modes below it (PyTorch refuses a dst with internal overlap as well)."""
+    modes = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
+    reach = 0
+    for s, n in modes:
+        if s == 0:
+            raise TilecError(
+                f"dst has overlapping elements (shape {list(shape)}, strides "
+                f"{list(strides)}: a dimension of stride 0); copy into a tensor whose "
+                "elements are distinct (e.g. dst.contiguous())"
+            )
+        if s <= reach:
+            raise TilecError(
+                f"dst may have overlapping elements (shape {list(shape)}, strides "
+                f"{list(strides)}); copy into a tensor whose elements are distinct"
+            )
+        reach += s * (n - 1)
+
+
+def byte_range(op: Operand, strides: tuple[int, ...] | None = None) -> tuple[int, int]:
+    """[first, last) bytes that a view touches (empty views: (ptr, ptr))."""
+    strides = op.strides if strides is None else strides
+    if any(n == 0 for n in op.shape):
+        return op.ptr, op.ptr
+    size = ITEMSIZE[op.dtype]
+    lo = sum(s * (n - 1) for n, s in zip(op.shape, strides) if s < 0)
+    hi = sum(s * (n - 1) for n, s in zip(op.shape, strides) if s > 0)
+    return op.ptr + lo * size, op.ptr + (hi + 1) * size
+
+
+def overlap(dst: Operand, src: Operand) -> str:
+    """`"none"`, `"same"` (the very same view: nothing to do) or `"partial"` (the
+    byte ranges of the two views intersect: copy through a temporary)."""
+    if dst.device is not None and src.device is not None and dst.device != src.device:
+        return "none"
+    a0, a1 = byte_range(dst)
+    b0, b1 = byte_range(src)
+    if a1 <= b0 or b1 <= a0 or a0 == a1 or b0 == b1:
+        return "none"
+    if (dst.ptr, dst.dtype, dst.shape, dst.strides) == (src.ptr, src.dtype, src.shape, src.strides):
+        return "same"
+    return "partial"
+
+
+def merge_modes(
+    extents: tuple[int, ...], src_strides: tuple[int, ...], dst_strides: tuple[int, ...]
+) -> tuple[list[int], list[int], list[int], int, int]:
+    """(extents, src strides, dst strides, src offset, dst offset) of the merged copy:
+    size-1 modes dropped, modes with a negative dst stride reversed (the offsets, in
+    elements, move each base to the reversed mode's first element), sorted by dst
+    stride (largest first), and neighbours contiguous in both views merged. At least
+    one mode is left (a single element is one mode of extent 1)."""
+    modes = []
+    src_off = dst_off = 0
+    for n, s, d in zip(extents, src_strides, dst_strides):
+        if n == 1:
+            continue
+        if d < 0:
+            src_off += s * (n - 1)
+            dst_off += d * (n - 1)
+            s, d = -s, -d
+        modes.append((n, s, d))
+    # largest dst stride first; a tie (never in a checked dst) keeps the order
+    modes.sort(key=lambda m: -m[2])
+    merged: list[list[int]] = []
+    for n, s, d in modes:
+        if merged:
+            outer = merged[-1]
+            if outer[1] == s * n and outer[2] == d * n:
+                outer[0], outer[1], outer[2] = outer[0] * n, s, d
+                continue
+        merged.append([n, s, d])
+    if not merged:
+        merged = [[1, 1, 1]]
+    ns = [m[0] for m in merged]
+    ss = [m[1] for m in merged]
+    ds = [m[2] for m in merged]
+    return ns, ss, ds, src_off, dst_off
+
+
+def _stride_class(s: int) -> int | None:
+    return s if s in (0, 1) else None
+
+
+def _extent_class(n: int) -> int | None:
+    return 1 << (n - 1).bit_length() if n <= SMALL_EXTENT else None
+
+
+def _divisor(stride: int, itemsize: int) -> int:
+    unit = VECTOR_BYTES // itemsize
+    return unit if stride not in (0, 1) and unit > 1 and stride % unit == 0 else 1
+
+
+def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tuple[int, ...]]:
+    """(pointer alignment, stride divisors) of one view for the key. A view allows
+    16-byte vectors only when its pointer and all its run-time strides are 16-byte
+    multiples; otherwise neither fact changes the code, and both are left out (the
+    element size, divisors 1), so that such views share one kernel."""
+    divs = tuple(_divisor(x, itemsize) for x in strides)
+    dynamic = [d for x, d in zip(strides, divs) if x not in (0, 1)]
+    if ptr % VECTOR_BYTES == 0 and all(d > 1 for d in dynamic):
+        return VECTOR_BYTES, divs
+    return itemsize, (1,) * len(strides)
+
+
+def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
+    """Check a `dst.copy_(src)` request and merge its modes (see the module doc).
+    TilecError for unsupported dtypes or ranks, shapes that do not broadcast, arrays
+    on different devices and a dst whose elements overlap. Overlap between dst and
+    src is the caller's business (`overlap`)."""
+    dsize = check_dtype("dst", dst.dtype)
+    ssize = check_dtype("src", src.dtype)
+    for what, op in (("dst", dst), ("src", src)):
+        if len(op.shape) > MAX_RANK:
+            raise TilecError(f"{what} has {len(op.shape)} dimensions; tilec.copy_ takes at most {MAX_RANK}")
+        if len(op.shape) != len(op.strides):
+            raise TilecError(f"{what}: {len(op.shape)} extents but {len(op.strides)} strides")
+    if dst.device is not None and src.device is not None and dst.device != src.device:
+        raise TilecError(
+            f"dst is on device {dst.device} and src on device {src.device}; "
+            "copy between devices with the framework's own copy"
+        )
+    sstrides = broadcast_strides(dst.shape, src)
+    check_no_self_overlap(dst.shape, dst.strides)
+    ns, ss, ds, soff, doff = merge_modes(dst.shape, sstrides, dst.strides)
+    src_ptr = src.ptr + soff * ssize
+    dst_ptr = dst.ptr + doff * dsize
+    src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
+    dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
+    key = CopyKey(
+        src_dtype=src.dtype,
+        dst_dtype=dst.dtype,
+        src_strides=tuple(_stride_class(s) for s in ss),
+        dst_strides=tuple(_stride_class(d) for d in ds),
+        src_align=src_align,
+        dst_align=dst_align,
+        small_extents=tuple(_extent_class(n) for n in ns),
+        src_divisors=src_divs,
+        dst_divisors=dst_divs,
+    )
+    return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

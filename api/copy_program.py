@@ -1,0 +1,150 @@
+"""The whole-tensor program of one copy pattern (a `CopyKey`), as IR text.
+
+    text = copy_program(key)     # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
+
+Both views have run-time (`?`) extents; a stride is written in the layout where the key
+fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
+otherwise, so one program serves every shape and stride of the pattern. The index
+arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, the dst
+strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
+carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
+PyTorch's conversion between them. When the key fixes small extents, the copy pins the
+tile that the `tile` pass's heuristic picks for them (`tile_choice`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .copy_plan import CopyKey
+
+STORAGE_TYPES: dict[str, str] = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "i8",
+    "bool": "i8",
+}
+"""The IR element type that holds each dtype in memory."""
+
+FUNCTION = "tilec_copy"
+
+
+def _layout(strides: tuple[int | None, ...]) -> str:
+    shape = ",".join("?" for _ in strides)
+    stride = ",".join("?" if s is None else str(s) for s in strides)
+    if len(strides) == 1:
+        return f"{shape}:{stride}"
+    return f"({shape}):({stride})"
+
+
+def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
+    """Whether a copy between the dtypes changes bits (int8 <-> uint8 and bool ->
+    uint8/int8 do not: the same bytes)."""
+    if src_dtype == dst_dtype:
+        return False
+    same_bits = {("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")}
+    return (src_dtype, dst_dtype) not in same_bits
+
+
+def index_arg_names(key: CopyKey) -> list[str]:
+    """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
+    return (
+        [f"n{i}" for i in range(key.rank)]
+        + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
+        + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+    )
+
+
+def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
+    """(tile, threads per block) for the key: the `tile` pass's own heuristic, told
+    the small extents the key fixes (`CopyKey.small_extents`); `(None, 0)` when no
+    extent is small (the pass then decides alone)."""
+    if not any(key.small_extents):
+        return None, 0
+    from tilec.dialects import cute
+    from tilec.dialects.layout_attrs import element_bytes
+    from tilec.passes.tile import MISALIGNED_THREADS, _misaligned_transpose, heuristic_tile
+
+    extents = tuple(cute.DYN if n is None else n for n in key.small_extents)
+    sl = cute.parse_layout(_layout(key.src_strides))
+    dl = cute.parse_layout(_layout(key.dst_strides))
+    eb = element_bytes(_element_type(STORAGE_TYPES[key.src_dtype]))
+    aligned = _vector_aligned(key)
+    tile = heuristic_tile(sl, dl, extents, eb, aligned=aligned)
+    big = math.prod(tile) >= 32 * MISALIGNED_THREADS
+    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
+    return tuple(tile), threads
+
+
+def _vector_aligned(key: CopyKey) -> bool:
+    """What the `tile` pass's `_vector_aligned` finds for both views of the program:
+    16-byte aligned pointers and every stride other than 1 a whole number of 16-byte
+    units (0, or a run-time stride promised divisible)."""
+    from .copy_plan import ITEMSIZE, VECTOR_BYTES
+
+    for align, strides, divs, dtype in (
+        (key.src_align, key.src_strides, key.src_divisors, key.src_dtype),
+        (key.dst_align, key.dst_strides, key.dst_divisors, key.dst_dtype),
+    ):
+        if align % VECTOR_BYTES:
+            return False
+        for s, d in zip(strides, divs or (1,) * len(strides)):
+            if s is None and (d * ITEMSIZE[dtype]) % VECTOR_BYTES:
+                return False
+    return True
+
+
+def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...]) -> str:
+    """The view's `divisible` promise: 1 for each extent, the key's divisor for each
+    run-time stride; empty when nothing is promised."""
+    divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
+    if all(d == 1 for d in divs):
+        return ""
+    return f" {{divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>}}"
+
+
+def _element_type(name: str):
+    from tilec.compiler.builder import element_type
+
+    return element_type(name)
+
+
+def copy_program(key: CopyKey) -> str:
+    """IR text of the copy `key` describes (module doc)."""
+    st, dt = STORAGE_TYPES[key.src_dtype], STORAGE_TYPES[key.dst_dtype]
+    rank = key.rank
+    names = [f"%{n}" for n in index_arg_names(key)]
+    extents = names[:rank]
+    nss = sum(1 for s in key.src_strides if s is None)
+    ss, ds = names[rank : rank + nss], names[rank + nss :]
+    sptr = f"!layout.ptr<{st}, align {key.src_align}>"
+    dptr = f"!layout.ptr<{dt}, align {key.dst_align}>"
+    sview = f"!layout.tensor<{st}, #layout.cute<{_layout(key.src_strides)}>, gmem>"
+    dview = f"!layout.tensor<{dt}, #layout.cute<{_layout(key.dst_strides)}>, gmem>"
+    params = ", ".join(
+        [f"%src: {sptr}", f"%dst: {dptr}"] + [f"{v}: index" for v in extents + ss + ds]
+    )
+    props = []
+    if needs_conversion(key.src_dtype, key.dst_dtype):
+        props.append(f'convert = "{key.src_dtype}->{key.dst_dtype}"')
+    tile, _ = tile_choice(key)
+    if tile is not None:
+        props.append(f"tile = array<i64: {', '.join(map(str, tile))}>")
+    attrs = f" {{{', '.join(props)}}}" if props else ""
+    sdiv = _divisible(rank, key.src_strides, key.src_divisors)
+    ddiv = _divisible(rank, key.dst_strides, key.dst_divisors)
+    return (
+        f"func.func @{FUNCTION}({params}) {{\n"
+        f"  %a = layout.view %src({', '.join(extents + ss)}){sdiv} : {sptr} -> {sview}\n"
+        f"  %b = layout.view %dst({', '.join(extents + ds)}){ddiv} : {dptr} -> {dview}\n"
+        f"  layout.copy %a, %b{attrs} : {sview}, {dview}\n"
+        "  func.return\n"
+        "}\n"
+    )

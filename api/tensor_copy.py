@@ -1,0 +1,232 @@
+"""`tilec.copy_`, `tilec.contiguous` and `tilec.permute` on PyTorch tensors, CuPy arrays
+and anything with `__cuda_array_interface__` or DLPack.
+
+    tilec.copy_(dst, src)             # dst[...] = src, broadcast, converted; returns dst
+    y = tilec.contiguous(x)           # a new C-contiguous tensor of x's framework
+    y = tilec.permute(x, (0, 3, 1, 2))  # x.permute(dims).contiguous()
+
+The work is split in three layers: `copy_plan` (pure: checks, broadcasting, mode
+merging, the specialisation key), `copy_kernels` (one compiled kernel per key) and this
+module, the thin layer that reads the framework's arrays and launches on its current
+stream (PyTorch's `torch.cuda.current_stream()` for torch tensors, CuPy's
+`cupy.cuda.get_current_stream()` otherwise).
+
+Overlap: a dst whose elements overlap is refused (TilecError, nothing written); when dst
+and src share bytes (and are not the very same view, which is a no-op), src is first
+copied to a temporary, then the temporary to dst, so the result is what a copy from
+an untouched src gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tilec.support.diagnostics import TilecError
+
+from .copy_kernels import CopyKernels, default_kernels
+from .copy_launch import Launcher, structure
+from .copy_plan import Operand, plan_copy
+
+_TORCH_DTYPES = {
+    "torch.float16": "float16",
+    "torch.bfloat16": "bfloat16",
+    "torch.float32": "float32",
+    "torch.float64": "float64",
+    "torch.int8": "int8",
+    "torch.int16": "int16",
+    "torch.int32": "int32",
+    "torch.int64": "int64",
+    "torch.uint8": "uint8",
+    "torch.bool": "bool",
+}
+
+
+class _Array:
+    """A device array as `tilec.copy_` sees it: its `Operand`, its framework
+    (`"torch"` or `"cupy"`) and the object itself."""
+
+    __slots__ = ("operand", "framework", "obj")
+
+    def __init__(self, operand: Operand, framework: str, obj: Any):
+        self.operand = operand
+        self.framework = framework
+        self.obj = obj
+
+
+_torch_names: dict[Any, str] = {}
+
+
+def _torch_array(what: str, t: Any) -> _Array:
+    if not t.is_cuda:
+        raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
+    dtype = _torch_names.get(t.dtype)
+    if dtype is None:
+        text = str(t.dtype)
+        dtype = _torch_names[t.dtype] = _TORCH_DTYPES.get(text, text.replace("torch.", ""))
+    op = Operand(t.data_ptr(), dtype, tuple(t.shape), t.stride(), t.get_device())
+    return _Array(op, "torch", t)
+
+
+def _cupy_array(obj: Any) -> _Array:
+    itemsize = obj.dtype.itemsize
+    op = Operand(
+        obj.data.ptr,
+        obj.dtype.name,
+        obj.shape,
+        tuple(s // itemsize for s in obj.strides),
+        obj.device.id,
+    )
+    return _Array(op, "cupy", obj)
+
+
+def as_array(what: str, obj: Any) -> _Array:
+    """Read a device array; TilecError (naming `what`) for host arrays and anything
+    that is not an array."""
+    module = type(obj).__module__ or ""
+    if module.startswith("torch") and hasattr(obj, "data_ptr"):
+        return _torch_array(what, obj)
+    if module.startswith("cupy") and hasattr(obj, "data"):
+        return _cupy_array(obj)
+    if isinstance(obj, np.ndarray):
+        raise TilecError(f"{what} is a NumPy (host) array; tilec.copy_ takes device arrays")
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is not None or hasattr(obj, "__dlpack__"):
+        if interface is None and hasattr(obj, "__dlpack_device__"):
+            if obj.__dlpack_device__()[0] in (1, 3):  # kDLCPU, kDLCUDAHost
+                raise TilecError(f"{what} is a host (DLPack CPU) array; tilec.copy_ takes device arrays")
+        import cupy
+
+        return _cupy_array(cupy.asarray(obj) if interface is not None else cupy.from_dlpack(obj))
+    raise TilecError(
+        f"{what}: expected a device array (PyTorch, CuPy, __cuda_array_interface__ or "
+        f"DLPack), got {type(obj).__name__}"
+    )
+
+
+# ----------------------------------------------------------------------------- streams
+
+_external_streams: dict[int, Any] = {}
+
+
+def current_stream(array: _Array) -> Any:
+    """The framework's current stream for `array`'s device, as a CuPy stream."""
+    if array.framework == "torch":
+        import torch
+
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            handle = raw(array.operand.device)
+        else:  # pragma: no cover - older PyTorch
+            handle = torch.cuda.current_stream(array.obj.device).cuda_stream
+        stream = _external_streams.get(handle)
+        if stream is None:
+            import cupy
+
+            stream = cupy.cuda.ExternalStream(handle)
+            _external_streams[handle] = stream
+        return stream
+    import cupy
+
+    return cupy.cuda.get_current_stream()
+
+
+def _empty_like_shape(like: _Array, shape: Sequence[int], dtype: str | None = None) -> Any:
+    """A new C-contiguous array of `like`'s framework, device and dtype."""
+    if like.framework == "torch":
+        import torch
+
+        dt = getattr(torch, dtype) if dtype else like.obj.dtype
+        return torch.empty(tuple(shape), dtype=dt, device=like.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(like.operand.device):
+        return cupy.empty(tuple(shape), dtype=dtype or like.obj.dtype)
+
+
+# ----------------------------------------------------------------------------- calls
+
+
+def _launcher(dst: _Array, src: _Array, kernels: CopyKernels) -> Launcher:
+    """The launcher of this copy's structure: planned (every check) on first sight."""
+    key = structure(dst.operand, src.operand)
+    launcher = kernels.launchers.get(key)
+    if launcher is None:
+        plan = plan_copy(dst.operand, src.operand)
+        entry = kernels.get(plan.key) if plan.num_elements else None
+        launcher = Launcher(entry, plan, dst.operand, src.operand)
+        kernels.launchers[key] = launcher
+    return launcher
+
+
+def _launch(dst: _Array, src: _Array, launcher: Launcher) -> None:
+    if not launcher.launches:
+        return
+    stream = current_stream(dst)
+    device = dst.operand.device
+    import cupy
+
+    if device is not None and device != cupy.cuda.runtime.getDevice():
+        with cupy.cuda.Device(device):
+            launcher(dst.operand.ptr, src.operand.ptr, device, stream)
+    else:
+        launcher(dst.operand.ptr, src.operand.ptr, device, stream)
+
+
+def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
+    """`dst[...] = src` like `torch.Tensor.copy_`: src broadcast to dst's shape, its
+    elements converted to dst's dtype as PyTorch converts them; returns dst.
+
+    Takes PyTorch CUDA tensors, CuPy arrays and other device arrays (any strides,
+    negative ones too, storage offsets, up to 8 dimensions; float16, bfloat16,
+    float32, float64, int8, int16, int32, int64, uint8, bool). Runs on the current
+    stream of dst's framework. TilecError, with nothing written, for host arrays,
+    arrays on different devices, unsupported dtypes, shapes that do not broadcast
+    and a dst whose elements overlap; a src that shares memory with dst is copied
+    through a temporary. A copy of a structure seen before (dtypes, shapes, strides,
+    pointer alignment, devices) reuses its plan and kernel (copy_launch.py)."""
+    kernels = default_kernels() if kernels is None else kernels
+    d = as_array("dst", dst)
+    s = as_array("src", src)
+    launcher = _launcher(d, s, kernels)  # every check, before anything is written
+    kind = launcher.overlap(d.operand.ptr, s.operand.ptr)
+    if kind == "same":
+        return dst
+    if kind == "partial":
+        tmp = as_array("temporary", _empty_like_shape(s, s.operand.shape))
+        _launch(tmp, s, _launcher(tmp, s, kernels))
+        s = tmp
+        launcher = _launcher(d, s, kernels)
+    _launch(d, s, launcher)
+    return dst
+
+
+def contiguous(x: Any, *, kernels: CopyKernels | None = None) -> Any:
+    """A new C-contiguous copy of `x` in `x`'s framework (always a new array, unlike
+    `torch.Tensor.contiguous`, which returns `x` itself when it is contiguous)."""
+    kernels = default_kernels() if kernels is None else kernels
+    a = as_array("x", x)
+    out = as_array("out", _empty_like_shape(a, a.operand.shape))
+    _launch(out, a, _launcher(out, a, kernels))
+    return out.obj
+
+
+def permute(x: Any, dims: Sequence[int], *, kernels: CopyKernels | None = None) -> Any:
+    """`x.permute(dims).contiguous()`: a new C-contiguous array whose dimension k is
+    `x`'s dimension `dims[k]`."""
+    a = as_array("x", x)
+    op = a.operand
+    rank = len(op.shape)
+    dims = [int(d) for d in dims]
+    norm = [d + rank if d < 0 else d for d in dims]
+    if sorted(norm) != list(range(rank)):
+        raise TilecError(f"permute: {dims} is not a permutation of the {rank} dimensions of x")
+    shape = tuple(op.shape[d] for d in norm)
+    view = _Array(Operand(op.ptr, op.dtype, shape, tuple(op.strides[d] for d in norm), op.device),
+                  a.framework, a.obj)
+    out = as_array("out", _empty_like_shape(a, shape))
+    kernels = default_kernels() if kernels is None else kernels
+    _launch(out, view, _launcher(out, view, kernels))
+    return out.obj

@@ -1,0 +1,74 @@
+"""The elementwise ops of a converting copy (`layout.copy {convert = ...}`): what
+`distribute` puts between the load and the store. The chain of steps comes from
+`tilec.dialects.conversions.conversion_steps` (PyTorch's conversions, spelled as casts)."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tilec.dialects import layout_compute as lc
+from tilec.dialects.conversions import conversion_steps, parse_convert
+from tilec.dialects.layout import SplatOp
+
+_TYPES: dict[str, Attribute] = {
+    "f16": Float16Type(),
+    "bf16": BFloat16Type(),
+    "f32": Float32Type(),
+    "f64": Float64Type(),
+    "i1": IntegerType(1),
+    "i8": IntegerType(8),
+    "i16": IntegerType(16),
+    "i32": IntegerType(32),
+    "i64": IntegerType(64),
+}
+
+_CASTS = {
+    "extsi": lc.ExtSIOp,
+    "extui": lc.ExtUIOp,
+    "trunci": lc.TruncIOp,
+    "sitofp": lc.SIToFPOp,
+    "uitofp": lc.UIToFPOp,
+    "fptosi": lc.FPToSIOp,
+}
+
+
+def conversion_ops(value: SSAValue, convert: str) -> tuple[list[Operation], SSAValue]:
+    """Ops that convert the distributed tensor `value` as `convert` ("SRC->DST")
+    says, and the converted value (`value` itself when the bits stay)."""
+    src, dst = parse_convert(convert)
+    ops: list[Operation] = []
+    for step, name in conversion_steps(src, dst):
+        t: TensorType = value.type  # type: ignore[assignment]
+        out = TensorType(_TYPES[name], t.get_shape(), t.encoding)
+        if step == "nonzero":
+            e = t.element_type
+            if isinstance(e, IntegerType):
+                zero = arith.ConstantOp(IntegerAttr(0, e))
+            else:
+                zero = arith.ConstantOp(FloatAttr(0.0, e))
+            splat = SplatOp.build(operands=[zero.result], result_types=[t])
+            cmp = (lc.CmpiOp(value, splat.result, "ne") if isinstance(e, IntegerType)
+                   else lc.CmpfOp(value, splat.result, "une"))
+            ops += [zero, splat, cmp]
+        elif step == "extf":
+            cmp = arith.ExtFOp(value, out)
+            ops.append(cmp)
+        elif step == "truncf":
+            cmp = arith.TruncFOp(value, out)
+            ops.append(cmp)
+        else:
+            cmp = _CASTS[step](value, out)
+            ops.append(cmp)
+        value = cmp.results[0]
+    return ops, value

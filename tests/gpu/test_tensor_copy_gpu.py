@@ -1,0 +1,252 @@
+"""tilec.copy_ / contiguous / permute on the GPU: PyTorch tensors compared bit for bit
+with PyTorch's own `copy_` (outputs poisoned first), CuPy arrays (negative strides),
+launches on the framework's current stream, and refused requests that write nothing.
+
+    python -m pytest -m "gpu or torch" tests/gpu/test_tensor_copy_gpu.py
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.support.diagnostics import TilecError
+from tilec.copy_kernels import CopyKernels
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+FLOATS = {"float16", "bfloat16", "float32", "float64"}
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def _random(torch, dtype, shape, gen, small=False):
+    """Random values of `dtype`; `small` keeps floats inside every integer type's
+    range (float -> int conversions out of range are undefined, in PyTorch too)."""
+    t = getattr(torch, dtype)
+    if dtype == "bool":
+        return torch.rand(shape, generator=gen, device="cuda") > 0.5
+    if dtype in FLOATS:
+        x = torch.randn(shape, generator=gen, device="cuda") * (30 if small else 1000)
+        if small:
+            x = x.clamp(-120, 120)
+        else:
+            x.view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0])
+        return x.to(t)
+    info = torch.iinfo(t)
+    return torch.randint(info.min, info.max, shape, generator=gen, device="cuda", dtype=t)
+
+
+def _bits(torch, x):
+    """A tensor's bits, to compare NaNs and signed zeros exactly."""
+    size = x.element_size()
+    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
+    return x.contiguous().view(view) if x.dtype != torch.bool else x.contiguous().view(torch.uint8)
+
+
+def _poison(torch, x):
+    """Fill `x` with 77 (True for bool): an element a copy forgets keeps it."""
+    x.copy_(torch.full(x.shape, 77, device="cuda").to(x.dtype))
+    return x
+
+
+def _cases(torch, gen):
+    """(name, make_src(dtype), dst_shape, dst_view) for strided patterns."""
+    yield "permute3", (lambda d: _random(torch, d, (37, 64, 19), gen, True).permute(2, 0, 1)), None
+    yield "nhwc_nchw", (lambda d: _random(torch, d, (2, 56, 56, 24), gen, True).permute(0, 3, 1, 2)), None
+    yield "slice_step", (lambda d: _random(torch, d, (129, 301), gen, True)[3::2, 5:290:3]), None
+    yield "broadcast", (lambda d: _random(torch, d, (1, 77, 1), gen, True)), (31, 77, 5)
+    yield "transpose_odd", (lambda d: _random(torch, d, (1021, 1027), gen, True).t()), None
+    yield "rank6", (lambda d: _random(torch, d, (3, 4, 5, 2, 3, 7), gen, True).permute(5, 3, 1, 0, 4, 2)), None
+    yield "scalar", (lambda d: _random(torch, d, (), gen, True)), None
+
+
+def _check_against_torch(torch, make_src, shape, src_dtype, dst_dtype, name):
+    """tilec.copy_ into a strided, offset window of a poisoned tensor, against
+    PyTorch's copy_ into a clone of it: every byte, inside the window and out."""
+    src = make_src(src_dtype)
+    shape = shape or tuple(src.shape)
+    big = torch.empty((*shape[:-1], shape[-1] + 3) if shape else (4,), device="cuda",
+                      dtype=getattr(torch, dst_dtype))
+    dst = big[..., 1 : 1 + shape[-1]] if shape else big[1]
+    _poison(torch, big)
+    want = big.clone()
+    want_view = want[..., 1 : 1 + shape[-1]] if shape else want[1]
+    want_view.copy_(src)
+    tilec.copy_(dst, src)
+    torch.cuda.synchronize()
+    assert torch.equal(_bits(torch, big), _bits(torch, want)), (name, src_dtype, dst_dtype)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("src_dtype", DTYPES)
+def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
+    """All 100 dtype pairs on a sliced transpose of odd extents (one kernel each)."""
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype))
+    for dst_dtype in DTYPES:
+        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()  # noqa: E731
+        _check_against_torch(torch, make, None, src_dtype, dst_dtype, "sliced transpose")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("pair", [("float32", "float32"), ("float32", "bfloat16"), ("uint8", "float16"),
+                                  ("float64", "int8"), ("bool", "int64")])
+def test_strided_patterns_match_torch_bit_for_bit(pair):
+    """Permutes (rank 3, NHWC -> NCHW, rank 6), slices with steps, broadcasts, a 0-d
+    tensor, an odd transpose, for a few dtype pairs."""
+    torch = _torch()
+    src_dtype, dst_dtype = pair
+    gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype) * 16 + DTYPES.index(dst_dtype))
+    for name, make_src, shape in _cases(torch, gen):
+        _check_against_torch(torch, make_src, shape, src_dtype, dst_dtype, name)
+
+
+@pytest.mark.torch
+def test_float_specials_and_rounding_match_torch():
+    torch = _torch()
+    x = torch.tensor([1 + 2**-11, 1 + 3 * 2**-11, float("nan"), float("inf"), -float("inf"),
+                      65520.0, -0.0, 3.4e38, 1e-40], dtype=torch.float64, device="cuda")
+    for dt in (torch.float16, torch.bfloat16, torch.float32):
+        out = torch.empty(x.shape, dtype=dt, device="cuda")
+        tilec.copy_(out, x)
+        assert torch.equal(_bits(torch, out), _bits(torch, x.to(dt)))
+
+
+@pytest.mark.torch
+def test_contiguous_and_permute_return_torch_tensors():
+    torch = _torch()
+    x = torch.randn(8, 16, 32, device="cuda").to(torch.bfloat16)
+    y = tilec.permute(x, (2, 0, 1))
+    assert isinstance(y, torch.Tensor) and y.is_contiguous()
+    assert torch.equal(_bits(torch, y), _bits(torch, x.permute(2, 0, 1)))
+    z = tilec.contiguous(x[:, ::2].transpose(0, 1))
+    assert torch.equal(_bits(torch, z), _bits(torch, x[:, ::2].transpose(0, 1)))
+
+
+@pytest.mark.torch
+def test_runs_on_torch_current_stream():
+    """A long kernel queued first on a side stream writes src; tilec.copy_ on that
+    stream must see the write (on another stream it would copy the old values)."""
+    torch = _torch()
+    src = torch.zeros(1 << 20, device="cuda")
+    dst = torch.full((1 << 20,), -1.0, device="cuda")
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of spinning on the side stream
+        src.fill_(5.0)
+        tilec.copy_(dst, src)
+    side.synchronize()
+    assert bool((dst == 5.0).all())
+
+
+def test_runs_on_cupy_current_stream():
+    cp = pytest.importorskip("cupy")
+    spin = cp.RawKernel(
+        r'''extern "C" __global__ void spin(float* x, long long cycles) {
+              long long t = clock64(); while (clock64() - t < cycles) {} x[0] = 5.0f; }''',
+        "spin",
+    )
+    src = cp.zeros(1 << 20, cp.float32)
+    dst = cp.full(1 << 20, -1.0, cp.float32)
+    cp.cuda.Device().synchronize()
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        spin((1,), (1,), (src, np.int64(200_000_000)))
+        tilec.copy_(dst, src)
+    stream.synchronize()
+    assert float(dst[0]) == 5.0
+
+
+def test_cupy_negative_strides_and_offsets():
+    cp = pytest.importorskip("cupy")
+    rng = cp.random.default_rng(0)
+    x = rng.standard_normal((63, 47), dtype=cp.float32)
+    for src in (x[::-1], x[:, ::-2], x.T[::-3, 5:], x[10:50:3, ::-1].T):
+        out = cp.full(src.shape, cp.nan, cp.float32)
+        tilec.copy_(out, src)
+        assert bool(cp.array_equal(out, src))
+        out2 = cp.full(src.shape[::-1], cp.nan, cp.float32).T[::-1]  # negative dst strides
+        tilec.copy_(out2, src)
+        assert bool(cp.array_equal(out2, src))
+    assert bool(cp.array_equal(tilec.permute(x, (1, 0)), x.T))
+    y = tilec.contiguous(x[::-1].astype(cp.float16))
+    assert isinstance(y, cp.ndarray) and y.flags.c_contiguous
+
+
+def test_cuda_array_interface_and_dlpack_objects():
+    cp = pytest.importorskip("cupy")
+
+    class Wrapped:
+        def __init__(self, a):
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    x = cp.arange(100, dtype=cp.int32).reshape(10, 10)
+    out = cp.zeros((10, 10), cp.int32)
+    tilec.copy_(Wrapped(out), Wrapped(x.T))
+    cp.cuda.Device().synchronize()
+    assert bool(cp.array_equal(out, x.T))
+
+
+def test_bad_input_writes_nothing():
+    cp = pytest.importorskip("cupy")
+    dst = cp.zeros((4, 5), cp.float32)
+    with pytest.raises(TilecError, match="does not broadcast"):
+        tilec.copy_(dst, cp.ones((4, 6), cp.float32))
+    with pytest.raises(TilecError, match="unsupported dtype complex64"):
+        tilec.copy_(dst, cp.ones((4, 5), cp.complex64))
+    with pytest.raises(TilecError, match="NumPy \\(host\\) array"):
+        tilec.copy_(dst, np.ones((4, 5), np.float32))
+    overlapping = cp.lib.stride_tricks.as_strided(dst, (4, 5), (4, 4))
+    with pytest.raises(TilecError, match="overlapping elements"):
+        tilec.copy_(overlapping, cp.ones((4, 5), cp.float32))
+    cp.cuda.Device().synchronize()
+    assert not bool(dst.any())
+
+
+@pytest.mark.torch
+def test_torch_cpu_tensors_and_other_devices_are_refused():
+    torch = _torch()
+    with pytest.raises(TilecError, match="PyTorch CPU tensor"):
+        tilec.copy_(torch.zeros(4, device="cuda"), torch.zeros(4))
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(TilecError, match="different|device 0 and src on device 1"):
+            tilec.copy_(torch.zeros(4, device="cuda:0"), torch.zeros(4, device="cuda:1"))
+    dst = torch.zeros(4, 5, device="cuda")
+    with pytest.raises(TilecError, match="overlapping elements"):
+        tilec.copy_(dst[:1].expand(4, 5), torch.ones(4, 5, device="cuda"))
+    torch.cuda.synchronize()
+    assert not bool(dst.any())
+
+
+def test_partial_overlap_goes_through_a_temporary():
+    cp = pytest.importorskip("cupy")
+    x = cp.arange(64 * 64, dtype=cp.float32).reshape(64, 64)
+    want = x.T.copy()
+    tilec.copy_(x, x.T)
+    assert bool(cp.array_equal(x, want))
+
+
+def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
+    cp = pytest.importorskip("cupy")
+    kernels = CopyKernels()
+    from tilec.tensor_copy import copy_
+
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        m, n = (int(v) for v in rng.integers(65, 700, size=2))
+        off = int(rng.integers(0, 4))
+        x = cp.arange(m * n + off, dtype=cp.float32)[off:].reshape(n, m)
+        out = cp.empty((m, n), cp.float32)
+        copy_(out, x.T, kernels=kernels)
+        assert bool(cp.array_equal(out, x.T))
+    # each view 16-byte vectorizable (pointer and row stride) or not
+    assert kernels.stats.compiles <= 4, kernels.stats
