@@ -65,6 +65,7 @@ from .layout_attrs import (
     threads_per_block,
     to_linear,
 )
+from .mma_layouts import MMA_ATTRIBUTES
 
 index = IndexType()
 
@@ -986,6 +987,7 @@ Layout = Dialect(
         BlockedLayoutAttr,
         SliceLayoutAttr,
         LinearLayoutAttr,
+        *MMA_ATTRIBUTES,
         PtrType,
         TensorViewType,
     ],
