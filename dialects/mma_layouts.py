@@ -84,7 +84,19 @@ def _mma_text(m: NvidiaMmaLayout) -> str:
 @irdl_attr_definition
 class NvidiaMmaLayoutAttr(DistributedEncoding, Data[NvidiaMmaLayout]):
     """The accumulator layout of `mma.sync.m16n8k*` (version 2) or `wgmma` (version 3):
-    Triton's `#ttg.nvidia_mma`."""
+    Triton's `#ttg.nvidia_mma`, for f32 and i32 accumulators alike.
+
+        #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+        #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128, 16]>
+
+    One warp owns a 16 x 8 tile (version 2) or 16 x N rows of a `wgmma` `M x N`
+    (version 3; `M = 64` is a warpgroup of 4 warps stacked along M, the same ownership
+    as `M = 16`): lane `l` holds elements `(l/4 + 8*(i/2), 2*(l%4) + i%2)` in registers
+    `i = 0..3` (the PTX ISA's C/D fragment), repeated every 8 columns. Warps tile the
+    CTA row-major (version 2) or column-major (version 3); a larger tensor repeats the
+    CTA tile in registers, a smaller one broadcasts. Version 2 takes `instrShape =
+    [16, 8]` (or `[1, 16, 8]` with a batch dim); version 3 `[16|64, N, K]` with N a power
+    of two up to 256, K in {8, 16, 32}, and whole warpgroups."""
 
     name = "layout.nvidia_mma"
 
@@ -122,8 +134,16 @@ class NvidiaMmaLayoutAttr(DistributedEncoding, Data[NvidiaMmaLayout]):
 
 @irdl_attr_definition
 class DotOperandLayoutAttr(DistributedEncoding, Data[DotOperandLayout]):
-    """Operand A (`opIdx = 0`) or B (`opIdx = 1`) of the MMA whose accumulator layout is
-    `parent`, `kWidth` consecutive K elements per thread: Triton's `#ttg.dot_op`."""
+    """Operand A (`opIdx = 0`, `M x K`) or B (`opIdx = 1`, `K x N`) of the MMA whose
+    accumulator layout is `parent`, `kWidth` consecutive K elements per thread:
+    Triton's `#ttg.dot_op`.
+
+        #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<...>, kWidth = 2>
+
+    One warp's tile is `16 x 8*kWidth` (A) or `8*kWidth x 8` (B): 4 lanes along K,
+    8 along M (A) or N (B). `kWidth` 2, 1 and 4 give the PTX ISA fragments of
+    `mma.m16n8k16` (f16/bf16), `m16n8k8` (tf32) and `m16n8k32` (s8). Warps are the
+    parent's, broadcast along K. A version-3 parent has only operand A in registers."""
 
     name = "layout.dot_op"
 
@@ -210,9 +230,19 @@ class NvmmaComposed(ComposedLayout):
 @irdl_attr_definition
 class NvmmaSharedLayoutAttr(Data[NvmmaComposed]):
     """Triton's `#ttg.nvmma_shared` for a tensor of `shape`: the swizzled shared-memory
-    layout that `wgmma` and `ldmatrix` read. As the layout of a `!layout.tensor` it
-    becomes the `#layout.composed` it equals (`view_layout`), so views, copies, passes
-    and the executor use it unchanged; the view prints it back in this syntax."""
+    layout that `wgmma` and `ldmatrix` read.
+
+        #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [64, 64]>
+
+    Tiles of 8 rows x `swizzle` bytes; 16-byte chunk `c` of row `r` of a tile is stored
+    at chunk `c ^ (r / (128 / swizzle)) % (swizzle / 16)`; tiles stack down the rows,
+    then across the columns (`transposed`: dim 0 is the contiguous one). Swizzle 0 is
+    plain row-major. In CuTe terms: `Swizzle<log2(swizzle/16), log2(128/bits), 3> o 0 o
+    layout` in elements (128 bytes of bf16: `Swizzle<3,3,3>`). As the layout of a
+    `!layout.tensor` (e.g. of `layout.alloc`) it becomes the `#layout.composed` it
+    equals, so views, copies, passes and the executor use it unchanged; the view prints
+    it back in this syntax, and checks that it is in smem with elements of
+    `elementBitWidth` bits."""
 
     name = "layout.nvmma_shared"
 
