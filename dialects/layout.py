@@ -953,11 +953,13 @@ class ReduceOp(IRDLOperation):
 
 
 from .layout_compute import COMPUTE_OPS  # noqa: E402  (ops of the dialect in their own module)
+from .layout_mma import MMA_OPS  # noqa: E402
 
 Layout = Dialect(
     "layout",
     [
         *COMPUTE_OPS,
+        *MMA_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,
