@@ -274,7 +274,7 @@ def emit(module: ModuleOp, target: str = "mlir", *, generic: bool = False) -> st
         Printer(stream=out, print_generic_format=generic).print_op(module)
         return out.getvalue() + "\n"
     if target == "cuda":
-        from .cuda_emitter import emit_cuda
+        from .cuda import emit_cuda
 
         return emit_cuda(module)
     raise TilecError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")

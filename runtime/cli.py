@@ -22,7 +22,7 @@ def _lowered(module: ModuleOp) -> ModuleOp:
 
 def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
     """Compile every kernel with NVRTC and report registers, shared memory and spills."""
-    from tilec.compiler.cuda_emitter import emit_cuda
+    from tilec.compiler.cuda import emit_cuda
     from tilec.runtime.nvrtc import compile_cuda, device_arch, resource_usage
 
     try:

@@ -4,7 +4,7 @@
     kernel(src, dst, n)                # CuPy arrays, PyTorch tensors, anything with
                                        # __cuda_array_interface__ or DLPack; ints for index
 
-`Kernel` prints the module as CUDA (compiler/cuda_emitter.py), compiles it through the
+`Kernel` prints the module as CUDA (compiler/cuda/), compiles it through the
 kernel cache (runtime/cache.py) for the current device, and on each call checks every
 argument against its `ArgSpec` (derived from the IR, refined by the caller's), runs the
 host function (runtime/host.py) for each launch's grid, block and arguments, and launches
@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from tilec.compiler.cuda_emitter import (
+from tilec.compiler.cuda import (
     KernelInfo,
     emit_cuda,
     kernel_infos,

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gpu_level_samples as S  # noqa: E402
-from tilec.compiler.cuda_emitter import (  # noqa: E402
+from tilec.compiler.cuda import (  # noqa: E402
     CudaTarget,
     emit_cuda,
     kernel_infos,
@@ -554,7 +554,7 @@ def test_shared_memory_past_48k_is_dynamic_and_compiles():
     """The 128x128 Gluon in/out conversion needs 64 KiB of shared memory: the kernel
     declares it dynamic (a static declaration fails in ptxas), the launcher learns the
     size from KernelInfo, and NVRTC compiles it for sm_90."""
-    from tilec.compiler.cuda_emitter import kernel_infos
+    from tilec.compiler.cuda import kernel_infos
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
     from tilec.runtime.nvrtc import compile_cuda, resource_usage
 

@@ -18,7 +18,8 @@ from tilec.dialects import cuda
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
 
-from ._gpu_builder import V
+from .._gpu_builder import V
+from .base import lowers
 
 COMBINERS = {
     ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
@@ -29,6 +30,7 @@ COMBINERS = {
 """The scalar combiner of a reduce or scan kind, for float (True) or integer elements."""
 
 
+@lowers(*lc.ELEMENTWISE_OPS)
 def lower_elementwise(kl, op) -> None:
     """One scalar `arith` op per register of the (shared) layout of the operands."""
     b = kl.b
@@ -48,6 +50,7 @@ def lower_elementwise(kl, op) -> None:
     kl.vals[op.result] = out
 
 
+@lowers(lc.ScanOp)
 def lower_scan(kl, op: lc.ScanOp) -> None:
     b = kl.b
     t: TensorType = op.source.type
@@ -207,6 +210,7 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
     return out, has
 
 
+@lowers(lc.PermuteOp)
 def lower_permute(kl, op: lc.PermuteOp) -> None:
     """No data moves: result register k is the source register holding the element with
     the permuted coordinates (the verifier checked that the bases correspond)."""
@@ -217,6 +221,7 @@ def lower_permute(kl, op: lc.PermuteOp) -> None:
                                     project=lambda c: [c[inv[e]] for e in range(len(c))])
 
 
+@lowers(lc.JoinOp)
 def lower_join(kl, op: lc.JoinOp) -> None:
     """Result register k <- lhs or rhs (by its coordinate on the new minor dim), the
     register holding the same element of the halves: no data moves."""
@@ -229,6 +234,7 @@ def lower_join(kl, op: lc.JoinOp) -> None:
                           for c in (joined.apply(register=k) for k in range(joined.num_registers))]
 
 
+@lowers(lc.SplitOp)
 def lower_split(kl, op: lc.SplitOp) -> None:
     half, joined = kl.linear(op.lhs.type, op), kl.linear(op.source.type, op)
     where = {}
@@ -239,6 +245,7 @@ def lower_split(kl, op: lc.SplitOp) -> None:
         kl.vals[res] = [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)]
 
 
+@lowers(lc.GatherOp)
 def lower_gather(kl, op: lc.GatherOp) -> None:
     """In registers within the warp when the layouts allow it (`_gather_in_warp`), else
     through shared memory (`_gather_through_smem`)."""
@@ -374,6 +381,7 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
     kl.vals[op.result] = out
 
 
+@lowers(lc.ReshapeOp)
 def lower_reshape(kl, op: lc.ReshapeOp) -> None:
     """No data moves: result register k is the source register holding the element with
     the same row-major offset (the verifier checked that the bases correspond)."""

@@ -10,11 +10,11 @@ from xdsl.ir import Operation
 
 from tilec.dialects.math_functions import BY_OP, MathFunction, is_fast
 
-from .cuda_emitter import CudaEmitter
+from .printer import EmitterBase
 
 
 def _emit_math(fn: MathFunction):
-    def emit(self: CudaEmitter, op: Operation) -> None:
+    def emit(self: EmitterBase, op: Operation) -> None:
         t = op.results[0].type
         ctype = self.ctype(t, op)
         args = [self.expr(v) for v in op.operands]
@@ -34,5 +34,5 @@ def _emit_math(fn: MathFunction):
     return emit
 
 
-for _cls, _fn in BY_OP.items():
-    CudaEmitter.__dict__["emit"].register(_cls, _emit_math(_fn))
+MATH_EMITTERS = {cls: _emit_math(fn) for cls, fn in BY_OP.items()}
+"""math op type -> its printer (merged into the dispatch table by `cuda/__init__.py`)."""

@@ -1,0 +1,270 @@
+"""The `arith` ops: constants, integer and float arithmetic (floor/ceil division and
+IEEE maximum/minimum through device helpers), comparisons, selects, casts, bitcasts."""
+from __future__ import annotations
+
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+    VectorType,
+)
+from xdsl.ir import Operation, SSAValue
+
+
+from .c_types import (
+    _CMPI,
+    _num_elements,
+)
+from .printer import EmitterBase, emits
+
+
+class ArithEmitter(EmitterBase):
+    # arith
+
+    @emits(arith.ConstantOp)
+    def emit_constant(self, op: arith.ConstantOp):
+        t = op.result.type
+        if isinstance(t, VectorType):
+            ctype = self.ctype(t, op)
+            value = op.value
+            if not isinstance(value, DenseIntOrFPElementsAttr):
+                raise self.fail(op, f"unsupported vector constant {value}")
+            elements = [
+                self.literal(a, t.element_type, op) for a in value.get_attrs()
+            ]
+            if len(elements) == 1:
+                elements *= _num_elements(t)
+            name = self.define(op.result, "cst")
+            self.line(f"const {ctype} {name} = {{{{{', '.join(elements)}}}}};")
+            return
+        self.names[op.result] = self.literal(op.value, t, op)
+
+    def binary(self, op: Operation, c_op: str, unsigned: bool = False) -> None:
+        lhs, rhs = (self.expr(v) for v in op.operands)
+        result = op.results[0]
+        if unsigned:
+            u = self.unsigned_ctype(result.type, op)
+            expr = f"({self.ctype(result.type, op)})(({u}){lhs} {c_op} ({u}){rhs})"
+        else:
+            expr = f"{lhs} {c_op} {rhs}"
+        self.assign(op, result, expr)
+
+    @emits(arith.AddfOp, arith.AddiOp)
+    def emit_addf(self, op: Operation):
+        self.binary(op, "+")
+
+    @emits(arith.SubfOp, arith.SubiOp)
+    def emit_subf(self, op: Operation):
+        self.binary(op, "-")
+
+    @emits(arith.MulfOp, arith.MuliOp)
+    def emit_mulf(self, op: Operation):
+        self.binary(op, "*")
+
+    @emits(arith.DivfOp, arith.DivSIOp)
+    def emit_divf(self, op: Operation):
+        self.binary(op, "/")
+
+    @emits(arith.RemSIOp)
+    def emit_rem_s_i(self, op: arith.RemSIOp):
+        self.binary(op, "%")
+
+    @emits(arith.AndIOp)
+    def emit_and_i(self, op: arith.AndIOp):
+        self.binary(op, "&")
+
+    @emits(arith.OrIOp)
+    def emit_or_i(self, op: arith.OrIOp):
+        self.binary(op, "|")
+
+    @emits(arith.XOrIOp)
+    def emit_x_or_i(self, op: arith.XOrIOp):
+        self.binary(op, "^")
+
+    @emits(arith.ShLIOp)
+    def emit_sh_l_i(self, op: arith.ShLIOp):
+        self.binary(op, "<<")
+
+    @emits(arith.ShRSIOp)
+    def emit_sh_r_s_i(self, op: arith.ShRSIOp):
+        self.binary(op, ">>")
+
+    @emits(arith.ShRUIOp)
+    def emit_sh_r_u_i(self, op: arith.ShRUIOp):
+        self.binary(op, ">>", unsigned=True)
+
+    @emits(arith.DivUIOp)
+    def emit_div_u_i(self, op: arith.DivUIOp):
+        self.binary(op, "/", unsigned=True)
+
+    @emits(arith.RemUIOp)
+    def emit_rem_u_i(self, op: arith.RemUIOp):
+        self.binary(op, "%", unsigned=True)
+
+    def call(self, op: Operation, helper: str, *args: str) -> None:
+        self.helpers.add(helper)
+        self.assign(op, op.results[0], f"tilec_{helper}({', '.join(args)})")
+
+    @emits(arith.FloorDivSIOp)
+    def emit_floor_div_s_i(self, op: arith.FloorDivSIOp):
+        self.call(op, "floordiv", self.expr(op.lhs), self.expr(op.rhs))
+
+    @emits(arith.CeilDivSIOp)
+    def emit_ceil_div_s_i(self, op: arith.CeilDivSIOp):
+        self.call(op, "ceildiv", self.expr(op.lhs), self.expr(op.rhs))
+
+    @emits(arith.CeilDivUIOp)
+    def emit_ceil_div_u_i(self, op: arith.CeilDivUIOp):
+        u = self.unsigned_ctype(op.result.type, op)
+        self.helpers.add("ceildivu")
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        expr = f"({self.ctype(op.result.type, op)})tilec_ceildivu(({u}){lhs}, ({u}){rhs})"
+        self.assign(op, op.result, expr)
+
+    def min_max(self, op: Operation, c_op: str, unsigned: bool) -> None:
+        lhs, rhs = (self.expr(v) for v in op.operands)
+        a, b = lhs, rhs
+        if unsigned:
+            u = self.unsigned_ctype(op.results[0].type, op)
+            a, b = f"({u}){lhs}", f"({u}){rhs}"
+        self.assign(op, op.results[0], f"{a} {c_op} {b} ? {lhs} : {rhs}")
+
+    @emits(arith.MinSIOp)
+    def emit_min_s_i(self, op: arith.MinSIOp):
+        self.min_max(op, "<", False)
+
+    @emits(arith.MaxSIOp)
+    def emit_max_s_i(self, op: arith.MaxSIOp):
+        self.min_max(op, ">", False)
+
+    @emits(arith.MinUIOp)
+    def emit_min_u_i(self, op: arith.MinUIOp):
+        self.min_max(op, "<", True)
+
+    @emits(arith.MaxUIOp)
+    def emit_max_u_i(self, op: arith.MaxUIOp):
+        self.min_max(op, ">", True)
+
+    @emits(arith.CmpiOp)
+    def emit_cmpi(self, op: arith.CmpiOp):
+        c_op, unsigned = _CMPI[op.predicate.value.data]
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        if unsigned:
+            u = self.unsigned_ctype(op.lhs.type, op)
+            lhs, rhs = f"({u}){lhs}", f"({u}){rhs}"
+        self.assign(op, op.result, f"{lhs} {c_op} {rhs}", "p")
+
+    @emits(arith.CmpfOp)
+    def emit_cmpf(self, op: arith.CmpfOp):
+        a, b = self.expr(op.lhs), self.expr(op.rhs)
+        self.ctype(op.lhs.type, op)
+        predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        expr = {
+            "false": "false",
+            "oeq": f"{a} == {b}",
+            "ogt": f"{a} > {b}",
+            "oge": f"{a} >= {b}",
+            "olt": f"{a} < {b}",
+            "ole": f"{a} <= {b}",
+            "one": f"({a} < {b} || {a} > {b})",
+            "ord": f"({a} == {a} && {b} == {b})",
+            "ueq": f"!({a} < {b} || {a} > {b})",
+            "ugt": f"!({a} <= {b})",
+            "uge": f"!({a} < {b})",
+            "ult": f"!({a} >= {b})",
+            "ule": f"!({a} > {b})",
+            "une": f"{a} != {b}",
+            "uno": f"({a} != {a} || {b} != {b})",
+            "true": "true",
+        }[predicate]
+        self.assign(op, op.result, expr, "p")
+
+    @emits(arith.SelectOp)
+    def emit_select(self, op: arith.SelectOp):
+        c, a, b = (self.expr(v) for v in op.operands)
+        self.assign(op, op.result, f"{c} ? {a} : {b}")
+
+    @emits(arith.NegfOp)
+    def emit_negf(self, op: arith.NegfOp):
+        self.assign(op, op.result, f"-{self.expr(op.operand)}")
+
+    def float_helper(self, op: Operation, helper: str) -> None:
+        t = op.results[0].type
+        ctype = self.ctype(t, op)
+        a, b = (self.expr(v) for v in op.operands)
+        self.helpers.add(helper)
+        if isinstance(t, Float16Type | BFloat16Type):
+            expr = (
+                f"static_cast<{ctype}>(tilec_{helper}(static_cast<float>({a}), "
+                f"static_cast<float>({b})))"
+            )
+        else:
+            expr = f"tilec_{helper}({a}, {b})"
+        self.assign(op, op.results[0], expr)
+
+    @emits(arith.MaximumfOp)
+    def emit_maximumf(self, op: arith.MaximumfOp):
+        self.float_helper(op, "maximumf")
+
+    @emits(arith.MinimumfOp)
+    def emit_minimumf(self, op: arith.MinimumfOp):
+        self.float_helper(op, "minimumf")
+
+    def cast(
+        self, op: Operation, value: SSAValue, result: SSAValue, unsigned: bool = False
+    ) -> None:
+        """Conversions between integers, index and floats; `unsigned` reads an
+        integer source as unsigned (extui, uitofp) or makes a float an unsigned
+        integer (fptoui)."""
+        src, dst = value.type, result.type
+        ctype = self.ctype(dst, op)
+        self.ctype(src, op)
+        expr = self.expr(value)
+        half = (Float16Type, BFloat16Type)
+        integer = (IntegerType, IndexType)
+        if isinstance(src, integer):
+            if unsigned:
+                expr = f"({self.unsigned_ctype(src, op)}){expr}"
+            if isinstance(dst, half):
+                # __half and __nv_bfloat16 convert from (unsigned) long long.
+                expr = f"({'unsigned ' if unsigned else ''}long long){expr}"
+        elif isinstance(dst, integer):
+            wide = "unsigned long long" if unsigned else "long long"
+            if unsigned or isinstance(src, half):
+                expr = f"static_cast<{wide}>({expr})"
+        elif isinstance(src, half) and not isinstance(dst, Float32Type):
+            expr = f"static_cast<float>({expr})"
+        self.assign(op, result, f"static_cast<{ctype}>({expr})")
+
+    @emits(arith.TruncFOp, arith.ExtFOp, arith.FPToSIOp, arith.SIToFPOp, arith.TruncIOp, arith.IndexCastOp)
+    def emit_trunc_f(self, op: Operation):
+        self.cast(op, op.operands[0], op.results[0])
+
+    @emits(arith.FPToUIOp, arith.UIToFPOp)
+    def emit_f_p_to_u_i(self, op: Operation):
+        self.cast(op, op.operands[0], op.results[0], unsigned=True)
+
+    @emits(arith.ExtSIOp)
+    def emit_ext_s_i(self, op: arith.ExtSIOp):
+        if isinstance(op.input.type, IntegerType) and op.input.type.width.data == 1:
+            ctype = self.ctype(op.result.type, op)
+            self.assign(op, op.result, f"{self.expr(op.input)} ? ({ctype})-1 : 0")
+        else:
+            self.cast(op, op.input, op.result)
+
+    @emits(arith.ExtUIOp)
+    def emit_ext_u_i(self, op: arith.ExtUIOp):
+        self.cast(op, op.input, op.result, unsigned=True)
+
+    @emits(arith.BitcastOp)
+    def emit_bitcast(self, op: arith.BitcastOp):
+        ctype = self.ctype(op.result.type, op)
+        self.ctype(op.input.type, op)
+        self.helpers.add("bitcast")
+        self.assign(op, op.result, f"tilec_bitcast<{ctype}>({self.expr(op.input)})")
+

@@ -1,0 +1,75 @@
+"""The device functions the `cuda` target prints once per translation unit, by name,
+when an op needs them (`tilec_floordiv`, `tilec_cp_async`, ...)."""
+
+DEVICE_HELPERS = {
+    "floordiv": """\
+template <typename T>
+__device__ __forceinline__ T tilec_floordiv(T a, T b) {
+  const T q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}""",
+    "ceildiv": """\
+template <typename T>
+__device__ __forceinline__ T tilec_ceildiv(T a, T b) {
+  const T q = a / b;
+  return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q;
+}""",
+    "ceildivu": """\
+template <typename T>
+__device__ __forceinline__ T tilec_ceildivu(T a, T b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}""",
+    "maximumf": """\
+// arith.maximumf: NaN if either is NaN, and max(-0, +0) = +0.
+template <typename T>
+__device__ __forceinline__ T tilec_maximumf(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return a == 0 ? a + b : a;
+  return a > b ? a : b;
+}""",
+    "minimumf": """\
+// arith.minimumf: NaN if either is NaN, and min(-0, +0) = -0.
+template <typename T>
+__device__ __forceinline__ T tilec_minimumf(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return a == 0 ? -(-a - b) : a;
+  return a < b ? a : b;
+}""",
+    "bitcast": """\
+template <typename To, typename From>
+__device__ __forceinline__ To tilec_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast between types of different sizes");
+  To y;
+  memcpy(&y, &x, sizeof(To));
+  return y;
+}""",
+    "lane_id": """\
+__device__ __forceinline__ unsigned tilec_lane_id() {
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}""",
+    "cp_async": """\
+// cuda.cp_async: Bytes bytes from global to shared memory, asynchronously (sm_80+).
+template <int Bytes>
+__device__ __forceinline__ void tilec_cp_async(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (Bytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\\n" ::"r"(s), "l"(gmem),
+                 "n"(Bytes)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void tilec_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\\n" ::: "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void tilec_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\\n" ::"n"(Pending) : "memory");
+}""",
+}
+
+

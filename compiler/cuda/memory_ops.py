@@ -1,0 +1,121 @@
+"""`memref` and `vector` ops: scalar loads and stores, shared and register buffers,
+vector loads/stores through aligned structs, element extract/insert, broadcast."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import memref, vector
+from xdsl.dialects.builtin import (
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tilec.dialects.cuda import memory_space_number
+
+from .c_types import (
+    _num_elements,
+)
+from .printer import EmitterBase, emits
+
+
+class MemoryEmitter(EmitterBase):
+    # memref and vector
+
+    @emits(memref.LoadOp)
+    def emit_load(self, op: memref.LoadOp):
+        self.buffer(op.memref, op)
+        (index,) = self.indices(op, op.indices)
+        self.assign(op, op.res, f"{self.expr(op.memref)}[{index}]", "x")
+
+    @emits(memref.StoreOp)
+    def emit_store(self, op: memref.StoreOp):
+        self.buffer(op.memref, op)
+        (index,) = self.indices(op, op.indices)
+        self.line(f"{self.expr(op.memref)}[{index}] = {self.expr(op.value)};")
+
+    def indices(self, op: Operation, indices: Sequence[SSAValue]) -> list[str]:
+        if len(indices) != 1:
+            raise self.fail(op, "only 1-D memrefs (one index) are supported")
+        return [self.expr(i) for i in indices]
+
+    @emits(memref.AllocaOp)
+    def emit_alloca(self, op: memref.AllocaOp):
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()
+        if len(shape) != 1 or shape[0] < 0 or op.dynamic_sizes:
+            raise self.fail(op, f"only static 1-D allocas are supported, got {t}")
+        elem = self.element_ctype(t.element_type, op)
+        space = memory_space_number(t)
+        if space == 3 and op in self.smem_offsets:
+            name = self.define(op.memref, "smem")
+            self.line(
+                f"{elem}* const {name} = reinterpret_cast<{elem}*>(tilec_smem + "
+                f"{self.smem_offsets[op]});  // {shape[0]} elements"
+            )
+        elif space == 3:
+            name = self.define(op.memref, "smem")
+            self.line(f"__shared__ alignas(16) {elem} {name}[{shape[0]}];")
+        elif space in (None, 5):
+            name = self.define(op.memref, "regs")
+            self.line(f"alignas(16) {elem} {name}[{shape[0]}];")
+        else:
+            raise self.fail(
+                op,
+                f"memory space {t.memory_space} is not supported (shared memory is "
+                "3, registers are 5 or none)",
+            )
+
+    def vector_pointer(self, op: Operation, base: SSAValue, vtype: Attribute) -> str:
+        memref_type = self.buffer(base, op)
+        assert isinstance(vtype, VectorType)
+        if vtype.element_type != memref_type.element_type:
+            raise self.fail(op, "vector and memref element types differ")
+        return self.vector_ctype(vtype, op)
+
+    @emits(vector.LoadOp)
+    def emit_load2(self, op: vector.LoadOp):
+        vt = self.vector_pointer(op, op.base, op.result.type)
+        (index,) = self.indices(op, op.indices)
+        expr = f"*reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index})"
+        self.assign(op, op.result, expr, "v")
+
+    @emits(vector.StoreOp)
+    def emit_store2(self, op: vector.StoreOp):
+        vt = self.vector_pointer(op, op.base, op.vector.type)
+        (index,) = self.indices(op, op.indices)
+        target = f"*reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
+        self.line(f"{target} = {self.expr(op.vector)};")
+
+    def position(self, op: vector.ExtractOp | vector.InsertOp) -> str:
+        positions = op.get_mixed_position()
+        if len(positions) != 1:
+            raise self.fail(op, "only 1-D vectors are supported")
+        (p,) = positions
+        return str(p) if isinstance(p, int) else self.expr(p)
+
+    @emits(vector.ExtractOp)
+    def emit_extract(self, op: vector.ExtractOp):
+        self.ctype(op.vector.type, op)
+        self.assign(op, op.result, f"{self.expr(op.vector)}.v[{self.position(op)}]")
+
+    @emits(vector.InsertOp)
+    def emit_insert(self, op: vector.InsertOp):
+        ctype = self.ctype(op.result.type, op)
+        name = self.define(op.result, "v")
+        self.line(f"{ctype} {name} = {self.expr(op.dest)};")
+        self.line(f"{name}.v[{self.position(op)}] = {self.expr(op.source)};")
+
+    @emits(vector.BroadcastOp)
+    def emit_broadcast(self, op: vector.BroadcastOp):
+        t = op.vector.type
+        assert isinstance(t, VectorType)
+        if isinstance(op.source.type, VectorType):
+            raise self.fail(op, "only broadcasts of scalars are supported")
+        ctype = self.ctype(t, op)
+        source = self.expr(op.source)
+        values = ", ".join([source] * _num_elements(t))
+        name = self.define(op.vector, "v")
+        self.line(f"const {ctype} {name} = {{{{{values}}}}};")
+

@@ -1,0 +1,379 @@
+"""The core of the `cuda` target: the printer state, types and values, and how a
+module, a kernel and a block are printed. Ops are printed by the op families."""
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from io import StringIO
+
+import numpy as np
+from xdsl.dialects import gpu, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.base_printer import BasePrinter
+
+from tilec.compiler.diagnostics import LOC_ATTR, TilecError
+from tilec.dialects.cuda import memory_space_number
+
+from typing import ClassVar
+from collections.abc import Callable
+from .c_types import (
+    SUPPORTED_ELEMENT_TYPES,
+    _INT_CTYPES,
+    _UINT_CTYPES,
+    _SHORT_NAMES,
+    _FLOAT_CTYPES,
+    _element_bytes,
+    _num_elements,
+    _is_supported_element,
+    _f32_literal,
+    _f64_literal,
+    _round_to_bf16,
+    _NameTable,
+)
+from .kernel_info import (
+    STATIC_SMEM_LIMIT,
+    KernelInfo,
+    shared_buffers,
+    _kernel_funcs,
+    kernel_infos,
+)
+from .device_helpers import DEVICE_HELPERS as _HELPERS
+
+Emitter = Callable[["EmitterBase", Operation], None]
+
+
+def emits(*op_types: type[Operation]) -> Callable[[Emitter], Emitter]:
+    """Mark a method `(printer, op) -> None` as the printer of `op_types`."""
+
+    def mark(fn: Emitter) -> Emitter:
+        fn.emits = op_types  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+@dataclass(eq=False, repr=False)
+class EmitterBase(BasePrinter):
+    """The state and the module/kernel/block printing every op family of the `cuda` target
+    shares; each family (a module of this package) adds its `@emits`-marked methods in a
+    subclass. `print_module` is the entry point."""
+
+    vector_types: dict[str, tuple[str, int, int]] = field(
+        default_factory=dict[str, tuple[str, int, int]], init=False
+    )
+    helpers: set[str] = field(default_factory=set[str], init=False)
+    includes: set[str] = field(default_factory=set[str], init=False)
+    # per kernel
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
+    name_table: _NameTable = field(default_factory=_NameTable, init=False)
+    index_bits: int = field(default=32, init=False)
+    last_loc: str | None = field(default=None, init=False)
+    smem_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
+    """Byte offset of each shared buffer in `tilec_smem`, for a kernel whose shared
+    memory is dynamic (empty otherwise)."""
+
+    # ---------------------------------------------------------------- text helpers
+
+    def line(self, text: str) -> None:
+        self.print_string("\n" + text)
+
+    def fail(self, op: Operation, message: str) -> TilecError:
+        return TilecError(message, op=op)
+
+    # ---------------------------------------------------------------- types
+
+    @property
+    def index_ctype(self) -> str:
+        return "int" if self.index_bits == 32 else "long long"
+
+    def ctype(self, t: Attribute, op: Operation) -> str:
+        """The C++ type of a value of IR type `t`."""
+        if isinstance(t, IndexType):
+            return self.index_ctype
+        if isinstance(t, IntegerType) and t.width.data in _INT_CTYPES:
+            return _INT_CTYPES[t.width.data]
+        for cls, name in _FLOAT_CTYPES.items():
+            if isinstance(t, cls):
+                if cls is Float16Type:
+                    self.includes.add("cuda_fp16.h")
+                if cls is BFloat16Type:
+                    self.includes.add("cuda_bf16.h")
+                return name
+        if isinstance(t, VectorType):
+            return self.vector_ctype(t, op)
+        raise self.fail(
+            op,
+            f"type {t} is not supported by the cuda target "
+            f"(element types: {SUPPORTED_ELEMENT_TYPES}, i1, index)",
+        )
+
+    def unsigned_ctype(self, t: Attribute, op: Operation) -> str:
+        if isinstance(t, IndexType):
+            return "unsigned int" if self.index_bits == 32 else "unsigned long long"
+        if isinstance(t, IntegerType) and t.width.data in _UINT_CTYPES:
+            return _UINT_CTYPES[t.width.data]
+        raise self.fail(op, f"expected an integer type, got {t}")
+
+    def element_ctype(self, t: Attribute, op: Operation) -> str:
+        """The C++ type of an element of a buffer: one of the supported types."""
+        if not _is_supported_element(t):
+            raise self.fail(
+                op,
+                f"element type {t} is not supported by the cuda target "
+                f"(supported: {SUPPORTED_ELEMENT_TYPES})",
+            )
+        return self.ctype(t, op)
+
+    def vector_ctype(self, t: VectorType, op: Operation) -> str:
+        if t.get_num_dims() != 1 or t.get_num_scalable_dims():
+            raise self.fail(op, f"only 1-D vectors are supported, got {t}")
+        element = t.element_type
+        elem_ctype = self.element_ctype(element, op)
+        count = _num_elements(t)
+        size = count * _element_bytes(element)
+        if size > 16 or size & (size - 1):
+            raise self.fail(
+                op,
+                f"vector type {t} is {size} bytes; the cuda target supports vectors "
+                "of 1, 2, 4, 8 or 16 bytes",
+            )
+        short = _SHORT_NAMES.get(type(element)) or f"i{element.width.data}"  # type: ignore[attr-defined]
+        name = f"{short}x{count}"
+        self.vector_types[name] = (elem_ctype, count, size)
+        return name
+
+    def buffer(self, value: SSAValue, op: Operation) -> MemRefType:
+        t = value.type
+        if not isinstance(t, MemRefType) or t.get_num_dims() != 1:
+            raise self.fail(op, f"expected a 1-D memref, got {t}")
+        self.element_ctype(t.element_type, op)
+        return t
+
+    # ---------------------------------------------------------------- values
+
+    def expr(self, value: SSAValue) -> str:
+        """The C++ expression for an SSA value: a variable or an inlined constant."""
+        return self.names[value]
+
+    def define(self, value: SSAValue, default: str) -> str:
+        name = self.name_table.fresh(value.name_hint, default)
+        self.names[value] = name
+        return name
+
+    def assign(self, op: Operation, value: SSAValue, expr: str, default: str = "t"):
+        """Print `const T name = expr;` for the result `value` of `op`."""
+        ctype = self.ctype(value.type, op)
+        name = self.define(value, default)
+        self.line(f"const {ctype} {name} = {expr};")
+
+    def literal(self, attr: Attribute, t: Attribute, op: Operation) -> str:
+        if isinstance(attr, IntegerAttr):
+            return self.int_literal(attr.value.data, t, op)
+        if isinstance(attr, FloatAttr):
+            return self.float_literal(attr.value.data, t, op)
+        raise self.fail(op, f"unsupported constant {attr}")
+
+    def int_literal(self, value: int, t: Attribute, op: Operation) -> str:
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            return "true" if value & 1 else "false"
+        bits = self.index_bits if isinstance(t, IndexType) else t.width.data  # type: ignore[attr-defined]
+        self.ctype(t, op)
+        value &= (1 << bits) - 1
+        if value >= 1 << (bits - 1):
+            value -= 1 << bits
+        if bits == 64 and value == -(2**63):
+            return "(-9223372036854775807LL - 1)"
+        text = str(value)
+        if not -(2**31) <= value < 2**31:
+            text += "LL"
+        return f"({text})" if value < 0 else text
+
+    def float_literal(self, value: float, t: Attribute, op: Operation) -> str:
+        text = self._float_literal(value, t, op)
+        return f"({text})" if text.startswith("-") else text
+
+    def _float_literal(self, value: float, t: Attribute, op: Operation) -> str:
+        ctype = self.ctype(t, op)
+        if isinstance(t, Float32Type):
+            return _f32_literal(value)
+        if isinstance(t, Float64Type):
+            return _f64_literal(value)
+        if isinstance(t, Float16Type):
+            half = np.float16(value)
+            if not np.isfinite(half):
+                bits = int(half.view(np.uint16))
+                return f"__ushort_as_half((unsigned short)0x{bits:04x})"
+            return f"__float2half({_f32_literal(float(half))})"
+        if isinstance(t, BFloat16Type):
+            rounded = _round_to_bf16(value)
+            if rounded != rounded or rounded in (float("inf"), float("-inf")):
+                bits = struct.unpack("<I", struct.pack("<f", rounded))[0] >> 16
+                return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
+            return f"__float2bfloat16({_f32_literal(rounded)})"
+        raise self.fail(op, f"unsupported float constant of type {ctype}")
+
+    def loc_comment(self, op: Operation) -> None:
+        loc = op.attributes.get(LOC_ATTR)
+        if loc is None:
+            return
+        text = loc.data if type(loc) is StringAttr else getattr(loc, "data", None)
+        if text is None:
+            text = str(loc)
+        if text != self.last_loc:
+            self.line(f"// {text}")
+            self.last_loc = text
+
+    # ---------------------------------------------------------------- module
+
+    def print_module(self, module: ModuleOp) -> str:
+        """Print every kernel of `module`; returns the whole translation unit."""
+        infos = kernel_infos(module)
+        body = StringIO()
+        saved = self.stream
+        self.stream = body
+        for gpu_module, kernel in _kernel_funcs(module):
+            self.print_kernel(kernel, infos[kernel.sym_name.data], gpu_module)
+        self.stream = saved
+        text = self.prelude() + body.getvalue().lstrip("\n") + "\n"
+        if self.stream is not None:
+            self.stream.write(text)
+        return text
+
+    def prelude(self) -> str:
+        parts = ["// Generated by tilec (-t cuda) from GPU-level IR. Do not edit.\n"]
+        if self.includes:
+            parts.append(
+                "".join(f"#include <{h}>\n" for h in sorted(self.includes)) + "\n"
+            )
+        else:
+            parts.append("\n")
+        for name in sorted(self.vector_types):
+            elem, count, size = self.vector_types[name]
+            parts.append(f"struct alignas({size}) {name} {{ {elem} v[{count}]; }};\n")
+        if self.vector_types:
+            parts.append("\n")
+        for helper in sorted(self.helpers):
+            parts.append(_HELPERS[helper] + "\n\n")
+        return "".join(parts)
+
+    def print_kernel(
+        self, kernel: gpu.FuncOp, info: KernelInfo, gpu_module: gpu.ModuleOp
+    ) -> None:
+        self.names = {}
+        self.name_table = _NameTable()
+        self.index_bits = info.index_bits
+        self.last_loc = None
+        params: list[str] = []
+        for arg, param in zip(kernel.body.block.args, info.params):
+            self.name_table.used.add(param.name)
+            self.names[arg] = param.name
+            if param.is_buffer:
+                memref_type = self.buffer(arg, kernel)
+                if memory_space_number(memref_type) not in (None, 1):
+                    raise self.fail(
+                        kernel,
+                        f"kernel argument '{param.name}' must be a global buffer, "
+                        f"got {memref_type}",
+                    )
+                elem = self.element_ctype(memref_type.element_type, kernel)
+                const = "" if param.written else "const "
+                params.append(f"{const}{elem}* __restrict__ {param.name}")
+            else:
+                params.append(f"{self.ctype(arg.type, kernel)} {param.name}")
+        self.line("")
+        bounds = ""
+        description = f"// kernel {info.symbol}: {info.index_bits}-bit indices"
+        if info.block_size is not None:
+            x, y, z = info.block_size
+            bounds = f" __launch_bounds__({x * y * z})"
+            description += f", block ({x}, {y}, {z})"
+        self.line(description)
+        self.loc_comment(kernel)
+        self.line(f'extern "C" __global__ void{bounds}')
+        self.line(f"{info.name}({', '.join(params)}) {{")
+        if len(kernel.body.blocks) != 1:
+            raise self.fail(kernel, "kernels of more than one block are not supported")
+        self.smem_offsets = {}
+        with self.indented():
+            if info.dynamic_smem_bytes:
+                self.line(
+                    f"// {info.dynamic_smem_bytes} bytes of shared memory, more than the "
+                    f"{STATIC_SMEM_LIMIT} a kernel may declare statically: dynamic"
+                )
+                self.line("extern __shared__ __align__(16) unsigned char tilec_smem[];")
+                self.smem_offsets = {op: off for op, off in shared_buffers(kernel)}
+            self.print_block(kernel.body.block)
+        self.line("}")
+
+    def print_block(self, block: Block, results: Sequence[str] = ()) -> None:
+        """Print the ops of `block`; its terminator assigns to `results`. Location
+        comments start afresh in each block and after it."""
+        self.last_loc = None
+        for op in block.ops:
+            if isinstance(op, scf.YieldOp):
+                self.print_yield(op, results)
+            elif isinstance(op, scf.ConditionOp):
+                self.print_assign(op, results, op.args)
+                self.line(f"if (!{self.expr(op.condition)}) break;")
+            elif isinstance(op, gpu.ReturnOp) and op is block.last_op:
+                if block.parent_op() is not None and isinstance(
+                    block.parent_op(), gpu.FuncOp
+                ):
+                    continue
+                self.line("return;")
+            else:
+                self.loc_comment(op)
+                self.emit(op)
+        self.last_loc = None
+
+    def print_yield(self, op: scf.YieldOp, results: Sequence[str]) -> None:
+        self.print_assign(op, results, op.operands)
+
+    def print_assign(self, op: Operation, results: Sequence[str], values: Sequence[SSAValue]) -> None:
+        """`results[i] = values[i]` for every i, as one parallel assignment."""
+        pairs = [
+            (target, value)
+            for target, value in zip(results, values, strict=True)
+            if target != self.expr(value)
+        ]
+        if len(pairs) > 1:
+            # Read every yielded value before writing any (a yield may swap them).
+            temps: list[tuple[str, str]] = []
+            for target, value in pairs:
+                temp = self.name_table.fresh(target + "_next", "t")
+                ctype = self.ctype(value.type, op)
+                self.line(f"const {ctype} {temp} = {self.expr(value)};")
+                temps.append((target, temp))
+            for target, temp in temps:
+                self.line(f"{target} = {temp};")
+        else:
+            for target, value in pairs:
+                self.line(f"{target} = {self.expr(value)};")
+
+    # ---------------------------------------------------------------- ops
+
+    EMITTERS: ClassVar[dict[type[Operation], Emitter]] = {}
+    """op type -> the method that prints it (filled by `cuda/__init__.py` from the
+    `@emits` marks of the op families)."""
+
+    def emit(self, op: Operation) -> None:
+        fn = self.EMITTERS.get(type(op))
+        if fn is None:
+            raise self.fail(op, f"'{op.name}' is not supported by the cuda target")
+        fn(self, op)
+

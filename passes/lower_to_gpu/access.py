@@ -1,0 +1,152 @@
+"""Element access through run-time views: storage offsets (swizzle applied), bounds and
+mask checks, guarded fast paths, scalar and vector loads and stores, packing."""
+
+
+from __future__ import annotations
+
+
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+)
+from xdsl.ir import Block, Region, SSAValue
+
+
+from .._gpu_builder import Val
+from .view_values import (
+    View,
+    _mode_size,
+)
+from .base import (
+    KernelBase,
+)
+
+
+class AccessLowering(KernelBase):
+    # -------------------------------------------------------------- element access
+    def _offset(self, v: View, inner: Val) -> Val:
+        """Storage index of layout offset `inner` (base added, swizzle applied)."""
+        b = self.b
+        if v.swizzle is None:
+            return b.add_(v.base, b.add_(inner, v.swz_off))
+        x = b.add_(inner, v.swz_off)
+        sw = v.swizzle
+        y = b.and_(x, sw.yyy_msk)
+        y = b.shr_(y, sw.shift) if sw.shift >= 0 else b.shl_(y, -sw.shift)
+        return b.add_(v.base, b.xor_(x, y))
+
+    def _valid(self, v: View, coords: list, lanes: list | None = None) -> Val:
+        if v.mask is None:
+            return True
+        b = self.b
+        ok: Val = True
+        for mk in v.mask.chain():
+            for k, x in enumerate(coords):
+                if mk.bound[k] is None:
+                    continue
+                r = b.add_(mk.off[k], b.mul_(mk.scale[k], x))
+                if lanes is not None:
+                    r = b.add_(r, b.mul_(mk.lscale[k], lanes[k]))
+                c = b.lt_(r, mk.bound[k])
+                ok = b.land(ok, c)
+        return ok
+
+    def _in_bounds(self, v: View) -> Val:
+        """Whether every element of view v (this thread's part) lies inside its tensor:
+        per masked mode k, the largest root coordinate touched,
+        off + scale * (n - 1) + lscale * (lanes - 1), is < bound (False: unknown)."""
+        if v.mask is None:
+            return True
+        b = self.b
+        ok: Val = True
+        for mk in v.mask.chain():
+            if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
+                return False
+            for k, m in enumerate(v.layout):
+                if mk.bound[k] is None:
+                    continue
+                top = b.add_(mk.off[k], b.mul_(mk.scale[k], b.sub_(_mode_size(b, m), 1)))
+                if v.vec is not None:
+                    top = b.add_(top, b.mul_(mk.lscale[k], b.sub_(_mode_size(b, v.vec[k]), 1)))
+                ok = b.land(ok, b.lt_(top, mk.bound[k]))
+        return ok
+
+    def _fast_path(self, views: list, emit) -> list:
+        """emit(masked) -> list of result values. When the masked views may be fully in
+        bounds, one scf.if on that: unmasked code in the then branch, the per-element
+        masked code in the else branch; the results are yielded from the scf.if."""
+        b = self.b
+        cond = self._all([self._in_bounds(v) for v in views])
+        if cond is True or cond is False or all(v.mask is None for v in views):
+            return emit(True)
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            rt = list(emit(False) or [])
+        with b.at(eb):
+            re_ = list(emit(True) or [])
+        with b.at(tb):
+            b.add(scf.YieldOp(*rt))
+        with b.at(eb):
+            b.add(scf.YieldOp(*re_))
+        ifop = b.add(scf.IfOp(b.ssa(cond), [x.type for x in rt], Region(tb), Region(eb)))
+        return list(ifop.results)
+
+    def _if(self, cond: Val, result_types=()):
+        """scf.if on cond; returns (op, then_block, else_block)."""
+        c = self.b.ssa(cond)
+        tb, eb = Block(), Block()
+        op = scf.IfOp(c, list(result_types), Region(tb), Region(eb) if result_types else Region())
+        self.b.add(op)
+        return op, tb, eb
+
+    def load_scalar(self, v: View, off: Val) -> SSAValue:
+        return self.b.add(memref.LoadOp.get(v.mem, [self.b.ssa(off)])).results[0]
+
+    def store_scalar(self, v: View, x: SSAValue, off: Val):
+        self.b.add(memref.StoreOp.get(x, v.mem, [self.b.ssa(off)]))
+
+    def load_vec(self, v: View, off: Val, n: int) -> SSAValue:
+        vt = VectorType(v.elem, [n])
+        return self.b.add(vector.LoadOp(v.mem, [self.b.ssa(off)], vt)).results[0]
+
+    def store_vec(self, v: View, x: SSAValue, off: Val):
+        self.b.add(vector.StoreOp(x, v.mem, [self.b.ssa(off)]))
+
+    def extract(self, x: SSAValue, j: int) -> SSAValue:
+        return self.b.add(vector.ExtractOp(x, [j], x.type.element_type)).results[0]
+
+    def pack(self, xs: list, elem) -> SSAValue:
+        b = self.b
+        # the registers of one loaded vector, in order: store that vector again
+        src = None
+        for j, x in enumerate(xs):
+            o = x.owner
+            if not (isinstance(o, vector.ExtractOp) and len(o.static_position.get_values()) == 1
+                    and o.static_position.get_values()[0] == j and not o.dynamic_position):
+                break
+            if src is None:
+                src = o.vector
+            elif o.vector is not src:
+                break
+        else:
+            if src is not None and src.type == VectorType(elem, [len(xs)]):
+                return src
+        vt = VectorType(elem, [len(xs)])
+        acc = b.add(vector.BroadcastOp(xs[0], vt)).results[0]
+        for j, x in enumerate(xs[1:], 1):
+            acc = b.add(vector.InsertOp(x, acc, [j])).results[0]
+        return acc
+
+    def zero(self, elem) -> SSAValue:
+        attr = IntegerAttr(0, elem) if isinstance(elem, IntegerType) else FloatAttr(0.0, elem)
+        key = ("zero", elem)
+        if key not in self.b.memo:
+            op = arith.ConstantOp(attr)
+            e = self.b.entry
+            e.insert_op_before(op, e.first_op) if e.first_op else e.add_op(op)
+            self.b.memo[key] = op.result
+        return self.b.memo[key]
+

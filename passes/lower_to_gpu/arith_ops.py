@@ -1,0 +1,134 @@
+"""Scalar and elementwise `arith`/`math` ops, and the ops that make distributed values
+from scalars: `layout.splat`, `arange`, `expand_dims`, `broadcast`."""
+
+
+from __future__ import annotations
+
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    i32,
+)
+from xdsl.ir import Operation, SSAValue
+
+from tilec.dialects import layout
+
+from .._gpu_builder import V
+from .base import (
+    KernelBase,
+    lowers,
+    _fail,
+)
+
+
+class ArithLowering(KernelBase):
+    # -------------------------------------------------------------- arith
+    def arith_op(self, op: Operation):
+        b = self.b
+        if isinstance(op, arith.ConstantOp):
+            t = op.result.type
+            val = op.value
+            if isinstance(t, TensorType):
+                ll = self.linear(t, op)
+                if not (isinstance(val, DenseIntOrFPElementsAttr) and val.is_splat()):
+                    raise _fail(op, "only splat constants of distributed tensors are supported")
+                scalar = val.get_values()[0]
+                et = t.element_type
+                attr = FloatAttr(scalar, et) if not isinstance(et, IntegerType | IndexType) else IntegerAttr(int(scalar), et)
+                c = b.add(arith.ConstantOp(attr)).results[0]
+                self.vals[op.result] = [c] * ll.num_registers
+                return
+            if isinstance(t, IndexType):
+                self.vals[op.result] = val.value.data
+                return
+            c = b.add(op.clone()).results[0]
+            self.vals[op.result] = c
+            return
+        rt = [r.type for r in op.results]
+        if any(isinstance(t, TensorType) for t in [*rt, *(o.type for o in op.operands)]):
+            regs = [self.get(o) for o in op.operands]
+            n = None
+            for r in regs:
+                if isinstance(r, list):
+                    n = len(r)
+            if n is None or any(not isinstance(r, list) or len(r) != n for r in regs):
+                raise _fail(op, "elementwise ops need distributed operands of one layout")
+            outs = [[] for _ in op.results]
+            for k in range(n):
+                new = op.create(
+                    operands=[r[k] for r in regs],
+                    result_types=[t.element_type if isinstance(t, TensorType) else t for t in rt],
+                    properties=dict(op.properties),
+                    attributes=dict(op.attributes),
+                )
+                b.add(new)
+                for j, res in enumerate(new.results):
+                    outs[j].append(res)
+            for res, lst in zip(op.results, outs):
+                self.vals[res] = lst
+            return
+        # scalar arith: fold index arithmetic where possible
+        ops = [self.get(o) for o in op.operands]
+        if all(isinstance(x, int) for x in ops) and isinstance(op.results[0].type, IndexType):
+            fold = {
+                arith.AddiOp: lambda a, c: a + c, arith.SubiOp: lambda a, c: a - c,
+                arith.MuliOp: lambda a, c: a * c,
+            }.get(type(op))
+            if fold is not None:
+                self.vals[op.results[0]] = fold(*ops)
+                return
+        new = op.create(
+            operands=[x if isinstance(x, SSAValue) else b.ssa(x) for x in ops],
+            result_types=rt, properties=dict(op.properties), attributes=dict(op.attributes),
+        )
+        b.add(new)
+        for r, n in zip(op.results, new.results):
+            self.vals[r] = V(b, n) if isinstance(n.type, IndexType) else n
+
+    @lowers(layout.SplatOp)
+    def op_layout_splat(self, op: layout.SplatOp):
+        ll = self.linear(op.result.type, op)
+        self.vals[op.result] = [self.ssa(op.value)] * ll.num_registers
+
+    @lowers(layout.ArangeOp)
+    def op_layout_arange(self, op: layout.ArangeOp):
+        b = self.b
+        t = op.result.type
+        ll = self.linear(t, op)
+        tco = self.thread_coords(ll, op)[0]
+        start = op.start.value.data
+        tmask = self.thread_mask(ll)[0]
+        out = []
+        for rc in self.reg_coords(ll):
+            if rc[0] & tmask == 0:
+                x = b.add_(b.add_(tco, rc[0]), start)
+            else:
+                x = b.add_(b.xor_(tco, rc[0]), start)
+            s = b.ssa(x)
+            out.append(b.add(arith.IndexCastOp(s, i32)).results[0] if isinstance(s.type, IndexType) else s)
+        # constants were index: cast them too
+        out = [o if o.type == i32 else b.add(arith.IndexCastOp(o, i32)).results[0] for o in out]
+        self.vals[op.result] = out
+
+    @lowers(layout.ExpandDimsOp)
+    def op_layout_expand_dims(self, op: layout.ExpandDimsOp):
+        ax = op.axis.value.data
+        src = self.linear(op.source.type, op)
+        dst = self.linear(op.result.type, op)
+        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
+                                            project=lambda c: [x for d, x in enumerate(c) if d != ax])
+
+    @lowers(layout.BroadcastOp)
+    def op_layout_broadcast(self, op: layout.BroadcastOp):
+        ss = list(op.source.type.get_shape())
+        src = self.linear(op.source.type, op)
+        dst = self.linear(op.result.type, op)
+        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
+                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)])
+

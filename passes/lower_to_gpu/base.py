@@ -1,0 +1,142 @@
+"""The state and driver every op family of `lower-to-gpu` shares.
+
+`KernelBase` holds what lowering one kernel needs: the builder of the kernel body
+(`b`), the lowered value of each SSA value of the launch (`vals`: an int or `V` for index
+values, an SSAValue for scalars, a list of SSA values, one per register, for distributed
+tensors, a `View` for views), the thread id and the kernel arguments. Each op family
+(a module of this package) adds its methods in a subclass and marks the method that
+lowers each op with `@lowers(OpType, ...)`; `kernel.py` combines the families and
+builds the dispatch table from the marks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import gpu, scf
+from xdsl.dialects.builtin import IndexType, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.locations import get_loc
+from tilec.dialects import layout
+from tilec.dialects.errors import LayoutError
+
+from .._gpu_builder import IndexBuilder, V, Val
+
+Lowering = Callable[["KernelBase", Operation], None]
+
+
+def lowers(*op_types: type[Operation]) -> Callable[[Lowering], Lowering]:
+    """Mark a function `(kernel, op) -> None` as the lowering of `op_types`."""
+
+    def mark(fn: Lowering) -> Lowering:
+        fn.lowers = op_types  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _fail(op: Operation, msg: str) -> TilecError:
+    return TilecError(msg, op=op)
+
+
+class KernelBase:
+    LOWERINGS: dict[type[Operation], Lowering] = {}
+    """op type -> its lowering (filled by kernel.py from the `@lowers` marks)."""
+    DIALECT_LOWERINGS: dict[str, Lowering] = {}
+    """dialect name -> the lowering of its ops without one of their own (arith, math)."""
+
+    def __init__(self, entry: Block, launch: layout.LaunchOp, args: dict, ptr_types):
+        self.b = IndexBuilder(entry)
+        self.launch = launch
+        self.vals: dict[SSAValue, object] = {}
+        self.args = args
+        self.ptr_types = ptr_types
+        b = self.b
+        bid = [b.add(gpu.BlockIdOp(gpu.DimensionAttr(d))).results[0] for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)]
+        tid = b.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).results[0]
+        bid[0].name_hint, bid[1].name_hint, bid[2].name_hint, tid.name_hint = "bx", "by", "bz", "tid"
+        ba = launch.body.block.args
+        for a, v in zip(ba, [*bid, tid]):
+            self.vals[a] = V(b, v)
+        self.tid = V(b, tid)
+        self.nthreads = launch.num_threads
+
+    # -------------------------------------------------------------- values
+    def get(self, v: SSAValue):
+        if v in self.vals:
+            return self.vals[v]
+        if v in self.args:
+            a = self.args[v]
+            r = V(self.b, a) if isinstance(a.type, IndexType) else a
+            self.vals[v] = r
+            return r
+        owner = v.owner
+        if isinstance(owner, Operation) and owner.parent_op() is not None and not self._in_launch(owner):
+            # a pure op of the host function (view or constant): lower it here
+            self.lower(owner)
+            return self.vals[v]
+        raise TilecError(f"value {v.name_hint or ''} has no lowering", op=owner if isinstance(owner, Operation) else None)
+
+    def _in_launch(self, op: Operation) -> bool:
+        p = op
+        while p is not None:
+            if p is self.launch:
+                return True
+            p = p.parent_op()
+        return False
+
+    def idx(self, v: SSAValue) -> Val:
+        x = self.get(v)
+        if not isinstance(x, int | V):
+            raise TilecError(f"expected an index value, got {x}")
+        return x
+
+    def ssa(self, v: SSAValue) -> SSAValue:
+        x = self.get(v)
+        if isinstance(x, int | V):
+            return self.b.ssa(x)
+        if isinstance(x, SSAValue):
+            return x
+        raise TilecError(f"expected a scalar, got a {type(x).__name__}")
+
+    # -------------------------------------------------------------- driver
+    def run(self):
+        for op in list(self.launch.body.block.ops):
+            self.lower(op)
+
+    def lower(self, op: Operation):
+        loc = get_loc(op)
+        saved = self.b.loc_attr
+        if isinstance(op, layout.CopyOp | layout.CopyAsyncOp | layout.LoadOp | layout.StoreOp):
+            self.b.loc_attr = StringAttr(loc) if loc else None
+        try:
+            self._lower(op)
+        except TilecError:
+            raise
+        except LayoutError as e:
+            raise _fail(op, str(e)) from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, StopIteration) as e:
+            # an input this lowering does not handle: say which op, never a traceback
+            raise _fail(op, f"lower-to-gpu cannot lower this op ({type(e).__name__}: {e})") from None
+        finally:
+            self.b.loc_attr = saved
+
+    def _lower(self, op: Operation):
+        fn = self.LOWERINGS.get(type(op)) or self.DIALECT_LOWERINGS.get(op.dialect_name())
+        if fn is None:
+            raise _fail(op, f"'{op.name}' is not supported by lower-to-gpu")
+        fn(self, op)
+
+    def _in_loop(self, op: Operation) -> bool:
+        p = op.parent_op()
+        while p is not None and p is not self.launch:
+            if isinstance(p, scf.ForOp | scf.WhileOp):
+                return True
+            p = p.parent_op()
+        return False
+

@@ -1,0 +1,248 @@
+"""`layout.copy` and `layout.copy_async` (the CuTe path: every thread copies its
+fragment, vector accesses where lanes are contiguous and aligned), `layout.barrier`
+and `layout.async_wait`."""
+
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import gcd
+
+from xdsl.dialects import gpu, scf
+from xdsl.ir import Block, Region
+
+from tilec.dialects import cuda, layout
+from tilec.dialects.layout_attrs import (
+    element_bytes,
+)
+
+from .._gpu_builder import V, Val, index
+from .view_values import (
+    View,
+    _vec_text,
+    _mode_size,
+    _eval_coords,
+    _mode_coords,
+    _lane_coords,
+    _lane_order,
+)
+from .base import (
+    KernelBase,
+    lowers,
+    _fail,
+)
+
+
+UNROLL_LIMIT = 64
+"""Copies of at most this many accesses are unrolled in Python; longer ones become a
+static `scf.for` (which the CUDA printer unrolls with `#pragma unroll`)."""
+
+
+class CopyLowering(KernelBase):
+    # -------------------------------------------------------------- simple ops
+    @lowers(layout.BarrierOp)
+    def op_layout_barrier(self, op):
+        self.b.add(gpu.BarrierOp())
+
+    @lowers(layout.AsyncWaitOp)
+    def op_layout_async_wait(self, op: layout.AsyncWaitOp):
+        self.b.add(cuda.CpAsyncWaitOp(op.pending.value.data))
+
+    # -------------------------------------------------------------- copies (CuTe path)
+    @lowers(layout.CopyOp)
+    def op_layout_copy(self, op: layout.CopyOp):
+        self.copy(op, asynchronous=False)
+
+    @lowers(layout.CopyAsyncOp)
+    def op_layout_copy_async(self, op: layout.CopyAsyncOp):
+        self.copy(op, asynchronous=True)
+        self.b.add(cuda.CpAsyncCommitOp())
+
+    def _vec_info(self, v: View, order: tuple[int, ...] | None = None) -> tuple[int, int]:
+        """(lanes, run): `run` is the widest access (a power of two) that every vector of
+        the view is made of: its lanes come in aligned groups of `run` contiguous
+        elements (a 2x2 vector of a row-major tile is two runs of 2). Lanes 0 (dynamic
+        vector layouts) and run 1 when nothing wider is safe."""
+        if v.vec is None:
+            return 1, 1
+        b = self.b
+        n = 1
+        for m in v.vec:
+            for s, _ in m:
+                if not isinstance(s, int):
+                    return 0, 1
+                n *= s
+        offs = []
+        for j in range(n):
+            o = _eval_coords(b, v.vec, _lane_coords(b, v.vec, j, order))
+            if not isinstance(o, int):
+                return n, 1
+            offs.append(o)
+        if v.swizzle is not None:
+            return n, 1
+        eb = element_bytes(v.elem)
+        g = b.div_of(v.base) if not isinstance(v.base, int) else (v.base or 1 << 30)
+        for m in v.layout:
+            for _, d in m:
+                g = gcd(g, d if isinstance(d, int) else b.div_of(d))
+        g = gcd(g, v.swz_off or 1 << 30)
+
+        def fits(k: int) -> bool:
+            if n % k or k * eb > 16 or g % k or (v.space == "gmem" and v.align % (k * eb)):
+                return False
+            return all(
+                offs[q] % k == 0 and offs[q:q + k] == list(range(offs[q], offs[q] + k))
+                for q in range(0, n, k)
+            )
+
+        run = 1
+        while fits(run * 2):
+            run *= 2
+        return n, run
+
+    def copy(self, op, asynchronous: bool):
+        s: View = self.get(op.source)
+        d: View = self.get(op.dest)
+
+        def emit(masked: bool) -> list:
+            if masked:
+                self._copy(op, asynchronous, s, d)
+            else:
+                self._copy(op, asynchronous, replace(s, mask=None), replace(d, mask=None))
+            return []
+
+        self._fast_path([s, d], emit)
+
+    def _copy(self, op, asynchronous: bool, s: View, d: View):
+        b = self.b
+        for v in (s, d):
+            for m in v.layout:
+                for sz, _ in m:
+                    if not isinstance(sz, int):
+                        raise _fail(op, "copies of views with dynamic extents must be tiled first")
+        # lanes of a vector are taken fastest-stride mode first when both sides have
+        # vectors of the same shape (the pairing of lanes is unchanged), so that a 2x2
+        # vector of row-major tiles is two runs of 2 contiguous lanes
+        order = _lane_order(s, d)
+        ns, rs = self._vec_info(s, order)
+        nd, rd = self._vec_info(d, order)
+        if ns == 0 or nd == 0:
+            raise _fail(op, "vectorized views need static vector layouts")
+        outer_s = 1
+        for m in s.layout:
+            outer_s *= _mode_size(b, m)
+        total = outer_s * ns
+        eb = element_bytes(s.elem)
+        # chunk: number of scalars moved per access, the widest run both sides share
+        # (a 2x2 vector of row-major tiles moves as two 2-element accesses)
+        chunk = min(rs, rd)
+        if asynchronous and chunk * eb not in (4, 8, 16):
+            raise _fail(
+                op,
+                f"copy_async of {ns}-element vectors ({_vec_text(s)}) into {nd}-element "
+                f"vectors ({_vec_text(d)}): their common contiguous, aligned run is "
+                f"{chunk} element(s) = {chunk * eb} bytes, and cp.async moves 4, 8 or 16 "
+                "bytes; vectorize along the contiguous mode",
+            )
+        steps = total // chunk
+
+        def body(i: Val):
+            # scalar logical index e = i*chunk + j; per side (outer index, lane)
+            def locate(v: View, n: int, e: Val):
+                oi = b.div_(e, n)
+                lane = b.rem_(e, n)
+                coords = _mode_coords(b, v.layout, oi)
+                inner = _eval_coords(b, v.layout, coords)
+                lanes = None
+                if v.vec is not None:
+                    lanes = _lane_coords(b, v.vec, lane, order)
+                    inner = b.add_(inner, _eval_coords(b, v.vec, lanes))
+                return self._offset(v, inner), self._valid(v, coords, lanes)
+
+            e0 = b.mul_(i, chunk)
+            if chunk > 1:
+                so, sv_ = locate(s, ns, e0)
+                do, dv_ = locate(d, nd, e0)
+                lane_ok = [b.land(self._lane_valid(s, e0, j, ns, order), self._lane_valid(d, e0, j, nd, order)) for j in range(chunk)]
+                cond = b.land(sv_, dv_)
+                if asynchronous:
+                    self._guarded(b.land(cond, self._all(lane_ok)), lambda: b.add(cuda.CpAsyncOp(d.mem, b.ssa(do), s.mem, b.ssa(so), chunk * eb)))
+                    return
+                full = self._all(lane_ok)
+                if full is True or self._same(lane_ok):
+                    c = b.land(cond, lane_ok[0])
+                    if c is True and deferred is not None:
+                        x = self.load_vec(s, so, chunk)
+                        deferred.append(lambda: self.store_vec(d, x, do))
+                        return
+                    self._guarded(c, lambda: self.store_vec(d, self.load_vec(s, so, chunk), do))
+                    return
+                # partially valid vectors: per lane
+                for j in range(chunk):
+                    ej = b.add_(e0, j)
+                    so_j, sv_j = locate(s, ns, ej)
+                    do_j, dv_j = locate(d, nd, ej)
+                    self._guarded(b.land(sv_j, dv_j), lambda so_j=so_j, do_j=do_j: self.store_scalar(d, self.load_scalar(s, so_j), do_j))
+                return
+            so, sv_ = locate(s, ns, e0)
+            do, dv_ = locate(d, nd, e0)
+            c = b.land(sv_, dv_)
+            if c is True and deferred is not None:
+                x = self.load_scalar(s, so)
+                deferred.append(lambda: self.store_scalar(d, x, do))
+                return
+            self._guarded(c, lambda: self.store_scalar(d, self.load_scalar(s, so), do))
+
+        deferred = None
+        if steps <= UNROLL_LIMIT:
+            # all loads first, then all stores: the loads are in flight together
+            deferred = [] if s.mem is not d.mem else None
+            for i in range(steps):
+                body(i)
+            for st in deferred or ():
+                st()
+        else:
+            lb, ub, st = b.ssa(0), b.ssa(steps), b.ssa(1)
+            blk = Block(arg_types=[index])
+            loop = scf.ForOp(lb, ub, st, [], Region(blk))
+            b.add(loop)
+            with b.at(blk):
+                body(V(b, blk.args[0]))
+                b.add(scf.YieldOp())
+
+    def _lane_valid(self, v: View, e0: Val, j: int, n: int, order=None) -> Val:
+        """Whether scalar e0 + j (e0 a multiple of the chunk, which divides n) exists."""
+        if v.mask is None:
+            return True
+        b = self.b
+        if v.vec is None:
+            return True
+        e = b.add_(e0, j)
+        oi = b.div_(e, n)
+        coords = _mode_coords(b, v.layout, oi)
+        lanes = _lane_coords(b, v.vec, b.rem_(e, n), order)
+        return self._valid(v, coords, lanes)
+
+    def _all(self, cs: list) -> Val:
+        acc: Val = True
+        for c in cs:
+            acc = self.b.land(acc, c)
+        return acc
+
+    def _same(self, cs: list) -> bool:
+        b = self.b
+        if any(isinstance(c, bool) for c in cs):
+            return all(c is True for c in cs)
+        return all(b.ssa(c) is b.ssa(cs[0]) for c in cs)
+
+    def _guarded(self, cond: Val, emit):
+        b = self.b
+        if cond is True:
+            emit()
+            return
+        if cond is False:
+            return
+        _, tb, _ = self._if(cond)
+        with b.at(tb):
+            emit()
+            b.add(scf.YieldOp())

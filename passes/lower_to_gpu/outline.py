@@ -1,0 +1,144 @@
+"""Host side of `lower-to-gpu`: pointer arguments become memrefs, each
+`layout.launch` is outlined into a `gpu.func` kernel and replaced by `gpu.launch_func`."""
+
+
+from __future__ import annotations
+
+
+from xdsl.dialects import arith, func, gpu
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import Rewriter
+
+from tilec.compiler.diagnostics import LOC_ATTR
+from tilec.compiler.locations import get_loc
+from tilec.dialects import cute, layout
+from tilec.dialects.layout_attrs import (
+    PtrType,
+    TensorViewType,
+)
+
+from .._gpu_builder import index
+from .view_values import (
+    VIEW_OPS,
+)
+from .base import (
+    _fail,
+)
+from .kernel import KernelLowering
+
+
+# ---------------------------------------------------------------------------- host
+
+
+def _lower_func(f: func.FuncOp, launches: list[layout.LaunchOp]) -> gpu.ModuleOp | None:
+    fname = f.sym_name.data
+    # memref type of every pointer argument
+    ptr_types: dict[SSAValue, MemRefType] = {}
+    for a in f.args:
+        if isinstance(a.type, PtrType):
+            sizes = []
+            for use in a.uses:
+                u = use.operation
+                if isinstance(u, layout.ViewOp):
+                    cs = u.result.type.cute_layout.cosize()
+                    sizes.append(cs)
+                else:
+                    sizes.append(cute.DYN)
+            static = sizes and all(isinstance(s, int) for s in sizes)
+            n = max(sizes) if static else DYNAMIC_INDEX
+            ptr_types[a] = MemRefType(a.type.element_type, [n])
+    kernels = []
+    for i, launch in enumerate(launches):
+        if launch.parent_op() is not f:
+            raise _fail(launch, "layout.launch must be directly in the function body")
+        name = f"{fname}_kernel" if len(launches) == 1 else f"{fname}_kernel{i}"
+        kernels.append(_outline(f, launch, name, ptr_types))
+    # host function: pointer arguments become memrefs, views disappear
+    for a, t in ptr_types.items():
+        Rewriter.replace_value_with_new_type(a, t)
+    f.function_type = FunctionType.from_lists([a.type for a in f.args], list(f.function_type.outputs))
+    for o in reversed(list(f.body.walk())):
+        if o.dialect_name() == "layout":
+            if isinstance(o, VIEW_OPS) and not o.results[0].uses:
+                o.detach()
+                o.erase()
+            else:
+                raise _fail(o, f"'{o.name}' outside a layout.launch cannot be lowered to the GPU level (run tile/distribute first)")
+    if not kernels:
+        return None
+    return gpu.ModuleOp(StringAttr(f"{fname}_kernels"), Region(Block(kernels)))  # type: ignore[arg-type]
+
+
+def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> gpu.FuncOp:
+    fname = f.sym_name.data
+    body_ops = list(launch.body.walk())
+    inside = set(body_ops)
+    # values from outside the launch the kernel needs
+    needed: list[SSAValue] = []
+    seen: set[SSAValue] = set()
+
+    def need(v: SSAValue):
+        if v in seen:
+            return
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, Block):
+            if owner is launch.body.block or owner.parent_op() in inside:
+                return  # an argument of the launch body or of a region inside it
+            needed.append(v)
+            return
+        if owner in inside:
+            return
+        if isinstance(owner, VIEW_OPS) or isinstance(owner, arith.ConstantOp):
+            for o in owner.operands:
+                need(o)
+            return
+        needed.append(v)
+
+    for o in body_ops:
+        for v in o.operands:
+            need(v)
+    args_order = [a for a in f.args if a in seen and a in needed]
+    args_order += [v for v in needed if v not in args_order]
+    arg_types = []
+    for v in args_order:
+        if v in ptr_types:
+            arg_types.append(ptr_types[v])
+        elif isinstance(v.type, TensorViewType | PtrType):
+            raise _fail(launch, f"cannot pass {v.type} to a kernel")
+        else:
+            arg_types.append(v.type)
+    entry = Block(arg_types=arg_types)
+    for v, a in zip(args_order, entry.args):
+        if v.name_hint:
+            a.name_hint = v.name_hint
+    kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
+                       known_block_size=[launch.num_threads, 1, 1])
+    lw = KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
+    lw.run()
+    entry.add_op(gpu.ReturnOp([]))
+    # host side
+    grid = [launch.grid_x, launch.grid_y, launch.grid_z]
+    c1 = arith.ConstantOp(IntegerAttr(1, index))
+    cn = arith.ConstantOp(IntegerAttr(launch.num_threads, index))
+    lf = gpu.LaunchFuncOp(
+        SymbolRefAttr(f"{fname}_kernels", [StringAttr(name)]),
+        grid, [cn, c1, c1], None, list(args_order),
+    )
+    loc = get_loc(launch)
+    if loc:
+        lf.attributes[LOC_ATTR] = StringAttr(loc)
+    blk = launch.parent_block()
+    blk.insert_ops_before([c1, cn, lf], launch)
+    launch.detach()
+    launch.erase(safe_erase=False)
+    return kfunc
+

@@ -1,0 +1,123 @@
+"""`scf.for` / `scf.if` / `scf.while` whose carried values or results are distributed
+tensors: one iter_arg / result per register of the thread."""
+
+
+from __future__ import annotations
+
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from tilec.dialects.layout_attrs import (
+    PtrType,
+    TensorViewType,
+)
+
+from .._gpu_builder import V, index
+from .base import (
+    KernelBase,
+    lowers,
+    _fail,
+)
+
+
+class ScfLowering(KernelBase):
+    # -------------------------------------------------------------- scf
+    def carrier(self, t: Attribute, op: Operation):
+        """How a value of type t crosses a region boundary (loop-carried value, if
+        result): (types of its SSA values, pack: lowered value -> SSA values, unpack:
+        SSA values -> lowered value). A distributed tensor is its per-thread registers,
+        one SSA value per distinct element (broadcast copies share one); an index is an
+        SSA index; other scalars are themselves. Views cannot be carried."""
+        b = self.b
+        if isinstance(t, TensorType) and t.encoding is not None:
+            regs = self.reg_coords(self.linear(t, op))
+            slot: dict = {}
+            for r, c in enumerate(regs):
+                slot.setdefault(c, len(slot))
+            firsts = [regs.index(c) for c in slot]
+            return ([t.element_type] * len(slot), lambda xs: [xs[r] for r in firsts],
+                    lambda vs: [vs[slot[c]] for c in regs])
+        if isinstance(t, IndexType):
+            return [t], lambda x: [b.ssa(x)], lambda vs: V(b, vs[0])
+        if isinstance(t, TensorViewType | PtrType | TensorType):
+            raise _fail(op, f"a {t} cannot be carried through {op.name}")
+        return [t], lambda x: [x if isinstance(x, SSAValue) else b.ssa(x)], lambda vs: vs[0]
+
+    def lower_region_body(self, src: Block, dst: Block, carriers: list):
+        """Lower the ops of `src` into `dst`; its scf.yield yields the packed values."""
+        with self.b.at(dst):
+            for o in src.ops:
+                if isinstance(o, scf.YieldOp):
+                    flat = [v for c, x in zip(carriers, o.operands) for v in c[1](self.get(x))]
+                    self.b.add(scf.YieldOp(*flat))
+                else:
+                    self.lower(o)
+
+    def _unpack_all(self, carriers: list, values: list, targets: list):
+        it = iter(values)
+        for c, t in zip(carriers, targets):
+            self.vals[t] = c[2]([next(it) for _ in c[0]])
+
+    @lowers(scf.ForOp)
+    def op_scf_for(self, op: scf.ForOp):
+        """scf.for: bounds lowered as index values; each iter_arg becomes the SSA values
+        of its carrier (a distributed tensor: one iter_arg per register)."""
+        b = self.b
+        carriers = [self.carrier(v.type, op) for v in op.iter_args]
+        inits = [v for c, x in zip(carriers, op.iter_args) for v in c[1](self.get(x))]
+        body = Block(arg_types=[index, *[t for c in carriers for t in c[0]]])
+        loop = b.add(scf.ForOp(b.ssa(self.idx(op.lb)), b.ssa(self.idx(op.ub)), b.ssa(self.idx(op.step)),
+                               inits, Region(body)))
+        src = op.body.block
+        if src.args[0].name_hint:
+            body.args[0].name_hint = src.args[0].name_hint
+        self.vals[src.args[0]] = V(b, body.args[0])
+        self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
+        self.lower_region_body(src, body, carriers)
+        self._unpack_all(carriers, list(loop.results), list(op.results))
+
+    @lowers(scf.IfOp)
+    def op_scf_if(self, op: scf.IfOp):
+        """scf.if: the condition as an i1; results are carried as in `op_scf_for`."""
+        b = self.b
+        carriers = [self.carrier(r.type, op) for r in op.results]
+        types = [t for c in carriers for t in c[0]]
+        then = Block()
+        other = Block() if op.false_region.blocks else None
+        self.lower_region_body(op.true_region.block, then, carriers)
+        if other is not None:
+            self.lower_region_body(op.false_region.block, other, carriers)
+        cond = b.ssa(self.get(op.cond)) if not isinstance(self.get(op.cond), SSAValue) else self.get(op.cond)
+        new = b.add(scf.IfOp(cond, types, Region(then), Region(other) if other is not None else Region()))
+        self._unpack_all(carriers, list(new.results), list(op.results))
+
+    @lowers(scf.WhileOp)
+    def op_scf_while(self, op: scf.WhileOp):
+        """scf.while: the values entering `before` (the operands, then what `after`
+        yields) and the values `scf.condition` forwards to `after` and to the results
+        are carried as in `op_scf_for`; the condition is an i1 of each thread."""
+        b = self.b
+        into = [self.carrier(v.type, op) for v in op.arguments]
+        out = [self.carrier(r.type, op) for r in op.results]
+        inits = [v for c, x in zip(into, op.arguments) for v in c[1](self.get(x))]
+        before = Block(arg_types=[t for c in into for t in c[0]])
+        after = Block(arg_types=[t for c in out for t in c[0]])
+        self._unpack_all(into, list(before.args), list(op.before_region.block.args))
+        self._unpack_all(out, list(after.args), list(op.after_region.block.args))
+        with b.at(before):
+            for o in op.before_region.block.ops:
+                if isinstance(o, scf.ConditionOp):
+                    flat = [v for c, x in zip(out, o.args) for v in c[1](self.get(x))]
+                    cond = self.get(o.condition)
+                    b.add(scf.ConditionOp(cond if isinstance(cond, SSAValue) else b.ssa(cond), *flat))
+                else:
+                    self.lower(o)
+        self.lower_region_body(op.after_region.block, after, into)
+        new = b.add(scf.WhileOp(inits, [t for c in out for t in c[0]], Region(before), Region(after)))
+        self._unpack_all(out, list(new.results), list(op.results))
+

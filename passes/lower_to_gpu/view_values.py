@@ -1,0 +1,205 @@
+"""Run-time views of `lower-to-gpu`: a view is (memref, base offset, run-time layout,
+optional mask) while a kernel is lowered; the helpers evaluate run-time layouts
+(modes of (size, stride) leaves, each an int or an SSA value) into index arithmetic."""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from xdsl.ir import Attribute, SSAValue
+
+from tilec.dialects import cute, layout, views
+
+from .._gpu_builder import IndexBuilder, Val
+VIEW_OPS = (
+    layout.ViewOp,
+    layout.AllocOp,
+    layout.TileOp,
+    layout.VectorizeOp,
+    layout.DistributeOp,
+    layout.DivideOp,
+    layout.PartitionOp,
+    layout.SliceOp,
+)
+
+# ============================================================================ views
+
+Leaf = tuple  # (size: Val, stride: Val)
+RLayout = list  # modes -> list of leaves, colexicographic
+
+
+@dataclass
+class Mask:
+    """Run-time form of `views.MaskMap`: root coordinate of mode k =
+    off[k] + scale[k] * x + lscale[k] * lane; the element exists iff it is < bound[k]
+    (bound None: the mode never leaves its tensor, no check)."""
+
+    off: list
+    scale: list
+    lscale: list
+    bound: list
+    also: Mask | None = None
+    """A further mask the element must satisfy too (`views.MaskMap.also`)."""
+
+    def chain(self) -> list[Mask]:
+        out, m = [], self
+        while m is not None:
+            out.append(m)
+            m = m.also
+        return out
+
+    def conjoin(self, other: Mask) -> Mask:
+        return replace(self, also=other if self.also is None else self.also.conjoin(other))
+
+
+def _map_mask(mask: Mask, f) -> Mask:
+    """f applied to every mask of the chain (a view op transforms each the same way)."""
+    return replace(f(mask), also=_map_mask(mask.also, f) if mask.also is not None else None)
+
+
+@dataclass
+class View:
+    mem: SSAValue
+    base: Val
+    layout: RLayout
+    vec: RLayout | None
+    mask: Mask | None
+    space: str
+    elem: Attribute
+    align: int  # bytes the memref's start is aligned to
+    swizzle: object = None  # Swizzle of a composed layout
+    swz_off: int = 0
+
+
+def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> RLayout:
+    """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
+    (shape leaves first, then stride leaves). With `partial`, DYN leaves left without a
+    value stay DYN (for a caller that reads only the static modes)."""
+    dyn = list(dyn or [])
+    ms = views.modes(cl)
+    flat = [views._flat(m) for m in ms]
+    it = iter(dyn)
+
+    def value(x):
+        if x is not cute.DYN:
+            return x
+        return next(it, cute.DYN) if partial else next(it)
+
+    shapes = [[value(s) for s, _ in f] for f in flat]
+    strides = [[value(d) for _, d in f] for f in flat]
+    return [list(zip(s, d)) for s, d in zip(shapes, strides)]
+
+
+def _regroup(kept: RLayout, like: cute.Layout) -> RLayout:
+    """The leaves of `kept` grouped into top-level modes as the layout `like` groups
+    its leaves (the verifier checks they are the same leaves): a slice that keeps one
+    nested mode `((4,8),..)[_, i]` is a view of the result type's modes, (4,8)."""
+    leaves = [leaf for m in kept for leaf in m]
+    out, i = [], 0
+    for m in views.modes(like):
+        n = len(views._flat(m))
+        out.append(leaves[i:i + n])
+        i += n
+    return out if i == len(leaves) else kept
+
+
+def _vec_text(v: View) -> str:
+    """A view's vector layout as CuTe writes it, for messages."""
+    if v.vec is None:
+        return "scalars"
+    shape = tuple(tuple(s for s, _ in m) if len(m) > 1 else m[0][0] for m in v.vec)
+    stride = tuple(tuple(d for _, d in m) if len(m) > 1 else m[0][1] for m in v.vec)
+    return f"vec {shape}:{stride}".replace(" ", "").replace("vec", "vec ")
+
+
+def _is_static(rl: RLayout) -> bool:
+    return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
+
+
+def _uneven_bounds(b: IndexBuilder, layout: RLayout, parts: list[int] | tuple[int, ...]) -> list:
+    """Per mode, its extent where `parts` (tile extents, thread counts) may not divide
+    it (a mask must check it), else None."""
+    out = []
+    for m, t in zip(layout, parts):
+        n = _mode_size(b, m)
+        out.append(None if isinstance(n, int) and n % t == 0 else n)
+    return out
+
+
+def _mode_size(b: IndexBuilder, mode: list) -> Val:
+    n: Val = 1
+    for s, _ in mode:
+        n = b.mul_(n, s)
+    return n
+
+
+def _eval_mode(b: IndexBuilder, mode: list, idx: Val) -> Val:
+    """Offset of the 1-D index idx inside one mode (colexicographic over its leaves)."""
+    off: Val = 0
+    rest = idx
+    for k, (s, d) in enumerate(mode):
+        last = k == len(mode) - 1
+        c = rest if last else b.rem_(rest, s)
+        if not last:
+            rest = b.div_(rest, s)
+        off = b.add_(off, b.mul_(c, d))
+    return off
+
+
+def _eval_coords(b: IndexBuilder, rl: RLayout, coords: list) -> Val:
+    off: Val = 0
+    for m, c in zip(rl, coords):
+        off = b.add_(off, _eval_mode(b, m, c))
+    return off
+
+
+def _mode_coords(b: IndexBuilder, rl: RLayout, idx: Val) -> list:
+    out, rest = [], idx
+    for k, m in enumerate(rl):
+        if k == len(rl) - 1:
+            out.append(rest)
+        else:
+            n = _mode_size(b, m)
+            out.append(b.rem_(rest, n))
+            rest = b.div_(rest, n)
+    return out
+
+
+def _lane_coords(b: IndexBuilder, vec: RLayout, lane: Val, order: tuple[int, ...] | None) -> list:
+    """Per-mode coordinates of lane `lane` of a vector, the modes of `order` taken
+    fastest first (None: colexicographic, mode 0 fastest)."""
+    if order is None:
+        return _mode_coords(b, vec, lane)
+    cs = _mode_coords(b, [vec[k] for k in order], lane)
+    out: list = [0] * len(vec)
+    for k, c in zip(order, cs):
+        out[k] = c
+    return out
+
+
+def _lane_order(s: View, d: View) -> tuple[int, ...] | None:
+    """The order in which a copy takes the lanes of its vectors: the source vector's
+    modes by increasing static stride, when both sides' vectors have the same mode
+    sizes; None (colexicographic) otherwise."""
+    if s.vec is None or d.vec is None or len(s.vec) != len(d.vec):
+        return None
+    sizes = [[x for x, _ in m] for m in s.vec]
+    if sizes != [[x for x, _ in m] for m in d.vec] or len(s.vec) < 2:
+        return None
+
+    def key(k: int):
+        ds = [dd for x, dd in s.vec[k] if x != 1]
+        return min(ds) if ds and all(isinstance(dd, int) for dd in ds) else 1 << 62
+
+    return tuple(sorted(range(len(s.vec)), key=key))
+
+
+def _flat_linear(mode: list) -> bool:
+    """Whether eval(a | b) == eval(a) + eval(b) for bit-disjoint a, b."""
+    for s, _ in mode[:-1]:
+        if not isinstance(s, int) or s & (s - 1):
+            return False
+    return True
+
+

@@ -1,0 +1,121 @@
+"""Fingerprints of the CUDA tilec emits: every example, every lit input that reaches
+`-t cuda`, every benchmark case.
+
+A refactoring of the passes or the emitter must not change one byte of the CUDA; the
+test `tests/unit/test_cuda_fingerprints.py` compares the fingerprints recorded in
+`tests/data/cuda_fingerprints.json` with today's. A change that means to change the
+CUDA records the new fingerprints, in its own commit, with:
+
+    python -m tilec.tools.cuda_fingerprints --update
+
+Each entry is `name -> sha256 of the CUDA text`; `name` says where the program comes
+from (`example:transpose.mlir`, `lit:dialect/foo.mlir#2 -p default`,
+`bench:copy transpose f32`, `bench:softmax f16 16384x4096`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORD = ROOT / "tests" / "data" / "cuda_fingerprints.json"
+
+
+def _cli_cuda(argv: list[str]) -> str | None:
+    """The stdout of `tilec argv`, or None where the command fails (inputs that
+    expect an error are not fingerprinted)."""
+    from tilec.tools.tilec import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(argv)
+    return out.getvalue() if rc == 0 else None
+
+
+def _examples() -> Iterator[tuple[str, list[str]]]:
+    for path in sorted((ROOT / "examples").glob("*.mlir")):
+        yield f"example:{path.name}", [str(path), "-p", "default", "-t", "cuda"]
+
+
+def _lit_runs() -> Iterator[tuple[str, list[str]]]:
+    """The `tilec` commands of lit RUN lines that print CUDA (`-t cuda`)."""
+    base = ROOT / "tests" / "filecheck"
+    for path in sorted(base.rglob("*.mlir")):
+        if "Inputs" in path.parts or "Output" in path.parts:
+            continue
+        runs = [ln.split("RUN:", 1)[1] for ln in path.read_text().splitlines() if "RUN:" in ln]
+        for i, run in enumerate(runs):
+            cmd = run.split("|")[0].strip()
+            if not cmd.startswith("tilec ") or "-t cuda" not in cmd:
+                continue
+            words = shlex.split(cmd.replace("%s", str(path)).replace("%S", str(path.parent)))[1:]
+            rel = path.relative_to(base).as_posix()
+            yield f"lit:{rel}#{i} {' '.join(w for w in words if w != str(path))}", words
+
+
+def _bench_programs() -> Iterator[tuple[str, str]]:
+    """(name, IR text) of the copy and compute benchmark cases, at the sizes the
+    benchmarks run."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import compute_bench
+    import copy_bench
+
+    from tilec.compiler.pipeline import emit
+
+    for case in copy_bench.make_cases(quick=False):
+        yield f"bench:copy {case.name}", emit(copy_bench.build_tilec(case))
+    for kind in ("softmax", "layer_norm", "cumsum"):
+        dtypes = ("f32", "f16") if kind != "cumsum" else ("f32", "i32")
+        for dtype in dtypes:
+            for n in (1024, 4096, 16384):
+                text = compute_bench.program(kind, 16384, n, dtype, {})
+                yield f"bench:{kind} {dtype} 16384x{n}", text
+
+
+def fingerprints() -> dict[str, str]:
+    """name -> sha256 of the CUDA each source program compiles to today."""
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+
+    out: dict[str, str] = {}
+
+    def record(name: str, cuda: str | None) -> None:
+        if cuda is not None:
+            out[name] = hashlib.sha256(cuda.encode()).hexdigest()
+
+    for name, argv in [*_examples(), *_lit_runs()]:
+        record(name, _cli_cuda(argv))
+    for name, text in _bench_programs():
+        module = parse_module(text, name)
+        run_pipeline(module, "default")
+        record(name, emit(module, "cuda"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--update", action="store_true", help=f"write {RECORD.relative_to(ROOT)}")
+    args = ap.parse_args(argv)
+    now = fingerprints()
+    if args.update:
+        RECORD.parent.mkdir(parents=True, exist_ok=True)
+        RECORD.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {len(now)} fingerprints in {RECORD.relative_to(ROOT)}")
+        return 0
+    old = json.loads(RECORD.read_text())
+    changed = sorted(k for k in old.keys() | now.keys() if old.get(k) != now.get(k))
+    for k in changed:
+        print(f"changed: {k}")
+    print(f"{len(now)} fingerprints, {len(changed)} changed")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
