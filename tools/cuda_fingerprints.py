@@ -10,7 +10,10 @@ CUDA records the new fingerprints, in its own commit, with:
 
 Each entry is `name -> sha256 of the CUDA text`; `name` says where the program comes
 from (`example:transpose.mlir`, `lit:dialect/foo.mlir#2 -p default`,
-`bench:copy transpose f32`, `bench:softmax f16 16384x4096`).
+`bench:copy transpose f32`, `bench:softmax f16 16384x4096`). The CUDA's location
+comments name the source files by absolute path; the checkout's root is cut from them
+before hashing (`portable`), so that every checkout (the main one, a worktree, CI)
+records the same fingerprints.
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ def _bench_programs() -> Iterator[tuple[str, str]]:
                 yield f"bench:{kind} {dtype} 16384x{n}", text
 
 
+def portable(cuda: str) -> str:
+    """`cuda` with this checkout's root cut from the paths of its location comments
+    (`// /work/main/examples/x.mlir:3:5` -> `// examples/x.mlir:3:5`)."""
+    return cuda.replace(f"{ROOT}/", "")
+
+
 def fingerprints() -> dict[str, str]:
     """name -> sha256 of the CUDA each source program compiles to today."""
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
@@ -88,7 +97,7 @@ def fingerprints() -> dict[str, str]:
 
     def record(name: str, cuda: str | None) -> None:
         if cuda is not None:
-            out[name] = hashlib.sha256(cuda.encode()).hexdigest()
+            out[name] = hashlib.sha256(portable(cuda).encode()).hexdigest()
 
     for name, argv in [*_examples(), *_lit_runs()]:
         record(name, _cli_cuda(argv))
