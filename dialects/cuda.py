@@ -12,7 +12,10 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
 - `cuda.shfl_idx`: a warp shuffle that reads a value from another lane
   (`__shfl_sync` with the full mask);
 - `cuda.comment`: a line of explanation that the target prints as `// text` (how a
-  layout conversion was lowered, its bank conflicts); it does nothing.
+  layout conversion was lowered, its bank conflicts); it does nothing;
+- `cuda.mma_sync`: one warp-wide `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`
+  (PTX, sm_80 and newer), operands and results as the ISA's fragments (`a0..a7`,
+  `b0..b3`, `c0..c3` of each lane), through inline PTX.
 
 Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
 for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
@@ -23,10 +26,13 @@ attribute.
     cuda.cp_async_wait 0
     %y = cuda.shfl_idx %x, %lane, 32 : f32
     cuda.comment "convert_layout via warp shuffles: 4 shuffles, 0 selects"
+    %d:4 = cuda.mma_sync %a0, ..., %a7, %b0, ..., %b3, %c0, ..., %c3
+        : bf16, ..., f32 -> f32, f32, f32, f32
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -34,11 +40,14 @@ from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
     AnyFloatConstr,
+    BFloat16Type,
+    Float16Type,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     StringAttr,
+    f32,
     i32,
     i64,
 )
@@ -51,6 +60,8 @@ from xdsl.irdl import (
     operand_def,
     prop_def,
     result_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -258,8 +269,71 @@ class CommentOp(IRDLOperation):
         super().__init__(properties={"text": StringAttr(text)})
 
 
+MMA_SYNC_SHAPE = (16, 8, 16)
+"""(M, N, K) of the one `mma.sync` shape `cuda.mma_sync` issues."""
+
+MMA_SYNC_FRAGMENTS = (8, 4, 4)
+"""Elements of A, B and C/D each lane holds for m16n8k16 with 16-bit operands."""
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """
+    One warp-wide `mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32` (T = bf16 or f16):
+    `D = A B + C` with A 16x16, B 16x8 and C, D 16x8 (f32). Every lane of the warp must
+    execute it (`.aligned`). The operands are each lane's fragments, in the PTX ISA's
+    order: `a0..a7` (8 of T), `b0..b3` (4 of T), `c0..c3` (4 of f32); the results are
+    `d0..d3`. With g = lane / 4 and t = lane % 4, `a_i` is A[g + 8 ((i / 2) % 2),
+    2 t + i % 2 + 8 (i / 4)], `b_i` is B[2 t + i % 2 + 8 (i / 2), g] and `c_i`, `d_i` are
+    C, D[g + 8 (i / 2), 2 t + i % 2]. Products and sums are f32 (the order of the sums is
+    the hardware's).
+    """
+
+    name = "cuda.mma_sync"
+    fragments = var_operand_def()
+    outs = var_result_def()
+
+    assembly_format = "$fragments attr-dict `:` type($fragments) `->` type($outs)"
+
+    def __init__(self, a: Sequence[SSAValue], b: Sequence[SSAValue], c: Sequence[SSAValue]):
+        super().__init__(operands=[[*a, *b, *c]], result_types=[[f32] * 4])
+
+    @property
+    def a(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[:8])
+
+    @property
+    def b(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[8:12])
+
+    @property
+    def c(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[12:16])
+
+    @property
+    def operand_type(self) -> Attribute:
+        return self.fragments[0].type
+
+    def verify_(self) -> None:
+        na, nb, nc = MMA_SYNC_FRAGMENTS
+        if len(self.fragments) != na + nb + nc or len(self.outs) != nc:
+            raise VerifyException(
+                f"'cuda.mma_sync' takes {na} + {nb} + {nc} fragments (a, b, c) and gives "
+                f"{nc} results, got {len(self.fragments)} and {len(self.outs)}"
+            )
+        t = self.operand_type
+        if not isinstance(t, BFloat16Type | Float16Type):
+            raise VerifyException(f"'cuda.mma_sync' multiplies bf16 or f16, got {t}")
+        if any(v.type != t for v in self.fragments[: na + nb]):
+            raise VerifyException("'cuda.mma_sync': the a and b fragments must all have one type")
+        if any(v.type != f32 for v in (*self.c, *self.outs)):
+            raise VerifyException("'cuda.mma_sync' accumulates in f32: c and d must be f32")
+
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp],
     [],
 )
+"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync."""
+

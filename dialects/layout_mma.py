@@ -121,7 +121,9 @@ class MmaOp(IRDLOperation):
     Element types: f16 x f16, bf16 x bf16, f32 (as tf32) x f32 -> f32; i8 x i8 -> i32.
     `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
-    compared with the tolerance of `mma_error_bound` (docs/testing.md)."""
+    compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
+    lowers version-2 layouts with bf16 or f16 operands (kWidth 2) to
+    `mma.sync.aligned.m16n8k16` (inline PTX); the other cases are a located error there."""
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())

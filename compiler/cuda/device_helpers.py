@@ -49,6 +49,16 @@ __device__ __forceinline__ unsigned tilec_lane_id() {
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
 }""",
+    "pack_bf16x2": """\
+// two bf16 in one 32-bit register, `lo` in the low half (an mma.sync fragment pair)
+__device__ __forceinline__ unsigned tilec_pack_bf16x2(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+  return (unsigned)__bfloat16_as_ushort(lo) | ((unsigned)__bfloat16_as_ushort(hi) << 16);
+}""",
+    "pack_f16x2": """\
+// two f16 in one 32-bit register, `lo` in the low half (an mma.sync fragment pair)
+__device__ __forceinline__ unsigned tilec_pack_f16x2(__half lo, __half hi) {
+  return (unsigned)__half_as_ushort(lo) | ((unsigned)__half_as_ushort(hi) << 16);
+}""",
     "cp_async": """\
 // cuda.cp_async: Bytes bytes from global to shared memory, asynchronously (sm_80+).
 template <int Bytes>

@@ -11,12 +11,13 @@ from .base import Lowering
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .load_store import LoadStoreLowering
+from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
-            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering)
+            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, MmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

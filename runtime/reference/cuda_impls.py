@@ -10,12 +10,17 @@ follow the ordinary race rules when they land (another thread needs a barrier af
 the wait before it reads them).
 
 `cuda.comment` does nothing. `cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
-warp some of whose threads are masked off by control flow is an error.
+warp some of whose threads are masked off by control flow is an error. So does
+`cuda.mma_sync` (`.aligned`): each warp's lanes' fragments are gathered into A (16x16),
+B (16x8) and C (16x8) as the PTX ISA places them, `D = A B + C` is computed with f32
+products and f32 sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
+the hardware's), and D is scattered back to the lanes' `d0..d3`.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import BFloat16Type
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import cuda
@@ -25,7 +30,7 @@ from .executor import ReferenceInterpreter, _grid
 from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve
 from .memory_impls import _mem, thread_indices
 from .simt import WARP_SIZE
-from .values import dtype_of, per_thread
+from .values import dtype_of, from_compute, per_thread, to_compute
 
 
 @register_impls
@@ -69,26 +74,7 @@ class CudaFunctions(InterpreterFunctions):
         grid = _grid(interp, op)
         value, lane = args
         width = op.width.value.data
-        tpb = grid.threads_per_block
-        if tpb % WARP_SIZE:
-            raise ExecutionError(
-                op,
-                f"a warp shuffle in blocks of {tpb} threads, not a whole number of "
-                f"warps (the last warp is partial)",
-            )
-        if grid.mask is not None:
-            per_warp = grid.mask.reshape(-1, WARP_SIZE)
-            partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
-            if partial.any():
-                w = int(np.argmax(partial))
-                missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
-                raise ExecutionError(
-                    op,
-                    f"{grid.describe_thread(missing)} does not take part in the warp "
-                    f"shuffle (control flow diverges within its warp; __shfl_sync with "
-                    f"the full mask needs all 32 lanes)",
-                    thread=missing,
-                )
+        _whole_warps(op, grid, "warp shuffle", "__shfl_sync with the full mask")
         if np.ndim(value) == 0:
             return (value,)
         lane_id = grid.local % WARP_SIZE
@@ -96,3 +82,72 @@ class CudaFunctions(InterpreterFunctions):
         src = grid.tid - lane_id + (lane_id // width) * width + src_lane
         v = per_thread(value, op.value.type, grid.num_threads)
         return (v[src],)
+
+    @impl(cuda.MmaSyncOp)
+    def run_mma_sync(self, interp: ReferenceInterpreter, op: cuda.MmaSyncOp, args):
+        from .mma_impls import MmaRecord
+
+        grid = _grid(interp, op)
+        _whole_warps(op, grid, "mma.sync", "mma.sync.aligned")
+        n = grid.num_threads
+        warps = n // WARP_SIZE
+
+        def lanes(vals, types):
+            return [
+                np.asarray(to_compute(per_thread(v, t, n), t), dtype=np.float32).reshape(warps, WARP_SIZE)
+                for v, t in zip(vals, types)
+            ]
+
+        types = [v.type for v in op.fragments]
+        frags = lanes(args, types)
+        g, t = _LANES // 4, _LANES % 4
+        a = np.zeros((warps, 16, 16), np.float32)
+        b = np.zeros((warps, 16, 8), np.float32)
+        c = np.zeros((warps, 16, 8), np.float32)
+        for i in range(8):
+            a[:, g + 8 * ((i // 2) % 2), 2 * t + i % 2 + 8 * (i // 4)] = frags[i]
+        for i in range(4):
+            b[:, 2 * t + i % 2 + 8 * (i // 2), g] = frags[8 + i]
+            c[:, g + 8 * (i // 2), 2 * t + i % 2] = frags[12 + i]
+        d = np.matmul(a, b) + c
+        prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+        mag = prods + np.abs(c)
+        records = getattr(interp, "mma_records", None)
+        if records is None:
+            records = interp.mma_records = []  # type: ignore[attr-defined]
+        fin = np.isfinite(mag)
+        records.append(MmaRecord(
+            16, "bf16" if isinstance(op.operand_type, BFloat16Type) else "f16",
+            float(mag[fin].max()) if fin.any() else 0.0,
+            float(prods[np.isfinite(prods)].max()) if np.isfinite(prods).any() else 0.0,
+        ))
+        f32 = op.outs[0].type
+        return tuple(
+            from_compute(d[:, g + 8 * (i // 2), 2 * t + i % 2].reshape(n), f32) for i in range(4)
+        )
+
+
+_LANES = np.arange(WARP_SIZE)
+
+
+def _whole_warps(op, grid, what: str, why: str) -> None:
+    """An ExecutionError unless every warp that runs `op` runs it with all 32 lanes."""
+    tpb = grid.threads_per_block
+    if tpb % WARP_SIZE:
+        raise ExecutionError(
+            op,
+            f"a {what} in blocks of {tpb} threads, not a whole number of "
+            f"warps (the last warp is partial)",
+        )
+    if grid.mask is not None:
+        per_warp = grid.mask.reshape(-1, WARP_SIZE)
+        partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
+        if partial.any():
+            w = int(np.argmax(partial))
+            missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(missing)} does not take part in the {what} "
+                f"(control flow diverges within its warp; {why} needs all 32 lanes)",
+                thread=missing,
+            )

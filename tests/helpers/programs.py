@@ -70,12 +70,13 @@ func.func @{name}(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
 
 def mma_program(
     m: int, n: int, k: int, et: str = "bf16", acc_et: str = "f32", warps=(1, 1),
-    k_width: int = 2, k_split: int = 1,
+    k_width: int = 2, k_split: int = 1, zero_acc: bool = False,
 ) -> str:
     """@mma: one block computes C = C + A @ B with `layout.mma` (A row-major m x k,
     B row-major k x n, C row-major m x n, buffers %pa, %pb, %pc), in an
     `#layout.nvidia_mma` version 2 of `warps`, operands with `k_width`; with `k_split`
-    > 1, as that many chained MMAs over consecutive K tiles (another summation order)."""
+    > 1, as that many chained MMAs over consecutive K tiles (another summation order);
+    with `zero_acc`, C = A @ B (the accumulator starts at 0, C is only written)."""
     mma = f"#layout.nvidia_mma<version = 2, warpsPerCTA = {list(warps)}, instrShape = [16, 8]>"
     a_enc = f"#layout.dot_op<opIdx = 0, parent = {mma}, kWidth = {k_width}>"
     b_enc = f"#layout.dot_op<opIdx = 1, parent = {mma}, kWidth = {k_width}>"
@@ -89,6 +90,9 @@ def mma_program(
     vc = f"tensor<{m}x{n}x{acc_et}, {mma}>"
     threads = 32 * warps[0] * warps[1]
     body = [f"    %acc0 = layout.load %c : {gc} -> {vc}"]
+    if zero_acc:
+        zero = "0" if acc_et.startswith("i") else "0.0"
+        body = [f"    %z = arith.constant {zero} : {acc_et}", f"    %acc0 = layout.splat %z : {acc_et} -> {vc}"]
     for j in range(k_split):
         body += [
             f"    %ta{j} = layout.tile %a[%i0, %i{j}] {{tile = array<i64: {m}, {ks}>}} : {ga} -> {ta}",
