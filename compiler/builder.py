@@ -36,7 +36,7 @@ from tilec.dialects import cute
 from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import PtrType, TensorViewType
 
-from .diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from .pipeline import verify_module
 
 ELEMENT_TYPES: dict[str, Attribute] = {

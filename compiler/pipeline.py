@@ -26,9 +26,9 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from .diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from .messages import parse_message, verify_message
-from .locations import LocatingParser, get_loc
+from tilec.support.locations import LocatingParser, get_loc
 from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {

@@ -8,17 +8,34 @@ launcher checks them, so a wrong array is an error naming the argument, never a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from tilec.dialects.layout import ViewOp
 from tilec.dialects.layout_attrs import PtrType
-from tilec.runtime.launch import ArgSpec
 
 _NUMPY_NAMES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
 }
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """What one buffer argument must be. Fields left at None are not checked."""
+
+    name: str
+    dtype: str | None = None
+    """NumPy-style name: `float32`, `float16`, `bfloat16`, `int64`, ..."""
+    min_elements: int = 0
+    alignment: int = 1
+    """Bytes the data pointer must be a multiple of."""
+    shape: tuple[int | None, ...] | None = None
+    """Expected shape; None in a dimension matches any extent."""
+    strides: tuple[int, ...] | None = None
+    """Expected strides in elements; when None the array must be C-contiguous."""
 
 
 def numpy_dtype_name(t) -> str:

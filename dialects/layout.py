@@ -22,7 +22,6 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -48,6 +47,8 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tilec.support.target import target_of
 
 from . import cute, views
 from .errors import LayoutError
@@ -265,8 +266,9 @@ class AllocOp(IRDLOperation):
         _check(enclosing_launch(self) is not None, "layout.alloc must be inside a layout.launch")
         nbytes = t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
         if t.memory_space == "smem":
-            _check(nbytes <= 227 * 1024,
-                   f"shared allocation of {nbytes} bytes exceeds the 227 KiB of a block")
+            limit = target_of(self).smem_per_block
+            _check(nbytes <= limit,
+                   f"shared allocation of {nbytes} bytes exceeds the {limit // 1024} KiB of a block")
 
 
 @irdl_op_definition

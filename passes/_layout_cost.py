@@ -18,6 +18,7 @@ from functools import lru_cache
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import layout
 from tilec.dialects.errors import LayoutError
@@ -43,7 +44,7 @@ def with_encoding(t: TensorType, enc: Attribute) -> TensorType:
 def _linear(enc: Attribute, shape: tuple[int, ...]) -> LinearLayout | None:
     try:
         return to_linear(enc, shape)
-    except (LayoutError, ValueError, Exception):  # non power-of-two shapes and the like
+    except LayoutError:  # non power-of-two shapes and the like
         return None
 
 
@@ -91,7 +92,7 @@ def elem_bytes(t: TensorType) -> int:
         return 1
     try:
         return element_bytes(et)
-    except Exception:  # an element type the layout dialect does not store: 4 bytes
+    except VerifyException:  # an element type the layout dialect does not store: 4 bytes
         return 4
 
 

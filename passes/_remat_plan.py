@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilec.compiler.locations import copy_loc
+from tilec.support.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import threads_per_block
 

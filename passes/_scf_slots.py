@@ -12,7 +12,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilec.compiler.locations import copy_loc
+from tilec.support.locations import copy_loc
 
 
 def _move_results(old, new, keep: Sequence[int]) -> None:

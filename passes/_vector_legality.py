@@ -10,11 +10,9 @@ from xdsl.ir import SSAValue
 from tilec.dialects import cute, views
 from tilec.dialects.layout import AllocOp, TileOp, ViewOp
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType
+from tilec.support.target import target_of
 
 from ._analysis import DYN, leaves, mode_contiguity
-
-SMEM_ALIGN = 16
-"""Alignment in bytes assumed for `layout.alloc` storage (shared and registers)."""
 
 
 def widest(limit: int, cap: int, ok) -> int:
@@ -44,7 +42,7 @@ def view_vector_ok(view: SSAValue, d: int, v: int, eb: int) -> bool:
         pt = root.source.type
         align = pt.alignment if isinstance(pt, PtrType) else eb
     elif isinstance(root, AllocOp):
-        align = SMEM_ALIGN
+        align = target_of(root).smem_align
     else:
         return False
     if align % (v * eb):

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from tilec.compiler.locations import copy_loc
+from tilec.support.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
 from tilec.dialects import cute

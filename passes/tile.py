@@ -13,8 +13,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from tilec.compiler.diagnostics import TilecError
-from tilec.compiler.locations import copy_loc
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_launch

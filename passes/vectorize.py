@@ -11,8 +11,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.arg_spec import ArgSpec
 
-from tilec.compiler.diagnostics import TilecError
-from tilec.compiler.locations import copy_loc
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
     AsyncWaitOp,

@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 
 def _lowered(module: ModuleOp) -> ModuleOp:

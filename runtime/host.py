@@ -17,7 +17,7 @@ from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 
 @dataclass(frozen=True)

@@ -33,27 +33,12 @@ from tilec.compiler.cuda import (
     kernel_infos,
     numpy_dtype_name,
 )
-from tilec.compiler.diagnostics import TilecError
+from tilec.compiler.signature import ArgSpec
 from tilec.dialects.cuda import Cuda
 from tilec.runtime.cache import KernelCache, default_cache
 from tilec.runtime.host import HostProgram, Launch, host_function
 from tilec.runtime.nvrtc import CompileResult, KernelResources, resource_usage
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """What one buffer argument must be. Fields left at None are not checked."""
-
-    name: str
-    dtype: str | None = None
-    """NumPy-style name: `float32`, `float16`, `bfloat16`, `int64`, ..."""
-    min_elements: int = 0
-    alignment: int = 1
-    """Bytes the data pointer must be a multiple of."""
-    shape: tuple[int | None, ...] | None = None
-    """Expected shape; None in a dimension matches any extent."""
-    strides: tuple[int, ...] | None = None
-    """Expected strides in elements; when None the array must be C-contiguous."""
+from tilec.support.diagnostics import TilecError
 
 
 def dtype_name(dtype: Any) -> str:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 BASE_OPTIONS = ("-std=c++17", "-lineinfo", "--ptxas-options=-v")
 """Options every compilation gets, before any the caller adds."""

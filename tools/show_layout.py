@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cute, render
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.errors import LayoutError
@@ -447,9 +447,9 @@ def to_png(svg: str, path: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tilec.tools.tilec import _ArgumentParser
+    from tilec.tools.cli_args import ArgumentParser
 
-    p = _ArgumentParser(
+    p = ArgumentParser(
         prog="tilec show-layout",
         description="Draw a layout: CuTe offsets, thread-value ownership, or a distributed (Gluon) layout.",
     )

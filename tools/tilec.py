@@ -23,18 +23,12 @@ import sys
 from dataclasses import dataclass
 
 from tilec import __version__
-from tilec.compiler.diagnostics import TilecError
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a bad command line is a TilecError (one line, exit status 1)."""
-
-    def error(self, message: str):
-        raise TilecError(f"{message} (see `{self.prog} -h`)")
+from tilec.support.diagnostics import TilecError
+from tilec.tools.cli_args import ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _ArgumentParser(
+    p = ArgumentParser(
         prog="tilec",
         description="tilec: a compiler for GPU data movement (layouts, views and copies as IR).",
         epilog="Subcommand: `tilec show-layout LAYOUT` renders a layout (see `tilec show-layout -h`).",
@@ -96,7 +90,7 @@ def list_passes() -> str:
 
 def parse_arg_values(items: list[str]) -> dict[str, int]:
     """`--arg NAME=INT` values: index arguments and buffer sizes by argument name."""
-    from tilec.compiler.diagnostics import TilecError
+    from tilec.support.diagnostics import TilecError
 
     out: dict[str, int] = {}
     for item in items:

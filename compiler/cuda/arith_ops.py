@@ -2,7 +2,6 @@
 IEEE maximum/minimum through device helpers), comparisons, selects, casts, bitcasts."""
 from __future__ import annotations
 
-
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -14,7 +13,6 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Operation, SSAValue
-
 
 from .c_types import (
     _CMPI,

@@ -19,8 +19,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-
-
 SUPPORTED_ELEMENT_TYPES = "f16, bf16, f32, f64, i8, i16, i32, i64"
 
 _INT_CTYPES = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}

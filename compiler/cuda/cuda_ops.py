@@ -1,7 +1,6 @@
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles."""
 from __future__ import annotations
 
-
 from xdsl.dialects.builtin import (
     BFloat16Type,
     IntegerType,

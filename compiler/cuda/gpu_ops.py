@@ -1,9 +1,7 @@
 """The `gpu` ops: thread and block ids, barriers, return."""
 from __future__ import annotations
 
-
 from xdsl.dialects import gpu
-
 
 from .printer import EmitterBase, emits
 

@@ -17,19 +17,20 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
-from tilec.compiler.diagnostics import TilecError
 from tilec.dialects import cuda
 from tilec.dialects.cuda import memory_space_number
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import target_of
 
 from .c_types import (
-    SUPPORTED_ELEMENT_TYPES,
-    _INT_DTYPES,
     _FLOAT_DTYPES,
-    _sanitise,
+    _INT_DTYPES,
+    SUPPORTED_ELEMENT_TYPES,
     _element_bytes,
-    _num_elements,
     _is_supported_element,
     _NameTable,
+    _num_elements,
+    _sanitise,
 )
 
 
@@ -72,24 +73,19 @@ class KernelInfo:
     (the launcher then opts the kernel in to that much), else 0."""
 
 
-STATIC_SMEM_LIMIT = 48 * 1024
-"""The most static (`__shared__ T x[N]`) shared memory a kernel may declare."""
-MAX_SMEM_PER_BLOCK = 227 * 1024
-"""The most shared memory one block may use on sm_90 (with the dynamic opt-in)."""
-SMEM_ALIGN = 16
-"""Each shared buffer starts at a multiple of 16 bytes (the widest vector access)."""
 
 
 def shared_buffers(kernel: gpu.FuncOp) -> list[tuple[memref.AllocaOp, int]]:
     """Each shared-memory alloca of `kernel` with its byte offset in one shared arena,
-    in program order."""
+    in program order; each starts at a multiple of the target's `smem_align`."""
+    align = target_of(kernel).smem_align
     out, offset = [], 0
     for op in kernel.walk():
         if isinstance(op, memref.AllocaOp) and memory_space_number(op.memref.type) == 3:
             t = op.memref.type
             out.append((op, offset))
             size = int(np.prod(t.get_shape())) * _element_bytes(t.element_type)
-            offset += -(-size // SMEM_ALIGN) * SMEM_ALIGN
+            offset += -(-size // align) * align
     return out
 
 
@@ -248,10 +244,11 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
         values = tuple(block.get_values())
         block_size = (values + (1, 1, 1))[:3]
     shared = _shared_bytes(kernel)
-    if shared > MAX_SMEM_PER_BLOCK:
+    tgt = target_of(kernel)
+    if shared > tgt.smem_per_block:
         raise TilecError(
             f"the kernel needs {shared} bytes of shared memory; a block may use at most "
-            f"{MAX_SMEM_PER_BLOCK} (227 KiB on sm_90): use smaller tiles",
+            f"{tgt.smem_per_block} ({tgt.smem_per_block // 1024} KiB on {tgt.arch}): use smaller tiles",
             op=kernel,
         )
     return KernelInfo(
@@ -260,7 +257,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
         params=tuple(params),
         block_size=block_size,  # type: ignore[arg-type]
         index_bits=index_bits,
-        dynamic_smem_bytes=shared if shared > STATIC_SMEM_LIMIT else 0,
+        dynamic_smem_bytes=shared if shared > tgt.static_smem_limit else 0,
     )
 
 

@@ -3,9 +3,10 @@ module, a kernel and a block are printed. Ops are printed by the op families."""
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects import gpu, scf
@@ -26,33 +27,31 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 
-from tilec.compiler.diagnostics import LOC_ATTR, TilecError
 from tilec.dialects.cuda import memory_space_number
+from tilec.support.diagnostics import LOC_ATTR, TilecError
+from tilec.support.target import target_of
 
-from typing import ClassVar
-from collections.abc import Callable
 from .c_types import (
-    SUPPORTED_ELEMENT_TYPES,
-    _INT_CTYPES,
-    _UINT_CTYPES,
-    _SHORT_NAMES,
     _FLOAT_CTYPES,
+    _INT_CTYPES,
+    _SHORT_NAMES,
+    _UINT_CTYPES,
+    SUPPORTED_ELEMENT_TYPES,
     _element_bytes,
-    _num_elements,
-    _is_supported_element,
     _f32_literal,
     _f64_literal,
-    _round_to_bf16,
+    _is_supported_element,
     _NameTable,
-)
-from .kernel_info import (
-    STATIC_SMEM_LIMIT,
-    KernelInfo,
-    shared_buffers,
-    _kernel_funcs,
-    kernel_infos,
+    _num_elements,
+    _round_to_bf16,
 )
 from .device_helpers import DEVICE_HELPERS as _HELPERS
+from .kernel_info import (
+    KernelInfo,
+    _kernel_funcs,
+    kernel_infos,
+    shared_buffers,
+)
 
 Emitter = Callable[["EmitterBase", Operation], None]
 
@@ -309,13 +308,14 @@ class EmitterBase(BasePrinter):
         if len(kernel.body.blocks) != 1:
             raise self.fail(kernel, "kernels of more than one block are not supported")
         self.smem_offsets = {}
+        tgt = target_of(kernel)
         with self.indented():
             if info.dynamic_smem_bytes:
                 self.line(
                     f"// {info.dynamic_smem_bytes} bytes of shared memory, more than the "
-                    f"{STATIC_SMEM_LIMIT} a kernel may declare statically: dynamic"
+                    f"{tgt.static_smem_limit} a kernel may declare statically: dynamic"
                 )
-                self.line("extern __shared__ __align__(16) unsigned char tilec_smem[];")
+                self.line(f"extern __shared__ __align__({tgt.smem_align}) unsigned char tilec_smem[];")
                 self.smem_offsets = {op: off for op, off in shared_buffers(kernel)}
             self.print_block(kernel.body.block)
         self.line("}")

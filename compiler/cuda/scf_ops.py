@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from xdsl.dialects import arith, scf
 from xdsl.ir import Operation, SSAValue
 
-
 from .printer import EmitterBase, emits
 
 

@@ -4,7 +4,6 @@ mask checks, guarded fast paths, scalar and vector loads and stores, packing."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     FloatAttr,
@@ -14,14 +13,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Region, SSAValue
 
-
 from .._gpu_builder import Val
+from .base import (
+    KernelBase,
+)
 from .view_values import (
     View,
     _mode_size,
-)
-from .base import (
-    KernelBase,
 )
 
 

@@ -4,7 +4,6 @@ from scalars: `layout.splat`, `arange`, `expand_dims`, `broadcast`."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -22,8 +21,8 @@ from tilec.dialects import layout
 from .._gpu_builder import V
 from .base import (
     KernelBase,
-    lowers,
     _fail,
+    lowers,
 )
 
 

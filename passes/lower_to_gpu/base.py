@@ -16,10 +16,10 @@ from xdsl.dialects import gpu, scf
 from xdsl.dialects.builtin import IndexType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilec.compiler.diagnostics import TilecError
-from tilec.compiler.locations import get_loc
 from tilec.dialects import layout
 from tilec.dialects.errors import LayoutError
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import get_loc
 
 from .._gpu_builder import IndexBuilder, V, Val
 
@@ -119,10 +119,8 @@ class KernelBase:
         except TilecError:
             raise
         except LayoutError as e:
+            # what the user wrote: located at the op; anything else is a bug in tilec
             raise _fail(op, str(e)) from None
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, StopIteration) as e:
-            # an input this lowering does not handle: say which op, never a traceback
-            raise _fail(op, f"lower-to-gpu cannot lower this op ({type(e).__name__}: {e})") from None
         finally:
             self.b.loc_attr = saved
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i32
 
-from tilec.compiler.diagnostics import TilecError
 from tilec.dialects import cuda
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
+from tilec.support.diagnostics import TilecError
 
 from .._gpu_builder import V
 from .base import lowers

@@ -4,7 +4,6 @@ shuffles planned from the linear layouts (passes/_shuffle_plan.py)."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     StringAttr,
@@ -23,9 +22,9 @@ from .._gpu_builder import Val
 from .._shuffle_plan import apply_bits, lane_offsets, span_of
 from .base import (
     KernelBase,
-    lowers,
-    _fail,
     _count,
+    _fail,
+    lowers,
 )
 
 

@@ -17,21 +17,20 @@ from tilec.dialects.layout_attrs import (
 )
 
 from .._gpu_builder import V, Val, index
-from .view_values import (
-    View,
-    _vec_text,
-    _mode_size,
-    _eval_coords,
-    _mode_coords,
-    _lane_coords,
-    _lane_order,
-)
 from .base import (
     KernelBase,
-    lowers,
     _fail,
+    lowers,
 )
-
+from .view_values import (
+    View,
+    _eval_coords,
+    _lane_coords,
+    _lane_order,
+    _mode_coords,
+    _mode_size,
+    _vec_text,
+)
 
 UNROLL_LIMIT = 64
 """Copies of at most this many accesses are unrolled in Python; longer ones become a

@@ -5,7 +5,6 @@ op's `vector` says so, masked reads and writes."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import scf, vector
 from xdsl.dialects.builtin import (
     TensorType,
@@ -14,20 +13,21 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import layout
+from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     to_linear,
 )
 
 from .._gpu_builder import V, Val
+from .base import (
+    KernelBase,
+    _fail,
+    lowers,
+)
 from .view_values import (
     View,
     _eval_coords,
     _flat_linear,
-)
-from .base import (
-    KernelBase,
-    lowers,
-    _fail,
 )
 
 
@@ -36,7 +36,7 @@ class LoadStoreLowering(KernelBase):
     def linear(self, t: TensorType, op: Operation):
         try:
             return to_linear(t.encoding, list(t.get_shape()))
-        except Exception as e:  # noqa: BLE001
+        except LayoutError as e:
             raise _fail(op, f"cannot make a linear layout of {t}: {e}") from None
 
     def thread_coords(self, ll, op) -> list[Val]:

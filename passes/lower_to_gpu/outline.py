@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -17,23 +16,22 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from tilec.compiler.diagnostics import LOC_ATTR
-from tilec.compiler.locations import get_loc
 from tilec.dialects import cute, layout
 from tilec.dialects.layout_attrs import (
     PtrType,
     TensorViewType,
 )
+from tilec.support.diagnostics import LOC_ATTR
+from tilec.support.locations import get_loc
 
 from .._gpu_builder import index
-from .view_values import (
-    VIEW_OPS,
-)
 from .base import (
     _fail,
 )
 from .kernel import KernelLowering
-
+from .view_values import (
+    VIEW_OPS,
+)
 
 # ---------------------------------------------------------------------------- host
 

@@ -4,7 +4,6 @@ shuffle butterfly, across warps through shared memory in one round."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects.builtin import (
     IntegerType,
@@ -17,9 +16,9 @@ from tilec.dialects import cuda, layout, layout_compute
 from .._gpu_builder import Val
 from .base import (
     KernelBase,
-    lowers,
-    _fail,
     _count,
+    _fail,
+    lowers,
 )
 from .compute import COMBINERS
 

@@ -4,7 +4,6 @@ tensors: one iter_arg / result per register of the thread."""
 
 from __future__ import annotations
 
-
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     IndexType,
@@ -20,8 +19,8 @@ from tilec.dialects.layout_attrs import (
 from .._gpu_builder import V, index
 from .base import (
     KernelBase,
-    lowers,
     _fail,
+    lowers,
 )
 
 

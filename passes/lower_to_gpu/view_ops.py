@@ -17,23 +17,23 @@ from tilec.dialects.layout_attrs import (
 )
 
 from .._tile_bounds import coord_limit
-from .view_values import (
-    Mask,
-    _map_mask,
-    View,
-    _rlayout,
-    _regroup,
-    _is_static,
-    _uneven_bounds,
-    _mode_size,
-    _eval_mode,
-    _eval_coords,
-    _mode_coords,
-)
 from .base import (
     KernelBase,
-    lowers,
     _fail,
+    lowers,
+)
+from .view_values import (
+    Mask,
+    View,
+    _eval_coords,
+    _eval_mode,
+    _is_static,
+    _map_mask,
+    _mode_coords,
+    _mode_size,
+    _regroup,
+    _rlayout,
+    _uneven_bounds,
 )
 
 

@@ -12,6 +12,7 @@ from xdsl.ir import Attribute, SSAValue
 from tilec.dialects import cute, layout, views
 
 from .._gpu_builder import IndexBuilder, Val
+
 VIEW_OPS = (
     layout.ViewOp,
     layout.AllocOp,

@@ -13,7 +13,7 @@ from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Attribute
 
 from .errors import ExecutionError
-from .executor import HostArray, ReferenceInterpreter
+from .executor import HostArray, ReferenceInterpreter, arg_names
 from .memory import fmt_value
 from .values import UnsupportedType, bits_equal, dtype_of
 
@@ -98,10 +98,6 @@ def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
         names = ", ".join("@" + f.sym_name.data for f in fns)
         raise ExecutionError(module, f"several functions ({names}): say which with entry=")
     return fns[0]
-
-
-def arg_names(fn: func.FuncOp) -> list[str]:
-    return [a.name_hint or f"arg{i}" for i, a in enumerate(fn.body.block.args)]
 
 
 def is_buffer_type(t: Attribute) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 
 from .api import (
     buffer_effects,
@@ -75,7 +75,7 @@ def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None =
 
 
 def _clone_with_locations(module: ModuleOp) -> ModuleOp:
-    from tilec.compiler.locations import get_loc, set_loc
+    from tilec.support.locations import get_loc, set_loc
 
     copy = module.clone()
     for a, b in zip(module.walk(), copy.walk()):

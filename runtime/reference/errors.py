@@ -11,8 +11,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from tilec.compiler.diagnostics import LOC_ATTR, TilecError
-from tilec.compiler.locations import get_loc
+from tilec.support.diagnostics import LOC_ATTR, TilecError
+from tilec.support.locations import get_loc
 
 
 class ExecutionError(TilecError):

@@ -53,6 +53,11 @@ from .simt import WARP_SIZE, Grid
 from .values import UnsupportedType, dtype_of
 
 
+def arg_names(fn: func.FuncOp) -> list[str]:
+    """The name of each argument of `fn` (its SSA name, or arg<i>)."""
+    return [a.name_hint or f"arg{i}" for i, a in enumerate(fn.body.block.args)]
+
+
 @dataclass(eq=False)
 class HostArray:
     """A buffer argument on the host: the flat array the kernels read and write."""

@@ -55,7 +55,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.swizzle import ComposedLayout
 
 from .errors import ExecutionError
-from .executor import HostArray, ReferenceInterpreter, _defined_inside, barrier, launch
+from .executor import HostArray, ReferenceInterpreter, _defined_inside, arg_names, barrier, launch
 from .memory import (
     GLOBAL,
     PRIVATE,
@@ -902,7 +902,6 @@ def view_extent(
     """Elements a pointer argument must hold: the largest cosize of the `layout.view`s
     of it, their `?` values bound from the function's arguments (`scalars`) or
     constants. None when a view's extent cannot be found statically."""
-    from .api import arg_names
 
     names = dict(zip(fn.body.block.args, arg_names(fn)))
     extent = 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import parse_module
 from tilec.dialects.math_functions import ulp_budget, ulp_distance
 from tilec.runtime.cli import _within_ulps

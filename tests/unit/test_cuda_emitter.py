@@ -18,7 +18,7 @@ from tilec.compiler.cuda import (  # noqa: E402
     emit_cuda,
     kernel_infos,
 )
-from tilec.compiler.diagnostics import TilecError  # noqa: E402
+from tilec.support.diagnostics import TilecError  # noqa: E402
 from tilec.runtime.launch import parse_gpu_module  # noqa: E402
 from tilec.runtime.nvrtc import (  # noqa: E402
     _parse_ptxas_log,

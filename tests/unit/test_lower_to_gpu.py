@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from helpers.nvrtc import compile_sm90_or_skip
 

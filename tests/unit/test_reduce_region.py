@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.runtime.reference import run
 

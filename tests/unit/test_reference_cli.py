@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import parse_module
 from tilec.runtime.reference.cli import check_equivalence_cli, run_cpu_cli
 

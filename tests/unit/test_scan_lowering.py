@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan

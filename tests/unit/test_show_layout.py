@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cute
 from tilec.dialects.distributed import BlockedLayout
 from tilec.tools import show_layout

@@ -17,7 +17,7 @@ LOC_ATTR = "tilec.loc"
 
 def op_location(op: Operation | None) -> str | None:
     """The `tilec.loc` of `op` or of its closest ancestor that has one."""
-    from .locations import get_loc
+    from tilec.support.locations import get_loc
 
     while op is not None:
         loc = op.attributes.get(LOC_ATTR)

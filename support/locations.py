@@ -1,42 +1,48 @@
 """Source locations of ops.
 
-xDSL ops carry no location, so tilec's parser records where each op began in a side
-table (`file:line:col`), and passes that replace an op hand its location on with
-`copy_loc`. `lower-to-gpu` writes the location into a `tilec.loc` attribute so that the
+tilec's parser records where each op began in the op's own `location` (an xDSL
+`FileLineColLoc`; clones keep it), and passes that replace an op hand its location on
+with `copy_loc`. `lower-to-gpu` writes the location into a `tilec.loc` attribute so that the
 CUDA printer can put it in a comment.
 """
 
 from __future__ import annotations
 
-import weakref
-
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import MLIRTokenKind, Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-_LOCATIONS: weakref.WeakKeyDictionary[Operation, str] = weakref.WeakKeyDictionary()
-
 
 def get_loc(op: Operation) -> str | None:
     """`file:line:col` where `op` was parsed (or inherited with `copy_loc`)."""
-    return _LOCATIONS.get(op)
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def _location(file: str, line: int, col: int) -> FileLineColLoc:
+    return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
 
 
 def set_loc(op: Operation, loc: str | None) -> None:
+    """Give `op` the location `file:line:col` (None: leave it as it is)."""
     if loc is not None:
-        _LOCATIONS[op] = loc
+        file, line, col = loc.rsplit(":", 2)
+        op.location = _location(file, int(line), int(col))
 
 
 def copy_loc(src: Operation, *dsts: Operation) -> None:
     """Give ops made to replace `src` its location (and nested ops without one)."""
-    loc = get_loc(src)
-    if loc is None:
+    loc = src.location
+    if not isinstance(loc, FileLineColLoc):
         return
     for d in dsts:
         for op in d.walk():
-            _LOCATIONS.setdefault(op, loc)
+            if not isinstance(op.location, FileLineColLoc):
+                op.location = loc
 
 
 class LocatingParser(Parser):
@@ -55,7 +61,7 @@ class LocatingParser(Parser):
     def parse_operation(self) -> Operation:
         loc = self._current_token.span.get_location()
         op = super().parse_operation()
-        _LOCATIONS[op] = f"{loc.file}:{loc.line + self._line_offset}:{loc.col}"
+        op.location = _location(loc.file, loc.line + self._line_offset, loc.col)
         return op
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:

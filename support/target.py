@@ -1,0 +1,98 @@
+"""The GPU a program is compiled for: one object that the verifier, the passes, the CUDA
+printer, NVRTC's options and the runtime all read, instead of constants of their own.
+
+A module names its target with the attribute `tilec.target = "sm_90"` (the CLI's and
+`tilec.compile`'s `arch` sets it); a module without one is for `DEFAULT_ARCH`.
+
+The FMA policy: tilec compiles with `--fmad=false`. A `mulf` followed by an `addf` is
+then two roundings on the GPU as in the CPU reference executor, so that the equivalence
+and GPU checks stay bit for bit. A program that wants the contraction writes `math.fma`
+(one rounding, everywhere). `Target.fmad = True` gives NVRTC's default back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+
+from tilec.support.diagnostics import TilecError
+
+TARGET_ATTR = "tilec.target"
+"""Module attribute naming the target architecture (`sm_90`)."""
+
+DEFAULT_ARCH = "sm_90"
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Target:
+    """What tilec relies on of one GPU architecture."""
+
+    arch: str
+    """`sm_XY` or `sm_XYa` (the architecture-specific features of Hopper: wgmma,
+    setmaxnreg)."""
+    smem_per_block: int
+    """Bytes of shared memory one block may use (with the dynamic opt-in)."""
+    features: frozenset[str] = field(default_factory=frozenset)
+    """Of: `cp.async`, `ldmatrix`, `stmatrix`, `tma`, `mbarrier`, `wgmma`, `setmaxnreg`."""
+    static_smem_limit: int = 48 * KIB
+    """Shared memory a kernel may declare statically; beyond it, dynamic."""
+    smem_align: int = 16
+    """Bytes each shared buffer is aligned to (a 16-byte vector access needs 16; a
+    128-byte swizzled TMA box needs 1024)."""
+    warp_size: int = 32
+    fmad: bool = False
+    """Let NVRTC contract a*b+c into an FMA (see the module docstring)."""
+
+    @property
+    def sm(self) -> int:
+        """The compute capability as a number: 90 for sm_90 and sm_90a."""
+        return int(self.arch[3:].rstrip("a"))
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+    def nvrtc_options(self) -> tuple[str, ...]:
+        """The NVRTC options this target's policies ask for (the architecture apart)."""
+        return (f"--fmad={'true' if self.fmad else 'false'}",)
+
+
+_AMPERE = frozenset({"cp.async", "ldmatrix"})
+_HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
+TARGETS = {
+    "sm_80": Target("sm_80", 163 * KIB, _AMPERE),
+    "sm_86": Target("sm_86", 99 * KIB, _AMPERE),
+    "sm_89": Target("sm_89", 99 * KIB, _AMPERE),
+    "sm_90": Target("sm_90", 227 * KIB, _HOPPER),
+    "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}),
+}
+"""The architectures tilec knows (sm_80 and newer: cp.async is the floor)."""
+
+
+def target(arch: str | None = None) -> Target:
+    """The Target of `arch` (`sm_90`, `sm_90a`, `90`, `compute_90`); None: the default."""
+    name = arch or DEFAULT_ARCH
+    for prefix in ("compute_", "sm_"):
+        name = name.removeprefix(prefix)
+    name = f"sm_{name}"
+    if name not in TARGETS:
+        raise TilecError(f"unknown target architecture '{arch}' (known: {', '.join(TARGETS)})")
+    return TARGETS[name]
+
+
+def target_of(op: Operation) -> Target:
+    """The Target of the module `op` is in (the default when it names none)."""
+    while op.parent_op() is not None:
+        op = op.parent_op()
+    attr = op.attributes.get(TARGET_ATTR)
+    return target(attr.data if isinstance(attr, StringAttr) else None)
+
+
+def set_target(module: ModuleOp, arch: str) -> Target:
+    """Name the target of `module` (checked); returns it."""
+    t = target(arch)
+    module.attributes[TARGET_ATTR] = StringAttr(t.arch)
+    return t
