@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -46,7 +46,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .layout_attrs import distributed_tensor_encoding
+from .layout_attrs import distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
 __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
@@ -55,6 +55,15 @@ __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
 def _check(cond: bool, msg: str) -> None:
     if not cond:
         raise VerifyException(msg)
+
+
+def _enclosing_launch(op: Operation) -> Operation | None:
+    """The `layout.launch` around `op`, or None (found by name: `layout.py` registers
+    this module's ops, so it cannot be imported here)."""
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p
 
 
 def _type_name(t: Attribute) -> str:
@@ -139,8 +148,6 @@ class MmaOp(IRDLOperation):
         super().__init__(operands=[a, b, acc], result_types=[acc.type])
 
     def verify_(self) -> None:
-        from .layout import _check_block_threads, enclosing_launch
-
         ts = []
         for what, v in (("a", self.a), ("b", self.b), ("acc", self.acc)):
             try:
@@ -149,7 +156,8 @@ class MmaOp(IRDLOperation):
                 raise VerifyException(f"operand {what}: {e}") from None
             ts.append(v.type)
         at, bt, ct = ts
-        _check(enclosing_launch(self) is not None, "layout.mma must be inside a layout.launch")
+        launch = _enclosing_launch(self)
+        _check(launch is not None, "layout.mma must be inside a layout.launch")
         for what, t in (("a", at), ("b", bt), ("acc", ct)):
             _check(len(t.get_shape()) == 2, f"layout.mma multiplies matrices: {what} has shape {list(t.get_shape())}")
         (m, k), (k2, n), (m2, n2) = at.get_shape(), bt.get_shape(), ct.get_shape()
@@ -176,7 +184,9 @@ class MmaOp(IRDLOperation):
         _check(kw * bits >= 32,
                f"kWidth = {kw} of {_type_name(ea)} holds {kw * bits} bits; the MMA operand "
                f"registers need at least 32 (kWidth >= {32 // bits})")
-        _check_block_threads(self, ct)
+        n = threads_per_block(ct.encoding)
+        _check(n == launch.num_threads,
+               f"layout {ct.encoding} spans {n} threads but the block has {launch.num_threads}")
 
 
 MMA_OPS = (MmaOp,)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, TensorType
 from xdsl.ir import Operation
 
-from tilec.compiler.diagnostics import TilecError
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cuda
 from tilec.dialects.layout_mma import MmaOp
 from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
