@@ -419,3 +419,86 @@ def test_attributes_go_through_the_distributed_interface():
     assert to_linear(a, [32, 16]) == DotOperandLayout(0, mma2([2, 2]), 2).to_linear([32, 16])
     assert to_linear(s, [16]) == SliceLayout(0, mma2([2, 2])).to_linear([16])
     assert a.parent == acc
+
+
+# ============================================================ properties
+from collections import Counter  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from helpers.budget import examples  # noqa: E402
+
+_POW2 = st.sampled_from([1, 2, 4])
+
+
+@st.composite
+def mma_cases(draw):
+    version = draw(st.sampled_from([2, 3]))
+    if version == 2:
+        warps = (draw(_POW2), draw(_POW2))
+        acc = NvidiaMmaLayout(2, warps, (16, 8))
+        tile = (16 * warps[0], 8 * warps[1])
+    else:
+        warps = (draw(st.sampled_from([4, 8])), draw(st.sampled_from([1, 2])))
+        n = draw(st.sampled_from([8, 16, 32, 64]))
+        acc = NvidiaMmaLayout(3, warps, (draw(st.sampled_from([16, 64])), n, 16))
+        tile = (16 * warps[0], n * warps[1])
+    reps = (draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([1, 2])))
+    return acc, [tile[0] * reps[0], tile[1] * reps[1]]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(mma_cases())
+def test_accumulator_owns_each_element_once(case):
+    """A tensor at least the CTA tile: every element has exactly one owner, and a
+    thread's registers come in the PTX pairs (c0, c1) of adjacent columns."""
+    acc, shape = case
+    ll = acc.to_linear(shape)
+    owners = Counter(ll.apply(register=r, lane=l, warp=w)
+                     for r in range(ll.num_registers) for l in range(32) for w in range(ll.num_warps))
+    assert len(owners) == shape[0] * shape[1] and set(owners.values()) == {1}
+    for r in range(0, ll.num_registers, 2):
+        r0, c0 = ll.apply(register=r, lane=5, warp=0)
+        assert ll.apply(register=r + 1, lane=5, warp=0) == (r0, c0 + 1)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(mma_cases(), st.sampled_from([1, 2, 4, 8]))
+def test_operand_a_is_shared_by_the_warps_along_n(case, k_width):
+    """Operand A of an M x K tensor: every element is held by one lane of each warp
+    of its row of warps (the warps along N get the same A: broadcast along K)."""
+    acc, shape = case
+    m, k = shape[0], 8 * k_width * 2
+    ll = DotOperandLayout(0, acc, k_width).to_linear([m, k])
+    warps_n = acc.warps_per_cta[1]
+    owners = Counter(ll.apply(register=r, lane=l, warp=w)
+                     for r in range(ll.num_registers) for l in range(32) for w in range(ll.num_warps))
+    assert len(owners) == m * k and set(owners.values()) == {warps_n}
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(mma_cases())
+def test_an_equal_linear_layout_converts_for_free(case):
+    """The accumulator written as a #layout.linear is the same layout: conversion kind
+    identity, as convert_layout and remove-layout-conversions see it."""
+    from tilec.dialects.linear import conversion_kind
+
+    acc, shape = case
+    ll = acc.to_linear(shape)
+    as_linear = LinearLayout(ll.bases, list(shape))
+    assert conversion_kind(ll, as_linear) == "identity"
+
+
+@pytest.mark.parametrize("warps_m", [1, 2, 4])
+@pytest.mark.parametrize("m", [64, 128])
+def test_accumulator_is_operand_a_of_the_next_mma(warps_m, m):
+    """With warps only along M, the m16n8k16 accumulator of an M x 16 tile *is* the
+    kWidth-2 A operand layout (c0..c3 of two adjacent n-tiles are a0..a7): the C -> A
+    conversion of chained matmuls (attention) moves nothing. Warps along N break it."""
+    from tilec.dialects.linear import conversion_kind
+
+    acc = NvidiaMmaLayout(2, (warps_m, 1), (16, 8))
+    assert conversion_kind(acc.to_linear([m, 16]), DotOperandLayout(0, acc, 2).to_linear([m, 16])) == "identity"
+    split = NvidiaMmaLayout(2, (warps_m, 2), (16, 8))
+    assert conversion_kind(split.to_linear([m, 16]), DotOperandLayout(0, split, 2).to_linear([m, 16])) != "identity"
