@@ -118,3 +118,36 @@ func.func @mma(%pa: !layout.ptr<{et}>, %pb: !layout.ptr<{et}>, %pc: !layout.ptr<
   func.return
 }}
 """
+
+
+MMA_TILE_GEMM = """#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+#blk = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blkc = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+!GA = !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>
+!GC = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<f32, align 16>) {
+  %a = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
+  %b = layout.view %pb : !layout.ptr<bf16, align 16> -> !GA
+  %c = layout.view %pc : !layout.ptr<f32, align 16> -> !GC
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %la = layout.load %a : !GA -> tensor<64x64xbf16, #blk>
+    %lb = layout.load %b : !GA -> tensor<64x64xbf16, #blk>
+    %va = layout.convert_layout %la : tensor<64x64xbf16, #blk> -> tensor<64x64xbf16, #a>
+    %vb = layout.convert_layout %lb : tensor<64x64xbf16, #blk> -> tensor<64x64xbf16, #b>
+    %acc = layout.splat %zero : f32 -> tensor<64x64xf32, #mma>
+    %d = layout.mma %va, %vb, %acc : tensor<64x64xbf16, #a>, tensor<64x64xbf16, #b>, tensor<64x64xf32, #mma>
+    %o = layout.convert_layout %d : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blkc>
+    layout.store %o, %c : tensor<64x64xf32, #blkc>, !GC
+  }
+  func.return
+}
+"""
+"""@gemm: one block of 4 warps computes C = A @ B for 64x64 bf16 A and B (row-major, 16-byte
+aligned) into f32 C: loads in a blocked layout, conversions to the operand layouts,
+`layout.mma`, and a conversion of the accumulator to a blocked layout that stores 16
+bytes per access (the passes lower the conversions through swizzled shared memory)."""
