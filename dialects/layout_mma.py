@@ -131,8 +131,9 @@ class MmaOp(IRDLOperation):
     `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
-    lowers version-2 layouts with bf16 or f16 operands (kWidth 2) to
-    `mma.sync.aligned.m16n8k16` (inline PTX); the other cases are a located error there."""
+    lowers version-2 layouts to `mma.sync.aligned` (inline PTX): m16n8k16 for bf16/f16
+    (kWidth 2), m16n8k8 for tf32 (kWidth 1), m16n8k32 for i8 (kWidth 4); other cases are
+    a located error there."""
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     IntegerType,
 )
 
@@ -55,21 +54,32 @@ class CudaOpsEmitter(EmitterBase):
 
     @emits(cuda.MmaSyncOp)
     def emit_mma_sync(self, op: cuda.MmaSyncOp):
-        """`mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32` as inline PTX: fragment pairs
-        (a0,a1), (a2,a3), ... packed into 32-bit registers, low element first."""
-        bf16 = isinstance(op.operand_type, BFloat16Type)
-        t, pack = ("bf16", "tilec_pack_bf16x2") if bf16 else ("f16", "tilec_pack_f16x2")
+        """`mma.sync.aligned.m16n8kK.row.col...` as inline PTX: the operand fragments
+        packed into 32-bit registers, low element first (`tilec_pack_*`; a tf32 is the
+        f32's bits), the accumulators as "f" (f32) or "r" (s32) operands."""
+        name, kind = op.kind_name, op.kind
         self.ctype(op.operand_type, op)  # includes the header of the type
-        self.helpers.add(pack[len("tilec_"):])
-        outs = [self.define(r, "d") for r in op.outs]
-        self.line(f"float {', '.join(outs)};")
         frag = [self.expr(v) for v in op.fragments]
-        regs = [f'"r"({pack}({frag[i]}, {frag[i + 1]}))' for i in range(0, 12, 2)]
-        regs += [f'"f"({x})' for x in frag[12:]]
-        self.line(
-            f'asm("mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 '
-            '{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"'
-        )
-        constraints = ", ".join(f'"=f"({o})' for o in outs)
+        n = kind.a + kind.b
+        if kind.per_register == 1:
+            regs = [f'"r"(__float_as_uint({x}))' for x in frag[:n]]
+        else:
+            pack = {"bf16": "pack_bf16x2", "f16": "pack_f16x2", "i8": "pack_s8x4"}[name]
+            self.helpers.add(pack)
+            step = kind.per_register
+            regs = [f'"r"(tilec_{pack}({", ".join(frag[i:i + step])}))' for i in range(0, n, step)]
+        acc = "r" if name == "i8" else "f"
+        regs += [f'"{acc}"({x})' for x in frag[n:]]
+        outs = [self.define(r, "d") for r in op.outs]
+        self.line(f"{'int' if name == 'i8' else 'float'} {', '.join(outs)};")
+        na, nb = kind.a // kind.per_register, kind.b // kind.per_register
+        places = iter(range(4 + na + nb + 4))
+
+        def group(k: int) -> str:
+            return "{" + ", ".join(f"%{next(places)}" for _ in range(k)) + "}"
+
+        operands = ", ".join(group(k) for k in (4, na, nb, 4))
+        self.line(f'asm("{kind.ptx} {operands};"')
+        constraints = ", ".join(f'"={acc}"({o})' for o in outs)
         self.line(f"    : {constraints}")
         self.line(f"    : {', '.join(regs)});")

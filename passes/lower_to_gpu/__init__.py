@@ -80,11 +80,12 @@ class LowerToGpu(ModulePass):
       (for scf.while: per value entering `before` and per value `scf.condition`
       forwards).
 
-    - `layout.mma` (passes/lower_to_gpu/mma.py) with version-2 layouts, bf16 or f16
-      operands of kWidth 2 and an f32 accumulator: one `cuda.mma_sync`
-      (`mma.sync.m16n8k16`) per 16x8 tile of the accumulator the warp owns and step of
-      16 along K (in increasing K), the fragments taken register for register from the
-      operand layouts (their linear layouts say which); other MMAs are a located error.
+    - `layout.mma` (passes/lower_to_gpu/mma.py) with version-2 layouts: one
+      `cuda.mma_sync` per 16x8 tile of the accumulator the warp owns and step along K
+      (in increasing K): `mma.sync.m16n8k16` for bf16/f16 operands of kWidth 2,
+      `m16n8k8` for f32 read as tf32 (kWidth 1), `m16n8k32` for i8 into i32 (kWidth 4);
+      the fragments taken register for register from the operand layouts (their linear
+      layouts say which); other MMAs are a located error.
 
     Options: none.
 

@@ -11,16 +11,17 @@ the wait before it reads them).
 
 `cuda.comment` does nothing. `cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
 warp some of whose threads are masked off by control flow is an error. So does
-`cuda.mma_sync` (`.aligned`): each warp's lanes' fragments are gathered into A (16x16),
-B (16x8) and C (16x8) as the PTX ISA places them, `D = A B + C` is computed with f32
-products and f32 sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
-the hardware's), and D is scattered back to the lanes' `d0..d3`.
+`cuda.mma_sync` (`.aligned`): each warp's lanes' fragments are gathered into A (16xK),
+B (Kx8) and C (16x8) as the PTX ISA places them (`cuda.mma_sync_fragment`), `D = A B +
+C` is computed exactly for s8 (wrapping in s32), with f32 products and sums for floats
+(NumPy's order, tf32 operands taken as their f32 values; the float MMA tolerance of
+docs/testing.md covers the hardware's order and tf32 rounding), and D is scattered back
+to the lanes' `d0..d3`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import cuda
@@ -89,41 +90,42 @@ class CudaFunctions(InterpreterFunctions):
 
         grid = _grid(interp, op)
         _whole_warps(op, grid, "mma.sync", "mma.sync.aligned")
-        n = grid.num_threads
-        warps = n // WARP_SIZE
-
-        def lanes(vals, types):
-            return [
-                np.asarray(to_compute(per_thread(v, t, n), t), dtype=np.float32).reshape(warps, WARP_SIZE)
-                for v, t in zip(vals, types)
-            ]
-
-        types = [v.type for v in op.fragments]
-        frags = lanes(args, types)
-        g, t = _LANES // 4, _LANES % 4
-        a = np.zeros((warps, 16, 16), np.float32)
-        b = np.zeros((warps, 16, 8), np.float32)
-        c = np.zeros((warps, 16, 8), np.float32)
-        for i in range(8):
-            a[:, g + 8 * ((i // 2) % 2), 2 * t + i % 2 + 8 * (i // 4)] = frags[i]
+        name, kind = op.kind_name, op.kind
+        n, warps = grid.num_threads, grid.num_threads // WARP_SIZE
+        integer = name == "i8"
+        dt = np.int64 if integer else np.float32
+        frags = [
+            np.asarray(to_compute(per_thread(v, o.type, n), o.type)).astype(dt).reshape(warps, WARP_SIZE)
+            for v, o in zip(args, op.fragments)
+        ]
+        a = np.zeros((warps, 16, kind.k), dt)
+        b = np.zeros((warps, kind.k, 8), dt)
+        c = np.zeros((warps, 16, 8), dt)
+        for i in range(kind.a):
+            a[(slice(None), *cuda.mma_sync_fragment(name, "a", _LANES, i))] = frags[i]
+        for i in range(kind.b):
+            b[(slice(None), *cuda.mma_sync_fragment(name, "b", _LANES, i))] = frags[kind.a + i]
         for i in range(4):
-            b[:, 2 * t + i % 2 + 8 * (i // 2), g] = frags[8 + i]
-            c[:, g + 8 * (i // 2), 2 * t + i % 2] = frags[12 + i]
+            c[(slice(None), *cuda.mma_sync_fragment(name, "c", _LANES, i))] = frags[kind.a + kind.b + i]
         d = np.matmul(a, b) + c
-        prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
-        mag = prods + np.abs(c)
-        records = getattr(interp, "mma_records", None)
-        if records is None:
-            records = interp.mma_records = []  # type: ignore[attr-defined]
-        fin = np.isfinite(mag)
-        records.append(MmaRecord(
-            16, "bf16" if isinstance(op.operand_type, BFloat16Type) else "f16",
-            float(mag[fin].max()) if fin.any() else 0.0,
-            float(prods[np.isfinite(prods)].max()) if np.isfinite(prods).any() else 0.0,
-        ))
-        f32 = op.outs[0].type
+        if integer:
+            d = d.astype(np.int32)  # the s32 accumulator wraps
+        else:
+            prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+            mag = prods + np.abs(c)
+            records = getattr(interp, "mma_records", None)
+            if records is None:
+                records = interp.mma_records = []  # type: ignore[attr-defined]
+            fin, pfin = np.isfinite(mag), np.isfinite(prods)
+            records.append(MmaRecord(
+                kind.k, name,
+                float(mag[fin].max()) if fin.any() else 0.0,
+                float(prods[pfin].max()) if pfin.any() else 0.0,
+            ))
+        rt = op.outs[0].type
         return tuple(
-            from_compute(d[:, g + 8 * (i // 2), 2 * t + i % 2].reshape(n), f32) for i in range(4)
+            from_compute(d[(slice(None), *cuda.mma_sync_fragment(name, "c", _LANES, i))].reshape(n), rt)
+            for i in range(4)
         )
 
 

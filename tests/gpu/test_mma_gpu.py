@@ -1,6 +1,7 @@
 """On a GPU: `layout.mma` lowered to `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`
 gives NumPy's product within the float MMA tolerance (docs/testing.md): one warp,
-one 16x8x16 instruction; then several warps, tiles and K steps."""
+one 16x8x16 instruction; then several warps, tiles and K steps; tf32 (m16n8k8) within
+its tolerance, s8 (m16n8k32) exactly."""
 
 from __future__ import annotations
 
@@ -68,3 +69,30 @@ def test_tile_gemm_default_pipeline_against_numpy():
     a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
     gamma, _ = mma_error_bound(64, "bf16")
     assert np.all(np.abs(got - a64 @ b64) <= gamma * (np.abs(a64) @ np.abs(b64)))
+
+
+def test_mma_sync_tf32_and_s8_against_numpy():
+    import cupy as cp
+
+    m, n, k = 64, 32, 64
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    dc = cp.asarray(c.reshape(-1))
+    tilec.compile(mma_program(m, n, k, "f32", "f32", (2, 2), 1), "lower-to-gpu")(
+        cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
+    got = cp.asnumpy(dc).reshape(m, n).astype(np.float64)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    gamma, inp = mma_error_bound(k, "f32")
+    mag = np.abs(a64) @ np.abs(b64)
+    assert np.all(np.abs(got - a64 @ b64) <= (gamma + 2 * inp) * mag)
+
+    ai = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    bi = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    ci = rng.integers(-1000, 1000, (m, n)).astype(np.int32)
+    dci = cp.asarray(ci.reshape(-1))
+    tilec.compile(mma_program(m, n, k, "i8", "i32", (2, 2), 4), "lower-to-gpu")(
+        cp.asarray(ai.reshape(-1)), cp.asarray(bi.reshape(-1)), dci)
+    want = (ai.astype(np.int64) @ bi.astype(np.int64) + ci).astype(np.int32)
+    assert np.array_equal(cp.asnumpy(dci).reshape(m, n), want)

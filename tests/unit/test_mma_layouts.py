@@ -502,3 +502,22 @@ def test_accumulator_is_operand_a_of_the_next_mma(warps_m, m):
     assert conversion_kind(acc.to_linear([m, 16]), DotOperandLayout(0, acc, 2).to_linear([m, 16])) == "identity"
     split = NvidiaMmaLayout(2, (warps_m, 2), (16, 8))
     assert conversion_kind(split.to_linear([m, 16]), DotOperandLayout(0, split, 2).to_linear([m, 16])) != "identity"
+
+
+
+@pytest.mark.parametrize(
+    "kind, operand, count, formula",
+    [
+        ("bf16", "a", 8, ptx_a_f16), ("f16", "b", 4, ptx_b_f16), ("bf16", "c", 4, ptx_c),
+        ("f32", "a", 4, ptx_a_tf32), ("f32", "b", 2, ptx_b_tf32), ("f32", "c", 4, ptx_c),
+        ("i8", "a", 16, ptx_a_s8), ("i8", "b", 8, ptx_b_s8), ("i8", "c", 4, ptx_c),
+    ],
+)
+def test_cuda_mma_sync_fragments_are_the_ptx_figures(kind, operand, count, formula):
+    """`cuda.mma_sync_fragment` (which the executor gathers and the lowering reads at
+    lane 0) against this file's own transcription of the ISA, lane by lane."""
+    from tilec.dialects.cuda import mma_sync_fragment
+
+    for lane in range(32):
+        for i in range(count):
+            assert mma_sync_fragment(kind, operand, lane, i) == formula(lane, i), (lane, i)

@@ -26,19 +26,25 @@ CASES = [
     (16, 64, 16, "bf16", (1, 4)),
     (128, 64, 32, "bf16", (2, 4)),
     (16, 8, 16, "bf16", (2, 1)),  # two warps compute the same tile (broadcast)
+    (32, 16, 32, "f32", (2, 2)),  # tf32: m16n8k8
+    (64, 32, 64, "i8", (2, 2)),  # s8: m16n8k32, exact
 ]
+K_STEP = {"bf16": 16, "f16": 16, "f32": 8, "i8": 32}
+K_WIDTH = {"bf16": 2, "f16": 2, "f32": 1, "i8": 4}
 BROADCAST = {(16, 8, 16, "bf16", (2, 1))}  # C loaded by two warps and stored: a race
 
 
 @pytest.mark.parametrize("m, n, k, et, warps", CASES)
 def test_lowered_mma_is_equivalent(m, n, k, et, warps):
     zero = (m, n, k, et, warps) in BROADCAST
-    text = mma_program(m, n, k, et, "f32", warps, zero_acc=zero)
+    acc = "i32" if et == "i8" else "f32"
+    text = mma_program(m, n, k, et, acc, warps, K_WIDTH[et], zero_acc=zero)
     after = assert_pass_preserves(text, "lower-to-gpu", seeds=(0, 1))
     text = str(after)
-    per_warp = (max(m // 16, warps[0]) // warps[0]) * (max(n // 8, warps[1]) // warps[1]) * (k // 16)
+    step = K_STEP[et]
+    per_warp = (max(m // 16, warps[0]) // warps[0]) * (max(n // 8, warps[1]) // warps[1]) * (k // step)
     assert text.count("cuda.mma_sync") == per_warp
-    assert f"{per_warp} mma.sync.m16n8k16 per warp" in text
+    assert f"{per_warp} mma.sync.m16n8k{step} per warp" in text
 
 
 def test_lowered_mma_against_numpy():
@@ -57,13 +63,32 @@ def test_lowered_mma_against_numpy():
     assert np.all(np.abs(out["pc"].reshape(m, n) - exact) <= bound)
 
 
-@pytest.mark.parametrize("et", ["bf16", "f16"])
-def test_lowered_mma_compiles_with_nvrtc(et):
-    module = parse_module(mma_program(64, 32, 64, et, "f32", (2, 2)))
+@pytest.mark.parametrize(
+    "et, ptx",
+    [("bf16", "m16n8k16.row.col.f32.bf16.bf16.f32"), ("f16", "m16n8k16.row.col.f32.f16.f16.f32"),
+     ("f32", "m16n8k8.row.col.f32.tf32.tf32.f32"), ("i8", "m16n8k32.row.col.s32.s8.s8.s32")],
+)
+def test_lowered_mma_compiles_with_nvrtc(et, ptx):
+    acc = "i32" if et == "i8" else "f32"
+    module = parse_module(mma_program(64, 32, 64, et, acc, (2, 2), K_WIDTH[et]))
     run_pipeline(module, "lower-to-gpu")
     cuda = emit(module, "cuda")
-    assert cuda.count(f"mma.sync.aligned.m16n8k16.row.col.f32.{et}.{et}.f32") == 16  # 2x2 tiles x 4 K steps
+    assert cuda.count(f"mma.sync.aligned.{ptx}") == 4 * (64 // K_STEP[et])  # 2x2 tiles x K steps
     compile_sm90_or_skip(cuda)
+
+
+def test_lowered_i8_mma_is_exact_against_numpy():
+    m, n, k = 32, 16, 64
+    module = parse_module(mma_program(m, n, k, "i8", "i32", (2, 2), 4))
+    run_pipeline(module, "lower-to-gpu")
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    c = rng.integers(-(2**31), 2**31 - 1, (m, n)).astype(np.int32)
+    out = run(module, {"pa": a.reshape(-1), "pb": b.reshape(-1), "pc": c.reshape(-1)})
+    want = a.astype(np.int64) @ b.astype(np.int64) + c
+    want = ((want + 2**31) % 2**32 - 2**31).astype(np.int32)
+    assert np.array_equal(out["pc"].reshape(m, n), want)
 
 
 def test_mma_sync_needs_whole_warps():

@@ -2,8 +2,11 @@
 // RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
 // EQ: @mma_64x32x32: equivalent after 'lower-to-gpu' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
 // EQ: @mma_f16_one_warp: equivalent after 'lower-to-gpu' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
-// layout.mma of version-2 layouts -> cuda.mma_sync (mma.sync.m16n8k16), the operands
-// taken register for register from the dot-operand layouts (kWidth = 2).
+// EQ: @mma_tf32: equivalent after 'lower-to-gpu' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
+// EQ: @mma_i8: equivalent after 'lower-to-gpu' (seed 0, buffers %pa, %pb, %pc){{$}}
+// layout.mma of version-2 layouts -> cuda.mma_sync (mma.sync.m16n8k16 for bf16/f16,
+// m16n8k8 for tf32, m16n8k32 for i8), the operands taken register for register from
+// the dot-operand layouts (kWidth 2, 1 and 4).
 
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
 #a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
@@ -58,6 +61,46 @@ func.func @mma_f16_one_warp(%pa: !layout.ptr<f16>, %pb: !layout.ptr<f16>, %pc: !
     %acc = layout.splat %zero : f32 -> tensor<16x8xf32, #mma1>
     %d = layout.mma %va, %vb, %acc : tensor<16x16xf16, #a1>, tensor<16x8xf16, #b1>, tensor<16x8xf32, #mma1>
     layout.store %d, %c : tensor<16x8xf32, #mma1>, !layout.tensor<f32, #layout.cute<(16,8):(8,1)>, gmem>
+  }
+  func.return
+}
+
+// tf32: K steps of 8, operands of kWidth 1.
+// CHECK-LABEL: "gpu.func"() <{function_type = (memref<256xf32>, memref<256xf32>, memref<256xf32>) -> ()
+// CHECK: cuda.mma_sync {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK: cuda.comment "layout.mma 16x16x16: 4 mma.sync.m16n8k8 per warp (2 tile(s) of 16x8, 2 step(s) of K = 8)"
+func.func @mma_tf32(%pa: !layout.ptr<f32>, %pb: !layout.ptr<f32>, %pc: !layout.ptr<f32>) {
+  %a = layout.view %pa : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+  %bb = layout.view %pb : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+  %c = layout.view %pc : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %va = layout.load %a : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem> -> tensor<16x16xf32, #layout.dot_op<opIdx = 0, parent = #mma1, kWidth = 1>>
+    %vb = layout.load %bb : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem> -> tensor<16x16xf32, #layout.dot_op<opIdx = 1, parent = #mma1, kWidth = 1>>
+    %acc = layout.load %c : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem> -> tensor<16x16xf32, #mma1>
+    %d = layout.mma %va, %vb, %acc : tensor<16x16xf32, #layout.dot_op<opIdx = 0, parent = #mma1, kWidth = 1>>, tensor<16x16xf32, #layout.dot_op<opIdx = 1, parent = #mma1, kWidth = 1>>, tensor<16x16xf32, #mma1>
+    layout.store %d, %c : tensor<16x16xf32, #mma1>, !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+  }
+  func.return
+}
+
+// i8 x i8 -> i32: K steps of 32, operands of kWidth 4, exact (compared bit for bit).
+// CHECK-LABEL: "gpu.func"() <{function_type = (memref<512xi8>, memref<256xi8>, memref<128xi32>) -> ()
+// CHECK: cuda.mma_sync {{.*}} : i8, {{.*}}, i8, i32, i32, i32, i32 -> i32, i32, i32, i32
+// CHECK: cuda.comment "layout.mma 16x8x32: 1 mma.sync.m16n8k32 per warp (1 tile(s) of 16x8, 1 step(s) of K = 32)"
+func.func @mma_i8(%pa: !layout.ptr<i8>, %pb: !layout.ptr<i8>, %pc: !layout.ptr<i32>) {
+  %a = layout.view %pa : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(16,32):(32,1)>, gmem>
+  %b = layout.view %pb : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(32,8):(8,1)>, gmem>
+  %c = layout.view %pc : !layout.ptr<i32> -> !layout.tensor<i32, #layout.cute<(16,8):(8,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %va = layout.load %a : !layout.tensor<i8, #layout.cute<(16,32):(32,1)>, gmem> -> tensor<16x32xi8, #layout.dot_op<opIdx = 0, parent = #mma1, kWidth = 4>>
+    %vb = layout.load %b : !layout.tensor<i8, #layout.cute<(32,8):(8,1)>, gmem> -> tensor<32x8xi8, #layout.dot_op<opIdx = 1, parent = #mma1, kWidth = 4>>
+    %acc = layout.load %c : !layout.tensor<i32, #layout.cute<(16,8):(8,1)>, gmem> -> tensor<16x8xi32, #mma1>
+    %d = layout.mma %va, %vb, %acc : tensor<16x32xi8, #layout.dot_op<opIdx = 0, parent = #mma1, kWidth = 4>>, tensor<32x8xi8, #layout.dot_op<opIdx = 1, parent = #mma1, kWidth = 4>>, tensor<16x8xi32, #mma1>
+    layout.store %d, %c : tensor<16x8xi32, #mma1>, !layout.tensor<i32, #layout.cute<(16,8):(8,1)>, gmem>
   }
   func.return
 }

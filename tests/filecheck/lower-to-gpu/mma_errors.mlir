@@ -1,17 +1,17 @@
-// layout.mma that mma.sync.m16n8k16 cannot do: a located error, exit status 1.
+// layout.mma that mma.sync cannot do: a located error, exit status 1.
 // RUN: tilec %s -p lower-to-gpu --split-input-file --verify-diagnostics
 // RUN: not tilec %s -p lower-to-gpu --split-input-file 2>&1 | filecheck %s
 
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
-#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 1>
-#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 1>
-// CHECK: mma_errors.mlir:14:5: error: 'layout.mma': lower-to-gpu lowers layout.mma to mma.sync.m16n8k16 with bf16 or f16 operands and an f32 accumulator (tf32 and i8 are not lowered yet)
-func.func @tf32(%a: tensor<16x8xf32, #a>, %b: tensor<8x8xf32, #b>, %c: tensor<16x8xf32, #mma>) {
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK: mma_errors.mlir:14:5: error: 'layout.mma': lower-to-gpu lowers layout.mma to mma.sync with kWidth = 1 operands for f32 (got kWidth = 2)
+func.func @tf32(%a: tensor<16x16xf32, #a>, %b: tensor<16x8xf32, #b>, %c: tensor<16x8xf32, #mma>) {
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(32) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync.m16n8k16 with bf16 or f16 operands and an f32 accumulator (tf32 and i8 are not lowered yet)}}
-    %d = layout.mma %a, %b, %c : tensor<16x8xf32, #a>, tensor<8x8xf32, #b>, tensor<16x8xf32, #mma>
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with kWidth = 1 operands for f32 (got kWidth = 2)}}
+    %d = layout.mma %a, %b, %c : tensor<16x16xf32, #a>, tensor<16x8xf32, #b>, tensor<16x8xf32, #mma>
   }
   func.return
 }
@@ -25,7 +25,7 @@ func.func @kwidth8(%a: tensor<16x64xbf16, #a>, %b: tensor<64x8xbf16, #b>, %c: te
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(32) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync.m16n8k16 with kWidth = 2 operands (got kWidth = 8)}}
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with kWidth = 2 operands for bf16 (got kWidth = 8)}}
     %d = layout.mma %a, %b, %c : tensor<16x64xbf16, #a>, tensor<64x8xbf16, #b>, tensor<16x8xf32, #mma>
   }
   func.return
@@ -40,7 +40,7 @@ func.func @short_k(%a: tensor<16x8xbf16, #a>, %b: tensor<8x8xbf16, #b>, %c: tens
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(32) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync.m16n8k16 with M, N and K multiples of 16, 8 and 16 (got 16, 8 and 8)}}
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with M, N and K multiples of 16, 8 and 16 (got 16, 8 and 8)}}
     %d = layout.mma %a, %b, %c : tensor<16x8xbf16, #a>, tensor<8x8xbf16, #b>, tensor<16x8xf32, #mma>
   }
   func.return
