@@ -428,17 +428,15 @@ class NvmmaSharedLayout:
             raise LayoutError(why)
         row, col = self._dims()
         rows, cols = shape[row], shape[col]
-        if self.swizzle_bytes == 0:
-            modes = {col: (cols, 1), row: (rows, cols)}
-            lay = cute.make_layout(
-                (modes[0][0], modes[1][0]), (modes[0][1], modes[1][1])
-            )
-            return ComposedLayout(Swizzle(0, 0, 0), 0, lay)
-        tc = self.tile_cols
-        col_mode = (tc, 1) if cols == tc else ((tc, cols // tc), (1, tc * rows))
-        modes = {col: col_mode, row: (rows, tc)}
+        if self.swizzle_bytes == 0:  # plain: rows of `cols` contiguous elements
+            col_mode, row_mode, sw = (cols, 1), (rows, cols), Swizzle(0, 0, 0)
+        else:  # 8-row tiles `tile_cols` wide, down the rows, then across the columns
+            tc = self.tile_cols
+            col_mode = (tc, 1) if cols == tc else ((tc, cols // tc), (1, tc * rows))
+            row_mode = (rows, tc)
+            sw = Swizzle(_log2(self.max_phase), _log2(self.vec), 3)
+        modes = {col: col_mode, row: row_mode}  # (extent, stride) of dim 0 and dim 1
         lay = cute.make_layout((modes[0][0], modes[1][0]), (modes[0][1], modes[1][1]))
-        sw = Swizzle(_log2(self.max_phase), _log2(self.vec), 3)
         return ComposedLayout(sw, 0, lay)
 
     def __str__(self) -> str:

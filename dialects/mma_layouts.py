@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Data
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -280,7 +279,7 @@ class NvmmaSharedLayoutAttr(Data[NvmmaComposed]):
     def nvmma(self) -> NvmmaSharedLayout:
         return self.data.nvmma
 
-    def linear_layout(self):
+    def offset_layout(self):
         """`offset` -> `(dim0, dim1)`, Triton's conversion of the shared layout."""
         return self.nvmma.to_linear(self.data.tensor_shape)
 
@@ -291,9 +290,3 @@ class NvmmaSharedLayoutAttr(Data[NvmmaComposed]):
 
 MMA_ATTRIBUTES = [NvidiaMmaLayoutAttr, DotOperandLayoutAttr, NvmmaSharedLayoutAttr]
 
-
-def mma_encoding(t: Attribute) -> NvidiaMmaLayoutAttr | None:
-    """The `nvidia_mma` encoding of a distributed tensor type, or None."""
-    if isinstance(t, TensorType) and isinstance(t.encoding, NvidiaMmaLayoutAttr):
-        return t.encoding
-    return None

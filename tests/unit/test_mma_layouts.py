@@ -521,3 +521,23 @@ def test_cuda_mma_sync_fragments_are_the_ptx_figures(kind, operand, count, formu
     for lane in range(32):
         for i in range(count):
             assert mma_sync_fragment(kind, operand, lane, i) == formula(lane, i), (lane, i)
+
+
+def test_nvmma_shared_view_is_its_composed_layout():
+    """As a view's layout, #layout.nvmma_shared becomes the #layout.composed it equals
+    (what passes and the executor read), and prints back in its own syntax."""
+    from tilec.compiler.pipeline import parse_module
+    from tilec.dialects.layout_attrs import ComposedLayoutAttr, TensorViewType
+    from tilec.dialects.mma_layouts import NvmmaSharedLayoutAttr
+
+    text = "!layout.tensor<bf16, #layout.nvmma_shared<swizzle = 64, elementBitWidth = 16, transposed = true, shape = [64, 16]>, smem>"
+    m = parse_module(f"func.func private @f(%s: {text})")
+    fn = next(op for op in m.walk() if op.name == "func.func")
+    view = fn.function_type.inputs.data[0]
+    assert isinstance(view, TensorViewType) and isinstance(view.layout, ComposedLayoutAttr)
+    nv = NvmmaSharedLayout(64, 16, True)
+    assert view.layout.data == nv.composed([64, 16])
+    assert text in str(m)
+    attr = NvmmaSharedLayoutAttr.get(nv, [64, 16])
+    assert attr.offset_layout() == nv.to_linear([64, 16])
+    assert attr.view_layout() == view.layout
