@@ -1,6 +1,6 @@
 // layout.mma that mma.sync cannot do: a located error, exit status 1.
-// RUN: tilec %s -p lower-to-gpu --split-input-file --verify-diagnostics
 // RUN: not tilec %s -p lower-to-gpu --split-input-file 2>&1 | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --split-input-file --verify-diagnostics
 
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
 #a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
