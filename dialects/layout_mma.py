@@ -128,6 +128,8 @@ class MmaOp(IRDLOperation):
                                        tensor<16x8xf32, #C>
 
     Element types: f16 x f16, bf16 x bf16, f32 (as tf32) x f32 -> f32; i8 x i8 -> i32.
+    The accumulator's layout is version 2 (`wgmma`, version 3, reads B from shared
+    memory, which this op does not take yet).
     `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
@@ -168,6 +170,9 @@ class MmaOp(IRDLOperation):
         c = ct.encoding
         _check(isinstance(c, NvidiaMmaLayoutAttr),
                f"acc must be in a #layout.nvidia_mma layout, got {c}")
+        _check(c.data.version == 2,
+               "a version-3 (wgmma) accumulator needs operand B in shared memory, which "
+               "layout.mma does not take yet: use a version-2 #layout.nvidia_mma")
         for what, t, idx in (("a", at, 0), ("b", bt, 1)):
             e = t.encoding
             _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == idx and e.parent == c,

@@ -196,3 +196,18 @@ func.func @plain_tensor(%a: tensor<32x16xbf16>, %b: tensor<16x16xbf16, #b>, %c: 
   }
   func.return
 }
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 8, 16]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>, kWidth = 2>
+func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tensor<64x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{a version-3 (wgmma) accumulator needs operand B in shared memory, which layout.mma does not take yet}}
+    %d = layout.mma %a, %b, %c : tensor<64x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<64x8xf32, #mma>
+  }
+  func.return
+}
