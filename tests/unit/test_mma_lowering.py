@@ -137,3 +137,55 @@ def test_tile_gemm_through_the_default_pipeline():
     assert "32 mma.sync.m16n8k16 per warp (8 tile(s) of 16x8, 4 step(s) of K = 16)" in cuda
     assert cuda.count("// convert_layout via smem: 0 bank conflicts per write, 0 per read") == 3
     compile_sm90_or_skip(cuda)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from helpers.budget import examples  # noqa: E402
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(
+    st.sampled_from(["bf16", "f16", "f32", "i8"]),
+    st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)]),
+    st.integers(0, 2), st.integers(0, 2), st.integers(1, 2),
+)
+def test_lowered_mma_random_shapes(et, warps, mi, ni, ki):
+    """Random element types, warp grids and shapes (1 to 4 CTA tiles per dim, 1 or 2
+    K steps): the lowered program computes what the layout-level one does."""
+    m, n, k = 16 * warps[0] << mi, 8 * warps[1] << ni, K_STEP[et] * ki
+    acc = "i32" if et == "i8" else "f32"
+    assert_pass_preserves(mma_program(m, n, k, et, acc, warps, K_WIDTH[et]), "lower-to-gpu", seeds=(0,))
+
+
+def test_nvmma_shared_round_trip_lowers():
+    """An operand staged through a #layout.nvmma_shared allocation (stored from the
+    dot-operand layout, read back in it): lowered with the swizzle's XOR, equivalent,
+    and compiled by NVRTC."""
+    mma = "#layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>"
+    a = f"#layout.dot_op<opIdx = 0, parent = {mma}, kWidth = 2>"
+    g = "!layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>"
+    s = ("!layout.tensor<bf16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, "
+         "transposed = false, shape = [64, 64]>, smem>")
+    text = f"""
+func.func @stage(%p: !layout.ptr<bf16, align 16>, %q: !layout.ptr<bf16, align 16>) {{
+  %x = layout.view %p : !layout.ptr<bf16, align 16> -> {g}
+  %y = layout.view %q : !layout.ptr<bf16, align 16> -> {g}
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %v = layout.load %x : {g} -> tensor<64x64xbf16, {a}>
+    %s = layout.alloc : {s}
+    layout.store %v, %s : tensor<64x64xbf16, {a}>, {s}
+    layout.barrier
+    %w = layout.load %s : {s} -> tensor<64x64xbf16, {a}>
+    layout.store %w, %y : tensor<64x64xbf16, {a}>, {g}
+  }}
+  func.return
+}}
+"""
+    after = assert_pass_preserves(text, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "^" in cuda  # the swizzle
+    compile_sm90_or_skip(cuda)
