@@ -77,8 +77,12 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
     from tilec.compiler.pipeline import run_pipeline as _run
     from tilec.runtime.launch import Kernel
 
+    from tilec.support.target import set_target
+
     program = _module_of(program)
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
+    if arch is not None:
+        set_target(module, arch)  # the verifier and the passes read it
     specs = arg_specs(module)
     if pipeline:
         _run(module, pipeline)

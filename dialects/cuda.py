@@ -62,10 +62,13 @@ from xdsl.irdl import (
     operand_def,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from .effects import Accesses
 
 SHARED_MEMORY_SPACE = IntegerAttr(3, i64)
 """The memory space of shared (`__shared__`) memrefs: NVVM's address space 3."""
@@ -110,6 +113,7 @@ class CpAsyncOp(IRDLOperation):
     """
 
     name = "cuda.cp_async"
+    traits = traits_def(Accesses(reads=("src",), writes=("dst",)))
 
     dst = operand_def(MemRefType)
     dst_index = operand_def(IndexType)

@@ -51,6 +51,7 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.support.target import target_of
 
 from . import cute, views
+from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import (
     BlockedLayoutAttr,
@@ -252,6 +253,7 @@ class AllocOp(IRDLOperation):
         %s = layout.alloc : !layout.tensor<f32, #layout.cute<(32,33):(33,1)>, smem>"""
 
     name = "layout.alloc"
+    traits = traits_def(Allocates())
     result = result_def(TensorViewType)
     assembly_format = "attr-dict `:` type($result)"
     irdl_options = (ParsePropInAttrDict(),)
@@ -632,6 +634,7 @@ class CopyOp(IRDLOperation):
         layout.copy %a, %b : !layout.tensor<...>, !layout.tensor<...>"""
 
     name = "layout.copy"
+    traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
@@ -652,6 +655,7 @@ class CopyAsyncOp(IRDLOperation):
     Each element (vector) moved is 4, 8 or 16 bytes."""
 
     name = "layout.copy_async"
+    traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
@@ -675,6 +679,7 @@ class AsyncWaitOp(IRDLOperation):
     """Wait until at most `pending` groups of this thread's `copy_async` are in flight."""
 
     name = "layout.async_wait"
+    traits = traits_def(Synchronizes())
     pending = prop_def(IntegerAttr)
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
@@ -688,11 +693,19 @@ class BarrierOp(IRDLOperation):
     """All threads of the block arrive here before any continues (`__syncthreads`)."""
 
     name = "layout.barrier"
+    traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
     def verify_(self) -> None:
         _check(enclosing_launch(self) is not None, "layout.barrier must be inside a layout.launch")
+
+
+
+DERIVED_VIEW_OPS = (TileOp, VectorizeOp, DistributeOp, DivideOp, PartitionOp, SliceOp)
+"""Ops whose result is a view of their `source` view (operand 0), no data moved."""
+VIEW_OPS = (ViewOp, AllocOp, *DERIVED_VIEW_OPS)
+"""Every op whose result is a view."""
 
 
 # =========================================================================== distributed values
@@ -726,6 +739,7 @@ class LoadOp(IRDLOperation):
         %w = layout.load %t, %ninf : f32 mask %m : tensor<64x64xi1, #b> : !layout.tensor<...> -> tensor<64x64xf32, #b>"""
 
     name = "layout.load"
+    traits = traits_def(Accesses(reads=("view",)))
     view = operand_def(TensorViewType)
     other = opt_operand_def()
     mask = opt_operand_def(TensorType)
@@ -761,6 +775,7 @@ class StoreOp(IRDLOperation):
         layout.store %v, %t mask %m : tensor<64x64xi1, #b> : tensor<64x64xf32, #b>, !layout.tensor<...>"""
 
     name = "layout.store"
+    traits = traits_def(Accesses(writes=("view",)))
     value = operand_def(TensorType)
     view = operand_def(TensorViewType)
     mask = opt_operand_def(TensorType)
@@ -815,6 +830,11 @@ class ConvertLayoutOp(IRDLOperation):
     assert_trivial = opt_prop_def(IntegerAttr)
     """Gluon's `assert_trivial=True`: the conversion must move no data between threads
     (the linear layouts decide: identity or registers only), else a verifier error."""
+    lowering = opt_prop_def(StringAttr)
+    """How `lower-convert-layout` decided this conversion is lowered, which `lower-to-gpu`
+    follows: `"register"` (registers renamed, or chosen with selects: no data leaves the
+    thread) or `"shuffle"` (warp shuffles). Absent: `lower-to-gpu` decides from the
+    linear layouts."""
     result = result_def(TensorType)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
     irdl_options = (ParsePropInAttrDict(),)
@@ -822,6 +842,19 @@ class ConvertLayoutOp(IRDLOperation):
 
     def __init__(self, source: SSAValue, result_type: TensorType):
         super().__init__(operands=[source], result_types=[result_type])
+
+    LOWERINGS: ClassVar[dict[str, tuple[str, ...]]] = {"register": ("identity", "register"), "shuffle": ("register", "warp_shuffle")}
+    """Each `lowering` and the conversion kinds (dialects/linear.py) it can lower."""
+
+    def _verify_lowering(self, s: TensorType, r: TensorType) -> None:
+        from .linear import conversion_kind
+
+        how = self.lowering.data
+        _check(how in self.LOWERINGS, f"lowering must be one of {', '.join(self.LOWERINGS)}, got '{how}'")
+        shape = list(s.get_shape())
+        kind = conversion_kind(to_linear(s.encoding, shape), to_linear(r.encoding, shape))
+        _check(kind in self.LOWERINGS[how],
+               f"a '{kind}' conversion cannot be lowered as '{how}' (it can: {', '.join(self.LOWERINGS[how])})")
 
     def verify_(self) -> None:
         s, r = _dist(self.source), _dist(self.result)
@@ -831,6 +864,8 @@ class ConvertLayoutOp(IRDLOperation):
         ns, nr = threads_per_block(s.encoding), threads_per_block(r.encoding)
         _check(ns == nr,
                f"both layouts must span the same number of threads: {ns} and {nr}")
+        if self.lowering is not None:
+            self._verify_lowering(s, r)
         if self.assert_trivial is not None and self.assert_trivial.value.data:
             from .linear import conversion_kind
 

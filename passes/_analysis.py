@@ -11,19 +11,16 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
+    DERIVED_VIEW_OPS,
     DistributeOp,
-    DivideOp,
     LaunchOp,
     PartitionOp,
-    SliceOp,
-    TileOp,
-    VectorizeOp,
 )
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, TensorViewType
 
 DYN = cute.DYN
-VIEW_OPS = (TileOp, VectorizeOp, DistributeOp, DivideOp, PartitionOp, SliceOp)
-"""Ops that make a view of their `source` view."""
+VIEW_OPS = DERIVED_VIEW_OPS
+"""Ops that make a view of their `source` view (dialects/layout.py)."""
 
 
 def leaves(layout: cute.Layout) -> list[tuple[object, object]]:

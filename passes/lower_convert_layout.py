@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -22,16 +23,6 @@ from tilec.dialects.linear import LinearLayout
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
 from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
-
-
-def shuffles_supported() -> bool:
-    """Whether `lower-to-gpu` lowers conversions marked `lowering = "shuffle"` (it says so
-    with a module-level `SHUFFLE_CONVERSIONS = True`)."""
-    try:
-        from tilec.passes import lower_to_gpu  # type: ignore[attr-defined]
-    except ImportError:
-        return False
-    return bool(getattr(lower_to_gpu, "SHUFFLE_CONVERSIONS", False))
 
 
 @dataclass(frozen=True)
@@ -98,7 +89,7 @@ class LowerConvertLayout(ModulePass):
     smem_layout: str = "best"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        use_shuffle = {"auto": shuffles_supported(), "on": True, "off": False}.get(self.shuffle)
+        use_shuffle = {"auto": True, "on": True, "off": False}.get(self.shuffle)
         if use_shuffle is None:
             raise PassFailedException(f"lower-convert-layout: shuffle must be auto, on or off, got {self.shuffle!r}")
         if self.smem_layout not in ("best", "plain"):
@@ -108,7 +99,7 @@ class LowerConvertLayout(ModulePass):
             src, dst = cvt.source.type, cvt.result.type
             kind = kind_of(src, dst)
             if kind in ("identity", "register"):
-                cvt.attributes["lowering"] = StringAttr("register")
+                cvt.lowering = StringAttr("register")
                 continue
             if kind != "warp_shuffle":
                 lower_through_smem(cvt, plain=plain)
@@ -121,8 +112,8 @@ class LowerConvertLayout(ModulePass):
             else:
                 shuffle = use_shuffle
             if shuffle:
-                cvt.attributes["lowering"] = StringAttr("shuffle")
-                _record(cvt, "shuffle", costs)
+                cvt.lowering = StringAttr("shuffle")
+                _record(cvt, None, costs)
             else:
                 store = lower_through_smem(cvt, plain=plain)
                 _record(store, "smem", costs)
@@ -249,8 +240,21 @@ def estimate_costs(src: TensorType, dst: TensorType, plain: bool = False, in_loo
     )
 
 
-def _record(op, lowering: str, costs: LoweringCosts) -> None:
-    op.attributes["lowering"] = StringAttr(lowering)
+def recorded_lowering(op: Operation) -> str | None:
+    """What this pass decided for the conversion `op` came from: `register` or `shuffle`
+    (the convert_layout's property), `smem` (on the store of the round trip), else None."""
+    if isinstance(op, layout.ConvertLayoutOp):
+        return op.lowering.data if op.lowering is not None else None
+    attr = op.attributes.get("lowering")
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _record(op, lowering: str | None, costs: LoweringCosts) -> None:
+    """The estimates (and, on the store of a round trip, `lowering = "smem"`) as
+    discardable attributes: documentation for the reader; the decision a later pass
+    follows is the convert_layout's `lowering` property."""
+    if lowering is not None:
+        op.attributes["lowering"] = StringAttr(lowering)
     if costs.shuffle is not None:
         op.attributes["shuffle_cost"] = IntegerAttr(costs.shuffle, i64)
     if costs.smem is not None:

@@ -22,14 +22,20 @@ def _lowered(module: ModuleOp) -> ModuleOp:
 
 def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
     """Compile every kernel with NVRTC and report registers, shared memory and spills."""
-    from tilec.compiler.cuda import emit_cuda
+    from tilec.compiler.artifact import build_artifact
     from tilec.runtime.nvrtc import compile_cuda, device_arch, resource_usage
+    from tilec.support.target import DEFAULT_ARCH, set_target
 
-    try:
-        arch = arch or device_arch()
-    except Exception:
-        arch = "sm_90"
-    result = compile_cuda(emit_cuda(_lowered(module)), arch=arch)
+    if arch is not None:
+        module = module.clone()
+        set_target(module, arch)
+    else:
+        try:
+            arch = device_arch()
+        except TilecError:  # no GPU here: the default target
+            arch = DEFAULT_ARCH
+    artifact = build_artifact(_lowered(module))
+    result = compile_cuda(artifact.source, arch=arch, options=artifact.nvrtc_options)
     lines = [f"// compiled for {result.arch}: {len(result.cubin)} bytes of cubin"]
     for name, r in resource_usage(result).items():
         spills = "unknown" if r.spill_stores is None else f"{r.spill_stores} B stores, {r.spill_loads} B loads"

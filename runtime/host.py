@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects import arith, func, gpu
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.support.diagnostics import TilecError
@@ -118,21 +118,6 @@ _CMPI: list[Callable[[int, int, int], bool]] = [
     lambda a, b, n: _unsigned(a, n) > _unsigned(b, n),
     lambda a, b, n: _unsigned(a, n) >= _unsigned(b, n),
 ]
-
-
-def host_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
-    """The host `func.func` of a GPU-level module: the one named `name`, or the only
-    one."""
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if name is not None:
-        funcs = [f for f in funcs if f.sym_name.data == name]
-    if len(funcs) != 1:
-        which = f"named '{name}'" if name else "(give its name)"
-        raise TilecError(
-            f"expected one host function {which} in the GPU-level module, "
-            f"found {len(funcs)}"
-        )
-    return funcs[0]
 
 
 class HostProgram:

@@ -1,14 +1,15 @@
 """Launching GPU-level modules on device arrays.
 
-    kernel = Kernel(module)            # a GPU-level ModuleOp, or its text
+    kernel = Kernel(module)            # a compiler Artifact, a GPU-level ModuleOp or its text
     kernel(src, dst, n)                # CuPy arrays, PyTorch tensors, anything with
                                        # __cuda_array_interface__ or DLPack; ints for index
 
-`Kernel` prints the module as CUDA (compiler/cuda/), compiles it through the
-kernel cache (runtime/cache.py) for the current device, and on each call checks every
-argument against its `ArgSpec` (derived from the IR, refined by the caller's), runs the
-host function (runtime/host.py) for each launch's grid, block and arguments, and launches
-the cubin through CuPy.
+`Kernel` consumes the compiler's `Artifact` (compiler/artifact.py: CUDA source, kernel
+parameters, argument specs, host function, target): it compiles the source through the
+kernel cache (runtime/cache.py) for the current device with the target's NVRTC options,
+and on each call checks every argument against its `ArgSpec` (derived from the IR,
+refined by the caller's), runs the host function (runtime/host.py) for each launch's
+grid, block and arguments, and launches the cubin through CuPy.
 """
 
 from __future__ import annotations
@@ -23,20 +24,16 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from tilec.compiler.cuda import (
-    KernelInfo,
-    emit_cuda,
-    kernel_infos,
-    numpy_dtype_name,
-)
+from tilec.compiler.artifact import Artifact, build_artifact
+from tilec.compiler.cuda import KernelInfo
 from tilec.compiler.signature import ArgSpec
 from tilec.dialects.cuda import Cuda
 from tilec.runtime.cache import KernelCache, default_cache
-from tilec.runtime.host import HostProgram, Launch, host_function
+from tilec.runtime.host import HostProgram, Launch
 from tilec.runtime.nvrtc import CompileResult, KernelResources, resource_usage
 from tilec.support.diagnostics import TilecError
 
@@ -219,49 +216,6 @@ def parse_gpu_module(text: str) -> ModuleOp:
     return module
 
 
-def _derived_specs(module: ModuleOp, host, infos: dict[str, KernelInfo]) -> list[ArgSpec | None]:
-    """One ArgSpec per host argument (None for scalars), from the IR: element type,
-    static size, and the widest vector access of any kernel it is passed to."""
-    from xdsl.dialects import gpu
-
-    alignment: dict[int, int] = {}
-    for op in host.body.block.ops:
-        if not isinstance(op, gpu.LaunchFuncOp):
-            continue
-        refs = op.kernel.nested_references.data
-        kernel_name = refs[-1].data if refs else op.kernel.root_reference.data
-        info = infos.get(kernel_name)
-        if info is None:
-            raise TilecError(f"launches an unknown kernel '{op.kernel}'", op=op)
-        if len(info.params) != len(op.kernelOperands):
-            raise TilecError(
-                f"passes {len(op.kernelOperands)} arguments to '{kernel_name}', which "
-                f"takes {len(info.params)}",
-                op=op,
-            )
-        for value, param in zip(op.kernelOperands, info.params):
-            if value in host.body.block.args:
-                index = host.body.block.args.index(value)
-                alignment[index] = max(alignment.get(index, 1), param.alignment)
-    specs: list[ArgSpec | None] = []
-    for i, arg in enumerate(host.body.block.args):
-        name = arg.name_hint or f"arg{i}"
-        if isinstance(arg.type, MemRefType):
-            shape = arg.type.get_shape()
-            static = 0 if any(d < 0 for d in shape) else int(np.prod(shape))
-            specs.append(
-                ArgSpec(
-                    name=name,
-                    dtype=numpy_dtype_name(arg.type.element_type, 64),
-                    min_elements=static,
-                    alignment=alignment.get(i, 1),
-                )
-            )
-        else:
-            specs.append(None)
-    return specs
-
-
 def _merge(derived: ArgSpec, given: ArgSpec) -> ArgSpec:
     return replace(
         derived,
@@ -284,7 +238,8 @@ _INT_RANGES = {
 class Kernel:
     """A compiled GPU-level module, callable on device arrays like its host function.
 
-    module: a GPU-level `ModuleOp` (docs/gpu-level.md) or its text.
+    module: the compiler's `Artifact`, or a GPU-level `ModuleOp` (docs/gpu-level.md)
+        or its text (made into an Artifact).
     function: the host function's name, when the module has more than one.
     arg_specs: checks for buffer arguments, by name; merged with what the IR says
         (dtype, static size, alignment of vector accesses).
@@ -294,7 +249,7 @@ class Kernel:
 
     def __init__(
         self,
-        module: ModuleOp | str,
+        module: Artifact | ModuleOp | str,
         *,
         function: str | None = None,
         arg_specs: Sequence[ArgSpec] | None = None,
@@ -304,18 +259,20 @@ class Kernel:
     ):
         if isinstance(module, str):
             module = parse_gpu_module(module)
-        self.module = module
-        self.host = host_function(module, function)
-        self.name = self.host.sym_name.data
+        artifact = module if isinstance(module, Artifact) else build_artifact(module, function)
+        self.artifact = artifact
+        self.module = artifact.module
+        self.host = artifact.host
+        self.name = artifact.name
         self.host_program = HostProgram(self.host)
-        self.infos = kernel_infos(module)
-        self.source = emit_cuda(module)
-        self.options = tuple(options)
+        self.infos = artifact.kernels
+        self.source = artifact.source
+        self.options = (*artifact.nvrtc_options, *options)
         self.cache = cache if cache is not None else default_cache()
         host_args = self.host.body.block.args
         self.arg_names = [arg.name_hint or f"arg{i}" for i, arg in enumerate(host_args)]
         self._arg_types = [arg.type for arg in host_args]
-        self.arg_specs = _derived_specs(module, self.host, self.infos)
+        self.arg_specs = list(artifact.arg_specs)
         for given in arg_specs or ():
             if given.name not in self.arg_names:
                 raise TilecError(

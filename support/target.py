@@ -57,7 +57,7 @@ class Target:
 
     def nvrtc_options(self) -> tuple[str, ...]:
         """The NVRTC options this target's policies ask for (the architecture apart)."""
-        return (f"--fmad={'true' if self.fmad else 'false'}",)
+        return () if self.fmad else ("--fmad=false",)
 
 
 _AMPERE = frozenset({"cp.async", "ldmatrix"})

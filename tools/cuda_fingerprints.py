@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -45,7 +46,7 @@ def _cli_cuda(argv: list[str]) -> str | None:
 
 def _examples() -> Iterator[tuple[str, list[str]]]:
     for path in sorted((ROOT / "examples").glob("*.mlir")):
-        yield f"example:{path.name}", [str(path), "-p", "default", "-t", "cuda"]
+        yield f"example:{path.name}", [f"examples/{path.name}", "-p", "default", "-t", "cuda"]
 
 
 def _lit_runs() -> Iterator[tuple[str, list[str]]]:
@@ -59,9 +60,10 @@ def _lit_runs() -> Iterator[tuple[str, list[str]]]:
             cmd = run.split("|")[0].strip()
             if not cmd.startswith("tilec ") or "-t cuda" not in cmd:
                 continue
-            words = shlex.split(cmd.replace("%s", str(path)).replace("%S", str(path.parent)))[1:]
+            file = path.relative_to(ROOT).as_posix()
+            words = shlex.split(cmd.replace("%s", file).replace("%S", str(Path(file).parent)))[1:]
             rel = path.relative_to(base).as_posix()
-            yield f"lit:{rel}#{i} {' '.join(w for w in words if w != str(path))}", words
+            yield f"lit:{rel}#{i} {' '.join(w for w in words if w != file)}", words
 
 
 def _bench_programs() -> Iterator[tuple[str, str]]:
@@ -90,7 +92,18 @@ def portable(cuda: str) -> str:
 
 
 def fingerprints() -> dict[str, str]:
-    """name -> sha256 of the CUDA each source program compiles to today."""
+    """name -> sha256 of the CUDA each source program compiles to today. Files are
+    named relative to the repository (the CUDA's location comments hold the name), so
+    that the fingerprints are the same in every checkout."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return _fingerprints()
+    finally:
+        os.chdir(cwd)
+
+
+def _fingerprints() -> dict[str, str]:
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
     out: dict[str, str] = {}

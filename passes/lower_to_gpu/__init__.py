@@ -12,10 +12,6 @@ from tilec.dialects.layout_attrs import PtrType
 
 from .outline import _lower_func
 
-SHUFFLE_CONVERSIONS = True
-"""`lower-convert-layout{shuffle=auto}` reads this: conversions that stay within each warp
-(`lowering = "shuffle"`) are lowered here to `cuda.shfl_idx` (see `shuffle_convert`)."""
-
 
 class LowerToGpu(ModulePass):
     """Lower thread-level layout IR to the GPU level (docs/gpu-level.md): `gpu`,

@@ -39,6 +39,9 @@ class ConvertLayoutLowering(KernelBase):
         except LayoutError as e:
             raise _fail(op, str(e)) from None
         src, dst = self.linear(s, op), self.linear(r, op)
+        if op.lowering is not None and op.lowering.data == "shuffle":
+            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            return
         if kind in ("identity", "register") and self.is_permutation(src, dst):
             self.comment("convert_layout in registers: a renaming of registers, no data "
                          "moves between threads, 0 bank conflicts (no shared memory)")

@@ -13,16 +13,7 @@ from tilec.dialects import cute, layout, views
 
 from .._gpu_builder import IndexBuilder, Val
 
-VIEW_OPS = (
-    layout.ViewOp,
-    layout.AllocOp,
-    layout.TileOp,
-    layout.VectorizeOp,
-    layout.DistributeOp,
-    layout.DivideOp,
-    layout.PartitionOp,
-    layout.SliceOp,
-)
+VIEW_OPS = layout.VIEW_OPS
 
 # ============================================================================ views
 

@@ -9,9 +9,11 @@ from xdsl.dialects import func, gpu, memref, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import cuda
+from tilec.dialects import layout
+from tilec.dialects.effects import operand_accesses
 
-# op type -> (operand indices written, operand indices read)
+# xDSL's ops: op type -> (operand indices written, operand indices read); tilec's ops
+# say it with their `Accesses` trait (dialects/effects.py)
 _ACCESS: dict[type[Operation], tuple[set[int], set[int]]] = {
     memref.StoreOp: ({1}, set()),
     memref.LoadOp: (set(), {0}),
@@ -19,7 +21,6 @@ _ACCESS: dict[type[Operation], tuple[set[int], set[int]]] = {
     vector.LoadOp: (set(), {0}),
     vector.MaskedStoreOp: ({0}, set()),
     vector.MaskedLoadOp: (set(), {0}),
-    cuda.CpAsyncOp: ({0}, {2}),
     memref.DimOp: (set(), set()),
     memref.DeallocOp: (set(), set()),
 }
@@ -30,29 +31,11 @@ _VIEWS: set[type[Operation]] = {
     memref.CastOp,
     memref.ReinterpretCastOp,
     memref.AssumeAlignmentOp,
+    layout.ViewOp,
+    *layout.DERIVED_VIEW_OPS,
 }
 
 
-def _register_layout() -> None:
-    try:
-        from tilec.dialects import layout
-    except ImportError:  # pragma: no cover
-        return
-    for name in ("ViewOp", "TileOp", "VectorizeOp", "DistributeOp", "DivideOp",
-                 "PartitionOp", "SliceOp"):
-        if hasattr(layout, name):
-            _VIEWS.add(getattr(layout, name))
-    if hasattr(layout, "CopyOp"):
-        _ACCESS[layout.CopyOp] = ({1}, {0})
-    if hasattr(layout, "CopyAsyncOp"):
-        _ACCESS[layout.CopyAsyncOp] = ({1}, {0})
-    if hasattr(layout, "LoadOp"):
-        _ACCESS[layout.LoadOp] = (set(), {0})
-    if hasattr(layout, "StoreOp"):
-        _ACCESS[layout.StoreOp] = ({1}, set())
-
-
-_register_layout()
 
 
 def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
@@ -71,7 +54,10 @@ def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
             op = use.operation
             i = use.index
             kind = type(op)
-            if kind in _ACCESS:
+            accesses = operand_accesses(op)
+            if accesses is not None:
+                effects.update(accesses.get(i, ()))
+            elif kind in _ACCESS:
                 writes, reads = _ACCESS[kind]
                 if i in writes:
                     effects.add("write")

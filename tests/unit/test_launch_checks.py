@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gpu_level_samples as S  # noqa: E402
 from tilec.support.diagnostics import TilecError  # noqa: E402
 from tilec.runtime.cache import KernelCache  # noqa: E402
-from tilec.runtime.host import host_function, run_host  # noqa: E402
+from tilec.compiler.artifact import host_function  # noqa: E402
+from tilec.runtime.host import run_host  # noqa: E402
 from tilec.runtime.launch import (  # noqa: E402
     ArgSpec,
     DeviceArray,

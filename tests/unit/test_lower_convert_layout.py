@@ -26,7 +26,7 @@ from tilec.passes.lower_convert_layout import (
     SMEM_ACCESS_COST,
     estimate_costs,
     register_words,
-    shuffles_supported,
+    recorded_lowering,
 )
 from tilec.passes._shuffle_plan import plan_shuffles
 from tilec.passes._smem_layout import (
@@ -267,9 +267,9 @@ def test_lowering_chosen_and_equivalent(case):
     cvts = [o for o in after.walk() if isinstance(o, layout.ConvertLayoutOp)]
     allocs = [o for o in after.walk() if isinstance(o, layout.AllocOp)]
     if kind in ("identity", "register"):
-        assert len(cvts) == 1 and cvts[0].attributes["lowering"].data == "register" and not allocs
-    elif kind == "warp_shuffle" and shuffles_supported() and _auto_choice(text) == "shuffle":
-        assert len(cvts) == 1 and cvts[0].attributes["lowering"].data == "shuffle" and not allocs
+        assert len(cvts) == 1 and recorded_lowering(cvts[0]) == "register" and not allocs
+    elif kind == "warp_shuffle" and _auto_choice(text) == "shuffle":
+        assert len(cvts) == 1 and recorded_lowering(cvts[0]) == "shuffle" and not allocs
     else:  # shared memory: across warps, or cheaper by the estimate (test_auto_* below)
         assert not cvts and len(allocs) == 1
         # The conflicts the pass reports on each access are those a plain address-by-address
@@ -352,8 +352,8 @@ def _auto_choice(text: str) -> str:
     or "smem" (from the recorded `lowering`), checking the recorded estimates."""
     m = parse_module(text)
     run_pipeline(m, "lower-convert-layout")
-    (op,) = [o for o in m.walk() if "lowering" in o.attributes]
-    return op.attributes["lowering"].data
+    (op,) = [o for o in m.walk() if recorded_lowering(o)]
+    return recorded_lowering(op)
 
 
 @st.composite
@@ -432,8 +432,8 @@ def test_auto_takes_the_cheaper_estimate(case):
     assert costs.shuffle is not None and costs.smem is not None
     m = parse_module(text)
     run_pipeline(m, "lower-convert-layout")
-    (op,) = [o for o in m.walk() if "lowering" in o.attributes]
-    chosen = op.attributes["lowering"].data
+    (op,) = [o for o in m.walk() if recorded_lowering(o)]
+    chosen = recorded_lowering(op)
     assert op.attributes["shuffle_cost"].value.data == costs.shuffle
     assert op.attributes["smem_cost"].value.data == costs.smem
     assert chosen == ("shuffle" if costs.shuffle <= costs.smem else "smem")

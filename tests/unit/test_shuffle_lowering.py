@@ -18,6 +18,7 @@ from xdsl.dialects import memref
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import cuda, layout
 from tilec.dialects.linear import LinearLayout, conversion_kind
+from tilec.passes.lower_convert_layout import recorded_lowering
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
@@ -134,12 +135,12 @@ def test_shuffle_is_chosen_by_lower_convert_layout_auto(case):
     shape, src, dst, et, threads = case
     m = parse_module(program(shape, src, dst, et, threads))
     run_pipeline(m, "lower-convert-layout")
-    (op,) = [o for o in m.walk() if "lowering" in o.attributes]
+    (op,) = [o for o in m.walk() if recorded_lowering(o)]
     if conversion_kind(src, dst) != "warp_shuffle":
-        assert isinstance(op, layout.ConvertLayoutOp) and op.attributes["lowering"].data == "register"
+        assert isinstance(op, layout.ConvertLayoutOp) and recorded_lowering(op) == "register"
         return
     cheaper = op.attributes["shuffle_cost"].value.data <= op.attributes["smem_cost"].value.data
-    assert op.attributes["lowering"].data == ("shuffle" if cheaper else "smem")
+    assert recorded_lowering(op) == ("shuffle" if cheaper else "smem")
     assert any(isinstance(o, layout.AllocOp) for o in m.walk()) == (not cheaper)
 
 

@@ -55,10 +55,10 @@ func.func @register(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-NEXT:    layout.load {{.*}} {bank_conflicts = 0 : i64}
 // SHFL-LABEL:  func.func @shuffle
 // SHFL-NOT:      layout.alloc
-// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
+// SHFL:          layout.convert_layout %{{.*}} {shuffle_cost = 1 : i64, smem_cost = 22 : i64, lowering = "shuffle"}
 // AUTO-LABEL:  func.func @shuffle
 // AUTO-NOT:      layout.alloc
-// AUTO:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
+// AUTO:          layout.convert_layout %{{.*}} {shuffle_cost = 1 : i64, smem_cost = 22 : i64, lowering = "shuffle"}
 // AUTO-NOT:      layout.barrier
 // AUTO:          func.return
 func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
@@ -86,7 +86,7 @@ func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // CHECK-NEXT:    layout.load %[[S]] {bank_conflicts = 0 : i64}
 // SHFL-LABEL:  func.func @padded
 // SHFL-NOT:      layout.alloc
-// SHFL:          layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 135 : i64, smem_cost = 68 : i64}
+// SHFL:          layout.convert_layout %{{.*}} {shuffle_cost = 135 : i64, smem_cost = 68 : i64, lowering = "shuffle"}
 // AUTO-LABEL:  func.func @padded
 // AUTO:          %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
 // AUTO:          layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 68 : i64, vector = 4 : i64}

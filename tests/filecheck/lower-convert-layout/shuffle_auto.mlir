@@ -5,7 +5,7 @@
 // EQ: @across_warps: equivalent after
 // EQ: @sender_selects: equivalent after
 // EQ: @in_loop: equivalent after
-// shuffle=auto (the default): lower-to-gpu lowers warp shuffles (SHUFFLE_CONVERSIONS),
+// shuffle=auto (the default): lower-to-gpu lowers warp shuffles (the `lowering` property),
 // so a conversion that stays within each warp is lowered the cheaper way by the
 // estimate of instructions per thread (shuffles + selects + compares against shared
 // stores + loads, times their bank ways, + 20 per barrier); here shuffles win. One that
@@ -21,7 +21,7 @@
 
 // CHECK-LABEL: func.func @within_warps
 // CHECK-NOT:     layout.alloc
-// CHECK:         layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 22 : i64}
+// CHECK:         layout.convert_layout %{{.*}} {shuffle_cost = 1 : i64, smem_cost = 22 : i64, lowering = "shuffle"}
 // CHECK:         func.return
 // OFF-LABEL:   func.func @within_warps
 // OFF:           layout.alloc
@@ -65,7 +65,7 @@ func.func @across_warps(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
 // and 1 compare (5) against 1 two-element store + 2 loads + a barrier (23).
 // CHECK-LABEL: func.func @sender_selects
 // CHECK-NOT:     layout.alloc
-// CHECK:         layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 5 : i64, smem_cost = 23 : i64}
+// CHECK:         layout.convert_layout %{{.*}} {shuffle_cost = 5 : i64, smem_cost = 23 : i64, lowering = "shuffle"}
 // CHECK:         func.return
 func.func @sender_selects(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
   %a = layout.view %p : !layout.ptr<f16> -> !H
@@ -85,7 +85,7 @@ func.func @sender_selects(%p: !layout.ptr<f16>, %q: !layout.ptr<f16>) {
 // CHECK-LABEL: func.func @in_loop
 // CHECK-NOT:     layout.alloc
 // CHECK:         scf.for
-// CHECK:           layout.convert_layout %{{.*}} {lowering = "shuffle", shuffle_cost = 1 : i64, smem_cost = 42 : i64}
+// CHECK:           layout.convert_layout %{{.*}} {shuffle_cost = 1 : i64, smem_cost = 42 : i64, lowering = "shuffle"}
 // OFF-LABEL:   func.func @in_loop
 // OFF:           layout.alloc
 // OFF:           scf.for
