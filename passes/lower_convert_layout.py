@@ -36,7 +36,8 @@ class LowerConvertLayout(ModulePass):
     - warp_shuffle: warp shuffles or shared memory, whichever the cost model below
       estimates cheaper (`shuffle=auto`, the default, when `lower-to-gpu` lowers
       shuffles; `on`/`off` force one). Shuffles: the conversion stays, marked
-      `lowering = "shuffle"`; shared memory: the round trip below.
+      `lowering = "shuffle"` (a typed property of the convert_layout, which
+      `lower-to-gpu` follows); shared memory: the round trip below.
     - shared: written in the layout dialect, inside the enclosing `layout.launch`:
 
           %s = layout.alloc : !layout.tensor<T, SMEM, smem>      (at the top of the launch)
