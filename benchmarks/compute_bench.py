@@ -130,7 +130,21 @@ def program(kind: str, m: int, n: int, dtype: str, cfg: dict) -> str:
     return ck.cumsum(m, n, dtype, **cfg)
 
 
-def run_case(kind: str, m: int, n: int, dtype: str, memcpy: float, sweep: bool, tri) -> dict:
+def _with_fmad(k):
+    """`k` recompiled with `--fmad=true` (support/target.py's policy is false)."""
+    import dataclasses
+
+    from tilec.runtime.launch import Kernel
+
+    cached = getattr(k, "_fmad_twin", None)
+    if cached is None:
+        a = k.artifact
+        cached = k._fmad_twin = Kernel(dataclasses.replace(a, target=dataclasses.replace(a.target, fmad=True)),
+                                       arg_specs=[s for s in k.arg_specs if s is not None])
+    return cached
+
+
+def run_case(kind: str, m: int, n: int, dtype: str, memcpy: float, sweep: bool, tri, fmad_too: bool = False) -> dict:
     import torch
 
     import tilec
@@ -189,6 +203,8 @@ def run_case(kind: str, m: int, n: int, dtype: str, memcpy: float, sweep: bool, 
             row["variants"][key] = round(speed, 3) if ok else "WRONG"
             if ok and (best is None or speed > best[0]):
                 best = (speed, key, compile_s)
+            if fmad_too:  # the same kernel compiled with NVRTC's FMA contraction (not the policy)
+                row["variants"][key + " fmad=true"] = round(tbps(nbytes, median_ms(lambda: _with_fmad(k)(*args))), 3)
         except Exception as e:  # one broken configuration must not hide the others
             row["variants"][key] = f"error: {type(e).__name__}: {str(e)[:300]}"
     if best:
@@ -236,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sweep", action="store_true", help="try more tilec configurations per case")
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
+    ap.add_argument("--fmad-too", action="store_true",
+                    help="also time each kernel compiled with --fmad=true (the FMA policy's cost)")
     args = ap.parse_args(argv)
     if cp is None:
         print("compute_bench: CuPy with a GPU is required", file=sys.stderr)
@@ -250,7 +268,7 @@ def main(argv=None) -> int:
             for n in (int(c) for c in args.cols.split(",")):
                 if kind == "cumsum" and dtype == "i32" and n != 4096:
                     continue  # the integer case checks bit-exactness on one shape
-                results.append(run_case(kind, m, n, dtype, memcpy, args.sweep, tri))
+                results.append(run_case(kind, m, n, dtype, memcpy, args.sweep, tri, args.fmad_too))
                 print(json.dumps(results[-1]), flush=True)
     text = table(results, memcpy)
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()

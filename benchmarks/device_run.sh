@@ -2,6 +2,8 @@
 # One call on the lent GPU machine: install what the image lacks (wheels carried in
 # .whl/), install tilec, run the GPU tests, then the benchmarks; a short table last.
 #   device run (carry .whl): bash benchmarks/device_run.sh [--quick] [pytest-args...]
+#   SKIP_TESTS=1 / SKIP_BENCH=1 leave out the GPU tests / the copy benchmark; COMPUTE=1 adds
+#   the compute benchmark (softmax, layer norm, cumsum), each kernel also timed with --fmad=true
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
@@ -11,6 +13,9 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 quick=""; [ "${1:-}" = "--quick" ] && { quick="--quick"; shift; }
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   timeout 300 python3 -m pytest -m "gpu or torch" tests "$@" 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
+fi
+if [ "${COMPUTE:-0}" = 1 ]; then
+  timeout 450 python3 benchmarks/compute_bench.py $quick --fmad-too --json "$OUT/compute.json" --md "$OUT/compute.md" 2>&1 | tee "$OUT/compute.log" | tail -30
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   timeout 400 python3 benchmarks/copy_bench.py $quick --json "$OUT/bench.json" --md "$OUT/benchmarks.md" 2>&1 | tee "$OUT/bench.log" | tail -30

@@ -135,7 +135,7 @@ def _verify_op(op: Operation) -> None:
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
         raise TilecError(verify_message(str(e)), op=op) from None
-    except (ValueError, ArithmeticError, AttributeError, TypeError) as e:
+    except (ValueError, ArithmeticError) as e:  # a malformed value; any other exception is a bug
         raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
 
 
@@ -204,11 +204,6 @@ def build_pipeline(spec: str, callback: PassCallback | None = None) -> PassPipel
         raise TilecError(f"invalid pass pipeline '{spec}': {lines[-1]} (at column {col})") from None
     except Exception as e:  # xDSL raises several types for a malformed spec
         raise TilecError(f"invalid pass pipeline '{spec}': {_first_line(e)}") from None
-
-
-def pipeline_passes(spec: str) -> list[ModulePass]:
-    """The passes of a `-p` string, in order."""
-    return list(build_pipeline(spec).passes)
 
 
 def run_pipeline(

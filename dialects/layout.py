@@ -37,6 +37,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    opt_result_def,
     prop_def,
     region_def,
     result_def,
@@ -54,6 +55,7 @@ from . import cute, views
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import (
+    AsyncTokenType,
     BlockedLayoutAttr,
     ComposedLayoutAttr,
     CuteLayoutAttr,
@@ -652,17 +654,21 @@ class CopyAsyncOp(IRDLOperation):
     """`layout.copy` from global to shared memory that completes asynchronously
     (`cp.async`): the destination may be read only after a `layout.async_wait` that
     covers it, and by other threads only after a barrier. Each call commits one group.
-    Each element (vector) moved is 4, 8 or 16 bytes."""
+    Each element (vector) moved is 4, 8 or 16 bytes. With a result, it gives the
+    `!layout.async_token` of its completion, for `layout.async_wait %token`:
+
+        %t = layout.copy_async %g, %s : !G, !S -> !layout.async_token"""
 
     name = "layout.copy_async"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
-    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+    token = opt_result_def(AsyncTokenType)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest) (`->` type($token)^)?"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue):
-        super().__init__(operands=[source, dest])
+    def __init__(self, source: SSAValue, dest: SSAValue, *, token: bool = False):
+        super().__init__(operands=[source, dest], result_types=[[AsyncTokenType()] if token else []])
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
@@ -676,16 +682,55 @@ class CopyAsyncOp(IRDLOperation):
 
 @irdl_op_definition
 class AsyncWaitOp(IRDLOperation):
-    """Wait until at most `pending` groups of this thread's `copy_async` are in flight."""
+    """Wait until at most `pending` groups of this thread's `copy_async` are in flight,
+    or until the copies of the named tokens have landed:
+
+        layout.async_wait {pending = 1}
+        layout.async_wait %t0           (%t0 of a copy_async earlier in this block)
+
+    A token wait keeps in flight the copies issued after the newest named token, which
+    must all be in this block (none inside a region between): `groups_in_flight()`."""
 
     name = "layout.async_wait"
     traits = traits_def(Synchronizes())
-    pending = prop_def(IntegerAttr)
-    assembly_format = "attr-dict"
+    tokens = var_operand_def(AsyncTokenType)
+    pending = opt_prop_def(IntegerAttr)
+    assembly_format = "($tokens^)? attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, pending: int = 0):
-        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+    def __init__(self, pending: int | None = 0, tokens: Sequence[SSAValue] = ()):
+        props = {} if pending is None else {"pending": IntegerAttr(pending, i64)}
+        super().__init__(operands=[list(tokens)], properties=props)
+
+    def groups_in_flight(self) -> int:
+        """The commit groups this wait leaves in flight (`cp.async.wait_group N`)."""
+        if self.pending is not None:
+            return self.pending.value.data
+        block = self.parent_block()
+        issuers = [t.owner for t in self.tokens]
+        if block is None or any(not isinstance(o, CopyAsyncOp) or o.parent_block() is not block for o in issuers):
+            raise LayoutError("async_wait waits on tokens of layout.copy_async ops of its own block")
+        newest = max(issuers, key=lambda o: block.get_operation_index(o))
+        if block.get_operation_index(newest) > block.get_operation_index(self):
+            raise LayoutError("async_wait waits on a copy_async that comes after it")
+        count, op = 0, newest.next_op
+        while op is not None and op is not self:
+            if isinstance(op, CopyAsyncOp):
+                count += 1
+            elif any(isinstance(o, CopyAsyncOp) for r in op.regions for o in r.walk()):
+                raise LayoutError("a copy_async inside a region between a token and its async_wait: "
+                                  "the groups in flight are not known statically (use pending)")
+            op = op.next_op
+        return count
+
+    def verify_(self) -> None:
+        _check((self.pending is None) != (len(self.tokens) == 0),
+               "async_wait takes either tokens or {pending = N}, not both")
+        if self.tokens:
+            try:
+                self.groups_in_flight()
+            except LayoutError as e:
+                raise VerifyException(str(e)) from None
 
 
 @irdl_op_definition
@@ -1029,5 +1074,6 @@ Layout = Dialect(
         *MMA_ATTRIBUTES,
         PtrType,
         TensorViewType,
+        AsyncTokenType,
     ],
 )

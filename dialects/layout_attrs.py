@@ -587,6 +587,15 @@ def element_bytes(t: Attribute) -> int:
 
 
 @irdl_attr_definition
+class AsyncTokenType(ParametrizedAttribute, TypeAttribute):
+    """`!layout.async_token`: the completion of one `layout.copy_async`, which a
+    `layout.async_wait` can name (later asynchronous copies, TMA and mbarriers, extend
+    it)."""
+
+    name = "layout.async_token"
+
+
+@irdl_attr_definition
 class PtrType(ParametrizedAttribute, TypeAttribute):
     """`!layout.ptr<f32>` / `!layout.ptr<f32, align 16>`: a pointer to global memory."""
 

@@ -94,14 +94,6 @@ def _mul(a, b):
     return a * b
 
 
-def tile_counts(layout: cute.Layout, tile: Sequence[int]) -> tuple:
-    """Tiles per mode (ceil division; DYN where the extent is dynamic)."""
-    return tuple(
-        cute.DYN if is_dynamic(m.size()) else _ceil_div(m.size(), t)
-        for m, t in zip(modes(layout), tile)
-    )
-
-
 # ---------------------------------------------------------------- vectorize
 
 

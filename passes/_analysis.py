@@ -16,7 +16,6 @@ from tilec.dialects.layout import (
     LaunchOp,
     PartitionOp,
 )
-from tilec.dialects.layout_attrs import ComposedLayoutAttr, TensorViewType
 
 DYN = cute.DYN
 VIEW_OPS = DERIVED_VIEW_OPS
@@ -112,7 +111,3 @@ def depends_on_thread(v: SSAValue, memo: dict | None = None) -> bool:
         res = False
     memo[v] = res
     return res
-
-
-def is_swizzled(t: TensorViewType) -> bool:
-    return isinstance(t.layout, ComposedLayoutAttr)

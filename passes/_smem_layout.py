@@ -160,13 +160,6 @@ def legal_vector(off: np.ndarray, vector: int) -> bool:
     return bool(np.all(g == first + np.arange(vector)) and np.all(first % vector == 0))
 
 
-def max_vector(off: np.ndarray, elem_bytes: int) -> int:
-    v = 1
-    while (v * 2) * elem_bytes <= MAX_VECTOR_BYTES and legal_vector(off, v * 2):
-        v *= 2
-    return v
-
-
 @dataclass(frozen=True)
 class AccessStats:
     ways: int  # worst phase

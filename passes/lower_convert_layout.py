@@ -31,12 +31,11 @@ class LowerConvertLayout(ModulePass):
 
     Decision (`linear.conversion_kind` on the layouts for the tensor's shape):
 
-    - identity / register: the conversion stays, marked `lowering = "register"`;
+    - identity / register: the conversion stays, its `lowering` property `"register"`;
       `lower-to-gpu` renames or permutes registers.
     - warp_shuffle: warp shuffles or shared memory, whichever the cost model below
-      estimates cheaper (`shuffle=auto`, the default, when `lower-to-gpu` lowers
-      shuffles; `on`/`off` force one). Shuffles: the conversion stays, marked
-      `lowering = "shuffle"` (a typed property of the convert_layout, which
+      estimates cheaper (`shuffle=auto`, the default; `on`/`off` force one). Shuffles:
+      the conversion stays, with its `lowering` property `"shuffle"` (which
       `lower-to-gpu` follows); shared memory: the round trip below.
     - shared: written in the layout dialect, inside the enclosing `layout.launch`:
 
@@ -69,8 +68,9 @@ class LowerConvertLayout(ModulePass):
       layout) + 20 per barrier (1, or 2 inside a loop).
 
     Ties go to shuffles (no shared memory). The choice and both estimates are recorded:
-    `lowering = "shuffle"` / `"smem"`, `shuffle_cost` and `smem_cost` (i64) on the
-    conversion that stays, or on the round trip's `layout.store`. E.g. lanes 0 and 1
+    the `lowering` property `"shuffle"` on the conversion that stays, or the attribute
+    `lowering = "smem"` on the round trip's `layout.store`, and `shuffle_cost` and
+    `smem_cost` (i64) beside it. E.g. lanes 0 and 1
     swapping (f32, one register): 1 vs 22, shuffles; f16 32x32 from 1x4 rows to 2x4
     blocks (`kinds.mlir` `@padded`): 16 shuffles + 112 selects + 7 compares = 135 vs 32
     stores + 16 loads, conflict-free, + 20 = 68, shared memory.

@@ -169,11 +169,6 @@ class KernelCache:
             self._store(key, result)
         return result
 
-    def clear_memory(self) -> None:
-        """Forget the in-memory entries (the disk entries stay)."""
-        with self._lock:
-            self._memory.clear()
-
     def _load(self, key: str) -> CompileResult | None:
         path = self.path(key)
         try:

@@ -16,7 +16,6 @@ import glob
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from tilec.support.diagnostics import TilecError
 
@@ -200,13 +199,6 @@ def compile_cuda(
     )
 
 
-def get_ptx(
-    source: str, *, arch: str | None = None, options: tuple[str, ...] = ()
-) -> str:
-    """The PTX NVRTC makes of `source` (compiled as `compile_cuda` does)."""
-    return compile_cuda(source, arch=arch, options=options).ptx
-
-
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for")
 _FUNCTION_PROPERTIES = re.compile(r"Function properties for (\S+)")
 _STACK = re.compile(
@@ -347,8 +339,3 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, KernelResources]:
             stack_bytes=frames.get(name, 0),
         )
     return usage
-
-
-def write_cubin(result: CompileResult, path: str | Path) -> None:
-    """Save the cubin (for cuobjdump / nvdisasm)."""
-    Path(path).write_bytes(result.cubin)

@@ -10,10 +10,7 @@ CUDA records the new fingerprints, in its own commit, with:
 
 Each entry is `name -> sha256 of the CUDA text`; `name` says where the program comes
 from (`example:transpose.mlir`, `lit:dialect/foo.mlir#2 -p default`,
-`bench:copy transpose f32`, `bench:softmax f16 16384x4096`). The CUDA's location
-comments name the source files by absolute path; the checkout's root is cut from them
-before hashing (`portable`), so that every checkout (the main one, a worktree, CI)
-records the same fingerprints.
+`bench:copy transpose f32`, `bench:softmax f16 16384x4096`).
 """
 
 from __future__ import annotations
@@ -85,39 +82,35 @@ def _bench_programs() -> Iterator[tuple[str, str]]:
                 yield f"bench:{kind} {dtype} 16384x{n}", text
 
 
-def portable(cuda: str) -> str:
-    """`cuda` with this checkout's root cut from the paths of its location comments
-    (`// /work/main/examples/x.mlir:3:5` -> `// examples/x.mlir:3:5`)."""
-    return cuda.replace(f"{ROOT}/", "")
-
-
 def fingerprints() -> dict[str, str]:
-    """name -> sha256 of the CUDA each source program compiles to today. Files are
-    named relative to the repository (the CUDA's location comments hold the name), so
-    that the fingerprints are the same in every checkout."""
+    """name -> sha256 of the CUDA each source program compiles to today."""
+    return {name: hashlib.sha256(cuda.encode()).hexdigest() for name, cuda in cuda_programs().items()}
+
+
+def cuda_programs() -> dict[str, str]:
+    """name -> the CUDA of each source program. Files are named relative to the
+    repository (the CUDA's location comments hold the name), so that the text is the
+    same in every checkout."""
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        return _fingerprints()
+        return _cuda_programs()
     finally:
         os.chdir(cwd)
 
 
-def _fingerprints() -> dict[str, str]:
+def _cuda_programs() -> dict[str, str]:
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
     out: dict[str, str] = {}
-
-    def record(name: str, cuda: str | None) -> None:
-        if cuda is not None:
-            out[name] = hashlib.sha256(portable(cuda).encode()).hexdigest()
-
     for name, argv in [*_examples(), *_lit_runs()]:
-        record(name, _cli_cuda(argv))
+        cuda = _cli_cuda(argv)
+        if cuda is not None:
+            out[name] = cuda
     for name, text in _bench_programs():
         module = parse_module(text, name)
         run_pipeline(module, "default")
-        record(name, emit(module, "cuda"))
+        out[name] = emit(module, "cuda")
     return out
 
 

@@ -45,7 +45,7 @@ class CopyLowering(KernelBase):
 
     @lowers(layout.AsyncWaitOp)
     def op_layout_async_wait(self, op: layout.AsyncWaitOp):
-        self.b.add(cuda.CpAsyncWaitOp(op.pending.value.data))
+        self.b.add(cuda.CpAsyncWaitOp(op.groups_in_flight()))
 
     # -------------------------------------------------------------- copies (CuTe path)
     @lowers(layout.CopyOp)
@@ -56,6 +56,8 @@ class CopyLowering(KernelBase):
     def op_layout_copy_async(self, op: layout.CopyAsyncOp):
         self.copy(op, asynchronous=True)
         self.b.add(cuda.CpAsyncCommitOp())
+        if op.token is not None:
+            self.vals[op.token] = ()  # program order says what a wait on it keeps in flight
 
     def _vec_info(self, v: View, order: tuple[int, ...] | None = None) -> tuple[int, int]:
         """(lanes, run): `run` is the widest access (a power of two) that every vector of

@@ -73,6 +73,11 @@ from .values import bits_equal, dtype_of
 # ============================================================================ views
 
 
+ASYNC_TOKEN = "async token"
+"""The value of a `!layout.async_token` (what a wait does is fixed by program order:
+`AsyncWaitOp.groups_in_flight`)."""
+
+
 @dataclass(eq=False)
 class View:
     storage: Storage
@@ -646,13 +651,13 @@ class LayoutFunctions(InterpreterFunctions):
         values[sel] = load(op, grid, src, rows[sel], skeys[sel])
         issue_async_copy(op, grid, dst.storage, acc.actors, dkeys, values, sel, acc.rows)
         grid.committed[grid.active_tids()] += 1  # each copy_async commits one group
-        return ()
+        return (ASYNC_TOKEN,) if op.token is not None else ()
 
     @impl(layout.AsyncWaitOp)
     def run_async_wait(self, interp: ReferenceInterpreter, op: layout.AsyncWaitOp, args):
         if interp.grid is None:
             raise ExecutionError(op, "layout.async_wait outside a layout.launch")
-        land_async_copies(interp.grid, op.pending.value.data)
+        land_async_copies(interp.grid, op.groups_in_flight())
         return ()
 
     # ----------------------------------------------------- distributed values

@@ -83,9 +83,6 @@ class Grid:
             return self.tid
         return np.flatnonzero(self.mask)
 
-    def all_active(self) -> bool:
-        return self.mask is None or bool(self.mask.all())
-
     def actor_block(self, actors: np.ndarray) -> np.ndarray:
         """Block of each actor: a thread id (>= 0), or `whole_block(b)` (<= -2)."""
         a = np.asarray(actors)

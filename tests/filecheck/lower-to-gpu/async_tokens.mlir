@@ -1,0 +1,65 @@
+// Async tokens: `layout.copy_async ... -> !layout.async_token` names a copy's completion
+// and `layout.async_wait %t` waits for it. The lowering keeps in flight the copies issued
+// after the newest named token (cp.async.wait_group 1, then 0); the reference executor
+// gives a wait the same meaning, so reading a buffer whose copy is still in flight is
+// reported (Inputs/async_token_misuse.mlir).
+// RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s
+// RUN: not tilec %S/Inputs/async_token_misuse.mlir --run cpu 2>&1 | filecheck %s --check-prefix=BAD
+// EQ: @two_stages: equivalent after
+
+// CHECK-LABEL: two_stages_kernel(
+// CHECK-COUNT-2: tilec_cp_async<16>
+// CHECK:         tilec_cp_async_commit();
+// CHECK:         tilec_cp_async<16>
+// CHECK:         tilec_cp_async_commit();
+// CHECK:         tilec_cp_async_wait<1>();
+// CHECK-NEXT:    __syncthreads();
+// CHECK:         tilec_cp_async_wait<0>();
+// CHECK-NEXT:    __syncthreads();
+// BAD: error: {{.*}}cp.async is still writing it
+!G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(16,16):(256,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+!TV = !layout.tensor<f32, #layout.cute<(16,4):(256,4)>, gmem, vec #layout.cute<(1,4):(256,1)>>
+!SV = !layout.tensor<f32, #layout.cute<(16,4):(16,4)>, smem, vec #layout.cute<(1,4):(16,1)>>
+!TF = !layout.tensor<f32, #layout.cute<(2,1):(2048,16)>, gmem, vec #layout.cute<(1,4):(256,1)>>
+!SF = !layout.tensor<f32, #layout.cute<(2,1):(128,16)>, smem, vec #layout.cute<(1,4):(16,1)>>
+func.func @two_stages(%x: !layout.ptr<f32, align 16>, %y: !layout.ptr<f32, align 16>, %u: !layout.ptr<f32, align 16>, %v: !layout.ptr<f32, align 16>) {
+  %gx = layout.view %x : !layout.ptr<f32, align 16> -> !G
+  %gy = layout.view %y : !layout.ptr<f32, align 16> -> !G
+  %gu = layout.view %u : !layout.ptr<f32, align 16> -> !G
+  %gv = layout.view %v : !layout.ptr<f32, align 16> -> !G
+  %c16 = arith.constant 16 : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c16, %c16, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %fx = layout.tile %gx[%bx, %by] {tile = array<i64: 16, 16>} : !G -> !T
+    %fy = layout.tile %gy[%bx, %by] {tile = array<i64: 16, 16>} : !G -> !T
+    %fu = layout.tile %gu[%bx, %by] {tile = array<i64: 16, 16>} : !G -> !T
+    %fv = layout.tile %gv[%bx, %by] {tile = array<i64: 16, 16>} : !G -> !T
+    %vx = layout.vectorize %fx {vector = array<i64: 1, 4>} : !T -> !TV
+    %vy = layout.vectorize %fy {vector = array<i64: 1, 4>} : !T -> !TV
+    %vu = layout.vectorize %fu {vector = array<i64: 1, 4>} : !T -> !TV
+    %vv = layout.vectorize %fv {vector = array<i64: 1, 4>} : !T -> !TV
+    %dx = layout.distribute %vx, %tid {threads = #layout.cute<(8,4):(4,1)>} : !TV -> !TF
+    %dy = layout.distribute %vy, %tid {threads = #layout.cute<(8,4):(4,1)>} : !TV -> !TF
+    %du = layout.distribute %vu, %tid {threads = #layout.cute<(8,4):(4,1)>} : !TV -> !TF
+    %dv = layout.distribute %vv, %tid {threads = #layout.cute<(8,4):(4,1)>} : !TV -> !TF
+    %s1 = layout.alloc : !S
+    %s2 = layout.alloc : !S
+    %w1 = layout.vectorize %s1 {vector = array<i64: 1, 4>} : !S -> !SV
+    %w2 = layout.vectorize %s2 {vector = array<i64: 1, 4>} : !S -> !SV
+    %e1 = layout.distribute %w1, %tid {threads = #layout.cute<(8,4):(4,1)>} : !SV -> !SF
+    %e2 = layout.distribute %w2, %tid {threads = #layout.cute<(8,4):(4,1)>} : !SV -> !SF
+    %t1 = layout.copy_async %dx, %e1 : !TF, !SF -> !layout.async_token
+    %t2 = layout.copy_async %dy, %e2 : !TF, !SF -> !layout.async_token
+    layout.async_wait %t1
+    layout.barrier
+    layout.copy %e1, %du : !SF, !TF
+    layout.async_wait %t2
+    layout.barrier
+    layout.copy %e2, %dv : !SF, !TF
+  }
+  func.return
+}
