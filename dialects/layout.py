@@ -1034,7 +1034,8 @@ class ReduceOp(IRDLOperation):
         _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
-from .layout_compute import COMPUTE_OPS  # noqa: E402  (ops of the dialect in their own module)
+from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
+from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1042,6 +1043,7 @@ Layout = Dialect(
     [
         *COMPUTE_OPS,
         *MMA_OPS,
+        *ACCESS_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,

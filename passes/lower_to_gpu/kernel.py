@@ -10,6 +10,7 @@ from .arith_ops import ArithLowering
 from .base import Lowering
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
+from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .mma import MmaLowering
 from .reduce import ReduceLowering
@@ -17,7 +18,8 @@ from .scf import ScfLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
-            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, MmaLowering)
+            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
+            MmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

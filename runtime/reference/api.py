@@ -56,11 +56,13 @@ def _functions() -> list[InterpreterFunctions]:
         pass
     else:
         fns.append(LayoutFunctions())
+        from .access_impls import AccessFunctions
         from .compute_impls import ComputeFunctions
         from .mma_impls import MmaFunctions
 
         fns.append(ComputeFunctions())
         fns.append(MmaFunctions())
+        fns.append(AccessFunctions())
     return fns
 
 

@@ -1,0 +1,139 @@
+"""Element access: one element (or one vector) of a view at a coordinate, read or
+written, as the seeds write it first (CuTe's `A(m, n)`, `A[i]`,
+`A(make_coord(make_coord(m0, m1), n))`; Mojo's `tensor[x, y]`, `tensor[x, y] = z`,
+`nested_tensor[1, 0, 0, 1]`).
+
+    %x = layout.read %A[%m, %n] : !layout.tensor<f32, ...> -> f32
+    layout.write %x, %B[%n, %m] : f32, !layout.tensor<f32, ...>
+
+A coordinate is one of three forms, told apart by how many indices it has:
+- one index per top-level mode (a nested mode takes its 1-D, colexicographic index):
+  CuTe's `A(m, n)`, Mojo's `tensor[x, y]`;
+- one index for the whole view, colexicographic over all its modes: CuTe's `A[i]`;
+- one index per leaf of the shape (nested modes flattened): CuTe's
+  `A(make_coord(make_coord(m0, m1), n))` and Mojo's `nested_tensor[1, 0, 0, 1]`.
+A view of rank 1 takes one index; where two forms have the same count they agree.
+
+The element of a vectorized view (`vec` layout) is its vector: `layout.read` gives a
+`vector<N x T>`, `layout.write` takes one. Inside a `layout.launch` every thread does
+the access with its own indices (SPMD). An element that the view's mask says lies
+outside its tensor must not be accessed: the reference executor reports it, the CUDA
+code guards it (a read gives 0, a write does nothing)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from . import cute, views
+from .effects import Accesses
+from .layout_attrs import TensorViewType
+
+
+def _leaves(shape) -> list:
+    return [x for s in shape for x in _leaves(s)] if isinstance(shape, tuple) else [shape]
+
+
+def coordinate_form(layout: cute.Layout, n: int) -> str:
+    """How `n` indices address an element of a view with this layout: `modes` (one per
+    top-level mode), `linear` (one for the whole view) or `leaves` (one per leaf); a
+    VerifyException naming the forms otherwise."""
+    rank = len(views.modes(layout))
+    leaves = len(_leaves(layout.shape))
+    if n == rank:
+        return "modes"
+    if n == 1:
+        return "linear"
+    if n == leaves:
+        if any(views.is_dynamic(s) for m in views.modes(layout) if isinstance(m.shape, tuple)
+               for s in _leaves(m.shape)):
+            raise VerifyException("a coordinate per leaf needs static extents in the nested modes")
+        return "leaves"
+    raise VerifyException(
+        f"{n} indices for a view of rank {rank}: give {rank} (one per mode), 1 (the whole view)"
+        + (f" or {leaves} (one per leaf of the shape)" if leaves != rank else ""))
+
+
+def leaf_multipliers(layout: cute.Layout) -> list[list[int]]:
+    """Per top-level mode, the weight of each of its leaves in the mode's 1-D index
+    (colexicographic: 1, s0, s0*s1, ...), for the `leaves` coordinate form."""
+    out = []
+    for m in views.modes(layout):
+        ws, w = [], 1
+        for s in _leaves(m.shape):
+            ws.append(w)
+            w = w * s if isinstance(s, int) else w
+        out.append(ws)
+    return out
+
+
+def element_type(t: TensorViewType) -> Attribute:
+    """What one element of view type t is: its element type, or for a vectorized view a
+    vector of it."""
+    return VectorType(t.element_type, [t.vector_size]) if t.vec_layout is not None else t.element_type
+
+
+def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribute, what: str) -> None:
+    coordinate_form(t.cute_layout, n)
+    want = element_type(t)
+    if value_type != want:
+        raise VerifyException(f"{what} of {t} is {want}, not {value_type}")
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """The element of `view` at the coordinate (see the module docstring for its three
+    forms): CuTe's `A(m, n)`, Mojo's `tensor[x, y]`.
+
+        %x = layout.read %A[%m, %n] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32"""
+
+    name = "layout.read"
+    view = operand_def(TensorViewType)
+    coords = var_operand_def(IndexType)
+    result = result_def()
+    traits = traits_def(Accesses(reads=("view",)))
+    assembly_format = "$view `[` $coords `]` attr-dict `:` type($view) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, view, coords, result_type: Attribute | None = None):
+        t = view.type
+        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t)])
+
+    def verify_(self) -> None:
+        _verify_access(self, self.view.type, len(self.coords), self.result.type, "an element")
+
+
+@irdl_op_definition
+class WriteOp(IRDLOperation):
+    """Writes `value` to the element of `view` at the coordinate: CuTe's `B(n, m) = x`,
+    Mojo's `tensor[x, y] = z`.
+
+        layout.write %x, %B[%n, %m] : f32, !layout.tensor<f32, #layout.cute<(4,8):(8,1)>, gmem>"""
+
+    name = "layout.write"
+    value = operand_def()
+    view = operand_def(TensorViewType)
+    coords = var_operand_def(IndexType)
+    traits = traits_def(Accesses(writes=("view",)))
+    assembly_format = "$value `,` $view `[` $coords `]` attr-dict `:` type($value) `,` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value, view, coords):
+        super().__init__(operands=[value, view, list(coords)])
+
+    def verify_(self) -> None:
+        _verify_access(self, self.view.type, len(self.coords), self.value.type, "an element")
+
+
+ACCESS_OPS = (ReadOp, WriteOp)
+"""Registered in the `layout` dialect (dialects/layout.py)."""

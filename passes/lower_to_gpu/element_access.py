@@ -1,0 +1,75 @@
+"""`layout.read` / `layout.write` (dialects/layout_access.py): the element at a
+coordinate, one scalar access per lane of the element (a vectorized view's element is
+packed into, or extracted from, a vector), guarded by the view's mask where it has one
+(a read outside the tensor gives 0, a write there does nothing)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import VectorType
+
+from tilec.dialects import layout_access as la
+
+from .._gpu_builder import Val
+from .base import KernelBase, lowers
+from .view_values import View, _eval_coords, _mode_coords
+
+
+class ElementAccessLowering(KernelBase):
+    def element_address(self, op, v: View, coords: list) -> tuple[list[Val], Val]:
+        """(the storage index of each lane of the element at `coords`, whether the
+        element lies inside its tensor)."""
+        b = self.b
+        vt = op.view.type
+        form = la.coordinate_form(vt.cute_layout, len(coords))
+        if form == "modes":
+            idx = coords
+        elif form == "linear":
+            idx = _mode_coords(b, v.layout, coords[0])
+        else:
+            idx, k = [], 0
+            for ws in la.leaf_multipliers(vt.cute_layout):
+                i: Val = 0
+                for j, w in enumerate(ws):
+                    i = b.add_(i, b.mul_(coords[k + j], w))
+                idx.append(i)
+                k += len(ws)
+        inner = _eval_coords(b, v.layout, idx)
+        if v.vec is None:
+            return [self._offset(v, inner)], self._valid(v, idx)
+        n = vt.vector_size
+        offs, valid = [], True
+        for j in range(n):
+            lanes = _mode_coords(b, v.vec, j)
+            offs.append(self._offset(v, b.add_(inner, _eval_coords(b, v.vec, lanes))))
+            valid = b.land(valid, self._valid(v, idx, lanes))
+        return offs, valid
+
+    @lowers(la.ReadOp)
+    def op_layout_read(self, op: la.ReadOp):
+        v: View = self.get(op.view)
+        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
+
+        def read():
+            xs = [self.load_scalar(v, o) for o in offs]
+            return self.pack(xs, v.elem) if isinstance(op.result.type, VectorType) else xs[0]
+
+        def fill():
+            z = self.zero(v.elem)
+            return self.pack([z] * len(offs), v.elem) if isinstance(op.result.type, VectorType) else z
+
+        self.vals[op.result] = self.guarded_read(valid, read, fill)
+
+    @lowers(la.WriteOp)
+    def op_layout_write(self, op: la.WriteOp):
+        v: View = self.get(op.view)
+        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
+        x = self.ssa(op.value)
+
+        def write():
+            if isinstance(op.value.type, VectorType):
+                for j, o in enumerate(offs):
+                    self.store_scalar(v, self.extract(x, j), o)
+            else:
+                self.store_scalar(v, x, offs[0])
+
+        self._guarded(valid, write)

@@ -1,0 +1,26 @@
+// layout.read / layout.write: round trip of the three coordinate forms (one index per
+// mode, one for the whole view, one per leaf of a nested shape) and of a vectorized
+// view's element (verifier errors: element_access_errors.mlir).
+// RUN: tilec %s | tilec | filecheck %s
+
+// CHECK-LABEL: func.func @forms
+// CHECK: %x = layout.read %A[%i, %j] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32
+// CHECK: %y = layout.read %A[%i] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32
+// CHECK: %z = layout.read %N[%i, %j, %k, %i] : !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem> -> f32
+// CHECK: %w = layout.read %N[%i, %j] : !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem> -> f32
+// CHECK: layout.write %x, %A[%j, %i] : f32, !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+// CHECK: %v = layout.read %V[%i, %j] : !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>> -> vector<4xf32>
+// CHECK: layout.write %v, %V[%j, %i] : vector<4xf32>, !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>>
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+!V = !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>>
+func.func @forms(%A: !A, %N: !N, %V: !V, %i: index, %j: index, %k: index) {
+  %x = layout.read %A[%i, %j] : !A -> f32
+  %y = layout.read %A[%i] : !A -> f32
+  %z = layout.read %N[%i, %j, %k, %i] : !N -> f32
+  %w = layout.read %N[%i, %j] : !N -> f32
+  layout.write %x, %A[%j, %i] : f32, !A
+  %v = layout.read %V[%i, %j] : !V -> vector<4xf32>
+  layout.write %v, %V[%j, %i] : vector<4xf32>, !V
+  func.return
+}

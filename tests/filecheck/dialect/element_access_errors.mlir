@@ -1,0 +1,28 @@
+// layout.read / layout.write: verifier errors (coordinate count, element type).
+// RUN: tilec %s --split-input-file --verify-diagnostics
+// RUN: not tilec %s --split-input-file 2>&1 | filecheck %s
+// CHECK: error: 'layout.read': 3 indices for a view of rank 2: give 2 (one per mode), 1 (the whole view) or 4 (one per leaf of the shape)
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+func.func @count(%N: !N, %i: index) {
+  // expected-error @+1 {{3 indices for a view of rank 2: give 2 (one per mode), 1 (the whole view) or 4 (one per leaf of the shape)}}
+  %x = layout.read %N[%i, %i, %i] : !N -> f32
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+func.func @type(%A: !A, %i: index) {
+  // expected-error @+1 {{an element of !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> is f32, not f16}}
+  %x = layout.read %A[%i, %i] : !A -> f16
+  func.return
+}
+
+// -----
+
+!V = !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>>
+func.func @vector_element(%V: !V, %x: f32, %i: index) {
+  // expected-error @+1 {{an element of !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>> is vector<4xf32>, not f32}}
+  layout.write %x, %V[%i, %i] : f32, !V
+  func.return
+}

@@ -1,0 +1,79 @@
+"""layout.read / layout.write on the CPU reference executor against NumPy: the three
+coordinate forms (per mode, linear, per leaf of a nested shape), a vectorized view's
+vector element, per-thread coordinates inside a launch; accesses outside a masked
+tile's tensor and coordinates outside their mode are errors. (The lowering:
+tests/filecheck/lower-to-gpu/element_access.mlir, with equivalence; on a GPU:
+tests/gpu/test_element_access_gpu.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilec.runtime.reference import ExecutionError, random_inputs, run
+
+LIT = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access.mlir"
+
+
+def _forms_expected(i):
+    a = np.asarray(i["a"]).reshape(-1)
+    A = lambda m, n: a[m * 4 + n]  # (8,4):(4,1)
+    tid = np.arange(32)
+    b = np.asarray(i["b"]).copy()
+    b[(tid % 4) * 8 + tid // 4] = A(tid // 4, tid % 4)  # B (4,8):(8,1), B[j, i] = A[i, j]
+    c = A(tid % 8, tid // 8)  # A[tid]: colexicographic over (8, 4)
+    n = np.asarray(i["n"]).reshape(-1)
+    m0, m1, n0, n1 = tid % 2, (tid // 2) % 2, (tid // 4) % 2, tid // 8
+    d = n[m0 * 1 + m1 * 4 + n0 * 2 + n1 * 8]  # ((2,2),(2,4)):((1,4),(2,8))
+    v = np.asarray(i["v_in"]).reshape(8, 4)
+    w = np.asarray(i["w"]).reshape(8, 4).copy()
+    w[7 - np.arange(8)] = v  # W[7 - t] = V[t], whole rows of 4
+    return {"b": b, "c": c, "d": d, "w": w.reshape(-1)}
+
+
+def test_the_three_coordinate_forms_and_vector_elements():
+    inputs = random_inputs(LIT.read_text(), seed=3, entry="forms")
+    out = run(LIT.read_text(), inputs, entry="forms")
+    for name, want in _forms_expected(inputs).items():
+        np.testing.assert_array_equal(np.asarray(out[name]).reshape(-1), want, err_msg=name)
+
+
+def test_a_masked_tile_read_and_written_in_place():
+    inputs = random_inputs(LIT.read_text(), seed=4, entry="guarded_tile")
+    out = run(LIT.read_text(), inputs, entry="guarded_tile")
+    np.testing.assert_array_equal(out["t"], np.asarray(inputs["t"]) * np.float32(2))
+
+
+_PROGRAM = """
+!T = !layout.tensor<f32, #layout.cute<(30,8):(8,1)>, gmem>
+!Tm = !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem, masked>
+func.func @f(%t: !layout.ptr<f32>) {{
+  %T = layout.view %t : !layout.ptr<f32> -> !T
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c4, %c1, %c1) threads(64) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c8 = arith.constant 8 : index
+    %c9 = arith.constant 9 : index
+    %tile = layout.tile %T[%bx, %by] {{tile = array<i64: 8, 8>}} : !T -> !Tm
+    %tx = arith.remui %tid, %c8 : index
+    %ty = arith.divui %tid, %c8 : index
+    %x = layout.read %tile[{coords}] : !Tm -> f32
+  }}
+  func.return
+}}
+"""
+
+
+def test_reading_past_the_tensor_through_a_masked_tile_is_an_error():
+    text = _PROGRAM.format(coords="%ty, %tx")  # block 3's rows 30, 31 lie outside
+    with pytest.raises(ExecutionError, match="lies outside its tensor"):
+        run(text, random_inputs(text, seed=0))
+
+
+def test_a_coordinate_outside_its_mode_is_an_error():
+    text = _PROGRAM.format(coords="%c9, %tx")
+    with pytest.raises(ExecutionError, match="coordinate 9 out of range for mode 0"):
+        run(text, random_inputs(text, seed=0))
