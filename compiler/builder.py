@@ -1,4 +1,5 @@
-"""Build whole-tensor tilec programs from Python without writing IR text.
+"""Build tilec programs from Python without writing IR text: whole-tensor copies
+(below) and kernels (launches, tiles, element access, arithmetic: compiler/kernel_builder.py).
 
     from tilec.compiler.builder import Program
 
@@ -21,12 +22,7 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
-    IntegerType,
     ModuleOp,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -37,43 +33,17 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
+from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
+from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
 
-ELEMENT_TYPES: dict[str, Attribute] = {
-    "f16": Float16Type(),
-    "bf16": BFloat16Type(),
-    "f32": Float32Type(),
-    "f64": Float64Type(),
-    "i8": IntegerType(8),
-    "i16": IntegerType(16),
-    "i32": IntegerType(32),
-    "i64": IntegerType(64),
-}
+def _ssa(x: Value | SSAValue) -> SSAValue:
+    return x.ssa if isinstance(x, Value) else x
 
 
-def element_type(name: str | Attribute) -> Attribute:
-    """`"f32"` -> f32 (also accepts NumPy dtype names such as `"float32"`)."""
-    if isinstance(name, Attribute):
-        return name
-    aliases = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-               "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
-    key = aliases.get(str(name), str(name))
-    if key not in ELEMENT_TYPES:
-        raise TilecError(f"unknown element type '{name}' (expected one of {', '.join(ELEMENT_TYPES)})")
-    return ELEMENT_TYPES[key]
-
-
-def as_layout(layout: str | cute.Layout) -> cute.Layout:
-    if isinstance(layout, cute.Layout):
-        return layout
-    try:
-        return cute.parse_layout(layout)
-    except Exception as e:
-        raise TilecError(f"invalid layout '{layout}': {e}") from None
-
-
-class Program:
-    """One whole-tensor function being built; arguments are added in call order."""
+class Program(KernelBuilding):
+    """One function being built; arguments are added in call order. Values come back
+    as `Value`s (compiler/kernel_builder.py), which take Python operators."""
 
     def __init__(self, name: str):
         self.name = name
@@ -82,30 +52,31 @@ class Program:
         self._arg_types: list[Attribute] = []
         self._module: ModuleOp | None = None
 
-    def _arg(self, name: str, t: Attribute) -> SSAValue:
+    def _arg(self, name: str, t: Attribute) -> Value:
         arg = self._block.insert_arg(t, len(self._block.args))
         arg.name_hint = name
         self._arg_types.append(t)
-        return arg
+        return Value(self, arg)
 
-    def pointer(self, name: str, dtype: str | Attribute = "f32", align: int | None = 16) -> SSAValue:
+    def pointer(self, name: str, dtype: str | Attribute = "f32", align: int | None = 16) -> Value:
         """A global-memory pointer argument (`!layout.ptr<T, align A>`)."""
         return self._arg(name, PtrType(element_type(dtype), align))
 
-    def index(self, name: str) -> SSAValue:
+    def index(self, name: str) -> Value:
         """An index argument (a dynamic extent or stride)."""
         return self._arg(name, IndexType())
 
-    def view(self, ptr: SSAValue, layout: str | cute.Layout, dynamic: Sequence[SSAValue] = ()) -> SSAValue:
+    def view(self, ptr: Value | SSAValue, layout: str | cute.Layout,
+             dynamic: Sequence[Value | SSAValue] = ()) -> Value:
         """A gmem view of `ptr` with `layout`."""
         if not isinstance(ptr.type, PtrType):
             raise TilecError("view() takes a pointer made with pointer()")
         t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
-        return self._builder.insert(ViewOp(ptr, t, dynamic)).result
+        return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic])).results[0]
 
-    def copy(self, src: SSAValue, dst: SSAValue, tile: Sequence[int] | None = None) -> None:
+    def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None) -> None:
         """dst(i) = src(i) for every logical index; `tile` pins the tile shape."""
-        op = CopyOp(src, dst)
+        op = CopyOp(_ssa(src), _ssa(dst))
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
 

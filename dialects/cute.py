@@ -566,11 +566,14 @@ def parse_int_tuple(text: str) -> IntTuple:
 
 
 def parse_layout(text: str) -> "Layout":
-    """Read ``shape:stride`` text; ``parse_layout(str(L)) == L`` for every L."""
+    """Read ``shape:stride`` text, or a bare ``shape`` (CuTe's ``make_layout(shape)``:
+    compact column-major, LayoutLeft); ``parse_layout(str(L)) == L`` for every L."""
     p = _Parser(text, "parse_layout")
     shape = p.int_tuple()
-    p.expect(":")
-    stride = p.int_tuple()
+    stride = None
+    if p.peek() == ":":
+        p.expect(":")
+        stride = p.int_tuple()
     p.end()
     return Layout(shape, stride)
 

@@ -17,6 +17,7 @@ j for vectorized views) lives at storage[base + layout(c) (+ vec(j))].
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -118,24 +119,37 @@ class LaunchOp(IRDLOperation):
         }
 
     The body's arguments are the block id (x, y, z) and the thread's index in its block
-    (0 <= %tid < threads). `lower-to-gpu` outlines the body into a `gpu.func`."""
+    (0 <= %tid < threads). `lower-to-gpu` outlines the body into a `gpu.func`.
+
+    A block may have a 2-D or 3-D shape, as CUDA's and Mojo's `block_dim=(16, 16)`:
+    `threads(16, 16)` is 256 threads, `%tid` = x + 16 * y (x fastest), and
+    `layout.thread_idx x` / `layout.global_idx x` (dialects/thread_ids.py) give the
+    coordinates. (The hardware block stays 1-D: the coordinates are computed from %tid.)"""
 
     name = "layout.launch"
     grid_x = operand_def(index)
     grid_y = operand_def(index)
     grid_z = operand_def(index)
     threads = prop_def(IntegerAttr)
+    block = opt_prop_def(DenseArrayBase)
+    """The block's shape (x, y[, z]) when it is not 1-D; its product is `threads`."""
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
-    def __init__(self, grid: Sequence[SSAValue], threads: int, body: Region | None = None):
+    def __init__(self, grid: Sequence[SSAValue], threads: int | Sequence[int], body: Region | None = None):
         if body is None:
             body = Region(Block(arg_types=[index] * 4))
-        super().__init__(
-            operands=list(grid),
-            properties={"threads": IntegerAttr(threads, i64)},
-            regions=[body],
-        )
+        shape = [threads] if isinstance(threads, int) else list(threads)
+        props: dict[str, Attribute] = {"threads": IntegerAttr(prod(shape), i64)}
+        if len(shape) > 1:
+            props["block"] = _array(shape)
+        super().__init__(operands=list(grid), properties=props, regions=[body])
+
+    @property
+    def block_shape(self) -> tuple[int, int, int]:
+        """(x, y, z) threads of a block ((threads, 1, 1) for a 1-D block)."""
+        shape = _ints(self.block) if self.block is not None else (self.num_threads,)
+        return (*shape, 1, 1)[:3]  # type: ignore[return-value]
 
     @property
     def num_threads(self) -> int:
@@ -153,6 +167,10 @@ class LaunchOp(IRDLOperation):
     def verify_(self) -> None:
         n = self.num_threads
         _check(0 < n <= 1024, f"threads must be in [1, 1024], got {n}")
+        if self.block is not None:
+            shape = _ints(self.block)
+            _check(2 <= len(shape) <= 3 and all(s > 0 for s in shape) and prod(shape) == n,
+                   f"a block shape has 2 or 3 positive extents whose product is threads ({n}), got {list(shape)}")
         args = self.body.block.args
         _check(
             len(args) == 4 and all(a.type == index for a in args),
@@ -162,7 +180,8 @@ class LaunchOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" grid(")
         printer.print_list([self.grid_x, self.grid_y, self.grid_z], printer.print_operand)
-        printer.print_string(f") threads({self.num_threads}) ")
+        shape = _ints(self.block) if self.block is not None else (self.num_threads,)
+        printer.print_string(f") threads({', '.join(map(str, shape))}) ")
         printer.print_region(self.body, print_entry_block_args=True)
 
     @classmethod
@@ -175,11 +194,14 @@ class LaunchOp(IRDLOperation):
             parser.raise_error("grid takes three sizes (x, y, z)")
         grid = [parser.resolve_operand(o, index) for o in ops]
         parser.parse_keyword("threads")
-        parser.parse_punctuation("(")
-        n = parser.parse_integer(allow_boolean=False)
-        parser.parse_punctuation(")")
+        pos = parser.pos
+        shape = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        if not 1 <= len(shape) <= 3:
+            parser.raise_error("threads takes 1, 2 or 3 extents (x, y, z)", pos, parser.pos)
         body = parser.parse_region()
-        return cls(grid, n, body)
+        return cls(grid, shape[0] if len(shape) == 1 else shape, body)
 
 
 # =========================================================================== views
@@ -1037,6 +1059,7 @@ class ReduceOp(IRDLOperation):
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
+from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
     "layout",
@@ -1044,6 +1067,7 @@ Layout = Dialect(
         *COMPUTE_OPS,
         *MMA_OPS,
         *ACCESS_OPS,
+        *THREAD_ID_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,

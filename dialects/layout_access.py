@@ -22,17 +22,19 @@ code guards it (a read gives 0, a write does nothing)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    prop_def,
     result_def,
     traits_def,
     var_operand_def,
 )
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
@@ -135,5 +137,38 @@ class WriteOp(IRDLOperation):
         _verify_access(self, self.view.type, len(self.coords), self.value.type, "an element")
 
 
-ACCESS_OPS = (ReadOp, WriteOp)
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """The extent of top-level mode `mode` of a view at run time (Mojo's
+    `tensor.dim(0)`, CuTe's `size<0>(A)`): its layout's (dynamic extents bound), and for
+    a masked view the elements that lie inside its tensor (a partial tile's extent).
+
+        %rows = layout.dim %tile {mode = 0 : i64} : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem, masked>"""
+
+    name = "layout.dim"
+    view = operand_def(TensorViewType)
+    mode = prop_def(IntegerAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$view attr-dict `:` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, view, mode: int):
+        super().__init__(operands=[view], properties={"mode": IntegerAttr(mode, 64)}, result_types=[IndexType()])
+
+    @property
+    def axis(self) -> int:
+        return self.mode.value.data
+
+    def verify_(self) -> None:
+        t = self.view.type
+        rank = len(views.modes(t.cute_layout))
+        if not 0 <= self.axis < rank:
+            raise VerifyException(f"mode {self.axis} of a view of rank {rank}")
+        if t.is_masked and t.vec_layout is not None:
+            raise VerifyException("the extent of a masked vectorized view is not defined (a vector may lie "
+                                  "partly outside): ask the view before vectorize")
+
+
+ACCESS_OPS = (ReadOp, WriteOp, DimOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

@@ -19,8 +19,10 @@ and the element exists iff 0 <= root coordinate < bound_k for every k. `MaskMap`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -191,18 +193,69 @@ def _flat(layout: cute.Layout) -> list[tuple[int, int]]:
     return walk(shp, std, [])
 
 
+@dataclass(frozen=True)
+class IndexArith:
+    """The operations of the view arithmetic: on Python ints and NumPy arrays
+    (`NUMERIC`: verifiers, passes, the reference executor) or building IR
+    (`lower-to-gpu`'s IndexBuilder.arith), so that one implementation serves both."""
+
+    add: Callable[[Any, Any], Any]
+    mul: Callable[[Any, Any], Any]
+    div: Callable[[Any, Any], Any]
+    rem: Callable[[Any, Any], Any]
+    sub: Callable[[Any, Any], Any] = operator.sub
+    min: Callable[[Any, Any], Any] = np.minimum
+    max: Callable[[Any, Any], Any] = np.maximum
+
+
+NUMERIC = IndexArith(operator.add, operator.mul, operator.floordiv, operator.mod)
+
+
+def valid_extent(size, mask: MaskMap | None, mode: int, ar: IndexArith = NUMERIC):
+    """How many of the `size` elements along top-level `mode` of a view lie inside its
+    tensor (all of them without a mask): for each map of the chain, the x in [0, size)
+    with off + scale * x < bound, i.e. ceil(max(bound - off, 0) / scale)."""
+    n = size
+    for m in mask.chain() if mask is not None else ():
+        if m.bound[mode] is None:
+            continue
+        room = ar.max(ar.sub(m.bound[mode], m.off[mode]), 0)
+        scale = m.scale[mode]
+        n = ar.min(n, ar.div(ar.add(room, scale - 1), scale) if scale != 1 else room)
+    return n
+
+
+def leaves_offset(leaves: Sequence[tuple[Any, Any]], idx, ar: IndexArith = NUMERIC):
+    """Offset of the 1-D index `idx` over (extent, stride) leaves, colexicographic."""
+    off: Any = 0
+    rest = idx
+    for k, (s, d) in enumerate(leaves):
+        last = k == len(leaves) - 1
+        c = rest if last else ar.rem(rest, s)
+        if not last:
+            rest = ar.div(rest, s)
+        off = ar.add(off, ar.mul(c, d))
+    return off
+
+
+def split_index(n_modes: int, size: Callable[[int], Any], idx, ar: IndexArith = NUMERIC) -> list:
+    """Per-mode coordinates of the 1-D index `idx` over modes of extents `size(k)`
+    (colexicographic; the last mode takes the rest)."""
+    out, rest = [], idx
+    for k in range(n_modes):
+        if k == n_modes - 1:
+            out.append(rest)
+        else:
+            n = size(k)
+            out.append(ar.rem(rest, n))
+            rest = ar.div(rest, n)
+    return out
+
+
 def eval_mode(mode: cute.Layout, idx, dyn: dict | None = None):
     """Offset of the 1-D index `idx` (int or NumPy array) inside one (possibly nested)
-    mode; colexicographic. `dyn` substitutes DYN values in order (shape then stride)."""
-    off = 0
-    rest = idx
-    flat = _flat(mode)
-    for k, (s, d) in enumerate(flat):
-        last = k == len(flat) - 1
-        c = rest if last else rest % s
-        rest = rest // s if not last else 0
-        off = off + c * d
-    return off
+    mode; colexicographic."""
+    return leaves_offset(_flat(mode), idx)
 
 
 def eval_layout(layout: cute.Layout, idx):
@@ -212,16 +265,8 @@ def eval_layout(layout: cute.Layout, idx):
 
 def mode_coords(layout: cute.Layout, idx) -> list:
     """Per top-level mode 1-D coordinates of logical index `idx` (vectorised)."""
-    out, rest = [], idx
     ms = modes(layout)
-    for k, m in enumerate(ms):
-        n = m.size()
-        if k == len(ms) - 1:
-            out.append(rest)
-        else:
-            out.append(rest % n)
-            rest = rest // n
-    return out
+    return split_index(len(ms), lambda k: ms[k].size(), idx)
 
 
 def offsets(layout: cute.Layout) -> np.ndarray:

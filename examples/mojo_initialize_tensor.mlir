@@ -3,8 +3,8 @@
 // `tensor[global_idx.x, global_idx.y] = tensor[global_idx.x, global_idx.y] + 1` under
 // `if global_idx.x < 32 and global_idx.y < 8`, with 8x8 blocks on a 4x4 grid (the seed's
 // over-provisioned grid: num_blocks = 32 * 8 // 64 = 4 in both dimensions, so most
-// blocks find no element). tilec's blocks are 1-D: thread_idx.x/.y of the seed's
-// (8, 8) block are tid % 8 and tid / 8.
+// blocks find no element). `threads(8, 8)` is the seed's block_dim=(8, 8), and
+// `layout.global_idx x` its global_idx.x.
 //
 //   tilec examples/mojo_initialize_tensor.mlir --run cpu
 //   tilec examples/mojo_initialize_tensor.mlir -p default -t cuda
@@ -14,16 +14,12 @@ func.func @initialize_tensor(%buf: !layout.ptr<f32>) {
   %tensor = layout.view %buf : !layout.ptr<f32> -> !T
   %c4 = arith.constant 4 : index
   %c1 = arith.constant 1 : index
-  layout.launch grid(%c4, %c4, %c1) threads(64) {
+  layout.launch grid(%c4, %c4, %c1) threads(8, 8) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     %c8 = arith.constant 8 : index
     %c32 = arith.constant 32 : index
-    %tx = arith.remui %tid, %c8 : index
-    %ty = arith.divui %tid, %c8 : index
-    %x0 = arith.muli %bx, %c8 : index
-    %y0 = arith.muli %by, %c8 : index
-    %gx = arith.addi %x0, %tx : index
-    %gy = arith.addi %y0, %ty : index
+    %gx = layout.global_idx x
+    %gy = layout.global_idx y
     %in_x = arith.cmpi ult, %gx, %c32 : index
     %in_y = arith.cmpi ult, %gy, %c8 : index
     %in = arith.andi %in_x, %in_y : i1

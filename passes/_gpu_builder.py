@@ -16,6 +16,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from tilec.dialects import views
+
 index = IndexType()
 
 
@@ -31,6 +33,8 @@ class IndexBuilder:
         self.divisor: dict[SSAValue, int] = {}
         self.ranks: dict[SSAValue, int] = {}
         self.loc_attr = None
+        self.arith = views.IndexArith(self.add_, self.mul_, self.div_, self.rem_, self.sub_, self.min_, self.max_)
+        """The view arithmetic's operations as IR (dialects/views.py)."""
 
     # ------------------------------------------------------------------ insertion
     def add(self, op: Operation) -> Operation:
@@ -148,6 +152,16 @@ class IndexBuilder:
         if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
             return self.and_(a, b - 1)
         return self._bin(arith.RemUIOp, a, b)
+
+    def min_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        return self._bin(arith.MinSIOp, a, b)
+
+    def max_(self, a: Val, b: Val) -> Val:
+        if isinstance(a, int) and isinstance(b, int):
+            return max(a, b)
+        return self._bin(arith.MaxSIOp, a, b)
 
     def and_(self, a: Val, b: Val) -> Val:
         if isinstance(a, int) and isinstance(b, int):

@@ -6,7 +6,6 @@ and `layout.async_wait`."""
 from __future__ import annotations
 
 from dataclasses import replace
-from math import gcd
 
 from xdsl.dialects import gpu, scf
 from xdsl.ir import Block, Region
@@ -58,48 +57,6 @@ class CopyLowering(KernelBase):
         self.b.add(cuda.CpAsyncCommitOp())
         if op.token is not None:
             self.vals[op.token] = ()  # program order says what a wait on it keeps in flight
-
-    def _vec_info(self, v: View, order: tuple[int, ...] | None = None) -> tuple[int, int]:
-        """(lanes, run): `run` is the widest access (a power of two) that every vector of
-        the view is made of: its lanes come in aligned groups of `run` contiguous
-        elements (a 2x2 vector of a row-major tile is two runs of 2). Lanes 0 (dynamic
-        vector layouts) and run 1 when nothing wider is safe."""
-        if v.vec is None:
-            return 1, 1
-        b = self.b
-        n = 1
-        for m in v.vec:
-            for s, _ in m:
-                if not isinstance(s, int):
-                    return 0, 1
-                n *= s
-        offs = []
-        for j in range(n):
-            o = _eval_coords(b, v.vec, _lane_coords(b, v.vec, j, order))
-            if not isinstance(o, int):
-                return n, 1
-            offs.append(o)
-        if v.swizzle is not None:
-            return n, 1
-        eb = element_bytes(v.elem)
-        g = b.div_of(v.base) if not isinstance(v.base, int) else (v.base or 1 << 30)
-        for m in v.layout:
-            for _, d in m:
-                g = gcd(g, d if isinstance(d, int) else b.div_of(d))
-        g = gcd(g, v.swz_off or 1 << 30)
-
-        def fits(k: int) -> bool:
-            if n % k or k * eb > 16 or g % k or (v.space == "gmem" and v.align % (k * eb)):
-                return False
-            return all(
-                offs[q] % k == 0 and offs[q:q + k] == list(range(offs[q], offs[q] + k))
-                for q in range(0, n, k)
-            )
-
-        run = 1
-        while fits(run * 2):
-            run *= 2
-        return n, run
 
     def copy(self, op, asynchronous: bool):
         s: View = self.get(op.source)

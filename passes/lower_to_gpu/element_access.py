@@ -1,6 +1,7 @@
 """`layout.read` / `layout.write` (dialects/layout_access.py): the element at a
-coordinate, one scalar access per lane of the element (a vectorized view's element is
-packed into, or extracted from, a vector), guarded by the view's mask where it has one
+coordinate: one vector access where every element of a vectorized view is an aligned
+run of contiguous lanes of at most 16 bytes (Mojo's `load[4](x, y)`), else one scalar
+access per lane (packed into, or extracted from, the vector), guarded by the view's mask where it has one
 (a read outside the tensor gives 0, a write there does nothing)."""
 
 from __future__ import annotations
@@ -8,10 +9,11 @@ from __future__ import annotations
 from xdsl.dialects.builtin import VectorType
 
 from tilec.dialects import layout_access as la
+from tilec.dialects import views
 
 from .._gpu_builder import Val
 from .base import KernelBase, lowers
-from .view_values import View, _eval_coords, _mode_coords
+from .view_values import View, _eval_coords, _mode_coords, _mode_size
 
 
 class ElementAccessLowering(KernelBase):
@@ -44,12 +46,20 @@ class ElementAccessLowering(KernelBase):
             valid = b.land(valid, self._valid(v, idx, lanes))
         return offs, valid
 
+    def whole_vector(self, v: View) -> bool:
+        """Whether every element of the vectorized view `v` is one aligned run of
+        contiguous lanes (one vector access of at most 16 bytes)."""
+        lanes, run = self._vec_info(v)
+        return v.vec is not None and lanes > 1 and run == lanes
+
     @lowers(la.ReadOp)
     def op_layout_read(self, op: la.ReadOp):
         v: View = self.get(op.view)
         offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
 
         def read():
+            if self.whole_vector(v):
+                return self.load_vec(v, offs[0], len(offs))
             xs = [self.load_scalar(v, o) for o in offs]
             return self.pack(xs, v.elem) if isinstance(op.result.type, VectorType) else xs[0]
 
@@ -66,10 +76,18 @@ class ElementAccessLowering(KernelBase):
         x = self.ssa(op.value)
 
         def write():
-            if isinstance(op.value.type, VectorType):
+            if self.whole_vector(v):
+                self.store_vec(v, x, offs[0])
+            elif isinstance(op.value.type, VectorType):
                 for j, o in enumerate(offs):
                     self.store_scalar(v, self.extract(x, j), o)
             else:
                 self.store_scalar(v, x, offs[0])
 
         self._guarded(valid, write)
+
+    @lowers(la.DimOp)
+    def op_layout_dim(self, op: la.DimOp):
+        v: View = self.get(op.view)
+        size = _mode_size(self.b, v.layout[op.axis])
+        self.vals[op.result] = views.valid_extent(size, v.mask, op.axis, self.b.arith)

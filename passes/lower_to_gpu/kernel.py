@@ -15,11 +15,12 @@ from .load_store import LoadStoreLowering
 from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
+from .thread_ids import ThreadIdsLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            MmaLowering)
+            ThreadIdsLowering, MmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

@@ -128,15 +128,7 @@ def _mode_size(b: IndexBuilder, mode: list) -> Val:
 
 def _eval_mode(b: IndexBuilder, mode: list, idx: Val) -> Val:
     """Offset of the 1-D index idx inside one mode (colexicographic over its leaves)."""
-    off: Val = 0
-    rest = idx
-    for k, (s, d) in enumerate(mode):
-        last = k == len(mode) - 1
-        c = rest if last else b.rem_(rest, s)
-        if not last:
-            rest = b.div_(rest, s)
-        off = b.add_(off, b.mul_(c, d))
-    return off
+    return views.leaves_offset(mode, idx, b.arith)
 
 
 def _eval_coords(b: IndexBuilder, rl: RLayout, coords: list) -> Val:
@@ -147,15 +139,7 @@ def _eval_coords(b: IndexBuilder, rl: RLayout, coords: list) -> Val:
 
 
 def _mode_coords(b: IndexBuilder, rl: RLayout, idx: Val) -> list:
-    out, rest = [], idx
-    for k, m in enumerate(rl):
-        if k == len(rl) - 1:
-            out.append(rest)
-        else:
-            n = _mode_size(b, m)
-            out.append(b.rem_(rest, n))
-            rest = b.div_(rest, n)
-    return out
+    return views.split_index(len(rl), lambda k: _mode_size(b, rl[k]), idx, b.arith)
 
 
 def _lane_coords(b: IndexBuilder, vec: RLayout, lane: Val, order: tuple[int, ...] | None) -> list:

@@ -112,3 +112,9 @@ class AccessFunctions(InterpreterFunctions):
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
         store(op, grid, view, rows.ravel(), keys.ravel(), vals.ravel())
         return ()
+
+    @impl(la.DimOp)
+    def run_dim(self, interp: ReferenceInterpreter, op: la.DimOp, args):
+        view = _view(op, args[0])
+        size = int(views.modes(view.inner)[op.axis].size())
+        return (views.valid_extent(size, view.mask, op.axis),)

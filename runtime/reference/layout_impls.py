@@ -396,7 +396,6 @@ class LayoutFunctions(InterpreterFunctions):
         dims = tuple(_uniform_int(op, v, "the grid size") for v in args)
         if any(d <= 0 for d in dims):
             raise ExecutionError(op, f"the grid size must be positive, got {list(dims)}")
-        threads = op.num_threads
         storages: dict[int, Storage] = {}
 
         def for_launch(st: Storage) -> Storage:
@@ -429,7 +428,7 @@ class LayoutFunctions(InterpreterFunctions):
             finally:
                 interp.pop_scope()
 
-        launch(interp, op, "layout.launch", dims, (threads, 1, 1), body)  # type: ignore[arg-type]
+        launch(interp, op, "layout.launch", dims, op.block_shape, body)
         return ()
 
     @impl(layout.BarrierOp)

@@ -16,4 +16,4 @@ LIT = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access
 def test_element_access_on_gpu_matches_reference(seed, capsys):
     assert main([str(LIT), "--run", "gpu", "--check", "--seed", str(seed)]) == 0
     out = capsys.readouterr().out
-    assert out.count("identical to the CPU reference executor") == 2
+    assert out.count("identical to the CPU reference executor") == 3

@@ -53,7 +53,7 @@ def test_parse_accepts_cute_spelling_and_spaces():
 
 @pytest.mark.parametrize("text, fragment", [
     ("(4,8):(1)", "not congruent"),
-    ("(4,8)", "expected ':'"),
+    ("(4,8) 3", "end of text"),  # a bare shape is a layout (LayoutLeft); what follows it is not
     ("(4,8:(1,4)", "expected ',' or ')'"),
     ("(4,8):(1,4) x", "end of text"),
     ("(0,8):(1,4)", "positive"),
@@ -421,3 +421,15 @@ def test_algebra_is_fast():
     }
     for name, t in times.items():
         assert t < 1e-3, f"{name} takes {t * 1e6:.0f} us"
+
+
+def test_a_bare_shape_is_compact_column_major():
+    """CuTe's `make_layout(shape)` / `make_tensor(ptr, Int<8>{})`: LayoutLeft strides,
+    as the `#layout.cute<shape>` attribute reads it (issue 18)."""
+    assert cute.parse_layout("8") == cute.Layout(8, 1)
+    assert cute.parse_layout("(4,8)") == cute.Layout((4, 8), (1, 4))
+    assert cute.parse_layout("((2,2),8)") == cute.Layout(((2, 2), 8), ((1, 2), 4))
+    import tilec
+
+    p = tilec.Program("f")
+    assert str(p.view(p.pointer("a", "f32"), "(4,8)").type.cute_layout) == "(4,8):(1,4)"

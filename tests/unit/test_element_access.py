@@ -77,3 +77,27 @@ def test_a_coordinate_outside_its_mode_is_an_error():
     text = _PROGRAM.format(coords="%c9, %tx")
     with pytest.raises(ExecutionError, match="coordinate 9 out of range for mode 0"):
         run(text, random_inputs(text, seed=0))
+
+
+BLOCK_SHAPE = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "block_shape.mlir"
+
+
+def test_a_3d_block_gives_each_thread_its_global_coordinates():
+    text = BLOCK_SHAPE.read_text()
+    out = run(text, random_inputs(text, seed=0))
+    x, y, z = np.meshgrid(np.arange(8), np.arange(6), np.arange(2), indexing="ij")
+    for name, want in (("xs", x), ("ys", y), ("zs", z)):
+        got = np.asarray(out[name]).reshape(2, 6, 8).transpose(2, 1, 0)  # (8,6,2):(1,8,48)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_vector_elements_of_an_aligned_view_copy():
+    inputs = random_inputs(LIT.read_text(), seed=6, entry="vector_element")
+    out = run(LIT.read_text(), inputs, entry="vector_element")
+    np.testing.assert_array_equal(out["dst"], inputs["src"])
+
+
+def test_dim_gives_a_partial_tiles_extent():
+    text = (Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "dim.mlir").read_text()
+    out = run(text, random_inputs(text, seed=0))
+    np.testing.assert_array_equal(np.asarray(out["o"]).reshape(4, 2), [[8, 8], [8, 8], [8, 8], [6, 8]])

@@ -74,6 +74,10 @@ def _check_mma(fn: str, inp: dict, out: dict) -> None:
 def _expected(name: str, fn: str, inp: dict) -> dict:
     if name == "async_tokens":  # two cp.async stages: x -> u, y -> v
         return {"u": inp["x"].copy(), "v": inp["y"].copy()}
+    if name == "block_shape":  # each element holds its (x, y, z) in an (8,6,2):(1,8,48) view
+        x, y, z = np.meshgrid(np.arange(8), np.arange(6), np.arange(2), indexing="ij")
+        flat = lambda a: a.transpose(2, 1, 0).reshape(-1).astype(np.int32)  # noqa: E731
+        return {"xs": flat(x), "ys": flat(y), "zs": flat(z)}
     src = inp["src"]
     dst = inp["dst"].copy()
     if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle"):

@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False) -> subprocess.CompletedProces
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "launch_cupy.py", "launch_torch.py"], (
+    assert scripts == ["build_copy.py", "build_kernel.py", "launch_cupy.py", "launch_torch.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -49,6 +49,18 @@ def test_build_copy_prints_the_program_and_its_cuda():
     assert 'extern "C" __global__' in cuda and "every_other_row_kernel(" in cuda
     assert "reinterpret_cast<const f32x4*>(src" in cuda  # vectorized 16-byte loads
     assert "layout." not in cuda
+
+
+def test_build_kernel_prints_the_kernel_and_runs_it():
+    out = run_example("build_kernel.py", hide_gpu=True).stdout
+    assert "layout.read %" in out and "layout.write %" in out
+    assert "initialize_tensor_kernel(" in out
+    assert "on the CPU reference executor: Success" in out
+
+
+@pytest.mark.gpu
+def test_build_kernel_on_the_gpu():
+    assert "on the GPU: Success" in run_example("build_kernel.py").stdout
 
 
 def test_launch_cupy_without_gpu_uses_the_reference_executor():

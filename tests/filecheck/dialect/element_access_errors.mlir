@@ -26,3 +26,12 @@ func.func @vector_element(%V: !V, %x: f32, %i: index) {
   layout.write %x, %V[%i, %i] : f32, !V
   func.return
 }
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+func.func @dim_mode(%A: !A) {
+  // expected-error @+1 {{mode 2 of a view of rank 2}}
+  %n = layout.dim %A {mode = 2 : i64} : !A
+  func.return
+}

@@ -102,3 +102,26 @@ func.func @guarded_tile(%t: !layout.ptr<f32>) {
   }
   func.return
 }
+
+// Mojo's `load[4](x, y)`: on 16-byte aligned buffers every element of the vectorized
+// view is one aligned run of 4 contiguous floats: one 16-byte access each way.
+// EQ: @vector_element: equivalent after 'default'
+// CHECK-LABEL: vector_element_kernel(
+// CHECK:         const f32x4 v = *reinterpret_cast<const f32x4*>(src + [[OFF:t(_[0-9]+)?]]);
+// CHECK:         *reinterpret_cast<f32x4*>(dst + [[OFF]]) = v;
+!Av = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+!Vv = !layout.tensor<f32, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>>
+func.func @vector_element(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %s = layout.view %src : !layout.ptr<f32, align 16> -> !Av
+  %d = layout.view %dst : !layout.ptr<f32, align 16> -> !Av
+  %vs = layout.vectorize %s {vector = array<i64: 1, 4>} : !Av -> !Vv
+  %vd = layout.vectorize %d {vector = array<i64: 1, 4>} : !Av -> !Vv
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(8) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %v = layout.read %vs[%tid, %c0] : !Vv -> vector<4xf32>
+    layout.write %v, %vd[%tid, %c0] : vector<4xf32>, !Vv
+  }
+  func.return
+}

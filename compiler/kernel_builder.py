@@ -1,0 +1,260 @@
+"""Kernels from Python, in the style of the seeds' own APIs: launches, tiles, vectors,
+thread fragments, shared memory, copies, distributed loads and stores, element access
+and arithmetic with Python operators (`Program` in compiler/builder.py uses it).
+
+    p = Program("initialize_tensor")
+    tensor = p.view(p.pointer("buf", "f32", align=4), "(32,8):(8,1)")
+    with p.launch(grid=(4, 4, 1), threads=64) as k:
+        gx = k.bx * 8 + k.tid % 8
+        gy = k.by * 8 + k.tid // 8
+        with p.if_((gx < 32) & (gy < 8)):
+            tensor[gx, gy] = tensor[gx, gy] + 1.0
+
+A `Value` wraps an SSA value: `+ - * // %` (on index and integers: `divsi`/`remsi`, as
+CuTe's and Mojo's index arithmetic on non-negative indices; on floats `addf` ...), the
+comparisons `< <= > >= ==` (an `i1`), `&` and `|`; a Python int or float beside a Value
+becomes a constant of its type. Indexing a view reads or writes one element
+(`layout.read` / `layout.write`, dialects/layout_access.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tilec.dialects import cute, layout
+from tilec.dialects import layout_access as la
+from tilec.dialects import thread_ids as ti
+from tilec.dialects.layout_attrs import TensorViewType
+from tilec.support.diagnostics import TilecError
+
+from .builder_types import as_layout, element_type
+
+if TYPE_CHECKING:
+    from .builder import Program
+
+
+def _element(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def _is_int(t: Attribute) -> bool:
+    return isinstance(_element(t), IntegerType | IndexType)
+
+
+_INT_OPS = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "//": arith.DivSIOp, "%": arith.RemSIOp,
+            "&": arith.AndIOp, "|": arith.OrIOp}
+_FLOAT_OPS = {"+": arith.AddfOp, "-": arith.SubfOp, "*": arith.MulfOp, "/": arith.DivfOp}
+_CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("sge", "oge"), "==": ("eq", "oeq")}
+
+
+@dataclass(eq=False)
+class Value:
+    """An SSA value being built, with Python operators (see the module docstring)."""
+
+    program: Program
+    ssa: SSAValue
+
+    @property
+    def type(self) -> Attribute:
+        return self.ssa.type
+
+    # ------------------------------------------------------------ arithmetic
+    def _other(self, x: Any) -> SSAValue:
+        if isinstance(x, Value):
+            return x.ssa
+        if isinstance(x, SSAValue):
+            return x
+        return self.program.constant(x, _element(self.type)).ssa
+
+    def _binary(self, sym: str, x: Any, swap: bool = False) -> Value:
+        a, b = self.ssa, self._other(x)
+        if swap:
+            a, b = b, a
+        table = _INT_OPS if _is_int(self.type) else _FLOAT_OPS
+        if sym not in table:
+            raise TilecError(f"'{sym}' is not defined on {self.type}")
+        return self.program.insert(table[sym](a, b)).results[0]
+
+    def __add__(self, x): return self._binary("+", x)
+    def __radd__(self, x): return self._binary("+", x, swap=True)
+    def __sub__(self, x): return self._binary("-", x)
+    def __rsub__(self, x): return self._binary("-", x, swap=True)
+    def __mul__(self, x): return self._binary("*", x)
+    def __rmul__(self, x): return self._binary("*", x, swap=True)
+    def __floordiv__(self, x): return self._binary("//", x)
+    def __mod__(self, x): return self._binary("%", x)
+    def __truediv__(self, x): return self._binary("/", x)
+    def __and__(self, x): return self._binary("&", x)
+    def __or__(self, x): return self._binary("|", x)
+
+    def _compare(self, sym: str, x: Any) -> Value:
+        ints, floats = _CMP[sym]
+        b = self._other(x)
+        op = arith.CmpiOp(self.ssa, b, ints) if _is_int(self.type) else arith.CmpfOp(self.ssa, b, floats)
+        return self.program.insert(op).results[0]
+
+    def __lt__(self, x): return self._compare("<", x)
+    def __le__(self, x): return self._compare("<=", x)
+    def __gt__(self, x): return self._compare(">", x)
+    def __ge__(self, x): return self._compare(">=", x)
+    def eq(self, x) -> Value:
+        """`==` as an op (Python's `==` keeps its meaning of identity)."""
+        return self._compare("==", x)
+
+    # ------------------------------------------------------------ element access
+    def _coords(self, key: Any) -> list[SSAValue]:
+        keys = key if isinstance(key, tuple) else (key,)
+        return [self.program.as_index(k) for k in keys]
+
+    def __getitem__(self, key: Any) -> Value:
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are indexed, not {self.type}")
+        return self.program.insert(la.ReadOp(self.ssa, self._coords(key))).results[0]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are indexed, not {self.type}")
+        x = value.ssa if isinstance(value, Value) else self.program.constant(value, la.element_type(self.type)).ssa
+        self.program.insert(la.WriteOp(x, self.ssa, self._coords(key)))
+
+
+@dataclass
+class Launch:
+    """The block and thread ids of a `layout.launch` being built."""
+
+    bx: Value
+    by: Value
+    bz: Value
+    tid: Value
+
+    def thread_idx(self, dim: str) -> Value:
+        """Mojo's `thread_idx.x` (`dim` "x", "y" or "z") in the block's shape."""
+        return self.tid.program.insert(ti.ThreadIdxOp(dim)).results[0]
+
+    def global_idx(self, dim: str) -> Value:
+        """Mojo's `global_idx.x`: block id * block extent + thread coordinate."""
+        return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
+
+
+class KernelBuilding:
+    """The kernel-level methods of `Program` (a mixin over its `_builder`)."""
+
+    def insert(self, op) -> Any:
+        """Insert `op` where the program is being built; its results as Values."""
+        self._builder.insert(op)
+        results = [Value(self, r) for r in op.results]  # type: ignore[arg-type]
+        return _Results(op, results)
+
+    def as_index(self, x: Any) -> SSAValue:
+        if isinstance(x, Value):
+            return x.ssa
+        if isinstance(x, SSAValue):
+            return x
+        return self.constant(int(x), IndexType()).ssa
+
+    def constant(self, x: int | float, t: Attribute | str = "index") -> Value:
+        """A constant of type `t` (an element type name, an Attribute, or "index")."""
+        at = IndexType() if t == "index" else element_type(t)
+        attr = IntegerAttr(int(x), at) if isinstance(at, IntegerType | IndexType) else FloatAttr(float(x), at)
+        return self.insert(arith.ConstantOp(attr)).results[0]
+
+    @contextmanager
+    def _at(self, block: Block) -> Iterator[None]:
+        saved = self._builder.insertion_point
+        self._builder.insertion_point = InsertPoint.at_end(block)
+        try:
+            yield
+        finally:
+            self._builder.insertion_point = saved
+
+    @contextmanager
+    def launch(self, grid: Sequence[int | Value] = (1, 1, 1),
+               threads: int | Sequence[int] = 128) -> Iterator[Launch]:
+        """`layout.launch grid(...) threads(n)` (or a 2-D/3-D block shape, `(8, 8)`): what
+        the body builds runs per thread."""
+        dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
+        op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
+        self._builder.insert(op)
+        body = op.body.block
+        names = ("bx", "by", "bz", "tid")
+        for a, n in zip(body.args, names):
+            a.name_hint = n
+        with self._at(body):
+            yield Launch(*(Value(self, a) for a in body.args))
+
+    @contextmanager
+    def if_(self, cond: Value) -> Iterator[None]:
+        """`scf.if cond { ... }`."""
+        block = Block()
+        self._builder.insert(scf.IfOp(cond.ssa, [], Region(block)))
+        with self._at(block):
+            yield
+            self._builder.insert(scf.YieldOp())
+
+    @contextmanager
+    def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1) -> Iterator[Value]:
+        """`scf.for %i = lo to hi step s { ... }`; yields %i."""
+        block = Block(arg_types=[IndexType()])
+        self._builder.insert(scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [], Region(block)))
+        with self._at(block):
+            yield Value(self, block.args[0])
+            self._builder.insert(scf.YieldOp())
+
+    # ------------------------------------------------------------ views
+    def tile(self, view: Value, coords: Sequence[int | Value], tile: Sequence[int]) -> Value:
+        """`layout.tile`: tile number `coords` of `view` in tiles of `tile` (CuTe's
+        local_tile, Mojo's `tile[...]`)."""
+        return self.insert(layout.TileOp(view.ssa, [self.as_index(c) for c in coords], list(tile))).results[0]
+
+    def vectorize(self, view: Value, vector: Sequence[int]) -> Value:
+        return self.insert(layout.VectorizeOp(view.ssa, list(vector))).results[0]
+
+    def distribute(self, view: Value, tid: Value, threads: str | cute.Layout) -> Value:
+        """`layout.distribute`: thread `tid`'s fragment under the thread layout."""
+        return self.insert(layout.DistributeOp(view.ssa, self.as_index(tid), as_layout(threads))).results[0]
+
+    def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
+        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage."""
+        t = TensorViewType(element_type(dtype), as_layout(layout_), space)
+        return self.insert(layout.AllocOp(t)).results[0]
+
+    # ------------------------------------------------------------ data movement
+    def copy_async(self, src: Value, dst: Value) -> Value:
+        """`layout.copy_async`; returns its token (for `async_wait`)."""
+        return self.insert(layout.CopyAsyncOp(src.ssa, dst.ssa, token=True)).results[0]
+
+    def async_wait(self, *tokens: Value) -> None:
+        self.insert(layout.AsyncWaitOp(None, [t.ssa for t in tokens]) if tokens else layout.AsyncWaitOp(0))
+
+    def barrier(self) -> None:
+        self.insert(layout.BarrierOp())
+
+    def load(self, view: Value, encoding: str, shape: Sequence[int] | None = None) -> Value:
+        """`layout.load` of a view into a distributed tensor with `encoding` (its text,
+        e.g. `#layout.blocked<{...}>`); the shape is the view's unless given."""
+        from .pipeline import make_context
+        from xdsl.parser import Parser
+
+        vt = view.type
+        shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]
+        enc = Parser(make_context(), encoding).parse_attribute()
+        rt = TensorType(vt.element_type, shape, enc)
+        return self.insert(layout.LoadOp(view.ssa, rt)).results[0]
+
+    def store(self, value: Value, view: Value) -> None:
+        self.insert(layout.StoreOp(value.ssa, view.ssa))
+
+
+class _Results:
+    """An inserted op's results as Values (`.results`), and the op (`.op`)."""
+
+    def __init__(self, op, results: list[Value]):
+        self.op = op
+        self.results = results
