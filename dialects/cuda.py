@@ -12,7 +12,10 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
 - `cuda.shfl_idx`: a warp shuffle that reads a value from another lane
   (`__shfl_sync` with the full mask);
 - `cuda.comment`: a line of explanation that the target prints as `// text` (how a
-  layout conversion was lowered, its bank conflicts); it does nothing.
+  layout conversion was lowered, its bank conflicts); it does nothing;
+- `cuda.mma_sync`: one warp-wide `mma.sync.aligned.m16n8kK.row.col` (bf16/f16 K = 16,
+  tf32 K = 8, s8 K = 32; PTX, sm_80 and newer), operands and results as the ISA's
+  fragments (`a0..`, `b0..`, `c0..c3` of each lane), through inline PTX.
 
 Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
 for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
@@ -23,10 +26,14 @@ attribute.
     cuda.cp_async_wait 0
     %y = cuda.shfl_idx %x, %lane, 32 : f32
     cuda.comment "convert_layout via warp shuffles: 4 shuffles, 0 selects"
+    %d:4 = cuda.mma_sync %a0, ..., %a7, %b0, ..., %b3, %c0, ..., %c3
+        : bf16, ..., f32 -> f32, f32, f32, f32
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -34,11 +41,15 @@ from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
     AnyFloatConstr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     StringAttr,
+    f32,
     i32,
     i64,
 )
@@ -52,6 +63,8 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -262,8 +275,131 @@ class CommentOp(IRDLOperation):
         super().__init__(properties={"text": StringAttr(text)})
 
 
+@dataclass(frozen=True)
+class MmaSyncKind:
+    """One `mma.sync.aligned.m16n8kK.row.col` that `cuda.mma_sync` issues."""
+
+    ptx: str
+    """The instruction, e.g. `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`."""
+    k: int
+    a: int
+    """Fragments of A per lane (elements, `a0..`)."""
+    b: int
+    """Fragments of B per lane."""
+    per_register: int
+    """Operand elements per 32-bit register (2 for 16-bit, 1 for tf32, 4 for s8)."""
+
+
+MMA_SYNC_KINDS = {
+    "bf16": MmaSyncKind("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8, 4, 2),
+    "f16": MmaSyncKind("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 8, 4, 2),
+    "f32": MmaSyncKind("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 8, 4, 2, 1),
+    "i8": MmaSyncKind("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 32, 16, 8, 4),
+}
+"""Operand element type -> the instruction: f32 operands are read as tf32."""
+
+
+def mma_sync_kind_name(t: Attribute) -> str | None:
+    """The `MMA_SYNC_KINDS` key of an operand element type, or None."""
+    if isinstance(t, BFloat16Type):
+        return "bf16"
+    if isinstance(t, Float16Type):
+        return "f16"
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, IntegerType) and t.width.data == 8:
+        return "i8"
+    return None
+
+
+def mma_sync_fragment(kind: str, operand: str, lane: int, i: int) -> tuple[int, int]:
+    """(row, col) of fragment `i` of `operand` ("a", "b" or "c") held by `lane`, as the
+    PTX ISA's "Matrix Fragments for mma.m16n8k*" give it (groupID = lane >> 2,
+    threadID_in_group = lane % 4); C and D alike. Works on NumPy arrays of lanes too."""
+    g, t = lane // 4, lane % 4
+    if operand == "c":
+        return g + 8 * (i // 2), 2 * t + i % 2
+    if kind in ("bf16", "f16"):  # m16n8k16
+        if operand == "a":
+            return g + 8 * ((i // 2) % 2), 2 * t + i % 2 + 8 * (i // 4)
+        return 2 * t + i % 2 + 8 * (i // 2), g
+    if kind == "f32":  # m16n8k8 .tf32
+        if operand == "a":
+            return g + 8 * (i % 2), t + 4 * (i // 2)
+        return t + 4 * i, g
+    if operand == "a":  # m16n8k32 .s8
+        return g + 8 * ((i // 4) % 2), 4 * t + i % 4 + 16 * (i // 8)
+    return 4 * t + i % 4 + 16 * (i // 4), g
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """
+    One warp-wide `mma.sync.aligned.m16n8kK.row.col`: `D = A B + C` with A 16xK, B Kx8
+    and C, D 16x8. The operand element type picks the instruction (`MMA_SYNC_KINDS`):
+    bf16 or f16 (K = 16) and f32 read as tf32 (K = 8) into f32, i8 (K = 32) into i32.
+    Every lane of the warp must execute it (`.aligned`). The operands are each lane's
+    fragments in the PTX ISA's order, `a0..`, `b0..`, `c0..c3`; the results `d0..d3`
+    (`mma_sync_fragment` says which element each is). Float products and sums are f32
+    (in the hardware's order); integers are exact, wrapping in i32.
+    """
+
+    name = "cuda.mma_sync"
+    fragments = var_operand_def()
+    outs = var_result_def()
+
+    assembly_format = "$fragments attr-dict `:` type($fragments) `->` type($outs)"
+
+    def __init__(self, a: Sequence[SSAValue], b: Sequence[SSAValue], c: Sequence[SSAValue]):
+        super().__init__(operands=[[*a, *b, *c]], result_types=[[SSAValue.get(c[0]).type] * 4])
+
+    @property
+    def kind_name(self) -> str | None:
+        return mma_sync_kind_name(self.fragments[0].type) if self.fragments else None
+
+    @property
+    def kind(self) -> MmaSyncKind:
+        return MMA_SYNC_KINDS[self.kind_name]  # type: ignore[index]
+
+    @property
+    def a(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[: self.kind.a])
+
+    @property
+    def b(self) -> tuple[SSAValue, ...]:
+        k = self.kind
+        return tuple(self.fragments[k.a : k.a + k.b])
+
+    @property
+    def c(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[-4:])
+
+    @property
+    def operand_type(self) -> Attribute:
+        return self.fragments[0].type
+
+    def verify_(self) -> None:
+        name = self.kind_name
+        if name is None:
+            t = self.fragments[0].type if self.fragments else "nothing"
+            raise VerifyException(f"'cuda.mma_sync' multiplies bf16, f16, f32 (tf32) or i8, got {t}")
+        k = self.kind
+        acc = i32 if name == "i8" else f32
+        if len(self.fragments) != k.a + k.b + 4 or len(self.outs) != 4:
+            raise VerifyException(
+                f"'cuda.mma_sync' of {name} takes {k.a} + {k.b} + 4 fragments (a, b, c) and "
+                f"gives 4 results, got {len(self.fragments)} and {len(self.outs)}"
+            )
+        t = self.operand_type
+        if any(v.type != t for v in self.fragments[: k.a + k.b]):
+            raise VerifyException("'cuda.mma_sync': the a and b fragments must all have one type")
+        if any(v.type != acc for v in (*self.c, *self.outs)):
+            raise VerifyException(f"'cuda.mma_sync' of {name} accumulates in {acc}: c and d must be {acc}")
+
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp],
     [],
 )
+"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync."""

@@ -230,7 +230,7 @@ class SliceLayout(_DistributedMixin):
     parent: DistributedLayout
 
     def __init__(self, dim: int, parent: DistributedLayout) -> None:
-        if not isinstance(parent, (BlockedLayout, SliceLayout, LinearLayout)):
+        if not isinstance(parent, (_DistributedMixin, LinearLayout)):
             raise LayoutError(f"slice layout: parent {parent!r} is not a distributed layout")
         prank = _rank(parent)
         if not isinstance(dim, int) or not 0 <= dim < prank:

@@ -72,6 +72,7 @@ from .layout_attrs import (
     threads_per_block,
     to_linear,
 )
+from .mma_layouts import MMA_ATTRIBUTES
 
 index = IndexType()
 
@@ -1139,12 +1140,14 @@ class ReduceOp(IRDLOperation):
 
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_compute import COMPUTE_OPS  # noqa: E402
+from .layout_mma import MMA_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
     "layout",
     [
         *COMPUTE_OPS,
+        *MMA_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         LaunchOp,
@@ -1177,6 +1180,7 @@ Layout = Dialect(
         BlockedLayoutAttr,
         SliceLayoutAttr,
         LinearLayoutAttr,
+        *MMA_ATTRIBUTES,
         PtrType,
         TensorViewType,
         AsyncTokenType,

@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from . import cute
 from .distributed import BlockedLayout, SliceLayout
+from .encoding import DistributedEncoding
 from .errors import LayoutError
 from .swizzle import ComposedLayout, Swizzle
 
@@ -294,10 +295,25 @@ def inner_layout(attr: Attribute) -> cute.Layout:
 
 
 @irdl_attr_definition
-class BlockedLayoutAttr(Data[BlockedLayout]):
+class BlockedLayoutAttr(DistributedEncoding, Data[BlockedLayout]):
     """Gluon `BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`."""
 
     name = "layout.blocked"
+
+    def encoding_rank(self) -> int:
+        return len(self.data.order)
+
+    def linear_layout(self, shape: Sequence[int]):
+        return self.data.to_linear(list(shape))
+
+    def thread_count(self) -> int:
+        n = 1
+        for t, w in zip(self.data.threads_per_warp, self.data.warps_per_cta):
+            n *= t * w
+        return n
+
+    def algebra(self) -> BlockedLayout:
+        return self.data
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> BlockedLayout:
@@ -364,12 +380,24 @@ def _blocked_size_error(b: BlockedLayout) -> str | None:
 
 
 @irdl_attr_definition
-class SliceLayoutAttr(ParametrizedAttribute):
+class SliceLayoutAttr(DistributedEncoding, ParametrizedAttribute):
     """Gluon `SliceLayout(dim, parent)`: the parent layout with dimension `dim` removed."""
 
     name = "layout.slice"
     dim: IntAttr = param_def()
     parent: Attribute = param_def()
+
+    def encoding_rank(self) -> int:
+        return distributed_rank(self.parent) - 1
+
+    def linear_layout(self, shape: Sequence[int]):
+        return self.layout.to_linear(list(shape))
+
+    def thread_count(self) -> int:
+        return threads_per_block(self.parent)
+
+    def algebra(self) -> SliceLayout:
+        return self.layout
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -426,10 +454,38 @@ class LinearBases:
 
 
 @irdl_attr_definition
-class LinearLayoutAttr(Data[LinearBases]):
+class LinearLayoutAttr(DistributedEncoding, Data[LinearBases]):
     """A linear layout over GF(2): bases of register, lane, warp and block bits."""
 
     name = "layout.linear"
+
+    def encoding_rank(self) -> int:
+        r = self.data.rank()
+        if r is None:
+            raise VerifyException("#layout.linear with no bases has no rank")
+        return r
+
+    def linear_layout(self, shape: Sequence[int]):
+        from .linear import LinearLayout
+
+        d = self.data
+        return LinearLayout(
+            {
+                "register": [list(b) for b in d.register],
+                "lane": [list(b) for b in d.lane],
+                "warp": [list(b) for b in d.warp],
+                "block": [list(b) for b in d.block],
+            },
+            list(shape),
+        )
+
+    def thread_count(self) -> int:
+        return (1 << len(self.data.lane)) * (1 << len(self.data.warp))
+
+    def algebra(self):
+        """A `LinearLayout` over the smallest power-of-two shape that holds the bases
+        (fitted to a tensor's shape by `linear_layout`)."""
+        return _natural_linear(self.data)
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> LinearBases:
@@ -466,34 +522,28 @@ class LinearLayoutAttr(Data[LinearBases]):
         )
 
 
-DistributedLayoutAttr = BlockedLayoutAttr | SliceLayoutAttr | LinearLayoutAttr
+DistributedLayoutAttr = DistributedEncoding
+"""Every distributed-layout attribute (blocked, slice, linear, and the tensor-core
+layouts of `mma_layouts`): the classes that implement `encoding.DistributedEncoding`."""
+
+
+def _encoding(attr: Attribute) -> DistributedEncoding:
+    if not isinstance(attr, DistributedEncoding):
+        raise VerifyException(f"not a distributed layout: {attr}")
+    return attr
 
 
 def distributed_rank(attr: Attribute) -> int:
     """Rank of the tensors a distributed layout applies to."""
-    if isinstance(attr, BlockedLayoutAttr):
-        return len(attr.data.order)
-    if isinstance(attr, SliceLayoutAttr):
-        return distributed_rank(attr.parent) - 1
-    if isinstance(attr, LinearLayoutAttr):
-        r = attr.data.rank()
-        if r is None:
-            raise VerifyException("#layout.linear with no bases has no rank")
-        return r
-    raise VerifyException(f"not a distributed layout: {attr}")
+    return _encoding(attr).encoding_rank()
 
 
 def distributed_layout(attr: Attribute):
     """The algebra object of a distributed layout attr: a `BlockedLayout`, a
-    `SliceLayout`, or for `#layout.linear` a `LinearLayout` over the smallest
-    power-of-two shape that holds its bases (fitted to a tensor's shape by `to_linear`)."""
-    if isinstance(attr, BlockedLayoutAttr):
-        return attr.data
-    if isinstance(attr, SliceLayoutAttr):
-        return attr.layout
-    if isinstance(attr, LinearLayoutAttr):
-        return _natural_linear(attr.data)
-    raise VerifyException(f"not a distributed layout: {attr}")
+    `SliceLayout`, an MMA layout, or for `#layout.linear` a `LinearLayout` over the
+    smallest power-of-two shape that holds its bases (fitted to a tensor's shape by
+    `to_linear`)."""
+    return _encoding(attr).algebra()
 
 
 def _natural_linear(d: LinearBases):
@@ -508,34 +558,12 @@ def _natural_linear(d: LinearBases):
 
 def threads_per_block(attr: Attribute) -> int:
     """Threads a distributed layout spans (32 * warps)."""
-    if isinstance(attr, BlockedLayoutAttr):
-        n = 1
-        for t, w in zip(attr.data.threads_per_warp, attr.data.warps_per_cta):
-            n *= t * w
-        return n
-    if isinstance(attr, SliceLayoutAttr):
-        return threads_per_block(attr.parent)
-    if isinstance(attr, LinearLayoutAttr):
-        return (1 << len(attr.data.lane)) * (1 << len(attr.data.warp))
-    raise VerifyException(f"not a distributed layout: {attr}")
+    return _encoding(attr).thread_count()
 
 
 def to_linear(attr: Attribute, shape: Sequence[int]):
     """The linear form of a distributed layout applied to `shape` (a LinearLayout)."""
-    from .linear import LinearLayout
-
-    if isinstance(attr, LinearLayoutAttr):
-        d = attr.data
-        return LinearLayout(
-            {
-                "register": [list(b) for b in d.register],
-                "lane": [list(b) for b in d.lane],
-                "warp": [list(b) for b in d.warp],
-                "block": [list(b) for b in d.block],
-            },
-            list(shape),
-        )
-    return distributed_layout(attr).to_linear(list(shape))
+    return _encoding(attr).linear_layout(shape)
 
 
 # --------------------------------------------------------------------------- types
@@ -617,6 +645,15 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 MEMORY_SPACES = ("gmem", "smem", "rmem")
 
 
+def _view_layout(attr: Attribute) -> Attribute:
+    """The layout a view carries for `attr`: a layout attribute with a `view_layout()`
+    (such as `#layout.nvmma_shared`) stands for the `#layout.composed` it returns. Such
+    a composed layout's data may offer `attr_text()` (how the view prints it) and
+    `view_error(element_type, space)` (what the view's verifier checks)."""
+    to_view = getattr(attr, "view_layout", None)
+    return to_view() if to_view is not None else attr
+
+
 @irdl_attr_definition
 class TensorViewType(ParametrizedAttribute, TypeAttribute):
     """`!layout.tensor<T, LAYOUT, SPACE[, vec VECLAYOUT][, masked]>`: a view of memory."""
@@ -640,6 +677,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
             layout = CuteLayoutAttr(layout)
         if isinstance(vec, cute.Layout):
             vec = CuteLayoutAttr(vec)
+        layout = _view_layout(layout)
         super().__init__(
             element_type,
             layout,
@@ -654,7 +692,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         with parser.in_angle_brackets():
             et = parser.parse_type()
             parser.parse_punctuation(",")
-            lay = parser.parse_attribute()
+            lay = _view_layout(parser.parse_attribute())
             parser.parse_punctuation(",")
             space = parser.parse_keyword_in(MEMORY_SPACES, " (memory space)")
             vec: Attribute = NoneAttr()
@@ -671,7 +709,11 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         printer.print_string("<")
         printer.print_attribute(self.element_type)
         printer.print_string(", ")
-        printer.print_attribute(self.layout)
+        own_text = getattr(getattr(self.layout, "data", None), "attr_text", None)
+        if own_text is not None:
+            printer.print_string(own_text())
+        else:
+            printer.print_attribute(self.layout)
         printer.print_string(f", {self.space.data}")
         if not isinstance(self.vec, NoneAttr):
             printer.print_string(", vec ")
@@ -698,6 +740,9 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         for lay in (self.cute_layout, vec):
             if lay is not None and (why := index_range_error(lay, eb, extra)) is not None:
                 raise VerifyException(f"view too large: {why}")
+        view_error = getattr(getattr(self.layout, "data", None), "view_error", None)
+        if view_error is not None and (why := view_error(self.element_type, self.space.data)):
+            raise VerifyException(why)
         if self.space.data != "gmem" and not self.cute_layout.is_static():
             raise VerifyException(
                 f"a {self.space.data} tensor must have a static layout, got {self.cute_layout}"
@@ -755,7 +800,8 @@ def distributed_tensor_encoding(t: Attribute) -> Attribute:
     if not isinstance(t, TensorType) or not isinstance(t.encoding, DistributedLayoutAttr):
         raise VerifyException(
             f"expected a distributed tensor (tensor<...> with a #layout.blocked, "
-            f"#layout.slice or #layout.linear encoding), got {t}"
+            f"#layout.slice, #layout.linear, #layout.nvidia_mma or #layout.dot_op "
+            f"encoding), got {t}"
         )
     if distributed_rank(t.encoding) != len(t.get_shape()):
         raise VerifyException(

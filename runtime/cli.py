@@ -53,7 +53,9 @@ def run_gpu_cli(
     (outputs poisoned); with `check`, compare every buffer with the CPU reference
     executor: bit for bit, or, where the program calls inexact `math` functions,
     float buffers within the sum of their documented ulp bounds
-    (`math_functions.ulp_budget`; docs/dialect.md)."""
+    (`math_functions.ulp_budget`; docs/dialect.md), or, where it runs a float
+    `layout.mma`, float buffers within the MMA tolerance (`api.mma_tolerance`;
+    docs/testing.md)."""
     try:
         import cupy as cp
 
@@ -62,7 +64,14 @@ def run_gpu_cli(
     except Exception:
         raise TilecError("--run gpu needs an NVIDIA GPU and CuPy; none was found") from None
     from tilec.runtime.launch import Kernel
-    from tilec.runtime.reference.api import compare_outputs, host_functions, random_inputs, run
+    from tilec.runtime.reference.api import (
+        bf16_buffers,
+        compare_outputs,
+        host_functions,
+        mma_tolerance,
+        random_inputs,
+        run,
+    )
     from tilec.runtime.reference.api import arg_names as _arg_names
 
     from tilec.dialects.math_functions import ulp_budget
@@ -85,7 +94,20 @@ def run_gpu_cli(
         got = {n: cp.asnumpy(a) for n, a in zip(_arg_names(fn), args) if isinstance(a, cp.ndarray)}
         lines.append(f"// @{name}: ran on the GPU (seed {seed})")
         if check:
-            expect = run(source, inputs, name)
+            records: list = []
+            expect = run(source, inputs, name, mma_records=records)
+            atol = mma_tolerance(records)
+            if atol is not None:
+                diffs = compare_outputs(expect, got, atol=atol, bf16=bf16_buffers(source, name))
+                if diffs:
+                    d = diffs[0]
+                    raise TilecError(
+                        f"@{name}: the GPU result differs from the reference executor by more "
+                        f"than the layout.mma tolerance {atol:.3g}: buffer %{d.buffer} at flat "
+                        f"index {d.index}: expected {d.before}, got {d.after}")
+                lines.append(f"// @{name}: within the layout.mma tolerance {atol:.3g} of the "
+                             "CPU reference executor")
+                continue
             budget = ulp_budget(module)
             if budget is None:
                 raise TilecError(f"@{name}: --check cannot bound the error of a fastmath "

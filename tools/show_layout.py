@@ -42,6 +42,10 @@ from tilec.dialects.linear import LinearLayout
 __all__ = ["Grid", "layout_grid", "parse_layout", "render_convert", "render_layout", "to_png", "to_svg", "main"]
 
 KINDS = ("cute", "tv", "distributed")
+DISTRIBUTED_PREFIXES = (
+    "#layout.blocked", "#layout.slice", "#layout.linear", "#layout.nvidia_mma", "#layout.dot_op",
+)
+"""Attribute texts drawn as distributed layouts (an nvmma_shared draws as CuTe)."""
 PICTURES = ("tensor", "thread", "warp-threads", "warp", "cta")
 
 
@@ -73,21 +77,19 @@ def parse_layout(text: str, kind: str | None = None) -> tuple[str, Any]:
     * `cute` / `tv`: CuTe `shape:stride` (`(4,8):(8,1)`, optionally `#layout.cute<...>`)
       -> `cute.Layout`;
     * `distributed`: `[spt],[tpw],[wpc],[order]` -> `BlockedLayout`, or the text of a
-      `#layout.blocked` / `#layout.slice` / `#layout.linear` -> that attribute.
+      `#layout.blocked` / `slice` / `linear` / `nvidia_mma` / `dot_op` -> that attribute.
 
-    Without `kind`, `#layout.blocked/slice/linear` and the shorthand are distributed
-    and anything else is CuTe."""
+    Without `kind`, those attributes and the shorthand are distributed and anything
+    else is CuTe (`#layout.nvmma_shared` draws as its swizzled CuTe layout)."""
     from tilec.dialects.layout_attrs import (
-        BlockedLayoutAttr,
         ComposedLayoutAttr,
         CuteLayoutAttr,
-        LinearLayoutAttr,
-        SliceLayoutAttr,
+        DistributedLayoutAttr,
     )
 
     t = text.strip()
     if kind is None:
-        kind = "distributed" if t.startswith(("#layout.blocked", "#layout.slice", "#layout.linear")) or _BLOCKED_SHORTHAND.match(t) else "cute"
+        kind = "distributed" if t.startswith(DISTRIBUTED_PREFIXES) or _BLOCKED_SHORTHAND.match(t) else "cute"
     if kind not in KINDS:
         raise TilecError(f"unknown layout kind '{kind}' (choose from {', '.join(KINDS)})")
     if kind == "distributed":
@@ -98,13 +100,15 @@ def parse_layout(text: str, kind: str | None = None) -> tuple[str, Any]:
             except (LayoutError, ValueError) as e:
                 raise TilecError(f"invalid blocked layout '{t}': {e}") from None
         attr = _parse_attr(t)
-        if not isinstance(attr, BlockedLayoutAttr | SliceLayoutAttr | LinearLayoutAttr):
+        if not isinstance(attr, DistributedLayoutAttr):
             raise TilecError(
                 f"expected a distributed layout ([spt],[tpw],[wpc],[order] or a #layout.blocked, "
-                f"#layout.slice or #layout.linear), got '{t}'"
+                f"#layout.slice, #layout.linear, #layout.nvidia_mma or #layout.dot_op), got '{t}'"
             )
         return kind, attr
     attr = _parse_attr(t if t.startswith("#layout.") else f"#layout.cute<{t}>")
+    if (to_view := getattr(attr, "view_layout", None)) is not None:
+        attr = to_view()  # a shared layout given by parameters (#layout.nvmma_shared)
     if isinstance(attr, ComposedLayoutAttr):
         return kind, attr.data
     if not isinstance(attr, CuteLayoutAttr):

@@ -52,4 +52,34 @@ class CudaOpsEmitter(EmitterBase):
             expr = f"({ctype}){expr}"
         self.assign(op, op.result, expr, "shfl")
 
+    @emits(cuda.MmaSyncOp)
+    def emit_mma_sync(self, op: cuda.MmaSyncOp):
+        """`mma.sync.aligned.m16n8kK.row.col...` as inline PTX: the operand fragments
+        packed into 32-bit registers, low element first (`tilec_pack_*`; a tf32 is the
+        f32's bits), the accumulators as "f" (f32) or "r" (s32) operands."""
+        name, kind = op.kind_name, op.kind
+        self.ctype(op.operand_type, op)  # includes the header of the type
+        frag = [self.expr(v) for v in op.fragments]
+        n = kind.a + kind.b
+        if kind.per_register == 1:
+            regs = [f'"r"(__float_as_uint({x}))' for x in frag[:n]]
+        else:
+            pack = {"bf16": "pack_bf16x2", "f16": "pack_f16x2", "i8": "pack_s8x4"}[name]
+            self.helpers.add(pack)
+            step = kind.per_register
+            regs = [f'"r"(tilec_{pack}({", ".join(frag[i:i + step])}))' for i in range(0, n, step)]
+        acc = "r" if name == "i8" else "f"
+        regs += [f'"{acc}"({x})' for x in frag[n:]]
+        outs = [self.define(r, "d") for r in op.outs]
+        self.line(f"{'int' if name == 'i8' else 'float'} {', '.join(outs)};")
+        na, nb = kind.a // kind.per_register, kind.b // kind.per_register
+        places = iter(range(4 + na + nb + 4))
 
+        def group(k: int) -> str:
+            return "{" + ", ".join(f"%{next(places)}" for _ in range(k)) + "}"
+
+        operands = ", ".join(group(k) for k in (4, na, nb, 4))
+        self.line(f'asm("{kind.ptx} {operands};"')
+        constraints = ", ".join(f'"={acc}"({o})' for o in outs)
+        self.line(f"    : {constraints}")
+        self.line(f"    : {', '.join(regs)});")

@@ -49,6 +49,22 @@ __device__ __forceinline__ unsigned tilec_lane_id() {
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
 }""",
+    "pack_bf16x2": """\
+// two bf16 in one 32-bit register, `lo` in the low half (an mma.sync fragment pair)
+__device__ __forceinline__ unsigned tilec_pack_bf16x2(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+  return (unsigned)__bfloat16_as_ushort(lo) | ((unsigned)__bfloat16_as_ushort(hi) << 16);
+}""",
+    "pack_f16x2": """\
+// two f16 in one 32-bit register, `lo` in the low half (an mma.sync fragment pair)
+__device__ __forceinline__ unsigned tilec_pack_f16x2(__half lo, __half hi) {
+  return (unsigned)__half_as_ushort(lo) | ((unsigned)__half_as_ushort(hi) << 16);
+}""",
+    "pack_s8x4": """\
+// four s8 in one 32-bit register, the first in the low byte (an mma.sync fragment quad)
+__device__ __forceinline__ unsigned tilec_pack_s8x4(int a, int b, int c, int d) {
+  return (unsigned)(a & 0xff) | ((unsigned)(b & 0xff) << 8) | ((unsigned)(c & 0xff) << 16) |
+         ((unsigned)(d & 0xff) << 24);
+}""",
     "cp_async": """\
 // cuda.cp_async: Bytes bytes from global to shared memory, asynchronously (sm_80+).
 template <int Bytes>

@@ -76,6 +76,13 @@ class LowerToGpu(ModulePass):
       (for scf.while: per value entering `before` and per value `scf.condition`
       forwards).
 
+    - `layout.mma` (passes/lower_to_gpu/mma.py) with version-2 layouts: one
+      `cuda.mma_sync` per 16x8 tile of the accumulator the warp owns and step along K
+      (in increasing K): `mma.sync.m16n8k16` for bf16/f16 operands of kWidth 2,
+      `m16n8k8` for f32 read as tf32 (kWidth 1), `m16n8k32` for i8 into i32 (kWidth 4);
+      the fragments taken register for register from the operand layouts (their linear
+      layouts say which); other MMAs are a located error.
+
     Options: none.
 
     Preconditions: every copy is inside a `layout.launch`; conversions that move data

@@ -12,6 +12,7 @@ from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
+from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
@@ -19,7 +20,7 @@ from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering)
+            ThreadIdsLowering, MmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

@@ -58,8 +58,10 @@ def _functions() -> list[InterpreterFunctions]:
         fns.append(LayoutFunctions())
         from .access_impls import AccessFunctions
         from .compute_impls import ComputeFunctions
+        from .mma_impls import MmaFunctions
 
         fns.append(ComputeFunctions())
+        fns.append(MmaFunctions())
         fns.append(AccessFunctions())
         from .thread_id_impls import ThreadIdFunctions
 
@@ -156,12 +158,16 @@ def run(
     module: ModuleOp | str,
     inputs: Inputs,
     entry: str | None = None,
+    *,
+    mma_records: list | None = None,
 ) -> dict[str, np.ndarray]:
     """Run a host function on NumPy arrays; returns every buffer argument after the
     run (flat buffers keep the shape they were given in). Inputs are copied, never
     mutated. `index` arguments missing from `inputs` come from the function's
     `tilec.args` attribute. Raises `ExecutionError` for anything a GPU would not
-    compute deterministically (see the package docstring)."""
+    compute deterministically (see the package docstring). `mma_records`, when given,
+    receives a `mma_impls.MmaRecord` per float `layout.mma` executed (for
+    `mma_tolerance`)."""
     if isinstance(module, str):
         module = parse(module)
     fn = entry_function(module, entry)
@@ -203,6 +209,8 @@ def run(
         interp.register_implementations(fns)
     with np.errstate(all="ignore"):
         interp.run_ssacfg_region(fn.body, tuple(values), fn.sym_name.data)
+    if mma_records is not None:
+        mma_records.extend(getattr(interp, "mma_records", ()))
     return {name: h.data.reshape(h.shape) for name, h in buffers.items()}
 
 
@@ -378,13 +386,16 @@ class Difference:
 
 @dataclass
 class EquivalenceReport:
-    """Outcome of `check_equivalence`: truthy when every buffer is bitwise equal."""
+    """Outcome of `check_equivalence`: truthy when every buffer is bitwise equal, or,
+    in a program with a float `layout.mma`, every float buffer within `tolerance`
+    (`mma_tolerance`) and every other buffer bitwise equal."""
 
     seed: int
     inputs: dict[str, Any]
     before: dict[str, np.ndarray]
     after: dict[str, np.ndarray]
     differences: list[Difference] = field(default_factory=list[Difference])
+    tolerance: float | None = None
 
     @property
     def equal(self) -> bool:
@@ -399,17 +410,62 @@ class EquivalenceReport:
 
     def __str__(self) -> str:
         if self.equal:
-            return f"equivalent (seed {self.seed}, buffers {sorted(self.before)})"
+            return f"equivalent (seed {self.seed}, buffers {sorted(self.before)}){self.tolerance_note}"
         return f"not equivalent (seed {self.seed}): " + "; ".join(
             str(d) for d in self.differences
         )
 
+    @property
+    def tolerance_note(self) -> str:
+        """`""` or, when floats were compared with the MMA tolerance, what it was."""
+        if self.tolerance is None:
+            return ""
+        return f"; float buffers within the layout.mma tolerance {self.tolerance:.3g}"
+
+
+def mma_tolerance(records: Sequence[Any]) -> float | None:
+    """The absolute difference two correct runs of a program may show in a float
+    result of its `layout.mma` ops (docs/testing.md): the largest, over the MMAs run
+    (`mma_impls.MmaRecord`), of 2 gamma(K+1) (|acc| + sum |a||b|) + 2 input_error
+    sum |a||b| (`layout_mma.mma_error_bound`); None when the program ran no float MMA."""
+    from tilec.dialects.layout_mma import mma_error_bound
+
+    if not records:
+        return None
+    tol = 0.0
+    for r in records:
+        gamma, inp = mma_error_bound(r.k, r.operand_type)
+        tol = max(tol, 2 * gamma * r.magnitude + 2 * inp * r.products)
+    return tol
+
+
+def _within(a: np.ndarray, b: np.ndarray, atol: float, bf16: bool) -> np.ndarray:
+    """Elementwise: bitwise equal, or both finite and |a - b| <= atol plus one unit
+    in the last place of the buffer's type at the larger magnitude (a stored result
+    rounds once more to the buffer's type)."""
+    from .values import bf16_to_f32
+
+    same = bits_equal(a, b)
+    af = (bf16_to_f32(a) if bf16 else a).astype(np.float64)
+    bf = (bf16_to_f32(b) if bf16 else b).astype(np.float64)
+    mag = np.maximum(np.abs(af), np.abs(bf))
+    ulp = mag * (2.0**-7 if bf16 else float(np.finfo(a.dtype).eps))
+    close = np.isfinite(af) & np.isfinite(bf) & (np.abs(af - bf) <= atol + ulp)
+    return same | close
+
 
 def compare_outputs(
-    before: Mapping[str, np.ndarray], after: Mapping[str, np.ndarray]
+    before: Mapping[str, np.ndarray],
+    after: Mapping[str, np.ndarray],
+    *,
+    atol: float | None = None,
+    bf16: Iterable[str] = (),
 ) -> list[Difference]:
     """Buffers compared bit for bit (a NaN equals the same NaN; 0.0 and -0.0 differ);
-    the first differing element of each differing buffer."""
+    the first differing element of each differing buffer. With `atol` (a program with
+    a float `layout.mma`: `mma_tolerance`), float buffers (and the bf16 ones named in
+    `bf16`, kept as uint16 bits) may differ by `atol` plus one ulp of their type."""
+    bf16 = set(bf16)
     diffs: list[Difference] = []
     for name in before:
         a = np.asarray(before[name]).reshape(-1)
@@ -422,7 +478,10 @@ def compare_outputs(
                 Difference(name, -1, f"{a.dtype}[{a.size}]", f"{b.dtype}[{b.size}]", a.size)
             )
             continue
-        ne = ~bits_equal(a, b)
+        if atol is not None and (a.dtype.kind == "f" or name in bf16):
+            ne = ~_within(a, b, atol, name in bf16)
+        else:
+            ne = ~bits_equal(a, b)
         if ne.any():
             i = int(np.argmax(ne))
             diffs.append(Difference(name, i, a[i], b[i], int(ne.sum())))
@@ -453,14 +512,27 @@ def check_equivalence(
         except ExecutionError:
             raise first from None  # about the program as written, not as transformed
     results = []
+    records: list[Any] = []
     for which, m in (("before", module_before), ("after", module_after)):
         try:
-            results.append(run(m, inputs, entry))
+            results.append(run(m, inputs, entry, mma_records=records))
         except ExecutionError as e:
             e.add_note(f"(while running the module {which} the transformation, seed {seed})")
             raise
     before, after = results
-    return EquivalenceReport(seed, inputs, before, after, compare_outputs(before, after))
+    atol = mma_tolerance(records)
+    bf16 = bf16_buffers(module_before, entry)
+    diffs = compare_outputs(before, after, atol=atol, bf16=bf16)
+    return EquivalenceReport(seed, inputs, before, after, diffs, atol)
+
+
+def bf16_buffers(module: ModuleOp, entry: str | None = None) -> set[str]:
+    """Names of the buffer arguments of `entry` whose elements are bf16."""
+    fn = entry_function(module, entry)
+    return {
+        name for name, arg in zip(arg_names(fn), fn.body.block.args)
+        if is_buffer_type(arg.type) and _is_bf16_buffer(arg.type)
+    }
 
 
 def kernels(module: ModuleOp) -> Iterable[gpu.FuncOp]:
@@ -474,6 +546,7 @@ __all__ = [
     "ExecutionError",
     "check_equivalence",
     "compare_outputs",
+    "mma_tolerance",
     "entry_function",
     "poison_value",
     "random_inputs",

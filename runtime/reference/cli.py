@@ -122,5 +122,6 @@ def check_equivalence_cli(
                 raise TilecError(f"@{name} is not equivalent after '{where}' (seed {seed}): "
                                  f"{report.first_difference}")
             lines.append(f"// @{name}: equivalent after '{where}' (seed {seed}, "
-                         f"buffers {', '.join('%' + b for b in report.before)})")
+                         f"buffers {', '.join('%' + b for b in report.before)})"
+                         f"{report.tolerance_note}")
     return "\n".join(lines) + "\n"

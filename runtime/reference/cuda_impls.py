@@ -10,7 +10,13 @@ follow the ordinary race rules when they land (another thread needs a barrier af
 the wait before it reads them).
 
 `cuda.comment` does nothing. `cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
-warp some of whose threads are masked off by control flow is an error.
+warp some of whose threads are masked off by control flow is an error. So does
+`cuda.mma_sync` (`.aligned`): each warp's lanes' fragments are gathered into A (16xK),
+B (Kx8) and C (16x8) as the PTX ISA places them (`cuda.mma_sync_fragment`), `D = A B +
+C` is computed exactly for s8 (wrapping in s32), with f32 products and sums for floats
+(NumPy's order, tf32 operands taken as their f32 values; the float MMA tolerance of
+docs/testing.md covers the hardware's order and tf32 rounding), and D is scattered back
+to the lanes' `d0..d3`.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from .executor import ReferenceInterpreter, _grid
 from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve
 from .memory_impls import _mem, thread_indices
 from .simt import WARP_SIZE
-from .values import dtype_of, per_thread
+from .values import dtype_of, from_compute, per_thread, to_compute
 
 
 @register_impls
@@ -69,26 +75,7 @@ class CudaFunctions(InterpreterFunctions):
         grid = _grid(interp, op)
         value, lane = args
         width = op.width.value.data
-        tpb = grid.threads_per_block
-        if tpb % WARP_SIZE:
-            raise ExecutionError(
-                op,
-                f"a warp shuffle in blocks of {tpb} threads, not a whole number of "
-                f"warps (the last warp is partial)",
-            )
-        if grid.mask is not None:
-            per_warp = grid.mask.reshape(-1, WARP_SIZE)
-            partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
-            if partial.any():
-                w = int(np.argmax(partial))
-                missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
-                raise ExecutionError(
-                    op,
-                    f"{grid.describe_thread(missing)} does not take part in the warp "
-                    f"shuffle (control flow diverges within its warp; __shfl_sync with "
-                    f"the full mask needs all 32 lanes)",
-                    thread=missing,
-                )
+        _whole_warps(op, grid, "warp shuffle", "__shfl_sync with the full mask")
         if np.ndim(value) == 0:
             return (value,)
         lane_id = grid.local % WARP_SIZE
@@ -96,3 +83,73 @@ class CudaFunctions(InterpreterFunctions):
         src = grid.tid - lane_id + (lane_id // width) * width + src_lane
         v = per_thread(value, op.value.type, grid.num_threads)
         return (v[src],)
+
+    @impl(cuda.MmaSyncOp)
+    def run_mma_sync(self, interp: ReferenceInterpreter, op: cuda.MmaSyncOp, args):
+        from .mma_impls import MmaRecord
+
+        grid = _grid(interp, op)
+        _whole_warps(op, grid, "mma.sync", "mma.sync.aligned")
+        name, kind = op.kind_name, op.kind
+        n, warps = grid.num_threads, grid.num_threads // WARP_SIZE
+        integer = name == "i8"
+        dt = np.int64 if integer else np.float32
+        frags = [
+            np.asarray(to_compute(per_thread(v, o.type, n), o.type)).astype(dt).reshape(warps, WARP_SIZE)
+            for v, o in zip(args, op.fragments)
+        ]
+        a = np.zeros((warps, 16, kind.k), dt)
+        b = np.zeros((warps, kind.k, 8), dt)
+        c = np.zeros((warps, 16, 8), dt)
+        for i in range(kind.a):
+            a[(slice(None), *cuda.mma_sync_fragment(name, "a", _LANES, i))] = frags[i]
+        for i in range(kind.b):
+            b[(slice(None), *cuda.mma_sync_fragment(name, "b", _LANES, i))] = frags[kind.a + i]
+        for i in range(4):
+            c[(slice(None), *cuda.mma_sync_fragment(name, "c", _LANES, i))] = frags[kind.a + kind.b + i]
+        d = np.matmul(a, b) + c
+        if integer:
+            d = d.astype(np.int32)  # the s32 accumulator wraps
+        else:
+            prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+            mag = prods + np.abs(c)
+            records = getattr(interp, "mma_records", None)
+            if records is None:
+                records = interp.mma_records = []  # type: ignore[attr-defined]
+            fin, pfin = np.isfinite(mag), np.isfinite(prods)
+            records.append(MmaRecord(
+                kind.k, name,
+                float(mag[fin].max()) if fin.any() else 0.0,
+                float(prods[pfin].max()) if pfin.any() else 0.0,
+            ))
+        rt = op.outs[0].type
+        return tuple(
+            from_compute(d[(slice(None), *cuda.mma_sync_fragment(name, "c", _LANES, i))].reshape(n), rt)
+            for i in range(4)
+        )
+
+
+_LANES = np.arange(WARP_SIZE)
+
+
+def _whole_warps(op, grid, what: str, why: str) -> None:
+    """An ExecutionError unless every warp that runs `op` runs it with all 32 lanes."""
+    tpb = grid.threads_per_block
+    if tpb % WARP_SIZE:
+        raise ExecutionError(
+            op,
+            f"a {what} in blocks of {tpb} threads, not a whole number of "
+            f"warps (the last warp is partial)",
+        )
+    if grid.mask is not None:
+        per_warp = grid.mask.reshape(-1, WARP_SIZE)
+        partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
+        if partial.any():
+            w = int(np.argmax(partial))
+            missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(missing)} does not take part in the {what} "
+                f"(control flow diverges within its warp; {why} needs all 32 lanes)",
+                thread=missing,
+            )

@@ -82,7 +82,8 @@ def assert_pass_preserves(
     sizes: Mapping[str, int] | None = None,
 ) -> ModuleOp:
     """Parse, run the reference executor before and after `pipeline` on random inputs
-    for each seed, assert that every buffer is bitwise identical; return the
+    for each seed, assert that every buffer is bitwise identical (float buffers of a
+    program with a float `layout.mma`: within its tolerance, docs/testing.md); return the
     transformed module. An `ExecutionError` (a race, an out-of-bounds access, ...) in
     either run fails the test with its message."""
     if isinstance(module_text, str):

@@ -118,7 +118,7 @@ func.func @load_rank(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>
 // -----
 
 func.func @load_plain(%t: !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem>) {
-  // expected-error @+1 {{expected a distributed tensor (tensor<...> with a #layout.blocked, #layout.slice or}}
+  // expected-error @+1 {{expected a distributed tensor (tensor<...> with a #layout.blocked, #layout.slice, #layout.linear, #layout.nvidia_mma or #layout.dot_op encoding), got tensor<32x16xf32>}}
   %v = layout.load %t : !layout.tensor<f32, #layout.cute<(32,16):(16,1)>, gmem> -> tensor<32x16xf32>
   func.return
 }

@@ -1,0 +1,199 @@
+"""`layout.mma`: a matrix multiply-accumulate on distributed tensors, as tensor cores do
+it (Triton's `tt.dot` on `#mma` / `#dot_op` layouts, Gluon's `mma_v2`).
+
+    %d = layout.mma %a, %b, %acc : tensor<64x32xbf16, #A>, tensor<32x64xbf16, #B>,
+                                   tensor<64x64xf32, #C>
+
+`%d = %acc + %a @ %b`, with `%a` of shape M x K in `#layout.dot_op<opIdx = 0, parent =
+#C, kWidth = w>`, `%b` of shape K x N in `#layout.dot_op<opIdx = 1, parent = #C, kWidth
+= w>` and `%acc` (and the result) of shape M x N in an `#layout.nvidia_mma` `#C`: every
+thread already holds the operand elements the MMA instructions read, so the op moves no
+data between threads. Element types (`a` x `b` -> `acc`): f16 x f16, bf16 x bf16 and f32
+x f32 (tensor cores read f32 as tf32) -> f32; i8 x i8 -> i32. `kWidth` is at least 32
+bits of elements (2 for f16/bf16, 1 for tf32, 4 for i8), so that a register holds whole
+K pairs (quads) as `mma.sync` reads them.
+
+Semantics (CPU reference executor): integers exactly (i8 products summed in i32,
+wrapping); floats: products in f32 summed in f32, in an unspecified order. A result of
+a float `layout.mma` is therefore compared with a tolerance derived from K and the
+input type (`mma_error_bound`, docs/testing.md), not bit for bit.
+
+The op must be inside a `layout.launch` whose block has the threads the layouts span.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .layout_attrs import distributed_tensor_encoding, threads_per_block
+from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
+
+__all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def _enclosing_launch(op: Operation) -> Operation | None:
+    """The `layout.launch` around `op`, or None (found by name: `layout.py` registers
+    this module's ops, so it cannot be imported here)."""
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p
+
+
+def _type_name(t: Attribute) -> str:
+    if isinstance(t, BFloat16Type):
+        return "bf16"
+    if isinstance(t, Float16Type):
+        return "f16"
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    return str(t)
+
+
+MMA_TYPES: dict[str, tuple[str, str, int]] = {
+    "f16": ("f16", "f32", 16),
+    "bf16": ("bf16", "f32", 16),
+    "f32": ("tf32", "f32", 32),
+    "i8": ("s8", "i32", 8),
+}
+"""Operand element type -> (PTX operand type, accumulator type, operand bits)."""
+
+
+def mma_kind(a: Attribute) -> tuple[str, str, int] | None:
+    """(PTX operand type, accumulator type, operand bits) of an operand element type,
+    or None when tensor cores do not take it."""
+    return MMA_TYPES.get(_type_name(a))
+
+
+EPS_F32 = 2.0**-24
+"""Unit roundoff of f32 (round to nearest)."""
+
+TF32_INPUT_ERROR = 2.0**-10
+"""Relative error of reading an f32 operand as tf32 (10 fraction bits; the hardware
+may truncate, so a full tf32 ulp)."""
+
+
+def mma_error_bound(k: int, operand_type: str) -> tuple[float, float]:
+    """(gamma, input) such that two evaluations of a float `acc + a @ b` (f32 products,
+    f32 sums in any order) differ, element (i, j), by at most
+
+        2 * gamma * (|acc_ij| + sum_k |a_ik| |b_kj|)
+        + 2 * input * sum_k |a_ik| |b_kj|
+
+    gamma = n u / (1 - n u) with n = K + 1 additions and u = 2^-24 (Higham's bound of a
+    recursive or blocked sum: each evaluation is within gamma of the exact value);
+    `input` is the relative error of rounding the operands to the instruction's input
+    type: 0 for f16/bf16 (exact in f32, and so are their products), 2^-10 for tf32.
+    Integer MMA is exact (this function is for float operand types only)."""
+    n = k + 1
+    gamma = n * EPS_F32 / (1 - n * EPS_F32)
+    return gamma, (TF32_INPUT_ERROR if operand_type == "f32" else 0.0)
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """`%d = %acc + %a @ %b` on tensor cores: `%a` (M x K) and `%b` (K x N) in the dot
+    operand layouts (`#layout.dot_op`, opIdx 0 and 1) of the accumulator's
+    `#layout.nvidia_mma`, `%acc` and the result (M x N) in that layout.
+
+        %d = layout.mma %a, %b, %acc : tensor<16x16xbf16, #A>, tensor<16x8xbf16, #B>,
+                                       tensor<16x8xf32, #C>
+
+    Element types: f16 x f16, bf16 x bf16, f32 (as tf32) x f32 -> f32; i8 x i8 -> i32.
+    The accumulator's layout is version 2 (`wgmma`, version 3, reads B from shared
+    memory, which this op does not take yet).
+    `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
+    (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
+    compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
+    lowers version-2 layouts to `mma.sync.aligned` (inline PTX): m16n8k16 for bf16/f16
+    (kWidth 2), m16n8k8 for tf32 (kWidth 1), m16n8k32 for i8 (kWidth 4); other cases are
+    a located error there."""
+
+    name = "layout.mma"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    acc = operand_def(_T)
+    result = result_def(_T)
+    assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue):
+        super().__init__(operands=[a, b, acc], result_types=[acc.type])
+
+    def verify_(self) -> None:
+        ts = []
+        for what, v in (("a", self.a), ("b", self.b), ("acc", self.acc)):
+            try:
+                distributed_tensor_encoding(v.type)
+            except VerifyException as e:
+                raise VerifyException(f"operand {what}: {e}") from None
+            ts.append(v.type)
+        at, bt, ct = ts
+        launch = _enclosing_launch(self)
+        _check(launch is not None, "layout.mma must be inside a layout.launch")
+        for what, t in (("a", at), ("b", bt), ("acc", ct)):
+            _check(len(t.get_shape()) == 2, f"layout.mma multiplies matrices: {what} has shape {list(t.get_shape())}")
+        (m, k), (k2, n), (m2, n2) = at.get_shape(), bt.get_shape(), ct.get_shape()
+        _check(k == k2 and (m, n) == (m2, n2),
+               f"shapes do not multiply: a is {m}x{k}, b is {k2}x{n}, acc is {m2}x{n2} "
+               f"(expected MxK, KxN and MxN)")
+        c = ct.encoding
+        _check(isinstance(c, NvidiaMmaLayoutAttr),
+               f"acc must be in a #layout.nvidia_mma layout, got {c}")
+        _check(c.data.version == 2,
+               "a version-3 (wgmma) accumulator needs operand B in shared memory, which "
+               "layout.mma does not take yet: use a version-2 #layout.nvidia_mma")
+        for what, t, idx in (("a", at, 0), ("b", bt, 1)):
+            e = t.encoding
+            _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == idx and e.parent == c,
+                   f"{what} must be in #layout.dot_op<opIdx = {idx}, parent = <acc's layout>, ...>, "
+                   f"got {e} (acc's layout is {c})")
+        _check(at.encoding.data.k_width == bt.encoding.data.k_width,
+               f"a and b must have the same kWidth, got {at.encoding.data.k_width} and "
+               f"{bt.encoding.data.k_width}")
+        ea, eb, ec = at.element_type, bt.element_type, ct.element_type
+        kind = mma_kind(ea)
+        _check(ea == eb and kind is not None and _type_name(ec) == kind[1],
+               f"layout.mma takes f16 x f16, bf16 x bf16 or f32 (tf32) x f32 into f32, or "
+               f"i8 x i8 into i32; got {_type_name(ea)} x {_type_name(eb)} into {_type_name(ec)}")
+        kw, bits = at.encoding.data.k_width, kind[2]
+        _check(kw * bits >= 32,
+               f"kWidth = {kw} of {_type_name(ea)} holds {kw * bits} bits; the MMA operand "
+               f"registers need at least 32 (kWidth >= {32 // bits})")
+        n = threads_per_block(ct.encoding)
+        _check(n == launch.num_threads,
+               f"layout {ct.encoding} spans {n} threads but the block has {launch.num_threads}")
+
+
+MMA_OPS = (MmaOp,)
+"""Registered in the `layout` dialect (dialects/layout.py)."""

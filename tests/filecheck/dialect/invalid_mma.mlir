@@ -1,0 +1,213 @@
+// Invalid layout.mma: shapes, layouts, element types, kWidth, threads, and an mma
+// outside a launch; each a located error saying why.
+// RUN: tilec %s --split-input-file --verify-diagnostics
+// RUN: not tilec %s --split-input-file 2>&1 | filecheck %s --check-prefix=LOC
+// LOC: invalid_mma.mlir:16:3: error: 'layout.mma': layout.mma must be inside a layout.launch
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+!A = tensor<32x16xbf16, #a>
+!B = tensor<16x16xbf16, #b>
+!C = tensor<32x16xf32, #mma>
+
+func.func @outside_launch(%a: !A, %b: !B, %c: !C) {
+  // expected-error @+1 {{layout.mma must be inside a layout.launch}}
+  %d = layout.mma %a, %b, %c : !A, !B, !C
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @shapes(%a: tensor<32x16xbf16, #a>, %b: tensor<32x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{shapes do not multiply: a is 32x16, b is 32x16, acc is 32x16 (expected MxK, KxN and MxN)}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<32x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @shapes_acc(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x32xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{shapes do not multiply: a is 32x16, b is 16x16, acc is 32x32}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x32xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#blk = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @acc_blocked(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #blk>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{acc must be in a #layout.nvidia_mma layout, got #layout.blocked}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #blk>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+func.func @b_as_a(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #a>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{b must be in #layout.dot_op<opIdx = 1, parent = <acc's layout>, ...>, got #layout.dot_op<opIdx = 0}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #a>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#other = #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #other, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @other_parent(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{a must be in #layout.dot_op<opIdx = 0, parent = <acc's layout>, ...>, got #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>, kWidth = 2> (acc's layout is #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>)}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 4>
+func.func @kwidths(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{a and b must have the same kWidth, got 2 and 4}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @mixed_types(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{layout.mma takes f16 x f16, bf16 x bf16 or f32 (tf32) x f32 into f32, or i8 x i8 into i32; got bf16 x f16 into f32}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 4>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 4>
+func.func @i8_into_f32(%a: tensor<32x32xi8, #a>, %b: tensor<32x16xi8, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{got i8 x i8 into f32}}
+    %d = layout.mma %a, %b, %c : tensor<32x32xi8, #a>, tensor<32x16xi8, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @f64(%a: tensor<32x16xf64, #a>, %b: tensor<16x16xf64, #b>, %c: tensor<32x16xf64, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{got f64 x f64 into f64}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xf64, #a>, tensor<16x16xf64, #b>, tensor<32x16xf64, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 1>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 1>
+func.func @kwidth_bits(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{kWidth = 1 of bf16 holds 16 bits; the MMA operand registers need at least 32 (kWidth >= 2)}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @threads(%a: tensor<32x16xbf16, #a>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(256) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{spans 128 threads but the block has 256}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16, #a>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @plain_tensor(%a: tensor<32x16xbf16>, %b: tensor<16x16xbf16, #b>, %c: tensor<32x16xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{operand a: expected a distributed tensor}}
+    %d = layout.mma %a, %b, %c : tensor<32x16xbf16>, tensor<16x16xbf16, #b>, tensor<32x16xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 8, 16]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>, kWidth = 2>
+func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tensor<64x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{a version-3 (wgmma) accumulator needs operand B in shared memory, which layout.mma does not take yet}}
+    %d = layout.mma %a, %b, %c : tensor<64x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<64x8xf32, #mma>
+  }
+  func.return
+}

@@ -1,0 +1,62 @@
+// layout.mma that mma.sync cannot do: a located error, exit status 1.
+// RUN: not tilec %s -p lower-to-gpu --split-input-file 2>&1 | filecheck %s
+// RUN: tilec %s -p lower-to-gpu --split-input-file --verify-diagnostics
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+// CHECK: mma_errors.mlir:14:5: error: 'layout.mma': lower-to-gpu lowers layout.mma to mma.sync with kWidth = 1 operands for f32 (got kWidth = 2)
+func.func @tf32(%a: tensor<16x16xf32, #a>, %b: tensor<16x8xf32, #b>, %c: tensor<16x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with kWidth = 1 operands for f32 (got kWidth = 2)}}
+    %d = layout.mma %a, %b, %c : tensor<16x16xf32, #a>, tensor<16x8xf32, #b>, tensor<16x8xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 8>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 8>
+func.func @kwidth8(%a: tensor<16x64xbf16, #a>, %b: tensor<64x8xbf16, #b>, %c: tensor<16x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with kWidth = 2 operands for bf16 (got kWidth = 8)}}
+    %d = layout.mma %a, %b, %c : tensor<16x64xbf16, #a>, tensor<64x8xbf16, #b>, tensor<16x8xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+func.func @short_k(%a: tensor<16x8xbf16, #a>, %b: tensor<8x8xbf16, #b>, %c: tensor<16x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{lower-to-gpu lowers layout.mma to mma.sync with M, N and K multiples of 16, 8 and 16 (got 16, 8 and 8)}}
+    %d = layout.mma %a, %b, %c : tensor<16x8xbf16, #a>, tensor<8x8xbf16, #b>, tensor<16x8xf32, #mma>
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>, kWidth = 2>
+func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tensor<64x8xf32, #mma>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{a version-3 (wgmma) accumulator needs operand B in shared memory, which layout.mma does not take yet: use a version-2 #layout.nvidia_mma}}
+    %d = layout.mma %a, %b, %c : tensor<64x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<64x8xf32, #mma>
+  }
+  func.return
+}

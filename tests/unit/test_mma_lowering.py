@@ -1,0 +1,191 @@
+"""`lower-to-gpu` of `layout.mma` (passes/lower_to_gpu/mma.py) to `cuda.mma_sync`:
+the lowered program against the layout-level one on the CPU reference executor (whose
+`cuda.mma_sync` gathers each warp's fragments by the PTX ISA's formulas), against NumPy
+in float64, and its CUDA compiled by NVRTC for sm_90."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.dialects.layout_mma import mma_error_bound
+from tilec.runtime.reference import run
+from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import mma_program
+
+CASES = [
+    # m, n, k, element type, warpsPerCTA
+    (16, 8, 16, "bf16", (1, 1)),
+    (32, 16, 32, "bf16", (2, 2)),
+    (64, 32, 64, "bf16", (2, 2)),
+    (64, 16, 32, "f16", (4, 1)),
+    (16, 64, 16, "bf16", (1, 4)),
+    (128, 64, 32, "bf16", (2, 4)),
+    (16, 8, 16, "bf16", (2, 1)),  # two warps compute the same tile (broadcast)
+    (32, 16, 32, "f32", (2, 2)),  # tf32: m16n8k8
+    (64, 32, 64, "i8", (2, 2)),  # s8: m16n8k32, exact
+]
+K_STEP = {"bf16": 16, "f16": 16, "f32": 8, "i8": 32}
+K_WIDTH = {"bf16": 2, "f16": 2, "f32": 1, "i8": 4}
+BROADCAST = {(16, 8, 16, "bf16", (2, 1))}  # C loaded by two warps and stored: a race
+
+
+@pytest.mark.parametrize("m, n, k, et, warps", CASES)
+def test_lowered_mma_is_equivalent(m, n, k, et, warps):
+    zero = (m, n, k, et, warps) in BROADCAST
+    acc = "i32" if et == "i8" else "f32"
+    text = mma_program(m, n, k, et, acc, warps, K_WIDTH[et], zero_acc=zero)
+    after = assert_pass_preserves(text, "lower-to-gpu", seeds=(0, 1))
+    text = str(after)
+    step = K_STEP[et]
+    per_warp = (max(m // 16, warps[0]) // warps[0]) * (max(n // 8, warps[1]) // warps[1]) * (k // step)
+    assert text.count("cuda.mma_sync") == per_warp
+    assert f"{per_warp} mma.sync.m16n8k{step} per warp" in text
+
+
+def test_lowered_mma_against_numpy():
+    m, n, k = 64, 32, 64
+    module = parse_module(mma_program(m, n, k, "bf16", "f32", (2, 2)))
+    run_pipeline(module, "lower-to-gpu")
+    rng = np.random.default_rng(7)
+    a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
+    b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    out = run(module, {"pa": a.reshape(-1), "pb": b.reshape(-1), "pc": c.reshape(-1)})
+    a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
+    exact = a64 @ b64 + c
+    gamma, _ = mma_error_bound(k, "bf16")
+    bound = gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64))
+    assert np.all(np.abs(out["pc"].reshape(m, n) - exact) <= bound)
+
+
+@pytest.mark.parametrize(
+    "et, ptx",
+    [("bf16", "m16n8k16.row.col.f32.bf16.bf16.f32"), ("f16", "m16n8k16.row.col.f32.f16.f16.f32"),
+     ("f32", "m16n8k8.row.col.f32.tf32.tf32.f32"), ("i8", "m16n8k32.row.col.s32.s8.s8.s32")],
+)
+def test_lowered_mma_compiles_with_nvrtc(et, ptx):
+    acc = "i32" if et == "i8" else "f32"
+    module = parse_module(mma_program(64, 32, 64, et, acc, (2, 2), K_WIDTH[et]))
+    run_pipeline(module, "lower-to-gpu")
+    cuda = emit(module, "cuda")
+    assert cuda.count(f"mma.sync.aligned.{ptx}") == 4 * (64 // K_STEP[et])  # 2x2 tiles x K steps
+    compile_sm90_or_skip(cuda)
+
+
+def test_lowered_i8_mma_is_exact_against_numpy():
+    m, n, k = 32, 16, 64
+    module = parse_module(mma_program(m, n, k, "i8", "i32", (2, 2), 4))
+    run_pipeline(module, "lower-to-gpu")
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    c = rng.integers(-(2**31), 2**31 - 1, (m, n)).astype(np.int32)
+    out = run(module, {"pa": a.reshape(-1), "pb": b.reshape(-1), "pc": c.reshape(-1)})
+    want = a.astype(np.int64) @ b.astype(np.int64) + c
+    want = ((want + 2**31) % 2**32 - 2**31).astype(np.int32)
+    assert np.array_equal(out["pc"].reshape(m, n), want)
+
+
+def test_mma_sync_needs_whole_warps():
+    from tilec.runtime.reference import ExecutionError
+
+    from tilec.runtime.reference.api import parse
+
+    module = parse_module(mma_program(16, 8, 16, "bf16", "f32", (1, 1)))
+    run_pipeline(module, "lower-to-gpu")
+    # only lanes 0..15 reach the mma: the executor refuses, as .aligned requires
+    mod = parse(_guard_first_mma(str(module)))
+    with pytest.raises(ExecutionError, match="does not take part in the mma.sync"):
+        run(mod, {"pa": np.zeros(256, np.uint16), "pb": np.zeros(128, np.uint16),
+                  "pc": np.zeros(128, np.float32)})
+
+
+def _guard_first_mma(text: str) -> str:
+    """The lowered text with its mma.sync inside `scf.if tid < 16`."""
+    lines = text.split("\n")
+    i = next(j for j, ln in enumerate(lines) if "cuda.mma_sync" in ln)
+    ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+    res, rhs = lines[i].split(" = ", 1)
+    guard = [
+        f"{ind}%g16 = arith.constant 16 : index",
+        f"{ind}%gcond = arith.cmpi ult, %tid, %g16 : index",
+        f"{ind}{res} = scf.if %gcond -> (f32, f32, f32, f32) {{",
+        f"{ind}  %r0, %r1, %r2, %r3 = {rhs}",
+        f"{ind}  scf.yield %r0, %r1, %r2, %r3 : f32, f32, f32, f32",
+        f"{ind}}} else {{",
+        f"{ind}  %zz = arith.constant 0.0 : f32",
+        f"{ind}  scf.yield %zz, %zz, %zz, %zz : f32, f32, f32, f32",
+        f"{ind}}}",
+    ]
+    return "\n".join(lines[:i] + guard + lines[i + 1:])
+
+
+def test_tile_gemm_through_the_default_pipeline():
+    """Blocked loads, conversions to the operand layouts, layout.mma and a conversion to
+    a coalesced layout for the store: equivalent after `default`, every conversion
+    through shared memory without bank conflicts, and NVRTC compiles it."""
+    from helpers.programs import MMA_TILE_GEMM
+
+    after = assert_pass_preserves(MMA_TILE_GEMM, "default", seeds=(0, 1))
+    cuda = emit(after, "cuda")
+    assert cuda.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
+    assert "32 mma.sync.m16n8k16 per warp (8 tile(s) of 16x8, 4 step(s) of K = 16)" in cuda
+    assert cuda.count("// convert_layout via smem: 0 bank conflicts per write, 0 per read") == 3
+    compile_sm90_or_skip(cuda)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from helpers.budget import examples  # noqa: E402
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(
+    st.sampled_from(["bf16", "f16", "f32", "i8"]),
+    st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)]),
+    st.integers(0, 2), st.integers(0, 2), st.integers(1, 2),
+)
+def test_lowered_mma_random_shapes(et, warps, mi, ni, ki):
+    """Random element types, warp grids and shapes (1 to 4 CTA tiles per dim, 1 or 2
+    K steps): the lowered program computes what the layout-level one does."""
+    m, n, k = 16 * warps[0] << mi, 8 * warps[1] << ni, K_STEP[et] * ki
+    acc = "i32" if et == "i8" else "f32"
+    assert_pass_preserves(mma_program(m, n, k, et, acc, warps, K_WIDTH[et]), "lower-to-gpu", seeds=(0,))
+
+
+def test_nvmma_shared_round_trip_lowers():
+    """An operand staged through a #layout.nvmma_shared allocation (stored from the
+    dot-operand layout, read back in it): lowered with the swizzle's XOR, equivalent,
+    and compiled by NVRTC."""
+    mma = "#layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>"
+    a = f"#layout.dot_op<opIdx = 0, parent = {mma}, kWidth = 2>"
+    g = "!layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>"
+    s = ("!layout.tensor<bf16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, "
+         "transposed = false, shape = [64, 64]>, smem>")
+    text = f"""
+func.func @stage(%p: !layout.ptr<bf16, align 16>, %q: !layout.ptr<bf16, align 16>) {{
+  %x = layout.view %p : !layout.ptr<bf16, align 16> -> {g}
+  %y = layout.view %q : !layout.ptr<bf16, align 16> -> {g}
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %v = layout.load %x : {g} -> tensor<64x64xbf16, {a}>
+    %s = layout.alloc : {s}
+    layout.store %v, %s : tensor<64x64xbf16, {a}>, {s}
+    layout.barrier
+    %w = layout.load %s : {s} -> tensor<64x64xbf16, {a}>
+    layout.store %w, %y : tensor<64x64xbf16, {a}>, {g}
+  }}
+  func.return
+}}
+"""
+    after = assert_pass_preserves(text, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "^" in cuda  # the swizzle
+    compile_sm90_or_skip(cuda)
