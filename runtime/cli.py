@@ -21,10 +21,11 @@ def _lowered(module: ModuleOp) -> ModuleOp:
 
 
 def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
-    """Compile every kernel with NVRTC and report registers, shared memory and spills."""
-    from tilec.compiler.artifact import build_artifact
+    """Compile every kernel of every function with NVRTC (one translation unit, with the
+    target's options) and report registers, shared memory and spills."""
+    from tilec.compiler.cuda import emit_cuda
     from tilec.runtime.nvrtc import compile_cuda, device_arch, resource_usage
-    from tilec.support.target import DEFAULT_ARCH, set_target
+    from tilec.support.target import DEFAULT_ARCH, set_target, target_of
 
     if arch is not None:
         module = module.clone()
@@ -34,8 +35,8 @@ def compile_only_cli(module: ModuleOp, arch: str | None = None) -> str:
             arch = device_arch()
         except TilecError:  # no GPU here: the default target
             arch = DEFAULT_ARCH
-    artifact = build_artifact(_lowered(module))
-    result = compile_cuda(artifact.source, arch=arch, options=artifact.nvrtc_options)
+    lowered = _lowered(module)
+    result = compile_cuda(emit_cuda(lowered), arch=arch, options=target_of(lowered).nvrtc_options())
     lines = [f"// compiled for {result.arch}: {len(result.cubin)} bytes of cubin"]
     for name, r in resource_usage(result).items():
         spills = "unknown" if r.spill_stores is None else f"{r.spill_stores} B stores, {r.spill_loads} B loads"

@@ -101,3 +101,19 @@ def test_dim_gives_a_partial_tiles_extent():
     text = (Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "dim.mlir").read_text()
     out = run(text, random_inputs(text, seed=0))
     np.testing.assert_array_equal(np.asarray(out["o"]).reshape(4, 2), [[8, 8], [8, 8], [8, 8], [6, 8]])
+
+
+def test_compile_only_reports_every_kernel_of_a_file_with_several_functions(capsys):
+    """`--compile-only` compiles the whole translation unit (a regression: after the
+    compiled artifact it asked for a single host function)."""
+    pytest.importorskip("cupy")
+    from tilec.tools.tilec import main
+
+    rc = main([str(LIT), "-p", "default", "--compile-only", "--arch", "sm_90"])
+    out = capsys.readouterr()
+    if rc != 0 and "NVRTC" in out.err:
+        pytest.skip(f"NVRTC unavailable: {out.err.strip()}")
+    assert rc == 0, out.err
+    assert "// compiled for sm_90" in out.out
+    for kernel in ("forms_kernel", "guarded_tile_kernel", "vector_element_kernel"):
+        assert f"// {kernel}:" in out.out
