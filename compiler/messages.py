@@ -34,6 +34,10 @@ def verify_message(text: str) -> str:
     return msg
 
 
+_TENSOR_CASTS = ("extsi", "extui", "trunci", "sitofp", "uitofp", "fptosi", "fptoui")
+"""The integer casts that dialects/layout_compute.py defines on distributed tensors."""
+
+
 def parse_message(msg: str, source_line: str) -> str:
     """A parse error's message, with xDSL's base-attribute constraints spelled out and
     the op named (read from the source line the op starts on)."""
@@ -47,4 +51,7 @@ def parse_message(msg: str, source_line: str) -> str:
     text = f"{where} {want}, got {got}"
     if got.startswith("tensor<") and op and op.group(1).startswith("arith."):
         text += f": '{op.group(1)}' (xDSL's arith cast) takes scalars, not tensors"
+        name = op.group(1).removeprefix("arith.")
+        if name in _TENSOR_CASTS:
+            text += f"; on a distributed tensor write 'layout.{name}'"
     return text
