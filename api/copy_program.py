@@ -16,21 +16,9 @@ from __future__ import annotations
 
 import math
 
-from .copy_plan import CopyKey
+from tilec.dialects.conversions import STORAGE
 
-STORAGE_TYPES: dict[str, str] = {
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "uint8": "i8",
-    "bool": "i8",
-}
-"""The IR element type that holds each dtype in memory."""
+from .copy_plan import CopyKey
 
 FUNCTION = "tilec_copy"
 
@@ -75,7 +63,7 @@ def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     extents = tuple(cute.DYN if n is None else n for n in key.small_extents)
     sl = cute.parse_layout(_layout(key.src_strides))
     dl = cute.parse_layout(_layout(key.dst_strides))
-    eb = element_bytes(_element_type(STORAGE_TYPES[key.src_dtype]))
+    eb = element_bytes(_element_type(STORAGE[key.src_dtype]))
     aligned = _vector_aligned(key)
     tile = heuristic_tile(sl, dl, extents, eb, aligned=aligned)
     big = math.prod(tile) >= 32 * MISALIGNED_THREADS
@@ -118,7 +106,7 @@ def _element_type(name: str):
 
 def copy_program(key: CopyKey) -> str:
     """IR text of the copy `key` describes (module doc)."""
-    st, dt = STORAGE_TYPES[key.src_dtype], STORAGE_TYPES[key.dst_dtype]
+    st, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
     rank = key.rank
     names = [f"%{n}" for n in index_arg_names(key)]
     extents = names[:rank]

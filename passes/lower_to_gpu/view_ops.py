@@ -226,20 +226,14 @@ class ViewOpsLowering(KernelBase):
             base = b.add_(base, _eval_mode(b, m, c))
         self.vals[op.result] = replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout))
 
-    @lowers(layout.DivideOp)
-    def op_layout_divide(self, op: layout.DivideOp):
+    @lowers(layout.DivideOp, layout.ComposeOp)
+    def op_relayout(self, op: layout.DivideOp | layout.ComposeOp):
+        """A divide or a composition: the same storage and base, the result type's layout."""
         sv: View = self.get(op.source)
         self._need_plain(op, sv)
         if not _is_static(sv.layout):
-            raise _fail(op, "divide of a view with dynamic values is not supported")
-        self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
-
-    @lowers(layout.ComposeOp)
-    def op_layout_compose(self, op: layout.ComposeOp):
-        sv: View = self.get(op.source)
-        self._need_plain(op, sv)
-        if not _is_static(sv.layout):
-            raise _fail(op, "compose of a view with dynamic values is not supported")
+            what = op.name.removeprefix("layout.")
+            raise _fail(op, f"{what} of a view with dynamic values is not supported")
         self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
 
     @lowers(layout.PartitionOp)
