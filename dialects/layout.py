@@ -605,24 +605,32 @@ class PartitionOp(IRDLOperation):
             )
 
 
-WILDCARD = -1
-DYNAMIC = -2
+WILDCARD = views.WILDCARD
+DYNAMIC = views.DYNAMIC
 
 
 @irdl_op_definition
 class SliceOp(IRDLOperation):
-    """Fix some top-level coordinates of a view and keep the modes marked `_`:
+    """Fix some coordinates of a view and keep the modes marked `_` (CuTe's `A(_, j)`):
 
         %row = layout.slice %t[%i, _] : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
                                       -> !layout.tensor<f32, #layout.cute<8:1>, gmem>
 
-    Coordinates are index values or integer constants; the base offset grows by the
-    layout of the fixed coordinates (CuTe `slice_and_offset`)."""
+    Coordinates are index values, integer constants or `_`, one per top-level mode, or a
+    parenthesised tuple for a nested mode (CuTe's `A(make_coord(_, 1), make_coord(0, _, 1))`
+    is `%A[(_, 1), (0, _, 1)]`). The result has one top-level mode per `_`, in order (a `_`
+    keeps a nested mode whole); the base offset grows by the layout of the fixed
+    coordinates (CuTe `slice_and_offset`).
+
+    `pattern` holds the coordinate's leaves in pre-order (WILDCARD, DYNAMIC or the index);
+    `profile`, present only when a coordinate is nested, the number of children of each
+    coordinate node in pre-order (0 for a leaf)."""
 
     name = "layout.slice"
     source = operand_def(TensorViewType)
     coords = var_operand_def(index)
     pattern = prop_def(DenseArrayBase)
+    profile = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     traits = traits_def(Pure())
 
@@ -630,37 +638,55 @@ class SliceOp(IRDLOperation):
     def pattern_values(self) -> tuple[int, ...]:
         return _ints(self.pattern)
 
+    @property
+    def profile_values(self) -> tuple[int, ...]:
+        return _ints(self.profile) if self.profile is not None else ()
+
+    def leaves(self, layout: cute.Layout) -> list[views.SliceLeaf]:
+        """The coordinate's leaves walked over `layout` (the source's, or its run-time
+        form in the executor)."""
+        return views.slice_leaves(layout, self.pattern_values, self.profile_values)
+
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
         pat = self.pattern_values
-        ms = views.modes(st.cute_layout)
-        _check(len(pat) == len(ms), f"{len(pat)} coordinates for a view of {len(ms)} modes")
         _check(sum(p == DYNAMIC for p in pat) == len(self.coords), "one operand per dynamic coordinate")
         _check(not st.is_masked, "slice an unmasked view")
-        kept = [m for m, p in zip(ms, pat) if p == WILDCARD]
-        _check(bool(kept), "a slice keeps at least one mode (`_`)")
-        for m, p in zip(ms, pat):
-            if p >= 0 and not views.is_dynamic(m.size()):
-                _check(p < m.size(), f"coordinate {p} is out of range for mode {m}")
-        _same_layout(views.kept_modes(kept), rt.cute_layout, "slice")
+        try:
+            leaves = self.leaves(st.cute_layout)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from None
+        _check(any(leaf.p == WILDCARD for leaf in leaves), "a slice keeps at least one mode (`_`)")
+        for leaf in leaves:
+            if leaf.p >= 0 and not views.is_dynamic(leaf.sub.size()):
+                _check(leaf.p < leaf.sub.size(), f"coordinate {leaf.p} is out of range for mode {leaf.sub}")
+        _same_layout(views.sliced_layout(st.cute_layout, pat, self.profile_values), rt.cute_layout, "slice")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.source)
-        printer.print_string("[")
-        it = iter(self.coords)
-        parts = []
-        for p in self.pattern_values:
-            parts.append(p)
-        for i, p in enumerate(parts):
-            if i:
-                printer.print_string(", ")
-            if p == WILDCARD:
-                printer.print_string("_")
-            elif p == DYNAMIC:
-                printer.print_operand(next(it))
+        leaves, operands = iter(self.pattern_values), iter(self.coords)
+        arities = iter(self.profile_values or [0] * len(self.pattern_values))
+
+        def node() -> None:
+            arity = next(arities)
+            if arity:
+                printer.print_string("(")
+                for i in range(arity):
+                    printer.print_string(", " if i else "")
+                    node()
+                printer.print_string(")")
+                return
+            p = next(leaves)
+            if p == DYNAMIC:
+                printer.print_operand(next(operands))
             else:
-                printer.print_string(str(p))
+                printer.print_string("_" if p == WILDCARD else str(p))
+
+        printer.print_string("[")
+        for i in range(views.count_roots(self.profile_values or [0] * len(self.pattern_values))):
+            printer.print_string(", " if i else "")
+            node()
         printer.print_string("] : ")
         printer.print_attribute(self.source.type)
         printer.print_string(" -> ")
@@ -670,9 +696,20 @@ class SliceOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SliceOp:
         src = parser.parse_unresolved_operand()
         pat: list[int] = []
+        prof: list[int] = []
         dyn: list[UnresolvedOperand] = []
 
         def one():
+            if parser.parse_optional_punctuation("(") is not None:
+                at = len(prof)
+                prof.append(0)
+                while True:
+                    one()
+                    prof[at] += 1
+                    if parser.parse_optional_punctuation(")") is not None:
+                        return
+                    parser.parse_punctuation(",", " or ')' in a nested slice coordinate")
+            prof.append(0)
             if parser.parse_optional_keyword("_") is not None:
                 pat.append(WILDCARD)
                 return
@@ -687,12 +724,14 @@ class SliceOp(IRDLOperation):
         st = parser.parse_type()
         parser.parse_punctuation("->")
         rt = parser.parse_type()
-        op = cls.create(
+        props = {"pattern": _array(pat)}
+        if any(prof):
+            props["profile"] = _array(prof)
+        return cls.create(
             operands=[parser.resolve_operand(src, st)] + [parser.resolve_operand(d, index) for d in dyn],
-            properties={"pattern": _array(pat)},
+            properties=props,
             result_types=[rt],
         )
-        return op
 
 
 # =========================================================================== copies
