@@ -30,7 +30,7 @@ def initialize_tensor():
 
 
 def copy_through_shared():
-    """Mojo's copy through shared memory (examples/mojo_copy_async.mlir), with an async
+    """Mojo's copy through shared memory (as examples/mojo_tile_copier.mlir copies its tiles), with an async
     token: 16x16 tiles, one warp per tile, (8,4):(4,1) threads over vectors of 4."""
     p = tilec.Program("copy_async")
     a = p.view(p.pointer("src", "f32"), "(256,256):(256,1)")
