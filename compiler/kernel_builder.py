@@ -357,6 +357,11 @@ class KernelBuilding:
         op = layout.SliceOp.build(operands=[view.ssa, dyn], properties=props, result_types=[rt])
         return self.insert(op).results[0]
 
+    def dim(self, view: Value, mode: int) -> Value:
+        """Mojo's `tensor.dim(mode)` (`layout.dim`): the mode's extent at run time; for a
+        masked tile, its elements inside the tensor."""
+        return self.insert(la.DimOp(view.ssa, mode)).results[0]
+
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose
         modes keep the view's stride order ((8,4):(3,48) -> (8,4):(1,8))."""
