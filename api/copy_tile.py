@@ -44,6 +44,10 @@ MISALIGNED_THREADS = 512
 16-byte vectors (as the `tile` pass does)."""
 
 
+LINE_CAP_BYTES = 0
+"""Longest row of a non-transposing tile (0: the whole budget)."""
+
+
 def _pow2_floor(n: int) -> int:
     return 1 << (max(int(n), 1).bit_length() - 1)
 
@@ -104,7 +108,10 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     # what is left grows the primary modes again (large extents only)
     for k in primary:
         if small[k] is None:
-            tile[k] = clamp(k, tile[k] * max(1, budget // math.prod(tile)))
+            grow = max(1, budget // math.prod(tile))
+            if not transpose and LINE_CAP_BYTES:
+                grow = min(grow, max(1, LINE_CAP_BYTES // eb // tile[k]))
+            tile[k] = clamp(k, tile[k] * grow)
     threads = 256
     if transpose and not aligned and math.prod(tile) >= 32 * MISALIGNED_THREADS:
         threads = MISALIGNED_THREADS

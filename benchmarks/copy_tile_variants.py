@@ -6,7 +6,7 @@ For each generated case (benchmarks/strided_copy_bench.py, seed 0) and each vari
 compile the case's kernel with a fresh `CopyKernels`, check it bit for bit against
 PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
 `old` the `tile` pass's heuristic told the small extents (`pass_tile_choice`), `new`
-`copy_tile.copy_tile`, `novec` `new` with the dst's 16-byte facts dropped from the key
+`copy_tile.copy_tile`, `capN` `new` with rows of at most N KiB, `novec` `new` with the dst's 16-byte facts dropped from the key
 (scalar, coalesced stores).
 """
 
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     import strided_copy_bench as scb
     import torch
 
-    from tilec import copy_kernels, copy_program, tensor_copy
+    from tilec import copy_kernels, copy_program, copy_tile, tensor_copy
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import ITEMSIZE
 
@@ -62,7 +62,8 @@ def main(argv=None) -> int:
         t_torch = copy_bench.median_ms(lambda d=dst, s=src: d.copy_(s), reps=args.reps)
         line = [f"{i:02d}", f"torch {copy_bench.tbps(moved, t_torch) / mc:.3f}"]
         for v in args.variants.split(","):
-            choice = copy_program.pass_tile_choice if v == "old" else new_choice
+            choice = copy_tile.pass_tile_choice if v == "old" else new_choice
+            copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else 0
             copy_program.tile_choice = copy_kernels.tile_choice = choice
             tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
