@@ -6,8 +6,9 @@ For each generated case (benchmarks/strided_copy_bench.py, seed 0) and each vari
 compile the case's kernel with a fresh `CopyKernels`, check it bit for bit against
 PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
 `old` the `tile` pass's heuristic told the small extents (`pass_tile_choice`), `new`
-`copy_tile.copy_tile`, `capN` `new` with rows of at most N KiB, `novec` `new` with the dst's 16-byte facts dropped from the key
-(scalar, coalesced stores).
+`copy_tile.copy_tile`, `capN` `new` with `copy_tile.LINE_CAP_BYTES` N KiB (`cap32`:
+the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the key
+(scalar, coalesced stores). The kernels skip the disk cache (keyed by CopyKey alone).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def main(argv=None) -> int:
         lo, _, hi = part.partition("-")
         keep.update(range(int(lo), int(hi or lo) + 1))
     new_choice = copy_program.tile_choice
+    line_cap = copy_tile.LINE_CAP_BYTES
     plain_plan = tensor_copy.plan_copy
 
     def novec_plan(dst, src):
@@ -63,7 +65,7 @@ def main(argv=None) -> int:
         line = [f"{i:02d}", f"torch {copy_bench.tbps(moved, t_torch) / mc:.3f}"]
         for v in args.variants.split(","):
             choice = copy_tile.pass_tile_choice if v == "old" else new_choice
-            copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else 0
+            copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
             copy_program.tile_choice = copy_kernels.tile_choice = choice
             tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
@@ -77,13 +79,13 @@ def main(argv=None) -> int:
                 continue
             first = time.perf_counter() - t0
             exact = torch.equal(dst_base.view(torch.uint8), ref_base.view(torch.uint8))
-            t = copy_bench.median_ms(
-                lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps
-            )
+            t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
             key = next(iter(kernels._entries))
             tile = copy_program.tile_choice(key)
-            line.append(f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} "
-                        f"{tile[0]}/{tile[1]} ({first:.1f}s)")
+            line.append(
+                f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} "
+                f"{tile[0]}/{tile[1]} ({first:.1f}s)"
+            )
         copy_program.tile_choice = copy_kernels.tile_choice = new_choice
         tensor_copy.plan_copy = plain_plan
         rows.append(" | ".join(line))

@@ -79,6 +79,16 @@ def test_a_short_outer_mode_goes_to_the_grid_not_the_tile():
     assert tile[0] == 1 and tile[1] == 32 * 1024 // 2
 
 
+def test_rows_read_contiguously_stop_at_the_line_cap():
+    """The same copy with a contiguous source: rows of at most LINE_CAP_BYTES (a
+    32 KiB row over an extent like 7775 would leave most blocks idle)."""
+    from tilec.copy_tile import LINE_CAP_BYTES
+
+    plan = plan_copy(Operand(0, "int8", (17, 7775), (7776, 1)), Operand(0, "int8", (17, 7775), (7775 * 3, 1)))
+    tile, _ = tile_choice(plan.key)
+    assert tile == (1, LINE_CAP_BYTES)
+
+
 def test_the_key_carries_the_src_order():
     plan = plan_of((7, 9, 11, 13), src_strides=(13, 7 * 11 * 13, 1, 11))
     order = plan.key.src_order
