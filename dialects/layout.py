@@ -983,6 +983,7 @@ class LoadOp(IRDLOperation):
             _check(self.other.type == vt.element_type,
                    f"`other` must have the element type {vt.element_type}, got {self.other.type}")
         _check_mask(self.mask, rt)
+        _check_vector(self.vector, vt)
         _check_block_threads(self, rt)
 
 
@@ -1012,7 +1013,19 @@ class StoreOp(IRDLOperation):
     def verify_(self) -> None:
         _check_view_matches(self.view.type, _dist(self.value))
         _check_mask(self.mask, self.value.type)
+        _check_vector(self.vector, self.view.type)
         _check_block_threads(self, self.value.type)
+
+
+def _check_vector(vector: IntegerAttr | None, vt: TensorViewType) -> None:
+    """`vector` (set by the vectorize pass): a power of two of at most 16 bytes."""
+    if vector is None:
+        return
+    n = vector.value.data
+    nbytes = n * element_bytes(vt.element_type)
+    _check(n >= 1 and n & (n - 1) == 0 and nbytes <= 16,
+           f"vector = {n}: an access moves a power of two of elements, at most 16 bytes "
+           f"({16 // element_bytes(vt.element_type)} of {vt.element_type})")
 
 
 def _check_mask(mask: SSAValue | None, t: TensorType) -> None:

@@ -272,3 +272,32 @@ func.func @reduce_axis(%v: tensor<32x16xf32, #b>) {
   %r = layout.reduce %v {axis = 2 : i64, kind = "add"} : tensor<32x16xf32, #b> -> tensor<32xf32, #layout.slice<{dim = 1, parent = #b}>>
   func.return
 }
+
+// -----
+
+// Found by the token-mutation fuzzer: a negative `vector` crashed lower-to-gpu.
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+!T = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+func.func @load_vector(%t: !T) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{vector = -1: an access moves a power of two of elements, at most 16 bytes (4 of f32)}}
+    %v = layout.load %t {vector = -1 : i64} : !T -> tensor<64x64xf32, #b>
+  }
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+!T = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+func.func @store_vector(%t: !T, %v: tensor<64x64xf32, #b>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{vector = 8: an access moves a power of two of elements, at most 16 bytes (4 of f32)}}
+    layout.store %v, %t {vector = 8 : i64} : tensor<64x64xf32, #b>, !T
+  }
+  func.return
+}
