@@ -144,6 +144,8 @@ class LoadStoreLowering(KernelBase):
     @lowers(layout.LoadOp)
     def op_layout_load(self, op: layout.LoadOp):
         self.smem_conversion_comment(op)
+        if self.lower_matrix_load(op):  # ldmatrix (matrix_moves.py)
+            return
         v: View = self.get(op.view)
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
@@ -293,6 +295,8 @@ class LoadStoreLowering(KernelBase):
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
         self.smem_conversion_comment(op)
+        if self.lower_matrix_store(op):  # stmatrix (matrix_moves.py)
+            return
         v: View = self.get(op.view)
         t: TensorType = op.value.type
         xs = self.get(op.value)
