@@ -34,34 +34,33 @@ import numpy as np
 
 import tilec
 
-BM, BN, BK, STAGES = 128, 128, 32, 4
-PAD_A, PAD_B, PAD_C = BK + 8, BN + 8, BN + 8
-
 TEMPLATE = """\
-#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8]>
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [{WM}, {WN}], instrShape = [16, 8]>
 #a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
 #b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
-#out = #layout.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}}>
+#out = #layout.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [{OT0}, {OT1}], warpsPerCTA = [{NW}, 1], order = [1, 0]}}>
 !GA = !layout.tensor<bf16, #layout.cute<({M},{K}):({K},1)>, gmem>
 !GB = !layout.tensor<bf16, #layout.cute<({K},{N}):({N},1)>, gmem>
 !GC = !layout.tensor<bf16, #layout.cute<({M},{N}):({N},1)>, gmem>
-!TA = !layout.tensor<bf16, #layout.cute<(128,32):({K},1)>, gmem>
-!TB = !layout.tensor<bf16, #layout.cute<(32,128):({N},1)>, gmem>
-!TC = !layout.tensor<bf16, #layout.cute<(128,128):({N},1)>, gmem>
-!VA = !layout.tensor<bf16, #layout.cute<(128,4):({K},8)>, gmem, vec #layout.cute<(1,8):({K},1)>>
-!FA = !layout.tensor<bf16, #layout.cute<(2,1):({K64},32)>, gmem, vec #layout.cute<(1,8):({K},1)>>
-!VB = !layout.tensor<bf16, #layout.cute<(32,16):({N},8)>, gmem, vec #layout.cute<(1,8):({N},1)>>
-!FB = !layout.tensor<bf16, #layout.cute<(2,1):({N16},128)>, gmem, vec #layout.cute<(1,8):({N},1)>>
-!SA = !layout.tensor<bf16, #layout.cute<({SA_ROWS},32):(40,1)>, smem>
-!SB = !layout.tensor<bf16, #layout.cute<({SB_ROWS},128):(136,1)>, smem>
-!SC = !layout.tensor<bf16, #layout.cute<(128,128):(136,1)>, smem>
-!XA = !layout.tensor<bf16, #layout.cute<(128,32):(40,1)>, smem>
-!XB = !layout.tensor<bf16, #layout.cute<(32,128):(136,1)>, smem>
-!YA = !layout.tensor<bf16, #layout.cute<(128,4):(40,8)>, smem, vec #layout.cute<(1,8):(40,1)>>
-!ZA = !layout.tensor<bf16, #layout.cute<(2,1):(2560,32)>, smem, vec #layout.cute<(1,8):(40,1)>>
-!YB = !layout.tensor<bf16, #layout.cute<(32,16):(136,8)>, smem, vec #layout.cute<(1,8):(136,1)>>
-!ZB = !layout.tensor<bf16, #layout.cute<(2,1):(2176,128)>, smem, vec #layout.cute<(1,8):(136,1)>>
-!ACC = tensor<128x128xf32, #mma>
+!TA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({K},1)>, gmem>
+!TB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({N},1)>, gmem>
+!TC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({N},1)>, gmem>
+!VA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({K},8)>, gmem, vec #layout.cute<(1,8):({K},1)>>
+!FA = !layout.tensor<bf16, #layout.cute<({RA},1):({KA},{CA8})>, gmem, vec #layout.cute<(1,8):({K},1)>>
+!VB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({N},8)>, gmem, vec #layout.cute<(1,8):({N},1)>>
+!FB = !layout.tensor<bf16, #layout.cute<({RB},1):({NB},{CB8})>, gmem, vec #layout.cute<(1,8):({N},1)>>
+!SA = !layout.tensor<bf16, #layout.cute<({SA_ROWS},{BK}):({PA},1)>, smem>
+!SB = !layout.tensor<bf16, #layout.cute<({SB_ROWS},{BN}):({PB},1)>, smem>
+!SC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({PC},1)>, smem>
+!XA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({PA},1)>, smem>
+!XB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({PB},1)>, smem>
+!KA = !layout.tensor<bf16, #layout.cute<({BM},16):({PA},1)>, smem>
+!KB = !layout.tensor<bf16, #layout.cute<(16,{BN}):({PB},1)>, smem>
+!YA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({PA},8)>, smem, vec #layout.cute<(1,8):({PA},1)>>
+!ZA = !layout.tensor<bf16, #layout.cute<({RA},1):({SKA},{CA8})>, smem, vec #layout.cute<(1,8):({PA},1)>>
+!YB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({PB},8)>, smem, vec #layout.cute<(1,8):({PB},1)>>
+!ZB = !layout.tensor<bf16, #layout.cute<({RB},1):({SNB},{CB8})>, smem, vec #layout.cute<(1,8):({PB},1)>>
+!ACC = tensor<{BM}x{BN}xf32, #mma>
 func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<bf16, align 16>) {{
   %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
   %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB
@@ -74,80 +73,105 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
   %last = arith.constant {LAST} : index
   %gm = arith.constant {GM} : index
   %gn = arith.constant {GN} : index
-  layout.launch grid(%gm, %gn, %c1) threads(256) {{
+  layout.launch grid(%gm, %gn, %c1) threads({T}) {{
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     %sa = layout.alloc : !SA
     %sb = layout.alloc : !SB
 {PROLOGUE}    %zero = arith.constant dense<0.0> : !ACC
     %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {{
-      // tile kt has landed (the {PENDING} groups of the {AHEAD_N} tiles after it may not have)
+      // tile kt has landed (the {PENDING} groups of the {AHEAD} tiles after it may not have)
       layout.async_wait {{pending = {PENDING} : i64}}
       layout.barrier
-      // start tile kt+{AHEAD_N} (past the end: the last tile again, into a stage never read)
+      // start tile kt+{AHEAD} (past the end: the last tile again, into a stage never read)
       %far = arith.addi %kt, %ahead : index
       %next = arith.minui %far, %last : index
       %ns = arith.remui %far, %stages : index
 {ISSUE}      %s = arith.remui %kt, %stages : index
-      %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: 128, 32>}} : !SA -> !XA
-      %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: 32, 128>}} : !SB -> !XB
-      %opa = layout.load %xa : !XA -> tensor<128x32xbf16, #a>
-      %opb = layout.load %xb : !XB -> tensor<32x128xbf16, #b>
-      %d = layout.mma %opa, %opb, %acc0 : tensor<128x32xbf16, #a>, tensor<32x128xbf16, #b>, !ACC
-      scf.yield %d : !ACC
+      %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
+      %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
+{STEPS}      scf.yield %d{LASTSTEP} : !ACC
     }}
-    // the epilogue reuses A's buffer: every copy landed, every warp done with it
-    layout.async_wait {{pending = 0 : i64}}
+{EPILOGUE_SMEM}    %h = arith.truncf %acc : !ACC to tensor<{BM}x{BN}xbf16, #mma>
+    layout.store %h, %sc : tensor<{BM}x{BN}xbf16, #mma>, !SC
     layout.barrier
-    %h = arith.truncf %acc : !ACC to tensor<128x128xbf16, #mma>
-    %sc = layout.view %sa : !SA -> !SC
-    layout.store %h, %sc : tensor<128x128xbf16, #mma>, !SC
-    layout.barrier
-    %o = layout.load %sc {{vector = 8 : i64}} : !SC -> tensor<128x128xbf16, #out>
-    %tc = layout.tile %C[%bx, %by] {{tile = array<i64: 128, 128>}} : !GC -> !TC
-    layout.store %o, %tc {{vector = 8 : i64}} : tensor<128x128xbf16, #out>, !TC
+    %o = layout.load %sc {{vector = 8 : i64}} : !SC -> tensor<{BM}x{BN}xbf16, #out>
+    %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {BM}, {BN}>}} : !GC -> !TC
+    layout.store %o, %tc {{vector = 8 : i64}} : tensor<{BM}x{BN}xbf16, #out>, !TC
   }}
   func.return
 }}
 """
 
 ISSUE = """\
-{I}%ta{S} = layout.tile %A[%bx, {KT}] {{tile = array<i64: 128, 32>}} : !GA -> !TA
-{I}%tb{S} = layout.tile %B[{KT}, %by] {{tile = array<i64: 32, 128>}} : !GB -> !TB
-{I}%wa{S} = layout.tile %sa[{ST}, %c0] {{tile = array<i64: 128, 32>}} : !SA -> !XA
-{I}%wb{S} = layout.tile %sb[{ST}, %c0] {{tile = array<i64: 32, 128>}} : !SB -> !XB
+{I}%ta{S} = layout.tile %A[%bx, {KT}] {{tile = array<i64: {BM}, {BK}>}} : !GA -> !TA
+{I}%tb{S} = layout.tile %B[{KT}, %by] {{tile = array<i64: {BK}, {BN}>}} : !GB -> !TB
+{I}%wa{S} = layout.tile %sa[{ST}, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
+{I}%wb{S} = layout.tile %sb[{ST}, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
 {I}%va{S} = layout.vectorize %ta{S} {{vector = array<i64: 1, 8>}} : !TA -> !VA
-{I}%fa{S} = layout.distribute %va{S}, %tid {{threads = #layout.cute<(64,4):(4,1)>}} : !VA -> !FA
+{I}%fa{S} = layout.distribute %va{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !VA -> !FA
 {I}%ya{S} = layout.vectorize %wa{S} {{vector = array<i64: 1, 8>}} : !XA -> !YA
-{I}%za{S} = layout.distribute %ya{S}, %tid {{threads = #layout.cute<(64,4):(4,1)>}} : !YA -> !ZA
+{I}%za{S} = layout.distribute %ya{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !YA -> !ZA
 {I}layout.copy_async %fa{S}, %za{S} : !FA, !ZA
 {I}%vb{S} = layout.vectorize %tb{S} {{vector = array<i64: 1, 8>}} : !TB -> !VB
-{I}%fb{S} = layout.distribute %vb{S}, %tid {{threads = #layout.cute<(16,16):(16,1)>}} : !VB -> !FB
+{I}%fb{S} = layout.distribute %vb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !VB -> !FB
 {I}%yb{S} = layout.vectorize %wb{S} {{vector = array<i64: 1, 8>}} : !XB -> !YB
-{I}%zb{S} = layout.distribute %yb{S}, %tid {{threads = #layout.cute<(16,16):(16,1)>}} : !YB -> !ZB
+{I}%zb{S} = layout.distribute %yb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !YB -> !ZB
 {I}layout.copy_async %fb{S}, %zb{S} : !FB, !ZB
 """
 
+STEP = """\
+      %j{J} = arith.constant {J16} : index
+      %ka{J} = layout.tile %xa[%c0, %j{J}] {{tile = array<i64: {BM}, 16>}} : !XA -> !KA
+      %kb{J} = layout.tile %xb[%j{J}, %c0] {{tile = array<i64: 16, {BN}>}} : !XB -> !KB
+      %opa{J} = layout.load %ka{J} : !KA -> tensor<{BM}x16xbf16, #a>
+      %opb{J} = layout.load %kb{J} : !KB -> tensor<16x{BN}xbf16, #b>
+      %d{J} = layout.mma %opa{J}, %opb{J}, {ACC} : tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>, !ACC
+"""
 
-def gemm_source(m: int, n: int, k: int) -> str:
-    """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major."""
-    if m % BM or n % BN or k % BK or k // BK < STAGES - 1:
-        raise ValueError(f"gemm_source: M, N multiples of {BM}, K of {BK} and at least {BK * (STAGES - 1)}")
+
+def gemm_source(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32,
+                warps: tuple[int, int] = (2, 2), stages: int = 4) -> str:
+    """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
+    blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
+    warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline."""
+    t = 32 * warps[0] * warps[1]
+    ca, cb = bk // 8, bn // 8
+    if m % bm or n % bn or k % bk or k // bk < stages - 1 or bk % 16 or t % ca or t % cb:
+        raise ValueError(f"gemm_source: M, N multiples of {bm}, {bn}, K of {bk} and at least {bk * (stages - 1)}")
+    ta0, tb0 = t // ca, t // cb
+    if bm % ta0 or bk % tb0 or 32 % cb and cb % 32:
+        raise ValueError("gemm_source: the block's threads do not tile the copies")
+    pa, pb, pc = bk + 8, bn + 8, bn + 8
+    p = dict(M=m, N=n, K=k, BM=bm, BN=bn, BK=bk, WM=warps[0], WN=warps[1], T=t, NW=t // 32,
+             OT1=min(cb, 32), OT0=32 // min(cb, 32), CA=ca, CB=cb, CA8=ca * 8, CB8=cb * 8,
+             TA0=ta0, TB0=tb0, RA=bm // ta0, RB=bk // tb0, KA=ta0 * k, NB=tb0 * n,
+             SKA=ta0 * pa, SNB=tb0 * pb, PA=pa, PB=pb, PC=pc,
+             SA_ROWS=stages * bm, SB_ROWS=stages * bk, STAGES=stages, AHEAD=stages - 1,
+             NK=k // bk, LAST=k // bk - 1, GM=m // bm, GN=n // bn, PENDING=2 * (stages - 2))
+    reuse = next((x for x, rows, pad in (("a", stages * bm, pa), ("b", stages * bk, pb))
+                  if rows * pad >= bm * pc), None)
+    if reuse is not None:
+        epi = (f"    // the epilogue reuses {reuse.upper()}'s buffer: every copy landed, every warp done with it\n"
+               "    layout.async_wait {pending = 0 : i64}\n    layout.barrier\n"
+               f"    %sc = layout.view %s{reuse} : !S{reuse.upper()} -> !SC\n")
+    else:
+        epi = "    %sc = layout.alloc : !SC\n"
+    p["EPILOGUE_SMEM"] = epi
     prologue = ""
-    for s in range(STAGES - 1):
+    for s in range(stages - 1):
         prologue += f"    %k{s} = arith.constant {s} : index\n"
-        prologue += ISSUE.format(I="    ", S=f"_{s}", KT=f"%k{s}", ST=f"%k{s}")
+        prologue += ISSUE.format(I="    ", S=f"_{s}", KT=f"%k{s}", ST=f"%k{s}", **p)
+    steps = "".join(STEP.format(J=j, J16=j, ACC="%acc0" if j == 0 else f"%d{j - 1}", **p)
+                    for j in range(bk // 16))
     head = (
         f"// C = A @ B: {m}x{k} @ {k}x{n} bf16 -> bf16, f32 accumulation, on tensor cores.\n"
         "// Generated by examples/python/gemm_bf16.py (gemm_source); the docstring there\n"
         "// explains it. The CPU reference executor runs it:\n"
-        f"//   tilec examples/gemm_bf16.mlir --run cpu\n"
+        "//   tilec examples/gemm_bf16.mlir --run cpu\n"
     )
     return head + TEMPLATE.format(
-        M=m, N=n, K=k, K64=64 * k, N16=16 * n, SA_ROWS=STAGES * BM, SB_ROWS=STAGES * BK,
-        STAGES=STAGES, AHEAD=STAGES - 1, AHEAD_N=STAGES - 1, NK=k // BK, LAST=k // BK - 1,
-        GM=m // BM, GN=n // BN, PENDING=2 * (STAGES - 2), PROLOGUE=prologue,
-        ISSUE=ISSUE.format(I="      ", S="", KT="%next", ST="%ns"),
-    )
+        PROLOGUE=prologue, STEPS=steps, LASTSTEP=bk // 16 - 1,
+        ISSUE=ISSUE.format(I="      ", S="", KT="%next", ST="%ns", **p), **p)
 
 
 EXAMPLE_SHAPE = (256, 256, 128)
