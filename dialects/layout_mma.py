@@ -46,6 +46,9 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import TARGET_ATTR, target
+
 from .layout_attrs import distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
@@ -161,6 +164,7 @@ class MmaOp(IRDLOperation):
         at, bt, ct = ts
         launch = _enclosing_launch(self)
         _check(launch is not None, "layout.mma must be inside a layout.launch")
+        _check_target(self)
         for what, t in (("a", at), ("b", bt), ("acc", ct)):
             _check(len(t.get_shape()) == 2, f"layout.mma multiplies matrices: {what} has shape {list(t.get_shape())}")
         (m, k), (k2, n), (m2, n2) = at.get_shape(), bt.get_shape(), ct.get_shape()
@@ -197,3 +201,21 @@ class MmaOp(IRDLOperation):
 
 MMA_OPS = (MmaOp,)
 """Registered in the `layout` dialect (dialects/layout.py)."""
+
+
+def _check_target(op: Operation) -> None:
+    """layout.mma is `mma.sync`: the module's target (`tilec.target`) must be sm_80 or
+    newer (tilec knows no older one)."""
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    attr = top.attributes.get(TARGET_ATTR)
+    if attr is None:
+        return
+    arch = getattr(attr, "data", str(attr))
+    try:
+        target(arch)
+    except TilecError:
+        raise VerifyException(
+            f"layout.mma needs mma.sync, which sm_80 and newer have; the module's target is {arch}"
+        ) from None
