@@ -130,7 +130,7 @@ STEP = """\
 
 
 def gemm_source(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32,
-                warps: tuple[int, int] = (2, 2), stages: int = 4) -> str:
+                warps: tuple[int, int] = (2, 4), stages: int = 4) -> str:
     """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
     blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
     warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline."""
