@@ -23,10 +23,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
-from gemm_bf16 import gemm_source  # noqa: E402
+from gemm_bf16 import gemm_source
 
-import tilec  # noqa: E402
-from tilec.dialects.layout_mma import mma_error_bound  # noqa: E402
+import tilec
+from tilec.dialects.layout_mma import mma_error_bound
 
 CEILING_CU = r"""
 #include <cuda_bf16.h>
@@ -92,19 +92,44 @@ def triton_matmul():
     import triton.language as tl
 
     def cfg(bm, bn, bk, g, s, w):
-        return triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": g},
-                             num_stages=s, num_warps=w)
+        return triton.Config(
+            {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": g}, num_stages=s, num_warps=w
+        )
 
-    configs = [cfg(128, 256, 64, 8, 3, 8), cfg(64, 256, 32, 8, 4, 4), cfg(128, 128, 32, 8, 4, 4),
-               cfg(128, 64, 32, 8, 4, 4), cfg(64, 128, 32, 8, 4, 4), cfg(128, 32, 32, 8, 4, 4),
-               cfg(64, 32, 32, 8, 5, 2), cfg(32, 64, 32, 8, 5, 2), cfg(128, 256, 64, 8, 4, 8),
-               cfg(256, 128, 64, 8, 4, 8), cfg(128, 128, 64, 8, 4, 4)]
+    configs = [
+        cfg(128, 256, 64, 8, 3, 8),
+        cfg(64, 256, 32, 8, 4, 4),
+        cfg(128, 128, 32, 8, 4, 4),
+        cfg(128, 64, 32, 8, 4, 4),
+        cfg(64, 128, 32, 8, 4, 4),
+        cfg(128, 32, 32, 8, 4, 4),
+        cfg(64, 32, 32, 8, 5, 2),
+        cfg(32, 64, 32, 8, 5, 2),
+        cfg(128, 256, 64, 8, 4, 8),
+        cfg(256, 128, 64, 8, 4, 8),
+        cfg(128, 128, 64, 8, 4, 4),
+    ]
 
     @triton.autotune(configs=configs, key=["M", "N", "K"])
     @triton.jit
-    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-               BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-               GROUP_SIZE_M: tl.constexpr):
+    def kernel(
+        a_ptr,
+        b_ptr,
+        c_ptr,
+        M,
+        N,
+        K,
+        stride_am,
+        stride_ak,
+        stride_bk,
+        stride_bn,
+        stride_cm,
+        stride_cn,
+        BLOCK_SIZE_M: tl.constexpr,
+        BLOCK_SIZE_N: tl.constexpr,
+        BLOCK_SIZE_K: tl.constexpr,
+        GROUP_SIZE_M: tl.constexpr,
+    ):
         pid = tl.program_id(axis=0)
         num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
         num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -120,7 +145,7 @@ def triton_matmul():
         a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
         b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
         accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
             a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
             accumulator = tl.dot(a, b, accumulator)
@@ -169,8 +194,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--no-triton", action="store_true")
-    ap.add_argument("--configs", default="128x128x32:2x4:4",
-                    help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES, comma-separated (the best is reported)")
+    ap.add_argument(
+        "--configs",
+        default="128x128x32:2x4:4",
+        help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES, comma-separated (the best is reported)",
+    )
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
@@ -202,17 +230,30 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
             ok, rel = check(c, a, b)
             res = next(iter(kernel.resource_usage().values()))
-            t = median_ms(lambda: kernel(a, b, c))
-            print(f"  tilec {spec}: {flops / t / 1e9:.0f} TFLOP/s, {res.registers} registers, "
-                  f"spills {res.spill_stores}/{res.spill_loads}, {'ok' if ok else 'WRONG'}", flush=True)
+            t = median_ms(lambda kernel=kernel, c=c: kernel(a, b, c))  # noqa: B023 - run now
+            print(
+                f"  tilec {spec}: {flops / t / 1e9:.0f} TFLOP/s, {res.registers} registers, "
+                f"spills {res.spill_stores}/{res.spill_loads}, {'ok' if ok else 'WRONG'}",
+                flush=True,
+            )
             if best is None or (ok, -t) > (best[1], -best[0]):
                 best = (t, ok, rel, res, spec)
         t_tilec, ok, rel, res, spec = best
-        t_torch = median_ms(lambda: torch.matmul(a, b))
+        t_torch = median_ms(lambda: torch.matmul(a, b))  # noqa: B023 - run now
         ok_torch, rel_torch = check(torch.matmul(a, b), a, b)
-        row = {"size": n, "config": spec, "tilec_tflops": flops / t_tilec / 1e9, "tilec_ok": ok, "tilec_rel": rel,
-               "registers": res.registers, "spill_stores": res.spill_stores, "spill_loads": res.spill_loads,
-               "torch_tflops": flops / t_torch / 1e9, "torch_rel": rel_torch, "torch_ok": ok_torch}
+        row = {
+            "size": n,
+            "config": spec,
+            "tilec_tflops": flops / t_tilec / 1e9,
+            "tilec_ok": ok,
+            "tilec_rel": rel,
+            "registers": res.registers,
+            "spill_stores": res.spill_stores,
+            "spill_loads": res.spill_loads,
+            "torch_tflops": flops / t_torch / 1e9,
+            "torch_rel": rel_torch,
+            "torch_ok": ok_torch,
+        }
         if tri is not None:
             import triton
 
@@ -221,16 +262,19 @@ def main(argv=None) -> int:
             matmul(a, b, ct)
             torch.cuda.synchronize()
             row["triton_ok"], row["triton_rel"] = check(ct, a, b)
-            t_tri = triton.testing.do_bench(lambda: matmul(a, b, ct), return_mode="median")
+            t_tri = triton.testing.do_bench(lambda: matmul(a, b, ct), return_mode="median")  # noqa: B023 - run now
             row["triton_tflops"] = flops / t_tri / 1e9
             row["triton_config"] = str(tk.best_config)
         row["ratio"] = row["tilec_tflops"] / row["torch_tflops"]
         rows.append(row)
         print(json.dumps(row), flush=True)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = datetime.datetime.now(datetime.timezone.utc)  # noqa: UP017 - Python 3.10 too
+    date = date.strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"GEMM bf16 -> bf16 (f32 accumulation), M = N = K, {dev}, {date}; "
-        f"mma.sync ceiling {ceiling:.0f} TFLOP/s ({ceiling_regs} registers)",
+        (
+            f"GEMM bf16 -> bf16 (f32 accumulation), M = N = K, {dev}, {date}; "
+            f"mma.sync ceiling {ceiling:.0f} TFLOP/s ({ceiling_regs} registers)"
+        ),
         "",
         "| M=N=K | tilec TFLOP/s | tilec block (BMxBNxBK:warps:stages) | regs | spills (st/ld B) | tilec / cuBLAS | cuBLAS (torch.matmul) | Triton tutorial | tilec rel. err | check |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -240,7 +284,8 @@ def main(argv=None) -> int:
         oks = "ok" if r["tilec_ok"] and r["torch_ok"] and r.get("triton_ok", True) else "FAIL"
         lines.append(
             f"| {r['size']} | {r['tilec_tflops']:.0f} | {r['config']} | {r['registers']} | {r['spill_stores']}/{r['spill_loads']} | "
-            f"{r['ratio']:.2f} | {r['torch_tflops']:.0f} | {tri_s} | {r['tilec_rel']:.1e} | {oks} |")
+            f"{r['ratio']:.2f} | {r['torch_tflops']:.0f} | {tri_s} | {r['tilec_rel']:.1e} | {oks} |"
+        )
     table = "\n".join(lines)
     if args.json:
         with open(args.json, "w") as f:

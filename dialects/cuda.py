@@ -43,7 +43,6 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
-    UnitAttr,
     I64,
     AnyFloat,
     AnyFloatConstr,
@@ -55,6 +54,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    UnitAttr,
     f32,
     i32,
     i64,
@@ -62,9 +62,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     base,
-    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_prop_def,

@@ -67,7 +67,7 @@ class MatrixMoveLowering(KernelBase):
         else:
             n = 2 * plan.num
             for i, addr in enumerate(addrs):
-                b.add(cuda.StmatrixOp(v.mem, b.ssa(addr), values[n * i:n * (i + 1)], plan.num, plan.variant.trans))
+                b.add(cuda.StmatrixOp(v.mem, b.ssa(addr), values[n * i : n * (i + 1)], plan.num, plan.variant.trans))
         return True
 
     def _plan(self, op, v: View, t: TensorType, store: bool):
@@ -97,8 +97,12 @@ class MatrixMoveLowering(KernelBase):
             return x
 
         return _matrix_plan.plan(
-            ll.num_registers, 1 << len(lanes), 1 << len(warps),
-            lambda r, l, w: ll.apply(register=r, lane=l, warp=w, block=0), offset)
+            ll.num_registers,
+            1 << len(lanes),
+            1 << len(warps),
+            lambda r, l, w: ll.apply(register=r, lane=l, warp=w, block=0),
+            offset,
+        )
 
     def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[Val]:
         """Per instruction, the element index whose row this thread gives: the offset

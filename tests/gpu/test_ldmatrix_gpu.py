@@ -39,14 +39,20 @@ def _gemm_source():
     return mod.gemm_source
 
 
-@pytest.mark.parametrize("m, n, k, cfg", [(512, 384, 256, {}), (256, 512, 192, dict(warps=(2, 2), stages=3)),
-                                          (256, 256, 256, dict(bk=64, stages=3))])
+@pytest.mark.parametrize(
+    "m, n, k, cfg",
+    [(512, 384, 256, {}), (256, 512, 192, {"warps": (2, 2), "stages": 3}), (256, 256, 256, {"bk": 64, "stages": 3})],
+)
 def test_gemm_against_numpy(m, n, k, cfg):
     import cupy as cp
 
     kernel = tilec.compile(_gemm_source()(m, n, k, **cfg))
-    for what in ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-                 "stmatrix.sync.aligned.m8n8.x4.shared.b16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"):
+    for what in (
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    ):
         assert what in kernel.source
     rng = np.random.default_rng(m + n + k)
     a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))

@@ -83,10 +83,15 @@ LAYOUTS = [
     ("#layout.blocked<{sizePerThread = [2, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1]}>", 64),
     ("#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>", 64),
 ]
-SMEMS = ["#layout.cute<(32,32):(32,1)>", "#layout.cute<(32,32):(40,1)>", "#layout.cute<(32,32):(36,1)>",
-         "#layout.cute<(32,32):(1,32)>", "#layout.cute<(32,32):(1,40)>",
-         "#layout.composed<swizzle<2,3,3> o 0 o (32,32):(32,1)>",
-         "#layout.composed<swizzle<3,3,3> o 0 o (32,32):(32,1)>"]
+SMEMS = [
+    "#layout.cute<(32,32):(32,1)>",
+    "#layout.cute<(32,32):(40,1)>",
+    "#layout.cute<(32,32):(36,1)>",
+    "#layout.cute<(32,32):(1,32)>",
+    "#layout.cute<(32,32):(1,40)>",
+    "#layout.composed<swizzle<2,3,3> o 0 o (32,32):(32,1)>",
+    "#layout.composed<swizzle<3,3,3> o 0 o (32,32):(32,1)>",
+]
 
 
 @pytest.mark.parametrize("smem", SMEMS)
@@ -115,18 +120,24 @@ def test_lowered_shared_round_trip_copies_exactly(layout, threads, smem):
 def test_plan_variants_and_reasons():
     """The plan of operand A over padded rows is plain ldmatrix.x4; of B over row-major
     K x N it is .trans; rows 72 bytes apart are refused with the reason."""
-    from tilec.dialects.layout_attrs import to_linear
     from tilec.compiler.pipeline import parse_module as parse
+    from tilec.dialects.layout_attrs import to_linear
     from tilec.passes import _matrix_plan
 
-    mma = parse(f"func.func @f(%x: tensor<32x32xf32, #layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>>) {{ func.return }}")
+    mma = parse(
+        f"func.func @f(%x: tensor<32x32xf32, #layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>>) {{ func.return }}"
+    )
     enc = mma.body.block.first_op.function_type.inputs.data[0].encoding
     ll = to_linear(enc, [32, 32])
 
     def plan(row: int, col: int):
-        return _matrix_plan.plan(ll.num_registers, 32, 2,
-                                 lambda r, lane, w: ll.apply(register=r, lane=lane, warp=w, block=0),
-                                 lambda c: c[0] * row + c[1] * col)
+        return _matrix_plan.plan(
+            ll.num_registers,
+            32,
+            2,
+            lambda r, lane, w: ll.apply(register=r, lane=lane, warp=w, block=0),
+            lambda c: c[0] * row + c[1] * col,
+        )
 
     p, _ = plan(40, 1)
     assert (p.name, p.instructions) == ("x4", 2)
@@ -139,8 +150,13 @@ def test_plan_variants_and_reasons():
 def test_fallback_is_said_for_tensor_core_layouts_only():
     """An f32 tile or a layout that is no tensor-core layout falls back silently; an
     operand layout that cannot use ldmatrix says why in the CUDA."""
-    text = PROGRAM.format(layout=f"#layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>",
-                          threads=64, smem="#layout.cute<(32,32):(36,1)>", m=32, n=32)
+    text = PROGRAM.format(
+        layout=f"#layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>",
+        threads=64,
+        smem="#layout.cute<(32,32):(36,1)>",
+        m=32,
+        n=32,
+    )
     module = parse_module(text)
     run_pipeline(module, "lower-to-gpu")
     cuda_text = emit(module, "cuda")
