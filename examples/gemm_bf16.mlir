@@ -9,24 +9,24 @@
 !GA = !layout.tensor<bf16, #layout.cute<(256,128):(128,1)>, gmem>
 !GB = !layout.tensor<bf16, #layout.cute<(128,256):(256,1)>, gmem>
 !GC = !layout.tensor<bf16, #layout.cute<(256,256):(256,1)>, gmem>
-!TA = !layout.tensor<bf16, #layout.cute<(128,32):(128,1)>, gmem>
-!TB = !layout.tensor<bf16, #layout.cute<(32,128):(256,1)>, gmem>
+!TA = !layout.tensor<bf16, #layout.cute<(128,64):(128,1)>, gmem>
+!TB = !layout.tensor<bf16, #layout.cute<(64,128):(256,1)>, gmem>
 !TC = !layout.tensor<bf16, #layout.cute<(128,128):(256,1)>, gmem>
-!VA = !layout.tensor<bf16, #layout.cute<(128,4):(128,8)>, gmem, vec #layout.cute<(1,8):(128,1)>>
-!FA = !layout.tensor<bf16, #layout.cute<(2,1):(8192,32)>, gmem, vec #layout.cute<(1,8):(128,1)>>
-!VB = !layout.tensor<bf16, #layout.cute<(32,16):(256,8)>, gmem, vec #layout.cute<(1,8):(256,1)>>
-!FB = !layout.tensor<bf16, #layout.cute<(2,1):(4096,128)>, gmem, vec #layout.cute<(1,8):(256,1)>>
-!SA = !layout.tensor<bf16, #layout.cute<(512,32):(40,1)>, smem>
-!SB = !layout.tensor<bf16, #layout.cute<(128,128):(136,1)>, smem>
+!VA = !layout.tensor<bf16, #layout.cute<(128,8):(128,8)>, gmem, vec #layout.cute<(1,8):(128,1)>>
+!FA = !layout.tensor<bf16, #layout.cute<(4,1):(4096,64)>, gmem, vec #layout.cute<(1,8):(128,1)>>
+!VB = !layout.tensor<bf16, #layout.cute<(64,16):(256,8)>, gmem, vec #layout.cute<(1,8):(256,1)>>
+!FB = !layout.tensor<bf16, #layout.cute<(4,1):(4096,128)>, gmem, vec #layout.cute<(1,8):(256,1)>>
+!SA = !layout.tensor<bf16, #layout.cute<(384,64):(72,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.cute<(192,128):(136,1)>, smem>
 !SC = !layout.tensor<bf16, #layout.cute<(128,128):(136,1)>, smem>
-!XA = !layout.tensor<bf16, #layout.cute<(128,32):(40,1)>, smem>
-!XB = !layout.tensor<bf16, #layout.cute<(32,128):(136,1)>, smem>
-!KA = !layout.tensor<bf16, #layout.cute<(128,16):(40,1)>, smem>
+!XA = !layout.tensor<bf16, #layout.cute<(128,64):(72,1)>, smem>
+!XB = !layout.tensor<bf16, #layout.cute<(64,128):(136,1)>, smem>
+!KA = !layout.tensor<bf16, #layout.cute<(128,16):(72,1)>, smem>
 !KB = !layout.tensor<bf16, #layout.cute<(16,128):(136,1)>, smem>
-!YA = !layout.tensor<bf16, #layout.cute<(128,4):(40,8)>, smem, vec #layout.cute<(1,8):(40,1)>>
-!ZA = !layout.tensor<bf16, #layout.cute<(2,1):(2560,32)>, smem, vec #layout.cute<(1,8):(40,1)>>
-!YB = !layout.tensor<bf16, #layout.cute<(32,16):(136,8)>, smem, vec #layout.cute<(1,8):(136,1)>>
-!ZB = !layout.tensor<bf16, #layout.cute<(2,1):(2176,128)>, smem, vec #layout.cute<(1,8):(136,1)>>
+!YA = !layout.tensor<bf16, #layout.cute<(128,8):(72,8)>, smem, vec #layout.cute<(1,8):(72,1)>>
+!ZA = !layout.tensor<bf16, #layout.cute<(4,1):(2304,64)>, smem, vec #layout.cute<(1,8):(72,1)>>
+!YB = !layout.tensor<bf16, #layout.cute<(64,16):(136,8)>, smem, vec #layout.cute<(1,8):(136,1)>>
+!ZB = !layout.tensor<bf16, #layout.cute<(4,1):(2176,128)>, smem, vec #layout.cute<(1,8):(136,1)>>
 !ACC = tensor<128x128xf32, #mma>
 func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<bf16, align 16>) {
   %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
@@ -34,10 +34,10 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
   %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !GC
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %stages = arith.constant 4 : index
-  %ahead = arith.constant 3 : index
-  %nk = arith.constant 4 : index
-  %last = arith.constant 3 : index
+  %stages = arith.constant 3 : index
+  %ahead = arith.constant 2 : index
+  %nk = arith.constant 2 : index
+  %last = arith.constant 1 : index
   %gm = arith.constant 2 : index
   %gn = arith.constant 2 : index
   layout.launch grid(%gm, %gn, %c1) threads(256) {
@@ -45,14 +45,14 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
     %sa = layout.alloc : !SA
     %sb = layout.alloc : !SB
     %k0 = arith.constant 0 : index
-    %ta_0 = layout.tile %A[%bx, %k0] {tile = array<i64: 128, 32>} : !GA -> !TA
-    %tb_0 = layout.tile %B[%k0, %by] {tile = array<i64: 32, 128>} : !GB -> !TB
-    %wa_0 = layout.tile %sa[%k0, %c0] {tile = array<i64: 128, 32>} : !SA -> !XA
-    %wb_0 = layout.tile %sb[%k0, %c0] {tile = array<i64: 32, 128>} : !SB -> !XB
+    %ta_0 = layout.tile %A[%bx, %k0] {tile = array<i64: 128, 64>} : !GA -> !TA
+    %tb_0 = layout.tile %B[%k0, %by] {tile = array<i64: 64, 128>} : !GB -> !TB
+    %wa_0 = layout.tile %sa[%k0, %c0] {tile = array<i64: 128, 64>} : !SA -> !XA
+    %wb_0 = layout.tile %sb[%k0, %c0] {tile = array<i64: 64, 128>} : !SB -> !XB
     %va_0 = layout.vectorize %ta_0 {vector = array<i64: 1, 8>} : !TA -> !VA
-    %fa_0 = layout.distribute %va_0, %tid {threads = #layout.cute<(64,4):(4,1)>} : !VA -> !FA
+    %fa_0 = layout.distribute %va_0, %tid {threads = #layout.cute<(32,8):(8,1)>} : !VA -> !FA
     %ya_0 = layout.vectorize %wa_0 {vector = array<i64: 1, 8>} : !XA -> !YA
-    %za_0 = layout.distribute %ya_0, %tid {threads = #layout.cute<(64,4):(4,1)>} : !YA -> !ZA
+    %za_0 = layout.distribute %ya_0, %tid {threads = #layout.cute<(32,8):(8,1)>} : !YA -> !ZA
     layout.copy_async %fa_0, %za_0 : !FA, !ZA
     %vb_0 = layout.vectorize %tb_0 {vector = array<i64: 1, 8>} : !TB -> !VB
     %fb_0 = layout.distribute %vb_0, %tid {threads = #layout.cute<(16,16):(16,1)>} : !VB -> !FB
@@ -60,52 +60,37 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
     %zb_0 = layout.distribute %yb_0, %tid {threads = #layout.cute<(16,16):(16,1)>} : !YB -> !ZB
     layout.copy_async %fb_0, %zb_0 : !FB, !ZB
     %k1 = arith.constant 1 : index
-    %ta_1 = layout.tile %A[%bx, %k1] {tile = array<i64: 128, 32>} : !GA -> !TA
-    %tb_1 = layout.tile %B[%k1, %by] {tile = array<i64: 32, 128>} : !GB -> !TB
-    %wa_1 = layout.tile %sa[%k1, %c0] {tile = array<i64: 128, 32>} : !SA -> !XA
-    %wb_1 = layout.tile %sb[%k1, %c0] {tile = array<i64: 32, 128>} : !SB -> !XB
+    %ta_1 = layout.tile %A[%bx, %k1] {tile = array<i64: 128, 64>} : !GA -> !TA
+    %tb_1 = layout.tile %B[%k1, %by] {tile = array<i64: 64, 128>} : !GB -> !TB
+    %wa_1 = layout.tile %sa[%k1, %c0] {tile = array<i64: 128, 64>} : !SA -> !XA
+    %wb_1 = layout.tile %sb[%k1, %c0] {tile = array<i64: 64, 128>} : !SB -> !XB
     %va_1 = layout.vectorize %ta_1 {vector = array<i64: 1, 8>} : !TA -> !VA
-    %fa_1 = layout.distribute %va_1, %tid {threads = #layout.cute<(64,4):(4,1)>} : !VA -> !FA
+    %fa_1 = layout.distribute %va_1, %tid {threads = #layout.cute<(32,8):(8,1)>} : !VA -> !FA
     %ya_1 = layout.vectorize %wa_1 {vector = array<i64: 1, 8>} : !XA -> !YA
-    %za_1 = layout.distribute %ya_1, %tid {threads = #layout.cute<(64,4):(4,1)>} : !YA -> !ZA
+    %za_1 = layout.distribute %ya_1, %tid {threads = #layout.cute<(32,8):(8,1)>} : !YA -> !ZA
     layout.copy_async %fa_1, %za_1 : !FA, !ZA
     %vb_1 = layout.vectorize %tb_1 {vector = array<i64: 1, 8>} : !TB -> !VB
     %fb_1 = layout.distribute %vb_1, %tid {threads = #layout.cute<(16,16):(16,1)>} : !VB -> !FB
     %yb_1 = layout.vectorize %wb_1 {vector = array<i64: 1, 8>} : !XB -> !YB
     %zb_1 = layout.distribute %yb_1, %tid {threads = #layout.cute<(16,16):(16,1)>} : !YB -> !ZB
     layout.copy_async %fb_1, %zb_1 : !FB, !ZB
-    %k2 = arith.constant 2 : index
-    %ta_2 = layout.tile %A[%bx, %k2] {tile = array<i64: 128, 32>} : !GA -> !TA
-    %tb_2 = layout.tile %B[%k2, %by] {tile = array<i64: 32, 128>} : !GB -> !TB
-    %wa_2 = layout.tile %sa[%k2, %c0] {tile = array<i64: 128, 32>} : !SA -> !XA
-    %wb_2 = layout.tile %sb[%k2, %c0] {tile = array<i64: 32, 128>} : !SB -> !XB
-    %va_2 = layout.vectorize %ta_2 {vector = array<i64: 1, 8>} : !TA -> !VA
-    %fa_2 = layout.distribute %va_2, %tid {threads = #layout.cute<(64,4):(4,1)>} : !VA -> !FA
-    %ya_2 = layout.vectorize %wa_2 {vector = array<i64: 1, 8>} : !XA -> !YA
-    %za_2 = layout.distribute %ya_2, %tid {threads = #layout.cute<(64,4):(4,1)>} : !YA -> !ZA
-    layout.copy_async %fa_2, %za_2 : !FA, !ZA
-    %vb_2 = layout.vectorize %tb_2 {vector = array<i64: 1, 8>} : !TB -> !VB
-    %fb_2 = layout.distribute %vb_2, %tid {threads = #layout.cute<(16,16):(16,1)>} : !VB -> !FB
-    %yb_2 = layout.vectorize %wb_2 {vector = array<i64: 1, 8>} : !XB -> !YB
-    %zb_2 = layout.distribute %yb_2, %tid {threads = #layout.cute<(16,16):(16,1)>} : !YB -> !ZB
-    layout.copy_async %fb_2, %zb_2 : !FB, !ZB
     %zero = arith.constant dense<0.0> : !ACC
     %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {
-      // tile kt has landed (the 4 groups of the 3 tiles after it may not have)
-      layout.async_wait {pending = 4 : i64}
+      // tile kt has landed (the 2 groups of the 2 tiles after it may not have)
+      layout.async_wait {pending = 2 : i64}
       layout.barrier
-      // start tile kt+3 (past the end: the last tile again, into a stage never read)
+      // start tile kt+2 (past the end: the last tile again, into a stage never read)
       %far = arith.addi %kt, %ahead : index
       %next = arith.minui %far, %last : index
       %ns = arith.remui %far, %stages : index
-      %ta = layout.tile %A[%bx, %next] {tile = array<i64: 128, 32>} : !GA -> !TA
-      %tb = layout.tile %B[%next, %by] {tile = array<i64: 32, 128>} : !GB -> !TB
-      %wa = layout.tile %sa[%ns, %c0] {tile = array<i64: 128, 32>} : !SA -> !XA
-      %wb = layout.tile %sb[%ns, %c0] {tile = array<i64: 32, 128>} : !SB -> !XB
+      %ta = layout.tile %A[%bx, %next] {tile = array<i64: 128, 64>} : !GA -> !TA
+      %tb = layout.tile %B[%next, %by] {tile = array<i64: 64, 128>} : !GB -> !TB
+      %wa = layout.tile %sa[%ns, %c0] {tile = array<i64: 128, 64>} : !SA -> !XA
+      %wb = layout.tile %sb[%ns, %c0] {tile = array<i64: 64, 128>} : !SB -> !XB
       %va = layout.vectorize %ta {vector = array<i64: 1, 8>} : !TA -> !VA
-      %fa = layout.distribute %va, %tid {threads = #layout.cute<(64,4):(4,1)>} : !VA -> !FA
+      %fa = layout.distribute %va, %tid {threads = #layout.cute<(32,8):(8,1)>} : !VA -> !FA
       %ya = layout.vectorize %wa {vector = array<i64: 1, 8>} : !XA -> !YA
-      %za = layout.distribute %ya, %tid {threads = #layout.cute<(64,4):(4,1)>} : !YA -> !ZA
+      %za = layout.distribute %ya, %tid {threads = #layout.cute<(32,8):(8,1)>} : !YA -> !ZA
       layout.copy_async %fa, %za : !FA, !ZA
       %vb = layout.vectorize %tb {vector = array<i64: 1, 8>} : !TB -> !VB
       %fb = layout.distribute %vb, %tid {threads = #layout.cute<(16,16):(16,1)>} : !VB -> !FB
@@ -113,8 +98,8 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       %zb = layout.distribute %yb, %tid {threads = #layout.cute<(16,16):(16,1)>} : !YB -> !ZB
       layout.copy_async %fb, %zb : !FB, !ZB
       %s = arith.remui %kt, %stages : index
-      %xa = layout.tile %sa[%s, %c0] {tile = array<i64: 128, 32>} : !SA -> !XA
-      %xb = layout.tile %sb[%s, %c0] {tile = array<i64: 32, 128>} : !SB -> !XB
+      %xa = layout.tile %sa[%s, %c0] {tile = array<i64: 128, 64>} : !SA -> !XA
+      %xb = layout.tile %sb[%s, %c0] {tile = array<i64: 64, 128>} : !SB -> !XB
       %j0 = arith.constant 0 : index
       %ka0 = layout.tile %xa[%c0, %j0] {tile = array<i64: 128, 16>} : !XA -> !KA
       %kb0 = layout.tile %xb[%j0, %c0] {tile = array<i64: 16, 128>} : !XB -> !KB
@@ -127,7 +112,19 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       %opa1 = layout.load %ka1 : !KA -> tensor<128x16xbf16, #a>
       %opb1 = layout.load %kb1 : !KB -> tensor<16x128xbf16, #b>
       %d1 = layout.mma %opa1, %opb1, %d0 : tensor<128x16xbf16, #a>, tensor<16x128xbf16, #b>, !ACC
-      scf.yield %d1 : !ACC
+      %j2 = arith.constant 2 : index
+      %ka2 = layout.tile %xa[%c0, %j2] {tile = array<i64: 128, 16>} : !XA -> !KA
+      %kb2 = layout.tile %xb[%j2, %c0] {tile = array<i64: 16, 128>} : !XB -> !KB
+      %opa2 = layout.load %ka2 : !KA -> tensor<128x16xbf16, #a>
+      %opb2 = layout.load %kb2 : !KB -> tensor<16x128xbf16, #b>
+      %d2 = layout.mma %opa2, %opb2, %d1 : tensor<128x16xbf16, #a>, tensor<16x128xbf16, #b>, !ACC
+      %j3 = arith.constant 3 : index
+      %ka3 = layout.tile %xa[%c0, %j3] {tile = array<i64: 128, 16>} : !XA -> !KA
+      %kb3 = layout.tile %xb[%j3, %c0] {tile = array<i64: 16, 128>} : !XB -> !KB
+      %opa3 = layout.load %ka3 : !KA -> tensor<128x16xbf16, #a>
+      %opb3 = layout.load %kb3 : !KB -> tensor<16x128xbf16, #b>
+      %d3 = layout.mma %opa3, %opb3, %d2 : tensor<128x16xbf16, #a>, tensor<16x128xbf16, #b>, !ACC
+      scf.yield %d3 : !ACC
     }
     // the epilogue reuses A's buffer: every copy landed, every warp done with it
     layout.async_wait {pending = 0 : i64}

@@ -4,22 +4,27 @@ PyTorch tensors; checked against torch.matmul within the documented MMA toleranc
     python examples/python/gemm_bf16.py [M N K]     (default 1024 1024 1024)
 
 `gemm_source(M, N, K)` writes the program of examples/gemm_bf16.mlir for any M, N
-(multiples of 128) and K (a multiple of 32, at least 96): that file is
-`gemm_source(256, 256, 128)`, small enough for the CPU reference executor. Per block
-of 8 warps, a 128x128 tile of C:
+(multiples of 128) and K (a multiple of 64, at least 128); other block tiles, warps,
+K steps and pipeline depths are its parameters (benchmarks/gemm_bench.py tries some).
+examples/gemm_bf16.mlir is `gemm_source(256, 256, 128)`, small enough for the CPU
+reference executor. With the defaults (the fastest measured, docs/benchmarks.md), per
+block of 8 warps, a 128x128 tile of C:
 
-- a 4-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, one per
-  thread and row, coalesced) fills padded shared tiles of A (128x32, rows of 40
-  elements) and B (32x128, rows of 136): the padding shifts each row by 16 bytes,
-  so the 8 rows of an `ldmatrix` matrix hit 8 different bank groups;
+- a 3-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
+  one commit group per operand tile) fills padded shared tiles of A (128x64, rows of
+  72 elements) and B (64x128, rows of 136): the 16-byte padding puts the 8 rows of an
+  `ldmatrix` matrix in 8 different bank groups (a swizzle would too, but tile,
+  vectorize and distribute, which split the copies between the threads, take plain
+  layouts only);
 - an `scf.for` over K carries the 128x128 f32 accumulator in the MMA layout
   (`#layout.nvidia_mma`, warps 2x4: 64 registers per thread); each step waits for
-  its stage, starts the copy of the stage 3 steps ahead, loads the A and B tiles into
-  the operand layouts (`#layout.dot_op`; `lower-to-gpu` picks `ldmatrix.x4` and
-  `ldmatrix.x4.trans`) and issues `layout.mma` (32 `mma.sync.m16n8k16` per warp);
-- the epilogue rounds the accumulator to bf16, stores it into shared memory (the A
-  buffer re-viewed; `stmatrix.x4` on sm_90), and stores it from there coalesced
-  (a blocked layout, 16-byte vectors, each warp two whole 256-byte rows).
+  its stage, starts the copy of the tile 2 steps ahead, and 4 times loads 16-deep
+  slices of A and B into the operand layouts (`#layout.dot_op`; `lower-to-gpu` picks
+  `ldmatrix.x4` and `ldmatrix.x4.trans`) and issues `layout.mma` (16
+  `mma.sync.m16n8k16` per warp);
+- the epilogue rounds the accumulator to bf16, stores it into shared memory (an
+  operand buffer re-viewed; `stmatrix.x4` on sm_90), and stores it from there
+  coalesced (a blocked layout, 16-byte vectors, each warp two whole 256-byte rows).
 
 Without a GPU (or PyTorch) the script compiles the kernel with NVRTC for sm_90 and
 runs the 256x256x128 example on the CPU reference executor instead.
@@ -129,7 +134,7 @@ STEP = """\
 
 
 def gemm_source(
-    m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: tuple[int, int] = (2, 4), stages: int = 4
+    m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 64, warps: tuple[int, int] = (2, 4), stages: int = 3
 ) -> str:
     """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
     blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
