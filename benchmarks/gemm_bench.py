@@ -196,7 +196,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default="128x128x32:2x4:4",
+        default="128x128x64:2x4:3,128x128x32:2x4:4,128x256x32:2x4:3",
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES, comma-separated (the best is reported)",
     )
     ap.add_argument("--json")
