@@ -152,7 +152,7 @@ class LoadStoreLowering(KernelBase):
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else 1
+        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, rt)
         other = self.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
@@ -304,7 +304,7 @@ class LoadStoreLowering(KernelBase):
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else 1
+        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
         # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
         redundant = 0
         for i, bs in enumerate(ll.get_bases("lane")):

@@ -9,7 +9,10 @@ elements, in a buffer aligned to 16 bytes), no mask, the value's layout spread o
 all the threads of the launch, and for `stmatrix` a target that has it (sm_90) and a
 layout that holds each element once (no lane or warp broadcasts). The CUDA says what
 was chosen: `// layout.load 128x32xbf16 from smem: 4 ldmatrix.x4 per thread`, or why
-not for a tensor-core layout (`#layout.nvidia_mma`, `#layout.dot_op`)."""
+not for a tensor-core layout (`#layout.nvidia_mma`, `#layout.dot_op`). Such a layout
+that cannot use them still moves the widest vectors its registers allow (`shared_vector`:
+`vectorize` sets widths for blocked layouts only): `// ...: no ldmatrix (why); ld.shared
+of 2 elements`."""
 
 from __future__ import annotations
 
@@ -50,7 +53,12 @@ class MatrixMoveLowering(KernelBase):
         plan, why = self._plan(op, v, t, values is not None)
         if plan is None:
             if why and isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr):
-                self.comment(f"{what}: no {'ldmatrix' if values is None else 'stmatrix'} ({why}); ld.shared/st.shared")
+                n = self.shared_vector(op, t)
+                access = "ld.shared" if values is None else "st.shared"
+                self.comment(
+                    f"{what}: no {'ldmatrix' if values is None else 'stmatrix'} ({why}); "
+                    f"{access} of {n} element{'s' if n > 1 else ''}"
+                )
             return False
         ll = self.linear(t, op)
         name = "ldmatrix" if values is None else "stmatrix"
@@ -70,6 +78,57 @@ class MatrixMoveLowering(KernelBase):
                 b.add(cuda.StmatrixOp(v.mem, b.ssa(addr), values[n * i : n * (i + 1)], plan.num, plan.variant.trans))
         return True
 
+    def shared_vector(self, op, t: TensorType) -> int:
+        """For a load/store without a `vector` width of a tensor-core layout from/to a
+        static shared view: the widest v (at most 16 bytes) such that every group of v
+        consecutive registers is v consecutive, v-aligned elements (kWidth pairs of
+        bf16 over rows that ldmatrix cannot take: 2); 1 otherwise."""
+        if not isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr):
+            return 1
+        v: View = self.get(op.view)
+        if v.space != "smem" or v.vec is not None or v.mask is not None or getattr(op, "mask", None) is not None:
+            return 1
+        if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m):
+            return 1
+        ll = self.linear(t, op)
+        offset = self._static_offset(v)
+        eb = element_bytes(t.element_type)
+        lanes, warps = 1 << len(ll.get_bases("lane")), 1 << len(ll.get_bases("warp"))
+        regs = ll.num_registers
+        offs = {
+            (r, l, w): offset(ll.apply(register=r, lane=l, warp=w, block=0))
+            for r in range(regs)
+            for l in range(lanes)
+            for w in range(warps)
+        }
+
+        def fits(n: int) -> bool:
+            if regs % n or (self.b.div_of(v.base) * eb) % (n * eb) or v.align % (n * eb):
+                return False
+            return all(
+                o % n == 0 and all(offs[(r + j, l, w)] == o + j for j in range(1, n))
+                for (r, l, w), o in offs.items()
+                if r % n == 0
+            )
+
+        n = 1
+        while n * 2 * eb <= 16 and fits(n * 2):
+            n *= 2
+        return n
+
+    def _static_offset(self, v: View):
+        """The element offset, inside the swizzle, of a coordinate of a static view."""
+        sw = v.swizzle
+
+        def offset(c) -> int:
+            x = _eval_coords(self.b, v.layout, list(c)) + v.swz_off
+            if sw is not None:
+                y = x & sw.yyy_msk
+                x ^= y >> sw.shift if sw.shift >= 0 else y << -sw.shift
+            return x
+
+        return offset
+
     def _plan(self, op, v: View, t: TensorType, store: bool):
         """(plan, "") or (None, why not; "" when the access is not a candidate)."""
         if element_bytes(t.element_type) != 2 or v.vec is not None or v.mask is not None:
@@ -87,15 +146,7 @@ class MatrixMoveLowering(KernelBase):
             return None, "the layout does not spread over the block's threads"
         if store and not all(any(bs) for bs in (*lanes, *warps)):
             return None, "the layout holds elements in several threads"
-        sw = v.swizzle
-
-        def offset(c) -> int:
-            x = _eval_coords(self.b, v.layout, list(c)) + v.swz_off
-            if sw is not None:
-                y = x & sw.yyy_msk
-                x ^= y >> sw.shift if sw.shift >= 0 else y << -sw.shift
-            return x
-
+        offset = self._static_offset(v)
         return _matrix_plan.plan(
             ll.num_registers,
             1 << len(lanes),

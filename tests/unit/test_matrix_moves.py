@@ -160,4 +160,7 @@ def test_fallback_is_said_for_tensor_core_layouts_only():
     module = parse_module(text)
     run_pipeline(module, "lower-to-gpu")
     cuda_text = emit(module, "cuda")
-    assert "// layout.load 32x32xbf16 from smem: no ldmatrix (rows do not start on 16-byte boundaries)" in cuda_text
+    assert (
+        "// layout.load 32x32xbf16 from smem: no ldmatrix (rows do not start on 16-byte boundaries); "
+        "ld.shared of 2 elements" in cuda_text
+    )

@@ -1,10 +1,11 @@
 // sm_80 has ldmatrix but no stmatrix: the store of an MMA-layout tile to shared memory
-// stays st.shared, and the CUDA says why; the load back into operand A is ldmatrix.
+// stays st.shared (of register pairs), and the CUDA says why; the load back into operand A is ldmatrix.
 // RUN: tilec %s -p lower-to-gpu -t cuda | filecheck %s
 // RUN: tilec %s -p lower-to-gpu --check-equivalence | filecheck %s --check-prefix=EQ
 // EQ: @stmatrix_sm80: equivalent after 'lower-to-gpu' (seed 0, buffers %src, %dst){{$}}
 // CHECK-LABEL: stmatrix_sm80_kernel(
-// CHECK: // layout.store 16x16xbf16 to smem: no stmatrix (sm_80 has no stmatrix); ld.shared/st.shared
+// CHECK: // layout.store 16x16xbf16 to smem: no stmatrix (sm_80 has no stmatrix); st.shared of 2 elements
+// CHECK: *reinterpret_cast<bf16x2*>(smem + {{.*}}) =
 // CHECK-NOT: stmatrix.sync
 // CHECK: // layout.load 16x16xbf16 from smem: 1 ldmatrix.x4 per thread
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
