@@ -22,8 +22,11 @@ else `x2` or `x1`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
+
+from tilec.dialects import views
 
 ROW_BITS = 3
 """log2 of the 8 rows (and 8 elements per row) of an `ldmatrix` matrix."""
@@ -74,32 +77,44 @@ class MatrixPlan:
         return reg, lane
 
 
-def plan(
-    num_registers: int,
-    lanes: int,
-    warps: int,
-    coord: Callable[[int, int, int], tuple[int, ...]],
-    offset: Callable[[tuple[int, ...]], int],
-) -> tuple[MatrixPlan | None, str]:
-    """The `ldmatrix`/`stmatrix` plan of a register layout (`coord(register, lane,
-    warp)`, 32 lanes) over a shared view with static element offsets (`offset`), or
-    (None, why not). The caller checks the element width (16 bits) and the alignment
-    of the view's dynamic base (a multiple of 8 elements)."""
+def offsets(ll, view_layout, swizzle, swz_off: int) -> np.ndarray:
+    """The element offset (inside the swizzle, the view's base left out) of each
+    (register, lane, warp) of the linear layout `ll` over a static view: modes of
+    (extent, stride) leaves (`view_values.RLayout` with int entries), an optional
+    `Swizzle` applied to offset + `swz_off`. Shape [registers, lanes, warps]."""
+
+    def table(bases, n):
+        out = np.zeros((n, ll.rank), np.int64)
+        for i, bs in enumerate(bases):
+            out[1 << i : 2 << i] = out[: 1 << i] ^ np.asarray(bs, np.int64)
+        return out
+
+    regs = table(ll.get_bases("register"), ll.num_registers)
+    lanes = table(ll.get_bases("lane"), 1 << len(ll.get_bases("lane")))
+    warps = table(ll.get_bases("warp"), 1 << len(ll.get_bases("warp")))
+    off = np.full((len(regs), len(lanes), len(warps)), swz_off, np.int64)
+    for d, mode in enumerate(view_layout):
+        c = regs[:, None, None, d] ^ lanes[None, :, None, d] ^ warps[None, None, :, d]
+        off = off + views.leaves_offset(mode, c)
+    if swizzle is not None:
+        y = off & swizzle.yyy_msk
+        off = off ^ (y >> swizzle.shift if swizzle.shift >= 0 else y << -swizzle.shift)
+    return off
+
+
+def plan(off: np.ndarray) -> tuple[MatrixPlan | None, str]:
+    """The `ldmatrix`/`stmatrix` plan of a register layout over a shared view, given
+    the element offset of each (register, lane, warp) (`offsets`), or (None, why not).
+    The caller checks the element width (16 bits) and the alignment of the view's
+    dynamic base (a multiple of 8 elements)."""
+    num_registers, lanes, _ = off.shape
     if lanes != 32:
         return None, "the layout does not span the 32 lanes of a warp"
     if num_registers < 2 or num_registers & (num_registers - 1):
         return None, f"{num_registers} register(s) per thread, not a power of two >= 2"
-    off = {}
-
-    def at(r: int, l: int, w: int) -> int:
-        key = (r, l, w)
-        if key not in off:
-            off[key] = offset(coord(r, l, w))
-        return off[key]
-
     why = "no variant fits"
     for variant in (PLAIN, TRANS):
-        ok, why_v = _fits(variant, num_registers, warps, at)
+        ok, why_v = _fits(variant, off)
         if ok:
             matrices = num_registers // 2
             num = 4 if matrices % 4 == 0 else 2 if matrices % 2 == 0 else 1
@@ -109,19 +124,17 @@ def plan(
     return None, why
 
 
-def _fits(variant: Variant, num_registers: int, warps: int, at) -> tuple[bool, str]:
+def _fits(variant: Variant, off: np.ndarray) -> tuple[bool, str]:
+    r = np.arange(off.shape[0])[:, None, None]
+    lane = np.arange(32)[None, :, None]
     col_reg = sum(1 << b for k, b in variant.cols if k == "register")
     col_lane = sum(1 << b for k, b in variant.cols if k == "lane")
-    for w in range(warps):
-        for r in range(num_registers):
-            for l in range(32):
-                base = at(r & ~col_reg, l & ~col_lane, w)
-                if base % 8:
-                    return False, "rows do not start on 16-byte boundaries"
-                step = 0
-                for k, (kind, bit) in enumerate(variant.cols):
-                    if (r if kind == "register" else l) >> bit & 1:
-                        step |= 1 << k
-                if at(r, l, w) != base + step:
-                    return False, "the 8 elements of a matrix row are not contiguous in shared memory"
+    base = off[r & ~col_reg, lane & ~col_lane, np.arange(off.shape[2])[None, None, :]]
+    if np.any(base % 8):
+        return False, "rows do not start on 16-byte boundaries"
+    step = np.zeros(off.shape[:2] + (1,), np.int64)
+    for k, (kind, bit) in enumerate(variant.cols):
+        step = step | (((r if kind == "register" else lane) >> bit & 1) << k)
+    if np.any(off != base + step):
+        return False, "the 8 elements of a matrix row are not contiguous in shared memory"
     return True, ""

@@ -16,6 +16,7 @@ of 2 elements`."""
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
@@ -46,13 +47,16 @@ class MatrixMoveLowering(KernelBase):
 
     def _matrix_move(self, op, view: SSAValue, t: TensorType, values: list | None) -> bool:
         v: View = self.get(view)
-        if v.space != "smem":
+        tensor_core = isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr)
+        if v.space != "smem" or ("bank_conflicts" in op.attributes and not tensor_core):
+            # lower-convert-layout's round trips between other layouts keep the accesses
+            # its cost estimate counted
             return False
         verb = "layout.load" if values is None else "layout.store"
         what = f"{verb} {'x'.join(map(str, t.get_shape()))}x{t.element_type} {'from' if values is None else 'to'} smem"
         plan, why = self._plan(op, v, t, values is not None)
         if plan is None:
-            if why and isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr):
+            if why and tensor_core:
                 n = self.shared_vector(op, t)
                 access = "ld.shared" if values is None else "st.shared"
                 self.comment(
@@ -91,24 +95,18 @@ class MatrixMoveLowering(KernelBase):
         if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m):
             return 1
         ll = self.linear(t, op)
-        offset = self._static_offset(v)
+        if ll.get_bases("block"):
+            return 1
         eb = element_bytes(t.element_type)
-        lanes, warps = 1 << len(ll.get_bases("lane")), 1 << len(ll.get_bases("warp"))
-        regs = ll.num_registers
-        offs = {
-            (r, l, w): offset(ll.apply(register=r, lane=l, warp=w, block=0))
-            for r in range(regs)
-            for l in range(lanes)
-            for w in range(warps)
-        }
+        off = self._offsets(ll, v)
+        regs = off.shape[0]
 
         def fits(n: int) -> bool:
             if regs % n or (self.b.div_of(v.base) * eb) % (n * eb) or v.align % (n * eb):
                 return False
-            return all(
-                o % n == 0 and all(offs[(r + j, l, w)] == o + j for j in range(1, n))
-                for (r, l, w), o in offs.items()
-                if r % n == 0
+            groups = off.reshape(regs // n, n, *off.shape[1:])
+            return bool(
+                np.all(groups[:, 0] % n == 0) and np.all(groups - groups[:, :1] == np.arange(n)[None, :, None, None])
             )
 
         n = 1
@@ -116,18 +114,14 @@ class MatrixMoveLowering(KernelBase):
             n *= 2
         return n
 
-    def _static_offset(self, v: View):
-        """The element offset, inside the swizzle, of a coordinate of a static view."""
-        sw = v.swizzle
-
-        def offset(c) -> int:
-            x = _eval_coords(self.b, v.layout, list(c)) + v.swz_off
-            if sw is not None:
-                y = x & sw.yyy_msk
-                x ^= y >> sw.shift if sw.shift >= 0 else y << -sw.shift
-            return x
-
-        return offset
+    def _offsets(self, ll, v: View):
+        """`_matrix_plan.offsets` of a static view, memoized per kernel (the same tile
+        is loaded at every step of a loop)."""
+        key = (repr(ll), repr(v.layout), repr(v.swizzle), v.swz_off)
+        memo = self.__dict__.setdefault("_matrix_offsets", {})
+        if key not in memo:
+            memo[key] = _matrix_plan.offsets(ll, v.layout, v.swizzle, v.swz_off)
+        return memo[key]
 
     def _plan(self, op, v: View, t: TensorType, store: bool):
         """(plan, "") or (None, why not; "" when the access is not a candidate)."""
@@ -146,14 +140,7 @@ class MatrixMoveLowering(KernelBase):
             return None, "the layout does not spread over the block's threads"
         if store and not all(any(bs) for bs in (*lanes, *warps)):
             return None, "the layout holds elements in several threads"
-        offset = self._static_offset(v)
-        return _matrix_plan.plan(
-            ll.num_registers,
-            1 << len(lanes),
-            1 << len(warps),
-            lambda r, l, w: ll.apply(register=r, lane=l, warp=w, block=0),
-            offset,
-        )
+        return _matrix_plan.plan(self._offsets(ll, v))
 
     def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[Val]:
         """Per instruction, the element index whose row this thread gives: the offset

@@ -131,13 +131,7 @@ def test_plan_variants_and_reasons():
     ll = to_linear(enc, [32, 32])
 
     def plan(row: int, col: int):
-        return _matrix_plan.plan(
-            ll.num_registers,
-            32,
-            2,
-            lambda r, lane, w: ll.apply(register=r, lane=lane, warp=w, block=0),
-            lambda c: c[0] * row + c[1] * col,
-        )
+        return _matrix_plan.plan(_matrix_plan.offsets(ll, [[(32, row)], [(32, col)]], None, 0))
 
     p, _ = plan(40, 1)
     assert (p.name, p.instructions) == ("x4", 2)
