@@ -5,7 +5,9 @@
 #   SKIP_TESTS=1 / SKIP_BENCH=1 leave out the GPU tests / the copy benchmark; COMPUTE=1 adds
 #   the compute benchmark (softmax, layer norm, cumsum), each kernel also timed with --fmad=true;
 #   STRIDED=1 adds the random strided copies of tilec.copy_ (benchmarks/strided_copy_bench.py),
-#   with STRIDED_ARGS (e.g. "--only 0-23 --no-host") and STRIDED_TAG naming its output files
+#   with STRIDED_ARGS (e.g. "--only 0-23 --no-host") and STRIDED_TAG naming its output files;
+#   GEMM=1 adds the bf16 GEMM against cuBLAS and Triton (benchmarks/gemm_bench.py), with GEMM_ARGS
+#   (e.g. "--sizes 8192 --configs 128x128x32:2x4:4,128x256x32:2x4:3")
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
@@ -25,4 +27,7 @@ fi
 if [ "${STRIDED:-0}" = 1 ]; then
   tag=${STRIDED_TAG:-strided}
   timeout 560 python3 benchmarks/strided_copy_bench.py $quick ${STRIDED_ARGS:-} --json "$OUT/$tag.json" --md "$OUT/$tag.md" 2>&1 | tee "$OUT/$tag.log" | tail -70
+fi
+if [ "${GEMM:-0}" = 1 ]; then
+  timeout 500 python3 benchmarks/gemm_bench.py ${GEMM_ARGS:-} --json "$OUT/gemm.json" --md "$OUT/gemm.md" 2>&1 | tee "$OUT/gemm.log" | tail -20
 fi

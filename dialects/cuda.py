@@ -13,6 +13,9 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
   (`__shfl_sync` with the full mask);
 - `cuda.comment`: a line of explanation that the target prints as `// text` (how a
   layout conversion was lowered, its bank conflicts); it does nothing;
+- `cuda.ldmatrix` / `cuda.stmatrix`: one warp-wide `ldmatrix` (sm_75+) / `stmatrix`
+  (sm_90+) of 1, 2 or 4 8x8 matrices of 16-bit elements between shared memory and the
+  lanes' registers (`.trans`: each matrix transposed on the way);
 - `cuda.mma_sync`: one warp-wide `mma.sync.aligned.m16n8kK.row.col` (bf16/f16 K = 16,
   tf32 K = 8, s8 K = 32; PTX, sm_80 and newer), operands and results as the ISA's
   fragments (`a0..`, `b0..`, `c0..c3` of each lane), through inline PTX.
@@ -28,6 +31,8 @@ attribute.
     cuda.comment "convert_layout via warp shuffles: 4 shuffles, 0 selects"
     %d:4 = cuda.mma_sync %a0, ..., %a7, %b0, ..., %b3, %c0, ..., %c3
         : bf16, ..., f32 -> f32, f32, f32, f32
+    %r:8 = cuda.ldmatrix %smem[%i] {num = 4 : i64, trans} : memref<4096xbf16, 3 : i64> -> bf16, ...
+    cuda.stmatrix %smem[%i], %x0, ..., %x7 {num = 4 : i64} : memref<4096xbf16, 3 : i64>, bf16, ...
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    UnitAttr,
     f32,
     i32,
     i64,
@@ -56,10 +62,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     base,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -397,9 +405,109 @@ class MmaSyncOp(IRDLOperation):
             raise VerifyException(f"'cuda.mma_sync' of {name} accumulates in {acc}: c and d must be {acc}")
 
 
+LDMATRIX_NUMS = (1, 2, 4)
+"""Matrices one `ldmatrix` / `stmatrix` moves (`.x1`, `.x2`, `.x4`)."""
+
+
+def ldmatrix_element(lane: int, i: int, trans: bool) -> tuple[int, int]:
+    """(row, col) of the 8x8 matrix that element `i` (0 or 1, low half first) of a
+    lane's 32-bit register holds, as the PTX ISA's "Matrix fragment for ldmatrix" gives
+    it: row lane/4, columns 2*(lane%4) + i; with `.trans`, the transposed element. Row
+    r of matrix q is the 16 bytes at the address that lane 8*q + r gives. Works on
+    NumPy arrays of lanes too."""
+    row, col = lane // 4, 2 * (lane % 4) + i
+    return (col, row) if trans else (row, col)
+
+
+class _MatrixMoveOp(IRDLOperation):
+    num = prop_def(IntegerAttr[I64])
+    trans = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @property
+    def count(self) -> int:
+        return self.num.value.data
+
+    @property
+    def is_trans(self) -> bool:
+        return self.trans is not None
+
+    def _verify_move(self, values, what: str) -> None:
+        n = self.count
+        if n not in LDMATRIX_NUMS:
+            raise VerifyException(f"'{self.name}' moves 1, 2 or 4 matrices, got {n}")
+        t = self.mem.type
+        assert isinstance(t, MemRefType)
+        if not is_shared(t) or t.get_num_dims() != 1:
+            raise VerifyException(f"'{self.name}' needs a 1-D memref in shared memory, got {t}")
+        if _element_bytes(t.element_type) != 2:
+            raise VerifyException(f"'{self.name}' moves 16-bit elements, got {t.element_type}")
+        if len(values) != 2 * n:
+            raise VerifyException(f"'{self.name}' of {n} matrices {what} {2 * n} values, got {len(values)}")
+        if any(v.type != t.element_type for v in values):
+            raise VerifyException(f"'{self.name}': the values must be {t.element_type}, as the memref")
+
+
+@irdl_op_definition
+class LdmatrixOp(_MatrixMoveOp):
+    """
+    One warp-wide `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: lane `8*q + r`
+    gives, as `mem[index]`, the 16-byte-aligned start of row `r` of matrix `q` (8
+    contiguous 16-bit elements); each lane gets two elements of each matrix
+    (`ldmatrix_element`), results `2*q` and `2*q + 1`. Every lane of the warp must
+    execute it; lanes past `8*num` give addresses that are not read.
+    """
+
+    name = "cuda.ldmatrix"
+    traits = traits_def(Accesses(reads=("mem",)))
+    mem = operand_def(MemRefType)
+    index = operand_def(IndexType)
+    outs = var_result_def()
+
+    assembly_format = "$mem `[` $index `]` attr-dict `:` type($mem) `->` type($outs)"
+
+    def __init__(self, mem: SSAValue, index: SSAValue, num: int, trans: bool):
+        props: dict = {"num": IntegerAttr(num, i64)}
+        if trans:
+            props["trans"] = UnitAttr()
+        et = SSAValue.get(mem).type.element_type
+        super().__init__(operands=[mem, index], properties=props, result_types=[[et] * (2 * num)])
+
+    def verify_(self) -> None:
+        self._verify_move(self.outs, "gives")
+
+
+@irdl_op_definition
+class StmatrixOp(_MatrixMoveOp):
+    """
+    One warp-wide `stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16` (sm_90+): the
+    inverse of `cuda.ldmatrix`: values `2*q`, `2*q + 1` of each lane are its two
+    elements of matrix `q` (`ldmatrix_element`), and row `r` of matrix `q` is written
+    as 8 contiguous 16-bit elements at the 16-byte-aligned `mem[index]` of lane `8*q + r`.
+    """
+
+    name = "cuda.stmatrix"
+    traits = traits_def(Accesses(writes=("mem",)))
+    mem = operand_def(MemRefType)
+    index = operand_def(IndexType)
+    values = var_operand_def()
+
+    assembly_format = "$mem `[` $index `]` `,` $values attr-dict `:` type($mem) `,` type($values)"
+
+    def __init__(self, mem: SSAValue, index: SSAValue, values: Sequence[SSAValue], num: int, trans: bool):
+        props: dict = {"num": IntegerAttr(num, i64)}
+        if trans:
+            props["trans"] = UnitAttr()
+        super().__init__(operands=[mem, index, list(values)], properties=props)
+
+    def verify_(self) -> None:
+        self._verify_move(self.values, "takes")
+
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp, LdmatrixOp, StmatrixOp],
     [],
 )
-"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync."""
+"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
+ldmatrix/stmatrix."""

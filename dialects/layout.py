@@ -955,6 +955,10 @@ class LoadOp(IRDLOperation):
     optional `mask` (a tensor of i1 in the result's layout, Gluon's `mask=`) is false,
     are not read and are `other` (default 0; Gluon's `other=`). `vector` (set by
     `vectorize`) is the number of consecutive register elements moved per access.
+    From shared memory into a layout of 16-bit elements (an MMA operand layout, for
+    one), `lower-to-gpu` issues `ldmatrix` (x1/x2/x4, `.trans`) when the register
+    layout composed with the view's offsets gives each 8x8 matrix 16-byte-aligned,
+    contiguous rows, and says so in the CUDA (examples/gemm_bf16.mlir).
 
         %v = layout.load %t : !layout.tensor<...> -> tensor<64x64xf32, #layout.blocked<...>>
         %w = layout.load %t, %ninf : f32 mask %m : tensor<64x64xi1, #b> : !layout.tensor<...> -> tensor<64x64xf32, #b>"""
@@ -991,7 +995,9 @@ class LoadOp(IRDLOperation):
 class StoreOp(IRDLOperation):
     """Each thread stores the elements it owns to the view (inverse of `layout.load`);
     elements missing from a masked view, and elements where the optional `mask` (a
-    tensor of i1 in the value's layout) is false, are not stored.
+    tensor of i1 in the value's layout) is false, are not stored. To shared memory on
+    sm_90, a layout that fits `stmatrix` (as `ldmatrix` for `layout.load`; each element
+    held by one thread) is stored with it.
 
         layout.store %v, %t : tensor<64x64xf32, #layout.blocked<...>>, !layout.tensor<...>
         layout.store %v, %t mask %m : tensor<64x64xi1, #b> : tensor<64x64xf32, #b>, !layout.tensor<...>"""

@@ -46,6 +46,9 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import TARGET_ATTR, target
+
 from .layout_attrs import distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
@@ -135,7 +138,9 @@ class MmaOp(IRDLOperation):
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
     lowers version-2 layouts to `mma.sync.aligned` (inline PTX): m16n8k16 for bf16/f16
     (kWidth 2), m16n8k8 for tf32 (kWidth 1), m16n8k32 for i8 (kWidth 4); other cases are
-    a located error there."""
+    a located error there, as is a module target below sm_80. examples/gemm_bf16.mlir
+    is a whole GEMM around it: a cp.async pipeline, ldmatrix into the operand layouts,
+    the accumulator carried through an `scf.for`, a coalesced epilogue."""
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
@@ -161,6 +166,7 @@ class MmaOp(IRDLOperation):
         at, bt, ct = ts
         launch = _enclosing_launch(self)
         _check(launch is not None, "layout.mma must be inside a layout.launch")
+        _check_target(self)
         for what, t in (("a", at), ("b", bt), ("acc", ct)):
             _check(len(t.get_shape()) == 2, f"layout.mma multiplies matrices: {what} has shape {list(t.get_shape())}")
         (m, k), (k2, n), (m2, n2) = at.get_shape(), bt.get_shape(), ct.get_shape()
@@ -197,3 +203,21 @@ class MmaOp(IRDLOperation):
 
 MMA_OPS = (MmaOp,)
 """Registered in the `layout` dialect (dialects/layout.py)."""
+
+
+def _check_target(op: Operation) -> None:
+    """layout.mma is `mma.sync`: the module's target (`tilec.target`) must be sm_80 or
+    newer (tilec knows no older one)."""
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    attr = top.attributes.get(TARGET_ATTR)
+    if attr is None:
+        return
+    arch = getattr(attr, "data", str(attr))
+    try:
+        target(arch)
+    except TilecError:
+        raise VerifyException(
+            f"layout.mma needs mma.sync, which sm_80 and newer have; the module's target is {arch}"
+        ) from None

@@ -1,7 +1,10 @@
-"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles."""
+"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
+ldmatrix/stmatrix."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
     IntegerType,
 )
 
@@ -83,3 +86,54 @@ class CudaOpsEmitter(EmitterBase):
         constraints = ", ".join(f'"={acc}"({o})' for o in outs)
         self.line(f"    : {constraints}")
         self.line(f"    : {', '.join(regs)});")
+
+    # ldmatrix / stmatrix: 16-bit elements travel in pairs, low half first
+
+    def _b16_bits(self, t) -> tuple[str, str]:
+        """(to bits, from bits): C expressions turning a 16-bit value into an unsigned
+        short and back, for the element type `t`."""
+        if isinstance(t, BFloat16Type):
+            return "__bfloat16_as_ushort({})", "__ushort_as_bfloat16({})"
+        if isinstance(t, Float16Type):
+            return "__half_as_ushort({})", "__ushort_as_half({})"
+        return "(unsigned short)({})", "(short)({})"
+
+    def _matrix_ptx(self, op, verb: str) -> str:
+        trans = ".trans" if op.is_trans else ""
+        return f"{verb}.sync.aligned.m8n8.x{op.count}{trans}.shared.b16"
+
+    @emits(cuda.LdmatrixOp)
+    def emit_ldmatrix(self, op: cuda.LdmatrixOp):
+        """`ldmatrix` as inline PTX into 32-bit registers, each split into its two
+        16-bit elements (NVRTC folds the split into the `mma.sync` that packs them)."""
+        self.buffer(op.mem, op)
+        et = op.mem.type.element_type
+        self.ctype(et, op)
+        n = op.count
+        regs = [self.name_table.fresh(None, "lm") for _ in range(n)]
+        addr = f"(unsigned)__cvta_generic_to_shared({self.expr(op.mem)} + {self.expr(op.index)})"
+        places = ", ".join(f"%{i}" for i in range(n))
+        self.line(f"unsigned {', '.join(regs)};")
+        self.line(f'asm volatile("{self._matrix_ptx(op, "ldmatrix")} {{{places}}}, [%{n}];"')
+        outs = ", ".join('"=r"(' + r + ")" for r in regs)
+        self.line(f"    : {outs}")
+        self.line(f'    : "r"({addr}));')
+        _, from_bits = self._b16_bits(et)
+        for i, v in enumerate(op.outs):
+            half = f"(unsigned short)({regs[i // 2]} & 0xffffu)" if i % 2 == 0 else f"(unsigned short)({regs[i // 2]} >> 16)"
+            self.assign(op, v, from_bits.format(half), "x")
+
+    @emits(cuda.StmatrixOp)
+    def emit_stmatrix(self, op: cuda.StmatrixOp):
+        self.buffer(op.mem, op)
+        et = op.mem.type.element_type
+        self.ctype(et, op)
+        n = op.count
+        to_bits, _ = self._b16_bits(et)
+        vals = [to_bits.format(self.expr(v)) for v in op.values]
+        regs = [f'"r"((unsigned){vals[2 * q]} | ((unsigned){vals[2 * q + 1]} << 16))' for q in range(n)]
+        addr = f"(unsigned)__cvta_generic_to_shared({self.expr(op.mem)} + {self.expr(op.index)})"
+        places = ", ".join(f"%{i + 1}" for i in range(n))
+        self.line(f'asm volatile("{self._matrix_ptx(op, "stmatrix")} [%0], {{{places}}};"')
+        self.line(f'    :: "r"({addr}), {", ".join(regs)}')
+        self.line('    : "memory");')

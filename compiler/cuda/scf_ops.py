@@ -23,7 +23,10 @@ class ScfEmitter(EmitterBase):
         iv_type = self.ctype(iv.type, op)
         name = self.define(iv, "i")
         if static:
-            self.line("#pragma unroll")
+            # unroll whole only loops that stay small: a K loop of a GEMM unrolled 256
+            # times is hundreds of KB of code, and runs from instruction-cache misses
+            # (docs/benchmarks.md, the GEMM table)
+            self.line("#pragma unroll" if _unrolled_size(op) <= UNROLL_LIMIT else "#pragma unroll 1")
         increment = f"++{name}" if step == "1" else f"{name} += {step}"
         self.line(f"for ({iv_type} {name} = {lb}; {name} < {ub}; {increment}) {{")
         with self.indented():
@@ -83,3 +86,15 @@ class ScfEmitter(EmitterBase):
                 self.print_block(op.false_region.block, results)
         self.line("}")
 
+
+
+UNROLL_LIMIT = 4096
+"""Most operations (trip count x operations of the body, nested regions included) a
+loop with static bounds may take when the target unrolls it whole."""
+
+
+def _unrolled_size(op: scf.ForOp) -> int:
+    lb, ub, step = (v.owner.value.value.data for v in (op.lb, op.ub, op.step))
+    trips = max(0, -(-(ub - lb) // step)) if step > 0 else 0
+    body = sum(1 for _ in op.body.walk())
+    return trips * body

@@ -12,6 +12,7 @@ from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
+from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
@@ -20,7 +21,7 @@ from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering)
+            ThreadIdsLowering, MmaLowering, MatrixMoveLowering)
 
 
 def _table() -> dict[type, Lowering]:

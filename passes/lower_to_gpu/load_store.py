@@ -144,13 +144,15 @@ class LoadStoreLowering(KernelBase):
     @lowers(layout.LoadOp)
     def op_layout_load(self, op: layout.LoadOp):
         self.smem_conversion_comment(op)
+        if self.lower_matrix_load(op):  # ldmatrix (matrix_moves.py)
+            return
         v: View = self.get(op.view)
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else 1
+        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, rt)
         other = self.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
@@ -293,6 +295,8 @@ class LoadStoreLowering(KernelBase):
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
         self.smem_conversion_comment(op)
+        if self.lower_matrix_store(op):  # stmatrix (matrix_moves.py)
+            return
         v: View = self.get(op.view)
         t: TensorType = op.value.type
         xs = self.get(op.value)
@@ -300,7 +304,7 @@ class LoadStoreLowering(KernelBase):
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else 1
+        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
         # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
         redundant = 0
         for i, bs in enumerate(ll.get_bases("lane")):

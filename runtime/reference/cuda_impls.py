@@ -16,7 +16,10 @@ B (Kx8) and C (16x8) as the PTX ISA places them (`cuda.mma_sync_fragment`), `D =
 C` is computed exactly for s8 (wrapping in s32), with f32 products and sums for floats
 (NumPy's order, tf32 operands taken as their f32 values; the float MMA tolerance of
 docs/testing.md covers the hardware's order and tf32 rounding), and D is scattered back
-to the lanes' `d0..d3`.
+to the lanes' `d0..d3`. `cuda.ldmatrix` / `cuda.stmatrix` need whole warps too: lane
+`8*q + r` of a warp reads (writes) row `r` of matrix `q` (8 contiguous elements at a
+16-byte-aligned address, checked), and each lane's values are its elements of the
+matrices as the PTX ISA places them (`cuda.ldmatrix_element`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from tilec.dialects import cuda
 
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, _grid
-from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve
+from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve, store
 from .memory_impls import _mem, thread_indices
 from .simt import WARP_SIZE
 from .values import dtype_of, from_compute, per_thread, to_compute
@@ -129,7 +132,38 @@ class CudaFunctions(InterpreterFunctions):
         )
 
 
-_LANES = np.arange(WARP_SIZE)
+    @impl(cuda.LdmatrixOp)
+    def run_ldmatrix(self, interp: ReferenceInterpreter, op: cuda.LdmatrixOp, args):
+        grid = _grid(interp, op)
+        _whole_warps(op, grid, "ldmatrix", "ldmatrix.sync.aligned")
+        mem, rows, keys = _matrix_rows(op, grid, *args)
+        data = load(op, grid, mem, rows, keys)
+        table = np.zeros((grid.num_threads, 8), dtype=data.dtype)
+        table[rows] = data
+        where = _matrix_sources(grid, op.is_trans)
+        out = []
+        for q in range(op.count):
+            for i in range(2):
+                src, col = where(q, i)
+                out.append(table[src, col])
+        return tuple(out)
+
+    @impl(cuda.StmatrixOp)
+    def run_stmatrix(self, interp: ReferenceInterpreter, op: cuda.StmatrixOp, args):
+        grid = _grid(interp, op)
+        _whole_warps(op, grid, "stmatrix", "stmatrix.sync.aligned")
+        mem, index, *values = args
+        mem, rows, keys = _matrix_rows(op, grid, mem, index)
+        n = grid.num_threads
+        vals = [per_thread(v, o.type, n) for v, o in zip(values, op.values)]
+        table = np.zeros((n, 8), dtype=mem.storage.data.dtype)
+        where = _matrix_sources(grid, op.is_trans)
+        for q in range(op.count):
+            for i in range(2):
+                src, col = where(q, i)
+                table[src, col] = vals[2 * q + i]
+        store(op, grid, mem, rows, keys, table[rows])
+        return ()
 
 
 def _whole_warps(op, grid, what: str, why: str) -> None:
@@ -153,3 +187,34 @@ def _whole_warps(op, grid, what: str, why: str) -> None:
                 f"(control flow diverges within its warp; {why} needs all 32 lanes)",
                 thread=missing,
             )
+
+
+_LANES = np.arange(WARP_SIZE)
+
+
+def _matrix_rows(op, grid, mem, index):
+    """The threads that give a row address (lanes below 8 * num of each warp), their
+    shared-memory keys [k, 8], and each thread's lane."""
+    mem = _mem(op, mem)
+    if mem.storage.space != SHARED:
+        raise ExecutionError(op, f"{op.name} on {mem.name}, which is not shared memory")
+    tids = grid.active_tids()
+    lane = grid.local[tids] % WARP_SIZE
+    rows = tids[lane < 8 * op.count]
+    (ix,) = thread_indices(grid, rows, (index,))
+    keys = resolve(op, grid, mem, rows, [ix], "reads" if isinstance(op, cuda.LdmatrixOp) else "writes",
+                   8, check_alignment=True)
+    return mem, rows, keys
+
+
+def _matrix_sources(grid, trans: bool):
+    """For each thread and (matrix q, element i) of it: the thread whose row holds it
+    and the column in that row, [num_threads] each."""
+    lane = grid.local % WARP_SIZE
+    first = grid.tid - lane
+
+    def where(q: int, i: int):
+        r, c = cuda.ldmatrix_element(lane, i, trans)
+        return first + 8 * q + r, c
+
+    return where

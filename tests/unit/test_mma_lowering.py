@@ -128,7 +128,8 @@ def _guard_first_mma(text: str) -> str:
 def test_tile_gemm_through_the_default_pipeline():
     """Blocked loads, conversions to the operand layouts, layout.mma and a conversion to
     a coalesced layout for the store: equivalent after `default`, every conversion
-    through shared memory without bank conflicts, and NVRTC compiles it."""
+    through shared memory without bank conflicts, the operand reads ldmatrix, and NVRTC
+    compiles it."""
     from helpers.programs import MMA_TILE_GEMM
 
     after = assert_pass_preserves(MMA_TILE_GEMM, "default", seeds=(0, 1))
@@ -136,6 +137,9 @@ def test_tile_gemm_through_the_default_pipeline():
     assert cuda.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
     assert "32 mma.sync.m16n8k16 per warp (8 tile(s) of 16x8, 4 step(s) of K = 16)" in cuda
     assert cuda.count("// convert_layout via smem: 0 bank conflicts per write, 0 per read") == 3
+    # the shared layouts lower-convert-layout picks for the operands also suit ldmatrix
+    assert "// layout.load 64x64xbf16 from smem: 8 ldmatrix.x4 per thread" in cuda
+    assert "// layout.load 64x64xbf16 from smem: 8 ldmatrix.x4.trans per thread" in cuda
     compile_sm90_or_skip(cuda)
 
 

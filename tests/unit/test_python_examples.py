@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False) -> subprocess.CompletedProces
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "launch_cupy.py", "launch_torch.py"], (
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "launch_cupy.py", "launch_torch.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -98,6 +98,19 @@ def test_copy_tensors_on_the_gpu():
     assert "no GPU found" not in out
     if HAS_TORCH:
         assert "identical to PyTorch" in out
+
+
+def test_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():
+    out = run_example("gemm_bf16.py", hide_gpu=True).stdout
+    assert "sm_90 cubin with NVRTC; running 256x256x128 on the CPU reference executor" in out
+    assert "on the CPU reference executor: within the documented tolerance" in out
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+def test_gemm_on_the_gpu():
+    out = run_example("gemm_bf16.py").stdout
+    assert "C = A @ B, 1024x1024 @ 1024x1024 bf16, on the GPU (torch tensors): within the documented tolerance" in out
 
 
 @pytest.mark.gpu

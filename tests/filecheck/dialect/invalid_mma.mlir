@@ -211,3 +211,21 @@ func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tens
   }
   func.return
 }
+
+// -----
+
+// A target below sm_80 (no mma.sync): tilec knows none, and says so at the mma.
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {tilec.target = "sm_75"} {
+  func.func @old_target(%a: tensor<16x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tensor<16x8xf32, #mma>) {
+    %c1 = arith.constant 1 : index
+    layout.launch grid(%c1, %c1, %c1) threads(32) {
+    ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+      // expected-error @+1 {{layout.mma needs mma.sync, which sm_80 and newer have; the module's target is sm_75}}
+      %d = layout.mma %a, %b, %c : tensor<16x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<16x8xf32, #mma>
+    }
+    func.return
+  }
+}

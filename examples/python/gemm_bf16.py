@@ -1,0 +1,274 @@
+"""C = A @ B in bf16 on tensor cores (f32 accumulation), written in tilec's layouts, on
+PyTorch tensors; checked against torch.matmul within the documented MMA tolerance.
+
+    python examples/python/gemm_bf16.py [M N K]     (default 1024 1024 1024)
+
+`gemm_source(M, N, K)` writes the program of examples/gemm_bf16.mlir for any M, N
+(multiples of 128) and K (a multiple of 64, at least 128); other block tiles, warps,
+K steps and pipeline depths are its parameters (benchmarks/gemm_bench.py tries some).
+examples/gemm_bf16.mlir is `gemm_source(256, 256, 128)`, small enough for the CPU
+reference executor. With the defaults (the fastest measured, docs/benchmarks.md), per
+block of 8 warps, a 128x128 tile of C:
+
+- a 3-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
+  one commit group per operand tile) fills padded shared tiles of A (128x64, rows of
+  72 elements) and B (64x128, rows of 136): the 16-byte padding puts the 8 rows of an
+  `ldmatrix` matrix in 8 different bank groups (a swizzle would too, but tile,
+  vectorize and distribute, which split the copies between the threads, take plain
+  layouts only);
+- an `scf.for` over K carries the 128x128 f32 accumulator in the MMA layout
+  (`#layout.nvidia_mma`, warps 2x4: 64 registers per thread); each step waits for
+  its stage, starts the copy of the tile 2 steps ahead, and 4 times loads 16-deep
+  slices of A and B into the operand layouts (`#layout.dot_op`; `lower-to-gpu` picks
+  `ldmatrix.x4` and `ldmatrix.x4.trans`) and issues `layout.mma` (16
+  `mma.sync.m16n8k16` per warp);
+- the epilogue rounds the accumulator to bf16, stores it into shared memory (an
+  operand buffer re-viewed; `stmatrix.x4` on sm_90), and stores it from there
+  coalesced (a blocked layout, 16-byte vectors, each warp two whole 256-byte rows).
+
+Without a GPU (or PyTorch) the script compiles the kernel with NVRTC for sm_90 and
+runs the 256x256x128 example on the CPU reference executor instead.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import tilec
+
+TEMPLATE = """\
+#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [{WM}, {WN}], instrShape = [16, 8]>
+#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
+#out = #layout.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [{OT0}, {OT1}], warpsPerCTA = [{NW}, 1], order = [1, 0]}}>
+!GA = !layout.tensor<bf16, #layout.cute<({M},{K}):({K},1)>, gmem>
+!GB = !layout.tensor<bf16, #layout.cute<({K},{N}):({N},1)>, gmem>
+!GC = !layout.tensor<bf16, #layout.cute<({M},{N}):({N},1)>, gmem>
+!TA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({K},1)>, gmem>
+!TB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({N},1)>, gmem>
+!TC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({N},1)>, gmem>
+!VA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({K},8)>, gmem, vec #layout.cute<(1,8):({K},1)>>
+!FA = !layout.tensor<bf16, #layout.cute<({RA},1):({KA},{CA8})>, gmem, vec #layout.cute<(1,8):({K},1)>>
+!VB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({N},8)>, gmem, vec #layout.cute<(1,8):({N},1)>>
+!FB = !layout.tensor<bf16, #layout.cute<({RB},1):({NB},{CB8})>, gmem, vec #layout.cute<(1,8):({N},1)>>
+!SA = !layout.tensor<bf16, #layout.cute<({SA_ROWS},{BK}):({PA},1)>, smem>
+!SB = !layout.tensor<bf16, #layout.cute<({SB_ROWS},{BN}):({PB},1)>, smem>
+!SC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({PC},1)>, smem>
+!XA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({PA},1)>, smem>
+!XB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({PB},1)>, smem>
+!KA = !layout.tensor<bf16, #layout.cute<({BM},16):({PA},1)>, smem>
+!KB = !layout.tensor<bf16, #layout.cute<(16,{BN}):({PB},1)>, smem>
+!YA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({PA},8)>, smem, vec #layout.cute<(1,8):({PA},1)>>
+!ZA = !layout.tensor<bf16, #layout.cute<({RA},1):({SKA},{CA8})>, smem, vec #layout.cute<(1,8):({PA},1)>>
+!YB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({PB},8)>, smem, vec #layout.cute<(1,8):({PB},1)>>
+!ZB = !layout.tensor<bf16, #layout.cute<({RB},1):({SNB},{CB8})>, smem, vec #layout.cute<(1,8):({PB},1)>>
+!ACC = tensor<{BM}x{BN}xf32, #mma>
+func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<bf16, align 16>) {{
+  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
+  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB
+  %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !GC
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %stages = arith.constant {STAGES} : index
+  %ahead = arith.constant {AHEAD} : index
+  %nk = arith.constant {NK} : index
+  %last = arith.constant {LAST} : index
+  %gm = arith.constant {GM} : index
+  %gn = arith.constant {GN} : index
+  layout.launch grid(%gm, %gn, %c1) threads({T}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+{PROLOGUE}    %zero = arith.constant dense<0.0> : !ACC
+    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {{
+      // tile kt has landed (the {PENDING} groups of the {AHEAD} tiles after it may not have)
+      layout.async_wait {{pending = {PENDING} : i64}}
+      layout.barrier
+      // start tile kt+{AHEAD} (past the end: the last tile again, into a stage never read)
+      %far = arith.addi %kt, %ahead : index
+      %next = arith.minui %far, %last : index
+      %ns = arith.remui %far, %stages : index
+{ISSUE}      %s = arith.remui %kt, %stages : index
+      %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
+      %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
+{STEPS}      scf.yield %d{LASTSTEP} : !ACC
+    }}
+{EPILOGUE_SMEM}    %h = arith.truncf %acc : !ACC to tensor<{BM}x{BN}xbf16, #mma>
+    layout.store %h, %sc : tensor<{BM}x{BN}xbf16, #mma>, !SC
+    layout.barrier
+    %o = layout.load %sc {{vector = 8 : i64}} : !SC -> tensor<{BM}x{BN}xbf16, #out>
+    %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {BM}, {BN}>}} : !GC -> !TC
+    layout.store %o, %tc {{vector = 8 : i64}} : tensor<{BM}x{BN}xbf16, #out>, !TC
+  }}
+  func.return
+}}
+"""
+
+ISSUE = """\
+{I}%ta{S} = layout.tile %A[%bx, {KT}] {{tile = array<i64: {BM}, {BK}>}} : !GA -> !TA
+{I}%tb{S} = layout.tile %B[{KT}, %by] {{tile = array<i64: {BK}, {BN}>}} : !GB -> !TB
+{I}%wa{S} = layout.tile %sa[{ST}, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
+{I}%wb{S} = layout.tile %sb[{ST}, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
+{I}%va{S} = layout.vectorize %ta{S} {{vector = array<i64: 1, 8>}} : !TA -> !VA
+{I}%fa{S} = layout.distribute %va{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !VA -> !FA
+{I}%ya{S} = layout.vectorize %wa{S} {{vector = array<i64: 1, 8>}} : !XA -> !YA
+{I}%za{S} = layout.distribute %ya{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !YA -> !ZA
+{I}layout.copy_async %fa{S}, %za{S} : !FA, !ZA
+{I}%vb{S} = layout.vectorize %tb{S} {{vector = array<i64: 1, 8>}} : !TB -> !VB
+{I}%fb{S} = layout.distribute %vb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !VB -> !FB
+{I}%yb{S} = layout.vectorize %wb{S} {{vector = array<i64: 1, 8>}} : !XB -> !YB
+{I}%zb{S} = layout.distribute %yb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !YB -> !ZB
+{I}layout.copy_async %fb{S}, %zb{S} : !FB, !ZB
+"""
+
+STEP = """\
+      %j{J} = arith.constant {J16} : index
+      %ka{J} = layout.tile %xa[%c0, %j{J}] {{tile = array<i64: {BM}, 16>}} : !XA -> !KA
+      %kb{J} = layout.tile %xb[%j{J}, %c0] {{tile = array<i64: 16, {BN}>}} : !XB -> !KB
+      %opa{J} = layout.load %ka{J} : !KA -> tensor<{BM}x16xbf16, #a>
+      %opb{J} = layout.load %kb{J} : !KB -> tensor<16x{BN}xbf16, #b>
+      %d{J} = layout.mma %opa{J}, %opb{J}, {ACC} : tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>, !ACC
+"""
+
+
+def gemm_source(
+    m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 64, warps: tuple[int, int] = (2, 4), stages: int = 3
+) -> str:
+    """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
+    blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
+    warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline."""
+    t = 32 * warps[0] * warps[1]
+    ca, cb = bk // 8, bn // 8
+    if m % bm or n % bn or k % bk or k // bk < stages - 1 or bk % 16 or t % ca or t % cb:
+        raise ValueError(f"gemm_source: M, N multiples of {bm}, {bn}, K of {bk} and at least {bk * (stages - 1)}")
+    ta0, tb0 = t // ca, t // cb
+    if bm % ta0 or bk % tb0 or 32 % cb and cb % 32:
+        raise ValueError("gemm_source: the block's threads do not tile the copies")
+    pa, pb, pc = bk + 8, bn + 8, bn + 8
+    p = dict(  # noqa: C408 - the template's names
+        M=m,
+        N=n,
+        K=k,
+        BM=bm,
+        BN=bn,
+        BK=bk,
+        WM=warps[0],
+        WN=warps[1],
+        T=t,
+        NW=t // 32,
+        OT1=min(cb, 32),
+        OT0=32 // min(cb, 32),
+        CA=ca,
+        CB=cb,
+        CA8=ca * 8,
+        CB8=cb * 8,
+        TA0=ta0,
+        TB0=tb0,
+        RA=bm // ta0,
+        RB=bk // tb0,
+        KA=ta0 * k,
+        NB=tb0 * n,
+        SKA=ta0 * pa,
+        SNB=tb0 * pb,
+        PA=pa,
+        PB=pb,
+        PC=pc,
+        SA_ROWS=stages * bm,
+        SB_ROWS=stages * bk,
+        STAGES=stages,
+        AHEAD=stages - 1,
+        NK=k // bk,
+        LAST=k // bk - 1,
+        GM=m // bm,
+        GN=n // bn,
+        PENDING=2 * (stages - 2),
+    )
+    reuse = next(
+        (x for x, rows, pad in (("a", stages * bm, pa), ("b", stages * bk, pb)) if rows * pad >= bm * pc), None
+    )
+    if reuse is not None:
+        epi = (
+            f"    // the epilogue reuses {reuse.upper()}'s buffer: every copy landed, every warp done with it\n"
+            "    layout.async_wait {pending = 0 : i64}\n    layout.barrier\n"
+            f"    %sc = layout.view %s{reuse} : !S{reuse.upper()} -> !SC\n"
+        )
+    else:
+        epi = "    %sc = layout.alloc : !SC\n"
+    p["EPILOGUE_SMEM"] = epi
+    prologue = ""
+    for s in range(stages - 1):
+        prologue += f"    %k{s} = arith.constant {s} : index\n"
+        prologue += ISSUE.format(I="    ", S=f"_{s}", KT=f"%k{s}", ST=f"%k{s}", **p)
+    steps = "".join(STEP.format(J=j, J16=j, ACC="%acc0" if j == 0 else f"%d{j - 1}", **p) for j in range(bk // 16))
+    head = (
+        f"// C = A @ B: {m}x{k} @ {k}x{n} bf16 -> bf16, f32 accumulation, on tensor cores.\n"
+        "// Generated by examples/python/gemm_bf16.py (gemm_source); the docstring there\n"
+        "// explains it. The CPU reference executor runs it:\n"
+        "//   tilec examples/gemm_bf16.mlir --run cpu\n"
+    )
+    return head + TEMPLATE.format(
+        PROLOGUE=prologue,
+        STEPS=steps,
+        LASTSTEP=bk // 16 - 1,
+        ISSUE=ISSUE.format(I="      ", S="", KT="%next", ST="%ns", **p),
+        **p,
+    )
+
+
+EXAMPLE_SHAPE = (256, 256, 128)
+"""The shape of examples/gemm_bf16.mlir."""
+
+
+def main(argv: list[str]) -> int:
+    m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (1024, 1024, 1024)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    from tilec.dialects.layout_mma import mma_error_bound
+
+    if torch is not None and tilec.gpu_available() and torch.cuda.is_available():
+        kernel = tilec.compile(gemm_source(m, n, k))
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        kernel(a, b, c)
+        torch.cuda.synchronize()
+        a64, b64 = a.double(), b.double()
+        got, where = c.double(), "on the GPU (torch tensors)"
+    else:
+        from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+        m, n, k = EXAMPLE_SHAPE
+        source = gemm_source(m, n, k)
+        kernel = tilec.compile(source, arch="sm_90")
+        print(
+            f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of sm_90 cubin with NVRTC; "
+            f"running {m}x{n}x{k} on the CPU reference executor"
+        )
+        rng = np.random.default_rng(0)
+        a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
+        b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
+        c = np.full(m * n, 0x7FC0, np.uint16)
+        out = tilec.run_reference(kernel, {"pa": a.reshape(-1), "pb": b.reshape(-1), "pc": c})["pc"]
+        a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
+        got, where = bf16_to_f32(np.asarray(out).reshape(m, n)).astype(np.float64), "on the CPU reference executor"
+    exact = a64 @ b64
+    mag = abs(a64) @ abs(b64)
+    # f32 accumulation within the layout.mma bound, then one bf16 rounding (2^-8 relative)
+    gamma, _ = mma_error_bound(k, "bf16")
+    bound = gamma * mag + 2.0**-8 * (abs(exact) + gamma * mag)
+    err = abs(got - exact)
+    ok = bool((err <= bound).all())
+    print(
+        f"C = A @ B, {m}x{k} @ {k}x{n} bf16, {where}: "
+        f"{'within' if ok else 'NOT within'} the documented tolerance (max error {float(err.max()):.3g})"
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
