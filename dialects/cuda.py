@@ -397,9 +397,11 @@ class MmaSyncOp(IRDLOperation):
             raise VerifyException(f"'cuda.mma_sync' of {name} accumulates in {acc}: c and d must be {acc}")
 
 
+from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp],
-    [],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp, *CUDA_TMA_OPS],
+    [*CUDA_TMA_TYPES],
 )
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync."""

@@ -1141,6 +1141,7 @@ class ReduceOp(IRDLOperation):
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
+from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1148,6 +1149,7 @@ Layout = Dialect(
     [
         *COMPUTE_OPS,
         *MMA_OPS,
+        *TMA_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         LaunchOp,
@@ -1184,5 +1186,6 @@ Layout = Dialect(
         PtrType,
         TensorViewType,
         AsyncTokenType,
+        *TMA_TYPES,
     ],
 )
