@@ -16,11 +16,12 @@ from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
+from .tma import TmaLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering)
+            ThreadIdsLowering, MmaLowering, TmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

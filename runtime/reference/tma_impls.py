@@ -20,7 +20,7 @@ and not written by stores, as the hardware does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -383,7 +383,8 @@ class TmaFunctions(InterpreterFunctions):
         rank = len(op.box_sizes)
         dims = [int(x) for x in sizes[:rank]]
         strides = [1] + [int(x) for x in sizes[rank:]]
-        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes),)
+        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes,
+                               op.buffer.type),)
 
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
@@ -441,7 +442,7 @@ class TmaFunctions(InterpreterFunctions):
     @impl(cuda_tma.TmaStoreOp)
     def run_gpu_tma_store(self, interp: ReferenceInterpreter, op: cuda_tma.TmaStoreOp, args):
         grid = _gpu_grid(interp, op)
-        tmap, src, *coords = args
+        tmap, *coords, src = args
         tmap = _tensor_map(op, tmap)
         src = _mem(op, src)
         tids = grid.active_tids()
@@ -491,6 +492,12 @@ class TensorMapValue:
     strides: tuple[int, ...]
     box: tuple[int, ...]
     swizzle_bytes: int
+    buffer_type: Any = None
+
+    def to_kernel(self, convert) -> TensorMapValue:
+        """The map as a kernel sees it: its buffer a global memref of the launch."""
+        name = getattr(self.buffer, "name", "buf")
+        return replace(self, buffer=convert(self.buffer, self.buffer_type, name))
 
 
 def _gpu_grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
