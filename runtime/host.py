@@ -17,7 +17,10 @@ from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec.dialects import cuda_tma
 from tilec.support.diagnostics import TilecError
+
+from .tensor_map import TensorMapRequest
 
 
 @dataclass(frozen=True)
@@ -229,8 +232,10 @@ class HostProgram:
         return launches
 
 
-def _compute(op: Operation) -> Callable[..., int]:
+def _compute(op: Operation) -> Callable[..., Any]:
     """A function of the operand values that gives the result of `op`."""
+    if isinstance(op, cuda_tma.TensorMapOp):
+        return _tensor_map(op)
     if type(op) in _BINARY:
         bits = _width(op.results[0].type)
         fn = _BINARY[type(op)]
@@ -252,6 +257,19 @@ def _compute(op: Operation) -> Callable[..., int]:
         "values, gpu.launch_func and func.return)",
         op=op,
     )
+
+
+def _tensor_map(op: cuda_tma.TensorMapOp) -> Callable[..., TensorMapRequest]:
+    """`cuda.tensor_map`: the request the launcher encodes (runtime/tensor_map.py)."""
+    rank = len(op.box_sizes)
+    box, swizzle = op.box_sizes, op.swizzle_bytes
+    et = op.buffer.type.element_type
+    eb = max(1, (et.width.data if isinstance(et, IntegerType) else et.bitwidth) // 8)
+
+    def request(buffer: Any, *sizes: int) -> TensorMapRequest:
+        return TensorMapRequest(buffer, tuple(sizes[:rank]), tuple(sizes[rank:]), box, swizzle, eb)
+
+    return request
 
 
 def run_host(function: func.FuncOp, args: Sequence[Any]) -> list[Launch]:
