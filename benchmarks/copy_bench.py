@@ -303,6 +303,41 @@ func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32
   func.return
 }}
 """
+TMA_TRANSPOSE_2 = """
+#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem>
+!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{t}, {t}]>, smem>
+!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{t}, {t}]>, smem>
+func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+    %s2 = layout.alloc : !S2
+    layout.copy %ta, %s : !Ts, !S
+    %v = layout.load %s : !S -> tensor<{t}x{t}xf32, #L>
+    layout.store %v, %s2 : tensor<{t}x{t}xf32, #L>, !S2
+    layout.barrier
+    layout.copy %s2, %tb : !S2, !Td
+  }}
+  func.return
+}}
+"""
+"""A transpose through shared memory with TMA on both sides: the source tile lands in
+an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
+reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
+writes them as one 16-byte vector of the destination tile, NVMMA-swizzled with the
+rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores write out."""
+
 """A transpose through shared memory whose load is one TMA box of t rows x 32 columns
 (128 bytes: the 128-byte swizzle's row) into a swizzled tile, read down its columns
 (4 consecutive rows per thread) and stored along dst's rows."""
@@ -328,6 +363,10 @@ def text_cases(s: int) -> list[Case]:
     for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
         out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=t, gx=s // t, gy=s // t)))
+    for t, w in ((32, 4), (64, 4), (64, 8), (128, 8)):
+        out.append(Case(f"transpose {t}x{t} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s), "",
+                        "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        text=TMA_TRANSPOSE_2.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=32 * w, w=w)))
     return out
 
 

@@ -49,6 +49,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -211,10 +212,19 @@ class TmaLoadOp(IRDLOperation):
     tensor_map = operand_def(TensorMapType)
     bar = operand_def(MemRefType)
     coords = var_operand_def(IndexType)
+    offset = opt_prop_def(IntegerAttr[I64])
+    """Elements into `dst` where the box lands (default 0)."""
     assembly_format = "$dst `,` $tensor_map `,` $bar `[` $coords `]` attr-dict `:` type($dst) `,` type($bar)"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue]):
-        super().__init__(operands=[dst, tensor_map, bar, list(coords)])
+    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue],
+                 offset: int = 0):
+        props = {"offset": IntegerAttr(offset, i64)} if offset else {}
+        super().__init__(operands=[dst, tensor_map, bar, list(coords)], properties=props)
+
+    @property
+    def element_offset(self) -> int:
+        return 0 if self.offset is None else self.offset.value.data
 
     def verify_(self) -> None:
         _shared(self.dst.type, "destination", self.name)
@@ -233,10 +243,18 @@ class TmaStoreOp(IRDLOperation):
     tensor_map = operand_def(TensorMapType)
     coords = var_operand_def(IndexType)
     src = operand_def(MemRefType)
+    offset = opt_prop_def(IntegerAttr[I64])
+    """Elements into `src` where the box starts (default 0)."""
     assembly_format = "$tensor_map `[` $coords `]` `,` $src attr-dict `:` type($src)"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, tensor_map: SSAValue, coords: Sequence[SSAValue], src: SSAValue):
-        super().__init__(operands=[tensor_map, list(coords), src])
+    def __init__(self, tensor_map: SSAValue, coords: Sequence[SSAValue], src: SSAValue, offset: int = 0):
+        props = {"offset": IntegerAttr(offset, i64)} if offset else {}
+        super().__init__(operands=[tensor_map, list(coords), src], properties=props)
+
+    @property
+    def element_offset(self) -> int:
+        return 0 if self.offset is None else self.offset.value.data
 
     def verify_(self) -> None:
         _shared(self.src.type, "source", self.name)

@@ -46,19 +46,31 @@ class TmaGeometry:
     order: tuple[int, ...]
     """The global view's top-level mode of each TMA dimension (dimension 0 first)."""
     box: tuple[int, ...]
-    """The box extent of each TMA dimension."""
+    """The box extent of each TMA dimension (of one copy)."""
     swizzle_bytes: int
     element_bytes: int
+    copies: int = 1
+    """Boxes side by side along dimension 0 (a tile wider than its swizzle: NVMMA's
+    tiles across the columns), each `box_elements` after the last in shared memory."""
 
     @property
     def rank(self) -> int:
         return len(self.order)
 
     @property
+    def box_elements(self) -> int:
+        return int(np.prod(self.box))
+
+    @property
     def box_bytes(self) -> int:
-        """Bytes one copy moves (what the mbarrier's transaction count expects; boxes
+        """Bytes one copy moves."""
+        return self.box_elements * self.element_bytes
+
+    @property
+    def total_bytes(self) -> int:
+        """Bytes all copies move (what the mbarrier's transaction count expects; boxes
         partly outside the tensor count whole)."""
-        return int(np.prod(self.box)) * self.element_bytes
+        return self.copies * self.box_bytes
 
     @property
     def smem_align(self) -> int:
@@ -69,7 +81,8 @@ class TmaGeometry:
     def describe(self) -> str:
         box = "x".join(str(b) for b in self.box)
         sw = f"swizzle {self.swizzle_bytes}B" if self.swizzle_bytes else "no swizzle"
-        return f"box {box} (dims {list(self.order)} of the view), {sw}, {self.box_bytes} bytes"
+        n = f"{self.copies} boxes" if self.copies > 1 else "box"
+        return f"{n} {box} (dims {list(self.order)} of the view), {sw}, {self.total_bytes} bytes"
 
 
 def swizzle_of_bytes(swizzle_bytes: int, element_bytes: int) -> Swizzle | None:
@@ -95,16 +108,20 @@ def _apply(sw: Swizzle | None, x: np.ndarray) -> np.ndarray:
     return x ^ y
 
 
-def box_offsets(box: Sequence[int], order: Sequence[int], swizzle_bytes: int, element_bytes: int) -> np.ndarray:
-    """Shared-memory element offset of every box element, indexed by the view's mode
-    coordinates (an array of shape `box` in view-mode order): compact in TMA dimension
-    order, then swizzled."""
+def box_offsets(box: Sequence[int], order: Sequence[int], swizzle_bytes: int, element_bytes: int,
+                copies: int = 1) -> np.ndarray:
+    """Shared-memory element offset of every element of `copies` boxes side by side
+    along dimension 0, indexed by the view's mode coordinates (an array of the tile's
+    shape in view-mode order): each box compact in TMA dimension order, then swizzled,
+    box b starting `b * prod(box)` elements in."""
     rank = len(order)
-    ext = [box[order.index(m)] for m in range(rank)]  # extent per view mode
+    full = [box[0] * copies, *box[1:]]
+    ext = [full[order.index(m)] for m in range(rank)]  # extent per view mode
     grids = np.meshgrid(*[np.arange(e, dtype=np.int64) for e in ext], indexing="ij")
-    off = np.zeros(ext, dtype=np.int64)
-    step = 1
-    for d in range(rank):
+    c0 = grids[order[0]]
+    off = (c0 // box[0]) * int(np.prod(box)) + c0 % box[0]
+    step = box[0]
+    for d in range(1, rank):
         off = off + grids[order[d]] * step
         step *= box[d]
     return _apply(swizzle_of_bytes(swizzle_bytes, element_bytes), off)
@@ -193,17 +210,20 @@ def tma_geometry(
             return (f"the shared-memory swizzle {smem_layout.swizzle} (offset {smem_layout.offset}) is not one "
                     "TMA writes (Swizzle<1|2|3, 4 - log2(element bytes), 3>, offset 0)")
         swizzle_bytes = sb
-        if box[d0] * element_bytes > swizzle_bytes:
+        if (box[d0] * element_bytes) % swizzle_bytes and box[d0] * element_bytes > swizzle_bytes:
             return (f"the box's contiguous extent ({box[d0] * element_bytes} bytes) is wider than "
-                    f"the {swizzle_bytes}-byte swizzle")
+                    f"the {swizzle_bytes}-byte swizzle and not a multiple of it")
     actual = _layout_offsets(smem_layout, box)
     if actual is None:
         return "the shared-memory layout is not static with one mode per view mode"
     rest = [k for k in range(rank) if k != d0]
+    copies = 1
+    if swizzle_bytes and box[d0] * element_bytes > swizzle_bytes:
+        copies = box[d0] * element_bytes // swizzle_bytes  # one box per swizzle-wide column
     for perm in itertools.permutations(rest):
         order = (d0, *perm)
-        tma_box = tuple(box[m] for m in order)
-        if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes)):
-            return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes)
+        tma_box = (box[d0] // copies, *(box[m] for m in perm))
+        if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, copies)):
+            return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, copies)
     return ("the shared-memory layout is not the box stored compact (contiguous mode first"
             + (f", {swizzle_bytes}-byte swizzle" if swizzle_bytes else "") + ")")

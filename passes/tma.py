@@ -77,7 +77,7 @@ def _rewrite(launch: LaunchOp, copy: CopyOp) -> None:
             zero = arith.ConstantOp(IntegerAttr(0, index))
             ops: list[Operation] = [
                 init,
-                MBarrierArriveOp(init.result, plan.geometry.box_bytes),
+                MBarrierArriveOp(init.result, plan.geometry.total_bytes),
                 TmaLoadOp(copy.source, copy.dest, init.result),
                 zero,
                 MBarrierWaitOp(init.result, zero.result),

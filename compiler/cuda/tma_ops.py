@@ -88,7 +88,8 @@ class TmaEmitter(EmitterBase):
         self.helpers.add("mbarrier")
         n = len(op.coords)
         cs = self._coord_list(op.coords)
-        ins = [f'"r"(tilec_smem_addr({self.expr(op.dst)}))',
+        dst = self.expr(op.dst) + (f" + {op.element_offset}" if op.element_offset else "")
+        ins = [f'"r"(tilec_smem_addr({dst}))',
                f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
                f'"r"(tilec_smem_addr({self.expr(op.bar)}))',
                *(f'"r"({c})' for c in cs)]
@@ -103,7 +104,7 @@ class TmaEmitter(EmitterBase):
         n = len(op.coords)
         cs = self._coord_list(op.coords)
         ins = [f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
-               f'"r"(tilec_smem_addr({self.expr(op.src)}))',
+               f'"r"(tilec_smem_addr({self.expr(op.src)}{f" + {op.element_offset}" if op.element_offset else ""}))',
                *(f'"r"({c})' for c in cs)]
         coords = ", ".join(f"%{2 + i}" for i in range(n))
         self.line(f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.tile.bulk_group'

@@ -30,6 +30,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import cuda, cuda_tma, layout_tma
 
+from .._gpu_builder import V
 from .base import KernelBase, _fail, lowers
 
 BARRIER_ALIGN = 8
@@ -70,6 +71,15 @@ class TmaLowering(KernelBase):
                 c = self.idx(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
                 coords.append(self.b.ssa(c))
         return tmap, plan, coords
+
+    def _boxes(self, plan, coords: list[SSAValue]) -> list[tuple[list[SSAValue], int]]:
+        """(coordinates, shared offset in elements) of each box of a copy."""
+        g = plan.geometry
+        out = []
+        for k in range(g.copies):
+            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(V(self.b, coords[0]), k * g.box[0]))
+            out.append(([c0, *coords[1:]], k * g.box_elements))
+        return out
 
     def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:
         sv = self.get(view_value)
@@ -112,7 +122,8 @@ class TmaLowering(KernelBase):
         tmap, plan, coords = self._map_and_coords(op)
         dst = self._smem(op, op.dest, plan.geometry.smem_align)
         self._comment(f"TMA load (cp.async.bulk.tensor): {plan.geometry.describe()}")
-        self._elect(cuda_tma.TmaLoadOp(dst, tmap, self._bar(op.bar), coords))
+        bar = self._bar(op.bar)
+        self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off) for cs, off in self._boxes(plan, coords)))
 
     @lowers(layout_tma.TmaStoreOp)
     def op_tma_store(self, op: layout_tma.TmaStoreOp):
@@ -121,7 +132,8 @@ class TmaLowering(KernelBase):
         self._comment(f"TMA store (cp.async.bulk.tensor): {plan.geometry.describe()}")
         self.b.add(cuda_tma.FenceProxyAsyncOp())
         self.b.add(gpu.BarrierOp())
-        self._elect(cuda_tma.TmaStoreOp(tmap, coords, src), cuda_tma.BulkCommitOp())
+        stores = [cuda_tma.TmaStoreOp(tmap, cs, src, off) for cs, off in self._boxes(plan, coords)]
+        self._elect(*stores, cuda_tma.BulkCommitOp())
 
     @lowers(layout_tma.TmaStoreWaitOp)
     def op_tma_store_wait(self, op: layout_tma.TmaStoreWaitOp):

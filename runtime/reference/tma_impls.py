@@ -433,9 +433,12 @@ class TmaFunctions(InterpreterFunctions):
         rows = np.broadcast_to(tids[:, None], gkeys.shape)
         values = np.zeros(gkeys.shape, dtype=dst.storage.data.dtype)
         values[valid] = load(op, grid, gst, rows[valid], gkeys[valid])
-        skeys = _shared_keys(op, grid, dst, tids, soff)
+        skeys = _shared_keys(op, grid, dst, tids, soff + op.element_offset)
         nbytes = skeys.shape[1] * dst.storage.data.dtype.itemsize
-        bar.issue(op, grid, grid.block_of[tids], tids, dst.storage, skeys, values,
+        # the copy engine writes for the block: what lands is visible to every thread
+        # that waits on the barrier (the wait's acquire), as a whole-block write
+        blocks = grid.block_of[tids]
+        bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values,
                   np.ones(skeys.shape, bool), nbytes)
         return ()
 
@@ -447,7 +450,7 @@ class TmaFunctions(InterpreterFunctions):
         src = _mem(op, src)
         tids = grid.active_tids()
         gkeys, valid, soff = _box(op, grid, tmap, tids, coords)
-        skeys = _shared_keys(op, grid, src, tids, soff)
+        skeys = _shared_keys(op, grid, src, tids, soff + op.element_offset)
         rows = np.broadcast_to(tids[:, None], skeys.shape)
         values = load(op, grid, src.storage, tids, skeys)
         gst = _mem(op, tmap.buffer).storage
