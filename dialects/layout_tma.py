@@ -67,7 +67,6 @@ from xdsl.utils.exceptions import VerifyException
 from . import cute
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
-from .layout import AllocOp, TileOp, ViewOp, enclosing_launch
 from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
 from .tma import TmaGeometry, tma_geometry
 
@@ -92,7 +91,10 @@ def _check(cond: bool, msg: str) -> None:
 
 
 def _in_launch(op: Operation) -> None:
-    _check(enclosing_launch(op) is not None, f"{op.name} must be inside a layout.launch")
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    _check(p is not None, f"{op.name} must be inside a layout.launch")
 
 
 @irdl_attr_definition
@@ -111,13 +113,16 @@ class TmaPlan:
     """The views of one TMA copy: the global root view, the tile of it (None: the
     view itself), the shared allocation, and the tensor map's geometry."""
 
-    root: ViewOp
-    tile: TileOp | None
-    alloc: AllocOp
+    root: Operation
+    """The `layout.view` of the pointer."""
+    tile: Operation | None
+    """The `layout.tile` of it (None: the view is copied whole)."""
+    alloc: Operation
+    """The `layout.alloc` of the shared buffer."""
     geometry: TmaGeometry
 
 
-def _stride_multiples(view: ViewOp) -> dict[int, int]:
+def _stride_multiples(view: Operation) -> dict[int, int]:
     """Mode -> what its dynamic stride is promised to be a multiple of."""
     lay = view.result.type.cute_layout
     n_shape = sum(1 for x in cute.flatten(lay.shape) if x is cute.DYN)
@@ -144,14 +149,16 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
         raise LayoutError(f"element types disagree: {gt.element_type} and {st.element_type}")
     if gt.vec_layout is not None or st.vec_layout is not None:
         raise LayoutError("TMA copies views of scalar elements (not vectorized views)")
+    # ops by name: dialects/layout.py imports this module
     alloc = smem_view.owner
-    if not isinstance(alloc, AllocOp):
+    if not isinstance(alloc, Operation) or alloc.name != "layout.alloc":
         raise LayoutError("the shared side of a TMA copy must be a layout.alloc")
     owner = global_view.owner
     tile = None
-    if isinstance(owner, TileOp):
+    if isinstance(owner, Operation) and owner.name == "layout.tile":
         tile, owner = owner, owner.source.owner
-    if not isinstance(owner, ViewOp) or not isinstance(owner.source.type, PtrType):
+    if not (isinstance(owner, Operation) and owner.name == "layout.view"
+            and isinstance(owner.source.type, PtrType)):
         raise LayoutError("the global side of a TMA copy must be a layout.view of a pointer, or a layout.tile of one")
     root = owner
     rt = root.result.type

@@ -35,11 +35,13 @@ class TmaPass(ModulePass):
     (sm_90) and `tma_plan` accepts the views (dialects/tma.py: a `layout.tile` of a
     `layout.view` of a pointer aligned to 16 bytes, strides multiples of 16 bytes,
     box extents <= 256, the contiguous box extent a multiple of 16 bytes, the shared
-    buffer a `layout.alloc` holding the box compact or swizzled by 32/64/128 bytes).
+    buffer a `layout.alloc` holding the box compact or swizzled by 32/64/128 bytes;
+    a tile wider than its swizzle, as an NVMMA tile across the columns, is copied as
+    several boxes side by side).
     Other copies stay as they are (`distribute` and `vectorize` make them `cp.async`
     or vector accesses).
 
-    gmem -> smem: `mbarrier_init {count = 1}`, `mbarrier_arrive {tx = box bytes}`,
+    gmem -> smem: `mbarrier_init {count = 1}`, `mbarrier_arrive {tx = tile bytes}`,
     `tma_load`, `mbarrier_wait` on phase 0 (one barrier per copy, used once).
     smem -> gmem: `tma_store` then `tma_store_wait {pending = 0}` (the store orders
     the block's writes of the buffer itself).

@@ -129,9 +129,28 @@ func.func @padded_smem(%src: !layout.ptr<f32, align 16>) {
 // -----
 
 !G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(32,48):(256,1)>, gmem, masked>
+!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o (32,48):(48,1)>, smem>
+func.func @swizzle_narrower_than_box(%src: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 32, 48>} : !G -> !T
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    // expected-error @+1 {{the box's contiguous extent (192 bytes) is wider than the 128-byte swizzle and not a multiple of it}}
+    layout.tma_load %ta, %s, %bar : !T, !S
+  }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(64,64):(256,1)>, gmem>
 !S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o (64,64):(64,1)>, smem>
-func.func @swizzle_narrower_than_box(%src: !layout.ptr<f32, align 16>) {
+func.func @wide_rows_not_nvmma_tiles(%src: !layout.ptr<f32, align 16>) {
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(32) {
@@ -139,7 +158,7 @@ func.func @swizzle_narrower_than_box(%src: !layout.ptr<f32, align 16>) {
     %ta = layout.tile %a[%bx, %by] {tile = array<i64: 64, 64>} : !G -> !T
     %s = layout.alloc : !S
     %bar = layout.mbarrier_init {count = 1 : i64}
-    // expected-error @+1 {{the box's contiguous extent (256 bytes) is wider than the 128-byte swizzle}}
+    // expected-error @+1 {{the shared-memory layout is not the box stored compact (contiguous mode first, 128-byte swizzle)}}
     layout.tma_load %ta, %s, %bar : !T, !S
   }
   func.return
