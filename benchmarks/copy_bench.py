@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import statistics
 import sys
 import time
@@ -307,10 +306,10 @@ TMA_TRANSPOSE_2 = """
 #L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
 !Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
 !Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem>
-!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{t}, {t}]>, smem>
-!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{t}, {t}]>, smem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
+!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
+!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>, smem>
 func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
   %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
@@ -319,13 +318,13 @@ func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f3
   %c1 = arith.constant 1 : index
   layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gd -> !Td
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
     %s = layout.alloc : !S
     %s2 = layout.alloc : !S2
     layout.copy %ta, %s : !Ts, !S
-    %v = layout.load %s : !S -> tensor<{t}x{t}xf32, #L>
-    layout.store %v, %s2 : tensor<{t}x{t}xf32, #L>, !S2
+    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
+    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
     layout.barrier
     layout.copy %s2, %tb : !S2, !Td
   }}
@@ -363,10 +362,11 @@ def text_cases(s: int) -> list[Case]:
     for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
         out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=t, gx=s // t, gy=s // t)))
-    for t, w in ((32, 4), (64, 4), (64, 8), (128, 8)):
-        out.append(Case(f"transpose {t}x{t} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s), "",
-                        "", (s, s), lambda x: x.T.copy(), goal=0.98,
-                        text=TMA_TRANSPOSE_2.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=32 * w, w=w)))
+    for ti, tj, w in ((32, 32, 4), (64, 64, 8), (128, 64, 8), (128, 128, 8)):
+        out.append(Case(f"transpose {ti}x{tj} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s),
+                        "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
+                                                    w=min(w, ti // 4))))
     return out
 
 

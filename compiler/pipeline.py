@@ -27,8 +27,9 @@ from xdsl.utils.exceptions import (
 )
 
 from tilec.support.diagnostics import TilecError
-from .messages import parse_message, verify_message
 from tilec.support.locations import LocatingParser, get_loc
+
+from .messages import parse_message, verify_message
 from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {

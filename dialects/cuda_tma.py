@@ -217,8 +217,7 @@ class TmaLoadOp(IRDLOperation):
     assembly_format = "$dst `,` $tensor_map `,` $bar `[` $coords `]` attr-dict `:` type($dst) `,` type($bar)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue],
-                 offset: int = 0):
+    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue], offset: int = 0):
         props = {"offset": IntegerAttr(offset, i64)} if offset else {}
         super().__init__(operands=[dst, tensor_map, bar, list(coords)], properties=props)
 

@@ -44,16 +44,17 @@ from tilec.dialects.linear import (
     _log2,
     _parse_linear,
     fit_to_shape,
+)
+from tilec.dialects.linear import (
     equivalent as _equivalent,
-    standard_out_dims,
 )
 
 __all__ = [
     "BlockedLayout",
-    "SliceLayout",
     "DistributedLayout",
-    "parse_distributed_layout",
+    "SliceLayout",
     "cute_to_linear",
+    "parse_distributed_layout",
 ]
 
 

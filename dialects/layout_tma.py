@@ -71,17 +71,17 @@ from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_b
 from .tma import TmaGeometry, tma_geometry
 
 __all__ = [
-    "MBarrierType",
-    "MBarrierInitOp",
+    "TMA_OPS",
     "MBarrierArriveOp",
-    "MBarrierWaitOp",
+    "MBarrierInitOp",
     "MBarrierInvalOp",
+    "MBarrierType",
+    "MBarrierWaitOp",
     "TmaLoadOp",
+    "TmaPlan",
     "TmaStoreOp",
     "TmaStoreWaitOp",
-    "TmaPlan",
     "tma_plan",
-    "TMA_OPS",
 ]
 
 
@@ -157,8 +157,7 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
     tile = None
     if isinstance(owner, Operation) and owner.name == "layout.tile":
         tile, owner = owner, owner.source.owner
-    if not (isinstance(owner, Operation) and owner.name == "layout.view"
-            and isinstance(owner.source.type, PtrType)):
+    if not (isinstance(owner, Operation) and owner.name == "layout.view" and isinstance(owner.source.type, PtrType)):
         raise LayoutError("the global side of a TMA copy must be a layout.view of a pointer, or a layout.tile of one")
     root = owner
     rt = root.result.type
@@ -293,9 +292,10 @@ class TmaLoadOp(IRDLOperation):
 
     def verify_(self) -> None:
         _in_launch(self)
-        _check(self.source.type.memory_space == "gmem" and self.dest.type.memory_space == "smem",
-               f"tma_load copies gmem to smem, got {self.source.type.memory_space} -> "
-               f"{self.dest.type.memory_space}")
+        _check(
+            self.source.type.memory_space == "gmem" and self.dest.type.memory_space == "smem",
+            f"tma_load copies gmem to smem, got {self.source.type.memory_space} -> {self.dest.type.memory_space}",
+        )
         _check_plan(self, self.source, self.dest)
 
 
@@ -319,9 +319,10 @@ class TmaStoreOp(IRDLOperation):
 
     def verify_(self) -> None:
         _in_launch(self)
-        _check(self.source.type.memory_space == "smem" and self.dest.type.memory_space == "gmem",
-               f"tma_store copies smem to gmem, got {self.source.type.memory_space} -> "
-               f"{self.dest.type.memory_space}")
+        _check(
+            self.source.type.memory_space == "smem" and self.dest.type.memory_space == "gmem",
+            f"tma_store copies smem to gmem, got {self.source.type.memory_space} -> {self.dest.type.memory_space}",
+        )
         _check_plan(self, self.dest, self.source)
 
 

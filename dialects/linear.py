@@ -45,15 +45,15 @@ from typing import Any
 from tilec.dialects.errors import LayoutError
 
 __all__ = [
-    "STANDARD_IN_DIMS",
     "CONVERSION_KINDS",
+    "STANDARD_IN_DIMS",
     "LinearLayout",
-    "parse_linear_layout",
-    "equivalent",
     "conversion_kind",
     "conversion_map",
-    "standard_out_dims",
+    "equivalent",
     "fit_to_shape",
+    "parse_linear_layout",
+    "standard_out_dims",
 ]
 
 #: The input dimensions of a distributed layout, minor to major.
@@ -101,7 +101,7 @@ class LinearLayout:
     Instances are immutable and hashable.
     """
 
-    __slots__ = ("_bases", "_out", "_offs", "_packed", "_hash")
+    __slots__ = ("_bases", "_hash", "_offs", "_out", "_packed")
 
     def __init__(
         self,

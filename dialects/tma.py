@@ -108,8 +108,9 @@ def _apply(sw: Swizzle | None, x: np.ndarray) -> np.ndarray:
     return x ^ y
 
 
-def box_offsets(box: Sequence[int], order: Sequence[int], swizzle_bytes: int, element_bytes: int,
-                copies: int = 1) -> np.ndarray:
+def box_offsets(
+    box: Sequence[int], order: Sequence[int], swizzle_bytes: int, element_bytes: int, copies: int = 1
+) -> np.ndarray:
     """Shared-memory element offset of every element of `copies` boxes side by side
     along dimension 0, indexed by the view's mode coordinates (an array of the tile's
     shape in view-mode order): each box compact in TMA dimension order, then swizzled,
@@ -189,8 +190,10 @@ def tma_geometry(
         if views.is_dynamic(s):
             mult = stride_multiple.get(k, 1) * element_bytes
             if mult % GLOBAL_ALIGN:
-                return (f"the stride of mode {k} is dynamic and not promised to be a multiple of "
-                        f"{GLOBAL_ALIGN} bytes (layout.view divisible = ...)")
+                return (
+                    f"the stride of mode {k} is dynamic and not promised to be a multiple of "
+                    f"{GLOBAL_ALIGN} bytes (layout.view divisible = ...)"
+                )
         elif (s * element_bytes) % GLOBAL_ALIGN:
             return f"the stride of mode {k} is {s * element_bytes} bytes, not a multiple of {GLOBAL_ALIGN}"
     for k, b in enumerate(box):
@@ -207,12 +210,16 @@ def tma_geometry(
     if isinstance(smem_layout, ComposedLayout):
         sb = _swizzle_bytes(smem_layout.swizzle, element_bytes)
         if sb is None or smem_layout.offset != 0:
-            return (f"the shared-memory swizzle {smem_layout.swizzle} (offset {smem_layout.offset}) is not one "
-                    "TMA writes (Swizzle<1|2|3, 4 - log2(element bytes), 3>, offset 0)")
+            return (
+                f"the shared-memory swizzle {smem_layout.swizzle} (offset {smem_layout.offset}) is not one "
+                "TMA writes (Swizzle<1|2|3, 4 - log2(element bytes), 3>, offset 0)"
+            )
         swizzle_bytes = sb
         if (box[d0] * element_bytes) % swizzle_bytes and box[d0] * element_bytes > swizzle_bytes:
-            return (f"the box's contiguous extent ({box[d0] * element_bytes} bytes) is wider than "
-                    f"the {swizzle_bytes}-byte swizzle and not a multiple of it")
+            return (
+                f"the box's contiguous extent ({box[d0] * element_bytes} bytes) is wider than "
+                f"the {swizzle_bytes}-byte swizzle and not a multiple of it"
+            )
     actual = _layout_offsets(smem_layout, box)
     if actual is None:
         return "the shared-memory layout is not static with one mode per view mode"
@@ -225,5 +232,8 @@ def tma_geometry(
         tma_box = (box[d0] // copies, *(box[m] for m in perm))
         if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, copies)):
             return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, copies)
-    return ("the shared-memory layout is not the box stored compact (contiguous mode first"
-            + (f", {swizzle_bytes}-byte swizzle" if swizzle_bytes else "") + ")")
+    return (
+        "the shared-memory layout is not the box stored compact (contiguous mode first"
+        + (f", {swizzle_bytes}-byte swizzle" if swizzle_bytes else "")
+        + ")"
+    )

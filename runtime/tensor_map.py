@@ -70,10 +70,18 @@ def _driver() -> Any:
         fn = lib.cuTensorMapEncodeTiled
         fn.restype = ctypes.c_int
         fn.argtypes = [
-            ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
-            ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
-            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            ctypes.c_void_p,
+            ctypes.c_int,
+            ctypes.c_uint32,
+            ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_int,
         ]
         lib.cuGetErrorString.restype = ctypes.c_int
         lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
@@ -95,8 +103,9 @@ def check_request(r: TensorMapRequest) -> None:
         raise TilecError(f"TMA needs the tensor's address aligned to 16 bytes, got 0x{r.ptr:x}")
     for d, s in enumerate(r.strides, start=1):
         if (s * eb) % 16 or not 0 < s * eb < (1 << 40):
-            raise TilecError(f"TMA needs strides that are multiples of 16 bytes below 2^40: dimension {d} "
-                             f"has {s * eb} bytes")
+            raise TilecError(
+                f"TMA needs strides that are multiples of 16 bytes below 2^40: dimension {d} has {s * eb} bytes"
+            )
     for d, n in enumerate(r.dims):
         if not 0 < n <= (1 << 32):
             raise TilecError(f"TMA dimension {d} has extent {n}, outside [1, 2^32]")
@@ -122,8 +131,18 @@ def encode(r: TensorMapRequest) -> bytes:
     box = (ctypes.c_uint32 * rank)(*r.box)
     ones = (ctypes.c_uint32 * rank)(*([1] * rank))
     code = lib.cuTensorMapEncodeTiled(
-        ctypes.c_void_p(aligned), _DATA_TYPE[r.element_bytes], rank, ctypes.c_void_p(r.ptr),
-        dims, strides, box, ones, 0, _SWIZZLE[r.swizzle], _L2_PROMOTION_128B, 0,
+        ctypes.c_void_p(aligned),
+        _DATA_TYPE[r.element_bytes],
+        rank,
+        ctypes.c_void_p(r.ptr),
+        dims,
+        strides,
+        box,
+        ones,
+        0,
+        _SWIZZLE[r.swizzle],
+        _L2_PROMOTION_128B,
+        0,
     )
     if code != 0:
         raise TilecError(

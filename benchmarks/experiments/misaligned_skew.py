@@ -8,7 +8,10 @@ On the GPU machine, from the repository root:
     python3 benchmarks/experiments/misaligned_skew.py
 """
 import sys
-import numpy as np, cupy as cp
+
+import cupy as cp
+import numpy as np
+
 sys.path.insert(0, "benchmarks")
 import copy_bench as cb
 

@@ -63,20 +63,25 @@ class TmaEmitter(EmitterBase):
     @emits(cuda_tma.MBarrierInitOp)
     def emit_mbarrier_init(self, op: cuda_tma.MBarrierInitOp):
         self.helpers.add("mbarrier")
-        self.line(f"tilec_mbarrier_init(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
-                  f"{op.count.value.data}u);")
+        self.line(
+            f"tilec_mbarrier_init(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), {op.count.value.data}u);"
+        )
 
     @emits(cuda_tma.MBarrierArriveExpectTxOp)
     def emit_mbarrier_arrive(self, op: cuda_tma.MBarrierArriveExpectTxOp):
         self.helpers.add("mbarrier")
-        self.line(f"tilec_mbarrier_arrive_expect_tx(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
-                  f"{op.tx.value.data}u);")
+        self.line(
+            f"tilec_mbarrier_arrive_expect_tx(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
+            f"{op.tx.value.data}u);"
+        )
 
     @emits(cuda_tma.MBarrierWaitOp)
     def emit_mbarrier_wait(self, op: cuda_tma.MBarrierWaitOp):
         self.helpers.add("mbarrier")
-        self.line(f"tilec_mbarrier_wait(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
-                  f"(unsigned)({self.expr(op.parity)}) & 1u);")
+        self.line(
+            f"tilec_mbarrier_wait(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
+            f"(unsigned)({self.expr(op.parity)}) & 1u);"
+        )
 
     @emits(cuda_tma.MBarrierInvalOp)
     def emit_mbarrier_inval(self, op: cuda_tma.MBarrierInvalOp):
@@ -89,27 +94,34 @@ class TmaEmitter(EmitterBase):
         n = len(op.coords)
         cs = self._coord_list(op.coords)
         dst = self.expr(op.dst) + (f" + {op.element_offset}" if op.element_offset else "")
-        ins = [f'"r"(tilec_smem_addr({dst}))',
-               f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
-               f'"r"(tilec_smem_addr({self.expr(op.bar)}))',
-               *(f'"r"({c})' for c in cs)]
+        ins = [
+            f'"r"(tilec_smem_addr({dst}))',
+            f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
+            f'"r"(tilec_smem_addr({self.expr(op.bar)}))',
+            *(f'"r"({c})' for c in cs),
+        ]
         coords = ", ".join(f"%{3 + i}" for i in range(n))
-        self.line(f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.tile'
-                  f'.mbarrier::complete_tx::bytes [%0], [%1, {{{coords}}}], [%2];"')
-        self.line(f"             :: {', '.join(ins)} : \"memory\");")
+        self.line(
+            f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.tile'
+            f'.mbarrier::complete_tx::bytes [%0], [%1, {{{coords}}}], [%2];"'
+        )
+        self.line(f'             :: {", ".join(ins)} : "memory");')
 
     @emits(cuda_tma.TmaStoreOp)
     def emit_tma_store(self, op: cuda_tma.TmaStoreOp):
         self.helpers.add("mbarrier")
         n = len(op.coords)
         cs = self._coord_list(op.coords)
-        ins = [f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
-               f'"r"(tilec_smem_addr({self.expr(op.src)}{f" + {op.element_offset}" if op.element_offset else ""}))',
-               *(f'"r"({c})' for c in cs)]
+        ins = [
+            f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
+            f'"r"(tilec_smem_addr({self.expr(op.src)}{f" + {op.element_offset}" if op.element_offset else ""}))',
+            *(f'"r"({c})' for c in cs),
+        ]
         coords = ", ".join(f"%{2 + i}" for i in range(n))
-        self.line(f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.tile.bulk_group'
-                  f' [%0, {{{coords}}}], [%1];"')
-        self.line(f"             :: {', '.join(ins)} : \"memory\");")
+        self.line(
+            f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.tile.bulk_group [%0, {{{coords}}}], [%1];"'
+        )
+        self.line(f'             :: {", ".join(ins)} : "memory");')
 
     @emits(cuda_tma.BulkCommitOp)
     def emit_bulk_commit(self, op: cuda_tma.BulkCommitOp):
@@ -125,4 +137,3 @@ class TmaEmitter(EmitterBase):
     def emit_fence_proxy_async(self, op: cuda_tma.FenceProxyAsyncOp):
         self.helpers.add("bulk_group")
         self.line("tilec_fence_proxy_async();")
-

@@ -34,13 +34,13 @@ from tilec.dialects.tma import box_offsets
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, barrier
 from .layout_impls import (
+    Access,
     View,
     _block_uniform,
     _view,
     element_keys,
     geometry,
     mask_valid,
-    Access,
 )
 from .memory import SHARED, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
@@ -91,15 +91,19 @@ class MBarrier:
         dead = ~self.live[blocks]
         if dead.any():
             b = int(blocks[np.argmax(dead)])
-            raise ExecutionError(op, f"{what} on an mbarrier of block {b} that is not initialised "
-                                     "(or was invalidated)", block=b)
+            raise ExecutionError(
+                op, f"{what} on an mbarrier of block {b} that is not initialised (or was invalidated)", block=b
+            )
 
     def init(self, op: Operation, blocks: np.ndarray) -> None:
         busy = self.live[blocks] & self._busy(blocks)
         if busy.any():
             b = int(blocks[np.argmax(busy)])
-            raise ExecutionError(op, f"mbarrier of block {b} initialised again while its phase "
-                                     f"{int(self.phase[b])} is in flight", block=b)
+            raise ExecutionError(
+                op,
+                f"mbarrier of block {b} initialised again while its phase {int(self.phase[b])} is in flight",
+                block=b,
+            )
         if np.unique(blocks).shape[0] != blocks.shape[0]:
             raise ExecutionError(op, "mbarrier initialised by several threads of one block")
         self.live[blocks] = True
@@ -125,8 +129,18 @@ class MBarrier:
         self.missing -= n
         self.expected += n * tx
 
-    def issue(self, op: Operation, grid: Grid, blocks: np.ndarray, actors: np.ndarray, st: Storage,
-              keys: np.ndarray, values: np.ndarray, sel: np.ndarray, nbytes: int) -> None:
+    def issue(
+        self,
+        op: Operation,
+        grid: Grid,
+        blocks: np.ndarray,
+        actors: np.ndarray,
+        st: Storage,
+        keys: np.ndarray,
+        values: np.ndarray,
+        sel: np.ndarray,
+        nbytes: int,
+    ) -> None:
         """TMA loads by `actors` ([k], of `blocks`) of `values` to `keys` ([k, n], where
         `sel`) of shared storage `st`, `nbytes` each on the current phase."""
         self._need_live(op, blocks, "TMA load completing")
@@ -139,9 +153,12 @@ class MBarrier:
         busy = st.tma_pending[fk] > 0
         if busy.any():
             i = int(np.argmax(busy))
-            raise ExecutionError(op, f"{grid.describe_thread(ft[i])} starts a TMA load to "
-                                     f"{st.describe(fk[i])}, which an earlier TMA load is still writing",
-                                 thread=int(ft[i]))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(ft[i])} starts a TMA load to "
+                f"{st.describe(fk[i])}, which an earlier TMA load is still writing",
+                thread=int(ft[i]),
+            )
         from .memory import check_tma_writes
 
         check_tma_writes(op, grid, st, fk, ft)
@@ -182,8 +199,7 @@ class MBarrier:
         if short.any():
             b = int(done[np.argmax(short)])
             e, c = int(self.expected[b]), int(self.copied[b])
-            why = ("the wait would never return" if c < e
-                   else "the phase may complete before the copies land")
+            why = "the wait would never return" if c < e else "the phase may complete before the copies land"
             raise ExecutionError(
                 op,
                 f"phase {int(self.phase[b])} of the mbarrier of block {b} expects {e} bytes, but the "
@@ -208,8 +224,9 @@ class MBarrier:
                 store(c.op, grid, c.storage, actors, keys, c.values[hit][sel])
             if not hit.all():
                 keep = ~hit
-                rest.append(InFlight(c.op, c.storage, c.blocks[keep], c.actors[keep], c.keys[keep],
-                                     c.values[keep], c.sel[keep]))
+                rest.append(
+                    InFlight(c.op, c.storage, c.blocks[keep], c.actors[keep], c.keys[keep], c.values[keep], c.sel[keep])
+                )
         self.copies = rest
 
     def inval(self, op: Operation, blocks: np.ndarray) -> None:
@@ -217,8 +234,9 @@ class MBarrier:
         busy = self._busy(blocks)
         if busy.any():
             b = int(blocks[np.argmax(busy)])
-            raise ExecutionError(op, f"mbarrier of block {b} invalidated while its phase "
-                                     f"{int(self.phase[b])} is in flight", block=b)
+            raise ExecutionError(
+                op, f"mbarrier of block {b} invalidated while its phase {int(self.phase[b])} is in flight", block=b
+            )
         self.live[blocks] = False
 
 
@@ -242,7 +260,7 @@ class BulkStores:
         self.entries.append((block, n, st, keys))
 
     def wait(self, blocks: np.ndarray, pending: int) -> None:
-        wanted = set(int(b) for b in blocks)
+        wanted = {int(b) for b in blocks}
         rest = []
         for block, n, st, keys in self.entries:
             if block in wanted and n < self.committed[block] - pending:
@@ -274,8 +292,12 @@ def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.n
     partial = per.any(axis=1) & ~per.all(axis=1)
     if partial.any():
         b = int(np.argmax(partial))
-        raise ExecutionError(op, f"'{op.name}' is block-collective, but only {int(per[b].sum())} of the "
-                                 f"{grid.threads_per_block} threads of block {b} reach it", block=b)
+        raise ExecutionError(
+            op,
+            f"'{op.name}' is block-collective, but only {int(per[b].sum())} of the "
+            f"{grid.threads_per_block} threads of block {b} reach it",
+            block=b,
+        )
     return grid, np.flatnonzero(per.any(axis=1)).astype(np.int64)
 
 
@@ -319,7 +341,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.MBarrierArriveOp)
     def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
-        grid, blocks = _collective(interp, op)
+        _, blocks = _collective(interp, op)
         _bar(op, args[0]).arrive(op, blocks, op.tx_bytes)
         return ()
 
@@ -337,7 +359,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.MBarrierInvalOp)
     def run_inval(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInvalOp, args):
-        grid, blocks = _collective(interp, op)
+        _, blocks = _collective(interp, op)
         _bar(op, args[0]).inval(op, blocks)
         return ()
 
@@ -383,8 +405,7 @@ class TmaFunctions(InterpreterFunctions):
         rank = len(op.box_sizes)
         dims = [int(x) for x in sizes[:rank]]
         strides = [1] + [int(x) for x in sizes[rank:]]
-        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes,
-                               op.buffer.type),)
+        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes, op.buffer.type),)
 
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
@@ -438,8 +459,7 @@ class TmaFunctions(InterpreterFunctions):
         # the copy engine writes for the block: what lands is visible to every thread
         # that waits on the barrier (the wait's acquire), as a whole-block write
         blocks = grid.block_of[tids]
-        bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values,
-                  np.ones(skeys.shape, bool), nbytes)
+        bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
     @impl(cuda_tma.TmaStoreOp)

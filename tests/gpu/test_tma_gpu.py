@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers.tma_programs import round_trip, transpose  # noqa: E402
+from helpers.tma_programs import round_trip, transpose
 
-from tilec.tools.tilec import main  # noqa: E402
+from tilec.tools.tilec import main
 
 NVMMA_F16 = "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [64, 64]>"
 NVMMA_F32 = "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [64, 64]>"
@@ -23,15 +23,15 @@ SW128_F32 = "#layout.composed<swizzle<3,2,3> o 0 o (32,32):(32,1)>"
 SW64_F16 = "#layout.composed<swizzle<2,3,3> o 0 o (16,32):(32,1)>"
 
 CASES = {
-    "f32 256x256 tiles 64x64": dict(args=(256, 256, 64, 64)),
-    "f32 250x300 edge boxes": dict(args=(250, 300, 64, 64)),
-    "f32 96x160 swizzle 128B": dict(args=(96, 160, 32, 32), smem=SW128_F32),
-    "f16 130x200 NVMMA 128B": dict(args=(130, 200, 64, 64, "f16"), smem=NVMMA_F16),
-    "f16 40x96 swizzle 64B": dict(args=(40, 96, 16, 32, "f16"), smem=SW64_F16),
-    "f32 130x200 NVMMA 128B, 2 boxes": dict(args=(130, 200, 64, 64), smem=NVMMA_F32),
-    "f16 100x256 NVMMA 64B, 4 boxes": dict(args=(100, 256, 64, 128, "f16"), smem=NVMMA64_F16),
-    "i8 70x96 tiles 32x64": dict(args=(70, 96, 32, 64, "i8")),
-    "f64 33x50": dict(args=(33, 50, 16, 16, "f64")),
+    "f32 256x256 tiles 64x64": {"args": (256, 256, 64, 64)},
+    "f32 250x300 edge boxes": {"args": (250, 300, 64, 64)},
+    "f32 96x160 swizzle 128B": {"args": (96, 160, 32, 32), "smem": SW128_F32},
+    "f16 130x200 NVMMA 128B": {"args": (130, 200, 64, 64, "f16"), "smem": NVMMA_F16},
+    "f16 40x96 swizzle 64B": {"args": (40, 96, 16, 32, "f16"), "smem": SW64_F16},
+    "f32 130x200 NVMMA 128B, 2 boxes": {"args": (130, 200, 64, 64), "smem": NVMMA_F32},
+    "f16 100x256 NVMMA 64B, 4 boxes": {"args": (100, 256, 64, 128, "f16"), "smem": NVMMA64_F16},
+    "i8 70x96 tiles 32x64": {"args": (70, 96, 32, 64, "i8")},
+    "f64 33x50": {"args": (33, 50, 16, 16, "f64")},
 }
 
 DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "f64": np.float64}
@@ -103,7 +103,9 @@ def test_tma_dynamic_extents_and_tensor_map_cache():
         assert tensor_map.stats["encoded"] == first["encoded"]
         assert tensor_map.stats["hits"] - first["hits"] == 2
         # a new shape needs new maps (a reused pointer with the same shape need not)
-        assert first["encoded"] - before["encoded"] == (2 if (m, n) == (130, 36) else first["encoded"] - before["encoded"])
+        assert first["encoded"] - before["encoded"] == (
+            2 if (m, n) == (130, 36) else first["encoded"] - before["encoded"]
+        )
         assert 0 <= first["encoded"] - before["encoded"] <= 2
 
 

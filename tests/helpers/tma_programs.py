@@ -7,8 +7,16 @@ from __future__ import annotations
 TYPES = {"f32": ("f32", 4), "f16": ("f16", 2), "bf16": ("bf16", 2), "f64": ("f64", 8), "i8": ("i8", 1)}
 
 
-def round_trip(m: int, n: int, tm: int, tn: int, dtype: str = "f32", smem: str | None = None,
-               threads: int = 128, dynamic: bool = False) -> str:
+def round_trip(
+    m: int,
+    n: int,
+    tm: int,
+    tn: int,
+    dtype: str = "f32",
+    smem: str | None = None,
+    threads: int = 128,
+    dynamic: bool = False,
+) -> str:
     """Copy an m x n row-major tensor tile by tile (tm x tn) through shared memory laid
     out as `smem` (default: the compact tile). With `dynamic`, m and n are index
     arguments (the row stride promised a multiple of 16 bytes)."""
@@ -21,8 +29,10 @@ def round_trip(m: int, n: int, tm: int, tn: int, dtype: str = "f32", smem: str |
         view = "layout.view %{p}(%m, %n, %n) {{divisible = array<i64: 1, 1, " + str(16 // eb) + ">}}"
         args = ", %m: index, %n: index"
         attrs = f" attributes {{tilec.args = {{m = {m} : index, n = {n} : index}}}}"
-        grid = (f"  %tmc = arith.constant {tm} : index\n  %tnc = arith.constant {tn} : index\n"
-                f"  %gx = arith.ceildivsi %m, %tmc : index\n  %gy = arith.ceildivsi %n, %tnc : index\n")
+        grid = (
+            f"  %tmc = arith.constant {tm} : index\n  %tnc = arith.constant {tn} : index\n"
+            f"  %gx = arith.ceildivsi %m, %tmc : index\n  %gy = arith.ceildivsi %n, %tnc : index\n"
+        )
         tlay = f"({tm},{tn}):(?,1)"
     else:
         glay = f"({m},{n}):({n},1)"

@@ -12,22 +12,23 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gpu_level_samples as S  # noqa: E402
-from tilec.compiler.cuda import (  # noqa: E402
+import gpu_level_samples as S
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.cuda import (
     CudaTarget,
     emit_cuda,
     kernel_infos,
 )
-from tilec.support.diagnostics import TilecError  # noqa: E402
-from tilec.runtime.launch import parse_gpu_module  # noqa: E402
-from tilec.runtime.nvrtc import (  # noqa: E402
+from tilec.runtime.launch import parse_gpu_module
+from tilec.runtime.nvrtc import (
     _parse_ptxas_log,
     compile_cuda,
     cubin_resource_usage,
     cuda_include_dirs,
     resource_usage,
 )
-from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
+from tilec.support.diagnostics import TilecError
 
 ARCH = "sm_90"
 needs_headers = pytest.mark.skipif(

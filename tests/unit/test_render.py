@@ -21,10 +21,7 @@ from tilec.dialects.render import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.gluon_tables import (  # noqa: E402
-    BROADCAST_32x8,
-    BROADCAST_32x8_AS_PRINTED,
-    CTA_TILES_128x128,
+from helpers.gluon_tables import (
     SLICE_COLLAPSED_ROWS,
     SLICE_DIM1,
     THREAD_TILE_COL_MAJOR,
@@ -32,6 +29,9 @@ from helpers.gluon_tables import (  # noqa: E402
     TUTORIAL_BLOCKED,
     WARP_THREADS,
     WARP_TILE,
+    BROADCAST_32x8,
+    BROADCAST_32x8_AS_PRINTED,
+    CTA_TILES_128x128,
 )
 
 TUT = BlockedLayout(*TUTORIAL_BLOCKED)  # the Gluon tutorial's layout

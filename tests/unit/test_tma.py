@@ -16,13 +16,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers.tma_programs import round_trip, transpose  # noqa: E402
+from helpers.tma_programs import round_trip, transpose
 
-from tilec.compiler.pipeline import parse_module, run_pipeline  # noqa: E402
-from tilec.dialects import cute  # noqa: E402
-from tilec.dialects.swizzle import ComposedLayout  # noqa: E402
-from tilec.dialects.tma import TmaGeometry, box_offsets, swizzle_of_bytes, tma_geometry  # noqa: E402
-from tilec.runtime.reference import ExecutionError, check_equivalence, random_inputs, run  # noqa: E402
+from tilec.compiler.pipeline import parse_module, run_pipeline
+from tilec.dialects import cute
+from tilec.dialects.swizzle import ComposedLayout
+from tilec.dialects.tma import TmaGeometry, box_offsets, swizzle_of_bytes, tma_geometry
+from tilec.runtime.reference import ExecutionError, check_equivalence, random_inputs, run
 
 # ------------------------------------------------------------------ geometry
 
@@ -93,15 +93,19 @@ def _run(text: str, pipeline: str | None = None, seed: int = 0):
     [
         ((250, 300, 64, 64), None),
         ((96, 160, 32, 32), "#layout.composed<swizzle<3,2,3> o 0 o (32,32):(32,1)>"),
-        ((130, 200, 64, 64, "f16"),
-         "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [64, 64]>"),
+        (
+            (130, 200, 64, 64, "f16"),
+            "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [64, 64]>",
+        ),
     ],
 )
 def test_round_trip_copies_exactly(args, smem, pipeline):
     inputs, out = _run(round_trip(*args, smem=smem), pipeline)
     m, n = args[:2]
-    assert np.array_equal(out["dst"].view(np.uint8)[: m * n * out["dst"].itemsize],
-                          inputs["src"].view(np.uint8)[: m * n * out["dst"].itemsize])
+    assert np.array_equal(
+        out["dst"].view(np.uint8)[: m * n * out["dst"].itemsize],
+        inputs["src"].view(np.uint8)[: m * n * out["dst"].itemsize],
+    )
 
 
 def test_tma_pass_is_equivalent_on_edges_and_dynamic_extents():
@@ -119,7 +123,8 @@ def test_edge_box_zero_fills_shared_memory():
         "    layout.barrier\n    layout.copy %s, %tb : !S, !T\n",
         "    layout.barrier\n    %v = layout.load %s : !S -> tensor<32x32xf32, #layout.blocked<{sizePerThread = [1, 4], "
         "threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>\n    layout.store %v, %tb : tensor<32x32xf32, "
-        "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>, !T\n")
+        "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>, !T\n",
+    )
     m = parse_module(text, "t.mlir")
     run_pipeline(m, "tma")
     inputs = random_inputs(m, 0)
@@ -162,29 +167,56 @@ GOOD = """    layout.mbarrier_arrive %bar {tx = 16384 : i64}
     layout.mbarrier_inval %bar"""
 
 MISUSE = {
-    "wrong phase": (GOOD.replace("layout.mbarrier_wait %bar, %c0", "layout.mbarrier_wait %bar, %c1"),
-                    "wait on phase parity 1", "the wait returns at once"),
-    "read before wait": (GOOD.replace("    layout.mbarrier_wait %bar, %c0\n",
-                                      "    layout.copy %s, %tb : !S, !T\n    layout.mbarrier_wait %bar, %c0\n"),
-                         "while a TMA load is still writing it"),
-    "reused before complete": (GOOD.replace("    layout.tma_load %ta, %s, %bar : !T, !S\n",
-                                            "    layout.tma_load %ta, %s, %bar : !T, !S\n"
-                                            "    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n"),
-                               "reused before its phase completes"),
+    "wrong phase": (
+        GOOD.replace("layout.mbarrier_wait %bar, %c0", "layout.mbarrier_wait %bar, %c1"),
+        "wait on phase parity 1",
+        "the wait returns at once",
+    ),
+    "read before wait": (
+        GOOD.replace(
+            "    layout.mbarrier_wait %bar, %c0\n",
+            "    layout.copy %s, %tb : !S, !T\n    layout.mbarrier_wait %bar, %c0\n",
+        ),
+        "while a TMA load is still writing it",
+    ),
+    "reused before complete": (
+        GOOD.replace(
+            "    layout.tma_load %ta, %s, %bar : !T, !S\n",
+            "    layout.tma_load %ta, %s, %bar : !T, !S\n    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n",
+        ),
+        "reused before its phase completes",
+    ),
     "expects fewer bytes": (GOOD.replace("tx = 16384", "tx = 8192"), "expects 8192 bytes", "copy 16384"),
-    "expects more bytes": (GOOD.replace("tx = 16384", "tx = 32768"), "expects 32768 bytes",
-                           "the wait would never return"),
-    "no arrival": (GOOD.replace("    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n", ""),
-                   "the wait would never return", "missing 1 of its 1 arrivals"),
-    "write during store": (GOOD.replace("    layout.tma_store_wait {pending = 0 : i64}\n",
-                                        "    layout.copy %ta, %s : !T, !S\n    layout.tma_store_wait {pending = 0 : i64}\n"),
-                           "while a TMA store is still reading it"),
-    "inval in flight": (GOOD.replace("    layout.mbarrier_wait %bar, %c0\n", "")
-                        .replace("    layout.tma_store %s, %tb : !S, !T\n    layout.tma_store_wait {pending = 0 : i64}\n", ""),
-                        "invalidated while its phase 0 is in flight"),
-    "two loads in flight": (GOOD.replace("    layout.tma_load %ta, %s, %bar : !T, !S\n",
-                                         "    layout.tma_load %ta, %s, %bar : !T, !S\n    layout.tma_load %ta, %s, %bar : !T, !S\n"),
-                            "which an earlier TMA load is still writing"),
+    "expects more bytes": (
+        GOOD.replace("tx = 16384", "tx = 32768"),
+        "expects 32768 bytes",
+        "the wait would never return",
+    ),
+    "no arrival": (
+        GOOD.replace("    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n", ""),
+        "the wait would never return",
+        "missing 1 of its 1 arrivals",
+    ),
+    "write during store": (
+        GOOD.replace(
+            "    layout.tma_store_wait {pending = 0 : i64}\n",
+            "    layout.copy %ta, %s : !T, !S\n    layout.tma_store_wait {pending = 0 : i64}\n",
+        ),
+        "while a TMA store is still reading it",
+    ),
+    "inval in flight": (
+        GOOD.replace("    layout.mbarrier_wait %bar, %c0\n", "").replace(
+            "    layout.tma_store %s, %tb : !S, !T\n    layout.tma_store_wait {pending = 0 : i64}\n", ""
+        ),
+        "invalidated while its phase 0 is in flight",
+    ),
+    "two loads in flight": (
+        GOOD.replace(
+            "    layout.tma_load %ta, %s, %bar : !T, !S\n",
+            "    layout.tma_load %ta, %s, %bar : !T, !S\n    layout.tma_load %ta, %s, %bar : !T, !S\n",
+        ),
+        "which an earlier TMA load is still writing",
+    ),
 }
 
 
@@ -264,7 +296,8 @@ def test_host_function_makes_tensor_map_requests():
     (launch,) = kernel.host_program.run([Buf(0x1000), Buf(0x2000), 77, 52])
     maps = [a for a in launch.args if isinstance(a, TensorMapRequest)]
     assert [(r.dims, r.strides, r.box, r.swizzle, r.element_bytes) for r in maps] == [
-        ((52, 77), (52,), (32, 32), 0, 4)] * 2
+        ((52, 77), (52,), (32, 32), 0, 4)
+    ] * 2
     assert launch.grid == (3, 2, 1)
     assert kernel.uses_tma and kernel.arg_specs[0].alignment == 16
 
