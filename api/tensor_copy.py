@@ -48,7 +48,7 @@ class _Array:
     """A device array as `tilec.copy_` sees it: its `Operand`, its framework
     (`"torch"` or `"cupy"`) and the object itself."""
 
-    __slots__ = ("framework", "obj", "operand")
+    __slots__ = ("operand", "framework", "obj")
 
     def __init__(self, operand: Operand, framework: str, obj: Any):
         self.operand = operand

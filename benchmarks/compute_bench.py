@@ -28,8 +28,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compute_kernels as ck
-from copy_bench import GiB, median_ms, memcpy_tbps, tbps
+import compute_kernels as ck  # noqa: E402
+from copy_bench import GiB, median_ms, memcpy_tbps, tbps  # noqa: E402
 
 try:
     import cupy as cp

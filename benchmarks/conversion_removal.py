@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers.conversion_programs import programs, region_programs
-from hypothesis import HealthCheck, given, settings
-from xdsl.context import Context
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from xdsl.context import Context  # noqa: E402
 
-from tilec.compiler.pipeline import parse_module, run_pipeline
-from tilec.dialects import layout
-from tilec.passes._layout_cost import CostModel, conversion_cost, kind_of, point_weight
+from helpers.conversion_programs import programs, region_programs  # noqa: E402
+from tilec.compiler.pipeline import parse_module, run_pipeline  # noqa: E402
+from tilec.dialects import layout  # noqa: E402
+from tilec.passes._layout_cost import CostModel, conversion_cost, kind_of, point_weight  # noqa: E402
 
 
 def baseline_pass(rev: str):

@@ -31,12 +31,11 @@ from xdsl.rewriter import InsertPoint
 from tilec.dialects import cute
 from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import PtrType, TensorViewType
-from tilec.support.diagnostics import TilecError
 
+from tilec.support.diagnostics import TilecError
 from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
-
 
 def _ssa(x: Value | SSAValue) -> SSAValue:
     return x.ssa if isinstance(x, Value) else x

@@ -171,7 +171,7 @@ class KernelBuilding:
             return x
         return self.constant(int(x), IndexType()).ssa
 
-    def constant(self, x: float, t: Attribute | str = "index") -> Value:
+    def constant(self, x: int | float, t: Attribute | str = "index") -> Value:
         """A constant of type `t` (an element type name, an Attribute, or "index")."""
         at = IndexType() if t == "index" else element_type(t)
         attr = IntegerAttr(int(x), at) if isinstance(at, IntegerType | IndexType) else FloatAttr(float(x), at)

@@ -27,9 +27,8 @@ from xdsl.utils.exceptions import (
 )
 
 from tilec.support.diagnostics import TilecError
-from tilec.support.locations import LocatingParser, get_loc
-
 from .messages import parse_message, verify_message
+from tilec.support.locations import LocatingParser, get_loc
 from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {

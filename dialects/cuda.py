@@ -397,7 +397,7 @@ class MmaSyncOp(IRDLOperation):
             raise VerifyException(f"'cuda.mma_sync' of {name} accumulates in {acc}: c and d must be {acc}")
 
 
-from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES
+from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
 
 Cuda = Dialect(
     "cuda",

@@ -67,8 +67,7 @@ This module imports nothing from xDSL.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
-from typing import Any, Union
+from typing import Any, Iterator, Optional, Union
 
 from .errors import LayoutError
 
@@ -99,9 +98,9 @@ class _Dynamic:
     """The type of :data:`DYN`, a value known only at run time (text ``?``)."""
 
     __slots__ = ()
-    _instance: _Dynamic | None = None
+    _instance: Optional["_Dynamic"] = None
 
-    def __new__(cls) -> _Dynamic:
+    def __new__(cls) -> "_Dynamic":
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -115,10 +114,10 @@ class _Dynamic:
     def __reduce__(self):
         return (_Dynamic, ())
 
-    def __copy__(self) -> _Dynamic:
+    def __copy__(self) -> "_Dynamic":
         return self
 
-    def __deepcopy__(self, memo) -> _Dynamic:
+    def __deepcopy__(self, memo) -> "_Dynamic":
         return self
 
 
@@ -133,9 +132,9 @@ class Underscore:
     """
 
     __slots__ = ()
-    _instance: Underscore | None = None
+    _instance: Optional["Underscore"] = None
 
-    def __new__(cls) -> Underscore:
+    def __new__(cls) -> "Underscore":
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -566,7 +565,7 @@ def parse_int_tuple(text: str) -> IntTuple:
     return t
 
 
-def parse_layout(text: str) -> Layout:
+def parse_layout(text: str) -> "Layout":
     """Read ``shape:stride`` text, or a bare ``shape`` (CuTe's ``make_layout(shape)``:
     compact column-major, LayoutLeft); ``parse_layout(str(L)) == L`` for every L."""
     p = _Parser(text, "parse_layout")
@@ -579,7 +578,7 @@ def parse_layout(text: str) -> Layout:
     return Layout(shape, stride)
 
 
-def _parse_layout_prefix(p: _Parser) -> Layout:
+def _parse_layout_prefix(p: _Parser) -> "Layout":
     shape = p.int_tuple()
     p.expect(":")
     return Layout(shape, p.int_tuple())
@@ -610,7 +609,7 @@ class Layout:
     modes.
     """
 
-    __slots__ = ("_flat", "_hash", "shape", "stride")
+    __slots__ = ("shape", "stride", "_hash", "_flat")
 
     def __init__(self, shape, stride=None):
         shape = _as_int_tuple(shape, "Layout shape")
@@ -629,7 +628,7 @@ class Layout:
         object.__setattr__(self, "_flat", None)
 
     @classmethod
-    def _mk(cls, shape, stride) -> Layout:
+    def _mk(cls, shape, stride) -> "Layout":
         """Construct without validation (inputs known to be well formed)."""
         self = object.__new__(cls)
         object.__setattr__(self, "shape", shape)
@@ -670,10 +669,10 @@ class Layout:
     def __len__(self) -> int:
         return self.rank()
 
-    def __iter__(self) -> Iterator[Layout]:
+    def __iter__(self) -> Iterator["Layout"]:
         return iter(self.modes())
 
-    def __getitem__(self, i) -> Layout:
+    def __getitem__(self, i) -> "Layout":
         """Mode ``i``; a tuple index selects nested modes: ``L[1, 0]``."""
         if type(i) is tuple:
             out = self
@@ -722,7 +721,7 @@ class Layout:
         """True when no extent or stride is ``?``."""
         return is_static(self.shape) and is_static(self.stride)
 
-    def flatten(self) -> Layout:
+    def flatten(self) -> "Layout":
         return flatten(self)
 
     # -- evaluation -------------------------------------------------------
@@ -782,7 +781,7 @@ class Layout:
         for i in range(n):
             yield self(i)
 
-    def compose(self, other) -> Layout:
+    def compose(self, other) -> "Layout":
         """``composition(self, other)``."""
         return composition(self, other)
 

@@ -44,17 +44,16 @@ from tilec.dialects.linear import (
     _log2,
     _parse_linear,
     fit_to_shape,
-)
-from tilec.dialects.linear import (
     equivalent as _equivalent,
+    standard_out_dims,
 )
 
 __all__ = [
     "BlockedLayout",
-    "DistributedLayout",
     "SliceLayout",
-    "cute_to_linear",
+    "DistributedLayout",
     "parse_distributed_layout",
+    "cute_to_linear",
 ]
 
 

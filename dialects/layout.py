@@ -1276,11 +1276,11 @@ class ReduceOp(IRDLOperation):
         _check_slice_of(r.encoding, ax, s.encoding, "result", "source")
 
 
-from .layout_access import ACCESS_OPS
-from .layout_compute import COMPUTE_OPS
-from .layout_mma import MMA_OPS
-from .layout_tma import TMA_OPS, TMA_TYPES
-from .thread_ids import THREAD_ID_OPS
+from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
+from .layout_compute import COMPUTE_OPS  # noqa: E402
+from .layout_mma import MMA_OPS  # noqa: E402
+from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
+from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
     "layout",

@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from .layout_attrs import distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
-__all__ = ["MMA_OPS", "MMA_TYPES", "MmaOp", "mma_error_bound", "mma_kind"]
+__all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
 
 
 def _check(cond: bool, msg: str) -> None:

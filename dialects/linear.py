@@ -45,15 +45,15 @@ from typing import Any
 from tilec.dialects.errors import LayoutError
 
 __all__ = [
-    "CONVERSION_KINDS",
     "STANDARD_IN_DIMS",
+    "CONVERSION_KINDS",
     "LinearLayout",
+    "parse_linear_layout",
+    "equivalent",
     "conversion_kind",
     "conversion_map",
-    "equivalent",
-    "fit_to_shape",
-    "parse_linear_layout",
     "standard_out_dims",
+    "fit_to_shape",
 ]
 
 #: The input dimensions of a distributed layout, minor to major.
@@ -101,7 +101,7 @@ class LinearLayout:
     Instances are immutable and hashable.
     """
 
-    __slots__ = ("_bases", "_hash", "_offs", "_out", "_packed")
+    __slots__ = ("_bases", "_out", "_offs", "_packed", "_hash")
 
     def __init__(
         self,

@@ -47,19 +47,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tilec.dialects import cute
-from tilec.dialects.distributed import _check_shape, _DistributedMixin
+from tilec.dialects.distributed import _DistributedMixin, _check_shape
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import LinearLayout, _is_pow2, _log2, fit_to_shape
 from tilec.dialects.swizzle import ComposedLayout, Swizzle
 
 __all__ = [
-    "MMA_VERSIONS",
-    "SWIZZLE_BYTES",
-    "WGMMA_N",
-    "DotOperandLayout",
     "NvidiaMmaLayout",
+    "DotOperandLayout",
     "NvmmaSharedLayout",
     "mma_tile_bases",
+    "MMA_VERSIONS",
+    "WGMMA_N",
+    "SWIZZLE_BYTES",
 ]
 
 MMA_VERSIONS = (2, 3)

@@ -39,10 +39,10 @@ from .mma import DotOperandLayout, NvidiaMmaLayout, NvmmaSharedLayout
 from .swizzle import ComposedLayout
 
 __all__ = [
-    "MMA_ATTRIBUTES",
-    "DotOperandLayoutAttr",
     "NvidiaMmaLayoutAttr",
+    "DotOperandLayoutAttr",
     "NvmmaSharedLayoutAttr",
+    "MMA_ATTRIBUTES",
 ]
 
 

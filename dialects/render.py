@@ -32,13 +32,13 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import LinearLayout, _iter_coords
 
 __all__ = [
-    "render_cta_tiles",
-    "render_cute_layout",
     "render_distributed",
     "render_thread_tile",
-    "render_thread_value",
     "render_warp_threads",
     "render_warp_tile",
+    "render_cta_tiles",
+    "render_cute_layout",
+    "render_thread_value",
 ]
 
 Elide = tuple[int, int] | None

@@ -26,17 +26,12 @@ from __future__ import annotations
 import re
 
 from .cute import (
-    DYN,
-    Layout,
-    _crd2idx,
-    _has_wild,
-    _parse_layout_prefix,
-    _Parser,
+    DYN, Layout, _Parser, _crd2idx, _has_wild, _parse_layout_prefix,
     slice_,
 )
 from .errors import LayoutError
 
-__all__ = ["ComposedLayout", "Swizzle", "parse_composed_layout", "parse_swizzle"]
+__all__ = ["Swizzle", "ComposedLayout", "parse_swizzle", "parse_composed_layout"]
 
 
 class Swizzle:
@@ -46,7 +41,7 @@ class Swizzle:
     static assertion), which makes the yyy and zzz masks disjoint.
     """
 
-    __slots__ = ("base", "bits", "shift", "yyy_msk", "zzz_msk")
+    __slots__ = ("bits", "base", "shift", "yyy_msk", "zzz_msk")
 
     def __init__(self, bits: int, base: int, shift: int):
         for name, v in (("bits", bits), ("base", base), ("shift", shift)):
@@ -124,7 +119,7 @@ class ComposedLayout:
     result is ``(ComposedLayout, 0)``).
     """
 
-    __slots__ = ("layout", "offset", "swizzle")
+    __slots__ = ("swizzle", "offset", "layout")
 
     def __init__(self, swizzle: Swizzle, offset: int, layout: Layout):
         if not isinstance(swizzle, Swizzle):
@@ -182,7 +177,7 @@ class ComposedLayout:
     def is_static(self) -> bool:
         return self.offset is not DYN and self.layout.is_static()
 
-    def __getitem__(self, i) -> ComposedLayout:
+    def __getitem__(self, i) -> "ComposedLayout":
         return ComposedLayout(self.swizzle, self.offset, self.layout[i])
 
     def modes(self) -> list:
@@ -199,7 +194,7 @@ class ComposedLayout:
             return DYN
         return self.swizzle.apply(self.offset + inner)
 
-    def slice(self, coord) -> ComposedLayout:
+    def slice(self, coord) -> "ComposedLayout":
         """The sub-layout selected by ``_``; its offset is folded in before the swizzle."""
         return self.slice_and_offset(coord)[0]
 

@@ -16,9 +16,9 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tilec.support.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import threads_per_block
-from tilec.support.locations import copy_loc
 
 from ._analysis import depends_on_thread
 from ._layout_cost import (
@@ -233,7 +233,7 @@ class Plan:
         user = use.operation
         if user in cloned or user in self.roots:
             return True
-        gone = lambda v: all(u.operation in cloned or u.operation in self.roots for u in v.uses)
+        gone = lambda v: all(u.operation in cloned or u.operation in self.roots for u in v.uses)  # noqa: E731
         if isinstance(user, scf.ConditionOp):
             if use.index == 0:
                 return False

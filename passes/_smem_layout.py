@@ -235,7 +235,7 @@ def candidates(shape, elem_bytes: int, pads=PADS, swizzles: bool = True):
     if swizzles and rank >= 2:
         logn = numel.bit_length() - 1
         for order in orders:
-            for m in range(5):
+            for m in range(0, 5):
                 for b in range(1, 6):
                     for s in range(b, logn - b - m + 1):
                         if True:

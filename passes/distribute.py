@@ -11,6 +11,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.layout import (
@@ -29,11 +31,9 @@ from tilec.dialects.layout_attrs import (
     TensorViewType,
     element_bytes,
 )
-from tilec.support.diagnostics import TilecError
-from tilec.support.locations import copy_loc
 
-from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
 from ._convert_ops import conversion_ops
+from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
 from ._vector_legality import view_vector_ok, widest
 
 

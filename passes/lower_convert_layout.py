@@ -13,10 +13,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from tilec.dialects import cute, layout
-from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
-from tilec.dialects.linear import LinearLayout
 from tilec.support.locations import copy_loc
+from tilec.dialects import layout
+from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+from tilec.dialects import cute
+
+from tilec.dialects.linear import LinearLayout
 
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles

@@ -11,10 +11,10 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilec.dialects import layout
-from tilec.dialects.layout_attrs import SliceLayoutAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
+from tilec.dialects import layout
+from tilec.dialects.layout_attrs import SliceLayoutAttr
 
 from ._layout_cost import (
     Cost,

@@ -13,12 +13,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_launch
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
-from tilec.support.diagnostics import TilecError
-from tilec.support.locations import copy_loc
 
 from ._analysis import DYN, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides

@@ -11,6 +11,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.arg_spec import ArgSpec
 
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
     AsyncWaitOp,
@@ -27,8 +29,6 @@ from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
     element_bytes,
 )
-from tilec.support.diagnostics import TilecError
-from tilec.support.locations import copy_loc
 
 from ._analysis import depends_on_thread, leaves, memory_order
 from ._vector_legality import view_vector_ok, widest

@@ -64,9 +64,7 @@ def run_gpu_cli(
             raise RuntimeError("no device")
     except Exception:
         raise TilecError("--run gpu needs an NVIDIA GPU and CuPy; none was found") from None
-    from tilec.dialects.math_functions import ulp_budget
     from tilec.runtime.launch import Kernel
-    from tilec.runtime.reference.api import arg_names as _arg_names
     from tilec.runtime.reference.api import (
         bf16_buffers,
         compare_outputs,
@@ -75,6 +73,9 @@ def run_gpu_cli(
         random_inputs,
         run,
     )
+    from tilec.runtime.reference.api import arg_names as _arg_names
+
+    from tilec.dialects.math_functions import ulp_budget
 
     lowered = _lowered(module)
     lines = []

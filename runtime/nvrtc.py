@@ -230,7 +230,10 @@ def _parse_ptxas_log(log: str) -> dict[str, KernelResources]:
     found: dict[str, dict[str, int]] = {}
     current: str | None = None
     for line in log.splitlines():
-        if (m := _ENTRY.search(line)) or (m := _FUNCTION_PROPERTIES.search(line)):
+        if m := _ENTRY.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+        elif m := _FUNCTION_PROPERTIES.search(line):
             current = m.group(1)
             found.setdefault(current, {})
         elif current is not None and (m := _STACK.search(line)):

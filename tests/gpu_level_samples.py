@@ -240,7 +240,7 @@ def arith_zoo(t: str) -> str:
     mt = "memref<64x" + t + ">"
     lines: list[str] = []
     add = lines.append
-    add('%tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
+    add(f'%tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index')
     add(f"%a = memref.load %src[%tid] : {mt}")
     add("%c1 = arith.constant 1 : index")
     add("%tid1 = arith.addi %tid, %c1 : index")
@@ -249,7 +249,7 @@ def arith_zoo(t: str) -> str:
     if t in FLOAT_TYPES:
         zero = "0.0"
         add(f"%k = arith.constant 1.5 : {t}")
-        add("%inf = arith.constant 0x7F800000 : f32" if False else f"%nz = arith.constant -0.0 : {t}")
+        add(f"%inf = arith.constant 0x7F800000 : f32" if False else f"%nz = arith.constant -0.0 : {t}")
         for name in ("addf", "subf", "mulf", "divf", "maximumf", "minimumf"):
             add(f"%{name} = arith.{name} %a, %b : {t}")
             results.append(f"%{name}")

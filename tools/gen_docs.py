@@ -47,7 +47,9 @@ def _doc_md(obj) -> str:
     lines = _doc(obj).splitlines()
     for i, line in enumerate(lines):
         indented = line.startswith("    ") and line.strip()
-        if indented and (block or not out or not out[-1].strip()) or block and not line.strip():
+        if indented and (block or not out or not out[-1].strip()):
+            block.append(line)
+        elif block and not line.strip():
             block.append(line)
         else:
             flush()

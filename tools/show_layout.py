@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cute, render
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import LinearLayout
-from tilec.support.diagnostics import TilecError
 
-__all__ = ["Grid", "layout_grid", "main", "parse_layout", "render_convert", "render_layout", "to_png", "to_svg"]
+__all__ = ["Grid", "layout_grid", "parse_layout", "render_convert", "render_layout", "to_png", "to_svg", "main"]
 
 KINDS = ("cute", "tv", "distributed")
 DISTRIBUTED_PREFIXES = (

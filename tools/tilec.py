@@ -70,7 +70,7 @@ def split_chunks(text: str, split: bool) -> list[Chunk]:
     if not split:
         return [Chunk(text, 0)]
     out, line = [], 0
-    for piece in re.split(r"^// -----[ \t]*$", text, flags=re.MULTILINE):
+    for piece in re.split(r"^// -----[ \t]*$", text, flags=re.M):
         out.append(Chunk(piece, line))
         line += piece.count("\n")
     return out

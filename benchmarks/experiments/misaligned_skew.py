@@ -8,10 +8,7 @@ On the GPU machine, from the repository root:
     python3 benchmarks/experiments/misaligned_skew.py
 """
 import sys
-
-import cupy as cp
-import numpy as np
-
+import numpy as np, cupy as cp
 sys.path.insert(0, "benchmarks")
 import copy_bench as cb
 

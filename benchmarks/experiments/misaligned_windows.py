@@ -7,10 +7,7 @@ beside cudaMemcpy. Not a test. On the GPU machine, from the repository root:
     python3 benchmarks/experiments/misaligned_windows.py
 """
 import sys
-
-import cupy as cp
-import numpy as np
-
+import numpy as np, cupy as cp
 sys.path.insert(0, "benchmarks")
 import copy_bench as cb
 

@@ -47,19 +47,8 @@ from .printer import Emitter
 from .scf_ops import ScfEmitter
 from .tma_ops import TmaEmitter
 
-__all__ = [
-    "SUPPORTED_ELEMENT_TYPES",
-    "TARGETS",
-    "CudaEmitter",
-    "CudaTarget",
-    "KernelInfo",
-    "KernelParam",
-    "emit_cuda",
-    "kernel_info",
-    "kernel_infos",
-    "numpy_dtype_name",
-    "shared_buffers",
-]
+__all__ = ["SUPPORTED_ELEMENT_TYPES", "CudaEmitter", "CudaTarget", "KernelInfo", "KernelParam", "TARGETS",
+           "emit_cuda", "kernel_info", "kernel_infos", "numpy_dtype_name", "shared_buffers"]
 
 FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter)
 

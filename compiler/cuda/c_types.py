@@ -50,7 +50,17 @@ _FLOAT_DTYPES = {
 }
 
 _CXX_RESERVED = frozenset(
-    ["alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "main", "memcpy", "memset", "min", "max", "abs", "signbit", "isnan", "isinf", "NAN", "INFINITY", "NULL", "assert", "half", "float2", "float4", "int2", "int4", "dim3"]
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+    char8_t char16_t char32_t class compl concept const consteval constexpr constinit
+    const_cast continue co_await co_return co_yield decltype default delete do double
+    dynamic_cast else enum explicit export extern false float for friend goto if inline
+    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
+    protected public register reinterpret_cast requires return short signed sizeof
+    static static_assert static_cast struct switch template this thread_local throw true
+    try typedef typeid typename union unsigned using virtual void volatile wchar_t while
+    xor xor_eq threadIdx blockIdx blockDim gridDim warpSize main memcpy memset min max
+    abs signbit isnan isinf NAN INFINITY NULL assert half float2 float4 int2 int4
+    dim3""".split()
 )
 _VECTOR_NAME = re.compile(r"^(f16|bf16|f32|f64|i1|i8|i16|i32|i64)x\d+$")
 

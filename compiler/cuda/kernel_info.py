@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from tilec.dialects import cuda
-from tilec.dialects.cuda import memory_space_number
 from tilec.dialects.cuda_tma import TensorMapType
+from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 

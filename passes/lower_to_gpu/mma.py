@@ -20,10 +20,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cuda
 from tilec.dialects.layout_mma import MmaOp
 from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
-from tilec.support.diagnostics import TilecError
 
 from .base import KernelBase, lowers
 

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from tilec.dialects import cuda_tma, cute, layout, layout_tma
+from tilec.dialects import cute, cuda_tma, layout, layout_tma
 from tilec.dialects.layout_attrs import (
     PtrType,
     TensorViewType,

@@ -14,8 +14,8 @@ import numpy as np
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation
 
-from tilec.dialects import layout_access as la
 from tilec.dialects import views
+from tilec.dialects import layout_access as la
 from tilec.dialects.swizzle import ComposedLayout
 
 from .errors import ExecutionError

@@ -13,8 +13,8 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
-from .errors import ExecutionError
 from .executor import ReferenceInterpreter
+from .errors import ExecutionError
 from .layout_impls import _dist_rank, reduce_tuples_like_a_gpu
 from .values import from_compute, to_compute
 

@@ -38,13 +38,14 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from tilec.dialects.conversions import convert_values, parse_convert
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects import cute, layout, views
-from tilec.dialects.conversions import convert_values, parse_convert
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
     PtrType,
@@ -62,8 +63,8 @@ from .memory import (
     PRIVATE,
     SHARED,
     Storage,
-    issue_async_copy,
     land_async_copies,
+    issue_async_copy,
     load,
     store,
 )

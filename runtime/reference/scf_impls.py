@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import TensorType
 from xdsl.interpreter import (
     InterpreterFunctions,
     PythonValues,
@@ -29,6 +28,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region
 
 from .errors import ExecutionError

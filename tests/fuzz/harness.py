@@ -33,10 +33,10 @@ TIME_BOUND_S = int(os.environ.get("TILEC_FUZZ_TIMEOUT", "20"))
 of the corpus (a 2^20-element copy through the default pipeline and the CPU reference
 executor twice) takes about 1 s on a loaded 2-core machine."""
 
-LOCATED = re.compile(r"^.+:\d+:\d+: error: ", re.MULTILINE)
+LOCATED = re.compile(r"^.+:\d+:\d+: error: ", re.M)
 """A diagnostic about the input, with its line and column."""
 
-UNLOCATED = re.compile(r"^tilec: error: ", re.MULTILINE)
+UNLOCATED = re.compile(r"^tilec: error: ", re.M)
 """The documented form of a diagnostic about the command line (no file position)."""
 
 
@@ -157,12 +157,12 @@ def read_corpus() -> dict[str, str]:
 
 def extra_args(text: str) -> list[str]:
     """`--split-input-file` for files made of `// -----` chunks."""
-    return ["--split-input-file"] if re.search(r"^// -----", text, re.MULTILINE) else []
+    return ["--split-input-file"] if re.search(r"^// -----", text, re.M) else []
 
 
 # -------------------------------------------------------------------------- mutations
 
-TOKEN = re.compile(r"\s+|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|[#!%^@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?|.", re.DOTALL)
+TOKEN = re.compile(r"\s+|//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|[#!%^@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?|.", re.S)
 
 SPECIAL_NUMBERS = [
     "-1", "0", "1", "3", "7", "1024", "65536", str(2**31), str(2**32), str(2**40),

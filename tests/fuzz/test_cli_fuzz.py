@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 import re
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (
+from harness import (  # noqa: E402
     SPECIAL_NUMBERS,
     budget,
     check_outcome,
@@ -217,7 +218,7 @@ def _registry() -> dict[str, list[str]]:
 
     out = run_tilec(["--list-passes"])
     assert out.rc == 0
-    names = re.findall(r"^  (\S+)", out.stdout.split("Named pipelines:")[0], re.MULTILINE)
+    names = re.findall(r"^  (\S+)", out.stdout.split("Named pipelines:")[0], re.M)
     passes = available_passes()
     reg = {}
     for n in names:

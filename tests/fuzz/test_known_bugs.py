@@ -9,8 +9,10 @@ import os
 import re
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import check_outcome, run_tilec
+from harness import check_outcome, run_tilec  # noqa: E402
 
 ROW_MAJOR_9x8 = """!S = !layout.tensor<f32, #layout.cute<(9,8):(8,1)>, gmem>
 func.func @copy(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {

@@ -12,7 +12,7 @@ from tilec.dialects import cute
 from tilec.dialects.layout_attrs import MAX_INDEX, index_range_error
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import check_outcome, run_tilec
+from harness import check_outcome, run_tilec  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate import random_copy_program, random_element_kernel
-from harness import budget, check_outcome, known_bug, run_tilec
+from generate import random_copy_program, random_element_kernel  # noqa: E402
+from harness import budget, check_outcome, known_bug, run_tilec  # noqa: E402
 
 VALID = settings(
     max_examples=budget(60),

@@ -12,11 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gpu_level_samples as S
-
-from tilec.runtime.cache import KernelCache
-from tilec.runtime.launch import ArgSpec, Kernel
-from tilec.support.diagnostics import TilecError
+import gpu_level_samples as S  # noqa: E402
+from tilec.support.diagnostics import TilecError  # noqa: E402
+from tilec.runtime.cache import KernelCache  # noqa: E402
+from tilec.runtime.launch import ArgSpec, Kernel  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

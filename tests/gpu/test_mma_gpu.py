@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.programs import mma_program
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
 from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+from helpers.programs import mma_program
 
 pytestmark = pytest.mark.gpu
 
@@ -45,8 +46,8 @@ def test_mma_sync_bf16_against_numpy(m, n, k, warps):
 def test_mma_sync_cli_check():
     """`tilec --run gpu --check` compares the GPU with the CPU executor within the MMA
     tolerance."""
-    from tilec.compiler.pipeline import parse_module
     from tilec.runtime.cli import run_gpu_cli
+    from tilec.compiler.pipeline import parse_module
 
     out = run_gpu_cli(parse_module(mma_program(64, 32, 64, "bf16", "f32", (2, 2))), check=True)
     assert "within the layout.mma tolerance" in out
@@ -56,6 +57,7 @@ def test_tile_gemm_default_pipeline_against_numpy():
     """The 64x64x64 tile GEMM (blocked loads, operand conversions, layout.mma, a
     coalesced epilogue) through the default pipeline, on the GPU."""
     import cupy as cp
+
     from helpers.programs import MMA_TILE_GEMM
 
     rng = np.random.default_rng(1)

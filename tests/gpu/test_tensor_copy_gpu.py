@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.copy_kernels import CopyKernels
 from tilec.support.diagnostics import TilecError
+from tilec.copy_kernels import CopyKernels
 
 pytestmark = pytest.mark.gpu
 
@@ -92,7 +92,7 @@ def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
     torch = _torch()
     gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype))
     for dst_dtype in DTYPES:
-        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()
+        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()  # noqa: E731
         _check_against_torch(torch, make, None, src_dtype, dst_dtype, "sliced transpose")
 
 

@@ -26,7 +26,7 @@ POOL = [
 def programs(draw):
     """A straight-line program on 32x32 f32 values: a load, conversions, elementwise math
     with constants and splats, stores of the last value and of one intermediate."""
-    T = lambda k: f"tensor<32x32xf32, {POOL[k]}>"
+    T = lambda k: f"tensor<32x32xf32, {POOL[k]}>"  # noqa: E731
     lines = []
     vals = []  # (name, layout index)
     n = [0]
@@ -107,8 +107,8 @@ _HEADER = """
 @st.composite
 def region_programs(draw):
     """One to three of the region patterns, each on its own buffers, in one launch."""
-    T = lambda k: f"tensor<32x32xf32, {_LAYOUTS_2D[k]}>"
-    S = lambda k: f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>>"
+    T = lambda k: f"tensor<32x32xf32, {_LAYOUTS_2D[k]}>"  # noqa: E731
+    S = lambda k: f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>>"  # noqa: E731
     layouts = st.integers(0, len(_LAYOUTS_2D) - 1)
     lines: list[str] = []
     args: list[str] = []

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import parse_module
 from tilec.dialects.math_functions import ulp_budget, ulp_distance
 from tilec.runtime.cli import _within_ulps
-from tilec.support.diagnostics import TilecError
 
 
 def test_budget_of_the_examples():

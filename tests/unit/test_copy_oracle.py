@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers.copy_oracle import cosize, expected_copy, offsets
+from helpers.copy_oracle import cosize, expected_copy, offsets  # noqa: E402
 
 
 def test_transpose_is_numpys_transpose():

@@ -12,23 +12,22 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gpu_level_samples as S
-from helpers.nvrtc import compile_sm90_or_skip
-
-from tilec.compiler.cuda import (
+import gpu_level_samples as S  # noqa: E402
+from tilec.compiler.cuda import (  # noqa: E402
     CudaTarget,
     emit_cuda,
     kernel_infos,
 )
-from tilec.runtime.launch import parse_gpu_module
-from tilec.runtime.nvrtc import (
+from tilec.support.diagnostics import TilecError  # noqa: E402
+from tilec.runtime.launch import parse_gpu_module  # noqa: E402
+from tilec.runtime.nvrtc import (  # noqa: E402
     _parse_ptxas_log,
     compile_cuda,
     cubin_resource_usage,
     cuda_include_dirs,
     resource_usage,
 )
-from tilec.support.diagnostics import TilecError
+from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
 
 ARCH = "sm_90"
 needs_headers = pytest.mark.skipif(

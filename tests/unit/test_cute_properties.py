@@ -4,38 +4,14 @@ Each test states the defining property of one operation and checks it on
 random hierarchical layouts small enough to enumerate (size <= 512).
 """
 
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from tilec.dialects.cute import (
-    DYN,
-    Layout,
-    LayoutError,
-    _,
-    blocked_product,
-    coalesce,
-    complement,
-    composition,
-    contiguity,
-    cosize,
-    depth,
-    filter_layout,
-    flat_divide,
-    idx2crd,
-    left_inverse,
-    logical_divide,
-    logical_product,
-    make_layout,
-    max_common_layout,
-    max_common_vector,
-    parse_layout,
-    raked_product,
-    right_inverse,
-    size,
-    slice_and_offset,
-    tiled_divide,
-    unflatten,
-    zipped_divide,
+    DYN, Layout, LayoutError, _, blocked_product, coalesce, complement, composition,
+    contiguity, cosize, depth, filter_layout, flat_divide, idx2crd, left_inverse,
+    logical_divide, logical_product, make_layout, max_common_layout, max_common_vector,
+    parse_layout, raked_product, right_inverse, size, slice_and_offset, tiled_divide,
+    unflatten, zipped_divide,
 )
 from tilec.dialects.swizzle import ComposedLayout, Swizzle
 

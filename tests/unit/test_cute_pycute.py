@@ -29,19 +29,8 @@ import pytest
 
 from tilec.dialects import cute
 from tilec.dialects.cute import (
-    Layout,
-    LayoutError,
-    coalesce,
-    complement,
-    composition,
-    filter_layout,
-    left_inverse,
-    logical_divide,
-    logical_product,
-    make_layout,
-    right_inverse,
-    size,
-    unflatten,
+    Layout, LayoutError, coalesce, complement, composition, filter_layout, left_inverse,
+    logical_divide, logical_product, make_layout, right_inverse, size, unflatten,
 )
 
 pycute = pytest.importorskip("pycute")

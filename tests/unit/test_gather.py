@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.runtime.reference import ExecutionError, run
+
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
 from helpers.programs import one_block_program
-
-from tilec.compiler.pipeline import emit, parse_module
-from tilec.runtime.reference import ExecutionError, run
 
 
 def gather_program(src_enc: str, idx_enc: str, mul: int = 7, in_loop: bool = False) -> str:

@@ -58,8 +58,9 @@ def scaled_rows():
         v = p.load(ta, enc)
         p.store(v * v + v, tb)
         p.barrier()  # the diagonal below is rewritten by other threads than stored it
-        with p.range(0, 4) as i, p.if_((k.tid < 4) & (i.eq(k.tid))):
-            tb[k.tid, i] = ta[k.tid, i] * 3.0
+        with p.range(0, 4) as i:
+            with p.if_((k.tid < 4) & (i.eq(k.tid))):
+                tb[k.tid, i] = ta[k.tid, i] * 3.0
     return p.module
 
 

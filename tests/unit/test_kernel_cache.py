@@ -10,11 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gpu_level_samples as S
-
-from tilec.runtime import cache as cache_module
-from tilec.runtime.cache import KernelCache, default_cache_dir
-from tilec.runtime.launch import Kernel
+import gpu_level_samples as S  # noqa: E402
+from tilec.runtime import cache as cache_module  # noqa: E402
+from tilec.runtime.cache import KernelCache, default_cache_dir  # noqa: E402
+from tilec.runtime.launch import Kernel  # noqa: E402
 
 ARCH = "sm_90"
 SOURCE = 'extern "C" __global__ void add_one(float* p) { p[threadIdx.x] += 1.0f; }\n'

@@ -11,12 +11,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gpu_level_samples as S
-
-from tilec.compiler.artifact import host_function
-from tilec.runtime.cache import KernelCache
-from tilec.runtime.host import run_host
-from tilec.runtime.launch import (
+import gpu_level_samples as S  # noqa: E402
+from tilec.support.diagnostics import TilecError  # noqa: E402
+from tilec.runtime.cache import KernelCache  # noqa: E402
+from tilec.compiler.artifact import host_function  # noqa: E402
+from tilec.runtime.host import run_host  # noqa: E402
+from tilec.runtime.launch import (  # noqa: E402
     ArgSpec,
     DeviceArray,
     Kernel,
@@ -24,7 +24,6 @@ from tilec.runtime.launch import (
     check_arg,
     parse_gpu_module,
 )
-from tilec.support.diagnostics import TilecError
 
 
 class FakeDeviceArray:
@@ -137,9 +136,8 @@ def test_host_unsupported_op():
     text = HOST.format(expr='arith.addi %a, %b {tilec.loc = "p.py:2:1"} : index').replace(
         "    func.return", '    "test.op"() : () -> ()\n    func.return'
     )
-    from xdsl.parser import Parser
-
     from tilec.runtime.launch import gpu_level_context
+    from xdsl.parser import Parser
 
     ctx = gpu_level_context()
     ctx.allow_unregistered = True

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.programs import mma_program
 
 from tilec.dialects.layout_mma import EPS_F32, mma_error_bound
 from tilec.runtime.reference.api import (
@@ -16,6 +15,8 @@ from tilec.runtime.reference.api import (
     run,
 )
 from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+from helpers.programs import mma_program  # noqa: E402
 
 
 def _inputs(m, n, k, et, acc_et, seed=1):

@@ -21,33 +21,33 @@ from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr
 from tilec.dialects.linear import LinearLayout, conversion_kind
 from tilec.dialects.swizzle import ComposedLayout, Swizzle
-from tilec.passes._shuffle_plan import plan_shuffles
-from tilec.passes._smem_layout import (
-    SmemLayout,
-    _is_linear,
-    _Side,
-    _side_choice,
-    bank_conflicts,
-    best_side,
-    candidates,
-    choose_smem_layout,
-    evaluate,
-    legal_vector,
-    thread_coords,
-)
 from tilec.passes.lower_convert_layout import (
     BARRIER_COST,
     SMEM_ACCESS_COST,
     estimate_costs,
-    recorded_lowering,
     register_words,
+    recorded_lowering,
+)
+from tilec.passes._shuffle_plan import plan_shuffles
+from tilec.passes._smem_layout import (
+    _is_linear,
+    _side_choice,
+    _Side,
+    best_side,
+    candidates,
+    evaluate,
+    SmemLayout,
+    bank_conflicts,
+    choose_smem_layout,
+    legal_vector,
+    thread_coords,
 )
 from tilec.runtime.reference import check_equivalence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr, conversion_program
+from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
+from helpers.programs import blocked_attr, conversion_program  # noqa: E402
 
 IN = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])  # the Gluon tutorial's in/out pair
 OUT = BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
@@ -187,11 +187,11 @@ def brute_force_family(shape):
     logn = numel.bit_length() - 1
     out = []
     for order in itertools.permutations(range(rank)):
-        for p in range(41) if rank > 1 else [0]:
+        for p in range(0, 41) if rank > 1 else [0]:
             out.append(SmemLayout(shape, order, p))
         if rank > 1:
             for b in range(1, 6):
-                for m in range(6):
+                for m in range(0, 6):
                     for s in range(b, logn - b - m + 1):
                         out.append(SmemLayout(shape, order, 0, Swizzle(b, m, s)))
     return out

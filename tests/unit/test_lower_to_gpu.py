@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.nvrtc import compile_sm90_or_skip
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.support.diagnostics import TilecError
+from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from helpers.nvrtc import compile_sm90_or_skip
 
 INPUTS = Path(__file__).resolve().parents[1] / "filecheck" / "lower-to-gpu"
 def _lowers_alone(path: Path) -> bool:
@@ -76,7 +76,7 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"u": inp["x"].copy(), "v": inp["y"].copy()}
     if name == "block_shape":  # each element holds its (x, y, z) in an (8,6,2):(1,8,48) view
         x, y, z = np.meshgrid(np.arange(8), np.arange(6), np.arange(2), indexing="ij")
-        flat = lambda a: a.transpose(2, 1, 0).reshape(-1).astype(np.int32)
+        flat = lambda a: a.transpose(2, 1, 0).reshape(-1).astype(np.int32)  # noqa: E731
         return {"xs": flat(x), "ys": flat(y), "zs": flat(z)}
     src = inp["src"]
     dst = inp["dst"].copy()

@@ -6,11 +6,12 @@ reference executor), and the CUDA guards each masked element."""
 from __future__ import annotations
 
 import numpy as np
-from helpers.equivalence import assert_pass_preserves
-from helpers.nvrtc import compile_sm90_or_skip
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.runtime.reference import run
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
 
 # a row max over the first 100 of 128 columns: columns >= 100 read -inf and are not stored
 MASKED = """

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from tilec.dialects.distributed import SliceLayout
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import LinearLayout
+from tilec.dialects.distributed import SliceLayout
 from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout, NvmmaSharedLayout
 
 
@@ -402,16 +402,11 @@ def test_dot_operand_errors():
 
 # ============================================================ attributes
 def test_attributes_go_through_the_distributed_interface():
-    from xdsl.dialects.builtin import IntAttr
-
     from tilec.dialects.layout_attrs import (
-        DistributedLayoutAttr,
-        SliceLayoutAttr,
-        distributed_rank,
-        threads_per_block,
-        to_linear,
+        DistributedLayoutAttr, SliceLayoutAttr, distributed_rank, threads_per_block, to_linear,
     )
     from tilec.dialects.mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
+    from xdsl.dialects.builtin import IntAttr
 
     acc = NvidiaMmaLayoutAttr(mma2([2, 2]))
     a = DotOperandLayoutAttr(DotOperandLayout(0, mma2([2, 2]), 2))
@@ -427,11 +422,12 @@ def test_attributes_go_through_the_distributed_interface():
 
 
 # ============================================================ properties
-from collections import Counter
+from collections import Counter  # noqa: E402
 
-from helpers.budget import examples
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from helpers.budget import examples  # noqa: E402
 
 _POW2 = st.sampled_from([1, 2, 4])
 

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.equivalence import assert_pass_preserves
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import mma_program
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.layout_mma import mma_error_bound
 from tilec.runtime.reference import run
 from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import mma_program
 
 CASES = [
     # m, n, k, element type, warpsPerCTA
@@ -92,6 +93,7 @@ def test_lowered_i8_mma_is_exact_against_numpy():
 
 def test_mma_sync_needs_whole_warps():
     from tilec.runtime.reference import ExecutionError
+
     from tilec.runtime.reference.api import parse
 
     module = parse_module(mma_program(16, 8, 16, "bf16", "f32", (1, 1)))
@@ -137,9 +139,10 @@ def test_tile_gemm_through_the_default_pipeline():
     compile_sm90_or_skip(cuda)
 
 
-from helpers.budget import examples
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from helpers.budget import examples  # noqa: E402
 
 
 @settings(max_examples=examples(8), deadline=None)

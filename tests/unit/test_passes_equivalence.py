@@ -40,7 +40,7 @@ from tilec.dialects.layout import (
 from tilec.dialects.layout_attrs import element_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers.budget import examples
+from helpers.budget import examples  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PIPELINES = ["tile", "tile,distribute", "tile,distribute,vectorize"]

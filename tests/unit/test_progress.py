@@ -83,9 +83,10 @@ def test_the_line_is_cut_to_the_terminal_width(monkeypatch):
 
 def test_the_line_is_erased_when_the_block_raises():
     tty = FakeTty()
-    with pytest.raises(RuntimeError), Progress(1, stream=tty) as p:
-        p.step("work")
-        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError):
+        with Progress(1, stream=tty) as p:
+            p.step("work")
+            raise RuntimeError("boom")
     assert tty.getvalue().endswith("\r" + " " * len("[1/1] work ...") + "\r")
 
 

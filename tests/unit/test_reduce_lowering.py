@@ -6,16 +6,17 @@ combines in the same order), also inside a loop, and compiles with NVRTC for sm_
 
 from __future__ import annotations
 
-from helpers.equivalence import assert_pass_preserves
-from helpers.layout_strategies import blocked_parts
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr, one_block_program
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.layout_strategies import blocked_parts
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import blocked_attr, one_block_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

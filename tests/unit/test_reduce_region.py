@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.equivalence import assert_pass_preserves
-from helpers.nvrtc import compile_sm90_or_skip
 
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.runtime.reference import run
-from tilec.support.diagnostics import TilecError
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
 
 COMBINER = """{
     ^bb0(%p: f32, %pi: i32, %q: f32, %qi: i32):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import parse_module
 from tilec.runtime.reference.cli import check_equivalence_cli, run_cpu_cli
-from tilec.support.diagnostics import TilecError
 
 ROOT = Path(__file__).resolve().parents[2]
 IN_OUT_SMEM = ROOT / "tests" / "filecheck" / "lower-to-gpu" / "in_out_smem.mlir"

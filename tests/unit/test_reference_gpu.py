@@ -13,9 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
 
-from helpers.gpu_text import parse_gpu
+from helpers.gpu_text import parse_gpu  # noqa: E402
 
-from tilec.runtime.reference import (
+from tilec.runtime.reference import (  # noqa: E402
     ExecutionError,
     check_equivalence,
     poison_value,

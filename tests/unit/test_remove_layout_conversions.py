@@ -111,10 +111,10 @@ def test_idempotent():
 
 # ----------------------------------------------------------------------------- random programs
 
-from helpers.conversion_programs import programs, region_programs
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from tilec.passes._layout_cost import conversion_cost  # noqa: E402
 
-from tilec.passes._layout_cost import conversion_cost
+from helpers.conversion_programs import programs, region_programs  # noqa: E402
 
 
 def _conversion_units(module) -> float:

@@ -21,7 +21,10 @@ from tilec.dialects.render import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.gluon_tables import (
+from helpers.gluon_tables import (  # noqa: E402
+    BROADCAST_32x8,
+    BROADCAST_32x8_AS_PRINTED,
+    CTA_TILES_128x128,
     SLICE_COLLAPSED_ROWS,
     SLICE_DIM1,
     THREAD_TILE_COL_MAJOR,
@@ -29,9 +32,6 @@ from helpers.gluon_tables import (
     TUTORIAL_BLOCKED,
     WARP_THREADS,
     WARP_TILE,
-    BROADCAST_32x8,
-    BROADCAST_32x8_AS_PRINTED,
-    CTA_TILES_128x128,
 )
 
 TUT = BlockedLayout(*TUTORIAL_BLOCKED)  # the Gluon tutorial's layout

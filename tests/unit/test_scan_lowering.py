@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.equivalence import assert_pass_preserves
-from helpers.layout_strategies import blocked_parts
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr, one_block_program
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref
 
+from tilec.support.diagnostics import TilecError
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
 from tilec.runtime.reference import run
-from tilec.support.diagnostics import TilecError
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.layout_strategies import blocked_parts
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import blocked_attr, one_block_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 

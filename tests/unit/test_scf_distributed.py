@@ -6,15 +6,16 @@ with NVRTC for sm_90."""
 
 from __future__ import annotations
 
-from helpers.equivalence import assert_pass_preserves
-from helpers.layout_strategies import blocked_parts
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.layout_strategies import blocked_parts
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import blocked_attr
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

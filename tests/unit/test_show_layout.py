@@ -10,20 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from tilec.support.diagnostics import TilecError
 from tilec.dialects import cute
 from tilec.dialects.distributed import BlockedLayout
-from tilec.support.diagnostics import TilecError
 from tilec.tools import show_layout
 from tilec.tools.show_layout import render_convert, render_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.gluon_tables import (
+from helpers.gluon_tables import (  # noqa: E402
+    BROADCAST_32x8_AS_PRINTED,
+    CTA_TILES_128x128,
     THREAD_TILE_COL_MAJOR,
     THREAD_TILE_ROW_MAJOR,
     WARP_THREADS,
     WARP_TILE,
-    BROADCAST_32x8_AS_PRINTED,
-    CTA_TILES_128x128,
 )
 
 GLUON = "[2,4],[16,2],[2,2],[1,0]"

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import random
 
-from helpers.equivalence import assert_pass_preserves
-from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import conversion_program
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import memref
@@ -22,6 +19,10 @@ from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import cuda, layout
 from tilec.dialects.linear import LinearLayout, conversion_kind
 from tilec.passes.lower_convert_layout import recorded_lowering
+
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
+from helpers.programs import conversion_program
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ELEMENT_TYPES = ["f32", "f16", "i8", "f64", "i32"]

@@ -28,7 +28,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 FILE_MARK = re.compile(r"<!--\s*file:\s*(\S+)\s*-->\s*$")
 
 
