@@ -274,7 +274,7 @@ func.func @in_out(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align
 """
 
 
-NO_TMA = "tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
+NO_TMA = "expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
 """The default pipeline without the `tma` pass: block-level copies through shared
 memory stay cp.async."""
 

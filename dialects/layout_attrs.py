@@ -54,7 +54,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from . import cute
+from . import cute, views
 from .distributed import BlockedLayout, SliceLayout
 from .encoding import DistributedEncoding
 from .errors import LayoutError
@@ -809,3 +809,10 @@ def distributed_tensor_encoding(t: Attribute) -> Attribute:
             f"tensor has rank {len(t.get_shape())}"
         )
     return t.encoding
+
+
+def tiled_view_type(st: TensorViewType, tile: Sequence[int]) -> TensorViewType:
+    """The type of one tile of `tile` extents of a view of type `st` (`layout.tile`'s
+    result, and a tiled iterator's tiles): masked where the tiles do not divide it."""
+    lay, masked = views.tile_layout(st.cute_layout, tile)
+    return st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
