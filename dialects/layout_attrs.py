@@ -361,9 +361,13 @@ MAX_THREADS_PER_BLOCK = 1024
 
 
 def _blocked_size_error(b: BlockedLayout) -> str | None:
-    """Why a blocked layout cannot describe a CUDA block, or None: more than
+    """Why a blocked layout cannot describe a CUDA block, or None: a warp of other
+    than 32 lanes (threadsPerWarp's product), more than
     MAX_REGISTERS_PER_THREAD elements per thread, or more than MAX_THREADS_PER_BLOCK
     threads (threadsPerWarp x warpsPerCTA)."""
+    if b.lanes_per_warp != 32:
+        return (f"threadsPerWarp={list(b.threads_per_warp)} gives a warp {b.lanes_per_warp} lanes; "
+                "an NVIDIA warp has 32")
     regs = threads = 1
     for x in b.size_per_thread:
         regs *= x
