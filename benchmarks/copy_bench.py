@@ -85,6 +85,7 @@ class Case:
     bytes_moved: int = 0
     goal: float = 0.97
     text: str | None = None  # a hand-written tilec program instead of a builder copy
+    pipeline: str | None = None  # compile with this pipeline instead of --pipelines
 
 
 def _triton_kernels():
@@ -224,6 +225,29 @@ func.func @smem_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f
 }}
 """
 
+ROUND_TRIP_RECT = """
+!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
+func.func @smem_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !T, !S
+    layout.barrier
+    layout.copy %s, %tb : !S, !T
+  }}
+  func.return
+}}
+"""
+
 IN_OUT = """
 #in = #layout.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>
 #out = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}}>
@@ -250,15 +274,100 @@ func.func @in_out(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align
 """
 
 
+NO_TMA = "expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
+"""The default pipeline without the `tma` pass: block-level copies through shared
+memory stay cp.async."""
+
+TMA_TRANSPOSE = """
+#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({t},32):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({t},32):(1,{m})>, gmem>
+!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},32):(32,1)>, smem>
+func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, 32>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, 32>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !Ts, !S
+    %w = layout.load %s : !S -> tensor<{t}x32xf32, #cols>
+    layout.store %w, %tb : tensor<{t}x32xf32, #cols>, !Td
+  }}
+  func.return
+}}
+"""
+TMA_TRANSPOSE_2 = """
+#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
+!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
+!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>, smem>
+func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+    %s2 = layout.alloc : !S2
+    layout.copy %ta, %s : !Ts, !S
+    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
+    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
+    layout.barrier
+    layout.copy %s2, %tb : !S2, !Td
+  }}
+  func.return
+}}
+"""
+"""A transpose through shared memory with TMA on both sides: the source tile lands in
+an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
+reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
+writes them as one 16-byte vector of the destination tile, NVMMA-swizzled with the
+rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores write out."""
+
+"""A transpose through shared memory whose load is one TMA box of t rows x 32 columns
+(128 bytes: the 128-byte swizzle's row) into a swizzled tile, read down its columns
+(4 consecutive rows per thread) and stored along dst's rows."""
+
+
 def text_cases(s: int) -> list[Case]:
     out = []
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
-                        lambda x: x.copy(),
+                        lambda x: x.copy(), pipeline=NO_TMA,
                         text=ROUND_TRIP.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=threads)))
+    for t, threads in ((64, 128), (128, 128)):
+        tt = (t, t) if t <= 64 else (t, 64)
+        out.append(Case(f"smem round trip {tt[0]}x{tt[1]} (TMA)", "f32", (s, s), "", "", (s, s),
+                        lambda x: x.copy(), goal=0.99,
+                        text=ROUND_TRIP_RECT.format(m=s, n=s, tm=tt[0], tn=tt[1], gx=s // tt[0], gy=s // tt[1],
+                                                    threads=threads)))
+    for t, threads in ((32, 128), (64, 256), (128, 256)):
+        out.append(Case(f"transpose {t}x32 through smem (TMA load)", "f32", (s, s), "", "", (s, s),
+                        lambda x: x.T.copy(), goal=0.98,
+                        text=TMA_TRANSPOSE.format(m=s, n=s, t=t, gx=s // t, gy=s // 32, threads=threads,
+                                                  w=threads // 32)))
     for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
         out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=t, gx=s // t, gy=s // t)))
+    for ti, tj, w in ((32, 32, 4), (64, 64, 8), (128, 64, 8), (128, 128, 8)):
+        out.append(Case(f"transpose {ti}x{tj} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s),
+                        "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
+                                                    w=min(w, ti // 4))))
     return out
 
 
@@ -286,7 +395,7 @@ def run_case(case: Case, memcpy: float, results: list[dict], pipelines=("default
     y = cp.empty(case.dst_shape, dtype=dt)
     expect = case.reference(x)
     row = {"case": case.name, "dtype": case.dtype, "bytes": case.bytes_moved, "goal": case.goal}
-    for pipeline in pipelines:
+    for pipeline in ((case.pipeline,) if case.pipeline else pipelines):
         t0 = time.perf_counter()
         module = build_tilec(case)
         try:

@@ -17,6 +17,8 @@ import numpy as np
 from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from tilec.dialects.cuda_tma import TensorMapOp
+from tilec.dialects.tma import GLOBAL_ALIGN as TMA_GLOBAL_ALIGN
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import Target, target_of
 
@@ -69,6 +71,9 @@ def derived_specs(host: func.FuncOp, infos: dict[str, KernelInfo]) -> list[ArgSp
     static size, and the widest vector access of any kernel it is passed to."""
     alignment: dict[int, int] = {}
     for op in host.body.block.ops:
+        if isinstance(op, TensorMapOp) and op.buffer in host.body.block.args:
+            index = host.body.block.args.index(op.buffer)  # TMA: a 16-byte aligned base
+            alignment[index] = max(alignment.get(index, 1), TMA_GLOBAL_ALIGN)
         if not isinstance(op, gpu.LaunchFuncOp):
             continue
         refs = op.kernel.nested_references.data

@@ -33,7 +33,7 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,"
+        "expand-iterators,tile,order-grid,tma,distribute,vectorize,remove-layout-conversions,"
         "lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }

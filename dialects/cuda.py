@@ -504,10 +504,13 @@ class StmatrixOp(_MatrixMoveOp):
         self._verify_move(self.values, "takes")
 
 
+from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
+
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp, LdmatrixOp, StmatrixOp],
-    [],
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
+     *CUDA_TMA_OPS],
+    [*CUDA_TMA_TYPES],
 )
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
 ldmatrix/stmatrix."""

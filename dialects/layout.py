@@ -1233,6 +1233,7 @@ from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in thei
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
+from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1240,6 +1241,7 @@ Layout = Dialect(
     [
         *COMPUTE_OPS,
         *MMA_OPS,
+        *TMA_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         *ITER_OPS,
@@ -1277,6 +1279,7 @@ Layout = Dialect(
         PtrType,
         TensorViewType,
         AsyncTokenType,
+        *TMA_TYPES,
         *ITER_TYPES,
     ],
 )

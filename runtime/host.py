@@ -1,5 +1,6 @@
-"""Runs a GPU-level host function: `arith` on index values, `gpu.launch_func`,
-`func.return` (docs/gpu-level.md). The result is the list of launches, each with its
+"""Runs a GPU-level host function: `arith` on index values, `cuda.tensor_map` (a
+`TensorMapRequest` the launcher encodes), `gpu.launch_func`, `func.return`
+(docs/gpu-level.md). The result is the list of launches, each with its
 grid, block and kernel arguments computed from the actual arguments; buffers pass
 through untouched (whatever object the caller bound to a memref argument).
 
@@ -16,8 +17,11 @@ from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec.dialects import cuda_tma
 from tilec.runtime.host_ops import BINARY, CMPI, Launch, check_launch_size, signed, unsigned
 from tilec.support.diagnostics import TilecError
+
+from .tensor_map import TensorMapRequest
 
 __all__ = ["HostProgram", "Launch", "run_host"]
 
@@ -90,6 +94,14 @@ class HostProgram:
                 v[out] = value
 
             return constant
+        if isinstance(op, cuda_tma.TensorMapOp):
+            self._record(None)  # a tensor map has no recipe step: the function has no recipe
+            request = _tensor_map(op)
+
+            def tensor_map(v: list[Any], _: list[Launch]) -> None:
+                v[out] = request(*[v[i] for i in ins])
+
+            return tensor_map
         compute, recipe = _compute(op)
         self._record(["select", out, *ins] if recipe[0] == "select" else [*recipe[:2], out, *ins, *recipe[2:]])
 
@@ -180,6 +192,19 @@ def _compute(op: Operation) -> tuple[Callable[..., int], list | None]:
         "values, gpu.launch_func and func.return)",
         op=op,
     )
+
+
+def _tensor_map(op: cuda_tma.TensorMapOp) -> Callable[..., TensorMapRequest]:
+    """`cuda.tensor_map`: the request the launcher encodes (runtime/tensor_map.py)."""
+    rank = len(op.box_sizes)
+    box, swizzle = op.box_sizes, op.swizzle_bytes
+    et = op.buffer.type.element_type
+    eb = max(1, (et.width.data if isinstance(et, IntegerType) else et.bitwidth) // 8)
+
+    def request(buffer: Any, *sizes: int) -> TensorMapRequest:
+        return TensorMapRequest(buffer, tuple(sizes[:rank]), tuple(sizes[rank:]), box, swizzle, eb)
+
+    return request
 
 
 def run_host(function: func.FuncOp, args: Sequence[Any]) -> list[Launch]:

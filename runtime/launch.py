@@ -30,11 +30,13 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tilec.compiler.artifact import Artifact, build_artifact
 from tilec.compiler.cuda import KernelInfo
+from tilec.compiler.cuda.kernel_info import TENSOR_MAP
 from tilec.compiler.signature import ArgSpec
 from tilec.dialects.cuda import Cuda
 from tilec.runtime.cache import KernelCache, default_cache
 from tilec.runtime.host import HostProgram, Launch
 from tilec.runtime.nvrtc import CompileResult, KernelResources, resource_usage
+from tilec.runtime.tensor_map import TensorMapRequest, encode
 from tilec.support.diagnostics import TilecError
 
 
@@ -295,9 +297,24 @@ class Kernel:
     def compile(self, arch: str | None = None) -> CompileResult:
         """The compiled module for `arch` (default: the current device's), through the
         cache."""
-        result = self.cache.compile(self.source, arch=arch, options=self.options)
+        result = self.cache.compile(self.source, arch=self._arch(arch), options=self.options)
         self._compiled[result.arch] = result
         return result
+
+    @functools.cached_property
+    def uses_tma(self) -> bool:
+        """Whether a kernel takes a TMA tensor map."""
+        return any(p.dtype == TENSOR_MAP for info in self.infos.values() for p in info.params)
+
+    def _arch(self, arch: str | None) -> str | None:
+        """The architecture to compile for: kernels with TMA copies compile for the
+        architecture-specific sm_90a on sm_90 (docs/gpu-level.md)."""
+        if not self.uses_tma:
+            return arch
+        from tilec.runtime.nvrtc import device_arch, normalize_arch
+
+        name = normalize_arch(arch) if arch is not None else device_arch()
+        return "sm_90a" if name == "sm_90" else name
 
     @property
     def cubin(self) -> bytes:
@@ -326,7 +343,7 @@ class Kernel:
         device = _current_device()
         loaded = self._modules.get(device)
         if loaded is None:
-            arch = device_arch()
+            arch = self._arch(device_arch())
             result = self._compiled.get(arch) or self.compile(arch)
             loaded = cupy.cuda.function.Module()
             loaded.load(result.cubin)
@@ -394,11 +411,15 @@ class Kernel:
                 for param_index, value in enumerate(launch.args)
             ]
             function = self._function(launch.kernel)
+            shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
+            if any(p.dtype == TENSOR_MAP for p in info.params):
+                _launch_by_value(function, launch, kernel_args, shared, stream)
+                continue
             function(
                 launch.grid,
                 launch.block,
                 tuple(kernel_args),
-                shared_mem=launch.dynamic_shared_bytes + info.dynamic_smem_bytes,
+                shared_mem=shared,
                 stream=stream,
             )
 
@@ -410,6 +431,10 @@ class Kernel:
                     f"kernel '{info.name}' parameter '{param.name}' expects a buffer"
                 )
             return np.uint64(value.ptr)
+        if param.dtype == TENSOR_MAP:
+            if not isinstance(value, TensorMapRequest):
+                raise TilecError(f"kernel '{info.name}' parameter '{param.name}' expects a tensor map")
+            return encode(value)
         if param.dtype in _INT_RANGES:
             bits = _INT_RANGES[param.dtype]
             if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
@@ -433,4 +458,39 @@ def _allow_dynamic_smem(function: Any, nbytes: int) -> None:
 
     driver.funcSetAttribute(
         function.ptr, driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes
+    )
+
+
+def _stream_handle(stream: Any) -> int:
+    """The CUstream of a CuPy or PyTorch stream, an int, or the current CuPy stream."""
+    if stream is None:
+        import cupy
+
+        return int(cupy.cuda.get_current_stream().ptr)
+    for attr in ("ptr", "cuda_stream"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
+
+
+def _launch_by_value(function: Any, launch: Launch, args: list[Any], shared: int, stream: Any) -> None:
+    """cuLaunchKernel with each parameter passed from host memory: what CuPy's launcher
+    cannot pass (a 128-byte CUtensorMap by value) goes as its bytes."""
+    import ctypes
+
+    from cupy_backends.cuda.api import driver
+
+    keep = []
+    for a in args:
+        data = a if isinstance(a, bytes) else np.asarray(a).tobytes()
+        buf = ctypes.create_string_buffer(data, len(data) + 64)
+        base = ctypes.addressof(buf)
+        offset = -base % 64 if isinstance(a, bytes) else 0
+        if offset:
+            ctypes.memmove(base + offset, data, len(data))
+        keep.append((buf, base + offset))
+    params = (ctypes.c_void_p * max(1, len(keep)))(*[addr for _, addr in keep])
+    driver.launchKernel(
+        function.ptr, *launch.grid, *launch.block, shared, _stream_handle(stream),
+        ctypes.addressof(params), 0,
     )

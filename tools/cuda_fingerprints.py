@@ -63,9 +63,9 @@ def _lit_runs() -> Iterator[tuple[str, list[str]]]:
             yield f"lit:{rel}#{i} {' '.join(w for w in words if w != file)}", words
 
 
-def _bench_programs() -> Iterator[tuple[str, str]]:
-    """(name, IR text) of the copy and compute benchmark cases, at the sizes the
-    benchmarks run."""
+def _bench_programs() -> Iterator[tuple[str, str, str]]:
+    """(name, IR text, pipeline) of the copy and compute benchmark cases, at the sizes
+    the benchmarks run."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import compute_bench
     import copy_bench
@@ -73,13 +73,13 @@ def _bench_programs() -> Iterator[tuple[str, str]]:
     from tilec.compiler.pipeline import emit
 
     for case in copy_bench.make_cases(quick=False):
-        yield f"bench:copy {case.name}", emit(copy_bench.build_tilec(case))
+        yield f"bench:copy {case.name}", emit(copy_bench.build_tilec(case)), case.pipeline or "default"
     for kind in ("softmax", "layer_norm", "cumsum"):
         dtypes = ("f32", "f16") if kind != "cumsum" else ("f32", "i32")
         for dtype in dtypes:
             for n in (1024, 4096, 16384):
                 text = compute_bench.program(kind, 16384, n, dtype, {})
-                yield f"bench:{kind} {dtype} 16384x{n}", text
+                yield f"bench:{kind} {dtype} 16384x{n}", text, "default"
 
 
 def fingerprints() -> dict[str, str]:
@@ -107,9 +107,9 @@ def _cuda_programs() -> dict[str, str]:
         cuda = _cli_cuda(argv)
         if cuda is not None:
             out[name] = cuda
-    for name, text in _bench_programs():
+    for name, text, pipeline in _bench_programs():
         module = parse_module(text, name)
-        run_pipeline(module, "default")
+        run_pipeline(module, pipeline)
         out[name] = emit(module, "cuda")
     return out
 

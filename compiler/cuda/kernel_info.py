@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from tilec.dialects import cuda
+from tilec.dialects.cuda_tma import TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
@@ -75,14 +76,24 @@ class KernelInfo:
 
 
 
+def buffer_alignment(op: memref.AllocaOp, default: int) -> int:
+    """Bytes a shared buffer is aligned to: the target's, or more when its alloca asks
+    (a TMA box: 128, 1024 with a 128-byte swizzle)."""
+    asked = op.alignment.value.data if op.alignment is not None else 0
+    return max(default, asked)
+
+
 def shared_buffers(kernel: gpu.FuncOp) -> list[tuple[memref.AllocaOp, int]]:
     """Each shared-memory alloca of `kernel` with its byte offset in one shared arena,
-    in program order; each starts at a multiple of the target's `smem_align`."""
+    in program order; each starts at a multiple of the target's `smem_align` (or of
+    the larger alignment its alloca asks for)."""
     align = target_of(kernel).smem_align
     out, offset = [], 0
     for op in kernel.walk():
         if isinstance(op, memref.AllocaOp) and memory_space_number(op.memref.type) == 3:
             t = op.memref.type
+            a = buffer_alignment(op, align)
+            offset = -(-offset // a) * a
             out.append((op, offset))
             size = int(np.prod(t.get_shape())) * _element_bytes(t.element_type)
             offset += -(-size // align) * align
@@ -169,9 +180,15 @@ def _buffer_accesses(arg: SSAValue) -> tuple[bool, int]:
     return written, alignment
 
 
+TENSOR_MAP = "tensor_map"
+"""The `dtype` of a `!cuda.tensor_map` parameter (a CUtensorMap passed by value)."""
+
+
 def numpy_dtype_name(t: Attribute, index_bits: int) -> str:
     """`float32`, `bfloat16`, `int64`, ... for an IR scalar type (`index` is
-    `int{index_bits}`)."""
+    `int{index_bits}`; a tensor map is `tensor_map`)."""
+    if isinstance(t, TensorMapType):
+        return TENSOR_MAP
     if isinstance(t, IndexType):
         return f"int{index_bits}"
     if isinstance(t, IntegerType):
@@ -195,7 +212,7 @@ def _check_param_type(kernel: gpu.FuncOp, name: str, t: Attribute) -> None:
                 op=kernel,
             )
     elif not (
-        isinstance(t, IndexType)
+        isinstance(t, IndexType | TensorMapType)
         or _is_supported_element(t)
         or (isinstance(t, IntegerType) and t.width.data == 1)
     ):

@@ -16,6 +16,7 @@ from tilec.dialects.cuda import memory_space_number
 from .c_types import (
     _num_elements,
 )
+from .kernel_info import buffer_alignment
 from .printer import EmitterBase, emits
 
 
@@ -56,7 +57,8 @@ class MemoryEmitter(EmitterBase):
             )
         elif space == 3:
             name = self.define(op.memref, "smem")
-            self.line(f"__shared__ alignas(16) {elem} {name}[{shape[0]}];")
+            align = buffer_alignment(op, 16)
+            self.line(f"__shared__ alignas({align}) {elem} {name}[{shape[0]}];")
         elif space in (None, 5):
             name = self.define(op.memref, "regs")
             self.line(f"alignas(16) {elem} {name}[{shape[0]}];")

@@ -47,8 +47,10 @@ from .c_types import (
 )
 from .device_helpers import DEVICE_HELPERS as _HELPERS
 from .kernel_info import (
+    TENSOR_MAP,
     KernelInfo,
     _kernel_funcs,
+    buffer_alignment,
     kernel_infos,
     shared_buffers,
 )
@@ -292,6 +294,9 @@ class EmitterBase(BasePrinter):
                 elem = self.element_ctype(memref_type.element_type, kernel)
                 const = "" if param.written else "const "
                 params.append(f"{const}{elem}* __restrict__ {param.name}")
+            elif param.dtype == TENSOR_MAP:
+                self.helpers.add("tensor_map")
+                params.append(f"const __grid_constant__ tilec_tensor_map {param.name}")
             else:
                 params.append(f"{self.ctype(arg.type, kernel)} {param.name}")
         self.line("")
@@ -315,8 +320,10 @@ class EmitterBase(BasePrinter):
                     f"// {info.dynamic_smem_bytes} bytes of shared memory, more than the "
                     f"{tgt.static_smem_limit} a kernel may declare statically: dynamic"
                 )
-                self.line(f"extern __shared__ __align__({tgt.smem_align}) unsigned char tilec_smem[];")
-                self.smem_offsets = {op: off for op, off in shared_buffers(kernel)}
+                bufs = shared_buffers(kernel)
+                align = max(buffer_alignment(op, tgt.smem_align) for op, _ in bufs)
+                self.line(f"extern __shared__ __align__({align}) unsigned char tilec_smem[];")
+                self.smem_offsets = {op: off for op, off in bufs}
             self.print_block(kernel.body.block)
         self.line("}")
 

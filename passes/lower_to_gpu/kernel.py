@@ -17,11 +17,12 @@ from .mma import MmaLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
+from .tma import TmaLowering
 from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering, MatrixMoveLowering)
+            ThreadIdsLowering, MmaLowering, MatrixMoveLowering, TmaLowering)
 
 
 def _table() -> dict[type, Lowering]:

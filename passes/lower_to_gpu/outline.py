@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from tilec.dialects import cute, layout
+from tilec.dialects import cute, cuda_tma, layout, layout_tma
 from tilec.dialects.layout_attrs import (
     PtrType,
     TensorViewType,
@@ -104,6 +104,8 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     for o in body_ops:
         for v in o.operands:
             need(v)
+    tma_maps = _tensor_maps(launch, body_ops)
+    needed += [m for m in dict.fromkeys(tma_maps.values()) if m not in needed]
     args_order = [a for a in f.args if a in seen and a in needed]
     args_order += [v for v in needed if v not in args_order]
     arg_types = []
@@ -121,6 +123,7 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
                        known_block_size=[launch.num_threads, 1, 1])
     lw = KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
+    lw.tma_maps = tma_maps
     lw.run()
     entry.add_op(gpu.ReturnOp([]))
     # host side
@@ -140,3 +143,52 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     launch.erase(safe_erase=False)
     return kfunc
 
+
+
+def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
+    """A host `cuda.tensor_map` (inserted before the launch) for each TMA op of the
+    launch body, one per (global view, box, swizzle, dimension order); op -> map."""
+    out: dict = {}
+    made: dict = {}
+    for o in body_ops:
+        if not isinstance(o, layout_tma.TmaLoadOp | layout_tma.TmaStoreOp):
+            continue
+        plan = o.plan()
+        g = plan.geometry
+        key = (plan.root, g.order, g.box, g.swizzle_bytes)
+        if key not in made:
+            made[key] = _tensor_map(launch, plan)
+        out[o] = made[key]
+    return out
+
+
+def _tensor_map(launch: layout.LaunchOp, plan) -> SSAValue:
+    root = plan.root
+    lay = root.result.type.cute_layout
+    dyn = iter(root.dynamic)
+    shape_vals = {}
+    stride_vals = {}
+    ms = lay.modes()
+    for k, m in enumerate(ms):  # `?` values in order: shapes, then strides
+        if m.shape is cute.DYN:
+            shape_vals[k] = next(dyn)
+    for k, m in enumerate(ms):
+        if m.stride is cute.DYN:
+            stride_vals[k] = next(dyn)
+    ops = []
+
+    def value(k: int, static, table) -> SSAValue:
+        if static is not cute.DYN:
+            c = arith.ConstantOp(IntegerAttr(int(static), index))
+            ops.append(c)
+            return c.result
+        return table[k]
+
+    order = plan.geometry.order
+    dims = [value(m, ms[m].shape, shape_vals) for m in order]
+    strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
+    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes)
+    tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
+    ops.append(tm)
+    launch.parent_block().insert_ops_before(ops, launch)
+    return tm.result

@@ -31,6 +31,11 @@ thread and the index)
 - a barrier that some threads of a block do not reach;
 - cp.async: reading (or writing) a destination before the `cuda.cp_async_wait` that
   covers its group;
+- TMA and mbarriers (`tma_impls.py`): reading or writing a TMA load's destination
+  before a wait saw its phase complete, a wait on the wrong phase while the current
+  one is in flight, an arrival on a phase that has all its arrivals but was not seen
+  complete (a barrier reused too early), expected bytes that differ from the bytes
+  copied, a wait that would never return, writing a buffer a TMA store still reads;
 - warp shuffles in warps that are not converged;
 - misaligned or over-wide (> 16 bytes) vector accesses, division by zero, shifts
   past the bit width, kernels launched with a block size other than their
@@ -40,7 +45,8 @@ Levels
 ------
 The GPU level (docs/gpu-level.md: `gpu`, `arith`, `scf`, `memref`, `vector`, `cuda`)
 and every level of the layout dialect (`layout_impls.py`: launch, view, alloc, tile,
-vectorize, distribute, divide, partition, slice, copy, copy_async, async_wait,
+vectorize, distribute, divide, partition, slice, copy, copy_async, async_wait, tma_load,
+tma_store, mbarrier_*,
 barrier, load, store, convert_layout, splat, arange, expand_dims, broadcast, reduce;
 `arith` on distributed tensors) run alike, so a program runs before and after every
 pass. `cli.py` is what `tilec FILE --run cpu` and `--check-equivalence` print.

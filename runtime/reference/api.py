@@ -59,9 +59,11 @@ def _functions() -> list[InterpreterFunctions]:
         from .access_impls import AccessFunctions
         from .compute_impls import ComputeFunctions
         from .mma_impls import MmaFunctions
+        from .tma_impls import TmaFunctions
 
         fns.append(ComputeFunctions())
         fns.append(MmaFunctions())
+        fns.append(TmaFunctions())
         fns.append(AccessFunctions())
         from .iter_impls import IterFunctions
 

@@ -230,6 +230,9 @@ def to_kernel_value(
         return view_of(op, kernel_type, st, value.shape)
     if isinstance(value, MemRef):
         raise ExecutionError(op, "a kernel's memref cannot be passed to another launch")
+    to_kernel = getattr(value, "to_kernel", None)
+    if to_kernel is not None:  # a host value that holds buffers (a TMA tensor map)
+        return to_kernel(lambda v, t, n: to_kernel_value(op, v, t, storages, n))
     return value
 
 

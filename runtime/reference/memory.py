@@ -88,6 +88,10 @@ class Storage:
         n = data.shape[0]
         self.init: np.ndarray | None = None if space == GLOBAL else np.zeros(n, bool)
         self.pending: np.ndarray | None = None
+        self.tma_pending: np.ndarray | None = None
+        """Per element: TMA loads in flight to it (landed by `mbarrier_wait`)."""
+        self.bulk_reading: np.ndarray | None = None
+        """Per element: TMA stores still reading it (until `tma_store_wait`)."""
         self.writer: np.ndarray | None = None
         self.tracked = space != PRIVATE
 
@@ -268,6 +272,13 @@ def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray
             f"while a cp.async is still writing it (no cuda.cp_async_wait "
             f"for its group before the read)",
         )
+    if st.tma_pending is not None:
+        _check_elements(
+            op, st, st.tma_pending[fk] > 0, fk, ft,
+            lambda i: f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
+            f"while a TMA load is still writing it (no mbarrier wait on the phase "
+            f"its copy completes before the read)",
+        )
     if st.init is not None:
         _check_elements(
             op, st, ~st.init[fk], fk, ft,
@@ -359,6 +370,7 @@ def store(
             lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
             f"{st.describe(fk[i])} while a cp.async is still writing it",
         )
+    check_tma_writes(op, grid, st, fk, ft)
     audit = _AUDIT.get()
     strict = audit is not None and audit.strict
     if st.tracked and grid.num_threads > 1:
@@ -446,6 +458,23 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv, strict: bool = F
         )
 
     _check_elements(op, st, war, fk, ft, overwrites)
+
+
+def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft: np.ndarray) -> None:
+    """A write of elements a TMA load is still writing, or a TMA store still reading."""
+    if st.tma_pending is not None:
+        _check_elements(
+            op, st, st.tma_pending[fk] > 0, fk, ft,
+            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+            f"{st.describe(fk[i])} while a TMA load is still writing it",
+        )
+    if st.bulk_reading is not None:
+        _check_elements(
+            op, st, st.bulk_reading[fk] > 0, fk, ft,
+            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+            f"{st.describe(fk[i])} while a TMA store is still reading it (no "
+            f"tma_store_wait before the write)",
+        )
 
 
 # --------------------------------------------------------------------- cp.async

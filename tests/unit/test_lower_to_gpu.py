@@ -80,7 +80,7 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {"xs": flat(x), "ys": flat(y), "zs": flat(z)}
     src = inp["src"]
     dst = inp["dst"].copy()
-    if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle", "ldmatrix", "stmatrix_sm80"):
+    if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle", "ldmatrix", "stmatrix_sm80", "tma"):
         return {"dst": src.copy()}
     if name == "in_out_smem":
         return {"dst": src.reshape(256, 256).T.reshape(-1).copy()}

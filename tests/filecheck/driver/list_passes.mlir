@@ -12,7 +12,8 @@
 // CHECK-DAG: {{^}}  order-grid {{ *}}Swap a `layout.launch`'s block dimensions
 // CHECK-DAG: {{^}}  remove-layout-conversions {{ *}}Removes `layout.convert_layout` ops
 // CHECK-DAG: {{^}}  tile {{ *}}Tile each whole-tensor `layout.copy`
+// CHECK-DAG: {{^}}  tma {{ *}}Turn each block-level `layout.copy`
 // CHECK-DAG: {{^}}  vectorize {{ *}}Give each access the widest vector
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
-// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,distribute,
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,tma,distribute,

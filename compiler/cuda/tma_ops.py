@@ -1,0 +1,139 @@
+"""TMA copies and mbarriers (dialects/cuda_tma.py) as inline PTX.
+
+A `!cuda.tensor_map` kernel parameter is `const __grid_constant__ tilec_tensor_map`:
+the 128-byte, 64-byte aligned `CUtensorMap` the runtime encodes on the host, passed by
+value (NVRTC has no cuda.h, so the struct is declared here). Its generic address is
+what `cp.async.bulk.tensor` takes. Shared addresses are 32-bit (`__cvta_generic_to_shared`).
+Box coordinates are 32-bit signed, dimension 0 first."""
+
+from __future__ import annotations
+
+from tilec.dialects import cuda_tma
+
+from .device_helpers import DEVICE_HELPERS
+from .printer import EmitterBase, emits
+
+TENSOR_MAP_CTYPE = "tilec_tensor_map"
+
+DEVICE_HELPERS["tensor_map"] = """\
+// CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned, passed by value.
+struct alignas(64) tilec_tensor_map { unsigned long long opaque[16]; };"""
+
+DEVICE_HELPERS["mbarrier"] = """\
+__device__ __forceinline__ unsigned tilec_smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void tilec_mbarrier_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(tilec_smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void tilec_mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned tx) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               :: "r"(tilec_smem_addr(bar)), "r"(tx) : "memory");
+}
+__device__ __forceinline__ void tilec_mbarrier_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile("{\\n .reg .pred p;\\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\\n"
+                 " selp.u32 %0, 1, 0, p;\\n}"
+                 : "=r"(done) : "r"(tilec_smem_addr(bar)), "r"(parity) : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void tilec_mbarrier_inval(unsigned long long* bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(tilec_smem_addr(bar)) : "memory");
+}"""
+
+DEVICE_HELPERS["bulk_group"] = """\
+__device__ __forceinline__ void tilec_fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+__device__ __forceinline__ void tilec_bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void tilec_bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory");
+}"""
+
+
+class TmaEmitter(EmitterBase):
+    def _coord_list(self, coords) -> list[str]:
+        return [f"(int)({self.expr(c)})" for c in coords]
+
+    @emits(cuda_tma.MBarrierInitOp)
+    def emit_mbarrier_init(self, op: cuda_tma.MBarrierInitOp):
+        self.helpers.add("mbarrier")
+        self.line(
+            f"tilec_mbarrier_init(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), {op.count.value.data}u);"
+        )
+
+    @emits(cuda_tma.MBarrierArriveExpectTxOp)
+    def emit_mbarrier_arrive(self, op: cuda_tma.MBarrierArriveExpectTxOp):
+        self.helpers.add("mbarrier")
+        self.line(
+            f"tilec_mbarrier_arrive_expect_tx(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
+            f"{op.tx.value.data}u);"
+        )
+
+    @emits(cuda_tma.MBarrierWaitOp)
+    def emit_mbarrier_wait(self, op: cuda_tma.MBarrierWaitOp):
+        self.helpers.add("mbarrier")
+        self.line(
+            f"tilec_mbarrier_wait(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
+            f"(unsigned)({self.expr(op.parity)}) & 1u);"
+        )
+
+    @emits(cuda_tma.MBarrierInvalOp)
+    def emit_mbarrier_inval(self, op: cuda_tma.MBarrierInvalOp):
+        self.helpers.add("mbarrier")
+        self.line(f"tilec_mbarrier_inval(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}));")
+
+    @emits(cuda_tma.TmaLoadOp)
+    def emit_tma_load(self, op: cuda_tma.TmaLoadOp):
+        self.helpers.add("mbarrier")
+        n = len(op.coords)
+        cs = self._coord_list(op.coords)
+        dst = self.expr(op.dst) + (f" + {op.element_offset}" if op.element_offset else "")
+        ins = [
+            f'"r"(tilec_smem_addr({dst}))',
+            f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
+            f'"r"(tilec_smem_addr({self.expr(op.bar)}))',
+            *(f'"r"({c})' for c in cs),
+        ]
+        coords = ", ".join(f"%{3 + i}" for i in range(n))
+        self.line(
+            f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.tile'
+            f'.mbarrier::complete_tx::bytes [%0], [%1, {{{coords}}}], [%2];"'
+        )
+        self.line(f'             :: {", ".join(ins)} : "memory");')
+
+    @emits(cuda_tma.TmaStoreOp)
+    def emit_tma_store(self, op: cuda_tma.TmaStoreOp):
+        self.helpers.add("mbarrier")
+        n = len(op.coords)
+        cs = self._coord_list(op.coords)
+        ins = [
+            f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
+            f'"r"(tilec_smem_addr({self.expr(op.src)}{f" + {op.element_offset}" if op.element_offset else ""}))',
+            *(f'"r"({c})' for c in cs),
+        ]
+        coords = ", ".join(f"%{2 + i}" for i in range(n))
+        self.line(
+            f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.tile.bulk_group [%0, {{{coords}}}], [%1];"'
+        )
+        self.line(f'             :: {", ".join(ins)} : "memory");')
+
+    @emits(cuda_tma.BulkCommitOp)
+    def emit_bulk_commit(self, op: cuda_tma.BulkCommitOp):
+        self.helpers.add("bulk_group")
+        self.line("tilec_bulk_commit_group();")
+
+    @emits(cuda_tma.BulkWaitReadOp)
+    def emit_bulk_wait(self, op: cuda_tma.BulkWaitReadOp):
+        self.helpers.add("bulk_group")
+        self.line(f"tilec_bulk_wait_group_read<{op.pending.value.data}>();")
+
+    @emits(cuda_tma.FenceProxyAsyncOp)
+    def emit_fence_proxy_async(self, op: cuda_tma.FenceProxyAsyncOp):
+        self.helpers.add("bulk_group")
+        self.line("tilec_fence_proxy_async();")

@@ -1,0 +1,350 @@
+"""TMA bulk tensor copies and the mbarriers they complete on (Hopper, sm_90), as Gluon's
+`hopper.tma` / `mbarrier` and CuTe's `SM90_TMA_LOAD` use them.
+
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    layout.mbarrier_arrive %bar {tx = 16384 : i64}
+    layout.tma_load %tile, %smem, %bar : !T, !S
+    layout.mbarrier_wait %bar, %c0
+    ...
+    layout.tma_store %smem, %tile : !S, !T
+    layout.tma_store_wait {pending = 0 : i64}
+    layout.mbarrier_inval %bar
+
+These ops are *block-collective*: every thread of the block reaches them (uniform
+control flow, as `layout.barrier`), and what they do happens once per block (the
+lowering elects one thread to issue the copy or arrive):
+
+- `mbarrier_init {count}` makes a barrier in shared memory whose phases complete
+  after `count` arrivals and the transaction bytes expected of them; its phase 0
+  is the current one. The barrier is visible to the block afterwards.
+- `mbarrier_arrive %bar {tx}` is one arrival on the current phase that also
+  expects `tx` more bytes of copies (`mbarrier.arrive.expect_tx`).
+- `tma_load %g, %s, %bar` copies a global tile into a shared buffer
+  asynchronously (`cp.async.bulk.tensor`, `mbarrier::complete_tx::bytes`): the
+  destination may be read only after an `mbarrier_wait` on the phase it completes.
+  Box elements outside the tensor (a masked tile at an edge) are written as zero.
+- `mbarrier_wait %bar, %phase` waits until the phase with parity `phase` (0 or 1)
+  has completed: all its arrivals made and all the bytes they expected copied.
+- `tma_store %s, %g` copies a shared buffer into a global tile
+  (`cp.async.bulk.tensor` shared::cta -> global, one bulk group): it orders the
+  block's earlier writes of the buffer first (`fence.proxy.async` and a barrier);
+  box elements outside the tensor are not written. The buffer must not be written
+  again before a `tma_store_wait` covers the store.
+- `tma_store_wait {pending = N}` waits until at most N of the block's stores are
+  still reading shared memory, then the block meets at a barrier.
+- `mbarrier_inval %bar` ends the barrier's life (its memory may be reused).
+
+The global side is a `layout.tile` of a `layout.view` of a pointer (or the view
+itself) and the shared side a `layout.alloc`; `tma_plan` says whether TMA can copy
+them (dialects/tma.py: 16-byte aligned base and strides, box extents <= 256, the
+contiguous box extent a multiple of 16 bytes, the shared layout the compact box or
+it swizzled by 32/64/128 bytes). The CPU reference executor reports a wait on a
+phase that is not the current one while the current one has work in flight, a read
+of a destination before its wait, an arrival on a barrier whose phase has all its
+arrivals but has not been waited on (reused before it completes), and a phase whose
+expected bytes differ from the bytes copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from . import cute
+from .effects import Accesses, Allocates, Synchronizes
+from .errors import LayoutError
+from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
+from .tma import TmaGeometry, tma_geometry
+
+__all__ = [
+    "TMA_OPS",
+    "MBarrierArriveOp",
+    "MBarrierInitOp",
+    "MBarrierInvalOp",
+    "MBarrierType",
+    "MBarrierWaitOp",
+    "TmaLoadOp",
+    "TmaPlan",
+    "TmaStoreOp",
+    "TmaStoreWaitOp",
+    "tma_plan",
+]
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def _in_launch(op: Operation) -> None:
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    _check(p is not None, f"{op.name} must be inside a layout.launch")
+
+
+@irdl_attr_definition
+class MBarrierType(ParametrizedAttribute, TypeAttribute):
+    """`!layout.mbarrier`: a shared-memory barrier that counts arrivals and
+    transaction bytes, phase after phase (PTX `mbarrier`)."""
+
+    name = "layout.mbarrier"
+
+
+# ------------------------------------------------------------------ what TMA can copy
+
+
+@dataclass(frozen=True)
+class TmaPlan:
+    """The views of one TMA copy: the global root view, the tile of it (None: the
+    view itself), the shared allocation, and the tensor map's geometry."""
+
+    root: Operation
+    """The `layout.view` of the pointer."""
+    tile: Operation | None
+    """The `layout.tile` of it (None: the view is copied whole)."""
+    alloc: Operation
+    """The `layout.alloc` of the shared buffer."""
+    geometry: TmaGeometry
+
+
+def _stride_multiples(view: Operation) -> dict[int, int]:
+    """Mode -> what its dynamic stride is promised to be a multiple of."""
+    lay = view.result.type.cute_layout
+    n_shape = sum(1 for x in cute.flatten(lay.shape) if x is cute.DYN)
+    divisors = view.divisors()
+    out: dict[int, int] = {}
+    j = 0
+    for k, m in enumerate(lay.modes()):
+        for s in cute.flatten(m.stride):
+            if s is cute.DYN:
+                out[k] = divisors[n_shape + j]
+                j += 1
+    return out
+
+
+def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
+    """The TMA copy between `global_view` and `smem_view`, or a LayoutError saying why
+    there is none."""
+    gt, st = global_view.type, smem_view.type
+    if not isinstance(gt, TensorViewType) or not isinstance(st, TensorViewType):
+        raise LayoutError("TMA copies between views")
+    if gt.memory_space != "gmem" or st.memory_space != "smem":
+        raise LayoutError(f"TMA copies between gmem and smem, got {gt.memory_space} and {st.memory_space}")
+    if gt.element_type != st.element_type:
+        raise LayoutError(f"element types disagree: {gt.element_type} and {st.element_type}")
+    if gt.vec_layout is not None or st.vec_layout is not None:
+        raise LayoutError("TMA copies views of scalar elements (not vectorized views)")
+    # ops by name: dialects/layout.py imports this module
+    alloc = smem_view.owner
+    if not isinstance(alloc, Operation) or alloc.name != "layout.alloc":
+        raise LayoutError("the shared side of a TMA copy must be a layout.alloc")
+    owner = global_view.owner
+    tile = None
+    if isinstance(owner, Operation) and owner.name == "layout.tile":
+        tile, owner = owner, owner.source.owner
+    if not (isinstance(owner, Operation) and owner.name == "layout.view" and isinstance(owner.source.type, PtrType)):
+        raise LayoutError("the global side of a TMA copy must be a layout.view of a pointer, or a layout.tile of one")
+    root = owner
+    rt = root.result.type
+    if rt.is_masked:
+        raise LayoutError("the global view is masked")
+    smem_layout = st.layout.data if isinstance(st.layout, ComposedLayoutAttr) else st.cute_layout
+    eb = element_bytes(gt.element_type)
+    geo = tma_geometry(
+        rt.cute_layout,
+        tile.tile_sizes if tile is not None else None,
+        eb,
+        root.source.type.alignment,
+        _stride_multiples(root),
+        smem_layout,
+    )
+    if isinstance(geo, str):
+        raise LayoutError(geo)
+    return TmaPlan(root, tile, alloc, geo)
+
+
+def _check_plan(op: Operation, g: SSAValue, s: SSAValue) -> TmaPlan:
+    try:
+        return tma_plan(g, s)
+    except LayoutError as e:
+        raise VerifyException(f"{op.name}: TMA cannot copy these views: {e}") from None
+
+
+# ------------------------------------------------------------------------ mbarriers
+
+
+@irdl_op_definition
+class MBarrierInitOp(IRDLOperation):
+    """A new mbarrier whose phases complete after `count` arrivals (and the bytes they
+    expect); phase 0 is current."""
+
+    name = "layout.mbarrier_init"
+    traits = traits_def(Allocates())
+    count = prop_def(IntegerAttr)
+    result = result_def(MBarrierType)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, count: int = 1):
+        super().__init__(properties={"count": IntegerAttr(count, i64)}, result_types=[MBarrierType()])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        c = self.count.value.data
+        _check(1 <= c < (1 << 20), f"an mbarrier's arrival count must be in [1, 2^20), got {c}")
+
+
+@irdl_op_definition
+class MBarrierArriveOp(IRDLOperation):
+    """One arrival on the current phase of `bar`, expecting `tx` more bytes of copies."""
+
+    name = "layout.mbarrier_arrive"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MBarrierType)
+    tx = opt_prop_def(IntegerAttr)
+    assembly_format = "$bar attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bar: SSAValue, tx: int | None = None):
+        props = {} if tx is None else {"tx": IntegerAttr(tx, i64)}
+        super().__init__(operands=[bar], properties=props)
+
+    @property
+    def tx_bytes(self) -> int:
+        return 0 if self.tx is None else self.tx.value.data
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        _check(0 <= self.tx_bytes < (1 << 20), f"tx must be in [0, 2^20) bytes, got {self.tx_bytes}")
+
+
+@irdl_op_definition
+class MBarrierWaitOp(IRDLOperation):
+    """Wait until the phase of `bar` with parity `phase` (0 or 1) has completed."""
+
+    name = "layout.mbarrier_wait"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MBarrierType)
+    phase = operand_def(IndexType)
+    assembly_format = "$bar `,` $phase attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bar: SSAValue, phase: SSAValue):
+        super().__init__(operands=[bar, phase])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+
+
+@irdl_op_definition
+class MBarrierInvalOp(IRDLOperation):
+    """End the life of `bar` (no phase may be in flight)."""
+
+    name = "layout.mbarrier_inval"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MBarrierType)
+    assembly_format = "$bar attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+
+
+# ----------------------------------------------------------------------- TMA copies
+
+
+@irdl_op_definition
+class TmaLoadOp(IRDLOperation):
+    """Copy the global tile `source` into the shared buffer `dest` with the TMA; the
+    copy's bytes complete on the current phase of `bar`."""
+
+    name = "layout.tma_load"
+    traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
+    source = operand_def(TensorViewType)
+    dest = operand_def(TensorViewType)
+    bar = operand_def(MBarrierType)
+    assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue):
+        super().__init__(operands=[source, dest, bar])
+
+    def plan(self) -> TmaPlan:
+        return tma_plan(self.source, self.dest)
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        _check(
+            self.source.type.memory_space == "gmem" and self.dest.type.memory_space == "smem",
+            f"tma_load copies gmem to smem, got {self.source.type.memory_space} -> {self.dest.type.memory_space}",
+        )
+        _check_plan(self, self.source, self.dest)
+
+
+@irdl_op_definition
+class TmaStoreOp(IRDLOperation):
+    """Copy the shared buffer `source` into the global tile `dest` with the TMA (after
+    the block's writes of `source`); one bulk group."""
+
+    name = "layout.tma_store"
+    traits = traits_def(Synchronizes())
+    source = operand_def(TensorViewType)
+    dest = operand_def(TensorViewType)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, source: SSAValue, dest: SSAValue):
+        super().__init__(operands=[source, dest])
+
+    def plan(self) -> TmaPlan:
+        return tma_plan(self.dest, self.source)
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        _check(
+            self.source.type.memory_space == "smem" and self.dest.type.memory_space == "gmem",
+            f"tma_store copies smem to gmem, got {self.source.type.memory_space} -> {self.dest.type.memory_space}",
+        )
+        _check_plan(self, self.dest, self.source)
+
+
+@irdl_op_definition
+class TmaStoreWaitOp(IRDLOperation):
+    """Wait until at most `pending` of the block's TMA stores still read shared memory;
+    then the block meets at a barrier."""
+
+    name = "layout.tma_store_wait"
+    traits = traits_def(Synchronizes())
+    pending = prop_def(IntegerAttr)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        p = self.pending.value.data
+        _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
+
+
+TMA_OPS = [MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+TMA_TYPES = [MBarrierType]

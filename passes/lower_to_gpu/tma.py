@@ -1,0 +1,141 @@
+"""TMA copies and mbarriers: `layout.tma_load` / `tma_store` / `tma_store_wait` /
+`mbarrier_*` -> `cuda.tma_*` / `cuda.mbarrier_*` (dialects/cuda_tma.py).
+
+The layout ops are block-collective; here thread 0 of the block issues what one
+thread must (init, arrive, the copies, the bulk-group waits) and barriers make the
+result visible to the block:
+
+- `mbarrier_init`: a `memref<1xi64, 3>` word; thread 0 inits it; `gpu.barrier`.
+- `mbarrier_arrive {tx}`: thread 0 arrives, expecting tx bytes.
+- `tma_load %g, %s, %bar`: thread 0 issues `cuda.tma_load` on the tensor map of the
+  global view (`outline.py` makes it on the host, a kernel parameter), at the tile's
+  coordinates (tile index x tile extent per TMA dimension).
+- `mbarrier_wait`: every thread waits (try_wait.parity loop).
+- `tma_store %s, %g`: every thread fences its shared writes for the async proxy and
+  the block meets; thread 0 issues the store and commits its bulk group.
+- `tma_store_wait {pending}`: thread 0 waits for the group reads; the block meets.
+- `mbarrier_inval`: the block meets (every wait done); thread 0 invalidates.
+
+The shared buffer of a TMA copy is aligned to what the copy engine and the swizzle
+need (`TmaGeometry.smem_align`: 128 bytes, 1024 with a 128-byte swizzle), set on its
+`memref.alloca`. A `cuda.comment` before each copy tells the choice (box, swizzle,
+bytes), which the CUDA shows.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import gpu, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.dialects import cuda, cuda_tma, layout_tma
+
+from .._gpu_builder import V
+from .base import KernelBase, _fail, lowers
+
+BARRIER_ALIGN = 8
+
+
+class TmaLowering(KernelBase):
+    tma_maps: dict[Operation, SSAValue]
+    """Each TMA op -> its tensor map (a value of the host function; set by outline)."""
+
+    def _elect(self, *ops: Operation) -> None:
+        """`if (tid == 0) { ops }`."""
+        b = self.b
+        tb = Block()
+        c = b.ssa(b.eq0(self.tid))
+        b.add(scf.IfOp(c, [], Region(tb), Region()))
+        with b.at(tb):
+            for op in ops:
+                b.add(op)
+            b.add(scf.YieldOp())
+
+    def _bar(self, v: SSAValue) -> SSAValue:
+        bar = self.get(v)
+        if not isinstance(bar, SSAValue):
+            raise TypeError(f"an mbarrier lowers to a memref, got {bar}")
+        return bar
+
+    def _map_and_coords(self, op: layout_tma.TmaLoadOp | layout_tma.TmaStoreOp):
+        maps = getattr(self, "tma_maps", {})
+        if op not in maps:
+            raise _fail(op, f"'{op.name}' has no tensor map (the launch was not outlined by lower-to-gpu)")
+        tmap = self.get(maps[op])
+        plan = op.plan()
+        coords = []
+        for m in plan.geometry.order:
+            if plan.tile is None:
+                coords.append(self.b.const(0))
+            else:
+                c = self.idx(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
+                coords.append(self.b.ssa(c))
+        return tmap, plan, coords
+
+    def _boxes(self, plan, coords: list[SSAValue]) -> list[tuple[list[SSAValue], int]]:
+        """(coordinates, shared offset in elements) of each box of a copy."""
+        g = plan.geometry
+        out = []
+        for k in range(g.copies):
+            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(V(self.b, coords[0]), k * g.box[0]))
+            out.append(([c0, *coords[1:]], k * g.box_elements))
+        return out
+
+    def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:
+        sv = self.get(view_value)
+        alloca = sv.mem.owner
+        if not isinstance(alloca, memref.AllocaOp) or sv.base != 0:
+            raise _fail(op, "a TMA copy's shared side must be a layout.alloc")
+        old = alloca.alignment.value.data if alloca.alignment is not None else 0
+        if align > old:
+            alloca.alignment = IntegerAttr(align, i64)
+        return sv.mem
+
+    def _comment(self, text: str) -> None:
+        self.b.add(cuda.CommentOp(text))
+
+    @lowers(layout_tma.MBarrierInitOp)
+    def op_mbarrier_init(self, op: layout_tma.MBarrierInitOp):
+        b = self.b
+        a = b.add(memref.AllocaOp.get(i64, alignment=BARRIER_ALIGN, shape=[1], memory_space=cuda.SHARED_MEMORY_SPACE))
+        a.results[0].name_hint = "mbar"
+        bar = a.results[0]
+        self._elect(cuda_tma.MBarrierInitOp(bar, op.count.value.data))
+        b.add(gpu.BarrierOp())
+        self.vals[op.result] = bar
+
+    @lowers(layout_tma.MBarrierArriveOp)
+    def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
+        self._elect(cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes))
+
+    @lowers(layout_tma.MBarrierWaitOp)
+    def op_mbarrier_wait(self, op: layout_tma.MBarrierWaitOp):
+        self.b.add(cuda_tma.MBarrierWaitOp(self._bar(op.bar), self.b.ssa(self.idx(op.phase))))
+
+    @lowers(layout_tma.MBarrierInvalOp)
+    def op_mbarrier_inval(self, op: layout_tma.MBarrierInvalOp):
+        self.b.add(gpu.BarrierOp())
+        self._elect(cuda_tma.MBarrierInvalOp(self._bar(op.bar)))
+
+    @lowers(layout_tma.TmaLoadOp)
+    def op_tma_load(self, op: layout_tma.TmaLoadOp):
+        tmap, plan, coords = self._map_and_coords(op)
+        dst = self._smem(op, op.dest, plan.geometry.smem_align)
+        self._comment(f"TMA load (cp.async.bulk.tensor): {plan.geometry.describe()}")
+        bar = self._bar(op.bar)
+        self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off) for cs, off in self._boxes(plan, coords)))
+
+    @lowers(layout_tma.TmaStoreOp)
+    def op_tma_store(self, op: layout_tma.TmaStoreOp):
+        tmap, plan, coords = self._map_and_coords(op)
+        src = self._smem(op, op.source, plan.geometry.smem_align)
+        self._comment(f"TMA store (cp.async.bulk.tensor): {plan.geometry.describe()}")
+        self.b.add(cuda_tma.FenceProxyAsyncOp())
+        self.b.add(gpu.BarrierOp())
+        stores = [cuda_tma.TmaStoreOp(tmap, cs, src, off) for cs, off in self._boxes(plan, coords)]
+        self._elect(*stores, cuda_tma.BulkCommitOp())
+
+    @lowers(layout_tma.TmaStoreWaitOp)
+    def op_tma_store_wait(self, op: layout_tma.TmaStoreWaitOp):
+        self._elect(cuda_tma.BulkWaitReadOp(op.pending.value.data))
+        self.b.add(gpu.BarrierOp())

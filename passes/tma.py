@@ -1,0 +1,98 @@
+"""The `tma` pass: block-level tile copies between global and shared memory become TMA
+bulk tensor copies where the views allow it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from tilec.dialects.errors import LayoutError
+from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout_tma import (
+    MBarrierArriveOp,
+    MBarrierInitOp,
+    MBarrierWaitOp,
+    TmaLoadOp,
+    TmaStoreOp,
+    TmaStoreWaitOp,
+    tma_plan,
+)
+from tilec.support.locations import copy_loc
+from tilec.support.target import target_of
+
+from ._gpu_builder import index
+
+
+@dataclass(frozen=True)
+class TmaPass(ModulePass):
+    """Turn each block-level `layout.copy` directly in a `layout.launch` body between a
+    global tile and a shared allocation into a TMA copy, when the target has TMA
+    (sm_90) and `tma_plan` accepts the views (dialects/tma.py: a `layout.tile` of a
+    `layout.view` of a pointer aligned to 16 bytes, strides multiples of 16 bytes,
+    box extents <= 256, the contiguous box extent a multiple of 16 bytes, the shared
+    buffer a `layout.alloc` holding the box compact or swizzled by 32/64/128 bytes;
+    a tile wider than its swizzle, as an NVMMA tile across the columns, is copied as
+    several boxes side by side).
+    Other copies stay as they are (`distribute` and `vectorize` make them `cp.async`
+    or vector accesses).
+
+    gmem -> smem: `mbarrier_init {count = 1}`, `mbarrier_arrive {tx = tile bytes}`,
+    `tma_load`, `mbarrier_wait` on phase 0 (one barrier per copy, used once).
+    smem -> gmem: `tma_store` then `tma_store_wait {pending = 0}` (the store orders
+    the block's writes of the buffer itself).
+
+    A tile at the edge of its tensor (a masked tile) needs no mask: the TMA fills the
+    box elements outside the tensor with zeros and does not store them. Copies inside
+    loops and converting copies are left alone. Where a copy stays, nothing is
+    printed; where it becomes TMA, the CUDA shows a `// TMA load (cp.async.bulk.tensor):
+    box ...` comment (`lower-to-gpu`).
+
+    Options:
+      enable=BOOL   make TMA copies (default true; false leaves every copy).
+    """
+
+    name = "tma"
+
+    enable: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.enable or not target_of(op).has("tma"):
+            return
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            for copy in [o for o in launch.body.block.ops if isinstance(o, CopyOp)]:
+                _rewrite(launch, copy)
+
+
+def _rewrite(launch: LaunchOp, copy: CopyOp) -> None:
+    if copy.convert is not None:
+        return
+    s, d = copy.source.type.memory_space, copy.dest.type.memory_space
+    try:
+        if (s, d) == ("gmem", "smem"):
+            plan = tma_plan(copy.source, copy.dest)
+            init = MBarrierInitOp(1)
+            zero = arith.ConstantOp(IntegerAttr(0, index))
+            ops: list[Operation] = [
+                init,
+                MBarrierArriveOp(init.result, plan.geometry.total_bytes),
+                TmaLoadOp(copy.source, copy.dest, init.result),
+                zero,
+                MBarrierWaitOp(init.result, zero.result),
+            ]
+        elif (s, d) == ("smem", "gmem"):
+            tma_plan(copy.dest, copy.source)
+            ops = [TmaStoreOp(copy.source, copy.dest), TmaStoreWaitOp(0)]
+        else:
+            return
+    except LayoutError:
+        return
+    for o in ops:
+        copy_loc(copy, o)
+    launch.body.block.insert_ops_before(ops, copy)
+    copy.detach()
+    copy.erase()

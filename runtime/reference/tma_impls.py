@@ -1,0 +1,579 @@
+"""TMA copies and mbarriers on the simulator, at the layout level (`layout.tma_load`,
+`layout.mbarrier_*`, block-collective) and at the GPU level (`cuda.tma_load`,
+`cuda.mbarrier_*`, per thread, and the host's `cuda.tensor_map`).
+
+An mbarrier keeps, per block, its current phase, the arrivals still missing, the
+bytes its arrivals expect and the bytes of the copies issued on the phase. A TMA load
+reads its source when issued and marks its destination *pending* (reading or writing
+it is an error) until a wait sees its phase complete; the copy then lands as the
+block's write. A wait on the current phase checks that the phase can complete: every
+arrival made (else the wait would hang) and the bytes copied equal to the bytes
+expected (fewer: it would hang; more: the phase could complete before a copy lands).
+A wait on the other parity while the current phase has work in flight is the classic
+wrong-phase bug (it returns at once): an error. An arrival on a phase that has all
+its arrivals but that no wait has seen complete reuses the barrier too early: an
+error. A TMA store reads shared memory when issued (after the block's barrier that
+the op includes) and keeps it *being read* until a `tma_store_wait` covers it:
+writing it before is an error. Box elements outside the tensor are zeros for loads
+and not written by stores, as the hardware does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+from xdsl.ir import Operation
+
+from tilec.dialects import cuda_tma, layout_tma
+from tilec.dialects.layout_attrs import element_bytes
+from tilec.dialects.tma import box_offsets
+
+from .errors import ExecutionError
+from .executor import ReferenceInterpreter, barrier
+from .layout_impls import (
+    Access,
+    View,
+    _block_uniform,
+    _view,
+    element_keys,
+    geometry,
+    mask_valid,
+)
+from .memory import SHARED, Storage, _check_write_races, load, store
+from .memory_impls import _mem, thread_indices
+from .simt import Grid, whole_block
+
+# ------------------------------------------------------------------ the barrier
+
+
+@dataclass(eq=False)
+class InFlight:
+    """TMA loads of one op not yet landed: per copy (row) its block, actor, keys and
+    values (where `sel`)."""
+
+    op: Operation
+    storage: Storage
+    blocks: np.ndarray
+    actors: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    sel: np.ndarray
+
+
+@dataclass(eq=False)
+class MBarrier:
+    """The run-time value of an mbarrier: its state in every block."""
+
+    count: int
+    num_blocks: int
+    live: np.ndarray = field(init=False)
+    phase: np.ndarray = field(init=False)
+    missing: np.ndarray = field(init=False)
+    expected: np.ndarray = field(init=False)
+    copied: np.ndarray = field(init=False)
+    copies: list[InFlight] = field(default_factory=list)
+
+    def __post_init__(self):
+        b = self.num_blocks
+        self.live = np.zeros(b, bool)
+        self.phase = np.zeros(b, np.int64)
+        self.missing = np.zeros(b, np.int64)
+        self.expected = np.zeros(b, np.int64)
+        self.copied = np.zeros(b, np.int64)
+
+    def _busy(self, blocks: np.ndarray) -> np.ndarray:
+        return (self.missing[blocks] < self.count) | (self.expected[blocks] > 0) | (self.copied[blocks] > 0)
+
+    def _need_live(self, op: Operation, blocks: np.ndarray, what: str) -> None:
+        dead = ~self.live[blocks]
+        if dead.any():
+            b = int(blocks[np.argmax(dead)])
+            raise ExecutionError(
+                op, f"{what} on an mbarrier of block {b} that is not initialised (or was invalidated)", block=b
+            )
+
+    def init(self, op: Operation, blocks: np.ndarray) -> None:
+        busy = self.live[blocks] & self._busy(blocks)
+        if busy.any():
+            b = int(blocks[np.argmax(busy)])
+            raise ExecutionError(
+                op,
+                f"mbarrier of block {b} initialised again while its phase {int(self.phase[b])} is in flight",
+                block=b,
+            )
+        if np.unique(blocks).shape[0] != blocks.shape[0]:
+            raise ExecutionError(op, "mbarrier initialised by several threads of one block")
+        self.live[blocks] = True
+        self.phase[blocks] = 0
+        self.missing[blocks] = self.count
+        self.expected[blocks] = 0
+        self.copied[blocks] = 0
+
+    def arrive(self, op: Operation, blocks: np.ndarray, tx: int) -> None:
+        """One arrival per entry of `blocks` (a block may repeat)."""
+        self._need_live(op, blocks, "arrival")
+        n = np.bincount(blocks, minlength=self.num_blocks)
+        over = n > self.missing
+        if over.any():
+            b = int(np.argmax(over))
+            raise ExecutionError(
+                op,
+                f"arrival on the mbarrier of block {b} whose phase {int(self.phase[b])} already has "
+                f"all its {self.count} arrivals and has not been seen complete by a wait: the "
+                f"barrier is reused before its phase completes",
+                block=b,
+            )
+        self.missing -= n
+        self.expected += n * tx
+
+    def issue(
+        self,
+        op: Operation,
+        grid: Grid,
+        blocks: np.ndarray,
+        actors: np.ndarray,
+        st: Storage,
+        keys: np.ndarray,
+        values: np.ndarray,
+        sel: np.ndarray,
+        nbytes: int,
+    ) -> None:
+        """TMA loads by `actors` ([k], of `blocks`) of `values` to `keys` ([k, n], where
+        `sel`) of shared storage `st`, `nbytes` each on the current phase."""
+        self._need_live(op, blocks, "TMA load completing")
+        if st.space != SHARED:
+            raise ExecutionError(op, f"TMA load to {st.name}, which is not shared memory")
+        if st.tma_pending is None:
+            st.tma_pending = np.zeros(st.data.shape[0], dtype=np.int32)
+        fk = keys[sel]
+        ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
+        busy = st.tma_pending[fk] > 0
+        if busy.any():
+            i = int(np.argmax(busy))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(ft[i])} starts a TMA load to "
+                f"{st.describe(fk[i])}, which an earlier TMA load is still writing",
+                thread=int(ft[i]),
+            )
+        from .memory import check_tma_writes
+
+        check_tma_writes(op, grid, st, fk, ft)
+        if st.tracked:
+            _check_write_races(op, grid, st, fk, ft, values[sel])
+        np.add.at(st.tma_pending, fk, 1)
+        np.add.at(self.copied, blocks, nbytes)
+        self.copies.append(InFlight(op, st, blocks, actors, keys, values, sel))
+
+    def wait(self, op: Operation, grid: Grid, blocks: np.ndarray, parity: np.ndarray) -> None:
+        """A wait by (some threads of) each of `blocks` (unique) on `parity`."""
+        self._need_live(op, blocks, "wait")
+        current = (self.phase[blocks] & 1) == parity
+        stale = ~current & self._busy(blocks)
+        if stale.any():
+            i = int(np.argmax(stale))
+            b = int(blocks[i])
+            raise ExecutionError(
+                op,
+                f"wait on phase parity {int(parity[i])} of the mbarrier of block {b}, whose "
+                f"current phase {int(self.phase[b])} (parity {int(self.phase[b]) & 1}) is in flight: "
+                f"the wait returns at once (the previous phase is complete) without waiting for it",
+                block=b,
+            )
+        done = blocks[current]
+        if done.size == 0:
+            return
+        hang = self.missing[done] > 0
+        if hang.any():
+            b = int(done[np.argmax(hang)])
+            raise ExecutionError(
+                op,
+                f"the wait would never return: phase {int(self.phase[b])} of the mbarrier of block "
+                f"{b} is missing {int(self.missing[b])} of its {self.count} arrivals",
+                block=b,
+            )
+        short = self.copied[done] != self.expected[done]
+        if short.any():
+            b = int(done[np.argmax(short)])
+            e, c = int(self.expected[b]), int(self.copied[b])
+            why = "the wait would never return" if c < e else "the phase may complete before the copies land"
+            raise ExecutionError(
+                op,
+                f"phase {int(self.phase[b])} of the mbarrier of block {b} expects {e} bytes, but the "
+                f"TMA loads on it copy {c}: {why}",
+                block=b,
+            )
+        self._land(op, grid, done)
+        self.phase[done] += 1
+        self.missing[done] = self.count
+        self.expected[done] = 0
+        self.copied[done] = 0
+
+    def _land(self, op: Operation, grid: Grid, done: np.ndarray) -> None:
+        rest = []
+        for c in self.copies:
+            hit = np.isin(c.blocks, done)
+            if hit.any():
+                sel = c.sel[hit]
+                keys = c.keys[hit][sel]
+                actors = np.broadcast_to(c.actors[hit][:, None], sel.shape)[sel]
+                np.subtract.at(c.storage.tma_pending, keys, 1)
+                store(c.op, grid, c.storage, actors, keys, c.values[hit][sel])
+            if not hit.all():
+                keep = ~hit
+                rest.append(
+                    InFlight(c.op, c.storage, c.blocks[keep], c.actors[keep], c.keys[keep], c.values[keep], c.sel[keep])
+                )
+        self.copies = rest
+
+    def inval(self, op: Operation, blocks: np.ndarray) -> None:
+        self._need_live(op, blocks, "inval")
+        busy = self._busy(blocks)
+        if busy.any():
+            b = int(blocks[np.argmax(busy)])
+            raise ExecutionError(
+                op, f"mbarrier of block {b} invalidated while its phase {int(self.phase[b])} is in flight", block=b
+            )
+        self.live[blocks] = False
+
+
+# ------------------------------------------------------------------ TMA stores
+
+
+@dataclass(eq=False)
+class BulkStores:
+    """TMA stores still reading shared memory: per store its block, commit number and
+    the shared keys it reads."""
+
+    entries: list[tuple[int, int, Storage, np.ndarray]] = field(default_factory=list)
+    committed: dict[int, int] = field(default_factory=dict)
+
+    def add(self, block: int, st: Storage, keys: np.ndarray) -> None:
+        n = self.committed.get(block, 0)
+        self.committed[block] = n + 1
+        if st.bulk_reading is None:
+            st.bulk_reading = np.zeros(st.data.shape[0], dtype=np.int32)
+        np.add.at(st.bulk_reading, keys, 1)
+        self.entries.append((block, n, st, keys))
+
+    def wait(self, blocks: np.ndarray, pending: int) -> None:
+        wanted = {int(b) for b in blocks}
+        rest = []
+        for block, n, st, keys in self.entries:
+            if block in wanted and n < self.committed[block] - pending:
+                np.subtract.at(st.bulk_reading, keys, 1)
+            else:
+                rest.append((block, n, st, keys))
+        self.entries = rest
+
+
+def _bulk(grid: Grid) -> BulkStores:
+    b = getattr(grid, "bulk_stores", None)
+    if b is None:
+        b = BulkStores()
+        grid.bulk_stores = b  # type: ignore[attr-defined]
+    return b
+
+
+# ------------------------------------------------------------------ layout level
+
+
+def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.ndarray]:
+    """The grid and the blocks running a block-collective op (all of their threads)."""
+    grid = interp.grid
+    if grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
+    if grid.mask is None:
+        return grid, np.arange(grid.num_blocks, dtype=np.int64)
+    per = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)
+    partial = per.any(axis=1) & ~per.all(axis=1)
+    if partial.any():
+        b = int(np.argmax(partial))
+        raise ExecutionError(
+            op,
+            f"'{op.name}' is block-collective, but only {int(per[b].sum())} of the "
+            f"{grid.threads_per_block} threads of block {b} reach it",
+            block=b,
+        )
+    return grid, np.flatnonzero(per.any(axis=1)).astype(np.int64)
+
+
+def _bar(op: Operation, v: Any) -> MBarrier:
+    if not isinstance(v, MBarrier):
+        raise ExecutionError(op, f"expected an mbarrier, got {type(v).__name__}")
+    return v
+
+
+def _tile_copy(op: Operation, grid: Grid, blocks: np.ndarray, gview: View, sview: View):
+    """(actors, rows, global keys, shared keys, valid) of a block-collective copy
+    between a global tile and a shared buffer: element i of one is element i of the
+    other (logical order); `valid` says which global elements exist."""
+    for v in (gview, sview):
+        if not _block_uniform(grid, v.base) or (
+            v.mask is not None and not all(_block_uniform(grid, o) for m in v.mask.chain() for o in m.off)
+        ):
+            raise ExecutionError(op, f"the view of {v.name} differs between the threads of a block")
+    tpb = grid.threads_per_block
+    acc = Access(whole_block(blocks), blocks * tpb)
+    gg, sg = geometry(gview.layout, None), geometry(sview.layout, None)
+    if gg.offsets.shape != sg.offsets.shape:
+        raise ExecutionError(op, f"copy between views of {gg.offsets.shape[0]} and {sg.offsets.shape[0]} elements")
+    valid = mask_valid(gview.mask, acc.rows, gg.coords, None)
+    if valid is None:
+        valid = np.ones((blocks.shape[0], gg.offsets.shape[0]), bool)
+    valid = np.broadcast_to(valid, (blocks.shape[0], gg.offsets.shape[0]))
+    gkeys = element_keys(op, grid, gview, acc, gg.offsets, valid, "reads")
+    skeys = element_keys(op, grid, sview, acc, sg.offsets, None, "writes")
+    return acc, gkeys, skeys, valid
+
+
+@register_impls
+class TmaFunctions(InterpreterFunctions):
+    @impl(layout_tma.MBarrierInitOp)
+    def run_init(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInitOp, args):
+        grid, blocks = _collective(interp, op)
+        bar = MBarrier(op.count.value.data, grid.num_blocks)
+        bar.init(op, blocks)
+        return (bar,)
+
+    @impl(layout_tma.MBarrierArriveOp)
+    def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
+        _, blocks = _collective(interp, op)
+        _bar(op, args[0]).arrive(op, blocks, op.tx_bytes)
+        return ()
+
+    @impl(layout_tma.MBarrierWaitOp)
+    def run_wait(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierWaitOp, args):
+        grid, blocks = _collective(interp, op)
+        phase = np.asarray(args[1], dtype=np.int64)
+        if np.ndim(phase):
+            if not _block_uniform(grid, phase):
+                raise ExecutionError(op, "the phase differs between the threads of a block")
+            phase = phase.reshape(grid.num_blocks, grid.threads_per_block)[blocks, 0]
+        parity = np.broadcast_to(phase & 1, blocks.shape)
+        _bar(op, args[0]).wait(op, grid, blocks, parity)
+        return ()
+
+    @impl(layout_tma.MBarrierInvalOp)
+    def run_inval(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInvalOp, args):
+        _, blocks = _collective(interp, op)
+        _bar(op, args[0]).inval(op, blocks)
+        return ()
+
+    @impl(layout_tma.TmaLoadOp)
+    def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
+        grid, blocks = _collective(interp, op)
+        g, s = _view(op, args[0]), _view(op, args[1])
+        bar = _bar(op, args[2])
+        acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
+        rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
+        values = np.zeros(gkeys.shape, dtype=s.storage.data.dtype)
+        values[valid] = load(op, grid, g, rows[valid], gkeys[valid])
+        nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
+        bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
+        return ()
+
+    @impl(layout_tma.TmaStoreOp)
+    def run_tma_store(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreOp, args):
+        grid, blocks = _collective(interp, op)
+        barrier(interp, op, grid)  # fence.proxy.async + the block's barrier
+        s, g = _view(op, args[0]), _view(op, args[1])
+        acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
+        rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
+        values = load(op, grid, s, acc.actors, skeys)
+        store(op, grid, g, rows[valid], gkeys[valid], values[valid])
+        bulk = _bulk(grid)
+        for i, b in enumerate(blocks):
+            bulk.add(int(b), s.storage, skeys[i])
+        return ()
+
+    @impl(layout_tma.TmaStoreWaitOp)
+    def run_tma_store_wait(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreWaitOp, args):
+        grid, blocks = _collective(interp, op)
+        _bulk(grid).wait(blocks, op.pending.value.data)
+        barrier(interp, op, grid)
+        return ()
+
+    # ---------------------------------------------------------------- GPU level
+
+    @impl(cuda_tma.TensorMapOp)
+    def run_tensor_map(self, interp: ReferenceInterpreter, op: cuda_tma.TensorMapOp, args):
+        buf, *sizes = args
+        rank = len(op.box_sizes)
+        dims = [int(x) for x in sizes[:rank]]
+        strides = [1] + [int(x) for x in sizes[rank:]]
+        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes, op.buffer.type),)
+
+    @impl(cuda_tma.MBarrierInitOp)
+    def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        tids = grid.active_tids()
+        bar.count = op.count.value.data
+        bar.init(op, grid.block_of[tids])
+        return ()
+
+    @impl(cuda_tma.MBarrierArriveExpectTxOp)
+    def run_gpu_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierArriveExpectTxOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        bar.arrive(op, grid.block_of[grid.active_tids()], op.tx.value.data)
+        return ()
+
+    @impl(cuda_tma.MBarrierWaitOp)
+    def run_gpu_wait(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierWaitOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        tids = grid.active_tids()
+        (parity,) = thread_indices(grid, tids, (args[1],))
+        blocks, first = np.unique(grid.block_of[tids], return_index=True)
+        par = np.asarray(parity, dtype=np.int64)[first] & 1
+        bar.wait(op, grid, blocks, par)
+        return ()
+
+    @impl(cuda_tma.MBarrierInvalOp)
+    def run_gpu_inval(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInvalOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        bar.inval(op, np.unique(grid.block_of[grid.active_tids()]))
+        return ()
+
+    @impl(cuda_tma.TmaLoadOp)
+    def run_gpu_tma_load(self, interp: ReferenceInterpreter, op: cuda_tma.TmaLoadOp, args):
+        grid = _gpu_grid(interp, op)
+        dst, tmap, bar_ref, *coords = args
+        bar = _barrier_of(op, grid, bar_ref)
+        tmap = _tensor_map(op, tmap)
+        dst = _mem(op, dst)
+        tids = grid.active_tids()
+        gkeys, valid, soff = _box(op, grid, tmap, tids, coords)
+        gst = _mem(op, tmap.buffer).storage
+        rows = np.broadcast_to(tids[:, None], gkeys.shape)
+        values = np.zeros(gkeys.shape, dtype=dst.storage.data.dtype)
+        values[valid] = load(op, grid, gst, rows[valid], gkeys[valid])
+        skeys = _shared_keys(op, grid, dst, tids, soff + op.element_offset)
+        nbytes = skeys.shape[1] * dst.storage.data.dtype.itemsize
+        # the copy engine writes for the block: what lands is visible to every thread
+        # that waits on the barrier (the wait's acquire), as a whole-block write
+        blocks = grid.block_of[tids]
+        bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
+        return ()
+
+    @impl(cuda_tma.TmaStoreOp)
+    def run_gpu_tma_store(self, interp: ReferenceInterpreter, op: cuda_tma.TmaStoreOp, args):
+        grid = _gpu_grid(interp, op)
+        tmap, *coords, src = args
+        tmap = _tensor_map(op, tmap)
+        src = _mem(op, src)
+        tids = grid.active_tids()
+        gkeys, valid, soff = _box(op, grid, tmap, tids, coords)
+        skeys = _shared_keys(op, grid, src, tids, soff + op.element_offset)
+        rows = np.broadcast_to(tids[:, None], skeys.shape)
+        values = load(op, grid, src.storage, tids, skeys)
+        gst = _mem(op, tmap.buffer).storage
+        store(op, grid, gst, rows[valid], gkeys[valid], values[valid])
+        bulk = _bulk(grid)
+        for i, t in enumerate(tids):
+            bulk.add(_thread_group(grid, int(t)), src.storage, skeys[i])
+        return ()
+
+    @impl(cuda_tma.BulkCommitOp)
+    def run_gpu_commit(self, interp: ReferenceInterpreter, op: cuda_tma.BulkCommitOp, args):
+        return ()  # each cuda.tma_store is its own group in this model
+
+    @impl(cuda_tma.BulkWaitReadOp)
+    def run_gpu_bulk_wait(self, interp: ReferenceInterpreter, op: cuda_tma.BulkWaitReadOp, args):
+        grid = _gpu_grid(interp, op)
+        tids = grid.active_tids()
+        _bulk(grid).wait(np.asarray([_thread_group(grid, int(t)) for t in tids]), op.pending.value.data)
+        return ()
+
+    @impl(cuda_tma.FenceProxyAsyncOp)
+    def run_gpu_fence(self, interp: ReferenceInterpreter, op: cuda_tma.FenceProxyAsyncOp, args):
+        return ()
+
+
+def _thread_group(grid: Grid, t: int) -> int:
+    """The bulk-group owner key of thread t (groups are per thread; blocks use
+    negative keys in the layout-level model, so threads are kept apart)."""
+    return grid.num_blocks + t
+
+
+# ------------------------------------------------------------------ GPU-level helpers
+
+
+@dataclass(eq=False)
+class TensorMapValue:
+    """A `!cuda.tensor_map` on the simulator: the buffer, the dims and element strides
+    (dimension 0 first), the box and the swizzle."""
+
+    buffer: Any
+    dims: tuple[int, ...]
+    strides: tuple[int, ...]
+    box: tuple[int, ...]
+    swizzle_bytes: int
+    buffer_type: Any = None
+
+    def to_kernel(self, convert) -> TensorMapValue:
+        """The map as a kernel sees it: its buffer a global memref of the launch."""
+        name = getattr(self.buffer, "name", "buf")
+        return replace(self, buffer=convert(self.buffer, self.buffer_type, name))
+
+
+def _gpu_grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
+    if interp.grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a kernel")
+    return interp.grid
+
+
+def _tensor_map(op: Operation, v: Any) -> TensorMapValue:
+    if not isinstance(v, TensorMapValue):
+        raise ExecutionError(op, f"expected a tensor map, got {type(v).__name__}")
+    return v
+
+
+def _barrier_of(op: Operation, grid: Grid, ref: Any) -> MBarrier:
+    """The mbarrier living in the shared-memory word `ref` (a memref<1xi64, 3>)."""
+    m = _mem(op, ref)
+    st = m.storage
+    if st.space != SHARED:
+        raise ExecutionError(op, f"an mbarrier lives in shared memory, not in {st.name}")
+    bar = getattr(st, "mbarrier", None)
+    if bar is None:
+        bar = MBarrier(1, grid.num_blocks)
+        st.mbarrier = bar  # type: ignore[attr-defined]
+    return bar
+
+
+def _box(op: Operation, grid: Grid, tmap: TensorMapValue, tids: np.ndarray, coords: list[Any]):
+    """Global keys [k, E] of each thread's box (elements in box order: dimension 0
+    fastest), which exist, and the box elements' shared offsets [E]."""
+    rank = len(tmap.box)
+    cs = thread_indices(grid, tids, tuple(coords))
+    idx = np.indices(tmap.box[::-1]).reshape(rank, -1)[::-1]  # per dim, box order
+    gkeys = np.zeros((tids.shape[0], idx.shape[1]), np.int64)
+    valid = np.ones(gkeys.shape, bool)
+    for d in range(rank):
+        c = np.asarray(cs[d], dtype=np.int64).reshape(-1, 1) + idx[d][None, :]
+        valid &= (c >= 0) & (c < tmap.dims[d])
+        gkeys += c * tmap.strides[d]
+    gkeys = np.where(valid, gkeys, 0)
+    eb = int(_mem(op, tmap.buffer).storage.data.dtype.itemsize)
+    soff = box_offsets(tmap.box, tuple(range(rank)), tmap.swizzle_bytes, eb)
+    soff = np.transpose(soff, tuple(range(rank))[::-1]).reshape(-1) if rank > 1 else soff.reshape(-1)
+    return gkeys, valid, soff
+
+
+def _shared_keys(op: Operation, grid: Grid, m: Any, tids: np.ndarray, soff: np.ndarray) -> np.ndarray:
+    st = m.storage
+    if st.space != SHARED:
+        raise ExecutionError(op, f"a TMA copy's shared side is {st.name}, not shared memory")
+    off = m.offset
+    base = np.asarray(off[tids] if isinstance(off, np.ndarray) else off, dtype=np.int64).reshape(-1, 1)
+    rel = base + soff[None, :]
+    if (rel < 0).any() or (rel >= st.size).any():
+        raise ExecutionError(op, f"the TMA box does not fit in {st.name} ({st.size} elements)")
+    return rel + np.asarray(st.base(grid, tids)).reshape(-1, 1)

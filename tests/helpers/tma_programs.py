@@ -1,0 +1,95 @@
+"""TMA test programs: a block-level copy of each tile of a global tensor through a
+shared buffer and back (`layout.copy` gmem -> smem -> gmem, which the `tma` pass turns
+into TMA loads and stores), and a transpose through shared memory whose load is TMA."""
+
+from __future__ import annotations
+
+TYPES = {"f32": ("f32", 4), "f16": ("f16", 2), "bf16": ("bf16", 2), "f64": ("f64", 8), "i8": ("i8", 1)}
+
+
+def round_trip(
+    m: int,
+    n: int,
+    tm: int,
+    tn: int,
+    dtype: str = "f32",
+    smem: str | None = None,
+    threads: int = 128,
+    dynamic: bool = False,
+) -> str:
+    """Copy an m x n row-major tensor tile by tile (tm x tn) through shared memory laid
+    out as `smem` (default: the compact tile). With `dynamic`, m and n are index
+    arguments (the row stride promised a multiple of 16 bytes)."""
+    et, eb = TYPES[dtype]
+    smem = smem or f"#layout.cute<({tm},{tn}):({tn},1)>"
+    gx, gy = -(-m // tm), -(-n // tn)
+    masked = ", masked" if dynamic or m % tm or n % tn else ""
+    if dynamic:
+        glay = "(?,?):(?,1)"
+        view = "layout.view %{p}(%m, %n, %n) {{divisible = array<i64: 1, 1, " + str(16 // eb) + ">}}"
+        args = ", %m: index, %n: index"
+        attrs = f" attributes {{tilec.args = {{m = {m} : index, n = {n} : index}}}}"
+        grid = (
+            f"  %tmc = arith.constant {tm} : index\n  %tnc = arith.constant {tn} : index\n"
+            f"  %gx = arith.ceildivsi %m, %tmc : index\n  %gy = arith.ceildivsi %n, %tnc : index\n"
+        )
+        tlay = f"({tm},{tn}):(?,1)"
+    else:
+        glay = f"({m},{n}):({n},1)"
+        view = "layout.view %{p}"
+        args, attrs = "", ""
+        grid = f"  %gx = arith.constant {gx} : index\n  %gy = arith.constant {gy} : index\n"
+        tlay = f"({tm},{tn}):({n},1)"
+    P = f"!layout.ptr<{et}, align 16>"
+    return f"""
+!G = !layout.tensor<{et}, #layout.cute<{glay}>, gmem>
+!T = !layout.tensor<{et}, #layout.cute<{tlay}>, gmem{masked}>
+!S = !layout.tensor<{et}, {smem}, smem>
+func.func @tma_round_trip(%src: {P}, %dst: {P}{args}){attrs} {{
+  %a = {view.format(p="src")} : {P} -> !G
+  %b = {view.format(p="dst")} : {P} -> !G
+{grid}  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !T, !S
+    layout.barrier
+    layout.copy %s, %tb : !S, !T
+  }}
+  func.return
+}}
+"""
+
+
+def transpose(m: int, n: int, t: int = 32, threads: int = 128) -> str:
+    """dst (n x m) = src (m x n)^T for f32, t x t tiles: a TMA load into a 128-byte
+    swizzled shared tile (t = 32: one 128-byte row per tile row), read down its
+    columns, stored along dst's rows (dst viewed column-major over (i, j))."""
+    assert t == 32
+    return f"""
+#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {threads // 32}], order = [0, 1]}}>
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem{", masked" if m % t or n % t else ""}>
+!Td = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem{", masked" if m % t or n % t else ""}>
+!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},{t}):({t},1)>, smem>
+func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {-(-m // t)} : index
+  %gy = arith.constant {-(-n // t)} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !Ts, !S
+    %w = layout.load %s : !S -> tensor<{t}x{t}xf32, #cols>
+    layout.store %w, %tb : tensor<{t}x{t}xf32, #cols>, !Td
+  }}
+  func.return
+}}
+"""
