@@ -1027,7 +1027,9 @@ class ConvertLayoutOp(IRDLOperation):
 
 @irdl_op_definition
 class SplatOp(IRDLOperation):
-    """A distributed tensor with every element equal to a scalar."""
+    """A distributed tensor with every element equal to a scalar. Splatting a
+    `!layout.ptr<T, align A>` to a tensor of `!layout.ptr<T>` makes a pointer tensor
+    (`layout.addptr`)."""
 
     name = "layout.splat"
     value = operand_def()
@@ -1038,8 +1040,11 @@ class SplatOp(IRDLOperation):
 
     def verify_(self) -> None:
         r = _dist(self.result)
-        _check(self.value.type == r.element_type,
-               f"splat a scalar of the element type {r.element_type}, got {self.value.type}")
+        vt, et = self.value.type, r.element_type
+        # a pointer tensor's elements need not keep the pointer's alignment (layout_ptr)
+        dropped_align = isinstance(vt, PtrType) and et == PtrType(vt.element_type)
+        _check(vt == et or dropped_align,
+               f"splat a scalar of the element type {et}, got {vt}")
 
 
 @irdl_op_definition
@@ -1141,6 +1146,7 @@ class ReduceOp(IRDLOperation):
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
+from .layout_ptr import POINTER_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1150,6 +1156,7 @@ Layout = Dialect(
         *MMA_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
+        *POINTER_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,

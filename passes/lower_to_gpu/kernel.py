@@ -13,6 +13,7 @@ from .copy import CopyLowering
 from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .mma import MmaLowering
+from .pointers import PointerLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
@@ -20,7 +21,7 @@ from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering)
+            ThreadIdsLowering, MmaLowering, PointerLowering)
 
 
 def _table() -> dict[type, Lowering]:

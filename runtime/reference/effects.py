@@ -9,7 +9,7 @@ from xdsl.dialects import func, gpu, memref, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import layout
+from tilec.dialects import layout, layout_ptr
 from tilec.dialects.effects import operand_accesses
 
 # xDSL's ops: op type -> (operand indices written, operand indices read); tilec's ops
@@ -33,6 +33,8 @@ _VIEWS: set[type[Operation]] = {
     memref.AssumeAlignmentOp,
     layout.ViewOp,
     *layout.DERIVED_VIEW_OPS,
+    layout.SplatOp,  # of a pointer: a pointer tensor (dialects/layout_ptr.py)
+    layout_ptr.AddPtrOp,
 }
 
 

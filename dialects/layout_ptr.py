@@ -1,0 +1,260 @@
+"""Pointer tensors: Gluon's and Triton's `ptr + offsets` addressing on distributed tensors.
+
+A *pointer tensor* is a distributed tensor whose elements are `!layout.ptr<T>`, one
+global address per element. It is made by splatting a pointer argument
+(`layout.splat`), moved by an integer tensor of element offsets (`layout.addptr`,
+Triton's `tt.addptr`: `in_ptr + offsets`), and read and written through
+(`layout.ptr_load` / `layout.ptr_store`, Gluon's `gl.load(ptrs, mask=, other=)` /
+`gl.store(ptrs, value, mask=)`), so that a Gluon kernel translates line by line:
+
+    %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<1024x!layout.ptr<f32>, #b>
+    %q = layout.addptr %p, %offs : tensor<1024x!layout.ptr<f32>, #b>, tensor<1024xi32, #b>
+    %v = layout.ptr_load %q, %zero : f32 mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>
+    layout.ptr_store %v, %q mask %m : tensor<1024xi1, #b> : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>
+
+The element type of a pointer tensor is the pointer type without an alignment
+(`!layout.ptr<f32>`): the elements are different addresses, and what is known of their
+alignment is the business of the `vectorize-pointers` pass (an AxisInfo analysis as
+Triton's: contiguity, divisibility and constancy of the addresses, the divisibility of
+a pointer argument being its `align`). `layout.splat` of an aligned pointer may drop the
+alignment from the type. `layout.addptr` also takes a scalar pointer and a scalar
+offset (`x_ptr += pid * stride`).
+
+Element i of a pointer tensor addresses element `offset(i)` of its argument's buffer;
+an access outside the buffer is an error on the CPU reference executor (a fault on the
+GPU), as is an access where `mask` is false that the program would have made anyway.
+`vector` (set by `vectorize-pointers`) is the number of consecutive registers moved
+per access; `uniform_mask` (also set by it) says the mask is the same over each vector,
+so one predicate guards it (otherwise a vector whose lanes disagree falls back to
+per-lane accesses at run time)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .effects import Accesses
+from .layout_attrs import PtrType, distributed_tensor_encoding
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def pointee(t: Attribute) -> Attribute | None:
+    """The element type a pointer or a pointer tensor points to (None: neither)."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return t.element_type if isinstance(t, PtrType) else None
+
+
+def is_pointer_tensor(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and isinstance(t.element_type, PtrType)
+
+
+def _pointer_tensor(v: SSAValue, what: str) -> TensorType:
+    t = v.type
+    _check(is_pointer_tensor(t), f"{what} must be a distributed tensor of !layout.ptr, got {t}")
+    distributed_tensor_encoding(t)
+    return t  # type: ignore[return-value]
+
+
+def _check_int(t: Attribute, what: str) -> None:
+    _check(isinstance(t, IntegerType | IndexType) and not (isinstance(t, IntegerType) and t.width.data == 1),
+           f"{what} must be integers (i8..i64 or index), got {t}")
+
+
+@irdl_op_definition
+class AddPtrOp(IRDLOperation):
+    """`ptr + offset` in elements of the pointee (Triton's `tt.addptr`): a pointer
+    tensor and an integer tensor of the same shape and distributed layout, or a scalar
+    pointer and a scalar integer. The result has the pointer operand's type, without
+    its alignment (`!layout.ptr<f32, align 16>` + offset is a `!layout.ptr<f32>`).
+
+        %q = layout.addptr %p, %offs : tensor<1024x!layout.ptr<f32>, #b>, tensor<1024xi32, #b>
+        %r = layout.addptr %src, %i : !layout.ptr<f32, align 16>, i32"""
+
+    name = "layout.addptr"
+    ptr = operand_def()
+    offset = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, ptr: SSAValue, offset: SSAValue):
+        super().__init__(operands=[ptr, offset], result_types=[self.result_type_of(ptr.type)])
+
+    @staticmethod
+    def result_type_of(t: Attribute) -> Attribute:
+        if isinstance(t, TensorType) and isinstance(t.element_type, PtrType):
+            return TensorType(PtrType(t.element_type.element_type), t.get_shape(), t.encoding)
+        if isinstance(t, PtrType):
+            return PtrType(t.element_type)
+        raise VerifyException(f"layout.addptr takes a pointer or a tensor of pointers, got {t}")
+
+    @classmethod
+    def parse(cls, parser):  # the result type follows from the operands'
+        from xdsl.parser import UnresolvedOperand
+
+        p: UnresolvedOperand = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        o = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        pt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ot = parser.parse_type()
+        try:
+            rt = cls.result_type_of(pt)
+        except VerifyException as e:
+            parser.raise_error(str(e), pos, parser.pos)
+        ptr, off = parser.resolve_operands([p, o], [pt, ot], pos)
+        op = cls.create(operands=[ptr, off], result_types=[rt])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", ")
+        printer.print_operand(self.offset)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.offset.type)
+
+    def verify_(self) -> None:
+        pt, ot = self.ptr.type, self.offset.type
+        _check(self.result.type == self.result_type_of(pt),
+               f"the result must be {self.result_type_of(pt)}, got {self.result.type}")
+        if isinstance(pt, PtrType):
+            _check(not isinstance(ot, TensorType),
+                   "a scalar pointer takes a scalar offset (splat the pointer to add a tensor)")
+            _check_int(ot, "the offset")
+            return
+        t = _pointer_tensor(self.ptr, "the pointer operand")
+        _check(isinstance(ot, TensorType), f"a tensor of pointers takes a tensor of offsets, got {ot}")
+        _check_int(ot.element_type, "the offsets")
+        _check(tuple(ot.get_shape()) == tuple(t.get_shape()) and ot.encoding == t.encoding,
+               f"the offsets must have the pointers' shape and layout: {t} and {ot}")
+
+
+def _check_mask(mask: SSAValue | None, t: TensorType) -> None:
+    if mask is None:
+        return
+    m = mask.type
+    _check(isinstance(m, TensorType) and m.element_type == IntegerType(1)
+           and tuple(m.get_shape()) == tuple(t.get_shape()) and m.encoding == t.encoding,
+           f"the mask must be a tensor of i1 of the pointers' shape and layout, got {m}")
+
+
+def _check_vector(op: IRDLOperation) -> None:
+    v = op.vector
+    if v is not None:
+        n = v.value.data
+        _check(n >= 1 and n & (n - 1) == 0, f"vector must be a power of two, got {n}")
+
+
+def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
+    from .layout import _check_block_threads as check
+
+    check(op, t)
+
+
+@irdl_op_definition
+class PtrLoadOp(IRDLOperation):
+    """Gluon's `gl.load(ptrs, mask=mask, other=other)`: element i of the result is the
+    element `ptrs[i]` points to; where the optional `mask` (a tensor of i1 in the
+    pointers' layout) is false nothing is read and the element is `other` (a scalar,
+    default 0). The result has the pointers' shape and layout and their pointee type.
+
+        %v = layout.ptr_load %q : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>
+        %w = layout.ptr_load %q, %z : f32 mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>"""
+
+    name = "layout.ptr_load"
+    traits = traits_def(Accesses(reads=("ptrs",)))
+    ptrs = operand_def(TensorType)
+    other = opt_operand_def()
+    mask = opt_operand_def(TensorType)
+    vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    assembly_format = (
+        "$ptrs (`,` $other^ `:` type($other))? (`mask` $mask^ `:` type($mask))? attr-dict "
+        "`:` type($ptrs) `->` type($result)"
+    )
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+
+    def __init__(self, ptrs: SSAValue, other: SSAValue | None = None, mask: SSAValue | None = None):
+        t: TensorType = ptrs.type  # type: ignore[assignment]
+        rt = TensorType(pointee(t), t.get_shape(), t.encoding)
+        super().__init__(operands=[ptrs, other, mask], result_types=[rt])
+
+    def verify_(self) -> None:
+        t = _pointer_tensor(self.ptrs, "the pointers")
+        r = self.result.type
+        et = pointee(t)
+        _check(isinstance(r, TensorType) and r.element_type == et and tuple(r.get_shape()) == tuple(t.get_shape())
+               and r.encoding == t.encoding,
+               f"the result must be a tensor of {et} of the pointers' shape and layout, got {r}")
+        if self.other is not None:
+            _check(self.other.type == et, f"`other` must be a scalar of the element type {et}, got {self.other.type}")
+        _check_mask(self.mask, t)
+        _check_vector(self)
+        _check_block_threads(self, t)
+
+
+@irdl_op_definition
+class PtrStoreOp(IRDLOperation):
+    """Gluon's `gl.store(ptrs, value, mask=mask)`: element i of `value` is written where
+    `ptrs[i]` points, except where the optional `mask` is false. The value has the
+    pointers' shape and layout and their pointee type; an element held by several
+    threads (a broadcast layout) is written once.
+
+        layout.ptr_store %v, %q : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>
+        layout.ptr_store %v, %q mask %m : tensor<1024xi1, #b> : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>"""
+
+    name = "layout.ptr_store"
+    traits = traits_def(Accesses(writes=("ptrs",)))
+    value = operand_def(TensorType)
+    ptrs = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
+    vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "$value `,` $ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($ptrs)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value: SSAValue, ptrs: SSAValue, mask: SSAValue | None = None):
+        super().__init__(operands=[value, ptrs, mask])
+
+    def verify_(self) -> None:
+        t = _pointer_tensor(self.ptrs, "the pointers")
+        v = self.value.type
+        et = pointee(t)
+        _check(isinstance(v, TensorType) and v.element_type == et and tuple(v.get_shape()) == tuple(t.get_shape())
+               and v.encoding == t.encoding,
+               f"the value must be a tensor of {et} of the pointers' shape and layout, got {v}")
+        _check_mask(self.mask, t)
+        _check_vector(self)
+        _check_block_threads(self, t)
+
+
+POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp)
+"""Registered in the `layout` dialect (dialects/layout.py)."""
