@@ -20,10 +20,11 @@ a pointer argument being its `align`). `layout.splat` of an aligned pointer may 
 alignment from the type. `layout.addptr` also takes a scalar pointer and a scalar
 offset (`x_ptr += pid * stride`).
 
-Element i of a pointer tensor addresses element `offset(i)` of its argument's buffer;
-an access outside the buffer is an error on the CPU reference executor (a fault on the
-GPU), as is an access where `mask` is false that the program would have made anyway.
-`vector` (set by `vectorize-pointers`) is the number of consecutive registers moved
+Element i of a pointer tensor addresses element `offset(i)` of its argument's buffer.
+An access outside the buffer (where the mask, if any, is true) is an error on the CPU
+reference executor, naming the thread and the element. The IR gives no extent to a
+buffer reached only through pointer tensors: `--run` takes its size from the
+function's `tilec.args` (or `--arg NAME=N`), as for dynamic views. `vector` (set by `vectorize-pointers`) is the number of consecutive registers moved
 per access; `uniform_mask` (also set by it) says the mask is the same over each vector,
 so one predicate guards it (otherwise a vector whose lanes disagree falls back to
 per-lane accesses at run time)."""
