@@ -75,8 +75,10 @@ def _pointer_tensor(v: SSAValue, what: str) -> TensorType:
 
 
 def _check_int(t: Attribute, what: str) -> None:
-    _check(isinstance(t, IntegerType | IndexType) and not (isinstance(t, IntegerType) and t.width.data == 1),
-           f"{what} must be integers (i8..i64 or index), got {t}")
+    _check(
+        isinstance(t, IntegerType | IndexType) and not (isinstance(t, IntegerType) and t.width.data == 1),
+        f"{what} must be integers (i8..i64 or index), got {t}",
+    )
 
 
 @irdl_op_definition
@@ -141,27 +143,37 @@ class AddPtrOp(IRDLOperation):
 
     def verify_(self) -> None:
         pt, ot = self.ptr.type, self.offset.type
-        _check(self.result.type == self.result_type_of(pt),
-               f"the result must be {self.result_type_of(pt)}, got {self.result.type}")
+        _check(
+            self.result.type == self.result_type_of(pt),
+            f"the result must be {self.result_type_of(pt)}, got {self.result.type}",
+        )
         if isinstance(pt, PtrType):
-            _check(not isinstance(ot, TensorType),
-                   "a scalar pointer takes a scalar offset (splat the pointer to add a tensor)")
+            _check(
+                not isinstance(ot, TensorType),
+                "a scalar pointer takes a scalar offset (splat the pointer to add a tensor)",
+            )
             _check_int(ot, "the offset")
             return
         t = _pointer_tensor(self.ptr, "the pointer operand")
         _check(isinstance(ot, TensorType), f"a tensor of pointers takes a tensor of offsets, got {ot}")
         _check_int(ot.element_type, "the offsets")
-        _check(tuple(ot.get_shape()) == tuple(t.get_shape()) and ot.encoding == t.encoding,
-               f"the offsets must have the pointers' shape and layout: {t} and {ot}")
+        _check(
+            tuple(ot.get_shape()) == tuple(t.get_shape()) and ot.encoding == t.encoding,
+            f"the offsets must have the pointers' shape and layout: {t} and {ot}",
+        )
 
 
 def _check_mask(mask: SSAValue | None, t: TensorType) -> None:
     if mask is None:
         return
     m = mask.type
-    _check(isinstance(m, TensorType) and m.element_type == IntegerType(1)
-           and tuple(m.get_shape()) == tuple(t.get_shape()) and m.encoding == t.encoding,
-           f"the mask must be a tensor of i1 of the pointers' shape and layout, got {m}")
+    _check(
+        isinstance(m, TensorType)
+        and m.element_type == IntegerType(1)
+        and tuple(m.get_shape()) == tuple(t.get_shape())
+        and m.encoding == t.encoding,
+        f"the mask must be a tensor of i1 of the pointers' shape and layout, got {m}",
+    )
 
 
 def _check_vector(op: IRDLOperation) -> None:
@@ -210,9 +222,13 @@ class PtrLoadOp(IRDLOperation):
         t = _pointer_tensor(self.ptrs, "the pointers")
         r = self.result.type
         et = pointee(t)
-        _check(isinstance(r, TensorType) and r.element_type == et and tuple(r.get_shape()) == tuple(t.get_shape())
-               and r.encoding == t.encoding,
-               f"the result must be a tensor of {et} of the pointers' shape and layout, got {r}")
+        _check(
+            isinstance(r, TensorType)
+            and r.element_type == et
+            and tuple(r.get_shape()) == tuple(t.get_shape())
+            and r.encoding == t.encoding,
+            f"the result must be a tensor of {et} of the pointers' shape and layout, got {r}",
+        )
         if self.other is not None:
             _check(self.other.type == et, f"`other` must be a scalar of the element type {et}, got {self.other.type}")
         _check_mask(self.mask, t)
@@ -237,9 +253,7 @@ class PtrStoreOp(IRDLOperation):
     mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
     uniform_mask = opt_prop_def(UnitAttr)
-    assembly_format = (
-        "$value `,` $ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($ptrs)"
-    )
+    assembly_format = "$value `,` $ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($ptrs)"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, value: SSAValue, ptrs: SSAValue, mask: SSAValue | None = None):
@@ -249,9 +263,13 @@ class PtrStoreOp(IRDLOperation):
         t = _pointer_tensor(self.ptrs, "the pointers")
         v = self.value.type
         et = pointee(t)
-        _check(isinstance(v, TensorType) and v.element_type == et and tuple(v.get_shape()) == tuple(t.get_shape())
-               and v.encoding == t.encoding,
-               f"the value must be a tensor of {et} of the pointers' shape and layout, got {v}")
+        _check(
+            isinstance(v, TensorType)
+            and v.element_type == et
+            and tuple(v.get_shape()) == tuple(t.get_shape())
+            and v.encoding == t.encoding,
+            f"the value must be a tensor of {et} of the pointers' shape and layout, got {v}",
+        )
         _check_mask(self.mask, t)
         _check_vector(self)
         _check_block_threads(self, t)

@@ -28,7 +28,9 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
 from xdsl.ir import BlockArgument, SSAValue
 
-from tilec.dialects import layout, layout_compute as lc, layout_ptr as lp
+from tilec.dialects import layout
+from tilec.dialects import layout_compute as lc
+from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType, element_bytes
 
 MAX_DIV = 1 << 30
@@ -113,8 +115,9 @@ class AxisInfoAnalysis:
                 if isinstance(x, int):
                     return AxisInfo.constant(x, shape)
             return AxisInfo.unknown(rank)
-        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | lc.ExtSIOp | lc.ExtUIOp
-                      | layout.ConvertLayoutOp):
+        if isinstance(
+            op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | lc.ExtSIOp | lc.ExtUIOp | layout.ConvertLayoutOp
+        ):
             return self.get(op.operands[0])
         if isinstance(op, layout.ArangeOp):
             s, e = op.start.value.data, op.end.value.data
@@ -126,7 +129,7 @@ class AxisInfoAnalysis:
             x = self.get(op.source)
             ax = op.axis.value.data
             every = min([x.element_div(d) for d in range(x.rank)] or [MAX_DIV])
-            ins = lambda t, a: t[:ax] + (a,) + t[ax:]  # noqa: E731
+            ins = lambda t, a: t[:ax] + (a,) + t[ax:]
             return AxisInfo(ins(x.contiguity, 1), ins(x.divisibility, every), ins(x.constancy, 1), x.value)
         if isinstance(op, layout.BroadcastOp):
             x = self.get(op.source)
@@ -238,8 +241,12 @@ def access_width(ll, ptrs: AxisInfo, mask: AxisInfo | None, elem_bytes: int, max
     v = min(v, ptrs.contiguity[d], max(1, max_bytes // elem_bytes))
     while v > 1 and ptrs.divisibility[d] % (v * elem_bytes):
         v //= 2
-    others = [bs[d] for name in ("register", "lane", "warp", "block")
-              for i, bs in enumerate(ll.get_bases(name)) if not (name == "register" and i < best_k)]
+    others = [
+        bs[d]
+        for name in ("register", "lane", "warp", "block")
+        for i, bs in enumerate(ll.get_bases(name))
+        if not (name == "register" and i < best_k)
+    ]
     while v > 1 and any(x % v for x in others):
         v //= 2
     uniform = mask is None or mask.constancy[d] >= v

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects.builtin import IndexType, TensorType, VectorType
 from xdsl.ir import Block, Region, SSAValue
 
-from tilec.dialects import layout, layout_ptr as lp
+from tilec.dialects import layout
+from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import V, Val
@@ -39,7 +40,9 @@ class PointerLowering(KernelBase):
         t = v.type
         if isinstance(t, PtrType) and isinstance(x, SSAValue):
             return Ptr(View(x, 0, [], None, None, "gmem", t.element_type, t.alignment), 0)
-        raise _fail(op, f"'{op.name}': pointer tensors are made by layout.splat of a pointer argument and layout.addptr")
+        raise _fail(
+            op, f"'{op.name}': pointer tensors are made by layout.splat of a pointer argument and layout.addptr"
+        )
 
     def splat_pointer(self, op: layout.SplatOp):
         p = self.pointer(op.value, op)
@@ -68,13 +71,14 @@ class PointerLowering(KernelBase):
         else:
             self.vals[op.result] = Ptr(p.view, b.add_(p.offs, self._index(off)))
 
-    def _tensor_ptr(self, op) -> tuple[Ptr, TensorType, object, list]:
+    def _tensor_ptr(self, op) -> tuple[Ptr, TensorType, list]:
+        """The pointers of a ptr_load / ptr_store, their type, and each register's
+        coordinate."""
         p = self.pointer(op.ptrs, op)
         if not isinstance(p.offs, list):
             raise _fail(op, "expected a tensor of pointers")
         t: TensorType = op.ptrs.type
-        ll = self.linear(t, op)
-        return p, t, ll, self.reg_coords(ll)
+        return p, t, self.reg_coords(self.linear(t, op))
 
     def _lane_masks(self, op, group: list[int]) -> list[Val]:
         if op.mask is None:
@@ -101,7 +105,7 @@ class PointerLowering(KernelBase):
     @lowers(lp.PtrLoadOp)
     def op_ptr_load(self, op: lp.PtrLoadOp):
         b = self.b
-        p, t, ll, regs = self._tensor_ptr(op)
+        p, t, regs = self._tensor_ptr(op)
         vec = op.vector.value.data if op.vector is not None else 1
         elem = lp.pointee(t)
         other = self.ssa(op.other) if op.other is not None else None
@@ -118,34 +122,35 @@ class PointerLowering(KernelBase):
             offs = [p.offs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                vals = self.masked_read(p.view, offs[0], masks, lambda j: offs[j], vec, elem, other)
+                vals = self.masked_read(p.view, offs[0], masks, offs.__getitem__, vec, elem, other)
             else:
-                # lanes that may disagree: one vector where all hold, lanes otherwise
-                for o in offs:
-                    b.ssa(o)  # computed before the scf.if, as used in both branches
-                x = self._all_or_lanes(
-                    masks,
-                    lambda: [self.load_vec(p.view, offs[0], vec)],
-                    lambda: [self.pack([self.guarded_read(m, lambda o=o: self.load_scalar(p.view, o), lambda: fill)
-                                        for m, o in zip(masks, offs)], elem)],
-                    [self._vec_type(elem, vec)],
-                )[0]
-                vals = [self.extract(x, j) for j in range(vec)]
+                vals = self._read_all_or_lanes(p.view, offs, masks, elem, fill)
             for r, x in zip(group, vals):
                 out[r] = x
                 first.setdefault(regs[r], r)
         self.vals[op.result] = out
 
-    @staticmethod
-    def _vec_type(elem, n: int):
-        from xdsl.dialects.builtin import VectorType
+    def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
+        """A vector whose lanes' masks may disagree: one vector read where all hold,
+        per-lane guarded reads otherwise."""
+        for o in offs:
+            self.b.ssa(o)  # computed before the scf.if, as used in both branches
 
-        return VectorType(elem, [n])
+        def lanes():
+            reads = [
+                self.guarded_read(m, lambda o=o: self.load_scalar(view, o), lambda: fill) for m, o in zip(masks, offs)
+            ]
+            return [self.pack(reads, elem)]
+
+        n = len(offs)
+        x = self._all_or_lanes(masks, lambda: [self.load_vec(view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
+        return [self.extract(x, j) for j in range(n)]
 
     @lowers(lp.PtrStoreOp)
     def op_ptr_store(self, op: lp.PtrStoreOp):
         b = self.b
-        p, t, ll, regs = self._tensor_ptr(op)
+        p, t, regs = self._tensor_ptr(op)
+        ll = self.linear(t, op)
         vec = op.vector.value.data if op.vector is not None else 1
         xs = self.get(op.value)
         owner = self.store_owner(ll)
@@ -174,4 +179,6 @@ class PointerLowering(KernelBase):
                         b.add(scf.YieldOp())
                 return []
 
-            self._all_or_lanes(masks, lambda packed=packed, offs=offs: (self.store_vec(p.view, packed, offs[0]), [])[1], lanes)
+            self._all_or_lanes(
+                masks, lambda packed=packed, offs=offs: (self.store_vec(p.view, packed, offs[0]), [])[1], lanes
+            )

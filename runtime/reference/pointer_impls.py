@@ -144,8 +144,9 @@ class PointerFunctions(InterpreterFunctions):
         keys = element_keys(op, grid, shim, acc, offs, valid, verb)
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
-            check_vectors(op, grid, shim, acc, keys - np.asarray(
-                p.storage.base(grid, acc.actors)).reshape(-1, 1), n, verb, valid)
+            check_vectors(
+                op, grid, shim, acc, keys - np.asarray(p.storage.base(grid, acc.actors)).reshape(-1, 1), n, verb, valid
+            )
         return grid, acc, c, keys, valid
 
     @impl(lp.PtrLoadOp)

@@ -34,6 +34,7 @@ def test_memcpy_1d(xblock, r, xnumel):
     import cupy as cp
 
     import tilec
+
     x = np.random.default_rng(0).standard_normal(xnumel).astype(np.float32)
     src, dst = cp.asarray(x), cp.asarray(U.poison(xnumel))
     k = tilec.compile(U.memcpy_1d(xblock, r))

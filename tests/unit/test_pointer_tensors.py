@@ -14,25 +14,31 @@ from tilec.runtime.reference import ExecutionError, random_inputs, run
 
 
 def blocked(spt: list[int], tpw: list[int], wpc: list[int], order: list[int]) -> str:
-    return (f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
-            f"warpsPerCTA = {wpc}, order = {order}}}>")
+    return f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, warpsPerCTA = {wpc}, order = {order}}}>"
 
 
-def memcpy_1d(xblock: int, r: int = 1, warps: int = 4, et: str = "f32", align: int = 16,
-              other: str | None = None) -> str:
+def memcpy_1d(
+    xblock: int, r: int = 1, warps: int = 4, et: str = "f32", align: int = 16, other: str | None = None
+) -> str:
     """The tutorial's memcpy_1d_kernel with BlockedLayout([r], [32], [warps], [0]);
     `other` (a float literal) fills the masked elements (it then copies a padded
     output: out has XBLOCK * grid elements)."""
     lay = blocked([r], [32], [warps], [0])
-    P, Ii, M, F = (f"tensor<{xblock}x!layout.ptr<{et}>, {lay}>", f"tensor<{xblock}xi32, {lay}>",
-                   f"tensor<{xblock}xi1, {lay}>", f"tensor<{xblock}x{et}, {lay}>")
+    P, Ii, M, F = (
+        f"tensor<{xblock}x!layout.ptr<{et}>, {lay}>",
+        f"tensor<{xblock}xi32, {lay}>",
+        f"tensor<{xblock}xi1, {lay}>",
+        f"tensor<{xblock}x{et}, {lay}>",
+    )
     pt = f"!layout.ptr<{et}, align {align}>"
     if other is None:
         load = f"%value = layout.ptr_load %in_ptrs mask %mask : {M} : {P} -> {F}"
         store = f"layout.ptr_store %value, %out_ptrs mask %mask : {M} : {F}, {P}"
     else:
-        load = (f"%o = arith.constant {other} : {et}\n"
-                f"    %value = layout.ptr_load %in_ptrs, %o : {et} mask %mask : {M} : {P} -> {F}")
+        load = (
+            f"%o = arith.constant {other} : {et}\n"
+            f"    %value = layout.ptr_load %in_ptrs, %o : {et} mask %mask : {M} : {P} -> {F}"
+        )
         store = f"layout.ptr_store %value, %out_ptrs : {F}, {P}"
     return f"""
 func.func @memcpy_1d(%in_ptr: {pt}, %out_ptr: {pt}, %xnumel: index) {{
@@ -67,8 +73,12 @@ def memcpy_2d(xblock: int, yblock: int, layout: str, warps: int = 4) -> str:
     block and layout; the extents and the strides (in elements) are arguments."""
     sx, sy = f"#layout.slice<{{dim = 1, parent = {layout}}}>", f"#layout.slice<{{dim = 0, parent = {layout}}}>"
     T = f"{xblock}x{yblock}"
-    P, Ii, M, F = (f"tensor<{T}x!layout.ptr<f32>, {layout}>", f"tensor<{T}xi32, {layout}>",
-                   f"tensor<{T}xi1, {layout}>", f"tensor<{T}xf32, {layout}>")
+    P, Ii, M, F = (
+        f"tensor<{T}x!layout.ptr<f32>, {layout}>",
+        f"tensor<{T}xi32, {layout}>",
+        f"tensor<{T}xi1, {layout}>",
+        f"tensor<{T}xf32, {layout}>",
+    )
     pt = "!layout.ptr<f32, align 16>"
     lines = []
     for a in ("xsi", "ysi", "xso", "yso", "xn", "yn"):
@@ -138,8 +148,14 @@ def memcpy_2d_args(xnumel: int, ynumel: int, transposed: bool) -> dict:
     """Strides of the tutorial's test: row-major, or `input.T` / `output.T` of a
     row-major (ynumel, xnumel) tensor."""
     s = (1, xnumel) if transposed else (ynumel, 1)
-    return dict(xnumel=xnumel, ynumel=ynumel, xstride_in=s[0], ystride_in=s[1],
-                xstride_out=s[0], ystride_out=s[1])
+    return {
+        "xnumel": xnumel,
+        "ynumel": ynumel,
+        "xstride_in": s[0],
+        "ystride_in": s[1],
+        "xstride_out": s[0],
+        "ystride_out": s[1],
+    }
 
 
 def _through_default(text: str, inputs: dict) -> dict:
@@ -158,10 +174,9 @@ def _through_default(text: str, inputs: dict) -> dict:
 @pytest.mark.parametrize("r", [1, 4])
 def test_memcpy_1d_copies_exactly(xblock, xnumel, r):
     """The tutorial's test_memcpy_1d (and the R=4 layout of its benchmark)."""
-    if xblock < 32 * 4 * r:
-        xblock = 32 * 4 * r
+    xblock = max(xblock, 32 * 4 * r)
     x = np.random.default_rng(0).standard_normal(xnumel).astype(np.float32)
-    out = _through_default(memcpy_1d(xblock, r), dict(in_ptr=x, out_ptr=poison(xnumel), xnumel=xnumel))
+    out = _through_default(memcpy_1d(xblock, r), {"in_ptr": x, "out_ptr": poison(xnumel), "xnumel": xnumel})
     np.testing.assert_array_equal(out["out_ptr"], x)
 
 
@@ -169,8 +184,7 @@ def test_masked_elements_are_other():
     """`other` fills the masked elements: out[i] = in[i] for i < n, else other."""
     n, xblock = 1000, 512
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
-    out = _through_default(memcpy_1d(xblock, 4, other="-2.5"),
-                           dict(in_ptr=x, out_ptr=poison(1024), xnumel=n))
+    out = _through_default(memcpy_1d(xblock, 4, other="-2.5"), {"in_ptr": x, "out_ptr": poison(1024), "xnumel": n})
     np.testing.assert_array_equal(out["out_ptr"], np.concatenate([x, np.full(24, -2.5, np.float32)]))
 
 
@@ -188,11 +202,16 @@ def test_memcpy_2d_copies_exactly(shape, transposed):
 
 def test_unmasked_access_outside_the_buffer_is_an_error():
     """Without a mask the last block reads past xnumel: an error naming the thread."""
-    text = memcpy_1d(128).replace(" mask %mask : tensor<128xi1, #layout.blocked<{sizePerThread = [1], "
-                                  "threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>", "")
+    text = memcpy_1d(128).replace(
+        " mask %mask : tensor<128xi1, #layout.blocked<{sizePerThread = [1], "
+        "threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>",
+        "",
+    )
     assert "mask" not in text.split("%mask = ")[1].split("\n", 1)[1]
-    with pytest.raises(ExecutionError, match="out-of-bounds access: .* reads element 200 of %in_ptr, which has 200 elements"):
-        run(text, dict(in_ptr=np.zeros(200, np.float32), out_ptr=poison(200), xnumel=200))
+    with pytest.raises(
+        ExecutionError, match="out-of-bounds access: .* reads element 200 of %in_ptr, which has 200 elements"
+    ):
+        run(text, {"in_ptr": np.zeros(200, np.float32), "out_ptr": poison(200), "xnumel": 200})
 
 
 def _with_props(text: str, props: str) -> str:
@@ -206,17 +225,25 @@ def test_uniform_mask_that_is_not_uniform_is_an_error():
     """The executor checks `uniform_mask` (what vectorize-pointers claims)."""
     text = _with_props(memcpy_1d(512, 4), "{vector = 4 : i64, uniform_mask}")
     with pytest.raises(ExecutionError, match="uniform_mask: the mask differs within a vector of 4"):
-        run(text, dict(in_ptr=np.zeros(1001, np.float32), out_ptr=poison(1001), xnumel=1001))
+        run(text, {"in_ptr": np.zeros(1001, np.float32), "out_ptr": poison(1001), "xnumel": 1001})
 
 
 def test_misaligned_vector_is_an_error():
     """A vector claimed on an address that is not a multiple of its size: an error."""
-    text = memcpy_1d(512, 4).replace("%starts = layout.splat %start", "%start1 = arith.addi %start, %one : i32\n"
-                                     "    %starts = layout.splat %start1").replace(
-        "%start = arith.muli %pid32, %xblock : i32", "%start = arith.muli %pid32, %xblock : i32\n    %one = arith.constant 1 : i32")
+    text = (
+        memcpy_1d(512, 4)
+        .replace(
+            "%starts = layout.splat %start",
+            "%start1 = arith.addi %start, %one : i32\n    %starts = layout.splat %start1",
+        )
+        .replace(
+            "%start = arith.muli %pid32, %xblock : i32",
+            "%start = arith.muli %pid32, %xblock : i32\n    %one = arith.constant 1 : i32",
+        )
+    )
     text = _with_props(text, "{vector = 4 : i64}")
     with pytest.raises(ExecutionError, match="misaligned vector access"):
-        run(text, dict(in_ptr=np.zeros(1024, np.float32), out_ptr=poison(1024), xnumel=1000))
+        run(text, {"in_ptr": np.zeros(1024, np.float32), "out_ptr": poison(1024), "xnumel": 1000})
 
 
 def test_scalar_addptr_moves_the_base():
@@ -247,7 +274,7 @@ func.func @rows(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 1
 }}
 """
     x = np.arange(128, dtype=np.float32)
-    out = _through_default(text, dict(src=x, dst=poison(128)))
+    out = _through_default(text, {"src": x, "dst": poison(128)})
     np.testing.assert_array_equal(out["dst"], x.reshape(4, 32)[:, ::-1].reshape(-1))
 
 
