@@ -31,8 +31,9 @@ per-lane accesses at run time)."""
 
 from __future__ import annotations
 
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -72,6 +73,62 @@ def _pointer_tensor(v: SSAValue, what: str) -> TensorType:
     _check(is_pointer_tensor(t), f"{what} must be a distributed tensor of !layout.ptr, got {t}")
     distributed_tensor_encoding(t)
     return t  # type: ignore[return-value]
+
+
+def pointer_root(v: SSAValue, within: Operation | None = None) -> SSAValue:
+    """The pointer argument a pointer (tensor) points into: followed back through
+    `layout.addptr`, `layout.splat` and any op taking pointers (shape ops,
+    `convert_layout`, `select`, `scf.for` iter_args), which must all lead to the same
+    argument. The executor and the lowering address memory as that argument plus
+    the element offsets the pointer values carry. A VerifyException when there is no
+    such single argument, or when `within` is given and an op making the pointers lies
+    outside it (pointers are made inside the `layout.launch` that uses them)."""
+    roots: set[SSAValue] = set()
+    seen: set[SSAValue] = set()
+    work = [v]
+    while work:
+        x = work.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        t = x.type
+        if not (isinstance(t, PtrType) or is_pointer_tensor(t)):
+            raise VerifyException(f"{x.name_hint or 'a value'} of type {t} is not a pointer")
+        if isinstance(x, BlockArgument):
+            owner = x.owner.parent_op()
+            if isinstance(owner, scf.ForOp) and x.index >= 1:
+                k = x.index - 1
+                work.append(owner.iter_args[k])
+                work.append(owner.body.block.last_op.operands[k])
+            elif isinstance(t, PtrType) and isinstance(owner, func.FuncOp):
+                roots.add(x)
+            else:
+                raise VerifyException(f"cannot tell which argument the pointer %{x.name_hint or '?'} points into")
+            continue
+        op = x.owner
+        if within is not None and not within.is_ancestor(op):
+            raise VerifyException(f"'{op.name}' makes pointers outside the layout.launch that uses them")
+        if isinstance(op, scf.ForOp):
+            k = op.results.index(x)
+            work.append(op.iter_args[k])
+            work.append(op.body.block.last_op.operands[k])
+            continue
+        ptrs = [o for o in op.operands if isinstance(o.type, PtrType) or is_pointer_tensor(o.type)]
+        if not ptrs:
+            raise VerifyException(f"'{op.name}' makes a pointer that points into no argument")
+        work.extend(ptrs)
+    if len(roots) != 1:
+        names = ", ".join(sorted(f"%{r.name_hint or '?'}" for r in roots))
+        raise VerifyException(
+            f"the pointers may point into several arguments ({names}): each pointer tensor must point into one"
+        )
+    return roots.pop()
+
+
+def pointer_conversion_message(kind: str) -> str:
+    """Why a `convert_layout` of a pointer tensor that moves data cannot be lowered."""
+    return (f"convert_layout of a pointer tensor that moves elements between threads ({kind}) is not "
+            "supported: convert the offsets before layout.addptr, or the loaded values, instead")
 
 
 def _check_int(t: Attribute, what: str) -> None:
@@ -183,6 +240,12 @@ def _check_vector(op: IRDLOperation) -> None:
         _check(n >= 1 and n & (n - 1) == 0, f"vector must be a power of two, got {n}")
 
 
+def _check_root(op: IRDLOperation) -> None:
+    from .layout import enclosing_launch
+
+    pointer_root(op.ptrs, enclosing_launch(op))
+
+
 def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
     from .layout import _check_block_threads as check
 
@@ -234,6 +297,7 @@ class PtrLoadOp(IRDLOperation):
         _check_mask(self.mask, t)
         _check_vector(self)
         _check_block_threads(self, t)
+        _check_root(self)
 
 
 @irdl_op_definition
@@ -273,6 +337,7 @@ class PtrStoreOp(IRDLOperation):
         _check_mask(self.mask, t)
         _check_vector(self)
         _check_block_threads(self, t)
+        _check_root(self)
 
 
 POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp)

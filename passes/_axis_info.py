@@ -16,15 +16,16 @@ rules are Triton's (lib/Analysis/AxisInfo.cpp) for the ops a pointer kernel comp
 its offsets and masks with: constants, `layout.arange`, `layout.splat`, casts,
 `arith.addi`/`subi`/`muli`, `layout.expand_dims`/`broadcast`/`convert_layout`,
 `layout.cmpi` (a contiguous run compared against a constant: equal over runs of the
-gcd of the divisibilities), `arith.andi`/`ori` of masks, `layout.select` and
-`layout.addptr`. Anything else is unknown (all ones). A pointer argument's divisibility
+gcd of the divisibilities), `arith.andi`/`ori` of masks, `layout.select`,
+`layout.addptr`, and the values an `scf.for` carries (a fixed point over its
+initial and yielded values). Anything else is unknown (all ones). A pointer argument's divisibility
 is its `align`; the block ids, the thread id and index arguments are unknown."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
 from xdsl.ir import BlockArgument, SSAValue
 
@@ -102,10 +103,15 @@ class AxisInfoAnalysis:
         shape = _shape(v)
         rank = len(shape)
         if isinstance(v, BlockArgument):
+            loop = v.owner.parent_op()
+            if isinstance(loop, scf.ForOp) and v.index >= 1:
+                return self._loop_carried(loop, v.index - 1)
             if isinstance(v.type, PtrType):
                 return AxisInfo((1,), (v.type.alignment,), (1,))
             return AxisInfo.unknown(rank)
         op = v.owner
+        if isinstance(op, scf.ForOp):
+            return self._loop_carried(op, op.results.index(v))
         if isinstance(op, arith.ConstantOp):
             val = op.value
             if isinstance(val, IntegerAttr):
@@ -159,6 +165,22 @@ class AxisInfoAnalysis:
             return AxisInfo((1,) * rank, dv, k)
         return AxisInfo.unknown(rank)
 
+    def _loop_carried(self, loop: scf.ForOp, k: int) -> AxisInfo:
+        """An iter_arg (and result) of a loop: the facts its initial value and every
+        yielded value share, found by iterating from the initial value's to a fixed
+        point (each step can only lower them; unknown after a few)."""
+        arg = loop.body.block.args[k + 1]
+        guess = self.get(loop.iter_args[k])
+        yielded = loop.body.block.last_op.operands[k]
+        for _ in range(4):
+            again = AxisInfoAnalysis()
+            again.info[arg] = guess
+            new = _meet(guess, again.get(yielded))
+            if new == guess:
+                return guess
+            guess = new
+        return AxisInfo.unknown(guess.rank)
+
     @staticmethod
     def _add(a: AxisInfo, b: AxisInfo, sub: bool, scale: int) -> AxisInfo:
         """a + b (a - b with `sub`); b's units are `scale` of a's divisibility units (an
@@ -209,6 +231,16 @@ class AxisInfoAnalysis:
                 kd = max(kd, min(b.contiguity[d], a.constancy[d], b.divisibility[d], a.divisibility[d]))
             k.append(min(kd, shape[d]))
         return AxisInfo((1,) * a.rank, (1,) * a.rank, tuple(k))
+
+
+def _meet(a: AxisInfo, b: AxisInfo) -> AxisInfo:
+    """What holds of both a and b."""
+    return AxisInfo(
+        tuple(map(min, a.contiguity, b.contiguity)),
+        tuple(map(min, a.divisibility, b.divisibility)),
+        tuple(map(min, a.constancy, b.constancy)),
+        a.value if a.value == b.value else None,
+    )
 
 
 @dataclass(frozen=True)

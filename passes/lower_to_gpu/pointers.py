@@ -1,17 +1,17 @@
 """Pointer tensors (`dialects/layout_ptr.py`): `layout.splat` of a pointer,
 `layout.addptr`, `layout.ptr_load`, `layout.ptr_store`.
 
-A pointer is lowered to a `Ptr`: the memref of its argument (a `View` of it, for the
-access helpers) and an element offset into it, an index `Val` for a scalar pointer, one
-per register for a pointer tensor. Accesses move `vector` consecutive registers at
+A pointer is lowered to the element offsets into the argument it points into
+(`layout_ptr.pointer_root`, known from the IR): an index `Val` for a moved scalar
+pointer, one index SSA value per register for a pointer tensor, so that shape ops,
+`select`, `convert_layout` and loops move them as any register. An access reads the
+argument's memref at those offsets. Accesses move `vector` consecutive registers at
 once (`vectorize-pointers` proved them contiguous and aligned); a mask guards each
 vector with one predicate when `uniform_mask` says it is the same over the vector, and
 otherwise with the conjunction of its lanes, falling back to per-lane accesses where
 they disagree."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, TensorType, VectorType
@@ -26,30 +26,27 @@ from .base import KernelBase, _fail, lowers
 from .view_values import View
 
 
-@dataclass
-class Ptr:
-    view: View
-    offs: Val | list
-
-
 class PointerLowering(KernelBase):
-    def pointer(self, v: SSAValue, op) -> Ptr:
-        x = self.get(v)
-        if isinstance(x, Ptr):
-            return x
-        t = v.type
-        if isinstance(t, PtrType) and isinstance(x, SSAValue):
-            return Ptr(View(x, 0, [], None, None, "gmem", t.element_type, t.alignment), 0)
-        raise _fail(
-            op, f"'{op.name}': pointer tensors are made by layout.splat of a pointer argument and layout.addptr"
-        )
+    def offsets_of(self, v: SSAValue) -> Val | list:
+        """The element offsets a pointer value carries: 0 for the argument itself, an
+        index for a moved scalar pointer, one index SSA value per register for a
+        pointer tensor."""
+        if isinstance(v.type, PtrType) and v is lp.pointer_root(v):
+            return 0
+        return self.get(v)
+
+    def root_view(self, op) -> View:
+        """The argument a pointer tensor points into, as a view for the access helpers."""
+        root = lp.pointer_root(op.ptrs)
+        t: PtrType = root.type  # type: ignore[assignment]
+        mem = self.get(root)
+        if not isinstance(mem, SSAValue):
+            raise _fail(op, f"'{op.name}': the pointers must point into a pointer argument")
+        return View(mem, 0, [], None, None, "gmem", t.element_type, t.alignment)
 
     def splat_pointer(self, op: layout.SplatOp):
-        p = self.pointer(op.value, op)
-        if isinstance(p.offs, list):
-            raise _fail(op, "splat of a pointer tensor")
-        n = self.linear(op.result.type, op).num_registers
-        self.vals[op.result] = Ptr(p.view, [p.offs] * n)
+        off = self.b.ssa(self.offsets_of(op.value))
+        self.vals[op.result] = [off] * self.linear(op.result.type, op).num_registers
 
     def _index(self, x: SSAValue | Val) -> Val:
         if isinstance(x, int | V):
@@ -63,22 +60,21 @@ class PointerLowering(KernelBase):
 
     @lowers(lp.AddPtrOp)
     def op_addptr(self, op: lp.AddPtrOp):
-        p = self.pointer(op.ptr, op)
         b = self.b
+        p = self.offsets_of(op.ptr)
         off = self.get(op.offset)
-        if isinstance(p.offs, list):
-            self.vals[op.result] = Ptr(p.view, [b.add_(o, self._index(x)) for o, x in zip(p.offs, off)])
+        if isinstance(p, list):
+            self.vals[op.result] = [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)]
         else:
-            self.vals[op.result] = Ptr(p.view, b.add_(p.offs, self._index(off)))
+            self.vals[op.result] = b.add_(self._index(p), self._index(off))
 
-    def _tensor_ptr(self, op) -> tuple[Ptr, TensorType, list]:
-        """The pointers of a ptr_load / ptr_store, their type, and each register's
-        coordinate."""
-        p = self.pointer(op.ptrs, op)
-        if not isinstance(p.offs, list):
-            raise _fail(op, "expected a tensor of pointers")
+    def _tensor_ptr(self, op) -> tuple[View, list, TensorType, list]:
+        """The view of the argument a ptr_load / ptr_store points into, each
+        register's offset, the pointers' type and each register's coordinate."""
+        view = self.root_view(op)
+        offs = [self._index(o) for o in self.get(op.ptrs)]
         t: TensorType = op.ptrs.type
-        return p, t, self.reg_coords(self.linear(t, op))
+        return view, offs, t, self.reg_coords(self.linear(t, op))
 
     def _lane_masks(self, op, group: list[int]) -> list[Val]:
         if op.mask is None:
@@ -105,7 +101,7 @@ class PointerLowering(KernelBase):
     @lowers(lp.PtrLoadOp)
     def op_ptr_load(self, op: lp.PtrLoadOp):
         b = self.b
-        p, t, regs = self._tensor_ptr(op)
+        view, poffs, t, regs = self._tensor_ptr(op)
         vec = op.vector.value.data if op.vector is not None else 1
         elem = lp.pointee(t)
         other = self.ssa(op.other) if op.other is not None else None
@@ -119,12 +115,12 @@ class PointerLowering(KernelBase):
                     out[r] = out[first[regs[r]]]
                 continue
             masks = self._lane_masks(op, group)
-            offs = [p.offs[r] for r in group]
+            offs = [poffs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                vals = self.masked_read(p.view, offs[0], masks, offs.__getitem__, vec, elem, other)
+                vals = self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
             else:
-                vals = self._read_all_or_lanes(p.view, offs, masks, elem, fill)
+                vals = self._read_all_or_lanes(view, offs, masks, elem, fill)
             for r, x in zip(group, vals):
                 out[r] = x
                 first.setdefault(regs[r], r)
@@ -149,7 +145,7 @@ class PointerLowering(KernelBase):
     @lowers(lp.PtrStoreOp)
     def op_ptr_store(self, op: lp.PtrStoreOp):
         b = self.b
-        p, t, regs = self._tensor_ptr(op)
+        view, poffs, t, regs = self._tensor_ptr(op)
         ll = self.linear(t, op)
         vec = op.vector.value.data if op.vector is not None else 1
         xs = self.get(op.value)
@@ -161,24 +157,24 @@ class PointerLowering(KernelBase):
             group = list(range(g, g + vec))
             seen.update(regs[r] for r in group)
             masks = [b.land(owner, m) for m in self._lane_masks(op, group)]
-            offs = [p.offs[r] for r in group]
+            offs = [poffs[r] for r in group]
             vals = [xs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                self.masked_write(p.view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
+                self.masked_write(view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
                 continue
             for o in offs:
                 b.ssa(o)
-            packed = self.pack(vals, p.view.elem)
+            packed = self.pack(vals, view.elem)
 
             def lanes(vals=vals, masks=masks, offs=offs):
                 for x, m, o in zip(vals, masks, offs):
                     _, tb, _ = self._if(m)
                     with b.at(tb):
-                        self.store_scalar(p.view, x, o)
+                        self.store_scalar(view, x, o)
                         b.add(scf.YieldOp())
                 return []
 
             self._all_or_lanes(
-                masks, lambda packed=packed, offs=offs: (self.store_vec(p.view, packed, offs[0]), [])[1], lanes
+                masks, lambda packed=packed, offs=offs: (self.store_vec(view, packed, offs[0]), [])[1], lanes
             )

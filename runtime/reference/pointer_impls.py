@@ -1,10 +1,11 @@
 """Pointer tensors (`dialects/layout_ptr.py`) on the reference executor.
 
 Inside a launch a pointer argument is the global `Storage` of its array. A pointer
-moved by `layout.addptr` and a pointer tensor are a `PtrValue`: that storage, the
-alignment in bytes its start is known to have (the argument's `align`), and element
-offsets into it: an int or a per-thread array [T] for a scalar pointer, a distributed
-value ([blocks, *shape] or uniform [*shape]) for a pointer tensor.
+moved by `layout.addptr` and a pointer tensor are the element offsets into the
+argument they point into (`layout_ptr.pointer_root`, known from the IR): an int or a
+per-thread array [T] for a scalar pointer, a distributed value of int64 ([blocks,
+*shape] or uniform [*shape]) for a pointer tensor, so that the shape ops, `select`,
+`convert_layout` and loops move them as any integer tensor.
 
 `layout.ptr_load` / `layout.ptr_store` access each element as each thread that owns it
 under the layout (as `layout.load` / `layout.store` do), so out-of-bounds accesses,
@@ -22,7 +23,6 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import layout_ptr as lp
-from tilec.dialects.layout_attrs import PtrType
 
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
@@ -38,13 +38,6 @@ from .layout_impls import (
 )
 from .memory import Storage, load, store
 from .values import dtype_of
-
-
-@dataclass(frozen=True)
-class PtrValue:
-    storage: Storage
-    align: int
-    offsets: Any
 
 
 @dataclass(frozen=True)
@@ -70,19 +63,15 @@ class _Pointee:
         return str(self._t)
 
 
-def as_pointer(op, x: Any, t) -> PtrValue:
-    """The PtrValue of a scalar pointer operand (an argument's storage, or addptr's)."""
-    if isinstance(x, PtrValue):
-        return x
-    if isinstance(x, Storage):
-        return PtrValue(x, t.alignment if isinstance(t, PtrType) else 1, 0)
-    raise ExecutionError(op, f"expected a pointer, got {type(x).__name__}")
+def offset_of(x: Any) -> Any:
+    """The element offset a pointer value carries: 0 for the argument itself (its
+    Storage inside a launch), else the offsets addptr computed."""
+    return 0 if isinstance(x, Storage) else x
 
 
-def splat_pointer(op, x: Any, splat_offsets) -> PtrValue:
-    """`layout.splat` of a pointer: `splat_offsets(offset)` splats its offset."""
-    p = as_pointer(op, x, op.value.type)
-    return PtrValue(p.storage, p.align, splat_offsets(p.offsets))
+def splat_pointer(op, x: Any, splat_offsets) -> Any:
+    """`layout.splat` of a pointer: its offset splatted (`splat_offsets`)."""
+    return splat_offsets(offset_of(x))
 
 
 def _per_register(grid, acc: Access, c: np.ndarray, value: Any, t: TensorType) -> np.ndarray:
@@ -114,14 +103,18 @@ class PointerFunctions(InterpreterFunctions):
     @impl(lp.AddPtrOp)
     def run_addptr(self, interp: ReferenceInterpreter, op: lp.AddPtrOp, args):
         p, off = args
-        if isinstance(op.ptr.type, PtrType):
-            p = as_pointer(op, p, op.ptr.type)
-        elif not isinstance(p, PtrValue):
-            raise ExecutionError(op, f"expected a tensor of pointers, got {type(p).__name__}")
-        o = np.asarray(off).astype(np.int64)
-        return (PtrValue(p.storage, p.align, np.asarray(p.offsets, dtype=np.int64) + o),)
+        return (np.asarray(offset_of(p), dtype=np.int64) + np.asarray(off).astype(np.int64),)
 
-    def _elements(self, interp: ReferenceInterpreter, op, p: PtrValue, mask, verb: str):
+    @staticmethod
+    def _root(interp: ReferenceInterpreter, op) -> tuple[Storage, int]:
+        """The storage the pointers point into and the alignment of its start."""
+        root = lp.pointer_root(op.ptrs)
+        st = interp.get_values((root,))[0]
+        if not isinstance(st, Storage):
+            raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
+        return st, root.type.alignment
+
+    def _elements(self, interp: ReferenceInterpreter, op, offsets, mask, verb: str):
         grid = interp.grid
         if grid is None:
             raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
@@ -139,25 +132,26 @@ class PointerFunctions(InterpreterFunctions):
             if op.uniform_mask is not None and n > 1:
                 _check_uniform_mask(op, grid, acc, bits, n)
             valid = valid & bits
-        offs = _per_register(grid, acc, c, p.offsets, t)
-        shim = _ElementsOf(p.storage, p.align, _Pointee(t))
+        storage, align = self._root(interp, op)
+        offs = _per_register(grid, acc, c, offsets, t)
+        shim = _ElementsOf(storage, align, _Pointee(t))
         keys = element_keys(op, grid, shim, acc, offs, valid, verb)
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
             check_vectors(
-                op, grid, shim, acc, keys - np.asarray(p.storage.base(grid, acc.actors)).reshape(-1, 1), n, verb, valid
+                op, grid, shim, acc, keys - np.asarray(storage.base(grid, acc.actors)).reshape(-1, 1), n, verb, valid
             )
-        return grid, acc, c, keys, valid
+        return grid, acc, c, keys, valid, storage
 
     @impl(lp.PtrLoadOp)
     def run_ptr_load(self, interp: ReferenceInterpreter, op: lp.PtrLoadOp, args):
         p = args[0]
         other = args[1] if op.other is not None else None
         mask = args[-1] if op.mask is not None else None
-        grid, acc, c, keys, valid = self._elements(interp, op, p, mask, "reads")
+        grid, acc, c, keys, valid, storage = self._elements(interp, op, p, mask, "reads")
         t: TensorType = op.result.type
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
-        vals = load(op, grid, p.storage, rows[valid], keys[valid])
+        vals = load(op, grid, storage, rows[valid], keys[valid])
         dt = dtype_of(t.element_type)
         out = np.empty((grid.num_blocks, *t.get_shape()), dtype=dt)
         out[...] = np.zeros((), dt) if other is None else np.asarray(other, dt)
@@ -169,12 +163,12 @@ class PointerFunctions(InterpreterFunctions):
     def run_ptr_store(self, interp: ReferenceInterpreter, op: lp.PtrStoreOp, args):
         value, p = args[:2]
         mask = args[2] if op.mask is not None else None
-        grid, acc, c, keys, valid = self._elements(interp, op, p, mask, "writes")
+        grid, acc, c, keys, valid, storage = self._elements(interp, op, p, mask, "writes")
         t: TensorType = op.value.type
         val = np.asarray(value)
         if not _dist_rank(val, t):
             val = np.broadcast_to(val, (grid.num_blocks, *val.shape))
         blocks = np.broadcast_to(grid.block_of[acc.actors][:, None], keys.shape)[valid]
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)[valid]
-        store(op, grid, p.storage, rows, keys[valid], val[(blocks, *c[valid].T)])
+        store(op, grid, storage, rows, keys[valid], val[(blocks, *c[valid].T)])
         return ()

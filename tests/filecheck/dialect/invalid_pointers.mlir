@@ -111,3 +111,33 @@ func.func @block_threads(%src: !layout.ptr<f32>) {
   }
   func.return
 }
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @two_arguments(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>, %m: tensor<512xi1, #b>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %p = layout.splat %src : !layout.ptr<f32> -> tensor<512x!layout.ptr<f32>, #b>
+    %q = layout.splat %dst : !layout.ptr<f32> -> tensor<512x!layout.ptr<f32>, #b>
+    %r = layout.select %m, %p, %q : tensor<512xi1, #b>, tensor<512x!layout.ptr<f32>, #b>
+    // expected-error @+1 {{the pointers may point into several arguments (%dst, %src): each pointer tensor must point into one}}
+    %v = layout.ptr_load %r : tensor<512x!layout.ptr<f32>, #b> -> tensor<512xf32, #b>
+  }
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @made_outside(%src: !layout.ptr<f32>) {
+  %c1 = arith.constant 1 : index
+  %p = layout.splat %src : !layout.ptr<f32> -> tensor<512x!layout.ptr<f32>, #b>
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{'layout.splat' makes pointers outside the layout.launch that uses them}}
+    %v = layout.ptr_load %p : tensor<512x!layout.ptr<f32>, #b> -> tensor<512xf32, #b>
+  }
+  func.return
+}
