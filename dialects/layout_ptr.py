@@ -49,7 +49,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Accesses
-from .layout_attrs import PtrType, distributed_tensor_encoding
+from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -127,8 +127,10 @@ def pointer_root(v: SSAValue, within: Operation | None = None) -> SSAValue:
 
 def pointer_conversion_message(kind: str) -> str:
     """Why a `convert_layout` of a pointer tensor that moves data cannot be lowered."""
-    return (f"convert_layout of a pointer tensor that moves elements between threads ({kind}) is not "
-            "supported: convert the offsets before layout.addptr, or the loaded values, instead")
+    return (
+        f"convert_layout of a pointer tensor that moves elements between threads ({kind}) is not "
+        "supported: convert the offsets before layout.addptr, or the loaded values, instead"
+    )
 
 
 def _check_int(t: Attribute, what: str) -> None:
@@ -240,16 +242,24 @@ def _check_vector(op: IRDLOperation) -> None:
         _check(n >= 1 and n & (n - 1) == 0, f"vector must be a power of two, got {n}")
 
 
-def _check_root(op: IRDLOperation) -> None:
-    from .layout import enclosing_launch
+def _enclosing_launch(op: Operation) -> Operation | None:
+    """The `layout.launch` around op, found by name (dialects/layout imports this
+    module)."""
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p
 
-    pointer_root(op.ptrs, enclosing_launch(op))
+
+def _check_root(op: IRDLOperation) -> None:
+    pointer_root(op.ptrs, _enclosing_launch(op))
 
 
 def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
-    from .layout import _check_block_threads as check
-
-    check(op, t)
+    launch = _enclosing_launch(op)
+    n = threads_per_block(t.encoding)
+    if launch is not None and n != launch.num_threads:
+        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {launch.num_threads}")
 
 
 @irdl_op_definition

@@ -753,10 +753,8 @@ class LayoutFunctions(InterpreterFunctions):
     @impl(layout.SplatOp)
     def run_splat(self, interp: ReferenceInterpreter, op: layout.SplatOp, args):
         (x,) = args
-        if isinstance(op.value.type, PtrType):
-            from .pointer_impls import splat_pointer
-
-            return (splat_pointer(op, x, lambda off: _splat(interp, op, off)),)
+        if isinstance(op.value.type, PtrType) and isinstance(x, Storage):
+            x = 0  # a pointer tensor is offsets into its argument (pointer_impls.py)
         return (_splat(interp, op, x),)
 
     @impl(layout.ArangeOp)

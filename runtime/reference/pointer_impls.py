@@ -69,11 +69,6 @@ def offset_of(x: Any) -> Any:
     return 0 if isinstance(x, Storage) else x
 
 
-def splat_pointer(op, x: Any, splat_offsets) -> Any:
-    """`layout.splat` of a pointer: its offset splatted (`splat_offsets`)."""
-    return splat_offsets(offset_of(x))
-
-
 def _per_register(grid, acc: Access, c: np.ndarray, value: Any, t: TensorType) -> np.ndarray:
     """Element of a distributed int value at each (acting thread, register)."""
     v = np.asarray(value)
