@@ -41,9 +41,9 @@ from xdsl.rewriter import InsertPoint
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects import thread_ids as ti
+from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
-from tilec.dialects.views import kept_modes
-from tilec.dialects.views import modes as cute_modes
+from tilec.dialects.views import sliced_layout
 from tilec.support.diagnostics import TilecError
 
 from .builder_types import as_layout, element_type
@@ -263,23 +263,42 @@ class KernelBuilding:
         return self._relayout(layout.ComposeOp, view, layout.ComposeOp.composed(view.type.cute_layout, t),
                               {"tiler": t})
 
-    def slice(self, view: Value, coords: Sequence[int | Value | str]) -> Value:
-        """CuTe's `A(_, j)`: `"_"` keeps a mode, an int or index Value fixes it."""
-        pattern, dyn = [], []
-        for c in coords:
+    def slice(self, view: Value, coords: Sequence) -> Value:
+        """CuTe's `A(_, j)`: `"_"` keeps a mode, an int or index Value fixes it; a tuple
+        indexes a nested mode (`A(make_coord(_, 1), j)` is `slice(A, [("_", 1), j])`).
+        The result has one mode per `"_"`."""
+        pattern, profile, dyn = [], [], []
+
+        def add(c) -> None:
+            if isinstance(c, tuple):
+                profile.append(len(c))
+                for x in c:
+                    add(x)
+                return
+            profile.append(0)
             if isinstance(c, str):
                 if c != "_":
-                    raise TilecError(f"a slice coordinate is an index or '_', not '{c}'")
+                    raise TilecError(f"a slice coordinate is an index, '_' or a tuple, not '{c}'")
                 pattern.append(layout.WILDCARD)
             elif isinstance(c, int):
                 pattern.append(c)
             else:
                 pattern.append(layout.DYNAMIC)
                 dyn.append(self.as_index(c))
-        kept = [m for m, p in zip(cute_modes(view.type.cute_layout), pattern) if p == layout.WILDCARD]
-        rt = view.type.with_(layout=CuteLayoutAttr(kept_modes(kept)))
-        op = layout.SliceOp.build(operands=[view.ssa, dyn], properties={"pattern": DenseArrayBase.from_list(i64, pattern)},
-                                  result_types=[rt])
+
+        for c in coords:
+            add(c)
+        if not any(profile):
+            profile = []
+        try:
+            kept = sliced_layout(view.type.cute_layout, pattern, profile)
+        except LayoutError as e:
+            raise TilecError(f"slice: {e}") from None
+        rt = view.type.with_(layout=CuteLayoutAttr(kept))
+        props = {"pattern": DenseArrayBase.from_list(i64, pattern)}
+        if profile:
+            props["profile"] = DenseArrayBase.from_list(i64, profile)
+        op = layout.SliceOp.build(operands=[view.ssa, dyn], properties=props, result_types=[rt])
         return self.insert(op).results[0]
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
@@ -303,8 +322,9 @@ class KernelBuilding:
     def load(self, view: Value, encoding: str, shape: Sequence[int] | None = None) -> Value:
         """`layout.load` of a view into a distributed tensor with `encoding` (its text,
         e.g. `#layout.blocked<{...}>`); the shape is the view's unless given."""
-        from .pipeline import make_context
         from xdsl.parser import Parser
+
+        from .pipeline import make_context
 
         vt = view.type
         shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]

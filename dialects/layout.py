@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    OptPropertyDef,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -320,8 +321,75 @@ class AllocOp(IRDLOperation):
                    f"shared allocation of {nbytes} bytes exceeds the {limit // 1024} KiB of a block")
 
 
+
+class InferredViewResult:
+    """Text syntax of the view ops whose result type the algebra decides (Mojo's
+    `tile_type()`): `layout.OP %src[coords] | , %tid {props} : SRC [-> RESULT]`. The
+    result type may be left out; it is then `result_type(source type, properties)`,
+    the type the verifier would accept. Printing always writes it."""
+
+    SYNTAX: ClassVar[str] = ""  # "", "coords" ([%i, %j]) or "tid" (, %tid)
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        raise NotImplementedError
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        if self.SYNTAX == "coords":
+            printer.print_string("[")
+            printer.print_list(self.coords, printer.print_operand)
+            printer.print_string("]")
+        elif self.SYNTAX == "tid":
+            printer.print_string(", ")
+            printer.print_operand(self.tid)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        extra: list[UnresolvedOperand] = []
+        if cls.SYNTAX == "coords":
+            extra = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        elif cls.SYNTAX == "tid":
+            parser.parse_punctuation(",")
+            extra = [parser.parse_unresolved_operand()]
+        start = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        names = cls.get_irdl_definition().properties
+        props = {k: v for k, v in attrs.items() if k in names}
+        others = {k: v for k, v in attrs.items() if k not in names}
+        if parser.parse_optional_punctuation("->") is not None:
+            rt = parser.parse_type()
+        else:
+            missing = [n for n, d in names.items() if n not in props and not _optional_prop(d)]
+            if missing:
+                parser.raise_error(f"{cls.name} needs {', '.join(missing)}", start, parser.pos)
+            if not isinstance(st, TensorViewType):
+                parser.raise_error(f"{cls.name} takes a !layout.tensor, got {st}", start, parser.pos)
+            try:
+                rt = cls.result_type(st, props)
+            except (LayoutError, VerifyException) as e:
+                parser.raise_error(f"{cls.name}: no result type follows from {st}: {e}", start, parser.pos)
+        operands = [parser.resolve_operand(src, st)] + [parser.resolve_operand(o, index) for o in extra]
+        if cls.SYNTAX == "coords":
+            operands = [operands[0], operands[1:]]
+        return cls.build(operands=operands, properties=props, attributes=others, result_types=[rt])
+
+
+def _optional_prop(definition) -> bool:
+    return isinstance(definition, OptPropertyDef)
+
+
 @irdl_op_definition
-class TileOp(IRDLOperation):
+class TileOp(InferredViewResult, IRDLOperation):
     """One tile of a view by tile coordinates (CuTe `local_tile`, Mojo `tile`).
 
         %t = layout.tile %a[%bx, %by] {tile = array<i64: 64, 64>} : A -> B
@@ -336,11 +404,13 @@ class TileOp(IRDLOperation):
     coords = var_operand_def(index)
     tile = prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
-    assembly_format = (
-        "$source `[` $coords `]` attr-dict `:` type($source) `->` type($result)"
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = "coords"
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        lay, masked = views.tile_layout(st.cute_layout, _ints(props["tile"]))
+        return st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
         st = _view(source, "source")
@@ -378,7 +448,7 @@ class TileOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VectorizeOp(IRDLOperation):
+class VectorizeOp(InferredViewResult, IRDLOperation):
     """A view whose elements are vectors of `vector[k]` consecutive elements of mode k
     (Mojo `vectorize`): outer mode k = mode_k o (n_k/v_k : v_k), lanes = mode_k o (v_k:1).
 
@@ -388,9 +458,13 @@ class VectorizeOp(IRDLOperation):
     source = operand_def(TensorViewType)
     vector = prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = ""
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        outer, vec = views.vectorize_layout(st.cute_layout, _ints(props["vector"]))
+        return st.with_(layout=CuteLayoutAttr(outer), vec=CuteLayoutAttr(vec))
 
     def __init__(self, source: SSAValue, vector: Sequence[int]):
         st = _view(source, "source")
@@ -422,7 +496,7 @@ class VectorizeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DistributeOp(IRDLOperation):
+class DistributeOp(InferredViewResult, IRDLOperation):
     """The fragment of thread `tid` when the threads of the thread layout are spread over
     the view (CuTe `local_partition`, Mojo `distribute`): the thread whose coordinate in
     the thread layout is c owns elements c + T*i of each mode (T = thread-layout extents).
@@ -437,9 +511,13 @@ class DistributeOp(IRDLOperation):
     tid = operand_def(index)
     threads = prop_def(CuteLayoutAttr)
     result = result_def(TensorViewType)
-    assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = "tid"
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        frag, masked = views.distribute_layout(st.cute_layout, props["threads"].data)
+        return st.with_(layout=CuteLayoutAttr(frag), masked=masked or st.is_masked)
 
     def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
         st = _view(source, "source")
@@ -493,7 +571,7 @@ def tiler_of(tiler: Attribute):
 
 
 @irdl_op_definition
-class ComposeOp(IRDLOperation):
+class ComposeOp(InferredViewResult, IRDLOperation):
     """CuTe's `composition(tensor, tiler)` as a view op (no data moves): the view's
     layout composed with `tiler` (a layout, or by-mode extents or layouts), over the
     same base.
@@ -504,9 +582,12 @@ class ComposeOp(IRDLOperation):
     source = operand_def(TensorViewType)
     tiler = prop_def(Attribute)
     result = result_def(TensorViewType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = ""
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        return st.with_(layout=CuteLayoutAttr(cls.composed(st.cute_layout, props["tiler"])))
 
     @staticmethod
     def composed(layout: cute.Layout, tiler: Attribute) -> cute.Layout:
@@ -524,7 +605,7 @@ class ComposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DivideOp(IRDLOperation):
+class DivideOp(InferredViewResult, IRDLOperation):
     """CuTe's divides as a view op (no data moves): `kind` is `logical`, `zipped`,
     `tiled` or `flat`; `tiler` is a layout, by-mode extents (`Shape<_8,_4>`), or
     by-mode layouts (`Tile<Layout<_8,_3>, Layout<_4,_2>>`).
@@ -537,9 +618,15 @@ class DivideOp(IRDLOperation):
     kind = prop_def(StringAttr)
     tiler = prop_def(Attribute)
     result = result_def(TensorViewType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = ""
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        kind = props["kind"].data
+        if kind not in cls.KINDS:
+            raise LayoutError(f"kind must be one of {', '.join(cls.KINDS)}")
+        return st.with_(layout=CuteLayoutAttr(cls.divided(st.cute_layout, kind, props["tiler"])))
 
     KINDS: ClassVar[tuple[str, ...]] = ("logical", "zipped", "tiled", "flat")
 
@@ -566,7 +653,7 @@ class DivideOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PartitionOp(IRDLOperation):
+class PartitionOp(InferredViewResult, IRDLOperation):
     """Thread-value partitioning (CuTe): `tv` maps (thread, value) to a coordinate of
     the view; the result is thread `tid`'s values, `composition(view, tv)(tid, _)`.
 
@@ -577,9 +664,12 @@ class PartitionOp(IRDLOperation):
     tid = operand_def(index)
     tv = prop_def(CuteLayoutAttr)
     result = result_def(TensorViewType)
-    assembly_format = "$source `,` $tid attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    SYNTAX: ClassVar[str] = "tid"
     traits = traits_def(Pure())
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        return st.with_(layout=CuteLayoutAttr(cls.values_layout(st.cute_layout, props["tv"].data)))
 
     @staticmethod
     def values_layout(view: cute.Layout, tv: cute.Layout) -> cute.Layout:
@@ -605,24 +695,33 @@ class PartitionOp(IRDLOperation):
             )
 
 
-WILDCARD = -1
-DYNAMIC = -2
+WILDCARD = views.WILDCARD
+DYNAMIC = views.DYNAMIC
 
 
 @irdl_op_definition
 class SliceOp(IRDLOperation):
-    """Fix some top-level coordinates of a view and keep the modes marked `_`:
+    """Fix some coordinates of a view and keep the modes marked `_` (CuTe's `A(_, j)`):
 
         %row = layout.slice %t[%i, _] : !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
                                       -> !layout.tensor<f32, #layout.cute<8:1>, gmem>
 
-    Coordinates are index values or integer constants; the base offset grows by the
-    layout of the fixed coordinates (CuTe `slice_and_offset`)."""
+    Coordinates are index values, integer constants or `_`, one per top-level mode, or a
+    parenthesised tuple for a nested mode (CuTe's `A(make_coord(_, 1), make_coord(0, _, 1))`
+    is `%A[(_, 1), (0, _, 1)]`). The result has one top-level mode per `_`, in order (a `_`
+    keeps a nested mode whole); the base offset grows by the layout of the fixed
+    coordinates (CuTe `slice_and_offset`). The result type `-> B` may be left out: it is
+    then the one these rules give.
+
+    `pattern` holds the coordinate's leaves in pre-order (WILDCARD, DYNAMIC or the index);
+    `profile`, present only when a coordinate is nested, the number of children of each
+    coordinate node in pre-order (0 for a leaf)."""
 
     name = "layout.slice"
     source = operand_def(TensorViewType)
     coords = var_operand_def(index)
     pattern = prop_def(DenseArrayBase)
+    profile = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     traits = traits_def(Pure())
 
@@ -630,37 +729,55 @@ class SliceOp(IRDLOperation):
     def pattern_values(self) -> tuple[int, ...]:
         return _ints(self.pattern)
 
+    @property
+    def profile_values(self) -> tuple[int, ...]:
+        return _ints(self.profile) if self.profile is not None else ()
+
+    def leaves(self, layout: cute.Layout) -> list[views.SliceLeaf]:
+        """The coordinate's leaves walked over `layout` (the source's, or its run-time
+        form in the executor)."""
+        return views.slice_leaves(layout, self.pattern_values, self.profile_values)
+
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
         pat = self.pattern_values
-        ms = views.modes(st.cute_layout)
-        _check(len(pat) == len(ms), f"{len(pat)} coordinates for a view of {len(ms)} modes")
         _check(sum(p == DYNAMIC for p in pat) == len(self.coords), "one operand per dynamic coordinate")
         _check(not st.is_masked, "slice an unmasked view")
-        kept = [m for m, p in zip(ms, pat) if p == WILDCARD]
-        _check(bool(kept), "a slice keeps at least one mode (`_`)")
-        for m, p in zip(ms, pat):
-            if p >= 0 and not views.is_dynamic(m.size()):
-                _check(p < m.size(), f"coordinate {p} is out of range for mode {m}")
-        _same_layout(views.kept_modes(kept), rt.cute_layout, "slice")
+        try:
+            leaves = self.leaves(st.cute_layout)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from None
+        _check(any(leaf.p == WILDCARD for leaf in leaves), "a slice keeps at least one mode (`_`)")
+        for leaf in leaves:
+            if leaf.p >= 0 and not views.is_dynamic(leaf.sub.size()):
+                _check(leaf.p < leaf.sub.size(), f"coordinate {leaf.p} is out of range for mode {leaf.sub}")
+        _same_layout(views.sliced_layout(st.cute_layout, pat, self.profile_values), rt.cute_layout, "slice")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.source)
-        printer.print_string("[")
-        it = iter(self.coords)
-        parts = []
-        for p in self.pattern_values:
-            parts.append(p)
-        for i, p in enumerate(parts):
-            if i:
-                printer.print_string(", ")
-            if p == WILDCARD:
-                printer.print_string("_")
-            elif p == DYNAMIC:
-                printer.print_operand(next(it))
+        leaves, operands = iter(self.pattern_values), iter(self.coords)
+        arities = iter(self.profile_values or [0] * len(self.pattern_values))
+
+        def node() -> None:
+            arity = next(arities)
+            if arity:
+                printer.print_string("(")
+                for i in range(arity):
+                    printer.print_string(", " if i else "")
+                    node()
+                printer.print_string(")")
+                return
+            p = next(leaves)
+            if p == DYNAMIC:
+                printer.print_operand(next(operands))
             else:
-                printer.print_string(str(p))
+                printer.print_string("_" if p == WILDCARD else str(p))
+
+        printer.print_string("[")
+        for i in range(views.count_roots(self.profile_values or [0] * len(self.pattern_values))):
+            printer.print_string(", " if i else "")
+            node()
         printer.print_string("] : ")
         printer.print_attribute(self.source.type)
         printer.print_string(" -> ")
@@ -670,9 +787,20 @@ class SliceOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SliceOp:
         src = parser.parse_unresolved_operand()
         pat: list[int] = []
+        prof: list[int] = []
         dyn: list[UnresolvedOperand] = []
 
         def one():
+            if parser.parse_optional_punctuation("(") is not None:
+                at = len(prof)
+                prof.append(0)
+                while True:
+                    one()
+                    prof[at] += 1
+                    if parser.parse_optional_punctuation(")") is not None:
+                        return
+                    parser.parse_punctuation(",", " or ')' in a nested slice coordinate")
+            prof.append(0)
             if parser.parse_optional_keyword("_") is not None:
                 pat.append(WILDCARD)
                 return
@@ -683,16 +811,26 @@ class SliceOp(IRDLOperation):
             pat.append(parser.parse_integer(allow_boolean=False, allow_negative=False))
 
         parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
+        start = parser.pos
         parser.parse_punctuation(":")
         st = parser.parse_type()
-        parser.parse_punctuation("->")
-        rt = parser.parse_type()
-        op = cls.create(
+        props = {"pattern": _array(pat)}
+        if any(prof):
+            props["profile"] = _array(prof)
+        if parser.parse_optional_punctuation("->") is not None:
+            rt = parser.parse_type()
+        elif not isinstance(st, TensorViewType):
+            parser.raise_error(f"layout.slice takes a !layout.tensor, got {st}", start, parser.pos)
+        else:  # the result type is the algebra's (see InferredViewResult)
+            try:
+                rt = st.with_(layout=CuteLayoutAttr(views.sliced_layout(st.cute_layout, pat, prof if any(prof) else ())))
+            except LayoutError as e:
+                parser.raise_error(f"layout.slice: no result type follows from {st}: {e}", start, parser.pos)
+        return cls.create(
             operands=[parser.resolve_operand(src, st)] + [parser.resolve_operand(d, index) for d in dyn],
-            properties={"pattern": _array(pat)},
+            properties=props,
             result_types=[rt],
         )
-        return op
 
 
 # =========================================================================== copies

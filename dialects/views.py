@@ -29,6 +29,9 @@ import numpy as np
 from . import cute
 from .errors import LayoutError
 
+WILDCARD = -1  # a slice coordinate `_`: the mode is kept
+DYNAMIC = -2  # a slice coordinate given by an index operand
+
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
@@ -53,6 +56,69 @@ def kept_modes(ms: Sequence[cute.Layout]) -> cute.Layout:
     if len(ms) == 1 and isinstance(ms[0].shape, tuple):
         return cute.Layout((ms[0].shape,), (ms[0].stride,))
     return from_modes(ms)
+
+
+@dataclass(frozen=True)
+class SliceLeaf:
+    """One leaf of a slice coordinate: it fixes (`p >= 0`, or DYNAMIC) or keeps (`p`
+    is WILDCARD) the sub-mode `sub` of top-level mode `top`, whose flat leaves are
+    `lo:hi` of that mode's leaves."""
+
+    top: int
+    lo: int
+    hi: int
+    sub: cute.Layout
+    p: int
+
+
+def slice_leaves(layout: cute.Layout, pattern: Sequence[int], profile: Sequence[int] = ()) -> list[SliceLeaf]:
+    """Walk a slice coordinate over a layout, as CuTe's `slice(coord, layout)` does.
+
+    `pattern` holds the coordinate's leaves in pre-order (an index, WILDCARD or DYNAMIC);
+    `profile` its shape: the number of children of each node in pre-order, 0 for a leaf
+    (empty: a flat coordinate, one leaf per top-level mode). A tuple coordinate must match
+    the nesting of the mode it indexes; a leaf indexes a whole (sub-)mode, a linear index
+    over it colexicographically. Raises LayoutError on a coordinate that does not fit."""
+    ms = modes(layout)
+    prof = list(profile) if profile else [0] * len(pattern)
+    leaves, arities = iter(pattern), iter(prof)
+    out: list[SliceLeaf] = []
+
+    def walk(top: int, sub: cute.Layout, lo: int) -> None:
+        arity = next(arities)
+        if arity == 0:
+            out.append(SliceLeaf(top, lo, lo + len(_flat(sub)), sub, next(leaves)))
+            return
+        children = sub.modes() if isinstance(sub.shape, tuple) else []
+        if len(children) != arity:
+            raise LayoutError(f"a coordinate of {arity} elements for mode {sub} of {len(children) or 1}")
+        for child in children:
+            walk(top, child, lo)
+            lo += len(_flat(child))
+
+    tops = count_roots(prof)
+    if tops != len(ms):
+        raise LayoutError(f"{tops} coordinates for a view of {len(ms)} modes")
+    for top, m in enumerate(ms):
+        walk(top, m, 0)
+    return out
+
+
+def count_roots(profile: Sequence[int]) -> int:
+    """How many trees a pre-order list of arities holds."""
+    roots, pending = 0, 0
+    for a in profile:
+        if pending == 0:
+            roots += 1
+        else:
+            pending -= 1
+        pending += a
+    return roots
+
+
+def sliced_layout(layout: cute.Layout, pattern: Sequence[int], profile: Sequence[int] = ()) -> cute.Layout:
+    """The layout a slice keeps: one top-level mode per `_`, in order."""
+    return kept_modes([leaf.sub for leaf in slice_leaves(layout, pattern, profile) if leaf.p == WILDCARD])
 
 
 def mode_sizes(layout: cute.Layout) -> tuple:

@@ -85,6 +85,8 @@ def _constr(c) -> str:
 def _op_section(op) -> list[str]:
     from xdsl.irdl import OptOperandDef, OptPropertyDef, VarOperandDef
 
+    from tilec.dialects import layout
+
     d = op.get_irdl_definition()
     out = [f"### `{op.name}`", "", f"`{op.__name__}`", "", _doc_md(op)]
     rows = []
@@ -103,6 +105,9 @@ def _op_section(op) -> list[str]:
         out.append("")
     if d.assembly_format:
         out += ["Syntax: `" + d.assembly_format.replace("`", "'") + "`", ""]
+    elif issubclass(op, layout.InferredViewResult):
+        out += ["Syntax: custom (see the example above); the result type `-> B` may be left out: "
+                "it is then the one the algebra gives (Mojo's `tile_type()`).", ""]
     elif "parse" in vars(op):
         out += ["Syntax: custom (see the example above).", ""]
     return out

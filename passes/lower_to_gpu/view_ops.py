@@ -218,11 +218,12 @@ class ViewOpsLowering(KernelBase):
         it = iter(op.coords)
         base = sv.base
         kept = []
-        for m, p in zip(sv.layout, op.pattern_values):
-            if p == layout.WILDCARD:
+        for leaf in op.leaves(op.source.type.cute_layout):
+            m = sv.layout[leaf.top][leaf.lo : leaf.hi]
+            if leaf.p == layout.WILDCARD:
                 kept.append(m)
                 continue
-            c = self.idx(next(it)) if p == layout.DYNAMIC else p
+            c = self.idx(next(it)) if leaf.p == layout.DYNAMIC else leaf.p
             base = b.add_(base, _eval_mode(b, m, c))
         self.vals[op.result] = replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout))
 

@@ -587,7 +587,8 @@ class LayoutFunctions(InterpreterFunctions):
         it = iter(dyn)
         base: Any = v.base
         kept = []
-        for m, p in zip(views.modes(v.inner), op.pattern_values):
+        for leaf in op.leaves(v.inner):
+            m, p = leaf.sub, leaf.p
             if p == layout.WILDCARD:
                 kept.append(m)
                 continue

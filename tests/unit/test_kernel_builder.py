@@ -131,3 +131,22 @@ def test_cute_tiled_copy_through_registers_as_the_guide_writes_it():
     text = parse_module((EXAMPLES / "cute_tiled_copy_registers.mlir").read_text())
     inputs = random_inputs(text, seed=4)
     np.testing.assert_array_equal(run(p.module, inputs)["dst"], run(text, inputs)["dst"])
+
+
+def test_nested_slice_coordinates_as_the_guide_writes_them():
+    """Seed 001's slices of A = ((_3,2),(2,_5,_2)):((4,1),(_2,13,100)): a tuple is
+    make_coord, and the result has one mode per '_' (the guide's comments)."""
+    p = tilec.Program("slices")
+    a = p.view(p.pointer("a", "f32"), "((3,2),(2,5,2)):((4,1),(2,13,100))")
+    want = {
+        (2, "_"): "((2,5,2)):((2,13,100))",
+        ("_", 5): "((3,2)):((4,1))",
+        (("_", "_"), 5): "(3,2):(4,1)",
+        (("_", 1), (0, "_", 1)): "(3,5):(4,13)",
+        ((2, "_"), ("_", 3, "_")): "(2,2,2):(1,2,100)",
+    }
+    for coord, layout_text in want.items():
+        assert str(p.slice(a, list(coord)).type.cute_layout) == layout_text
+    with pytest.raises(TilecError, match="a coordinate of 2 elements for mode"):
+        p.slice(a, ["_", (0, "_")])
+    assert "[(_, 1), (0, _, 1)]" in str(p.module)

@@ -512,6 +512,43 @@ def test_divide_and_slice():
     assert np.array_equal(out["row"], src[5 * 64 : 6 * 64])
 
 
+# CuTe's slicing examples (Tensor guide): A = ((3,2),(2,5,2)):((4,1),(2,13,100)).
+NESTED_SLICES = """
+!A = !layout.tensor<f32, #layout.cute<((3,2),(2,5,2)):((4,1),(2,13,100))>, gmem>
+!OE = !layout.tensor<f32, #layout.cute<(3,5):(1,3)>, gmem>
+!OF = !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,4)>, gmem>
+!OB = !layout.tensor<f32, #layout.cute<((2,5,2)):((1,2,10))>, gmem>
+func.func @slices(%src: !layout.ptr<f32>, %de: !layout.ptr<f32>, %df: !layout.ptr<f32>, %db: !layout.ptr<f32>) {
+  %a = layout.view %src : !layout.ptr<f32> -> !A
+  %e = layout.slice %a[(_, 1), (0, _, 1)] : !A -> !layout.tensor<f32, #layout.cute<(3,5):(4,13)>, gmem>
+  %f = layout.slice %a[(2, _), (_, 3, _)] : !A -> !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,100)>, gmem>
+  %b = layout.slice %a[2, _] : !A -> !layout.tensor<f32, #layout.cute<((2,5,2)):((2,13,100))>, gmem>
+  %oe = layout.view %de : !layout.ptr<f32> -> !OE
+  %of = layout.view %df : !layout.ptr<f32> -> !OF
+  %ob = layout.view %db : !layout.ptr<f32> -> !OB
+  layout.copy %e, %oe : !layout.tensor<f32, #layout.cute<(3,5):(4,13)>, gmem>, !OE
+  layout.copy %f, %of : !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,100)>, gmem>, !OF
+  layout.copy %b, %ob : !layout.tensor<f32, #layout.cute<((2,5,2)):((2,13,100))>, gmem>, !OB
+  func.return
+}
+"""
+
+
+def test_nested_slice_coordinates_as_cute():
+    """Each element by hand from the guide's strides: E = A(make_coord(_,1),
+    make_coord(0,_,1)) is (3,5):(4,13) at offset 1*1 + 1*100; F = A(make_coord(2,_),
+    make_coord(_,3,_)) is (2,2,2):(1,2,100) at offset 2*4 + 3*13; B = A(2,_) at offset
+    2*4 (the linear index 2 of mode (3,2) is (2,0))."""
+    inputs, out = run_text(NESTED_SLICES)
+    src = inputs["src"]
+    e = [src[101 + 4 * i + 13 * j] for j in range(5) for i in range(3)]
+    f = [src[8 + 39 + a + 2 * b + 100 * c] for c in range(2) for b in range(2) for a in range(2)]
+    bb = [src[8 + 2 * a + 13 * b + 100 * c] for c in range(2) for b in range(5) for a in range(2)]
+    assert np.array_equal(out["de"], np.array(e, dtype=src.dtype))
+    assert np.array_equal(out["df"], np.array(f, dtype=src.dtype))
+    assert np.array_equal(out["db"], np.array(bb, dtype=src.dtype))
+
+
 PARTITION = """
 !V = !layout.tensor<f32, #layout.cute<128:1>, gmem>
 !P = !layout.tensor<f32, #layout.cute<4:$stride>, gmem>

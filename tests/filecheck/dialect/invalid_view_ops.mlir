@@ -202,3 +202,30 @@ func.func @slice_layout(%t: !T) {
   %r = layout.slice %t[_, 1] : !T -> !layout.tensor<f32, #layout.cute<64:1>, gmem>
   func.return
 }
+
+// -----
+
+!T = !layout.tensor<f32, #layout.cute<(64,64):(256,1)>, gmem>
+func.func @slice_tuple_on_leaf(%t: !T) {
+  // expected-error @+1 {{a coordinate of 2 elements for mode 64:256 of 1}}
+  %r = layout.slice %t[(1, _), _] : !T -> !layout.tensor<f32, #layout.cute<64:1>, gmem>
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<((3,2),(2,5,2)):((4,1),(2,13,100))>, gmem>
+func.func @slice_tuple_arity(%t: !A) {
+  // expected-error @+1 {{a coordinate of 2 elements for mode (2,5,2):(2,13,100) of 3}}
+  %r = layout.slice %t[_, (0, _)] : !A -> !layout.tensor<f32, #layout.cute<((3,2)):((4,1))>, gmem>
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<((3,2),(2,5,2)):((4,1),(2,13,100))>, gmem>
+func.func @slice_nested_range(%t: !A) {
+  // expected-error @+1 {{coordinate 5 is out of range for mode 5:13}}
+  %r = layout.slice %t[_, (0, 5, 1)] : !A -> !layout.tensor<f32, #layout.cute<((3,2)):((4,1))>, gmem>
+  func.return
+}
