@@ -31,17 +31,22 @@ per-lane accesses at run time)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -350,5 +355,33 @@ class PtrStoreOp(IRDLOperation):
         _check_root(self)
 
 
-POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp)
+@irdl_op_definition
+class MultipleOfOp(IRDLOperation):
+    """Gluon's and Triton's `multiple_of(x, d)`: the integer scalar x, promised to be a
+    multiple of `divisor` (a power of two). `vectorize-pointers` believes it (an
+    `offsets < n` mask with such an n is the same over each vector; offsets scaled by
+    such a stride keep rows aligned); the CPU reference executor checks it, and on the
+    GPU a broken promise gives misaligned or wrongly masked accesses, as in Triton.
+
+        %n16 = layout.multiple_of %n {divisor = 16 : i64} : i32"""
+
+    name = "layout.multiple_of"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    value = operand_def(_T)
+    divisor = prop_def(IntegerAttr)
+    result = result_def(_T)
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` type($value)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value: SSAValue, divisor: int):
+        super().__init__(operands=[value], result_types=[value.type], properties={"divisor": IntegerAttr(divisor, 64)})
+
+    def verify_(self) -> None:
+        _check_int(self.value.type, "layout.multiple_of's operand")
+        d = self.divisor.value.data
+        _check(d >= 1 and d & (d - 1) == 0, f"the divisor must be a power of two, got {d}")
+
+
+POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp, MultipleOfOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

@@ -17,9 +17,10 @@ its offsets and masks with: constants, `layout.arange`, `layout.splat`, casts,
 `arith.addi`/`subi`/`muli`, `layout.expand_dims`/`broadcast`/`convert_layout`,
 `layout.cmpi` (a contiguous run compared against a constant: equal over runs of the
 gcd of the divisibilities), `arith.andi`/`ori` of masks, `layout.select`,
-`layout.addptr`, and the values an `scf.for` carries (a fixed point over its
-initial and yielded values). Anything else is unknown (all ones). A pointer argument's divisibility
-is its `align`; the block ids, the thread id and index arguments are unknown."""
+`layout.addptr`, `layout.multiple_of` (a promise), and the values an `scf.for`
+carries (a fixed point over its initial and yielded values). Anything else is unknown
+(all ones). A pointer argument's divisibility is its `align`; the block ids, the
+thread id and index arguments are unknown."""
 
 from __future__ import annotations
 
@@ -125,6 +126,10 @@ class AxisInfoAnalysis:
             op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | lc.ExtSIOp | lc.ExtUIOp | layout.ConvertLayoutOp
         ):
             return self.get(op.operands[0])
+        if isinstance(op, lp.MultipleOfOp):
+            x = self.get(op.value)
+            d = op.divisor.value.data
+            return AxisInfo(x.contiguity, tuple(max(v, d) for v in x.divisibility), x.constancy, x.value)
         if isinstance(op, layout.ArangeOp):
             s, e = op.start.value.data, op.end.value.data
             return AxisInfo((e - s,), (pow2_factor(s),), (1,), s if e - s == 1 else None)

@@ -178,3 +178,7 @@ class PointerLowering(KernelBase):
             self._all_or_lanes(
                 masks, lambda packed=packed, offs=offs: (self.store_vec(view, packed, offs[0]), [])[1], lanes
             )
+
+    @lowers(lp.MultipleOfOp)
+    def op_multiple_of(self, op: lp.MultipleOfOp):
+        self.vals[op.result] = self.get(op.value)  # a promise for the analysis only

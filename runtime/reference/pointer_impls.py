@@ -167,3 +167,13 @@ class PointerFunctions(InterpreterFunctions):
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)[valid]
         store(op, grid, storage, rows, keys[valid], val[(blocks, *c[valid].T)])
         return ()
+
+    @impl(lp.MultipleOfOp)
+    def run_multiple_of(self, interp: ReferenceInterpreter, op: lp.MultipleOfOp, args):
+        (x,) = args
+        d = op.divisor.value.data
+        bad = np.asarray(x) % d != 0
+        if bad.any():
+            v = int(np.asarray(x).reshape(-1)[int(np.argmax(bad.reshape(-1)))])
+            raise ExecutionError(op, f"layout.multiple_of: the value is {v}, not a multiple of {d} as promised")
+        return (x,)

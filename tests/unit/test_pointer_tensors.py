@@ -284,3 +284,31 @@ def test_inputs_and_outputs_follow_the_pointers():
     module = parse_module(memcpy_1d(128))
     ins = random_inputs(module, seed=0, args={"xnumel": 300}, sizes={"in_ptr": 300, "out_ptr": 300})
     assert np.isnan(ins["out_ptr"]).all() and np.isfinite(ins["in_ptr"]).all()
+
+
+def _promised(text: str) -> str:
+    """memcpy_1d with xnumel promised a multiple of 16 (Triton's multiple_of)."""
+    return text.replace(
+        "%n32 = arith.index_cast %xnumel : index to i32",
+        "%n0 = arith.index_cast %xnumel : index to i32\n    %n32 = layout.multiple_of %n0 {divisor = 16 : i64} : i32",
+    )
+
+
+def test_multiple_of_makes_the_mask_uniform_over_vectors():
+    """With xnumel promised a multiple of 16, `offsets < xnumel` is the same over each
+    vector of 4: one predicate per vector, and the copy is still exact."""
+    module = parse_module(_promised(memcpy_1d(512, 4)))
+    run_pipeline(module, "vectorize-pointers")
+    loads = [o for o in module.walk() if o.name == "layout.ptr_load"]
+    assert loads[0].uniform_mask is not None and loads[0].vector.value.data == 4
+    x = np.random.default_rng(4).standard_normal(1008).astype(np.float32)
+    out = _through_default(_promised(memcpy_1d(512, 4)), {"in_ptr": x, "out_ptr": poison(1008), "xnumel": 1008})
+    np.testing.assert_array_equal(out["out_ptr"], x)
+
+
+def test_a_broken_multiple_of_promise_is_an_error():
+    with pytest.raises(ExecutionError, match="layout.multiple_of: the value is 1001, not a multiple of 16 as promised"):
+        run(
+            _promised(memcpy_1d(512, 4)),
+            {"in_ptr": np.zeros(1001, np.float32), "out_ptr": poison(1001), "xnumel": 1001},
+        )

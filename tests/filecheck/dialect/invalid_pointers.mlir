@@ -141,3 +141,19 @@ func.func @made_outside(%src: !layout.ptr<f32>) {
   }
   func.return
 }
+
+// -----
+
+func.func @multiple_of_divisor(%n: i32) {
+  // expected-error @+1 {{the divisor must be a power of two, got 12}}
+  %m = layout.multiple_of %n {divisor = 12 : i64} : i32
+  func.return
+}
+
+// -----
+
+func.func @multiple_of_float(%x: f32) {
+  // expected-error @+1 {{layout.multiple_of's operand must be integers (i8..i64 or index), got f32}}
+  %m = layout.multiple_of %x {divisor = 16 : i64} : f32
+  func.return
+}

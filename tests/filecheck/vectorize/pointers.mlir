@@ -14,6 +14,7 @@
 // EQ: @f32_eight: equivalent after 'default'
 // EQ: @masked_constant_n: equivalent after 'default'
 // EQ: @masked_unknown_n: equivalent after 'default'
+// EQ: @masked_promised_n: equivalent after 'default'
 
 // 16-byte vectors: offsets = pid * 512 + arange(512), 4 f32 per thread, align 16
 // CUDA-LABEL: contiguous_kernel(
@@ -248,6 +249,40 @@ func.func @masked_unknown_n(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<
     %c0 = arith.constant dense<0> : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
     %offs = arith.addi %offs0, %c0 : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
     %n32 = arith.index_cast %n : index to i32
+    %nn = layout.splat %n32 : i32 -> tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %m = layout.cmpi slt, %offs, %nn : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %ip = layout.addptr %p, %offs : tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>, tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %v = layout.ptr_load %ip mask %m : tensor<512xi1, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> : tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> -> tensor<512xf32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %q = layout.splat %dst : !layout.ptr<f32, align 16> -> tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %op = layout.addptr %q, %offs : tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>, tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    layout.ptr_store %v, %op mask %m : tensor<512xi1, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> : tensor<512xf32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>, tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+  }
+  func.return
+}
+
+// offsets < n with n promised a multiple of 16 (Triton's multiple_of): uniform masks
+// CUDA-LABEL: masked_promised_n_kernel(
+// CUDA: if (p) {
+// CUDA-NEXT: const f32x4 v = *reinterpret_cast<const f32x4*>(src
+// CHECK-LABEL: func.func @masked_promised_n(
+// CHECK: layout.ptr_load %ip mask %m : {{.*}} {vector = 4 : i64, uniform_mask} :
+// CHECK: layout.ptr_store %v, %op mask %m : {{.*}} {vector = 4 : i64, uniform_mask} :
+func.func @masked_promised_n(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %n: index) attributes {tilec.args = {src = 4096 : index, dst = 4096 : index, n = 4080 : index}} {
+  %g = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%g, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %pid32 = arith.index_cast %bx : index to i32
+    %blk = arith.constant 512 : i32
+    %start = arith.muli %pid32, %blk : i32
+    %idx = layout.arange {start = 0 : i64, end = 512 : i64} : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %s = layout.splat %start : i32 -> tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %offs0 = arith.addi %s, %idx : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %c0 = arith.constant dense<0> : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %offs = arith.addi %offs0, %c0 : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    %n0 = arith.index_cast %n : index to i32
+    %n32 = layout.multiple_of %n0 {divisor = 16 : i64} : i32
     %nn = layout.splat %n32 : i32 -> tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
     %m = layout.cmpi slt, %offs, %nn : tensor<512xi32, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
     %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<512x!layout.ptr<f32>, #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
