@@ -163,21 +163,29 @@ class PointerLowering(KernelBase):
             if not distinct:
                 self.masked_write(view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
                 continue
-            for o in offs:
-                b.ssa(o)
-            packed = self.pack(vals, view.elem)
+            self._write_all_or_lanes(view, vals, offs, masks)
 
-            def lanes(vals=vals, masks=masks, offs=offs):
-                for x, m, o in zip(vals, masks, offs):
-                    _, tb, _ = self._if(m)
-                    with b.at(tb):
-                        self.store_scalar(view, x, o)
-                        b.add(scf.YieldOp())
-                return []
+    def _write_all_or_lanes(self, view: View, vals: list, offs: list, masks: list) -> None:
+        """A vector whose lanes' masks may disagree: one vector write where all hold,
+        per-lane guarded writes otherwise."""
+        b = self.b
+        for o in offs:
+            b.ssa(o)  # computed before the scf.if, as used in both branches
+        packed = self.pack(vals, view.elem)
 
-            self._all_or_lanes(
-                masks, lambda packed=packed, offs=offs: (self.store_vec(view, packed, offs[0]), [])[1], lanes
-            )
+        def whole():
+            self.store_vec(view, packed, offs[0])
+            return []
+
+        def lanes():
+            for x, m, o in zip(vals, masks, offs):
+                _, tb, _ = self._if(m)
+                with b.at(tb):
+                    self.store_scalar(view, x, o)
+                    b.add(scf.YieldOp())
+            return []
+
+        self._all_or_lanes(masks, whole, lanes)
 
     @lowers(lp.MultipleOfOp)
     def op_multiple_of(self, op: lp.MultipleOfOp):

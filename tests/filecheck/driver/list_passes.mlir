@@ -12,6 +12,7 @@
 // CHECK-DAG: {{^}}  remove-layout-conversions {{ *}}Removes `layout.convert_layout` ops
 // CHECK-DAG: {{^}}  tile {{ *}}Tile each whole-tensor `layout.copy`
 // CHECK-DAG: {{^}}  vectorize {{ *}}Give each access the widest vector
+// CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}tile,order-grid,distribute,vectorize,vectorize-pointers,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}tile,order-grid,distribute,
