@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from tilec.dialects import layout_ptr as lp
@@ -48,6 +49,11 @@ class VectorizePointersPass(ModulePass):
     max_bytes: int = 16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.apply_tracked(ctx, op)
+
+    def apply_tracked(self, ctx: Context, op: ModuleOp) -> list[Operation]:
+        """`apply`, returning the ops it changed (the pipeline verifies only those)."""
+        changed: list[Operation] = []
         b = self.max_bytes
         if b <= 0 or b & (b - 1) or b > 16:
             raise TilecError(f"vectorize-pointers: max-bytes={b} must be a power of two in [1, 16]")
@@ -66,3 +72,5 @@ class VectorizePointersPass(ModulePass):
                     o.properties["uniform_mask"] = UnitAttr()
                 else:
                     o.properties.pop("uniform_mask", None)
+                changed.append(o)
+        return changed
