@@ -115,12 +115,16 @@ def gpu_available() -> bool:
         return False
 
 
+_copy_impl = None
+
+
 def copy_(dst, src):
     """`dst[...] = src` on device arrays, like `torch.Tensor.copy_` (broadcast, dtype
     conversion, any strides); returns dst. See `tilec.tensor_copy.copy_`."""
-    from tilec.tensor_copy import copy_ as _copy
-
-    return _copy(dst, src)
+    global _copy_impl
+    if _copy_impl is None:  # imported on first use, then called directly
+        from tilec.tensor_copy import copy_ as _copy_impl
+    return _copy_impl(dst, src)
 
 
 def contiguous(x):

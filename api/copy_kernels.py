@@ -18,26 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from tilec.support.diagnostics import TilecError
-
+from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
 from .copy_program import FUNCTION, copy_program, tile_choice
 
 
 @dataclass
 class CopyKernelStats:
-    """Counters of a `CopyKernels`: `compiles` (keys compiled) and `hits`."""
+    """Counters of a `CopyKernels`: `compiles` (keys compiled), `hits` and
+    `disk_hits`."""
 
     compiles: int = 0
     hits: int = 0
-
-
-def _converter(dtype: str) -> Callable[[int], Any]:
-    if dtype == "int32":
-        return np.int32
-    if dtype == "int64":
-        return np.int64
-    raise TilecError(f"copy kernel: unexpected parameter type {dtype}")
+    disk_hits: int = 0
+    """Keys read back from the disk cache of copy kernels (api/copy_disk.py)."""
 
 
 class CopyKernel:
@@ -53,9 +47,16 @@ class CopyKernel:
         self._host = kernel.host_program
         # per kernel: (name, [convert per parameter], dynamic smem bytes)
         self._params: dict[str, tuple[list[Callable[[Any], Any] | None], int]] = {}
+        self.param_types: dict[str, list[str]] = {}
+        """Per kernel, each parameter's C type for `runtime.raw_launch` (`u64` for
+        pointers)."""
         for name, info in kernel.infos.items():
-            convs = [None if p.is_buffer else _converter(p.dtype) for p in info.params]
-            self._params[name] = (convs, info.dynamic_smem_bytes)
+            self._params[name] = (param_conversions(info.params), info.dynamic_smem_bytes)
+            self.param_types[name] = param_types(info.params)
+
+    def function_handle(self, name: str) -> int:
+        """The CUfunction of kernel `name` on the current device."""
+        return self.kernel._function(name).ptr
 
     def launches(self, plan: CopyPlan) -> list[Any]:
         """The launches (grid, block, arguments) for `plan`, nothing run."""
@@ -83,14 +84,22 @@ class CopyKernels:
 
     pipeline: str = "default"
     arch: str | None = None
+    disk: bool = True
+    """Whether kernels are read from and written to the disk cache of copy kernels
+    (api/copy_disk.py; only where launches go through the driver and no `arch` is
+    forced)."""
     stats: CopyKernelStats = field(default_factory=CopyKernelStats)
     _entries: dict[CopyKey, CopyKernel] = field(default_factory=dict)
     launchers: dict[tuple, Any] = field(default_factory=dict)
     """`copy_launch.Launcher`s by copy structure (`copy_launch.structure`)."""
+    torch_launchers: dict[tuple, Any] = field(default_factory=dict)
+    """The same launchers by the fast path's key of two torch tensors
+    (`tensor_copy._torch_key`)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, key: CopyKey) -> CopyKernel:
-        """The kernel for `key`, compiled on first use."""
+        """The kernel for `key`: from memory, else from the disk cache, else compiled
+        (and written to the disk cache)."""
         entry = self._entries.get(key)
         if entry is not None:
             self.stats.hits += 1
@@ -100,10 +109,31 @@ class CopyKernels:
             if entry is None:
                 entry = self._compile(key)
                 self._entries[key] = entry
-                self.stats.compiles += 1
         return entry
 
-    def _compile(self, key: CopyKey) -> CopyKernel:
+    def _disk_arch(self) -> str | None:
+        if not self.disk or self.arch is not None:
+            return None
+        from tilec.runtime import raw_launch
+
+        return raw_launch.current_arch() if raw_launch.available() else None
+
+    def _compile(self, key: CopyKey) -> Any:
+        from . import copy_disk
+
+        arch = self._disk_arch()
+        if arch is not None:
+            hit = copy_disk.load(key, self.pipeline, arch)
+            if hit is not None:
+                self.stats.disk_hits += 1
+                return hit
+        entry = self._compile_now(key)
+        self.stats.compiles += 1
+        if arch is not None:
+            copy_disk.store(key, entry, self.pipeline, arch, entry.kernel.compile(arch).cubin)
+        return entry
+
+    def _compile_now(self, key: CopyKey) -> CopyKernel:
         from tilec.compiling import compile_program
 
         pipeline = self.pipeline
@@ -122,6 +152,7 @@ class CopyKernels:
         with self._lock:
             self._entries.clear()
             self.launchers.clear()
+            self.torch_launchers.clear()
 
 
 _default: CopyKernels | None = None

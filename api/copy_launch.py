@@ -10,6 +10,9 @@ for each kernel launch its CuPy function (per device), grid, block, shared memor
 the index arguments already converted to their C types; a call adds the two pointers and
 launches. The structure key (`structure`) holds everything the plan depends on, so a
 hit skips every check that the plan made (they would pass again).
+
+Launches go straight to the driver (`runtime.raw_launch`: arguments packed once, the
+two pointers written per call) where `libcuda` loads, else through CuPy.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from tilec.runtime import raw_launch
 
 from .copy_kernels import CopyKernel
 from .copy_plan import VECTOR_BYTES, CopyPlan, Operand, byte_range
@@ -52,6 +57,7 @@ class Launcher:
         self.plan = plan
         """The plan of the first call (its extents, strides and key are this
         structure's; its pointers are that call's)."""
+        self.device = dst.device
         self.src_shift = plan.src_ptr - src.ptr
         self.dst_shift = plan.dst_ptr - dst.ptr
         d0, d1 = byte_range(dst)
@@ -71,6 +77,16 @@ class Launcher:
                         launch.dynamic_shared_bytes + smem, args)
             )
         self._functions: dict[tuple[int, str], Any] = {}
+        self._raw: list[tuple[str, raw_launch.RawLaunch, tuple[bool, ...]]] = []
+        """Per launch: (kernel, packed launch, per pointer slot whether it is the src)."""
+        for launch in self.launches:
+            types = entry.param_types[launch.kernel]
+            values = [None if a is _SRC or a is _DST else int(a) for a in launch.args]
+            slots = tuple(a is _SRC for a in launch.args if a is _SRC or a is _DST)
+            raw = raw_launch.RawLaunch(launch.grid, launch.block, launch.shared_mem, types, values)
+            self._raw.append((launch.kernel, raw, slots))
+        self._handles: dict[int, list[int]] = {}
+        """Per device, the CUfunction handle of each launch."""
 
     def overlap(self, dst_ptr: int, src_ptr: int) -> str:
         """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
@@ -80,7 +96,27 @@ class Launcher:
             return "none"
         return "same" if self.same_view and dst_ptr == src_ptr else "partial"
 
+    def launch_raw(self, dst_ptr: int, src_ptr: int, device: int | None, stream: int) -> None:
+        """Launch on `stream` (a CUstream handle) through the driver; the device's
+        context must be current."""
+        handles = self._handles.get(device)
+        if handles is None:
+            handles = [self.entry.function_handle(k) for k, _, _ in self._raw]
+            self._handles[device] = handles
+        s, d = src_ptr + self.src_shift, dst_ptr + self.dst_shift
+        for (_, raw, slots), fn in zip(self._raw, handles):
+            raw(fn, stream, *[s if is_src else d for is_src in slots])
+
     def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
+        """Launch on `stream`: a CUstream handle, a CuPy stream or None (CuPy's
+        current stream)."""
+        if raw_launch.available():
+            if stream is None:
+                import cupy
+
+                stream = cupy.cuda.get_current_stream()
+            self.launch_raw(dst_ptr, src_ptr, device, stream if isinstance(stream, int) else stream.ptr)
+            return
         s = np.uint64(src_ptr + self.src_shift)
         d = np.uint64(dst_ptr + self.dst_shift)
         for launch in self.launches:

@@ -83,6 +83,14 @@ class CopyKey:
     """Per mode, what a run-time stride is a multiple of: `VECTOR_BYTES` / element
     size when the stride is a whole number of 16-byte units, else 1 (1 for strides the
     key fixes, too)."""
+    src_order: tuple[int, ...] = ()
+    """The src's modes that move (stride not 0), fastest first (smallest |stride|):
+    the tile choice folds modes in the order that lengthens contiguous runs. (The
+    dst's order is known without it: merged modes are sorted by dst stride, the
+    last mode fastest.)"""
+    pow2_extents: tuple[bool, ...] = ()
+    """Per mode, whether a small extent is exactly its class (a power of two: a tile
+    of that extent has no edge)."""
 
     @property
     def rank(self) -> int:
@@ -289,5 +297,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         small_extents=tuple(_extent_class(n) for n in ns),
         src_divisors=src_divs,
         dst_divisors=dst_divs,
+        src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
+        pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
     )
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -14,21 +14,12 @@ tile that the `tile` pass's heuristic picks for them (`tile_choice`).
 
 from __future__ import annotations
 
-import math
-
 from tilec.dialects.conversions import STORAGE
 
 from .copy_plan import CopyKey
+from .copy_tile import _layout, copy_tile
 
 FUNCTION = "tilec_copy"
-
-
-def _layout(strides: tuple[int | None, ...]) -> str:
-    shape = ",".join("?" for _ in strides)
-    stride = ",".join("?" if s is None else str(s) for s in strides)
-    if len(strides) == 1:
-        return f"{shape}:{stride}"
-    return f"({shape}):({stride})"
 
 
 def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
@@ -51,42 +42,9 @@ def index_arg_names(key: CopyKey) -> list[str]:
 
 
 def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
-    """(tile, threads per block) for the key: the `tile` pass's own heuristic, told
-    the small extents the key fixes (`CopyKey.small_extents`); `(None, 0)` when no
-    extent is small (the pass then decides alone)."""
-    if not any(key.small_extents):
-        return None, 0
-    from tilec.dialects import cute
-    from tilec.dialects.layout_attrs import element_bytes
-    from tilec.passes.tile import MISALIGNED_THREADS, _misaligned_transpose, heuristic_tile
-
-    extents = tuple(cute.DYN if n is None else n for n in key.small_extents)
-    sl = cute.parse_layout(_layout(key.src_strides))
-    dl = cute.parse_layout(_layout(key.dst_strides))
-    eb = element_bytes(_element_type(STORAGE[key.src_dtype]))
-    aligned = _vector_aligned(key)
-    tile = heuristic_tile(sl, dl, extents, eb, aligned=aligned)
-    big = math.prod(tile) >= 32 * MISALIGNED_THREADS
-    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
-    return tuple(tile), threads
-
-
-def _vector_aligned(key: CopyKey) -> bool:
-    """What the `tile` pass's `_vector_aligned` finds for both views of the program:
-    16-byte aligned pointers and every stride other than 1 a whole number of 16-byte
-    units (0, or a run-time stride promised divisible)."""
-    from .copy_plan import ITEMSIZE, VECTOR_BYTES
-
-    for align, strides, divs, dtype in (
-        (key.src_align, key.src_strides, key.src_divisors, key.src_dtype),
-        (key.dst_align, key.dst_strides, key.dst_divisors, key.dst_dtype),
-    ):
-        if align % VECTOR_BYTES:
-            return False
-        for s, d in zip(strides, divs or (1,) * len(strides)):
-            if s is None and (d * ITEMSIZE[dtype]) % VECTOR_BYTES:
-                return False
-    return True
+    """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
+    when the `tile` pass decides alone."""
+    return copy_tile(key)
 
 
 def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...]) -> str:
@@ -96,12 +54,6 @@ def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, 
     if all(d == 1 for d in divs):
         return ""
     return f" {{divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>}}"
-
-
-def _element_type(name: str):
-    from tilec.compiler.builder import element_type
-
-    return element_type(name)
 
 
 def copy_program(key: CopyKey) -> str:

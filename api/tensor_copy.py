@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
@@ -59,7 +60,17 @@ class _Array:
 _torch_names: dict[Any, str] = {}
 
 
+_torch_tensor: Any = None
+"""`torch.Tensor` once a torch tensor was seen (the fast path of `copy_` takes exactly
+this type; torch is never imported for it)."""
+
+
 def _torch_array(what: str, t: Any) -> _Array:
+    global _torch_tensor
+    if _torch_tensor is None:
+        import torch
+
+        _torch_tensor = torch.Tensor
     if not t.is_cuda:
         raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
     dtype = _torch_names.get(t.dtype)
@@ -112,7 +123,8 @@ _external_streams: dict[int, Any] = {}
 
 
 def current_stream(array: _Array) -> Any:
-    """The framework's current stream for `array`'s device, as a CuPy stream."""
+    """The framework's current stream for `array`'s device: a CUstream handle (an
+    int) for torch tensors where launches go through the driver, else a CuPy stream."""
     if array.framework == "torch":
         import torch
 
@@ -121,6 +133,8 @@ def current_stream(array: _Array) -> Any:
             handle = raw(array.operand.device)
         else:  # pragma: no cover - older PyTorch
             handle = torch.cuda.current_stream(array.obj.device).cuda_stream
+        if raw_launch.available():
+            return handle
         stream = _external_streams.get(handle)
         if stream is None:
             import cupy
@@ -161,18 +175,87 @@ def _launcher(dst: _Array, src: _Array, kernels: CopyKernels) -> Launcher:
     return launcher
 
 
+def _device_now(array: _Array) -> int:
+    """The current device of `array`'s framework."""
+    if array.framework == "torch":
+        import torch
+
+        return torch.cuda.current_device()
+    import cupy
+
+    return cupy.cuda.runtime.getDevice()
+
+
+def _device_scope(array: _Array, device: int) -> Any:
+    if array.framework == "torch":
+        import torch
+
+        return torch.cuda.device(device)
+    import cupy
+
+    return cupy.cuda.Device(device)
+
+
 def _launch(dst: _Array, src: _Array, launcher: Launcher) -> None:
     if not launcher.launches:
         return
     stream = current_stream(dst)
     device = dst.operand.device
-    import cupy
-
-    if device is not None and device != cupy.cuda.runtime.getDevice():
-        with cupy.cuda.Device(device):
+    if device is not None and device != _device_now(dst):
+        with _device_scope(dst, device):
             launcher(dst.operand.ptr, src.operand.ptr, device, stream)
     else:
         launcher(dst.operand.ptr, src.operand.ptr, device, stream)
+
+
+def _torch_key(dst: Any, src: Any, dp: int, sp: int) -> tuple:
+    """The fast path's structure key of two torch tensors (`copy_launch.structure`
+    with torch's own dtype and size objects, read without building `Operand`s)."""
+    return (dst.dtype, dst.shape, dst.stride(), dp & 15, dst.get_device(),
+            src.dtype, src.shape, src.stride(), sp & 15, src.get_device())
+
+
+_raw_stream: Any = None
+_current_device: Any = None
+
+
+def _torch_fast(dst: Any, src: Any, kernels: CopyKernels) -> bool:
+    """A cached copy between two torch tensors, launched straight through the driver
+    on torch's current stream; False where the general path must run (first sight
+    of a structure, overlap, another device current, no driver library)."""
+    dp, sp = dst.data_ptr(), src.data_ptr()
+    launcher = kernels.torch_launchers.get(_torch_key(dst, src, dp, sp))
+    if launcher is None:
+        return False
+    kind = launcher.overlap(dp, sp)
+    if kind == "same":
+        return True
+    if kind == "partial":
+        return False
+    if launcher.launches:
+        device = launcher.device
+        if _current_device() != device:
+            return False
+        launcher.launch_raw(dp, sp, device, _raw_stream(device))
+    return True
+
+
+def _remember_torch(dst: _Array, src: _Array, launcher: Launcher, kernels: CopyKernels) -> None:
+    """Make `launcher` the fast path's for this pair of plain torch tensors."""
+    global _raw_stream, _current_device
+    if not (type(dst.obj) is _torch_tensor and type(src.obj) is _torch_tensor):
+        return
+    if not raw_launch.available():
+        return
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    getdev = getattr(torch._C, "_cuda_getDevice", None)
+    if raw is None or getdev is None:  # pragma: no cover - older PyTorch
+        return
+    _raw_stream, _current_device = raw, getdev
+    key = _torch_key(dst.obj, src.obj, dst.operand.ptr, src.operand.ptr)
+    kernels.torch_launchers[key] = launcher
 
 
 def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
@@ -188,10 +271,14 @@ def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
     through a temporary. A copy of a structure seen before (dtypes, shapes, strides,
     pointer alignment, devices) reuses its plan and kernel (copy_launch.py)."""
     kernels = default_kernels() if kernels is None else kernels
+    if type(dst) is _torch_tensor and type(src) is _torch_tensor and _torch_fast(dst, src, kernels):
+        return dst
     d = as_array("dst", dst)
     s = as_array("src", src)
     launcher = _launcher(d, s, kernels)  # every check, before anything is written
     kind = launcher.overlap(d.operand.ptr, s.operand.ptr)
+    if kind == "none" and d.framework == s.framework == "torch":
+        _remember_torch(d, s, launcher, kernels)
     if kind == "same":
         return dst
     if kind == "partial":

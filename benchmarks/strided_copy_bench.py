@@ -178,6 +178,94 @@ def _bits(torch, x):
         if x.dtype != torch.bool else x.view(torch.uint8)
 
 
+_TRITON_KERNEL = None
+TRITON_RANK = 6
+
+
+def _triton_kernel():
+    """One generic strided copy in Triton: each program copies BLOCK elements of dst
+    (in its row-major order over the merged modes), decomposing the flat index over
+    run-time extents (modes beyond the copy's rank have extent 1)."""
+    global _TRITON_KERNEL
+    if _TRITON_KERNEL is None:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def strided_copy(src, dst, total, n0, n1, n2, n3, n4, n5, s0, s1, s2, s3, s4, s5,
+                         d0, d1, d2, d3, d4, d5, RANK: tl.constexpr, BLOCK: tl.constexpr):
+            i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+            mask = i < total
+            so = tl.zeros([BLOCK], dtype=tl.int64)
+            do = tl.zeros([BLOCK], dtype=tl.int64)
+            rest = i
+            if RANK > 5:
+                so += (rest % n5) * s5
+                do += (rest % n5) * d5
+                rest = rest // n5
+            if RANK > 4:
+                so += (rest % n4) * s4
+                do += (rest % n4) * d4
+                rest = rest // n4
+            if RANK > 3:
+                so += (rest % n3) * s3
+                do += (rest % n3) * d3
+                rest = rest // n3
+            if RANK > 2:
+                so += (rest % n2) * s2
+                do += (rest % n2) * d2
+                rest = rest // n2
+            if RANK > 1:
+                so += (rest % n1) * s1
+                do += (rest % n1) * d1
+                rest = rest // n1
+            so += rest * s0
+            do += rest * d0
+            x = tl.load(src + so, mask=mask)
+            tl.store(dst + do, x, mask=mask)
+
+        _TRITON_KERNEL = strided_copy
+    return _TRITON_KERNEL
+
+
+def triton_copy(torch, dst, src):
+    """A callable running the generic Triton copy of `src` into `dst`, or None where
+    one generic kernel does not apply (dtypes differ: PyTorch's conversion rules are
+    not Triton's; more than TRITON_RANK merged modes; no Triton). Same-dtype copies
+    move the bits through same-sized integer views, so every dtype is exact."""
+    if src.dtype != dst.dtype:
+        return None
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return None
+    from tilec.copy_plan import merge_modes
+
+    srcb = src.expand(dst.shape)
+    ns, ss, ds, soff, doff = merge_modes(tuple(dst.shape), tuple(srcb.stride()), tuple(dst.stride()))
+    if len(ns) > TRITON_RANK or soff or doff:
+        return None
+    ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[dst.element_size()]
+    sv = src.view(ints) if src.dtype != torch.bool else src.view(torch.int8)
+    dv = dst.view(ints) if dst.dtype != torch.bool else dst.view(torch.int8)
+    # the flat views' element 0 is each tensor's element 0; merge_modes keeps that
+    pad = TRITON_RANK - len(ns)
+    ns, ss, ds = ns + [1] * pad, ss + [0] * pad, ds + [0] * pad
+    total = math.prod(ns[: len(ns) - pad])
+    block = 1024
+    kernel = _triton_kernel()
+    grid = (triton_cdiv(total, block),)
+
+    def run():
+        kernel[grid](sv, dv, total, *ns, *ss, *ds, RANK=TRITON_RANK - pad, BLOCK=block)
+
+    return run
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 def run_cases(cases, quick_reps: bool = False) -> list[dict]:
     import copy_bench  # benchmarks/copy_bench.py: median_ms, tbps, memcpy_tbps
     import torch
@@ -203,6 +291,18 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
         reps = 10 if quick_reps else 30
         t_tilec = copy_bench.median_ms(lambda: tilec.copy_(dst, src), reps=reps)
         t_torch = copy_bench.median_ms(lambda: dst.copy_(src), reps=reps)
+        t_triton, triton_exact = None, None
+        run_triton = triton_copy(torch, dst, src)
+        if run_triton is not None:
+            dst_base.fill_(77)
+            run_triton()
+            torch.cuda.synchronize()
+            ref_base = dst_base.clone()
+            ref_base.fill_(77)
+            ref_base[tuple(slice(*ix) for ix in case.dst_index)].copy_(src)
+            triton_exact = bool(torch.equal(_bits(torch, dst_base), _bits(torch, ref_base)))
+            del ref_base
+            t_triton = copy_bench.median_ms(run_triton, reps=reps)
         one_way = moved // 2
         if one_way not in memcpy_cache:
             memcpy_cache[one_way] = copy_bench.memcpy_tbps(one_way)
@@ -211,14 +311,18 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
             "name": case.name, "kind": case.kind, "src": case.src_dtype, "dst": case.dst_dtype,
             "shape": list(case.dst_shape), "perm": list(case.src_perm), "bytes": moved,
             "exact": exact, "first_call_s": round(first, 3),
-            "tilec_ms": t_tilec, "torch_ms": t_torch,
+            "tilec_ms": t_tilec, "torch_ms": t_torch, "triton_ms": t_triton,
+            "triton_exact": triton_exact,
             "tilec_tbps": copy_bench.tbps(moved, t_tilec), "torch_tbps": copy_bench.tbps(moved, t_torch),
             "memcpy_tbps": mc,
         }
         r["tilec_ratio"] = r["tilec_tbps"] / mc
         r["torch_ratio"] = r["torch_tbps"] / mc
+        r["triton_ratio"] = copy_bench.tbps(moved, t_triton) / mc if t_triton else None
         results.append(r)
-        print(f"{case.name:60s} exact={exact} tilec {r['tilec_ratio']:.3f} torch {r['torch_ratio']:.3f}", flush=True)
+        tri = "-" if t_triton is None else f"{r['triton_ratio']:.3f}{'' if triton_exact else ' (not exact)'}"
+        print(f"{case.name:60s} exact={exact} tilec {r['tilec_ratio']:.3f} torch {r['torch_ratio']:.3f} "
+              f"triton {tri}", flush=True)
         del src, dst_base, dst
         torch.cuda.empty_cache()
     return results
@@ -248,6 +352,19 @@ def host_time(calls: int = 2000) -> list[dict]:
             xc, yc = cp.asarray(x), cp.asarray(y)
             cdt = yc.dtype
 
+            def host_only(fn, n=500):
+                """Host time per call alone: fewer calls than the launch queue holds,
+                no synchronisation inside the timed region."""
+                for _ in range(50):
+                    fn()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    fn()
+                dt = time.perf_counter() - t0
+                torch.cuda.synchronize()
+                return dt / n * 1e6
+
             def timed(fn):
                 for _ in range(50):
                     fn()
@@ -263,10 +380,13 @@ def host_time(calls: int = 2000) -> list[dict]:
                 "tilec_us": timed(lambda: tilec.copy_(y, x)),
                 "torch_us": timed(lambda: y.copy_(x)),
                 "cupy_us": timed(lambda: yc.__setitem__(Ellipsis, xc.astype(cdt, copy=False))),
+                "tilec_host_us": host_only(lambda y=y, x=x: tilec.copy_(y, x)),
+                "torch_host_us": host_only(lambda y=y, x=x: y.copy_(x)),
             }
             out.append(row)
             print(f"{name:22s} {row['bytes']:>8d} B  tilec {row['tilec_us']:6.1f} us  torch "
-                  f"{row['torch_us']:6.1f} us  cupy {row['cupy_us']:6.1f} us", flush=True)
+                  f"{row['torch_us']:6.1f} us  cupy {row['cupy_us']:6.1f} us  host only: tilec "
+                  f"{row['tilec_host_us']:.1f} torch {row['torch_host_us']:.1f}", flush=True)
     return out
 
 
@@ -279,20 +399,33 @@ def tables(results: list[dict], host: list[dict]) -> str:
             f"median {statistics.median(ratios):.3f}, max {max(ratios):.3f}; exact: "
             f"{sum(r['exact'] for r in results)}/{len(results)}; slower than PyTorch: "
             f"{sum(r['tilec_ms'] > r['torch_ms'] * 1.02 for r in results)}",
+        ]
+        tri = [r for r in results if r.get("triton_ratio") is not None]
+        if tri:
+            lines.append(
+                f"Triton (the {len(tri)} same-dtype cases with at most {TRITON_RANK} merged modes): "
+                f"median {statistics.median(r['triton_ratio'] for r in tri):.3f}; tilec on these: median "
+                f"{statistics.median(r['tilec_ratio'] for r in tri):.3f}; exact {sum(bool(r['triton_exact']) for r in tri)}"
+                f"/{len(tri)}; tilec slower than Triton: {sum(r['tilec_ms'] > r['triton_ms'] * 1.02 for r in tri)}"
+            )
+        lines += [
             "",
-            "| case | MiB moved | tilec TB/s | tilec / memcpy | PyTorch / memcpy | tilec vs PyTorch | exact |",
-            "|---|---:|---:|---:|---:|---:|---|",
+            "| case | MiB moved | tilec TB/s | tilec / memcpy | PyTorch / memcpy | Triton / memcpy | tilec vs PyTorch | exact |",
+            "|---|---:|---:|---:|---:|---:|---:|---|",
         ]
         for r in results:
+            tri = r.get("triton_ratio")
+            tri = "-" if tri is None else f"{tri:.3f}" + ("" if r.get("triton_exact") else " (not exact)")
             lines.append(
                 f"| {r['name']} | {r['bytes'] / MiB:.0f} | {r['tilec_tbps']:.2f} | {r['tilec_ratio']:.3f} | "
-                f"{r['torch_ratio']:.3f} | {r['torch_ms'] / r['tilec_ms']:.2f}x | {'yes' if r['exact'] else 'NO'} |"
+                f"{r['torch_ratio']:.3f} | {tri} | {r['torch_ms'] / r['tilec_ms']:.2f}x | {'yes' if r['exact'] else 'NO'} |"
             )
     if host:
-        lines += ["", "| pattern | bytes | tilec us/call | PyTorch us/call | CuPy us/call |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += ["", "| pattern | bytes | tilec us/call | PyTorch us/call | CuPy us/call | tilec host us | PyTorch host us |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
         for h in host:
-            lines.append(f"| {h['pattern']} | {h['bytes']} | {h['tilec_us']:.1f} | {h['torch_us']:.1f} | {h['cupy_us']:.1f} |")
+            lines.append(f"| {h['pattern']} | {h['bytes']} | {h['tilec_us']:.1f} | {h['torch_us']:.1f} | "
+                         f"{h['cupy_us']:.1f} | {h['tilec_host_us']:.1f} | {h['torch_host_us']:.1f} |")
     return "\n".join(lines) + "\n"
 
 

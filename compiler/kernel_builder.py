@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -40,6 +41,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
+from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
@@ -137,6 +139,28 @@ class Value:
         self.program.insert(la.WriteOp(x, self.ssa, self._coords(key)))
 
 
+class TileIterator:
+    """Mojo's `LayoutTensorIter` being built: `it.get()` is `iter[]`, `it += 1` advances it
+    (in a loop, name it in `Program.range(..., carry=[it])`), `it.next(k)` is a copy `k`
+    tiles on."""
+
+    def __init__(self, program: Any, ssa: SSAValue):
+        self.program = program
+        self.ssa = ssa
+
+    def get(self) -> Value:
+        return self.program.insert(li.IterGetOp.build(operands=[self.ssa], result_types=[self.ssa.type.tile])).results[0]
+
+    def next(self, k: int | Value = 1) -> TileIterator:
+        off = [] if isinstance(k, int) and k == 1 else [self.program.as_index(k)]
+        op = li.IterNextOp.build(operands=[self.ssa, off], result_types=[self.ssa.type])
+        return TileIterator(self.program, self.program.insert(op).results[0].ssa)
+
+    def __iadd__(self, k: int | Value) -> TileIterator:
+        self.ssa = self.next(k).ssa
+        return self
+
+
 @dataclass
 class Launch:
     """The block and thread ids of a `layout.launch` being built."""
@@ -211,19 +235,51 @@ class KernelBuilding:
             self._builder.insert(scf.YieldOp())
 
     @contextmanager
-    def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1) -> Iterator[Value]:
-        """`scf.for %i = lo to hi step s { ... }`; yields %i."""
-        block = Block(arg_types=[IndexType()])
-        self._builder.insert(scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [], Region(block)))
+    def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1,
+              carry: Sequence[TileIterator] = ()) -> Iterator[Value]:
+        """`scf.for %i = lo to hi step s { ... }`; yields %i. The iterators in `carry` are
+        loop-carried, so `it += 1` in the body advances them from one trip to the next
+        (Mojo's `iter += 1` in a loop); after the loop they hold their final position."""
+        carry = list(carry)
+        block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
+        loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
+                         Region(block))
+        self._builder.insert(loop)
+        for c, a in zip(carry, block.args[1:]):
+            c.ssa = a
         with self._at(block):
             yield Value(self, block.args[0])
-            self._builder.insert(scf.YieldOp())
+            self._builder.insert(scf.YieldOp(*[c.ssa for c in carry]))
+        for c, r in zip(carry, loop.results):
+            c.ssa = r
 
     # ------------------------------------------------------------ views
     def tile(self, view: Value, coords: Sequence[int | Value], tile: Sequence[int]) -> Value:
         """`layout.tile`: tile number `coords` of `view` in tiles of `tile` (CuTe's
         local_tile, Mojo's `tile[...]`)."""
         return self.insert(layout.TileOp(view.ssa, [self.as_index(c) for c in coords], list(tile))).results[0]
+
+    def tiled_iterator(self, view: Value, tile: Sequence[int], axis: int, coords: Sequence[int | Value],
+                       circular: bool = False) -> TileIterator:
+        """Mojo's `tensor.tiled_iterator[*tile, axis=axis](*coords)` (`layout.tiled_iterator`)."""
+        props = {"tile": DenseArrayBase.from_list(i64, list(tile)), "axis": IntegerAttr(axis, 64)}
+        return self._iterator(li.TiledIteratorOp, view, [self.as_index(c) for c in coords], props, circular)
+
+    def buffer_iterator(self, buffer: Value, tile: str | cute.Layout, circular: bool = False) -> TileIterator:
+        """Mojo's `LayoutTensorIter[dtype, tile_layout](ptr, size)` over a rank-1 view
+        (`layout.buffer_iterator`)."""
+        return self._iterator(li.BufferIteratorOp, buffer, None, {"tile": CuteLayoutAttr(as_layout(tile))}, circular)
+
+    def _iterator(self, cls, view: Value, coords, props: dict, circular: bool) -> TileIterator:
+        if circular:
+            props["circular"] = UnitAttr()
+        try:
+            rt = cls.result_type(view.type, props)
+        except LayoutError as e:
+            raise TilecError(f"{cls.name}: {e}") from None
+        operands = [view.ssa] if coords is None else [view.ssa, coords]
+        return TileIterator(self, self.insert(cls.build(operands=operands, properties=props, result_types=[rt]))
+                            .results[0].ssa)
 
     def vectorize(self, view: Value, vector: Sequence[int]) -> Value:
         return self.insert(layout.VectorizeOp(view.ssa, list(vector))).results[0]
@@ -300,6 +356,11 @@ class KernelBuilding:
             props["profile"] = DenseArrayBase.from_list(i64, profile)
         op = layout.SliceOp.build(operands=[view.ssa, dyn], properties=props, result_types=[rt])
         return self.insert(op).results[0]
+
+    def dim(self, view: Value, mode: int) -> Value:
+        """Mojo's `tensor.dim(mode)` (`layout.dim`): the mode's extent at run time; for a
+        masked tile, its elements inside the tensor."""
+        return self.insert(la.DimOp(view.ssa, mode)).results[0]
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose

@@ -33,7 +33,7 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "tile,order-grid,distribute,vectorize,vectorize-pointers,remove-layout-conversions,"
+        "expand-iterators,tile,order-grid,distribute,vectorize,vectorize-pointers,remove-layout-conversions,"
         "lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }

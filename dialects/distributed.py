@@ -44,8 +44,9 @@ from tilec.dialects.linear import (
     _log2,
     _parse_linear,
     fit_to_shape,
+)
+from tilec.dialects.linear import (
     equivalent as _equivalent,
-    standard_out_dims,
 )
 
 __all__ = [

@@ -34,7 +34,6 @@ from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    OptPropertyDef,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -71,9 +70,11 @@ from .layout_attrs import (
     distributed_tensor_encoding,
     element_bytes,
     threads_per_block,
+    tiled_view_type,
     to_linear,
 )
 from .mma_layouts import MMA_ATTRIBUTES
+from .view_syntax import InferredViewResult
 
 index = IndexType()
 
@@ -322,72 +323,6 @@ class AllocOp(IRDLOperation):
 
 
 
-class InferredViewResult:
-    """Text syntax of the view ops whose result type the algebra decides (Mojo's
-    `tile_type()`): `layout.OP %src[coords] | , %tid {props} : SRC [-> RESULT]`. The
-    result type may be left out; it is then `result_type(source type, properties)`,
-    the type the verifier would accept. Printing always writes it."""
-
-    SYNTAX: ClassVar[str] = ""  # "", "coords" ([%i, %j]) or "tid" (, %tid)
-
-    @classmethod
-    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
-        raise NotImplementedError
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        if self.SYNTAX == "coords":
-            printer.print_string("[")
-            printer.print_list(self.coords, printer.print_operand)
-            printer.print_string("]")
-        elif self.SYNTAX == "tid":
-            printer.print_string(", ")
-            printer.print_operand(self.tid)
-        printer.print_op_attributes({**self.properties, **self.attributes})
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        src = parser.parse_unresolved_operand()
-        extra: list[UnresolvedOperand] = []
-        if cls.SYNTAX == "coords":
-            extra = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
-        elif cls.SYNTAX == "tid":
-            parser.parse_punctuation(",")
-            extra = [parser.parse_unresolved_operand()]
-        start = parser.pos
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        st = parser.parse_type()
-        names = cls.get_irdl_definition().properties
-        props = {k: v for k, v in attrs.items() if k in names}
-        others = {k: v for k, v in attrs.items() if k not in names}
-        if parser.parse_optional_punctuation("->") is not None:
-            rt = parser.parse_type()
-        else:
-            missing = [n for n, d in names.items() if n not in props and not _optional_prop(d)]
-            if missing:
-                parser.raise_error(f"{cls.name} needs {', '.join(missing)}", start, parser.pos)
-            if not isinstance(st, TensorViewType):
-                parser.raise_error(f"{cls.name} takes a !layout.tensor, got {st}", start, parser.pos)
-            try:
-                rt = cls.result_type(st, props)
-            except (LayoutError, VerifyException) as e:
-                parser.raise_error(f"{cls.name}: no result type follows from {st}: {e}", start, parser.pos)
-        operands = [parser.resolve_operand(src, st)] + [parser.resolve_operand(o, index) for o in extra]
-        if cls.SYNTAX == "coords":
-            operands = [operands[0], operands[1:]]
-        return cls.build(operands=operands, properties=props, attributes=others, result_types=[rt])
-
-
-def _optional_prop(definition) -> bool:
-    return isinstance(definition, OptPropertyDef)
-
-
 @irdl_op_definition
 class TileOp(InferredViewResult, IRDLOperation):
     """One tile of a view by tile coordinates (CuTe `local_tile`, Mojo `tile`).
@@ -409,8 +344,7 @@ class TileOp(InferredViewResult, IRDLOperation):
 
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
-        lay, masked = views.tile_layout(st.cute_layout, _ints(props["tile"]))
-        return st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
+        return tiled_view_type(st, _ints(props["tile"]))
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
         st = _view(source, "source")
@@ -1283,6 +1217,7 @@ class ReduceOp(IRDLOperation):
 
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_compute import COMPUTE_OPS  # noqa: E402
+from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
@@ -1295,6 +1230,7 @@ Layout = Dialect(
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,
+        *ITER_OPS,
         LaunchOp,
         ViewOp,
         AllocOp,
@@ -1329,5 +1265,6 @@ Layout = Dialect(
         PtrType,
         TensorViewType,
         AsyncTokenType,
+        *ITER_TYPES,
     ],
 )

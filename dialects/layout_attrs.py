@@ -54,7 +54,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from . import cute
+from . import cute, views
 from .distributed import BlockedLayout, SliceLayout
 from .encoding import DistributedEncoding
 from .errors import LayoutError
@@ -361,9 +361,13 @@ MAX_THREADS_PER_BLOCK = 1024
 
 
 def _blocked_size_error(b: BlockedLayout) -> str | None:
-    """Why a blocked layout cannot describe a CUDA block, or None: more than
+    """Why a blocked layout cannot describe a CUDA block, or None: a warp of other
+    than 32 lanes (threadsPerWarp's product), more than
     MAX_REGISTERS_PER_THREAD elements per thread, or more than MAX_THREADS_PER_BLOCK
     threads (threadsPerWarp x warpsPerCTA)."""
+    if b.lanes_per_warp != 32:
+        return (f"threadsPerWarp={list(b.threads_per_warp)} gives a warp {b.lanes_per_warp} lanes; "
+                "an NVIDIA warp has 32")
     regs = threads = 1
     for x in b.size_per_thread:
         regs *= x
@@ -809,3 +813,10 @@ def distributed_tensor_encoding(t: Attribute) -> Attribute:
             f"tensor has rank {len(t.get_shape())}"
         )
     return t.encoding
+
+
+def tiled_view_type(st: TensorViewType, tile: Sequence[int]) -> TensorViewType:
+    """The type of one tile of `tile` extents of a view of type `st` (`layout.tile`'s
+    result, and a tiled iterator's tiles): masked where the tiles do not divide it."""
+    lay, masked = views.tile_layout(st.cute_layout, tile)
+    return st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)

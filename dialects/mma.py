@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tilec.dialects import cute
-from tilec.dialects.distributed import _DistributedMixin, _check_shape
+from tilec.dialects.distributed import _check_shape, _DistributedMixin
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import LinearLayout, _is_pow2, _log2, fit_to_shape
 from tilec.dialects.swizzle import ComposedLayout, Swizzle

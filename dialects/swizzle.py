@@ -26,7 +26,12 @@ from __future__ import annotations
 import re
 
 from .cute import (
-    DYN, Layout, _Parser, _crd2idx, _has_wild, _parse_layout_prefix,
+    DYN,
+    Layout,
+    _crd2idx,
+    _has_wild,
+    _parse_layout_prefix,
+    _Parser,
     slice_,
 )
 from .errors import LayoutError

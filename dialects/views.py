@@ -149,9 +149,10 @@ def tile_layout(layout: cute.Layout, tile: Sequence[int]) -> tuple[cute.Layout, 
         n = m.size()
         if is_dynamic(n):
             masked = True
-        elif t > n:
-            raise LayoutError(f"tile extent {t} exceeds the mode {m} of size {n}")
-        elif n % t:
+        elif t > n and isinstance(m.shape, tuple):
+            raise LayoutError(f"tile extent {t} exceeds the hierarchical mode {m} of size {n}")
+        elif n % t:  # a partial last tile, or one tile larger than a flat mode (Gluon's
+            # XBLOCK > xnumel): masked either way
             masked = True
         out.append(_compose_mode(m, cute.make_layout(t, 1)))
     return from_modes(out), masked

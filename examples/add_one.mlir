@@ -1,7 +1,8 @@
-// Mojo's first LayoutTensor example: a 64x64 float32 tensor made on the host and
-// incremented by one in a kernel. Each block of 4 warps loads a 32x32 tile into
-// registers with a blocked layout (16-byte rows per thread), adds 1.0 with plain
-// `arith` on the distributed value, and stores it.
+// Add one to every element, the way a Gluon kernel does it (not a seed example: seed
+// 000's first kernel, element by element as Mojo writes it, is
+// mojo_initialize_tensor.mlir). A 64x64 float32 tensor into a separate output: each
+// block of 4 warps loads a 32x32 tile into registers with a blocked layout (16-byte rows
+// per thread), adds 1.0 with plain `arith` on the distributed value, and stores it.
 //
 //   tilec examples/add_one.mlir --run cpu
 #b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>

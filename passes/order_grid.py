@@ -21,6 +21,7 @@ from tilec.dialects.layout import (
     TileOp,
 )
 from tilec.dialects.layout_attrs import element_bytes
+from tilec.dialects.thread_ids import GlobalIdxOp
 
 from ._analysis import VIEW_OPS
 from .tile import MAX_GRID_YZ
@@ -51,7 +52,8 @@ class OrderGridPass(ModulePass):
     order by 1-2%). The block coordinate with the smallest (write step, read step)
     becomes x when it is strictly smaller than x's; the two are swapped, the grid
     extents with them. A swap that would give y or z a static extent above 65535, or a
-    dynamic one, is not made. Block order is not part of a launch's meaning (blocks
+    dynamic one, is not made, nor one in a launch that reads `layout.global_idx` (it
+    combines the block id and the thread id of one dimension, which a swap would part). Block order is not part of a launch's meaning (blocks
     are independent), so results never change.
     """
 
@@ -62,6 +64,8 @@ class OrderGridPass(ModulePass):
             self._order(launch)
 
     def _order(self, launch: LaunchOp) -> None:
+        if any(isinstance(o, GlobalIdxOp) for o in launch.body.walk()):
+            return  # global_idx reads the hardware block id of its own dimension
         steps = block_steps(launch)
         best = min(range(3), key=lambda j: (steps[j], j))
         if best == 0 or not steps[best] < steps[0]:

@@ -10,27 +10,16 @@ through untouched (whatever object the caller bound to a memref argument).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilec.runtime.host_ops import BINARY, CMPI, Launch, check_launch_size, signed, unsigned
 from tilec.support.diagnostics import TilecError
 
-
-@dataclass(frozen=True)
-class Launch:
-    """One `gpu.launch_func` as run: kernel name, sizes and argument values."""
-
-    kernel: str
-    """The kernel's symbol name (`@mod::@name` -> `name`)."""
-    module: str
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    args: tuple[Any, ...]
-    dynamic_shared_bytes: int = 0
+__all__ = ["HostProgram", "Launch", "run_host"]
 
 
 def _width(t: Attribute) -> int:
@@ -39,85 +28,6 @@ def _width(t: Attribute) -> int:
     if isinstance(t, IntegerType):
         return t.width.data
     raise TypeError(f"not an integer type: {t}")
-
-
-def _signed(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if bits > 1 and value >> (bits - 1) else value
-
-
-def _unsigned(value: int, bits: int) -> int:
-    return value & ((1 << bits) - 1)
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _check_divisor(op: Operation, b: int) -> None:
-    if b == 0:
-        raise TilecError("division by zero in the host function", op=op)
-
-
-def _binary(fn: Callable[[int, int, int], int], divides: bool = False):
-    """An arith op on two signless integers of `bits` bits (values kept signed)."""
-
-    def run(op: Operation, a: int, b: int, bits: int) -> int:
-        if divides:
-            _check_divisor(op, b)
-        if bits == 1:
-            return fn(a & 1, b & 1, bits) & 1
-        return _signed(fn(a, b, bits), bits)
-
-    return run
-
-
-_BINARY: dict[type[Operation], Callable[[Operation, int, int, int], int]] = {
-    arith.AddiOp: _binary(lambda a, b, n: a + b),
-    arith.SubiOp: _binary(lambda a, b, n: a - b),
-    arith.MuliOp: _binary(lambda a, b, n: a * b),
-    arith.DivSIOp: _binary(lambda a, b, n: _trunc_div(a, b), divides=True),
-    arith.DivUIOp: _binary(
-        lambda a, b, n: _unsigned(a, n) // _unsigned(b, n), divides=True
-    ),
-    arith.RemSIOp: _binary(lambda a, b, n: a - b * _trunc_div(a, b), divides=True),
-    arith.RemUIOp: _binary(
-        lambda a, b, n: _unsigned(a, n) % _unsigned(b, n), divides=True
-    ),
-    arith.FloorDivSIOp: _binary(lambda a, b, n: a // b, divides=True),
-    arith.CeilDivSIOp: _binary(lambda a, b, n: -((-a) // b), divides=True),
-    arith.CeilDivUIOp: _binary(
-        lambda a, b, n: -((-_unsigned(a, n)) // _unsigned(b, n)), divides=True
-    ),
-    arith.MinSIOp: _binary(lambda a, b, n: min(a, b)),
-    arith.MaxSIOp: _binary(lambda a, b, n: max(a, b)),
-    arith.MinUIOp: _binary(
-        lambda a, b, n: a if _unsigned(a, n) <= _unsigned(b, n) else b
-    ),
-    arith.MaxUIOp: _binary(
-        lambda a, b, n: a if _unsigned(a, n) >= _unsigned(b, n) else b
-    ),
-    arith.AndIOp: _binary(lambda a, b, n: a & b),
-    arith.OrIOp: _binary(lambda a, b, n: a | b),
-    arith.XOrIOp: _binary(lambda a, b, n: a ^ b),
-    arith.ShLIOp: _binary(lambda a, b, n: a << b if 0 <= b < n else 0),
-    arith.ShRSIOp: _binary(lambda a, b, n: a >> min(b, n - 1) if b >= 0 else 0),
-    arith.ShRUIOp: _binary(lambda a, b, n: _unsigned(a, n) >> b if 0 <= b < n else 0),
-}
-
-_CMPI: list[Callable[[int, int, int], bool]] = [
-    lambda a, b, n: a == b,
-    lambda a, b, n: a != b,
-    lambda a, b, n: a < b,
-    lambda a, b, n: a <= b,
-    lambda a, b, n: a > b,
-    lambda a, b, n: a >= b,
-    lambda a, b, n: _unsigned(a, n) < _unsigned(b, n),
-    lambda a, b, n: _unsigned(a, n) <= _unsigned(b, n),
-    lambda a, b, n: _unsigned(a, n) > _unsigned(b, n),
-    lambda a, b, n: _unsigned(a, n) >= _unsigned(b, n),
-]
 
 
 class HostProgram:
@@ -135,10 +45,26 @@ class HostProgram:
             self.arg_widths.append(_width(arg.type) if is_int else None)
         self.constants: list[tuple[int, int]] = []
         self.steps: list[Callable[[list[Any], list[Launch]], None]] = []
+        self._recipe: list[list] | None = []
         for op in block.ops:
             if isinstance(op, func.ReturnOp):
                 break
             self.steps.append(self._step(op))
+
+    @property
+    def recipe(self) -> dict | None:
+        """This function as plain data for `host_ops.RecipeProgram` (JSON-able), or
+        None when an op has no recipe step."""
+        if self._recipe is None:
+            return None
+        return {"name": self.name, "arg_widths": self.arg_widths, "slots": len(self.slots),
+                "steps": self._recipe}
+
+    def _record(self, step: list | None) -> None:
+        if step is None:
+            self._recipe = None
+        elif self._recipe is not None:
+            self._recipe.append(step)
 
     def _slot(self, value: SSAValue) -> int:
         if value not in self.slots:
@@ -157,13 +83,15 @@ class HostProgram:
         ins = [self.slots[v] for v in op.operands]
         out = self._slot(op.results[0])
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-            value = _signed(op.value.value.data, _width(op.result.type))
+            value = signed(op.value.value.data, _width(op.result.type))
+            self._record(["const", out, value])
 
             def constant(v: list[Any], _: list[Launch]) -> None:
                 v[out] = value
 
             return constant
-        compute = _compute(op)
+        compute, recipe = _compute(op)
+        self._record(["select", out, *ins] if recipe[0] == "select" else [*recipe[:2], out, *ins, *recipe[2:]])
 
         def step(v: list[Any], _: list[Launch]) -> None:
             v[out] = compute(*[v[i] for i in ins])
@@ -194,13 +122,11 @@ class HostProgram:
         kernel = refs[-1].data if refs else path.root_reference.data
         module = path.root_reference.data
 
+        self._record(["launch", kernel, module, sizes, shared, args])
+
         def launch(v: list[Any], launches: list[Launch]) -> None:
             dims = [v[i] for i in sizes]
-            for n in dims:
-                if not isinstance(n, int) or n < 1:
-                    raise TilecError(
-                        f"launch size must be a positive integer, got {n}", op=op
-                    )
+            check_launch_size(dims, op)
             launches.append(
                 Launch(
                     kernel=kernel,
@@ -222,31 +148,33 @@ class HostProgram:
             )
         values: list[Any] = [None] * len(self.slots)
         for i, (value, width) in enumerate(zip(args, self.arg_widths)):
-            values[i] = _signed(int(value), width) if width is not None else value
+            values[i] = signed(int(value), width) if width is not None else value
         launches: list[Launch] = []
         for step in self.steps:
             step(values, launches)
         return launches
 
 
-def _compute(op: Operation) -> Callable[..., int]:
-    """A function of the operand values that gives the result of `op`."""
-    if type(op) in _BINARY:
+def _compute(op: Operation) -> tuple[Callable[..., int], list | None]:
+    """A function of the operand values that gives the result of `op`, and its
+    recipe step without the slots (`host_ops.RecipeProgram`): `[kind, what, bits]`."""
+    if op.name in BINARY and len(op.operands) == 2:
         bits = _width(op.results[0].type)
-        fn = _BINARY[type(op)]
-        return lambda a, b: fn(op, a, b, bits)
+        fn = BINARY[op.name]
+        return (lambda a, b: fn(op, a, b, bits)), ["bin", op.name, bits]
     if isinstance(op, arith.CmpiOp):
         bits = _width(op.lhs.type)
-        predicate = _CMPI[op.predicate.value.data]
-        return lambda a, b: int(predicate(a, b, bits))
+        pred = op.predicate.value.data
+        predicate = CMPI[pred]
+        return (lambda a, b: int(predicate(a, b, bits))), ["cmpi", pred, bits]
     if isinstance(op, arith.SelectOp):
-        return lambda c, a, b: a if c else b
+        return (lambda c, a, b: a if c else b), ["select"]
     if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.TruncIOp):
         bits = _width(op.results[0].type)
-        return lambda a: _signed(a, bits)
+        return (lambda a: signed(a, bits)), ["cast", "signed", bits]
     if isinstance(op, arith.ExtUIOp):
         bits = _width(op.operands[0].type)
-        return lambda a: _unsigned(a, bits)
+        return (lambda a: unsigned(a, bits)), ["cast", "unsigned", bits]
     raise TilecError(
         f"'{op.name}' is not supported in a host function (expected arith on index "
         "values, gpu.launch_func and func.return)",

@@ -8,8 +8,10 @@ is a bug.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import Operation
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # xDSL is imported only where an op is at hand: the copy front end's
+    from xdsl.ir import Operation  # hot and first-call paths never import it
 
 LOC_ATTR = "tilec.loc"
 """Name of the attribute that holds an op's source location, `file:line:col`."""
@@ -17,6 +19,10 @@ LOC_ATTR = "tilec.loc"
 
 def op_location(op: Operation | None) -> str | None:
     """The `tilec.loc` of `op` or of its closest ancestor that has one."""
+    if op is None:
+        return None
+    from xdsl.dialects.builtin import StringAttr
+
     from tilec.support.locations import get_loc
 
     while op is not None:

@@ -9,6 +9,7 @@ from xdsl.passes import ModulePass
 
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
+from tilec.passes.expand_iterators import expand_iterators
 
 from .outline import _lower_func
 
@@ -92,6 +93,7 @@ class LowerToGpu(ModulePass):
     name = "lower-to-gpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        expand_iterators(op)  # iterators are positions and layout.tile from here on
         # declarations (no body) have nothing to lower
         funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and not f.is_declaration]
         kernel_modules = []

@@ -63,6 +63,9 @@ def _functions() -> list[InterpreterFunctions]:
         fns.append(ComputeFunctions())
         fns.append(MmaFunctions())
         fns.append(AccessFunctions())
+        from .iter_impls import IterFunctions
+
+        fns.append(IterFunctions())
         from .thread_id_impls import ThreadIdFunctions
 
         fns.append(ThreadIdFunctions())

@@ -33,19 +33,19 @@ lowering that reduces in another order need not match bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from tilec.dialects.conversions import convert_values, parse_convert
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects import cute, layout, views
+from tilec.dialects.conversions import convert_values, parse_convert
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
     PtrType,
@@ -63,8 +63,8 @@ from .memory import (
     PRIVATE,
     SHARED,
     Storage,
-    land_async_copies,
     issue_async_copy,
+    land_async_copies,
     load,
     store,
 )
@@ -345,6 +345,44 @@ def _view(op: Operation, v: Any) -> View:
     return v
 
 
+def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list, tile: Sequence[int],
+              rt: TensorViewType) -> View:
+    """`layout.tile`'s view (also an iterator's tile, dialects/layout_iter.py): tile
+    `coords` of `v` in tiles of `tile`, of type `rt` (masked or not)."""
+    lay = _tile_layout(v.inner, tile)
+    base: Any = v.base
+    modes = views.modes(v.inner)
+    grid = interp.grid
+    for k, (m, c, t) in enumerate(zip(modes, coords, tile)):
+        ci = np.asarray(c, dtype=np.int64)
+        n = int(m.size())
+        start = ci * t
+        # a masked tile may lie wholly past the end (an over-provisioned grid): it
+        # is then empty; an unmasked one must lie inside
+        bad = (ci < 0) if rt.is_masked else (ci < 0) | (start >= n - t + 1)
+        if grid is not None and np.ndim(bad) and grid.mask is not None:
+            bad = bad & grid.mask
+        if np.any(bad):
+            i = int(np.argmax(bad)) if np.ndim(bad) else 0
+            who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
+            cv = int(ci[i]) if np.ndim(ci) else int(ci)
+            raise ExecutionError(
+                op,
+                f"{who}tile coordinate {cv} of mode {k} is out of range: tiles of "
+                f"{t} of a mode of {n} elements"
+                + ("" if rt.is_masked else
+                   " (a `masked` result type makes tiles past the end empty)"),
+            )
+        base = base + _mode_offset(m, np.where(start < n, start, 0) if np.ndim(start) else (start if start < n else 0))
+    mask = None
+    if rt.is_masked:
+        if v.mask is not None:
+            mask = v.mask.tile(tile, coords)
+        else:
+            mask = views.MaskMap.for_tile(v.inner, tile, list(coords))
+    return View(v.storage, _norm(base), lay, v.vec, mask, rt, v.align)
+
+
 def _dist_rank(v: Any, t: TensorType) -> bool:
     """Whether a distributed value has a leading block axis."""
     return np.ndim(v) > len(t.get_shape())
@@ -481,40 +519,7 @@ class LayoutFunctions(InterpreterFunctions):
     @impl(layout.TileOp)
     def run_tile(self, interp: ReferenceInterpreter, op: layout.TileOp, args):
         src, *coords = args
-        v = _view(op, src)
-        tile = op.tile_sizes
-        lay = _tile_layout(v.inner, tile)
-        base: Any = v.base
-        modes = views.modes(v.inner)
-        grid = interp.grid
-        for k, (m, c, t) in enumerate(zip(modes, coords, tile)):
-            ci = np.asarray(c, dtype=np.int64)
-            n = int(m.size())
-            start = ci * t
-            # a masked tile may lie wholly past the end (an over-provisioned grid): it
-            # is then empty; an unmasked one must lie inside
-            bad = (ci < 0) if op.result.type.is_masked else (ci < 0) | (start >= n - t + 1)
-            if grid is not None and np.ndim(bad) and grid.mask is not None:
-                bad = bad & grid.mask
-            if np.any(bad):
-                i = int(np.argmax(bad)) if np.ndim(bad) else 0
-                who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
-                cv = int(ci[i]) if np.ndim(ci) else int(ci)
-                raise ExecutionError(
-                    op,
-                    f"{who}tile coordinate {cv} of mode {k} is out of range: tiles of "
-                    f"{t} of a mode of {n} elements"
-                    + ("" if op.result.type.is_masked else
-                       " (a `masked` result type makes tiles past the end empty)"),
-                )
-            base = base + _mode_offset(m, np.where(start < n, start, 0) if np.ndim(start) else (start if start < n else 0))
-        mask = None
-        if op.result.type.is_masked:
-            if v.mask is not None:
-                mask = v.mask.tile(tile, coords)
-            else:
-                mask = views.MaskMap.for_tile(v.inner, tile, list(coords))
-        return (View(v.storage, _norm(base), lay, v.vec, mask, op.result.type, v.align),)
+        return (tile_view(interp, op, _view(op, src), coords, op.tile_sizes, op.result.type),)
 
     @impl(layout.VectorizeOp)
     def run_vectorize(self, interp: ReferenceInterpreter, op: layout.VectorizeOp, args):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.interpreter import (
     InterpreterFunctions,
     PythonValues,
@@ -28,8 +29,9 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region
+
+from tilec.dialects.layout_iter import IterType
 
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
@@ -44,6 +46,11 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
     be the same for every thread of a block."""
     if new is old:
         return new
+    if isinstance(t, IterType):  # an iterator: its position, per thread
+        if new.origin is not old.origin:
+            raise ExecutionError(op, "an iterator carried through control flow must stay one iterator "
+                                     "(advanced by layout.iter_next)")
+        return new.at(merge(op, take, new.pos, old.pos, IndexType(), grid))
     if isinstance(t, TensorType) and not isinstance(new, MemRef) and not isinstance(old, MemRef):
         per_block = np.asarray(take, dtype=bool).reshape(grid.num_blocks, grid.threads_per_block)
         if (per_block == per_block[:, :1]).all():

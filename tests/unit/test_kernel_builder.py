@@ -30,7 +30,7 @@ def initialize_tensor():
 
 
 def copy_through_shared():
-    """Mojo's copy through shared memory (examples/mojo_copy_async.mlir), with an async
+    """Mojo's copy through shared memory (as examples/mojo_tile_copier.mlir copies its tiles), with an async
     token: 16x16 tiles, one warp per tile, (8,4):(4,1) threads over vectors of 4."""
     p = tilec.Program("copy_async")
     a = p.view(p.pointer("src", "f32"), "(256,256):(256,1)")
@@ -150,3 +150,19 @@ def test_nested_slice_coordinates_as_the_guide_writes_them():
     with pytest.raises(TilecError, match="a coordinate of 2 elements for mode"):
         p.slice(a, ["_", (0, "_")])
     assert "[(_, 1), (0, _, 1)]" in str(p.module)
+
+
+def test_dim_of_a_partial_tile_as_mojo_asks_it():
+    """Mojo's `tile.dim(0)`: the last 32-row tile of 100 rows has 4 rows inside, the
+    others 32 (the block whose tile is partial writes 7 at its index, the others 32)."""
+    p = tilec.Program("dims")
+    a = p.view(p.pointer("a", "f32"), "(100,8):(8,1)")
+    out = p.view(p.pointer("out", "f32"), "4:1")
+    with p.launch(grid=(4, 1, 1), threads=1) as k:
+        n = p.dim(p.tile(a, (k.bx, 0), (32, 8)), 0)
+        with p.if_(n < 32):
+            out[k.bx] = 7.0
+        with p.if_(n >= 32):
+            out[k.bx] = 32.0
+    inputs = random_inputs(p.module, 0)
+    np.testing.assert_array_equal(run(p.module, inputs)["out"], np.float32([32, 32, 32, 7]))

@@ -23,8 +23,8 @@ def module(path: Path, text: str | None = None):
 def test_run_cpu_summarises_buffers():
     out = run_cpu_cli(module(ROOT / "examples" / "gluon_memcpy_2d.mlir"), seed=0)
     assert "@memcpy_2d on the CPU reference executor (seed 0): ok" in out
-    assert "%src: 65536 x float32 (input)" in out
-    assert "%dst: 65536 x float32 (output)" in out and "every element written" in out
+    assert "%src: 200000 x float32 (input)" in out
+    assert "%dst: 200000 x float32 (output)" in out and "every element written" in out
 
 
 def test_run_cpu_reports_a_race_with_its_location():

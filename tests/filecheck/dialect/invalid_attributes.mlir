@@ -41,6 +41,13 @@ func.func private @blocked_missing() attributes {l = #layout.blocked<{sizePerThr
 
 // -----
 
+// A warp has 32 lanes: the verifier says so at the attribute (issue 18: only
+// lower-to-gpu said it, without a location, after the CPU executor had run it).
+// expected-error @+1 {{invalid blocked layout: threadsPerWarp=[4, 4] gives a warp 16 lanes; an NVIDIA warp has 32}}
+func.func private @blocked_lanes() attributes {l = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 4], warpsPerCTA = [2, 1], order = [1, 0]}>}
+
+// -----
+
 // expected-error @+1 {{invalid blocked layout: blocked layout: order=[1, 1] is not a permutation of 0..1}}
 func.func private @blocked_order() attributes {l = #layout.blocked<{sizePerThread = [2, 4], threadsPerWarp = [16, 2], warpsPerCTA = [2, 2], order = [1, 1]}>}
 

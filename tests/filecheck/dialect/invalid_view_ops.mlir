@@ -229,3 +229,14 @@ func.func @slice_nested_range(%t: !A) {
   %r = layout.slice %t[_, (0, 5, 1)] : !A -> !layout.tensor<f32, #layout.cute<((3,2)):((4,1))>, gmem>
   func.return
 }
+
+// -----
+
+// A tile larger than a flat mode is one masked tile (Gluon's XBLOCK > xnumel); larger
+// than a hierarchical mode it has no layout.
+!N = !layout.tensor<f32, #layout.cute<((4,8),64):((1,4),32)>, gmem>
+func.func @tile_past_nested(%a: !N, %i: index) {
+  // expected-error @+1 {{tile extent 64 exceeds the hierarchical mode (4,8):(1,4) of size 32}}
+  %t = layout.tile %a[%i, %i] {tile = array<i64: 64, 64>} : !N -> !layout.tensor<f32, #layout.cute<(64,64):(1,32)>, gmem, masked>
+  func.return
+}

@@ -1,0 +1,179 @@
+"""The tile of a `tilec.copy_` kernel, chosen from what its `CopyKey` knows.
+
+    tile, threads = copy_tile(key)   # pinned on the program's layout.copy {tile = ...}
+
+The `tile` pass's own heuristic sees only the program, whose strides are run-time
+values: it cannot tell which modes are fast in memory beyond the two stride-1 ones, and
+it tiles at most two modes. The copy front end knows more: merged modes are sorted by
+dst stride (the last mode is the dst's fastest, the one before it the next), the key
+carries the src's order (`CopyKey.src_order`) and which extents are small. So:
+
+- **Transposes** (the views contiguous along different modes, a conversion through
+  shared memory): a square tile on the two contiguous modes (16 KiB, 64 x 64 f32),
+  each side clamped to a small extent's class; what a short side leaves of the
+  budget goes to further modes, taken alternately in the dst's and the src's memory
+  order, so that both sides read and write longer runs (a rank-6 permute of short
+  extents becomes a batch of small transposes in one block).
+- **Everything else** (both contiguous along one mode, or a src with no stride-1
+  mode): 1 KiB along the dst's contiguous mode, then the dst's next modes up to a
+  32 KiB tile.
+- A mode is folded into the tile only where that adds no edge tiles in every block:
+  a large extent, a small power of two, or any small extent once the tile is masked
+  anyway (a contiguous mode of odd small extent). A mode left out goes to the grid,
+  and what is left of the budget grows the contiguous mode again.
+
+Rank-1 copies, rank-2 transposes and rank-2 copies without small extents keep the
+pass's heuristic (told the small extents, `copy_program.pass_tile_choice`), which the
+copy benchmarks tuned.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .copy_plan import ITEMSIZE, VECTOR_BYTES, CopyKey
+
+SMEM_TILE_BYTES = 16 * 1024
+"""Shared-memory budget of a transposing tile (the `tile` pass's)."""
+TILE_BYTES = 32 * 1024
+"""Register budget of a tile that crosses no threads (the `tile` pass's)."""
+LINE_BYTES = 1024
+"""Bytes along the contiguous mode of a non-transposing tile (the `tile` pass's)."""
+MISALIGNED_THREADS = 512
+"""Threads of a transposing tile of 16384 elements or more whose views do not allow
+16-byte vectors (as the `tile` pass does)."""
+
+
+LINE_CAP_BYTES = 4096
+"""Longest row of a non-transposing tile whose src is contiguous along it: longer
+rows over extents that are not multiples leave most of a block idle (H100, strided
+set: cases 04, 10, 19, 22, 28 gain 2-40% from 32 KiB rows to 4 KiB ones). A src read
+with a step along the row keeps the whole budget (case 31: 0.67 of cudaMemcpy at
+32 KiB, 0.29 at 4 KiB)."""
+
+
+def _pow2_floor(n: int) -> int:
+    return 1 << (max(int(n), 1).bit_length() - 1)
+
+
+def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
+    """(tile, threads per block) of the key's kernel (module doc); `(None, 0)` leaves
+    the choice to the `tile` pass."""
+    rank = key.rank
+    small = key.small_extents or (None,) * rank
+    cd = rank - 1 if key.dst_strides[-1] == 1 else None
+    cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
+    transpose = cs is not None and cd is not None and cs != cd
+    if rank == 1 or (rank == 2 and (transpose or not any(small))):
+        return pass_tile_choice(key)
+    exact = key.pow2_extents or (False,) * rank
+    eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    tile = [1] * rank
+
+    def clamp(k: int, want: int) -> int:
+        want = _pow2_floor(want)
+        return want if small[k] is None else min(want, small[k])
+
+    def masked(k: int) -> bool:
+        return small[k] is not None and not exact[k] and tile[k] > 1
+
+    dst_order = list(range(rank - 1, -1, -1))
+    src_order = list(key.src_order) or dst_order
+    aligned = _vector_aligned(key)
+    if transpose:
+        # 16 KiB, misaligned views too: the pass's 128 KiB misaligned tiles, made
+        # for long rows, lost 10-50% here (H100: cases 05, 11, 24, 26 of the
+        # strided set; benchmarks/copy_tile_variants.py)
+        budget = SMEM_TILE_BYTES // eb
+        s = _pow2_floor(math.isqrt(budget))
+        # a small side is taken whole (one tile, its edge once)
+        tile[cs], tile[cd] = small[cs] or s, small[cd] or s
+        order = _alternate(dst_order, src_order)
+        primary = (cs, cd)
+        if cs == cd - 1:
+            # the src's contiguous mode is the dst's next: growing it lengthens both
+            tile[cs] = clamp(cs, budget // tile[cd])
+    else:
+        d = cd if cd is not None else dst_order[0]
+        budget = TILE_BYTES // eb
+        tile[d] = clamp(d, LINE_BYTES // eb)
+        order = dst_order
+        primary = (d,)
+    any_masked = any(masked(k) for k in primary)
+    for k in order:
+        left = budget // math.prod(tile)
+        if left < 2:
+            break
+        if k in primary or tile[k] > 1:
+            continue
+        if small[k] is not None and not exact[k] and not any_masked:
+            continue  # would make every block an edge block
+        tile[k] = clamp(k, left)
+    # what is left grows the primary modes again (large extents only)
+    for k in primary:
+        if small[k] is None:
+            grow = max(1, budget // math.prod(tile))
+            if not transpose and cs == k:
+                grow = min(grow, max(1, LINE_CAP_BYTES // eb // tile[k]))
+            tile[k] = clamp(k, tile[k] * grow)
+    threads = 256
+    if transpose and not aligned and math.prod(tile) >= 32 * MISALIGNED_THREADS:
+        threads = MISALIGNED_THREADS
+    return tuple(tile), threads
+
+
+def _alternate(a: list[int], b: list[int]) -> list[int]:
+    out: list[int] = []
+    for x, y in zip(a, b + a[len(b) :]):
+        for k in (x, y):
+            if k not in out:
+                out.append(k)
+    for k in a + b:
+        if k not in out:
+            out.append(k)
+    return out
+
+
+def pass_tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
+    """(tile, threads per block) for the key: the `tile` pass's own heuristic, told
+    the small extents the key fixes (`CopyKey.small_extents`); `(None, 0)` when no
+    extent is small (the pass then decides alone)."""
+    if not any(key.small_extents):
+        return None, 0
+    from tilec.dialects import cute
+    from tilec.passes.tile import MISALIGNED_THREADS, _misaligned_transpose, heuristic_tile
+
+    extents = tuple(cute.DYN if n is None else n for n in key.small_extents)
+    sl = cute.parse_layout(_layout(key.src_strides))
+    dl = cute.parse_layout(_layout(key.dst_strides))
+    eb = ITEMSIZE[key.src_dtype]
+    aligned = _vector_aligned(key)
+    tile = heuristic_tile(sl, dl, extents, eb, aligned=aligned)
+    big = math.prod(tile) >= 32 * MISALIGNED_THREADS
+    threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
+    return tuple(tile), threads
+
+
+def _vector_aligned(key: CopyKey) -> bool:
+    """What the `tile` pass's `_vector_aligned` finds for both views of the program:
+    16-byte aligned pointers and every stride other than 1 a whole number of 16-byte
+    units (0, or a run-time stride promised divisible)."""
+
+    for align, strides, divs, dtype in (
+        (key.src_align, key.src_strides, key.src_divisors, key.src_dtype),
+        (key.dst_align, key.dst_strides, key.dst_divisors, key.dst_dtype),
+    ):
+        if align % VECTOR_BYTES:
+            return False
+        for s, d in zip(strides, divs or (1,) * len(strides)):
+            if s is None and (d * ITEMSIZE[dtype]) % VECTOR_BYTES:
+                return False
+    return True
+
+
+def _layout(strides: tuple[int | None, ...]) -> str:
+    shape = ",".join("?" for _ in strides)
+    stride = ",".join("?" if s is None else str(s) for s in strides)
+    if len(strides) == 1:
+        return f"{shape}:{stride}"
+    return f"({shape}):({stride})"

@@ -1,0 +1,100 @@
+"""Tile choices of `tilec.copy_` side by side on cases of the strided-copy set.
+
+    python benchmarks/copy_tile_variants.py --only 11,13,24 [--variants old,new,novec]
+
+For each generated case (benchmarks/strided_copy_bench.py, seed 0) and each variant:
+compile the case's kernel with a fresh `CopyKernels`, check it bit for bit against
+PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
+`old` the `tile` pass's heuristic told the small extents (`pass_tile_choice`), `new`
+`copy_tile.copy_tile`, `capN` `new` with `copy_tile.LINE_CAP_BYTES` N KiB (`cap32`:
+the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the key
+(scalar, coalesced stores). The kernels skip the disk cache (keyed by CopyKey alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", required=True)
+    ap.add_argument("--variants", default="old,new")
+    ap.add_argument("--reps", type=int, default=10)
+    args = ap.parse_args(argv)
+    import copy_bench
+    import strided_copy_bench as scb
+    import torch
+
+    from tilec import copy_kernels, copy_program, copy_tile, tensor_copy
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_plan import ITEMSIZE
+
+    cases = scb.generate_cases(0, 48)
+    keep = set()
+    for part in args.only.split(","):
+        lo, _, hi = part.partition("-")
+        keep.update(range(int(lo), int(hi or lo) + 1))
+    new_choice = copy_program.tile_choice
+    line_cap = copy_tile.LINE_CAP_BYTES
+    plain_plan = tensor_copy.plan_copy
+
+    def novec_plan(dst, src):
+        plan = plain_plan(dst, src)
+        k = plan.key
+        key = dataclasses.replace(k, dst_align=ITEMSIZE[k.dst_dtype], dst_divisors=(1,) * k.rank)
+        return dataclasses.replace(plan, key=key)
+
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    for i in sorted(keep):
+        case = cases[i]
+        src, dst_base, dst = scb._make(torch, case, gen)
+        ref_base = torch.full_like(dst_base, 77)
+        ref = ref_base[tuple(slice(*ix) for ix in case.dst_index)]
+        ref.copy_(src)
+        moved = case.bytes_read + case.bytes_written
+        mc = copy_bench.memcpy_tbps(moved // 2)
+        t_torch = copy_bench.median_ms(lambda d=dst, s=src: d.copy_(s), reps=args.reps)
+        line = [f"{i:02d}", f"torch {copy_bench.tbps(moved, t_torch) / mc:.3f}"]
+        for v in args.variants.split(","):
+            choice = copy_tile.pass_tile_choice if v == "old" else new_choice
+            copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
+            copy_program.tile_choice = copy_kernels.tile_choice = choice
+            tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
+            kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
+            dst_base.fill_(77)
+            t0 = time.perf_counter()
+            try:
+                tensor_copy.copy_(dst, src, kernels=kernels)
+                torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001 - a variant may not compile; report it
+                line.append(f"{v} FAILED {type(e).__name__}: {str(e)[:80]}")
+                continue
+            first = time.perf_counter() - t0
+            exact = torch.equal(dst_base.view(torch.uint8), ref_base.view(torch.uint8))
+            t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
+            key = next(iter(kernels._entries))
+            tile = copy_program.tile_choice(key)
+            line.append(
+                f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} "
+                f"{tile[0]}/{tile[1]} ({first:.1f}s)"
+            )
+        copy_program.tile_choice = copy_kernels.tile_choice = new_choice
+        tensor_copy.plan_copy = plain_plan
+        rows.append(" | ".join(line))
+        print(case.name[:70], "::", rows[-1], flush=True)
+        del src, dst_base, dst, ref_base, ref
+        torch.cuda.empty_cache()
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Where the host time of a cached `tilec.copy_` goes (H100 probe for issue 20).
+
+    python benchmarks/host_probe.py
+
+A 32 x 32 f32 transpose, as in strided_copy_bench.py's host table: per call, host
+time alone (200 calls, no synchronisation) and end to end (2000 calls), for tilec's
+`copy_`, its launch alone (`Launcher.launch_raw`), and PyTorch's `copy_`; then the
+GPU time per kernel (CUDA events around 2000 launches of each).
+"""
+
+from __future__ import annotations
+
+import time
+
+
+def main() -> None:
+    import torch
+
+    import tilec
+    from tilec import tensor_copy
+    from tilec.copy_kernels import default_kernels
+
+    x = torch.randn(32, 32, device="cuda").t()
+    y = torch.empty(32, 32, device="cuda")
+    tilec.copy_(y, x)
+    torch.cuda.synchronize()
+    launcher = next(iter(default_kernels().torch_launchers.values()))
+    dp, sp = y.data_ptr(), x.data_ptr()
+    stream = torch._C._cuda_getCurrentRawStream(0)
+
+    def host(fn, n):
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        torch.cuda.synchronize()
+        return dt / n * 1e6
+
+    def gpu(fn, n=2000):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        fn()
+        torch.cuda.synchronize()
+        a.record()
+        for _ in range(n):
+            fn()
+        b.record()
+        b.synchronize()
+        return a.elapsed_time(b) / n * 1e3
+
+    cases = {
+        "tilec.copy_": lambda: tilec.copy_(y, x),
+        "tensor_copy.copy_": lambda: tensor_copy.copy_(y, x),
+        "launch_raw only": lambda: launcher.launch_raw(dp, sp, 0, stream),
+        "torch copy_": lambda: y.copy_(x),
+    }
+    for name, fn in cases.items():
+        print(
+            f"{name:18s} host/call: 200 calls {host(fn, 200):5.1f} us, 2000 calls {host(fn, 2000):5.1f} us; "
+            f"events over 2000: {gpu(fn):5.1f} us",
+            flush=True,
+        )
+    assert torch.equal(y, x)
+
+
+if __name__ == "__main__":
+    main()

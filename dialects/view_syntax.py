@@ -1,0 +1,82 @@
+"""The text syntax shared by the view ops whose result type the algebra decides
+(dialects/layout.py's view ops, dialects/layout_iter.py's iterators)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute
+from xdsl.irdl import OptPropertyDef
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from .errors import LayoutError
+from .layout_attrs import TensorViewType
+
+
+class InferredViewResult:
+    """Text syntax of the view ops whose result type the algebra decides (Mojo's
+    `tile_type()`): `layout.OP %src[coords] | , %tid {props} : SRC [-> RESULT]`. The
+    result type may be left out; it is then `result_type(source type, properties)`,
+    the type the verifier would accept. Printing always writes it."""
+
+    SYNTAX: ClassVar[str] = ""  # "", "coords" ([%i, %j]) or "tid" (, %tid)
+
+    @classmethod
+    def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
+        raise NotImplementedError
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        if self.SYNTAX == "coords":
+            printer.print_string("[")
+            printer.print_list(self.coords, printer.print_operand)
+            printer.print_string("]")
+        elif self.SYNTAX == "tid":
+            printer.print_string(", ")
+            printer.print_operand(self.tid)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        extra: list[UnresolvedOperand] = []
+        if cls.SYNTAX == "coords":
+            extra = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        elif cls.SYNTAX == "tid":
+            parser.parse_punctuation(",")
+            extra = [parser.parse_unresolved_operand()]
+        start = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        names = cls.get_irdl_definition().properties
+        props = {k: v for k, v in attrs.items() if k in names}
+        others = {k: v for k, v in attrs.items() if k not in names}
+        if parser.parse_optional_punctuation("->") is not None:
+            rt = parser.parse_type()
+        else:
+            missing = [n for n, d in names.items() if n not in props and not _optional_prop(d)]
+            if missing:
+                parser.raise_error(f"{cls.name} needs {', '.join(missing)}", start, parser.pos)
+            if not isinstance(st, TensorViewType):
+                parser.raise_error(f"{cls.name} takes a !layout.tensor, got {st}", start, parser.pos)
+            try:
+                rt = cls.result_type(st, props)
+            except (LayoutError, VerifyException) as e:
+                parser.raise_error(f"{cls.name}: no result type follows from {st}: {e}", start, parser.pos)
+        operands = [parser.resolve_operand(src, st)] + [parser.resolve_operand(o, IndexType()) for o in extra]
+        if cls.SYNTAX == "coords":
+            operands = [operands[0], operands[1:]]
+        return cls.build(operands=operands, properties=props, attributes=others, result_types=[rt])
+
+
+def _optional_prop(definition) -> bool:
+    return isinstance(definition, OptPropertyDef)

@@ -1,0 +1,162 @@
+"""Kernel launches with their arguments packed once: the hot path of cached calls.
+
+    launch = RawLaunch(grid, block, shared_mem, ["u64", "u64", "i64"], [None, None, 7])
+    launch(function_ptr, stream_handle, src_ptr, dst_ptr)   # fills the None slots, launches
+
+A `RawLaunch` keeps a ctypes buffer per argument and the `void*[]` array that
+`cuLaunchKernel` reads; a call writes only the slots left `None` (the pointers, which
+change from call to call) and calls the driver directly, skipping CuPy's argument
+parsing (a CuPy kernel call costs 5-10 us of host time; this costs about one). The
+driver copies the arguments when the launch is queued, so the buffers may be reused at
+once; a lock makes concurrent calls of one launch from several threads safe.
+
+`available()` says whether the driver library could be loaded (never on a machine
+without a GPU driver; callers then launch through CuPy). `load_functions` loads a
+cubin into the current context and `current_arch` reads the current device's
+architecture, both through the driver, so that a kernel read back from a disk cache
+launches without importing CuPy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from tilec.support.diagnostics import TilecError
+
+_CTYPES = {
+    "u64": ctypes.c_uint64,
+    "i64": ctypes.c_int64,
+    "i32": ctypes.c_int32,
+    "u32": ctypes.c_uint32,
+}
+
+_driver: Any = None
+_loaded = False
+
+
+def _library() -> Any:
+    global _driver, _loaded
+    if not _loaded:
+        _loaded = True
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+        except OSError:
+            return None
+        fn = lib.cuLaunchKernel
+        fn.restype = ctypes.c_int
+        fn.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        ]
+        for name, args in (
+            ("cuModuleLoadData", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]),
+            ("cuModuleGetFunction", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]),
+            ("cuFuncSetAttribute", [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]),
+            ("cuCtxGetDevice", [ctypes.POINTER(ctypes.c_int)]),
+            ("cuDeviceGetAttribute", [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int]),
+        ):
+            f = getattr(lib, name)
+            f.restype, f.argtypes = ctypes.c_int, args
+            _calls[name] = f
+        _driver = fn
+    return _driver
+
+
+_calls: dict[str, Any] = {}
+_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+_CC_MAJOR, _CC_MINOR = 75, 76  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR
+
+
+def _check(err: int, what: str) -> None:
+    if err:
+        raise TilecError(f"{what} failed with CUresult {err}")
+
+
+def current_device() -> int | None:
+    """The device of the current context, or None where there is none (or no
+    driver library)."""
+    if _library() is None:
+        return None
+    dev = ctypes.c_int(-1)
+    if _calls["cuCtxGetDevice"](ctypes.byref(dev)):
+        return None
+    return dev.value
+
+
+def current_arch() -> str | None:
+    """`sm_XY` of the current context's device, or None (as `current_device`)."""
+    dev = current_device()
+    if dev is None:
+        return None
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(_calls["cuDeviceGetAttribute"](ctypes.byref(major), _CC_MAJOR, dev), "cuDeviceGetAttribute")
+    _check(_calls["cuDeviceGetAttribute"](ctypes.byref(minor), _CC_MINOR, dev), "cuDeviceGetAttribute")
+    return f"sm_{major.value}{minor.value}"
+
+
+def load_functions(cubin: bytes, kernels: dict[str, tuple[str, int]]) -> dict[str, int]:
+    """Load `cubin` into the current context; for each kernel name, its CUfunction
+    handle (`kernels`: name -> (symbol, dynamic shared bytes to allow))."""
+    if _library() is None:
+        raise TilecError("no CUDA driver library (libcuda.so.1) to load a kernel with")
+    module = ctypes.c_void_p()
+    _check(_calls["cuModuleLoadData"](ctypes.byref(module), cubin), "cuModuleLoadData")
+    out: dict[str, int] = {}
+    for name, (symbol, smem) in kernels.items():
+        fn = ctypes.c_void_p()
+        _check(_calls["cuModuleGetFunction"](ctypes.byref(fn), module, symbol.encode()), "cuModuleGetFunction")
+        if smem:
+            _check(_calls["cuFuncSetAttribute"](fn, _MAX_DYNAMIC_SHARED, smem), "cuFuncSetAttribute")
+        out[name] = fn.value
+    return out
+
+
+def available() -> bool:
+    """Whether launches can go straight to the driver (`libcuda.so.1` loads)."""
+    return _library() is not None
+
+
+class RawLaunch:
+    """One launch configuration with packed arguments (module doc). `types` names each
+    parameter's C type (`u64` for pointers, `i64`, `i32`); `values` holds the fixed
+    ones and `None` for the slots a call fills, in order."""
+
+    def __init__(
+        self,
+        grid: Sequence[int],
+        block: Sequence[int],
+        shared_mem: int,
+        types: Sequence[str],
+        values: Sequence[int | None],
+    ):
+        self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+        self.block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
+        self.shared_mem = int(shared_mem)
+        self._cells = [_CTYPES[t](0 if v is None else int(v)) for t, v in zip(types, values)]
+        self._free = [c for c, v in zip(self._cells, values) if v is None]
+        self._params = (ctypes.c_void_p * max(1, len(self._cells)))(*[ctypes.addressof(c) for c in self._cells])
+        self._lock = threading.Lock()
+
+    def __call__(self, function: int, stream: int, *slots: int) -> None:
+        """Launch `function` (a CUfunction handle) on `stream` (a CUstream handle, 0
+        for the legacy default stream) with `slots` in the `None` places."""
+        fn = _library()
+        g, b = self.grid, self.block
+        with self._lock:
+            for cell, v in zip(self._free, slots):
+                cell.value = v
+            err = fn(function, g[0], g[1], g[2], b[0], b[1], b[2], self.shared_mem, stream, self._params, None)
+        if err:
+            raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")

@@ -1,0 +1,207 @@
+"""The speed parts of tilec.copy_, without a GPU: the front end's tile choice
+(`copy_tile`) checked on the CPU reference executor, host functions as recipes
+(`runtime/host_ops`), the disk cache of copy kernels (`copy_disk`) and the packed
+driver launch (`runtime/raw_launch`) against a fake driver."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+import pytest
+
+from tilec.copy_cpu import _operand, copy_numpy
+from tilec.copy_kernels import CopyKernels
+from tilec.copy_plan import Operand, plan_copy
+from tilec.copy_program import tile_choice
+from tilec.runtime import raw_launch
+from tilec.runtime.host_ops import RecipeProgram
+
+
+@pytest.fixture(scope="module")
+def nvrtc_available() -> bool:
+    try:
+        from tilec.runtime.nvrtc import nvrtc_version
+
+        nvrtc_version()
+        return True
+    except (ImportError, OSError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def kernels() -> CopyKernels:
+    return CopyKernels(arch="sm_90")
+
+
+def c_strides(shape):
+    out, step = [], 1
+    for n in reversed(shape):
+        out.insert(0, step)
+        step *= n
+    return tuple(out)
+
+
+def plan_of(shape, perm=None, dtype="int8", src_strides=None):
+    """dst C-contiguous of `shape`; src `x.transpose(perm)` of a C-contiguous x (or
+    the given strides)."""
+    shape = tuple(shape)
+    if src_strides is None:
+        perm = perm or tuple(range(len(shape)))
+        inv = [perm.index(k) for k in range(len(shape))]
+        base = tuple(shape[inv[j]] for j in range(len(shape)))
+        st = c_strides(base)
+        src_strides = tuple(st[perm[k]] for k in range(len(shape)))
+    return plan_copy(Operand(1 << 20, dtype, shape, c_strides(shape)), Operand(1 << 24, dtype, shape, src_strides))
+
+
+# ----------------------------------------------------------------------------- tile choice
+
+
+def test_short_permutes_fold_further_modes_into_the_tile():
+    """A rank-6 permute of short extents: both contiguous modes tiled, and more modes
+    folded in, up to the 16 KiB budget (the pass alone tiled two modes)."""
+    shape = (181, 31, 12, 5, 31, 19)  # case 36 of benchmarks/strided_copy_bench.py
+    plan = plan_of(shape, src_strides=(1, 67332, 181, 2087292, 2172, 10436460))
+    assert plan.extents == shape
+    tile, threads = tile_choice(plan.key)
+    assert sum(t > 1 for t in tile) >= 3
+    assert math.prod(tile) * 1 <= 16 * 1024
+    assert threads in (256, 512)
+
+
+def test_a_short_outer_mode_goes_to_the_grid_not_the_tile():
+    """(19 x big) with a step-2 source: folding 19 into a 32 tile would make every
+    block an edge block; it stays in the grid and the row takes the budget."""
+    plan = plan_copy(Operand(0, "float16", (19, 100000), (100000, 1)), Operand(0, "float16", (19, 100000), (300000, 2)))
+    tile, _ = tile_choice(plan.key)
+    assert tile[0] == 1 and tile[1] == 32 * 1024 // 2
+
+
+def test_rows_read_contiguously_stop_at_the_line_cap():
+    """The same copy with a contiguous source: rows of at most LINE_CAP_BYTES (a
+    32 KiB row over an extent like 7775 would leave most blocks idle)."""
+    from tilec.copy_tile import LINE_CAP_BYTES
+
+    plan = plan_copy(Operand(0, "int8", (17, 7775), (7776, 1)), Operand(0, "int8", (17, 7775), (7775 * 3, 1)))
+    tile, _ = tile_choice(plan.key)
+    assert tile == (1, LINE_CAP_BYTES)
+
+
+def test_the_key_carries_the_src_order():
+    plan = plan_of((7, 9, 11, 13), src_strides=(13, 7 * 11 * 13, 1, 11))
+    order = plan.key.src_order
+    assert sorted(order) == list(range(plan.key.rank))
+    ss = plan.src_strides
+    assert [ss[k] for k in order] == sorted(ss)
+
+
+@pytest.mark.parametrize(
+    "shape,perm,dtype",
+    [
+        ((5, 3, 7, 4, 6), (4, 2, 1, 3, 0), "int8"),
+        ((33, 17, 19), (0, 2, 1), "int32"),
+        ((3, 2, 5, 4, 5, 7), (4, 1, 3, 5, 0, 2), "float32"),
+        ((9, 4, 3, 17), (1, 3, 0, 2), "float64"),
+    ],
+)
+def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available):
+    """The compiled kernels of folded tiles, run by the reference executor."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(sum(shape))
+    src = rng.integers(-100, 100, size=shape).astype(dtype).transpose(perm)
+    dst = np.full(src.shape, 77, dtype=dtype)
+    plan = plan_copy(_operand(dst, None), _operand(src, None))
+    tile, _ = tile_choice(plan.key)
+    assert tile is not None and sum(t > 1 for t in tile) >= 2
+    copy_numpy(dst, src, compiled=True, kernels=kernels)
+    assert np.array_equal(dst, src)
+
+
+def test_sliced_copies_with_short_rows_copy_exactly(kernels, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(9)
+    base = rng.integers(-1000, 1000, size=(9, 7, 19, 40)).astype(np.int16)
+    src = base[1:6, ::2, 2:, 3:37:2]  # no stride-1 mode
+    dst = np.full(src.shape, 5, np.int16)
+    copy_numpy(dst, src, compiled=True, kernels=kernels)
+    assert np.array_equal(dst, src)
+
+
+# ----------------------------------------------------------------------------- recipes
+
+
+def test_host_recipes_give_the_host_function_launches(kernels, nvrtc_available):
+    """RecipeProgram (no xDSL) computes what HostProgram computes, for copy kernels
+    of several ranks and random sizes."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(1)
+    for shape, perm in (((70, 90), (1, 0)), ((5, 3, 7, 4, 6), (4, 2, 1, 3, 0)), ((100000,), (0,))):
+        plan = plan_of(shape, perm, "float32")
+        entry = kernels.get(plan.key)
+        host = entry.kernel.host_program
+        recipe = host.recipe
+        assert recipe is not None
+        program = RecipeProgram(recipe)
+        for _ in range(5):
+            args = ["s", "d", *(int(v) for v in rng.integers(1, 5000, size=len(plan.args)))]
+            assert program.run(args) == host.run(args)
+
+
+# ----------------------------------------------------------------------------- disk cache
+
+
+def test_disk_entries_round_trip(tmp_path, monkeypatch, kernels, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec import copy_disk
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    plan = plan_of((5, 3, 7, 4, 6), (4, 2, 1, 3, 0), "int16")
+    entry = kernels.get(plan.key)
+    assert copy_disk.load(plan.key, "default", "sm_90") is None
+    assert copy_disk.store(plan.key, entry, "default", "sm_90", b"\x00cubin\xff")
+    back = copy_disk.load(plan.key, "default", "sm_90")
+    assert back is not None and back._cubin == b"\x00cubin\xff"
+    assert back.param_types == entry.param_types
+    args = [0, 0, *plan.args]
+    assert back._host.run(args) == entry._host.run(args)
+    # another architecture, pipeline or key misses; a damaged entry is ignored
+    assert copy_disk.load(plan.key, "default", "sm_80") is None
+    assert copy_disk.load(plan.key, "other", "sm_90") is None
+    copy_disk.entry_path(plan.key, "default", "sm_90").write_text("{not json")
+    assert copy_disk.load(plan.key, "default", "sm_90") is None
+
+
+# ----------------------------------------------------------------------------- raw launch
+
+
+def test_raw_launch_packs_fixed_and_per_call_arguments(monkeypatch):
+    calls = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        types = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int32]
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        values = [ctypes.cast(ptrs[i], ctypes.POINTER(t)).contents.value for i, t in enumerate(types)]
+        calls.append((fn, (gx, gy, gz), (bx, by, bz), smem, stream, values))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "_library", lambda: fake_launch)
+    launch = raw_launch.RawLaunch((7, 2), (256,), 1024, ["u64", "u64", "i64", "i32"], [None, None, -5, 9])
+    launch(11, 22, 1 << 40, 123)
+    launch(11, 0, 8, 16)
+    assert calls[0] == (11, (7, 2, 1), (256, 1, 1), 1024, 22, [1 << 40, 123, -5, 9])
+    assert calls[1][-1] == [8, 16, -5, 9]
+
+
+def test_raw_launch_reports_driver_errors(monkeypatch):
+    from tilec.support.diagnostics import TilecError
+
+    monkeypatch.setattr(raw_launch, "_library", lambda: lambda *a: 700)
+    launch = raw_launch.RawLaunch((1,), (32,), 0, ["u64"], [None])
+    with pytest.raises(TilecError, match="CUresult 700"):
+        launch(1, 0, 5)
