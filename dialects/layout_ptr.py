@@ -20,14 +20,18 @@ a pointer argument being its `align`). `layout.splat` of an aligned pointer may 
 alignment from the type. `layout.addptr` also takes a scalar pointer and a scalar
 offset (`x_ptr += pid * stride`).
 
-Element i of a pointer tensor addresses element `offset(i)` of its argument's buffer.
-An access outside the buffer (where the mask, if any, is true) is an error on the CPU
-reference executor, naming the thread and the element. The IR gives no extent to a
-buffer reached only through pointer tensors: `--run` takes its size from the
-function's `tilec.args` (or `--arg NAME=N`), as for dynamic views. `vector` (set by `vectorize-pointers`) is the number of consecutive registers moved
-per access; `uniform_mask` (also set by it) says the mask is the same over each vector,
-so one predicate guards it (otherwise a vector whose lanes disagree falls back to
-per-lane accesses at run time)."""
+Element i of a pointer tensor addresses element `offset(i)` of the one argument it
+points into (`pointer_root`, which the verifier checks), so pointers move through the
+shape ops, `layout.select`, register-only `convert_layout` and `scf.for` iter_args
+(Triton's `a_ptrs += BLOCK_K * stride`) as any integer tensor. An access outside the
+buffer (where the mask, if any, is true) is an error on the CPU reference executor,
+naming the thread and the element. The IR gives no extent to a buffer reached only
+through pointer tensors: `--run` takes its size from the function's `tilec.args` (or
+`--arg NAME=N`), as for dynamic views. `vector` (set by `vectorize-pointers`) is the
+number of consecutive registers moved per access; `uniform_mask` (also set by it) says
+the mask is the same over each vector, so one predicate guards it (otherwise a vector
+whose lanes disagree falls back to per-lane accesses at run time).
+`layout.multiple_of` is Triton's `multiple_of` hint for the analysis."""
 
 from __future__ import annotations
 
@@ -122,6 +126,8 @@ def pointer_root(v: SSAValue, within: Operation | None = None) -> SSAValue:
         if not ptrs:
             raise VerifyException(f"'{op.name}' makes a pointer that points into no argument")
         work.extend(ptrs)
+    if not roots:
+        raise VerifyException("cannot tell which argument the pointers point into")
     if len(roots) != 1:
         names = ", ".join(sorted(f"%{r.name_hint or '?'}" for r in roots))
         raise VerifyException(
