@@ -108,6 +108,29 @@ class Value:
     def __and__(self, x): return self._binary("&", x)
     def __or__(self, x): return self._binary("|", x)
 
+    def cast(self, dtype: str) -> Value:
+        """A scalar converted to `dtype` (Mojo's `Float32(i)`, C's cast): index and
+        integers by sign extension or truncation, to and from floats by value (round
+        to nearest), between floats by extension or rounding."""
+        src, dst = self.type, IndexType() if dtype == "index" else element_type(dtype)
+        if src == dst:
+            return self
+        if isinstance(src, IndexType):
+            return self.program.insert(arith.IndexCastOp(self.ssa, IntegerType(64))).results[0].cast(dtype)
+        if isinstance(dst, IndexType):
+            if not _is_int(src):
+                raise TilecError(f"cast {src} to index: convert to an integer type first")
+            return self.program.insert(arith.IndexCastOp(self.ssa, dst)).results[0]
+        if _is_int(src) and _is_int(dst):
+            op = arith.ExtSIOp if dst.width.data > src.width.data else arith.TruncIOp
+        elif _is_int(src):
+            op = arith.SIToFPOp
+        elif _is_int(dst):
+            op = arith.FPToSIOp
+        else:
+            op = arith.ExtFOp if dst.bitwidth > src.bitwidth else arith.TruncFOp
+        return self.program.insert(op(self.ssa, dst)).results[0]
+
     def _compare(self, sym: str, x: Any) -> Value:
         ints, floats = _CMP[sym]
         b = self._other(x)

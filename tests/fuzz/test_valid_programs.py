@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate import random_copy_program, random_element_kernel  # noqa: E402
+from generate import random_copy_program, random_element_kernel, random_slice_iterator_kernel  # noqa: E402
 from harness import budget, check_outcome, known_bug, run_tilec  # noqa: E402
 
 VALID = settings(
@@ -63,6 +63,20 @@ def test_whole_pipeline_preserves_random_copies(seed):
     assert out.rc == 0, f"{prog.summary}\n-p '{prog.pipeline}'\n{out.describe()}\n{prog.text}"
     assert "@copy: equivalent after" in out.stdout
     cuda = run_tilec(["-p", prog.pipeline, "-t", "cuda"], prog.text)
+    assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
+
+
+@settings(VALID, max_examples=budget(30))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_slices_and_iterators(seed):
+    """Nested slice coordinates and buffer iterators (layout.slice, layout.iter_*)
+    through the default pipeline: equivalent, and CUDA is printed."""
+    prog = random_slice_iterator_kernel(random.Random(seed))
+    out = run_tilec(["-p", "default", "--check-equivalence"], prog.text, timeout=90)
+    check_outcome(out)
+    assert out.rc == 0, f"{prog.summary}\n{out.describe()}\n{prog.text}"
+    assert "@slices: equivalent after" in out.stdout
+    cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
     assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
 
 

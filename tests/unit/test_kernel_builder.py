@@ -166,3 +166,55 @@ def test_dim_of_a_partial_tile_as_mojo_asks_it():
             out[k.bx] = 32.0
     inputs = random_inputs(p.module, 0)
     np.testing.assert_array_equal(run(p.module, inputs)["out"], np.float32([32, 32, 32, 7]))
+
+
+def _same_as_example(p, name: str, seed: int) -> None:
+    """The built program computes what examples/NAME computes, on the same inputs."""
+    text = parse_module((EXAMPLES / name).read_text())
+    inputs = random_inputs(text, seed=seed)
+    want, got = run(text, inputs), run(p.module, inputs)
+    for buf in want:
+        np.testing.assert_array_equal(got[buf], want[buf])
+
+
+def test_seed_000_copy_from_async_example_from_python():
+    """Seed 000's copy_from_async_example as Mojo writes it (with the barrier it lacks)."""
+    p = tilec.Program("copy_from_async")
+    tensor = p.view(p.pointer("buf", "f32", align=16), "(128,128):(128,1)")
+    with p.launch(grid=(8, 8, 1), threads=(16, 16)) as k:
+        lane = k.tid % 32
+        global_tile = p.tile(tensor, (k.bx, k.by), (16, 16))
+        shared_tile = p.alloc("(16,16):(16,1)", "f32", "smem")
+        thread_layout = "(8,4):(4,1)"  # row_major(WARP_SIZE // 4, 4)
+        global_fragment = p.distribute(p.vectorize(global_tile, (1, 4)), lane, thread_layout)
+        shared_fragment = p.distribute(p.vectorize(shared_tile, (1, 4)), lane, thread_layout)
+        p.async_wait(p.copy_async(global_fragment, shared_fragment))
+        p.barrier()
+        gx, gy = k.global_idx("x"), k.global_idx("y")
+        with p.if_((gx < 128) & (gy < 128)):
+            shared_tile[k.thread_idx("x"), k.thread_idx("y")] = (gx * 128 + gy).cast("f32")
+        p.barrier()
+        p.copy(shared_fragment, global_fragment)
+    _same_as_example(p, "mojo_copy_from_async.mlir", seed=5)
+
+
+def test_seeds_002_004_tile_copier_example_from_python():
+    """The TileTensor guide's tile_copier_example as Mojo writes it."""
+    p = tilec.Program("tile_copier")
+    tensor = p.view(p.pointer("buf", "f32", align=16), "(128,128):(128,1)")
+    with p.launch(grid=(8, 8, 1), threads=(16, 16)) as k:
+        lane = k.tid % 32
+        global_tile = p.tile(tensor, (k.by, k.bx), (16, 16))
+        shared_tile = p.alloc("(16,16):(16,1)", "f32", "smem")
+        g = p.distribute(p.vectorize(global_tile, (1, 4)), lane, "(8,4):(4,1)")
+        s = p.distribute(p.vectorize(shared_tile, (1, 4)), lane, "(8,4):(4,1)")
+        p.async_wait(p.copy_async(g, s))
+        p.barrier()
+        with p.if_((k.global_idx("y") < 128) & (k.global_idx("x") < 128)):
+            ty, tx = k.thread_idx("y"), k.thread_idx("x")
+            shared_tile[ty, tx] = shared_tile[ty, tx] + 1.0
+        p.barrier()
+        p.copy(s, g)
+    _same_as_example(p, "mojo_tile_copier.mlir", seed=6)
+    run_pipeline(p.module, "default")
+    compile_sm90_or_skip(emit(p.module, "cuda"))
