@@ -21,13 +21,15 @@ def _blocked(spt, tpw, wpc):
             f"warpsPerCTA = {list(wpc)}, order = [1, 0]}}>")
 
 
-def row_layout(n: int, dtype: str, warps: int | None = None) -> tuple[str, int]:
+def row_layout(n: int, dtype: str, warps: int | None = None, row_warps: int = 1) -> tuple[str, int]:
     """The blocked layout of a softmax / layer norm row, and its number of warps: 16
-    bytes per thread per access, 32 lanes, up to 16 warps along the row."""
+    bytes per thread per access, 32 lanes, up to 16 warps along the row; `row_warps`
+    groups of them side by side along the rows (each group its own rows: the row
+    reductions stay inside the group)."""
     v = 16 // _ELEM[dtype]
     if warps is None:
         warps = max(1, min(16, n // (v * 32 * 4)))
-    return _blocked([1, v], [1, 32], [1, warps]), warps
+    return _blocked([1, v], [1, 32], [row_warps, warps]), warps * row_warps
 
 
 def _header(name: str, m: int, n: int, rows: int, dtype: str, enc: str, extra_args: str = "") -> str:
@@ -73,9 +75,10 @@ def _row_bcast(name: str, src: str, rows: int, n: int) -> str:
             f"\n    %{name} = layout.broadcast %{name}1 : tensor<{rows}x1xf32, #b> -> tensor<{rows}x{n}xf32, #b>")
 
 
-def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None) -> str:
+def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
+            row_warps: int = 1) -> str:
     """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row, in float32."""
-    enc, w = row_layout(n, dtype, warps)
+    enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
     body = _load_f32(rows, n, dtype) + f"""
@@ -92,11 +95,11 @@ def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None
 
 
 def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
-               eps: float = 1e-5) -> str:
+               eps: float = 1e-5, row_warps: int = 1) -> str:
     """y = (x - mean) * rsqrt(var + eps) * weight + bias along each row (biased
     variance, as torch.nn.functional.layer_norm), in float32; weight and bias are
     vectors of N of x's element type (as a half-precision model keeps them)."""
-    enc, w = row_layout(n, dtype, warps)
+    enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
     vec = f"!layout.tensor<{dtype}, #layout.cute<({n}):(1)>, gmem>"

@@ -33,7 +33,7 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,tile,order-grid,tma,distribute,vectorize,remove-layout-conversions,"
+        "expand-iterators,tile,order-grid,tma,distribute,vectorize,vectorize-pointers,remove-layout-conversions,"
         "lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }
@@ -220,14 +220,14 @@ def run_pipeline(
     (pass name, seconds)."""
     ctx = ctx or make_context()
     pipeline = spec if isinstance(spec, PassPipeline) else build_pipeline(spec)
-    from tilec.passes._canonicalize import Canonicalize
-
     for p in pipeline.passes:
         start = time.perf_counter()
         changed: list[Operation] | None = None
         try:
-            if isinstance(p, Canonicalize):
-                changed = p.apply_tracked(ctx, module)
+            # a pass that says which ops it changed (`apply_tracked`) has only those verified
+            tracked = getattr(p, "apply_tracked", None)
+            if tracked is not None:
+                changed = tracked(ctx, module)
             else:
                 p.apply(ctx, module)
         except TilecError:

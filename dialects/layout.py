@@ -1118,7 +1118,9 @@ class ConvertLayoutOp(IRDLOperation):
 
 @irdl_op_definition
 class SplatOp(IRDLOperation):
-    """A distributed tensor with every element equal to a scalar."""
+    """A distributed tensor with every element equal to a scalar. Splatting a
+    `!layout.ptr<T, align A>` to a tensor of `!layout.ptr<T>` makes a pointer tensor
+    (`layout.addptr`)."""
 
     name = "layout.splat"
     value = operand_def()
@@ -1129,8 +1131,11 @@ class SplatOp(IRDLOperation):
 
     def verify_(self) -> None:
         r = _dist(self.result)
-        _check(self.value.type == r.element_type,
-               f"splat a scalar of the element type {r.element_type}, got {self.value.type}")
+        vt, et = self.value.type, r.element_type
+        # a pointer tensor's elements need not keep the pointer's alignment (layout_ptr)
+        dropped_align = isinstance(vt, PtrType) and et == PtrType(vt.element_type)
+        _check(vt == et or dropped_align,
+               f"splat a scalar of the element type {et}, got {vt}")
 
 
 @irdl_op_definition
@@ -1234,6 +1239,7 @@ from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
 from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
+from .layout_ptr import POINTER_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1244,6 +1250,7 @@ Layout = Dialect(
         *TMA_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
+        *POINTER_OPS,
         *ITER_OPS,
         LaunchOp,
         ViewOp,

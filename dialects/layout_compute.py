@@ -15,9 +15,11 @@ distributed layout), with `arith`'s syntax:
 
 `arith.extf`, `arith.truncf`, `arith.maximumf`, ... and the `math` functions already
 accept tensors and are used as they are. `layout.scan` is Triton's `associative_scan`
-with a built-in combiner (add, mul, max, min), inclusive, forward or reverse;
-`layout.reduce_region` reduces several tensors together with a combiner region (an
-argmax keeps a value and its index); `layout.gather` picks elements along an axis.
+with a built-in combiner (add, mul, max, min), inclusive, forward or reverse, and
+`layout.scan_region` the same with a combiner region over several tensors (Triton's
+`tt.scan`); `layout.reduce_region` reduces several tensors together with a combiner
+region (an argmax keeps a value and its index); `layout.gather` picks elements along an
+axis.
 
 The shape ops take their result layout from the source's linear layout, as Gluon's
 do: `layout.permute` permutes its dimensions, `layout.reshape` keeps each basis's
@@ -621,23 +623,78 @@ class ReduceRegionOp(IRDLOperation):
                    and rt.encoding.parent == first.encoding,
                    f"the result layout must be #layout.slice<{{dim = {ax}, parent = <the operands' layout>}}>")
             elems.append(st.element_type)
-        block = self.combiner.block
-        _check([a.type for a in block.args] == elems + elems,
-               f"the combiner takes two elements of each operand: ({', '.join(map(str, elems + elems))})")
-        last = block.last_op
-        _check(isinstance(last, YieldOp) and [v.type for v in last.operands] == elems,
-               f"the combiner must end with layout.yield of ({', '.join(map(str, elems))})")
+        _check_combiner(self.combiner.block, elems)
+
+
+@irdl_op_definition
+class ScanRegionOp(IRDLOperation):
+    """Inclusive scan of one or more distributed tensors together along `axis` with a
+    combiner region (Triton's `tt.scan`, `associative_scan(..., combine_fn)`): element
+    i of each result combines elements 0..i of the operands. The region takes two
+    elements of each operand (the accumulated ones, earlier along the axis, then the
+    new ones) and yields one of each; it must be associative, not necessarily
+    commutative (the GPU combines in a tree, earlier elements always on the left).
+    `reverse` scans from the last element to the first (the scan of the axis read
+    backwards). The results have the operands' types. A running argmax:
+
+        %m, %i = layout.scan_region %x, %idx {axis = 1 : i64} : tensor<4x128xf32, #b>, tensor<4x128xi32, #b> -> tensor<4x128xf32, #b>, tensor<4x128xi32, #b> {
+        ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+          %gt = arith.cmpf ogt, %b, %a : f32
+          %v = arith.select %gt, %b, %a : f32
+          %j = arith.select %gt, %bi, %ai : i32
+          layout.yield %v, %j : f32, i32
+        }"""
+
+    name = "layout.scan_region"
+    srcs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    reverse = opt_prop_def(BoolAttr)
+    res = var_result_def(TensorType)
+    combiner = region_def("single_block")
+    assembly_format = "$srcs attr-dict `:` type($srcs) `->` type($res) $combiner"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None and bool(self.reverse.value.data)
+
+    def verify_(self) -> None:
+        _check(len(self.srcs) >= 1 and len(self.srcs) == len(self.res),
+               "scan_region has one result per operand")
+        first = _dist(self.srcs[0])
+        ax = self.axis.value.data
+        shape = list(first.get_shape())
+        _check(0 <= ax < len(shape), f"axis {ax} out of range")
+        elems = []
+        for s, r in zip(self.srcs, self.res):
+            st = _dist(s)
+            _check(list(st.get_shape()) == shape and st.encoding == first.encoding,
+                   "the operands must have one shape and distributed layout")
+            _check(r.type == st, f"each result has its operand's type: {st}, got {r.type}")
+            elems.append(st.element_type)
+        _check_combiner(self.combiner.block, elems)
+
+
+def _check_combiner(block, elems: list) -> None:
+    """A combiner region takes two elements of each operand and yields one of each."""
+    _check([a.type for a in block.args] == elems + elems,
+           f"the combiner takes two elements of each operand: ({', '.join(map(str, elems + elems))})")
+    last = block.last_op
+    _check(isinstance(last, YieldOp) and [v.type for v in last.operands] == elems,
+           f"the combiner must end with layout.yield of ({', '.join(map(str, elems))})")
 
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """The values a `layout.reduce_region` combiner gives."""
+    """The values a `layout.reduce_region` or `layout.scan_region` combiner gives."""
 
     name = "layout.yield"
     values = var_operand_def()
     assembly_format = "$values attr-dict `:` type($values)"
-    traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp))
+    traits = traits_def(IsTerminator(), HasParent(ReduceRegionOp, ScanRegionOp))
 
 
-COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, ReshapeOp, JoinOp, SplitOp, GatherOp, ReduceRegionOp, YieldOp)
+COMPUTE_OPS = (*ELEMENTWISE_OPS, ScanOp, PermuteOp, ReshapeOp, JoinOp, SplitOp, GatherOp, ReduceRegionOp,
+               ScanRegionOp, YieldOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

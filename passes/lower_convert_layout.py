@@ -13,12 +13,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from tilec.support.locations import copy_loc
-from tilec.dialects import layout
+from tilec.dialects import cute, layout
 from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
-from tilec.dialects import cute
-
+from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_message
 from tilec.dialects.linear import LinearLayout
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
@@ -102,6 +102,8 @@ class LowerConvertLayout(ModulePass):
             if kind in ("identity", "register"):
                 cvt.lowering = StringAttr("register")
                 continue
+            if is_pointer_tensor(src):
+                raise TilecError(pointer_conversion_message(kind), op=cvt)
             if kind != "warp_shuffle":
                 lower_through_smem(cvt, plain=plain)
                 continue

@@ -127,6 +127,9 @@ def dialect_md() -> str:
     from tilec.dialects import layout_compute
 
     out += ["## Compute on distributed tensors", "", _doc_md(layout_compute), "", *_math_table()]
+    from tilec.dialects import layout_ptr
+
+    out += ["## Pointer tensors", "", _doc_md(layout_ptr), ""]
     out += ["## Operations", ""]
     for op in dialect.operations:
         out += _op_section(op)

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout
+from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import V
 from .base import (
@@ -92,6 +93,9 @@ class ArithLowering(KernelBase):
 
     @lowers(layout.SplatOp)
     def op_layout_splat(self, op: layout.SplatOp):
+        if isinstance(op.value.type, PtrType):
+            self.splat_pointer(op)  # pointers.py
+            return
         ll = self.linear(op.result.type, op)
         self.vals[op.result] = [self.ssa(op.value)] * ll.num_registers
 

@@ -1,7 +1,8 @@
 """`lower-to-gpu` for the compute ops of dialects/layout_compute.py.
 
 Elementwise ops (compare, select, integer casts) become their scalar `arith` op once
-per register. `layout.scan` follows `dialects/scan_plan.py`: each thread scans its
+per register. `layout.scan` and `layout.scan_region` (its combiner region's ops once per
+combination, on tuples of registers) follow `dialects/scan_plan.py`: each thread scans its
 registers along the axis in order; a Hillis-Steele scan over the lanes along the axis
 (`__shfl_sync` from lane - d for d = 1, 2, 4, ...); the last lane of each warp writes the
 warp's total to shared memory, one barrier, and each thread folds the totals of the
@@ -54,25 +55,57 @@ def lower_elementwise(kl, op) -> None:
 def lower_scan(kl, op: lc.ScanOp) -> None:
     b = kl.b
     t: TensorType = op.source.type
-    ax = op.axis.value.data
+    cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
+
+    def comb(a, c):
+        return (b.add(cls(a[0], c[0])).results[0],)
+
+    (kl.vals[op.result],) = scan_registers(kl, op, t, op.axis.value.data, op.is_reverse,
+                                           [kl.get(op.source)], comb)
+
+
+@lowers(lc.ScanRegionOp)
+def lower_scan_region(kl, op: lc.ScanRegionOp) -> None:
+    """`layout.scan_region`: the combiner region's ops lowered as scalars, once per
+    combination (block arguments bound to the two tuples' values)."""
+    body = op.combiner.block
+
+    def comb(a, c):
+        for arg, v in zip(body.args, [*a, *c]):
+            kl.vals[arg] = v
+        for o in body.ops:
+            if o is body.last_op:
+                return tuple(kl.ssa(x) for x in o.operands)
+            kl.lower(o)
+        raise TilecError("the combiner region has no terminator", op=op)
+
+    outs = scan_registers(kl, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
+                          [kl.get(x) for x in op.srcs], comb)
+    for r, v in zip(op.results, outs):
+        kl.vals[r] = v
+
+
+def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
+    """The inclusive scan along `ax` of the distributed values `xss` (registers of each,
+    all in the layout of `t`) together: comb(tuple, tuple) -> tuple combines one element
+    of each, earlier elements on the left. Returns the registers of each result."""
+    b = kl.b
     try:
         plan = scan_plan(t, ax)
     except ScanPlanError as e:
         raise TilecError(f"lower-to-gpu: {e}", op=op) from None
     ll = kl.linear(t, op)
-    xs = kl.get(op.source)
-    rev = op.is_reverse
-    cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
-
-    def comb(a, c):
-        return b.add(cls(a, c)).results[0]
+    xs = [tuple(x[k] for x in xss) for k in range(ll.num_registers)]
 
     def select(cond, a, c):
         if cond is True:
             return a
         if cond is False:
             return c
-        return b.add(arith.SelectOp(b.ssa(cond), a, c)).results[0]
+        return tuple(b.add(arith.SelectOp(b.ssa(cond), u, v)).results[0] for u, v in zip(a, c))
+
+    def shfl(v, src):
+        return tuple(b.add(cuda.ShflIdxOp(u, src, 32)).results[0] for u in v)
 
     # rows of this thread: registers grouped by their coordinate off the axis and their
     # chunk, in axis order (backwards for reverse)
@@ -115,12 +148,12 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
         while d < L:
             src, ok = from_lane(d), b.lt_(d - 1, pos)
             for key in keys:
-                y = b.add(cuda.ShflIdxOp(v[key], src, 32)).results[0]
+                y = shfl(v[key], src)
                 v[key] = select(ok, comb(y, v[key]), v[key])
             d *= 2
         src = from_lane(1)
         for key in keys:
-            lane_ex[key] = b.add(cuda.ShflIdxOp(v[key], src, 32)).results[0]
+            lane_ex[key] = shfl(v[key], src)
         totals = v
         has_lane = b.lt_(0, pos)
         last_lane = b.eq_(pos, L - 1)
@@ -128,8 +161,9 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
     warp_ex: dict = {}
     has_warp: dict = {key: False for key in keys}
     if plan.warps * plan.chunks > 1:
+        elems = [x.type.element_type for x in (op.srcs if isinstance(op, lc.ScanRegionOp) else [op.source])]
         warp_ex, has_warp = _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask,
-                                          comb, select)
+                                          comb, select, elems, rev)
     for key in keys:
         hw = has_warp[key]
         if has_lane is not False and hw is not False:
@@ -144,26 +178,28 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
             prefix = has = None
         for _, k in rows[key]:
             out[k] = p[k] if prefix is None else select(has, comb(prefix, p[k]), p[k])
-    kl.vals[op.result] = out
+    return [[x[j] for x in out] for j in range(len(xss))]
 
 
-def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select):
+def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select, elems, rev):
     """The totals of each (warp, chunk) along the axis, held by the warp's last lane along
-    it, through shared memory: slot q * threads + (tid without its lane-axis bits) for the
-    q-th (row, chunk) of the thread. One barrier; then a thread folds, for each of its
-    rows, the totals in axis order g = w + W * c and keeps, for each chunk c, the fold of
-    those before g = wpos + W * c. Returns the prefixes and whether each exists (an i1
-    Val, or True/False when known)."""
+    it, through shared memory (one buffer per scanned operand): slot q * threads + (tid
+    without its lane-axis bits) for the q-th (row, chunk) of the thread. One barrier;
+    then a thread folds, for each of its rows, the totals in axis order g = w + W * c
+    and keeps, for each chunk c, the fold of those before g = wpos + W * c. Returns the
+    prefixes and whether each exists (an i1 Val, or True/False when known)."""
     b = kl.b
     W, n = plan.warps, kl.nthreads
-    elem = op.source.type.element_type
     sw = (plan.warp_bits[0] + 5) if W > 1 else 0
     warp_axis_mask = (W - 1) << sw if W > 1 else 0
-    buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * n], memory_space=cuda.SHARED_MEMORY_SPACE)
-    buf = buf_op.results[0]
-    buf.name_hint = "scan"
-    e = b.entry
-    e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+    bufs = []
+    for elem in elems:
+        buf_op = memref.AllocaOp.get(elem, shape=[len(keys) * n], memory_space=cuda.SHARED_MEMORY_SPACE)
+        buf = buf_op.results[0]
+        buf.name_hint = "scan"
+        e = b.entry
+        e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
+        bufs.append(buf)
     kl.comment(f"scan across {W} warp(s) x {plan.chunks} chunk(s) via smem: "
                f"{len(keys)} total(s) per thread, one barrier")
     if kl._in_loop(op):
@@ -173,11 +209,12 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
 
     def write():
         for key in keys:
-            b.add(memref.StoreOp.get(totals[key], buf, [b.ssa(b.add_(mine, slot[key] * n))]))
+            at = b.ssa(b.add_(mine, slot[key] * n))
+            for buf, x in zip(bufs, totals[key]):
+                b.add(memref.StoreOp.get(x, buf, [at]))
 
     kl._guarded(last_lane, write)
     b.add(gpu.BarrierOp())
-    rev = op.is_reverse
     if W > 1:
         wpos = b.and_(b.shr_(kl.tid, sw), W - 1)
         if rev:
@@ -199,8 +236,8 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
                 if j == W - 1 and c + 1 == plan.chunks:
                     break  # the last total is nobody's prefix
                 w = (W - 1 - j) if rev else j
-                at = b.add_(base, slot[(row, c)] * n + (w << sw))
-                x = b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0]
+                at = b.ssa(b.add_(base, slot[(row, c)] * n + (w << sw)))
+                x = tuple(b.add(memref.LoadOp.get(buf, [at])).results[0] for buf in bufs)
                 acc = x if acc is None else comb(acc, x)
             if c in chunks:
                 if c == 0:

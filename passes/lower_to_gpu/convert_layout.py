@@ -16,6 +16,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     to_linear,
 )
+from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_message
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
 from .._gpu_builder import Val
@@ -39,6 +40,8 @@ class ConvertLayoutLowering(KernelBase):
         except LayoutError as e:
             raise _fail(op, str(e)) from None
         src, dst = self.linear(s, op), self.linear(r, op)
+        if is_pointer_tensor(s) and kind not in ("identity", "register"):
+            raise _fail(op, pointer_conversion_message(kind))
         if op.lowering is not None and op.lowering.data == "shuffle":
             self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
             return

@@ -14,6 +14,7 @@ from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
+from .pointers import PointerLowering
 from .reduce import ReduceLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
@@ -22,7 +23,7 @@ from .view_ops import ViewOpsLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering, MatrixMoveLowering, TmaLowering)
+            ThreadIdsLowering, MmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering)
 
 
 def _table() -> dict[type, Lowering]:

@@ -291,6 +291,18 @@ class LoadStoreLowering(KernelBase):
             parts.append(f"vectors of {info(write)[1]} (write) and {info(read)[1]} (read)")
         self.comment("convert_layout via smem: " + ", ".join(parts))
 
+    def store_owner(self, ll) -> Val:
+        """Whether this thread stores the elements a layout broadcasts over lanes or
+        warps: only the owner whose redundant thread-id bits are 0 does."""
+        redundant = 0
+        for i, bs in enumerate(ll.get_bases("lane")):
+            if not any(bs):
+                redundant |= 1 << i
+        for i, bs in enumerate(ll.get_bases("warp")):
+            if not any(bs):
+                redundant |= 1 << (5 + i)
+        return True if not redundant else self.b.eq0(self.b.and_(self.tid, redundant))
+
     @lowers(layout.StoreOp)
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
@@ -305,15 +317,7 @@ class LoadStoreLowering(KernelBase):
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
-        # broadcast over lanes / warps: only the owner whose redundant bits are 0 stores
-        redundant = 0
-        for i, bs in enumerate(ll.get_bases("lane")):
-            if not any(bs):
-                redundant |= 1 << i
-        for i, bs in enumerate(ll.get_bases("warp")):
-            if not any(bs):
-                redundant |= 1 << (5 + i)
-        owner: Val = True if not redundant else b.eq0(b.and_(self.tid, redundant))
+        owner = self.store_owner(ll)
 
         def emit(masked: bool) -> list:
             ok = valid if masked else (lambda r: True)

@@ -39,7 +39,8 @@ class ScfLowering(KernelBase):
             for r, c in enumerate(regs):
                 slot.setdefault(c, len(slot))
             firsts = [regs.index(c) for c in slot]
-            return ([t.element_type] * len(slot), lambda xs: [xs[r] for r in firsts],
+            et = index if isinstance(t.element_type, PtrType) else t.element_type  # offsets (pointers.py)
+            return ([et] * len(slot), lambda xs: [xs[r] for r in firsts],
                     lambda vs: [vs[slot[c]] for c in regs])
         if isinstance(t, IndexType):
             return [t], lambda x: [b.ssa(x)], lambda vs: V(b, vs[0])

@@ -71,6 +71,9 @@ def _functions() -> list[InterpreterFunctions]:
         from .thread_id_impls import ThreadIdFunctions
 
         fns.append(ThreadIdFunctions())
+        from .pointer_impls import PointerFunctions
+
+        fns.append(PointerFunctions())
     return fns
 
 

@@ -13,8 +13,8 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
-from .executor import ReferenceInterpreter
 from .errors import ExecutionError
+from .executor import ReferenceInterpreter
 from .layout_impls import _dist_rank, reduce_tuples_like_a_gpu
 from .values import from_compute, to_compute
 
@@ -124,6 +124,10 @@ class ComputeFunctions(InterpreterFunctions):
     def run_yield(self, interp: ReferenceInterpreter, op: lc.YieldOp, args):
         return ReturnedValues(args), ()
 
+    @impl(lc.ScanRegionOp)
+    def run_scan_region(self, interp: ReferenceInterpreter, op: lc.ScanRegionOp, args):
+        return _run_scan_region(interp, op, args)
+
     @impl(lc.ScanOp)
     def run_scan(self, interp: ReferenceInterpreter, op: lc.ScanOp, args):
         t = op.source.type
@@ -141,51 +145,99 @@ class ComputeFunctions(InterpreterFunctions):
         return (from_compute(out, t),)
 
 
+def _run_scan_region(interp: ReferenceInterpreter, op: lc.ScanRegionOp, args):
+    t = op.srcs[0].type
+    arrays = [np.asarray(a) for a in args]
+    lead = max((a.shape[0] for a in arrays if _dist_rank(a, t)), default=1)
+    arrays = [a if _dist_rank(a, t) else np.broadcast_to(a[None], (lead, *a.shape)) for a in arrays]
+    ax = op.axis.value.data
+    try:
+        plan = scan_plan(t, ax)
+    except ScanPlanError:
+        plan = ScanPlan(ax, t.get_shape()[ax], 1, 1, (), ())
+    saved = interp.grid
+    interp.grid = None  # the combiner runs on whole arrays, not per thread
+
+    def comb(a: tuple, c: tuple) -> tuple:
+        return tuple(np.asarray(v) for v in interp.run_ssacfg_region(op.combiner, (*a, *c), "combiner"))
+
+    try:
+        return tuple(scan_tuples_like_a_gpu(arrays, plan, comb, op.is_reverse))
+    finally:
+        interp.grid = saved
+
+
 _COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
 def scan_like_a_gpu(x: np.ndarray, plan, kind: str, reverse: bool) -> np.ndarray:
-    """`layout.scan` of per-block values x [blocks, *shape] along plan.axis, combining
-    in the order `lower-to-gpu` emits (docs/dialect.md, layout.scan): the axis position
-    is r + R*(l + L*g), g = w + W*c for register, lane, warp and chunk positions (plan);
-    each thread scans its R elements of a chunk in order; threads combine their totals
-    by a Hillis-Steele scan over the L lanes (step 1, 2, 4, ...: v[l] = v[l - d] op
-    v[l]); each (warp, chunk)'s total goes through shared memory and a thread folds the
-    totals of the g before its own in order; a thread's prefix is (warps' prefix op lanes' prefix), then each element is
-    prefix op its in-thread scan. `reverse` is the same on the axis read backwards."""
-    comb = _COMBINE[kind]
+    """`layout.scan` of per-block values x [blocks, *shape] along plan.axis with a
+    built-in combiner (`scan_tuples_like_a_gpu` of one array)."""
+    f = _COMBINE[kind]
+    return scan_tuples_like_a_gpu([x], plan, lambda a, b: (f(a[0], b[0]),), reverse)[0]
+
+
+def scan_tuples_like_a_gpu(xs: list, plan, comb, reverse: bool) -> list:
+    """The inclusive scan of per-block arrays xs (each [blocks, *shape]) together
+    along plan.axis, comb(tuple, tuple) -> tuple combining one element of each (the
+    earlier elements on the left), in the order `lower-to-gpu` emits (docs/dialect.md,
+    layout.scan): the axis position is r + R*(l + L*g), g = w + W*c for register, lane,
+    warp and chunk positions (plan); each thread scans its R elements of a chunk in
+    order; threads combine their totals by a Hillis-Steele scan over the L lanes (step
+    1, 2, 4, ...: v[l] = v[l - d] op v[l]); each (warp, chunk)'s total goes through
+    shared memory and a thread folds the totals of the g before its own in order; a
+    thread's prefix is (warps' prefix op lanes' prefix), then each element is prefix op
+    its in-thread scan. `reverse` is the same on the axis read backwards."""
     ax = plan.axis + 1
+    dts = [x.dtype for x in xs]
+
+    def cmb(a: tuple, b: tuple) -> tuple:
+        return tuple(np.asarray(v).astype(dt, copy=False) for v, dt in zip(comb(a, b), dts))
+
+    def where(c, a: tuple, b: tuple) -> tuple:
+        return tuple(np.where(c, u, v) for u, v in zip(a, b))
+
     if reverse:
-        x = np.flip(x, axis=ax)
-    x = np.moveaxis(x, ax, -1)
-    lead = x.shape[:-1]
+        xs = [np.flip(x, axis=ax) for x in xs]
+    xs = [np.moveaxis(x, ax, -1) for x in xs]
+    lead = xs[0].shape[:-1]
     # chunks continue the warp sequence: position r + R*(l + L*g), g = w + W*c
     R, L, W = plan.regs, plan.lanes, plan.warps * plan.chunks
-    y = x.reshape(*lead, W, L, R)
+    y = [x.reshape(*lead, W, L, R) for x in xs]
     with np.errstate(all="ignore"):
-        p = comb.accumulate(y, axis=-1)  # in-thread inclusive, in order
-        v = p[..., -1]  # [.., W, L] thread totals
+        p = [np.empty_like(a) for a in y]  # in-thread inclusive, in order
+        acc = tuple(a[..., 0] for a in y)
+        for r in range(R):
+            if r:
+                acc = cmb(acc, tuple(a[..., r] for a in y))
+            for pa, v in zip(p, acc):
+                pa[..., r] = v
+        v = tuple(pa[..., -1] for pa in p)  # [.., W, L] thread totals
         pos = np.arange(L)
         d = 1
         while d < L:
-            shifted = np.roll(v, d, axis=-1)
-            v = np.where(pos >= d, comb(shifted, v), v)
+            shifted = tuple(np.roll(u, d, axis=-1) for u in v)
+            v = where(pos >= d, cmb(shifted, v), v)
             d *= 2
-        lane_ex = np.roll(v, 1, axis=-1)  # exclusive lane prefix, valid for l > 0
-        totals = v[..., -1]  # [.., W] per-warp totals
-        warp_ex = np.empty_like(totals)
-        acc = totals[..., 0]
+        lane_ex = tuple(np.roll(u, 1, axis=-1) for u in v)  # exclusive lane prefix, valid for l > 0
+        totals = tuple(u[..., -1] for u in v)  # [.., W] per-warp totals
+        warp_ex = tuple(np.empty_like(t) for t in totals)
+        acc = tuple(t[..., 0] for t in totals)
         for w in range(1, W):
-            warp_ex[..., w] = acc
-            acc = comb(acc, totals[..., w])
+            for we_, a in zip(warp_ex, acc):
+                we_[..., w] = a
+            acc = cmb(acc, tuple(t[..., w] for t in totals))
         has_lane = (pos > 0)[None, :]
         has_warp = (np.arange(W) > 0)[:, None]
-        we = np.broadcast_to(warp_ex[..., :, None], v.shape)
-        prefix = np.where(has_warp & has_lane, comb(we, lane_ex),
-                          np.where(has_warp, we, lane_ex))
+        we = tuple(np.broadcast_to(u[..., :, None], v[0].shape) for u in warp_ex)
+        prefix = where(has_warp & has_lane, cmb(we, lane_ex), where(has_warp, we, lane_ex))
         has = has_warp | has_lane
-        out = np.where(has[..., None], comb(prefix[..., None], p), p)
-    out = np.moveaxis(out.reshape(*lead, W * L * R), -1, ax)
-    if reverse:
-        out = np.flip(out, axis=ax)
-    return np.ascontiguousarray(out)
+        pre = tuple(u[..., None] for u in prefix)
+        out = where(has[..., None], cmb(pre, tuple(p)), tuple(p))
+    res = []
+    for o in out:
+        o = np.moveaxis(np.asarray(o).reshape(*lead, W * L * R), -1, ax)
+        if reverse:
+            o = np.flip(o, axis=ax)
+        res.append(np.ascontiguousarray(o))
+    return res

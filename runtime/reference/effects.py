@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects import func, gpu, memref, vector
+from xdsl.dialects import func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import layout
+from tilec.dialects import layout, layout_ptr
 from tilec.dialects.effects import operand_accesses
+from tilec.dialects.layout_attrs import PtrType
+from tilec.dialects.layout_ptr import is_pointer_tensor
 
 # xDSL's ops: op type -> (operand indices written, operand indices read); tilec's ops
 # say it with their `Accesses` trait (dialects/effects.py)
@@ -33,6 +35,8 @@ _VIEWS: set[type[Operation]] = {
     memref.AssumeAlignmentOp,
     layout.ViewOp,
     *layout.DERIVED_VIEW_OPS,
+    layout.SplatOp,  # of a pointer: a pointer tensor (dialects/layout_ptr.py)
+    layout_ptr.AddPtrOp,
 }
 
 
@@ -65,6 +69,9 @@ def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
                     effects.add("read")
             elif kind in _VIEWS and i == 0:
                 work.extend(op.results)
+            elif is_pointer_tensor(v.type) or isinstance(v.type, PtrType):
+                # pointers moved by shape ops, selects, conversions or loops
+                work.extend(_pointers_out(op, i))
             elif isinstance(op, gpu.LaunchFuncOp):
                 try:
                     kernel = lookup_kernel(module, op.kernel, op)
@@ -84,6 +91,17 @@ def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
             else:
                 effects.add("read")
     return effects
+
+
+def _pointers_out(op: Operation, i: int) -> list[SSAValue]:
+    """The pointer values that operand i of op (a pointer) flows into."""
+    if isinstance(op, scf.ForOp):
+        k = i - 3  # lb, ub, step, then the iter_args
+        return [op.results[k], op.body.block.args[k + 1]] if k >= 0 else []
+    if isinstance(op, scf.YieldOp):
+        parent = op.parent_op()
+        return [parent.results[i]] if isinstance(parent, scf.ForOp | scf.IfOp) else []
+    return [r for r in op.results if is_pointer_tensor(r.type) or isinstance(r.type, PtrType)]
 
 
 def _lookup_func(module: ModuleOp, name: str) -> func.FuncOp | None:

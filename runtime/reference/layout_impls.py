@@ -759,17 +759,9 @@ class LayoutFunctions(InterpreterFunctions):
     @impl(layout.SplatOp)
     def run_splat(self, interp: ReferenceInterpreter, op: layout.SplatOp, args):
         (x,) = args
-        shape = tuple(op.result.type.get_shape())
-        if np.ndim(x) == 0:
-            return (np.broadcast_to(np.asarray(x), shape),)
-        grid = interp.grid
-        assert grid is not None
-        if not _block_uniform(grid, x):
-            raise ExecutionError(
-                op, "splat of a value that differs between the threads of a block"
-            )
-        per_block = np.asarray(x).reshape(grid.num_blocks, grid.threads_per_block)[:, 0]
-        return (np.broadcast_to(per_block.reshape((-1,) + (1,) * len(shape)), (grid.num_blocks, *shape)),)
+        if isinstance(op.value.type, PtrType) and isinstance(x, Storage):
+            x = 0  # a pointer tensor is offsets into its argument (pointer_impls.py)
+        return (_splat(interp, op, x),)
 
     @impl(layout.ArangeOp)
     def run_arange(self, interp, op: layout.ArangeOp, args):
@@ -799,6 +791,21 @@ class LayoutFunctions(InterpreterFunctions):
         if not _dist_rank(a, t):
             a = a[None]
         return (reduce_like_a_gpu(a, t, ax, op.kind.data),)
+
+
+def _splat(interp: ReferenceInterpreter, op: layout.SplatOp, x: Any) -> Any:
+    """A scalar (an int, or per-thread [T]) as a distributed value of op's shape."""
+    shape = tuple(op.result.type.get_shape())
+    if np.ndim(x) == 0:
+        return np.broadcast_to(np.asarray(x), shape)
+    grid = interp.grid
+    assert grid is not None
+    if not _block_uniform(grid, x):
+        raise ExecutionError(
+            op, "splat of a value that differs between the threads of a block"
+        )
+    per_block = np.asarray(x).reshape(grid.num_blocks, grid.threads_per_block)[:, 0]
+    return np.broadcast_to(per_block.reshape((-1,) + (1,) * len(shape)), (grid.num_blocks, *shape))
 
 
 def _mask_bits(grid: Grid, acc: Access, c: np.ndarray, mask: Any, t: TensorType) -> np.ndarray:

@@ -1,0 +1,393 @@
+"""Pointer tensors: Gluon's and Triton's `ptr + offsets` addressing on distributed tensors.
+
+A *pointer tensor* is a distributed tensor whose elements are `!layout.ptr<T>`, one
+global address per element. It is made by splatting a pointer argument
+(`layout.splat`), moved by an integer tensor of element offsets (`layout.addptr`,
+Triton's `tt.addptr`: `in_ptr + offsets`), and read and written through
+(`layout.ptr_load` / `layout.ptr_store`, Gluon's `gl.load(ptrs, mask=, other=)` /
+`gl.store(ptrs, value, mask=)`), so that a Gluon kernel translates line by line:
+
+    %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<1024x!layout.ptr<f32>, #b>
+    %q = layout.addptr %p, %offs : tensor<1024x!layout.ptr<f32>, #b>, tensor<1024xi32, #b>
+    %v = layout.ptr_load %q, %zero : f32 mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>
+    layout.ptr_store %v, %q mask %m : tensor<1024xi1, #b> : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>
+
+The element type of a pointer tensor is the pointer type without an alignment
+(`!layout.ptr<f32>`): the elements are different addresses, and what is known of their
+alignment is the business of the `vectorize-pointers` pass (an AxisInfo analysis as
+Triton's: contiguity, divisibility and constancy of the addresses, the divisibility of
+a pointer argument being its `align`). `layout.splat` of an aligned pointer may drop the
+alignment from the type. `layout.addptr` also takes a scalar pointer and a scalar
+offset (`x_ptr += pid * stride`).
+
+Element i of a pointer tensor addresses element `offset(i)` of the one argument it
+points into (`pointer_root`, which the verifier checks), so pointers move through the
+shape ops, `layout.select`, register-only `convert_layout` and `scf.for` iter_args
+(Triton's `a_ptrs += BLOCK_K * stride`) as any integer tensor. An access outside the
+buffer (where the mask, if any, is true) is an error on the CPU reference executor,
+naming the thread and the element. The IR gives no extent to a buffer reached only
+through pointer tensors: `--run` takes its size from the function's `tilec.args` (or
+`--arg NAME=N`), as for dynamic views. `vector` (set by `vectorize-pointers`) is the
+number of consecutive registers moved per access; `uniform_mask` (also set by it) says
+the mask is the same over each vector, so one predicate guards it (otherwise a vector
+whose lanes disagree falls back to per-lane accesses at run time).
+`layout.multiple_of` is Triton's `multiple_of` hint for the analysis."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .effects import Accesses
+from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def pointee(t: Attribute) -> Attribute | None:
+    """The element type a pointer or a pointer tensor points to (None: neither)."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    return t.element_type if isinstance(t, PtrType) else None
+
+
+def is_pointer_tensor(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and isinstance(t.element_type, PtrType)
+
+
+def _pointer_tensor(v: SSAValue, what: str) -> TensorType:
+    t = v.type
+    _check(is_pointer_tensor(t), f"{what} must be a distributed tensor of !layout.ptr, got {t}")
+    distributed_tensor_encoding(t)
+    return t  # type: ignore[return-value]
+
+
+def pointer_root(v: SSAValue, within: Operation | None = None) -> SSAValue:
+    """The pointer argument a pointer (tensor) points into: followed back through
+    `layout.addptr`, `layout.splat` and any op taking pointers (shape ops,
+    `convert_layout`, `select`, `scf.for` iter_args), which must all lead to the same
+    argument. The executor and the lowering address memory as that argument plus
+    the element offsets the pointer values carry. A VerifyException when there is no
+    such single argument, or when `within` is given and an op making the pointers lies
+    outside it (pointers are made inside the `layout.launch` that uses them)."""
+    roots: set[SSAValue] = set()
+    seen: set[SSAValue] = set()
+    work = [v]
+    while work:
+        x = work.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        t = x.type
+        if not (isinstance(t, PtrType) or is_pointer_tensor(t)):
+            raise VerifyException(f"{x.name_hint or 'a value'} of type {t} is not a pointer")
+        if isinstance(x, BlockArgument):
+            owner = x.owner.parent_op()
+            if isinstance(owner, scf.ForOp) and x.index >= 1:
+                k = x.index - 1
+                work.append(owner.iter_args[k])
+                work.append(owner.body.block.last_op.operands[k])
+            elif isinstance(t, PtrType) and isinstance(owner, func.FuncOp):
+                roots.add(x)
+            else:
+                raise VerifyException(f"cannot tell which argument the pointer %{x.name_hint or '?'} points into")
+            continue
+        op = x.owner
+        if within is not None and not within.is_ancestor(op):
+            raise VerifyException(f"'{op.name}' makes pointers outside the layout.launch that uses them")
+        if isinstance(op, scf.ForOp):
+            k = op.results.index(x)
+            work.append(op.iter_args[k])
+            work.append(op.body.block.last_op.operands[k])
+            continue
+        ptrs = [o for o in op.operands if isinstance(o.type, PtrType) or is_pointer_tensor(o.type)]
+        if not ptrs:
+            raise VerifyException(f"'{op.name}' makes a pointer that points into no argument")
+        work.extend(ptrs)
+    if not roots:
+        raise VerifyException("cannot tell which argument the pointers point into")
+    if len(roots) != 1:
+        names = ", ".join(sorted(f"%{r.name_hint or '?'}" for r in roots))
+        raise VerifyException(
+            f"the pointers may point into several arguments ({names}): each pointer tensor must point into one"
+        )
+    return roots.pop()
+
+
+def pointer_conversion_message(kind: str) -> str:
+    """Why a `convert_layout` of a pointer tensor that moves data cannot be lowered."""
+    return (
+        f"convert_layout of a pointer tensor that moves elements between threads ({kind}) is not "
+        "supported: convert the offsets before layout.addptr, or the loaded values, instead"
+    )
+
+
+def _check_int(t: Attribute, what: str) -> None:
+    _check(
+        isinstance(t, IntegerType | IndexType) and not (isinstance(t, IntegerType) and t.width.data == 1),
+        f"{what} must be integers (i8..i64 or index), got {t}",
+    )
+
+
+@irdl_op_definition
+class AddPtrOp(IRDLOperation):
+    """`ptr + offset` in elements of the pointee (Triton's `tt.addptr`): a pointer
+    tensor and an integer tensor of the same shape and distributed layout, or a scalar
+    pointer and a scalar integer. The result has the pointer operand's type, without
+    its alignment (`!layout.ptr<f32, align 16>` + offset is a `!layout.ptr<f32>`).
+
+        %q = layout.addptr %p, %offs : tensor<1024x!layout.ptr<f32>, #b>, tensor<1024xi32, #b>
+        %r = layout.addptr %src, %i : !layout.ptr<f32, align 16>, i32"""
+
+    name = "layout.addptr"
+    ptr = operand_def()
+    offset = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, ptr: SSAValue, offset: SSAValue):
+        super().__init__(operands=[ptr, offset], result_types=[self.result_type_of(ptr.type)])
+
+    @staticmethod
+    def result_type_of(t: Attribute) -> Attribute:
+        if isinstance(t, TensorType) and isinstance(t.element_type, PtrType):
+            return TensorType(PtrType(t.element_type.element_type), t.get_shape(), t.encoding)
+        if isinstance(t, PtrType):
+            return PtrType(t.element_type)
+        raise VerifyException(f"layout.addptr takes a pointer or a tensor of pointers, got {t}")
+
+    @classmethod
+    def parse(cls, parser):  # the result type follows from the operands'
+        from xdsl.parser import UnresolvedOperand
+
+        p: UnresolvedOperand = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        o = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        pt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ot = parser.parse_type()
+        try:
+            rt = cls.result_type_of(pt)
+        except VerifyException as e:
+            parser.raise_error(str(e), pos, parser.pos)
+        ptr, off = parser.resolve_operands([p, o], [pt, ot], pos)
+        op = cls.create(operands=[ptr, off], result_types=[rt])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", ")
+        printer.print_operand(self.offset)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.offset.type)
+
+    def verify_(self) -> None:
+        pt, ot = self.ptr.type, self.offset.type
+        _check(
+            self.result.type == self.result_type_of(pt),
+            f"the result must be {self.result_type_of(pt)}, got {self.result.type}",
+        )
+        if isinstance(pt, PtrType):
+            _check(
+                not isinstance(ot, TensorType),
+                "a scalar pointer takes a scalar offset (splat the pointer to add a tensor)",
+            )
+            _check_int(ot, "the offset")
+            return
+        t = _pointer_tensor(self.ptr, "the pointer operand")
+        _check(isinstance(ot, TensorType), f"a tensor of pointers takes a tensor of offsets, got {ot}")
+        _check_int(ot.element_type, "the offsets")
+        _check(
+            tuple(ot.get_shape()) == tuple(t.get_shape()) and ot.encoding == t.encoding,
+            f"the offsets must have the pointers' shape and layout: {t} and {ot}",
+        )
+
+
+def _check_mask(mask: SSAValue | None, t: TensorType) -> None:
+    if mask is None:
+        return
+    m = mask.type
+    _check(
+        isinstance(m, TensorType)
+        and m.element_type == IntegerType(1)
+        and tuple(m.get_shape()) == tuple(t.get_shape())
+        and m.encoding == t.encoding,
+        f"the mask must be a tensor of i1 of the pointers' shape and layout, got {m}",
+    )
+
+
+def _check_vector(op: IRDLOperation) -> None:
+    v = op.vector
+    if v is not None:
+        n = v.value.data
+        _check(n >= 1 and n & (n - 1) == 0, f"vector must be a power of two, got {n}")
+
+
+def _enclosing_launch(op: Operation) -> Operation | None:
+    """The `layout.launch` around op, found by name (dialects/layout imports this
+    module)."""
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p
+
+
+def _check_root(op: IRDLOperation) -> None:
+    pointer_root(op.ptrs, _enclosing_launch(op))
+
+
+def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
+    launch = _enclosing_launch(op)
+    n = threads_per_block(t.encoding)
+    if launch is not None and n != launch.num_threads:
+        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {launch.num_threads}")
+
+
+@irdl_op_definition
+class PtrLoadOp(IRDLOperation):
+    """Gluon's `gl.load(ptrs, mask=mask, other=other)`: element i of the result is the
+    element `ptrs[i]` points to; where the optional `mask` (a tensor of i1 in the
+    pointers' layout) is false nothing is read and the element is `other` (a scalar,
+    default 0). The result has the pointers' shape and layout and their pointee type.
+
+        %v = layout.ptr_load %q : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>
+        %w = layout.ptr_load %q, %z : f32 mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b> -> tensor<1024xf32, #b>"""
+
+    name = "layout.ptr_load"
+    traits = traits_def(Accesses(reads=("ptrs",)))
+    ptrs = operand_def(TensorType)
+    other = opt_operand_def()
+    mask = opt_operand_def(TensorType)
+    vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    assembly_format = (
+        "$ptrs (`,` $other^ `:` type($other))? (`mask` $mask^ `:` type($mask))? attr-dict "
+        "`:` type($ptrs) `->` type($result)"
+    )
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+
+    def __init__(self, ptrs: SSAValue, other: SSAValue | None = None, mask: SSAValue | None = None):
+        t: TensorType = ptrs.type  # type: ignore[assignment]
+        rt = TensorType(pointee(t), t.get_shape(), t.encoding)
+        super().__init__(operands=[ptrs, other, mask], result_types=[rt])
+
+    def verify_(self) -> None:
+        t = _pointer_tensor(self.ptrs, "the pointers")
+        r = self.result.type
+        et = pointee(t)
+        _check(
+            isinstance(r, TensorType)
+            and r.element_type == et
+            and tuple(r.get_shape()) == tuple(t.get_shape())
+            and r.encoding == t.encoding,
+            f"the result must be a tensor of {et} of the pointers' shape and layout, got {r}",
+        )
+        if self.other is not None:
+            _check(self.other.type == et, f"`other` must be a scalar of the element type {et}, got {self.other.type}")
+        _check_mask(self.mask, t)
+        _check_vector(self)
+        _check_block_threads(self, t)
+        _check_root(self)
+
+
+@irdl_op_definition
+class PtrStoreOp(IRDLOperation):
+    """Gluon's `gl.store(ptrs, value, mask=mask)`: element i of `value` is written where
+    `ptrs[i]` points, except where the optional `mask` is false. The value has the
+    pointers' shape and layout and their pointee type; an element held by several
+    threads (a broadcast layout) is written once.
+
+        layout.ptr_store %v, %q : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>
+        layout.ptr_store %v, %q mask %m : tensor<1024xi1, #b> : tensor<1024xf32, #b>, tensor<1024x!layout.ptr<f32>, #b>"""
+
+    name = "layout.ptr_store"
+    traits = traits_def(Accesses(writes=("ptrs",)))
+    value = operand_def(TensorType)
+    ptrs = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
+    vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
+    assembly_format = "$value `,` $ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($ptrs)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value: SSAValue, ptrs: SSAValue, mask: SSAValue | None = None):
+        super().__init__(operands=[value, ptrs, mask])
+
+    def verify_(self) -> None:
+        t = _pointer_tensor(self.ptrs, "the pointers")
+        v = self.value.type
+        et = pointee(t)
+        _check(
+            isinstance(v, TensorType)
+            and v.element_type == et
+            and tuple(v.get_shape()) == tuple(t.get_shape())
+            and v.encoding == t.encoding,
+            f"the value must be a tensor of {et} of the pointers' shape and layout, got {v}",
+        )
+        _check_mask(self.mask, t)
+        _check_vector(self)
+        _check_block_threads(self, t)
+        _check_root(self)
+
+
+@irdl_op_definition
+class MultipleOfOp(IRDLOperation):
+    """Gluon's and Triton's `multiple_of(x, d)`: the integer scalar x, promised to be a
+    multiple of `divisor` (a power of two). `vectorize-pointers` believes it (an
+    `offsets < n` mask with such an n is the same over each vector; offsets scaled by
+    such a stride keep rows aligned); the CPU reference executor checks it, and on the
+    GPU a broken promise gives misaligned or wrongly masked accesses, as in Triton.
+
+        %n16 = layout.multiple_of %n {divisor = 16 : i64} : i32"""
+
+    name = "layout.multiple_of"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    value = operand_def(_T)
+    divisor = prop_def(IntegerAttr)
+    result = result_def(_T)
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` type($value)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value: SSAValue, divisor: int):
+        super().__init__(operands=[value], result_types=[value.type], properties={"divisor": IntegerAttr(divisor, 64)})
+
+    def verify_(self) -> None:
+        _check_int(self.value.type, "layout.multiple_of's operand")
+        d = self.divisor.value.data
+        _check(d >= 1 and d & (d - 1) == 0, f"the divisor must be a power of two, got {d}")
+
+
+POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp, MultipleOfOp)
+"""Registered in the `layout` dialect (dialects/layout.py)."""

@@ -1,0 +1,192 @@
+"""Pointer tensors (`dialects/layout_ptr.py`): `layout.splat` of a pointer,
+`layout.addptr`, `layout.ptr_load`, `layout.ptr_store`.
+
+A pointer is lowered to the element offsets into the argument it points into
+(`layout_ptr.pointer_root`, known from the IR): an index `Val` for a moved scalar
+pointer, one index SSA value per register for a pointer tensor, so that shape ops,
+`select`, `convert_layout` and loops move them as any register. An access reads the
+argument's memref at those offsets. Accesses move `vector` consecutive registers at
+once (`vectorize-pointers` proved them contiguous and aligned); a mask guards each
+vector with one predicate when `uniform_mask` says it is the same over the vector, and
+otherwise with the conjunction of its lanes, falling back to per-lane accesses where
+they disagree."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, TensorType, VectorType
+from xdsl.ir import Block, Region, SSAValue
+
+from tilec.dialects import layout
+from tilec.dialects import layout_ptr as lp
+from tilec.dialects.layout_attrs import PtrType
+
+from .._gpu_builder import V, Val
+from .base import KernelBase, _fail, lowers
+from .view_values import View
+
+
+class PointerLowering(KernelBase):
+    def offsets_of(self, v: SSAValue) -> Val | list:
+        """The element offsets a pointer value carries: 0 for the argument itself, an
+        index for a moved scalar pointer, one index SSA value per register for a
+        pointer tensor."""
+        if isinstance(v.type, PtrType) and v is lp.pointer_root(v):
+            return 0
+        return self.get(v)
+
+    def root_view(self, op) -> View:
+        """The argument a pointer tensor points into, as a view for the access helpers."""
+        root = lp.pointer_root(op.ptrs)
+        t: PtrType = root.type  # type: ignore[assignment]
+        mem = self.get(root)
+        if not isinstance(mem, SSAValue):
+            raise _fail(op, f"'{op.name}': the pointers must point into a pointer argument")
+        return View(mem, 0, [], None, None, "gmem", t.element_type, t.alignment)
+
+    def splat_pointer(self, op: layout.SplatOp):
+        off = self.b.ssa(self.offsets_of(op.value))
+        self.vals[op.result] = [off] * self.linear(op.result.type, op).num_registers
+
+    def _index(self, x: SSAValue | Val) -> Val:
+        if isinstance(x, int | V):
+            return x
+        if isinstance(x.type, IndexType):
+            return V(self.b, x)
+        key = ("index_cast", x)
+        if key not in self.b.memo:
+            self.b.memo[key] = self.b.add(arith.IndexCastOp(x, IndexType())).results[0]
+        return V(self.b, self.b.memo[key])
+
+    @lowers(lp.AddPtrOp)
+    def op_addptr(self, op: lp.AddPtrOp):
+        b = self.b
+        p = self.offsets_of(op.ptr)
+        off = self.get(op.offset)
+        if isinstance(p, list):
+            self.vals[op.result] = [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)]
+        else:
+            self.vals[op.result] = b.add_(self._index(p), self._index(off))
+
+    def _tensor_ptr(self, op) -> tuple[View, list, TensorType, list]:
+        """The view of the argument a ptr_load / ptr_store points into, each
+        register's offset, the pointers' type and each register's coordinate."""
+        view = self.root_view(op)
+        offs = [self._index(o) for o in self.get(op.ptrs)]
+        t: TensorType = op.ptrs.type
+        return view, offs, t, self.reg_coords(self.linear(t, op))
+
+    def _lane_masks(self, op, group: list[int]) -> list[Val]:
+        if op.mask is None:
+            return [True] * len(group)
+        bits = self.get(op.mask)
+        if op.uniform_mask is not None:
+            return [V(self.b, bits[group[0]])] * len(group)
+        return [V(self.b, bits[r]) for r in group]
+
+    def _all_or_lanes(self, masks: list[Val], whole, lanes, result_types=()):
+        """whole() where every lane's mask holds, else lanes(): an scf.if on their
+        conjunction (either body returns the values to yield)."""
+        b = self.b
+        cond: Val = True
+        for m in masks:
+            cond = b.land(cond, m)
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            b.add(scf.YieldOp(*whole()))
+        with b.at(eb):
+            b.add(scf.YieldOp(*lanes()))
+        return b.add(scf.IfOp(b.ssa(cond), list(result_types), Region(tb), Region(eb))).results
+
+    @lowers(lp.PtrLoadOp)
+    def op_ptr_load(self, op: lp.PtrLoadOp):
+        b = self.b
+        view, poffs, t, regs = self._tensor_ptr(op)
+        vec = op.vector.value.data if op.vector is not None else 1
+        elem = lp.pointee(t)
+        other = self.ssa(op.other) if op.other is not None else None
+        fill = other if other is not None else self.zero(elem)
+        out: list = [None] * len(regs)
+        first: dict = {}
+        for g in range(0, len(regs), vec):
+            group = list(range(g, g + vec))
+            if all(regs[r] in first for r in group):
+                for r in group:
+                    out[r] = out[first[regs[r]]]
+                continue
+            masks = self._lane_masks(op, group)
+            offs = [poffs[r] for r in group]
+            distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
+            if not distinct:
+                vals = self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
+            else:
+                vals = self._read_all_or_lanes(view, offs, masks, elem, fill)
+            for r, x in zip(group, vals):
+                out[r] = x
+                first.setdefault(regs[r], r)
+        self.vals[op.result] = out
+
+    def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
+        """A vector whose lanes' masks may disagree: one vector read where all hold,
+        per-lane guarded reads otherwise."""
+        for o in offs:
+            self.b.ssa(o)  # computed before the scf.if, as used in both branches
+
+        def lanes():
+            reads = [
+                self.guarded_read(m, lambda o=o: self.load_scalar(view, o), lambda: fill) for m, o in zip(masks, offs)
+            ]
+            return [self.pack(reads, elem)]
+
+        n = len(offs)
+        x = self._all_or_lanes(masks, lambda: [self.load_vec(view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
+        return [self.extract(x, j) for j in range(n)]
+
+    @lowers(lp.PtrStoreOp)
+    def op_ptr_store(self, op: lp.PtrStoreOp):
+        b = self.b
+        view, poffs, t, regs = self._tensor_ptr(op)
+        ll = self.linear(t, op)
+        vec = op.vector.value.data if op.vector is not None else 1
+        xs = self.get(op.value)
+        owner = self.store_owner(ll)
+        seen: set = set()
+        for g in range(0, len(regs), vec):
+            if regs[g] in seen:
+                continue
+            group = list(range(g, g + vec))
+            seen.update(regs[r] for r in group)
+            masks = [b.land(owner, m) for m in self._lane_masks(op, group)]
+            offs = [poffs[r] for r in group]
+            vals = [xs[r] for r in group]
+            distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
+            if not distinct:
+                self.masked_write(view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
+                continue
+            self._write_all_or_lanes(view, vals, offs, masks)
+
+    def _write_all_or_lanes(self, view: View, vals: list, offs: list, masks: list) -> None:
+        """A vector whose lanes' masks may disagree: one vector write where all hold,
+        per-lane guarded writes otherwise."""
+        b = self.b
+        for o in offs:
+            b.ssa(o)  # computed before the scf.if, as used in both branches
+        packed = self.pack(vals, view.elem)
+
+        def whole():
+            self.store_vec(view, packed, offs[0])
+            return []
+
+        def lanes():
+            for x, m, o in zip(vals, masks, offs):
+                _, tb, _ = self._if(m)
+                with b.at(tb):
+                    self.store_scalar(view, x, o)
+                    b.add(scf.YieldOp())
+            return []
+
+        self._all_or_lanes(masks, whole, lanes)
+
+    @lowers(lp.MultipleOfOp)
+    def op_multiple_of(self, op: lp.MultipleOfOp):
+        self.vals[op.result] = self.get(op.value)  # a promise for the analysis only

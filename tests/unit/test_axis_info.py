@@ -1,0 +1,171 @@
+"""The AxisInfo analysis of passes/_axis_info.py: its rules hold on random values that
+satisfy their operands' facts (a property test against NumPy), the facts of the
+offsets a Gluon kernel computes are Triton's, and the access widths follow."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tilec.compiler.pipeline import parse_module
+from tilec.dialects import layout_ptr as lp
+from tilec.dialects.layout_attrs import to_linear
+from tilec.passes._axis_info import AxisInfo, AxisInfoAnalysis, access_width
+
+N = 64
+POW = [1, 2, 4, 8, 16, 32, 64]
+
+
+def sample(info: AxisInfo, rng) -> np.ndarray:
+    """Random 1-D values of N elements with the facts `info` states."""
+    (c,), (d,), (k,) = info.contiguity, info.divisibility, info.constancy
+    out = np.empty(N, np.int64)
+    if c > 1:
+        for s in range(0, N, c):
+            out[s : s + c] = d * int(rng.integers(-50, 50)) + np.arange(c)
+    else:
+        for s in range(0, N, k):
+            out[s : s + k] = d * int(rng.integers(-50, 50))
+    return out
+
+
+def holds(info: AxisInfo, x: np.ndarray) -> bool:
+    (c,), (d,), (k,) = info.contiguity, info.divisibility, info.constancy
+    runs = x.reshape(-1, c)
+    if not (runs == runs[:, :1] + np.arange(c)).all() or (runs[:, 0] % d).any():
+        return False
+    groups = x.reshape(-1, k)
+    return bool((groups == groups[:, :1]).all())
+
+
+def infos():
+    for c, d in itertools.product(POW, [1, 2, 4, 16, 64]):
+        yield AxisInfo((c,), (d,), (1,))
+    for k, d in itertools.product(POW[1:], [1, 2, 4, 16, 64]):
+        yield AxisInfo((1,), (d,), (k,))
+
+
+ALL = list(infos())
+
+
+@pytest.mark.parametrize("rule", ["add", "sub", "mul"])
+def test_arithmetic_rules_hold_on_random_values(rule):
+    rng = np.random.default_rng(0)
+    op = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[rule]
+    for a, b in itertools.product(ALL, ALL):
+        if rule == "mul":
+            got = AxisInfoAnalysis._mul(a, b)
+        else:
+            got = AxisInfoAnalysis._add(a, b, rule == "sub", 1)
+        for _ in range(3):
+            x, y = sample(a, rng), sample(b, rng)
+            assert holds(got, op(x, y)), (rule, a, b, got)
+
+
+@pytest.mark.parametrize("pred", ["slt", "sge", "sgt", "sle"])
+def test_compare_constancy_holds_on_random_values(pred):
+    rng = np.random.default_rng(1)
+    op = {"slt": np.less, "sge": np.greater_equal, "sgt": np.greater, "sle": np.less_equal}[pred]
+    for a, b in itertools.product(ALL, ALL):
+        got = AxisInfoAnalysis._cmp(pred, a, b, (N,))
+        for _ in range(3):
+            m = op(sample(a, rng), sample(b, rng))
+            g = m.reshape(-1, got.constancy[0])
+            assert (g == g[:, :1]).all(), (pred, a, b, got)
+
+
+def test_compare_against_a_run_is_not_constant_for_le():
+    """x <= n over a run changes inside an aligned group (n, n+1): no constancy."""
+    run, n = AxisInfo((64,), (64,), (1,)), AxisInfo((1,), (64,), (64,))
+    assert AxisInfoAnalysis._cmp("slt", run, n, (64,)).constancy == (64,)
+    assert AxisInfoAnalysis._cmp("sle", run, n, (64,)).constancy == (1,)
+
+
+def test_a_sum_of_runs_loses_the_divisibility_of_its_starts():
+    """arange + arange = 0, 2, 4, ..: not contiguous, and its elements are multiples of
+    2 only (Triton's gcd rule would keep the runs' start divisibility)."""
+    a = AxisInfo((64,), (1 << 30,), (1,))
+    got = AxisInfoAnalysis._add(a, a, False, 1)
+    assert got.contiguity == (1,) and got.divisibility == (1,)
+
+
+KERNEL = """
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sx = #layout.slice<{dim = 1, parent = #b}>
+#sy = #layout.slice<{dim = 0, parent = #b}>
+func.func @k(%src: !layout.ptr<f32, align 16>, %n: index) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %pid = arith.index_cast %bx : index to i32
+    %c16 = arith.constant 16 : i32
+    %row0 = arith.muli %pid, %c16 : i32
+    %ax = layout.arange {start = 0 : i64, end = 16 : i64} : tensor<16xi32, #sx>
+    %ay = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #sy>
+    %r0 = layout.splat %row0 : i32 -> tensor<16xi32, #sx>
+    %rows = arith.addi %r0, %ax : tensor<16xi32, #sx>
+    %r1 = layout.expand_dims %rows {axis = 1 : i64} : tensor<16xi32, #sx> -> tensor<16x1xi32, #b>
+    %c1r = layout.expand_dims %ay {axis = 0 : i64} : tensor<32xi32, #sy> -> tensor<1x32xi32, #b>
+    %r = layout.broadcast %r1 : tensor<16x1xi32, #b> -> tensor<16x32xi32, #b>
+    %c = layout.broadcast %c1r : tensor<1x32xi32, #b> -> tensor<16x32xi32, #b>
+    %ld = arith.constant dense<96> : tensor<16x32xi32, #b>
+    %rs = arith.muli %r, %ld : tensor<16x32xi32, #b>
+    %offs = arith.addi %rs, %c : tensor<16x32xi32, #b>
+    %n32 = arith.index_cast %n : index to i32
+    %ns = layout.splat %n32 : i32 -> tensor<16x32xi32, #b>
+    %m = layout.cmpi slt, %c, %ns : tensor<16x32xi32, #b>
+    %w = arith.constant dense<24> : tensor<16x32xi32, #b>
+    %m2 = layout.cmpi slt, %c, %w : tensor<16x32xi32, #b>
+    %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<16x32x!layout.ptr<f32>, #b>
+    %q = layout.addptr %p, %offs : tensor<16x32x!layout.ptr<f32>, #b>, tensor<16x32xi32, #b>
+    %v = layout.ptr_load %q mask %m2 : tensor<16x32xi1, #b> : tensor<16x32x!layout.ptr<f32>, #b> -> tensor<16x32xf32, #b>
+  }
+  func.return
+}
+"""
+
+
+def _values():
+    module = parse_module(KERNEL)
+    names = {}
+    for op in module.walk():
+        for r in op.results:
+            if r.name_hint:
+                names[r.name_hint] = r
+    return module, names
+
+
+def test_facts_of_a_row_major_tile_of_offsets():
+    """rows * 96 + cols of a 16x32 tile, rows = pid * 16 + arange(16): the rows are
+    contiguous along dim 0 and constant along dim 1; times 96, every element is a
+    multiple of 32; plus the columns, runs of 32 along dim 1 starting at multiples of
+    32; the pointer's byte divisibility along dim 1 is min(16, 32 * 4), along dim 0
+    only the element size."""
+    _, v = _values()
+    a = AxisInfoAnalysis()
+    assert a.get(v["rows"]) == AxisInfo((16,), (16,), (1,))
+    assert a.get(v["r"]) == AxisInfo((16, 1), (16, 1), (1, 32))
+    assert a.get(v["c"]) == AxisInfo((1, 32), (1, 1 << 30), (16, 1))
+    assert a.get(v["rs"]) == AxisInfo((1, 1), (32, 32), (1, 32))
+    assert a.get(v["offs"]) == AxisInfo((1, 32), (1, 32), (1, 1))
+    assert a.get(v["q"]).divisibility == (4, 16)
+    assert a.get(v["m"]).constancy == (16, 1)  # n unknown: no constancy along the rows
+    assert a.get(v["m2"]).constancy == (16, 8)  # 24 is a multiple of 8
+
+
+def test_access_width_of_the_tile():
+    """4 f32 per thread along dim 1, addresses contiguous by 32 and 16-byte aligned:
+    16-byte vectors; the mask `cols < 24` is constant over each (8 | 24)."""
+    _, v = _values()
+    a = AxisInfoAnalysis()
+    load = v["v"].owner
+    assert isinstance(load, lp.PtrLoadOp)
+    t = load.ptrs.type
+    ll = to_linear(t.encoding, list(t.get_shape()))
+    w = access_width(ll, a.get(load.ptrs), a.get(load.mask), 4, 16)
+    assert (w.vector, w.uniform_mask, w.dim) == (4, True, 1)
+    assert access_width(ll, a.get(load.ptrs), a.get(v["m"]), 4, 16).uniform_mask is False
+    assert access_width(ll, a.get(load.ptrs), None, 4, 8).vector == 2
+    assert access_width(ll, a.get(load.ptrs), None, 2, 16).vector == 4  # f16: 4 registers only
