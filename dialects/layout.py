@@ -74,6 +74,7 @@ from .layout_attrs import (
     to_linear,
 )
 from .mma_layouts import MMA_ATTRIBUTES
+from .swizzle import ComposedLayout
 from .view_syntax import InferredViewResult
 
 index = IndexType()
@@ -101,6 +102,28 @@ def _same_layout(expected: cute.Layout, got: cute.Layout, what: str) -> None:
 def _check(cond: bool, msg: str) -> None:
     if not cond:
         raise VerifyException(msg)
+
+
+def _relaid(st: TensorViewType, lay: cute.Layout) -> Attribute:
+    """`lay` as the layout of a view derived from `st` by tile, vectorize or distribute:
+    a swizzled (composed) source keeps its swizzle and offset around the new inner
+    layout (`Swizzle o offset o L` is a function of the offset, so the view op acts on
+    L; the run-time base offset it adds goes inside the swizzle, as in CuTe)."""
+    if isinstance(st.layout, ComposedLayoutAttr):
+        c = st.layout.data
+        return ComposedLayoutAttr(ComposedLayout(c.swizzle, c.offset, lay))
+    return CuteLayoutAttr(lay)
+
+
+def _check_same_swizzle(st: TensorViewType, rt: TensorViewType, what: str) -> None:
+    """The result of a view op on a swizzled view has the source's swizzle and offset."""
+    if isinstance(st.layout, ComposedLayoutAttr):
+        ok = isinstance(rt.layout, ComposedLayoutAttr) and (
+            rt.layout.data.swizzle, rt.layout.data.offset) == (st.layout.data.swizzle, st.layout.data.offset)
+        _check(ok, f"{what} of a swizzled view keeps its swizzle: expected "
+               f"{_relaid(st, rt.cute_layout)}, got {rt.layout}")
+    else:
+        _check(isinstance(rt.layout, CuteLayoutAttr), f"{what} of a plain view gives a plain layout")
 
 
 def enclosing_launch(op: Operation) -> LaunchOp | None:
@@ -344,12 +367,13 @@ class TileOp(InferredViewResult, IRDLOperation):
 
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
-        return tiled_view_type(st, _ints(props["tile"]))
+        rt = tiled_view_type(st, _ints(props["tile"]))
+        return rt.with_(layout=_relaid(st, rt.cute_layout))
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
         st = _view(source, "source")
         lay, masked = views.tile_layout(st.cute_layout, tile)
-        rt = st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
+        rt = st.with_(layout=_relaid(st, lay), masked=masked or st.is_masked)
         super().__init__(
             operands=[source, list(coords)],
             properties={"tile": _array(tile)},
@@ -365,7 +389,7 @@ class TileOp(InferredViewResult, IRDLOperation):
         _check(st.element_type == rt.element_type,
                f"element types disagree: {st.element_type} and {rt.element_type}")
         _check(st.memory_space == rt.memory_space, "a tile stays in its memory space")
-        _check(isinstance(st.layout, CuteLayoutAttr), "tile a plain (unswizzled) layout")
+        _check_same_swizzle(st, rt, "a tile")
         _check(len(self.coords) == len(self.tile_sizes),
                f"{len(self.tile_sizes)} tile extents but {len(self.coords)} coordinates")
         try:
@@ -398,12 +422,12 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
         outer, vec = views.vectorize_layout(st.cute_layout, _ints(props["vector"]))
-        return st.with_(layout=CuteLayoutAttr(outer), vec=CuteLayoutAttr(vec))
+        return st.with_(layout=_relaid(st, outer), vec=CuteLayoutAttr(vec))
 
     def __init__(self, source: SSAValue, vector: Sequence[int]):
         st = _view(source, "source")
         outer, vec = views.vectorize_layout(st.cute_layout, vector)
-        rt = st.with_(layout=CuteLayoutAttr(outer), vec=CuteLayoutAttr(vec))
+        rt = st.with_(layout=_relaid(st, outer), vec=CuteLayoutAttr(vec))
         super().__init__(
             operands=[source], properties={"vector": _array(vector)}, result_types=[rt]
         )
@@ -416,7 +440,7 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
         st, rt = self.source.type, self.result.type
         _check(st.vec_layout is None, "the source is already vectorized")
         _check(st.element_type == rt.element_type, "element types disagree")
-        _check(isinstance(st.layout, CuteLayoutAttr), "vectorize a plain (unswizzled) layout")
+        _check_same_swizzle(st, rt, "vectorize")
         try:
             outer, vec = views.vectorize_layout(st.cute_layout, self.vector_sizes)
         except LayoutError as e:
@@ -427,6 +451,15 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
         nbytes = vec.size() * element_bytes(st.element_type)
         _check(nbytes <= 16 or st.memory_space == "rmem",
                f"a vector of {nbytes} bytes exceeds the 16 bytes of one access")
+        if isinstance(st.layout, ComposedLayoutAttr):
+            sw = st.layout.data.swizzle
+            unit = 1 << sw.base
+            # the swizzle moves bits >= M: a vector of contiguous lanes inside one unit
+            # of 2**M elements stays contiguous; a wider one would be split
+            _check(sw.is_identity() or (vec.cosize() <= unit and unit % vec.size() == 0),
+                   f"a vector of {vec.size()} elements ({vec}) would be split by {sw}, which "
+                   f"permutes units of {unit} elements: vectorize by at most {unit} "
+                   "contiguous elements")
 
 
 @irdl_op_definition
@@ -451,12 +484,12 @@ class DistributeOp(InferredViewResult, IRDLOperation):
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
         frag, masked = views.distribute_layout(st.cute_layout, props["threads"].data)
-        return st.with_(layout=CuteLayoutAttr(frag), masked=masked or st.is_masked)
+        return st.with_(layout=_relaid(st, frag), masked=masked or st.is_masked)
 
     def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
         st = _view(source, "source")
         frag, masked = views.distribute_layout(st.cute_layout, threads)
-        rt = st.with_(layout=CuteLayoutAttr(frag), masked=masked or st.is_masked)
+        rt = st.with_(layout=_relaid(st, frag), masked=masked or st.is_masked)
         super().__init__(
             operands=[source, tid],
             properties={"threads": CuteLayoutAttr(threads)},
@@ -469,7 +502,7 @@ class DistributeOp(InferredViewResult, IRDLOperation):
 
     def verify_(self) -> None:
         st, rt = self.source.type, self.result.type
-        _check(isinstance(st.layout, CuteLayoutAttr), "distribute a plain (unswizzled) layout")
+        _check_same_swizzle(st, rt, "distribute")
         _check(st.element_type == rt.element_type, "element types disagree")
         thr = self.thread_layout
         _check(thr.is_static(), "the thread layout must be static")

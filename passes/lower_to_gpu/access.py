@@ -174,17 +174,18 @@ class AccessLowering(KernelBase):
             if not isinstance(o, int):
                 return n, 1
             offs.append(o)
-        if v.swizzle is not None:
-            return n, 1
         eb = element_bytes(v.elem)
         g = b.div_of(v.base) if not isinstance(v.base, int) else (v.base or 1 << 30)
         for m in v.layout:
             for _, d in m:
                 g = gcd(g, d if isinstance(d, int) else b.div_of(d))
-        g = gcd(g, v.swz_off or 1 << 30)
+        g = gcd(g, (v.swz_off or 1 << 30) if isinstance(v.swz_off, int) else b.div_of(v.swz_off))
+        # a swizzle moves offset bits >= its base M: an aligned run of at most 2**M
+        # elements stays contiguous and aligned
+        unit = 1 << 30 if v.swizzle is None else 1 << v.swizzle.base
 
         def fits(k: int) -> bool:
-            if n % k or k * eb > 16 or g % k or (v.space == "gmem" and v.align % (k * eb)):
+            if n % k or k * eb > 16 or g % k or k > unit or (v.space == "gmem" and v.align % (k * eb)):
                 return False
             return all(
                 offs[q] % k == 0 and offs[q:q + k] == list(range(offs[q], offs[q] + k))

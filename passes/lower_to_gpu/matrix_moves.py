@@ -132,6 +132,8 @@ class MatrixMoveLowering(KernelBase):
             return None, f"{tgt.arch} has no {'stmatrix' if store else 'ldmatrix'}"
         if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m):
             return None, "the shared view is dynamic"
+        if not isinstance(v.swz_off, int):
+            return None, "the swizzled view's offset depends on the thread"
         if self.b.div_of(v.base) % 8 or v.align % 16:
             return None, "the shared view's base is not known to be 16-byte aligned"
         ll = self.linear(t, op)

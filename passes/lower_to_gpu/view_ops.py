@@ -78,6 +78,21 @@ class ViewOpsLowering(KernelBase):
         self.vals[op.result] = View(a.results[0], 0, _rlayout(t.cute_layout), vec, None, t.memory_space,
                                     t.element_type, 16, swz, soff)
 
+    def _shift(self, sv: View, delta) -> dict:
+        """The fields of a sub-view of `sv` `delta` elements further (for a plain view,
+        `delta` is already the new base: its offsets were added to the base in the
+        order they always were, so the emitted code is unchanged); a swizzled one adds
+        it inside the swizzle (CuTe's ComposedLayout folds
+        a sub-view's offset in the same way), except a dynamic delta that is a known
+        multiple of the swizzle's period (swizzle(x + delta) == swizzle(x) + delta),
+        which stays in the base so the in-swizzle offset stays static where it can."""
+        b = self.b
+        if sv.swizzle is None:
+            return {"base": delta}
+        if isinstance(delta, int) or b.div_of(delta) % sv.swizzle.size():
+            return {"swz_off": b.add_(sv.swz_off, delta)}
+        return {"base": b.add_(sv.base, delta)}
+
     def _need_plain(self, op, sv: View):
         if sv.swizzle is not None or sv.swz_off:
             raise _fail(op, "view ops on swizzled layouts are not supported")
@@ -86,11 +101,10 @@ class ViewOpsLowering(KernelBase):
     def op_layout_tile(self, op: layout.TileOp):
         b = self.b
         sv: View = self.get(op.source)
-        self._need_plain(op, sv)
         rt: TensorViewType = op.result.type
         tile = op.tile_sizes
         coords = [self.idx(c) for c in op.coords]
-        base = sv.base
+        base = sv.base if sv.swizzle is None else 0
         for m, c, t in zip(sv.layout, coords, tile):
             base = b.add_(base, _eval_mode(b, m, b.mul_(c, t)))
         new_modes = []
@@ -132,13 +146,12 @@ class ViewOpsLowering(KernelBase):
                 mask = _map_mask(mask, lambda m: Mask(
                     [b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(m.off, m.scale, coords, tile)],
                     m.scale, m.lscale, m.bound))
-        self.vals[op.result] = replace(sv, base=base, layout=new_modes, mask=mask)
+        self.vals[op.result] = replace(sv, layout=new_modes, mask=mask, **self._shift(sv, base))
 
     @lowers(layout.VectorizeOp)
     def op_layout_vectorize(self, op: layout.VectorizeOp):
         b = self.b
         sv: View = self.get(op.source)
-        self._need_plain(op, sv)
         rt: TensorViewType = op.result.type
         vecs = op.vector_sizes
         if _is_static(sv.layout):
@@ -161,7 +174,6 @@ class ViewOpsLowering(KernelBase):
     def op_layout_distribute(self, op: layout.DistributeOp):
         b = self.b
         sv: View = self.get(op.source)
-        self._need_plain(op, sv)
         rt: TensorViewType = op.result.type
         thr = op.thread_layout
         tid = self.idx(op.tid)
@@ -176,7 +188,7 @@ class ViewOpsLowering(KernelBase):
             )
         tco = views.thread_coord(thr, tid)
         counts = [t.size() for t in views.modes(thr)]
-        base = sv.base
+        base = sv.base if sv.swizzle is None else 0
         for m, c in zip(sv.layout, tco):
             base = b.add_(base, _eval_mode(b, m, c))
         if _is_static(sv.layout):
@@ -208,7 +220,7 @@ class ViewOpsLowering(KernelBase):
             r = len(new)
             guard = Mask([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
             mask = guard if mask is None else mask.conjoin(guard)
-        self.vals[op.result] = replace(sv, base=base, layout=new, mask=mask)
+        self.vals[op.result] = replace(sv, layout=new, mask=mask, **self._shift(sv, base))
 
     @lowers(layout.SliceOp)
     def op_layout_slice(self, op: layout.SliceOp):

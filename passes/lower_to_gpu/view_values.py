@@ -61,7 +61,10 @@ class View:
     elem: Attribute
     align: int  # bytes the memref's start is aligned to
     swizzle: object = None  # Swizzle of a composed layout
-    swz_off: int = 0
+    swz_off: Val = 0
+    """Offset added inside the swizzle (storage index base + swizzle(swz_off + inner)):
+    the composed layout's offset plus what tile/vectorize/distribute added; static
+    unless a sub-view's offset depends on the thread (`ViewOpsLowering._shift`)."""
 
 
 def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> RLayout:

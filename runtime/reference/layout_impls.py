@@ -89,6 +89,11 @@ class View:
     mask: views.MaskMap | None
     type: TensorViewType
     align: int  # bytes the storage's start is aligned to
+    swz: Any = 0
+    """For a swizzled view: the offset (int, or int64 [T]) that tile, vectorize and
+    distribute added inside the swizzle: element c lives at
+    storage[base + swizzle(offset + swz + layout(c))] (CuTe folds a sub-view's offset
+    into its ComposedLayout the same way)."""
 
     @property
     def name(self) -> str:
@@ -242,6 +247,7 @@ def accessors(grid: Grid, views_: list[View]) -> Access:
         and all(v.storage.space != PRIVATE for v in views_)
         and all(
             _block_uniform(grid, v.base)
+            and _block_uniform(grid, v.swz)
             and (v.mask is None or all(_block_uniform(grid, o) for m in v.mask.chain() for o in m.off))
             for v in views_
         )
@@ -270,6 +276,7 @@ def element_keys(
     actor's base; out-of-bounds (where valid) is an error."""
     base = view.base
     b = np.asarray(base)[acc.rows] if np.ndim(base) else np.full(acc.rows.shape, int(base))
+    offsets = swizzled_offsets(view, acc, offsets)
     rel = b[:, None] + offsets
     size = view.storage.size
     bad = (rel < 0) | (rel >= size)
@@ -286,6 +293,18 @@ def element_keys(
             index=int(rel[r, e]),
         )
     return rel + np.asarray(view.storage.base(grid, acc.actors)).reshape(-1, 1)
+
+
+def swizzled_offsets(view: View, acc: Access, offsets: np.ndarray) -> np.ndarray:
+    """`offsets` ([E] or [k, E], swizzle(offset + layout(c)) as `geometry` gives them)
+    with the view's in-swizzle offset `swz` folded in: swizzle(offset + swz + layout(c)).
+    A swizzle with disjoint masks is an involution, so applying it again recovers
+    offset + layout(c)."""
+    if not isinstance(view.layout, ComposedLayout) or (np.ndim(view.swz) == 0 and int(view.swz) == 0):
+        return offsets
+    sw = view.layout.swizzle
+    z = np.asarray(view.swz)[acc.rows][:, None] if np.ndim(view.swz) else int(view.swz)
+    return np.asarray(sw.apply(sw.apply(np.asarray(offsets, dtype=np.int64)) + z), dtype=np.int64)
 
 
 def check_vectors(
@@ -350,7 +369,7 @@ def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list
     """`layout.tile`'s view (also an iterator's tile, dialects/layout_iter.py): tile
     `coords` of `v` in tiles of `tile`, of type `rt` (masked or not)."""
     lay = _tile_layout(v.inner, tile)
-    base: Any = v.base
+    base: Any = 0
     modes = views.modes(v.inner)
     grid = interp.grid
     for k, (m, c, t) in enumerate(zip(modes, coords, tile)):
@@ -380,7 +399,22 @@ def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list
             mask = v.mask.tile(tile, coords)
         else:
             mask = views.MaskMap.for_tile(v.inner, tile, list(coords))
-    return View(v.storage, _norm(base), lay, v.vec, mask, rt, v.align)
+    return _shifted(v, base, _relaid(v, lay), v.vec, mask, rt)
+
+
+def _relaid(v: View, lay: cute.Layout) -> Any:
+    """`lay` under `v`'s swizzle and offset when `v` is swizzled."""
+    if isinstance(v.layout, ComposedLayout):
+        return ComposedLayout(v.layout.swizzle, v.layout.offset, lay)
+    return lay
+
+
+def _shifted(v: View, delta: Any, lay: Any, vec: Any, mask: Any, rt: TensorViewType) -> View:
+    """A sub-view of `v` `delta` elements further: added to the base of a plain view,
+    inside the swizzle (`swz`) of a swizzled one."""
+    if isinstance(v.layout, ComposedLayout):
+        return View(v.storage, v.base, lay, vec, mask, rt, v.align, _norm(v.swz + delta))
+    return View(v.storage, _norm(v.base + delta), lay, vec, mask, rt, v.align)
 
 
 def _dist_rank(v: Any, t: TensorType) -> bool:
@@ -526,7 +560,7 @@ class LayoutFunctions(InterpreterFunctions):
         v = _view(op, args[0])
         outer, vec = views.vectorize_layout(v.inner, op.vector_sizes)
         mask = v.mask.vectorize(op.vector_sizes) if v.mask is not None else None
-        return (View(v.storage, v.base, outer, vec, mask, op.result.type, v.align),)
+        return (_shifted(v, 0, _relaid(v, outer), vec, mask, op.result.type),)
 
     @impl(layout.DistributeOp)
     def run_distribute(self, interp: ReferenceInterpreter, op: layout.DistributeOp, args):
@@ -547,14 +581,14 @@ class LayoutFunctions(InterpreterFunctions):
             )
         tc = views.thread_coord(thr, tid_a)
         frag, _ = views.distribute_layout(v.inner, thr)
-        base: Any = v.base
+        base: Any = 0
         for m, c in zip(views.modes(v.inner), tc):
             base = base + _mode_offset(m, c)
         mask = None
         if op.result.type.is_masked:
             counts = [int(t.size()) for t in views.modes(thr)]
             mask = views.distributed_mask(v.mask, views.mode_sizes(v.inner), counts, tc)
-        return (View(v.storage, _norm(base), frag, v.vec, mask, op.result.type, v.align),)
+        return (_shifted(v, base, _relaid(v, frag), v.vec, mask, op.result.type),)
 
     @impl(layout.DivideOp)
     def run_divide(self, interp: ReferenceInterpreter, op: layout.DivideOp, args):
