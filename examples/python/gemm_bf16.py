@@ -13,9 +13,9 @@ block of 8 warps, a 128x128 tile of C:
 - a 3-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
   one commit group per operand tile) fills padded shared tiles of A (128x64, rows of
   72 elements) and B (64x128, rows of 136): the 16-byte padding puts the 8 rows of an
-  `ldmatrix` matrix in 8 different bank groups (a swizzle would too, but tile,
-  vectorize and distribute, which split the copies between the threads, take plain
-  layouts only);
+  `ldmatrix` matrix in 8 different bank groups (`gemm_source(..., swizzle=True)`
+  uses unpadded NVMMA-style swizzled tiles instead: verified on the CPU executor and
+  compiled, not yet measured on the GPU);
 - an `scf.for` over K carries the 128x128 f32 accumulator in the MMA layout
   (`#layout.nvidia_mma`, warps 2x4: 64 registers per thread); each step waits for
   its stage, starts the copy of the tile 2 steps ahead, and 4 times loads 16-deep
@@ -134,11 +134,26 @@ STEP = """\
 
 
 def gemm_source(
-    m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 64, warps: tuple[int, int] = (2, 4), stages: int = 3
+    m: int,
+    n: int,
+    k: int,
+    bm: int = 128,
+    bn: int = 128,
+    bk: int = 64,
+    warps: tuple[int, int] = (2, 4),
+    stages: int = 3,
+    swizzle: bool = False,
 ) -> str:
     """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
     blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
-    warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline."""
+    warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline.
+
+    With `swizzle`, the A and B tiles are unpadded and swizzled NVMMA-style instead of
+    padded: the 16-byte unit of a row (bits 3-5 of the element offset) is XORed with
+    the row mod 8, `Swizzle<3,3,S>` in bf16 elements with S = log2(row length) - 3
+    (`Swizzle<3,3,3>` for A's rows of 64 elements: CuTe's 128-byte `Swizzle<3,4,3>`
+    counted in bytes; `Swizzle<3,3,4>` for B's rows of 128). The cp.async copies
+    write through the swizzle, the ldmatrix loads read through it."""
     t = 32 * warps[0] * warps[1]
     ca, cb = bk // 8, bn // 8
     if m % bm or n % bn or k % bk or k // bk < stages - 1 or bk % 16 or t % ca or t % cb:
@@ -146,7 +161,9 @@ def gemm_source(
     ta0, tb0 = t // ca, t // cb
     if bm % ta0 or bk % tb0 or 32 % cb and cb % 32:
         raise ValueError("gemm_source: the block's threads do not tile the copies")
-    pa, pb, pc = bk + 8, bn + 8, bn + 8
+    pa, pb, pc = (bk, bn, bn + 8) if swizzle else (bk + 8, bn + 8, bn + 8)
+    if swizzle and not all(x >= 64 and x & (x - 1) == 0 for x in (bk, bn)):
+        raise ValueError("gemm_source: a swizzled GEMM needs bk and bn powers of two of at least 64")
     p = dict(  # noqa: C408 - the template's names
         M=m,
         N=n,
@@ -208,13 +225,27 @@ def gemm_source(
         "// explains it. The CPU reference executor runs it:\n"
         "//   tilec examples/gemm_bf16.mlir --run cpu\n"
     )
-    return head + TEMPLATE.format(
+    text = head + TEMPLATE.format(
         PROLOGUE=prologue,
         STEPS=steps,
         LASTSTEP=bk // 16 - 1,
         ISSUE=ISSUE.format(I="      ", S="", KT="%next", ST="%ns", **p),
         **p,
     )
+    return _swizzled(text, bk, bn) if swizzle else text
+
+
+def _swizzled(text: str, bk: int, bn: int) -> str:
+    """The program with A's and B's shared tiles (the types !SA, !XA, !KA, !YA, !ZA and
+    the same of B) under their swizzles: `#layout.cute<L>` becomes
+    `#layout.composed<swizzle<3,3,S> o 0 o L>`."""
+    shift = {"A": bk.bit_length() - 1 - 3, "B": bn.bit_length() - 1 - 3}
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if line[:1] == "!" and line[1:2] in "SXKYZ" and line[2:3] in shift and line[3:4] == " ":
+            line = line.replace("#layout.cute<", f"#layout.composed<swizzle<3,3,{shift[line[2]]}> o 0 o ", 1)
+        lines.append(line)
+    return "".join(lines)
 
 
 EXAMPLE_SHAPE = (256, 256, 128)
