@@ -55,8 +55,9 @@ class DistributePass(ModulePass):
         `local_partition`) and the thread-level fragments are copied with
         `layout.copy`, which `vectorize` widens and turns into `cp.async` where it
         can. Chosen over load/store so that a gmem -> smem copy can become
-        asynchronous; a swizzled shared view (which `layout.distribute` does not take)
-        uses load/store instead. A `layout.barrier` follows each copy into shared
+        asynchronous; a swizzled shared view uses load/store instead (its bank-
+        conflict-free swizzle was chosen for that access; `layout.distribute` of a
+        swizzled view, written by hand as in the swizzled GEMM, works too). A `layout.barrier` follows each copy into shared
         memory, since other threads now wrote part of it.
       * a block-level copy of tiles whose extents are not powers of two (no blocked
         layout covers them) also uses fragments.
