@@ -247,7 +247,7 @@ def accessors(grid: Grid, views_: list[View]) -> Access:
         and all(v.storage.space != PRIVATE for v in views_)
         and all(
             _block_uniform(grid, v.base)
-            and _block_uniform(grid, v.swz)
+            and _block_uniform(grid, getattr(v, "swz", 0))
             and (v.mask is None or all(_block_uniform(grid, o) for m in v.mask.chain() for o in m.off))
             for v in views_
         )
@@ -300,10 +300,11 @@ def swizzled_offsets(view: View, acc: Access, offsets: np.ndarray) -> np.ndarray
     with the view's in-swizzle offset `swz` folded in: swizzle(offset + swz + layout(c)).
     A swizzle with disjoint masks is an involution, so applying it again recovers
     offset + layout(c)."""
-    if not isinstance(view.layout, ComposedLayout) or (np.ndim(view.swz) == 0 and int(view.swz) == 0):
+    lay, swz = getattr(view, "layout", None), getattr(view, "swz", 0)  # pointer shims have neither
+    if not isinstance(lay, ComposedLayout) or (np.ndim(swz) == 0 and int(swz) == 0):
         return offsets
-    sw = view.layout.swizzle
-    z = np.asarray(view.swz)[acc.rows][:, None] if np.ndim(view.swz) else int(view.swz)
+    sw = lay.swizzle
+    z = np.asarray(swz)[acc.rows][:, None] if np.ndim(swz) else int(swz)
     return np.asarray(sw.apply(sw.apply(np.asarray(offsets, dtype=np.int64)) + z), dtype=np.int64)
 
 
