@@ -117,3 +117,18 @@ def test_printed_wgmma_compiles_for_sm90a(n, dtype):
     assert f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}" in ptx
     for inst in ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0"):
         assert inst in ptx
+
+
+def test_reference_wgmma_needs_one_index_per_warpgroup():
+    """The descriptor is one per warpgroup: threads giving different starts are an
+    error, as is a start that is not 16-byte aligned."""
+    inputs = {"ga": np.zeros(1024, np.uint16), "gb": np.zeros(128, np.uint16), "gc": np.zeros(512, np.float32)}
+    module = parse_module(wgmma_program(8).replace("cuda.wgmma %sa[%c0]", "cuda.wgmma %sa[%tid]"))
+    with pytest.raises(ExecutionError, match="operand a: the threads of warpgroup 0 give different indices"):
+        run(module, inputs)
+    text = wgmma_program(8).replace("cuda.wgmma %sa[%c0], %sb[%c0]", "cuda.wgmma %sa[%c0], %sb[%c4]")
+    text = text.replace(
+        "%c0 = arith.constant 0 : index", "%c0 = arith.constant 0 : index\n      %c4 = arith.constant 4 : index"
+    )
+    with pytest.raises(ExecutionError, match="operand b starts at element 4, not 16-byte aligned"):
+        run(parse_module(text), inputs)
