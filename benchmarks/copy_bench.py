@@ -202,29 +202,6 @@ DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 # --------------------------------------------------------------------------- tilec
 
 
-ROUND_TRIP = """
-!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<({t},{t}):({t},1)>, smem>
-func.func @smem_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !G -> !T
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !T, !S
-    layout.barrier
-    layout.copy %s, %tb : !S, !T
-  }}
-  func.return
-}}
-"""
-
 ROUND_TRIP_RECT = """
 !G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
@@ -348,7 +325,7 @@ def text_cases(s: int) -> list[Case]:
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(), pipeline=NO_TMA,
-                        text=ROUND_TRIP.format(m=s, n=s, t=t, gx=s // t, gy=s // t, threads=threads)))
+                        text=ROUND_TRIP_RECT.format(m=s, n=s, tm=t, tn=t, gx=s // t, gy=s // t, threads=threads)))
     for t, threads in ((64, 128), (128, 128)):
         tt = (t, t) if t <= 64 else (t, 64)
         out.append(Case(f"smem round trip {tt[0]}x{tt[1]} (TMA)", "f32", (s, s), "", "", (s, s),

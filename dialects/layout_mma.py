@@ -137,7 +137,8 @@ class MmaOp(IRDLOperation):
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
     lowers version-2 layouts to `mma.sync.aligned` (inline PTX): m16n8k16 for bf16/f16
-    (kWidth 2), m16n8k8 for tf32 (kWidth 1), m16n8k32 for i8 (kWidth 4); other cases are
+    (kWidth 2), m16n8k8 for tf32 (kWidth 1), m16n8k32 for i8 (kWidth 4), or a multiple
+    of those kWidths (the fragments' K slots renamed alike in A and B); other cases are
     a located error there, as is a module target below sm_80. examples/gemm_bf16.mlir
     is a whole GEMM around it: a cp.async pipeline, ldmatrix into the operand layouts,
     the accumulator carried through an `scf.for`, a coalesced epilogue."""

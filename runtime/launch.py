@@ -307,11 +307,12 @@ class Kernel:
         return any(p.dtype == TENSOR_MAP for info in self.infos.values() for p in info.params)
 
     def _arch(self, arch: str | None) -> str | None:
-        """The architecture to compile for: kernels with TMA copies compile for the
-        architecture-specific sm_90a on sm_90 (docs/gpu-level.md)."""
-        if not self.uses_tma:
+        """The architecture to compile for: kernels with TMA copies or warpgroup MMA
+        compile for the architecture-specific sm_90a on sm_90 (docs/gpu-level.md)."""
+        from tilec.runtime.nvrtc import device_arch, needs_arch_specific, normalize_arch
+
+        if not (self.uses_tma or needs_arch_specific(self.source)):
             return arch
-        from tilec.runtime.nvrtc import device_arch, normalize_arch
 
         name = normalize_arch(arch) if arch is not None else device_arch()
         return "sm_90a" if name == "sm_90" else name

@@ -133,6 +133,16 @@ def cuda_include_dirs() -> list[str]:
     return []
 
 
+ARCH_SPECIFIC_PTX = ("wgmma.",)
+"""PTX instructions that exist only on the architecture-specific target (`sm_90a`)."""
+
+
+def needs_arch_specific(source: str) -> bool:
+    """Whether emitted CUDA uses an instruction of `ARCH_SPECIFIC_PTX` (warpgroup MMA),
+    so that it must be compiled for `sm_90a` rather than `sm_90`."""
+    return any(inst in source for inst in ARCH_SPECIFIC_PTX)
+
+
 def compile_options(arch: str, options: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The full NVRTC option list for `arch`."""
     includes = tuple(f"-I{d}" for d in cuda_include_dirs())

@@ -1,7 +1,7 @@
 """The `cuda` output target: prints the GPU level (docs/gpu-level.md) as CUDA C++.
 
 One small method per op, grouped by op family, one module each (gpu_ops, arith_ops,
-math_ops, memory_ops, scf_ops, cuda_ops, tma_ops), over the shared printer core (printer.py).
+math_ops, memory_ops, scf_ops, cuda_ops, tma_ops, wgmma_ops), over the shared printer core (printer.py).
 Every `gpu.func ... kernel` becomes an `extern "C" __global__` function; the host
 function is not printed (the runtime runs it). What the text looks like:
 
@@ -46,11 +46,12 @@ from .memory_ops import MemoryEmitter
 from .printer import Emitter
 from .scf_ops import ScfEmitter
 from .tma_ops import TmaEmitter
+from .wgmma_ops import WgmmaEmitter
 
 __all__ = ["SUPPORTED_ELEMENT_TYPES", "CudaEmitter", "CudaTarget", "KernelInfo", "KernelParam", "TARGETS",
            "emit_cuda", "kernel_info", "kernel_infos", "numpy_dtype_name", "shared_buffers"]
 
-FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter)
+FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter, WgmmaEmitter)
 
 
 def _table() -> dict[type[Operation], Emitter]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import gpu, scf
-from xdsl.dialects.builtin import IndexType, StringAttr
+from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import layout
@@ -72,6 +72,10 @@ class KernelBase:
             return self.vals[v]
         if v in self.args:
             a = self.args[v]
+            if isinstance(a.type, TensorType) and a.type.encoding is not None:
+                raise TilecError(
+                    f"a distributed tensor ({a.type}) cannot come into a launch from its host "
+                    "function: registers live inside one kernel; load it there (layout.load)")
             r = V(self.b, a) if isinstance(a.type, IndexType) else a
             self.vals[v] = r
             return r
@@ -116,7 +120,9 @@ class KernelBase:
             self.b.loc_attr = StringAttr(loc) if loc else None
         try:
             self._lower(op)
-        except TilecError:
+        except TilecError as e:
+            if e.op is None and e.loc is None:  # about this op's operands: located here
+                raise TilecError(e.message, op=op) from None
             raise
         except LayoutError as e:
             # what the user wrote: located at the op; anything else is a bug in tilec

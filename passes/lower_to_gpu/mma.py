@@ -5,7 +5,9 @@ into f32; i8: m16n8k32 into s32).
 
 The operands are already where the instruction reads them: with `kWidth` 2 (16-bit), 1
 (tf32) or 4 (s8), the dot-operand layouts of a version-2 `#layout.nvidia_mma` give each
-lane, register for register, the PTX ISA's fragments. Which registers form one instruction's fragments
+lane, register for register, the PTX ISA's fragments. With a multiple of those (Triton's
+kWidth 4 or 8 for 16-bit operands), a lane holds other K than the fragment's, the same
+in A and B: the fragment's K slots are renamed alike on both sides (`_k_renaming`). Which registers form one instruction's fragments
 follows from the linear layouts alone: for lane 0 of warp 0 the coordinate of register
 `r` is the register part of the layout, `L(r)`; the lane and warp parts are added (XOR,
 on disjoint bits) alike to every register, and equal the PTX fragment's lane offsets
@@ -48,6 +50,19 @@ def _registers_by_coordinate(ll) -> dict[tuple[int, int], list[int]]:
     return out
 
 
+def _k_renaming(table, frag, step: int, k_total: int, axis: int, what: str, op) -> dict[int, int]:
+    """K coordinate of the PTX fragment -> K coordinate lane 0 holds there: the i-th K
+    of lane 0's fragments over all K steps (in increasing K) is the i-th K lane 0
+    holds in the operand's first row (A) or column (B). The identity for the native
+    kWidth."""
+    native = sorted({t + d[axis] for t in range(0, k_total, step) for d in frag})
+    held = sorted({c[axis] for c in table if c[1 - axis] == 0})
+    if len(native) != len(held):
+        raise TilecError(f"lower-to-gpu: the {what} layout gives lane 0 {len(held)} K values per row, "
+                         f"the mma.sync fragments {len(native)}", op=op)
+    return dict(zip(native, held))
+
+
 class MmaLowering(KernelBase):
     @lowers(MmaOp)
     def lower_mma(self, op: MmaOp) -> None:
@@ -72,14 +87,35 @@ class MmaLowering(KernelBase):
             return found
 
         c_tiles = sorted({(m - m % 16, n - n % 8) for m, n in rc})
-        k_tiles = sorted({k - k % step for _, k in ra})
+        k_total = at.get_shape()[1]
+        k_tiles = range(0, k_total, step)
+        # kWidth above the instruction's: lane 0 holds other K than the PTX fragment's;
+        # A and B hold the same K per lane class, so the fragment's K slots are renamed
+        # alike on both sides (the sum over K is the same; inside one instruction the
+        # tensor core's order of additions is not specified anyway).
+        ka = _k_renaming(ra, a_frag, step, k_total, axis=1, what="A operand", op=op)
+        kb = _k_renaming(rb, b_frag, step, k_total, axis=0, what="B operand", op=op)
+        if ka != kb:
+            raise TilecError("lower-to-gpu: the A and B operand layouts give lane 0 different K", op=op)
+        a_frag_k = [(dr, dc) for dr, dc in a_frag]
+        b_frag_k = [(dr, dc) for dr, dc in b_frag]
+
+        def at_k(origin, frag, axis):
+            """The fragment of the tile at `origin`, K renamed."""
+            out = []
+            for d in frag:
+                c = [origin[0] + d[0], origin[1] + d[1]]
+                c[axis] = ka[c[axis]]
+                out.append((c[0] - origin[0], c[1] - origin[1]))
+            return out
+
         count = 0
         for tm, tn in c_tiles:
             c_regs = regs(rc, (tm, tn), c_frag, "accumulator")
             c_vals = [out[rs[0]] for rs in c_regs]
             for tk in k_tiles:
-                a_vals = [a[rs[0]] for rs in regs(ra, (tm, tk), a_frag, "A operand")]
-                b_vals = [b[rs[0]] for rs in regs(rb, (tk, tn), b_frag, "B operand")]
+                a_vals = [a[rs[0]] for rs in regs(ra, (tm, tk), at_k((tm, tk), a_frag_k, 1), "A operand")]
+                b_vals = [b[rs[0]] for rs in regs(rb, (tk, tn), at_k((tk, tn), b_frag_k, 0), "B operand")]
                 mma = self.b.add(cuda.MmaSyncOp(a_vals, b_vals, c_vals))
                 c_vals = list(mma.results)
                 count += 1
@@ -104,8 +140,8 @@ class MmaLowering(KernelBase):
             why = "a version-2 #layout.nvidia_mma accumulator (wgmma is not lowered yet)"
         elif kind is None:
             why = "bf16, f16, f32 (tf32) or i8 operands"
-        elif at.encoding.data.k_width != KWIDTH[kind]:
-            why = (f"kWidth = {KWIDTH[kind]} operands for {kind} "
+        elif at.encoding.data.k_width % KWIDTH[kind]:
+            why = (f"kWidth a multiple of {KWIDTH[kind]} for {kind} operands "
                    f"(got kWidth = {at.encoding.data.k_width})")
         else:
             step = cuda.MMA_SYNC_KINDS[kind].k

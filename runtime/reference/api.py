@@ -50,6 +50,9 @@ def _functions() -> list[InterpreterFunctions]:
         pass
     else:
         fns.append(CudaFunctions())
+        from .wgmma_impls import WgmmaFunctions
+
+        fns.append(WgmmaFunctions())
     try:
         from .layout_impls import LayoutFunctions
     except ImportError:  # pragma: no cover

@@ -89,8 +89,6 @@ class CudaFunctions(InterpreterFunctions):
 
     @impl(cuda.MmaSyncOp)
     def run_mma_sync(self, interp: ReferenceInterpreter, op: cuda.MmaSyncOp, args):
-        from .mma_impls import MmaRecord
-
         grid = _grid(interp, op)
         _whole_warps(op, grid, "mma.sync", "mma.sync.aligned")
         name, kind = op.kind_name, op.kind
@@ -114,17 +112,7 @@ class CudaFunctions(InterpreterFunctions):
         if integer:
             d = d.astype(np.int32)  # the s32 accumulator wraps
         else:
-            prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
-            mag = prods + np.abs(c)
-            records = getattr(interp, "mma_records", None)
-            if records is None:
-                records = interp.mma_records = []  # type: ignore[attr-defined]
-            fin, pfin = np.isfinite(mag), np.isfinite(prods)
-            records.append(MmaRecord(
-                kind.k, name,
-                float(mag[fin].max()) if fin.any() else 0.0,
-                float(prods[pfin].max()) if pfin.any() else 0.0,
-            ))
+            record_float_mma(interp, kind.k, name, a, b, c)
         rt = op.outs[0].type
         return tuple(
             from_compute(d[(slice(None), *cuda.mma_sync_fragment(name, "c", _LANES, i))].reshape(n), rt)
@@ -164,6 +152,24 @@ class CudaFunctions(InterpreterFunctions):
                 table[src, col] = vals[2 * q + i]
         store(op, grid, mem, rows, keys, table[rows])
         return ()
+
+
+def record_float_mma(interp: ReferenceInterpreter, k: int, name: str, a, b, c) -> None:
+    """Note on `interp.mma_records` the largest `|c| + |a| @ |b|` and `|a| @ |b|` of a
+    float MMA (`mma_impls.MmaRecord`, for `mma_tolerance`)."""
+    from .mma_impls import MmaRecord
+
+    prods = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+    mag = prods + np.abs(c)
+    records = getattr(interp, "mma_records", None)
+    if records is None:
+        records = interp.mma_records = []  # type: ignore[attr-defined]
+    fin, pfin = np.isfinite(mag), np.isfinite(prods)
+    records.append(MmaRecord(
+        k, name,
+        float(mag[fin].max()) if fin.any() else 0.0,
+        float(prods[pfin].max()) if pfin.any() else 0.0,
+    ))
 
 
 def _whole_warps(op, grid, what: str, why: str) -> None:

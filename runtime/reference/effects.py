@@ -9,7 +9,7 @@ from xdsl.dialects import func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import layout, layout_ptr
+from tilec.dialects import layout, layout_iter, layout_ptr
 from tilec.dialects.effects import operand_accesses
 from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import is_pointer_tensor
@@ -35,6 +35,7 @@ _VIEWS: set[type[Operation]] = {
     memref.AssumeAlignmentOp,
     layout.ViewOp,
     *layout.DERIVED_VIEW_OPS,
+    *layout_iter.ITER_OPS,  # an iterator's tiles are views of its source
     layout.SplatOp,  # of a pointer: a pointer tensor (dialects/layout_ptr.py)
     layout_ptr.AddPtrOp,
 }
@@ -69,8 +70,8 @@ def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
                     effects.add("read")
             elif kind in _VIEWS and i == 0:
                 work.extend(op.results)
-            elif is_pointer_tensor(v.type) or isinstance(v.type, PtrType):
-                # pointers moved by shape ops, selects, conversions or loops
+            elif is_pointer_tensor(v.type) or isinstance(v.type, PtrType | layout_iter.IterType):
+                # pointers (and iterators) moved by shape ops, selects, conversions or loops
                 work.extend(_pointers_out(op, i))
             elif isinstance(op, gpu.LaunchFuncOp):
                 try:

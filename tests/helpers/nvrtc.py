@@ -5,11 +5,12 @@ import pytest
 
 
 def compile_sm90_or_skip(text: str):
-    """The NVRTC `CompileResult` of `text` for sm_90; skips the calling test when NVRTC
+    """The NVRTC `CompileResult` of `text` for sm_90 (sm_90a where it uses warpgroup
+    MMA, as the launcher compiles it); skips the calling test when NVRTC
     is unavailable. Compile errors still fail the test."""
     try:
-        from tilec.runtime.nvrtc import compile_cuda
+        from tilec.runtime.nvrtc import compile_cuda, needs_arch_specific
 
-        return compile_cuda(text, arch="sm_90")
+        return compile_cuda(text, arch="sm_90a" if needs_arch_specific(text) else "sm_90")
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")

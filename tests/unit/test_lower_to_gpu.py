@@ -44,6 +44,9 @@ def _functions(m) -> list[str]:
 MMA_SHAPES = {  # mma.mlir: (M, N, K) of each function's layout.mma
     "mma_64x32x32": (64, 32, 32), "mma_f16_one_warp": (16, 8, 16),
     "mma_tf32": (16, 16, 16), "mma_i8": (16, 8, 32),
+    # mma_kwidth.mlir: operands of kWidth above the instruction's
+    "bf16_kwidth4": (64, 32, 32), "bf16_kwidth8": (64, 32, 32), "i8_kwidth8": (32, 8, 64),
+    "tf32_kwidth2": (32, 16, 16),
 }
 
 
@@ -55,18 +58,18 @@ def _check_mma(fn: str, inp: dict, out: dict) -> None:
 
     m, n, k = MMA_SHAPES[fn]
     a, b, c = (np.asarray(inp[x]) for x in ("pa", "pb", "pc"))
-    if fn == "mma_64x32x32":
+    if fn in ("mma_64x32x32", "bf16_kwidth4", "bf16_kwidth8"):
         a, b = bf16_to_f32(a), bf16_to_f32(b)
     if fn == "mma_f16_one_warp":
         c = np.zeros(m * n, np.float32)  # the accumulator is a splat of 0
     a, b, c = a.reshape(m, k), b.reshape(k, n), c.reshape(m, n)
     got = out["pc"].reshape(m, n)
-    if fn == "mma_i8":
+    if fn in ("mma_i8", "i8_kwidth8"):
         want = a.astype(np.int64) @ b.astype(np.int64) + c
         np.testing.assert_array_equal(got, ((want + 2**31) % 2**32 - 2**31).astype(np.int32))
         return
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    gamma, _ = mma_error_bound(k, "f32" if fn == "mma_tf32" else "bf16")
+    gamma, _ = mma_error_bound(k, "f32" if fn in ("mma_tf32", "tf32_kwidth2") else "bf16")
     bound = gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64))  # the executor reads tf32 as f32
     assert np.all(np.abs(got - (a64 @ b64 + c)) <= bound), f"@{fn}"
 
@@ -126,7 +129,7 @@ def test_lowered_program_computes_the_copy(name):
     for fn in _functions(m):
         inp = random_inputs(m, seed=0, entry=fn, args=args, sizes=sizes)
         out = run(m, inp, fn)
-        if name == "mma":
+        if name in ("mma", "mma_kwidth"):
             _check_mma(fn, inp, out)
             continue
         for k, want in _expected(name, fn, inp).items():

@@ -1,0 +1,78 @@
+"""Warpgroup MMA (dialects/cuda_wgmma.py) as inline PTX (sm_90a).
+
+Each operand's matrix descriptor is formed on the device by `tilec_wgmma_desc` from
+the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layout of
+`tilec.dialects.wgmma.WgmmaDescriptor`). The accumulators are `"+f"` operands of the
+`wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_wait_group` passes
+its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
+reads them only after the wait."""
+
+from __future__ import annotations
+
+from tilec.dialects import cuda_wgmma
+from tilec.dialects.wgmma import SWIZZLE_MODES
+
+from .device_helpers import DEVICE_HELPERS
+from .printer import EmitterBase, emits
+
+DEVICE_HELPERS["wgmma_desc"] = """\
+// wgmma matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
+// swizzle mode (62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
+__device__ __forceinline__ unsigned long long tilec_wgmma_desc(const void* p, unsigned lbo, unsigned sbo,
+                                                               unsigned mode) {
+  const unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  return ((addr >> 4) & 0x3FFFull) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
+}"""
+
+
+def _inout(names: list[str]) -> str:
+    return ", ".join('"+f"(' + n + ")" for n in names)
+
+
+class WgmmaEmitter(EmitterBase):
+    def _desc(self, op: cuda_wgmma.WgmmaOp, which: str) -> str:
+        mem, index = getattr(op, which), getattr(op, f"{which}_index")
+        self.buffer(mem, op)
+        d = op.descriptor(which)
+        ptr = f"{self.expr(mem)} + {self.expr(index)}"
+        return f"tilec_wgmma_desc({ptr}, {d.lbo}u, {d.sbo}u, {SWIZZLE_MODES[d.swizzle]}u)"
+
+    @emits(cuda_wgmma.WgmmaOp)
+    def emit_wgmma(self, op: cuda_wgmma.WgmmaOp):
+        self.helpers.add("wgmma_desc")
+        descs = [self._desc(op, w) for w in ("a", "b")]
+        outs = [self.define(r, "d") for r in op.outs]
+        inits = ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
+        self.line(f"float {inits};")
+        k = len(outs)
+        regs = ", ".join(f"%{i}" for i in range(k))
+        ty = op.type_name
+        self.line('asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %' + str(k + 2) + ', 0;\\n"')
+        self.line(
+            f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k16.f32.{ty}.{ty} '
+            f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1, 0, 0;\\n}}"'
+        )
+        self.line(f"    : {_inout(outs)}")
+        self.line(f'    : "l"({descs[0]}), "l"({descs[1]}), "r"(1)')
+        self.line('    : "memory");')
+
+    @emits(cuda_wgmma.WgmmaFenceOp)
+    def emit_wgmma_fence(self, op: cuda_wgmma.WgmmaFenceOp):
+        self.line('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
+
+    @emits(cuda_wgmma.WgmmaCommitGroupOp)
+    def emit_wgmma_commit(self, op: cuda_wgmma.WgmmaCommitGroupOp):
+        self.line('asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
+
+    @emits(cuda_wgmma.WgmmaWaitGroupOp)
+    def emit_wgmma_wait(self, op: cuda_wgmma.WgmmaWaitGroupOp):
+        pending = op.pending.value.data
+        if not op.values:
+            self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};" ::: "memory");')
+            return
+        outs = [self.define(r, "w") for r in op.outs]
+        self.line(f"float {', '.join(f'{o} = {self.expr(v)}' for o, v in zip(outs, op.values))};")
+        self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};"')
+        self.line(f"    : {_inout(outs)}")
+        self.line('    :: "memory");')

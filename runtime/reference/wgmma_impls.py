@@ -1,0 +1,124 @@
+"""Warpgroup MMA (`tilec.dialects.cuda_wgmma`) on the reference executor.
+
+Every thread of each warpgroup (threads `128 g .. 128 g + 127` of a block) must run
+`cuda.wgmma`, `cuda.wgmma_fence`, `cuda.wgmma_commit_group` and
+`cuda.wgmma_wait_group` (`.sync.aligned`), and the operand indices of a `cuda.wgmma`
+must be one value across its warpgroup (the descriptor is one per warpgroup).
+`cuda.wgmma` reads A (64 x 16) and B (n x 16, K-major) from shared memory at the
+addresses the hardware forms from the descriptors (`wgmma.kmajor_byte_offset`,
+relative to the memref's start, which the verifier and printer align to the swizzle's
+repeat), as reads of the warpgroup's first thread, computes `D = A B^T + C` with f32
+products and sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
+the hardware's), and gives each thread its `n / 2` values (`wgmma_accumulator`).
+
+The model computes at issue: it does not flag a read of D before the wait, nor a
+shared-memory write between the issue and the wait (the printer makes the former
+impossible in emitted code: the wait's results are what later ops read). Fence and
+commit check the warpgroup and do nothing else; the wait gives back its values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+
+from tilec.dialects import cuda_wgmma
+from tilec.dialects.wgmma import kmajor_byte_offset, wgmma_accumulator
+
+from .cuda_impls import record_float_mma
+from .errors import ExecutionError
+from .executor import ReferenceInterpreter, _grid
+from .memory import SHARED, load, resolve
+from .memory_impls import _mem, thread_indices
+from .values import from_compute, per_thread, to_compute
+
+WARPGROUP = 128
+
+
+def _whole_warpgroups(op, grid) -> None:
+    """An ExecutionError unless every warpgroup that runs `op` runs it with all 128
+    threads."""
+    tpb = grid.threads_per_block
+    if tpb % WARPGROUP:
+        raise ExecutionError(op, f"{op.name} in blocks of {tpb} threads, not a whole number of warpgroups (128)")
+    if grid.mask is not None:
+        per = grid.mask.reshape(-1, WARPGROUP)
+        partial = per.any(axis=1) & ~per.all(axis=1)
+        if partial.any():
+            g = int(np.argmax(partial))
+            missing = g * WARPGROUP + int(np.argmin(per[g]))
+            raise ExecutionError(
+                op,
+                f"{grid.describe_thread(missing)} does not take part in the {op.name} (control flow "
+                f"diverges within its warpgroup; .sync.aligned needs all 128 threads)",
+                thread=missing,
+            )
+
+
+def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, groups: np.ndarray):
+    """The `rows x 16` K-major operand of each warpgroup in `groups` (first threads),
+    [len(groups), rows, 16] in compute precision."""
+    mem = _mem(op, mem)
+    if mem.storage.space != SHARED:
+        raise ExecutionError(op, f"{op.name} operand {which} is {mem.name}, which is not shared memory")
+    tids = grid.active_tids()
+    (ix,) = thread_indices(grid, tids, (index,))
+    per_group = ix.reshape(-1, WARPGROUP)
+    if (per_group != per_group[:, :1]).any():
+        g = int(np.argmax((per_group != per_group[:, :1]).any(axis=1)))
+        raise ExecutionError(op, f"{op.name} operand {which}: the threads of warpgroup {g} give different indices")
+    starts = per_group[:, 0]
+    et = getattr(op, which).type.element_type
+    r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+    out = []
+    for first, start in zip(groups, starts):
+        if (2 * int(start)) % 16:
+            raise ExecutionError(op, f"{op.name} operand {which} starts at element {start}, not 16-byte aligned")
+        byte = kmajor_byte_offset(op.descriptor(which, 2 * int(start)), r, k)
+        elems = (byte // 2).ravel()
+        actor = np.full(elems.shape, first, dtype=np.int64)
+        keys = resolve(op, grid, mem, actor, [elems], "reads")
+        data = load(op, grid, mem, actor, keys)
+        out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, 16))
+    return np.stack(out)
+
+
+@register_impls
+class WgmmaFunctions(InterpreterFunctions):
+    @impl(cuda_wgmma.WgmmaOp)
+    def run_wgmma(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaOp, args):
+        grid = _grid(interp, op)
+        _whole_warpgroups(op, grid)
+        a_mem, a_index, b_mem, b_index, *accs = args
+        n, cols = grid.num_threads, op.cols
+        groups = grid.active_tids()[::WARPGROUP]
+        a = _operand(op, grid, "a", a_mem, a_index, 64, groups)
+        b = _operand(op, grid, "b", b_mem, b_index, cols, groups)
+        t = np.arange(WARPGROUP)
+        c = np.zeros((len(groups), 64, cols), np.float32)
+        for i, v in enumerate(accs):
+            vals = np.asarray(per_thread(v, op.accs[i].type, n), dtype=np.float32)[grid.active_tids()]
+            c[(slice(None), *wgmma_accumulator(t, i))] = vals.reshape(-1, WARPGROUP)
+        d = np.matmul(a, np.swapaxes(b, 1, 2)) + c
+        record_float_mma(interp, 16, op.type_name, a, np.swapaxes(b, 1, 2), c)
+        outs = []
+        for i in range(cols // 2):
+            full = np.zeros(n, np.float32)
+            full[grid.active_tids()] = d[(slice(None), *wgmma_accumulator(t, i))].reshape(-1)
+            outs.append(from_compute(full, op.outs[i].type))
+        return tuple(outs)
+
+    @impl(cuda_wgmma.WgmmaFenceOp)
+    def run_fence(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaFenceOp, args):
+        _whole_warpgroups(op, _grid(interp, op))
+        return ()
+
+    @impl(cuda_wgmma.WgmmaCommitGroupOp)
+    def run_commit(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaCommitGroupOp, args):
+        _whole_warpgroups(op, _grid(interp, op))
+        return ()
+
+    @impl(cuda_wgmma.WgmmaWaitGroupOp)
+    def run_wait(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaWaitGroupOp, args):
+        _whole_warpgroups(op, _grid(interp, op))
+        return tuple(args)

@@ -1,0 +1,12 @@
+func.func @k(%ia: index, %ib: index, %c: f32) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %b = memref.alloca() : memref<128xbf16, 3 : i64>
+  %h = memref.alloca() {alignment = 512 : i64} : memref<2048xf16, 3 : i64>
+  cuda.wgmma_fence
+  %d:4 = cuda.wgmma %a[%ia], %b[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<128xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  %g:8 = cuda.wgmma %h[%ia], %h[%ib], %c, %c, %c, %c, %c, %c, %c, %c {n = 16 : i64, a_desc = array<i64: 64, 0, 512>, b_desc = array<i64: 32, 0, 256>} : memref<2048xf16, 3 : i64>, memref<2048xf16, 3 : i64>, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32, f32, f32
+  cuda.wgmma_commit_group
+  %e:4 = cuda.wgmma_wait_group 1, %d#0, %d#1, %d#2, %d#3 : f32, f32, f32, f32 -> f32, f32, f32, f32
+  cuda.wgmma_wait_group 0
+  func.return
+}

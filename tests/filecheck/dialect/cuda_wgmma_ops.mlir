@@ -1,0 +1,132 @@
+// The GPU-level warpgroup MMA ops of the `cuda` dialect (dialects/cuda_wgmma.py):
+// round trip and verifier errors.
+// RUN: tilec %s --split-input-file --verify-diagnostics
+// RUN: tilec %S/Inputs/cuda_wgmma_ops.mlir | tilec | filecheck %s
+
+// CHECK-LABEL: func.func @k
+// CHECK:      cuda.wgmma_fence
+// CHECK-NEXT: %d, %d_1, %d_2, %d_3 = cuda.wgmma %a[%ia], %b[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<128xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK-NEXT: cuda.wgmma %h[%ia], %h[%ib], {{.*}} {n = 16 : i64, a_desc = array<i64: 64, 0, 512>, b_desc = array<i64: 32, 0, 256>} : memref<2048xf16, 3 : i64>, memref<2048xf16, 3 : i64>, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32, f32, f32
+// CHECK-NEXT: cuda.wgmma_commit_group
+// CHECK-NEXT: %e, %e_1, %e_2, %e_3 = cuda.wgmma_wait_group 1, %d, %d_1, %d_2, %d_3 : f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK-NEXT: cuda.wgmma_wait_group 0
+
+func.func @global(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' operand a must be a 1-D shared-memory memref, got memref<1024xbf16>}}
+  %d:4 = cuda.wgmma %g[%i], %a[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @f32_operand(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' multiplies bf16 or f16, got b of f32}}
+  %d:4 = cuda.wgmma %a[%i], %f[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xf32, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @desc_len(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' a_desc is [swizzle, LBO, SBO] in bytes, got [128, 0]}}
+  %d:4 = cuda.wgmma %a[%i], %a[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @swizzle(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' b_desc: wgmma swizzle must be 0, 32, 64 or 128 bytes, got 16}}
+  %d:4 = cuda.wgmma %a[%i], %a[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 16, 0, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @sbo(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' a_desc: wgmma descriptor sbo must be a multiple of 16 below 2^18 bytes, got 100}}
+  %d:4 = cuda.wgmma %a[%i], %a[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 100>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @align(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' operand b with a 128-byte swizzle needs its buffer aligned to 1024 bytes, but its memref.alloca asks for 16}}
+  %d:4 = cuda.wgmma %a[%i], %u[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 0, 1024>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @n(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' n must be a multiple of 8 in [8, 256], got 12}}
+  %d:6 = cuda.wgmma %a[%i], %a[%i], %c, %c, %c, %c, %c, %c {n = 12 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @count(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma' with n = 16 takes and gives 8 f32 accumulators per thread, got 4 and 4}}
+  %d:4 = cuda.wgmma %a[%i], %a[%i], %c, %c, %c, %c {n = 16 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @mixed(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  %h = memref.alloca() : memref<1024xf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma': a and b must have one element type}}
+  %d:4 = cuda.wgmma %a[%i], %h[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @pending(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma_wait_group' pending must be in [0, 7], got 8}}
+  cuda.wgmma_wait_group 8
+  func.return
+}
+
+// -----
+
+func.func @wait_type(%i: index, %c: f32, %g: memref<1024xbf16>) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
+  %u = memref.alloca() : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma_wait_group' passes f32 accumulators}}
+  %e = cuda.wgmma_wait_group 0, %i : index -> index
+  func.return
+}
