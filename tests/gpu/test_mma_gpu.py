@@ -43,6 +43,28 @@ def test_mma_sync_bf16_against_numpy(m, n, k, warps):
     assert err.max() < 1e-3
 
 
+@pytest.mark.parametrize("k_width", [4, 8])
+def test_mma_sync_bf16_wider_kwidth_against_numpy(k_width):
+    """Operands of kWidth 4 and 8 (Triton's): the lowering renames the fragments' K
+    slots alike in A and B; the product is NumPy's within the MMA tolerance."""
+    import cupy as cp
+
+    m, n, k = 64, 32, 64
+    rng = np.random.default_rng(1)
+    a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
+    b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    kernel = tilec.compile(mma_program(m, n, k, "bf16", "f32", (2, 2), k_width=k_width), "lower-to-gpu")
+    dc = cp.asarray(c.reshape(-1))
+    kernel(cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
+    got = cp.asnumpy(dc).reshape(m, n).astype(np.float64)
+    a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
+    gamma, _ = mma_error_bound(k, "bf16")
+    err = np.abs(got - (a64 @ b64 + c))
+    assert np.all(err <= gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64)))
+    assert err.max() < 1e-3  # a wrong pairing of K would be off by O(1)
+
+
 def test_mma_sync_cli_check():
     """`tilec --run gpu --check` compares the GPU with the CPU executor within the MMA
     tolerance."""
