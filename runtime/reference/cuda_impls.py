@@ -172,6 +172,20 @@ def record_float_mma(interp: ReferenceInterpreter, k: int, name: str, a, b, c) -
     ))
 
 
+def first_missing_thread(grid, size: int) -> int | None:
+    """The first thread missing from a group of `size` consecutive threads (a warp, a
+    warpgroup) that other threads of the group run: control flow diverges inside it.
+    None where every group runs whole or not at all."""
+    if grid.mask is None:
+        return None
+    per = grid.mask.reshape(-1, size)
+    partial = per.any(axis=1) & ~per.all(axis=1)
+    if not partial.any():
+        return None
+    g = int(np.argmax(partial))
+    return g * size + int(np.argmin(per[g]))
+
+
 def _whole_warps(op, grid, what: str, why: str) -> None:
     """An ExecutionError unless every warp that runs `op` runs it with all 32 lanes."""
     tpb = grid.threads_per_block
@@ -181,18 +195,13 @@ def _whole_warps(op, grid, what: str, why: str) -> None:
             f"a {what} in blocks of {tpb} threads, not a whole number of "
             f"warps (the last warp is partial)",
         )
-    if grid.mask is not None:
-        per_warp = grid.mask.reshape(-1, WARP_SIZE)
-        partial = per_warp.any(axis=1) & ~per_warp.all(axis=1)
-        if partial.any():
-            w = int(np.argmax(partial))
-            missing = w * WARP_SIZE + int(np.argmin(per_warp[w]))
-            raise ExecutionError(
-                op,
-                f"{grid.describe_thread(missing)} does not take part in the {what} "
-                f"(control flow diverges within its warp; {why} needs all 32 lanes)",
-                thread=missing,
-            )
+    if (missing := first_missing_thread(grid, WARP_SIZE)) is not None:
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(missing)} does not take part in the {what} "
+            f"(control flow diverges within its warp; {why} needs all 32 lanes)",
+            thread=missing,
+        )
 
 
 _LANES = np.arange(WARP_SIZE)

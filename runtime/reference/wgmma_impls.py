@@ -25,7 +25,7 @@ from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from tilec.dialects import cuda_wgmma
 from tilec.dialects.wgmma import kmajor_byte_offset, wgmma_accumulator
 
-from .cuda_impls import record_float_mma
+from .cuda_impls import first_missing_thread, record_float_mma
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, _grid
 from .memory import SHARED, load, resolve
@@ -41,18 +41,13 @@ def _whole_warpgroups(op, grid) -> None:
     tpb = grid.threads_per_block
     if tpb % WARPGROUP:
         raise ExecutionError(op, f"{op.name} in blocks of {tpb} threads, not a whole number of warpgroups (128)")
-    if grid.mask is not None:
-        per = grid.mask.reshape(-1, WARPGROUP)
-        partial = per.any(axis=1) & ~per.all(axis=1)
-        if partial.any():
-            g = int(np.argmax(partial))
-            missing = g * WARPGROUP + int(np.argmin(per[g]))
-            raise ExecutionError(
-                op,
-                f"{grid.describe_thread(missing)} does not take part in the {op.name} (control flow "
-                f"diverges within its warpgroup; .sync.aligned needs all 128 threads)",
-                thread=missing,
-            )
+    if (missing := first_missing_thread(grid, WARPGROUP)) is not None:
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(missing)} does not take part in the {op.name} (control flow "
+            f"diverges within its warpgroup; .sync.aligned needs all 128 threads)",
+            thread=missing,
+        )
 
 
 def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, groups: np.ndarray):

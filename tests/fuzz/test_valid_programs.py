@@ -71,13 +71,7 @@ def test_whole_pipeline_preserves_random_copies(seed):
 def test_whole_pipeline_preserves_random_slices_and_iterators(seed):
     """Nested slice coordinates and buffer iterators (layout.slice, layout.iter_*)
     through the default pipeline: equivalent, and CUDA is printed."""
-    prog = random_slice_iterator_kernel(random.Random(seed))
-    out = run_tilec(["-p", "default", "--check-equivalence"], prog.text, timeout=90)
-    check_outcome(out)
-    assert out.rc == 0, f"{prog.summary}\n{out.describe()}\n{prog.text}"
-    assert "@slices: equivalent after" in out.stdout
-    cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
-    assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
+    _check_default_pipeline(random_slice_iterator_kernel(random.Random(seed)), "slices")
 
 
 @settings(VALID, max_examples=budget(30))
@@ -85,11 +79,15 @@ def test_whole_pipeline_preserves_random_slices_and_iterators(seed):
 def test_whole_pipeline_preserves_random_element_kernels(seed):
     """layout.read / layout.write kernels (every coordinate form, 1-D and 2-D blocks)
     through the default pipeline: equivalent, and CUDA is printed."""
-    prog = random_element_kernel(random.Random(seed))
+    _check_default_pipeline(random_element_kernel(random.Random(seed)), "elements")
+
+
+def _check_default_pipeline(prog, function: str) -> None:
+    """`prog` through the default pipeline: equivalent on the CPU, and CUDA is printed."""
     out = run_tilec(["-p", "default", "--check-equivalence"], prog.text, timeout=90)
     check_outcome(out)
     assert out.rc == 0, f"{prog.summary}\n{out.describe()}\n{prog.text}"
-    assert "@elements: equivalent after" in out.stdout
+    assert f"@{function}: equivalent after" in out.stdout
     cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
     assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
 
