@@ -91,6 +91,9 @@ class CopyKey:
     pow2_extents: tuple[bool, ...] = ()
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
     of that extent has no edge)."""
+    gather: int = 0
+    """0: the tiled kernel (copy_program.py); 32 or 64: the flat-destination gather
+    kernel (copy_gather.py) with offsets of that many bits (`choose_gather`)."""
 
     @property
     def rank(self) -> int:
@@ -263,6 +266,30 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
+def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int) -> CopyKey:
+    """`key` for the flat-destination gather kernel (copy_gather.py) where its policy
+    takes the copy; else `key` unchanged. The gather kernel reads scalars and writes
+    a contiguous dst: its key keeps the dst pointer's alignment only, no stride facts."""
+    from dataclasses import replace
+
+    from . import copy_gather as g
+
+    if g.POLICY == "never" or not g.gather_eligible(key.src_dtype, key.dst_dtype, ns, ss, ds):
+        return key
+    if g.POLICY != "always" and not g.prefer_gather(ns, ss, ITEMSIZE[key.dst_dtype]):
+        return key
+    dsize = ITEMSIZE[key.dst_dtype]
+    key = replace(
+        key,
+        src_align=ITEMSIZE[key.src_dtype],
+        dst_align=VECTOR_BYTES if dst_ptr % VECTOR_BYTES == 0 else dsize,
+        src_divisors=(1,) * len(ns),
+        dst_divisors=(1,) * len(ns),
+    )
+    block = g.THREADS * g.ROWS_PER_THREAD * g.gather_vector(key)
+    return replace(key, gather=g.gather_index_bits(ns, ss, block))
+
+
 def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     """Check a `dst.copy_(src)` request and merge its modes (see the module doc).
     TilecError for unsupported dtypes or ranks, shapes that do not broadcast, arrays
@@ -300,4 +327,5 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
     )
+    key = _gather_key(key, ns, ss, ds, dst_ptr)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
