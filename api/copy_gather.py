@@ -23,13 +23,14 @@ At most one wrap fits a run when `n_last >= V`, which the key guarantees: `V` is
 Elements past the end are masked (their offsets are never dereferenced).
 
 Offsets are `i32` when the key says they fit (`CopyKey.gather == 32`: every flat index
-and src offset below 2**31), `i64` otherwise. Only copies that keep the bits (no
-conversion, `copy_program.needs_conversion`) take this kernel.
+and src offset below 2**31), `i64` otherwise. A converting copy converts in registers
+between the gather and the store, by the steps `distribute` uses for a converting
+`layout.copy` (`conversions.conversion_steps`: PyTorch's `copy_`).
 """
 
 from __future__ import annotations
 
-from tilec.dialects.conversions import STORAGE
+from tilec.dialects.conversions import STORAGE, conversion_steps
 
 from .copy_plan import ITEMSIZE, VECTOR_BYTES, CopyKey
 
@@ -48,6 +49,39 @@ def gather_vector(key: CopyKey) -> int:
     return v
 
 
+_CASTS = ("extsi", "extui", "trunci", "sitofp", "uitofp", "fptosi")
+
+
+def _convert(emit, value: str, key: CopyKey, shape: str) -> str:
+    """Emit PyTorch's conversion of `value` (a tensor of the src's storage type) to the
+    dst's, as `conversion_steps` spells it (the ops `distribute` builds for a
+    converting `layout.copy`); returns the converted value."""
+    from .copy_program import needs_conversion
+
+    if not needs_conversion(key.src_dtype, key.dst_dtype):
+        return value
+    ty = STORAGE[key.src_dtype]
+    for i, (step, to) in enumerate(conversion_steps(key.src_dtype, key.dst_dtype)):
+        a, b = f"tensor<{shape}x{ty}, #l>", f"tensor<{shape}x{to}, #l>"
+        res = f"%cv{i}"
+        if step == "nonzero":
+            if ty.startswith("i"):
+                emit(f"%cz{i} = arith.constant 0 : {ty}")
+                emit(f"%czs{i} = layout.splat %cz{i} : {ty} -> {a}")
+                emit(f"{res} = layout.cmpi ne, {value}, %czs{i} : {a}")
+            else:
+                emit(f"%cz{i} = arith.constant 0.0 : {ty}")
+                emit(f"%czs{i} = layout.splat %cz{i} : {ty} -> {a}")
+                emit(f"{res} = layout.cmpf une, {value}, %czs{i} : {a}")
+        elif step in ("extf", "truncf"):
+            emit(f"{res} = arith.{step} {value} : {a} to {b}")
+        else:
+            assert step in _CASTS, step
+            emit(f"{res} = layout.{step} {value} : {a} to {b}")
+        value, ty = res, to
+    return value
+
+
 def gather_program(key: CopyKey) -> str:
     """IR text of the gather kernel for `key` (module doc); the function and its
     arguments are `copy_program`'s (the dst strides are taken and unused: the key
@@ -57,7 +91,6 @@ def gather_program(key: CopyKey) -> str:
     if key.gather not in (32, 64) or key.rank < 2:
         raise ValueError(f"not a gather key: {key}")
     et, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
-    assert et == dt, "the gather kernel keeps the bits"
     it = f"i{key.gather}"
     rank = key.rank
     v = gather_vector(key)
@@ -77,6 +110,7 @@ def gather_program(key: CopyKey) -> str:
     M = f"tensor<{rows}x{v}xi1, #l>"
     P = f"tensor<{rows}x{v}x!layout.ptr<{et}>, #l>"
     F = f"tensor<{rows}x{v}x{et}, #l>"
+    G = f"tensor<{rows}x{v}x{dt}, #l>"
     lines: list[str] = []
     emit = lines.append
 
@@ -196,9 +230,11 @@ def gather_program(key: CopyKey) -> str:
     emit(f"%sp = layout.splat %src : {sptr} -> {P}")
     emit(f"%sptrs = layout.addptr %sp, %soj : {P}, {T}")
     emit(f"%val = layout.ptr_load %sptrs mask %mask : {M} : {P} -> {F}")
-    emit(f"%dp = layout.splat %dst : {dptr} -> {P}")
-    emit(f"%dptrs = layout.addptr %dp, %flat : {P}, {T}")
-    emit(f"layout.ptr_store %val, %dptrs mask %mask : {M} : {F}, {P}")
+    out = _convert(emit, "%val", key, f"{rows}x{v}")
+    DP = f"tensor<{rows}x{v}x!layout.ptr<{dt}>, #l>"
+    emit(f"%dp = layout.splat %dst : {dptr} -> {DP}")
+    emit(f"%dptrs = layout.addptr %dp, %flat : {DP}, {T}")
+    emit(f"layout.ptr_store {out}, %dptrs mask %mask : {M} : {G}, {DP}")
     body = "\n    ".join(lines)
     host = [f"%hn0 = arith.muli %n0, %c1 : index"]
     for k in range(1, rank):
@@ -230,13 +266,9 @@ INDEX32_LIMIT = 2**31
 
 
 def gather_eligible(src_dtype: str, dst_dtype: str, extents, src_strides, dst_strides) -> bool:
-    """Whether the gather kernel can do the merged copy: rank 2 or more, the bits kept,
-    and a dst contiguous over all its modes."""
-    from .copy_program import needs_conversion
-
-    if len(extents) < 2 or needs_conversion(src_dtype, dst_dtype):
-        return False
-    if ITEMSIZE[src_dtype] != ITEMSIZE[dst_dtype]:
+    """Whether the gather kernel can do the merged copy: rank 2 or more and a dst
+    contiguous over all its modes."""
+    if len(extents) < 2:
         return False
     reach = 1
     for n, d in zip(reversed(extents), reversed(dst_strides)):
