@@ -6,8 +6,9 @@ Where both views' contiguous runs are short or odd (a 17 x 19 transpose inside e
 323-element block, rows of 259 bytes broadcast from one row), every tile of the tiled
 kernel (copy_tile.py) is an edge tile and most of its lanes idle. This kernel walks the
 destination instead, as PyTorch's and Triton's generic copies do, in Gluon's terms:
-each thread owns `V` consecutive elements of a dst that is contiguous over all merged
-modes (16 bytes: one vector store), and gathers their sources.
+each thread owns `V` consecutive elements of the dst (in its row-major order over the
+merged modes; where the dst is contiguous over all of them, `CopyKey.dst_flat`, that is
+16 bytes: one vector store) and gathers their sources.
 
 Source offsets are computed incrementally, not by `rank` divisions per element: the
 thread decomposes its first element's flat index over the extents once (`c_k`, the
@@ -20,7 +21,9 @@ the carry rippling through the modes whose coordinate is at its last value:
 
 At most one wrap fits a run when `n_last >= V`, which the key guarantees: `V` is the
 16-byte vector, narrowed to half the last mode's extent class where that is small.
-Elements past the end are masked (their offsets are never dereferenced).
+The dst offsets of a dst that is not flat are computed the same way (and stored one
+element at a time). Elements past the end are masked (their offsets are never
+dereferenced).
 
 Offsets are `i32` when the key says they fit (`CopyKey.gather == 32`: every flat index
 and src offset below 2**31), `i64` otherwise. A converting copy converts in registers
@@ -84,8 +87,8 @@ def _convert(emit, value: str, key: CopyKey, shape: str) -> str:
 
 def gather_program(key: CopyKey) -> str:
     """IR text of the gather kernel for `key` (module doc); the function and its
-    arguments are `copy_program`'s (the dst strides are taken and unused: the key
-    promises a contiguous dst)."""
+    arguments are `copy_program`'s (the dst strides are taken and unused where the key
+    promises a flat dst)."""
     from .copy_program import FUNCTION, index_arg_names
 
     if key.gather not in (32, 64) or key.rank < 2:
@@ -141,14 +144,6 @@ def gather_program(key: CopyKey) -> str:
         return f"%{name}"
 
     n = [scalar(f"n{k}_i", f"%n{k}") for k in range(rank)]
-    ss: list[str | None] = []
-    for k, s in enumerate(key.src_strides):
-        if s == 0:
-            ss.append(None)
-        elif s == 1:
-            ss.append(const(f"one{k}", 1))
-        else:
-            ss.append(scalar(f"ss{k}_i", f"%ss{k}"))
     total = n[0]
     for k in range(1, rank):
         emit(f"%total{k} = arith.muli {total}, {n[k]} : {it}")
@@ -168,75 +163,87 @@ def gather_program(key: CopyKey) -> str:
         coords[k], rest = f"%co{k}", f"%q{k}"
     coords[0] = rest
     zero_r = splat_r("zero_r", const("zero", 0))
-    so = zero_r
-    for k in range(rank):
-        if ss[k] is None:
-            continue
-        if key.src_strides[k] == 1:
-            term = coords[k]
-        else:
-            emit(f"%t{k} = arith.muli {coords[k]}, {splat_r(f'ss{k}_r', ss[k])} : {R}")
-            term = f"%t{k}"
-        emit(f"%so{k} = arith.addi {so}, {term} : {R}")
-        so = f"%so{k}"
-    # E_k: the src offset change of stepping mode k by one, carries included
-    e = splat_r("e0", ss[0]) if ss[0] is not None else zero_r
     one_r = splat_r("one_r", const("one", 1))
-    for k in range(1, rank - 1):
-        emit(f"%cp{k} = arith.addi {coords[k]}, {one_r} : {R}")
-        emit(f"%inside{k} = layout.cmpi slt, %cp{k}, {splat_r(f'n{k}_e', n[k])} : {R}")
-        if ss[k] is None:
-            step, back = zero_r, zero_r
-        else:
-            step = splat_r(f"ssk{k}", ss[k])
-            emit(f"%nm{k} = arith.subi {n[k]}, %one : {it}")
-            emit(f"%back_s{k} = arith.muli %nm{k}, {ss[k]} : {it}")
-            back = splat_r(f"back{k}", f"%back_s{k}")
-        emit(f"%carry{k} = arith.subi {e}, {back} : {R}")
-        emit(f"%e{k} = layout.select %inside{k}, {step}, %carry{k} : tensor<{rows}xi1, #r>, {R}")
-        e = f"%e{k}"
     last = rank - 1
-    if ss[last] is None:
-        wrap_back = zero_r
-    else:
-        emit(f"%wb_s = arith.muli {n[last]}, {ss[last]} : {it}")
-        wrap_back = splat_r("wb", "%wb_s")
-    emit(f"%w = arith.subi {e}, {wrap_back} : {R}")
-    # per element: j along the run
+    # per element: j along the run, and whether it wrapped the last mode
     jj = to_full("jj", arange("j", v, J, "#j"), J, 0)
     cl = to_full("cl", coords[last], R, 1)
     emit(f"%clj = arith.addi {cl}, {jj} : {T}")
     emit(f"%n_last = layout.splat {n[last]} : {it} -> {T}")
     emit(f"%wrapped = layout.cmpi sge, %clj, %n_last : {T}")
     emit(f"%zero_t = layout.splat %zero : {it} -> {T}")
-    w_full = to_full("wf", "%w", R, 1)
-    emit(f"%wsel = layout.select %wrapped, {w_full}, %zero_t : {M}, {T}")
-    so_full = to_full("sof", so, R, 1)
-    if ss[last] is None:
-        emit(f"%soj = arith.addi {so_full}, %wsel : {T}")
-    else:
-        if key.src_strides[last] == 1:
+
+    def offsets(x: str, classes: tuple[int | None, ...]) -> str:
+        """Per element, the offset in the view whose strides are `classes` (0, 1 or
+        the run-time `%{x}s<k>`): the run's first offset, j steps of the last mode,
+        and W where j wrapped it (module doc)."""
+        st: list[str | None] = []
+        for k, c in enumerate(classes):
+            st.append(None if c == 0 else const(f"{x}one{k}", 1) if c == 1 else scalar(f"{x}s{k}_i", f"%{x}s{k}"))
+        so = zero_r
+        for k in range(rank):
+            if st[k] is None:
+                continue
+            if classes[k] == 1:
+                term = coords[k]
+            else:
+                emit(f"%{x}t{k} = arith.muli {coords[k]}, {splat_r(f'{x}s{k}_r', st[k])} : {R}")
+                term = f"%{x}t{k}"
+            emit(f"%{x}o{k} = arith.addi {so}, {term} : {R}")
+            so = f"%{x}o{k}"
+        # E_k: the offset change of stepping mode k by one, carries included
+        e = splat_r(f"{x}e0", st[0]) if st[0] is not None else zero_r
+        for k in range(1, rank - 1):
+            emit(f"%{x}cp{k} = arith.addi {coords[k]}, {one_r} : {R}")
+            emit(f"%{x}in{k} = layout.cmpi slt, %{x}cp{k}, {splat_r(f'{x}n{k}_e', n[k])} : {R}")
+            if st[k] is None:
+                step, back = zero_r, zero_r
+            else:
+                step = splat_r(f"{x}sk{k}", st[k])
+                emit(f"%{x}nm{k} = arith.subi {n[k]}, %one : {it}")
+                emit(f"%{x}bs{k} = arith.muli %{x}nm{k}, {st[k]} : {it}")
+                back = splat_r(f"{x}back{k}", f"%{x}bs{k}")
+            emit(f"%{x}carry{k} = arith.subi {e}, {back} : {R}")
+            emit(f"%{x}e{k} = layout.select %{x}in{k}, {step}, %{x}carry{k} : tensor<{rows}xi1, #r>, {R}")
+            e = f"%{x}e{k}"
+        if st[last] is None:
+            wrap_back = zero_r
+        else:
+            emit(f"%{x}wb_s = arith.muli {n[last]}, {st[last]} : {it}")
+            wrap_back = splat_r(f"{x}wb", f"%{x}wb_s")
+        emit(f"%{x}w = arith.subi {e}, {wrap_back} : {R}")
+        w_full = to_full(f"{x}wf", f"%{x}w", R, 1)
+        emit(f"%{x}wsel = layout.select %wrapped, {w_full}, %zero_t : {M}, {T}")
+        so_full = to_full(f"{x}of", so, R, 1)
+        if st[last] is None:
+            emit(f"%{x}offs = arith.addi {so_full}, %{x}wsel : {T}")
+            return f"%{x}offs"
+        if classes[last] == 1:
             step_j = jj
         else:
-            emit(f"%ssl = layout.splat {ss[last]} : {it} -> {T}")
-            emit(f"%jss = arith.muli {jj}, %ssl : {T}")
-            step_j = "%jss"
-        emit(f"%soj0 = arith.addi {so_full}, {step_j} : {T}")
-        emit(f"%soj = arith.addi %soj0, %wsel : {T}")
+            emit(f"%{x}sl = layout.splat {st[last]} : {it} -> {T}")
+            emit(f"%{x}jss = arith.muli {jj}, %{x}sl : {T}")
+            step_j = f"%{x}jss"
+        emit(f"%{x}offs0 = arith.addi {so_full}, {step_j} : {T}")
+        emit(f"%{x}offs = arith.addi %{x}offs0, %{x}wsel : {T}")
+        return f"%{x}offs"
+
+    soj = offsets("s", key.src_strides)
     base_full = to_full("bf", "%base", R, 1)
     emit(f"%flat = arith.addi {base_full}, {jj} : {T}")
     emit(f"%total_t = layout.splat {total} : {it} -> {T}")
     emit(f"%mask = layout.cmpi slt, %flat, %total_t : {T}")
     emit(f"%sp = layout.splat %src : {sptr} -> {P}")
-    emit(f"%sptrs = layout.addptr %sp, %soj : {P}, {T}")
+    emit(f"%sptrs = layout.addptr %sp, {soj} : {P}, {T}")
     emit(f"%val = layout.ptr_load %sptrs mask %mask : {M} : {P} -> {F}")
     out = _convert(emit, "%val", key, f"{rows}x{v}")
     DP = f"tensor<{rows}x{v}x!layout.ptr<{dt}>, #l>"
     emit(f"%dp = layout.splat %dst : {dptr} -> {DP}")
-    emit(f"%dptrs = layout.addptr %dp, %flat : {DP}, {T}")
+    doffs = "%flat" if key.dst_flat else offsets("d", key.dst_strides)
+    emit(f"%dptrs = layout.addptr %dp, {doffs} : {DP}, {T}")
     emit(f"layout.ptr_store {out}, %dptrs mask %mask : {M} : {G}, {DP}")
     body = "\n    ".join(lines)
-    host = [f"%hn0 = arith.muli %n0, %c1 : index"]
+    host = ["%hn0 = arith.muli %n0, %c1 : index"]
     for k in range(1, rank):
         host.append(f"%hn{k} = arith.muli %hn{k - 1}, %n{k} : index")
     host_text = "\n  ".join(host)
@@ -265,11 +272,9 @@ copy: benchmarks/copy_tile_variants.py) or "never"."""
 INDEX32_LIMIT = 2**31
 
 
-def gather_eligible(src_dtype: str, dst_dtype: str, extents, src_strides, dst_strides) -> bool:
-    """Whether the gather kernel can do the merged copy: rank 2 or more and a dst
-    contiguous over all its modes."""
-    if len(extents) < 2:
-        return False
+def dst_is_flat(extents, dst_strides) -> bool:
+    """Whether the dst is contiguous over all its merged modes (its offset is the flat
+    index: the gather kernel stores 16-byte vectors)."""
     reach = 1
     for n, d in zip(reversed(extents), reversed(dst_strides)):
         if d != reach:
@@ -278,18 +283,94 @@ def gather_eligible(src_dtype: str, dst_dtype: str, extents, src_strides, dst_st
     return True
 
 
-def gather_index_bits(extents, src_strides, block: int) -> int:
-    """32 when every flat index (and a block past the end) and every src offset, with
-    a last-mode step to spare, fit a signed 32-bit integer; else 64."""
+def gather_index_bits(extents, strides, block: int) -> int:
+    """32 when every flat index (and a block past the end) and every offset of the
+    views of `strides` (src, and dst where it is not flat), with a last-mode step to
+    spare, fit a signed 32-bit integer; else 64."""
     total = 1
     for n in extents:
         total *= n
-    reach = sum(n * abs(s) for n, s in zip(extents, src_strides)) + max(abs(s) for s in src_strides)
-    return 32 if total + block < INDEX32_LIMIT and reach < INDEX32_LIMIT else 64
+    fits = total + block < INDEX32_LIMIT
+    for view in strides:
+        reach = sum(n * abs(s) for n, s in zip(extents, view)) + max(abs(s) for s in view)
+        fits = fits and reach < INDEX32_LIMIT
+    return 32 if fits else 64
 
 
-def prefer_gather(extents, src_strides, itemsize: int) -> bool:
-    """The measured rule (H100, strided set; docs/pytorch-cupy.md): the gather kernel
-    where the tiled kernel's tiles are mostly edges."""
+MIN_SECTOR_USE = 0.35
+"""Least share of the 32-byte src sectors a gather block touches that it uses
+(`sector_use`) for `prefer_gather` to take the gather kernel."""
+LONGEST_RUN = 512
+"""Longest dst run (last merged extent) that `prefer_gather` gives to the gather
+kernel: beyond it the tiled kernel's rows are long and few tiles are edges."""
+MAX_TILE_USE = 0.9
+"""`prefer_gather` keeps the tiled kernel where its tiles hold at least this share of
+useful elements (`tile_use`)."""
+
+
+def tile_use(key: CopyKey, extents) -> float:
+    """The share of the tiled kernel's tile slots that hold elements over the whole
+    copy (its tile: `copy_tile.copy_tile`, or the `tile` pass's own choice): 1 when
+    every extent is a multiple of the tile, 0.25 for rows of 259 in tiles of 1024."""
+    import math
+
+    from .copy_tile import _layout, _vector_aligned, copy_tile
+
+    tile, _ = copy_tile(key)
+    if tile is None:
+        from tilec.dialects import cute
+        from tilec.passes.tile import heuristic_tile
+
+        sl = cute.parse_layout(_layout(key.src_strides))
+        dl = cute.parse_layout(_layout(key.dst_strides))
+        dyn = (cute.DYN,) * key.rank
+        tile = heuristic_tile(sl, dl, dyn, ITEMSIZE[key.src_dtype], aligned=_vector_aligned(key))
+    use = 1.0
+    for n, t in zip(extents, tile):
+        use *= n / (math.ceil(n / t) * t)
+    return use
+
+
+def sector_use(extents, src_strides, itemsize: int, block: int) -> float:
+    """Bytes the src elements of a gather block hold over the bytes of the 32-byte
+    sectors they lie in, the least over three blocks (first, middle, last full):
+    near 1 where a block reads whole runs of src (a transpose inside short blocks, a
+    row of a few elements), far below where consecutive dst elements read far-apart
+    src elements (a transpose of long modes). Above 1 for broadcast sources."""
+    import numpy as np
+
+    total = 1
+    for n in extents:
+        total *= n
+    last_full = max(0, (total // block - 1) * block)
+    worst = float("inf")
+    for b0 in sorted({0, (total // 2) // block * block, last_full}):
+        flat = np.arange(b0, min(total, b0 + block), dtype=np.int64)
+        off = np.zeros_like(flat)
+        for n, s in zip(reversed(extents), reversed(src_strides)):
+            off += (flat % n) * s
+            flat //= n
+        sectors = len(np.unique((off * itemsize) // 32))
+        worst = min(worst, len(off) * itemsize / (sectors * 32))
+    return worst
+
+
+def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) -> bool:
+    """The measured rule (H100, strided set, `copy_tile_variants.py --variants
+    tiled,gather`; docs/pytorch-cupy.md): the gather kernel where the tiled kernel
+    (`key`, not a gather key) wastes tile slots on edges (a dst run of a length that is
+    not a power of two, at most `LONGEST_RUN`; `tile_use` below `MAX_TILE_USE`) and a
+    gather block uses its src sectors well (`sector_use`; its dst sectors too, where
+    the dst is not flat and the stores are scalar); not for a src wider than the
+    dst (each gathered load then moves more than the stores: an int64 -> uint8 permute
+    went from 1.16 to 0.88 of cudaMemcpy)."""
     n_last = extents[-1]
-    return n_last & (n_last - 1) != 0 and n_last <= 512
+    src_size, dst_size = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
+    if n_last & (n_last - 1) == 0 or n_last > LONGEST_RUN or src_size > dst_size:
+        return False
+    if tile_use(key, extents) >= MAX_TILE_USE:
+        return False
+    block = THREADS * ROWS_PER_THREAD * vector
+    if not dst_is_flat(extents, dst_strides) and sector_use(extents, dst_strides, dst_size, block) < MIN_SECTOR_USE:
+        return False
+    return sector_use(extents, src_strides, src_size, block) >= MIN_SECTOR_USE

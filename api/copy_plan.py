@@ -92,8 +92,10 @@ class CopyKey:
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
     of that extent has no edge)."""
     gather: int = 0
-    """0: the tiled kernel (copy_program.py); 32 or 64: the flat-destination gather
-    kernel (copy_gather.py) with offsets of that many bits (`choose_gather`)."""
+    """0: the tiled kernel (copy_program.py); 32 or 64: the gather kernel
+    (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
+    dst_flat: bool = False
+    """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
 
     @property
     def rank(self) -> int:
@@ -267,27 +269,31 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
 
 
 def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int) -> CopyKey:
-    """`key` for the flat-destination gather kernel (copy_gather.py) where its policy
-    takes the copy; else `key` unchanged. The gather kernel reads scalars and writes
-    a contiguous dst: its key keeps the dst pointer's alignment only, no stride facts."""
+    """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
+    else `key` unchanged. The gather kernel reads scalars and writes a flat dst with
+    vectors (else scalars): its key keeps a flat dst pointer's alignment only, no
+    stride facts."""
     from dataclasses import replace
 
     from . import copy_gather as g
 
-    if g.POLICY == "never" or not g.gather_eligible(key.src_dtype, key.dst_dtype, ns, ss, ds):
+    if g.POLICY == "never" or len(ns) < 2:
         return key
-    if g.POLICY != "always" and not g.prefer_gather(ns, ss, ITEMSIZE[key.dst_dtype]):
+    vector = g.gather_vector(key)
+    if g.POLICY != "always" and not g.prefer_gather(key, ns, ss, ds, vector):
         return key
     dsize = ITEMSIZE[key.dst_dtype]
-    key = replace(
+    flat = g.dst_is_flat(ns, ds)
+    block = g.THREADS * g.ROWS_PER_THREAD * vector
+    return replace(
         key,
         src_align=ITEMSIZE[key.src_dtype],
-        dst_align=VECTOR_BYTES if dst_ptr % VECTOR_BYTES == 0 else dsize,
+        dst_align=VECTOR_BYTES if flat and dst_ptr % VECTOR_BYTES == 0 else dsize,
         src_divisors=(1,) * len(ns),
         dst_divisors=(1,) * len(ns),
+        gather=g.gather_index_bits(ns, [ss] if flat else [ss, ds], block),
+        dst_flat=flat,
     )
-    block = g.THREADS * g.ROWS_PER_THREAD * g.gather_vector(key)
-    return replace(key, gather=g.gather_index_bits(ns, ss, block))
 
 
 def plan_copy(dst: Operand, src: Operand) -> CopyPlan:

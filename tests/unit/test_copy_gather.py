@@ -47,9 +47,16 @@ def test_the_measured_rule_takes_short_odd_runs_into_contiguous_dsts():
     assert plan.key.gather == 32 and plan.extents == (50, 17, 19)
     text = copy_program(plan.key)
     assert "layout.ptr_store" in text and "layout.copy" not in text
-    # a power-of-two run, a strided dst: the tiled kernel
+    # a power-of-two run, a long transpose, a src wider than the dst: the tiled kernel
     assert plan_copy(op((50, 17, 16)), op((50, 17, 16), (272, 1, 17))).key.gather == 0
-    assert plan_copy(op((50, 19), (32, 1)), op((50, 19), (1, 50))).key.gather == 0
+    assert plan_copy(op((5000, 300)), op((5000, 300), (1, 5000))).key.gather == 0
+    wide = op((50, 17, 19), (323, 1, 17), dtype="int64")
+    assert plan_copy(op((50, 17, 19), dtype="int8"), wide).key.gather == 0
+    # rows of 5 into a padded dst (46 of the strided set): scalar stores, dst offsets
+    # computed as the src's
+    padded = plan_copy(op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64"))
+    assert padded.key.gather == 32 and not padded.key.dst_flat and padded.key.dst_align == 8
+    assert plan.key.dst_flat
 
 
 def test_gather_key_drops_stride_facts_and_sizes_offsets(always):
@@ -78,7 +85,10 @@ def test_gather_copies_match_numpy(always, compiled, nvrtc_available):
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     for dtype in ("int8", "int16", "int32", "int64"):
         info = np.iinfo(dtype)
-        rand = lambda shape: rng.integers(info.min, info.max, size=shape, dtype=dtype)  # noqa: E731
+
+        def rand(shape, info=info, dtype=dtype):
+            return rng.integers(info.min, info.max, size=shape, dtype=dtype)
+
         # a transpose of two short odd modes in blocks (runs wrap the last mode anywhere)
         base = rand((7, 5, 19, 17))
         src = base.transpose(0, 1, 3, 2)
@@ -86,6 +96,9 @@ def test_gather_copies_match_numpy(always, compiled, nvrtc_available):
         _check(src.shape, src, out, slice(3, 3 + src.size), compiled, kernels)
         # the same written into a contiguous 4-D dst: carries through three modes
         _check(src.shape, src, np.full(src.shape, 7, dtype), (slice(None),) * 4, compiled, kernels)
+        # into a padded, offset dst (offsets computed for both views)
+        pad = np.full((7 * 5 * 17 + 2, 23), 7, dtype)
+        _check((7, 5, 17, 19), src, pad, (slice(1, 596), slice(2, 21)), compiled, kernels)
         # a broadcast row, and a stepped, offset, permuted source
         row = rand((1, 37))
         _check((41, 37), row, np.full((41, 37), 7, dtype), (slice(None), slice(None)), compiled, kernels)
@@ -111,10 +124,20 @@ def test_gather_with_64_bit_offsets_matches_numpy(monkeypatch, nvrtc_available):
         assert np.array_equal(dst, src)
 
 
-@pytest.mark.parametrize("sd, dd", [
-    ("uint8", "float64"), ("float32", "bfloat16"), ("float64", "float16"), ("int32", "float16"),
-    ("float32", "uint8"), ("float16", "bool"), ("int64", "int8"), ("bool", "int16"), ("int8", "int64"),
-])
+@pytest.mark.parametrize(
+    "sd, dd",
+    [
+        ("uint8", "float64"),
+        ("float32", "bfloat16"),
+        ("float64", "float16"),
+        ("int32", "float16"),
+        ("float32", "uint8"),
+        ("float16", "bool"),
+        ("int64", "int8"),
+        ("bool", "int16"),
+        ("int8", "int64"),
+    ],
+)
 def test_converting_gathers_match_numpy(always, sd, dd, nvrtc_available):
     """Conversions in registers between the gather and the store (conversion_steps),
     on a 17 x 19 transpose in blocks, against `convert_values` (PyTorch's rules)."""
