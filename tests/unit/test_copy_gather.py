@@ -52,11 +52,18 @@ def test_the_measured_rule_takes_short_odd_runs_into_contiguous_dsts():
     assert plan_copy(op((5000, 300)), op((5000, 300), (1, 5000))).key.gather == 0
     wide = op((50, 17, 19), (323, 1, 17), dtype="int64")
     assert plan_copy(op((50, 17, 19), dtype="int8"), wide).key.gather == 0
-    # rows of 5 into a padded dst (46 of the strided set): scalar stores, dst offsets
-    # computed as the src's
+    # rows of 5 into a padded dst (46 of the strided set): the rule keeps the tiled
+    # kernel (the gather's scalar stores lost on the H100); forced, the gather kernel
+    # computes the dst offsets as the src's
+    dst, src = op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64")
+    assert plan_copy(dst, src).key.gather == 0
+    assert plan.key.dst_flat
+
+
+def test_forced_gather_into_a_padded_dst_stores_scalars(always):
     padded = plan_copy(op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64"))
     assert padded.key.gather == 32 and not padded.key.dst_flat and padded.key.dst_align == 8
-    assert plan.key.dst_flat
+    assert "%doffs" in copy_program(padded.key)
 
 
 def test_gather_key_drops_stride_facts_and_sizes_offsets(always):
