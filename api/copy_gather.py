@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from tilec.dialects.conversions import STORAGE, conversion_steps
 
-from .copy_plan import ITEMSIZE, VECTOR_BYTES, CopyKey
+from .copy_plan import ITEMSIZE, SMALL_EXTENT, VECTOR_BYTES, CopyKey
 
 THREADS = 256
 ROWS_PER_THREAD = 2
@@ -359,7 +359,10 @@ def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) 
     """The measured rule (H100, strided set, `copy_tile_variants.py --variants
     tiled,gather`; docs/pytorch-cupy.md): the gather kernel where the tiled kernel
     (`key`, not a gather key) wastes tile slots on edges (a dst run of a length that is
-    not a power of two, at most `LONGEST_RUN`; `tile_use` below `MAX_TILE_USE`) and a
+    not a power of two, at most `LONGEST_RUN` where the src runs along it too or is
+    broadcast along it, else at most `SMALL_EXTENT`: the transposes measured all had
+    such short runs, and longer ones keep the tiled transpose, so that a pattern of
+    long extents keeps its kernels; `tile_use` below `MAX_TILE_USE`) and a
     gather block uses its src sectors well (`sector_use`); only into a flat dst (into
     padded rows, with scalar stores, it lost on all three cases tried: 0.63 -> 0.26,
     0.58 -> 0.45, 0.41 -> 0.35 of cudaMemcpy); not for a src wider than the dst (each
@@ -367,7 +370,8 @@ def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) 
     from 1.16 to 0.88)."""
     n_last = extents[-1]
     src_size, dst_size = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
-    if n_last & (n_last - 1) == 0 or n_last > LONGEST_RUN or src_size > dst_size:
+    longest = LONGEST_RUN if src_strides[-1] in (0, 1) else SMALL_EXTENT
+    if n_last & (n_last - 1) == 0 or n_last > longest or src_size > dst_size:
         return False
     if tile_use(key, extents) >= MAX_TILE_USE:
         return False

@@ -236,11 +236,8 @@ def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
         src = op((m, n), (1, m), ptr=4 * off)
         dst = op((m, n), ptr=4096)
         keys.add(plan_copy(dst, src).key)
-    # the tiled kernel with each view 16-byte vectorizable (pointer and stride multiples
-    # of 16 bytes) or not, and the gather kernel (copy_gather.py) for the shapes whose
-    # dst rows are short and odd (its key holds the dst pointer's alignment only)
-    assert len([k for k in keys if not k.gather]) <= 4
-    assert len([k for k in keys if k.gather]) == 1
+    # each view 16-byte vectorizable (pointer and stride multiples of 16 bytes) or not
+    assert len(keys) <= 4
 
 
 def test_small_extents_are_specialised_and_pin_the_tile(monkeypatch):
@@ -262,13 +259,10 @@ def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
         pytest.skip("NVRTC is not available")
     kernels = CopyKernels(arch="sm_90")
     rng = np.random.default_rng(4)
-    keys = set()
     for _ in range(20):
         m, n = (4 * int(v) for v in rng.integers(17, 125, size=2))
-        keys.add(plan_copy(op((m, n), ptr=0), op((m, n), (1, m), ptr=64)).key)
         kernels.get(plan_copy(op((m, n), ptr=0), op((m, n), (1, m), ptr=64)).key)
-    # one tiled key, and one gather key (copy_gather.py) for the shorter odd rows
-    assert len(keys) <= 2 and kernels.stats.compiles == len(keys) and kernels.stats.hits == 20 - len(keys)
+    assert kernels.stats.compiles == 1 and kernels.stats.hits == 19
 
     import tilec.compiling as compiling
 
