@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from tilec.dialects.conversions import STORAGE, conversion_steps
 
-from .copy_plan import ITEMSIZE, SMALL_EXTENT, VECTOR_BYTES, CopyKey
+from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
 
 THREADS = 256
 ROWS_PER_THREAD = 2
@@ -59,8 +59,6 @@ def _convert(emit, value: str, key: CopyKey, shape: str) -> str:
     """Emit PyTorch's conversion of `value` (a tensor of the src's storage type) to the
     dst's, as `conversion_steps` spells it (the ops `distribute` builds for a
     converting `layout.copy`); returns the converted value."""
-    from .copy_program import needs_conversion
-
     if not needs_conversion(key.src_dtype, key.dst_dtype):
         return value
     ty = STORAGE[key.src_dtype]
@@ -89,8 +87,6 @@ def gather_program(key: CopyKey) -> str:
     """IR text of the gather kernel for `key` (module doc); the function and its
     arguments are `copy_program`'s (the dst strides are taken and unused where the key
     promises a flat dst)."""
-    from .copy_program import FUNCTION, index_arg_names
-
     if key.gather not in (32, 64) or key.rank < 2:
         raise ValueError(f"not a gather key: {key}")
     et, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]

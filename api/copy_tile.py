@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from .copy_plan import ITEMSIZE, VECTOR_BYTES, CopyKey
+from .copy_key import ITEMSIZE, VECTOR_BYTES, CopyKey
 
 SMEM_TILE_BYTES = 16 * 1024
 """Shared-memory budget of a transposing tile (the `tile` pass's)."""
