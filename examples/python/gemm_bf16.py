@@ -5,31 +5,37 @@ PyTorch tensors; checked against torch.matmul within the documented MMA toleranc
     python examples/python/gemm_bf16.py --emit M N K CONFIG   (print the program of a
         block configuration, `config_kwargs`)
 
-`gemm_source(M, N, K)` writes the program of examples/gemm_bf16.mlir for any M, N
-(multiples of 128) and K (a multiple of 64, at least 128); other block tiles, warps,
-K steps and pipeline depths are its parameters (benchmarks/gemm_bench.py tries some).
-examples/gemm_bf16.mlir is `gemm_source(256, 256, 128)`, small enough for the CPU
-reference executor. With the defaults (the fastest measured, docs/benchmarks.md), per
-block of 8 warps, a 128x128 tile of C:
+`gemm_source(M, N, K)` writes the program of examples/gemm_bf16.mlir for any M (a
+multiple of 128), N (of 256) and K (of 64, at least 192); other block tiles, warps, K
+steps, pipeline depths, padded or swizzled tiles, register double buffering and the
+block order are its parameters (benchmarks/gemm_bench.py tries some; `config_kwargs`
+reads them from a string). examples/gemm_bf16.mlir is `gemm_source(256, 256, 256)`,
+small enough for the CPU reference executor. With the defaults (the fastest measured,
+docs/benchmarks.md), per block of 8 warps (2 x 4, each a 64x64 tile), a 128x256 tile
+of C:
 
-- a 3-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
-  one commit group per operand tile) fills padded shared tiles of A (128x64, rows of
-  72 elements) and B (64x128, rows of 136): the 16-byte padding puts the 8 rows of an
-  `ldmatrix` matrix in 8 different bank groups (`gemm_source(..., swizzle=True)`
-  uses unpadded NVMMA-style swizzled tiles instead: verified on the CPU executor and
-  compiled, not yet measured on the GPU);
-- an `scf.for` over K carries the 128x128 f32 accumulator in the MMA layout
-  (`#layout.nvidia_mma`, warps 2x4: 64 registers per thread); each step waits for
-  its stage, starts the copy of the tile 2 steps ahead, and 4 times loads 16-deep
-  slices of A and B into the operand layouts (`#layout.dot_op`; `lower-to-gpu` picks
-  `ldmatrix.x4` and `ldmatrix.x4.trans`) and issues `layout.mma` (16
-  `mma.sync.m16n8k16` per warp);
-- the epilogue rounds the accumulator to bf16, stores it into shared memory (an
-  operand buffer re-viewed; `stmatrix.x4` on sm_90), and stores it from there
-  coalesced (a blocked layout, 16-byte vectors, each warp two whole 256-byte rows).
+- a 4-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
+  one commit group per operand tile) fills unpadded, NVMMA-style swizzled shared
+  tiles of A (128x64, `Swizzle<3,3,3>` in bf16 elements) and B (64x256,
+  `Swizzle<3,3,5>`): the 16-byte unit of a row is XORed with the row mod 8, so the 8
+  rows of an `ldmatrix` matrix fall in 8 different bank groups (`swizzle=False`
+  pads the rows by 16 bytes instead);
+- an `scf.for` over K carries the 128x256 f32 accumulator in the MMA layout
+  (`#layout.nvidia_mma`, warps 2x4: 128 registers per thread) and the first 16-deep
+  operand slices of the next K step; each step starts the copy of the tile 3 steps
+  ahead, and 4 times loads the next 16-deep slices of A and B into the operand layouts
+  (`#layout.dot_op`; `lower-to-gpu` picks `ldmatrix.x4` and `ldmatrix.x4.trans`)
+  before it issues `layout.mma` on the current ones (32 `mma.sync.m16n8k16` per
+  warp); its one `async_wait` + `barrier` comes before the load of the next stage;
+- blocks take their tiles in grouped order (8 block rows at a time, Triton's
+  `GROUP_SIZE_M`), for L2 reuse;
+- the epilogue rounds the accumulator to bf16, stores it into shared memory (B's
+  buffer re-viewed, rows padded by 16 bytes; `stmatrix.x4` on sm_90), and stores it
+  from there coalesced (a blocked layout, 16-byte vectors, each warp whole 512-byte
+  rows).
 
 Without a GPU (or PyTorch) the script compiles the kernel with NVRTC for sm_90 and
-runs the 256x256x128 example on the CPU reference executor instead.
+runs the 256x256x256 example on the CPU reference executor instead.
 """
 
 from __future__ import annotations
@@ -125,9 +131,16 @@ GROUPED_GRID = """\
     %grp = arith.divui %pid, %gw : index
     %inw = arith.remui %pid, %gw : index
     %first = arith.muli %grp, %g : index
-    %row = arith.remui %inw, %g : index
+{GSIZE}    %row = arith.remui %inw, {GS} : index
     %bx = arith.addi %first, %row : index
-    %by = arith.divui %inw, %g : index
+    %by = arith.divui %inw, {GS} : index
+"""
+
+GROUP_SIZE = """\
+    // the last group has the block rows that are left ({GM} is not a multiple of {G})
+    %gm = arith.constant {GM} : index
+    %left = arith.subi %gm, %first : index
+    %gsize = arith.minui %left, %g : index
 """
 
 NEXT = """\
@@ -203,13 +216,13 @@ def gemm_source(
     n: int,
     k: int,
     bm: int = 128,
-    bn: int = 128,
+    bn: int = 256,
     bk: int = 64,
     warps: tuple[int, int] = (2, 4),
-    stages: int = 3,
-    swizzle: bool = False,
-    group: int = 1,
-    double_buffer: bool = False,
+    stages: int = 4,
+    swizzle: bool = True,
+    group: int = 8,
+    double_buffer: bool = True,
 ) -> str:
     """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
     blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
@@ -225,7 +238,7 @@ def gemm_source(
     With `group` > 1 the grid is one-dimensional and block i computes the C tile of
     Triton's grouped order (`GROUP_SIZE_M`): consecutive blocks walk down `group` block
     rows, then move one block column right, so the blocks in flight at once read fewer
-    distinct A and B tiles (L2 reuse). `group` must divide M / bm.
+    distinct A and B tiles (L2 reuse); the last group has the rows that are left.
 
     With `double_buffer`, the 16-deep operand slices are loaded one ahead of the MMAs
     (CUTLASS's register double buffering): slice j+1's ldmatrix is issued before slice
@@ -241,8 +254,8 @@ def gemm_source(
     if bm % ta0 or bk % tb0 or 32 % cb and cb % 32:
         raise ValueError("gemm_source: the block's threads do not tile the copies")
     pa, pb, pc = (bk, bn, bn + 8) if swizzle else (bk + 8, bn + 8, bn + 8)
-    if group < 1 or (m // bm) % group:
-        raise ValueError(f"gemm_source: group {group} does not divide the {m // bm} block rows")
+    if group < 1:
+        raise ValueError(f"gemm_source: group {group} is not a number of block rows")
     if swizzle and not all(x >= 64 and x & (x - 1) == 0 for x in (bk, bn)):
         raise ValueError("gemm_source: a swizzled GEMM needs bk and bn powers of two of at least 64")
     p = dict(  # noqa: C408 - the template's names
@@ -322,7 +335,16 @@ def gemm_source(
         mainloop = MAINLOOP.format(STEPS=steps, **p)
         acc_out = "%acc"
     if group > 1:
-        grid = GROUPED_GRID.format(NBLOCKS=(m // bm) * (n // bn), G=group, GW=group * (n // bn), **p)
+        group = min(group, m // bm)
+        uneven = (m // bm) % group != 0
+        grid = GROUPED_GRID.format(
+            NBLOCKS=(m // bm) * (n // bn),
+            G=group,
+            GW=group * (n // bn),
+            GSIZE=GROUP_SIZE.format(G=group, **p) if uneven else "",
+            GS="%gsize" if uneven else "%g",
+            **p,
+        )
     else:
         grid = GRID.format(**p)
     head = (
@@ -369,7 +391,7 @@ def config_kwargs(spec: str) -> dict:
     return kw
 
 
-EXAMPLE_SHAPE = (256, 256, 128)
+EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16.mlir."""
 
 
