@@ -373,12 +373,13 @@ def _swizzled(text: str, bk: int, bn: int) -> str:
 def config_kwargs(spec: str) -> dict:
     """`gemm_source`'s keyword arguments for a block configuration written
     `BMxBNxBK:WMxWN:STAGES[:s][:db][:gG]` (`s`: swizzled shared tiles, `db`: operand
-    fragments double-buffered in registers, `gG`: grouped block order of G block rows),
-    as benchmarks/gemm_bench.py's --configs take them."""
+    fragments double-buffered in registers, `gG`: grouped block order of G block rows;
+    a flag left out is off: padded tiles, no double buffering, row-major block order),
+    as benchmarks/gemm_bench.py's --configs take them. `FASTEST` is the defaults."""
     tile, wg, st, *flags = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     wm, wn = (int(x) for x in wg.split("x"))
-    kw = dict(bm=bm, bn=bn, bk=bk, warps=(wm, wn), stages=int(st))  # noqa: C408 - gemm_source's names
+    kw = dict(bm=bm, bn=bn, bk=bk, warps=(wm, wn), stages=int(st), swizzle=False, double_buffer=False, group=1)  # noqa: C408
     for f in flags:
         if f == "s":
             kw["swizzle"] = True
@@ -390,6 +391,10 @@ def config_kwargs(spec: str) -> dict:
             raise ValueError(f"gemm config {spec!r}: unknown flag {f!r} (s, db, gN)")
     return kw
 
+
+FASTEST = "128x256x64:2x4:4:s:db:g8"
+"""`gemm_source`'s defaults as a configuration string: the fastest measured at
+8192^3 on an H100 (docs/benchmarks.md)."""
 
 EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16.mlir."""
