@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
-from gemm_bf16 import config_kwargs, gemm_source
+from gemm_bf16 import FASTEST, config_kwargs, gemm_source
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -196,7 +196,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default="128x128x64:2x4:3,128x128x32:2x4:4,128x256x32:2x4:3",
+        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8",
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs), "
         "comma-separated (the best is reported)",
     )

@@ -224,8 +224,8 @@ def test_gemm_example_k_loop_is_pipelined_in_registers():
     body = rest.split("\n  }\n", 1)[0]
     prologue = head[head.rindex("tilec_cp_async_commit();"):]
     assert prologue.index("tilec_cp_async_wait<4>();") < prologue.index("__syncthreads();") < prologue.index("ldmatrix")
-    assert len(re.findall(r"^  unsigned r_\d+ = tilec_pack_bf16x2\(", prologue, re.M)) == (4 + 4) * 4
-    assert len(re.findall(r"^  float r_?\d* = 0\.0f;", prologue, re.M)) == 128
+    assert len(re.findall(r"^  unsigned r_\d+ = tilec_pack_bf16x2\(", prologue, re.MULTILINE)) == (4 + 4) * 4
+    assert len(re.findall(r"^  float r_?\d* = 0\.0f;", prologue, re.MULTILINE)) == 128
     pattern = r'tilec_cp_async<16>|tilec_cp_async_wait<4>|__syncthreads|asm(?: volatile)?\("(ldmatrix[.a-z0-9]*|mma\.sync)'
     events = [m.group(1) or m.group(0) for m in re.finditer(pattern, body)]
     steps = []
