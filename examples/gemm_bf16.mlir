@@ -109,8 +109,9 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
     %opb_p = layout.load %kb_p : !KB -> tensor<16x256xbf16, #b>
     %zero = arith.constant dense<0.0> : !ACC
     %acc:3 = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero, %opa0 = %opa_p, %opb0 = %opb_p) -> (!ACC, tensor<128x16xbf16, #a>, tensor<16x256xbf16, #b>) {
-      // start tile kt+3 (past the end: the last tile again, into a stage never read)
-      // into the stage of tile kt-1, which every warp has read: the barrier of step kt-1
+      // start tile kt+3 into the stage of tile kt-1, which every warp has read (the
+      // barrier of step kt-1); past the end, the last tile again (the last step loads
+      // the first slices of the one after it, and drops them)
       %far = arith.addi %kt, %ahead : index
       %next = arith.minui %far, %last : index
       %ns = arith.remui %far, %stages : index

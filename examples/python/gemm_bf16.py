@@ -171,8 +171,9 @@ MAINLOOP_DB = """\
     %xb_p = layout.tile %sb[%c0, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
 {LOAD_P}    %zero = arith.constant dense<0.0> : !ACC
     %acc:3 = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero, %opa0 = %opa_p, %opb0 = %opb_p) -> (!ACC, tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>) {{
-      // start tile kt+{AHEAD} (past the end: the last tile again, into a stage never read)
-      // into the stage of tile kt-1, which every warp has read: the barrier of step kt-1
+      // start tile kt+{AHEAD} into the stage of tile kt-1, which every warp has read (the
+      // barrier of step kt-1); past the end, the last tile again (the last step loads
+      // the first slices of the one after it, and drops them)
 {NEXT}{ISSUE}      %s = arith.remui %kt, %stages : index
       %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
       %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
