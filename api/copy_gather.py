@@ -306,21 +306,25 @@ useful elements (`tile_use`)."""
 
 def tile_use(key: CopyKey, extents) -> float:
     """The share of the tiled kernel's tile slots that hold elements over the whole
-    copy (its tile: `copy_tile.copy_tile`, or the `tile` pass's own choice): 1 when
-    every extent is a multiple of the tile, 0.25 for rows of 259 in tiles of 1024."""
+    copy: 1 when every extent is a multiple of the tile, 0.25 for rows of 259 in tiles
+    of 1024. The tile is `copy_tile`'s; where that leaves it to the `tile` pass
+    (`leaves_tile_to_pass`), an estimate that imports no pass (so that a warm process
+    plans a copy without loading xDSL): a small extent's class along a small mode (the
+    pass is told it), `LINE_BYTES` along the dst's contiguous mode, else the whole
+    extent."""
     import math
 
-    from .copy_tile import _layout, _vector_aligned, copy_tile
+    from .copy_tile import LINE_BYTES, copy_tile, leaves_tile_to_pass
 
-    tile, _ = copy_tile(key)
-    if tile is None:
-        from tilec.dialects import cute
-        from tilec.passes.tile import heuristic_tile
-
-        sl = cute.parse_layout(_layout(key.src_strides))
-        dl = cute.parse_layout(_layout(key.dst_strides))
-        dyn = (cute.DYN,) * key.rank
-        tile = heuristic_tile(sl, dl, dyn, ITEMSIZE[key.src_dtype], aligned=_vector_aligned(key))
+    if leaves_tile_to_pass(key):
+        small = key.small_extents or (None,) * key.rank
+        line = max(1, LINE_BYTES // ITEMSIZE[key.dst_dtype])
+        tile = [
+            c if c is not None else line if k == key.rank - 1 and key.dst_strides[k] == 1 else n
+            for k, (n, c) in enumerate(zip(extents, small))
+        ]
+    else:
+        tile = list(copy_tile(key)[0])
     use = 1.0
     for n, t in zip(extents, tile):
         use *= n / (math.ceil(n / t) * t)
