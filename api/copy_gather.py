@@ -1,6 +1,7 @@
-"""The flat-destination gather kernel of `tilec.copy_`, as a pointer-tensor program.
+"""The gather kernel of `tilec.copy_`, as a pointer-tensor program, and when to use it.
 
     text = gather_program(key)     # key.gather != 0: same signature as copy_program
+    prefer_gather(key, extents, src_strides, dst_strides, vector)   # copy_plan asks
 
 Where both views' contiguous runs are short or odd (a 17 x 19 transpose inside each
 323-element block, rows of 259 bytes broadcast from one row), every tile of the tiled
