@@ -167,3 +167,24 @@ def test_converting_gathers_match_numpy(always, sd, dd, nvrtc_available):
         kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
         copy_numpy(dst, src, src_dtype=sd, dst_dtype=dd, compiled=compiled, kernels=kernels)
         assert np.array_equal(dst, want), (sd, dd, compiled)
+
+
+def test_gather_host_function_has_a_recipe(nvrtc_available):
+    """The gather kernel's host function (the grid over the flat dst) is a recipe,
+    so its kernel goes to the disk cache and a new process launches it without xDSL."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.runtime.host_ops import RecipeProgram
+
+    plan = plan_copy(op((50, 17, 19), ptr=4096), op((50, 17, 19), (323, 1, 17), ptr=64))
+    entry = CopyKernels(arch="sm_90", disk=False).get(plan.key)
+    host = entry.kernel.host_program
+    assert host.recipe is not None
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        args = ["s", "d", *(int(v) for v in rng.integers(1, 5000, size=len(plan.args)))]
+        launches = host.run(args)
+        assert RecipeProgram(host.recipe).run(args) == launches and len(launches) == 1
+        n = args[2] * args[3] * args[4]
+        block = copy_gather.THREADS * copy_gather.ROWS_PER_THREAD * copy_gather.gather_vector(plan.key)
+        assert launches[0].grid[0] == -(-n // block)
