@@ -1,5 +1,6 @@
 """GEMM benchmark: C = A @ B, bf16 in, f32 accumulation, bf16 out, row-major, TFLOP/s of
-tilec's GEMM (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`) beside
+tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; configs
+`wgmma:BMxBNxBK:STAGES`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`) beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -24,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import gemm_source
+from gemm_bf16_hopper import gemm_hopper_source
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -196,8 +198,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default="128x128x64:2x4:3,128x128x32:2x4:4,128x256x32:2x4:3",
-        help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES, comma-separated (the best is reported)",
+        default="128x128x64:2x4:3,128x128x32:2x4:4,128x256x32:2x4:3,wgmma:128x256x64:4,wgmma:128x128x64:4",
+        help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES (mma.sync) or wgmma:BMxBNxBK:STAGES, "
+        "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")
     ap.add_argument("--md")
@@ -221,10 +224,15 @@ def main(argv=None) -> int:
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         best = None
         for spec in args.configs.split(","):
-            tile, wg, st = spec.split(":")
-            bm, bn, bk = (int(x) for x in tile.split("x"))
-            wm, wn = (int(x) for x in wg.split("x"))
-            kernel = tilec.compile(gemm_source(m, n, k, bm, bn, bk, (wm, wn), int(st)))
+            if spec.startswith("wgmma:"):
+                _, tile, st = spec.split(":")
+                bm, bn, bk = (int(x) for x in tile.split("x"))
+                kernel = tilec.compile(gemm_hopper_source(m, n, k, bm, bn, bk, int(st)))
+            else:
+                tile, wg, st = spec.split(":")
+                bm, bn, bk = (int(x) for x in tile.split("x"))
+                wm, wn = (int(x) for x in wg.split("x"))
+                kernel = tilec.compile(gemm_source(m, n, k, bm, bn, bk, (wm, wn), int(st)))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             kernel(a, b, c)
             torch.cuda.synchronize()

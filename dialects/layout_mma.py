@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import TARGET_ATTR, target
 
-from .layout_attrs import distributed_tensor_encoding, threads_per_block
+from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
 __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
@@ -145,8 +145,8 @@ class MmaOp(IRDLOperation):
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
+    a = operand_def(TensorType | TensorViewType)
+    b = operand_def(TensorType | TensorViewType)
     acc = operand_def(_T)
     result = result_def(_T)
     assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)"
@@ -157,6 +157,13 @@ class MmaOp(IRDLOperation):
         super().__init__(operands=[a, b, acc], result_types=[acc.type])
 
     def verify_(self) -> None:
+        c = self.acc.type.encoding if isinstance(self.acc.type, TensorType) else None
+        if isinstance(c, NvidiaMmaLayoutAttr) and c.data.version == 3:
+            return _verify_wgmma(self)
+        for what, v in (("a", self.a), ("b", self.b)):
+            _check(not isinstance(v.type, TensorViewType),
+                   f"operand {what} is a view ({v.type}): only a version-3 (wgmma) accumulator "
+                   "reads operands from shared memory")
         ts = []
         for what, v in (("a", self.a), ("b", self.b), ("acc", self.acc)):
             try:
@@ -177,9 +184,6 @@ class MmaOp(IRDLOperation):
         c = ct.encoding
         _check(isinstance(c, NvidiaMmaLayoutAttr),
                f"acc must be in a #layout.nvidia_mma layout, got {c}")
-        _check(c.data.version == 2,
-               "a version-3 (wgmma) accumulator needs operand B in shared memory, which "
-               "layout.mma does not take yet: use a version-2 #layout.nvidia_mma")
         for what, t, idx in (("a", at, 0), ("b", bt, 1)):
             e = t.encoding
             _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == idx and e.parent == c,
@@ -202,13 +206,69 @@ class MmaOp(IRDLOperation):
                f"layout {ct.encoding} spans {n} threads but the block has {launch.num_threads}")
 
 
+def _verify_wgmma(op: MmaOp) -> None:
+    """A version-3 accumulator: `wgmma.mma_async.m64nNk16` (module docstring of
+    `MmaOp`)."""
+    try:
+        distributed_tensor_encoding(op.acc.type)
+    except VerifyException as e:
+        raise VerifyException(f"operand acc: {e}") from None
+    ct = op.acc.type
+    c = ct.encoding
+    launch = _enclosing_launch(op)
+    _check(launch is not None, "layout.mma must be inside a layout.launch")
+    _check_target(op, wgmma=True)
+    m_i, n_i, k_i = c.data.instr_shape
+    _check(m_i == 64 and k_i == 16,
+           f"a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16] "
+           f"(m64nNk16, 16-bit operands), got {list(c.data.instr_shape)}")
+    bt, at = op.b.type, op.a.type
+    _check(isinstance(bt, TensorViewType) and bt.memory_space == "smem",
+           f"wgmma reads operand b from shared memory: b must be a smem view, got {bt}")
+    a_smem = isinstance(at, TensorViewType)
+    if a_smem:
+        _check(at.memory_space == "smem", f"operand a of wgmma is registers or a smem view, got {at}")
+    else:
+        try:
+            distributed_tensor_encoding(at)
+        except VerifyException as e:
+            raise VerifyException(f"operand a: {e}") from None
+        e = at.encoding
+        _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == 0 and e.parent == c
+               and e.data.k_width == 2,
+               f"a in registers must be in #layout.dot_op<opIdx = 0, parent = <acc's layout>, kWidth = 2> "
+               f"(the wgmma A fragment), got {e}")
+    for what, t in (("a", at), ("b", bt)):
+        if isinstance(t, TensorViewType):
+            _check(not t.is_masked and t.vec_layout is None,
+                   f"the smem view of operand {what} must be unmasked and of scalars, got {t}")
+            shape = t.shape
+            _check(len(shape) == 2 and all(isinstance(x, int) for x in shape),
+                   f"operand {what} must be a static 2-D view, got shape {list(shape)}")
+        else:
+            shape = t.get_shape()
+        _check(len(shape) == 2, f"layout.mma multiplies matrices: {what} has shape {list(shape)}")
+    (m, k), (k2, n) = (at.shape if a_smem else at.get_shape()), bt.shape
+    (m2, n2) = ct.get_shape()
+    _check(k == k2 and (m, n) == (m2, n2),
+           f"shapes do not multiply: a is {m}x{k}, b is {k2}x{n}, acc is {m2}x{n2} "
+           f"(expected MxK, KxN and MxN)")
+    _check(k % 16 == 0, f"wgmma steps K by 16: K = {k} is not a multiple of 16")
+    ea, eb = at.element_type, bt.element_type
+    _check(ea == eb and _type_name(ea) in ("bf16", "f16") and _type_name(ct.element_type) == "f32",
+           f"wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got "
+           f"{_type_name(ea)} x {_type_name(eb)} into {_type_name(ct.element_type)}")
+    nt = threads_per_block(c)
+    _check(nt == launch.num_threads, f"layout {c} spans {nt} threads but the block has {launch.num_threads}")
+
+
 MMA_OPS = (MmaOp,)
 """Registered in the `layout` dialect (dialects/layout.py)."""
 
 
-def _check_target(op: Operation) -> None:
+def _check_target(op: Operation, wgmma: bool = False) -> None:
     """layout.mma is `mma.sync`: the module's target (`tilec.target`) must be sm_80 or
-    newer (tilec knows no older one)."""
+    newer (tilec knows no older one); with `wgmma`, a target that has it (sm_90)."""
     top = op
     while top.parent_op() is not None:
         top = top.parent_op()
@@ -217,8 +277,12 @@ def _check_target(op: Operation) -> None:
         return
     arch = getattr(attr, "data", str(attr))
     try:
-        target(arch)
+        tgt = target(arch)
     except TilecError:
         raise VerifyException(
             f"layout.mma needs mma.sync, which sm_80 and newer have; the module's target is {arch}"
         ) from None
+    if wgmma and not tgt.has("wgmma"):
+        raise VerifyException(
+            f"a version-3 (wgmma) layout.mma needs wgmma, which sm_90 has; the module's target is {arch}"
+        )
