@@ -131,8 +131,17 @@ class MmaOp(IRDLOperation):
                                        tensor<16x8xf32, #C>
 
     Element types: f16 x f16, bf16 x bf16, f32 (as tf32) x f32 -> f32; i8 x i8 -> i32.
-    The accumulator's layout is version 2 (`wgmma`, version 3, reads B from shared
-    memory, which this op does not take yet).
+
+    With a version-3 accumulator (Hopper's `wgmma`, `instrShape = [64, N, 16]`, whole
+    warpgroups), `%b` is a shared-memory view (K x N) and `%a` a shared-memory view (M x
+    K) or registers in `#layout.dot_op<opIdx = 0, parent = #C, kWidth = 2>`; bf16 or
+    f16 into f32. `lower-to-gpu` emits `wgmma.mma_async.m64nNk16` per warpgroup tile
+    and K step with matrix descriptors it fits to the views' layouts (NVMMA swizzles of
+    128/64/32 bytes or 8x16-byte core matrices, K- or MN-major; otherwise a located
+    error), between `wgmma.fence` and `commit_group` / `wait_group 0`: the result is
+    complete when the op returns. The module target, if named, must have wgmma
+    (sm_90a; kernels with wgmma compile for it). The shared operands are read after
+    the barrier that must precede the op (as any read of shared memory).
     `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
@@ -218,7 +227,7 @@ def _verify_wgmma(op: MmaOp) -> None:
     launch = _enclosing_launch(op)
     _check(launch is not None, "layout.mma must be inside a layout.launch")
     _check_target(op, wgmma=True)
-    m_i, n_i, k_i = c.data.instr_shape
+    m_i, _, k_i = c.data.instr_shape
     _check(m_i == 64 and k_i == 16,
            f"a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16] "
            f"(m64nNk16, 16-bit operands), got {list(c.data.instr_shape)}")

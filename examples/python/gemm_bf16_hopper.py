@@ -69,8 +69,10 @@ def gemm_hopper_source(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk:
         f"!SA = {_nvmma(bm, bk, 1)}",
         f"!SB = {_nvmma(bk, bn, 1)}",
         f"!ACC = tensor<{bm}x{bn}xf32, #mma>",
-        "func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, "
-        "%pc: !layout.ptr<bf16, align 16>) {",
+        (
+            "func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, "
+            "%pc: !layout.ptr<bf16, align 16>) {"
+        ),
         "  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA",
         "  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB",
         "  %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !GC",
@@ -104,7 +106,7 @@ def gemm_hopper_source(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk:
         add(f"    %p{s} = arith.constant {s} : index")
         load("    ", s, f"%p{s}")
     add("    %zero = arith.constant dense<0.0> : !ACC")
-    add(f"    %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
+    add("    %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
     add("      %round = arith.divui %i, %cs : index")
     add("      %phase = arith.remui %round, %c2 : index")
     for s in range(stages):
@@ -160,8 +162,10 @@ def main(argv: list[str]) -> int:
 
         m, n, k = EXAMPLE_SHAPE
         kernel = tilec.compile(gemm_hopper_source(m, n, k), arch="sm_90a")
-        print(f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of sm_90a cubin with NVRTC; "
-              f"running {m}x{n}x{k} on the CPU reference executor")
+        print(
+            f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of sm_90a cubin with NVRTC; "
+            f"running {m}x{n}x{k} on the CPU reference executor"
+        )
         rng = np.random.default_rng(0)
         a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
         b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
@@ -175,8 +179,10 @@ def main(argv: list[str]) -> int:
     bound = gamma * mag + 2.0**-8 * (abs(exact) + gamma * mag)
     err = abs(got - exact)
     ok = bool((err <= bound).all())
-    print(f"C = A @ B, {m}x{k} @ {k}x{n} bf16, {where}: "
-          f"{'within' if ok else 'NOT within'} the documented tolerance (max error {float(err.max()):.3g})")
+    print(
+        f"C = A @ B, {m}x{k} @ {k}x{n} bf16, {where}: "
+        f"{'within' if ok else 'NOT within'} the documented tolerance (max error {float(err.max()):.3g})"
+    )
     return 0 if ok else 1
 
 

@@ -50,7 +50,12 @@ WARPGROUP_LANE_BASES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
 kWidth 2 along K: (0, 2), (0, 4) are its K bits)."""
 
 ASYNC_SAFE_USES = {op.name for op in layout.DERIVED_VIEW_OPS} | {
-    "layout.view", "layout.load", "layout.mma", "layout.tma_load", "layout.tma_store", "layout.read",
+    "layout.view",
+    "layout.load",
+    "layout.mma",
+    "layout.tma_load",
+    "layout.tma_store",
+    "layout.read",
 }
 """Uses of a shared buffer that write nothing through the generic proxy."""
 
@@ -117,16 +122,28 @@ class WgmmaLowering(KernelBase):
                         r, c = cuda.mma_sync_fragment("bf16", "a", 0, i)
                         where = (tm + r, kk + c)
                         if where not in ra:
-                            raise TilecError(f"lower-to-gpu: the A operand layout does not hold {where} in lane 0", op=op)
+                            raise TilecError(
+                                f"lower-to-gpu: the A operand layout does not hold {where} in lane 0", op=op
+                            )
                         av.append(a_vals[ra[where][0]])
-                    w = b.add(cuda_wgmma.WgmmaRsOp(b_view.mem, b.ssa(b_idx), av, vals, n_instr, self._desc_tuple(b_d), b_mn))
+                    w = b.add(
+                        cuda_wgmma.WgmmaRsOp(b_view.mem, b.ssa(b_idx), av, vals, n_instr, self._desc_tuple(b_d), b_mn)
+                    )
                 else:
                     a_idx, a_d, a_mn = self._operand(op, a_view, "a", wg_offsets, tm, kk, 64)
                     descs.add(f"A {self._describe(a_d, a_mn)}")
                     w = b.add(
                         cuda_wgmma.WgmmaOp(
-                            a_view.mem, b.ssa(a_idx), b_view.mem, b.ssa(b_idx), vals, n_instr,
-                            self._desc_tuple(a_d), self._desc_tuple(b_d), a_mn, b_mn,
+                            a_view.mem,
+                            b.ssa(a_idx),
+                            b_view.mem,
+                            b.ssa(b_idx),
+                            vals,
+                            n_instr,
+                            self._desc_tuple(a_d),
+                            self._desc_tuple(b_d),
+                            a_mn,
+                            b_mn,
                         )
                     )
                 vals = list(w.results)
@@ -230,7 +247,11 @@ class WgmmaLowering(KernelBase):
         """Whether the shared buffer under the view `value` is written in the launch by
         anything but TMA (through the generic proxy)."""
         root = value
-        while isinstance(root.owner, Operation) and root.owner.name in ASYNC_SAFE_USES - {"layout.load"} and root.owner.operands:
+        while (
+            isinstance(root.owner, Operation)
+            and root.owner.name in ASYNC_SAFE_USES - {"layout.load"}
+            and root.owner.operands
+        ):
             root = root.owner.operands[0]
         if not (isinstance(root.owner, Operation) and root.owner.name == "layout.alloc"):
             return True
@@ -248,4 +269,3 @@ class WgmmaLowering(KernelBase):
                         seen.add(r)
                         todo.append(r)
         return False
-

@@ -65,14 +65,14 @@ def test_wgmma_single_tile(n, et):
 @pytest.mark.parametrize(
     "case",
     [
-        dict(a_from="regs"),
-        dict(b_major="k", b_swizzle=32),
-        dict(a_swizzle=0, b_swizzle=0),
-        dict(a_swizzle=0, b_swizzle=0, b_major="k"),
-        dict(k=32, a_swizzle=64, b_swizzle=64),
-        dict(k=64, a_swizzle=128, b_swizzle=128, b_major="k"),
-        dict(m=128, wg=2, n=128, k=64, a_swizzle=128),
-        dict(m=128, wg=1, n=256, instr_n=128, k=32, a_swizzle=64, a_from="regs"),
+        {"a_from": "regs"},
+        {"b_major": "k", "b_swizzle": 32},
+        {"a_swizzle": 0, "b_swizzle": 0},
+        {"a_swizzle": 0, "b_swizzle": 0, "b_major": "k"},
+        {"k": 32, "a_swizzle": 64, "b_swizzle": 64},
+        {"k": 64, "a_swizzle": 128, "b_swizzle": 128, "b_major": "k"},
+        {"m": 128, "wg": 2, "n": 128, "k": 64, "a_swizzle": 128},
+        {"m": 128, "wg": 1, "n": 256, "instr_n": 128, "k": 32, "a_swizzle": 64, "a_from": "regs"},
     ],
     ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()),
 )

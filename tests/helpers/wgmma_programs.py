@@ -89,8 +89,16 @@ def nvmma_smem(rows: int, cols: int, swizzle: int, contiguous: int, et: str = "b
 
 
 def wgmma_mma_program(
-    m: int = 64, n: int = 64, k: int = 16, et: str = "bf16", instr_n: int | None = None, wg: int = 1,
-    a_from: str = "smem", a_swizzle: int = 32, b_swizzle: int = 128, b_major: str = "mn",
+    m: int = 64,
+    n: int = 64,
+    k: int = 16,
+    et: str = "bf16",
+    instr_n: int | None = None,
+    wg: int = 1,
+    a_from: str = "smem",
+    a_swizzle: int = 32,
+    b_swizzle: int = 128,
+    b_major: str = "mn",
     target: str | None = None,
 ) -> str:
     """@wgmma: one block of `wg` warpgroups (stacked along M) computes C = C + A @ B
@@ -141,8 +149,16 @@ func.func @wgmma(%pa: !layout.ptr<{et}, align 16>, %pb: !layout.ptr<{et}, align 
 
 
 def wgmma_gemm_program(
-    m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 64, et: str = "bf16", out: str = "f32",
-    swizzle: int = 128, tma: bool = True,
+    m: int,
+    n: int,
+    k: int,
+    bm: int = 128,
+    bn: int = 128,
+    bk: int = 64,
+    et: str = "bf16",
+    out: str = "f32",
+    swizzle: int = 128,
+    tma: bool = True,
 ) -> str:
     """@gemm: C = A @ B (A m x k and B k x n row-major, C m x n row-major of `out`),
     one block of bm / 64 warpgroups per bm x bn tile of C, looping over K in bk steps:
@@ -179,7 +195,11 @@ def wgmma_gemm_program(
         ]
     else:
         bar_init = ""
-        copies = [f"      layout.copy %ta, %sa : {ta}, {sa}", f"      layout.copy %tb, %sb : {tb}, {sb}", "      layout.barrier"]
+        copies = [
+            f"      layout.copy %ta, %sa : {ta}, {sa}",
+            f"      layout.copy %tb, %sb : {tb}, {sb}",
+            "      layout.barrier",
+        ]
     nl = "\n"
     return f"""func.func @gemm(%pa: !layout.ptr<{et}, align 16>, %pb: !layout.ptr<{et}, align 16>, %pc: !layout.ptr<{out}, align 16>) {{
   %a = layout.view %pa : !layout.ptr<{et}, align 16> -> {ga}
