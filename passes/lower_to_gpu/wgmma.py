@@ -21,6 +21,16 @@ view's run-time base plus a constant (plus, with several warpgroups, a constant 
 warpgroup bit of the thread id); the base must be a known multiple of the swizzle's
 repeat (8 rows) and the buffer is aligned to it.
 
+Asynchrony. When nothing can tell, the wait is deferred: a `layout.mma` whose result
+goes only into the accumulator of the next version-3 `layout.mma` (directly, or
+through an `scf.yield` into an iter_arg that only such ops read), with no write to its
+shared operands' buffers before that next op (the ops between, around the loop),
+waits with `wgmma.wait_group 1`: its group is still in flight when the next op issues
+its own, and that op's wait completes it (Triton's and CUTLASS's pipelined mainloop:
+the tensor cores work while the warpgroup waits for the next stage's TMA). The
+`scf.for` whose iter_arg carries such an accumulator waits for everything
+(`wait_group 0`) after the loop, before anything reads the result.
+
 Proxies. `wgmma` reads shared memory through the async proxy: when the operand's
 buffer is written by anything but TMA loads in the launch, every thread runs
 `fence.proxy.async` before the `wgmma.fence` (the barrier before the op orders the
@@ -31,8 +41,8 @@ tensor-core reads).
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import IntegerAttr, f32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import cuda, cuda_tma, cuda_wgmma, layout, views
@@ -152,19 +162,103 @@ class WgmmaLowering(KernelBase):
                 for r in rs:
                     acc[r] = v
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
+        loop = self._deferrable(op)
+        if loop is not None:
+            self.__dict__.setdefault("_wgmma_loops", set()).add(loop)
+        pending = 0 if loop is None else 1
         # every register of the accumulator passes through the wait (one value may fill
         # several registers: pass it once)
         uniq = list(dict.fromkeys(acc))
-        wait = b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
+        wait = b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq))
         after = dict(zip(uniq, wait.results))
         self.b.add(
             cuda.CommentOp(
                 f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
                 f"wgmma.m64n{n_instr}k16 per warpgroup, A from {'registers' if a_regs else 'smem'}; "
                 + "; ".join(sorted(descs))
+                + ("; wait_group 1: the next layout.mma completes it" if pending else "")
             )
         )
         self.vals[op.result] = [after[v] for v in acc]
+
+    def wgmma_loop_done(self, loop: scf.ForOp) -> None:
+        """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
+        group (`wait_group 0`) and read the results from the wait."""
+        if loop not in self.__dict__.get("_wgmma_loops", ()):
+            return
+        regs = [v for r in loop.results for v in (self.vals[r] if isinstance(self.vals[r], list) else [])]
+        uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
+        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
+        after = dict(zip(uniq, wait.results))
+        for r in loop.results:
+            if isinstance(self.vals[r], list):
+                self.vals[r] = [after.get(v, v) for v in self.vals[r]]
+
+    def _deferrable(self, op: MmaOp) -> scf.ForOp | None:
+        """The `scf.for` around `op` when its wait can be deferred (module docstring),
+        else None."""
+        loop = op.parent_op()
+        if not isinstance(loop, scf.ForOp) or op.parent_block() is not loop.body.block:
+            return None
+        body = list(loop.body.block.ops)
+
+        def is_wgmma_acc(use) -> bool:
+            u = use.operation
+            return isinstance(u, MmaOp) and use.index == 2 and u.parent_block() is loop.body.block
+
+        nxt = None
+        for use in op.result.uses:
+            if is_wgmma_acc(use):
+                nxt = use.operation
+            elif isinstance(use.operation, scf.YieldOp) and use.operation.parent_op() is loop:
+                arg = loop.body.block.args[1 + use.index]
+                if not arg.uses or not all(is_wgmma_acc(u) for u in arg.uses):
+                    return None
+                nxt = next(iter(arg.uses)).operation
+            else:
+                return None
+        if nxt is None or len(list(op.result.uses)) != 1:
+            return None
+        roots = [self._root(v) for v in (op.a, op.b) if isinstance(v.type, TensorViewType)]
+        if any(r is None for r in roots):
+            return None
+        derived = self._derived_views(roots)
+        i, j = body.index(op), body.index(nxt)
+        between = body[i + 1 : j] if j > i else body[i + 1 :] + body[:j]
+        for o in between:
+            for inner in o.walk():
+                if inner is o and isinstance(o, scf.YieldOp):
+                    continue
+                if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
+                    continue
+                if any(v in derived for v in inner.operands):
+                    return None
+        return loop
+
+    @staticmethod
+    def _root(value: SSAValue) -> SSAValue | None:
+        """The `layout.alloc` result a shared view is derived from, or None."""
+        root = value
+        while isinstance(root.owner, Operation) and root.owner.name in ASYNC_SAFE_USES and root.owner.operands:
+            if root.owner.name in ("layout.load", "layout.mma", "layout.tma_load", "layout.tma_store", "layout.read"):
+                return None
+            root = root.owner.operands[0]
+        ok = isinstance(root.owner, Operation) and root.owner.name == "layout.alloc"
+        return root if ok else None
+
+    @staticmethod
+    def _derived_views(roots) -> set[SSAValue]:
+        """Every view value derived (through view ops) from `roots`, the roots included."""
+        seen, todo = set(roots), list(roots)
+        while todo:
+            v = todo.pop()
+            for use in v.uses:
+                if use.operation.name in {o.name for o in layout.DERIVED_VIEW_OPS}:
+                    for r in use.operation.results:
+                        if r not in seen:
+                            seen.add(r)
+                            todo.append(r)
+        return seen
 
     @staticmethod
     def _desc_tuple(d: WgmmaDescriptor) -> tuple[int, int, int]:

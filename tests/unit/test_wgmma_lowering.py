@@ -115,6 +115,8 @@ def test_wgmma_gemm_loop_with_tma():
     after = assert_pass_preserves(wgmma_gemm_program(256, 256, 128, out="bf16"), "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "cp.async.bulk.tensor" in cuda and "tilec_fence_proxy_async();" not in cuda
+    # one stage, overwritten by the next step's TMA: the wait cannot be deferred
+    assert "wgmma.wait_group.sync.aligned 1" not in cuda
     assert "B MN-major, swizzle 128B, LBO 8192, SBO 1024" in cuda
     compile_sm90_or_skip(cuda)
     plain = assert_pass_preserves(wgmma_gemm_program(256, 256, 128, tma=False), "default", seeds=(0,))
@@ -132,6 +134,11 @@ def test_hopper_gemm_example_is_generated_and_runs_on_cpu():
     after = assert_pass_preserves(text, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert cuda.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 16
+    # 4 stages: each step's wait is deferred to the next step (wait_group 1), the loop's
+    # result waited for once after it
+    assert cuda.count("wgmma.wait_group.sync.aligned 1;") == 4
+    assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 1
+    assert cuda.index("wgmma.wait_group.sync.aligned 0;") > cuda.rindex("wgmma.mma_async")
 
 
 def test_unreadable_shared_layout_is_located():
