@@ -29,6 +29,8 @@ from .copy_plan import VECTOR_BYTES, CopyPlan, Operand, byte_range
 
 _SRC, _DST = object(), object()
 """Stand-ins for the two pointers while the host function runs once."""
+_SRC_DST = (True, False)
+"""The pointer slots of a kernel taking src then dst (every copy kernel today)."""
 
 
 def structure(dst: Operand, src: Operand) -> tuple:
@@ -85,8 +87,8 @@ class Launcher:
             slots = tuple(a is _SRC for a in launch.args if a is _SRC or a is _DST)
             raw = raw_launch.RawLaunch(launch.grid, launch.block, launch.shared_mem, types, values)
             self._raw.append((launch.kernel, raw, slots))
-        self._handles: dict[int, list[int]] = {}
-        """Per device, the CUfunction handle of each launch."""
+        self._calls: dict[int | None, list[tuple[raw_launch.RawLaunch, int, tuple[bool, ...]]]] = {}
+        """Per device, each launch's packed launch, CUfunction handle and pointer slots."""
 
     def overlap(self, dst_ptr: int, src_ptr: int) -> str:
         """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
@@ -99,13 +101,16 @@ class Launcher:
     def launch_raw(self, dst_ptr: int, src_ptr: int, device: int | None, stream: int) -> None:
         """Launch on `stream` (a CUstream handle) through the driver; the device's
         context must be current."""
-        handles = self._handles.get(device)
-        if handles is None:
-            handles = [self.entry.function_handle(k) for k, _, _ in self._raw]
-            self._handles[device] = handles
+        calls = self._calls.get(device)
+        if calls is None:
+            calls = [(raw, self.entry.function_handle(k), slots) for k, raw, slots in self._raw]
+            self._calls[device] = calls
         s, d = src_ptr + self.src_shift, dst_ptr + self.dst_shift
-        for (_, raw, slots), fn in zip(self._raw, handles):
-            raw(fn, stream, *[s if is_src else d for is_src in slots])
+        for raw, fn, slots in calls:
+            if slots == _SRC_DST:
+                raw(fn, stream, s, d)
+            else:
+                raw(fn, stream, *[s if is_src else d for is_src in slots])
 
     def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
         """Launch on `stream`: a CUstream handle, a CuPy stream or None (CuPy's

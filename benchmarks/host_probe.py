@@ -50,16 +50,39 @@ def main() -> None:
         b.synchronize()
         return a.elapsed_time(b) / n * 1e3
 
+    import ctypes
+
+    from cupy_backends.cuda.api import driver as cupy_driver
+
+    launcher.launch_raw(dp, sp, 0, stream)
+    raw, handle, _ = launcher._calls[0][0]
+    g, b = raw.grid, raw.block
+    params = ctypes.addressof(raw._params)
+    lib = ctypes.CDLL("libcuda.so.1")
+    untyped = lib.cuLaunchKernel  # no argtypes: ctypes converts nothing
+    boxed = [ctypes.c_void_p(handle)] + [ctypes.c_uint(v) for v in (*g, *b, raw.shared_mem)]
+    boxed += [ctypes.c_void_p(stream), ctypes.c_void_p(params), ctypes.c_void_p(0)]
+    libc = ctypes.CDLL(None)
+    labs = libc.labs
+    side = torch.cuda.Stream()
+
     cases = {
+        "python no-op": lambda: None,
+        "ctypes labs(1)": lambda: labs(1),
+        "ctypes untyped boxed": lambda: untyped(*boxed),
+        "cupy driver.launch": lambda: cupy_driver.launchKernel(handle, *g, *b, raw.shared_mem, stream, params, 0),
+        "cupy launch side st": lambda: cupy_driver.launchKernel(
+            handle, *g, *b, raw.shared_mem, side.cuda_stream, params, 0
+        ),
         "tilec.copy_": lambda: tilec.copy_(y, x),
         "tensor_copy.copy_": lambda: tensor_copy.copy_(y, x),
         "launch_raw only": lambda: launcher.launch_raw(dp, sp, 0, stream),
         "torch copy_": lambda: y.copy_(x),
     }
-    for name, fn in cases.items():
+    for name, case in cases.items():
         print(
-            f"{name:18s} host/call: 200 calls {host(fn, 200):5.1f} us, 2000 calls {host(fn, 2000):5.1f} us; "
-            f"events over 2000: {gpu(fn):5.1f} us",
+            f"{name:18s} host/call: 200 calls {host(case, 200):5.1f} us, 2000 calls {host(case, 2000):5.1f} us; "
+            f"events over 2000: {gpu(case):5.1f} us",
             flush=True,
         )
     assert torch.equal(y, x)

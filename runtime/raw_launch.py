@@ -6,8 +6,10 @@
 A `RawLaunch` keeps a ctypes buffer per argument and the `void*[]` array that
 `cuLaunchKernel` reads; a call writes only the slots left `None` (the pointers, which
 change from call to call) and calls the driver directly, skipping CuPy's argument
-parsing (a CuPy kernel call costs 5-10 us of host time; this costs about one). The
-driver copies the arguments when the launch is queued, so the buffers may be reused at
+parsing (a CuPy kernel call costs 5-10 us of host time). The driver call itself goes
+through CuPy's Cython binding of `cuLaunchKernel` where it imports (4.6 us a call on
+the H100 against 6.0 us through ctypes without argument conversion and 10 us with it,
+benchmarks/host_probe.py), else through ctypes. The driver copies the arguments when the launch is queued, so the buffers may be reused at
 once; a lock makes concurrent calls of one launch from several threads safe.
 
 `available()` says whether the driver library could be loaded (never on a machine
@@ -123,6 +125,29 @@ def load_functions(cubin: bytes, kernels: dict[str, tuple[str, int]]) -> dict[st
     return out
 
 
+class _NoDriverError(Exception):
+    """Stands for CuPy's CUDADriverError where CuPy does not import."""
+
+
+_launch_kernel: Any = None
+DriverError: type[Exception] = _NoDriverError
+"""What the launch callable raises on a failed launch (its `status` is the CUresult)."""
+
+
+def _kernel_launch() -> Any:
+    """`cuLaunchKernel` as a Python callable taking integers (the params array as an
+    address), returning a CUresult or raising `DriverError` (module doc)."""
+    global _launch_kernel, DriverError
+    if _launch_kernel is None:
+        try:
+            from cupy_backends.cuda.api import driver
+        except ImportError:  # pragma: no cover - CuPy is a dependency
+            _launch_kernel = _library()
+        else:
+            _launch_kernel, DriverError = driver.launchKernel, driver.CUDADriverError
+    return _launch_kernel
+
+
 def available() -> bool:
     """Whether launches can go straight to the driver (`libcuda.so.1` loads)."""
     return _library() is not None
@@ -147,16 +172,20 @@ class RawLaunch:
         self._cells = [_CTYPES[t](0 if v is None else int(v)) for t, v in zip(types, values)]
         self._free = [c for c, v in zip(self._cells, values) if v is None]
         self._params = (ctypes.c_void_p * max(1, len(self._cells)))(*[ctypes.addressof(c) for c in self._cells])
+        self._params_ptr = ctypes.addressof(self._params)
         self._lock = threading.Lock()
 
     def __call__(self, function: int, stream: int, *slots: int) -> None:
         """Launch `function` (a CUfunction handle) on `stream` (a CUstream handle, 0
         for the legacy default stream) with `slots` in the `None` places."""
-        fn = _library()
+        launch = _kernel_launch()
         g, b = self.grid, self.block
         with self._lock:
             for cell, v in zip(self._free, slots):
                 cell.value = v
-            err = fn(function, g[0], g[1], g[2], b[0], b[1], b[2], self.shared_mem, stream, self._params, None)
+            try:
+                err = launch(function, g[0], g[1], g[2], b[0], b[1], b[2], self.shared_mem, stream, self._params_ptr, 0)
+            except DriverError as e:
+                err = e.status
         if err:
             raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")

@@ -190,7 +190,7 @@ def test_raw_launch_packs_fixed_and_per_call_arguments(monkeypatch):
         calls.append((fn, (gx, gy, gz), (bx, by, bz), smem, stream, values))
         return 0
 
-    monkeypatch.setattr(raw_launch, "_library", lambda: fake_launch)
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
     launch = raw_launch.RawLaunch((7, 2), (256,), 1024, ["u64", "u64", "i64", "i32"], [None, None, -5, 9])
     launch(11, 22, 1 << 40, 123)
     launch(11, 0, 8, 16)
@@ -201,7 +201,30 @@ def test_raw_launch_packs_fixed_and_per_call_arguments(monkeypatch):
 def test_raw_launch_reports_driver_errors(monkeypatch):
     from tilec.support.diagnostics import TilecError
 
-    monkeypatch.setattr(raw_launch, "_library", lambda: lambda *a: 700)
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: lambda *a: 700)
     launch = raw_launch.RawLaunch((1,), (32,), 0, ["u64"], [None])
     with pytest.raises(TilecError, match="CUresult 700"):
         launch(1, 0, 5)
+
+
+def test_raw_launch_reports_errors_raised_by_cupys_binding(monkeypatch):
+    from tilec.support.diagnostics import TilecError
+
+    class Failed(Exception):
+        status = 701
+
+    def raising(*args):
+        raise Failed()
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: raising)
+    monkeypatch.setattr(raw_launch, "DriverError", Failed)
+    launch = raw_launch.RawLaunch((1,), (32,), 0, ["u64"], [None])
+    with pytest.raises(TilecError, match="CUresult 701"):
+        launch(1, 0, 5)
+
+
+def test_raw_launch_goes_through_cupys_driver_binding():
+    from cupy_backends.cuda.api import driver
+
+    assert raw_launch._kernel_launch() is driver.launchKernel
+    assert raw_launch.DriverError is driver.CUDADriverError
