@@ -76,15 +76,33 @@ def _row_bcast(name: str, src: str, rows: int, n: int) -> str:
 
 
 def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
-            row_warps: int = 1) -> str:
-    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row, in float32."""
+            row_warps: int = 1, exp2: bool = False) -> str:
+    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row, in float32.
+
+    `exp2` computes exp(x - max) as Triton does: exp2(fma(x, log2 e, -max * log2 e))
+    with `fastmath<afn>` (PTX ex2.approx.ftz: 2 ulp, results under 2^-126 flushed to
+    0), one FMA and one MUFU.EX2 per element; the rounding of max * log2 e moves the
+    argument by at most |max * log2 e| * 2^-24. Both are far under the tolerance of a
+    float32 softmax, but `--check` cannot bound a fastmath program."""
     enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
     body = _load_f32(rows, n, dtype) + f"""
-    %mx = layout.reduce %x {{axis = 1 : i64, kind = "max"}} : {f} -> {r}""" + _row_bcast("mb", "%mx", rows, n) + f"""
+    %mx = layout.reduce %x {{axis = 1 : i64, kind = "max"}} : {f} -> {r}"""
+    if exp2:
+        body += f"""
+    %l2e = arith.constant 1.44269504 : f32
+    %l2er = layout.splat %l2e : f32 -> {r}
+    %l2ef = layout.splat %l2e : f32 -> {f}
+    %ml = arith.mulf %mx, %l2er : {r}
+    %nml = arith.negf %ml : {r}""" + _row_bcast("nmb", "%nml", rows, n) + f"""
+    %d = math.fma %x, %l2ef, %nmb : {f}
+    %e = math.exp2 %d fastmath<afn> : {f}"""
+    else:
+        body += _row_bcast("mb", "%mx", rows, n) + f"""
     %d = arith.subf %x, %mb : {f}
-    %e = math.exp %d : {f}
+    %e = math.exp %d : {f}"""
+    body += f"""
     %s = layout.reduce %e {{axis = 1 : i64, kind = "add"}} : {f} -> {r}
     %one = arith.constant 1.000000e+00 : f32
     %ones = layout.splat %one : f32 -> {r}
@@ -95,10 +113,12 @@ def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None
 
 
 def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
-               eps: float = 1e-5, row_warps: int = 1) -> str:
+               eps: float = 1e-5, row_warps: int = 1, fma: bool = False) -> str:
     """y = (x - mean) * rsqrt(var + eps) * weight + bias along each row (biased
     variance, as torch.nn.functional.layer_norm), in float32; weight and bias are
-    vectors of N of x's element type (as a half-precision model keeps them)."""
+    vectors of N of x's element type (as a half-precision model keeps them). `fma`
+    computes the last two steps as one `math.fma` (one rounding instead of two, one
+    instruction instead of two under tilec's --fmad=false policy)."""
     enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
@@ -136,9 +156,10 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
     %bt1 = layout.expand_dims %bt {{axis = 0 : i64}} : {cols} -> tensor<1x{n}xf32, #b>
     %wb = layout.broadcast %wt1 : tensor<1x{n}xf32, #b> -> {f}
     %bb = layout.broadcast %bt1 : tensor<1x{n}xf32, #b> -> {f}
-    %xn = arith.mulf %xc, %rstdb : {f}
+    %xn = arith.mulf %xc, %rstdb : {f}""" + (f"""
+    %y = math.fma %xn, %wb, %bb : {f}""" if fma else f"""
     %xw = arith.mulf %xn, %wb : {f}
-    %y = arith.addf %xw, %bb : {f}""" + _store_f32(rows, n, dtype, "%y")
+    %y = arith.addf %xw, %bb : {f}""") + _store_f32(rows, n, dtype, "%y")
     return head + _launch(m, rows, 32 * w, n) + body + "\n  }\n  func.return\n}\n"
 
 

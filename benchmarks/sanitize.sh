@@ -5,6 +5,12 @@
 # run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash benchmarks/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
+#                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
+#
+# --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
+# 256x256x256) for each block configuration (benchmarks/gemm_bench.py's --configs
+# syntax, e.g. 128x128x64:2x4:3:s:db:g2); --no-examples leaves out examples/*.mlir;
+# --count 0 leaves out the random programs.
 #
 # Needs compute-sanitizer (CUDA 13) on PATH or under /usr/local/cuda/bin. The set-up
 # (wheels in .whl/ installed into /tmp/site, tilec installed editable) is the one of
@@ -12,13 +18,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-count=10; seed=0; tools="memcheck racecheck synccheck"
+count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--tools 'memcheck racecheck synccheck']" >&2; exit 2 ;;
+    --gemm) gemm=$2; shift 2 ;;
+    --gemm-shape) gemm_shape=$2; shift 2 ;;
+    --no-examples) examples=0; shift ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--no-examples]" >&2; exit 2 ;;
   esac
 done
 
@@ -37,12 +46,24 @@ if [ -z "$SANITIZER" ]; then
 fi
 "$SANITIZER" --version | tail -1
 
-# Inputs: the examples, then `count` random valid programs.
+# Inputs: the examples, `count` random valid programs, the GEMM configurations.
 gen="$OUT/sanitize/programs"
-rm -rf "$gen"
-python3 -m tests.fuzz.generate --count "$count" --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" || {
-  echo "sanitize: the program generator failed" >&2; exit 2; }
-inputs=(examples/*.mlir "$gen"/prog_*.mlir)
+rm -rf "$gen"; mkdir -p "$gen"
+inputs=()
+[ "$examples" = 1 ] && inputs+=(examples/*.mlir)
+if [ "$count" -gt 0 ]; then
+  python3 -m tests.fuzz.generate --count "$count" --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" || {
+    echo "sanitize: the program generator failed" >&2; exit 2; }
+  inputs+=("$gen"/prog_*.mlir)
+fi
+i=0
+for cfg in $gemm; do
+  f="$gen/gemm_${gemm_shape}_$i.mlir"
+  python3 examples/python/gemm_bf16.py --emit ${gemm_shape//x/ } "$cfg" > "$f" || {
+    echo "sanitize: gemm_bf16.py --emit $gemm_shape $cfg failed" >&2; exit 2; }
+  echo "sanitize: $(basename "$f" .mlir) is the GEMM $gemm_shape, block $cfg"
+  inputs+=("$f"); i=$((i + 1))
+done
 
 # `tilec FILE --run gpu --check` (default pipeline, random inputs, result compared with
 # the CPU reference executor) under one tool. Status: ok / ERRORS (the sanitizer found
@@ -79,7 +100,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: $(ls "$gen" | wc -l) generated (seed $seed), $(ls examples/*.mlir | wc -l) examples; logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, seed $seed; examples: $examples; GEMMs: $i); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

@@ -12,8 +12,8 @@ ulps of the reference; for f64 results NumPy's float64 function is itself within
 ulp, so the f64 bound is CUDA's + 1 (`MathFunction.ulp`).
 `f16` and `bf16` are computed in float32 and rounded once more, so they are within 1 ulp
 of the reference (0 for the exact functions, whose float32 result rounds to the same
-half value; fma is 1: its float32 rounding can change the half rounding). `fast` names the intrinsic used when the op
-carries `fastmath<afn>` (which `fastmath<fast>` includes) and the element type is f32;
+half value; fma is 1: its float32 rounding can change the half rounding). `fast` names the intrinsic (or, `tilec_...`, the device helper of
+compiler/cuda/device_helpers.py) used when the op carries `fastmath<afn>` (which `fastmath<fast>` includes) and the element type is f32;
 its bound depends on the input or is absolute (`fast_note`), so `--check` refuses to
 compare such a program with the reference.
 """
@@ -87,7 +87,8 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
 
 MATH_FUNCTIONS: tuple[MathFunction, ...] = (
     MathFunction(xmath.ExpOp, "expf", "exp", np.exp, 2, 1, "__expf", "2 + floor(abs(1.173 x)) ulp"),
-    MathFunction(xmath.Exp2Op, "exp2f", "exp2", np.exp2, 2, 1),
+    MathFunction(xmath.Exp2Op, "exp2f", "exp2", np.exp2, 2, 1, "tilec_ex2_approx_ftz",
+                 "PTX `ex2.approx.ftz.f32`, 2 ulp; subnormal inputs and results flushed to 0"),
     MathFunction(xmath.LogOp, "logf", "log", np.log, 1, 1, "__logf",
                  "2^-21.41 absolute in [0.5, 2], 3 ulp elsewhere"),
     MathFunction(xmath.Log2Op, "log2f", "log2", np.log2, 1, 1, "__log2f",

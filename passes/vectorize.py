@@ -24,10 +24,13 @@ from tilec.dialects.layout import (
     VectorizeOp,
     enclosing_launch,
 )
+from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import (
     BlockedLayoutAttr,
     ComposedLayoutAttr,
+    SliceLayoutAttr,
     element_bytes,
+    to_linear,
 )
 
 from ._analysis import depends_on_thread, leaves, memory_order
@@ -54,7 +57,10 @@ class VectorizePass(ModulePass):
       its `layout.view` promises (`divisible`), else of nothing. A masked view's extent
       (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so tiles
       inside the tensor move whole vectors and only a tile across its edge falls back
-      to per-element accesses.
+      to per-element accesses. A `#layout.slice` value (a row's weights in a layer
+      norm) is bounded instead by the run of its linear form's registers along one dim
+      (`register_run`: its parent's sizePerThread along the kept dim, when lanes and
+      warps step by multiples of it); a slice with no run wider than 1 gets no `vector`.
     * `layout.copy` of fragments (both sides `layout.distribute` of a tile by the same
       thread layout and thread id, CuTe `local_partition`): both tiles are wrapped in
       `layout.vectorize` with v elements along the mode the threads run along (fastest
@@ -103,15 +109,23 @@ class VectorizePass(ModulePass):
 
     def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
         enc = value_type.encoding
-        if not isinstance(enc, BlockedLayoutAttr):
-            return
-        b = enc.data
-        d = b.order[0]
         shape = value_type.get_shape()
-        limit = min(b.size_per_thread[d], shape[d])
+        if isinstance(enc, BlockedLayoutAttr):
+            b = enc.data
+            d = b.order[0]
+            limit = min(b.size_per_thread[d], shape[d])
+        elif isinstance(enc, SliceLayoutAttr):
+            try:
+                d, limit = register_run(to_linear(enc, list(shape)))
+            except LayoutError:
+                return
+        else:
+            return
         eb = element_bytes(view.type.element_type)
         # loads and stores mask each lane: a masked view's edge costs no width
         v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
+        if v == 1 and not isinstance(enc, BlockedLayoutAttr):
+            return  # nothing wider: a slice keeps the lowering's per-element default
         op.properties["vector"] = IntegerAttr(v, i64)
 
     # ------------------------------------------------------------------ fragments
@@ -187,6 +201,28 @@ class VectorizePass(ModulePass):
         w = AsyncWaitOp(0)
         copy_loc(copy, a, w)
         Rewriter.replace_op(copy, [a, w], [])
+
+
+def register_run(ll) -> tuple[int, int]:
+    """(d, k) for a linear layout: the largest power of two k such that registers g ..
+    g + k - 1 (g a multiple of k) hold k consecutive elements along dim d, the first at
+    a coordinate multiple of k: register bases 0 .. log2(k) - 1 are 1, 2, 4, ... along
+    d and nothing else, and every other basis (higher registers, lanes, warps) moves
+    along d by a multiple of k. (0, 1) when register 1 is not the next element along
+    any dim. A slice of a blocked layout (a row's weights, Gluon's
+    `SliceLayout(0, parent)`) keeps its parent's sizePerThread run this way."""
+    regs = ll.get_bases("register")
+    if not regs or sum(1 for c in regs[0] if c) != 1 or max(regs[0]) != 1:
+        return 0, 1
+    d = next(i for i, c in enumerate(regs[0]) if c)
+    bits = 0
+    while bits < len(regs) and all(c == (1 << bits if i == d else 0) for i, c in enumerate(regs[bits])):
+        bits += 1
+    others = regs[bits:] + [bs for name in ("lane", "warp", "block") for bs in ll.get_bases(name)]
+    k = 1 << bits
+    while k > 1 and any(bs[d] % k for bs in others):
+        k //= 2
+    return d, k
 
 
 def _contiguous_run(t) -> int:

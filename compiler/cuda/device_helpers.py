@@ -26,7 +26,17 @@ __device__ __forceinline__ T tilec_maximumf(T a, T b) {
   if (a != a || b != b) return a + b;
   if (a == b) return a == 0 ? a + b : a;
   return a > b ? a : b;
-}""",
+}
+#if __CUDA_ARCH__ >= 800
+// f32 (and f16 / bf16, which go through float): PTX `max.NaN` has these semantics
+// (canonical NaN if either is NaN, +0 > -0) in one instruction, with no branch.
+template <>
+__device__ __forceinline__ float tilec_maximumf<float>(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+#endif""",
     "minimumf": """\
 // arith.minimumf: NaN if either is NaN, and min(-0, +0) = -0.
 template <typename T>
@@ -34,6 +44,22 @@ __device__ __forceinline__ T tilec_minimumf(T a, T b) {
   if (a != a || b != b) return a + b;
   if (a == b) return a == 0 ? -(-a - b) : a;
   return a < b ? a : b;
+}
+#if __CUDA_ARCH__ >= 800
+// f32: PTX `min.NaN` (canonical NaN if either is NaN, -0 < +0), one instruction.
+template <>
+__device__ __forceinline__ float tilec_minimumf<float>(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+#endif""",
+    "ex2_approx_ftz": """\
+// math.exp2 fastmath<afn> (f32): one MUFU.EX2, 2 ulp, subnormals flushed to 0.
+__device__ __forceinline__ float tilec_ex2_approx_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }""",
     "bitcast": """\
 template <typename To, typename From>

@@ -1,6 +1,6 @@
 """The `math` ops in the `cuda` target: each calls CUDA's function of its element type
 (`expf` for f32, `exp` for f64; f16 and bf16 go through float), and the approximate
-intrinsic (`__expf`, ...) only when the op carries `fastmath<afn>` and is f32. The
+intrinsic (`__expf`, ..., or a device helper such as `tilec_ex2_approx_ftz`) only when the op carries `fastmath<afn>` and is f32. The
 precision of each is in `tilec.dialects.math_functions` and docs/dialect.md."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ def _emit_math(fn: MathFunction):
             name = fn.fast
         else:
             name = fn.c_f32
+        if name.startswith("tilec_"):
+            self.helpers.add(name.removeprefix("tilec_"))
         if isinstance(t, Float16Type | BFloat16Type):
             inner = ", ".join(f"static_cast<float>({a})" for a in args)
             expr = f"static_cast<{ctype}>({name}({inner}))"

@@ -327,7 +327,7 @@ class EmitterBase(BasePrinter):
             self.print_block(kernel.body.block)
         self.line("}")
 
-    def print_block(self, block: Block, results: Sequence[str] = ()) -> None:
+    def print_block(self, block: Block, results: Sequence[str | tuple[str, int, str]] = ()) -> None:
         """Print the ops of `block`; its terminator assigns to `results`. Location
         comments start afresh in each block and after it."""
         self.last_loc = None
@@ -348,29 +348,37 @@ class EmitterBase(BasePrinter):
                 self.emit(op)
         self.last_loc = None
 
-    def print_yield(self, op: scf.YieldOp, results: Sequence[str]) -> None:
+    def print_yield(self, op: scf.YieldOp, results: Sequence[str | tuple[str, int, str]]) -> None:
         self.print_assign(op, results, op.operands)
 
-    def print_assign(self, op: Operation, results: Sequence[str], values: Sequence[SSAValue]) -> None:
-        """`results[i] = values[i]` for every i, as one parallel assignment."""
-        pairs = [
-            (target, value)
-            for target, value in zip(results, values, strict=True)
-            if target != self.expr(value)
-        ]
+    def print_assign(
+        self, op: Operation, results: Sequence[str | tuple[str, int, str]], values: Sequence[SSAValue]
+    ) -> None:
+        """`results[i] = values[i]` for every i, as one parallel assignment. A target
+        `(name, half, pack)` is the low (0) or high (1) half of a 32-bit variable that
+        holds two 16-bit values (a packed iter_arg pair of `ScfEmitter.emit_for`): both
+        halves are assigned at once, `name = tilec_<pack>(lo, hi)`."""
+        pairs: list[tuple[str, str, str]] = []  # (target, C type, expression)
+        halves: dict[str, list[str]] = {}
+        for target, value in zip(results, values, strict=True):
+            if isinstance(target, tuple):
+                name, half, pack = target
+                halves.setdefault(name, [pack, "", ""])[1 + half] = self.expr(value)
+            elif target != self.expr(value):
+                pairs.append((target, self.ctype(value.type, op), self.expr(value)))
+        pairs += [(name, "unsigned", f"tilec_{pack}({lo}, {hi})") for name, (pack, lo, hi) in halves.items()]
         if len(pairs) > 1:
             # Read every yielded value before writing any (a yield may swap them).
             temps: list[tuple[str, str]] = []
-            for target, value in pairs:
+            for target, ctype, expr in pairs:
                 temp = self.name_table.fresh(target + "_next", "t")
-                ctype = self.ctype(value.type, op)
-                self.line(f"const {ctype} {temp} = {self.expr(value)};")
+                self.line(f"const {ctype} {temp} = {expr};")
                 temps.append((target, temp))
             for target, temp in temps:
                 self.line(f"{target} = {temp};")
         else:
-            for target, value in pairs:
-                self.line(f"{target} = {self.expr(value)};")
+            for target, _, expr in pairs:
+                self.line(f"{target} = {expr};")
 
     # ---------------------------------------------------------------- ops
 

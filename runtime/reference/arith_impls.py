@@ -190,6 +190,19 @@ def _shift(op_type: type[Operation], fn: Callable[[Any, Any], Any]):
     return run
 
 
+def _maximumf(a: Any, b: Any) -> Any:
+    """arith.maximumf: NaN if either is NaN, and max(-0, +0) = +0 (np.maximum returns
+    its first operand for equal zeros)."""
+    with np.errstate(invalid="ignore"):
+        return np.where((a == 0) & (b == 0), a + b, np.maximum(a, b))[()]
+
+
+def _minimumf(a: Any, b: Any) -> Any:
+    """arith.minimumf: NaN if either is NaN, and min(-0, +0) = -0."""
+    with np.errstate(invalid="ignore"):
+        return np.where((a == 0) & (b == 0), -(-a - b), np.minimum(a, b))[()]
+
+
 def _float_binary(op_type: type[Operation], fn: Callable[[Any, Any], Any]):
     @impl(op_type)
     def run(self, interp: ReferenceInterpreter, op: Operation, args):
@@ -285,8 +298,8 @@ class ArithFunctions(InterpreterFunctions):
     run_subf = _float_binary(arith.SubfOp, lambda a, b: a - b)
     run_mulf = _float_binary(arith.MulfOp, lambda a, b: a * b)
     run_divf = _float_binary(arith.DivfOp, lambda a, b: a / b)
-    run_maximumf = _float_binary(arith.MaximumfOp, np.maximum)
-    run_minimumf = _float_binary(arith.MinimumfOp, np.minimum)
+    run_maximumf = _float_binary(arith.MaximumfOp, _maximumf)
+    run_minimumf = _float_binary(arith.MinimumfOp, _minimumf)
     run_maxnumf = _float_binary(arith.MaxnumfOp, np.fmax)
     run_minnumf = _float_binary(arith.MinnumfOp, np.fmin)
 

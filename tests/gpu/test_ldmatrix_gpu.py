@@ -41,7 +41,13 @@ def _gemm_source():
 
 @pytest.mark.parametrize(
     "m, n, k, cfg",
-    [(512, 384, 256, {}), (256, 512, 192, {"warps": (2, 2), "stages": 3}), (256, 256, 256, {"bk": 64, "stages": 3})],
+    [
+        (512, 512, 256, {}),  # the defaults: 128x256 blocks, swizzled, double-buffered fragments, grouped order
+        (384, 256, 192, {"group": 2}),  # a last group of one block row
+        (256, 512, 192, {"bn": 128, "warps": (2, 2), "stages": 3}),
+        (256, 256, 256, {"bn": 128, "stages": 3, "swizzle": False, "double_buffer": False, "group": 1}),
+        (512, 384, 256, {"bn": 128, "bk": 32, "stages": 4, "swizzle": False, "double_buffer": False, "group": 1}),
+    ],
 )
 def test_gemm_against_numpy(m, n, k, cfg):
     import cupy as cp

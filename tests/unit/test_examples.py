@@ -2,6 +2,7 @@
 expression says it should have, keeps that result through the default pipeline, and
 compiles through NVRTC for sm_90 (no GPU needed)."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +117,7 @@ def test_example_runs_on_cpu_and_computes_what_it_says(path):
         np.testing.assert_array_equal(out[name], want(np.asarray(inputs[name])))
         return
     if path.name == "gemm_bf16.mlir":
-        _check_gemm(inputs, out, 256, 256, 128)
+        _check_gemm(inputs, out, 256, 256, 256)
         return
     if path.name == "gemm_bf16_hopper.mlir":
         _check_gemm(inputs, out, 256, 256, 256)
@@ -186,7 +187,7 @@ def test_swizzled_smem_banks_are_as_its_comment_says():
 
 
 def test_gemm_example_is_its_generator_at_the_example_shape():
-    """examples/gemm_bf16.mlir is `gemm_source(256, 256, 128)` of
+    """examples/gemm_bf16.mlir is `gemm_source(256, 256, 256)` of
     examples/python/gemm_bf16.py (the Python example and the benchmark use the same
     generator at other shapes)."""
     import importlib.util
@@ -215,9 +216,44 @@ def test_gemm_example_lowers_to_ldmatrix_mma_sync_and_stmatrix():
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
     assert "// layout.load 128x16xbf16 from smem: 4 ldmatrix.x4 per thread" in cuda
-    assert "// layout.load 16x128xbf16 from smem: 2 ldmatrix.x4.trans per thread" in cuda
-    assert "// layout.store 128x128xbf16 to smem: 8 stmatrix.x4 per thread" in cuda
+    assert "// layout.load 16x256xbf16 from smem: 4 ldmatrix.x4.trans per thread" in cuda
+    assert "// layout.store 128x256xbf16 to smem: 16 stmatrix.x4 per thread" in cuda
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in cuda
+
+
+def test_gemm_example_k_loop_is_pipelined_in_registers():
+    """The K loop of the example (double-buffered fragments): before the loop, the wait
+    for tile 0, a barrier and the first slices' ldmatrix; the loop carries the 128
+    accumulators and the next slices' fragments packed two bf16 to a register (32
+    `unsigned`); each step issues its cp.async (8 per thread), then for each 16-deep
+    slice s the ldmatrix of slice s+1 before the 32 mma.sync of slice s, and its one
+    wait + barrier between slice 2's MMAs and the ldmatrix of the next stage's slice 0."""
+    module = load(Path(__file__).parents[2] / "examples" / "gemm_bf16.mlir")
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    head, rest = cuda.split("for (int kt = 0; kt < 4; ++kt) {", 1)
+    body = rest.split("\n  }\n", 1)[0]
+    prologue = head[head.rindex("tilec_cp_async_commit();"):]
+    assert prologue.index("tilec_cp_async_wait<4>();") < prologue.index("__syncthreads();") < prologue.index("ldmatrix")
+    assert len(re.findall(r"^  unsigned r_\d+ = tilec_pack_bf16x2\(", prologue, re.MULTILINE)) == (4 + 4) * 4
+    assert len(re.findall(r"^  float r_?\d* = 0\.0f;", prologue, re.MULTILINE)) == 128
+    pattern = r'tilec_cp_async<16>|tilec_cp_async_wait<4>|__syncthreads|asm(?: volatile)?\("(ldmatrix[.a-z0-9]*|mma\.sync)'
+    events = [m.group(1) or m.group(0) for m in re.finditer(pattern, body)]
+    steps = []
+    for e in events:
+        if not steps or steps[-1][0] != e:
+            steps.append([e, 0])
+        steps[-1][1] += 1
+    lda, ldb = "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+    slice_loads = [[lda, 4], [ldb, 4]]
+    assert steps == [
+        ["tilec_cp_async<16>", 12],
+        *slice_loads, ["mma.sync", 32],
+        *slice_loads, ["mma.sync", 32],
+        *slice_loads, ["mma.sync", 32],
+        ["tilec_cp_async_wait<4>", 1], ["__syncthreads", 1],
+        *slice_loads, ["mma.sync", 32],
+    ], steps
 
 
 def _gemm_module():
@@ -230,17 +266,31 @@ def _gemm_module():
     return mod
 
 
-@pytest.mark.parametrize("shape", [(128, 128, 128), (256, 128, 192)])
-def test_swizzled_gemm_computes_a_at_b_is_equivalent_after_default_and_compiles(shape):
-    """`gemm_source(..., swizzle=True)`: unpadded A and B tiles under the NVMMA-style
-    swizzles (Swizzle<3,3,3> on A's 64-element rows, Swizzle<3,3,4> on B's 128), written
-    by cp.async through the swizzle and read by ldmatrix through it: C = A @ B within the
-    MMA tolerance on the CPU executor, the same bits after the default pipeline, and
-    the CUDA (16-byte cp.async, ldmatrix, mma.sync) compiles for sm_90."""
-    text = _gemm_module().gemm_source(*shape, swizzle=True)
-    assert "#layout.composed<swizzle<3,3,3> o 0 o (384,64):(64,1)>" in text
-    assert "#layout.composed<swizzle<3,3,4> o 0 o (192,128):(128,1)>" in text
-    module = parse_module(text, "gemm_swizzled.mlir")
+@pytest.mark.parametrize(
+    "shape, config",
+    [
+        ((128, 128, 128), {"bn": 128, "stages": 3, "double_buffer": False, "group": 1}),
+        ((256, 128, 192), {"bn": 128, "stages": 3, "double_buffer": False, "group": 1}),
+        ((384, 256, 192), {"group": 2}),  # the defaults; 3 block rows: a last group of 1
+        ((256, 256, 128), {"bn": 128, "stages": 3, "swizzle": False}),  # padded, double-buffered
+        ((256, 128, 128), {"bn": 128, "warps": (2, 2), "stages": 2}),
+    ],
+    ids=["swizzled", "swizzled-3-k-steps", "defaults-uneven-group", "padded-double-buffered", "2x2-warps-2-stages"],
+)
+def test_gemm_configurations_compute_a_at_b_are_equivalent_after_default_and_compile(shape, config):
+    """`gemm_source` with swizzled or padded tiles, with and without register double
+    buffering, in grouped or row-major block order: C = A @ B within the MMA tolerance
+    on the CPU executor (which also fails a read of shared memory that a cp.async may
+    still be writing: a misplaced wait or barrier), the same bits after the default
+    pipeline, and the CUDA (16-byte cp.async, ldmatrix, mma.sync) compiles for sm_90."""
+    text = _gemm_module().gemm_source(*shape, **config)
+    if config.get("swizzle", True):
+        bn = config.get("bn", 256)
+        assert f"#layout.composed<swizzle<3,3,3> o 0 o ({config.get('stages', 4) * 128},64):(64,1)>" in text
+        assert f"#layout.composed<swizzle<3,3,{bn.bit_length() - 4}> o 0 o" in text
+    assert ("iter_args(%acc0 = %zero, %opa0 = %opa_p, %opb0 = %opb_p)" in text) == config.get("double_buffer", True)
+    assert ("grid(%nblocks, %c1, %c1)" in text) == (config.get("group", 8) > 1)
+    module = parse_module(text, "gemm.mlir")
     inputs = random_inputs(module, seed=3)
     before = run(module, inputs)
     _check_gemm(inputs, before, *shape)
@@ -249,13 +299,36 @@ def test_swizzled_gemm_computes_a_at_b_is_equivalent_after_default_and_compiles(
     for name in before:
         np.testing.assert_array_equal(before[name], after[name])
     cuda = emit(module, "cuda")
-    assert "// layout.load 128x16xbf16 from smem: 4 ldmatrix.x4 per thread" in cuda
-    assert "// layout.load 16x128xbf16 from smem: 2 ldmatrix.x4.trans per thread" in cuda
-    assert "tilec_cp_async<16>(smem" in cuda and " ^ " in cuda
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in cuda
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in cuda
+    assert "tilec_cp_async<16>(smem" in cuda and (" ^ " in cuda) == config.get("swizzle", True)
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in cuda
     assert len(compile_cuda(cuda, arch="sm_90").cubin) > 0
 
 
+def test_gemm_double_buffering_needs_its_barrier():
+    """Without the wait + barrier before the next stage's first slice, the CPU executor
+    reports the read of shared memory that a cp.async is still writing."""
+    mod = _gemm_module()
+    text = mod.gemm_source(256, 256, 256).replace(mod.WAIT_NEXT.format(PENDING=4), "")
+    module = parse_module(text, "gemm.mlir")
+    with pytest.raises(Exception, match="while a cp.async is still writing it"):
+        run(module, random_inputs(module, seed=0))
+
+
+def test_gemm_config_strings():
+    mod = _gemm_module()
+    assert mod.config_kwargs("128x256x64:2x4:4:s:db:g8") == {
+        "bm": 128, "bn": 256, "bk": 64, "warps": (2, 4), "stages": 4, "swizzle": True, "double_buffer": True, "group": 8
+    }
+    assert mod.config_kwargs("128x128x64:2x4:3") == {
+        "bm": 128, "bn": 128, "bk": 64, "warps": (2, 4), "stages": 3, "swizzle": False, "double_buffer": False, "group": 1
+    }
+    assert mod.gemm_source(256, 256, 256, **mod.config_kwargs(mod.FASTEST)) == mod.gemm_source(256, 256, 256)
+    with pytest.raises(ValueError, match="unknown flag 'x'"):
+        mod.config_kwargs("128x128x64:2x4:3:x")
+
+
 def test_swizzled_gemm_refuses_tiles_it_cannot_swizzle():
     with pytest.raises(ValueError, match="powers of two of at least 64"):
-        _gemm_module().gemm_source(128, 128, 128, bk=32, swizzle=True)
+        _gemm_module().gemm_source(128, 256, 128, bk=32, swizzle=True)

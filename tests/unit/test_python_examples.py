@@ -102,7 +102,7 @@ def test_copy_tensors_on_the_gpu():
 
 def test_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():
     out = run_example("gemm_bf16.py", hide_gpu=True).stdout
-    assert "sm_90 cubin with NVRTC; running 256x256x128 on the CPU reference executor" in out
+    assert "sm_90 cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
     assert "on the CPU reference executor: within the documented tolerance" in out
 
 
