@@ -1,5 +1,6 @@
 """GEMM benchmark: C = A @ B, bf16 in, f32 accumulation, bf16 out, row-major, TFLOP/s of
-tilec's GEMM (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`) beside
+tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; configs
+`wgmma:BMxBNxBK:STAGES`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`) beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -24,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm_source
+from gemm_bf16_hopper import gemm_hopper_source
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -196,8 +198,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8",
-        help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs), "
+        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8,wgmma:128x256x64:4",
+        help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
+        "mma.sync) or wgmma:BMxBNxBK:STAGES (gemm_bf16_hopper.py), "
         "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")
@@ -223,7 +226,12 @@ def main(argv=None) -> int:
         best = None
         for spec in args.configs.split(","):
             try:
-                kernel = tilec.compile(gemm_source(m, n, k, **config_kwargs(spec)))
+                if spec.startswith("wgmma:"):
+                    _, tile, st = spec.split(":")
+                    bm, bn, bk = (int(x) for x in tile.split("x"))
+                    kernel = tilec.compile(gemm_hopper_source(m, n, k, bm, bn, bk, int(st)))
+                else:
+                    kernel = tilec.compile(gemm_source(m, n, k, **config_kwargs(spec)))
             except Exception as e:  # noqa: BLE001 - report the configuration and go on
                 print(f"  tilec {spec}: does not compile: {str(e)[:300]}", flush=True)
                 continue

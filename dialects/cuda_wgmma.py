@@ -12,10 +12,19 @@ them as inline PTX.
     %e:4 = cuda.wgmma_wait_group 0, %d#0, ... : f32, ... -> f32, ...  wgmma.wait_group 0
 
 `cuda.wgmma` computes `D = A B + C` with A `64 x 16` read from `%a` from element
-`%ia` on, B `16 x n` read from `%b` from element `%ib` on, both K-major (A as M x K,
-B as N x K, K contiguous: `imm-trans-a = imm-trans-b = 0`), each described by a
+`%ia` on, B `16 x n` read from `%b` from element `%ib` on, K-major (A as M x K,
+B as N x K, K contiguous: `imm-trans-a = imm-trans-b = 0`) or, with the unit
+properties `a_mn_major` / `b_mn_major`, MN-major (`imm-trans` 1), each described by a
 matrix descriptor built from its `[swizzle, LBO, SBO]` (bytes; `tilec.dialects.wgmma`
-gives the addresses the hardware reads). C and D are the `n / 2` f32 accumulators of
+gives the addresses the hardware reads).
+
+    %d:4 = cuda.wgmma_rs %b[%ib], %a0, ..., %a7, %c0, %c1, %c2, %c3
+        {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>} : memref<..., 3 : i64>, bf16, ..., f32, ... -> f32, ...
+
+is the same with A from registers: each thread's 8 elements of A in the fragment
+order of `mma.sync.m16n8k16`'s A (`cuda.mma_sync_fragment`), warp `w` of the
+warpgroup giving rows `16 w .. 16 w + 15` (the `#layout.dot_op<opIdx = 0>` of a
+version-3 accumulator with kWidth 2); printed as 4 packed 32-bit registers. C and D are the `n / 2` f32 accumulators of
 each thread (`wgmma_accumulator`). A swizzled operand must sit at an address that is a
 multiple of `8 * swizzle` bytes (the buffer's alignment; checked where the buffer is a
 `memref.alloca`).
@@ -38,6 +47,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
+    UnitAttr,
     f32,
     i64,
 )
@@ -47,6 +57,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     traits_def,
     var_operand_def,
@@ -87,6 +98,8 @@ class WgmmaOp(IRDLOperation):
     n = prop_def(IntegerAttr[I64])
     a_desc = prop_def(DenseArrayBase)
     b_desc = prop_def(DenseArrayBase)
+    a_mn_major = opt_prop_def(UnitAttr)
+    b_mn_major = opt_prop_def(UnitAttr)
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
@@ -104,16 +117,25 @@ class WgmmaOp(IRDLOperation):
         n: int,
         a_desc: tuple[int, int, int],
         b_desc: tuple[int, int, int],
+        a_mn_major: bool = False,
+        b_mn_major: bool = False,
     ):
+        props = {
+            "n": IntegerAttr(n, i64),
+            "a_desc": DenseArrayBase.from_list(i64, list(a_desc)),
+            "b_desc": DenseArrayBase.from_list(i64, list(b_desc)),
+        }
+        if a_mn_major:
+            props["a_mn_major"] = UnitAttr()
+        if b_mn_major:
+            props["b_mn_major"] = UnitAttr()
         super().__init__(
-            operands=[a, a_index, b, b_index, list(accs)],
-            properties={
-                "n": IntegerAttr(n, i64),
-                "a_desc": DenseArrayBase.from_list(i64, list(a_desc)),
-                "b_desc": DenseArrayBase.from_list(i64, list(b_desc)),
-            },
-            result_types=[[f32] * len(accs)],
+            operands=[a, a_index, b, b_index, list(accs)], properties=props, result_types=[[f32] * len(accs)]
         )
+
+    def mn_major(self, which: str) -> bool:
+        """Whether operand `which` is MN-major (`imm-trans` 1)."""
+        return getattr(self, f"{which}_mn_major") is not None
 
     @property
     def cols(self) -> int:
@@ -130,44 +152,121 @@ class WgmmaOp(IRDLOperation):
 
     def verify_(self) -> None:
         for which in ("a", "b"):
-            t = getattr(self, which).type
-            space = t.memory_space
-            if not (isinstance(space, IntegerAttr) and space.value.data == 3) or t.get_num_dims() != 1:
-                raise VerifyException(f"'{self.name}' operand {which} must be a 1-D shared-memory memref, got {t}")
-            if wgmma_type_name(t.element_type) is None:
-                raise VerifyException(f"'{self.name}' multiplies bf16 or f16, got {which} of {t.element_type}")
-            values = getattr(self, f"{which}_desc").get_values()
-            if len(values) != 3:
-                raise VerifyException(f"'{self.name}' {which}_desc is [swizzle, LBO, SBO] in bytes, got {list(values)}")
-            try:
-                d = self.descriptor(which)
-            except LayoutError as e:
-                raise VerifyException(f"'{self.name}' {which}_desc: {e}") from None
-            self._verify_alignment(which, d.swizzle)
+            _verify_smem_operand(self, which)
         if self.a.type.element_type != self.b.type.element_type:
             raise VerifyException(f"'{self.name}': a and b must have one element type")
-        n = self.cols
-        if n not in WGMMA_N:
-            raise VerifyException(f"'{self.name}' n must be a multiple of 8 in [8, 256], got {n}")
-        if len(self.accs) != n // 2 or len(self.outs) != n // 2:
-            raise VerifyException(
-                f"'{self.name}' with n = {n} takes and gives {n // 2} f32 accumulators per thread, "
-                f"got {len(self.accs)} and {len(self.outs)}"
-            )
-        if any(v.type != f32 for v in (*self.accs, *self.outs)):
-            raise VerifyException(f"'{self.name}' accumulates in f32")
+        _verify_accumulators(self, self.accs, self.outs)
 
-    def _verify_alignment(self, which: str, swizzle: int) -> None:
-        owner = getattr(self, which).owner
-        if not isinstance(owner, memref.AllocaOp):
-            return
-        need = swizzle_repeat_bytes(swizzle)
-        have = owner.alignment.value.data if owner.alignment is not None else 16
-        if have < need:
+
+def _verify_smem_operand(op, which: str) -> None:
+    """Operand `which` of `op` is a 1-D shared memref of bf16/f16 with a valid
+    `{which}_desc`, in a buffer aligned for its swizzle."""
+    t = getattr(op, which).type
+    space = t.memory_space
+    if not (isinstance(space, IntegerAttr) and space.value.data == 3) or t.get_num_dims() != 1:
+        raise VerifyException(f"'{op.name}' operand {which} must be a 1-D shared-memory memref, got {t}")
+    if wgmma_type_name(t.element_type) is None:
+        raise VerifyException(f"'{op.name}' multiplies bf16 or f16, got {which} of {t.element_type}")
+    values = getattr(op, f"{which}_desc").get_values()
+    if len(values) != 3:
+        raise VerifyException(f"'{op.name}' {which}_desc is [swizzle, LBO, SBO] in bytes, got {list(values)}")
+    try:
+        d = op.descriptor(which)
+    except LayoutError as e:
+        raise VerifyException(f"'{op.name}' {which}_desc: {e}") from None
+    owner = getattr(op, which).owner
+    if not isinstance(owner, memref.AllocaOp):
+        return
+    need = swizzle_repeat_bytes(d.swizzle)
+    have = owner.alignment.value.data if owner.alignment is not None else 16
+    if have < need:
+        raise VerifyException(
+            f"'{op.name}' operand {which} with a {d.swizzle}-byte swizzle needs its buffer aligned "
+            f"to {need} bytes, but its memref.alloca asks for {have}"
+        )
+
+
+def _verify_accumulators(op, accs, outs) -> None:
+    n = op.cols
+    if n not in WGMMA_N:
+        raise VerifyException(f"'{op.name}' n must be a multiple of 8 in [8, 256], got {n}")
+    if len(accs) != n // 2 or len(outs) != n // 2:
+        raise VerifyException(
+            f"'{op.name}' with n = {n} takes and gives {n // 2} f32 accumulators per thread, "
+            f"got {len(accs)} and {len(outs)}"
+        )
+    if any(v.type != f32 for v in (*accs, *outs)):
+        raise VerifyException(f"'{op.name}' accumulates in f32")
+
+
+WGMMA_RS_A = 8
+"""Elements of A each thread gives `cuda.wgmma_rs` (4 registers of 2)."""
+
+
+@irdl_op_definition
+class WgmmaRsOp(IRDLOperation):
+    """`wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with A from registers (8
+    elements per thread in `mma.sync`'s A fragment order, warp w of the warpgroup rows
+    16 w ..) and B in shared memory (module docstring)."""
+
+    name = "cuda.wgmma_rs"
+    traits = traits_def(Accesses(reads=("b",)))
+    b = operand_def(MemRefType)
+    b_index = operand_def(IndexType)
+    fragments = var_operand_def()
+    outs = var_result_def()
+    n = prop_def(IntegerAttr[I64])
+    b_desc = prop_def(DenseArrayBase)
+    b_mn_major = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$b `[` $b_index `]` `,` $fragments attr-dict `:` type($b) `,` type($fragments) `->` type($outs)"
+
+    def __init__(
+        self,
+        b: SSAValue,
+        b_index: SSAValue,
+        a: Sequence[SSAValue],
+        accs: Sequence[SSAValue],
+        n: int,
+        b_desc: tuple[int, int, int],
+        b_mn_major: bool = False,
+    ):
+        props = {"n": IntegerAttr(n, i64), "b_desc": DenseArrayBase.from_list(i64, list(b_desc))}
+        if b_mn_major:
+            props["b_mn_major"] = UnitAttr()
+        super().__init__(operands=[b, b_index, [*a, *accs]], properties=props, result_types=[[f32] * len(accs)])
+
+    @property
+    def cols(self) -> int:
+        return self.n.value.data
+
+    @property
+    def a(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[:WGMMA_RS_A])
+
+    @property
+    def accs(self) -> tuple[SSAValue, ...]:
+        return tuple(self.fragments[WGMMA_RS_A:])
+
+    @property
+    def type_name(self) -> str:
+        return wgmma_type_name(self.b.type.element_type)  # type: ignore[union-attr, return-value]
+
+    def mn_major(self, which: str) -> bool:
+        return which == "b" and self.b_mn_major is not None
+
+    def descriptor(self, which: str, start: int = 0) -> WgmmaDescriptor:
+        swizzle, lbo, sbo = self.b_desc.get_values()
+        return WgmmaDescriptor(start, lbo, sbo, swizzle)
+
+    def verify_(self) -> None:
+        _verify_smem_operand(self, "b")
+        if len(self.fragments) < WGMMA_RS_A or any(v.type != self.b.type.element_type for v in self.a):
             raise VerifyException(
-                f"'{self.name}' operand {which} with a {swizzle}-byte swizzle needs its buffer aligned "
-                f"to {need} bytes, but its memref.alloca asks for {have}"
+                f"'{self.name}' takes {WGMMA_RS_A} elements of A of b's element type ({self.b.type.element_type}) per thread"
             )
+        _verify_accumulators(self, self.accs, self.outs)
 
 
 @irdl_op_definition
@@ -220,4 +319,4 @@ class WgmmaWaitGroupOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' gives back one result per value, of its type")
 
 
-CUDA_WGMMA_OPS = [WgmmaOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp]
+CUDA_WGMMA_OPS = [WgmmaOp, WgmmaRsOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp]

@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import TARGET_ATTR, target
 
-from .layout_attrs import distributed_tensor_encoding, threads_per_block
+from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
 __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
@@ -131,8 +131,17 @@ class MmaOp(IRDLOperation):
                                        tensor<16x8xf32, #C>
 
     Element types: f16 x f16, bf16 x bf16, f32 (as tf32) x f32 -> f32; i8 x i8 -> i32.
-    The accumulator's layout is version 2 (`wgmma`, version 3, reads B from shared
-    memory, which this op does not take yet).
+
+    With a version-3 accumulator (Hopper's `wgmma`, `instrShape = [64, N, 16]`, whole
+    warpgroups), `%b` is a shared-memory view (K x N) and `%a` a shared-memory view (M x
+    K) or registers in `#layout.dot_op<opIdx = 0, parent = #C, kWidth = 2>`; bf16 or
+    f16 into f32. `lower-to-gpu` emits `wgmma.mma_async.m64nNk16` per warpgroup tile
+    and K step with matrix descriptors it fits to the views' layouts (NVMMA swizzles of
+    128/64/32 bytes or 8x16-byte core matrices, K- or MN-major; otherwise a located
+    error), between `wgmma.fence` and `commit_group` / `wait_group 0`: the result is
+    complete when the op returns. The module target, if named, must have wgmma
+    (sm_90a; kernels with wgmma compile for it). The shared operands are read after
+    the barrier that must precede the op (as any read of shared memory).
     `kWidth` of both operands is equal and holds at least 32 bits. Integers are exact
     (wrapping in i32); floats are f32 products summed in f32 in an unspecified order,
     compared with the tolerance of `mma_error_bound` (docs/testing.md). `lower-to-gpu`
@@ -145,8 +154,8 @@ class MmaOp(IRDLOperation):
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
+    a = operand_def(TensorType | TensorViewType)
+    b = operand_def(TensorType | TensorViewType)
     acc = operand_def(_T)
     result = result_def(_T)
     assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)"
@@ -157,6 +166,13 @@ class MmaOp(IRDLOperation):
         super().__init__(operands=[a, b, acc], result_types=[acc.type])
 
     def verify_(self) -> None:
+        c = self.acc.type.encoding if isinstance(self.acc.type, TensorType) else None
+        if isinstance(c, NvidiaMmaLayoutAttr) and c.data.version == 3:
+            return _verify_wgmma(self)
+        for what, v in (("a", self.a), ("b", self.b)):
+            _check(not isinstance(v.type, TensorViewType),
+                   f"operand {what} is a view ({v.type}): only a version-3 (wgmma) accumulator "
+                   "reads operands from shared memory")
         ts = []
         for what, v in (("a", self.a), ("b", self.b), ("acc", self.acc)):
             try:
@@ -177,9 +193,6 @@ class MmaOp(IRDLOperation):
         c = ct.encoding
         _check(isinstance(c, NvidiaMmaLayoutAttr),
                f"acc must be in a #layout.nvidia_mma layout, got {c}")
-        _check(c.data.version == 2,
-               "a version-3 (wgmma) accumulator needs operand B in shared memory, which "
-               "layout.mma does not take yet: use a version-2 #layout.nvidia_mma")
         for what, t, idx in (("a", at, 0), ("b", bt, 1)):
             e = t.encoding
             _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == idx and e.parent == c,
@@ -202,13 +215,69 @@ class MmaOp(IRDLOperation):
                f"layout {ct.encoding} spans {n} threads but the block has {launch.num_threads}")
 
 
+def _verify_wgmma(op: MmaOp) -> None:
+    """A version-3 accumulator: `wgmma.mma_async.m64nNk16` (module docstring of
+    `MmaOp`)."""
+    try:
+        distributed_tensor_encoding(op.acc.type)
+    except VerifyException as e:
+        raise VerifyException(f"operand acc: {e}") from None
+    ct = op.acc.type
+    c = ct.encoding
+    launch = _enclosing_launch(op)
+    _check(launch is not None, "layout.mma must be inside a layout.launch")
+    _check_target(op, wgmma=True)
+    m_i, _, k_i = c.data.instr_shape
+    _check(m_i == 64 and k_i == 16,
+           f"a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16] "
+           f"(m64nNk16, 16-bit operands), got {list(c.data.instr_shape)}")
+    bt, at = op.b.type, op.a.type
+    _check(isinstance(bt, TensorViewType) and bt.memory_space == "smem",
+           f"wgmma reads operand b from shared memory: b must be a smem view, got {bt}")
+    a_smem = isinstance(at, TensorViewType)
+    if a_smem:
+        _check(at.memory_space == "smem", f"operand a of wgmma is registers or a smem view, got {at}")
+    else:
+        try:
+            distributed_tensor_encoding(at)
+        except VerifyException as e:
+            raise VerifyException(f"operand a: {e}") from None
+        e = at.encoding
+        _check(isinstance(e, DotOperandLayoutAttr) and e.data.op_idx == 0 and e.parent == c
+               and e.data.k_width == 2,
+               f"a in registers must be in #layout.dot_op<opIdx = 0, parent = <acc's layout>, kWidth = 2> "
+               f"(the wgmma A fragment), got {e}")
+    for what, t in (("a", at), ("b", bt)):
+        if isinstance(t, TensorViewType):
+            _check(not t.is_masked and t.vec_layout is None,
+                   f"the smem view of operand {what} must be unmasked and of scalars, got {t}")
+            shape = t.shape
+            _check(len(shape) == 2 and all(isinstance(x, int) for x in shape),
+                   f"operand {what} must be a static 2-D view, got shape {list(shape)}")
+        else:
+            shape = t.get_shape()
+        _check(len(shape) == 2, f"layout.mma multiplies matrices: {what} has shape {list(shape)}")
+    (m, k), (k2, n) = (at.shape if a_smem else at.get_shape()), bt.shape
+    (m2, n2) = ct.get_shape()
+    _check(k == k2 and (m, n) == (m2, n2),
+           f"shapes do not multiply: a is {m}x{k}, b is {k2}x{n}, acc is {m2}x{n2} "
+           f"(expected MxK, KxN and MxN)")
+    _check(k % 16 == 0, f"wgmma steps K by 16: K = {k} is not a multiple of 16")
+    ea, eb = at.element_type, bt.element_type
+    _check(ea == eb and _type_name(ea) in ("bf16", "f16") and _type_name(ct.element_type) == "f32",
+           f"wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got "
+           f"{_type_name(ea)} x {_type_name(eb)} into {_type_name(ct.element_type)}")
+    nt = threads_per_block(c)
+    _check(nt == launch.num_threads, f"layout {c} spans {nt} threads but the block has {launch.num_threads}")
+
+
 MMA_OPS = (MmaOp,)
 """Registered in the `layout` dialect (dialects/layout.py)."""
 
 
-def _check_target(op: Operation) -> None:
+def _check_target(op: Operation, wgmma: bool = False) -> None:
     """layout.mma is `mma.sync`: the module's target (`tilec.target`) must be sm_80 or
-    newer (tilec knows no older one)."""
+    newer (tilec knows no older one); with `wgmma`, a target that has it (sm_90)."""
     top = op
     while top.parent_op() is not None:
         top = top.parent_op()
@@ -217,8 +286,12 @@ def _check_target(op: Operation) -> None:
         return
     arch = getattr(attr, "data", str(attr))
     try:
-        target(arch)
+        tgt = target(arch)
     except TilecError:
         raise VerifyException(
             f"layout.mma needs mma.sync, which sm_80 and newer have; the module's target is {arch}"
         ) from None
+    if wgmma and not tgt.has("wgmma"):
+        raise VerifyException(
+            f"a version-3 (wgmma) layout.mma needs wgmma, which sm_90 has; the module's target is {arch}"
+        )

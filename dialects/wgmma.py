@@ -20,6 +20,18 @@ elements: rows are grouped by 8 ("core matrices" of 8 rows x 16 bytes).
   address with bits 7.. (log2(S / 16) of them), which is `NvmmaSharedLayout`'s swizzle
   when the tile starts at a multiple of 8 S bytes.
 
+MN-major operand (A as K x M, B as K x N, M/N contiguous; `imm-trans` 1), CUTLASS's
+canonical GMMA layouts in 16-byte units with T = 8 elements per unit:
+* No swizzle: `((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))`: 8 MN-contiguous elements per
+  16 bytes, 8 K rows 16 bytes apart, MN groups of 8 SBO apart, K groups of 8 LBO apart.
+* Swizzle of S bytes: `((T,S/16,m),(8,k)):((1,T,LBO),(S/16 T,SBO))`: S / 2 elements
+  contiguous along MN, 8 K rows S bytes apart, then MN groups of S / 2 LBO apart and K
+  groups of 8 SBO apart; the same XOR of address bits.
+
+`fit_descriptor` finds, from the byte address of every element of one operand (what
+the layout algebra of a shared view gives), the descriptor and majorness that reproduce
+them all, or says there is none.
+
 Accumulator (f32, `m64nNk16`): thread `t` of the warpgroup (warp w = t / 32, lane l,
 g = l / 4, q = l % 4) holds `N / 2` values; value i is row `16 w + g + 8 ((i / 2) % 2)`,
 column `8 (i / 4) + 2 q + i % 2`, which is `NvidiaMmaLayout(3, [4, 1], [16, N, 16])`
@@ -38,7 +50,10 @@ __all__ = [
     "SWIZZLE_MODES",
     "WGMMA_N",
     "WgmmaDescriptor",
+    "fit_descriptor",
     "kmajor_byte_offset",
+    "mnmajor_byte_offset",
+    "operand_byte_offset",
     "swizzle_repeat_bytes",
     "wgmma_accumulator",
 ]
@@ -109,6 +124,72 @@ def kmajor_byte_offset(desc: WgmmaDescriptor, row, k, element_bytes: int = 2):
     bits = {128: 3, 64: 2, 32: 1}[desc.swizzle]
     mask = ((1 << bits) - 1) << 4
     return addr ^ ((addr >> 3) & mask)
+
+
+def _swizzle_bytes_xor(addr, swizzle: int):
+    """The hardware's XOR of 16-byte chunk bits 4.. with bits 7.. of a byte address."""
+    if swizzle == 0:
+        return addr
+    bits = {128: 3, 64: 2, 32: 1}[swizzle]
+    mask = ((1 << bits) - 1) << 4
+    return addr ^ ((addr >> 3) & mask)
+
+
+def mnmajor_byte_offset(desc: WgmmaDescriptor, row, k, element_bytes: int = 2):
+    """Shared-memory byte address of element (`row`, `k`) (row along M or N, k < 16)
+    of the MN-major operand that `desc` describes (module docstring); NumPy-friendly."""
+    if element_bytes != 2:
+        raise LayoutError(f"tilec's wgmma reads 16-bit operands, got {element_bytes}-byte elements")
+    if desc.swizzle == 0:
+        return desc.start + (row // 8) * desc.sbo + (k // 8) * desc.lbo + (k % 8) * 16 + (row % 8) * 2
+    w = desc.swizzle // 2
+    addr = desc.start + (row // w) * desc.lbo + (k // 8) * desc.sbo + (k % 8) * desc.swizzle + (row % w) * 2
+    return _swizzle_bytes_xor(addr, desc.swizzle)
+
+
+def operand_byte_offset(desc: WgmmaDescriptor, row, k, mn_major: bool):
+    """`kmajor_byte_offset` or `mnmajor_byte_offset`."""
+    return (mnmajor_byte_offset if mn_major else kmajor_byte_offset)(desc, row, k)
+
+
+def fit_descriptor(addrs) -> tuple[WgmmaDescriptor, bool] | str:
+    """The descriptor and majorness (`mn_major`) under which the hardware reads element
+    (row, k) of a `rows x 16` operand of 16-bit elements at byte address `addrs[row,
+    k]` (relative to a buffer aligned to 1024 bytes), trying the swizzles from the
+    widest down and K-major first; a string saying why none does otherwise."""
+    import numpy as np
+
+    addrs = np.asarray(addrs, dtype=np.int64)
+    rows = addrs.shape[0]
+    r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+    for swizzle in (128, 64, 32, 0):
+
+        def pre(a: int, swizzle: int = swizzle) -> int:
+            return int(_swizzle_bytes_xor(int(a), swizzle))
+
+        start = pre(addrs[0, 0])
+        for mn_major in (False, True):
+            if not mn_major:
+                sbo = pre(addrs[8, 0]) - start if rows > 8 else 8 * max(swizzle, 16)
+                lbo = addrs[0, 8] - start if swizzle == 0 else 0
+            elif swizzle == 0:
+                sbo = pre(addrs[8, 0]) - start if rows > 8 else 0
+                lbo = pre(addrs[0, 8]) - start
+            else:
+                w = swizzle // 2
+                sbo = pre(addrs[0, 8]) - start
+                lbo = pre(addrs[w, 0]) - start if rows > w else 0
+            try:
+                d = WgmmaDescriptor(start, int(lbo), int(sbo), swizzle)
+            except LayoutError:
+                continue
+            if np.array_equal(operand_byte_offset(d, r, k, mn_major), addrs):
+                return d, mn_major
+    return (
+        "its shared layout is none of wgmma's: 8-row groups of 16-byte rows (no swizzle) or "
+        "rows of 32/64/128 bytes under the matching swizzle, K-major or MN-major, at 16-byte "
+        "aligned addresses"
+    )
 
 
 def wgmma_accumulator(thread, i):

@@ -3,7 +3,8 @@
 Each operand's matrix descriptor is formed on the device by `tilec_wgmma_desc` from
 the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layout of
 `tilec.dialects.wgmma.WgmmaDescriptor`). The accumulators are `"+f"` operands of the
-`wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_wait_group` passes
+`wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
+element first, as `mma.sync`). `cuda.wgmma_wait_group` passes
 its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
 reads them only after the wait."""
 
@@ -49,12 +50,39 @@ class WgmmaEmitter(EmitterBase):
         regs = ", ".join(f"%{i}" for i in range(k))
         ty = op.type_name
         self.line('asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %' + str(k + 2) + ', 0;\\n"')
+        ta, tb = int(op.mn_major("a")), int(op.mn_major("b"))
         self.line(
             f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k16.f32.{ty}.{ty} '
-            f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1, 0, 0;\\n}}"'
+            f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1, {ta}, {tb};\\n}}"'
         )
         self.line(f"    : {_inout(outs)}")
         self.line(f'    : "l"({descs[0]}), "l"({descs[1]}), "r"(1)')
+        self.line('    : "memory");')
+
+    @emits(cuda_wgmma.WgmmaRsOp)
+    def emit_wgmma_rs(self, op: cuda_wgmma.WgmmaRsOp):
+        self.helpers.add("wgmma_desc")
+        ty = op.type_name
+        pack = {"bf16": "pack_bf16x2", "f16": "pack_f16x2"}[ty]
+        self.helpers.add(pack)
+        self.ctype(op.b.type.element_type, op)
+        a = [self.expr(v) for v in op.a]
+        desc = self._desc(op, "b")
+        outs = [self.define(r, "d") for r in op.outs]
+        inits = ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
+        self.line(f"float {inits};")
+        k = len(outs)
+        regs = ", ".join(f"%{i}" for i in range(k))
+        areg = ", ".join(f"%{k + i}" for i in range(4))
+        tb = int(op.mn_major("b"))
+        self.line('asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %' + str(k + 5) + ', 0;\\n"')
+        self.line(
+            f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k16.f32.{ty}.{ty} '
+            f'{{{regs}}}, {{{areg}}}, %{k + 4}, p, 1, 1, {tb};\\n}}"'
+        )
+        self.line(f"    : {_inout(outs)}")
+        packed = ", ".join(f'"r"(tilec_{pack}({a[i]}, {a[i + 1]}))' for i in range(0, 8, 2))
+        self.line(f'    : {packed}, "l"({desc}), "r"(1)')
         self.line('    : "memory");')
 
     @emits(cuda_wgmma.WgmmaFenceOp)

@@ -20,10 +20,11 @@ from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
 from .tma import TmaLowering
 from .view_ops import ViewOpsLowering
+from .wgmma import WgmmaLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering)
+            ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering)
 
 
 def _table() -> dict[type, Lowering]:

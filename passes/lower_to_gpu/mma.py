@@ -67,6 +67,8 @@ class MmaLowering(KernelBase):
     @lowers(MmaOp)
     def lower_mma(self, op: MmaOp) -> None:
         at, bt, ct = op.a.type, op.b.type, op.acc.type
+        if isinstance(ct.encoding, NvidiaMmaLayoutAttr) and ct.encoding.data.version == 3:
+            return self.lower_wgmma(op)  # passes/lower_to_gpu/wgmma.py
         kind = self._check_supported(op, at, bt, ct)
         a_frag, b_frag, c_frag = lane0_fragments(kind)
         step = cuda.MMA_SYNC_KINDS[kind].k
@@ -137,7 +139,7 @@ class MmaLowering(KernelBase):
         kind = cuda.mma_sync_kind_name(at.element_type)
         why = None
         if not isinstance(enc, NvidiaMmaLayoutAttr) or enc.data.version != 2:
-            why = "a version-2 #layout.nvidia_mma accumulator (wgmma is not lowered yet)"
+            why = "a version-2 #layout.nvidia_mma accumulator"
         elif kind is None:
             why = "bf16, f16, f32 (tf32) or i8 operands"
         elif at.encoding.data.k_width % KWIDTH[kind]:

@@ -365,6 +365,27 @@ def _view(op: Operation, v: Any) -> View:
     return v
 
 
+def read_block_view(interp: ReferenceInterpreter, op: Operation, view: View) -> np.ndarray:
+    """Every element of a static, unmasked view of scalars, as each block's first
+    active thread reads it: [blocks, *shape] (a tensor-core read of shared memory that
+    one warpgroup issues, `layout.mma` with a version-3 accumulator)."""
+    grid = interp.grid
+    if grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
+    shape = tuple(view.type.shape)
+    tids = grid.active_tids()
+    firsts = tids[np.unique(grid.block_of[tids], return_index=True)[1]]
+    acc = Access(firsts, firsts)
+    coords = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in shape], indexing="ij")
+    offs = offsets_of_coords(view.layout, [c.ravel() for c in coords])
+    keys = element_keys(op, grid, view, acc, offs, None, "reads")
+    rows = np.broadcast_to(acc.actors[:, None], keys.shape)
+    vals = load(op, grid, view, rows.ravel(), keys.ravel()).reshape(keys.shape)
+    out = np.zeros((grid.num_blocks, *shape), dtype=dtype_of(view.type.element_type))
+    out[grid.block_of[firsts]] = vals.reshape(len(firsts), *shape)
+    return out
+
+
 def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list, tile: Sequence[int],
               rt: TensorViewType) -> View:
     """`layout.tile`'s view (also an iterator's tile, dialects/layout_iter.py): tile

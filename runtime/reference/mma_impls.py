@@ -7,6 +7,9 @@ to f32 (exact for f16/bf16), products and sums in f32 (NumPy's float32 matmul; i
 summation order is not the GPU's, which is why float results are compared with
 `layout_mma.mma_error_bound`).
 
+Operands in shared memory (a version-3, wgmma, accumulator) are read whole, by each
+block's first thread (`read_block_view`), after the barrier that must precede them.
+
 Each float MMA records, on the interpreter, the largest `|acc| + |a| @ |b|` it saw and
 its K and operand type (`interp.mma_records`), from which `api.mma_tolerance` bounds
 how far two correct evaluations of the program may differ.
@@ -19,9 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
+from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_mma import MmaOp, _type_name
 
 from .executor import ReferenceInterpreter
+from .layout_impls import read_block_view
 from .values import from_compute, to_compute
 
 
@@ -46,6 +51,10 @@ class MmaFunctions(InterpreterFunctions):
     @impl(MmaOp)
     def run_mma(self, interp: ReferenceInterpreter, op: MmaOp, args):
         a_t, b_t, c_t = op.a.type, op.b.type, op.acc.type
+        args = [
+            read_block_view(interp, op, v) if isinstance(t, TensorViewType) else v
+            for v, t in zip(args, (a_t, b_t, c_t))
+        ]
         a, b, c = (_matrix(v, t) for v, t in zip(args, (a_t, b_t, c_t)))
         if a.dtype.kind == "i":
             d = np.matmul(a.astype(np.int64), b.astype(np.int64)) + c.astype(np.int64)
@@ -60,7 +69,7 @@ class MmaFunctions(InterpreterFunctions):
         finite = np.isfinite(mag)
         records.append(
             MmaRecord(
-                int(a_t.get_shape()[-1]),
+                int(b_t.shape[0] if isinstance(b_t, TensorViewType) else b_t.get_shape()[0]),
                 _type_name(a_t.element_type),
                 float(mag[finite].max()) if finite.any() else 0.0,
                 float(prods[np.isfinite(prods)].max()) if np.isfinite(prods).any() else 0.0,

@@ -4,8 +4,8 @@ Every thread of each warpgroup (threads `128 g .. 128 g + 127` of a block) must 
 `cuda.wgmma`, `cuda.wgmma_fence`, `cuda.wgmma_commit_group` and
 `cuda.wgmma_wait_group` (`.sync.aligned`), and the operand indices of a `cuda.wgmma`
 must be one value across its warpgroup (the descriptor is one per warpgroup).
-`cuda.wgmma` reads A (64 x 16) and B (n x 16, K-major) from shared memory at the
-addresses the hardware forms from the descriptors (`wgmma.kmajor_byte_offset`,
+`cuda.wgmma` reads A (64 x 16) and B (n x 16, K- or MN-major) from shared memory at the
+addresses the hardware forms from the descriptors (`wgmma.operand_byte_offset`,
 relative to the memref's start, which the verifier and printer align to the swizzle's
 repeat), as reads of the warpgroup's first thread, computes `D = A B^T + C` with f32
 products and sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
@@ -23,7 +23,8 @@ import numpy as np
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import cuda_wgmma
-from tilec.dialects.wgmma import kmajor_byte_offset, wgmma_accumulator
+from tilec.dialects.cuda import mma_sync_fragment
+from tilec.dialects.wgmma import operand_byte_offset, wgmma_accumulator
 
 from .cuda_impls import first_missing_thread, record_float_mma
 from .errors import ExecutionError
@@ -69,13 +70,33 @@ def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, gr
     for first, start in zip(groups, starts):
         if (2 * int(start)) % 16:
             raise ExecutionError(op, f"{op.name} operand {which} starts at element {start}, not 16-byte aligned")
-        byte = kmajor_byte_offset(op.descriptor(which, 2 * int(start)), r, k)
+        byte = operand_byte_offset(op.descriptor(which, 2 * int(start)), r, k, op.mn_major(which))
         elems = (byte // 2).ravel()
         actor = np.full(elems.shape, first, dtype=np.int64)
         keys = resolve(op, grid, mem, actor, [elems], "reads")
         data = load(op, grid, mem, actor, keys)
         out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, 16))
     return np.stack(out)
+
+
+def _mma(interp, op, grid, a, b_mem, b_index, accs, groups):
+    """D = A B^T + C of each warpgroup; B read from shared memory."""
+    n, cols = grid.num_threads, op.cols
+    b = _operand(op, grid, "b", b_mem, b_index, cols, groups)
+    acc_types = [v.type for v in op.accs]
+    t = np.arange(WARPGROUP)
+    c = np.zeros((len(groups), 64, cols), np.float32)
+    for i, v in enumerate(accs):
+        vals = np.asarray(per_thread(v, acc_types[i], n), dtype=np.float32)[grid.active_tids()]
+        c[(slice(None), *wgmma_accumulator(t, i))] = vals.reshape(-1, WARPGROUP)
+    d = np.matmul(a, np.swapaxes(b, 1, 2)) + c
+    record_float_mma(interp, 16, op.type_name, a, np.swapaxes(b, 1, 2), c)
+    outs = []
+    for i in range(cols // 2):
+        full = np.zeros(n, np.float32)
+        full[grid.active_tids()] = d[(slice(None), *wgmma_accumulator(t, i))].reshape(-1)
+        outs.append(from_compute(full, op.outs[i].type))
+    return tuple(outs)
 
 
 @register_impls
@@ -85,23 +106,26 @@ class WgmmaFunctions(InterpreterFunctions):
         grid = _grid(interp, op)
         _whole_warpgroups(op, grid)
         a_mem, a_index, b_mem, b_index, *accs = args
-        n, cols = grid.num_threads, op.cols
         groups = grid.active_tids()[::WARPGROUP]
         a = _operand(op, grid, "a", a_mem, a_index, 64, groups)
-        b = _operand(op, grid, "b", b_mem, b_index, cols, groups)
+        return _mma(interp, op, grid, a, b_mem, b_index, accs, groups)
+
+    @impl(cuda_wgmma.WgmmaRsOp)
+    def run_wgmma_rs(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaRsOp, args):
+        """A from each thread's 8 fragment elements (`mma.sync`'s A of its warp's 16 rows)."""
+        grid = _grid(interp, op)
+        _whole_warpgroups(op, grid)
+        b_mem, b_index, *frags = args
+        groups = grid.active_tids()[::WARPGROUP]
+        tids = grid.active_tids()
         t = np.arange(WARPGROUP)
-        c = np.zeros((len(groups), 64, cols), np.float32)
-        for i, v in enumerate(accs):
-            vals = np.asarray(per_thread(v, op.accs[i].type, n), dtype=np.float32)[grid.active_tids()]
-            c[(slice(None), *wgmma_accumulator(t, i))] = vals.reshape(-1, WARPGROUP)
-        d = np.matmul(a, np.swapaxes(b, 1, 2)) + c
-        record_float_mma(interp, 16, op.type_name, a, np.swapaxes(b, 1, 2), c)
-        outs = []
-        for i in range(cols // 2):
-            full = np.zeros(n, np.float32)
-            full[grid.active_tids()] = d[(slice(None), *wgmma_accumulator(t, i))].reshape(-1)
-            outs.append(from_compute(full, op.outs[i].type))
-        return tuple(outs)
+        a = np.zeros((len(groups), 64, 16), np.float32)
+        et = op.b.type.element_type
+        for i in range(cuda_wgmma.WGMMA_RS_A):
+            vals = np.asarray(to_compute(per_thread(frags[i], et, grid.num_threads), et), dtype=np.float32)[tids]
+            r, c = mma_sync_fragment("bf16", "a", t % 32, i)
+            a[:, 16 * (t // 32) + r, c] = vals.reshape(-1, WARPGROUP)
+        return _mma(interp, op, grid, a, b_mem, b_index, frags[cuda_wgmma.WGMMA_RS_A :], groups)
 
     @impl(cuda_wgmma.WgmmaFenceOp)
     def run_fence(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaFenceOp, args):

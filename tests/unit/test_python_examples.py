@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False) -> subprocess.CompletedProces
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "launch_cupy.py", "launch_torch.py"], (
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "launch_cupy.py", "launch_torch.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -111,6 +111,12 @@ def test_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():
 def test_gemm_on_the_gpu():
     out = run_example("gemm_bf16.py").stdout
     assert "C = A @ B, 1024x1024 @ 1024x1024 bf16, on the GPU (torch tensors): within the documented tolerance" in out
+
+
+def test_hopper_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():
+    out = run_example("gemm_bf16_hopper.py", hide_gpu=True).stdout
+    assert "sm_90a cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
+    assert "on the CPU reference executor: within the documented tolerance" in out
 
 
 @pytest.mark.gpu

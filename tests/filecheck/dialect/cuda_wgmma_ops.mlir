@@ -7,6 +7,8 @@
 // CHECK:      cuda.wgmma_fence
 // CHECK-NEXT: %d, %d_1, %d_2, %d_3 = cuda.wgmma %a[%ia], %b[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<128xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma %h[%ia], %h[%ib], {{.*}} {n = 16 : i64, a_desc = array<i64: 64, 0, 512>, b_desc = array<i64: 32, 0, 256>} : memref<2048xf16, 3 : i64>, memref<2048xf16, 3 : i64>, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32, f32, f32
+// CHECK-NEXT: cuda.wgmma %a[%ia], %a[%ib], {{.*}} {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 2048, 1024>, a_mn_major, b_mn_major} :
+// CHECK:      cuda.wgmma_rs %a[%ib], %x, %x, %x, %x, %x, %x, %x, %x, %c, %c, %c, %c {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>, b_mn_major} : memref<1024xbf16, 3 : i64>, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma_commit_group
 // CHECK-NEXT: %e, %e_1, %e_2, %e_3 = cuda.wgmma_wait_group 1, %d, %d_1, %d_2, %d_3 : f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma_wait_group 0
@@ -128,5 +130,23 @@ func.func @wait_type(%i: index, %c: f32, %g: memref<1024xbf16>) {
   %u = memref.alloca() : memref<1024xbf16, 3 : i64>
   // expected-error @+1 {{'cuda.wgmma_wait_group' passes f32 accumulators}}
   %e = cuda.wgmma_wait_group 0, %i : index -> index
+  func.return
+}
+
+// -----
+
+func.func @rs_a_type(%i: index, %c: f32, %y: f16) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma_rs' takes 8 elements of A of b's element type (bf16) per thread}}
+  %r:4 = cuda.wgmma_rs %a[%i], %y, %y, %y, %y, %y, %y, %y, %y, %c, %c, %c, %c {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>} : memref<1024xbf16, 3 : i64>, f16, f16, f16, f16, f16, f16, f16, f16, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @rs_accs(%i: index, %c: f32, %x: bf16) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma_rs' with n = 16 takes and gives 8 f32 accumulators per thread, got 4 and 4}}
+  %r:4 = cuda.wgmma_rs %a[%i], %x, %x, %x, %x, %x, %x, %x, %x, %c, %c, %c, %c {n = 16 : i64, b_desc = array<i64: 128, 0, 1024>} : memref<1024xbf16, 3 : i64>, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, f32, f32, f32, f32 -> f32, f32, f32, f32
   func.return
 }

@@ -206,7 +206,7 @@ func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tens
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{a version-3 (wgmma) accumulator needs operand B in shared memory, which layout.mma does not take yet}}
+    // expected-error @+1 {{wgmma reads operand b from shared memory: b must be a smem view}}
     %d = layout.mma %a, %b, %c : tensor<64x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<64x8xf32, #mma>
   }
   func.return
@@ -225,6 +225,135 @@ module attributes {tilec.target = "sm_75"} {
     ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
       // expected-error @+1 {{layout.mma needs mma.sync, which sm_80 and newer have; the module's target is sm_75}}
       %d = layout.mma %a, %b, %c : tensor<16x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<16x8xf32, #mma>
+    }
+    func.return
+  }
+}
+
+// -----
+
+// wgmma (version-3 accumulator): operand shapes and kinds it cannot take.
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+!SB8 = !layout.tensor<bf16, #layout.cute<(8,64):(64,1)>, smem>
+!SA8 = !layout.tensor<bf16, #layout.cute<(64,8):(8,1)>, smem>
+!GB = !layout.tensor<bf16, #layout.cute<(16,64):(64,1)>, gmem>
+!SF = !layout.tensor<f16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @wgmma_b_gmem(%pb: !layout.ptr<bf16>, %c: tensor<64x64xf32, #mma3>) {
+  %c1 = arith.constant 1 : index
+  %gb = layout.view %pb : !layout.ptr<bf16> -> !GB
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %sb8 = layout.alloc : !SB8
+    %sf = layout.alloc : !SF
+    %sa8 = layout.alloc : !SA8
+    // expected-error @+1 {{wgmma reads operand b from shared memory: b must be a smem view}}
+    %d = layout.mma %sa, %gb, %c : !SA, !GB, tensor<64x64xf32, #mma3>
+  }
+  func.return
+}
+
+// -----
+
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+!SB8 = !layout.tensor<bf16, #layout.cute<(8,64):(64,1)>, smem>
+!SA8 = !layout.tensor<bf16, #layout.cute<(64,8):(8,1)>, smem>
+!GB = !layout.tensor<bf16, #layout.cute<(16,64):(64,1)>, gmem>
+!SF = !layout.tensor<f16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @wgmma_k8(%pb: !layout.ptr<bf16>, %c: tensor<64x64xf32, #mma3>) {
+  %c1 = arith.constant 1 : index
+  %gb = layout.view %pb : !layout.ptr<bf16> -> !GB
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %sb8 = layout.alloc : !SB8
+    %sf = layout.alloc : !SF
+    %sa8 = layout.alloc : !SA8
+    // expected-error @+1 {{wgmma steps K by 16: K = 8 is not a multiple of 16}}
+    %d = layout.mma %sa8, %sb8, %c : !SA8, !SB8, tensor<64x64xf32, #mma3>
+  }
+  func.return
+}
+
+// -----
+
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+!SB8 = !layout.tensor<bf16, #layout.cute<(8,64):(64,1)>, smem>
+!SA8 = !layout.tensor<bf16, #layout.cute<(64,8):(8,1)>, smem>
+!GB = !layout.tensor<bf16, #layout.cute<(16,64):(64,1)>, gmem>
+!SF = !layout.tensor<f16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @wgmma_mixed(%pb: !layout.ptr<bf16>, %c: tensor<64x64xf32, #mma3>) {
+  %c1 = arith.constant 1 : index
+  %gb = layout.view %pb : !layout.ptr<bf16> -> !GB
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %sb8 = layout.alloc : !SB8
+    %sf = layout.alloc : !SF
+    %sa8 = layout.alloc : !SA8
+    // expected-error @+1 {{wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got bf16 x f16 into f32}}
+    %d = layout.mma %sa, %sf, %c : !SA, !SF, tensor<64x64xf32, #mma3>
+  }
+  func.return
+}
+
+// -----
+
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+#a1 = #layout.dot_op<opIdx = 0, parent = #mma3, kWidth = 4>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @wgmma_a_kwidth(%a: tensor<64x16xbf16, #a1>, %c: tensor<64x64xf32, #mma3>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sb = layout.alloc : !SB
+    // expected-error @+1 {{a in registers must be in #layout.dot_op<opIdx = 0, parent = <acc's layout>, kWidth = 2> (the wgmma A fragment)}}
+    %d = layout.mma %a, %sb, %c : tensor<64x16xbf16, #a1>, !SB, tensor<64x64xf32, #mma3>
+  }
+  func.return
+}
+
+// -----
+
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @wgmma_instr_m16(%c: tensor<64x64xf32, #mma3>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    // expected-error @+1 {{a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16] (m64nNk16, 16-bit operands), got [16, 64, 16]}}
+    %d = layout.mma %sa, %sb, %c : !SA, !SB, tensor<64x64xf32, #mma3>
+  }
+  func.return
+}
+
+// -----
+
+// A module naming plain sm_90 (no wgmma: that is sm_90a).
+#mma3 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+module attributes {tilec.target = "sm_90"} {
+  func.func @wgmma_sm90(%c: tensor<64x64xf32, #mma3>) {
+    %c1 = arith.constant 1 : index
+    layout.launch grid(%c1, %c1, %c1) threads(128) {
+    ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+      %sa = layout.alloc : !SA
+      %sb = layout.alloc : !SB
+      // expected-error @+1 {{a version-3 (wgmma) layout.mma needs wgmma, which sm_90 has; the module's target is sm_90}}
+      %d = layout.mma %sa, %sb, %c : !SA, !SB, tensor<64x64xf32, #mma3>
     }
     func.return
   }

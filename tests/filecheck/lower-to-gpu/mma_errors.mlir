@@ -41,7 +41,7 @@ func.func @wgmma(%a: tensor<64x16xbf16, #a>, %b: tensor<16x8xbf16, #b>, %c: tens
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{a version-3 (wgmma) accumulator needs operand B in shared memory, which layout.mma does not take yet: use a version-2 #layout.nvidia_mma}}
+    // expected-error @+1 {{a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16]}}
     %d = layout.mma %a, %b, %c : tensor<64x16xbf16, #a>, tensor<16x8xbf16, #b>, tensor<64x8xf32, #mma>
   }
   func.return

@@ -1,0 +1,365 @@
+"""`lower-to-gpu` for `layout.mma` with a version-3 accumulator (Hopper's `wgmma`):
+`cuda.wgmma` (A and B in shared memory) or `cuda.wgmma_rs` (A in registers), one
+`wgmma.mma_async.m64nNk16` per 64 x N tile of the accumulator that the thread's
+warpgroup computes and per 16-deep step of K, between a `cuda.wgmma_fence` and a
+`cuda.wgmma_commit_group` + `cuda.wgmma_wait_group 0` that gives back the
+accumulators (the op's result is complete when it returns, as `layout.mma` promises).
+
+Registers. The accumulator layout `#layout.nvidia_mma<version = 3, instrShape = [64,
+N, 16]>` gives lane `l` of warp `w` of a warpgroup, register for register, the wgmma
+accumulator fragment (`wgmma.wgmma_accumulator`): checked here on its lane and first
+two warp bases; further warp bases move whole warpgroups (their tile origin). A in
+registers is `#layout.dot_op<opIdx = 0, kWidth = 2>` of it: each warp's 16 rows in
+`mma.sync`'s A fragment.
+
+Shared memory. For every operand tile (64 x 16 of A, N x 16 of B) of every warpgroup,
+the byte address of each element follows from the view's layout algebra (its static
+layout, swizzle and in-swizzle offset); `wgmma.fit_descriptor` finds the descriptor
+(swizzle 128/64/32 bytes or none, K- or MN-major, LBO and SBO) that reads exactly those
+addresses, or the op is a located error saying why. The descriptor's start is the
+view's run-time base plus a constant (plus, with several warpgroups, a constant per
+warpgroup bit of the thread id); the base must be a known multiple of the swizzle's
+repeat (8 rows) and the buffer is aligned to it.
+
+Asynchrony. When nothing can tell, the wait is deferred: a `layout.mma` whose result
+goes only into the accumulator of the next version-3 `layout.mma` (directly, or
+through an `scf.yield` into an iter_arg that only such ops read), with no write to its
+shared operands' buffers before that next op (the ops between, around the loop),
+waits with `wgmma.wait_group 1`: its group is still in flight when the next op issues
+its own, and that op's wait completes it (Triton's and CUTLASS's pipelined mainloop:
+the tensor cores work while the warpgroup waits for the next stage's TMA). The
+`scf.for` whose iter_arg carries such an accumulator waits for everything
+(`wait_group 0`) after the loop, before anything reads the result.
+
+Proxies. `wgmma` reads shared memory through the async proxy: when the operand's
+buffer is written by anything but TMA loads in the launch, every thread runs
+`fence.proxy.async` before the `wgmma.fence` (the barrier before the op orders the
+writes of all threads; each thread's fence then makes them visible to its warpgroup's
+tensor-core reads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import IntegerAttr, f32, i64
+from xdsl.ir import Operation, SSAValue
+
+from tilec.dialects import cuda, cuda_tma, cuda_wgmma, layout, views
+from tilec.dialects.layout_attrs import TensorViewType, element_bytes
+from tilec.dialects.layout_mma import MmaOp
+from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
+from tilec.support.diagnostics import TilecError
+
+from .._gpu_builder import Val
+from .base import KernelBase
+from .view_values import View
+
+WARPGROUP_LANE_BASES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
+"""The lane bases of the wgmma accumulator fragment (and of the A fragment with
+kWidth 2 along K: (0, 2), (0, 4) are its K bits)."""
+
+ASYNC_SAFE_USES = {op.name for op in layout.DERIVED_VIEW_OPS} | {
+    "layout.view",
+    "layout.load",
+    "layout.mma",
+    "layout.tma_load",
+    "layout.tma_store",
+    "layout.read",
+}
+"""Uses of a shared buffer that write nothing through the generic proxy."""
+
+
+def _lane0_table(ll) -> dict[tuple[int, int], list[int]]:
+    out: dict[tuple[int, int], list[int]] = {}
+    for r in range(ll.num_registers):
+        out.setdefault(ll.apply(register=r, lane=0, warp=0, block=0), []).append(r)
+    return out
+
+
+def _xor_table(bases) -> list[tuple[int, int]]:
+    """Coordinates of every combination of `bases` (index bit j <-> basis j)."""
+    out = [(0, 0)]
+    for bs in bases:
+        out += [(x ^ bs[0], y ^ bs[1]) for x, y in out]
+    return out
+
+
+class WgmmaLowering(KernelBase):
+    def lower_wgmma(self, op: MmaOp) -> None:
+        ct = op.acc.type
+        enc = ct.encoding
+        n_instr = enc.data.instr_shape[1]
+        lc = self.linear(ct, op)
+        warps = lc.get_bases("warp")
+        if tuple(map(tuple, lc.get_bases("lane"))) != WARPGROUP_LANE_BASES or [tuple(w) for w in warps[:2]] != [
+            (16, 0),
+            (32, 0),
+        ]:
+            raise TilecError(f"lower-to-gpu: the accumulator layout {enc} is not wgmma's fragment on {ct}", op=op)
+        wg_offsets = _xor_table(warps[2:])  # warpgroup index -> its tile origin
+        rc = _lane0_table(lc)
+        tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
+        k_total = op.b.type.shape[0]
+        a_regs = not isinstance(op.a.type, TensorViewType)
+        acc = list(self.get(op.acc))
+        a_vals = self.get(op.a) if a_regs else None
+        ra = _lane0_table(self.linear(op.a.type, op)) if a_regs else None
+        b_view: View = self.get(op.b)
+        a_view: View | None = None if a_regs else self.get(op.a)
+        b = self.b
+        if any(self._generic_writes(v) for v in ([op.b] if a_regs else [op.a, op.b])):
+            b.add(cuda_tma.FenceProxyAsyncOp())
+        b.add(cuda_wgmma.WgmmaFenceOp())
+        et = op.b.type.element_type
+        count = 0
+        descs: set[str] = set()
+        for tm, tn in tiles:
+            frag = [(r, c) for r, c in (wgmma_accumulator(0, i) for i in range(n_instr // 2))]
+            regs = []
+            for r, c in frag:
+                where = (tm + r, tn + c)
+                if where not in rc:
+                    raise TilecError(f"lower-to-gpu: the accumulator layout does not hold {where} in lane 0", op=op)
+                regs.append(rc[where])
+            vals = [acc[rs[0]] for rs in regs]
+            for kk in range(0, k_total, 16):
+                b_idx, b_d, b_mn = self._operand(op, b_view, "b", wg_offsets, tn, kk, n_instr)
+                descs.add(f"B {self._describe(b_d, b_mn)}")
+                if a_regs:
+                    av = []
+                    for i in range(cuda_wgmma.WGMMA_RS_A):
+                        r, c = cuda.mma_sync_fragment("bf16", "a", 0, i)
+                        where = (tm + r, kk + c)
+                        if where not in ra:
+                            raise TilecError(
+                                f"lower-to-gpu: the A operand layout does not hold {where} in lane 0", op=op
+                            )
+                        av.append(a_vals[ra[where][0]])
+                    w = b.add(
+                        cuda_wgmma.WgmmaRsOp(b_view.mem, b.ssa(b_idx), av, vals, n_instr, self._desc_tuple(b_d), b_mn)
+                    )
+                else:
+                    a_idx, a_d, a_mn = self._operand(op, a_view, "a", wg_offsets, tm, kk, 64)
+                    descs.add(f"A {self._describe(a_d, a_mn)}")
+                    w = b.add(
+                        cuda_wgmma.WgmmaOp(
+                            a_view.mem,
+                            b.ssa(a_idx),
+                            b_view.mem,
+                            b.ssa(b_idx),
+                            vals,
+                            n_instr,
+                            self._desc_tuple(a_d),
+                            self._desc_tuple(b_d),
+                            a_mn,
+                            b_mn,
+                        )
+                    )
+                vals = list(w.results)
+                count += 1
+            for rs, v in zip(regs, vals):
+                for r in rs:
+                    acc[r] = v
+        b.add(cuda_wgmma.WgmmaCommitGroupOp())
+        loop = self._deferrable(op)
+        if loop is not None:
+            self.__dict__.setdefault("_wgmma_loops", set()).add(loop)
+        pending = 0 if loop is None else 1
+        # every register of the accumulator passes through the wait (one value may fill
+        # several registers: pass it once)
+        uniq = list(dict.fromkeys(acc))
+        wait = b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq))
+        after = dict(zip(uniq, wait.results))
+        self.b.add(
+            cuda.CommentOp(
+                f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
+                f"wgmma.m64n{n_instr}k16 per warpgroup, A from {'registers' if a_regs else 'smem'}; "
+                + "; ".join(sorted(descs))
+                + ("; wait_group 1: the next layout.mma completes it" if pending else "")
+            )
+        )
+        self.vals[op.result] = [after[v] for v in acc]
+
+    def wgmma_loop_done(self, loop: scf.ForOp) -> None:
+        """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
+        group (`wait_group 0`) and read the results from the wait."""
+        if loop not in self.__dict__.get("_wgmma_loops", ()):
+            return
+        regs = [v for r in loop.results for v in (self.vals[r] if isinstance(self.vals[r], list) else [])]
+        uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
+        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
+        after = dict(zip(uniq, wait.results))
+        for r in loop.results:
+            if isinstance(self.vals[r], list):
+                self.vals[r] = [after.get(v, v) for v in self.vals[r]]
+
+    def _deferrable(self, op: MmaOp) -> scf.ForOp | None:
+        """The `scf.for` around `op` when its wait can be deferred (module docstring),
+        else None."""
+        loop = op.parent_op()
+        if not isinstance(loop, scf.ForOp) or op.parent_block() is not loop.body.block:
+            return None
+        body = list(loop.body.block.ops)
+
+        def is_wgmma_acc(use) -> bool:
+            u = use.operation
+            return isinstance(u, MmaOp) and use.index == 2 and u.parent_block() is loop.body.block
+
+        nxt = None
+        for use in op.result.uses:
+            if is_wgmma_acc(use):
+                nxt = use.operation
+            elif isinstance(use.operation, scf.YieldOp) and use.operation.parent_op() is loop:
+                arg = loop.body.block.args[1 + use.index]
+                if not arg.uses or not all(is_wgmma_acc(u) for u in arg.uses):
+                    return None
+                nxt = next(iter(arg.uses)).operation
+            else:
+                return None
+        if nxt is None or len(list(op.result.uses)) != 1:
+            return None
+        roots = [self._root(v) for v in (op.a, op.b) if isinstance(v.type, TensorViewType)]
+        if any(r is None for r in roots):
+            return None
+        derived = self._derived_views(roots)
+        i, j = body.index(op), body.index(nxt)
+        between = body[i + 1 : j] if j > i else body[i + 1 :] + body[:j]
+        for o in between:
+            for inner in o.walk():
+                if inner is o and isinstance(o, scf.YieldOp):
+                    continue
+                if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
+                    continue
+                if any(v in derived for v in inner.operands):
+                    return None
+        return loop
+
+    @staticmethod
+    def _root(value: SSAValue) -> SSAValue | None:
+        """The `layout.alloc` result a shared view is derived from, or None."""
+        root = value
+        while isinstance(root.owner, Operation) and root.owner.name in ASYNC_SAFE_USES and root.owner.operands:
+            if root.owner.name in ("layout.load", "layout.mma", "layout.tma_load", "layout.tma_store", "layout.read"):
+                return None
+            root = root.owner.operands[0]
+        ok = isinstance(root.owner, Operation) and root.owner.name == "layout.alloc"
+        return root if ok else None
+
+    @staticmethod
+    def _derived_views(roots) -> set[SSAValue]:
+        """Every view value derived (through view ops) from `roots`, the roots included."""
+        seen, todo = set(roots), list(roots)
+        while todo:
+            v = todo.pop()
+            for use in v.uses:
+                if use.operation.name in {o.name for o in layout.DERIVED_VIEW_OPS}:
+                    for r in use.operation.results:
+                        if r not in seen:
+                            seen.add(r)
+                            todo.append(r)
+        return seen
+
+    @staticmethod
+    def _desc_tuple(d: WgmmaDescriptor) -> tuple[int, int, int]:
+        return (d.swizzle, d.lbo, d.sbo)
+
+    @staticmethod
+    def _describe(d: WgmmaDescriptor, mn: bool) -> str:
+        sw = f"swizzle {d.swizzle}B" if d.swizzle else "no swizzle"
+        return f"{'MN' if mn else 'K'}-major, {sw}, LBO {d.lbo}, SBO {d.sbo}"
+
+    def _operand(self, op: MmaOp, v: View, which: str, wg_offsets, origin: int, kk: int, rows: int):
+        """(element index of the descriptor's start, descriptor, MN-major) of the
+        `rows x 16` operand tile at `origin` (M of A, N of B) and K step `kk`, for this
+        thread's warpgroup."""
+        eb = element_bytes(v.elem)
+        if eb != 2 or v.vec is not None or v.mask is not None:
+            raise TilecError(f"lower-to-gpu: wgmma reads a smem view of 16-bit scalars without a mask ({which})", op=op)
+        if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m) or not isinstance(
+            v.swz_off, int
+        ):
+            raise TilecError(f"lower-to-gpu: wgmma needs the smem view of operand {which} to be static", op=op)
+        fits = []
+        for dm, dn in wg_offsets:
+            shift = dm if which == "a" else dn
+            r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+            coords = (origin + shift + r, kk + k) if which == "a" else (kk + k, origin + shift + r)
+            off = np.full(r.shape, v.swz_off, np.int64)
+            for d, mode in enumerate(v.layout):
+                off = off + views.leaves_offset(mode, coords[d])
+            if v.swizzle is not None:
+                y = off & v.swizzle.yyy_msk
+                off = off ^ (y >> v.swizzle.shift if v.swizzle.shift >= 0 else y << -v.swizzle.shift)
+            fit = fit_descriptor(eb * off)
+            if isinstance(fit, str):
+                what = "A (M x K)" if which == "a" else "B (K x N)"
+                raise TilecError(
+                    f"lower-to-gpu: wgmma cannot read operand {what} from {op.operands[0 if which == 'a' else 1].type}: "
+                    f"{fit}",
+                    op=op,
+                )
+            fits.append(fit)
+        d0, mn = fits[0]
+        if any((d.lbo, d.sbo, d.swizzle, m) != (d0.lbo, d0.sbo, d0.swizzle, mn) for d, m in fits):
+            raise TilecError(f"lower-to-gpu: the warpgroups read operand {which} with different descriptors", op=op)
+        deltas = [(d.start - d0.start) // eb for d, _ in fits]
+        bits = len(wg_offsets).bit_length() - 1
+        for g, dl in enumerate(deltas):
+            if dl != sum(deltas[1 << j] for j in range(bits) if g >> j & 1):
+                raise TilecError(f"lower-to-gpu: the warpgroups' operand {which} tiles are not evenly spaced", op=op)
+        self._align_buffer(op, v, which, d0.swizzle)
+        b = self.b
+        idx: Val = b.add_(v.base, d0.start // eb)
+        for j in range(bits):
+            if deltas[1 << j]:
+                bit = b.and_(b.shr_(self.tid, 7 + j), 1)
+                idx = b.add_(idx, b.mul_(bit, deltas[1 << j]))
+        return idx, d0, mn
+
+    def _align_buffer(self, op: MmaOp, v: View, which: str, swizzle: int) -> None:
+        """The view's base and its buffer on the swizzle's repeat (8 rows)."""
+        need = swizzle_repeat_bytes(swizzle)
+        eb = element_bytes(v.elem)
+        if (self.b.div_of(v.base) * eb) % need:
+            raise TilecError(
+                f"lower-to-gpu: the smem view of wgmma operand {which} starts at an offset not known to be a "
+                f"multiple of {need} bytes (its {swizzle}-byte swizzle repeats every {need})",
+                op=op,
+            )
+        alloca = v.mem.owner
+        if isinstance(alloca, memref.AllocaOp):
+            old = alloca.alignment.value.data if alloca.alignment is not None else 0
+            if need > old:
+                alloca.alignment = IntegerAttr(need, i64)
+        elif v.align < need:
+            raise TilecError(
+                f"lower-to-gpu: the buffer of wgmma operand {which} is aligned to {v.align} bytes, not {need}", op=op
+            )
+
+    def _generic_writes(self, value: SSAValue) -> bool:
+        """Whether the shared buffer under the view `value` is written in the launch by
+        anything but TMA (through the generic proxy)."""
+        root = value
+        while (
+            isinstance(root.owner, Operation)
+            and root.owner.name in ASYNC_SAFE_USES - {"layout.load"}
+            and root.owner.operands
+        ):
+            root = root.owner.operands[0]
+        if not (isinstance(root.owner, Operation) and root.owner.name == "layout.alloc"):
+            return True
+        seen, todo = set(), [root]
+        while todo:
+            v = todo.pop()
+            for use in v.uses:
+                user = use.operation
+                if user.name not in ASYNC_SAFE_USES:
+                    return True
+                if user.name == "layout.tma_store" or (user.name == "layout.tma_load" and use.index != 1):
+                    continue
+                for r in user.results:
+                    if isinstance(r.type, TensorViewType) and r not in seen:
+                        seen.add(r)
+                        todo.append(r)
+        return False

@@ -1,0 +1,117 @@
+"""On an H100: `layout.mma` with a version-3 accumulator lowered to
+`wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` gives NumPy's `C + A @ B` within
+the float MMA tolerance (`mma_error_bound`, docs/testing.md): single wgmma tiles
+(n = 64, 128, 256; bf16 and f16; A from shared memory or registers; B MN- or K-major;
+128/64/32-byte swizzles and none; two warpgroups), each through the default pipeline
+(TMA loads into the NVMMA-swizzled tiles, an mbarrier, then wgmma); a multi-K-step GEMM
+whose loop issues the TMA loads and waits on the mbarrier's phase; the Hopper GEMM
+example. Inputs random (never zeros), outputs poisoned (NaN) where the kernel only
+writes them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.wgmma_programs import wgmma_gemm_program, wgmma_mma_program
+
+import tilec
+from tilec.dialects.layout_mma import mma_error_bound
+from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+pytestmark = pytest.mark.gpu
+
+
+def _inputs(rng, shape, et):
+    x = rng.uniform(-2, 2, shape).astype(np.float32)
+    if et == "bf16":
+        bits = f32_to_bf16(x)
+        return bits, bf16_to_f32(bits).astype(np.float64)
+    h = x.astype(np.float16)
+    return h, h.astype(np.float64)
+
+
+def _run_tile(m, n, k, et, **kw):
+    import cupy as cp
+
+    rng = np.random.default_rng(m + n + k)
+    a, a64 = _inputs(rng, (m, k), et)
+    b, b64 = _inputs(rng, (k, n), et)
+    c = rng.uniform(-4, 4, (m, n)).astype(np.float32)
+    kernel = tilec.compile(wgmma_mma_program(m, n, k, et, **kw))
+    instr_n = kw.get("instr_n") or n
+    assert f"wgmma.mma_async.sync.aligned.m64n{instr_n}k16.f32.{et}.{et}" in kernel.source
+    b_host = b if kw.get("b_major", "mn") == "mn" else np.ascontiguousarray(b.T)
+    dc = cp.asarray(c.reshape(-1))
+    kernel(cp.asarray(a.reshape(-1)), cp.asarray(b_host.reshape(-1)), dc)
+    got = cp.asnumpy(dc).reshape(m, n).astype(np.float64)
+    gamma, _ = mma_error_bound(k, et)
+    bound = gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64))
+    err = np.abs(got - (a64 @ b64 + c))
+    assert np.all(err <= bound), f"max error {err.max()} (a wrong descriptor or fragment is off by O(1))"
+    return kernel
+
+
+@pytest.mark.parametrize("et", ["bf16", "f16"])
+@pytest.mark.parametrize("n", [64, 128, 256])
+def test_wgmma_single_tile(n, et):
+    """m64nNk16: A (32-byte swizzle, K-major) and B (128-byte swizzle, MN-major) in
+    shared memory."""
+    _run_tile(64, n, 16, et)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"a_from": "regs"},
+        {"b_major": "k", "b_swizzle": 32},
+        {"a_swizzle": 0, "b_swizzle": 0},
+        {"a_swizzle": 0, "b_swizzle": 0, "b_major": "k"},
+        {"k": 32, "a_swizzle": 64, "b_swizzle": 64},
+        {"k": 64, "a_swizzle": 128, "b_swizzle": 128, "b_major": "k"},
+        {"m": 128, "wg": 2, "n": 128, "k": 64, "a_swizzle": 128},
+        {"m": 128, "wg": 1, "n": 256, "instr_n": 128, "k": 32, "a_swizzle": 64, "a_from": "regs"},
+    ],
+    ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()),
+)
+def test_wgmma_operand_variants(case):
+    case = dict(case)
+    m, n, k = case.pop("m", 64), case.pop("n", 128), case.pop("k", 16)
+    _run_tile(m, n, k, "bf16", **case)
+
+
+@pytest.mark.parametrize("out", ["f32", "bf16"])
+def test_wgmma_gemm_tma_loop(out):
+    """512^3: per K step two TMA loads on one mbarrier (phase kt % 2), then 4 wgmma
+    per warpgroup; C poisoned."""
+    import cupy as cp
+
+    m = n = k = 512
+    rng = np.random.default_rng(7)
+    a, a64 = _inputs(rng, (m, k), "bf16")
+    b, b64 = _inputs(rng, (k, n), "bf16")
+    kernel = tilec.compile(wgmma_gemm_program(m, n, k, out=out))
+    assert "cp.async.bulk.tensor" in kernel.source and "wgmma.mma_async" in kernel.source
+    if out == "f32":
+        dc = cp.full(m * n, np.nan, dtype=cp.float32)
+    else:
+        dc = cp.full(m * n, 0x7FC0, dtype=cp.uint16)
+    kernel(cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
+    got = cp.asnumpy(dc).reshape(m, n)
+    got = (got if out == "f32" else bf16_to_f32(got)).astype(np.float64)
+    exact, mag = a64 @ b64, np.abs(a64) @ np.abs(b64)
+    gamma, _ = mma_error_bound(k, "bf16")
+    bound = gamma * mag + (0 if out == "f32" else 2.0**-8 * (np.abs(exact) + gamma * mag))
+    err = np.abs(got - exact)
+    assert np.all(err <= bound), f"max error {np.nanmax(err)}"
+
+
+def test_hopper_gemm_example():
+    """examples/python/gemm_bf16_hopper.py at 1024^3 on the GPU (torch tensors)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_bf16_hopper
+
+    assert gemm_bf16_hopper.main(["1024", "1024", "1024"]) == 0
