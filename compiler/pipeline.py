@@ -27,8 +27,11 @@ from xdsl.utils.exceptions import (
 )
 
 from tilec.support.diagnostics import TilecError
-from .messages import parse_message, verify_message
 from tilec.support.locations import LocatingParser, get_loc
+
+from .dominance import check_dominance
+from .messages import parse_message, verify_message
+from .upstream_checks import check_upstream_ops
 from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
@@ -112,8 +115,12 @@ def _first_line(e: BaseException) -> str:
 
 
 def verify_module(module: Operation) -> None:
-    """Verify every op; the first failure becomes a TilecError at that op."""
+    """Verify every op, the checks xDSL leaves out (compiler/upstream_checks.py), then
+    that each value is defined before its uses (compiler/dominance.py); the first
+    failure becomes a TilecError at that op."""
     _verify_ops(module.walk())
+    check_upstream_ops(module)
+    check_dominance(module)
 
 
 def _verify_ops(ops: Iterable[Operation]) -> None:

@@ -267,7 +267,7 @@ def _record(op, lowering: str | None, costs: LoweringCosts) -> None:
 def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> layout.StoreOp:
     launch = layout.enclosing_launch(cvt)
     if launch is None:
-        raise PassFailedException("layout.convert_layout outside a layout.launch cannot use shared memory")
+        raise TilecError("a conversion through shared memory must be inside a layout.launch", op=cvt)
     src, dst = cvt.source.type, cvt.result.type
     choice = smem_choice(src, dst, plain)
     if choice is not None:

@@ -8,11 +8,16 @@ CUDA printer can put it in a comment.
 
 from __future__ import annotations
 
+import math
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import MLIRTokenKind, Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+MAX_DENSE_ELEMENTS = 2**24
+"""Elements a `dense<...>` attribute may have (xDSL stores one value per element)."""
 
 
 def get_loc(op: Operation) -> str | None:
@@ -49,7 +54,8 @@ class LocatingParser(Parser):
     """An xDSL parser that records where each operation starts.
 
     Every failure of `parse_module` is a `ParseError`, so that it has a line and a
-    column: input nested too deeply for Python's stack (`RecursionError`, e.g. a
+    column: dense literals of more than MAX_DENSE_ELEMENTS elements (which xDSL would
+    materialise), input nested too deeply for Python's stack (`RecursionError`, e.g. a
     thousand nested brackets) and errors raised while an alias (`#a = ...`,
     `!T = ...`) is built are reported at the token the parser had reached. Input with
     alias definitions but no operation is an empty module, as in MLIR."""
@@ -63,6 +69,19 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         op.location = _location(loc.file, loc.line + self._line_offset, loc.col)
         return op
+
+    def _parse_dense_literal_type(self):
+        # xDSL repeats a splat `dense<0.0>` into one Python value per element of the
+        # type: a tensor<2^40xf32> would exhaust memory before any verifier runs.
+        start = self._current_token.span
+        type = super()._parse_dense_literal_type()
+        count = math.prod(type.get_shape())
+        if count > MAX_DENSE_ELEMENTS:
+            raise ParseError(
+                start,
+                f"dense literal of {count} elements: tilec holds at most 2^24 elements in a dense attribute",
+            )
+        return type
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         try:
