@@ -103,7 +103,10 @@ def broadcast_strides(dst_shape: tuple[int, ...], src: Operand) -> tuple[int, ..
 def check_no_self_overlap(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
     """TilecError unless the elements of a view are provably distinct: no mode of
     extent > 1 has stride 0, and, sorted by |stride|, each stride steps over all the
-    modes below it (PyTorch refuses a dst with internal overlap as well)."""
+    modes below it (PyTorch refuses a dst with internal overlap as well). A view with
+    no elements (an extent 0) has none that overlap, whatever its strides."""
+    if 0 in shape:
+        return
     modes = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
     reach = 0
     for s, n in modes:
