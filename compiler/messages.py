@@ -38,9 +38,13 @@ _TENSOR_CASTS = ("extsi", "extui", "trunci", "sitofp", "uitofp", "fptosi", "fpto
 """The integer casts that dialects/layout_compute.py defines on distributed tensors."""
 
 
-def parse_message(msg: str, source_line: str) -> str:
+def parse_message(msg: str, source_line: str, col: int = 0) -> str:
     """A parse error's message, with xDSL's base-attribute constraints spelled out and
-    the op named (read from the source line the op starts on)."""
+    the op named (read from the source line the op starts on). `col` (1-based) is
+    where the error points: xDSL 0.74's lexer writes "after {first_char}" unformatted,
+    and the character there is the one it means (`%`, `#`, `!` or `^`)."""
+    if "{first_char}" in msg and 0 < col <= len(source_line):
+        msg = msg.replace("{first_char}", f"'{source_line[col - 1]}'")
     m = _BASE_ATTR.match(msg.strip())
     if not m:
         return msg

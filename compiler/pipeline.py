@@ -75,7 +75,7 @@ def parse_module(
         loc = e.span.get_location()
         msg = "".join(c if c.isprintable() else repr(c)[1:-1] for c in e.msg.strip())
         lines = text.splitlines()
-        msg = parse_message(msg, lines[loc.line - 1] if 0 < loc.line <= len(lines) else "")
+        msg = parse_message(msg, lines[loc.line - 1] if 0 < loc.line <= len(lines) else "", loc.col)
         loc = f"{loc.file}:{loc.line + line_offset}:{loc.col}"
         if not text[e.span.start :].strip():
             msg = "unexpected end of file" + (f" ({msg})" if msg else "")
