@@ -122,6 +122,7 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
             a.name_hint = v.name_hint
     kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
                        known_block_size=[launch.num_threads, 1, 1])
+    kfunc.location = launch.location  # what is said of the kernel (its shared memory) is said of the launch
     lw = KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
     lw.tma_maps = tma_maps
     lw.run()
