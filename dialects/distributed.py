@@ -49,6 +49,14 @@ from tilec.dialects.linear import (
     equivalent as _equivalent,
 )
 
+MAX_REGISTERS_PER_THREAD = 8192
+"""The most registers (elements, broadcast copies included) one thread may hold of a
+distributed tensor: `lower-to-gpu` writes one value per register, so a larger tensor
+(a whole 2048x2048 block held by one thread) would take minutes and gigabytes to
+lower; `distribute` copies such blocks with loops instead, and `lower-to-gpu` refuses
+any other. 8192 f32 elements are already 32 KiB per thread, 32 times what a thread's
+255 registers hold: such code runs from local memory."""
+
 __all__ = [
     "BlockedLayout",
     "SliceLayout",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -14,7 +15,7 @@ from xdsl.rewriter import Rewriter
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
-from tilec.dialects.distributed import BlockedLayout
+from tilec.dialects.distributed import MAX_REGISTERS_PER_THREAD, BlockedLayout
 from tilec.dialects.layout import (
     BarrierOp,
     ConvertLayoutOp,
@@ -131,6 +132,8 @@ class DistributePass(ModulePass):
             and is_pow2(T)
             and st.vec_layout is None
             and dt.vec_layout is None
+            # through registers only while lower-to-gpu can unroll a thread's share
+            and prod(shape) // T <= MAX_REGISTERS_PER_THREAD
         )
         smem = "smem" in (st.memory_space, dt.memory_space)
         if copy.convert is not None and not (loadable and not smem):

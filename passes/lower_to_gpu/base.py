@@ -17,11 +17,13 @@ from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import layout
+from tilec.dialects.distributed import MAX_REGISTERS_PER_THREAD
 from tilec.dialects.errors import LayoutError
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import get_loc
 
 from .._gpu_builder import IndexBuilder, V, Val
+from .._layout_cost import is_distributed, linear_of
 
 Lowering = Callable[["KernelBase", Operation], None]
 
@@ -42,6 +44,20 @@ def _count(n: int, what: str) -> str:
 
 def _fail(op: Operation, msg: str) -> TilecError:
     return TilecError(msg, op=op)
+
+
+def _check_registers(op: Operation) -> None:
+    """A located error for a distributed result past MAX_REGISTERS_PER_THREAD."""
+    for r in op.results:
+        if is_distributed(r.type):
+            ll = linear_of(r.type)  # type: ignore[arg-type]
+            if ll is not None and ll.num_registers > MAX_REGISTERS_PER_THREAD:
+                raise _fail(
+                    op,
+                    f"each thread would hold {ll.num_registers} elements of {r.type} in registers; "
+                    f"lower-to-gpu unrolls at most {MAX_REGISTERS_PER_THREAD} per thread: "
+                    "use more threads or smaller tiles",
+                )
 
 
 class KernelBase:
@@ -114,6 +130,7 @@ class KernelBase:
             self.lower(op)
 
     def lower(self, op: Operation):
+        _check_registers(op)
         loc = get_loc(op)
         saved = self.b.loc_attr
         if isinstance(op, layout.CopyOp | layout.CopyAsyncOp | layout.LoadOp | layout.StoreOp):
