@@ -155,6 +155,20 @@ def read_corpus() -> dict[str, str]:
     return {str(f.relative_to(ROOT)): f.read_text(encoding="utf-8") for f in corpus_files()}
 
 
+_GENERIC: dict[str, str | None] = {}
+
+
+def generic_form(name: str, text: str) -> str | None:
+    """`text` printed in the generic form (`"op"(...) <{props}> : type`), where every
+    property, operand and result is explicit, so that token mutations of it drop
+    properties and operands that the custom syntax would require (None if `text` does
+    not parse). Computed on first use."""
+    if name not in _GENERIC:
+        out = run_tilec(["--print-op-generic", *extra_args(text)], text)
+        _GENERIC[name] = out.stdout if out.rc == 0 and out.stdout.strip() else None
+    return _GENERIC[name]
+
+
 def extra_args(text: str) -> list[str]:
     """`--split-input-file` for files made of `// -----` chunks."""
     return ["--split-input-file"] if re.search(r"^// -----", text, re.M) else []
@@ -178,6 +192,26 @@ UNKNOWN_NAMES = [
 """Unknown ops and attributes, undefined values, and words out of place."""
 
 TYPES = ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "index", "i1", "i3"]
+
+
+NUMBER = re.compile(r"(?<![\w.%#@^-])(\d+)(?![\w.])")
+"""A whole decimal number (not part of a name, a value id or a float)."""
+
+EDGE_NUMBERS = [0, 1, 2, 3, 5, 7, 8, 12, 16, 24, 32, 33, 48, 64, 100, 128, 255, 256, 257, 512, 1024,
+                4096, 65536, 2**31, 2**32, 2**63, 2**64]
+"""Replacements of `mutate_numbers`: off-by-one and non-power-of-two extents, swizzle
+and descriptor bits, instruction shapes, register and thread counts, integer edges."""
+
+
+def mutate_numbers(text: str, rng: random.Random) -> str:
+    """Replace 1-2 numbers of `text` by EDGE_NUMBERS. Unlike `mutate`, the result
+    usually still parses, so it reaches the verifiers, the passes and the executor."""
+    parts = NUMBER.split(text)
+    spots = range(1, len(parts), 2)
+    for _ in range(rng.randint(1, 2)):
+        if spots:
+            parts[rng.choice(spots)] = str(rng.choice(EDGE_NUMBERS))
+    return "".join(parts)
 
 
 def mutate(text: str, rng: random.Random, steps: int | None = None) -> str:

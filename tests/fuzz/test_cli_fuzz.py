@@ -3,7 +3,9 @@ located diagnostic with status 1 -- no traceback, no internal error, no hang.
 
 Inputs: every prefix of each example and lit test input (truncated files), token
 mutations of them (deleted / duplicated / swapped tokens, special numbers, unknown ops
-and attributes, wrong types), deeply nested layouts and attributes, huge layouts, and
+and attributes, wrong types), edge numbers in place of their numbers (inputs that still
+parse), token and number mutations of their generic form (properties and operands
+explicit), deeply nested layouts and attributes, huge layouts, and
 random pass pipelines with random (also invalid) options on valid programs, printed as
 MLIR or as CUDA. A few runs go through a real `tilec` process to check exit statuses.
 
@@ -32,8 +34,10 @@ from harness import (  # noqa: E402
     check_outcome,
     corpus_files,
     extra_args,
+    generic_form,
     known_bug,
     mutate,
+    mutate_numbers,
     read_corpus,
     run_tilec,
 )
@@ -66,6 +70,10 @@ ARGVS = [
     ["-p", "lower-to-gpu"],
     ["-p", "remove-layout-conversions,lower-convert-layout"],
     ["--print-op-generic"],
+    ["-p", "expand-iterators"],
+    ["-p", "tma"],
+    ["-p", "vectorize-pointers"],
+    ["-p", "lower-to-gpu", "-t", "cuda"],
 ]
 
 
@@ -94,7 +102,7 @@ def test_every_prefix(name):
 # ------------------------------------------------------------------------ mutations
 
 
-@fuzz_settings(budget(250))
+@fuzz_settings(budget(170))
 @given(rng=st.randoms(use_true_random=False), name=st.sampled_from(sorted(CORPUS)),
        argv=st.sampled_from(ARGVS))
 def test_token_mutations(rng, name, argv):
@@ -102,6 +110,37 @@ def test_token_mutations(rng, name, argv):
     text = mutate(CORPUS[name], rng)
     out = run_tilec([*argv, *extra_args(text)], text)
     event(f"status {out.rc}" + (f" (known bug {known_bug(out)})" if known_bug(out) else ""))
+    check_outcome(out)
+
+
+@fuzz_settings(budget(50))
+@given(rng=st.randoms(use_true_random=False), name=st.sampled_from(sorted(CORPUS)),
+       argv=st.sampled_from(ARGVS))
+def test_number_mutations(rng, name, argv):
+    """Edge numbers in place of a corpus file's numbers: inputs that still parse and
+    reach verifiers, passes and the executor with odd extents, swizzle bits, shapes
+    of MMA instructions, thread counts (found: register tensors too large to unroll,
+    a kernel's unlocated shared-memory error)."""
+    text = mutate_numbers(CORPUS[name], rng)
+    out = run_tilec([*argv, *extra_args(text)], text)
+    event(f"status {out.rc}")
+    check_outcome(out)
+
+
+@fuzz_settings(budget(30))
+@given(rng=st.randoms(use_true_random=False), name=st.sampled_from(sorted(CORPUS)),
+       argv=st.sampled_from(ARGVS), numbers=st.booleans())
+def test_generic_form_mutations(rng, name, argv, numbers):
+    """Token or number edits of a corpus file's generic form, where properties and
+    operands are explicit: missing properties, operand counts and property values
+    that the custom syntax never lets through (found: arith.cmpi predicates out of
+    range)."""
+    generic = generic_form(name, CORPUS[name])
+    if generic is None:
+        return
+    text = mutate_numbers(generic, rng) if numbers else mutate(generic, rng)
+    out = run_tilec([*argv, *extra_args(text)], text)
+    event(f"status {out.rc}")
     check_outcome(out)
 
 
