@@ -346,6 +346,12 @@ def random_inputs(
                 f"(Python) or an attribute {ARGS_ATTR} = {{{name} = N : index}} on "
                 f"@{fn.sym_name.data}",
             )
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise ExecutionError(
+                fn,
+                f"buffer %{name} : {t} cannot have {n} elements: a buffer's number of "
+                "elements is an integer >= 0",
+            )
         if n > MAX_ELEMENTS:
             raise ExecutionError(
                 fn,
