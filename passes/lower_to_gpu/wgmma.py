@@ -48,6 +48,7 @@ from xdsl.ir import Operation, SSAValue
 from tilec.dialects import cuda, cuda_tma, cuda_wgmma, layout, views
 from tilec.dialects.layout_attrs import TensorViewType, element_bytes
 from tilec.dialects.layout_mma import MmaOp
+from tilec.dialects.layout_roles import role_of
 from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
 from tilec.support.diagnostics import TilecError
 
@@ -229,6 +230,8 @@ class WgmmaLowering(KernelBase):
             for inner in o.walk():
                 if inner is o and isinstance(o, scf.YieldOp):
                     continue
+                if inner.name == "layout.mbarrier_arrive" and role_of(op) is not None:
+                    return None  # it may hand the operands' stage to another region
                 if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
                     continue
                 if any(v in derived for v in inner.operands):

@@ -29,6 +29,7 @@ from .executor import ReferenceInterpreter
 from .layout_impls import (
     Access,
     _check_threads,
+    _role_span,
     _dist_rank,
     _mask_bits,
     _whole_blocks_active,
@@ -118,7 +119,7 @@ class PointerFunctions(InterpreterFunctions):
         _whole_blocks_active(op, grid)
         coords, held = ownership(t.encoding, tuple(t.get_shape()))
         tids = grid.active_tids()
-        local = grid.local[tids]
+        local = grid.local[tids] - _role_span(grid)[0]
         c, valid = coords[local], held[local]
         acc = Access(tids, tids)
         if mask is not None:
