@@ -155,9 +155,13 @@ def gemm_hopper_ws_source(
       round on: phase `(kt / stages - 1) % 2`), with one `mbarrier_arrive` expecting
       the stage's bytes on its "full" barrier and two TMA loads completing on it;
     - the consumers (`setmaxnreg inc consumer_regs`) wait on "full" (phase
-      `(kt / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows),
-      and arrive on "empty" (one arrival per consumer warpgroup: its count is
-      `bm / 64`); no block-wide barrier in the K loop; the epilogue stores the
+      `(kt / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
+      and then hand the *previous* step's stage back on its "empty" barrier (one
+      arrival per consumer warpgroup: its count is `bm / 64`): the wgmma of a step
+      stays in flight while the next one issues (`wait_group 1`, whose return says
+      the previous step's wgmma has read its stage), as CUTLASS's consumer releases
+      the stage `K_PIPE_MMAS` behind; the last stage is never handed back (nobody
+      waits for it); no block-wide barrier in the K loop; the epilogue stores the
       accumulator from its layout.
     """
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
@@ -190,10 +194,17 @@ def gemm_hopper_ws_source(
     add("      %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
     add("        %round = arith.divui %i, %cs : index")
     add("        %phase = arith.remui %round, %c2 : index")
+    add("        %later = arith.cmpi ne, %i, %c0 : index")
     for s in range(stages):
         add(f"        layout.mbarrier_wait %full{s}, %phase")
         add(f"        %acc{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} : !SA, !SB, !ACC")
-        add(f"        layout.mbarrier_arrive %empty{s}")
+        prev = (s - 1) % stages
+        if s:
+            add(f"        layout.mbarrier_arrive %empty{prev}")
+        else:
+            add("        scf.if %later {")
+            add(f"          layout.mbarrier_arrive %empty{prev}")
+            add("        }")
     add(f"        scf.yield %acc{stages} : !ACC")
     add("      }")
     add("      %h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")

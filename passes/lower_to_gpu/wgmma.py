@@ -86,6 +86,23 @@ def _xor_table(bases) -> list[tuple[int, int]]:
     return out
 
 
+def _guarded(ws: Operation) -> dict[SSAValue, set[SSAValue]]:
+    """mbarrier -> the shared buffers (`layout.alloc` results) that TMA loads fill after
+    a wait on it in some region of the warp_specialize `ws` (the stage an "empty"
+    barrier hands back to the producer). In program order: a load belongs to the last
+    wait before it in its region."""
+    out: dict[SSAValue, set[SSAValue]] = {}
+    for region in ws.regions:
+        last = None
+        for o in region.walk():
+            if o.name == "layout.mbarrier_wait":
+                last = o.operands[0]
+            elif o.name == "layout.tma_load" and last is not None:
+                root = WgmmaLowering._root(o.operands[1])
+                out.setdefault(last, set()).add(root if root is not None else o.operands[1])
+    return out
+
+
 class WgmmaLowering(KernelBase):
     def lower_wgmma(self, op: MmaOp) -> None:
         ct = op.acc.type
@@ -231,7 +248,9 @@ class WgmmaLowering(KernelBase):
                 if inner is o and isinstance(o, scf.YieldOp):
                     continue
                 if inner.name == "layout.mbarrier_arrive" and role_of(op) is not None:
-                    return None  # it may hand the operands' stage to another region
+                    # it hands a stage to another region: fine unless it may be this op's
+                    if _guarded(role_of(op)[0]).get(inner.operands[0], set(roots)) & set(roots):
+                        return None
                 if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
                     continue
                 if any(v in derived for v in inner.operands):

@@ -328,6 +328,19 @@ def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.n
 def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier, blocks, parity) -> None:
     """A wait; inside a warp_specialize region the other regions run until it can
     return (role_impls.py), and its completion orders the block's accesses."""
+    if current_role(interp) is not None:
+        bar._need_live(op, blocks, "wait")
+        done = ((bar.phase[blocks] & 1) != parity) & (bar.phase[blocks] > 0)
+        if done.any():  # the phase a region waits on is always the barrier's next one
+            i = int(np.argmax(done))
+            b = int(blocks[i])
+            raise ExecutionError(
+                op,
+                f"wait on phase parity {int(parity[i])} of the mbarrier of block {b}, whose phase "
+                f"{int(bar.phase[b]) - 1} (that parity) has completed and been waited on: the wait "
+                f"returns at once without waiting for phase {int(bar.phase[b])}",
+                block=b,
+            )
     if wait_until(interp, lambda: bar.ready(blocks, parity), lambda: bar.wait(op, grid, blocks, parity)):
         bar.wait(op, grid, blocks, parity)
         grid.epoch[np.unique(blocks)] += 1
