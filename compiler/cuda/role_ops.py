@@ -13,12 +13,14 @@ class RoleEmitter(EmitterBase):
     def emit_warp_specialize(self, op: cuda_roles.WarpSpecializeOp):
         last = len(op.roles) - 1
         for i, r in enumerate(op.roles):
-            end = op.first_thread(i + 1) if i < last else None
-            head = "if" if i == 0 else "} else if"
-            if end is None:
-                self.line(f"}} else {{  // warpgroups {sum(op.counts[:i])}..{sum(op.counts) - 1}")
+            lo, hi = sum(op.counts[:i]), sum(op.counts[: i + 1]) - 1
+            which = f"warpgroup {lo}" if lo == hi else f"warpgroups {lo}..{hi}"
+            if i == 0:
+                self.line(f"if (threadIdx.x < {op.first_thread(1)}) {{  // {which}")
+            elif i < last:
+                self.line(f"}} else if (threadIdx.x < {op.first_thread(i + 1)}) {{  // {which}")
             else:
-                self.line(f"{head} (threadIdx.x < {end}) {{  // warpgroups {sum(op.counts[:i])}..{sum(op.counts[: i + 1]) - 1}")
+                self.line(f"}} else {{  // {which}")
             with self.indented():
                 self.print_block(r.block, [])
         self.line("}")
