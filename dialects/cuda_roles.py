@@ -21,7 +21,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, traits_def, var_region_def
 from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -45,8 +44,9 @@ class WarpSpecializeOp(IRDLOperation):
     print = layout_roles.WarpSpecializeOp.print
 
     def __init__(self, warpgroups, regions):
-        super().__init__(properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))},
-                         regions=[list(regions)])
+        super().__init__(
+            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
+        )
 
     @classmethod
     def parse(cls, parser: Parser) -> WarpSpecializeOp:

@@ -212,7 +212,7 @@ class MmaOp(IRDLOperation):
                f"kWidth = {kw} of {_type_name(ea)} holds {kw * bits} bits; the MMA operand "
                f"registers need at least 32 (kWidth >= {32 // bits})")
         n = threads_per_block(ct.encoding)
-        have = region_threads(op, launch.num_threads)
+        have = region_threads(self, launch.num_threads)
         _check(n == have, f"layout {ct.encoding} spans {n} threads but the block has {have}")
 
 

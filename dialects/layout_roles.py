@@ -59,7 +59,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
 
-__all__ = ["ROLE_OPS", "SetMaxNRegOp", "WarpSpecializeOp", "WARPGROUP", "region_threads", "role_of"]
+__all__ = ["ROLE_OPS", "WARPGROUP", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
 
 WARPGROUP = 128
 """Threads of a warpgroup."""
@@ -115,8 +115,9 @@ class WarpSpecializeOp(IRDLOperation):
     def __init__(self, warpgroups: Sequence[int], regions: Sequence[Region] | None = None):
         if regions is None:
             regions = [Region(Block()) for _ in warpgroups]
-        super().__init__(properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))},
-                         regions=[list(regions)])
+        super().__init__(
+            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
+        )
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -127,19 +128,18 @@ class WarpSpecializeOp(IRDLOperation):
         return WARPGROUP * sum(self.counts[:i])
 
     def verify_(self) -> None:
-        from .layout import LaunchOp, enclosing_launch
-
         counts = self.counts
         _check(len(counts) == len(self.roles), f"warpgroups has {len(counts)} counts for {len(self.roles)} regions")
         _check(len(counts) >= 2, f"layout.warp_specialize needs at least 2 regions, got {len(counts)}")
         _check(all(c >= 1 for c in counts), f"each region runs on at least one warpgroup, got {list(counts)}")
-        launch = enclosing_launch(self)
+        launch = self.parent_op()
+        while launch is not None and launch.name != "layout.launch":  # by name: layout.py imports this module
+            launch = launch.parent_op()
         _check(launch is not None, "layout.warp_specialize must be inside a layout.launch")
-        assert isinstance(launch, LaunchOp)
         _check(self.parent_op() is launch, "layout.warp_specialize must be directly in the layout.launch body")
-        n = launch.num_threads
+        n = launch.num_threads  # type: ignore[attr-defined]
         _check(
-            launch.block is None and n == WARPGROUP * sum(counts),
+            launch.block is None and n == WARPGROUP * sum(counts),  # type: ignore[attr-defined]
             f"the regions' {sum(counts)} warpgroups must be the whole 1-D block ({WARPGROUP * sum(counts)} threads), "
             f"the block has {n}",
         )
@@ -192,7 +192,9 @@ class SetMaxNRegOp(IRDLOperation):
     def verify_(self) -> None:
         a, n = self.action.data, self.count
         _check(a in ("inc", "dec"), f"setmaxnreg action must be inc or dec, got {a}")
-        _check(24 <= n <= 256 and n % 8 == 0, f"setmaxnreg register count must be a multiple of 8 in [24, 256], got {n}")
+        _check(
+            24 <= n <= 256 and n % 8 == 0, f"setmaxnreg register count must be a multiple of 8 in [24, 256], got {n}"
+        )
         parent = self.parent_op()
         _check(
             isinstance(parent, WarpSpecializeOp),

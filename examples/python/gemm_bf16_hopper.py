@@ -2,7 +2,7 @@
 written in tilec's layouts; checked against torch.matmul within the documented MMA
 tolerance.
 
-    python examples/python/gemm_bf16_hopper.py [M N K]     (default 4096 4096 4096)
+    python examples/python/gemm_bf16_hopper.py [--ws] [M N K]     (default 4096 4096 4096)
 
 `gemm_hopper_source(M, N, K)` writes the program of examples/gemm_bf16_hopper.mlir
 (which is `gemm_hopper_source(256, 256, 256)`, small enough for the CPU reference
@@ -24,8 +24,12 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 - the epilogue rounds the accumulator to bf16 and stores it from the accumulator
   layout (pairs of bf16 per thread).
 
-Not yet: asynchronous wgmma across steps (`wait_group 1`), warp specialisation
-(a producer warp, `setmaxnreg`), a TMA-store epilogue; docs/benchmarks.md has the
+`--ws` runs `gemm_hopper_ws_source` instead: the warp-specialised form (a producer
+warpgroup filling the ring, consumer warpgroups running the wgmma, mbarriers "full"
+and "empty" per stage, `setmaxnreg`; its docstring), written to
+examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
+
+Not yet: a TMA-store epilogue, persistent tile scheduling; docs/benchmarks.md has the
 measured speed.
 """
 
@@ -168,7 +172,6 @@ def gemm_hopper_ws_source(
         raise ValueError(
             f"gemm_hopper_ws_source: M, N multiples of {bm}, {bn}; K a multiple of {bk * stages}; bm of 64; stages >= 2"
         )
-    nk = k // bk
     wgs = bm // 64
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
@@ -242,8 +245,14 @@ def gemm_hopper_ws_source(
 EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16_hopper.mlir."""
 
+EXAMPLE_WS_SHAPE = (256, 256, 512)
+"""The shape of examples/gemm_bf16_hopper_ws.mlir (two rounds of the 4-stage ring)."""
+
 
 def main(argv: list[str]) -> int:
+    ws = "--ws" in argv
+    argv = [a for a in argv if a != "--ws"]
+    source = gemm_hopper_ws_source if ws else gemm_hopper_source
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
     try:
         import torch
@@ -252,7 +261,7 @@ def main(argv: list[str]) -> int:
     from tilec.dialects.layout_mma import mma_error_bound
 
     if torch is not None and tilec.gpu_available() and torch.cuda.is_available():
-        kernel = tilec.compile(gemm_hopper_source(m, n, k))
+        kernel = tilec.compile(source(m, n, k))
         g = torch.Generator(device="cuda").manual_seed(0)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -264,8 +273,8 @@ def main(argv: list[str]) -> int:
     else:
         from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
 
-        m, n, k = EXAMPLE_SHAPE
-        kernel = tilec.compile(gemm_hopper_source(m, n, k), arch="sm_90a")
+        m, n, k = EXAMPLE_WS_SHAPE if ws else EXAMPLE_SHAPE
+        kernel = tilec.compile(source(m, n, k), arch="sm_90a")
         print(
             f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of sm_90a cubin with NVRTC; "
             f"running {m}x{n}x{k} on the CPU reference executor"

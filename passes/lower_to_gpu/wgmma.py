@@ -247,10 +247,11 @@ class WgmmaLowering(KernelBase):
             for inner in o.walk():
                 if inner is o and isinstance(o, scf.YieldOp):
                     continue
-                if inner.name == "layout.mbarrier_arrive" and role_of(op) is not None:
-                    # it hands a stage to another region: fine unless it may be this op's
-                    if _guarded(role_of(op)[0]).get(inner.operands[0], set(roots)) & set(roots):
-                        return None
+                # an arrival in a warp_specialize region hands a stage to another
+                # region: fine unless it may be this op's
+                role = role_of(op) if inner.name == "layout.mbarrier_arrive" else None
+                if role is not None and _guarded(role[0]).get(inner.operands[0], set(roots)) & set(roots):
+                    return None
                 if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
                     continue
                 if any(v in derived for v in inner.operands):

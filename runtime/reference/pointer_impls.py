@@ -29,9 +29,9 @@ from .executor import ReferenceInterpreter
 from .layout_impls import (
     Access,
     _check_threads,
-    _role_span,
     _dist_rank,
     _mask_bits,
+    _role_span,
     _whole_blocks_active,
     check_vectors,
     element_keys,

@@ -57,11 +57,18 @@ class Role:
         return self.threads // layout_roles.WARPGROUP
 
 
-def barrier_changes() -> int:
-    """How many times any mbarrier's state changed (tma_impls bumps it)."""
-    from .tma_impls import MBarrier
+_changes = 0
 
-    return MBarrier.changes
+
+def note_barrier_change() -> None:
+    """An mbarrier's state changed (tma_impls.py): a waiting region may look again."""
+    global _changes
+    _changes += 1
+
+
+def barrier_changes() -> int:
+    """How many times any mbarrier's state changed."""
+    return _changes
 
 
 @dataclass(eq=False)
@@ -207,8 +214,9 @@ def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], r
     wg = layout_roles.WARPGROUP
     if grid.threads_per_block != wg * sum(counts):
         raise ExecutionError(
-            op, f"the regions' {sum(counts)} warpgroups need {wg * sum(counts)} threads, the block has "
-            f"{grid.threads_per_block}"
+            op,
+            f"the regions' {sum(counts)} warpgroups need {wg * sum(counts)} threads, the block has "
+            f"{grid.threads_per_block}",
         )
     outer = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
     masks, roles, first = [], [], 0

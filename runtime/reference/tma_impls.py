@@ -21,7 +21,7 @@ and not written by stores, as the hardware does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
@@ -44,7 +44,7 @@ from .layout_impls import (
 )
 from .memory import SHARED, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
-from .role_impls import current_role, wait_until
+from .role_impls import current_role, note_barrier_change, wait_until
 from .simt import Grid, whole_block
 
 # ------------------------------------------------------------------ the barrier
@@ -70,9 +70,6 @@ class MBarrier:
 
     count: int
     num_blocks: int
-    changes: ClassVar[int] = 0
-    """How many times any barrier's state changed (role_impls.py: a waiting region
-    looks again only after a change)."""
     live: np.ndarray = field(init=False)
     phase: np.ndarray = field(init=False)
     missing: np.ndarray = field(init=False)
@@ -132,7 +129,7 @@ class MBarrier:
             )
         self.missing -= n
         self.expected += n * tx
-        MBarrier.changes += 1
+        note_barrier_change()
 
     def issue(
         self,
@@ -172,7 +169,7 @@ class MBarrier:
         np.add.at(st.tma_pending, fk, 1)
         np.add.at(self.copied, blocks, nbytes)
         self.copies.append(InFlight(op, st, blocks, actors, keys, values, sel))
-        MBarrier.changes += 1
+        note_barrier_change()
 
     def ready(self, blocks: np.ndarray, parity: np.ndarray) -> bool:
         """Whether a wait on `parity` would return now in every one of `blocks`: the
@@ -227,7 +224,7 @@ class MBarrier:
         self.missing[done] = self.count
         self.expected[done] = 0
         self.copied[done] = 0
-        MBarrier.changes += 1
+        note_barrier_change()
 
     def _land(self, op: Operation, grid: Grid, done: np.ndarray) -> None:
         rest = []

@@ -22,10 +22,17 @@ from tilec.runtime.reference.values import bf16_to_f32
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "python"))
-import gemm_bf16_hopper  # noqa: E402
+import gemm_bf16_hopper
 
 SMALL = gemm_bf16_hopper.gemm_hopper_ws_source(64, 64, 256, bm=64, bn=64, bk=64, stages=2)
 """1 consumer warpgroup, 1 producer; 4 K steps through 2 stages: each stage used twice."""
+
+
+def test_ws_example_is_generated():
+    """examples/gemm_bf16_hopper_ws.mlir is `gemm_hopper_ws_source(*EXAMPLE_WS_SHAPE)`
+    (tests/unit/test_examples.py runs it and checks it after the default pipeline)."""
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE)
+    assert (ROOT / "examples" / "gemm_bf16_hopper_ws.mlir").read_text() == text
 
 
 def _gemm_out(text: str, level: str) -> tuple[dict, np.ndarray]:
@@ -79,7 +86,9 @@ MISUSE = {
         "has completed and been waited on: the wait returns at once",
     ),
     "empty count too high": (
-        SMALL.replace("%empty0 = layout.mbarrier_init {count = 1 : i64}", "%empty0 = layout.mbarrier_init {count = 2 : i64}"),
+        SMALL.replace(
+            "%empty0 = layout.mbarrier_init {count = 1 : i64}", "%empty0 = layout.mbarrier_init {count = 2 : i64}"
+        ),
         "the wait would never return",
         "missing 1 of its 2 arrivals",
     ),
