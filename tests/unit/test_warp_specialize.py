@@ -112,18 +112,40 @@ def test_misuse_is_reported(name, level):
         assert f in str(info.value), str(info.value)
 
 
-def test_handing_back_the_stage_just_read_keeps_the_wait():
-    """Arriving on a stage's own "empty" right after its `layout.mma` is correct at the
-    layout level (the op has read its operands when it returns); the lowering then
-    cannot leave that wgmma in flight: it waits for it (wait_group 0) before the
-    arrival, and the program stays equivalent."""
-    text = SMALL.replace("        scf.if %later {\n          layout.mbarrier_arrive %empty1\n        }\n", "")
+def _own_stage_release(text: str) -> str:
+    """The consumers hand back each step's own stage right after its layout.mma."""
+    text = text.replace("        scf.if %later {\n          layout.mbarrier_arrive %empty1\n        }\n", "")
     text = text.replace("        layout.mbarrier_arrive %empty0\n", "")
     for st in (0, 1):
         mma = f"layout.mma %sa{st}, %sb{st}, %acc{st} : !SA, !SB, !ACC\n"
         text = text.replace(mma, mma + f"        layout.mbarrier_arrive %empty{st}\n")
     assert text.count("layout.mbarrier_arrive %empty") == 2
+    return text
+
+
+def test_handing_back_the_stage_just_read_keeps_the_wait():
+    """Arriving on a stage's own "empty" right after its `layout.mma` is correct at the
+    layout level (the op has read its operands when it returns); the lowering then
+    cannot leave that wgmma in flight: it waits for it (wait_group 0) before the
+    arrival, and the program stays equivalent."""
+    text = _own_stage_release(SMALL)
     after = assert_pass_preserves(text, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" not in cuda
     assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 2
+
+
+def test_executor_catches_a_wgmma_still_reading_a_handed_back_stage(monkeypatch):
+    """Were the lowering to defer that wait anyway (its guard analysis told that the
+    arrivals hand back other buffers, or ignored them), the GPU-level program would let the producer's
+    TMA load overwrite a stage a wgmma still reads: the executor reports it (wgmma reads
+    stay in flight until a wait_group retires their group)."""
+    from tilec.passes.lower_to_gpu import wgmma
+
+    text = _own_stage_release(SMALL)
+    monkeypatch.setattr(wgmma, "role_of", lambda op: None)  # arrivals ignored
+    m = parse_module(text, "t.mlir")
+    run_pipeline(m, "default")
+    assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
+    with pytest.raises(ExecutionError, match="while a wgmma is still reading it"):
+        run(m, random_inputs(m, 0))
