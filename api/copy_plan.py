@@ -26,27 +26,7 @@ from dataclasses import dataclass
 
 from tilec.support.diagnostics import TilecError
 
-ITEMSIZE: dict[str, int] = {
-    "float16": 2,
-    "bfloat16": 2,
-    "float32": 4,
-    "float64": 8,
-    "int8": 1,
-    "int16": 2,
-    "int32": 4,
-    "int64": 8,
-    "uint8": 1,
-    "bool": 1,
-}
-"""The dtypes `tilec.copy_` takes, with their sizes in bytes."""
-
-MAX_RANK = 8
-SMALL_EXTENT = 64
-"""Extents up to this are specialised by their power-of-two ceiling (the tile along
-such a mode is no longer than that: a 256-wide tile over 5 elements would idle most of
-its threads); larger ones are run-time values only."""
-VECTOR_BYTES = 16
-"""Pointers aligned to this many bytes are specialised as such (wider accesses)."""
+from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey
 
 
 @dataclass(frozen=True)
@@ -59,42 +39,6 @@ class Operand:
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     device: int | None = None
-
-
-@dataclass(frozen=True)
-class CopyKey:
-    """What a compiled copy kernel is specialised on (everything else is a run-time
-    value): the two dtypes, the merged rank, the class of each mode's stride in each
-    view (`0`, `1` or `None` for any other value, bound at run time), each
-    pointer's alignment (`VECTOR_BYTES` or the element size), each mode's extent
-    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`), and
-    the 16-byte divisibility of each run-time stride (as Triton specialises on
-    divisibility by 16)."""
-
-    src_dtype: str
-    dst_dtype: str
-    src_strides: tuple[int | None, ...]
-    dst_strides: tuple[int | None, ...]
-    src_align: int
-    dst_align: int
-    small_extents: tuple[int | None, ...] = ()
-    src_divisors: tuple[int, ...] = ()
-    dst_divisors: tuple[int, ...] = ()
-    """Per mode, what a run-time stride is a multiple of: `VECTOR_BYTES` / element
-    size when the stride is a whole number of 16-byte units, else 1 (1 for strides the
-    key fixes, too)."""
-    src_order: tuple[int, ...] = ()
-    """The src's modes that move (stride not 0), fastest first (smallest |stride|):
-    the tile choice folds modes in the order that lengthens contiguous runs. (The
-    dst's order is known without it: merged modes are sorted by dst stride, the
-    last mode fastest.)"""
-    pow2_extents: tuple[bool, ...] = ()
-    """Per mode, whether a small extent is exactly its class (a power of two: a tile
-    of that extent has no edge)."""
-
-    @property
-    def rank(self) -> int:
-        return len(self.dst_strides)
 
 
 @dataclass(frozen=True)
@@ -263,6 +207,34 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
+def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int) -> CopyKey:
+    """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
+    else `key` unchanged. The gather kernel reads scalars and writes a flat dst with
+    vectors (else scalars): its key keeps a flat dst pointer's alignment only, no
+    stride facts."""
+    from dataclasses import replace
+
+    from . import copy_gather as g
+
+    if g.POLICY == "never" or len(ns) < 2:
+        return key
+    vector = g.gather_vector(key)
+    if g.POLICY != "always" and not g.prefer_gather(key, ns, ss, ds, vector):
+        return key
+    dsize = ITEMSIZE[key.dst_dtype]
+    flat = g.dst_is_flat(ns, ds)
+    block = g.THREADS * g.ROWS_PER_THREAD * vector
+    return replace(
+        key,
+        src_align=ITEMSIZE[key.src_dtype],
+        dst_align=VECTOR_BYTES if flat and dst_ptr % VECTOR_BYTES == 0 else dsize,
+        src_divisors=(1,) * len(ns),
+        dst_divisors=(1,) * len(ns),
+        gather=g.gather_index_bits(ns, [ss] if flat else [ss, ds], block),
+        dst_flat=flat,
+    )
+
+
 def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     """Check a `dst.copy_(src)` request and merge its modes (see the module doc).
     TilecError for unsupported dtypes or ranks, shapes that do not broadcast, arrays
@@ -300,4 +272,5 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
     )
+    key = _gather_key(key, ns, ss, ds, dst_ptr)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -16,34 +16,18 @@ from __future__ import annotations
 
 from tilec.dialects.conversions import STORAGE
 
-from .copy_plan import CopyKey
+from .copy_key import FUNCTION, CopyKey, index_arg_names, needs_conversion
 from .copy_tile import _layout, copy_tile
 
-FUNCTION = "tilec_copy"
-
-
-def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
-    """Whether a copy between the dtypes changes bits (int8 <-> uint8 and bool ->
-    uint8/int8 do not: the same bytes)."""
-    if src_dtype == dst_dtype:
-        return False
-    same_bits = {("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")}
-    return (src_dtype, dst_dtype) not in same_bits
-
-
-def index_arg_names(key: CopyKey) -> list[str]:
-    """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
-    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
-    return (
-        [f"n{i}" for i in range(key.rank)]
-        + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
-        + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
-    )
+__all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "tile_choice"]
 
 
 def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
-    when the `tile` pass decides alone."""
+    when the `tile` pass decides alone (and for the gather kernel, which has no
+    tiled copy)."""
+    if key.gather:
+        return None, 0
     return copy_tile(key)
 
 
@@ -57,7 +41,12 @@ def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, 
 
 
 def copy_program(key: CopyKey) -> str:
-    """IR text of the copy `key` describes (module doc)."""
+    """IR text of the copy `key` describes (module doc; the gather kernel of
+    copy_gather.py where `key.gather`)."""
+    if key.gather:
+        from .copy_gather import gather_program
+
+        return gather_program(key)
     st, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
     rank = key.rank
     names = [f"%{n}" for n in index_arg_names(key)]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from .copy_plan import ITEMSIZE, VECTOR_BYTES, CopyKey
+from .copy_key import ITEMSIZE, VECTOR_BYTES, CopyKey
 
 SMEM_TILE_BYTES = 16 * 1024
 """Shared-memory budget of a transposing tile (the `tile` pass's)."""
@@ -56,6 +56,16 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(int(n), 1).bit_length() - 1)
 
 
+def leaves_tile_to_pass(key: CopyKey) -> bool:
+    """Whether `copy_tile` keeps the `tile` pass's heuristic for the key (rank-1
+    copies, rank-2 transposes, rank-2 copies without small extents)."""
+    rank = key.rank
+    cd = rank - 1 if key.dst_strides[-1] == 1 else None
+    cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
+    transpose = cs is not None and cd is not None and cs != cd
+    return rank == 1 or (rank == 2 and (transpose or not any(key.small_extents or (None,) * rank)))
+
+
 def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     """(tile, threads per block) of the key's kernel (module doc); `(None, 0)` leaves
     the choice to the `tile` pass."""
@@ -64,7 +74,7 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     cd = rank - 1 if key.dst_strides[-1] == 1 else None
     cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
     transpose = cs is not None and cd is not None and cs != cd
-    if rank == 1 or (rank == 2 and (transpose or not any(small))):
+    if leaves_tile_to_pass(key):
         return pass_tile_choice(key)
     exact = key.pow2_extents or (False,) * rank
     eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])

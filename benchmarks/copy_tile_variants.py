@@ -8,7 +8,9 @@ PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
 `old` the `tile` pass's heuristic told the small extents (`pass_tile_choice`), `new`
 `copy_tile.copy_tile`, `capN` `new` with `copy_tile.LINE_CAP_BYTES` N KiB (`cap32`:
 the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the key
-(scalar, coalesced stores). The kernels skip the disk cache (keyed by CopyKey alone).
+(scalar, coalesced stores), `smemN` `new` with transposing tiles of N KiB
+(`copy_tile.SMEM_TILE_BYTES`), `gather` the flat-destination gather kernel
+(copy_gather.py) wherever it applies, `tiled` never the gather kernel. The kernels skip the disk cache (keyed by CopyKey alone).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def main(argv=None) -> int:
     import strided_copy_bench as scb
     import torch
 
-    from tilec import copy_kernels, copy_program, copy_tile, tensor_copy
+    from tilec import copy_gather, copy_kernels, copy_program, copy_tile, tensor_copy
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import ITEMSIZE
 
@@ -43,6 +45,7 @@ def main(argv=None) -> int:
         keep.update(range(int(lo), int(hi or lo) + 1))
     new_choice = copy_program.tile_choice
     line_cap = copy_tile.LINE_CAP_BYTES
+    smem = copy_tile.SMEM_TILE_BYTES
     plain_plan = tensor_copy.plan_copy
 
     def novec_plan(dst, src):
@@ -66,8 +69,10 @@ def main(argv=None) -> int:
         for v in args.variants.split(","):
             choice = copy_tile.pass_tile_choice if v == "old" else new_choice
             copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
+            copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024 if v.startswith("smem") else smem
             copy_program.tile_choice = copy_kernels.tile_choice = choice
             tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
+            copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "auto")
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
             t0 = time.perf_counter()
@@ -81,13 +86,12 @@ def main(argv=None) -> int:
             exact = torch.equal(dst_base.view(torch.uint8), ref_base.view(torch.uint8))
             t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
             key = next(iter(kernels._entries))
-            tile = copy_program.tile_choice(key)
-            line.append(
-                f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} "
-                f"{tile[0]}/{tile[1]} ({first:.1f}s)"
-            )
+            tile = f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
+            line.append(f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)")
         copy_program.tile_choice = copy_kernels.tile_choice = new_choice
         tensor_copy.plan_copy = plain_plan
+        copy_gather.POLICY = "auto"
+        copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
         rows.append(" | ".join(line))
         print(case.name[:70], "::", rows[-1], flush=True)
         del src, dst_base, dst, ref_base, ref

@@ -250,3 +250,50 @@ def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
         assert bool(cp.array_equal(out, x.T))
     # each view 16-byte vectorizable (pointer and row stride) or not
     assert kernels.stats.compiles <= 4, kernels.stats
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("force", ["auto", "always"])
+def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch):
+    """Copies into contiguous dsts with short odd rows, which the gather kernel
+    (copy_gather.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
+    MiB, with and without conversions; forced (`always`), also into a padded dst (dst
+    offsets computed, scalar stores) and with 64-bit offsets (a lowered limit)."""
+    from tilec import copy_gather
+    from tilec.tensor_copy import copy_
+
+    torch = _torch()
+    monkeypatch.setattr(copy_gather, "POLICY", force)
+    gen = torch.Generator(device="cuda").manual_seed(20)
+    cases = [
+        ("uint8", "uint8", lambda d: _random(torch, d, (1, 259), gen, True), (4099, 259)),
+        ("int32", "int32", lambda d: _random(torch, d, (131, 25, 19, 17), gen, True).permute(0, 1, 3, 2), None),
+        ("float32", "float32", lambda d: _random(torch, d, (1, 209, 1), gen, True), (8, 209, 137)),
+        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 7757, 1), gen, True), (33, 7757, 3)),
+        ("uint8", "int8", lambda d: _random(torch, d, (5, 37, 7379), gen, True).permute(1, 2, 0), None),
+        ("uint8", "float64", lambda d: _random(torch, d, (17, 11151), gen, True).t(), None),
+        ("int16", "float32", lambda d: _random(torch, d, (97, 19, 17), gen, True).permute(0, 2, 1), None),
+    ]
+    for limit in (copy_gather.INDEX32_LIMIT, 1000) if force == "always" else (copy_gather.INDEX32_LIMIT,):
+        monkeypatch.setattr(copy_gather, "INDEX32_LIMIT", limit)
+        for sd, dd, make, shape in cases:
+            kernels = CopyKernels(disk=False)
+            src = make(sd)
+            shape = shape or tuple(src.shape)
+            out = _poison(torch, torch.empty(shape, dtype=getattr(torch, dd), device="cuda"))
+            copy_(out, src, kernels=kernels)
+            want = torch.empty_like(out).copy_(src)
+            torch.cuda.synchronize()
+            assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
+            keys = list(kernels._entries)
+            assert len(keys) == 1 and keys[0].gather == (32 if limit > 1000 else 64) and keys[0].dst_flat
+        if force == "always":  # a padded dst: rows of 5 in rows of 8
+            big = _poison(torch, torch.empty((3001, 8), dtype=torch.int64, device="cuda"))
+            src = _random(torch, "int64", (3001, 5), gen, True)
+            want = big.clone()
+            want[:, 1:6].copy_(src)
+            kernels = CopyKernels(disk=False)
+            copy_(big[:, 1:6], src, kernels=kernels)
+            torch.cuda.synchronize()
+            assert torch.equal(big, want)
+            assert [k.dst_flat for k in kernels._entries] == [False]

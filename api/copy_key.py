@@ -1,0 +1,94 @@
+"""The specialisation key of a `tilec.copy_` kernel, and what follows from the key
+alone: the dtypes it takes, the kernel's function name and index arguments, whether
+it converts. (copy_plan.py computes keys, copy_program.py and copy_gather.py write
+their programs, copy_tile.py their tiles; all of them import this module and none of
+them is imported here.)"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ITEMSIZE: dict[str, int] = {
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "int8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "uint8": 1,
+    "bool": 1,
+}
+"""The dtypes `tilec.copy_` takes, with their sizes in bytes."""
+
+MAX_RANK = 8
+SMALL_EXTENT = 64
+"""Extents up to this are specialised by their power-of-two ceiling (the tile along
+such a mode is no longer than that: a 256-wide tile over 5 elements would idle most of
+its threads); larger ones are run-time values only."""
+VECTOR_BYTES = 16
+"""Pointers aligned to this many bytes are specialised as such (wider accesses)."""
+
+
+@dataclass(frozen=True)
+class CopyKey:
+    """What a compiled copy kernel is specialised on (everything else is a run-time
+    value): the two dtypes, the merged rank, the class of each mode's stride in each
+    view (`0`, `1` or `None` for any other value, bound at run time), each
+    pointer's alignment (`VECTOR_BYTES` or the element size), each mode's extent
+    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`), and
+    the 16-byte divisibility of each run-time stride (as Triton specialises on
+    divisibility by 16)."""
+
+    src_dtype: str
+    dst_dtype: str
+    src_strides: tuple[int | None, ...]
+    dst_strides: tuple[int | None, ...]
+    src_align: int
+    dst_align: int
+    small_extents: tuple[int | None, ...] = ()
+    src_divisors: tuple[int, ...] = ()
+    dst_divisors: tuple[int, ...] = ()
+    """Per mode, what a run-time stride is a multiple of: `VECTOR_BYTES` / element
+    size when the stride is a whole number of 16-byte units, else 1 (1 for strides the
+    key fixes, too)."""
+    src_order: tuple[int, ...] = ()
+    """The src's modes that move (stride not 0), fastest first (smallest |stride|):
+    the tile choice folds modes in the order that lengthens contiguous runs. (The
+    dst's order is known without it: merged modes are sorted by dst stride, the
+    last mode fastest.)"""
+    pow2_extents: tuple[bool, ...] = ()
+    """Per mode, whether a small extent is exactly its class (a power of two: a tile
+    of that extent has no edge)."""
+    gather: int = 0
+    """0: the tiled kernel (copy_program.py); 32 or 64: the gather kernel
+    (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
+    dst_flat: bool = False
+    """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
+
+    @property
+    def rank(self) -> int:
+        return len(self.dst_strides)
+
+
+FUNCTION = "tilec_copy"
+
+
+def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
+    """Whether a copy between the dtypes changes bits (int8 <-> uint8 and bool ->
+    uint8/int8 do not: the same bytes)."""
+    if src_dtype == dst_dtype:
+        return False
+    same_bits = {("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")}
+    return (src_dtype, dst_dtype) not in same_bits
+
+
+def index_arg_names(key: CopyKey) -> list[str]:
+    """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
+    return (
+        [f"n{i}" for i in range(key.rank)]
+        + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
+        + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+    )
