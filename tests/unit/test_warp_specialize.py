@@ -149,3 +149,11 @@ def test_executor_catches_a_wgmma_still_reading_a_handed_back_stage(monkeypatch)
     assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
     with pytest.raises(ExecutionError, match="while a wgmma is still reading it"):
         run(m, random_inputs(m, 0))
+
+
+def test_setmaxnreg_needs_sm_90a():
+    """`setmaxnreg` exists only on sm_90a: CUDA that uses it is compiled for it."""
+    from tilec.runtime.nvrtc import needs_arch_specific
+
+    assert needs_arch_specific('asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");')
+    assert not needs_arch_specific('asm volatile("bar.sync 0;" ::: "memory");')
