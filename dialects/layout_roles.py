@@ -26,7 +26,10 @@ once for the region, and `layout.mbarrier_arrive` is one arrival *per warpgroup*
 the region (a barrier released by two consumer warpgroups counts 2 arrivals, as
 CUTLASS's `PipelineTmaAsync` empty barriers do). Ops that meet the whole block
 (`layout.barrier`, `mbarrier_init`/`inval`, `tma_store`/`tma_store_wait`) are not
-allowed inside, nor a nested `warp_specialize`.
+allowed inside, nor a nested `warp_specialize`; nor, found by the passes, a block-level
+`layout.copy` (`distribute` would spread it over the whole block) or an op lowered
+through shared memory and a block barrier (a layout conversion or a reduction across
+warps). The launch's `%tid` stays the thread's index in the block.
 
 `layout.setmaxnreg inc|dec N` (PTX `setmaxnreg.{inc,dec}.sync.aligned.u32`) sets the
 registers per thread of the warpgroups running it to N (a multiple of 8 in [24, 256]):
