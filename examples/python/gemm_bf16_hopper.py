@@ -173,6 +173,11 @@ def gemm_hopper_ws_source(
             f"gemm_hopper_ws_source: M, N multiples of {bm}, {bn}; K a multiple of {bk * stages}; bm of 64; stages >= 2"
         )
     wgs = bm // 64
+    if 128 * (wgs * consumer_regs + producer_regs) > 65536:
+        raise ValueError(
+            f"gemm_hopper_ws_source: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
+            "warpgroup exceed the 64K registers of a block"
+        )
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
     lines = [
