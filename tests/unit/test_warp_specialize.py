@@ -157,3 +157,8 @@ def test_setmaxnreg_needs_sm_90a():
 
     assert needs_arch_specific('asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");')
     assert not needs_arch_specific('asm volatile("bar.sync 0;" ::: "memory");')
+
+
+def test_generator_refuses_a_register_split_over_the_block():
+    with pytest.raises(ValueError, match="exceed the 64K registers"):
+        gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, consumer_regs=256, producer_regs=56)
