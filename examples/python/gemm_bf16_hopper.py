@@ -154,6 +154,12 @@ def gemm_hopper_ws_source(
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
     `bm / 64` consumer warpgroups and one producer warpgroup (`bm * 2 + 128` threads).
 
+    The registers: ptxas gives a kernel that uses `setmaxnreg` the most its
+    `__launch_bounds__` allow (168 per thread for 384 threads: 64512 in the block),
+    and the regions move them: `dec` frees the producer's, `inc` takes them (it waits
+    until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
+    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
+
     - the producer (`setmaxnreg dec producer_regs`) fills the ring: tile kt goes to
       stage `kt % stages` after a wait on the stage's "empty" barrier (from the second
       round on: phase `(kt / stages - 1) % 2`), with one `mbarrier_arrive` expecting
@@ -173,10 +179,12 @@ def gemm_hopper_ws_source(
             f"gemm_hopper_ws_source: M, N multiples of {bm}, {bn}; K a multiple of {bk * stages}; bm of 64; stages >= 2"
         )
     wgs = bm // 64
-    if 128 * (wgs * consumer_regs + producer_regs) > 65536:
+    at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
+    if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
         raise ValueError(
             f"gemm_hopper_ws_source: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
-            "warpgroup exceed the 64K registers of a block"
+            f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
+            "setmaxnreg inc would wait forever"
         )
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
