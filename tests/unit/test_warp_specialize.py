@@ -69,6 +69,8 @@ def test_ws_gemm_equivalent_and_compiles(shape):
     assert cuda.count("setmaxnreg.inc.sync.aligned.u32 232;") == 1
     assert cuda.count("setmaxnreg.dec.sync.aligned.u32 40;") == 1
     assert "__syncthreads" not in cuda[cuda.index("if (threadIdx.x <") :]
+    # the producer (waits, arrivals, TMA loads) runs on one warp; the consumers on all
+    assert cuda.count("& 127) < 32") + cuda.count(" < 32;") == 1
     result = compile_sm90_or_skip(cuda)
     from tilec.runtime.nvrtc import resource_usage
 

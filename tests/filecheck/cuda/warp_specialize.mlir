@@ -1,6 +1,7 @@
 // The cuda target on warp specialisation (layout.warp_specialize, layout.setmaxnreg):
 // an if / else on threadIdx.x per region, setmaxnreg as inline PTX, the producer's
-// thread id rebased to its warpgroup (its TMA copies issued by its first thread),
+// thread id rebased to its warpgroup (its TMA copies issued by its first thread, the
+// region run by its first warp only after setmaxnreg),
 // one arrival per consumer warpgroup on "empty", the consumers' wgmma wait deferred
 // (wait_group 1) past the arrival that hands back the previous step's stage.
 // The program is `gemm_hopper_ws_source(64, 64, 256, bm=64, bn=64, bk=64, stages=2)`
@@ -29,9 +30,13 @@
 // CHECK:       } else {  // warpgroup 1
 // CHECK-NEXT:    const int [[T:t_[0-9]+]] = tid - 128;
 // CHECK-NEXT:    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-// CHECK:         tilec_mbarrier_wait(
-// CHECK:         [[PWG:t_[0-9]+]] = [[T]] & 127;
-// CHECK:         tilec_mbarrier_arrive_expect_tx({{.*}}, 16384u);
+// CHECK-NEXT:    const int [[PWG:t_[0-9]+]] = [[T]] & 127;
+// CHECK-NEXT:    const bool [[W0:p_[0-9]+]] = [[PWG]] < 32;
+// CHECK-NEXT:    if ([[W0]]) {
+// CHECK:           tilec_mbarrier_wait(
+// CHECK:           const bool [[A:p_[0-9]+]] = [[PWG]] == 0;
+// CHECK-NEXT:      if ([[A]]) {
+// CHECK-NEXT:        tilec_mbarrier_arrive_expect_tx({{.*}}, 16384u);
 // CHECK:         const bool [[E:p_[0-9]+]] = [[T]] == 0;
 // CHECK-NEXT:    if ([[E]]) {
 // CHECK-NEXT:      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
