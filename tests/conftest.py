@@ -30,6 +30,18 @@ def gpu_count() -> int:
         return 0
 
 
+@pytest.fixture(scope="session")
+def nvrtc_available() -> bool:
+    """Whether NVRTC can compile here (tests of compiled kernels skip without it)."""
+    try:
+        from tilec.runtime.nvrtc import nvrtc_version
+
+        nvrtc_version()
+        return True
+    except (ImportError, OSError):
+        return False
+
+
 def pytest_collection_modifyitems(config, items):
     if gpu_count() > 0:
         return

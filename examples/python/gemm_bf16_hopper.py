@@ -37,10 +37,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
-import tilec
-
 
 def _nvmma(rows: int, cols: int, contiguous: int) -> str:
     from tilec.dialects.mma import NvmmaSharedLayout
@@ -263,53 +259,14 @@ EXAMPLE_WS_SHAPE = (256, 256, 512)
 
 
 def main(argv: list[str]) -> int:
+    from gemm_bf16 import run_and_check  # this script's folder is on sys.path
+
     ws = "--ws" in argv
     argv = [a for a in argv if a != "--ws"]
-    source = gemm_hopper_ws_source if ws else gemm_hopper_source
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    from tilec.dialects.layout_mma import mma_error_bound
-
-    if torch is not None and tilec.gpu_available() and torch.cuda.is_available():
-        kernel = tilec.compile(source(m, n, k))
-        g = torch.Generator(device="cuda").manual_seed(0)
-        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        kernel(a, b, c)
-        torch.cuda.synchronize()
-        a64, b64 = a.double(), b.double()
-        got, where = c.double(), "on the GPU (torch tensors)"
-    else:
-        from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
-
-        m, n, k = EXAMPLE_WS_SHAPE if ws else EXAMPLE_SHAPE
-        kernel = tilec.compile(source(m, n, k), arch="sm_90a")
-        print(
-            f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of sm_90a cubin with NVRTC; "
-            f"running {m}x{n}x{k} on the CPU reference executor"
-        )
-        rng = np.random.default_rng(0)
-        a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
-        b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
-        c = np.full(m * n, 0x7FC0, np.uint16)
-        out = tilec.run_reference(kernel, {"pa": a.reshape(-1), "pb": b.reshape(-1), "pc": c})["pc"]
-        a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
-        got, where = bf16_to_f32(np.asarray(out).reshape(m, n)).astype(np.float64), "on the CPU reference executor"
-    exact = a64 @ b64
-    mag = abs(a64) @ abs(b64)
-    gamma, _ = mma_error_bound(k, "bf16")
-    bound = gamma * mag + 2.0**-8 * (abs(exact) + gamma * mag)
-    err = abs(got - exact)
-    ok = bool((err <= bound).all())
-    print(
-        f"C = A @ B, {m}x{k} @ {k}x{n} bf16, {where}: "
-        f"{'within' if ok else 'NOT within'} the documented tolerance (max error {float(err.max()):.3g})"
-    )
-    return 0 if ok else 1
+    if ws:
+        return run_and_check(gemm_hopper_ws_source, (m, n, k), EXAMPLE_WS_SHAPE, "sm_90a")
+    return run_and_check(gemm_hopper_source, (m, n, k), EXAMPLE_SHAPE, "sm_90a")
 
 
 if __name__ == "__main__":

@@ -19,17 +19,6 @@ from tilec.runtime import raw_launch
 from tilec.runtime.host_ops import RecipeProgram
 
 
-@pytest.fixture(scope="module")
-def nvrtc_available() -> bool:
-    try:
-        from tilec.runtime.nvrtc import nvrtc_version
-
-        nvrtc_version()
-        return True
-    except (ImportError, OSError):
-        return False
-
-
 @pytest.fixture(autouse=True)
 def tiled_kernel_only(monkeypatch):
     """These tests are about the tiled kernel: the gather kernel (copy_gather.py,

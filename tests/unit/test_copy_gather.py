@@ -16,17 +16,6 @@ from tilec.copy_plan import Operand, plan_copy
 from tilec.copy_program import copy_program
 
 
-@pytest.fixture(scope="module")
-def nvrtc_available() -> bool:
-    try:
-        from tilec.runtime.nvrtc import nvrtc_version
-
-        nvrtc_version()
-        return True
-    except (ImportError, OSError):
-        return False
-
-
 @pytest.fixture
 def always(monkeypatch):
     monkeypatch.setattr(copy_gather, "POLICY", "always")

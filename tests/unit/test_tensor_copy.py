@@ -10,27 +10,16 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.support.diagnostics import TilecError
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import Operand, merge_modes, overlap, plan_copy
 from tilec.copy_program import copy_program
 from tilec.dialects.conversions import _f32_to_bf16, conversion_steps, convert_values
+from tilec.support.diagnostics import TilecError
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 _HOLD = {"bfloat16": np.uint16, "bool": np.uint8}
 
-
-@pytest.fixture(scope="module")
-def nvrtc_available() -> bool:
-    """Whether NVRTC can compile here (the compiled-kernel tests skip without it)."""
-    try:
-        from tilec.runtime.nvrtc import nvrtc_version
-
-        nvrtc_version()
-        return True
-    except (ImportError, OSError):
-        return False
 
 
 def op(shape, strides=None, dtype="float32", ptr=0, device=None):
@@ -264,7 +253,7 @@ def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
         kernels.get(plan_copy(op((m, n), ptr=0), op((m, n), (1, m), ptr=64)).key)
     assert kernels.stats.compiles == 1 and kernels.stats.hits == 19
 
-    import tilec.compiling as compiling
+    from tilec import compiling
 
     text = copy_program(plan_copy(op((3, 5)), op((3, 5), (1, 3))).key)
     first = tilec.compile(text, arch="sm_90")
