@@ -23,6 +23,7 @@ regions that an mbarrier orders only for other data).
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -173,7 +174,12 @@ class Scheduler:
         old = threading.stack_size()
         threading.stack_size(STACK_BYTES)
         try:
-            threads = [threading.Thread(target=body, args=(i,), daemon=True) for i in range(self.n)]
+            # each thread in a copy of this one's context: NumPy's error state and the
+            # write audit (memory.audit_writes) are context variables
+            threads = [
+                threading.Thread(target=contextvars.copy_context().run, args=(body, i), daemon=True)
+                for i in range(self.n)
+            ]
         finally:
             threading.stack_size(old)
         for t in threads:

@@ -178,3 +178,15 @@ def test_setmaxnreg_needs_sm_90a():
 def test_generator_refuses_a_register_split_over_the_block():
     with pytest.raises(ValueError, match=r"exceed the block's 504 \(3 x 168 at launch\)"):
         gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, consumer_regs=240, producer_regs=40)
+
+
+def test_writes_inside_regions_are_audited():
+    """The regions run in threads of their own, in the caller's context: the write
+    audit (memory.audit_writes, which the equivalence checks use) sees the consumers'
+    stores of C."""
+    from tilec.runtime.reference.memory import audit_writes
+
+    m = parse_module(SMALL, "t.mlir")
+    with audit_writes() as audit:
+        run(m, random_inputs(m, 0))
+    assert int(np.asarray(audit.written["%pc"]).sum()) == 64 * 64
