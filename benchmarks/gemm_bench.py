@@ -1,6 +1,7 @@
 """GEMM benchmark: C = A @ B, bf16 in, f32 accumulation, bf16 out, row-major, TFLOP/s of
 tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; configs
-`wgmma:BMxBNxBK:STAGES`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`) beside
+`wgmma:BMxBNxBK:STAGES[:ws]`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`, `:ws`
+its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups) beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -25,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm_source
-from gemm_bf16_hopper import gemm_hopper_source
+from gemm_bf16_hopper import gemm_hopper_source, gemm_hopper_ws_source
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -198,9 +199,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8,wgmma:128x256x64:4",
+        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8,wgmma:128x256x64:4,wgmma:128x256x64:4:ws",
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
-        "mma.sync) or wgmma:BMxBNxBK:STAGES (gemm_bf16_hopper.py), "
+        "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws] (gemm_bf16_hopper.py; ws: warp-specialised), "
         "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")
@@ -227,9 +228,12 @@ def main(argv=None) -> int:
         for spec in args.configs.split(","):
             try:
                 if spec.startswith("wgmma:"):
-                    _, tile, st = spec.split(":")
+                    _, tile, st, *opts = spec.split(":")
                     bm, bn, bk = (int(x) for x in tile.split("x"))
-                    kernel = tilec.compile(gemm_hopper_source(m, n, k, bm, bn, bk, int(st)))
+                    if opts not in ([], ["ws"]):
+                        raise ValueError(f"unknown wgmma option {opts}")
+                    source = gemm_hopper_ws_source if opts else gemm_hopper_source
+                    kernel = tilec.compile(source(m, n, k, bm, bn, bk, int(st)))
                 else:
                     kernel = tilec.compile(gemm_source(m, n, k, **config_kwargs(spec)))
             except Exception as e:  # noqa: BLE001 - report the configuration and go on

@@ -972,11 +972,13 @@ def _dist(v: SSAValue | Attribute) -> TensorType:
 
 
 def _check_block_threads(op: Operation, t: TensorType) -> None:
+    from .layout_roles import region_threads
+
     launch = enclosing_launch(op)
     n = threads_per_block(t.encoding)
-    if launch is not None and n != launch.num_threads:
+    if launch is not None and n != (have := region_threads(op, launch.num_threads)):
         raise VerifyException(
-            f"layout {t.encoding} spans {n} threads but the block has {launch.num_threads}"
+            f"layout {t.encoding} spans {n} threads but the block has {have}"
         )
 
 
@@ -1272,6 +1274,7 @@ from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
 from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
+from .layout_roles import ROLE_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
@@ -1281,6 +1284,7 @@ Layout = Dialect(
         *COMPUTE_OPS,
         *MMA_OPS,
         *TMA_OPS,
+        *ROLE_OPS,
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,

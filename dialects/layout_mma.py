@@ -50,6 +50,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import TARGET_ATTR, target
 
 from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
+from .layout_roles import region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
 __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
@@ -211,8 +212,8 @@ class MmaOp(IRDLOperation):
                f"kWidth = {kw} of {_type_name(ea)} holds {kw * bits} bits; the MMA operand "
                f"registers need at least 32 (kWidth >= {32 // bits})")
         n = threads_per_block(ct.encoding)
-        _check(n == launch.num_threads,
-               f"layout {ct.encoding} spans {n} threads but the block has {launch.num_threads}")
+        have = region_threads(self, launch.num_threads)
+        _check(n == have, f"layout {ct.encoding} spans {n} threads but the block has {have}")
 
 
 def _verify_wgmma(op: MmaOp) -> None:
@@ -268,7 +269,8 @@ def _verify_wgmma(op: MmaOp) -> None:
            f"wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got "
            f"{_type_name(ea)} x {_type_name(eb)} into {_type_name(ct.element_type)}")
     nt = threads_per_block(c)
-    _check(nt == launch.num_threads, f"layout {c} spans {nt} threads but the block has {launch.num_threads}")
+    have = region_threads(op, launch.num_threads)
+    _check(nt == have, f"layout {c} spans {nt} threads but the block has {have}")
 
 
 MMA_OPS = (MmaOp,)

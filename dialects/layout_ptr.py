@@ -59,6 +59,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .effects import Accesses
 from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
+from .layout_roles import region_threads
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -269,8 +270,8 @@ def _check_root(op: IRDLOperation) -> None:
 def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
     launch = _enclosing_launch(op)
     n = threads_per_block(t.encoding)
-    if launch is not None and n != launch.num_threads:
-        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {launch.num_threads}")
+    if launch is not None and n != (have := region_threads(op, launch.num_threads)):
+        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {have}")
 
 
 @irdl_op_definition

@@ -12,8 +12,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from tilec.support.diagnostics import TilecError
-from tilec.support.locations import copy_loc
 from tilec.dialects import cute, views
 from tilec.dialects.distributed import MAX_REGISTERS_PER_THREAD, BlockedLayout
 from tilec.dialects.layout import (
@@ -32,9 +30,12 @@ from tilec.dialects.layout_attrs import (
     TensorViewType,
     element_bytes,
 )
+from tilec.dialects.layout_roles import role_of
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 
-from ._convert_ops import conversion_ops
 from ._analysis import contiguous_mode, depends_on_thread, is_pow2, memory_order
+from ._convert_ops import conversion_ops
 from ._vector_legality import view_vector_ok, widest
 
 
@@ -101,6 +102,13 @@ class DistributePass(ModulePass):
             launch = enclosing_launch(c)
             if launch is None or not self._block_level(c):
                 continue
+            if role_of(c) is not None:
+                raise TilecError(
+                    "distribute: a block-level layout.copy inside a layout.warp_specialize region "
+                    "(it would be spread over the whole block's threads, but only the region's run "
+                    "it): copy per thread, through distributed tensors, or with layout.tma_load",
+                    op=c,
+                )
             if self.threads and self.threads != launch.num_threads:
                 raise TilecError(
                     f"distribute: threads={self.threads} but the enclosing launch has "

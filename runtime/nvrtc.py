@@ -133,13 +133,13 @@ def cuda_include_dirs() -> list[str]:
     return []
 
 
-ARCH_SPECIFIC_PTX = ("wgmma.",)
+ARCH_SPECIFIC_PTX = ("wgmma.", "setmaxnreg.")
 """PTX instructions that exist only on the architecture-specific target (`sm_90a`)."""
 
 
 def needs_arch_specific(source: str) -> bool:
-    """Whether emitted CUDA uses an instruction of `ARCH_SPECIFIC_PTX` (warpgroup MMA),
-    so that it must be compiled for `sm_90a` rather than `sm_90`."""
+    """Whether emitted CUDA uses an instruction of `ARCH_SPECIFIC_PTX` (warpgroup MMA,
+    register reallocation), so that it must be compiled for `sm_90a` rather than `sm_90`."""
     return any(inst in source for inst in ARCH_SPECIFIC_PTX)
 
 

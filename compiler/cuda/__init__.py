@@ -45,13 +45,14 @@ from .math_ops import MATH_EMITTERS
 from .memory_ops import MemoryEmitter
 from .printer import Emitter
 from .scf_ops import ScfEmitter
+from .role_ops import RoleEmitter
 from .tma_ops import TmaEmitter
 from .wgmma_ops import WgmmaEmitter
 
 __all__ = ["SUPPORTED_ELEMENT_TYPES", "CudaEmitter", "CudaTarget", "KernelInfo", "KernelParam", "TARGETS",
            "emit_cuda", "kernel_info", "kernel_infos", "numpy_dtype_name", "shared_buffers"]
 
-FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter, WgmmaEmitter)
+FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter, WgmmaEmitter, RoleEmitter)
 
 
 def _table() -> dict[type[Operation], Emitter]:

@@ -2,7 +2,7 @@
 written in tilec's layouts; checked against torch.matmul within the documented MMA
 tolerance.
 
-    python examples/python/gemm_bf16_hopper.py [M N K]     (default 4096 4096 4096)
+    python examples/python/gemm_bf16_hopper.py [--ws] [M N K]     (default 4096 4096 4096)
 
 `gemm_hopper_source(M, N, K)` writes the program of examples/gemm_bf16_hopper.mlir
 (which is `gemm_hopper_source(256, 256, 256)`, small enough for the CPU reference
@@ -24,8 +24,12 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 - the epilogue rounds the accumulator to bf16 and stores it from the accumulator
   layout (pairs of bf16 per thread).
 
-Not yet: asynchronous wgmma across steps (`wait_group 1`), warp specialisation
-(a producer warp, `setmaxnreg`), a TMA-store epilogue; docs/benchmarks.md has the
+`--ws` runs `gemm_hopper_ws_source` instead: the warp-specialised form (a producer
+warpgroup filling the ring, consumer warpgroups running the wgmma, mbarriers "full"
+and "empty" per stage, `setmaxnreg`; its docstring), written to
+examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
+
+Not yet: a TMA-store epilogue, persistent tile scheduling; docs/benchmarks.md has the
 measured speed.
 """
 
@@ -131,14 +135,137 @@ def gemm_hopper_source(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk:
     return "\n".join(lines) + "\n"
 
 
+def gemm_hopper_ws_source(
+    m: int,
+    n: int,
+    k: int,
+    bm: int = 128,
+    bn: int = 256,
+    bk: int = 64,
+    stages: int = 4,
+    producer_regs: int = 40,
+    consumer_regs: int = 232,
+) -> str:
+    """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
+    dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
+    `bm / 64` consumer warpgroups and one producer warpgroup (`bm * 2 + 128` threads).
+
+    The registers: ptxas gives a kernel that uses `setmaxnreg` the most its
+    `__launch_bounds__` allow (168 per thread for 384 threads: 64512 in the block),
+    and the regions move them: `dec` frees the producer's, `inc` takes them (it waits
+    until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
+    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
+
+    - the producer (`setmaxnreg dec producer_regs`) fills the ring: tile kt goes to
+      stage `kt % stages` after a wait on the stage's "empty" barrier (from the second
+      round on: phase `(kt / stages - 1) % 2`), with one `mbarrier_arrive` expecting
+      the stage's bytes on its "full" barrier and two TMA loads completing on it;
+    - the consumers (`setmaxnreg inc consumer_regs`) wait on "full" (phase
+      `(kt / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
+      and then hand the *previous* step's stage back on its "empty" barrier (one
+      arrival per consumer warpgroup: its count is `bm / 64`): the wgmma of a step
+      stays in flight while the next one issues (`wait_group 1`, whose return says
+      the previous step's wgmma has read its stage), as CUTLASS's consumer releases
+      the stage `K_PIPE_MMAS` behind; the last stage is never handed back (nobody
+      waits for it); no block-wide barrier in the K loop; the epilogue stores the
+      accumulator from its layout.
+    """
+    if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
+        raise ValueError(
+            f"gemm_hopper_ws_source: M, N multiples of {bm}, {bn}; K a multiple of {bk * stages}; bm of 64; stages >= 2"
+        )
+    wgs = bm // 64
+    at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
+    if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
+        raise ValueError(
+            f"gemm_hopper_ws_source: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
+            f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
+            "setmaxnreg inc would wait forever"
+        )
+    head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
+    cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
+    lines = [
+        line.replace("on Hopper's wgmma.", "on Hopper's wgmma, warp-specialised.").replace(
+            "(gemm_hopper_source)", "(gemm_hopper_ws_source)"
+        )
+        for line in head[:cut]
+    ]
+    add = lines.append
+    add(f"  layout.launch grid(%gm, %gn, %c1) threads({128 * (wgs + 1)}) {{")
+    add("  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):")
+    tx = 2 * (bm + bn) * bk
+    for s in range(stages):
+        add(f"    %sa{s} = layout.alloc : !SA")
+        add(f"    %sb{s} = layout.alloc : !SB")
+        add(f"    %full{s} = layout.mbarrier_init {{count = 1 : i64}}")
+        add(f"    %empty{s} = layout.mbarrier_init {{count = {wgs} : i64}}")
+    add(f"    layout.warp_specialize warpgroups({wgs}, 1) {{")
+    add(f"      // consumers: warpgroups 0 .. {wgs - 1}")
+    add(f"      layout.setmaxnreg inc {consumer_regs}")
+    add("      %zero = arith.constant dense<0.0> : !ACC")
+    add("      %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
+    add("        %round = arith.divui %i, %cs : index")
+    add("        %phase = arith.remui %round, %c2 : index")
+    add("        %later = arith.cmpi ne, %i, %c0 : index")
+    for s in range(stages):
+        add(f"        layout.mbarrier_wait %full{s}, %phase")
+        add(f"        %acc{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} : !SA, !SB, !ACC")
+        prev = (s - 1) % stages
+        if s:
+            add(f"        layout.mbarrier_arrive %empty{prev}")
+        else:
+            add("        scf.if %later {")
+            add(f"          layout.mbarrier_arrive %empty{prev}")
+            add("        }")
+    add(f"        scf.yield %acc{stages} : !ACC")
+    add("      }")
+    add("      %h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
+    add(f"      %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
+    add(f"      layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
+    add("    }, {")
+    add(f"      // producer: warpgroup {wgs}")
+    add(f"      layout.setmaxnreg dec {producer_regs}")
+    add("      scf.for %i = %c0 to %nk step %cs {")
+    add("        %round = arith.divui %i, %cs : index")
+    add("        %first = arith.cmpi eq, %round, %c0 : index")
+    add("        %prev = arith.subi %round, %c1 : index")
+    add("        %ephase = arith.remui %prev, %c2 : index")
+    for s in range(stages):
+        add(f"        %kt{s} = arith.addi %i, %o{s} : index" if s else "        %kt0 = arith.addi %i, %c0 : index")
+        add("        scf.if %first {")
+        add("        } else {")
+        add(f"          layout.mbarrier_wait %empty{s}, %ephase")
+        add("        }")
+        add(f"        layout.mbarrier_arrive %full{s} {{tx = {tx} : i64}}")
+        add(f"        %ta{s} = layout.tile %A[%bx, %kt{s}] {{tile = array<i64: {bm}, {bk}>}} : !GA -> !TA")
+        add(f"        %tb{s} = layout.tile %B[%kt{s}, %by] {{tile = array<i64: {bk}, {bn}>}} : !GB -> !TB")
+        add(f"        layout.tma_load %ta{s}, %sa{s}, %full{s} : !TA, !SA")
+        add(f"        layout.tma_load %tb{s}, %sb{s}, %full{s} : !TB, !SB")
+    add("      }")
+    add("    }")
+    add("  }")
+    add("  func.return")
+    add("}")
+    for s in range(1, stages):
+        lines.insert(cut, f"  %o{s} = arith.constant {s} : index")
+    return "\n".join(lines) + "\n"
+
+
 EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16_hopper.mlir."""
+
+EXAMPLE_WS_SHAPE = (256, 256, 512)
+"""The shape of examples/gemm_bf16_hopper_ws.mlir (two rounds of the 4-stage ring)."""
 
 
 def main(argv: list[str]) -> int:
     from gemm_bf16 import run_and_check  # this script's folder is on sys.path
 
+    ws = "--ws" in argv
+    argv = [a for a in argv if a != "--ws"]
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
+    if ws:
+        return run_and_check(gemm_hopper_ws_source, (m, n, k), EXAMPLE_WS_SHAPE, "sm_90a")
     return run_and_check(gemm_hopper_source, (m, n, k), EXAMPLE_SHAPE, "sm_90a")
 
 

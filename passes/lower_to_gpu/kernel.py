@@ -16,6 +16,7 @@ from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
 from .pointers import PointerLowering
 from .reduce import ReduceLowering
+from .roles import RolesLowering
 from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
 from .tma import TmaLowering
@@ -24,7 +25,8 @@ from .wgmma import WgmmaLowering
 
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering)
+            ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering,
+            RolesLowering)
 
 
 def _table() -> dict[type, Lowering]:

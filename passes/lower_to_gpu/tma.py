@@ -28,7 +28,7 @@ from xdsl.dialects import gpu, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tilec.dialects import cuda, cuda_tma, layout_tma
+from tilec.dialects import cuda, cuda_tma, layout_roles, layout_tma
 
 from .._gpu_builder import V
 from .base import KernelBase, _fail, lowers
@@ -106,7 +106,18 @@ class TmaLowering(KernelBase):
 
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
-        self._elect(cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes))
+        arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes)
+        if getattr(self, "role_threads", None) is None:
+            self._elect(arrive)
+            return
+        # in a warp_specialize region: one arrival per warpgroup (roles.py)
+        b = self.b
+        tb = Block()
+        c = b.ssa(b.eq0(b.and_(self.tid, layout_roles.WARPGROUP - 1)))
+        b.add(scf.IfOp(c, [], Region(tb), Region()))
+        with b.at(tb):
+            b.add(arrive)
+            b.add(scf.YieldOp())
 
     @lowers(layout_tma.MBarrierWaitOp)
     def op_mbarrier_wait(self, op: layout_tma.MBarrierWaitOp):

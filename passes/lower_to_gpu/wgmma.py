@@ -48,6 +48,7 @@ from xdsl.ir import Operation, SSAValue
 from tilec.dialects import cuda, cuda_tma, cuda_wgmma, layout, views
 from tilec.dialects.layout_attrs import TensorViewType, element_bytes
 from tilec.dialects.layout_mma import MmaOp
+from tilec.dialects.layout_roles import role_of
 from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
 from tilec.support.diagnostics import TilecError
 
@@ -82,6 +83,23 @@ def _xor_table(bases) -> list[tuple[int, int]]:
     out = [(0, 0)]
     for bs in bases:
         out += [(x ^ bs[0], y ^ bs[1]) for x, y in out]
+    return out
+
+
+def _guarded(ws: Operation) -> dict[SSAValue, set[SSAValue]]:
+    """mbarrier -> the shared buffers (`layout.alloc` results) that TMA loads fill after
+    a wait on it in some region of the warp_specialize `ws` (the stage an "empty"
+    barrier hands back to the producer). In program order: a load belongs to the last
+    wait before it in its region."""
+    out: dict[SSAValue, set[SSAValue]] = {}
+    for region in ws.regions:
+        last = None
+        for o in region.walk():
+            if o.name == "layout.mbarrier_wait":
+                last = o.operands[0]
+            elif o.name == "layout.tma_load" and last is not None:
+                root = WgmmaLowering._root(o.operands[1])
+                out.setdefault(last, set()).add(root if root is not None else o.operands[1])
     return out
 
 
@@ -229,6 +247,11 @@ class WgmmaLowering(KernelBase):
             for inner in o.walk():
                 if inner is o and isinstance(o, scf.YieldOp):
                     continue
+                # an arrival in a warp_specialize region hands a stage to another
+                # region: fine unless it may be this op's
+                role = role_of(op) if inner.name == "layout.mbarrier_arrive" else None
+                if role is not None and _guarded(role[0]).get(inner.operands[0], set(roots)) & set(roots):
+                    return None
                 if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
                     continue
                 if any(v in derived for v in inner.operands):

@@ -67,6 +67,9 @@ def _functions() -> list[InterpreterFunctions]:
         fns.append(ComputeFunctions())
         fns.append(MmaFunctions())
         fns.append(TmaFunctions())
+        from .role_impls import RoleFunctions
+
+        fns.append(RoleFunctions())
         fns.append(AccessFunctions())
         from .iter_impls import IterFunctions
 

@@ -463,18 +463,27 @@ def ownership(encoding, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]
     return coords, held
 
 
+def _role_span(grid: Grid) -> tuple[int, int]:
+    """(first thread, threads) that distributed values span: the running
+    warp_specialize region's (role_impls.py), else the block's."""
+    role = getattr(grid, "role", None)
+    return (0, grid.threads_per_block) if role is None else (role.first, role.threads)
+
+
 def _check_threads(op: Operation, grid: Grid, encoding) -> None:
     n = threads_per_block(encoding)
-    if n != grid.threads_per_block:
+    have = _role_span(grid)[1]
+    if n != have:
         raise ExecutionError(
-            op, f"layout {encoding} spans {n} threads but the block has {grid.threads_per_block}"
+            op, f"layout {encoding} spans {n} threads but the block has {have}"
         )
 
 
 def _whole_blocks_active(op: Operation, grid: Grid) -> None:
     if grid.mask is None:
         return
-    per = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)
+    first, n = _role_span(grid)
+    per = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)[:, first : first + n]
     partial = per.any(axis=1) & ~per.all(axis=1)
     if partial.any():
         raise ExecutionError(
@@ -746,7 +755,7 @@ class LayoutFunctions(InterpreterFunctions):
         shape = tuple(t.get_shape())
         coords, held = ownership(t.encoding, shape)
         tids = grid.active_tids()
-        local = grid.local[tids]
+        local = grid.local[tids] - _role_span(grid)[0]
         c = coords[local]  # [k, R, rank]
         h = held[local]
         percoord = [c[:, :, d] for d in range(len(shape))]

@@ -92,6 +92,9 @@ class Storage:
         """Per element: TMA loads in flight to it (landed by `mbarrier_wait`)."""
         self.bulk_reading: np.ndarray | None = None
         """Per element: TMA stores still reading it (until `tma_store_wait`)."""
+        self.wgmma_reading: np.ndarray | None = None
+        """Per element: wgmma ops still reading it (until a `wgmma.wait_group` retires
+        their group; wgmma_impls.py)."""
         self.writer: np.ndarray | None = None
         self.tracked = space != PRIVATE
 
@@ -461,7 +464,15 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv, strict: bool = F
 
 
 def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft: np.ndarray) -> None:
-    """A write of elements a TMA load is still writing, or a TMA store still reading."""
+    """A write of elements a TMA load is still writing, or a TMA store or a wgmma still
+    reading."""
+    if st.wgmma_reading is not None:
+        _check_elements(
+            op, st, st.wgmma_reading[fk] > 0, fk, ft,
+            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+            f"{st.describe(fk[i])} while a wgmma is still reading it (no wgmma.wait_group "
+            f"retiring its group before the write)",
+        )
     if st.tma_pending is not None:
         _check_elements(
             op, st, st.tma_pending[fk] > 0, fk, ft,

@@ -31,6 +31,7 @@ from .layout_impls import (
     _check_threads,
     _dist_rank,
     _mask_bits,
+    _role_span,
     _whole_blocks_active,
     check_vectors,
     element_keys,
@@ -118,7 +119,7 @@ class PointerFunctions(InterpreterFunctions):
         _whole_blocks_active(op, grid)
         coords, held = ownership(t.encoding, tuple(t.get_shape()))
         tids = grid.active_tids()
-        local = grid.local[tids]
+        local = grid.local[tids] - _role_span(grid)[0]
         c, valid = coords[local], held[local]
         acc = Access(tids, tids)
         if mask is not None:

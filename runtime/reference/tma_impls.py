@@ -44,6 +44,7 @@ from .layout_impls import (
 )
 from .memory import SHARED, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
+from .role_impls import current_role, note_barrier_change, wait_until
 from .simt import Grid, whole_block
 
 # ------------------------------------------------------------------ the barrier
@@ -128,6 +129,7 @@ class MBarrier:
             )
         self.missing -= n
         self.expected += n * tx
+        note_barrier_change()
 
     def issue(
         self,
@@ -167,6 +169,17 @@ class MBarrier:
         np.add.at(st.tma_pending, fk, 1)
         np.add.at(self.copied, blocks, nbytes)
         self.copies.append(InFlight(op, st, blocks, actors, keys, values, sel))
+        note_barrier_change()
+
+    def ready(self, blocks: np.ndarray, parity: np.ndarray) -> bool:
+        """Whether a wait on `parity` would return now in every one of `blocks`: the
+        phase is the current one with all its arrivals and bytes, or the other one
+        while nothing is in flight (it completed before)."""
+        if not self.live[blocks].all():
+            return True  # the wait reports it
+        current = (self.phase[blocks] & 1) == parity
+        complete = (self.missing[blocks] == 0) & (self.copied[blocks] >= self.expected[blocks])
+        return bool(np.where(current, complete, True).all())
 
     def wait(self, op: Operation, grid: Grid, blocks: np.ndarray, parity: np.ndarray) -> None:
         """A wait by (some threads of) each of `blocks` (unique) on `parity`."""
@@ -211,6 +224,7 @@ class MBarrier:
         self.missing[done] = self.count
         self.expected[done] = 0
         self.copied[done] = 0
+        note_barrier_change()
 
     def _land(self, op: Operation, grid: Grid, done: np.ndarray) -> None:
         rest = []
@@ -282,23 +296,53 @@ def _bulk(grid: Grid) -> BulkStores:
 
 
 def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.ndarray]:
-    """The grid and the blocks running a block-collective op (all of their threads)."""
+    """The grid and the blocks running a block-collective op (all of their threads;
+    inside a warp_specialize region, all of the region's threads)."""
     grid = interp.grid
     if grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
-    if grid.mask is None:
+    role = current_role(interp)
+    if grid.mask is None and role is None:
         return grid, np.arange(grid.num_blocks, dtype=np.int64)
-    per = grid.mask.reshape(grid.num_blocks, grid.threads_per_block)
+    mask = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
+    per = mask.reshape(grid.num_blocks, grid.threads_per_block)
+    what, n = "block", grid.threads_per_block
+    if role is not None:
+        per = per[:, role.first : role.first + role.threads]
+        what, n = "warp_specialize region", role.threads
     partial = per.any(axis=1) & ~per.all(axis=1)
     if partial.any():
         b = int(np.argmax(partial))
         raise ExecutionError(
             op,
-            f"'{op.name}' is block-collective, but only {int(per[b].sum())} of the "
-            f"{grid.threads_per_block} threads of block {b} reach it",
+            f"'{op.name}' is {what}-collective, but only {int(per[b].sum())} of the "
+            f"{n} threads of the {what} in block {b} reach it",
             block=b,
         )
     return grid, np.flatnonzero(per.any(axis=1)).astype(np.int64)
+
+
+def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier, blocks, parity) -> None:
+    """A wait; inside a warp_specialize region the other regions run until it can
+    return (role_impls.py), and its completion orders the block's accesses."""
+    if current_role(interp) is not None:
+        bar._need_live(op, blocks, "wait")
+        done = ((bar.phase[blocks] & 1) != parity) & (bar.phase[blocks] > 0)
+        if done.any():  # the phase a region waits on is always the barrier's next one
+            i = int(np.argmax(done))
+            b = int(blocks[i])
+            raise ExecutionError(
+                op,
+                f"wait on phase parity {int(parity[i])} of the mbarrier of block {b}, whose phase "
+                f"{int(bar.phase[b]) - 1} (that parity) has completed and been waited on: the wait "
+                f"returns at once without waiting for phase {int(bar.phase[b])}",
+                block=b,
+            )
+    if wait_until(interp, lambda: bar.ready(blocks, parity), lambda: bar.wait(op, grid, blocks, parity)):
+        bar.wait(op, grid, blocks, parity)
+        grid.epoch[np.unique(blocks)] += 1
+        return
+    bar.wait(op, grid, blocks, parity)
 
 
 def _bar(op: Operation, v: Any) -> MBarrier:
@@ -342,6 +386,9 @@ class TmaFunctions(InterpreterFunctions):
     @impl(layout_tma.MBarrierArriveOp)
     def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
         _, blocks = _collective(interp, op)
+        role = current_role(interp)
+        if role is not None:  # one arrival per warpgroup of the region
+            blocks = np.repeat(blocks, role.warpgroups)
         _bar(op, args[0]).arrive(op, blocks, op.tx_bytes)
         return ()
 
@@ -354,7 +401,7 @@ class TmaFunctions(InterpreterFunctions):
                 raise ExecutionError(op, "the phase differs between the threads of a block")
             phase = phase.reshape(grid.num_blocks, grid.threads_per_block)[blocks, 0]
         parity = np.broadcast_to(phase & 1, blocks.shape)
-        _bar(op, args[0]).wait(op, grid, blocks, parity)
+        _wait(interp, op, grid, _bar(op, args[0]), blocks, parity)
         return ()
 
     @impl(layout_tma.MBarrierInvalOp)
@@ -431,7 +478,7 @@ class TmaFunctions(InterpreterFunctions):
         (parity,) = thread_indices(grid, tids, (args[1],))
         blocks, first = np.unique(grid.block_of[tids], return_index=True)
         par = np.asarray(parity, dtype=np.int64)[first] & 1
-        bar.wait(op, grid, blocks, par)
+        _wait(interp, op, grid, bar, blocks, par)
         return ()
 
     @impl(cuda_tma.MBarrierInvalOp)

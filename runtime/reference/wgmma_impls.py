@@ -11,10 +11,14 @@ repeat), as reads of the warpgroup's first thread, computes `D = A B^T + C` with
 products and sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
 the hardware's), and gives each thread its `n / 2` values (`wgmma_accumulator`).
 
-The model computes at issue: it does not flag a read of D before the wait, nor a
-shared-memory write between the issue and the wait (the printer makes the former
-impossible in emitted code: the wait's results are what later ops read). Fence and
-commit check the warpgroup and do nothing else; the wait gives back its values.
+The model computes at issue, and keeps the shared elements it read *being read* by
+the warpgroup until a `cuda.wgmma_wait_group N` retires the group they were committed
+in (all but the N most recent of the warpgroup's groups): a write to them before (a
+thread's store, a TMA load landing there, say after an mbarrier handed the stage back
+too early) is reported as a data race. It does not flag a read of D before the wait
+(the printer makes that impossible in emitted code: the wait's results are what later
+ops read). Fence checks the warpgroup and does nothing else; the wait gives back its
+values.
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, gr
         actor = np.full(elems.shape, first, dtype=np.int64)
         keys = resolve(op, grid, mem, actor, [elems], "reads")
         data = load(op, grid, mem, actor, keys)
+        _in_flight(grid).issue(int(first) // WARPGROUP, mem.storage, np.asarray(keys).ravel())
         out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, 16))
     return np.stack(out)
 
@@ -97,6 +102,49 @@ def _mma(interp, op, grid, a, b_mem, b_index, accs, groups):
         full[grid.active_tids()] = d[(slice(None), *wgmma_accumulator(t, i))].reshape(-1)
         outs.append(from_compute(full, op.outs[i].type))
     return tuple(outs)
+
+
+class WgmmaReads:
+    """The shared elements wgmma ops still read, per warpgroup (grid-wide id): those of
+    the ops not yet committed, and per committed group its number and elements."""
+
+    def __init__(self):
+        self.open: dict[int, list] = {}
+        self.groups: dict[int, list] = {}
+        self.commits: dict[int, int] = {}
+
+    def issue(self, wg: int, st, keys: np.ndarray) -> None:
+        if st.wgmma_reading is None:
+            st.wgmma_reading = np.zeros(st.data.shape[0], dtype=np.int32)
+        np.add.at(st.wgmma_reading, keys, 1)
+        self.open.setdefault(wg, []).append((st, keys))
+
+    def commit(self, wg: int) -> None:
+        n = self.commits.get(wg, 0)
+        self.commits[wg] = n + 1
+        for st, keys in self.open.pop(wg, []):
+            self.groups.setdefault(wg, []).append((n, st, keys))
+
+    def wait(self, wg: int, pending: int) -> None:
+        limit = self.commits.get(wg, 0) - pending
+        keep = []
+        for n, st, keys in self.groups.get(wg, []):
+            if n < limit:
+                np.subtract.at(st.wgmma_reading, keys, 1)
+            else:
+                keep.append((n, st, keys))
+        self.groups[wg] = keep
+
+
+def _in_flight(grid) -> WgmmaReads:
+    r = getattr(grid, "wgmma_reads", None)
+    if r is None:
+        r = grid.wgmma_reads = WgmmaReads()
+    return r
+
+
+def _warpgroups(grid) -> list[int]:
+    return [int(t) // WARPGROUP for t in grid.active_tids()[::WARPGROUP]]
 
 
 @register_impls
@@ -134,10 +182,16 @@ class WgmmaFunctions(InterpreterFunctions):
 
     @impl(cuda_wgmma.WgmmaCommitGroupOp)
     def run_commit(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaCommitGroupOp, args):
-        _whole_warpgroups(op, _grid(interp, op))
+        grid = _grid(interp, op)
+        _whole_warpgroups(op, grid)
+        for wg in _warpgroups(grid):
+            _in_flight(grid).commit(wg)
         return ()
 
     @impl(cuda_wgmma.WgmmaWaitGroupOp)
     def run_wait(self, interp: ReferenceInterpreter, op: cuda_wgmma.WgmmaWaitGroupOp, args):
-        _whole_warpgroups(op, _grid(interp, op))
+        grid = _grid(interp, op)
+        _whole_warpgroups(op, grid)
+        for wg in _warpgroups(grid):
+            _in_flight(grid).wait(wg, op.pending.value.data)
         return tuple(args)

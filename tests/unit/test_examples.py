@@ -41,6 +41,7 @@ EXPECTED = {
     "layernorm.mlir": None,
     "gemm_bf16.mlir": None,
     "gemm_bf16_hopper.mlir": None,
+    "gemm_bf16_hopper_ws.mlir": None,
 }
 
 # examples whose buffers are not named src and dst (the Gluon tutorial's names)
@@ -122,6 +123,9 @@ def test_example_runs_on_cpu_and_computes_what_it_says(path):
     if path.name == "gemm_bf16_hopper.mlir":
         _check_gemm(inputs, out, 256, 256, 256)
         return
+    if path.name == "gemm_bf16_hopper_ws.mlir":
+        _check_gemm(inputs, out, 256, 256, 512)
+        return
     if path.name in CLOSE:
         want, tol = CLOSE[path.name]
         np.testing.assert_allclose(out["dst"].reshape(want(inputs).shape), want(inputs), **tol)
@@ -140,11 +144,12 @@ def test_example_default_pipeline_is_equivalent_and_compiles(path):
     before = run(module, inputs)
     run_pipeline(module, "default")
     after = run(module, inputs)
-    if path.name == "gemm_bf16_hopper.mlir":
+    if path.name in ("gemm_bf16_hopper.mlir", "gemm_bf16_hopper_ws.mlir"):
         # wgmma sums each 16-deep K step apart (another order than layout.mma's):
         # both within the MMA tolerance, not bit for bit
-        _check_gemm(inputs, before, 256, 256, 256)
-        _check_gemm(inputs, after, 256, 256, 256)
+        k = 512 if path.name == "gemm_bf16_hopper_ws.mlir" else 256
+        _check_gemm(inputs, before, 256, 256, k)
+        _check_gemm(inputs, after, 256, 256, k)
     else:
         for name in before:
             np.testing.assert_array_equal(before[name], after[name])

@@ -19,12 +19,12 @@ EXAMPLES = ROOT / "examples" / "python"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def run_example(name: str, hide_gpu: bool = False) -> subprocess.CompletedProcess:
+def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if hide_gpu:
         env["CUDA_VISIBLE_DEVICES"] = ""
     proc = subprocess.run(
-        [sys.executable, str(EXAMPLES / name)],
+        [sys.executable, str(EXAMPLES / name), *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, f"{name} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
@@ -117,6 +117,12 @@ def test_hopper_gemm_without_gpu_runs_the_example_shape_on_the_reference_executo
     out = run_example("gemm_bf16_hopper.py", hide_gpu=True).stdout
     assert "sm_90a cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
     assert "on the CPU reference executor: within the documented tolerance" in out
+
+
+def test_hopper_ws_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():
+    out = run_example("gemm_bf16_hopper.py", hide_gpu=True, args=("--ws",)).stdout
+    assert "sm_90a cubin with NVRTC; running 256x256x512 on the CPU reference executor" in out
+    assert "C = A @ B, 256x512 @ 512x256 bf16, on the CPU reference executor: within the documented tolerance" in out
 
 
 @pytest.mark.gpu

@@ -1,0 +1,30 @@
+"""`cuda.warp_specialize` (an if / else-if chain on the thread id, one branch per
+region) and `cuda.setmaxnreg` (inline PTX, sm_90a)."""
+
+from __future__ import annotations
+
+from tilec.dialects import cuda_roles
+
+from .printer import EmitterBase, emits
+
+
+class RoleEmitter(EmitterBase):
+    @emits(cuda_roles.WarpSpecializeOp)
+    def emit_warp_specialize(self, op: cuda_roles.WarpSpecializeOp):
+        last = len(op.roles) - 1
+        for i, r in enumerate(op.roles):
+            lo, hi = sum(op.counts[:i]), sum(op.counts[: i + 1]) - 1
+            which = f"warpgroup {lo}" if lo == hi else f"warpgroups {lo}..{hi}"
+            if i == 0:
+                self.line(f"if (threadIdx.x < {op.first_thread(1)}) {{  // {which}")
+            elif i < last:
+                self.line(f"}} else if (threadIdx.x < {op.first_thread(i + 1)}) {{  // {which}")
+            else:
+                self.line(f"}} else {{  // {which}")
+            with self.indented():
+                self.print_block(r.block, [])
+        self.line("}")
+
+    @emits(cuda_roles.SetMaxNRegOp)
+    def emit_setmaxnreg(self, op: cuda_roles.SetMaxNRegOp):
+        self.line(f'asm volatile("setmaxnreg.{op.action.data}.sync.aligned.u32 {op.count};\\n" ::: "memory");')

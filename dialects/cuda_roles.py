@@ -1,0 +1,91 @@
+"""The `cuda` dialect's warp specialisation: the GPU-level form of
+`layout.warp_specialize` / `layout.setmaxnreg` (dialects/layout_roles.py).
+
+    cuda.warp_specialize warpgroups(2, 1) {
+      cuda.setmaxnreg inc 232
+      ...
+    }, {
+      cuda.setmaxnreg dec 40
+      ...
+    }
+
+prints as `if (threadIdx.x < 256) { ... } else { ... }` (region i on the threads of
+its warpgroups, in order) and `setmaxnreg.{inc,dec}.sync.aligned.u32 N;`. Inside the
+regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
+rebases the thread id of distributed code to the region's first thread). The
+reference executor runs the regions concurrently (runtime/reference/role_impls.py).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
+from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, traits_def, var_region_def
+from xdsl.parser import Parser
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from . import layout_roles
+from .effects import Synchronizes
+
+__all__ = ["CUDA_ROLE_OPS", "SetMaxNRegOp", "WarpSpecializeOp"]
+
+
+@irdl_op_definition
+class WarpSpecializeOp(IRDLOperation):
+    """Regions on consecutive warpgroups of the block, running concurrently."""
+
+    name = "cuda.warp_specialize"
+    traits = traits_def(NoTerminator(), Synchronizes())
+    warpgroups = prop_def(DenseArrayBase)
+    roles = var_region_def("single_block")
+
+    counts = layout_roles.WarpSpecializeOp.counts
+    first_thread = layout_roles.WarpSpecializeOp.first_thread
+    print = layout_roles.WarpSpecializeOp.print
+
+    def __init__(self, warpgroups, regions):
+        super().__init__(
+            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WarpSpecializeOp:
+        ws = layout_roles.WarpSpecializeOp.parse(parser)
+        regions = [r.clone() for r in ws.roles]
+        return cls(ws.counts, regions)
+
+    def verify_(self) -> None:
+        c = self.counts
+        if len(c) != len(self.roles) or len(c) < 2 or any(x < 1 for x in c):
+            raise VerifyException(f"'{self.name}' takes at least 2 regions and one count >= 1 each, got {list(c)}")
+
+
+@irdl_op_definition
+class SetMaxNRegOp(IRDLOperation):
+    """`setmaxnreg.{inc,dec}.sync.aligned.u32 regs`."""
+
+    name = "cuda.setmaxnreg"
+    traits = traits_def(Synchronizes())
+    action = prop_def(StringAttr)
+    regs = prop_def(IntegerAttr)
+
+    count = layout_roles.SetMaxNRegOp.count
+    print = layout_roles.SetMaxNRegOp.print
+
+    def __init__(self, action: str, regs: int):
+        super().__init__(properties={"action": StringAttr(action), "regs": IntegerAttr(regs, i64)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetMaxNRegOp:
+        op = layout_roles.SetMaxNRegOp.parse(parser)
+        return cls(op.action.data, op.count)
+
+    def verify_(self) -> None:
+        a, n = self.action.data, self.count
+        if a not in ("inc", "dec") or not (24 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"'{self.name}' takes inc or dec and a multiple of 8 in [24, 256], got {a} {n}")
+        if not isinstance(self.parent_op(), WarpSpecializeOp):
+            raise VerifyException(f"'{self.name}' must be directly in a cuda.warp_specialize region")
+
+
+CUDA_ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp]

@@ -1,0 +1,225 @@
+"""Warp specialisation: warpgroups of one block running different code at once, as
+CUTLASS's sm90 "warpspecialized" kernels and Gluon's `warp_specialize` do, and the
+register reallocation between them (`setmaxnreg`).
+
+    layout.launch grid(...) threads(384) {
+    ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+      %full0 = layout.mbarrier_init {count = 1 : i64}
+      ...
+      layout.warp_specialize warpgroups(2, 1) {
+        layout.setmaxnreg inc 232         // the consumers: warpgroups 0 and 1
+        ...                               // wait on "full", wgmma, arrive on "empty"
+      }, {
+        layout.setmaxnreg dec 40          // the producer: warpgroup 2
+        ...                               // wait on "empty", TMA loads into the stages
+      }
+    }
+
+`layout.warp_specialize warpgroups(n0, n1, ...)` splits the block's warpgroups (128
+threads each) in order: region 0 runs on warpgroups `[0, n0)`, region 1 on the next
+`n1`, and so on; together they are the whole block. The regions run *concurrently*
+and meet only through mbarriers (dialects/layout_tma.py): nothing orders one region's
+ops against another's otherwise. Inside region i, block-collective ops become
+collective over the region's warpgroups: a distributed tensor spans the region's
+threads (`128 * n_i`, thread 0 being the region's first thread), a TMA copy is issued
+once for the region, and `layout.mbarrier_arrive` is one arrival *per warpgroup* of
+the region (a barrier released by two consumer warpgroups counts 2 arrivals, as
+CUTLASS's `PipelineTmaAsync` empty barriers do). Ops that meet the whole block
+(`layout.barrier`, `mbarrier_init`/`inval`, `tma_store`/`tma_store_wait`) are not
+allowed inside, nor a nested `warp_specialize`; nor, found by the passes, a block-level
+`layout.copy` (`distribute` would spread it over the whole block) or an op lowered
+through shared memory and a block barrier (a layout conversion or a reduction across
+warps). The launch's `%tid` stays the thread's index in the block.
+
+`layout.setmaxnreg inc|dec N` (PTX `setmaxnreg.{inc,dec}.sync.aligned.u32`) sets the
+registers per thread of the warpgroups running it to N (a multiple of 8 in [24, 256]):
+`dec` gives registers back to the pool, `inc` takes them from it (blocking until they
+are free). It must be warpgroup-uniform: directly in a `warp_specialize` region, not
+under control flow. It changes no value (the reference executor checks where it is
+and runs it as a no-op); the kernel's register budget at launch stays what the
+compiler allotted (`maxnreg` of the whole block), so a region that `dec`s lets the
+others `inc`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
+from xdsl.ir import Block, Operation, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    prop_def,
+    traits_def,
+    var_region_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from .effects import Synchronizes
+
+__all__ = ["ROLE_OPS", "WARPGROUP", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
+
+WARPGROUP = 128
+"""Threads of a warpgroup."""
+
+BLOCK_WIDE = (
+    "layout.barrier",
+    "layout.mbarrier_init",
+    "layout.mbarrier_inval",
+    "layout.tma_store",
+    "layout.tma_store_wait",
+    "layout.warp_specialize",
+)
+"""Ops that meet the whole block: not allowed inside a warp_specialize region."""
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+def role_of(op: Operation) -> tuple[WarpSpecializeOp, int] | None:
+    """The `warp_specialize` op around `op` and the index of its region holding `op`."""
+    node: Operation | None = op
+    while node is not None:
+        region = node.parent_region()
+        parent = node.parent_op()
+        if isinstance(parent, WarpSpecializeOp) and region is not None:
+            return parent, list(parent.regions).index(region)
+        node = parent
+    return None
+
+
+def region_threads(op: Operation, block_threads: int) -> int:
+    """The threads a block-collective `op` runs on: its warp_specialize region's, else
+    the block's `block_threads`."""
+    r = role_of(op)
+    if r is None:
+        return block_threads
+    ws, i = r
+    return WARPGROUP * ws.counts[i]
+
+
+@irdl_op_definition
+class WarpSpecializeOp(IRDLOperation):
+    """Regions running concurrently on consecutive warpgroups of the block (module
+    docstring)."""
+
+    name = "layout.warp_specialize"
+    traits = traits_def(NoTerminator(), Synchronizes())
+    warpgroups = prop_def(DenseArrayBase)
+    roles = var_region_def("single_block")
+
+    def __init__(self, warpgroups: Sequence[int], regions: Sequence[Region] | None = None):
+        if regions is None:
+            regions = [Region(Block()) for _ in warpgroups]
+        super().__init__(
+            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
+        )
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self.warpgroups.get_values())
+
+    def first_thread(self, i: int) -> int:
+        """The block thread id of region i's thread 0."""
+        return WARPGROUP * sum(self.counts[:i])
+
+    def verify_(self) -> None:
+        counts = self.counts
+        _check(len(counts) == len(self.roles), f"warpgroups has {len(counts)} counts for {len(self.roles)} regions")
+        _check(len(counts) >= 2, f"layout.warp_specialize needs at least 2 regions, got {len(counts)}")
+        _check(all(c >= 1 for c in counts), f"each region runs on at least one warpgroup, got {list(counts)}")
+        launch = self.parent_op()
+        while launch is not None and launch.name != "layout.launch":  # by name: layout.py imports this module
+            launch = launch.parent_op()
+        _check(launch is not None, "layout.warp_specialize must be inside a layout.launch")
+        _check(self.parent_op() is launch, "layout.warp_specialize must be directly in the layout.launch body")
+        n = launch.num_threads  # type: ignore[attr-defined]
+        _check(
+            launch.block is None and n == WARPGROUP * sum(counts),  # type: ignore[attr-defined]
+            f"the regions' {sum(counts)} warpgroups must be the whole 1-D block ({WARPGROUP * sum(counts)} threads), "
+            f"the block has {n}",
+        )
+        for region in self.roles:
+            for op in region.walk():
+                if op.name in BLOCK_WIDE:
+                    raise VerifyException(
+                        f"'{op.name}' meets the whole block: it cannot be inside a layout.warp_specialize region"
+                    )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" warpgroups({', '.join(map(str, self.counts))}) ")
+        for i, r in enumerate(self.roles):
+            if i:
+                printer.print_string(", ")
+            printer.print_region(r, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WarpSpecializeOp:
+        parser.parse_keyword("warpgroups")
+        counts = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        regions = [parser.parse_region()]
+        while parser.parse_optional_punctuation(",") is not None:
+            regions.append(parser.parse_region())
+        for r in regions:
+            if not r.blocks:
+                r.add_block(Block())
+        return cls(counts, regions)
+
+
+@irdl_op_definition
+class SetMaxNRegOp(IRDLOperation):
+    """`setmaxnreg.{inc,dec}.sync.aligned.u32 regs` for the warpgroups running it."""
+
+    name = "layout.setmaxnreg"
+    traits = traits_def(Synchronizes())
+    action = prop_def(StringAttr)
+    regs = prop_def(IntegerAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, action: str, regs: int):
+        super().__init__(properties={"action": StringAttr(action), "regs": IntegerAttr(regs, i64)})
+
+    @property
+    def count(self) -> int:
+        return self.regs.value.data
+
+    def verify_(self) -> None:
+        a, n = self.action.data, self.count
+        _check(a in ("inc", "dec"), f"setmaxnreg action must be inc or dec, got {a}")
+        _check(
+            24 <= n <= 256 and n % 8 == 0, f"setmaxnreg register count must be a multiple of 8 in [24, 256], got {n}"
+        )
+        parent = self.parent_op()
+        _check(
+            isinstance(parent, WarpSpecializeOp),
+            "setmaxnreg must be warpgroup-uniform: directly in a layout.warp_specialize region "
+            f"(not under {parent.name if parent is not None else 'nothing'})",
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.action.data} {self.count}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetMaxNRegOp:
+        pos = parser.pos
+        action = parser.parse_identifier()
+        if action not in ("inc", "dec"):
+            parser.raise_error(f"setmaxnreg action must be inc or dec, got {action}", pos, parser.pos)
+        n = parser.parse_integer(allow_boolean=False)
+        op = cls(action, n)
+        attrs = parser.parse_optional_attr_dict()
+        op.attributes.update(attrs)
+        return op
+
+
+ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp]

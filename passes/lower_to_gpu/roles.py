@@ -1,0 +1,109 @@
+"""Warp specialisation: `layout.warp_specialize` -> `cuda.warp_specialize`,
+`layout.setmaxnreg` -> `cuda.setmaxnreg` (dialects/layout_roles.py,
+dialects/cuda_roles.py).
+
+Each region is lowered into the matching region of the `cuda.warp_specialize` with
+the thread id rebased to the region's first thread and the region's thread count:
+distributed tensors, the wgmma warpgroup offsets and the elections of block-collective
+ops (`tid == 0`: the region's first thread issues its TMA copies) then work as in a
+block of the region's size. `mbarrier_arrive` inside a region elects the first thread
+of each warpgroup (tma.py: one arrival per warpgroup). A region that only waits,
+arrives, issues TMA loads and computes scalars (a producer) runs, after its leading
+`setmaxnreg`, on the first warp of each warpgroup only (the other warps would only
+spin in the waits beside it, taking issue slots from the consumers). An op whose lowering needs a
+barrier of the whole block (a layout conversion or reduction through shared memory) is
+a located error inside a region.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import gpu, scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region
+
+from tilec.dialects import cuda_roles, layout_roles
+
+from .base import KernelBase, _fail, lowers
+
+ONE_WARP_OPS = {
+    "layout.mbarrier_arrive",
+    "layout.mbarrier_wait",
+    "layout.tma_load",
+    "layout.tile",
+    "scf.for",
+    "scf.if",
+    "scf.yield",
+}
+"""Ops that act once per region or warpgroup (an elected thread) or compute scalars:
+a region of only these (and scalar `arith`) needs one warp per warpgroup."""
+
+
+def _one_warp_suffices(ops: list[Operation]) -> bool:
+    """Whether `ops` (and what they hold) are only ONE_WARP_OPS and scalar arith, with
+    no results carried by scf ops (a producer's loop of waits, arrivals and TMA loads)."""
+    for top in ops:
+        for o in top.walk():
+            if o.name.startswith("arith."):
+                if any(isinstance(r.type, TensorType) for r in o.results):
+                    return False
+            elif o.name not in ONE_WARP_OPS or (o.name.startswith("scf.") and o.name != "scf.yield" and o.results):
+                return False
+    return True
+
+
+def _no_block_barrier(op: Operation, dst: Block, before: Operation | None) -> None:
+    """A located error if lowering `op` (its ops after `before` in `dst`) needed a
+    barrier of the whole block: only the region's threads would reach it (a hang)."""
+    ops = list(dst.ops)
+    new = ops if before is None else ops[ops.index(before) + 1 :]
+    for top in new:
+        for inner in top.walk():
+            if isinstance(inner, gpu.BarrierOp):
+                raise _fail(
+                    op,
+                    f"'{op.name}' lowers through a barrier of the whole block (shared memory between "
+                    "warps), which a layout.warp_specialize region cannot have: only its threads reach it",
+                )
+
+
+class RolesLowering(KernelBase):
+    role_threads: int | None = None
+    """Threads of the warp_specialize region being lowered (None: the whole block)."""
+
+    @lowers(layout_roles.WarpSpecializeOp)
+    def op_warp_specialize(self, op: layout_roles.WarpSpecializeOp):
+        blocks = [Block() for _ in op.roles]
+        saved = (self.tid, self.nthreads, self.role_threads)
+        try:
+            for i, (src, dst) in enumerate(zip(op.roles, blocks)):
+                first, n = op.first_thread(i), layout_roles.WARPGROUP * op.counts[i]
+                with self.b.at(dst):
+                    self.tid = saved[0] - first if first else saved[0]
+                    self.nthreads, self.role_threads = n, n
+                    ops = list(src.block.ops)
+                    head = next(
+                        (j for j, o in enumerate(ops) if not isinstance(o, layout_roles.SetMaxNRegOp)), len(ops)
+                    )
+                    for o in ops[:head]:
+                        self.lower(o)
+                    body = dst
+                    if head < len(ops) and _one_warp_suffices(ops[head:]):
+                        # only the first warp of each warpgroup runs the rest: the others
+                        # would only wait beside it
+                        body = Block()
+                        cond = self.b.ssa(self.b.lt_(self.b.and_(self.tid, layout_roles.WARPGROUP - 1), 32))
+                        self.b.add(scf.IfOp(cond, [], Region(body), Region()))
+                    with self.b.at(body):
+                        for o in ops[head:]:
+                            before = body.last_op
+                            self.lower(o)
+                            _no_block_barrier(o, body, before)
+                        if body is not dst:
+                            self.b.add(scf.YieldOp())
+        finally:
+            self.tid, self.nthreads, self.role_threads = saved
+        self.b.add(cuda_roles.WarpSpecializeOp(op.counts, [Region(blk) for blk in blocks]))
+
+    @lowers(layout_roles.SetMaxNRegOp)
+    def op_setmaxnreg(self, op: layout_roles.SetMaxNRegOp):
+        self.b.add(cuda_roles.SetMaxNRegOp(op.action.data, op.count))

@@ -1,0 +1,29 @@
+func.func @roles(%pa: !layout.ptr<f32, align 16>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  layout.launch grid(%c1, %c1, %c1) threads(384) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %full = layout.mbarrier_init {count = 1 : i64}
+    %empty = layout.mbarrier_init {count = 2 : i64}
+    layout.warp_specialize warpgroups(2, 1) {
+      layout.setmaxnreg inc 232
+      layout.mbarrier_wait %full, %c0
+      layout.mbarrier_arrive %empty
+    }, {
+      layout.setmaxnreg dec 40
+      layout.mbarrier_arrive %full
+    }
+  }
+  func.return
+}
+
+"gpu.module"() <{sym_name = "k"}> ({
+  "gpu.func"() <{function_type = () -> ()}> ({
+    cuda.warp_specialize warpgroups(1, 2) {
+      cuda.setmaxnreg dec 24
+    }, {
+      cuda.setmaxnreg inc 256
+    }
+    "gpu.return"() : () -> ()
+  }) {sym_name = "f", gpu.kernel} : () -> ()
+}) : () -> ()

@@ -1,0 +1,192 @@
+"""Warp specialisation (dialects/layout_roles.py): the regions of a
+`layout.warp_specialize` run concurrently on the reference executor
+(runtime/reference/role_impls.py), meeting through mbarriers whose misuse is reported
+at the layout level and after `lower-to-gpu`; the warp-specialised Hopper GEMM of
+examples/python/gemm_bf16_hopper.py is equivalent after the default pipeline and
+compiles for sm_90a."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.equivalence import assert_pass_preserves
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.runtime.reference import ExecutionError, random_inputs, run
+from tilec.runtime.reference.values import bf16_to_f32
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "python"))
+import gemm_bf16_hopper
+
+SMALL = gemm_bf16_hopper.gemm_hopper_ws_source(64, 64, 256, bm=64, bn=64, bk=64, stages=2)
+"""1 consumer warpgroup, 1 producer; 4 K steps through 2 stages: each stage used twice."""
+
+
+def test_ws_example_is_generated():
+    """examples/gemm_bf16_hopper_ws.mlir is `gemm_hopper_ws_source(*EXAMPLE_WS_SHAPE)`
+    (tests/unit/test_examples.py runs it and checks it after the default pipeline)."""
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE)
+    assert (ROOT / "examples" / "gemm_bf16_hopper_ws.mlir").read_text() == text
+
+
+def _gemm_out(text: str, level: str) -> tuple[dict, np.ndarray]:
+    m = parse_module(text, "t.mlir")
+    if level == "lowered":
+        run_pipeline(m, "default")
+    inputs = random_inputs(m, 0)
+    return inputs, run(m, inputs)["pc"]
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_small_ws_gemm_matches_numpy(level):
+    """C = A @ B of the 64x64x256 program within the bf16 rounding of the f32 sum."""
+    inputs, out = _gemm_out(SMALL, level)
+    a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(64, 256)).astype(np.float64)
+    b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(256, 64)).astype(np.float64)
+    got = bf16_to_f32(np.asarray(out).reshape(64, 64)).astype(np.float64)
+    exact = a @ b
+    # f32 accumulation of 256 products (gamma_256 * |a| @ |b|), then one bf16 rounding
+    mag = abs(a) @ abs(b)
+    bound = 256 * 2.0**-24 * mag + 2.0**-8 * (abs(exact) + 256 * 2.0**-24 * mag)
+    assert np.all(abs(got - exact) <= bound)
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 256, 64, 64, 64, 2), (128, 256, 768, 128, 256, 64, 4)])
+def test_ws_gemm_equivalent_and_compiles(shape):
+    """Equivalent after `default` (the GPU-level program runs its regions concurrently
+    too); the CUDA compiles for sm_90a; the consumers' wgmma waits are deferred."""
+    m, n, k, bm, bn, bk, stages = shape
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, bm=bm, bn=bn, bk=bk, stages=stages)
+    after = assert_pass_preserves(text, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert cuda.count("wgmma.wait_group.sync.aligned 1;") == stages
+    assert cuda.count("setmaxnreg.inc.sync.aligned.u32 232;") == 1
+    assert cuda.count("setmaxnreg.dec.sync.aligned.u32 40;") == 1
+    assert "__syncthreads" not in cuda[cuda.index("if (threadIdx.x <") :]
+    # the producer (waits, arrivals, TMA loads) runs on one warp; the consumers on all
+    assert cuda.count("& 127) < 32") + cuda.count(" < 32;") == 1
+    result = compile_sm90_or_skip(cuda)
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores == 0
+    threads = 128 * (bm // 64 + 1)
+    if 65536 // threads <= 255:
+        # ptxas keeps setmaxnreg and starts every thread with all that
+        # __launch_bounds__ allows (the registers the regions then move)
+        assert usage.registers == 65536 // threads // 8 * 8
+        assert "setmaxnreg' ignored" not in result.log
+    else:
+        # 256 threads: 256 registers each is past the 255 of a thread, so ptxas cannot
+        # fix the count at entry and drops setmaxnreg (remark C7508)
+        assert "'setmaxnreg' ignored; unable to determine register count at entry" in result.log
+
+
+MISUSE = {
+    "no wait on empty": (
+        re.sub(r"          layout.mbarrier_wait %empty\d+, %ephase\n", "", SMALL),
+        "the barrier is reused before its phase completes",
+    ),
+    "no wait on full": (
+        SMALL.replace("        layout.mbarrier_wait %full1, %phase\n", ""),
+        "while a TMA load is still writing it",
+    ),
+    "wrong phase": (
+        SMALL.replace("layout.mbarrier_wait %full1, %phase", "layout.mbarrier_wait %full1, %c0"),
+        "has completed and been waited on: the wait returns at once",
+    ),
+    "empty count too high": (
+        SMALL.replace(
+            "%empty0 = layout.mbarrier_init {count = 1 : i64}", "%empty0 = layout.mbarrier_init {count = 2 : i64}"
+        ),
+        "the wait would never return",
+        "missing 1 of its 2 arrivals",
+    ),
+    "stage never handed back": (
+        SMALL.replace("          layout.mbarrier_arrive %empty1\n", ""),
+        "the wait would never return",
+    ),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("name", MISUSE)
+def test_misuse_is_reported(name, level):
+    text, *fragments = MISUSE[name]
+    m = parse_module(text, "t.mlir")
+    if level == "lowered":
+        run_pipeline(m, "lower-to-gpu")
+    with pytest.raises(ExecutionError) as info:
+        run(m, random_inputs(m, 0))
+    for f in fragments:
+        assert f in str(info.value), str(info.value)
+
+
+def _own_stage_release(text: str) -> str:
+    """The consumers hand back each step's own stage right after its layout.mma."""
+    text = text.replace("        scf.if %later {\n          layout.mbarrier_arrive %empty1\n        }\n", "")
+    text = text.replace("        layout.mbarrier_arrive %empty0\n", "")
+    for st in (0, 1):
+        mma = f"layout.mma %sa{st}, %sb{st}, %acc{st} : !SA, !SB, !ACC\n"
+        text = text.replace(mma, mma + f"        layout.mbarrier_arrive %empty{st}\n")
+    assert text.count("layout.mbarrier_arrive %empty") == 2
+    return text
+
+
+def test_handing_back_the_stage_just_read_keeps_the_wait():
+    """Arriving on a stage's own "empty" right after its `layout.mma` is correct at the
+    layout level (the op has read its operands when it returns); the lowering then
+    cannot leave that wgmma in flight: it waits for it (wait_group 0) before the
+    arrival, and the program stays equivalent."""
+    text = _own_stage_release(SMALL)
+    after = assert_pass_preserves(text, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "wgmma.wait_group.sync.aligned 1;" not in cuda
+    assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 2
+
+
+def test_executor_catches_a_wgmma_still_reading_a_handed_back_stage(monkeypatch):
+    """Were the lowering to defer that wait anyway (its guard analysis told that the
+    arrivals hand back other buffers, or ignored them), the GPU-level program would let the producer's
+    TMA load overwrite a stage a wgmma still reads: the executor reports it (wgmma reads
+    stay in flight until a wait_group retires their group)."""
+    from tilec.passes.lower_to_gpu import wgmma
+
+    text = _own_stage_release(SMALL)
+    monkeypatch.setattr(wgmma, "role_of", lambda op: None)  # arrivals ignored
+    m = parse_module(text, "t.mlir")
+    run_pipeline(m, "default")
+    assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
+    with pytest.raises(ExecutionError, match="while a wgmma is still reading it"):
+        run(m, random_inputs(m, 0))
+
+
+def test_setmaxnreg_needs_sm_90a():
+    """`setmaxnreg` exists only on sm_90a: CUDA that uses it is compiled for it."""
+    from tilec.runtime.nvrtc import needs_arch_specific
+
+    assert needs_arch_specific('asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");')
+    assert not needs_arch_specific('asm volatile("bar.sync 0;" ::: "memory");')
+
+
+def test_generator_refuses_a_register_split_over_the_block():
+    with pytest.raises(ValueError, match=r"exceed the block's 504 \(3 x 168 at launch\)"):
+        gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, consumer_regs=240, producer_regs=40)
+
+
+def test_writes_inside_regions_are_audited():
+    """The regions run in threads of their own, in the caller's context: the write
+    audit (memory.audit_writes, which the equivalence checks use) sees the consumers'
+    stores of C."""
+    from tilec.runtime.reference.memory import audit_writes
+
+    m = parse_module(SMALL, "t.mlir")
+    with audit_writes() as audit:
+        run(m, random_inputs(m, 0))
+    assert int(np.asarray(audit.written["%pc"]).sum()) == 64 * 64
