@@ -56,6 +56,18 @@ class IndexBuilder:
         finally:
             self.block, self.before, self.memo = saved
 
+    @contextmanager
+    def at_top(self, after: Operation) -> Iterator[None]:
+        """Emit into the entry block right after `after` (and after what was emitted
+        there before), whatever nested block is being built: for values that every
+        region of the kernel uses. Values computed elsewhere are not reused there."""
+        saved = (self.block, self.before, self.memo)
+        self.block, self.before, self.memo = self.entry, after.next_op, {}
+        try:
+            yield
+        finally:
+            self.block, self.before, self.memo = saved
+
     def const(self, v: int, t: Attribute = index) -> SSAValue:
         key = (int(v), t)
         if key not in self.consts:

@@ -74,7 +74,9 @@ class KernelBase:
         self.ptr_types = ptr_types
         b = self.b
         bid = [b.add(gpu.BlockIdOp(gpu.DimensionAttr(d))).results[0] for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)]
-        tid = b.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).results[0]
+        tid_op = b.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)))
+        tid = tid_op.results[0]
+        self._prelude_end = tid_op
         bid[0].name_hint, bid[1].name_hint, bid[2].name_hint, tid.name_hint = "bx", "by", "bz", "tid"
         ba = launch.body.block.args
         for a, v in zip(ba, [*bid, tid]):
@@ -97,8 +99,11 @@ class KernelBase:
             return r
         owner = v.owner
         if isinstance(owner, Operation) and owner.parent_op() is not None and not self._in_launch(owner):
-            # a pure op of the host function (view or constant): lower it here
-            self.lower(owner)
+            # a pure op of the host function (view or constant): lower it once, at the
+            # top of the kernel, so that its value is defined wherever it is used next
+            # (not in the branch of an scf.if that first used it)
+            with self.b.at_top(self._prelude_end):
+                self.lower(owner)
             return self.vals[v]
         raise TilecError(f"value {v.name_hint or ''} has no lowering", op=owner if isinstance(owner, Operation) else None)
 
