@@ -13,10 +13,10 @@
 // CHECK:       scf.if
 #b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 !V = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
-func.func @host_constant(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %r: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !V
-  %b = layout.view %q : !layout.ptr<f32> -> !V
-  %c = layout.view %r : !layout.ptr<f32> -> !V
+func.func @host_constant(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>, %out: !layout.ptr<f32>) {
+  %a = layout.view %src : !layout.ptr<f32> -> !V
+  %b = layout.view %dst : !layout.ptr<f32> -> !V
+  %c = layout.view %out : !layout.ptr<f32> -> !V
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %f = arith.constant 7.500000e-01 : f32
