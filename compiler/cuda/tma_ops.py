@@ -60,42 +60,39 @@ class TmaEmitter(EmitterBase):
     def _coord_list(self, coords) -> list[str]:
         return [f"(int)({self.expr(c)})" for c in coords]
 
+    def _mbarrier(self, fn: str, op, *args: str) -> None:
+        """`tilec_<fn>(bar, args...);` on `op`'s mbarrier (its device helpers come along)."""
+        self.helpers.add("mbarrier")
+        bar = f"reinterpret_cast<unsigned long long*>({self.expr(op.bar)})"
+        self.line(f"tilec_{fn}({', '.join([bar, *args])});")
+
+    def _shared_at(self, buffer, element_offset: int) -> str:
+        """The shared address of `buffer` moved by `element_offset` elements."""
+        return self.expr(buffer) + (f" + {element_offset}" if element_offset else "")
+
     @emits(cuda_tma.MBarrierInitOp)
     def emit_mbarrier_init(self, op: cuda_tma.MBarrierInitOp):
-        self.helpers.add("mbarrier")
-        self.line(
-            f"tilec_mbarrier_init(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), {op.count.value.data}u);"
-        )
+        self._mbarrier("mbarrier_init", op, f"{op.count.value.data}u")
 
     @emits(cuda_tma.MBarrierArriveExpectTxOp)
     def emit_mbarrier_arrive(self, op: cuda_tma.MBarrierArriveExpectTxOp):
-        self.helpers.add("mbarrier")
-        self.line(
-            f"tilec_mbarrier_arrive_expect_tx(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
-            f"{op.tx.value.data}u);"
-        )
+        self._mbarrier("mbarrier_arrive_expect_tx", op, f"{op.tx.value.data}u")
 
     @emits(cuda_tma.MBarrierWaitOp)
     def emit_mbarrier_wait(self, op: cuda_tma.MBarrierWaitOp):
-        self.helpers.add("mbarrier")
-        self.line(
-            f"tilec_mbarrier_wait(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}), "
-            f"(unsigned)({self.expr(op.parity)}) & 1u);"
-        )
+        self._mbarrier("mbarrier_wait", op, f"(unsigned)({self.expr(op.parity)}) & 1u")
 
     @emits(cuda_tma.MBarrierInvalOp)
     def emit_mbarrier_inval(self, op: cuda_tma.MBarrierInvalOp):
-        self.helpers.add("mbarrier")
-        self.line(f"tilec_mbarrier_inval(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}));")
+        self._mbarrier("mbarrier_inval", op)
 
     @emits(cuda_tma.TmaLoadOp)
     def emit_tma_load(self, op: cuda_tma.TmaLoadOp):
         self.helpers.add("mbarrier")
         n = len(op.coords)
         cs = self._coord_list(op.coords)
-        dst = self.expr(op.dst) + (f" + {op.element_offset}" if op.element_offset else "")
         ins = [
-            f'"r"(tilec_smem_addr({dst}))',
+            f'"r"(tilec_smem_addr({self._shared_at(op.dst, op.element_offset)}))',
             f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
             f'"r"(tilec_smem_addr({self.expr(op.bar)}))',
             *(f'"r"({c})' for c in cs),
@@ -114,7 +111,7 @@ class TmaEmitter(EmitterBase):
         cs = self._coord_list(op.coords)
         ins = [
             f'"l"(reinterpret_cast<unsigned long long>(&{self.expr(op.tensor_map)}))',
-            f'"r"(tilec_smem_addr({self.expr(op.src)}{f" + {op.element_offset}" if op.element_offset else ""}))',
+            f'"r"(tilec_smem_addr({self._shared_at(op.src, op.element_offset)}))',
             *(f'"r"({c})' for c in cs),
         ]
         coords = ", ".join(f"%{2 + i}" for i in range(n))
