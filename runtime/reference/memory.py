@@ -466,26 +466,17 @@ def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv, strict: bool = F
 def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft: np.ndarray) -> None:
     """A write of elements a TMA load is still writing, or a TMA store or a wgmma still
     reading."""
-    if st.wgmma_reading is not None:
-        _check_elements(
-            op, st, st.wgmma_reading[fk] > 0, fk, ft,
-            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{st.describe(fk[i])} while a wgmma is still reading it (no wgmma.wait_group "
-            f"retiring its group before the write)",
-        )
-    if st.tma_pending is not None:
-        _check_elements(
-            op, st, st.tma_pending[fk] > 0, fk, ft,
-            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{st.describe(fk[i])} while a TMA load is still writing it",
-        )
-    if st.bulk_reading is not None:
-        _check_elements(
-            op, st, st.bulk_reading[fk] > 0, fk, ft,
-            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{st.describe(fk[i])} while a TMA store is still reading it (no "
-            f"tma_store_wait before the write)",
-        )
+    for pending, what in (
+        (st.wgmma_reading, "while a wgmma is still reading it (no wgmma.wait_group retiring its group before the write)"),
+        (st.tma_pending, "while a TMA load is still writing it"),
+        (st.bulk_reading, "while a TMA store is still reading it (no tma_store_wait before the write)"),
+    ):
+        if pending is not None:
+            _check_elements(
+                op, st, pending[fk] > 0, fk, ft,
+                lambda i, what=what: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
+                f"{st.describe(fk[i])} {what}",
+            )
 
 
 # --------------------------------------------------------------------- cp.async
