@@ -60,6 +60,25 @@ def _check_registers(op: Operation) -> None:
                 )
 
 
+def read_in_groups(regs: list, vec: int, read: Callable[[list[int]], list]) -> list:
+    """The values of the registers whose coordinates are `regs`, read `vec` registers at
+    a time by `read(group)` (register indices -> their values). A group whose
+    registers all repeat coordinates read before (a broadcast layout holds one element
+    in several registers) reuses those values instead of reading again."""
+    out: list = [None] * len(regs)
+    first: dict = {}
+    for g in range(0, len(regs), vec):
+        group = list(range(g, g + vec))
+        if all(regs[r] in first for r in group):
+            for r in group:
+                out[r] = out[first[regs[r]]]
+            continue
+        for r, x in zip(group, read(group)):
+            out[r] = x
+            first.setdefault(regs[r], r)
+    return out
+
+
 class KernelBase:
     LOWERINGS: dict[type[Operation], Lowering] = {}
     """op type -> its lowering (filled by kernel.py from the `@lowers` marks)."""

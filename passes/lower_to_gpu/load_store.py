@@ -23,6 +23,7 @@ from .base import (
     KernelBase,
     _fail,
     lowers,
+    read_in_groups,
 )
 from .view_values import (
     View,
@@ -158,19 +159,12 @@ class LoadStoreLowering(KernelBase):
 
         def emit(masked: bool) -> list:
             ok = valid if masked else (lambda r: True)
-            out: list = [None] * len(regs)
-            first: dict = {}
-            for g in range(0, len(regs), vec):
-                group = list(range(g, g + vec))
-                if all(regs[r] in first for r in group):
-                    for r in group:
-                        out[r] = out[first[regs[r]]]
-                    continue
-                vals = self.masked_read(v, offs(g), [ok(r) for r in group], lambda r0, g=g: offs(g + r0), vec, elem, other)
-                for r, x in zip(group, vals):
-                    out[r] = x
-                    first.setdefault(regs[r], r)
-            return out
+
+            def read(group: list[int]) -> list:
+                g = group[0]
+                return self.masked_read(v, offs(g), [ok(r) for r in group], lambda r0: offs(g + r0), vec, elem, other)
+
+            return read_in_groups(regs, vec, read)
 
         self.vals[op.result] = self._fast_path([v], emit) if op.mask is None else emit(True)
 

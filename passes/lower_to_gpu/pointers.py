@@ -22,7 +22,7 @@ from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import V, Val
-from .base import KernelBase, _fail, lowers
+from .base import KernelBase, _fail, lowers, read_in_groups
 from .view_values import View
 
 
@@ -106,25 +106,16 @@ class PointerLowering(KernelBase):
         elem = lp.pointee(t)
         other = self.ssa(op.other) if op.other is not None else None
         fill = other if other is not None else self.zero(elem)
-        out: list = [None] * len(regs)
-        first: dict = {}
-        for g in range(0, len(regs), vec):
-            group = list(range(g, g + vec))
-            if all(regs[r] in first for r in group):
-                for r in group:
-                    out[r] = out[first[regs[r]]]
-                continue
+
+        def read(group: list[int]) -> list:
             masks = self._lane_masks(op, group)
             offs = [poffs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                vals = self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
-            else:
-                vals = self._read_all_or_lanes(view, offs, masks, elem, fill)
-            for r, x in zip(group, vals):
-                out[r] = x
-                first.setdefault(regs[r], r)
-        self.vals[op.result] = out
+                return self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
+            return self._read_all_or_lanes(view, offs, masks, elem, fill)
+
+        self.vals[op.result] = read_in_groups(regs, vec, read)
 
     def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
         """A vector whose lanes' masks may disagree: one vector read where all hold,
