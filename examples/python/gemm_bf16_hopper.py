@@ -41,7 +41,9 @@ import sys
 def _nvmma(rows: int, cols: int, contiguous: int) -> str:
     from tilec.dialects.mma import NvmmaSharedLayout
 
-    lay = str(NvmmaSharedLayout(128, 16, contiguous == 0).composed([rows, cols]))
+    inner = cols if contiguous == 1 else rows
+    swizzle = min(128, inner * 2)  # a 128-byte swizzle needs 64 bf16 along the contiguous mode
+    lay = str(NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols]))
     lay = lay.replace(" ", "").replace("Swizzle", "swizzle").replace("o0o", " o 0 o ")
     return f"!layout.tensor<bf16, #layout.composed<{lay}>, smem>"
 
@@ -195,6 +197,7 @@ def gemm_hopper_ws_source(
     consumer_regs: int = 232,
     group: int = 1,
     persistent: int = 0,
+    tma_epilogue: bool = False,
 ) -> str:
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -226,6 +229,13 @@ def gemm_hopper_ws_source(
     block b taking tiles b, b + P, ... (CUTLASS's persistent tile scheduler): the ring
     and its barriers' phases run on across the block's tiles, so the producer loads
     the next tile's first stages while the consumers store the last one's C.
+    `tma_epilogue`: the consumers write C's tile into a 128-byte-swizzled shared
+    buffer (`layout.store`: `stmatrix`) and store it with the TMA (`layout.tma_store`,
+    the consumers' threads meeting at a named barrier), waiting for the previous
+    tile's store to have read the buffer first (`layout.tma_store_wait`) and for
+    the last before the block exits: the store of a tile runs on beside the next
+    tile's K loop. The buffer (`bm * bn * 2` bytes) comes beside the ring's
+    `stages * (bm + bn) * bk * 2`: 3 stages of 128x256x64 with it.
     """
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
         raise ValueError(
@@ -243,6 +253,10 @@ def gemm_hopper_ws_source(
         )
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
+    if tma_epilogue:
+        at = next(i for i, line in enumerate(head) if line.startswith("!ACC"))
+        head.insert(at, f"!SC = {_nvmma(bm, bn, 1)}")
+        cut += 1
     lines = [
         line.replace("on Hopper's wgmma.", "on Hopper's wgmma, warp-specialised.").replace(
             "(gemm_hopper_source)", "(gemm_hopper_ws_source)"
@@ -266,6 +280,8 @@ def gemm_hopper_ws_source(
         add(f"    %sb{s} = layout.alloc : !SB")
         add(f"    %full{s} = layout.mbarrier_init {{count = 1 : i64}}")
         add(f"    %empty{s} = layout.mbarrier_init {{count = {wgs} : i64}}")
+    if tma_epilogue:
+        add("    %sc = layout.alloc : !SC")
 
     def tiles(indent: str, body) -> None:
         """The region's walk over its tiles: `body(indent)` with `%bx`, `%by` and
@@ -310,7 +326,13 @@ def gemm_hopper_ws_source(
             add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")
         add(f"{ind}%h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
         add(f"{ind}%tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
-        add(f"{ind}layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
+        if tma_epilogue:
+            add(f"{ind}// the previous tile's TMA store has read %sc")
+            add(f"{ind}layout.tma_store_wait {{pending = 0 : i64}}")
+            add(f"{ind}layout.store %h, %sc : tensor<{bm}x{bn}xbf16, #mma>, !SC")
+            add(f"{ind}layout.tma_store %sc, %tc : !SC, !TC")
+        else:
+            add(f"{ind}layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
 
     def producer(ind: str) -> None:
         add(f"{ind}scf.for %i = %c0 to %nk step %cs {{")
@@ -337,6 +359,9 @@ def gemm_hopper_ws_source(
     add(f"      layout.setmaxnreg inc {consumer_regs}")
     add("      %zero = arith.constant dense<0.0> : !ACC")
     tiles("      ", consumer)
+    if tma_epilogue:
+        add("      // the last TMA store has read %sc before the block exits")
+        add("      layout.tma_store_wait {pending = 0 : i64}")
     add("    }, {")
     add(f"      // producer: warpgroup {wgs}")
     add(f"      layout.setmaxnreg dec {producer_regs}")
