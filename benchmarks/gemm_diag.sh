@@ -11,7 +11,7 @@ timeout 400 python3 benchmarks/gemm_bench.py --sizes "${DIAG_SIZES:-4096,8192}" 
   --json "$OUT/gemm.json" --md "$OUT/gemm.md" > "$OUT/gemm.log" 2>&1
 if [ "${DIAG_NCU:-1}" = 1 ]; then
   m="gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,launch__registers_per_thread,launch__grid_size,sm__cycles_active.avg"
-  timeout 200 ncu --clock-control none -k regex:gemm --launch-skip 2 --launch-count 1 --metrics "$m" --csv \
+  timeout 200 ncu --clock-control none -k regex:gemm --launch-count "$(echo "${DIAG_NCU_CONFIGS:-$cfgs}" | tr , "\n" | wc -l)" --metrics "$m" --csv \
     python3 benchmarks/gemm_profile.py 4096 "${DIAG_NCU_CONFIGS:-$cfgs}" > "$OUT/ncu4096.csv" 2> "$OUT/ncu.err"
   python3 - "$OUT/ncu4096.csv" <<'PY' > "$OUT/ncu.txt"
 import csv, sys

@@ -1,10 +1,10 @@
 """Launch tilec GEMM configs (gemm_bench.py's spec syntax) a few times each, for
 Nsight Compute to read one launch of each:
 
-    ncu --clock-control none -k regex:gemm --launch-skip 2 --launch-count 1 \\
+    ncu --clock-control none -k regex:gemm --launch-count 1 \\
         --section SpeedOfLight python benchmarks/gemm_profile.py 4096 wgmma:128x256x64:4:ws
 
-Each config is launched `--launches` times (3) on fresh random bf16 inputs; nothing
+Each config is launched `--launches` times (1) on fresh random bf16 inputs; nothing
 is checked or timed here (gemm_bench.py does both)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("size", type=int)
     ap.add_argument("configs", help="comma-separated wgmma configs")
-    ap.add_argument("--launches", type=int, default=3)
+    ap.add_argument("--launches", type=int, default=1)
     args = ap.parse_args(argv)
     n = args.size
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
