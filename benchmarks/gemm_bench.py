@@ -255,7 +255,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
-        default=f"{FASTEST},256x128x64:4x2:4:s:db:g8,128x128x64:2x4:3:s:db:g8,wgmma:128x256x64:4,wgmma:128x256x64:4:ws",
+        default=(
+            f"{FASTEST},256x128x64:4x2:4:s:db:g8,wgmma:128x256x64:4,"
+            "wgmma:128x256x64:4:ws:p:g16,wgmma:128x256x32:4:ws:p:g8:tma"
+        ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
         "gG: grouped order, p: persistent, tma: TMA-store epilogue), "
