@@ -2,8 +2,9 @@
 tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; configs
 `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p]`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`,
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
-`:gG` grouped tile order, `:p` persistent over the multiprocessors, `:tma` stmatrix + TMA-store
-epilogue; `wgmma_source`) beside
+`:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
+(two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue;
+`wgmma_source`) beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -60,10 +61,11 @@ extern "C" __global__ void __launch_bounds__(256) mma_ceiling(float* out, int it
 
 
 def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
-    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:tma]` config: `ws` the
-    warp-specialised kernel, `gG` grouped tile order of G block rows, `p` persistent
-    over the GPU's multiprocessors (`pP`: P blocks), `tma` the stmatrix + TMA-store
-    epilogue (`p` and `tma` need `ws`)."""
+    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp][:tma]` config: `ws`
+    the warp-specialised kernel, `gG` grouped tile order of G block rows, `p` persistent
+    over the GPU's multiprocessors (`pP`: P blocks), `pp` the pingpong schedule (two
+    consumer warpgroups on alternate BMxBN tiles; persistent), `tma` the stmatrix +
+    TMA-store epilogue (`p`, `pp` and `tma` need `ws`)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw = {}
@@ -75,13 +77,19 @@ def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
             kw["group"] = int(o[1:])
         elif o == "tma":
             kw["tma_epilogue"] = True
+        elif o == "pp":
+            kw["pingpong"] = True
         elif o == "p" or (o.startswith("p") and o[1:].isdigit()):
             kw["persistent"] = int(o[1:]) if o[1:] else sms()
         else:
             raise ValueError(f"unknown wgmma option {o!r}")
+    if kw.get("pingpong") and "persistent" not in kw:
+        kw["persistent"] = sms()
     if not ws:
         if "persistent" in kw or "tma_epilogue" in kw:
-            raise ValueError("persistent (p) and the TMA-store epilogue (tma) need the warp-specialised kernel (ws)")
+            raise ValueError(
+                "persistent (p), pingpong (pp) and the TMA-store epilogue (tma) need the warp-specialised kernel (ws)"
+            )
         return gemm_hopper_source(m, n, k, bm, bn, bk, int(st), **kw)
     return gemm_hopper_ws_source(m, n, k, bm, bn, bk, int(st), **kw)
 
@@ -261,7 +269,7 @@ def main(argv=None) -> int:
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
-        "gG: grouped order, p: persistent, tma: TMA-store epilogue), "
+        "gG: grouped order, p: persistent, pp: pingpong, tma: TMA-store epilogue), "
         "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")

@@ -197,6 +197,7 @@ def gemm_hopper_ws_source(
     group: int = 1,
     persistent: int = 0,
     tma_epilogue: bool = False,
+    pingpong: bool = False,
 ) -> str:
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -235,6 +236,17 @@ def gemm_hopper_ws_source(
     the last before the block exits: the store of a tile runs on beside the next
     tile's K loop. The buffer (`bm * bn * 2` bytes) comes beside the ring's
     `stages * (bm + bn) * bk * 2`: 3 stages of 128x256x64 with it.
+
+    `pingpong` (needs `persistent`): CUTLASS's sm90 "pingpong" schedule. Two consumer
+    regions of one warpgroup each (`warp_specialize warpgroups(1, 1, 1)`) take the
+    block's tiles in turn: consumer 0 its 1st, 3rd, ... tile, consumer 1 its 2nd,
+    4th, ..., each a whole `bm x bn` tile in its own accumulator (`bm / 64` wgmma of
+    m64 per 16 of K). The producer fills the one ring with the block's tiles in order,
+    so the consumers' K loops follow each other through the ring's barriers (the
+    "empty" barriers count one arrival: one warpgroup reads a stage): consumer 1's
+    K loop starts as consumer 0's last stages are read, and consumer 0's drain,
+    epilogue and restart run under consumer 1's wgmma. With `tma_epilogue` each
+    consumer has its own C buffer (its TMA store meets its own threads only).
     """
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
         raise ValueError(
@@ -242,7 +254,9 @@ def gemm_hopper_ws_source(
         )
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws_source: persistent ({persistent}) >= 0, group ({group}) >= 1")
-    wgs = bm // 64
+    if pingpong and not persistent:
+        raise ValueError("gemm_hopper_ws_source: the pingpong schedule needs persistent tiles (persistent > 0)")
+    wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
         raise ValueError(
@@ -251,6 +265,11 @@ def gemm_hopper_ws_source(
             "setmaxnreg inc would wait forever"
         )
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
+    if pingpong:  # the accumulator of one warpgroup: bm / 64 wgmma of m64 along M
+        head = [
+            line.replace(f"warpsPerCTA = [{bm // 16}, 1]", "warpsPerCTA = [4, 1]") if line.startswith("#mma") else line
+            for line in head
+        ]
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
     if tma_epilogue:
         at = next(i for i, line in enumerate(head) if line.startswith("!ACC"))
@@ -278,18 +297,31 @@ def gemm_hopper_ws_source(
         add(f"    %sa{s} = layout.alloc : !SA")
         add(f"    %sb{s} = layout.alloc : !SB")
         add(f"    %full{s} = layout.mbarrier_init {{count = 1 : i64}}")
-        add(f"    %empty{s} = layout.mbarrier_init {{count = {wgs} : i64}}")
+        add(f"    %empty{s} = layout.mbarrier_init {{count = {1 if pingpong else wgs} : i64}}")
+    scs = ["%sc0", "%sc1"] if pingpong else ["%sc"]
     if tma_epilogue:
-        add("    %sc = layout.alloc : !SC")
+        for sc in scs:
+            add(f"    {sc} = layout.alloc : !SC")
+    if pingpong:  # the consumers' turns at the ring (CUTLASS's OrderedSequenceBarrier)
+        add("    %turn0 = layout.mbarrier_init {count = 1 : i64}")
+        add("    %turn1 = layout.mbarrier_init {count = 1 : i64}")
 
-    def tiles(indent: str, body) -> None:
+    def tiles(indent: str, body, turn: int | None = None) -> None:
         """The region's walk over its tiles: `body(indent)` with `%bx`, `%by` and
-        `%base` (the block's K steps before this tile) defined."""
+        `%base` (the block's K steps before this tile) defined; `turn` c (pingpong):
+        only the block's tiles c, c + 2, ... (consumer c's)."""
         if not persistent:
             add(f"{indent}%base = arith.constant 0 : index")
             body(indent)
             return
-        add(f"{indent}scf.for %t = %pid to %ntiles step %nprog {{")
+        if turn is None:
+            add(f"{indent}scf.for %t = %pid to %ntiles step %nprog {{")
+        else:
+            add(f"{indent}// this consumer's turns: the block's tiles {turn}, {turn + 2}, ...")
+            add(f"{indent}%turn = arith.constant {turn * nprog} : index")
+            add(f"{indent}%first_t = arith.addi %pid, %turn : index")
+            add(f"{indent}%step_t = arith.constant {2 * nprog} : index")
+            add(f"{indent}scf.for %t = %first_t to %ntiles step %step_t {{")
         ind = indent + "  "
         add(f"{ind}%tsub = arith.subi %t, %pid : index")
         add(f"{ind}%j = arith.divui %tsub, %nprog : index")
@@ -302,7 +334,22 @@ def gemm_hopper_ws_source(
         body(ind)
         add(f"{indent}}}")
 
-    def consumer(ind: str) -> None:
+    def consumer(ind: str, sc: str = scs[0], turn: int | None = None) -> None:
+        if turn is not None:
+            # the other consumer's K loop has passed its last wait on each "full"
+            # barrier, so this one's waits (a round later in each stage) see the
+            # next phase, not one already completed
+            add(f"{ind}%q = arith.divui %j, %c2 : index")
+            if turn == 0:
+                add(f"{ind}%myturn = arith.cmpi ne, %q, %c0 : index")
+                add(f"{ind}scf.if %myturn {{")
+                add(f"{ind}  %qprev = arith.subi %q, %c1 : index")
+                add(f"{ind}  %tphase = arith.remui %qprev, %c2 : index")
+                add(f"{ind}  layout.mbarrier_wait %turn0, %tphase")
+                add(f"{ind}}}")
+            else:
+                add(f"{ind}%tphase = arith.remui %q, %c2 : index")
+                add(f"{ind}layout.mbarrier_wait %turn1, %tphase")
         add(f"{ind}%acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
         add(f"{ind}  %kall = arith.addi %base, %i : index")
         add(f"{ind}  %round = arith.divui %kall, %cs : index")
@@ -323,13 +370,16 @@ def gemm_hopper_ws_source(
         if persistent:
             add(f"{ind}// the loop waited for all its wgmma: the tile's last stage is free")
             add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")
+        if turn is not None:
+            add(f"{ind}// the other consumer's turn: its K loop may start")
+            add(f"{ind}layout.mbarrier_arrive %turn{1 - turn}")
         add(f"{ind}%h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
         add(f"{ind}%tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
         if tma_epilogue:
-            add(f"{ind}// the previous tile's TMA store has read %sc")
+            add(f"{ind}// the previous tile's TMA store has read {sc}")
             add(f"{ind}layout.tma_store_wait {{pending = 0 : i64}}")
-            add(f"{ind}layout.store %h, %sc : tensor<{bm}x{bn}xbf16, #mma>, !SC")
-            add(f"{ind}layout.tma_store %sc, %tc : !SC, !TC")
+            add(f"{ind}layout.store %h, {sc} : tensor<{bm}x{bn}xbf16, #mma>, !SC")
+            add(f"{ind}layout.tma_store {sc}, %tc : !SC, !TC")
         else:
             add(f"{ind}layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
 
@@ -353,14 +403,27 @@ def gemm_hopper_ws_source(
             add(f"{ind}  layout.tma_load %tb{s}, %sb{s}, %full{s} : !TB, !SB")
         add(f"{ind}}}")
 
-    add(f"    layout.warp_specialize warpgroups({wgs}, 1) {{")
-    add(f"      // consumers: warpgroups 0 .. {wgs - 1}")
-    add(f"      layout.setmaxnreg inc {consumer_regs}")
-    add("      %zero = arith.constant dense<0.0> : !ACC")
-    tiles("      ", consumer)
-    if tma_epilogue:
-        add("      // the last TMA store has read %sc before the block exits")
-        add("      layout.tma_store_wait {pending = 0 : i64}")
+    if pingpong:
+        add("    layout.warp_specialize warpgroups(1, 1, 1) {")
+        for c in (0, 1):
+            if c:
+                add("    }, {")
+            add(f"      // consumer {c}: warpgroup {c}, the block's tiles {c}, {c + 2}, ... in its own accumulator")
+            add(f"      layout.setmaxnreg inc {consumer_regs}")
+            add("      %zero = arith.constant dense<0.0> : !ACC")
+            tiles("      ", lambda ind, c=c: consumer(ind, scs[c], c), turn=c)
+            if tma_epilogue:
+                add(f"      // the last TMA store has read {scs[c]} before the block exits")
+                add("      layout.tma_store_wait {pending = 0 : i64}")
+    else:
+        add(f"    layout.warp_specialize warpgroups({wgs}, 1) {{")
+        add(f"      // consumers: warpgroups 0 .. {wgs - 1}")
+        add(f"      layout.setmaxnreg inc {consumer_regs}")
+        add("      %zero = arith.constant dense<0.0> : !ACC")
+        tiles("      ", consumer)
+        if tma_epilogue:
+            add("      // the last TMA store has read %sc before the block exits")
+            add("      layout.tma_store_wait {pending = 0 : i64}")
     add("    }, {")
     add(f"      // producer: warpgroup {wgs}")
     add(f"      layout.setmaxnreg dec {producer_regs}")

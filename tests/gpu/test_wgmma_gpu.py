@@ -138,15 +138,38 @@ def test_hopper_ws_gemm_example():
         {"persistent": 10, "tma_epilogue": False, "bk": 64, "stages": 4},
         {"group": 4, "tma_epilogue": True, "bk": 32, "stages": 4},
         {"persistent": 132, "group": 8, "tma_epilogue": True, "bk": 32, "stages": 4},
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bm": 128, "bn": 128, "stages": 4, "pingpong": True},
+        {"persistent": 10, "group": 8, "bm": 64, "bn": 256, "stages": 4, "pingpong": True},
+        {
+            "persistent": 132,
+            "group": 8,
+            "bm": 64,
+            "bn": 256,
+            "bk": 32,
+            "stages": 4,
+            "tma_epilogue": True,
+            "pingpong": True,
+        },
     ],
-    ids=["persistent-grouped-tma", "persistent", "grouped-tma-bk32", "persistent-more-blocks-than-tiles"],
+    ids=[
+        "persistent-grouped-tma",
+        "persistent",
+        "grouped-tma-bk32",
+        "persistent-more-blocks-than-tiles",
+        "pingpong-128x128-tma",
+        "pingpong-64x256",
+        "pingpong-64x256-tma-some-blocks-one-tile",
+    ],
 )
 def test_hopper_ws_gemm_schedules(kw):
     """The warp-specialised GEMM's tile schedules and epilogues at 1024 x 768 x 2048
     (8 x 3 = 24 tiles of 128 x 256): persistent over 10 blocks (2 or 3 tiles each: the
     ring's phases run on across tiles), or 132 (more blocks than tiles); grouped order
     with a last group of fewer rows (8 % 3); the stmatrix + TMA-store epilogue (the
-    store of a tile in flight during the next tile's K loop). Output poisoned with NaN,
+    store of a tile in flight during the next tile's K loop); the pingpong schedule
+    (two consumer warpgroups on alternate tiles of 128 x 128 or 64 x 256: 48 tiles, 4
+    or 5 per block of 10, so consumer 1 has one tile fewer in some blocks; over 132
+    blocks, consumer 1 of most blocks has none). Output poisoned with NaN,
     checked elementwise against float64 within `mma_error_bound` (`run_and_check`)."""
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
