@@ -315,3 +315,109 @@ def test_named_barrier_counts_the_region(threads):
         ExecutionError, match=f"bar.sync 1 counts {threads} threads, but its warp_specialize region has 128"
     ):
         run(m, random_inputs(m, 0))
+
+
+PINGPONG = gemm_bf16_hopper.gemm_hopper_ws_source(
+    192, 128, 256, bm=64, bn=64, bk=64, stages=2, persistent=2, group=2, tma_epilogue=True, pingpong=True
+)
+"""The pingpong schedule: 6 tiles on 2 blocks, 3 each: consumer 0 takes a block's 1st
+and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile)."""
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"persistent": 2, "group": 2, "tma_epilogue": True},
+        {"persistent": 2},
+        {"persistent": 4, "tma_epilogue": True, "bk": 32, "stages": 4},
+        {"persistent": 9, "group": 2, "tma_epilogue": True},
+    ],
+    ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles"],
+)
+def test_pingpong_schedules_match_numpy(kw, level):
+    """The pingpong schedule (two consumer warpgroups on alternate tiles, their K loops
+    taking turns at the ring) computes C = A @ B on the reference executor, before and
+    after `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0,
+    or none), 1 or 0 (more blocks than tiles)."""
+    kw = {"bk": 64, "stages": 2, **kw}
+    src = gemm_bf16_hopper.gemm_hopper_ws_source(192, 128, 256, bm=64, bn=64, pingpong=True, **kw)
+    assert "layout.warp_specialize warpgroups(1, 1, 1)" in src
+    _check_gemm(src, 192, 128, 256, level)
+
+
+def test_pingpong_needs_persistent_tiles():
+    with pytest.raises(ValueError, match="pingpong schedule needs persistent tiles"):
+        gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, pingpong=True)
+
+
+PINGPONG_MISUSE = {
+    # consumer 1 waits on the ring's "full" barriers a round after consumer 0: without
+    # its turn, its first wait sees consumer 0's phase (completed) and returns at once
+    "consumer 1 does not wait for its turn": (
+        re.sub(
+            r"\n        %tphase = arith.remui %q, %c2 : index\n        layout.mbarrier_wait %turn1, %tphase",
+            "",
+            PINGPONG,
+        ),
+        "has completed and been waited on: the wait returns at once",
+    ),
+    # consumer 0 never hands the turn over: consumer 1 waits forever
+    "consumer 0 never gives the turn": (
+        PINGPONG.replace("        layout.mbarrier_arrive %turn1\n", ""),
+        "the wait would never return",
+    ),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("name", PINGPONG_MISUSE)
+def test_pingpong_turn_misuse_is_reported(name, level):
+    """Misuse of the consumers' turns is reported at both levels (a read of a stage
+    still being loaded, or a hang, on the GPU)."""
+    text, fragment = PINGPONG_MISUSE[name]
+    assert text != PINGPONG
+    m = parse_module(text, "t.mlir")
+    if level == "lowered":
+        run_pipeline(m, "default")
+    with pytest.raises(ExecutionError) as info:
+        run(m, random_inputs(m, 0))
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_pingpong_equivalent_and_compiles():
+    """The pingpong program is equivalent after `default`; its CUDA has three regions
+    of one warpgroup, each consumer's TMA store meeting at its own named barrier."""
+    after = assert_pass_preserves(PINGPONG, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "if (threadIdx.x < 128) {  // warpgroup 0" in cuda
+    assert "} else if (threadIdx.x < 256) {  // warpgroup 1" in cuda
+    assert "} else {  // warpgroup 2" in cuda
+    assert cuda.count('asm volatile("bar.sync 1, 128;" ::: "memory");') == 3
+    assert cuda.count('asm volatile("bar.sync 2, 128;" ::: "memory");') == 3
+    assert "__syncthreads" not in cuda[cuda.index("if (threadIdx.x <") :]
+    result = compile_sm90_or_skip(cuda)
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores == 0
+
+
+def test_full_size_pingpong_compiles():
+    """The fastest pingpong kernel at 4096 (docs/benchmarks.md, 128 x 128 x 64 tiles per
+    consumer warpgroup, 4 stages, two 32 KiB C buffers, persistent over 132, grouped by
+    8) compiles for sm_90a: 168 registers at entry, no spills; each consumer's
+    accumulator takes 2 wgmma.m64n128k16 per 16 of K."""
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(
+        4096, 4096, 4096, bm=128, bn=128, bk=64, stages=4, persistent=132, group=8, tma_epilogue=True, pingpong=True
+    )
+    m = parse_module(text, "t.mlir")
+    run_pipeline(m, "default")
+    cuda = emit(m, "cuda")
+    assert "// layout.mma 128x128x64 (bf16): 8 wgmma.m64n128k16 per warpgroup" in cuda
+    assert "// layout.store 128x128xbf16 to smem: 16 stmatrix.x4 per thread" in cuda
+    result = compile_sm90_or_skip(cuda)
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(result).values()
+    assert (usage.registers, usage.spill_stores) == (168, 0)
