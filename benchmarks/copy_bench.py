@@ -320,7 +320,30 @@ rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores writ
 (4 consecutive rows per thread) and stored along dst's rows."""
 
 
+def _sm_count() -> int:
+    try:
+        return int(cp.cuda.Device().attributes["MultiProcessorCount"])
+    except Exception:  # no GPU: the H100 SXM's count (the cases are only built)
+        return 132
+
+
+RING_CASES = ((64, 64, 256, 2, 3, 0), (64, 64, 256, 3, 2, 0), (128, 64, 256, 2, 1, 0), (128, 64, 256, 3, 1, 0),
+              (64, 64, 256, 3, 2, 8), (128, 64, 256, 3, 1, 8))
+"""Persistent TMA transposes (tests/helpers/tma_programs.persistent_transpose, compiled
+with `tma{stages=N}`): (tile rows, tile columns, threads, stages, blocks per SM,
+grouped tile order: tile rows per group, 0 = column of tiles after column)."""
+
+
+def ring_pipeline(stages: int) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
+
+
 def text_cases(s: int) -> list[Case]:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from helpers.tma_programs import persistent_transpose
+
     out = []
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
@@ -345,6 +368,13 @@ def text_cases(s: int) -> list[Case]:
                         "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
                                                     w=min(w, ti // 4))))
+    for ti, tj, threads, stages, per_sm, group in RING_CASES:
+        blocks = per_sm * _sm_count()
+        order = f", groups of {group}" if group else ""
+        out.append(Case(f"transpose {ti}x{tj} persistent TMA ring ({stages} stages, {per_sm}/SM{order}, "
+                        f"{threads} threads)", "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        pipeline=ring_pipeline(stages),
+                        text=persistent_transpose(s, s, ti, tj, blocks=blocks, threads=threads, group=group)))
     return out
 
 
