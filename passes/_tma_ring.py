@@ -23,13 +23,14 @@ iteration q = lb + (N r + k) step uses stage k in round r, parity r mod 2):
     scf.for %i = lb to ub step N*step {
       parity = ((%i - lb) / (N step)) mod 2
       // step k = 0 .. N-1, iteration q = %i + k step:
-      if (q < ub) {
+      if (q < ub) {                      // (k = 0: no test, the loop's own)
         tma_store_wait {pending = N-1}   // O_k's store of N tiles ago has read it
                                          // (without an out copy: layout.barrier);
                                          // the block meets: S_{k-1} is read out
         if (q + (N-1) step < ub) { arrive B_{k-1} {tx}; tma_load src(q + (N-1) step), S_{k-1}, B_{k-1} }
         mbarrier_wait B_k, parity
-        <the body with %t = q, %s = S_k, %o = O_k; the out copy a tma_store>
+        <the body with %t = q, %s = S_k, %o = O_k; the out copy a tma_store; a
+         barrier ending the body dropped: the next step starts with one>
       }
     }
     tma_store_wait {pending = 0}
@@ -204,9 +205,11 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     ops: list[Operation] = []
     rnd = emit(ops, arith.DivUIOp(emit(ops, arith.SubiOp(i, loop.lb)), nstep))
     parity = emit(ops, arith.RemUIOp(rnd, const(ops, 2)))
+    body_ops = [o for o in body.ops if not isinstance(o, scf.YieldOp)]
+    if body_ops and isinstance(body_ops[-1], BarrierOp):
+        body_ops.pop()  # the next step (or the loop's end) starts with the block's barrier
     for k in range(n):
         q = offset(ops, i, k)
-        cond = emit(ops, arith.CmpiOp(q, loop.ub, "slt"))
         step_ops: list[Operation] = []
         emit(step_ops, TmaStoreWaitOp(n - 1) if cout is not None else BarrierOp())
         prefetch(step_ops, offset(step_ops, q, n - 1), (k + n - 1) % n)
@@ -214,17 +217,20 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
         mapping: dict[SSAValue, SSAValue] = {iv: q, S[0]: S[k]}
         if cout is not None:
             mapping[O[0]] = O[k]
-        for o in body.ops:
-            if o is cin or isinstance(o, scf.YieldOp):
+        for o in body_ops:
+            if o is cin:
                 continue
             if o is cout:
                 emit(step_ops, TmaStoreOp(mapping[cout.source], mapping.get(cout.dest, cout.dest)))
                 continue
             step_ops.append(o.clone(value_mapper=mapping))
+        if k == 0:  # the loop's own condition
+            ops.extend(step_ops)
+            continue
         step_ops.append(scf.YieldOp())
         blk = Block()
         blk.add_ops(step_ops)
-        emit(ops, scf.IfOp(cond, [], Region(blk), Region()))
+        emit(ops, scf.IfOp(emit(ops, arith.CmpiOp(q, loop.ub, "slt")), [], Region(blk), Region()))
     ops.append(scf.YieldOp())
     new_body.add_ops(ops)
     new_loop = scf.ForOp(loop.lb, loop.ub, nstep, [], Region(new_body))
