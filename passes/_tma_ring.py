@@ -30,7 +30,8 @@ iteration q = lb + (N r + k) step uses stage k in round r, parity r mod 2):
         if (q + (N-1) step < ub) { arrive B_{k-1} {tx}; tma_load src(q + (N-1) step), S_{k-1}, B_{k-1} }
         mbarrier_wait B_k, parity
         <the body with %t = q, %s = S_k, %o = O_k; the out copy a tma_store; a
-         barrier ending the body dropped: the next step starts with one>
+         barrier ending the body dropped: the next step starts with one; a barrier
+         right after the in-copy dropped: the mbarrier wait stands for it>
       }
     }
     tma_store_wait {pending = 0}
@@ -208,6 +209,9 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     body_ops = [o for o in body.ops if not isinstance(o, scf.YieldOp)]
     if body_ops and isinstance(body_ops[-1], BarrierOp):
         body_ops.pop()  # the next step (or the loop's end) starts with the block's barrier
+    after_in = cin.next_op
+    if isinstance(after_in, BarrierOp):
+        body_ops.remove(after_in)  # the mbarrier wait orders the tile's landing for every thread
     for k in range(n):
         q = offset(ops, i, k)
         step_ops: list[Operation] = []

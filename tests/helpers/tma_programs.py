@@ -105,8 +105,9 @@ def persistent_transpose(
     threads, and copied out. Tile t is (t mod gx, t div gx) (gx = tiles down the
     rows); with `group` > 0, tiles go in groups of `group` tile rows (t walks a group's
     rows first, then its columns), so that the tiles in flight at once span a square
-    region of both tensors. The barrier at the end of the body keeps the next tile's
-    writes of the second buffer after this tile's copy out has read it."""
+    region of both tensors. The barriers order the threads' parts of each copy before the
+    reads that follow (the one at the end of the body: the next tile's writes of the
+    second buffer after this tile's copy out has read it)."""
     gx, gy = -(-m // ti), -(-n // tj)
     masked = ", masked" if m % ti or n % tj else ""
     w = min(threads // 32, ti // 4)
@@ -148,6 +149,7 @@ func.func @persistent_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.
 {tiles}      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
       %tb = layout.tile %b[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
       layout.copy %ta, %s : !Ts, !S
+      layout.barrier
       %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
       layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
       layout.barrier
