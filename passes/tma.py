@@ -49,8 +49,9 @@ class TmaPass(ModulePass):
     the block's writes of the buffer itself).
 
     A tile at the edge of its tensor (a masked tile) needs no mask: the TMA fills the
-    box elements outside the tensor with zeros and does not store them. Copies inside
-    loops and converting copies are left alone. Where a copy stays, nothing is
+    box elements outside the tensor with zeros and does not store them. Converting
+    copies are left alone, and so are copies inside loops unless `stages` > 1 makes a
+    ring of the loop (whose tiles must not be masked). Where a copy stays, nothing is
     printed; where it becomes TMA, the CUDA shows a `// TMA load (cp.async.bulk.tensor):
     box ...` comment (`lower-to-gpu`).
 
