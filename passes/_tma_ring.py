@@ -246,4 +246,3 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     loop.detach()
     loop.erase()
     return None
-

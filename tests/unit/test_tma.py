@@ -364,7 +364,10 @@ RING_MISUSE = {
         "wait on phase parity 0",
     ),
     # the out buffer written again while its store of two tiles ago may still read it
-    "store buffer reused": (lambda t: t.replace("pending = 1 : i64", "pending = 2 : i64"), "TMA store is still reading"),
+    "store buffer reused": (
+        lambda t: t.replace("pending = 1 : i64", "pending = 2 : i64"),
+        "TMA store is still reading",
+    ),
     # the tile read before its barrier says it has landed
     "read before wait": (
         lambda t: "\n".join(x for x in t.splitlines() if "layout.mbarrier_wait %0," not in x),
@@ -408,7 +411,9 @@ def test_ring_misuse_is_reported(name, level):
             "not pure index arithmetic",
         ),
         (
-            lambda t: t.replace("    scf.for %t", "    %v0 = layout.load %s : !S -> tensor<32x32xf32, #L>\n    scf.for %t"),
+            lambda t: t.replace(
+                "    scf.for %t", "    %v0 = layout.load %s : !S -> tensor<32x32xf32, #L>\n    scf.for %t"
+            ),
             "used outside the loop",
         ),
     ],
