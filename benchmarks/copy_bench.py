@@ -327,11 +327,21 @@ def _sm_count() -> int:
         return 132
 
 
-RING_CASES = ((64, 64, 256, 2, 3, 0), (64, 64, 256, 3, 2, 0), (128, 64, 256, 2, 1, 0), (128, 64, 256, 3, 1, 0),
-              (64, 64, 256, 3, 2, 8), (128, 64, 256, 3, 1, 8))
-"""Persistent TMA transposes (tests/helpers/tma_programs.persistent_transpose, compiled
-with `tma{stages=N}`): (tile rows, tile columns, threads, stages, blocks per SM,
-grouped tile order: tile rows per group, 0 = column of tiles after column)."""
+RING_CASES = (
+    (64, 64, 256, 3, 2, 0, 0),
+    (128, 64, 256, 3, 1, 0, 0),
+    (128, 64, 512, 3, 1, 0, 0),
+    (128, 64, 256, 2, 0, 2, 0),
+    (128, 64, 256, 2, 0, 4, 0),
+    (128, 64, 256, 3, 0, 8, 0),
+    (64, 64, 256, 2, 0, 2, 0),
+    (64, 64, 256, 3, 0, 4, 0),
+    (64, 64, 256, 3, 0, 16, 0),
+)
+"""TMA transposes pipelined by `tma{stages=N}` (tests/helpers/tma_programs.persistent_transpose):
+(tile rows, tile columns, threads, stages, blocks per SM (a persistent grid), else
+tiles per block (a grid of tiles / that many blocks), grouped tile order: tile rows
+per group, 0 = tile after tile down the columns)."""
 
 
 def ring_pipeline(stages: int) -> str:
@@ -368,11 +378,14 @@ def text_cases(s: int) -> list[Case]:
                         "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
                                                     w=min(w, ti // 4))))
-    for ti, tj, threads, stages, per_sm, group in RING_CASES:
-        blocks = per_sm * _sm_count()
+    for ti, tj, threads, stages, per_sm, per_block, group in RING_CASES:
+        if per_sm:
+            blocks, grid = per_sm * _sm_count(), f"persistent, {per_sm}/SM"
+        else:
+            blocks, grid = (s // ti) * (s // tj) // per_block, f"{per_block} tiles/block"
         order = f", groups of {group}" if group else ""
-        out.append(Case(f"transpose {ti}x{tj} persistent TMA ring ({stages} stages, {per_sm}/SM{order}, "
-                        f"{threads} threads)", "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+        out.append(Case(f"transpose {ti}x{tj} TMA ring ({stages} stages, {grid}{order}, {threads} threads)",
+                        "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         pipeline=ring_pipeline(stages),
                         text=persistent_transpose(s, s, ti, tj, blocks=blocks, threads=threads, group=group)))
     return out
