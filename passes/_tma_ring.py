@@ -31,7 +31,8 @@ iteration q = lb + (N r + k) step uses stage k in round r, parity r mod 2):
         mbarrier_wait B_k, parity
         <the body with %t = q, %s = S_k, %o = O_k; the out copy a tma_store; a
          barrier ending the body dropped: the next step starts with one; a barrier
-         right after the in-copy dropped: the mbarrier wait stands for it>
+         right after the in-copy dropped: the mbarrier wait stands for it; one right
+         before the out-copy too: the TMA store meets the block itself>
       }
     }
     tma_store_wait {pending = 0}
@@ -212,6 +213,9 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     after_in = cin.next_op
     if isinstance(after_in, BarrierOp):
         body_ops.remove(after_in)  # the mbarrier wait orders the tile's landing for every thread
+    before_out = cout.prev_op if cout is not None else None
+    if isinstance(before_out, BarrierOp) and before_out in body_ops:
+        body_ops.remove(before_out)  # the TMA store fences and meets the block itself
     for k in range(n):
         q = offset(ops, i, k)
         step_ops: list[Operation] = []
