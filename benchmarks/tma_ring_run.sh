@@ -13,6 +13,6 @@ if [ "${NCU:-0}" = 1 ]; then
   IFS=';' read -ra names <<< "${NCU_CASES:-128x128 through smem (TMA load + store;128x64 TMA ring (3 stages, persistent, 1/SM, 256;64x64 TMA ring (3 stages, persistent}"
   for n in "${names[@]}"; do
     echo "== $n"
-    timeout 120 ncu --clock-control none -k regex:transpose -c 1 --metrics $M python3 benchmarks/tma_ring_probe.py "$n" 2>&1 | grep -E "^  [a-z]|True|False" | tee -a "$OUT/ncu.log"
+    timeout 120 ncu --clock-control none -k regex:transpose -c 1 --metrics $M python3 benchmarks/tma_ring_probe.py "$n" 2>&1 | grep -E "^ +(gpu__|dram__|sm__|launch__)|True|False" | tee -a "$OUT/ncu.log"
   done
 fi
