@@ -15,7 +15,9 @@ What the user writes (directly in a `layout.launch` body; a persistent transpose
       layout.copy %o, %tb                        // smem -> gmem, TMA-able (optional)
     }
 
-What it becomes (N = stages; S_0 = %s, O_0 = %o, the others clones of their allocs;
+What it becomes (N = stages; S_0 = %s, O_0 = %o, the others clones of their allocs
+(O_k = S_k when the body copies %s itself out: then the store wait takes pending = 0,
+since the load ahead refills the buffer of the tile stored just before);
 iteration q = lb + (N r + k) step uses stage k in round r, parity r mod 2):
 
     B_k = mbarrier_init {count = 1}                       k = 0 .. N-1
@@ -180,7 +182,12 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     s_alloc = cin.dest.owner
     o_alloc = cout.source.owner if cout is not None else None
     S = [cin.dest] + [clone_alloc(s_alloc) for _ in range(n - 1)]
-    O = [cout.source] + [clone_alloc(o_alloc) for _ in range(n - 1)] if cout is not None else []
+    if cout is None:
+        O: list[SSAValue] = []
+    elif cout.source is cin.dest:  # a round trip through one buffer: its stages are S's
+        O = S
+    else:
+        O = [cout.source] + [clone_alloc(o_alloc) for _ in range(n - 1)]
     B = [emit(pre, MBarrierInitOp(1)) for _ in range(n)]
 
     def prefetch(ops: list[Operation], q: SSAValue, stage: int) -> None:
@@ -219,7 +226,10 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
     for k in range(n):
         q = offset(ops, i, k)
         step_ops: list[Operation] = []
-        emit(step_ops, TmaStoreWaitOp(n - 1) if cout is not None else BarrierOp())
+        # the store of N tiles ago used O_k; with one buffer (O = S), the load below
+        # refills the buffer of the tile just stored: every store must have read it
+        pending = 0 if O is S else n - 1
+        emit(step_ops, TmaStoreWaitOp(pending) if cout is not None else BarrierOp())
         prefetch(step_ops, offset(step_ops, q, n - 1), (k + n - 1) % n)
         emit(step_ops, MBarrierWaitOp(B[k], parity))
         mapping: dict[SSAValue, SSAValue] = {iv: q, S[0]: S[k]}

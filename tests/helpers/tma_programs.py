@@ -160,3 +160,38 @@ func.func @persistent_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.
   func.return
 }}
 """
+
+
+def persistent_round_trip(m: int, n: int, tm: int, tn: int, blocks: int = 3, threads: int = 64) -> str:
+    """Copy an m x n f32 tensor tile by tile through ONE shared buffer (in, then out of
+    the same buffer), `blocks` blocks looping over the tiles t = bx, bx + blocks, ...
+    (tile (t div gy, t mod gy)): the ring's stages then hold both sides of a tile."""
+    gy = n // tn
+    return f"""
+!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
+func.func @persistent_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
+  %nb = arith.constant {blocks} : index
+  %nt = arith.constant {(m // tm) * gy} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%nb, %c1, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    scf.for %t = %bx to %nt step %nb {{
+      %i = arith.divui %t, %gy : index
+      %j = arith.remui %t, %gy : index
+      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+      %tb = layout.tile %b[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+      layout.copy %ta, %s : !T, !S
+      layout.barrier
+      layout.copy %s, %tb : !S, !T
+      layout.barrier
+    }}
+  }}
+  func.return
+}}
+"""
