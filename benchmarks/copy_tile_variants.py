@@ -13,7 +13,9 @@ the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the k
 (`copy_tile.SMEM_TILE_BYTES`), `gather` the flat-destination gather kernel
 (copy_gather.py) wherever it applies, `tiled` never the gather kernel, `tAxBxC[@T]` the
 tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
-hand. The kernels skip the disk cache (keyed by CopyKey alone).
+hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
+`rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
+`GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
 
 from __future__ import annotations
@@ -54,6 +56,13 @@ def main(argv=None) -> int:
         keep.add(int(case_no))
     new_choice = copy_program.tile_choice
     line_cap = copy_tile.LINE_CAP_BYTES
+    runs = (
+        copy_tile.TRANSPOSE_RULE,
+        copy_tile.SRC_RUN,
+        copy_tile.SRC_MIN_USE,
+        copy_tile.DST_RUN_BYTES,
+        copy_tile.GROW_TRANSPOSE,
+    )
     smem = copy_tile.SMEM_TILE_BYTES
     plain_plan = tensor_copy.plan_copy
 
@@ -81,6 +90,20 @@ def main(argv=None) -> int:
                 shape, _, threads = v[1:].partition("@")
                 pinned = (tuple(int(x) for x in shape.split("x")), int(threads or 256))
                 choice = lambda key, pinned=pinned: (None, 0) if key.gather else pinned
+            (
+                copy_tile.TRANSPOSE_RULE,
+                copy_tile.SRC_RUN,
+                copy_tile.SRC_MIN_USE,
+                copy_tile.DST_RUN_BYTES,
+                copy_tile.GROW_TRANSPOSE,
+            ) = runs
+            if v == "square":
+                copy_tile.TRANSPOSE_RULE = "square"
+            elif v[:1] == "r" and v[1:2].isdigit():  # rS_U_D_G: SRC_RUN, SRC_MIN_USE %, DST_RUN_BYTES, grow
+                s, u, d, g = v[1:].split("_")
+                copy_tile.TRANSPOSE_RULE = "runs"
+                copy_tile.SRC_RUN, copy_tile.SRC_MIN_USE = int(s), int(u) / 100
+                copy_tile.DST_RUN_BYTES, copy_tile.GROW_TRANSPOSE = int(d), g == "1"
             copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
             copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024 if v.startswith("smem") else smem
             copy_program.tile_choice = copy_kernels.tile_choice = choice
@@ -105,6 +128,13 @@ def main(argv=None) -> int:
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
+        (
+            copy_tile.TRANSPOSE_RULE,
+            copy_tile.SRC_RUN,
+            copy_tile.SRC_MIN_USE,
+            copy_tile.DST_RUN_BYTES,
+            copy_tile.GROW_TRANSPOSE,
+        ) = runs
         rows.append(" | ".join(line))
         print(case.name[:70], "::", rows[-1], flush=True)
         del src, dst_base, dst, ref_base, ref
