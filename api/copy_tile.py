@@ -73,7 +73,9 @@ DST_RUN_BYTES = 256
 short one is taken whole)."""
 GROW_TRANSPOSE = False
 """Whether what a transposing tile leaves of its budget grows its two contiguous
-modes again."""
+modes again (else only up to `MIN_RUNS_TILE` elements: rows of 5 transposed from a
+long src mode get 256 x 8, not 16 x 8)."""
+MIN_RUNS_TILE = 2048
 
 
 def leaves_tile_to_pass(key: CopyKey) -> bool:
@@ -199,8 +201,10 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
             continue  # would make every block an edge block
         tile[k] = clamp(k, left)
     # what is left grows the primary modes again (large extents only)
+    if runs and not GROW_TRANSPOSE:
+        budget = min(budget, MIN_RUNS_TILE)  # grow only tiles smaller than this
     for k in primary:
-        if (runs and not GROW_TRANSPOSE) or key.row_tile:
+        if key.row_tile:
             break
         if small[k] is None:
             grow = max(1, budget // math.prod(tile))
