@@ -61,13 +61,14 @@ TRANSPOSE_RULE = "runs"
 `DST_RUN_BYTES`, rank-2 transposes too) or "square" (the square 16 KiB tile of
 before, rank-2 transposes left to the `tile` pass), for benchmarks/copy_tile_variants.py."""
 SRC_RUN = 16
-"""Elements of a transposing tile along the src's contiguous mode (a short mode: its
-class, or less, `SRC_MIN_USE`). Short src runs lose little (the rest of each 32-byte
+"""Elements of a transposing tile along the src's contiguous mode (`_src_run`: 32 for
+8-byte elements; a short mode its class, or less, `SRC_MIN_USE`). Short src runs lose little (the rest of each 32-byte
 sector is read by the neighbouring blocks, from L2) and leave the budget to the dst
 side (H100, strided set: cases 00, 29, 36, 42 gain 15-150% over tiles of 64-128)."""
 SRC_MIN_USE = 0.7
 """Least share of useful slots, over every extent of its class, of the tile along a
-short src-contiguous mode longer than `SRC_RUN` (37 in tiles of 8, not 64)."""
+short src-contiguous mode of 1-byte elements longer than `SRC_RUN` (37 in tiles of 8,
+not 64)."""
 DST_RUN_BYTES = 256
 """Bytes of a transposing tile along the dst's contiguous mode when that is long (a
 short one is taken whole)."""
@@ -127,14 +128,23 @@ def _runs(key: CopyKey, cd: int) -> bool:
     return TRANSPOSE_RULE == "runs" and key.src_strides[cd] != 0
 
 
-def _src_run(cls: int | None, exact: bool) -> int:
-    """The tile along the src's contiguous mode of a transpose (`SRC_RUN`)."""
+def _src_run(cls: int | None, exact: bool, itemsize: int) -> int:
+    """The tile along the src's contiguous mode of a transpose whose src elements are
+    `itemsize` bytes: `SRC_RUN` elements (twice that for 8-byte elements); a short
+    mode (class `cls`) whole where the class is no longer, or the elements are 8
+    bytes wide; for 1-byte elements, where every slot is an instruction, a shorter
+    tile that its extents fill at least `SRC_MIN_USE` (H100, strided set: 8-byte
+    srcs lost 10-45% with 16-element runs, cases 05 and 17; 2-byte ones with 8,
+    case 29; 1-byte ones gained 20-50% with 8 over 16-32, cases 30 and 42)."""
+    run = SRC_RUN * (2 if itemsize >= 8 else 1)
     if cls is None:
-        return SRC_RUN
-    if exact or cls <= SRC_RUN:
+        return run
+    if exact or cls <= run or itemsize >= 8:
         return cls
+    if itemsize > 1:
+        return run
     n = cls // 2 + 1  # the extent of the class that fills its tiles worst
-    t = SRC_RUN
+    t = run
     while t > 1 and n / (math.ceil(n / t) * t) < SRC_MIN_USE:
         t //= 2
     return t
@@ -168,7 +178,7 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     if runs:
         budget = SMEM_TILE_BYTES // eb
         tile[cd] = small[cd] or max(1, DST_RUN_BYTES // ITEMSIZE[key.dst_dtype])
-        tile[cs] = _src_run(small[cs], exact[cs])
+        tile[cs] = _src_run(small[cs], exact[cs], ITEMSIZE[key.src_dtype])
         order = _alternate(dst_order, src_order)
         primary = (cs, cd)
     elif transpose:

@@ -89,7 +89,7 @@ def test_rows_read_contiguously_stop_at_the_line_cap():
 
 def test_transposes_take_short_src_runs_and_long_dst_runs():
     """The "runs" rule: 16 elements along the src's contiguous mode (a short one: its
-    class, or a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
+    class, or for bytes a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
     a long dst-contiguous mode (a short one whole), further modes folded up to the
     budget (cases 42, 36, 29, 30 of the strided set)."""
     from tilec.copy_tile import DST_RUN_BYTES, SRC_MIN_USE, SRC_RUN, _src_run
@@ -101,13 +101,16 @@ def test_transposes_take_short_src_runs_and_long_dst_runs():
     assert tile_of((346, 37, 1691, 17), (629, 1, 217634, 37)) == (1, 8, 64, 32)
     t36 = tile_of((181, 31, 12, 5, 31, 19), (1, 67332, 181, 2087292, 2172, 10436460))
     assert t36 == (SRC_RUN, 1, 1, 1, 32, 32)
-    assert tile_of((42, 299, 12489), (1, 42, 12558), "float16") == (8, 8, DST_RUN_BYTES // 2)
+    assert tile_of((42, 299, 12489), (1, 42, 12558), "float16") == (SRC_RUN, 4, DST_RUN_BYTES // 2)
     # rank 2: the front end's choice too (the pass took 32 x 1024 here)
     assert tile_of((19, 38647519), (1, 19)) == (8, DST_RUN_BYTES)
     for cls in (32, 64):
-        t = _src_run(cls, False)
+        t = _src_run(cls, False, 1)
         assert all(n / (math.ceil(n / t) * t) >= SRC_MIN_USE for n in range(cls // 2 + 1, cls + 1))
-    assert _src_run(8, False) == 8 and _src_run(64, True) == 64 and _src_run(None, False) == SRC_RUN
+    assert _src_run(8, False, 1) == 8 and _src_run(64, True, 1) == 64 and _src_run(None, False, 1) == SRC_RUN
+    # wider elements: no shorter tiles for usage; 8-byte ones: longer runs, short modes whole
+    assert _src_run(64, False, 2) == SRC_RUN and _src_run(None, False, 8) == 2 * SRC_RUN
+    assert _src_run(64, False, 8) == 64
     # a column broadcast along rows is no transpose to stage: the pass decides
     col = plan_copy(Operand(0, "int32", (2532, 6882), (6882, 1)), Operand(0, "int32", (2532, 6882), (1, 0)))
     assert tile_choice(col.key) == (None, 0)
