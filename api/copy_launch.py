@@ -87,7 +87,7 @@ class Launcher:
             slots = tuple(a is _SRC for a in launch.args if a is _SRC or a is _DST)
             raw = raw_launch.RawLaunch(launch.grid, launch.block, launch.shared_mem, types, values)
             self._raw.append((launch.kernel, raw, slots))
-        self._calls: dict[int | None, list[tuple[raw_launch.RawLaunch, int, tuple[bool, ...]]]] = {}
+        self._calls: dict[int | None, list[tuple[Any, int, tuple[bool, ...] | None]]] = {}
         """Per device, each launch's packed launch, CUfunction handle and pointer slots."""
 
     def overlap(self, dst_ptr: int, src_ptr: int) -> str:
@@ -103,14 +103,19 @@ class Launcher:
         context must be current."""
         calls = self._calls.get(device)
         if calls is None:
-            calls = [(raw, self.entry.function_handle(k), slots) for k, raw, slots in self._raw]
+            calls = [
+                (raw.pair_launcher(), self.entry.function_handle(k), None)
+                if slots == _SRC_DST
+                else (raw, self.entry.function_handle(k), slots)
+                for k, raw, slots in self._raw
+            ]
             self._calls[device] = calls
         s, d = src_ptr + self.src_shift, dst_ptr + self.dst_shift
-        for raw, fn, slots in calls:
-            if slots == _SRC_DST:
-                raw(fn, stream, s, d)
+        for launch, fn, slots in calls:
+            if slots is None:
+                launch(fn, stream, s, d)
             else:
-                raw(fn, stream, *[s if is_src else d for is_src in slots])
+                launch(fn, stream, *[s if is_src else d for is_src in slots])
 
     def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
         """Launch on `stream`: a CUstream handle, a CuPy stream or None (CuPy's

@@ -11,6 +11,10 @@
 // another warp's copy of the same element may land after this thread's write. The
 // TileTensor guide (seeds 002 and 004) adds the barrier.
 //
+// The duplicate copies write the same values to the same shared addresses without
+// ordering between warps: compute-sanitizer's racecheck reports them as write-after-write
+// hazards; benchmarks/sanitize.sh accepts exactly those (status seed-waw).
+//
 //   tilec examples/mojo_copy_from_async.mlir --run cpu
 //   tilec examples/mojo_copy_from_async.mlir --run gpu --check
 !G = !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>

@@ -11,6 +11,10 @@
 // block's 8 warps each copy the whole tile, as LayoutTensor's copy_from_async_example
 // does with lane_id()).
 //
+// The duplicate copies write the same values to the same shared addresses without
+// ordering between warps: compute-sanitizer's racecheck reports them as write-after-write
+// hazards; benchmarks/sanitize.sh accepts exactly those (status seed-waw).
+//
 //   tilec examples/mojo_tile_copier.mlir --run cpu
 //   tilec examples/mojo_tile_copier.mlir --run gpu --check
 !G = !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>

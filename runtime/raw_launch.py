@@ -189,3 +189,29 @@ class RawLaunch:
                 err = e.status
         if err:
             raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")
+
+    def pair_launcher(self) -> Any:
+        """`self(function, stream, first, second)` for a launch with exactly two free
+        slots (a copy's two pointers), as a closure over its cells: about 0.3 us less
+        host time a call than `__call__`, which the cached `tilec.copy_` path spends
+        on every launch."""
+        if len(self._free) != 2:
+            raise ValueError(f"pair_launcher needs 2 free slots, this launch has {len(self._free)}")
+        launch = _kernel_launch()
+        first_cell, second_cell = self._free
+        g0, g1, g2 = self.grid
+        b0, b1, b2 = self.block
+        shared, params, lock, failed = self.shared_mem, self._params_ptr, self._lock, DriverError
+
+        def launch_pair(function: int, stream: int, first: int, second: int) -> None:
+            with lock:
+                first_cell.value = first
+                second_cell.value = second
+                try:
+                    err = launch(function, g0, g1, g2, b0, b1, b2, shared, stream, params, 0)
+                except failed as e:
+                    err = e.status
+            if err:
+                raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {self.grid}, block {self.block})")
+
+        return launch_pair

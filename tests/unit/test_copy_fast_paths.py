@@ -277,6 +277,46 @@ def test_raw_launch_packs_fixed_and_per_call_arguments(monkeypatch):
     assert calls[1][-1] == [8, 16, -5, 9]
 
 
+def test_pair_launcher_packs_like_the_general_call(monkeypatch):
+    calls = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        types = [ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint64]
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        values = [ctypes.cast(ptrs[i], ctypes.POINTER(t)).contents.value for i, t in enumerate(types)]
+        calls.append((fn, (gx, gy, gz), (bx, by, bz), smem, stream, values))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    launch = raw_launch.RawLaunch((3, 4, 5), (128, 2), 256, ["i32", "u64", "u64"], [-7, None, None])
+    pair = launch.pair_launcher()
+    pair(9, 33, 1 << 45, 64)
+    launch(9, 33, 1 << 45, 64)
+    pair(9, 0, 16, 32)
+    assert calls[0] == calls[1] == (9, (3, 4, 5), (128, 2, 1), 256, 33, [-7, 1 << 45, 64])
+    assert calls[2][-1] == [-7, 16, 32]
+
+
+def test_pair_launcher_reports_errors_and_needs_two_slots(monkeypatch):
+    from tilec.support.diagnostics import TilecError
+
+    class Failed(Exception):
+        status = 702
+
+    def raising(*args):
+        raise Failed()
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: lambda *a: 700)
+    with pytest.raises(TilecError, match="CUresult 700"):
+        raw_launch.RawLaunch((1,), (32,), 0, ["u64", "u64"], [None, None]).pair_launcher()(1, 0, 5, 6)
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: raising)
+    monkeypatch.setattr(raw_launch, "DriverError", Failed)
+    with pytest.raises(TilecError, match="CUresult 702"):
+        raw_launch.RawLaunch((1,), (32,), 0, ["u64", "u64"], [None, None]).pair_launcher()(1, 0, 5, 6)
+    with pytest.raises(ValueError, match="2 free slots"):
+        raw_launch.RawLaunch((1,), (32,), 0, ["u64", "u64"], [None, 3]).pair_launcher()
+
+
 def test_raw_launch_reports_driver_errors(monkeypatch):
     from tilec.support.diagnostics import TilecError
 
