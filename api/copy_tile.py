@@ -9,22 +9,29 @@ dst stride (the last mode is the dst's fastest, the one before it the next), the
 carries the src's order (`CopyKey.src_order`) and which extents are small. So:
 
 - **Transposes** (the views contiguous along different modes, a conversion through
-  shared memory): a square tile on the two contiguous modes (16 KiB, 64 x 64 f32),
-  each side clamped to a small extent's class; what a short side leaves of the
-  budget goes to further modes, taken alternately in the dst's and the src's memory
-  order, so that both sides read and write longer runs (a rank-6 permute of short
-  extents becomes a batch of small transposes in one block).
+  shared memory; `TRANSPOSE_RULE` "runs", rank 2 included): short src runs, long dst
+  runs. `SRC_RUN` elements along the src's contiguous mode (`_src_run`: 32 for 8-byte
+  elements; a short mode its class, or for 1-byte elements a tile its extents fill at
+  least `SRC_MIN_USE`), `DST_RUN_BYTES` along a long dst-contiguous mode (a short one
+  whole); what the two leave of the 16 KiB budget goes to further modes, taken
+  alternately in the dst's and the src's memory order (a rank-6 permute of short
+  extents becomes a batch of small transposes in one block), and a tile under
+  `MIN_RUNS_TILE` elements grows its long sides. ("square", the rule before: a square
+  16 KiB tile on the two contiguous modes, rank-2 transposes left to the pass; a src
+  broadcast along the dst's contiguous mode keeps it.)
 - **Everything else** (both contiguous along one mode, or a src with no stride-1
-  mode): 1 KiB along the dst's contiguous mode, then the dst's next modes up to a
+  mode): 1 KiB along the dst's contiguous mode, or the row tile the plan chose from
+  the rows' length (`CopyKey.row_tile`, `row_tile`), then the dst's next modes up to a
   32 KiB tile.
 - A mode is folded into the tile only where that adds no edge tiles in every block:
   a large extent, a small power of two, or any small extent once the tile is masked
   anyway (a contiguous mode of odd small extent). A mode left out goes to the grid,
   and what is left of the budget grows the contiguous mode again.
 
-Rank-1 copies, rank-2 transposes and rank-2 copies without small extents keep the
-pass's heuristic (told the small extents, `copy_program.pass_tile_choice`), which the
-copy benchmarks tuned.
+Rank-1 copies and rank-2 copies without small extents or a row tile keep the pass's
+heuristic (told the small extents, `copy_program.pass_tile_choice`), which the copy
+benchmarks tuned. Every rule here was measured on the H100 with
+benchmarks/copy_tile_variants.py (docs/benchmarks.md, strided copies).
 """
 
 from __future__ import annotations
