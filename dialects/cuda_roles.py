@@ -10,7 +10,11 @@
     }
 
 prints as `if (threadIdx.x < 256) { ... } else { ... }` (region i on the threads of
-its warpgroups, in order) and `setmaxnreg.{inc,dec}.sync.aligned.u32 N;`. Inside the
+its warpgroups, in order) and `setmaxnreg.{inc,dec}.sync.aligned.u32 N;`.
+`cuda.named_barrier {id = 1, threads = 256}` (`bar.sync 1, 256;`) is the barrier of
+one region's threads, where a block-collective op inside a region needs its threads
+to meet (`lower-to-gpu`'s TMA store, tma.py): barrier 0 is `__syncthreads`'s, region i
+uses barrier i + 1. Inside the
 regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
 rebases the thread id of distributed code to the region's first thread). The
 reference executor runs the regions concurrently (runtime/reference/role_impls.py).
@@ -19,7 +23,7 @@ reference executor runs the regions concurrently (runtime/reference/role_impls.p
 from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, traits_def, var_region_def
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, prop_def, traits_def, var_region_def
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -27,7 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 from . import layout_roles
 from .effects import Synchronizes
 
-__all__ = ["CUDA_ROLE_OPS", "SetMaxNRegOp", "WarpSpecializeOp"]
+__all__ = ["CUDA_ROLE_OPS", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp"]
 
 
 @irdl_op_definition
@@ -88,4 +92,34 @@ class SetMaxNRegOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' must be directly in a cuda.warp_specialize region")
 
 
-CUDA_ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp]
+@irdl_op_definition
+class NamedBarrierOp(IRDLOperation):
+    """`bar.sync id, threads;`: the `threads` threads (whole warps) that reach barrier
+    `id` meet; their shared-memory accesses before it are ordered before those after."""
+
+    name = "cuda.named_barrier"
+    traits = traits_def(Synchronizes())
+    barrier_id = prop_def(IntegerAttr, prop_name="id")
+    threads = prop_def(IntegerAttr)
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, barrier_id: int, threads: int):
+        super().__init__(properties={"id": IntegerAttr(barrier_id, i64), "threads": IntegerAttr(threads, i64)})
+
+    @property
+    def index(self) -> int:
+        return self.barrier_id.value.data
+
+    @property
+    def count(self) -> int:
+        return self.threads.value.data
+
+    def verify_(self) -> None:
+        if not 0 <= self.index < 16:
+            raise VerifyException(f"'{self.name}' id must be in [0, 16), got {self.index}")
+        if self.count <= 0 or self.count % 32:
+            raise VerifyException(f"'{self.name}' threads must be a positive multiple of 32, got {self.count}")
+
+
+CUDA_ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp, NamedBarrierOp]

@@ -24,8 +24,10 @@ collective over the region's warpgroups: a distributed tensor spans the region's
 threads (`128 * n_i`, thread 0 being the region's first thread), a TMA copy is issued
 once for the region, and `layout.mbarrier_arrive` is one arrival *per warpgroup* of
 the region (a barrier released by two consumer warpgroups counts 2 arrivals, as
-CUTLASS's `PipelineTmaAsync` empty barriers do). Ops that meet the whole block
-(`layout.barrier`, `mbarrier_init`/`inval`, `tma_store`/`tma_store_wait`) are not
+CUTLASS's `PipelineTmaAsync` empty barriers do); `layout.tma_store` /
+`tma_store_wait` meet the region's threads (not the block's: a named barrier of the
+region), so consumers can store their C tile through shared memory and the TMA. Ops
+that meet the whole block (`layout.barrier`, `mbarrier_init`/`inval`) are not
 allowed inside, nor a nested `warp_specialize`; nor, found by the passes, a block-level
 `layout.copy` (`distribute` would spread it over the whole block) or an op lowered
 through shared memory and a block barrier (a layout conversion or a reduction across
@@ -71,8 +73,6 @@ BLOCK_WIDE = (
     "layout.barrier",
     "layout.mbarrier_init",
     "layout.mbarrier_inval",
-    "layout.tma_store",
-    "layout.tma_store_wait",
     "layout.warp_specialize",
 )
 """Ops that meet the whole block: not allowed inside a warp_specialize region."""

@@ -302,7 +302,8 @@ class TmaLoadOp(IRDLOperation):
 @irdl_op_definition
 class TmaStoreOp(IRDLOperation):
     """Copy the shared buffer `source` into the global tile `dest` with the TMA (after
-    the block's writes of `source`); one bulk group."""
+    the block's writes of `source`; inside a `layout.warp_specialize` region, the
+    region's: its threads meet, not the block's); one bulk group."""
 
     name = "layout.tma_store"
     traits = traits_def(Synchronizes())
@@ -329,7 +330,8 @@ class TmaStoreOp(IRDLOperation):
 @irdl_op_definition
 class TmaStoreWaitOp(IRDLOperation):
     """Wait until at most `pending` of the block's TMA stores still read shared memory;
-    then the block meets at a barrier."""
+    then the block meets at a barrier (inside a `layout.warp_specialize` region: the
+    region's stores, and the region's threads meet)."""
 
     name = "layout.tma_store_wait"
     traits = traits_def(Synchronizes())

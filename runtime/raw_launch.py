@@ -215,3 +215,39 @@ class RawLaunch:
                 raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {self.grid}, block {self.block})")
 
         return launch_pair
+
+
+class PackedLaunch:
+    """A launch whose every argument is fixed: `blobs` holds each parameter's bytes,
+    copied once into buffers aligned to 64 bytes (a `CUtensorMap` passed by value needs
+    that), so a call only names the stream. Serves parameters CuPy's launcher cannot
+    pass (tensor maps) and the repeated calls of `Kernel` (runtime/launch.py)."""
+
+    def __init__(
+        self, function: int, grid: Sequence[int], block: Sequence[int], shared_mem: int, blobs: Sequence[bytes]
+    ):
+        self.function = int(function)
+        self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+        self.block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
+        self.shared_mem = int(shared_mem)
+        self._buffers = []
+        addresses = []
+        for data in blobs:
+            buf = ctypes.create_string_buffer(len(data) + 64)
+            address = ctypes.addressof(buf)
+            address += -address % 64
+            ctypes.memmove(address, data, len(data))
+            self._buffers.append(buf)
+            addresses.append(address)
+        self._params = (ctypes.c_void_p * max(1, len(addresses)))(*addresses)
+        self._params_ptr = ctypes.addressof(self._params)
+
+    def __call__(self, stream: int) -> None:
+        """Launch on `stream` (a CUstream handle)."""
+        g, b = self.grid, self.block
+        try:
+            err = _kernel_launch()(self.function, *g, *b, self.shared_mem, stream, self._params_ptr, 0)
+        except DriverError as e:
+            err = e.status
+        if err:
+            raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")

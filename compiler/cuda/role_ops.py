@@ -28,3 +28,7 @@ class RoleEmitter(EmitterBase):
     @emits(cuda_roles.SetMaxNRegOp)
     def emit_setmaxnreg(self, op: cuda_roles.SetMaxNRegOp):
         self.line(f'asm volatile("setmaxnreg.{op.action.data}.sync.aligned.u32 {op.count};\\n" ::: "memory");')
+
+    @emits(cuda_roles.NamedBarrierOp)
+    def emit_named_barrier(self, op: cuda_roles.NamedBarrierOp):
+        self.line(f'asm volatile("bar.sync {op.index}, {op.count};" ::: "memory");')

@@ -24,13 +24,12 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 - the epilogue rounds the accumulator to bf16 and stores it from the accumulator
   layout (pairs of bf16 per thread).
 
-`--ws` runs `gemm_hopper_ws_source` instead: the warp-specialised form (a producer
-warpgroup filling the ring, consumer warpgroups running the wgmma, mbarriers "full"
-and "empty" per stage, `setmaxnreg`; its docstring), written to
-examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
-
-Not yet: a TMA-store epilogue, persistent tile scheduling; docs/benchmarks.md has the
-measured speed.
+`--ws` runs `gemm_hopper_ws_source` with `BEST_WS` instead: the warp-specialised form
+(a producer warpgroup filling the ring, consumer warpgroups running the wgmma,
+mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the
+multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue (its
+docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
+docs/benchmarks.md has the measured speed.
 """
 
 from __future__ import annotations
@@ -41,12 +40,63 @@ import sys
 def _nvmma(rows: int, cols: int, contiguous: int) -> str:
     from tilec.dialects.mma import NvmmaSharedLayout
 
-    lay = str(NvmmaSharedLayout(128, 16, contiguous == 0).composed([rows, cols]))
+    inner = cols if contiguous == 1 else rows
+    swizzle = min(128, inner * 2)  # a 128-byte swizzle needs 64 bf16 along the contiguous mode
+    lay = str(NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols]))
     lay = lay.replace(" ", "").replace("Swizzle", "swizzle").replace("o0o", " o 0 o ")
     return f"!layout.tensor<bf16, #layout.composed<{lay}>, smem>"
 
 
-def gemm_hopper_source(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4) -> str:
+def _grouped_ids(m: int, n: int, bm: int, bn: int, group: int, pid: str, indent: str) -> list[str]:
+    """The lines that give `%bx`, `%by` (the block row and column of C) of the linear
+    tile index `pid` in grouped order (Triton's `GROUP_SIZE_M`): consecutive tiles walk
+    down `group` block rows of C, then to the next block column, so the blocks in
+    flight share their A and B tiles in L2; the last group has the rows that are left."""
+    gm, gn = m // bm, n // bn
+    g = min(group, gm)
+    lines = [
+        f"{indent}// grouped order: {g} block rows of C at a time",
+        f"{indent}%grw = arith.constant {g * gn} : index",
+        f"{indent}%gg = arith.constant {g} : index",
+        f"{indent}%grpi = arith.divui {pid}, %grw : index",
+        f"{indent}%ingrp = arith.remui {pid}, %grw : index",
+        f"{indent}%grow0 = arith.muli %grpi, %gg : index",
+    ]
+    gs = "%gg"
+    if gm % g:
+        lines += [
+            f"{indent}%grows = arith.constant {gm} : index",
+            f"{indent}%gleft = arith.subi %grows, %grow0 : index",
+            f"{indent}%gsz = arith.minui %gleft, %gg : index",
+        ]
+        gs = "%gsz"
+    lines += [
+        f"{indent}%grow = arith.remui %ingrp, {gs} : index",
+        f"{indent}%bx = arith.addi %grow0, %grow : index",
+        f"{indent}%by = arith.divui %ingrp, {gs} : index",
+    ]
+    return lines
+
+
+def _launch_lines(m: int, n: int, bm: int, bn: int, threads: int, group: int) -> list[str]:
+    """`layout.launch` over the tiles of C and the block's `%bx`, `%by`: a (M/bm, N/bn)
+    grid, or with `group` > 1 a linear one walked in grouped order (`_grouped_ids`)."""
+    if group <= 1:
+        return [
+            f"  layout.launch grid(%gm, %gn, %c1) threads({threads}) {{",
+            "  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):",
+        ]
+    return [
+        f"  %ntiles = arith.constant {(m // bm) * (n // bn)} : index",
+        f"  layout.launch grid(%ntiles, %c1, %c1) threads({threads}) {{",
+        "  ^bb0(%pid: index, %b1: index, %bz: index, %tid: index):",
+        *_grouped_ids(m, n, bm, bn, group, "%pid", "    "),
+    ]
+
+
+def gemm_hopper_source(
+    m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4, group: int = 1
+) -> str:
     """The tilec program of C = A @ B (module docstring); A m x k, B k x n, C m x n,
     all row-major bf16 (`%pa`, `%pb`, `%pc`)."""
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
@@ -84,8 +134,7 @@ def gemm_hopper_source(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk:
         f"  %last = arith.constant {nk - 1} : index",
         f"  %gm = arith.constant {m // bm} : index",
         f"  %gn = arith.constant {n // bn} : index",
-        f"  layout.launch grid(%gm, %gn, %c1) threads({2 * bm}) {{",
-        "  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):",
+        *_launch_lines(m, n, bm, bn, 2 * bm, group),
     ]
     add = lines.append
     tx = 2 * (bm + bn) * bk
@@ -145,6 +194,9 @@ def gemm_hopper_ws_source(
     stages: int = 4,
     producer_regs: int = 40,
     consumer_regs: int = 232,
+    group: int = 1,
+    persistent: int = 0,
+    tma_epilogue: bool = False,
 ) -> str:
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -156,24 +208,40 @@ def gemm_hopper_ws_source(
     until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
     `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
 
-    - the producer (`setmaxnreg dec producer_regs`) fills the ring: tile kt goes to
-      stage `kt % stages` after a wait on the stage's "empty" barrier (from the second
-      round on: phase `(kt / stages - 1) % 2`), with one `mbarrier_arrive` expecting
-      the stage's bytes on its "full" barrier and two TMA loads completing on it;
+    - the producer (`setmaxnreg dec producer_regs`) fills the ring: the block's k-th
+      K step overall (counting over its tiles) goes to stage `k % stages` after a wait
+      on the stage's "empty" barrier (from the second round on: phase
+      `(k / stages - 1) % 2`), with one `mbarrier_arrive` expecting the stage's bytes
+      on its "full" barrier and two TMA loads completing on it;
     - the consumers (`setmaxnreg inc consumer_regs`) wait on "full" (phase
-      `(kt / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
+      `(k / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
       and then hand the *previous* step's stage back on its "empty" barrier (one
       arrival per consumer warpgroup: its count is `bm / 64`): the wgmma of a step
       stays in flight while the next one issues (`wait_group 1`, whose return says
       the previous step's wgmma has read its stage), as CUTLASS's consumer releases
-      the stage `K_PIPE_MMAS` behind; the last stage is never handed back (nobody
-      waits for it); no block-wide barrier in the K loop; the epilogue stores the
-      accumulator from its layout.
+      the stage `K_PIPE_MMAS` behind; after a tile's K loop (which waits for all its
+      wgmma) its last stage is handed back; no block-wide barrier in the K loop; the
+      epilogue stores the accumulator from its layout.
+
+    `group` > 1: the tiles of C are taken in grouped order (`_grouped_ids`).
+    `persistent` = P > 0: a grid of min(P, tiles) blocks (P = the GPU's multiprocessors),
+    block b taking tiles b, b + P, ... (CUTLASS's persistent tile scheduler): the ring
+    and its barriers' phases run on across the block's tiles, so the producer loads
+    the next tile's first stages while the consumers store the last one's C.
+    `tma_epilogue`: the consumers write C's tile into a 128-byte-swizzled shared
+    buffer (`layout.store`: `stmatrix`) and store it with the TMA (`layout.tma_store`,
+    the consumers' threads meeting at a named barrier), waiting for the previous
+    tile's store to have read the buffer first (`layout.tma_store_wait`) and for
+    the last before the block exits: the store of a tile runs on beside the next
+    tile's K loop. The buffer (`bm * bn * 2` bytes) comes beside the ring's
+    `stages * (bm + bn) * bk * 2`: 3 stages of 128x256x64 with it.
     """
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
         raise ValueError(
             f"gemm_hopper_ws_source: M, N multiples of {bm}, {bn}; K a multiple of {bk * stages}; bm of 64; stages >= 2"
         )
+    if persistent < 0 or group < 1:
+        raise ValueError(f"gemm_hopper_ws_source: persistent ({persistent}) >= 0, group ({group}) >= 1")
     wgs = bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
@@ -184,64 +252,119 @@ def gemm_hopper_ws_source(
         )
     head = gemm_hopper_source(m, n, k, bm, bn, bk, stages).split("\n")
     cut = next(i for i, line in enumerate(head) if line.startswith("  layout.launch"))
+    if tma_epilogue:
+        at = next(i for i, line in enumerate(head) if line.startswith("!ACC"))
+        head.insert(at, f"!SC = {_nvmma(bm, bn, 1)}")
+        cut += 1
     lines = [
-        line.replace("on Hopper's wgmma.", "on Hopper's wgmma, warp-specialised.").replace(
-            "(gemm_hopper_source)", "(gemm_hopper_ws_source)"
-        )
+        line.replace("on Hopper's wgmma.", "on Hopper's wgmma, warp-specialised.")
+        .replace("(gemm_hopper_source)", "(gemm_hopper_ws_source)")
+        .replace("examples/gemm_bf16_hopper.mlir", "examples/gemm_bf16_hopper_ws.mlir")
         for line in head[:cut]
     ]
     add = lines.append
-    add(f"  layout.launch grid(%gm, %gn, %c1) threads({128 * (wgs + 1)}) {{")
-    add("  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):")
+    threads = 128 * (wgs + 1)
+    ntiles = (m // bm) * (n // bn)
+    nprog = min(persistent, ntiles)
+    if persistent:
+        add(f"  %ntiles = arith.constant {ntiles} : index")
+        add(f"  %nprog = arith.constant {nprog} : index")
+        add(f"  layout.launch grid(%nprog, %c1, %c1) threads({threads}) {{")
+        add("  ^bb0(%pid: index, %b1: index, %bz: index, %tid: index):")
+    else:
+        lines += _launch_lines(m, n, bm, bn, threads, group)
     tx = 2 * (bm + bn) * bk
     for s in range(stages):
         add(f"    %sa{s} = layout.alloc : !SA")
         add(f"    %sb{s} = layout.alloc : !SB")
         add(f"    %full{s} = layout.mbarrier_init {{count = 1 : i64}}")
         add(f"    %empty{s} = layout.mbarrier_init {{count = {wgs} : i64}}")
+    if tma_epilogue:
+        add("    %sc = layout.alloc : !SC")
+
+    def tiles(indent: str, body) -> None:
+        """The region's walk over its tiles: `body(indent)` with `%bx`, `%by` and
+        `%base` (the block's K steps before this tile) defined."""
+        if not persistent:
+            add(f"{indent}%base = arith.constant 0 : index")
+            body(indent)
+            return
+        add(f"{indent}scf.for %t = %pid to %ntiles step %nprog {{")
+        ind = indent + "  "
+        add(f"{ind}%tsub = arith.subi %t, %pid : index")
+        add(f"{ind}%j = arith.divui %tsub, %nprog : index")
+        add(f"{ind}%base = arith.muli %j, %nk : index")
+        if group > 1:
+            lines.extend(_grouped_ids(m, n, bm, bn, group, "%t", ind))
+        else:
+            add(f"{ind}%bx = arith.divui %t, %gn : index")
+            add(f"{ind}%by = arith.remui %t, %gn : index")
+        body(ind)
+        add(f"{indent}}}")
+
+    def consumer(ind: str) -> None:
+        add(f"{ind}%acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
+        add(f"{ind}  %kall = arith.addi %base, %i : index")
+        add(f"{ind}  %round = arith.divui %kall, %cs : index")
+        add(f"{ind}  %phase = arith.remui %round, %c2 : index")
+        add(f"{ind}  %later = arith.cmpi ne, %i, %c0 : index")
+        for s in range(stages):
+            add(f"{ind}  layout.mbarrier_wait %full{s}, %phase")
+            add(f"{ind}  %acc{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} : !SA, !SB, !ACC")
+            prev = (s - 1) % stages
+            if s:
+                add(f"{ind}  layout.mbarrier_arrive %empty{prev}")
+            else:
+                add(f"{ind}  scf.if %later {{")
+                add(f"{ind}    layout.mbarrier_arrive %empty{prev}")
+                add(f"{ind}  }}")
+        add(f"{ind}  scf.yield %acc{stages} : !ACC")
+        add(f"{ind}}}")
+        if persistent:
+            add(f"{ind}// the loop waited for all its wgmma: the tile's last stage is free")
+            add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")
+        add(f"{ind}%h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
+        add(f"{ind}%tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
+        if tma_epilogue:
+            add(f"{ind}// the previous tile's TMA store has read %sc")
+            add(f"{ind}layout.tma_store_wait {{pending = 0 : i64}}")
+            add(f"{ind}layout.store %h, %sc : tensor<{bm}x{bn}xbf16, #mma>, !SC")
+            add(f"{ind}layout.tma_store %sc, %tc : !SC, !TC")
+        else:
+            add(f"{ind}layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
+
+    def producer(ind: str) -> None:
+        add(f"{ind}scf.for %i = %c0 to %nk step %cs {{")
+        add(f"{ind}  %kall = arith.addi %base, %i : index")
+        add(f"{ind}  %round = arith.divui %kall, %cs : index")
+        add(f"{ind}  %first = arith.cmpi eq, %round, %c0 : index")
+        add(f"{ind}  %prev = arith.subi %round, %c1 : index")
+        add(f"{ind}  %ephase = arith.remui %prev, %c2 : index")
+        for s in range(stages):
+            add(f"{ind}  %kt{s} = arith.addi %i, %o{s} : index" if s else f"{ind}  %kt0 = arith.addi %i, %c0 : index")
+            add(f"{ind}  scf.if %first {{")
+            add(f"{ind}  }} else {{")
+            add(f"{ind}    layout.mbarrier_wait %empty{s}, %ephase")
+            add(f"{ind}  }}")
+            add(f"{ind}  layout.mbarrier_arrive %full{s} {{tx = {tx} : i64}}")
+            add(f"{ind}  %ta{s} = layout.tile %A[%bx, %kt{s}] {{tile = array<i64: {bm}, {bk}>}} : !GA -> !TA")
+            add(f"{ind}  %tb{s} = layout.tile %B[%kt{s}, %by] {{tile = array<i64: {bk}, {bn}>}} : !GB -> !TB")
+            add(f"{ind}  layout.tma_load %ta{s}, %sa{s}, %full{s} : !TA, !SA")
+            add(f"{ind}  layout.tma_load %tb{s}, %sb{s}, %full{s} : !TB, !SB")
+        add(f"{ind}}}")
+
     add(f"    layout.warp_specialize warpgroups({wgs}, 1) {{")
     add(f"      // consumers: warpgroups 0 .. {wgs - 1}")
     add(f"      layout.setmaxnreg inc {consumer_regs}")
     add("      %zero = arith.constant dense<0.0> : !ACC")
-    add("      %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
-    add("        %round = arith.divui %i, %cs : index")
-    add("        %phase = arith.remui %round, %c2 : index")
-    add("        %later = arith.cmpi ne, %i, %c0 : index")
-    for s in range(stages):
-        add(f"        layout.mbarrier_wait %full{s}, %phase")
-        add(f"        %acc{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} : !SA, !SB, !ACC")
-        prev = (s - 1) % stages
-        if s:
-            add(f"        layout.mbarrier_arrive %empty{prev}")
-        else:
-            add("        scf.if %later {")
-            add(f"          layout.mbarrier_arrive %empty{prev}")
-            add("        }")
-    add(f"        scf.yield %acc{stages} : !ACC")
-    add("      }")
-    add("      %h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
-    add(f"      %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
-    add(f"      layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
+    tiles("      ", consumer)
+    if tma_epilogue:
+        add("      // the last TMA store has read %sc before the block exits")
+        add("      layout.tma_store_wait {pending = 0 : i64}")
     add("    }, {")
     add(f"      // producer: warpgroup {wgs}")
     add(f"      layout.setmaxnreg dec {producer_regs}")
-    add("      scf.for %i = %c0 to %nk step %cs {")
-    add("        %round = arith.divui %i, %cs : index")
-    add("        %first = arith.cmpi eq, %round, %c0 : index")
-    add("        %prev = arith.subi %round, %c1 : index")
-    add("        %ephase = arith.remui %prev, %c2 : index")
-    for s in range(stages):
-        add(f"        %kt{s} = arith.addi %i, %o{s} : index" if s else "        %kt0 = arith.addi %i, %c0 : index")
-        add("        scf.if %first {")
-        add("        } else {")
-        add(f"          layout.mbarrier_wait %empty{s}, %ephase")
-        add("        }")
-        add(f"        layout.mbarrier_arrive %full{s} {{tx = {tx} : i64}}")
-        add(f"        %ta{s} = layout.tile %A[%bx, %kt{s}] {{tile = array<i64: {bm}, {bk}>}} : !GA -> !TA")
-        add(f"        %tb{s} = layout.tile %B[%kt{s}, %by] {{tile = array<i64: {bk}, {bn}>}} : !GB -> !TB")
-        add(f"        layout.tma_load %ta{s}, %sa{s}, %full{s} : !TA, !SA")
-        add(f"        layout.tma_load %tb{s}, %sb{s}, %full{s} : !TB, !SB")
-    add("      }")
+    tiles("      ", producer)
     add("    }")
     add("  }")
     add("  func.return")
@@ -255,7 +378,14 @@ EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16_hopper.mlir."""
 
 EXAMPLE_WS_SHAPE = (256, 256, 512)
-"""The shape of examples/gemm_bf16_hopper_ws.mlir (two rounds of the 4-stage ring)."""
+"""The shape of examples/gemm_bf16_hopper_ws.mlir (`BEST_WS`: 2 tiles of 128 x 256, 16
+K steps each, four rounds of the 4-stage ring)."""
+
+BEST_WS = {"bk": 32, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True}
+"""The fastest warp-specialised configuration measured on the H100 (docs/benchmarks.md,
+`wgmma:128x256x32:4:ws:p:g8:tma`): 128 x 256 x 32 tiles, a 4-stage ring (96 KiB) beside
+the 64 KiB C buffer of the TMA-store epilogue, grouped order of 8 block rows, persistent
+over the H100's 132 multiprocessors (`main` takes the GPU's own count)."""
 
 
 def main(argv: list[str]) -> int:
@@ -265,7 +395,19 @@ def main(argv: list[str]) -> int:
     argv = [a for a in argv if a != "--ws"]
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
     if ws:
-        return run_and_check(gemm_hopper_ws_source, (m, n, k), EXAMPLE_WS_SHAPE, "sm_90a")
+        best = dict(BEST_WS)
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                best["persistent"] = torch.cuda.get_device_properties(0).multi_processor_count
+        except ImportError:
+            pass
+
+        def build(m: int, n: int, k: int) -> str:
+            return gemm_hopper_ws_source(m, n, k, **best)
+
+        return run_and_check(build, (m, n, k), EXAMPLE_WS_SHAPE, "sm_90a")
     return run_and_check(gemm_hopper_source, (m, n, k), EXAMPLE_SHAPE, "sm_90a")
 
 

@@ -14,6 +14,9 @@ result visible to the block:
 - `tma_store %s, %g`: every thread fences its shared writes for the async proxy and
   the block meets; thread 0 issues the store and commits its bulk group.
 - `tma_store_wait {pending}`: thread 0 waits for the group reads; the block meets.
+- Inside region i of a `warp_specialize`, "the block" of these two is the region: its
+  threads meet at `cuda.named_barrier` i + 1 (`bar.sync i + 1, threads`) and its first
+  thread issues the store and the waits (the consumers' TMA-store epilogue).
 - `mbarrier_inval`: the block meets (every wait done); thread 0 invalidates.
 
 The shared buffer of a TMA copy is aligned to what the copy engine and the swizzle
@@ -28,7 +31,7 @@ from xdsl.dialects import gpu, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tilec.dialects import cuda, cuda_tma, layout_roles, layout_tma
+from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
 
 from .._gpu_builder import V
 from .base import KernelBase, _fail, lowers
@@ -136,17 +139,27 @@ class TmaLowering(KernelBase):
         bar = self._bar(op.bar)
         self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off) for cs, off in self._boxes(plan, coords)))
 
+    def _meet(self, op: Operation) -> None:
+        """The threads running `op` meet: the block (`gpu.barrier`) or, inside a
+        warp_specialize region, the region (`cuda.named_barrier`, id region + 1)."""
+        role = layout_roles.role_of(op)
+        if role is None:
+            self.b.add(gpu.BarrierOp())
+            return
+        ws, i = role
+        self.b.add(cuda_roles.NamedBarrierOp(i + 1, layout_roles.WARPGROUP * ws.counts[i]))
+
     @lowers(layout_tma.TmaStoreOp)
     def op_tma_store(self, op: layout_tma.TmaStoreOp):
         tmap, plan, coords = self._map_and_coords(op)
         src = self._smem(op, op.source, plan.geometry.smem_align)
         self._comment(f"TMA store (cp.async.bulk.tensor): {plan.geometry.describe()}")
         self.b.add(cuda_tma.FenceProxyAsyncOp())
-        self.b.add(gpu.BarrierOp())
+        self._meet(op)
         stores = [cuda_tma.TmaStoreOp(tmap, cs, src, off) for cs, off in self._boxes(plan, coords)]
         self._elect(*stores, cuda_tma.BulkCommitOp())
 
     @lowers(layout_tma.TmaStoreWaitOp)
     def op_tma_store_wait(self, op: layout_tma.TmaStoreWaitOp):
         self._elect(cuda_tma.BulkWaitReadOp(op.pending.value.data))
-        self.b.add(gpu.BarrierOp())
+        self._meet(op)

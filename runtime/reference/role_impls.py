@@ -19,6 +19,11 @@ the block's accesses before it before those after it (the block's barrier epoch 
 on): the arrivals the phase collected are what made the wait return (an
 over-approximation of the release/acquire pairs: it can hide a race between two
 regions that an mbarrier orders only for other data).
+
+A barrier of one region's threads (`cuda.named_barrier`, and the meeting of a
+region's threads in `layout.tma_store` / `tma_store_wait`) requires every thread of
+the region (in each block that runs it) and moves the block's epoch on: the same
+over-approximation for the other regions' accesses.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from xdsl.ir import Operation, Region
 from tilec.dialects import cuda_roles, layout_roles
 
 from .errors import ExecutionError
-from .executor import ReferenceInterpreter
+from .executor import ReferenceInterpreter, barrier
 
 STACK_BYTES = 256 << 20
 """Stack of each region's Python thread (the interpreter recurses per nested region)."""
@@ -211,6 +216,34 @@ def wait_until(interp: ReferenceInterpreter, ready: Callable[[], bool], fail: Ca
     return True
 
 
+def region_barrier(interp: ReferenceInterpreter, op: Operation) -> None:
+    """The threads of the running warp_specialize region meet (outside one: the
+    block's barrier, executor.barrier). A region whose threads are only partly active
+    in a block (divergent control flow) is an error."""
+    grid = interp.grid
+    if grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a launch")
+    role = current_role(interp)
+    if role is None:
+        barrier(interp, op, grid)
+        return
+    mask = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
+    per = mask.reshape(grid.num_blocks, grid.threads_per_block)[:, role.first : role.first + role.threads]
+    count = per.sum(axis=1)
+    partial = (count > 0) & (count < role.threads)
+    if partial.any():
+        b = int(np.argmax(partial))
+        t = b * grid.threads_per_block + role.first + int(np.argmin(per[b]))
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(t)} does not reach the barrier of its warp_specialize region "
+            f"({int(count[b])} of the region's {role.threads} threads in block {b} do)",
+            thread=t,
+            block=b,
+        )
+    grid.epoch += (count > 0).astype(np.int32)
+
+
 def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], regions: list[Region]) -> None:
     grid = interp.grid
     if grid is None:
@@ -261,6 +294,19 @@ class RoleFunctions(InterpreterFunctions):
     @impl(layout_roles.SetMaxNRegOp)
     def run_setmaxnreg(self, interp: ReferenceInterpreter, op: layout_roles.SetMaxNRegOp, args):
         _check_setmaxnreg(interp, op)
+        return ()
+
+    @impl(cuda_roles.NamedBarrierOp)
+    def run_named_barrier(self, interp: ReferenceInterpreter, op: cuda_roles.NamedBarrierOp, args):
+        grid = interp.grid
+        if grid is None:
+            raise ExecutionError(op, f"'{op.name}' outside a launch")
+        role = current_role(interp)
+        want = role.threads if role is not None else grid.threads_per_block
+        if op.count != want:
+            where = "its warp_specialize region" if role is not None else "the block"
+            raise ExecutionError(op, f"bar.sync {op.index} counts {op.count} threads, but {where} has {want}")
+        region_barrier(interp, op)
         return ()
 
     @impl(cuda_roles.SetMaxNRegOp)

@@ -32,7 +32,7 @@ from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.tma import box_offsets
 
 from .errors import ExecutionError
-from .executor import ReferenceInterpreter, barrier
+from .executor import ReferenceInterpreter
 from .layout_impls import (
     Access,
     View,
@@ -44,7 +44,7 @@ from .layout_impls import (
 )
 from .memory import SHARED, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
-from .role_impls import current_role, note_barrier_change, wait_until
+from .role_impls import current_role, note_barrier_change, region_barrier, wait_until
 from .simt import Grid, whole_block
 
 # ------------------------------------------------------------------ the barrier
@@ -426,7 +426,7 @@ class TmaFunctions(InterpreterFunctions):
     @impl(layout_tma.TmaStoreOp)
     def run_tma_store(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreOp, args):
         grid, blocks = _collective(interp, op)
-        barrier(interp, op, grid)  # fence.proxy.async + the block's barrier
+        region_barrier(interp, op)  # fence.proxy.async + the block's (region's) barrier
         s, g = _view(op, args[0]), _view(op, args[1])
         acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
         rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
@@ -441,7 +441,7 @@ class TmaFunctions(InterpreterFunctions):
     def run_tma_store_wait(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreWaitOp, args):
         grid, blocks = _collective(interp, op)
         _bulk(grid).wait(blocks, op.pending.value.data)
-        barrier(interp, op, grid)
+        region_barrier(interp, op)
         return ()
 
     # ---------------------------------------------------------------- GPU level

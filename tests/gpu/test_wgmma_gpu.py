@@ -118,13 +118,42 @@ def test_hopper_gemm_example():
 
 
 def test_hopper_ws_gemm_example():
-    """The warp-specialised GEMM (`--ws`: a producer warpgroup, 2 consumer warpgroups,
-    mbarriers full/empty per stage, setmaxnreg) at 1024 x 768 x 2048 on the GPU: output
+    """The warp-specialised GEMM (`--ws`, `BEST_WS`: a producer warpgroup, 2 consumer
+    warpgroups, mbarriers full/empty per stage, setmaxnreg, persistent over the
+    multiprocessors, TMA-store epilogue) at 1024 x 768 x 2048 on the GPU: output
     poisoned with NaN, checked elementwise against float64 within `mma_error_bound`
-    (examples/python/gemm_bf16_hopper.py `main`); 2048 / 64 = 32 K steps: 8 rounds of
+    (examples/python/gemm_bf16_hopper.py `main`); 2048 / 32 = 64 K steps: 16 rounds of
     the 4-stage ring, so every phase parity of every barrier is used several times."""
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
     import gemm_bf16_hopper
 
     assert gemm_bf16_hopper.main(["--ws", "1024", "768", "2048"]) == 0
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bk": 64, "stages": 2},
+        {"persistent": 10, "tma_epilogue": False, "bk": 64, "stages": 4},
+        {"group": 4, "tma_epilogue": True, "bk": 32, "stages": 4},
+        {"persistent": 132, "group": 8, "tma_epilogue": True, "bk": 32, "stages": 4},
+    ],
+    ids=["persistent-grouped-tma", "persistent", "grouped-tma-bk32", "persistent-more-blocks-than-tiles"],
+)
+def test_hopper_ws_gemm_schedules(kw):
+    """The warp-specialised GEMM's tile schedules and epilogues at 1024 x 768 x 2048
+    (8 x 3 = 24 tiles of 128 x 256): persistent over 10 blocks (2 or 3 tiles each: the
+    ring's phases run on across tiles), or 132 (more blocks than tiles); grouped order
+    with a last group of fewer rows (8 % 3); the stmatrix + TMA-store epilogue (the
+    store of a tile in flight during the next tile's K loop). Output poisoned with NaN,
+    checked elementwise against float64 within `mma_error_bound` (`run_and_check`)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_bf16
+    import gemm_bf16_hopper
+
+    def build(m, n, k):
+        return gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, **kw)
+
+    assert gemm_bf16.run_and_check(build, (1024, 768, 2048), (256, 256, 512), "sm_90a") == 0

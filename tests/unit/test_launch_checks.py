@@ -268,3 +268,94 @@ def test_bf16_buffers_take_uint16_bits_and_nothing_else():
     check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="<u2")))
     with pytest.raises(TilecError, match="argument 'x': expected bfloat16, got float16"):
         check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="<f2")))
+
+
+# ---------------------------------------------------------------- replayed calls
+
+
+class _FakeFunction:
+    ptr = 0xF00
+
+
+def _fake_driver(monkeypatch, kernel):
+    """Route `kernel`'s launches to a recorder: (function, grid, block, shared, stream,
+    the three parameters (u64, u64, i64) read back from the params array)."""
+    import ctypes
+
+    from tilec.runtime import raw_launch
+
+    calls = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        types = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
+        values = [ctypes.cast(ptrs[i], ctypes.POINTER(t)).contents.value for i, t in enumerate(types)]
+        assert all(ptrs[i] % 64 == 0 for i in range(3))
+        calls.append((fn, (gx, gy, gz), (bx, by, bz), smem, stream, values))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "available", lambda: True)
+    monkeypatch.setattr(raw_launch, "current_device", lambda: 0)
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    monkeypatch.setattr(kernel, "_function", lambda name: _FakeFunction())
+    return calls
+
+
+def test_a_repeated_call_replays_its_packed_launches(monkeypatch, tmp_path):
+    kernel = Kernel(S.copy_1d("f32"), cache=KernelCache(tmp_path))
+    calls = _fake_driver(monkeypatch, kernel)
+    src, dst = FakeDeviceArray(0x10000), FakeDeviceArray(0x20000)
+    kernel(src, dst, 4096, stream=7)
+    assert calls == [(0xF00, (4, 1, 1), (256, 1, 1), 0, 7, [0x10000, 0x20000, 4096])]
+
+    def no_host_run(*args):
+        raise AssertionError("the host function ran again")
+
+    monkeypatch.setattr(kernel, "launches", no_host_run)
+    kernel(src, dst, 4096, stream=9)
+    kernel(FakeDeviceArray(0x10000), FakeDeviceArray(0x20000), 4096, stream=9)  # equal, not the same objects
+    assert calls[1:] == [(0xF00, (4, 1, 1), (256, 1, 1), 0, 9, [0x10000, 0x20000, 4096])] * 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda src, dst, n: (FakeDeviceArray(0x30000), dst, n),  # another pointer
+        lambda src, dst, n: (src, dst, 5000),  # another extent: another grid
+        lambda src, dst, n: (src, FakeDeviceArray(0x20000, shape=(8192,)), n),  # another shape
+        lambda src, dst, n: (src, dst, True),  # a bool is not the int 1
+    ],
+)
+def test_a_call_that_differs_in_anything_runs_the_general_path(monkeypatch, tmp_path, change):
+    kernel = Kernel(S.copy_1d("f32"), cache=KernelCache(tmp_path))
+    calls = _fake_driver(monkeypatch, kernel)
+    src, dst = FakeDeviceArray(0x10000), FakeDeviceArray(0x20000)
+    kernel(src, dst, 4096, stream=0)
+    args = change(src, dst, 4096)
+    if args[2] is True:
+        with pytest.raises(TilecError, match="expected an integer"):
+            kernel(*args, stream=0)
+        return
+    general = []
+    real = kernel.launches
+    monkeypatch.setattr(kernel, "launches", lambda *a: general.append(a) or real(*a))
+    kernel(*args, stream=0)
+    assert len(general) == 1 and len(calls) == 2
+    assert calls[1][-1][0] == args[0].__cuda_array_interface__["data"][0]
+    assert calls[1][1] == ((5000 + 1023) // 1024 if args[2] == 5000 else 4, 1, 1)
+
+
+def test_replayed_calls_are_bounded_and_need_a_device(monkeypatch, tmp_path):
+    from tilec.runtime import launch as launch_module
+    from tilec.runtime import raw_launch
+
+    kernel = Kernel(S.copy_1d("f32"), cache=KernelCache(tmp_path))
+    calls = _fake_driver(monkeypatch, kernel)
+    monkeypatch.setattr(launch_module, "_PACKED_CALLS", 2)
+    for ptr in (0x10000, 0x11000, 0x12000):
+        kernel(FakeDeviceArray(ptr), FakeDeviceArray(0x20000), 4096, stream=0)
+    assert len(kernel._packed) == 1 and len(calls) == 3
+    monkeypatch.setattr(raw_launch, "current_device", lambda: None)
+    kernel._packed.clear()
+    kernel(FakeDeviceArray(0x10000), FakeDeviceArray(0x20000), 4096, stream=0)
+    assert kernel._packed == {} and len(calls) == 4

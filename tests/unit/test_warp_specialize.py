@@ -29,9 +29,9 @@ SMALL = gemm_bf16_hopper.gemm_hopper_ws_source(64, 64, 256, bm=64, bn=64, bk=64,
 
 
 def test_ws_example_is_generated():
-    """examples/gemm_bf16_hopper_ws.mlir is `gemm_hopper_ws_source(*EXAMPLE_WS_SHAPE)`
+    """examples/gemm_bf16_hopper_ws.mlir is `gemm_hopper_ws_source(*EXAMPLE_WS_SHAPE, **BEST_WS)`
     (tests/unit/test_examples.py runs it and checks it after the default pipeline)."""
-    text = gemm_bf16_hopper.gemm_hopper_ws_source(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE)
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE, **gemm_bf16_hopper.BEST_WS)
     assert (ROOT / "examples" / "gemm_bf16_hopper_ws.mlir").read_text() == text
 
 
@@ -190,3 +190,128 @@ def test_writes_inside_regions_are_audited():
     with audit_writes() as audit:
         run(m, random_inputs(m, 0))
     assert int(np.asarray(audit.written["%pc"]).sum()) == 64 * 64
+
+
+SCHEDULED = gemm_bf16_hopper.gemm_hopper_ws_source(
+    128, 192, 256, bm=64, bn=64, bk=64, stages=2, persistent=4, group=2, tma_epilogue=True
+)
+"""6 tiles (2 x 3) on 4 persistent blocks (two of them take 2 tiles: the ring's phases
+run on across tiles), in grouped order of 2 block rows, C through stmatrix + TMA stores."""
+
+
+def _check_gemm(text: str, m: int, n: int, k: int, level: str) -> None:
+    inputs, out = _gemm_out(text, level)
+    a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(m, k)).astype(np.float64)
+    b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(k, n)).astype(np.float64)
+    got = bf16_to_f32(np.asarray(out).reshape(m, n)).astype(np.float64)
+    exact, mag = a @ b, abs(a) @ abs(b)
+    gamma = k * 2.0**-24  # f32 accumulation of k products, then one bf16 rounding
+    assert np.all(abs(got - exact) <= gamma * mag + 2.0**-8 * (abs(exact) + gamma * mag))
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"persistent": 4, "group": 2, "tma_epilogue": True},
+        {"persistent": 4},
+        {"group": 2, "tma_epilogue": True},
+        {"persistent": 9, "tma_epilogue": True, "bk": 32, "stages": 4},
+    ],
+    ids=["persistent-grouped-tma", "persistent", "grouped-tma", "more-blocks-than-tiles-bk32"],
+)
+def test_ws_schedules_match_numpy(kw, level):
+    """The schedules and epilogues of the warp-specialised GEMM compute C = A @ B on
+    the reference executor, before and after `default` (192 x 128 x 256: 3 block rows,
+    so the last group of 2 has 1 row; 32-wide K tiles use a 64-byte swizzle for A)."""
+    kw = {"bk": 64, "stages": 2, **kw}
+    _check_gemm(gemm_bf16_hopper.gemm_hopper_ws_source(192, 128, 256, bm=64, bn=64, **kw), 192, 128, 256, level)
+
+
+def test_scheduled_ws_gemm_equivalent_and_compiles():
+    """The persistent, grouped, TMA-store-epilogue GEMM is equivalent after `default`;
+    its CUDA walks the tiles in both regions, stores C with stmatrix and TMA stores
+    whose region meets at named barrier 1 (never __syncthreads after the split), waits
+    for the previous store before the buffer is rewritten and before exit; it compiles
+    for sm_90a without spills."""
+    after = assert_pass_preserves(SCHEDULED, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    split = cuda[cuda.index("if (threadIdx.x <") :]
+    assert "__syncthreads" not in split
+    assert cuda.count("for (int t") == 2 and "< 6;" in cuda and "+= 4)" in cuda
+    assert cuda.count("stmatrix.sync.aligned.m8n8.x4") == 4
+    assert cuda.count('asm volatile("bar.sync 1, 128;" ::: "memory");') == 3
+    assert cuda.count("tilec_bulk_wait_group_read<0>();") == 2
+    assert cuda.count("cp.async.bulk.tensor.2d.global.shared::cta") == 1
+    result = compile_sm90_or_skip(cuda)
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores == 0
+
+
+def test_full_size_scheduled_ws_gemm_compiles():
+    """The benchmarked kernel (128 x 256 x 32 tiles, 4 stages, persistent over 132
+    blocks, grouped by 8, TMA-store epilogue) at 4096^3 compiles for sm_90a: 168
+    registers at entry, no spills, 16 stmatrix.x4 and 4 TMA store boxes of 64 x 128."""
+    text = gemm_bf16_hopper.gemm_hopper_ws_source(
+        4096, 4096, 4096, bk=32, stages=4, persistent=132, group=8, tma_epilogue=True
+    )
+    m = parse_module(text, "t.mlir")
+    run_pipeline(m, "default")
+    cuda = emit(m, "cuda")
+    assert "// layout.store 128x256xbf16 to smem: 16 stmatrix.x4 per thread" in cuda
+    assert "4 boxes 64x128 (dims [1, 0] of the view), swizzle 128B, 65536 bytes" in cuda
+    assert "A K-major, swizzle 64B" in cuda
+    result = compile_sm90_or_skip(cuda)
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(result).values()
+    assert (usage.registers, usage.spill_stores) == (168, 0)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_missing_tma_store_wait_is_a_race(level):
+    """Without the wait for the previous tile's TMA store, the next tile's stmatrix
+    writes the C buffer while the store still reads it: reported at both levels."""
+    lines = SCHEDULED.split("\n")
+    i = next(j for j, line in enumerate(lines) if "previous tile's TMA store" in line)
+    assert "layout.tma_store_wait" in lines[i + 1]
+    m = parse_module("\n".join(lines[: i + 1] + lines[i + 2 :]), "t.mlir")
+    if level == "lowered":
+        run_pipeline(m, "default")
+    with pytest.raises(ExecutionError, match="while a TMA store is still reading it"):
+        run(m, random_inputs(m, 0))
+
+
+def test_tma_store_wait_reached_by_part_of_the_region():
+    """`layout.tma_store_wait` in a region meets the region's threads: reached by half
+    of them, it is reported (a hang on the GPU)."""
+    text = SCHEDULED.replace(
+        "      // the last TMA store has read %sc before the block exits\n      layout.tma_store_wait {pending = 0 : i64}\n",
+        "      %c64 = arith.constant 64 : index\n      %low = arith.cmpi ult, %tid, %c64 : index\n"
+        "      scf.if %low {\n        layout.tma_store_wait {pending = 0 : i64}\n      }\n",
+    )
+    assert "scf.if %low" in text
+    m = parse_module(text, "t.mlir")
+    with pytest.raises(ExecutionError, match="only 64 of the 128 threads of the warp_specialize region"):
+        run(m, random_inputs(m, 0))
+
+
+@pytest.mark.parametrize("threads", [256, 64])
+def test_named_barrier_counts_the_region(threads):
+    """`cuda.named_barrier` in a region must count the region's threads: a count that
+    is not (a hang or an early release on the GPU) is reported."""
+    from tilec.dialects import cuda_roles
+
+    m = parse_module(SCHEDULED, "t.mlir")
+    run_pipeline(m, "default")
+    bars = [op for op in m.walk() if isinstance(op, cuda_roles.NamedBarrierOp)]
+    assert len(bars) == 3 and all((b.index, b.count) == (1, 128) for b in bars)
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    bars[0].properties["threads"] = IntegerAttr(threads, i64)
+    with pytest.raises(
+        ExecutionError, match=f"bar.sync 1 counts {threads} threads, but its warp_specialize region has 128"
+    ):
+        run(m, random_inputs(m, 0))

@@ -17,6 +17,7 @@
 // CHECK-NEXT:   cuda.setmaxnreg dec 24
 // CHECK-NEXT: }, {
 // CHECK-NEXT:   cuda.setmaxnreg inc 256
+// CHECK-NEXT:   cuda.named_barrier {id = 2 : i64, threads = 256 : i64}
 // CHECK-NEXT: }
 
 func.func @not_whole_block() {
@@ -226,6 +227,26 @@ func.func @layout_spans_the_block_not_the_region(%p: !layout.ptr<bf16, align 16>
       cuda.setmaxnreg inc 260
     }, {
     }
+    "gpu.return"() : () -> ()
+  }) {sym_name = "f", gpu.kernel} : () -> ()
+}) : () -> ()
+
+// -----
+
+"gpu.module"() <{sym_name = "k"}> ({
+  "gpu.func"() <{function_type = () -> ()}> ({
+    // expected-error @+1 {{'cuda.named_barrier' id must be in [0, 16), got 16}}
+    cuda.named_barrier {id = 16 : i64, threads = 128 : i64}
+    "gpu.return"() : () -> ()
+  }) {sym_name = "f", gpu.kernel} : () -> ()
+}) : () -> ()
+
+// -----
+
+"gpu.module"() <{sym_name = "k"}> ({
+  "gpu.func"() <{function_type = () -> ()}> ({
+    // expected-error @+1 {{'cuda.named_barrier' threads must be a positive multiple of 32, got 100}}
+    cuda.named_barrier {id = 1 : i64, threads = 100 : i64}
     "gpu.return"() : () -> ()
   }) {sym_name = "f", gpu.kernel} : () -> ()
 }) : () -> ()

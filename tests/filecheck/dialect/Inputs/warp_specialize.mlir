@@ -23,6 +23,7 @@ func.func @roles(%pa: !layout.ptr<f32, align 16>) {
       cuda.setmaxnreg dec 24
     }, {
       cuda.setmaxnreg inc 256
+      cuda.named_barrier {id = 2 : i64, threads = 256 : i64}
     }
     "gpu.return"() : () -> ()
   }) {sym_name = "f", gpu.kernel} : () -> ()
