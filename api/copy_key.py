@@ -66,6 +66,11 @@ class CopyKey:
     (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
     dst_flat: bool = False
     """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
+    row_tile: int = 0
+    """Non-transposing tiles whose dst rows (the last merged mode, contiguous, longer
+    than `SMALL_EXTENT`) are read contiguously or broadcast: the tile along the rows,
+    chosen from their length (`copy_tile.row_tile`: rows of 254 get 256, not 512 half
+    empty; rows of 41440 get 4 KiB); 0: the usual rows."""
 
     @property
     def rank(self) -> int:

@@ -22,10 +22,11 @@ a 2-D transpose, and a contiguous copy is one mode.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
+from . import copy_tile
 from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey
 
 
@@ -215,8 +216,6 @@ def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_p
     else `key` unchanged. The gather kernel reads scalars and writes a flat dst with
     vectors (else scalars): its key keeps a flat dst pointer's alignment only, no
     stride facts."""
-    from dataclasses import replace
-
     from . import copy_gather as g
 
     if g.POLICY == "never" or len(ns) < 2:
@@ -275,5 +274,8 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
     )
+    rows = copy_tile.row_tile(key, ns[-1])
+    if rows:
+        key = replace(key, row_tile=rows)
     key = _gather_key(key, ns, ss, ds, dst_ptr)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -9,22 +9,29 @@ dst stride (the last mode is the dst's fastest, the one before it the next), the
 carries the src's order (`CopyKey.src_order`) and which extents are small. So:
 
 - **Transposes** (the views contiguous along different modes, a conversion through
-  shared memory): a square tile on the two contiguous modes (16 KiB, 64 x 64 f32),
-  each side clamped to a small extent's class; what a short side leaves of the
-  budget goes to further modes, taken alternately in the dst's and the src's memory
-  order, so that both sides read and write longer runs (a rank-6 permute of short
-  extents becomes a batch of small transposes in one block).
+  shared memory; `TRANSPOSE_RULE` "runs", rank 2 included): short src runs, long dst
+  runs. `SRC_RUN` elements along the src's contiguous mode (`_src_run`: 32 for 8-byte
+  elements; a short mode its class, or for 1-byte elements a tile its extents fill at
+  least `SRC_MIN_USE`), `DST_RUN_BYTES` along a long dst-contiguous mode (a short one
+  whole); what the two leave of the 16 KiB budget goes to further modes, taken
+  alternately in the dst's and the src's memory order (a rank-6 permute of short
+  extents becomes a batch of small transposes in one block), and a tile under
+  `MIN_RUNS_TILE` elements grows its long sides. ("square", the rule before: a square
+  16 KiB tile on the two contiguous modes, rank-2 transposes left to the pass; a src
+  broadcast along the dst's contiguous mode keeps it.)
 - **Everything else** (both contiguous along one mode, or a src with no stride-1
-  mode): 1 KiB along the dst's contiguous mode, then the dst's next modes up to a
+  mode): 1 KiB along the dst's contiguous mode, or the row tile the plan chose from
+  the rows' length (`CopyKey.row_tile`, `row_tile`), then the dst's next modes up to a
   32 KiB tile.
 - A mode is folded into the tile only where that adds no edge tiles in every block:
   a large extent, a small power of two, or any small extent once the tile is masked
   anyway (a contiguous mode of odd small extent). A mode left out goes to the grid,
   and what is left of the budget grows the contiguous mode again.
 
-Rank-1 copies, rank-2 transposes and rank-2 copies without small extents keep the
-pass's heuristic (told the small extents, `copy_program.pass_tile_choice`), which the
-copy benchmarks tuned.
+Rank-1 copies and rank-2 copies without small extents or a row tile keep the pass's
+heuristic (told the small extents, `copy_program.pass_tile_choice`), which the copy
+benchmarks tuned. Every rule here was measured on the H100 with
+benchmarks/copy_tile_variants.py (docs/benchmarks.md, strided copies).
 """
 
 from __future__ import annotations
@@ -56,14 +63,98 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(int(n), 1).bit_length() - 1)
 
 
+TRANSPOSE_RULE = "runs"
+"""How `copy_tile` tiles transposes: "runs" (short src runs, dst runs of
+`DST_RUN_BYTES`, rank-2 transposes too) or "square" (the square 16 KiB tile of
+before, rank-2 transposes left to the `tile` pass), for benchmarks/copy_tile_variants.py."""
+SRC_RUN = 16
+"""Elements of a transposing tile along the src's contiguous mode (`_src_run`: 32 for
+8-byte elements; a short mode its class, or less, `SRC_MIN_USE`). Short src runs lose little (the rest of each 32-byte
+sector is read by the neighbouring blocks, from L2) and leave the budget to the dst
+side (H100, strided set: cases 00, 29, 36, 42 gain 15-150% over tiles of 64-128)."""
+SRC_MIN_USE = 0.7
+"""Least share of useful slots, over every extent of its class, of the tile along a
+short src-contiguous mode of 1-byte elements longer than `SRC_RUN` (37 in tiles of 8,
+not 64)."""
+DST_RUN_BYTES = 256
+"""Bytes of a transposing tile along the dst's contiguous mode when that is long (a
+short one is taken whole)."""
+GROW_TRANSPOSE = False
+"""Whether what a transposing tile leaves of its budget grows its two contiguous
+modes again (else only up to `MIN_RUNS_TILE` elements: rows of 5 transposed from a
+long src mode get 256 x 8, not 16 x 8)."""
+MIN_RUNS_TILE = 2048
+
+
 def leaves_tile_to_pass(key: CopyKey) -> bool:
     """Whether `copy_tile` keeps the `tile` pass's heuristic for the key (rank-1
-    copies, rank-2 transposes, rank-2 copies without small extents)."""
+    copies, rank-2 copies without small extents, and rank-2 transposes under the
+    "square" `TRANSPOSE_RULE`)."""
     rank = key.rank
     cd = rank - 1 if key.dst_strides[-1] == 1 else None
     cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
     transpose = cs is not None and cd is not None and cs != cd
-    return rank == 1 or (rank == 2 and (transpose or not any(key.small_extents or (None,) * rank)))
+    if rank == 2 and transpose:
+        return not _runs(key, cd)
+    return rank == 1 or (rank == 2 and not key.row_tile and not any(key.small_extents or (None,) * rank))
+
+
+ROW_MIN_USE = 0.7
+"""`row_tile` takes the longest row tile (up to `LINE_CAP_BYTES`) whose tiles along
+a row of the copy's length are at least this full."""
+
+
+def row_tile(key: CopyKey, n: int) -> int:
+    """`CopyKey.row_tile` of a copy whose dst rows (the last merged mode) hold `n`
+    elements: for a non-transposing copy of rows longer than `SMALL_EXTENT` that the
+    src reads contiguously or broadcasts, the longest power-of-two tile up to
+    `LINE_CAP_BYTES` whose tiles along the row are at least `ROW_MIN_USE` full (H100,
+    strided set: rows of 41440 int16 broadcast in tiles of 2048 x 8 rows instead of
+    512 x 32: 0.54 -> 0.69 of cudaMemcpy; rows of 254 int16 in tiles of 256: 0.64 ->
+    0.67; rows of 1123 keep 512, which beat 128-256 there); else 0."""
+    from .copy_key import SMALL_EXTENT
+
+    rank = key.rank
+    if n <= SMALL_EXTENT or key.gather or key.dst_strides[-1] != 1 or key.src_strides[-1] not in (0, 1):
+        return 0
+    if any(s == 1 for s in key.src_strides[:-1]):
+        return 0  # a transpose
+    if rank == 1:
+        return 0
+    eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    t = max(1, LINE_CAP_BYTES // eb)
+    while t > 1 and n / (math.ceil(n / t) * t) < ROW_MIN_USE:
+        t //= 2
+    return t
+
+
+def _runs(key: CopyKey, cd: int) -> bool:
+    """Whether a transpose takes the "runs" rule: `TRANSPOSE_RULE`, and a src that
+    moves along the dst's contiguous mode (a column broadcast along rows keeps the
+    square tile, or the pass's)."""
+    return TRANSPOSE_RULE == "runs" and key.src_strides[cd] != 0
+
+
+def _src_run(cls: int | None, exact: bool, itemsize: int) -> int:
+    """The tile along the src's contiguous mode of a transpose whose src elements are
+    `itemsize` bytes: `SRC_RUN` elements (twice that for 8-byte elements); a short
+    mode (class `cls`) whole where the class is no longer, or the elements are 8
+    bytes wide; for 1-byte elements, where every slot is an instruction, a shorter
+    tile that its extents fill at least `SRC_MIN_USE` (H100, strided set: 8-byte
+    srcs lost 10-45% with 16-element runs, cases 05 and 17; 2-byte ones with 8,
+    case 29; 1-byte ones gained 20-50% with 8 over 16-32, cases 30 and 42)."""
+    run = SRC_RUN * (2 if itemsize >= 8 else 1)
+    if cls is None:
+        return run
+    if exact or cls <= run or itemsize >= 8:
+        return cls
+    if itemsize > 1:
+        return run
+    n = cls // 2 + 1  # the extent of the class that fills its tiles worst
+    t = run
+    while t > 1 and n / (math.ceil(n / t) * t) < SRC_MIN_USE:
+        t //= 2
+    return t
 
 
 def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
@@ -90,7 +181,14 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     dst_order = list(range(rank - 1, -1, -1))
     src_order = list(key.src_order) or dst_order
     aligned = _vector_aligned(key)
-    if transpose:
+    runs = transpose and _runs(key, cd)
+    if runs:
+        budget = SMEM_TILE_BYTES // eb
+        tile[cd] = small[cd] or max(1, DST_RUN_BYTES // ITEMSIZE[key.dst_dtype])
+        tile[cs] = _src_run(small[cs], exact[cs], ITEMSIZE[key.src_dtype])
+        order = _alternate(dst_order, src_order)
+        primary = (cs, cd)
+    elif transpose:
         # 16 KiB, misaligned views too: the pass's 128 KiB misaligned tiles, made
         # for long rows, lost 10-50% here (H100: cases 05, 11, 24, 26 of the
         # strided set; benchmarks/copy_tile_variants.py)
@@ -106,7 +204,7 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     else:
         d = cd if cd is not None else dst_order[0]
         budget = TILE_BYTES // eb
-        tile[d] = clamp(d, LINE_BYTES // eb)
+        tile[d] = key.row_tile or clamp(d, LINE_BYTES // eb)
         order = dst_order
         primary = (d,)
     any_masked = any(masked(k) for k in primary)
@@ -120,7 +218,11 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
             continue  # would make every block an edge block
         tile[k] = clamp(k, left)
     # what is left grows the primary modes again (large extents only)
+    if runs and not GROW_TRANSPOSE:
+        budget = min(budget, MIN_RUNS_TILE)  # grow only tiles smaller than this
     for k in primary:
+        if key.row_tile:
+            break
         if small[k] is None:
             grow = max(1, budget // math.prod(tile))
             if not transpose and cs == k:

@@ -309,6 +309,39 @@ func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f3
   func.return
 }}
 """
+TMA_TRANSPOSE_WIDE = """
+#R = {reg}
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
+!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
+func.func @tma_transpose_wide(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {gx} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+    layout.copy %ta, %s : !Ts, !S
+    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #R>
+    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td
+  }}
+  func.return
+}}
+"""
+"""A transpose whose load is TMA (NVMMA 128-byte swizzled tile, several 32-column boxes
+side by side) and whose store is from registers (`#R`: down the tile's columns, 16-byte
+vectors along dst's rows)."""
+WIDE_REG = {
+    "cols": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>",
+    "rows": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>",
+}
+
 """A transpose through shared memory with TMA on both sides: the source tile lands in
 an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
 reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
@@ -320,7 +353,40 @@ rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores writ
 (4 consecutive rows per thread) and stored along dst's rows."""
 
 
+def _sm_count() -> int:
+    try:
+        return int(cp.cuda.Device().attributes["MultiProcessorCount"])
+    except Exception:  # no GPU: the H100 SXM's count (the cases are only built)
+        return 132
+
+
+RING_CASES = (
+    (64, 64, 256, 3, 2, 0, 0),
+    (128, 64, 256, 3, 1, 0, 0),
+    (128, 64, 512, 3, 1, 0, 0),
+    (128, 64, 256, 2, 0, 2, 0),
+    (128, 64, 256, 2, 0, 4, 0),
+    (128, 64, 256, 3, 0, 8, 0),
+    (64, 64, 256, 2, 0, 2, 0),
+    (64, 64, 256, 3, 0, 4, 0),
+    (64, 64, 256, 3, 0, 16, 0),
+)
+"""TMA transposes pipelined by `tma{stages=N}` (tests/helpers/tma_programs.persistent_transpose):
+(tile rows, tile columns, threads, stages, blocks per SM (a persistent grid), else
+tiles per block (a grid of tiles / that many blocks), grouped tile order: tile rows
+per group, 0 = tile after tile down the columns)."""
+
+
+def ring_pipeline(stages: int) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
+
+
 def text_cases(s: int) -> list[Case]:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from helpers.tma_programs import persistent_transpose
+
     out = []
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
@@ -345,6 +411,23 @@ def text_cases(s: int) -> list[Case]:
                         "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
                                                     w=min(w, ti // 4))))
+    for ti, tj, threads, reg in ((128, 128, 256, "cols"), (128, 128, 256, "rows"), (64, 128, 256, "cols"),
+                                 (128, 64, 256, "rows")):
+        w = threads // 32 if reg == "cols" else min(threads // 32, ti // 4)
+        out.append(Case(f"transpose {ti}x{tj} through smem (TMA load, register stores {reg}, {threads} threads)",
+                        "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        text=TMA_TRANSPOSE_WIDE.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj,
+                                                       threads=threads, reg=WIDE_REG[reg].format(w=w))))
+    for ti, tj, threads, stages, per_sm, per_block, group in RING_CASES:
+        if per_sm:
+            blocks, grid = per_sm * _sm_count(), f"persistent, {per_sm}/SM"
+        else:
+            blocks, grid = (s // ti) * (s // tj) // per_block, f"{per_block} tiles/block"
+        order = f", groups of {group}" if group else ""
+        out.append(Case(f"transpose {ti}x{tj} TMA ring ({stages} stages, {grid}{order}, {threads} threads)",
+                        "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        pipeline=ring_pipeline(stages),
+                        text=persistent_transpose(s, s, ti, tj, blocks=blocks, threads=threads, group=group)))
     return out
 
 

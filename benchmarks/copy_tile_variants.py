@@ -1,6 +1,7 @@
 """Tile choices of `tilec.copy_` side by side on cases of the strided-copy set.
 
     python benchmarks/copy_tile_variants.py --only 11,13,24 [--variants old,new,novec]
+    python benchmarks/copy_tile_variants.py --per-case "34=new,t1x32x1x64;16=new,t64x1x1x256"
 
 For each generated case (benchmarks/strided_copy_bench.py, seed 0) and each variant:
 compile the case's kernel with a fresh `CopyKernels`, check it bit for bit against
@@ -10,7 +11,11 @@ PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
 the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the key
 (scalar, coalesced stores), `smemN` `new` with transposing tiles of N KiB
 (`copy_tile.SMEM_TILE_BYTES`), `gather` the flat-destination gather kernel
-(copy_gather.py) wherever it applies, `tiled` never the gather kernel. The kernels skip the disk cache (keyed by CopyKey alone).
+(copy_gather.py) wherever it applies, `tiled` never the gather kernel, `tAxBxC[@T]` the
+tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
+hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
+`rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
+`GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", required=True)
+    ap.add_argument("--only", default="")
     ap.add_argument("--variants", default="old,new")
+    ap.add_argument("--per-case", default="", help='variants per case: "34=new,t1x32x1x64;16=new,gather"')
     ap.add_argument("--reps", type=int, default=10)
     args = ap.parse_args(argv)
     import copy_bench
@@ -40,11 +46,23 @@ def main(argv=None) -> int:
 
     cases = scb.generate_cases(0, 48)
     keep = set()
-    for part in args.only.split(","):
+    for part in filter(None, args.only.split(",")):
         lo, _, hi = part.partition("-")
         keep.update(range(int(lo), int(hi or lo) + 1))
+    per_case = {}
+    for part in filter(None, args.per_case.split(";")):
+        case_no, _, variants = part.partition("=")
+        per_case[int(case_no)] = variants
+        keep.add(int(case_no))
     new_choice = copy_program.tile_choice
     line_cap = copy_tile.LINE_CAP_BYTES
+    runs = (
+        copy_tile.TRANSPOSE_RULE,
+        copy_tile.SRC_RUN,
+        copy_tile.SRC_MIN_USE,
+        copy_tile.DST_RUN_BYTES,
+        copy_tile.GROW_TRANSPOSE,
+    )
     smem = copy_tile.SMEM_TILE_BYTES
     plain_plan = tensor_copy.plan_copy
 
@@ -66,13 +84,31 @@ def main(argv=None) -> int:
         mc = copy_bench.memcpy_tbps(moved // 2)
         t_torch = copy_bench.median_ms(lambda d=dst, s=src: d.copy_(s), reps=args.reps)
         line = [f"{i:02d}", f"torch {copy_bench.tbps(moved, t_torch) / mc:.3f}"]
-        for v in args.variants.split(","):
+        for v in per_case.get(i, args.variants).split(","):
             choice = copy_tile.pass_tile_choice if v == "old" else new_choice
+            if v[:1] == "t" and v[1:2].isdigit():
+                shape, _, threads = v[1:].partition("@")
+                pinned = (tuple(int(x) for x in shape.split("x")), int(threads or 256))
+                choice = lambda key, pinned=pinned: (None, 0) if key.gather else pinned
+            (
+                copy_tile.TRANSPOSE_RULE,
+                copy_tile.SRC_RUN,
+                copy_tile.SRC_MIN_USE,
+                copy_tile.DST_RUN_BYTES,
+                copy_tile.GROW_TRANSPOSE,
+            ) = runs
+            if v == "square":
+                copy_tile.TRANSPOSE_RULE = "square"
+            elif v[:1] == "r" and v[1:2].isdigit():  # rS_U_D_G: SRC_RUN, SRC_MIN_USE %, DST_RUN_BYTES, grow
+                s, u, d, g = v[1:].split("_")
+                copy_tile.TRANSPOSE_RULE = "runs"
+                copy_tile.SRC_RUN, copy_tile.SRC_MIN_USE = int(s), int(u) / 100
+                copy_tile.DST_RUN_BYTES, copy_tile.GROW_TRANSPOSE = int(d), g == "1"
             copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
             copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024 if v.startswith("smem") else smem
             copy_program.tile_choice = copy_kernels.tile_choice = choice
             tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
-            copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "auto")
+            copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
             t0 = time.perf_counter()
@@ -92,6 +128,13 @@ def main(argv=None) -> int:
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
+        (
+            copy_tile.TRANSPOSE_RULE,
+            copy_tile.SRC_RUN,
+            copy_tile.SRC_MIN_USE,
+            copy_tile.DST_RUN_BYTES,
+            copy_tile.GROW_TRANSPOSE,
+        ) = runs
         rows.append(" | ".join(line))
         print(case.name[:70], "::", rows[-1], flush=True)
         del src, dst_base, dst, ref_base, ref

@@ -55,7 +55,8 @@ def main() -> None:
     from cupy_backends.cuda.api import driver as cupy_driver
 
     launcher.launch_raw(dp, sp, 0, stream)
-    raw, handle, _ = launcher._calls[0][0]
+    _, handle, _ = launcher._calls[0][0]  # (the launch closure, CUfunction, slots)
+    raw = launcher._raw[0][1]  # its RawLaunch: grid, block, packed params
     g, b = raw.grid, raw.block
     params = ctypes.addressof(raw._params)
     lib = ctypes.CDLL("libcuda.so.1")

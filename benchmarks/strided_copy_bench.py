@@ -9,7 +9,10 @@ dtype-converting copies, with odd and prime extents, element sizes 1-8 bytes and
 to 1 GiB per tensor. For each case: the result is checked bit for bit against PyTorch's
 `dst.copy_(src)` (outputs poisoned first); tilec and PyTorch are timed with CUDA events
 (median, benchmarks/copy_bench.py's method) beside a device-to-device cudaMemcpy of the
-same bytes; ratio = (bytes read + bytes written) / time, over cudaMemcpy's.
+same bytes; ratio = (bytes read + bytes written) / time, over cudaMemcpy's. Beside it,
+each case's DRAM bound (`dram_bound`): the ratio reached if the 32-byte sectors the two
+views touch (partly used ones counted whole) moved at cudaMemcpy's bandwidth, so a
+miss splits into sector waste (physical) and the kernel's own.
 
 The second part times small copies (4 KiB - 1 MiB) end to end per call (host + GPU,
 2000 calls then one synchronisation): tilec, PyTorch `copy_`, CuPy.
@@ -150,6 +153,117 @@ def generate_cases(seed: int = 0, count: int = 48, lo_mib: float = 64, hi_mib: f
             c.name += f" perm{list(c.src_perm)}"
         cases.append(c)
     return cases
+
+
+# ----------------------------------------------------------------- DRAM bound (no GPU)
+
+SECTOR = 32
+"""Bytes of one DRAM sector (the unit the memory system moves on Hopper)."""
+
+
+def sectors_touched(addr: int, itemsize: int, shape, strides) -> int:
+    """Distinct 32-byte sectors that the elements of a strided view touch, exactly.
+
+    `addr` is the byte address of element 0 (only its residue mod 32 matters),
+    `strides` are in elements (any sign; 0 for broadcast modes). Modes of stride 0 or
+    extent 1 are dropped and negative strides flipped (neither changes the set of
+    addresses once the base moves to the lowest one); the rest are sorted by stride.
+    Where they nest (each stride steps over the whole reach of the modes below it,
+    as every slice and permute of a contiguous tensor does), the count is built mode
+    by mode without enumerating elements: a block of modes 0..k is `n_k` blocks of
+    modes 0..k-1 in increasing address order, so its sectors are theirs summed less
+    the sectors two neighbouring blocks share (only the last sector of one block can
+    be the first of the next), and all of that depends on the block's start address
+    mod 32 alone (32 cases per mode; a mode's offsets mod 32 repeat with period at
+    most 32). Views that do not nest are enumerated (`ValueError` beyond 2**24
+    elements)."""
+    if any(n == 0 for n in shape):
+        return 0
+    base = addr
+    modes = []
+    for n, s in zip(shape, strides):
+        if n == 1 or s == 0:
+            continue
+        if s < 0:
+            base += s * (n - 1) * itemsize
+            s = -s
+        modes.append((s * itemsize, n))
+    modes.sort()
+    reach = itemsize
+    nested = True
+    for s, n in modes:
+        if s < reach:
+            nested = False
+            break
+        reach += s * (n - 1)
+    if not nested:
+        if math.prod(n for _, n in modes) > 1 << 24:
+            raise ValueError("sectors_touched: a view whose modes interleave, too large to enumerate")
+        off = np.zeros(1, dtype=np.int64)
+        for s, n in modes:
+            off = (off[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).ravel()
+        first = (base + off) // SECTOR
+        last = (base + off + itemsize - 1) // SECTOR
+        return len(np.union1d(first, last))
+    # count[r]: sectors of the block so far when it starts at an address = r (mod 32)
+    count = [(r + itemsize - 1) // SECTOR + 1 for r in range(SECTOR)]
+    span = itemsize  # bytes from the block's first byte past its last one
+    for s, n in modes:
+        period = SECTOR // math.gcd(s, SECTOR)
+        new = []
+        for r in range(SECTOR):
+            # block j (j >= 1) starts at a = r + j * s and may share its first sector
+            # with the last one of block j - 1; blocks j and j + period agree
+            per = []
+            for j in range(1, period + 1):
+                a = r + j * s
+                per.append(count[a % SECTOR] - (a // SECTOR == (a - s + span - 1) // SECTOR))
+            total = count[r % SECTOR] + sum(per) * ((n - 1) // period) + sum(per[: (n - 1) % period])
+            new.append(total)
+        count = new
+        span += s * (n - 1)
+    return count[base % SECTOR]
+
+
+def case_views(case: CopyCase) -> tuple[tuple, tuple, int, tuple, tuple, int]:
+    """(src shape, src strides, src offset, dst shape, dst strides, dst offset) of a
+    case, in elements, as `_make` builds them (offsets from each base tensor's start;
+    src not yet broadcast)."""
+
+    def contiguous(shape):
+        out, acc = [], 1
+        for n in reversed(shape):
+            out.append(acc)
+            acc *= n
+        return out[::-1]
+
+    bs = contiguous(case.base)
+    shape = [len(range(*ix)) for ix in case.src_index]
+    strides = [b * ix[2] for b, ix in zip(bs, case.src_index)]
+    soff = sum(b * ix[0] for b, ix in zip(bs, case.src_index))
+    sshape = tuple(shape[p] for p in case.src_perm)
+    sstrides = tuple(strides[p] for p in case.src_perm)
+    db = contiguous(case.dst_base)
+    doff = sum(b * ix[0] for b, ix in zip(db, case.dst_index))
+    return sshape, sstrides, soff, tuple(case.dst_shape), tuple(db), doff
+
+
+def dram_bound(case: CopyCase, src_addr: int | None = None, dst_addr: int | None = None) -> dict:
+    """The least DRAM traffic of a case: 32-byte sectors its src view touches (read)
+    and its dst view touches (written), each counted once (a broadcast src is read
+    once; sectors that strides or slices use only in part count whole). `bound` is
+    the fastest ratio to cudaMemcpy the case can reach at cudaMemcpy's bandwidth:
+    (bytes read + bytes written) / (sector bytes moved); above 1 where a broadcast
+    src is read once for many dst elements. `src_addr`/`dst_addr` are the byte
+    addresses of the views' element 0 (default: each base tensor 512-byte aligned)."""
+    sshape, sstrides, soff, dshape, dstrides, doff = case_views(case)
+    si, di = ITEMSIZE[case.src_dtype], ITEMSIZE[case.dst_dtype]
+    src_addr = soff * si if src_addr is None else src_addr
+    dst_addr = doff * di if dst_addr is None else dst_addr
+    rs = sectors_touched(src_addr, si, sshape, sstrides)
+    ws = sectors_touched(dst_addr, di, dshape, dstrides)
+    moved = case.bytes_read + case.bytes_written
+    return {"read_sectors": rs, "write_sectors": ws, "bound": moved / (SECTOR * (rs + ws))}
 
 
 # --------------------------------------------------------------------------- GPU side
@@ -307,6 +421,7 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
         if one_way not in memcpy_cache:
             memcpy_cache[one_way] = copy_bench.memcpy_tbps(one_way)
         mc = memcpy_cache[one_way]
+        bound = dram_bound(case, src.data_ptr(), dst.data_ptr())
         r = {
             "name": case.name, "kind": case.kind, "src": case.src_dtype, "dst": case.dst_dtype,
             "shape": list(case.dst_shape), "perm": list(case.src_perm), "bytes": moved,
@@ -314,7 +429,7 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
             "tilec_ms": t_tilec, "torch_ms": t_torch, "triton_ms": t_triton,
             "triton_exact": triton_exact,
             "tilec_tbps": copy_bench.tbps(moved, t_tilec), "torch_tbps": copy_bench.tbps(moved, t_torch),
-            "memcpy_tbps": mc,
+            "memcpy_tbps": mc, **bound,
         }
         r["tilec_ratio"] = r["tilec_tbps"] / mc
         r["torch_ratio"] = r["torch_tbps"] / mc
@@ -322,7 +437,7 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
         results.append(r)
         tri = "-" if t_triton is None else f"{r['triton_ratio']:.3f}{'' if triton_exact else ' (not exact)'}"
         print(f"{case.name:60s} exact={exact} tilec {r['tilec_ratio']:.3f} torch {r['torch_ratio']:.3f} "
-              f"triton {tri}", flush=True)
+              f"triton {tri} bound {r['bound']:.3f}", flush=True)
         del src, dst_base, dst
         torch.cuda.empty_cache()
     return results
@@ -395,10 +510,18 @@ def tables(results: list[dict], host: list[dict]) -> str:
     if results:
         ratios = [r["tilec_ratio"] for r in results]
         lines += [
-            f"Generated set: {len(results)} cases; tilec / cudaMemcpy: min {min(ratios):.3f}, "
-            f"median {statistics.median(ratios):.3f}, max {max(ratios):.3f}; exact: "
-            f"{sum(r['exact'] for r in results)}/{len(results)}; slower than PyTorch: "
-            f"{sum(r['tilec_ms'] > r['torch_ms'] * 1.02 for r in results)}",
+            (
+                f"Generated set: {len(results)} cases; tilec / cudaMemcpy: min {min(ratios):.3f}, "
+                f"median {statistics.median(ratios):.3f}, max {max(ratios):.3f}; exact: "
+                f"{sum(r['exact'] for r in results)}/{len(results)}; slower than PyTorch: "
+                f"{sum(r['tilec_ms'] > r['torch_ms'] * 1.02 for r in results)}"
+            ),
+            (
+                f"DRAM bound (sectors touched at cudaMemcpy's bandwidth): below 0.99 on "
+                f"{sum(r['bound'] < 0.99 for r in results)} cases (min {min(r['bound'] for r in results):.3f}); "
+                f"tilec / bound: min {min(r['tilec_ratio'] / r['bound'] for r in results):.3f}, median "
+                f"{statistics.median(r['tilec_ratio'] / r['bound'] for r in results):.3f}"
+            ),
         ]
         tri = [r for r in results if r.get("triton_ratio") is not None]
         if tri:
@@ -410,15 +533,16 @@ def tables(results: list[dict], host: list[dict]) -> str:
             )
         lines += [
             "",
-            "| case | MiB moved | tilec TB/s | tilec / memcpy | PyTorch / memcpy | Triton / memcpy | tilec vs PyTorch | exact |",
-            "|---|---:|---:|---:|---:|---:|---:|---|",
+            "| case | MiB moved | tilec TB/s | tilec / memcpy | PyTorch / memcpy | Triton / memcpy | tilec vs PyTorch | DRAM bound | tilec / bound | exact |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
         ]
         for r in results:
             tri = r.get("triton_ratio")
             tri = "-" if tri is None else f"{tri:.3f}" + ("" if r.get("triton_exact") else " (not exact)")
             lines.append(
                 f"| {r['name']} | {r['bytes'] / MiB:.0f} | {r['tilec_tbps']:.2f} | {r['tilec_ratio']:.3f} | "
-                f"{r['torch_ratio']:.3f} | {tri} | {r['torch_ms'] / r['tilec_ms']:.2f}x | {'yes' if r['exact'] else 'NO'} |"
+                f"{r['torch_ratio']:.3f} | {tri} | {r['torch_ms'] / r['tilec_ms']:.2f}x | {r['bound']:.3f} | "
+                f"{r['tilec_ratio'] / r['bound']:.3f} | {'yes' if r['exact'] else 'NO'} |"
             )
     if host:
         lines += ["", "| pattern | bytes | tilec us/call | PyTorch us/call | CuPy us/call | tilec host us | PyTorch host us |",
@@ -451,7 +575,7 @@ def main(argv=None) -> int:
         cases = [c for i, c in enumerate(cases) if i in keep]
     if args.list:
         for c in cases:
-            print(c.name, f"{(c.bytes_read + c.bytes_written) / MiB:.0f} MiB")
+            print(c.name, f"{(c.bytes_read + c.bytes_written) / MiB:.0f} MiB, DRAM bound {dram_bound(c)['bound']:.3f}")
         return 0
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     results = [] if args.host_only else run_cases(cases, args.quick)

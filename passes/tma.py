@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -22,10 +22,12 @@ from tilec.dialects.layout_tma import (
     TmaStoreWaitOp,
     tma_plan,
 )
+from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
 from ._gpu_builder import index
+from ._tma_ring import MAX_STAGES, ring_loop
 
 
 @dataclass(frozen=True)
@@ -47,25 +49,40 @@ class TmaPass(ModulePass):
     the block's writes of the buffer itself).
 
     A tile at the edge of its tensor (a masked tile) needs no mask: the TMA fills the
-    box elements outside the tensor with zeros and does not store them. Copies inside
-    loops and converting copies are left alone. Where a copy stays, nothing is
+    box elements outside the tensor with zeros and does not store them. Converting
+    copies are left alone, and so are copies inside loops unless `stages` > 1 makes a
+    ring of the loop (whose tiles must not be masked). Where a copy stays, nothing is
     printed; where it becomes TMA, the CUDA shows a `// TMA load (cp.async.bulk.tensor):
     box ...` comment (`lower-to-gpu`).
 
     Options:
       enable=BOOL   make TMA copies (default true; false leaves every copy).
+      stages=N      also pipeline loops over tiles (default 1: leave them): an `scf.for`
+                    directly in a launch body that copies one tile into a shared buffer
+                    per iteration (and at most one shared buffer out) becomes a ring of N
+                    shared buffers (2 <= N <= 8) whose TMA loads run N - 1 tiles ahead,
+                    with an mbarrier per stage waited on phase parity (round mod 2) and
+                    the stores' bulk groups waited for before a buffer comes round again
+                    (passes/_tma_ring.py shows the form). A loop that does not qualify is
+                    left as it is and its copies stay cp.async.
     """
 
     name = "tma"
 
     enable: bool = True
+    stages: int = 1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.enable or not target_of(op).has("tma"):
             return
+        if not 1 <= self.stages <= MAX_STAGES:
+            raise TilecError(f"tma: stages must be in [1, {MAX_STAGES}], got {self.stages}")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             for copy in [o for o in launch.body.block.ops if isinstance(o, CopyOp)]:
                 _rewrite(launch, copy)
+            if self.stages > 1:
+                for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                    ring_loop(launch, loop, self.stages)
 
 
 def _rewrite(launch: LaunchOp, copy: CopyOp) -> None:

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.support.diagnostics import TilecError
 from tilec.copy_kernels import CopyKernels
+from tilec.support.diagnostics import TilecError
 
 pytestmark = pytest.mark.gpu
 
@@ -92,7 +92,7 @@ def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
     torch = _torch()
     gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype))
     for dst_dtype in DTYPES:
-        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()  # noqa: E731
+        make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()
         _check_against_torch(torch, make, None, src_dtype, dst_dtype, "sliced transpose")
 
 
@@ -297,3 +297,45 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch):
             torch.cuda.synchronize()
             assert torch.equal(big, want)
             assert [k.dst_flat for k in kernels._entries] == [False]
+
+
+@pytest.mark.torch
+def test_row_tiles_and_transpose_runs_match_torch_bit_for_bit():
+    """The tiles of `copy_tile`'s "runs" rule for transposes and of row tiles
+    (`CopyKey.row_tile`), on the strided set's cases 42, 36, 29, 30, 23, 02, 16 and 38
+    made small: bit for bit against PyTorch, outputs poisoned first, padded dsts
+    compared whole."""
+    from tilec.copy_tile import copy_tile
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(42)
+    cases = [
+        ("int8", "int8", lambda d: _random(torch, d, (6, 37, 9, 19, 17), gen, True).permute(2, 4, 0, 1, 3), None),
+        ("int8", "int8", lambda d: _random(torch, d, (21, 7, 12, 5, 31, 19), gen, True).permute(5, 2, 4, 1, 3, 0), 0),
+        ("float16", "bfloat16", lambda d: _random(torch, d, (42, 3, 5, 7, 181), gen, True).permute(4, 2, 3, 0, 1), 0),
+        ("bool", "bool", lambda d: _random(torch, d, (19, 100003), gen, True).t(), None),
+        ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None),
+        ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440)),
+        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123)),
+    ]
+    for sd, dd, make, shape in cases:
+        src = make(sd)
+        shape = shape or tuple(src.shape)
+        out = _poison(torch, torch.empty(shape, dtype=getattr(torch, dd), device="cuda"))
+        tilec.copy_(out, src)
+        want = torch.empty_like(out).copy_(src)
+        torch.cuda.synchronize()
+        assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
+    # rows of 254 int16 into rows of 256 (case 16): the padding untouched
+    src = _random(torch, "int16", (31, 3, 11, 254), gen, True)
+    big = _poison(torch, torch.empty((31, 3, 11, 256), dtype=torch.int16, device="cuda"))
+    want = big.clone()
+    want[..., 1:255].copy_(src)
+    tilec.copy_(big[..., 1:255], src)
+    torch.cuda.synchronize()
+    assert torch.equal(big, want)
+    from tilec.copy_kernels import default_kernels
+
+    keys = list(default_kernels()._entries)
+    assert {256, 2048} <= {k.row_tile for k in keys}
+    assert (1, 8, 64, 32) in {copy_tile(k)[0] for k in keys if not k.gather}  # case 42 in small

@@ -93,3 +93,105 @@ func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32
   func.return
 }}
 """
+
+
+def persistent_transpose(
+    m: int, n: int, ti: int = 32, tj: int = 32, blocks: int = 3, threads: int = 128, group: int = 0
+) -> str:
+    """dst (n x m) = src (m x n)^T for f32, written as a user would write a persistent
+    kernel for `tma{stages=N}`: `blocks` blocks, each looping over the tiles t = bx,
+    bx + blocks, ... of the ti x tj tiles of src; each tile copied into an NVMMA
+    128-byte swizzled shared tile, transposed into a second one (rows contiguous) by the
+    threads, and copied out. Tile t is (t mod gx, t div gx) (gx = tiles down the
+    rows); with `group` > 0, tiles go in groups of `group` tile rows (t walks a group's
+    rows first, then its columns), so that the tiles in flight at once span a square
+    region of both tensors. The barriers order the threads' parts of each copy before the
+    reads that follow (the one at the end of the body: the next tile's writes of the
+    second buffer after this tile's copy out has read it)."""
+    gx, gy = -(-m // ti), -(-n // tj)
+    masked = ", masked" if m % ti or n % tj else ""
+    w = min(threads // 32, ti // 4)
+    if group:
+        assert gx % group == 0
+        tiles = f"""      %per = arith.constant {group * gy} : index
+      %gs = arith.constant {group} : index
+      %g = arith.divui %t, %per : index
+      %r = arith.remui %t, %per : index
+      %i0 = arith.remui %r, %gs : index
+      %g0 = arith.muli %g, %gs : index
+      %i = arith.addi %g0, %i0 : index
+      %j = arith.divui %r, %gs : index
+"""
+    else:
+        tiles = """      %i = arith.remui %t, %gx : index
+      %j = arith.divui %t, %gx : index
+"""
+    return f"""
+#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem{masked}>
+!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem{masked}>
+!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
+!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>, smem>
+func.func @persistent_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %nb = arith.constant {blocks} : index
+  %gx = arith.constant {gx} : index
+  %nt = arith.constant {gx * gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%nb, %c1, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    %s2 = layout.alloc : !S2
+    scf.for %t = %bx to %nt step %nb {{
+{tiles}      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+      %tb = layout.tile %b[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
+      layout.copy %ta, %s : !Ts, !S
+      layout.barrier
+      %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
+      layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
+      layout.barrier
+      layout.copy %s2, %tb : !S2, !Td
+      layout.barrier
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+def persistent_round_trip(m: int, n: int, tm: int, tn: int, blocks: int = 3, threads: int = 64) -> str:
+    """Copy an m x n f32 tensor tile by tile through ONE shared buffer (in, then out of
+    the same buffer), `blocks` blocks looping over the tiles t = bx, bx + blocks, ...
+    (tile (t div gy, t mod gy)): the ring's stages then hold both sides of a tile."""
+    gy = n // tn
+    return f"""
+!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
+func.func @persistent_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
+  %nb = arith.constant {blocks} : index
+  %nt = arith.constant {(m // tm) * gy} : index
+  %gy = arith.constant {gy} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%nb, %c1, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    scf.for %t = %bx to %nt step %nb {{
+      %i = arith.divui %t, %gy : index
+      %j = arith.remui %t, %gy : index
+      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+      %tb = layout.tile %b[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
+      layout.copy %ta, %s : !T, !S
+      layout.barrier
+      layout.copy %s, %tb : !S, !T
+      layout.barrier
+    }}
+  }}
+  func.return
+}}
+"""

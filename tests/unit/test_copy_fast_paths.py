@@ -87,6 +87,63 @@ def test_rows_read_contiguously_stop_at_the_line_cap():
     assert tile == (1, LINE_CAP_BYTES)
 
 
+def test_transposes_take_short_src_runs_and_long_dst_runs():
+    """The "runs" rule: 16 elements along the src's contiguous mode (a short one: its
+    class, or for bytes a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
+    a long dst-contiguous mode (a short one whole), further modes folded up to the
+    budget (cases 42, 36, 29, 30 of the strided set)."""
+    from tilec.copy_tile import DST_RUN_BYTES, SRC_MIN_USE, SRC_RUN, _src_run
+
+    def tile_of(shape, src_strides, dtype="int8"):
+        return tile_choice(plan_of(shape, dtype=dtype, src_strides=src_strides).key)[0]
+
+    # 37 (class 64) read contiguously, 17 written contiguously, 1691 beside it
+    assert tile_of((346, 37, 1691, 17), (629, 1, 217634, 37)) == (1, 8, 64, 32)
+    t36 = tile_of((181, 31, 12, 5, 31, 19), (1, 67332, 181, 2087292, 2172, 10436460))
+    assert t36 == (SRC_RUN, 1, 1, 1, 32, 32)
+    assert tile_of((42, 299, 12489), (1, 42, 12558), "float16") == (SRC_RUN, 4, DST_RUN_BYTES // 2)
+    # rank 2: the front end's choice too (the pass took 32 x 1024 here)
+    assert tile_of((19, 38647519), (1, 19)) == (8, DST_RUN_BYTES)
+    for cls in (32, 64):
+        t = _src_run(cls, False, 1)
+        assert all(n / (math.ceil(n / t) * t) >= SRC_MIN_USE for n in range(cls // 2 + 1, cls + 1))
+    assert _src_run(8, False, 1) == 8 and _src_run(64, True, 1) == 64 and _src_run(None, False, 1) == SRC_RUN
+    # wider elements: no shorter tiles for usage; 8-byte ones: longer runs, short modes whole
+    assert _src_run(64, False, 2) == SRC_RUN and _src_run(None, False, 8) == 2 * SRC_RUN
+    assert _src_run(64, False, 8) == 64
+    # a column broadcast along rows is no transpose to stage: the pass decides
+    col = plan_copy(Operand(0, "int32", (2532, 6882), (6882, 1)), Operand(0, "int32", (2532, 6882), (1, 0)))
+    assert tile_choice(col.key) == (None, 0)
+
+
+def test_rows_get_a_tile_they_fill():
+    """Rows read contiguously or broadcast (cases 02, 16, 38): the longest tile up to
+    LINE_CAP_BYTES that the row fills at least ROW_MIN_USE (254 -> 256, 1123 bf16 ->
+    512, 41440 int16 -> 2048 with 8 rows), the rest of the budget to the next modes;
+    the key carries it, so one pattern compiles one kernel per row tile."""
+    from tilec.copy_tile import LINE_CAP_BYTES, row_tile
+
+    def plan(n_last, dtype="int16", step=1):
+        shape = (31859, 3, 11, n_last)
+        return plan_copy(
+            Operand(0, dtype, shape, (40 * (n_last + 2), 12 * (n_last + 2), n_last + 2, 1)),
+            Operand(0, dtype, shape, tuple(s * step for s in c_strides(shape))),
+        )
+
+    p = plan(254)
+    assert p.key.row_tile == 256 and tile_choice(p.key)[0] == (64, 1, 1, 256)
+    assert plan(1123, "bfloat16").key.row_tile == 512
+    assert plan(7775, "int8").key.row_tile == LINE_CAP_BYTES
+    assert plan(254, step=2).key.row_tile == 0  # a stepped src keeps its rows
+    bc = plan_copy(Operand(0, "int16", (4456, 41440), (41440, 1)), Operand(0, "int16", (1, 41440), (0, 1)))
+    assert bc.key.row_tile == 2048 and tile_choice(bc.key)[0] == (8, 2048)
+    t = plan_copy(Operand(0, "int8", (300, 500), (500, 1)), Operand(0, "int8", (300, 500), (1, 300)))
+    assert t.key.row_tile == 0 and row_tile(t.key, 500) == 0  # a transpose
+    # every row length from 65 to 699: a few row tiles (times the vector facts)
+    keys = {plan(n).key for n in range(65, 700)}
+    assert len({k.row_tile for k in keys}) <= 6 and len(keys) <= 4 * 6
+
+
 def test_the_key_carries_the_src_order():
     plan = plan_of((7, 9, 11, 13), src_strides=(13, 7 * 11 * 13, 1, 11))
     order = plan.key.src_order
@@ -102,6 +159,8 @@ def test_the_key_carries_the_src_order():
         ((33, 17, 19), (0, 2, 1), "int32"),
         ((3, 2, 5, 4, 5, 7), (4, 1, 3, 5, 0, 2), "float32"),
         ((9, 4, 3, 17), (1, 3, 0, 2), "float64"),
+        ((19, 1001), (1, 0), "int8"),
+        ((37, 45, 17), (0, 2, 1), "uint8"),
     ],
 )
 def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available):
@@ -116,6 +175,28 @@ def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available)
     assert tile is not None and sum(t > 1 for t in tile) >= 2
     copy_numpy(dst, src, compiled=True, kernels=kernels)
     assert np.array_equal(dst, src)
+
+
+@pytest.mark.parametrize(
+    "shape,dst_rows,dtype",
+    [((3, 40, 17, 56), 59, "int32"), ((5, 3, 11, 254), 256, "int16"), ((2, 3, 9, 1123), 1125, "uint8")],
+)
+def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc_available):
+    """The compiled kernels of row tiles (cases 16 and 38 in small; 34's short rows
+    for contrast), into padded dst rows, run by the reference executor: every byte of the
+    dst buffer, padding included."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(shape[-1])
+    src = rng.integers(-100, 100, size=shape).astype(dtype)
+    big = np.full((*shape[:-1], dst_rows), 77, dtype=dtype)
+    dst = big[..., 1 : 1 + shape[-1]]
+    want = big.copy()
+    want[..., 1 : 1 + shape[-1]] = src
+    plan = plan_copy(_operand(dst, None), _operand(src, None))
+    assert plan.key.row_tile or shape[-1] <= 64
+    copy_numpy(dst, src, compiled=True, kernels=kernels)
+    assert np.array_equal(big, want)
 
 
 def test_sliced_copies_with_short_rows_copy_exactly(kernels, nvrtc_available):

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers.tma_programs import round_trip, transpose
+from helpers.tma_programs import persistent_round_trip, persistent_transpose, round_trip, transpose
 
 from tilec.compiler.pipeline import parse_module, run_pipeline
 from tilec.dialects import cute
@@ -314,3 +314,140 @@ def test_tensor_map_request_checks():
     Buf.ptr = 0x1000
     with pytest.raises(TilecError, match="multiples of 16 bytes"):
         check_request(TensorMapRequest(Buf(), (63, 64), (63,), (32, 32), 0, 4))
+
+
+# ------------------------------------------------------------------ the ring (tma{stages=N})
+
+
+def _ring_pipeline(stages: int) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
+
+
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((64, 96, 32, 32), {"blocks": 2}),  # 6 tiles: 3 per block
+        ((64, 160, 32, 32), {"blocks": 3}),  # 10 tiles: 4, 3, 3 per block
+        ((64, 128, 32, 32), {"blocks": 2, "group": 2}),  # grouped tile order
+        ((128, 64, 64, 32), {"blocks": 4, "threads": 64}),  # as many blocks as tiles
+    ],
+)
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_ring_is_equivalent(args, kw, stages):
+    text = persistent_transpose(*args, **kw)
+    for pipeline in (f"tma{{stages={stages}}}", _ring_pipeline(stages)):
+        before, after = parse_module(text, "t.mlir"), parse_module(text, "t.mlir")
+        run_pipeline(after, pipeline)
+        names = [o.name for o in after.walk()]
+        assert names.count("layout.mbarrier_init") + names.count("cuda.mbarrier_init") == stages
+        report = check_equivalence(before, after, seed=2)
+        assert report, str(report)
+    m, n = args[:2]
+    inputs, out = _run(text, f"tma{{stages={stages}}}")
+    assert np.array_equal(out["dst"].reshape(n, m), inputs["src"].reshape(m, n).T)
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_ring_through_one_buffer(stages):
+    """In and out of the same buffer: the stages hold both sides, and since the load
+    ahead refills the buffer of the tile stored just before, the store wait takes
+    pending = 0; with pending = 1 the executor reports the overwrite."""
+    text = persistent_round_trip(128, 128, 32, 64, blocks=2)  # 4 tiles per block
+    before, after = parse_module(text, "t.mlir"), parse_module(text, "t.mlir")
+    run_pipeline(after, f"tma{{stages={stages}}}")
+    ring = str(after)
+    assert ring.count("layout.alloc") == stages and "pending = 1" not in ring
+    report = check_equivalence(before, after, seed=3)
+    assert report, str(report)
+    bad = parse_module(ring.replace("pending = 0 : i64}\n", "pending = 1 : i64}\n", 2), "t.mlir")
+    with pytest.raises(ExecutionError, match="while a TMA store is still reading it"):
+        run(bad, random_inputs(bad, 0))
+
+
+def _ring_text(stages: int = 2) -> str:
+    m = parse_module(persistent_transpose(64, 96, 32, 32, blocks=2), "t.mlir")
+    run_pipeline(m, f"tma{{stages={stages}}}")
+    return str(m)
+
+
+RING_MISUSE = {
+    # every wait on parity 0: the second round's wait returns at once
+    "wrong phase": (
+        lambda t: t.replace("layout.mbarrier_wait %0, %9", "layout.mbarrier_wait %0, %c0w").replace(
+            "scf.for %", "%c0w = arith.constant 0 : index\n      scf.for %", 1
+        ),
+        "wait on phase parity 0",
+    ),
+    # the out buffer written again while its store of two tiles ago may still read it
+    "store buffer reused": (
+        lambda t: t.replace("pending = 1 : i64", "pending = 2 : i64"),
+        "TMA store is still reading",
+    ),
+    # the tile read before its barrier says it has landed
+    "read before wait": (
+        lambda t: "\n".join(x for x in t.splitlines() if "layout.mbarrier_wait %0," not in x),
+        "while a TMA load is still writing it",
+    ),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "gpu"])
+@pytest.mark.parametrize("name", RING_MISUSE)
+def test_ring_misuse_is_reported(name, level):
+    mutate, fragment = RING_MISUSE[name]
+    good = _ring_text()
+    bad = mutate(good)
+    assert bad != good, "the mutation must change the ring"
+    m = parse_module(bad, "t.mlir")
+    if level == "gpu":
+        run_pipeline(m, "lower-to-gpu")
+    with pytest.raises(ExecutionError) as info:
+        run(m, random_inputs(m, 0))
+    assert fragment in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize(
+    "edit,why",
+    [
+        (lambda t: t.replace("gmem>\n!S =", "gmem, masked>\n!S =", 1), "masked"),
+        (
+            lambda t: t.replace(
+                "      layout.copy %ta, %s : !Ts, !S\n",
+                "      layout.copy %ta, %s : !Ts, !S\n      layout.copy %ta, %s : !Ts, !S\n",
+            ),
+            "2 global-to-shared copies",
+        ),
+        (
+            lambda t: t.replace(
+                "      %i = arith.remui %t, %gx : index\n",
+                "      %i = scf.if %cnd -> (index) {\n        %r0 = arith.remui %t, %gx : index\n"
+                "        scf.yield %r0 : index\n      } else {\n        scf.yield %gx : index\n      }\n",
+            ).replace("scf.for %t", "%cnd = arith.constant true\n    scf.for %t"),
+            "not pure index arithmetic",
+        ),
+        (
+            lambda t: t.replace(
+                "    scf.for %t", "    %v0 = layout.load %s : !S -> tensor<32x32xf32, #L>\n    scf.for %t"
+            ),
+            "used outside the loop",
+        ),
+    ],
+)
+def test_ring_refusals(edit, why):
+    """Loops the ring does not take are left as they are, with the reason."""
+    from xdsl.dialects import scf
+
+    from tilec.dialects.layout import LaunchOp
+    from tilec.passes._tma_ring import ring_loop
+
+    text = edit(persistent_transpose(64, 96, 32, 32, blocks=2))
+    m = parse_module(text, "t.mlir")
+    (launch,) = [o for o in m.walk() if isinstance(o, LaunchOp)]
+    (loop,) = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
+    reason = ring_loop(launch, loop, 2)
+    assert reason is not None and why in reason, reason
+    m2 = parse_module(text, "t.mlir")
+    run_pipeline(m2, "tma{stages=2}")
+    assert "layout.mbarrier_init" not in str(m2) and "layout.copy" in str(m2)
