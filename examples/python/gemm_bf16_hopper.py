@@ -29,6 +29,8 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the
 multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue (its
 docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
+`gemm_hopper_ws_source(..., pingpong=True)` is CUTLASS's pingpong schedule (two
+consumer warpgroups on alternate tiles; the fastest at 4096).
 docs/benchmarks.md has the measured speed.
 """
 
