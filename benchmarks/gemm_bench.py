@@ -61,10 +61,11 @@ extern "C" __global__ void __launch_bounds__(256) mma_ceiling(float* out, int it
 
 
 def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
-    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp][:tma]` config: `ws`
+    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp|:ppi][:tma]` config: `ws`
     the warp-specialised kernel, `gG` grouped tile order of G block rows, `p` persistent
     over the GPU's multiprocessors (`pP`: P blocks), `pp` the pingpong schedule (two
-    consumer warpgroups on alternate BMxBN tiles; persistent), `tma` the stmatrix +
+    consumer warpgroups on alternate BMxBN tiles; persistent; `ppi`: the turn handed
+    over after the K loop's last wgmma is issued, not drained), `tma` the stmatrix +
     TMA-store epilogue (`p`, `pp` and `tma` need `ws`)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
@@ -79,6 +80,9 @@ def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
             kw["tma_epilogue"] = True
         elif o == "pp":
             kw["pingpong"] = True
+        elif o == "ppi":
+            kw["pingpong"] = True
+            kw["handover"] = "issue"
         elif o == "p" or (o.startswith("p") and o[1:].isdigit()):
             kw["persistent"] = int(o[1:]) if o[1:] else sms()
         else:

@@ -200,6 +200,7 @@ def gemm_hopper_ws_source(
     persistent: int = 0,
     tma_epilogue: bool = False,
     pingpong: bool = False,
+    handover: str = "drain",
 ) -> str:
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -244,11 +245,19 @@ def gemm_hopper_ws_source(
     block's tiles in turn: consumer 0 its 1st, 3rd, ... tile, consumer 1 its 2nd,
     4th, ..., each a whole `bm x bn` tile in its own accumulator (`bm / 64` wgmma of
     m64 per 16 of K). The producer fills the one ring with the block's tiles in order,
-    so the consumers' K loops follow each other through the ring's barriers (the
-    "empty" barriers count one arrival: one warpgroup reads a stage): consumer 1's
-    K loop starts as consumer 0's last stages are read, and consumer 0's drain,
-    epilogue and restart run under consumer 1's wgmma. With `tma_epilogue` each
-    consumer has its own C buffer (its TMA store meets its own threads only).
+    so the consumers' K loops follow each other through the ring (the "empty"
+    barriers count one arrival: one warpgroup reads a stage), and consumer 0's
+    epilogue and restart run under consumer 1's wgmma. The consumers take turns
+    through two "turn" mbarriers (CUTLASS's OrderedSequenceBarrier): a consumer
+    waits for its turn before its K loop and gives the turn to the other after its
+    last wait on a "full" barrier. Correctness needs this: both wait on the same
+    "full" barriers, a round apart, and a wait on a parity whose phase has already
+    completed returns at once. `handover` says when the turn is given: "drain"
+    after the K loop (which waits for all its wgmma; the measured kernel), "issue"
+    in the K loop's last step right after its last `layout.mma` is issued (the
+    other's first wgmma then issues under this one's drain, as CUTLASS's consumer
+    arrives after issuing its MMAs). With `tma_epilogue` each consumer has its own
+    C buffer (its TMA store meets its own threads only).
     """
     if m % bm or n % bn or k % (bk * stages) or bm % 64 or stages < 2:
         raise ValueError(
@@ -258,6 +267,8 @@ def gemm_hopper_ws_source(
         raise ValueError(f"gemm_hopper_ws_source: persistent ({persistent}) >= 0, group ({group}) >= 1")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws_source: the pingpong schedule needs persistent tiles (persistent > 0)")
+    if handover not in ("drain", "issue"):
+        raise ValueError(f"gemm_hopper_ws_source: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
@@ -367,12 +378,19 @@ def gemm_hopper_ws_source(
                 add(f"{ind}  scf.if %later {{")
                 add(f"{ind}    layout.mbarrier_arrive %empty{prev}")
                 add(f"{ind}  }}")
+        if turn is not None and handover == "issue":
+            add(f"{ind}  // the K loop's last wait on a full barrier is past: the other consumer's turn")
+            add(f"{ind}  %lasti = arith.constant {k // bk - stages} : index")
+            add(f"{ind}  %islast = arith.cmpi eq, %i, %lasti : index")
+            add(f"{ind}  scf.if %islast {{")
+            add(f"{ind}    layout.mbarrier_arrive %turn{1 - turn}")
+            add(f"{ind}  }}")
         add(f"{ind}  scf.yield %acc{stages} : !ACC")
         add(f"{ind}}}")
         if persistent:
             add(f"{ind}// the loop waited for all its wgmma: the tile's last stage is free")
             add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")
-        if turn is not None:
+        if turn is not None and handover == "drain":
             add(f"{ind}// the other consumer's turn: its K loop may start")
             add(f"{ind}layout.mbarrier_arrive %turn{1 - turn}")
         add(f"{ind}%h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")

@@ -335,13 +335,15 @@ and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile).""
     ],
     ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles"],
 )
-def test_pingpong_schedules_match_numpy(kw, level):
+@pytest.mark.parametrize("handover", ["drain", "issue"])
+def test_pingpong_schedules_match_numpy(kw, level, handover):
     """The pingpong schedule (two consumer warpgroups on alternate tiles, their K loops
-    taking turns at the ring) computes C = A @ B on the reference executor, before and
-    after `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0,
-    or none), 1 or 0 (more blocks than tiles)."""
+    taking turns at the ring, the turn given after the K loop or after its last wgmma
+    is issued) computes C = A @ B on the reference executor, before and after
+    `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0, or
+    none), 1 or 0 (more blocks than tiles)."""
     kw = {"bk": 64, "stages": 2, **kw}
-    src = gemm_bf16_hopper.gemm_hopper_ws_source(192, 128, 256, bm=64, bn=64, pingpong=True, **kw)
+    src = gemm_bf16_hopper.gemm_hopper_ws_source(192, 128, 256, bm=64, bn=64, pingpong=True, handover=handover, **kw)
     assert "layout.warp_specialize warpgroups(1, 1, 1)" in src
     _check_gemm(src, 192, 128, 256, level)
 
@@ -349,6 +351,24 @@ def test_pingpong_schedules_match_numpy(kw, level):
 def test_pingpong_needs_persistent_tiles():
     with pytest.raises(ValueError, match="pingpong schedule needs persistent tiles"):
         gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, pingpong=True)
+    with pytest.raises(ValueError, match="handover is 'drain' or 'issue'"):
+        gemm_bf16_hopper.gemm_hopper_ws_source(256, 256, 256, persistent=2, pingpong=True, handover="early")
+
+
+PINGPONG_ISSUE = gemm_bf16_hopper.gemm_hopper_ws_source(
+    192,
+    128,
+    256,
+    bm=64,
+    bn=64,
+    bk=64,
+    stages=2,
+    persistent=2,
+    group=2,
+    tma_epilogue=True,
+    pingpong=True,
+    handover="issue",
+)
 
 
 PINGPONG_MISUSE = {
@@ -366,6 +386,13 @@ PINGPONG_MISUSE = {
     "consumer 0 never gives the turn": (
         PINGPONG.replace("        layout.mbarrier_arrive %turn1\n", ""),
         "the wait would never return",
+    ),
+    # the turn given in the K loop's first step instead of its last: consumer 1 waits
+    # on the "full" barriers two rounds ahead of consumer 0 (a tile is 2 rounds of the
+    # 2-stage ring) and its wait sees consumer 0's completed phase of the same parity
+    "turn given in the K loop's first step": (
+        PINGPONG_ISSUE.replace("%lasti = arith.constant 2 : index", "%lasti = arith.constant 0 : index"),
+        "has completed and been waited on: the wait returns at once",
     ),
 }
 
@@ -385,10 +412,11 @@ def test_pingpong_turn_misuse_is_reported(name, level):
     assert fragment in str(info.value), str(info.value)
 
 
-def test_pingpong_equivalent_and_compiles():
+@pytest.mark.parametrize("handover", ["drain", "issue"])
+def test_pingpong_equivalent_and_compiles(handover):
     """The pingpong program is equivalent after `default`; its CUDA has three regions
     of one warpgroup, each consumer's TMA store meeting at its own named barrier."""
-    after = assert_pass_preserves(PINGPONG, "default", seeds=(0,))
+    after = assert_pass_preserves(PINGPONG if handover == "drain" else PINGPONG_ISSUE, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "if (threadIdx.x < 128) {  // warpgroup 0" in cuda
     assert "} else if (threadIdx.x < 256) {  // warpgroup 1" in cuda
