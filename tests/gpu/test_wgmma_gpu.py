@@ -141,6 +141,15 @@ def test_hopper_ws_gemm_example():
         {"persistent": 10, "group": 3, "tma_epilogue": True, "bm": 128, "bn": 128, "stages": 4, "pingpong": True},
         {"persistent": 10, "group": 8, "bm": 64, "bn": 256, "stages": 4, "pingpong": True},
         {
+            "persistent": 10,
+            "group": 3,
+            "tma_epilogue": True,
+            "bm": 128,
+            "bn": 128,
+            "pingpong": True,
+            "handover": "issue",
+        },
+        {
             "persistent": 132,
             "group": 8,
             "bm": 64,
@@ -158,6 +167,7 @@ def test_hopper_ws_gemm_example():
         "persistent-more-blocks-than-tiles",
         "pingpong-128x128-tma",
         "pingpong-64x256",
+        "pingpong-128x128-tma-handover-issue",
         "pingpong-64x256-tma-some-blocks-one-tile",
     ],
 )
