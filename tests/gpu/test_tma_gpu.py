@@ -83,7 +83,8 @@ def test_tma_round_trip_matches_reference(name, tmp_path, capsys):
 @pytest.mark.gpu
 def test_tma_dynamic_extents_and_tensor_map_cache():
     """Extents known at launch: the map is encoded from the arguments, once per
-    (pointer, dims, strides, box, swizzle); another shape encodes a new one."""
+    (pointer, dims, strides, box, swizzle); another shape encodes a new one; a call
+    with the same arguments replays the packed launch without looking maps up."""
     import cupy as cp
 
     import tilec
@@ -98,10 +99,14 @@ def test_tma_dynamic_extents_and_tensor_map_cache():
         before = dict(tensor_map.stats)
         kernel(src, dst, m, n)
         first = dict(tensor_map.stats)
+        # the same arguments again: the packed launch (maps included) is replayed
+        kernel(src, dst, m, n)
+        assert tensor_map.stats == first
+        # through the general path: both maps come from the cache, nothing is encoded
+        kernel._packed.clear()
         kernel(src, dst, m, n)
         cp.cuda.Device().synchronize()
         assert np.array_equal(cp.asnumpy(dst), x)
-        # the second call encodes nothing: both maps come from the cache
         assert tensor_map.stats["encoded"] == first["encoded"]
         assert tensor_map.stats["hits"] - first["hits"] == 2
         # a new shape needs new maps (a reused pointer with the same shape need not)
