@@ -427,7 +427,9 @@ class Kernel:
         """The general path of `__call__`; returns the launches packed for replay, or
         None where the driver library is not there."""
         packed: list[raw_launch.PackedLaunch] | None = [] if raw_launch.available() else None
-        for launch in self.launches(*args):
+        launches = self.launches(*args)
+        handle = _stream_handle(stream) if packed is not None and launches else None
+        for launch in launches:
             info = self.infos[launch.kernel]
             if info.block_size is not None and tuple(launch.block) != info.block_size:
                 raise TilecError(
@@ -443,7 +445,7 @@ class Kernel:
             if packed is not None:
                 blobs = [a if isinstance(a, bytes) else np.asarray(a).tobytes() for a in kernel_args]
                 packed.append(raw_launch.PackedLaunch(function.ptr, launch.grid, launch.block, shared, blobs))
-                packed[-1](_stream_handle(stream))
+                packed[-1](handle)
             elif any(p.dtype == TENSOR_MAP for p in info.params):
                 raise TilecError(f"kernel '{info.name}' takes a tensor map, which needs the CUDA driver library")
             else:

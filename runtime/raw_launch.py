@@ -153,6 +153,15 @@ def available() -> bool:
     return _library() is not None
 
 
+def _dims3(dims: Sequence[int]) -> tuple[int, ...]:
+    """A grid or block as the driver takes it: ints, the missing ones of three 1."""
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+
+
+def _launch_failed(err: int, grid: tuple[int, ...], block: tuple[int, ...]) -> TilecError:
+    return TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {grid}, block {block})")
+
+
 class RawLaunch:
     """One launch configuration with packed arguments (module doc). `types` names each
     parameter's C type (`u64` for pointers, `i64`, `i32`); `values` holds the fixed
@@ -166,8 +175,7 @@ class RawLaunch:
         types: Sequence[str],
         values: Sequence[int | None],
     ):
-        self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
-        self.block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
+        self.grid, self.block = _dims3(grid), _dims3(block)
         self.shared_mem = int(shared_mem)
         self._cells = [_CTYPES[t](0 if v is None else int(v)) for t, v in zip(types, values)]
         self._free = [c for c, v in zip(self._cells, values) if v is None]
@@ -188,7 +196,7 @@ class RawLaunch:
             except DriverError as e:
                 err = e.status
         if err:
-            raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")
+            raise _launch_failed(err, g, b)
 
     def pair_launcher(self) -> Any:
         """`self(function, stream, first, second)` for a launch with exactly two free
@@ -212,7 +220,7 @@ class RawLaunch:
                 except failed as e:
                     err = e.status
             if err:
-                raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {self.grid}, block {self.block})")
+                raise _launch_failed(err, self.grid, self.block)
 
         return launch_pair
 
@@ -227,8 +235,7 @@ class PackedLaunch:
         self, function: int, grid: Sequence[int], block: Sequence[int], shared_mem: int, blobs: Sequence[bytes]
     ):
         self.function = int(function)
-        self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
-        self.block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
+        self.grid, self.block = _dims3(grid), _dims3(block)
         self.shared_mem = int(shared_mem)
         self._buffers = []
         addresses = []
@@ -250,4 +257,4 @@ class PackedLaunch:
         except DriverError as e:
             err = e.status
         if err:
-            raise TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {g}, block {b})")
+            raise _launch_failed(err, g, b)
