@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-from .copy_key import ITEMSIZE, VECTOR_BYTES, CopyKey
+from .copy_key import ITEMSIZE, SMALL_EXTENT, VECTOR_BYTES, CopyKey
 
 SMEM_TILE_BYTES = 16 * 1024
 """Shared-memory budget of a transposing tile (the `tile` pass's)."""
@@ -86,14 +86,19 @@ long src mode get 256 x 8, not 16 x 8)."""
 MIN_RUNS_TILE = 2048
 
 
+def _contiguous_modes(key: CopyKey) -> tuple[int | None, int | None, bool]:
+    """(the dst's contiguous mode, the src's, whether they differ: a transpose)."""
+    cd = key.rank - 1 if key.dst_strides[-1] == 1 else None
+    cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
+    return cd, cs, cs is not None and cd is not None and cs != cd
+
+
 def leaves_tile_to_pass(key: CopyKey) -> bool:
     """Whether `copy_tile` keeps the `tile` pass's heuristic for the key (rank-1
     copies, rank-2 copies without small extents, and rank-2 transposes under the
     "square" `TRANSPOSE_RULE`)."""
     rank = key.rank
-    cd = rank - 1 if key.dst_strides[-1] == 1 else None
-    cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
-    transpose = cs is not None and cd is not None and cs != cd
+    cd, _, transpose = _contiguous_modes(key)
     if rank == 2 and transpose:
         return not _runs(key, cd)
     return rank == 1 or (rank == 2 and not key.row_tile and not any(key.small_extents or (None,) * rank))
@@ -112,8 +117,6 @@ def row_tile(key: CopyKey, n: int) -> int:
     strided set: rows of 41440 int16 broadcast in tiles of 2048 x 8 rows instead of
     512 x 32: 0.54 -> 0.69 of cudaMemcpy; rows of 254 int16 in tiles of 256: 0.64 ->
     0.67; rows of 1123 keep 512, which beat 128-256 there); else 0."""
-    from .copy_key import SMALL_EXTENT
-
     rank = key.rank
     if n <= SMALL_EXTENT or key.gather or key.dst_strides[-1] != 1 or key.src_strides[-1] not in (0, 1):
         return 0
@@ -162,9 +165,7 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     the choice to the `tile` pass."""
     rank = key.rank
     small = key.small_extents or (None,) * rank
-    cd = rank - 1 if key.dst_strides[-1] == 1 else None
-    cs = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
-    transpose = cs is not None and cd is not None and cs != cd
+    cd, cs, transpose = _contiguous_modes(key)
     if leaves_tile_to_pass(key):
         return pass_tile_choice(key)
     exact = key.pow2_extents or (False,) * rank
