@@ -9,7 +9,7 @@ CUDA, not a compiler feature): `__cluster_dims__(2, 1, 1)`; each CTA issues half
 B's TMA boxes with `.multicast::cluster` to both CTAs of the pair (the pair's tiles
 share their block column at every step: checked here for the grid and order used);
 the "empty" barriers count the consumers of both CTAs, and each consumer arrives on
-its own and its peer's (`mapa` + `mbarrier.arrive.release.cluster`); a cluster barrier
+its own and its peer's (`mapa` + `mbarrier.arrive.shared::cluster`, as CUTLASS's ClusterBarrier::arrive); a cluster barrier
 after the barriers' initialisation and before exit. Both forms are checked against
 float64 (gemm_bench.check, NaN-poisoned C) and timed as gemm_bench.py times them.
 """
@@ -40,7 +40,7 @@ __device__ __forceinline__ void tilec_cluster_arrive_both(unsigned long long* ba
   for (unsigned r = 0; r < 2; ++r) {
     unsigned ra;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(r));
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(ra) : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" :: "r"(ra) : "memory");
   }
 }
 """
@@ -53,9 +53,12 @@ LOAD = re.compile(
 )
 
 
-def clusterize(src: str) -> str:
+def clusterize(src: str, mode: str = "multicast") -> str:
     """The emitted CUDA of a warp-specialised persistent GEMM rewritten for 2-CTA
-    clusters sharing B by TMA multicast (module docstring)."""
+    clusters sharing B by TMA multicast (module docstring). `mode` "dims": only the
+    cluster launch and its two cluster barriers; "arrive": also the empty barriers
+    counting both CTAs' consumers (each CTA still loads all of B itself); "multicast":
+    all of it."""
     prod = src.rindex("} else {  // warpgroup")
     producer = src[prod:]
     full = set(re.findall(r"arrive_expect_tx\(reinterpret_cast<unsigned long long\*>\((\w+)\), [1-9]\d*u\)", producer))
@@ -66,7 +69,7 @@ def clusterize(src: str) -> str:
         HELPERS + '\nextern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__',
         1,
     )
-    for e in empty:
+    for e in empty if mode != "dims" else ():
         out, n = re.subn(
             rf"tilec_mbarrier_init\(reinterpret_cast<unsigned long long\*>\({e}\), (\d+)u\)",
             lambda m, e=e: f"tilec_mbarrier_init(reinterpret_cast<unsigned long long*>({e}), {2 * int(m.group(1))}u)",
@@ -81,8 +84,8 @@ def clusterize(src: str) -> str:
         assert n >= 1, e
     # B's boxes of one stage (consecutive loads on one barrier): the first half from
     # rank 0, the second from rank 1, each multicast to both
-    loads = list(LOAD.finditer(out))
-    assert loads, "no B loads found"
+    loads = list(LOAD.finditer(out)) if mode == "multicast" else []
+    assert loads or mode != "multicast", "no B loads found"
     groups: list[list[re.Match]] = []
     for m in loads:
         if groups and groups[-1][-1].group(3) == m.group(3) and m.start() - groups[-1][-1].end() < 200:
@@ -168,7 +171,7 @@ def max_active_clusters(smem: int, threads: int = 384) -> int:
     cfg = LaunchConfig((2, 1, 1), (threads, 1, 1), smem, None, None, 0)
     n = ctypes.c_int(0)
     rc = ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveClusters(
-        ctypes.byref(n), ctypes.c_void_p(fn.ptr), ctypes.byref(cfg)
+        ctypes.byref(n), ctypes.c_void_p(fn.kernel.ptr), ctypes.byref(cfg)
     )
     return n.value if rc == 0 else -rc
 
@@ -205,15 +208,21 @@ def main(argv=None) -> int:
             if not pair_shares_b(n, n, bm, bn, grp, nprog):
                 print(f"  {spec} at {n}: the CTA pairs do not share B at every step; skipped", flush=True)
                 continue
-            forms = {"emitted": "as emitted", "c2": "2-CTA cluster, B multicast"}
+            forms = {
+                "emitted": "as emitted",
+                "c2": "2-CTA cluster, B multicast",
+                "c2arrive": "2-CTA cluster, empty barriers of both CTAs, no multicast",
+                "c2dims": "2-CTA cluster launch only",
+            }
+            modes = {forms["c2"]: "multicast", forms["c2arrive"]: "arrive", forms["c2dims"]: "dims"}
             for form in (forms[f] for f in args.forms.split(",")):
                 kernel = tilec.compile(wgmma_source(spec, n, n, n))
                 if form != "as emitted":  # a Kernel of its own: tilec.compile returns the same one again
                     kernel = Kernel(kernel.artifact)
-                    kernel.source = clusterize(kernel.source)
+                    kernel.source = clusterize(kernel.source, modes[form])
                 if args.dump:
                     os.makedirs(args.dump, exist_ok=True)
-                    tag = spec.replace(":", "_") + ("_c2" if form != "as emitted" else "")
+                    tag = spec.replace(":", "_") + ("_" + modes[form] if form in modes else "")
                     with open(os.path.join(args.dump, f"{tag}_{n}.cu"), "w") as f:
                         f.write(kernel.source)
                 c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.bfloat16)
