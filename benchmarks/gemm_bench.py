@@ -3,7 +3,7 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p]`: examples/python/gemm_bf16_hopper.py, TMA + `wgmma`,
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
-(two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue;
+(two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
 `wgmma_source`) beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
@@ -61,12 +61,14 @@ extern "C" __global__ void __launch_bounds__(256) mma_ceiling(float* out, int it
 
 
 def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
-    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp|:ppi][:tma]` config: `ws`
+    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp|:ppi][:tma][:cN]` config: `ws`
     the warp-specialised kernel, `gG` grouped tile order of G block rows, `p` persistent
     over the GPU's multiprocessors (`pP`: P blocks), `pp` the pingpong schedule (two
     consumer warpgroups on alternate BMxBN tiles; persistent; `ppi`: the turn handed
     over after the K loop's last wgmma is issued, not drained), `tma` the stmatrix +
-    TMA-store epilogue (`p`, `pp` and `tma` need `ws`)."""
+    TMA-store epilogue, `cN` the block's columns in chunks of N (an accumulator, B
+    buffers and C tile each; with `tma` a C buffer of BM x N; `p`, `pp`, `tma` and `cN`
+    need `ws`)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw = {}
@@ -76,6 +78,8 @@ def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
             ws = True
         elif o.startswith("g") and o[1:].isdigit():
             kw["group"] = int(o[1:])
+        elif o.startswith("c") and o[1:].isdigit():
+            kw["chunk"] = int(o[1:])
         elif o == "tma":
             kw["tma_epilogue"] = True
         elif o == "pp":
@@ -90,9 +94,10 @@ def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
     if kw.get("pingpong") and "persistent" not in kw:
         kw["persistent"] = sms()
     if not ws:
-        if "persistent" in kw or "tma_epilogue" in kw:
+        if "persistent" in kw or "tma_epilogue" in kw or "chunk" in kw:
             raise ValueError(
-                "persistent (p), pingpong (pp) and the TMA-store epilogue (tma) need the warp-specialised kernel (ws)"
+                "persistent (p), pingpong (pp), the TMA-store epilogue (tma) and column chunks (cN) need the "
+                "warp-specialised kernel (ws)"
             )
         return gemm_hopper_source(m, n, k, bm, bn, bk, int(st), **kw)
     return gemm_hopper_ws_source(m, n, k, bm, bn, bk, int(st), **kw)
@@ -273,7 +278,7 @@ def main(argv=None) -> int:
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
-        "gG: grouped order, p: persistent, pp: pingpong, tma: TMA-store epilogue), "
+        "gG: grouped order, p: persistent, pp: pingpong, tma: TMA-store epilogue, cN: column chunks of N), "
         "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")

@@ -159,6 +159,9 @@ def test_hopper_ws_gemm_example():
             "tma_epilogue": True,
             "pingpong": True,
         },
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bk": 64, "stages": 4, "chunk": 128},
+        {"persistent": 10, "tma_epilogue": True, "bk": 64, "stages": 2, "chunk": 64},
+        {"persistent": 10, "group": 3, "bk": 64, "stages": 4, "chunk": 128},
     ],
     ids=[
         "persistent-grouped-tma",
@@ -169,6 +172,9 @@ def test_hopper_ws_gemm_example():
         "pingpong-64x256",
         "pingpong-128x128-tma-handover-issue",
         "pingpong-64x256-tma-some-blocks-one-tile",
+        "chunks-of-128-tma",
+        "chunks-of-64-tma",
+        "chunks-of-128-registers",
     ],
 )
 def test_hopper_ws_gemm_schedules(kw):
@@ -179,7 +185,9 @@ def test_hopper_ws_gemm_schedules(kw):
     store of a tile in flight during the next tile's K loop); the pingpong schedule
     (two consumer warpgroups on alternate tiles of 128 x 128 or 64 x 256: 48 tiles, 4
     or 5 per block of 10, so consumer 1 has one tile fewer in some blocks; over 132
-    blocks, consumer 1 of most blocks has none). Output poisoned with NaN,
+    blocks, consumer 1 of most blocks has none); column chunks (`chunk`: each tile's
+    128 x 256 in 2 or 4 chunks, each its own accumulator, B buffers and C tile; with
+    the TMA store, one C buffer of 128 x chunk that the chunks take turns at). Output poisoned with NaN,
     checked elementwise against float64 within `mma_error_bound` (`run_and_check`)."""
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
