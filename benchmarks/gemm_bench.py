@@ -274,7 +274,7 @@ def main(argv=None) -> int:
         "--configs",
         default=(
             f"{FASTEST},256x128x64:4x2:4:s:db:g8,wgmma:128x256x64:4,"
-            "wgmma:128x256x64:4:ws:p:g16,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma"
+            "wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "

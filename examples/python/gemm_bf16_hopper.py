@@ -27,8 +27,8 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 `--ws` runs `gemm_hopper_ws_source` with `BEST_WS` instead: the warp-specialised form
 (a producer warpgroup filling the ring, consumer warpgroups running the wgmma,
 mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the
-multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue (its
-docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
+multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue in column
+chunks (its docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
 `gemm_hopper_ws_source(..., pingpong=True)` is CUTLASS's pingpong schedule (two
 consumer warpgroups on alternate tiles; the fastest at 4096).
 docs/benchmarks.md has the measured speed.
@@ -550,14 +550,16 @@ EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16_hopper.mlir."""
 
 EXAMPLE_WS_SHAPE = (256, 256, 512)
-"""The shape of examples/gemm_bf16_hopper_ws.mlir (`BEST_WS`: 2 tiles of 128 x 256, 16
-K steps each, four rounds of the 4-stage ring)."""
+"""The shape of examples/gemm_bf16_hopper_ws.mlir (`BEST_WS`: 2 tiles of 128 x 256, 8
+K steps each, two rounds of the 4-stage ring)."""
 
-BEST_WS = {"bk": 32, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True}
-"""The fastest warp-specialised configuration measured on the H100 (docs/benchmarks.md,
-`wgmma:128x256x32:4:ws:p:g8:tma`): 128 x 256 x 32 tiles, a 4-stage ring (96 KiB) beside
-the 64 KiB C buffer of the TMA-store epilogue, grouped order of 8 block rows, persistent
-over the H100's 132 multiprocessors (`main` takes the GPU's own count)."""
+BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}
+"""The fastest warp-specialised configuration measured on the H100 at 4096 and 8192
+(docs/benchmarks.md, `wgmma:128x256x64:4:ws:p:g8:tma:c128`): 128 x 256 x 64 tiles in
+two column chunks of 128 (two accumulators of 2 x `wgmma.m64n128k16` per warpgroup and
+16 of K), a 4-stage ring (192 KiB) beside a 32 KiB C buffer that the chunks' TMA
+stores take turns at, grouped order of 8 block rows, persistent over the H100's 132
+multiprocessors (`main` takes the GPU's own count)."""
 
 
 def main(argv: list[str]) -> int:

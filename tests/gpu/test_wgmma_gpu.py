@@ -120,10 +120,11 @@ def test_hopper_gemm_example():
 def test_hopper_ws_gemm_example():
     """The warp-specialised GEMM (`--ws`, `BEST_WS`: a producer warpgroup, 2 consumer
     warpgroups, mbarriers full/empty per stage, setmaxnreg, persistent over the
-    multiprocessors, TMA-store epilogue) at 1024 x 768 x 2048 on the GPU: output
-    poisoned with NaN, checked elementwise against float64 within `mma_error_bound`
-    (examples/python/gemm_bf16_hopper.py `main`); 2048 / 32 = 64 K steps: 16 rounds of
-    the 4-stage ring, so every phase parity of every barrier is used several times."""
+    multiprocessors, TMA-store epilogue in two column chunks) at 1024 x 768 x 2048 on
+    the GPU: output poisoned with NaN, checked elementwise against float64 within
+    `mma_error_bound` (examples/python/gemm_bf16_hopper.py `main`); 2048 / 64 = 32 K
+    steps: 8 rounds of the 4-stage ring, so every phase parity of every barrier is used
+    several times."""
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
     import gemm_bf16_hopper
