@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers.tma_programs import persistent_transpose, round_trip, transpose
+from helpers.tma_programs import persistent_transpose, round_trip, tile_transpose, transpose
 
 from tilec.tools.tilec import main
 
@@ -126,6 +126,36 @@ def test_tma_transpose_exact(m, n):
     kernel = tilec.compile(transpose(m, n))
     assert "swizzle 128B" in kernel.source
     x = np.random.default_rng(4).standard_normal((m, n)).astype(np.float32)
+    dst = cp.full((n, m), np.nan, dtype=np.float32)
+    kernel(cp.asarray(x), dst)
+    cp.cuda.Device().synchronize()
+    assert np.array_equal(cp.asnumpy(dst), x.T)
+
+
+TILE_TRANSPOSES = {
+    "swizzled 128x128, TMA store": dict(ti=128, tj=128),
+    "swizzled 64x64, register stores (cols)": dict(ti=64, tj=64, regs="cols", out="regs"),
+    "swizzled 128x128, register stores (cols)": dict(ti=128, tj=128, regs="cols", out="regs"),
+    "compact 64x64 (one wide box), register stores": dict(ti=64, tj=64, smem="compact", out="regs"),
+    "compact 64x128 (one wide box), register stores": dict(ti=64, tj=128, smem="compact", out="regs"),
+    "compact 128x128 (one wide box), TMA store": dict(ti=128, tj=128, smem="compact"),
+    "compact 64x64, TMA store, grid swapped": dict(ti=64, tj=64, smem="compact", swap_grid=True),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(TILE_TRANSPOSES))
+def test_tma_tile_transpose_exact(name):
+    """tile_transpose's forms (benchmarks/copy_bench.py times them at 16384^2) on a
+    256 x 384 tensor (several tiles both ways, not square): exact, output poisoned."""
+    import cupy as cp
+
+    import tilec
+
+    m, n = 256, 384
+    kernel = tilec.compile(tile_transpose(m, n, **TILE_TRANSPOSES[name]))
+    assert "cp.async.bulk.tensor" in kernel.source
+    x = np.random.default_rng(5).standard_normal((m, n)).astype(np.float32)
     dst = cp.full((n, m), np.nan, dtype=np.float32)
     kernel(cp.asarray(x), dst)
     cp.cuda.Device().synchronize()

@@ -1,0 +1,126 @@
+"""TMA transpose variants of issue 23 in one process (one input, cudaMemcpy timed before
+and after, every variant twice): which tile, shared layout, store path, grid order and
+L2 promotion of the tensor maps bring the TMA transpose to cudaMemcpy.
+
+    python benchmarks/tma_transpose_probe.py [--only NAME] [--launches 3]
+
+Every variant is f32 16384 x 16384 (`tests/helpers/tma_programs.tile_transpose`,
+default pipeline), checked bit for bit against x.T with the output poisoned, then
+timed (median of CUDA-event times, copy_bench.median_ms). `--only NAME` compiles one
+variant, checks it and launches it `--launches` times (for `ncu -k regex:transpose`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import copy_bench as cb  # noqa: E402
+from helpers.tma_programs import tile_transpose  # noqa: E402
+
+import tilec  # noqa: E402
+from tilec.runtime import tensor_map  # noqa: E402
+
+S = 16384
+L2 = {"128B": 2, "256B": 3, "none": 0}
+"""CUtensorMapL2promotion values."""
+
+VARIANTS = {
+    # name: (tile_transpose keywords, L2 promotion)
+    "base sw128x128 tma-store": (dict(ti=128, tj=128), "128B"),
+    "sw128x128 cols regs": (dict(ti=128, tj=128, regs="cols", out="regs"), "128B"),
+    "sw128x128 rows regs": (dict(ti=128, tj=128, regs="rows", out="regs"), "128B"),
+    "sw64x128 cols regs": (dict(ti=64, tj=128, regs="cols", out="regs"), "128B"),
+    "sw128x64 rows regs": (dict(ti=128, tj=64, regs="rows", out="regs"), "128B"),
+    "sw64x64 cols regs": (dict(ti=64, tj=64, regs="cols", out="regs"), "128B"),
+    "cp64x64 rows regs": (dict(ti=64, tj=64, smem="compact", out="regs"), "128B"),
+    "cp64x128 rows regs": (dict(ti=64, tj=128, smem="compact", out="regs"), "128B"),
+    "cp128x64 rows regs": (dict(ti=128, tj=64, smem="compact", out="regs"), "128B"),
+    "cp32x128 rows regs": (dict(ti=32, tj=128, smem="compact", out="regs"), "128B"),
+    "cp64x64 tma-store": (dict(ti=64, tj=64, smem="compact"), "128B"),
+    "cp128x64 tma-store": (dict(ti=128, tj=64, smem="compact"), "128B"),
+    "cp128x128 tma-store": (dict(ti=128, tj=128, smem="compact"), "128B"),
+    "base swapped grid": (dict(ti=128, tj=128, swap_grid=True), "128B"),
+    "base L2 256B": (dict(ti=128, tj=128), "256B"),
+    "base L2 none": (dict(ti=128, tj=128), "none"),
+    "cp64x64 rows regs L2 256B": (dict(ti=64, tj=64, smem="compact", out="regs"), "256B"),
+    "sw64x64 cols regs L2 256B": (dict(ti=64, tj=64, regs="cols", out="regs"), "256B"),
+}
+
+
+def build(name: str):
+    if name == "non-TMA transpose f32":
+        (case,) = [c for c in cb.make_cases(False) if c.name == "transpose f32"]
+        return tilec.compile(cb.build_tilec(case)), "128B"
+    kw, l2 = VARIANTS[name]
+    return tilec.compile(tile_transpose(S, S, **kw)), l2
+
+
+def prepare(kernel, l2: str) -> None:
+    tensor_map._L2_PROMOTION_128B = L2[l2]  # the encoder's promotion, for this experiment
+    tensor_map._cache.clear()
+    getattr(kernel, "_packed", {}).clear()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default=None)
+    ap.add_argument("--launches", type=int, default=3)
+    args = ap.parse_args()
+    x = cp.random.default_rng(7).standard_normal((S, S), dtype=cp.float32)
+    y = cp.empty((S, S), dtype=cp.float32)
+    xt = x.T.copy()
+    names = ["non-TMA transpose f32", *VARIANTS]
+    if args.only:
+        kernel, l2 = build(args.only)
+        prepare(kernel, l2)
+        y.fill(np.nan)
+        for _ in range(args.launches):
+            kernel(x, y)
+        cp.cuda.Device().synchronize()
+        print(args.only, "exact" if bool(cp.array_equal(y, xt)) else "WRONG")
+        return 0
+    nbytes = 2 * S * S * 4
+    kernels = {}
+    for n in names:
+        try:
+            kernels[n] = build(n)
+        except Exception as e:  # one broken variant must not hide the others
+            print(f"{n}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+    mc = [cb.memcpy_tbps(S * S * 4)]
+    rows = {}
+    for rnd in range(2):
+        for n, (kernel, l2) in kernels.items():
+            prepare(kernel, l2)
+            y.fill(np.nan)
+            kernel(x, y)
+            cp.cuda.Device().synchronize()
+            ok = bool(cp.array_equal(y, xt))
+            t = cb.tbps(nbytes, cb.median_ms(lambda: kernel(x, y), warmup=10, reps=50))
+            rows.setdefault(n, []).append((t, ok))
+            print(f"round {rnd} {n}: {t:.3f} TB/s {'exact' if ok else 'WRONG'}", flush=True)
+    mc.append(cb.memcpy_tbps(S * S * 4))
+    memcpy = sum(mc) / 2
+    print(f"\ncudaMemcpy {mc[0]:.3f} / {mc[1]:.3f} TB/s (read + write); ratios to their mean")
+    print("| variant | smem bytes | TB/s (2 rounds) | ratio | exact |\n|---|---|---|---|---|")
+    for n, r in rows.items():
+        src = kernels[n][0].source
+        smem = next((ln.split("//")[1].split(" bytes")[0].strip() for ln in src.splitlines()
+                     if "bytes of shared memory" in ln), "static")
+        print(f"| {n} | {smem} | {r[0][0]:.3f} / {r[1][0]:.3f} | {max(a for a, _ in r) / memcpy:.3f} | "
+              f"{all(o for _, o in r)} |")
+    ranked = sorted((n for n in rows if n != "non-TMA transpose f32" and all(o for _, o in rows[n])),
+                    key=lambda n: -max(a for a, _ in rows[n]))
+    print("BEST:", ";".join(ranked[:2]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
