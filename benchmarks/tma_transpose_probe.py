@@ -22,11 +22,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-import copy_bench as cb  # noqa: E402
-from helpers.tma_programs import tile_transpose  # noqa: E402
+import copy_bench as cb
+from helpers.tma_programs import tile_transpose
 
-import tilec  # noqa: E402
-from tilec.runtime import tensor_map  # noqa: E402
+import tilec
+from tilec.runtime import tensor_map
 
 S = 16384
 L2 = {"128B": 2, "256B": 3, "none": 0}
@@ -34,24 +34,24 @@ L2 = {"128B": 2, "256B": 3, "none": 0}
 
 VARIANTS = {
     # name: (tile_transpose keywords, L2 promotion)
-    "base sw128x128 tma-store": (dict(ti=128, tj=128), "128B"),
-    "sw128x128 cols regs": (dict(ti=128, tj=128, regs="cols", out="regs"), "128B"),
-    "sw128x128 rows regs": (dict(ti=128, tj=128, regs="rows", out="regs"), "128B"),
-    "sw64x128 cols regs": (dict(ti=64, tj=128, regs="cols", out="regs"), "128B"),
-    "sw128x64 rows regs": (dict(ti=128, tj=64, regs="rows", out="regs"), "128B"),
-    "sw64x64 cols regs": (dict(ti=64, tj=64, regs="cols", out="regs"), "128B"),
-    "cp64x64 rows regs": (dict(ti=64, tj=64, smem="compact", out="regs"), "128B"),
-    "cp64x128 rows regs": (dict(ti=64, tj=128, smem="compact", out="regs"), "128B"),
-    "cp128x64 rows regs": (dict(ti=128, tj=64, smem="compact", out="regs"), "128B"),
-    "cp32x128 rows regs": (dict(ti=32, tj=128, smem="compact", out="regs"), "128B"),
-    "cp64x64 tma-store": (dict(ti=64, tj=64, smem="compact"), "128B"),
-    "cp128x64 tma-store": (dict(ti=128, tj=64, smem="compact"), "128B"),
-    "cp128x128 tma-store": (dict(ti=128, tj=128, smem="compact"), "128B"),
-    "base swapped grid": (dict(ti=128, tj=128, swap_grid=True), "128B"),
-    "base L2 256B": (dict(ti=128, tj=128), "256B"),
-    "base L2 none": (dict(ti=128, tj=128), "none"),
-    "cp64x64 rows regs L2 256B": (dict(ti=64, tj=64, smem="compact", out="regs"), "256B"),
-    "sw64x64 cols regs L2 256B": (dict(ti=64, tj=64, regs="cols", out="regs"), "256B"),
+    "base sw128x128 tma-store": ({"ti": 128, "tj": 128}, "128B"),
+    "sw128x128 cols regs": ({"ti": 128, "tj": 128, "regs": "cols", "out": "regs"}, "128B"),
+    "sw128x128 rows regs": ({"ti": 128, "tj": 128, "regs": "rows", "out": "regs"}, "128B"),
+    "sw64x128 cols regs": ({"ti": 64, "tj": 128, "regs": "cols", "out": "regs"}, "128B"),
+    "sw128x64 rows regs": ({"ti": 128, "tj": 64, "regs": "rows", "out": "regs"}, "128B"),
+    "sw64x64 cols regs": ({"ti": 64, "tj": 64, "regs": "cols", "out": "regs"}, "128B"),
+    "cp64x64 rows regs": ({"ti": 64, "tj": 64, "smem": "compact", "out": "regs"}, "128B"),
+    "cp64x128 rows regs": ({"ti": 64, "tj": 128, "smem": "compact", "out": "regs"}, "128B"),
+    "cp128x64 rows regs": ({"ti": 128, "tj": 64, "smem": "compact", "out": "regs"}, "128B"),
+    "cp32x128 rows regs": ({"ti": 32, "tj": 128, "smem": "compact", "out": "regs"}, "128B"),
+    "cp64x64 tma-store": ({"ti": 64, "tj": 64, "smem": "compact"}, "128B"),
+    "cp128x64 tma-store": ({"ti": 128, "tj": 64, "smem": "compact"}, "128B"),
+    "cp128x128 tma-store": ({"ti": 128, "tj": 128, "smem": "compact"}, "128B"),
+    "base swapped grid": ({"ti": 128, "tj": 128, "swap_grid": True}, "128B"),
+    "base L2 256B": ({"ti": 128, "tj": 128}, "256B"),
+    "base L2 none": ({"ti": 128, "tj": 128}, "none"),
+    "cp64x64 rows regs L2 256B": ({"ti": 64, "tj": 64, "smem": "compact", "out": "regs"}, "256B"),
+    "sw64x64 cols regs L2 256B": ({"ti": 64, "tj": 64, "regs": "cols", "out": "regs"}, "256B"),
 }
 
 
@@ -92,7 +92,7 @@ def main() -> int:
     for n in names:
         try:
             kernels[n] = build(n)
-        except Exception as e:  # one broken variant must not hide the others
+        except Exception as e:  # noqa: BLE001 - one broken variant must not hide the others
             print(f"{n}: {type(e).__name__}: {str(e)[:300]}", flush=True)
     mc = [cb.memcpy_tbps(S * S * 4)]
     rows = {}
@@ -103,7 +103,7 @@ def main() -> int:
             kernel(x, y)
             cp.cuda.Device().synchronize()
             ok = bool(cp.array_equal(y, xt))
-            t = cb.tbps(nbytes, cb.median_ms(lambda: kernel(x, y), warmup=10, reps=50))
+            t = cb.tbps(nbytes, cb.median_ms(lambda k=kernel: k(x, y), warmup=10, reps=50))
             rows.setdefault(n, []).append((t, ok))
             print(f"round {rnd} {n}: {t:.3f} TB/s {'exact' if ok else 'WRONG'}", flush=True)
     mc.append(cb.memcpy_tbps(S * S * 4))
@@ -112,12 +112,18 @@ def main() -> int:
     print("| variant | smem bytes | TB/s (2 rounds) | ratio | exact |\n|---|---|---|---|---|")
     for n, r in rows.items():
         src = kernels[n][0].source
-        smem = next((ln.split("//")[1].split(" bytes")[0].strip() for ln in src.splitlines()
-                     if "bytes of shared memory" in ln), "static")
-        print(f"| {n} | {smem} | {r[0][0]:.3f} / {r[1][0]:.3f} | {max(a for a, _ in r) / memcpy:.3f} | "
-              f"{all(o for _, o in r)} |")
-    ranked = sorted((n for n in rows if n != "non-TMA transpose f32" and all(o for _, o in rows[n])),
-                    key=lambda n: -max(a for a, _ in rows[n]))
+        smem = next(
+            (ln.split("//")[1].split(" bytes")[0].strip() for ln in src.splitlines() if "bytes of shared memory" in ln),
+            "static",
+        )
+        print(
+            f"| {n} | {smem} | {r[0][0]:.3f} / {r[1][0]:.3f} | {max(a for a, _ in r) / memcpy:.3f} | "
+            f"{all(o for _, o in r)} |"
+        )
+    ranked = sorted(
+        (n for n in rows if n != "non-TMA transpose f32" and all(o for _, o in rows[n])),
+        key=lambda n: -max(a for a, _ in rows[n]),
+    )
     print("BEST:", ";".join(ranked[:2]))
     return 0
 

@@ -133,13 +133,13 @@ def test_tma_transpose_exact(m, n):
 
 
 TILE_TRANSPOSES = {
-    "swizzled 128x128, TMA store": dict(ti=128, tj=128),
-    "swizzled 64x64, register stores (cols)": dict(ti=64, tj=64, regs="cols", out="regs"),
-    "swizzled 128x128, register stores (cols)": dict(ti=128, tj=128, regs="cols", out="regs"),
-    "compact 64x64 (one wide box), register stores": dict(ti=64, tj=64, smem="compact", out="regs"),
-    "compact 64x128 (one wide box), register stores": dict(ti=64, tj=128, smem="compact", out="regs"),
-    "compact 128x128 (one wide box), TMA store": dict(ti=128, tj=128, smem="compact"),
-    "compact 64x64, TMA store, grid swapped": dict(ti=64, tj=64, smem="compact", swap_grid=True),
+    "swizzled 128x128, TMA store": {"ti": 128, "tj": 128},
+    "swizzled 64x64, register stores (cols)": {"ti": 64, "tj": 64, "regs": "cols", "out": "regs"},
+    "swizzled 128x128, register stores (cols)": {"ti": 128, "tj": 128, "regs": "cols", "out": "regs"},
+    "compact 64x64 (one wide box), register stores": {"ti": 64, "tj": 64, "smem": "compact", "out": "regs"},
+    "compact 64x128 (one wide box), register stores": {"ti": 64, "tj": 128, "smem": "compact", "out": "regs"},
+    "compact 128x128 (one wide box), TMA store": {"ti": 128, "tj": 128, "smem": "compact"},
+    "compact 64x64, TMA store, grid swapped": {"ti": 64, "tj": 64, "smem": "compact", "swap_grid": True},
 }
 
 
