@@ -11,7 +11,7 @@ timeout 150 python3 -m pytest -q -m gpu tests/gpu/test_tma_gpu.py -k "${TEST_K:-
 timeout 240 python3 benchmarks/tma_transpose_probe.py 2>&1 | tee "$OUT/probe.log" | grep -v '^round' | tail -25
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_shared_mem,launch__registers_per_thread
 best=$(grep '^BEST:' "$OUT/probe.log" | sed 's/^BEST: //')
-IFS=';' read -ra names <<< "${NCU_CASES:-non-TMA transpose f32;base sw128x128 tma-store;$best}"
+IFS=';' read -ra names <<< "${NCU_CASES:-TMA round trip 128x64;non-TMA transpose f32;$best}"
 for n in "${names[@]}"; do
   echo "== $n"
   timeout 60 ncu --clock-control none -k regex:transpose -c 1 --metrics $M python3 benchmarks/tma_transpose_probe.py --only "$n" 2>&1 \

@@ -201,9 +201,14 @@ SMEM_TILES = {
     "swizzled": "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>",
     "compact": "#layout.cute<({ti},{tj}):({tj},1)>",
 }
+OUT_TILES = {
+    "swizzled": "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>",
+    "compact": "#layout.cute<({ti},{tj}):(1,{ti})>",
+}
 """The source tile's shared layout in `tile_transpose`: NVMMA 128-byte swizzled (TMA
 loads 32-column boxes side by side) or compact row-major (one TMA box as wide as the
-tile, up to 256 columns)."""
+tile, up to 256 columns); OUT_TILES: the destination tile's, dst's rows contiguous
+(swizzled: 32-row boxes; compact: one box)."""
 
 REGISTER_LAYOUTS = {
     # a thread: 4 consecutive rows of one column; a warp: 32 rows x 4 columns
@@ -222,14 +227,15 @@ def tile_transpose(
     smem: str = "swizzled",
     regs: str = "rows",
     out: str = "tma",
+    out_smem: str = "swizzled",
     swap_grid: bool = False,
 ) -> str:
     """dst (n x m) = src (m x n)^T for f32, one ti x tj tile per block: a TMA load into
     a shared tile (`smem`: a key of SMEM_TILES), read into registers laid out as
     `regs` (a key of REGISTER_LAYOUTS: 4 consecutive rows of one column per thread,
-    stored as one 16-byte vector of dst), then either (`out` = "tma") written into an
-    NVMMA 128-byte swizzled tile with dst's rows contiguous and copied out by TMA
-    stores, or (`out` = "regs") stored from registers straight to dst (one shared
+    stored as one 16-byte vector of dst), then either (`out` = "tma") written into a
+    shared tile with dst's rows contiguous (`out_smem`: a key of OUT_TILES) and copied
+    out by TMA stores, or (`out` = "regs") stored from registers straight to dst (one shared
     buffer: more blocks per SM). Blocks walk src's tile rows first (consecutive blocks
     write consecutive pieces of dst's rows), or with `swap_grid` its tile columns."""
     assert m % ti == 0 and n % tj == 0
@@ -239,10 +245,7 @@ def tile_transpose(
     grid, coords = (f"{gx}, {gy}", "%bx, %by") if not swap_grid else (f"{gy}, {gx}", "%by, %bx")
     s = SMEM_TILES[smem].format(ti=ti, tj=tj)
     if out == "tma":
-        extra = (
-            f"!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, "
-            f"transposed = true, shape = [{ti}, {tj}]>, smem>\n"
-        )
+        extra = f"!S2 = !layout.tensor<f32, {OUT_TILES[out_smem].format(ti=ti, tj=tj)}, smem>\n"
         alloc2 = "    %s2 = layout.alloc : !S2\n"
         tail = f"""    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #R>, !S2
     layout.barrier
