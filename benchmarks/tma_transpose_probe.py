@@ -29,8 +29,8 @@ import tilec
 from tilec.runtime import tensor_map
 
 S = 16384
-L2 = {"128B": 2, "256B": 3, "none": 0}
-"""CUtensorMapL2promotion values."""
+L2 = {"128B": 128, "256B": 256, "none": 0}
+"""The `tma` pass's l2_promotion (bytes) for each variant's L2 column."""
 
 VARIANTS = {
     # name: (tile_transpose keywords, L2 promotion); round 1 of 2026-11-26 tried more
@@ -61,11 +61,17 @@ def build(name: str):
         (case,) = [c for c in cb.make_cases(False) if c.name == "transpose f32"]
         return tilec.compile(cb.build_tilec(case)), "128B"
     kw, l2 = VARIANTS[name]
-    return tilec.compile(tile_transpose(S, S, **kw)), l2
+    return tilec.compile(tile_transpose(S, S, **kw), pipeline(l2)), l2
+
+
+def pipeline(l2: str) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{l2_promotion={L2[l2]}}},")
 
 
 def prepare(kernel, l2: str) -> None:
-    tensor_map._L2_PROMOTION_128B = L2[l2]  # the encoder's promotion, for this experiment
+    """Encode the kernel's tensor maps afresh (they are cached per argument set)."""
     tensor_map._cache.clear()
     getattr(kernel, "_packed", {}).clear()
 
