@@ -163,6 +163,26 @@ def test_tma_tile_transpose_exact(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("promotion", [0, 64, 256])
+def test_tma_l2_promotion_exact(promotion):
+    """`tma{l2_promotion=N}` changes only the tensor maps' L2 promotion: the transpose
+    stays exact (the map is encoded with it: the driver accepts each value)."""
+    import cupy as cp
+
+    import tilec
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    m, n = 256, 384
+    pipeline = NAMED_PIPELINES["default"].replace(",tma,", f",tma{{l2_promotion={promotion}}},")
+    kernel = tilec.compile(tile_transpose(m, n, 128, 128, smem="compact"), pipeline)
+    x = np.random.default_rng(6).standard_normal((m, n)).astype(np.float32)
+    dst = cp.full((n, m), np.nan, dtype=np.float32)
+    kernel(cp.asarray(x), dst)
+    cp.cuda.Device().synchronize()
+    assert np.array_equal(cp.asnumpy(dst), x.T)
+
+
+@pytest.mark.gpu
 def test_tma_kernel_compiles_for_sm_90a():
     import tilec
 
