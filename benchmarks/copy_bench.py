@@ -383,9 +383,27 @@ def ring_pipeline(stages: int) -> str:
     return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
 
 
+WIDE_BOX_CASES = (
+    (128, 128, 128),
+    (128, 128, 256),
+    (64, 256, 256),
+)
+"""TMA transposes whose load is one box as wide as the tile (a compact shared tile,
+`tests/helpers/tma_programs.tile_transpose(smem="compact")`), read a row per warp,
+written into an NVMMA-swizzled tile with dst's rows contiguous and stored by TMA:
+(tile rows, tile columns, L2 promotion of the load's tensor map in bytes: `tma{l2_promotion=N}`)."""
+
+
+def tma_pipeline(**options) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    opts = ",".join(f"{k}={v}" for k, v in options.items())
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{{opts}}},")
+
+
 def text_cases(s: int) -> list[Case]:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-    from helpers.tma_programs import persistent_transpose
+    from helpers.tma_programs import persistent_transpose, tile_transpose
 
     out = []
     for t, threads in ((16, 64), (64, 256)):
@@ -418,6 +436,10 @@ def text_cases(s: int) -> list[Case]:
                         "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         text=TMA_TRANSPOSE_WIDE.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj,
                                                        threads=threads, reg=WIDE_REG[reg].format(w=w))))
+    for ti, tj, l2 in WIDE_BOX_CASES:
+        out.append(Case(f"transpose {ti}x{tj} TMA wide-box load + TMA store (256 threads, L2 {l2}B)", "f32", (s, s),
+                        "", "", (s, s), lambda x: x.T.copy(), goal=0.98, pipeline=tma_pipeline(l2_promotion=l2),
+                        text=tile_transpose(s, s, ti, tj, smem="compact")))
     for ti, tj, threads, stages, per_sm, per_block, group in RING_CASES:
         if per_sm:
             blocks, grid = per_sm * _sm_count(), f"persistent, {per_sm}/SM"
