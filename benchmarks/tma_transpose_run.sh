@@ -17,3 +17,7 @@ for n in "${names[@]}"; do
   timeout 60 ncu --clock-control none -k regex:transpose -c 1 --metrics $M python3 benchmarks/tma_transpose_probe.py --only "$n" 2>&1 \
     | grep -E "^ +(gpu__|dram__|lts__|l1tex__|sm__|launch__)|exact|WRONG|ERR" | tee -a "$OUT/ncu.log"
 done
+if [ -n "${BENCH_CASES:-}" ]; then
+  timeout 200 python3 benchmarks/copy_bench.py --cases "$BENCH_CASES" --json "$OUT/bench.json" --md "$OUT/bench.md" 2>&1 \
+    | tee "$OUT/bench.log" | grep -v '^{' | tail -12
+fi
