@@ -33,24 +33,29 @@ L2 = {"128B": 128, "256B": 256, "none": 0}
 """The `tma` pass's l2_promotion (bytes) for each variant's L2 column."""
 
 VARIANTS = {
-    # name: (tile_transpose keywords, L2 promotion); round 1 of 2026-11-26 tried more
-    # (register stores in the rows pattern: 0.3-0.5; swizzled tiles stored from registers:
-    # 0.93-0.95; a swapped grid and L2 promotion none: no change)
+    # name: (tile_transpose keywords, L2 promotion). Rounds 1 and 2 of 2026-11-26 tried
+    # more (docs/benchmarks.md): register stores 0.3-0.95, 64x256 / 32x256 / 64x128
+    # wide boxes below 128x128's, 512 threads and a swapped grid: no change.
     "base sw128x128 tma-store": ({"ti": 128, "tj": 128}, "128B"),
-    "base L2 256B": ({"ti": 128, "tj": 128}, "256B"),
-    "sw64x64 cols regs L2 256B": ({"ti": 64, "tj": 64, "regs": "cols", "out": "regs"}, "256B"),
-    "cp128x128 tma-store": ({"ti": 128, "tj": 128, "smem": "compact"}, "128B"),
     "cp128x128 tma-store L2 256B": ({"ti": 128, "tj": 128, "smem": "compact"}, "256B"),
-    "cp128x128 tma-store 512t": ({"ti": 128, "tj": 128, "smem": "compact", "threads": 512}, "128B"),
-    "cp128x128 tma-store 512t L2 256B": ({"ti": 128, "tj": 128, "smem": "compact", "threads": 512}, "256B"),
-    "cp64x128 tma-store": ({"ti": 64, "tj": 128, "smem": "compact"}, "128B"),
-    "cp64x128 tma-store L2 256B": ({"ti": 64, "tj": 128, "smem": "compact"}, "256B"),
-    "cp64x256 tma-store": ({"ti": 64, "tj": 256, "smem": "compact"}, "128B"),
-    "cp64x256 tma-store L2 256B": ({"ti": 64, "tj": 256, "smem": "compact"}, "256B"),
-    "cp32x256 tma-store L2 256B": ({"ti": 32, "tj": 256, "smem": "compact"}, "256B"),
-    "cp128x128 compact-out": ({"ti": 128, "tj": 128, "smem": "compact", "out_smem": "compact"}, "128B"),
     "cp64x64 compact-out": ({"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact"}, "128B"),
-    "cp128x128 swapped grid L2 256B": ({"ti": 128, "tj": 128, "smem": "compact", "swap_grid": True}, "256B"),
+    "cp64x64 compact-out L2 256B": ({"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact"}, "256B"),
+    "cp64x64 compact-out 128t": (
+        {"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact", "threads": 128},
+        "128B",
+    ),
+    "sw64x64 cols compact-out": ({"ti": 64, "tj": 64, "regs": "cols", "out_smem": "compact"}, "128B"),
+    "cp64x64 cols compact-out": (
+        {"ti": 64, "tj": 64, "smem": "compact", "regs": "cols", "out_smem": "compact"},
+        "128B",
+    ),
+    "sw128x64 cols compact-out": ({"ti": 128, "tj": 64, "regs": "cols", "out_smem": "compact"}, "128B"),
+    "sw64x128 cols compact-out": ({"ti": 64, "tj": 128, "regs": "cols", "out_smem": "compact"}, "128B"),
+    "sw128x128 cols compact-out": ({"ti": 128, "tj": 128, "regs": "cols", "out_smem": "compact"}, "128B"),
+    "cp64x128 compact-out": ({"ti": 64, "tj": 128, "smem": "compact", "out_smem": "compact"}, "128B"),
+    "cp128x64 compact-out": ({"ti": 128, "tj": 64, "smem": "compact", "out_smem": "compact"}, "128B"),
+    "cp32x64 compact-out": ({"ti": 32, "tj": 64, "smem": "compact", "out_smem": "compact"}, "128B"),
+    "cp64x32 compact-out": ({"ti": 64, "tj": 32, "smem": "compact", "out_smem": "compact"}, "128B"),
 }
 
 

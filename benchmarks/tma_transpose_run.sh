@@ -14,7 +14,7 @@ best=$(grep '^BEST:' "$OUT/probe.log" | sed 's/^BEST: //')
 IFS=';' read -ra names <<< "${NCU_CASES:-TMA round trip 128x64;non-TMA transpose f32;$best}"
 for n in "${names[@]}"; do
   echo "== $n"
-  timeout 60 ncu --clock-control none -k regex:transpose -c 1 --metrics $M python3 benchmarks/tma_transpose_probe.py --only "$n" 2>&1 \
+  timeout 60 ncu --clock-control none -k regex:'transpose|round_trip' -c 1 --metrics $M python3 benchmarks/tma_transpose_probe.py --only "$n" 2>&1 \
     | grep -E "^ +(gpu__|dram__|lts__|l1tex__|sm__|launch__)|exact|WRONG|ERR" | tee -a "$OUT/ncu.log"
 done
 if [ -n "${BENCH_CASES:-}" ]; then

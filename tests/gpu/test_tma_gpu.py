@@ -139,6 +139,9 @@ TILE_TRANSPOSES = {
     "compact 64x64 (one wide box), register stores": {"ti": 64, "tj": 64, "smem": "compact", "out": "regs"},
     "compact 64x128 (one wide box), register stores": {"ti": 64, "tj": 128, "smem": "compact", "out": "regs"},
     "compact 128x128 (one wide box), TMA store": {"ti": 128, "tj": 128, "smem": "compact"},
+    "compact 64x64 in and out (wide boxes both ways)": {"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact"},
+    "compact 64x64 in and out, cols": {"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact", "regs": "cols"},
+    "swizzled 128x64 in, compact out, cols": {"ti": 128, "tj": 64, "regs": "cols", "out_smem": "compact"},
     "compact 64x64, TMA store, grid swapped": {"ti": 64, "tj": 64, "smem": "compact", "swap_grid": True},
 }
 
