@@ -44,11 +44,9 @@ ROWS_PER_THREAD = 2
 
 
 def gather_vector(key: CopyKey) -> int:
-    """Elements per run of one thread: a 16-byte dst vector (a 16-byte src vector where
-    only the src is flat, `CopyKey.src_flat`), at most half the last mode's extent
-    class (so that a run wraps the last mode at most once)."""
-    side = key.src_dtype if key.src_flat and not key.dst_flat else key.dst_dtype
-    v = max(1, VECTOR_BYTES // ITEMSIZE[side])
+    """Elements per run of one thread: a 16-byte dst vector, at most half the last
+    mode's extent class (so that a run wraps the last mode at most once)."""
+    v = max(1, VECTOR_BYTES // ITEMSIZE[key.dst_dtype])
     small = key.small_extents[-1] if key.small_extents else None
     if small is not None:
         v = min(v, max(1, small // 2))
@@ -227,9 +225,9 @@ def gather_program(key: CopyKey) -> str:
         emit(f"%{x}offs = arith.addi %{x}offs0, %{x}wsel : {T}")
         return f"%{x}offs"
 
+    soj = offsets("s", key.src_strides)
     base_full = to_full("bf", "%base", R, 1)
     emit(f"%flat = arith.addi {base_full}, {jj} : {T}")
-    soj = "%flat" if key.src_flat else offsets("s", key.src_strides)
     emit(f"%total_t = layout.splat {total} : {it} -> {T}")
     emit(f"%mask = layout.cmpi slt, %flat, %total_t : {T}")
     emit(f"%sp = layout.splat %src : {sptr} -> {P}")

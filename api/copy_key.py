@@ -66,10 +66,6 @@ class CopyKey:
     (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
     dst_flat: bool = False
     """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
-    src_flat: bool = False
-    """Gather kernels: the src is contiguous over all merged modes (its offset is the
-    flat index: 16-byte loads where `src_align` allows; the dst offsets are computed,
-    a scatter)."""
     row_tile: int = 0
     """Non-transposing tiles whose dst rows (the last merged mode, contiguous, longer
     than `SMALL_EXTENT`) are read contiguously or broadcast: the tile along the rows,

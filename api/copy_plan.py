@@ -211,13 +211,11 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
-def _gather_key(
-    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
-) -> CopyKey:
+def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int) -> CopyKey:
     """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
-    else `key` unchanged. The gather kernel writes a flat dst with vectors and reads a
-    flat src with vectors (else scalars): its key keeps a flat view's pointer
-    alignment only, no stride facts."""
+    else `key` unchanged. The gather kernel reads scalars and writes a flat dst with
+    vectors (else scalars): its key keeps a flat dst pointer's alignment only, no
+    stride facts."""
     from . import copy_gather as g
 
     if g.POLICY == "never" or len(ns) < 2:
@@ -227,20 +225,15 @@ def _gather_key(
         return key
     dsize = ITEMSIZE[key.dst_dtype]
     flat = g.dst_is_flat(ns, ds)
-    src_flat = not flat and g.dst_is_flat(ns, ss)
-    ssize = ITEMSIZE[key.src_dtype]
-    if src_flat:
-        vector = g.gather_vector(replace(key, src_flat=True))
     block = g.THREADS * g.ROWS_PER_THREAD * vector
     return replace(
         key,
-        src_align=VECTOR_BYTES if src_flat and src_ptr % VECTOR_BYTES == 0 else ssize,
+        src_align=ITEMSIZE[key.src_dtype],
         dst_align=VECTOR_BYTES if flat and dst_ptr % VECTOR_BYTES == 0 else dsize,
         src_divisors=(1,) * len(ns),
         dst_divisors=(1,) * len(ns),
         gather=g.gather_index_bits(ns, [ss] if flat else [ss, ds], block),
         dst_flat=flat,
-        src_flat=src_flat,
     )
 
 
@@ -284,5 +277,5 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     rows = copy_tile.row_tile(key, ns[-1])
     if rows:
         key = replace(key, row_tile=rows)
-    key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
+    key = _gather_key(key, ns, ss, ds, dst_ptr)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
