@@ -358,7 +358,8 @@ def sector_use(extents, src_strides, itemsize: int, block: int) -> float:
 
 def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) -> bool:
     """The measured rule (H100, strided set, `copy_tile_variants.py --variants
-    tiled,gather`; docs/pytorch-cupy.md): the gather kernel where the tiled kernel
+    tiled,gather`; docs/pytorch-cupy.md): the gather kernel for broadcasts of 2 bytes
+    or more into a flat dst (`broadcast_rule`), and where the tiled kernel
     (`key`, not a gather key) wastes tile slots on edges (a dst run of a length that is
     not a power of two, at most `LONGEST_RUN` where the src runs along it too or is
     broadcast along it, else at most `SMALL_EXTENT`: the transposes measured all had
@@ -371,12 +372,31 @@ def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) 
     from 1.16 to 0.88)."""
     n_last = extents[-1]
     src_size, dst_size = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
+    block = THREADS * ROWS_PER_THREAD * vector
+    if src_size > dst_size or not dst_is_flat(extents, dst_strides):
+        return False
+    if broadcast_rule(key, src_strides):
+        return sector_use(extents, src_strides, src_size, block) >= MIN_SECTOR_USE
     longest = LONGEST_RUN if src_strides[-1] in (0, 1) else SMALL_EXTENT
-    if n_last & (n_last - 1) == 0 or n_last > longest or src_size > dst_size:
+    if n_last & (n_last - 1) == 0 or n_last > longest:
         return False
     if tile_use(key, extents) >= MAX_TILE_USE:
         return False
-    if not dst_is_flat(extents, dst_strides):
-        return False
-    block = THREADS * ROWS_PER_THREAD * vector
     return sector_use(extents, src_strides, src_size, block) >= MIN_SECTOR_USE
+
+
+BROADCAST_MIN_BYTES = 2
+"""Least dst element size of a broadcast that `broadcast_rule` gives to the gather
+kernel whatever its rows."""
+
+
+def broadcast_rule(key: CopyKey, src_strides) -> bool:
+    """Whether a copy into a flat dst takes the gather kernel for being a broadcast
+    (a src stride 0) of elements of at least `BROADCAST_MIN_BYTES`, however long its
+    rows: the tiled kernel loads a broadcast row for every dst row it writes, the
+    gather kernel stores 16-byte vectors of the flat dst with a few L1-resident loads
+    (H100, strided set, `copy_tile_variants.py`: rows of 41440 int16 from one row
+    0.69 -> 1.05 of cudaMemcpy, each int32 of a column repeated 6882 times 0.90 ->
+    1.40, rows of 1123 bf16 0.65 -> 0.84; 1-byte broadcasts, one byte loaded per
+    element, were not measured better)."""
+    return 0 in src_strides and ITEMSIZE[key.dst_dtype] >= BROADCAST_MIN_BYTES

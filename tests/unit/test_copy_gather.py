@@ -49,6 +49,20 @@ def test_the_measured_rule_takes_short_odd_runs_into_contiguous_dsts():
     assert plan.key.dst_flat
 
 
+def test_broadcasts_of_two_bytes_or_more_take_the_gather_kernel_whatever_their_rows():
+    # 02, 08 and 38 of the strided set: long rows, a column, rows of 1123 bf16
+    rows = plan_copy(op((4456, 41440), dtype="int16", ptr=4096), op((1, 41440), dtype="int16"))
+    assert rows.key.gather == 32 and rows.key.dst_flat
+    column = plan_copy(op((2532, 6882), ptr=4096), op((2532, 1), ptr=64))
+    assert column.key.gather == 32
+    mid = plan_copy(op((185, 5, 257, 1123), dtype="bfloat16"), op((1, 5, 1, 1123), dtype="bfloat16"))
+    assert mid.key.gather == 32
+    # 1-byte broadcasts of long rows, a padded dst, a src wider than the dst: tiled
+    assert plan_copy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8")).key.gather == 0
+    assert plan_copy(op((4456, 41440), (41444, 1), dtype="int16"), op((1, 41440), dtype="int16")).key.gather == 0
+    assert plan_copy(op((4456, 41440), dtype="int16"), op((1, 41440), dtype="int32")).key.gather == 0
+
+
 def test_forced_gather_into_a_padded_dst_stores_scalars(always):
     padded = plan_copy(op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64"))
     assert padded.key.gather == 32 and not padded.key.dst_flat and padded.key.dst_align == 8
