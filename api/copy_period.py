@@ -75,8 +75,10 @@ def period_row(plan: CopyPlan) -> int:
         return 0
     eb = ITEMSIZE[plan.key.dst_dtype]
     period = math.prod(ns[1:])
-    if plan.dst_ptr % VECTOR_BYTES or period == 0 or ns[-1] * eb > VECTOR_BYTES:
+    if plan.dst_ptr % VECTOR_BYTES or period == 0:
         return 0
+    if ns[-1] * eb > VECTOR_BYTES and period * eb % VECTOR_BYTES == 0:
+        return 0  # runs of whole vectors already
     unit = period * (VECTOR_BYTES // math.gcd(period * eb, VECTOR_BYTES))
     row = unit * -(-ROW_BYTES // (unit * eb))
     total = ns[0] * period

@@ -33,10 +33,14 @@ def test_short_periods_become_aligned_rows():
     assert rows.dst.shape == (16707023, 48) and rows.dst.ptr == 4096 + 48
     assert rows.src.ptr == 4096 and rows.src.strides == (0, 1) and rows.src_in_dst
     assert tail.dst.shape == (27,) and tail.dst.ptr == 4096 + 16707024 * 48 and tail.src.ptr == 4096
-    # the rows go to the gather kernel with whole 16-byte vectors
+    # the rows go to the gather kernel, 16-byte vectors loaded and stored
     key = plan_copy(rows.dst, rows.src).key
-    assert key.gather and key.dst_flat and copy_gather.gather_vector(key) == 16
+    assert key.gather and key.dst_flat and key.src_runs and key.src_align == 16
+    assert copy_gather.gather_vector(key) == 16
     assert copy_gather.gather_vector(plan.key) == 2  # unsplit: 2-byte stores
+    # 14 and 20: rows of 19 and 259 bytes, 16 of them a row
+    assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 304
+    assert period_row(plan_copy(op((950863, 259)), op((1, 259)))) == 4144
     # 32: each bf16 element of a row of 17575 repeated 3 times (a period of 52725)
     plan = plan_copy(op((2633, 17575, 3), dtype="bfloat16"), op((1, 17575, 1), dtype="bfloat16", ptr=64))
     assert period_row(plan) == 8 * 52725 and len(period_parts(plan)) == 3
@@ -45,7 +49,7 @@ def test_short_periods_become_aligned_rows():
 
 
 def test_what_is_not_split():
-    assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 0  # rows of 19 bytes: whole vectors
+    # rows of 41440 int16: runs of whole vectors already
     assert period_row(plan_copy(op((4456, 41440), dtype="int16"), op((1, 41440), dtype="int16"))) == 0
     # not broadcast along the outermost mode
     assert period_row(plan_copy(op((2532, 6), dtype="int32"), op((2532, 1), dtype="int32"))) == 0
@@ -87,6 +91,7 @@ def test_split_copies_match_numpy(small_split, compiled, nvrtc_available):
         want[window] = np.broadcast_to(src, dshape).astype(dd).reshape(-1)
         dst = buf[window].reshape(dshape)
         plan = plan_copy(op(dshape, dtype=dd, ptr=dst.__array_interface__["data"][0]), op(sshape, dtype=sd))
-        assert period_parts(plan), (sd, dd, dshape)
+        parts = period_parts(plan)
+        assert parts and plan_copy(parts[1].dst, parts[1].src).key.src_runs, (sd, dd, dshape)
         copy_numpy(dst, src, compiled=compiled, kernels=kernels)
         assert np.array_equal(buf, want), (sd, dd, dshape)
