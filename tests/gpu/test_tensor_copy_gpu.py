@@ -346,10 +346,10 @@ def test_row_tiles_and_transpose_runs_match_torch_bit_for_bit():
 @pytest.mark.torch
 def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
     """Broadcasts into flat dsts: short periods split in parts (copy_period.py: cases
-    44 and 32 of the strided set made small, with and without a tail, into a window of
-    a poisoned buffer that must stay untouched around it) and broadcasts of 2 bytes or
-    more through the gather kernel (`copy_gather.broadcast_rule`: 02, 08, 38): bit for
-    bit against PyTorch."""
+    44, 32, 20 and 14 of the strided set made small, with and without a tail, into a
+    window of a poisoned buffer that must stay untouched around it) and broadcasts
+    through the gather kernel (`copy_gather.broadcast_rule`: 02, 08, 38; 1-byte rows
+    of whole vectors): bit for bit against PyTorch."""
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_period import period_parts
     from tilec.copy_plan import plan_copy
@@ -362,6 +362,9 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         ("uint8", (1, 3), (1500000, 3), True),  # 16 x 93750 rows of 48: no tail
         ("bfloat16", (1, 1757, 1), (801, 1757, 3), True),  # each element 3 times
         ("int16", (1, 5), (900001, 5), True),
+        ("uint8", (1, 259), (20011, 259), True),  # rows of 259 bytes: 16 of them a row
+        ("bool", (1, 19), (300007, 19), True),
+        ("uint8", (1, 4096), (1100, 4096), False),  # whole vectors: the gather's vector runs
         ("int16", (1, 41440), (45, 41440), False),  # long rows from one row
         ("int32", (2532, 1), (2532, 6882), False),  # a column repeated
         ("bfloat16", (1, 5, 1, 1123), (3, 5, 7, 1123), False),
@@ -379,7 +382,11 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         copy_(dst, src, kernels=kernels)
         torch.cuda.synchronize()
         assert torch.equal(_bits(torch, buf), _bits(torch, want)), (dtype, dshape)
-        assert all(k.gather for k in kernels._entries if len(k.dst_strides) > 1), (dtype, dshape)
+        keys = list(kernels._entries)
+        if split:  # the rows of whole vectors: one vector load and store per run
+            assert any(k.gather and k.src_runs for k in keys), (dtype, dshape)
+        else:
+            assert len(keys) == 1 and keys[0].gather, (dtype, dshape)
         # again through the cached launcher (the torch fast path)
         _poison(torch, buf)
         copy_(dst, src, kernels=kernels)
