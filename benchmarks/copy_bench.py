@@ -383,9 +383,30 @@ def ring_pipeline(stages: int) -> str:
     return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
 
 
+WIDE_BOX_CASES = (
+    (128, 128, 128, "swizzled", "rows"),
+    (128, 128, 256, "swizzled", "rows"),
+    (64, 256, 256, "swizzled", "rows"),
+    (64, 64, 128, "compact", "rows"),
+    (64, 64, 128, "compact", "cols"),
+)
+"""TMA transposes whose load is one box as wide as the tile (a compact shared tile,
+`tests/helpers/tma_programs.tile_transpose(smem="compact")`), read a row per warp,
+written into a tile with dst's rows contiguous (NVMMA-swizzled: 32-row boxes; compact:
+one wide box) and stored by TMA: (tile rows, tile columns, L2 promotion of the load's
+tensor map in bytes: `tma{l2_promotion=N}`, the out tile, the register layout)."""
+
+
+def tma_pipeline(**options) -> str:
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    opts = ",".join(f"{k}={v}" for k, v in options.items())
+    return NAMED_PIPELINES["default"].replace(",tma,", f",tma{{{opts}}},")
+
+
 def text_cases(s: int) -> list[Case]:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-    from helpers.tma_programs import persistent_transpose
+    from helpers.tma_programs import persistent_transpose, tile_transpose
 
     out = []
     for t, threads in ((16, 64), (64, 256)):
@@ -418,6 +439,12 @@ def text_cases(s: int) -> list[Case]:
                         "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         text=TMA_TRANSPOSE_WIDE.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj,
                                                        threads=threads, reg=WIDE_REG[reg].format(w=w))))
+    for ti, tj, l2, out_smem, regs in WIDE_BOX_CASES:
+        store = "wide-box TMA store" if out_smem == "compact" else "TMA store"
+        out.append(Case(f"transpose {ti}x{tj} TMA wide-box load + {store} (256 threads, {regs}, L2 {l2}B)", "f32",
+                        (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
+                        pipeline=tma_pipeline(l2_promotion=l2),
+                        text=tile_transpose(s, s, ti, tj, smem="compact", out_smem=out_smem, regs=regs)))
     for ti, tj, threads, stages, per_sm, per_block, group in RING_CASES:
         if per_sm:
             blocks, grid = per_sm * _sm_count(), f"persistent, {per_sm}/SM"

@@ -58,6 +58,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
+from .tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS
 
 MAX_RANK = 5
 
@@ -85,23 +86,31 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
 @irdl_op_definition
 class TensorMapOp(IRDLOperation):
     """The tensor map of `buffer` with dims and strides `sizes` (rank dims, then
-    rank - 1 element strides), boxes `box`, swizzle `swizzle` bytes (host side)."""
+    rank - 1 element strides), boxes `box`, swizzle `swizzle` bytes (host side), and
+    the L2 promotion of its loads `l2_promotion` bytes (0, 64, 128 or 256; absent: 128)."""
 
     name = "cuda.tensor_map"
     buffer = operand_def(MemRefType)
     sizes = var_operand_def(IndexType)
     box = prop_def(DenseArrayBase)
     swizzle = prop_def(IntegerAttr[I64])
+    l2_promotion = opt_prop_def(IntegerAttr[I64])
     result = result_def(TensorMapType)
     assembly_format = "$buffer `(` $sizes `)` attr-dict `:` type($buffer)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, buffer: SSAValue, sizes: Sequence[SSAValue], box: Sequence[int], swizzle: int):
-        super().__init__(
-            operands=[buffer, list(sizes)],
-            properties={"box": DenseArrayBase.from_list(i64, list(box)), "swizzle": IntegerAttr(swizzle, i64)},
-            result_types=[TensorMapType()],
-        )
+    def __init__(
+        self,
+        buffer: SSAValue,
+        sizes: Sequence[SSAValue],
+        box: Sequence[int],
+        swizzle: int,
+        l2_promotion: int = DEFAULT_L2_PROMOTION,
+    ):
+        props = {"box": DenseArrayBase.from_list(i64, list(box)), "swizzle": IntegerAttr(swizzle, i64)}
+        if l2_promotion != DEFAULT_L2_PROMOTION:
+            props["l2_promotion"] = IntegerAttr(l2_promotion, i64)
+        super().__init__(operands=[buffer, list(sizes)], properties=props, result_types=[TensorMapType()])
 
     @property
     def box_sizes(self) -> tuple[int, ...]:
@@ -110,6 +119,10 @@ class TensorMapOp(IRDLOperation):
     @property
     def swizzle_bytes(self) -> int:
         return self.swizzle.value.data
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        return DEFAULT_L2_PROMOTION if self.l2_promotion is None else self.l2_promotion.value.data
 
     def verify_(self) -> None:
         rank = len(self.box_sizes)
@@ -124,6 +137,10 @@ class TensorMapOp(IRDLOperation):
             raise VerifyException(f"'cuda.tensor_map' box extents must be in [1, 256], got {list(self.box_sizes)}")
         if self.swizzle_bytes not in (0, 32, 64, 128):
             raise VerifyException(f"'cuda.tensor_map' swizzle must be 0, 32, 64 or 128, got {self.swizzle_bytes}")
+        if self.l2_promotion_bytes not in L2_PROMOTIONS:
+            raise VerifyException(
+                f"'cuda.tensor_map' l2_promotion must be 0, 64, 128 or 256, got {self.l2_promotion_bytes}"
+            )
         if self.buffer.type.get_num_dims() != 1:
             raise VerifyException(f"'cuda.tensor_map' buffer must be a 1-D memref, got {self.buffer.type}")
 

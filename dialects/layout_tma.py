@@ -68,7 +68,7 @@ from . import cute
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
-from .tma import TmaGeometry, tma_geometry
+from .tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS, TmaGeometry, tma_geometry
 
 __all__ = [
     "TMA_OPS",
@@ -274,18 +274,26 @@ class MBarrierInvalOp(IRDLOperation):
 @irdl_op_definition
 class TmaLoadOp(IRDLOperation):
     """Copy the global tile `source` into the shared buffer `dest` with the TMA; the
-    copy's bytes complete on the current phase of `bar`."""
+    copy's bytes complete on the current phase of `bar`. `l2_promotion` (bytes: 0, 64,
+    128, 256; absent: 128) goes to the tensor map: how much the L2 fetches around each
+    request of the copy (a performance hint; the data copied is the same)."""
 
     name = "layout.tma_load"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     bar = operand_def(MBarrierType)
+    l2_promotion = opt_prop_def(IntegerAttr)
     assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue):
-        super().__init__(operands=[source, dest, bar])
+    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION):
+        props = {} if l2_promotion == DEFAULT_L2_PROMOTION else {"l2_promotion": IntegerAttr(l2_promotion, i64)}
+        super().__init__(operands=[source, dest, bar], properties=props)
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        return DEFAULT_L2_PROMOTION if self.l2_promotion is None else self.l2_promotion.value.data
 
     def plan(self) -> TmaPlan:
         return tma_plan(self.source, self.dest)
@@ -295,6 +303,10 @@ class TmaLoadOp(IRDLOperation):
         _check(
             self.source.type.memory_space == "gmem" and self.dest.type.memory_space == "smem",
             f"tma_load copies gmem to smem, got {self.source.type.memory_space} -> {self.dest.type.memory_space}",
+        )
+        _check(
+            self.l2_promotion_bytes in L2_PROMOTIONS,
+            f"tma_load's l2_promotion must be 0, 64, 128 or 256 bytes, got {self.l2_promotion_bytes}",
         )
         _check_plan(self, self.source, self.dest)
 

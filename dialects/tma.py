@@ -33,6 +33,10 @@ from .swizzle import ComposedLayout, Swizzle
 MAX_RANK = 5
 MAX_BOX = 256
 SWIZZLE_BYTES = (0, 32, 64, 128)
+L2_PROMOTIONS = (0, 64, 128, 256)
+"""The L2 promotions a tensor map may ask of its loads, in bytes (0: none): the L2 fetches
+whole sectors of that size around each request (CU_TENSOR_MAP_L2_PROMOTION_*)."""
+DEFAULT_L2_PROMOTION = 128
 GLOBAL_ALIGN = 16
 """Bytes the tensor's base address and its strides must be multiples of."""
 MAX_BOX_ELEMENTS = 1 << 16

@@ -65,6 +65,7 @@ from tilec.dialects.layout_tma import (
     TmaStoreWaitOp,
     tma_plan,
 )
+from tilec.dialects.tma import DEFAULT_L2_PROMOTION
 from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
@@ -137,9 +138,9 @@ def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None
     return cin, cout
 
 
-def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
+def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int = DEFAULT_L2_PROMOTION) -> str | None:
     """Rewrite `loop` (directly in `launch`'s body) into a `stages`-deep TMA ring, or say
-    why not (the loop is then left as it is)."""
+    why not (the loop is then left as it is); its loads ask `l2_promotion` bytes."""
     lb_block = launch.body.block
     if loop.parent_block() is not lb_block:
         return "the loop is not directly in the launch body"
@@ -200,7 +201,7 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int) -> str | None:
         for o in src_slice:
             c = o.clone(value_mapper=mapping)
             inner.append(c)
-        emit(inner, TmaLoadOp(mapping.get(cin.source, cin.source), S[stage], B[stage]))
+        emit(inner, TmaLoadOp(mapping.get(cin.source, cin.source), S[stage], B[stage], l2_promotion))
         inner.append(scf.YieldOp())
         blk.add_ops(inner)
         emit(ops, scf.IfOp(cond, [], Region(blk), Region()))

@@ -22,6 +22,7 @@ from tilec.dialects.layout_tma import (
     TmaStoreWaitOp,
     tma_plan,
 )
+from tilec.dialects.tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
@@ -57,6 +58,8 @@ class TmaPass(ModulePass):
 
     Options:
       enable=BOOL   make TMA copies (default true; false leaves every copy).
+      l2_promotion=N  the L2 promotion of the TMA loads' tensor maps, in bytes (0, 64,
+                    128 or 256; default 128): how much the L2 fetches around each request.
       stages=N      also pipeline loops over tiles (default 1: leave them): an `scf.for`
                     directly in a launch body that copies one tile into a shared buffer
                     per iteration (and at most one shared buffer out) becomes a ring of N
@@ -71,21 +74,24 @@ class TmaPass(ModulePass):
 
     enable: bool = True
     stages: int = 1
+    l2_promotion: int = DEFAULT_L2_PROMOTION
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.enable or not target_of(op).has("tma"):
             return
         if not 1 <= self.stages <= MAX_STAGES:
             raise TilecError(f"tma: stages must be in [1, {MAX_STAGES}], got {self.stages}")
+        if self.l2_promotion not in L2_PROMOTIONS:
+            raise TilecError(f"tma: l2_promotion must be 0, 64, 128 or 256 (bytes), got {self.l2_promotion}")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             for copy in [o for o in launch.body.block.ops if isinstance(o, CopyOp)]:
-                _rewrite(launch, copy)
+                _rewrite(launch, copy, self.l2_promotion)
             if self.stages > 1:
                 for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
-                    ring_loop(launch, loop, self.stages)
+                    ring_loop(launch, loop, self.stages, self.l2_promotion)
 
 
-def _rewrite(launch: LaunchOp, copy: CopyOp) -> None:
+def _rewrite(launch: LaunchOp, copy: CopyOp, l2_promotion: int) -> None:
     if copy.convert is not None:
         return
     s, d = copy.source.type.memory_space, copy.dest.type.memory_space
@@ -97,7 +103,7 @@ def _rewrite(launch: LaunchOp, copy: CopyOp) -> None:
             ops: list[Operation] = [
                 init,
                 MBarrierArriveOp(init.result, plan.geometry.total_bytes),
-                TmaLoadOp(copy.source, copy.dest, init.result),
+                TmaLoadOp(copy.source, copy.dest, init.result, l2_promotion),
                 zero,
                 MBarrierWaitOp(init.result, zero.result),
             ]

@@ -197,12 +197,12 @@ def _compute(op: Operation) -> tuple[Callable[..., int], list | None]:
 def _tensor_map(op: cuda_tma.TensorMapOp) -> Callable[..., TensorMapRequest]:
     """`cuda.tensor_map`: the request the launcher encodes (runtime/tensor_map.py)."""
     rank = len(op.box_sizes)
-    box, swizzle = op.box_sizes, op.swizzle_bytes
+    box, swizzle, promotion = op.box_sizes, op.swizzle_bytes, op.l2_promotion_bytes
     et = op.buffer.type.element_type
     eb = max(1, (et.width.data if isinstance(et, IntegerType) else et.bitwidth) // 8)
 
     def request(buffer: Any, *sizes: int) -> TensorMapRequest:
-        return TensorMapRequest(buffer, tuple(sizes[:rank]), tuple(sizes[rank:]), box, swizzle, eb)
+        return TensorMapRequest(buffer, tuple(sizes[:rank]), tuple(sizes[rank:]), box, swizzle, eb, promotion)
 
     return request
 

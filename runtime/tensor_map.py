@@ -7,7 +7,8 @@
 
 Elements are moved as unsigned integers of their size (the TMA copies bits; no
 conversion), the interleave is none, box elements outside the tensor are zeros
-(`CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE`) and L2 promotion is 128 bytes.
+(`CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE`) and the L2 promotion is the request's (128 bytes
+unless `cuda.tensor_map` says otherwise).
 """
 
 from __future__ import annotations
@@ -30,14 +31,15 @@ _DATA_TYPE = {1: 0, 2: 1, 4: 2, 8: 4}
 """Element bytes -> CUtensorMapDataType: UINT8, UINT16, UINT32, UINT64."""
 _SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
 """Bytes -> CUtensorMapSwizzle."""
-_L2_PROMOTION_128B = 2
+_L2_PROMOTION = {0: 0, 64: 1, 128: 2, 256: 3}
+"""Bytes -> CUtensorMapL2promotion."""
 
 
 @dataclass(frozen=True)
 class TensorMapRequest:
     """What the host function asks of one tensor map: the buffer (a DeviceArray, or
     any object with `ptr`), dims (dimension 0 first), element strides of dims 1..,
-    box extents, swizzle bytes, element size."""
+    box extents, swizzle bytes, element size, L2 promotion bytes."""
 
     buffer: Any
     dims: tuple[int, ...]
@@ -45,13 +47,14 @@ class TensorMapRequest:
     box: tuple[int, ...]
     swizzle: int
     element_bytes: int
+    l2_promotion: int = 128
 
     @property
     def ptr(self) -> int:
         return int(self.buffer.ptr)
 
     def key(self) -> tuple:
-        return (self.ptr, self.element_bytes, self.dims, self.strides, self.box, self.swizzle)
+        return (self.ptr, self.element_bytes, self.dims, self.strides, self.box, self.swizzle, self.l2_promotion)
 
 
 _lib: Any = None
@@ -128,13 +131,14 @@ def encode(r: TensorMapRequest) -> bytes:
         ones,
         0,
         _SWIZZLE[r.swizzle],
-        _L2_PROMOTION_128B,
+        _L2_PROMOTION[r.l2_promotion],
         0,
     )
     if code != 0:
         raise TilecError(
             f"cuTensorMapEncodeTiled failed ({_error_text(lib, code)}) for dims {list(r.dims)}, element "
-            f"strides {list(r.strides)}, box {list(r.box)}, swizzle {r.swizzle}, {r.element_bytes}-byte "
+            f"strides {list(r.strides)}, box {list(r.box)}, swizzle {r.swizzle}, L2 promotion {r.l2_promotion}, "
+            f"{r.element_bytes}-byte "
             f"elements at 0x{r.ptr:x}"
         )
     blob = ctypes.string_at(aligned, TENSOR_MAP_BYTES)

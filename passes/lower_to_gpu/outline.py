@@ -16,11 +16,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from tilec.dialects import cute, cuda_tma, layout, layout_tma
+from tilec.dialects import cuda_tma, cute, layout, layout_tma
 from tilec.dialects.layout_attrs import (
     PtrType,
     TensorViewType,
 )
+from tilec.dialects.tma import DEFAULT_L2_PROMOTION
 from tilec.support.diagnostics import LOC_ATTR
 from tilec.support.locations import get_loc
 
@@ -148,7 +149,8 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
 
 def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
     """A host `cuda.tensor_map` (inserted before the launch) for each TMA op of the
-    launch body, one per (global view, box, swizzle, dimension order); op -> map."""
+    launch body, one per (global view, box, swizzle, dimension order, L2 promotion of the
+    loads); op -> map."""
     out: dict = {}
     made: dict = {}
     for o in body_ops:
@@ -156,14 +158,15 @@ def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
             continue
         plan = o.plan()
         g = plan.geometry
-        key = (plan.root, g.order, g.box, g.swizzle_bytes)
+        promotion = o.l2_promotion_bytes if isinstance(o, layout_tma.TmaLoadOp) else DEFAULT_L2_PROMOTION
+        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion)
         if key not in made:
-            made[key] = _tensor_map(launch, plan)
+            made[key] = _tensor_map(launch, plan, promotion)
         out[o] = made[key]
     return out
 
 
-def _tensor_map(launch: layout.LaunchOp, plan) -> SSAValue:
+def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int) -> SSAValue:
     root = plan.root
     lay = root.result.type.cute_layout
     dyn = iter(root.dynamic)
@@ -188,7 +191,7 @@ def _tensor_map(launch: layout.LaunchOp, plan) -> SSAValue:
     order = plan.geometry.order
     dims = [value(m, ms[m].shape, shape_vals) for m in order]
     strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
-    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes)
+    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes, l2_promotion)
     tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
     ops.append(tm)
     launch.parent_block().insert_ops_before(ops, launch)

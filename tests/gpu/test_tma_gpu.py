@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers.tma_programs import persistent_transpose, round_trip, transpose
+from helpers.tma_programs import persistent_transpose, round_trip, tile_transpose, transpose
 
 from tilec.tools.tilec import main
 
@@ -126,6 +126,59 @@ def test_tma_transpose_exact(m, n):
     kernel = tilec.compile(transpose(m, n))
     assert "swizzle 128B" in kernel.source
     x = np.random.default_rng(4).standard_normal((m, n)).astype(np.float32)
+    dst = cp.full((n, m), np.nan, dtype=np.float32)
+    kernel(cp.asarray(x), dst)
+    cp.cuda.Device().synchronize()
+    assert np.array_equal(cp.asnumpy(dst), x.T)
+
+
+TILE_TRANSPOSES = {
+    "swizzled 128x128, TMA store": {"ti": 128, "tj": 128},
+    "swizzled 64x64, register stores (cols)": {"ti": 64, "tj": 64, "regs": "cols", "out": "regs"},
+    "swizzled 128x128, register stores (cols)": {"ti": 128, "tj": 128, "regs": "cols", "out": "regs"},
+    "compact 64x64 (one wide box), register stores": {"ti": 64, "tj": 64, "smem": "compact", "out": "regs"},
+    "compact 64x128 (one wide box), register stores": {"ti": 64, "tj": 128, "smem": "compact", "out": "regs"},
+    "compact 128x128 (one wide box), TMA store": {"ti": 128, "tj": 128, "smem": "compact"},
+    "compact 64x64 in and out (wide boxes both ways)": {"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact"},
+    "compact 64x64 in and out, cols": {"ti": 64, "tj": 64, "smem": "compact", "out_smem": "compact", "regs": "cols"},
+    "swizzled 128x64 in, compact out, cols": {"ti": 128, "tj": 64, "regs": "cols", "out_smem": "compact"},
+    "compact 64x64, TMA store, grid swapped": {"ti": 64, "tj": 64, "smem": "compact", "swap_grid": True},
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(TILE_TRANSPOSES))
+def test_tma_tile_transpose_exact(name):
+    """tile_transpose's forms (benchmarks/copy_bench.py times them at 16384^2) on a
+    256 x 384 tensor (several tiles both ways, not square): exact, output poisoned."""
+    import cupy as cp
+
+    import tilec
+
+    m, n = 256, 384
+    kernel = tilec.compile(tile_transpose(m, n, **TILE_TRANSPOSES[name]))
+    assert "cp.async.bulk.tensor" in kernel.source
+    x = np.random.default_rng(5).standard_normal((m, n)).astype(np.float32)
+    dst = cp.full((n, m), np.nan, dtype=np.float32)
+    kernel(cp.asarray(x), dst)
+    cp.cuda.Device().synchronize()
+    assert np.array_equal(cp.asnumpy(dst), x.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("promotion", [0, 64, 256])
+def test_tma_l2_promotion_exact(promotion):
+    """`tma{l2_promotion=N}` changes only the tensor maps' L2 promotion: the transpose
+    stays exact (the map is encoded with it: the driver accepts each value)."""
+    import cupy as cp
+
+    import tilec
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    m, n = 256, 384
+    pipeline = NAMED_PIPELINES["default"].replace(",tma,", f",tma{{l2_promotion={promotion}}},")
+    kernel = tilec.compile(tile_transpose(m, n, 128, 128, smem="compact"), pipeline)
+    x = np.random.default_rng(6).standard_normal((m, n)).astype(np.float32)
     dst = cp.full((n, m), np.nan, dtype=np.float32)
     kernel(cp.asarray(x), dst)
     cp.cuda.Device().synchronize()

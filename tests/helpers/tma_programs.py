@@ -195,3 +195,87 @@ func.func @persistent_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout
   func.return
 }}
 """
+
+
+SMEM_TILES = {
+    "swizzled": "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>",
+    "compact": "#layout.cute<({ti},{tj}):({tj},1)>",
+}
+OUT_TILES = {
+    "swizzled": "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>",
+    "compact": "#layout.cute<({ti},{tj}):(1,{ti})>",
+}
+"""The source tile's shared layout in `tile_transpose`: NVMMA 128-byte swizzled (TMA
+loads 32-column boxes side by side) or compact row-major (one TMA box as wide as the
+tile, up to 256 columns); OUT_TILES: the destination tile's, dst's rows contiguous
+(swizzled: 32-row boxes; compact: one box)."""
+
+REGISTER_LAYOUTS = {
+    # a thread: 4 consecutive rows of one column; a warp: 32 rows x 4 columns
+    "cols": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>",
+    # a thread: 4 consecutive rows of one column; a warp: 4 rows x 32 columns
+    "rows": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>",
+}
+
+
+def tile_transpose(
+    m: int,
+    n: int,
+    ti: int,
+    tj: int,
+    threads: int = 256,
+    smem: str = "swizzled",
+    regs: str = "rows",
+    out: str = "tma",
+    out_smem: str = "swizzled",
+    swap_grid: bool = False,
+) -> str:
+    """dst (n x m) = src (m x n)^T for f32, one ti x tj tile per block: a TMA load into
+    a shared tile (`smem`: a key of SMEM_TILES), read into registers laid out as
+    `regs` (a key of REGISTER_LAYOUTS: 4 consecutive rows of one column per thread,
+    stored as one 16-byte vector of dst), then either (`out` = "tma") written into a
+    shared tile with dst's rows contiguous (`out_smem`: a key of OUT_TILES) and copied
+    out by TMA stores, or (`out` = "regs") stored from registers straight to dst (one shared
+    buffer: more blocks per SM). Blocks walk src's tile rows first (consecutive blocks
+    write consecutive pieces of dst's rows), or with `swap_grid` its tile columns."""
+    assert m % ti == 0 and n % tj == 0
+    warps = threads // 32
+    w = warps if regs == "cols" else min(warps, ti // 4)
+    gx, gy = m // ti, n // tj
+    grid, coords = (f"{gx}, {gy}", "%bx, %by") if not swap_grid else (f"{gy}, {gx}", "%by, %bx")
+    s = SMEM_TILES[smem].format(ti=ti, tj=tj)
+    if out == "tma":
+        extra = f"!S2 = !layout.tensor<f32, {OUT_TILES[out_smem].format(ti=ti, tj=tj)}, smem>\n"
+        alloc2 = "    %s2 = layout.alloc : !S2\n"
+        tail = f"""    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #R>, !S2
+    layout.barrier
+    layout.copy %s2, %tb : !S2, !Td"""
+    else:
+        assert out == "regs"
+        extra, alloc2 = "", ""
+        tail = f"    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td"
+    return f"""
+#R = {REGISTER_LAYOUTS[regs].format(w=w)}
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
+!S = !layout.tensor<f32, {s}, smem>
+{extra}func.func @tile_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %g0 = arith.constant {grid.split(", ")[0]} : index
+  %g1 = arith.constant {grid.split(", ")[1]} : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%g0, %g1, %c1) threads({threads}) {{
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[{coords}] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[{coords}] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
+    %s = layout.alloc : !S
+{alloc2}    layout.copy %ta, %s : !Ts, !S
+    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #R>
+{tail}
+  }}
+  func.return
+}}
+"""

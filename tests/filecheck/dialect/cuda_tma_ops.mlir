@@ -5,6 +5,7 @@
 
 // CHECK-LABEL: func.func @host
 // CHECK:      %m = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 32, 64>, swizzle = 128 : i64} : memref<8192xf32>
+// CHECK-NEXT: %m2 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 64>, swizzle = 0 : i64, l2_promotion = 256 : i64} : memref<8192xf32>
 // CHECK-LABEL: "gpu.func"()
 // CHECK:      cuda.mbarrier_init %bar, 1 : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.mbarrier_arrive_expect_tx %bar, 16384 : memref<1xi64, 3 : i64>
@@ -36,6 +37,14 @@ func.func @box_extent(%buf: memref<8192xf32>, %d0: index) {
 func.func @swizzle(%buf: memref<8192xf32>, %d0: index) {
   // expected-error @+1 {{'cuda.tensor_map' swizzle must be 0, 32, 64 or 128, got 16}}
   %m = cuda.tensor_map %buf(%d0) {box = array<i64: 64>, swizzle = 16 : i64} : memref<8192xf32>
+  func.return
+}
+
+// -----
+
+func.func @l2_promotion(%buf: memref<8192xf32>, %d0: index) {
+  // expected-error @+1 {{'cuda.tensor_map' l2_promotion must be 0, 64, 128 or 256, got 512}}
+  %m = cuda.tensor_map %buf(%d0) {box = array<i64: 64>, swizzle = 0 : i64, l2_promotion = 512 : i64} : memref<8192xf32>
   func.return
 }
 

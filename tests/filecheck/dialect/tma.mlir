@@ -52,6 +52,25 @@ func.func @misaligned_pointer(%src: !layout.ptr<f32>) {
 
 // -----
 
+!G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(64,64):(256,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, smem>
+func.func @l2_promotion(%src: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 64, 64>} : !G -> !T
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    // expected-error @+1 {{tma_load's l2_promotion must be 0, 64, 128 or 256 bytes, got 100}}
+    layout.tma_load %ta, %s, %bar {l2_promotion = 100 : i64} : !T, !S
+  }
+  func.return
+}
+
+// -----
+
 !G = !layout.tensor<f32, #layout.cute<(256,255):(255,1)>, gmem>
 !T = !layout.tensor<f32, #layout.cute<(64,64):(255,1)>, gmem, masked>
 !S = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, smem>

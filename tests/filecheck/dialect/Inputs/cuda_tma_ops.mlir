@@ -1,6 +1,7 @@
 builtin.module attributes {gpu.container_module} {
   func.func @host(%buf: memref<8192xf32>, %d0: index, %d1: index, %s1: index) {
     %m = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 32, 64>, swizzle = 128 : i64} : memref<8192xf32>
+    %m2 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 64>, swizzle = 0 : i64, l2_promotion = 256 : i64} : memref<8192xf32>
     func.return
   }
   "gpu.module"() <{sym_name = "mod"}> ({
