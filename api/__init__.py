@@ -115,16 +115,15 @@ def gpu_available() -> bool:
         return False
 
 
-_copy_impl = None
-
-
 def copy_(dst, src):
     """`dst[...] = src` on device arrays, like `torch.Tensor.copy_` (broadcast, dtype
     conversion, any strides); returns dst. See `tilec.tensor_copy.copy_`."""
-    global _copy_impl
-    if _copy_impl is None:  # imported on first use, then called directly
-        from tilec.tensor_copy import copy_ as _copy_impl
-    return _copy_impl(dst, src)
+    from tilec.tensor_copy import copy_ as impl
+
+    # Imported on first use; from then on `tilec.copy_` is the implementation itself,
+    # one Python call less on the hot path of cached copies.
+    globals()["copy_"] = impl
+    return impl(dst, src)
 
 
 def contiguous(x):

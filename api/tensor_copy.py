@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tilec.runtime import raw_launch
+from tilec.runtime.launch import framework_of
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
@@ -49,7 +50,7 @@ class _Array:
     """A device array as `tilec.copy_` sees it: its `Operand`, its framework
     (`"torch"` or `"cupy"`) and the object itself."""
 
-    __slots__ = ("operand", "framework", "obj")
+    __slots__ = ("framework", "obj", "operand")
 
     def __init__(self, operand: Operand, framework: str, obj: Any):
         self.operand = operand
@@ -96,18 +97,18 @@ def _cupy_array(obj: Any) -> _Array:
 def as_array(what: str, obj: Any) -> _Array:
     """Read a device array; TilecError (naming `what`) for host arrays and anything
     that is not an array."""
-    module = type(obj).__module__ or ""
-    if module.startswith("torch") and hasattr(obj, "data_ptr"):
+    framework = framework_of(type(obj))
+    if framework == "torch":
         return _torch_array(what, obj)
-    if module.startswith("cupy") and hasattr(obj, "data"):
+    if framework == "cupy":
         return _cupy_array(obj)
     if isinstance(obj, np.ndarray):
         raise TilecError(f"{what} is a NumPy (host) array; tilec.copy_ takes device arrays")
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None or hasattr(obj, "__dlpack__"):
-        if interface is None and hasattr(obj, "__dlpack_device__"):
-            if obj.__dlpack_device__()[0] in (1, 3):  # kDLCPU, kDLCUDAHost
-                raise TilecError(f"{what} is a host (DLPack CPU) array; tilec.copy_ takes device arrays")
+        # DLPack device types 1 and 3: kDLCPU, kDLCUDAHost
+        if interface is None and hasattr(obj, "__dlpack_device__") and obj.__dlpack_device__()[0] in (1, 3):
+            raise TilecError(f"{what} is a host (DLPack CPU) array; tilec.copy_ takes device arrays")
         import cupy
 
         return _cupy_array(cupy.asarray(obj) if interface is not None else cupy.from_dlpack(obj))

@@ -9,7 +9,9 @@
 #
 # --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
 # 256x256x256) for each block configuration (benchmarks/gemm_bench.py's --configs
-# syntax, e.g. 128x128x64:2x4:3:s:db:g2); --no-examples leaves out examples/*.mlir;
+# syntax, e.g. 128x128x64:2x4:3:s:db:g2; `wgmma:...` configs are the Hopper GEMMs of
+# gemm_bf16_hopper.py, e.g. wgmma:128x128x64:4:ws:p2:pp:g8:tma: 2 persistent blocks walk
+# every tile, so the ring's phases run on across tiles); --no-examples leaves out examples/*.mlir;
 # --count 0 leaves out the random programs.
 #
 # Needs compute-sanitizer (CUDA 13) on PATH or under /usr/local/cuda/bin. The set-up
@@ -59,8 +61,12 @@ fi
 i=0
 for cfg in $gemm; do
   f="$gen/gemm_${gemm_shape}_$i.mlir"
-  python3 examples/python/gemm_bf16.py --emit ${gemm_shape//x/ } "$cfg" > "$f" || {
-    echo "sanitize: gemm_bf16.py --emit $gemm_shape $cfg failed" >&2; exit 2; }
+  case "$cfg" in
+    wgmma:*) emit=(python3 -c 'import sys; sys.path.insert(0, "benchmarks"); from gemm_bench import wgmma_source
+m, n, k = (int(x) for x in sys.argv[1].split("x")); print(wgmma_source(sys.argv[2], m, n, k), end="")' "$gemm_shape" "$cfg") ;;
+    *) emit=(python3 examples/python/gemm_bf16.py --emit ${gemm_shape//x/ } "$cfg") ;;
+  esac
+  "${emit[@]}" > "$f" || { echo "sanitize: emitting the GEMM $gemm_shape $cfg failed" >&2; exit 2; }
   echo "sanitize: $(basename "$f" .mlir) is the GEMM $gemm_shape, block $cfg"
   inputs+=("$f"); i=$((i + 1))
 done

@@ -104,13 +104,24 @@ def _current_device() -> int:
     return cupy.cuda.Device().id
 
 
+def framework_of(kind: type) -> str | None:
+    """"torch" for PyTorch's tensor types, "cupy" for CuPy's arrays, else None (the
+    one test of which framework made an argument, for every reader of arrays)."""
+    module = kind.__module__ or ""
+    if module.startswith("torch") and hasattr(kind, "data_ptr"):
+        return "torch"
+    if module.startswith("cupy") and hasattr(kind, "data"):
+        return "cupy"
+    return None
+
+
 def as_device_array(name: str, obj: Any) -> DeviceArray:
     """View `obj` (CuPy array, torch tensor, `__cuda_array_interface__`, DLPack) as a
     DeviceArray, or raise a TilecError that names the argument."""
     if isinstance(obj, np.ndarray):
         raise _host_array_error(name, "NumPy")
-    module = type(obj).__module__ or ""
-    if module.startswith("cupy"):
+    framework = framework_of(type(obj))
+    if framework == "cupy":
         itemsize = obj.dtype.itemsize
         return DeviceArray(
             ptr=int(obj.data.ptr),
@@ -120,7 +131,7 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
             device=int(obj.device.id),
             obj=obj,
         )
-    if module.startswith("torch") and hasattr(obj, "data_ptr"):
+    if framework == "torch":
         if not obj.is_cuda:
             raise _host_array_error(name, "PyTorch CPU")
         return DeviceArray(
@@ -531,10 +542,10 @@ _KEYS: dict[type, Any] = {int: _scalar_key, float: _scalar_key, bool: _scalar_ke
 
 
 def _key_of(kind: type) -> Any:
-    module = kind.__module__ or ""
-    if module.startswith("torch") and hasattr(kind, "data_ptr"):
+    framework = framework_of(kind)
+    if framework == "torch":
         return _torch_key
-    if module.startswith("cupy") and hasattr(kind, "data"):
+    if framework == "cupy":
         return _cupy_key
     if issubclass(kind, numbers.Integral | numbers.Real):
         return _scalar_key

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from tilec.runtime import driver
 from tilec.support.diagnostics import TilecError
 
 _CTYPES = {
@@ -37,42 +38,28 @@ _CTYPES = {
 
 _driver: Any = None
 _loaded = False
+_U, _P = ctypes.c_uint, ctypes.c_void_p
 
 
 def _library() -> Any:
+    """`cuLaunchKernel`, with the other entry points of this module in `_calls`; None
+    without a driver library."""
     global _driver, _loaded
     if not _loaded:
         _loaded = True
-        try:
-            lib = ctypes.CDLL("libcuda.so.1")
-        except OSError:
+        lib = driver.libcuda()
+        if lib is None:
             return None
-        fn = lib.cuLaunchKernel
-        fn.restype = ctypes.c_int
-        fn.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_uint,
-            ctypes.c_void_p,
-            ctypes.c_void_p,
-            ctypes.c_void_p,
-        ]
         for name, args in (
-            ("cuModuleLoadData", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]),
-            ("cuModuleGetFunction", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]),
-            ("cuFuncSetAttribute", [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]),
+            ("cuLaunchKernel", [_P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P]),
+            ("cuModuleLoadData", [ctypes.POINTER(_P), ctypes.c_char_p]),
+            ("cuModuleGetFunction", [ctypes.POINTER(_P), _P, ctypes.c_char_p]),
+            ("cuFuncSetAttribute", [_P, ctypes.c_int, ctypes.c_int]),
             ("cuCtxGetDevice", [ctypes.POINTER(ctypes.c_int)]),
             ("cuDeviceGetAttribute", [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int]),
         ):
-            f = getattr(lib, name)
-            f.restype, f.argtypes = ctypes.c_int, args
-            _calls[name] = f
-        _driver = fn
+            _calls[name] = driver.declare(lib, name, args)
+        _driver = _calls["cuLaunchKernel"]
     return _driver
 
 

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tilec.runtime import driver
 from tilec.support.diagnostics import TilecError
 
 TENSOR_MAP_BYTES = 128
@@ -63,28 +64,14 @@ stats = {"encoded": 0, "hits": 0}
 def _driver() -> Any:
     global _lib
     if _lib is None:
-        try:
-            lib = ctypes.CDLL("libcuda.so.1")
-        except OSError as e:
-            raise TilecError(f"TMA tensor maps need the CUDA driver (libcuda.so.1): {e}") from None
-        fn = lib.cuTensorMapEncodeTiled
-        fn.restype = ctypes.c_int
-        fn.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_int,
-            ctypes.c_uint32,
-            ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_uint64),
-            ctypes.POINTER(ctypes.c_uint64),
-            ctypes.POINTER(ctypes.c_uint32),
-            ctypes.POINTER(ctypes.c_uint32),
-            ctypes.c_int,
-            ctypes.c_int,
-            ctypes.c_int,
-            ctypes.c_int,
-        ]
-        lib.cuGetErrorString.restype = ctypes.c_int
-        lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        lib = driver.libcuda()
+        if lib is None:
+            raise TilecError("TMA tensor maps need the CUDA driver (libcuda.so.1), which could not be loaded")
+        i32, u32, u64 = ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64
+        P = ctypes.POINTER
+        driver.declare(lib, "cuTensorMapEncodeTiled",
+                       [ctypes.c_void_p, i32, u32, ctypes.c_void_p, P(u64), P(u64), P(u32), P(u32), i32, i32, i32, i32])
+        driver.declare(lib, "cuGetErrorString", [i32, P(ctypes.c_char_p)])
         _lib = lib
     return _lib
 
