@@ -244,6 +244,26 @@ misaligned transposing tiles are 128 KiB of 1-byte elements), for keys whose til
 chooses (`copy_tile.copy_tile` gives None)."""
 
 
+INDEX32_ELEMENT_BYTES = (1, 8)
+"""Widest element sizes (of src and dst) whose tiled kernels take 32-bit offsets where
+they fit (`wants_index32`). H100, strided set, `copy_tile_variants.py` `new` against
+`new+i64` in one call: 1-byte transposes 00, 30, 36, 42 gain 12-25% (a register per
+byte and two per 64-bit offset: fewer blocks resident), 8-byte copies 05, 11, 17 4-18%,
+broadcasts 02, 08, 38 7-59%; 2- and 4-byte copies that do not broadcast lose 0-4% (16,
+29, 34, 06: the same code, 32-bit offsets sign-extended at every access), so they keep
+64-bit offsets."""
+
+
+def wants_index32(key: CopyKey) -> bool:
+    """Whether the tiled kernel of `key` takes 32-bit offsets where they fit: widest
+    element of `INDEX32_ELEMENT_BYTES`, or a src that broadcasts (a stride 0); never
+    the gather kernel (its own offset width is `CopyKey.gather`)."""
+    if key.gather:
+        return False
+    eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    return eb in INDEX32_ELEMENT_BYTES or 0 in key.src_strides
+
+
 def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int:
     """32 when every index value of the tiled kernel of `key` fits in a signed 32-bit
     integer for these extents and strides, else 64. The kernel computes, for each
@@ -305,6 +325,6 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if rows:
         key = replace(key, row_tile=rows)
     key = _gather_key(key, ns, ss, ds, dst_ptr)
-    if not key.gather and index_bits(key, ns, ss, ds) == 32:
+    if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -388,7 +388,8 @@ def test_benchmark_generator_patterns_match_numpy(nvrtc_available):
 
 def test_index_bits_32_where_every_covered_offset_fits():
     """`CopyKey.index_bits`: 32 where every offset the tiles compute fits in 32 bits,
-    masked elements of edge tiles included; the program then carries the promise."""
+    masked elements of edge tiles included, and the element sizes take it; the program
+    then carries the promise."""
     from tilec.copy_plan import index_bits
     from tilec.copy_tile import copy_tile
 
@@ -410,6 +411,12 @@ def test_index_bits_32_where_every_covered_offset_fits():
     edge = plan_copy(op((3, n), dtype="int8"), op((3, n), (1, 3), dtype="int8"))
     assert 3 * n - 1 < 2**31 and copy_tile(edge.key)[0][0] == 4 and edge.key.index_bits == 64
     assert index_bits(edge.key, [3, 500_000_000], [1, 3], [500_000_000, 1]) == 32
+    # 2- and 4-byte elements keep 64-bit offsets unless the src broadcasts
+    # (copy_plan.wants_index32, measured); 8-byte ones take 32
+    assert plan(100, 500, "float16").key.index_bits == 64
+    assert plan(100, 500, "float64").key.index_bits == 32
+    row = plan_copy(op((4456, 37, 1120), dtype="int16"), op((4456, 37, 1120), (0, 1120, 1), dtype="int16"))
+    assert row.key.index_bits == 32
     # the gather kernel keeps its own offset widths (CopyKey.gather)
     gathered = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
     assert gathered.key.gather and gathered.key.index_bits == 64
