@@ -20,6 +20,7 @@ import numpy as np
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels
+from .copy_period import period_parts
 from .copy_plan import ITEMSIZE, CopyPlan, Operand, overlap, plan_copy
 from .copy_program import copy_program, index_arg_names
 
@@ -101,11 +102,11 @@ def copy_numpy(
         plan = plan_copy(d, _operand(tmp, src_dtype))
     if plan.num_elements == 0:
         return dst
-    kernel = None
     if compiled:
         kernels = CopyKernels(arch="sm_90") if kernels is None else kernels
-        kernel = kernels.get(plan.key).kernel
-    run_plan(plan, kernel=kernel)
+    parts = period_parts(plan)
+    for part in [plan] if parts is None else [plan_copy(p.dst, p.src) for p in parts]:
+        run_plan(part, kernel=kernels.get(part.key).kernel if compiled else None)
     return dst
 
 

@@ -84,6 +84,52 @@ def _convert(emit, value: str, key: CopyKey, shape: str) -> str:
     return value
 
 
+def _run_offsets(emit, key: CopyKey, n, r_ids, rows, v, it, R, T, scalar, const, splat_r, to_full, jj) -> str:
+    """The src offsets of a key whose runs are whole src vectors (`CopyKey.src_runs`):
+    the run index (not the flat one) decomposed over the extents, the last counted in
+    runs, and the run's offset written as `v` times a sum, so that the pointers' axis
+    analysis sees `v` contiguous elements from a multiple of `v` (one vector load)."""
+    rank = key.rank
+    last = rank - 1
+    emit(f"%rstart = arith.muli %pid_i, {const('rows', rows)} : {it}")
+    emit(f"%rbase = arith.addi {r_ids}, {splat_r('rstarts', '%rstart')} : {R}")
+    emit(f"%nlv = arith.divsi {n[last]}, %v : {it}")
+    coords: list[str] = [""] * rank
+    rest = "%rbase"
+    for k in range(last, 0, -1):
+        nk = splat_r(f"vn{k}_r", "%nlv" if k == last else n[k])
+        emit(f"%vco{k} = arith.remsi {rest}, {nk} : {R}")
+        emit(f"%vq{k} = arith.divsi {rest}, {nk} : {R}")
+        coords[k], rest = f"%vco{k}", f"%vq{k}"
+    coords[0] = rest
+    so = coords[last]
+    for k in range(last):
+        if key.src_strides[k] == 0:
+            continue
+        # a run-time stride, a multiple of v (the key's promise)
+        emit(f"%vsq{k} = arith.divsi {scalar(f'vss{k}_i', f'%ss{k}')}, %v : {it}")
+        emit(f"%vt{k} = arith.muli {coords[k]}, {splat_r(f'vsq{k}_r', f'%vsq{k}')} : {R}")
+        emit(f"%vo{k} = arith.addi {so}, %vt{k} : {R}")
+        so = f"%vo{k}"
+    emit(f"%vso = arith.muli {so}, %vs : {R}")
+    so_full = to_full("vsof", "%vso", R, 1)
+    emit(f"%soffs = arith.addi {so_full}, {jj} : {T}")
+    return "%soffs"
+
+
+def runs_are_vectors(key: CopyKey, extents, src_strides, src_ptr: int, v: int) -> bool:
+    """Whether each run of `v` elements of a gather into a flat dst is `v` contiguous
+    src elements from an aligned address (`CopyKey.src_runs`): the src contiguous along
+    the last mode, that mode a multiple of `v` long (a run never wraps it), every other
+    src stride 0 or a multiple of `v` (not 1), and the src pointer a multiple of the
+    run's bytes."""
+    if src_strides[-1] != 1 or extents[-1] % v or v < 2:
+        return False
+    if src_ptr % (v * ITEMSIZE[key.src_dtype]):
+        return False
+    return all(s == 0 or (s != 1 and s % v == 0) for s in src_strides[:-1])
+
+
 def gather_program(key: CopyKey) -> str:
     """IR text of the gather kernel for `key` (module doc); the function and its
     arguments are `copy_program`'s (the dst strides are taken and unused where the key
@@ -151,24 +197,27 @@ def gather_program(key: CopyKey) -> str:
     r_ids = arange("rid", rows, R, "#r")
     emit(f"%rv = arith.muli {r_ids}, {splat_r('vs', const('v', v))} : {R}")
     emit(f"%base = arith.addi %rv, {splat_r('starts', '%start')} : {R}")
-    coords: list[str] = [""] * rank
-    rest = "%base"
-    for k in range(rank - 1, 0, -1):
-        nk = splat_r(f"n{k}_r", n[k])
-        emit(f"%co{k} = arith.remsi {rest}, {nk} : {R}")
-        emit(f"%q{k} = arith.divsi {rest}, {nk} : {R}")
-        coords[k], rest = f"%co{k}", f"%q{k}"
-    coords[0] = rest
-    zero_r = splat_r("zero_r", const("zero", 0))
-    one_r = splat_r("one_r", const("one", 1))
     last = rank - 1
-    # per element: j along the run, and whether it wrapped the last mode
     jj = to_full("jj", arange("j", v, J, "#j"), J, 0)
-    cl = to_full("cl", coords[last], R, 1)
-    emit(f"%clj = arith.addi {cl}, {jj} : {T}")
-    emit(f"%n_last = layout.splat {n[last]} : {it} -> {T}")
-    emit(f"%wrapped = layout.cmpi sge, %clj, %n_last : {T}")
-    emit(f"%zero_t = layout.splat %zero : {it} -> {T}")
+    if key.src_runs:
+        soj = _run_offsets(emit, key, n, r_ids, rows, v, it, R, T, scalar, const, splat_r, to_full, jj)
+    else:
+        coords: list[str] = [""] * rank
+        rest = "%base"
+        for k in range(rank - 1, 0, -1):
+            nk = splat_r(f"n{k}_r", n[k])
+            emit(f"%co{k} = arith.remsi {rest}, {nk} : {R}")
+            emit(f"%q{k} = arith.divsi {rest}, {nk} : {R}")
+            coords[k], rest = f"%co{k}", f"%q{k}"
+        coords[0] = rest
+        zero_r = splat_r("zero_r", const("zero", 0))
+        one_r = splat_r("one_r", const("one", 1))
+        # per element: whether j along the run wrapped the last mode
+        cl = to_full("cl", coords[last], R, 1)
+        emit(f"%clj = arith.addi {cl}, {jj} : {T}")
+        emit(f"%n_last = layout.splat {n[last]} : {it} -> {T}")
+        emit(f"%wrapped = layout.cmpi sge, %clj, %n_last : {T}")
+        emit(f"%zero_t = layout.splat %zero : {it} -> {T}")
 
     def offsets(x: str, classes: tuple[int | None, ...]) -> str:
         """Per element, the offset in the view whose strides are `classes` (0, 1 or
@@ -225,7 +274,8 @@ def gather_program(key: CopyKey) -> str:
         emit(f"%{x}offs = arith.addi %{x}offs0, %{x}wsel : {T}")
         return f"%{x}offs"
 
-    soj = offsets("s", key.src_strides)
+    if not key.src_runs:
+        soj = offsets("s", key.src_strides)
     base_full = to_full("bf", "%base", R, 1)
     emit(f"%flat = arith.addi {base_full}, {jj} : {T}")
     emit(f"%total_t = layout.splat {total} : {it} -> {T}")
@@ -356,9 +406,10 @@ def sector_use(extents, src_strides, itemsize: int, block: int) -> float:
     return worst
 
 
-def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) -> bool:
+def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int, src_ptr: int | None = None) -> bool:
     """The measured rule (H100, strided set, `copy_tile_variants.py --variants
-    tiled,gather`; docs/pytorch-cupy.md): the gather kernel where the tiled kernel
+    tiled,gather`; docs/pytorch-cupy.md): the gather kernel for broadcasts of 2 bytes
+    or more into a flat dst (`broadcast_rule`), and where the tiled kernel
     (`key`, not a gather key) wastes tile slots on edges (a dst run of a length that is
     not a power of two, at most `LONGEST_RUN` where the src runs along it too or is
     broadcast along it, else at most `SMALL_EXTENT`: the transposes measured all had
@@ -371,12 +422,32 @@ def prefer_gather(key: CopyKey, extents, src_strides, dst_strides, vector: int) 
     from 1.16 to 0.88)."""
     n_last = extents[-1]
     src_size, dst_size = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
+    block = THREADS * ROWS_PER_THREAD * vector
+    if src_size > dst_size or not dst_is_flat(extents, dst_strides):
+        return False
+    runs = src_ptr is not None and runs_are_vectors(key, extents, src_strides, src_ptr, vector)
+    if broadcast_rule(key, src_strides, runs):
+        return sector_use(extents, src_strides, src_size, block) >= MIN_SECTOR_USE
     longest = LONGEST_RUN if src_strides[-1] in (0, 1) else SMALL_EXTENT
-    if n_last & (n_last - 1) == 0 or n_last > longest or src_size > dst_size:
+    if n_last & (n_last - 1) == 0 or n_last > longest:
         return False
     if tile_use(key, extents) >= MAX_TILE_USE:
         return False
-    if not dst_is_flat(extents, dst_strides):
-        return False
-    block = THREADS * ROWS_PER_THREAD * vector
     return sector_use(extents, src_strides, src_size, block) >= MIN_SECTOR_USE
+
+
+BROADCAST_MIN_BYTES = 2
+"""Least dst element size of a broadcast that `broadcast_rule` gives to the gather
+kernel whatever its rows."""
+
+
+def broadcast_rule(key: CopyKey, src_strides, runs: bool = False) -> bool:
+    """Whether a copy into a flat dst takes the gather kernel for being a broadcast
+    (a src stride 0) of elements of at least `BROADCAST_MIN_BYTES`, however long its
+    rows: the tiled kernel loads a broadcast row for every dst row it writes, the
+    gather kernel stores 16-byte vectors of the flat dst with a few L1-resident loads
+    (H100, strided set, `copy_tile_variants.py`: rows of 41440 int16 from one row
+    0.69 -> 1.05 of cudaMemcpy, each int32 of a column repeated 6882 times 0.90 ->
+    1.40, rows of 1123 bf16 0.65 -> 0.84; 1-byte broadcasts, one byte loaded per
+    element, were not measured better)."""
+    return 0 in src_strides and (runs or ITEMSIZE[key.dst_dtype] >= BROADCAST_MIN_BYTES)

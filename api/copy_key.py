@@ -66,6 +66,11 @@ class CopyKey:
     (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
     dst_flat: bool = False
     """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
+    src_runs: bool = False
+    """Gather kernels into a flat dst: each thread's run of elements is as many
+    contiguous src elements from an address aligned to their bytes (one vector load:
+    `copy_gather.runs_are_vectors`; the src strides other than the last are multiples
+    of the run)."""
     row_tile: int = 0
     """Non-transposing tiles whose dst rows (the last merged mode, contiguous, longer
     than `SMALL_EXTENT`) are read contiguously or broadcast: the tile along the rows,

@@ -59,14 +59,9 @@ class Launcher:
         self.plan = plan
         """The plan of the first call (its extents, strides and key are this
         structure's; its pointers are that call's)."""
-        self.device = dst.device
+        self._views(dst, src)
         self.src_shift = plan.src_ptr - src.ptr
         self.dst_shift = plan.dst_ptr - dst.ptr
-        d0, d1 = byte_range(dst)
-        s0, s1 = byte_range(src)
-        self.dst_range = (d0 - dst.ptr, d1 - dst.ptr)
-        self.src_range = (s0 - src.ptr, s1 - src.ptr)
-        self.same_view = (dst.dtype, dst.shape, dst.strides) == (src.dtype, src.shape, src.strides)
         self.launches: list[_Launch] = []
         host = entry._host.run([_SRC, _DST, *plan.args]) if plan.num_elements else []
         for launch in host:
@@ -89,6 +84,15 @@ class Launcher:
             self._raw.append((launch.kernel, raw, slots))
         self._calls: dict[int | None, list[tuple[Any, int, tuple[bool, ...] | None]]] = {}
         """Per device, each launch's packed launch, CUfunction handle and pointer slots."""
+
+    def _views(self, dst: Operand, src: Operand) -> None:
+        """The device and what the overlap test needs of the two views."""
+        self.device = dst.device
+        d0, d1 = byte_range(dst)
+        s0, s1 = byte_range(src)
+        self.dst_range = (d0 - dst.ptr, d1 - dst.ptr)
+        self.src_range = (s0 - src.ptr, s1 - src.ptr)
+        self.same_view = (dst.dtype, dst.shape, dst.strides) == (src.dtype, src.shape, src.strides)
 
     def overlap(self, dst_ptr: int, src_ptr: int) -> str:
         """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
@@ -137,3 +141,30 @@ class Launcher:
                 self._functions[key] = function
             args = tuple(s if a is _SRC else d if a is _DST else a for a in launch.args)
             function(launch.grid, launch.block, args, shared_mem=launch.shared_mem, stream=stream)
+
+
+class PartsLauncher(Launcher):
+    """A copy run as several copies in order (`copy_period.period_parts`): each part
+    a `Launcher` of its own, its pointers offsets from the copy's dst pointer (or its
+    src pointer); the overlap test is the whole copy's."""
+
+    def __init__(self, parts: list[tuple[Launcher, int, int, bool]], dst: Operand, src: Operand):
+        """`parts`: (launcher, dst offset, src offset, whether the src offset is from
+        the dst pointer), in bytes from the pointers of `dst` and `src`."""
+        self._views(dst, src)
+        self.parts = parts
+        self.plan = parts[0][0].plan
+        self.entry = parts[0][0].entry
+        self.launches = [launch for p in parts for launch in p[0].launches]
+
+    def _pointers(self, dst_ptr: int, src_ptr: int):
+        for launcher, d, s, in_dst in self.parts:
+            yield launcher, dst_ptr + d, (dst_ptr if in_dst else src_ptr) + s
+
+    def launch_raw(self, dst_ptr: int, src_ptr: int, device: int | None, stream: int) -> None:
+        for launcher, d, s in self._pointers(dst_ptr, src_ptr):
+            launcher.launch_raw(d, s, device, stream)
+
+    def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
+        for launcher, d, s in self._pointers(dst_ptr, src_ptr):
+            launcher(d, s, device, stream)

@@ -211,29 +211,32 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
-def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int) -> CopyKey:
+def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int) -> CopyKey:
     """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
-    else `key` unchanged. The gather kernel reads scalars and writes a flat dst with
-    vectors (else scalars): its key keeps a flat dst pointer's alignment only, no
-    stride facts."""
+    else `key` unchanged. The gather kernel writes a flat dst with vectors (else
+    scalars) and reads scalars, or vectors where its runs are whole src vectors
+    (`CopyKey.src_runs`): its key keeps those pointer alignments only, no stride
+    facts."""
     from . import copy_gather as g
 
     if g.POLICY == "never" or len(ns) < 2:
         return key
     vector = g.gather_vector(key)
-    if g.POLICY != "always" and not g.prefer_gather(key, ns, ss, ds, vector):
+    if g.POLICY != "always" and not g.prefer_gather(key, ns, ss, ds, vector, src_ptr):
         return key
     dsize = ITEMSIZE[key.dst_dtype]
     flat = g.dst_is_flat(ns, ds)
+    runs = flat and g.runs_are_vectors(key, ns, ss, src_ptr, vector)
     block = g.THREADS * g.ROWS_PER_THREAD * vector
     return replace(
         key,
-        src_align=ITEMSIZE[key.src_dtype],
+        src_align=vector * ITEMSIZE[key.src_dtype] if runs else ITEMSIZE[key.src_dtype],
         dst_align=VECTOR_BYTES if flat and dst_ptr % VECTOR_BYTES == 0 else dsize,
         src_divisors=(1,) * len(ns),
         dst_divisors=(1,) * len(ns),
         gather=g.gather_index_bits(ns, [ss] if flat else [ss, ds], block),
         dst_flat=flat,
+        src_runs=runs,
     )
 
 
@@ -324,7 +327,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     rows = copy_tile.row_tile(key, ns[-1])
     if rows:
         key = replace(key, row_tile=rows)
-    key = _gather_key(key, ns, ss, ds, dst_ptr)
+    key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
     if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

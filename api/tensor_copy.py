@@ -29,7 +29,8 @@ from tilec.runtime.launch import framework_of
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
-from .copy_launch import Launcher, structure
+from .copy_launch import Launcher, PartsLauncher, structure
+from .copy_period import Part, period_parts
 from .copy_plan import Operand, plan_copy
 
 _TORCH_DTYPES = {
@@ -170,10 +171,25 @@ def _launcher(dst: _Array, src: _Array, kernels: CopyKernels) -> Launcher:
     launcher = kernels.launchers.get(key)
     if launcher is None:
         plan = plan_copy(dst.operand, src.operand)
-        entry = kernels.get(plan.key) if plan.num_elements else None
-        launcher = Launcher(entry, plan, dst.operand, src.operand)
+        parts = period_parts(plan)
+        if parts:
+            launcher = _parts_launcher(parts, dst.operand, src.operand, kernels)
+        else:
+            entry = kernels.get(plan.key) if plan.num_elements else None
+            launcher = Launcher(entry, plan, dst.operand, src.operand)
         kernels.launchers[key] = launcher
     return launcher
+
+
+def _parts_launcher(parts: list[Part], dst: Operand, src: Operand, kernels: CopyKernels) -> PartsLauncher:
+    """The launcher of a copy split in `parts` (copy_period.py)."""
+    built = []
+    for part in parts:
+        plan = plan_copy(part.dst, part.src)
+        base = dst.ptr if part.src_in_dst else src.ptr
+        launcher = Launcher(kernels.get(plan.key), plan, part.dst, part.src)
+        built.append((launcher, part.dst.ptr - dst.ptr, part.src.ptr - base, part.src_in_dst))
+    return PartsLauncher(built, dst, src)
 
 
 def _device_now(array: _Array) -> int:

@@ -7,6 +7,8 @@ launches on the framework's current stream, and refused requests that write noth
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,54 @@ def test_32_bit_offsets_near_the_limit_and_64_bit_past_it():
         assert torch.equal(out, want), n
         del src, out, want
         torch.cuda.empty_cache()
+
+
+@pytest.mark.torch
+def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
+    """Broadcasts into flat dsts: short periods split in parts (copy_period.py: cases
+    44, 32, 20 and 14 of the strided set made small, with and without a tail, into a
+    window of a poisoned buffer that must stay untouched around it) and broadcasts
+    through the gather kernel (`copy_gather.broadcast_rule`: 02, 08, 38; 1-byte rows
+    of whole vectors): bit for bit against PyTorch."""
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_period import period_parts
+    from tilec.copy_plan import plan_copy
+    from tilec.tensor_copy import as_array, copy_
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(44)
+    cases = [
+        ("uint8", (1, 3), (1500007, 3), True),  # rows of 3 bytes: parts with a tail
+        ("uint8", (1, 3), (1500000, 3), True),  # 16 x 93750 rows of 48: no tail
+        ("bfloat16", (1, 1757, 1), (801, 1757, 3), True),  # each element 3 times
+        ("int16", (1, 5), (900001, 5), True),
+        ("uint8", (1, 259), (20011, 259), True),  # rows of 259 bytes: 16 of them a row
+        ("bool", (1, 19), (300007, 19), True),
+        ("uint8", (1, 4096), (1100, 4096), False),  # whole vectors: the gather's vector runs
+        ("int16", (1, 41440), (45, 41440), False),  # long rows from one row
+        ("int32", (2532, 1), (2532, 6882), False),  # a column repeated
+        ("bfloat16", (1, 5, 1, 1123), (3, 5, 7, 1123), False),
+    ]
+    for dtype, sshape, dshape, split in cases:
+        kernels = CopyKernels(disk=False)
+        src = _random(torch, dtype, sshape, gen, True)
+        size = math.prod(dshape)
+        buf = _poison(torch, torch.empty(size + 64, dtype=getattr(torch, dtype), device="cuda"))
+        dst = buf[16 : 16 + size].view(dshape)  # 16 elements in: 16-byte aligned
+        want = buf.clone()
+        want[16 : 16 + size].view(dshape).copy_(src)
+        plan = plan_copy(as_array("dst", dst).operand, as_array("src", src).operand)
+        assert bool(period_parts(plan)) == split, (dtype, dshape)
+        copy_(dst, src, kernels=kernels)
+        torch.cuda.synchronize()
+        assert torch.equal(_bits(torch, buf), _bits(torch, want)), (dtype, dshape)
+        keys = list(kernels._entries)
+        if split:  # the rows of whole vectors: one vector load and store per run
+            assert any(k.gather and k.src_runs for k in keys), (dtype, dshape)
+        else:
+            assert len(keys) == 1 and keys[0].gather, (dtype, dshape)
+        # again through the cached launcher (the torch fast path)
+        _poison(torch, buf)
+        copy_(dst, src, kernels=kernels)
+        torch.cuda.synchronize()
+        assert torch.equal(_bits(torch, buf), _bits(torch, want)), (dtype, dshape)

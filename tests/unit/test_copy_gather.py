@@ -49,6 +49,25 @@ def test_the_measured_rule_takes_short_odd_runs_into_contiguous_dsts():
     assert plan.key.dst_flat
 
 
+def test_broadcasts_take_the_gather_kernel_whatever_their_rows():
+    # 02, 08 and 38 of the strided set: long rows, a column, rows of 1123 bf16
+    rows = plan_copy(op((4456, 41440), dtype="int16", ptr=4096), op((1, 41440), dtype="int16"))
+    assert rows.key.gather == 32 and rows.key.dst_flat
+    column = plan_copy(op((2532, 6882), ptr=4096), op((2532, 1), ptr=64))
+    assert column.key.gather == 32
+    mid = plan_copy(op((185, 5, 257, 1123), dtype="bfloat16"), op((1, 5, 1, 1123), dtype="bfloat16"))
+    assert mid.key.gather == 32
+    assert rows.key.src_runs and rows.key.src_align == 16  # runs of 8 from an aligned row
+    assert not column.key.src_runs and not mid.key.src_runs  # a column; rows of 1123 wrap runs
+    # 1-byte broadcasts: where each run is a vector of an aligned src only
+    ones = plan_copy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8", ptr=4096))
+    assert ones.key.gather == 32 and ones.key.src_runs
+    assert plan_copy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8", ptr=4099)).key.gather == 0
+    # a padded dst, a src wider than the dst: tiled
+    assert plan_copy(op((4456, 41440), (41444, 1), dtype="int16"), op((1, 41440), dtype="int16")).key.gather == 0
+    assert plan_copy(op((4456, 41440), dtype="int16"), op((1, 41440), dtype="int32")).key.gather == 0
+
+
 def test_forced_gather_into_a_padded_dst_stores_scalars(always):
     padded = plan_copy(op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64"))
     assert padded.key.gather == 32 and not padded.key.dst_flat and padded.key.dst_align == 8
@@ -177,3 +196,36 @@ def test_gather_host_function_has_a_recipe(nvrtc_available):
         n = args[2] * args[3] * args[4]
         block = copy_gather.THREADS * copy_gather.ROWS_PER_THREAD * copy_gather.gather_vector(plan.key)
         assert launches[0].grid[0] == -(-n // block)
+
+
+def _aligned(rng, shape, dtype):
+    """Random values of `dtype` in an array whose data is 16-byte aligned."""
+    size = int(np.prod(shape))
+    buf = np.empty(size + 16, dtype)
+    off = (-buf.__array_interface__["data"][0] % 16) // buf.itemsize
+    a = buf[off : off + size].reshape(shape)
+    info = np.iinfo(dtype)
+    a[...] = rng.integers(info.min, info.max, size=shape, dtype=dtype)
+    return a
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_vector_runs_match_numpy(compiled, nvrtc_available):
+    """Broadcasts whose runs are whole src vectors (`CopyKey.src_runs`): rows from one
+    row, rows of a padded src repeated along a middle mode (a run-time src stride,
+    a multiple of the run), with a last block that ends mid-run."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(16)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for dtype in ("int8", "int16", "int32", "int64"):
+        v = 16 // np.dtype(dtype).itemsize
+        row = _aligned(rng, (1, 6 * v), dtype)
+        padded = _aligned(rng, (5, 7 * v), dtype)[:, : 3 * v].reshape(5, 1, 3 * v)
+        for src, shape in ((row, (301, 6 * v)), (padded, (5, 13, 3 * v))):
+            plan = plan_copy(
+                op(shape, dtype=dtype, ptr=4096),
+                op(src.shape, [s // src.itemsize for s in src.strides], dtype, src.__array_interface__["data"][0]),
+            )
+            assert plan.key.gather and plan.key.src_runs, (dtype, shape)
+            _check(shape, src, np.full(shape, 7, dtype), (slice(None),) * len(shape), compiled, kernels)

@@ -415,8 +415,10 @@ def test_index_bits_32_where_every_covered_offset_fits():
     # (copy_plan.wants_index32, measured); 8-byte ones take 32
     assert plan(100, 500, "float16").key.index_bits == 64
     assert plan(100, 500, "float64").key.index_bits == 32
-    row = plan_copy(op((4456, 37, 1120), dtype="int16"), op((4456, 37, 1120), (0, 1120, 1), dtype="int16"))
-    assert row.key.index_bits == 32
+    # a broadcast into a padded dst (the tiled kernel; into a flat one, the gather's)
+    padded = op((4456, 37, 1120), (37 * 1124, 1124, 1), dtype="int16")
+    row = plan_copy(padded, op((4456, 37, 1120), (0, 1120, 1), dtype="int16"))
+    assert not row.key.gather and row.key.index_bits == 32
     # the gather kernel keeps its own offset widths (CopyKey.gather)
     gathered = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
     assert gathered.key.gather and gathered.key.index_bits == 64
