@@ -240,6 +240,53 @@ def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_p
     )
 
 
+INDEX32_LIMIT = 2**31
+PASS_TILE_BOUND = 1 << 17
+"""Longest tile along one mode that the `tile` pass's own heuristic may pick (its
+misaligned transposing tiles are 128 KiB of 1-byte elements), for keys whose tile it
+chooses (`copy_tile.copy_tile` gives None)."""
+
+
+INDEX32_ELEMENT_BYTES = (1, 8)
+"""Widest element sizes (of src and dst) whose tiled kernels take 32-bit offsets where
+they fit (`wants_index32`). H100, strided set, `copy_tile_variants.py` `new` against
+`new+i64` in one call: 1-byte transposes 00, 30, 36, 42 gain 12-25% (a register per
+byte and two per 64-bit offset: fewer blocks resident), 8-byte copies 05, 11, 17 4-18%,
+broadcasts 02, 08, 38 7-59%; 2- and 4-byte copies that do not broadcast lose 0-4% (16,
+29, 34, 06: the same code, 32-bit offsets sign-extended at every access), so they keep
+64-bit offsets."""
+
+
+def wants_index32(key: CopyKey) -> bool:
+    """Whether the tiled kernel of `key` takes 32-bit offsets where they fit: widest
+    element of `INDEX32_ELEMENT_BYTES`, or a src that broadcasts (a stride 0); never
+    the gather kernel (its own offset width is `CopyKey.gather`)."""
+    if key.gather:
+        return False
+    eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    return eb in INDEX32_ELEMENT_BYTES or 0 in key.src_strides
+
+
+def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int:
+    """32 when every index value of the tiled kernel of `key` fits in a signed 32-bit
+    integer for these extents and strides, else 64. The kernel computes, for each
+    element of each tile, its offset in both views: coordinates up to the last tile's
+    end (masked elements included: tiles cover `ceil(n / t) * t` along each mode), so
+    the bound is `sum (ceil(n_k / t_k) * t_k - 1) * |stride_k|` per view, and the
+    extents, the tile counts and their product (the grid) must fit as well."""
+    tile, _ = copy_tile.copy_tile(key)
+    ts = list(tile) if tile is not None else [min(PASS_TILE_BOUND, 1 << (n - 1).bit_length()) for n in ns]
+    covered = [math.ceil(n / t) * t for n, t in zip(ns, ts)]
+    blocks = math.prod(math.ceil(n / t) for n, t in zip(ns, ts))
+    worst = max(
+        sum((c - 1) * abs(s) for c, s in zip(covered, ss)),
+        sum((c - 1) * abs(d) for c, d in zip(covered, ds)),
+        max(covered),
+        blocks,
+    )
+    return 32 if worst < INDEX32_LIMIT else 64
+
+
 def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     """Check a `dst.copy_(src)` request and merge its modes (see the module doc).
     TilecError for unsupported dtypes or ranks, shapes that do not broadcast, arrays
@@ -281,4 +328,6 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if rows:
         key = replace(key, row_tile=rows)
     key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
+    if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
+        key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

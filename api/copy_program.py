@@ -9,7 +9,9 @@ arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, 
 strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
 carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
 PyTorch's conversion between them. When the key fixes small extents, the copy pins the
-tile that the `tile` pass's heuristic picks for them (`tile_choice`).
+tile that the `tile` pass's heuristic picks for them (`tile_choice`). A key whose index
+arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
+`tilec.index_bits = 32`.
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ def copy_program(key: CopyKey) -> str:
     attrs = f" {{{', '.join(props)}}}" if props else ""
     sdiv = _divisible(rank, key.src_strides, key.src_divisors)
     ddiv = _divisible(rank, key.dst_strides, key.dst_divisors)
+    fattrs = " attributes {tilec.index_bits = 32 : i64}" if key.index_bits == 32 else ""
     return (
-        f"func.func @{FUNCTION}({params}) {{\n"
+        f"func.func @{FUNCTION}({params}){fattrs} {{\n"
         f"  %a = layout.view %src({', '.join(extents + ss)}){sdiv} : {sptr} -> {sview}\n"
         f"  %b = layout.view %dst({', '.join(extents + ds)}){ddiv} : {dptr} -> {dview}\n"
         f"  layout.copy %a, %b{attrs} : {sview}, {dview}\n"

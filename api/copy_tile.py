@@ -13,7 +13,8 @@ carries the src's order (`CopyKey.src_order`) and which extents are small. So:
   runs. `SRC_RUN` elements along the src's contiguous mode (`_src_run`: 32 for 8-byte
   elements; a short mode its class, or for 1-byte elements a tile its extents fill at
   least `SRC_MIN_USE`), `DST_RUN_BYTES` along a long dst-contiguous mode (a short one
-  whole); what the two leave of the 16 KiB budget goes to further modes, taken
+  whole; 1-byte elements: an 8 KiB budget, 128-byte dst runs, `NARROW_SMEM_TILE_BYTES`);
+  what the two leave of the 16 KiB budget goes to further modes, taken
   alternately in the dst's and the src's memory order (a rank-6 permute of short
   extents becomes a batch of small transposes in one block), and a tile under
   `MIN_RUNS_TILE` elements grows its long sides. ("square", the rule before: a square
@@ -79,6 +80,16 @@ not 64)."""
 DST_RUN_BYTES = 256
 """Bytes of a transposing tile along the dst's contiguous mode when that is long (a
 short one is taken whole)."""
+NARROW_SMEM_TILE_BYTES = 8 * 1024
+NARROW_DST_RUN_BYTES = 128
+NARROW_MIN_RUNS_TILE = 4096
+"""Transposes of 1-byte elements (both dtypes) under the "runs" rule: an 8 KiB tile
+(so 256 threads, not `MISALIGNED_THREADS`: every byte holds a register, and smaller
+blocks keep more of them resident), 128-byte dst runs, tiles grown to 4096 elements
+(H100, strided set, `copy_tile_variants.py`, each against the 16 KiB rule in the same
+call: 00 0.43 -> 0.51 with 16 x 4 x 128, 36 0.26 -> 0.30, 42 0.26 -> 0.29, 30 0.47 ->
+0.49 with 8 x 512; 2-byte transposes gained nothing from 8 KiB or 4096, 29 lost 20%
+with 128-byte runs)."""
 GROW_TRANSPOSE = False
 """Whether what a transposing tile leaves of its budget grows its two contiguous
 modes again (else only up to `MIN_RUNS_TILE` elements: rows of 5 transposed from a
@@ -183,9 +194,11 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     src_order = list(key.src_order) or dst_order
     aligned = _vector_aligned(key)
     runs = transpose and _runs(key, cd)
+    narrow = eb == 1
     if runs:
-        budget = SMEM_TILE_BYTES // eb
-        tile[cd] = small[cd] or max(1, DST_RUN_BYTES // ITEMSIZE[key.dst_dtype])
+        budget = (NARROW_SMEM_TILE_BYTES if narrow else SMEM_TILE_BYTES) // eb
+        run_bytes = NARROW_DST_RUN_BYTES if narrow else DST_RUN_BYTES
+        tile[cd] = small[cd] or max(1, run_bytes // ITEMSIZE[key.dst_dtype])
         tile[cs] = _src_run(small[cs], exact[cs], ITEMSIZE[key.src_dtype])
         order = _alternate(dst_order, src_order)
         primary = (cs, cd)
@@ -220,7 +233,8 @@ def copy_tile(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
         tile[k] = clamp(k, left)
     # what is left grows the primary modes again (large extents only)
     if runs and not GROW_TRANSPOSE:
-        budget = min(budget, MIN_RUNS_TILE)  # grow only tiles smaller than this
+        # grow only tiles smaller than this
+        budget = min(budget, NARROW_MIN_RUNS_TILE if narrow else MIN_RUNS_TILE)
     for k in primary:
         if key.row_tile:
             break

@@ -10,10 +10,12 @@ PyTorch's `copy_`, and time it (median of CUDA events) beside PyTorch. Variants:
 `copy_tile.copy_tile`, `capN` `new` with `copy_tile.LINE_CAP_BYTES` N KiB (`cap32`:
 the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the key
 (scalar, coalesced stores), `smemN` `new` with transposing tiles of N KiB
-(`copy_tile.SMEM_TILE_BYTES`), `gather` the flat-destination gather kernel
+(`copy_tile.SMEM_TILE_BYTES`), `minrunsN` `new` with `copy_tile.MIN_RUNS_TILE` N,
+`threadsN` `new`'s tile with N threads, `gather` the flat-destination gather kernel
 (copy_gather.py) wherever it applies, `tiled` never the gather kernel, `tAxBxC[@T]` the
 tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
 hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
+`V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
 `rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
 `GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
@@ -64,6 +66,7 @@ def main(argv=None) -> int:
         copy_tile.GROW_TRANSPOSE,
     )
     smem = copy_tile.SMEM_TILE_BYTES
+    min_runs = copy_tile.MIN_RUNS_TILE
     plain_plan = tensor_copy.plan_copy
 
     def novec_plan(dst, src):
@@ -71,6 +74,9 @@ def main(argv=None) -> int:
         k = plan.key
         key = dataclasses.replace(k, dst_align=ITEMSIZE[k.dst_dtype], dst_divisors=(1,) * k.rank)
         return dataclasses.replace(plan, key=key)
+
+    def wide_plan(plan):
+        return dataclasses.replace(plan, key=dataclasses.replace(plan.key, index_bits=64))
 
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = []
@@ -85,6 +91,7 @@ def main(argv=None) -> int:
         t_torch = copy_bench.median_ms(lambda d=dst, s=src: d.copy_(s), reps=args.reps)
         line = [f"{i:02d}", f"torch {copy_bench.tbps(moved, t_torch) / mc:.3f}"]
         for v in per_case.get(i, args.variants).split(","):
+            v, _, suffix = v.partition("+")
             choice = copy_tile.pass_tile_choice if v == "old" else new_choice
             if v[:1] == "t" and v[1:2].isdigit():
                 shape, _, threads = v[1:].partition("@")
@@ -106,8 +113,12 @@ def main(argv=None) -> int:
                 copy_tile.DST_RUN_BYTES, copy_tile.GROW_TRANSPOSE = int(d), g == "1"
             copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
             copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024 if v.startswith("smem") else smem
+            copy_tile.MIN_RUNS_TILE = int(v[7:]) if v.startswith("minruns") else min_runs
+            if v.startswith("threads"):  # new's tile, that many threads
+                choice = lambda key, n=int(v[7:]): (None, 0) if key.gather else (new_choice(key)[0], n)
             copy_program.tile_choice = copy_kernels.tile_choice = choice
-            tensor_copy.plan_copy = novec_plan if v == "novec" else plain_plan
+            plan = novec_plan if v == "novec" else plain_plan
+            tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
             copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
@@ -123,11 +134,14 @@ def main(argv=None) -> int:
             t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
             key = next(iter(kernels._entries))
             tile = f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
-            line.append(f"{v} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)")
+            line.append(
+                f"{v}{'+' + suffix if suffix else ''} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)"
+            )
         copy_program.tile_choice = copy_kernels.tile_choice = new_choice
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
+        copy_tile.MIN_RUNS_TILE = min_runs
         (
             copy_tile.TRANSPOSE_RULE,
             copy_tile.SRC_RUN,

@@ -21,6 +21,7 @@ from tilec.dialects import cuda
 from tilec.dialects.cuda_tma import TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
+from tilec.support.index_width import promised_index_bits
 from tilec.support.target import target_of
 
 from .c_types import (
@@ -140,7 +141,11 @@ def _kernel_funcs(module: ModuleOp) -> list[tuple[gpu.ModuleOp, gpu.FuncOp]]:
 
 def _index_bits(kernel: gpu.FuncOp) -> int:
     """32 when every buffer argument has a static size < 2^31 and every index constant
-    fits in 32 bits, 64 otherwise (docs/gpu-level.md)."""
+    fits in 32 bits, 64 otherwise (docs/gpu-level.md); what the kernel's
+    `tilec.index_bits` promise says where it has one (support/index_width.py)."""
+    promised = promised_index_bits(kernel)
+    if promised is not None:
+        return promised
     for arg in kernel.body.block.args:
         if isinstance(arg.type, MemRefType):
             shape = arg.type.get_shape()

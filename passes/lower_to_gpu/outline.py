@@ -24,6 +24,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.tma import DEFAULT_L2_PROMOTION
 from tilec.support.diagnostics import LOC_ATTR
 from tilec.support.locations import get_loc
+from tilec.support.index_width import promise_index_bits, promised_index_bits
 
 from .._gpu_builder import index
 from .base import (
@@ -124,6 +125,9 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
                        known_block_size=[launch.num_threads, 1, 1])
     kfunc.location = launch.location  # what is said of the kernel (its shared memory) is said of the launch
+    bits = promised_index_bits(f)
+    if bits is not None:
+        promise_index_bits(kfunc, bits)
     lw = KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
     lw.tma_maps = tma_maps
     lw.run()

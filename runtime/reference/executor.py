@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import (
+    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -46,6 +47,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import TensorViewType
+from tilec.support.index_width import promised_index_bits
 
 from .errors import ExecutionError
 from .memory import GLOBAL, PRIVATE, SHARED, MemRef, Storage, contiguous_strides
@@ -70,6 +72,10 @@ class HostArray:
 @dataclass
 class ReferenceInterpreter(Interpreter):
     grid: Grid | None = None
+    index_bits: int = 64
+    """The index width the running kernel promises (`tilec.index_bits`,
+    support/index_width.py): at 32, every `index` result of its ops is checked to fit
+    (offsets of masked elements included: the executor computes them as the GPU does)."""
     launches: int = 0
     launch_log: list[tuple[str, tuple[int, int, int], tuple[int, int, int]]] = field(
         default_factory=list
@@ -101,7 +107,28 @@ class ReferenceInterpreter(Interpreter):
                 f"internal error: implementation gave {len(result.values)} results "
                 f"for {len(op.results)}",
             )
+        if self.index_bits == 32 and self.grid is not None:
+            _check_index32(op, result.values)
         return result
+
+
+INDEX32 = 2**31
+
+
+def _check_index32(op: Operation, values) -> None:
+    """An ExecutionError where an `index` result of `op` leaves the 32 bits its kernel
+    promises (`tilec.index_bits = 32`)."""
+    for r, v in zip(op.results, values):
+        if not isinstance(r.type, IndexType):
+            continue
+        a = np.asarray(v)
+        if a.size and a.dtype.kind in "iu" and (a.min() < -INDEX32 or a.max() >= INDEX32):
+            bad = int(a.max()) if a.max() >= INDEX32 else int(a.min())
+            raise ExecutionError(
+                op,
+                f"index value {bad} does not fit in 32 bits, which the kernel promises "
+                "(tilec.index_bits = 32)",
+            )
 
 
 def memory_space(t: MemRefType) -> str:
@@ -394,7 +421,11 @@ class GpuFunctions(InterpreterFunctions):
         )
 
         def body(grid: Grid) -> None:
-            interp.run_ssacfg_region(kernel.body, kargs, kernel.sym_name.data)
+            interp.index_bits = promised_index_bits(kernel) or 64
+            try:
+                interp.run_ssacfg_region(kernel.body, kargs, kernel.sym_name.data)
+            finally:
+                interp.index_bits = 64
 
         launch(interp, op, kernel.sym_name.data, grid_dims, block_dims, body, kernel)
         return (None,) * len(op.results)

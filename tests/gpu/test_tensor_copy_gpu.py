@@ -340,7 +340,32 @@ def test_row_tiles_and_transpose_runs_match_torch_bit_for_bit():
 
     keys = list(default_kernels()._entries)
     assert {256, 2048} <= {k.row_tile for k in keys}
-    assert (1, 8, 64, 32) in {copy_tile(k)[0] for k in keys if not k.gather}  # case 42 in small
+    assert (1, 8, 32, 32) in {copy_tile(k)[0] for k in keys if not k.gather}  # case 42 in small
+
+
+@pytest.mark.torch
+def test_32_bit_offsets_near_the_limit_and_64_bit_past_it():
+    """A 19 x n uint8 transpose (the strided set's case 30 made larger) whose tiles'
+    offsets stay under 2^31 runs with 32-bit index arithmetic (`CopyKey.index_bits`;
+    tiles of 8 rows cover 24, so the masked rows reach offset 23 n), one whose views
+    span more than 2^31 bytes with 64-bit: both bit for bit against PyTorch, outputs
+    poisoned first."""
+    from tilec.copy_kernels import CopyKernels
+    from tilec.tensor_copy import copy_
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    for n, bits in ((85_000_000, 32), (115_000_000, 64)):
+        src = torch.randint(0, 2, (n, 19), generator=gen, device="cuda", dtype=torch.uint8).t()
+        out = _poison(torch, torch.empty((19, n), dtype=torch.uint8, device="cuda"))
+        kernels = CopyKernels(disk=False)
+        copy_(out, src, kernels=kernels)
+        want = torch.empty_like(out).copy_(src)
+        torch.cuda.synchronize()
+        assert [k.index_bits for k in kernels._entries] == [bits], n
+        assert torch.equal(out, want), n
+        del src, out, want
+        torch.cuda.empty_cache()
 
 
 @pytest.mark.torch

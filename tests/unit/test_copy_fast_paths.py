@@ -91,19 +91,36 @@ def test_transposes_take_short_src_runs_and_long_dst_runs():
     """The "runs" rule: 16 elements along the src's contiguous mode (a short one: its
     class, or for bytes a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
     a long dst-contiguous mode (a short one whole), further modes folded up to the
-    budget (cases 42, 36, 29, 30 of the strided set)."""
-    from tilec.copy_tile import DST_RUN_BYTES, SRC_MIN_USE, SRC_RUN, _src_run
+    budget (cases 42, 36, 29, 30 of the strided set); 1-byte elements: the narrow
+    budget, dst runs and growth (`NARROW_*`), 256 threads."""
+    from tilec.copy_tile import (
+        DST_RUN_BYTES,
+        NARROW_DST_RUN_BYTES,
+        NARROW_MIN_RUNS_TILE,
+        NARROW_SMEM_TILE_BYTES,
+        SRC_MIN_USE,
+        SRC_RUN,
+        _src_run,
+    )
+
+    def choice_of(shape, src_strides, dtype="int8"):
+        return tile_choice(plan_of(shape, dtype=dtype, src_strides=src_strides).key)
 
     def tile_of(shape, src_strides, dtype="int8"):
-        return tile_choice(plan_of(shape, dtype=dtype, src_strides=src_strides).key)[0]
+        return choice_of(shape, src_strides, dtype)[0]
 
-    # 37 (class 64) read contiguously, 17 written contiguously, 1691 beside it
-    assert tile_of((346, 37, 1691, 17), (629, 1, 217634, 37)) == (1, 8, 64, 32)
+    # 37 (class 64) read contiguously, 17 written contiguously, 1691 beside it: 8 KiB
+    assert choice_of((346, 37, 1691, 17), (629, 1, 217634, 37)) == ((1, 8, 32, 32), 256)
+    assert 8 * 32 * 32 == NARROW_SMEM_TILE_BYTES
     t36 = tile_of((181, 31, 12, 5, 31, 19), (1, 67332, 181, 2087292, 2172, 10436460))
-    assert t36 == (SRC_RUN, 1, 1, 1, 32, 32)
+    assert t36 == (SRC_RUN, 1, 1, 1, 16, 32)
+    # case 00: a long dst-contiguous mode of bytes gets 128-byte runs
+    t00 = tile_of((186, 3, 230, 4, 275), (1, 744, 2232, 186, 513360), "uint8")
+    assert t00 == (SRC_RUN, 1, 1, 4, NARROW_DST_RUN_BYTES)
+    # 2-byte elements keep the 16 KiB rule
     assert tile_of((42, 299, 12489), (1, 42, 12558), "float16") == (SRC_RUN, 4, DST_RUN_BYTES // 2)
-    # rank 2: the front end's choice too (the pass took 32 x 1024 here)
-    assert tile_of((19, 38647519), (1, 19)) == (8, DST_RUN_BYTES)
+    # rank 2: the front end's choice too (the pass took 32 x 1024 here); grown to 4096
+    assert tile_of((19, 38647519), (1, 19)) == (8, NARROW_MIN_RUNS_TILE // 8)
     for cls in (32, 64):
         t = _src_run(cls, False, 1)
         assert all(n / (math.ceil(n / t) * t) >= SRC_MIN_USE for n in range(cls // 2 + 1, cls + 1))

@@ -384,3 +384,41 @@ def test_benchmark_generator_patterns_match_numpy(nvrtc_available):
         copy_numpy(out[window], src, src_dtype=c.src_dtype, dst_dtype=c.dst_dtype,
                    compiled=True, kernels=kernels)
         assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), c.name
+
+
+def test_index_bits_32_where_every_covered_offset_fits():
+    """`CopyKey.index_bits`: 32 where every offset the tiles compute fits in 32 bits,
+    masked elements of edge tiles included, and the element sizes take it; the program
+    then carries the promise."""
+    from tilec.copy_plan import index_bits
+    from tilec.copy_tile import copy_tile
+
+    def plan(m, n, dtype="uint8"):
+        return plan_copy(op((m, n), dtype=dtype), op((m, n), (1, m), dtype=dtype))
+
+    # strided set case 30 made larger: tiles of 8 of the 19 rows cover 24, so the
+    # masked rows reach offset 23 n of the dst
+    small = plan(19, 85_000_000)  # 23 n + n - 1 < 2^31
+    assert copy_tile(small.key)[0][0] == 8 and small.key.index_bits == 32
+    assert "attributes {tilec.index_bits = 32 : i64}" in copy_program(small.key)
+    assert plan(19, 93_000_000).key.index_bits == 64  # 23 n > 2^31 > 19 n
+    big = plan(19, 115_000_000)  # 19 n > 2^31
+    assert big.key.index_bits == 64
+    assert "tilec.index_bits" not in copy_program(big.key)
+    # the last element fits (3 n - 1 < 2^31) but the edge tile's masked fourth row
+    # does not (the tile along the 3 rows is their class, 4): 64; 500M rows fit
+    n = 600_000_000
+    edge = plan_copy(op((3, n), dtype="int8"), op((3, n), (1, 3), dtype="int8"))
+    assert 3 * n - 1 < 2**31 and copy_tile(edge.key)[0][0] == 4 and edge.key.index_bits == 64
+    assert index_bits(edge.key, [3, 500_000_000], [1, 3], [500_000_000, 1]) == 32
+    # 2- and 4-byte elements keep 64-bit offsets unless the src broadcasts
+    # (copy_plan.wants_index32, measured); 8-byte ones take 32
+    assert plan(100, 500, "float16").key.index_bits == 64
+    assert plan(100, 500, "float64").key.index_bits == 32
+    # a broadcast into a padded dst (the tiled kernel; into a flat one, the gather's)
+    padded = op((4456, 37, 1120), (37 * 1124, 1124, 1), dtype="int16")
+    row = plan_copy(padded, op((4456, 37, 1120), (0, 1120, 1), dtype="int16"))
+    assert not row.key.gather and row.key.index_bits == 32
+    # the gather kernel keeps its own offset widths (CopyKey.gather)
+    gathered = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
+    assert gathered.key.gather and gathered.key.index_bits == 64
