@@ -16,7 +16,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 quick=""; [ "${1:-}" = "--quick" ] && { quick="--quick"; shift; }
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-  timeout 300 python3 -m pytest -m "gpu or torch" tests "$@" 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
+  timeout 450 python3 -m pytest -m "gpu or torch" tests "$@" 2>&1 | tee "$OUT/gpu-tests.log" | tail -25
 fi
 if [ "${COMPUTE:-0}" = 1 ]; then
   timeout 450 python3 benchmarks/compute_bench.py $quick --fmad-too --json "$OUT/compute.json" --md "$OUT/compute.md" 2>&1 | tee "$OUT/compute.log" | tail -30
