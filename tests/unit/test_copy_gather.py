@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.operands import operand
 
 from tilec import copy_gather
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
-from tilec.copy_plan import Operand, plan_copy
+from tilec.copy_plan import plan_copy
 from tilec.copy_program import copy_program
 
 
@@ -22,12 +23,7 @@ def always(monkeypatch):
 
 
 def op(shape, strides=None, dtype="int32", ptr=0):
-    if strides is None:
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= n
-    return Operand(ptr, dtype, tuple(shape), tuple(strides))
+    return operand(shape, strides, dtype, ptr)
 
 
 def test_the_measured_rule_takes_short_odd_runs_into_contiguous_dsts():

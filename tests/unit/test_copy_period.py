@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.operands import operand
 
 from tilec import copy_gather, copy_period
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_period import period_parts, period_row
-from tilec.copy_plan import Operand, plan_copy
+from tilec.copy_plan import plan_copy
 
 
 def op(shape, strides=None, dtype="uint8", ptr=4096):
-    if strides is None:
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= n
-    return Operand(ptr, dtype, tuple(shape), tuple(strides))
+    return operand(shape, strides, dtype, ptr)
 
 
 def test_short_periods_become_aligned_rows():

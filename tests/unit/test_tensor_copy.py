@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers.operands import operand
 
 import tilec
 from tilec.copy_cpu import copy_numpy
@@ -23,12 +24,7 @@ _HOLD = {"bfloat16": np.uint16, "bool": np.uint8}
 
 
 def op(shape, strides=None, dtype="float32", ptr=0, device=None):
-    if strides is None:
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= n
-    return Operand(ptr, dtype, tuple(shape), tuple(strides), device)
+    return operand(shape, strides, dtype, ptr, device)
 
 
 # ------------------------------------------------------------------------ planning
