@@ -33,7 +33,9 @@ for rnd in range(3):
         torch.cuda.synchronize()
         warm = sb._median(copy_bench, fn, 30)
         plain = copy_bench.median_ms(fn, reps=30)
-        print(f"round {rnd} {name:32s} bench-warm {copy_bench.tbps(moved, warm) / mc:.3f}  5-call warm {copy_bench.tbps(moved, plain) / mc:.3f}")
+        print(
+            f"round {rnd} {name:32s} bench-warm {copy_bench.tbps(moved, warm) / mc:.3f}  5-call warm {copy_bench.tbps(moved, plain) / mc:.3f}"
+        )
 for k in (tensor_copy.default_kernels() if hasattr(tensor_copy, "default_kernels") else None, fresh):
     if k is not None:
         for key in k._entries:
