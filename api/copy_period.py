@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .copy_gather import dst_is_flat
 from .copy_key import ITEMSIZE, VECTOR_BYTES
 from .copy_plan import CopyPlan, Operand
 
@@ -54,15 +55,6 @@ class Part:
     src_in_dst: bool
 
 
-def _flat(extents, strides) -> bool:
-    reach = 1
-    for n, d in zip(reversed(extents), reversed(strides)):
-        if d != reach:
-            return False
-        reach *= n
-    return True
-
-
 def period_row(plan: CopyPlan) -> int:
     """`L`, the elements of the rows the copy's period is repeated to; 0 where the
     copy is not split (module doc): a dst not flat (or its pointer not 16-byte
@@ -71,7 +63,7 @@ def period_row(plan: CopyPlan) -> int:
     of 19 bytes is not split, one of rows of 3 is), a row beyond `MAX_ROW_BYTES`, a
     dst under `MIN_BYTES` or `MIN_ROWS` rows."""
     ns = plan.extents
-    if len(ns) < 2 or plan.src_strides[0] != 0 or not _flat(ns, plan.dst_strides):
+    if len(ns) < 2 or plan.src_strides[0] != 0 or not dst_is_flat(ns, plan.dst_strides):
         return 0
     eb = ITEMSIZE[plan.key.dst_dtype]
     period = math.prod(ns[1:])
