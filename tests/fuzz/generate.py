@@ -4,7 +4,9 @@ A program is one `func.func` copying a source view into a destination view of th
 same logical shape: rank 1 to 3, static or dynamic (`?`) extents, extents that no tile
 divides, row-major / column-major / permuted / padded / nested (hierarchical) layouts,
 a source that may broadcast (stride 0), every element type tilec supports, and
-pointer alignments of the element size or 16 bytes. Each comes with a pass pipeline
+pointer alignments of the element size or 16 bytes, and in about a third of them the
+32-bit index promise `tilec.index_bits = 32` (which the reference executor checks and
+the CUDA backend honours with 32-bit offsets). Each comes with a pass pipeline
 (the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
 `lower-convert-layout` options). Destination layouts are always injective, so a
 correct compiler gives a program without races; the CPU reference executor's bounds
@@ -148,10 +150,17 @@ def random_copy_program(rng: random.Random) -> Program:
     scalars = [f"%{n}: index" for n in arg_values]
     tv_src = f"!layout.tensor<{ty}, #layout.cute<{src}>, gmem>"
     tv_dst = f"!layout.tensor<{ty}, #layout.cute<{dst}>, gmem>"
-    attrs = ""
+    pipeline = random_pipeline_for_copy(rng, extents)
+    # Drawn last, so that a seed's view and pipeline stay what they were before it.
+    # Every offset of these small copies fits in 32 bits: the promise holds.
+    index32 = rng.random() < 0.3
+    items = []
     if arg_values:
         kv = ", ".join(f"{n} = {v} : index" for n, v in arg_values.items())
-        attrs = f" attributes {{tilec.args = {{{kv}}}}}"
+        items.append(f"tilec.args = {{{kv}}}")
+    if index32:
+        items.append("tilec.index_bits = 32 : i64")
+    attrs = f" attributes {{{', '.join(items)}}}" if items else ""
     params = ", ".join([f"%src: {ptr(align_src)}", f"%dst: {ptr(align_dst)}", *scalars])
     dyn_src = f"({', '.join(args_src)})" if args_src else ""
     dyn_dst = f"({', '.join(args_dst)})" if args_dst else ""
@@ -164,7 +173,8 @@ def random_copy_program(rng: random.Random) -> Program:
         f"  func.return\n"
         f"}}\n"
     )
-    return Program(text, random_pipeline_for_copy(rng, extents), f"{ty} {extents} {src} -> {dst}")
+    summary = f"{ty} {extents} {src} -> {dst}" + (" index_bits=32" if index32 else "")
+    return Program(text, pipeline, summary)
 
 
 def random_element_kernel(rng: random.Random) -> Program:
