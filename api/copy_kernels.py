@@ -93,8 +93,8 @@ class CopyKernels:
     launchers: dict[tuple, Any] = field(default_factory=dict)
     """`copy_launch.Launcher`s by copy structure (`copy_launch.structure`)."""
     torch_launchers: dict[tuple, Any] = field(default_factory=dict)
-    """The same launchers by the fast path's key of two torch tensors
-    (`tensor_copy._torch_key`)."""
+    """The same launchers' `fast_path` closures, by the fast path's key of two torch
+    tensors (`tensor_copy._torch_key`)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, key: CopyKey) -> CopyKernel:

@@ -232,34 +232,8 @@ def _torch_key(dst: Any, src: Any, dp: int, sp: int) -> tuple:
             src.dtype, src.shape, src.stride(), sp & 15, src.get_device())
 
 
-_raw_stream: Any = None
-_current_device: Any = None
-
-
-def _torch_fast(dst: Any, src: Any, kernels: CopyKernels) -> bool:
-    """A cached copy between two torch tensors, launched straight through the driver
-    on torch's current stream; False where the general path must run (first sight
-    of a structure, overlap, another device current, no driver library)."""
-    dp, sp = dst.data_ptr(), src.data_ptr()
-    launcher = kernels.torch_launchers.get(_torch_key(dst, src, dp, sp))
-    if launcher is None:
-        return False
-    kind = launcher.overlap(dp, sp)
-    if kind == "same":
-        return True
-    if kind == "partial":
-        return False
-    if launcher.launches:
-        device = launcher.device
-        if _current_device() != device:
-            return False
-        launcher.launch_raw(dp, sp, device, _raw_stream(device))
-    return True
-
-
 def _remember_torch(dst: _Array, src: _Array, launcher: Launcher, kernels: CopyKernels) -> None:
     """Make `launcher` the fast path's for this pair of plain torch tensors."""
-    global _raw_stream, _current_device
     if not (type(dst.obj) is _torch_tensor and type(src.obj) is _torch_tensor):
         return
     if not raw_launch.available():
@@ -270,9 +244,8 @@ def _remember_torch(dst: _Array, src: _Array, launcher: Launcher, kernels: CopyK
     getdev = getattr(torch._C, "_cuda_getDevice", None)
     if raw is None or getdev is None:  # pragma: no cover - older PyTorch
         return
-    _raw_stream, _current_device = raw, getdev
     key = _torch_key(dst.obj, src.obj, dst.operand.ptr, src.operand.ptr)
-    kernels.torch_launchers[key] = launcher
+    kernels.torch_launchers[key] = launcher.fast_path(getdev, raw)
 
 
 def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
@@ -288,8 +261,13 @@ def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
     through a temporary. A copy of a structure seen before (dtypes, shapes, strides,
     pointer alignment, devices) reuses its plan and kernel (copy_launch.py)."""
     kernels = default_kernels() if kernels is None else kernels
-    if type(dst) is _torch_tensor and type(src) is _torch_tensor and _torch_fast(dst, src, kernels):
-        return dst
+    if type(dst) is _torch_tensor and type(src) is _torch_tensor:
+        # The cached call of two torch tensors (`Launcher.fast_path`): False where the
+        # general path must run (first sight, overlap, another device current).
+        dp, sp = dst.data_ptr(), src.data_ptr()
+        fast = kernels.torch_launchers.get(_torch_key(dst, src, dp, sp))
+        if fast is not None and fast(dp, sp):
+            return dst
     d = as_array("dst", dst)
     s = as_array("src", src)
     launcher = _launcher(d, s, kernels)  # every check, before anything is written

@@ -4,7 +4,7 @@
 
 A 32 x 32 f32 transpose, as in strided_copy_bench.py's host table: per call, host
 time alone (200 calls, no synchronisation) and end to end (2000 calls), for tilec's
-`copy_`, its launch alone (`Launcher.launch_raw`), and PyTorch's `copy_`; then the
+`copy_`, its cached call alone (`Launcher.fast_path`), its launch alone (`Launcher.launch_raw`), and PyTorch's `copy_`; then the
 GPU time per kernel (CUDA events around 2000 launches of each).
 """
 
@@ -24,9 +24,10 @@ def main() -> None:
     y = torch.empty(32, 32, device="cuda")
     tilec.copy_(y, x)
     torch.cuda.synchronize()
-    launcher = next(iter(default_kernels().torch_launchers.values()))
+    launcher = next(iter(default_kernels().launchers.values()))
     dp, sp = y.data_ptr(), x.data_ptr()
     stream = torch._C._cuda_getCurrentRawStream(0)
+    fast = launcher.fast_path(torch._C._cuda_getDevice, torch._C._cuda_getCurrentRawStream)
 
     def host(fn, n):
         for _ in range(20):
@@ -78,6 +79,7 @@ def main() -> None:
         "tilec.copy_": lambda: tilec.copy_(y, x),
         "tensor_copy.copy_": lambda: tensor_copy.copy_(y, x),
         "launch_raw only": lambda: launcher.launch_raw(dp, sp, 0, stream),
+        "fast_path only": lambda: fast(dp, sp),
         "torch copy_": lambda: y.copy_(x),
     }
     for name, case in cases.items():

@@ -364,3 +364,51 @@ def test_raw_launch_goes_through_cupys_driver_binding():
 
     assert raw_launch._kernel_launch() is driver.launchKernel
     assert raw_launch.DriverError is driver.CUDADriverError
+
+
+def test_fast_path_tests_overlap_and_device_then_launches(monkeypatch, kernels, nvrtc_available):
+    """`Launcher.fast_path` (the cached call of two torch tensors) against a fake
+    driver: it launches with the plan's shifted pointers on the stream of the
+    launcher's device, the first call and the later ones (the pair closure) alike; it
+    launches nothing and says False where the general path must run (bytes shared
+    with src, another device current), and True without a launch for the very same
+    view and for an empty copy."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.copy_launch import Launcher
+
+    launched = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        src, dst = (ctypes.cast(ptrs[i], ctypes.POINTER(ctypes.c_uint64)).contents.value for i in (0, 1))
+        launched.append((fn, stream, src, dst))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    dst = Operand(1 << 20, "float32", (70, 90), (90, 1), device=0)
+    src = Operand(1 << 24, "float32", (70, 90), (1, 70), device=0)  # a transpose
+    plan = plan_copy(dst, src)
+    entry = kernels.get(plan.key)
+    monkeypatch.setattr(type(entry), "function_handle", lambda self, name: 77)
+    launcher = Launcher(entry, plan, dst, src)
+    current = [0]
+    fast = launcher.fast_path(lambda: current[0], lambda device: 500 + device)
+    expected = (77, 500, plan.src_ptr, plan.dst_ptr)
+    assert fast(dst.ptr, src.ptr) and fast(dst.ptr, src.ptr)
+    assert launched == [expected, expected]
+    moved = 1 << 30  # another pair of pointers with the same alignment
+    assert fast(dst.ptr + moved, src.ptr)
+    assert launched[-1] == (77, 500, plan.src_ptr, plan.dst_ptr + moved)
+    del launched[:]
+    assert not fast(src.ptr + 64, src.ptr)  # dst inside src's bytes
+    current[0] = 1
+    assert not fast(dst.ptr, src.ptr)  # another device current
+    assert launched == []
+    same_plan = plan_copy(dst, dst)  # the very same view: a no-op
+    same = Launcher(kernels.get(same_plan.key), same_plan, dst, dst)
+    current[0] = 0
+    assert same.fast_path(lambda: 0, lambda device: 0)(dst.ptr, dst.ptr) and launched == []
+    empty_dst = Operand(1 << 20, "float32", (0, 90), (90, 1), device=0)
+    empty = Launcher(None, plan_copy(empty_dst, empty_dst), empty_dst, empty_dst)
+    assert empty.fast_path(lambda: 1, lambda device: 0)(5, 5) and launched == []
