@@ -52,7 +52,70 @@ class _Launch:
     args: list  # converted index arguments; _SRC/_DST where the pointers go
 
 
-class Launcher:
+class _Launchers:
+    """What every launcher of one copy structure shares: its device, the overlap
+    test and the fast path of torch tensors; `launch_raw` and `__call__` are each
+    kind's."""
+
+    def _views(self, dst: Operand, src: Operand) -> None:
+        """The device and what the overlap test needs of the two views."""
+        self.device = dst.device
+        d0, d1 = byte_range(dst)
+        s0, s1 = byte_range(src)
+        self.dst_range = (d0 - dst.ptr, d1 - dst.ptr)
+        self.src_range = (s0 - src.ptr, s1 - src.ptr)
+        self.same_view = (dst.dtype, dst.shape, dst.strides) == (src.dtype, src.shape, src.strides)
+
+    def overlap(self, dst_ptr: int, src_ptr: int) -> str:
+        """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
+        a0, a1 = dst_ptr + self.dst_range[0], dst_ptr + self.dst_range[1]
+        b0, b1 = src_ptr + self.src_range[0], src_ptr + self.src_range[1]
+        if a1 <= b0 or b1 <= a0 or a0 == a1 or b0 == b1:
+            return "none"
+        return "same" if self.same_view and dst_ptr == src_ptr else "partial"
+
+    def fast_path(
+        self, current_device: Callable[[], int], raw_stream: Callable[[int], int]
+    ) -> Callable[[int, int], bool]:
+        """This structure's cached call for two torch tensors as one closure
+        `fast(dst_ptr, src_ptr) -> bool`: the overlap test, the device test and the
+        launches on `raw_stream(device)`, with nothing looked up per call that the
+        first call fixed (`_one_pair`). False (nothing launched) where the general
+        path must run: the views' bytes intersect and are not the very same view,
+        or another device is current. (Inlined: `overlap` and `launch_raw` as method
+        calls cost about 0.5 us a copy on the host, which a cached `tilec.copy_` is
+        measured by.)"""
+        if not self.launches:
+            return lambda dst_ptr, src_ptr: True
+        (d0, d1), (s0, s1) = self.dst_range, self.src_range
+        device, same, launch_raw = self.device, self.same_view, self.launch_raw
+        pair: list = []  # `_one_pair` once the first call has loaded the kernel
+
+        def fast(dst_ptr: int, src_ptr: int) -> bool:
+            if dst_ptr + d1 > src_ptr + s0 and src_ptr + s1 > dst_ptr + d0:
+                return same and dst_ptr == src_ptr
+            if current_device() != device:
+                return False
+            if pair:
+                launch, fn, src_shift, dst_shift = pair
+                launch(fn, raw_stream(device), src_ptr + src_shift, dst_ptr + dst_shift)
+                return True
+            launch_raw(dst_ptr, src_ptr, device, raw_stream(device))
+            pair.extend(self._one_pair(device))
+            return True
+
+        return fast
+
+    def _one_pair(self, device: int | None) -> tuple:
+        """(pair launch, CUfunction, src shift, dst shift) where the whole copy is one
+        launch taking (src, dst) already loaded on `device`; else ()."""
+        return ()
+
+    def launch_raw(self, dst_ptr: int, src_ptr: int, device: int | None, stream: int) -> None:
+        raise NotImplementedError
+
+
+class Launcher(_Launchers):
     """One planned copy structure, ready to launch (module doc)."""
 
     def __init__(self, entry: CopyKernel, plan: CopyPlan, dst: Operand, src: Operand):
@@ -86,23 +149,6 @@ class Launcher:
         self._calls: dict[int | None, list[tuple[Any, int, tuple[bool, ...] | None]]] = {}
         """Per device, each launch's packed launch, CUfunction handle and pointer slots."""
 
-    def _views(self, dst: Operand, src: Operand) -> None:
-        """The device and what the overlap test needs of the two views."""
-        self.device = dst.device
-        d0, d1 = byte_range(dst)
-        s0, s1 = byte_range(src)
-        self.dst_range = (d0 - dst.ptr, d1 - dst.ptr)
-        self.src_range = (s0 - src.ptr, s1 - src.ptr)
-        self.same_view = (dst.dtype, dst.shape, dst.strides) == (src.dtype, src.shape, src.strides)
-
-    def overlap(self, dst_ptr: int, src_ptr: int) -> str:
-        """`"none"`, `"same"` or `"partial"` (as `copy_plan.overlap`)."""
-        a0, a1 = dst_ptr + self.dst_range[0], dst_ptr + self.dst_range[1]
-        b0, b1 = src_ptr + self.src_range[0], src_ptr + self.src_range[1]
-        if a1 <= b0 or b1 <= a0 or a0 == a1 or b0 == b1:
-            return "none"
-        return "same" if self.same_view and dst_ptr == src_ptr else "partial"
-
     def launch_raw(self, dst_ptr: int, src_ptr: int, device: int | None, stream: int) -> None:
         """Launch on `stream` (a CUstream handle) through the driver; the device's
         context must be current."""
@@ -122,39 +168,12 @@ class Launcher:
             else:
                 launch(fn, stream, *[s if is_src else d for is_src in slots])
 
-    def fast_path(
-        self, current_device: Callable[[], int], raw_stream: Callable[[int], int]
-    ) -> Callable[[int, int], bool]:
-        """This structure's cached call for two torch tensors as one closure
-        `fast(dst_ptr, src_ptr) -> bool`: the overlap test, the device test and the
-        launches on `raw_stream(device)`, with nothing looked up per call that the
-        first call fixed. False (nothing launched) where the general path must run:
-        the views' bytes intersect and are not the very same view, or another
-        device is current. (Inlined: `overlap` and `launch_raw` as method calls cost
-        about 0.5 us a copy on the host, which a cached `tilec.copy_` is measured by.)"""
-        if not self.launches:
-            return lambda dst_ptr, src_ptr: True
-        (d0, d1), (s0, s1) = self.dst_range, self.src_range
-        device, same, launch_raw = self.device, self.same_view, self.launch_raw
-        src_shift, dst_shift = self.src_shift, self.dst_shift
-        one_pair = type(self) is Launcher and len(self._raw) == 1 and self._raw[0][2] == _SRC_DST
-        pair: list = []  # (launch closure, CUfunction) once the first call has loaded it
-
-        def fast(dst_ptr: int, src_ptr: int) -> bool:
-            if dst_ptr + d1 > src_ptr + s0 and src_ptr + s1 > dst_ptr + d0:
-                return same and dst_ptr == src_ptr
-            if current_device() != device:
-                return False
-            if pair:
-                launch, fn = pair
-                launch(fn, raw_stream(device), src_ptr + src_shift, dst_ptr + dst_shift)
-                return True
-            launch_raw(dst_ptr, src_ptr, device, raw_stream(device))
-            if one_pair:
-                pair.extend(self._calls[device][0][:2])
-            return True
-
-        return fast
+    def _one_pair(self, device: int | None) -> tuple:
+        calls = self._calls.get(device)
+        if calls is None or len(calls) != 1 or calls[0][2] is not None:
+            return ()
+        launch, fn, _ = calls[0]
+        return launch, fn, self.src_shift, self.dst_shift
 
     def __call__(self, dst_ptr: int, src_ptr: int, device: int, stream: Any) -> None:
         """Launch on `stream`: a CUstream handle, a CuPy stream or None (CuPy's
@@ -178,7 +197,7 @@ class Launcher:
             function(launch.grid, launch.block, args, shared_mem=launch.shared_mem, stream=stream)
 
 
-class PartsLauncher(Launcher):
+class PartsLauncher(_Launchers):
     """A copy run as several copies in order (`copy_period.period_parts`): each part
     a `Launcher` of its own, its pointers offsets from the copy's dst pointer (or its
     src pointer); the overlap test is the whole copy's."""

@@ -375,7 +375,7 @@ def test_fast_path_tests_overlap_and_device_then_launches(monkeypatch, kernels, 
     view and for an empty copy."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    from tilec.copy_launch import Launcher
+    from tilec.copy_launch import Launcher, PartsLauncher
 
     launched = []
 
@@ -409,6 +409,12 @@ def test_fast_path_tests_overlap_and_device_then_launches(monkeypatch, kernels, 
     same = Launcher(kernels.get(same_plan.key), same_plan, dst, dst)
     current[0] = 0
     assert same.fast_path(lambda: 0, lambda device: 0)(dst.ptr, dst.ptr) and launched == []
+    parts = PartsLauncher([(launcher, 0, 0, False), (launcher, 8, 4, True)], dst, src)
+    fast_parts = parts.fast_path(lambda: 0, lambda device: 9)
+    assert fast_parts(dst.ptr, src.ptr) and fast_parts(dst.ptr, src.ptr)  # each call launches every part
+    second = (77, 9, plan.src_ptr - src.ptr + dst.ptr + 4, plan.dst_ptr + 8)
+    assert launched == [(77, 9, plan.src_ptr, plan.dst_ptr), second] * 2
+    del launched[:]
     empty_dst = Operand(1 << 20, "float32", (0, 90), (90, 1), device=0)
     empty = Launcher(None, plan_copy(empty_dst, empty_dst), empty_dst, empty_dst)
     assert empty.fast_path(lambda: 1, lambda device: 0)(5, 5) and launched == []
