@@ -202,156 +202,121 @@ DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 # --------------------------------------------------------------------------- tilec
 
 
-ROUND_TRIP_RECT = """
-!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
-func.func @smem_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
+def tile_program(name: str, m: int, n: int, ti: int, tj: int, body: str, *, transpose: bool = True,
+                 threads: int = 128, aliases: str = "") -> str:
+    """One block per ti x tj tile of an m x n row-major f32 tensor (`%src`), written to
+    `%dst` transposed (column-major) or not: the views `!Gs`/`!Gd`, the tiles `%ta :
+    !Ts` and `%tb : !Td` of block (bx, by); `body` is what the block does with them
+    (IR lines, with `aliases` declared before the function)."""
+    dst = f"({m},{n}):(1,{m})" if transpose else f"({m},{n}):({n},1)"
+    dst_tile = f"({ti},{tj}):(1,{m})" if transpose else f"({ti},{tj}):({n},1)"
+    return f"""
+{aliases}
+!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
+!Gd = !layout.tensor<f32, #layout.cute<{dst}>, gmem>
+!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
+!Td = !layout.tensor<f32, #layout.cute<{dst_tile}>, gmem>
+func.func @{name}(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
+  %gx = arith.constant {-(-m // ti)} : index
+  %gy = arith.constant {-(-n // tj)} : index
   %c1 = arith.constant 1 : index
   layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !T, !S
-    layout.barrier
-    layout.copy %s, %tb : !S, !T
+    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
+    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
+{body}
   }}
   func.return
 }}
 """
 
-IN_OUT = """
-#in = #layout.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>
-#out = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}}>
-!Gi = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Go = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ti = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem>
-!To = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem>
-func.func @in_out(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gi
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Go
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gi -> !Ti
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Go -> !To
-    %v = layout.load %ta : !Ti -> tensor<{t}x{t}xf32, #in>
+
+def round_trip_program(s: int, tm: int, tn: int, threads: int) -> str:
+    """Each tile through a compact shared tile and back (`layout.copy` both ways: cp.async,
+    or TMA where the `tma` pass runs)."""
+    body = f"""    %s = layout.alloc : !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
+    layout.copy %ta, %s : !Ts, !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
+    layout.barrier
+    layout.copy %s, %tb : !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>, !Td"""
+    return tile_program("smem_round_trip", s, s, tm, tn, body, transpose=False, threads=threads)
+
+
+def in_out_program(s: int, t: int) -> str:
+    """The Gluon tutorial's transpose: loaded in `#in`, converted to `#out`, stored."""
+    aliases = """#in = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#out = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"""
+    body = f"""    %v = layout.load %ta : !Ts -> tensor<{t}x{t}xf32, #in>
     %w = layout.convert_layout %v : tensor<{t}x{t}xf32, #in> -> tensor<{t}x{t}xf32, #out>
-    layout.store %w, %tb : tensor<{t}x{t}xf32, #out>, !To
-  }}
-  func.return
-}}
-"""
+    layout.store %w, %tb : tensor<{t}x{t}xf32, #out>, !Td"""
+    return tile_program("in_out", s, s, t, t, body, aliases=aliases)
 
 
 NO_TMA = "expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
 """The default pipeline without the `tma` pass: block-level copies through shared
 memory stay cp.async."""
 
-TMA_TRANSPOSE = """
-#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({t},32):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<({t},32):(1,{m})>, gmem>
-!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},32):(32,1)>, smem>
-func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, 32>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, 32>}} : !Gd -> !Td
-    %s = layout.alloc : !S
+def tma_transpose_program(s: int, t: int, threads: int) -> str:
+    """A transpose through shared memory whose load is one TMA box of t rows x 32 columns
+    (128 bytes: the 128-byte swizzle's row) into a swizzled tile, read down its columns
+    (4 consecutive rows per thread) and stored along dst's rows."""
+    w = threads // 32
+    aliases = (
+        f"#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], "
+        "order = [0, 1]}>\n"
+        f"!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},32):(32,1)>, smem>"
+    )
+    body = f"""    %s = layout.alloc : !S
     layout.copy %ta, %s : !Ts, !S
     %w = layout.load %s : !S -> tensor<{t}x32xf32, #cols>
-    layout.store %w, %tb : tensor<{t}x32xf32, #cols>, !Td
-  }}
-  func.return
-}}
-"""
-TMA_TRANSPOSE_2 = """
-#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
-!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
-!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>, smem>
-func.func @tma_transpose2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
-    %s = layout.alloc : !S
+    layout.store %w, %tb : tensor<{t}x32xf32, #cols>, !Td"""
+    return tile_program("tma_transpose", s, s, t, 32, body, threads=threads, aliases=aliases)
+
+
+def _nvmma(ti: int, tj: int, transposed: bool) -> str:
+    return (f"!layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, "
+            f"transposed = {str(transposed).lower()}, shape = [{ti}, {tj}]>, smem>")
+
+
+def tma_transpose2_program(s: int, ti: int, tj: int, w: int) -> str:
+    """A transpose through shared memory with TMA on both sides: the source tile lands in
+    an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
+    reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
+    writes them as one 16-byte vector of the destination tile, NVMMA-swizzled with the
+    rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores write out."""
+    aliases = (
+        f"#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{min(w, ti // 4)}, 1], "
+        f"order = [0, 1]}}>\n!S = {_nvmma(ti, tj, False)}\n!S2 = {_nvmma(ti, tj, True)}"
+    )
+    body = f"""    %s = layout.alloc : !S
     %s2 = layout.alloc : !S2
     layout.copy %ta, %s : !Ts, !S
     %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
     layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
     layout.barrier
-    layout.copy %s2, %tb : !S2, !Td
-  }}
-  func.return
-}}
-"""
-TMA_TRANSPOSE_WIDE = """
-#R = {reg}
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
-!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
-func.func @tma_transpose_wide(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
-    %s = layout.alloc : !S
+    layout.copy %s2, %tb : !S2, !Td"""
+    return tile_program("tma_transpose2", s, s, ti, tj, body, threads=32 * w, aliases=aliases)
+
+
+def tma_transpose_wide_program(s: int, ti: int, tj: int, threads: int, reg: str) -> str:
+    """A transpose whose load is TMA (NVMMA 128-byte swizzled tile, several 32-column boxes
+    side by side) and whose store is from registers (`reg` of `WIDE_REG`: down the
+    tile's columns, or 16-byte vectors along dst's rows)."""
+    w = threads // 32 if reg == "cols" else min(threads // 32, ti // 4)
+    aliases = f"#R = {WIDE_REG[reg].format(w=w)}\n!S = {_nvmma(ti, tj, False)}"
+    body = f"""    %s = layout.alloc : !S
     layout.copy %ta, %s : !Ts, !S
     %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #R>
-    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td
-  }}
-  func.return
-}}
-"""
-"""A transpose whose load is TMA (NVMMA 128-byte swizzled tile, several 32-column boxes
-side by side) and whose store is from registers (`#R`: down the tile's columns, 16-byte
-vectors along dst's rows)."""
+    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td"""
+    return tile_program("tma_transpose_wide", s, s, ti, tj, body, threads=threads, aliases=aliases)
+
+
 WIDE_REG = {
     "cols": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>",
     "rows": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>",
 }
-
-"""A transpose through shared memory with TMA on both sides: the source tile lands in
-an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
-reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
-writes them as one 16-byte vector of the destination tile, NVMMA-swizzled with the
-rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores write out."""
-
-"""A transpose through shared memory whose load is one TMA box of t rows x 32 columns
-(128 bytes: the 128-byte swizzle's row) into a swizzled tile, read down its columns
-(4 consecutive rows per thread) and stored along dst's rows."""
-
+"""The register layouts of `tma_transpose_wide_program` (`{w}`: warps)."""
 
 def _sm_count() -> int:
     try:
@@ -412,33 +377,28 @@ def text_cases(s: int) -> list[Case]:
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(), pipeline=NO_TMA,
-                        text=ROUND_TRIP_RECT.format(m=s, n=s, tm=t, tn=t, gx=s // t, gy=s // t, threads=threads)))
+                        text=round_trip_program(s, t, t, threads)))
     for t, threads in ((64, 128), (128, 128)):
         tt = (t, t) if t <= 64 else (t, 64)
         out.append(Case(f"smem round trip {tt[0]}x{tt[1]} (TMA)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(), goal=0.99,
-                        text=ROUND_TRIP_RECT.format(m=s, n=s, tm=tt[0], tn=tt[1], gx=s // tt[0], gy=s // tt[1],
-                                                    threads=threads)))
+                        text=round_trip_program(s, tt[0], tt[1], threads)))
     for t, threads in ((32, 128), (64, 256), (128, 256)):
         out.append(Case(f"transpose {t}x32 through smem (TMA load)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.T.copy(), goal=0.98,
-                        text=TMA_TRANSPOSE.format(m=s, n=s, t=t, gx=s // t, gy=s // 32, threads=threads,
-                                                  w=threads // 32)))
+                        text=tma_transpose_program(s, t, threads)))
     for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
         out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
-                        lambda x: x.T.copy(), text=IN_OUT.format(m=s, n=s, t=t, gx=s // t, gy=s // t)))
+                        lambda x: x.T.copy(), text=in_out_program(s, t)))
     for ti, tj, w in ((32, 32, 4), (64, 64, 8), (128, 64, 8), (128, 128, 8)):
         out.append(Case(f"transpose {ti}x{tj} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s),
                         "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
-                        text=TMA_TRANSPOSE_2.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj, threads=32 * w,
-                                                    w=min(w, ti // 4))))
+                        text=tma_transpose2_program(s, ti, tj, w)))
     for ti, tj, threads, reg in ((128, 128, 256, "cols"), (128, 128, 256, "rows"), (64, 128, 256, "cols"),
                                  (128, 64, 256, "rows")):
-        w = threads // 32 if reg == "cols" else min(threads // 32, ti // 4)
         out.append(Case(f"transpose {ti}x{tj} through smem (TMA load, register stores {reg}, {threads} threads)",
                         "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
-                        text=TMA_TRANSPOSE_WIDE.format(m=s, n=s, ti=ti, tj=tj, gx=s // ti, gy=s // tj,
-                                                       threads=threads, reg=WIDE_REG[reg].format(w=w))))
+                        text=tma_transpose_wide_program(s, ti, tj, threads, reg)))
     for ti, tj, l2, out_smem, regs in WIDE_BOX_CASES:
         store = "wide-box TMA store" if out_smem == "compact" else "TMA store"
         out.append(Case(f"transpose {ti}x{tj} TMA wide-box load + {store} (256 threads, {regs}, L2 {l2}B)", "f32",
