@@ -1,0 +1,339 @@
+"""Experiment for issue #20 (narrow permutes): a "box" copy kernel, hand-written CUDA, to
+measure the design before it is built in tilec IR. Not a test, not the API.
+
+    python3 benchmarks/experiments/narrow_permute_probe.py [--only 42,36] [--out DIR]
+    python3 benchmarks/experiments/narrow_permute_probe.py --compile-only   # NVRTC, no GPU
+
+The design (docs/benchmarks.md, "Narrow permutes: the box probe"): each block copies a
+box of the merged modes whose extents are exact (a short mode is taken whole, not padded
+to a power of two; a long one in chunks). The box is a set of *src runs* (the src-order
+prefix of box modes that are contiguous in the src: 37 x 17 = 629 bytes for case 42)
+and a set of *dst runs* (likewise in the dst: 17 x T bytes). Phase 1 copies each src
+run into its own shared-memory slot with aligned 4-byte loads, realigned by a funnel
+shift (no byte loads); phase 2 gives each thread one 16-byte-aligned chunk of a dst run:
+it walks the chunk's elements (coordinates incremented, no division per element),
+reads each from shared memory, converts, packs them in registers and stores one
+16-byte vector (a chunk cut by the run's ends stores element by element). The pattern
+(rank, which modes form the runs, dtypes) is compiled in; extents, strides and box
+extents are run-time values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, "benchmarks")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TYPES = {
+    "int8": ("unsigned char", 1),
+    "uint8": ("unsigned char", 1),
+    "bool": ("unsigned char", 1),
+    "int16": ("unsigned short", 2),
+    "float16": ("unsigned short", 2),
+    "bfloat16": ("unsigned short", 2),
+}
+
+
+def convert_expr(src: str, dst: str) -> str:
+    if src == dst or (src, dst) in {("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")}:
+        return "x"
+    if src == "bool" and dst == "int16":
+        return "(unsigned short)(x != 0)"
+    if src == "float16" and dst == "bfloat16":
+        return "__bfloat16_as_ushort(__float2bfloat16_rn(__half2float(__ushort_as_half(x))))"
+    raise ValueError(f"no conversion {src}->{dst} in the probe")
+
+
+def runs(order: list[int], strides, ns, box) -> list[int]:
+    """The prefix of `order` (box modes, fastest first) that is contiguous in a view
+    of these strides: the first of stride 1, each next one stepping over the previous
+    whole ones; every mode but the last taken whole."""
+    out: list[int] = []
+    reach = 1
+    for k in order:
+        if box[k] == 1 or strides[k] != reach:
+            break
+        out.append(k)
+        if box[k] != ns[k]:
+            break
+        reach *= ns[k]
+    return out
+
+
+def plan_box(ns, ss, ds, box):
+    rank = len(ns)
+    sorder = sorted((k for k in range(rank) if box[k] > 1), key=lambda k: ss[k])
+    dorder = sorted((k for k in range(rank) if box[k] > 1), key=lambda k: ds[k])
+    S = runs(sorder, ss, ns, box)
+    D = runs(dorder, ds, ns, box)
+    assert S and D, (S, D)
+    RS = [k for k in sorder if k not in S]
+    RD = [k for k in dorder if k not in D]
+    G = [k for k in range(rank) if box[k] < ns[k]][::-1]  # dst-fastest first
+    return S, RS, D, RD, G
+
+
+def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) -> str:
+    st, es = TYPES[src_dtype]
+    dt, ed = TYPES[dst_dtype]
+    L = []
+    e = L.append
+    e("#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
+    e("typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;")
+    e("__device__ __forceinline__ u32 fdiv(u32 x, u32 m, u32 l) { return (u32)(((u64)__umulhi(x, m) + x) >> l); }")
+    e(f"__device__ __forceinline__ {dt} cvt({st} x) {{ return {convert_expr(src_dtype, dst_dtype)}; }}")
+    args = ["const unsigned char* __restrict__ src", "unsigned char* __restrict__ dst"]
+    for k in range(rank):
+        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}"]
+    args += ["u32 WP", "u32 wpm", "u32 wpl", "u32 Cd", "u32 cdm", "u32 cdl", "u32 R", "u32 Rd"]
+    e(f'extern "C" __global__ void __launch_bounds__(256) box_copy({", ".join(args)}) {{')
+    e("  extern __shared__ __align__(16) unsigned char smem[];")
+    e("  u32* smw = (u32*)smem;")
+    e(f"  const {st}* sme = (const {st}*)smem;")
+    e("  i64* srun = (i64*)(smem + ((R * WP * 4 + 15) & ~15u));")
+    e("  i64* drun = srun + R;")
+    e("  int* dsb = (int*)(drun + Rd);")
+    e("  const u32 tid = threadIdx.x;")
+    # block origin
+    e("  u32 bid = blockIdx.x;")
+    for k in range(rank):
+        e(f"  i64 o{k} = 0;")
+    for i, k in enumerate(G):
+        if i == len(G) - 1:
+            e(f"  o{k} = (i64)bid * b{k};")
+        else:
+            e(f"  o{k} = (i64)(bid % g{k}) * b{k}; bid /= g{k};")
+    e("  const i64 sorig = " + " + ".join(f"o{k} * ss{k}" for k in range(rank)) + ";")
+    e("  const i64 dorig = " + " + ".join(f"o{k} * ds{k}" for k in range(rank)) + ";")
+    # valid run lengths
+    def valid(modes):
+        parts = []
+        for k in modes:
+            parts.append(f"(i64)min((i64)b{k}, n{k} - o{k})")
+        return " * ".join(parts)
+
+    e(f"  const i64 LsB = {valid(S)} * {es};")
+    e(f"  const i64 LdB = {valid(D)} * {ed};")
+    # run tables
+    e("  for (u32 r = tid; r < R; r += 256) {")
+    e("    u32 q = r; bool ok = true; i64 off = sorig;")
+    for k in RS:
+        e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ss{k}; }}")
+    e(f"    srun[r] = ok ? off * {es} : -1;")
+    e("  }")
+    e("  for (u32 r = tid; r < Rd; r += 256) {")
+    e("    u32 q = r; bool ok = true; i64 off = dorig; int sb = 0;")
+    for k in RD:
+        e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; sb += c * sm{k}; }}")
+    e(f"    drun[r] = ok ? off * {ed} : -1; dsb[r] = sb;")
+    e("  }")
+    e("  __syncthreads();")
+    # phase 1: src runs into smem
+    e("  for (u32 idx = tid; idx < R * WP; idx += 256) {")
+    e("    const u32 r = fdiv(idx, wpm, wpl); const u32 j = idx - r * WP;")
+    e("    const i64 so = srun[r];")
+    e("    if (so < 0 || 4 * (i64)j >= LsB) continue;")
+    e("    const u64 a = (u64)(src + so) + 4 * j;")
+    e("    const u32* al = (const u32*)(a & ~3ull); const u32 m = a & 3;")
+    e("    u32 w = __ldg(al);")
+    e("    if (m) { u32 hi = (4 * (i64)j + 4 - m < LsB) ? __ldg(al + 1) : 0u; w = __funnelshift_r(w, hi, 8 * m); }")
+    e("    smw[idx] = w;")
+    e("  }")
+    e("  __syncthreads();")
+    # phase 2: dst chunks
+    V = 16 // ed
+    e("  for (u32 idx = tid; idx < Rd * Cd; idx += 256) {")
+    e("    const u32 rd = fdiv(idx, cdm, cdl); const u32 c = idx - rd * Cd;")
+    e("    const i64 doff = drun[rd];")
+    e("    if (doff < 0) continue;")
+    e("    const u64 start = (u64)dst + doff, end = start + LdB;")
+    e("    const u64 cs = (start & ~15ull) + 16ull * c, ce = cs + 16;")
+    e("    if (cs >= end || ce <= start) continue;")
+    e("    const u64 lo = cs > start ? cs : start, hi = ce < end ? ce : end;")
+    e(f"    u32 q = (u32)((lo - start) / {ed});")
+    e("    int so = dsb[rd];")
+    for i, k in enumerate(D):
+        if i == len(D) - 1:
+            e(f"    u32 c{k} = q; so += c{k} * sm{k};")
+        else:
+            e(f"    u32 c{k} = q % b{k}; q /= b{k}; so += c{k} * sm{k};")
+    # advance
+    adv = []
+    adv.append(f"c{D[0]}++; so += sm{D[0]};")
+    for i in range(len(D) - 1):
+        k, nk = D[i], D[i + 1]
+        adv.append(f"if (c{k} == (u32)b{k}) {{ c{k} = 0; so += sm{nk} - b{k} * sm{k}; c{nk}++;")
+    adv.append("}" * (len(D) - 1))
+    advance = " ".join(adv)
+    e("    if (lo == cs && hi == ce) {")
+    e(f"      union {{ uint4 v; {dt} x[{V}]; }} u;")
+    e("      #pragma unroll")
+    e(f"      for (int t = 0; t < {V}; ++t) {{ u.x[t] = cvt(sme[so]); {advance} }}")
+    e("      *(uint4*)cs = u.v;")
+    e("    } else {")
+    e(f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = cvt(sme[so]); {advance} }}")
+    e("    }")
+    e("  }")
+    e("}")
+    return "\n".join(L)
+
+
+def magic(d: int) -> tuple[int, int]:
+    l = (d - 1).bit_length()
+    m = ((1 << 32) * ((1 << l) - d)) // d + 1
+    return m & 0xFFFFFFFF, l
+
+
+def launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
+    rank = len(ns)
+    Ls = math.prod(box[k] for k in S)
+    P = Ls
+    while (P * es) % 4:
+        P += 1
+    sm = [0] * rank
+    acc = 1
+    for k in S:
+        sm[k] = acc
+        acc *= box[k]
+    acc = P
+    for k in RS:
+        sm[k] = acc
+        acc *= box[k]
+    R = math.prod(box[k] for k in RS)
+    WP = P * es // 4
+    Ld = math.prod(box[k] for k in D)
+    Rd = math.prod(box[k] for k in RD)
+    Cd = (Ld * ed + 15) // 16 + 1
+    g = [math.ceil(n / b) for n, b in zip(ns, box)]
+    args = []
+    for k in range(rank):
+        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k])]
+    wm, wl = magic(WP)
+    cm, cl = magic(Cd)
+    args += [("u32", WP), ("u32", wm), ("u32", wl), ("u32", Cd), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
+    smem = ((R * WP * 4 + 15) & ~15) + R * 8 + Rd * 8 + Rd * 4
+    blocks = math.prod(g)
+    return args, smem, blocks
+
+
+BOXES = {
+    # case: list of box variants over the merged modes (copy_plan's order)
+    42: [(1, 37, 16, 17), (1, 37, 24, 17), (1, 37, 8, 17)],
+    36: [(16, 1, 1, 1, 31, 19), (32, 1, 1, 1, 31, 19), (8, 1, 1, 1, 31, 19)],
+    30: [(19, 512), (19, 256), (19, 1024)],
+    0: [(16, 1, 1, 4, 275), (8, 1, 1, 4, 275), (186, 1, 1, 4, 16)],
+    23: [(64, 128), (32, 256), (64, 64)],
+    29: [(42, 2, 64), (42, 1, 128), (42, 4, 32)],
+    35: [(2048, 5), (1024, 5), (4096, 5)],
+}
+
+
+def merged(case):
+    from strided_copy_bench import case_views
+
+    from tilec.copy_plan import Operand, plan_copy
+
+    ss, sst, so, dsh, dst, do = case_views(case)
+    es = TYPES[case.src_dtype][1]
+    ed = TYPES[case.dst_dtype][1]
+    p = plan_copy(Operand(do * ed, case.dst_dtype, dsh, dst), Operand(so * es, case.src_dtype, ss, sst))
+    return list(p.extents), list(p.src_strides), list(p.dst_strides)
+
+
+def compile_only(only):
+    from strided_copy_bench import generate_cases
+
+    from tilec.runtime.nvrtc import compile_cuda
+
+    cases = generate_cases(0)
+    for i in only:
+        c = cases[i]
+        ns, ss, ds = merged(c)
+        for box in BOXES[i]:
+            S, RS, D, RD, G = plan_box(ns, ss, ds, box)
+            code = kernel_source(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
+            compile_cuda(code, arch="sm_90")
+            print(i, box, "S", S, "RS", RS, "D", D, "RD", RD, "G", G, "compiled")
+
+
+def run(only, out):
+    import copy_bench as cb
+    import numpy as np
+    import torch
+    from strided_copy_bench import _bits, _make, _median, generate_cases
+
+    import cupy as cp
+    import tilec
+
+    cases = generate_cases(0)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    for i in only:
+        c = cases[i]
+        ns, ss, ds = merged(c)
+        src, dst_base, dst = _make(torch, c, gen)
+        # the merged views' element 0 (no flips in these cases: checked below)
+        es, ed = TYPES[c.src_dtype][1], TYPES[c.dst_dtype][1]
+        dst_base.fill_(77)
+        ref_base = dst_base.clone()
+        ref_base[tuple(slice(*ix) for ix in c.dst_index)].copy_(src) if c.dst_base else ref_base.copy_(src)
+        moved = c.bytes_read + c.bytes_written
+        mc = cb.memcpy_tbps(moved // 2)
+        t_tilec = _median(cb, lambda: tilec.copy_(dst, src), 30)
+        t_torch = _median(cb, lambda: dst.copy_(src), 30)
+        row = {"case": i, "tilec": cb.tbps(moved, t_tilec) / mc, "torch": cb.tbps(moved, t_torch) / mc, "box": {}}
+        for box in BOXES[i]:
+            S, RS, D, RD, G = plan_box(ns, ss, ds, box)
+            code = kernel_source(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
+            fn = cp.RawModule(code=code, backend="nvrtc", options=("--gpu-architecture=sm_90", "-std=c++17")).get_function("box_copy")
+            args, smem, blocks = launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed)
+            if smem > 48 * 1024:
+                fn.max_dynamic_shared_size_bytes = smem
+            conv = {"i64": np.int64, "i32": np.int32, "u32": np.uint32}
+            vals = [conv[t](v) for t, v in args]
+            sp, dp = np.uint64(src.data_ptr()), np.uint64(dst.data_ptr())
+
+            def go():
+                fn((blocks,), (256,), (sp, dp, *vals), shared_mem=smem)
+
+            dst_base.fill_(77)
+            go()
+            torch.cuda.synchronize()
+            exact = bool(torch.equal(_bits(torch, dst_base), _bits(torch, ref_base)))
+            t = _median(cb, go, 30)
+            r = cb.tbps(moved, t) / mc
+            row["box"]["x".join(map(str, box))] = {"ratio": r, "exact": exact, "smem": smem, "blocks": blocks}
+            print(f"case {i:02d} box {box} exact={exact} ratio {r:.3f} (tilec {row['tilec']:.3f} torch {row['torch']:.3f}) smem {smem}", flush=True)
+        rows.append(row)
+        del src, dst_base, dst, ref_base
+        torch.cuda.empty_cache()
+    print("\ncase | tilec main | best box | box | PyTorch")
+    for row in rows:
+        best = max(row["box"].items(), key=lambda kv: kv[1]["ratio"] if kv[1]["exact"] else -1)
+        print(f"{row['case']:02d} | {row['tilec']:.3f} | {best[1]['ratio']:.3f}{'' if best[1]['exact'] else ' NOT EXACT'} | {best[0]} | {row['torch']:.3f}")
+    if out:
+        with open(os.path.join(out, f"narrow_probe_{'_'.join(map(str, only))}.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="42,36,30,0,23,29,35")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--compile-only", action="store_true")
+    a = ap.parse_args()
+    only = [int(x) for x in a.only.split(",")]
+    if a.compile_only:
+        compile_only(only)
+    else:
+        run(only, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
