@@ -66,40 +66,44 @@ def runs(order: list[int], strides, ns, box) -> list[int]:
 
 
 def plan_box(ns, ss, ds, box):
+    """(S, RS, D, RD, G): the src-run modes (src order), the other box modes (dst
+    order: the dst's fastest first, so that consecutive dst elements along a mode
+    outside the src run step by the slot pitch), the dst-run modes, the other box
+    modes, the modes the grid steps (box extent below the extent), dst-fastest first."""
     rank = len(ns)
     sorder = sorted((k for k in range(rank) if box[k] > 1), key=lambda k: ss[k])
     dorder = sorted((k for k in range(rank) if box[k] > 1), key=lambda k: ds[k])
     S = runs(sorder, ss, ns, box)
     D = runs(dorder, ds, ns, box)
     assert S and D, (S, D)
-    RS = [k for k in sorder if k not in S]
+    RS = [k for k in dorder if k not in S]
     RD = [k for k in dorder if k not in D]
-    G = [k for k in range(rank) if box[k] < ns[k]][::-1]  # dst-fastest first
+    G = [k for k in range(rank) if box[k] < ns[k]][::-1]
     return S, RS, D, RD, G
 
 
 def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) -> str:
     st, es = TYPES[src_dtype]
     dt, ed = TYPES[dst_dtype]
+    epw = 4 // ed  # dst elements per 32-bit word
     L = []
     e = L.append
     e("#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
     e("typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;")
     e("__device__ __forceinline__ u32 fdiv(u32 x, u32 m, u32 l) { return (u32)(((u64)__umulhi(x, m) + x) >> l); }")
-    e(f"__device__ __forceinline__ {dt} cvt({st} x) {{ return {convert_expr(src_dtype, dst_dtype)}; }}")
+    e(f"__device__ __forceinline__ u32 cvt({st} x) {{ return (u32)({convert_expr(src_dtype, dst_dtype)}); }}")
     args = ["const unsigned char* __restrict__ src", "unsigned char* __restrict__ dst"]
     for k in range(rank):
-        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}"]
-    args += ["u32 WP", "u32 wpm", "u32 wpl", "u32 Cd", "u32 cdm", "u32 cdl", "u32 R", "u32 Rd"]
+        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}", f"u32 bm{k}", f"u32 bl{k}"]
+    args += ["u32 PB", "u32 pbm", "u32 pbl", "u32 SW", "u32 Cw", "u32 cwm", "u32 cwl", "u32 R", "u32 Rd"]
     e(f'extern "C" __global__ void __launch_bounds__(256) box_copy({", ".join(args)}) {{')
     e("  extern __shared__ __align__(16) unsigned char smem[];")
     e("  u32* smw = (u32*)smem;")
     e(f"  const {st}* sme = (const {st}*)smem;")
-    e("  i64* srun = (i64*)(smem + ((R * WP * 4 + 15) & ~15u));")
+    e("  i64* srun = (i64*)(smem + ((SW * 4 + 15) & ~15u));")
     e("  i64* drun = srun + R;")
     e("  int* dsb = (int*)(drun + Rd);")
     e("  const u32 tid = threadIdx.x;")
-    # block origin
     e("  u32 bid = blockIdx.x;")
     for k in range(rank):
         e(f"  i64 o{k} = 0;")
@@ -110,16 +114,12 @@ def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) ->
             e(f"  o{k} = (i64)(bid % g{k}) * b{k}; bid /= g{k};")
     e("  const i64 sorig = " + " + ".join(f"o{k} * ss{k}" for k in range(rank)) + ";")
     e("  const i64 dorig = " + " + ".join(f"o{k} * ds{k}" for k in range(rank)) + ";")
-    # valid run lengths
-    def valid(modes):
-        parts = []
-        for k in modes:
-            parts.append(f"(i64)min((i64)b{k}, n{k} - o{k})")
-        return " * ".join(parts)
 
-    e(f"  const i64 LsB = {valid(S)} * {es};")
+    def valid(modes):
+        return " * ".join(f"(i64)min((i64)b{k}, n{k} - o{k})" for k in modes)
+
+    e(f"  const u32 LsB = (u32)({valid(S)} * {es});")
     e(f"  const i64 LdB = {valid(D)} * {ed};")
-    # run tables
     e("  for (u32 r = tid; r < R; r += 256) {")
     e("    u32 q = r; bool ok = true; i64 off = sorig;")
     for k in RS:
@@ -133,27 +133,35 @@ def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) ->
     e(f"    drun[r] = ok ? off * {ed} : -1; dsb[r] = sb;")
     e("  }")
     e("  __syncthreads();")
-    # phase 1: src runs into smem
-    e("  for (u32 idx = tid; idx < R * WP; idx += 256) {")
-    e("    const u32 r = fdiv(idx, wpm, wpl); const u32 j = idx - r * WP;")
-    e("    const i64 so = srun[r];")
-    e("    if (so < 0 || 4 * (i64)j >= LsB) continue;")
-    e("    const u64 a = (u64)(src + so) + 4 * j;")
-    e("    const u32* al = (const u32*)(a & ~3ull); const u32 m = a & 3;")
-    e("    u32 w = __ldg(al);")
-    e("    if (m) { u32 hi = (4 * (i64)j + 4 - m < LsB) ? __ldg(al + 1) : 0u; w = __funnelshift_r(w, hi, 8 * m); }")
-    e("    smw[idx] = w;")
+    # phase 1: smem word w holds bytes 4w..4w+3 of the slots (run r at r * PB)
+    e("  for (u32 w = tid; w < SW; w += 256) {")
+    e("    const u32 b0 = 4 * w; const u32 r = fdiv(b0, pbm, pbl); const u32 q = b0 - r * PB;")
+    e("    if (q + 4 <= PB) {")
+    e("      const i64 so = srun[r];")
+    e("      if (so < 0 || q >= LsB) continue;")
+    e("      const u64 a = (u64)(src + so) + q;")
+    e("      const u32* al = (const u32*)(a & ~3ull); const u32 m = a & 3;")
+    e("      u32 v = __ldg(al);")
+    e("      if (m) { u32 hi = (q + 4 - m < LsB) ? __ldg(al + 1) : 0u; v = __funnelshift_r(v, hi, 8 * m); }")
+    e("      smw[w] = v;")
+    e("    } else {")
+    e("      u32 v = 0;")
+    e("      for (u32 t = 0; t < 4; ++t) {")
+    e("        u32 rr = r, qq = q + t; if (qq >= PB) { rr += 1; qq -= PB; }")
+    e("        if (rr < R && qq < LsB) { const i64 so = srun[rr]; if (so >= 0) v |= (u32)src[so + qq] << (8 * t); }")
+    e("      }")
+    e("      smw[w] = v;")
+    e("    }")
     e("  }")
     e("  __syncthreads();")
-    # phase 2: dst chunks
-    V = 16 // ed
-    e("  for (u32 idx = tid; idx < Rd * Cd; idx += 256) {")
-    e("    const u32 rd = fdiv(idx, cdm, cdl); const u32 c = idx - rd * Cd;")
+    # phase 2: one aligned dst word per thread step
+    e("  for (u32 idx = tid; idx < Rd * Cw; idx += 256) {")
+    e("    const u32 rd = fdiv(idx, cwm, cwl); const u32 c = idx - rd * Cw;")
     e("    const i64 doff = drun[rd];")
     e("    if (doff < 0) continue;")
     e("    const u64 start = (u64)dst + doff, end = start + LdB;")
-    e("    const u64 cs = (start & ~15ull) + 16ull * c, ce = cs + 16;")
-    e("    if (cs >= end || ce <= start) continue;")
+    e("    const u64 cs = (start & ~3ull) + 4ull * c, ce = cs + 4;")
+    e("    if (cs >= end) continue;")
     e("    const u64 lo = cs > start ? cs : start, hi = ce < end ? ce : end;")
     e(f"    u32 q = (u32)((lo - start) / {ed});")
     e("    int so = dsb[rd];")
@@ -161,22 +169,20 @@ def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) ->
         if i == len(D) - 1:
             e(f"    u32 c{k} = q; so += c{k} * sm{k};")
         else:
-            e(f"    u32 c{k} = q % b{k}; q /= b{k}; so += c{k} * sm{k};")
-    # advance
-    adv = []
-    adv.append(f"c{D[0]}++; so += sm{D[0]};")
+            e(f"    u32 c{k}; {{ u32 qq = fdiv(q, bm{k}, bl{k}); c{k} = q - qq * b{k}; q = qq; }} so += c{k} * sm{k};")
+    adv = [f"c{D[0]}++; so += sm{D[0]};"]
     for i in range(len(D) - 1):
         k, nk = D[i], D[i + 1]
         adv.append(f"if (c{k} == (u32)b{k}) {{ c{k} = 0; so += sm{nk} - b{k} * sm{k}; c{nk}++;")
     adv.append("}" * (len(D) - 1))
     advance = " ".join(adv)
     e("    if (lo == cs && hi == ce) {")
-    e(f"      union {{ uint4 v; {dt} x[{V}]; }} u;")
+    e("      u32 v = 0;")
     e("      #pragma unroll")
-    e(f"      for (int t = 0; t < {V}; ++t) {{ u.x[t] = cvt(sme[so]); {advance} }}")
-    e("      *(uint4*)cs = u.v;")
+    e(f"      for (int t = 0; t < {epw}; ++t) {{ v |= cvt(sme[so]) << ({8 * ed} * t); {advance} }}")
+    e("      *(u32*)cs = v;")
     e("    } else {")
-    e(f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = cvt(sme[so]); {advance} }}")
+    e(f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = ({dt})cvt(sme[so]); {advance} }}")
     e("    }")
     e("  }")
     e("}")
@@ -189,12 +195,24 @@ def magic(d: int) -> tuple[int, int]:
     return m & 0xFFFFFFFF, l
 
 
+def slot_pitch(Ls: int, es: int, ed: int, d0_outside_run: bool) -> int:
+    """Elements per src-run slot: the run, and where consecutive dst elements step
+    from slot to slot, padded so that the 32 lanes of a warp (one dst word each) read
+    32 different banks: (dst elements per word) * pitch * es / 4 an odd integer."""
+    if not d0_outside_run:
+        return Ls
+    p = Ls
+    while True:
+        words = (4 // ed) * p * es
+        if words % 4 == 0 and (words // 4) % 2 == 1:
+            return p
+        p += 1
+
+
 def launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
     rank = len(ns)
     Ls = math.prod(box[k] for k in S)
-    P = Ls
-    while (P * es) % 4:
-        P += 1
+    P = slot_pitch(Ls, es, ed, D[0] not in S)
     sm = [0] * rank
     acc = 1
     for k in S:
@@ -205,31 +223,33 @@ def launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
         sm[k] = acc
         acc *= box[k]
     R = math.prod(box[k] for k in RS)
-    WP = P * es // 4
+    PB = P * es
+    SW = (R * PB + 3) // 4
     Ld = math.prod(box[k] for k in D)
     Rd = math.prod(box[k] for k in RD)
-    Cd = (Ld * ed + 15) // 16 + 1
+    Cw = (Ld * ed + 3) // 4 + 1
     g = [math.ceil(n / b) for n, b in zip(ns, box)]
     args = []
     for k in range(rank):
-        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k])]
-    wm, wl = magic(WP)
-    cm, cl = magic(Cd)
-    args += [("u32", WP), ("u32", wm), ("u32", wl), ("u32", Cd), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
-    smem = ((R * WP * 4 + 15) & ~15) + R * 8 + Rd * 8 + Rd * 4
+        bm, bl = magic(box[k])
+        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k]), ("u32", bm), ("u32", bl)]
+    pm, pl = magic(PB)
+    cm, cl = magic(Cw)
+    args += [("u32", PB), ("u32", pm), ("u32", pl), ("u32", SW), ("u32", Cw), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
+    smem = ((SW * 4 + 15) & ~15) + R * 8 + Rd * 8 + Rd * 4
     blocks = math.prod(g)
     return args, smem, blocks
 
 
 BOXES = {
-    # case: list of box variants over the merged modes (copy_plan's order)
-    42: [(1, 37, 16, 17), (1, 37, 24, 17), (1, 37, 8, 17)],
+    # case: box variants over the merged modes (copy_plan's order)
+    42: [(1, 37, 16, 17), (1, 37, 24, 17), (1, 37, 32, 17)],
     36: [(16, 1, 1, 1, 31, 19), (32, 1, 1, 1, 31, 19), (8, 1, 1, 1, 31, 19)],
-    30: [(19, 512), (19, 256), (19, 1024)],
-    0: [(16, 1, 1, 4, 275), (8, 1, 1, 4, 275), (186, 1, 1, 4, 16)],
-    23: [(64, 128), (32, 256), (64, 64)],
-    29: [(42, 2, 64), (42, 1, 128), (42, 4, 32)],
-    35: [(2048, 5), (1024, 5), (4096, 5)],
+    30: [(19, 512), (19, 1024), (19, 2048)],
+    0: [(16, 1, 1, 4, 275), (8, 1, 1, 4, 275), (32, 1, 1, 1, 275)],
+    23: [(64, 128), (32, 256), (16, 512)],
+    29: [(42, 1, 128), (42, 1, 64), (42, 1, 256)],
+    35: [(2048, 5), (4096, 5), (8192, 5)],
 }
 
 
