@@ -189,6 +189,177 @@ def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) ->
     return "\n".join(L)
 
 
+def kernel_source_v3(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) -> str:
+    """v3, for boxes whose dst-fastest mode lies inside the src run (D[0] in S):
+    phase 1 copies each src run's 16-byte-aligned chunks with cp.async into a slot
+    congruent to it mod 16 (no registers, no realignment); phase 2 gives each thread
+    one 16-byte dst chunk, walked in words rotated by (lane >> 3) & 3 so that lanes
+    stepping an odd number of smem words apart read 32 banks."""
+    st, es = TYPES[src_dtype]
+    dt, ed = TYPES[dst_dtype]
+    assert D[0] in S
+    epw = 4 // ed
+    L = []
+    e = L.append
+    e("#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
+    e("typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;")
+    e("__device__ __forceinline__ u32 fdiv(u32 x, u32 m, u32 l) { return (u32)(((u64)__umulhi(x, m) + x) >> l); }")
+    e(f"__device__ __forceinline__ u32 cvt({st} x) {{ return (u32)({convert_expr(src_dtype, dst_dtype)}); }}")
+    args = ["const unsigned char* __restrict__ src", "unsigned char* __restrict__ dst"]
+    for k in range(rank):
+        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}", f"u32 bm{k}", f"u32 bl{k}"]
+    args += ["u32 PB", "u32 NC", "u32 ncm", "u32 ncl", "u32 SW", "u32 Cd", "u32 cdm", "u32 cdl", "u32 R", "u32 Rd"]
+    e(f'extern "C" __global__ void __launch_bounds__(256) box_copy({", ".join(args)}) {{')
+    e("  extern __shared__ __align__(16) unsigned char smem[];")
+    e("  i64* srun = (i64*)(smem + SW);")
+    e("  int* sl = (int*)(srun + R);")
+    e("  i64* drun = (i64*)(sl + ((R + 1) & ~1u));")
+    e("  int* dq = (int*)(drun + Rd);")
+    e("  int* dr = dq + Rd;")
+    e("  const u32 tid = threadIdx.x;")
+    e("  u32 bid = blockIdx.x;")
+    for k in range(rank):
+        e(f"  i64 o{k} = 0;")
+    for i, k in enumerate(G):
+        if i == len(G) - 1:
+            e(f"  o{k} = (i64)bid * b{k};")
+        else:
+            e(f"  o{k} = (i64)(bid % g{k}) * b{k}; bid /= g{k};")
+    e("  const i64 sorig = " + " + ".join(f"o{k} * ss{k}" for k in range(rank)) + ";")
+    e("  const i64 dorig = " + " + ".join(f"o{k} * ds{k}" for k in range(rank)) + ";")
+
+    def valid(modes):
+        return " * ".join(f"(i64)min((i64)b{k}, n{k} - o{k})" for k in modes)
+
+    e(f"  const u32 LsB = (u32)({valid(S)} * {es});")
+    e(f"  const i64 LdB = {valid(D)} * {ed};")
+    # run index strides over RS (in units of runs)
+    rstr = {}
+    acc = "1"
+    for k in RS:
+        rstr[k] = acc
+        acc = f"{acc} * b{k}"
+    e("  for (u32 r = tid; r < R; r += 256) {")
+    e("    u32 q = r; bool ok = true; i64 off = sorig;")
+    for k in RS:
+        e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ss{k}; }}")
+    e(f"    srun[r] = ok ? off * {es} : -1;")
+    e(f"    sl[r] = r * PB + (int)(((u64)src + off * {es}) & 15);")
+    e("  }")
+    e("  for (u32 r = tid; r < Rd; r += 256) {")
+    e("    u32 q = r; bool ok = true; i64 off = dorig; int qq = 0, rr = 0;")
+    for k in RD:
+        if k in S:
+            e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; qq += c * sm{k}; }}")
+        else:
+            e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; rr += c * ({rstr[k]}); }}")
+    e(f"    drun[r] = ok ? off * {ed} : -1; dq[r] = qq; dr[r] = rr;")
+    e("  }")
+    e("  __syncthreads();")
+    e("  for (u32 idx = tid; idx < R * NC; idx += 256) {")
+    e("    const u32 r = fdiv(idx, ncm, ncl); const u32 j = idx - r * NC;")
+    e("    const i64 so = srun[r];")
+    e("    if (so < 0) continue;")
+    e("    const u64 a = (u64)(src + so);")
+    e("    if (16 * j >= (a & 15) + LsB) continue;")
+    e("    const u64 g = (a & ~15ull) + 16ull * j;")
+    e("    const u32 sa = (u32)__cvta_generic_to_shared(smem + r * PB + 16 * j);")
+    e('    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(sa), "l"(g));')
+    e("  }")
+    e('  asm volatile("cp.async.wait_all;" ::: "memory");')
+    e("  __syncthreads();")
+    e("  const u32 rot = (tid >> 3) & 3;")
+    e("  for (u32 idx = tid; idx < Rd * Cd; idx += 256) {")
+    e("    const u32 rd = fdiv(idx, cdm, cdl); const u32 c = idx - rd * Cd;")
+    e("    const i64 doff = drun[rd];")
+    e("    if (doff < 0) continue;")
+    e("    const u64 start = (u64)dst + doff, end = start + LdB;")
+    e("    const u64 cs = (start & ~15ull) + 16ull * c, ce = cs + 16;")
+    e("    if (cs >= end || ce <= start) continue;")
+    e("    const u64 lo = cs > start ? cs : start, hi = ce < end ? ce : end;")
+    e(f"    const u32 qfirst = (u32)((lo - start) / {ed});")
+    e("    const int qb = dq[rd], rb = dr[rd];")
+    # decomposition of position p into coords, q (smem offset within the run) and r
+    decl = " ".join(f"u32 c{k};" for k in D)
+    e(f"    {decl} int q; int r; int slr;")
+
+    def decompose(pos: str) -> None:
+        e(f"    {{ u32 p = {pos}; q = qb; r = rb;")
+        for i, k in enumerate(D):
+            if i == len(D) - 1:
+                e(f"      c{k} = p;")
+            else:
+                e(f"      {{ u32 pp = fdiv(p, bm{k}, bl{k}); c{k} = p - pp * b{k}; p = pp; }}")
+            if k in S:
+                e(f"      q += c{k} * sm{k};")
+            else:
+                e(f"      r += c{k} * ({rstr[k]});")
+        e("      slr = sl[r]; }")
+
+    adv = [f"c{D[0]}++; q += sm{D[0]};"]
+    for i in range(len(D) - 1):
+        k, nk = D[i], D[i + 1]
+        back = f"q -= b{k} * sm{k};" if k in S else f"r -= b{k} * ({rstr[k]});"
+        fwd = f"q += sm{nk};" if nk in S else f"r += {rstr[nk]};"
+        adv.append(f"if (c{k} == (u32)b{k}) {{ c{k} = 0; {back} {fwd} c{nk}++; slr = sl[r];")
+    adv.append("}" * (len(D) - 1))
+    advance = " ".join(adv)
+    e("    if (lo == cs && hi == ce) {")
+    decompose(f"qfirst + {epw} * rot")
+    e("      u32 w[4];")
+    e("      #pragma unroll")
+    e("      for (int j = 0; j < 4; ++j) {")
+    e("        if (j == 4 - (int)rot) {")
+    decompose("qfirst")
+    e("        }")
+    e("        u32 v = 0;")
+    e("        #pragma unroll")
+    e(f"        for (int t = 0; t < {epw}; ++t) {{ v |= cvt(*(const {st}*)(smem + slr + q * {es})) << ({8 * ed} * t); {advance} }}")
+    e("        w[j] = v;")
+    e("      }")
+    e("      uint4 o;")
+    e("      o.x = rot == 0 ? w[0] : rot == 1 ? w[3] : rot == 2 ? w[2] : w[1];")
+    e("      o.y = rot == 0 ? w[1] : rot == 1 ? w[0] : rot == 2 ? w[3] : w[2];")
+    e("      o.z = rot == 0 ? w[2] : rot == 1 ? w[1] : rot == 2 ? w[0] : w[3];")
+    e("      o.w = rot == 0 ? w[3] : rot == 1 ? w[2] : rot == 2 ? w[1] : w[0];")
+    e("      *(uint4*)cs = o;")
+    e("    } else {")
+    decompose("qfirst")
+    e(f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = ({dt})cvt(*(const {st}*)(smem + slr + q * {es})); {advance} }}")
+    e("    }")
+    e("  }")
+    e("}")
+    return "\n".join(L)
+
+
+def launch_args_v3(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
+    rank = len(ns)
+    Ls = math.prod(box[k] for k in S)
+    PB = (Ls * es + 15 + 15) // 16 * 16
+    sm = [0] * rank
+    acc = 1
+    for k in S:
+        sm[k] = acc
+        acc *= box[k]
+    R = math.prod(box[k] for k in RS)
+    NC = PB // 16
+    SW = R * PB
+    Ld = math.prod(box[k] for k in D)
+    Rd = math.prod(box[k] for k in RD)
+    Cd = (Ld * ed + 15) // 16 + 1
+    g = [math.ceil(n / b) for n, b in zip(ns, box)]
+    args = []
+    for k in range(rank):
+        bm, bl = magic(box[k])
+        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k]), ("u32", bm), ("u32", bl)]
+    nm, nl = magic(NC)
+    cm, cl = magic(Cd)
+    args += [("u32", PB), ("u32", NC), ("u32", nm), ("u32", nl), ("u32", SW), ("u32", Cd), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
+    smem = SW + R * 8 + ((R + 1) & ~1) * 4 + Rd * 8 + Rd * 8
+    blocks = math.prod(g)
+    return args, smem, blocks
+
+
 def magic(d: int) -> tuple[int, int]:
     l = (d - 1).bit_length()
     m = ((1 << 32) * ((1 << l) - d)) // d + 1
@@ -253,6 +424,19 @@ BOXES = {
 }
 
 
+def variants(S, D):
+    """(name, source generator, launch arguments) of the kernels that take a box."""
+    out = [("v2", kernel_source, launch_args)]
+    if D[0] in S:
+        out.append(("v3", kernel_source_v3, launch_args_v3))
+    return out
+
+
+def box_variants(ns, ss, ds, box):
+    S, _, D, _, _ = plan_box(ns, ss, ds, box)
+    return variants(S, D)
+
+
 def merged(case):
     from strided_copy_bench import case_views
 
@@ -276,9 +460,10 @@ def compile_only(only):
         ns, ss, ds = merged(c)
         for box in BOXES[i]:
             S, RS, D, RD, G = plan_box(ns, ss, ds, box)
-            code = kernel_source(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
-            compile_cuda(code, arch="sm_90")
-            print(i, box, "S", S, "RS", RS, "D", D, "RD", RD, "G", G, "compiled")
+            for name, gen, _ in variants(S, D):
+                code = gen(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
+                compile_cuda(code, arch="sm_90")
+                print(i, box, name, "S", S, "RS", RS, "D", D, "RD", RD, "G", G, "compiled")
 
 
 def run(only, out):
@@ -307,11 +492,11 @@ def run(only, out):
         t_tilec = _median(cb, lambda: tilec.copy_(dst, src), 30)
         t_torch = _median(cb, lambda: dst.copy_(src), 30)
         row = {"case": i, "tilec": cb.tbps(moved, t_tilec) / mc, "torch": cb.tbps(moved, t_torch) / mc, "box": {}}
-        for box in BOXES[i]:
+        for box, (vname, gen, largs) in ((b, v) for b in BOXES[i] for v in box_variants(ns, ss, ds, b)):
             S, RS, D, RD, G = plan_box(ns, ss, ds, box)
-            code = kernel_source(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
+            code = gen(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
             fn = cp.RawModule(code=code, backend="nvrtc", options=("--gpu-architecture=sm_90", "-std=c++17")).get_function("box_copy")
-            args, smem, blocks = launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed)
+            args, smem, blocks = largs(ns, ss, ds, box, S, RS, D, RD, G, es, ed)
             if smem > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = smem
             conv = {"i64": np.int64, "i32": np.int32, "u32": np.uint32}
@@ -327,8 +512,8 @@ def run(only, out):
             exact = bool(torch.equal(_bits(torch, dst_base), _bits(torch, ref_base)))
             t = _median(cb, go, 30)
             r = cb.tbps(moved, t) / mc
-            row["box"]["x".join(map(str, box))] = {"ratio": r, "exact": exact, "smem": smem, "blocks": blocks}
-            print(f"case {i:02d} box {box} exact={exact} ratio {r:.3f} (tilec {row['tilec']:.3f} torch {row['torch']:.3f}) smem {smem}", flush=True)
+            row["box"][vname + " " + "x".join(map(str, box))] = {"ratio": r, "exact": exact, "smem": smem, "blocks": blocks}
+            print(f"case {i:02d} {vname} box {box} exact={exact} ratio {r:.3f} (tilec {row['tilec']:.3f} torch {row['torch']:.3f}) smem {smem}", flush=True)
         rows.append(row)
         del src, dst_base, dst, ref_base
         torch.cuda.empty_cache()
