@@ -49,15 +49,18 @@ def _operand(a: np.ndarray, dtype: str | None) -> Operand:
     return Operand(a.__array_interface__["data"][0], name, a.shape, strides)
 
 
-def _memory(ptr: int, dtype: str, extents, strides, what: str) -> np.ndarray:
-    """The flat buffer from `ptr` to the last element the view reaches."""
+def _memory(ptr: int, dtype: str, extents, strides, what: str, align: int = 1, skip: int = 0) -> np.ndarray:
+    """The flat buffer from `ptr` to the last element the view reaches, its bytes
+    rounded up to `align`, the first element `skip` elements after `ptr` (the box kernel reads the whole 16-byte chunks its runs lie
+    in: in an allocation aligned as NumPy's, never past its end's chunk)."""
     if any(s < 0 for n, s in zip(extents, strides) if n > 1):
         raise TilecError(
             f"copy_numpy: {what} has a negative stride after mode merging; the CPU "
             "reference executor reads no element before a buffer's start"
         )
-    count = 1 + sum((n - 1) * s for n, s in zip(extents, strides))
+    count = 1 + skip + sum((n - 1) * s for n, s in zip(extents, strides))
     size = ITEMSIZE[dtype]
+    count = -(-count * size // align) * align // size
     raw = (ctypes.c_char * (count * size)).from_address(ptr)
     return np.frombuffer(raw, dtype=_STORAGE[dtype])
 
@@ -68,8 +71,10 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     import tilec
 
     key = plan.key
-    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src")
-    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst")
+    # the box kernel's pointers are aligned down (the remainders are its arguments)
+    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box else (0, 0, 1)
+    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
+    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do)
     inputs: dict[str, Any] = {"src": src, "dst": dst}
     inputs.update(zip(index_arg_names(key), plan.args))
     program = kernel if kernel is not None else copy_program(key)

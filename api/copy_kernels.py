@@ -136,7 +136,7 @@ class CopyKernels:
     def _compile_now(self, key: CopyKey) -> CopyKernel:
         from tilec.compiling import compile_program
 
-        pipeline = self.pipeline
+        pipeline = "" if key.box else self.pipeline  # the box kernel is GPU-level IR
         _, threads = tile_choice(key)
         if threads and threads != 256:
             from tilec.compiler.pipeline import expand_pipeline

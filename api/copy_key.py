@@ -77,6 +77,10 @@ class CopyKey:
     chosen from their length (`copy_tile.row_tile`: rows of 254 get 256, not 512 half
     empty; rows of 41440 get 4 KiB); 0: the usual rows."""
 
+    box: int = 0
+    """0, or the box kernel's shape (copy_box.py: `BOX_FLAT`, `BOX_ROWS`): 1-byte
+    transposes whose dst-contiguous mode continues a short src-contiguous one."""
+
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
@@ -104,9 +108,15 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
 
 def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
-    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then the
+    box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+        + (list(BOX_ARG_NAMES) if key.box else [])
     )
+
+
+BOX_ARG_NAMES = ("soff", "doff", "T", "PB", "CD", "nblocks")
+"""The box kernel's index arguments after the strides (copy_box.box_args)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
-from . import copy_tile
+from . import copy_box, copy_tile
 from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey
 
 
@@ -54,12 +54,14 @@ class CopyPlan:
     dst_strides: tuple[int, ...]
     src_ptr: int
     dst_ptr: int
+    extra: tuple[int, ...] = ()
+    """Index arguments after the strides (the box kernel's `copy_box.box_args`)."""
 
     @property
     def args(self) -> tuple[int, ...]:
         dyn_s = [s for s, k in zip(self.src_strides, self.key.src_strides) if k is None]
         dyn_d = [s for s, k in zip(self.dst_strides, self.key.dst_strides) if k is None]
-        return (*self.extents, *dyn_s, *dyn_d)
+        return (*self.extents, *dyn_s, *dyn_d, *self.extra)
 
     @property
     def num_elements(self) -> int:
@@ -328,6 +330,23 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if rows:
         key = replace(key, row_tile=rows)
     key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
+    box = copy_box.box_shape(key, ns, ss, ds)
+    if box:
+        return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
     if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
+
+
+def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan:
+    """The plan of a copy that takes the box kernel (copy_box.py): its key keeps no
+    stride divisors, tile facts or pointer alignments (the kernel's pointers are
+    aligned down to 16 bytes, the remainders are arguments)."""
+    n = len(ns)
+    key = replace(
+        key, box=box, src_align=16, dst_align=16, src_divisors=(1,) * n, dst_divisors=(1,) * n,
+        small_extents=(None,) * n, pow2_extents=(False,) * n, row_tile=0,
+    )
+    extra, sp, dp = copy_box.box_args(key, ns, src_ptr, dst_ptr)
+    key = replace(key, index_bits=copy_box.box_index_bits(ns, ss, ds, extra))
+    return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), sp, dp, extra)

@@ -28,7 +28,7 @@ def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
     when the `tile` pass decides alone (and for the gather kernel, which has no
     tiled copy)."""
-    if key.gather:
+    if key.gather or key.box:
         return None, 0
     return copy_tile(key)
 
@@ -49,6 +49,10 @@ def copy_program(key: CopyKey) -> str:
         from .copy_gather import gather_program
 
         return gather_program(key)
+    if key.box:
+        from .copy_box import box_program
+
+        return box_program(key)
     st, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
     rank = key.rank
     names = [f"%{n}" for n in index_arg_names(key)]

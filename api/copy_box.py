@@ -1,0 +1,354 @@
+"""The box kernel of `tilec.copy_`: transposes of 1-byte elements whose dst-contiguous
+mode continues a short src-contiguous one, as a GPU-level program, and when to use it.
+
+    box = box_shape(key, extents, src_strides, dst_strides)   # 0, BOX_FLAT or BOX_ROWS
+    text = box_program(key)        # key.box != 0: copy_program's signature + box_args
+
+The tiled kernel (copy_tile.py) pads every short mode to a power of two and moves one
+byte per access through shared memory (a 32-bit register each). Where the src is
+contiguous along a short mode `W` (taken whole: no padding) and the dst's contiguous
+mode `D` (the last merged one) comes next in the src (src stride `n_W`), a block copies
+a *box* of `W x D` (and, for a short `D`, `T` steps of the dst's next mode `K`) whose src
+part is one or `T` contiguous runs:
+
+- `BOX_FLAT` (`D` long, case 30's 19 x 38647519 bools): the box is `W` whole by `T`
+  elements of `D`, one contiguous src run of `n_W * T` bytes;
+- `BOX_ROWS` (`D` short, 16 to `SMALL_EXTENT`, case 42's 37 x 17 inside each of 1691
+  steps of `K`): the box is `W x D` whole by `T` steps of `K`, `T` src runs of
+  `n_W * n_D` bytes (stride `ss_K`), the dst `n_W` runs of `n_D * T` bytes (`ds_K` is
+  `n_D`: the dst is contiguous over `D` and `K`).
+
+Phase 1 copies each src run with 16-byte `cuda.cp_async` copies of the aligned 16-byte
+chunks that cover it into a shared-memory slot congruent to it modulo 16 (slot `k` at
+`k * PB`, the run's first byte at `PB k + (address mod 16)`), so no byte is moved
+through registers and no run needs realigning. Phase 2 gives each thread one aligned
+16-byte chunk of a dst run (the dst of coordinate `w` of `W`): its 16 bytes are read
+from shared memory at a step of `n_W` (plus, for `BOX_ROWS`, one jump where the chunk
+crosses a step of `K`: `n_D >= 16`, so at most one), put in a 16-byte vector and
+stored with one `vector.store`; a chunk cut by the run's ends stores byte by byte.
+Every other mode is a grid step (box extent 1). The pointers the kernel receives are
+aligned down to 16 bytes; the remainders, the chunk `T`, the slot pitch `PB`, the
+chunks per run `CD` and the block count are index arguments after `copy_program`'s
+(`box_args`): one kernel per pattern, whatever the extents.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, CopyKey, index_arg_names, needs_conversion
+
+BOX_FLAT = 1
+BOX_ROWS = 2
+THREADS = 256
+SMEM_BYTES = 40 * 1024
+"""Shared memory of a box (static): H100, the probe of
+benchmarks/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
+cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 17 /
+22 KiB."""
+POLICY = "auto"
+""""auto": `box_shape`'s rule; "never": no box kernel (benchmarks compare)."""
+INDEX32_LIMIT = 2**31
+
+
+def _whole_mode(key: CopyKey) -> int | None:
+    """`W`: the src's stride-1 mode, where it is not the dst's contiguous mode."""
+    w = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
+    return None if w is None or w == key.rank - 1 else w
+
+
+def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
+    """`BOX_FLAT`, `BOX_ROWS` or 0 (no box kernel) for a copy (module doc): 1-byte
+    elements that need no conversion, the dst contiguous along its last mode `D`, the
+    src contiguous along a short mode `W` (at most `SMALL_EXTENT`) followed in the src
+    by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BOX_FLAT`), or from 16
+    to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
+    `n_D`, `BOX_ROWS`). Never for keys that take the gather kernel."""
+    if POLICY == "never" or key.gather or key.rank < 2:
+        return 0
+    if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
+        return 0
+    if needs_conversion(key.src_dtype, key.dst_dtype):
+        return 0
+    d = key.rank - 1
+    w = _whole_mode(key)
+    if w is None or dst_strides[d] != 1 or extents[w] > SMALL_EXTENT:
+        return 0
+    if src_strides[d] != extents[w]:
+        return 0
+    if extents[d] > SMALL_EXTENT:
+        return BOX_FLAT if extents[w] * 16 + 16 <= SMEM_BYTES else 0
+    if extents[d] < 16 or key.rank < 3:
+        return 0
+    k = d - 1
+    if k == w or dst_strides[k] != extents[d]:
+        return 0
+    return BOX_ROWS if 2 * _pitch(extents[w] * extents[d]) <= SMEM_BYTES else 0
+
+
+def _pitch(run_bytes: int) -> int:
+    """Bytes of a slot: the run and up to 15 bytes before it, in whole 16-byte chunks."""
+    return (run_bytes + 15 + 15) // 16 * 16
+
+
+def box_args(key: CopyKey, extents, src_ptr: int, dst_ptr: int) -> tuple[tuple[int, ...], int, int]:
+    """(the box kernel's index arguments after `copy_program`'s, the src pointer and
+    the dst pointer it takes: aligned down to 16 bytes). The arguments: the pointers'
+    remainders mod 16, the chunk `T`, the slot pitch `PB`, the chunks per dst run
+    `CD` and the number of blocks."""
+    d = key.rank - 1
+    w = _whole_mode(key)
+    nw, nd = extents[w], extents[d]
+    if key.box == BOX_FLAT:
+        t = (SMEM_BYTES - 32) // nw
+        pb = _pitch(nw * t)
+        kmode, run = d, t
+    else:
+        pb = _pitch(nw * nd)
+        t = SMEM_BYTES // pb
+        kmode, run = d - 1, nd * t
+    cd = (run + 15) // 16 + 1
+    blocks = math.ceil(extents[kmode] / t)
+    for m, n in enumerate(extents):
+        if m not in (w, d, kmode):
+            blocks *= n
+    so, do = src_ptr % 16, dst_ptr % 16
+    return (so, do, t, pb, cd, blocks), src_ptr - so, dst_ptr - do
+
+
+def box_index_bits(extents, src_strides, dst_strides, args: tuple[int, ...]) -> int:
+    """32 when every offset the box kernel computes fits a signed 32-bit integer: the
+    views' reach with the pointers' remainders, a step of any src mode and a slot to
+    spare (the slot after a box's last run is computed, not read), a chunk past the
+    dst's, the blocks, and the phase-2 loop bound."""
+    so, do, t, pb, cd, blocks = args
+    src_reach = so + sum((n - 1) * abs(s) for n, s in zip(extents, src_strides))
+    dst_reach = do + sum((n - 1) * abs(s) for n, s in zip(extents, dst_strides))
+    worst = max(
+        src_reach + max(abs(s) for s in src_strides) + pb + 64, dst_reach + 64, blocks, SMALL_EXTENT * cd
+    )
+    return 32 if worst < INDEX32_LIMIT else 64
+
+
+def box_program(key: CopyKey) -> str:
+    """GPU-level IR text of the box kernel for `key` (module doc): a host function
+    `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES`, one kernel."""
+    if key.box not in (BOX_FLAT, BOX_ROWS):
+        raise ValueError(f"not a box key: {key}")
+    rank = key.rank
+    d = rank - 1
+    w = _whole_mode(key)
+    kmode = d if key.box == BOX_FLAT else d - 1
+    names = index_arg_names(key)
+    mt = "memref<?xi8>"
+    params = ", ".join([f"%src: {mt}", f"%dst: {mt}"] + [f"%{n}: index" for n in names])
+    types = ", ".join([mt, mt] + ["index"] * len(names))
+    operands = ", ".join(["%nblocks", "%c1", "%c1", "%cthreads", "%c1", "%c1", "%src", "%dst"] + [f"%{n}" for n in names])
+    nargs = 2 + len(names)
+    host = (
+        f"  func.func @{FUNCTION}({params}) {{\n"
+        "    %c1 = arith.constant 1 : index\n"
+        f"    %cthreads = arith.constant {THREADS} : index\n"
+        f'    "gpu.launch_func"({operands}) <{{kernel = @{FUNCTION}_kernels::@{FUNCTION}_box, operandSegmentSizes = '
+        f"array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, {nargs}, 0>}}> : ({', '.join(['index'] * 6)}, {types}) -> ()\n"
+        "    func.return\n"
+        "  }\n"
+    )
+    lines: list[str] = []
+    emit = lines.append
+    consts: dict[int, str] = {}
+
+    def c(v: int) -> str:
+        if v not in consts:
+            name = f"%c{v}" if v >= 0 else f"%cm{-v}"
+            consts[v] = name
+        return consts[v]
+
+    def stride(view: str, k: int) -> str | None:
+        cls = (key.src_strides if view == "s" else key.dst_strides)[k]
+        return None if cls == 0 else c(1) if cls == 1 else f"%{view}s{k}"
+
+    emit('%bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index')
+    emit('%tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
+    emit(f"%smem = memref.alloca() {{alignment = 16 : i64}} : memref<{SMEM_BYTES}xi8, 3>")
+    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
+    emit(f"%gK = arith.ceildivui %n{kmode}, %T : index")
+    emit("%kc = arith.remui %bid, %gK : index")
+    emit("%oK = arith.muli %kc, %T : index")
+    rest = "%kq"
+    emit("%kq = arith.divui %bid, %gK : index")
+    grid = [m for m in range(rank - 1, -1, -1) if m not in (w, d, kmode)]
+    origin = {kmode: "%oK"}
+    for i, m in enumerate(grid):
+        if i == len(grid) - 1:
+            origin[m] = rest
+        else:
+            emit(f"%o{m} = arith.remui {rest}, %n{m} : index")
+            emit(f"%q{m} = arith.divui {rest}, %n{m} : index")
+            origin[m], rest = f"%o{m}", f"%q{m}"
+    for view, base in (("s", "%soff"), ("d", "%doff")):
+        acc = base
+        for m, o in origin.items():
+            st = stride(view, m)
+            if st is None:
+                continue
+            emit(f"%{view}t{m} = arith.muli {o}, {st} : index")
+            emit(f"%{view}a{m} = arith.addi {acc}, %{view}t{m} : index")
+            acc = f"%{view}a{m}"
+        emit(f"%{view}orig = arith.addi {acc}, {c(0)} : index")
+    emit(f"%kleft = arith.subi %n{kmode}, %oK : index")
+    emit("%TK = arith.minui %T, %kleft : index")
+    nw, nd = f"%n{w}", f"%n{d}"
+    # phase 1: the src runs into their slots
+    if key.box == BOX_FLAT:
+        emit(f"%L = arith.muli {nw}, %TK : index")
+        emit(f"%mis = arith.andi %sorig, {c(15)} : index")
+        emit("%sb = arith.subi %sorig, %mis : index")
+        emit("%lm = arith.addi %mis, %L : index")
+        emit(f"%nch = arith.ceildivui %lm, {c(16)} : index")
+        emit(f"scf.for %j = %tid to %nch step {c(THREADS)} {{")
+        emit(f"  %j16 = arith.muli %j, {c(16)} : index")
+        emit("  %g = arith.addi %sb, %j16 : index")
+        emit(f"  cuda.cp_async %smem[%j16], %src[%g], 16 : memref<{SMEM_BYTES}xi8, 3>, {mt}")
+        emit("}")
+    else:
+        ssk = stride("s", kmode)
+        emit(f"%L = arith.muli {nw}, {nd} : index")
+        emit(f"%warp = arith.divui %tid, {c(32)} : index")
+        emit(f"%lane = arith.remui %tid, {c(32)} : index")
+        emit(f"scf.for %k = %warp to %TK step {c(THREADS // 32)} {{")
+        if ssk is None:
+            emit(f"  %off = arith.addi %sorig, {c(0)} : index")
+        else:
+            emit(f"  %koff = arith.muli %k, {ssk} : index")
+            emit("  %off = arith.addi %sorig, %koff : index")
+        emit(f"  %mis = arith.andi %off, {c(15)} : index")
+        emit("  %sb = arith.subi %off, %mis : index")
+        emit("  %lm = arith.addi %mis, %L : index")
+        emit(f"  %nch = arith.ceildivui %lm, {c(16)} : index")
+        emit("  %slot = arith.muli %k, %PB : index")
+        emit(f"  scf.for %j = %lane to %nch step {c(32)} {{")
+        emit(f"    %j16 = arith.muli %j, {c(16)} : index")
+        emit("    %g = arith.addi %sb, %j16 : index")
+        emit("    %s = arith.addi %slot, %j16 : index")
+        emit(f"    cuda.cp_async %smem[%s], %src[%g], 16 : memref<{SMEM_BYTES}xi8, 3>, {mt}")
+        emit("  }")
+        emit("}")
+    emit("cuda.cp_async_commit")
+    emit("cuda.cp_async_wait 0")
+    emit('"gpu.barrier"() : () -> ()')
+    # phase 2: aligned 16-byte chunks of the dst runs
+    dsw = stride("d", w)
+    if key.box == BOX_FLAT:
+        emit("%LD = arith.addi %TK, %c0 : index")
+    else:
+        emit(f"%LD = arith.muli {nd}, %TK : index")
+    emit(f"%tot = arith.muli {nw}, %CD : index")
+    emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")
+    emit("  %w = arith.divui %idx, %CD : index")
+    emit("  %wcd = arith.muli %w, %CD : index")
+    emit("  %ci = arith.subi %idx, %wcd : index")
+    if dsw is None:
+        emit("  %start = arith.addi %dorig, %c0 : index")
+    else:
+        emit(f"  %wds = arith.muli %w, {dsw} : index")
+        emit("  %start = arith.addi %dorig, %wds : index")
+    emit("  %end = arith.addi %start, %LD : index")
+    emit(f"  %sal = arith.andi %start, {c(-16)} : index")
+    emit(f"  %c16i = arith.muli %ci, {c(16)} : index")
+    emit("  %cs = arith.addi %sal, %c16i : index")
+    emit(f"  %ce = arith.addi %cs, {c(16)} : index")
+    emit("  %go = arith.cmpi slt, %cs, %end : index")
+    emit("  scf.if %go {")
+    emit("    %lo = arith.maxsi %cs, %start : index")
+    emit("    %p0 = arith.subi %lo, %start : index")
+    emit(f"    %np0 = arith.muli {nw}, %p0 : index")
+    wrap = key.box == BOX_ROWS
+    if not wrap:
+        emit("    %a0w = arith.addi %mis, %w : index")
+        emit("    %a0 = arith.addi %a0w, %np0 : index")
+    else:
+        ssk = stride("s", kmode)
+
+        def slot(name: str, kv: str) -> None:
+            emit(f"    %{name}_p = arith.muli {kv}, %PB : index")
+            if ssk is None:
+                emit(f"    %{name}_o = arith.addi %sorig, {c(0)} : index")
+            else:
+                emit(f"    %{name}_t = arith.muli {kv}, {ssk} : index")
+                emit(f"    %{name}_o = arith.addi %sorig, %{name}_t : index")
+            emit(f"    %{name}_m = arith.andi %{name}_o, {c(15)} : index")
+            emit(f"    %{name}_s = arith.addi %{name}_p, %{name}_m : index")
+            emit(f"    %{name} = arith.addi %{name}_s, %w : index")
+
+        emit(f"    %d0 = arith.remui %p0, {nd} : index")
+        emit(f"    %k0 = arith.divui %p0, {nd} : index")
+        slot("s0", "%k0")
+        emit(f"    %nd0 = arith.muli {nw}, %d0 : index")
+        emit("    %a0 = arith.addi %s0, %nd0 : index")
+        emit(f"    %k1 = arith.addi %k0, {c(1)} : index")
+        slot("s1", "%k1")
+        emit(f"    %nwr = arith.subi {nd}, %d0 : index")
+        emit(f"    %nwrw = arith.muli %nwr, {nw} : index")
+        emit("    %a1 = arith.addi %a0, %nwrw : index")
+        emit("    %delta = arith.subi %s1, %a1 : index")
+    emit("    %f0 = arith.cmpi sge, %cs, %start : index")
+    emit("    %f1 = arith.cmpi sle, %ce, %end : index")
+    emit("    %full = arith.andi %f0, %f1 : i1")
+    emit("    scf.if %full {")
+    prev = None
+    for t in range(16):
+        if t == 0:
+            emit("      %b0 = arith.addi %a0, %c0 : index")
+        else:
+            emit(f"      %b{t} = arith.addi %b{t - 1}, {nw} : index")
+        addr = f"%b{t}"
+        if wrap and t > 0:
+            emit(f"      %j{t} = arith.cmpi sge, {c(t)}, %nwr : index")
+            emit(f"      %e{t} = arith.addi %b{t}, %delta : index")
+            emit(f"      %at{t} = arith.select %j{t}, %e{t}, %b{t} : index")
+            addr = f"%at{t}"
+        emit(f"      %x{t} = memref.load %smem[{addr}] : memref<{SMEM_BYTES}xi8, 3>")
+        if t == 0:
+            emit("      %v0 = vector.broadcast %x0 : i8 to vector<16xi8>")
+        else:
+            emit(f"      %v{t} = vector.insert %x{t}, %v{t - 1}[{t}] : i8 into vector<16xi8>")
+        prev = t
+    emit(f"      vector.store %v{prev}, %dst[%cs] : {mt}, vector<16xi8>")
+    emit("    } else {")
+    emit("      %hi = arith.minsi %ce, %end : index")
+    emit("      %cnt = arith.subi %hi, %lo : index")
+    emit(f"      scf.for %t = {c(0)} to %cnt step {c(1)} {{")
+    emit(f"        %tw = arith.muli %t, {nw} : index")
+    emit("        %bt = arith.addi %a0, %tw : index")
+    addr = "%bt"
+    if wrap:
+        emit("        %jt = arith.cmpi sge, %t, %nwr : index")
+        emit("        %et = arith.addi %bt, %delta : index")
+        emit("        %att = arith.select %jt, %et, %bt : index")
+        addr = "%att"
+    emit(f"        %xt = memref.load %smem[{addr}] : memref<{SMEM_BYTES}xi8, 3>")
+    emit("        %pos = arith.addi %lo, %t : index")
+    emit(f"        memref.store %xt, %dst[%pos] : {mt}")
+    emit("      }")
+    emit("    }")
+    emit("  }")
+    emit("}")
+    const_lines = [f"{name} = arith.constant {v} : index" for v, name in consts.items()]
+    body = "\n      ".join(const_lines + lines)
+    fattrs = f', tilec.index_bits = {key.index_bits} : i64' if key.index_bits == 32 else ""
+    kernel = (
+        f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
+        f"    ^bb0({params}):\n"
+        f"      {body}\n"
+        '      "gpu.return"() : () -> ()\n'
+        f'    }}) {{sym_name = "{FUNCTION}_box", gpu.known_block_size = array<i32: {THREADS}, 1, 1>{fattrs}}} : () -> ()\n'
+    )
+    return (
+        "builtin.module attributes {gpu.container_module} {\n"
+        f"{host}"
+        f'  "gpu.module"() <{{sym_name = "{FUNCTION}_kernels"}}> ({{\n'
+        f"{kernel}"
+        "  }) : () -> ()\n"
+        "}\n"
+    )
