@@ -63,13 +63,14 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     src contiguous along a short mode `W` (at most `SMALL_EXTENT`) followed in the src
     by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BOX_FLAT`), or from 16
     to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
-    `n_D`, `BOX_ROWS`). Never for keys that take the gather kernel."""
+    `n_D`, `BOX_ROWS`). Never for keys that take the gather kernel, nor for a src that
+    broadcasts."""
     if POLICY == "never" or key.gather or key.rank < 2:
         return 0
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
         return 0
-    if needs_conversion(key.src_dtype, key.dst_dtype):
-        return 0
+    if needs_conversion(key.src_dtype, key.dst_dtype) or 0 in src_strides:
+        return 0  # (a broadcast src: the gather kernel's, or the short periods')
     d = key.rank - 1
     w = _whole_mode(key)
     if w is None or dst_strides[d] != 1 or extents[w] > SMALL_EXTENT:

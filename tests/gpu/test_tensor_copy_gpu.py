@@ -340,7 +340,8 @@ def test_row_tiles_and_transpose_runs_match_torch_bit_for_bit():
 
     keys = list(default_kernels()._entries)
     assert {256, 2048} <= {k.row_tile for k in keys}
-    assert (1, 8, 32, 32) in {copy_tile(k)[0] for k in keys if not k.gather}  # case 42 in small
+    assert any(k.box for k in keys)  # case 42 in small: the box kernel (copy_box.py)
+    assert {copy_tile(k)[0] for k in keys if not k.gather and not k.box}
 
 
 @pytest.mark.torch
@@ -417,3 +418,43 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         copy_(dst, src, kernels=kernels)
         torch.cuda.synchronize()
         assert torch.equal(_bits(torch, buf), _bits(torch, want)), (dtype, dshape)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("policy", ["auto", "never"])
+def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch):
+    """The box kernel (copy_box.py) on the strided set's cases 30 and 42 made small,
+    at several pointer remainders mod 16, into padded dst rows (case 30's shape), in
+    int8, uint8 and bool, with the shared-memory budget lowered too (many blocks,
+    partial chunks); `never` checks the same copies on the tiled kernel."""
+    from tilec import copy_box
+    from tilec.tensor_copy import copy_
+
+    torch = _torch()
+    monkeypatch.setattr(copy_box, "POLICY", policy)
+    gen = torch.Generator(device="cuda").manual_seed(30)
+    for smem in (copy_box.SMEM_BYTES, 2048):
+        monkeypatch.setattr(copy_box, "SMEM_BYTES", smem)
+        for dtype in ("int8", "uint8", "bool"):
+            cases = [
+                # case 30: (19, n) from a flat (n, 19), src and dst at offsets 0..15
+                *[(lambda o=o: _random(torch, dtype, (19 * 100003 + 16,), gen, True)[o : o + 19 * 100003]
+                   .view(100003, 19).t(), 2 * o + 1) for o in (0, 5, 15)],
+                # case 42: (346, 37, 1691, 17) perm [2, 4, 0, 1, 3], smaller
+                (lambda: _random(torch, dtype, (40, 37, 91, 19, 17), gen, True).permute(2, 4, 0, 1, 3), 0),
+                # a dst mode of 16 exactly; the same from an offset slice
+                (lambda: _random(torch, dtype, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2), 0),
+                (lambda: _random(torch, dtype, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2)[:, :, 1:300], 0),
+            ]
+            for make, pad in cases:
+                kernels = CopyKernels(disk=False)
+                src = make()
+                shape = tuple(src.shape)
+                big = _poison(torch, torch.empty((*shape[:-1], shape[-1] + pad), dtype=getattr(torch, dtype), device="cuda"))
+                want = big.clone()
+                want[..., pad // 2 : pad // 2 + shape[-1]].copy_(src)
+                copy_(big[..., pad // 2 : pad // 2 + shape[-1]], src, kernels=kernels)
+                torch.cuda.synchronize()
+                assert torch.equal(_bits(torch, big), _bits(torch, want)), (dtype, shape, pad, smem, policy)
+                box = [k.box for k in kernels._entries]
+                assert box == ([0] if policy == "never" else [box[0]]) and (policy == "never" or box[0]), box

@@ -1,0 +1,134 @@
+"""The box kernel of `tilec.copy_` (api/copy_box.py) without a GPU: which copies take
+it, its arguments, and its program (the GPU-level text, and the same compiled for
+sm_90) on the CPU reference executor against NumPy, bit for bit, with every byte
+around dst poisoned and checked: both shapes, several blocks with a partial last
+chunk (a small shared-memory budget), pointers at every remainder mod 16, padded dst
+rows, grid modes on both sides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.operands import operand
+
+from tilec import copy_box
+from tilec.copy_cpu import copy_numpy
+from tilec.copy_kernels import CopyKernels
+from tilec.copy_plan import plan_copy
+
+
+def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_strides=None):
+    return plan_copy(operand(dst_shape, dst_strides, dtype), operand(src_shape, src_strides, src_dtype or dtype))
+
+
+def test_the_rule_takes_the_two_shapes_of_the_strided_set():
+    # case 30: bools (19, 38647519) from a flat (38647519, 19)
+    p = _plan((19, 1000), (19, 1000), (1, 19), "bool")
+    assert p.key.box == copy_box.BOX_FLAT and p.key.gather == 0 and p.key.index_bits == 32
+    so, do, t, pb, cd, blocks = p.extra
+    assert (so, do) == (0, 0) and t * 19 + 16 <= copy_box.SMEM_BYTES and pb % 16 == 0
+    assert blocks == 1 and cd == (t + 15) // 16 + 1
+    # case 42: int8 (346, 37, 1691, 17), a 37 x 17 transpose inside steps of 1691
+    p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
+    assert p.key.box == copy_box.BOX_ROWS
+    so, do, t, pb, cd, blocks = p.extra
+    assert pb == 656 and t == copy_box.SMEM_BYTES // 656 and blocks == 5 * -(-100 // t)
+
+
+@pytest.mark.parametrize(
+    "why, plan",
+    [
+        ("2-byte elements", lambda: _plan((19, 1000), (19, 1000), (1, 19), "int16")),
+        ("a conversion (int8 -> bool)", lambda: _plan((19, 1000), (19, 1000), (1, 19), "bool", "int8")),
+        ("a long src-contiguous mode", lambda: _plan((100, 1000), (100, 1000), (1, 100))),
+        ("dst not contiguous after src's mode", lambda: _plan((19, 1000), (19, 1000), (1, 20))),
+        ("a short dst mode under 16", lambda: _plan((5, 37, 100, 9), (5, 37, 100, 9), (333, 1, 1665, 37))),
+        ("no contiguous dst mode after a short one", lambda: _plan((37, 17), (37, 17), (1, 37))),
+    ],
+)
+def test_the_rule_leaves_others_to_the_other_kernels(why, plan):
+    assert plan().key.box == 0, why
+
+
+def test_policy_never_turns_it_off(monkeypatch):
+    monkeypatch.setattr(copy_box, "POLICY", "never")
+    assert _plan((19, 1000), (19, 1000), (1, 19), "bool").key.box == 0
+
+
+def _check(dst_view_of, src, dst_base, kernels, dtype=None):
+    """Copy `src` into `dst_view_of(dst_base)`; nothing else of dst_base moves."""
+    want = dst_base.copy()
+    dst_view_of(want)[...] = src
+    copy_numpy(dst_view_of(dst_base), src, kernels=kernels, compiled=kernels is not None,
+               src_dtype=dtype, dst_dtype=dtype)
+    assert np.array_equal(dst_base, want)
+
+
+def _cases(rng):
+    """(src, dst base, dst view of the base, expected box shape)."""
+    def rand(shape):
+        return rng.integers(-128, 128, size=shape, dtype=np.int8)
+
+    out = []
+    # BOX_FLAT: a (19, n) transpose of a flat (n, 19) src, into a flat dst at each
+    # remainder mod 16 of both pointers
+    for so, do in ((0, 0), (3, 11), (15, 1)):
+        flat = rand(so + 19 * 301 + 5)
+        src = flat[so : so + 19 * 301].reshape(301, 19).T
+        base = np.full(19 * 301 + 40, 0x5A, np.int8)
+        out.append((src, base, lambda b, do=do: b[do : do + 19 * 301].reshape(19, 301), copy_box.BOX_FLAT))
+    # BOX_FLAT into padded dst rows (dst stride of W 307, not 301)
+    src = rand((301, 7)).T
+    base = np.full((7, 307), 0x5A, np.int8)
+    out.append((src, base, lambda b: b[:, 3:304], copy_box.BOX_FLAT))
+    # BOX_ROWS: (a, 37, b, 17) from src [b][a][17][37], offset pointers, a grid mode
+    for so, do in ((0, 0), (7, 9)):
+        flat = rand(so + 70 * 3 * 17 * 37 + 3)
+        src = flat[so : so + 70 * 3 * 17 * 37].reshape(70, 3, 17, 37).transpose(1, 3, 0, 2)
+        base = np.full(src.size + 40, 0x5A, np.int8)
+        out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), copy_box.BOX_ROWS))
+    # BOX_ROWS with D = 16 exactly, W = 3, into padded dst rows, two grid modes
+    src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
+    base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)
+    out.append((src, base, lambda b: b[:, :, :, 2 : 2 + 144].reshape(2, 5, 3, 9, 16), copy_box.BOX_ROWS))
+    return out
+
+
+@pytest.mark.parametrize("smem", [copy_box.SMEM_BYTES, 2048])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_box_copies_match_numpy(monkeypatch, smem, compiled, nvrtc_available):
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    # a small budget: many blocks, partial last chunks, runs split across blocks
+    monkeypatch.setattr(copy_box, "SMEM_BYTES", smem)
+    rng = np.random.default_rng(smem)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for src, base, view, shape in _cases(rng):
+        from tilec.copy_cpu import _operand
+
+        assert plan_copy(_operand(view(base), None), _operand(src, None)).key.box == shape
+        _check(view, src, base, kernels)
+    if compiled:
+        assert all(k.box for k in kernels._entries)
+
+
+def test_box_copies_of_bool_and_uint8_match_numpy():
+    rng = np.random.default_rng(3)
+    for dtype in ("bool", "uint8"):
+        bits = (rng.integers(0, 2, size=(211, 23)) if dtype == "bool" else rng.integers(0, 256, size=(211, 23)))
+        src = bits.astype(np.uint8).view(np.int8).T
+        base = np.full(23 * 211 + 7, 0x5A, np.int8)
+        _check(lambda b: b[1 : 1 + 23 * 211].reshape(23, 211), src, base, None, dtype)
+
+
+def test_box_program_is_gpu_level_and_compiles(nvrtc_available):
+    from tilec.copy_program import copy_program
+
+    p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
+    text = copy_program(p.key)
+    assert "cuda.cp_async" in text and "vector<16xi8>" in text and "tilec.index_bits = 32" in text
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    kernel = CopyKernels(arch="sm_90", disk=False).get(p.key).kernel
+    assert "cp.async.cg.shared.global" in kernel.source and "i8x16" in kernel.source
+    assert kernel.compile("sm_90").cubin
