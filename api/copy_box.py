@@ -122,12 +122,10 @@ def box_index_bits(extents, src_strides, dst_strides, args: tuple[int, ...]) -> 
     views' reach with the pointers' remainders, a step of any src mode and a slot to
     spare (the slot after a box's last run is computed, not read), a chunk past the
     dst's, the blocks, and the phase-2 loop bound."""
-    so, do, t, pb, cd, blocks = args
+    so, do, _t, pb, cd, blocks = args
     src_reach = so + sum((n - 1) * abs(s) for n, s in zip(extents, src_strides))
     dst_reach = do + sum((n - 1) * abs(s) for n, s in zip(extents, dst_strides))
-    worst = max(
-        src_reach + max(abs(s) for s in src_strides) + pb + 64, dst_reach + 64, blocks, SMALL_EXTENT * cd
-    )
+    worst = max(src_reach + max(abs(s) for s in src_strides) + pb + 64, dst_reach + 64, blocks, SMALL_EXTENT * cd)
     return 32 if worst < INDEX32_LIMIT else 64
 
 
@@ -144,7 +142,9 @@ def box_program(key: CopyKey) -> str:
     mt = "memref<?xi8>"
     params = ", ".join([f"%src: {mt}", f"%dst: {mt}"] + [f"%{n}: index" for n in names])
     types = ", ".join([mt, mt] + ["index"] * len(names))
-    operands = ", ".join(["%nblocks", "%c1", "%c1", "%cthreads", "%c1", "%c1", "%src", "%dst"] + [f"%{n}" for n in names])
+    operands = ", ".join(
+        ["%nblocks", "%c1", "%c1", "%cthreads", "%c1", "%c1", "%src", "%dst"] + [f"%{n}" for n in names]
+    )
     nargs = 2 + len(names)
     host = (
         f"  func.func @{FUNCTION}({params}) {{\n"
@@ -337,7 +337,7 @@ def box_program(key: CopyKey) -> str:
     emit("}")
     const_lines = [f"{name} = arith.constant {v} : index" for v, name in consts.items()]
     body = "\n      ".join(const_lines + lines)
-    fattrs = f', tilec.index_bits = {key.index_bits} : i64' if key.index_bits == 32 else ""
+    fattrs = f", tilec.index_bits = {key.index_bits} : i64" if key.index_bits == 32 else ""
     kernel = (
         f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
         f"    ^bb0({params}):\n"

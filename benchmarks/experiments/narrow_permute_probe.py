@@ -82,27 +82,33 @@ def plan_box(ns, ss, ds, box):
     return S, RS, D, RD, G
 
 
-def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) -> str:
+def _prologue(e, src_dtype, dst_dtype, rank, S, D, G, tail, pointers) -> None:
+    """What both kernels begin with: helpers, the signature (per mode n, ss, ds, box
+    extent, smem stride, tiles and box-extent magic; then `tail`), the shared
+    buffers' pointers, the block's origin and offsets, the valid run lengths."""
     st, es = TYPES[src_dtype]
-    dt, ed = TYPES[dst_dtype]
-    epw = 4 // ed  # dst elements per 32-bit word
-    L = []
-    e = L.append
+    _, ed = TYPES[dst_dtype]
     e("#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
     e("typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;")
     e("__device__ __forceinline__ u32 fdiv(u32 x, u32 m, u32 l) { return (u32)(((u64)__umulhi(x, m) + x) >> l); }")
     e(f"__device__ __forceinline__ u32 cvt({st} x) {{ return (u32)({convert_expr(src_dtype, dst_dtype)}); }}")
     args = ["const unsigned char* __restrict__ src", "unsigned char* __restrict__ dst"]
     for k in range(rank):
-        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}", f"u32 bm{k}", f"u32 bl{k}"]
-    args += ["u32 PB", "u32 pbm", "u32 pbl", "u32 SW", "u32 Cw", "u32 cwm", "u32 cwl", "u32 R", "u32 Rd"]
+        args += [
+            f"i64 n{k}",
+            f"i64 ss{k}",
+            f"i64 ds{k}",
+            f"int b{k}",
+            f"int sm{k}",
+            f"int g{k}",
+            f"u32 bm{k}",
+            f"u32 bl{k}",
+        ]
+    args += tail
     e(f'extern "C" __global__ void __launch_bounds__(256) box_copy({", ".join(args)}) {{')
     e("  extern __shared__ __align__(16) unsigned char smem[];")
-    e("  u32* smw = (u32*)smem;")
-    e(f"  const {st}* sme = (const {st}*)smem;")
-    e("  i64* srun = (i64*)(smem + ((SW * 4 + 15) & ~15u));")
-    e("  i64* drun = srun + R;")
-    e("  int* dsb = (int*)(drun + Rd);")
+    for line in pointers:
+        e(f"  {line}")
     e("  const u32 tid = threadIdx.x;")
     e("  u32 bid = blockIdx.x;")
     for k in range(rank):
@@ -120,6 +126,31 @@ def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) ->
 
     e(f"  const u32 LsB = (u32)({valid(S)} * {es});")
     e(f"  const i64 LdB = {valid(D)} * {ed};")
+
+
+def kernel_source(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G) -> str:
+    st, es = TYPES[src_dtype]
+    dt, ed = TYPES[dst_dtype]
+    epw = 4 // ed  # dst elements per 32-bit word
+    L = []
+    e = L.append
+    _prologue(
+        e,
+        src_dtype,
+        dst_dtype,
+        rank,
+        S,
+        D,
+        G,
+        ["u32 PB", "u32 pbm", "u32 pbl", "u32 SW", "u32 Cw", "u32 cwm", "u32 cwl", "u32 R", "u32 Rd"],
+        [
+            "u32* smw = (u32*)smem;",
+            f"const {st}* sme = (const {st}*)smem;",
+            "i64* srun = (i64*)(smem + ((SW * 4 + 15) & ~15u));",
+            "i64* drun = srun + R;",
+            "int* dsb = (int*)(drun + Rd);",
+        ],
+    )
     e("  for (u32 r = tid; r < R; r += 256) {")
     e("    u32 q = r; bool ok = true; i64 off = sorig;")
     for k in RS:
@@ -201,38 +232,23 @@ def kernel_source_v3(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G)
     epw = 4 // ed
     L = []
     e = L.append
-    e("#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
-    e("typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;")
-    e("__device__ __forceinline__ u32 fdiv(u32 x, u32 m, u32 l) { return (u32)(((u64)__umulhi(x, m) + x) >> l); }")
-    e(f"__device__ __forceinline__ u32 cvt({st} x) {{ return (u32)({convert_expr(src_dtype, dst_dtype)}); }}")
-    args = ["const unsigned char* __restrict__ src", "unsigned char* __restrict__ dst"]
-    for k in range(rank):
-        args += [f"i64 n{k}", f"i64 ss{k}", f"i64 ds{k}", f"int b{k}", f"int sm{k}", f"int g{k}", f"u32 bm{k}", f"u32 bl{k}"]
-    args += ["u32 PB", "u32 NC", "u32 ncm", "u32 ncl", "u32 SW", "u32 Cd", "u32 cdm", "u32 cdl", "u32 R", "u32 Rd"]
-    e(f'extern "C" __global__ void __launch_bounds__(256) box_copy({", ".join(args)}) {{')
-    e("  extern __shared__ __align__(16) unsigned char smem[];")
-    e("  i64* srun = (i64*)(smem + SW);")
-    e("  int* sl = (int*)(srun + R);")
-    e("  i64* drun = (i64*)(sl + ((R + 1) & ~1u));")
-    e("  int* dq = (int*)(drun + Rd);")
-    e("  int* dr = dq + Rd;")
-    e("  const u32 tid = threadIdx.x;")
-    e("  u32 bid = blockIdx.x;")
-    for k in range(rank):
-        e(f"  i64 o{k} = 0;")
-    for i, k in enumerate(G):
-        if i == len(G) - 1:
-            e(f"  o{k} = (i64)bid * b{k};")
-        else:
-            e(f"  o{k} = (i64)(bid % g{k}) * b{k}; bid /= g{k};")
-    e("  const i64 sorig = " + " + ".join(f"o{k} * ss{k}" for k in range(rank)) + ";")
-    e("  const i64 dorig = " + " + ".join(f"o{k} * ds{k}" for k in range(rank)) + ";")
-
-    def valid(modes):
-        return " * ".join(f"(i64)min((i64)b{k}, n{k} - o{k})" for k in modes)
-
-    e(f"  const u32 LsB = (u32)({valid(S)} * {es});")
-    e(f"  const i64 LdB = {valid(D)} * {ed};")
+    _prologue(
+        e,
+        src_dtype,
+        dst_dtype,
+        rank,
+        S,
+        D,
+        G,
+        ["u32 PB", "u32 NC", "u32 ncm", "u32 ncl", "u32 SW", "u32 Cd", "u32 cdm", "u32 cdl", "u32 R", "u32 Rd"],
+        [
+            "i64* srun = (i64*)(smem + SW);",
+            "int* sl = (int*)(srun + R);",
+            "i64* drun = (i64*)(sl + ((R + 1) & ~1u));",
+            "int* dq = (int*)(drun + Rd);",
+            "int* dr = dq + Rd;",
+        ],
+    )
     # run index strides over RS (in units of runs)
     rstr = {}
     acc = "1"
@@ -252,7 +268,9 @@ def kernel_source_v3(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G)
         if k in S:
             e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; qq += c * sm{k}; }}")
         else:
-            e(f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; rr += c * ({rstr[k]}); }}")
+            e(
+                f"    {{ u32 c = q % b{k}; q /= b{k}; ok = ok && o{k} + c < n{k}; off += c * ds{k}; rr += c * ({rstr[k]}); }}"
+            )
     e(f"    drun[r] = ok ? off * {ed} : -1; dq[r] = qq; dr[r] = rr;")
     e("  }")
     e("  __syncthreads();")
@@ -314,7 +332,9 @@ def kernel_source_v3(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G)
     e("        }")
     e("        u32 v = 0;")
     e("        #pragma unroll")
-    e(f"        for (int t = 0; t < {epw}; ++t) {{ v |= cvt(*(const {st}*)(smem + slr + q * {es})) << ({8 * ed} * t); {advance} }}")
+    e(
+        f"        for (int t = 0; t < {epw}; ++t) {{ v |= cvt(*(const {st}*)(smem + slr + q * {es})) << ({8 * ed} * t); {advance} }}"
+    )
     e("        w[j] = v;")
     e("      }")
     e("      uint4 o;")
@@ -325,7 +345,9 @@ def kernel_source_v3(src_dtype: str, dst_dtype: str, rank: int, S, RS, D, RD, G)
     e("      *(uint4*)cs = o;")
     e("    } else {")
     decompose("qfirst")
-    e(f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = ({dt})cvt(*(const {st}*)(smem + slr + q * {es})); {advance} }}")
+    e(
+        f"      for (u64 p = lo; p < hi; p += {ed}) {{ *({dt}*)p = ({dt})cvt(*(const {st}*)(smem + slr + q * {es})); {advance} }}"
+    )
     e("    }")
     e("  }")
     e("}")
@@ -348,16 +370,33 @@ def launch_args_v3(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
     Rd = math.prod(box[k] for k in RD)
     Cd = (Ld * ed + 15) // 16 + 1
     g = [math.ceil(n / b) for n, b in zip(ns, box)]
-    args = []
-    for k in range(rank):
-        bm, bl = magic(box[k])
-        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k]), ("u32", bm), ("u32", bl)]
+    args = _mode_args(ns, ss, ds, box, sm, g)
     nm, nl = magic(NC)
     cm, cl = magic(Cd)
-    args += [("u32", PB), ("u32", NC), ("u32", nm), ("u32", nl), ("u32", SW), ("u32", Cd), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
+    args += [
+        ("u32", PB),
+        ("u32", NC),
+        ("u32", nm),
+        ("u32", nl),
+        ("u32", SW),
+        ("u32", Cd),
+        ("u32", cm),
+        ("u32", cl),
+        ("u32", R),
+        ("u32", Rd),
+    ]
     smem = SW + R * 8 + ((R + 1) & ~1) * 4 + Rd * 8 + Rd * 8
     blocks = math.prod(g)
     return args, smem, blocks
+
+
+def _mode_args(ns, ss, ds, box, sm, g) -> list[tuple[str, int]]:
+    out = []
+    for k in range(len(ns)):
+        bm, bl = magic(box[k])
+        out += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k])]
+        out += [("u32", bm), ("u32", bl)]
+    return out
 
 
 def magic(d: int) -> tuple[int, int]:
@@ -400,13 +439,20 @@ def launch_args(ns, ss, ds, box, S, RS, D, RD, G, es, ed):
     Rd = math.prod(box[k] for k in RD)
     Cw = (Ld * ed + 3) // 4 + 1
     g = [math.ceil(n / b) for n, b in zip(ns, box)]
-    args = []
-    for k in range(rank):
-        bm, bl = magic(box[k])
-        args += [("i64", ns[k]), ("i64", ss[k]), ("i64", ds[k]), ("i32", box[k]), ("i32", sm[k]), ("i32", g[k]), ("u32", bm), ("u32", bl)]
+    args = _mode_args(ns, ss, ds, box, sm, g)
     pm, pl = magic(PB)
     cm, cl = magic(Cw)
-    args += [("u32", PB), ("u32", pm), ("u32", pl), ("u32", SW), ("u32", Cw), ("u32", cm), ("u32", cl), ("u32", R), ("u32", Rd)]
+    args += [
+        ("u32", PB),
+        ("u32", pm),
+        ("u32", pl),
+        ("u32", SW),
+        ("u32", Cw),
+        ("u32", cm),
+        ("u32", cl),
+        ("u32", R),
+        ("u32", Rd),
+    ]
     smem = ((SW * 4 + 15) & ~15) + R * 8 + Rd * 8 + Rd * 4
     blocks = math.prod(g)
     return args, smem, blocks
@@ -468,11 +514,11 @@ def compile_only(only):
 
 def run(only, out):
     import copy_bench as cb
+    import cupy as cp
     import numpy as np
     import torch
     from strided_copy_bench import _bits, _make, _median, generate_cases
 
-    import cupy as cp
     import tilec
 
     cases = generate_cases(0)
@@ -489,13 +535,15 @@ def run(only, out):
         ref_base[tuple(slice(*ix) for ix in c.dst_index)].copy_(src) if c.dst_base else ref_base.copy_(src)
         moved = c.bytes_read + c.bytes_written
         mc = cb.memcpy_tbps(moved // 2)
-        t_tilec = _median(cb, lambda: tilec.copy_(dst, src), 30)
-        t_torch = _median(cb, lambda: dst.copy_(src), 30)
+        t_tilec = _median(cb, lambda d=dst, s=src: tilec.copy_(d, s), 30)
+        t_torch = _median(cb, lambda d=dst, s=src: d.copy_(s), 30)
         row = {"case": i, "tilec": cb.tbps(moved, t_tilec) / mc, "torch": cb.tbps(moved, t_torch) / mc, "box": {}}
         for box, (vname, gen, largs) in ((b, v) for b in BOXES[i] for v in box_variants(ns, ss, ds, b)):
             S, RS, D, RD, G = plan_box(ns, ss, ds, box)
             code = gen(c.src_dtype, c.dst_dtype, len(ns), S, RS, D, RD, G)
-            fn = cp.RawModule(code=code, backend="nvrtc", options=("--gpu-architecture=sm_90", "-std=c++17")).get_function("box_copy")
+            fn = cp.RawModule(
+                code=code, backend="nvrtc", options=("--gpu-architecture=sm_90", "-std=c++17")
+            ).get_function("box_copy")
             args, smem, blocks = largs(ns, ss, ds, box, S, RS, D, RD, G, es, ed)
             if smem > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = smem
@@ -503,8 +551,8 @@ def run(only, out):
             vals = [conv[t](v) for t, v in args]
             sp, dp = np.uint64(src.data_ptr()), np.uint64(dst.data_ptr())
 
-            def go():
-                fn((blocks,), (256,), (sp, dp, *vals), shared_mem=smem)
+            def go(fn=fn, blocks=blocks, args=(sp, dp, *vals), smem=smem):
+                fn((blocks,), (256,), args, shared_mem=smem)
 
             dst_base.fill_(77)
             go()
@@ -512,15 +560,25 @@ def run(only, out):
             exact = bool(torch.equal(_bits(torch, dst_base), _bits(torch, ref_base)))
             t = _median(cb, go, 30)
             r = cb.tbps(moved, t) / mc
-            row["box"][vname + " " + "x".join(map(str, box))] = {"ratio": r, "exact": exact, "smem": smem, "blocks": blocks}
-            print(f"case {i:02d} {vname} box {box} exact={exact} ratio {r:.3f} (tilec {row['tilec']:.3f} torch {row['torch']:.3f}) smem {smem}", flush=True)
+            row["box"][vname + " " + "x".join(map(str, box))] = {
+                "ratio": r,
+                "exact": exact,
+                "smem": smem,
+                "blocks": blocks,
+            }
+            print(
+                f"case {i:02d} {vname} box {box} exact={exact} ratio {r:.3f} (tilec {row['tilec']:.3f} torch {row['torch']:.3f}) smem {smem}",
+                flush=True,
+            )
         rows.append(row)
         del src, dst_base, dst, ref_base
         torch.cuda.empty_cache()
     print("\ncase | tilec main | best box | box | PyTorch")
     for row in rows:
         best = max(row["box"].items(), key=lambda kv: kv[1]["ratio"] if kv[1]["exact"] else -1)
-        print(f"{row['case']:02d} | {row['tilec']:.3f} | {best[1]['ratio']:.3f}{'' if best[1]['exact'] else ' NOT EXACT'} | {best[0]} | {row['torch']:.3f}")
+        print(
+            f"{row['case']:02d} | {row['tilec']:.3f} | {best[1]['ratio']:.3f}{'' if best[1]['exact'] else ' NOT EXACT'} | {best[0]} | {row['torch']:.3f}"
+        )
     if out:
         with open(os.path.join(out, f"narrow_probe_{'_'.join(map(str, only))}.json"), "w") as f:
             json.dump(rows, f, indent=1)

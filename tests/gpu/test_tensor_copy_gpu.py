@@ -438,13 +438,13 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch):
         for dtype in ("int8", "uint8", "bool"):
             cases = [
                 # case 30: (19, n) from a flat (n, 19), src and dst at offsets 0..15
-                *[(lambda o=o: _random(torch, dtype, (19 * 100003 + 16,), gen, True)[o : o + 19 * 100003]
+                *[(lambda o=o, d=dtype: _random(torch, d, (19 * 100003 + 16,), gen, True)[o : o + 19 * 100003]
                    .view(100003, 19).t(), 2 * o + 1) for o in (0, 5, 15)],
                 # case 42: (346, 37, 1691, 17) perm [2, 4, 0, 1, 3], smaller
-                (lambda: _random(torch, dtype, (40, 37, 91, 19, 17), gen, True).permute(2, 4, 0, 1, 3), 0),
+                (lambda d=dtype: _random(torch, d, (40, 37, 91, 19, 17), gen, True).permute(2, 4, 0, 1, 3), 0),
                 # a dst mode of 16 exactly; the same from an offset slice
-                (lambda: _random(torch, dtype, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2), 0),
-                (lambda: _random(torch, dtype, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2)[:, :, 1:300], 0),
+                (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2), 0),
+                (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2)[:, :, 1:300], 0),
             ]
             for make, pad in cases:
                 kernels = CopyKernels(disk=False)

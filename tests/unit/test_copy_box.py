@@ -59,13 +59,15 @@ def _check(dst_view_of, src, dst_base, kernels, dtype=None):
     """Copy `src` into `dst_view_of(dst_base)`; nothing else of dst_base moves."""
     want = dst_base.copy()
     dst_view_of(want)[...] = src
-    copy_numpy(dst_view_of(dst_base), src, kernels=kernels, compiled=kernels is not None,
-               src_dtype=dtype, dst_dtype=dtype)
+    copy_numpy(
+        dst_view_of(dst_base), src, kernels=kernels, compiled=kernels is not None, src_dtype=dtype, dst_dtype=dtype
+    )
     assert np.array_equal(dst_base, want)
 
 
 def _cases(rng):
     """(src, dst base, dst view of the base, expected box shape)."""
+
     def rand(shape):
         return rng.integers(-128, 128, size=shape, dtype=np.int8)
 
@@ -115,7 +117,7 @@ def test_box_copies_match_numpy(monkeypatch, smem, compiled, nvrtc_available):
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):
-        bits = (rng.integers(0, 2, size=(211, 23)) if dtype == "bool" else rng.integers(0, 256, size=(211, 23)))
+        bits = rng.integers(0, 2, size=(211, 23)) if dtype == "bool" else rng.integers(0, 256, size=(211, 23))
         src = bits.astype(np.uint8).view(np.int8).T
         base = np.full(23 * 211 + 7, 0x5A, np.int8)
         _check(lambda b: b[1 : 1 + 23 * 211].reshape(23, 211), src, base, None, dtype)
