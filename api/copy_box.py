@@ -40,6 +40,7 @@ from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, CopyKey, index_arg_names
 
 BOX_FLAT = 1
 BOX_ROWS = 2
+BOX_COLS = 3
 THREADS = 256
 SMEM_BYTES = 40 * 1024
 """Shared memory of a box (static): H100, the probe of
@@ -51,7 +52,7 @@ POLICY = "auto"
 INDEX32_LIMIT = 2**31
 
 
-def _whole_mode(key: CopyKey) -> int | None:
+def _src_mode(key: CopyKey) -> int | None:
     """`W`: the src's stride-1 mode, where it is not the dst's contiguous mode."""
     w = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
     return None if w is None or w == key.rank - 1 else w
@@ -63,8 +64,10 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     src contiguous along a short mode `W` (at most `SMALL_EXTENT`) followed in the src
     by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BOX_FLAT`), or from 16
     to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
-    `n_D`, `BOX_ROWS`). Never for keys that take the gather kernel, nor for a src that
-    broadcasts."""
+    `n_D`, `BOX_ROWS`); or the mirror of `BOX_FLAT`, `BOX_COLS`: `W` long, `D` at most
+    `SMALL_EXTENT` and the dst contiguous over `D` then `W` (dst stride `n_D`). Never
+    for a src that broadcasts. (`plan_copy` asks before the gather kernel's rule: a
+    box copy takes the box kernel.)"""
     if POLICY == "never" or key.gather or key.rank < 2:
         return 0
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
@@ -72,9 +75,12 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     if needs_conversion(key.src_dtype, key.dst_dtype) or 0 in src_strides:
         return 0  # (a broadcast src: the gather kernel's, or the short periods')
     d = key.rank - 1
-    w = _whole_mode(key)
-    if w is None or dst_strides[d] != 1 or extents[w] > SMALL_EXTENT:
+    w = _src_mode(key)
+    if w is None or dst_strides[d] != 1:
         return 0
+    if extents[w] > SMALL_EXTENT:
+        cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d]
+        return BOX_COLS if cols and extents[d] * 16 + 32 <= SMEM_BYTES else 0
     if src_strides[d] != extents[w]:
         return 0
     if extents[d] > SMALL_EXTENT:
@@ -96,14 +102,19 @@ def box_args(key: CopyKey, extents, src_ptr: int, dst_ptr: int) -> tuple[tuple[i
     """(the box kernel's index arguments after `copy_program`'s, the src pointer and
     the dst pointer it takes: aligned down to 16 bytes). The arguments: the pointers'
     remainders mod 16, the chunk `T`, the slot pitch `PB`, the chunks per dst run
-    `CD` and the number of blocks."""
+    `CD` (`BOX_COLS`: the 16-byte chunks per src run; its `PB` is 0) and the number
+    of blocks."""
     d = key.rank - 1
-    w = _whole_mode(key)
+    w = _src_mode(key)
     nw, nd = extents[w], extents[d]
     if key.box == BOX_FLAT:
         t = (SMEM_BYTES - 32) // nw
         pb = _pitch(nw * t)
         kmode, run = d, t
+    elif key.box == BOX_COLS:
+        t = (SMEM_BYTES - 32) // nd
+        pb = 0
+        kmode, run = w, t  # CD: the src chunks per src run
     else:
         pb = _pitch(nw * nd)
         t = SMEM_BYTES // pb
@@ -132,12 +143,12 @@ def box_index_bits(extents, src_strides, dst_strides, args: tuple[int, ...]) -> 
 def box_program(key: CopyKey) -> str:
     """GPU-level IR text of the box kernel for `key` (module doc): a host function
     `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES`, one kernel."""
-    if key.box not in (BOX_FLAT, BOX_ROWS):
+    if key.box not in (BOX_FLAT, BOX_ROWS, BOX_COLS):
         raise ValueError(f"not a box key: {key}")
     rank = key.rank
     d = rank - 1
-    w = _whole_mode(key)
-    kmode = d if key.box == BOX_FLAT else d - 1
+    w = _src_mode(key)
+    kmode = {BOX_FLAT: d, BOX_ROWS: d - 1, BOX_COLS: w}[key.box]
     names = index_arg_names(key)
     mt = "memref<?xi8>"
     params = ", ".join([f"%src: {mt}", f"%dst: {mt}"] + [f"%{n}: index" for n in names])
@@ -199,6 +210,33 @@ def box_program(key: CopyKey) -> str:
         emit(f"%{view}orig = arith.addi {acc}, {c(0)} : index")
     emit(f"%kleft = arith.subi %n{kmode}, %oK : index")
     emit("%TK = arith.minui %T, %kleft : index")
+    if key.box == BOX_COLS:
+        _cols_phases(emit, c, stride, key, w, d, mt)
+    else:
+        _slot_phases(emit, c, stride, key, w, d, kmode, mt)
+    const_lines = [f"{name} = arith.constant {v} : index" for v, name in consts.items()]
+    body = "\n      ".join(const_lines + lines)
+    fattrs = f", tilec.index_bits = {key.index_bits} : i64" if key.index_bits == 32 else ""
+    kernel = (
+        f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
+        f"    ^bb0({params}):\n"
+        f"      {body}\n"
+        '      "gpu.return"() : () -> ()\n'
+        f'    }}) {{sym_name = "{FUNCTION}_box", gpu.known_block_size = array<i32: {THREADS}, 1, 1>{fattrs}}} : () -> ()\n'
+    )
+    return (
+        "builtin.module attributes {gpu.container_module} {\n"
+        f"{host}"
+        f'  "gpu.module"() <{{sym_name = "{FUNCTION}_kernels"}}> ({{\n'
+        f"{kernel}"
+        "  }) : () -> ()\n"
+        "}\n"
+    )
+
+
+def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: str) -> None:
+    """`BOX_FLAT` and `BOX_ROWS`: cp.async of the src runs into congruent slots, then
+    16-byte dst chunks read from the slots at a step of `n_W`."""
     nw, nd = f"%n{w}", f"%n{d}"
     # phase 1: the src runs into their slots
     if key.box == BOX_FLAT:
@@ -335,21 +373,91 @@ def box_program(key: CopyKey) -> str:
     emit("    }")
     emit("  }")
     emit("}")
-    const_lines = [f"{name} = arith.constant {v} : index" for v, name in consts.items()]
-    body = "\n      ".join(const_lines + lines)
-    fattrs = f", tilec.index_bits = {key.index_bits} : i64" if key.index_bits == 32 else ""
-    kernel = (
-        f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
-        f"    ^bb0({params}):\n"
-        f"      {body}\n"
-        '      "gpu.return"() : () -> ()\n'
-        f'    }}) {{sym_name = "{FUNCTION}_box", gpu.known_block_size = array<i32: {THREADS}, 1, 1>{fattrs}}} : () -> ()\n'
-    )
-    return (
-        "builtin.module attributes {gpu.container_module} {\n"
-        f"{host}"
-        f'  "gpu.module"() <{{sym_name = "{FUNCTION}_kernels"}}> ({{\n'
-        f"{kernel}"
-        "  }) : () -> ()\n"
-        "}\n"
-    )
+
+
+def _cols_phases(emit, c, stride, key: CopyKey, w: int, d: int, mt: str) -> None:
+    """`BOX_COLS` (the dst's short contiguous mode `D` whole, `T` elements of the src's
+    long contiguous mode `W`): phase 1 loads each src run's aligned 16-byte chunks
+    (lane `i` takes run `i mod n_D`: the lanes' byte stores fall in different banks)
+    and stores their bytes into shared memory in the dst's order, congruent to the dst
+    modulo 16; phase 2 copies the image to the dst in aligned 16-byte vectors."""
+    nd = f"%n{d}"
+    ssd = stride("s", d)
+    sm = f"memref<{SMEM_BYTES}xi8, 3>"
+    emit(f"%misd = arith.andi %dorig, {c(15)} : index")
+    emit(f"%tot = arith.muli {nd}, %CD : index")
+    emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")
+    emit(f"  %rd = arith.remui %idx, {nd} : index")
+    emit(f"  %ci = arith.divui %idx, {nd} : index")
+    if ssd is None:
+        emit(f"  %rstart = arith.addi %sorig, {c(0)} : index")
+    else:
+        emit(f"  %rdoff = arith.muli %rd, {ssd} : index")
+        emit("  %rstart = arith.addi %sorig, %rdoff : index")
+    emit(f"  %ral = arith.andi %rstart, {c(-16)} : index")
+    emit(f"  %cof = arith.muli %ci, {c(16)} : index")
+    emit("  %g = arith.addi %ral, %cof : index")
+    emit("  %t0 = arith.subi %g, %rstart : index")
+    emit("  %go = arith.cmpi slt, %t0, %TK : index")
+    emit("  scf.if %go {")
+    emit(f"    %v = vector.load %src[%g] : {mt}, vector<16xi8>")
+    emit("    %q0 = arith.muli %t0, " + nd + " : index")
+    emit("    %q1 = arith.addi %q0, %rd : index")
+    emit("    %base = arith.addi %q1, %misd : index")
+    emit(f"    %f0 = arith.cmpi sge, %t0, {c(0)} : index")
+    emit(f"    %tend = arith.addi %t0, {c(16)} : index")
+    emit("    %f1 = arith.cmpi sle, %tend, %TK : index")
+    emit("    %full = arith.andi %f0, %f1 : i1")
+    emit("    scf.if %full {")
+    for t in range(16):
+        if t == 0:
+            emit("      %p0 = arith.addi %base, %c0 : index")
+        else:
+            emit(f"      %p{t} = arith.addi %p{t - 1}, {nd} : index")
+        emit(f"      %x{t} = vector.extract %v[{t}] : i8 from vector<16xi8>")
+        emit(f"      memref.store %x{t}, %smem[%p{t}] : {sm}")
+    emit("    } else {")
+    emit(f"      scf.for %b = {c(0)} to {c(16)} step {c(1)} {{")
+    emit("        %tb = arith.addi %t0, %b : index")
+    emit(f"        %in0 = arith.cmpi sge, %tb, {c(0)} : index")
+    emit("        %in1 = arith.cmpi slt, %tb, %TK : index")
+    emit("        %in = arith.andi %in0, %in1 : i1")
+    emit("        scf.if %in {")
+    emit("          %xb = vector.extract %v[%b] : i8 from vector<16xi8>")
+    emit(f"          %bn = arith.muli %b, {nd} : index")
+    emit("          %pb = arith.addi %base, %bn : index")
+    emit(f"          memref.store %xb, %smem[%pb] : {sm}")
+    emit("        }")
+    emit("      }")
+    emit("    }")
+    emit("  }")
+    emit("}")
+    emit('"gpu.barrier"() : () -> ()')
+    emit(f"%LD = arith.muli {nd}, %TK : index")
+    emit(f"%dal = arith.andi %dorig, {c(-16)} : index")
+    emit("%lend = arith.addi %misd, %LD : index")
+    emit(f"%nch2 = arith.ceildivui %lend, {c(16)} : index")
+    emit(f"scf.for %i = %tid to %nch2 step {c(THREADS)} {{")
+    emit(f"  %off = arith.muli %i, {c(16)} : index")
+    emit("  %cs = arith.addi %dal, %off : index")
+    emit("  %g0 = arith.cmpi sge, %off, %misd : index")
+    emit(f"  %oend = arith.addi %off, {c(16)} : index")
+    emit("  %g1 = arith.cmpi sle, %oend, %lend : index")
+    emit("  %whole = arith.andi %g0, %g1 : i1")
+    emit("  scf.if %whole {")
+    emit(f"    %y = vector.load %smem[%off] : {sm}, vector<16xi8>")
+    emit(f"    vector.store %y, %dst[%cs] : {mt}, vector<16xi8>")
+    emit("  } else {")
+    emit(f"    scf.for %b = {c(0)} to {c(16)} step {c(1)} {{")
+    emit("      %pos = arith.addi %off, %b : index")
+    emit("      %h0 = arith.cmpi sge, %pos, %misd : index")
+    emit("      %h1 = arith.cmpi slt, %pos, %lend : index")
+    emit("      %h = arith.andi %h0, %h1 : i1")
+    emit("      scf.if %h {")
+    emit(f"        %xy = memref.load %smem[%pos] : {sm}")
+    emit("        %dp = arith.addi %dal, %pos : index")
+    emit(f"        memref.store %xy, %dst[%dp] : {mt}")
+    emit("      }")
+    emit("    }")
+    emit("  }")
+    emit("}")

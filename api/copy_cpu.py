@@ -71,10 +71,11 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     import tilec
 
     key = plan.key
-    # the box kernel's pointers are aligned down (the remainders are its arguments)
+    # the box kernel's pointers are aligned down (the remainders are its arguments);
+    # it reads whole 16-byte chunks of the src, and writes no dst byte outside the view
     so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box else (0, 0, 1)
     src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
-    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do)
+    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", 1, do)
     inputs: dict[str, Any] = {"src": src, "dst": dst}
     inputs.update(zip(index_arg_names(key), plan.args))
     program = kernel if kernel is not None else copy_program(key)

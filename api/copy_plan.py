@@ -213,6 +213,12 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
+def _gather_policy() -> str:
+    from . import copy_gather
+
+    return copy_gather.POLICY
+
+
 def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int) -> CopyKey:
     """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
     else `key` unchanged. The gather kernel writes a flat dst with vectors (else
@@ -329,10 +335,10 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     rows = copy_tile.row_tile(key, ns[-1])
     if rows:
         key = replace(key, row_tile=rows)
-    key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
-    box = copy_box.box_shape(key, ns, ss, ds)
-    if box:
+    box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
+    if box and _gather_policy() != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
+    key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
     if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)

@@ -21,7 +21,7 @@ def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_s
     return plan_copy(operand(dst_shape, dst_strides, dtype), operand(src_shape, src_strides, src_dtype or dtype))
 
 
-def test_the_rule_takes_the_two_shapes_of_the_strided_set():
+def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     # case 30: bools (19, 38647519) from a flat (38647519, 19)
     p = _plan((19, 1000), (19, 1000), (1, 19), "bool")
     assert p.key.box == copy_box.BOX_FLAT and p.key.gather == 0 and p.key.index_bits == 32
@@ -33,6 +33,11 @@ def test_the_rule_takes_the_two_shapes_of_the_strided_set():
     assert p.key.box == copy_box.BOX_ROWS
     so, do, t, pb, cd, blocks = p.extra
     assert pb == 656 and t == copy_box.SMEM_BYTES // 656 and blocks == 5 * -(-100 // t)
+    # case 35: rows of 5 (uint8 -> int8, the same bits) from 5 long src rows
+    p = _plan((100000, 5), (100000, 5), (1, 100000), "int8", "uint8")
+    assert p.key.box == copy_box.BOX_COLS and p.key.gather == 0
+    so, do, t, pb, cd, blocks = p.extra
+    assert t == (copy_box.SMEM_BYTES - 32) // 5 and cd == (t + 15) // 16 + 1 and blocks == -(-100000 // t)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +45,8 @@ def test_the_rule_takes_the_two_shapes_of_the_strided_set():
     [
         ("2-byte elements", lambda: _plan((19, 1000), (19, 1000), (1, 19), "int16")),
         ("a conversion (int8 -> bool)", lambda: _plan((19, 1000), (19, 1000), (1, 19), "bool", "int8")),
-        ("a long src-contiguous mode", lambda: _plan((100, 1000), (100, 1000), (1, 100))),
+        ("a long src-contiguous mode, a long dst one", lambda: _plan((100, 1000), (100, 1000), (1, 100))),
+        ("dst not contiguous over D then W", lambda: _plan((1000, 5), (1000, 5), (1, 1000), dst_strides=(6, 1))),
         ("dst not contiguous after src's mode", lambda: _plan((19, 1000), (19, 1000), (1, 20))),
         ("a short dst mode under 16", lambda: _plan((5, 37, 100, 9), (5, 37, 100, 9), (333, 1, 1665, 37))),
         ("no contiguous dst mode after a short one", lambda: _plan((37, 17), (37, 17), (1, 37))),
@@ -89,6 +95,16 @@ def _cases(rng):
         src = flat[so : so + 70 * 3 * 17 * 37].reshape(70, 3, 17, 37).transpose(1, 3, 0, 2)
         base = np.full(src.size + 40, 0x5A, np.int8)
         out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), copy_box.BOX_ROWS))
+    # BOX_COLS: (n, 5) rows of 5 from 5 src rows (case 35), both pointers offset
+    for so, do in ((0, 0), (9, 6)):
+        flat = rand(so + 5 * 3001 + 7)
+        src = flat[so : so + 5 * 3001].reshape(5, 3001).T
+        base = np.full(5 * 3001 + 40, 0x5A, np.int8)
+        out.append((src, base, lambda b, do=do: b[do : do + 5 * 3001].reshape(3001, 5), copy_box.BOX_COLS))
+    # BOX_COLS with a grid mode on both sides, into a padded outer dst mode
+    src = rand((37, 3, 211)).transpose(1, 2, 0)  # (3, 211, 37): rows of 37 from 37 src rows
+    base = np.full((3, 211 * 37 + 9), 0x5A, np.int8)
+    out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), copy_box.BOX_COLS))
     # BOX_ROWS with D = 16 exactly, W = 3, into padded dst rows, two grid modes
     src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
     base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)
