@@ -1,7 +1,8 @@
 """The box kernel of `tilec.copy_`: transposes of 1-byte elements whose dst-contiguous
-mode continues a short src-contiguous one, as a GPU-level program, and when to use it.
+mode continues a short src-contiguous one (or the reverse), as a GPU-level program,
+and when to use it.
 
-    box = box_shape(key, extents, src_strides, dst_strides)   # 0, BOX_FLAT or BOX_ROWS
+    box = box_shape(key, extents, src_strides, dst_strides)   # 0, BOX_FLAT/ROWS/COLS
     text = box_program(key)        # key.box != 0: copy_program's signature + box_args
 
 The tiled kernel (copy_tile.py) pads every short mode to a power of two and moves one
@@ -16,9 +17,12 @@ part is one or `T` contiguous runs:
 - `BOX_ROWS` (`D` short, 16 to `SMALL_EXTENT`, case 42's 37 x 17 inside each of 1691
   steps of `K`): the box is `W x D` whole by `T` steps of `K`, `T` src runs of
   `n_W * n_D` bytes (stride `ss_K`), the dst `n_W` runs of `n_D * T` bytes (`ds_K` is
-  `n_D`: the dst is contiguous over `D` and `K`).
+  `n_D`: the dst is contiguous over `D` and `K`);
+- `BOX_COLS`, the mirror of `BOX_FLAT` (`W` long, `D` short, the dst contiguous over
+  `D` then `W`: case 35's rows of 5 bytes from 5 src rows): the box is `D` whole by
+  `T` elements of `W`, `n_D` src runs of `T` bytes, one dst run of `n_D * T` bytes.
 
-Phase 1 copies each src run with 16-byte `cuda.cp_async` copies of the aligned 16-byte
+For `BOX_FLAT` and `BOX_ROWS`, phase 1 copies each src run with 16-byte `cuda.cp_async` copies of the aligned 16-byte
 chunks that cover it into a shared-memory slot congruent to it modulo 16 (slot `k` at
 `k * PB`, the run's first byte at `PB k + (address mod 16)`), so no byte is moved
 through registers and no run needs realigning. Phase 2 gives each thread one aligned
@@ -29,7 +33,10 @@ stored with one `vector.store`; a chunk cut by the run's ends stores byte by byt
 Every other mode is a grid step (box extent 1). The pointers the kernel receives are
 aligned down to 16 bytes; the remainders, the chunk `T`, the slot pitch `PB`, the
 chunks per run `CD` and the block count are index arguments after `copy_program`'s
-(`box_args`): one kernel per pattern, whatever the extents.
+(`box_args`): one kernel per pattern, whatever the extents. `BOX_COLS` turns the
+phases around (`_cols_phases`): 16-byte src loads whose bytes are stored into a
+dst-ordered image of the box in shared memory, congruent to the dst modulo 16, then
+copied out in 16-byte vectors.
 """
 
 from __future__ import annotations
@@ -66,8 +73,12 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
     `n_D`, `BOX_ROWS`); or the mirror of `BOX_FLAT`, `BOX_COLS`: `W` long, `D` at most
     `SMALL_EXTENT` and the dst contiguous over `D` then `W` (dst stride `n_D`). Never
-    for a src that broadcasts. (`plan_copy` asks before the gather kernel's rule: a
-    box copy takes the box kernel.)"""
+    for a src that broadcasts, and only where the other kernels pad: the short modes
+    taken whole are not all powers of two (H100, `box_cols_probe.py`, rows of `n_D`
+    bytes from `n_D` long src rows, 256 MiB, off -> on: 3 0.61 -> 0.88, 5 0.71 ->
+    0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
+    (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
+    kernel.)"""
     if POLICY == "never" or key.gather or key.rank < 2:
         return 0
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
@@ -79,18 +90,22 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     if w is None or dst_strides[d] != 1:
         return 0
     if extents[w] > SMALL_EXTENT:
-        cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d]
+        cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d] and not _pow2(extents[d])
         return BOX_COLS if cols and extents[d] * 16 + 32 <= SMEM_BYTES else 0
     if src_strides[d] != extents[w]:
         return 0
     if extents[d] > SMALL_EXTENT:
-        return BOX_FLAT if extents[w] * 16 + 16 <= SMEM_BYTES else 0
-    if extents[d] < 16 or key.rank < 3:
+        return BOX_FLAT if extents[w] * 16 + 16 <= SMEM_BYTES and not _pow2(extents[w]) else 0
+    if extents[d] < 16 or key.rank < 3 or (_pow2(extents[w]) and _pow2(extents[d])):
         return 0
     k = d - 1
     if k == w or dst_strides[k] != extents[d]:
         return 0
     return BOX_ROWS if 2 * _pitch(extents[w] * extents[d]) <= SMEM_BYTES else 0
+
+
+def _pow2(n: int) -> bool:
+    return n & (n - 1) == 0
 
 
 def _pitch(run_bytes: int) -> int:

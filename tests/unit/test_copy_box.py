@@ -47,6 +47,10 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
         ("a conversion (int8 -> bool)", lambda: _plan((19, 1000), (19, 1000), (1, 19), "bool", "int8")),
         ("a long src-contiguous mode, a long dst one", lambda: _plan((100, 1000), (100, 1000), (1, 100))),
         ("dst not contiguous over D then W", lambda: _plan((1000, 5), (1000, 5), (1, 1000), dst_strides=(6, 1))),
+        # where the other kernels do not pad (measured: box_cols_probe.py)
+        ("rows of 8 from 8 src rows", lambda: _plan((1000, 8), (1000, 8), (1, 1000))),
+        ("a whole src mode of 16", lambda: _plan((16, 1000), (16, 1000), (1, 16))),
+        ("32 x 16 boxes", lambda: _plan((5, 32, 100, 16), (5, 32, 100, 16), (512, 1, 2560, 32))),
         ("dst not contiguous after src's mode", lambda: _plan((19, 1000), (19, 1000), (1, 20))),
         ("a short dst mode under 16", lambda: _plan((5, 37, 100, 9), (5, 37, 100, 9), (333, 1, 1665, 37))),
         ("no contiguous dst mode after a short one", lambda: _plan((37, 17), (37, 17), (1, 37))),
