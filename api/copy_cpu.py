@@ -51,8 +51,10 @@ def _operand(a: np.ndarray, dtype: str | None) -> Operand:
 
 def _memory(ptr: int, dtype: str, extents, strides, what: str, align: int = 1, skip: int = 0) -> np.ndarray:
     """The flat buffer from `ptr` to the last element the view reaches, its bytes
-    rounded up to `align`, the first element `skip` elements after `ptr` (the box kernel reads the whole 16-byte chunks its runs lie
-    in: in an allocation aligned as NumPy's, never past its end's chunk)."""
+    rounded up to `align`, the view's first element `skip` elements after `ptr` (the
+    box kernel reads the whole 16-byte chunks its src runs lie in: in an allocation
+    aligned as NumPy's, never past its end's chunk; a src is only read, never
+    written back)."""
     if any(s < 0 for n, s in zip(extents, strides) if n > 1):
         raise TilecError(
             f"copy_numpy: {what} has a negative stride after mode merging; the CPU "

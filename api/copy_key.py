@@ -78,8 +78,9 @@ class CopyKey:
     empty; rows of 41440 get 4 KiB); 0: the usual rows."""
 
     box: int = 0
-    """0, or the box kernel's shape (copy_box.py: `BOX_FLAT`, `BOX_ROWS`): 1-byte
-    transposes whose dst-contiguous mode continues a short src-contiguous one."""
+    """0, or the box kernel's shape (copy_box.py: `BOX_FLAT`, `BOX_ROWS`, `BOX_COLS`):
+    1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
+    or the reverse; its plan carries `copy_box.box_args` (`CopyPlan.extra`)."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
