@@ -154,3 +154,21 @@ def test_box_program_is_gpu_level_and_compiles(nvrtc_available):
     kernel = CopyKernels(arch="sm_90", disk=False).get(p.key).kernel
     assert "cp.async.cg.shared.global" in kernel.source and "i8x16" in kernel.source
     assert kernel.compile("sm_90").cubin
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, compiled, nvrtc_available):
+    """The 64-bit variant of each shape, forced by a lower limit (real 2**31 offsets
+    need GiBs)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    monkeypatch.setattr(copy_box, "INDEX32_LIMIT", 1000)
+    monkeypatch.setattr(copy_box, "SMEM_BYTES", 2048)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    seen = set()
+    for src, base, view, shape in _cases(np.random.default_rng(64)):
+        _check(view, src, base, kernels)
+        seen.add(shape)
+    assert seen == {copy_box.BOX_FLAT, copy_box.BOX_ROWS, copy_box.BOX_COLS}
+    if compiled:
+        assert {k.index_bits for k in kernels._entries} == {64}
