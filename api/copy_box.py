@@ -249,6 +249,15 @@ def box_program(key: CopyKey) -> str:
     )
 
 
+def _stepped(emit, c, name: str, base: str, count: str, stride: str | None, indent: str) -> None:
+    """`%name = base + count * stride` (a stride the key fixes to 0 is None)."""
+    if stride is None:
+        emit(f"{indent}%{name} = arith.addi {base}, {c(0)} : index")
+    else:
+        emit(f"{indent}%{name}_t = arith.muli {count}, {stride} : index")
+        emit(f"{indent}%{name} = arith.addi {base}, %{name}_t : index")
+
+
 def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: str) -> None:
     """`BOX_FLAT` and `BOX_ROWS`: cp.async of the src runs into congruent slots, then
     16-byte dst chunks read from the slots at a step of `n_W`."""
@@ -271,11 +280,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
         emit(f"%warp = arith.divui %tid, {c(32)} : index")
         emit(f"%lane = arith.remui %tid, {c(32)} : index")
         emit(f"scf.for %k = %warp to %TK step {c(THREADS // 32)} {{")
-        if ssk is None:
-            emit(f"  %off = arith.addi %sorig, {c(0)} : index")
-        else:
-            emit(f"  %koff = arith.muli %k, {ssk} : index")
-            emit("  %off = arith.addi %sorig, %koff : index")
+        _stepped(emit, c, "off", "%sorig", "%k", ssk, "  ")
         emit(f"  %mis = arith.andi %off, {c(15)} : index")
         emit("  %sb = arith.subi %off, %mis : index")
         emit("  %lm = arith.addi %mis, %L : index")
@@ -302,11 +307,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
     emit("  %w = arith.divui %idx, %CD : index")
     emit("  %wcd = arith.muli %w, %CD : index")
     emit("  %ci = arith.subi %idx, %wcd : index")
-    if dsw is None:
-        emit("  %start = arith.addi %dorig, %c0 : index")
-    else:
-        emit(f"  %wds = arith.muli %w, {dsw} : index")
-        emit("  %start = arith.addi %dorig, %wds : index")
+    _stepped(emit, c, "start", "%dorig", "%w", dsw, "  ")
     emit("  %end = arith.addi %start, %LD : index")
     emit(f"  %sal = arith.andi %start, {c(-16)} : index")
     emit(f"  %c16i = arith.muli %ci, {c(16)} : index")
@@ -326,11 +327,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
 
         def slot(name: str, kv: str) -> None:
             emit(f"    %{name}_p = arith.muli {kv}, %PB : index")
-            if ssk is None:
-                emit(f"    %{name}_o = arith.addi %sorig, {c(0)} : index")
-            else:
-                emit(f"    %{name}_t = arith.muli {kv}, {ssk} : index")
-                emit(f"    %{name}_o = arith.addi %sorig, %{name}_t : index")
+            _stepped(emit, c, f"{name}_o", "%sorig", kv, ssk, "    ")
             emit(f"    %{name}_m = arith.andi %{name}_o, {c(15)} : index")
             emit(f"    %{name}_s = arith.addi %{name}_p, %{name}_m : index")
             emit(f"    %{name} = arith.addi %{name}_s, %w : index")
@@ -404,11 +401,7 @@ def _cols_phases(emit, c, stride, key: CopyKey, w: int, d: int, mt: str) -> None
     emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")
     emit(f"  %rd = arith.remui %idx, {nd} : index")
     emit(f"  %ci = arith.divui %idx, {nd} : index")
-    if ssd is None:
-        emit(f"  %rstart = arith.addi %sorig, {c(0)} : index")
-    else:
-        emit(f"  %rdoff = arith.muli %rd, {ssd} : index")
-        emit("  %rstart = arith.addi %sorig, %rdoff : index")
+    _stepped(emit, c, "rstart", "%sorig", "%rd", ssd, "  ")
     emit(f"  %ral = arith.andi %rstart, {c(-16)} : index")
     emit(f"  %cof = arith.muli %ci, {c(16)} : index")
     emit("  %g = arith.addi %ral, %cof : index")

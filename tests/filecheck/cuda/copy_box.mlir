@@ -73,8 +73,8 @@ builtin.module attributes {gpu.container_module} {
       %warp = arith.divui %tid, %c32 : index
       %lane = arith.remui %tid, %c32 : index
       scf.for %k = %warp to %TK step %c8 {
-        %koff = arith.muli %k, %ss2 : index
-        %off = arith.addi %sorig, %koff : index
+        %off_t = arith.muli %k, %ss2 : index
+        %off = arith.addi %sorig, %off_t : index
         %mis = arith.andi %off, %c15 : index
         %sb = arith.subi %off, %mis : index
         %lm = arith.addi %mis, %L : index
@@ -96,8 +96,8 @@ builtin.module attributes {gpu.container_module} {
         %w = arith.divui %idx, %CD : index
         %wcd = arith.muli %w, %CD : index
         %ci = arith.subi %idx, %wcd : index
-        %wds = arith.muli %w, %ds1 : index
-        %start = arith.addi %dorig, %wds : index
+        %start_t = arith.muli %w, %ds1 : index
+        %start = arith.addi %dorig, %start_t : index
         %end = arith.addi %start, %LD : index
         %sal = arith.andi %start, %cm16 : index
         %c16i = arith.muli %ci, %c16 : index
@@ -111,8 +111,8 @@ builtin.module attributes {gpu.container_module} {
           %d0 = arith.remui %p0, %n3 : index
           %k0 = arith.divui %p0, %n3 : index
           %s0_p = arith.muli %k0, %PB : index
-          %s0_t = arith.muli %k0, %ss2 : index
-          %s0_o = arith.addi %sorig, %s0_t : index
+          %s0_o_t = arith.muli %k0, %ss2 : index
+          %s0_o = arith.addi %sorig, %s0_o_t : index
           %s0_m = arith.andi %s0_o, %c15 : index
           %s0_s = arith.addi %s0_p, %s0_m : index
           %s0 = arith.addi %s0_s, %w : index
@@ -120,8 +120,8 @@ builtin.module attributes {gpu.container_module} {
           %a0 = arith.addi %s0, %nd0 : index
           %k1 = arith.addi %k0, %c1 : index
           %s1_p = arith.muli %k1, %PB : index
-          %s1_t = arith.muli %k1, %ss2 : index
-          %s1_o = arith.addi %sorig, %s1_t : index
+          %s1_o_t = arith.muli %k1, %ss2 : index
+          %s1_o = arith.addi %sorig, %s1_o_t : index
           %s1_m = arith.andi %s1_o, %c15 : index
           %s1_s = arith.addi %s1_p, %s1_m : index
           %s1 = arith.addi %s1_s, %w : index
