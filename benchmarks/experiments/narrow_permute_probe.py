@@ -4,8 +4,9 @@ measure the design before it is built in tilec IR. Not a test, not the API.
     python3 benchmarks/experiments/narrow_permute_probe.py [--only 42,36] [--out DIR]
     python3 benchmarks/experiments/narrow_permute_probe.py --compile-only   # NVRTC, no GPU
 
-The design (docs/benchmarks.md, "Narrow permutes: the box probe"): each block copies a
-box of the merged modes whose extents are exact (a short mode is taken whole, not padded
+The design (docs/benchmarks.md, "The box kernel: 1-byte transposes without padding";
+the kernel tilec builds from v3 is api/copy_box.py): each block copies a box of the
+merged modes whose extents are exact (a short mode is taken whole, not padded
 to a power of two; a long one in chunks). The box is a set of *src runs* (the src-order
 prefix of box modes that are contiguous in the src: 37 x 17 = 629 bytes for case 42)
 and a set of *dst runs* (likewise in the dst: 17 x T bytes). Phase 1 copies each src
@@ -15,7 +16,9 @@ it walks the chunk's elements (coordinates incremented, no division per element)
 reads each from shared memory, converts, packs them in registers and stores one
 16-byte vector (a chunk cut by the run's ends stores element by element). The pattern
 (rank, which modes form the runs, dtypes) is compiled in; extents, strides and box
-extents are run-time values.
+extents are run-time values. That was v1 (its figures are in benchmarks.md); the code
+here is v2 (`kernel_source`: byte-pitched slots padded against bank conflicts, one dst
+word per thread) and v3 (`kernel_source_v3`: cp.async into slots congruent mod 16).
 """
 
 from __future__ import annotations
