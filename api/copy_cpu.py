@@ -62,14 +62,35 @@ def _memory(ptr: int, dtype: str, extents, strides, what: str) -> np.ndarray:
     return np.frombuffer(raw, dtype=_STORAGE[dtype])
 
 
+def _realign_memory(plan: CopyPlan) -> tuple[np.ndarray, np.ndarray]:
+    """The realign kernel's buffers: from its pointers (rounded down to 16 bytes) to
+    the views' last element rounded up to 16 bytes (the span its aligned vectors
+    read), as elements of the kernel's integer type."""
+    key = plan.key
+    e = ITEMSIZE[key.src_dtype]
+    smis, dmis = plan.extra[0], plan.extra[1]
+    out = []
+    for ptr, mis, strides, what in ((plan.src_ptr, smis, plan.src_strides, "src"), (plan.dst_ptr, dmis, plan.dst_strides, "dst")):
+        if any(s < 0 for n, s in zip(plan.extents, strides) if n > 1):
+            raise TilecError(f"copy_numpy: {what} has a negative stride after mode merging")
+        count = mis + 1 + sum((n - 1) * s for n, s in zip(plan.extents, strides))
+        nbytes = -(-count * e // 16) * 16
+        raw = (ctypes.c_char * nbytes).from_address(ptr)
+        out.append(np.frombuffer(raw, dtype=f"int{8 * e}"))
+    return out[0], out[1]
+
+
 def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     """Run a planned copy in place on host memory with the reference executor: the
     whole-tensor program, or `kernel` (a compiled `Kernel` of the same key)."""
     import tilec
 
     key = plan.key
-    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src")
-    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst")
+    if key.realign:
+        src, dst = _realign_memory(plan)
+    else:
+        src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src")
+        dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst")
     inputs: dict[str, Any] = {"src": src, "dst": dst}
     inputs.update(zip(index_arg_names(key), plan.args))
     program = kernel if kernel is not None else copy_program(key)

@@ -77,6 +77,10 @@ class CopyKey:
     chosen from their length (`copy_tile.row_tile`: rows of 254 get 256, not 512 half
     empty; rows of 41440 get 4 KiB); 0: the usual rows."""
 
+    realign: int = 0
+    """0: not the realign kernel; 32 or 64: the row-realigning kernel
+    (copy_realign.py) with offsets of that many bits (`copy_plan._realign_key`)."""
+
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
@@ -104,9 +108,16 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
 
 def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
-    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time."""
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then
+    `REALIGN_ARGS` for the realign kernel."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
+        + (list(REALIGN_ARGS) if key.realign else [])
     )
+
+
+REALIGN_ARGS = ("smis", "dmis", "nchunks")
+"""The realign kernel's index arguments after the strides (`CopyPlan.extra`): the two
+pointers' misalignments (in elements below 16 bytes) and the chunks per row."""
