@@ -368,6 +368,7 @@ def _realign_plan(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst
         dst_flat=False,
         src_runs=False,
         realign=r.index_bits(ns, ss, ds, chunks, e),
+        realign_rows=r.long_rows(chunks),
     )
     extra = (smis // e, dmis // e, chunks)
     return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

@@ -46,6 +46,11 @@ CHUNKS_PER_THREAD = 2
 """Dst chunks per thread (independent loads in flight)."""
 INDEX32_LIMIT = 2**31
 
+LONG_ROW_CHUNKS = 64
+"""Rows of at least this many 16-byte chunks take `rows_program` (`long_rows`)."""
+LAYOUT = "auto"
+"""`long_rows`'s choice: "auto" (by `LONG_ROW_CHUNKS`), "flat" or "rows"."""
+
 POLICY = "auto"
 """`use_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
 or "never"."""
@@ -61,6 +66,14 @@ def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int]) 
         g = math.gcd(g, abs(s) * itemsize)
     worst = dmis % g + VECTOR_BYTES - g
     return -(-(worst + n_last * itemsize) // VECTOR_BYTES)
+
+
+def long_rows(chunks: int) -> bool:
+    """Whether rows of `chunks` chunks take `rows_program` (one row segment per
+    block) rather than `flat_program`."""
+    if LAYOUT != "auto":
+        return LAYOUT == "rows"
+    return chunks >= LONG_ROW_CHUNKS
 
 
 def eligible(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_ptr: int) -> bool:
@@ -92,171 +105,337 @@ def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) ->
     return 32 if worst < INDEX32_LIMIT else 64
 
 
+class _Text:
+    """The lines of one realign program and the helpers that write them: `it` the
+    offset type, R the per-chunk tensors ([rows] in #r), T/M/P/F the per-element ones
+    ([rows x V] in #l: offsets, masks, pointers, values)."""
+
+    def __init__(self, key: CopyKey):
+        e = ITEMSIZE[key.src_dtype]
+        self.key = key
+        self.et = f"i{8 * e}"
+        self.it = it = f"i{key.realign}"
+        self.v = v = VECTOR_BYTES // e
+        self.rows = rows = THREADS * CHUNKS_PER_THREAD
+        self.ptr = f"!layout.ptr<{self.et}, align {VECTOR_BYTES}>"
+        self.R = f"tensor<{rows}x{it}, #r>"
+        self.RB = f"tensor<{rows}xi1, #r>"
+        self.J = f"tensor<{v}x{it}, #j>"
+        self.T = f"tensor<{rows}x{v}x{it}, #l>"
+        self.M = f"tensor<{rows}x{v}xi1, #l>"
+        self.P = f"tensor<{rows}x{v}x!layout.ptr<{self.et}>, #l>"
+        self.F = f"tensor<{rows}x{v}x{self.et}, #l>"
+        self.lines: list[str] = []
+        self.indent = ""
+
+    def emit(self, line: str) -> None:
+        self.lines.append(self.indent + line)
+
+    def index(self, name: str, value: str) -> str:
+        self.emit(f"%{name} = arith.index_cast {value} : index to {self.it}")
+        return f"%{name}"
+
+    def const(self, name: str, value: int) -> str:
+        self.emit(f"%{name} = arith.constant {value} : {self.it}")
+        return f"%{name}"
+
+    def splat(self, name: str, value: str, typ: str | None = None) -> str:
+        self.emit(f"%{name} = layout.splat {value} : {self.it} -> {typ or self.R}")
+        return f"%{name}"
+
+    def op(self, name: str, what: str, a: str, b: str, typ: str | None = None) -> str:
+        self.emit(f"%{name} = {what} {a}, {b} : {typ or self.R}")
+        return f"%{name}"
+
+    def s(self, name: str, what: str, a: str, b: str) -> str:
+        """A scalar op."""
+        return self.op(name, what, a, b, self.it)
+
+    def cmp(self, name: str, pred: str, a: str, b: str, typ: str | None = None) -> str:
+        self.emit(f"%{name} = layout.cmpi {pred}, {a}, {b} : {typ or self.R}")
+        return f"%{name}"
+
+    def full(self, name: str, value: str, src_type: str | None = None) -> str:
+        """A per-chunk tensor broadcast along the chunk's elements."""
+        src_type = src_type or self.R
+        elem = src_type.split("x")[-1].split(",")[0]
+        mid = f"tensor<{self.rows}x1x{elem}, #l>"
+        out = f"tensor<{self.rows}x{self.v}x{elem}, #l>"
+        self.emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
+        self.emit(f"%{name} = layout.broadcast %{name}_e : {mid} -> {out}")
+        return f"%{name}"
+
+    def arange(self, name: str, n: int, typ: str, lay_name: str) -> str:
+        if self.it == "i32":
+            self.emit(f"%{name} = layout.arange {{start = 0 : i64, end = {n} : i64}} : {typ}")
+        else:
+            self.emit(f"%{name}_32 = layout.arange {{start = 0 : i64, end = {n} : i64}} : tensor<{n}xi32, {lay_name}>")
+            self.emit(f"%{name} = layout.extsi %{name}_32 : tensor<{n}xi32, {lay_name}> to {typ}")
+        return f"%{name}"
+
+    def lanes(self) -> str:
+        """%jj: each chunk's element index 0..V-1, as a [rows x V] tensor."""
+        jar = self.arange("jar", self.v, self.J, "#j")
+        mid = f"tensor<1x{self.v}x{self.it}, #l>"
+        self.emit(f"%jj_e = layout.expand_dims {jar} {{axis = 0 : i64}} : {self.J} -> {mid}")
+        self.emit(f"%jj = layout.broadcast %jj_e : {mid} -> {self.T}")
+        return "%jj"
+
+    def pointers(self, name: str, base: str, offs: str) -> str:
+        self.emit(f"%{name}_s = layout.splat {base} : {self.ptr} -> {self.P}")
+        self.emit(f"%{name} = layout.addptr %{name}_s, {offs} : {self.P}, {self.T}")
+        return f"%{name}"
+
+    def load(self, name: str, ptrs: str, mask: str | None) -> str:
+        m = f" mask {mask} : {self.M}" if mask else ""
+        self.emit(f"%{name} = layout.ptr_load {ptrs}{m} : {self.P} -> {self.F}")
+        return f"%{name}"
+
+    def store(self, value: str, ptrs: str, mask: str | None) -> None:
+        m = f" mask {mask} : {self.M}" if mask else ""
+        self.emit(f"layout.ptr_store {value}, {ptrs}{m} : {self.F}, {self.P}")
+
+    def program(self, grid_chunks: str, host: list[str]) -> str:
+        """The function: `host` index ops, a grid of `grid_chunks` blocks, the body."""
+        key = self.key
+        names = index_arg_names(key)
+        params = ", ".join([f"%src: {self.ptr}", f"%dst: {self.ptr}"] + [f"%{n}: index" for n in names])
+        lay = (
+            f"#layout.blocked<{{sizePerThread = [1, {self.v}], threadsPerWarp = [32, 1], "
+            f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
+        )
+        body = "\n    ".join(self.lines)
+        host_text = "\n  ".join(host)
+        return (
+            f"#l = {lay}\n"
+            f"#r = #layout.slice<{{dim = 1, parent = #l}}>\n"
+            f"#j = #layout.slice<{{dim = 0, parent = #l}}>\n"
+            f"func.func @{FUNCTION}({params}) {{\n"
+            f"  %c1 = arith.constant 1 : index\n"
+            f"  {host_text}\n"
+            f"  layout.launch grid({grid_chunks}, %c1, %c1) threads({THREADS}) {{\n"
+            f"  ^bb0(%pid: index, %by: index, %bz: index, %tid: index):\n"
+            f"    {body}\n"
+            "  }\n"
+            "  func.return\n"
+            "}\n"
+        )
+
+    def outer_rows(self) -> str:
+        """Host ops: %hrows, the rows (the outer extents' product)."""
+        return "%hrows"
+
+    def host_rows(self) -> list[str]:
+        last = self.key.rank - 1
+        host = ["%hn0 = arith.muli %n0, %c1 : index"]
+        for k in range(1, last):
+            host.append(f"%hn{k} = arith.muli %hn{k - 1}, %n{k} : index")
+        host.append(f"%hrows = arith.muli %hn{last - 1}, %c1 : index")
+        return host
+
+    def row_offsets(self, coords: list[str], scalar: bool) -> tuple[str, str]:
+        """(S, D): the row's first element's offsets from the aligned-down pointers,
+        from its coordinates over the outer modes (scalars, or [rows] tensors)."""
+        key = self.key
+        out = []
+        for x, classes in (("s", key.src_strides), ("d", key.dst_strides)):
+            mis = self.index(f"{x}mis_i", f"%{x}mis")
+            off = mis if scalar else self.splat(f"{x}mis_r", mis)
+            for k in range(key.rank - 1):
+                c = classes[k]
+                if c == 0:
+                    continue
+                if c == 1:
+                    term = coords[k]
+                else:
+                    st = self.index(f"{x}s{k}_i", f"%{x}s{k}")
+                    st = st if scalar else self.splat(f"{x}s{k}_r", st)
+                    term = self.op(f"{x}t{k}", "arith.muli", coords[k], st, self.it if scalar else None)
+                off = self.op(f"{x}o{k}", "arith.addi", off, term, self.it if scalar else None)
+            out.append(off)
+        return out[0], out[1]
+
+
+def _coords(t: _Text, row: str, n: list[str], scalar: bool) -> list[str]:
+    """A row index decomposed over the outer extents (the last outer mode fastest)."""
+    last = t.key.rank - 1
+    coords = [""] * last
+    rest = row
+    typ = t.it if scalar else None
+    for k in range(last - 1, 0, -1):
+        nk = n[k] if scalar else t.splat(f"n{k}_r", n[k])
+        coords[k] = t.op(f"co{k}", "arith.remsi", rest, nk, typ)
+        rest = t.op(f"q{k}", "arith.divsi", rest, nk, typ)
+    coords[0] = rest
+    return coords
+
+
 def realign_program(key: CopyKey) -> str:
-    """IR text of the realign kernel for `key` (module doc); the function takes the
-    aligned-down pointers and `index_arg_names(key)`."""
+    """IR text of the realign kernel for `key` (module doc): `rows_program` where the
+    key says its rows are long (`CopyKey.realign_rows`), else `flat_program`; the
+    function takes the aligned-down pointers and `index_arg_names(key)`."""
     if key.realign not in (32, 64) or key.rank < 2:
         raise ValueError(f"not a realign key: {key}")
-    e = ITEMSIZE[key.src_dtype]
-    et = {1: "i8", 2: "i16", 4: "i32", 8: "i64"}[e]
-    it = f"i{key.realign}"
-    v = VECTOR_BYTES // e
-    rank = key.rank
-    last = rank - 1
-    rows = THREADS * CHUNKS_PER_THREAD
-    names = index_arg_names(key)
-    ptr = f"!layout.ptr<{et}, align {VECTOR_BYTES}>"
-    params = ", ".join([f"%src: {ptr}", f"%dst: {ptr}"] + [f"%{n}: index" for n in names])
-    lay = (
-        f"#layout.blocked<{{sizePerThread = [1, {v}], threadsPerWarp = [32, 1], "
-        f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
-    )
-    R = f"tensor<{rows}x{it}, #r>"
-    RB = f"tensor<{rows}xi1, #r>"
-    J = f"tensor<{v}x{it}, #j>"
-    T = f"tensor<{rows}x{v}x{it}, #l>"
-    M = f"tensor<{rows}x{v}xi1, #l>"
-    P = f"tensor<{rows}x{v}x!layout.ptr<{et}>, #l>"
-    F = f"tensor<{rows}x{v}x{et}, #l>"
-    lines: list[str] = []
-    emit = lines.append
+    return rows_program(key) if key.realign_rows else flat_program(key)
 
-    def scalar(name: str, value: str) -> str:
-        emit(f"%{name} = arith.index_cast {value} : index to {it}")
-        return f"%{name}"
 
-    def splat(name: str, value: str) -> str:
-        emit(f"%{name} = layout.splat {value} : {it} -> {R}")
-        return f"%{name}"
-
-    def const(name: str, value: int) -> str:
-        emit(f"%{name} = arith.constant {value} : {it}")
-        return f"%{name}"
-
-    def op(name: str, what: str, a: str, b: str, typ: str = R) -> str:
-        emit(f"%{name} = {what} {a}, {b} : {typ}")
-        return f"%{name}"
-
-    def cmp(name: str, pred: str, a: str, b: str, typ: str = R) -> str:
-        emit(f"%{name} = layout.cmpi {pred}, {a}, {b} : {typ}")
-        return f"%{name}"
-
-    def to_full(name: str, value: str, src_type: str = R) -> str:
-        elem = src_type.split("x")[-1].split(",")[0]
-        mid = f"tensor<{rows}x1x{elem}, #l>"
-        full = f"tensor<{rows}x{v}x{elem}, #l>"
-        emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
-        emit(f"%{name} = layout.broadcast %{name}_e : {mid} -> {full}")
-        return f"%{name}"
-
-    def arange(name: str, n: int, typ: str, lay_name: str) -> str:
-        if it == "i32":
-            emit(f"%{name} = layout.arange {{start = 0 : i64, end = {n} : i64}} : {typ}")
-        else:
-            emit(f"%{name}_32 = layout.arange {{start = 0 : i64, end = {n} : i64}} : tensor<{n}xi32, {lay_name}>")
-            emit(f"%{name} = layout.extsi %{name}_32 : tensor<{n}xi32, {lay_name}> to {typ}")
-        return f"%{name}"
-
-    n = [scalar(f"n{k}_i", f"%n{k}") for k in range(rank)]
-    chunks = scalar("nchunks_i", "%nchunks")
+def flat_program(key: CopyKey) -> str:
+    """Chunks numbered flat over all rows (short rows share blocks): each chunk's row,
+    offsets, shift and masks are per-chunk tensors."""
+    t = _Text(key)
+    it, v, rows = t.it, t.v, t.rows
+    last = key.rank - 1
+    n = [t.index(f"n{k}_i", f"%n{k}") for k in range(key.rank)]
+    chunks = t.index("nchunks_i", "%nchunks")
     nrows = n[0]
     for k in range(1, last):
-        nrows = op(f"nrows{k}", "arith.muli", nrows, n[k], it)
-    total = op("total", "arith.muli", nrows, chunks, it)
-    emit(f"%pid_i = arith.index_cast %pid : index to {it}")
-    start = op("start", "arith.muli", "%pid_i", const("block", rows), it)
-    flat = op("flat", "arith.addi", arange("fid", rows, R, "#r"), splat("start_r", start))
-    row_ok = cmp("row_ok", "slt", "%flat", splat("total_r", total))
-    chunks_r = splat("chunks_r", chunks)
-    row = op("row", "arith.divsi", flat, chunks_r)
-    chunk = op("chunk", "arith.remsi", flat, chunks_r)
-    coords: list[str] = [""] * last
-    rest = row
-    for k in range(last - 1, 0, -1):
-        nk = splat(f"n{k}_r", n[k])
-        coords[k] = op(f"co{k}", "arith.remsi", rest, nk)
-        rest = op(f"q{k}", "arith.divsi", rest, nk)
-    coords[0] = rest
-
-    def row_offset(x: str, classes, mis: str) -> str:
-        off = splat(f"{x}mis_r", scalar(f"{x}mis_i", mis))
-        for k in range(last):
-            c = classes[k]
-            if c == 0:
-                continue
-            if c == 1:
-                term = coords[k]
-            else:
-                term = op(f"{x}t{k}", "arith.muli", coords[k], splat(f"{x}s{k}_r", scalar(f"{x}s{k}_i", f"%{x}s{k}")))
-            off = op(f"{x}o{k}", "arith.addi", off, term)
-        return off
-
-    soff = row_offset("s", key.src_strides, "%smis")
-    doff = row_offset("d", key.dst_strides, "%dmis")
-    v_r = splat("v_r", const("v", v))
+        nrows = t.s(f"nrows{k}", "arith.muli", nrows, n[k])
+    total = t.s("total", "arith.muli", nrows, chunks)
+    t.emit(f"%pid_i = arith.index_cast %pid : index to {it}")
+    start = t.s("start", "arith.muli", "%pid_i", t.const("block", rows))
+    flat = t.op("flat", "arith.addi", t.arange("fid", rows, t.R, "#r"), t.splat("start_r", start))
+    row_ok = t.cmp("row_ok", "slt", flat, t.splat("total_r", total))
+    chunks_r = t.splat("chunks_r", chunks)
+    row = t.op("row", "arith.divsi", flat, chunks_r)
+    chunk = t.op("chunk", "arith.remsi", flat, chunks_r)
+    soff, doff = t.row_offsets(_coords(t, row, n, False), False)
+    v_r = t.splat("v_r", t.const("v", v))
     # A = (D // V + c) * V: the chunk's first dst element (a multiple of V)
-    dq = op("dq", "arith.divsi", doff, v_r)
-    achunk = op("achunk", "arith.muli", op("dqc", "arith.addi", dq, chunk), v_r)
-    # s = A - D + S, taken as t = s + V > 0: sa = (t // V - 1) * V, shift = t % V
-    rel = op("rel", "arith.subi", achunk, doff)
-    t = op("t", "arith.addi", op("srel", "arith.addi", rel, soff), v_r)
-    tq = op("tq", "arith.divsi", t, v_r)
-    one_r = splat("one_r", const("one", 1))
-    sa = op("sa", "arith.muli", op("tq1", "arith.subi", tq, one_r), v_r)
-    shift = op("shift", "arith.subi", t, op("tqv", "arith.muli", tq, v_r))
-    send = op("send", "arith.addi", soff, splat("nl_r", n[last]))
-    sa_v = op("sa_v", "arith.addi", sa, v_r)
-    sa_2v = op("sa_2v", "arith.addi", sa_v, v_r)
-    lo_in = op("lo_in", "arith.andi", cmp("lo_a", "sgt", sa_v, soff), cmp("lo_b", "slt", sa, send), RB)
-    lo_ok = op("lo_ok", "arith.andi", lo_in, row_ok, RB)
-    zero_r = splat("zero_r", const("zero", 0))
-    hi_in = op("hi_in", "arith.andi", cmp("hi_a", "sgt", sa_2v, soff), cmp("hi_b", "slt", sa_v, send), RB)
-    hi_sh = op("hi_sh", "arith.andi", hi_in, cmp("shifted", "ne", shift, zero_r), RB)
-    hi_ok = op("hi_ok", "arith.andi", hi_sh, row_ok, RB)
-    jar = arange("jar", v, J, "#j")
-    emit(f"%jj_e = layout.expand_dims {jar} {{axis = 0 : i64}} : {J} -> tensor<1x{v}x{it}, #l>")
-    emit(f"%jj = layout.broadcast %jj_e : tensor<1x{v}x{it}, #l> -> {T}")
-    lo_offs = op("lo_offs", "arith.addi", to_full("sa_f", sa), "%jj", T)
-    emit(f"%v_t = layout.splat %v : {it} -> {T}")
-    hi_offs = op("hi_offs", "arith.addi", lo_offs, "%v_t", T)
-    emit(f"%sp = layout.splat %src : {ptr} -> {P}")
-    emit(f"%lo_p = layout.addptr %sp, {lo_offs} : {P}, {T}")
-    emit(f"%hi_p = layout.addptr %sp, {hi_offs} : {P}, {T}")
-    lo_m, hi_m = to_full("lo_m", lo_ok, RB), to_full("hi_m", hi_ok, RB)
-    emit(f"%lo = layout.ptr_load %lo_p mask {lo_m} : {M} : {P} -> {F}")
-    emit(f"%hi = layout.ptr_load %hi_p mask {hi_m} : {M} : {P} -> {F}")
-    emit(f"%out = layout.funnel_shift %lo, %hi, {shift} : {F}, {R}")
+    achunk = t.op("achunk", "arith.muli", t.op("dqc", "arith.addi", t.op("dq", "arith.divsi", doff, v_r), chunk), v_r)
+    # s = A - D + S, taken as u = s + V > 0: sa = (u // V - 1) * V, shift = u % V
+    u = t.op("u", "arith.addi", t.op("srel", "arith.addi", t.op("rel", "arith.subi", achunk, doff), soff), v_r)
+    uq = t.op("uq", "arith.divsi", u, v_r)
+    sa = t.op("sa", "arith.muli", t.op("uq1", "arith.subi", uq, t.splat("one_r", t.const("one", 1))), v_r)
+    shift = t.op("shift", "arith.subi", u, t.op("uqv", "arith.muli", uq, v_r))
+    send = t.op("send", "arith.addi", soff, t.splat("nl_r", n[last]))
+    sa_v = t.op("sa_v", "arith.addi", sa, v_r)
+    sa_2v = t.op("sa_2v", "arith.addi", sa_v, v_r)
+    RB = t.RB
+    lo_in = t.op("lo_in", "arith.andi", t.cmp("lo_a", "sgt", sa_v, soff), t.cmp("lo_b", "slt", sa, send), RB)
+    lo_ok = t.op("lo_ok", "arith.andi", lo_in, row_ok, RB)
+    hi_in = t.op("hi_in", "arith.andi", t.cmp("hi_a", "sgt", sa_2v, soff), t.cmp("hi_b", "slt", sa_v, send), RB)
+    shifted = t.cmp("shifted", "ne", shift, t.splat("zero_r", t.const("zero", 0)))
+    hi_ok = t.op("hi_ok", "arith.andi", t.op("hi_sh", "arith.andi", hi_in, shifted, RB), row_ok, RB)
+    jj = t.lanes()
+    lo_offs = t.op("lo_offs", "arith.addi", t.full("sa_f", sa), jj, t.T)
+    hi_offs = t.op("hi_offs", "arith.addi", lo_offs, t.splat("v_t", "%v", t.T), t.T)
+    lo = t.load("lo", t.pointers("lo_p", "%src", lo_offs), t.full("lo_m", lo_ok, RB))
+    hi = t.load("hi", t.pointers("hi_p", "%src", hi_offs), t.full("hi_m", hi_ok, RB))
+    t.emit(f"%out = layout.funnel_shift {lo}, {hi}, {shift} : {t.F}, {t.R}")
     # the chunk's elements that lie in the row: D - A <= j < D + n - A
-    first = to_full("first_f", op("first", "arith.subi", doff, achunk))
-    end = to_full("end_f", op("end", "arith.subi", op("dend", "arith.addi", doff, splat("nl2_r", n[last])), achunk))
-    in_row = op("in_row", "arith.andi", cmp("ge_first", "sge", "%jj", first, T), cmp("lt_end", "slt", "%jj", end, T), M)
-    st_m = op("st_m", "arith.andi", in_row, to_full("row_m", row_ok, RB), M)
-    emit(f"%dp = layout.splat %dst : {ptr} -> {P}")
-    d_offs = op("d_offs", "arith.addi", to_full("a_f", achunk), "%jj", T)
-    emit(f"%dptrs = layout.addptr %dp, {d_offs} : {P}, {T}")
-    emit(f"layout.ptr_store %out, %dptrs mask {st_m} : {M} : {F}, {P}")
-    body = "\n    ".join(lines)
-    host = ["%hn0 = arith.muli %n0, %c1 : index"]
-    for k in range(1, last):
-        host.append(f"%hn{k} = arith.muli %hn{k - 1}, %n{k} : index")
-    host.append(f"%htotal = arith.muli %hn{last - 1}, %nchunks : index")
-    host_text = "\n  ".join(host)
-    return (
-        f"#l = {lay}\n"
-        f"#r = #layout.slice<{{dim = 1, parent = #l}}>\n"
-        f"#j = #layout.slice<{{dim = 0, parent = #l}}>\n"
-        f"func.func @{FUNCTION}({params}) {{\n"
-        f"  %c1 = arith.constant 1 : index\n"
-        f"  {host_text}\n"
-        f"  %BLOCK = arith.constant {rows} : index\n"
-        f"  %grid = arith.ceildivui %htotal, %BLOCK : index\n"
-        f"  layout.launch grid(%grid, %c1, %c1) threads({THREADS}) {{\n"
-        f"  ^bb0(%pid: index, %by: index, %bz: index, %tid: index):\n"
-        f"    {body}\n"
-        "  }\n"
-        "  func.return\n"
-        "}\n"
+    first = t.full("first_f", t.op("first", "arith.subi", doff, achunk))
+    dend = t.op("dend", "arith.addi", doff, t.splat("nl2_r", n[last]))
+    end = t.full("end_f", t.op("end", "arith.subi", dend, achunk))
+    in_row = t.op("in_row", "arith.andi", t.cmp("ge_first", "sge", jj, first, t.T), t.cmp("lt_end", "slt", jj, end, t.T), t.M)
+    st_m = t.op("st_m", "arith.andi", in_row, t.full("row_m", row_ok, RB), t.M)
+    d_offs = t.op("d_offs", "arith.addi", t.full("a_f", achunk), jj, t.T)
+    t.store("%out", t.pointers("dptrs", "%dst", d_offs), st_m)
+    host = t.host_rows() + [
+        "%htotal = arith.muli %hrows, %nchunks : index",
+        f"%BLOCK = arith.constant {rows} : index",
+        "%grid = arith.ceildivui %htotal, %BLOCK : index",
+    ]
+    return t.program("%grid", host)
+
+
+def rows_program(key: CopyKey) -> str:
+    """Long rows: each block a segment of `THREADS * CHUNKS_PER_THREAD` chunks of one
+    row, so the row's offsets, shift and bounds are scalars computed once per thread;
+    a thread whose chunks are all whole (inside the row: not its head or tail) loads
+    without masks (the second vector only where the shift is not 0: else it stores
+    what it loaded) and stores whole vectors, the others mask per chunk and per
+    element."""
+    t = _Text(key)
+    it, v, rows = t.it, t.v, t.rows
+    last = key.rank - 1
+    n = [t.index(f"n{k}_i", f"%n{k}") for k in range(key.rank)]
+    chunks = t.index("nchunks_i", "%nchunks")
+    block = t.const("block", rows)
+    cv = t.const("v", v)
+    zero, one = t.const("zero", 0), t.const("one", 1)
+    nseg = t.s("nseg", "arith.divsi", t.s("nseg0", "arith.addi", chunks, t.const("block1", rows - 1)), block)
+    t.emit(f"%pid_i = arith.index_cast %pid : index to {it}")
+    row = t.s("row", "arith.divsi", "%pid_i", nseg)
+    seg = t.s("seg", "arith.remsi", "%pid_i", nseg)
+    soff, doff = t.row_offsets(_coords(t, row, n, True), True)
+    nl = n[last]
+    a0 = t.s("a0", "arith.muli", t.s("dq", "arith.divsi", doff, cv), cv)
+    delta = t.s("delta", "arith.subi", soff, doff)
+    # shift = delta mod V (delta may be negative), dsa = delta - shift (a multiple of V)
+    shift = t.s("shift", "arith.remsi", t.s("dmv", "arith.addi", t.s("dm", "arith.remsi", delta, cv), cv), cv)
+    dsa0 = t.s("dsa0", "arith.subi", delta, shift)
+    t.emit(f"%dsa = layout.multiple_of {dsa0} {{divisor = {v} : i64}} : {it}")
+    # chunk c is whole where A0 + cV >= D and A0 + (c + 1)V <= D + n
+    first_whole = t.s("first_whole", "arith.divsi", t.s("fw0", "arith.addi", t.s("fw1", "arith.subi", doff, a0), t.const("v1", v - 1)), cv)
+    dend = t.s("dend", "arith.addi", doff, nl)
+    end_whole = t.s("end_whole", "arith.divsi", t.s("ew0", "arith.subi", dend, a0), cv)
+    c0 = t.s("c0", "arith.muli", seg, block)
+    t.emit(f"%tid_i = arith.index_cast %tid : index to {it}")
+    my_first = t.s("my_first", "arith.addi", c0, "%tid_i")
+    my_last = t.s("my_last", "arith.addi", my_first, t.const("span", rows - THREADS))
+    t.emit(f"%whole_a = arith.cmpi sge, {my_first}, {first_whole} : {it}")
+    t.emit(f"%whole_b = arith.cmpi slt, {my_last}, {end_whole} : {it}")
+    t.emit("%whole = arith.andi %whole_a, %whole_b : i1")
+    t.emit(f"%shifted = arith.cmpi ne, {shift}, {zero} : {it}")
+    c = t.op("c", "arith.addi", t.arange("cid", rows, t.R, "#r"), t.splat("c0_r", c0))
+    v_r = t.splat("v_r", cv)
+    achunk = t.op("achunk", "arith.addi", t.splat("a0_r", a0), t.op("cv_r", "arith.muli", c, v_r))
+    sa = t.op("sa", "arith.addi", achunk, t.splat("dsa_r", "%dsa"))
+    jj = t.lanes()
+    lo_offs = t.op("lo_offs", "arith.addi", t.full("sa_f", sa), jj, t.T)
+    hi_offs = t.op("hi_offs", "arith.addi", lo_offs, t.splat("v_t", cv, t.T), t.T)
+    d_offs = t.op("d_offs", "arith.addi", t.full("a_f", achunk), jj, t.T)
+    lo_p = t.pointers("lo_p", "%src", lo_offs)
+    hi_p = t.pointers("hi_p", "%src", hi_offs)
+    d_p = t.pointers("d_p", "%dst", d_offs)
+    shift_r = t.splat("shift_r", shift)
+    t.emit("scf.if %whole {")
+    t.indent = "  "
+    lo = t.load("lo_w", lo_p, None)
+    t.emit("scf.if %shifted {")
+    t.indent = "    "
+    hi = t.load("hi_w", hi_p, None)
+    t.emit(f"%out_w = layout.funnel_shift {lo}, {hi}, {shift_r} : {t.F}, {t.R}")
+    t.store("%out_w", d_p, None)
+    t.indent = "  "
+    t.emit("} else {")
+    t.indent = "    "
+    t.store(lo, d_p, None)
+    t.indent = "  "
+    t.emit("}")
+    t.indent = ""
+    t.emit("} else {")
+    t.indent = "  "
+    RB = t.RB
+    sa_v = t.op("sa_v", "arith.addi", sa, v_r)
+    sa_2v = t.op("sa_2v", "arith.addi", sa_v, v_r)
+    soff_r = t.splat("soff_r", soff)
+    send_r = t.splat("send_r", t.s("send", "arith.addi", soff, nl))
+    lo_ok = t.op("lo_ok", "arith.andi", t.cmp("lo_a", "sgt", sa_v, soff_r), t.cmp("lo_b", "slt", sa, send_r), RB)
+    t.emit(f"%shifted_r = layout.splat %shifted : i1 -> {RB}")
+    hi_in = t.op("hi_in", "arith.andi", t.cmp("hi_a", "sgt", sa_2v, soff_r), t.cmp("hi_b", "slt", sa_v, send_r), RB)
+    hi_ok = t.op("hi_ok", "arith.andi", hi_in, "%shifted_r", RB)
+    lo = t.load("lo_e", lo_p, t.full("lo_m", lo_ok, RB))
+    hi = t.load("hi_e", hi_p, t.full("hi_m", hi_ok, RB))
+    t.emit(f"%out_e = layout.funnel_shift {lo}, {hi}, {shift_r} : {t.F}, {t.R}")
+    rel = t.op("rel", "arith.subi", d_offs, t.splat("doff_t", doff, t.T), t.T)
+    st_m = t.op(
+        "st_m",
+        "arith.andi",
+        t.cmp("ge_first", "sge", rel, t.splat("zero_t", zero, t.T), t.T),
+        t.cmp("lt_end", "slt", rel, t.splat("nl_t", nl, t.T), t.T),
+        t.M,
     )
+    t.store("%out_e", d_p, st_m)
+    t.indent = ""
+    t.emit("}")
+    del one
+    host = t.host_rows() + [
+        f"%BLOCK = arith.constant {rows} : index",
+        "%hnseg = arith.ceildivui %nchunks, %BLOCK : index",
+        "%grid = arith.muli %hrows, %hnseg : index",
+    ]
+    return t.program("%grid", host)
 
 
 def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_ptr: int) -> bool:

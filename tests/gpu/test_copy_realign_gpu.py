@@ -78,7 +78,7 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
                 src = base.as_strided((rows, n), (sp, 1), so)
                 dst = out.as_strided((rows, n), (dp, 1), do)
                 _copy_and_check(torch, kernels, out, dst, src)
-    assert {k.realign for k in kernels._entries} == {32}
+    assert {k.realign for k in kernels._entries} - {0} == {32}
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
