@@ -51,11 +51,13 @@ def _copy_and_check(torch, kernels, dst_base, dst, src):
     assert torch.equal(_bits(torch, dst_base), _bits(torch, want)), (dst.shape, dst.stride(), src.stride())
 
 
-@pytest.fixture
-def always(monkeypatch):
+@pytest.fixture(params=["flat", "rows"])
+def always(monkeypatch, request):
+    """Every eligible copy takes the realign kernel, with each of its programs."""
     from tilec import copy_realign
 
     monkeypatch.setattr(copy_realign, "POLICY", "always")
+    monkeypatch.setattr(copy_realign, "LAYOUT", request.param)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -20,9 +20,11 @@ from tilec.copy_plan import plan_copy
 from tilec.copy_program import copy_program
 
 
-@pytest.fixture
-def always(monkeypatch):
+@pytest.fixture(params=["flat", "rows"])
+def always(monkeypatch, request):
+    """Every eligible copy takes the realign kernel, with each of its programs."""
     monkeypatch.setattr(copy_realign, "POLICY", "always")
+    monkeypatch.setattr(copy_realign, "LAYOUT", request.param)
 
 
 def _aligned(n: int, dtype, fill=None, rng=None) -> np.ndarray:
