@@ -65,7 +65,8 @@ def _memory(ptr: int, dtype: str, extents, strides, what: str) -> np.ndarray:
 def _realign_memory(plan: CopyPlan) -> tuple[np.ndarray, np.ndarray]:
     """The realign kernel's buffers: from its pointers (rounded down to 16 bytes) to
     the views' last element rounded up to 16 bytes (the span its aligned vectors
-    read), as elements of the kernel's integer type."""
+    read): the src as 32-bit words, the dst as elements of the kernel's integer
+    type."""
     key = plan.key
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = plan.extra[0], plan.extra[1]
@@ -76,7 +77,7 @@ def _realign_memory(plan: CopyPlan) -> tuple[np.ndarray, np.ndarray]:
         count = mis + 1 + sum((n - 1) * s for n, s in zip(plan.extents, strides))
         nbytes = -(-count * e // 16) * 16
         raw = (ctypes.c_char * nbytes).from_address(ptr)
-        out.append(np.frombuffer(raw, dtype=f"int{8 * e}"))
+        out.append(np.frombuffer(raw, dtype="int32" if what == "src" else f"int{8 * e}"))
     return out[0], out[1]
 
 

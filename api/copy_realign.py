@@ -125,6 +125,14 @@ class _Text:
         self.M = f"tensor<{rows}x{v}xi1, #l>"
         self.P = f"tensor<{rows}x{v}x!layout.ptr<{self.et}>, #l>"
         self.F = f"tensor<{rows}x{v}x{self.et}, #l>"
+        # the src side: 32-bit words, 4 per chunk, in #w (rows held as in #l)
+        self.wptr = f"!layout.ptr<i32, align {VECTOR_BYTES}>"
+        self.RW = f"tensor<{rows}x{it}, #rw>"
+        self.RBW = f"tensor<{rows}xi1, #rw>"
+        self.TW = f"tensor<{rows}x4x{it}, #w>"
+        self.MW = f"tensor<{rows}x4xi1, #w>"
+        self.PW = f"tensor<{rows}x4x!layout.ptr<i32>, #w>"
+        self.FW = f"tensor<{rows}x4xi32, #w>"
         self.lines: list[str] = []
         self.indent = ""
 
@@ -156,11 +164,13 @@ class _Text:
         return f"%{name}"
 
     def full(self, name: str, value: str, src_type: str | None = None) -> str:
-        """A per-chunk tensor broadcast along the chunk's elements."""
+        """A per-chunk tensor broadcast along the chunk's elements (its words where
+        it is in #rw)."""
         src_type = src_type or self.R
         elem = src_type.split("x")[-1].split(",")[0]
-        mid = f"tensor<{self.rows}x1x{elem}, #l>"
-        out = f"tensor<{self.rows}x{self.v}x{elem}, #l>"
+        lay, n = ("#w", 4) if src_type.endswith("#rw>") else ("#l", self.v)
+        mid = f"tensor<{self.rows}x1x{elem}, {lay}>"
+        out = f"tensor<{self.rows}x{n}x{elem}, {lay}>"
         self.emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
         self.emit(f"%{name} = layout.broadcast %{name}_e : {mid} -> {out}")
         return f"%{name}"
@@ -181,14 +191,48 @@ class _Text:
         self.emit(f"%jj = layout.broadcast %jj_e : {mid} -> {self.T}")
         return "%jj"
 
+    def words(self) -> str:
+        """%jw: each chunk's word index 0..3, as a [rows x 4] tensor in #w."""
+        jar = self.arange("jwar", 4, f"tensor<4x{self.it}, #jw>", "#jw")
+        mid = f"tensor<1x4x{self.it}, #w>"
+        self.emit(f"%jw_e = layout.expand_dims {jar} {{axis = 0 : i64}} : tensor<4x{self.it}, #jw> -> {mid}")
+        self.emit(f"%jw = layout.broadcast %jw_e : {mid} -> {self.TW}")
+        return "%jw"
+
+    def to_words(self, name: str, value: str, typ: str | None = None) -> str:
+        """A per-chunk tensor of #r in #rw (the same registers: no data moves)."""
+        typ = typ or self.R
+        self.emit(f"%{name} = layout.convert_layout {value} : {typ} -> {typ.replace('#r>', '#rw>')}")
+        return f"%{name}"
+
     def pointers(self, name: str, base: str, offs: str) -> str:
         self.emit(f"%{name}_s = layout.splat {base} : {self.ptr} -> {self.P}")
         self.emit(f"%{name} = layout.addptr %{name}_s, {offs} : {self.P}, {self.T}")
         return f"%{name}"
 
+    def src_words(self, name: str, chunk: str) -> tuple[str, str]:
+        """The word pointers of the src vectors `chunk` and `chunk + 1` (16-byte
+        chunks of the aligned-down src; `chunk` a [rows] tensor in #rw)."""
+        jw = self.words()
+        four = self.splat(f"{name}_4", self.const(f"{name}_c4", 4), self.RW)
+        lo = self.op(f"{name}_lo", "arith.addi", self.full(f"{name}_f", self.op(f"{name}_w", "arith.muli", chunk, four, self.RW), self.RW), jw, self.TW)
+        hi = self.op(f"{name}_hi", "arith.addi", lo, self.splat(f"{name}_4t", f"%{name}_c4", self.TW), self.TW)
+        out = []
+        for x, offs in (("lo", lo), ("hi", hi)):
+            self.emit(f"%{name}_{x}_s = layout.splat %src : {self.wptr} -> {self.PW}")
+            self.emit(f"%{name}_{x}_p = layout.addptr %{name}_{x}_s, {offs} : {self.PW}, {self.TW}")
+            out.append(f"%{name}_{x}_p")
+        return out[0], out[1]
+
     def load(self, name: str, ptrs: str, mask: str | None) -> str:
-        m = f" mask {mask} : {self.M}" if mask else ""
-        self.emit(f"%{name} = layout.ptr_load {ptrs}{m} : {self.P} -> {self.F}")
+        """A load of src words."""
+        m = f" mask {mask} : {self.MW}" if mask else ""
+        self.emit(f"%{name} = layout.ptr_load {ptrs}{m} : {self.PW} -> {self.FW}")
+        return f"%{name}"
+
+    def funnel(self, name: str, lo: str, hi: str, shift: str) -> str:
+        """The chunk's V elements from its src words (`layout.funnel_shift`)."""
+        self.emit(f"%{name} = layout.funnel_shift {lo}, {hi}, {shift} : {self.FW}, {self.R} -> {self.F}")
         return f"%{name}"
 
     def store(self, value: str, ptrs: str, mask: str | None) -> None:
@@ -199,10 +243,11 @@ class _Text:
         """The function: `host` index ops, a grid of `grid_chunks` blocks, the body."""
         key = self.key
         names = index_arg_names(key)
-        params = ", ".join([f"%src: {self.ptr}", f"%dst: {self.ptr}"] + [f"%{n}: index" for n in names])
-        lay = (
-            f"#layout.blocked<{{sizePerThread = [1, {self.v}], threadsPerWarp = [32, 1], "
+        params = ", ".join([f"%src: {self.wptr}", f"%dst: {self.ptr}"] + [f"%{n}: index" for n in names])
+        lay, wlay = (
+            f"#layout.blocked<{{sizePerThread = [1, {n}], threadsPerWarp = [32, 1], "
             f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
+            for n in (self.v, 4)
         )
         body = "\n    ".join(self.lines)
         host_text = "\n  ".join(host)
@@ -210,6 +255,9 @@ class _Text:
             f"#l = {lay}\n"
             f"#r = #layout.slice<{{dim = 1, parent = #l}}>\n"
             f"#j = #layout.slice<{{dim = 0, parent = #l}}>\n"
+            f"#w = {wlay}\n"
+            f"#rw = #layout.slice<{{dim = 1, parent = #w}}>\n"
+            f"#jw = #layout.slice<{{dim = 0, parent = #w}}>\n"
             f"func.func @{FUNCTION}({params}) {{\n"
             f"  %c1 = arith.constant 1 : index\n"
             f"  {host_text}\n"
@@ -317,11 +365,10 @@ def flat_program(key: CopyKey) -> str:
     shifted = t.cmp("shifted", "ne", shift, t.splat("zero_r", t.const("zero", 0)))
     hi_ok = t.op("hi_ok", "arith.andi", t.op("hi_sh", "arith.andi", hi_in, shifted, RB), row_ok, RB)
     jj = t.lanes()
-    lo_offs = t.op("lo_offs", "arith.addi", t.full("sa_f", sa), jj, t.T)
-    hi_offs = t.op("hi_offs", "arith.addi", lo_offs, t.splat("v_t", "%v", t.T), t.T)
-    lo = t.load("lo", t.pointers("lo_p", "%src", lo_offs), t.full("lo_m", lo_ok, RB))
-    hi = t.load("hi", t.pointers("hi_p", "%src", hi_offs), t.full("hi_m", hi_ok, RB))
-    t.emit(f"%out = layout.funnel_shift {lo}, {hi}, {shift} : {t.F}, {t.R}")
+    lo_p, hi_p = t.src_words("sw", t.to_words("uq1_w", "%uq1"))
+    lo = t.load("lo", lo_p, t.full("lo_m", t.to_words("lo_ok_w", lo_ok, RB), t.RBW))
+    hi = t.load("hi", hi_p, t.full("hi_m", t.to_words("hi_ok_w", hi_ok, RB), t.RBW))
+    t.funnel("out", lo, hi, shift)
     # the chunk's elements that lie in the row: D - A <= j < D + n - A
     first = t.full("first_f", t.op("first", "arith.subi", doff, achunk))
     dend = t.op("dend", "arith.addi", doff, t.splat("nl2_r", n[last]))
@@ -352,7 +399,7 @@ def rows_program(key: CopyKey) -> str:
     chunks = t.index("nchunks_i", "%nchunks")
     block = t.const("block", rows)
     cv = t.const("v", v)
-    zero, one = t.const("zero", 0), t.const("one", 1)
+    zero = t.const("zero", 0)
     nseg = t.s("nseg", "arith.divsi", t.s("nseg0", "arith.addi", chunks, t.const("block1", rows - 1)), block)
     t.emit(f"%pid_i = arith.index_cast %pid : index to {it}")
     row = t.s("row", "arith.divsi", "%pid_i", nseg)
@@ -380,14 +427,14 @@ def rows_program(key: CopyKey) -> str:
     c = t.op("c", "arith.addi", t.arange("cid", rows, t.R, "#r"), t.splat("c0_r", c0))
     v_r = t.splat("v_r", cv)
     achunk = t.op("achunk", "arith.addi", t.splat("a0_r", a0), t.op("cv_r", "arith.muli", c, v_r))
-    sa = t.op("sa", "arith.addi", achunk, t.splat("dsa_r", "%dsa"))
     jj = t.lanes()
-    lo_offs = t.op("lo_offs", "arith.addi", t.full("sa_f", sa), jj, t.T)
-    hi_offs = t.op("hi_offs", "arith.addi", lo_offs, t.splat("v_t", cv, t.T), t.T)
     d_offs = t.op("d_offs", "arith.addi", t.full("a_f", achunk), jj, t.T)
-    lo_p = t.pointers("lo_p", "%src", lo_offs)
-    hi_p = t.pointers("hi_p", "%src", hi_offs)
     d_p = t.pointers("d_p", "%dst", d_offs)
+    # the src side in words: chunk c reads src chunks (A0 + dsa) / V + c and the next
+    ks0 = t.s("ks0", "arith.divsi", t.s("as0", "arith.addi", a0, "%dsa"), cv)
+    c_w = t.op("c_w", "arith.addi", t.arange("cidw", rows, t.RW, "#rw"), t.splat("c0_rw", c0, t.RW), t.RW)
+    ks = t.op("ks", "arith.addi", c_w, t.splat("ks0_rw", ks0, t.RW), t.RW)
+    lo_p, hi_p = t.src_words("sw", ks)
     shift_r = t.splat("shift_r", shift)
     t.emit("scf.if %whole {")
     t.indent = "  "
@@ -395,29 +442,31 @@ def rows_program(key: CopyKey) -> str:
     t.emit("scf.if %shifted {")
     t.indent = "    "
     hi = t.load("hi_w", hi_p, None)
-    t.emit(f"%out_w = layout.funnel_shift {lo}, {hi}, {shift_r} : {t.F}, {t.R}")
-    t.store("%out_w", d_p, None)
+    t.store(t.funnel("out_w", lo, hi, shift_r), d_p, None)
     t.indent = "  "
     t.emit("} else {")
     t.indent = "    "
-    t.store(lo, d_p, None)
+    t.store(t.funnel("out_a", lo, lo, t.splat("zero_r", zero)), d_p, None)
     t.indent = "  "
     t.emit("}")
     t.indent = ""
     t.emit("} else {")
     t.indent = "  "
-    RB = t.RB
-    sa_v = t.op("sa_v", "arith.addi", sa, v_r)
-    sa_2v = t.op("sa_2v", "arith.addi", sa_v, v_r)
-    soff_r = t.splat("soff_r", soff)
-    send_r = t.splat("send_r", t.s("send", "arith.addi", soff, nl))
-    lo_ok = t.op("lo_ok", "arith.andi", t.cmp("lo_a", "sgt", sa_v, soff_r), t.cmp("lo_b", "slt", sa, send_r), RB)
-    t.emit(f"%shifted_r = layout.splat %shifted : i1 -> {RB}")
-    hi_in = t.op("hi_in", "arith.andi", t.cmp("hi_a", "sgt", sa_2v, soff_r), t.cmp("hi_b", "slt", sa_v, send_r), RB)
-    hi_ok = t.op("hi_ok", "arith.andi", hi_in, "%shifted_r", RB)
-    lo = t.load("lo_e", lo_p, t.full("lo_m", lo_ok, RB))
-    hi = t.load("hi_e", hi_p, t.full("hi_m", hi_ok, RB))
-    t.emit(f"%out_e = layout.funnel_shift {lo}, {hi}, {shift_r} : {t.F}, {t.R}")
+    # chunk c's src vectors start at sa = A0 + cV + dsa: masked where outside the row
+    RBW = t.RBW
+    vw = t.splat("v_rw", cv, t.RW)
+    sa = t.op("sa", "arith.muli", ks, vw, t.RW)
+    sa_v = t.op("sa_v", "arith.addi", sa, vw, t.RW)
+    sa_2v = t.op("sa_2v", "arith.addi", sa_v, vw, t.RW)
+    soff_r = t.splat("soff_rw", soff, t.RW)
+    send_r = t.splat("send_rw", t.s("send", "arith.addi", soff, nl), t.RW)
+    lo_ok = t.op("lo_ok", "arith.andi", t.cmp("lo_a", "sgt", sa_v, soff_r, t.RW), t.cmp("lo_b", "slt", sa, send_r, t.RW), RBW)
+    t.emit(f"%shifted_rw = layout.splat %shifted : i1 -> {RBW}")
+    hi_in = t.op("hi_in", "arith.andi", t.cmp("hi_a", "sgt", sa_2v, soff_r, t.RW), t.cmp("hi_b", "slt", sa_v, send_r, t.RW), RBW)
+    hi_ok = t.op("hi_ok", "arith.andi", hi_in, "%shifted_rw", RBW)
+    lo = t.load("lo_e", lo_p, t.full("lo_m", lo_ok, RBW))
+    hi = t.load("hi_e", hi_p, t.full("hi_m", hi_ok, RBW))
+    t.funnel("out_e", lo, hi, shift_r)
     rel = t.op("rel", "arith.subi", d_offs, t.splat("doff_t", doff, t.T), t.T)
     st_m = t.op(
         "st_m",
@@ -429,7 +478,6 @@ def rows_program(key: CopyKey) -> str:
     t.store("%out_e", d_p, st_m)
     t.indent = ""
     t.emit("}")
-    del one
     host = t.host_rows() + [
         f"%BLOCK = arith.constant {rows} : index",
         "%hnseg = arith.ceildivui %nchunks, %BLOCK : index",

@@ -1,25 +1,34 @@
 """`layout.funnel_shift`: a per-row window shift inside each thread's registers.
 
     %r = layout.funnel_shift %lo, %hi, %sh : tensor<512x16xi8, #l>, tensor<512xi32, #s>
+    %b = layout.funnel_shift %lo, %hi, %sh : tensor<512x4xi32, #w>, tensor<512xi32, #s> -> tensor<512x16xi8, #l>
 
-Along the last dimension (of extent V), each row of the result is V consecutive
-elements of the row's 2V-element window `lo ++ hi`, starting at the row's shift:
+Along the last dimension, each row of the result is the bytes of the row's window
+`lo ++ hi` (little-endian, as memory holds them) from the row's shift on, as many as
+a row of `lo` holds; the shift counts elements of the result:
 
-    r[i.., j] = (lo[i.., :] ++ hi[i.., :])[j + sh[i..]]      0 <= sh[i..] < V
+    r[i.., :] = bytes(lo[i.., :] ++ hi[i.., :])[sh[i..] * E : sh[i..] * E + B]
+    (E the result's element bytes, B a row's bytes; 0 <= sh[i..] < B / E)
 
-It is the funnel shift (CUDA's `__funnelshift_r`, PTX `shf`) widened to a vector: a
-copy between two rows whose start addresses differ modulo 16 bytes loads the two
-aligned 16-byte vectors that cover the 16 source bytes of an aligned destination
-chunk and extracts them here (api/copy_realign.py). `lo`, `hi` and the result share
-one type; `sh` is a tensor of integers of the slice of their layout along the last
-dimension (one shift per row), and the last dimension must lie in each thread's
-registers (no lane or warp moves along it): no data leaves its thread. A shift outside
-[0, V) is undefined behaviour (the reference executor reports it).
+With one element type this is r[i.., j] = (lo ++ hi)[i.., j + sh[i..]]: the funnel
+shift (CUDA's `__funnelshift_r`, PTX `shf`) widened to a vector. A copy between two
+rows whose start addresses differ modulo 16 bytes loads the two aligned 16-byte
+vectors that cover the 16 source bytes of an aligned destination chunk (as 32-bit
+words) and extracts the chunk's elements here (api/copy_realign.py).
 
-The lowering (passes/lower_to_gpu/funnel.py) reinterprets each row's registers as
-32-bit words where they pack into whole words, selects the two words each output word
-straddles and joins them with a 64-bit right shift (ptxas's `SHF.R`); rows of wider
-elements (or ones that do not fill words) select elements directly."""
+`lo` and `hi` share one type; the result (`-> type`, the operands' type when left
+out) has their shape but for the last extent, integer elements (or the operands'
+type) and rows of as many bytes, and rows held as theirs are: the same lane, warp and
+block bases, the last dimension in each thread's registers (no data leaves its
+thread). `sh` is a tensor of integers in the slice of the result's layout along the
+last dimension (one shift per row). A shift outside [0, B / E) is undefined behaviour
+(the reference executor reports it).
+
+The lowering (passes/lower_to_gpu/funnel.py) takes each row as 32-bit words where its
+bytes are whole words (at most 16: one C vector), selects the two words each output
+word straddles and joins them with a 64-bit right shift (ptxas's `SHF.R`), and takes
+the output words as the result's elements; rows of other sizes (one element type)
+select elements directly."""
 
 from __future__ import annotations
 
@@ -50,8 +59,8 @@ class FunnelShiftOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
-    def __init__(self, lo, hi, shift):
-        super().__init__(operands=[lo, hi, shift], result_types=[lo.type])
+    def __init__(self, lo, hi, shift, result_type=None):
+        super().__init__(operands=[lo, hi, shift], result_types=[result_type or lo.type])
 
     @classmethod
     def parse(cls, parser):
@@ -67,8 +76,9 @@ class FunnelShiftOp(IRDLOperation):
         t = parser.parse_type()
         parser.parse_punctuation(",")
         st = parser.parse_type()
+        rt = parser.parse_type() if parser.parse_optional_punctuation("->") else t
         lo, hi, sh = parser.resolve_operands(ops, [t, t, st], pos)
-        op = cls.create(operands=[lo, hi, sh], result_types=[t])
+        op = cls.create(operands=[lo, hi, sh], result_types=[rt])
         op.attributes.update(attrs)
         return op
 
@@ -84,18 +94,34 @@ class FunnelShiftOp(IRDLOperation):
         printer.print_attribute(self.lo.type)
         printer.print_string(", ")
         printer.print_attribute(self.shift.type)
+        if self.result.type != self.lo.type:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        t = self.lo.type
+        t, r = self.lo.type, self.result.type
         distributed_tensor_encoding(t)
-        _check(
-            self.hi.type == t and self.result.type == t,
-            f"lo, hi and the result must have one type, got {t}, {self.hi.type} and {self.result.type}",
-        )
-        shape = list(t.get_shape())
+        distributed_tensor_encoding(r)
+        _check(self.hi.type == t, f"lo and hi must have one type, got {t} and {self.hi.type}")
+        shape, rshape = list(t.get_shape()), list(r.get_shape())
         _check(len(shape) >= 1, "layout.funnel_shift takes tensors of rank 1 or more")
-        s = self.shift.type
         last = len(shape) - 1
+        _check(
+            len(rshape) == len(shape) and rshape[:-1] == shape[:-1],
+            f"the result must have the operands' shape but for the last extent, got {r} for {t}",
+        )
+        if r.element_type != t.element_type:
+            _check(
+                isinstance(t.element_type, IntegerType) and isinstance(r.element_type, IntegerType),
+                f"operands and a result of different element types must be integers, got {t} and {r}",
+            )
+            _check(
+                shape[-1] * t.element_type.width.data == rshape[-1] * r.element_type.width.data,
+                f"a row of the result must hold as many bytes as a row of the operands, got {t} and {r}",
+            )
+        else:
+            _check(rshape[-1] == shape[-1], f"the result must have the operands' shape, got {r} for {t}")
+        s = self.shift.type
         _check(
             isinstance(s, TensorType)
             and isinstance(s.element_type, IntegerType)
@@ -103,19 +129,26 @@ class FunnelShiftOp(IRDLOperation):
             and list(s.get_shape()) == shape[:-1]
             and isinstance(s.encoding, SliceLayoutAttr)
             and s.encoding.dim_index == last
-            and s.encoding.parent == t.encoding,
+            and s.encoding.parent == r.encoding,
             f"the shift must be a tensor of integers of shape {shape[:-1]} in "
-            f"#layout.slice<{{dim = {last}, parent = <the values' layout>}}>, got {s}",
+            f"#layout.slice<{{dim = {last}, parent = <the result's layout>}}>, got {s}",
         )
-        try:
-            ll = to_linear(t.encoding, shape)
-        except LayoutError as e:
-            raise VerifyException(f"cannot make a linear layout of {t}: {e}") from None
-        for dim in ("lane", "warp", "block"):
-            if any(b[last] for b in ll.get_bases(dim)):
-                raise VerifyException(
-                    f"the last dimension must lie in each thread's registers, but a {dim} basis moves along it in {t}"
-                )
+        lls = []
+        for x in (t, r):
+            try:
+                lls.append(to_linear(x.encoding, list(x.get_shape())))
+            except LayoutError as e:
+                raise VerifyException(f"cannot make a linear layout of {x}: {e}") from None
+            for dim in ("lane", "warp", "block"):
+                if any(b[last] for b in lls[-1].get_bases(dim)):
+                    raise VerifyException(
+                        f"the last dimension must lie in each thread's registers, but a {dim} basis moves along it in {x}"
+                    )
+        a, b = lls
+        rows_a = [x for x in a.get_bases("register") if any(x[:-1])]
+        rows_b = [x for x in b.get_bases("register") if any(x[:-1])]
+        same = rows_a == rows_b and all(a.get_bases(d) == b.get_bases(d) for d in ("lane", "warp", "block"))
+        _check(same, f"the result's rows must be held as the operands' rows are, got {t} and {r}")
 
 
 FUNNEL_OPS = (FunnelShiftOp,)

@@ -105,20 +105,23 @@ class ComputeFunctions(InterpreterFunctions):
     @impl(lf.FunnelShiftOp)
     def run_funnel_shift(self, interp: ReferenceInterpreter, op: lf.FunnelShiftOp, args):
         lo, hi, sh = (np.asarray(x) for x in args)
-        t = op.lo.type
-        v = t.get_shape()[-1]
-        per = any(_dist_rank(a, ty) for a, ty in ((lo, t), (hi, t), (sh, op.shift.type)))
-        if per:
-            lead = max(a.shape[0] for a, ty in ((lo, t), (hi, t), (sh, op.shift.type)) if _dist_rank(a, ty))
+        t, rt, st = op.lo.type, op.result.type, op.shift.type
+        v = rt.get_shape()[-1]
+        if any(_dist_rank(a, ty) for a, ty in ((lo, t), (hi, t), (sh, st))):
+            lead = max(a.shape[0] for a, ty in ((lo, t), (hi, t), (sh, st)) if _dist_rank(a, ty))
             lo, hi = (a if _dist_rank(a, t) else np.broadcast_to(a[None], (lead, *a.shape)) for a in (lo, hi))
-            if not _dist_rank(sh, op.shift.type):
+            if not _dist_rank(sh, st):
                 sh = np.broadcast_to(sh[None], (lead, *sh.shape))
         s64 = sh.astype(np.int64)
         if ((s64 < 0) | (s64 >= v)).any():
             bad = int(s64[(s64 < 0) | (s64 >= v)].flat[0])
             raise ExecutionError(op, f"funnel_shift shift {bad} outside [0, {v})")
-        window = np.concatenate([lo, hi], axis=-1)
-        return (np.take_along_axis(window, s64[..., None] + np.arange(v), axis=-1),)
+        window = np.ascontiguousarray(np.concatenate([lo, hi], axis=-1))
+        out_dtype = np.dtype(f"int{rt.element_type.width.data}") if rt.element_type != t.element_type else window.dtype
+        # the window's bytes as result elements (little-endian, as memory holds them)
+        elems = window.view(np.uint8).view(out_dtype) if out_dtype != window.dtype else window
+        picked = np.take_along_axis(elems, s64[..., None] + np.arange(v), axis=-1)
+        return (picked,)
 
     @impl(lc.ReshapeOp)
     def run_reshape(self, interp: ReferenceInterpreter, op: lc.ReshapeOp, args):
