@@ -96,8 +96,8 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
     for limit in (copy_realign.INDEX32_LIMIT, 1000):
         monkeypatch.setattr(copy_realign, "INDEX32_LIMIT", limit)
         kernels = CopyKernels(disk=False)
-        base = _random(torch, dtype, 1 << 18, gen)
-        out = torch.empty(1 << 18, dtype=t, device="cuda")
+        base = _random(torch, dtype, 1 << 19, gen)
+        out = torch.empty(1 << 19, dtype=t, device="cuda")
         # 04: (5, 7, 9, 775) contiguous -> rows of 775 at a pitch of 776, outer pitches padded
         src = base[:5 * 7 * 9 * 775].view(5, 7, 9, 775)
         dst = out.as_strided((5, 7, 9, 775), (7 * 10 * 776 + 3, 10 * 776, 776, 1), 3)
