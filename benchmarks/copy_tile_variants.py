@@ -16,8 +16,8 @@ the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the k
 tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
 hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
 `realign` the row-realigning kernel (copy_realign.py) wherever it applies
-(`realignflat`, `realignrows`: that program whatever the rows; every other variant:
-never), `V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
+(`realignflat`, `realignrows`: that program whatever the rows, `realignrows1`:
+with 1 chunk per thread; every other variant: never), `V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
 `rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
 `GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     smem = copy_tile.SMEM_TILE_BYTES
     min_runs = copy_tile.MIN_RUNS_TILE
     plain_plan = tensor_copy.plan_copy
+    chunks = copy_realign.CHUNKS_PER_THREAD
 
     def novec_plan(dst, src):
         plan = plain_plan(dst, src)
@@ -123,7 +124,9 @@ def main(argv=None) -> int:
             tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
             copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
             copy_realign.POLICY = "always" if v.startswith("realign") else "never"
-            copy_realign.LAYOUT = v[7:] or "auto" if v.startswith("realign") else "auto"
+            copy_realign.LAYOUT = v[7:].rstrip("0123456789") or "auto" if v.startswith("realign") else "auto"
+            digits = v[7:].lstrip("flatrows")
+            copy_realign.CHUNKS_PER_THREAD = int(digits) if v.startswith("realign") and digits else chunks
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
             t0 = time.perf_counter()
@@ -145,6 +148,7 @@ def main(argv=None) -> int:
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
         copy_realign.POLICY, copy_realign.LAYOUT = "auto", "auto"
+        copy_realign.CHUNKS_PER_THREAD = chunks
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
         copy_tile.MIN_RUNS_TILE = min_runs
         (
