@@ -71,7 +71,10 @@ def _realign_memory(plan: CopyPlan) -> tuple[np.ndarray, np.ndarray]:
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = plan.extra[0], plan.extra[1]
     out = []
-    for ptr, mis, strides, what in ((plan.src_ptr, smis, plan.src_strides, "src"), (plan.dst_ptr, dmis, plan.dst_strides, "dst")):
+    for ptr, mis, strides, what in (
+        (plan.src_ptr, smis, plan.src_strides, "src"),
+        (plan.dst_ptr, dmis, plan.dst_strides, "dst"),
+    ):
         if any(s < 0 for n, s in zip(plan.extents, strides) if n > 1):
             raise TilecError(f"copy_numpy: {what} has a negative stride after mode merging")
         count = mis + 1 + sum((n - 1) * s for n, s in zip(plan.extents, strides))

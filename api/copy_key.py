@@ -80,9 +80,6 @@ class CopyKey:
     realign: int = 0
     """0: not the realign kernel; 32 or 64: the row-realigning kernel
     (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
-    realign_rows: bool = False
-    """Realign kernels: one row segment per block (long rows, `copy_realign.rows_program`)
-    rather than chunks numbered flat over the rows (`flat_program`)."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits

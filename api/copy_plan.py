@@ -340,14 +340,20 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 
-def _realign_plan(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int) -> CopyPlan | None:
+def _realign_plan(
+    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
+) -> CopyPlan | None:
     """The plan of the realign kernel (copy_realign.py) where its policy takes the
     copy (not the gather kernel's, unless the policy is "always"), else None: its key keeps the dtypes, the rank
     and the stride classes only; its pointers are rounded down to 16 bytes and their
     misalignments (in elements) and the chunks per row are index arguments."""
     from . import copy_realign as r
 
-    if r.POLICY == "never" or (key.gather and r.POLICY != "always") or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr):
+    if (
+        r.POLICY == "never"
+        or (key.gather and r.POLICY != "always")
+        or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr)
+    ):
         return None
     if r.POLICY != "always" and not r.prefer_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
@@ -368,7 +374,6 @@ def _realign_plan(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst
         dst_flat=False,
         src_runs=False,
         realign=r.index_bits(ns, ss, ds, chunks, e),
-        realign_rows=r.long_rows(chunks),
     )
     extra = (smis // e, dmis // e, chunks)
     return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

@@ -2,7 +2,7 @@
 use it.
 
     text = realign_program(key)        # key.realign != 0
-    realign_args(...)                  # copy_plan asks: eligible, the run-time values
+    eligible(...), prefer_realign(...) # copy_plan asks (`_realign_plan`)
 
 Copies whose rows (the last merged mode) are contiguous in both views but start at
 addresses that differ modulo 16 bytes (a slice of rows of 7775 bytes into rows at a
@@ -12,8 +12,8 @@ time, and its LSU wavefronts, not DRAM, are the limit. This kernel writes the ds
 16-byte aligned chunks and reads the src in aligned 16-byte vectors, realigning in
 registers (`layout.funnel_shift`):
 
-- each thread owns dst chunks (16 bytes, aligned) of rows: flat chunk index
-  f = pid * R + i (consecutive lanes, consecutive chunks), row f / C and chunk
+- each thread owns a dst chunk (16 bytes, aligned) of a row: flat chunk index
+  f = pid * 256 + tid (consecutive lanes, consecutive chunks), row f / C and chunk
   c = f % C of it, C the chunks a row spans at most (`chunks_per_row`): rows of 40
   bytes at a pitch of 80 waste no lane, short rows share a block;
 - the row's coordinates over the outer modes give its first element's offsets S (src)
@@ -22,9 +22,10 @@ registers (`layout.funnel_shift`):
   arguments, as the chunk count `nchunks`); chunk c starts at A = (D // V + c) * V
   (V = 16 bytes of elements);
 - the V src elements of its V dst elements start at s = A - D + S: the thread loads
-  the aligned vectors at sa = s - s % V and sa + V (each masked where it holds no
-  element of the row, the second also where s % V == 0) and takes V elements from
-  `s % V` on (`layout.funnel_shift`);
+  the aligned vectors at sa = s - s % V and sa + V, as four 32-bit words each (the
+  kernel's src pointer is an `i32` pointer: the words go to the funnel shift as
+  loaded), each masked where it holds no element of the row, the second also where
+  s % V == 0, and takes V elements from `s % V` on (`layout.funnel_shift`);
 - it stores them with a per-element mask (the row's head and tail chunks): whole
   chunks go out as one 16-byte store, partial ones element by element.
 
@@ -42,17 +43,17 @@ import math
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
 
 THREADS = 256
-CHUNKS_PER_THREAD = 2
-"""Dst chunks per thread (independent loads in flight)."""
+CHUNKS_PER_THREAD = 1
+"""Dst chunks per thread. H100, `copy_tile_variants.py --variants realign1,realign2,
+realign4` (one call): 1 is best or level on every case measured (19: 1.00, 0.99,
+0.86 of cudaMemcpy; 16: 0.80, 0.77, 0.80; 34: 0.62, 0.59, 0.59): the kernel is
+light in registers, and more resident threads keep as many loads in flight. (One
+block per row segment, the row's values computed once per thread and whole chunks
+stored without masks, was no better: 04 0.94, 19 1.01, 28 1.17.)"""
 INDEX32_LIMIT = 2**31
 
-LONG_ROW_CHUNKS = 64
-"""Rows of at least this many 16-byte chunks take `rows_program` (`long_rows`)."""
-LAYOUT = "auto"
-"""`long_rows`'s choice: "auto" (by `LONG_ROW_CHUNKS`), "flat" or "rows"."""
-
 POLICY = "auto"
-"""`use_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
+"""`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
 or "never"."""
 
 
@@ -66,14 +67,6 @@ def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int]) 
         g = math.gcd(g, abs(s) * itemsize)
     worst = dmis % g + VECTOR_BYTES - g
     return -(-(worst + n_last * itemsize) // VECTOR_BYTES)
-
-
-def long_rows(chunks: int) -> bool:
-    """Whether rows of `chunks` chunks take `rows_program` (one row segment per
-    block) rather than `flat_program`."""
-    if LAYOUT != "auto":
-        return LAYOUT == "rows"
-    return chunks >= LONG_ROW_CHUNKS
 
 
 def eligible(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_ptr: int) -> bool:
@@ -92,16 +85,16 @@ def eligible(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_
 
 
 def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) -> int:
-    """32 when every offset (in elements, from the aligned-down pointers, a vector to
-    spare), every flat chunk index and a block past the end fit a signed 32-bit
-    integer; else 64."""
+    """32 when every offset (in elements and in src words, from the aligned-down
+    pointers, a vector to spare), every flat chunk index and a block past the end fit
+    a signed 32-bit integer; else 64."""
     v = VECTOR_BYTES // itemsize
     rows = math.prod(extents[:-1])
     block = THREADS * CHUNKS_PER_THREAD
     worst = rows * chunks + block
     for view in (src_strides, dst_strides):
         reach = sum((n - 1) * s for n, s in zip(extents, view)) + 4 * v
-        worst = max(worst, reach)
+        worst = max(worst, reach * max(1, itemsize // 4))  # src words of 8-byte elements
     return 32 if worst < INDEX32_LIMIT else 64
 
 
@@ -215,7 +208,13 @@ class _Text:
         chunks of the aligned-down src; `chunk` a [rows] tensor in #rw)."""
         jw = self.words()
         four = self.splat(f"{name}_4", self.const(f"{name}_c4", 4), self.RW)
-        lo = self.op(f"{name}_lo", "arith.addi", self.full(f"{name}_f", self.op(f"{name}_w", "arith.muli", chunk, four, self.RW), self.RW), jw, self.TW)
+        lo = self.op(
+            f"{name}_lo",
+            "arith.addi",
+            self.full(f"{name}_f", self.op(f"{name}_w", "arith.muli", chunk, four, self.RW), self.RW),
+            jw,
+            self.TW,
+        )
         hi = self.op(f"{name}_hi", "arith.addi", lo, self.splat(f"{name}_4t", f"%{name}_c4", self.TW), self.TW)
         out = []
         for x, offs in (("lo", lo), ("hi", hi)):
@@ -269,10 +268,6 @@ class _Text:
             "}\n"
         )
 
-    def outer_rows(self) -> str:
-        """Host ops: %hrows, the rows (the outer extents' product)."""
-        return "%hrows"
-
     def host_rows(self) -> list[str]:
         last = self.key.rank - 1
         host = ["%hn0 = arith.muli %n0, %c1 : index"]
@@ -319,17 +314,11 @@ def _coords(t: _Text, row: str, n: list[str], scalar: bool) -> list[str]:
 
 
 def realign_program(key: CopyKey) -> str:
-    """IR text of the realign kernel for `key` (module doc): `rows_program` where the
-    key says its rows are long (`CopyKey.realign_rows`), else `flat_program`; the
+    """IR text of the realign kernel for `key` (module doc): chunks numbered flat over
+    all rows, each chunk's row, offsets, shift and masks per-chunk tensors; the
     function takes the aligned-down pointers and `index_arg_names(key)`."""
     if key.realign not in (32, 64) or key.rank < 2:
         raise ValueError(f"not a realign key: {key}")
-    return rows_program(key) if key.realign_rows else flat_program(key)
-
-
-def flat_program(key: CopyKey) -> str:
-    """Chunks numbered flat over all rows (short rows share blocks): each chunk's row,
-    offsets, shift and masks are per-chunk tensors."""
     t = _Text(key)
     it, v, rows = t.it, t.v, t.rows
     last = key.rank - 1
@@ -373,7 +362,9 @@ def flat_program(key: CopyKey) -> str:
     first = t.full("first_f", t.op("first", "arith.subi", doff, achunk))
     dend = t.op("dend", "arith.addi", doff, t.splat("nl2_r", n[last]))
     end = t.full("end_f", t.op("end", "arith.subi", dend, achunk))
-    in_row = t.op("in_row", "arith.andi", t.cmp("ge_first", "sge", jj, first, t.T), t.cmp("lt_end", "slt", jj, end, t.T), t.M)
+    in_row = t.op(
+        "in_row", "arith.andi", t.cmp("ge_first", "sge", jj, first, t.T), t.cmp("lt_end", "slt", jj, end, t.T), t.M
+    )
     st_m = t.op("st_m", "arith.andi", in_row, t.full("row_m", row_ok, RB), t.M)
     d_offs = t.op("d_offs", "arith.addi", t.full("a_f", achunk), jj, t.T)
     t.store("%out", t.pointers("dptrs", "%dst", d_offs), st_m)
@@ -381,107 +372,6 @@ def flat_program(key: CopyKey) -> str:
         "%htotal = arith.muli %hrows, %nchunks : index",
         f"%BLOCK = arith.constant {rows} : index",
         "%grid = arith.ceildivui %htotal, %BLOCK : index",
-    ]
-    return t.program("%grid", host)
-
-
-def rows_program(key: CopyKey) -> str:
-    """Long rows: each block a segment of `THREADS * CHUNKS_PER_THREAD` chunks of one
-    row, so the row's offsets, shift and bounds are scalars computed once per thread;
-    a thread whose chunks are all whole (inside the row: not its head or tail) loads
-    without masks (the second vector only where the shift is not 0: else it stores
-    what it loaded) and stores whole vectors, the others mask per chunk and per
-    element."""
-    t = _Text(key)
-    it, v, rows = t.it, t.v, t.rows
-    last = key.rank - 1
-    n = [t.index(f"n{k}_i", f"%n{k}") for k in range(key.rank)]
-    chunks = t.index("nchunks_i", "%nchunks")
-    block = t.const("block", rows)
-    cv = t.const("v", v)
-    zero = t.const("zero", 0)
-    nseg = t.s("nseg", "arith.divsi", t.s("nseg0", "arith.addi", chunks, t.const("block1", rows - 1)), block)
-    t.emit(f"%pid_i = arith.index_cast %pid : index to {it}")
-    row = t.s("row", "arith.divsi", "%pid_i", nseg)
-    seg = t.s("seg", "arith.remsi", "%pid_i", nseg)
-    soff, doff = t.row_offsets(_coords(t, row, n, True), True)
-    nl = n[last]
-    a0 = t.s("a0", "arith.muli", t.s("dq", "arith.divsi", doff, cv), cv)
-    delta = t.s("delta", "arith.subi", soff, doff)
-    # shift = delta mod V (delta may be negative), dsa = delta - shift (a multiple of V)
-    shift = t.s("shift", "arith.remsi", t.s("dmv", "arith.addi", t.s("dm", "arith.remsi", delta, cv), cv), cv)
-    dsa0 = t.s("dsa0", "arith.subi", delta, shift)
-    t.emit(f"%dsa = layout.multiple_of {dsa0} {{divisor = {v} : i64}} : {it}")
-    # chunk c is whole where A0 + cV >= D and A0 + (c + 1)V <= D + n
-    first_whole = t.s("first_whole", "arith.divsi", t.s("fw0", "arith.addi", t.s("fw1", "arith.subi", doff, a0), t.const("v1", v - 1)), cv)
-    dend = t.s("dend", "arith.addi", doff, nl)
-    end_whole = t.s("end_whole", "arith.divsi", t.s("ew0", "arith.subi", dend, a0), cv)
-    c0 = t.s("c0", "arith.muli", seg, block)
-    t.emit(f"%tid_i = arith.index_cast %tid : index to {it}")
-    my_first = t.s("my_first", "arith.addi", c0, "%tid_i")
-    my_last = t.s("my_last", "arith.addi", my_first, t.const("span", rows - THREADS))
-    t.emit(f"%whole_a = arith.cmpi sge, {my_first}, {first_whole} : {it}")
-    t.emit(f"%whole_b = arith.cmpi slt, {my_last}, {end_whole} : {it}")
-    t.emit("%whole = arith.andi %whole_a, %whole_b : i1")
-    t.emit(f"%shifted = arith.cmpi ne, {shift}, {zero} : {it}")
-    c = t.op("c", "arith.addi", t.arange("cid", rows, t.R, "#r"), t.splat("c0_r", c0))
-    v_r = t.splat("v_r", cv)
-    achunk = t.op("achunk", "arith.addi", t.splat("a0_r", a0), t.op("cv_r", "arith.muli", c, v_r))
-    jj = t.lanes()
-    d_offs = t.op("d_offs", "arith.addi", t.full("a_f", achunk), jj, t.T)
-    d_p = t.pointers("d_p", "%dst", d_offs)
-    # the src side in words: chunk c reads src chunks (A0 + dsa) / V + c and the next
-    ks0 = t.s("ks0", "arith.divsi", t.s("as0", "arith.addi", a0, "%dsa"), cv)
-    c_w = t.op("c_w", "arith.addi", t.arange("cidw", rows, t.RW, "#rw"), t.splat("c0_rw", c0, t.RW), t.RW)
-    ks = t.op("ks", "arith.addi", c_w, t.splat("ks0_rw", ks0, t.RW), t.RW)
-    lo_p, hi_p = t.src_words("sw", ks)
-    shift_r = t.splat("shift_r", shift)
-    t.emit("scf.if %whole {")
-    t.indent = "  "
-    lo = t.load("lo_w", lo_p, None)
-    t.emit("scf.if %shifted {")
-    t.indent = "    "
-    hi = t.load("hi_w", hi_p, None)
-    t.store(t.funnel("out_w", lo, hi, shift_r), d_p, None)
-    t.indent = "  "
-    t.emit("} else {")
-    t.indent = "    "
-    t.store(t.funnel("out_a", lo, lo, t.splat("zero_r", zero)), d_p, None)
-    t.indent = "  "
-    t.emit("}")
-    t.indent = ""
-    t.emit("} else {")
-    t.indent = "  "
-    # chunk c's src vectors start at sa = A0 + cV + dsa: masked where outside the row
-    RBW = t.RBW
-    vw = t.splat("v_rw", cv, t.RW)
-    sa = t.op("sa", "arith.muli", ks, vw, t.RW)
-    sa_v = t.op("sa_v", "arith.addi", sa, vw, t.RW)
-    sa_2v = t.op("sa_2v", "arith.addi", sa_v, vw, t.RW)
-    soff_r = t.splat("soff_rw", soff, t.RW)
-    send_r = t.splat("send_rw", t.s("send", "arith.addi", soff, nl), t.RW)
-    lo_ok = t.op("lo_ok", "arith.andi", t.cmp("lo_a", "sgt", sa_v, soff_r, t.RW), t.cmp("lo_b", "slt", sa, send_r, t.RW), RBW)
-    t.emit(f"%shifted_rw = layout.splat %shifted : i1 -> {RBW}")
-    hi_in = t.op("hi_in", "arith.andi", t.cmp("hi_a", "sgt", sa_2v, soff_r, t.RW), t.cmp("hi_b", "slt", sa_v, send_r, t.RW), RBW)
-    hi_ok = t.op("hi_ok", "arith.andi", hi_in, "%shifted_rw", RBW)
-    lo = t.load("lo_e", lo_p, t.full("lo_m", lo_ok, RBW))
-    hi = t.load("hi_e", hi_p, t.full("hi_m", hi_ok, RBW))
-    t.funnel("out_e", lo, hi, shift_r)
-    rel = t.op("rel", "arith.subi", d_offs, t.splat("doff_t", doff, t.T), t.T)
-    st_m = t.op(
-        "st_m",
-        "arith.andi",
-        t.cmp("ge_first", "sge", rel, t.splat("zero_t", zero, t.T), t.T),
-        t.cmp("lt_end", "slt", rel, t.splat("nl_t", nl, t.T), t.T),
-        t.M,
-    )
-    t.store("%out_e", d_p, st_m)
-    t.indent = ""
-    t.emit("}")
-    host = t.host_rows() + [
-        f"%BLOCK = arith.constant {rows} : index",
-        "%hnseg = arith.ceildivui %nchunks, %BLOCK : index",
-        "%grid = arith.muli %hrows, %hnseg : index",
     ]
     return t.program("%grid", host)
 

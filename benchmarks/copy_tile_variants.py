@@ -16,8 +16,7 @@ the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the k
 tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
 hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
 `realign` the row-realigning kernel (copy_realign.py) wherever it applies
-(`realignflat`, `realignrows`: that program whatever the rows, `realignrows1`:
-with 1 chunk per thread; every other variant: never), `V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
+(`realignN`: with N chunks per thread; every other variant: never), `V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
 `rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
 `GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
@@ -124,8 +123,7 @@ def main(argv=None) -> int:
             tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
             copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
             copy_realign.POLICY = "always" if v.startswith("realign") else "never"
-            copy_realign.LAYOUT = v[7:].rstrip("0123456789") or "auto" if v.startswith("realign") else "auto"
-            digits = v[7:].lstrip("flatrows")
+            digits = v[7:]
             copy_realign.CHUNKS_PER_THREAD = int(digits) if v.startswith("realign") and digits else chunks
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
@@ -140,14 +138,17 @@ def main(argv=None) -> int:
             exact = torch.equal(dst_base.view(torch.uint8), ref_base.view(torch.uint8))
             t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
             key = next(iter(kernels._entries))
-            tile = f"realign{key.realign}{'rows' if key.realign_rows else 'flat'}" if key.realign else f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
+            if key.realign:
+                tile = f"realign{key.realign}"
+            else:
+                tile = f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
             line.append(
                 f"{v}{'+' + suffix if suffix else ''} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)"
             )
         copy_program.tile_choice = copy_kernels.tile_choice = new_choice
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
-        copy_realign.POLICY, copy_realign.LAYOUT = "auto", "auto"
+        copy_realign.POLICY = "auto"
         copy_realign.CHUNKS_PER_THREAD = chunks
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
         copy_tile.MIN_RUNS_TILE = min_runs

@@ -124,9 +124,7 @@ def lower_funnel_shift(kl, op: lf.FunnelShiftOp) -> None:
     los, his, shs = kl.get(op.lo), kl.get(op.hi), kl.get(op.shift)
     elem, out_elem = t.element_type, rt.element_type
     row_bytes = t.get_shape()[-1] * _bits(elem) // 8
-    by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(
-        isinstance(x, IntegerType) for x in (elem, out_elem)
-    )
+    by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
     out: list = [None] * rl.num_registers
     for row, regs in out_rows.items():
         lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]

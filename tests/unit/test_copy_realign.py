@@ -20,11 +20,9 @@ from tilec.copy_plan import plan_copy
 from tilec.copy_program import copy_program
 
 
-@pytest.fixture(params=["flat", "rows"])
-def always(monkeypatch, request):
-    """Every eligible copy takes the realign kernel, with each of its programs."""
+@pytest.fixture
+def always(monkeypatch):
     monkeypatch.setattr(copy_realign, "POLICY", "always")
-    monkeypatch.setattr(copy_realign, "LAYOUT", request.param)
 
 
 def _aligned(n: int, dtype, fill=None, rng=None) -> np.ndarray:
@@ -66,7 +64,9 @@ def test_key_and_arguments(always):
     other = plan_copy(operand((7, 3001), (3010, 1), dtype="int8", ptr=4106), operand((7, 3001), dtype="int8", ptr=8193))
     assert other.key == key
     # int64 rows of 5 at a pitch of 10 (46): misalignments in elements
-    p46 = plan_copy(operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192))
+    p46 = plan_copy(
+        operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
+    )
     assert p46.extra == (0, 0, 3) and p46.key.realign == 32
 
 
@@ -83,7 +83,9 @@ def test_chunks_per_row():
 def test_not_eligible():
     # a conversion, a transposed row, a 1-mode copy, a negative src stride
     assert plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.realign == 0
-    assert plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (1, 9), dtype="int8")).key.realign == 0
+    assert (
+        plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (1, 9), dtype="int8")).key.realign == 0
+    )
     assert plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.realign == 0
     neg = plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (-100, 1), dtype="int8", ptr=900))
     assert neg.key.realign == 0
