@@ -381,13 +381,15 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     not move with 16-byte vectors on both sides (its key's src or dst alignment below
     16 bytes: a pointer or a stride not a multiple of 16 bytes) and that the gather
     kernel does not take (`copy_plan._realign_plan` asks after `_gather_key`). H100,
-    strided set, `copy_tile_variants.py --variants new,realign1` in one call, of
-    cudaMemcpy (tiled -> realign; PyTorch): 04 bool rows of 7775 into a pitch of 7776
-    0.71 -> 1.00 (0.27), 19 int8 rows of 48014209 at odd offsets 0.81 -> 1.00 (0.32),
-    28 int8 rows of 350059 into 350062 0.90 -> 1.18 (0.35), 40 bool rows of 40691
-    into 40696 0.70 -> 1.00 (0.31), 22 int16 0.94 -> 1.00 (0.55), 16 int16 rows of
-    254 into 256 0.68 -> 0.80 (0.47), 34 int32 rows of 56 into 59 0.57 -> 0.62 (0.59),
-    46 int64 rows of 5 into 10 0.41 -> 0.43 (0.40). The gather kernel keeps the
-    copies it takes (13, 25: short rows into a flat dst, 0.93 and 0.77 gathered
-    against 0.27 and 0.52 with an earlier realign kernel)."""
+    strided set, `benchmarks/realign_compare.sh` (strided_copy_bench.py, main's
+    kernels and this rule in one call), of cudaMemcpy (tiled -> realign; PyTorch):
+    04 bool rows of 7775 into a pitch of 7776 0.71 -> 0.99 (0.27), 19 int8 rows of
+    48014209 at odd offsets 0.81 -> 1.00 (0.32), 28 int8 rows of 350059 into 350062
+    0.77 -> 1.01 (0.30), 40 bool rows of 40691 into 40696 0.70 -> 1.00 (0.31), 22
+    int16 0.94 -> 1.00 (0.55), 10 int64 0.99 -> 1.01 (0.99), 16 int16 rows of 254
+    into 256 0.67 -> 0.79 (0.47), 34 int32 rows of 56 into 59 0.58 -> 0.62 (0.59),
+    46 int64 rows of 5 into 10 0.36 -> 0.37 (0.39: 40-byte rows in 80, half their
+    sectors partly written). The gather kernel keeps the copies it takes (13, 25:
+    short rows into a flat dst, 0.94 and 0.77 gathered against 0.27 and 0.52 with
+    an earlier, byte-loading realign kernel)."""
     return key.src_align < VECTOR_BYTES or key.dst_align < VECTOR_BYTES
