@@ -109,13 +109,6 @@ class MemoryEmitter(EmitterBase):
         self.line(f"{ctype} {name} = {self.expr(op.dest)};")
         self.line(f"{name}.v[{self.position(op)}] = {self.expr(op.source)};")
 
-    @emits(vector.BitcastOp)
-    def emit_vector_bitcast(self, op: vector.BitcastOp):
-        ctype = self.ctype(op.result.type, op)
-        self.ctype(op.source.type, op)
-        self.helpers.add("bitcast")
-        self.assign(op, op.result, f"tilec_bitcast<{ctype}>({self.expr(op.source)})")
-
     @emits(vector.BroadcastOp)
     def emit_broadcast(self, op: vector.BroadcastOp):
         t = op.vector.type
