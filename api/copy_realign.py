@@ -238,8 +238,8 @@ class _Text:
         m = f" mask {mask} : {self.M}" if mask else ""
         self.emit(f"layout.ptr_store {value}, {ptrs}{m} : {self.F}, {self.P}")
 
-    def program(self, grid_chunks: str, host: list[str]) -> str:
-        """The function: `host` index ops, a grid of `grid_chunks` blocks, the body."""
+    def program(self, grid: str, host: list[str]) -> str:
+        """The function: `host` index ops, a grid of `grid` blocks, the body."""
         key = self.key
         names = index_arg_names(key)
         params = ", ".join([f"%src: {self.wptr}", f"%dst: {self.ptr}"] + [f"%{n}: index" for n in names])
@@ -260,7 +260,7 @@ class _Text:
             f"func.func @{FUNCTION}({params}) {{\n"
             f"  %c1 = arith.constant 1 : index\n"
             f"  {host_text}\n"
-            f"  layout.launch grid({grid_chunks}, %c1, %c1) threads({THREADS}) {{\n"
+            f"  layout.launch grid({grid}, %c1, %c1) threads({THREADS}) {{\n"
             f"  ^bb0(%pid: index, %by: index, %bz: index, %tid: index):\n"
             f"    {body}\n"
             "  }\n"
@@ -276,14 +276,13 @@ class _Text:
         host.append(f"%hrows = arith.muli %hn{last - 1}, %c1 : index")
         return host
 
-    def row_offsets(self, coords: list[str], scalar: bool) -> tuple[str, str]:
-        """(S, D): the row's first element's offsets from the aligned-down pointers,
-        from its coordinates over the outer modes (scalars, or [rows] tensors)."""
+    def row_offsets(self, coords: list[str]) -> tuple[str, str]:
+        """(S, D): each chunk's row's first element's offsets from the aligned-down
+        pointers, from the row's coordinates over the outer modes ([rows] tensors)."""
         key = self.key
         out = []
         for x, classes in (("s", key.src_strides), ("d", key.dst_strides)):
-            mis = self.index(f"{x}mis_i", f"%{x}mis")
-            off = mis if scalar else self.splat(f"{x}mis_r", mis)
+            off = self.splat(f"{x}mis_r", self.index(f"{x}mis_i", f"%{x}mis"))
             for k in range(key.rank - 1):
                 c = classes[k]
                 if c == 0:
@@ -291,24 +290,23 @@ class _Text:
                 if c == 1:
                     term = coords[k]
                 else:
-                    st = self.index(f"{x}s{k}_i", f"%{x}s{k}")
-                    st = st if scalar else self.splat(f"{x}s{k}_r", st)
-                    term = self.op(f"{x}t{k}", "arith.muli", coords[k], st, self.it if scalar else None)
-                off = self.op(f"{x}o{k}", "arith.addi", off, term, self.it if scalar else None)
+                    st = self.splat(f"{x}s{k}_r", self.index(f"{x}s{k}_i", f"%{x}s{k}"))
+                    term = self.op(f"{x}t{k}", "arith.muli", coords[k], st)
+                off = self.op(f"{x}o{k}", "arith.addi", off, term)
             out.append(off)
         return out[0], out[1]
 
 
-def _coords(t: _Text, row: str, n: list[str], scalar: bool) -> list[str]:
-    """A row index decomposed over the outer extents (the last outer mode fastest)."""
+def _coords(t: _Text, row: str, n: list[str]) -> list[str]:
+    """Row indices ([rows]) decomposed over the outer extents (the last outer mode
+    fastest)."""
     last = t.key.rank - 1
     coords = [""] * last
     rest = row
-    typ = t.it if scalar else None
     for k in range(last - 1, 0, -1):
-        nk = n[k] if scalar else t.splat(f"n{k}_r", n[k])
-        coords[k] = t.op(f"co{k}", "arith.remsi", rest, nk, typ)
-        rest = t.op(f"q{k}", "arith.divsi", rest, nk, typ)
+        nk = t.splat(f"n{k}_r", n[k])
+        coords[k] = t.op(f"co{k}", "arith.remsi", rest, nk)
+        rest = t.op(f"q{k}", "arith.divsi", rest, nk)
     coords[0] = rest
     return coords
 
@@ -335,7 +333,7 @@ def realign_program(key: CopyKey) -> str:
     chunks_r = t.splat("chunks_r", chunks)
     row = t.op("row", "arith.divsi", flat, chunks_r)
     chunk = t.op("chunk", "arith.remsi", flat, chunks_r)
-    soff, doff = t.row_offsets(_coords(t, row, n, False), False)
+    soff, doff = t.row_offsets(_coords(t, row, n))
     v_r = t.splat("v_r", t.const("v", v))
     # A = (D // V + c) * V: the chunk's first dst element (a multiple of V)
     achunk = t.op("achunk", "arith.muli", t.op("dqc", "arith.addi", t.op("dq", "arith.divsi", doff, v_r), chunk), v_r)
