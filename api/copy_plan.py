@@ -344,9 +344,10 @@ def _realign_plan(
     key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
 ) -> CopyPlan | None:
     """The plan of the realign kernel (copy_realign.py) where its policy takes the
-    copy (not the gather kernel's, unless the policy is "always"), else None: its key keeps the dtypes, the rank
-    and the stride classes only; its pointers are rounded down to 16 bytes and their
-    misalignments (in elements) and the chunks per row are index arguments."""
+    copy (not one the gather kernel takes, unless the policy is "always"), else None:
+    its key keeps the dtypes, the rank and the stride classes only; its pointers are
+    rounded down to 16 bytes, and their misalignments (in elements) and the chunks
+    per row are index arguments."""
     from . import copy_realign as r
 
     if (
