@@ -49,12 +49,14 @@ def _operand(a: np.ndarray, dtype: str | None) -> Operand:
     return Operand(a.__array_interface__["data"][0], name, a.shape, strides)
 
 
-def _memory(ptr: int, dtype: str, extents, strides, what: str, align: int = 1, skip: int = 0) -> np.ndarray:
+def _memory(
+    ptr: int, dtype: str, extents, strides, what: str, align: int = 1, skip: int = 0, view: str | None = None
+) -> np.ndarray:
     """The flat buffer from `ptr` to the last element the view reaches, its bytes
-    rounded up to `align`, the view's first element `skip` elements after `ptr` (the
-    box kernel reads the whole 16-byte chunks its src runs lie in: in an allocation
-    aligned as NumPy's, never past its end's chunk; a src is only read, never
-    written back)."""
+    rounded up to `align`, the view's first element `skip` elements after `ptr`, seen
+    as `view` elements (default: the dtype's storage). (The box and realign kernels
+    read the whole 16-byte chunks their src runs lie in: in an allocation aligned as
+    NumPy's, never past its end's chunk.)"""
     if any(s < 0 for n, s in zip(extents, strides) if n > 1):
         raise TilecError(
             f"copy_numpy: {what} has a negative stride after mode merging; the CPU "
@@ -64,7 +66,7 @@ def _memory(ptr: int, dtype: str, extents, strides, what: str, align: int = 1, s
     size = ITEMSIZE[dtype]
     count = -(-count * size // align) * align // size
     raw = (ctypes.c_char * (count * size)).from_address(ptr)
-    return np.frombuffer(raw, dtype=_STORAGE[dtype])
+    return np.frombuffer(raw, dtype=view or _STORAGE[dtype])
 
 
 def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
@@ -73,11 +75,15 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     import tilec
 
     key = plan.key
-    # the box kernel's pointers are aligned down (the remainders are its arguments);
-    # it reads whole 16-byte chunks of the src, and writes no dst byte outside the view
-    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box else (0, 0, 1)
-    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
-    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", 1, do)
+    # the box and realign kernels' pointers are aligned down (the remainders are
+    # arguments); both read whole 16-byte chunks of the src (the realign kernel as
+    # 32-bit words, its dst as integers of the element's width) and write no dst
+    # byte outside the view
+    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box or key.realign else (0, 0, 1)
+    sview = "int32" if key.realign else None
+    dview = f"int{8 * ITEMSIZE[key.dst_dtype]}" if key.realign else None
+    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so, sview)
+    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do, dview)
     inputs: dict[str, Any] = {"src": src, "dst": dst}
     inputs.update(zip(index_arg_names(key), plan.args))
     program = kernel if kernel is not None else copy_program(key)

@@ -81,6 +81,9 @@ class CopyKey:
     """0, or the box kernel's shape (copy_box.py: `BOX_FLAT`, `BOX_ROWS`, `BOX_COLS`):
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
     or the reverse; its plan carries `copy_box.box_args` (`CopyPlan.extra`)."""
+    realign: int = 0
+    """0: not the realign kernel; 32 or 64: the row-realigning kernel
+    (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
@@ -110,14 +113,19 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
 def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
     extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then the
-    box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`."""
+    box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`, or
+    `REALIGN_ARGS` for the realign kernel."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
         + (list(BOX_ARG_NAMES) if key.box else [])
+        + (list(REALIGN_ARGS) if key.realign else [])
     )
 
 
 BOX_ARG_NAMES = ("soff", "doff", "T", "PB", "CD", "nblocks")
 """The box kernel's index arguments after the strides (copy_box.box_args)."""
+REALIGN_ARGS = ("smis", "dmis", "nchunks")
+"""The realign kernel's index arguments after the strides (`CopyPlan.extra`): the two
+pointers' misalignments (in elements below 16 bytes) and the chunks per row."""

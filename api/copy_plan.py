@@ -46,7 +46,8 @@ class Operand:
 class CopyPlan:
     """A checked, merged copy: `key` selects the kernel; `args` are its index
     arguments in order (extents, then the src strides and dst strides that are not
-    0 or 1); `src_ptr`/`dst_ptr` the byte addresses of logical element 0."""
+    0 or 1, then `extra`); `src_ptr`/`dst_ptr` the byte addresses of logical element
+    0 (rounded down to 16 bytes for the realign kernel)."""
 
     key: CopyKey
     extents: tuple[int, ...]
@@ -55,7 +56,9 @@ class CopyPlan:
     src_ptr: int
     dst_ptr: int
     extra: tuple[int, ...] = ()
-    """Index arguments after the strides (the box kernel's `copy_box.box_args`)."""
+    """Index arguments after the strides: the box kernel's `copy_box.box_args`, or
+    `copy_key.REALIGN_ARGS` for the realign kernel (the pointers of both are then
+    rounded down to 16 bytes)."""
 
     @property
     def args(self) -> tuple[int, ...]:
@@ -269,7 +272,7 @@ def wants_index32(key: CopyKey) -> bool:
     """Whether the tiled kernel of `key` takes 32-bit offsets where they fit: widest
     element of `INDEX32_ELEMENT_BYTES`, or a src that broadcasts (a stride 0); never
     the gather kernel (its own offset width is `CopyKey.gather`)."""
-    if key.gather:
+    if key.gather or key.realign:
         return False
     eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
     return eb in INDEX32_ELEMENT_BYTES or 0 in key.src_strides
@@ -339,6 +342,9 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if box and _gather_policy() != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
     key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
+    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
+    if realign is not None:
+        return realign
     if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
@@ -356,3 +362,43 @@ def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) ->
     extra, sp, dp = copy_box.box_args(key, ns, src_ptr, dst_ptr)
     key = replace(key, index_bits=copy_box.box_index_bits(ns, ss, ds, extra))
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), sp, dp, extra)
+
+
+def _realign_plan(
+    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
+) -> CopyPlan | None:
+    """The plan of the realign kernel (copy_realign.py) where its policy takes the
+    copy (not one the gather kernel takes, unless the policy is "always"), else None:
+    its key keeps the dtypes, the rank and the stride classes only; its pointers are
+    rounded down to 16 bytes, and their misalignments (in elements) and the chunks
+    per row are index arguments."""
+    from . import copy_realign as r
+
+    if (
+        r.POLICY == "never"
+        or (key.gather and r.POLICY != "always")
+        or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr)
+    ):
+        return None
+    if r.POLICY != "always" and not r.prefer_realign(key, ns, ss, ds, src_ptr, dst_ptr):
+        return None
+    e = ITEMSIZE[key.src_dtype]
+    smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
+    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1])
+    rkey = replace(
+        key,
+        src_align=VECTOR_BYTES,
+        dst_align=VECTOR_BYTES,
+        small_extents=(),
+        src_divisors=(),
+        dst_divisors=(),
+        src_order=(),
+        pow2_extents=(),
+        row_tile=0,
+        gather=0,
+        dst_flat=False,
+        src_runs=False,
+        realign=r.index_bits(ns, ss, ds, chunks, e),
+    )
+    extra = (smis // e, dmis // e, chunks)
+    return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

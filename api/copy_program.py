@@ -28,7 +28,7 @@ def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
     """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
     when the `tile` pass decides alone (and for the gather kernel, which has no
     tiled copy)."""
-    if key.gather or key.box:
+    if key.gather or key.box or key.realign:
         return None, 0
     return copy_tile(key)
 
@@ -44,7 +44,8 @@ def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, 
 
 def copy_program(key: CopyKey) -> str:
     """IR text of the copy `key` describes (module doc; the gather kernel of
-    copy_gather.py where `key.gather`)."""
+    copy_gather.py where `key.gather`, the realign kernel of copy_realign.py where
+    `key.realign`)."""
     if key.gather:
         from .copy_gather import gather_program
 
@@ -53,6 +54,10 @@ def copy_program(key: CopyKey) -> str:
         from .copy_box import box_program
 
         return box_program(key)
+    if key.realign:
+        from .copy_realign import realign_program
+
+        return realign_program(key)
     st, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
     rank = key.rank
     names = [f"%{n}" for n in index_arg_names(key)]

@@ -15,7 +15,8 @@ the whole budget), `novec` `new` with the dst's 16-byte facts dropped from the k
 (copy_gather.py) wherever it applies, `tiled` never the gather kernel, `tAxBxC[@T]` the
 tiled kernel with that tile pinned (and T threads; 256 by default), to try a tile by
 hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE`),
-`V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
+`realign` the row-realigning kernel (copy_realign.py) wherever it applies
+(`realignN`: with N chunks per thread; every other variant: never), `V+i64` variant V with 64-bit index arithmetic (`CopyKey.index_bits`),
 `rS_U_D_G` the "runs" rule with `SRC_RUN` S, `SRC_MIN_USE` U %, `DST_RUN_BYTES` D and
 `GROW_TRANSPOSE` G (0/1). The kernels skip the disk cache (keyed by CopyKey alone).
 """
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
     import strided_copy_bench as scb
     import torch
 
-    from tilec import copy_gather, copy_kernels, copy_program, copy_tile, tensor_copy
+    from tilec import copy_gather, copy_kernels, copy_program, copy_realign, copy_tile, tensor_copy
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import ITEMSIZE
 
@@ -68,6 +69,7 @@ def main(argv=None) -> int:
     smem = copy_tile.SMEM_TILE_BYTES
     min_runs = copy_tile.MIN_RUNS_TILE
     plain_plan = tensor_copy.plan_copy
+    chunks = copy_realign.CHUNKS_PER_THREAD
 
     def novec_plan(dst, src):
         plan = plain_plan(dst, src)
@@ -120,6 +122,9 @@ def main(argv=None) -> int:
             plan = novec_plan if v == "novec" else plain_plan
             tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
             copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
+            copy_realign.POLICY = "always" if v.startswith("realign") else "never"
+            digits = v[7:]
+            copy_realign.CHUNKS_PER_THREAD = int(digits) if v.startswith("realign") and digits else chunks
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
             t0 = time.perf_counter()
@@ -133,13 +138,18 @@ def main(argv=None) -> int:
             exact = torch.equal(dst_base.view(torch.uint8), ref_base.view(torch.uint8))
             t = copy_bench.median_ms(lambda d=dst, s=src, k=kernels: tensor_copy.copy_(d, s, kernels=k), reps=args.reps)
             key = next(iter(kernels._entries))
-            tile = f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
+            if key.realign:
+                tile = f"realign{key.realign}"
+            else:
+                tile = f"gather{key.gather}" if key.gather else "/".join(map(str, copy_program.tile_choice(key)))
             line.append(
                 f"{v}{'+' + suffix if suffix else ''} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)"
             )
         copy_program.tile_choice = copy_kernels.tile_choice = new_choice
         tensor_copy.plan_copy = plain_plan
         copy_gather.POLICY = "auto"
+        copy_realign.POLICY = "auto"
+        copy_realign.CHUNKS_PER_THREAD = chunks
         copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
         copy_tile.MIN_RUNS_TILE = min_runs
         (

@@ -1276,6 +1276,7 @@ from .layout_mma import MMA_OPS  # noqa: E402
 from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
 from .layout_roles import ROLE_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
+from .layout_funnel import FUNNEL_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
 
 Layout = Dialect(
@@ -1288,6 +1289,7 @@ Layout = Dialect(
         *ACCESS_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,
+        *FUNNEL_OPS,
         *ITER_OPS,
         LaunchOp,
         ViewOp,

@@ -130,6 +130,9 @@ def dialect_md() -> str:
     from tilec.dialects import layout_ptr
 
     out += ["## Pointer tensors", "", _doc_md(layout_ptr), ""]
+    from tilec.dialects import layout_funnel
+
+    out += ["## Window shifts in registers", "", _doc_md(layout_funnel), ""]
     out += ["## Operations", ""]
     for op in dialect.operations:
         out += _op_section(op)

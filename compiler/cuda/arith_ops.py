@@ -2,7 +2,7 @@
 IEEE maximum/minimum through device helpers), comparisons, selects, casts, bitcasts."""
 from __future__ import annotations
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -259,10 +259,12 @@ class ArithEmitter(EmitterBase):
     def emit_ext_u_i(self, op: arith.ExtUIOp):
         self.cast(op, op.input, op.result, unsigned=True)
 
-    @emits(arith.BitcastOp)
-    def emit_bitcast(self, op: arith.BitcastOp):
-        ctype = self.ctype(op.result.type, op)
-        self.ctype(op.input.type, op)
+    @emits(arith.BitcastOp, vector.BitcastOp)
+    def emit_bitcast(self, op: arith.BitcastOp | vector.BitcastOp):
+        """The same bits as another type (scalars, or vectors of the same bytes)."""
+        source, result = op.operands[0], op.results[0]
+        ctype = self.ctype(result.type, op)
+        self.ctype(source.type, op)
         self.helpers.add("bitcast")
-        self.assign(op, op.result, f"tilec_bitcast<{ctype}>({self.expr(op.input)})")
+        self.assign(op, result, f"tilec_bitcast<{ctype}>({self.expr(source)})")
 

@@ -4,7 +4,7 @@ its marked method to the family it belongs to (or a function to compute.py)."""
 
 from __future__ import annotations
 
-from . import compute
+from . import compute, funnel
 from .access import AccessLowering
 from .arith_ops import ArithLowering
 from .base import Lowering
@@ -32,7 +32,7 @@ FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
 def _table() -> dict[type, Lowering]:
     table: dict[type, Lowering] = {}
     marked = [fn for fam in FAMILIES for fn in vars(fam).values()]
-    marked += list(vars(compute).values())
+    marked += list(vars(compute).values()) + list(vars(funnel).values())
     for fn in marked:
         for t in getattr(fn, "lowers", ()):
             if t in table:

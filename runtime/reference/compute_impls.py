@@ -10,6 +10,7 @@ from xdsl.dialects import arith
 from xdsl.interpreter import InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 
 from tilec.dialects import layout_compute as lc
+from tilec.dialects import layout_funnel as lf
 from tilec.dialects.scan_plan import ScanPlan, ScanPlanError, scan_plan
 
 from .arith_impls import ArithFunctions
@@ -100,6 +101,27 @@ class ComputeFunctions(InterpreterFunctions):
             bad = int(i64[(i64 < 0) | (i64 >= n)][0])
             raise ExecutionError(op, f"gather index {bad} outside [0, {n}) along axis {ax}")
         return (np.take_along_axis(src, i64, axis=ax + (1 if per else 0)),)
+
+    @impl(lf.FunnelShiftOp)
+    def run_funnel_shift(self, interp: ReferenceInterpreter, op: lf.FunnelShiftOp, args):
+        lo, hi, sh = (np.asarray(x) for x in args)
+        t, rt, st = op.lo.type, op.result.type, op.shift.type
+        v = rt.get_shape()[-1]
+        if any(_dist_rank(a, ty) for a, ty in ((lo, t), (hi, t), (sh, st))):
+            lead = max(a.shape[0] for a, ty in ((lo, t), (hi, t), (sh, st)) if _dist_rank(a, ty))
+            lo, hi = (a if _dist_rank(a, t) else np.broadcast_to(a[None], (lead, *a.shape)) for a in (lo, hi))
+            if not _dist_rank(sh, st):
+                sh = np.broadcast_to(sh[None], (lead, *sh.shape))
+        s64 = sh.astype(np.int64)
+        if ((s64 < 0) | (s64 >= v)).any():
+            bad = int(s64[(s64 < 0) | (s64 >= v)].flat[0])
+            raise ExecutionError(op, f"funnel_shift shift {bad} outside [0, {v})")
+        window = np.ascontiguousarray(np.concatenate([lo, hi], axis=-1))
+        out_dtype = np.dtype(f"int{rt.element_type.width.data}") if rt.element_type != t.element_type else window.dtype
+        # the window's bytes as result elements (little-endian, as memory holds them)
+        elems = window.view(np.uint8).view(out_dtype) if out_dtype != window.dtype else window
+        picked = np.take_along_axis(elems, s64[..., None] + np.arange(v), axis=-1)
+        return (picked,)
 
     @impl(lc.ReshapeOp)
     def run_reshape(self, interp: ReferenceInterpreter, op: lc.ReshapeOp, args):

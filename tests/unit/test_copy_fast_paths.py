@@ -77,10 +77,14 @@ def test_a_short_outer_mode_goes_to_the_grid_not_the_tile():
     assert tile[0] == 1 and tile[1] == 32 * 1024 // 2
 
 
-def test_rows_read_contiguously_stop_at_the_line_cap():
+def test_rows_read_contiguously_stop_at_the_line_cap(monkeypatch):
     """The same copy with a contiguous source: rows of at most LINE_CAP_BYTES (a
-    32 KiB row over an extent like 7775 would leave most blocks idle)."""
+    32 KiB row over an extent like 7775 would leave most blocks idle); the tiled
+    kernel's tile (the misaligned rows take the realign kernel, copy_realign.py)."""
+    from tilec import copy_realign
     from tilec.copy_tile import LINE_CAP_BYTES
+
+    monkeypatch.setattr(copy_realign, "POLICY", "never")
 
     plan = plan_copy(Operand(0, "int8", (17, 7775), (7776, 1)), Operand(0, "int8", (17, 7775), (7775 * 3, 1)))
     tile, _ = tile_choice(plan.key)
@@ -138,12 +142,16 @@ def test_transposes_take_short_src_runs_and_long_dst_runs(monkeypatch):
     assert tile_choice(col.key) == (None, 0)
 
 
-def test_rows_get_a_tile_they_fill():
+def test_rows_get_a_tile_they_fill(monkeypatch):
     """Rows read contiguously or broadcast (cases 02, 16, 38): the longest tile up to
     LINE_CAP_BYTES that the row fills at least ROW_MIN_USE (254 -> 256, 1123 bf16 ->
     512, 41440 int16 -> 2048 with 8 rows), the rest of the budget to the next modes;
-    the key carries it, so one pattern compiles one kernel per row tile."""
+    the key carries it, so one pattern compiles one kernel per row tile. (The tiled
+    kernel's: misaligned rows take the realign kernel, copy_realign.py.)"""
+    from tilec import copy_realign
     from tilec.copy_tile import LINE_CAP_BYTES, row_tile
+
+    monkeypatch.setattr(copy_realign, "POLICY", "never")
 
     def plan(n_last, dtype="int16", step=1):
         shape = (31859, 3, 11, n_last)
@@ -207,12 +215,16 @@ def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available,
     "shape,dst_rows,dtype",
     [((3, 40, 17, 56), 59, "int32"), ((5, 3, 11, 254), 256, "int16"), ((2, 3, 9, 1123), 1125, "uint8")],
 )
-def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc_available):
+def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc_available, monkeypatch):
     """The compiled kernels of row tiles (cases 16 and 38 in small; 34's short rows
     for contrast), into padded dst rows, run by the reference executor: every byte of the
-    dst buffer, padding included."""
+    dst buffer, padding included (the tiled kernel's; misaligned rows take the realign
+    kernel, copy_realign.py)."""
+    from tilec import copy_realign
+
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
+    monkeypatch.setattr(copy_realign, "POLICY", "never")
     rng = np.random.default_rng(shape[-1])
     src = rng.integers(-100, 100, size=shape).astype(dtype)
     big = np.full((*shape[:-1], dst_rows), 77, dtype=dtype)

@@ -1,0 +1,135 @@
+"""`lower-to-gpu` for `layout.funnel_shift` (dialects/layout_funnel.py).
+
+Each thread holds whole rows (the verifier checked that the last dimension lies in
+registers and that the result's rows are held as the operands'), so a row's result
+is computed from its own registers. Rows whose bytes are whole 32-bit words (at most
+16 bytes, one C vector) are taken as words (a `vector.bitcast` unless they are
+words): with the byte shift `s` (the shift times the result's element bytes), word
+`q = s / 4` and bit shift `r = 8 * (s % 4)`, output word k is
+`trunc(((u64)w[k+q+1] << 32 | w[k+q]) >> r)` (ptxas's funnel shift `SHF.R`; `w[k+q]`
+alone for results of 4- or 8-byte elements), the words `w[k+q]` picked by selects on
+`q`; the output words are taken as the result's elements. Other rows (one element
+type, not whole words) pick each output element by selects on the shift."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, VectorType, i32, i64
+
+from tilec.dialects import layout_funnel as lf
+
+from .base import lowers
+
+
+def _const(b, value: int, t) -> object:
+    return b.add(arith.ConstantOp(IntegerAttr(value, t))).results[0]
+
+
+def _shift_i32(b, x):
+    w = x.type.width.data
+    if w == 32:
+        return x
+    if w > 32:
+        return b.add(arith.TruncIOp(x, i32)).results[0]
+    return b.add(arith.ExtUIOp(x, i32)).results[0]
+
+
+def _pick(b, eqs: list, xs: list, k: int):
+    """xs[k + q] where eqs[a] says q == a (a = 1..): a chain of selects."""
+    got = xs[k]
+    for a, eq in enumerate(eqs, 1):
+        if k + a < len(xs):
+            got = b.add(arith.SelectOp(eq, xs[k + a], got)).results[0]
+    return got
+
+
+def _words(kl, regs: list, elem) -> list:
+    """A row's registers as 32-bit words (a `vector.bitcast` unless they are words)."""
+    b = kl.b
+    if elem == i32:
+        return list(regs)
+    nbytes = len(regs) * _bits(elem) // 8
+    vec = kl.pack(regs, elem)
+    w = b.add(vector.BitcastOp(vec, VectorType(i32, [nbytes // 4]))).results[0]
+    return [kl.extract(w, j) for j in range(nbytes // 4)]
+
+
+def _from_words(kl, words: list, elem) -> list:
+    """Words as registers of `elem` (a `vector.bitcast` unless they are words)."""
+    b = kl.b
+    if elem == i32:
+        return words
+    n = len(words) * 32 // _bits(elem)
+    back = b.add(vector.BitcastOp(kl.pack(words, i32), VectorType(elem, [n]))).results[0]
+    return [kl.extract(back, j) for j in range(n)]
+
+
+def _bits(elem) -> int:
+    return elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth  # type: ignore[attr-defined]
+
+
+def _funnel_words(kl, lo: list, hi: list, elem, out_elem, shift) -> list:
+    b = kl.b
+    ws = _words(kl, lo, elem) + _words(kl, hi, elem)
+    words = len(ws) // 2
+    nbytes = _bits(out_elem) // 8
+    sb = b.add(arith.MuliOp(shift, _const(b, nbytes, i32))).results[0] if nbytes > 1 else shift
+    q = b.add(arith.ShRUIOp(sb, _const(b, 2, i32))).results[0]
+    r = b.add(arith.ShLIOp(b.add(arith.AndIOp(sb, _const(b, 3, i32))).results[0], _const(b, 3, i32))).results[0]
+    eqs = [b.add(arith.CmpiOp(q, _const(b, a, i32), "eq")).results[0] for a in range(1, words)]
+    picked = [_pick(b, eqs, ws, k) for k in range(words + 1)]
+    out = []
+    if nbytes % 4 == 0:  # whole words: no bit shift
+        out = picked[:words]
+    else:
+        r64 = b.add(arith.ExtUIOp(r, i64)).results[0]
+        c32 = _const(b, 32, i64)
+        for k in range(words):
+            low = b.add(arith.ExtUIOp(picked[k], i64)).results[0]
+            high = b.add(arith.ShLIOp(b.add(arith.ExtUIOp(picked[k + 1], i64)).results[0], c32)).results[0]
+            both = b.add(arith.OrIOp(high, low)).results[0]
+            shifted = b.add(arith.ShRUIOp(both, r64)).results[0]
+            out.append(b.add(arith.TruncIOp(shifted, i32)).results[0])
+    return _from_words(kl, out, out_elem)
+
+
+def _funnel_elements(kl, lo: list, hi: list, shift) -> list:
+    b = kl.b
+    v = len(lo)
+    eqs = [b.add(arith.CmpiOp(shift, _const(b, a, i32), "eq")).results[0] for a in range(1, v)]
+    window = lo + hi
+    return [_pick(b, eqs, window, j) for j in range(v)]
+
+
+def _rows(ll) -> dict[tuple, list[int]]:
+    """Per row (the coordinates but the last), its registers in the row's order."""
+    rows: dict[tuple, dict[int, int]] = {}
+    for k in range(ll.num_registers):
+        c = tuple(ll.apply(register=k))
+        rows.setdefault(c[:-1], {}).setdefault(c[-1], k)
+    return {row: [regs[j] for j in sorted(regs)] for row, regs in rows.items()}
+
+
+@lowers(lf.FunnelShiftOp)
+def lower_funnel_shift(kl, op: lf.FunnelShiftOp) -> None:
+    """Per row of each thread: its result registers from its window registers and its
+    shift register (module doc)."""
+    t: TensorType = op.lo.type  # type: ignore[assignment]
+    rt: TensorType = op.result.type  # type: ignore[assignment]
+    ll, rl, sl = kl.linear(t, op), kl.linear(rt, op), kl.linear(op.shift.type, op)
+    in_rows, out_rows = _rows(ll), _rows(rl)
+    shift_reg: dict[tuple, int] = {}
+    for k in range(sl.num_registers):
+        shift_reg.setdefault(tuple(sl.apply(register=k)), k)
+    los, his, shs = kl.get(op.lo), kl.get(op.hi), kl.get(op.shift)
+    elem, out_elem = t.element_type, rt.element_type
+    row_bytes = t.get_shape()[-1] * _bits(elem) // 8
+    by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
+    out: list = [None] * rl.num_registers
+    for row, regs in out_rows.items():
+        lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]
+        shift = _shift_i32(kl.b, shs[shift_reg[row]])
+        got = _funnel_words(kl, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(kl, lo, hi, shift)
+        for k, x in zip(regs, got):
+            out[k] = x
+    kl.vals[op.result] = out

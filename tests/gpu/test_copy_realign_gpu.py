@@ -1,0 +1,124 @@
+"""The row-realigning kernel of `tilec.copy_` (api/copy_realign.py) on the GPU: bit for
+bit against PyTorch's `copy_`, outputs poisoned first, every element size, rows
+starting at every byte offset in both views (heads, tails, rows shorter than 16
+bytes), several outer modes and a broadcast one, 64-bit offsets; and the strided
+set's cases it takes, made small.
+
+    python -m pytest -m "gpu or torch" tests/gpu/test_copy_realign_gpu.py
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+
+DTYPES = ["int8", "bool", "uint8", "int16", "bfloat16", "float16", "int32", "float32", "int64", "float64"]
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def _random(torch, dtype, n, gen):
+    t = getattr(torch, dtype)
+    if dtype == "bool":
+        return torch.rand(n, generator=gen, device="cuda") > 0.5
+    if t.is_floating_point:
+        return (torch.randn(n, generator=gen, device="cuda") * 100).to(t)
+    info = torch.iinfo(t)
+    return torch.randint(info.min, info.max, (n,), generator=gen, device="cuda", dtype=t)
+
+
+def _bits(torch, x):
+    size = x.element_size()
+    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
+    return x.view(torch.uint8) if x.dtype == torch.bool else x.view(view)
+
+
+def _copy_and_check(torch, kernels, dst_base, dst, src):
+    from tilec.tensor_copy import copy_
+
+    dst_base.view(torch.uint8).fill_(0x4D)  # poison, bytes around dst included
+    want = dst_base.clone()
+    want_view = want.as_strided(dst.shape, dst.stride(), dst.storage_offset())
+    want_view.copy_(src)
+    copy_(dst, src, kernels=kernels)
+    torch.cuda.synchronize()
+    assert torch.equal(_bits(torch, dst_base), _bits(torch, want)), (dst.shape, dst.stride(), src.stride())
+
+
+@pytest.fixture
+def always(monkeypatch):
+    from tilec import copy_realign
+
+    monkeypatch.setattr(copy_realign, "POLICY", "always")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_shift_head_and_tail_matches_torch(always, dtype):
+    """Rows of 1..40 and 203 elements, src and dst starting at every element offset
+    of a 16-byte chunk, src and dst pitches that shift each row differently."""
+    from tilec.copy_kernels import CopyKernels
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(21)
+    kernels = CopyKernels(disk=False)
+    e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    v = 16 // e
+    base = _random(torch, dtype, 1 << 16, gen)
+    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
+    for n in (1, 2, 3, v - 1, v, v + 1, 2 * v + 3, 40, 203):
+        for so in range(v):
+            for do in range(0, v, 1 if v <= 4 else 3):
+                rows, sp, dp = 7, n + 1 + so % 3, n + (do % 2) + 2
+                src = base.as_strided((rows, n), (sp, 1), so)
+                dst = out.as_strided((rows, n), (dp, 1), do)
+                _copy_and_check(torch, kernels, out, dst, src)
+    assert {k.realign for k in kernels._entries} - {0} == {32}
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
+    """Rank 3 and 4 (the strided set's 04, 16, 34 made small), a broadcast outer mode,
+    a flat dst from sliced rows (19), and the same with 64-bit offsets."""
+    from tilec import copy_realign
+    from tilec.copy_kernels import CopyKernels
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(4)
+    t = getattr(torch, dtype)
+    for limit in (copy_realign.INDEX32_LIMIT, 1000):
+        monkeypatch.setattr(copy_realign, "INDEX32_LIMIT", limit)
+        kernels = CopyKernels(disk=False)
+        base = _random(torch, dtype, 1 << 19, gen)
+        out = torch.empty(1 << 19, dtype=t, device="cuda")
+        # 04: (5, 7, 9, 775) contiguous -> rows of 775 at a pitch of 776, outer pitches padded
+        src = base[: 5 * 7 * 9 * 775].view(5, 7, 9, 775)
+        dst = out.as_strided((5, 7, 9, 775), (7 * 10 * 776 + 3, 10 * 776, 776, 1), 3)
+        _copy_and_check(torch, kernels, out, dst, src)
+        # 34: (3, 31, 5, 56) -> pitch 59
+        src = base[: 3 * 31 * 5 * 56].view(3, 31, 5, 56)
+        dst = out.as_strided((3, 31, 5, 56), (31 * 297 + 1, 297, 59, 1), 5)
+        _copy_and_check(torch, kernels, out, dst, src)
+        # 19: rows of a sliced src into a flat dst
+        src = base.as_strided((11, 4801), (9602 + 1, 1), 4)
+        dst = out[1 : 1 + 11 * 4801].view(11, 4801)
+        _copy_and_check(torch, kernels, out, dst, src)
+        # a row broadcast along an outer mode, into padded rows
+        src = base.as_strided((13, 6, 301), (0, 305, 1), 7)
+        dst = out.as_strided((13, 6, 301), (6 * 303, 303, 1), 1)
+        _copy_and_check(torch, kernels, out, dst, src)
+        assert {k.realign for k in kernels._entries} == {32 if limit > 1000 else 64}
+
+
+def test_strided_set_patterns_take_the_realign_kernel():
+    """The measured rule takes the strided set's misaligned-row cases (made small)."""
+    from tilec.copy_plan import Operand, plan_copy
+
+    # 46: int64 rows of 5 at a pitch of 10 (dst 16-byte aligned rows), src flat
+    p = plan_copy(Operand(4096 + 176, "int64", (20001, 5), (10, 1)), Operand(8192, "int64", (20001, 5), (5, 1)))
+    assert p.key.realign
