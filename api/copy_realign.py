@@ -52,6 +52,11 @@ block per row segment, the row's values computed once per thread and whole chunk
 stored without masks, was no better: 04 0.94, 19 1.01, 28 1.17.)"""
 INDEX32_LIMIT = 2**31
 
+FAST_DIV = True
+"""Whether kernels with 32-bit offsets divide by the run-time chunk count and outer
+extents through multiply-shift pairs (`magic`, passed by the plan) instead of
+`arith.divsi` (False: the kernel as first merged, for comparisons)."""
+
 POLICY = "auto"
 """`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
 or "never"."""
@@ -67,6 +72,24 @@ def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int]) 
         g = math.gcd(g, abs(s) * itemsize)
     worst = dmis % g + VECTOR_BYTES - g
     return -(-(worst + n_last * itemsize) // VECTOR_BYTES)
+
+
+def magic(d: int) -> tuple[int, int]:
+    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
+    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
+    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
+    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
+    integer.)"""
+    d = max(1, d)
+    s = 31 + (d - 1).bit_length()
+    return -(-(1 << s) // d), s
+
+
+def divisor_args(chunks: int, extents) -> tuple[int, ...]:
+    """The multiply-shift pairs (`magic`) of the kernel's divisors, in
+    `copy_key.realign_arg_names` order: the chunks per row, then the outer extents
+    1 .. rank - 2 (extent 0 is never a divisor, the last is the row)."""
+    return tuple(x for d in (chunks, *extents[1:-1]) for x in magic(d))
 
 
 def eligible(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_ptr: int) -> bool:
@@ -147,6 +170,24 @@ class _Text:
     def op(self, name: str, what: str, a: str, b: str, typ: str | None = None) -> str:
         self.emit(f"%{name} = {what} {a}, {b} : {typ or self.R}")
         return f"%{name}"
+
+    def divmod(self, name: str, x: str, d: str, arg: str) -> tuple[str, str]:
+        """(x // d, x % d) of a [rows] tensor `x` >= 0 by the splat divisor `d`, the
+        index argument `d` stands for: with 32-bit offsets and `FAST_DIV`, the
+        quotient as (x * mg) >> sh in 64 bits (`magic`; the pair `mg<arg>`,
+        `sh<arg>`), else `arith.divsi`."""
+        if not (FAST_DIV and self.it == "i32"):
+            return self.op(f"{name}_q", "arith.divsi", x, d), self.op(f"{name}_r", "arith.remsi", x, d)
+        w = f"tensor<{self.rows}xi64, #r>"
+        for part in ("mg", "sh"):
+            self.emit(f"%{name}_{part}i = arith.index_cast %{part}{arg} : index to i64")
+            self.emit(f"%{name}_{part} = layout.splat %{name}_{part}i : i64 -> {w}")
+        self.emit(f"%{name}_x = layout.extsi {x} : {self.R} to {w}")
+        self.emit(f"%{name}_p = arith.muli %{name}_x, %{name}_mg : {w}")
+        self.emit(f"%{name}_q64 = arith.shrsi %{name}_p, %{name}_sh : {w}")
+        self.emit(f"%{name}_q = layout.trunci %{name}_q64 : {w} to {self.R}")
+        qd = self.op(f"{name}_qd", "arith.muli", f"%{name}_q", d)
+        return f"%{name}_q", self.op(f"{name}_r", "arith.subi", x, qd)
 
     def s(self, name: str, what: str, a: str, b: str) -> str:
         """A scalar op."""
@@ -304,9 +345,7 @@ def _coords(t: _Text, row: str, n: list[str]) -> list[str]:
     coords = [""] * last
     rest = row
     for k in range(last - 1, 0, -1):
-        nk = t.splat(f"n{k}_r", n[k])
-        coords[k] = t.op(f"co{k}", "arith.remsi", rest, nk)
-        rest = t.op(f"q{k}", "arith.divsi", rest, nk)
+        rest, coords[k] = t.divmod(f"dv{k}", rest, t.splat(f"n{k}_r", n[k]), str(k))
     coords[0] = rest
     return coords
 
@@ -331,8 +370,7 @@ def realign_program(key: CopyKey) -> str:
     flat = t.op("flat", "arith.addi", t.arange("fid", rows, t.R, "#r"), t.splat("start_r", start))
     row_ok = t.cmp("row_ok", "slt", flat, t.splat("total_r", total))
     chunks_r = t.splat("chunks_r", chunks)
-    row = t.op("row", "arith.divsi", flat, chunks_r)
-    chunk = t.op("chunk", "arith.remsi", flat, chunks_r)
+    row, chunk = t.divmod("dvc", flat, chunks_r, "c")
     soff, doff = t.row_offsets(_coords(t, row, n))
     v_r = t.splat("v_r", t.const("v", v))
     # A = (D // V + c) * V: the chunk's first dst element (a multiple of V)

@@ -1,7 +1,7 @@
 """Nsight Compute target: the strided set's cases made as strided_copy_bench makes
 them (same order, same generator, same poison and reference copies, so the same
-allocation), and for the cases named, one tilec.copy_ and one torch copy_ inside a
-profiler range (run under `ncu --profile-from-start off`).
+allocation), and for the cases named, tilec's realign kernel without and with
+`FAST_DIV` and one torch copy_, in that order, inside a profiler range (run under `ncu --profile-from-start off`).
 
     ncu --profile-from-start off --metrics ... python3 benchmarks/experiments/realign_ncu.py 4,16,...,46 46,34,16
 """
@@ -14,6 +14,8 @@ import strided_copy_bench as sb
 import torch
 
 import tilec
+from tilec import copy_realign, tensor_copy
+from tilec.copy_kernels import CopyKernels
 
 order = sorted(int(x) for x in sys.argv[1].split(","))
 profile = {int(x) for x in sys.argv[2].split(",")}
@@ -30,10 +32,17 @@ for i in order:
     print(case.name, "dst%512", dst.data_ptr() % 512, "exact", torch.equal(ref_base, dst_base), flush=True)
     del ref_base
     if i in profile:
+        kern = {}
+        for fast in (False, True):
+            copy_realign.FAST_DIV = fast
+            kern[fast] = CopyKernels(disk=False)
+            tensor_copy.copy_(dst, src, kernels=kern[fast])
+        copy_realign.FAST_DIV = True
         dst.copy_(src)
         torch.cuda.synchronize()
         torch.cuda.profiler.start()
-        tilec.copy_(dst, src)
+        tensor_copy.copy_(dst, src, kernels=kern[False])  # main's kernel
+        tensor_copy.copy_(dst, src, kernels=kern[True])
         dst.copy_(src)
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()

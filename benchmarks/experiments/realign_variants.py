@@ -7,7 +7,8 @@ for it), checks it bit-exact against PyTorch, and prints one table at the end.
     python3 benchmarks/experiments/realign_variants.py OUT.md 46,34,16 [name=K:V,K:V ...]
 
 A variant is `name=CONST:value,...` over copy_realign's module constants (THREADS,
-CHUNKS_PER_THREAD, FAST_DIV, ...); "main" (the constants as imported) is always timed.
+CHUNKS_PER_THREAD, FAST_DIV, ...); none: "main", the constants as imported.
+Arguments `--json=PATH`, `--md=PATH` go to the bench.
 """
 
 import os
@@ -23,10 +24,11 @@ from tilec import copy_realign, tensor_copy
 from tilec.copy_kernels import CopyKernels
 
 out_md, only = sys.argv[1], sys.argv[2]
-variants = {"main": {}}
-for spec in sys.argv[3:]:
+bench_args = [a for a in sys.argv[3:] if a.startswith("--")]
+variants = {}
+for spec in [a for a in sys.argv[3:] if not a.startswith("--")] or ["main="]:
     name, _, body = spec.partition("=")
-    variants[name] = {k: int(v) for k, v in (kv.split(":") for kv in body.split(","))}
+    variants[name] = {k: int(v) for k, v in (kv.split(":") for kv in body.split(",") if kv)}
 base = {k: getattr(copy_realign, k) for spec in variants.values() for k in spec}
 rows = []
 
@@ -53,7 +55,7 @@ def hook(torch_mod, dst, src):
 
 
 sb.triton_copy = hook
-sb.main(["--only", only, "--no-host"])
+sb.main(["--only", only, "--no-host", *[x for a in bench_args for x in a.split("=", 1)]])
 names = list(variants)
 lines = ["| case | dst%512 | PyTorch | " + " | ".join(names) + " |", "|---" * (3 + len(names)) + "|"]
 cases = [c for i, c in enumerate(sb.generate_cases()) if str(i) in only.split(",")]
