@@ -84,6 +84,9 @@ class CopyKey:
     realign: int = 0
     """0: not the realign kernel; 32 or 64: the row-realigning kernel
     (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
+    realign_chunk: int = 16
+    """The realign kernel's dst chunk in bytes (`copy_realign.chunk_bytes`): 16, or 8
+    (one element a thread, two a thread's chunks) for short rows of 8-byte elements."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits

@@ -384,7 +384,8 @@ def _realign_plan(
         return None
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
-    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1])
+    chunk = r.chunk_bytes(e, ns[-1])
+    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1], chunk)
     rkey = replace(
         key,
         src_align=VECTOR_BYTES,
@@ -399,6 +400,7 @@ def _realign_plan(
         dst_flat=False,
         src_runs=False,
         realign=r.index_bits(ns, ss, ds, chunks, e),
+        realign_chunk=chunk,
     )
     extra = (smis // e, dmis // e, chunks, *r.divisor_args(chunks, ns))
     return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

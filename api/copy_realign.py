@@ -42,7 +42,7 @@ import math
 
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
 
-THREADS = 256
+THREADS = 512
 CHUNKS_PER_THREAD = 1
 """Dst chunks per thread. H100, `copy_tile_variants.py --variants realign1,realign2,
 realign4` (one call): 1 is best or level on every case measured (19: 1.00, 0.99,
@@ -51,6 +51,9 @@ light in registers, and more resident threads keep as many loads in flight. (One
 block per row segment, the row's values computed once per thread and whole chunks
 stored without masks, was no better: 04 0.94, 19 1.01, 28 1.17.)"""
 INDEX32_LIMIT = 2**31
+SHORT_ROW_BYTES = 64
+"""Rows of 8-byte elements of at most this many bytes take 8-byte chunks
+(`chunk_bytes`); 0: never."""
 
 FAST_DIV = True
 """Whether kernels with 32-bit offsets divide by the run-time chunk count and outer
@@ -62,16 +65,32 @@ POLICY = "auto"
 or "never"."""
 
 
-def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int]) -> int:
-    """The most 16-byte dst chunks a row spans: a row of `n_last` elements starting
-    `m` bytes past a 16-byte boundary spans ceil((m + bytes) / 16) chunks, and the
-    row starts `m` are `dmis` plus multiples of g = gcd(16, the outer dst strides in
-    bytes), so m is at most dmis % g + 16 - g."""
-    g = VECTOR_BYTES
+def chunk_bytes(itemsize: int, n_last: int) -> int:
+    """The dst chunk of a copy's kernel: 8 bytes (one element, two a thread) for rows
+    of 8-byte elements of at most `SHORT_ROW_BYTES`, else 16. 8-byte elements need no
+    realigning within a chunk of one, and a warp's store then writes 32 consecutive
+    elements, each row's whole (rows of 40 bytes at a pitch of 80: 16-byte chunks
+    store a row's last whole chunk and its half tail chunk, which share a sector, by
+    two instructions)."""
+    return 8 if itemsize == 8 and n_last * itemsize <= SHORT_ROW_BYTES else VECTOR_BYTES
+
+
+def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int], chunk: int = VECTOR_BYTES) -> int:
+    """The most `chunk`-byte dst chunks a row spans: a row of `n_last` elements
+    starting `m` bytes past a chunk boundary spans ceil((m + bytes) / chunk) chunks,
+    and the row starts `m` are `dmis` plus multiples of g = gcd(chunk, the outer dst
+    strides in bytes), so m is at most dmis % g + chunk - g."""
+    g = chunk
     for s in dst_outer:
         g = math.gcd(g, abs(s) * itemsize)
-    worst = dmis % g + VECTOR_BYTES - g
-    return -(-(worst + n_last * itemsize) // VECTOR_BYTES)
+    worst = dmis % g + chunk - g
+    return -(-(worst + n_last * itemsize) // chunk)
+
+
+def chunks_per_thread(key: CopyKey) -> int:
+    """A thread's dst chunks: `CHUNKS_PER_THREAD`, 2 for 8-byte chunks (as many bytes
+    in flight as one 16-byte chunk)."""
+    return 2 if key.realign_chunk == 8 else CHUNKS_PER_THREAD
 
 
 def magic(d: int) -> tuple[int, int]:
@@ -113,7 +132,7 @@ def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) ->
     a signed 32-bit integer; else 64."""
     v = VECTOR_BYTES // itemsize
     rows = math.prod(extents[:-1])
-    block = THREADS * CHUNKS_PER_THREAD
+    block = THREADS * max(CHUNKS_PER_THREAD, 2)
     worst = rows * chunks + block
     for view in (src_strides, dst_strides):
         reach = sum((n - 1) * s for n, s in zip(extents, view)) + 4 * v
@@ -131,8 +150,9 @@ class _Text:
         self.key = key
         self.et = f"i{8 * e}"
         self.it = it = f"i{key.realign}"
-        self.v = v = VECTOR_BYTES // e
-        self.rows = rows = THREADS * CHUNKS_PER_THREAD
+        self.v = v = key.realign_chunk // e
+        self.nw = nw = key.realign_chunk // 4
+        self.rows = rows = THREADS * chunks_per_thread(key)
         self.ptr = f"!layout.ptr<{self.et}, align {VECTOR_BYTES}>"
         self.R = f"tensor<{rows}x{it}, #r>"
         self.RB = f"tensor<{rows}xi1, #r>"
@@ -141,14 +161,14 @@ class _Text:
         self.M = f"tensor<{rows}x{v}xi1, #l>"
         self.P = f"tensor<{rows}x{v}x!layout.ptr<{self.et}>, #l>"
         self.F = f"tensor<{rows}x{v}x{self.et}, #l>"
-        # the src side: 32-bit words, 4 per chunk, in #w (rows held as in #l)
+        # the src side: 32-bit words, nw per chunk, in #w (rows held as in #l)
         self.wptr = f"!layout.ptr<i32, align {VECTOR_BYTES}>"
         self.RW = f"tensor<{rows}x{it}, #rw>"
         self.RBW = f"tensor<{rows}xi1, #rw>"
-        self.TW = f"tensor<{rows}x4x{it}, #w>"
-        self.MW = f"tensor<{rows}x4xi1, #w>"
-        self.PW = f"tensor<{rows}x4x!layout.ptr<i32>, #w>"
-        self.FW = f"tensor<{rows}x4xi32, #w>"
+        self.TW = f"tensor<{rows}x{nw}x{it}, #w>"
+        self.MW = f"tensor<{rows}x{nw}xi1, #w>"
+        self.PW = f"tensor<{rows}x{nw}x!layout.ptr<i32>, #w>"
+        self.FW = f"tensor<{rows}x{nw}xi32, #w>"
         self.lines: list[str] = []
         self.indent = ""
 
@@ -202,7 +222,7 @@ class _Text:
         it is in #rw)."""
         src_type = src_type or self.R
         elem = src_type.split("x")[-1].split(",")[0]
-        lay, n = ("#w", 4) if src_type.endswith("#rw>") else ("#l", self.v)
+        lay, n = ("#w", self.nw) if src_type.endswith("#rw>") else ("#l", self.v)
         mid = f"tensor<{self.rows}x1x{elem}, {lay}>"
         out = f"tensor<{self.rows}x{n}x{elem}, {lay}>"
         self.emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
@@ -226,10 +246,11 @@ class _Text:
         return "%jj"
 
     def words(self) -> str:
-        """%jw: each chunk's word index 0..3, as a [rows x 4] tensor in #w."""
-        jar = self.arange("jwar", 4, f"tensor<4x{self.it}, #jw>", "#jw")
-        mid = f"tensor<1x4x{self.it}, #w>"
-        self.emit(f"%jw_e = layout.expand_dims {jar} {{axis = 0 : i64}} : tensor<4x{self.it}, #jw> -> {mid}")
+        """%jw: each chunk's word index 0..nw-1, as a [rows x nw] tensor in #w."""
+        nw = self.nw
+        jar = self.arange("jwar", nw, f"tensor<{nw}x{self.it}, #jw>", "#jw")
+        mid = f"tensor<1x{nw}x{self.it}, #w>"
+        self.emit(f"%jw_e = layout.expand_dims {jar} {{axis = 0 : i64}} : tensor<{nw}x{self.it}, #jw> -> {mid}")
         self.emit(f"%jw = layout.broadcast %jw_e : {mid} -> {self.TW}")
         return "%jw"
 
@@ -245,10 +266,10 @@ class _Text:
         return f"%{name}"
 
     def src_words(self, name: str, chunk: str) -> tuple[str, str]:
-        """The word pointers of the src vectors `chunk` and `chunk + 1` (16-byte
-        chunks of the aligned-down src; `chunk` a [rows] tensor in #rw)."""
+        """The word pointers of the src vectors `chunk` and `chunk + 1` (chunks of
+        the aligned-down src; `chunk` a [rows] tensor in #rw)."""
         jw = self.words()
-        four = self.splat(f"{name}_4", self.const(f"{name}_c4", 4), self.RW)
+        four = self.splat(f"{name}_4", self.const(f"{name}_c4", self.nw), self.RW)
         lo = self.op(
             f"{name}_lo",
             "arith.addi",
@@ -287,7 +308,7 @@ class _Text:
         lay, wlay = (
             f"#layout.blocked<{{sizePerThread = [1, {n}], threadsPerWarp = [32, 1], "
             f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
-            for n in (self.v, 4)
+            for n in (self.v, self.nw)
         )
         body = "\n    ".join(self.lines)
         host_text = "\n  ".join(host)
