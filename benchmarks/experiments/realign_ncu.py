@@ -1,7 +1,7 @@
 """Nsight Compute target: the strided set's cases made as strided_copy_bench makes
 them (same order, same generator, same poison and reference copies, so the same
-allocation), and for the cases named, tilec's realign kernel without and with
-`FAST_DIV` and one torch copy_, in that order, inside a profiler range (run under `ncu --profile-from-start off`).
+allocation), and for the cases named, tilec's realign kernel as on main (`MAIN`) and
+with this branch's defaults, and one torch copy_, in that order, inside a profiler range (run under `ncu --profile-from-start off`).
 
     ncu --profile-from-start off --metrics ... python3 benchmarks/experiments/realign_ncu.py 4,16,...,46 46,34,16
 """
@@ -17,6 +17,8 @@ import tilec
 from tilec import copy_realign, tensor_copy
 from tilec.copy_kernels import CopyKernels
 
+MAIN = {"main": {"FAST_DIV": False, "THREADS": 256, "SHORT_ROW_BYTES": 0}, "new": {}}
+"""main's realign kernel (as merged) and this branch's defaults."""
 order = sorted(int(x) for x in sys.argv[1].split(","))
 profile = {int(x) for x in sys.argv[2].split(",")}
 cases = sb.generate_cases()
@@ -33,16 +35,19 @@ for i in order:
     del ref_base
     if i in profile:
         kern = {}
-        for fast in (False, True):
-            copy_realign.FAST_DIV = fast
-            kern[fast] = CopyKernels(disk=False)
-            tensor_copy.copy_(dst, src, kernels=kern[fast])
-        copy_realign.FAST_DIV = True
+        for name, consts in MAIN.items():
+            old = {k: getattr(copy_realign, k) for k in consts}
+            for k, v in consts.items():
+                setattr(copy_realign, k, v)
+            kern[name] = CopyKernels(disk=False)
+            tensor_copy.copy_(dst, src, kernels=kern[name])
+            for k, v in old.items():
+                setattr(copy_realign, k, v)
         dst.copy_(src)
         torch.cuda.synchronize()
         torch.cuda.profiler.start()
-        tensor_copy.copy_(dst, src, kernels=kern[False])  # main's kernel
-        tensor_copy.copy_(dst, src, kernels=kern[True])
+        tensor_copy.copy_(dst, src, kernels=kern["main"])
+        tensor_copy.copy_(dst, src, kernels=kern["new"])
         dst.copy_(src)
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()
