@@ -12,17 +12,20 @@ time, and its LSU wavefronts, not DRAM, are the limit. This kernel writes the ds
 16-byte aligned chunks and reads the src in aligned 16-byte vectors, realigning in
 registers (`layout.funnel_shift`):
 
-- each thread owns a dst chunk (16 bytes, aligned) of a row: flat chunk index
-  f = pid * 256 + tid (consecutive lanes, consecutive chunks), row f / C and chunk
-  c = f % C of it, C the chunks a row spans at most (`chunks_per_row`): rows of 40
-  bytes at a pitch of 80 waste no lane, short rows share a block;
+- each thread owns a dst chunk (16 bytes, aligned; 8 bytes, one element, for short
+  rows of 8-byte elements: `chunk_bytes`, two chunks a thread, at f and f + THREADS)
+  of a row: flat chunk index f = pid * THREADS + tid (consecutive lanes, consecutive
+  chunks), row f / C and chunk c = f % C of it, C the chunks a row spans at most
+  (`chunks_per_row`): rows of 40 bytes at a pitch of 80 waste no lane, short rows
+  share a block; with 32-bit offsets the divisions by C and by the outer extents are
+  multiply-shifts (`magic`: the plan passes the pairs, `divisor_args`);
 - the row's coordinates over the outer modes give its first element's offsets S (src)
   and D (dst), in elements of the aligned-down pointers (the kernel takes both
   pointers rounded down to 16 bytes; their misalignments `smis`, `dmis` are index
   arguments, as the chunk count `nchunks`); chunk c starts at A = (D // V + c) * V
-  (V = 16 bytes of elements);
+  (V = a chunk's elements);
 - the V src elements of its V dst elements start at s = A - D + S: the thread loads
-  the aligned vectors at sa = s - s % V and sa + V, as four 32-bit words each (the
+  the aligned vectors at sa = s - s % V and sa + V, as 32-bit words (the
   kernel's src pointer is an `i32` pointer: the words go to the funnel shift as
   loaded), each masked where it holds no element of the row, the second also where
   s % V == 0, and takes V elements from `s % V` on (`layout.funnel_shift`);
@@ -43,6 +46,12 @@ import math
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
 
 THREADS = 512
+"""Threads per block. H100, strided set in strided_copy_bench's allocation
+(`benchmarks/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
+cudaMemcpy for 128 / 256 / 512 / 1024: 46 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 /
+0.793 / 0.803 / 0.805, 04 1.007 / 0.997 / 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 /
+0.977; the rest (19, 22, 34, 40) level within 0.01 but for 1024 (19 0.983, 40
+0.975)."""
 CHUNKS_PER_THREAD = 1
 """Dst chunks per thread. H100, `copy_tile_variants.py --variants realign1,realign2,
 realign4` (one call): 1 is best or level on every case measured (19: 1.00, 0.99,
@@ -58,7 +67,11 @@ SHORT_ROW_BYTES = 64
 FAST_DIV = True
 """Whether kernels with 32-bit offsets divide by the run-time chunk count and outer
 extents through multiply-shift pairs (`magic`, passed by the plan) instead of
-`arith.divsi` (False: the kernel as first merged, for comparisons)."""
+`arith.divsi` (False: the kernel as first merged, for comparisons). Nsight Compute,
+H100, 256 threads: instructions 222.9 M -> 171.4 M on 16, 323.7 M -> 236.4 M on 34
+(issue slots busy 60% -> 47%, 42% -> 30%), the time unchanged (those cases are not
+issue-bound: 16 at 73% of DRAM throughput, 34 at 62%); with 512 threads it kept 04
+and 28 at 1.004 and 1.010 where divsi gave 0.963 and 0.990 (one call)."""
 
 POLICY = "auto"
 """`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
@@ -71,7 +84,14 @@ def chunk_bytes(itemsize: int, n_last: int) -> int:
     realigning within a chunk of one, and a warp's store then writes 32 consecutive
     elements, each row's whole (rows of 40 bytes at a pitch of 80: 16-byte chunks
     store a row's last whole chunk and its half tail chunk, which share a sector, by
-    two instructions)."""
+    two instructions, two L2 write requests to one sector). H100, 46 (int64 rows of 5
+    at a pitch of 10, strided_copy_bench's allocation), one call: 0.396 of cudaMemcpy
+    against 0.378 with 16-byte chunks (512 threads both; the kernel as first merged
+    0.371, PyTorch 0.393; the bench's own columns: 0.400 against PyTorch's 0.395);
+    Nsight Compute, the kernel as first merged against this one: L2 write sectors
+    4.75 M -> 4.31 M (PyTorch's 4.31 M), DRAM bytes unchanged (179 MB read, 96 MB of them filling partly written
+    sectors, 125 MB written), 156 -> 146 us (PyTorch 150 us). Measured on 46 only
+    (the one such case of the strided set): the 64-byte cut is a guess."""
     return 8 if itemsize == 8 and n_last * itemsize <= SHORT_ROW_BYTES else VECTOR_BYTES
 
 
@@ -446,7 +466,8 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     int16 0.94 -> 1.00 (0.55), 10 int64 0.99 -> 1.01 (0.99), 16 int16 rows of 254
     into 256 0.67 -> 0.79 (0.47), 34 int32 rows of 56 into 59 0.58 -> 0.62 (0.59),
     46 int64 rows of 5 into 10 0.36 -> 0.37 (0.39: 40-byte rows in 80, half their
-    sectors partly written). The gather kernel keeps the copies it takes (13, 25:
+    sectors partly written; 0.400 with 8-byte chunks, `chunk_bytes`, PyTorch 0.395,
+    docs/benchmarks.md "Strided copies", the realign kernel's last case). The gather kernel keeps the copies it takes (13, 25:
     short rows into a flat dst, 0.94 and 0.77 gathered against 0.27 and 0.52 with
     an earlier, byte-loading realign kernel)."""
     return key.src_align < VECTOR_BYTES or key.dst_align < VECTOR_BYTES

@@ -45,13 +45,12 @@ def hook(torch_mod, dst, src):
         dst.fill_(77)
         tensor_copy.copy_(dst, src, kernels=kern)
         ok = bool(torch.equal(dst, src))
-        t = sb._median(copy_bench, lambda: tensor_copy.copy_(dst, src, kernels=kern), 30)
+        t = sb._median(copy_bench, lambda kern=kern: tensor_copy.copy_(dst, src, kernels=kern), 30)
         res[name] = f"{copy_bench.tbps(moved, t) / mc:.3f}{'' if ok else ' WRONG'}"
     for k, v in base.items():
         setattr(copy_realign, k, v)
     rows.append(res)
     print("variants:", res, flush=True)
-    return None
 
 
 sb.triton_copy = hook
@@ -61,5 +60,6 @@ lines = ["| case | dst%512 | PyTorch | " + " | ".join(names) + " |", "|---" * (3
 cases = [c for i, c in enumerate(sb.generate_cases()) if str(i) in only.split(",")]
 for c, r in zip(sorted(cases, key=lambda c: c.name), rows):
     lines.append(f"| {c.name[:45]} | {r['dst%512']} | {r['torch']:.3f} | " + " | ".join(r[n] for n in names) + " |")
-open(out_md, "w").write("\n".join(lines) + "\n")
+with open(out_md, "w") as f:
+    f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

@@ -86,7 +86,9 @@ def test_chunks_per_row():
     assert copy_realign.chunks_per_row(3, 1, 15, [16]) == 2
     # 8-byte chunks: rows of 5 int64 at any 8-byte start span 5
     assert copy_realign.chunks_per_row(5, 8, 8, [10], 8) == 5 == copy_realign.chunks_per_row(5, 8, 0, [11], 8)
-    assert copy_realign.chunk_bytes(8, 8) == 8 and copy_realign.chunk_bytes(8, 9) == copy_realign.chunk_bytes(4, 5) == 16
+    assert (
+        copy_realign.chunk_bytes(8, 8) == 8 and copy_realign.chunk_bytes(8, 9) == copy_realign.chunk_bytes(4, 5) == 16
+    )
 
 
 def test_not_eligible():
@@ -136,7 +138,9 @@ def test_magic_divides_every_31_bit_index():
 
 
 def test_fast_division_in_the_program(always, monkeypatch):
-    plan = plan_copy(operand((3, 5, 7, 31), (1323, 264, 33, 1), dtype="int8", ptr=4099), operand((3, 5, 7, 31), dtype="int8"))
+    plan = plan_copy(
+        operand((3, 5, 7, 31), (1323, 264, 33, 1), dtype="int8", ptr=4099), operand((3, 5, 7, 31), dtype="int8")
+    )
     # the chunk count (3) and the outer extents 1 .. rank - 2 (5, 7): a pair each
     assert plan.extra[3:] == (*copy_realign.magic(3), *copy_realign.magic(5), *copy_realign.magic(7))
     text = copy_program(plan.key)
