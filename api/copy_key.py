@@ -84,6 +84,9 @@ class CopyKey:
     realign: int = 0
     """0: not the realign kernel; 32 or 64: the row-realigning kernel
     (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
+    realign_chunk: int = 16
+    """The realign kernel's dst chunk in bytes (`copy_realign.chunk_bytes`): 16, or 8
+    (one element a thread, two a thread's chunks) for short rows of 8-byte elements."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
@@ -114,13 +117,13 @@ def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
     extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then the
     box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`, or
-    `REALIGN_ARGS` for the realign kernel."""
+    `realign_arg_names` for the realign kernel."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
         + (list(BOX_ARG_NAMES) if key.box else [])
-        + (list(REALIGN_ARGS) if key.realign else [])
+        + (realign_arg_names(key.rank) if key.realign else [])
     )
 
 
@@ -129,3 +132,10 @@ BOX_ARG_NAMES = ("soff", "doff", "T", "PB", "CD", "nblocks")
 REALIGN_ARGS = ("smis", "dmis", "nchunks")
 """The realign kernel's index arguments after the strides (`CopyPlan.extra`): the two
 pointers' misalignments (in elements below 16 bytes) and the chunks per row."""
+
+
+def realign_arg_names(rank: int) -> list[str]:
+    """The realign kernel's index arguments after the strides: `REALIGN_ARGS`, then
+    the multiply-shift pairs of its divisors (copy_realign.divisor_args): `mgc`, `shc`
+    for the chunks per row, `mg<k>`, `sh<k>` for the outer extents 1 .. rank - 2."""
+    return [*REALIGN_ARGS, "mgc", "shc"] + [f"{x}{k}" for k in range(1, rank - 1) for x in ("mg", "sh")]

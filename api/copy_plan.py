@@ -57,7 +57,7 @@ class CopyPlan:
     dst_ptr: int
     extra: tuple[int, ...] = ()
     """Index arguments after the strides: the box kernel's `copy_box.box_args`, or
-    `copy_key.REALIGN_ARGS` for the realign kernel (the pointers of both are then
+    `copy_key.realign_arg_names` for the realign kernel (the pointers of both are then
     rounded down to 16 bytes)."""
 
     @property
@@ -370,8 +370,8 @@ def _realign_plan(
     """The plan of the realign kernel (copy_realign.py) where its policy takes the
     copy (not one the gather kernel takes, unless the policy is "always"), else None:
     its key keeps the dtypes, the rank and the stride classes only; its pointers are
-    rounded down to 16 bytes, and their misalignments (in elements) and the chunks
-    per row are index arguments."""
+    rounded down to 16 bytes, and their misalignments (in elements), the chunks per
+    row and the multiply-shift pairs of its divisors are index arguments."""
     from . import copy_realign as r
 
     if (
@@ -384,7 +384,8 @@ def _realign_plan(
         return None
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
-    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1])
+    chunk = r.chunk_bytes(e, ns[-1])
+    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1], chunk)
     rkey = replace(
         key,
         src_align=VECTOR_BYTES,
@@ -399,6 +400,7 @@ def _realign_plan(
         dst_flat=False,
         src_runs=False,
         realign=r.index_bits(ns, ss, ds, chunks, e),
+        realign_chunk=chunk,
     )
-    extra = (smis // e, dmis // e, chunks)
+    extra = (smis // e, dmis // e, chunks, *r.divisor_args(chunks, ns))
     return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

@@ -12,17 +12,20 @@ time, and its LSU wavefronts, not DRAM, are the limit. This kernel writes the ds
 16-byte aligned chunks and reads the src in aligned 16-byte vectors, realigning in
 registers (`layout.funnel_shift`):
 
-- each thread owns a dst chunk (16 bytes, aligned) of a row: flat chunk index
-  f = pid * 256 + tid (consecutive lanes, consecutive chunks), row f / C and chunk
-  c = f % C of it, C the chunks a row spans at most (`chunks_per_row`): rows of 40
-  bytes at a pitch of 80 waste no lane, short rows share a block;
+- each thread owns a dst chunk (16 bytes, aligned; 8 bytes, one element, for short
+  rows of 8-byte elements: `chunk_bytes`, two chunks a thread, at f and f + THREADS)
+  of a row: flat chunk index f = pid * THREADS + tid (consecutive lanes, consecutive
+  chunks), row f / C and chunk c = f % C of it, C the chunks a row spans at most
+  (`chunks_per_row`): rows of 40 bytes at a pitch of 80 waste no lane, short rows
+  share a block; with 32-bit offsets the divisions by C and by the outer extents are
+  multiply-shifts (`magic`: the plan passes the pairs, `divisor_args`);
 - the row's coordinates over the outer modes give its first element's offsets S (src)
   and D (dst), in elements of the aligned-down pointers (the kernel takes both
   pointers rounded down to 16 bytes; their misalignments `smis`, `dmis` are index
   arguments, as the chunk count `nchunks`); chunk c starts at A = (D // V + c) * V
-  (V = 16 bytes of elements);
+  (V = a chunk's elements);
 - the V src elements of its V dst elements start at s = A - D + S: the thread loads
-  the aligned vectors at sa = s - s % V and sa + V, as four 32-bit words each (the
+  the aligned vectors at sa = s - s % V and sa + V, as 32-bit words (the
   kernel's src pointer is an `i32` pointer: the words go to the funnel shift as
   loaded), each masked where it holds no element of the row, the second also where
   s % V == 0, and takes V elements from `s % V` on (`layout.funnel_shift`);
@@ -42,7 +45,13 @@ import math
 
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
 
-THREADS = 256
+THREADS = 512
+"""Threads per block. H100, strided set in strided_copy_bench's allocation
+(`benchmarks/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
+cudaMemcpy for 128 / 256 / 512 / 1024: 46 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 /
+0.793 / 0.803 / 0.805, 04 1.007 / 0.997 / 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 /
+0.977; the rest (19, 22, 34, 40) level within 0.01 but for 1024 (19 0.983, 40
+0.975)."""
 CHUNKS_PER_THREAD = 1
 """Dst chunks per thread. H100, `copy_tile_variants.py --variants realign1,realign2,
 realign4` (one call): 1 is best or level on every case measured (19: 1.00, 0.99,
@@ -51,22 +60,75 @@ light in registers, and more resident threads keep as many loads in flight. (One
 block per row segment, the row's values computed once per thread and whole chunks
 stored without masks, was no better: 04 0.94, 19 1.01, 28 1.17.)"""
 INDEX32_LIMIT = 2**31
+SHORT_ROW_BYTES = 64
+"""Rows of 8-byte elements of at most this many bytes take 8-byte chunks
+(`chunk_bytes`); 0: never."""
+
+FAST_DIV = True
+"""Whether kernels with 32-bit offsets divide by the run-time chunk count and outer
+extents through multiply-shift pairs (`magic`, passed by the plan) instead of
+`arith.divsi` (False: the kernel as first merged, for comparisons). Nsight Compute,
+H100, 256 threads: instructions 222.9 M -> 171.4 M on 16, 323.7 M -> 236.4 M on 34
+(issue slots busy 60% -> 47%, 42% -> 30%), the time unchanged (those cases are not
+issue-bound: 16 at 73% of DRAM throughput, 34 at 62%); with 512 threads it kept 04
+and 28 at 1.004 and 1.010 where divsi gave 0.963 and 0.990 (one call)."""
 
 POLICY = "auto"
 """`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
 or "never"."""
 
 
-def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int]) -> int:
-    """The most 16-byte dst chunks a row spans: a row of `n_last` elements starting
-    `m` bytes past a 16-byte boundary spans ceil((m + bytes) / 16) chunks, and the
-    row starts `m` are `dmis` plus multiples of g = gcd(16, the outer dst strides in
-    bytes), so m is at most dmis % g + 16 - g."""
-    g = VECTOR_BYTES
+def chunk_bytes(itemsize: int, n_last: int) -> int:
+    """The dst chunk of a copy's kernel: 8 bytes (one element, two a thread) for rows
+    of 8-byte elements of at most `SHORT_ROW_BYTES`, else 16. 8-byte elements need no
+    realigning within a chunk of one, and a warp's store then writes 32 consecutive
+    elements, each row's whole (rows of 40 bytes at a pitch of 80: 16-byte chunks
+    store a row's last whole chunk and its half tail chunk, which share a sector, by
+    two instructions, two L2 write requests to one sector). H100, 46 (int64 rows of 5
+    at a pitch of 10, strided_copy_bench's allocation), one call: 0.396 of cudaMemcpy
+    against 0.378 with 16-byte chunks (512 threads both; the kernel as first merged
+    0.371, PyTorch 0.393; the bench's own columns: 0.400 against PyTorch's 0.395);
+    Nsight Compute, the kernel as first merged against this one: L2 write sectors
+    4.75 M -> 4.31 M (PyTorch's 4.31 M), DRAM bytes unchanged (179 MB read, 96 MB of them filling partly written
+    sectors, 125 MB written), 156 -> 146 us (PyTorch 150 us). Measured on 46 only
+    (the one such case of the strided set): the 64-byte cut is a guess."""
+    return 8 if itemsize == 8 and n_last * itemsize <= SHORT_ROW_BYTES else VECTOR_BYTES
+
+
+def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int], chunk: int = VECTOR_BYTES) -> int:
+    """The most `chunk`-byte dst chunks a row spans: a row of `n_last` elements
+    starting `m` bytes past a chunk boundary spans ceil((m + bytes) / chunk) chunks,
+    and the row starts `m` are `dmis` plus multiples of g = gcd(chunk, the outer dst
+    strides in bytes), so m is at most dmis % g + chunk - g."""
+    g = chunk
     for s in dst_outer:
         g = math.gcd(g, abs(s) * itemsize)
-    worst = dmis % g + VECTOR_BYTES - g
-    return -(-(worst + n_last * itemsize) // VECTOR_BYTES)
+    worst = dmis % g + chunk - g
+    return -(-(worst + n_last * itemsize) // chunk)
+
+
+def chunks_per_thread(key: CopyKey) -> int:
+    """A thread's dst chunks: `CHUNKS_PER_THREAD`, 2 for 8-byte chunks (as many bytes
+    in flight as one 16-byte chunk)."""
+    return 2 if key.realign_chunk == 8 else CHUNKS_PER_THREAD
+
+
+def magic(d: int) -> tuple[int, int]:
+    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
+    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
+    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
+    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
+    integer.)"""
+    d = max(1, d)
+    s = 31 + (d - 1).bit_length()
+    return -(-(1 << s) // d), s
+
+
+def divisor_args(chunks: int, extents) -> tuple[int, ...]:
+    """The multiply-shift pairs (`magic`) of the kernel's divisors, in
+    `copy_key.realign_arg_names` order: the chunks per row, then the outer extents
+    1 .. rank - 2 (extent 0 is never a divisor, the last is the row)."""
+    return tuple(x for d in (chunks, *extents[1:-1]) for x in magic(d))
 
 
 def eligible(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int, dst_ptr: int) -> bool:
@@ -90,7 +152,7 @@ def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) ->
     a signed 32-bit integer; else 64."""
     v = VECTOR_BYTES // itemsize
     rows = math.prod(extents[:-1])
-    block = THREADS * CHUNKS_PER_THREAD
+    block = THREADS * max(CHUNKS_PER_THREAD, 2)
     worst = rows * chunks + block
     for view in (src_strides, dst_strides):
         reach = sum((n - 1) * s for n, s in zip(extents, view)) + 4 * v
@@ -108,8 +170,9 @@ class _Text:
         self.key = key
         self.et = f"i{8 * e}"
         self.it = it = f"i{key.realign}"
-        self.v = v = VECTOR_BYTES // e
-        self.rows = rows = THREADS * CHUNKS_PER_THREAD
+        self.v = v = key.realign_chunk // e
+        self.nw = nw = key.realign_chunk // 4
+        self.rows = rows = THREADS * chunks_per_thread(key)
         self.ptr = f"!layout.ptr<{self.et}, align {VECTOR_BYTES}>"
         self.R = f"tensor<{rows}x{it}, #r>"
         self.RB = f"tensor<{rows}xi1, #r>"
@@ -118,14 +181,14 @@ class _Text:
         self.M = f"tensor<{rows}x{v}xi1, #l>"
         self.P = f"tensor<{rows}x{v}x!layout.ptr<{self.et}>, #l>"
         self.F = f"tensor<{rows}x{v}x{self.et}, #l>"
-        # the src side: 32-bit words, 4 per chunk, in #w (rows held as in #l)
+        # the src side: 32-bit words, nw per chunk, in #w (rows held as in #l)
         self.wptr = f"!layout.ptr<i32, align {VECTOR_BYTES}>"
         self.RW = f"tensor<{rows}x{it}, #rw>"
         self.RBW = f"tensor<{rows}xi1, #rw>"
-        self.TW = f"tensor<{rows}x4x{it}, #w>"
-        self.MW = f"tensor<{rows}x4xi1, #w>"
-        self.PW = f"tensor<{rows}x4x!layout.ptr<i32>, #w>"
-        self.FW = f"tensor<{rows}x4xi32, #w>"
+        self.TW = f"tensor<{rows}x{nw}x{it}, #w>"
+        self.MW = f"tensor<{rows}x{nw}xi1, #w>"
+        self.PW = f"tensor<{rows}x{nw}x!layout.ptr<i32>, #w>"
+        self.FW = f"tensor<{rows}x{nw}xi32, #w>"
         self.lines: list[str] = []
         self.indent = ""
 
@@ -148,6 +211,24 @@ class _Text:
         self.emit(f"%{name} = {what} {a}, {b} : {typ or self.R}")
         return f"%{name}"
 
+    def divmod(self, name: str, x: str, d: str, arg: str) -> tuple[str, str]:
+        """(x // d, x % d) of a [rows] tensor `x` >= 0 by the splat divisor `d`, the
+        index argument `d` stands for: with 32-bit offsets and `FAST_DIV`, the
+        quotient as (x * mg) >> sh in 64 bits (`magic`; the pair `mg<arg>`,
+        `sh<arg>`), else `arith.divsi`."""
+        if not (FAST_DIV and self.it == "i32"):
+            return self.op(f"{name}_q", "arith.divsi", x, d), self.op(f"{name}_r", "arith.remsi", x, d)
+        w = f"tensor<{self.rows}xi64, #r>"
+        for part in ("mg", "sh"):
+            self.emit(f"%{name}_{part}i = arith.index_cast %{part}{arg} : index to i64")
+            self.emit(f"%{name}_{part} = layout.splat %{name}_{part}i : i64 -> {w}")
+        self.emit(f"%{name}_x = layout.extsi {x} : {self.R} to {w}")
+        self.emit(f"%{name}_p = arith.muli %{name}_x, %{name}_mg : {w}")
+        self.emit(f"%{name}_q64 = arith.shrsi %{name}_p, %{name}_sh : {w}")
+        self.emit(f"%{name}_q = layout.trunci %{name}_q64 : {w} to {self.R}")
+        qd = self.op(f"{name}_qd", "arith.muli", f"%{name}_q", d)
+        return f"%{name}_q", self.op(f"{name}_r", "arith.subi", x, qd)
+
     def s(self, name: str, what: str, a: str, b: str) -> str:
         """A scalar op."""
         return self.op(name, what, a, b, self.it)
@@ -161,7 +242,7 @@ class _Text:
         it is in #rw)."""
         src_type = src_type or self.R
         elem = src_type.split("x")[-1].split(",")[0]
-        lay, n = ("#w", 4) if src_type.endswith("#rw>") else ("#l", self.v)
+        lay, n = ("#w", self.nw) if src_type.endswith("#rw>") else ("#l", self.v)
         mid = f"tensor<{self.rows}x1x{elem}, {lay}>"
         out = f"tensor<{self.rows}x{n}x{elem}, {lay}>"
         self.emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
@@ -185,10 +266,11 @@ class _Text:
         return "%jj"
 
     def words(self) -> str:
-        """%jw: each chunk's word index 0..3, as a [rows x 4] tensor in #w."""
-        jar = self.arange("jwar", 4, f"tensor<4x{self.it}, #jw>", "#jw")
-        mid = f"tensor<1x4x{self.it}, #w>"
-        self.emit(f"%jw_e = layout.expand_dims {jar} {{axis = 0 : i64}} : tensor<4x{self.it}, #jw> -> {mid}")
+        """%jw: each chunk's word index 0..nw-1, as a [rows x nw] tensor in #w."""
+        nw = self.nw
+        jar = self.arange("jwar", nw, f"tensor<{nw}x{self.it}, #jw>", "#jw")
+        mid = f"tensor<1x{nw}x{self.it}, #w>"
+        self.emit(f"%jw_e = layout.expand_dims {jar} {{axis = 0 : i64}} : tensor<{nw}x{self.it}, #jw> -> {mid}")
         self.emit(f"%jw = layout.broadcast %jw_e : {mid} -> {self.TW}")
         return "%jw"
 
@@ -204,10 +286,10 @@ class _Text:
         return f"%{name}"
 
     def src_words(self, name: str, chunk: str) -> tuple[str, str]:
-        """The word pointers of the src vectors `chunk` and `chunk + 1` (16-byte
-        chunks of the aligned-down src; `chunk` a [rows] tensor in #rw)."""
+        """The word pointers of the src vectors `chunk` and `chunk + 1` (chunks of
+        the aligned-down src; `chunk` a [rows] tensor in #rw)."""
         jw = self.words()
-        four = self.splat(f"{name}_4", self.const(f"{name}_c4", 4), self.RW)
+        four = self.splat(f"{name}_4", self.const(f"{name}_c4", self.nw), self.RW)
         lo = self.op(
             f"{name}_lo",
             "arith.addi",
@@ -246,7 +328,7 @@ class _Text:
         lay, wlay = (
             f"#layout.blocked<{{sizePerThread = [1, {n}], threadsPerWarp = [32, 1], "
             f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
-            for n in (self.v, 4)
+            for n in (self.v, self.nw)
         )
         body = "\n    ".join(self.lines)
         host_text = "\n  ".join(host)
@@ -304,9 +386,7 @@ def _coords(t: _Text, row: str, n: list[str]) -> list[str]:
     coords = [""] * last
     rest = row
     for k in range(last - 1, 0, -1):
-        nk = t.splat(f"n{k}_r", n[k])
-        coords[k] = t.op(f"co{k}", "arith.remsi", rest, nk)
-        rest = t.op(f"q{k}", "arith.divsi", rest, nk)
+        rest, coords[k] = t.divmod(f"dv{k}", rest, t.splat(f"n{k}_r", n[k]), str(k))
     coords[0] = rest
     return coords
 
@@ -331,8 +411,7 @@ def realign_program(key: CopyKey) -> str:
     flat = t.op("flat", "arith.addi", t.arange("fid", rows, t.R, "#r"), t.splat("start_r", start))
     row_ok = t.cmp("row_ok", "slt", flat, t.splat("total_r", total))
     chunks_r = t.splat("chunks_r", chunks)
-    row = t.op("row", "arith.divsi", flat, chunks_r)
-    chunk = t.op("chunk", "arith.remsi", flat, chunks_r)
+    row, chunk = t.divmod("dvc", flat, chunks_r, "c")
     soff, doff = t.row_offsets(_coords(t, row, n))
     v_r = t.splat("v_r", t.const("v", v))
     # A = (D // V + c) * V: the chunk's first dst element (a multiple of V)
@@ -387,7 +466,8 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     int16 0.94 -> 1.00 (0.55), 10 int64 0.99 -> 1.01 (0.99), 16 int16 rows of 254
     into 256 0.67 -> 0.79 (0.47), 34 int32 rows of 56 into 59 0.58 -> 0.62 (0.59),
     46 int64 rows of 5 into 10 0.36 -> 0.37 (0.39: 40-byte rows in 80, half their
-    sectors partly written). The gather kernel keeps the copies it takes (13, 25:
+    sectors partly written; 0.400 with 8-byte chunks, `chunk_bytes`, PyTorch 0.395,
+    docs/benchmarks.md "Strided copies", the realign kernel's last case). The gather kernel keeps the copies it takes (13, 25:
     short rows into a flat dst, 0.94 and 0.77 gathered against 0.27 and 0.52 with
     an earlier, byte-loading realign kernel)."""
     return key.src_align < VECTOR_BYTES or key.dst_align < VECTOR_BYTES

@@ -83,7 +83,7 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
-    """Rank 3 and 4 (the strided set's 04, 16, 34 made small), a broadcast outer mode,
+    """Rank 3 and 4 (the strided set's 04, 16, 34, 46 made small), a broadcast outer mode,
     a flat dst from sliced rows (19), and the same with 64-bit offsets."""
     from tilec import copy_realign
     from tilec.copy_kernels import CopyKernels
@@ -107,6 +107,10 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
         # 19: rows of a sliced src into a flat dst
         src = base.as_strided((11, 4801), (9602 + 1, 1), 4)
         dst = out[1 : 1 + 11 * 4801].view(11, 4801)
+        _copy_and_check(torch, kernels, out, dst, src)
+        # 46 with an outer mode: rows of 5 at a pitch of 10 (8-byte chunks for int64)
+        src = base[: 7 * 301 * 5].view(7, 301, 5)
+        dst = out.as_strided((7, 301, 5), (302 * 10 + 3, 10, 1), 22)
         _copy_and_check(torch, kernels, out, dst, src)
         # a row broadcast along an outer mode, into padded rows
         src = base.as_strided((13, 6, 301), (0, 305, 1), 7)

@@ -52,13 +52,13 @@ def _check(dst_base, dst, src, compiled, kernels):
     assert np.array_equal(dst_base, want), (dst.shape, dst.strides, src.strides)
 
 
-def test_key_and_arguments(always):
+def test_key_and_arguments(always, monkeypatch):
     # rows of 100 bytes, src at byte 5 with a pitch of 203, dst at byte 3 flat
     plan = plan_copy(operand((11, 100), dtype="int8", ptr=4099), operand((11, 100), (203, 1), dtype="int8", ptr=8197))
     key = plan.key
     assert key.realign == 32 and key.src_align == key.dst_align == 16
     assert plan.src_ptr == 8192 and plan.dst_ptr == 4096
-    assert plan.extra == (5, 3, 8) and plan.args == (11, 100, 203, 100, 5, 3, 8)
+    assert plan.extra[:3] == (5, 3, 8) and plan.args[:7] == (11, 100, 203, 100, 5, 3, 8)
     assert "layout.funnel_shift" in copy_program(key)
     # shapes, pitches and misalignments of one pattern share the key
     other = plan_copy(operand((7, 3001), (3010, 1), dtype="int8", ptr=4106), operand((7, 3001), dtype="int8", ptr=8193))
@@ -67,7 +67,13 @@ def test_key_and_arguments(always):
     p46 = plan_copy(
         operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
     )
-    assert p46.extra == (0, 0, 3) and p46.key.realign == 32
+    assert p46.extra[:3] == (0, 0, 5) and p46.key.realign == 32 and p46.key.realign_chunk == 8
+    assert f"tensor<{2 * copy_realign.THREADS}x1xi64" in copy_program(p46.key)  # 8-byte chunks, two a thread
+    monkeypatch.setattr(copy_realign, "SHORT_ROW_BYTES", 0)
+    p46 = plan_copy(
+        operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
+    )
+    assert p46.extra[:3] == (0, 0, 3) and p46.key.realign_chunk == 16
 
 
 def test_chunks_per_row():
@@ -78,6 +84,11 @@ def test_chunks_per_row():
     # at a pitch of 7777: a row may start at any byte of a chunk
     assert copy_realign.chunks_per_row(7775, 1, 1, [7777]) == -(-(15 + 7775) // 16)
     assert copy_realign.chunks_per_row(3, 1, 15, [16]) == 2
+    # 8-byte chunks: rows of 5 int64 at any 8-byte start span 5
+    assert copy_realign.chunks_per_row(5, 8, 8, [10], 8) == 5 == copy_realign.chunks_per_row(5, 8, 0, [11], 8)
+    assert (
+        copy_realign.chunk_bytes(8, 8) == 8 and copy_realign.chunk_bytes(8, 9) == copy_realign.chunk_bytes(4, 5) == 16
+    )
 
 
 def test_not_eligible():
@@ -113,10 +124,37 @@ def test_every_shift_head_tail_and_short_row(always, dtype, compiled, nvrtc_avai
         assert all(k.realign == 32 for k in kernels._entries)
 
 
+def test_magic_divides_every_31_bit_index():
+    rng = np.random.default_rng(5)
+    divisors = [1, 2, 3, 5, 7, 31, 32, 33, 486, 7775, 65537, 2**20 + 1, 2**30, 2**31 - 1]
+    divisors += [int(d) for d in rng.integers(1, 2**31, 200)]
+    xs = [0, 1, 2**31 - 1, 2**31 - 2, 2**30, 2**30 - 1] + [int(x) for x in rng.integers(0, 2**31, 300)]
+    for d in divisors:
+        m, s = copy_realign.magic(d)
+        assert m <= 2**32 and (2**31 - 1) * m < 2**63
+        for x in xs + [d - 1, d, d + 1, 2 * d - 1, (2**31 - 1) // d * d, (2**31 - 1) // d * d - 1]:
+            if 0 <= x < 2**31:
+                assert (x * m) >> s == x // d, (x, d)
+
+
+def test_fast_division_in_the_program(always, monkeypatch):
+    plan = plan_copy(
+        operand((3, 5, 7, 31), (1323, 264, 33, 1), dtype="int8", ptr=4099), operand((3, 5, 7, 31), dtype="int8")
+    )
+    # the chunk count (3) and the outer extents 1 .. rank - 2 (5, 7): a pair each
+    assert plan.extra[3:] == (*copy_realign.magic(3), *copy_realign.magic(5), *copy_realign.magic(7))
+    text = copy_program(plan.key)
+    assert text.count("arith.shrsi") == 3 and "%mgc" in text and "%sh2" in text
+    monkeypatch.setattr(copy_realign, "FAST_DIV", False)
+    assert "arith.shrsi" not in copy_program(plan.key)
+
+
+@pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled, nvrtc_available):
+def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled, fast, nvrtc_available):
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
+    monkeypatch.setattr(copy_realign, "FAST_DIV", fast)
     rng = np.random.default_rng(4)
     for limit in (copy_realign.INDEX32_LIMIT, 100):
         monkeypatch.setattr(copy_realign, "INDEX32_LIMIT", limit)
