@@ -32,6 +32,19 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+RULE_KNOBS = (
+    "TRANSPOSE_RULE",
+    "SRC_RUN",
+    "SRC_MIN_USE",
+    "DST_RUN_BYTES",
+    "GROW_TRANSPOSE",
+    "LINE_CAP_BYTES",
+    "SMEM_TILE_BYTES",
+    "MIN_RUNS_TILE",
+)
+"""The globals of copy_tile.py that the variants change (restored after each one)."""
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -58,18 +71,16 @@ def main(argv=None) -> int:
         per_case[int(case_no)] = variants
         keep.add(int(case_no))
     new_choice = copy_program.tile_choice
-    line_cap = copy_tile.LINE_CAP_BYTES
-    runs = (
-        copy_tile.TRANSPOSE_RULE,
-        copy_tile.SRC_RUN,
-        copy_tile.SRC_MIN_USE,
-        copy_tile.DST_RUN_BYTES,
-        copy_tile.GROW_TRANSPOSE,
-    )
-    smem = copy_tile.SMEM_TILE_BYTES
-    min_runs = copy_tile.MIN_RUNS_TILE
     plain_plan = tensor_copy.plan_copy
-    chunks = copy_realign.CHUNKS_PER_THREAD
+    knobs = [(copy_program, "tile_choice"), (copy_kernels, "tile_choice"), (tensor_copy, "plan_copy")]
+    knobs += [(copy_gather, "POLICY"), (copy_realign, "POLICY"), (copy_realign, "CHUNKS_PER_THREAD")]
+    knobs += [(copy_tile, name) for name in RULE_KNOBS]
+    defaults = [(module, name, getattr(module, name)) for module, name in knobs]
+
+    def restore():
+        """Every rule knob a variant may change back at its value on entry."""
+        for module, name, value in defaults:
+            setattr(module, name, value)
 
     def novec_plan(dst, src):
         plan = plain_plan(dst, src)
@@ -99,13 +110,7 @@ def main(argv=None) -> int:
                 shape, _, threads = v[1:].partition("@")
                 pinned = (tuple(int(x) for x in shape.split("x")), int(threads or 256))
                 choice = lambda key, pinned=pinned: (None, 0) if key.gather else pinned
-            (
-                copy_tile.TRANSPOSE_RULE,
-                copy_tile.SRC_RUN,
-                copy_tile.SRC_MIN_USE,
-                copy_tile.DST_RUN_BYTES,
-                copy_tile.GROW_TRANSPOSE,
-            ) = runs
+            restore()
             if v == "square":
                 copy_tile.TRANSPOSE_RULE = "square"
             elif v[:1] == "r" and v[1:2].isdigit():  # rS_U_D_G: SRC_RUN, SRC_MIN_USE %, DST_RUN_BYTES, grow
@@ -113,9 +118,12 @@ def main(argv=None) -> int:
                 copy_tile.TRANSPOSE_RULE = "runs"
                 copy_tile.SRC_RUN, copy_tile.SRC_MIN_USE = int(s), int(u) / 100
                 copy_tile.DST_RUN_BYTES, copy_tile.GROW_TRANSPOSE = int(d), g == "1"
-            copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024 if v.startswith("cap") else line_cap
-            copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024 if v.startswith("smem") else smem
-            copy_tile.MIN_RUNS_TILE = int(v[7:]) if v.startswith("minruns") else min_runs
+            if v.startswith("cap"):
+                copy_tile.LINE_CAP_BYTES = int(v[3:]) * 1024
+            if v.startswith("smem"):
+                copy_tile.SMEM_TILE_BYTES = int(v[4:]) * 1024
+            if v.startswith("minruns"):
+                copy_tile.MIN_RUNS_TILE = int(v[7:])
             if v.startswith("threads"):  # new's tile, that many threads
                 choice = lambda key, n=int(v[7:]): (None, 0) if key.gather else (new_choice(key)[0], n)
             copy_program.tile_choice = copy_kernels.tile_choice = choice
@@ -123,8 +131,8 @@ def main(argv=None) -> int:
             tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
             copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
             copy_realign.POLICY = "always" if v.startswith("realign") else "never"
-            digits = v[7:]
-            copy_realign.CHUNKS_PER_THREAD = int(digits) if v.startswith("realign") and digits else chunks
+            if v.startswith("realign") and v[7:]:
+                copy_realign.CHUNKS_PER_THREAD = int(v[7:])
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone
             dst_base.fill_(77)
             t0 = time.perf_counter()
@@ -145,20 +153,7 @@ def main(argv=None) -> int:
             line.append(
                 f"{v}{'+' + suffix if suffix else ''} {copy_bench.tbps(moved, t) / mc:.3f}{'' if exact else ' WRONG'} {tile} ({first:.1f}s)"
             )
-        copy_program.tile_choice = copy_kernels.tile_choice = new_choice
-        tensor_copy.plan_copy = plain_plan
-        copy_gather.POLICY = "auto"
-        copy_realign.POLICY = "auto"
-        copy_realign.CHUNKS_PER_THREAD = chunks
-        copy_tile.LINE_CAP_BYTES, copy_tile.SMEM_TILE_BYTES = line_cap, smem
-        copy_tile.MIN_RUNS_TILE = min_runs
-        (
-            copy_tile.TRANSPOSE_RULE,
-            copy_tile.SRC_RUN,
-            copy_tile.SRC_MIN_USE,
-            copy_tile.DST_RUN_BYTES,
-            copy_tile.GROW_TRANSPOSE,
-        ) = runs
+        restore()
         rows.append(" | ".join(line))
         print(case.name[:70], "::", rows[-1], flush=True)
         del src, dst_base, dst, ref_base, ref
