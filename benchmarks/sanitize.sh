@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over tilec's kernels (issue #10): memcheck, racecheck and synccheck
 # over `tilec FILE --run gpu --check` for every examples/*.mlir and for random valid
-# copy programs from the fuzz generator (tests/fuzz/generate.py). One summary line per
+# copy programs from the fuzz generator (tests/fuzz/generate.py), with a funnel-shift kernel
+# per 4 of them. One summary line per
 # run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash benchmarks/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
@@ -54,9 +55,10 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
 if [ "$count" -gt 0 ]; then
-  python3 -m tests.fuzz.generate --count "$count" --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" || {
-    echo "sanitize: the program generator failed" >&2; exit 2; }
-  inputs+=("$gen"/prog_*.mlir)
+  # and a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) per 4 copies
+  python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --seed "$seed" --out "$gen" \
+    > "$OUT/sanitize/programs.txt" || { echo "sanitize: the program generator failed" >&2; exit 2; }
+  inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir)
 fi
 i=0
 for cfg in $gemm; do

@@ -12,10 +12,11 @@ the CUDA backend honours with 32-bit offsets). Each comes with a pass pipeline
 correct compiler gives a program without races; the CPU reference executor's bounds
 and race checks turn any unsafe access into a failure.
 
-    python -m tests.fuzz.generate --count 10 --out DIR [--seed 0]
+    python -m tests.fuzz.generate --count 10 --out DIR [--seed 0] [--funnel N]
 
-writes DIR/prog_000.mlir ... (each with the pipeline in a comment) and prints one
-line per file: `PATH PIPELINE`. Only the standard library is used, so the generator
+writes DIR/prog_000.mlir ... (each with the pipeline in a comment), and with
+`--funnel N` N kernels around `layout.funnel_shift` (`random_funnel_kernel`,
+DIR/funnel_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the standard library is used, so the generator
 also runs where hypothesis is not installed (the GPU machine).
 """
 
@@ -322,6 +323,100 @@ def random_slice_iterator_kernel(rng: random.Random) -> Program:
     return Program(text, "default", f"{ty} {src}[{', '.join(text_coords)}] grid {grid}")
 
 
+def random_funnel_kernel(rng: random.Random) -> Program:
+    """A pointer-tensor kernel around `layout.funnel_shift` (the realign kernel's op,
+    api/copy_realign.py): each row of `R` loads two windows of `V` elements at a
+    random row pitch and stores the `V` elements from a per-row shift on (an affine
+    function of the row, mod `V`). Either one element type throughout (rows of 2 to
+    16 bytes, 1- to 8-byte integers or f32) or, as the realign kernel does, rows of
+    four 32-bit words taken apart into 16 bytes of 1-, 2-, 4- or 8-byte elements
+    (`-> type`); 1 to 4 warps, one or two rows per thread."""
+    words = rng.random() < 0.5
+    ty = rng.choice(["i8", "i16", "i32", "i64"] if words else ["i8", "i16", "i32", "i64", "f32"])
+    e = ELEMENT_BYTES[ty]
+    v = 16 // e if words else rng.choice([n for n in (2, 4, 8, 16) if n * e <= 16])
+    lt, lv = ("i32", 4) if words else (ty, v)  # the loaded rows: type, elements per row
+    warps = rng.choice([1, 2, 4])
+    rows = 32 * warps * rng.choice([1, 2])
+    pitch = rng.choice([lv, 2 * lv, lv + 1])  # src row pitch, in loaded elements
+    a, b = rng.randint(1, v + 3), rng.randint(0, v - 1)
+
+    def blocked(per_thread: int) -> str:
+        return (f"#layout.blocked<{{sizePerThread = [1, {per_thread}], threadsPerWarp = [32, 1], "
+                f"warpsPerCTA = [{warps}, 1], order = [1, 0]}}>")
+
+    def tensor(n: int, t: str, lay: str) -> str:
+        return f"tensor<{rows}x{n}x{t}, {lay}>"
+
+    def offsets(tag: str, n: int, lay: str, row_step: int) -> list[str]:
+        """`%{tag}offs`: row * row_step + j over a rows x n tensor in `lay`."""
+        r, j = f"#{tag}r", f"#{tag}j"
+        t = tensor(n, "i32", lay)
+        return [
+            f"    %{tag}rows = layout.arange {{start = 0 : i64, end = {rows} : i64}} : tensor<{rows}xi32, {r}>",
+            f"    %{tag}j = layout.arange {{start = 0 : i64, end = {n} : i64}} : tensor<{n}xi32, {j}>",
+            f"    %{tag}step = arith.constant {row_step} : i32",
+            f"    %{tag}steps = layout.splat %{tag}step : i32 -> tensor<{rows}xi32, {r}>",
+            f"    %{tag}base = arith.muli %{tag}rows, %{tag}steps : tensor<{rows}xi32, {r}>",
+            (
+                f"    %{tag}be = layout.expand_dims %{tag}base {{axis = 1 : i64}} : tensor<{rows}xi32, {r}> "
+                f"-> tensor<{rows}x1xi32, {lay}>"
+            ),
+            f"    %{tag}bb = layout.broadcast %{tag}be : tensor<{rows}x1xi32, {lay}> -> {t}",
+            (
+                f"    %{tag}je = layout.expand_dims %{tag}j {{axis = 0 : i64}} : tensor<{n}xi32, {j}> "
+                f"-> tensor<1x{n}xi32, {lay}>"
+            ),
+            f"    %{tag}jb = layout.broadcast %{tag}je : tensor<1x{n}xi32, {lay}> -> {t}",
+            f"    %{tag}offs = arith.addi %{tag}bb, %{tag}jb : {t}",
+        ]
+
+    arg_s, arg_d = f"!layout.ptr<{lt}, align 16>", f"!layout.ptr<{ty}, align 16>"
+    ps, pd = tensor(lv, f"!layout.ptr<{lt}>", "#s"), tensor(v, f"!layout.ptr<{ty}>", "#d")
+    body = offsets("s", lv, "#s", pitch) + [
+        f"    %win = arith.constant {lv} : i32",
+        f"    %wins = layout.splat %win : i32 -> {tensor(lv, 'i32', '#s')}",
+        f"    %soffs_hi = arith.addi %soffs, %wins : {tensor(lv, 'i32', '#s')}",
+        f"    %sp = layout.splat %src : {arg_s} -> {ps}",
+        f"    %plo = layout.addptr %sp, %soffs : {ps}, {tensor(lv, 'i32', '#s')}",
+        f"    %phi = layout.addptr %sp, %soffs_hi : {ps}, {tensor(lv, 'i32', '#s')}",
+        f"    %lo = layout.ptr_load %plo : {ps} -> {tensor(lv, lt, '#s')}",
+        f"    %hi = layout.ptr_load %phi : {ps} -> {tensor(lv, lt, '#s')}",
+    ] + offsets("d", v, "#d", v) + [
+        f"    %ca = arith.constant {a} : i32",
+        f"    %cb = arith.constant {b} : i32",
+        f"    %cv = arith.constant {v} : i32",
+        f"    %cas = layout.splat %ca : i32 -> tensor<{rows}xi32, #dr>",
+        f"    %cbs = layout.splat %cb : i32 -> tensor<{rows}xi32, #dr>",
+        f"    %cvs = layout.splat %cv : i32 -> tensor<{rows}xi32, #dr>",
+        f"    %sha = arith.muli %drows, %cas : tensor<{rows}xi32, #dr>",
+        f"    %shb = arith.addi %sha, %cbs : tensor<{rows}xi32, #dr>",
+        f"    %sh = arith.remsi %shb, %cvs : tensor<{rows}xi32, #dr>",
+        f"    %out = layout.funnel_shift %lo, %hi, %sh : {tensor(lv, lt, '#s')}, tensor<{rows}xi32, #dr>"
+        + (f" -> {tensor(v, ty, '#d')}" if words else ""),
+        f"    %dp = layout.splat %dst : {arg_d} -> {pd}",
+        f"    %pdst = layout.addptr %dp, %doffs : {pd}, {tensor(v, 'i32', '#d')}",
+        f"    layout.ptr_store %out, %pdst : {tensor(v, ty, '#d')}, {pd}",
+    ]
+    aliases = [f"#s = {blocked(lv)}", "#sr = #layout.slice<{dim = 1, parent = #s}>",
+               "#sj = #layout.slice<{dim = 0, parent = #s}>", f"#d = {blocked(v)}",
+               "#dr = #layout.slice<{dim = 1, parent = #d}>", "#dj = #layout.slice<{dim = 0, parent = #d}>"]
+    src_size, dst_size = (rows - 1) * pitch + 2 * lv, rows * v
+    text = (
+        f"// generated by tests/fuzz/generate.py (funnel shift): {ty} rows of {v}"
+        f"{' from i32 words' if words else ''}, pitch {pitch}, shift ({a} r + {b}) % {v}\n"
+        + "\n".join(aliases) + "\n"
+        f"func.func @funnel(%src: {arg_s}, %dst: {arg_d}) "
+        f"attributes {{tilec.args = {{src = {src_size} : index, dst = {dst_size} : index}}}} {{\n"
+        f"  %c1 = arith.constant 1 : index\n"
+        f"  layout.launch grid(%c1, %c1, %c1) threads({32 * warps}) {{\n"
+        f"  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):\n"
+        + "\n".join(body) + "\n  }\n  func.return\n}\n"
+    )
+    summary = f"{ty} {rows} rows of {v}{' (words)' if words else ''} pitch {pitch} shift ({a} r + {b}) % {v}"
+    return Program(text, "default", summary)
+
+
 def random_pipeline_for_copy(rng: random.Random, extents: list[int]) -> str:
     """The default pipeline's passes with random valid options (tile extents no larger
     than the copy's: `tile` refuses those with a diagnostic)."""
@@ -353,15 +448,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=10, help="programs to write")
     ap.add_argument("--out", required=True, help="directory to write prog_NNN.mlir into")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ap.add_argument("--funnel", type=int, default=0, help="funnel-shift kernels to write as well (funnel_NNN.mlir)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(args.seed)
-    for i in range(args.count):
-        prog = random_copy_program(rng)
-        path = out / f"prog_{i:03d}.mlir"
-        path.write_text(f"// pipeline: {prog.pipeline}\n// {prog.summary}\n{prog.text}")
-        print(f"{path} {prog.pipeline}")
+    # one stream per kind, so that a seed's copy programs do not depend on --funnel
+    for stem, count, make, rng in (
+        ("prog", args.count, random_copy_program, random.Random(args.seed)),
+        ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
+    ):
+        for i in range(count):
+            prog = make(rng)
+            path = out / f"{stem}_{i:03d}.mlir"
+            path.write_text(f"// pipeline: {prog.pipeline}\n// {prog.summary}\n{prog.text}")
+            print(f"{path} {prog.pipeline}")
     return 0
 
 

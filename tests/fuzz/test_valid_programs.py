@@ -24,8 +24,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate import random_copy_program, random_element_kernel, random_slice_iterator_kernel  # noqa: E402
-from harness import budget, check_outcome, known_bug, run_tilec  # noqa: E402
+from generate import (
+    random_copy_program,
+    random_element_kernel,
+    random_funnel_kernel,
+    random_slice_iterator_kernel,
+)
+from harness import budget, check_outcome, known_bug, run_tilec
 
 VALID = settings(
     max_examples=budget(60),
@@ -82,6 +87,15 @@ def test_whole_pipeline_preserves_random_element_kernels(seed):
     _check_default_pipeline(random_element_kernel(random.Random(seed)), "elements")
 
 
+@settings(VALID, max_examples=budget(30))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_funnel_kernels(seed):
+    """Pointer-tensor kernels around layout.funnel_shift (one element type, or 32-bit
+    words taken apart into 1- to 8-byte elements; random row pitches and per-row
+    shifts) through the default pipeline: equivalent, and CUDA is printed."""
+    _check_default_pipeline(random_funnel_kernel(random.Random(seed)), "funnel")
+
+
 def _check_default_pipeline(prog, function: str) -> None:
     """`prog` through the default pipeline: equivalent on the CPU, and CUDA is printed."""
     out = run_tilec(["-p", "default", "--check-equivalence"], prog.text, timeout=90)
@@ -99,9 +113,14 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
 
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]
     assert a[0] == a[1]
-    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5"]) == 0
+    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2"]) == 0
     files = sorted(tmp_path.glob("prog_*.mlir"))
     assert len(files) == 3
+    alone = tmp_path / "alone"
+    assert main(["--count", "3", "--out", str(alone), "--seed", "5"]) == 0
+    assert [f.read_text() for f in files] == [f.read_text() for f in sorted(alone.glob("prog_*.mlir"))]
+    files += sorted(tmp_path.glob("funnel_*.mlir"))
+    assert len(files) == 5
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()
