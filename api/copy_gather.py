@@ -37,6 +37,7 @@ from __future__ import annotations
 from tilec.dialects.conversions import STORAGE, conversion_steps
 
 from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
+from .ptr_program import PtrProgram
 
 THREADS = 256
 ROWS_PER_THREAD = 2
@@ -84,11 +85,12 @@ def _convert(emit, value: str, key: CopyKey, shape: str) -> str:
     return value
 
 
-def _run_offsets(emit, key: CopyKey, n, r_ids, rows, v, it, R, T, scalar, const, splat_r, to_full, jj) -> str:
+def _run_offsets(t: PtrProgram, key: CopyKey, n, r_ids, rows, T, to_full, jj) -> str:
     """The src offsets of a key whose runs are whole src vectors (`CopyKey.src_runs`):
     the run index (not the flat one) decomposed over the extents, the last counted in
     runs, and the run's offset written as `v` times a sum, so that the pointers' axis
     analysis sees `v` contiguous elements from a multiple of `v` (one vector load)."""
+    emit, scalar, const, splat_r, it, R = t.emit, t.index, t.const, t.splat, t.it, t.R
     rank = key.rank
     last = rank - 1
     emit(f"%rstart = arith.muli %pid_i, {const('rows', rows)} : {it}")
@@ -157,33 +159,13 @@ def gather_program(key: CopyKey) -> str:
     P = f"tensor<{rows}x{v}x!layout.ptr<{et}>, #l>"
     F = f"tensor<{rows}x{v}x{et}, #l>"
     G = f"tensor<{rows}x{v}x{dt}, #l>"
-    lines: list[str] = []
-    emit = lines.append
-
-    def scalar(name: str, value: str) -> str:
-        emit(f"%{name} = arith.index_cast {value} : index to {it}")
-        return f"%{name}"
-
-    def const(name: str, value: int) -> str:
-        emit(f"%{name} = arith.constant {value} : {it}")
-        return f"%{name}"
-
-    def splat_r(name: str, value: str) -> str:
-        emit(f"%{name} = layout.splat {value} : {it} -> {R}")
-        return f"%{name}"
+    t = PtrProgram(it, R)
+    emit, scalar, const, splat_r, arange = t.emit, t.index, t.const, t.splat, t.arange
 
     def to_full(name: str, value: str, src_type: str, axis: int) -> str:
         mid = f"tensor<{'1x' + str(v) if axis == 0 else str(rows) + 'x1'}x{it}, #l>"
         emit(f"%{name}_e = layout.expand_dims {value} {{axis = {axis} : i64}} : {src_type} -> {mid}")
         emit(f"%{name} = layout.broadcast %{name}_e : {mid} -> {T}")
-        return f"%{name}"
-
-    def arange(name: str, n: int, typ: str, lay_name: str) -> str:
-        if it == "i32":
-            emit(f"%{name} = layout.arange {{start = 0 : i64, end = {n} : i64}} : {typ}")
-        else:
-            emit(f"%{name}_32 = layout.arange {{start = 0 : i64, end = {n} : i64}} : tensor<{n}xi32, {lay_name}>")
-            emit(f"%{name} = layout.extsi %{name}_32 : tensor<{n}xi32, {lay_name}> to {typ}")
         return f"%{name}"
 
     n = [scalar(f"n{k}_i", f"%n{k}") for k in range(rank)]
@@ -200,7 +182,7 @@ def gather_program(key: CopyKey) -> str:
     last = rank - 1
     jj = to_full("jj", arange("j", v, J, "#j"), J, 0)
     if key.src_runs:
-        soj = _run_offsets(emit, key, n, r_ids, rows, v, it, R, T, scalar, const, splat_r, to_full, jj)
+        soj = _run_offsets(t, key, n, r_ids, rows, T, to_full, jj)
     else:
         coords: list[str] = [""] * rank
         rest = "%base"
@@ -289,7 +271,7 @@ def gather_program(key: CopyKey) -> str:
     doffs = "%flat" if key.dst_flat else offsets("d", key.dst_strides)
     emit(f"%dptrs = layout.addptr %dp, {doffs} : {DP}, {T}")
     emit(f"layout.ptr_store {out}, %dptrs mask %mask : {M} : {G}, {DP}")
-    body = "\n    ".join(lines)
+    body = "\n    ".join(t.lines)
     host = ["%hn0 = arith.muli %n0, %c1 : index"]
     for k in range(1, rank):
         host.append(f"%hn{k} = arith.muli %hn{k - 1}, %n{k} : index")

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
+from .ptr_program import PtrProgram
 
 THREADS = 512
 """Threads per block. H100, strided set in strided_copy_bench's allocation
@@ -160,21 +161,22 @@ def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) ->
     return 32 if worst < INDEX32_LIMIT else 64
 
 
-class _Text:
-    """The lines of one realign program and the helpers that write them: `it` the
-    offset type, R the per-chunk tensors ([rows] in #r), T/M/P/F the per-element ones
+class _Text(PtrProgram):
+    """The lines of one realign program and the helpers that write them (those of
+    every pointer-tensor program from `PtrProgram`): `it` the offset type, R the
+    per-chunk tensors ([rows] in #r), T/M/P/F the per-element ones
     ([rows x V] in #l: offsets, masks, pointers, values)."""
 
     def __init__(self, key: CopyKey):
         e = ITEMSIZE[key.src_dtype]
+        it = f"i{key.realign}"
+        self.rows = rows = THREADS * chunks_per_thread(key)
+        super().__init__(it, f"tensor<{rows}x{it}, #r>")
         self.key = key
         self.et = f"i{8 * e}"
-        self.it = it = f"i{key.realign}"
         self.v = v = key.realign_chunk // e
         self.nw = nw = key.realign_chunk // 4
-        self.rows = rows = THREADS * chunks_per_thread(key)
         self.ptr = f"!layout.ptr<{self.et}, align {VECTOR_BYTES}>"
-        self.R = f"tensor<{rows}x{it}, #r>"
         self.RB = f"tensor<{rows}xi1, #r>"
         self.J = f"tensor<{v}x{it}, #j>"
         self.T = f"tensor<{rows}x{v}x{it}, #l>"
@@ -189,23 +191,6 @@ class _Text:
         self.MW = f"tensor<{rows}x{nw}xi1, #w>"
         self.PW = f"tensor<{rows}x{nw}x!layout.ptr<i32>, #w>"
         self.FW = f"tensor<{rows}x{nw}xi32, #w>"
-        self.lines: list[str] = []
-        self.indent = ""
-
-    def emit(self, line: str) -> None:
-        self.lines.append(self.indent + line)
-
-    def index(self, name: str, value: str) -> str:
-        self.emit(f"%{name} = arith.index_cast {value} : index to {self.it}")
-        return f"%{name}"
-
-    def const(self, name: str, value: int) -> str:
-        self.emit(f"%{name} = arith.constant {value} : {self.it}")
-        return f"%{name}"
-
-    def splat(self, name: str, value: str, typ: str | None = None) -> str:
-        self.emit(f"%{name} = layout.splat {value} : {self.it} -> {typ or self.R}")
-        return f"%{name}"
 
     def op(self, name: str, what: str, a: str, b: str, typ: str | None = None) -> str:
         self.emit(f"%{name} = {what} {a}, {b} : {typ or self.R}")
@@ -247,14 +232,6 @@ class _Text:
         out = f"tensor<{self.rows}x{n}x{elem}, {lay}>"
         self.emit(f"%{name}_e = layout.expand_dims {value} {{axis = 1 : i64}} : {src_type} -> {mid}")
         self.emit(f"%{name} = layout.broadcast %{name}_e : {mid} -> {out}")
-        return f"%{name}"
-
-    def arange(self, name: str, n: int, typ: str, lay_name: str) -> str:
-        if self.it == "i32":
-            self.emit(f"%{name} = layout.arange {{start = 0 : i64, end = {n} : i64}} : {typ}")
-        else:
-            self.emit(f"%{name}_32 = layout.arange {{start = 0 : i64, end = {n} : i64}} : tensor<{n}xi32, {lay_name}>")
-            self.emit(f"%{name} = layout.extsi %{name}_32 : tensor<{n}xi32, {lay_name}> to {typ}")
         return f"%{name}"
 
     def lanes(self) -> str:
