@@ -24,7 +24,7 @@ Wherever a module is taken, a `Program` is accepted too (its `.module` is used).
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 DEFAULT_PIPELINE = "default"
 
