@@ -120,6 +120,7 @@ def copy_(dst, src):
     conversion, any strides); returns dst. See `tilec.tensor_copy.copy_`."""
     from tilec.tensor_copy import copy_ as impl
 
+    _register_torch_ops_if_torch_is_loaded()
     # Imported on first use; from then on `tilec.copy_` is the implementation itself,
     # one Python call less on the hot path of cached copies.
     globals()["copy_"] = impl
@@ -130,6 +131,7 @@ def contiguous(x):
     """A new C-contiguous copy of the device array `x`, in its framework."""
     from tilec.tensor_copy import contiguous as _contiguous
 
+    _register_torch_ops_if_torch_is_loaded()
     return _contiguous(x)
 
 
@@ -137,7 +139,21 @@ def permute(x, dims):
     """`x.permute(dims).contiguous()` on a device array, in its framework."""
     from tilec.tensor_copy import permute as _permute
 
+    _register_torch_ops_if_torch_is_loaded()
     return _permute(x, dims)
+
+
+def _register_torch_ops_if_torch_is_loaded() -> None:
+    """Where torch is imported, register tilec's PyTorch operators (tilec.torch_ops), so
+    that `torch.compile` traces `copy_`, `contiguous` and `permute` as operators. Called
+    when tilec is imported and on the first call of each of the three."""
+    import sys
+
+    if "torch" in sys.modules and "tilec.torch_ops" not in sys.modules:
+        import tilec.torch_ops  # noqa: F401 - registers the operators
+
+
+_register_torch_ops_if_torch_is_loaded()
 
 
 def __getattr__(name: str):

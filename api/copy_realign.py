@@ -444,7 +444,7 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     into 256 0.67 -> 0.79 (0.47), 34 int32 rows of 56 into 59 0.58 -> 0.62 (0.59),
     46 int64 rows of 5 into 10 0.36 -> 0.37 (0.39: 40-byte rows in 80, half their
     sectors partly written; 0.400 with 8-byte chunks, `chunk_bytes`, PyTorch 0.395,
-    docs/benchmarks.md "Strided copies", the realign kernel's last case). The gather kernel keeps the copies it takes (13, 25:
+    benchmarks/NOTES.md "Strided copies", the realign kernel's last case). The gather kernel keeps the copies it takes (13, 25:
     short rows into a flat dst, 0.94 and 0.77 gathered against 0.27 and 0.52 with
     an earlier, byte-loading realign kernel)."""
     return key.src_align < VECTOR_BYTES or key.dst_align < VECTOR_BYTES

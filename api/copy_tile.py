@@ -32,7 +32,7 @@ carries the src's order (`CopyKey.src_order`) and which extents are small. So:
 Rank-1 copies and rank-2 copies without small extents or a row tile keep the pass's
 heuristic (told the small extents, `copy_program.pass_tile_choice`), which the copy
 benchmarks tuned. Every rule here was measured on the H100 with
-benchmarks/copy_tile_variants.py (docs/benchmarks.md, strided copies).
+benchmarks/copy_tile_variants.py (benchmarks/NOTES.md, strided copies).
 """
 
 from __future__ import annotations

@@ -61,6 +61,10 @@ class _Array:
 
 _torch_names: dict[Any, str] = {}
 
+_torch_ops: Any = None
+"""`tilec.torch_ops` once it registered the PyTorch operators: while `torch.compile`
+traces a call of `copy_`, `contiguous` or `permute`, the call goes to its operator."""
+
 
 _torch_tensor: Any = None
 """`torch.Tensor` once a torch tensor was seen (the fast path of `copy_` takes exactly
@@ -259,7 +263,10 @@ def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
     arrays on different devices, unsupported dtypes, shapes that do not broadcast
     and a dst whose elements overlap; a src that shares memory with dst is copied
     through a temporary. A copy of a structure seen before (dtypes, shapes, strides,
-    pointer alignment, devices) reuses its plan and kernel (copy_launch.py)."""
+    pointer alignment, devices) reuses its plan and kernel (copy_launch.py). Inside
+    `torch.compile`, the operator `tilec::copy_` (tilec.torch_ops)."""
+    if _torch_ops is not None and kernels is None and _torch_ops.tracing():
+        return _torch_ops.copy_(dst, src)
     kernels = default_kernels() if kernels is None else kernels
     if type(dst) is _torch_tensor and type(src) is _torch_tensor:
         # The cached call of two torch tensors (`Launcher.fast_path`): False where the
@@ -287,7 +294,10 @@ def copy_(dst: Any, src: Any, *, kernels: CopyKernels | None = None) -> Any:
 
 def contiguous(x: Any, *, kernels: CopyKernels | None = None) -> Any:
     """A new C-contiguous copy of `x` in `x`'s framework (always a new array, unlike
-    `torch.Tensor.contiguous`, which returns `x` itself when it is contiguous)."""
+    `torch.Tensor.contiguous`, which returns `x` itself when it is contiguous). Inside
+    `torch.compile`, the operator `tilec::contiguous`."""
+    if _torch_ops is not None and kernels is None and _torch_ops.tracing():
+        return _torch_ops.contiguous(x)
     kernels = default_kernels() if kernels is None else kernels
     a = as_array("x", x)
     out = as_array("out", _empty_like_shape(a, a.operand.shape))
@@ -297,7 +307,9 @@ def contiguous(x: Any, *, kernels: CopyKernels | None = None) -> Any:
 
 def permute(x: Any, dims: Sequence[int], *, kernels: CopyKernels | None = None) -> Any:
     """`x.permute(dims).contiguous()`: a new C-contiguous array whose dimension k is
-    `x`'s dimension `dims[k]`."""
+    `x`'s dimension `dims[k]`. Inside `torch.compile`, the operator `tilec::permute`."""
+    if _torch_ops is not None and kernels is None and _torch_ops.tracing():
+        return _torch_ops.permute(x, dims)
     a = as_array("x", x)
     op = a.operand
     rank = len(op.shape)

@@ -1,6 +1,6 @@
 """Data-movement benchmarks: tilec against cudaMemcpy, PyTorch, CuPy and Triton.
 
-    python benchmarks/copy_bench.py [--quick] [--cases transpose,copy1d] [--json OUT] [--md docs/benchmarks.md]
+    python benchmarks/copy_bench.py [--quick] [--cases transpose,copy1d] [--json OUT] [--md benchmarks/NOTES.md]
 
 For each case: build the tilec program with the builder, compile it with the default
 pipeline, check the result exactly against CuPy on random data (output poisoned first),

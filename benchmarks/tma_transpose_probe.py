@@ -34,7 +34,7 @@ L2 = {"128B": 128, "256B": 256, "none": 0}
 
 VARIANTS = {
     # name: (tile_transpose keywords, L2 promotion). Rounds 1 and 2 of 2026-11-26 tried
-    # more (docs/benchmarks.md): register stores 0.3-0.95, 64x256 / 32x256 / 64x128
+    # more (benchmarks/NOTES.md): register stores 0.3-0.95, 64x256 / 32x256 / 64x128
     # wide boxes below 128x128's, 512 threads and a swapped grid: no change.
     "base sw128x128 tma-store": ({"ti": 128, "tj": 128}, "128B"),
     "cp128x128 tma-store L2 256B": ({"ti": 128, "tj": 128, "smem": "compact"}, "256B"),

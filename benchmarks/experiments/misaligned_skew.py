@@ -1,4 +1,4 @@
-"""Experiment behind docs/benchmarks.md, "Misaligned transposes" (2026-11-23): hand-written
+"""Experiment behind benchmarks/NOTES.md, "Misaligned transposes" (2026-11-23): hand-written
 transposes whose warps store whole aligned 128-byte lines (S), and which also skew each
 destination run to start on a 32-byte sector so that no written sector is shared
 between blocks (K), over several tile shapes and three shapes (both sides, reads only,

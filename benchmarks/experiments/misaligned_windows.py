@@ -1,4 +1,4 @@
-"""Experiment behind docs/benchmarks.md, "Misaligned transposes" (2026-11-23): hand-written
+"""Experiment behind benchmarks/NOTES.md, "Misaligned transposes" (2026-11-23): hand-written
 transposes of 16381 x 16411 and 16384 x 16384 f32 whose warps read and write whole aligned
 128-byte lines (L), or load 16-byte vectors of each row's aligned window stored verbatim
 in shared memory (V), over several tile shapes; each checked bit for bit, then timed

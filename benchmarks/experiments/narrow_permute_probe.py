@@ -4,7 +4,7 @@ measure the design before it is built in tilec IR. Not a test, not the API.
     python3 benchmarks/experiments/narrow_permute_probe.py [--only 42,36] [--out DIR]
     python3 benchmarks/experiments/narrow_permute_probe.py --compile-only   # NVRTC, no GPU
 
-The design (docs/benchmarks.md, "The box kernel: 1-byte transposes without padding";
+The design (benchmarks/NOTES.md, "The box kernel: 1-byte transposes without padding";
 the kernel tilec builds from v3 is api/copy_box.py): each block copies a box of the
 merged modes whose extents are exact (a short mode is taken whole, not padded
 to a power of two; a long one in chunks). The box is a set of *src runs* (the src-order
@@ -16,7 +16,7 @@ it walks the chunk's elements (coordinates incremented, no division per element)
 reads each from shared memory, converts, packs them in registers and stores one
 16-byte vector (a chunk cut by the run's ends stores element by element). The pattern
 (rank, which modes form the runs, dtypes) is compiled in; extents, strides and box
-extents are run-time values. That was v1 (its figures are in benchmarks.md); the code
+extents are run-time values. That was v1 (its figures are in benchmarks/NOTES.md); the code
 here is v2 (`kernel_source`: byte-pitched slots padded against bank conflicts, one dst
 word per thread) and v3 (`kernel_source_v3`: cp.async into slots congruent mod 16).
 """

@@ -30,7 +30,7 @@ class ScfEmitter(EmitterBase):
         if static:
             # unroll whole only loops that stay small: a K loop of a GEMM unrolled 256
             # times is hundreds of KB of code, and runs from instruction-cache misses
-            # (docs/benchmarks.md, the GEMM table)
+            # (benchmarks/NOTES.md, the GEMM table)
             self.line("#pragma unroll" if _unrolled_size(op) <= UNROLL_LIMIT else "#pragma unroll 1")
         increment = f"++{name}" if step == "1" else f"{name} += {step}"
         self.line(f"for ({iv_type} {name} = {lb}; {name} < {ub}; {increment}) {{")

@@ -11,7 +11,7 @@ steps, pipeline depths, padded or swizzled tiles, register double buffering and 
 block order are its parameters (benchmarks/gemm_bench.py tries some; `config_kwargs`
 reads them from a string). examples/gemm_bf16.mlir is `gemm_source(256, 256, 256)`,
 small enough for the CPU reference executor. With the defaults (the fastest measured,
-docs/benchmarks.md), per block of 8 warps (2 x 4, each a 64x64 tile), a 128x256 tile
+benchmarks/NOTES.md), per block of 8 warps (2 x 4, each a 64x64 tile), a 128x256 tile
 of C:
 
 - a 4-stage `cp.async` pipeline (`layout.copy_async` of 16-byte vectors, coalesced,
@@ -395,7 +395,7 @@ def config_kwargs(spec: str) -> dict:
 
 FASTEST = "128x256x64:2x4:4:s:db:g8"
 """`gemm_source`'s defaults as a configuration string: the fastest measured at
-8192^3 on an H100 (docs/benchmarks.md)."""
+8192^3 on an H100 (benchmarks/NOTES.md)."""
 
 EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16.mlir."""

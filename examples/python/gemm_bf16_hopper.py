@@ -31,7 +31,7 @@ multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue in c
 chunks (its docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
 `gemm_hopper_ws_source(..., pingpong=True)` is CUTLASS's pingpong schedule (two
 consumer warpgroups on alternate tiles; the fastest at 4096 before `chunk`).
-docs/benchmarks.md has the measured speed.
+benchmarks/NOTES.md has the measured speed.
 """
 
 from __future__ import annotations
@@ -555,7 +555,7 @@ K steps each, two rounds of the 4-stage ring)."""
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}
 """The fastest warp-specialised configuration measured on the H100 at 4096 and 8192
-(docs/benchmarks.md, `wgmma:128x256x64:4:ws:p:g8:tma:c128`): 128 x 256 x 64 tiles in
+(benchmarks/NOTES.md, `wgmma:128x256x64:4:ws:p:g8:tma:c128`): 128 x 256 x 64 tiles in
 two column chunks of 128 (two accumulators, one `wgmma.m64n128k16` each per warpgroup
 and 16 of K), a 4-stage ring (192 KiB) beside a 32 KiB C buffer that the chunks' TMA
 stores take turns at, grouped order of 8 block rows, persistent over the H100's 132

@@ -432,7 +432,7 @@ def test_pingpong_equivalent_and_compiles(handover):
 
 
 def test_full_size_pingpong_compiles():
-    """The fastest pingpong kernel at 4096 (docs/benchmarks.md, 128 x 128 x 64 tiles per
+    """The fastest pingpong kernel at 4096 (benchmarks/NOTES.md, 128 x 128 x 64 tiles per
     consumer warpgroup, 4 stages, two 32 KiB C buffers, persistent over 132, grouped by
     8) compiles for sm_90a: 168 registers at entry, no spills; each consumer's
     accumulator takes 2 wgmma.m64n128k16 per 16 of K."""

@@ -1,5 +1,5 @@
 // A transpose through shared memory with one TMA box each way (issue 23's fastest TMA
-// transpose on the H100: 0.981 of cudaMemcpy, docs/benchmarks.md): compact 64x64 tiles
+// transpose on the H100: 0.981 of cudaMemcpy, benchmarks/NOTES.md): compact 64x64 tiles
 // (no swizzle), so the load reads 256-byte pieces of src's rows and the store writes
 // 256-byte pieces of dst's rows, each as one box; the threads transpose between the
 // two tiles (4 rows of a column per thread, 8 lanes down the rows: the 16-byte writes
