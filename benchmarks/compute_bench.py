@@ -452,8 +452,10 @@ def main(argv=None) -> int:
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     stamp = datetime.date.today().isoformat()
     if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
         with open(args.json, "w") as f:
-            json.dump({"device": dev, "date": stamp, "memcpy_tbps": memcpy, "memcpy_end_tbps": memcpy_end,
+            json.dump({**run_info(dev), "memcpy_tbps": memcpy, "memcpy_end_tbps": memcpy_end,
                        "results": results}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:

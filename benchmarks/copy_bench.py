@@ -534,8 +534,10 @@ def main(argv=None) -> int:
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     stamp = datetime.date.today().isoformat()
     if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
         with open(args.json, "w") as f:
-            json.dump({"device": dev, "date": stamp, "memcpy_tbps": memcpy, "results": results}, f, indent=1)
+            json.dump({**run_info(dev), "memcpy_tbps": memcpy, "results": results}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
             f.write(f"# Benchmarks\n\nDevice: {dev}; date: {stamp}; command: "

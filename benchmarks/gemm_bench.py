@@ -381,8 +381,10 @@ def main(argv=None) -> int:
         )
     table = "\n".join(lines)
     if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
         with open(args.json, "w") as f:
-            json.dump({"device": dev, "date": date, "ceiling_tflops": ceiling, "rows": rows}, f, indent=1)
+            json.dump({**run_info(dev), "ceiling_tflops": ceiling, "rows": rows}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
             f.write(table + "\n")

@@ -595,8 +595,12 @@ def main(argv=None) -> int:
     text = tables(results, host)
     print(text)
     if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
         with open(args.json, "w") as f:
-            json.dump({"cases": results, "host": host, "seed": args.seed,
+            import torch
+
+            json.dump({**run_info(torch.cuda.get_device_name()), "cases": results, "host": host, "seed": args.seed,
                        "generated": [asdict(c) for c in cases]}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
