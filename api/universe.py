@@ -32,8 +32,12 @@ def _cuda() -> Dialect:
     return Cuda
 
 
+def _factory(cls: type[ModulePass]) -> Callable[[], type[ModulePass]]:
+    return lambda: cls
+
+
 def _passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {cls.name: (lambda c: lambda: c)(cls) for cls in tilec_passes()}
+    return {cls.name: _factory(cls) for cls in tilec_passes()}
 
 
 TILEC_UNIVERSE = Universe(all_dialects={"layout": _layout, "cuda": _cuda}, all_passes=_passes())

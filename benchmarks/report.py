@@ -59,9 +59,9 @@ def strided_section() -> str:
         "cudaMemcpy of the same bytes. The DRAM bound is the ratio that moving every 32-byte sector",
         "the views touch would give: a copy whose views use sectors in part cannot reach 1.",
         "",
-        f"tilec / cudaMemcpy: median **{statistics.median(ratios):.3f}**, min {min(ratios):.3f}, "
-        f"max {max(ratios):.3f}; exact {exact} of {len(cases)}; slower than PyTorch on "
-        f"{', '.join(c['name'].split()[0] for c in slower) or 'none'}.",
+        (f"tilec / cudaMemcpy: median **{statistics.median(ratios):.3f}**, min {min(ratios):.3f}, "
+         f"max {max(ratios):.3f}; exact {exact} of {len(cases)}; slower than PyTorch on "
+         f"{', '.join(c['name'].split()[0] for c in slower) or 'none'}."),
         "",
         "What is slow, and why:",
         "",
@@ -188,7 +188,7 @@ def gemm_section() -> str:
 
 
 def page() -> str:
-    intro = "\n".join([
+    intro = "\n".join([  # noqa: FLY002 - one line of the page per string
         "# Performance",
         "",
         "How fast tilec's kernels are, one table per way of using tilec, each from the latest",
@@ -200,7 +200,8 @@ def page() -> str:
         "with `--json` into `benchmarks/results/` and `python benchmarks/report.py`.",
         "",
     ])
-    return HEADER + "\n".join([intro, strided_section(), programs_section(), compute_section(), gemm_section()])
+    sections = [intro, strided_section(), programs_section(), compute_section(), gemm_section()]
+    return HEADER + "\n".join(sections)
 
 
 def main(argv: list[str] | None = None) -> int:

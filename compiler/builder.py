@@ -46,6 +46,10 @@ class Program(KernelBuilding):
     as `Value`s (compiler/kernel_builder.py), which take Python operators."""
 
     def __init__(self, name: str):
+        """An empty function named `name`.
+
+            p = Program("transpose")
+        """
         self.name = name
         self._block = Block()
         self._builder = Builder(InsertPoint.at_end(self._block))
@@ -59,23 +63,43 @@ class Program(KernelBuilding):
         return Value(self, arg)
 
     def pointer(self, name: str, dtype: str | Attribute = "f32", align: int | None = 16) -> Value:
-        """A global-memory pointer argument (`!layout.ptr<T, align A>`)."""
+        """A global-memory pointer argument (`!layout.ptr<T, align A>`): the next argument
+        of the function, of element type `dtype` ("f32", "f16", "bf16", "i8", ...), whose
+        address the caller promises is a multiple of `align` bytes (None: the element's).
+
+            src = p.pointer("src", "f32", align=16)
+        """
         return self._arg(name, PtrType(element_type(dtype), align))
 
     def index(self, name: str) -> Value:
-        """An index argument (a dynamic extent or stride)."""
+        """An index argument (a dynamic extent or stride), the next argument of the function.
+
+            n = p.index("n")
+            a = p.view(src, "(?,1024):(1024,1)", dynamic=[n])
+        """
         return self._arg(name, IndexType())
 
     def view(self, ptr: Value | SSAValue, layout: str | cute.Layout,
              dynamic: Sequence[Value | SSAValue] = ()) -> Value:
-        """A gmem view of `ptr` with `layout`."""
+        """A global-memory view of `ptr` with `layout` (CuTe text or a `cute.Layout`);
+        `dynamic` gives the `?` extents and strides of the layout, in order.
+
+            a = p.view(src, "(4096,4096):(4096,1)")      # row-major
+            b = p.view(dst, "(4096,4096):(1,4096)")      # column-major: copying a to b transposes
+        """
         if not isinstance(ptr.type, PtrType):
             raise TilecError("view() takes a pointer made with pointer()")
         t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
         return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic])).results[0]
 
     def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None) -> None:
-        """dst(i) = src(i) for every logical index; `tile` pins the tile shape."""
+        """`layout.copy`: dst(i) = src(i) for every logical index i of the two views (the
+        same shape); the passes decide tiles, threads and vectors, `tile` pins the tile
+        shape.
+
+            p.copy(a, b)
+            p.copy(a, b, tile=[64, 64])
+        """
         op = CopyOp(_ssa(src), _ssa(dst))
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
@@ -85,7 +109,11 @@ class Program(KernelBuilding):
 
     @property
     def module(self) -> ModuleOp:
-        """The finished, verified module (the function gets its return here)."""
+        """The finished, verified module (the function gets its return here; build
+        nothing after reading it).
+
+            k = tilec.compile(p.module)                  # or tilec.compile(p)
+        """
         if self._module is None:
             self._builder.insert(func.ReturnOp())
             f = func.FuncOp(self.name, (self._arg_types, []), Region(self._block))

@@ -12,9 +12,10 @@ and arithmetic with Python operators (`Program` in compiler/builder.py uses it).
 
 A `Value` wraps an SSA value: `+ - * // %` (on index and integers: `divsi`/`remsi`, as
 CuTe's and Mojo's index arithmetic on non-negative indices; on floats `addf` ...), the
-comparisons `< <= > >= ==` (an `i1`), `&` and `|`; a Python int or float beside a Value
-becomes a constant of its type. Indexing a view reads or writes one element
-(`layout.read` / `layout.write`, dialects/layout_access.py)."""
+comparisons `< <= > >= ==` (an `i1`), `&` and `|`; a Python int or float beside a
+scalar Value becomes a constant of its type (not beside a distributed tensor: no splat
+is made). Indexing a view reads or writes one element (`layout.read` / `layout.write`,
+dialects/layout_access.py)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,10 @@ class Value:
 
     @property
     def type(self) -> Attribute:
+        """The value's IR type (`!layout.tensor<...>`, `index`, `f32`, ...).
+
+            print(t.type)                                # !layout.tensor<f32, #layout.cute<(64,64):(256,1)>, gmem>
+        """
         return self.ssa.type
 
     # ------------------------------------------------------------ arithmetic
@@ -111,7 +116,11 @@ class Value:
     def cast(self, dtype: str) -> Value:
         """A scalar converted to `dtype` (Mojo's `Float32(i)`, C's cast): index and
         integers by sign extension or truncation, to and from floats by value (round
-        to nearest), between floats by extension or rounding."""
+        to nearest), between floats by extension or rounding.
+
+            x = tensor[i, j].cast("f16")
+            f = i.cast("f32")                            # an index as a float
+        """
         src, dst = self.type, IndexType() if dtype == "index" else element_type(dtype)
         if src == dst:
             return self
@@ -142,7 +151,11 @@ class Value:
     def __gt__(self, x): return self._compare(">", x)
     def __ge__(self, x): return self._compare(">=", x)
     def eq(self, x) -> Value:
-        """`==` as an op (Python's `==` keeps its meaning of identity)."""
+        """`==` as an op (Python's `==` keeps its meaning of identity).
+
+            with p.if_(k.tid.eq(0)):
+                out[0] = 1.0
+        """
         return self._compare("==", x)
 
     # ------------------------------------------------------------ element access
@@ -172,9 +185,17 @@ class TileIterator:
         self.ssa = ssa
 
     def get(self) -> Value:
+        """Mojo's `iter[]`: the tile the iterator is at, a view.
+
+            t = it.get()
+        """
         return self.program.insert(li.IterGetOp.build(operands=[self.ssa], result_types=[self.ssa.type.tile])).results[0]
 
     def next(self, k: int | Value = 1) -> TileIterator:
+        """Mojo's `iter.next(k)`: a new iterator `k` tiles on (this one stays).
+
+            following = it.next(2).get()
+        """
         off = [] if isinstance(k, int) and k == 1 else [self.program.as_index(k)]
         op = li.IterNextOp.build(operands=[self.ssa, off], result_types=[self.ssa.type])
         return TileIterator(self.program, self.program.insert(op).results[0].ssa)
@@ -194,11 +215,18 @@ class Launch:
     tid: Value
 
     def thread_idx(self, dim: str) -> Value:
-        """Mojo's `thread_idx.x` (`dim` "x", "y" or "z") in the block's shape."""
+        """Mojo's `thread_idx.x` (`dim` "x", "y" or "z") in the block's shape.
+
+            with p.launch(grid=(4, 4, 1), threads=(8, 8)) as k:
+                tx, ty = k.thread_idx("x"), k.thread_idx("y")
+        """
         return self.tid.program.insert(ti.ThreadIdxOp(dim)).results[0]
 
     def global_idx(self, dim: str) -> Value:
-        """Mojo's `global_idx.x`: block id * block extent + thread coordinate."""
+        """Mojo's `global_idx.x`: block id * block extent + thread coordinate.
+
+            gx, gy = k.global_idx("x"), k.global_idx("y")
+        """
         return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
 
 
@@ -206,12 +234,21 @@ class KernelBuilding:
     """The kernel-level methods of `Program` (a mixin over its `_builder`)."""
 
     def insert(self, op) -> Any:
-        """Insert `op` where the program is being built; its results as Values."""
+        """Insert the xDSL op `op` where the program is being built; returns an object
+        with `.op` and `.results` (its results as Values). For ops the builder has no
+        method for.
+
+            s = p.insert(math.SqrtOp(x.ssa)).results[0]
+        """
         self._builder.insert(op)
         results = [Value(self, r) for r in op.results]  # type: ignore[arg-type]
         return _Results(op, results)
 
     def as_index(self, x: Any) -> SSAValue:
+        """The SSA value of an index: a Value or SSA value as it is, an int as a constant.
+
+            i = p.as_index(3)
+        """
         if isinstance(x, Value):
             return x.ssa
         if isinstance(x, SSAValue):
@@ -219,7 +256,10 @@ class KernelBuilding:
         return self.constant(int(x), IndexType()).ssa
 
     def constant(self, x: int | float, t: Attribute | str = "index") -> Value:
-        """A constant of type `t` (an element type name, an Attribute, or "index")."""
+        """A constant of type `t` (an element type name, an Attribute, or "index").
+
+            half = p.constant(0.5, "f32")
+        """
         at = IndexType() if t == "index" else element_type(t)
         attr = IntegerAttr(int(x), at) if isinstance(at, IntegerType | IndexType) else FloatAttr(float(x), at)
         return self.insert(arith.ConstantOp(attr)).results[0]
@@ -237,7 +277,12 @@ class KernelBuilding:
     def launch(self, grid: Sequence[int | Value] = (1, 1, 1),
                threads: int | Sequence[int] = 128) -> Iterator[Launch]:
         """`layout.launch grid(...) threads(n)` (or a 2-D/3-D block shape, `(8, 8)`): what
-        the body builds runs per thread."""
+        the body builds runs per thread. Yields a `Launch`: the block ids `bx`, `by`,
+        `bz` and the thread id `tid`.
+
+            with p.launch(grid=(16, 16, 1), threads=256) as k:
+                t = p.tile(a, [k.bx, k.by], [64, 64])
+        """
         dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
         op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
         self._builder.insert(op)
@@ -250,7 +295,11 @@ class KernelBuilding:
 
     @contextmanager
     def if_(self, cond: Value) -> Iterator[None]:
-        """`scf.if cond { ... }`."""
+        """`scf.if cond { ... }`: what the body builds runs where `cond` (an `i1`) holds.
+
+            with p.if_((gx < 32) & (gy < 8)):
+                tensor[gx, gy] = tensor[gx, gy] + 1.0
+        """
         block = Block()
         self._builder.insert(scf.IfOp(cond.ssa, [], Region(block)))
         with self._at(block):
@@ -262,7 +311,12 @@ class KernelBuilding:
               carry: Sequence[TileIterator] = ()) -> Iterator[Value]:
         """`scf.for %i = lo to hi step s { ... }`; yields %i. The iterators in `carry` are
         loop-carried, so `it += 1` in the body advances them from one trip to the next
-        (Mojo's `iter += 1` in a loop); after the loop they hold their final position."""
+        (Mojo's `iter += 1` in a loop); after the loop they hold their final position.
+
+            with p.range(0, 4, carry=[it]) as i:
+                p.copy(it.get(), out_tile)
+                it += 1
+        """
         carry = list(carry)
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
@@ -279,18 +333,28 @@ class KernelBuilding:
     # ------------------------------------------------------------ views
     def tile(self, view: Value, coords: Sequence[int | Value], tile: Sequence[int]) -> Value:
         """`layout.tile`: tile number `coords` of `view` in tiles of `tile` (CuTe's
-        local_tile, Mojo's `tile[...]`)."""
+        local_tile, Mojo's `tile[...]`).
+
+            t = p.tile(a, [k.bx, k.by], [64, 64])        # a 64x64 view
+        """
         return self.insert(layout.TileOp(view.ssa, [self.as_index(c) for c in coords], list(tile))).results[0]
 
     def tiled_iterator(self, view: Value, tile: Sequence[int], axis: int, coords: Sequence[int | Value],
                        circular: bool = False) -> TileIterator:
-        """Mojo's `tensor.tiled_iterator[*tile, axis=axis](*coords)` (`layout.tiled_iterator`)."""
+        """Mojo's `tensor.tiled_iterator[*tile, axis=axis](*coords)` (`layout.tiled_iterator`):
+        tiles of `tile` starting at tile `coords`, stepping along `axis`.
+
+            it = p.tiled_iterator(a, [32, 32], axis=1, coords=[i, 0])
+        """
         props = {"tile": DenseArrayBase.from_list(i64, list(tile)), "axis": IntegerAttr(axis, 64)}
         return self._iterator(li.TiledIteratorOp, view, [self.as_index(c) for c in coords], props, circular)
 
     def buffer_iterator(self, buffer: Value, tile: str | cute.Layout, circular: bool = False) -> TileIterator:
         """Mojo's `LayoutTensorIter[dtype, tile_layout](ptr, size)` over a rank-1 view
-        (`layout.buffer_iterator`)."""
+        (`layout.buffer_iterator`).
+
+            it = p.buffer_iterator(buf, "(4,8):(8,1)")
+        """
         return self._iterator(li.BufferIteratorOp, buffer, None, {"tile": CuteLayoutAttr(as_layout(tile))}, circular)
 
     def _iterator(self, cls, view: Value, coords, props: dict, circular: bool) -> TileIterator:
@@ -305,14 +369,26 @@ class KernelBuilding:
                             .results[0].ssa)
 
     def vectorize(self, view: Value, vector: Sequence[int]) -> Value:
+        """`layout.vectorize`: the view as elements of `vector`-shaped vectors (Mojo's
+        `vectorize[1, 4]()`).
+
+            v = p.vectorize(t, [1, 4])
+        """
         return self.insert(layout.VectorizeOp(view.ssa, list(vector))).results[0]
 
     def distribute(self, view: Value, tid: Value, threads: str | cute.Layout) -> Value:
-        """`layout.distribute`: thread `tid`'s fragment under the thread layout."""
+        """`layout.distribute`: thread `tid`'s fragment under the thread layout
+        (Mojo's `distribute[thread_layout](thread_idx)`, CuTe's `local_partition`).
+
+            frag = p.distribute(v, k.tid, "(8,4):(4,1)")
+        """
         return self.insert(layout.DistributeOp(view.ssa, self.as_index(tid), as_layout(threads))).results[0]
 
     def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
-        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage."""
+        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage with the layout.
+
+            s = p.alloc("(64,64):(64,1)", "f32", "smem")
+        """
         t = TensorViewType(element_type(dtype), as_layout(layout_), space)
         return self.insert(layout.AllocOp(t)).results[0]
 
@@ -331,13 +407,21 @@ class KernelBuilding:
         return self.insert(op_cls.build(operands=[view.ssa], properties=props, result_types=[rt])).results[0]
 
     def divide(self, view: Value, tiler, kind: str = "logical") -> Value:
-        """CuTe's `logical_divide` / `zipped_divide` / `tiled_divide` / `flat_divide`."""
+        """CuTe's `logical_divide` / `zipped_divide` / `tiled_divide` / `flat_divide`
+        (`kind` "logical", "zipped", "tiled" or "flat"); the tiler is a layout, by-mode
+        extents or by-mode layouts.
+
+            d = p.divide(t, (8, 4), "zipped")            # ((8,4),(8,16)): the tile, then the rest
+        """
         t = self._tiler(tiler)
         return self._relayout(layout.DivideOp, view, layout.DivideOp.divided(view.type.cute_layout, kind, t),
                               {"kind": StringAttr(kind), "tiler": t})
 
     def compose(self, view: Value, tiler) -> Value:
-        """CuTe's `composition(tensor, tiler)`."""
+        """CuTe's `composition(tensor, tiler)`: the view's layout composed with the tiler.
+
+            c = p.compose(t, ("8:3", "4:2"))
+        """
         t = self._tiler(tiler)
         return self._relayout(layout.ComposeOp, view, layout.ComposeOp.composed(view.type.cute_layout, t),
                               {"tiler": t})
@@ -345,7 +429,10 @@ class KernelBuilding:
     def slice(self, view: Value, coords: Sequence) -> Value:
         """CuTe's `A(_, j)`: `"_"` keeps a mode, an int or index Value fixes it; a tuple
         indexes a nested mode (`A(make_coord(_, 1), j)` is `slice(A, [("_", 1), j])`).
-        The result has one mode per `"_"`."""
+        The result has one mode per `"_"`.
+
+            row = p.slice(t, [i, "_"])                   # A(i, _)
+        """
         pattern, profile, dyn = [], [], []
 
         def add(c) -> None:
@@ -382,30 +469,51 @@ class KernelBuilding:
 
     def dim(self, view: Value, mode: int) -> Value:
         """Mojo's `tensor.dim(mode)` (`layout.dim`): the mode's extent at run time; for a
-        masked tile, its elements inside the tensor."""
+        masked tile, its elements inside the tensor.
+
+            rows = p.dim(t, 0)
+        """
         return self.insert(la.DimOp(view.ssa, mode)).results[0]
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose
-        modes keep the view's stride order ((8,4):(3,48) -> (8,4):(1,8))."""
+        modes keep the view's stride order ((8,4):(3,48) -> (8,4):(1,8)).
+
+            r = p.alloc_like(frag)                       # registers for a thread's fragment
+        """
         lay = view.type.cute_layout
         t = TensorViewType(view.type.element_type, cute.make_ordered_layout(lay.shape, lay.stride), space)
         return self.insert(layout.AllocOp(t)).results[0]
 
     # ------------------------------------------------------------ data movement
     def copy_async(self, src: Value, dst: Value) -> Value:
-        """`layout.copy_async`; returns its token (for `async_wait`)."""
+        """`layout.copy_async` (cp.async from global to shared memory); returns its token
+        (for `async_wait`).
+
+            tok = p.copy_async(frag_src, frag_smem)
+        """
         return self.insert(layout.CopyAsyncOp(src.ssa, dst.ssa, token=True)).results[0]
 
     def async_wait(self, *tokens: Value) -> None:
+        """`layout.async_wait`: wait for the copies of `tokens` (none given: for all).
+
+            p.async_wait(tok)
+        """
         self.insert(layout.AsyncWaitOp(None, [t.ssa for t in tokens]) if tokens else layout.AsyncWaitOp(0))
 
     def barrier(self) -> None:
+        """`layout.barrier`: every thread of the block waits here (`__syncthreads`).
+
+            p.barrier()
+        """
         self.insert(layout.BarrierOp())
 
     def load(self, view: Value, encoding: str, shape: Sequence[int] | None = None) -> Value:
         """`layout.load` of a view into a distributed tensor with `encoding` (its text,
-        e.g. `#layout.blocked<{...}>`); the shape is the view's unless given."""
+        e.g. `#layout.blocked<{...}>`); the shape is the view's unless given.
+
+            x = p.load(t, "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>")
+        """
         from xdsl.parser import Parser
 
         from .pipeline import make_context
@@ -417,6 +525,11 @@ class KernelBuilding:
         return self.insert(layout.LoadOp(view.ssa, rt)).results[0]
 
     def store(self, value: Value, view: Value) -> None:
+        """`layout.store`: a distributed tensor (from `load` or computed) into a view of
+        its shape.
+
+            p.store(x + x, out_tile)
+        """
         self.insert(layout.StoreOp(value.ssa, view.ssa))
 
 

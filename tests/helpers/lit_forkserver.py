@@ -136,7 +136,7 @@ def _run_tool(script: str) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe; the interpreter ignores it too
+        except Exception:  # noqa: BLE001, S110 - a closed pipe; the interpreter ignores it too
             pass
     return code & 0xFF
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-import lit_forkserver  # noqa: E402
+import lit_forkserver
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -58,7 +58,7 @@ def _both(server, tool: str, args: list[str], *, stdin: str = "", env: dict | No
     srv, tools = server
     out = []
     for exe in (tools[tool], os.path.join(srv.bindir, tool)):
-        r = subprocess.run([exe, *args], input=stdin, capture_output=not merged, text=True, cwd=cwd,
+        r = subprocess.run([exe, *args], check=False, input=stdin, capture_output=not merged, text=True, cwd=cwd,
                            env={**os.environ, **(env or {})},
                            stdout=subprocess.PIPE if merged else None, stderr=subprocess.STDOUT if merged else None)
         out.append((r.returncode, r.stdout, r.stderr))
@@ -110,6 +110,6 @@ def test_tilec_reads_stdin_and_filecheck_fails_alike(server):
 
 def test_without_the_server_the_client_runs_the_real_tool(server):
     srv, _ = server
-    r = subprocess.run([os.path.join(srv.bindir, "probe")], capture_output=True, text=True,
+    r = subprocess.run([os.path.join(srv.bindir, "probe")], check=False, capture_output=True, text=True,
                        env={**os.environ, "TILEC_LIT_FORKSERVER": "0"})
     assert r.stdout.startswith("cold\n")

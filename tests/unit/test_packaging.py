@@ -64,7 +64,7 @@ def test_dependencies_are_ranges_that_admit_the_tested_pins():
 
 def test_xdsl_opt_parses_a_layout_program_and_runs_a_tilec_pass():
     src = ROOT / "examples" / "transpose.mlir"
-    r = subprocess.run([BIN / "xdsl-opt", src, "-p", "tile"], capture_output=True, text=True)
+    r = subprocess.run([BIN / "xdsl-opt", src, "-p", "tile"], check=False, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "layout.launch grid" in r.stdout and "layout.tile %a" in r.stdout
     # what xdsl-opt printed is a tilec program tilec reads back

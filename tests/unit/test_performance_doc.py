@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import report  # noqa: E402
+import report
 
 FILES = ("strided_copy.json", "copy_programs.json", "compute.json", "gemm.json")
 

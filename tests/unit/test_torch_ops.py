@@ -12,9 +12,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import tilec  # noqa: E402
-from tilec import torch_ops  # noqa: E402
-from tilec.support.diagnostics import TilecError  # noqa: E402
+import tilec
+from tilec import torch_ops
+from tilec.support.diagnostics import TilecError
 
 pytestmark = pytest.mark.torch
 ROOT = Path(__file__).resolve().parents[2]
