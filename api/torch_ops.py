@@ -43,9 +43,9 @@ from . import tensor_copy
 _NAMESPACE = "tilec"
 
 
-def tracing() -> bool:
-    """True while `torch.compile` traces the caller (Dynamo folds it to a constant)."""
-    return torch.compiler.is_compiling()
+tracing = torch.compiler.is_compiling
+"""True while `torch.compile` traces the caller (Dynamo folds it to a constant); the
+function itself, no frame around it: tilec.copy_'s eager calls ask it every time."""
 
 
 @torch.library.custom_op("tilec::copy_", mutates_args=("dst",))
