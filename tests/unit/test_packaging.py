@@ -31,7 +31,7 @@ def _pins() -> dict[str, Version]:
 
 
 def test_one_version_everywhere():
-    assert importlib.metadata.version("tilec") == tilec.__version__
+    assert importlib.metadata.version("tilec") == tilec.__version__, "installed metadata is stale: pip install -e ."
     out = subprocess.run([BIN / "tilec", "--version"], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"tilec {tilec.__version__}"
 
