@@ -57,19 +57,28 @@ try:
 except OSError:
     real()
 body = json.dumps({{"tool": {tool!r}, "argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}}).encode()
-socket.send_fds(s, [struct.pack("!Q", len(body))], [0, 1, 2])
-s.sendall(body)
+try:
+    socket.send_fds(s, [struct.pack("!Q", len(body))], [0, 1, 2])
+    s.sendall(body)
+except OSError:  # the server ended: the real tool
+    real()
 def recv(n):
     data = b""
     while len(data) < n:
-        chunk = s.recv(n - len(data))
+        try:
+            chunk = s.recv(n - len(data))
+        except ConnectionResetError:
+            chunk = b""
         if not chunk:
             sys.stderr.write("lit fork server: the worker ended without a status\\n")
             os._exit(125)
         data += chunk
     return data
-(pid,) = struct.unpack("!q", recv(8))
-if pid <= 0:
+try:
+    (pid,) = struct.unpack("!q", s.recv(8, socket.MSG_WAITALL))
+except (OSError, struct.error):
+    pid = 0
+if pid <= 0:  # refused, or the server ended before taking the request: the real tool
     real()
 import signal
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -204,7 +213,10 @@ def _warm() -> None:
     for pkg in TILEC_PACKAGES:
         module = importlib.import_module(pkg)
         for info in pkgutil.walk_packages(module.__path__, pkg + "."):
-            importlib.import_module(info.name)
+            try:
+                importlib.import_module(info.name)
+            except ImportError:  # an optional dependency (torch) is absent: import on demand
+                continue
 
 
 def serve(listen_fd: int, lifeline_fd: int, scripts: dict[str, str]) -> None:
