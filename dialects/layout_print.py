@@ -19,16 +19,31 @@ produce the text from the same plan (`print_plan`), so they agree character for
 character. A thread other than thread 0 of block 0 prints nothing, and neither does
 thread 0 when control flow keeps it from the op.
 
+A distributed tensor (`tensor<4x8xf32, #layout.blocked<...>>`, in registers) prints as
+Gluon's `gl.device_print` does: every thread of block 0 prints each element it holds,
+one line per register, with the element's coordinate; thread 0 first prints a header.
+
+    layout.print %x : tensor<4x8xf32, #blocked>
+
+    tensor<4x8xf32, #layout.blocked<...>> in block 0, per thread:
+    tid   0 idx (0, 0):     0.1257
+    ...
+
+The reference executor prints threads in order, registers in order; on the GPU the
+lines of different threads come in the order the hardware gives (compare them sorted).
+An element held by several threads (a broadcast layout) is printed by each.
+
 The verifier accepts views with static extents, no mask (a partial tile has no value to
 print past its edge: print the tile before it leaves its tensor, or a view inside it)
-and at most `PRINT_LIMIT` scalar values (a debug print of a tile, not of a tensor), of
+and at most `PRINT_LIMIT` scalar values (a debug print of a tile, not of a tensor), and
+distributed tensors of at most `PRINT_LIMIT` held elements (threads x registers), of
 float or integer elements, inside a `layout.launch`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -41,7 +56,14 @@ from xdsl.utils.exceptions import VerifyException
 
 from . import views
 from .effects import Accesses, Synchronizes
-from .layout_attrs import ELEMENT_TYPES, TensorViewType, element_bytes
+from .layout_attrs import (
+    ELEMENT_TYPES,
+    DistributedLayoutAttr,
+    TensorViewType,
+    element_bytes,
+    threads_per_block,
+    to_linear,
+)
 
 PRINT_LIMIT = 1024
 """The most scalar values one `layout.print` prints."""
@@ -108,6 +130,31 @@ def print_plan(t: TensorViewType) -> list[PrintLine]:
     return out
 
 
+def distributed_header(t: TensorType) -> str:
+    """The header line thread 0 prints before the per-thread lines."""
+    return f"{t} in block 0, per thread:\n".replace("%", "%%")
+
+
+def distributed_line(t: TensorType) -> str:
+    """The format of one held element: thread id, coordinate (one per dim), value."""
+    rank = len(t.get_shape())
+    return "tid %3d idx (" + ", ".join(["%d"] * rank) + "): " + value_format(t.element_type) + "\n"
+
+
+def render_distributed(t: TensorType, values, coords, held) -> str:
+    """The text of block 0's distributed tensor `values` (its shape), each thread's held
+    registers in order: `coords` [threads, registers, rank], `held` [threads, registers]
+    (`reference.layout_impls.ownership`)."""
+    out = [distributed_header(t) % ()]
+    line = distributed_line(t)
+    for tid in range(coords.shape[0]):
+        for r in range(coords.shape[1]):
+            if held[tid, r]:
+                c = tuple(int(x) for x in coords[tid, r])
+                out.append(line % (tid, *c, py_scalar(values[c])))
+    return "".join(out)
+
+
 def render(t: TensorViewType, values) -> str:
     """The text `print_plan` prints for flat scalar `values` (Python's `%` formats as C's
     printf does for these conversions)."""
@@ -133,23 +180,36 @@ class PrintOp(IRDLOperation):
         layout.print %tile : !layout.tensor<f32, #layout.cute<(4,8):(8,1)>, smem>"""
 
     name = "layout.print"
-    view = operand_def(TensorViewType)
+    source = operand_def(TensorViewType | TensorType)
     traits = traits_def(Accesses(reads=("view",)), Synchronizes())  # output: never erased
-    assembly_format = "$view attr-dict `:` type($view)"
+    assembly_format = "$source attr-dict `:` type($source)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, view):
-        super().__init__(operands=[view])
+    def __init__(self, source):
+        super().__init__(operands=[source])
+
+    @property
+    def view(self):
+        """The printed view (None for a distributed tensor: Accesses reads nothing)."""
+        return self.source if isinstance(self.source.type, TensorViewType) else None
 
     def verify_(self) -> None:
         from .layout import enclosing_launch
 
-        t = self.view.type
+        t = self.source.type
         et = t.element_type
         if not isinstance(et, ELEMENT_TYPES):
             raise VerifyException(f"layout.print prints float or integer elements, not {et}")
         if enclosing_launch(self) is None:
             raise VerifyException("layout.print runs inside a layout.launch (thread 0 of block 0 prints)")
+        if isinstance(t, TensorType):
+            if not isinstance(t.encoding, DistributedLayoutAttr):
+                raise VerifyException(f"layout.print prints a view or a distributed tensor, not {t}")
+            n = threads_per_block(t.encoding) * to_linear(t.encoding, list(t.get_shape())).num_registers
+            if n > PRINT_LIMIT:
+                raise VerifyException(f"layout.print prints at most {PRINT_LIMIT} values (a debug print of a tile); "
+                                      f"the threads of {t} hold {n}")
+            return
         if any(views.is_dynamic(s) for s in _leaves(t.cute_layout.shape)):
             raise VerifyException(f"layout.print needs static extents, not {t.cute_layout}")
         if t.is_masked:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tilec.dialects import cuda
 from tilec.dialects import layout_print as lp
 
 from .executor import ReferenceInterpreter, _grid
-from .layout_impls import Access, _view, element_keys, geometry
+from .layout_impls import Access, _dist_rank, _view, element_keys, geometry, ownership
 from .memory import load
 from .values import per_thread, to_compute
 
@@ -27,11 +28,26 @@ def _active(grid, t: int) -> bool:
     return grid.mask is None or bool(grid.mask[t])
 
 
+def _print_distributed(grid, op, t: TensorType, value) -> None:
+    """Block 0's threads that are active at the op print their held elements."""
+    block = np.asarray(value)[0] if _dist_rank(value, t) else np.asarray(value)
+    block = to_compute(block, t.element_type)
+    coords, held = ownership(t.encoding, tuple(t.get_shape()))
+    active = np.ones(coords.shape[0], bool) if grid.mask is None else grid.mask[: coords.shape[0]]
+    if not active.any():
+        return
+    sys.stdout.write(lp.render_distributed(t, block, coords, held & active[:, None]))
+
+
 @register_impls
 class PrintFunctions(InterpreterFunctions):
     @impl(lp.PrintOp)
     def run_print(self, interp: ReferenceInterpreter, op: lp.PrintOp, args):
         grid = _grid(interp, op)
+        t = op.source.type
+        if isinstance(t, TensorType):
+            _print_distributed(grid, op, t, args[0])
+            return ()
         if not _active(grid, 0):
             return ()
         view = _view(op, args[0])

@@ -4,6 +4,8 @@ the lowered program (cuda.printf) prints the same text; its CUDA compiles under 
 on a GPU the device printf output is the executor's, character for character; the
 builder's `p.print`."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -84,6 +86,59 @@ def test_bf16_prints_its_float_value(capsys):
     assert out == want
 
 
+BLOCKED = ("#layout.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], "
+           "order = [1, 0]}>")
+
+
+def _distributed_program(dtype="f32"):
+    """A 16x8 tile per block of a 32x8 tensor, loaded into a blocked layout over 64
+    threads (2 warps) and printed (Gluon's gl.device_print)."""
+    p = tilec.Program("show_distributed")
+    a = p.view(p.pointer("src", dtype, align=16), "(32,8):(8,1)")
+    with p.launch(grid=(2, 1, 1), threads=64) as k:
+        t = p.tile(a, (k.bx, 0), (16, 8))
+        x = p.load(t, BLOCKED)
+        p.print(x)
+    return p
+
+
+def _parse_distributed(text: str):
+    """{(tid, i, j): value} of the per-thread lines, and the header."""
+    header, *lines = text.splitlines()
+    got = {}
+    for line in lines:
+        m = re.fullmatch(r"tid +(\d+) idx \((\d+), (\d+)\): +(\S+)", line)
+        assert m, line
+        got[tuple(int(g) for g in m.groups()[:3])] = m.group(4)
+    return header, got
+
+
+def test_executor_prints_each_threads_registers_with_their_coordinates(capsys):
+    src = np.random.default_rng(3).standard_normal(32 * 8).astype(np.float32)
+    out = _run(_distributed_program(), {"src": src}, capsys)
+    header, got = _parse_distributed(out)
+    assert header == f"tensor<16x8xf32, {BLOCKED}> in block 0, per thread:"
+    block0 = src.reshape(32, 8)[:16]
+    # thread t = 32 w + 4 r + c holds row 8 w + r, columns 2c and 2c + 1: every element once
+    want = {}
+    for t in range(64):
+        w, lane = divmod(t, 32)
+        r, c = divmod(lane, 4)
+        for j in (2 * c, 2 * c + 1):
+            want[(t, 8 * w + r, j)] = "%.4g" % block0[8 * w + r, j]
+    assert got == want
+    assert list(got) == sorted(got)  # threads in order, registers in order
+
+
+def test_lowered_distributed_print_has_the_same_lines(capsys):
+    src = np.random.default_rng(4).standard_normal(32 * 8).astype(np.float32)
+    p = _distributed_program()
+    before = _run(p, {"src": src}, capsys)
+    after = _run(tilec.compile(p, arch="sm_90"), {"src": src}, capsys)
+    assert sorted(before.splitlines()) == sorted(after.splitlines())
+    assert len(before.splitlines()) == 1 + 128
+
+
 def test_long_rows_are_printed_in_pieces_of_whole_elements():
     """CUDA's printf takes at most 32 arguments: a 1x64 row is three printf calls whose
     texts join into one line."""
@@ -107,8 +162,9 @@ def test_lowered_program_prints_the_same_text(capsys):
 
 def test_cuda_of_print_compiles_with_nvrtc():
 
-    for kw in ({}, {"vector": (1, 4)}, {"space": "smem", "dtype": "i32"}, {"dtype": "bf16"}):
-        src = tilec.compile(_program(**kw), arch="sm_90").source
+    programs = [_program(**kw) for kw in ({}, {"vector": (1, 4)}, {"space": "smem", "dtype": "i32"}, {"dtype": "bf16"})]
+    for p in programs + [_distributed_program(), _distributed_program("i64")]:
+        src = tilec.compile(p, arch="sm_90").source
         assert "printf(" in src
         assert len(compile_sm90_or_skip(src).cubin) > 0
 
@@ -143,3 +199,19 @@ def test_device_printf_is_the_executors_text(kw, capfd):
     cp.cuda.Device().synchronize()
     got = capfd.readouterr().out
     assert got == want
+
+
+@pytest.mark.gpu
+def test_device_printf_of_a_distributed_tensor_is_the_executors_lines(capfd):
+    """The lines of different threads come in the GPU's order: compared sorted."""
+    import cupy as cp
+
+    src = np.random.default_rng(5).standard_normal(32 * 8).astype(np.float32)
+    p = _distributed_program()
+    capfd.readouterr()
+    tilec.run_reference(p, {"src": src})
+    want = capfd.readouterr().out
+    tilec.compile(p)(cp.asarray(src))
+    cp.cuda.Device().synchronize()
+    got = capfd.readouterr().out
+    assert sorted(got.splitlines()) == sorted(want.splitlines())

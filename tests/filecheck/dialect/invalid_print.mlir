@@ -53,6 +53,33 @@ func.func @dynamic(%p: !layout.ptr<f32>, %n: index) {
 
 // -----
 
+#b = #layout.blocked<{sizePerThread = [4, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+!G = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
+func.func @too_many_registers(%g: !G) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %x = layout.load %g : !G -> tensor<64x64xf32, #b>
+    // expected-error @+1 {{layout.print prints at most 1024 values (a debug print of a tile); the threads of tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>> hold 8192}}
+    layout.print %x : tensor<64x64xf32, #b>
+  }
+  func.return
+}
+
+// -----
+
+func.func @not_distributed(%x: tensor<4xf32>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{layout.print prints a view or a distributed tensor, not tensor<4xf32>}}
+    layout.print %x : tensor<4xf32>
+  }
+  func.return
+}
+
+// -----
+
 func.func @printf_type(%x: f16) {
   // expected-error @+1 {{'cuda.printf' prints f32, f64, i32 or i64 values, not f16}}
   cuda.printf "%g\n" %x : f16

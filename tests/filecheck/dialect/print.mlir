@@ -25,6 +25,20 @@ func.func @views(%g: !G, %a: !A) {
   func.return
 }
 
+// CHECK-LABEL: func.func @distributed
+// CHECK: layout.print %x : tensor<8x8xf32, #layout.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>>
+#b = #layout.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+!G8 = !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+func.func @distributed(%a: !G8) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %x = layout.load %a : !G8 -> tensor<8x8xf32, #b>
+    layout.print %x : tensor<8x8xf32, #b>
+  }
+  func.return
+}
+
 // CHECK-LABEL: func.func @printf
 // CHECK: cuda.printf "%10.4g %6d\0A" %x, %i : f32, i32
 // CHECK: cuda.printf "header:\0A"
