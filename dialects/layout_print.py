@@ -194,13 +194,11 @@ class PrintOp(IRDLOperation):
         return self.source if isinstance(self.source.type, TensorViewType) else None
 
     def verify_(self) -> None:
-        from .layout import enclosing_launch
-
         t = self.source.type
         et = t.element_type
         if not isinstance(et, ELEMENT_TYPES):
             raise VerifyException(f"layout.print prints float or integer elements, not {et}")
-        if enclosing_launch(self) is None:
+        if not _in_launch(self):
             raise VerifyException("layout.print runs inside a layout.launch (thread 0 of block 0 prints)")
         if isinstance(t, TensorType):
             if not isinstance(t.encoding, DistributedLayoutAttr):
@@ -219,6 +217,13 @@ class PrintOp(IRDLOperation):
         if n > PRINT_LIMIT:
             raise VerifyException(f"layout.print prints at most {PRINT_LIMIT} values (a debug print of a tile); "
                                   f"this view has {n}: print a tile or slice of it")
+
+
+def _in_launch(op) -> bool:
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p is not None
 
 
 def _leaves(shape) -> list:
