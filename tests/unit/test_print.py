@@ -178,6 +178,14 @@ def test_limit_is_a_located_error():
         tilec.compile(p, arch="sm_90")
 
 
+def _flush_c_stdout():
+    """The driver writes device printf output with C's stdio at the synchronisation;
+    into a file (pytest's capture) it is buffered until flushed."""
+    import ctypes
+
+    ctypes.CDLL(None).fflush(None)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kw", [{}, {"vector": (1, 4)}, {"space": "smem", "dtype": "i32"}, {"dtype": "bf16"}],
                          ids=["f32", "vectors", "smem_i32", "bf16"])
@@ -197,6 +205,7 @@ def test_device_printf_is_the_executors_text(kw, capfd):
     k = tilec.compile(p)
     k(cp.asarray(src))
     cp.cuda.Device().synchronize()
+    _flush_c_stdout()
     got = capfd.readouterr().out
     assert got == want
 
@@ -213,5 +222,6 @@ def test_device_printf_of_a_distributed_tensor_is_the_executors_lines(capfd):
     want = capfd.readouterr().out
     tilec.compile(p)(cp.asarray(src))
     cp.cuda.Device().synchronize()
+    _flush_c_stdout()
     got = capfd.readouterr().out
     assert sorted(got.splitlines()) == sorted(want.splitlines())
