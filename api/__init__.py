@@ -14,6 +14,10 @@ The Python API in one screen:
     outs = tilec.run_reference(k, inputs)      # ... on what the GPU would run
     tilec.gpu_available()                      # is there a CUDA GPU to launch on?
 
+    A = tilec.HostTensor(np_array, "(8,24)")   # a layout over host memory (CuTe's
+    A.tile((1, 2), (4, 8))[0, 3] = 1.0         #   make_tensor on a host pointer):
+    print(A[:, 5])                             #   tile/slice/vectorize, read, write, print
+
     tilec.copy_(dst, src)                      # PyTorch/CuPy arrays: strided, broadcast,
     y = tilec.contiguous(x)                    #   dtype-converting copies, one kernel
     y = tilec.permute(x, (0, 3, 1, 2))         #   per pattern (docs/pytorch-cupy.md)
@@ -161,4 +165,8 @@ def __getattr__(name: str):
         from tilec.compiler.builder import Program
 
         return Program
+    if name == "HostTensor":
+        from tilec.host_tensor import HostTensor
+
+        return HostTensor
     raise AttributeError(f"module 'tilec' has no attribute {name!r}")

@@ -30,7 +30,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute
 from tilec.dialects.layout import CopyOp, ViewOp
-from tilec.dialects.layout_attrs import PtrType, TensorViewType
+from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
 from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
@@ -92,15 +92,25 @@ class Program(KernelBuilding):
         t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
         return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic])).results[0]
 
-    def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None) -> None:
+    def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None,
+             strategy: str | None = None) -> None:
         """`layout.copy`: dst(i) = src(i) for every logical index i of the two views (the
         same shape); the passes decide tiles, threads and vectors, `tile` pins the tile
         shape.
 
+        `strategy` ("tma", "async" or "simt"; `#layout.copy_strategy<...>`) says how the
+        data moves, as a copier does in Mojo's TileTensor guide (CuTe's TiledCopy); the
+        passes keep to it or stop with an error. None: the passes choose.
+
             p.copy(a, b)
             p.copy(a, b, tile=[64, 64])
+            p.copy(tile, smem, strategy="async")   # GenericToSharedAsyncTileCopier
+            p.copy(smem, tile, strategy="simt")    # SharedToGenericTileCopier
+            p.copy(tile, smem, strategy="tma")     # a TMA tile copy (sm_90)
         """
-        op = CopyOp(_ssa(src), _ssa(dst))
+        if strategy is not None and strategy not in COPY_STRATEGIES:
+            raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}")
+        op = CopyOp(_ssa(src), _ssa(dst), strategy=strategy)
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
 

@@ -42,6 +42,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
+from tilec.dialects.layout_print import PrintOp
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
@@ -474,6 +475,20 @@ class KernelBuilding:
             rows = p.dim(t, 0)
         """
         return self.insert(la.DimOp(view.ssa, mode)).results[0]
+
+    def print(self, x: Value) -> None:
+        """CuTe's `print_tensor(view)`, Mojo's `print(tile)` (`layout.print`): thread 0 of
+        block 0 prints the view's values under a header naming its memory and layout,
+        on the reference executor (stdout) and on the GPU (device printf). A distributed
+        tensor prints as Gluon's `gl.device_print`: each thread of block 0 prints each
+        element it holds, with its coordinate. For small tiles (at most 1024 values);
+        inside a launch:
+
+            with p.launch(grid=(2, 2, 1), threads=32) as k:
+                tile = p.tile(A, (k.by, k.bx), (4, 8))
+                p.print(tile)       # gmem_ptr[32b] o (4,8):(16,1):, then 4 rows of 8
+        """
+        self.insert(PrintOp(x.ssa))
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose

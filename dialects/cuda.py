@@ -11,6 +11,7 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
   (`cp.async.wait_group`);
 - `cuda.shfl_idx`: a warp shuffle that reads a value from another lane
   (`__shfl_sync` with the full mask);
+- `cuda.printf`: CUDA's device `printf` (what `layout.print` lowers to);
 - `cuda.comment`: a line of explanation that the target prints as `// text` (how a
   layout conversion was lowered, its bank conflicts); it does nothing;
 - `cuda.ldmatrix` / `cuda.stmatrix`: one warp-wide `ldmatrix` (sm_75+) / `stmatrix`
@@ -76,7 +77,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from .effects import Accesses
+from .effects import Accesses, Synchronizes
 
 SHARED_MEMORY_SPACE = IntegerAttr(3, i64)
 """The memory space of shared (`__shared__`) memrefs: NVVM's address space 3."""
@@ -281,6 +282,38 @@ class CommentOp(IRDLOperation):
 
     def __init__(self, text: str):
         super().__init__(properties={"text": StringAttr(text)})
+
+
+@irdl_op_definition
+class PrintfOp(IRDLOperation):
+    """
+    CUDA's device `printf(format, values...)`, by every thread that reaches it (the
+    `layout.print` lowering guards it to one thread). `format` is the C format string
+    (`%%` for a percent sign); the values are f32, f64, i32 or i64, at most 31 (CUDA's
+    limit is 32 arguments), one per conversion. The reference executor writes each
+    active thread's text to stdout, threads in order.
+
+        cuda.printf "%10.4g %10.4g\n" %x, %y : f32, f32
+    """
+
+    name = "cuda.printf"
+
+    format = prop_def(StringAttr)
+    values = var_operand_def()
+    traits = traits_def(Synchronizes())  # output: never erased, nothing moves across it
+
+    assembly_format = "$format ($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, format: str, values: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(values)], properties={"format": StringAttr(format)})
+
+    def verify_(self) -> None:
+        if len(self.values) > 31:
+            raise VerifyException(f"'cuda.printf' takes at most 31 values (CUDA's limit), got {len(self.values)}")
+        for v in self.values:
+            t = v.type
+            if not (t in (f32, i32, i64) or (isinstance(t, AnyFloat) and t.bitwidth == 64)):
+                raise VerifyException(f"'cuda.printf' prints f32, f64, i32 or i64 values, not {t}")
 
 
 @dataclass(frozen=True)
@@ -510,7 +543,7 @@ from .cuda_roles import CUDA_ROLE_OPS  # noqa: E402  (warp specialisation, its o
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS],
     [*CUDA_TMA_TYPES],
 )

@@ -61,6 +61,7 @@ from .layout_attrs import (
     AsyncTokenType,
     BlockedLayoutAttr,
     ComposedLayoutAttr,
+    CopyStrategyAttr,
     CuteLayoutAttr,
     LinearLayoutAttr,
     PtrType,
@@ -838,24 +839,58 @@ class CopyOp(IRDLOperation):
 
     With `convert = "SRC->DST"` (NumPy dtype names) each element is converted in
     registers as PyTorch's `copy_` converts SRC to DST (dialects/conversions.py); the
-    views hold the dtypes' storage types (`uint8` and `bool` in `i8`)."""
+    views hold the dtypes' storage types (`uint8` and `bool` in `i8`).
+
+    With `strategy = #layout.copy_strategy<tma | async | simt>` the program chooses how
+    the data moves (CuTe's TiledCopy, Mojo's TileTensor copier), and the passes keep to
+    it or stop with an error: `tma` (global <-> shared: the `tma` pass makes it a TMA
+    copy), `async` (global -> shared: `distribute` splits it into fragments and
+    `vectorize` makes them `cp.async` + wait), `simt` (loads and stores by threads,
+    never TMA nor cp.async). Without it the passes choose. The strategy does not change
+    what the copy computes.
+
+        layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S"""
 
     name = "layout.copy"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     source = operand_def(TensorViewType)
     dest = operand_def(TensorViewType)
     convert = opt_prop_def(StringAttr)
+    strategy = opt_prop_def(CopyStrategyAttr)
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue, convert: StringAttr | str | None = None):
+    def __init__(self, source: SSAValue, dest: SSAValue, convert: StringAttr | str | None = None,
+                 strategy: CopyStrategyAttr | str | None = None):
         if isinstance(convert, str):
             convert = StringAttr(convert)
-        props = {"convert": convert} if convert is not None else {}
+        if isinstance(strategy, str):
+            strategy = CopyStrategyAttr(strategy)
+        props: dict = {"convert": convert} if convert is not None else {}
+        if strategy is not None:
+            props["strategy"] = strategy
         super().__init__(operands=[source, dest], properties=props)
+
+    @property
+    def strategy_name(self) -> str | None:
+        """The strategy the program chose (`tma`, `async`, `simt`), or None: the passes
+        choose."""
+        return None if self.strategy is None else self.strategy.data
 
     def verify_(self) -> None:
         _check_copy(self.source.type, self.dest.type, self.convert)
+        kind = self.strategy_name
+        if kind is None:
+            return
+        spaces = (self.source.type.memory_space, self.dest.type.memory_space)
+        if kind == "tma":
+            _check(spaces in (("gmem", "smem"), ("smem", "gmem")),
+                   f"copy strategy tma copies between global and shared memory, got {spaces[0]} -> {spaces[1]}")
+        elif kind == "async":
+            _check(spaces == ("gmem", "smem"),
+                   f"copy strategy async (cp.async) copies global to shared memory, got {spaces[0]} -> {spaces[1]}")
+        _check(self.convert is None or kind == "simt",
+               f"copy strategy {kind} moves bytes as they are: a converting copy is simt")
 
 
 @irdl_op_definition
@@ -1270,6 +1305,7 @@ class ReduceOp(IRDLOperation):
 
 
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
+from .layout_print import PRINT_OPS  # noqa: E402
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
@@ -1287,6 +1323,7 @@ Layout = Dialect(
         *TMA_OPS,
         *ROLE_OPS,
         *ACCESS_OPS,
+        *PRINT_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,
         *FUNNEL_OPS,
@@ -1318,6 +1355,7 @@ Layout = Dialect(
         CuteLayoutAttr,
         SwizzleAttr,
         ComposedLayoutAttr,
+        CopyStrategyAttr,
         BlockedLayoutAttr,
         SliceLayoutAttr,
         LinearLayoutAttr,

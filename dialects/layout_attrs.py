@@ -249,6 +249,34 @@ def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
         parser.raise_error(f"invalid swizzle: {e}", pos, parser.pos)
 
 
+COPY_STRATEGIES = ("tma", "async", "simt")
+"""How a `layout.copy` moves its data, when the program says so (CuTe's TiledCopy with
+its Copy_Atom, Mojo's TileTensor copier): `tma` (a TMA bulk tensor copy, global <->
+shared), `async` (`cp.async` per thread, global -> shared), `simt` (loads and stores
+by threads, never asynchronous)."""
+
+
+@irdl_attr_definition
+class CopyStrategyAttr(Data[str]):
+    """`#layout.copy_strategy<tma>`, `<async>` or `<simt>` (`COPY_STRATEGIES`): the
+    strategy of a `layout.copy`, a value as CuTe's TiledCopy is."""
+
+    name = "layout.copy_strategy"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in COPY_STRATEGIES:
+                parser.raise_error(f"unknown copy strategy {kind!r}: expected one of {', '.join(COPY_STRATEGIES)}",
+                                   pos, parser.pos)
+            return kind
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data}>")
+
+
 @irdl_attr_definition
 class ComposedLayoutAttr(Data[ComposedLayout]):
     """`swizzle o offset o layout`, CuTe's ComposedLayout as used for shared memory:

@@ -118,6 +118,8 @@ def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None
             continue
         if c.convert is not None:
             return "a converting copy"
+        if c.strategy_name in ("async", "simt"):
+            return f"a copy whose strategy is {c.strategy_name}"
         if (c.source if g is not None else c.dest).type.is_masked:
             return "the global tile is masked (a tile at the tensor's edge)"
         if _alloc_in(smem, launch_block) is None:

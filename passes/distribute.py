@@ -64,6 +64,10 @@ class DistributePass(ModulePass):
       * a block-level copy of tiles whose extents are not powers of two (no blocked
         layout covers them) also uses fragments.
 
+    A copy whose strategy is `async` (`#layout.copy_strategy<async>`) always becomes
+    fragments (what `vectorize` makes `cp.async`); the fragments' copy keeps the
+    copy's strategy.
+
     Copies whose views depend on the thread id (already thread level) or live in
     registers are left alone.
 
@@ -150,7 +154,9 @@ class DistributePass(ModulePass):
                 "global views of power-of-two extents (tile it first)",
                 op=copy,
             )
-        if loadable and (not smem or not plain):
+        if copy.strategy_name == "async":
+            new = self._fragments(copy, T)  # cp.async moves fragments (vectorize)
+        elif loadable and (not smem or not plain):
             new = self._load_store(copy, T)
         elif plain:
             new = self._fragments(copy, T)
@@ -235,7 +241,7 @@ class DistributePass(ModulePass):
         assert launch is not None
         fs = DistributeOp(copy.source, launch.thread_id, thr)
         fd = DistributeOp(copy.dest, launch.thread_id, thr)
-        return [fs, fd, CopyOp(fs.result, fd.result)]
+        return [fs, fd, CopyOp(fs.result, fd.result, strategy=copy.strategy)]
 
 
 def blocked_layout(

@@ -216,7 +216,7 @@ class TilePass(ModulePass):
             coords = [zero.result if c is None else c for c in coords]
         ta = TileOp(copy.source, coords, tile)
         tb = TileOp(copy.dest, coords, tile)
-        inner = CopyOp(ta.result, tb.result, copy.convert)
+        inner = CopyOp(ta.result, tb.result, copy.convert, copy.strategy)
         body += [ta, tb, inner]
         launch.body.block.add_ops(body)
         new_ops.append(launch)

@@ -56,6 +56,11 @@ class TmaPass(ModulePass):
     printed; where it becomes TMA, the CUDA shows a `// TMA load (cp.async.bulk.tensor):
     box ...` comment (`lower-to-gpu`).
 
+    The copy's strategy (`#layout.copy_strategy<...>`, CuTe's TiledCopy) decides where
+    the program gave one: `tma` must become a TMA copy (a located error says why it
+    cannot: the views, a disabled pass, a target without TMA), `async` and `simt` stay
+    copies (`distribute` / `vectorize` move them).
+
     Options:
       enable=BOOL   make TMA copies (default true; false leaves every copy).
       l2_promotion=N  the L2 promotion of the TMA loads' tensor maps, in bytes (0, 64,
@@ -78,6 +83,8 @@ class TmaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.enable or not target_of(op).has("tma"):
+            _check_no_tma_strategy(op, "the tma pass is disabled (enable=false)" if not self.enable
+                                   else f"the target ({target_of(op).arch}) has no TMA (sm_90 has)")
             return
         if not 1 <= self.stages <= MAX_STAGES:
             raise TilecError(f"tma: stages must be in [1, {MAX_STAGES}], got {self.stages}")
@@ -89,10 +96,19 @@ class TmaPass(ModulePass):
             if self.stages > 1:
                 for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
                     ring_loop(launch, loop, self.stages, self.l2_promotion)
+        _check_no_tma_strategy(op, "it is not a block-level copy directly in a layout.launch body (or in a "
+                                   "loop that stages > 1 makes a ring of)")
+
+
+def _check_no_tma_strategy(module: ModuleOp, why: str) -> None:
+    """A copy whose strategy is tma that is still a copy: a located error."""
+    for c in module.walk():
+        if isinstance(c, CopyOp) and c.strategy_name == "tma":
+            raise TilecError(f"tma: copy strategy tma, but this copy cannot be a TMA copy: {why}", op=c)
 
 
 def _rewrite(launch: LaunchOp, copy: CopyOp, l2_promotion: int) -> None:
-    if copy.convert is not None:
+    if copy.convert is not None or copy.strategy_name in ("async", "simt"):
         return
     s, d = copy.source.type.memory_space, copy.dest.type.memory_space
     try:
@@ -112,7 +128,9 @@ def _rewrite(launch: LaunchOp, copy: CopyOp, l2_promotion: int) -> None:
             ops = [TmaStoreOp(copy.source, copy.dest), TmaStoreWaitOp(0)]
         else:
             return
-    except LayoutError:
+    except LayoutError as e:
+        if copy.strategy_name == "tma":
+            raise TilecError(f"tma: copy strategy tma, but this copy cannot be a TMA copy: {e}", op=copy) from None
         return
     for o in ops:
         copy_loc(copy, o)

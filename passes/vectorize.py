@@ -72,6 +72,9 @@ class VectorizePass(ModulePass):
       to smem whose elements (vectors) are 4, 8 or 16 bytes becomes `layout.copy_async`
       followed by `layout.async_wait {pending = 0}` (CuTe `cp.async` + `cp_async_wait<0>`);
       the barrier that makes shared memory visible to other threads stays where it was.
+      A copy whose strategy is `async` is made `cp.async` whatever `async` says, and
+      is an error where it cannot be (elements not 4, 8 or 16 contiguous bytes); one
+      whose strategy is `simt` never is.
 
     Options:
       max-bytes=B   widest access in bytes, a power of two in [1, 16] (default 16).
@@ -96,8 +99,8 @@ class VectorizePass(ModulePass):
             raise TilecError(f"vectorize: max-bytes={b} must be a power of two in [1, 16]")
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             self._vectorize_fragments(c)
-        if self.async_:
-            for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+            if c.strategy_name == "async" or (self.async_ and c.strategy_name is None):
                 self._make_async(c)
         for o in op.walk():
             if isinstance(o, LoadOp):
@@ -174,7 +177,7 @@ class VectorizePass(ModulePass):
         vs, vd = VectorizeOp(ts, vec), VectorizeOp(td, vec)
         ns = DistributeOp(vs.result, fs.tid, new_thr)
         nd = DistributeOp(vd.result, fd.tid, new_thr)
-        nc = CopyOp(ns.result, nd.result)
+        nc = CopyOp(ns.result, nd.result, strategy=copy.strategy)
         new: list[Operation] = [vs, vd, ns, nd, nc]
         copy_loc(copy, *new)
         Rewriter.insert_op(new, InsertPoint.before(copy))
@@ -187,16 +190,26 @@ class VectorizePass(ModulePass):
 
     def _make_async(self, copy: CopyOp) -> None:
         st, dt = copy.source.type, copy.dest.type
+        chosen = copy.strategy_name == "async"
+
+        def cannot(why: str) -> None:
+            if chosen:  # the program asked for cp.async: say why it cannot be
+                raise TilecError(f"vectorize: copy strategy async: {why}", op=copy)
+
         if not (st.memory_space == "gmem" and dt.memory_space == "smem"):
             return
         if enclosing_launch(copy) is None:
-            return
+            return cannot("the copy is not inside a layout.launch")
         memo: dict = {}
         if not (depends_on_thread(copy.source, memo) or depends_on_thread(copy.dest, memo)):
-            return  # block level: every thread would issue the whole copy
+            # block level: every thread would issue the whole copy
+            return cannot("the copy is still block level (run distribute first)")
         eb = element_bytes(st.element_type)
-        if min(_contiguous_run(st), _contiguous_run(dt)) * eb not in ASYNC_BYTES:
-            return  # e.g. 2x1 vectors of f16: no cp.async moves them; stays a copy
+        run = min(_contiguous_run(st), _contiguous_run(dt)) * eb
+        if run not in ASYNC_BYTES:
+            # e.g. 2x1 vectors of f16: no cp.async moves them; stays a copy
+            return cannot(f"each thread's elements come in runs of {run} contiguous bytes in both views; "
+                          "cp.async moves 4, 8 or 16")
         a = CopyAsyncOp(copy.source, copy.dest)
         w = AsyncWaitOp(0)
         copy_loc(copy, a, w)

@@ -1,8 +1,9 @@
-"""The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
+"""The `cuda` dialect: cp.async and its groups, comments, printf, warp shuffles, mma.sync,
 ldmatrix/stmatrix."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     Float16Type,
     IntegerType,
@@ -39,6 +40,17 @@ class CudaOpsEmitter(EmitterBase):
     def emit_comment(self, op: cuda.CommentOp):
         text = " ".join(op.text.data.split())
         self.line(f"// {text}")
+
+    @emits(cuda.PrintfOp)
+    def emit_printf(self, op: cuda.PrintfOp):
+        """`printf("...", values);` (floats passed as double, as C's varargs do)."""
+        fmt = op.format.data.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        args = []
+        for v in op.values:
+            x = self.expr(v)
+            args.append(f"(double){x}" if isinstance(v.type, AnyFloat) else
+                        f"(long long){x}" if v.type.width.data == 64 else x)
+        self.line(f'printf("{fmt}"{"".join(", " + a for a in args)});')
 
     @emits(cuda.ShflIdxOp)
     def emit_shfl_idx(self, op: cuda.ShflIdxOp):

@@ -55,6 +55,11 @@ class CopyLowering(KernelBase):
                 "lower-to-gpu: a converting copy (convert = ...) must be distributed "
                 "first (its conversion happens between a load and a store)",
             )
+        if op.strategy_name in ("tma", "async"):
+            fix = ("the tma pass makes it a TMA copy" if op.strategy_name == "tma"
+                   else "distribute and vectorize make it cp.async")
+            raise _fail(op, f"lower-to-gpu: a copy with strategy {op.strategy_name} reached the lowering as a "
+                            f"plain copy ({fix}: run them, e.g. -p default)")
         self.copy(op, asynchronous=False)
 
     @lowers(layout.CopyAsyncOp)

@@ -10,6 +10,7 @@ from .arith_ops import ArithLowering
 from .base import Lowering
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
+from .debug_print import PrintLowering
 from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
 from .matrix_moves import MatrixMoveLowering
@@ -26,7 +27,7 @@ from .wgmma import WgmmaLowering
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
             ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering,
-            RolesLowering)
+            RolesLowering, PrintLowering)
 
 
 def _table() -> dict[type, Lowering]:

@@ -71,6 +71,9 @@ def _functions() -> list[InterpreterFunctions]:
 
         fns.append(RoleFunctions())
         fns.append(AccessFunctions())
+        from .print_impls import PrintFunctions
+
+        fns.append(PrintFunctions())
         from .iter_impls import IterFunctions
 
         fns.append(IterFunctions())

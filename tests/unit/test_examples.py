@@ -56,6 +56,7 @@ IN_PLACE = {
     # every element overwritten with its own row-major index (the seed's host check)
     "mojo_copy_from_async.mlir": ("buf", lambda x: np.arange(x.size, dtype=np.float32)),
     "mojo_tile_copier.mlir": ("buf", lambda x: x + np.float32(1)),
+    "mojo_tile_copier_strategies.mlir": ("buf", lambda x: x + np.float32(1)),
 }
 
 

@@ -1,0 +1,63 @@
+// layout.copy's strategy (#layout.copy_strategy<tma | async | simt>, CuTe's TiledCopy as
+// a value): round trip, and the verifier's memory-space rules.
+// RUN: tilec %s --split-input-file --verify-diagnostics
+// RUN: not tilec %s --split-input-file 2>/dev/null | filecheck %s
+// RUN: not tilec %s --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+
+// CHECK-LABEL: func.func @strategies
+// CHECK: layout.copy %g, %s {strategy = #layout.copy_strategy<tma>} : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+// CHECK: layout.copy %g, %s {strategy = #layout.copy_strategy<async>}
+// CHECK: layout.copy %s, %g {strategy = #layout.copy_strategy<simt>}
+// CHECK: layout.copy %s, %g {strategy = #layout.copy_strategy<tma>}
+// CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"}
+// ERR: error: 'layout.copy': copy strategy tma copies between global and shared memory, got gmem -> gmem
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+func.func @strategies(%g: !G, %h: !H, %s: !S) {
+  layout.copy %g, %s {strategy = #layout.copy_strategy<tma>} : !G, !S
+  layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S
+  layout.copy %s, %g {strategy = #layout.copy_strategy<simt>} : !S, !G
+  layout.copy %s, %g {strategy = #layout.copy_strategy<tma>} : !S, !G
+  layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"} : !G, !H
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @tma_gmem_to_gmem(%a: !G, %b: !G) {
+  // expected-error @+1 {{copy strategy tma copies between global and shared memory, got gmem -> gmem}}
+  layout.copy %a, %b {strategy = #layout.copy_strategy<tma>} : !G, !G
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+func.func @async_shared_to_global(%s: !S, %g: !G) {
+  // expected-error @+1 {{copy strategy async (cp.async) copies global to shared memory, got smem -> gmem}}
+  layout.copy %s, %g {strategy = #layout.copy_strategy<async>} : !S, !G
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, smem>
+func.func @tma_converting(%g: !G, %h: !H) {
+  // expected-error @+1 {{copy strategy tma moves bytes as they are: a converting copy is simt}}
+  layout.copy %g, %h {strategy = #layout.copy_strategy<tma>, convert = "float32->float16"} : !G, !H
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+func.func @unknown(%g: !G, %s: !S) {
+  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt}}
+  layout.copy %g, %s {strategy = #layout.copy_strategy<bulk>} : !G, !S
+  func.return
+}
