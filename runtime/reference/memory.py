@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from .errors import ExecutionError
-from .simt import AsyncCopy, Grid
+from .simt import Grid
 from .values import bits_equal
 
 GLOBAL = "global"
@@ -482,57 +482,87 @@ def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft:
 # --------------------------------------------------------------------- cp.async
 
 
-def issue_async_copy(
-    op: Operation,
-    grid: Grid,
-    st: Storage,
-    actors: np.ndarray,
-    keys: np.ndarray,
-    values: np.ndarray,
-    sel: np.ndarray,
-    rows: np.ndarray,
-) -> None:
-    """Start copies of `values` to `keys` ([k, n]; only where `sel`) of shared
-    storage `st` by `actors` ([k]; `rows`: a thread of each, whose commit count
-    names the group). The destination is pending until the copy lands."""
-    if st.pending is None:
-        st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
-    fk = keys[sel]
-    ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
-    _fail_first(
-        op, st.pending[fk] > 0,
-        lambda i: f"{grid.describe_thread(ft[i])} starts a cp.async to {st.describe(fk[i])}, "
-        f"which an earlier cp.async is still writing",
-        thread=lambda i: int(ft[i]),
-    )
-    if st.tracked:
-        _check_write_races(op, grid, st, fk, ft, values[sel])
-    np.add.at(st.pending, fk, 1)
-    grid.copies.append(
-        AsyncCopy(op, st, actors, keys, values, grid.committed[rows].copy(), sel, rows)
-    )
+@dataclass
+class AsyncCopy:
+    """cp.async copies issued by one op, not yet landed: `actors` [k] (threads, or
+    whole blocks) copy `values` [k, n] to `keys` [k, n] of `storage` where `sel`
+    [k, n]; `group` [k] is the commit group of each (its thread's commit count when
+    the copy was issued) and `rows` [k] that thread."""
+
+    op: Operation
+    storage: Storage
+    actors: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    group: np.ndarray
+    sel: np.ndarray
+    rows: np.ndarray
 
 
-def land_async_copies(grid: Grid, keep_groups: int) -> None:
-    """`cp.async.wait_group keep_groups` by the active threads: their copies of all
-    but the `keep_groups` most recent committed groups land (are written)."""
-    remaining = []
-    for c in grid.copies:
-        running = np.ones(c.rows.shape, bool) if grid.mask is None else grid.mask[c.rows]
-        done = running & (c.group < grid.committed[c.rows] - keep_groups)
-        if done.any():
-            sel = c.sel[done]
-            keys = c.keys[done][sel]
-            actors = np.broadcast_to(c.actors[done][:, None], sel.shape)[sel]
-            assert c.storage.pending is not None
-            np.subtract.at(c.storage.pending, keys, 1)
-            store(c.op, grid, c.storage, actors, keys, c.values[done][sel])
-        if not done.all():
-            rest = ~done
-            remaining.append(
-                AsyncCopy(
-                    c.op, c.storage, c.actors[rest], c.keys[rest], c.values[rest],
-                    c.group[rest], c.sel[rest], c.rows[rest],
+class AsyncCopies:
+    """The cp.async state of one launch: each thread's count of committed groups and
+    the copies issued and not yet landed. The executor makes one per launch
+    (`ReferenceInterpreter.async_copies`)."""
+
+    def __init__(self, grid: Grid):
+        self.grid = grid
+        self.committed = np.zeros(grid.num_threads, dtype=np.int32)
+        self.in_flight: list[AsyncCopy] = []
+
+    def commit(self, tids: np.ndarray) -> None:
+        """`cp.async.commit_group` by threads `tids`: their copies issued so far form a group."""
+        self.committed[tids] += 1
+
+    def issue(
+        self,
+        op: Operation,
+        st: Storage,
+        actors: np.ndarray,
+        keys: np.ndarray,
+        values: np.ndarray,
+        sel: np.ndarray,
+        rows: np.ndarray,
+    ) -> None:
+        """Start copies of `values` to `keys` ([k, n]; only where `sel`) of shared
+        storage `st` by `actors` ([k]; `rows`: a thread of each, whose commit count
+        names the group). The destination is pending until the copy lands."""
+        grid = self.grid
+        if st.pending is None:
+            st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
+        dst_keys = keys[sel]
+        dst_actors = np.broadcast_to(actors[:, None], keys.shape)[sel]
+        _fail_first(
+            op, st.pending[dst_keys] > 0,
+            lambda i: f"{grid.describe_thread(dst_actors[i])} starts a cp.async to {st.describe(dst_keys[i])}, "
+            f"which an earlier cp.async is still writing",
+            thread=lambda i: int(dst_actors[i]),
+        )
+        if st.tracked:
+            _check_write_races(op, grid, st, dst_keys, dst_actors, values[sel])
+        np.add.at(st.pending, dst_keys, 1)
+        self.in_flight.append(AsyncCopy(op, st, actors, keys, values, self.committed[rows].copy(), sel, rows))
+
+    def land(self, keep_groups: int) -> None:
+        """`cp.async.wait_group keep_groups` by the active threads: their copies of all
+        but the `keep_groups` most recent committed groups land (are written)."""
+        grid = self.grid
+        remaining = []
+        for c in self.in_flight:
+            running = np.ones(c.rows.shape, bool) if grid.mask is None else grid.mask[c.rows]
+            done = running & (c.group < self.committed[c.rows] - keep_groups)
+            if done.any():
+                sel = c.sel[done]
+                keys = c.keys[done][sel]
+                actors = np.broadcast_to(c.actors[done][:, None], sel.shape)[sel]
+                assert c.storage.pending is not None
+                np.subtract.at(c.storage.pending, keys, 1)
+                store(c.op, grid, c.storage, actors, keys, c.values[done][sel])
+            if not done.all():
+                rest = ~done
+                remaining.append(
+                    AsyncCopy(
+                        c.op, c.storage, c.actors[rest], c.keys[rest], c.values[rest],
+                        c.group[rest], c.sel[rest], c.rows[rest],
+                    )
                 )
-            )
-    grid.copies = remaining
+        self.in_flight = remaining
