@@ -8,18 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ITEMSIZE: dict[str, int] = {
-    "float16": 2,
-    "bfloat16": 2,
-    "float32": 4,
-    "float64": 8,
-    "int8": 1,
-    "int16": 2,
-    "int32": 4,
-    "int64": 8,
-    "uint8": 1,
-    "bool": 1,
-}
+from tilec.dialects.dtypes import DTYPES
+
+ITEMSIZE: dict[str, int] = {d.name: d.itemsize for d in DTYPES.values()}
 """The dtypes `tilec.copy_` takes, with their sizes in bytes."""
 
 MAX_RANK = 8

@@ -15,7 +15,8 @@ from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import Operand, merge_modes, overlap, plan_copy
 from tilec.copy_program import copy_program
-from tilec.dialects.conversions import _f32_to_bf16, conversion_steps, convert_values
+from tilec.dialects.conversions import conversion_steps, convert_values
+from tilec.dialects.dtypes import f32_to_bf16
 from tilec.support.diagnostics import TilecError
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
@@ -124,7 +125,7 @@ def test_host_arrays_are_refused_by_the_gpu_front_end():
 def _random_values(rng, dtype, shape):
     v = rng.uniform(-100, 100, size=shape).astype(np.float32)
     if dtype == "bfloat16":
-        return _f32_to_bf16(v)
+        return f32_to_bf16(v)
     if dtype == "bool":
         return (v > 0).astype(np.uint8)
     if dtype == "uint8":
