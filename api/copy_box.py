@@ -51,7 +51,7 @@ BOX_COLS = 3
 THREADS = 256
 SMEM_BYTES = 40 * 1024
 """Shared memory of a box (static): H100, the probe of
-benchmarks/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
+dev/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
 cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 17 /
 22 KiB."""
 POLICY = "auto"

@@ -48,7 +48,7 @@ from .ptr_program import PtrProgram
 
 THREADS = 512
 """Threads per block. H100, strided set in strided_copy_bench's allocation
-(`benchmarks/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
+(`dev/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
 cudaMemcpy for 128 / 256 / 512 / 1024: 46 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 /
 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 / 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 /
 0.977; the rest (19, 22, 34, 40) level within 0.01 but for 1024 (19 0.983, 40
@@ -435,7 +435,7 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     not move with 16-byte vectors on both sides (its key's src or dst alignment below
     16 bytes: a pointer or a stride not a multiple of 16 bytes) and that the gather
     kernel does not take (`copy_plan._realign_plan` asks after `_gather_key`). H100,
-    strided set, `benchmarks/realign_compare.sh` (strided_copy_bench.py, main's
+    strided set, `dev/device/realign_compare.sh` (strided_copy_bench.py, main's
     kernels and this rule in one call), of cudaMemcpy (tiled -> realign; PyTorch):
     04 bool rows of 7775 into a pitch of 7776 0.71 -> 0.99 (0.27), 19 int8 rows of
     48014209 at odd offsets 0.81 -> 1.00 (0.32), 28 int8 rows of 350059 into 350062

@@ -3,7 +3,7 @@
 side: tilec with the box kernel off (`never`: the tiled or gather kernel) and on, and
 PyTorch, each checked bit for bit and timed beside cudaMemcpy. Not a test.
 
-    python3 benchmarks/experiments/box_cols_probe.py
+    python3 dev/experiments/box_cols_probe.py
 """
 
 from __future__ import annotations

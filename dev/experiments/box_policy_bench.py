@@ -2,8 +2,8 @@
 so that main's kernels (`--policy never`: the same tree with the box kernel off) and the
 box kernel are timed in one call. Not a test.
 
-    python3 benchmarks/experiments/box_policy_bench.py --policy never -- --only 42,30 --no-host
-    python3 benchmarks/experiments/box_policy_bench.py --smem 20480 -- --only 42,30 --no-host
+    python3 dev/experiments/box_policy_bench.py --policy never -- --only 42,30 --no-host
+    python3 dev/experiments/box_policy_bench.py --smem 20480 -- --only 42,30 --no-host
 """
 
 from __future__ import annotations

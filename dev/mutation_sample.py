@@ -1,7 +1,7 @@
 """Mutation score of the test suite on a seeded sample of mutants (cosmic-ray).
 
-    python tools/mutation_sample.py [--count 40] [--seed 0] [--timeout 240] [--out DIR]
-    python tools/mutation_sample.py --retest OLD/report.json [--out DIR]
+    python dev/mutation_sample.py [--count 40] [--seed 0] [--timeout 240] [--out DIR]
+    python dev/mutation_sample.py --retest OLD/report.json [--out DIR]
 
 Run it in a checkout whose files may be changed (cosmic-ray writes each mutant into the
 source file, runs the tests, and restores it): a spare `git worktree` with its own

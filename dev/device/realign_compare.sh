@@ -1,7 +1,7 @@
 #!/bin/sh
 # The strided set's cases with the realign kernel's dispatch ("auto", this branch) and
 # without it ("never": main's kernels), one process each, in one device call:
-#   sh benchmarks/realign_compare.sh OUTDIR 4,10,16,19,22,28,34,40,46,13,25
+#   sh dev/device/realign_compare.sh OUTDIR 4,10,16,19,22,28,34,40,46,13,25
 set -e
 out=$1
 only=$2
