@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, CopyKey, index_arg_names, needs_conversion
+from .copy_routes import current_routes
 
 BOX_FLAT = 1
 BOX_ROWS = 2
@@ -54,8 +55,6 @@ SMEM_BYTES = 40 * 1024
 dev/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
 cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 17 /
 22 KiB."""
-POLICY = "auto"
-""""auto": `box_shape`'s rule; "never": no box kernel (benchmarks compare)."""
 INDEX32_LIMIT = 2**31
 
 
@@ -79,7 +78,7 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
     (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
     kernel.)"""
-    if POLICY == "never" or key.gather or key.rank < 2:
+    if current_routes().box == "never" or key.gather or key.rank < 2:
         return 0
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
         return 0

@@ -74,9 +74,6 @@ H100, 256 threads: instructions 222.9 M -> 171.4 M on 16, 323.7 M -> 236.4 M on 
 issue-bound: 16 at 73% of DRAM throughput, 34 at 62%); with 512 threads it kept 04
 and 28 at 1.004 and 1.010 where divsi gave 0.963 and 0.990 (one call)."""
 
-POLICY = "auto"
-"""`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
-or "never"."""
 
 
 def chunk_bytes(itemsize: int, n_last: int) -> int:

@@ -60,8 +60,8 @@ def test_the_rule_leaves_others_to_the_other_kernels(why, plan):
     assert plan().key.box == 0, why
 
 
-def test_policy_never_turns_it_off(monkeypatch):
-    monkeypatch.setattr(copy_box, "POLICY", "never")
+def test_policy_never_turns_it_off(routes):
+    routes(box="never")
     assert _plan((19, 1000), (19, 1000), (1, 19), "bool").key.box == 0
 
 
