@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from tilec.support.diagnostics import TilecError
 
 from . import copy_box, copy_tile
-from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey
+from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, OffsetBits
 from .copy_routes import current_routes
 
 
@@ -396,7 +396,7 @@ def _realign_plan(
         gather=0,
         dst_flat=False,
         src_runs=False,
-        realign=r.index_bits(ns, ss, ds, chunks, e),
+        realign=OffsetBits(r.index_bits(ns, ss, ds, chunks, e)),
         realign_chunk=chunk,
     )
     extra = (smis // e, dmis // e, chunks, *r.divisor_args(chunks, ns))

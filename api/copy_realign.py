@@ -1,7 +1,7 @@
 """The row-realigning kernel of `tilec.copy_`, as a pointer-tensor program, and when to
 use it.
 
-    text = realign_program(key)        # key.realign != 0
+    text = realign_program(key)        # key.realign is not OffsetBits.NONE
     eligible(...), prefer_realign(...) # copy_plan asks (`_realign_plan`)
 
 Copies whose rows (the last merged mode) are contiguous in both views but start at
@@ -34,7 +34,7 @@ registers (`layout.funnel_shift`):
 
 Every vector read lies inside the 16-byte aligned span of a row's bytes, so inside
 the allocation (allocations are 256-byte aligned). Offsets are `i32` where every
-offset, flat chunk index and a block past the end fit (`CopyKey.realign == 32`),
+offset, flat chunk index and a block past the end fit (`CopyKey.realign` is `OffsetBits.I32`),
 else `i64`. The key fixes the dtypes, the rank and the stride classes (0, 1, or
 run-time), nothing of the shapes.
 """
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 
-from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
+from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, OffsetBits, index_arg_names, needs_conversion
 from .ptr_program import PtrProgram
 
 THREADS = 512
@@ -166,7 +166,7 @@ class _Text(PtrProgram):
 
     def __init__(self, key: CopyKey):
         e = ITEMSIZE[key.src_dtype]
-        it = f"i{key.realign}"
+        it = f"i{int(key.realign)}"
         self.rows = rows = THREADS * chunks_per_thread(key)
         super().__init__(it, f"tensor<{rows}x{it}, #r>")
         self.key = key
@@ -369,7 +369,7 @@ def realign_program(key: CopyKey) -> str:
     """IR text of the realign kernel for `key` (module doc): chunks numbered flat over
     all rows, each chunk's row, offsets, shift and masks per-chunk tensors; the
     function takes the aligned-down pointers and `index_arg_names(key)`."""
-    if key.realign not in (32, 64) or key.rank < 2:
+    if key.realign not in (OffsetBits.I32, OffsetBits.I64) or key.rank < 2:
         raise ValueError(f"not a realign key: {key}")
     t = _Text(key)
     it, v, rows = t.it, t.v, t.rows

@@ -1,4 +1,4 @@
-"""`BOX_COLS` (api/copy_box.py) against the kernels it replaces, on rows of `n_D` bytes
+"""`BoxShape.COLS` (api/copy_box.py) against the kernels it replaces, on rows of `n_D` bytes
 (dst (N, n_D), contiguous) from `n_D` long src rows ((n_D, N) transposed), 256 MiB a
 side: tilec with the box kernel off (`never`: the tiled or gather kernel) and on, and
 PyTorch, each checked bit for bit and timed beside cudaMemcpy. Not a test.

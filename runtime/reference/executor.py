@@ -89,9 +89,9 @@ class ReferenceInterpreter(Interpreter):
             raise ExecutionError(
                 op, f"the reference executor cannot run '{op.name}' (no implementation)"
             )
-        ft, op_impl = entry
+        functions, op_impl = entry
         try:
-            result = op_impl(ft, self, op, inputs)
+            result = op_impl(functions, self, op, inputs)
         except ExecutionError:
             raise
         except (UnsupportedType, LayoutError) as e:

@@ -450,7 +450,7 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch, routes):
                 # a dst mode of 16 exactly; the same from an offset slice
                 (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2), 0),
                 (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2)[:, :, 1:300], 0),
-                # case 35: rows of 5 from 5 long src rows (BOX_COLS), src at offsets; a grid mode
+                # case 35: rows of 5 from 5 long src rows (BoxShape.COLS), src at offsets; a grid mode
                 *[(lambda o=o, d=dtype: _random(torch, d, (5 * 100003 + 16,), gen, True)[o : o + 5 * 100003]
                    .view(5, 100003).t(), 0) for o in (0, 7)],
                 (lambda d=dtype: _random(torch, d, (37, 3, 2111), gen, True).permute(1, 2, 0), 0),
