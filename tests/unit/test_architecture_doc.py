@@ -49,3 +49,14 @@ def test_the_data_path_shows_every_default_pass():
     assert len(passes) == 11
     missing = [p for p in passes if not re.search(rf"\|\s+{re.escape(p)}\b", path)]
     assert missing == [], f"default passes missing from the data path of docs/architecture.md: {missing}"
+
+
+def test_the_lab_is_not_installed():
+    """dev/ (and benchmarks/, examples/, tests/) stay out of the package: pyproject maps
+    exactly the product folders."""
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert sorted(set(conf["package-dir"].values())) == sorted(PRODUCT)
+    assert not any(p.startswith("tilec.dev") for p in conf["packages"])
+    assert not (ROOT / "tools" / "mutation_sample.py").exists() and (ROOT / "dev" / "mutation_sample.py").exists()
