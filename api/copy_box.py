@@ -2,7 +2,7 @@
 mode continues a short src-contiguous one (or the reverse), as a GPU-level program,
 and when to use it.
 
-    box = box_shape(key, extents, src_strides, dst_strides)   # 0, BOX_FLAT/ROWS/COLS
+    box = box_shape(key, extents, src_strides, dst_strides)   # a BoxShape (NONE: no box kernel)
     text = box_program(key)        # key.box != 0: copy_program's signature + box_args
 
 The tiled kernel (copy_tile.py) pads every short mode to a power of two and moves one
@@ -12,28 +12,28 @@ mode `D` (the last merged one) comes next in the src (src stride `n_W`), a block
 a *box* of `W x D` (and, for a short `D`, `T` steps of the dst's next mode `K`) whose src
 part is one or `T` contiguous runs:
 
-- `BOX_FLAT` (`D` long, case 30's 19 x 38647519 bools): the box is `W` whole by `T`
+- `BoxShape.FLAT` (`D` long, case 30's 19 x 38647519 bools): the box is `W` whole by `T`
   elements of `D`, one contiguous src run of `n_W * T` bytes;
-- `BOX_ROWS` (`D` short, 16 to `SMALL_EXTENT`, case 42's 37 x 17 inside each of 1691
+- `BoxShape.ROWS` (`D` short, 16 to `SMALL_EXTENT`, case 42's 37 x 17 inside each of 1691
   steps of `K`): the box is `W x D` whole by `T` steps of `K`, `T` src runs of
   `n_W * n_D` bytes (stride `ss_K`), the dst `n_W` runs of `n_D * T` bytes (`ds_K` is
   `n_D`: the dst is contiguous over `D` and `K`);
-- `BOX_COLS`, the mirror of `BOX_FLAT` (`W` long, `D` short, the dst contiguous over
+- `BoxShape.COLS`, the mirror of `BoxShape.FLAT` (`W` long, `D` short, the dst contiguous over
   `D` then `W`: case 35's rows of 5 bytes from 5 src rows): the box is `D` whole by
   `T` elements of `W`, `n_D` src runs of `T` bytes, one dst run of `n_D * T` bytes.
 
-For `BOX_FLAT` and `BOX_ROWS`, phase 1 copies each src run with 16-byte `cuda.cp_async` copies of the aligned 16-byte
-chunks that cover it into a shared-memory slot congruent to it modulo 16 (slot `k` at
+For `BoxShape.FLAT` and `BoxShape.ROWS`, phase 1 copies each src run with 16-byte
+`cuda.cp_async` copies of the aligned 16-byte chunks that cover it into a shared-memory slot congruent to it modulo 16 (slot `k` at
 `k * PB`, the run's first byte at `PB k + (address mod 16)`), so no byte is moved
 through registers and no run needs realigning. Phase 2 gives each thread one aligned
 16-byte chunk of a dst run (the dst of coordinate `w` of `W`): its 16 bytes are read
-from shared memory at a step of `n_W` (plus, for `BOX_ROWS`, one jump where the chunk
+from shared memory at a step of `n_W` (plus, for `BoxShape.ROWS`, one jump where the chunk
 crosses a step of `K`: `n_D >= 16`, so at most one), put in a 16-byte vector and
 stored with one `vector.store`; a chunk cut by the run's ends stores byte by byte.
 Every other mode is a grid step (box extent 1). The pointers the kernel receives are
 aligned down to 16 bytes; the remainders, the chunk `T`, the slot pitch `PB`, the
 chunks per run `CD` and the block count are index arguments after `copy_program`'s
-(`box_args`): one kernel per pattern, whatever the extents. `BOX_COLS` turns the
+(`box_args`): one kernel per pattern, whatever the extents. `BoxShape.COLS` turns the
 phases around (`_cols_phases`): 16-byte src loads whose bytes are stored into a
 dst-ordered image of the box in shared memory, congruent to the dst modulo 16, then
 copied out in 16-byte vectors.
@@ -43,19 +43,15 @@ from __future__ import annotations
 
 import math
 
-from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, CopyKey, index_arg_names, needs_conversion
+from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, BoxShape, CopyKey, index_arg_names, needs_conversion
+from .copy_routes import current_routes
 
-BOX_FLAT = 1
-BOX_ROWS = 2
-BOX_COLS = 3
 THREADS = 256
 SMEM_BYTES = 40 * 1024
 """Shared memory of a box (static): H100, the probe of
-benchmarks/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
+dev/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
 cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 17 /
 22 KiB."""
-POLICY = "auto"
-""""auto": `box_shape`'s rule; "never": no box kernel (benchmarks compare)."""
 INDEX32_LIMIT = 2**31
 
 
@@ -65,13 +61,13 @@ def _src_mode(key: CopyKey) -> int | None:
     return None if w is None or w == key.rank - 1 else w
 
 
-def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
-    """`BOX_FLAT`, `BOX_ROWS` or 0 (no box kernel) for a copy (module doc): 1-byte
+def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> BoxShape:
+    """`BoxShape.FLAT`, `ROWS`, `COLS` or `NONE` (no box kernel) for a copy (module doc): 1-byte
     elements that need no conversion, the dst contiguous along its last mode `D`, the
     src contiguous along a short mode `W` (at most `SMALL_EXTENT`) followed in the src
-    by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BOX_FLAT`), or from 16
+    by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BoxShape.FLAT`), or from 16
     to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
-    `n_D`, `BOX_ROWS`); or the mirror of `BOX_FLAT`, `BOX_COLS`: `W` long, `D` at most
+    `n_D`, `BoxShape.ROWS`); or the mirror of `BoxShape.FLAT`, `BoxShape.COLS`: `W` long, `D` at most
     `SMALL_EXTENT` and the dst contiguous over `D` then `W` (dst stride `n_D`). Never
     for a src that broadcasts, and only where the other kernels pad: the short modes
     taken whole are not all powers of two (H100, `box_cols_probe.py`, rows of `n_D`
@@ -79,29 +75,29 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> int:
     0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
     (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
     kernel.)"""
-    if POLICY == "never" or key.gather or key.rank < 2:
-        return 0
+    if current_routes().box == "never" or key.gather or key.rank < 2:
+        return BoxShape.NONE
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
-        return 0
+        return BoxShape.NONE
     if needs_conversion(key.src_dtype, key.dst_dtype) or 0 in src_strides:
-        return 0  # (a broadcast src: the gather kernel's, or the short periods')
+        return BoxShape.NONE  # (a broadcast src: the gather kernel's, or the short periods')
     d = key.rank - 1
     w = _src_mode(key)
     if w is None or dst_strides[d] != 1:
-        return 0
+        return BoxShape.NONE
     if extents[w] > SMALL_EXTENT:
         cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d] and not _pow2(extents[d])
-        return BOX_COLS if cols and extents[d] * 16 + 32 <= SMEM_BYTES else 0
+        return BoxShape.COLS if cols and extents[d] * 16 + 32 <= SMEM_BYTES else BoxShape.NONE
     if src_strides[d] != extents[w]:
-        return 0
+        return BoxShape.NONE
     if extents[d] > SMALL_EXTENT:
-        return BOX_FLAT if extents[w] * 16 + 16 <= SMEM_BYTES and not _pow2(extents[w]) else 0
+        return BoxShape.FLAT if extents[w] * 16 + 16 <= SMEM_BYTES and not _pow2(extents[w]) else BoxShape.NONE
     if extents[d] < 16 or key.rank < 3 or (_pow2(extents[w]) and _pow2(extents[d])):
-        return 0
+        return BoxShape.NONE
     k = d - 1
     if k == w or dst_strides[k] != extents[d]:
-        return 0
-    return BOX_ROWS if 2 * _pitch(extents[w] * extents[d]) <= SMEM_BYTES else 0
+        return BoxShape.NONE
+    return BoxShape.ROWS if 2 * _pitch(extents[w] * extents[d]) <= SMEM_BYTES else BoxShape.NONE
 
 
 def _pow2(n: int) -> bool:
@@ -117,16 +113,16 @@ def box_args(key: CopyKey, extents, src_ptr: int, dst_ptr: int) -> tuple[tuple[i
     """(the box kernel's index arguments after `copy_program`'s, the src pointer and
     the dst pointer it takes: aligned down to 16 bytes). The arguments: the pointers'
     remainders mod 16, the chunk `T`, the slot pitch `PB`, the chunks per dst run
-    `CD` (`BOX_COLS`: the 16-byte chunks per src run; its `PB` is 0) and the number
+    `CD` (`BoxShape.COLS`: the 16-byte chunks per src run; its `PB` is 0) and the number
     of blocks."""
     d = key.rank - 1
     w = _src_mode(key)
     nw, nd = extents[w], extents[d]
-    if key.box == BOX_FLAT:
+    if key.box == BoxShape.FLAT:
         t = (SMEM_BYTES - 32) // nw
         pb = _pitch(nw * t)
         kmode, run = d, t
-    elif key.box == BOX_COLS:
+    elif key.box == BoxShape.COLS:
         t = (SMEM_BYTES - 32) // nd
         pb = 0
         kmode, run = w, t  # CD: the src chunks per src run
@@ -158,12 +154,12 @@ def box_index_bits(extents, src_strides, dst_strides, args: tuple[int, ...]) -> 
 def box_program(key: CopyKey) -> str:
     """GPU-level IR text of the box kernel for `key` (module doc): a host function
     `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES`, one kernel."""
-    if key.box not in (BOX_FLAT, BOX_ROWS, BOX_COLS):
+    if key.box not in (BoxShape.FLAT, BoxShape.ROWS, BoxShape.COLS):
         raise ValueError(f"not a box key: {key}")
     rank = key.rank
     d = rank - 1
     w = _src_mode(key)
-    kmode = {BOX_FLAT: d, BOX_ROWS: d - 1, BOX_COLS: w}[key.box]
+    kmode = {BoxShape.FLAT: d, BoxShape.ROWS: d - 1, BoxShape.COLS: w}[key.box]
     names = index_arg_names(key)
     mt = "memref<?xi8>"
     params = ", ".join([f"%src: {mt}", f"%dst: {mt}"] + [f"%{n}: index" for n in names])
@@ -225,7 +221,7 @@ def box_program(key: CopyKey) -> str:
         emit(f"%{view}orig = arith.addi {acc}, {c(0)} : index")
     emit(f"%kleft = arith.subi %n{kmode}, %oK : index")
     emit("%TK = arith.minui %T, %kleft : index")
-    if key.box == BOX_COLS:
+    if key.box == BoxShape.COLS:
         _cols_phases(emit, c, stride, key, w, d, mt)
     else:
         _slot_phases(emit, c, stride, key, w, d, kmode, mt)
@@ -259,11 +255,11 @@ def _stepped(emit, c, name: str, base: str, count: str, stride: str | None, inde
 
 
 def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: str) -> None:
-    """`BOX_FLAT` and `BOX_ROWS`: cp.async of the src runs into congruent slots, then
+    """`BoxShape.FLAT` and `BoxShape.ROWS`: cp.async of the src runs into congruent slots, then
     16-byte dst chunks read from the slots at a step of `n_W`."""
     nw, nd = f"%n{w}", f"%n{d}"
     # phase 1: the src runs into their slots
-    if key.box == BOX_FLAT:
+    if key.box == BoxShape.FLAT:
         emit(f"%L = arith.muli {nw}, %TK : index")
         emit(f"%mis = arith.andi %sorig, {c(15)} : index")
         emit("%sb = arith.subi %sorig, %mis : index")
@@ -298,7 +294,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
     emit('"gpu.barrier"() : () -> ()')
     # phase 2: aligned 16-byte chunks of the dst runs
     dsw = stride("d", w)
-    if key.box == BOX_FLAT:
+    if key.box == BoxShape.FLAT:
         emit("%LD = arith.addi %TK, %c0 : index")
     else:
         emit(f"%LD = arith.muli {nd}, %TK : index")
@@ -318,7 +314,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
     emit("    %lo = arith.maxsi %cs, %start : index")
     emit("    %p0 = arith.subi %lo, %start : index")
     emit(f"    %np0 = arith.muli {nw}, %p0 : index")
-    wrap = key.box == BOX_ROWS
+    wrap = key.box == BoxShape.ROWS
     if not wrap:
         emit("    %a0w = arith.addi %mis, %w : index")
         emit("    %a0 = arith.addi %a0w, %np0 : index")
@@ -388,7 +384,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
 
 
 def _cols_phases(emit, c, stride, key: CopyKey, w: int, d: int, mt: str) -> None:
-    """`BOX_COLS` (the dst's short contiguous mode `D` whole, `T` elements of the src's
+    """`BoxShape.COLS` (the dst's short contiguous mode `D` whole, `T` elements of the src's
     long contiguous mode `W`): phase 1 loads each src run's aligned 16-byte chunks
     (lane `i` takes run `i mod n_D`: the lanes' byte stores fall in different banks)
     and stores their bytes into shared memory in the dst's order, congruent to the dst

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tilec.dialects.dtypes import DTYPES
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels
@@ -24,18 +25,7 @@ from .copy_period import period_parts
 from .copy_plan import ITEMSIZE, CopyPlan, Operand, overlap, plan_copy
 from .copy_program import copy_program, index_arg_names
 
-_STORAGE = {
-    "float16": np.float16,
-    "bfloat16": np.uint16,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int8": np.int8,
-    "int16": np.int16,
-    "int32": np.int32,
-    "int64": np.int64,
-    "uint8": np.int8,
-    "bool": np.int8,
-}
+_STORAGE = {d.name: d.element.storage for d in DTYPES.values()}
 """How the reference executor holds each dtype."""
 
 

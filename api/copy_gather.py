@@ -294,9 +294,6 @@ def gather_program(key: CopyKey) -> str:
     )
 
 
-POLICY = "auto"
-"""`choose_gather`'s policy: "auto" (the measured rule), "always" (every eligible
-copy: benchmarks/copy_tile_variants.py) or "never"."""
 
 INDEX32_LIMIT = 2**31
 

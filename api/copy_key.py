@@ -7,19 +7,11 @@ them is imported here.)"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
-ITEMSIZE: dict[str, int] = {
-    "float16": 2,
-    "bfloat16": 2,
-    "float32": 4,
-    "float64": 8,
-    "int8": 1,
-    "int16": 2,
-    "int32": 4,
-    "int64": 8,
-    "uint8": 1,
-    "bool": 1,
-}
+from tilec.dialects.dtypes import DTYPES
+
+ITEMSIZE: dict[str, int] = {d.name: d.itemsize for d in DTYPES.values()}
 """The dtypes `tilec.copy_` takes, with their sizes in bytes."""
 
 MAX_RANK = 8
@@ -29,6 +21,24 @@ such a mode is no longer than that: a 256-wide tile over 5 elements would idle m
 its threads); larger ones are run-time values only."""
 VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
+
+
+class BoxShape(IntEnum):
+    """The box kernel's shape (copy_box.py, its module doc); NONE: not the box kernel.
+    An `IntEnum`, so a key read back from disk with a plain int is the same key."""
+
+    NONE = 0
+    FLAT = 1
+    ROWS = 2
+    COLS = 3
+
+
+class OffsetBits(IntEnum):
+    """The realign kernel's offset width; NONE: not the realign kernel."""
+
+    NONE = 0
+    I32 = 32
+    I64 = 64
 
 
 @dataclass(frozen=True)
@@ -77,12 +87,12 @@ class CopyKey:
     chosen from their length (`copy_tile.row_tile`: rows of 254 get 256, not 512 half
     empty; rows of 41440 get 4 KiB); 0: the usual rows."""
 
-    box: int = 0
-    """0, or the box kernel's shape (copy_box.py: `BOX_FLAT`, `BOX_ROWS`, `BOX_COLS`):
+    box: BoxShape = BoxShape.NONE
+    """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
     or the reverse; its plan carries `copy_box.box_args` (`CopyPlan.extra`)."""
-    realign: int = 0
-    """0: not the realign kernel; 32 or 64: the row-realigning kernel
+    realign: OffsetBits = OffsetBits.NONE
+    """NONE: not the realign kernel; I32 or I64: the row-realigning kernel
     (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
     realign_chunk: int = 16
     """The realign kernel's dst chunk in bytes (`copy_realign.chunk_bytes`): 16, or 8

@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 from tilec.support.diagnostics import TilecError
 
 from . import copy_box, copy_tile
-from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey
+from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, OffsetBits
+from .copy_routes import current_routes
 
 
 @dataclass(frozen=True)
@@ -216,24 +217,19 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
-def _gather_policy() -> str:
-    from . import copy_gather
-
-    return copy_gather.POLICY
-
-
 def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int) -> CopyKey:
-    """`key` for the gather kernel (copy_gather.py) where its policy takes the copy;
+    """`key` for the gather kernel (copy_gather.py) where its route (`copy_routes`) takes the copy;
     else `key` unchanged. The gather kernel writes a flat dst with vectors (else
     scalars) and reads scalars, or vectors where its runs are whole src vectors
     (`CopyKey.src_runs`): its key keeps those pointer alignments only, no stride
     facts."""
     from . import copy_gather as g
 
-    if g.POLICY == "never" or len(ns) < 2:
+    route = current_routes().gather
+    if route == "never" or len(ns) < 2:
         return key
     vector = g.gather_vector(key)
-    if g.POLICY != "always" and not g.prefer_gather(key, ns, ss, ds, vector, src_ptr):
+    if route != "always" and not g.prefer_gather(key, ns, ss, ds, vector, src_ptr):
         return key
     dsize = ITEMSIZE[key.dst_dtype]
     flat = g.dst_is_flat(ns, ds)
@@ -339,7 +335,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if rows:
         key = replace(key, row_tile=rows)
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
-    if box and _gather_policy() != "always":
+    if box and current_routes().gather != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
     key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
     realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
@@ -367,20 +363,21 @@ def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) ->
 def _realign_plan(
     key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
 ) -> CopyPlan | None:
-    """The plan of the realign kernel (copy_realign.py) where its policy takes the
-    copy (not one the gather kernel takes, unless the policy is "always"), else None:
+    """The plan of the realign kernel (copy_realign.py) where its route
+    (`copy_routes`) takes the copy (not one the gather kernel takes, unless the route is "always"), else None:
     its key keeps the dtypes, the rank and the stride classes only; its pointers are
     rounded down to 16 bytes, and their misalignments (in elements), the chunks per
     row and the multiply-shift pairs of its divisors are index arguments."""
     from . import copy_realign as r
 
+    route = current_routes().realign
     if (
-        r.POLICY == "never"
-        or (key.gather and r.POLICY != "always")
+        route == "never"
+        or (key.gather and route != "always")
         or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr)
     ):
         return None
-    if r.POLICY != "always" and not r.prefer_realign(key, ns, ss, ds, src_ptr, dst_ptr):
+    if route != "always" and not r.prefer_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
@@ -399,7 +396,7 @@ def _realign_plan(
         gather=0,
         dst_flat=False,
         src_runs=False,
-        realign=r.index_bits(ns, ss, ds, chunks, e),
+        realign=OffsetBits(r.index_bits(ns, ss, ds, chunks, e)),
         realign_chunk=chunk,
     )
     extra = (smis // e, dmis // e, chunks, *r.divisor_args(chunks, ns))

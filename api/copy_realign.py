@@ -1,7 +1,7 @@
 """The row-realigning kernel of `tilec.copy_`, as a pointer-tensor program, and when to
 use it.
 
-    text = realign_program(key)        # key.realign != 0
+    text = realign_program(key)        # key.realign is not OffsetBits.NONE
     eligible(...), prefer_realign(...) # copy_plan asks (`_realign_plan`)
 
 Copies whose rows (the last merged mode) are contiguous in both views but start at
@@ -34,7 +34,7 @@ registers (`layout.funnel_shift`):
 
 Every vector read lies inside the 16-byte aligned span of a row's bytes, so inside
 the allocation (allocations are 256-byte aligned). Offsets are `i32` where every
-offset, flat chunk index and a block past the end fit (`CopyKey.realign == 32`),
+offset, flat chunk index and a block past the end fit (`CopyKey.realign` is `OffsetBits.I32`),
 else `i64`. The key fixes the dtypes, the rank and the stride classes (0, 1, or
 run-time), nothing of the shapes.
 """
@@ -43,12 +43,12 @@ from __future__ import annotations
 
 import math
 
-from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, index_arg_names, needs_conversion
+from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, OffsetBits, index_arg_names, needs_conversion
 from .ptr_program import PtrProgram
 
 THREADS = 512
 """Threads per block. H100, strided set in strided_copy_bench's allocation
-(`benchmarks/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
+(`dev/experiments/realign_variants.py`, one call, with `FAST_DIV`), of
 cudaMemcpy for 128 / 256 / 512 / 1024: 46 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 /
 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 / 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 /
 0.977; the rest (19, 22, 34, 40) level within 0.01 but for 1024 (19 0.983, 40
@@ -74,9 +74,6 @@ H100, 256 threads: instructions 222.9 M -> 171.4 M on 16, 323.7 M -> 236.4 M on 
 issue-bound: 16 at 73% of DRAM throughput, 34 at 62%); with 512 threads it kept 04
 and 28 at 1.004 and 1.010 where divsi gave 0.963 and 0.990 (one call)."""
 
-POLICY = "auto"
-"""`prefer_realign`'s policy: "auto" (the measured rule), "always" (every eligible copy)
-or "never"."""
 
 
 def chunk_bytes(itemsize: int, n_last: int) -> int:
@@ -169,7 +166,7 @@ class _Text(PtrProgram):
 
     def __init__(self, key: CopyKey):
         e = ITEMSIZE[key.src_dtype]
-        it = f"i{key.realign}"
+        it = f"i{int(key.realign)}"
         self.rows = rows = THREADS * chunks_per_thread(key)
         super().__init__(it, f"tensor<{rows}x{it}, #r>")
         self.key = key
@@ -372,7 +369,7 @@ def realign_program(key: CopyKey) -> str:
     """IR text of the realign kernel for `key` (module doc): chunks numbered flat over
     all rows, each chunk's row, offsets, shift and masks per-chunk tensors; the
     function takes the aligned-down pointers and `index_arg_names(key)`."""
-    if key.realign not in (32, 64) or key.rank < 2:
+    if key.realign not in (OffsetBits.I32, OffsetBits.I64) or key.rank < 2:
         raise ValueError(f"not a realign key: {key}")
     t = _Text(key)
     it, v, rows = t.it, t.v, t.rows
@@ -435,7 +432,7 @@ def prefer_realign(key: CopyKey, extents, src_strides, dst_strides, src_ptr: int
     not move with 16-byte vectors on both sides (its key's src or dst alignment below
     16 bytes: a pointer or a stride not a multiple of 16 bytes) and that the gather
     kernel does not take (`copy_plan._realign_plan` asks after `_gather_key`). H100,
-    strided set, `benchmarks/realign_compare.sh` (strided_copy_bench.py, main's
+    strided set, `dev/device/realign_compare.sh` (strided_copy_bench.py, main's
     kernels and this rule in one call), of cudaMemcpy (tiled -> realign; PyTorch):
     04 bool rows of 7775 into a pitch of 7776 0.71 -> 0.99 (0.27), 19 int8 rows of
     48014209 at odd offsets 0.81 -> 1.00 (0.32), 28 int8 rows of 350059 into 350062

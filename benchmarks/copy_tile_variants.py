@@ -24,6 +24,7 @@ hand, `square` the square transposing tiles of before (`copy_tile.TRANSPOSE_RULE
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
@@ -56,9 +57,10 @@ def main(argv=None) -> int:
     import strided_copy_bench as scb
     import torch
 
-    from tilec import copy_gather, copy_kernels, copy_program, copy_realign, copy_tile, tensor_copy
+    from tilec import copy_kernels, copy_program, copy_realign, copy_tile, tensor_copy
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import ITEMSIZE
+    from tilec.copy_routes import forced_routes
 
     cases = scb.generate_cases(0, 48)
     keep = set()
@@ -73,12 +75,15 @@ def main(argv=None) -> int:
     new_choice = copy_program.tile_choice
     plain_plan = tensor_copy.plan_copy
     knobs = [(copy_program, "tile_choice"), (copy_kernels, "tile_choice"), (tensor_copy, "plan_copy")]
-    knobs += [(copy_gather, "POLICY"), (copy_realign, "POLICY"), (copy_realign, "CHUNKS_PER_THREAD")]
+    knobs += [(copy_realign, "CHUNKS_PER_THREAD")]
     knobs += [(copy_tile, name) for name in RULE_KNOBS]
     defaults = [(module, name, getattr(module, name)) for module, name in knobs]
+    routes = contextlib.ExitStack()  # the copy routes a variant forces (api/copy_routes.py)
 
     def restore():
-        """Every rule knob a variant may change back at its value on entry."""
+        """Every rule knob a variant may change back at its value on entry, the routes
+        back to the rules."""
+        routes.close()
         for module, name, value in defaults:
             setattr(module, name, value)
 
@@ -129,8 +134,9 @@ def main(argv=None) -> int:
             copy_program.tile_choice = copy_kernels.tile_choice = choice
             plan = novec_plan if v == "novec" else plain_plan
             tensor_copy.plan_copy = plan if suffix != "i64" else lambda d, s, plan=plan: wide_plan(plan(d, s))
-            copy_gather.POLICY = {"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto")
-            copy_realign.POLICY = "always" if v.startswith("realign") else "never"
+            routes.enter_context(forced_routes(
+                gather={"gather": "always", "tiled": "never"}.get(v, "never" if v[:1] == "t" else "auto"),
+                realign="always" if v.startswith("realign") else "never"))
             if v.startswith("realign") and v[7:]:
                 copy_realign.CHUNKS_PER_THREAD = int(v[7:])
             kernels = CopyKernels(disk=False)  # the disk cache is keyed by CopyKey alone

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
+from xdsl.builder import Builder
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -51,10 +52,6 @@ from tilec.dialects.views import sliced_layout
 from tilec.support.diagnostics import TilecError
 
 from .builder_types import as_layout, element_type
-
-if TYPE_CHECKING:
-    from .builder import Program
-
 
 def _element(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, TensorType) else t
@@ -74,7 +71,7 @@ _CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("
 class Value:
     """An SSA value being built, with Python operators (see the module docstring)."""
 
-    program: Program
+    program: KernelBuilding
     ssa: SSAValue
 
     @property
@@ -232,7 +229,11 @@ class Launch:
 
 
 class KernelBuilding:
-    """The kernel-level methods of `Program` (a mixin over its `_builder`)."""
+    """The kernel-level methods of `Program` (compiler/builder.py): a mixin over the
+    `_builder` its subclass sets, inserting at the body being built. `Value`s hold the
+    `KernelBuilding` they were made by, so this module does not know `Program`."""
+
+    _builder: Builder
 
     def insert(self, op) -> Any:
         """Insert the xDSL op `op` where the program is being built; returns an object

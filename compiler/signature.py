@@ -13,14 +13,9 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from tilec.dialects.dtypes import DTYPE_NAMES
 from tilec.dialects.layout import ViewOp
 from tilec.dialects.layout_attrs import PtrType
-
-_NUMPY_NAMES = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-}
-
 
 @dataclass(frozen=True)
 class ArgSpec:
@@ -39,7 +34,7 @@ class ArgSpec:
 
 
 def numpy_dtype_name(t) -> str:
-    return _NUMPY_NAMES.get(str(t), str(t))
+    return DTYPE_NAMES.get(str(t), str(t))
 
 
 def argument_specs(module: ModuleOp) -> list[ArgSpec]:

@@ -24,22 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-STORAGE: dict[str, str] = {
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "uint8": "i8",
-    "bool": "i8",
-}
+from .dtypes import DTYPES, ELEMENTS, bf16_to_f32, f32_to_bf16
+
+STORAGE: dict[str, str] = {d.name: d.element.name for d in DTYPES.values()}
 """Each dtype a conversion names, and the element type that holds it in memory."""
 
-_FLOATS = ("float16", "bfloat16", "float32", "float64")
-_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_FLOATS = tuple(d.name for d in DTYPES.values() if d.is_float)
+_BITS = {e.name: e.bits for e in ELEMENTS.values()}
 
 
 class ConversionError(ValueError):
@@ -62,7 +53,7 @@ def _is_float(dtype: str) -> bool:
 
 
 def _unsigned(dtype: str) -> bool:
-    return dtype in ("uint8", "bool")
+    return DTYPES[dtype].unsigned
 
 
 def conversion_steps(src: str, dst: str) -> list[tuple[str, str]]:
@@ -109,29 +100,7 @@ def conversion_steps(src: str, dst: str) -> list[tuple[str, str]]:
     return []
 
 
-_NP = {
-    "float16": np.float16,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int8": np.int8,
-    "int16": np.int16,
-    "int32": np.int32,
-    "int64": np.int64,
-    "uint8": np.uint8,
-    "bool": np.uint8,
-}
-
-
-def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
-    return (np.asarray(bits).astype(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-
-
-def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
-    f = np.ascontiguousarray(values, dtype=np.float32)
-    u = f.view(np.uint32)
-    out = ((u + ((u >> np.uint32(16)) & np.uint32(1)) + np.uint32(0x7FFF)) >> np.uint32(16)).astype(np.uint16)
-    nan = np.isnan(f)
-    return np.where(nan, ((u >> np.uint32(16)) | np.uint32(0x40)).astype(np.uint16), out)
+_NP = {d.name: d.values for d in DTYPES.values() if d.values is not None}
 
 
 def convert_values(values: np.ndarray, src: str, dst: str) -> np.ndarray:
@@ -140,7 +109,7 @@ def convert_values(values: np.ndarray, src: str, dst: str) -> np.ndarray:
     uint16 bits, uint8 and bool as int8)."""
     v = np.asarray(values)
     if src == "bfloat16":
-        v = _bf16_to_f32(v)
+        v = bf16_to_f32(v)
     elif src in ("uint8", "bool", "int8"):
         v = v.view(np.uint8) if src != "int8" else v.view(np.int8)
     else:
@@ -151,7 +120,7 @@ def convert_values(values: np.ndarray, src: str, dst: str) -> np.ndarray:
         elif _is_float(dst):
             if dst in ("float16", "bfloat16") and v.dtype != np.float32:
                 v = v.astype(np.float32)
-            out = _f32_to_bf16(v) if dst == "bfloat16" else v.astype(_NP[dst])
+            out = f32_to_bf16(v) if dst == "bfloat16" else v.astype(_NP[dst])
         elif v.dtype.kind == "f":
             if v.dtype == np.float16:
                 v = v.astype(np.float32)

@@ -223,12 +223,6 @@ class LinearLayout:
     def in_dim_size(self, in_dim: str) -> int:
         return 1 << self.in_dim_bits(in_dim)
 
-    def out_dim_size(self, out_dim: str) -> int:
-        try:
-            return self._out[out_dim]
-        except KeyError:
-            raise LayoutError(f"linear layout has no output dim {out_dim!r}") from None
-
     @property
     def num_registers(self) -> int:
         return self.in_dim_size("register")
@@ -261,10 +255,6 @@ class LinearLayout:
     def total_in_size(self) -> int:
         return 1 << self.total_in_bits
 
-    @property
-    def total_out_size(self) -> int:
-        return 1 << self.total_out_bits
-
     # -------------------------------------------------------------- evaluation
     def apply(self, **inputs: int) -> tuple[int, ...]:
         """The output coordinates of the given inputs (missing inputs are 0)."""
@@ -288,20 +278,6 @@ class LinearLayout:
         return self._unpack(v)
 
     __call__ = apply
-
-    def apply_flat(self, index: int) -> tuple[int, ...]:
-        """Apply to a flat input index: input dims concatenated, first dim in the low bits."""
-        cols = self._columns()
-        if not 0 <= index < (1 << len(cols)):
-            raise LayoutError(f"linear layout: flat input {index} out of range [0, {1 << len(cols)})")
-        v = 0
-        i = 0
-        while index:
-            if index & 1:
-                v ^= cols[i]
-            index >>= 1
-            i += 1
-        return self._unpack(v)
 
     def _all_images(self) -> list[int]:
         """Packed image of every flat input index, in order."""
@@ -516,14 +492,6 @@ class LinearLayout:
         idx = [list(self._out).index(d) for d in order]
         new = {n: [tuple(b[i] for i in idx) for b in bl] for n, bl in self._bases.items()}
         return LinearLayout(new, {d: self._out[d] for d in order})
-
-    def sublayout(self, in_dims: Iterable[str], out_dims: Iterable[str] | None = None) -> LinearLayout:
-        """The restriction to some input dims (others set to 0), projected on some output dims."""
-        in_dims = list(in_dims)
-        outs = list(self._out) if out_dims is None else list(out_dims)
-        idx = [list(self._out).index(d) for d in outs]
-        new = {n: [tuple(b[i] for i in idx) for b in self._bases[n]] for n in in_dims if n in self._bases}
-        return LinearLayout(new, {d: self._out[d] for d in outs})
 
     # ---------------------------------------------------- distributed helpers
     def to_linear(self, shape: Sequence[int] | None = None) -> LinearLayout:

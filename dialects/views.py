@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -356,15 +356,18 @@ def offsets(layout: cute.Layout) -> np.ndarray:
 @dataclass(frozen=True)
 class MaskMap:
     """Per top-level mode: root coordinate = off + scale * x + lscale * lane, which must
-    be in [0, bound). `also` is a further map the element must satisfy too: the bounds
-    of a masked view that was distributed by threads that do not divide its extents
-    (its elements past those extents do not exist, even where the root has elements
-    there)."""
+    be in [0, bound) (a bound None: the mode never leaves its tensor, no check). `also`
+    is a further map the element must satisfy too: the bounds of a masked view that was
+    distributed by threads that do not divide its extents (its elements past those
+    extents do not exist, even where the root has elements there).
 
-    off: tuple
-    scale: tuple
-    lscale: tuple
-    bound: tuple
+    The entries are numbers (static or NumPy arrays: verifiers, the reference
+    executor) or, in `lower-to-gpu`, index SSA values of the kernel being built."""
+
+    off: Sequence
+    scale: Sequence
+    lscale: Sequence
+    bound: Sequence
     also: MaskMap | None = None
 
     def chain(self) -> list[MaskMap]:
@@ -374,6 +377,10 @@ class MaskMap:
             out.append(m)
             m = m.also
         return out
+
+    def conjoin(self, other: MaskMap) -> MaskMap:
+        """This map, with `other` also to be satisfied (at the end of the chain)."""
+        return replace(self, also=other if self.also is None else self.also.conjoin(other))
 
     @staticmethod
     def for_tile(layout: cute.Layout, tile: Sequence[int], coords: Sequence) -> MaskMap:
@@ -442,12 +449,5 @@ def distributed_mask(
     if mask is not None and any(
         not isinstance(n, int) or n % t for n, t in zip(extents, thread_counts)
     ):
-        local = MaskMap.local(extents).distribute(thread_counts, tcoords)
-        out = MaskMap(out.off, out.scale, out.lscale, out.bound, _conjoin(out.also, local))
+        out = out.conjoin(MaskMap.local(extents).distribute(thread_counts, tcoords))
     return out
-
-
-def _conjoin(a: MaskMap | None, b: MaskMap) -> MaskMap:
-    if a is None:
-        return b
-    return MaskMap(a.off, a.scale, a.lscale, a.bound, _conjoin(a.also, b))

@@ -13,7 +13,7 @@
 //
 // The duplicate copies write the same values to the same shared addresses without
 // ordering between warps: compute-sanitizer's racecheck reports them as write-after-write
-// hazards; benchmarks/sanitize.sh accepts exactly those (status seed-waw).
+// hazards; dev/device/sanitize.sh accepts exactly those (status seed-waw).
 //
 //   tilec examples/mojo_copy_from_async.mlir --run cpu
 //   tilec examples/mojo_copy_from_async.mlir --run gpu --check

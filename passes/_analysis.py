@@ -5,9 +5,7 @@ rewrites IR."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, OpResult, SSAValue
 
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
@@ -79,18 +77,6 @@ def memory_order(layout: cute.Layout, first: int | None = None) -> list[int]:
         order.remove(first)
         order.insert(0, first)
     return order
-
-
-def source_chain(v: SSAValue) -> Iterator[Operation]:
-    """The view ops from `v` back to its root (a `layout.view`, a `layout.alloc` or
-    something else), `v`'s own defining op first."""
-    while isinstance(v, OpResult):
-        op = v.op
-        yield op
-        if isinstance(op, VIEW_OPS):
-            v = op.source
-        else:
-            return
 
 
 def depends_on_thread(v: SSAValue, memo: dict | None = None) -> bool:

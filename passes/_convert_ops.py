@@ -6,10 +6,6 @@ from __future__ import annotations
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -19,19 +15,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.conversions import conversion_steps, parse_convert
+from tilec.dialects.dtypes import ELEMENTS
 from tilec.dialects.layout import SplatOp
 
-_TYPES: dict[str, Attribute] = {
-    "f16": Float16Type(),
-    "bf16": BFloat16Type(),
-    "f32": Float32Type(),
-    "f64": Float64Type(),
-    "i1": IntegerType(1),
-    "i8": IntegerType(8),
-    "i16": IntegerType(16),
-    "i32": IntegerType(32),
-    "i64": IntegerType(64),
-}
+_TYPES: dict[str, Attribute] = {"i1": IntegerType(1), **{e.name: e.attr() for e in ELEMENTS.values()}}
+
 
 _CASTS = {
     "extsi": lc.ExtSIOp,

@@ -28,7 +28,7 @@ from tilec.dialects.layout_attrs import (
     threads_per_block,
     to_linear,
 )
-from tilec.dialects.linear import LinearLayout, conversion_kind, equivalent
+from tilec.dialects.linear import LinearLayout, conversion_kind
 
 
 def is_distributed(t: Attribute) -> bool:
@@ -51,14 +51,6 @@ def _linear(enc: Attribute, shape: tuple[int, ...]) -> LinearLayout | None:
 def linear_of(t: TensorType) -> LinearLayout | None:
     """The linear layout of a distributed tensor type (None when it has none)."""
     return _linear(t.encoding, tuple(t.get_shape()))
-
-
-def same_layout(a: TensorType, b: TensorType) -> bool:
-    """Whether two distributed types of one shape place every element identically."""
-    if a.encoding == b.encoding:
-        return True
-    la, lb = linear_of(a), linear_of(b)
-    return la is not None and lb is not None and equivalent(la, lb)
 
 
 def kind_of(src: TensorType, dst: TensorType) -> str:

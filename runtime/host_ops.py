@@ -105,7 +105,99 @@ def check_launch_size(dims: Sequence[Any], op: Any = None) -> None:
             raise TilecError(f"launch size must be a positive integer, got {n}", op=op)
 
 
-class RecipeProgram:
+Step = Callable[[list[Any], list[Launch]], None]
+"""One step of a host program: reads and writes the numbered value slots, may append a launch."""
+
+
+def recipe_step(s: list, op: Any = None) -> Step:
+    """The step that runs the recipe step `s` (the forms `RecipeProgram` lists); `op`
+    (the xDSL op it came from, or None for a recipe read back from disk) locates the
+    errors it raises."""
+    kind = s[0]
+    if kind == "const":
+        _, out, value = s
+
+        def const(v: list[Any], _: list[Launch]) -> None:
+            v[out] = value
+
+        return const
+    if kind == "bin":
+        _, name, out, a, b, bits = s
+        fn = BINARY[name]
+
+        def binary(v: list[Any], _: list[Launch]) -> None:
+            v[out] = fn(op, v[a], v[b], bits)
+
+        return binary
+    if kind == "cmpi":
+        _, pred, out, a, b, bits = s
+        cmp = CMPI[pred]
+
+        def cmpi(v: list[Any], _: list[Launch]) -> None:
+            v[out] = int(cmp(v[a], v[b], bits))
+
+        return cmpi
+    if kind == "select":
+        _, out, c, a, b = s
+
+        def select(v: list[Any], _: list[Launch]) -> None:
+            v[out] = v[a] if v[c] else v[b]
+
+        return select
+    if kind == "cast":
+        _, how, out, a, bits = s
+        conv = signed if how == "signed" else unsigned
+
+        def cast(v: list[Any], _: list[Launch]) -> None:
+            v[out] = conv(v[a], bits)
+
+        return cast
+    if kind == "launch":
+        _, kernel, module, sizes, shared, args = s
+
+        def launch(v: list[Any], launches: list[Launch]) -> None:
+            dims = [v[i] for i in sizes]
+            check_launch_size(dims, op)
+            launches.append(
+                Launch(
+                    kernel,
+                    module,
+                    (dims[0], dims[1], dims[2]),
+                    (dims[3], dims[4], dims[5]),
+                    tuple(v[i] for i in args),
+                    v[shared] if shared is not None else 0,
+                )
+            )
+
+        return launch
+    raise TilecError(f"host recipe: unknown step {kind!r}")
+
+
+class StepProgram:
+    """A host function as steps over numbered value slots (the arguments first), and
+    the one loop that runs them: `HostProgram` (runtime/host.py) makes the steps from
+    IR, `RecipeProgram` from a recipe."""
+
+    name: str
+    arg_widths: list[int | None]
+    """Bits of each integer argument; None for a buffer (passed through untouched)."""
+    slot_count: int
+    steps: list[Step]
+
+    def run(self, args: Sequence[Any]) -> list[Launch]:
+        """The launches for `args` (any objects for buffers, ints for integers)."""
+        if len(args) != len(self.arg_widths):
+            raise TilecError(f"'{self.name}' takes {len(self.arg_widths)} arguments, got {len(args)}")
+        values: list[Any] = [None] * self.slot_count
+        for i, (value, width) in enumerate(zip(args, self.arg_widths)):
+            values[i] = signed(int(value), width) if width is not None else value
+        launches: list[Launch] = []
+        for step in self.steps:
+            step(values, launches)
+        return launches
+
+
+class RecipeProgram(StepProgram):
     """A host function from its recipe (`HostProgram.recipe`): the same `run`, no
     xDSL. A recipe is a dict: `name`, `arg_widths` (bits per argument, None for
     buffers), `slots` (how many values) and `steps`, each a list:
@@ -118,77 +210,4 @@ class RecipeProgram:
         self.name = recipe["name"]
         self.arg_widths = list(recipe["arg_widths"])
         self.slot_count = int(recipe["slots"])
-        self.steps = [self._step(s) for s in recipe["steps"]]
-
-    @staticmethod
-    def _step(s: list) -> Callable[[list[Any], list[Launch]], None]:
-        kind = s[0]
-        if kind == "const":
-            _, out, value = s
-
-            def const(v: list[Any], _: list[Launch]) -> None:
-                v[out] = value
-
-            return const
-        if kind == "bin":
-            _, name, out, a, b, bits = s
-            fn = BINARY[name]
-
-            def binary(v: list[Any], _: list[Launch]) -> None:
-                v[out] = fn(None, v[a], v[b], bits)
-
-            return binary
-        if kind == "cmpi":
-            _, pred, out, a, b, bits = s
-            cmp = CMPI[pred]
-
-            def cmpi(v: list[Any], _: list[Launch]) -> None:
-                v[out] = int(cmp(v[a], v[b], bits))
-
-            return cmpi
-        if kind == "select":
-            _, out, c, a, b = s
-
-            def select(v: list[Any], _: list[Launch]) -> None:
-                v[out] = v[a] if v[c] else v[b]
-
-            return select
-        if kind == "cast":
-            _, how, out, a, bits = s
-            conv = signed if how == "signed" else unsigned
-
-            def cast(v: list[Any], _: list[Launch]) -> None:
-                v[out] = conv(v[a], bits)
-
-            return cast
-        if kind == "launch":
-            _, kernel, module, sizes, shared, args = s
-
-            def launch(v: list[Any], launches: list[Launch]) -> None:
-                dims = [v[i] for i in sizes]
-                check_launch_size(dims)
-                launches.append(
-                    Launch(
-                        kernel,
-                        module,
-                        (dims[0], dims[1], dims[2]),
-                        (dims[3], dims[4], dims[5]),
-                        tuple(v[i] for i in args),
-                        v[shared] if shared is not None else 0,
-                    )
-                )
-
-            return launch
-        raise TilecError(f"host recipe: unknown step {kind!r}")
-
-    def run(self, args: Sequence[Any]) -> list[Launch]:
-        """The launches for `args` (as `HostProgram.run`)."""
-        if len(args) != len(self.arg_widths):
-            raise TilecError(f"'{self.name}' takes {len(self.arg_widths)} arguments, got {len(args)}")
-        values: list[Any] = [None] * self.slot_count
-        for i, (value, width) in enumerate(zip(args, self.arg_widths)):
-            values[i] = signed(int(value), width) if width is not None else value
-        launches: list[Launch] = []
-        for step in self.steps:
-            step(values, launches)
-        return launches
+        self.steps = [recipe_step(s) for s in recipe["steps"]]

@@ -5,10 +5,12 @@
   derandomized (the same inputs on every run, so CI is reproducible), `explore` draws new
   inputs each run (with TILEC_HYPOTHESIS_SCALE multiplying the counts that
   `helpers.budget.examples` gives). See docs/testing.md.
+* The `routes` fixture forces copy routes for one test (api/copy_routes.py).
 * The run ends with the list of tests skipped because something they need is absent
   (a GPU, PyTorch, NVRTC, ...), so a green run says what it did not test.
 """
 
+import contextlib
 import functools
 import os
 
@@ -40,6 +42,16 @@ def nvrtc_available() -> bool:
         return True
     except (ImportError, OSError):
         return False
+
+
+@pytest.fixture
+def routes():
+    """`routes(gather="always")` forces the copy routes named (api/copy_routes.py) until
+    the test ends."""
+    from tilec.copy_routes import forced_routes
+
+    with contextlib.ExitStack() as stack:
+        yield lambda **settings: stack.enter_context(forced_routes(**settings))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -19,7 +19,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-SUPPORTED_ELEMENT_TYPES = "f16, bf16, f32, f64, i8, i16, i32, i64"
+from tilec.dialects.dtypes import DTYPE_NAMES, ELEMENTS, FLOAT_ELEMENTS
+
+SUPPORTED_ELEMENT_TYPES = ", ".join(ELEMENTS)
 
 _INT_CTYPES = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
 _UINT_CTYPES = {
@@ -29,25 +31,15 @@ _UINT_CTYPES = {
     32: "unsigned int",
     64: "unsigned long long",
 }
-_INT_DTYPES = {1: "bool", 8: "int8", 16: "int16", 32: "int32", 64: "int64"}
-_SHORT_NAMES = {
-    Float16Type: "f16",
-    BFloat16Type: "bf16",
-    Float32Type: "f32",
-    Float64Type: "f64",
-}
+_INT_DTYPES = {1: "bool", **{e.bits: DTYPE_NAMES[e.name] for e in ELEMENTS.values() if not e.is_float}}
+_SHORT_NAMES = {cls: e.name for cls, e in FLOAT_ELEMENTS.items()}
 _FLOAT_CTYPES = {
     Float16Type: "__half",
     BFloat16Type: "__nv_bfloat16",
     Float32Type: "float",
     Float64Type: "double",
 }
-_FLOAT_DTYPES = {
-    Float16Type: "float16",
-    BFloat16Type: "bfloat16",
-    Float32Type: "float32",
-    Float64Type: "float64",
-}
+_FLOAT_DTYPES = {cls: DTYPE_NAMES[e.name] for cls, e in FLOAT_ELEMENTS.items()}
 
 _CXX_RESERVED = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char

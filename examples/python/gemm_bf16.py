@@ -402,7 +402,7 @@ EXAMPLE_SHAPE = (256, 256, 256)
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--emit"]:  # --emit M N K CONFIG: print the program (benchmarks/sanitize.sh)
+    if argv[:1] == ["--emit"]:  # --emit M N K CONFIG: print the program (dev/device/sanitize.sh)
         m, n, k = (int(x) for x in argv[1:4])
         print(gemm_source(m, n, k, **config_kwargs(argv[4])), end="")
         return 0

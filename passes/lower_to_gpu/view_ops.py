@@ -23,7 +23,6 @@ from .base import (
     lowers,
 )
 from .view_values import (
-    Mask,
     View,
     _eval_coords,
     _eval_mode,
@@ -141,9 +140,10 @@ class ViewOpsLowering(KernelBase):
                         _uneven_bounds(b, sv.layout, tile), limits, tile,
                         [_mode_size(b, m) for m in sv.layout])
                 ]
-                mask = Mask([b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
+                mask = views.MaskMap(
+                    [b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)
             else:
-                mask = _map_mask(mask, lambda m: Mask(
+                mask = _map_mask(mask, lambda m: views.MaskMap(
                     [b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(m.off, m.scale, coords, tile)],
                     m.scale, m.lscale, m.bound))
         self.vals[op.result] = replace(sv, layout=new_modes, mask=mask, **self._shift(sv, base))
@@ -166,7 +166,7 @@ class ViewOpsLowering(KernelBase):
                 inner.append([(v, d)])
         mask = sv.mask
         if mask is not None:
-            mask = _map_mask(mask, lambda m: Mask(
+            mask = _map_mask(mask, lambda m: views.MaskMap(
                 m.off, [s * v for s, v in zip(m.scale, vecs)], list(m.scale), m.bound))
         self.vals[op.result] = replace(sv, layout=outer, vec=inner, mask=mask)
 
@@ -203,11 +203,11 @@ class ViewOpsLowering(KernelBase):
         mask = sv.mask
         if rt.is_masked:
             bounds = _uneven_bounds(b, sv.layout, counts)
-            local = Mask(list(tco), list(counts), [0] * len(counts), bounds)
+            local = views.MaskMap(list(tco), list(counts), [0] * len(counts), bounds)
             if mask is None:
                 mask = local
             else:
-                mask = _map_mask(mask, lambda m: Mask(
+                mask = _map_mask(mask, lambda m: views.MaskMap(
                     [b.add_(o, b.mul_(s, c)) for o, s, c in zip(m.off, m.scale, tco)],
                     [s * t for s, t in zip(m.scale, counts)], m.lscale, m.bound))
                 if any(n is not None for n in bounds):
@@ -218,7 +218,7 @@ class ViewOpsLowering(KernelBase):
             # a thread id of unknown range: threads past the layout own nothing (the
             # CPU executor refuses them)
             r = len(new)
-            guard = Mask([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
+            guard = views.MaskMap([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
             mask = guard if mask is None else mask.conjoin(guard)
         self.vals[op.result] = replace(sv, layout=new, mask=mask, **self._shift(sv, base))
 

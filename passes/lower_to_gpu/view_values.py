@@ -21,31 +21,7 @@ Leaf = tuple  # (size: Val, stride: Val)
 RLayout = list  # modes -> list of leaves, colexicographic
 
 
-@dataclass
-class Mask:
-    """Run-time form of `views.MaskMap`: root coordinate of mode k =
-    off[k] + scale[k] * x + lscale[k] * lane; the element exists iff it is < bound[k]
-    (bound None: the mode never leaves its tensor, no check)."""
-
-    off: list
-    scale: list
-    lscale: list
-    bound: list
-    also: Mask | None = None
-    """A further mask the element must satisfy too (`views.MaskMap.also`)."""
-
-    def chain(self) -> list[Mask]:
-        out, m = [], self
-        while m is not None:
-            out.append(m)
-            m = m.also
-        return out
-
-    def conjoin(self, other: Mask) -> Mask:
-        return replace(self, also=other if self.also is None else self.also.conjoin(other))
-
-
-def _map_mask(mask: Mask, f) -> Mask:
+def _map_mask(mask: views.MaskMap, f) -> views.MaskMap:
     """f applied to every mask of the chain (a view op transforms each the same way)."""
     return replace(f(mask), also=_map_mask(mask.also, f) if mask.also is not None else None)
 
@@ -56,7 +32,7 @@ class View:
     base: Val
     layout: RLayout
     vec: RLayout | None
-    mask: Mask | None
+    mask: views.MaskMap | None
     space: str
     elem: Attribute
     align: int  # bytes the memref's start is aligned to

@@ -30,8 +30,8 @@ from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from tilec.dialects import cuda
 
 from .errors import ExecutionError
-from .executor import ReferenceInterpreter, _grid
-from .memory import SHARED, issue_async_copy, land_async_copies, load, resolve, store
+from .executor import ReferenceInterpreter, _async_copies, _grid
+from .memory import SHARED, load, resolve, store
 from .memory_impls import _mem, thread_indices
 from .simt import WARP_SIZE
 from .values import dtype_of, from_compute, per_thread, to_compute
@@ -55,18 +55,17 @@ class CudaFunctions(InterpreterFunctions):
         dkeys = resolve(op, grid, dst, tids, [di], "writes", n, check_alignment=True)
         values = load(op, grid, src, tids, skeys)
         sel = np.ones(dkeys.shape, dtype=bool)
-        issue_async_copy(op, grid, dst.storage, tids, dkeys, values, sel, tids)
+        _async_copies(interp, op).issue(op, dst.storage, tids, dkeys, values, sel, tids)
         return ()
 
     @impl(cuda.CpAsyncCommitOp)
     def run_commit(self, interp: ReferenceInterpreter, op: cuda.CpAsyncCommitOp, args):
-        grid = _grid(interp, op)
-        grid.committed[grid.active_tids()] += 1
+        _async_copies(interp, op).commit(_grid(interp, op).active_tids())
         return ()
 
     @impl(cuda.CpAsyncWaitOp)
     def run_wait(self, interp: ReferenceInterpreter, op: cuda.CpAsyncWaitOp, args):
-        land_async_copies(_grid(interp, op), op.pending.value.data)
+        _async_copies(interp, op).land(op.pending.value.data)
         return ()
 
     @impl(cuda.CommentOp)

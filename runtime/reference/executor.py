@@ -50,7 +50,7 @@ from tilec.dialects.layout_attrs import TensorViewType
 from tilec.support.index_width import promised_index_bits
 
 from .errors import ExecutionError
-from .memory import GLOBAL, PRIVATE, SHARED, MemRef, Storage, contiguous_strides
+from .memory import GLOBAL, PRIVATE, SHARED, AsyncCopies, MemRef, Storage, contiguous_strides
 from .simt import WARP_SIZE, Grid
 from .values import UnsupportedType, dtype_of
 
@@ -72,6 +72,8 @@ class HostArray:
 @dataclass
 class ReferenceInterpreter(Interpreter):
     grid: Grid | None = None
+    async_copies: AsyncCopies | None = None
+    """The running launch's cp.async copies in flight (None on the host)."""
     index_bits: int = 64
     """The index width the running kernel promises (`tilec.index_bits`,
     support/index_width.py): at 32, every `index` result of its ops is checked to fit
@@ -87,9 +89,9 @@ class ReferenceInterpreter(Interpreter):
             raise ExecutionError(
                 op, f"the reference executor cannot run '{op.name}' (no implementation)"
             )
-        ft, op_impl = entry
+        functions, op_impl = entry
         try:
-            result = op_impl(ft, self, op, inputs)
+            result = op_impl(functions, self, op, inputs)
         except ExecutionError:
             raise
         except (UnsupportedType, LayoutError) as e:
@@ -355,12 +357,14 @@ def launch(
     check_launch_size(op, op if body is None else body, grid_dims, block_dims)
     grid = Grid(grid_dims, block_dims)
     interp.grid = grid
+    interp.async_copies = AsyncCopies(grid)
     interp.launches += 1
     interp.launch_log.append((kernel_name, grid_dims, block_dims))
     try:
         run_body(grid)
     finally:
         interp.grid = None
+        interp.async_copies = None
 
 
 @register_impls
@@ -565,6 +569,13 @@ def _grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
     if interp.grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a kernel")
     return interp.grid
+
+
+def _async_copies(interp: ReferenceInterpreter, op: Operation) -> AsyncCopies:
+    """The running launch's cp.async state; an error outside a kernel."""
+    _grid(interp, op)
+    assert interp.async_copies is not None
+    return interp.async_copies
 
 
 def _dim(op: Operation) -> int:

@@ -63,8 +63,6 @@ from .memory import (
     PRIVATE,
     SHARED,
     Storage,
-    issue_async_copy,
-    land_async_copies,
     load,
     store,
 )
@@ -734,15 +732,17 @@ class LayoutFunctions(InterpreterFunctions):
             sel = np.ones(skeys.shape, bool)
         values = np.zeros(skeys.shape, dtype=dst.storage.data.dtype)
         values[sel] = load(op, grid, src, rows[sel], skeys[sel])
-        issue_async_copy(op, grid, dst.storage, acc.actors, dkeys, values, sel, acc.rows)
-        grid.committed[grid.active_tids()] += 1  # each copy_async commits one group
+        assert interp.async_copies is not None
+        interp.async_copies.issue(op, dst.storage, acc.actors, dkeys, values, sel, acc.rows)
+        interp.async_copies.commit(grid.active_tids())  # each copy_async commits one group
         return (ASYNC_TOKEN,) if op.token is not None else ()
 
     @impl(layout.AsyncWaitOp)
     def run_async_wait(self, interp: ReferenceInterpreter, op: layout.AsyncWaitOp, args):
         if interp.grid is None:
             raise ExecutionError(op, "layout.async_wait outside a layout.launch")
-        land_async_copies(interp.grid, op.groups_in_flight())
+        assert interp.async_copies is not None
+        interp.async_copies.land(op.groups_in_flight())
         return ()
 
     # ----------------------------------------------------- distributed values

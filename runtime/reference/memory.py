@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from .errors import ExecutionError
-from .simt import AsyncCopy, Grid
+from .simt import Grid
 from .values import bits_equal
 
 GLOBAL = "global"
@@ -158,13 +158,16 @@ def _fail_first(op: Operation, bad: np.ndarray, message: Callable[[int], str], *
 
 
 def _check_elements(
-    op: Operation, st: Storage, bad: np.ndarray, fk: np.ndarray, ft: np.ndarray,
+    op: Operation, st: Storage, bad: np.ndarray, flat_keys: np.ndarray, flat_actors: np.ndarray,
     message: Callable[[int], str], **details: Callable[[int], Any],
 ) -> None:
-    """`_fail_first` for an access to the elements `fk` of `st` by the actors `ft` (the
-    same check for global, shared and register memory): the error names the actor
-    (`thread`) and the element's index in its instance (`index`)."""
-    _fail_first(op, bad, message, thread=lambda i: int(ft[i]), index=lambda i: int(fk[i]) % st.size, **details)
+    """`_fail_first` for an access to the elements `flat_keys` of `st` by the actors
+    `flat_actors` (one entry per element accessed; the same check for global, shared
+    and register memory): the error names the actor (`thread`) and the element's index
+    in its instance (`index`)."""
+    _fail_first(
+        op, bad, message, thread=lambda i: int(flat_actors[i]), index=lambda i: int(flat_keys[i]) % st.size, **details
+    )
 
 
 def resolve(
@@ -266,50 +269,50 @@ def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray
     """Values at `keys` read by `tids` (threads, or `simt.whole_block` actors) from
     the storage of `mem` (a Storage, or a value that has one); shape of keys."""
     st = _storage(mem)
-    fk = keys.ravel()
-    ft = _flat_tids(tids, keys)
+    flat_keys = keys.ravel()
+    flat_actors = _flat_tids(tids, keys)
     if st.pending is not None:
         _check_elements(
-            op, st, st.pending[fk] > 0, fk, ft,
-            lambda i: f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
+            op, st, st.pending[flat_keys] > 0, flat_keys, flat_actors,
+            lambda i: f"{grid.describe_thread(flat_actors[i])} reads {st.describe(flat_keys[i])} "
             f"while a cp.async is still writing it (no cuda.cp_async_wait "
             f"for its group before the read)",
         )
     if st.tma_pending is not None:
         _check_elements(
-            op, st, st.tma_pending[fk] > 0, fk, ft,
-            lambda i: f"{grid.describe_thread(ft[i])} reads {st.describe(fk[i])} "
+            op, st, st.tma_pending[flat_keys] > 0, flat_keys, flat_actors,
+            lambda i: f"{grid.describe_thread(flat_actors[i])} reads {st.describe(flat_keys[i])} "
             f"while a TMA load is still writing it (no mbarrier wait on the phase "
             f"its copy completes before the read)",
         )
     if st.init is not None:
         _check_elements(
-            op, st, ~st.init[fk], fk, ft,
-            lambda i: f"read of uninitialised {st.words}: {grid.describe_thread(ft[i])} "
-            f"reads {st.describe(fk[i])}, which no thread has written",
+            op, st, ~st.init[flat_keys], flat_keys, flat_actors,
+            lambda i: f"read of uninitialised {st.words}: {grid.describe_thread(flat_actors[i])} "
+            f"reads {st.describe(flat_keys[i])}, which no thread has written",
         )
     if st.tracked and grid.num_threads > 1:  # one thread cannot race
-        _check_read_races(op, grid, st, fk, ft)
-        _record_reads(grid, st, fk, ft)
+        _check_read_races(op, grid, st, flat_keys, flat_actors)
+        _record_reads(grid, st, flat_keys, flat_actors)
     return st.data[keys]
 
 
-def _check_read_races(op, grid: Grid, st: Storage, fk, ft) -> None:
+def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> None:
     if st.writer is None:
         return
-    w = st.writer[fk]
-    other = (w != NONE) & ~((w == ft) & (ft >= 0))
+    w = st.writer[flat_keys]
+    other = (w != NONE) & ~((w == flat_actors) & (flat_actors >= 0))
     if not other.any():
         return
-    tb = grid.actor_block(ft)
+    tb = grid.actor_block(flat_actors)
     wb = grid.actor_block(w)
     own_block = (w <= -2) & (wb == tb)  # every thread of the block wrote it: so did this one
-    conflict = other & ~own_block & ((wb != tb) | (st.wepoch[fk] == grid.epoch[tb]))
+    conflict = other & ~own_block & ((wb != tb) | (st.wepoch[flat_keys] == grid.epoch[tb]))
     _check_elements(
-        op, st, conflict, fk, ft,
-        lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} reads "
-        f"{st.describe(fk[i])}, which {grid.describe_thread(int(w[i]))} wrote "
-        + _unordered(grid, int(w[i]), int(ft[i])),
+        op, st, conflict, flat_keys, flat_actors,
+        lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} reads "
+        f"{st.describe(flat_keys[i])}, which {grid.describe_thread(int(w[i]))} wrote "
+        + _unordered(grid, int(w[i]), int(flat_actors[i])),
         other_thread=lambda i: int(w[i]),
     )
 
@@ -320,11 +323,11 @@ def _unordered(grid: Grid, a: int, b: int) -> str:
     return "with no barrier in between (a missing barrier?)"
 
 
-def _record_reads(grid: Grid, st: Storage, fk, ft) -> None:
+def _record_reads(grid: Grid, st: Storage, flat_keys, flat_actors) -> None:
     st._track()
-    order = np.lexsort((ft, fk))
-    sk = fk[order]
-    stid = ft[order]
+    order = np.lexsort((flat_actors, flat_keys))
+    sk = flat_keys[order]
+    stid = flat_actors[order]
     start = np.empty(sk.shape[0], dtype=bool)
     if sk.shape[0] == 0:
         return
@@ -362,108 +365,111 @@ def store(
     """`tids` (threads, or whole-block actors) write `values` (shape of keys) at
     `keys` of the storage of `mem`."""
     st = _storage(mem)
-    fk = keys.ravel()
-    ft = _flat_tids(tids, keys)
-    fv = np.asarray(values, dtype=st.data.dtype).reshape(-1)
-    if fv.shape[0] != fk.shape[0]:
-        fv = np.broadcast_to(np.asarray(values, dtype=st.data.dtype), keys.shape).ravel()
+    flat_keys = keys.ravel()
+    flat_actors = _flat_tids(tids, keys)
+    flat_values = np.asarray(values, dtype=st.data.dtype).reshape(-1)
+    if flat_values.shape[0] != flat_keys.shape[0]:
+        flat_values = np.broadcast_to(np.asarray(values, dtype=st.data.dtype), keys.shape).ravel()
     if st.pending is not None:
         _check_elements(
-            op, st, st.pending[fk] > 0, fk, ft,
-            lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-            f"{st.describe(fk[i])} while a cp.async is still writing it",
+            op, st, st.pending[flat_keys] > 0, flat_keys, flat_actors,
+            lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "
+            f"{st.describe(flat_keys[i])} while a cp.async is still writing it",
         )
-    check_tma_writes(op, grid, st, fk, ft)
+    check_tma_writes(op, grid, st, flat_keys, flat_actors)
     audit = _AUDIT.get()
     strict = audit is not None and audit.strict
     if st.tracked and grid.num_threads > 1:
-        _check_write_races(op, grid, st, fk, ft, fv, strict)
+        _check_write_races(op, grid, st, flat_keys, flat_actors, flat_values, strict)
     if audit is not None and st.space == GLOBAL:
         mask = audit.written.setdefault(st.name, np.zeros(st.data.shape[0], bool))
-        mask[fk] = True
-    st.data[fk] = fv
+        mask[flat_keys] = True
+    st.data[flat_keys] = flat_values
     if st.init is not None:
-        st.init[fk] = True
+        st.init[flat_keys] = True
     if st.tracked and grid.num_threads > 1:
         st._track()
-        st.writer[fk] = ft
-        st.wepoch[fk] = grid.epoch[grid.actor_block(ft)]
+        st.writer[flat_keys] = flat_actors
+        st.wepoch[flat_keys] = grid.epoch[grid.actor_block(flat_actors)]
 
 
-def _check_write_races(op, grid: Grid, st: Storage, fk, ft, fv, strict: bool = False) -> None:
+def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat_values, strict: bool = False) -> None:
     """Unordered writes of different values (and, with `strict`, of any values) to one
     element by different threads, and writes over unordered reads."""
     # Several threads of this one op write one element.
-    if fk.shape[0] > 1:
-        order = np.argsort(fk, kind="stable")
-        sk = fk[order]
+    if flat_keys.shape[0] > 1:
+        order = np.argsort(flat_keys, kind="stable")
+        sk = flat_keys[order]
         dup = sk[1:] == sk[:-1]
         if dup.any():
             pos = np.flatnonzero(dup)
             a = order[pos]
             b = order[pos + 1]
-            differ = (ft[a] != ft[b]) if strict else ~bits_equal(fv[a], fv[b]) & (ft[a] != ft[b])
+            differ = flat_actors[a] != flat_actors[b]
+            if not strict:
+                differ &= ~bits_equal(flat_values[a], flat_values[b])
             what = "both write" if strict else "write different values"
             # element j of `differ` is the pair (a[j], b[j]) of positions in the access
             _check_elements(
-                op, st, differ, fk[a], ft[a],
-                lambda j: f"data race on {st.words}: {grid.describe_thread(ft[a[j]])} and "
-                f"{grid.describe_thread(ft[b[j]])} {what} "
-                f"({fmt_value(fv[a[j]])} and {fmt_value(fv[b[j]])}) to {st.describe(fk[a[j]])}",
-                other_thread=lambda j: int(ft[b[j]]),
+                op, st, differ, flat_keys[a], flat_actors[a],
+                lambda j: f"data race on {st.words}: {grid.describe_thread(flat_actors[a[j]])} and "
+                f"{grid.describe_thread(flat_actors[b[j]])} {what} "
+                f"({fmt_value(flat_values[a[j]])} and {fmt_value(flat_values[b[j]])}) "
+                f"to {st.describe(flat_keys[a[j]])}",
+                other_thread=lambda j: int(flat_actors[b[j]]),
             )
     if st.writer is None:
         return
-    tb = grid.actor_block(ft)
+    tb = grid.actor_block(flat_actors)
     E = grid.epoch[tb]
-    changes = np.ones(fk.shape[0], bool) if strict else ~bits_equal(st.data[fk], fv)
+    changes = np.ones(flat_keys.shape[0], bool) if strict else ~bits_equal(st.data[flat_keys], flat_values)
     if not changes.any():
         return
-    w = st.writer[fk]
+    w = st.writer[flat_keys]
     ww = (
         changes
         & (w != NONE)
-        & ~((w == ft) & (ft >= 0))
-        & ((grid.actor_block(w) != tb) | (st.wepoch[fk] == E))
+        & ~((w == flat_actors) & (flat_actors >= 0))
+        & ((grid.actor_block(w) != tb) | (st.wepoch[flat_keys] == E))
     )
     _check_elements(
-        op, st, ww, fk, ft,
-        lambda i: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-        f"{fmt_value(fv[i])} to {st.describe(fk[i])}, which "
-        f"{grid.describe_thread(int(w[i]))} wrote ({fmt_value(st.data[fk[i]])}) "
-        + _unordered(grid, int(w[i]), int(ft[i])),
+        op, st, ww, flat_keys, flat_actors,
+        lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "
+        f"{fmt_value(flat_values[i])} to {st.describe(flat_keys[i])}, which "
+        f"{grid.describe_thread(int(w[i]))} wrote ({fmt_value(st.data[flat_keys[i]])}) "
+        + _unordered(grid, int(w[i]), int(flat_actors[i])),
         other_thread=lambda i: int(w[i]),
     )
-    rb = st.rblock[fk]
-    r = st.reader[fk]
+    rb = st.rblock[flat_keys]
+    r = st.reader[flat_keys]
     war = changes & (
         (rb == MULTI)
         | ((rb >= 0) & (rb != tb))
-        | ((rb == tb) & (st.repoch[fk] == E) & ((r == MULTI) | ((r >= 0) & (r != ft))))
+        | ((rb == tb) & (st.repoch[flat_keys] == E) & ((r == MULTI) | ((r >= 0) & (r != flat_actors))))
     )
 
     def overwrites(i: int) -> str:
         reader = int(r[i])
-        if reader >= 0 and reader != int(ft[i]):
+        if reader >= 0 and reader != int(flat_actors[i]):
             who = grid.describe_thread(reader)
-            why = _unordered(grid, reader, int(ft[i]))
+            why = _unordered(grid, reader, int(flat_actors[i]))
         elif rb[i] >= 0 and rb[i] != tb[i]:
             who = f"a thread of block {int(rb[i])}"
             why = "(blocks do not synchronise within a launch)"
         else:
             who = "other threads"
-            why = _unordered(grid, int(ft[i]), int(ft[i])) if rb[i] == tb[i] else (
+            why = _unordered(grid, int(flat_actors[i]), int(flat_actors[i])) if rb[i] == tb[i] else (
                 "(blocks do not synchronise within a launch)"
             )
         return (
-            f"data race on {st.words}: {grid.describe_thread(ft[i])} overwrites "
-            f"{st.describe(fk[i])}, which {who} read {why}"
+            f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} overwrites "
+            f"{st.describe(flat_keys[i])}, which {who} read {why}"
         )
 
-    _check_elements(op, st, war, fk, ft, overwrites)
+    _check_elements(op, st, war, flat_keys, flat_actors, overwrites)
 
 
-def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft: np.ndarray) -> None:
+def check_tma_writes(op: Operation, grid: Grid, st: Storage, flat_keys: np.ndarray, flat_actors: np.ndarray) -> None:
     """A write of elements a TMA load is still writing, or a TMA store or a wgmma still
     reading."""
     for pending, what in (
@@ -473,66 +479,96 @@ def check_tma_writes(op: Operation, grid: Grid, st: Storage, fk: np.ndarray, ft:
     ):
         if pending is not None:
             _check_elements(
-                op, st, pending[fk] > 0, fk, ft,
-                lambda i, what=what: f"data race on {st.words}: {grid.describe_thread(ft[i])} writes "
-                f"{st.describe(fk[i])} {what}",
+                op, st, pending[flat_keys] > 0, flat_keys, flat_actors,
+                lambda i, what=what: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "
+                f"{st.describe(flat_keys[i])} {what}",
             )
 
 
 # --------------------------------------------------------------------- cp.async
 
 
-def issue_async_copy(
-    op: Operation,
-    grid: Grid,
-    st: Storage,
-    actors: np.ndarray,
-    keys: np.ndarray,
-    values: np.ndarray,
-    sel: np.ndarray,
-    rows: np.ndarray,
-) -> None:
-    """Start copies of `values` to `keys` ([k, n]; only where `sel`) of shared
-    storage `st` by `actors` ([k]; `rows`: a thread of each, whose commit count
-    names the group). The destination is pending until the copy lands."""
-    if st.pending is None:
-        st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
-    fk = keys[sel]
-    ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
-    _fail_first(
-        op, st.pending[fk] > 0,
-        lambda i: f"{grid.describe_thread(ft[i])} starts a cp.async to {st.describe(fk[i])}, "
-        f"which an earlier cp.async is still writing",
-        thread=lambda i: int(ft[i]),
-    )
-    if st.tracked:
-        _check_write_races(op, grid, st, fk, ft, values[sel])
-    np.add.at(st.pending, fk, 1)
-    grid.copies.append(
-        AsyncCopy(op, st, actors, keys, values, grid.committed[rows].copy(), sel, rows)
-    )
+@dataclass
+class AsyncCopy:
+    """cp.async copies issued by one op, not yet landed: `actors` [k] (threads, or
+    whole blocks) copy `values` [k, n] to `keys` [k, n] of `storage` where `sel`
+    [k, n]; `group` [k] is the commit group of each (its thread's commit count when
+    the copy was issued) and `rows` [k] that thread."""
+
+    op: Operation
+    storage: Storage
+    actors: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    group: np.ndarray
+    sel: np.ndarray
+    rows: np.ndarray
 
 
-def land_async_copies(grid: Grid, keep_groups: int) -> None:
-    """`cp.async.wait_group keep_groups` by the active threads: their copies of all
-    but the `keep_groups` most recent committed groups land (are written)."""
-    remaining = []
-    for c in grid.copies:
-        running = np.ones(c.rows.shape, bool) if grid.mask is None else grid.mask[c.rows]
-        done = running & (c.group < grid.committed[c.rows] - keep_groups)
-        if done.any():
-            sel = c.sel[done]
-            keys = c.keys[done][sel]
-            actors = np.broadcast_to(c.actors[done][:, None], sel.shape)[sel]
-            assert c.storage.pending is not None
-            np.subtract.at(c.storage.pending, keys, 1)
-            store(c.op, grid, c.storage, actors, keys, c.values[done][sel])
-        if not done.all():
-            rest = ~done
-            remaining.append(
-                AsyncCopy(
-                    c.op, c.storage, c.actors[rest], c.keys[rest], c.values[rest],
-                    c.group[rest], c.sel[rest], c.rows[rest],
+class AsyncCopies:
+    """The cp.async state of one launch: each thread's count of committed groups and
+    the copies issued and not yet landed. The executor makes one per launch
+    (`ReferenceInterpreter.async_copies`)."""
+
+    def __init__(self, grid: Grid):
+        self.grid = grid
+        self.committed = np.zeros(grid.num_threads, dtype=np.int32)
+        self.in_flight: list[AsyncCopy] = []
+
+    def commit(self, tids: np.ndarray) -> None:
+        """`cp.async.commit_group` by threads `tids`: their copies issued so far form a group."""
+        self.committed[tids] += 1
+
+    def issue(
+        self,
+        op: Operation,
+        st: Storage,
+        actors: np.ndarray,
+        keys: np.ndarray,
+        values: np.ndarray,
+        sel: np.ndarray,
+        rows: np.ndarray,
+    ) -> None:
+        """Start copies of `values` to `keys` ([k, n]; only where `sel`) of shared
+        storage `st` by `actors` ([k]; `rows`: a thread of each, whose commit count
+        names the group). The destination is pending until the copy lands."""
+        grid = self.grid
+        if st.pending is None:
+            st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
+        dst_keys = keys[sel]
+        dst_actors = np.broadcast_to(actors[:, None], keys.shape)[sel]
+        _fail_first(
+            op, st.pending[dst_keys] > 0,
+            lambda i: f"{grid.describe_thread(dst_actors[i])} starts a cp.async to {st.describe(dst_keys[i])}, "
+            f"which an earlier cp.async is still writing",
+            thread=lambda i: int(dst_actors[i]),
+        )
+        if st.tracked:
+            _check_write_races(op, grid, st, dst_keys, dst_actors, values[sel])
+        np.add.at(st.pending, dst_keys, 1)
+        self.in_flight.append(AsyncCopy(op, st, actors, keys, values, self.committed[rows].copy(), sel, rows))
+
+    def land(self, keep_groups: int) -> None:
+        """`cp.async.wait_group keep_groups` by the active threads: their copies of all
+        but the `keep_groups` most recent committed groups land (are written)."""
+        grid = self.grid
+        remaining = []
+        for c in self.in_flight:
+            running = np.ones(c.rows.shape, bool) if grid.mask is None else grid.mask[c.rows]
+            done = running & (c.group < self.committed[c.rows] - keep_groups)
+            if done.any():
+                sel = c.sel[done]
+                keys = c.keys[done][sel]
+                actors = np.broadcast_to(c.actors[done][:, None], sel.shape)[sel]
+                assert c.storage.pending is not None
+                np.subtract.at(c.storage.pending, keys, 1)
+                store(c.op, grid, c.storage, actors, keys, c.values[done][sel])
+            if not done.all():
+                rest = ~done
+                remaining.append(
+                    AsyncCopy(
+                        c.op, c.storage, c.actors[rest], c.keys[rest], c.values[rest],
+                        c.group[rest], c.sel[rest], c.rows[rest],
+                    )
                 )
-            )
-    grid.copies = remaining
+        self.in_flight = remaining

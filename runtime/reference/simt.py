@@ -1,5 +1,5 @@
-"""The simulated grid: thread and block ids, the active-thread mask, barrier epochs,
-in-flight cp.async copies.
+"""The simulated grid: thread and block ids, the active-thread mask, barrier epochs.
+(The cp.async copies in flight are memory-model state: `memory.AsyncCopies`.)
 
 All threads of all blocks run in lockstep, one op at a time over arrays of shape
 `[T]` (T = blocks x threads per block), thread t being thread `t % tpb` of block
@@ -16,13 +16,9 @@ differ; accesses of two blocks are never ordered within a launch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .memory import Storage
 
 WARP_SIZE = 32
 
@@ -37,29 +33,11 @@ def whole_block(blocks: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class AsyncCopy:
-    """cp.async copies issued by one op, not yet landed: `actors` [k] (threads, or
-    whole blocks) copy `values` [k, n] to `keys` [k, n] of `storage` where `sel`
-    [k, n]; `group` [k] is the commit group of each (its thread's commit count when
-    the copy was issued) and `rows` [k] that thread."""
-
-    op: object
-    storage: Storage
-    actors: np.ndarray
-    keys: np.ndarray
-    values: np.ndarray
-    group: np.ndarray
-    sel: np.ndarray
-    rows: np.ndarray
-
-
-@dataclass
 class Grid:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     mask: np.ndarray | None = None
     """bool [T] of the threads that run the current op; None when all do."""
-    copies: list[AsyncCopy] = field(default_factory=list[AsyncCopy])
 
     def __post_init__(self):
         gx, gy, gz = self.grid
@@ -76,7 +54,6 @@ class Grid:
         b = self.block_of
         self.block_id = (b % gx, (b // gx) % gy, b // (gx * gy))
         self.epoch = np.zeros(self.num_blocks, dtype=np.int32)
-        self.committed = np.zeros(self.num_threads, dtype=np.int32)
 
     def active_tids(self) -> np.ndarray:
         if self.mask is None:

@@ -150,23 +150,23 @@ class MBarrier:
             raise ExecutionError(op, f"TMA load to {st.name}, which is not shared memory")
         if st.tma_pending is None:
             st.tma_pending = np.zeros(st.data.shape[0], dtype=np.int32)
-        fk = keys[sel]
-        ft = np.broadcast_to(actors[:, None], keys.shape)[sel]
-        busy = st.tma_pending[fk] > 0
+        flat_keys = keys[sel]
+        flat_actors = np.broadcast_to(actors[:, None], keys.shape)[sel]
+        busy = st.tma_pending[flat_keys] > 0
         if busy.any():
             i = int(np.argmax(busy))
             raise ExecutionError(
                 op,
-                f"{grid.describe_thread(ft[i])} starts a TMA load to "
-                f"{st.describe(fk[i])}, which an earlier TMA load is still writing",
-                thread=int(ft[i]),
+                f"{grid.describe_thread(flat_actors[i])} starts a TMA load to "
+                f"{st.describe(flat_keys[i])}, which an earlier TMA load is still writing",
+                thread=int(flat_actors[i]),
             )
         from .memory import check_tma_writes
 
-        check_tma_writes(op, grid, st, fk, ft)
+        check_tma_writes(op, grid, st, flat_keys, flat_actors)
         if st.tracked:
-            _check_write_races(op, grid, st, fk, ft, values[sel])
-        np.add.at(st.tma_pending, fk, 1)
+            _check_write_races(op, grid, st, flat_keys, flat_actors, values[sel])
+        np.add.at(st.tma_pending, flat_keys, 1)
         np.add.at(self.copied, blocks, nbytes)
         self.copies.append(InFlight(op, st, blocks, actors, keys, values, sel))
         note_barrier_change()

@@ -30,15 +30,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from tilec.dialects.dtypes import ELEMENTS, FLOAT_ELEMENTS, bf16_to_f32, f32_to_bf16
+
 INDEX_DTYPE = np.dtype(np.int64)
 
-_INT_DTYPES = {
-    1: np.dtype(np.bool_),
-    8: np.dtype(np.int8),
-    16: np.dtype(np.int16),
-    32: np.dtype(np.int32),
-    64: np.dtype(np.int64),
-}
+_INT_DTYPES = {1: np.dtype(np.bool_), **{e.bits: e.storage for e in ELEMENTS.values() if not e.is_float}}
 _UINT_DTYPES = {
     8: np.dtype(np.uint8),
     16: np.dtype(np.uint16),
@@ -83,14 +79,8 @@ def dtype_of(t: Attribute) -> np.dtype:
             if width in _INT_DTYPES:
                 return _INT_DTYPES[width]
             raise UnsupportedType(f"integers of {width} bits are not supported")
-        case Float16Type():
-            return np.dtype(np.float16)
-        case Float32Type():
-            return np.dtype(np.float32)
-        case Float64Type():
-            return np.dtype(np.float64)
-        case BFloat16Type():
-            return np.dtype(np.uint16)
+        case Float16Type() | Float32Type() | Float64Type() | BFloat16Type():
+            return FLOAT_ELEMENTS[type(t)].storage
         case _:
             raise UnsupportedType(f"element type {t} is not supported")
 
@@ -112,23 +102,6 @@ def is_float(t: Attribute) -> bool:
     return isinstance(
         element_type(t), Float16Type | Float32Type | Float64Type | BFloat16Type
     )
-
-
-def bf16_to_f32(bits: Any) -> Any:
-    b = np.asarray(bits, dtype=np.uint16)
-    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
-
-
-def f32_to_bf16(values: Any) -> Any:
-    """Round to nearest even, as `__float2bfloat16_rn` does; NaN stays NaN."""
-    f = np.asarray(values, dtype=np.float32)
-    u = f.view(np.uint32)
-    rounding = ((u >> np.uint32(16)) & np.uint32(1)) + np.uint32(0x7FFF)
-    out = ((u + rounding) >> np.uint32(16)).astype(np.uint16)
-    nan = np.isnan(f)
-    if np.any(nan):
-        out = np.where(nan, ((u >> np.uint32(16)) | np.uint32(0x40)).astype(np.uint16), out)
-    return out
 
 
 def to_compute(value: Any, t: Attribute) -> Any:

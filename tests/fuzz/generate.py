@@ -1,4 +1,4 @@
-"""Random VALID copy programs for the fuzz tests and for `benchmarks/sanitize.sh`.
+"""Random VALID copy programs for the fuzz tests and for `dev/device/sanitize.sh`.
 
 A program is one `func.func` copying a source view into a destination view of the
 same logical shape: rank 1 to 3, static or dynamic (`?`) extents, extents that no tile

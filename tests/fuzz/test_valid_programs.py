@@ -108,7 +108,7 @@ def _check_default_pipeline(prog, function: str) -> None:
 
 def test_generator_is_reproducible_and_writes_files(tmp_path):
     """`python -m tests.fuzz.generate --count N --out DIR` (used by
-    benchmarks/sanitize.sh) writes N parseable programs, the same for the same seed."""
+    dev/device/sanitize.sh) writes N parseable programs, the same for the same seed."""
     from generate import main
 
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]

@@ -52,10 +52,9 @@ def _copy_and_check(torch, kernels, dst_base, dst, src):
 
 
 @pytest.fixture
-def always(monkeypatch):
-    from tilec import copy_realign
+def always(routes):
 
-    monkeypatch.setattr(copy_realign, "POLICY", "always")
+    routes(realign="always")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -38,7 +38,7 @@ func.func @copy(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16>, %n: 
 def test_run_gpu_with_dynamic_extents_and_bf16(tmp_path, capsys):
     """`--run gpu` sizes dynamic buffers as the CPU executor does (from the layout-level
     views and tilec.args), and passes bf16 buffers as their uint16 bits (found by
-    benchmarks/sanitize.sh on generated programs)."""
+    dev/device/sanitize.sh on generated programs)."""
     path = tmp_path / "dyn_bf16.mlir"
     path.write_text(DYNAMIC_BF16)
     assert main([str(path), "--run", "gpu", "--check"]) == 0

@@ -256,7 +256,7 @@ def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("force", ["auto", "always"])
-def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch):
+def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
     """Copies into contiguous dsts with short odd rows, which the gather kernel
     (copy_gather.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
     MiB, with and without conversions; forced (`always`), also into a padded dst (dst
@@ -265,7 +265,7 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch):
     from tilec.tensor_copy import copy_
 
     torch = _torch()
-    monkeypatch.setattr(copy_gather, "POLICY", force)
+    routes(gather=force)
     gen = torch.Generator(device="cuda").manual_seed(20)
     cases = [
         ("uint8", "uint8", lambda d: _random(torch, d, (1, 259), gen, True), (4099, 259)),
@@ -427,7 +427,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("policy", ["auto", "never"])
-def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch):
+def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch, routes):
     """The box kernel (copy_box.py) on the strided set's cases 30, 42 and 35 made small,
     at several pointer remainders mod 16, into padded dst rows (case 30's shape), in
     int8, uint8 and bool, with the shared-memory budget lowered too (many blocks,
@@ -436,7 +436,7 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch):
     from tilec.tensor_copy import copy_
 
     torch = _torch()
-    monkeypatch.setattr(copy_box, "POLICY", policy)
+    routes(box=policy)
     gen = torch.Generator(device="cuda").manual_seed(30)
     for smem in (copy_box.SMEM_BYTES, 2048):
         monkeypatch.setattr(copy_box, "SMEM_BYTES", smem)
@@ -450,7 +450,7 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch):
                 # a dst mode of 16 exactly; the same from an offset slice
                 (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2), 0),
                 (lambda d=dtype: _random(torch, d, (301, 5, 16, 7), gen, True).permute(1, 3, 0, 2)[:, :, 1:300], 0),
-                # case 35: rows of 5 from 5 long src rows (BOX_COLS), src at offsets; a grid mode
+                # case 35: rows of 5 from 5 long src rows (BoxShape.COLS), src at offsets; a grid mode
                 *[(lambda o=o, d=dtype: _random(torch, d, (5 * 100003 + 16,), gen, True)[o : o + 5 * 100003]
                    .view(5, 100003).t(), 0) for o in (0, 7)],
                 (lambda d=dtype: _random(torch, d, (37, 3, 2111), gen, True).permute(1, 2, 0), 0),

@@ -14,6 +14,7 @@ from helpers.operands import operand
 from tilec import copy_box
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
+from tilec.copy_key import BoxShape
 from tilec.copy_plan import plan_copy
 
 
@@ -24,18 +25,18 @@ def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_s
 def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     # case 30: bools (19, 38647519) from a flat (38647519, 19)
     p = _plan((19, 1000), (19, 1000), (1, 19), "bool")
-    assert p.key.box == copy_box.BOX_FLAT and p.key.gather == 0 and p.key.index_bits == 32
+    assert p.key.box == BoxShape.FLAT and p.key.gather == 0 and p.key.index_bits == 32
     so, do, t, pb, cd, blocks = p.extra
     assert (so, do) == (0, 0) and t * 19 + 16 <= copy_box.SMEM_BYTES and pb % 16 == 0
     assert blocks == 1 and cd == (t + 15) // 16 + 1
     # case 42: int8 (346, 37, 1691, 17), a 37 x 17 transpose inside steps of 1691
     p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
-    assert p.key.box == copy_box.BOX_ROWS
+    assert p.key.box == BoxShape.ROWS
     so, do, t, pb, cd, blocks = p.extra
     assert pb == 656 and t == copy_box.SMEM_BYTES // 656 and blocks == 5 * -(-100 // t)
     # case 35: rows of 5 (uint8 -> int8, the same bits) from 5 long src rows
     p = _plan((100000, 5), (100000, 5), (1, 100000), "int8", "uint8")
-    assert p.key.box == copy_box.BOX_COLS and p.key.gather == 0
+    assert p.key.box == BoxShape.COLS and p.key.gather == 0
     so, do, t, pb, cd, blocks = p.extra
     assert t == (copy_box.SMEM_BYTES - 32) // 5 and cd == (t + 15) // 16 + 1 and blocks == -(-100000 // t)
 
@@ -60,8 +61,8 @@ def test_the_rule_leaves_others_to_the_other_kernels(why, plan):
     assert plan().key.box == 0, why
 
 
-def test_policy_never_turns_it_off(monkeypatch):
-    monkeypatch.setattr(copy_box, "POLICY", "never")
+def test_policy_never_turns_it_off(routes):
+    routes(box="never")
     assert _plan((19, 1000), (19, 1000), (1, 19), "bool").key.box == 0
 
 
@@ -82,37 +83,37 @@ def _cases(rng):
         return rng.integers(-128, 128, size=shape, dtype=np.int8)
 
     out = []
-    # BOX_FLAT: a (19, n) transpose of a flat (n, 19) src, into a flat dst at each
+    # BoxShape.FLAT: a (19, n) transpose of a flat (n, 19) src, into a flat dst at each
     # remainder mod 16 of both pointers
     for so, do in ((0, 0), (3, 11), (15, 1)):
         flat = rand(so + 19 * 301 + 5)
         src = flat[so : so + 19 * 301].reshape(301, 19).T
         base = np.full(19 * 301 + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do: b[do : do + 19 * 301].reshape(19, 301), copy_box.BOX_FLAT))
-    # BOX_FLAT into padded dst rows (dst stride of W 307, not 301)
+        out.append((src, base, lambda b, do=do: b[do : do + 19 * 301].reshape(19, 301), BoxShape.FLAT))
+    # BoxShape.FLAT into padded dst rows (dst stride of W 307, not 301)
     src = rand((301, 7)).T
     base = np.full((7, 307), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, 3:304], copy_box.BOX_FLAT))
-    # BOX_ROWS: (a, 37, b, 17) from src [b][a][17][37], offset pointers, a grid mode
+    out.append((src, base, lambda b: b[:, 3:304], BoxShape.FLAT))
+    # BoxShape.ROWS: (a, 37, b, 17) from src [b][a][17][37], offset pointers, a grid mode
     for so, do in ((0, 0), (7, 9)):
         flat = rand(so + 70 * 3 * 17 * 37 + 3)
         src = flat[so : so + 70 * 3 * 17 * 37].reshape(70, 3, 17, 37).transpose(1, 3, 0, 2)
         base = np.full(src.size + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), copy_box.BOX_ROWS))
-    # BOX_COLS: (n, 5) rows of 5 from 5 src rows (case 35), both pointers offset
+        out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), BoxShape.ROWS))
+    # BoxShape.COLS: (n, 5) rows of 5 from 5 src rows (case 35), both pointers offset
     for so, do in ((0, 0), (9, 6)):
         flat = rand(so + 5 * 3001 + 7)
         src = flat[so : so + 5 * 3001].reshape(5, 3001).T
         base = np.full(5 * 3001 + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do: b[do : do + 5 * 3001].reshape(3001, 5), copy_box.BOX_COLS))
-    # BOX_COLS with a grid mode on both sides, into a padded outer dst mode
+        out.append((src, base, lambda b, do=do: b[do : do + 5 * 3001].reshape(3001, 5), BoxShape.COLS))
+    # BoxShape.COLS with a grid mode on both sides, into a padded outer dst mode
     src = rand((37, 3, 211)).transpose(1, 2, 0)  # (3, 211, 37): rows of 37 from 37 src rows
     base = np.full((3, 211 * 37 + 9), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), copy_box.BOX_COLS))
-    # BOX_ROWS with D = 16 exactly, W = 3, into padded dst rows, two grid modes
+    out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), BoxShape.COLS))
+    # BoxShape.ROWS with D = 16 exactly, W = 3, into padded dst rows, two grid modes
     src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
     base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, :, :, 2 : 2 + 144].reshape(2, 5, 3, 9, 16), copy_box.BOX_ROWS))
+    out.append((src, base, lambda b: b[:, :, :, 2 : 2 + 144].reshape(2, 5, 3, 9, 16), BoxShape.ROWS))
     return out
 
 
@@ -169,6 +170,6 @@ def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, compiled, nvrtc
     for src, base, view, shape in _cases(np.random.default_rng(64)):
         _check(view, src, base, kernels)
         seen.add(shape)
-    assert seen == {copy_box.BOX_FLAT, copy_box.BOX_ROWS, copy_box.BOX_COLS}
+    assert seen == {BoxShape.FLAT, BoxShape.ROWS, BoxShape.COLS}
     if compiled:
         assert {k.index_bits for k in kernels._entries} == {64}

@@ -20,12 +20,11 @@ from tilec.runtime.host_ops import RecipeProgram
 
 
 @pytest.fixture(autouse=True)
-def tiled_kernel_only(monkeypatch):
+def tiled_kernel_only(routes):
     """These tests are about the tiled kernel: the gather kernel (copy_gather.py,
     tests/unit/test_copy_gather.py) would take some of their small odd shapes."""
-    from tilec import copy_gather
 
-    monkeypatch.setattr(copy_gather, "POLICY", "never")
+    routes(gather="never")
 
 
 @pytest.fixture(scope="module")
@@ -77,21 +76,20 @@ def test_a_short_outer_mode_goes_to_the_grid_not_the_tile():
     assert tile[0] == 1 and tile[1] == 32 * 1024 // 2
 
 
-def test_rows_read_contiguously_stop_at_the_line_cap(monkeypatch):
+def test_rows_read_contiguously_stop_at_the_line_cap(routes):
     """The same copy with a contiguous source: rows of at most LINE_CAP_BYTES (a
     32 KiB row over an extent like 7775 would leave most blocks idle); the tiled
     kernel's tile (the misaligned rows take the realign kernel, copy_realign.py)."""
-    from tilec import copy_realign
     from tilec.copy_tile import LINE_CAP_BYTES
 
-    monkeypatch.setattr(copy_realign, "POLICY", "never")
+    routes(realign="never")
 
     plan = plan_copy(Operand(0, "int8", (17, 7775), (7776, 1)), Operand(0, "int8", (17, 7775), (7775 * 3, 1)))
     tile, _ = tile_choice(plan.key)
     assert tile == (1, LINE_CAP_BYTES)
 
 
-def test_transposes_take_short_src_runs_and_long_dst_runs(monkeypatch):
+def test_transposes_take_short_src_runs_and_long_dst_runs(routes):
     """The "runs" rule: 16 elements along the src's contiguous mode (a short one: its
     class, or for bytes a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
     a long dst-contiguous mode (a short one whole), further modes folded up to the
@@ -99,7 +97,6 @@ def test_transposes_take_short_src_runs_and_long_dst_runs(monkeypatch):
     budget, dst runs and growth (`NARROW_*`), 256 threads. (42 and 30 take the box
     kernel, copy_box.py: turned off here, their tiles are those of the same patterns
     where the box rule does not apply.)"""
-    from tilec import copy_box
     from tilec.copy_tile import (
         DST_RUN_BYTES,
         NARROW_DST_RUN_BYTES,
@@ -110,7 +107,7 @@ def test_transposes_take_short_src_runs_and_long_dst_runs(monkeypatch):
         _src_run,
     )
 
-    monkeypatch.setattr(copy_box, "POLICY", "never")
+    routes(box="never")
 
     def choice_of(shape, src_strides, dtype="int8"):
         return tile_choice(plan_of(shape, dtype=dtype, src_strides=src_strides).key)
@@ -142,16 +139,15 @@ def test_transposes_take_short_src_runs_and_long_dst_runs(monkeypatch):
     assert tile_choice(col.key) == (None, 0)
 
 
-def test_rows_get_a_tile_they_fill(monkeypatch):
+def test_rows_get_a_tile_they_fill(routes):
     """Rows read contiguously or broadcast (cases 02, 16, 38): the longest tile up to
     LINE_CAP_BYTES that the row fills at least ROW_MIN_USE (254 -> 256, 1123 bf16 ->
     512, 41440 int16 -> 2048 with 8 rows), the rest of the budget to the next modes;
     the key carries it, so one pattern compiles one kernel per row tile. (The tiled
     kernel's: misaligned rows take the realign kernel, copy_realign.py.)"""
-    from tilec import copy_realign
     from tilec.copy_tile import LINE_CAP_BYTES, row_tile
 
-    monkeypatch.setattr(copy_realign, "POLICY", "never")
+    routes(realign="never")
 
     def plan(n_last, dtype="int16", step=1):
         shape = (31859, 3, 11, n_last)
@@ -193,14 +189,13 @@ def test_the_key_carries_the_src_order():
         ((37, 45, 17), (0, 2, 1), "uint8"),
     ],
 )
-def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available, monkeypatch):
+def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available, routes):
     """The compiled kernels of folded tiles, run by the reference executor (the box
     kernel, which takes the int8 transpose, turned off)."""
-    from tilec import copy_box
 
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    monkeypatch.setattr(copy_box, "POLICY", "never")
+    routes(box="never")
     rng = np.random.default_rng(sum(shape))
     src = rng.integers(-100, 100, size=shape).astype(dtype).transpose(perm)
     dst = np.full(src.shape, 77, dtype=dtype)
@@ -215,16 +210,15 @@ def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available,
     "shape,dst_rows,dtype",
     [((3, 40, 17, 56), 59, "int32"), ((5, 3, 11, 254), 256, "int16"), ((2, 3, 9, 1123), 1125, "uint8")],
 )
-def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc_available, monkeypatch):
+def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc_available, routes):
     """The compiled kernels of row tiles (cases 16 and 38 in small; 34's short rows
     for contrast), into padded dst rows, run by the reference executor: every byte of the
     dst buffer, padding included (the tiled kernel's; misaligned rows take the realign
     kernel, copy_realign.py)."""
-    from tilec import copy_realign
 
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    monkeypatch.setattr(copy_realign, "POLICY", "never")
+    routes(realign="never")
     rng = np.random.default_rng(shape[-1])
     src = rng.integers(-100, 100, size=shape).astype(dtype)
     big = np.full((*shape[:-1], dst_rows), 77, dtype=dtype)

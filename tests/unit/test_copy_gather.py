@@ -18,8 +18,8 @@ from tilec.copy_program import copy_program
 
 
 @pytest.fixture
-def always(monkeypatch):
-    monkeypatch.setattr(copy_gather, "POLICY", "always")
+def always(routes):
+    routes(gather="always")
 
 
 def op(shape, strides=None, dtype="int32", ptr=0):
@@ -120,9 +120,9 @@ def test_gather_copies_match_numpy(always, compiled, nvrtc_available):
         assert all(k.gather for k in kernels._entries)
 
 
-def test_gather_with_64_bit_offsets_matches_numpy(monkeypatch, nvrtc_available):
+def test_gather_with_64_bit_offsets_matches_numpy(monkeypatch, nvrtc_available, routes):
     """The 64-bit variant, forced by a lower limit (real 2**31 offsets need GiBs)."""
-    monkeypatch.setattr(copy_gather, "POLICY", "always")
+    routes(gather="always")
     monkeypatch.setattr(copy_gather, "INDEX32_LIMIT", 100)
     rng = np.random.default_rng(64)
     base = rng.integers(-128, 127, size=(6, 21, 9), dtype=np.int8)

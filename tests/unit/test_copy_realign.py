@@ -17,12 +17,13 @@ from tilec import copy_realign
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import plan_copy
+from tilec.copy_routes import forced_routes
 from tilec.copy_program import copy_program
 
 
 @pytest.fixture
-def always(monkeypatch):
-    monkeypatch.setattr(copy_realign, "POLICY", "always")
+def always(routes):
+    routes(realign="always")
 
 
 def _aligned(n: int, dtype, fill=None, rng=None) -> np.ndarray:
@@ -190,9 +191,7 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled
 def test_random_row_copies_match_numpy(e, rows, n, so, do, spad, dpad):
     """Any rows, pads and element offsets: the whole program against NumPy, with the
     bytes around dst poisoned."""
-    old = copy_realign.POLICY
-    copy_realign.POLICY = "always"
-    try:
+    with forced_routes(realign="always"):
         dtype = f"int{8 * e}"
         rng = np.random.default_rng(n * 31 + so)
         base = _aligned(2048, dtype, rng=rng)
@@ -201,5 +200,3 @@ def test_random_row_copies_match_numpy(e, rows, n, so, do, spad, dpad):
         src = _rows(base, so, rows, n, n + spad)
         dst = _rows(out, do, rows, n, n + dpad)
         _check(out, dst, src, False, None)
-    finally:
-        copy_realign.POLICY = old

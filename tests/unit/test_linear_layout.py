@@ -268,6 +268,28 @@ def test_conversion_from_a_broadcast_layout_needs_no_movement():
     assert conversion_kind(spread, bcast) == "shared"
 
 
+def test_conversion_kinds_across_ctas():
+    """Two CTAs of a 16x32 tensor; the layouts have equal register, lane and warp
+    bases and differ in the block basis only. Block 1 of `dst` then holds what block 1
+    of `src` holds moved by the difference of the two block bases: a register
+    renaming only where that difference is a register basis, a shuffle where it is a
+    lane's, shared memory where it is a warp's (never "register" because the
+    thread-level bases agree)."""
+    shape = [16, 32]
+    lanes = [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16)]
+
+    def layout(block):
+        return LinearLayout({"register": [(1, 0)], "lane": lanes, "warp": [(2, 0), (4, 0)], "block": [block]}, shape)
+
+    src = layout((8, 0))
+    assert src.num_blocks == 2
+    assert conversion_kind(src, layout((8, 0))) == "identity"
+    assert conversion_kind(src, layout((9, 0))) == "register"
+    assert conversion_kind(src, layout((8, 1))) == "warp_shuffle"
+    assert conversion_kind(src, layout((10, 0))) == "shared"
+    assert conversion_kind(layout((10, 0)), src) == "shared"
+
+
 def test_conversion_kind_errors():
     a = _bl([1], [32], [4], [0], [128])
     with pytest.raises(LayoutError, match="same shape"):

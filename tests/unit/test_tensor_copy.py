@@ -15,7 +15,8 @@ from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import Operand, merge_modes, overlap, plan_copy
 from tilec.copy_program import copy_program
-from tilec.dialects.conversions import _f32_to_bf16, conversion_steps, convert_values
+from tilec.dialects.conversions import conversion_steps, convert_values
+from tilec.dialects.dtypes import f32_to_bf16
 from tilec.support.diagnostics import TilecError
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
@@ -124,7 +125,7 @@ def test_host_arrays_are_refused_by_the_gpu_front_end():
 def _random_values(rng, dtype, shape):
     v = rng.uniform(-100, 100, size=shape).astype(np.float32)
     if dtype == "bfloat16":
-        return _f32_to_bf16(v)
+        return f32_to_bf16(v)
     if dtype == "bool":
         return (v > 0).astype(np.uint8)
     if dtype == "uint8":
@@ -235,12 +236,11 @@ def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
     assert len(keys) <= 4
 
 
-def test_small_extents_are_specialised_and_pin_the_tile(monkeypatch):
-    from tilec import copy_gather
+def test_small_extents_are_specialised_and_pin_the_tile(routes):
     from tilec.copy_program import tile_choice
 
     # rows of 5 go to the gather kernel (copy_gather.py): here the tiled one is tested
-    monkeypatch.setattr(copy_gather, "POLICY", "never")
+    routes(gather="never")
     plan = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
     assert plan.key.small_extents == (None, 8)
     tile, threads = tile_choice(plan.key)
@@ -382,19 +382,18 @@ def test_benchmark_generator_patterns_match_numpy(nvrtc_available):
         assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), c.name
 
 
-def test_index_bits_32_where_every_covered_offset_fits(monkeypatch):
+def test_index_bits_32_where_every_covered_offset_fits(routes):
     """`CopyKey.index_bits`: 32 where every offset the tiles compute fits in 32 bits,
     masked elements of edge tiles included, and the element sizes take it; the program
     then carries the promise (the tiled kernel's: not the realign kernel's). (Case 30's
     pattern takes the box kernel, copy_box.py: turned off here to test the tiled
     kernel's offsets on it.)"""
-    from tilec import copy_box, copy_realign
     from tilec.copy_plan import index_bits
 
-    monkeypatch.setattr(copy_realign, "POLICY", "never")
+    routes(realign="never")
     from tilec.copy_tile import copy_tile
 
-    monkeypatch.setattr(copy_box, "POLICY", "never")
+    routes(box="never")
 
     def plan(m, n, dtype="uint8"):
         return plan_copy(op((m, n), dtype=dtype), op((m, n), (1, m), dtype=dtype))

@@ -3,13 +3,13 @@ them (same order, same generator, same poison and reference copies, so the same
 allocation), and for the cases named, tilec's realign kernel as on main (`MAIN`) and
 with this branch's defaults, and one torch copy_, in that order, inside a profiler range (run under `ncu --profile-from-start off`).
 
-    ncu --profile-from-start off --metrics ... python3 benchmarks/experiments/realign_ncu.py 4,16,...,46 46,34,16
+    ncu --profile-from-start off --metrics ... python3 dev/experiments/realign_ncu.py 4,16,...,46 46,34,16
 """
 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
 import strided_copy_bench as sb
 import torch
 

@@ -4,7 +4,7 @@ Triton on a case, this script times each variant of the realign kernel on the sa
 src and dst instead (a fresh `CopyKernels` per variant, the module's constants set
 for it), checks it bit-exact against PyTorch, and prints one table at the end.
 
-    python3 benchmarks/experiments/realign_variants.py OUT.md 46,34,16 [name=K:V,K:V ...]
+    python3 dev/experiments/realign_variants.py OUT.md 46,34,16 [name=K:V,K:V ...]
 
 A variant is `name=CONST:value,...` over copy_realign's module constants (THREADS,
 CHUNKS_PER_THREAD, FAST_DIV, ...); none: "main", the constants as imported.
@@ -15,7 +15,7 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, ".."))
+sys.path.insert(0, os.path.join(here, "..", "..", "benchmarks"))
 import copy_bench
 import strided_copy_bench as sb
 import torch

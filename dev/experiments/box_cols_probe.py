@@ -1,9 +1,9 @@
-"""`BOX_COLS` (api/copy_box.py) against the kernels it replaces, on rows of `n_D` bytes
+"""`BoxShape.COLS` (api/copy_box.py) against the kernels it replaces, on rows of `n_D` bytes
 (dst (N, n_D), contiguous) from `n_D` long src rows ((n_D, N) transposed), 256 MiB a
 side: tilec with the box kernel off (`never`: the tiled or gather kernel) and on, and
 PyTorch, each checked bit for bit and timed beside cudaMemcpy. Not a test.
 
-    python3 benchmarks/experiments/box_cols_probe.py
+    python3 dev/experiments/box_cols_probe.py
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def main() -> None:
     import torch
     from strided_copy_bench import _median
 
-    from tilec import copy_box
+    from tilec.copy_routes import forced_routes
     from tilec.copy_kernels import CopyKernels
     from tilec.tensor_copy import copy_
 
@@ -35,20 +35,19 @@ def main() -> None:
         for policy in ("never", "auto"):
             # kernels of their own: a launcher cached for the structure would keep the
             # kernel the first policy chose
-            copy_box.POLICY = policy
             kernels = CopyKernels(disk=False)
             dst.fill_(77)
-            copy_(dst, src, kernels=kernels)
-            torch.cuda.synchronize()
-            exact = bool(torch.equal(dst, want))
-            t = _median(cb, lambda d=dst, s=src, k=kernels: copy_(d, s, kernels=k), 30)
+            with forced_routes(box=policy):
+                copy_(dst, src, kernels=kernels)
+                torch.cuda.synchronize()
+                exact = bool(torch.equal(dst, want))
+                t = _median(cb, lambda d=dst, s=src, k=kernels: copy_(d, s, kernels=k), 30)
             row.append(f"{cb.tbps(moved, t) / mc:.3f}{'' if exact else ' NOT EXACT'}")
             boxes += [k.box for k in kernels._entries]
         t = _median(cb, lambda d=dst, s=src: d.copy_(s), 30)
         print(f"{nd} | {row[0]} | {row[1]} | {cb.tbps(moved, t) / mc:.3f}   (box shapes: off, on {boxes})", flush=True)
         del src, dst, want
         torch.cuda.empty_cache()
-    copy_box.POLICY = "auto"
 
 
 if __name__ == "__main__":

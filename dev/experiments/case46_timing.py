@@ -6,7 +6,7 @@ bench's warm-up or five calls), PyTorch beside each."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
 import copy_bench
 import strided_copy_bench as sb
 import torch

@@ -5,7 +5,7 @@ between blocks (K), over several tile shapes and three shapes (both sides, reads
 neither misaligned); each checked bit for bit, then timed beside cudaMemcpy. Not a test.
 On the GPU machine, from the repository root:
 
-    python3 benchmarks/experiments/misaligned_skew.py
+    python3 dev/experiments/misaligned_skew.py
 """
 import sys
 import numpy as np, cupy as cp

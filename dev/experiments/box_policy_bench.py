@@ -2,8 +2,8 @@
 so that main's kernels (`--policy never`: the same tree with the box kernel off) and the
 box kernel are timed in one call. Not a test.
 
-    python3 benchmarks/experiments/box_policy_bench.py --policy never -- --only 42,30 --no-host
-    python3 benchmarks/experiments/box_policy_bench.py --smem 20480 -- --only 42,30 --no-host
+    python3 dev/experiments/box_policy_bench.py --policy never -- --only 42,30 --no-host
+    python3 dev/experiments/box_policy_bench.py --smem 20480 -- --only 42,30 --no-host
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ def main() -> None:
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     from tilec import copy_box
+    from tilec.copy_routes import forced_routes
 
-    copy_box.POLICY = a.policy
     if a.smem:
         copy_box.SMEM_BYTES = a.smem
     rest = a.rest[1:] if a.rest[:1] == ["--"] else a.rest
     sys.argv = ["benchmarks/strided_copy_bench.py", *rest]
     sys.path.insert(0, "benchmarks")
-    runpy.run_path("benchmarks/strided_copy_bench.py", run_name="__main__")
+    with forced_routes(box=a.policy):
+        runpy.run_path("benchmarks/strided_copy_bench.py", run_name="__main__")
 
 
 if __name__ == "__main__":

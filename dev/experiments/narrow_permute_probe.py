@@ -1,8 +1,8 @@
 """Experiment for issue #20 (narrow permutes): a "box" copy kernel, hand-written CUDA, to
 measure the design before it is built in tilec IR. Not a test, not the API.
 
-    python3 benchmarks/experiments/narrow_permute_probe.py [--only 42,36] [--out DIR]
-    python3 benchmarks/experiments/narrow_permute_probe.py --compile-only   # NVRTC, no GPU
+    python3 dev/experiments/narrow_permute_probe.py [--only 42,36] [--out DIR]
+    python3 dev/experiments/narrow_permute_probe.py --compile-only   # NVRTC, no GPU
 
 The design (benchmarks/NOTES.md, "The box kernel: 1-byte transposes without padding";
 the kernel tilec builds from v3 is api/copy_box.py): each block copies a box of the
@@ -30,7 +30,7 @@ import os
 import sys
 
 sys.path.insert(0, "benchmarks")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
 
 TYPES = {
     "int8": ("unsigned char", 1),

@@ -2,7 +2,7 @@
 # Device call for the TMA transpose variants (issue 23): their GPU tests, the probe
 # (benchmarks/tma_transpose_probe.py: every variant twice, cudaMemcpy before and after),
 # then Nsight Compute figures of a few (NCU_CASES, ';'-separated; empty: none).
-#   DEV=.dev_NAME bash benchmarks/tma_transpose_run.sh   (from the checkout's root)
+#   DEV=.dev_NAME bash dev/device/tma_transpose_run.sh   (from the checkout's root)
 set -uo pipefail
 cd "${DEV:-.}"
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

@@ -5,7 +5,7 @@
 # per 4 of them. One summary line per
 # run, a table at the end; exits 1 if any run reports an error (or fails).
 #
-#   device run (carry .whl): bash benchmarks/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
+#   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
 #
 # --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
@@ -17,9 +17,9 @@
 #
 # Needs compute-sanitizer (CUDA 13) on PATH or under /usr/local/cuda/bin. The set-up
 # (wheels in .whl/ installed into /tmp/site, tilec installed editable) is the one of
-# benchmarks/device_run.sh.
+# dev/device/device_run.sh.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1
 while [ $# -gt 0 ]; do

@@ -1,13 +1,14 @@
 #!/bin/sh
 # The strided set's cases with the realign kernel's dispatch ("auto", this branch) and
 # without it ("never": main's kernels), one process each, in one device call:
-#   sh benchmarks/realign_compare.sh OUTDIR 4,10,16,19,22,28,34,40,46,13,25
+#   sh dev/device/realign_compare.sh OUTDIR 4,10,16,19,22,28,34,40,46,13,25
 set -e
 out=$1
 only=$2
 for policy in never auto; do
-  python3 -c "import runpy, sys; from tilec import copy_realign; copy_realign.POLICY = '$policy'; \
+  python3 -c "import runpy, sys; from tilec.copy_routes import forced_routes; \
 sys.argv = ['strided_copy_bench.py', '--only', '$only', '--no-host', '--json', '$out/$policy.json', '--md', '$out/$policy.md']; \
+forced_routes(realign='$policy').__enter__(); \
 runpy.run_path('benchmarks/strided_copy_bench.py', run_name='__main__')"
 done
 python3 - "$out" <<'PY'

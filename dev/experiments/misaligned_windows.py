@@ -4,7 +4,7 @@ transposes of 16381 x 16411 and 16384 x 16384 f32 whose warps read and write who
 in shared memory (V), over several tile shapes; each checked bit for bit, then timed
 beside cudaMemcpy. Not a test. On the GPU machine, from the repository root:
 
-    python3 benchmarks/experiments/misaligned_windows.py
+    python3 dev/experiments/misaligned_windows.py
 """
 import sys
 import numpy as np, cupy as cp

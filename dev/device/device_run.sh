@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine: install what the image lacks (wheels carried in
 # .whl/), install tilec, run the GPU tests, then the benchmarks; a short table last.
-#   device run (carry .whl): bash benchmarks/device_run.sh [--quick] [pytest-args...]
+#   device run (carry .whl): bash dev/device/device_run.sh [--quick] [pytest-args...]
 #   SKIP_TESTS=1 / SKIP_BENCH=1 leave out the GPU tests / the copy benchmark; COMPUTE=1 adds
 #   the compute benchmark (softmax, layer norm, cumsum), each kernel also timed with --fmad=true;
 #   STRIDED=1 adds the random strided copies of tilec.copy_ (benchmarks/strided_copy_bench.py),

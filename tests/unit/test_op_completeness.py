@@ -1,0 +1,73 @@
+"""Every op has what the house rules ask of it: each `layout` op executor semantics
+(runtime/reference) and a lowering in `lower-to-gpu` (or a place in `LOWERED_ELSEWHERE`,
+which says where it goes instead), and each op of the `cuda` dialect an emitter in the
+CUDA target (or a place in `NOT_PRINTED`) and executor semantics. A failure names each
+op and what it lacks."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tilec.compiler.cuda import CudaEmitter
+from tilec.dialects.cuda import Cuda
+from tilec.dialects.layout import Layout
+from tilec.passes.lower_to_gpu.kernel import KernelLowering
+from tilec.runtime.reference.api import _functions
+from tilec.runtime.reference.executor import ReferenceInterpreter
+
+LOWERED_ELSEWHERE = {
+    "layout.launch": "lower-to-gpu outlines it into a gpu.func and a gpu.launch_func (lower_to_gpu/__init__.py, "
+    "outline.py); its body is what the per-op lowerings lower",
+    "layout.yield": "the terminator of layout.reduce_region / layout.scan_region: their lowerings "
+    "(lower_to_gpu/reduce.py) inline the combiner region and read its operands",
+    "layout.tiled_iterator": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
+    "layout.buffer_iterator": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
+    "layout.iter_get": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
+    "layout.iter_next": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
+}
+"""`layout` ops with no lowering of their own, and where they go instead."""
+
+NOT_PRINTED = {
+    "cuda.tensor_map": "a host-function op: runtime/host.py runs it (a TensorMapRequest the launcher encodes) "
+    "and the kernel receives the encoded map as a parameter",
+}
+"""`cuda` ops the CUDA target does not print, and why."""
+
+
+def _executor_ops() -> set[type]:
+    interp = ReferenceInterpreter(ModuleOp([]))
+    for fns in _functions():
+        interp.register_implementations(fns)
+    return set(interp._impls._impl_dict)  # pyright: ignore[reportPrivateUsage]
+
+
+def _missing(ops, has, exempt: dict[str, str]) -> list[str]:
+    return sorted(op.name for op in ops if op not in has and op.name not in exempt)
+
+
+def test_every_layout_op_has_executor_semantics():
+    missing = _missing(Layout.operations, _executor_ops(), {})
+    assert missing == [], f"layout ops with no executor semantics (an @impl in runtime/reference): {missing}"
+
+
+def test_every_layout_op_has_a_lowering():
+    missing = _missing(Layout.operations, KernelLowering.LOWERINGS, LOWERED_ELSEWHERE)
+    assert missing == [], (
+        f"layout ops with no lowering (an @lowers in passes/lower_to_gpu) and no entry in "
+        f"LOWERED_ELSEWHERE: {missing}"
+    )
+
+
+def test_every_cuda_op_has_an_emitter_and_executor_semantics():
+    missing = _missing(Cuda.operations, CudaEmitter.EMITTERS, NOT_PRINTED)
+    assert missing == [], f"cuda ops with no emitter (an @emits in compiler/cuda) and no entry in NOT_PRINTED: {missing}"
+    missing = _missing(Cuda.operations, _executor_ops(), {})
+    assert missing == [], f"cuda ops with no executor semantics (an @impl in runtime/reference): {missing}"
+
+
+def test_the_exception_lists_name_real_ops_that_need_them():
+    layout_ops = {op.name: op for op in Layout.operations}
+    cuda_ops = {op.name: op for op in Cuda.operations}
+    stale = [n for n in LOWERED_ELSEWHERE if n not in layout_ops or layout_ops[n] in KernelLowering.LOWERINGS]
+    stale += [n for n in NOT_PRINTED if n not in cuda_ops or cuda_ops[n] in CudaEmitter.EMITTERS]
+    assert stale == [], f"entries of the exception lists that are no op or now have a lowering/emitter: {stale}"
