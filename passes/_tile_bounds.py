@@ -5,13 +5,18 @@ A tile coordinate that is a block id of a `layout.launch` whose grid extent is a
 constant (or a constant itself) has a known exclusive upper limit. The lowering uses it
 to refuse an unmasked tile that an over-provisioned grid would take past its tensor
 (the CPU executor refuses it too) and to drop the bound check of a masked tile's mode
-that no block can leave."""
+that no block can leave.
+
+A coordinate used under an `scf.if` guard is bounded by the guard too: `if c < K` (or
+`c <= K`, `K > c`, both sides of an `arith.andi`, the negation in the `else` region)
+around the op bounds `c` by K there (seed 000's `if global_idx < shape` pattern), so a
+guarded program that stays inside its tensor is never refused."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects.layout import LaunchOp
 
@@ -23,11 +28,56 @@ def _constant(v: SSAValue) -> int | None:
     return None
 
 
-def coord_limit(v: SSAValue) -> int | None:
+# exclusive bound K + adjust on v from `v PRED K` (v on the left) holding
+_UPPER = {"ult": 0, "slt": 0, "ule": 1, "sle": 1}
+# the same with v on the right (`K PRED v`)
+_UPPER_RHS = {"ugt": 0, "sgt": 0, "uge": 1, "sge": 1}
+# the negation of a predicate, for the `else` region
+_NOT = {"ult": "uge", "slt": "sge", "ule": "ugt", "sle": "sgt",
+        "uge": "ult", "sge": "slt", "ugt": "ule", "sgt": "sle", "eq": "ne", "ne": "eq"}
+
+
+def _guard_bounds(cond: SSAValue, v: SSAValue, holds: bool) -> list[int]:
+    """Exclusive upper bounds on `v` that `cond == holds` implies."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp) and holds or isinstance(op, arith.OrIOp) and not holds:
+        return _guard_bounds(op.lhs, v, holds) + _guard_bounds(op.rhs, v, holds)
+    if not isinstance(op, arith.CmpiOp):
+        return []
+    pred = list(arith.CMPI_COMPARISON_OPERATIONS)[op.predicate.value.data]
+    if not holds:
+        pred = _NOT[pred]
+    if op.lhs == v and (k := _constant(op.rhs)) is not None:
+        if pred in _UPPER:
+            return [k + _UPPER[pred]]
+        return [k + 1] if pred == "eq" else []
+    if op.rhs == v and (k := _constant(op.lhs)) is not None:
+        if pred in _UPPER_RHS:
+            return [k + _UPPER_RHS[pred]]
+        return [k + 1] if pred == "eq" else []
+    return []
+
+
+def coord_limit(v: SSAValue, at: Operation | None = None) -> int | None:
     """An exclusive upper bound of the index value `v` known at compile time, if any:
     a constant c gives c + 1, block id x/y/z of a launch with a constant grid extent g
     gives g, the thread id of a launch of t threads gives t, `x % c` gives c and
-    `x & c` gives c + 1 (index values are never negative where these are used)."""
+    `x & c` gives c + 1 (index values are never negative where these are used). Where
+    `v` is used by `at`, the `scf.if` guards around `at` bound it too (the smallest
+    bound wins)."""
+    lim = _value_limit(v)
+    child, parent = at, at.parent_op() if at is not None else None
+    while child is not None and parent is not None:
+        if isinstance(parent, scf.IfOp):
+            region = child.parent_region()
+            holds = region is parent.true_region
+            for k in _guard_bounds(parent.cond, v, holds):
+                lim = k if lim is None else min(lim, k)
+        child, parent = parent, parent.parent_op()
+    return lim
+
+
+def _value_limit(v: SSAValue) -> int | None:
     c = _constant(v)
     if c is not None:
         return c + 1
