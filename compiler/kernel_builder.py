@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -32,8 +32,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    DenseIntOrFPElementsAttr,
     TensorType,
     UnitAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -48,6 +50,7 @@ from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
 from tilec.dialects.views import sliced_layout
 from tilec.support.diagnostics import TilecError
 
+from .builder_locations import located, user_location
 from .builder_types import as_layout, element_type
 
 if TYPE_CHECKING:
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
 
 
 def _element(t: Attribute) -> Attribute:
-    return t.element_type if isinstance(t, TensorType) else t
+    return t.element_type if isinstance(t, TensorType | VectorType) else t
 
 
 def _is_int(t: Attribute) -> bool:
@@ -68,6 +71,7 @@ _FLOAT_OPS = {"+": arith.AddfOp, "-": arith.SubfOp, "*": arith.MulfOp, "/": arit
 _CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("sge", "oge"), "==": ("eq", "oeq")}
 
 
+@located
 @dataclass(eq=False)
 class Value:
     """An SSA value being built, with Python operators (see the module docstring)."""
@@ -81,16 +85,32 @@ class Value:
 
     # ------------------------------------------------------------ arithmetic
     def _other(self, x: Any) -> SSAValue:
+        """`x` as an operand beside this value: a Python number becomes a constant of
+        this value's type (a vector constant beside a vector: the number splat)."""
         if isinstance(x, Value):
             return x.ssa
         if isinstance(x, SSAValue):
             return x
+        if isinstance(self.type, VectorType):
+            return self.program.insert(arith.ConstantOp(
+                DenseIntOrFPElementsAttr.from_list(self.type, [x]))).results[0].ssa
         return self.program.constant(x, _element(self.type)).ssa
 
+    def _splat(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """A scalar beside a vector of its element type becomes that vector (Mojo's
+        `SIMD * Scalar`); other mixes are left for the op's verifier to refuse."""
+        for vec, other in ((a, b), (b, a)):
+            if isinstance(vec.type, VectorType) and other.type == vec.type.element_type:
+                splat = self.program.insert(vector.BroadcastOp(other, vec.type)).results[0].ssa
+                return (vec, splat) if vec is a else (splat, vec)
+        return a, b
+
     def _binary(self, sym: str, x: Any, swap: bool = False) -> Value:
-        a, b = self.ssa, self._other(x)
+        a, b = self._splat(self.ssa, self._other(x))
         if swap:
             a, b = b, a
+        if a.type != b.type:
+            raise TilecError(f"'{sym}' of {a.type} and {b.type}: convert one with .cast() first")
         table = _INT_OPS if _is_int(self.type) else _FLOAT_OPS
         if sym not in table:
             raise TilecError(f"'{sym}' is not defined on {self.type}")
@@ -162,6 +182,7 @@ class Value:
         self.program.insert(la.WriteOp(x, self.ssa, self._coords(key)))
 
 
+@located
 class TileIterator:
     """Mojo's `LayoutTensorIter` being built: `it.get()` is `iter[]`, `it += 1` advances it
     (in a loop, name it in `Program.range(..., carry=[it])`), `it.next(k)` is a copy `k`
@@ -184,6 +205,7 @@ class TileIterator:
         return self
 
 
+@located
 @dataclass
 class Launch:
     """The block and thread ids of a `layout.launch` being built."""
@@ -202,12 +224,19 @@ class Launch:
         return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
 
 
+@located
 class KernelBuilding:
     """The kernel-level methods of `Program` (a mixin over its `_builder`)."""
 
+    def _put(self, op) -> None:
+        """Insert `op` where the program is being built, noting the user's line that
+        built it (for the errors of `Program.module`)."""
+        self._builder.insert(op)
+        self._locs[op] = user_location()
+
     def insert(self, op) -> Any:
         """Insert `op` where the program is being built; its results as Values."""
-        self._builder.insert(op)
+        self._put(op)
         results = [Value(self, r) for r in op.results]  # type: ignore[arg-type]
         return _Results(op, results)
 
@@ -240,7 +269,7 @@ class KernelBuilding:
         the body builds runs per thread."""
         dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
         op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
-        self._builder.insert(op)
+        self._put(op)
         body = op.body.block
         names = ("bx", "by", "bz", "tid")
         for a, n in zip(body.args, names):
@@ -252,10 +281,10 @@ class KernelBuilding:
     def if_(self, cond: Value) -> Iterator[None]:
         """`scf.if cond { ... }`."""
         block = Block()
-        self._builder.insert(scf.IfOp(cond.ssa, [], Region(block)))
+        self._put(scf.IfOp(cond.ssa, [], Region(block)))
         with self._at(block):
             yield
-            self._builder.insert(scf.YieldOp())
+            self._put(scf.YieldOp())
 
     @contextmanager
     def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1,
@@ -267,12 +296,12 @@ class KernelBuilding:
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
-        self._builder.insert(loop)
+        self._put(loop)
         for c, a in zip(carry, block.args[1:]):
             c.ssa = a
         with self._at(block):
             yield Value(self, block.args[0])
-            self._builder.insert(scf.YieldOp(*[c.ssa for c in carry]))
+            self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r
 
