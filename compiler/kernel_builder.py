@@ -166,20 +166,37 @@ class Value:
         return self._compare("==", x)
 
     # ------------------------------------------------------------ element access
-    def _coords(self, key: Any) -> list[SSAValue]:
-        keys = key if isinstance(key, tuple) else (key,)
-        return [self.program.as_index(k) for k in keys]
+    def _coords(self, key: Any) -> tuple[list[SSAValue], list[int]]:
+        """The index operands of a coordinate and its nesting (a tuple inside the key
+        indexes a nested mode: `A[(m0, m1), n]`, `layout.read`'s profile)."""
+        coords: list[SSAValue] = []
+        profile: list[int] = []
+
+        def add(k: Any) -> None:
+            if isinstance(k, tuple):
+                profile.append(len(k))
+                for x in k:
+                    add(x)
+                return
+            profile.append(0)
+            coords.append(self.program.as_index(k))
+
+        for k in key if isinstance(key, tuple) else (key,):
+            add(k)
+        return coords, profile
 
     def __getitem__(self, key: Any) -> Value:
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are indexed, not {self.type}")
-        return self.program.insert(la.ReadOp(self.ssa, self._coords(key))).results[0]
+        coords, profile = self._coords(key)
+        return self.program.insert(la.ReadOp(self.ssa, coords, profile=profile)).results[0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are indexed, not {self.type}")
         x = value.ssa if isinstance(value, Value) else self.program.constant(value, la.element_type(self.type)).ssa
-        self.program.insert(la.WriteOp(x, self.ssa, self._coords(key)))
+        coords, profile = self._coords(key)
+        self.program.insert(la.WriteOp(x, self.ssa, coords, profile=profile))
 
 
 @located

@@ -13,6 +13,13 @@ A coordinate is one of three forms, told apart by how many indices it has:
 - one index per leaf of the shape (nested modes flattened): CuTe's
   `A(make_coord(make_coord(m0, m1), n))` and Mojo's `nested_tensor[1, 0, 0, 1]`.
 A view of rank 1 takes one index; where two forms have the same count they agree.
+A coordinate may also be nested, as the view's shape is (CuTe's
+`A(make_coord(make_coord(m0, m1), n))`, TileTensor's `Coord(Coord(m0, m1), n)`):
+`%A[(%m0, %m1), %n]`, one parenthesised tuple per nested mode whose elements index its
+sub-modes (each a whole sub-mode by its colexicographic index, or a tuple again), as
+`layout.slice` takes them; the op's `profile` property holds the nesting (the number
+of children of each coordinate node in pre-order, 0 for a leaf), present only when a
+coordinate is nested.
 
 The element of a vectorized view (`vec` layout) is its vector: `layout.read` gives a
 `vector<N x T>`, `layout.write` takes one. Inside a `layout.launch` every thread does
@@ -22,23 +29,29 @@ code guards it (a read gives 0, a write does nothing)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, VectorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
     var_operand_def,
 )
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
 from .effects import Accesses
+from .errors import LayoutError
 from .layout_attrs import TensorViewType
 
 
@@ -79,6 +92,37 @@ def leaf_multipliers(layout: cute.Layout) -> list[list[int]]:
     return out
 
 
+def nested_mode_terms(layout: cute.Layout, profile: Sequence[int]) -> list[list[tuple[int, int]]]:
+    """For a nested coordinate (`profile`, as `layout.slice`'s), per top-level mode the
+    (coordinate position, weight) terms of the mode's 1-D colexicographic index: a leaf
+    that indexes a sub-mode whose flat leaves start at `lo` weighs the product of the
+    mode's leaf extents before `lo`. A LayoutError where the coordinate does not fit the
+    shape, or a weight needs a dynamic extent."""
+    leaves = views.slice_leaves(layout, [views.DYNAMIC] * sum(a == 0 for a in profile), profile)
+    terms: list[list[tuple[int, int]]] = [[] for _ in views.modes(layout)]
+    for k, leaf in enumerate(leaves):
+        flat = _leaves(views.modes(layout)[leaf.top].shape)
+        w = 1
+        for e in flat[: leaf.lo]:
+            if views.is_dynamic(e):
+                raise LayoutError("a nested coordinate needs static extents in the nested modes")
+            w *= e
+        terms[leaf.top].append((k, w))
+    return terms
+
+
+def nested_leaf_sizes(layout: cute.Layout, profile: Sequence[int]) -> list[int | None]:
+    """The extent of the sub-mode each leaf of a nested coordinate indexes (None where
+    dynamic): an index at or past it is out of range."""
+    leaves = views.slice_leaves(layout, [views.DYNAMIC] * sum(a == 0 for a in profile), profile)
+    return [None if views.is_dynamic(leaf.sub.size()) else int(leaf.sub.size()) for leaf in leaves]
+
+
+def profile_of(op: ReadOp | WriteOp) -> tuple[int, ...]:
+    """The op's coordinate nesting (empty for a flat coordinate)."""
+    return tuple(op.profile.get_values()) if op.profile is not None else ()
+
+
 def element_type(t: TensorViewType) -> Attribute:
     """What one element of view type t is: its element type, or for a vectorized view a
     vector of it."""
@@ -86,10 +130,74 @@ def element_type(t: TensorViewType) -> Attribute:
 
 
 def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribute, what: str) -> None:
-    coordinate_form(t.cute_layout, n)
+    profile = profile_of(op)  # type: ignore[arg-type]
+    if profile:
+        if sum(a == 0 for a in profile) != n:
+            raise VerifyException(f"a nested coordinate of {sum(a == 0 for a in profile)} indices has {n} operands")
+        try:
+            nested_mode_terms(t.cute_layout, profile)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from None
+    else:
+        coordinate_form(t.cute_layout, n)
     want = element_type(t)
     if value_type != want:
         raise VerifyException(f"{what} of {t} is {want}, not {value_type}")
+
+
+def _profile_props(profile: Sequence[int]) -> dict[str, Attribute]:
+    return {"profile": DenseArrayBase.from_list(i64, list(profile))} if any(profile) else {}
+
+
+def _print_coords(printer: Printer, op: ReadOp | WriteOp) -> None:
+    """`[%a, %b]`, or a nested coordinate `[(%a, %b), %c]` as its profile says."""
+    operands = iter(op.coords)
+    arities = iter(profile_of(op) or [0] * len(op.coords))
+
+    def node() -> None:
+        arity = next(arities)
+        if not arity:
+            printer.print_operand(next(operands))
+            return
+        printer.print_string("(")
+        for i in range(arity):
+            printer.print_string(", " if i else "")
+            node()
+        printer.print_string(")")
+
+    printer.print_string("[")
+    for i in range(views.count_roots(profile_of(op) or [0] * len(op.coords))):
+        printer.print_string(", " if i else "")
+        node()
+    printer.print_string("]")
+
+
+def _parse_coords(parser: Parser) -> tuple[list[UnresolvedOperand], list[int]]:
+    """`[...]` of index operands, where a parenthesised tuple nests (as in
+    `layout.slice`): the operands and the profile (all zeros when flat)."""
+    coords: list[UnresolvedOperand] = []
+    profile: list[int] = []
+
+    def one() -> None:
+        if parser.parse_optional_punctuation("(") is not None:
+            at = len(profile)
+            profile.append(0)
+            while True:
+                one()
+                profile[at] += 1
+                if parser.parse_optional_punctuation(")") is not None:
+                    return
+                parser.parse_punctuation(",", " or ')' in a nested coordinate")
+        profile.append(0)
+        coords.append(parser.parse_unresolved_operand())
+
+    parser.parse_punctuation("[")
+    if parser.parse_optional_punctuation("]") is None:
+        one()
+        while parser.parse_optional_punctuation(",") is not None:
+            one()
+        parser.parse_punctuation("]", " or ',' after a coordinate")
+    return coords, profile
 
 
 @irdl_op_definition
@@ -102,14 +210,37 @@ class ReadOp(IRDLOperation):
     name = "layout.read"
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
+    profile = opt_prop_def(DenseArrayBase)
     result = result_def()
     traits = traits_def(Accesses(reads=("view",)))
-    assembly_format = "$view `[` $coords `]` attr-dict `:` type($view) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, view, coords, result_type: Attribute | None = None):
+    def __init__(self, view, coords, result_type: Attribute | None = None, profile: Sequence[int] = ()):
         t = view.type
-        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t)])
+        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t)],
+                         properties=_profile_props(profile))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.view)
+        _print_coords(printer, self)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.view.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:
+        view = parser.parse_unresolved_operand()
+        coords, profile = _parse_coords(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        op = cls.create(operands=[parser.resolve_operand(view, vt), *(parser.resolve_operand(c, IndexType()) for c in coords)],
+                        result_types=[rt], properties=_profile_props(profile), attributes=attrs)
+        return op
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.result.type, "an element")
@@ -126,12 +257,38 @@ class WriteOp(IRDLOperation):
     value = operand_def()
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
+    profile = opt_prop_def(DenseArrayBase)
     traits = traits_def(Accesses(writes=("view",)))
-    assembly_format = "$value `,` $view `[` $coords `]` attr-dict `:` type($value) `,` type($view)"
-    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, value, view, coords):
-        super().__init__(operands=[value, view, list(coords)])
+    def __init__(self, value, view, coords, profile: Sequence[int] = ()):
+        super().__init__(operands=[value, view, list(coords)], properties=_profile_props(profile))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.view)
+        _print_coords(printer, self)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.view.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WriteOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        view = parser.parse_unresolved_operand()
+        coords, profile = _parse_coords(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        xt = parser.parse_type()
+        parser.parse_punctuation(",")
+        vt = parser.parse_type()
+        return cls.create(operands=[parser.resolve_operand(value, xt), parser.resolve_operand(view, vt),
+                                    *(parser.resolve_operand(c, IndexType()) for c in coords)],
+                          properties=_profile_props(profile), attributes=attrs)
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.value.type, "an element")

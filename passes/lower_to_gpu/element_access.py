@@ -22,8 +22,16 @@ class ElementAccessLowering(KernelBase):
         element lies inside its tensor)."""
         b = self.b
         vt = op.view.type
-        form = la.coordinate_form(vt.cute_layout, len(coords))
-        if form == "modes":
+        profile = la.profile_of(op)
+        form = "nested" if profile else la.coordinate_form(vt.cute_layout, len(coords))
+        if form == "nested":
+            idx = []
+            for terms in la.nested_mode_terms(vt.cute_layout, profile):
+                i = 0
+                for k, w in terms:
+                    i = b.add_(i, b.mul_(coords[k], w))
+                idx.append(i)
+        elif form == "modes":
             idx = coords
         elif form == "linear":
             idx = _mode_coords(b, v.layout, coords[0])

@@ -31,8 +31,17 @@ def _mode_indices(op: Operation, view: View, coords: list[np.ndarray]) -> list[n
     coordinate in any of its forms; an index outside its mode is an error."""
     inner = view.inner
     ms = views.modes(inner)
-    form = la.coordinate_form(view.type.cute_layout, len(coords))
-    if form == "modes":
+    profile = la.profile_of(op)  # type: ignore[arg-type]
+    form = "nested" if profile else la.coordinate_form(view.type.cute_layout, len(coords))
+    if form == "nested":
+        for k, n in enumerate(la.nested_leaf_sizes(view.type.cute_layout, profile)):
+            bad = (coords[k] < 0) | (n is not None and coords[k] >= n)
+            if np.any(bad):
+                raise ExecutionError(op, f"index {int(coords[k][np.argmax(bad)])} of the nested coordinate is out "
+                                         f"of range for its sub-mode of {n} elements ({view.type})")
+        idx = [sum((coords[k] * w for k, w in terms), np.zeros_like(coords[0]))
+               for terms in la.nested_mode_terms(view.type.cute_layout, profile)]
+    elif form == "modes":
         idx = list(coords)
     elif form == "linear":
         (i,) = coords

@@ -117,3 +117,25 @@ def test_compile_only_reports_every_kernel_of_a_file_with_several_functions(caps
     assert "// compiled for sm_90" in out.out
     for kernel in ("forms_kernel", "guarded_tile_kernel", "vector_element_kernel"):
         assert f"// {kernel}:" in out.out
+
+
+NESTED = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_nested.mlir"
+
+
+def test_nested_coordinates_address_as_numpy_does():
+    """`%N[(%m0, %m1), (%n0, %n1)]` reads element m0*1 + m1*4 + n0*2 + n1*8 of the
+    ((2,2),(2,4)):((1,4),(2,8)) view; `%N[(%m0, %m1), %n]` takes mode 1 by its 1-D index
+    and `%N[%m, (%n0, %n1)]` mode 0: the same element, written back in place."""
+    inputs = random_inputs(NESTED.read_text(), seed=5)
+    n = np.asarray(inputs["n"]).reshape(-1).copy()
+    out = run(NESTED.read_text(), inputs)
+    tid = np.arange(32)
+    m0, m1, n0, n1 = tid % 2, (tid // 2) % 2, (tid // 4) % 2, tid // 8
+    np.testing.assert_array_equal(np.asarray(out["d"]).reshape(-1), n[m0 + m1 * 4 + n0 * 2 + n1 * 8])
+    np.testing.assert_array_equal(np.asarray(out["n"]).reshape(-1), n)
+
+
+def test_a_nested_index_outside_its_sub_mode_is_an_error():
+    text = NESTED.read_text().replace("%N[(%m0, %m1), (%n0, %n1)]", "%N[(%m, %m1), (%n0, %n1)]")
+    with pytest.raises(ExecutionError, match="index 2 of the nested coordinate is out of range for its sub-mode of 2"):
+        run(text, random_inputs(text, seed=0))

@@ -260,3 +260,25 @@ def test_what_cannot_be_built_is_located_at_the_users_line():
         p.module
     assert str(e.value).startswith(f"{__file__}:{line}:")
     assert "is f32, not i32" in str(e.value)
+
+
+def test_nested_coordinates_from_python_are_the_ir_texts():
+    """`N[(m0, m1), (n0, n1)]` (TileTensor's `Coord(Coord(m0, m1), Coord(n0, n1))`)
+    builds tests/filecheck/lower-to-gpu/element_access_nested.mlir: the same outputs."""
+    path = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_nested.mlir"
+    p = tilec.Program("nested")
+    nv = p.view(p.pointer("n", "f32"), "((2,2),(2,4)):((1,4),(2,8))")
+    dv = p.view(p.pointer("d", "f32"), "32:1")
+    with p.launch(grid=(1, 1, 1), threads=32) as k:
+        t = k.tid
+        m0, m1, n0, n1 = t % 2, (t // 2) % 2, (t // 4) % 2, t // 8
+        dv[t] = nv[(m0, m1), (n0, n1)]
+        nv[t % 4, (n0, n1)] = nv[(m0, m1), t // 4]
+    built = p.module
+    text = parse_module(path.read_text(), path.name)
+    inputs = random_inputs(text, seed=2)
+    want = run(text, {k: np.array(v).copy() for k, v in inputs.items()})
+    got = run(built, inputs)
+    for name in ("n", "d"):
+        np.testing.assert_array_equal(got[name], want[name])
+    assert "layout.read %" in str(built) and "[(%" in str(built)

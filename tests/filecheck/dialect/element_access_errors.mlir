@@ -35,3 +35,21 @@ func.func @dim_mode(%A: !A) {
   %n = layout.dim %A {mode = 2 : i64} : !A
   func.return
 }
+
+// -----
+
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+func.func @nested_arity(%N: !N, %i: index) {
+  // expected-error @+1 {{a coordinate of 3 elements for mode (2,2):(1,4) of 2}}
+  %x = layout.read %N[(%i, %i, %i), %i] : !N -> f32
+  func.return
+}
+
+// -----
+
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+func.func @nested_count(%N: !N, %x: f32, %i: index) {
+  // expected-error @+1 {{3 coordinates for a view of 2 modes}}
+  layout.write %x, %N[(%i, %i), %i, %i] : f32, !N
+  func.return
+}
