@@ -98,6 +98,10 @@ def run_reference(module, inputs, **kwargs):
     from tilec.runtime.launch import Kernel
     from tilec.runtime.reference import run
 
+    from tilec.compiling import SpecializingKernel
+
+    if isinstance(module, SpecializingKernel):
+        module = module.generic
     if isinstance(module, Kernel):
         kwargs.setdefault("entry", module.name)
         module = module.module
