@@ -198,6 +198,24 @@ class Value:
         coords, profile = self._coords(key)
         self.program.insert(la.WriteOp(x, self.ssa, coords, profile=profile))
 
+    def load(self, width: int, *coords: Any) -> Value:
+        """Mojo's `tensor.load[width](x, y)`: `width` contiguous elements from the one at
+        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`)."""
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are loaded from, not {self.type}")
+        cs = [self.program.as_index(c) for c in coords]
+        return self.program.insert(la.ReadOp(self.ssa, cs, width=width)).results[0]
+
+    def store(self, width: int, *coords_and_value: Any) -> None:
+        """Mojo's `tensor.store[width](x, y, v)`: the vector v to `width` contiguous
+        elements from (x, y) (`layout.write {width}`)."""
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are stored to, not {self.type}")
+        *coords, value = coords_and_value
+        x = value.ssa if isinstance(value, Value) else value
+        cs = [self.program.as_index(c) for c in coords]
+        self.program.insert(la.WriteOp(x, self.ssa, cs, width=width))
+
 
 @located
 class TileIterator:

@@ -21,6 +21,14 @@ sub-modes (each a whole sub-mode by its colexicographic index, or a tuple again)
 of children of each coordinate node in pre-order, 0 for a leaf), present only when a
 coordinate is nested.
 
+Mojo's `load[N](x, y)` / `store[N](x, y, v)` at element coordinates: a `width = N`
+attribute reads (writes) N contiguous elements as a `vector<N x T>`: the element at the
+coordinate and the N - 1 after it along the view's contiguous mode (its one top-level
+mode of stride 1); the coordinate is one index per mode, every lane must lie inside
+that mode (the reference executor checks it), the view is neither vectorized nor
+masked. The lowering makes it one vector access where the first lane's address is
+known aligned to the vector, else one scalar access per lane.
+
 The element of a vectorized view (`vec` layout) is its vector: `layout.read` gives a
 `vector<N x T>`, `layout.write` takes one. Inside a `layout.launch` every thread does
 the access with its own indices (SPMD). An element that the view's mask says lies
@@ -123,14 +131,52 @@ def profile_of(op: ReadOp | WriteOp) -> tuple[int, ...]:
     return tuple(op.profile.get_values()) if op.profile is not None else ()
 
 
-def element_type(t: TensorViewType) -> Attribute:
+def element_type(t: TensorViewType, width: int | None = None) -> Attribute:
     """What one element of view type t is: its element type, or for a vectorized view a
-    vector of it."""
+    vector of it (for an access of `width` contiguous elements, a vector of `width`)."""
+    if width is not None:
+        return VectorType(t.element_type, [width])
     return VectorType(t.element_type, [t.vector_size]) if t.vec_layout is not None else t.element_type
+
+
+def contiguous_mode(layout: cute.Layout) -> int:
+    """The top-level mode of `layout` along which elements are contiguous (one leaf of
+    static stride 1), for an access of several elements; a VerifyException when there
+    is none, or more than one."""
+    found = [k for k, m in enumerate(views.modes(layout)) if not isinstance(m.shape, tuple) and m.stride == 1]
+    if len(found) != 1:
+        raise VerifyException(
+            f"an access of several contiguous elements needs one mode of stride 1 in {layout}, "
+            f"found {len(found)}: vectorize the view instead (`layout.vectorize`)")
+    return found[0]
+
+
+def width_of(op: Operation) -> int | None:
+    """The `width` of an access of several contiguous elements (None: one element)."""
+    w = op.properties.get("width")
+    return w.value.data if isinstance(w, IntegerAttr) else None
 
 
 def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribute, what: str) -> None:
     profile = profile_of(op)  # type: ignore[arg-type]
+    width = width_of(op)
+    if width is not None:
+        if width < 1:
+            raise VerifyException(f"width must be at least 1, got {width}")
+        if t.vec_layout is not None or t.is_masked:
+            raise VerifyException("an access of several contiguous elements takes a view that is neither "
+                                  "vectorized nor masked")
+        rank = len(views.modes(t.cute_layout))
+        if profile or n != rank:
+            raise VerifyException(f"an access of several contiguous elements takes one index per mode ({rank})")
+        k = contiguous_mode(t.cute_layout)
+        extent = views.modes(t.cute_layout)[k].shape
+        if isinstance(extent, int) and extent < width:
+            raise VerifyException(f"{width} contiguous elements do not fit in mode {k} of {extent}")
+        want = element_type(t, width)
+        if value_type != want:
+            raise VerifyException(f"{width} contiguous elements of {t} are {want}, not {value_type}")
+        return
     if profile:
         if sum(a == 0 for a in profile) != n:
             raise VerifyException(f"a nested coordinate of {sum(a == 0 for a in profile)} indices has {n} operands")
@@ -145,8 +191,30 @@ def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribu
         raise VerifyException(f"{what} of {t} is {want}, not {value_type}")
 
 
-def _profile_props(profile: Sequence[int]) -> dict[str, Attribute]:
-    return {"profile": DenseArrayBase.from_list(i64, list(profile))} if any(profile) else {}
+def _profile_props(profile: Sequence[int], width: int | None = None) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {}
+    if any(profile):
+        props["profile"] = DenseArrayBase.from_list(i64, list(profile))
+    if width is not None:
+        props["width"] = IntegerAttr(width, 64)
+    return props
+
+
+def _print_attr_dict(printer: Printer, op: ReadOp | WriteOp) -> None:
+    """The attribute dictionary, with `width` (a property) in it."""
+    shown = dict(op.attributes)
+    if op.width is not None:
+        shown = {"width": op.width, **shown}
+    printer.print_op_attributes(shown)
+
+
+def _split_props(attrs: dict[str, Attribute], profile: list[int]) -> tuple[dict, dict]:
+    """(properties, attributes) of a parsed access: `width` is a property."""
+    width = attrs.pop("width", None)
+    props = _profile_props(profile)
+    if width is not None:
+        props["width"] = width
+    return props, attrs
 
 
 def _print_coords(printer: Printer, op: ReadOp | WriteOp) -> None:
@@ -211,19 +279,21 @@ class ReadOp(IRDLOperation):
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
     profile = opt_prop_def(DenseArrayBase)
+    width = opt_prop_def(IntegerAttr)
     result = result_def()
     traits = traits_def(Accesses(reads=("view",)))
 
-    def __init__(self, view, coords, result_type: Attribute | None = None, profile: Sequence[int] = ()):
+    def __init__(self, view, coords, result_type: Attribute | None = None, profile: Sequence[int] = (),
+                 width: int | None = None):
         t = view.type
-        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t)],
-                         properties=_profile_props(profile))
+        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t, width)],
+                         properties=_profile_props(profile, width))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.view)
         _print_coords(printer, self)
-        printer.print_op_attributes(self.attributes)
+        _print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.view.type)
         printer.print_string(" -> ")
@@ -233,14 +303,13 @@ class ReadOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ReadOp:
         view = parser.parse_unresolved_operand()
         coords, profile = _parse_coords(parser)
-        attrs = parser.parse_optional_attr_dict()
+        props, attrs = _split_props(parser.parse_optional_attr_dict(), profile)
         parser.parse_punctuation(":")
         vt = parser.parse_type()
         parser.parse_punctuation("->")
         rt = parser.parse_type()
-        op = cls.create(operands=[parser.resolve_operand(view, vt), *(parser.resolve_operand(c, IndexType()) for c in coords)],
-                        result_types=[rt], properties=_profile_props(profile), attributes=attrs)
-        return op
+        return cls.create(operands=[parser.resolve_operand(view, vt), *(parser.resolve_operand(c, IndexType()) for c in coords)],
+                          result_types=[rt], properties=props, attributes=attrs)
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.result.type, "an element")
@@ -258,10 +327,11 @@ class WriteOp(IRDLOperation):
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
     profile = opt_prop_def(DenseArrayBase)
+    width = opt_prop_def(IntegerAttr)
     traits = traits_def(Accesses(writes=("view",)))
 
-    def __init__(self, value, view, coords, profile: Sequence[int] = ()):
-        super().__init__(operands=[value, view, list(coords)], properties=_profile_props(profile))
+    def __init__(self, value, view, coords, profile: Sequence[int] = (), width: int | None = None):
+        super().__init__(operands=[value, view, list(coords)], properties=_profile_props(profile, width))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -269,7 +339,7 @@ class WriteOp(IRDLOperation):
         printer.print_string(", ")
         printer.print_operand(self.view)
         _print_coords(printer, self)
-        printer.print_op_attributes(self.attributes)
+        _print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
         printer.print_string(", ")
@@ -281,14 +351,14 @@ class WriteOp(IRDLOperation):
         parser.parse_punctuation(",")
         view = parser.parse_unresolved_operand()
         coords, profile = _parse_coords(parser)
-        attrs = parser.parse_optional_attr_dict()
+        props, attrs = _split_props(parser.parse_optional_attr_dict(), profile)
         parser.parse_punctuation(":")
         xt = parser.parse_type()
         parser.parse_punctuation(",")
         vt = parser.parse_type()
         return cls.create(operands=[parser.resolve_operand(value, xt), parser.resolve_operand(view, vt),
                                     *(parser.resolve_operand(c, IndexType()) for c in coords)],
-                          properties=_profile_props(profile), attributes=attrs)
+                          properties=props, attributes=attrs)
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.value.type, "an element")

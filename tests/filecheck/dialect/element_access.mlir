@@ -40,3 +40,16 @@ func.func @nested(%N: !N, %D: !layout.tensor<f32, #layout.cute<(((2,2),3),4)>, g
   %z = layout.read %D[((%i, %j), %k), %i] : !layout.tensor<f32, #layout.cute<(((2,2),3),4)>, gmem> -> f32
   func.return
 }
+
+// Mojo's load[4](x, y) / store[4](x, y, v) at element coordinates: `width` contiguous
+// elements along the mode of stride 1, as a vector.
+// CHECK-LABEL: func.func @contiguous
+// CHECK: %v = layout.read %A[%i, %j] {width = 4 : i64} : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> vector<4xf32>
+// CHECK: layout.write %v, %A[%j, %i] {width = 4 : i64} : vector<4xf32>, !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+// CHECK: %w = layout.read %C[%i, %j] {width = 2 : i64} : !layout.tensor<f16, #layout.cute<(8,4):(1,8)>, gmem> -> vector<2xf16>
+func.func @contiguous(%A: !A, %C: !layout.tensor<f16, #layout.cute<(8,4)>, gmem>, %i: index, %j: index) {
+  %v = layout.read %A[%i, %j] {width = 4 : i64} : !A -> vector<4xf32>
+  layout.write %v, %A[%j, %i] {width = 4 : i64} : vector<4xf32>, !A
+  %w = layout.read %C[%i, %j] {width = 2 : i64} : !layout.tensor<f16, #layout.cute<(8,4)>, gmem> -> vector<2xf16>
+  func.return
+}
