@@ -271,9 +271,12 @@ def _parse_coords(parser: Parser) -> tuple[list[UnresolvedOperand], list[int]]:
 @irdl_op_definition
 class ReadOp(IRDLOperation):
     """The element of `view` at the coordinate (see the module docstring for its three
-    forms): CuTe's `A(m, n)`, Mojo's `tensor[x, y]`.
+    forms, and nested coordinates): CuTe's `A(m, n)`, Mojo's `tensor[x, y]`; with
+    `width = N`, N contiguous elements from it (Mojo's `tensor.load[N](x, y)`).
 
-        %x = layout.read %A[%m, %n] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32"""
+        %x = layout.read %A[%m, %n] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32
+        %y = layout.read %N[(%m0, %m1), %n] : !layout.tensor<f32, #layout.cute<((2,2),4)>, gmem> -> f32
+        %v = layout.read %A[%m, %n] {width = 4 : i64} : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> vector<4xf32>"""
 
     name = "layout.read"
     view = operand_def(TensorViewType)
@@ -318,7 +321,8 @@ class ReadOp(IRDLOperation):
 @irdl_op_definition
 class WriteOp(IRDLOperation):
     """Writes `value` to the element of `view` at the coordinate: CuTe's `B(n, m) = x`,
-    Mojo's `tensor[x, y] = z`.
+    Mojo's `tensor[x, y] = z` (nested coordinates and `width = N`, Mojo's
+    `tensor.store[N](x, y, v)`, as `layout.read`).
 
         layout.write %x, %B[%n, %m] : f32, !layout.tensor<f32, #layout.cute<(4,8):(8,1)>, gmem>"""
 
