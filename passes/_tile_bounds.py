@@ -9,7 +9,8 @@ that no block can leave.
 
 A coordinate used under an `scf.if` guard is bounded by the guard too: `if c < K` (or
 `c <= K`, `K > c`, both sides of an `arith.andi`, the negation in the `else` region)
-around the op bounds `c` by K there (seed 000's `if global_idx < shape` pattern), so a
+around the op bounds `c` by K there, and `c * S + r < K` (as `global_idx < K` is for
+the block id) by ceil(K / S) (seed 000's `if global_idx < shape` pattern), so a
 guarded program that stays inside its tensor is never refused."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects.layout import LaunchOp
+from tilec.dialects.thread_ids import GlobalIdxOp
 
 
 def _constant(v: SSAValue) -> int | None:
@@ -47,15 +49,41 @@ def _guard_bounds(cond: SSAValue, v: SSAValue, holds: bool) -> list[int]:
     pred = list(arith.CMPI_COMPARISON_OPERATIONS)[op.predicate.value.data]
     if not holds:
         pred = _NOT[pred]
-    if op.lhs == v and (k := _constant(op.rhs)) is not None:
-        if pred in _UPPER:
-            return [k + _UPPER[pred]]
-        return [k + 1] if pred == "eq" else []
-    if op.rhs == v and (k := _constant(op.lhs)) is not None:
-        if pred in _UPPER_RHS:
-            return [k + _UPPER_RHS[pred]]
-        return [k + 1] if pred == "eq" else []
+    for x, other, table in ((op.lhs, op.rhs, _UPPER), (op.rhs, op.lhs, _UPPER_RHS)):
+        scale, k = _scale_of(x, v), _constant(other)
+        if scale is None or k is None:
+            continue
+        if pred in table:
+            # v * scale + r < k + adjust (r >= 0): v < ceil((k + adjust) / scale)
+            return [-(-(k + table[pred]) // scale)]
+        if pred == "eq":
+            return [k // scale + 1]
     return []
+
+
+def _scale_of(x: SSAValue, v: SSAValue) -> int | None:
+    """S where `x` is `v * S + r` with r >= 0 (index values are never negative where
+    this is used): `v` itself, products by constants, sums, and Mojo's `global_idx`
+    (block id * block extent + thread coordinate) of the block id `v`."""
+    if x == v:
+        return 1
+    op = x.owner
+    if isinstance(op, arith.MuliOp):
+        for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            s, k = _scale_of(a, v), _constant(c)
+            if s is not None and k is not None and k > 0:
+                return s * k
+        return None
+    if isinstance(op, arith.AddiOp):
+        for a in (op.lhs, op.rhs):
+            if (s := _scale_of(a, v)) is not None:
+                return s
+        return None
+    if isinstance(op, GlobalIdxOp) and isinstance(v, BlockArgument):
+        launch = op.launch()
+        if isinstance(launch, LaunchOp) and v.owner is launch.body.block and v.index == op.axis:
+            return launch.block_shape[op.axis]
+    return None
 
 
 def coord_limit(v: SSAValue, at: Operation | None = None) -> int | None:

@@ -8,6 +8,7 @@
 // EQ: @guarded: equivalent after 'default'
 // EQ: @guarded_else: equivalent after 'default'
 // EQ: @edge: equivalent after 'default'
+// EQ: @global_guard: equivalent after 'default'
 
 // CHECK-LABEL: guarded_kernel(
 // CHECK:         if ({{t_[0-9]+}}) {
@@ -71,6 +72,32 @@ func.func @edge(%t: !layout.ptr<f32>, %u: !layout.ptr<f32>) {
     %P = layout.tile %T[%c2, %c0] {tile = array<i64: 32, 32>} : !T -> !M
     %Q = layout.tile %U[%c2, %c0] {tile = array<i64: 32, 32>} : !T -> !M
     layout.copy %P, %Q : !M, !M
+  }
+  func.return
+}
+
+// Seed 000's `if global_idx.x < 24` on 8x8 blocks over a 24-row tensor: global_idx is
+// bx * 8 + x, so the guard bounds bx by 3 (the fourth block does nothing).
+// CHECK-LABEL: global_guard_kernel(
+!G = !layout.tensor<f32, #layout.cute<(24,8):(8,1)>, gmem>
+!E = !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
+func.func @global_guard(%t: !layout.ptr<f32>) {
+  %T = layout.view %t : !layout.ptr<f32> -> !G
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c4, %c1, %c1) threads(8, 8) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %gx = layout.global_idx x
+    %c24 = arith.constant 24 : index
+    %in = arith.cmpi ult, %gx, %c24 : index
+    scf.if %in {
+      %S = layout.tile %T[%bx, %by] {tile = array<i64: 8, 8>} : !G
+      %tx = layout.thread_idx x
+      %ty = layout.thread_idx y
+      %x = layout.read %S[%tx, %ty] : !E -> f32
+      %y = arith.addf %x, %x : f32
+      layout.write %y, %S[%tx, %ty] : f32, !E
+    }
   }
   func.return
 }
