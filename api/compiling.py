@@ -31,21 +31,24 @@ _lock = threading.Lock()
 
 
 def compile_program(
-    program: str | ModuleOp, pipeline: str, *, arch: str | None = None, function: str | None = None
-) -> Kernel:
-    """`tilec.compile` of IR text or a module (see there)."""
+    program: str | ModuleOp, pipeline: str, *, arch: str | None = None, function: str | None = None,
+    specialize: bool = False,
+) -> Any:
+    """`tilec.compile` of IR text or a module (see there). With `specialize`, a
+    pointer-tensor program comes back as a `SpecializingKernel` (the module docstring);
+    the copy kernels of `tilec.copy_`, specialised by their own keys, leave it off."""
     text = program if isinstance(program, str) else emit(program)
-    key = (text, pipeline, arch, function)
+    key = (text, pipeline, arch, function, specialize)
     kernel = _compiled.get(key)
     if kernel is not None:
         return kernel
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
     if arch is not None:
         set_target(module, arch)  # the verifier and the passes read it
-    source = module.clone()
+    f = _function_of(module, function) if specialize else None
+    source = module.clone() if f is not None and is_pointer_program(f) and any(specialisable(f)) else None
     kernel: Any = _build(module, pipeline, arch, function)
-    f = _function_of(source, function)
-    if f is not None and is_pointer_program(f) and any(specialisable(f)):
+    if source is not None:
         kernel = SpecializingKernel(source, pipeline, arch, function, kernel)
     with _lock:
         return _compiled.setdefault(key, kernel)
