@@ -84,10 +84,14 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
 
     A program compiled before in this process (the same IR text, pipeline, arch and
     function) returns the same Kernel at once: no pass runs again (tilec.compiling).
+    A pointer-tensor program (Gluon's `gl.load` kernels) is specialised at launch time
+    as Triton does: per integer argument on `== 1` and `% 16 == 0`, per pointer on
+    16-byte alignment, one kernel per key (`tilec.compiling.SpecializingKernel`; its
+    `specialization(*args)` is the Kernel a call runs).
     The Kernel's `module` is shared between such calls; treat it as read-only."""
     from tilec.compiling import compile_program
 
-    return compile_program(_module_of(program), pipeline, arch=arch, function=function)
+    return compile_program(_module_of(program), pipeline, arch=arch, function=function, specialize=True)
 
 
 def run_reference(module, inputs, **kwargs):
@@ -102,6 +106,10 @@ def run_reference(module, inputs, **kwargs):
     from tilec.runtime.launch import Kernel
     from tilec.runtime.reference import run
 
+    from tilec.compiling import SpecializingKernel
+
+    if isinstance(module, SpecializingKernel):
+        module = module.generic
     if isinstance(module, Kernel):
         kwargs.setdefault("entry", module.name)
         module = module.module

@@ -1,41 +1,141 @@
 """`tilec.compile` with its in-process cache: a program compiled before (the same IR
 text, pipeline, arch and host function) returns the same Kernel without running the
 pipeline again. The disk cache (runtime/cache.py) keeps the NVRTC output across
-processes; this one keeps the whole Kernel within one."""
+processes; this one keeps the whole Kernel within one.
+
+A pointer-tensor program (Gluon's `gl.load` kernels) with integer arguments, or
+pointers whose type promises less than 16 bytes of alignment, is specialised at launch
+time as Triton specialises it (compiler/specialize.py): each call's key is, per such
+argument, (== 1, % 16 == 0) of an integer and (address % 16 == 0) of a pointer; one
+kernel is compiled per key and cached (`SpecializingKernel`)."""
 
 from __future__ import annotations
 
+import numbers
 import threading
+from collections.abc import Sequence
+from typing import Any
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.compiler.signature import argument_specs
-from tilec.runtime.launch import Kernel
+from tilec.compiler.specialize import DIVISOR, Facts, is_pointer_program, specialisable, specialize
+from tilec.runtime.launch import Kernel, as_device_array
+from tilec.support.diagnostics import TilecError
 from tilec.support.target import set_target
 
-_compiled: dict[tuple, Kernel] = {}
+_compiled: dict[tuple, Any] = {}
 _lock = threading.Lock()
 
 
 def compile_program(
-    program: str | ModuleOp, pipeline: str, *, arch: str | None = None, function: str | None = None
-) -> Kernel:
-    """`tilec.compile` of IR text or a module (see there)."""
+    program: str | ModuleOp, pipeline: str, *, arch: str | None = None, function: str | None = None,
+    specialize: bool = False,
+) -> Any:
+    """`tilec.compile` of IR text or a module (see there). With `specialize`, a
+    pointer-tensor program comes back as a `SpecializingKernel` (the module docstring);
+    the copy kernels of `tilec.copy_`, specialised by their own keys, leave it off."""
     text = program if isinstance(program, str) else emit(program)
-    key = (text, pipeline, arch, function)
+    key = (text, pipeline, arch, function, specialize)
     kernel = _compiled.get(key)
     if kernel is not None:
         return kernel
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
     if arch is not None:
         set_target(module, arch)  # the verifier and the passes read it
+    f = _function_of(module, function) if specialize else None
+    source = module.clone() if f is not None and is_pointer_program(f) and any(specialisable(f)) else None
+    kernel: Any = _build(module, pipeline, arch, function)
+    if source is not None:
+        kernel = SpecializingKernel(source, pipeline, arch, function, kernel)
+    with _lock:
+        return _compiled.setdefault(key, kernel)
+
+
+def _build(module: ModuleOp, pipeline: str, arch: str | None, function: str | None) -> Kernel:
     specs = argument_specs(module)
     if pipeline:
         run_pipeline(module, pipeline)
-    kernel = Kernel(module, function=function, arg_specs=specs, arch=arch)
-    with _lock:
-        return _compiled.setdefault(key, kernel)
+    return Kernel(module, function=function, arg_specs=specs, arch=arch)
+
+
+def _function_of(module: ModuleOp, name: str | None) -> func.FuncOp | None:
+    fs = [op for op in module.walk() if isinstance(op, func.FuncOp) and not op.is_declaration]
+    if name is not None:
+        fs = [f for f in fs if f.sym_name.data == name]
+    return fs[0] if len(fs) == 1 else None
+
+
+def _address(name: str, value: Any) -> int:
+    """The data address of an array argument: a device array's, or for a NumPy array
+    (a key computed without a GPU) its host address."""
+    interface = getattr(value, "__array_interface__", None)
+    if interface is not None and not hasattr(value, "__cuda_array_interface__"):
+        return int(interface["data"][0])
+    return as_device_array(name, value).ptr
+
+
+class SpecializingKernel:
+    """A pointer-tensor Kernel specialised per call on its arguments' facts (see the
+    module docstring). It reads as the generic Kernel (`source`, `module`, `launches`:
+    the kernel compiled with no fact known); `specialization(*args)` is the Kernel a
+    call with `args` runs, `key(args)` its key."""
+
+    def __init__(self, module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
+                 generic: Kernel):
+        self.generic = generic
+        self._module = module
+        self._pipeline, self._arch, self._function = pipeline, arch, function
+        f = _function_of(module, function)
+        assert f is not None
+        self._kinds = specialisable(f)
+        self._names = [a.name_hint or f"arg{i}" for i, a in enumerate(f.body.block.args)]
+        self._kernels: dict[tuple[Facts, ...], Kernel] = {}
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.generic, name)
+
+    def key(self, args: Sequence[Any]) -> tuple[Facts, ...]:
+        """Per argument: (== 1, % 16 == 0) of an integer, (aligned, aligned) of a pointer
+        whose address is a multiple of 16 bytes, None otherwise."""
+        if len(args) != len(self._kinds):
+            raise TilecError(f"'{self.generic.name}' takes {len(self._kinds)} arguments "
+                             f"({', '.join(self._names)}), got {len(args)}")
+        out: list[Facts] = []
+        for kind, name, v in zip(self._kinds, self._names, args):
+            if kind == "int" and isinstance(v, numbers.Integral) and not isinstance(v, bool):
+                out.append((int(v) == 1, int(v) % DIVISOR == 0))
+            elif kind == "ptr":
+                aligned = _address(name, v) % DIVISOR == 0
+                out.append((aligned, aligned))
+            else:
+                out.append(None)
+        return tuple(out)
+
+    def specialization(self, *args: Any) -> Kernel:
+        """The Kernel compiled for the facts of `args` (the generic one where none holds)."""
+        key = self.key(args)
+        if not any(k is not None and any(k) for k in key):
+            return self.generic
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            module = self._module.clone()
+            f = _function_of(module, self._function)
+            assert f is not None
+            specialize(f, key)
+            kernel = _build(module, self._pipeline, self._arch, self._function)
+            with self._lock:
+                kernel = self._kernels.setdefault(key, kernel)
+        return kernel
+
+    def launches(self, *args: Any) -> list:
+        return self.specialization(*args).launches(*args)
+
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        self.specialization(*args)(*args, stream=stream)
 
 
 def clear() -> None:

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     ModuleOp,
 )
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute
@@ -33,6 +33,7 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
+from .builder_locations import located
 from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
@@ -41,6 +42,7 @@ def _ssa(x: Value | SSAValue) -> SSAValue:
     return x.ssa if isinstance(x, Value) else x
 
 
+@located
 class Program(KernelBuilding):
     """One function being built; arguments are added in call order. Values come back
     as `Value`s (compiler/kernel_builder.py), which take Python operators."""
@@ -55,6 +57,7 @@ class Program(KernelBuilding):
         self._builder = Builder(InsertPoint.at_end(self._block))
         self._arg_types: list[Attribute] = []
         self._module: ModuleOp | None = None
+        self._locs: dict[Operation, str | None] = {}
 
     def _arg(self, name: str, t: Attribute) -> Value:
         arg = self._block.insert_arg(t, len(self._block.args))
@@ -115,7 +118,7 @@ class Program(KernelBuilding):
             from xdsl.dialects.builtin import DenseArrayBase, i64
 
             op.attributes["tile"] = DenseArrayBase.from_list(i64, list(tile))
-        self._builder.insert(op)
+        self._put(op)
 
     @property
     def module(self) -> ModuleOp:
@@ -127,6 +130,14 @@ class Program(KernelBuilding):
         if self._module is None:
             self._builder.insert(func.ReturnOp())
             f = func.FuncOp(self.name, (self._arg_types, []), Region(self._block))
-            self._module = ModuleOp([f])
-            verify_module(self._module)
+            module = ModuleOp([f])
+            try:
+                verify_module(module)
+            except TilecError as e:
+                op = e.op
+                while e.loc is None and op is not None:
+                    e.loc = self._locs.get(op)
+                    op = op.parent_op()
+                raise
+            self._module = module
         return self._module

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -33,8 +33,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    DenseIntOrFPElementsAttr,
     TensorType,
     UnitAttr,
+    VectorType,
     i64,
 )
 from xdsl.builder import Builder
@@ -51,10 +53,11 @@ from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
 from tilec.dialects.views import sliced_layout
 from tilec.support.diagnostics import TilecError
 
+from .builder_locations import located, user_location
 from .builder_types import as_layout, element_type
 
 def _element(t: Attribute) -> Attribute:
-    return t.element_type if isinstance(t, TensorType) else t
+    return t.element_type if isinstance(t, TensorType | VectorType) else t
 
 
 def _is_int(t: Attribute) -> bool:
@@ -67,6 +70,7 @@ _FLOAT_OPS = {"+": arith.AddfOp, "-": arith.SubfOp, "*": arith.MulfOp, "/": arit
 _CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("sge", "oge"), "==": ("eq", "oeq")}
 
 
+@located
 @dataclass(eq=False)
 class Value:
     """An SSA value being built, with Python operators (see the module docstring)."""
@@ -84,16 +88,32 @@ class Value:
 
     # ------------------------------------------------------------ arithmetic
     def _other(self, x: Any) -> SSAValue:
+        """`x` as an operand beside this value: a Python number becomes a constant of
+        this value's type (a vector constant beside a vector: the number splat)."""
         if isinstance(x, Value):
             return x.ssa
         if isinstance(x, SSAValue):
             return x
+        if isinstance(self.type, VectorType):
+            return self.program.insert(arith.ConstantOp(
+                DenseIntOrFPElementsAttr.from_list(self.type, [x]))).results[0].ssa
         return self.program.constant(x, _element(self.type)).ssa
 
+    def _splat(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """A scalar beside a vector of its element type becomes that vector (Mojo's
+        `SIMD * Scalar`); other mixes are left for the op's verifier to refuse."""
+        for vec, other in ((a, b), (b, a)):
+            if isinstance(vec.type, VectorType) and other.type == vec.type.element_type:
+                splat = self.program.insert(vector.BroadcastOp(other, vec.type)).results[0].ssa
+                return (vec, splat) if vec is a else (splat, vec)
+        return a, b
+
     def _binary(self, sym: str, x: Any, swap: bool = False) -> Value:
-        a, b = self.ssa, self._other(x)
+        a, b = self._splat(self.ssa, self._other(x))
         if swap:
             a, b = b, a
+        if a.type != b.type:
+            raise TilecError(f"'{sym}' of {a.type} and {b.type}: convert one with .cast() first")
         table = _INT_OPS if _is_int(self.type) else _FLOAT_OPS
         if sym not in table:
             raise TilecError(f"'{sym}' is not defined on {self.type}")
@@ -157,22 +177,58 @@ class Value:
         return self._compare("==", x)
 
     # ------------------------------------------------------------ element access
-    def _coords(self, key: Any) -> list[SSAValue]:
-        keys = key if isinstance(key, tuple) else (key,)
-        return [self.program.as_index(k) for k in keys]
+    def _coords(self, key: Any) -> tuple[list[SSAValue], list[int]]:
+        """The index operands of a coordinate and its nesting (a tuple inside the key
+        indexes a nested mode: `A[(m0, m1), n]`, `layout.read`'s profile)."""
+        coords: list[SSAValue] = []
+        profile: list[int] = []
+
+        def add(k: Any) -> None:
+            if isinstance(k, tuple):
+                profile.append(len(k))
+                for x in k:
+                    add(x)
+                return
+            profile.append(0)
+            coords.append(self.program.as_index(k))
+
+        for k in key if isinstance(key, tuple) else (key,):
+            add(k)
+        return coords, profile
 
     def __getitem__(self, key: Any) -> Value:
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are indexed, not {self.type}")
-        return self.program.insert(la.ReadOp(self.ssa, self._coords(key))).results[0]
+        coords, profile = self._coords(key)
+        return self.program.insert(la.ReadOp(self.ssa, coords, profile=profile)).results[0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are indexed, not {self.type}")
         x = value.ssa if isinstance(value, Value) else self.program.constant(value, la.element_type(self.type)).ssa
-        self.program.insert(la.WriteOp(x, self.ssa, self._coords(key)))
+        coords, profile = self._coords(key)
+        self.program.insert(la.WriteOp(x, self.ssa, coords, profile=profile))
+
+    def load(self, width: int, *coords: Any) -> Value:
+        """Mojo's `tensor.load[width](x, y)`: `width` contiguous elements from the one at
+        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`)."""
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are loaded from, not {self.type}")
+        cs = [self.program.as_index(c) for c in coords]
+        return self.program.insert(la.ReadOp(self.ssa, cs, width=width)).results[0]
+
+    def store(self, width: int, *coords_and_value: Any) -> None:
+        """Mojo's `tensor.store[width](x, y, v)`: the vector v to `width` contiguous
+        elements from (x, y) (`layout.write {width}`)."""
+        if not isinstance(self.type, TensorViewType):
+            raise TilecError(f"only views are stored to, not {self.type}")
+        *coords, value = coords_and_value
+        x = value.ssa if isinstance(value, Value) else value
+        cs = [self.program.as_index(c) for c in coords]
+        self.program.insert(la.WriteOp(x, self.ssa, cs, width=width))
 
 
+@located
 class TileIterator:
     """Mojo's `LayoutTensorIter` being built: `it.get()` is `iter[]`, `it += 1` advances it
     (in a loop, name it in `Program.range(..., carry=[it])`), `it.next(k)` is a copy `k`
@@ -203,6 +259,7 @@ class TileIterator:
         return self
 
 
+@located
 @dataclass
 class Launch:
     """The block and thread ids of a `layout.launch` being built."""
@@ -228,12 +285,19 @@ class Launch:
         return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
 
 
+@located
 class KernelBuilding:
     """The kernel-level methods of `Program` (compiler/builder.py): a mixin over the
     `_builder` its subclass sets, inserting at the body being built. `Value`s hold the
     `KernelBuilding` they were made by, so this module does not know `Program`."""
 
     _builder: Builder
+
+    def _put(self, op) -> None:
+        """Insert `op` where the program is being built, noting the user's line that
+        built it (for the errors of `Program.module`)."""
+        self._builder.insert(op)
+        self._locs[op] = user_location()
 
     def insert(self, op) -> Any:
         """Insert the xDSL op `op` where the program is being built; returns an object
@@ -242,7 +306,7 @@ class KernelBuilding:
 
             s = p.insert(math.SqrtOp(x.ssa)).results[0]
         """
-        self._builder.insert(op)
+        self._put(op)
         results = [Value(self, r) for r in op.results]  # type: ignore[arg-type]
         return _Results(op, results)
 
@@ -287,7 +351,7 @@ class KernelBuilding:
         """
         dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
         op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
-        self._builder.insert(op)
+        self._put(op)
         body = op.body.block
         names = ("bx", "by", "bz", "tid")
         for a, n in zip(body.args, names):
@@ -303,10 +367,10 @@ class KernelBuilding:
                 tensor[gx, gy] = tensor[gx, gy] + 1.0
         """
         block = Block()
-        self._builder.insert(scf.IfOp(cond.ssa, [], Region(block)))
+        self._put(scf.IfOp(cond.ssa, [], Region(block)))
         with self._at(block):
             yield
-            self._builder.insert(scf.YieldOp())
+            self._put(scf.YieldOp())
 
     @contextmanager
     def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1,
@@ -323,12 +387,12 @@ class KernelBuilding:
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
-        self._builder.insert(loop)
+        self._put(loop)
         for c, a in zip(carry, block.args[1:]):
             c.ssa = a
         with self._at(block):
             yield Value(self, block.args[0])
-            self._builder.insert(scf.YieldOp(*[c.ssa for c in carry]))
+            self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r
 

@@ -37,6 +37,19 @@ def verify_message(text: str) -> str:
 _TENSOR_CASTS = ("extsi", "extui", "trunci", "sitofp", "uitofp", "fptosi", "fptoui")
 """The integer casts that dialects/layout_compute.py defines on distributed tensors."""
 
+TENSOR_COUNTERPARTS = (*_TENSOR_CASTS, "cmpi", "cmpf", "select")
+"""The `arith` ops that take scalars only in xDSL and whose distributed-tensor form is
+the `layout` op of the same name (dialects/layout_compute.py)."""
+
+
+def tensor_hint(op_name: str) -> str:
+    """What to use instead of the scalar-only `arith` op `op_name` on a distributed
+    tensor ("" where `arith` itself is right)."""
+    name = op_name.removeprefix("arith.")
+    if not op_name.startswith("arith.") or name not in TENSOR_COUNTERPARTS:
+        return ""
+    return f"takes scalars, not tensors; on a distributed tensor use 'layout.{name}'"
+
 
 def parse_message(msg: str, source_line: str, col: int = 0) -> str:
     """A parse error's message, with xDSL's base-attribute constraints spelled out and
@@ -57,5 +70,5 @@ def parse_message(msg: str, source_line: str, col: int = 0) -> str:
         text += f": '{op.group(1)}' (xDSL's arith cast) takes scalars, not tensors"
         name = op.group(1).removeprefix("arith.")
         if name in _TENSOR_CASTS:
-            text += f"; on a distributed tensor write 'layout.{name}'"
+            text += f"; on a distributed tensor use 'layout.{name}'"
     return text

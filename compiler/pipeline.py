@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.parser import MLIRTokenKind
 from xdsl.passes import ModulePass, PassPipeline
@@ -30,7 +30,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import LocatingParser, get_loc
 
 from .dominance import check_dominance
-from .messages import parse_message, verify_message
+from .messages import parse_message, tensor_hint, verify_message
 from .upstream_checks import check_upstream_ops
 from .verify_cache import verify_op
 
@@ -141,7 +141,10 @@ def _verify_op(op: Operation) -> None:
         op.verify_()
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
-        raise TilecError(verify_message(str(e)), op=op) from None
+        msg = verify_message(str(e))
+        if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)) and (hint := tensor_hint(op.name)):
+            msg = f"'{op.name}': {msg}; it {hint}"
+        raise TilecError(msg, op=op) from None
     except (ValueError, ArithmeticError) as e:  # a malformed value; any other exception is a bug
         raise TilecError(f"invalid op: {_first_line(e)}", op=op) from None
 

@@ -6,6 +6,9 @@ the unchecked value (each found by the fuzzer).
 - `arith.cmpi` / `arith.cmpf`: the `predicate` property indexes xDSL's list of
   predicates (printing, lowering and the CPU reference executor read it), so it must
   be in range; xDSL 0.74 accepts any integer in the generic form.
+- `arith.cmpi` / `arith.cmpf` / `arith.select` on tensors: xDSL's short form types the
+  result of a comparison of tensors as one `i1`; a distributed tensor takes
+  `layout.cmpi` / `layout.cmpf` / `layout.select` (compiler/messages.py says so).
 - `func.func` / `gpu.func`: the index-width promise `tilec.index_bits`
   (support/index_width.py) is 32 or 64.
 """
@@ -13,10 +16,13 @@ the unchecked value (each found by the fuzzer).
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, gpu
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
+
+from .messages import tensor_hint
 
 _PREDICATES: dict[type[Operation], list[str]] = {
     arith.CmpiOp: list(arith.CMPI_COMPARISON_OPERATIONS),
@@ -28,6 +34,9 @@ def check_upstream_ops(root: Operation) -> None:
     for op in root.walk():
         if isinstance(op, func.FuncOp | gpu.FuncOp):
             promised_index_bits(op)
+        if isinstance(op, arith.CmpiOp | arith.CmpfOp | arith.SelectOp) and any(
+                isinstance(v.type, TensorType) for v in op.operands):
+            raise TilecError(f"'{op.name}' {tensor_hint(op.name)}", op=op)
         names = _PREDICATES.get(type(op))
         if names is not None:
             p = op.predicate.value.data  # type: ignore[attr-defined]

@@ -13,6 +13,21 @@ A coordinate is one of three forms, told apart by how many indices it has:
 - one index per leaf of the shape (nested modes flattened): CuTe's
   `A(make_coord(make_coord(m0, m1), n))` and Mojo's `nested_tensor[1, 0, 0, 1]`.
 A view of rank 1 takes one index; where two forms have the same count they agree.
+A coordinate may also be nested, as the view's shape is (CuTe's
+`A(make_coord(make_coord(m0, m1), n))`, TileTensor's `Coord(Coord(m0, m1), n)`):
+`%A[(%m0, %m1), %n]`, one parenthesised tuple per nested mode whose elements index its
+sub-modes (each a whole sub-mode by its colexicographic index, or a tuple again), as
+`layout.slice` takes them; the op's `profile` property holds the nesting (the number
+of children of each coordinate node in pre-order, 0 for a leaf), present only when a
+coordinate is nested.
+
+Mojo's `load[N](x, y)` / `store[N](x, y, v)` at element coordinates: a `width = N`
+attribute reads (writes) N contiguous elements as a `vector<N x T>`: the element at the
+coordinate and the N - 1 after it along the view's contiguous mode (its one top-level
+mode of stride 1); the coordinate is one index per mode, every lane must lie inside
+that mode (the reference executor checks it), the view is neither vectorized nor
+masked. The lowering makes it one vector access where the first lane's address is
+known aligned to the vector, else one scalar access per lane.
 
 The element of a vectorized view (`vec` layout) is its vector: `layout.read` gives a
 `vector<N x T>`, `layout.write` takes one. Inside a `layout.launch` every thread does
@@ -22,23 +37,29 @@ code guards it (a read gives 0, a write does nothing)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, VectorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
     var_operand_def,
 )
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
 from .effects import Accesses
+from .errors import LayoutError
 from .layout_attrs import TensorViewType
 
 
@@ -79,37 +100,219 @@ def leaf_multipliers(layout: cute.Layout) -> list[list[int]]:
     return out
 
 
-def element_type(t: TensorViewType) -> Attribute:
+def nested_mode_terms(layout: cute.Layout, profile: Sequence[int]) -> list[list[tuple[int, int]]]:
+    """For a nested coordinate (`profile`, as `layout.slice`'s), per top-level mode the
+    (coordinate position, weight) terms of the mode's 1-D colexicographic index: a leaf
+    that indexes a sub-mode whose flat leaves start at `lo` weighs the product of the
+    mode's leaf extents before `lo`. A LayoutError where the coordinate does not fit the
+    shape, or a weight needs a dynamic extent."""
+    leaves = views.slice_leaves(layout, [views.DYNAMIC] * sum(a == 0 for a in profile), profile)
+    terms: list[list[tuple[int, int]]] = [[] for _ in views.modes(layout)]
+    for k, leaf in enumerate(leaves):
+        flat = _leaves(views.modes(layout)[leaf.top].shape)
+        w = 1
+        for e in flat[: leaf.lo]:
+            if views.is_dynamic(e):
+                raise LayoutError("a nested coordinate needs static extents in the nested modes")
+            w *= e
+        terms[leaf.top].append((k, w))
+    return terms
+
+
+def nested_leaf_sizes(layout: cute.Layout, profile: Sequence[int]) -> list[int | None]:
+    """The extent of the sub-mode each leaf of a nested coordinate indexes (None where
+    dynamic): an index at or past it is out of range."""
+    leaves = views.slice_leaves(layout, [views.DYNAMIC] * sum(a == 0 for a in profile), profile)
+    return [None if views.is_dynamic(leaf.sub.size()) else int(leaf.sub.size()) for leaf in leaves]
+
+
+def profile_of(op: ReadOp | WriteOp) -> tuple[int, ...]:
+    """The op's coordinate nesting (empty for a flat coordinate)."""
+    return tuple(op.profile.get_values()) if op.profile is not None else ()
+
+
+def element_type(t: TensorViewType, width: int | None = None) -> Attribute:
     """What one element of view type t is: its element type, or for a vectorized view a
-    vector of it."""
+    vector of it (for an access of `width` contiguous elements, a vector of `width`)."""
+    if width is not None:
+        return VectorType(t.element_type, [width])
     return VectorType(t.element_type, [t.vector_size]) if t.vec_layout is not None else t.element_type
 
 
+def contiguous_mode(layout: cute.Layout) -> int:
+    """The top-level mode of `layout` along which elements are contiguous (one leaf of
+    static stride 1), for an access of several elements; a VerifyException when there
+    is none, or more than one."""
+    found = [k for k, m in enumerate(views.modes(layout)) if not isinstance(m.shape, tuple) and m.stride == 1]
+    if len(found) != 1:
+        raise VerifyException(
+            f"an access of several contiguous elements needs one mode of stride 1 in {layout}, "
+            f"found {len(found)}: vectorize the view instead (`layout.vectorize`)")
+    return found[0]
+
+
+def width_of(op: Operation) -> int | None:
+    """The `width` of an access of several contiguous elements (None: one element)."""
+    w = op.properties.get("width")
+    return w.value.data if isinstance(w, IntegerAttr) else None
+
+
 def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribute, what: str) -> None:
-    coordinate_form(t.cute_layout, n)
+    profile = profile_of(op)  # type: ignore[arg-type]
+    width = width_of(op)
+    if width is not None:
+        if width < 1:
+            raise VerifyException(f"width must be at least 1, got {width}")
+        if t.vec_layout is not None or t.is_masked:
+            raise VerifyException("an access of several contiguous elements takes a view that is neither "
+                                  "vectorized nor masked")
+        rank = len(views.modes(t.cute_layout))
+        if profile or n != rank:
+            raise VerifyException(f"an access of several contiguous elements takes one index per mode ({rank})")
+        k = contiguous_mode(t.cute_layout)
+        extent = views.modes(t.cute_layout)[k].shape
+        if isinstance(extent, int) and extent < width:
+            raise VerifyException(f"{width} contiguous elements do not fit in mode {k} of {extent}")
+        want = element_type(t, width)
+        if value_type != want:
+            raise VerifyException(f"{width} contiguous elements of {t} are {want}, not {value_type}")
+        return
+    if profile:
+        if sum(a == 0 for a in profile) != n:
+            raise VerifyException(f"a nested coordinate of {sum(a == 0 for a in profile)} indices has {n} operands")
+        try:
+            nested_mode_terms(t.cute_layout, profile)
+        except LayoutError as e:
+            raise VerifyException(str(e)) from None
+    else:
+        coordinate_form(t.cute_layout, n)
     want = element_type(t)
     if value_type != want:
         raise VerifyException(f"{what} of {t} is {want}, not {value_type}")
 
 
+def _profile_props(profile: Sequence[int], width: int | None = None) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {}
+    if any(profile):
+        props["profile"] = DenseArrayBase.from_list(i64, list(profile))
+    if width is not None:
+        props["width"] = IntegerAttr(width, 64)
+    return props
+
+
+def _print_attr_dict(printer: Printer, op: ReadOp | WriteOp) -> None:
+    """The attribute dictionary, with `width` (a property) in it."""
+    shown = dict(op.attributes)
+    if op.width is not None:
+        shown = {"width": op.width, **shown}
+    printer.print_op_attributes(shown)
+
+
+def _split_props(attrs: dict[str, Attribute], profile: list[int]) -> tuple[dict, dict]:
+    """(properties, attributes) of a parsed access: `width` is a property."""
+    width = attrs.pop("width", None)
+    props = _profile_props(profile)
+    if width is not None:
+        props["width"] = width
+    return props, attrs
+
+
+def _print_coords(printer: Printer, op: ReadOp | WriteOp) -> None:
+    """`[%a, %b]`, or a nested coordinate `[(%a, %b), %c]` as its profile says."""
+    operands = iter(op.coords)
+    arities = iter(profile_of(op) or [0] * len(op.coords))
+
+    def node() -> None:
+        arity = next(arities)
+        if not arity:
+            printer.print_operand(next(operands))
+            return
+        printer.print_string("(")
+        for i in range(arity):
+            printer.print_string(", " if i else "")
+            node()
+        printer.print_string(")")
+
+    printer.print_string("[")
+    for i in range(views.count_roots(profile_of(op) or [0] * len(op.coords))):
+        printer.print_string(", " if i else "")
+        node()
+    printer.print_string("]")
+
+
+def _parse_coords(parser: Parser) -> tuple[list[UnresolvedOperand], list[int]]:
+    """`[...]` of index operands, where a parenthesised tuple nests (as in
+    `layout.slice`): the operands and the profile (all zeros when flat)."""
+    coords: list[UnresolvedOperand] = []
+    profile: list[int] = []
+
+    def one() -> None:
+        if parser.parse_optional_punctuation("(") is not None:
+            at = len(profile)
+            profile.append(0)
+            while True:
+                one()
+                profile[at] += 1
+                if parser.parse_optional_punctuation(")") is not None:
+                    return
+                parser.parse_punctuation(",", " or ')' in a nested coordinate")
+        profile.append(0)
+        coords.append(parser.parse_unresolved_operand())
+
+    parser.parse_punctuation("[")
+    if parser.parse_optional_punctuation("]") is None:
+        one()
+        while parser.parse_optional_punctuation(",") is not None:
+            one()
+        parser.parse_punctuation("]", " or ',' after a coordinate")
+    return coords, profile
+
+
 @irdl_op_definition
 class ReadOp(IRDLOperation):
     """The element of `view` at the coordinate (see the module docstring for its three
-    forms): CuTe's `A(m, n)`, Mojo's `tensor[x, y]`.
+    forms, and nested coordinates): CuTe's `A(m, n)`, Mojo's `tensor[x, y]`; with
+    `width = N`, N contiguous elements from it (Mojo's `tensor.load[N](x, y)`).
 
-        %x = layout.read %A[%m, %n] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32"""
+        %x = layout.read %A[%m, %n] : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> f32
+        %y = layout.read %N[(%m0, %m1), %n] : !layout.tensor<f32, #layout.cute<((2,2),4)>, gmem> -> f32
+        %v = layout.read %A[%m, %n] {width = 4 : i64} : !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> -> vector<4xf32>"""
 
     name = "layout.read"
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
+    profile = opt_prop_def(DenseArrayBase)
+    width = opt_prop_def(IntegerAttr)
     result = result_def()
     traits = traits_def(Accesses(reads=("view",)))
-    assembly_format = "$view `[` $coords `]` attr-dict `:` type($view) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, view, coords, result_type: Attribute | None = None):
+    def __init__(self, view, coords, result_type: Attribute | None = None, profile: Sequence[int] = (),
+                 width: int | None = None):
         t = view.type
-        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t)])
+        super().__init__(operands=[view, list(coords)], result_types=[result_type or element_type(t, width)],
+                         properties=_profile_props(profile, width))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.view)
+        _print_coords(printer, self)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.view.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:
+        view = parser.parse_unresolved_operand()
+        coords, profile = _parse_coords(parser)
+        props, attrs = _split_props(parser.parse_optional_attr_dict(), profile)
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        return cls.create(operands=[parser.resolve_operand(view, vt), *(parser.resolve_operand(c, IndexType()) for c in coords)],
+                          result_types=[rt], properties=props, attributes=attrs)
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.result.type, "an element")
@@ -118,7 +321,8 @@ class ReadOp(IRDLOperation):
 @irdl_op_definition
 class WriteOp(IRDLOperation):
     """Writes `value` to the element of `view` at the coordinate: CuTe's `B(n, m) = x`,
-    Mojo's `tensor[x, y] = z`.
+    Mojo's `tensor[x, y] = z` (nested coordinates and `width = N`, Mojo's
+    `tensor.store[N](x, y, v)`, as `layout.read`).
 
         layout.write %x, %B[%n, %m] : f32, !layout.tensor<f32, #layout.cute<(4,8):(8,1)>, gmem>"""
 
@@ -126,12 +330,39 @@ class WriteOp(IRDLOperation):
     value = operand_def()
     view = operand_def(TensorViewType)
     coords = var_operand_def(IndexType)
+    profile = opt_prop_def(DenseArrayBase)
+    width = opt_prop_def(IntegerAttr)
     traits = traits_def(Accesses(writes=("view",)))
-    assembly_format = "$value `,` $view `[` $coords `]` attr-dict `:` type($value) `,` type($view)"
-    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, value, view, coords):
-        super().__init__(operands=[value, view, list(coords)])
+    def __init__(self, value, view, coords, profile: Sequence[int] = (), width: int | None = None):
+        super().__init__(operands=[value, view, list(coords)], properties=_profile_props(profile, width))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.view)
+        _print_coords(printer, self)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.view.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WriteOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        view = parser.parse_unresolved_operand()
+        coords, profile = _parse_coords(parser)
+        props, attrs = _split_props(parser.parse_optional_attr_dict(), profile)
+        parser.parse_punctuation(":")
+        xt = parser.parse_type()
+        parser.parse_punctuation(",")
+        vt = parser.parse_type()
+        return cls.create(operands=[parser.resolve_operand(value, xt), parser.resolve_operand(view, vt),
+                                    *(parser.resolve_operand(c, IndexType()) for c in coords)],
+                          properties=props, attributes=attrs)
 
     def verify_(self) -> None:
         _verify_access(self, self.view.type, len(self.coords), self.value.type, "an element")

@@ -848,3 +848,15 @@ def tiled_view_type(st: TensorViewType, tile: Sequence[int]) -> TensorViewType:
     result, and a tiled iterator's tiles): masked where the tiles do not divide it."""
     lay, masked = views.tile_layout(st.cute_layout, tile)
     return st.with_(layout=CuteLayoutAttr(lay), masked=masked or st.is_masked)
+
+
+def tensor_argument_message(name: str, t: Attribute) -> str:
+    """Why a function argument of a tensor type (a view, a distributed tensor) cannot be
+    given a value (`--arg` gives integers; a kernel receives pointers), and what to
+    write instead."""
+    return (
+        f"argument %{name} : {t} is a tensor, which a program cannot be given: take a pointer "
+        f"(`%{name}: !layout.ptr<T>`) and make the view inside the function "
+        f"(`layout.view %{name} : !layout.ptr<T> -> !layout.tensor<...>`); "
+        "`--arg NAME=N` gives only integer arguments and buffer sizes"
+    )

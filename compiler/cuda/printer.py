@@ -58,6 +58,21 @@ from .kernel_info import (
 Emitter = Callable[["EmitterBase", Operation], None]
 
 
+def _scalar(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def _per_lane(op: Operation) -> bool:
+    """Whether `op` is elementwise `arith`/`math` on vectors, which C++ cannot write
+    as one expression: every such op but constants and bitcasts (whole-vector
+    values) and a select of whole vectors by one condition (`c ? a : b` on structs)."""
+    if not op.name.startswith(("arith.", "math.")) or op.name in ("arith.constant", "arith.bitcast"):
+        return False
+    if not any(isinstance(v.type, VectorType) for v in (*op.operands, *op.results)):
+        return False
+    return not (op.name == "arith.select" and not isinstance(op.operands[0].type, VectorType))
+
+
 def emits(*op_types: type[Operation]) -> Callable[[Emitter], Emitter]:
     """Mark a method `(printer, op) -> None` as the printer of `op_types`."""
 
@@ -390,5 +405,41 @@ class EmitterBase(BasePrinter):
         fn = self.EMITTERS.get(type(op))
         if fn is None:
             raise self.fail(op, f"'{op.name}' is not supported by the cuda target")
+        if _per_lane(op):
+            self.emit_lanes(op, fn)
+            return
         fn(self, op)
+
+    def emit_lanes(self, op: Operation, fn: Emitter) -> None:
+        """Print an elementwise `arith`/`math` op on vectors lane by lane: C++ has no
+        arithmetic on the vector structs, so lane i is the op's scalar clone on the
+        operands' lane i (`a.v[i]`; a scalar operand as it is), printed by the op's own
+        method, and the results are gathered into vectors."""
+        (vtype,) = {v.type for v in (*op.operands, *op.results) if isinstance(v.type, VectorType)} or {None}
+        if vtype is None or vtype.get_num_dims() != 1:
+            raise self.fail(op, f"'{op.name}' on vectors of different shapes is not supported")
+        lanes = _num_elements(vtype)
+        for v in op.operands:
+            if isinstance(v.type, VectorType):
+                self.ctype(v.type, op)
+        lane_results: list[list[str]] = [[] for _ in op.results]
+        for i in range(lanes):
+            scalars = Block(arg_types=[_scalar(v.type) for v in op.operands])
+            for arg, v in zip(scalars.args, op.operands, strict=True):
+                self.names[arg] = f"{self.expr(v)}.v[{i}]" if isinstance(v.type, VectorType) else self.expr(v)
+            clone = type(op).create(
+                operands=list(scalars.args),
+                result_types=[_scalar(r.type) for r in op.results],
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+            for r, c in zip(op.results, clone.results, strict=True):
+                c.name_hint = r.name_hint
+            fn(self, clone)
+            for names, c in zip(lane_results, clone.results, strict=True):
+                names.append(self.expr(c))
+        for r, names in zip(op.results, lane_results, strict=True):
+            ctype = self.ctype(r.type, op)
+            name = self.define(r, "v")
+            self.line(f"const {ctype} {name} = {{{{{', '.join(names)}}}}};")
 

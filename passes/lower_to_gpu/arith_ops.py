@@ -1,10 +1,10 @@
-"""Scalar and elementwise `arith`/`math` ops, and the ops that make distributed values
+"""Scalar and elementwise `arith`/`math` ops (and `vector` splats and lanes), and the ops that make distributed values
 from scalars: `layout.splat`, `arange`, `expand_dims`, `broadcast`."""
 
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -90,6 +90,12 @@ class ArithLowering(KernelBase):
         b.add(new)
         for r, n in zip(op.results, new.results):
             self.vals[r] = V(b, n) if isinstance(n.type, IndexType) else n
+
+    @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
+    def op_vector_scalar(self, op: Operation):
+        """A vector splat from a scalar, a lane of a vector, a vector with one lane
+        replaced (the Python builder's `V[x, y] * s`): per-thread values, kept as they are."""
+        self.arith_op(op)
 
     @lowers(layout.SplatOp)
     def op_layout_splat(self, op: layout.SplatOp):

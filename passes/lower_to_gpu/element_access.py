@@ -6,14 +6,38 @@ access per lane (packed into, or extracted from, the vector), guarded by the vie
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import VectorType
+from math import gcd
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, VectorType
+from xdsl.ir import SSAValue
 
 from tilec.dialects import layout_access as la
+from tilec.dialects import layout_ptr as lp
 from tilec.dialects import views
+
+from tilec.dialects.layout_attrs import element_bytes
 
 from .._gpu_builder import Val
 from .base import KernelBase, lowers
 from .view_values import View, _eval_coords, _mode_coords, _mode_size
+
+
+def _divisor(v: SSAValue) -> int:
+    """A known divisor of the index value `v` from how it is computed (constants,
+    products, sums, casts, `layout.multiple_of`); 1 when nothing is known."""
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return abs(op.value.value.data) or 1 << 30
+    if isinstance(op, arith.MuliOp):
+        return _divisor(op.lhs) * _divisor(op.rhs)
+    if isinstance(op, arith.AddiOp | arith.SubiOp):
+        return gcd(_divisor(op.lhs), _divisor(op.rhs))
+    if isinstance(op, arith.IndexCastOp):
+        return _divisor(op.input)
+    if isinstance(op, lp.MultipleOfOp):
+        return max(op.divisor.value.data, _divisor(op.value))
+    return 1
 
 
 class ElementAccessLowering(KernelBase):
@@ -22,8 +46,16 @@ class ElementAccessLowering(KernelBase):
         element lies inside its tensor)."""
         b = self.b
         vt = op.view.type
-        form = la.coordinate_form(vt.cute_layout, len(coords))
-        if form == "modes":
+        profile = la.profile_of(op)
+        form = "nested" if profile else la.coordinate_form(vt.cute_layout, len(coords))
+        if form == "nested":
+            idx = []
+            for terms in la.nested_mode_terms(vt.cute_layout, profile):
+                i = 0
+                for k, w in terms:
+                    i = b.add_(i, b.mul_(coords[k], w))
+                idx.append(i)
+        elif form == "modes":
             idx = coords
         elif form == "linear":
             idx = _mode_coords(b, v.layout, coords[0])
@@ -36,6 +68,9 @@ class ElementAccessLowering(KernelBase):
                 idx.append(i)
                 k += len(ws)
         inner = _eval_coords(b, v.layout, idx)
+        width = la.width_of(op)
+        if width is not None:  # contiguous elements along a mode of stride 1; no mask
+            return [self._offset(v, b.add_(inner, j)) for j in range(width)], True
         if v.vec is None:
             return [self._offset(v, inner)], self._valid(v, idx)
         n = vt.vector_size
@@ -52,12 +87,35 @@ class ElementAccessLowering(KernelBase):
         lanes, run = self._vec_info(v)
         return v.vec is not None and lanes > 1 and run == lanes
 
+    def contiguous_vector(self, op, v: View) -> bool:
+        """Whether the `width` contiguous elements at the op's coordinate are one aligned
+        vector access of at most 16 bytes: the first element's storage index, the view's
+        base plus each index times its mode's stride, is known a multiple of `width`
+        (`_divisor` of the index values) and the buffer aligned to the vector."""
+        width = la.width_of(op)
+        if width is None or width < 2 or v.swizzle is not None:
+            return False
+        size = width * element_bytes(v.elem)
+        if size > 16 or size & (size - 1):
+            return False
+        if v.space == "gmem" and v.align % size:
+            return False
+        g = self.b.div_of(v.base)
+        for m, c in zip(v.layout, op.coords):
+            if len(m) != 1:
+                return False
+            _, d = m[0]
+            g = gcd(g, _divisor(c) * (d if isinstance(d, int) else self.b.div_of(d)))
+        return g % width == 0
+
     @lowers(la.ReadOp)
     def op_layout_read(self, op: la.ReadOp):
         v: View = self.get(op.view)
         offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
 
         def read():
+            if self.contiguous_vector(op, v):
+                return self.load_vec(v, offs[0], len(offs))
             if self.whole_vector(v):
                 return self.load_vec(v, offs[0], len(offs))
             xs = [self.load_scalar(v, o) for o in offs]
@@ -76,6 +134,9 @@ class ElementAccessLowering(KernelBase):
         x = self.ssa(op.value)
 
         def write():
+            if self.contiguous_vector(op, v):
+                self.store_vec(v, x, offs[0])
+                return
             if self.whole_vector(v):
                 self.store_vec(v, x, offs[0])
             elif isinstance(op.value.type, VectorType):

@@ -13,11 +13,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from tilec.dialects import cuda_tma, cute, layout, layout_tma
 from tilec.dialects.layout_attrs import (
+    tensor_argument_message,
     PtrType,
     TensorViewType,
 )
@@ -70,8 +71,13 @@ def _lower_func(f: func.FuncOp, launches: list[layout.LaunchOp]) -> gpu.ModuleOp
             if isinstance(o, VIEW_OPS) and not o.results[0].uses:
                 o.detach()
                 o.erase()
+            elif isinstance(o, layout.CopyOp):
+                raise _fail(o, f"'{o.name}' outside a layout.launch cannot be lowered to the GPU level: "
+                               "run `tile` first (`-p default` runs it), which puts whole-tensor copies into launches")
             else:
-                raise _fail(o, f"'{o.name}' outside a layout.launch cannot be lowered to the GPU level (run tile/distribute first)")
+                raise _fail(o, f"'{o.name}' outside a layout.launch cannot be lowered to the GPU level: "
+                               "the passes put only whole-tensor `layout.copy` ops into launches; "
+                               "write this op inside a `layout.launch` (every thread of it runs the op)")
     if not kernels:
         return None
     return gpu.ModuleOp(StringAttr(f"{fname}_kernels"), Region(Block(kernels)))  # type: ignore[arg-type]
@@ -114,6 +120,8 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     for v in args_order:
         if v in ptr_types:
             arg_types.append(ptr_types[v])
+        elif isinstance(v.type, TensorViewType) and isinstance(v, BlockArgument) and v.owner is f.body.block:
+            raise _fail(f, tensor_argument_message(v.name_hint or str(v.index), v.type))
         elif isinstance(v.type, TensorViewType | PtrType):
             raise _fail(launch, f"cannot pass {v.type} to a kernel")
         else:

@@ -115,7 +115,7 @@ class ViewOpsLowering(KernelBase):
                 new_modes.append([(t, m[0][1])])
             else:
                 raise _fail(op, "tiling a hierarchical mode with dynamic values is not supported")
-        limits = [coord_limit(c) for c in op.coords]
+        limits = [coord_limit(c, op) for c in op.coords]
         if not rt.is_masked:
             for k, (m, t, lim) in enumerate(zip(sv.layout, tile, limits)):
                 n = _mode_size(b, m)
@@ -177,7 +177,7 @@ class ViewOpsLowering(KernelBase):
         rt: TensorViewType = op.result.type
         thr = op.thread_layout
         tid = self.idx(op.tid)
-        lim = coord_limit(op.tid)
+        lim = coord_limit(op.tid, op)
         if lim is not None and lim > thr.size():
             raise _fail(
                 op,

@@ -31,8 +31,17 @@ def _mode_indices(op: Operation, view: View, coords: list[np.ndarray]) -> list[n
     coordinate in any of its forms; an index outside its mode is an error."""
     inner = view.inner
     ms = views.modes(inner)
-    form = la.coordinate_form(view.type.cute_layout, len(coords))
-    if form == "modes":
+    profile = la.profile_of(op)  # type: ignore[arg-type]
+    form = "nested" if profile else la.coordinate_form(view.type.cute_layout, len(coords))
+    if form == "nested":
+        for k, n in enumerate(la.nested_leaf_sizes(view.type.cute_layout, profile)):
+            bad = (coords[k] < 0) | (n is not None and coords[k] >= n)
+            if np.any(bad):
+                raise ExecutionError(op, f"index {int(coords[k][np.argmax(bad)])} of the nested coordinate is out "
+                                         f"of range for its sub-mode of {n} elements ({view.type})")
+        idx = [sum((coords[k] * w for k, w in terms), np.zeros_like(coords[0]))
+               for terms in la.nested_mode_terms(view.type.cute_layout, profile)]
+    elif form == "modes":
         idx = list(coords)
     elif form == "linear":
         (i,) = coords
@@ -64,6 +73,18 @@ def _keys(interp: ReferenceInterpreter, op: Operation, view: View, coord_args: l
     n = 1 if view.vec is None else int(view.vec.size())
     lane = np.arange(n, dtype=np.int64)
     off = off[:, None] + (np.asarray(views.eval_layout(view.vec, lane), dtype=np.int64) if view.vec is not None else 0)
+    width = la.width_of(op)
+    if width is not None:  # Mojo's load[N](x, y): N elements along the contiguous mode
+        k = la.contiguous_mode(view.type.cute_layout)
+        extent = int(views.modes(view.inner)[k].size())
+        bad = idx[k] + width > extent
+        if np.any(bad):
+            r = int(np.argmax(bad))
+            raise ExecutionError(op, f"{grid.describe_thread(tids[r])} {verb} {width} contiguous elements from "
+                                     f"index {int(idx[k][r])} of mode {k}, which has {extent}: the last lie "
+                                     "past the mode", thread=int(tids[r]))
+        n = width
+        off = off + np.arange(width, dtype=np.int64)[None, :]
     if isinstance(view.layout, ComposedLayout):
         off = np.asarray(view.layout.swizzle.apply(view.layout.offset + off), dtype=np.int64)
     acc = Access(tids, tids)
@@ -98,7 +119,7 @@ class AccessFunctions(InterpreterFunctions):
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
         vals = load(op, grid, view, rows.ravel(), keys.ravel()).reshape(keys.shape)
         vals = vals.astype(dtype_of(view.type.element_type), copy=False)
-        out = vals if view.vec is not None else vals[:, 0]
+        out = vals if view.vec is not None or la.width_of(op) is not None else vals[:, 0]
         if interp.grid is None:
             return (out[0],)
         return (scatter(grid, acc.actors, out),)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, gpu
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Attribute
 
@@ -127,6 +127,12 @@ def is_buffer_type(t: Attribute) -> bool:
     if isinstance(t, MemRefType):
         return True
     return _is_layout_ptr(t)
+
+
+def _is_view(t: Attribute) -> bool:
+    from tilec.dialects.layout_attrs import TensorViewType
+
+    return isinstance(t, TensorViewType)
 
 
 def _is_layout_ptr(t: Attribute) -> bool:
@@ -326,6 +332,10 @@ def random_inputs(
     for name, arg in zip(arg_names(fn), fn.body.block.args):
         t = arg.type
         if not is_buffer_type(t):
+            if isinstance(t, TensorType) or _is_view(t):
+                from tilec.dialects.layout_attrs import tensor_argument_message
+
+                raise ExecutionError(fn, tensor_argument_message(name, t))
             if name not in scalars:
                 raise ExecutionError(
                     fn,

@@ -117,3 +117,71 @@ def test_compile_only_reports_every_kernel_of_a_file_with_several_functions(caps
     assert "// compiled for sm_90" in out.out
     for kernel in ("forms_kernel", "guarded_tile_kernel", "vector_element_kernel"):
         assert f"// {kernel}:" in out.out
+
+
+NESTED = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_nested.mlir"
+
+
+def test_nested_coordinates_address_as_numpy_does():
+    """`%N[(%m0, %m1), (%n0, %n1)]` reads element m0*1 + m1*4 + n0*2 + n1*8 of the
+    ((2,2),(2,4)):((1,4),(2,8)) view; `%N[(%m0, %m1), %n]` takes mode 1 by its 1-D index
+    and `%N[%m, (%n0, %n1)]` mode 0: the same element, written back in place."""
+    inputs = random_inputs(NESTED.read_text(), seed=5)
+    n = np.asarray(inputs["n"]).reshape(-1).copy()
+    out = run(NESTED.read_text(), inputs)
+    tid = np.arange(32)
+    m0, m1, n0, n1 = tid % 2, (tid // 2) % 2, (tid // 4) % 2, tid // 8
+    np.testing.assert_array_equal(np.asarray(out["d"]).reshape(-1), n[m0 + m1 * 4 + n0 * 2 + n1 * 8])
+    np.testing.assert_array_equal(np.asarray(out["n"]).reshape(-1), n)
+
+
+def test_a_nested_index_outside_its_sub_mode_is_an_error():
+    text = NESTED.read_text().replace("%N[(%m0, %m1), (%n0, %n1)]", "%N[(%m, %m1), (%n0, %n1)]")
+    with pytest.raises(ExecutionError, match="index 2 of the nested coordinate is out of range for its sub-mode of 2"):
+        run(text, random_inputs(text, seed=0))
+
+
+WIDTH = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_width.mlir"
+
+
+@pytest.mark.parametrize(("entry", "step"), [("load4", 4), ("load4_unaligned", 3)])
+def test_contiguous_elements_at_element_coordinates(entry, step):
+    """Mojo's load[4](x, y) / store[4](x, y, v * 2): thread t reads row t // 8 from column
+    step * (t % 8), four elements along the row, and writes them doubled."""
+    inputs = random_inputs(WIDTH.read_text(), seed=6, entry=entry)
+    a = np.asarray(inputs["a"]).reshape(8, 32)
+    want = np.asarray(inputs["b"]).reshape(8, 32).copy()
+    for t in range(64):
+        x, y = t // 8, step * (t % 8)
+        want[x, y:y + 4] = a[x, y:y + 4] * np.float32(2)
+    out = run(WIDTH.read_text(), inputs, entry=entry)
+    np.testing.assert_array_equal(np.asarray(out["b"]).reshape(8, 32), want)
+
+
+def test_contiguous_elements_past_their_mode_are_an_error():
+    text = WIDTH.read_text().replace("%y = arith.muli %j, %c4 : index",
+                                     "%y4 = arith.muli %j, %c4 : index\n    %y = arith.addi %y4, %c1 : index")
+    with pytest.raises(ExecutionError, match="reads 4 contiguous elements from index 29 of mode 1, which has 32"):
+        run(text, random_inputs(text, seed=0, entry="load4"), entry="load4")
+
+
+def test_mojo_load_and_store_from_python_compile_to_vector_accesses():
+    import tilec
+    from helpers.nvrtc import compile_sm90_or_skip
+    from tilec.compiler.pipeline import emit, run_pipeline
+
+    p = tilec.Program("load4")
+    a = p.view(p.pointer("a", "f32"), "(8,32):(32,1)")
+    b = p.view(p.pointer("b", "f32"), "(8,32):(32,1)")
+    with p.launch(grid=(1, 1, 1), threads=64) as k:
+        x, y = k.tid // 8, (k.tid % 8) * 4
+        elements = a.load(4, x, y)
+        b.store(4, x, y, elements * 2.0)
+    m = p.module
+    inputs = random_inputs(m, seed=1)
+    want = np.asarray(inputs["a"]) * np.float32(2)
+    run_pipeline(m, "default")
+    np.testing.assert_array_equal(np.asarray(run(m, inputs)["b"]), want)
+    cuda = emit(m, "cuda")
+    assert "reinterpret_cast<const f32x4*>(a + " in cuda
+    compile_sm90_or_skip(cuda)

@@ -35,3 +35,57 @@ func.func @dim_mode(%A: !A) {
   %n = layout.dim %A {mode = 2 : i64} : !A
   func.return
 }
+
+// -----
+
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+func.func @nested_arity(%N: !N, %i: index) {
+  // expected-error @+1 {{a coordinate of 3 elements for mode (2,2):(1,4) of 2}}
+  %x = layout.read %N[(%i, %i, %i), %i] : !N -> f32
+  func.return
+}
+
+// -----
+
+!N = !layout.tensor<f32, #layout.cute<((2,2),(2,2)):((1,4),(2,8))>, gmem>
+func.func @nested_count(%N: !N, %x: f32, %i: index) {
+  // expected-error @+1 {{3 coordinates for a view of 2 modes}}
+  layout.write %x, %N[(%i, %i), %i, %i] : f32, !N
+  func.return
+}
+
+// -----
+
+!S = !layout.tensor<f32, #layout.cute<(8,4):(8,2)>, gmem>
+func.func @width_no_unit_stride(%S: !S, %i: index) {
+  // expected-error @+1 {{an access of several contiguous elements needs one mode of stride 1 in (8,4):(8,2), found 0: vectorize the view instead (`layout.vectorize`)}}
+  %x = layout.read %S[%i, %i] {width = 4 : i64} : !S -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+func.func @width_type(%A: !A, %i: index) {
+  // expected-error @+1 {{4 contiguous elements of !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem> are vector<4xf32>, not vector<2xf32>}}
+  %x = layout.read %A[%i, %i] {width = 4 : i64} : !A -> vector<2xf32>
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+func.func @width_too_wide(%A: !A, %i: index, %v: vector<8xf32>) {
+  // expected-error @+1 {{8 contiguous elements do not fit in mode 1 of 4}}
+  layout.write %v, %A[%i, %i] {width = 8 : i64} : vector<8xf32>, !A
+  func.return
+}
+
+// -----
+
+!A = !layout.tensor<f32, #layout.cute<(8,4):(4,1)>, gmem>
+func.func @width_linear(%A: !A, %i: index) {
+  // expected-error @+1 {{an access of several contiguous elements takes one index per mode (2)}}
+  %x = layout.read %A[%i] {width = 4 : i64} : !A -> vector<4xf32>
+  func.return
+}
