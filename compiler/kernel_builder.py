@@ -211,7 +211,10 @@ class Value:
 
     def load(self, width: int, *coords: Any) -> Value:
         """Mojo's `tensor.load[width](x, y)`: `width` contiguous elements from the one at
-        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`)."""
+        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`).
+
+            v = A.load(4, x, y)          # A[x, y:y+4] of a row-major A, as vector<4xf32>
+        """
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are loaded from, not {self.type}")
         cs = [self.program.as_index(c) for c in coords]
@@ -219,7 +222,10 @@ class Value:
 
     def store(self, width: int, *coords_and_value: Any) -> None:
         """Mojo's `tensor.store[width](x, y, v)`: the vector v to `width` contiguous
-        elements from (x, y) (`layout.write {width}`)."""
+        elements from (x, y) (`layout.write {width}`).
+
+            A.store(4, x, y, A.load(4, x, y) * 2.0)
+        """
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are stored to, not {self.type}")
         *coords, value = coords_and_value
