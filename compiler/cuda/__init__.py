@@ -75,8 +75,27 @@ class CudaEmitter(*FAMILIES):  # type: ignore[misc]
 
 
 def emit_cuda(module: ModuleOp) -> str:
-    """The CUDA C++ translation unit for the kernels of a GPU-level module."""
+    """The CUDA C++ translation unit for the kernels of a GPU-level module. IR that still
+    holds `layout` ops (never lowered) is a TilecError at the first of them, which names
+    the pipeline to add: the printer knows only the GPU level."""
+    require_gpu_level(module)
     return CudaEmitter().print_module(module)
+
+
+def require_gpu_level(module: ModuleOp) -> None:
+    """Refuse `module` where it is not GPU-level IR: a `layout` op that `lower-to-gpu`
+    would have lowered remains (whole-tensor, block- or thread-level IR)."""
+    from tilec.support.diagnostics import TilecError
+    from tilec.support.locations import get_loc
+
+    for op in module.walk():
+        if op.name.startswith("layout."):
+            raise TilecError(
+                f"'{op.name}' is not lowered: `-t cuda` prints GPU-level IR, so run the passes "
+                "first: add `-p default` (the whole pipeline), or end your pipeline with "
+                "`lower-to-gpu`",
+                loc=get_loc(op),
+            )
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,15 @@ from .api import (
     check_equivalence,
     entry_function,
     host_functions,
-    poison_value,
     random_inputs,
     run,
 )
-from .values import bits_equal
+from .memory import audit_writes
+
+PARTIAL_ATTR = "tilec.partial"
+"""The argument attribute by which a program says that it writes only part of an output
+buffer on purpose (`func.func @f(%dst: !layout.ptr<f32> {tilec.partial})`): `--run cpu`
+then reports the elements left unwritten instead of failing."""
 
 
 def _roots(module: ModuleOp) -> list[str]:
@@ -36,18 +40,53 @@ def _roots(module: ModuleOp) -> list[str]:
     return [f.sym_name.data for f in fns if f.sym_name.data not in called]
 
 
-def _describe(name: str, a: np.ndarray, role: str) -> str:
-    flat = a.reshape(-1)
+def _partial_arguments(fn) -> set[str]:
+    """Names of `fn`'s arguments marked `{tilec.partial}`."""
+    from .api import arg_names
+
+    if fn.arg_attrs is None:
+        return set()
+    return {name for name, attrs in zip(arg_names(fn), fn.arg_attrs.data) if PARTIAL_ATTR in attrs.data}
+
+
+def _as_numbers(flat: np.ndarray, dtype_name: str | None) -> np.ndarray:
+    """bf16 buffers travel as uint16 bit patterns: their values, for printing."""
+    if dtype_name == "bf16":
+        return (flat.astype(np.uint32) << 16).view(np.float32)
+    return flat
+
+
+def _describe(name: str, a: np.ndarray, role: str, unwritten: int | None = None,
+              dtype_name: str | None = None) -> str:
+    flat = _as_numbers(a.reshape(-1), dtype_name)
     head = ", ".join(str(x) for x in flat[:4]) + (", ..." if flat.size > 4 else "")
-    text = f"//   %{name}: {flat.size} x {a.dtype} ({role}) [{head}]"
-    if role == "output":
-        left = int(bits_equal(flat, np.full(flat.shape, poison_value(a.dtype), a.dtype)).sum())
-        text += f"; {left} element(s) never written" if left else "; every element written"
-    if a.dtype.kind == "f" and flat.size:
+    text = f"//   %{name}: {flat.size} x {dtype_name or a.dtype} ({role}) [{head}]"
+    if unwritten is not None:
+        text += f"; {unwritten} element(s) never written (partial output)" if unwritten else "; every element written"
+    if flat.dtype.kind == "f" and flat.size:
         finite = flat[np.isfinite(flat)]
         if finite.size:
             text += f"; sum {float(finite.astype(np.float64).sum()):.6g}"
     return text
+
+
+def _loc(op) -> str | None:
+    from tilec.support.locations import get_loc
+
+    return get_loc(op)
+
+
+def _buffer_dtype_names(fn) -> dict[str, str]:
+    """The element type's name of each buffer argument whose NumPy storage does not say
+    it (bf16 is stored as its uint16 bits)."""
+    from .api import arg_names
+
+    out = {}
+    for name, arg in zip(arg_names(fn), fn.body.block.args):
+        element = getattr(arg.type, "element_type", None)
+        if element is not None and str(element) == "bf16":
+            out[name] = "bf16"
+    return out
 
 
 def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None = None) -> str:
@@ -58,14 +97,32 @@ def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None =
     for name in _roots(module):
         fn = entry_function(module, name)
         inputs = random_inputs(module, seed, name, args=values, sizes=values)
-        out = run(module, inputs, name)
+        with audit_writes(strict=False) as audit:
+            out = run(module, inputs, name)
         effects = buffer_effects(module, fn)
-        lines.append(f"// @{name} on the CPU reference executor (seed {seed}): ok")
+        partial = _partial_arguments(fn)
+        types = _buffer_dtype_names(fn)
+        described = []
         for buf, arr in out.items():
             role = "output" if "read" not in effects.get(buf, {"read"}) else (
                 "input/output" if "write" in effects.get(buf, set()) else "input"
             )
-            lines.append(_describe(buf, arr, role))
+            unwritten = None
+            if role == "output":
+                written = audit.written.get("%" + buf, np.zeros(arr.size, bool))
+                unwritten = int(arr.size - written[: arr.size].sum())
+                if unwritten and buf not in partial:
+                    first = int(np.flatnonzero(~written[: arr.size])[0])
+                    raise TilecError(
+                        f"@{name}: {unwritten} of the {arr.size} element(s) of output %{buf} were "
+                        f"never written (the first at flat index {first}; seed {seed}): the grid or "
+                        f"the tiles do not cover the output. If the program writes part of %{buf} on "
+                        f"purpose, mark the argument `{{{PARTIAL_ATTR}}}`",
+                        loc=_loc(fn),
+                    )
+            described.append(_describe(buf, arr, role, unwritten, types.get(buf)))
+        lines.append(f"// @{name} on the CPU reference executor (seed {seed}): ok")
+        lines.extend(described)
         scalars = {k: v for k, v in inputs.items() if k not in out}
         if scalars:
             lines.append("//   " + ", ".join(f"%{k} = {v}" for k, v in scalars.items()))
