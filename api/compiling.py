@@ -43,6 +43,10 @@ def compile_program(
     if kernel is not None:
         return kernel
     module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
+    if not any(isinstance(op, func.FuncOp) and not op.is_declaration for op in module.walk()):
+        raise TilecError("nothing to compile: the program has no function (`func.func`); a kernel is "
+                         "a function whose body makes views of its pointer arguments and copies or "
+                         "launches on them")
     if arch is not None:
         set_target(module, arch)  # the verifier and the passes read it
     f = _function_of(module, function) if specialize else None

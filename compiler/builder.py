@@ -60,6 +60,10 @@ class Program(KernelBuilding):
         self._locs: dict[Operation, str | None] = {}
 
     def _arg(self, name: str, t: Attribute) -> Value:
+        taken = [a.name_hint for a in self._block.args]
+        if name in taken:
+            raise TilecError(f"argument name '{name}' is taken: every argument of a function needs its own name "
+                             f"(the arguments so far: {', '.join(taken)})")
         arg = self._block.insert_arg(t, len(self._block.args))
         arg.name_hint = name
         self._arg_types.append(t)

@@ -291,6 +291,24 @@ class Launch:
         return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
 
 
+def _parse_encoding(text: Any) -> Attribute:
+    """A distributed layout from its text (`#layout.blocked<{...}>`); a TilecError that
+    quotes the text where it is not one (never xDSL's ParseError)."""
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from .pipeline import make_context
+
+    if not isinstance(text, str):
+        raise TilecError(f"a layout encoding is its text, e.g. \"#layout.blocked<{{sizePerThread = [1, 4], "
+                         f"threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>\", not {text!r}")
+    try:
+        return Parser(make_context(), text).parse_attribute()
+    except ParseError as e:
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else "not an attribute"
+        raise TilecError(f"cannot read the layout encoding {text!r}: {why}") from None
+
+
 @located
 class KernelBuilding:
     """The kernel-level methods of `Program` (compiler/builder.py): a mixin over the
@@ -605,8 +623,10 @@ class KernelBuilding:
         from .pipeline import make_context
 
         vt = view.type
+        if not isinstance(vt, TensorViewType):
+            raise TilecError(f"load() takes a view (`!layout.tensor<...>`), not {vt}")
         shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]
-        enc = Parser(make_context(), encoding).parse_attribute()
+        enc = encoding if isinstance(encoding, Attribute) else _parse_encoding(encoding)
         rt = TensorType(vt.element_type, shape, enc)
         return self.insert(layout.LoadOp(view.ssa, rt)).results[0]
 

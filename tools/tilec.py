@@ -34,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommand: `tilec show-layout LAYOUT` renders a layout (see `tilec show-layout -h`).",
     )
     p.add_argument("input_file", nargs="?", help="IR file to read (default: stdin)")
-    p.add_argument("-p", "--passes", default="", help="pass pipeline, e.g. 'tile{tile=64,64},distribute' or 'default'")
+    p.add_argument("-p", "--passes", action="append", default=[],
+                   help="pass pipeline, e.g. 'tile{tile=64,64},distribute' or 'default' (given once: "
+                        "passes are separated by commas; `tilec --list-passes` shows each pass's options)")
+    p.add_argument("--pass-pipeline", action="append", default=[], metavar="'builtin.module(PASSES)'",
+                   help="the pipeline in MLIR's spelling, e.g. 'builtin.module(tile,distribute)'; the same as -p PASSES")
     p.add_argument("-t", "--target", default="mlir", help="output: mlir (default) or cuda")
     p.add_argument("-o", "--output-file", help="write output here instead of stdout")
     p.add_argument("--split-input-file", action="store_true", help="process chunks separated by `// -----` independently")
@@ -77,15 +81,74 @@ def split_chunks(text: str, split: bool) -> list[Chunk]:
 
 
 def list_passes() -> str:
+    import dataclasses
+
     from tilec.compiler.pipeline import NAMED_PIPELINES, available_passes, pass_description
 
-    lines = ["Passes:"]
+    lines = ["Passes (options: -p 'NAME{option=value option=value}'):"]
     for name, factory in sorted(available_passes().items()):
-        lines.append(f"  {name:28s} {pass_description(factory())}")
+        cls = factory()
+        lines.append(f"  {name:28s} {pass_description(cls)}")
+        if dataclasses.is_dataclass(cls):
+            for f in dataclasses.fields(cls):
+                if f.name == "name" or not f.init:
+                    continue
+                default = f.default if f.default is not dataclasses.MISSING else (
+                    f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+                kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+                lines.append(f"  {'':28s}   {f.name}: {kind} = {default!r}")
     lines.append("Named pipelines:")
     for name, spec in NAMED_PIPELINES.items():
         lines.append(f"  {name:28s} {spec}")
     return "\n".join(lines) + "\n"
+
+
+def pipeline_of(args) -> str:
+    """The one pipeline of the command line: `-p PASSES` or MLIR's
+    `--pass-pipeline='builtin.module(PASSES)'`. Given twice it is an error (as in
+    `mlir-opt`), not a silent replacement of the first."""
+    given = [("-p", p) for p in args.passes] + [("--pass-pipeline", p) for p in args.pass_pipeline]
+    if len(given) > 1:
+        raise TilecError("the pipeline is given " + str(len(given)) + " times (" + ", ".join(
+            f"{flag} '{spec}'" for flag, spec in given) + "): give it once, its passes separated by "
+            "commas, e.g. -p 'tile,distribute'")
+    if not given:
+        return ""
+    flag, spec = given[0]
+    if flag == "--pass-pipeline":
+        m = re.fullmatch(r"\s*builtin\.module\((.*)\)\s*", spec, flags=re.S)
+        if not m:
+            raise TilecError(f"--pass-pipeline '{spec}': expected 'builtin.module(PASSES)', e.g. "
+                             "--pass-pipeline='builtin.module(tile,distribute)'")
+        spec = m.group(1)
+    return spec
+
+
+def check_flags(args) -> None:
+    """Flags that only mean something beside others: refuse them alone rather than
+    ignore them."""
+    if args.check_each and not args.check_equivalence:
+        raise TilecError("--check-each compares after every pass of --check-equivalence: add --check-equivalence")
+    if args.arg and not (args.run or args.check_equivalence):
+        raise TilecError("--arg gives the inputs of --run or --check-equivalence: add one of them")
+    if args.check and args.run != "gpu":
+        raise TilecError("--check compares a --run gpu with the CPU reference executor: add --run gpu")
+
+
+def check_arg_names(module, values: dict[str, int]) -> None:
+    """Every `--arg NAME=INT` names an argument of a function of the module."""
+    from xdsl.dialects import func
+
+    from tilec.runtime.reference.api import arg_names
+
+    names: list[str] = []
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and not op.is_declaration:
+            names.extend(n for n in arg_names(op) if n not in names)
+    for name in values:
+        if name not in names:
+            known = ", ".join("%" + n for n in names) or "none"
+            raise TilecError(f"--arg {name}=...: no function has an argument %{name} (arguments: {known})")
 
 
 def parse_arg_values(items: list[str]) -> dict[str, int]:
@@ -111,6 +174,7 @@ def process_chunk(args, chunk: Chunk, name: str, out) -> None:
 
     module = parse_module(chunk.text, name, line_offset=chunk.line_offset)
     values = parse_arg_values(args.arg)
+    check_arg_names(module, values)
     if args.check_equivalence:
         from tilec.runtime.reference.cli import check_equivalence_cli
 
@@ -234,6 +298,8 @@ def run(args) -> int:
     except (OSError, UnicodeDecodeError) as e:
         why = getattr(e, "strerror", None) or f"not a UTF-8 text file ({e.reason})"
         raise TilecError(f"cannot read '{name}': {why}", loc=name) from None
+    check_flags(args)
+    args.passes = pipeline_of(args)
     if args.passes:
         from tilec.compiler.pipeline import build_pipeline
 

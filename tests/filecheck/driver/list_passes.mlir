@@ -1,7 +1,7 @@
 // RUN: tilec --list-passes | filecheck %s
 // Every pass tilec defines is listed in the "Passes:" section (before "Named pipelines:"),
 // each with its one-line summary; xDSL's generic passes are listed beside them.
-// CHECK: Passes:
+// CHECK: Passes (options:
 // CHECK-DAG: {{^}}  canonicalize {{ *}}Applies all canonicalization patterns.
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
