@@ -9,6 +9,9 @@ the unchecked value (each found by the fuzzer).
 - `arith.cmpi` / `arith.cmpf` / `arith.select` on tensors: xDSL's short form types the
   result of a comparison of tensors as one `i1`; a distributed tensor takes
   `layout.cmpi` / `layout.cmpf` / `layout.select` (compiler/messages.py says so).
+- every result that is a distributed tensor (a builtin `tensor` whose encoding is a
+  distributed layout): its extents are powers of two, as in Gluon (the layouts' linear
+  forms need it; without this check the first pass or run to ask for one refused it).
 - `func.func` / `gpu.func`: the index-width promise `tilec.index_bits`
   (support/index_width.py) is 32 or 64.
 """
@@ -19,6 +22,7 @@ from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
+from tilec.dialects.encoding import DistributedEncoding
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
 
@@ -30,8 +34,25 @@ _PREDICATES: dict[type[Operation], list[str]] = {
 }
 
 
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def _check_distributed_shape(op: Operation) -> None:
+    for r in op.results:
+        t = r.type
+        if isinstance(t, TensorType) and isinstance(t.encoding, DistributedEncoding):
+            for n in t.get_shape():
+                if n > 0 and n & (n - 1):
+                    raise TilecError(
+                        f"the distributed tensor {t} has an extent that is not a power of two ({n}): "
+                        "distributed tensors have power-of-two extents, as in Gluon; take a masked tile "
+                        f"of the next power of two, e.g. {_next_pow2(n)} for {n}, and mask the rest", op=op)
+
+
 def check_upstream_ops(root: Operation) -> None:
     for op in root.walk():
+        _check_distributed_shape(op)
         if isinstance(op, func.FuncOp | gpu.FuncOp):
             promised_index_bits(op)
         if isinstance(op, arith.CmpiOp | arith.CmpfOp | arith.SelectOp) and any(

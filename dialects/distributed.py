@@ -77,13 +77,21 @@ def _fmt(xs: Sequence[int]) -> str:
     return "[" + ",".join(map(str, xs)) + "]"
 
 
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
 def _check_shape(shape: Sequence[int], rank: int, what: str) -> tuple[int, ...]:
     shape = tuple(shape)
     if len(shape) != rank:
         raise LayoutError(f"{what}: shape {list(shape)} has rank {len(shape)}, the layout has rank {rank}")
     for s in shape:
         if not _is_pow2(s):
-            raise LayoutError(f"{what}: shape {list(shape)} has an extent that is not a power of two")
+            raise LayoutError(
+                f"{what}: shape {list(shape)} has an extent that is not a power of two (distributed "
+                "tensors have power-of-two extents, as in Gluon: take a masked tile of the next power "
+                f"of two, e.g. {_next_pow2(s)} for {s}, and mask the rest)"
+            )
     return shape
 
 
@@ -149,7 +157,8 @@ class BlockedLayout(_DistributedMixin):
             if name != "order":
                 for x in v:
                     if not _is_pow2(x):
-                        raise LayoutError(f"blocked layout: {name}={list(v)} has an entry that is not a power of two")
+                        raise LayoutError(f"blocked layout: {name}={list(v)} has an entry that is not a power of "
+                                          "two (every entry of a blocked layout is one, as in Gluon)")
         if sorted(vals["order"]) != list(range(rank)):
             raise LayoutError(f"blocked layout: order={list(vals['order'])} is not a permutation of 0..{rank - 1}")
         for name, v in vals.items():

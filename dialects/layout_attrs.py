@@ -324,7 +324,12 @@ def inner_layout(attr: Attribute) -> cute.Layout:
 
 @irdl_attr_definition
 class BlockedLayoutAttr(DistributedEncoding, Data[BlockedLayout]):
-    """Gluon `BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`."""
+    """Gluon `BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`.
+
+    As in Gluon, every entry of `sizePerThread`, `threadsPerWarp` and `warpsPerCTA` is a
+    power of two, and so is every extent of a distributed tensor (`tensor<...>` with a
+    distributed layout: blocked, slice, linear, MMA): a row of 1000 elements is a masked
+    tile of 1024 (`layout.tile ... masked`, `layout.load ... other`)."""
 
     name = "layout.blocked"
 

@@ -170,8 +170,10 @@ class BufferIteratorOp(_IteratorSource, IRDLOperation):
     def verify_(self) -> None:
         st = self.source.type
         lay = st.cute_layout
-        if not (lay.is_static() and lay.rank() == 1 and lay.depth() == 0 and (lay.size() == 1 or lay.stride == 1)):
-            raise VerifyException(f"a buffer iterator walks a compact rank-1 view (N:1), got {lay}")
+        flat = lay.flatten() if lay.is_static() else lay
+        if not (lay.is_static() and lay.rank() == 1 and len(flat) == 1
+                and (lay.size() == 1 or flat[0].stride == 1)):
+            raise VerifyException(f"a buffer iterator walks a compact rank-1 view (N:1, also written (N):(1)), got {lay}")
         if st.is_masked or st.vec_layout is not None:
             raise VerifyException("a buffer iterator walks a plain view (not masked, not vectorized)")
         if not self.tile_layout.is_static():

@@ -20,7 +20,7 @@ func.func @tile_type(%a: !A, %i: index) {
 // -----
 
 func.func @buffer_rank(%b: !layout.tensor<i16, #layout.cute<(4,4):(4,1)>, gmem>) {
-  // expected-error @+1 {{a buffer iterator walks a compact rank-1 view (N:1), got (4,4):(4,1)}}
+  // expected-error @+1 {{a buffer iterator walks a compact rank-1 view (N:1, also written (N):(1)), got (4,4):(4,1)}}
   %it = layout.buffer_iterator %b {tile = #layout.cute<(2,2):(2,1)>} : !layout.tensor<i16, #layout.cute<(4,4):(4,1)>, gmem>
   func.return
 }
