@@ -28,6 +28,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tilec.runtime.cache import default_cache_dir, disk_cache_enabled
+
 from .copy_plan import CopyKey
 
 FORMAT = 1
@@ -55,9 +57,7 @@ def source_fingerprint() -> str:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("TILEC_CACHE_DIR")
-    base = Path(env).expanduser() if env else Path("~/.cache/tilec").expanduser()
-    return base / "copy"
+    return default_cache_dir() / "copy"
 
 
 def entry_path(key: CopyKey, pipeline: str, arch: str) -> Path:
@@ -69,7 +69,7 @@ def store(key: CopyKey, entry: Any, pipeline: str, arch: str, cubin: bytes) -> b
     """Write `entry` (a compiled `CopyKernel`) for `key`; False when its host function
     has no recipe (nothing written) or the directory is not writable."""
     recipe = entry.kernel.host_program.recipe
-    if recipe is None:
+    if recipe is None or not disk_cache_enabled():
         return False
     kernels = {
         name: {
@@ -145,7 +145,9 @@ class DiskCopyKernel:
 
 
 def load(key: CopyKey, pipeline: str, arch: str) -> DiskCopyKernel | None:
-    """The entry for `key`, or None (none, or unreadable)."""
+    """The entry for `key`, or None (none, unreadable, or `TILEC_CACHE=0`)."""
+    if not disk_cache_enabled():
+        return None
     path = entry_path(key, pipeline, arch)
     try:
         with open(path) as f:

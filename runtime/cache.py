@@ -2,7 +2,9 @@
 
 Entries are keyed by a hash of (source, options, architecture, CuPy version, NVRTC
 version), so a change in any of them compiles again. The disk cache lives in
-`$TILEC_CACHE_DIR` (default `~/.cache/tilec`). Each entry is one file written to a
+`$TILEC_CACHE_DIR` (default `~/.cache/tilec`); `TILEC_CACHE=0` (or `off`) leaves the
+disk alone: nothing is read from it or written to it (the in-memory cache of the process
+stays), which `tilec.copy_`'s kernels on disk (`$TILEC_CACHE_DIR/copy/`) obey too. Each entry is one file written to a
 temporary name and moved into place with `os.replace`, so concurrent processes never see
 half an entry; a header holds the payload's length and SHA-256, so a truncated or
 corrupted entry is detected, counted, and compiled again.
@@ -49,7 +51,14 @@ class CacheStats:
         self.compiles = self.corrupt = 0
 
 
+def disk_cache_enabled() -> bool:
+    """False where the environment says `TILEC_CACHE=0` (or `off`, `false`, `no`):
+    compile everything afresh, read and write nothing on disk."""
+    return os.environ.get("TILEC_CACHE", "1").strip().lower() not in ("0", "off", "false", "no")
+
+
 def default_cache_dir() -> Path:
+    """`$TILEC_CACHE_DIR`, else `~/.cache/tilec`: the one root of tilec's disk caches."""
     env = os.environ.get("TILEC_CACHE_DIR")
     if env:
         return Path(env).expanduser()
@@ -132,9 +141,9 @@ def _decode(key: str, data: bytes) -> CompileResult | None:
 class KernelCache:
     """Compiled kernels by source, options and architecture; see the module doc."""
 
-    def __init__(self, directory: str | Path | None = None, *, disk: bool = True):
+    def __init__(self, directory: str | Path | None = None, *, disk: bool | None = None):
         self.directory = Path(directory) if directory is not None else default_cache_dir()
-        self.disk = disk
+        self.disk = disk_cache_enabled() if disk is None else disk
         self.stats = CacheStats()
         self._memory: dict[str, CompileResult] = {}
         self._lock = threading.Lock()

@@ -144,3 +144,21 @@ def test_kernel_uses_the_cache(tmp_path):
     assert second.cache.stats.compiles == 0 and second.cache.stats.disk_hits == 1
     assert second.cubin == first.cubin
     assert "copy_kernel" in second.resource_usage()
+
+
+@pytest.mark.parametrize("off", ["0", "off", "false"])
+def test_tilec_cache_0_bypasses_the_disk(tmp_path, monkeypatch, off):
+    """`TILEC_CACHE=0`: nothing read from or written to `$TILEC_CACHE_DIR`, for compiled
+    kernels and for `tilec.copy_`'s kernels on disk."""
+    from tilec import copy_disk
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    KernelCache().compile(SOURCE, arch=ARCH)  # written while the cache is on
+    assert len(entries(tmp_path)) == 1
+    monkeypatch.setenv("TILEC_CACHE", off)
+    cache = KernelCache()
+    assert cache.directory == tmp_path and not cache.disk
+    cache.compile(SOURCE, arch=ARCH)
+    assert (cache.stats.disk_hits, cache.stats.compiles) == (0, 1)
+    assert copy_disk.cache_dir() == tmp_path / "copy"
+    assert copy_disk.load(None, "default", ARCH) is None  # never looks
