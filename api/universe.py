@@ -4,7 +4,7 @@ pyproject.toml, so that
 
     xdsl-opt copy.mlir -p tile,distribute
 
-parses tilec programs and runs tilec's passes. xDSL loads this module only when one of its
+parses tilec programs and runs tilec's passes (and `-t cuda` prints GPU-level IR as CUDA). xDSL loads this module only when one of its
 tools starts; `import tilec` does not import it. tilec's `canonicalize` (which replaces
 xDSL's pass of that name in tilec's pipelines) is not registered: xDSL's own is used.
 """
@@ -40,5 +40,12 @@ def _passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {cls.name: _factory(cls) for cls in tilec_passes()}
 
 
-TILEC_UNIVERSE = Universe(all_dialects={"layout": _layout, "cuda": _cuda}, all_passes=_passes())
-"""The dialects and passes tilec adds to xDSL's tools."""
+def _cuda_target():
+    from tilec.compiler.cuda import CudaTarget
+
+    return CudaTarget
+
+
+TILEC_UNIVERSE = Universe(all_dialects={"layout": _layout, "cuda": _cuda}, all_passes=_passes(),
+                          all_targets={"cuda": _cuda_target})
+"""The dialects, passes and the `cuda` target (`xdsl-opt -t cuda`) tilec adds to xDSL's tools."""
