@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects.layout_print import PrintOp
+from tilec.dialects import layout_query as lq
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
@@ -475,6 +476,40 @@ class KernelBuilding:
             rows = p.dim(t, 0)
         """
         return self.insert(la.DimOp(view.ssa, mode)).results[0]
+
+    def rank(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `rank(t)` / `rank<I>(t)` (`layout.rank`): the number of top-level modes
+        of the view's layout (of its mode `mode`), an index known at compile time.
+
+            r = p.rank(a)                 # (4,(2,8)):(16,(8,1)) -> 2; p.rank(a, 1) -> 2
+        """
+        return self.insert(lq.RankOp(view.ssa, mode)).results[0]
+
+    def depth(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `depth(t)` / `depth<I>(t)` (`layout.depth`): the nesting depth of the
+        view's shape (of mode `mode`; an integer's is 0).
+
+            d = p.depth(a)                # (4,(2,8)) -> 2; p.depth(a, 0) -> 0
+        """
+        return self.insert(lq.DepthOp(view.ssa, mode)).results[0]
+
+    def size(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `size(t)` / `size<I>(t)` (`layout.size`): the number of elements of the
+        view (of mode `mode`), computed at run time when an extent is `?`. A masked tile's
+        size is its tile's, as in CuTe (`dim` counts the elements inside the tensor).
+
+            n = p.size(a)                 # (?,8) viewed with m rows -> m * 8
+            m = p.size(a, 0)              # size<0>(a) -> m
+        """
+        return self.insert(lq.SizeOp(view.ssa, mode)).results[0]
+
+    def cosize(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `cosize(t)` (`layout.cosize`): `1 + sum((s-1)*d)` over the leaves of the
+        view's layout (of mode `mode`), the storage it reaches from its base.
+
+            c = p.cosize(a)               # (4,8):(1,5) -> 1 + 3 + 35 = 39
+        """
+        return self.insert(lq.CosizeOp(view.ssa, mode)).results[0]
 
     def print(self, x: Value) -> None:
         """CuTe's `print_tensor(view)`, Mojo's `print(tile)` (`layout.print`): thread 0 of
