@@ -39,11 +39,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects.layout_print import PrintOp
 from tilec.dialects import layout_query as lq
+from tilec.dialects.layout_static_assert import StaticAssertOp
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
@@ -510,6 +512,28 @@ class KernelBuilding:
             c = p.cosize(a)               # (4,8):(1,5) -> 1 + 3 + 35 = 39
         """
         return self.insert(lq.CosizeOp(view.ssa, mode)).results[0]
+
+    def static_assert(self, condition: Value, message: str) -> None:
+        """CuTe's `CUTE_STATIC_ASSERT_V(cond)`, Mojo's `comptime assert cond`
+        (`layout.static_assert`): `condition` (an i1 over constants and
+        `rank/depth/size/cosize` answers) must be true at compile time; a false one is
+        an error at this line with `message`, as is one known only at run time.
+
+            p.static_assert(p.rank(a).eq(2), "a is a matrix")
+            p.static_assert(p.size(a, 1) % 8 < 1, "whole vectors of 8")
+        """
+        if not isinstance(condition, Value):
+            raise TilecError(f"static_assert takes an i1 value (a comparison such as p.rank(a).eq(2)), "
+                             f"not {type(condition).__name__}")
+        op = StaticAssertOp(condition.ssa, message)
+        self.insert(op)
+        try:
+            op.verify_()
+        except VerifyException as e:
+            err = TilecError(str(e), op=op)
+            op.detach()  # the program stays valid: the caller may go on after the error
+            op.erase()
+            raise err from None
 
     def print(self, x: Value) -> None:
         """CuTe's `print_tensor(view)`, Mojo's `print(tile)` (`layout.print`): thread 0 of

@@ -1,4 +1,5 @@
-"""`layout.rank/depth/size/cosize` (dialects/layout_query.py) built with the Program
+"""`layout.rank/depth/size/cosize` (dialects/layout_query.py) and `layout.static_assert`
+(dialects/layout_static_assert.py) built with the Program
 builder: the executor's answers against NumPy's (the shape's product, `1 + sum((s-1)*d)`
 over the bound strides), before and after `-p default`; static queries fold under
 `canonicalize`; the CUDA compiles under NVRTC."""
@@ -6,12 +7,14 @@ over the bound strides), before and after `-p default`; static queries fold unde
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 
 import tilec
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects import layout_query as lq
 from tilec.runtime.reference import random_inputs, run
+from tilec.support.diagnostics import TilecError
 
 
 def queries(m: int, s: int):
@@ -59,4 +62,29 @@ def test_static_queries_fold_and_dynamic_ones_stay():
 def test_query_cuda_compiles():
     mod = queries(13, 9)
     run_pipeline(mod, "default")
+    assert compile_sm90_or_skip(emit(mod, "cuda")).cubin
+
+
+def test_static_assert_checks_at_build_time_and_leaves_no_trace():
+    p = tilec.Program("asserted")
+    n = p.index("n")
+    a = p.view(p.pointer("a", "f32"), "(?,(2,4)):(8,(4,1))", dynamic=[n])
+    b = p.view(p.pointer("b", "f32"), "(?,(2,4)):(8,(4,1))", dynamic=[n])
+    p.static_assert(p.rank(a).eq(2), "a is a matrix")
+    p.static_assert((p.size(a, 1) * p.depth(a, 1)) % 4 < 1, "rows of whole vectors")
+    with pytest.raises(TilecError, match="static assertion failed: three modes"):
+        p.static_assert(p.rank(a).eq(3), "three modes")
+    with pytest.raises(TilecError, match='static assertion "small": the condition is not known at compile time'):
+        p.static_assert(p.size(a) < 64, "small")
+    with pytest.raises(TilecError, match="static_assert takes an i1 value"):
+        p.static_assert(p.rank(a) == 2, "Python's ==")
+    with p.launch(grid=(3, 1, 1), threads=32) as k:
+        p.static_assert(p.cosize(p.tile(a, (k.bx, 0), (4, 8)), 1).eq(8), "mode 1 is compact")
+        p.copy(p.tile(a, (k.bx, 0), (4, 8)), p.tile(b, (k.bx, 0), (4, 8)))
+    mod = p.module
+    inputs = random_inputs(mod, seed=1, args={"n": 10})
+    np.testing.assert_array_equal(run(mod, inputs)["b"], inputs["a"])
+    run_pipeline(mod, "default")
+    assert not [o for o in mod.walk() if o.name in ("layout.static_assert", "layout.rank")]
+    np.testing.assert_array_equal(run(mod, inputs)["b"], inputs["a"])
     assert compile_sm90_or_skip(emit(mod, "cuda")).cubin
