@@ -45,6 +45,7 @@ from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects.layout_print import PrintOp
 from tilec.dialects import layout_query as lq
+from tilec.dialects import layout_like as ll
 from tilec.dialects.layout_static_assert import StaticAssertOp
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
@@ -548,6 +549,30 @@ class KernelBuilding:
                 p.print(tile)       # gmem_ptr[32b] o (4,8):(16,1):, then 4 rows of 8
         """
         self.insert(PrintOp(x.ssa))
+
+    def make_tensor_like(self, view: Value) -> Value:
+        """CuTe's `make_tensor_like(view)` (`layout.make_tensor_like`): registers of the
+        view's shape, compact in its stride order (stride-0 leaves kept); inside a launch.
+
+            r = p.make_tensor_like(tile)       # (8,4):(3,48) -> (8,4):(1,8) in rmem
+        """
+        return self._like(ll.MakeTensorLikeOp, view)
+
+    def make_fragment_like(self, view: Value) -> Value:
+        """CuTe's `make_fragment_like(view)` (`layout.make_fragment_like`): registers of
+        the view's shape, mode 0 compact column-major, the other modes after it in their
+        stride order; inside a launch.
+
+            frag = p.make_fragment_like(thr)   # (4,8):(8,1) -> (4,8):(1,4) in rmem
+        """
+        return self._like(ll.MakeFragmentLikeOp, view)
+
+    def _like(self, cls, view: Value) -> Value:
+        try:
+            op = cls(view.ssa)
+        except LayoutError as e:
+            raise TilecError(str(e)) from None
+        return self.insert(op).results[0]
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose

@@ -2,7 +2,8 @@
 erased (the verifier proved them), with the ops computing their conditions once
 nothing else uses them; a `layout.rank/depth/size/cosize` outside a launch whose answer
 is static becomes an `arith.constant`, one whose value nothing uses is erased (inside a
-launch the kernel lowering answers)."""
+launch the kernel lowering answers); `layout.make_tensor_like/make_fragment_like`
+become the `layout.alloc` of their type."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
 from tilec.dialects import layout
+from tilec.dialects.layout_like import LIKE_OPS
 from tilec.dialects.layout_query import QueryOp
 from tilec.dialects.layout_static_assert import StaticAssertOp
 
@@ -41,6 +43,8 @@ def _erase_unused(op: Operation | None) -> None:
 
 
 def settle_compile_time(module: ModuleOp) -> None:
+    for like in [o for o in module.walk() if isinstance(o, LIKE_OPS)]:
+        Rewriter.replace_op(like, layout.AllocOp(like.result.type))
     for a in [o for o in module.walk() if isinstance(o, StaticAssertOp)]:
         cond = a.condition.owner
         a.detach()

@@ -77,6 +77,9 @@ def _functions() -> list[InterpreterFunctions]:
         from .query_impls import QueryFunctions
 
         fns.append(QueryFunctions())
+        from .like_impls import LikeFunctions
+
+        fns.append(LikeFunctions())
         from .iter_impls import IterFunctions
 
         fns.append(IterFunctions())
