@@ -42,10 +42,14 @@ from xdsl.dialects.builtin import (
 from xdsl.builder import Builder
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import cute, layout
 from tilec.dialects import layout_access as la
 from tilec.dialects.layout_print import PrintOp
+from tilec.dialects import layout_query as lq
+from tilec.dialects import layout_like as ll
+from tilec.dialects.layout_static_assert import StaticAssertOp
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
@@ -565,6 +569,62 @@ class KernelBuilding:
         """
         return self.insert(la.DimOp(view.ssa, mode)).results[0]
 
+    def rank(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `rank(t)` / `rank<I>(t)` (`layout.rank`): the number of top-level modes
+        of the view's layout (of its mode `mode`), an index known at compile time.
+
+            r = p.rank(a)                 # (4,(2,8)):(16,(8,1)) -> 2; p.rank(a, 1) -> 2
+        """
+        return self.insert(lq.RankOp(view.ssa, mode)).results[0]
+
+    def depth(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `depth(t)` / `depth<I>(t)` (`layout.depth`): the nesting depth of the
+        view's shape (of mode `mode`; an integer's is 0).
+
+            d = p.depth(a)                # (4,(2,8)) -> 2; p.depth(a, 0) -> 0
+        """
+        return self.insert(lq.DepthOp(view.ssa, mode)).results[0]
+
+    def size(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `size(t)` / `size<I>(t)` (`layout.size`): the number of elements of the
+        view (of mode `mode`), computed at run time when an extent is `?`. A masked tile's
+        size is its tile's, as in CuTe (`dim` counts the elements inside the tensor).
+
+            n = p.size(a)                 # (?,8) viewed with m rows -> m * 8
+            m = p.size(a, 0)              # size<0>(a) -> m
+        """
+        return self.insert(lq.SizeOp(view.ssa, mode)).results[0]
+
+    def cosize(self, view: Value, mode: int | None = None) -> Value:
+        """CuTe's `cosize(t)` (`layout.cosize`): `1 + sum((s-1)*d)` over the leaves of the
+        view's layout (of mode `mode`), the storage it reaches from its base.
+
+            c = p.cosize(a)               # (4,8):(1,5) -> 1 + 3 + 35 = 39
+        """
+        return self.insert(lq.CosizeOp(view.ssa, mode)).results[0]
+
+    def static_assert(self, condition: Value, message: str) -> None:
+        """CuTe's `CUTE_STATIC_ASSERT_V(cond)`, Mojo's `comptime assert cond`
+        (`layout.static_assert`): `condition` (an i1 over constants and
+        `rank/depth/size/cosize` answers) must be true at compile time; a false one is
+        an error at this line with `message`, as is one known only at run time.
+
+            p.static_assert(p.rank(a).eq(2), "a is a matrix")
+            p.static_assert(p.size(a, 1) % 8 < 1, "whole vectors of 8")
+        """
+        if not isinstance(condition, Value):
+            raise TilecError(f"static_assert takes an i1 value (a comparison such as p.rank(a).eq(2)), "
+                             f"not {type(condition).__name__}")
+        op = StaticAssertOp(condition.ssa, message)
+        self.insert(op)
+        try:
+            op.verify_()
+        except VerifyException as e:
+            err = TilecError(str(e), op=op)
+            op.detach()  # the program stays valid: the caller may go on after the error
+            op.erase()
+            raise err from None
+
     def print(self, x: Value) -> None:
         """CuTe's `print_tensor(view)`, Mojo's `print(tile)` (`layout.print`): thread 0 of
         block 0 prints the view's values under a header naming its memory and layout,
@@ -578,6 +638,30 @@ class KernelBuilding:
                 p.print(tile)       # gmem_ptr[32b] o (4,8):(16,1):, then 4 rows of 8
         """
         self.insert(PrintOp(x.ssa))
+
+    def make_tensor_like(self, view: Value) -> Value:
+        """CuTe's `make_tensor_like(view)` (`layout.make_tensor_like`): registers of the
+        view's shape, compact in its stride order (stride-0 leaves kept); inside a launch.
+
+            r = p.make_tensor_like(tile)       # (8,4):(3,48) -> (8,4):(1,8) in rmem
+        """
+        return self._like(ll.MakeTensorLikeOp, view)
+
+    def make_fragment_like(self, view: Value) -> Value:
+        """CuTe's `make_fragment_like(view)` (`layout.make_fragment_like`): registers of
+        the view's shape, mode 0 compact column-major, the other modes after it in their
+        stride order; inside a launch.
+
+            frag = p.make_fragment_like(thr)   # (4,8):(8,1) -> (4,8):(1,4) in rmem
+        """
+        return self._like(ll.MakeFragmentLikeOp, view)
+
+    def _like(self, cls, view: Value) -> Value:
+        try:
+            op = cls(view.ssa)
+        except LayoutError as e:
+            raise TilecError(str(e)) from None
+        return self.insert(op).results[0]
 
     def alloc_like(self, view: Value, space: str = "rmem") -> Value:
         """CuTe's `make_tensor_like(view)`: compact storage of the view's shape whose

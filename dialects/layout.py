@@ -1306,6 +1306,9 @@ class ReduceOp(IRDLOperation):
 
 from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in their own modules)
 from .layout_print import PRINT_OPS  # noqa: E402
+from .layout_query import QUERY_OPS  # noqa: E402
+from .layout_like import LIKE_OPS  # noqa: E402
+from .layout_static_assert import STATIC_ASSERT_OPS  # noqa: E402
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
@@ -1324,6 +1327,9 @@ Layout = Dialect(
         *ROLE_OPS,
         *ACCESS_OPS,
         *PRINT_OPS,
+        *QUERY_OPS,
+        *LIKE_OPS,
+        *STATIC_ASSERT_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,
         *FUNNEL_OPS,

@@ -11,6 +11,7 @@ from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 from tilec.passes.expand_iterators import expand_iterators
 
+from .compile_time import settle_compile_time
 from .outline import _lower_func
 
 
@@ -94,6 +95,7 @@ class LowerToGpu(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         expand_iterators(op)  # iterators are positions and layout.tile from here on
+        settle_compile_time(op)  # static asserts erased, host-level static queries folded
         # declarations (no body) have nothing to lower
         funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and not f.is_declaration]
         kernel_modules = []

@@ -16,6 +16,7 @@ from .load_store import LoadStoreLowering
 from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
 from .pointers import PointerLowering
+from .query import QueryLowering
 from .reduce import ReduceLowering
 from .roles import RolesLowering
 from .scf import ScfLowering
@@ -27,7 +28,7 @@ from .wgmma import WgmmaLowering
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
             ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering,
-            RolesLowering, PrintLowering)
+            RolesLowering, PrintLowering, QueryLowering)
 
 
 def _table() -> dict[type, Lowering]:

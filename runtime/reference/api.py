@@ -74,6 +74,12 @@ def _functions() -> list[InterpreterFunctions]:
         from .print_impls import PrintFunctions
 
         fns.append(PrintFunctions())
+        from .query_impls import QueryFunctions
+
+        fns.append(QueryFunctions())
+        from .like_impls import LikeFunctions
+
+        fns.append(LikeFunctions())
         from .iter_impls import IterFunctions
 
         fns.append(IterFunctions())

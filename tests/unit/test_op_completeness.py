@@ -16,6 +16,11 @@ from tilec.runtime.reference.api import _functions
 from tilec.runtime.reference.executor import ReferenceInterpreter
 
 LOWERED_ELSEWHERE = {
+    "layout.make_tensor_like": "lower-to-gpu first replaces it by the layout.alloc of its type "
+    "(lower_to_gpu/compile_time.py), which view_ops.py lowers",
+    "layout.make_fragment_like": "as layout.make_tensor_like: a layout.alloc of its type (lower_to_gpu/compile_time.py)",
+    "layout.static_assert": "checked by its verifier; lower-to-gpu first erases it and the ops that only fed it "
+    "(lower_to_gpu/compile_time.py)",
     "layout.launch": "lower-to-gpu outlines it into a gpu.func and a gpu.launch_func (lower_to_gpu/__init__.py, "
     "outline.py); its body is what the per-op lowerings lower",
     "layout.yield": "the terminator of layout.reduce_region / layout.scan_region: their lowerings "
