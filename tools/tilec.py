@@ -27,12 +27,28 @@ from tilec.support.diagnostics import TilecError
 from tilec.tools.cli_args import ArgumentParser
 
 
+class _HelpWithPasses(argparse.Action):
+    """`-h`: argparse's help, then every pass with its options and the named pipelines
+    (what `--list-passes` prints)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.print_help()
+        sys.stdout.write("\n" + list_passes())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog="tilec",
         description="tilec: a compiler for GPU data movement (layouts, views and copies as IR).",
         epilog="Subcommand: `tilec show-layout LAYOUT` renders a layout (see `tilec show-layout -h`).",
+        add_help=False,
     )
+    p.add_argument("-h", "--help", action=_HelpWithPasses,
+                   help="show this help, the passes with their options and the named pipelines, then exit")
     p.add_argument("input_file", nargs="?", help="IR file to read (default: stdin)")
     p.add_argument("-p", "--passes", action="append", default=[],
                    help="pass pipeline, e.g. 'tile{tile=64,64},distribute' or 'default' (given once: "
