@@ -348,6 +348,8 @@ class _Remover:
         assert isinstance(y, scf.YieldOp)
         drop: list[int] = []
         for i, arg in enumerate(body.args[1:]):
+            if is_distributed(arg.type) and _unused(loop.results[i]) and not _unused(arg):
+                self._cut_dead_cycle(loop, i)
             if not _unused(arg) or not is_distributed(arg.type):
                 continue
             res = loop.results[i]
@@ -365,6 +367,46 @@ class _Remover:
             keep = [i for i in range(len(body.args) - 1) if i not in drop]
             rebuild_for(loop, keep, [])
             self.changed = True
+
+    def _cut_dead_cycle(self, loop: scf.ForOp, i: int) -> None:
+        """When slot `i`'s result is unused and its body argument feeds, through pure ops
+        of the body, nothing but its own next value (yield operand `i`), erase those ops
+        and yield the init (a nested scf.for carrying it starts from the init too and
+        loses its slot in turn): the slot is then unread and `forward_slots` drops it (and the
+        conversion that initialised it becomes dead)."""
+        body = loop.body.block
+        y = body.last_op
+        arg = body.args[1 + i]
+        seen: list[Operation] = []
+        inner: list[tuple[scf.ForOp, int]] = []  # nested loops started from the slot
+        work = [arg]
+        while work:
+            v = work.pop()
+            for use in list(v.uses):
+                o = use.operation
+                if o is y:
+                    if use.index != i:
+                        return
+                    continue
+                if o.parent is not body:
+                    return
+                if isinstance(o, scf.ForOp) and use.index >= 3 and v.type == arg.type:
+                    # the inner slot is cut in turn once its result is unused
+                    if (o, use.index) not in inner:
+                        inner.append((o, use.index))
+                        work.append(o.results[use.index - 3])
+                    continue
+                if not _removable(o):
+                    return
+                if o not in seen:
+                    seen.append(o)
+                    work.extend(o.results)
+        y.operands[i] = loop.iter_args[i]
+        for o, k in inner:
+            o.operands[k] = loop.iter_args[i]
+        for o in sorted(seen, key=body.get_operation_index, reverse=True):
+            Rewriter.erase_op(o)
+        self.changed = True
 
     def forward_while_slots(self, loop: scf.WhileOp) -> None:
         """`forward_slots` for an `scf.while`: drop the distributed values entering
