@@ -10,8 +10,8 @@ small loads, extf). For each it runs the pass and counts, before and after, the
 conversions that move data (not identities) and their weighted bytes (the pass's cost
 model: a conversion in a loop counts its trip count times). Share removed =
 1 - sum(after) / sum(before) over the programs. `--baseline REV` measures the pass as it
-was at git revision REV instead (its passes/remove_layout_conversions.py and
-passes/_layout_cost.py, on today's dialects), so a change can be compared with what it
+was at git revision REV instead (its passes/remove_layout_conversions.py and the private
+helpers passes/_*.py, on today's dialects), so a change can be compared with what it
 replaced on the same programs.
 """
 
@@ -42,7 +42,10 @@ def baseline_pass(rev: str):
     pkg = tmp / "rlc_baseline"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    for name in ("remove_layout_conversions.py", "_layout_cost.py"):
+    listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "passes/"],
+                             check=True, capture_output=True, text=True).stdout.split()
+    helpers = [Path(f).name for f in listing if Path(f).name.startswith("_") and f.endswith(".py")]
+    for name in ("remove_layout_conversions.py", *helpers):
         text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:passes/{name}"],
                               check=True, capture_output=True, text=True).stdout
         (pkg / name).write_text(text)

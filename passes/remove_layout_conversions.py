@@ -188,11 +188,30 @@ class _Remover:
             if _unused(cvt.result):
                 self.erase(cvt)
                 return
+        if self.use_twin_result(cvt):
+            return
         if self.hoist_invariant(cvt):
             return
         if self.rematerialize(cvt):
             return
         self.sink(cvt)
+
+    def use_twin_result(self, cvt: layout.ConvertLayoutOp) -> bool:
+        """A conversion of an scf.for result whose loop also carries the same value in
+        the target layout (a twin slot: equal start, equal yield) is that slot's result."""
+        src = cvt.source
+        if not (isinstance(src, OpResult) and isinstance(src.op, scf.ForOp)):
+            return False
+        loop = src.op
+        y = loop.body.block.last_op
+        i = src.index
+        for j, r in enumerate(loop.results):
+            if j != i and r.type == cvt.result.type \
+                    and self._same_value(y.operands[i], y.operands[j]) \
+                    and self._same_value(loop.iter_args[i], loop.iter_args[j]):
+                self.replace(cvt, r)
+                return True
+        return False
 
     def hoist_invariant(self, cvt: layout.ConvertLayoutOp) -> bool:
         """Move a conversion of a value defined outside the enclosing loops above them."""
