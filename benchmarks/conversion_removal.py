@@ -85,6 +85,17 @@ def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
     return totals, seen[0]
 
 
+SHAPE_FILES = ("loops.mlir", "while.mlir", "branches.mlir", "dead_slots.mlir", "twin_results.mlir")
+"""The pass's lit inputs of loop and branch shapes (Triton's combine tests, translated,
+and the patterns of issue 41), measured as fixed programs next to the random ones."""
+
+
+def _shape_strategy(name: str):
+    from hypothesis import strategies as st
+    text = (ROOT / "tests" / "filecheck" / "remove-layout-conversions" / name).read_text()
+    return lambda: st.just(text)
+
+
 def _current(m):
     return run_pipeline(m, "remove-layout-conversions")
 
@@ -105,7 +116,8 @@ def main() -> None:
     print(f"remove-layout-conversions, {args.examples} programs per generator; removed = 1 - after / before")
     print("| programs | pass | conversions before -> after | removed | weighted bytes before -> after | removed |")
     print("|---|---|---|---|---|---|")
-    for name, strategy in (("straight-line", programs), ("regions", region_programs)):
+    shapes = [(name, _shape_strategy(name)) for name in SHAPE_FILES]
+    for name, strategy in (("straight-line", programs), ("regions", region_programs), *shapes):
         totals, n = measure(strategy, args.examples, [f for _, f in passes])
         for (which, _), (cb, ub, ca, ua) in zip(passes, totals):
             share_c = 1 - ca / cb if cb else 0.0
