@@ -85,7 +85,8 @@ def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
     return totals, seen[0]
 
 
-SHAPE_FILES = ("loops.mlir", "while.mlir", "branches.mlir", "dead_slots.mlir", "twin_results.mlir")
+SHAPE_FILES = ("loops.mlir", "while.mlir", "branches.mlir", "dead_slots.mlir", "twin_results.mlir",
+               "one_branch.mlir")
 """The pass's lit inputs of loop and branch shapes (Triton's combine tests, translated,
 and the patterns of issue 41), measured as fixed programs next to the random ones."""
 

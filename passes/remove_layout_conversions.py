@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -24,6 +24,7 @@ from ._layout_cost import (
     is_elementwise,
     kind_of,
     point_weight,
+    retyped_clone,
     with_encoding,
 )
 from ._remat_plan import Node, Plan, uniform
@@ -488,7 +489,10 @@ class _Remover:
             self.changed = True
 
     def if_yields(self, op: scf.IfOp) -> None:
-        """Yield unconverted values from both branches and convert once after the if."""
+        """Yield unconverted values from both branches and convert once after the if:
+        where both branches convert from one layout, or one converts and the other
+        yields a dense constant (made again in the converted value's layout) while the
+        result is yielded by another if's branch (which then converts from one layout)."""
         if not op.false_region.blocks or not uniform(op):
             return
         yt = op.true_region.block.last_op
@@ -496,14 +500,26 @@ class _Remover:
         for i, res in enumerate(op.results):
             if not is_distributed(res.type):
                 continue
-            a, b = yt.operands[i].owner, yf.operands[i].owner
-            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)):
+            ya, yb = yt, yf
+            a, b = ya.operands[i].owner, yb.operands[i].owner
+            if not isinstance(a, layout.ConvertLayoutOp):
+                a, b, ya, yb = b, a, yb, ya
+            if not isinstance(a, layout.ConvertLayoutOp):
                 continue
             src_t = a.source.type
-            if b.source.type != src_t:
+            if _dense_constant(b) and _yielded_by_if(res):
+                # one branch converts, the other yields a constant: make the constant
+                # in the converted value's layout and convert once after the if
+                k = retyped_clone(b, [], src_t.encoding)
+                Rewriter.insert_op(k, InsertPoint.before(yb))
+                copy_loc(b, k)
+                ya.operands[i] = a.source
+                yb.operands[i] = k.results[0]
+            elif isinstance(b, layout.ConvertLayoutOp) and b.source.type == src_t:
+                ya.operands[i] = a.source
+                yb.operands[i] = b.source
+            else:
                 continue
-            yt.operands[i] = a.source
-            yf.operands[i] = b.source
             new_res = Rewriter.replace_value_with_new_type(res, src_t)
             uses = list(new_res.uses)
             c = layout.ConvertLayoutOp(new_res, res.type)
@@ -537,6 +553,17 @@ class _Remover:
                 if all(_unused(r) for r in o.results):
                     Rewriter.erase_op(o)
                     again = True
+
+
+def _yielded_by_if(v: SSAValue) -> bool:
+    """Whether a branch of an scf.if yields `v` (so converting it after its own if lets
+    the two ifs share one conversion; alone, the conversion stays on its one path)."""
+    return any(isinstance(u.operation, scf.YieldOp) and isinstance(u.operation.parent_op(), scf.IfOp)
+               for u in v.uses)
+
+
+def _dense_constant(op: Operation | None) -> bool:
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
 
 
 def _unused(v: SSAValue) -> bool:
