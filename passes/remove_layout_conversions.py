@@ -74,10 +74,17 @@ class RemoveLayoutConversions(ModulePass):
       becomes the twin's result converted once after the loop. Together with the
       twins above: a value is carried in the layout that avoids a conversion in the
       body, in both layouts when the body uses both, and a peeled prologue (an scf.if
-      before the loop) yields the layout the loop carries.
+      before the loop) yields the layout the loop carries. A conversion of an scf.for
+      result into a twin slot's layout is the twin's result. A dead scf.for slot
+      (result unused, body argument feeding, through pure ops or a nested scf.for,
+      only its own next value) is deleted with those ops and the conversion of its
+      start.
     - a conversion of a value defined outside the enclosing loops is hoisted above them;
       when both branches of an `scf.if` yield a conversion from one layout, the if yields
-      the unconverted values and one conversion follows it.
+      the unconverted values and one conversion follows it; also when one branch yields
+      a conversion and the other a dense constant (made again in the unconverted
+      layout), if another if's branch yields the result, so that the two ifs share one
+      conversion (an if alone keeps the conversion on the one path that runs it).
 
     Only branches and loops that every thread of the block takes alike (condition or
     bounds independent of the thread id) are crossed: a conversion moves data between
