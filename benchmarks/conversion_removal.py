@@ -10,8 +10,8 @@ small loads, extf). For each it runs the pass and counts, before and after, the
 conversions that move data (not identities) and their weighted bytes (the pass's cost
 model: a conversion in a loop counts its trip count times). Share removed =
 1 - sum(after) / sum(before) over the programs. `--baseline REV` measures the pass as it
-was at git revision REV instead (its passes/remove_layout_conversions.py and
-passes/_layout_cost.py, on today's dialects), so a change can be compared with what it
+was at git revision REV instead (its passes/remove_layout_conversions.py and the private
+helpers passes/_*.py, on today's dialects), so a change can be compared with what it
 replaced on the same programs.
 """
 
@@ -42,7 +42,10 @@ def baseline_pass(rev: str):
     pkg = tmp / "rlc_baseline"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    for name in ("remove_layout_conversions.py", "_layout_cost.py"):
+    listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "passes/"],
+                             check=True, capture_output=True, text=True).stdout.split()
+    helpers = [Path(f).name for f in listing if Path(f).name.startswith("_") and f.endswith(".py")]
+    for name in ("remove_layout_conversions.py", *helpers):
         text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:passes/{name}"],
                               check=True, capture_output=True, text=True).stdout
         (pkg / name).write_text(text)
@@ -82,6 +85,18 @@ def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
     return totals, seen[0]
 
 
+SHAPE_FILES = ("loops.mlir", "while.mlir", "branches.mlir", "dead_slots.mlir", "twin_results.mlir",
+               "one_branch.mlir")
+"""The pass's lit inputs of loop and branch shapes (Triton's combine tests, translated,
+and the patterns of issue 41), measured as fixed programs next to the random ones."""
+
+
+def _shape_strategy(name: str):
+    from hypothesis import strategies as st
+    text = (ROOT / "tests" / "filecheck" / "remove-layout-conversions" / name).read_text()
+    return lambda: st.just(text)
+
+
 def _current(m):
     return run_pipeline(m, "remove-layout-conversions")
 
@@ -102,7 +117,8 @@ def main() -> None:
     print(f"remove-layout-conversions, {args.examples} programs per generator; removed = 1 - after / before")
     print("| programs | pass | conversions before -> after | removed | weighted bytes before -> after | removed |")
     print("|---|---|---|---|---|---|")
-    for name, strategy in (("straight-line", programs), ("regions", region_programs)):
+    shapes = [(name, _shape_strategy(name)) for name in SHAPE_FILES]
+    for name, strategy in (("straight-line", programs), ("regions", region_programs), *shapes):
         totals, n = measure(strategy, args.examples, [f for _, f in passes])
         for (which, _), (cb, ub, ca, ua) in zip(passes, totals):
             share_c = 1 - ca / cb if cb else 0.0

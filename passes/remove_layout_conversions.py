@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -24,6 +24,7 @@ from ._layout_cost import (
     is_elementwise,
     kind_of,
     point_weight,
+    retyped_clone,
     with_encoding,
 )
 from ._remat_plan import Node, Plan, uniform
@@ -73,10 +74,17 @@ class RemoveLayoutConversions(ModulePass):
       becomes the twin's result converted once after the loop. Together with the
       twins above: a value is carried in the layout that avoids a conversion in the
       body, in both layouts when the body uses both, and a peeled prologue (an scf.if
-      before the loop) yields the layout the loop carries.
+      before the loop) yields the layout the loop carries. A conversion of an scf.for
+      result into a twin slot's layout is the twin's result. A dead scf.for slot
+      (result unused, body argument feeding, through pure ops or a nested scf.for,
+      only its own next value) is deleted with those ops and the conversion of its
+      start.
     - a conversion of a value defined outside the enclosing loops is hoisted above them;
       when both branches of an `scf.if` yield a conversion from one layout, the if yields
-      the unconverted values and one conversion follows it.
+      the unconverted values and one conversion follows it; also when one branch yields
+      a conversion and the other a dense constant (made again in the unconverted
+      layout), if another if's branch yields the result, so that the two ifs share one
+      conversion (an if alone keeps the conversion on the one path that runs it).
 
     Only branches and loops that every thread of the block takes alike (condition or
     bounds independent of the thread id) are crossed: a conversion moves data between
@@ -188,11 +196,30 @@ class _Remover:
             if _unused(cvt.result):
                 self.erase(cvt)
                 return
+        if self.use_twin_result(cvt):
+            return
         if self.hoist_invariant(cvt):
             return
         if self.rematerialize(cvt):
             return
         self.sink(cvt)
+
+    def use_twin_result(self, cvt: layout.ConvertLayoutOp) -> bool:
+        """A conversion of an scf.for result whose loop also carries the same value in
+        the target layout (a twin slot: equal start, equal yield) is that slot's result."""
+        src = cvt.source
+        if not (isinstance(src, OpResult) and isinstance(src.op, scf.ForOp)):
+            return False
+        loop = src.op
+        y = loop.body.block.last_op
+        i = src.index
+        for j, r in enumerate(loop.results):
+            if j != i and r.type == cvt.result.type \
+                    and self._same_value(y.operands[i], y.operands[j]) \
+                    and self._same_value(loop.iter_args[i], loop.iter_args[j]):
+                self.replace(cvt, r)
+                return True
+        return False
 
     def hoist_invariant(self, cvt: layout.ConvertLayoutOp) -> bool:
         """Move a conversion of a value defined outside the enclosing loops above them."""
@@ -348,6 +375,8 @@ class _Remover:
         assert isinstance(y, scf.YieldOp)
         drop: list[int] = []
         for i, arg in enumerate(body.args[1:]):
+            if is_distributed(arg.type) and _unused(loop.results[i]) and not _unused(arg):
+                self._cut_dead_cycle(loop, i)
             if not _unused(arg) or not is_distributed(arg.type):
                 continue
             res = loop.results[i]
@@ -365,6 +394,46 @@ class _Remover:
             keep = [i for i in range(len(body.args) - 1) if i not in drop]
             rebuild_for(loop, keep, [])
             self.changed = True
+
+    def _cut_dead_cycle(self, loop: scf.ForOp, i: int) -> None:
+        """When slot `i`'s result is unused and its body argument feeds, through pure ops
+        of the body, nothing but its own next value (yield operand `i`), erase those ops
+        and yield the init (a nested scf.for carrying it starts from the init too and
+        loses its slot in turn): the slot is then unread and `forward_slots` drops it (and the
+        conversion that initialised it becomes dead)."""
+        body = loop.body.block
+        y = body.last_op
+        arg = body.args[1 + i]
+        seen: list[Operation] = []
+        inner: list[tuple[scf.ForOp, int]] = []  # nested loops started from the slot
+        work = [arg]
+        while work:
+            v = work.pop()
+            for use in list(v.uses):
+                o = use.operation
+                if o is y:
+                    if use.index != i:
+                        return
+                    continue
+                if o.parent is not body:
+                    return
+                if isinstance(o, scf.ForOp) and use.index >= 3 and v.type == arg.type:
+                    # the inner slot is cut in turn once its result is unused
+                    if (o, use.index) not in inner:
+                        inner.append((o, use.index))
+                        work.append(o.results[use.index - 3])
+                    continue
+                if not _removable(o):
+                    return
+                if o not in seen:
+                    seen.append(o)
+                    work.extend(o.results)
+        y.operands[i] = loop.iter_args[i]
+        for o, k in inner:
+            o.operands[k] = loop.iter_args[i]
+        for o in sorted(seen, key=body.get_operation_index, reverse=True):
+            Rewriter.erase_op(o)
+        self.changed = True
 
     def forward_while_slots(self, loop: scf.WhileOp) -> None:
         """`forward_slots` for an `scf.while`: drop the distributed values entering
@@ -427,7 +496,10 @@ class _Remover:
             self.changed = True
 
     def if_yields(self, op: scf.IfOp) -> None:
-        """Yield unconverted values from both branches and convert once after the if."""
+        """Yield unconverted values from both branches and convert once after the if:
+        where both branches convert from one layout, or one converts and the other
+        yields a dense constant (made again in the converted value's layout) while the
+        result is yielded by another if's branch (which then converts from one layout)."""
         if not op.false_region.blocks or not uniform(op):
             return
         yt = op.true_region.block.last_op
@@ -435,14 +507,26 @@ class _Remover:
         for i, res in enumerate(op.results):
             if not is_distributed(res.type):
                 continue
-            a, b = yt.operands[i].owner, yf.operands[i].owner
-            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)):
+            ya, yb = yt, yf
+            a, b = ya.operands[i].owner, yb.operands[i].owner
+            if not isinstance(a, layout.ConvertLayoutOp):
+                a, b, ya, yb = b, a, yb, ya
+            if not isinstance(a, layout.ConvertLayoutOp):
                 continue
             src_t = a.source.type
-            if b.source.type != src_t:
+            if _dense_constant(b) and _yielded_by_if(res):
+                # one branch converts, the other yields a constant: make the constant
+                # in the converted value's layout and convert once after the if
+                k = retyped_clone(b, [], src_t.encoding)
+                Rewriter.insert_op(k, InsertPoint.before(yb))
+                copy_loc(b, k)
+                ya.operands[i] = a.source
+                yb.operands[i] = k.results[0]
+            elif isinstance(b, layout.ConvertLayoutOp) and b.source.type == src_t:
+                ya.operands[i] = a.source
+                yb.operands[i] = b.source
+            else:
                 continue
-            yt.operands[i] = a.source
-            yf.operands[i] = b.source
             new_res = Rewriter.replace_value_with_new_type(res, src_t)
             uses = list(new_res.uses)
             c = layout.ConvertLayoutOp(new_res, res.type)
@@ -476,6 +560,17 @@ class _Remover:
                 if all(_unused(r) for r in o.results):
                     Rewriter.erase_op(o)
                     again = True
+
+
+def _yielded_by_if(v: SSAValue) -> bool:
+    """Whether a branch of an scf.if yields `v` (so converting it after its own if lets
+    the two ifs share one conversion; alone, the conversion stays on its one path)."""
+    return any(isinstance(u.operation, scf.YieldOp) and isinstance(u.operation.parent_op(), scf.IfOp)
+               for u in v.uses)
+
+
+def _dense_constant(op: Operation | None) -> bool:
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
 
 
 def _unused(v: SSAValue) -> bool:
