@@ -41,9 +41,16 @@ def _module_of(program):
 
 
 def parse(text: str, name: str = "<string>"):
-    """Parse and verify IR text; TilecError (with file:line:col) on bad input."""
-    from tilec.compiler.pipeline import parse_module
+    """Parse and verify IR text; TilecError (with file:line:col) on bad input, and on
+    something that is not text (a module is already parsed: pass it on as it is).
 
+        module = tilec.parse(open("examples/transpose.mlir").read(), "transpose.mlir")
+    """
+    from tilec.compiler.pipeline import parse_module
+    from tilec.support.diagnostics import TilecError
+
+    if not isinstance(text, str):
+        raise TilecError(f"tilec.parse takes IR text (a str), not {type(text).__name__}")
     return parse_module(text, name)
 
 

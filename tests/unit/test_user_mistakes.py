@@ -44,3 +44,9 @@ def test_load_with_a_bad_encoding_is_a_located_tilec_error(encoding):
     assert text.startswith(f"{__file__}:{line}:")
     assert "isspace" not in text and "ParseError" not in text
     assert "encoding" in text
+
+
+@pytest.mark.parametrize("text", [("func.func",), None, b"builtin.module {}"])
+def test_parse_of_something_not_text_is_an_error(text):
+    with pytest.raises(TilecError, match=r"tilec.parse takes IR text \(a str\), not "):
+        tilec.parse(text)
