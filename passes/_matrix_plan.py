@@ -80,7 +80,7 @@ class MatrixPlan:
 def offsets(ll, view_layout, swizzle, swz_off: int) -> np.ndarray:
     """The element offset (inside the swizzle, the view's base left out) of each
     (register, lane, warp) of the linear layout `ll` over a static view: modes of
-    (extent, stride) leaves (`view_values.RLayout` with int entries), an optional
+    (extent, stride) leaves (`view_values.ValueLayout` with int entries), an optional
     `Swizzle` applied to offset + `swz_off`. Shape [registers, lanes, warps]."""
 
     def table(bases, n):

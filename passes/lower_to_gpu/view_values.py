@@ -17,8 +17,11 @@ VIEW_OPS = layout.VIEW_OPS
 
 # ============================================================================ views
 
-Leaf = tuple  # (size: Val, stride: Val)
-RLayout = list  # modes -> list of leaves, colexicographic
+ModeLeaf = tuple
+"""One (size, stride) leaf of a mode; each entry an int or a runtime index `Val`."""
+ValueLayout = list
+"""A layout whose sizes and strides may be runtime values: one list of `ModeLeaf` per mode,
+leaves in colexicographic order (the runtime counterpart of a `cute.Layout`)."""
 
 
 def _map_mask(mask: views.MaskMap, f) -> views.MaskMap:
@@ -30,8 +33,8 @@ def _map_mask(mask: views.MaskMap, f) -> views.MaskMap:
 class View:
     mem: SSAValue
     base: Val
-    layout: RLayout
-    vec: RLayout | None
+    layout: ValueLayout
+    vec: ValueLayout | None
     mask: views.MaskMap | None
     space: str
     elem: Attribute
@@ -43,7 +46,7 @@ class View:
     unless a sub-view's offset depends on the thread (`ViewOpsLowering._shift`)."""
 
 
-def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> RLayout:
+def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> ValueLayout:
     """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
     (shape leaves first, then stride leaves). With `partial`, DYN leaves left without a
     value stay DYN (for a caller that reads only the static modes)."""
@@ -62,7 +65,7 @@ def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) ->
     return [list(zip(s, d)) for s, d in zip(shapes, strides)]
 
 
-def _regroup(kept: RLayout, like: cute.Layout) -> RLayout:
+def _regroup(kept: ValueLayout, like: cute.Layout) -> ValueLayout:
     """The leaves of `kept` grouped into top-level modes as the layout `like` groups
     its leaves (the verifier checks they are the same leaves): a slice that keeps one
     nested mode `((4,8),..)[_, i]` is a view of the result type's modes, (4,8)."""
@@ -84,11 +87,11 @@ def _vec_text(v: View) -> str:
     return f"vec {shape}:{stride}".replace(" ", "").replace("vec", "vec ")
 
 
-def _is_static(rl: RLayout) -> bool:
+def _is_static(rl: ValueLayout) -> bool:
     return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
 
 
-def _uneven_bounds(b: IndexBuilder, layout: RLayout, parts: list[int] | tuple[int, ...]) -> list:
+def _uneven_bounds(b: IndexBuilder, layout: ValueLayout, parts: list[int] | tuple[int, ...]) -> list:
     """Per mode, its extent where `parts` (tile extents, thread counts) may not divide
     it (a mask must check it), else None."""
     out = []
@@ -110,18 +113,18 @@ def _eval_mode(b: IndexBuilder, mode: list, idx: Val) -> Val:
     return views.leaves_offset(mode, idx, b.arith)
 
 
-def _eval_coords(b: IndexBuilder, rl: RLayout, coords: list) -> Val:
+def _eval_coords(b: IndexBuilder, rl: ValueLayout, coords: list) -> Val:
     off: Val = 0
     for m, c in zip(rl, coords):
         off = b.add_(off, _eval_mode(b, m, c))
     return off
 
 
-def _mode_coords(b: IndexBuilder, rl: RLayout, idx: Val) -> list:
+def _mode_coords(b: IndexBuilder, rl: ValueLayout, idx: Val) -> list:
     return views.split_index(len(rl), lambda k: _mode_size(b, rl[k]), idx, b.arith)
 
 
-def _lane_coords(b: IndexBuilder, vec: RLayout, lane: Val, order: tuple[int, ...] | None) -> list:
+def _lane_coords(b: IndexBuilder, vec: ValueLayout, lane: Val, order: tuple[int, ...] | None) -> list:
     """Per-mode coordinates of lane `lane` of a vector, the modes of `order` taken
     fastest first (None: colexicographic, mode 0 fastest)."""
     if order is None:
