@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
 from tilec.dialects.encoding import DistributedEncoding
+from tilec.dialects.linear import _is_pow2, next_pow2
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
 
@@ -34,20 +35,16 @@ _PREDICATES: dict[type[Operation], list[str]] = {
 }
 
 
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
-
-
 def _check_distributed_shape(op: Operation) -> None:
     for r in op.results:
         t = r.type
         if isinstance(t, TensorType) and isinstance(t.encoding, DistributedEncoding):
             for n in t.get_shape():
-                if n > 0 and n & (n - 1):
+                if n > 0 and not _is_pow2(n):
                     raise TilecError(
                         f"the distributed tensor {t} has an extent that is not a power of two ({n}): "
                         "distributed tensors have power-of-two extents, as in Gluon; take a masked tile "
-                        f"of the next power of two, e.g. {_next_pow2(n)} for {n}, and mask the rest", op=op)
+                        f"of the next power of two, e.g. {next_pow2(n)} for {n}, and mask the rest", op=op)
 
 
 def check_upstream_ops(root: Operation) -> None:

@@ -40,6 +40,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import (
     LinearLayout,
     _is_pow2,
+    next_pow2,
     _Lexer,
     _log2,
     _parse_linear,
@@ -77,10 +78,6 @@ def _fmt(xs: Sequence[int]) -> str:
     return "[" + ",".join(map(str, xs)) + "]"
 
 
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, int(n) - 1).bit_length()
-
-
 def _check_shape(shape: Sequence[int], rank: int, what: str) -> tuple[int, ...]:
     shape = tuple(shape)
     if len(shape) != rank:
@@ -90,7 +87,7 @@ def _check_shape(shape: Sequence[int], rank: int, what: str) -> tuple[int, ...]:
             raise LayoutError(
                 f"{what}: shape {list(shape)} has an extent that is not a power of two (distributed "
                 "tensors have power-of-two extents, as in Gluon: take a masked tile of the next power "
-                f"of two, e.g. {_next_pow2(s)} for {s}, and mask the rest)"
+                f"of two, e.g. {next_pow2(s)} for {s}, and mask the rest)"
             )
     return shape
 

@@ -74,6 +74,11 @@ def _is_pow2(n: int) -> bool:
     return isinstance(n, int) and n >= 1 and (n & (n - 1)) == 0
 
 
+def next_pow2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1): the masked tile a row of n takes."""
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
 def _log2(n: int) -> int:
     return n.bit_length() - 1
 

@@ -11,6 +11,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from tilec.support.diagnostics import TilecError
+from tilec.support.locations import get_loc
 
 from .api import (
     buffer_effects,
@@ -70,12 +71,6 @@ def _describe(name: str, a: np.ndarray, role: str, unwritten: int | None = None,
     return text
 
 
-def _loc(op) -> str | None:
-    from tilec.support.locations import get_loc
-
-    return get_loc(op)
-
-
 def _buffer_dtype_names(fn) -> dict[str, str]:
     """The element type's name of each buffer argument whose NumPy storage does not say
     it (bf16 is stored as its uint16 bits)."""
@@ -118,7 +113,7 @@ def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None =
                         f"never written (the first at flat index {first}; seed {seed}): the grid or "
                         f"the tiles do not cover the output. If the program writes part of %{buf} on "
                         f"purpose, mark the argument `{{{PARTIAL_ATTR}}}`",
-                        loc=_loc(fn),
+                        loc=get_loc(fn),
                     )
             described.append(_describe(buf, arr, role, unwritten, types.get(buf)))
         lines.append(f"// @{name} on the CPU reference executor (seed {seed}): ok")
@@ -132,7 +127,7 @@ def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None =
 
 
 def _clone_with_locations(module: ModuleOp) -> ModuleOp:
-    from tilec.support.locations import get_loc, set_loc
+    from tilec.support.locations import set_loc
 
     copy = module.clone()
     for a, b in zip(module.walk(), copy.walk()):
