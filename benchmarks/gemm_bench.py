@@ -9,7 +9,9 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
 
-    python benchmarks/gemm_bench.py [--sizes 4096,8192] [--no-triton] [--json OUT] [--md OUT]
+    python benchmarks/gemm_bench.py [--sizes 4096,8192,4000,3000x5000x7000] [--no-triton] [--json OUT] [--md OUT]
+
+A size is N (M = N = K) or MxNxK.
 
 Each GEMM is checked first on fresh random inputs (output poisoned with NaN) against
 float64 on the GPU: |C - A@B| <= gamma_K * |A|@|B| + 2^-8 * |A@B| elementwise
@@ -249,6 +251,16 @@ def triton_matmul():
     return matmul, kernel
 
 
+def parse_size(text: str) -> tuple[int, int, int]:
+    """`N` (a square GEMM) or `MxNxK` -> (M, N, K)."""
+    dims = [int(x) for x in text.split("x")]
+    if len(dims) == 1:
+        return dims[0], dims[0], dims[0]
+    if len(dims) != 3:
+        raise ValueError(f"a size is N or MxNxK, got {text!r}")
+    return dims[0], dims[1], dims[2]
+
+
 def ceiling_tflops() -> tuple[float, int]:
     """TFLOP/s of the register-only mma.sync loop (2 blocks per SM), and its registers."""
     import cupy as cp
@@ -268,7 +280,7 @@ def main(argv=None) -> int:
     import torch
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--sizes", default="4096,8192,4000,3000x5000x7000")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument(
         "--configs",
@@ -284,7 +296,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
     dev = torch.cuda.get_device_name()
     rows = []
     ceiling, ceiling_regs = ceiling_tflops()
@@ -295,8 +307,7 @@ def main(argv=None) -> int:
             tri = triton_matmul()
         except Exception as e:  # noqa: BLE001 - report and go on without Triton
             print(f"Triton unavailable: {e}")
-    for n in sizes:
-        m = k = n
+    for m, n, k in sizes:
         flops = 2.0 * m * n * k
         g = torch.Generator(device="cuda").manual_seed(n)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -332,7 +343,7 @@ def main(argv=None) -> int:
         print(f"  cuBLAS: {flops / t_torch / 1e9:.0f} TFLOP/s (queued: {flops / tq_torch / 1e9:.0f})", flush=True)
         ok_torch, rel_torch = check(torch.matmul(a, b), a, b)
         row = {
-            "size": n,
+            "size": n if m == n == k else f"{m}x{n}x{k}",
             "config": spec,
             "tilec_tflops": flops / t_tilec / 1e9,
             "tilec_ok": ok,
@@ -365,11 +376,11 @@ def main(argv=None) -> int:
     date = date.strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         (
-            f"GEMM bf16 -> bf16 (f32 accumulation), M = N = K, {dev}, {date}; "
+            f"GEMM bf16 -> bf16 (f32 accumulation), {dev}, {date}; "
             f"mma.sync ceiling {ceiling:.0f} TFLOP/s ({ceiling_regs} registers)"
         ),
         "",
-        "| M=N=K | tilec TFLOP/s | tilec block (BMxBNxBK:warps:stages) | regs | spills (st/ld B) | tilec / cuBLAS | cuBLAS (torch.matmul) | Triton tutorial | tilec rel. err | check |",
+        "| M=N=K or MxNxK | tilec TFLOP/s | tilec block (BMxBNxBK:warps:stages) | regs | spills (st/ld B) | tilec / cuBLAS | cuBLAS (torch.matmul) | Triton tutorial | tilec rel. err | check |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:

@@ -167,14 +167,14 @@ def gemm_section() -> str:
     out = [
         "## GEMM (bf16, f32 accumulation)",
         "",
-        f"{_run(d)}; `benchmarks/gemm_bench.py`: C = A @ B, bf16 row-major, M = N = K, the fastest",
+        f"{_run(d)}; `benchmarks/gemm_bench.py`: C = A @ B, bf16 row-major (a size N is M = N = K), the fastest",
         "configuration of the run (the generators in `examples/python/gemm_bf16_hopper.py`: Hopper",
         "wgmma with TMA loads, warp specialisation). TFLOP/s per call (median), and queued",
         "back to back; cuBLAS is `torch.matmul`, Triton the tutorial's autotuned kernel. The",
         "mma.sync generator (`examples/python/gemm_bf16.py`, for GPUs before Hopper) reached",
         "0.57-0.62 of cuBLAS on the H100 (benchmarks/NOTES.md).",
         "",
-        "| M=N=K | tilec | tilec queued | cuBLAS | cuBLAS queued | Triton | tilec / cuBLAS | configuration |",
+        "| size | tilec | tilec queued | cuBLAS | cuBLAS queued | Triton | tilec / cuBLAS | configuration |",
         "|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in d["rows"]:
