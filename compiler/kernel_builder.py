@@ -171,6 +171,25 @@ class Value:
     def __neg__(self): return self._binary("-", 0, swap=True) if _is_int(self.type) else \
         self.program.insert(arith.NegfOp(self.ssa)).results[0]
 
+    def assign(self, x: Value) -> Value:
+        """Make this Value stand for `x` from here on (its SSA value replaced): how a
+        loop-carried value (`Program.range(..., carry=[acc])`) gets its next trip's
+        value. The in-place operators `+=`, `-=`, `*=` assign too.
+
+            with p.range(0, k_tiles, carry=[acc]):
+                acc.assign(p.maximum(acc, x))
+        """
+        if not isinstance(x, Value):
+            x = Value(self.program, self._other(x))
+        if x.type != self.type:
+            raise TilecError(f"assign a value of type {x.type} to one of type {self.type}")
+        self.ssa = x.ssa
+        return self
+
+    def __iadd__(self, x): return self.assign(self._binary("+", x))
+    def __isub__(self, x): return self.assign(self._binary("-", x))
+    def __imul__(self, x): return self.assign(self._binary("*", x))
+
     def __bool__(self):
         raise TilecError("a traced value has no truth value while the kernel is built: branch on it at run "
                          "time with `with tilec.if_(cond):` (Program.if_), or make it a tilec.constexpr")
@@ -463,6 +482,9 @@ class KernelBuilding(TensorBuilding):
                 it += 1
         """
         carry = list(carry)
+        for c in carry:
+            if not isinstance(c, Value | TileIterator):
+                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}")
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
@@ -471,6 +493,11 @@ class KernelBuilding(TensorBuilding):
             c.ssa = a
         with self._at(block):
             yield Value(self, block.args[0])
+            stale = [i for i, (c, a) in enumerate(zip(carry, block.args[1:])) if isinstance(c, Value) and c.ssa is a]
+            if stale:
+                raise TilecError(f"loop-carried value {stale[0]} is never updated in the loop: update it in place "
+                                 f"(`acc += x`, `acc.assign(f(acc))`); `acc = acc + x` makes a new value and "
+                                 f"leaves the carried one as it was")
             self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r

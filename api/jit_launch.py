@@ -1,0 +1,347 @@
+"""`@tilec.jit`: launch, specialise and cache kernels traced from Python
+(compiler/jit.py traces them).
+
+    @tilec.jit
+    def add_one(x, y, n, BLOCK: tilec.constexpr): ...
+
+    add_one[(tilec.cdiv(n, 1024),)](x, y, n, BLOCK=1024)           # Triton's launch
+    add_one[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, y, n, BLOCK=1024, num_warps=4)
+
+Arrays are PyTorch tensors, CuPy arrays or DLPack arrays on the GPU (launched on the
+current stream, or `stream=`); NumPy arrays run on the CPU reference executor instead
+(the very GPU-level code the GPU would run, runtime/reference) and are updated in place,
+so a kernel is tested without a GPU. Each call computes its specialisation key (per
+argument a `compiler.jit.Spec`, the number of warps, the target, never the shapes) and
+runs the kernel compiled for it: from memory, else from disk, else traced and compiled
+(one `tilec.compiling` Kernel; its CUDA compiled through the kernel cache,
+runtime/cache.py). The run-time extents and strides of each array, its data pointer
+and the grid are the kernel's arguments, so a call with other shapes of the same key
+compiles nothing.
+
+The disk cache keeps each key's GPU-level module in `$TILEC_CACHE_DIR/jit/` (the kernel
+cache's root; `TILEC_CACHE=0` leaves the disk alone), keyed by the function's source,
+the key, tilec's version, the target, the pipeline and a fingerprint of tilec's own
+sources; the NVRTC output it needs is the kernel cache's entry. `fn.stats` counts
+compiles and hits, and each function in `fn.on_compile` is called with the key of each
+compile (the hook tests count compiles with).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import numbers
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from tilec.compiler.jit import ConstSpec, FloatSpec, Spec, TensorSpec, Tracer, constexpr, int_spec, tensor_spec
+from tilec.compiler.signature import ArgSpec
+from tilec.runtime.cache import default_cache_dir, disk_cache_enabled
+from tilec.runtime.launch import DeviceArray, Kernel, as_device_array, framework_of, parse_gpu_module
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import DEFAULT_ARCH, set_target, target
+
+DISK_FORMAT = 1
+"""Bumped when a disk entry's layout changes."""
+
+
+@dataclass
+class JitStats:
+    """What a jit kernel did since it was made."""
+
+    compiles: int = 0
+    """Specialisations traced and compiled in this process."""
+    memory_hits: int = 0
+    disk_hits: int = 0
+
+
+@dataclass
+class _Array:
+    """An array argument, read once per call."""
+
+    dtype: str
+    address: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    host: np.ndarray | None
+    """The NumPy array (the CPU reference executor's path), else None."""
+    device: DeviceArray | None
+
+
+def _read_array(name: str, value: Any) -> _Array | None:
+    """The array behind `value`, or None where it is not one."""
+    if isinstance(value, np.ndarray):
+        itemsize = value.dtype.itemsize
+        return _Array(value.dtype.name, int(value.__array_interface__["data"][0]), tuple(value.shape),
+                      tuple(s // itemsize for s in value.strides), value, None)
+    if framework_of(type(value)) is not None or hasattr(value, "__cuda_array_interface__") \
+            or hasattr(value, "__dlpack__"):
+        a = as_device_array(name, value)
+        return _Array(a.dtype, a.ptr, a.shape, a.strides, None, a)
+    return None
+
+
+def _span(name: str, a: _Array) -> int:
+    """Elements from the array's first element to its last (its storage's extent)."""
+    if any(s < 0 for s in a.strides):
+        raise TilecError(f"argument '{name}' has a negative stride {a.strides}: pass a copy")
+    if any(n == 0 for n in a.shape):
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides))
+
+
+class JITFunction:
+    """A `@tilec.jit` kernel: `fn[grid](*args, num_warps=4, stream=None, **kwargs)`
+    launches it (the module docstring); `fn.trace(*args, **kwargs)` is the `Program`
+    a call with those arguments would compile (to print or inspect)."""
+
+    def __init__(self, fn: Callable, *, pipeline: str = "default"):
+        self.tracer = Tracer(fn)
+        self.fn = fn
+        self.pipeline = pipeline
+        self.stats = JitStats()
+        self.on_compile: list[Callable[[tuple], None]] = []
+        self._kernels: dict[tuple, Kernel] = {}
+        self._lock = threading.Lock()
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __repr__(self) -> str:
+        return f"<tilec.jit kernel {self.tracer.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TilecError(f"launch the kernel '{self.tracer.name}' with a grid: {self.tracer.name}[grid](...)")
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, num_warps: int = 4, stream: Any = None, **kwargs: Any) -> None:
+            self.run(grid, args, kwargs, num_warps=num_warps, stream=stream)
+
+        return launch
+
+    # ------------------------------------------------------------ keys
+    def _bind(self, args: Sequence[Any], kwargs: dict[str, Any], num_warps: int) -> dict[str, Any]:
+        if "num_warps" in self.tracer.signature.parameters:
+            kwargs = {**kwargs, "num_warps": num_warps}  # a kernel that names it sees the launch's (Triton's meta)
+        return self.tracer.bind(args, kwargs)
+
+    def _specs(self, bound: dict[str, Any]) -> tuple[dict[str, Spec], dict[str, _Array]]:
+        specs: dict[str, Spec] = {}
+        arrays: dict[str, _Array] = {}
+        for name, value in bound.items():
+            if isinstance(value, constexpr):
+                value = value.value
+                specs[name] = ConstSpec(value)
+            elif name in self.tracer.constexprs:
+                specs[name] = ConstSpec(value)
+            elif isinstance(value, bool):
+                raise TilecError(f"argument '{name}' is a bool: annotate the parameter with tilec.constexpr")
+            elif isinstance(value, numbers.Integral):
+                specs[name] = int_spec(int(value))
+            elif isinstance(value, numbers.Real):
+                specs[name] = FloatSpec()
+            else:
+                a = _read_array(name, value)
+                if a is None:
+                    raise TilecError(f"argument '{name}': expected an array (PyTorch, CuPy, DLPack, NumPy), an int, "
+                                     f"a float or a constexpr, got {type(value).__name__}")
+                arrays[name] = a
+                specs[name] = tensor_spec(a.dtype, a.address, a.shape, a.strides)
+            try:
+                hash(specs[name])
+            except TypeError:
+                raise TilecError(f"constexpr argument '{name}' = {value!r} is not hashable: each value is a "
+                                 "specialisation, so it must be") from None
+        return specs, arrays
+
+    def key(self, *args: Any, num_warps: int = 4, **kwargs: Any) -> tuple:
+        """The specialisation key of a call with these arguments (for the CPU reference
+        executor's target where all arrays are NumPy's, else the current device's)."""
+        bound = self._bind(args, kwargs, num_warps)
+        specs, arrays = self._specs(bound)
+        return self._key(specs, num_warps, self._arch(arrays))
+
+    @staticmethod
+    def _key(specs: dict[str, Spec], num_warps: int, arch: str) -> tuple:
+        return (tuple(specs.items()), num_warps, target(arch))
+
+    @staticmethod
+    def _arch(arrays: dict[str, _Array]) -> str:
+        if arrays and all(a.host is not None for a in arrays.values()):
+            return DEFAULT_ARCH
+        if any(a.host is not None for a in arrays.values()):
+            raise TilecError("a launch takes device arrays (PyTorch, CuPy, DLPack) or NumPy arrays (the CPU "
+                             "reference executor), not both")
+        from tilec.runtime.nvrtc import device_arch
+
+        return device_arch()
+
+    def trace(self, *args: Any, num_warps: int = 4, **kwargs: Any) -> Any:
+        """The `Program` a call with these arguments compiles (arrays may be NumPy's).
+
+            print(tilec.emit(add_one.trace(x, y, 1000, BLOCK=1024)))
+        """
+        specs, _ = self._specs(self._bind(args, kwargs, num_warps))
+        return self.tracer.trace(specs, num_warps)
+
+    # ------------------------------------------------------------ compiling
+    def kernel(self, specs: dict[str, Spec], num_warps: int, arch: str) -> Kernel:
+        """The compiled Kernel of a specialisation: from memory, disk, or compiled now."""
+        key = self._key(specs, num_warps, arch)
+        kernel = self._kernels.get(key)
+        if kernel is not None:
+            self.stats.memory_hits += 1
+            return kernel
+        path = self._disk_path(key, arch)
+        kernel = _load(path) if path is not None else None
+        if kernel is not None:
+            self.stats.disk_hits += 1
+        else:
+            kernel = self._compile(specs, num_warps, arch, key)
+            if path is not None:
+                _store(path, kernel)
+        with self._lock:
+            return self._kernels.setdefault(key, kernel)
+
+    def _compile(self, specs: dict[str, Spec], num_warps: int, arch: str, key: tuple) -> Kernel:
+        from tilec.compiling import _build
+
+        module = self.tracer.trace(specs, num_warps).module.clone()
+        set_target(module, arch)
+        kernel = _build(module, self.pipeline, None, self.tracer.name)
+        self.stats.compiles += 1
+        for hook in self.on_compile:
+            hook(key)
+        return kernel
+
+    def _disk_path(self, key: tuple, arch: str) -> str | None:
+        if not disk_cache_enabled():
+            return None
+        import inspect
+        from importlib.metadata import version
+
+        from tilec.copy_disk import source_fingerprint
+
+        try:
+            source = inspect.getsource(self.fn)
+        except (OSError, TypeError):
+            return None  # no source to key on (an interactive definition): memory only
+        try:
+            text = json.dumps([DISK_FORMAT, version("tilec"), arch, self.pipeline, source, repr(key),
+                               self.fn.__module__, self.fn.__qualname__, source_fingerprint()])
+        except TypeError:
+            return None
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        return str(default_cache_dir() / "jit" / f"{digest}.json")
+
+    # ------------------------------------------------------------ launching
+    def run(self, grid: Any, args: Sequence[Any], kwargs: dict[str, Any], *, num_warps: int = 4,
+            stream: Any = None) -> None:
+        """Launch on `grid` (a tuple of up to 3 ints, or a function of the arguments by
+        name, constexprs included, returning one)."""
+        bound = self._bind(args, kwargs, num_warps)
+        specs, arrays = self._specs(bound)
+        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
+            raise TilecError(f"num_warps={num_warps!r}: a power of two")
+        dims = _grid(grid, {n: (v.value if isinstance(v, constexpr) else v) for n, v in bound.items()})
+        arch = self._arch(arrays)
+        kernel = self.kernel(specs, num_warps, arch)
+        flat: list[Any] = []
+        for name, spec in specs.items():
+            value = bound[name]
+            if isinstance(spec, ConstSpec):
+                continue
+            if isinstance(spec, TensorSpec):
+                a = arrays[name]
+                flat.append(_buffer(name, a))
+                flat.extend(a.shape)
+                flat.extend(a.strides)
+            else:
+                flat.append(value)
+        flat.extend(dims)
+        if arrays and all(a.host is not None for a in arrays.values()):
+            _run_on_host(kernel, flat, arrays)
+        else:
+            kernel(*flat, stream=stream)
+
+
+def _grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, numbers.Integral):
+        grid = (grid,)
+    try:
+        dims = [int(g) for g in grid]
+    except (TypeError, ValueError):
+        raise TilecError(f"the grid is a tuple of up to 3 ints (or a function returning one), not {grid!r}") from None
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise TilecError(f"the grid is 1 to 3 positive ints, got {tuple(dims)}")
+    return tuple((*dims, 1, 1)[:3])  # type: ignore[return-value]
+
+
+def _buffer(name: str, a: _Array) -> Any:
+    """The pointer argument of an array: its storage from the first element to the last
+    (a flat buffer the launcher checks for dtype and alignment; the view in the kernel
+    gives the shape and strides)."""
+    n = _span(name, a)
+    if a.host is not None:
+        return np.lib.stride_tricks.as_strided(a.host, shape=(n,), strides=(a.host.dtype.itemsize,))
+    d = a.device
+    assert d is not None
+    return DeviceArray(d.ptr, d.dtype, (n,), (1,), d.device, d.obj)
+
+
+def _run_on_host(kernel: Kernel, flat: list[Any], arrays: dict[str, _Array]) -> None:
+    """Run the kernel's GPU-level module on the CPU reference executor and write each
+    array's storage back in place."""
+    from tilec.runtime.reference import run
+
+    outs = run(kernel.module, flat, entry=kernel.name)
+    for name, a in arrays.items():
+        storage = np.lib.stride_tricks.as_strided(a.host, shape=(_span(name, a),), strides=(a.host.dtype.itemsize,))
+        if storage.size:
+            storage[...] = outs[name]
+
+
+def _load(path: str) -> Kernel | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            entry = json.load(f)
+        if entry.get("format") != DISK_FORMAT:
+            return None
+        specs = [ArgSpec(**s) for s in entry["specs"]]
+        module = parse_gpu_module(entry["module"])
+    except (OSError, ValueError, KeyError, TypeError, TilecError):
+        return None
+    return Kernel(module, function=entry["function"], arg_specs=specs)
+
+
+def _store(path: str, kernel: Kernel) -> None:
+    from tilec.compiler.pipeline import emit
+
+    specs = [{f.name: getattr(s, f.name) for f in fields(s)} for s in kernel.arg_specs if s is not None]
+    entry = {"format": DISK_FORMAT, "function": kernel.name, "module": emit(kernel.module), "specs": specs}
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(entry, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only or full disk costs a compile next time, nothing more
+
+
+def jit(fn: Callable | None = None, *, pipeline: str = "default") -> Any:
+    """`@tilec.jit` (or `@tilec.jit(pipeline="...")`): the function as a `JITFunction`
+    kernel, traced per specialisation (compiler/jit.py) and launched with
+    `fn[grid](...)` (this module's docstring)."""
+    if fn is None:
+        return lambda f: JITFunction(f, pipeline=pipeline)
+    return JITFunction(fn, pipeline=pipeline)
+

@@ -1,0 +1,306 @@
+"""`@tilec.jit` kernels (compiler/jit.py traces, api/jit_launch.py launches): traced
+bodies run on the CPU reference executor on NumPy arrays and match NumPy exactly;
+specialisation is per (dtypes, constexprs, divisibility by 16, == 1), never per shape,
+counted with the `on_compile` hook; errors are located at the kernel's own lines; the
+disk cache serves a new JITFunction of the same source. GPU launches on PyTorch and
+CuPy are marked `gpu`."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.support.diagnostics import TilecError
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+L1 = tilec.BlockedLayout([4], [32], [4], [0])
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _add_one():
+    @tilec.jit
+    def add_one(x, y, n, BLOCK: tilec.constexpr):
+        offs = tilec.program_id(0) * BLOCK + tilec.arange(0, BLOCK, L1)
+        mask = offs < n
+        tilec.store(y.ptr + offs, tilec.load(x.ptr + offs, mask=mask) + 1.0, mask=mask)
+
+    return add_one
+
+
+def _counted(kernel):
+    keys = []
+    kernel.on_compile.append(keys.append)
+    return keys
+
+
+def test_pointer_kernel_matches_numpy_and_compiles_once_per_specialisation():
+    add_one = _add_one()
+    keys = _counted(add_one)
+    for n in (1000, 3000, 520):  # n % 16 == 8 each time: one specialisation, three shapes
+        x = np.arange(n, dtype=np.float32)
+        y = np.zeros_like(x)
+        add_one[(tilec.cdiv(n, 512),)](x, y, n, BLOCK=512)
+        assert np.array_equal(y, x + 1)
+    assert len(keys) == 1 and add_one.stats.compiles == 1 and add_one.stats.memory_hits == 2
+
+
+def test_a_new_divisibility_or_constexpr_compiles_again():
+    add_one = _add_one()
+    keys = _counted(add_one)
+    x = np.arange(1024, dtype=np.float32)
+    y = np.zeros_like(x)
+    add_one[(4,)](x[:1000], y[:1000], 1000, BLOCK=256)
+    add_one[(4,)](x, y, 1024, BLOCK=256)           # n % 16 == 0: a new key
+    assert np.array_equal(y, x + 1)
+    add_one[(2,)](x, y, 1024, BLOCK=512)           # another constexpr: a new key
+    add_one[(1,)](x[1:], y[1:], 1, BLOCK=512)      # n == 1, and an address not 16-byte aligned
+    assert len(keys) == 4
+    assert keys[0] != keys[1]
+
+
+def test_the_key_holds_facts_not_shapes():
+    add_one = _add_one()
+    a, b = np.zeros(1000, np.float32), np.zeros(1000, np.float32)
+    k1 = add_one.key(a, b, 1000, BLOCK=512)
+    k2 = add_one.key(np.zeros(3000, np.float32), np.zeros(3000, np.float32), 3000, BLOCK=512)
+    assert k1 == k2
+    assert add_one.key(a, b, 1024, BLOCK=512) != k1
+    assert add_one.key(a.astype(np.float16), b.astype(np.float16), 1000, BLOCK=512) != k1
+
+
+def _softmax():
+    @tilec.jit
+    def softmax(x, y, BLOCK: tilec.constexpr, num_warps: tilec.constexpr):
+        L = tilec.BlockedLayout([1, 4], [1, 32], [1, num_warps], [1, 0])
+        row = tilec.program_id(0)
+        v = tilec.load(tilec.tile(x, (row, 0), (1, BLOCK)), L, other=float("-inf"))
+        e = tilec.exp(v - tilec.expand_dims(tilec.max(v, 1), 1))
+        tilec.store(tilec.tile(y, (row, 0), (1, BLOCK)), e / tilec.expand_dims(tilec.sum(e, 1), 1))
+
+    return softmax
+
+
+def test_view_softmax_with_run_time_rows_and_a_masked_row():
+    softmax = _softmax()
+    keys = _counted(softmax)
+    rng = np.random.default_rng(0)
+    for m, n in ((5, 1000), (9, 1000), (3, 600)):
+        x = rng.standard_normal((m, n), dtype=np.float32)
+        y = np.zeros_like(x)
+        softmax[(m,)](x, y, BLOCK=1024, num_warps=2)
+        e = np.exp(x - x.max(1, keepdims=True))
+        np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=2e-6, atol=1e-9)
+    assert len(keys) == 1
+
+
+def test_strided_arrays_are_views_with_run_time_strides():
+    @tilec.jit
+    def scale(x, y, BM: tilec.constexpr, BN: tilec.constexpr):
+        L = tilec.BlockedLayout([1, 1], [4, 8], [2, 2], [1, 0])
+        tx = tilec.tile(x, (tilec.program_id(0), tilec.program_id(1)), (BM, BN))
+        ty = tilec.tile(y, (tilec.program_id(0), tilec.program_id(1)), (BM, BN))
+        tilec.store(ty, tilec.load(tx, L) * 2.0 - 1.0)
+
+    keys = _counted(scale)
+    base = np.arange(40 * 70, dtype=np.float32).reshape(40, 70)
+    for x in (base, base.T, base[::2, 1::3]):
+        y = np.zeros(x.shape, np.float32)
+        scale[(tilec.cdiv(x.shape[0], 16), tilec.cdiv(x.shape[1], 16))](x, y, BM=16, BN=16)
+        assert np.array_equal(y, x * 2 - 1)
+        yt = np.zeros(x.shape[::-1], np.float32).T           # a column-major destination
+        scale[(tilec.cdiv(x.shape[0], 16), tilec.cdiv(x.shape[1], 16))](x, yt, BM=16, BN=16)
+        assert np.array_equal(yt, x * 2 - 1)
+    assert len(keys) >= 2  # stride 1 in another mode is another specialisation
+
+
+def test_static_range_unrolls_and_range_carries_a_value():
+    @tilec.jit
+    def row_sums(x, y, n_chunks, CHUNK: tilec.constexpr):
+        L = tilec.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0])
+        row = tilec.program_id(0)
+        acc = tilec.zeros([1], "f32", tilec.SliceLayout(1, L))
+        for c in tilec.range(0, n_chunks, carry=[acc]):
+            acc += tilec.sum(tilec.load(tilec.tile(x, (row, c), (1, CHUNK)), L), 1)
+        out = acc
+        for _ in tilec.static_range(3):                   # unrolled: out * 2 three times
+            out = out * 2.0
+        tilec.store(tilec.tile(y, (row, 0), (1, 1)), tilec.expand_dims(out, 1))
+
+    x = np.arange(6 * 512, dtype=np.float32).reshape(6, 512) % 7
+    y = np.zeros((6, 1), np.float32)
+    row_sums[(6,)](x, y, 4, CHUNK=128)
+    assert np.array_equal(y[:, 0], x.sum(1) * 8)
+    assert tilec.emit(row_sums.trace(x, y, 4, CHUNK=128)).count("scf.for") == 1
+
+
+def test_if_is_a_run_time_branch():
+    @tilec.jit
+    def first_rows(x, y, limit, BLOCK: tilec.constexpr):
+        L = tilec.BlockedLayout([1, 4], [1, 32], [1, 1], [1, 0])
+        row = tilec.program_id(0)
+        with tilec.if_(row < limit):
+            tilec.store(tilec.tile(y, (row, 0), (1, BLOCK)), tilec.load(tilec.tile(x, (row, 0), (1, BLOCK)), L))
+
+    x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
+    y = np.zeros_like(x)
+    first_rows[(8,)](x, y, 5, BLOCK=128, num_warps=1)
+    assert np.array_equal(y[:5], x[:5]) and not y[5:].any()
+
+
+def test_where_comparisons_and_scalar_splat():
+    @tilec.jit
+    def relu_ish(x, y, n, t, BLOCK: tilec.constexpr):
+        offs = tilec.program_id(0) * BLOCK + tilec.arange(0, BLOCK, L1)
+        v = tilec.load(x.ptr + offs, mask=offs < n)
+        tilec.store(y.ptr + offs, tilec.where(v > t, v, 0.0) + tilec.maximum(v, 1.0) * 0.5, mask=offs < n)
+
+    x = (np.arange(700, dtype=np.float32) - 350) / 7
+    y = np.zeros_like(x)
+    relu_ish[(2,)](x, y, 700, 2.5, BLOCK=512)
+    assert np.array_equal(y, np.where(x > np.float32(2.5), x, 0) + np.maximum(x, 1) * np.float32(0.5))
+
+
+def test_the_cuda_of_a_jit_kernel_compiles_with_nvrtc():
+    add_one = _add_one()
+    x, y = np.zeros(1000, np.float32), np.zeros(1000, np.float32)
+    add_one[(2,)](x, y, 1000, BLOCK=512)
+    kernel = next(iter(add_one._kernels.values()))
+    assert "add_one_kernel(" in kernel.source
+    assert kernel.compile("sm_90").cubin
+
+
+def test_disk_cache_serves_a_new_process_image():
+    x = np.arange(1000, dtype=np.float32)
+    first = _add_one()
+    first[(2,)](x, np.zeros_like(x), 1000, BLOCK=512)
+    again = _add_one()                 # the same source: what a new process would find
+    keys = _counted(again)
+    y = np.zeros_like(x)
+    again[(2,)](x, y, 1000, BLOCK=512)
+    assert np.array_equal(y, x + 1)
+    assert keys == [] and again.stats.disk_hits == 1 and again.stats.compiles == 0
+
+
+def _error(fn, *args, **kwargs) -> TilecError:
+    with pytest.raises(TilecError) as e:
+        fn(*args, **kwargs)
+    return e.value
+
+
+def _line_of(fn, text: str) -> int:
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_python_if_on_a_traced_value_is_a_located_error():
+    def body(x, y, n):
+        if tilec.program_id(0) < n:
+            pass
+
+    k = tilec.jit(body)
+    e = _error(k[(1,)], np.zeros(4, np.float32), np.zeros(4, np.float32), 4)
+    assert "tilec.if_" in str(e) and e.loc.startswith(f"{__file__}:{_line_of(body, 'if tilec.program_id')}:")
+
+
+def test_python_errors_in_the_body_are_located():
+    def body(x, y):
+        tilec.store(y.ptr, undefined_name)  # noqa: F821
+
+    e = _error(tilec.jit(body)[(1,)], np.zeros(4, np.float32), np.zeros(4, np.float32))
+    assert "NameError" in str(e) and e.loc.startswith(f"{__file__}:{_line_of(body, 'undefined_name')}:")
+
+
+def test_builder_errors_name_the_kernel_line():
+    def body(x, y, BLOCK: tilec.constexpr):
+        offs = tilec.arange(0, BLOCK, L1)
+        tilec.store(y.ptr + offs, tilec.load(x.ptr + offs) + tilec.arange(0, BLOCK, L1))
+
+    e = _error(tilec.jit(body)[(1,)], np.zeros(512, np.float32), np.zeros(512, np.float32), BLOCK=512)
+    assert "convert one with .cast()" in str(e)
+    assert e.loc.startswith(f"{__file__}:{_line_of(body, 'tilec.store(')}:")
+
+
+def test_traced_ops_carry_the_users_lines():
+    add_one = _add_one()
+    p = add_one.trace(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, BLOCK=512)
+    from tilec.support.locations import get_loc
+
+    locs = {get_loc(op) for op in p.module.walk() if op.name.startswith("layout.ptr")}
+    assert locs and all(loc is not None and loc.startswith(__file__) for loc in locs)
+
+
+@pytest.mark.parametrize("args,message", [
+    ((np.zeros(4, np.float32),), "missing a required argument"),
+    ((np.zeros(4, np.float32), np.zeros(4, np.float32), True), "is a bool"),
+    ((np.zeros(4, np.float32), np.zeros(4, np.float32), "n"), "expected an array"),
+])
+def test_wrong_arguments_are_errors(args, message):
+    e = _error(_add_one()[(1,)], *args, BLOCK=512)
+    assert message in str(e)
+
+
+def test_a_jit_kernel_is_launched_with_a_grid():
+    assert "with a grid" in str(_error(_add_one(), 1, 2))
+    assert "1 to 3 positive ints" in str(_error(_add_one()[(0,)], np.zeros(4, np.float32),
+                                                np.zeros(4, np.float32), 4, BLOCK=512))
+
+
+def test_the_language_is_exported_from_tilec():
+    from tilec import _JIT_LANGUAGE
+    from tilec.compiler.jit import LANGUAGE
+
+    assert set(LANGUAGE) == _JIT_LANGUAGE
+    assert all(callable(getattr(tilec, name)) for name in LANGUAGE)
+    assert isinstance(tilec.jit(lambda: None), tilec.JITFunction)
+
+
+@pytest.mark.gpu
+def test_cupy_launch_on_the_current_stream():
+    import cupy as cp
+
+    add_one = _add_one()
+    keys = _counted(add_one)
+    for n in (1000, 5000):
+        x = cp.arange(n, dtype=cp.float32)
+        y = cp.zeros_like(x)
+        with cp.cuda.Stream():
+            add_one[(tilec.cdiv(n, 512),)](x, y, n, BLOCK=512)
+        assert cp.array_equal(y, x + 1)
+    assert len(keys) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+def test_torch_softmax_and_dlpack():
+    import torch
+
+    softmax = _softmax()
+    x = torch.randn(37, 1000, device="cuda")
+    y = torch.empty_like(x)
+    softmax[(37,)](x, y, BLOCK=1024, num_warps=2)
+    torch.testing.assert_close(y, torch.softmax(x, 1), rtol=1e-5, atol=1e-7)
+    add_one = _add_one()
+    a = torch.arange(1000, device="cuda", dtype=torch.float32)
+    b = torch.zeros_like(a)
+
+    class DLPackOnly:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, stream=None):
+            return self.t.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    add_one[(2,)](DLPackOnly(a), DLPackOnly(b), 1000, BLOCK=512)
+    assert torch.equal(b, a + 1)
