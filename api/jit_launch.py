@@ -232,7 +232,11 @@ class JITFunction:
         except (OSError, TypeError):
             return None  # no source to key on (an interactive definition): memory only
         try:
-            text = json.dumps([DISK_FORMAT, version("tilec"), arch, self.pipeline, source, repr(key),
+            specs, num_warps, tgt = key
+            stable_target = {f.name: sorted(v) if isinstance(v, frozenset) else v
+                             for f in fields(tgt) for v in [getattr(tgt, f.name)]}  # a set's order varies per process
+            text = json.dumps([DISK_FORMAT, version("tilec"), arch, self.pipeline, source, repr((specs, num_warps)),
+                               stable_target,
                                self.fn.__module__, self.fn.__qualname__, source_fingerprint()])
         except TypeError:
             return None
@@ -243,17 +247,34 @@ class JITFunction:
     def run(self, grid: Any, args: Sequence[Any], kwargs: dict[str, Any], *, num_warps: int = 4,
             stream: Any = None) -> None:
         """Launch on `grid` (a tuple of up to 3 ints, or a function of the arguments by
-        name, constexprs included, returning one)."""
-        bound = self._bind(args, kwargs, num_warps)
-        specs, arrays = self._specs(bound)
+        name, constexprs included, returning one) on `stream` (None: the current one)."""
+        kernel, flat, arrays = self._prepare(grid, args, kwargs, num_warps, None)
+        if arrays and all(a.host is not None for a in arrays.values()):
+            _run_on_host(kernel, flat, arrays)
+        else:
+            kernel(*flat, stream=stream)
+
+    def launches(self, grid: Any, *args: Any, num_warps: int = 4, arch: str | None = None, **kwargs: Any) -> list:
+        """The launches (grid, block, kernel arguments) a call `fn[grid](*args, **kwargs)`
+        makes, nothing run; `arch` names the target where no GPU is at hand.
+
+            [launch] = add_one.launches((4,), x, y, 1000, BLOCK=256, arch="sm_90")
+        """
+        kernel, flat, _ = self._prepare(grid, args, kwargs, num_warps, arch)
+        return kernel.launches(*flat)
+
+    def _prepare(self, grid: Any, args: Sequence[Any], kwargs: dict[str, Any], num_warps: int,
+                 arch: str | None) -> tuple[Kernel, list[Any], dict[str, _Array]]:
+        """The Kernel of a call and its flat arguments: per array its storage, extents
+        and strides, per scalar its value (constexprs none), then the grid."""
         if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
             raise TilecError(f"num_warps={num_warps!r}: a power of two")
+        bound = self._bind(args, kwargs, num_warps)
+        specs, arrays = self._specs(bound)
         dims = _grid(grid, {n: (v.value if isinstance(v, constexpr) else v) for n, v in bound.items()})
-        arch = self._arch(arrays)
-        kernel = self.kernel(specs, num_warps, arch)
+        kernel = self.kernel(specs, num_warps, arch or self._arch(arrays))
         flat: list[Any] = []
         for name, spec in specs.items():
-            value = bound[name]
             if isinstance(spec, ConstSpec):
                 continue
             if isinstance(spec, TensorSpec):
@@ -262,12 +283,9 @@ class JITFunction:
                 flat.extend(a.shape)
                 flat.extend(a.strides)
             else:
-                flat.append(value)
+                flat.append(bound[name])
         flat.extend(dims)
-        if arrays and all(a.host is not None for a in arrays.values()):
-            _run_on_host(kernel, flat, arrays)
-        else:
-            kernel(*flat, stream=stream)
+        return kernel, flat, arrays
 
 
 def _grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:

@@ -304,3 +304,24 @@ def test_torch_softmax_and_dlpack():
 
     add_one[(2,)](DLPackOnly(a), DLPackOnly(b), 1000, BLOCK=512)
     assert torch.equal(b, a + 1)
+
+
+class FakeDeviceArray:
+    """A device array as `__cuda_array_interface__` describes one (nothing is read)."""
+
+    def __init__(self, shape, strides_bytes, address=0x10000, typestr="<f4"):
+        self.__cuda_array_interface__ = {"data": (address, False), "shape": shape, "typestr": typestr,
+                                         "strides": strides_bytes, "version": 3}
+
+
+def test_device_launches_pass_storage_extents_strides_and_grid():
+    """What a GPU launch would pass, computed without a GPU: the pointer's storage from
+    the first element to the last, each array's extents and strides, the grid."""
+    softmax = _softmax()
+    x = FakeDeviceArray((37, 1000), (4000 * 4, 4))      # rows 4000 elements apart
+    y = FakeDeviceArray((37, 1000), (1000 * 4, 4), address=0x20000)
+    [launch] = softmax.launches((37,), x, y, BLOCK=1024, num_warps=2, arch="sm_90")
+    assert tuple(launch.grid) == (37, 1, 1) and tuple(launch.block) == (64, 1, 1)
+    buffers = [a for a in launch.args if hasattr(a, "ptr")]
+    assert [(b.ptr, b.shape) for b in buffers] == [(0x10000, (36 * 4000 + 1000,)), (0x20000, (37 * 1000,))]
+    assert 4000 in launch.args and 37 in launch.args
