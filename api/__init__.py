@@ -197,6 +197,10 @@ def __getattr__(name: str):
         from tilec.compiler import jit as _lang
 
         return getattr(_lang, name)
+    if name == "show":
+        from tilec.layouts import show
+
+        return show
     if name in _LAYOUTS:
         import importlib
 
