@@ -136,35 +136,75 @@ class TensorBuilding:
         rt = TensorType(t.element_type, list(shape), t.encoding)
         return self.insert(layout.BroadcastOp.build(operands=[x.ssa], result_types=[rt])).results[0]  # type: ignore[attr-defined]
 
-    def reduce(self, x: Any, axis: int, kind: str = "add") -> Any:
-        """Gluon's `gl.reduce` / `gl.sum` / `gl.max` (`layout.reduce`): `x` reduced along
-        `axis` with `kind` ("add", "mul", "max", "min"); the result's layout is the slice
-        of `x`'s along `axis`.
+    def reduce(self, x: Any, axis: int, kind: Any = "add") -> Any:
+        """Gluon's `gl.reduce` / `gl.sum` / `gl.max`: `x` reduced along `axis` with `kind`
+        ("add", "mul", "max", "min": `layout.reduce`), or with a combiner function
+        (`layout.reduce_region`, Gluon's `reduce(x, axis, combine_fn)`): `x` is then a
+        tensor or a tuple of tensors of one shape and layout, and `kind(accs, news)`
+        takes two lists of scalar Values (one element of each tensor) and returns the
+        combined list; it must be associative and commutative. The results' layout is
+        the slice of `x`'s along `axis`.
 
             s = p.reduce(x, 1, "add")                  # [4, 1024] -> [4]
+            m, i = p.reduce((x, idx), 1, argmax)       # def argmax(a, b): ... return [v, j]
         """
+        if callable(kind):
+            return self._region(lc.ReduceRegionOp, x, axis, kind, reduce=True)
         t = _dist_type(x, "reduce")
         shape = list(t.get_shape())
         if not 0 <= axis < len(shape):
             raise TilecError(f"reduce along axis {axis} of a rank-{len(shape)} tensor")
         if kind not in layout.REDUCE_KINDS:
-            raise TilecError(f"reduce kind {kind!r}: expected one of {', '.join(layout.REDUCE_KINDS)}")
+            raise TilecError(f"reduce kind {kind!r}: expected one of {', '.join(layout.REDUCE_KINDS)} or a function")
         rt = TensorType(t.element_type, shape[:axis] + shape[axis + 1:], SliceLayoutAttr(IntAttr(axis), t.encoding))
         return self.insert(layout.ReduceOp.build(  # type: ignore[attr-defined]
             operands=[x.ssa], properties={"axis": IntegerAttr(axis, 64), "kind": StringAttr(kind)},
             result_types=[rt])).results[0]
 
-    def scan(self, x: Any, axis: int, kind: str = "add", reverse: bool = False) -> Any:
-        """Triton's `cumsum` / `associative_scan` (`layout.scan`): the inclusive scan of
-        `x` along `axis` with `kind` ("add", "mul", "max", "min"), the same type.
+    def scan(self, x: Any, axis: int, kind: Any = "add", reverse: bool = False) -> Any:
+        """Triton's `cumsum` / `associative_scan`: the inclusive scan of `x` along `axis`
+        with `kind` ("add", "mul", "max", "min": `layout.scan`) or with a combiner
+        function as `reduce` takes (`layout.scan_region`; associative, earlier elements
+        on the left); the results have the operands' types.
 
             c = p.scan(x, 1, "add")                    # running sums along each row
+            m, i = p.scan((x, idx), 1, running_argmax)
         """
+        if callable(kind):
+            return self._region(lc.ScanRegionOp, x, axis, kind, reduce=False, reverse=reverse)
         t = _dist_type(x, "scan")
         props: dict[str, Attribute] = {"axis": IntegerAttr(axis, 64), "kind": StringAttr(kind)}
         if reverse:
             props["reverse"] = BoolAttr(True, IntegerType(1))
         return self.insert(lc.ScanOp.build(operands=[x.ssa], properties=props, result_types=[t])).results[0]  # type: ignore[attr-defined]
+
+    def _region(self, cls, x: Any, axis: int, combine: Any, *, reduce: bool, reverse: bool = False) -> Any:
+        """A `reduce_region` / `scan_region` whose combiner `combine` builds."""
+        from xdsl.ir import Block, Region
+
+        xs = list(x) if isinstance(x, tuple | list) else [x]
+        ts = [_dist_type(v, "reduce" if reduce else "scan") for v in xs]
+        elems = [t.element_type for t in ts]
+        if reduce:
+            rts = [TensorType(t.element_type, [n for i, n in enumerate(t.get_shape()) if i != axis],
+                              SliceLayoutAttr(IntAttr(axis), t.encoding)) for t in ts]
+        else:
+            rts = list(ts)
+        block = Block(arg_types=elems + elems)
+        props: dict[str, Attribute] = {"axis": IntegerAttr(axis, 64)}
+        if reverse:
+            props["reverse"] = BoolAttr(True, IntegerType(1))
+        op = cls.build(operands=[[v.ssa for v in xs]], properties=props, result_types=[rts], regions=[Region(block)])
+        self._put(op)  # type: ignore[attr-defined]
+        args = [self._value(a) for a in block.args]  # type: ignore[attr-defined]
+        with self._at(block):  # type: ignore[attr-defined]
+            out = combine(args[:len(xs)], args[len(xs):])
+            out = list(out) if isinstance(out, tuple | list) else [out]
+            if len(out) != len(xs):
+                raise TilecError(f"the combiner returned {len(out)} values for {len(xs)} operands")
+            self._put(lc.YieldOp.build(operands=[[self._ssa_of(v, e) for v, e in zip(out, elems)]]))  # type: ignore[attr-defined]
+        results = [self._value(r) for r in op.results]  # type: ignore[attr-defined]
+        return results[0] if not isinstance(x, tuple | list) else tuple(results)
 
     def convert_layout(self, x: Any, layout_: Any, assert_trivial: bool = False) -> Any:
         """Gluon's `gl.convert_layout(x, layout, assert_trivial)`
@@ -233,6 +273,79 @@ class TensorBuilding:
         e = t.element_type if isinstance(t, TensorType) else t
         op = iop if isinstance(e, IntegerType | IndexType) else fop
         return self.insert(op(a.ssa, bv)).results[0]  # type: ignore[attr-defined]
+
+    def permute(self, x: Any, order: Sequence[int], layout_: Any) -> Any:
+        """Gluon's `gl.permute(x, order)` (`layout.permute`; `trans` is order [1, 0]):
+        dim d of the result is dim `order[d]` of `x`, in `layout_` (x's layout with its
+        dimensions permuted alike: no data moves).
+
+            t = p.permute(x, [1, 0], tilec.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1]))
+        """
+        t = _dist_type(x, "permute")
+        shape = [t.get_shape()[i] for i in order]
+        from xdsl.dialects.builtin import DenseArrayBase, i64
+
+        return self.insert(lc.PermuteOp.build(  # type: ignore[attr-defined]
+            operands=[x.ssa], properties={"order": DenseArrayBase.from_list(i64, list(order))},
+            result_types=[TensorType(t.element_type, shape, encoding_attr(layout_))])).results[0]
+
+    def reshape(self, x: Any, shape: Sequence[int], layout_: Any) -> Any:
+        """Gluon's `gl.reshape(x, shape)` (`layout.reshape`): the elements in row-major
+        order with another shape, in `layout_` (each thread keeps its elements).
+
+            flat = p.reshape(x, [512], tilec.BlockedLayout([4], [32], [4], [0]))
+        """
+        t = _dist_type(x, "reshape")
+        return self.insert(lc.ReshapeOp.build(  # type: ignore[attr-defined]
+            operands=[x.ssa], result_types=[TensorType(t.element_type, list(shape), encoding_attr(layout_))])).results[0]
+
+    def join(self, a: Any, b: Any, layout_: Any) -> Any:
+        """Gluon's `gl.join(a, b)` (`layout.join`): a new minor dimension of 2, `a` then
+        `b`, in `layout_` (that dimension in register bit 0).
+
+            j = p.join(x, y, tilec.BlockedLayout([1, 2], [32, 1], [4, 1], [1, 0]))
+        """
+        t = _dist_type(a, "join")
+        rt = TensorType(t.element_type, [*t.get_shape(), 2], encoding_attr(layout_))
+        return self.insert(lc.JoinOp.build(operands=[a.ssa, b.ssa], result_types=[rt])).results[0]  # type: ignore[attr-defined]
+
+    def split(self, x: Any, layout_: Any) -> tuple[Any, Any]:
+        """Gluon's `gl.split(x)` (`layout.split`): the two halves of a minor dimension of
+        2, each in `layout_`.
+
+            a, b = p.split(j, tilec.BlockedLayout([1], [32], [4], [0]))
+        """
+        t = _dist_type(x, "split")
+        half = TensorType(t.element_type, list(t.get_shape())[:-1], encoding_attr(layout_))
+        r = self.insert(lc.SplitOp(x.ssa, half)).results  # type: ignore[attr-defined]
+        return r[0], r[1]
+
+    def gather(self, src: Any, index: Any, axis: int) -> Any:
+        """Gluon's `gl.gather(src, index, axis)` (`layout.gather`): src's elements picked
+        along `axis` by `index`; the result has the index's shape and layout.
+
+            g = p.gather(x, idx, 1)
+        """
+        t, it = _dist_type(src, "gather"), _dist_type(index, "gather")
+        return self.insert(lc.GatherOp.build(  # type: ignore[attr-defined]
+            operands=[src.ssa, index.ssa], properties={"axis": IntegerAttr(axis, 64)},
+            result_types=[TensorType(t.element_type, it.get_shape(), it.encoding)])).results[0]
+
+    def funnel_shift(self, lo: Any, hi: Any, shift: Any, result: tuple[Sequence[int], str, Any] | None = None) -> Any:
+        """`layout.funnel_shift`: each row (last dimension) of the result is the window
+        `lo ++ hi` of that row shifted left by `shift` elements (an i32 tensor in the
+        slice of the rows' layout along the last dimension, one shift per row;
+        dialects/layout_funnel.py). `result` = (shape, dtype, layout) where the result
+        is not of the operands' type (words in, bytes out).
+
+            w = p.funnel_shift(lo, hi, sh)
+        """
+        from tilec.dialects.layout_funnel import FunnelShiftOp
+
+        from .builder_types import element_type
+
+        rt = None if result is None else TensorType(element_type(result[1]), list(result[0]), encoding_attr(result[2]))
+        return self.insert(FunnelShiftOp(lo.ssa, hi.ssa, shift.ssa, rt)).results[0]  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ pointer tensors
     def addptr(self, ptr: Any, offsets: Any) -> Any:

@@ -60,6 +60,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import set_loc
 
 from .builder_locations import located, user_location
+from .builder_gpu import GpuBuilding
 from .builder_tensors import TensorBuilding, is_distributed
 from .builder_types import as_layout, element_type, encoding_attr
 
@@ -201,19 +202,22 @@ class Value:
     def __iter__(self):
         raise TilecError("a traced value cannot be iterated while the kernel is built")
 
-    def cast(self, dtype: str) -> Value:
-        """A scalar converted to `dtype` (Mojo's `Float32(i)`, C's cast): index and
-        integers by sign extension or truncation, to and from floats by value (round
-        to nearest), between floats by extension or rounding.
+    def cast(self, dtype: str, unsigned: bool = False) -> Value:
+        """A scalar or a distributed tensor converted to `dtype` (Mojo's `Float32(i)`,
+        C's cast): index and integers by sign extension or truncation, to and from
+        floats by value (round to nearest), between floats by extension or rounding;
+        `unsigned` (tensors) reads the integers as unsigned (`layout.extui`, `uitofp`,
+        `fptoui`).
 
             x = tensor[i, j].cast("f16")
             f = i.cast("f32")                            # an index as a float
+            w = bytes_.cast("i32", unsigned=True)        # a tensor of i8 zero-extended
         """
         src, dst = self.type, IndexType() if dtype == "index" else element_type(dtype)
         if src == dst:
             return self
         if is_distributed(src):
-            return self._cast_tensor(dst)
+            return self._cast_tensor(dst, unsigned)
         if isinstance(src, IndexType):
             return self.program.insert(arith.IndexCastOp(self.ssa, IntegerType(64))).results[0].cast(dtype)
         if isinstance(dst, IndexType):
@@ -230,18 +234,19 @@ class Value:
             op = arith.ExtFOp if dst.bitwidth > src.bitwidth else arith.TruncFOp
         return self.program.insert(op(self.ssa, dst)).results[0]
 
-    def _cast_tensor(self, dst: Attribute) -> Value:
-        """A distributed tensor converted elementwise (`layout.extsi` ..., `arith.extf`)."""
+    def _cast_tensor(self, dst: Attribute, unsigned: bool = False) -> Value:
+        """A distributed tensor converted elementwise (`layout.extsi` ..., `arith.extf`;
+        `unsigned`: the integers read as unsigned, `layout.extui` / `uitofp` / `fptoui`)."""
         src: TensorType = self.type
         e, rt = src.element_type, TensorType(dst, src.get_shape(), src.encoding)
         if src.element_type == dst:
             return self
         if _is_int(e) and _is_int(dst):
-            op = lc.ExtSIOp if dst.width.data > e.width.data else lc.TruncIOp
+            op = (lc.ExtUIOp if unsigned else lc.ExtSIOp) if dst.width.data > e.width.data else lc.TruncIOp
         elif _is_int(e):
-            op = lc.SIToFPOp
+            op = lc.UIToFPOp if unsigned else lc.SIToFPOp
         elif _is_int(dst):
-            op = lc.FPToSIOp
+            op = lc.FPToUIOp if unsigned else lc.FPToSIOp
         else:
             op = arith.ExtFOp if dst.bitwidth > e.bitwidth else arith.TruncFOp
         return self.program.insert(op(self.ssa, rt)).results[0]
@@ -383,7 +388,7 @@ class Launch:
 
 
 @located
-class KernelBuilding(TensorBuilding):
+class KernelBuilding(TensorBuilding, GpuBuilding):
     """The kernel-level methods of `Program` (compiler/builder.py): a mixin over the
     `_builder` its subclass sets, inserting at the body being built. `Value`s hold the
     `KernelBuilding` they were made by, so this module does not know `Program`."""
@@ -396,6 +401,9 @@ class KernelBuilding(TensorBuilding):
         self._builder.insert(op)
         loc = self._locs[op] = user_location()
         set_loc(op, loc)  # the op's own location: every later pass's errors name this line
+
+    def _value(self, ssa: SSAValue) -> Value:
+        return Value(self, ssa)
 
     def insert(self, op) -> Any:
         """Insert the xDSL op `op` where the program is being built; returns an object
@@ -539,6 +547,21 @@ class KernelBuilding(TensorBuilding):
         operands = [view.ssa] if coords is None else [view.ssa, coords]
         return TileIterator(self, self.insert(cls.build(operands=operands, properties=props, result_types=[rt]))
                             .results[0].ssa)
+
+    def partition(self, view: Value, tid: Value, tv: str | cute.Layout) -> Value:
+        """CuTe's thread-value partition (`layout.partition`): thread `tid`'s values of
+        `view` under the thread-value layout `tv`, which maps (thread, value) to a
+        coordinate of the view (CuTe's `TiledCopy` / `TiledMMA` partitions).
+
+            frag = p.partition(t, k.tid, "((4,8),4):((32,1),8)")
+        """
+        props = {"tv": CuteLayoutAttr(as_layout(tv))}
+        try:
+            rt = layout.PartitionOp.result_type(view.type, props)
+        except LayoutError as e:
+            raise TilecError(f"partition: {e}") from None
+        return self.insert(layout.PartitionOp.build(operands=[view.ssa, self.as_index(tid)], properties=props,
+                                                    result_types=[rt])).results[0]
 
     def vectorize(self, view: Value, vector: Sequence[int]) -> Value:
         """`layout.vectorize`: the view as elements of `vector`-shaped vectors (Mojo's
