@@ -178,7 +178,8 @@ _register_torch_ops_if_torch_is_loaded()
 _JIT_LANGUAGE = frozenset({
     "constexpr", "builder", "program_id", "num_programs", "static_range", "range", "if_", "arange", "full", "zeros",
     "tile", "load", "store", "reduce", "sum", "max", "min", "cumsum", "expand_dims", "broadcast_to", "convert_layout",
-    "where", "maximum", "minimum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "cdiv", "multiple_of", "Tensor"})
+    "where", "maximum", "minimum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "dot", "cdiv", "multiple_of",
+    "Tensor"})
 """The names of the jit kernels' language (compiler/jit.py's LANGUAGE; test_jit.py checks they agree)."""
 
 

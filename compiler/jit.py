@@ -540,6 +540,15 @@ def _math(name: str) -> Callable[[Value], Value]:
 exp, exp2, log, log2, sqrt, rsqrt = (_math(n) for n in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt"))
 
 
+def dot(a: Value, b: Value, acc: Value) -> Value:
+    """Triton's `tl.dot(a, b, acc)`: `acc + a @ b` on tensor cores (`layout.mma`; a and
+    b in the dot-operand layouts of acc's `tilec.NvidiaMmaLayout`).
+
+        acc.assign(tilec.dot(a, b, acc))
+    """
+    return _trace().program.mma(a, b, acc)
+
+
 def cdiv(a: Any, b: Any) -> Any:
     """Triton's `cdiv`: (a + b - 1) // b, on Python ints or index Values.
 
@@ -558,6 +567,6 @@ def multiple_of(x: Value, divisor: int) -> Value:
 
 LANGUAGE = ("constexpr", "builder", "program_id", "num_programs", "static_range", "range", "if_", "arange", "full",
             "zeros", "tile", "load", "store", "reduce", "sum", "max", "min", "cumsum", "expand_dims", "broadcast_to",
-            "convert_layout", "where", "maximum", "minimum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "cdiv",
+            "convert_layout", "where", "maximum", "minimum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "dot", "cdiv",
             "multiple_of", "Tensor")
 """The names `tilec` exports from this module (api/__init__.py)."""
