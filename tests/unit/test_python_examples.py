@@ -219,3 +219,16 @@ def test_launch_torch_cpu_path_with_a_stand_in_torch(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "on the CPU reference executor (torch CPU tensors): identical to NumPy's x.T" in proc.stdout
+
+
+def test_the_kernels_of_docs_python_kernels_are_the_tested_examples():
+    """Every `@tilec.jit` kernel docs/python-kernels.md shows is, verbatim, in one of the
+    jit examples these tests run (so the page cannot drift from working code)."""
+    import re
+
+    page = (ROOT / "docs" / "python-kernels.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if b.startswith("@tilec.jit")]
+    assert len(blocks) == 3
+    sources = "".join((EXAMPLES / n).read_text() for n in ("jit_copy.py", "jit_softmax.py", "jit_gemm.py"))
+    for block in blocks:
+        assert block in sources, f"not in an example:\n{block}"
