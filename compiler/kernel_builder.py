@@ -219,6 +219,8 @@ class Value:
         if is_distributed(src):
             return self._cast_tensor(dst, unsigned)
         if isinstance(src, IndexType):
+            if isinstance(dst, IntegerType):  # one index_cast (what AxisInfo follows), never through i64
+                return self.program.insert(arith.IndexCastOp(self.ssa, dst)).results[0]
             return self.program.insert(arith.IndexCastOp(self.ssa, IntegerType(64))).results[0].cast(dtype)
         if isinstance(dst, IndexType):
             if not _is_int(src):

@@ -325,3 +325,26 @@ def test_device_launches_pass_storage_extents_strides_and_grid():
     buffers = [a for a in launch.args if hasattr(a, "ptr")]
     assert [(b.ptr, b.shape) for b in buffers] == [(0x10000, (36 * 4000 + 1000,)), (0x20000, (37 * 1000,))]
     assert 4000 in launch.args and 37 in launch.args
+
+
+def test_the_specialisation_facts_let_the_passes_vectorize():
+    """As in Triton: with n % 16 == 0 and 16-byte aligned pointers the mask is the same
+    over each vector, so every access is a 16-byte vector; with n % 16 != 0 the kernel
+    keeps a per-element path for a vector the mask splits. A row length known % 16 == 0
+    vectorizes the view kernel, which stays scalar without that fact."""
+    add_one = _add_one()
+
+    def source(kernel, grid, *args, **kwargs):
+        keys = _counted(kernel)
+        kernel.launches(grid, *args, arch="sm_90", **kwargs)
+        return kernel._kernels[keys[-1]].source if keys else None
+
+    x, y = FakeDeviceArray((1024,), None), FakeDeviceArray((1024,), None, address=0x20000)
+    divisible = source(add_one, (2,), x, y, 1024, BLOCK=512)
+    assert "*reinterpret_cast<f32x4*>(y + " in divisible and "y[" not in divisible
+    assert "y[" in source(add_one, (2,), x, y, 1000, BLOCK=512)
+    softmax = _softmax()
+    rows = FakeDeviceArray((4, 1024), None), FakeDeviceArray((4, 1024), None, address=0x20000)
+    assert "f32x4" in source(softmax, (4,), *rows, BLOCK=1024, num_warps=2)
+    rows = FakeDeviceArray((4, 1000), None), FakeDeviceArray((4, 1000), None, address=0x20000)
+    assert "f32x4" not in source(softmax, (4,), *rows, BLOCK=1024, num_warps=2)
