@@ -348,3 +348,19 @@ def test_the_specialisation_facts_let_the_passes_vectorize():
     assert "f32x4" in source(softmax, (4,), *rows, BLOCK=1024, num_warps=2)
     rows = FakeDeviceArray((4, 1000), None), FakeDeviceArray((4, 1000), None, address=0x20000)
     assert "f32x4" not in source(softmax, (4,), *rows, BLOCK=1024, num_warps=2)
+
+
+def test_errors_of_later_passes_name_the_kernel_line():
+    """The `tma` pass refuses a TMA copy of rows whose stride is not known to be a
+    multiple of 16 bytes: its error is at the kernel's line that asked for it."""
+    def body(x, y):
+        p = tilec.builder()
+        s = p.alloc("(32,32):(32,1)", "f32", "smem")
+        p.copy(tilec.tile(x, (tilec.program_id(0), 0), (32, 32)), s, strategy="tma")
+        p.barrier()
+        p.copy(s, tilec.tile(y, (tilec.program_id(0), 0), (32, 32)))
+
+    x = np.zeros((64, 33), np.float32)[:, :32]       # rows 33 elements apart
+    e = _error(tilec.jit(body)[(2,)], x, np.zeros((64, 32), np.float32))
+    assert "cannot be a TMA copy" in str(e)
+    assert e.loc.startswith(f"{__file__}:{_line_of(body, 'strategy=')}:")
