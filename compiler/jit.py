@@ -37,6 +37,7 @@ at the user's line, never a traceback from inside tilec.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -113,10 +114,15 @@ def _facts(n: int) -> tuple[bool, bool]:
     return (n == 1, n % DIVISOR == 0)
 
 
+@functools.lru_cache(maxsize=64)
+def _element_name(dtype: str) -> str:
+    return str(element_type(dtype))
+
+
 def tensor_spec(dtype: str, address: int, shape: Sequence[int], strides: Sequence[int]) -> TensorSpec:
     """The `TensorSpec` of an array: element type name (NumPy's or tilec's), data address,
     extents and strides in elements."""
-    et = str(element_type(dtype))
+    et = _element_name(dtype)
     return TensorSpec(et, address % DIVISOR == 0, tuple(_facts(int(n)) for n in shape),
                       tuple(_facts(int(s)) for s in strides))
 
