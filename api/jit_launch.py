@@ -8,7 +8,7 @@
     add_one[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, y, n, BLOCK=1024, num_warps=4)
 
 Arrays are PyTorch tensors, CuPy arrays or DLPack arrays on the GPU (launched on the
-current stream, or `stream=`); NumPy arrays run on the CPU reference executor instead
+current stream: PyTorch's where an argument is a torch tensor, else CuPy's; or `stream=`); NumPy arrays run on the CPU reference executor instead
 (the very GPU-level code the GPU would run, runtime/reference) and are updated in place,
 so a kernel is tested without a GPU. Each call computes its specialisation key (per
 argument a `compiler.jit.Spec`, the number of warps, the target, never the shapes) and
@@ -252,7 +252,7 @@ class JITFunction:
         if arrays and all(a.host is not None for a in arrays.values()):
             _run_on_host(kernel, flat, arrays)
         else:
-            kernel(*flat, stream=stream)
+            kernel(*flat, stream=stream if stream is not None else _torch_stream(arrays))
 
     def launches(self, grid: Any, *args: Any, num_warps: int = 4, arch: str | None = None, **kwargs: Any) -> list:
         """The launches (grid, block, kernel arguments) a call `fn[grid](*args, **kwargs)`
@@ -286,6 +286,26 @@ class JITFunction:
                 flat.append(bound[name])
         flat.extend(dims)
         return kernel, flat, arrays
+
+
+def _torch_stream(arrays: dict[str, _Array]) -> Any:
+    """PyTorch's current stream where an argument is a torch tensor (a launch with
+    torch tensors goes where PyTorch's own kernels go, as Triton's does), else None
+    (the launcher takes CuPy's current stream)."""
+    for a in arrays.values():
+        d = a.device
+        if d is not None and framework_of(type(d.obj)) == "torch":
+            import torch
+
+            from tilec.runtime import raw_launch
+
+            handle = torch.cuda.current_stream(d.obj.device).cuda_stream
+            if raw_launch.available():
+                return handle
+            import cupy
+
+            return cupy.cuda.ExternalStream(handle)
+    return None
 
 
 def _grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:

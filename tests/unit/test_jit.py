@@ -286,7 +286,11 @@ def test_torch_softmax_and_dlpack():
     softmax = _softmax()
     x = torch.randn(37, 1000, device="cuda")
     y = torch.empty_like(x)
-    softmax[(37,)](x, y, BLOCK=1024, num_warps=2)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):                      # PyTorch's current stream is where it runs
+        softmax[(37,)](x, y, BLOCK=1024, num_warps=2)
+    side.synchronize()
     torch.testing.assert_close(y, torch.softmax(x, 1), rtol=1e-5, atol=1e-7)
     add_one = _add_one()
     a = torch.arange(1000, device="cuda", dtype=torch.float32)
