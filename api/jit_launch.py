@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from tilec.compiler.builder_locations import located, user_location
 from tilec.compiler.jit import ConstSpec, FloatSpec, Spec, TensorSpec, Tracer, constexpr, int_spec, tensor_spec
 from tilec.compiler.signature import ArgSpec
 from tilec.runtime.cache import default_cache_dir, disk_cache_enabled
@@ -96,6 +97,7 @@ def _span(name: str, a: _Array) -> int:
     return 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides))
 
 
+@located
 class JITFunction:
     """A `@tilec.jit` kernel: `fn[grid](*args, num_warps=4, stream=None, **kwargs)`
     launches it (the module docstring); `fn.trace(*args, **kwargs)` is the `Program`
@@ -116,7 +118,8 @@ class JITFunction:
         return f"<tilec.jit kernel {self.tracer.name}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TilecError(f"launch the kernel '{self.tracer.name}' with a grid: {self.tracer.name}[grid](...)")
+        raise TilecError(f"launch the kernel '{self.tracer.name}' with a grid: {self.tracer.name}[grid](...)",
+                         loc=user_location())
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def launch(*args: Any, num_warps: int = 4, stream: Any = None, **kwargs: Any) -> None:

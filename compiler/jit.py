@@ -47,7 +47,6 @@ from typing import Any
 from xdsl.dialects.builtin import f32
 
 from tilec.dialects import cute
-from tilec.dialects.distributed import BlockedLayout, SliceLayout  # noqa: F401  (the language's layouts)
 from tilec.support.diagnostics import TilecError
 
 from .builder import Program
@@ -240,6 +239,11 @@ class Tracer:
         with p.launch(grid=grid, threads=32 * num_warps) as k:
             for name, arg in ints.items():
                 values[name] = p.multiple_of(arg, DIVISOR)
+            for name, spec in specs.items():
+                if isinstance(spec, TensorSpec):  # x.shape[i], x.strides[i] carry their facts too
+                    t = values[name]
+                    t.shape = _promised(p, t.shape, spec.shape)
+                    t.strides = _promised(p, t.strides, spec.strides)
             self._run(p, _Trace(p, k, grid), values)
         p.module  # noqa: B018 - verify now: the errors name the user's lines
         return p
@@ -258,8 +262,12 @@ class Tracer:
 
 
 def _tensor_param(p: Program, name: str, spec: TensorSpec) -> Tensor:
-    ptr = p.pointer(name, spec.dtype, align=DIVISOR if spec.aligned else None)
+    """The view of an array parameter: its pointer, extents and strides arguments, the
+    layout with 1 where the spec knows it and `divisible` where it knows % 16."""
     rank = len(spec.shape)
+    if rank == 0:
+        raise TilecError(f"argument '{name}' is a 0-d array: pass a number, or an array of one element")
+    ptr = p.pointer(name, spec.dtype, align=DIVISOR if spec.aligned else None)
     shape_args = [p.index(f"{name}_shape{i}") for i in builtins.range(rank)]
     stride_args = [p.index(f"{name}_stride{i}") for i in builtins.range(rank)]
     dynamic: list[Value] = []
@@ -274,8 +282,6 @@ def _tensor_param(p: Program, name: str, spec: TensorSpec) -> Tensor:
 
     shape = tuple(entry(a, f) for a, f in zip(shape_args, spec.shape))
     strides = tuple(entry(a, f) for a, f in zip(stride_args, spec.strides))
-    if rank == 0:
-        raise TilecError(f"argument '{name}' is a 0-d array: pass a number, or an array of one element")
     lay = cute.Layout(shape, strides)
     view = p.view(ptr, lay, dynamic, divisible if any(d > 1 for d in divisible) else None)
     one = None
@@ -290,6 +296,11 @@ def _tensor_param(p: Program, name: str, spec: TensorSpec) -> Tensor:
 
     return Tensor(p, view, ptr, tuple(known(a, f) for a, f in zip(shape_args, spec.shape)),
                   tuple(known(a, f) for a, f in zip(stride_args, spec.strides)))
+
+
+def _promised(p: Program, values: tuple[Value, ...], facts: tuple[tuple[bool, bool], ...]) -> tuple[Value, ...]:
+    """`values` with those known % 16 (and not 1) promised so (`layout.multiple_of`)."""
+    return tuple(p.multiple_of(v, DIVISOR) if f[1] and not f[0] else v for v, f in zip(values, facts))
 
 
 def _def_location(fn: Callable) -> str | None:

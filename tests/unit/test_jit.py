@@ -100,6 +100,19 @@ def test_view_softmax_with_run_time_rows_and_a_masked_row():
     assert len(keys) == 1
 
 
+def test_extents_and_strides_known_divisible_are_promised_in_the_kernel():
+    @tilec.jit
+    def rows(x, y):
+        tilec.store(tilec.tile(y, (0, 0), (1, 1)), tilec.full([1, 1], 0.0, "f32", tilec.BlockedLayout(
+            [1, 1], [1, 32], [1, 4], [1, 0])) + (x.shape[0] * x.strides[0]).cast("f32"))
+
+    text = tilec.emit(rows.trace(np.zeros((32, 16), np.float32), np.zeros((1, 1), np.float32)))
+    # x: extents 32 and 16 and row stride 16 are % 16 (the view's divisible, and x.shape / x.strides
+    # promised for arithmetic); its column stride is 1, in the layout itself; all of y is 1
+    assert text.count("layout.multiple_of") == 3 and "divisible = array<i64: 16, 16, 16>" in text
+    assert "#layout.cute<(?,?):(?,1)>" in text and "#layout.cute<(1,1):(1,1)>" in text
+
+
 def test_strided_arrays_are_views_with_run_time_strides():
     @tilec.jit
     def scale(x, y, BM: tilec.constexpr, BN: tilec.constexpr):
@@ -245,11 +258,12 @@ def test_traced_ops_carry_the_users_lines():
 ])
 def test_wrong_arguments_are_errors(args, message):
     e = _error(_add_one()[(1,)], *args, BLOCK=512)
-    assert message in str(e)
+    assert message in str(e) and e.loc.startswith(f"{__file__}:")   # at the caller's line
 
 
 def test_a_jit_kernel_is_launched_with_a_grid():
-    assert "with a grid" in str(_error(_add_one(), 1, 2))
+    e = _error(_add_one(), 1, 2)
+    assert "with a grid" in str(e) and e.loc.startswith(f"{__file__}:")
     assert "1 to 3 positive ints" in str(_error(_add_one()[(0,)], np.zeros(4, np.float32),
                                                 np.zeros(4, np.float32), 4, BLOCK=512))
 
