@@ -18,10 +18,13 @@ runtime/cache.py). The run-time extents and strides of each array, its data poin
 and the grid are the kernel's arguments, so a call with other shapes of the same key
 compiles nothing.
 
-The disk cache keeps each key's GPU-level module in `$TILEC_CACHE_DIR/jit/` (the kernel
-cache's root; `TILEC_CACHE=0` leaves the disk alone), keyed by the function's source,
-the key, tilec's version, the target, the pipeline and a fingerprint of tilec's own
-sources; the NVRTC output it needs is the kernel cache's entry. `fn.stats` counts
+The disk cache keeps each key's kernel in `$TILEC_CACHE_DIR/jit/` (the kernel cache's
+root; `TILEC_CACHE=0` leaves the disk alone), keyed by the function's source, the key,
+tilec's version, the target, the pipeline and a fingerprint of tilec's own sources. An
+entry holds what a launch needs without parsing the kernels' IR (the host function,
+the CUDA source, each kernel's parameters, the arguments' specs) and the GPU-level
+module's text, parsed only when the CPU reference executor runs it; the NVRTC output
+is the kernel cache's entry. `fn.stats` counts
 compiles and hits, and each function in `fn.on_compile` is called with the key of each
 compile (the hook tests count compiles with).
 """
@@ -29,9 +32,11 @@ compile (the hook tests count compiles with).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import numbers
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -39,6 +44,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+from xdsl.ir import Attribute
 
 from tilec.compiler.builder_locations import located, user_location
 from tilec.compiler.jit import ConstSpec, FloatSpec, Spec, TensorSpec, Tracer, constexpr, int_spec, tensor_spec
@@ -48,7 +54,7 @@ from tilec.runtime.launch import DeviceArray, Kernel, as_device_array, framework
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import DEFAULT_ARCH, set_target, target
 
-DISK_FORMAT = 1
+DISK_FORMAT = 2
 """Bumped when a disk entry's layout changes."""
 
 
@@ -226,9 +232,10 @@ class JITFunction:
         if not disk_cache_enabled():
             return None
         import inspect
-        from importlib.metadata import version
 
         from tilec.copy_disk import source_fingerprint
+
+        version = sys.modules["tilec"].__version__  # the package is imported (importlib.metadata costs 90 ms)
 
         try:
             source = inspect.getsource(self.fn)
@@ -238,7 +245,7 @@ class JITFunction:
             specs, num_warps, tgt = key
             stable_target = {f.name: sorted(v) if isinstance(v, frozenset) else v
                              for f in fields(tgt) for v in [getattr(tgt, f.name)]}  # a set's order varies per process
-            text = json.dumps([DISK_FORMAT, version("tilec"), arch, self.pipeline, source, repr((specs, num_warps)),
+            text = json.dumps([DISK_FORMAT, version, arch, self.pipeline, source, repr((specs, num_warps)),
                                stable_target,
                                self.fn.__module__, self.fn.__qualname__, source_fingerprint()])
         except TypeError:
@@ -342,7 +349,7 @@ def _run_on_host(kernel: Kernel, flat: list[Any], arrays: dict[str, _Array]) -> 
     array's storage back in place."""
     from tilec.runtime.reference import run
 
-    outs = run(kernel.module, flat, entry=kernel.name)
+    outs = run(_full_module(kernel), flat, entry=kernel.name)
     for name, a in arrays.items():
         storage = np.lib.stride_tricks.as_strided(a.host, shape=(_span(name, a),), strides=(a.host.dtype.itemsize,))
         if storage.size:
@@ -350,23 +357,68 @@ def _run_on_host(kernel: Kernel, flat: list[Any], arrays: dict[str, _Array]) -> 
 
 
 def _load(path: str) -> Kernel | None:
+    """The Kernel of a disk entry, built from what a launch needs without parsing the
+    kernels' IR (the slow part): the host function's text, the CUDA source (its cubin is
+    the kernel cache's entry), each kernel's parameters, the arguments' specs. The whole
+    GPU-level module is parsed only when asked for (`_full_module`)."""
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.parser import Parser
+
+    from tilec.compiler.artifact import Artifact
+    from tilec.compiler.cuda import KernelInfo
+    from tilec.compiler.cuda.kernel_info import KernelParam
+    from tilec.runtime.launch import gpu_level_context
+
     try:
         with open(path, encoding="utf-8") as f:
             entry = json.load(f)
         if entry.get("format") != DISK_FORMAT:
             return None
-        specs = [ArgSpec(**s) for s in entry["specs"]]
-        module = parse_gpu_module(entry["module"])
-    except (OSError, ValueError, KeyError, TypeError, TilecError):
+        ctx = gpu_level_context()
+        host = Parser(ctx, entry["host"]).parse_op()
+        infos = {}
+        for name, k in entry["kernels"].items():
+            params = tuple(KernelParam(**{**p, "type": Parser(ctx, p["type"]).parse_attribute()}) for p in k["params"])
+            block = tuple(k["block_size"]) if k["block_size"] is not None else None
+            infos[name] = KernelInfo(**{**k, "params": params, "block_size": block})
+        specs = tuple(ArgSpec(**s) if s is not None else None for s in entry["specs"])
+        artifact = Artifact(ModuleOp([host]), host, entry["source"], infos, specs, target(entry["arch"]))
+    except (OSError, ValueError, KeyError, TypeError, TilecError, Exception):  # noqa: BLE001 - a bad entry is a miss
         return None
-    return Kernel(module, function=entry["function"], arg_specs=specs)
+    kernel = Kernel(artifact)
+    kernel._jit_module_text = entry["module"]  # type: ignore[attr-defined]
+    return kernel
+
+
+def _full_module(kernel: Kernel) -> Any:
+    """The whole GPU-level module of a kernel (parsed now for one read from disk)."""
+    text = getattr(kernel, "_jit_module_text", None)
+    if text is not None:
+        kernel.module = parse_gpu_module(text)
+        kernel._jit_module_text = None  # type: ignore[attr-defined]
+    return kernel.module
 
 
 def _store(path: str, kernel: Kernel) -> None:
+    from xdsl.printer import Printer
+
     from tilec.compiler.pipeline import emit
 
-    specs = [{f.name: getattr(s, f.name) for f in fields(s)} for s in kernel.arg_specs if s is not None]
-    entry = {"format": DISK_FORMAT, "function": kernel.name, "module": emit(kernel.module), "specs": specs}
+    def text(x: Any) -> str:
+        out = io.StringIO()
+        printer = Printer(stream=out)
+        if isinstance(x, Attribute):
+            printer.print_attribute(x)
+        else:
+            printer.print_op(x)
+        return out.getvalue()
+
+    kernels = {name: {f.name: getattr(info, f.name) for f in fields(info)} for name, info in kernel.infos.items()}
+    for k in kernels.values():
+        k["params"] = [{**{f.name: getattr(p, f.name) for f in fields(p)}, "type": text(p.type)} for p in k["params"]]
+    specs = [None if s is None else {f.name: getattr(s, f.name) for f in fields(s)} for s in kernel.arg_specs]
+    entry = {"format": DISK_FORMAT, "module": emit(kernel.module), "host": text(kernel.host),
+             "source": kernel.source, "arch": kernel.artifact.target.arch, "kernels": kernels, "specs": specs}
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)

@@ -382,3 +382,17 @@ def test_errors_of_later_passes_name_the_kernel_line():
     e = _error(tilec.jit(body)[(2,)], x, np.zeros((64, 32), np.float32))
     assert "cannot be a TMA copy" in str(e)
     assert e.loc.startswith(f"{__file__}:{_line_of(body, 'strategy=')}:")
+
+
+def test_a_kernel_from_disk_launches_as_the_compiled_one():
+    """A disk entry gives the same CUDA and the same launches without parsing the
+    kernels' IR; its whole module is parsed when the reference executor needs it."""
+    x, y = FakeDeviceArray((37, 1000), None), FakeDeviceArray((37, 1000), None, address=0x20000)
+    first = _softmax()
+    [want] = first.launches((37,), x, y, BLOCK=1024, num_warps=2, arch="sm_90")
+    again = _softmax()
+    [got] = again.launches((37,), x, y, BLOCK=1024, num_warps=2, arch="sm_90")
+    assert again.stats.disk_hits == 1 and again.stats.compiles == 0
+    assert (got.kernel, tuple(got.grid), tuple(got.block)) == (want.kernel, tuple(want.grid), tuple(want.block))
+    assert [getattr(a, "ptr", a) for a in got.args] == [getattr(a, "ptr", a) for a in want.args]
+    assert next(iter(again._kernels.values())).source == next(iter(first._kernels.values())).source
