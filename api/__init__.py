@@ -190,6 +190,10 @@ _LAYOUTS = {"Layout": "tilec.dialects.cute", "BlockedLayout": "tilec.dialects.di
 
 
 def __getattr__(name: str):
+    if name in ("autotune", "Config"):
+        from tilec import autotuning as _autotune_module
+
+        return getattr(_autotune_module, name)
     if name in ("jit", "JITFunction"):
         from tilec import jit_launch as _jit_module
 
