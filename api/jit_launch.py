@@ -124,6 +124,12 @@ class JITFunction:
         return f"<tilec.jit kernel {self.tracer.name}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Inside a kernel being traced, a jit function called as a function is inlined
+        (Triton's `@triton.jit` helpers); outside, a kernel is launched with a grid."""
+        from tilec.compiler.jit import tracing
+
+        if tracing():
+            return self.fn(*args, **kwargs)
         raise TilecError(f"launch the kernel '{self.tracer.name}' with a grid: {self.tracer.name}[grid](...)",
                          loc=user_location())
 

@@ -164,6 +164,12 @@ def _trace() -> _Trace:
     return t
 
 
+def tracing() -> bool:
+    """Whether a jit kernel is being traced in this thread (a jit function called inside
+    one is inlined: api/jit_launch.py)."""
+    return getattr(_state, "trace", None) is not None
+
+
 def builder() -> Program:
     """The `Program` a jit kernel is being traced into: every builder method (docs/builder.md)
     is reachable through it.

@@ -396,3 +396,19 @@ def test_a_kernel_from_disk_launches_as_the_compiled_one():
     assert (got.kernel, tuple(got.grid), tuple(got.block)) == (want.kernel, tuple(want.grid), tuple(want.block))
     assert [getattr(a, "ptr", a) for a in got.args] == [getattr(a, "ptr", a) for a in want.args]
     assert next(iter(again._kernels.values())).source == next(iter(first._kernels.values())).source
+
+
+def test_a_jit_function_called_in_a_kernel_is_inlined():
+    @tilec.jit
+    def scaled(v, by):
+        return v * by
+
+    @tilec.jit
+    def kernel(x, y, n, BLOCK: tilec.constexpr):
+        offs = tilec.program_id(0) * BLOCK + tilec.arange(0, BLOCK, L1)
+        tilec.store(y.ptr + offs, scaled(tilec.load(x.ptr + offs, mask=offs < n), 3.0), mask=offs < n)
+
+    x = np.arange(600, dtype=np.float32)
+    y = np.zeros_like(x)
+    kernel[(2,)](x, y, 600, BLOCK=512)
+    assert np.array_equal(y, 3 * x)
