@@ -58,6 +58,10 @@ DISK_FORMAT = 2
 """Bumped when a disk entry's layout changes."""
 
 
+_DEVICE_ARCH: dict[int, str] = {}
+"""The architecture of each device an array argument was on (the key's target)."""
+
+
 @dataclass
 class JitStats:
     """What a jit kernel did since it was made."""
@@ -192,9 +196,16 @@ class JITFunction:
         if any(a.host is not None for a in arrays.values()):
             raise TilecError("a launch takes device arrays (PyTorch, CuPy, DLPack) or NumPy arrays (the CPU "
                              "reference executor), not both")
-        from tilec.runtime.nvrtc import device_arch
+        devices = {a.device.device for a in arrays.values() if a.device is not None}
+        device = devices.pop() if len(devices) == 1 else None
+        arch = _DEVICE_ARCH.get(device) if device is not None else None
+        if arch is None:
+            from tilec.runtime.nvrtc import device_arch
 
-        return device_arch()
+            arch = device_arch()  # asks NVRTC what it supports: once per device
+            if device is not None:
+                _DEVICE_ARCH[device] = arch
+        return arch
 
     def trace(self, *args: Any, num_warps: int = 4, **kwargs: Any) -> Any:
         """The `Program` a call with these arguments compiles (arrays may be NumPy's).
