@@ -412,3 +412,16 @@ def test_a_jit_function_called_in_a_kernel_is_inlined():
     y = np.zeros_like(x)
     kernel[(2,)](x, y, 600, BLOCK=512)
     assert np.array_equal(y, 3 * x)
+
+
+def test_eq_modulo_and_negation_on_tensors():
+    @tilec.jit
+    def flip_thirds(x, y, n, BLOCK: tilec.constexpr):
+        offs = tilec.program_id(0) * BLOCK + tilec.arange(0, BLOCK, L1)
+        v = tilec.load(x.ptr + offs, mask=offs < n)
+        tilec.store(y.ptr + offs, tilec.where((offs % 3).eq(0), -v, v), mask=offs < n)
+
+    x = np.arange(600, dtype=np.float32)
+    y = np.zeros_like(x)
+    flip_thirds[(2,)](x, y, 600, BLOCK=512)
+    assert np.array_equal(y, np.where(np.arange(600) % 3 == 0, -x, x))
