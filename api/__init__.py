@@ -185,7 +185,8 @@ _JIT_LANGUAGE = frozenset({
 
 _LAYOUTS = {"Layout": "tilec.dialects.cute", "BlockedLayout": "tilec.dialects.distributed",
             "SliceLayout": "tilec.dialects.distributed", "LinearLayout": "tilec.dialects.linear",
-            "NvidiaMmaLayout": "tilec.dialects.mma", "DotOperandLayout": "tilec.dialects.mma"}
+            "NvidiaMmaLayout": "tilec.dialects.mma", "DotOperandLayout": "tilec.dialects.mma",
+            "Swizzle": "tilec.dialects.swizzle", "ComposedLayout": "tilec.dialects.swizzle"}
 """Layouts as Python objects, by the module that defines each."""
 
 

@@ -1,5 +1,6 @@
 """Layouts as Python objects: `tilec.Layout` (CuTe's shape:stride layouts, with their
-algebra: `compose`, `complement`, divides, products), `tilec.BlockedLayout`,
+algebra: `compose`, `complement`, divides, products), `tilec.Swizzle` and
+`tilec.ComposedLayout` (CuTe's swizzled shared-memory layouts), `tilec.BlockedLayout`,
 `tilec.SliceLayout`, `tilec.LinearLayout`, `tilec.NvidiaMmaLayout`,
 `tilec.DotOperandLayout` (Gluon's distributed layouts), each printable (`repr` is the
 constructor call, `str` the short form) and drawn by `tilec.show`:

@@ -73,3 +73,20 @@ def encoding_attr(layout: object) -> Attribute:
     if isinstance(layout, DotOperandLayout):
         return DotOperandLayoutAttr(layout)
     return parse_encoding(layout)
+
+
+def view_layout_attr(layout: object) -> Attribute:
+    """A view's layout as the builder takes it: CuTe text or a `cute.Layout`, a swizzled
+    `ComposedLayout` (`tilec.ComposedLayout(tilec.Swizzle(3, 4, 3), 0, layout)`), the text
+    of a layout attribute (`#layout.composed<swizzle<3,4,3> o 0 o (8,64):(64,1)>`), or an
+    attribute already."""
+    from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr
+    from tilec.dialects.swizzle import ComposedLayout
+
+    if isinstance(layout, Attribute):
+        return layout
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayoutAttr(layout)
+    if isinstance(layout, str) and layout.lstrip().startswith("#"):
+        return parse_encoding(layout)
+    return CuteLayoutAttr(as_layout(layout))  # type: ignore[arg-type]

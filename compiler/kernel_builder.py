@@ -62,7 +62,7 @@ from tilec.support.locations import set_loc
 from .builder_locations import located, user_location
 from .builder_gpu import GpuBuilding
 from .builder_tensors import TensorBuilding, is_distributed
-from .builder_types import as_layout, element_type, encoding_attr
+from .builder_types import as_layout, element_type, encoding_attr, view_layout_attr
 
 def _element(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, TensorType | VectorType) else t
@@ -581,12 +581,15 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         """
         return self.insert(layout.DistributeOp(view.ssa, self.as_index(tid), as_layout(threads))).results[0]
 
-    def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
-        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage with the layout.
+    def alloc(self, layout_: Any, dtype: str = "f32", space: str = "smem") -> Value:
+        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage with the layout
+        (CuTe text or `tilec.Layout`, or a swizzled `tilec.ComposedLayout` or its
+        `#layout.composed<...>` text, as TMA and wgmma want shared memory).
 
             s = p.alloc("(64,64):(64,1)", "f32", "smem")
+            sw = p.alloc("#layout.composed<swizzle<3,4,3> o 0 o (64,64):(64,1)>", "bf16")
         """
-        t = TensorViewType(element_type(dtype), as_layout(layout_), space)
+        t = TensorViewType(element_type(dtype), view_layout_attr(layout_), space)
         return self.insert(layout.AllocOp(t)).results[0]
 
     def _tiler(self, tiler) -> Attribute:

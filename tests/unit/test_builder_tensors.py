@@ -261,3 +261,23 @@ def test_every_layout_op_has_a_builder_method_or_a_reason():
 def test_the_mixins_are_the_kernel_builders():
     assert issubclass(kernel_builder.KernelBuilding, builder_tensors.TensorBuilding)
     assert issubclass(kernel_builder.KernelBuilding, builder_gpu.GpuBuilding)
+
+
+def test_tma_into_a_swizzled_shared_buffer():
+    """`alloc` takes a swizzled ComposedLayout (the 128-byte swizzle TMA writes)."""
+    p = Program("tma_swizzled")
+    a = p.view(p.pointer("src", "f32"), "(64,64):(64,1)")
+    b = p.view(p.pointer("dst", "f32"), "(64,64):(64,1)")
+    sw = tilec.ComposedLayout(tilec.Swizzle(3, 2, 3), 0, tilec.Layout((32, 32), (32, 1)))
+    with p.launch(grid=(2, 2, 1), threads=128) as k:
+        ta, tb = p.tile(a, [k.bx, k.by], [32, 32]), p.tile(b, [k.bx, k.by], [32, 32])
+        s = p.alloc(sw, "f32", "smem")
+        bar = p.mbarrier_init(1)
+        p.mbarrier_arrive(bar, tx=32 * 32 * 4)
+        p.tma_load(ta, s, bar)
+        p.mbarrier_wait(bar, 0)
+        p.barrier()
+        p.copy(s, tb, strategy="simt")
+    assert "#layout.composed<swizzle<3,2,3> o 0 o (32,32):(32,1)>" in tilec.emit(p)
+    x = np.arange(64 * 64, dtype=np.float32)
+    assert np.array_equal(tilec.run_reference(p, {"src": x, "dst": np.zeros_like(x)})["dst"], x)
