@@ -12,10 +12,11 @@ and arithmetic with Python operators (`Program` in compiler/builder.py uses it).
 
 A `Value` wraps an SSA value: `+ - * // %` (on index and integers: `divsi`/`remsi`, as
 CuTe's and Mojo's index arithmetic on non-negative indices; on floats `addf` ...), the
-comparisons `< <= > >= ==` (an `i1`), `&` and `|`; a Python int or float beside a
-scalar Value becomes a constant of its type (not beside a distributed tensor: no splat
-is made). Indexing a view reads or writes one element (`layout.read` / `layout.write`,
-dialects/layout_access.py)."""
+comparisons `< <= > >=` and `.eq()` (an `i1`, or a tensor of them), `&`, `|` and unary
+`-`; a Python int or float beside a scalar Value becomes a constant of its type, and
+beside a distributed tensor it is splat to the tensor (`tensor + 1.0`), as is a scalar
+Value (compiler/builder_tensors.py). Indexing a view reads or writes one element
+(`layout.read` / `layout.write`, dialects/layout_access.py)."""
 
 from __future__ import annotations
 
