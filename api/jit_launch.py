@@ -100,8 +100,6 @@ def _read_array(name: str, value: Any) -> _Array | None:
 
 def _span(name: str, a: _Array) -> int:
     """Elements from the array's first element to its last (its storage's extent)."""
-    if any(s < 0 for s in a.strides):
-        raise TilecError(f"argument '{name}' has a negative stride {a.strides}: pass a copy")
     if any(n == 0 for n in a.shape):
         return 0
     return 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides))
@@ -169,6 +167,8 @@ class JITFunction:
                 if a is None:
                     raise TilecError(f"argument '{name}': expected an array (PyTorch, CuPy, DLPack, NumPy), an int, "
                                      f"a float or a constexpr, got {type(value).__name__}")
+                if any(st < 0 for st in a.strides):
+                    raise TilecError(f"argument '{name}' has a negative stride {a.strides}: pass a copy")
                 arrays[name] = a
                 specs[name] = tensor_spec(a.dtype, a.address, a.shape, a.strides)
             try:

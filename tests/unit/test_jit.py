@@ -425,3 +425,8 @@ def test_eq_modulo_and_negation_on_tensors():
     y = np.zeros_like(x)
     flip_thirds[(2,)](x, y, 600, BLOCK=512)
     assert np.array_equal(y, np.where(np.arange(600) % 3 == 0, -x, x))
+
+
+def test_an_array_with_a_negative_stride_is_refused_with_its_name():
+    e = _error(_add_one()[(1,)], np.arange(8, dtype=np.float32)[::-1], np.zeros(8, np.float32), 8, BLOCK=512)
+    assert "argument 'x' has a negative stride" in str(e)
