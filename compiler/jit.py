@@ -199,6 +199,7 @@ class Tracer:
         self.fn = fn
         self.name = fn.__name__
         self.signature = inspect.signature(fn)
+        self._names = list(self.signature.parameters)
         self.constexprs = frozenset(n for n, p in self.signature.parameters.items()
                                     if _is_constexpr(p.annotation, getattr(fn, "__globals__", {})))
         for name, prm in self.signature.parameters.items():
@@ -209,6 +210,10 @@ class Tracer:
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The arguments by parameter name (defaults applied); a TilecError names what is
         missing or extra."""
+        names = self._names
+        if len(args) + len(kwargs) == len(names) and len(args) <= len(names) \
+                and all(k in names[len(args):] for k in kwargs):  # every parameter given once: no inspect
+            return {n: kwargs[n] if n in kwargs else args[i] for i, n in enumerate(names)}
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
