@@ -138,9 +138,11 @@ class Value:
         return a, b
 
     def _binary(self, sym: str, x: Any, swap: bool = False) -> Value:
-        if sym == "+" and _is_pointer(self.type) and not swap:
+        if sym == "+" and _is_pointer(self.type):  # ptr + offsets, offsets + ptr: Triton's addptr
             other = x if isinstance(x, Value) else Value(self.program, self._other_int(x))
             return self.program.addptr(self, other)
+        if sym == "+" and isinstance(x, Value) and _is_pointer(x.type):
+            return self.program.addptr(x, self)
         a, b = self._splat(self.ssa, self._other(x))
         if swap:
             a, b = b, a

@@ -419,7 +419,7 @@ def test_eq_modulo_and_negation_on_tensors():
     def flip_thirds(x, y, n, BLOCK: tilec.constexpr):
         offs = tilec.program_id(0) * BLOCK + tilec.arange(0, BLOCK, L1)
         v = tilec.load(x.ptr + offs, mask=offs < n)
-        tilec.store(y.ptr + offs, tilec.where((offs % 3).eq(0), -v, v), mask=offs < n)
+        tilec.store(offs + y.ptr, tilec.where((offs % 3).eq(0), -v, v), mask=offs < n)   # offsets + pointer too
 
     x = np.arange(600, dtype=np.float32)
     y = np.zeros_like(x)
