@@ -175,7 +175,42 @@ def _register_torch_ops_if_torch_is_loaded() -> None:
 _register_torch_ops_if_torch_is_loaded()
 
 
+_JIT_LANGUAGE = frozenset({
+    "constexpr", "builder", "program_id", "num_programs", "static_range", "range", "if_", "arange", "full", "zeros",
+    "tile", "load", "store", "reduce", "sum", "max", "min", "cumsum", "expand_dims", "broadcast_to", "convert_layout",
+    "where", "maximum", "minimum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "dot", "cdiv", "multiple_of",
+    "Tensor"})
+"""The names of the jit kernels' language (compiler/jit.py's LANGUAGE; test_jit.py checks they agree)."""
+
+
+_LAYOUTS = {"Layout": "tilec.dialects.cute", "BlockedLayout": "tilec.dialects.distributed",
+            "SliceLayout": "tilec.dialects.distributed", "LinearLayout": "tilec.dialects.linear",
+            "NvidiaMmaLayout": "tilec.dialects.mma", "DotOperandLayout": "tilec.dialects.mma",
+            "Swizzle": "tilec.dialects.swizzle", "ComposedLayout": "tilec.dialects.swizzle"}
+"""Layouts as Python objects, by the module that defines each."""
+
+
 def __getattr__(name: str):
+    if name in ("autotune", "Config"):
+        from tilec import autotuning as _autotune_module
+
+        return getattr(_autotune_module, name)
+    if name in ("jit", "JITFunction"):
+        from tilec import jit_launch as _jit_module
+
+        return getattr(_jit_module, name)
+    if name in _JIT_LANGUAGE:
+        from tilec.compiler import jit as _lang
+
+        return getattr(_lang, name)
+    if name == "show":
+        from tilec.layouts import show
+
+        return show
+    if name in _LAYOUTS:
+        import importlib
+
+        return getattr(importlib.import_module(_LAYOUTS[name]), name)
     if name == "Program":
         from tilec.compiler.builder import Program
 

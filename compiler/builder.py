@@ -87,9 +87,10 @@ class Program(KernelBuilding):
         return self._arg(name, IndexType())
 
     def view(self, ptr: Value | SSAValue, layout: str | cute.Layout,
-             dynamic: Sequence[Value | SSAValue] = ()) -> Value:
+             dynamic: Sequence[Value | SSAValue] = (), divisible: Sequence[int] | None = None) -> Value:
         """A global-memory view of `ptr` with `layout` (CuTe text or a `cute.Layout`);
-        `dynamic` gives the `?` extents and strides of the layout, in order.
+        `dynamic` gives the `?` extents and strides of the layout, in order, and
+        `divisible` what each is promised to be a multiple of (1: nothing).
 
             a = p.view(src, "(4096,4096):(4096,1)")      # row-major
             b = p.view(dst, "(4096,4096):(1,4096)")      # column-major: copying a to b transposes
@@ -97,7 +98,7 @@ class Program(KernelBuilding):
         if not isinstance(ptr.type, PtrType):
             raise TilecError("view() takes a pointer made with pointer()")
         t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
-        return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic])).results[0]
+        return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic], divisible)).results[0]
 
     def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None,
              strategy: str | None = None) -> None:

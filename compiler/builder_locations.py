@@ -64,7 +64,8 @@ C = TypeVar("C", bound=type)
 
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__mod__",
               "__truediv__", "__rtruediv__", "__and__", "__or__", "__lt__", "__le__", "__gt__", "__ge__",
-              "__getitem__", "__setitem__", "__iadd__")
+              "__getitem__", "__setitem__", "__iadd__", "__rfloordiv__", "__rmod__", "__rand__", "__ror__",
+              "__neg__", "__bool__", "__index__", "__iter__", "__isub__", "__imul__")
 
 
 def located(cls: C) -> C:

@@ -12,10 +12,11 @@ and arithmetic with Python operators (`Program` in compiler/builder.py uses it).
 
 A `Value` wraps an SSA value: `+ - * // %` (on index and integers: `divsi`/`remsi`, as
 CuTe's and Mojo's index arithmetic on non-negative indices; on floats `addf` ...), the
-comparisons `< <= > >= ==` (an `i1`), `&` and `|`; a Python int or float beside a
-scalar Value becomes a constant of its type (not beside a distributed tensor: no splat
-is made). Indexing a view reads or writes one element (`layout.read` / `layout.write`,
-dialects/layout_access.py)."""
+comparisons `< <= > >=` and `.eq()` (an `i1`, or a tensor of them), `&`, `|` and unary
+`-`; a Python int or float beside a scalar Value becomes a constant of its type, and
+beside a distributed tensor it is splat to the tensor (`tensor + 1.0`), as is a scalar
+Value (compiler/builder_tensors.py). Indexing a view reads or writes one element
+(`layout.read` / `layout.write`, dialects/layout_access.py)."""
 
 from __future__ import annotations
 
@@ -53,12 +54,16 @@ from tilec.dialects.layout_static_assert import StaticAssertOp
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType
+from tilec.dialects import layout_compute as lc
+from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType
 from tilec.dialects.views import sliced_layout
 from tilec.support.diagnostics import TilecError
+from tilec.support.locations import set_loc
 
 from .builder_locations import located, user_location
-from .builder_types import as_layout, element_type
+from .builder_gpu import GpuBuilding
+from .builder_tensors import TensorBuilding, is_distributed
+from .builder_types import as_layout, element_type, encoding_attr, view_layout_attr
 
 def _element(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, TensorType | VectorType) else t
@@ -66,6 +71,10 @@ def _element(t: Attribute) -> Attribute:
 
 def _is_int(t: Attribute) -> bool:
     return isinstance(_element(t), IntegerType | IndexType)
+
+
+def _is_pointer(t: Attribute) -> bool:
+    return isinstance(_element(t), PtrType)
 
 
 _INT_OPS = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "//": arith.DivSIOp, "%": arith.RemSIOp,
@@ -93,11 +102,14 @@ class Value:
     # ------------------------------------------------------------ arithmetic
     def _other(self, x: Any) -> SSAValue:
         """`x` as an operand beside this value: a Python number becomes a constant of
-        this value's type (a vector constant beside a vector: the number splat)."""
+        this value's type (a vector constant beside a vector: the number splat; beside a
+        distributed tensor: `layout.splat`)."""
         if isinstance(x, Value):
             return x.ssa
         if isinstance(x, SSAValue):
             return x
+        if is_distributed(self.type):
+            return self.program._splat_like(x, self.type)
         if isinstance(self.type, VectorType):
             return self.program.insert(arith.ConstantOp(
                 DenseIntOrFPElementsAttr.from_list(self.type, [x]))).results[0].ssa
@@ -105,23 +117,44 @@ class Value:
 
     def _splat(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
         """A scalar beside a vector of its element type becomes that vector (Mojo's
-        `SIMD * Scalar`); other mixes are left for the op's verifier to refuse."""
+        `SIMD * Scalar`); a scalar beside a distributed tensor is splat to it (an integer
+        cast to the tensor's element type first), and two distributed tensors of one
+        layout broadcast their extent-1 dimensions to each other (Gluon's operators);
+        other mixes are left for the op's verifier to refuse."""
         for vec, other in ((a, b), (b, a)):
             if isinstance(vec.type, VectorType) and other.type == vec.type.element_type:
                 splat = self.program.insert(vector.BroadcastOp(other, vec.type)).results[0].ssa
                 return (vec, splat) if vec is a else (splat, vec)
+            if is_distributed(vec.type) and not isinstance(other.type, TensorType):
+                splat = self.program._splat_like(Value(self.program, other), vec.type)
+                return (vec, splat) if vec is a else (splat, vec)
+        if is_distributed(a.type) and is_distributed(b.type) and a.type.get_shape() != b.type.get_shape():
+            sa, sb = list(a.type.get_shape()), list(b.type.get_shape())
+            if len(sa) == len(sb) and all(x == y or 1 in (x, y) for x, y in zip(sa, sb)):
+                shape = [max(x, y) for x, y in zip(sa, sb)]
+                return (self.program.broadcast(Value(self.program, a), shape).ssa,
+                        self.program.broadcast(Value(self.program, b), shape).ssa)
+            raise TilecError(f"shapes {sa} and {sb} do not broadcast to one shape")
         return a, b
 
     def _binary(self, sym: str, x: Any, swap: bool = False) -> Value:
+        if sym == "+" and _is_pointer(self.type):  # ptr + offsets, offsets + ptr: Triton's addptr
+            other = x if isinstance(x, Value) else Value(self.program, self._other_int(x))
+            return self.program.addptr(self, other)
+        if sym == "+" and isinstance(x, Value) and _is_pointer(x.type):
+            return self.program.addptr(x, self)
         a, b = self._splat(self.ssa, self._other(x))
         if swap:
             a, b = b, a
         if a.type != b.type:
             raise TilecError(f"'{sym}' of {a.type} and {b.type}: convert one with .cast() first")
-        table = _INT_OPS if _is_int(self.type) else _FLOAT_OPS
+        table = _INT_OPS if _is_int(a.type) else _FLOAT_OPS
         if sym not in table:
-            raise TilecError(f"'{sym}' is not defined on {self.type}")
+            raise TilecError(f"'{sym}' is not defined on {a.type}")
         return self.program.insert(table[sym](a, b)).results[0]
+
+    def _other_int(self, x: Any) -> SSAValue:
+        return self.program.constant(int(x), "i32").ssa
 
     def __add__(self, x): return self._binary("+", x)
     def __radd__(self, x): return self._binary("+", x, swap=True)
@@ -130,23 +163,67 @@ class Value:
     def __mul__(self, x): return self._binary("*", x)
     def __rmul__(self, x): return self._binary("*", x, swap=True)
     def __floordiv__(self, x): return self._binary("//", x)
+    def __rfloordiv__(self, x): return self._binary("//", x, swap=True)
     def __mod__(self, x): return self._binary("%", x)
+    def __rmod__(self, x): return self._binary("%", x, swap=True)
     def __truediv__(self, x): return self._binary("/", x)
+    def __rtruediv__(self, x): return self._binary("/", x, swap=True)
     def __and__(self, x): return self._binary("&", x)
+    def __rand__(self, x): return self._binary("&", x, swap=True)
     def __or__(self, x): return self._binary("|", x)
+    def __ror__(self, x): return self._binary("|", x, swap=True)
+    def __neg__(self): return self._binary("-", 0, swap=True) if _is_int(self.type) else \
+        self.program.insert(arith.NegfOp(self.ssa)).results[0]
 
-    def cast(self, dtype: str) -> Value:
-        """A scalar converted to `dtype` (Mojo's `Float32(i)`, C's cast): index and
-        integers by sign extension or truncation, to and from floats by value (round
-        to nearest), between floats by extension or rounding.
+    def assign(self, x: Value) -> Value:
+        """Make this Value stand for `x` from here on (its SSA value replaced): how a
+        loop-carried value (`Program.range(..., carry=[acc])`) gets its next trip's
+        value. The in-place operators `+=`, `-=`, `*=` assign too.
+
+            with p.range(0, k_tiles, carry=[acc]):
+                acc.assign(p.maximum(acc, x))
+        """
+        if not isinstance(x, Value):
+            x = Value(self.program, self._other(x))
+        if x.type != self.type:
+            raise TilecError(f"assign a value of type {x.type} to one of type {self.type}")
+        self.ssa = x.ssa
+        return self
+
+    def __iadd__(self, x): return self.assign(self._binary("+", x))
+    def __isub__(self, x): return self.assign(self._binary("-", x))
+    def __imul__(self, x): return self.assign(self._binary("*", x))
+
+    def __bool__(self):
+        raise TilecError("a traced value has no truth value while the kernel is built: branch on it at run "
+                         "time with `with tilec.if_(cond):` (Program.if_), or make it a tilec.constexpr")
+
+    def __index__(self):
+        raise TilecError("a traced value is not a Python int while the kernel is built: loop over it at run "
+                         "time with tilec.range(...) (Program.range), or make it a tilec.constexpr")
+
+    def __iter__(self):
+        raise TilecError("a traced value cannot be iterated while the kernel is built")
+
+    def cast(self, dtype: str, unsigned: bool = False) -> Value:
+        """A scalar or a distributed tensor converted to `dtype` (Mojo's `Float32(i)`,
+        C's cast): index and integers by sign extension or truncation, to and from
+        floats by value (round to nearest), between floats by extension or rounding;
+        `unsigned` (tensors) reads the integers as unsigned (`layout.extui`, `uitofp`,
+        `fptoui`).
 
             x = tensor[i, j].cast("f16")
             f = i.cast("f32")                            # an index as a float
+            w = bytes_.cast("i32", unsigned=True)        # a tensor of i8 zero-extended
         """
         src, dst = self.type, IndexType() if dtype == "index" else element_type(dtype)
         if src == dst:
             return self
+        if is_distributed(src):
+            return self._cast_tensor(dst, unsigned)
         if isinstance(src, IndexType):
+            if isinstance(dst, IntegerType):  # one index_cast (what AxisInfo follows), never through i64
+                return self.program.insert(arith.IndexCastOp(self.ssa, dst)).results[0]
             return self.program.insert(arith.IndexCastOp(self.ssa, IntegerType(64))).results[0].cast(dtype)
         if isinstance(dst, IndexType):
             if not _is_int(src):
@@ -162,10 +239,30 @@ class Value:
             op = arith.ExtFOp if dst.bitwidth > src.bitwidth else arith.TruncFOp
         return self.program.insert(op(self.ssa, dst)).results[0]
 
+    def _cast_tensor(self, dst: Attribute, unsigned: bool = False) -> Value:
+        """A distributed tensor converted elementwise (`layout.extsi` ..., `arith.extf`;
+        `unsigned`: the integers read as unsigned, `layout.extui` / `uitofp` / `fptoui`)."""
+        src: TensorType = self.type
+        e, rt = src.element_type, TensorType(dst, src.get_shape(), src.encoding)
+        if src.element_type == dst:
+            return self
+        if _is_int(e) and _is_int(dst):
+            op = (lc.ExtUIOp if unsigned else lc.ExtSIOp) if dst.width.data > e.width.data else lc.TruncIOp
+        elif _is_int(e):
+            op = lc.UIToFPOp if unsigned else lc.SIToFPOp
+        elif _is_int(dst):
+            op = lc.FPToUIOp if unsigned else lc.FPToSIOp
+        else:
+            op = arith.ExtFOp if dst.bitwidth > e.bitwidth else arith.TruncFOp
+        return self.program.insert(op(self.ssa, rt)).results[0]
+
     def _compare(self, sym: str, x: Any) -> Value:
         ints, floats = _CMP[sym]
-        b = self._other(x)
-        op = arith.CmpiOp(self.ssa, b, ints) if _is_int(self.type) else arith.CmpfOp(self.ssa, b, floats)
+        a, b = self._splat(self.ssa, self._other(x))
+        if is_distributed(a.type):
+            op = lc.CmpiOp(a, b, ints) if _is_int(a.type) else lc.CmpfOp(a, b, floats)
+        else:
+            op = arith.CmpiOp(a, b, ints) if _is_int(a.type) else arith.CmpfOp(a, b, floats)
         return self.program.insert(op).results[0]
 
     def __lt__(self, x): return self._compare("<", x)
@@ -295,26 +392,8 @@ class Launch:
         return self.tid.program.insert(ti.GlobalIdxOp(dim)).results[0]
 
 
-def _parse_encoding(text: Any) -> Attribute:
-    """A distributed layout from its text (`#layout.blocked<{...}>`); a TilecError that
-    quotes the text where it is not one (never xDSL's ParseError)."""
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
-
-    from .pipeline import make_context
-
-    if not isinstance(text, str):
-        raise TilecError(f"a layout encoding is its text, e.g. \"#layout.blocked<{{sizePerThread = [1, 4], "
-                         f"threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>\", not {text!r}")
-    try:
-        return Parser(make_context(), text).parse_attribute()
-    except ParseError as e:
-        why = str(e).strip().splitlines()[-1] if str(e).strip() else "not an attribute"
-        raise TilecError(f"cannot read the layout encoding {text!r}: {why}") from None
-
-
 @located
-class KernelBuilding:
+class KernelBuilding(TensorBuilding, GpuBuilding):
     """The kernel-level methods of `Program` (compiler/builder.py): a mixin over the
     `_builder` its subclass sets, inserting at the body being built. `Value`s hold the
     `KernelBuilding` they were made by, so this module does not know `Program`."""
@@ -325,7 +404,11 @@ class KernelBuilding:
         """Insert `op` where the program is being built, noting the user's line that
         built it (for the errors of `Program.module`)."""
         self._builder.insert(op)
-        self._locs[op] = user_location()
+        loc = self._locs[op] = user_location()
+        set_loc(op, loc)  # the op's own location: every later pass's errors name this line
+
+    def _value(self, ssa: SSAValue) -> Value:
+        return Value(self, ssa)
 
     def insert(self, op) -> Any:
         """Insert the xDSL op `op` where the program is being built; returns an object
@@ -412,6 +495,9 @@ class KernelBuilding:
                 it += 1
         """
         carry = list(carry)
+        for c in carry:
+            if not isinstance(c, Value | TileIterator):
+                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}")
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
@@ -420,6 +506,11 @@ class KernelBuilding:
             c.ssa = a
         with self._at(block):
             yield Value(self, block.args[0])
+            stale = [i for i, (c, a) in enumerate(zip(carry, block.args[1:])) if isinstance(c, Value) and c.ssa is a]
+            if stale:
+                raise TilecError(f"loop-carried value {stale[0]} is never updated in the loop: update it in place "
+                                 f"(`acc += x`, `acc.assign(f(acc))`); `acc = acc + x` makes a new value and "
+                                 f"leaves the carried one as it was")
             self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r
@@ -462,6 +553,21 @@ class KernelBuilding:
         return TileIterator(self, self.insert(cls.build(operands=operands, properties=props, result_types=[rt]))
                             .results[0].ssa)
 
+    def partition(self, view: Value, tid: Value, tv: str | cute.Layout) -> Value:
+        """CuTe's thread-value partition (`layout.partition`): thread `tid`'s values of
+        `view` under the thread-value layout `tv`, which maps (thread, value) to a
+        coordinate of the view (CuTe's `TiledCopy` / `TiledMMA` partitions).
+
+            frag = p.partition(t, k.tid, "((4,8),4):((32,1),8)")
+        """
+        props = {"tv": CuteLayoutAttr(as_layout(tv))}
+        try:
+            rt = layout.PartitionOp.result_type(view.type, props)
+        except LayoutError as e:
+            raise TilecError(f"partition: {e}") from None
+        return self.insert(layout.PartitionOp.build(operands=[view.ssa, self.as_index(tid)], properties=props,
+                                                    result_types=[rt])).results[0]
+
     def vectorize(self, view: Value, vector: Sequence[int]) -> Value:
         """`layout.vectorize`: the view as elements of `vector`-shaped vectors (Mojo's
         `vectorize[1, 4]()`).
@@ -478,12 +584,15 @@ class KernelBuilding:
         """
         return self.insert(layout.DistributeOp(view.ssa, self.as_index(tid), as_layout(threads))).results[0]
 
-    def alloc(self, layout_: str | cute.Layout, dtype: str = "f32", space: str = "smem") -> Value:
-        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage with the layout.
+    def alloc(self, layout_: Any, dtype: str = "f32", space: str = "smem") -> Value:
+        """`layout.alloc`: shared (`smem`) or register (`rmem`) storage with the layout
+        (CuTe text or `tilec.Layout`, or a swizzled `tilec.ComposedLayout` or its
+        `#layout.composed<...>` text, as TMA and wgmma want shared memory).
 
             s = p.alloc("(64,64):(64,1)", "f32", "smem")
+            sw = p.alloc("#layout.composed<swizzle<3,4,3> o 0 o (64,64):(64,1)>", "bf16")
         """
-        t = TensorViewType(element_type(dtype), as_layout(layout_), space)
+        t = TensorViewType(element_type(dtype), view_layout_attr(layout_), space)
         return self.insert(layout.AllocOp(t)).results[0]
 
     def _tiler(self, tiler) -> Attribute:
@@ -696,31 +805,31 @@ class KernelBuilding:
         """
         self.insert(layout.BarrierOp())
 
-    def load(self, view: Value, encoding: str, shape: Sequence[int] | None = None) -> Value:
-        """`layout.load` of a view into a distributed tensor with `encoding` (its text,
-        e.g. `#layout.blocked<{...}>`); the shape is the view's unless given.
+    def load(self, view: Value, encoding: Any, shape: Sequence[int] | None = None, *, mask: Value | None = None,
+             other: Any = None) -> Value:
+        """`layout.load` of a view into a distributed tensor with `encoding` (a layout
+        object such as `tilec.BlockedLayout(...)`, or its text `#layout.blocked<{...}>`);
+        the shape is the view's unless given. Elements outside a masked tile, and where
+        `mask` (an i1 tensor) is false, are `other` (default 0; Gluon's `other=`).
 
             x = p.load(t, "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>")
+            row = p.load(masked_tile, tilec.BlockedLayout([1, 4], [1, 32], [1, 2], [1, 0]), other=float("-inf"))
         """
-        from xdsl.parser import Parser
-
-        from .pipeline import make_context
-
         vt = view.type
         if not isinstance(vt, TensorViewType):
             raise TilecError(f"load() takes a view (`!layout.tensor<...>`), not {vt}")
         shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]
-        enc = encoding if isinstance(encoding, Attribute) else _parse_encoding(encoding)
-        rt = TensorType(vt.element_type, shape, enc)
-        return self.insert(layout.LoadOp(view.ssa, rt)).results[0]
+        rt = TensorType(vt.element_type, shape, encoding_attr(encoding))
+        o = None if other is None else (other.ssa if isinstance(other, Value) else self.constant(other, vt.element_type).ssa)
+        return self.insert(layout.LoadOp(view.ssa, rt, other=o, mask=mask.ssa if mask is not None else None)).results[0]
 
-    def store(self, value: Value, view: Value) -> None:
+    def store(self, value: Value, view: Value, *, mask: Value | None = None) -> None:
         """`layout.store`: a distributed tensor (from `load` or computed) into a view of
-        its shape.
+        its shape, where `mask` (an i1 tensor of the value's layout) holds.
 
             p.store(x + x, out_tile)
         """
-        self.insert(layout.StoreOp(value.ssa, view.ssa))
+        self.insert(layout.StoreOp(value.ssa, view.ssa, mask.ssa if mask is not None else None))
 
 
 class _Results:

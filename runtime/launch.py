@@ -116,8 +116,10 @@ def framework_of(kind: type) -> str | None:
 
 
 def as_device_array(name: str, obj: Any) -> DeviceArray:
-    """View `obj` (CuPy array, torch tensor, `__cuda_array_interface__`, DLPack) as a
-    DeviceArray, or raise a TilecError that names the argument."""
+    """View `obj` (CuPy array, torch tensor, `__cuda_array_interface__`, DLPack; a
+    DeviceArray as it is) as a DeviceArray, or raise a TilecError that names the argument."""
+    if isinstance(obj, DeviceArray):
+        return obj
     if isinstance(obj, np.ndarray):
         raise _host_array_error(name, "NumPy")
     framework = framework_of(type(obj))
@@ -536,7 +538,11 @@ def _scalar_key(v: Any) -> tuple:
     return (type(v), v)
 
 
-_KEYS: dict[type, Any] = {int: _scalar_key, float: _scalar_key, bool: _scalar_key}
+def _device_array_key(a: DeviceArray) -> tuple:
+    return (a.ptr, a.dtype, a.shape, a.strides, a.device)
+
+
+_KEYS: dict[type, Any] = {int: _scalar_key, float: _scalar_key, bool: _scalar_key, DeviceArray: _device_array_key}
 """Per argument type, what identifies an argument for the replay of `Kernel.__call__`
 (a key function returning None: that argument is never replayed)."""
 

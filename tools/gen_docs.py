@@ -239,7 +239,7 @@ def _public_members(cls, with_init: bool) -> list[tuple[str, object]]:
 def builder_md() -> str:
     """The text of docs/builder.md: the Python builder's classes and their public
     methods, from the docstrings of compiler/builder.py and compiler/kernel_builder.py."""
-    from tilec.compiler import builder, kernel_builder
+    from tilec.compiler import builder, builder_gpu, builder_tensors, jit, kernel_builder
 
     out = [HEADER, "# The Python builder", "",
            ("Programs and kernels built from Python without IR text: `tilec.Program` "
@@ -254,13 +254,30 @@ def builder_md() -> str:
         ("`Launch`: the ids in a launch", kernel_builder.Launch, "k.", False),
         ("`Value`", kernel_builder.Value, "x.", False),
         ("`TileIterator`", kernel_builder.TileIterator, "it.", False),
+        ("Distributed tensors: methods of `Program`", builder_tensors.TensorBuilding, "p.", False),
+        ("Tensor cores, TMA, mbarriers, warp roles: methods of `Program`", builder_gpu.GpuBuilding, "p.", False),
     ]
     for title, cls, prefix, with_init in sections:
         out += [f"## {title}", "", _doc_md(cls, "python")]
         for heading, fn in _public_members(cls, with_init):
             name = heading if fn.__name__ == "__init__" else prefix + heading
             out += [f"### `{name}`", "", _doc_md(fn, "python", indent=8)]
+    out += ["## `@tilec.jit` kernels: the language", "", _doc_md(jit, "python")]
+    for heading, fn in jit_language():
+        out += [f"### `tilec.{heading}`", "", _doc_md(fn, "python", indent=4)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def jit_language() -> list[tuple[str, object]]:
+    """(heading, function) for each function of the jit kernels' language (compiler/jit.py)."""
+    from tilec.compiler import jit
+
+    out = []
+    for name in jit.LANGUAGE:
+        fn = getattr(jit, name)
+        if inspect.isfunction(fn):
+            out.append((_signature(fn), fn))
+    return out
 
 
 PAGES = {"dialect.md": dialect_md, "passes.md": passes_md, "builder.md": builder_md}

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.compiler import builder, kernel_builder
+from tilec.compiler import builder, builder_gpu, builder_tensors, kernel_builder
 from tilec.tools import gen_docs
 
 CLASSES = [(builder.Program, True), (kernel_builder.KernelBuilding, False), (kernel_builder.Launch, False),
-           (kernel_builder.Value, False), (kernel_builder.TileIterator, False)]
+           (kernel_builder.Value, False), (kernel_builder.TileIterator, False),
+           (builder_tensors.TensorBuilding, False), (builder_gpu.GpuBuilding, False)]
 
 
 @pytest.mark.parametrize("cls,with_init", CLASSES, ids=lambda c: getattr(c, "__name__", ""))
@@ -25,6 +26,15 @@ def test_every_public_method_has_a_docstring_with_an_example(cls, with_init):
         doc = gen_docs._doc_md(fn, "python", indent=8)
         assert "```python" in doc, f"{cls.__name__}.{fn.__name__} has no example"
         assert f"`{heading}`" in page or heading in page
+
+
+def test_every_jit_language_function_has_an_example():
+    page = gen_docs.builder_md()
+    functions = gen_docs.jit_language()
+    assert len(functions) > 25
+    for heading, fn in functions:
+        assert "```python" in gen_docs._doc_md(fn, "python", indent=4), f"tilec.{fn.__name__} has no example"
+        assert f"### `tilec.{heading}`" in page
 
 
 def test_the_examples_build_a_program_that_runs():

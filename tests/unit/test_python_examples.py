@@ -33,7 +33,9 @@ def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "host_tensor.py", "launch_cupy.py", "launch_torch.py"], (
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py",
+                       "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
+                       "launch_torch.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -68,6 +70,32 @@ def test_build_kernel_prints_the_kernel_and_runs_it():
 @pytest.mark.gpu
 def test_build_kernel_on_the_gpu():
     assert "on the GPU: Success" in run_example("build_kernel.py").stdout
+
+
+def test_jit_copy_compiles_once_for_two_sizes():
+    out = run_example("jit_copy.py", hide_gpu=True).stdout
+    assert "n = 1000 on the CPU reference executor (NumPy arrays): Success" in out
+    assert "n = 5000 on the CPU reference executor (NumPy arrays): Success" in out
+    assert "specialisations used: 1 (" in out and "layout.ptr_load" in out
+
+
+def test_jit_softmax_runs_masked_rows_of_two_shapes():
+    out = run_example("jit_softmax.py", hide_gpu=True).stdout
+    assert "softmax of 6x1000 on the CPU reference executor: Success" in out
+    assert "softmax of 11x700 on the CPU reference executor: Success" in out
+    assert "specialisations used: 1 (" in out
+
+
+def test_jit_gemm_is_exact_on_the_reference_executor():
+    out = run_example("jit_gemm.py", hide_gpu=True).stdout
+    assert "C = A @ B, 100x90 @ 90x72 f16 -> f32, on the CPU reference executor: Success" in out
+
+
+@pytest.mark.gpu
+def test_jit_examples_on_the_gpu():
+    assert "n = 5000 on the GPU (CuPy arrays): Success" in run_example("jit_copy.py").stdout
+    assert "softmax of 11x700 on the GPU: Success" in run_example("jit_softmax.py").stdout
+    assert "f16 -> f32, on the GPU: Success" in run_example("jit_gemm.py").stdout
 
 
 def test_launch_cupy_without_gpu_uses_the_reference_executor():
@@ -191,3 +219,16 @@ def test_launch_torch_cpu_path_with_a_stand_in_torch(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "on the CPU reference executor (torch CPU tensors): identical to NumPy's x.T" in proc.stdout
+
+
+def test_the_kernels_of_docs_python_kernels_are_the_tested_examples():
+    """Every `@tilec.jit` kernel docs/python-kernels.md shows is, verbatim, in one of the
+    jit examples these tests run (so the page cannot drift from working code)."""
+    import re
+
+    page = (ROOT / "docs" / "python-kernels.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if b.startswith("@tilec.jit")]
+    assert len(blocks) == 3
+    sources = "".join((EXAMPLES / n).read_text() for n in ("jit_copy.py", "jit_softmax.py", "jit_gemm.py"))
+    for block in blocks:
+        assert block in sources, f"not in an example:\n{block}"

@@ -1,0 +1,124 @@
+"""The builder's Hopper and tensor-core ops: `mma` (mma.sync / wgmma), TMA copies and
+mbarriers, warp specialisation and `setmaxnreg`. A mixin of `Program`
+(compiler/kernel_builder.py's `KernelBuilding` derives from it), inserting through
+`insert`, as the seeds write them (CuTe's `cute::gemm`, `SM90_TMA_LOAD`, Gluon's
+`mbarrier`, `warp_specialize`):
+
+    bar = p.mbarrier_init(1)
+    p.mbarrier_arrive(bar, tx=64 * 64 * 2)
+    p.tma_load(a_tile, a_smem, bar)
+    p.mbarrier_wait(bar, 0)
+    acc = p.mma(a_smem, b_smem, acc)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from tilec.dialects import layout_mma as lm
+from tilec.dialects import layout_roles as lr
+from tilec.dialects import layout_tma as lt
+from tilec.support.diagnostics import TilecError
+
+from .builder_locations import located
+
+
+@located
+class GpuBuilding:
+    """Tensor-core, TMA, mbarrier and warp-role methods of `Program` (the module docstring)."""
+
+    def mma(self, a: Any, b: Any, acc: Any) -> Any:
+        """`layout.mma`: `acc + a @ b` on tensor cores; `a`, `b` in the dot-operand
+        layouts of `acc`'s `NvidiaMmaLayout` (mma.sync), or shared-memory views with a
+        version-3 accumulator (Hopper's wgmma). Returns the new accumulator.
+
+            acc = p.mma(a_frag, b_frag, acc)
+        """
+        return self.insert(lm.MmaOp(a.ssa, b.ssa, acc.ssa)).results[0]  # type: ignore[attr-defined]
+
+    def mbarrier_init(self, count: int = 1) -> Any:
+        """`layout.mbarrier_init`: a shared-memory mbarrier expecting `count` arrivals per
+        phase (Gluon's `mbarrier.init`).
+
+            bar = p.mbarrier_init(1)
+        """
+        return self.insert(lt.MBarrierInitOp(count)).results[0]  # type: ignore[attr-defined]
+
+    def mbarrier_arrive(self, bar: Any, tx: int | None = None) -> None:
+        """`layout.mbarrier_arrive`: one arrival on `bar`, expecting `tx` bytes of TMA
+        transfers in this phase when given (`mbarrier.arrive.expect_tx`).
+
+            p.mbarrier_arrive(bar, tx=64 * 64 * 2)
+        """
+        self.insert(lt.MBarrierArriveOp(bar.ssa, tx))  # type: ignore[attr-defined]
+
+    def mbarrier_wait(self, bar: Any, phase: Any) -> None:
+        """`layout.mbarrier_wait`: wait until phase `phase` (0 or 1, an index) of `bar` completes.
+
+            p.mbarrier_wait(bar, 0)
+        """
+        self.insert(lt.MBarrierWaitOp(bar.ssa, self.as_index(phase)))  # type: ignore[attr-defined]
+
+    def mbarrier_inval(self, bar: Any) -> None:
+        """`layout.mbarrier_inval`: `bar` is not used again (its shared memory may be reused).
+
+            p.mbarrier_inval(bar)
+        """
+        self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
+
+    def tma_load(self, src: Any, dst: Any, bar: Any) -> None:
+        """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
+        `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90).
+
+            p.tma_load(a_tile, a_smem, bar)
+        """
+        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa))  # type: ignore[attr-defined]
+
+    def tma_store(self, src: Any, dst: Any) -> None:
+        """`layout.tma_store`: a TMA copy of the shared view `src` to the global tile `dst`
+        (wait for it with `tma_store_wait`).
+
+            p.tma_store(c_smem, c_tile)
+        """
+        self.insert(lt.TmaStoreOp(src.ssa, dst.ssa))  # type: ignore[attr-defined]
+
+    def tma_store_wait(self, pending: int = 0) -> None:
+        """`layout.tma_store_wait`: wait until at most `pending` TMA stores are in flight.
+
+            p.tma_store_wait(0)
+        """
+        self.insert(lt.TmaStoreWaitOp(pending))  # type: ignore[attr-defined]
+
+    def warp_specialize(self, warpgroups: Sequence[int]) -> list[Any]:
+        """`layout.warp_specialize`: regions running concurrently on consecutive
+        warpgroups of the block (`warpgroups[i]` of them for region i; together the
+        whole 1-D block); returns one context manager per region, inside which what is
+        built runs on that region's threads (Gluon's `warp_specialize`).
+
+            producer, consumer = p.warp_specialize([1, 2])
+            with producer:
+                p.setmaxnreg("dec", 40)
+            with consumer:
+                p.setmaxnreg("inc", 232)
+        """
+        op = lr.WarpSpecializeOp(list(warpgroups))
+        self.insert(op)  # type: ignore[attr-defined]
+        return [self._role(r.block) for r in op.roles]
+
+    @contextmanager
+    def _role(self, block) -> Iterator[None]:
+        with self._at(block):  # type: ignore[attr-defined]
+            yield
+
+    def setmaxnreg(self, action: str, regs: int) -> None:
+        """`layout.setmaxnreg`: this warpgroup's register budget raised (`"inc"`) or
+        lowered (`"dec"`) to `regs` per thread (Hopper's `setmaxnreg`), inside a
+        `warp_specialize` region.
+
+            p.setmaxnreg("inc", 232)
+        """
+        if action not in ("inc", "dec"):
+            raise TilecError(f"setmaxnreg action {action!r}: expected 'inc' or 'dec'")
+        self.insert(lr.SetMaxNRegOp(action, regs))  # type: ignore[attr-defined]

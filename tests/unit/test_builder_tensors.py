@@ -1,0 +1,283 @@
+"""The builder's distributed-tensor and Hopper methods (compiler/builder_tensors.py,
+compiler/builder_gpu.py): each builds a kernel that runs on the CPU reference executor
+and matches NumPy exactly. The last test keeps the builder and the `layout` dialect
+from drifting: every op has a builder method or a justified place on an exclusion list."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.compiler import builder_gpu, builder_tensors, kernel_builder
+from tilec.compiler.builder import Program
+from tilec.dialects.layout import Layout
+from tilec.support.diagnostics import TilecError
+
+L = tilec.BlockedLayout([1, 4], [4, 8], [2, 1], [1, 0])          # 8 x 32 on 64 threads
+L1 = tilec.BlockedLayout([1], [32], [2], [0])                      # 64 on 64 threads
+
+
+def _run(p: Program, **inputs):
+    return tilec.run_reference(p, {k: np.ascontiguousarray(v).ravel() for k, v in inputs.items()})
+
+
+def _kernel(name: str, shape=(8, 32), out_shape=None, dtype="f32", threads=64):
+    p = Program(name)
+    a = p.view(p.pointer("a", dtype), f"({shape[0]},{shape[1]}):({shape[1]},1)")
+    o = out_shape or shape
+    b = p.view(p.pointer("b", dtype), f"({o[0]},{o[1]}):({o[1]},1)" if len(o) == 2 else f"{o[0]}:1")
+    return p, a, b
+
+
+X = np.arange(256, dtype=np.float32).reshape(8, 32) % 13 - 6
+
+
+def test_permute_to_the_transposed_layout():
+    p, a, b = _kernel("permute", out_shape=(32, 8))
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        p.store(p.permute(x, [1, 0], tilec.BlockedLayout([4, 1], [8, 4], [1, 2], [0, 1])), b)
+    assert np.array_equal(_run(p, a=X, b=np.zeros(256, np.float32))["b"].reshape(32, 8), X.T)
+
+
+def test_reshape_keeps_each_threads_elements():
+    p, a, b = _kernel("reshape", out_shape=(256,))
+    with p.launch(threads=64):
+        p.store(p.reshape(p.load(a, L), [256], tilec.BlockedLayout([4], [32], [2], [0])), b)
+    assert np.array_equal(_run(p, a=X, b=np.zeros(256, np.float32))["b"], X.ravel())
+
+
+def test_join_then_split_and_convert_layout():
+    p, a, b = _kernel("join_split", shape=(1, 64), out_shape=(1, 64))
+    with p.launch(threads=64):
+        row = p.load(a, tilec.BlockedLayout([1, 1], [1, 32], [1, 2], [1, 0]))
+        flat = p.reshape(row, [64], L1)
+        j = p.join(flat, flat * 2.0, tilec.BlockedLayout([1, 2], [32, 1], [2, 1], [1, 0]))
+        lo, hi = p.split(j, L1)
+        moved = p.convert_layout(lo + hi, tilec.BlockedLayout([2], [32], [2], [0]))
+        back = p.convert_layout(moved, L1)
+        p.store(p.reshape(back, [1, 64], tilec.BlockedLayout([1, 1], [1, 32], [1, 2], [1, 0])), b)
+    x = np.arange(64, dtype=np.float32)
+    assert np.array_equal(_run(p, a=x, b=np.zeros(64, np.float32))["b"], 3 * x)
+
+
+def test_gather_along_the_rows():
+    p, a, b = _kernel("gather")
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        cols = 31 - p.arange(0, 32, tilec.SliceLayout(0, L))
+        idx = p.broadcast(p.expand_dims(cols, 0), [8, 32])
+        p.store(p.gather(x, idx, 1), b)
+    assert np.array_equal(_run(p, a=X, b=np.zeros(256, np.float32))["b"].reshape(8, 32), X[:, ::-1])
+
+
+def _argmax(a, b):
+    p = a[0].program
+    take = (b[0] > a[0]) | (b[0].eq(a[0]) & (b[1] < a[1]))
+    return [p.where(take, b[0], a[0]), p.where(take, b[1], a[1])]
+
+
+def test_reduce_and_scan_with_a_combiner_function_and_named_kinds():
+    p, a, b = _kernel("regions", out_shape=(8, 32))
+    c = p.view(p.pointer("c", "i32"), "(8,1):(1,1)")
+    d = p.view(p.pointer("d", "f32"), "(8,32):(32,1)")
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        idx = p.broadcast(p.expand_dims(p.arange(0, 32, tilec.SliceLayout(0, L)), 0), [8, 32])
+        _, i = p.reduce((x, idx), 1, _argmax)
+        p.store(p.expand_dims(i, 1), c)
+        running_max = p.scan(x, 1, lambda acc, new: [p.maximum(acc[0], new[0])])
+        p.store(running_max, b)
+        p.store(p.scan(x, 1, "add", reverse=True), d)
+    out = _run(p, a=X, b=np.zeros(256, np.float32), c=np.zeros(8, np.int32), d=np.zeros(256, np.float32))
+    assert np.array_equal(out["c"], X.argmax(1).astype(np.int32))
+    assert np.array_equal(out["b"].reshape(8, 32), np.maximum.accumulate(X, 1))
+    assert np.array_equal(out["d"].reshape(8, 32), np.cumsum(X[:, ::-1], 1)[:, ::-1])
+
+
+def test_casts_of_tensors_signed_and_unsigned():
+    p = Program("casts")
+    a = p.view(p.pointer("a", "i8", align=1), "64:1")
+    b = p.view(p.pointer("b", "i32"), "64:1")
+    f = p.view(p.pointer("f", "f32"), "64:1")
+    with p.launch(threads=64):
+        x = p.load(a, L1)
+        p.store(x.cast("i32", unsigned=True) + x.cast("i32"), b)
+        p.store(x.cast("f32", unsigned=True), f)
+    x = np.arange(-32, 32, dtype=np.int8)
+    out = tilec.run_reference(p, {"a": x, "b": np.zeros(64, np.int32), "f": np.zeros(64, np.float32)})
+    assert np.array_equal(out["b"], x.view(np.uint8).astype(np.int32) + x.astype(np.int32))
+    assert np.array_equal(out["f"], x.view(np.uint8).astype(np.float32))
+
+
+def test_funnel_shift_of_rows():
+    W = tilec.BlockedLayout([1, 4], [32, 1], [2, 1], [1, 0])            # each row of 4 in one thread
+    p = Program("funnel")
+    lo = p.view(p.pointer("lo", "i32"), "(64,4):(4,1)")
+    hi = p.view(p.pointer("hi", "i32"), "(64,4):(4,1)")
+    out = p.view(p.pointer("out", "i32"), "(64,4):(4,1)")
+    with p.launch(threads=64):
+        sh = p.arange(0, 64, tilec.SliceLayout(1, W)) % 4
+        p.store(p.funnel_shift(p.load(lo, W), p.load(hi, W), sh), out)
+    lo_v = np.arange(256, dtype=np.int32).reshape(64, 4)
+    hi_v = lo_v + 1000
+    got = tilec.run_reference(p, {"lo": lo_v.ravel(), "hi": hi_v.ravel(), "out": np.zeros(256, np.int32)})["out"]
+    both = np.concatenate([lo_v, hi_v], 1)
+    want = np.stack([both[r, r % 4: r % 4 + 4] for r in range(64)])
+    assert np.array_equal(got.reshape(64, 4), want)
+
+
+def test_partition_gives_each_thread_its_values():
+    p = Program("partition")
+    a = p.view(p.pointer("a", "f32"), "(8,16):(16,1)")
+    b = p.view(p.pointer("b", "f32"), "(8,16):(16,1)")
+    with p.launch(threads=32) as k:
+        src = p.partition(a, k.tid, "((8,4),4):((1,32),8)")
+        dst = p.partition(b, k.tid, "((8,4),4):((1,32),8)")
+        p.copy(src, dst)
+    x = np.arange(128, dtype=np.float32)
+    assert np.array_equal(tilec.run_reference(p, {"a": x, "b": np.zeros(128, np.float32)})["b"], x)
+
+
+def test_mma_sync_of_f16_tiles():
+    acc_l = tilec.NvidiaMmaLayout(2, [1, 1], [16, 8])
+    p = Program("mma")
+    a = p.view(p.pointer("a", "f16"), "(16,16):(16,1)")
+    b = p.view(p.pointer("b", "f16"), "(16,8):(8,1)")
+    c = p.view(p.pointer("c", "f32"), "(16,8):(8,1)")
+    with p.launch(threads=32):
+        fa = p.load(a, tilec.DotOperandLayout(0, acc_l, 2))
+        fb = p.load(b, tilec.DotOperandLayout(1, acc_l, 2))
+        p.store(p.mma(fa, fb, p.full([16, 8], 0.0, "f32", acc_l)), c)
+    av = (np.arange(256) % 5 - 2).astype(np.float16).reshape(16, 16)
+    bv = (np.arange(128) % 3 - 1).astype(np.float16).reshape(16, 8)
+    got = tilec.run_reference(p, {"a": av.ravel(), "b": bv.ravel(), "c": np.zeros(128, np.float32)})["c"]
+    assert np.array_equal(got.reshape(16, 8), av.astype(np.float32) @ bv.astype(np.float32))
+
+
+def test_tma_copy_through_shared_memory_with_an_mbarrier():
+    p = Program("tma_round_trip")
+    a = p.view(p.pointer("src", "f32"), "(128,128):(128,1)")
+    b = p.view(p.pointer("dst", "f32"), "(128,128):(128,1)")
+    with p.launch(grid=(2, 2, 1), threads=128) as k:
+        ta, tb = p.tile(a, [k.bx, k.by], [64, 64]), p.tile(b, [k.bx, k.by], [64, 64])
+        s = p.alloc("(64,64):(64,1)", "f32", "smem")
+        bar = p.mbarrier_init(1)
+        p.mbarrier_arrive(bar, tx=64 * 64 * 4)
+        p.tma_load(ta, s, bar)
+        p.mbarrier_wait(bar, 0)
+        p.barrier()
+        p.tma_store(s, tb)
+        p.tma_store_wait(0)
+        p.mbarrier_inval(bar)
+    x = np.arange(128 * 128, dtype=np.float32)
+    assert np.array_equal(tilec.run_reference(p, {"src": x, "dst": np.zeros_like(x)})["dst"], x)
+    assert "layout.tma_load" in tilec.emit(p) and "layout.mbarrier_wait" in tilec.emit(p)
+
+
+def test_warp_specialized_regions_run_on_their_warpgroups():
+    p = Program("roles")
+    a = p.view(p.pointer("a", "f32"), "(2,128):(128,1)")
+    with p.launch(threads=256) as k:
+        producer, consumer = p.warp_specialize([1, 1])
+        with producer:
+            p.setmaxnreg("dec", 40)
+            a[0, k.tid] = k.tid.cast("f32")
+        with consumer:
+            p.setmaxnreg("inc", 232)
+            a[1, k.tid - 128] = k.tid.cast("f32") * 2.0         # the block's thread ids 128 .. 255
+    got = tilec.run_reference(p, {"a": np.zeros(256, np.float32)})["a"].reshape(2, 128)
+    assert np.array_equal(got, np.stack([np.arange(128), 2 * np.arange(128, 256)]).astype(np.float32))
+    with pytest.raises(TilecError, match="'inc' or 'dec'"):
+        p2 = Program("bad")
+        with p2.launch(threads=256):
+            r0, _ = p2.warp_specialize([1, 1])
+            with r0:
+                p2.setmaxnreg("more", 40)
+
+
+# ---------------------------------------------------------------------- builder <-> dialect
+
+BUILDER_METHODS = {
+    "layout.cmpi": "Value.__lt__", "layout.cmpf": "Value.__lt__", "layout.select": "KernelBuilding.where",
+    "layout.extsi": "Value.cast", "layout.extui": "Value.cast", "layout.trunci": "Value.cast",
+    "layout.sitofp": "Value.cast", "layout.uitofp": "Value.cast", "layout.fptosi": "Value.cast",
+    "layout.fptoui": "Value.cast", "layout.scan": "KernelBuilding.scan", "layout.permute": "KernelBuilding.permute",
+    "layout.reshape": "KernelBuilding.reshape", "layout.join": "KernelBuilding.join",
+    "layout.split": "KernelBuilding.split", "layout.gather": "KernelBuilding.gather",
+    "layout.reduce_region": "KernelBuilding.reduce", "layout.scan_region": "KernelBuilding.scan",
+    "layout.mma": "KernelBuilding.mma", "layout.mbarrier_init": "KernelBuilding.mbarrier_init",
+    "layout.mbarrier_arrive": "KernelBuilding.mbarrier_arrive", "layout.mbarrier_wait": "KernelBuilding.mbarrier_wait",
+    "layout.mbarrier_inval": "KernelBuilding.mbarrier_inval", "layout.tma_load": "KernelBuilding.tma_load",
+    "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",
+    "layout.warp_specialize": "KernelBuilding.warp_specialize", "layout.setmaxnreg": "KernelBuilding.setmaxnreg",
+    "layout.read": "Value.__getitem__", "layout.write": "Value.__setitem__", "layout.dim": "KernelBuilding.dim",
+    "layout.print": "KernelBuilding.print", "layout.rank": "KernelBuilding.rank", "layout.depth": "KernelBuilding.depth",
+    "layout.size": "KernelBuilding.size", "layout.cosize": "KernelBuilding.cosize",
+    "layout.make_tensor_like": "KernelBuilding.make_tensor_like",
+    "layout.make_fragment_like": "KernelBuilding.make_fragment_like",
+    "layout.static_assert": "KernelBuilding.static_assert", "layout.thread_idx": "Launch.thread_idx",
+    "layout.global_idx": "Launch.global_idx", "layout.addptr": "KernelBuilding.addptr",
+    "layout.ptr_load": "KernelBuilding.ptr_load", "layout.ptr_store": "KernelBuilding.ptr_store",
+    "layout.multiple_of": "KernelBuilding.multiple_of", "layout.funnel_shift": "KernelBuilding.funnel_shift",
+    "layout.tiled_iterator": "KernelBuilding.tiled_iterator", "layout.buffer_iterator": "KernelBuilding.buffer_iterator",
+    "layout.iter_get": "TileIterator.get", "layout.iter_next": "TileIterator.next", "layout.launch": "KernelBuilding.launch",
+    "layout.view": "Program.view", "layout.alloc": "KernelBuilding.alloc", "layout.tile": "KernelBuilding.tile",
+    "layout.vectorize": "KernelBuilding.vectorize", "layout.distribute": "KernelBuilding.distribute",
+    "layout.divide": "KernelBuilding.divide", "layout.compose": "KernelBuilding.compose",
+    "layout.partition": "KernelBuilding.partition", "layout.slice": "KernelBuilding.slice",
+    "layout.copy": "Program.copy", "layout.copy_async": "KernelBuilding.copy_async",
+    "layout.async_wait": "KernelBuilding.async_wait", "layout.barrier": "KernelBuilding.barrier",
+    "layout.load": "KernelBuilding.load", "layout.store": "KernelBuilding.store",
+    "layout.convert_layout": "KernelBuilding.convert_layout", "layout.splat": "KernelBuilding.splat",
+    "layout.arange": "KernelBuilding.arange", "layout.expand_dims": "KernelBuilding.expand_dims",
+    "layout.broadcast": "KernelBuilding.broadcast", "layout.reduce": "KernelBuilding.reduce",
+}
+"""Each `layout` op and the builder method that makes it (class.method)."""
+
+NO_BUILDER_METHOD = {
+    "layout.yield": "the terminator of reduce_region / scan_region: `reduce` and `scan` with a combiner function "
+                    "insert it after the function returns its values",
+}
+"""`layout` ops with no builder method of their own, and why."""
+
+CLASSES = {"Program": Program, "KernelBuilding": kernel_builder.KernelBuilding, "Value": kernel_builder.Value,
+           "Launch": kernel_builder.Launch, "TileIterator": kernel_builder.TileIterator}
+
+
+def test_every_layout_op_has_a_builder_method_or_a_reason():
+    ops = {op.name for op in Layout.operations}
+    missing = sorted(ops - set(BUILDER_METHODS) - set(NO_BUILDER_METHOD))
+    assert missing == [], f"layout ops with no builder method (add one, or a reason in NO_BUILDER_METHOD): {missing}"
+    stale = sorted((set(BUILDER_METHODS) | set(NO_BUILDER_METHOD)) - ops)
+    assert stale == [], f"entries for ops the dialect no longer has: {stale}"
+    assert not set(BUILDER_METHODS) & set(NO_BUILDER_METHOD)
+    for op, where in BUILDER_METHODS.items():
+        cls, method = where.split(".")
+        assert callable(getattr(CLASSES[cls], method, None)), f"{op}: {where} does not exist"
+
+
+def test_the_mixins_are_the_kernel_builders():
+    assert issubclass(kernel_builder.KernelBuilding, builder_tensors.TensorBuilding)
+    assert issubclass(kernel_builder.KernelBuilding, builder_gpu.GpuBuilding)
+
+
+def test_tma_into_a_swizzled_shared_buffer():
+    """`alloc` takes a swizzled ComposedLayout (the 128-byte swizzle TMA writes)."""
+    p = Program("tma_swizzled")
+    a = p.view(p.pointer("src", "f32"), "(64,64):(64,1)")
+    b = p.view(p.pointer("dst", "f32"), "(64,64):(64,1)")
+    sw = tilec.ComposedLayout(tilec.Swizzle(3, 2, 3), 0, tilec.Layout((32, 32), (32, 1)))
+    with p.launch(grid=(2, 2, 1), threads=128) as k:
+        ta, tb = p.tile(a, [k.bx, k.by], [32, 32]), p.tile(b, [k.bx, k.by], [32, 32])
+        s = p.alloc(sw, "f32", "smem")
+        bar = p.mbarrier_init(1)
+        p.mbarrier_arrive(bar, tx=32 * 32 * 4)
+        p.tma_load(ta, s, bar)
+        p.mbarrier_wait(bar, 0)
+        p.barrier()
+        p.copy(s, tb, strategy="simt")
+    assert "#layout.composed<swizzle<3,2,3> o 0 o (32,32):(32,1)>" in tilec.emit(p)
+    x = np.arange(64 * 64, dtype=np.float32)
+    assert np.array_equal(tilec.run_reference(p, {"src": x, "dst": np.zeros_like(x)})["dst"], x)
