@@ -286,8 +286,11 @@ def test_cupy_launch_on_the_current_stream():
     for n in (1000, 5000):
         x = cp.arange(n, dtype=cp.float32)
         y = cp.zeros_like(x)
-        with cp.cuda.Stream():
+        side = cp.cuda.Stream()
+        cp.cuda.get_current_stream().synchronize()
+        with side:                                     # CuPy's current stream is where it runs
             add_one[(tilec.cdiv(n, 512),)](x, y, n, BLOCK=512)
+        side.synchronize()
         assert cp.array_equal(y, x + 1)
     assert len(keys) == 1
 
