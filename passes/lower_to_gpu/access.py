@@ -17,7 +17,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 from tilec.dialects.layout_attrs import element_bytes
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import (
     KernelBase,
 )
@@ -31,7 +31,7 @@ from .view_values import (
 
 class AccessLowering(KernelBase):
     # -------------------------------------------------------------- element access
-    def _offset(self, v: View, inner: Val) -> Val:
+    def _offset(self, v: View, inner: IndexValue) -> IndexValue:
         """Storage index of layout offset `inner` (base added, swizzle applied)."""
         b = self.b
         if v.swizzle is None:
@@ -42,11 +42,11 @@ class AccessLowering(KernelBase):
         y = b.shr_(y, sw.shift) if sw.shift >= 0 else b.shl_(y, -sw.shift)
         return b.add_(v.base, b.xor_(x, y))
 
-    def _valid(self, v: View, coords: list, lanes: list | None = None) -> Val:
+    def _valid(self, v: View, coords: list, lanes: list | None = None) -> IndexValue:
         if v.mask is None:
             return True
         b = self.b
-        ok: Val = True
+        ok: IndexValue = True
         for mk in v.mask.chain():
             for k, x in enumerate(coords):
                 if mk.bound[k] is None:
@@ -58,14 +58,14 @@ class AccessLowering(KernelBase):
                 ok = b.land(ok, c)
         return ok
 
-    def _in_bounds(self, v: View) -> Val:
+    def _in_bounds(self, v: View) -> IndexValue:
         """Whether every element of view v (this thread's part) lies inside its tensor:
         per masked mode k, the largest root coordinate touched,
         off + scale * (n - 1) + lscale * (lanes - 1), is < bound (False: unknown)."""
         if v.mask is None:
             return True
         b = self.b
-        ok: Val = True
+        ok: IndexValue = True
         for mk in v.mask.chain():
             if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
                 return False
@@ -98,7 +98,7 @@ class AccessLowering(KernelBase):
         ifop = b.add(scf.IfOp(b.ssa(cond), [x.type for x in rt], Region(tb), Region(eb)))
         return list(ifop.results)
 
-    def _if(self, cond: Val, result_types=()):
+    def _if(self, cond: IndexValue, result_types=()):
         """scf.if on cond; returns (op, then_block, else_block)."""
         c = self.b.ssa(cond)
         tb, eb = Block(), Block()
@@ -106,17 +106,17 @@ class AccessLowering(KernelBase):
         self.b.add(op)
         return op, tb, eb
 
-    def load_scalar(self, v: View, off: Val) -> SSAValue:
+    def load_scalar(self, v: View, off: IndexValue) -> SSAValue:
         return self.b.add(memref.LoadOp.get(v.mem, [self.b.ssa(off)])).results[0]
 
-    def store_scalar(self, v: View, x: SSAValue, off: Val):
+    def store_scalar(self, v: View, x: SSAValue, off: IndexValue):
         self.b.add(memref.StoreOp.get(x, v.mem, [self.b.ssa(off)]))
 
-    def load_vec(self, v: View, off: Val, n: int) -> SSAValue:
+    def load_vec(self, v: View, off: IndexValue, n: int) -> SSAValue:
         vt = VectorType(v.elem, [n])
         return self.b.add(vector.LoadOp(v.mem, [self.b.ssa(off)], vt)).results[0]
 
-    def store_vec(self, v: View, x: SSAValue, off: Val):
+    def store_vec(self, v: View, x: SSAValue, off: IndexValue):
         self.b.add(vector.StoreOp(x, v.mem, [self.b.ssa(off)]))
 
     def extract(self, x: SSAValue, j: int) -> SSAValue:

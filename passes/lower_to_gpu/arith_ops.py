@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 
-from .._gpu_builder import V
+from .._gpu_builder import DynamicIndex
 from .base import (
     KernelBase,
     _fail,
@@ -89,7 +89,7 @@ class ArithLowering(KernelBase):
         )
         b.add(new)
         for r, n in zip(op.results, new.results):
-            self.vals[r] = V(b, n) if isinstance(n.type, IndexType) else n
+            self.vals[r] = DynamicIndex(b, n) if isinstance(n.type, IndexType) else n
 
     @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
     def op_vector_scalar(self, op: Operation):

@@ -1,7 +1,7 @@
 """The state and driver every op family of `lower-to-gpu` shares.
 
 `KernelBase` holds what lowering one kernel needs: the builder of the kernel body
-(`b`), the lowered value of each SSA value of the launch (`vals`: an int or `V` for index
+(`b`), the lowered value of each SSA value of the launch (`vals`: an int or `DynamicIndex` for index
 values, an SSAValue for scalars, a list of SSA values, one per register, for distributed
 tensors, a `View` for views), the thread id and the kernel arguments. Each op family
 (a module of this package) adds its methods in a subclass and marks the method that
@@ -22,7 +22,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import get_loc
 
-from .._gpu_builder import IndexBuilder, V, Val
+from .._gpu_builder import IndexBuilder, DynamicIndex, IndexValue
 from .._layout_cost import is_distributed, linear_of
 
 Lowering = Callable[["KernelBase", Operation], None]
@@ -99,8 +99,8 @@ class KernelBase:
         bid[0].name_hint, bid[1].name_hint, bid[2].name_hint, tid.name_hint = "bx", "by", "bz", "tid"
         ba = launch.body.block.args
         for a, v in zip(ba, [*bid, tid]):
-            self.vals[a] = V(b, v)
-        self.tid = V(b, tid)
+            self.vals[a] = DynamicIndex(b, v)
+        self.tid = DynamicIndex(b, tid)
         self.nthreads = launch.num_threads
 
     # -------------------------------------------------------------- values
@@ -113,7 +113,7 @@ class KernelBase:
                 raise TilecError(
                     f"a distributed tensor ({a.type}) cannot come into a launch from its host "
                     "function: registers live inside one kernel; load it there (layout.load)")
-            r = V(self.b, a) if isinstance(a.type, IndexType) else a
+            r = DynamicIndex(self.b, a) if isinstance(a.type, IndexType) else a
             self.vals[v] = r
             return r
         owner = v.owner
@@ -134,15 +134,15 @@ class KernelBase:
             p = p.parent_op()
         return False
 
-    def idx(self, v: SSAValue) -> Val:
+    def idx(self, v: SSAValue) -> IndexValue:
         x = self.get(v)
-        if not isinstance(x, int | V):
+        if not isinstance(x, int | DynamicIndex):
             raise TilecError(f"expected an index value, got {x}")
         return x
 
     def ssa(self, v: SSAValue) -> SSAValue:
         x = self.get(v)
-        if isinstance(x, int | V):
+        if isinstance(x, int | DynamicIndex):
             return self.b.ssa(x)
         if isinstance(x, SSAValue):
             return x

@@ -19,7 +19,7 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
 from tilec.support.diagnostics import TilecError
 
-from .._gpu_builder import V
+from .._gpu_builder import DynamicIndex
 from .base import lowers
 
 COMBINERS = {
@@ -187,7 +187,7 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
     without its lane-axis bits) for the q-th (row, chunk) of the thread. One barrier;
     then a thread folds, for each of its rows, the totals in axis order g = w + W * c
     and keeps, for each chunk c, the fold of those before g = wpos + W * c. Returns the
-    prefixes and whether each exists (an i1 Val, or True/False when known)."""
+    prefixes and whether each exists (an i1 IndexValue, or True/False when known)."""
     b = kl.b
     W, n = plan.warps, kl.nthreads
     sw = (plan.warp_bits[0] + 5) if W > 1 else 0
@@ -339,7 +339,7 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
     keep = b.and_(lane, ~sum(1 << i for i, _ in lane_axis) & 31)
     out = []
     for k, c in enumerate(idx_regs):
-        v = V(b, b.add(arith.IndexCastOp(idx[k], IndexType())).results[0])
+        v = DynamicIndex(b, b.add(arith.IndexCastOp(idx[k], IndexType())).results[0])
         src_lane = keep
         for i, a in lane_axis:
             src_lane = b.or_(src_lane, b.shl_(b.and_(b.shr_(v, a.bit_length() - 1), 1), i))
@@ -410,7 +410,7 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
         c = coords(idx_ll, tco, rc)
         i = idx[k]
         iv = b.add(arith.IndexCastOp(i, IndexType())).results[0]
-        at = b.mul_(V(b, iv), strides[ax])
+        at = b.mul_(DynamicIndex(b, iv), strides[ax])
         for d, (x, sd) in enumerate(zip(c, strides)):
             if d != ax:
                 at = b.add_(at, b.mul_(x, sd))

@@ -19,7 +19,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_message
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .._shuffle_plan import apply_bits, lane_offsets, span_of
 from .base import (
     KernelBase,
@@ -110,7 +110,7 @@ class ConvertLayoutLowering(KernelBase):
         tid_bits += [(5 + j, where(warp=1 << j)) for j in range(len(dst.get_bases("warp")))]
         kl = [(i, c[1]) for i, c in tid_bits]
         kr = [(i, c[0]) for i, c in tid_bits]
-        lane_part: Val = 0  # the reader's lane-dependent part of the source lane
+        lane_part: IndexValue = 0  # the reader's lane-dependent part of the source lane
         lanes_i32: dict = {}
 
         def lane_of(cl: int) -> SSAValue:
@@ -122,7 +122,7 @@ class ConvertLayoutLowering(KernelBase):
                     lanes_i32[x] = b.add(arith.IndexCastOp(x, i32)).results[0]
             return lanes_i32[x]
 
-        def pick(base: int, span: list[int], key: Val, values) -> SSAValue:
+        def pick(base: int, span: list[int], key: IndexValue, values) -> SSAValue:
             """values(base ^ s) for the s of `span` equal to the run-time `key`."""
             val = values(base)
             for s in span:

@@ -15,7 +15,7 @@ from tilec.dialects.layout_attrs import (
     element_bytes,
 )
 
-from .._gpu_builder import V, Val, index
+from .._gpu_builder import DynamicIndex, IndexValue, index
 from .base import (
     KernelBase,
     _fail,
@@ -115,9 +115,9 @@ class CopyLowering(KernelBase):
             )
         steps = total // chunk
 
-        def body(i: Val):
+        def body(i: IndexValue):
             # scalar logical index e = i*chunk + j; per side (outer index, lane)
-            def locate(v: View, n: int, e: Val):
+            def locate(v: View, n: int, e: IndexValue):
                 oi = b.div_(e, n)
                 lane = b.rem_(e, n)
                 coords = _mode_coords(b, v.layout, oi)
@@ -176,10 +176,10 @@ class CopyLowering(KernelBase):
             loop = scf.ForOp(lb, ub, st, [], Region(blk))
             b.add(loop)
             with b.at(blk):
-                body(V(b, blk.args[0]))
+                body(DynamicIndex(b, blk.args[0]))
                 b.add(scf.YieldOp())
 
-    def _lane_valid(self, v: View, e0: Val, j: int, n: int, order=None) -> Val:
+    def _lane_valid(self, v: View, e0: IndexValue, j: int, n: int, order=None) -> IndexValue:
         """Whether scalar e0 + j (e0 a multiple of the chunk, which divides n) exists."""
         if v.mask is None:
             return True
@@ -192,8 +192,8 @@ class CopyLowering(KernelBase):
         lanes = _lane_coords(b, v.vec, b.rem_(e, n), order)
         return self._valid(v, coords, lanes)
 
-    def _all(self, cs: list) -> Val:
-        acc: Val = True
+    def _all(self, cs: list) -> IndexValue:
+        acc: IndexValue = True
         for c in cs:
             acc = self.b.land(acc, c)
         return acc
@@ -204,7 +204,7 @@ class CopyLowering(KernelBase):
             return all(c is True for c in cs)
         return all(b.ssa(c) is b.ssa(cs[0]) for c in cs)
 
-    def _guarded(self, cond: Val, emit):
+    def _guarded(self, cond: IndexValue, emit):
         b = self.b
         if cond is True:
             emit()

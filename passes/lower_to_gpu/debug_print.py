@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32, i32
 from tilec.dialects import cuda
 from tilec.dialects import layout_print as lp
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import KernelBase, lowers
 from .view_values import View, _eval_coords, _mode_coords
 
@@ -20,7 +20,7 @@ class PrintLowering(KernelBase):
     @lowers(lp.PrintOp)
     def op_layout_print(self, op: lp.PrintOp):
         b = self.b
-        block0: Val = True
+        block0: IndexValue = True
         for a in self.launch.body.block.args[:3]:  # bx, by, bz
             block0 = b.land(block0, b.eq_(self.get(a), 0))
         if isinstance(op.source.type, TensorType):
@@ -48,7 +48,7 @@ class PrintLowering(KernelBase):
 
         self._guarded(first, emit)
 
-    def _print_distributed(self, op: lp.PrintOp, block0: Val):
+    def _print_distributed(self, op: lp.PrintOp, block0: IndexValue):
         """Each thread of block 0 prints each register: its id, the element's
         coordinate (register bits XOR the thread's lane and warp bits) and value."""
         b = self.b
@@ -58,7 +58,7 @@ class PrintLowering(KernelBase):
         tco = self.thread_coords(ll, op)
         line = lp.distributed_line(t)
 
-        def i32_(x: Val):
+        def i32_(x: IndexValue):
             return b.add(arith.IndexCastOp(b.ssa(x), i32)).results[0]
 
         def emit():

@@ -18,7 +18,7 @@ from tilec.dialects import views
 
 from tilec.dialects.layout_attrs import element_bytes
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import KernelBase, lowers
 from .view_values import View, _eval_coords, _mode_coords, _mode_size
 
@@ -41,7 +41,7 @@ def _divisor(v: SSAValue) -> int:
 
 
 class ElementAccessLowering(KernelBase):
-    def element_address(self, op, v: View, coords: list) -> tuple[list[Val], Val]:
+    def element_address(self, op, v: View, coords: list) -> tuple[list[IndexValue], IndexValue]:
         """(the storage index of each lane of the element at `coords`, whether the
         element lies inside its tensor)."""
         b = self.b
@@ -62,7 +62,7 @@ class ElementAccessLowering(KernelBase):
         else:
             idx, k = [], 0
             for ws in la.leaf_multipliers(vt.cute_layout):
-                i: Val = 0
+                i: IndexValue = 0
                 for j, w in enumerate(ws):
                     i = b.add_(i, b.mul_(coords[k + j], w))
                 idx.append(i)

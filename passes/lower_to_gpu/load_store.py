@@ -18,7 +18,7 @@ from tilec.dialects.layout_attrs import (
     to_linear,
 )
 
-from .._gpu_builder import V, Val
+from .._gpu_builder import DynamicIndex, IndexValue
 from .base import (
     KernelBase,
     _fail,
@@ -40,7 +40,7 @@ class LoadStoreLowering(KernelBase):
         except LayoutError as e:
             raise _fail(op, f"cannot make a linear layout of {t}: {e}") from None
 
-    def thread_coords(self, ll, op) -> list[Val]:
+    def thread_coords(self, ll, op) -> list[IndexValue]:
         """Per tensor dim, the thread's part of the coordinate (lane and warp bits)."""
         lanes, warps = ll.get_bases("lane"), ll.get_bases("warp")
         if warps and len(lanes) != 5:
@@ -50,7 +50,7 @@ class LoadStoreLowering(KernelBase):
         bits = [(i, bs) for i, bs in enumerate(lanes)] + [(5 + i, bs) for i, bs in enumerate(warps)]
         return [self.tid_linear([(i, bs[d]) for i, bs in bits if bs[d]]) for d in range(ll.rank)]
 
-    def tid_linear(self, pieces: list[tuple[int, int]]) -> Val:
+    def tid_linear(self, pieces: list[tuple[int, int]]) -> IndexValue:
         """XOR, over the pairs (i, v) of `pieces` whose thread-id bit i is set, of v: the
         value of a linear (GF(2)) function of the thread id. Runs of consecutive tid bits
         that land on consecutive bits become one shift-and-mask."""
@@ -58,7 +58,7 @@ class LoadStoreLowering(KernelBase):
         pieces = [(i, v) for i, v in pieces if v]
         single = sorted((i, v.bit_length() - 1) for i, v in pieces if v & (v - 1) == 0)
         multi = [(i, v) for i, v in pieces if v & (v - 1)]
-        acc: Val = 0
+        acc: IndexValue = 0
         used = 0
         disjoint = True
         # merge runs of consecutive tid bits onto consecutive coordinate bits
@@ -117,7 +117,7 @@ class LoadStoreLowering(KernelBase):
         if all_disjoint and v.swizzle is None:
             tbase = b.add_(v.base, b.add_(toff, v.swz_off))
 
-        def off(r: int) -> Val:
+        def off(r: int) -> IndexValue:
             rc = regs[r]
             if tbase is not None:
                 return b.add_(tbase, _eval_coords(b, v.layout, list(rc)))
@@ -126,12 +126,12 @@ class LoadStoreLowering(KernelBase):
             cs = [b.xor_(t, x) for t, x in zip(tco, rc)]
             return self._offset(v, _eval_coords(b, v.layout, cs))
 
-        def valid(r: int) -> Val:
+        def valid(r: int) -> IndexValue:
             if not mks:
                 return True
             rc = regs[r]
             if troots is not None:
-                ok: Val = True
+                ok: IndexValue = True
                 for mk, troot in zip(mks, troots):
                     for k in range(len(rc)):
                         if mk.bound[k] is None:
@@ -176,9 +176,9 @@ class LoadStoreLowering(KernelBase):
             return valid
         bits = self.get(op.mask)
         b = self.b
-        return lambda r: b.land(valid(r), V(b, bits[r]))
+        return lambda r: b.land(valid(r), DynamicIndex(b, bits[r]))
 
-    def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
+    def masked_read(self, v: View, off0: IndexValue, valid: list, offs: list, n: int, elem, other) -> list:
         """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
         b = self.b
 
@@ -203,7 +203,7 @@ class LoadStoreLowering(KernelBase):
             outs.append(self.guarded_read(c, lambda o=o: self.load_scalar(v, o), lambda: fill))
         return outs
 
-    def guarded_read(self, cond: Val, read, fill) -> SSAValue:
+    def guarded_read(self, cond: IndexValue, read, fill) -> SSAValue:
         """read() where cond holds, else fill(): an scf.if yielding the value (the read
         alone when cond is True)."""
         b = self.b
@@ -223,7 +223,7 @@ class LoadStoreLowering(KernelBase):
             b.add(scf.YieldOp(fill()))
         return b.add(scf.IfOp(b.ssa(cond), [x.type], Region(tb), Region(eb))).results[0]
 
-    def masked_write(self, v: View, xs: list, off0: Val, valid: list, offs: list, pre_vec: SSAValue | None = None):
+    def masked_write(self, v: View, xs: list, off0: IndexValue, valid: list, offs: list, pre_vec: SSAValue | None = None):
         b = self.b
         n = len(xs)
 
@@ -285,7 +285,7 @@ class LoadStoreLowering(KernelBase):
             parts.append(f"vectors of {info(write)[1]} (write) and {info(read)[1]} (read)")
         self.comment("convert_layout via smem: " + ", ".join(parts))
 
-    def store_owner(self, ll) -> Val:
+    def store_owner(self, ll) -> IndexValue:
         """Whether this thread stores the elements a layout broadcasts over lanes or
         warps: only the owner whose redundant thread-id bits are 0 does."""
         redundant = 0

@@ -26,7 +26,7 @@ from tilec.dialects.mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 from tilec.support.target import target_of
 
 from .. import _matrix_plan
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import KernelBase
 from .view_values import View, _eval_coords, _flat_linear
 
@@ -144,7 +144,7 @@ class MatrixMoveLowering(KernelBase):
             return None, "the layout holds elements in several threads"
         return _matrix_plan.plan(self._offsets(ll, v))
 
-    def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[Val]:
+    def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[IndexValue]:
         """Per instruction, the element index whose row this thread gives: the offset
         of `ll(register, lane, warp)` for the (register, lane) of
         `plan.thread_inputs(lane)`, a GF(2)-linear function of the thread id XORed

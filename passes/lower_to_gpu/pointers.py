@@ -2,7 +2,7 @@
 `layout.addptr`, `layout.ptr_load`, `layout.ptr_store`.
 
 A pointer is lowered to the element offsets into the argument it points into
-(`layout_ptr.pointer_root`, known from the IR): an index `Val` for a moved scalar
+(`layout_ptr.pointer_root`, known from the IR): an index `IndexValue` for a moved scalar
 pointer, one index SSA value per register for a pointer tensor, so that shape ops,
 `select`, `convert_layout` and loops move them as any register. An access reads the
 argument's memref at those offsets. Accesses move `vector` consecutive registers at
@@ -21,13 +21,13 @@ from tilec.dialects import layout
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType
 
-from .._gpu_builder import V, Val
+from .._gpu_builder import DynamicIndex, IndexValue
 from .base import KernelBase, _fail, lowers, read_in_groups
 from .view_values import View
 
 
 class PointerLowering(KernelBase):
-    def offsets_of(self, v: SSAValue) -> Val | list:
+    def offsets_of(self, v: SSAValue) -> IndexValue | list:
         """The element offsets a pointer value carries: 0 for the argument itself, an
         index for a moved scalar pointer, one index SSA value per register for a
         pointer tensor."""
@@ -48,15 +48,15 @@ class PointerLowering(KernelBase):
         off = self.b.ssa(self.offsets_of(op.value))
         self.vals[op.result] = [off] * self.linear(op.result.type, op).num_registers
 
-    def _index(self, x: SSAValue | Val) -> Val:
-        if isinstance(x, int | V):
+    def _index(self, x: SSAValue | IndexValue) -> IndexValue:
+        if isinstance(x, int | DynamicIndex):
             return x
         if isinstance(x.type, IndexType):
-            return V(self.b, x)
+            return DynamicIndex(self.b, x)
         key = ("index_cast", x)
         if key not in self.b.memo:
             self.b.memo[key] = self.b.add(arith.IndexCastOp(x, IndexType())).results[0]
-        return V(self.b, self.b.memo[key])
+        return DynamicIndex(self.b, self.b.memo[key])
 
     @lowers(lp.AddPtrOp)
     def op_addptr(self, op: lp.AddPtrOp):
@@ -76,19 +76,19 @@ class PointerLowering(KernelBase):
         t: TensorType = op.ptrs.type
         return view, offs, t, self.reg_coords(self.linear(t, op))
 
-    def _lane_masks(self, op, group: list[int]) -> list[Val]:
+    def _lane_masks(self, op, group: list[int]) -> list[IndexValue]:
         if op.mask is None:
             return [True] * len(group)
         bits = self.get(op.mask)
         if op.uniform_mask is not None:
-            return [V(self.b, bits[group[0]])] * len(group)
-        return [V(self.b, bits[r]) for r in group]
+            return [DynamicIndex(self.b, bits[group[0]])] * len(group)
+        return [DynamicIndex(self.b, bits[r]) for r in group]
 
-    def _all_or_lanes(self, masks: list[Val], whole, lanes, result_types=()):
+    def _all_or_lanes(self, masks: list[IndexValue], whole, lanes, result_types=()):
         """whole() where every lane's mask holds, else lanes(): an scf.if on their
         conjunction (either body returns the values to yield)."""
         b = self.b
-        cond: Val = True
+        cond: IndexValue = True
         for m in masks:
             cond = b.land(cond, m)
         tb, eb = Block(), Block()

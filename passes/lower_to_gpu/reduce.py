@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import (
 
 from tilec.dialects import cuda, layout, layout_compute
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import (
     KernelBase,
     _count,
@@ -168,11 +168,11 @@ class ReduceLowering(KernelBase):
                 acc = x if acc is None else comb(acc, x)
             groups[p] = acc
 
-    def _compress(self, t: Val, drop: int, n: int) -> Val:
+    def _compress(self, t: IndexValue, drop: int, n: int) -> IndexValue:
         """t (a thread id below n) with the bits of `drop` removed, the bits above
         each shifted down: one and + shift per run of kept bits."""
         b = self.b
-        out: Val = 0
+        out: IndexValue = 0
         pos = dst = 0
         while (1 << pos) < n:
             if drop >> pos & 1:

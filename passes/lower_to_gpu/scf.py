@@ -16,7 +16,7 @@ from tilec.dialects.layout_attrs import (
     TensorViewType,
 )
 
-from .._gpu_builder import V, index
+from .._gpu_builder import DynamicIndex, index
 from .base import (
     KernelBase,
     _fail,
@@ -43,7 +43,7 @@ class ScfLowering(KernelBase):
             return ([et] * len(slot), lambda xs: [xs[r] for r in firsts],
                     lambda vs: [vs[slot[c]] for c in regs])
         if isinstance(t, IndexType):
-            return [t], lambda x: [b.ssa(x)], lambda vs: V(b, vs[0])
+            return [t], lambda x: [b.ssa(x)], lambda vs: DynamicIndex(b, vs[0])
         if isinstance(t, TensorViewType | PtrType | TensorType):
             raise _fail(op, f"a {t} cannot be carried through {op.name}")
         return [t], lambda x: [x if isinstance(x, SSAValue) else b.ssa(x)], lambda vs: vs[0]
@@ -76,7 +76,7 @@ class ScfLowering(KernelBase):
         src = op.body.block
         if src.args[0].name_hint:
             body.args[0].name_hint = src.args[0].name_hint
-        self.vals[src.args[0]] = V(b, body.args[0])
+        self.vals[src.args[0]] = DynamicIndex(b, body.args[0])
         self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
         self.lower_region_body(src, body, carriers)
         self._unpack_all(carriers, list(loop.results), list(op.results))

@@ -33,7 +33,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
 
-from .._gpu_builder import V
+from .._gpu_builder import DynamicIndex
 from .base import KernelBase, _fail, lowers
 
 BARRIER_ALIGN = 8
@@ -80,7 +80,7 @@ class TmaLowering(KernelBase):
         g = plan.geometry
         out = []
         for k in range(g.copies):
-            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(V(self.b, coords[0]), k * g.box[0]))
+            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(DynamicIndex(self.b, coords[0]), k * g.box[0]))
             out.append(([c0, *coords[1:]], k * g.box_elements))
         return out
 

@@ -52,7 +52,7 @@ from tilec.dialects.layout_roles import role_of
 from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
 from tilec.support.diagnostics import TilecError
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .base import KernelBase
 from .view_values import View
 
@@ -333,7 +333,7 @@ class WgmmaLowering(KernelBase):
                 raise TilecError(f"lower-to-gpu: the warpgroups' operand {which} tiles are not evenly spaced", op=op)
         self._align_buffer(op, v, which, d0.swizzle)
         b = self.b
-        idx: Val = b.add_(v.base, d0.start // eb)
+        idx: IndexValue = b.add_(v.base, d0.start // eb)
         for j in range(bits):
             if deltas[1 << j]:
                 bit = b.and_(b.shr_(self.tid, 7 + j), 1)
