@@ -20,6 +20,7 @@ from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import DynamicIndex
+from .lowered_values import RegisterTensor
 from .base import (
     KernelBase,
     _fail,
@@ -42,22 +43,23 @@ class ArithLowering(KernelBase):
                 et = t.element_type
                 attr = FloatAttr(scalar, et) if not isinstance(et, IntegerType | IndexType) else IntegerAttr(int(scalar), et)
                 c = b.add(arith.ConstantOp(attr)).results[0]
-                self.vals[op.result] = [c] * ll.num_registers
+                self.values.set_registers(op.result, [c] * ll.num_registers)
                 return
             if isinstance(t, IndexType):
-                self.vals[op.result] = val.value.data
+                self.values.set_index(op.result, val.value.data)
                 return
             c = b.add(op.clone()).results[0]
-            self.vals[op.result] = c
+            self.values.set_scalar(op.result, c)
             return
         rt = [r.type for r in op.results]
         if any(isinstance(t, TensorType) for t in [*rt, *(o.type for o in op.operands)]):
-            regs = [self.get(o) for o in op.operands]
+            lowered = [self.values.get(o) for o in op.operands]
+            regs = [x.registers if isinstance(x, RegisterTensor) else None for x in lowered]
             n = None
             for r in regs:
-                if isinstance(r, list):
+                if r is not None:
                     n = len(r)
-            if n is None or any(not isinstance(r, list) or len(r) != n for r in regs):
+            if n is None or any(r is None or len(r) != n for r in regs):
                 raise _fail(op, "elementwise ops need distributed operands of one layout")
             outs = [[] for _ in op.results]
             for k in range(n):
@@ -71,17 +73,17 @@ class ArithLowering(KernelBase):
                 for j, res in enumerate(new.results):
                     outs[j].append(res)
             for res, lst in zip(op.results, outs):
-                self.vals[res] = lst
+                self.values.set_registers(res, lst)
             return
         # scalar arith: fold index arithmetic where possible
-        ops = [self.get(o) for o in op.operands]
+        ops = [self.values.scalar_or_index(o) for o in op.operands]
         if all(isinstance(x, int) for x in ops) and isinstance(op.results[0].type, IndexType):
             fold = {
                 arith.AddiOp: lambda a, c: a + c, arith.SubiOp: lambda a, c: a - c,
                 arith.MuliOp: lambda a, c: a * c,
             }.get(type(op))
             if fold is not None:
-                self.vals[op.results[0]] = fold(*ops)
+                self.values.set_index(op.results[0], fold(*ops))
                 return
         new = op.create(
             operands=[x if isinstance(x, SSAValue) else b.ssa(x) for x in ops],
@@ -89,7 +91,10 @@ class ArithLowering(KernelBase):
         )
         b.add(new)
         for r, n in zip(op.results, new.results):
-            self.vals[r] = DynamicIndex(b, n) if isinstance(n.type, IndexType) else n
+            if isinstance(n.type, IndexType):
+                self.values.set_index(r, DynamicIndex(b, n))
+            else:
+                self.values.set_scalar(r, n)
 
     @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
     def op_vector_scalar(self, op: Operation):
@@ -103,7 +108,7 @@ class ArithLowering(KernelBase):
             self.splat_pointer(op)  # pointers.py
             return
         ll = self.linear(op.result.type, op)
-        self.vals[op.result] = [self.ssa(op.value)] * ll.num_registers
+        self.values.set_registers(op.result, [self.ssa(op.value)] * ll.num_registers)
 
     @lowers(layout.ArangeOp)
     def op_layout_arange(self, op: layout.ArangeOp):
@@ -123,21 +128,21 @@ class ArithLowering(KernelBase):
             out.append(b.add(arith.IndexCastOp(s, i32)).results[0] if isinstance(s.type, IndexType) else s)
         # constants were index: cast them too
         out = [o if o.type == i32 else b.add(arith.IndexCastOp(o, i32)).results[0] for o in out]
-        self.vals[op.result] = out
+        self.values.set_registers(op.result, out)
 
     @lowers(layout.ExpandDimsOp)
     def op_layout_expand_dims(self, op: layout.ExpandDimsOp):
         ax = op.axis.value.data
         src = self.linear(op.source.type, op)
         dst = self.linear(op.result.type, op)
-        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
-                                            project=lambda c: [x for d, x in enumerate(c) if d != ax])
+        self.values.set_registers(op.result, self.permute(self.values.registers(op.source), src, dst, op,
+                                            project=lambda c: [x for d, x in enumerate(c) if d != ax]))
 
     @lowers(layout.BroadcastOp)
     def op_layout_broadcast(self, op: layout.BroadcastOp):
         ss = list(op.source.type.get_shape())
         src = self.linear(op.source.type, op)
         dst = self.linear(op.result.type, op)
-        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
-                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)])
+        self.values.set_registers(op.result, self.permute(self.values.registers(op.source), src, dst, op,
+                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
 

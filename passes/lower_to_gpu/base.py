@@ -1,9 +1,9 @@
 """The state and driver every op family of `lower-to-gpu` shares.
 
 `KernelBase` holds what lowering one kernel needs: the builder of the kernel body
-(`b`), the lowered value of each SSA value of the launch (`vals`: an int or `DynamicIndex` for index
-values, an SSAValue for scalars, a list of SSA values, one per register, for distributed
-tensors, a `View` for views), the thread id and the kernel arguments. Each op family
+(`b`), the lowered value of each SSA value of the launch (`values`, a
+`LoweredValues`: indices, scalars, register tensors, views, tokens), the thread id and
+the kernel arguments. Each op family
 (a module of this package) adds its methods in a subclass and marks the method that
 lowers each op with `@lowers(OpType, ...)`; `kernel.py` combines the families and
 builds the dispatch table from the marks."""
@@ -22,7 +22,8 @@ from tilec.dialects.errors import LayoutError
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import get_loc
 
-from .._gpu_builder import IndexBuilder, DynamicIndex, IndexValue
+from .._gpu_builder import DynamicIndex, IndexBuilder
+from .lowered_values import LoweredValues, LoweringKindError
 from .._layout_cost import is_distributed, linear_of
 
 Lowering = Callable[["KernelBase", Operation], None]
@@ -88,7 +89,7 @@ class KernelBase:
     def __init__(self, entry: Block, launch: layout.LaunchOp, args: dict, ptr_types):
         self.b = IndexBuilder(entry)
         self.launch = launch
-        self.vals: dict[SSAValue, object] = {}
+        self.values = LoweredValues(self._resolve)
         self.args = args
         self.ptr_types = ptr_types
         b = self.b
@@ -99,23 +100,25 @@ class KernelBase:
         bid[0].name_hint, bid[1].name_hint, bid[2].name_hint, tid.name_hint = "bx", "by", "bz", "tid"
         ba = launch.body.block.args
         for a, v in zip(ba, [*bid, tid]):
-            self.vals[a] = DynamicIndex(b, v)
+            self.values.set_index(a, DynamicIndex(b, v))
         self.tid = DynamicIndex(b, tid)
         self.nthreads = launch.num_threads
 
     # -------------------------------------------------------------- values
-    def get(self, v: SSAValue):
-        if v in self.vals:
-            return self.vals[v]
+    def _resolve(self, v: SSAValue) -> None:
+        """Lower a value used before the kernel lowering saw its definition: a kernel
+        argument, or a pure op of the host function."""
         if v in self.args:
             a = self.args[v]
             if isinstance(a.type, TensorType) and a.type.encoding is not None:
                 raise TilecError(
                     f"a distributed tensor ({a.type}) cannot come into a launch from its host "
                     "function: registers live inside one kernel; load it there (layout.load)")
-            r = DynamicIndex(self.b, a) if isinstance(a.type, IndexType) else a
-            self.vals[v] = r
-            return r
+            if isinstance(a.type, IndexType):
+                self.values.set_index(v, DynamicIndex(self.b, a))
+            else:
+                self.values.set_scalar(v, a)
+            return
         owner = v.owner
         if isinstance(owner, Operation) and owner.parent_op() is not None and not self._in_launch(owner):
             # a pure op of the host function (view or constant): lower it once, at the
@@ -123,7 +126,7 @@ class KernelBase:
             # (not in the branch of an scf.if that first used it)
             with self.b.at_top(self._prelude_end):
                 self.lower(owner)
-            return self.vals[v]
+            return
         raise TilecError(f"value {v.name_hint or ''} has no lowering", op=owner if isinstance(owner, Operation) else None)
 
     def _in_launch(self, op: Operation) -> bool:
@@ -134,19 +137,9 @@ class KernelBase:
             p = p.parent_op()
         return False
 
-    def idx(self, v: SSAValue) -> IndexValue:
-        x = self.get(v)
-        if not isinstance(x, int | DynamicIndex):
-            raise TilecError(f"expected an index value, got {x}")
-        return x
-
     def ssa(self, v: SSAValue) -> SSAValue:
-        x = self.get(v)
-        if isinstance(x, int | DynamicIndex):
-            return self.b.ssa(x)
-        if isinstance(x, SSAValue):
-            return x
-        raise TilecError(f"expected a scalar, got a {type(x).__name__}")
+        """The SSA value of a scalar or index operand (an index constant materialised)."""
+        return self.b.ssa(self.values.scalar_or_index(v))
 
     # -------------------------------------------------------------- driver
     def run(self):
@@ -165,6 +158,12 @@ class KernelBase:
             if e.op is None and e.loc is None:  # about this op's operands: located here
                 raise TilecError(e.message, op=op) from None
             raise
+        except LoweringKindError as e:
+            if not getattr(e, "located", False):  # the innermost op being lowered
+                e = LoweringKindError(f"lower-to-gpu internal error while lowering '{op.name}'"
+                                      f"{' at ' + loc if loc else ''}: {e}")
+                e.located = True  # type: ignore[attr-defined]
+            raise e from None
         except LayoutError as e:
             # what the user wrote: located at the op; anything else is a bug in tilec
             raise _fail(op, str(e)) from None

@@ -35,7 +35,7 @@ COMBINERS = {
 def lower_elementwise(kl, op) -> None:
     """One scalar `arith` op per register of the (shared) layout of the operands."""
     b = kl.b
-    regs = [kl.get(o) for o in op.operands]
+    regs = [kl.values.registers(o) for o in op.operands]
     n = len(regs[0])
     rt: TensorType = op.result.type
     out = []
@@ -48,7 +48,7 @@ def lower_elementwise(kl, op) -> None:
         else:
             new = op.SCALAR(xs[0], rt.element_type)
         out.append(b.add(new).results[0])
-    kl.vals[op.result] = out
+    kl.values.set_registers(op.result, out)
 
 
 @lowers(lc.ScanOp)
@@ -60,8 +60,8 @@ def lower_scan(kl, op: lc.ScanOp) -> None:
     def comb(a, c):
         return (b.add(cls(a[0], c[0])).results[0],)
 
-    (kl.vals[op.result],) = scan_registers(kl, op, t, op.axis.value.data, op.is_reverse,
-                                           [kl.get(op.source)], comb)
+    (out,) = scan_registers(kl, op, t, op.axis.value.data, op.is_reverse, [kl.values.registers(op.source)], comb)
+    kl.values.set_registers(op.result, out)
 
 
 @lowers(lc.ScanRegionOp)
@@ -72,7 +72,7 @@ def lower_scan_region(kl, op: lc.ScanRegionOp) -> None:
 
     def comb(a, c):
         for arg, v in zip(body.args, [*a, *c]):
-            kl.vals[arg] = v
+            kl.values.set_scalar(arg, v)
         for o in body.ops:
             if o is body.last_op:
                 return tuple(kl.ssa(x) for x in o.operands)
@@ -80,9 +80,9 @@ def lower_scan_region(kl, op: lc.ScanRegionOp) -> None:
         raise TilecError("the combiner region has no terminator", op=op)
 
     outs = scan_registers(kl, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
-                          [kl.get(x) for x in op.srcs], comb)
+                          [kl.values.registers(x) for x in op.srcs], comb)
     for r, v in zip(op.results, outs):
-        kl.vals[r] = v
+        kl.values.set_registers(r, v)
 
 
 def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
@@ -254,8 +254,8 @@ def lower_permute(kl, op: lc.PermuteOp) -> None:
     order = op.permutation
     inv = [order.index(e) for e in range(len(order))]
     src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
-    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op,
-                                    project=lambda c: [c[inv[e]] for e in range(len(c))])
+    kl.values.set_registers(op.result, kl.permute(kl.values.registers(op.source), src, dst, op,
+                                    project=lambda c: [c[inv[e]] for e in range(len(c))]))
 
 
 @lowers(lc.JoinOp)
@@ -266,9 +266,9 @@ def lower_join(kl, op: lc.JoinOp) -> None:
     where = {}
     for k in range(half.num_registers):
         where.setdefault(tuple(half.apply(register=k)), k)
-    xs, ys = kl.get(op.lhs), kl.get(op.rhs)
-    kl.vals[op.result] = [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
-                          for c in (joined.apply(register=k) for k in range(joined.num_registers))]
+    xs, ys = kl.values.registers(op.lhs), kl.values.registers(op.rhs)
+    kl.values.set_registers(op.result, [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
+                          for c in (joined.apply(register=k) for k in range(joined.num_registers))])
 
 
 @lowers(lc.SplitOp)
@@ -277,9 +277,9 @@ def lower_split(kl, op: lc.SplitOp) -> None:
     where = {}
     for k in range(joined.num_registers):
         where.setdefault(tuple(joined.apply(register=k)), k)
-    xs = kl.get(op.source)
+    xs = kl.values.registers(op.source)
     for j, res in enumerate((op.lhs, op.rhs)):
-        kl.vals[res] = [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)]
+        kl.values.set_registers(res, [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)])
 
 
 @lowers(lc.GatherOp)
@@ -334,7 +334,7 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
     if any(off_axis(c) not in by_row for c in idx_regs):
         return False
     kl.comment(f"gather along axis {ax} in registers within the warp: shuffles, no shared memory")
-    xs, idx = kl.get(op.source), kl.get(op.index)
+    xs, idx = kl.values.registers(op.source), kl.values.registers(op.index)
     lane = b.and_(kl.tid, 31)
     keep = b.and_(lane, ~sum(1 << i for i, _ in lane_axis) & 31)
     out = []
@@ -354,7 +354,7 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
             else:
                 got = b.add(arith.SelectOp(b.ssa(b.eq_(which, a)), x, got)).results[0]
         out.append(got)
-    kl.vals[op.result] = out
+    kl.values.set_registers(op.result, out)
     return True
 
 
@@ -380,7 +380,7 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
     kl.comment(f"gather along axis {ax} through smem: the source written once, one barrier")
     if kl._in_loop(op):
         b.add(gpu.BarrierOp())
-    xs = kl.get(op.source)
+    xs = kl.values.registers(op.source)
 
     def coords(ll, tco, rc):
         return [b.xor_(t, x) if x & m else b.add_(t, x) for t, x, m in zip(tco, rc, kl.thread_mask(ll))]
@@ -403,7 +403,7 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
 
     kl._guarded(b.eq0(b.and_(kl.tid, redundant)) if redundant else True, write)
     b.add(gpu.BarrierOp())
-    idx = kl.get(op.index)
+    idx = kl.values.registers(op.index)
     tco = kl.thread_coords(idx_ll, op)
     out = []
     for k, rc in enumerate(kl.reg_coords(idx_ll)):
@@ -415,7 +415,7 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
             if d != ax:
                 at = b.add_(at, b.mul_(x, sd))
         out.append(b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0])
-    kl.vals[op.result] = out
+    kl.values.set_registers(op.result, out)
 
 
 @lowers(lc.ReshapeOp)
@@ -433,4 +433,4 @@ def lower_reshape(kl, op: lc.ReshapeOp) -> None:
         return out[::-1]
 
     src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
-    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op, project=project)
+    kl.values.set_registers(op.result, kl.permute(kl.values.registers(op.source), src, dst, op, project=project))

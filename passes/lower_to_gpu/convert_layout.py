@@ -43,16 +43,16 @@ class ConvertLayoutLowering(KernelBase):
         if is_pointer_tensor(s) and kind not in ("identity", "register"):
             raise _fail(op, pointer_conversion_message(kind))
         if op.lowering is not None and op.lowering.data == "shuffle":
-            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            self.values.set_registers(op.result, self.shuffle_convert(op, self.values.registers(op.source), src, dst))
             return
         if kind in ("identity", "register") and self.is_permutation(src, dst):
             self.comment("convert_layout in registers: a renaming of registers, no data "
                          "moves between threads, 0 bank conflicts (no shared memory)")
-            self.vals[op.result] = self.permute(self.get(op.source), src, dst, op)
+            self.values.set_registers(op.result, self.permute(self.values.registers(op.source), src, dst, op))
             return
         if kind in ("register", "warp_shuffle"):
             # (a 'register' conversion whose register choice depends on the lane: selects)
-            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            self.values.set_registers(op.result, self.shuffle_convert(op, self.values.registers(op.source), src, dst))
             return
         raise _fail(op, f"a '{kind}' layout conversion must be lowered by lower-convert-layout first")
 

@@ -67,11 +67,11 @@ class CopyLowering(KernelBase):
         self.copy(op, asynchronous=True)
         self.b.add(cuda.CpAsyncCommitOp())
         if op.token is not None:
-            self.vals[op.token] = ()  # program order says what a wait on it keeps in flight
+            self.values.set_token(op.token)  # program order says what a wait on it keeps in flight
 
     def copy(self, op, asynchronous: bool):
-        s: View = self.get(op.source)
-        d: View = self.get(op.dest)
+        s: View = self.values.view(op.source)
+        d: View = self.values.view(op.dest)
 
         def emit(masked: bool) -> list:
             if masked:

@@ -22,11 +22,11 @@ class PrintLowering(KernelBase):
         b = self.b
         block0: IndexValue = True
         for a in self.launch.body.block.args[:3]:  # bx, by, bz
-            block0 = b.land(block0, b.eq_(self.get(a), 0))
+            block0 = b.land(block0, b.eq_(self.values.index(a), 0))
         if isinstance(op.source.type, TensorType):
             self._print_distributed(op, block0)
             return
-        v: View = self.get(op.source)
+        v: View = self.values.view(op.source)
         t = op.source.type
         first = b.land(b.eq_(self.tid, 0), block0)
         lanes = t.vector_size if t.vec_layout is not None else 1
@@ -53,7 +53,7 @@ class PrintLowering(KernelBase):
         coordinate (register bits XOR the thread's lane and warp bits) and value."""
         b = self.b
         t: TensorType = op.source.type
-        xs = self.get(op.source)
+        xs = self.values.registers(op.source)
         ll = self.linear(t, op)
         tco = self.thread_coords(ll, op)
         line = lp.distributed_line(t)

@@ -110,8 +110,8 @@ class ElementAccessLowering(KernelBase):
 
     @lowers(la.ReadOp)
     def op_layout_read(self, op: la.ReadOp):
-        v: View = self.get(op.view)
-        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
+        v: View = self.values.view(op.view)
+        offs, valid = self.element_address(op, v, [self.values.index(c) for c in op.coords])
 
         def read():
             if self.contiguous_vector(op, v):
@@ -125,12 +125,12 @@ class ElementAccessLowering(KernelBase):
             z = self.zero(v.elem)
             return self.pack([z] * len(offs), v.elem) if isinstance(op.result.type, VectorType) else z
 
-        self.vals[op.result] = self.guarded_read(valid, read, fill)
+        self.values.set_scalar(op.result, self.guarded_read(valid, read, fill))
 
     @lowers(la.WriteOp)
     def op_layout_write(self, op: la.WriteOp):
-        v: View = self.get(op.view)
-        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
+        v: View = self.values.view(op.view)
+        offs, valid = self.element_address(op, v, [self.values.index(c) for c in op.coords])
         x = self.ssa(op.value)
 
         def write():
@@ -149,6 +149,6 @@ class ElementAccessLowering(KernelBase):
 
     @lowers(la.DimOp)
     def op_layout_dim(self, op: la.DimOp):
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         size = _mode_size(self.b, v.layout[op.axis])
-        self.vals[op.result] = views.valid_extent(size, v.mask, op.axis, self.b.arith)
+        self.values.set_index(op.result, views.valid_extent(size, v.mask, op.axis, self.b.arith))

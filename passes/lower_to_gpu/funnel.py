@@ -121,7 +121,7 @@ def lower_funnel_shift(kl, op: lf.FunnelShiftOp) -> None:
     shift_reg: dict[tuple, int] = {}
     for k in range(sl.num_registers):
         shift_reg.setdefault(tuple(sl.apply(register=k)), k)
-    los, his, shs = kl.get(op.lo), kl.get(op.hi), kl.get(op.shift)
+    los, his, shs = kl.values.registers(op.lo), kl.values.registers(op.hi), kl.values.registers(op.shift)
     elem, out_elem = t.element_type, rt.element_type
     row_bytes = t.get_shape()[-1] * _bits(elem) // 8
     by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
@@ -132,4 +132,4 @@ def lower_funnel_shift(kl, op: lf.FunnelShiftOp) -> None:
         got = _funnel_words(kl, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(kl, lo, hi, shift)
         for k, x in zip(regs, got):
             out[k] = x
-    kl.vals[op.result] = out
+    kl.values.set_registers(op.result, out)

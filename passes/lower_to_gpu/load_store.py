@@ -147,7 +147,7 @@ class LoadStoreLowering(KernelBase):
         self.smem_conversion_comment(op)
         if self.lower_matrix_load(op):  # ldmatrix (matrix_moves.py)
             return
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         rt: TensorType = op.result.type
         ll = self.linear(rt, op)
         offs, valid = self.element_offsets(v, ll, op)
@@ -166,7 +166,7 @@ class LoadStoreLowering(KernelBase):
 
             return read_in_groups(regs, vec, read)
 
-        self.vals[op.result] = self._fast_path([v], emit) if op.mask is None else emit(True)
+        self.values.set_registers(op.result, self._fast_path([v], emit) if op.mask is None else emit(True))
 
     def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
         """The validity of register r's element conjoined with register r of the op's
@@ -174,7 +174,7 @@ class LoadStoreLowering(KernelBase):
         masked path is then always taken (the fast path's bounds test cannot know it)."""
         if op.mask is None:
             return valid
-        bits = self.get(op.mask)
+        bits = self.values.registers(op.mask)
         b = self.b
         return lambda r: b.land(valid(r), DynamicIndex(b, bits[r]))
 
@@ -303,9 +303,9 @@ class LoadStoreLowering(KernelBase):
         self.smem_conversion_comment(op)
         if self.lower_matrix_store(op):  # stmatrix (matrix_moves.py)
             return
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         t: TensorType = op.value.type
-        xs = self.get(op.value)
+        xs = self.values.registers(op.value)
         ll = self.linear(t, op)
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)

@@ -43,10 +43,10 @@ class MatrixMoveLowering(KernelBase):
         """Lower `op` with `stmatrix` when it can be (see `lower_matrix_load`)."""
         if op.mask is not None:
             return False
-        return self._matrix_move(op, op.view, op.value.type, self.get(op.value))
+        return self._matrix_move(op, op.view, op.value.type, self.values.registers(op.value))
 
     def _matrix_move(self, op, view: SSAValue, t: TensorType, values: list | None) -> bool:
-        v: View = self.get(view)
+        v: View = self.values.view(view)
         tensor_core = isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr)
         if v.space != "smem" or ("bank_conflicts" in op.attributes and not tensor_core):
             # lower-convert-layout's round trips between other layouts keep the accesses
@@ -75,7 +75,7 @@ class MatrixMoveLowering(KernelBase):
                 mv = b.add(cuda.LdmatrixOp(v.mem, b.ssa(addr), plan.num, plan.variant.trans))
                 for k, x in enumerate(mv.results):
                     out[2 * plan.num * i + k] = x
-            self.vals[op.result] = out
+            self.values.set_registers(op.result, out)
         else:
             n = 2 * plan.num
             for i, addr in enumerate(addrs):
@@ -89,7 +89,7 @@ class MatrixMoveLowering(KernelBase):
         bf16 over rows that ldmatrix cannot take: 2); 1 otherwise."""
         if not isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr):
             return 1
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         if v.space != "smem" or v.vec is not None or v.mask is not None or getattr(op, "mask", None) is not None:
             return 1
         if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m):

@@ -74,7 +74,7 @@ class MmaLowering(KernelBase):
         step = cuda.MMA_SYNC_KINDS[kind].k
         la, lb, lc = (self.linear(t, op) for t in (at, bt, ct))
         ra, rb, rc = (_registers_by_coordinate(ll) for ll in (la, lb, lc))
-        a, b, acc = self.get(op.a), self.get(op.b), self.get(op.acc)
+        a, b, acc = self.values.registers(op.a), self.values.registers(op.b), self.values.registers(op.acc)
         out = list(acc)
 
         def regs(table, origin, fragment, what):
@@ -128,7 +128,7 @@ class MmaLowering(KernelBase):
             f"layout.mma {at.get_shape()[0]}x{bt.get_shape()[1]}x{at.get_shape()[1]}: "
             f"{count} mma.sync.m16n8k{step} per warp ({len(c_tiles)} tile(s) of 16x8, "
             f"{len(k_tiles)} step(s) of K = {step})"))
-        self.vals[op.result] = out
+        self.values.set_registers(op.result, out)
 
     def _check_supported(self, op: Operation, at: TensorType, bt: TensorType, ct: TensorType) -> str:
         """The `cuda.MMA_SYNC_KINDS` key of what `cuda.mma_sync` issues for `op`: a

@@ -23,6 +23,7 @@ from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import DynamicIndex, IndexValue
 from .base import KernelBase, _fail, lowers, read_in_groups
+from .lowered_values import LoweredScalar, RegisterTensor
 from .view_values import View
 
 
@@ -33,20 +34,21 @@ class PointerLowering(KernelBase):
         pointer tensor."""
         if isinstance(v.type, PtrType) and v is lp.pointer_root(v):
             return 0
-        return self.get(v)
+        x = self.values.get(v)
+        return x.registers if isinstance(x, RegisterTensor) else self.values.index(v)
 
     def root_view(self, op) -> View:
         """The argument a pointer tensor points into, as a view for the access helpers."""
         root = lp.pointer_root(op.ptrs)
         t: PtrType = root.type  # type: ignore[assignment]
-        mem = self.get(root)
-        if not isinstance(mem, SSAValue):
+        mem = self.values.get(root)
+        if not isinstance(mem, LoweredScalar):
             raise _fail(op, f"'{op.name}': the pointers must point into a pointer argument")
-        return View(mem, 0, [], None, None, "gmem", t.element_type, t.alignment)
+        return View(mem.value, 0, [], None, None, "gmem", t.element_type, t.alignment)
 
     def splat_pointer(self, op: layout.SplatOp):
         off = self.b.ssa(self.offsets_of(op.value))
-        self.vals[op.result] = [off] * self.linear(op.result.type, op).num_registers
+        self.values.set_registers(op.result, [off] * self.linear(op.result.type, op).num_registers)
 
     def _index(self, x: SSAValue | IndexValue) -> IndexValue:
         if isinstance(x, int | DynamicIndex):
@@ -62,24 +64,25 @@ class PointerLowering(KernelBase):
     def op_addptr(self, op: lp.AddPtrOp):
         b = self.b
         p = self.offsets_of(op.ptr)
-        off = self.get(op.offset)
-        if isinstance(p, list):
-            self.vals[op.result] = [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)]
+        if isinstance(p, tuple):
+            off = self.values.registers(op.offset)
+            self.values.set_registers(op.result, [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)])
         else:
-            self.vals[op.result] = b.add_(self._index(p), self._index(off))
+            off = self.values.scalar_or_index(op.offset)
+            self.values.set_index(op.result, b.add_(self._index(p), self._index(off)))
 
     def _tensor_ptr(self, op) -> tuple[View, list, TensorType, list]:
         """The view of the argument a ptr_load / ptr_store points into, each
         register's offset, the pointers' type and each register's coordinate."""
         view = self.root_view(op)
-        offs = [self._index(o) for o in self.get(op.ptrs)]
+        offs = [self._index(o) for o in self.values.registers(op.ptrs)]
         t: TensorType = op.ptrs.type
         return view, offs, t, self.reg_coords(self.linear(t, op))
 
     def _lane_masks(self, op, group: list[int]) -> list[IndexValue]:
         if op.mask is None:
             return [True] * len(group)
-        bits = self.get(op.mask)
+        bits = self.values.registers(op.mask)
         if op.uniform_mask is not None:
             return [DynamicIndex(self.b, bits[group[0]])] * len(group)
         return [DynamicIndex(self.b, bits[r]) for r in group]
@@ -115,7 +118,7 @@ class PointerLowering(KernelBase):
                 return self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
             return self._read_all_or_lanes(view, offs, masks, elem, fill)
 
-        self.vals[op.result] = read_in_groups(regs, vec, read)
+        self.values.set_registers(op.result, read_in_groups(regs, vec, read))
 
     def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
         """A vector whose lanes' masks may disagree: one vector read where all hold,
@@ -139,7 +142,7 @@ class PointerLowering(KernelBase):
         view, poffs, t, regs = self._tensor_ptr(op)
         ll = self.linear(t, op)
         vec = op.vector.value.data if op.vector is not None else 1
-        xs = self.get(op.value)
+        xs = self.values.registers(op.value)
         owner = self.store_owner(ll)
         seen: set = set()
         for g in range(0, len(regs), vec):
@@ -180,4 +183,4 @@ class PointerLowering(KernelBase):
 
     @lowers(lp.MultipleOfOp)
     def op_multiple_of(self, op: lp.MultipleOfOp):
-        self.vals[op.result] = self.get(op.value)  # a promise for the analysis only
+        self.values.set(op.result, self.values.get(op.value))  # a promise for the analysis only

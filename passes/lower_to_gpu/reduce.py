@@ -33,8 +33,9 @@ class ReduceLowering(KernelBase):
         def comb(a, c):
             return (b.add(combine_cls(a[0], c[0])).results[0],)
 
-        (self.vals[op.result],) = self.reduce_values(
-            op, op.axis.value.data, st, op.result.type, [self.get(op.source)], comb)
+        (out,) = self.reduce_values(
+            op, op.axis.value.data, st, op.result.type, [self.values.registers(op.source)], comb)
+        self.values.set_registers(op.result, out)
 
     @lowers(layout_compute.ReduceRegionOp)
     def op_layout_reduce_region(self, op):
@@ -45,7 +46,7 @@ class ReduceLowering(KernelBase):
 
         def comb(a, c):
             for arg, v in zip(body.args, [*a, *c]):
-                self.vals[arg] = v
+                self.values.set_scalar(arg, v)
             for o in body.ops:
                 if o is body.last_op:
                     return tuple(self.ssa(x) for x in o.operands)
@@ -53,9 +54,9 @@ class ReduceLowering(KernelBase):
             raise _fail(op, "the combiner region has no terminator")
 
         outs = self.reduce_values(op, op.axis.value.data, op.srcs[0].type, op.results[0].type,
-                                  [self.get(x) for x in op.srcs], comb)
+                                  [self.values.registers(x) for x in op.srcs], comb)
         for r, v in zip(op.results, outs[:n]):
-            self.vals[r] = v
+            self.values.set_registers(r, v)
 
     def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb) -> list:
         """Reduce the distributed values `xss` (registers of each, all in the layout of

@@ -16,14 +16,14 @@ class ThreadIdsLowering(KernelBase):
 
     @lowers(ti.ThreadIdxOp)
     def op_layout_thread_idx(self, op: ti.ThreadIdxOp):
-        self.vals[op.result] = self.thread_coordinate(op.axis)
+        self.values.set_index(op.result, self.thread_coordinate(op.axis))
 
     @lowers(ti.GlobalIdxOp)
     def op_layout_global_idx(self, op: ti.GlobalIdxOp):
         b = self.b
-        block_id = self.get(self.launch.block_ids[op.axis])
+        block_id = self.values.index(self.launch.block_ids[op.axis])
         extent = self.launch.block_shape[op.axis]
-        self.vals[op.result] = b.add_(b.mul_(block_id, extent), self.thread_coordinate(op.axis))
+        self.values.set_index(op.result, b.add_(b.mul_(block_id, extent), self.thread_coordinate(op.axis)))
 
 
 

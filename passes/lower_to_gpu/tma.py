@@ -55,23 +55,20 @@ class TmaLowering(KernelBase):
             b.add(scf.YieldOp())
 
     def _bar(self, v: SSAValue) -> SSAValue:
-        bar = self.get(v)
-        if not isinstance(bar, SSAValue):
-            raise TypeError(f"an mbarrier lowers to a memref, got {bar}")
-        return bar
+        return self.values.scalar(v)  # the mbarrier's memref
 
     def _map_and_coords(self, op: layout_tma.TmaLoadOp | layout_tma.TmaStoreOp):
         maps = getattr(self, "tma_maps", {})
         if op not in maps:
             raise _fail(op, f"'{op.name}' has no tensor map (the launch was not outlined by lower-to-gpu)")
-        tmap = self.get(maps[op])
+        tmap = self.values.scalar(maps[op])
         plan = op.plan()
         coords = []
         for m in plan.geometry.order:
             if plan.tile is None:
                 coords.append(self.b.const(0))
             else:
-                c = self.idx(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
+                c = self.values.index(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
                 coords.append(self.b.ssa(c))
         return tmap, plan, coords
 
@@ -85,7 +82,7 @@ class TmaLowering(KernelBase):
         return out
 
     def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:
-        sv = self.get(view_value)
+        sv = self.values.view(view_value)
         alloca = sv.mem.owner
         if not isinstance(alloca, memref.AllocaOp) or sv.base != 0:
             raise _fail(op, "a TMA copy's shared side must be a layout.alloc")
@@ -105,7 +102,7 @@ class TmaLowering(KernelBase):
         bar = a.results[0]
         self._elect(cuda_tma.MBarrierInitOp(bar, op.count.value.data))
         b.add(gpu.BarrierOp())
-        self.vals[op.result] = bar
+        self.values.set_scalar(op.result, bar)
 
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
@@ -124,7 +121,7 @@ class TmaLowering(KernelBase):
 
     @lowers(layout_tma.MBarrierWaitOp)
     def op_mbarrier_wait(self, op: layout_tma.MBarrierWaitOp):
-        self.b.add(cuda_tma.MBarrierWaitOp(self._bar(op.bar), self.b.ssa(self.idx(op.phase))))
+        self.b.add(cuda_tma.MBarrierWaitOp(self._bar(op.bar), self.b.ssa(self.values.index(op.phase))))
 
     @lowers(layout_tma.MBarrierInvalOp)
     def op_mbarrier_inval(self, op: layout_tma.MBarrierInvalOp):

@@ -29,8 +29,12 @@ def _map_mask(mask: views.MaskMap, f) -> views.MaskMap:
     return replace(f(mask), also=_map_mask(mask.also, f) if mask.also is not None else None)
 
 
-@dataclass
+@dataclass(frozen=True)
 class View:
+    """A view while a kernel is lowered: its storage `mem` (a memref), the `base`
+    offset, its run-time `layout` (and `vec` layout of a vectorized view), its `mask`
+    (None: every coordinate is inside the tensor), memory `space`, element type `elem`."""
+
     mem: SSAValue
     base: IndexValue
     layout: ValueLayout

@@ -54,6 +54,7 @@ from tilec.support.diagnostics import TilecError
 
 from .._gpu_builder import IndexValue
 from .base import KernelBase
+from .lowered_values import RegisterTensor
 from .view_values import View
 
 WARPGROUP_LANE_BASES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
@@ -120,11 +121,11 @@ class WgmmaLowering(KernelBase):
         tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
         k_total = op.b.type.shape[0]
         a_regs = not isinstance(op.a.type, TensorViewType)
-        acc = list(self.get(op.acc))
-        a_vals = self.get(op.a) if a_regs else None
+        acc = list(self.values.registers(op.acc))
+        a_vals = self.values.registers(op.a) if a_regs else None
         ra = _lane0_table(self.linear(op.a.type, op)) if a_regs else None
-        b_view: View = self.get(op.b)
-        a_view: View | None = None if a_regs else self.get(op.a)
+        b_view: View = self.values.view(op.b)
+        a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
         if any(self._generic_writes(v) for v in ([op.b] if a_regs else [op.a, op.b])):
             b.add(cuda_tma.FenceProxyAsyncOp())
@@ -197,20 +198,21 @@ class WgmmaLowering(KernelBase):
                 + ("; wait_group 1: the next layout.mma completes it" if pending else "")
             )
         )
-        self.vals[op.result] = [after[v] for v in acc]
+        self.values.set_registers(op.result, [after[v] for v in acc])
 
     def wgmma_loop_done(self, loop: scf.ForOp) -> None:
         """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
         group (`wait_group 0`) and read the results from the wait."""
         if loop not in self.__dict__.get("_wgmma_loops", ()):
             return
-        regs = [v for r in loop.results for v in (self.vals[r] if isinstance(self.vals[r], list) else [])]
+        lowered = [self.values.get(r) for r in loop.results]
+        regs = [v for x in lowered if isinstance(x, RegisterTensor) for v in x.registers]
         uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
         wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
         after = dict(zip(uniq, wait.results))
-        for r in loop.results:
-            if isinstance(self.vals[r], list):
-                self.vals[r] = [after.get(v, v) for v in self.vals[r]]
+        for r, x in zip(loop.results, lowered):
+            if isinstance(x, RegisterTensor):
+                self.values.set_registers(r, [after.get(v, v) for v in x.registers])
 
     def _deferrable(self, op: MmaOp) -> scf.ForOp | None:
         """The `scf.for` around `op` when its wait can be deferred (module docstring),
