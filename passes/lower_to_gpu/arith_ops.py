@@ -20,15 +20,16 @@ from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import DynamicIndex
-from .lowered_values import RegisterTensor
+from . import pointers, registers
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
+from .lowered_values import RegisterTensor
 
 
-class ArithLowering(KernelBase):
+class ArithLowering(OpFamily):
     # -------------------------------------------------------------- arith
     def arith_op(self, op: Operation):
         b = self.b
@@ -36,7 +37,7 @@ class ArithLowering(KernelBase):
             t = op.result.type
             val = op.value
             if isinstance(t, TensorType):
-                ll = self.linear(t, op)
+                ll = registers.linear(t, op)
                 if not (isinstance(val, DenseIntOrFPElementsAttr) and val.is_splat()):
                     raise _fail(op, "only splat constants of distributed tensors are supported")
                 scalar = val.get_values()[0]
@@ -105,21 +106,21 @@ class ArithLowering(KernelBase):
     @lowers(layout.SplatOp)
     def op_layout_splat(self, op: layout.SplatOp):
         if isinstance(op.value.type, PtrType):
-            self.splat_pointer(op)  # pointers.py
+            pointers.splat_pointer(self.ctx, op)
             return
-        ll = self.linear(op.result.type, op)
-        self.values.set_registers(op.result, [self.ssa(op.value)] * ll.num_registers)
+        ll = registers.linear(op.result.type, op)
+        self.values.set_registers(op.result, [self.ctx.ssa(op.value)] * ll.num_registers)
 
     @lowers(layout.ArangeOp)
     def op_layout_arange(self, op: layout.ArangeOp):
         b = self.b
         t = op.result.type
-        ll = self.linear(t, op)
-        tco = self.thread_coords(ll, op)[0]
+        ll = registers.linear(t, op)
+        tco = registers.thread_coords(self.ctx, ll, op)[0]
         start = op.start.value.data
-        tmask = self.thread_mask(ll)[0]
+        tmask = registers.thread_mask(ll)[0]
         out = []
-        for rc in self.reg_coords(ll):
+        for rc in registers.reg_coords(ll):
             if rc[0] & tmask == 0:
                 x = b.add_(b.add_(tco, rc[0]), start)
             else:
@@ -133,16 +134,16 @@ class ArithLowering(KernelBase):
     @lowers(layout.ExpandDimsOp)
     def op_layout_expand_dims(self, op: layout.ExpandDimsOp):
         ax = op.axis.value.data
-        src = self.linear(op.source.type, op)
-        dst = self.linear(op.result.type, op)
-        self.values.set_registers(op.result, self.permute(self.values.registers(op.source), src, dst, op,
+        src = registers.linear(op.source.type, op)
+        dst = registers.linear(op.result.type, op)
+        self.values.set_registers(op.result, registers.permute(self.values.registers(op.source), src, dst, op,
                                             project=lambda c: [x for d, x in enumerate(c) if d != ax]))
 
     @lowers(layout.BroadcastOp)
     def op_layout_broadcast(self, op: layout.BroadcastOp):
         ss = list(op.source.type.get_shape())
-        src = self.linear(op.source.type, op)
-        dst = self.linear(op.result.type, op)
-        self.values.set_registers(op.result, self.permute(self.values.registers(op.source), src, dst, op,
+        src = registers.linear(op.source.type, op)
+        dst = registers.linear(op.result.type, op)
+        self.values.set_registers(op.result, registers.permute(self.values.registers(op.source), src, dst, op,
                                             project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from tilec.dialects import layout_query as lq
 
-from .base import KernelBase, lowers
+from .base import lowers
+from .context import OpFamily
 from .view_values import View
 
 
-class QueryLowering(KernelBase):
+class QueryLowering(OpFamily):
     @lowers(lq.RankOp, lq.DepthOp, lq.SizeOp, lq.CosizeOp)
     def op_layout_query(self, op: lq.QueryOp):
         static = op.static_value()

@@ -14,16 +14,17 @@ from xdsl.dialects.builtin import (
 from tilec.dialects import cuda, layout, layout_compute
 
 from .._gpu_builder import IndexValue
+from . import access, registers
 from .base import (
-    KernelBase,
     _count,
     _fail,
     lowers,
 )
 from .compute import COMBINERS
+from .context import OpFamily
 
 
-class ReduceLowering(KernelBase):
+class ReduceLowering(OpFamily):
     @lowers(layout.ReduceOp)
     def op_layout_reduce(self, op: layout.ReduceOp):
         b = self.b
@@ -49,8 +50,8 @@ class ReduceLowering(KernelBase):
                 self.values.set_scalar(arg, v)
             for o in body.ops:
                 if o is body.last_op:
-                    return tuple(self.ssa(x) for x in o.operands)
-                self.lower(o)
+                    return tuple(self.ctx.ssa(x) for x in o.operands)
+                self.ctx.lower(o)
             raise _fail(op, "the combiner region has no terminator")
 
         outs = self.reduce_values(op, op.axis.value.data, op.srcs[0].type, op.results[0].type,
@@ -65,8 +66,8 @@ class ReduceLowering(KernelBase):
         along the axis, then one round through shared memory across the warps; returns
         the registers of each result (layout of `rt`, the slice of `st`)."""
         b = self.b
-        src = self.linear(st, op)
-        dst = self.linear(rt, op)
+        src = registers.linear(st, op)
+        dst = registers.linear(rt, op)
 
         def proj(c):
             return tuple(x for d, x in enumerate(c) if d != ax)
@@ -89,7 +90,7 @@ class ReduceLowering(KernelBase):
                 continue
             if any(bs[d] for d in range(len(bs)) if d != ax):
                 raise _fail(op, "a lane basis that moves along several dims is not supported in reduce")
-            lane_src = b.ssa(b.xor_(b.and_(self.tid, 31), 1 << i))
+            lane_src = b.ssa(b.xor_(b.and_(self.ctx.tid, 31), 1 << i))
             lane32 = b.add(arith.IndexCastOp(lane_src, i32)).results[0]
             for p in list(groups):
                 other = tuple(b.add(cuda.ShflIdxOp(v, lane32, 32)).results[0] for v in groups[p])
@@ -133,7 +134,7 @@ class ReduceLowering(KernelBase):
         A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
-        n = self.nthreads
+        n = self.ctx.nthreads
         slots = n >> bin(lane_mask).count("1")
         bufs = []
         for j, v in enumerate(groups[keys[0]]):
@@ -143,20 +144,20 @@ class ReduceLowering(KernelBase):
             e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
             bufs.append(buf_op.results[0])
         ways = 1 << len(steps)
-        self.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
+        self.ctx.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
                      f"per thread, 0 bank conflicts per write, 0 per read")
-        if self._in_loop(op):
+        if self.ctx.in_loop(op):
             b.add(gpu.BarrierOp())
 
         def write():
-            mine = self._compress(self.tid, lane_mask, n)
+            mine = self._compress(self.ctx.tid, lane_mask, n)
             for k, p in enumerate(keys):
                 for buf, v in zip(bufs, groups[p]):
                     b.add(memref.StoreOp.get(v, buf, [b.ssa(b.add_(mine, k * slots))]))
 
-        self._guarded(b.eq0(b.and_(self.tid, lane_mask)) if lane_mask else True, write)
+        access.guarded(self.b, b.eq0(b.and_(self.ctx.tid, lane_mask)) if lane_mask else True, write)
         b.add(gpu.BarrierOp())
-        base = b.and_(self.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
+        base = b.and_(self.ctx.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
         reads = []
         for j in range(ways):
             off = sum(st for i, st in enumerate(steps) if j >> i & 1)

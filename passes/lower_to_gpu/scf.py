@@ -17,15 +17,16 @@ from tilec.dialects.layout_attrs import (
 )
 
 from .._gpu_builder import DynamicIndex, index
-from .lowered_values import LoweredIndex, LoweredScalar, RegisterTensor
+from . import registers
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
+from .lowered_values import LoweredIndex, LoweredScalar, RegisterTensor
 
 
-class ScfLowering(KernelBase):
+class ScfLowering(OpFamily):
     # -------------------------------------------------------------- scf
     def carrier(self, t: Attribute, op: Operation):
         """How a value of type t crosses a region boundary (loop-carried value, if
@@ -36,7 +37,7 @@ class ScfLowering(KernelBase):
         are themselves. Views cannot be carried."""
         b = self.b
         if isinstance(t, TensorType) and t.encoding is not None:
-            regs = self.reg_coords(self.linear(t, op))
+            regs = registers.reg_coords(registers.linear(t, op))
             slot: dict = {}
             for r, c in enumerate(regs):
                 slot.setdefault(c, len(slot))
@@ -45,10 +46,10 @@ class ScfLowering(KernelBase):
             return ([et] * len(slot), lambda v: [self.values.registers(v)[r] for r in firsts],
                     lambda vs: RegisterTensor(tuple(vs[slot[c]] for c in regs), t))
         if isinstance(t, IndexType):
-            return [t], lambda v: [self.ssa(v)], lambda vs: LoweredIndex(DynamicIndex(b, vs[0]))
+            return [t], lambda v: [self.ctx.ssa(v)], lambda vs: LoweredIndex(DynamicIndex(b, vs[0]))
         if isinstance(t, TensorViewType | PtrType | TensorType):
             raise _fail(op, f"a {t} cannot be carried through {op.name}")
-        return [t], lambda v: [self.ssa(v)], lambda vs: LoweredScalar(vs[0])
+        return [t], lambda v: [self.ctx.ssa(v)], lambda vs: LoweredScalar(vs[0])
 
     def lower_region_body(self, src: Block, dst: Block, carriers: list):
         """Lower the ops of `src` into `dst`; its scf.yield yields the packed values."""
@@ -58,7 +59,7 @@ class ScfLowering(KernelBase):
                     flat = [v for c, x in zip(carriers, o.operands) for v in c[1](x)]
                     self.b.add(scf.YieldOp(*flat))
                 else:
-                    self.lower(o)
+                    self.ctx.lower(o)
 
     def _unpack_all(self, carriers: list, values: list, targets: list):
         it = iter(values)
@@ -82,7 +83,7 @@ class ScfLowering(KernelBase):
         self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
         self.lower_region_body(src, body, carriers)
         self._unpack_all(carriers, list(loop.results), list(op.results))
-        self.wgmma_loop_done(op)  # passes/lower_to_gpu/wgmma.py: deferred waits complete here
+        self.ctx.loop_exited(op)  # e.g. deferred wgmma waits complete here (wgmma.py)
 
     @lowers(scf.IfOp)
     def op_scf_if(self, op: scf.IfOp):
@@ -95,7 +96,7 @@ class ScfLowering(KernelBase):
         self.lower_region_body(op.true_region.block, then, carriers)
         if other is not None:
             self.lower_region_body(op.false_region.block, other, carriers)
-        cond = self.ssa(op.cond)
+        cond = self.ctx.ssa(op.cond)
         new = b.add(scf.IfOp(cond, types, Region(then), Region(other) if other is not None else Region()))
         self._unpack_all(carriers, list(new.results), list(op.results))
 
@@ -116,9 +117,9 @@ class ScfLowering(KernelBase):
             for o in op.before_region.block.ops:
                 if isinstance(o, scf.ConditionOp):
                     flat = [v for c, x in zip(out, o.args) for v in c[1](x)]
-                    b.add(scf.ConditionOp(self.ssa(o.condition), *flat))
+                    b.add(scf.ConditionOp(self.ctx.ssa(o.condition), *flat))
                 else:
-                    self.lower(o)
+                    self.ctx.lower(o)
         self.lower_region_body(op.after_region.block, after, into)
         new = b.add(scf.WhileOp(inits, [t for c in out for t in c[0]], Region(before), Region(after)))
         self._unpack_all(out, list(new.results), list(op.results))

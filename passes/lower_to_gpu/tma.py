@@ -34,20 +34,18 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
 
 from .._gpu_builder import DynamicIndex
-from .base import KernelBase, _fail, lowers
+from .base import _fail, lowers
+from .context import OpFamily
 
 BARRIER_ALIGN = 8
 
 
-class TmaLowering(KernelBase):
-    tma_maps: dict[Operation, SSAValue]
-    """Each TMA op -> its tensor map (a value of the host function; set by outline)."""
-
+class TmaLowering(OpFamily):
     def _elect(self, *ops: Operation) -> None:
         """`if (tid == 0) { ops }`."""
         b = self.b
         tb = Block()
-        c = b.ssa(b.eq0(self.tid))
+        c = b.ssa(b.eq0(self.ctx.tid))
         b.add(scf.IfOp(c, [], Region(tb), Region()))
         with b.at(tb):
             for op in ops:
@@ -58,7 +56,7 @@ class TmaLowering(KernelBase):
         return self.values.scalar(v)  # the mbarrier's memref
 
     def _map_and_coords(self, op: layout_tma.TmaLoadOp | layout_tma.TmaStoreOp):
-        maps = getattr(self, "tma_maps", {})
+        maps = self.ctx.tma_maps
         if op not in maps:
             raise _fail(op, f"'{op.name}' has no tensor map (the launch was not outlined by lower-to-gpu)")
         tmap = self.values.scalar(maps[op])
@@ -107,13 +105,13 @@ class TmaLowering(KernelBase):
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
         arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes)
-        if getattr(self, "role_threads", None) is None:
+        if self.ctx.role_threads is None:
             self._elect(arrive)
             return
         # in a warp_specialize region: one arrival per warpgroup (roles.py)
         b = self.b
         tb = Block()
-        c = b.ssa(b.eq0(b.and_(self.tid, layout_roles.WARPGROUP - 1)))
+        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
         b.add(scf.IfOp(c, [], Region(tb), Region()))
         with b.at(tb):
             b.add(arrive)

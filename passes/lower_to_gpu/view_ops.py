@@ -18,10 +18,10 @@ from tilec.dialects.layout_attrs import (
 
 from .._tile_bounds import coord_limit
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
 from .view_values import (
     View,
     _eval_coords,
@@ -36,7 +36,7 @@ from .view_values import (
 )
 
 
-class ViewOpsLowering(KernelBase):
+class ViewOpsLowering(OpFamily):
     # -------------------------------------------------------------- views
     @lowers(layout.ViewOp)
     def op_layout_view(self, op: layout.ViewOp):

@@ -53,7 +53,8 @@ from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat
 from tilec.support.diagnostics import TilecError
 
 from .._gpu_builder import IndexValue
-from .base import KernelBase
+from . import registers
+from .context import LoweringContext, OpFamily
 from .lowered_values import RegisterTensor
 from .view_values import View
 
@@ -104,12 +105,19 @@ def _guarded(ws: Operation) -> dict[SSAValue, set[SSAValue]]:
     return out
 
 
-class WgmmaLowering(KernelBase):
-    def lower_wgmma(self, op: MmaOp) -> None:
+class WgmmaLowering(OpFamily):
+    """The wgmma lowering of `layout.mma` (the mma family, mma.py, hands it version-3
+    accumulators), with the loops whose exit waits for deferred groups."""
+
+    def __init__(self, ctx: LoweringContext):
+        super().__init__(ctx)
+        self._deferring_loops: set[scf.ForOp] = set()
+
+    def lower(self, op: MmaOp) -> None:
         ct = op.acc.type
         enc = ct.encoding
         n_instr = enc.data.instr_shape[1]
-        lc = self.linear(ct, op)
+        lc = registers.linear(ct, op)
         warps = lc.get_bases("warp")
         if tuple(map(tuple, lc.get_bases("lane"))) != WARPGROUP_LANE_BASES or [tuple(w) for w in warps[:2]] != [
             (16, 0),
@@ -123,7 +131,7 @@ class WgmmaLowering(KernelBase):
         a_regs = not isinstance(op.a.type, TensorViewType)
         acc = list(self.values.registers(op.acc))
         a_vals = self.values.registers(op.a) if a_regs else None
-        ra = _lane0_table(self.linear(op.a.type, op)) if a_regs else None
+        ra = _lane0_table(registers.linear(op.a.type, op)) if a_regs else None
         b_view: View = self.values.view(op.b)
         a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
@@ -182,8 +190,9 @@ class WgmmaLowering(KernelBase):
                     acc[r] = v
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
         loop = self._deferrable(op)
-        if loop is not None:
-            self.__dict__.setdefault("_wgmma_loops", set()).add(loop)
+        if loop is not None and loop not in self._deferring_loops:
+            self._deferring_loops.add(loop)
+            self.ctx.at_loop_exit(loop, lambda: self._wait_after_loop(loop))
         pending = 0 if loop is None else 1
         # every register of the accumulator passes through the wait (one value may fill
         # several registers: pass it once)
@@ -200,11 +209,9 @@ class WgmmaLowering(KernelBase):
         )
         self.values.set_registers(op.result, [after[v] for v in acc])
 
-    def wgmma_loop_done(self, loop: scf.ForOp) -> None:
+    def _wait_after_loop(self, loop: scf.ForOp) -> None:
         """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
         group (`wait_group 0`) and read the results from the wait."""
-        if loop not in self.__dict__.get("_wgmma_loops", ()):
-            return
         lowered = [self.values.get(r) for r in loop.results]
         regs = [v for x in lowered if isinstance(x, RegisterTensor) for v in x.registers]
         uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
@@ -338,7 +345,7 @@ class WgmmaLowering(KernelBase):
         idx: IndexValue = b.add_(v.base, d0.start // eb)
         for j in range(bits):
             if deltas[1 << j]:
-                bit = b.and_(b.shr_(self.tid, 7 + j), 1)
+                bit = b.and_(b.shr_(self.ctx.tid, 7 + j), 1)
                 idx = b.add_(idx, b.mul_(bit, deltas[1 << j]))
         return idx, d0, mn
 
