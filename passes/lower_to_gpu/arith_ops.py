@@ -136,14 +136,16 @@ class ArithLowering(OpFamily):
         ax = op.axis.value.data
         src = registers.linear(op.source.type, op)
         dst = registers.linear(op.result.type, op)
-        self.values.set_registers(op.result, registers.permute(self.values.registers(op.source), src, dst, op,
-                                            project=lambda c: [x for d, x in enumerate(c) if d != ax]))
+        xs = self.values.registers(op.source)
+        self.values.set_registers(
+            op.result, registers.permute(xs, src, dst, op, project=lambda c: [x for d, x in enumerate(c) if d != ax]))
 
     @lowers(layout.BroadcastOp)
     def op_layout_broadcast(self, op: layout.BroadcastOp):
         ss = list(op.source.type.get_shape())
         src = registers.linear(op.source.type, op)
         dst = registers.linear(op.result.type, op)
-        self.values.set_registers(op.result, registers.permute(self.values.registers(op.source), src, dst, op,
-                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
+        xs = self.values.registers(op.source)
+        self.values.set_registers(
+            op.result, registers.permute(xs, src, dst, op, project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
 

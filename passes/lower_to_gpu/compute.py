@@ -255,8 +255,8 @@ def lower_permute(ctx, op: lc.PermuteOp) -> None:
     order = op.permutation
     inv = [order.index(e) for e in range(len(order))]
     src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
-    ctx.values.set_registers(op.result, registers.permute(ctx.values.registers(op.source), src, dst, op,
-                                    project=lambda c: [c[inv[e]] for e in range(len(c))]))
+    xs = ctx.values.registers(op.source)
+    ctx.values.set_registers(op.result, registers.permute(xs, src, dst, op, project=lambda c: [c[inv[e]] for e in range(len(c))]))
 
 
 @lowers(lc.JoinOp)
@@ -269,7 +269,7 @@ def lower_join(ctx, op: lc.JoinOp) -> None:
         where.setdefault(tuple(half.apply(register=k)), k)
     xs, ys = ctx.values.registers(op.lhs), ctx.values.registers(op.rhs)
     ctx.values.set_registers(op.result, [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
-                          for c in (joined.apply(register=k) for k in range(joined.num_registers))])
+                                         for c in (joined.apply(register=k) for k in range(joined.num_registers))])
 
 
 @lowers(lc.SplitOp)

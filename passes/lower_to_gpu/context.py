@@ -8,7 +8,8 @@ the others (the op families are separate classes and functions, kernel.py):
 - `values`: the `LoweredValues` of the launch (lowered_values.py), each lowering's
   operands and results by kind;
 - `launch`, the thread id `tid` and thread count `nthreads` (rebased inside a
-  `layout.warp_specialize` region, with `role_threads` its size, roles.py);
+  `layout.warp_specialize` region by `region_threads`, with `role_threads` its size,
+  roles.py);
 - the kernel's signature: `args` (launch value -> kernel argument), `ptr_types`
   (pointer argument -> memref type) and `tma_maps` (TMA op -> its tensor map argument);
 - `lower(op)`: the driver, which lowers a nested op through the dispatch table (regions
@@ -21,7 +22,8 @@ the others (the op families are separate classes and functions, kernel.py):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from xdsl.dialects import gpu, scf
 from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
@@ -63,6 +65,18 @@ class LoweringContext:
             self.values.set_index(a, DynamicIndex(b, v))
         self.tid: IndexValue = DynamicIndex(b, tid)
         self.nthreads: int = launch.num_threads
+
+    @contextmanager
+    def region_threads(self, first: int, n: int) -> Iterator[None]:
+        """Lower as in a block of the `n` threads from thread `first` on (a
+        warp_specialize region, roles.py): `tid` rebased, `nthreads` and `role_threads` n."""
+        saved = (self.tid, self.nthreads, self.role_threads)
+        self.tid = saved[0] - first if first else saved[0]
+        self.nthreads = self.role_threads = n
+        try:
+            yield
+        finally:
+            self.tid, self.nthreads, self.role_threads = saved
 
     def install(self, lowering_of: Callable[[Operation], Callable[[Operation], None] | None]) -> None:
         """The dispatch: op -> its lowering bound to its family (kernel.py), or None."""

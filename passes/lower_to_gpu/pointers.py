@@ -29,7 +29,7 @@ from .lowered_values import LoweredScalar, RegisterTensor
 from .view_values import View
 
 
-def offsets_of(ctx: LoweringContext, v: SSAValue) -> IndexValue | list:
+def offsets_of(ctx: LoweringContext, v: SSAValue) -> IndexValue | tuple[SSAValue, ...]:
     """The element offsets a pointer value carries: 0 for the argument itself, an
     index for a moved scalar pointer, one index SSA value per register for a
     pointer tensor."""

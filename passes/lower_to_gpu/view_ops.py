@@ -31,7 +31,7 @@ from .view_values import (
     _mode_coords,
     _mode_size,
     _regroup,
-    _rlayout,
+    _value_layout,
     _uneven_bounds,
 )
 
@@ -45,12 +45,12 @@ class ViewOpsLowering(OpFamily):
         dyn = [self.values.index(d) for d in op.dynamic]
         if isinstance(src.type, PtrType):
             mem = self.values.scalar(src)
-            self.values.set_view(op.result, View(mem, 0, _rlayout(rt.cute_layout, dyn), None, None, "gmem",
+            self.values.set_view(op.result, View(mem, 0, _value_layout(rt.cute_layout, dyn), None, None, "gmem",
                                                  rt.element_type, src.type.alignment))
             return
         sv: View = self.values.view(src)
         swz, soff = self._swizzle(rt)
-        self.values.set_view(op.result, replace(sv, layout=_rlayout(rt.cute_layout, dyn), vec=None, mask=None,
+        self.values.set_view(op.result, replace(sv, layout=_value_layout(rt.cute_layout, dyn), vec=None, mask=None,
                                                 swizzle=swz, swz_off=soff))
 
     def _swizzle(self, t: TensorViewType):
@@ -73,8 +73,8 @@ class ViewOpsLowering(OpFamily):
         space = cuda.SHARED_MEMORY_SPACE if t.memory_space == "smem" else None
         a = self.b.add(memref.AllocaOp.get(t.element_type, shape=[n], memory_space=space) if space else memref.AllocaOp.get(t.element_type, shape=[n]))
         a.results[0].name_hint = "smem" if space else "regs"
-        vec = _rlayout(t.vec_layout) if t.vec_layout is not None else None
-        self.values.set_view(op.result, View(a.results[0], 0, _rlayout(t.cute_layout), vec, None, t.memory_space,
+        vec = _value_layout(t.vec_layout) if t.vec_layout is not None else None
+        self.values.set_view(op.result, View(a.results[0], 0, _value_layout(t.cute_layout), vec, None, t.memory_space,
                                              t.element_type, 16, swz, soff))
 
     def _shift(self, sv: View, delta) -> dict:
@@ -107,7 +107,7 @@ class ViewOpsLowering(OpFamily):
         for m, c, t in zip(sv.layout, coords, tile):
             base = b.add_(base, _eval_mode(b, m, b.mul_(c, t)))
         new_modes = []
-        rmodes = _rlayout(rt.cute_layout, partial=True)  # read for static modes only
+        rmodes = _value_layout(rt.cute_layout, partial=True)  # read for static modes only
         for k, (m, t) in enumerate(zip(sv.layout, tile)):
             if all(isinstance(s, int) and isinstance(d, int) for s, d in m):
                 new_modes.append(rmodes[k])
@@ -155,7 +155,7 @@ class ViewOpsLowering(OpFamily):
         rt: TensorViewType = op.result.type
         vecs = op.vector_sizes
         if _is_static(sv.layout):
-            outer, inner = _rlayout(rt.cute_layout), _rlayout(rt.vec_layout)
+            outer, inner = _value_layout(rt.cute_layout), _value_layout(rt.vec_layout)
         else:
             outer, inner = [], []
             for m, v in zip(sv.layout, vecs):
@@ -192,7 +192,7 @@ class ViewOpsLowering(OpFamily):
         for m, c in zip(sv.layout, tco):
             base = b.add_(base, _eval_mode(b, m, c))
         if _is_static(sv.layout):
-            new = _rlayout(rt.cute_layout)
+            new = _value_layout(rt.cute_layout)
         else:
             new = []
             for m, t in zip(sv.layout, counts):
@@ -247,7 +247,7 @@ class ViewOpsLowering(OpFamily):
         if not _is_static(sv.layout):
             what = op.name.removeprefix("layout.")
             raise _fail(op, f"{what} of a view with dynamic values is not supported")
-        self.values.set_view(op.result, replace(sv, layout=_rlayout(op.result.type.cute_layout)))
+        self.values.set_view(op.result, replace(sv, layout=_value_layout(op.result.type.cute_layout)))
 
     @lowers(layout.PartitionOp)
     def op_layout_partition(self, op: layout.PartitionOp):
@@ -258,8 +258,8 @@ class ViewOpsLowering(OpFamily):
             raise _fail(op, "partition of a view with dynamic values is not supported")
         tv = op.tv.data
         tid = self.values.index(op.tid)
-        thr_mode = _rlayout(tv[0])[0] if tv[0].rank() <= 1 else [leaf for m in _rlayout(tv[0]) for leaf in m]
+        thr_mode = _value_layout(tv[0])[0] if tv[0].rank() <= 1 else [leaf for m in _value_layout(tv[0]) for leaf in m]
         logical = _eval_mode(b, thr_mode, tid)
         base = b.add_(sv.base, _eval_coords(b, sv.layout, _mode_coords(b, sv.layout, logical)))
-        self.values.set_view(op.result, replace(sv, base=base, layout=_rlayout(op.result.type.cute_layout)))
+        self.values.set_view(op.result, replace(sv, base=base, layout=_value_layout(op.result.type.cute_layout)))
 

@@ -50,7 +50,7 @@ class View:
     unless a sub-view's offset depends on the thread (`ViewOpsLowering._shift`)."""
 
 
-def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> ValueLayout:
+def _value_layout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> ValueLayout:
     """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
     (shape leaves first, then stride leaves). With `partial`, DYN leaves left without a
     value stay DYN (for a caller that reads only the static modes)."""
@@ -91,8 +91,8 @@ def _vec_text(v: View) -> str:
     return f"vec {shape}:{stride}".replace(" ", "").replace("vec", "vec ")
 
 
-def _is_static(rl: ValueLayout) -> bool:
-    return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
+def _is_static(value_layout: ValueLayout) -> bool:
+    return all(isinstance(s, int) and isinstance(d, int) for m in value_layout for s, d in m)
 
 
 def _uneven_bounds(b: IndexBuilder, layout: ValueLayout, parts: list[int] | tuple[int, ...]) -> list:
@@ -117,15 +117,15 @@ def _eval_mode(b: IndexBuilder, mode: list, idx: IndexValue) -> IndexValue:
     return views.leaves_offset(mode, idx, b.arith)
 
 
-def _eval_coords(b: IndexBuilder, rl: ValueLayout, coords: list) -> IndexValue:
+def _eval_coords(b: IndexBuilder, value_layout: ValueLayout, coords: list) -> IndexValue:
     off: IndexValue = 0
-    for m, c in zip(rl, coords):
+    for m, c in zip(value_layout, coords):
         off = b.add_(off, _eval_mode(b, m, c))
     return off
 
 
-def _mode_coords(b: IndexBuilder, rl: ValueLayout, idx: IndexValue) -> list:
-    return views.split_index(len(rl), lambda k: _mode_size(b, rl[k]), idx, b.arith)
+def _mode_coords(b: IndexBuilder, value_layout: ValueLayout, idx: IndexValue) -> list:
+    return views.split_index(len(value_layout), lambda k: _mode_size(b, value_layout[k]), idx, b.arith)
 
 
 def _lane_coords(b: IndexBuilder, vec: ValueLayout, lane: IndexValue, order: tuple[int, ...] | None) -> list:
