@@ -43,7 +43,9 @@ class LoweredIndex:
 
 @dataclass(frozen=True)
 class LoweredScalar:
-    """One SSA value of the GPU level (not an index: those are `LoweredIndex`)."""
+    """One SSA value of the GPU level. Index values the lowering computes are
+    `LoweredIndex` (so that they fold); an index scalar a combiner region receives
+    from registers is a `LoweredScalar`."""
 
     value: SSAValue
     KIND = "a scalar"
@@ -71,6 +73,7 @@ LoweredValue = LoweredIndex | LoweredScalar | RegisterTensor | View | AsyncToken
 
 
 def kind_of(x: LoweredValue) -> str:
+    """The kind of `x` in words, for messages."""
     return "a view" if isinstance(x, View) else x.KIND
 
 
