@@ -1,10 +1,11 @@
 """Index arithmetic for `lower-to-gpu`: a builder that appends `arith` ops to a block,
-folds constants, reuses identical computations (no redundant index math), and the `V`
-wrapper that lets the shared layout arithmetic of `dialects/views.py` (written with
-Python operators) run on SSA values.
+folds constants, reuses identical computations (no redundant index math), and the
+`DynamicIndex` wrapper that lets the shared layout arithmetic of `dialects/views.py`
+(written with Python operators) run on SSA values.
 
-Values are `Val = int | V`: Python ints are compile-time constants and fold; a `V`
-wraps an SSA value of type `index` (or `i1` for conditions)."""
+Values are `IndexValue = int | DynamicIndex`: Python ints (and bools, for conditions)
+are compile-time constants and fold; a `DynamicIndex` is an index known only at run
+time: an SSA value of type `index` (or `i1` for conditions)."""
 
 from __future__ import annotations
 
@@ -80,25 +81,25 @@ class IndexBuilder:
             self.divisor[op.result] = abs(int(v)) or 1 << 30
         return self.consts[key]
 
-    def ssa(self, x: Val) -> SSAValue:
-        if isinstance(x, V):
-            return x.v
+    def ssa(self, x: IndexValue) -> SSAValue:
+        if isinstance(x, DynamicIndex):
+            return x.value
         if isinstance(x, bool):
             return self.const(int(x), i1)
         if isinstance(x, int):
             return self.const(x)
         return x  # type: ignore[return-value]
 
-    def _bin(self, cls, a: Val, b: Val, commutative: bool = False) -> V:
+    def _bin(self, cls, a: IndexValue, b: IndexValue, commutative: bool = False) -> DynamicIndex:
         sa, sb = self.ssa(a), self.ssa(b)
         if commutative and self._rank(sa) > self._rank(sb):
             sa, sb = sb, sa
         key = (cls, sa, sb)
         if key in self.memo:
-            return V(self, self.memo[key])
+            return DynamicIndex(self, self.memo[key])
         op = self.add(_binary(cls, sa, sb))
         self.memo[key] = op.results[0]
-        return V(self, op.results[0])
+        return DynamicIndex(self, op.results[0])
 
     def _rank(self, v: SSAValue) -> int:
         """A number per SSA value, in the order values are first seen here: operands of
@@ -106,16 +107,16 @@ class IndexBuilder:
         the output is the same from run to run (object ids are not)."""
         return self.ranks.setdefault(v, len(self.ranks))
 
-    def div_of(self, x: Val) -> int:
+    def div_of(self, x: IndexValue) -> int:
         """A known divisor of x (1 when nothing is known)."""
-        if isinstance(x, V):
-            return self.divisor.get(x.v, 1)
+        if isinstance(x, DynamicIndex):
+            return self.divisor.get(x.value, 1)
         if isinstance(x, int):
             return abs(x) or 1 << 30
         return 1
 
     # ------------------------------------------------------------------ arithmetic
-    def add_(self, a: Val, b: Val) -> Val:
+    def add_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if isinstance(a, int) and a == 0:
@@ -123,17 +124,17 @@ class IndexBuilder:
         if isinstance(b, int) and b == 0:
             return a
         r = self._bin(arith.AddiOp, a, b, True)
-        self.divisor.setdefault(r.v, gcd(self.div_of(a), self.div_of(b)))
+        self.divisor.setdefault(r.value, gcd(self.div_of(a), self.div_of(b)))
         return r
 
-    def sub_(self, a: Val, b: Val) -> Val:
+    def sub_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a - b
         if isinstance(b, int) and b == 0:
             return a
         return self._bin(arith.SubiOp, a, b)
 
-    def mul_(self, a: Val, b: Val) -> Val:
+    def mul_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a * b
         if isinstance(a, int):
@@ -144,10 +145,10 @@ class IndexBuilder:
             if b == 1:
                 return a
         r = self._bin(arith.MuliOp, a, b, True)
-        self.divisor.setdefault(r.v, min(self.div_of(a) * self.div_of(b), 1 << 30))
+        self.divisor.setdefault(r.value, min(self.div_of(a) * self.div_of(b), 1 << 30))
         return r
 
-    def div_(self, a: Val, b: Val) -> Val:
+    def div_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a // b
         if isinstance(b, int) and b == 1:
@@ -156,7 +157,7 @@ class IndexBuilder:
             return self.shr_(a, b.bit_length() - 1)
         return self._bin(arith.DivUIOp, a, b)
 
-    def rem_(self, a: Val, b: Val) -> Val:
+    def rem_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a % b
         if isinstance(b, int) and b == 1:
@@ -165,17 +166,17 @@ class IndexBuilder:
             return self.and_(a, b - 1)
         return self._bin(arith.RemUIOp, a, b)
 
-    def min_(self, a: Val, b: Val) -> Val:
+    def min_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return min(a, b)
         return self._bin(arith.MinSIOp, a, b)
 
-    def max_(self, a: Val, b: Val) -> Val:
+    def max_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return max(a, b)
         return self._bin(arith.MaxSIOp, a, b)
 
-    def and_(self, a: Val, b: Val) -> Val:
+    def and_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a & b
         if isinstance(a, int):
@@ -184,7 +185,7 @@ class IndexBuilder:
             return 0
         return self._bin(arith.AndIOp, a, b, True)
 
-    def or_(self, a: Val, b: Val) -> Val:
+    def or_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a | b
         if isinstance(a, int) and a == 0:
@@ -193,7 +194,7 @@ class IndexBuilder:
             return a
         return self._bin(arith.OrIOp, a, b, True)
 
-    def xor_(self, a: Val, b: Val) -> Val:
+    def xor_(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if isinstance(a, int) and isinstance(b, int):
             return a ^ b
         if isinstance(a, int) and a == 0:
@@ -202,31 +203,31 @@ class IndexBuilder:
             return a
         return self._bin(arith.XOrIOp, a, b, True)
 
-    def shr_(self, a: Val, n: int) -> Val:
+    def shr_(self, a: IndexValue, n: int) -> IndexValue:
         if isinstance(a, int):
             return a >> n
         if n == 0:
             return a
         return self._bin(arith.ShRUIOp, a, n)
 
-    def shl_(self, a: Val, n: int) -> Val:
+    def shl_(self, a: IndexValue, n: int) -> IndexValue:
         if isinstance(a, int):
             return a << n
         if n == 0:
             return a
         return self.mul_(a, 1 << n)
 
-    def lt_(self, a: Val, b: Val) -> Val:
-        """a < b (signed), an i1 Val (a Python bool when constant)."""
+    def lt_(self, a: IndexValue, b: IndexValue) -> IndexValue:
+        """a < b (signed), an i1 IndexValue (a Python bool when constant)."""
         if isinstance(a, int) and isinstance(b, int):
             return a < b
         sa, sb = self.ssa(a), self.ssa(b)
         key = ("slt", sa, sb)
         if key not in self.memo:
             self.memo[key] = self.add(arith.CmpiOp(sa, sb, "slt")).results[0]
-        return V(self, self.memo[key])
+        return DynamicIndex(self, self.memo[key])
 
-    def land(self, a: Val, b: Val) -> Val:
+    def land(self, a: IndexValue, b: IndexValue) -> IndexValue:
         if a is True:
             return b
         if b is True:
@@ -238,24 +239,24 @@ class IndexBuilder:
             return a
         return self._bin(arith.AndIOp, a, b, True)
 
-    def eq_(self, a: Val, c: Val) -> Val:
-        """a == c, an i1 Val (a Python bool when constant)."""
+    def eq_(self, a: IndexValue, c: IndexValue) -> IndexValue:
+        """a == c, an i1 IndexValue (a Python bool when constant)."""
         if isinstance(a, int) and isinstance(c, int):
             return a == c
         sa, sc = self.ssa(a), self.ssa(c)
         key = ("eq", sa, sc)
         if key not in self.memo:
             self.memo[key] = self.add(arith.CmpiOp(sa, sc, "eq")).results[0]
-        return V(self, self.memo[key])
+        return DynamicIndex(self, self.memo[key])
 
-    def eq0(self, a: Val) -> Val:
+    def eq0(self, a: IndexValue) -> IndexValue:
         if isinstance(a, int):
             return a == 0
         sa = self.ssa(a)
         key = ("eq0", sa)
         if key not in self.memo:
             self.memo[key] = self.add(arith.CmpiOp(sa, self.const(0), "eq")).results[0]
-        return V(self, self.memo[key])
+        return DynamicIndex(self, self.memo[key])
 
 
 _properties: dict[type, dict] = {}
@@ -274,73 +275,76 @@ def _binary(cls: type[arith.SignlessIntegerBinaryOperation], a: SSAValue, b: SSA
     return cls.create(operands=(a, b), result_types=(a.type,), properties=dict(props))
 
 
-class V:
-    """An index SSA value with Python operators that emit (folded, memoized) arith."""
+class DynamicIndex:
+    """An index known only at run time: an SSA value of type `index` (or `i1`) with
+    Python operators that emit (folded, memoized) arith through its `builder`."""
 
-    __slots__ = ("b", "v")
+    __slots__ = ("builder", "value")
 
-    def __init__(self, b: IndexBuilder, v: SSAValue):
-        self.b, self.v = b, v
+    def __init__(self, builder: IndexBuilder, value: SSAValue):
+        self.builder, self.value = builder, value
 
     def __add__(self, o):
-        return self.b.add_(self, o)
+        return self.builder.add_(self, o)
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return self.b.sub_(self, o)
+        return self.builder.sub_(self, o)
 
     def __rsub__(self, o):
-        return self.b.sub_(o, self)
+        return self.builder.sub_(o, self)
 
     def __mul__(self, o):
-        return self.b.mul_(self, o)
+        return self.builder.mul_(self, o)
 
     __rmul__ = __mul__
 
     def __floordiv__(self, o):
-        return self.b.div_(self, o)
+        return self.builder.div_(self, o)
 
     def __rfloordiv__(self, o):
-        return self.b.div_(o, self)
+        return self.builder.div_(o, self)
 
     def __mod__(self, o):
-        return self.b.rem_(self, o)
+        return self.builder.rem_(self, o)
 
     def __rmod__(self, o):
-        return self.b.rem_(o, self)
+        return self.builder.rem_(o, self)
 
     def __xor__(self, o):
-        return self.b.xor_(self, o)
+        return self.builder.xor_(self, o)
 
     __rxor__ = __xor__
 
     def __or__(self, o):
-        return self.b.or_(self, o)
+        return self.builder.or_(self, o)
 
     __ror__ = __or__
 
     def __and__(self, o):
-        if isinstance(self.v.type, IntegerType) and self.v.type.width.data == 1:
-            return self.b.land(self, o)
-        return self.b.and_(self, o)
+        if isinstance(self.value.type, IntegerType) and self.value.type.width.data == 1:
+            return self.builder.land(self, o)
+        return self.builder.and_(self, o)
 
     def __rand__(self, o):
-        if isinstance(self.v.type, IntegerType) and self.v.type.width.data == 1:
-            return self.b.land(o, self)
-        return self.b.and_(o, self)
+        if isinstance(self.value.type, IntegerType) and self.value.type.width.data == 1:
+            return self.builder.land(o, self)
+        return self.builder.and_(o, self)
 
     def __lt__(self, o):
-        return self.b.lt_(self, o)
+        return self.builder.lt_(self, o)
 
     def __gt__(self, o):
-        return self.b.lt_(o, self)
+        return self.builder.lt_(o, self)
 
     def __hash__(self):
-        return hash(self.v)
+        return hash(self.value)
 
     def __eq__(self, o):  # identity of the SSA value
-        return isinstance(o, V) and o.v is self.v
+        return isinstance(o, DynamicIndex) and o.value is self.value
 
 
-Val = int | V
+IndexValue = int | DynamicIndex
+"""An index value of the lowering: a compile-time int (or bool, for a condition), which
+folds, or a `DynamicIndex`."""

@@ -19,15 +19,17 @@ from xdsl.ir import Operation, SSAValue
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 
-from .._gpu_builder import V
+from .._gpu_builder import DynamicIndex
+from . import pointers, registers
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
+from .lowered_values import RegisterTensor
 
 
-class ArithLowering(KernelBase):
+class ArithLowering(OpFamily):
     # -------------------------------------------------------------- arith
     def arith_op(self, op: Operation):
         b = self.b
@@ -35,29 +37,30 @@ class ArithLowering(KernelBase):
             t = op.result.type
             val = op.value
             if isinstance(t, TensorType):
-                ll = self.linear(t, op)
+                ll = registers.linear(t, op)
                 if not (isinstance(val, DenseIntOrFPElementsAttr) and val.is_splat()):
                     raise _fail(op, "only splat constants of distributed tensors are supported")
                 scalar = val.get_values()[0]
                 et = t.element_type
                 attr = FloatAttr(scalar, et) if not isinstance(et, IntegerType | IndexType) else IntegerAttr(int(scalar), et)
                 c = b.add(arith.ConstantOp(attr)).results[0]
-                self.vals[op.result] = [c] * ll.num_registers
+                self.values.set_registers(op.result, [c] * ll.num_registers)
                 return
             if isinstance(t, IndexType):
-                self.vals[op.result] = val.value.data
+                self.values.set_index(op.result, val.value.data)
                 return
             c = b.add(op.clone()).results[0]
-            self.vals[op.result] = c
+            self.values.set_scalar(op.result, c)
             return
         rt = [r.type for r in op.results]
         if any(isinstance(t, TensorType) for t in [*rt, *(o.type for o in op.operands)]):
-            regs = [self.get(o) for o in op.operands]
+            lowered = [self.values.get(o) for o in op.operands]
+            regs = [x.registers if isinstance(x, RegisterTensor) else None for x in lowered]
             n = None
             for r in regs:
-                if isinstance(r, list):
+                if r is not None:
                     n = len(r)
-            if n is None or any(not isinstance(r, list) or len(r) != n for r in regs):
+            if n is None or any(r is None or len(r) != n for r in regs):
                 raise _fail(op, "elementwise ops need distributed operands of one layout")
             outs = [[] for _ in op.results]
             for k in range(n):
@@ -71,17 +74,17 @@ class ArithLowering(KernelBase):
                 for j, res in enumerate(new.results):
                     outs[j].append(res)
             for res, lst in zip(op.results, outs):
-                self.vals[res] = lst
+                self.values.set_registers(res, lst)
             return
         # scalar arith: fold index arithmetic where possible
-        ops = [self.get(o) for o in op.operands]
+        ops = [self.values.scalar_or_index(o) for o in op.operands]
         if all(isinstance(x, int) for x in ops) and isinstance(op.results[0].type, IndexType):
             fold = {
                 arith.AddiOp: lambda a, c: a + c, arith.SubiOp: lambda a, c: a - c,
                 arith.MuliOp: lambda a, c: a * c,
             }.get(type(op))
             if fold is not None:
-                self.vals[op.results[0]] = fold(*ops)
+                self.values.set_index(op.results[0], fold(*ops))
                 return
         new = op.create(
             operands=[x if isinstance(x, SSAValue) else b.ssa(x) for x in ops],
@@ -89,7 +92,10 @@ class ArithLowering(KernelBase):
         )
         b.add(new)
         for r, n in zip(op.results, new.results):
-            self.vals[r] = V(b, n) if isinstance(n.type, IndexType) else n
+            if isinstance(n.type, IndexType):
+                self.values.set_index(r, DynamicIndex(b, n))
+            else:
+                self.values.set_scalar(r, n)
 
     @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
     def op_vector_scalar(self, op: Operation):
@@ -100,21 +106,21 @@ class ArithLowering(KernelBase):
     @lowers(layout.SplatOp)
     def op_layout_splat(self, op: layout.SplatOp):
         if isinstance(op.value.type, PtrType):
-            self.splat_pointer(op)  # pointers.py
+            pointers.splat_pointer(self.ctx, op)
             return
-        ll = self.linear(op.result.type, op)
-        self.vals[op.result] = [self.ssa(op.value)] * ll.num_registers
+        ll = registers.linear(op.result.type, op)
+        self.values.set_registers(op.result, [self.ctx.ssa(op.value)] * ll.num_registers)
 
     @lowers(layout.ArangeOp)
     def op_layout_arange(self, op: layout.ArangeOp):
         b = self.b
         t = op.result.type
-        ll = self.linear(t, op)
-        tco = self.thread_coords(ll, op)[0]
+        ll = registers.linear(t, op)
+        tco = registers.thread_coords(self.ctx, ll, op)[0]
         start = op.start.value.data
-        tmask = self.thread_mask(ll)[0]
+        tmask = registers.thread_mask(ll)[0]
         out = []
-        for rc in self.reg_coords(ll):
+        for rc in registers.reg_coords(ll):
             if rc[0] & tmask == 0:
                 x = b.add_(b.add_(tco, rc[0]), start)
             else:
@@ -123,21 +129,23 @@ class ArithLowering(KernelBase):
             out.append(b.add(arith.IndexCastOp(s, i32)).results[0] if isinstance(s.type, IndexType) else s)
         # constants were index: cast them too
         out = [o if o.type == i32 else b.add(arith.IndexCastOp(o, i32)).results[0] for o in out]
-        self.vals[op.result] = out
+        self.values.set_registers(op.result, out)
 
     @lowers(layout.ExpandDimsOp)
     def op_layout_expand_dims(self, op: layout.ExpandDimsOp):
         ax = op.axis.value.data
-        src = self.linear(op.source.type, op)
-        dst = self.linear(op.result.type, op)
-        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
-                                            project=lambda c: [x for d, x in enumerate(c) if d != ax])
+        src = registers.linear(op.source.type, op)
+        dst = registers.linear(op.result.type, op)
+        xs = self.values.registers(op.source)
+        self.values.set_registers(
+            op.result, registers.permute(xs, src, dst, op, project=lambda c: [x for d, x in enumerate(c) if d != ax]))
 
     @lowers(layout.BroadcastOp)
     def op_layout_broadcast(self, op: layout.BroadcastOp):
         ss = list(op.source.type.get_shape())
-        src = self.linear(op.source.type, op)
-        dst = self.linear(op.result.type, op)
-        self.vals[op.result] = self.permute(self.get(op.source), src, dst, op,
-                                            project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)])
+        src = registers.linear(op.source.type, op)
+        dst = registers.linear(op.result.type, op)
+        xs = self.values.registers(op.source)
+        self.values.set_registers(
+            op.result, registers.permute(xs, src, dst, op, project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
 

@@ -19,7 +19,8 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
 from tilec.support.diagnostics import TilecError
 
-from .._gpu_builder import V
+from .._gpu_builder import DynamicIndex
+from . import access, registers
 from .base import lowers
 
 COMBINERS = {
@@ -32,10 +33,10 @@ COMBINERS = {
 
 
 @lowers(*lc.ELEMENTWISE_OPS)
-def lower_elementwise(kl, op) -> None:
+def lower_elementwise(ctx, op) -> None:
     """One scalar `arith` op per register of the (shared) layout of the operands."""
-    b = kl.b
-    regs = [kl.get(o) for o in op.operands]
+    b = ctx.b
+    regs = [ctx.values.registers(o) for o in op.operands]
     n = len(regs[0])
     rt: TensorType = op.result.type
     out = []
@@ -48,53 +49,53 @@ def lower_elementwise(kl, op) -> None:
         else:
             new = op.SCALAR(xs[0], rt.element_type)
         out.append(b.add(new).results[0])
-    kl.vals[op.result] = out
+    ctx.values.set_registers(op.result, out)
 
 
 @lowers(lc.ScanOp)
-def lower_scan(kl, op: lc.ScanOp) -> None:
-    b = kl.b
+def lower_scan(ctx, op: lc.ScanOp) -> None:
+    b = ctx.b
     t: TensorType = op.source.type
     cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
 
     def comb(a, c):
         return (b.add(cls(a[0], c[0])).results[0],)
 
-    (kl.vals[op.result],) = scan_registers(kl, op, t, op.axis.value.data, op.is_reverse,
-                                           [kl.get(op.source)], comb)
+    (out,) = scan_registers(ctx, op, t, op.axis.value.data, op.is_reverse, [ctx.values.registers(op.source)], comb)
+    ctx.values.set_registers(op.result, out)
 
 
 @lowers(lc.ScanRegionOp)
-def lower_scan_region(kl, op: lc.ScanRegionOp) -> None:
+def lower_scan_region(ctx, op: lc.ScanRegionOp) -> None:
     """`layout.scan_region`: the combiner region's ops lowered as scalars, once per
     combination (block arguments bound to the two tuples' values)."""
     body = op.combiner.block
 
     def comb(a, c):
         for arg, v in zip(body.args, [*a, *c]):
-            kl.vals[arg] = v
+            ctx.values.set_scalar(arg, v)
         for o in body.ops:
             if o is body.last_op:
-                return tuple(kl.ssa(x) for x in o.operands)
-            kl.lower(o)
+                return tuple(ctx.ssa(x) for x in o.operands)
+            ctx.lower(o)
         raise TilecError("the combiner region has no terminator", op=op)
 
-    outs = scan_registers(kl, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
-                          [kl.get(x) for x in op.srcs], comb)
+    outs = scan_registers(ctx, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
+                          [ctx.values.registers(x) for x in op.srcs], comb)
     for r, v in zip(op.results, outs):
-        kl.vals[r] = v
+        ctx.values.set_registers(r, v)
 
 
-def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
+def scan_registers(ctx, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
     """The inclusive scan along `ax` of the distributed values `xss` (registers of each,
     all in the layout of `t`) together: comb(tuple, tuple) -> tuple combines one element
     of each, earlier elements on the left. Returns the registers of each result."""
-    b = kl.b
+    b = ctx.b
     try:
         plan = scan_plan(t, ax)
     except ScanPlanError as e:
         raise TilecError(f"lower-to-gpu: {e}", op=op) from None
-    ll = kl.linear(t, op)
+    ll = registers.linear(t, op)
     xs = [tuple(x[k] for x in xss) for k in range(ll.num_registers)]
 
     def select(cond, a, c):
@@ -128,7 +129,7 @@ def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -
         rows[key] = order
     totals = {key: p[rows[key][-1][1]] for key in keys}
     L = plan.lanes
-    lane = b.and_(kl.tid, 31)
+    lane = b.and_(ctx.tid, 31)
     has_lane: object = False
     lane_ex: dict = {}
     last_lane: object = True
@@ -162,7 +163,7 @@ def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -
     has_warp: dict = {key: False for key in keys}
     if plan.warps * plan.chunks > 1:
         elems = [x.type.element_type for x in (op.srcs if isinstance(op, lc.ScanRegionOp) else [op.source])]
-        warp_ex, has_warp = _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask,
+        warp_ex, has_warp = _across_warps(ctx, op, plan, keys, totals, last_lane, lane_axis_mask,
                                           comb, select, elems, rev)
     for key in keys:
         hw = has_warp[key]
@@ -181,15 +182,15 @@ def scan_registers(kl, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -
     return [[x[j] for x in out] for j in range(len(xss))]
 
 
-def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select, elems, rev):
+def _across_warps(ctx, op, plan, keys, totals, last_lane, lane_axis_mask, comb, select, elems, rev):
     """The totals of each (warp, chunk) along the axis, held by the warp's last lane along
     it, through shared memory (one buffer per scanned operand): slot q * threads + (tid
     without its lane-axis bits) for the q-th (row, chunk) of the thread. One barrier;
     then a thread folds, for each of its rows, the totals in axis order g = w + W * c
     and keeps, for each chunk c, the fold of those before g = wpos + W * c. Returns the
-    prefixes and whether each exists (an i1 Val, or True/False when known)."""
-    b = kl.b
-    W, n = plan.warps, kl.nthreads
+    prefixes and whether each exists (an i1 IndexValue, or True/False when known)."""
+    b = ctx.b
+    W, n = plan.warps, ctx.nthreads
     sw = (plan.warp_bits[0] + 5) if W > 1 else 0
     warp_axis_mask = (W - 1) << sw if W > 1 else 0
     bufs = []
@@ -200,11 +201,11 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
         e = b.entry
         e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
         bufs.append(buf)
-    kl.comment(f"scan across {W} warp(s) x {plan.chunks} chunk(s) via smem: "
+    ctx.comment(f"scan across {W} warp(s) x {plan.chunks} chunk(s) via smem: "
                f"{len(keys)} total(s) per thread, one barrier")
-    if kl._in_loop(op):
+    if ctx.in_loop(op):
         b.add(gpu.BarrierOp())
-    mine = b.and_(kl.tid, ~lane_axis_mask & (2 * n - 1))
+    mine = b.and_(ctx.tid, ~lane_axis_mask & (2 * n - 1))
     slot = {key: q for q, key in enumerate(keys)}
 
     def write():
@@ -213,10 +214,10 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
             for buf, x in zip(bufs, totals[key]):
                 b.add(memref.StoreOp.get(x, buf, [at]))
 
-    kl._guarded(last_lane, write)
+    access.guarded(ctx.b, last_lane, write)
     b.add(gpu.BarrierOp())
     if W > 1:
-        wpos = b.and_(b.shr_(kl.tid, sw), W - 1)
+        wpos = b.and_(b.shr_(ctx.tid, sw), W - 1)
         if rev:
             wpos = b.sub_(W - 1, wpos)
     else:
@@ -248,49 +249,49 @@ def _across_warps(kl, op, plan, keys, totals, last_lane, lane_axis_mask, comb, s
 
 
 @lowers(lc.PermuteOp)
-def lower_permute(kl, op: lc.PermuteOp) -> None:
+def lower_permute(ctx, op: lc.PermuteOp) -> None:
     """No data moves: result register k is the source register holding the element with
     the permuted coordinates (the verifier checked that the bases correspond)."""
     order = op.permutation
     inv = [order.index(e) for e in range(len(order))]
-    src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
-    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op,
-                                    project=lambda c: [c[inv[e]] for e in range(len(c))])
+    src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
+    xs = ctx.values.registers(op.source)
+    ctx.values.set_registers(op.result, registers.permute(xs, src, dst, op, project=lambda c: [c[inv[e]] for e in range(len(c))]))
 
 
 @lowers(lc.JoinOp)
-def lower_join(kl, op: lc.JoinOp) -> None:
+def lower_join(ctx, op: lc.JoinOp) -> None:
     """Result register k <- lhs or rhs (by its coordinate on the new minor dim), the
     register holding the same element of the halves: no data moves."""
-    half, joined = kl.linear(op.lhs.type, op), kl.linear(op.result.type, op)
+    half, joined = registers.linear(op.lhs.type, op), registers.linear(op.result.type, op)
     where = {}
     for k in range(half.num_registers):
         where.setdefault(tuple(half.apply(register=k)), k)
-    xs, ys = kl.get(op.lhs), kl.get(op.rhs)
-    kl.vals[op.result] = [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
-                          for c in (joined.apply(register=k) for k in range(joined.num_registers))]
+    xs, ys = ctx.values.registers(op.lhs), ctx.values.registers(op.rhs)
+    ctx.values.set_registers(op.result, [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
+                                         for c in (joined.apply(register=k) for k in range(joined.num_registers))])
 
 
 @lowers(lc.SplitOp)
-def lower_split(kl, op: lc.SplitOp) -> None:
-    half, joined = kl.linear(op.lhs.type, op), kl.linear(op.source.type, op)
+def lower_split(ctx, op: lc.SplitOp) -> None:
+    half, joined = registers.linear(op.lhs.type, op), registers.linear(op.source.type, op)
     where = {}
     for k in range(joined.num_registers):
         where.setdefault(tuple(joined.apply(register=k)), k)
-    xs = kl.get(op.source)
+    xs = ctx.values.registers(op.source)
     for j, res in enumerate((op.lhs, op.rhs)):
-        kl.vals[res] = [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)]
+        ctx.values.set_registers(res, [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)])
 
 
 @lowers(lc.GatherOp)
-def lower_gather(kl, op: lc.GatherOp) -> None:
+def lower_gather(ctx, op: lc.GatherOp) -> None:
     """In registers within the warp when the layouts allow it (`_gather_in_warp`), else
     through shared memory (`_gather_through_smem`)."""
-    if not _gather_in_warp(kl, op):
-        _gather_through_smem(kl, op)
+    if not _gather_in_warp(ctx, op):
+        _gather_through_smem(ctx, op)
 
 
-def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
+def _gather_in_warp(ctx, op: lc.GatherOp) -> bool:
     """When the source's gathered axis lies in registers and lanes only (each basis along
     it alone), and the index's lane and warp bases move along the other dimensions as
     the source's do, every element a thread needs is in its own warp: for each result
@@ -298,9 +299,9 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
     of the axis replaced by v's, and its register is one of the source registers of the
     same row, chosen by v's register bits: one `__shfl_sync` per such register, then a
     select. Returns False (nothing emitted) when the layouts do not allow it."""
-    b = kl.b
+    b = ctx.b
     ax = op.axis.value.data
-    src_ll, idx_ll = kl.linear(op.source.type, op), kl.linear(op.index.type, op)
+    src_ll, idx_ll = registers.linear(op.source.type, op), registers.linear(op.index.type, op)
 
     def off_axis(v):
         return tuple(x for d, x in enumerate(v) if d != ax)
@@ -333,13 +334,13 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
     idx_regs = [tuple(idx_ll.apply(register=k)) for k in range(idx_ll.num_registers)]
     if any(off_axis(c) not in by_row for c in idx_regs):
         return False
-    kl.comment(f"gather along axis {ax} in registers within the warp: shuffles, no shared memory")
-    xs, idx = kl.get(op.source), kl.get(op.index)
-    lane = b.and_(kl.tid, 31)
+    ctx.comment(f"gather along axis {ax} in registers within the warp: shuffles, no shared memory")
+    xs, idx = ctx.values.registers(op.source), ctx.values.registers(op.index)
+    lane = b.and_(ctx.tid, 31)
     keep = b.and_(lane, ~sum(1 << i for i, _ in lane_axis) & 31)
     out = []
     for k, c in enumerate(idx_regs):
-        v = V(b, b.add(arith.IndexCastOp(idx[k], IndexType())).results[0])
+        v = DynamicIndex(b, b.add(arith.IndexCastOp(idx[k], IndexType())).results[0])
         src_lane = keep
         for i, a in lane_axis:
             src_lane = b.or_(src_lane, b.shl_(b.and_(b.shr_(v, a.bit_length() - 1), 1), i))
@@ -354,44 +355,44 @@ def _gather_in_warp(kl, op: lc.GatherOp) -> bool:
             else:
                 got = b.add(arith.SelectOp(b.ssa(b.eq_(which, a)), x, got)).results[0]
         out.append(got)
-    kl.vals[op.result] = out
+    ctx.values.set_registers(op.result, out)
     return True
 
 
-def _gather_through_smem(kl, op: lc.GatherOp) -> None:
+def _gather_through_smem(ctx, op: lc.GatherOp) -> None:
     """Through shared memory: the source's owners write it row-major to a buffer of its
     size (each element once), one barrier, then each thread reads its result elements at
     the coordinates of its index registers with the gathered axis replaced by the index
     value. A gather in a loop starts with a barrier (the previous iteration's reads)."""
-    b = kl.b
+    b = ctx.b
     st, it = op.source.type, op.index.type
     ax = op.axis.value.data
     shape = list(st.get_shape())
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
-    src_ll, idx_ll = kl.linear(st, op), kl.linear(it, op)
+    src_ll, idx_ll = registers.linear(st, op), registers.linear(it, op)
     buf_op = memref.AllocaOp.get(st.element_type, shape=[strides[0] * shape[0]],
                                  memory_space=cuda.SHARED_MEMORY_SPACE)
     buf = buf_op.results[0]
     buf.name_hint = "gather"
     e = b.entry
     e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
-    kl.comment(f"gather along axis {ax} through smem: the source written once, one barrier")
-    if kl._in_loop(op):
+    ctx.comment(f"gather along axis {ax} through smem: the source written once, one barrier")
+    if ctx.in_loop(op):
         b.add(gpu.BarrierOp())
-    xs = kl.get(op.source)
+    xs = ctx.values.registers(op.source)
 
     def coords(ll, tco, rc):
-        return [b.xor_(t, x) if x & m else b.add_(t, x) for t, x, m in zip(tco, rc, kl.thread_mask(ll))]
+        return [b.xor_(t, x) if x & m else b.add_(t, x) for t, x, m in zip(tco, rc, registers.thread_mask(ll))]
 
     redundant = sum(1 << i for i, bs in enumerate(src_ll.get_bases("lane")) if not any(bs))
     redundant |= sum(1 << (5 + i) for i, bs in enumerate(src_ll.get_bases("warp")) if not any(bs))
 
     def write():
-        tco = kl.thread_coords(src_ll, op)
+        tco = registers.thread_coords(ctx, src_ll, op)
         seen = set()
-        for k, rc in enumerate(kl.reg_coords(src_ll)):
+        for k, rc in enumerate(registers.reg_coords(src_ll)):
             if rc in seen:
                 continue
             seen.add(rc)
@@ -401,25 +402,25 @@ def _gather_through_smem(kl, op: lc.GatherOp) -> None:
                 at = b.add_(at, b.mul_(x, sd))
             b.add(memref.StoreOp.get(xs[k], buf, [b.ssa(at)]))
 
-    kl._guarded(b.eq0(b.and_(kl.tid, redundant)) if redundant else True, write)
+    access.guarded(ctx.b, b.eq0(b.and_(ctx.tid, redundant)) if redundant else True, write)
     b.add(gpu.BarrierOp())
-    idx = kl.get(op.index)
-    tco = kl.thread_coords(idx_ll, op)
+    idx = ctx.values.registers(op.index)
+    tco = registers.thread_coords(ctx, idx_ll, op)
     out = []
-    for k, rc in enumerate(kl.reg_coords(idx_ll)):
+    for k, rc in enumerate(registers.reg_coords(idx_ll)):
         c = coords(idx_ll, tco, rc)
         i = idx[k]
         iv = b.add(arith.IndexCastOp(i, IndexType())).results[0]
-        at = b.mul_(V(b, iv), strides[ax])
+        at = b.mul_(DynamicIndex(b, iv), strides[ax])
         for d, (x, sd) in enumerate(zip(c, strides)):
             if d != ax:
                 at = b.add_(at, b.mul_(x, sd))
         out.append(b.add(memref.LoadOp.get(buf, [b.ssa(at)])).results[0])
-    kl.vals[op.result] = out
+    ctx.values.set_registers(op.result, out)
 
 
 @lowers(lc.ReshapeOp)
-def lower_reshape(kl, op: lc.ReshapeOp) -> None:
+def lower_reshape(ctx, op: lc.ReshapeOp) -> None:
     """No data moves: result register k is the source register holding the element with
     the same row-major offset (the verifier checked that the bases correspond)."""
     ss, rs = list(op.source.type.get_shape()), list(op.result.type.get_shape())
@@ -432,5 +433,5 @@ def lower_reshape(kl, op: lc.ReshapeOp) -> None:
             off //= n
         return out[::-1]
 
-    src, dst = kl.linear(op.source.type, op), kl.linear(op.result.type, op)
-    kl.vals[op.result] = kl.permute(kl.get(op.source), src, dst, op, project=project)
+    src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
+    ctx.values.set_registers(op.result, registers.permute(ctx.values.registers(op.source), src, dst, op, project=project))

@@ -19,17 +19,18 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_message
 from tilec.dialects.linear import LinearLayout, conversion_kind
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
 from .._shuffle_plan import apply_bits, lane_offsets, span_of
+from . import registers
 from .base import (
-    KernelBase,
     _count,
     _fail,
     lowers,
 )
+from .context import OpFamily
 
 
-class ConvertLayoutLowering(KernelBase):
+class ConvertLayoutLowering(OpFamily):
     # -------------------------------------------------------------- distributed ops
     @lowers(layout.ConvertLayoutOp)
     def op_layout_convert_layout(self, op: layout.ConvertLayoutOp):
@@ -39,26 +40,22 @@ class ConvertLayoutLowering(KernelBase):
             kind = conversion_kind(to_linear(s.encoding, shape), to_linear(r.encoding, shape))
         except LayoutError as e:
             raise _fail(op, str(e)) from None
-        src, dst = self.linear(s, op), self.linear(r, op)
+        src, dst = registers.linear(s, op), registers.linear(r, op)
         if is_pointer_tensor(s) and kind not in ("identity", "register"):
             raise _fail(op, pointer_conversion_message(kind))
         if op.lowering is not None and op.lowering.data == "shuffle":
-            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            self.values.set_registers(op.result, self.shuffle_convert(op, self.values.registers(op.source), src, dst))
             return
-        if kind in ("identity", "register") and self.is_permutation(src, dst):
-            self.comment("convert_layout in registers: a renaming of registers, no data "
+        if kind in ("identity", "register") and registers.is_permutation(src, dst):
+            self.ctx.comment("convert_layout in registers: a renaming of registers, no data "
                          "moves between threads, 0 bank conflicts (no shared memory)")
-            self.vals[op.result] = self.permute(self.get(op.source), src, dst, op)
+            self.values.set_registers(op.result, registers.permute(self.values.registers(op.source), src, dst, op))
             return
         if kind in ("register", "warp_shuffle"):
             # (a 'register' conversion whose register choice depends on the lane: selects)
-            self.vals[op.result] = self.shuffle_convert(op, self.get(op.source), src, dst)
+            self.values.set_registers(op.result, self.shuffle_convert(op, self.values.registers(op.source), src, dst))
             return
         raise _fail(op, f"a '{kind}' layout conversion must be lowered by lower-convert-layout first")
-
-    def comment(self, text: str) -> cuda.CommentOp:
-        """A `cuda.comment` at the current point (the cuda target prints `// text`)."""
-        return self.b.add(cuda.CommentOp(text))
 
     def shuffle_convert(self, op, xs: list, src, dst) -> list:
         """Registers of `dst` from the registers `xs` of `src` when the conversion stays
@@ -99,7 +96,7 @@ class ConvertLayoutLowering(KernelBase):
         except LayoutError:
             raise _fail(op, "the conversion moves data between warps: not a warp shuffle") from None
         assert rank == dst.rank
-        note = self.comment("convert_layout via warp shuffles")  # counts filled in below
+        note = self.ctx.comment("convert_layout via warp shuffles")  # counts filled in below
 
         def where(**inp) -> tuple[int, int]:
             out = dict(zip(cmap.out_dims, cmap.apply(**inp)))
@@ -110,7 +107,7 @@ class ConvertLayoutLowering(KernelBase):
         tid_bits += [(5 + j, where(warp=1 << j)) for j in range(len(dst.get_bases("warp")))]
         kl = [(i, c[1]) for i, c in tid_bits]
         kr = [(i, c[0]) for i, c in tid_bits]
-        lane_part: Val = 0  # the reader's lane-dependent part of the source lane
+        lane_part: IndexValue = 0  # the reader's lane-dependent part of the source lane
         lanes_i32: dict = {}
 
         def lane_of(cl: int) -> SSAValue:
@@ -122,7 +119,7 @@ class ConvertLayoutLowering(KernelBase):
                     lanes_i32[x] = b.add(arith.IndexCastOp(x, i32)).results[0]
             return lanes_i32[x]
 
-        def pick(base: int, span: list[int], key: Val, values) -> SSAValue:
+        def pick(base: int, span: list[int], key: IndexValue, values) -> SSAValue:
             """values(base ^ s) for the s of `span` equal to the run-time `key`."""
             val = values(base)
             for s in span:
@@ -153,8 +150,8 @@ class ConvertLayoutLowering(KernelBase):
             g = [(i, apply_bits(nr, reader_of(1 << i))) for i in range(5)]
             g += [(i, apply_bits(nr, reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
             span = span_of([v for _, v in g])
-            gkey = self.tid_linear(g) if len(span) > 1 else 0
-            lane_part = self.tid_linear([(i, v) for (i, _), v in zip(kl[:5], m)] + kl[5:])
+            gkey = registers.tid_linear(self.ctx, g) if len(span) > 1 else 0
+            lane_part = registers.tid_linear(self.ctx, [(i, v) for (i, _), v in zip(kl[:5], m)] + kl[5:])
             identity = all(v == 1 << i for i, v in enumerate(m)) and not any(v for _, v in kl[5:])
             rounds = []
             for k in range(dst.num_registers):
@@ -169,14 +166,14 @@ class ConvertLayoutLowering(KernelBase):
                 nshfl += 1
             # the reader's register r came in round r ^ f(l)
             fspan = span_of(f_l)
-            fkey = self.tid_linear([(i, f) for i, f in enumerate(f_l)]) if len(fspan) > 1 else 0
+            fkey = registers.tid_linear(self.ctx, [(i, f) for i, f in enumerate(f_l)]) if len(fspan) > 1 else 0
             for r in range(dst.num_registers):
                 out.append(pick(r, fspan, fkey, lambda x: rounds[x]))
                 nsel += len(fspan) - 1
         else:
-            lane_part = self.tid_linear(kl)
+            lane_part = registers.tid_linear(self.ctx, kl)
             span = span_of([v for _, v in kr])
-            key = self.tid_linear(kr) if len(span) > 1 else 0
+            key = registers.tid_linear(self.ctx, kr) if len(span) > 1 else 0
             shuffled: dict = {}
 
             def shfl(k: int, lane: SSAValue) -> SSAValue:
@@ -196,34 +193,3 @@ class ConvertLayoutLowering(KernelBase):
             f"convert_layout {how}: {_count(nshfl, 'shuffle')}, {_count(nsel, 'select')}"
             " per thread, 0 bank conflicts (no shared memory)")
         return out
-
-    @staticmethod
-    def is_permutation(src, dst) -> bool:
-        """Whether dst's registers are src's registers renamed, the same in every thread
-        (equal lane and warp bases; what `permute` lowers)."""
-        return all(src.get_bases(n) == dst.get_bases(n) for n in ("lane", "warp"))
-
-    def permute(self, xs: list, src, dst, op, project=None) -> list:
-        """dst register r <- the src register holding the same element (all threads)."""
-        def proj(c):
-            return tuple(project(c)) if project else tuple(c)
-
-        for n in ("lane", "warp"):
-            sb, db = src.get_bases(n), dst.get_bases(n)
-            if len(sb) != len(db) or any(proj(x) != tuple(y) for x, y in zip(db, sb)) and not all(
-                proj(x) == tuple(y) for x, y in zip(db, sb)):
-                pass
-            for x, y in zip(db, sb):
-                if proj(x) != tuple(y):
-                    raise _fail(op, "the conversion moves data between threads: not a register permutation")
-        where = {}
-        for k in range(src.num_registers):
-            where.setdefault(tuple(src.apply(register=k)), k)
-        out = []
-        for k in range(dst.num_registers):
-            c = proj(dst.apply(register=k))
-            if c not in where:
-                raise _fail(op, "the conversion is not a register permutation")
-            out.append(xs[where[c]])
-        return out
-

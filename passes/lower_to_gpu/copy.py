@@ -15,12 +15,13 @@ from tilec.dialects.layout_attrs import (
     element_bytes,
 )
 
-from .._gpu_builder import V, Val, index
+from .._gpu_builder import DynamicIndex, IndexValue, index
+from . import access
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
 from .view_values import (
     View,
     _eval_coords,
@@ -36,7 +37,7 @@ UNROLL_LIMIT = 64
 static `scf.for` (which the CUDA printer unrolls with `#pragma unroll`)."""
 
 
-class CopyLowering(KernelBase):
+class CopyLowering(OpFamily):
     # -------------------------------------------------------------- simple ops
     @lowers(layout.BarrierOp)
     def op_layout_barrier(self, op):
@@ -67,11 +68,11 @@ class CopyLowering(KernelBase):
         self.copy(op, asynchronous=True)
         self.b.add(cuda.CpAsyncCommitOp())
         if op.token is not None:
-            self.vals[op.token] = ()  # program order says what a wait on it keeps in flight
+            self.values.set_token(op.token)  # program order says what a wait on it keeps in flight
 
     def copy(self, op, asynchronous: bool):
-        s: View = self.get(op.source)
-        d: View = self.get(op.dest)
+        s: View = self.values.view(op.source)
+        d: View = self.values.view(op.dest)
 
         def emit(masked: bool) -> list:
             if masked:
@@ -80,7 +81,7 @@ class CopyLowering(KernelBase):
                 self._copy(op, asynchronous, replace(s, mask=None), replace(d, mask=None))
             return []
 
-        self._fast_path([s, d], emit)
+        access.fast_path(self.b, [s, d], emit)
 
     def _copy(self, op, asynchronous: bool, s: View, d: View):
         b = self.b
@@ -93,8 +94,8 @@ class CopyLowering(KernelBase):
         # vectors of the same shape (the pairing of lanes is unchanged), so that a 2x2
         # vector of row-major tiles is two runs of 2 contiguous lanes
         order = _lane_order(s, d)
-        ns, rs = self._vec_info(s, order)
-        nd, rd = self._vec_info(d, order)
+        ns, rs = access.vec_info(self.b, s, order)
+        nd, rd = access.vec_info(self.b, d, order)
         if ns == 0 or nd == 0:
             raise _fail(op, "vectorized views need static vector layouts")
         outer_s = 1
@@ -115,9 +116,9 @@ class CopyLowering(KernelBase):
             )
         steps = total // chunk
 
-        def body(i: Val):
+        def body(i: IndexValue):
             # scalar logical index e = i*chunk + j; per side (outer index, lane)
-            def locate(v: View, n: int, e: Val):
+            def locate(v: View, n: int, e: IndexValue):
                 oi = b.div_(e, n)
                 lane = b.rem_(e, n)
                 coords = _mode_coords(b, v.layout, oi)
@@ -126,7 +127,7 @@ class CopyLowering(KernelBase):
                 if v.vec is not None:
                     lanes = _lane_coords(b, v.vec, lane, order)
                     inner = b.add_(inner, _eval_coords(b, v.vec, lanes))
-                return self._offset(v, inner), self._valid(v, coords, lanes)
+                return access.offset(self.b, v, inner), access.valid(self.b, v, coords, lanes)
 
             e0 = b.mul_(i, chunk)
             if chunk > 1:
@@ -135,32 +136,32 @@ class CopyLowering(KernelBase):
                 lane_ok = [b.land(self._lane_valid(s, e0, j, ns, order), self._lane_valid(d, e0, j, nd, order)) for j in range(chunk)]
                 cond = b.land(sv_, dv_)
                 if asynchronous:
-                    self._guarded(b.land(cond, self._all(lane_ok)), lambda: b.add(cuda.CpAsyncOp(d.mem, b.ssa(do), s.mem, b.ssa(so), chunk * eb)))
+                    access.guarded(self.b, b.land(cond, access.all_true(self.b, lane_ok)), lambda: b.add(cuda.CpAsyncOp(d.mem, b.ssa(do), s.mem, b.ssa(so), chunk * eb)))
                     return
-                full = self._all(lane_ok)
-                if full is True or self._same(lane_ok):
+                full = access.all_true(self.b, lane_ok)
+                if full is True or access.same_condition(self.b, lane_ok):
                     c = b.land(cond, lane_ok[0])
                     if c is True and deferred is not None:
-                        x = self.load_vec(s, so, chunk)
-                        deferred.append(lambda: self.store_vec(d, x, do))
+                        x = access.load_vec(self.b, s, so, chunk)
+                        deferred.append(lambda: access.store_vec(self.b, d, x, do))
                         return
-                    self._guarded(c, lambda: self.store_vec(d, self.load_vec(s, so, chunk), do))
+                    access.guarded(self.b, c, lambda: access.store_vec(self.b, d, access.load_vec(self.b, s, so, chunk), do))
                     return
                 # partially valid vectors: per lane
                 for j in range(chunk):
                     ej = b.add_(e0, j)
                     so_j, sv_j = locate(s, ns, ej)
                     do_j, dv_j = locate(d, nd, ej)
-                    self._guarded(b.land(sv_j, dv_j), lambda so_j=so_j, do_j=do_j: self.store_scalar(d, self.load_scalar(s, so_j), do_j))
+                    access.guarded(self.b, b.land(sv_j, dv_j), lambda so_j=so_j, do_j=do_j: access.store_scalar(self.b, d, access.load_scalar(self.b, s, so_j), do_j))
                 return
             so, sv_ = locate(s, ns, e0)
             do, dv_ = locate(d, nd, e0)
             c = b.land(sv_, dv_)
             if c is True and deferred is not None:
-                x = self.load_scalar(s, so)
-                deferred.append(lambda: self.store_scalar(d, x, do))
+                x = access.load_scalar(self.b, s, so)
+                deferred.append(lambda: access.store_scalar(self.b, d, x, do))
                 return
-            self._guarded(c, lambda: self.store_scalar(d, self.load_scalar(s, so), do))
+            access.guarded(self.b, c, lambda: access.store_scalar(self.b, d, access.load_scalar(self.b, s, so), do))
 
         deferred = None
         if steps <= UNROLL_LIMIT:
@@ -176,10 +177,10 @@ class CopyLowering(KernelBase):
             loop = scf.ForOp(lb, ub, st, [], Region(blk))
             b.add(loop)
             with b.at(blk):
-                body(V(b, blk.args[0]))
+                body(DynamicIndex(b, blk.args[0]))
                 b.add(scf.YieldOp())
 
-    def _lane_valid(self, v: View, e0: Val, j: int, n: int, order=None) -> Val:
+    def _lane_valid(self, v: View, e0: IndexValue, j: int, n: int, order=None) -> IndexValue:
         """Whether scalar e0 + j (e0 a multiple of the chunk, which divides n) exists."""
         if v.mask is None:
             return True
@@ -190,28 +191,4 @@ class CopyLowering(KernelBase):
         oi = b.div_(e, n)
         coords = _mode_coords(b, v.layout, oi)
         lanes = _lane_coords(b, v.vec, b.rem_(e, n), order)
-        return self._valid(v, coords, lanes)
-
-    def _all(self, cs: list) -> Val:
-        acc: Val = True
-        for c in cs:
-            acc = self.b.land(acc, c)
-        return acc
-
-    def _same(self, cs: list) -> bool:
-        b = self.b
-        if any(isinstance(c, bool) for c in cs):
-            return all(c is True for c in cs)
-        return all(b.ssa(c) is b.ssa(cs[0]) for c in cs)
-
-    def _guarded(self, cond: Val, emit):
-        b = self.b
-        if cond is True:
-            emit()
-            return
-        if cond is False:
-            return
-        _, tb, _ = self._if(cond)
-        with b.at(tb):
-            emit()
-            b.add(scf.YieldOp())
+        return access.valid(self.b, v, coords, lanes)

@@ -18,8 +18,10 @@ from tilec.dialects import views
 
 from tilec.dialects.layout_attrs import element_bytes
 
-from .._gpu_builder import Val
-from .base import KernelBase, lowers
+from .._gpu_builder import IndexValue
+from . import access
+from .base import lowers
+from .context import OpFamily
 from .view_values import View, _eval_coords, _mode_coords, _mode_size
 
 
@@ -40,8 +42,8 @@ def _divisor(v: SSAValue) -> int:
     return 1
 
 
-class ElementAccessLowering(KernelBase):
-    def element_address(self, op, v: View, coords: list) -> tuple[list[Val], Val]:
+class ElementAccessLowering(OpFamily):
+    def element_address(self, op, v: View, coords: list) -> tuple[list[IndexValue], IndexValue]:
         """(the storage index of each lane of the element at `coords`, whether the
         element lies inside its tensor)."""
         b = self.b
@@ -62,7 +64,7 @@ class ElementAccessLowering(KernelBase):
         else:
             idx, k = [], 0
             for ws in la.leaf_multipliers(vt.cute_layout):
-                i: Val = 0
+                i: IndexValue = 0
                 for j, w in enumerate(ws):
                     i = b.add_(i, b.mul_(coords[k + j], w))
                 idx.append(i)
@@ -70,21 +72,21 @@ class ElementAccessLowering(KernelBase):
         inner = _eval_coords(b, v.layout, idx)
         width = la.width_of(op)
         if width is not None:  # contiguous elements along a mode of stride 1; no mask
-            return [self._offset(v, b.add_(inner, j)) for j in range(width)], True
+            return [access.offset(self.b, v, b.add_(inner, j)) for j in range(width)], True
         if v.vec is None:
-            return [self._offset(v, inner)], self._valid(v, idx)
+            return [access.offset(self.b, v, inner)], access.valid(self.b, v, idx)
         n = vt.vector_size
         offs, valid = [], True
         for j in range(n):
             lanes = _mode_coords(b, v.vec, j)
-            offs.append(self._offset(v, b.add_(inner, _eval_coords(b, v.vec, lanes))))
-            valid = b.land(valid, self._valid(v, idx, lanes))
+            offs.append(access.offset(self.b, v, b.add_(inner, _eval_coords(b, v.vec, lanes))))
+            valid = b.land(valid, access.valid(self.b, v, idx, lanes))
         return offs, valid
 
     def whole_vector(self, v: View) -> bool:
         """Whether every element of the vectorized view `v` is one aligned run of
         contiguous lanes (one vector access of at most 16 bytes)."""
-        lanes, run = self._vec_info(v)
+        lanes, run = access.vec_info(self.b, v)
         return v.vec is not None and lanes > 1 and run == lanes
 
     def contiguous_vector(self, op, v: View) -> bool:
@@ -110,45 +112,45 @@ class ElementAccessLowering(KernelBase):
 
     @lowers(la.ReadOp)
     def op_layout_read(self, op: la.ReadOp):
-        v: View = self.get(op.view)
-        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
+        v: View = self.values.view(op.view)
+        offs, valid = self.element_address(op, v, [self.values.index(c) for c in op.coords])
 
         def read():
             if self.contiguous_vector(op, v):
-                return self.load_vec(v, offs[0], len(offs))
+                return access.load_vec(self.b, v, offs[0], len(offs))
             if self.whole_vector(v):
-                return self.load_vec(v, offs[0], len(offs))
-            xs = [self.load_scalar(v, o) for o in offs]
-            return self.pack(xs, v.elem) if isinstance(op.result.type, VectorType) else xs[0]
+                return access.load_vec(self.b, v, offs[0], len(offs))
+            xs = [access.load_scalar(self.b, v, o) for o in offs]
+            return access.pack(self.b, xs, v.elem) if isinstance(op.result.type, VectorType) else xs[0]
 
         def fill():
-            z = self.zero(v.elem)
-            return self.pack([z] * len(offs), v.elem) if isinstance(op.result.type, VectorType) else z
+            z = access.zero(self.b, v.elem)
+            return access.pack(self.b, [z] * len(offs), v.elem) if isinstance(op.result.type, VectorType) else z
 
-        self.vals[op.result] = self.guarded_read(valid, read, fill)
+        self.values.set_scalar(op.result, access.guarded_read(self.b, valid, read, fill))
 
     @lowers(la.WriteOp)
     def op_layout_write(self, op: la.WriteOp):
-        v: View = self.get(op.view)
-        offs, valid = self.element_address(op, v, [self.idx(c) for c in op.coords])
-        x = self.ssa(op.value)
+        v: View = self.values.view(op.view)
+        offs, valid = self.element_address(op, v, [self.values.index(c) for c in op.coords])
+        x = self.ctx.ssa(op.value)
 
         def write():
             if self.contiguous_vector(op, v):
-                self.store_vec(v, x, offs[0])
+                access.store_vec(self.b, v, x, offs[0])
                 return
             if self.whole_vector(v):
-                self.store_vec(v, x, offs[0])
+                access.store_vec(self.b, v, x, offs[0])
             elif isinstance(op.value.type, VectorType):
                 for j, o in enumerate(offs):
-                    self.store_scalar(v, self.extract(x, j), o)
+                    access.store_scalar(self.b, v, access.extract(self.b, x, j), o)
             else:
-                self.store_scalar(v, x, offs[0])
+                access.store_scalar(self.b, v, x, offs[0])
 
-        self._guarded(valid, write)
+        access.guarded(self.b, valid, write)
 
     @lowers(la.DimOp)
     def op_layout_dim(self, op: la.DimOp):
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         size = _mode_size(self.b, v.layout[op.axis])
-        self.vals[op.result] = views.valid_extent(size, v.mask, op.axis, self.b.arith)
+        self.values.set_index(op.result, views.valid_extent(size, v.mask, op.axis, self.b.arith))

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, VectorTy
 
 from tilec.dialects import layout_funnel as lf
 
+from . import access, registers
 from .base import lowers
 
 
@@ -43,34 +44,34 @@ def _pick(b, eqs: list, xs: list, k: int):
     return got
 
 
-def _words(kl, regs: list, elem) -> list:
+def _words(ctx, regs: list, elem) -> list:
     """A row's registers as 32-bit words (a `vector.bitcast` unless they are words)."""
-    b = kl.b
+    b = ctx.b
     if elem == i32:
         return list(regs)
     nbytes = len(regs) * _bits(elem) // 8
-    vec = kl.pack(regs, elem)
+    vec = access.pack(ctx.b, regs, elem)
     w = b.add(vector.BitcastOp(vec, VectorType(i32, [nbytes // 4]))).results[0]
-    return [kl.extract(w, j) for j in range(nbytes // 4)]
+    return [access.extract(ctx.b, w, j) for j in range(nbytes // 4)]
 
 
-def _from_words(kl, words: list, elem) -> list:
+def _from_words(ctx, words: list, elem) -> list:
     """Words as registers of `elem` (a `vector.bitcast` unless they are words)."""
-    b = kl.b
+    b = ctx.b
     if elem == i32:
         return words
     n = len(words) * 32 // _bits(elem)
-    back = b.add(vector.BitcastOp(kl.pack(words, i32), VectorType(elem, [n]))).results[0]
-    return [kl.extract(back, j) for j in range(n)]
+    back = b.add(vector.BitcastOp(access.pack(ctx.b, words, i32), VectorType(elem, [n]))).results[0]
+    return [access.extract(ctx.b, back, j) for j in range(n)]
 
 
 def _bits(elem) -> int:
     return elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth  # type: ignore[attr-defined]
 
 
-def _funnel_words(kl, lo: list, hi: list, elem, out_elem, shift) -> list:
-    b = kl.b
-    ws = _words(kl, lo, elem) + _words(kl, hi, elem)
+def _funnel_words(ctx, lo: list, hi: list, elem, out_elem, shift) -> list:
+    b = ctx.b
+    ws = _words(ctx, lo, elem) + _words(ctx, hi, elem)
     words = len(ws) // 2
     nbytes = _bits(out_elem) // 8
     sb = b.add(arith.MuliOp(shift, _const(b, nbytes, i32))).results[0] if nbytes > 1 else shift
@@ -90,11 +91,11 @@ def _funnel_words(kl, lo: list, hi: list, elem, out_elem, shift) -> list:
             both = b.add(arith.OrIOp(high, low)).results[0]
             shifted = b.add(arith.ShRUIOp(both, r64)).results[0]
             out.append(b.add(arith.TruncIOp(shifted, i32)).results[0])
-    return _from_words(kl, out, out_elem)
+    return _from_words(ctx, out, out_elem)
 
 
-def _funnel_elements(kl, lo: list, hi: list, shift) -> list:
-    b = kl.b
+def _funnel_elements(ctx, lo: list, hi: list, shift) -> list:
+    b = ctx.b
     v = len(lo)
     eqs = [b.add(arith.CmpiOp(shift, _const(b, a, i32), "eq")).results[0] for a in range(1, v)]
     window = lo + hi
@@ -111,25 +112,25 @@ def _rows(ll) -> dict[tuple, list[int]]:
 
 
 @lowers(lf.FunnelShiftOp)
-def lower_funnel_shift(kl, op: lf.FunnelShiftOp) -> None:
+def lower_funnel_shift(ctx, op: lf.FunnelShiftOp) -> None:
     """Per row of each thread: its result registers from its window registers and its
     shift register (module doc)."""
     t: TensorType = op.lo.type  # type: ignore[assignment]
     rt: TensorType = op.result.type  # type: ignore[assignment]
-    ll, rl, sl = kl.linear(t, op), kl.linear(rt, op), kl.linear(op.shift.type, op)
+    ll, rl, sl = registers.linear(t, op), registers.linear(rt, op), registers.linear(op.shift.type, op)
     in_rows, out_rows = _rows(ll), _rows(rl)
     shift_reg: dict[tuple, int] = {}
     for k in range(sl.num_registers):
         shift_reg.setdefault(tuple(sl.apply(register=k)), k)
-    los, his, shs = kl.get(op.lo), kl.get(op.hi), kl.get(op.shift)
+    los, his, shs = ctx.values.registers(op.lo), ctx.values.registers(op.hi), ctx.values.registers(op.shift)
     elem, out_elem = t.element_type, rt.element_type
     row_bytes = t.get_shape()[-1] * _bits(elem) // 8
     by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
     out: list = [None] * rl.num_registers
     for row, regs in out_rows.items():
         lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]
-        shift = _shift_i32(kl.b, shs[shift_reg[row]])
-        got = _funnel_words(kl, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(kl, lo, hi, shift)
+        shift = _shift_i32(ctx.b, shs[shift_reg[row]])
+        got = _funnel_words(ctx, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(ctx, lo, hi, shift)
         for k, x in zip(regs, got):
             out[k] = x
-    kl.vals[op.result] = out
+    ctx.values.set_registers(op.result, out)

@@ -1,19 +1,27 @@
-"""The kernel lowering of `lower-to-gpu`: every op family combined, and the dispatch
-table (op type -> lowering) built from their `@lowers` marks. Adding an op is adding
-its marked method to the family it belongs to (or a function to compute.py)."""
+"""The kernel lowering of `lower-to-gpu`: the op families, the dispatch table (op type
+-> the family and its lowering) built from their `@lowers` marks, and `lower_launch`,
+which lowers one `layout.launch` into a `gpu.func` body. Adding an op is adding its
+marked method to the family it belongs to (or a marked function to compute.py);
+adding a family is adding its class here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilec.dialects import layout
+
 from . import compute, funnel
-from .access import AccessLowering
 from .arith_ops import ArithLowering
 from .base import Lowering
+from .context import LoweringContext, OpFamily
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .debug_print import PrintLowering
 from .element_access import ElementAccessLowering
 from .load_store import LoadStoreLowering
-from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
 from .pointers import PointerLowering
 from .query import QueryLowering
@@ -23,28 +31,58 @@ from .scf import ScfLowering
 from .thread_ids import ThreadIdsLowering
 from .tma import TmaLowering
 from .view_ops import ViewOpsLowering
-from .wgmma import WgmmaLowering
 
-FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
-            ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
-            ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering,
-            RolesLowering, PrintLowering, QueryLowering)
+FAMILIES: tuple[type[OpFamily], ...] = (
+    ArithLowering, ViewOpsLowering, LoadStoreLowering, ConvertLayoutLowering, ReduceLowering, ScfLowering,
+    CopyLowering, ElementAccessLowering, ThreadIdsLowering, MmaLowering, TmaLowering, PointerLowering,
+    RolesLowering, PrintLowering, QueryLowering)
+"""The op families that are classes (one instance per kernel, over its context)."""
+
+FUNCTION_FAMILIES = (compute, funnel)
+"""The op families that are modules of marked functions `(ctx, op) -> None`."""
+
+Entry = tuple[type[OpFamily] | None, Lowering]
+"""A lowering and the family class whose method it is (None: a function of the context)."""
 
 
-def _table() -> dict[type, Lowering]:
-    table: dict[type, Lowering] = {}
-    marked = [fn for fam in FAMILIES for fn in vars(fam).values()]
-    marked += list(vars(compute).values()) + list(vars(funnel).values())
-    for fn in marked:
+def _table() -> dict[type[Operation], Entry]:
+    table: dict[type[Operation], Entry] = {}
+    marked: list[Entry] = [(fam, fn) for fam in FAMILIES for fn in vars(fam).values()]
+    marked += [(None, fn) for module in FUNCTION_FAMILIES for fn in vars(module).values()]
+    for fam, fn in marked:
         for t in getattr(fn, "lowers", ()):
             if t in table:
                 raise AssertionError(f"two lowerings of {t.name}")
-            table[t] = fn
+            table[t] = (fam, fn)
     return table
 
 
-class KernelLowering(*FAMILIES):  # type: ignore[misc]
-    """Lowers the body of one `layout.launch` into a `gpu.func` (see KernelBase)."""
+LOWERINGS: dict[type[Operation], Entry] = _table()
+"""op type -> its family and lowering (from the `@lowers` marks)."""
 
-    LOWERINGS = _table()
-    DIALECT_LOWERINGS = {"arith": ArithLowering.arith_op, "math": ArithLowering.arith_op}
+DIALECT_LOWERINGS: dict[str, Entry] = {
+    "arith": (ArithLowering, ArithLowering.arith_op),
+    "math": (ArithLowering, ArithLowering.arith_op),
+}
+"""dialect name -> the lowering of its ops without one of their own (arith, math)."""
+
+
+def lower_launch(entry: Block, launch: layout.LaunchOp, args: dict, ptr_types: dict,
+                 tma_maps: dict[Operation, SSAValue]) -> None:
+    """Lower the body of `launch` into `entry`, the body of its `gpu.func` (`args`: each
+    value of the host function the kernel uses -> its kernel argument)."""
+    ctx = LoweringContext(entry, launch, args, ptr_types, tma_maps)
+    families = {fam: fam(ctx) for fam in FAMILIES}
+    bound: dict[Entry, Callable[[Operation], None]] = {}
+
+    def lowering_of(op: Operation) -> Callable[[Operation], None] | None:
+        found = LOWERINGS.get(type(op)) or DIALECT_LOWERINGS.get(op.dialect_name())
+        if found is None:
+            return None
+        if found not in bound:
+            fam, fn = found
+            bound[found] = partial(fn, families[fam] if fam is not None else ctx)
+        return bound[found]
+
+    ctx.install(lowering_of)
+    ctx.run()

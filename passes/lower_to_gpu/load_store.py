@@ -5,26 +5,18 @@ op's `vector` says so, masked reads and writes."""
 
 from __future__ import annotations
 
-from xdsl.dialects import scf, vector
-from xdsl.dialects.builtin import (
-    TensorType,
-    VectorType,
-)
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import TensorType
 
 from tilec.dialects import layout
-from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout_attrs import (
-    to_linear,
-)
 
-from .._gpu_builder import V, Val
+from .._gpu_builder import DynamicIndex, IndexValue
+from . import access, registers
 from .base import (
-    KernelBase,
     _fail,
     lowers,
-    read_in_groups,
 )
+from .context import LoweringContext, OpFamily
+from .matrix_moves import MatrixMoves
 from .view_values import (
     View,
     _eval_coords,
@@ -32,65 +24,11 @@ from .view_values import (
 )
 
 
-class LoadStoreLowering(KernelBase):
-    # -------------------------------------------------------------- distributed values
-    def linear(self, t: TensorType, op: Operation):
-        try:
-            return to_linear(t.encoding, list(t.get_shape()))
-        except LayoutError as e:
-            raise _fail(op, f"cannot make a linear layout of {t}: {e}") from None
-
-    def thread_coords(self, ll, op) -> list[Val]:
-        """Per tensor dim, the thread's part of the coordinate (lane and warp bits)."""
-        lanes, warps = ll.get_bases("lane"), ll.get_bases("warp")
-        if warps and len(lanes) != 5:
-            raise _fail(op, "distributed layouts must have 32 lanes per warp")
-        if ll.get_bases("block"):
-            raise _fail(op, "distributed layouts over several blocks are not supported")
-        bits = [(i, bs) for i, bs in enumerate(lanes)] + [(5 + i, bs) for i, bs in enumerate(warps)]
-        return [self.tid_linear([(i, bs[d]) for i, bs in bits if bs[d]]) for d in range(ll.rank)]
-
-    def tid_linear(self, pieces: list[tuple[int, int]]) -> Val:
-        """XOR, over the pairs (i, v) of `pieces` whose thread-id bit i is set, of v: the
-        value of a linear (GF(2)) function of the thread id. Runs of consecutive tid bits
-        that land on consecutive bits become one shift-and-mask."""
-        b = self.b
-        pieces = [(i, v) for i, v in pieces if v]
-        single = sorted((i, v.bit_length() - 1) for i, v in pieces if v & (v - 1) == 0)
-        multi = [(i, v) for i, v in pieces if v & (v - 1)]
-        acc: Val = 0
-        used = 0
-        disjoint = True
-        # merge runs of consecutive tid bits onto consecutive coordinate bits
-        k = 0
-        while k < len(single):
-            i0, c0 = single[k]
-            n = 1
-            while k + n < len(single) and single[k + n] == (i0 + n, c0 + n):
-                n += 1
-            piece = b.shl_(b.and_(b.shr_(self.tid, i0), (1 << n) - 1), c0)
-            m = ((1 << n) - 1) << c0
-            if used & m:
-                disjoint = False
-            used |= m
-            acc = b.or_(acc, piece) if disjoint else b.xor_(acc, piece)
-            k += n
-        for i, v in multi:
-            bit = b.and_(b.shr_(self.tid, i), 1)
-            acc = b.xor_(acc, b.mul_(bit, v))
-        return acc
-
-    @staticmethod
-    def thread_mask(ll) -> list[int]:
-        m = [0] * ll.rank
-        for bs in (*ll.get_bases("lane"), *ll.get_bases("warp")):
-            for d, x in enumerate(bs):
-                m[d] |= x
-        return m  # XORs of the bases only set bits that some basis sets
-
-    @staticmethod
-    def reg_coords(ll) -> list[tuple[int, ...]]:
-        return [ll.apply(register=r) for r in range(ll.num_registers)]
+class LoadStoreLowering(OpFamily):
+    def __init__(self, ctx: LoweringContext):
+        super().__init__(ctx)
+        self.matrix = MatrixMoves(ctx)
+        """ldmatrix / stmatrix where they can be (matrix_moves.py)."""
 
     def element_offsets(self, v: View, ll, op):
         """Functions giving (storage index, validity) of register r's element of this
@@ -98,9 +36,9 @@ class LoadStoreLowering(KernelBase):
         b = self.b
         if len(v.layout) != ll.rank:
             raise _fail(op, "view rank and tensor rank differ")
-        tco = self.thread_coords(ll, op)
-        tmask = self.thread_mask(ll)
-        regs = self.reg_coords(ll)
+        tco = registers.thread_coords(self.ctx, ll, op)
+        tmask = registers.thread_mask(ll)
+        regs = registers.reg_coords(ll)
         linear = [
             all(isinstance(s, int) for s, _ in m) and _flat_linear(m) for m in v.layout
         ]
@@ -117,44 +55,44 @@ class LoadStoreLowering(KernelBase):
         if all_disjoint and v.swizzle is None:
             tbase = b.add_(v.base, b.add_(toff, v.swz_off))
 
-        def off(r: int) -> Val:
+        def off(r: int) -> IndexValue:
             rc = regs[r]
             if tbase is not None:
                 return b.add_(tbase, _eval_coords(b, v.layout, list(rc)))
             if all_disjoint:
-                return self._offset(v, b.add_(toff, _eval_coords(b, v.layout, list(rc))))
+                return access.offset(self.b, v, b.add_(toff, _eval_coords(b, v.layout, list(rc))))
             cs = [b.xor_(t, x) for t, x in zip(tco, rc)]
-            return self._offset(v, _eval_coords(b, v.layout, cs))
+            return access.offset(self.b, v, _eval_coords(b, v.layout, cs))
 
-        def valid(r: int) -> Val:
+        def valid(r: int) -> IndexValue:
             if not mks:
                 return True
             rc = regs[r]
             if troots is not None:
-                ok: Val = True
+                ok: IndexValue = True
                 for mk, troot in zip(mks, troots):
                     for k in range(len(rc)):
                         if mk.bound[k] is None:
                             continue
                         ok = b.land(ok, b.lt_(b.add_(troot[k], mk.scale[k] * rc[k]), mk.bound[k]))
                 return ok
-            return self._valid(v, [b.xor_(t, x) for t, x in zip(tco, rc)])
+            return access.valid(self.b, v, [b.xor_(t, x) for t, x in zip(tco, rc)])
 
         return off, valid
 
     @lowers(layout.LoadOp)
     def op_layout_load(self, op: layout.LoadOp):
         self.smem_conversion_comment(op)
-        if self.lower_matrix_load(op):  # ldmatrix (matrix_moves.py)
+        if self.matrix.load(op):  # ldmatrix (matrix_moves.py)
             return
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         rt: TensorType = op.result.type
-        ll = self.linear(rt, op)
+        ll = registers.linear(rt, op)
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
-        regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, rt)
-        other = self.ssa(op.other) if op.other is not None else None
+        regs = registers.reg_coords(ll)
+        vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, rt)
+        other = self.ctx.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
         def emit(masked: bool) -> list:
@@ -162,11 +100,11 @@ class LoadStoreLowering(KernelBase):
 
             def read(group: list[int]) -> list:
                 g = group[0]
-                return self.masked_read(v, offs(g), [ok(r) for r in group], lambda r0: offs(g + r0), vec, elem, other)
+                return access.masked_read(self.b, v, offs(g), [ok(r) for r in group], lambda r0: offs(g + r0), vec, elem, other)
 
-            return read_in_groups(regs, vec, read)
+            return registers.read_in_groups(regs, vec, read)
 
-        self.vals[op.result] = self._fast_path([v], emit) if op.mask is None else emit(True)
+        self.values.set_registers(op.result, access.fast_path(self.b, [v], emit) if op.mask is None else emit(True))
 
     def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
         """The validity of register r's element conjoined with register r of the op's
@@ -174,86 +112,9 @@ class LoadStoreLowering(KernelBase):
         masked path is then always taken (the fast path's bounds test cannot know it)."""
         if op.mask is None:
             return valid
-        bits = self.get(op.mask)
+        bits = self.values.registers(op.mask)
         b = self.b
-        return lambda r: b.land(valid(r), V(b, bits[r]))
-
-    def masked_read(self, v: View, off0: Val, valid: list, offs: list, n: int, elem, other) -> list:
-        """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
-        b = self.b
-
-        def plain():
-            if n == 1:
-                return [self.load_scalar(v, off0)]
-            x = self.load_vec(v, off0, n)
-            return [self.extract(x, j) for j in range(n)]
-
-        if all(c is True for c in valid):
-            return plain()
-        fill = other if other is not None else self.zero(elem)
-        same = all(b.ssa(c) is b.ssa(valid[0]) if not isinstance(c, bool) and not isinstance(valid[0], bool) else c is valid[0] for c in valid)
-        if same and n > 1:
-            x = self.guarded_read(valid[0], lambda: self.load_vec(v, off0, n),
-                                  lambda: b.add(vector.BroadcastOp(fill, VectorType(elem, [n]))).results[0])
-            return [self.extract(x, j) for j in range(n)]
-        # one element, or lanes that differ: scalar guarded loads
-        outs = []
-        for j, c in enumerate(valid):
-            o = off0 if n == 1 else offs(j)  # computed before the scf.if, as used after it
-            outs.append(self.guarded_read(c, lambda o=o: self.load_scalar(v, o), lambda: fill))
-        return outs
-
-    def guarded_read(self, cond: Val, read, fill) -> SSAValue:
-        """read() where cond holds, else fill(): an scf.if yielding the value (the read
-        alone when cond is True)."""
-        b = self.b
-        if cond is True:
-            return read()
-        x = None
-
-        def then():
-            nonlocal x
-            x = read()
-            return x
-
-        tb, eb = Block(), Block()
-        with b.at(tb):
-            b.add(scf.YieldOp(then()))
-        with b.at(eb):
-            b.add(scf.YieldOp(fill()))
-        return b.add(scf.IfOp(b.ssa(cond), [x.type], Region(tb), Region(eb))).results[0]
-
-    def masked_write(self, v: View, xs: list, off0: Val, valid: list, offs: list, pre_vec: SSAValue | None = None):
-        b = self.b
-        n = len(xs)
-
-        def plain(guard_lanes: bool):
-            if n == 1 and not guard_lanes:
-                self.store_scalar(v, xs[0], off0)
-            elif not guard_lanes:
-                self.store_vec(v, pre_vec if pre_vec is not None else self.pack(xs, v.elem), off0)
-            else:
-                for j, (x, c) in enumerate(zip(xs, valid)):
-                    o = offs(j)
-                    if c is True:
-                        self.store_scalar(v, x, o)
-                    elif c is not False:
-                        _, tb, _ = self._if(c)
-                        with b.at(tb):
-                            self.store_scalar(v, x, o)
-                            b.add(scf.YieldOp())
-
-        if all(c is True for c in valid):
-            plain(False)
-            return
-        same = all((not isinstance(c, bool)) and (not isinstance(valid[0], bool)) and b.ssa(c) is b.ssa(valid[0]) for c in valid)
-        if same or n == 1:
-            _, tb, _ = self._if(valid[0])
-            with b.at(tb):
-                plain(False)
-                b.add(scf.YieldOp())
-            return
-        plain(True)
+        return lambda r: b.land(valid(r), DynamicIndex(b, bits[r]))
 
     def smem_conversion_comment(self, op: layout.StoreOp | layout.LoadOp):
         """The `cuda.comment` for a shared-memory round trip of `lower-convert-layout`:
@@ -283,35 +144,23 @@ class LoadStoreLowering(KernelBase):
             parts.append(f"vector {vectors[0]}")
         else:
             parts.append(f"vectors of {info(write)[1]} (write) and {info(read)[1]} (read)")
-        self.comment("convert_layout via smem: " + ", ".join(parts))
-
-    def store_owner(self, ll) -> Val:
-        """Whether this thread stores the elements a layout broadcasts over lanes or
-        warps: only the owner whose redundant thread-id bits are 0 does."""
-        redundant = 0
-        for i, bs in enumerate(ll.get_bases("lane")):
-            if not any(bs):
-                redundant |= 1 << i
-        for i, bs in enumerate(ll.get_bases("warp")):
-            if not any(bs):
-                redundant |= 1 << (5 + i)
-        return True if not redundant else self.b.eq0(self.b.and_(self.tid, redundant))
+        self.ctx.comment("convert_layout via smem: " + ", ".join(parts))
 
     @lowers(layout.StoreOp)
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
         self.smem_conversion_comment(op)
-        if self.lower_matrix_store(op):  # stmatrix (matrix_moves.py)
+        if self.matrix.store(op):  # stmatrix (matrix_moves.py)
             return
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         t: TensorType = op.value.type
-        xs = self.get(op.value)
-        ll = self.linear(t, op)
+        xs = self.values.registers(op.value)
+        ll = registers.linear(t, op)
         offs, valid = self.element_offsets(v, ll, op)
         valid = self._with_mask(op, valid)
-        regs = self.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
-        owner = self.store_owner(ll)
+        regs = registers.reg_coords(ll)
+        vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, t)
+        owner = registers.store_owner(self.ctx, ll)
 
         def emit(masked: bool) -> list:
             ok = valid if masked else (lambda r: True)
@@ -323,11 +172,11 @@ class LoadStoreLowering(KernelBase):
                 for r in group:
                     seen.add(regs[r])
                 vs = [b.land(owner, ok(r)) for r in group]
-                self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
+                access.masked_write(self.b, v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
         if op.mask is None:
-            self._fast_path([v], emit)
+            access.fast_path(self.b, [v], emit)
         else:
             emit(True)
 

@@ -26,27 +26,35 @@ from tilec.dialects.mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 from tilec.support.target import target_of
 
 from .. import _matrix_plan
-from .._gpu_builder import Val
-from .base import KernelBase
+from .._gpu_builder import IndexValue
+from . import access, registers
+from .context import LoweringContext, OpFamily
 from .view_values import View, _eval_coords, _flat_linear
 
 
-class MatrixMoveLowering(KernelBase):
-    def lower_matrix_load(self, op: layout.LoadOp) -> bool:
+class MatrixMoves(OpFamily):
+    """The ldmatrix / stmatrix lowering of the load/store family (load_store.py), with
+    its per-kernel memo of shared-view offsets; it lowers no op of its own."""
+
+    def __init__(self, ctx: LoweringContext):
+        super().__init__(ctx)
+        self._offsets_memo: dict = {}
+
+    def load(self, op: layout.LoadOp) -> bool:
         """Lower `op` with `ldmatrix` when it can be; False (nothing emitted but, for a
         tensor-core layout, a comment saying why not) otherwise."""
         if op.mask is not None or op.other is not None:
             return False
         return self._matrix_move(op, op.view, op.result.type, None)
 
-    def lower_matrix_store(self, op: layout.StoreOp) -> bool:
-        """Lower `op` with `stmatrix` when it can be (see `lower_matrix_load`)."""
+    def store(self, op: layout.StoreOp) -> bool:
+        """Lower `op` with `stmatrix` when it can be (see `load`)."""
         if op.mask is not None:
             return False
-        return self._matrix_move(op, op.view, op.value.type, self.get(op.value))
+        return self._matrix_move(op, op.view, op.value.type, self.values.registers(op.value))
 
     def _matrix_move(self, op, view: SSAValue, t: TensorType, values: list | None) -> bool:
-        v: View = self.get(view)
+        v: View = self.values.view(view)
         tensor_core = isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr)
         if v.space != "smem" or ("bank_conflicts" in op.attributes and not tensor_core):
             # lower-convert-layout's round trips between other layouts keep the accesses
@@ -59,14 +67,14 @@ class MatrixMoveLowering(KernelBase):
             if why and tensor_core:
                 n = self.shared_vector(op, t)
                 access = "ld.shared" if values is None else "st.shared"
-                self.comment(
+                self.ctx.comment(
                     f"{what}: no {'ldmatrix' if values is None else 'stmatrix'} ({why}); "
                     f"{access} of {n} element{'s' if n > 1 else ''}"
                 )
             return False
-        ll = self.linear(t, op)
+        ll = registers.linear(t, op)
         name = "ldmatrix" if values is None else "stmatrix"
-        self.comment(f"{what}: {plan.instructions} {name}.{plan.name} per thread")
+        self.ctx.comment(f"{what}: {plan.instructions} {name}.{plan.name} per thread")
         addrs = self._row_addresses(v, ll, plan)
         b = self.b
         if values is None:
@@ -75,7 +83,7 @@ class MatrixMoveLowering(KernelBase):
                 mv = b.add(cuda.LdmatrixOp(v.mem, b.ssa(addr), plan.num, plan.variant.trans))
                 for k, x in enumerate(mv.results):
                     out[2 * plan.num * i + k] = x
-            self.vals[op.result] = out
+            self.values.set_registers(op.result, out)
         else:
             n = 2 * plan.num
             for i, addr in enumerate(addrs):
@@ -89,12 +97,12 @@ class MatrixMoveLowering(KernelBase):
         bf16 over rows that ldmatrix cannot take: 2); 1 otherwise."""
         if not isinstance(t.encoding, NvidiaMmaLayoutAttr | DotOperandLayoutAttr):
             return 1
-        v: View = self.get(op.view)
+        v: View = self.values.view(op.view)
         if v.space != "smem" or v.vec is not None or v.mask is not None or getattr(op, "mask", None) is not None:
             return 1
         if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m):
             return 1
-        ll = self.linear(t, op)
+        ll = registers.linear(t, op)
         if ll.get_bases("block"):
             return 1
         eb = element_bytes(t.element_type)
@@ -118,7 +126,7 @@ class MatrixMoveLowering(KernelBase):
         """`_matrix_plan.offsets` of a static view, memoized per kernel (the same tile
         is loaded at every step of a loop)."""
         key = (repr(ll), repr(v.layout), repr(v.swizzle), v.swz_off)
-        memo = self.__dict__.setdefault("_matrix_offsets", {})
+        memo = self._offsets_memo
         if key not in memo:
             memo[key] = _matrix_plan.offsets(ll, v.layout, v.swizzle, v.swz_off)
         return memo[key]
@@ -136,15 +144,15 @@ class MatrixMoveLowering(KernelBase):
             return None, "the swizzled view's offset depends on the thread"
         if self.b.div_of(v.base) % 8 or v.align % 16:
             return None, "the shared view's base is not known to be 16-byte aligned"
-        ll = self.linear(t, op)
+        ll = registers.linear(t, op)
         lanes, warps = ll.get_bases("lane"), ll.get_bases("warp")
-        if ll.get_bases("block") or 32 << len(warps) != self.nthreads:
+        if ll.get_bases("block") or 32 << len(warps) != self.ctx.nthreads:
             return None, "the layout does not spread over the block's threads"
         if store and not all(any(bs) for bs in (*lanes, *warps)):
             return None, "the layout holds elements in several threads"
         return _matrix_plan.plan(self._offsets(ll, v))
 
-    def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[Val]:
+    def _row_addresses(self, v: View, ll, plan: _matrix_plan.MatrixPlan) -> list[IndexValue]:
         """Per instruction, the element index whose row this thread gives: the offset
         of `ll(register, lane, warp)` for the (register, lane) of
         `plan.thread_inputs(lane)`, a GF(2)-linear function of the thread id XORed
@@ -164,7 +172,7 @@ class MatrixMoveLowering(KernelBase):
             put(3 + j, regs[1 + j])
         for j, bs in enumerate(warps):
             put(5 + j, bs)
-        tco = [self.tid_linear(p) for p in pieces]
+        tco = [registers.tid_linear(self.ctx, p) for p in pieces]
         tmask = [0] * rank
         for d, p in enumerate(pieces):
             for _, x in p:
@@ -185,5 +193,5 @@ class MatrixMoveLowering(KernelBase):
         out = []
         for c in consts:
             coords = [b.add_(t, x) if disjoint else b.xor_(t, x) for t, x in zip(tco, c)]
-            out.append(self._offset(v, _eval_coords(b, v.layout, coords)))
+            out.append(access.offset(self.b, v, _eval_coords(b, v.layout, coords)))
         return out

@@ -27,7 +27,10 @@ from tilec.dialects import cuda
 from tilec.dialects.layout_mma import MmaOp
 from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
 
-from .base import KernelBase, lowers
+from . import registers
+from .base import lowers
+from .context import LoweringContext, OpFamily
+from .wgmma import WgmmaLowering
 
 KWIDTH = {"bf16": 2, "f16": 2, "f32": 1, "i8": 4}
 """The kWidth whose operand layouts are the PTX fragments of each instruction."""
@@ -63,18 +66,23 @@ def _k_renaming(table, frag, step: int, k_total: int, axis: int, what: str, op) 
     return dict(zip(native, held))
 
 
-class MmaLowering(KernelBase):
+class MmaLowering(OpFamily):
+    def __init__(self, ctx: LoweringContext):
+        super().__init__(ctx)
+        self.wgmma = WgmmaLowering(ctx)
+        """`layout.mma` of a version-3 accumulator (wgmma.py)."""
+
     @lowers(MmaOp)
     def lower_mma(self, op: MmaOp) -> None:
         at, bt, ct = op.a.type, op.b.type, op.acc.type
         if isinstance(ct.encoding, NvidiaMmaLayoutAttr) and ct.encoding.data.version == 3:
-            return self.lower_wgmma(op)  # passes/lower_to_gpu/wgmma.py
+            return self.wgmma.lower(op)
         kind = self._check_supported(op, at, bt, ct)
         a_frag, b_frag, c_frag = lane0_fragments(kind)
         step = cuda.MMA_SYNC_KINDS[kind].k
-        la, lb, lc = (self.linear(t, op) for t in (at, bt, ct))
+        la, lb, lc = (registers.linear(t, op) for t in (at, bt, ct))
         ra, rb, rc = (_registers_by_coordinate(ll) for ll in (la, lb, lc))
-        a, b, acc = self.get(op.a), self.get(op.b), self.get(op.acc)
+        a, b, acc = self.values.registers(op.a), self.values.registers(op.b), self.values.registers(op.acc)
         out = list(acc)
 
         def regs(table, origin, fragment, what):
@@ -128,7 +136,7 @@ class MmaLowering(KernelBase):
             f"layout.mma {at.get_shape()[0]}x{bt.get_shape()[1]}x{at.get_shape()[1]}: "
             f"{count} mma.sync.m16n8k{step} per warp ({len(c_tiles)} tile(s) of 16x8, "
             f"{len(k_tiles)} step(s) of K = {step})"))
-        self.vals[op.result] = out
+        self.values.set_registers(op.result, out)
 
     def _check_supported(self, op: Operation, at: TensorType, bt: TensorType, ct: TensorType) -> str:
         """The `cuda.MMA_SYNC_KINDS` key of what `cuda.mma_sync` issues for `op`: a

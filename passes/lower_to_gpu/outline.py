@@ -31,7 +31,7 @@ from .._gpu_builder import index
 from .base import (
     _fail,
 )
-from .kernel import KernelLowering
+from .kernel import lower_launch
 from .view_values import (
     VIEW_OPS,
 )
@@ -136,9 +136,7 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     bits = promised_index_bits(f)
     if bits is not None:
         promise_index_bits(kfunc, bits)
-    lw = KernelLowering(entry, launch, dict(zip(args_order, entry.args)), ptr_types)
-    lw.tma_maps = tma_maps
-    lw.run()
+    lower_launch(entry, launch, dict(zip(args_order, entry.args)), ptr_types, tma_maps)
     entry.add_op(gpu.ReturnOp([]))
     # host side
     grid = [launch.grid_x, launch.grid_y, launch.grid_z]

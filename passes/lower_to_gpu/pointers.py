@@ -2,7 +2,7 @@
 `layout.addptr`, `layout.ptr_load`, `layout.ptr_store`.
 
 A pointer is lowered to the element offsets into the argument it points into
-(`layout_ptr.pointer_root`, known from the IR): an index `Val` for a moved scalar
+(`layout_ptr.pointer_root`, known from the IR): an index `IndexValue` for a moved scalar
 pointer, one index SSA value per register for a pointer tensor, so that shape ops,
 `select`, `convert_layout` and loops move them as any register. An access reads the
 argument's memref at those offsets. Accesses move `vector` consecutive registers at
@@ -21,74 +21,82 @@ from tilec.dialects import layout
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType
 
-from .._gpu_builder import V, Val
-from .base import KernelBase, _fail, lowers, read_in_groups
+from .._gpu_builder import DynamicIndex, IndexValue
+from . import access, registers
+from .base import _fail, lowers
+from .context import LoweringContext, OpFamily
+from .lowered_values import LoweredScalar, RegisterTensor
 from .view_values import View
 
 
-class PointerLowering(KernelBase):
-    def offsets_of(self, v: SSAValue) -> Val | list:
-        """The element offsets a pointer value carries: 0 for the argument itself, an
-        index for a moved scalar pointer, one index SSA value per register for a
-        pointer tensor."""
-        if isinstance(v.type, PtrType) and v is lp.pointer_root(v):
-            return 0
-        return self.get(v)
+def offsets_of(ctx: LoweringContext, v: SSAValue) -> IndexValue | tuple[SSAValue, ...]:
+    """The element offsets a pointer value carries: 0 for the argument itself, an
+    index for a moved scalar pointer, one index SSA value per register for a
+    pointer tensor."""
+    if isinstance(v.type, PtrType) and v is lp.pointer_root(v):
+        return 0
+    x = ctx.values.get(v)
+    return x.registers if isinstance(x, RegisterTensor) else ctx.values.index(v)
 
+
+def splat_pointer(ctx: LoweringContext, op: layout.SplatOp) -> None:
+    """`layout.splat` of a pointer: its offsets in every register (arith_ops.py's splat)."""
+    off = ctx.b.ssa(offsets_of(ctx, op.value))
+    ctx.values.set_registers(op.result, [off] * registers.linear(op.result.type, op).num_registers)
+
+
+class PointerLowering(OpFamily):
     def root_view(self, op) -> View:
         """The argument a pointer tensor points into, as a view for the access helpers."""
         root = lp.pointer_root(op.ptrs)
         t: PtrType = root.type  # type: ignore[assignment]
-        mem = self.get(root)
-        if not isinstance(mem, SSAValue):
+        mem = self.values.get(root)
+        if not isinstance(mem, LoweredScalar):
             raise _fail(op, f"'{op.name}': the pointers must point into a pointer argument")
-        return View(mem, 0, [], None, None, "gmem", t.element_type, t.alignment)
+        return View(mem.value, 0, [], None, None, "gmem", t.element_type, t.alignment)
 
-    def splat_pointer(self, op: layout.SplatOp):
-        off = self.b.ssa(self.offsets_of(op.value))
-        self.vals[op.result] = [off] * self.linear(op.result.type, op).num_registers
-
-    def _index(self, x: SSAValue | Val) -> Val:
-        if isinstance(x, int | V):
+    def _index(self, x: SSAValue | IndexValue) -> IndexValue:
+        if isinstance(x, int | DynamicIndex):
             return x
         if isinstance(x.type, IndexType):
-            return V(self.b, x)
+            return DynamicIndex(self.b, x)
         key = ("index_cast", x)
         if key not in self.b.memo:
             self.b.memo[key] = self.b.add(arith.IndexCastOp(x, IndexType())).results[0]
-        return V(self.b, self.b.memo[key])
+        return DynamicIndex(self.b, self.b.memo[key])
 
     @lowers(lp.AddPtrOp)
     def op_addptr(self, op: lp.AddPtrOp):
         b = self.b
-        p = self.offsets_of(op.ptr)
-        off = self.get(op.offset)
-        if isinstance(p, list):
-            self.vals[op.result] = [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)]
+        p = offsets_of(self.ctx, op.ptr)
+        if isinstance(p, tuple):
+            off = self.values.registers(op.offset)
+            self.values.set_registers(op.result, [b.ssa(b.add_(self._index(o), self._index(x))) for o, x in zip(p, off)])
         else:
-            self.vals[op.result] = b.add_(self._index(p), self._index(off))
+            off = self.values.scalar_or_index(op.offset)
+            self.values.set_index(op.result, b.add_(self._index(p), self._index(off)))
 
     def _tensor_ptr(self, op) -> tuple[View, list, TensorType, list]:
         """The view of the argument a ptr_load / ptr_store points into, each
         register's offset, the pointers' type and each register's coordinate."""
         view = self.root_view(op)
-        offs = [self._index(o) for o in self.get(op.ptrs)]
+        offs = [self._index(o) for o in self.values.registers(op.ptrs)]
         t: TensorType = op.ptrs.type
-        return view, offs, t, self.reg_coords(self.linear(t, op))
+        return view, offs, t, registers.reg_coords(registers.linear(t, op))
 
-    def _lane_masks(self, op, group: list[int]) -> list[Val]:
+    def _lane_masks(self, op, group: list[int]) -> list[IndexValue]:
         if op.mask is None:
             return [True] * len(group)
-        bits = self.get(op.mask)
+        bits = self.values.registers(op.mask)
         if op.uniform_mask is not None:
-            return [V(self.b, bits[group[0]])] * len(group)
-        return [V(self.b, bits[r]) for r in group]
+            return [DynamicIndex(self.b, bits[group[0]])] * len(group)
+        return [DynamicIndex(self.b, bits[r]) for r in group]
 
-    def _all_or_lanes(self, masks: list[Val], whole, lanes, result_types=()):
+    def _all_or_lanes(self, masks: list[IndexValue], whole, lanes, result_types=()):
         """whole() where every lane's mask holds, else lanes(): an scf.if on their
         conjunction (either body returns the values to yield)."""
         b = self.b
-        cond: Val = True
+        cond: IndexValue = True
         for m in masks:
             cond = b.land(cond, m)
         tb, eb = Block(), Block()
@@ -104,18 +112,18 @@ class PointerLowering(KernelBase):
         view, poffs, t, regs = self._tensor_ptr(op)
         vec = op.vector.value.data if op.vector is not None else 1
         elem = lp.pointee(t)
-        other = self.ssa(op.other) if op.other is not None else None
-        fill = other if other is not None else self.zero(elem)
+        other = self.ctx.ssa(op.other) if op.other is not None else None
+        fill = other if other is not None else access.zero(self.b, elem)
 
         def read(group: list[int]) -> list:
             masks = self._lane_masks(op, group)
             offs = [poffs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                return self.masked_read(view, offs[0], masks, offs.__getitem__, vec, elem, other)
+                return access.masked_read(self.b, view, offs[0], masks, offs.__getitem__, vec, elem, other)
             return self._read_all_or_lanes(view, offs, masks, elem, fill)
 
-        self.vals[op.result] = read_in_groups(regs, vec, read)
+        self.values.set_registers(op.result, registers.read_in_groups(regs, vec, read))
 
     def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
         """A vector whose lanes' masks may disagree: one vector read where all hold,
@@ -125,22 +133,22 @@ class PointerLowering(KernelBase):
 
         def lanes():
             reads = [
-                self.guarded_read(m, lambda o=o: self.load_scalar(view, o), lambda: fill) for m, o in zip(masks, offs)
+                access.guarded_read(self.b, m, lambda o=o: access.load_scalar(self.b, view, o), lambda: fill) for m, o in zip(masks, offs)
             ]
-            return [self.pack(reads, elem)]
+            return [access.pack(self.b, reads, elem)]
 
         n = len(offs)
-        x = self._all_or_lanes(masks, lambda: [self.load_vec(view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
-        return [self.extract(x, j) for j in range(n)]
+        x = self._all_or_lanes(masks, lambda: [access.load_vec(self.b, view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
+        return [access.extract(self.b, x, j) for j in range(n)]
 
     @lowers(lp.PtrStoreOp)
     def op_ptr_store(self, op: lp.PtrStoreOp):
         b = self.b
         view, poffs, t, regs = self._tensor_ptr(op)
-        ll = self.linear(t, op)
+        ll = registers.linear(t, op)
         vec = op.vector.value.data if op.vector is not None else 1
-        xs = self.get(op.value)
-        owner = self.store_owner(ll)
+        xs = self.values.registers(op.value)
+        owner = registers.store_owner(self.ctx, ll)
         seen: set = set()
         for g in range(0, len(regs), vec):
             if regs[g] in seen:
@@ -152,7 +160,7 @@ class PointerLowering(KernelBase):
             vals = [xs[r] for r in group]
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
-                self.masked_write(view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
+                access.masked_write(self.b, view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
                 continue
             self._write_all_or_lanes(view, vals, offs, masks)
 
@@ -162,17 +170,17 @@ class PointerLowering(KernelBase):
         b = self.b
         for o in offs:
             b.ssa(o)  # computed before the scf.if, as used in both branches
-        packed = self.pack(vals, view.elem)
+        packed = access.pack(self.b, vals, view.elem)
 
         def whole():
-            self.store_vec(view, packed, offs[0])
+            access.store_vec(self.b, view, packed, offs[0])
             return []
 
         def lanes():
             for x, m, o in zip(vals, masks, offs):
-                _, tb, _ = self._if(m)
+                _, tb, _ = access.if_op(self.b, m)
                 with b.at(tb):
-                    self.store_scalar(view, x, o)
+                    access.store_scalar(self.b, view, x, o)
                     b.add(scf.YieldOp())
             return []
 
@@ -180,4 +188,4 @@ class PointerLowering(KernelBase):
 
     @lowers(lp.MultipleOfOp)
     def op_multiple_of(self, op: lp.MultipleOfOp):
-        self.vals[op.result] = self.get(op.value)  # a promise for the analysis only
+        self.values.set(op.result, self.values.get(op.value))  # a promise for the analysis only

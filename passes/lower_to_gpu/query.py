@@ -7,19 +7,20 @@ from __future__ import annotations
 
 from tilec.dialects import layout_query as lq
 
-from .base import KernelBase, lowers
+from .base import lowers
+from .context import OpFamily
 from .view_values import View
 
 
-class QueryLowering(KernelBase):
+class QueryLowering(OpFamily):
     @lowers(lq.RankOp, lq.DepthOp, lq.SizeOp, lq.CosizeOp)
     def op_layout_query(self, op: lq.QueryOp):
         static = op.static_value()
         if static is not None:
-            self.vals[op.result] = static
+            self.values.set_index(op.result, static)
             return
         b = self.b
-        v: View = self.get(op.source)
+        v: View = self.values.view(op.source)
         modes = v.layout if op.mode_index is None else [v.layout[op.mode_index]]
         leaves = [leaf for m in modes for leaf in m]
         out = 1
@@ -29,4 +30,4 @@ class QueryLowering(KernelBase):
         else:  # cosize
             for s, d in leaves:
                 out = b.add_(out, b.mul_(b.sub_(s, 1), d))
-        self.vals[op.result] = out
+        self.values.set_index(op.result, out)

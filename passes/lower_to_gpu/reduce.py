@@ -13,17 +13,18 @@ from xdsl.dialects.builtin import (
 
 from tilec.dialects import cuda, layout, layout_compute
 
-from .._gpu_builder import Val
+from .._gpu_builder import IndexValue
+from . import access, registers
 from .base import (
-    KernelBase,
     _count,
     _fail,
     lowers,
 )
 from .compute import COMBINERS
+from .context import OpFamily
 
 
-class ReduceLowering(KernelBase):
+class ReduceLowering(OpFamily):
     @lowers(layout.ReduceOp)
     def op_layout_reduce(self, op: layout.ReduceOp):
         b = self.b
@@ -33,8 +34,9 @@ class ReduceLowering(KernelBase):
         def comb(a, c):
             return (b.add(combine_cls(a[0], c[0])).results[0],)
 
-        (self.vals[op.result],) = self.reduce_values(
-            op, op.axis.value.data, st, op.result.type, [self.get(op.source)], comb)
+        (out,) = self.reduce_values(
+            op, op.axis.value.data, st, op.result.type, [self.values.registers(op.source)], comb)
+        self.values.set_registers(op.result, out)
 
     @lowers(layout_compute.ReduceRegionOp)
     def op_layout_reduce_region(self, op):
@@ -45,17 +47,17 @@ class ReduceLowering(KernelBase):
 
         def comb(a, c):
             for arg, v in zip(body.args, [*a, *c]):
-                self.vals[arg] = v
+                self.values.set_scalar(arg, v)
             for o in body.ops:
                 if o is body.last_op:
-                    return tuple(self.ssa(x) for x in o.operands)
-                self.lower(o)
+                    return tuple(self.ctx.ssa(x) for x in o.operands)
+                self.ctx.lower(o)
             raise _fail(op, "the combiner region has no terminator")
 
         outs = self.reduce_values(op, op.axis.value.data, op.srcs[0].type, op.results[0].type,
-                                  [self.get(x) for x in op.srcs], comb)
+                                  [self.values.registers(x) for x in op.srcs], comb)
         for r, v in zip(op.results, outs[:n]):
-            self.vals[r] = v
+            self.values.set_registers(r, v)
 
     def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb) -> list:
         """Reduce the distributed values `xss` (registers of each, all in the layout of
@@ -64,8 +66,8 @@ class ReduceLowering(KernelBase):
         along the axis, then one round through shared memory across the warps; returns
         the registers of each result (layout of `rt`, the slice of `st`)."""
         b = self.b
-        src = self.linear(st, op)
-        dst = self.linear(rt, op)
+        src = registers.linear(st, op)
+        dst = registers.linear(rt, op)
 
         def proj(c):
             return tuple(x for d, x in enumerate(c) if d != ax)
@@ -88,7 +90,7 @@ class ReduceLowering(KernelBase):
                 continue
             if any(bs[d] for d in range(len(bs)) if d != ax):
                 raise _fail(op, "a lane basis that moves along several dims is not supported in reduce")
-            lane_src = b.ssa(b.xor_(b.and_(self.tid, 31), 1 << i))
+            lane_src = b.ssa(b.xor_(b.and_(self.ctx.tid, 31), 1 << i))
             lane32 = b.add(arith.IndexCastOp(lane_src, i32)).results[0]
             for p in list(groups):
                 other = tuple(b.add(cuda.ShflIdxOp(v, lane32, 32)).results[0] for v in groups[p])
@@ -132,7 +134,7 @@ class ReduceLowering(KernelBase):
         A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
-        n = self.nthreads
+        n = self.ctx.nthreads
         slots = n >> bin(lane_mask).count("1")
         bufs = []
         for j, v in enumerate(groups[keys[0]]):
@@ -142,20 +144,20 @@ class ReduceLowering(KernelBase):
             e.insert_op_before(buf_op, e.first_op) if e.first_op else e.add_op(buf_op)
             bufs.append(buf_op.results[0])
         ways = 1 << len(steps)
-        self.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
+        self.ctx.comment(f"reduce across {ways} warps via smem: one round of {_count(len(keys), 'partial')} "
                      f"per thread, 0 bank conflicts per write, 0 per read")
-        if self._in_loop(op):
+        if self.ctx.in_loop(op):
             b.add(gpu.BarrierOp())
 
         def write():
-            mine = self._compress(self.tid, lane_mask, n)
+            mine = self._compress(self.ctx.tid, lane_mask, n)
             for k, p in enumerate(keys):
                 for buf, v in zip(bufs, groups[p]):
                     b.add(memref.StoreOp.get(v, buf, [b.ssa(b.add_(mine, k * slots))]))
 
-        self._guarded(b.eq0(b.and_(self.tid, lane_mask)) if lane_mask else True, write)
+        access.guarded(self.b, b.eq0(b.and_(self.ctx.tid, lane_mask)) if lane_mask else True, write)
         b.add(gpu.BarrierOp())
-        base = b.and_(self.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
+        base = b.and_(self.ctx.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
         reads = []
         for j in range(ways):
             off = sum(st for i, st in enumerate(steps) if j >> i & 1)
@@ -168,11 +170,11 @@ class ReduceLowering(KernelBase):
                 acc = x if acc is None else comb(acc, x)
             groups[p] = acc
 
-    def _compress(self, t: Val, drop: int, n: int) -> Val:
+    def _compress(self, t: IndexValue, drop: int, n: int) -> IndexValue:
         """t (a thread id below n) with the bits of `drop` removed, the bits above
         each shifted down: one and + shift per run of kept bits."""
         b = self.b
-        out: Val = 0
+        out: IndexValue = 0
         pos = dst = 0
         while (1 << pos) < n:
             if drop >> pos & 1:

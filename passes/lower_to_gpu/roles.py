@@ -23,7 +23,8 @@ from xdsl.ir import Block, Operation, Region
 
 from tilec.dialects import cuda_roles, layout_roles
 
-from .base import KernelBase, _fail, lowers
+from .base import _fail, lowers
+from .context import OpFamily
 
 ONE_WARP_OPS = {
     "layout.mbarrier_arrive",
@@ -66,42 +67,33 @@ def _no_block_barrier(op: Operation, dst: Block, before: Operation | None) -> No
                 )
 
 
-class RolesLowering(KernelBase):
-    role_threads: int | None = None
-    """Threads of the warp_specialize region being lowered (None: the whole block)."""
-
+class RolesLowering(OpFamily):
     @lowers(layout_roles.WarpSpecializeOp)
     def op_warp_specialize(self, op: layout_roles.WarpSpecializeOp):
         blocks = [Block() for _ in op.roles]
-        saved = (self.tid, self.nthreads, self.role_threads)
-        try:
-            for i, (src, dst) in enumerate(zip(op.roles, blocks)):
-                first, n = op.first_thread(i), layout_roles.WARPGROUP * op.counts[i]
-                with self.b.at(dst):
-                    self.tid = saved[0] - first if first else saved[0]
-                    self.nthreads, self.role_threads = n, n
-                    ops = list(src.block.ops)
-                    head = next(
-                        (j for j, o in enumerate(ops) if not isinstance(o, layout_roles.SetMaxNRegOp)), len(ops)
-                    )
-                    for o in ops[:head]:
-                        self.lower(o)
-                    body = dst
-                    if head < len(ops) and _one_warp_suffices(ops[head:]):
-                        # only the first warp of each warpgroup runs the rest: the others
-                        # would only wait beside it
-                        body = Block()
-                        cond = self.b.ssa(self.b.lt_(self.b.and_(self.tid, layout_roles.WARPGROUP - 1), 32))
-                        self.b.add(scf.IfOp(cond, [], Region(body), Region()))
-                    with self.b.at(body):
-                        for o in ops[head:]:
-                            before = body.last_op
-                            self.lower(o)
-                            _no_block_barrier(o, body, before)
-                        if body is not dst:
-                            self.b.add(scf.YieldOp())
-        finally:
-            self.tid, self.nthreads, self.role_threads = saved
+        for i, (src, dst) in enumerate(zip(op.roles, blocks)):
+            first, n = op.first_thread(i), layout_roles.WARPGROUP * op.counts[i]
+            with self.b.at(dst), self.ctx.region_threads(first, n):
+                ops = list(src.block.ops)
+                head = next(
+                    (j for j, o in enumerate(ops) if not isinstance(o, layout_roles.SetMaxNRegOp)), len(ops)
+                )
+                for o in ops[:head]:
+                    self.ctx.lower(o)
+                body = dst
+                if head < len(ops) and _one_warp_suffices(ops[head:]):
+                    # only the first warp of each warpgroup runs the rest: the others
+                    # would only wait beside it
+                    body = Block()
+                    cond = self.b.ssa(self.b.lt_(self.b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1), 32))
+                    self.b.add(scf.IfOp(cond, [], Region(body), Region()))
+                with self.b.at(body):
+                    for o in ops[head:]:
+                        before = body.last_op
+                        self.ctx.lower(o)
+                        _no_block_barrier(o, body, before)
+                    if body is not dst:
+                        self.b.add(scf.YieldOp())
         self.b.add(cuda_roles.WarpSpecializeOp(op.counts, [Region(blk) for blk in blocks]))
 
     @lowers(layout_roles.SetMaxNRegOp)

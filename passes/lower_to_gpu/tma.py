@@ -33,21 +33,19 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
 
-from .._gpu_builder import V
-from .base import KernelBase, _fail, lowers
+from .._gpu_builder import DynamicIndex
+from .base import _fail, lowers
+from .context import OpFamily
 
 BARRIER_ALIGN = 8
 
 
-class TmaLowering(KernelBase):
-    tma_maps: dict[Operation, SSAValue]
-    """Each TMA op -> its tensor map (a value of the host function; set by outline)."""
-
+class TmaLowering(OpFamily):
     def _elect(self, *ops: Operation) -> None:
         """`if (tid == 0) { ops }`."""
         b = self.b
         tb = Block()
-        c = b.ssa(b.eq0(self.tid))
+        c = b.ssa(b.eq0(self.ctx.tid))
         b.add(scf.IfOp(c, [], Region(tb), Region()))
         with b.at(tb):
             for op in ops:
@@ -55,23 +53,20 @@ class TmaLowering(KernelBase):
             b.add(scf.YieldOp())
 
     def _bar(self, v: SSAValue) -> SSAValue:
-        bar = self.get(v)
-        if not isinstance(bar, SSAValue):
-            raise TypeError(f"an mbarrier lowers to a memref, got {bar}")
-        return bar
+        return self.values.scalar(v)  # the mbarrier's memref
 
     def _map_and_coords(self, op: layout_tma.TmaLoadOp | layout_tma.TmaStoreOp):
-        maps = getattr(self, "tma_maps", {})
+        maps = self.ctx.tma_maps
         if op not in maps:
             raise _fail(op, f"'{op.name}' has no tensor map (the launch was not outlined by lower-to-gpu)")
-        tmap = self.get(maps[op])
+        tmap = self.values.scalar(maps[op])
         plan = op.plan()
         coords = []
         for m in plan.geometry.order:
             if plan.tile is None:
                 coords.append(self.b.const(0))
             else:
-                c = self.idx(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
+                c = self.values.index(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
                 coords.append(self.b.ssa(c))
         return tmap, plan, coords
 
@@ -80,12 +75,12 @@ class TmaLowering(KernelBase):
         g = plan.geometry
         out = []
         for k in range(g.copies):
-            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(V(self.b, coords[0]), k * g.box[0]))
+            c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(DynamicIndex(self.b, coords[0]), k * g.box[0]))
             out.append(([c0, *coords[1:]], k * g.box_elements))
         return out
 
     def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:
-        sv = self.get(view_value)
+        sv = self.values.view(view_value)
         alloca = sv.mem.owner
         if not isinstance(alloca, memref.AllocaOp) or sv.base != 0:
             raise _fail(op, "a TMA copy's shared side must be a layout.alloc")
@@ -105,18 +100,18 @@ class TmaLowering(KernelBase):
         bar = a.results[0]
         self._elect(cuda_tma.MBarrierInitOp(bar, op.count.value.data))
         b.add(gpu.BarrierOp())
-        self.vals[op.result] = bar
+        self.values.set_scalar(op.result, bar)
 
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
         arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes)
-        if getattr(self, "role_threads", None) is None:
+        if self.ctx.role_threads is None:
             self._elect(arrive)
             return
         # in a warp_specialize region: one arrival per warpgroup (roles.py)
         b = self.b
         tb = Block()
-        c = b.ssa(b.eq0(b.and_(self.tid, layout_roles.WARPGROUP - 1)))
+        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
         b.add(scf.IfOp(c, [], Region(tb), Region()))
         with b.at(tb):
             b.add(arrive)
@@ -124,7 +119,7 @@ class TmaLowering(KernelBase):
 
     @lowers(layout_tma.MBarrierWaitOp)
     def op_mbarrier_wait(self, op: layout_tma.MBarrierWaitOp):
-        self.b.add(cuda_tma.MBarrierWaitOp(self._bar(op.bar), self.b.ssa(self.idx(op.phase))))
+        self.b.add(cuda_tma.MBarrierWaitOp(self._bar(op.bar), self.b.ssa(self.values.index(op.phase))))
 
     @lowers(layout_tma.MBarrierInvalOp)
     def op_mbarrier_inval(self, op: layout_tma.MBarrierInvalOp):

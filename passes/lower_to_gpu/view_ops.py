@@ -18,10 +18,10 @@ from tilec.dialects.layout_attrs import (
 
 from .._tile_bounds import coord_limit
 from .base import (
-    KernelBase,
     _fail,
     lowers,
 )
+from .context import OpFamily
 from .view_values import (
     View,
     _eval_coords,
@@ -31,27 +31,27 @@ from .view_values import (
     _mode_coords,
     _mode_size,
     _regroup,
-    _rlayout,
+    _value_layout,
     _uneven_bounds,
 )
 
 
-class ViewOpsLowering(KernelBase):
+class ViewOpsLowering(OpFamily):
     # -------------------------------------------------------------- views
     @lowers(layout.ViewOp)
     def op_layout_view(self, op: layout.ViewOp):
         rt: TensorViewType = op.result.type
         src = op.source
-        dyn = [self.idx(d) for d in op.dynamic]
+        dyn = [self.values.index(d) for d in op.dynamic]
         if isinstance(src.type, PtrType):
-            mem = self.get(src)
-            self.vals[op.result] = View(mem, 0, _rlayout(rt.cute_layout, dyn), None, None, "gmem",
-                                        rt.element_type, src.type.alignment)
+            mem = self.values.scalar(src)
+            self.values.set_view(op.result, View(mem, 0, _value_layout(rt.cute_layout, dyn), None, None, "gmem",
+                                                 rt.element_type, src.type.alignment))
             return
-        sv: View = self.get(src)
+        sv: View = self.values.view(src)
         swz, soff = self._swizzle(rt)
-        self.vals[op.result] = replace(sv, layout=_rlayout(rt.cute_layout, dyn), vec=None, mask=None,
-                                       swizzle=swz, swz_off=soff)
+        self.values.set_view(op.result, replace(sv, layout=_value_layout(rt.cute_layout, dyn), vec=None, mask=None,
+                                                swizzle=swz, swz_off=soff))
 
     def _swizzle(self, t: TensorViewType):
         if isinstance(t.layout, ComposedLayoutAttr):
@@ -73,9 +73,9 @@ class ViewOpsLowering(KernelBase):
         space = cuda.SHARED_MEMORY_SPACE if t.memory_space == "smem" else None
         a = self.b.add(memref.AllocaOp.get(t.element_type, shape=[n], memory_space=space) if space else memref.AllocaOp.get(t.element_type, shape=[n]))
         a.results[0].name_hint = "smem" if space else "regs"
-        vec = _rlayout(t.vec_layout) if t.vec_layout is not None else None
-        self.vals[op.result] = View(a.results[0], 0, _rlayout(t.cute_layout), vec, None, t.memory_space,
-                                    t.element_type, 16, swz, soff)
+        vec = _value_layout(t.vec_layout) if t.vec_layout is not None else None
+        self.values.set_view(op.result, View(a.results[0], 0, _value_layout(t.cute_layout), vec, None, t.memory_space,
+                                             t.element_type, 16, swz, soff))
 
     def _shift(self, sv: View, delta) -> dict:
         """The fields of a sub-view of `sv` `delta` elements further (for a plain view,
@@ -99,15 +99,15 @@ class ViewOpsLowering(KernelBase):
     @lowers(layout.TileOp)
     def op_layout_tile(self, op: layout.TileOp):
         b = self.b
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         rt: TensorViewType = op.result.type
         tile = op.tile_sizes
-        coords = [self.idx(c) for c in op.coords]
+        coords = [self.values.index(c) for c in op.coords]
         base = sv.base if sv.swizzle is None else 0
         for m, c, t in zip(sv.layout, coords, tile):
             base = b.add_(base, _eval_mode(b, m, b.mul_(c, t)))
         new_modes = []
-        rmodes = _rlayout(rt.cute_layout, partial=True)  # read for static modes only
+        rmodes = _value_layout(rt.cute_layout, partial=True)  # read for static modes only
         for k, (m, t) in enumerate(zip(sv.layout, tile)):
             if all(isinstance(s, int) and isinstance(d, int) for s, d in m):
                 new_modes.append(rmodes[k])
@@ -146,16 +146,16 @@ class ViewOpsLowering(KernelBase):
                 mask = _map_mask(mask, lambda m: views.MaskMap(
                     [b.add_(o, b.mul_(s, b.mul_(c, t))) for o, s, c, t in zip(m.off, m.scale, coords, tile)],
                     m.scale, m.lscale, m.bound))
-        self.vals[op.result] = replace(sv, layout=new_modes, mask=mask, **self._shift(sv, base))
+        self.values.set_view(op.result, replace(sv, layout=new_modes, mask=mask, **self._shift(sv, base)))
 
     @lowers(layout.VectorizeOp)
     def op_layout_vectorize(self, op: layout.VectorizeOp):
         b = self.b
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         rt: TensorViewType = op.result.type
         vecs = op.vector_sizes
         if _is_static(sv.layout):
-            outer, inner = _rlayout(rt.cute_layout), _rlayout(rt.vec_layout)
+            outer, inner = _value_layout(rt.cute_layout), _value_layout(rt.vec_layout)
         else:
             outer, inner = [], []
             for m, v in zip(sv.layout, vecs):
@@ -168,15 +168,15 @@ class ViewOpsLowering(KernelBase):
         if mask is not None:
             mask = _map_mask(mask, lambda m: views.MaskMap(
                 m.off, [s * v for s, v in zip(m.scale, vecs)], list(m.scale), m.bound))
-        self.vals[op.result] = replace(sv, layout=outer, vec=inner, mask=mask)
+        self.values.set_view(op.result, replace(sv, layout=outer, vec=inner, mask=mask))
 
     @lowers(layout.DistributeOp)
     def op_layout_distribute(self, op: layout.DistributeOp):
         b = self.b
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         rt: TensorViewType = op.result.type
         thr = op.thread_layout
-        tid = self.idx(op.tid)
+        tid = self.values.index(op.tid)
         lim = coord_limit(op.tid, op)
         if lim is not None and lim > thr.size():
             raise _fail(
@@ -192,7 +192,7 @@ class ViewOpsLowering(KernelBase):
         for m, c in zip(sv.layout, tco):
             base = b.add_(base, _eval_mode(b, m, c))
         if _is_static(sv.layout):
-            new = _rlayout(rt.cute_layout)
+            new = _value_layout(rt.cute_layout)
         else:
             new = []
             for m, t in zip(sv.layout, counts):
@@ -220,12 +220,12 @@ class ViewOpsLowering(KernelBase):
             r = len(new)
             guard = views.MaskMap([tid] + [0] * (r - 1), [0] * r, [0] * r, [thr.size()] + [None] * (r - 1))
             mask = guard if mask is None else mask.conjoin(guard)
-        self.vals[op.result] = replace(sv, layout=new, mask=mask, **self._shift(sv, base))
+        self.values.set_view(op.result, replace(sv, layout=new, mask=mask, **self._shift(sv, base)))
 
     @lowers(layout.SliceOp)
     def op_layout_slice(self, op: layout.SliceOp):
         b = self.b
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         self._need_plain(op, sv)
         it = iter(op.coords)
         base = sv.base
@@ -235,31 +235,31 @@ class ViewOpsLowering(KernelBase):
             if leaf.p == layout.WILDCARD:
                 kept.append(m)
                 continue
-            c = self.idx(next(it)) if leaf.p == layout.DYNAMIC else leaf.p
+            c = self.values.index(next(it)) if leaf.p == layout.DYNAMIC else leaf.p
             base = b.add_(base, _eval_mode(b, m, c))
-        self.vals[op.result] = replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout))
+        self.values.set_view(op.result, replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout)))
 
     @lowers(layout.DivideOp, layout.ComposeOp)
     def op_relayout(self, op: layout.DivideOp | layout.ComposeOp):
         """A divide or a composition: the same storage and base, the result type's layout."""
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         self._need_plain(op, sv)
         if not _is_static(sv.layout):
             what = op.name.removeprefix("layout.")
             raise _fail(op, f"{what} of a view with dynamic values is not supported")
-        self.vals[op.result] = replace(sv, layout=_rlayout(op.result.type.cute_layout))
+        self.values.set_view(op.result, replace(sv, layout=_value_layout(op.result.type.cute_layout)))
 
     @lowers(layout.PartitionOp)
     def op_layout_partition(self, op: layout.PartitionOp):
         b = self.b
-        sv: View = self.get(op.source)
+        sv: View = self.values.view(op.source)
         self._need_plain(op, sv)
         if not _is_static(sv.layout):
             raise _fail(op, "partition of a view with dynamic values is not supported")
         tv = op.tv.data
-        tid = self.idx(op.tid)
-        thr_mode = _rlayout(tv[0])[0] if tv[0].rank() <= 1 else [leaf for m in _rlayout(tv[0]) for leaf in m]
+        tid = self.values.index(op.tid)
+        thr_mode = _value_layout(tv[0])[0] if tv[0].rank() <= 1 else [leaf for m in _value_layout(tv[0]) for leaf in m]
         logical = _eval_mode(b, thr_mode, tid)
         base = b.add_(sv.base, _eval_coords(b, sv.layout, _mode_coords(b, sv.layout, logical)))
-        self.vals[op.result] = replace(sv, base=base, layout=_rlayout(op.result.type.cute_layout))
+        self.values.set_view(op.result, replace(sv, base=base, layout=_value_layout(op.result.type.cute_layout)))
 

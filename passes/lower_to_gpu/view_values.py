@@ -11,14 +11,14 @@ from xdsl.ir import Attribute, SSAValue
 
 from tilec.dialects import cute, layout, views
 
-from .._gpu_builder import IndexBuilder, Val
+from .._gpu_builder import IndexBuilder, IndexValue
 
 VIEW_OPS = layout.VIEW_OPS
 
 # ============================================================================ views
 
 ModeLeaf = tuple
-"""One (size, stride) leaf of a mode; each entry an int or a runtime index `Val`."""
+"""One (size, stride) leaf of a mode; each entry an int or a runtime index `IndexValue`."""
 ValueLayout = list
 """A layout whose sizes and strides may be runtime values: one list of `ModeLeaf` per mode,
 leaves in colexicographic order (the runtime counterpart of a `cute.Layout`)."""
@@ -29,10 +29,14 @@ def _map_mask(mask: views.MaskMap, f) -> views.MaskMap:
     return replace(f(mask), also=_map_mask(mask.also, f) if mask.also is not None else None)
 
 
-@dataclass
+@dataclass(frozen=True)
 class View:
+    """A view while a kernel is lowered: its storage `mem` (a memref), the `base`
+    offset, its run-time `layout` (and `vec` layout of a vectorized view), its `mask`
+    (None: every coordinate is inside the tensor), memory `space`, element type `elem`."""
+
     mem: SSAValue
-    base: Val
+    base: IndexValue
     layout: ValueLayout
     vec: ValueLayout | None
     mask: views.MaskMap | None
@@ -40,13 +44,13 @@ class View:
     elem: Attribute
     align: int  # bytes the memref's start is aligned to
     swizzle: object = None  # Swizzle of a composed layout
-    swz_off: Val = 0
+    swz_off: IndexValue = 0
     """Offset added inside the swizzle (storage index base + swizzle(swz_off + inner)):
     the composed layout's offset plus what tile/vectorize/distribute added; static
     unless a sub-view's offset depends on the thread (`ViewOpsLowering._shift`)."""
 
 
-def _rlayout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> ValueLayout:
+def _value_layout(cl: cute.Layout, dyn: list | None = None, partial: bool = False) -> ValueLayout:
     """Run-time layout from a CuTe layout; DYN leaves take `dyn` values in order
     (shape leaves first, then stride leaves). With `partial`, DYN leaves left without a
     value stay DYN (for a caller that reads only the static modes)."""
@@ -87,8 +91,8 @@ def _vec_text(v: View) -> str:
     return f"vec {shape}:{stride}".replace(" ", "").replace("vec", "vec ")
 
 
-def _is_static(rl: ValueLayout) -> bool:
-    return all(isinstance(s, int) and isinstance(d, int) for m in rl for s, d in m)
+def _is_static(value_layout: ValueLayout) -> bool:
+    return all(isinstance(s, int) and isinstance(d, int) for m in value_layout for s, d in m)
 
 
 def _uneven_bounds(b: IndexBuilder, layout: ValueLayout, parts: list[int] | tuple[int, ...]) -> list:
@@ -101,30 +105,30 @@ def _uneven_bounds(b: IndexBuilder, layout: ValueLayout, parts: list[int] | tupl
     return out
 
 
-def _mode_size(b: IndexBuilder, mode: list) -> Val:
-    n: Val = 1
+def _mode_size(b: IndexBuilder, mode: list) -> IndexValue:
+    n: IndexValue = 1
     for s, _ in mode:
         n = b.mul_(n, s)
     return n
 
 
-def _eval_mode(b: IndexBuilder, mode: list, idx: Val) -> Val:
+def _eval_mode(b: IndexBuilder, mode: list, idx: IndexValue) -> IndexValue:
     """Offset of the 1-D index idx inside one mode (colexicographic over its leaves)."""
     return views.leaves_offset(mode, idx, b.arith)
 
 
-def _eval_coords(b: IndexBuilder, rl: ValueLayout, coords: list) -> Val:
-    off: Val = 0
-    for m, c in zip(rl, coords):
+def _eval_coords(b: IndexBuilder, value_layout: ValueLayout, coords: list) -> IndexValue:
+    off: IndexValue = 0
+    for m, c in zip(value_layout, coords):
         off = b.add_(off, _eval_mode(b, m, c))
     return off
 
 
-def _mode_coords(b: IndexBuilder, rl: ValueLayout, idx: Val) -> list:
-    return views.split_index(len(rl), lambda k: _mode_size(b, rl[k]), idx, b.arith)
+def _mode_coords(b: IndexBuilder, value_layout: ValueLayout, idx: IndexValue) -> list:
+    return views.split_index(len(value_layout), lambda k: _mode_size(b, value_layout[k]), idx, b.arith)
 
 
-def _lane_coords(b: IndexBuilder, vec: ValueLayout, lane: Val, order: tuple[int, ...] | None) -> list:
+def _lane_coords(b: IndexBuilder, vec: ValueLayout, lane: IndexValue, order: tuple[int, ...] | None) -> list:
     """Per-mode coordinates of lane `lane` of a vector, the modes of `order` taken
     fastest first (None: colexicographic, mode 0 fastest)."""
     if order is None:

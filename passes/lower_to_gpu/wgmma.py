@@ -52,8 +52,10 @@ from tilec.dialects.layout_roles import role_of
 from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
 from tilec.support.diagnostics import TilecError
 
-from .._gpu_builder import Val
-from .base import KernelBase
+from .._gpu_builder import IndexValue
+from . import registers
+from .context import LoweringContext, OpFamily
+from .lowered_values import RegisterTensor
 from .view_values import View
 
 WARPGROUP_LANE_BASES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
@@ -103,12 +105,19 @@ def _guarded(ws: Operation) -> dict[SSAValue, set[SSAValue]]:
     return out
 
 
-class WgmmaLowering(KernelBase):
-    def lower_wgmma(self, op: MmaOp) -> None:
+class WgmmaLowering(OpFamily):
+    """The wgmma lowering of `layout.mma` (the mma family, mma.py, hands it version-3
+    accumulators), with the loops whose exit waits for deferred groups."""
+
+    def __init__(self, ctx: LoweringContext):
+        super().__init__(ctx)
+        self._deferring_loops: set[scf.ForOp] = set()
+
+    def lower(self, op: MmaOp) -> None:
         ct = op.acc.type
         enc = ct.encoding
         n_instr = enc.data.instr_shape[1]
-        lc = self.linear(ct, op)
+        lc = registers.linear(ct, op)
         warps = lc.get_bases("warp")
         if tuple(map(tuple, lc.get_bases("lane"))) != WARPGROUP_LANE_BASES or [tuple(w) for w in warps[:2]] != [
             (16, 0),
@@ -120,11 +129,11 @@ class WgmmaLowering(KernelBase):
         tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
         k_total = op.b.type.shape[0]
         a_regs = not isinstance(op.a.type, TensorViewType)
-        acc = list(self.get(op.acc))
-        a_vals = self.get(op.a) if a_regs else None
-        ra = _lane0_table(self.linear(op.a.type, op)) if a_regs else None
-        b_view: View = self.get(op.b)
-        a_view: View | None = None if a_regs else self.get(op.a)
+        acc = list(self.values.registers(op.acc))
+        a_vals = self.values.registers(op.a) if a_regs else None
+        ra = _lane0_table(registers.linear(op.a.type, op)) if a_regs else None
+        b_view: View = self.values.view(op.b)
+        a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
         if any(self._generic_writes(v) for v in ([op.b] if a_regs else [op.a, op.b])):
             b.add(cuda_tma.FenceProxyAsyncOp())
@@ -181,8 +190,9 @@ class WgmmaLowering(KernelBase):
                     acc[r] = v
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
         loop = self._deferrable(op)
-        if loop is not None:
-            self.__dict__.setdefault("_wgmma_loops", set()).add(loop)
+        if loop is not None and loop not in self._deferring_loops:
+            self._deferring_loops.add(loop)
+            self.ctx.at_loop_exit(loop, lambda: self._wait_after_loop(loop))
         pending = 0 if loop is None else 1
         # every register of the accumulator passes through the wait (one value may fill
         # several registers: pass it once)
@@ -197,20 +207,19 @@ class WgmmaLowering(KernelBase):
                 + ("; wait_group 1: the next layout.mma completes it" if pending else "")
             )
         )
-        self.vals[op.result] = [after[v] for v in acc]
+        self.values.set_registers(op.result, [after[v] for v in acc])
 
-    def wgmma_loop_done(self, loop: scf.ForOp) -> None:
+    def _wait_after_loop(self, loop: scf.ForOp) -> None:
         """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
         group (`wait_group 0`) and read the results from the wait."""
-        if loop not in self.__dict__.get("_wgmma_loops", ()):
-            return
-        regs = [v for r in loop.results for v in (self.vals[r] if isinstance(self.vals[r], list) else [])]
+        lowered = [self.values.get(r) for r in loop.results]
+        regs = [v for x in lowered if isinstance(x, RegisterTensor) for v in x.registers]
         uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
         wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
         after = dict(zip(uniq, wait.results))
-        for r in loop.results:
-            if isinstance(self.vals[r], list):
-                self.vals[r] = [after.get(v, v) for v in self.vals[r]]
+        for r, x in zip(loop.results, lowered):
+            if isinstance(x, RegisterTensor):
+                self.values.set_registers(r, [after.get(v, v) for v in x.registers])
 
     def _deferrable(self, op: MmaOp) -> scf.ForOp | None:
         """The `scf.for` around `op` when its wait can be deferred (module docstring),
@@ -333,10 +342,10 @@ class WgmmaLowering(KernelBase):
                 raise TilecError(f"lower-to-gpu: the warpgroups' operand {which} tiles are not evenly spaced", op=op)
         self._align_buffer(op, v, which, d0.swizzle)
         b = self.b
-        idx: Val = b.add_(v.base, d0.start // eb)
+        idx: IndexValue = b.add_(v.base, d0.start // eb)
         for j in range(bits):
             if deltas[1 << j]:
-                bit = b.and_(b.shr_(self.tid, 7 + j), 1)
+                bit = b.and_(b.shr_(self.ctx.tid, 7 + j), 1)
                 idx = b.add_(idx, b.mul_(bit, deltas[1 << j]))
         return idx, d0, mn
 

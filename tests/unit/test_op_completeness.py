@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tilec.compiler.cuda import CudaEmitter
 from tilec.dialects.cuda import Cuda
 from tilec.dialects.layout import Layout
-from tilec.passes.lower_to_gpu.kernel import KernelLowering
+from tilec.passes.lower_to_gpu.kernel import LOWERINGS
 from tilec.runtime.reference.api import _functions
 from tilec.runtime.reference.executor import ReferenceInterpreter
 
@@ -56,7 +56,7 @@ def test_every_layout_op_has_executor_semantics():
 
 
 def test_every_layout_op_has_a_lowering():
-    missing = _missing(Layout.operations, KernelLowering.LOWERINGS, LOWERED_ELSEWHERE)
+    missing = _missing(Layout.operations, LOWERINGS, LOWERED_ELSEWHERE)
     assert missing == [], (
         f"layout ops with no lowering (an @lowers in passes/lower_to_gpu) and no entry in "
         f"LOWERED_ELSEWHERE: {missing}"
@@ -73,6 +73,6 @@ def test_every_cuda_op_has_an_emitter_and_executor_semantics():
 def test_the_exception_lists_name_real_ops_that_need_them():
     layout_ops = {op.name: op for op in Layout.operations}
     cuda_ops = {op.name: op for op in Cuda.operations}
-    stale = [n for n in LOWERED_ELSEWHERE if n not in layout_ops or layout_ops[n] in KernelLowering.LOWERINGS]
+    stale = [n for n in LOWERED_ELSEWHERE if n not in layout_ops or layout_ops[n] in LOWERINGS]
     stale += [n for n in NOT_PRINTED if n not in cuda_ops or cuda_ops[n] in CudaEmitter.EMITTERS]
     assert stale == [], f"entries of the exception lists that are no op or now have a lowering/emitter: {stale}"
