@@ -43,7 +43,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from tilec.support.diagnostics import TilecError
@@ -54,6 +54,23 @@ from .layout_roles import region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
 __all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
+
+
+class MmaEffects(MemoryEffect):
+    """What a `layout.mma` does to memory: it reads the shared memory of its view
+    operands (a version-3, wgmma, accumulator's `a` and `b`); registers are values, not
+    memory. An mma of registers only has no effect (as `Pure`), so dead-code
+    elimination may drop it and CSE merge it; one that reads shared memory may be
+    merged with an identical one only when nothing writes between (xDSL's CSE), and
+    never moves across a barrier or an mbarrier wait (they write all memory)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:  # type: ignore[override]
+        return {
+            EffectInstance(MemoryEffectKind.READ, v)
+            for v in (op.operands[0], op.operands[1])
+            if isinstance(v.type, TensorViewType)
+        }
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -161,7 +178,7 @@ class MmaOp(IRDLOperation):
     result = result_def(_T)
     assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)"
     irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
+    traits = traits_def(MmaEffects())
 
     def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue):
         super().__init__(operands=[a, b, acc], result_types=[acc.type])
