@@ -80,7 +80,6 @@ class ScfLowering(KernelBase):
         self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
         self.lower_region_body(src, body, carriers)
         self._unpack_all(carriers, list(loop.results), list(op.results))
-        self.wgmma_loop_done(op)  # passes/lower_to_gpu/wgmma.py: deferred waits complete here
 
     @lowers(scf.IfOp)
     def op_scf_if(self, op: scf.IfOp):
