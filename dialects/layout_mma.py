@@ -368,7 +368,9 @@ class MmaWaitOp(IRDLOperation):
         layout.mma_wait {pending = 0 : i64}
 
     Each group is one `layout.mma {async}` of the warpgroups that run it (inside a
-    `layout.warp_specialize` region, that region's). `pending` is in [0, 7]. The CPU
+    `layout.warp_specialize` region, that region's). `pending` is in [0, 7]. The
+    verifier takes every result of a wait with `pending` > 0 as possibly in flight (its
+    uses are those of an async result; wait again with 0 to read it). The CPU
     reference executor reports a read of an accumulator still in flight, and a write
     of shared memory that an MMA in flight still reads."""
 

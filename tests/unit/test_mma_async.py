@@ -117,6 +117,17 @@ def test_async_k_loop_is_equivalent_after_lowering_and_compiles():
     compile_sm90_or_skip(cuda)
 
 
+def test_lit_program_with_two_accumulators_compiles():
+    """NVRTC compiles what `-t cuda` prints for tests/filecheck/lower-to-gpu/
+    wgmma_async.mlir (two accumulators through one wait)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "lower-to-gpu" / "wgmma_async.mlir"
+    m = parse_module(path.read_text(), str(path))
+    run_pipeline(m, "default")
+    compile_sm90_or_skip(emit(m, "cuda"))
+
+
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 def test_reading_the_accumulator_before_its_wait_is_reported(level):
     """The loop yields the async result; reading the loop's result without a
