@@ -25,12 +25,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
     Float32Type,
+    IntegerAttr,
     IntegerType,
     TensorType,
+    UnitAttr,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -40,20 +45,51 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
-from xdsl.traits import Pure
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import TARGET_ATTR, target
 
+from .cuda_wgmma import WGMMA_PENDING_MAX
+from .effects import Synchronizes
 from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
 from .layout_roles import region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
-__all__ = ["MmaOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
+__all__ = ["MmaOp", "MmaWaitOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
+
+
+class MmaEffects(MemoryEffect):
+    """What a `layout.mma` does to memory: it reads the shared memory of its view
+    operands (a version-3, wgmma, accumulator's `a` and `b`); registers are values, not
+    memory. An mma of registers only has no effect (as `Pure`), so dead-code
+    elimination may drop it and CSE merge it; one that reads shared memory may be
+    merged with an identical one only when nothing writes between (xDSL's CSE), and
+    never moves across a barrier or an mbarrier wait (they write all memory). An
+    asynchronous one (`{async}`) also opens a group of its warpgroup's MMAs in flight,
+    which a `layout.mma_wait` counts: state no value names, so it writes (unnamed
+    memory) and is never merged, dropped or moved across another such op."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:  # type: ignore[override]
+        out = {
+            EffectInstance(MemoryEffectKind.READ, v)
+            for v in (op.operands[0], op.operands[1])
+            if isinstance(v.type, TensorViewType)
+        }
+        if isinstance(op, MmaOp) and op.is_async:
+            out.add(EffectInstance(MemoryEffectKind.WRITE))
+        return out
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -151,7 +187,18 @@ class MmaOp(IRDLOperation):
     of those kWidths (the fragments' K slots renamed alike in A and B); other cases are
     a located error there, as is a module target below sm_80. examples/gemm_bf16.mlir
     is a whole GEMM around it: a cp.async pipeline, ldmatrix into the operand layouts,
-    the accumulator carried through an `scf.for`, a coalesced epilogue."""
+    the accumulator carried through an `scf.for`, a coalesced epilogue.
+
+    `{async}` (version 3 only; Triton's `warp_group_dot` with `isAsync`): the op issues
+    its wgmma and returns with them in flight, as one group of its warpgroup's
+    asynchronous MMAs (`commit_group`, no wait). Its result may only be the
+    accumulator of another version-3 `layout.mma`, an operand of `layout.mma_wait`
+    (whose result is what other ops read) or yielded to one of those; its shared
+    operands are read until a `layout.mma_wait` retires its group, so they must not be
+    written before:
+
+        %d = layout.mma %sa, %sb, %acc {async} : !SA, !SB, !ACC
+        %r = layout.mma_wait %d {pending = 0 : i64} : !ACC"""
 
     name = "layout.mma"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
@@ -159,17 +206,30 @@ class MmaOp(IRDLOperation):
     b = operand_def(TensorType | TensorViewType)
     acc = operand_def(_T)
     result = result_def(_T)
+    async_ = opt_prop_def(UnitAttr, prop_name="async")
     assembly_format = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)"
     irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
+    traits = traits_def(MmaEffects())
 
-    def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue):
-        super().__init__(operands=[a, b, acc], result_types=[acc.type])
+    def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue, is_async: bool = False):
+        props = {"async": UnitAttr()} if is_async else {}
+        super().__init__(operands=[a, b, acc], result_types=[acc.type], properties=props)
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the op returns with its wgmma in flight (`{async}`)."""
+        return self.async_ is not None
 
     def verify_(self) -> None:
         c = self.acc.type.encoding if isinstance(self.acc.type, TensorType) else None
         if isinstance(c, NvidiaMmaLayoutAttr) and c.data.version == 3:
-            return _verify_wgmma(self)
+            _verify_wgmma(self)
+            if self.is_async:
+                _verify_async_uses(self.result, "the result of an asynchronous layout.mma")
+            return
+        _check(not self.is_async,
+               "only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes "
+               "in its warp's registers")
         for what, v in (("a", self.a), ("b", self.b)):
             _check(not isinstance(v.type, TensorViewType),
                    f"operand {what} is a view ({v.type}): only a version-3 (wgmma) accumulator "
@@ -273,7 +333,110 @@ def _verify_wgmma(op: MmaOp) -> None:
     _check(nt == have, f"layout {c} spans {nt} threads but the block has {have}")
 
 
-MMA_OPS = (MmaOp,)
+def _wgmma_acc(t: Attribute) -> bool:
+    """Whether `t` is a tensor in a version-3 `#layout.nvidia_mma` layout."""
+    e = t.encoding if isinstance(t, TensorType) else None
+    return isinstance(e, NvidiaMmaLayoutAttr) and e.data.version == 3
+
+
+def _verify_async_uses(value: SSAValue, what: str) -> None:
+    """Every use of an in-flight accumulator is one that reads no register: the
+    accumulator of a version-3 `layout.mma` (the tensor cores chain it), an operand of
+    `layout.mma_wait`, or an `scf.yield` (the loop or branch result then is in flight
+    as well; the executor checks its uses when it runs)."""
+    for use in value.uses:
+        u = use.operation
+        if (isinstance(u, MmaOp) and use.index == 2) or isinstance(u, MmaWaitOp) or u.name == "scf.yield":
+            continue
+        raise VerifyException(
+            f"{what} is in flight until a layout.mma_wait retires its group: it may be the "
+            f"accumulator of another version-3 layout.mma, an operand of layout.mma_wait or yielded, "
+            f"not an operand of {u.name} (read the layout.mma_wait's result)"
+        )
+
+
+@irdl_op_definition
+class MmaWaitOp(IRDLOperation):
+    """Wait until at most `pending` groups of this warpgroup's asynchronous
+    `layout.mma` (`{async}`) are in flight (`wgmma.wait_group pending`; Triton's
+    `warp_group_dot_wait {pendings}`), and give back `values`, accumulators of such
+    ops: a result is complete when its group is not among the `pending` most recent
+    (otherwise it is still in flight, and may only be passed on as an async result is).
+    The shared operands of the retired groups may be written after it.
+
+        %r:2 = layout.mma_wait %d0, %d1 {pending = 1 : i64} : !ACC, !ACC
+        layout.mma_wait {pending = 0 : i64}
+
+    Each group is one `layout.mma {async}` of the warpgroups that run it (inside a
+    `layout.warp_specialize` region, that region's). `pending` is in [0, 7]. The
+    verifier takes every result of a wait with `pending` > 0 as possibly in flight (its
+    uses are those of an async result; wait again with 0 to read it). The CPU
+    reference executor reports a read of an accumulator still in flight, and a write
+    of shared memory that an MMA in flight still reads."""
+
+    name = "layout.mma_wait"
+    traits = traits_def(Synchronizes())
+    pending = prop_def(IntegerAttr)
+    values = var_operand_def()
+    outs = var_result_def()
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, values: Sequence[SSAValue], pending: int = 0):
+        super().__init__(
+            operands=[list(values)],
+            properties={"pending": IntegerAttr(pending, i64)},
+            result_types=[[SSAValue.get(v).type for v in values]],
+        )
+
+    @property
+    def pending_groups(self) -> int:
+        return self.pending.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MmaWaitOp:
+        pos = parser.pos
+        values = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        ) or []
+        attrs = parser.parse_optional_attr_dict()
+        types = []
+        if parser.parse_optional_punctuation(":") is not None:
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(values):
+            parser.raise_error(f"layout.mma_wait: {len(values)} values but {len(types)} types", pos, parser.pos)
+        operands = [parser.resolve_operand(v, t) for v, t in zip(values, types)]
+        pending = attrs.pop("pending", None)
+        if not isinstance(pending, IntegerAttr):
+            parser.raise_error("layout.mma_wait needs {pending = N : i64}", pos, parser.pos)
+        op = cls(operands, pending.value.data)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+        printer.print_string(f" {{pending = {self.pending_groups} : i64}}")
+        if self.values:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.values], printer.print_attribute)
+
+    def verify_(self) -> None:
+        p = self.pending_groups
+        _check(0 <= p <= WGMMA_PENDING_MAX, f"layout.mma_wait pending must be in [0, {WGMMA_PENDING_MAX}], got {p}")
+        _check(_enclosing_launch(self) is not None, "layout.mma_wait must be inside a layout.launch")
+        for i, v in enumerate(self.values):
+            _check(_wgmma_acc(v.type),
+                   f"layout.mma_wait waits for accumulators of asynchronous layout.mma: operand {i} "
+                   f"is {v.type}, not a tensor in a version-3 #layout.nvidia_mma layout")
+        _check([v.type for v in self.values] == [r.type for r in self.outs],
+               "layout.mma_wait gives back one result per value, of its type")
+        if p:
+            for r in self.outs:
+                _verify_async_uses(r, f"a result of layout.mma_wait {{pending = {p}}}")
+
+
+MMA_OPS = (MmaOp, MmaWaitOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""
 
 

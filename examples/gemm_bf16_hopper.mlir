@@ -58,12 +58,14 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
     layout.tma_load %ta2_p2, %sa2, %bar2 : !TA, !SA
     layout.tma_load %tb2_p2, %sb2, %bar2 : !TB, !SB
     %zero = arith.constant dense<0.0> : !ACC
-    %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {
+    %inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {
       %round = arith.divui %i, %cs : index
       %phase = arith.remui %round, %c2 : index
       // step i + 0: stage 0
       layout.mbarrier_wait %bar0, %phase
-      %acc1 = layout.mma %sa0, %sb0, %acc0 : !SA, !SB, !ACC
+      %d1 = layout.mma %sa0, %sb0, %acc0 {async} : !SA, !SB, !ACC
+      // the previous step's wgmma have read their stage; this step's run on
+      %acc1 = layout.mma_wait %d1 {pending = 1 : i64} : !ACC
       layout.barrier
       %o0 = arith.constant 3 : index
       %far0 = arith.addi %i, %o0 : index
@@ -75,7 +77,9 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       layout.tma_load %tb3_next0, %sb3, %bar3 : !TB, !SB
       // step i + 1: stage 1
       layout.mbarrier_wait %bar1, %phase
-      %acc2 = layout.mma %sa1, %sb1, %acc1 : !SA, !SB, !ACC
+      %d2 = layout.mma %sa1, %sb1, %acc1 {async} : !SA, !SB, !ACC
+      // the previous step's wgmma have read their stage; this step's run on
+      %acc2 = layout.mma_wait %d2 {pending = 1 : i64} : !ACC
       layout.barrier
       %o1 = arith.constant 4 : index
       %far1 = arith.addi %i, %o1 : index
@@ -87,7 +91,9 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       layout.tma_load %tb0_next1, %sb0, %bar0 : !TB, !SB
       // step i + 2: stage 2
       layout.mbarrier_wait %bar2, %phase
-      %acc3 = layout.mma %sa2, %sb2, %acc2 : !SA, !SB, !ACC
+      %d3 = layout.mma %sa2, %sb2, %acc2 {async} : !SA, !SB, !ACC
+      // the previous step's wgmma have read their stage; this step's run on
+      %acc3 = layout.mma_wait %d3 {pending = 1 : i64} : !ACC
       layout.barrier
       %o2 = arith.constant 5 : index
       %far2 = arith.addi %i, %o2 : index
@@ -99,7 +105,9 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       layout.tma_load %tb1_next2, %sb1, %bar1 : !TB, !SB
       // step i + 3: stage 3
       layout.mbarrier_wait %bar3, %phase
-      %acc4 = layout.mma %sa3, %sb3, %acc3 : !SA, !SB, !ACC
+      %d4 = layout.mma %sa3, %sb3, %acc3 {async} : !SA, !SB, !ACC
+      // the previous step's wgmma have read their stage; this step's run on
+      %acc4 = layout.mma_wait %d4 {pending = 1 : i64} : !ACC
       layout.barrier
       %o3 = arith.constant 6 : index
       %far3 = arith.addi %i, %o3 : index
@@ -111,6 +119,7 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
       layout.tma_load %tb2_next3, %sb2, %bar2 : !TB, !SB
       scf.yield %acc4 : !ACC
     }
+    %acc = layout.mma_wait %inflight {pending = 0 : i64} : !ACC
     // the loads past the end (the last tile again) land before the block exits
     %endphase = arith.constant 1 : index
     layout.mbarrier_wait %bar0, %endphase

@@ -74,31 +74,40 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
         %by_0 = arith.muli %by, %nch : index
         %ch1 = arith.constant 1 : index
         %by_1 = arith.addi %by_0, %ch1 : index
-        %acc:2 = scf.for %i = %c0 to %nk step %cs iter_args(%acc0_0 = %zero, %acc0_1 = %zero) -> (!ACC, !ACC) {
+        %inflight:2 = scf.for %i = %c0 to %nk step %cs iter_args(%acc0_0 = %zero, %acc0_1 = %zero) -> (!ACC, !ACC) {
           %kall = arith.addi %base, %i : index
           %round = arith.divui %kall, %cs : index
           %phase = arith.remui %round, %c2 : index
           %later = arith.cmpi ne, %i, %c0 : index
           layout.mbarrier_wait %full0, %phase
-          %acc1_0 = layout.mma %sa0, %sb0_0, %acc0_0 : !SA, !SB, !ACC
-          %acc1_1 = layout.mma %sa0, %sb0_1, %acc0_1 : !SA, !SB, !ACC
+          %d1_0 = layout.mma %sa0, %sb0_0, %acc0_0 {async} : !SA, !SB, !ACC
+          %acc1_0 = layout.mma_wait %d1_0 {pending = 1 : i64} : !ACC
+          %d1_1 = layout.mma %sa0, %sb0_1, %acc0_1 {async} : !SA, !SB, !ACC
+          %acc1_1 = layout.mma_wait %d1_1 {pending = 1 : i64} : !ACC
           scf.if %later {
             layout.mbarrier_arrive %empty3
           }
           layout.mbarrier_wait %full1, %phase
-          %acc2_0 = layout.mma %sa1, %sb1_0, %acc1_0 : !SA, !SB, !ACC
-          %acc2_1 = layout.mma %sa1, %sb1_1, %acc1_1 : !SA, !SB, !ACC
+          %d2_0 = layout.mma %sa1, %sb1_0, %acc1_0 {async} : !SA, !SB, !ACC
+          %acc2_0 = layout.mma_wait %d2_0 {pending = 1 : i64} : !ACC
+          %d2_1 = layout.mma %sa1, %sb1_1, %acc1_1 {async} : !SA, !SB, !ACC
+          %acc2_1 = layout.mma_wait %d2_1 {pending = 1 : i64} : !ACC
           layout.mbarrier_arrive %empty0
           layout.mbarrier_wait %full2, %phase
-          %acc3_0 = layout.mma %sa2, %sb2_0, %acc2_0 : !SA, !SB, !ACC
-          %acc3_1 = layout.mma %sa2, %sb2_1, %acc2_1 : !SA, !SB, !ACC
+          %d3_0 = layout.mma %sa2, %sb2_0, %acc2_0 {async} : !SA, !SB, !ACC
+          %acc3_0 = layout.mma_wait %d3_0 {pending = 1 : i64} : !ACC
+          %d3_1 = layout.mma %sa2, %sb2_1, %acc2_1 {async} : !SA, !SB, !ACC
+          %acc3_1 = layout.mma_wait %d3_1 {pending = 1 : i64} : !ACC
           layout.mbarrier_arrive %empty1
           layout.mbarrier_wait %full3, %phase
-          %acc4_0 = layout.mma %sa3, %sb3_0, %acc3_0 : !SA, !SB, !ACC
-          %acc4_1 = layout.mma %sa3, %sb3_1, %acc3_1 : !SA, !SB, !ACC
+          %d4_0 = layout.mma %sa3, %sb3_0, %acc3_0 {async} : !SA, !SB, !ACC
+          %acc4_0 = layout.mma_wait %d4_0 {pending = 1 : i64} : !ACC
+          %d4_1 = layout.mma %sa3, %sb3_1, %acc3_1 {async} : !SA, !SB, !ACC
+          %acc4_1 = layout.mma_wait %d4_1 {pending = 1 : i64} : !ACC
           layout.mbarrier_arrive %empty2
           scf.yield %acc4_0, %acc4_1 : !ACC, !ACC
         }
+        %acc:2 = layout.mma_wait %inflight#0, %inflight#1 {pending = 0 : i64} : !ACC, !ACC
         // the loop waited for all its wgmma: the tile's last stage is free
         layout.mbarrier_arrive %empty3
         %h_0 = arith.truncf %acc#0 : !ACC to tensor<128x128xbf16, #mma>

@@ -19,9 +19,11 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
   mbarrier (`layout.mbarrier_arrive` with the stage's bytes); the loop over K is
   unrolled by `stages`, so stage `s` and its barrier are static and the phase a
   step waits on is `(kt / stages) % 2`;
-- each step waits for its stage, issues one `layout.mma` on the shared tiles with a
-  version-3 accumulator (`bk / 16` `wgmma.mma_async.m64n{bn}k16` per warpgroup, both
-  operands through descriptors, then commit and wait), meets the block at a barrier
+- each step waits for its stage, issues one asynchronous `layout.mma {async}` on the
+  shared tiles with a version-3 accumulator (`bk / 16` `wgmma.mma_async.m64n{bn}k16`
+  per warpgroup, both operands through descriptors, then commit), waits for the
+  previous step's (`layout.mma_wait {pending = 1}`: its own runs on under the next
+  TMA wait; the loop's last is waited for after it), meets the block at a barrier
   (every warpgroup is done reading the previous stage) and starts the TMA load of the
   tile `stages - 1` steps ahead into the stage read one step before (past the end: the
   last tile again, waited on after the loop so that no copy is in flight at exit);
@@ -226,14 +228,16 @@ def gemm_hopper_source(
         add(f"    %p{s} = arith.constant {s} : index")
         load("    ", s, f"%p{s}")
     add("    %zero = arith.constant dense<0.0> : !ACC")
-    add("    %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
+    add("    %inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
     add("      %round = arith.divui %i, %cs : index")
     add("      %phase = arith.remui %round, %c2 : index")
     for s in range(stages):
         ind = "      "
         add(f"{ind}// step i + {s}: stage {s}")
         add(f"{ind}layout.mbarrier_wait %bar{s}, %phase")
-        add(f"{ind}%acc{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} : !SA, !SB, !ACC")
+        add(f"{ind}%d{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} {{async}} : !SA, !SB, !ACC")
+        add(f"{ind}// the previous step's wgmma have read their stage; this step's run on")
+        add(f"{ind}%acc{s + 1} = layout.mma_wait %d{s + 1} {{pending = 1 : i64}} : !ACC")
         add(f"{ind}layout.barrier")
         ahead = stages - 1 + s
         add(f"{ind}%o{s} = arith.constant {ahead} : index")
@@ -242,6 +246,7 @@ def gemm_hopper_source(
         load(ind, (s + stages - 1) % stages, f"%next{s}")
     add(f"      scf.yield %acc{stages} : !ACC")
     add("    }")
+    add("    %acc = layout.mma_wait %inflight {pending = 0 : i64} : !ACC")
     add("    // the loads past the end (the last tile again) land before the block exits")
     add(f"    %endphase = arith.constant {(nk // stages) % 2} : index")
     for s in range(stages - 1):
@@ -290,11 +295,12 @@ def gemm_hopper_ws_source(
     - the consumers (`setmaxnreg inc consumer_regs`) wait on "full" (phase
       `(k / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
       and then hand the *previous* step's stage back on its "empty" barrier (one
-      arrival per consumer warpgroup: its count is `bm / 64`): the wgmma of a step
-      stays in flight while the next one issues (`wait_group 1`, whose return says
-      the previous step's wgmma has read its stage), as CUTLASS's consumer releases
-      the stage `K_PIPE_MMAS` behind; after a tile's K loop (which waits for all its
-      wgmma) its last stage is handed back; no block-wide barrier in the K loop; the
+      arrival per consumer warpgroup: its count is `bm / 64`): each `layout.mma` of a
+      step is `{async}`, followed by `layout.mma_wait {pending = 1}` (its wgmma stays in
+      flight while the next one issues; the wait's return says the one before has read
+      its stage), as CUTLASS's consumer releases the stage `K_PIPE_MMAS` behind;
+      after a tile's K loop, a `layout.mma_wait {pending = 0}` and its last stage is
+      handed back; no block-wide barrier in the K loop; the
       epilogue stores the accumulator from its layout.
 
     `group` > 1: the tiles of C are taken in grouped order (`_grouped_ids`).
@@ -465,20 +471,26 @@ def gemm_hopper_ws_source(
             else:
                 add(f"{ind}%tphase = arith.remui %q, %c2 : index")
                 add(f"{ind}layout.mbarrier_wait %turn1, %tphase")
+        accs = ", ".join(["!ACC"] * nch)
         if nch == 1:
-            add(f"{ind}%acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
+            add(f"{ind}%inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
         else:
             inits = ", ".join(f"%acc0{x} = %zero" for x in sfx)
-            accs = ", ".join(["!ACC"] * nch)
-            add(f"{ind}%acc:{nch} = scf.for %i = %c0 to %nk step %cs iter_args({inits}) -> ({accs}) {{")
+            add(f"{ind}%inflight:{nch} = scf.for %i = %c0 to %nk step %cs iter_args({inits}) -> ({accs}) {{")
         add(f"{ind}  %kall = arith.addi %base, %i : index")
         add(f"{ind}  %round = arith.divui %kall, %cs : index")
         add(f"{ind}  %phase = arith.remui %round, %c2 : index")
         add(f"{ind}  %later = arith.cmpi ne, %i, %c0 : index")
         for s in range(stages):
             add(f"{ind}  layout.mbarrier_wait %full{s}, %phase")
+            # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
+            sync = s == stages - 1 and turn is not None and handover == "issue"
             for x in sfx:
-                add(f"{ind}  %acc{s + 1}{x} = layout.mma %sa{s}, %sb{s}{x}, %acc{s}{x} : !SA, !SB, !ACC")
+                if sync:
+                    add(f"{ind}  %acc{s + 1}{x} = layout.mma %sa{s}, %sb{s}{x}, %acc{s}{x} : !SA, !SB, !ACC")
+                    continue
+                add(f"{ind}  %d{s + 1}{x} = layout.mma %sa{s}, %sb{s}{x}, %acc{s}{x} {{async}} : !SA, !SB, !ACC")
+                add(f"{ind}  %acc{s + 1}{x} = layout.mma_wait %d{s + 1}{x} {{pending = 1 : i64}} : !ACC")
             prev = (s - 1) % stages
             if s:
                 add(f"{ind}  layout.mbarrier_arrive %empty{prev}")
@@ -493,8 +505,10 @@ def gemm_hopper_ws_source(
             add(f"{ind}  scf.if %islast {{")
             add(f"{ind}    layout.mbarrier_arrive %turn{1 - turn}")
             add(f"{ind}  }}")
-        add(f"{ind}  scf.yield {', '.join(f'%acc{stages}{x}' for x in sfx)} : {', '.join(['!ACC'] * nch)}")
+        add(f"{ind}  scf.yield {', '.join(f'%acc{stages}{x}' for x in sfx)} : {accs}")
         add(f"{ind}}}")
+        flights = "%inflight" if nch == 1 else ", ".join(f"%inflight#{c}" for c in range(nch))
+        add(f"{ind}{'%acc' if nch == 1 else f'%acc:{nch}'} = layout.mma_wait {flights} {{pending = 0 : i64}} : {accs}")
         if persistent:
             add(f"{ind}// the loop waited for all its wgmma: the tile's last stage is free")
             add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")

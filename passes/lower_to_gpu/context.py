@@ -13,9 +13,7 @@ the others (the op families are separate classes and functions, kernel.py):
 - the kernel's signature: `args` (launch value -> kernel argument), `ptr_types`
   (pointer argument -> memref type) and `tma_maps` (TMA op -> its tensor map argument);
 - `lower(op)`: the driver, which lowers a nested op through the dispatch table (regions
-  of scf, reduce/scan combiners, warp_specialize) and locates errors at the op;
-- `at_loop_exit(loop, fn)` / `loop_exited(loop)`: work a family leaves for the end of
-  an `scf.for` (the deferred wgmma wait, wgmma.py) and the scf lowering runs there.
+  of scf, reduce/scan combiners, warp_specialize) and locates errors at the op.
 
 `OpFamily` is the base of the op families' classes: a handle on the context.
 """
@@ -53,7 +51,6 @@ class LoweringContext:
         self.role_threads: int | None = None
         """Threads of the warp_specialize region being lowered (None: the whole block)."""
         self._lowering_of: Callable[[Operation], Callable[[Operation], None] | None] = lambda op: None
-        self._at_loop_exit: dict[Operation, list[Callable[[], None]]] = {}
         b = self.b
         bid = [b.add(gpu.BlockIdOp(gpu.DimensionAttr(d))).results[0] for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)]
         tid_op = b.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)))
@@ -132,15 +129,6 @@ class LoweringContext:
                 return True
             p = p.parent_op()
         return False
-
-    def at_loop_exit(self, loop: Operation, fn: Callable[[], None]) -> None:
-        """Run `fn` right after the lowered `loop` (when its results are known)."""
-        self._at_loop_exit.setdefault(loop, []).append(fn)
-
-    def loop_exited(self, loop: Operation) -> None:
-        """Called by the scf lowering after it lowered `loop`."""
-        for fn in self._at_loop_exit.pop(loop, ()):
-            fn()
 
     # -------------------------------------------------------------- driver
     def run(self) -> None:

@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 
 from tilec.support.diagnostics import TilecError
 from tilec.dialects import cuda
-from tilec.dialects.layout_mma import MmaOp
+from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
 from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
 
 from . import registers
@@ -71,6 +71,11 @@ class MmaLowering(OpFamily):
         super().__init__(ctx)
         self.wgmma = WgmmaLowering(ctx)
         """`layout.mma` of a version-3 accumulator (wgmma.py)."""
+
+    @lowers(MmaWaitOp)
+    def lower_mma_wait(self, op: MmaWaitOp) -> None:
+        """`layout.mma_wait` of async version-3 accumulators (wgmma.py)."""
+        self.wgmma.lower_wait(op)
 
     @lowers(MmaOp)
     def lower_mma(self, op: MmaOp) -> None:

@@ -83,7 +83,6 @@ class ScfLowering(OpFamily):
         self._unpack_all(carriers, list(body.args[1:]), list(src.args[1:]))
         self.lower_region_body(src, body, carriers)
         self._unpack_all(carriers, list(loop.results), list(op.results))
-        self.ctx.loop_exited(op)  # e.g. deferred wgmma waits complete here (wgmma.py)
 
     @lowers(scf.IfOp)
     def op_scf_if(self, op: scf.IfOp):

@@ -3,7 +3,8 @@
 `wgmma.mma_async.m64nNk16` per 64 x N tile of the accumulator that the thread's
 warpgroup computes and per 16-deep step of K, between a `cuda.wgmma_fence` and a
 `cuda.wgmma_commit_group` + `cuda.wgmma_wait_group 0` that gives back the
-accumulators (the op's result is complete when it returns, as `layout.mma` promises).
+accumulators (a synchronous op's result is complete when it returns), or, for an
+`{async}` op, the commit alone (`layout.mma_wait` lowers to the wait).
 
 Registers. The accumulator layout `#layout.nvidia_mma<version = 3, instrShape = [64,
 N, 16]>` gives lane `l` of warp `w` of a warpgroup, register for register, the wgmma
@@ -21,15 +22,11 @@ view's run-time base plus a constant (plus, with several warpgroups, a constant 
 warpgroup bit of the thread id); the base must be a known multiple of the swizzle's
 repeat (8 rows) and the buffer is aligned to it.
 
-Asynchrony. When nothing can tell, the wait is deferred: a `layout.mma` whose result
-goes only into the accumulator of the next version-3 `layout.mma` (directly, or
-through an `scf.yield` into an iter_arg that only such ops read), with no write to its
-shared operands' buffers before that next op (the ops between, around the loop),
-waits with `wgmma.wait_group 1`: its group is still in flight when the next op issues
-its own, and that op's wait completes it (Triton's and CUTLASS's pipelined mainloop:
-the tensor cores work while the warpgroup waits for the next stage's TMA). The
-`scf.for` whose iter_arg carries such an accumulator waits for everything
-(`wait_group 0`) after the loop, before anything reads the result.
+Asynchrony is in the IR. A synchronous op ends with `wgmma.wait_group 0`. An
+`{async}` one ends at its `commit_group`: its result is the wgmma's registers, in
+flight. `layout.mma_wait {pending = N}` is `wgmma.wait_group N` through which its
+operands' registers pass (every register once); its results are the wait's, so later
+reads are ordered after it.
 
 Proxies. `wgmma` reads shared memory through the async proxy: when the operand's
 buffer is written by anything but TMA loads in the launch, every thread runs
@@ -41,21 +38,19 @@ tensor-core reads).
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import IntegerAttr, f32, i64
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import cuda, cuda_tma, cuda_wgmma, layout, views
 from tilec.dialects.layout_attrs import TensorViewType, element_bytes
-from tilec.dialects.layout_mma import MmaOp
-from tilec.dialects.layout_roles import role_of
+from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
 from tilec.dialects.wgmma import WgmmaDescriptor, fit_descriptor, swizzle_repeat_bytes, wgmma_accumulator
 from tilec.support.diagnostics import TilecError
 
 from .._gpu_builder import IndexValue
 from . import registers
-from .context import LoweringContext, OpFamily
-from .lowered_values import RegisterTensor
+from .context import OpFamily
 from .view_values import View
 
 WARPGROUP_LANE_BASES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
@@ -88,30 +83,9 @@ def _xor_table(bases) -> list[tuple[int, int]]:
     return out
 
 
-def _guarded(ws: Operation) -> dict[SSAValue, set[SSAValue]]:
-    """mbarrier -> the shared buffers (`layout.alloc` results) that TMA loads fill after
-    a wait on it in some region of the warp_specialize `ws` (the stage an "empty"
-    barrier hands back to the producer). In program order: a load belongs to the last
-    wait before it in its region."""
-    out: dict[SSAValue, set[SSAValue]] = {}
-    for region in ws.regions:
-        last = None
-        for o in region.walk():
-            if o.name == "layout.mbarrier_wait":
-                last = o.operands[0]
-            elif o.name == "layout.tma_load" and last is not None:
-                root = WgmmaLowering._root(o.operands[1])
-                out.setdefault(last, set()).add(root if root is not None else o.operands[1])
-    return out
-
-
 class WgmmaLowering(OpFamily):
     """The wgmma lowering of `layout.mma` (the mma family, mma.py, hands it version-3
-    accumulators), with the loops whose exit waits for deferred groups."""
-
-    def __init__(self, ctx: LoweringContext):
-        super().__init__(ctx)
-        self._deferring_loops: set[scf.ForOp] = set()
+    accumulators) and of `layout.mma_wait`."""
 
     def lower(self, op: MmaOp) -> None:
         ct = op.acc.type
@@ -189,108 +163,33 @@ class WgmmaLowering(OpFamily):
                 for r in rs:
                     acc[r] = v
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
-        loop = self._deferrable(op)
-        if loop is not None and loop not in self._deferring_loops:
-            self._deferring_loops.add(loop)
-            self.ctx.at_loop_exit(loop, lambda: self._wait_after_loop(loop))
-        pending = 0 if loop is None else 1
-        # every register of the accumulator passes through the wait (one value may fill
-        # several registers: pass it once)
-        uniq = list(dict.fromkeys(acc))
-        wait = b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq))
-        after = dict(zip(uniq, wait.results))
-        self.b.add(
-            cuda.CommentOp(
-                f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
-                f"wgmma.m64n{n_instr}k16 per warpgroup, A from {'registers' if a_regs else 'smem'}; "
-                + "; ".join(sorted(descs))
-                + ("; wait_group 1: the next layout.mma completes it" if pending else "")
-            )
+        comment = cuda.CommentOp(
+            f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
+            f"wgmma.m64n{n_instr}k16 per warpgroup, A from {'registers' if a_regs else 'smem'}; "
+            + "; ".join(sorted(descs))
+            + ("; async: in flight until a layout.mma_wait" if op.is_async else "")
         )
-        self.values.set_registers(op.result, [after[v] for v in acc])
+        if op.is_async:
+            self.b.add(comment)
+            self.values.set_registers(op.result, acc)
+            return
+        self.values.set_registers(op.result, self._wait(0, [acc])[0])
+        self.b.add(comment)
 
-    def _wait_after_loop(self, loop: scf.ForOp) -> None:
-        """After an `scf.for` whose accumulator a deferred wgmma carries: wait for every
-        group (`wait_group 0`) and read the results from the wait."""
-        lowered = [self.values.get(r) for r in loop.results]
-        regs = [v for x in lowered if isinstance(x, RegisterTensor) for v in x.registers]
-        uniq = list(dict.fromkeys(v for v in regs if isinstance(v, SSAValue) and v.type == f32))
-        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(0, uniq))
+    def lower_wait(self, op: MmaWaitOp) -> None:
+        """`wgmma.wait_group pending`, the operands' registers passing through it."""
+        outs = self._wait(op.pending_groups, [list(self.values.registers(v)) for v in op.values])
+        for r, regs in zip(op.outs, outs):
+            self.values.set_registers(r, regs)
+
+    def _wait(self, pending: int, accs: list[list[SSAValue]]) -> list[list[SSAValue]]:
+        """A `cuda.wgmma_wait_group pending` through which every register of `accs`
+        passes (one value may fill several registers, or several accumulators: pass it
+        once); the accumulators after it."""
+        uniq = list(dict.fromkeys(v for acc in accs for v in acc))
+        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq))
         after = dict(zip(uniq, wait.results))
-        for r, x in zip(loop.results, lowered):
-            if isinstance(x, RegisterTensor):
-                self.values.set_registers(r, [after.get(v, v) for v in x.registers])
-
-    def _deferrable(self, op: MmaOp) -> scf.ForOp | None:
-        """The `scf.for` around `op` when its wait can be deferred (module docstring),
-        else None."""
-        loop = op.parent_op()
-        if not isinstance(loop, scf.ForOp) or op.parent_block() is not loop.body.block:
-            return None
-        body = list(loop.body.block.ops)
-
-        def is_wgmma_acc(use) -> bool:
-            u = use.operation
-            return isinstance(u, MmaOp) and use.index == 2 and u.parent_block() is loop.body.block
-
-        nxt = None
-        for use in op.result.uses:
-            if is_wgmma_acc(use):
-                nxt = use.operation
-            elif isinstance(use.operation, scf.YieldOp) and use.operation.parent_op() is loop:
-                arg = loop.body.block.args[1 + use.index]
-                if not arg.uses or not all(is_wgmma_acc(u) for u in arg.uses):
-                    return None
-                nxt = next(iter(arg.uses)).operation
-            else:
-                return None
-        if nxt is None or len(list(op.result.uses)) != 1:
-            return None
-        roots = [self._root(v) for v in (op.a, op.b) if isinstance(v.type, TensorViewType)]
-        if any(r is None for r in roots):
-            return None
-        derived = self._derived_views(roots)
-        i, j = body.index(op), body.index(nxt)
-        between = body[i + 1 : j] if j > i else body[i + 1 :] + body[:j]
-        for o in between:
-            for inner in o.walk():
-                if inner is o and isinstance(o, scf.YieldOp):
-                    continue
-                # an arrival in a warp_specialize region hands a stage to another
-                # region: fine unless it may be this op's
-                role = role_of(op) if inner.name == "layout.mbarrier_arrive" else None
-                if role is not None and _guarded(role[0]).get(inner.operands[0], set(roots)) & set(roots):
-                    return None
-                if inner.name in ASYNC_SAFE_USES - {"layout.tma_load"}:
-                    continue
-                if any(v in derived for v in inner.operands):
-                    return None
-        return loop
-
-    @staticmethod
-    def _root(value: SSAValue) -> SSAValue | None:
-        """The `layout.alloc` result a shared view is derived from, or None."""
-        root = value
-        while isinstance(root.owner, Operation) and root.owner.name in ASYNC_SAFE_USES and root.owner.operands:
-            if root.owner.name in ("layout.load", "layout.mma", "layout.tma_load", "layout.tma_store", "layout.read"):
-                return None
-            root = root.owner.operands[0]
-        ok = isinstance(root.owner, Operation) and root.owner.name == "layout.alloc"
-        return root if ok else None
-
-    @staticmethod
-    def _derived_views(roots) -> set[SSAValue]:
-        """Every view value derived (through view ops) from `roots`, the roots included."""
-        seen, todo = set(roots), list(roots)
-        while todo:
-            v = todo.pop()
-            for use in v.uses:
-                if use.operation.name in {o.name for o in layout.DERIVED_VIEW_OPS}:
-                    for r in use.operation.results:
-                        if r not in seen:
-                            seen.add(r)
-                            todo.append(r)
-        return seen
+        return [[after[v] for v in acc] for acc in accs]
 
     @staticmethod
     def _desc_tuple(d: WgmmaDescriptor) -> tuple[int, int, int]:

@@ -52,7 +52,7 @@ from tilec.support.index_width import promised_index_bits
 from .errors import ExecutionError
 from .memory import GLOBAL, PRIVATE, SHARED, AsyncCopies, MemRef, Storage, contiguous_strides
 from .simt import WARP_SIZE, Grid
-from .values import UnsupportedType, dtype_of
+from .values import InFlight, UnsupportedType, dtype_of
 
 
 def arg_names(fn: func.FuncOp) -> list[str]:
@@ -90,6 +90,8 @@ class ReferenceInterpreter(Interpreter):
                 op, f"the reference executor cannot run '{op.name}' (no implementation)"
             )
         functions, op_impl = entry
+        if op.name not in PASSES_IN_FLIGHT:
+            _check_not_in_flight(op, inputs)
         try:
             result = op_impl(functions, self, op, inputs)
         except ExecutionError:
@@ -112,6 +114,24 @@ class ReferenceInterpreter(Interpreter):
         if self.index_bits == 32 and self.grid is not None:
             _check_index32(op, result.values)
         return result
+
+
+PASSES_IN_FLIGHT = {"layout.mma", "layout.mma_wait", "scf.yield", "scf.for"}
+"""Ops that may take the result of an asynchronous `layout.mma` still in flight
+(values.InFlight): they read no register of it (`layout.mma` checks that it is the
+accumulator)."""
+
+
+def _check_not_in_flight(op: Operation, inputs: PythonValues) -> None:
+    for i, v in enumerate(inputs):
+        if isinstance(v, InFlight):
+            name = op.operands[i].name_hint if i < len(op.operands) else None
+            raise ExecutionError(
+                op,
+                f"'{op.name}' reads {'%' + name if name else f'operand {i}'}, the result of an asynchronous "
+                f"layout.mma still in flight (its group is not retired): read the result of a "
+                f"layout.mma_wait that retires it",
+            )
 
 
 INDEX32 = 2**31

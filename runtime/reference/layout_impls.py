@@ -363,10 +363,13 @@ def _view(op: Operation, v: Any) -> View:
     return v
 
 
-def read_block_view(interp: ReferenceInterpreter, op: Operation, view: View) -> np.ndarray:
+def read_block_view(
+    interp: ReferenceInterpreter, op: Operation, view: View, reads: list | None = None
+) -> np.ndarray:
     """Every element of a static, unmasked view of scalars, as each block's first
     active thread reads it: [blocks, *shape] (a tensor-core read of shared memory that
-    one warpgroup issues, `layout.mma` with a version-3 accumulator)."""
+    one warpgroup issues, `layout.mma` with a version-3 accumulator). With `reads`,
+    appends (storage, element keys read) to it."""
     grid = interp.grid
     if grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
@@ -379,6 +382,8 @@ def read_block_view(interp: ReferenceInterpreter, op: Operation, view: View) -> 
     keys = element_keys(op, grid, view, acc, offs, None, "reads")
     rows = np.broadcast_to(acc.actors[:, None], keys.shape)
     vals = load(op, grid, view, rows.ravel(), keys.ravel()).reshape(keys.shape)
+    if reads is not None:
+        reads.append((view.storage, np.asarray(keys).ravel()))
     out = np.zeros((grid.num_blocks, *shape), dtype=dtype_of(view.type.element_type))
     out[grid.block_of[firsts]] = vals.reshape(len(firsts), *shape)
     return out

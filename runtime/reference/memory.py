@@ -473,7 +473,7 @@ def check_tma_writes(op: Operation, grid: Grid, st: Storage, flat_keys: np.ndarr
     """A write of elements a TMA load is still writing, or a TMA store or a wgmma still
     reading."""
     for pending, what in (
-        (st.wgmma_reading, "while a wgmma is still reading it (no wgmma.wait_group retiring its group before the write)"),
+        (st.wgmma_reading, "while a wgmma is still reading it (no wgmma.wait_group or layout.mma_wait retiring its group before the write)"),
         (st.tma_pending, "while a TMA load is still writing it"),
         (st.bulk_reading, "while a TMA store is still reading it (no tma_store_wait before the write)"),
     ):
@@ -483,6 +483,49 @@ def check_tma_writes(op: Operation, grid: Grid, st: Storage, flat_keys: np.ndarr
                 lambda i, what=what: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "
                 f"{st.describe(flat_keys[i])} {what}",
             )
+
+
+class WgmmaReads:
+    """The shared elements wgmma ops still read, per warpgroup (a key: the grid-wide id
+    of `cuda.wgmma`'s warpgroup, or the warpgroups of a block that run a version-3
+    `layout.mma`): those of the ops not yet committed, and per committed group its
+    number and elements. A write of an element still read is a data race
+    (`check_tma_writes`)."""
+
+    def __init__(self):
+        self.open: dict[int, list] = {}
+        self.groups: dict[int, list] = {}
+        self.commits: dict[int, int] = {}
+
+    def issue(self, wg: int, st, keys: np.ndarray) -> None:
+        if st.wgmma_reading is None:
+            st.wgmma_reading = np.zeros(st.data.shape[0], dtype=np.int32)
+        np.add.at(st.wgmma_reading, keys, 1)
+        self.open.setdefault(wg, []).append((st, keys))
+
+    def commit(self, wg: int) -> None:
+        n = self.commits.get(wg, 0)
+        self.commits[wg] = n + 1
+        for st, keys in self.open.pop(wg, []):
+            self.groups.setdefault(wg, []).append((n, st, keys))
+
+    def wait(self, wg: int, pending: int) -> None:
+        limit = self.commits.get(wg, 0) - pending
+        keep = []
+        for n, st, keys in self.groups.get(wg, []):
+            if n < limit:
+                np.subtract.at(st.wgmma_reading, keys, 1)
+            else:
+                keep.append((n, st, keys))
+        self.groups[wg] = keep
+
+
+def wgmma_reads(grid: Grid) -> WgmmaReads:
+    """The grid's record of shared reads by wgmma in flight (made on first use)."""
+    r = getattr(grid, "wgmma_reads", None)
+    if r is None:
+        r = grid.wgmma_reads = WgmmaReads()
+    return r
 
 
 # --------------------------------------------------------------------- cp.async

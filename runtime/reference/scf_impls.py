@@ -37,7 +37,7 @@ from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .memory import MemRef
 from .simt import Grid
-from .values import expand_cond, per_thread
+from .values import InFlight, expand_cond, per_thread
 
 
 def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, grid: Grid):
@@ -46,6 +46,9 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
     be the same for every thread of a block."""
     if new is old:
         return new
+    if isinstance(new, InFlight) or isinstance(old, InFlight):
+        raise ExecutionError(op, "an accumulator of an asynchronous layout.mma still in flight, chosen per thread "
+                                 "by divergent control flow, is not supported (wait for it first: layout.mma_wait)")
     if isinstance(t, IterType):  # an iterator: its position, per thread
         if new.origin is not old.origin:
             raise ExecutionError(op, "an iterator carried through control flow must stay one iterator "

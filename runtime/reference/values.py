@@ -14,6 +14,7 @@ on them goes through `float32` (`to_compute` / `from_compute`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,20 @@ _UINT_DTYPES = {
     32: np.dtype(np.uint32),
     64: np.dtype(np.uint64),
 }
+
+
+@dataclass(frozen=True, eq=False)
+class InFlight:
+    """The result of an asynchronous `layout.mma` (`{async}`) whose group has not been
+    retired by a `layout.mma_wait` that gives it back: `value` is what it will be,
+    `scope` the warpgroups that issued it and `group` its group's number among theirs
+    (mma_impls.py). The executor lets it through only to ops that read no register
+    (an mma's accumulator, `layout.mma_wait`, `scf.yield`, `scf.for`'s carried values)
+    and reports any other read (executor.py)."""
+
+    value: Any
+    scope: tuple[int, ...]
+    group: int
 
 
 class UnsupportedType(Exception):

@@ -33,7 +33,7 @@ from tilec.dialects.wgmma import operand_byte_offset, wgmma_accumulator
 from .cuda_impls import first_missing_thread, record_float_mma
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter, _grid
-from .memory import SHARED, load, resolve
+from .memory import SHARED, load, resolve, wgmma_reads
 from .memory_impls import _mem, thread_indices
 from .values import from_compute, per_thread, to_compute
 
@@ -79,7 +79,7 @@ def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, gr
         actor = np.full(elems.shape, first, dtype=np.int64)
         keys = resolve(op, grid, mem, actor, [elems], "reads")
         data = load(op, grid, mem, actor, keys)
-        _in_flight(grid).issue(int(first) // WARPGROUP, mem.storage, np.asarray(keys).ravel())
+        wgmma_reads(grid).issue(int(first) // WARPGROUP, mem.storage, np.asarray(keys).ravel())
         out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, 16))
     return np.stack(out)
 
@@ -102,45 +102,6 @@ def _mma(interp, op, grid, a, b_mem, b_index, accs, groups):
         full[grid.active_tids()] = d[(slice(None), *wgmma_accumulator(t, i))].reshape(-1)
         outs.append(from_compute(full, op.outs[i].type))
     return tuple(outs)
-
-
-class WgmmaReads:
-    """The shared elements wgmma ops still read, per warpgroup (grid-wide id): those of
-    the ops not yet committed, and per committed group its number and elements."""
-
-    def __init__(self):
-        self.open: dict[int, list] = {}
-        self.groups: dict[int, list] = {}
-        self.commits: dict[int, int] = {}
-
-    def issue(self, wg: int, st, keys: np.ndarray) -> None:
-        if st.wgmma_reading is None:
-            st.wgmma_reading = np.zeros(st.data.shape[0], dtype=np.int32)
-        np.add.at(st.wgmma_reading, keys, 1)
-        self.open.setdefault(wg, []).append((st, keys))
-
-    def commit(self, wg: int) -> None:
-        n = self.commits.get(wg, 0)
-        self.commits[wg] = n + 1
-        for st, keys in self.open.pop(wg, []):
-            self.groups.setdefault(wg, []).append((n, st, keys))
-
-    def wait(self, wg: int, pending: int) -> None:
-        limit = self.commits.get(wg, 0) - pending
-        keep = []
-        for n, st, keys in self.groups.get(wg, []):
-            if n < limit:
-                np.subtract.at(st.wgmma_reading, keys, 1)
-            else:
-                keep.append((n, st, keys))
-        self.groups[wg] = keep
-
-
-def _in_flight(grid) -> WgmmaReads:
-    r = getattr(grid, "wgmma_reads", None)
-    if r is None:
-        r = grid.wgmma_reads = WgmmaReads()
-    return r
 
 
 def _warpgroups(grid) -> list[int]:
@@ -185,7 +146,7 @@ class WgmmaFunctions(InterpreterFunctions):
         grid = _grid(interp, op)
         _whole_warpgroups(op, grid)
         for wg in _warpgroups(grid):
-            _in_flight(grid).commit(wg)
+            wgmma_reads(grid).commit(wg)
         return ()
 
     @impl(cuda_wgmma.WgmmaWaitGroupOp)
@@ -193,5 +154,5 @@ class WgmmaFunctions(InterpreterFunctions):
         grid = _grid(interp, op)
         _whole_warpgroups(op, grid)
         for wg in _warpgroups(grid):
-            _in_flight(grid).wait(wg, op.pending.value.data)
+            wgmma_reads(grid).wait(wg, op.pending.value.data)
         return tuple(args)

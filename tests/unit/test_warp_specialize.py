@@ -60,7 +60,8 @@ def test_small_ws_gemm_matches_numpy(level):
 @pytest.mark.parametrize("shape", [(64, 64, 256, 64, 64, 64, 2), (128, 256, 768, 128, 256, 64, 4)])
 def test_ws_gemm_equivalent_and_compiles(shape):
     """Equivalent after `default` (the GPU-level program runs its regions concurrently
-    too); the CUDA compiles for sm_90a; the consumers' wgmma waits are deferred."""
+    too); the CUDA compiles for sm_90a; the consumers' `layout.mma {async}` run on
+    under the next step (`layout.mma_wait {pending = 1}`: `wait_group 1`)."""
     m, n, k, bm, bn, bk, stages = shape
     text = gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, bm=bm, bn=bn, bk=bk, stages=stages)
     after = assert_pass_preserves(text, "default", seeds=(0,))
@@ -128,41 +129,43 @@ def test_misuse_is_reported(name, level):
         assert f in str(info.value), str(info.value)
 
 
-def _own_stage_release(text: str) -> str:
-    """The consumers hand back each step's own stage right after its layout.mma."""
+def _own_stage_release(text: str, pending: int) -> str:
+    """The consumers hand back each step's own stage right after its
+    `layout.mma_wait {pending = pending}`."""
     text = text.replace("        scf.if %later {\n          layout.mbarrier_arrive %empty1\n        }\n", "")
     text = text.replace("        layout.mbarrier_arrive %empty0\n", "")
     for st in (0, 1):
-        mma = f"layout.mma %sa{st}, %sb{st}, %acc{st} : !SA, !SB, !ACC\n"
-        text = text.replace(mma, mma + f"        layout.mbarrier_arrive %empty{st}\n")
+        wait = f"%acc{st + 1} = layout.mma_wait %d{st + 1} {{pending = 1 : i64}} : !ACC\n"
+        assert wait in text
+        text = text.replace(
+            wait, wait.replace("pending = 1", f"pending = {pending}") + f"        layout.mbarrier_arrive %empty{st}\n"
+        )
     assert text.count("layout.mbarrier_arrive %empty") == 2
     return text
 
 
-def test_handing_back_the_stage_just_read_keeps_the_wait():
-    """Arriving on a stage's own "empty" right after its `layout.mma` is correct at the
-    layout level (the op has read its operands when it returns); the lowering then
-    cannot leave that wgmma in flight: it waits for it (wait_group 0) before the
-    arrival, and the program stays equivalent."""
-    text = _own_stage_release(SMALL)
+def test_handing_back_the_stage_just_read_after_waiting_for_it():
+    """Arriving on a stage's own "empty" right after its `layout.mma` is correct once a
+    `layout.mma_wait {pending = 0}` has retired the mma's group: the program is
+    equivalent after the default pipeline, each step waits with `wait_group 0`."""
+    text = _own_stage_release(SMALL, 0)
     after = assert_pass_preserves(text, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" not in cuda
-    assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 2
+    # the two steps' waits, and the one after the loop
+    assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 3
 
 
-def test_executor_catches_a_wgmma_still_reading_a_handed_back_stage(monkeypatch):
-    """Were the lowering to defer that wait anyway (its guard analysis told that the
-    arrivals hand back other buffers, or ignored them), the GPU-level program would let the producer's
-    TMA load overwrite a stage a wgmma still reads: the executor reports it (wgmma reads
-    stay in flight until a wait_group retires their group)."""
-    from tilec.passes.lower_to_gpu import wgmma
-
-    text = _own_stage_release(SMALL)
-    monkeypatch.setattr(wgmma, "role_of", lambda op: None)  # arrivals ignored
-    m = parse_module(text, "t.mlir")
-    run_pipeline(m, "default")
-    assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_handing_back_a_stage_an_mma_still_reads_is_a_race(level):
+    """With `{pending = 1}` the step's own wgmma may still read its stage when the
+    consumer hands it back, and the producer's TMA load overwrites it: the executor
+    reports the race at the layout level (an `{async}` mma's shared reads last until a
+    `layout.mma_wait` retires its group) and after lowering (`wgmma.wait_group`)."""
+    m = parse_module(_own_stage_release(SMALL, 1), "t.mlir")
+    if level == "lowered":
+        run_pipeline(m, "default")
+        assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
     with pytest.raises(ExecutionError, match="while a wgmma is still reading it"):
         run(m, random_inputs(m, 0))
 

@@ -134,8 +134,8 @@ def test_hopper_gemm_example_is_generated_and_runs_on_cpu():
     after = assert_pass_preserves(text, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert cuda.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 16
-    # 4 stages: each step's wait is deferred to the next step (wait_group 1), the loop's
-    # result waited for once after it
+    # 4 stages: each step's `layout.mma {async}` waited for by the next step's
+    # `layout.mma_wait {pending = 1}` (wait_group 1), the loop's result once after it
     assert cuda.count("wgmma.wait_group.sync.aligned 1;") == 4
     assert cuda.count("wgmma.wait_group.sync.aligned 0;") == 1
     assert cuda.index("wgmma.wait_group.sync.aligned 0;") > cuda.rindex("wgmma.mma_async")

@@ -1,6 +1,7 @@
 // The cuda target on the warp-specialised GEMM in column chunks: each 64 x 128 tile of
-// C computed as two 64 x 64 chunks, each its own accumulator (a `layout.mma` per chunk
-// and stage, its wgmma group left in flight under the next one: wait_group 1) and its
+// C computed as two 64 x 64 chunks, each its own accumulator (a `layout.mma {async}` per
+// chunk and stage, its wgmma group left in flight under the next one by its
+// `layout.mma_wait {pending = 1}`: wait_group 1) and its
 // own B buffer per stage (three TMA loads per stage: A and the two halves of B, on
 // the stage's one "full" barrier); the epilogue writes the chunks one after the other
 // into one 64 x 64 C buffer (stmatrix) and stores each with the TMA, waiting for the
@@ -21,7 +22,7 @@
 // CHECK:       if (threadIdx.x < 128) {  // warpgroup 0
 // CHECK:         for (int [[T:t[_0-9]*]] = bx; [[T]] < 4; [[T]] += 3) {
 // CHECK:           for (int [[I:i[_0-9]*]] = 0; [[I]] < 4; [[I]] += 2) {
-// CHECK-COUNT-4:     layout.mma 64x64x64 (bf16): 4 wgmma.m64n64k16 per warpgroup, A from smem; {{.*}}; wait_group 1: the next layout.mma completes it
+// CHECK-COUNT-4:     layout.mma 64x64x64 (bf16): 4 wgmma.m64n64k16 per warpgroup, A from smem; {{.*}}; async: in flight until a layout.mma_wait
 // CHECK:           wgmma.wait_group.sync.aligned 0;
 // chunk 0, then chunk 1: the previous store has read the buffer, the region meets
 // CHECK:           tilec_bulk_wait_group_read<0>();
@@ -112,23 +113,28 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
         %by_0 = arith.muli %by, %nch : index
         %ch1 = arith.constant 1 : index
         %by_1 = arith.addi %by_0, %ch1 : index
-        %acc:2 = scf.for %i = %c0 to %nk step %cs iter_args(%acc0_0 = %zero, %acc0_1 = %zero) -> (!ACC, !ACC) {
+        %inflight:2 = scf.for %i = %c0 to %nk step %cs iter_args(%acc0_0 = %zero, %acc0_1 = %zero) -> (!ACC, !ACC) {
           %kall = arith.addi %base, %i : index
           %round = arith.divui %kall, %cs : index
           %phase = arith.remui %round, %c2 : index
           %later = arith.cmpi ne, %i, %c0 : index
           layout.mbarrier_wait %full0, %phase
-          %acc1_0 = layout.mma %sa0, %sb0_0, %acc0_0 : !SA, !SB, !ACC
-          %acc1_1 = layout.mma %sa0, %sb0_1, %acc0_1 : !SA, !SB, !ACC
+          %d1_0 = layout.mma %sa0, %sb0_0, %acc0_0 {async} : !SA, !SB, !ACC
+          %acc1_0 = layout.mma_wait %d1_0 {pending = 1 : i64} : !ACC
+          %d1_1 = layout.mma %sa0, %sb0_1, %acc0_1 {async} : !SA, !SB, !ACC
+          %acc1_1 = layout.mma_wait %d1_1 {pending = 1 : i64} : !ACC
           scf.if %later {
             layout.mbarrier_arrive %empty1
           }
           layout.mbarrier_wait %full1, %phase
-          %acc2_0 = layout.mma %sa1, %sb1_0, %acc1_0 : !SA, !SB, !ACC
-          %acc2_1 = layout.mma %sa1, %sb1_1, %acc1_1 : !SA, !SB, !ACC
+          %d2_0 = layout.mma %sa1, %sb1_0, %acc1_0 {async} : !SA, !SB, !ACC
+          %acc2_0 = layout.mma_wait %d2_0 {pending = 1 : i64} : !ACC
+          %d2_1 = layout.mma %sa1, %sb1_1, %acc1_1 {async} : !SA, !SB, !ACC
+          %acc2_1 = layout.mma_wait %d2_1 {pending = 1 : i64} : !ACC
           layout.mbarrier_arrive %empty0
           scf.yield %acc2_0, %acc2_1 : !ACC, !ACC
         }
+        %acc:2 = layout.mma_wait %inflight#0, %inflight#1 {pending = 0 : i64} : !ACC, !ACC
         // the loop waited for all its wgmma: the tile's last stage is free
         layout.mbarrier_arrive %empty1
         %h_0 = arith.truncf %acc#0 : !ACC to tensor<64x64xbf16, #mma>
@@ -202,4 +208,3 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
   }
   func.return
 }
-

@@ -100,21 +100,24 @@ func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 1
         %grow = arith.remui %ingrp, %gg : index
         %bx = arith.addi %grow0, %grow : index
         %by = arith.divui %ingrp, %gg : index
-        %acc = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {
+        %inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {
           %kall = arith.addi %base, %i : index
           %round = arith.divui %kall, %cs : index
           %phase = arith.remui %round, %c2 : index
           %later = arith.cmpi ne, %i, %c0 : index
           layout.mbarrier_wait %full0, %phase
-          %acc1 = layout.mma %sa0, %sb0, %acc0 : !SA, !SB, !ACC
+          %d1 = layout.mma %sa0, %sb0, %acc0 {async} : !SA, !SB, !ACC
+          %acc1 = layout.mma_wait %d1 {pending = 1 : i64} : !ACC
           scf.if %later {
             layout.mbarrier_arrive %empty1
           }
           layout.mbarrier_wait %full1, %phase
-          %acc2 = layout.mma %sa1, %sb1, %acc1 : !SA, !SB, !ACC
+          %d2 = layout.mma %sa1, %sb1, %acc1 {async} : !SA, !SB, !ACC
+          %acc2 = layout.mma_wait %d2 {pending = 1 : i64} : !ACC
           layout.mbarrier_arrive %empty0
           scf.yield %acc2 : !ACC
         }
+        %acc = layout.mma_wait %inflight {pending = 0 : i64} : !ACC
         // the loop waited for all its wgmma: the tile's last stage is free
         layout.mbarrier_arrive %empty1
         %h = arith.truncf %acc : !ACC to tensor<64x64xbf16, #mma>
