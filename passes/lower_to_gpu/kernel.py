@@ -12,6 +12,7 @@ from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .debug_print import PrintLowering
 from .element_access import ElementAccessLowering
+from .identity import IdentityLowering
 from .load_store import LoadStoreLowering
 from .matrix_moves import MatrixMoveLowering
 from .mma import MmaLowering
@@ -28,7 +29,7 @@ from .wgmma import WgmmaLowering
 FAMILIES = (ArithLowering, ViewOpsLowering, AccessLowering, LoadStoreLowering,
             ConvertLayoutLowering, ReduceLowering, ScfLowering, CopyLowering, ElementAccessLowering,
             ThreadIdsLowering, MmaLowering, WgmmaLowering, MatrixMoveLowering, TmaLowering, PointerLowering,
-            RolesLowering, PrintLowering, QueryLowering)
+            RolesLowering, PrintLowering, QueryLowering, IdentityLowering)
 
 
 def _table() -> dict[type, Lowering]:
