@@ -257,7 +257,11 @@ class ReadCoordOp(IRDLOperation):
         n = len(t.element_type.types)
         if len(self.coords) != n:
             raise VerifyException(f"an element of {t} is a coordinate of {n} indices, not {len(self.coords)}")
-        coordinate_form(t.cute_layout, len(self.indices))
+        ms = views.modes(t.cute_layout)
+        if coordinate_form(t.cute_layout, len(self.indices)) == "linear" and len(ms) > 1 and any(
+                m.size() is cute.DYN for m in ms[:-1]):
+            raise VerifyException(f"one index for the whole of {t.cute_layout} needs static extents: give one "
+                                  "index per mode")
         try:
             identity_chain(self.view)
         except LayoutError as e:

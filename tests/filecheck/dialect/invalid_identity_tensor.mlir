@@ -105,3 +105,14 @@ func.func @no_copy(%g: !G) {
   layout.copy %c, %g : !C, !G
   func.return
 }
+
+// -----
+
+!D = !layout.tensor<tuple<index, index>, #layout.cute<(?,?):(1,?)>, coord>
+func.func @linear_dynamic(%m: index, %n: index) {
+  %c = layout.make_identity_tensor(%m, %n) : !D
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{one index for the whole of (?,?):(1,?) needs static extents: give one index per mode}}
+  %i, %j = layout.read_coord %c[%c0] : !D -> index, index
+  func.return
+}
