@@ -22,12 +22,13 @@ The coordinate of an element is computed as CuTe computes it, with a stride that
 basis vector per mode (`(M,N):(1@0,1@1)`): for each mode k of the shape the
 *component layout* `(M,N)` with stride 1 on mode k and 0 on the others goes through the
 view ops from `make_identity_tensor` to the read (`views.tile_layout`,
-`distribute_layout`, `slice_leaves`: the algebra of views of memory) and component k of
-the coordinate is its offset. Coordinates past the shape (the elements of a partial
-tile past the tensor's edge) are exact, so that `coordinate < shape` is the predicate
-of the element. The read's view must come from `make_identity_tensor` through
-`layout.tile`, `layout.distribute` and `layout.slice` (`identity_chain` says why not
-otherwise).
+`distribute_layout`, `slice_leaves`, `cute.composition` for `layout.partition`,
+`divide`, `compose`: the algebra of views of memory) and component k of the
+coordinate is its offset. Coordinates past the shape (the elements of a partial tile
+past the tensor's edge) are exact, so that `coordinate < shape` is the predicate of
+the element. The read's view must come from `make_identity_tensor` through those view
+ops (`identity_chain` says why not otherwise), each giving the component layouts the
+shape of its result type (the verifier checks it).
 
 `make_identity_tensor` takes one index operand per `?` extent (the layout's `?`
 strides follow from them) and has a flat shape. Memory ops refuse a coord view
@@ -38,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import IndexType, TupleType
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
@@ -135,15 +137,16 @@ class MakeIdentityTensorOp(IRDLOperation):
                                   "index operand(s) were given")
 
 
-CHAIN_OPS = ("layout.tile", "layout.distribute", "layout.slice")
+CHAIN_OPS = ("layout.tile", "layout.distribute", "layout.slice", "layout.partition", "layout.divide",
+             "layout.compose")
 """The view ops an identity tensor's coordinates go through (by name: dialects/layout.py
 defines them and registers this module)."""
 
 
 def identity_chain(v: SSAValue) -> tuple[MakeIdentityTensorOp, list[Operation]]:
     """The `make_identity_tensor` a coord view comes from and the view ops between
-    them (first to last); a LayoutError where it does not come from one through
-    `layout.tile`, `layout.distribute` and `layout.slice`."""
+    them (first to last); a LayoutError where it does not come from one through the
+    view ops of CHAIN_OPS."""
     chain: list[Operation] = []
     while True:
         op = v.owner
@@ -156,7 +159,7 @@ def identity_chain(v: SSAValue) -> tuple[MakeIdentityTensorOp, list[Operation]]:
         what = f"'{op.name}'" if isinstance(op, Operation) else "a block argument"
         raise LayoutError(
             f"the coordinates of a view made by {what} are not supported: read those of a view made from "
-            "layout.make_identity_tensor by layout.tile, layout.distribute and layout.slice")
+            "layout.make_identity_tensor by view ops (tile, distribute, slice, partition, divide, compose)")
 
 
 def _mode_indices(t: TensorViewType, idx: Sequence[Any], ar: views.IndexArith) -> list:
@@ -179,14 +182,33 @@ def _mode_indices(t: TensorViewType, idx: Sequence[Any], ar: views.IndexArith) -
     return out
 
 
+def _check_composed(op: Any, lay: cute.Layout, got: cute.Layout, compose) -> None:
+    """That `got`, what `compose` (the op's layout function) makes of the component
+    layout `lay`, is `lay` applied to what it makes of a compact layout of `lay`'s
+    shape (the linear index into `lay`'s shape): a composition is a sum over its modes,
+    which a component layout (not linear across its modes) may break where a mode of
+    the tiler runs across a mode of the shape at an offset. A LayoutError then."""
+    if not (lay.is_static() and got.is_static()):
+        raise LayoutError(f"the coordinates of {op.name} of an identity tensor of run-time extents are not "
+                          "supported")
+    linear = compose(cute.Layout._mk(lay.shape, cute.compact_col_major(lay.shape)))
+    n = int(got.size())
+    want = views.eval_layout(lay, views.offsets(linear))
+    if n != int(linear.size()) or not np.array_equal(views.offsets(got), want):
+        raise LayoutError(f"the coordinates of {op.name} are not supported here: its layout runs across a mode "
+                          f"of the identity tensor's {lay.shape} at an offset (coordinates are not a sum over its "
+                          "modes)")
+
+
 def coordinates(root: MakeIdentityTensorOp, chain: Sequence[Operation], value, view_type: TensorViewType,
-                idx: Sequence[Any], ar: views.IndexArith = views.NUMERIC) -> list:
+                idx: Sequence[Any], ar: views.IndexArith = views.NUMERIC, check: bool = False) -> list:
     """The coordinate (one value per mode of the identity tensor) of the element at
     `idx` of the view `chain` makes from `root` (module docstring): per mode k, the
     offset of the component layout of stride 1 on mode k through the chain. `value(v)`
     gives the run-time value of an index operand (a tile coordinate, a thread id, a
     slice index); the arithmetic is `ar`'s (NumPy's in the executor, IR in the
-    lowering), as the view ops' own."""
+    lowering), as the view ops' own. `check` (the verifier) checks each composition
+    (`_check_composed`)."""
     shape = root.shape
     rank = len(shape)
     comps = [cute.make_layout(tuple(shape), tuple(int(j == k) for j in range(rank))) if rank > 1
@@ -205,7 +227,7 @@ def coordinates(root: MakeIdentityTensorOp, chain: Sequence[Operation], value, v
                 for m, c in zip(views.modes(lay), tco):
                     offs[k] = ar.add(offs[k], views.leaves_offset(views._flat(m), c, ar))
                 comps[k] = views.distribute_layout(lay, op.thread_layout)[0]
-            else:  # layout.slice
+            elif op.name == "layout.slice":
                 it = iter(op.coords)
                 kept = []
                 for leaf in op.leaves(lay):
@@ -215,6 +237,27 @@ def coordinates(root: MakeIdentityTensorOp, chain: Sequence[Operation], value, v
                     c = value(next(it)) if leaf.p == views.DYNAMIC else leaf.p
                     offs[k] = ar.add(offs[k], views.leaves_offset(views._flat(leaf.sub), c, ar))
                 comps[k] = views.kept_modes(kept)
+            else:
+                if op.name == "layout.partition":  # composition(view, tv)(tid, _)
+                    def compose(x, tv=op.tv.data):
+                        return cute.composition(x, tv)
+                elif op.name == "layout.divide":
+                    def compose(x, o=op):
+                        return type(o).divided(x, o.kind.data, o.tiler)
+                else:  # layout.compose
+                    def compose(x, o=op):
+                        return type(o).composed(x, o.tiler)
+                comp = compose(lay)
+                if check:
+                    _check_composed(op, lay, comp, compose)
+                if op.name == "layout.partition":
+                    offs[k] = ar.add(offs[k], views.leaves_offset(views._flat(comp[0]), value(op.tid), ar))
+                    comp = comp[1]
+                comps[k] = comp
+            want = op.result.type.cute_layout
+            if comps[k].shape != want.shape:
+                raise LayoutError(f"the coordinates of {op.name}'s result {want} are not supported: its "
+                                  f"coordinate layout groups the shape as {comps[k].shape}")
     per_mode = _mode_indices(view_type, idx, ar)
     out = []
     for k in range(rank):
@@ -263,7 +306,9 @@ class ReadCoordOp(IRDLOperation):
             raise VerifyException(f"one index for the whole of {t.cute_layout} needs static extents: give one "
                                   "index per mode")
         try:
-            identity_chain(self.view)
+            root, chain = identity_chain(self.view)
+            # the coordinate layouts, statically (the run-time values do not change them)
+            coordinates(root, chain, lambda v: 0, t, [0] * len(self.indices), check=True)
         except LayoutError as e:
             raise VerifyException(str(e)) from None
 

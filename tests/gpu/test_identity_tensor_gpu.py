@@ -1,7 +1,7 @@
 """On a GPU: the predicated copies of identity tensors (tests/filecheck/lower-to-gpu/
-identity_tensor.mlir: a ragged matrix in partial tiles, run-time extents, a slice) give
-bit for bit what the CPU reference executor gives, outputs poisoned, and that is the
-input (`tilec FILE --run gpu --check`, and the copy against NumPy).
+identity_tensor.mlir: a ragged matrix in partial tiles, run-time extents, a slice, a TV
+partition) give bit for bit what the CPU reference executor gives, outputs poisoned,
+and that is the input (`tilec FILE --run gpu --check`, and the copy against NumPy).
 examples/cute_predication.mlir runs in tests/gpu/test_seed_examples_gpu.py (NumPy
 oracle: tests/unit/test_examples.py) and tests/gpu/test_examples_gpu.py."""
 
@@ -18,11 +18,11 @@ PROGRAM = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "identity_t
 @pytest.mark.gpu
 def test_on_gpu_matches_reference(capsys):
     assert main([str(PROGRAM), "--run", "gpu", "--check", "--seed", "0", "--arg", "m=70", "--arg", "n=45"]) == 0
-    assert capsys.readouterr().out.count("identical to the CPU reference executor") == 3
+    assert capsys.readouterr().out.count("identical to the CPU reference executor") == 4
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("fn, args", [("ragged", {}), ("dynamic", {"m": 70, "n": 45}), ("rows", {})])
+@pytest.mark.parametrize("fn, args", [("ragged", {}), ("dynamic", {"m": 70, "n": 45}), ("rows", {}), ("tv", {})])
 def test_on_gpu_copies_the_input(fn, args):
     import cupy as cp
 

@@ -15,6 +15,7 @@ import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 from xdsl.dialects import test
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
+from xdsl.utils.exceptions import VerifyException
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import cute, layout, views
@@ -97,7 +98,7 @@ def test_dynamic_extents_tile_to_static_coordinates():
     np.testing.assert_array_equal(n, 8 + np.arange(128) // 16)
 
 
-@pytest.mark.parametrize("fn, args", [("ragged", {}), ("dynamic", {"m": 70, "n": 45}), ("rows", {})])
+@pytest.mark.parametrize("fn, args", [("ragged", {}), ("dynamic", {"m": 70, "n": 45}), ("rows", {}), ("tv", {})])
 def test_predicated_copies_equal_numpy_before_and_after_default(fn, args):
     module = parse_module(LIT.read_text(), str(LIT))
     inputs = random_inputs(module, seed=1, entry=fn, args=args)
@@ -151,3 +152,87 @@ def test_python_builder_predicated_copy_equals_numpy(dynamic):
     run_pipeline(module, "default")
     np.testing.assert_array_equal(run(module, inputs)["b"], inputs["a"])
     compile_sm90_or_skip(emit(module, "cuda"))
+
+
+def _decode(offsets, shape):
+    """The coordinate of a column-major offset of `shape` (inside the shape)."""
+    out, rest = [], np.asarray(offsets)
+    for s in shape[:-1]:
+        out.append(rest % s)
+        rest = rest // s
+    return [*out, rest]
+
+
+def _data_offsets(view_value, values, t):
+    """Every element's offset in a view of memory whose layout is the identity tensor's
+    (column-major) through the same view ops, as the executor's layouts give them."""
+    root, chain = li.identity_chain(view_value)
+    lay = root.result.type.cute_layout
+    off = 0
+    for op in chain:
+        if isinstance(op, layout.PartitionOp):
+            comp = cute.composition(lay, op.tv.data)
+            off = off + np.asarray(views.eval_mode(comp[0], values[op.tid]))
+            lay = comp[1]
+        elif isinstance(op, layout.DivideOp):
+            lay = layout.DivideOp.divided(lay, op.kind.data, op.tiler)
+        elif isinstance(op, layout.ComposeOp):
+            lay = layout.ComposeOp.composed(lay, op.tiler)
+        elif isinstance(op, layout.SliceOp):
+            it = iter(op.coords)
+            kept = []
+            for leaf in op.leaves(lay):
+                if leaf.p == views.WILDCARD:
+                    kept.append(leaf.sub)
+                else:
+                    c = values[next(it)] if leaf.p == views.DYNAMIC else leaf.p
+                    off = off + np.asarray(views.eval_mode(leaf.sub, c))
+            lay = views.kept_modes(kept)
+    n = int(t.cute_layout.size())
+    return off + np.asarray(views.eval_layout(lay, np.arange(n)))
+
+
+def _partition(src, tid, tv):
+    lay = layout.PartitionOp.values_layout(src.type.cute_layout, tv)
+    return layout.PartitionOp.build(operands=[src, tid], properties={"tv": CuteLayoutAttr(tv)},
+                                    result_types=[src.type.with_(layout=CuteLayoutAttr(lay))])
+
+
+def test_partition_divide_give_the_coordinates_a_view_of_memory_addresses():
+    """Inside the shape, an element's coordinate is the one its offset in a column-major
+    view of memory of the shape decodes to, through the same ops: a TV partition
+    (CuTe's partition_C: thread (t0, t1) holds rows t0 + 4 v of column t1), a zipped
+    divide then a slice of tile j."""
+    tid, j = _index(), _index()
+    root = li.MakeIdentityTensorOp([16, 8])
+    part = _partition(root.result, tid, cute.make_layout(((4, 8), 4), ((1, 16), 4)))
+    t = part.results[0].type
+    for thread in range(32):
+        got = _all_coords(part.results[0], {tid: thread}, t)
+        want = _decode(_data_offsets(part.results[0], {tid: thread}, t), (16, 8))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        np.testing.assert_array_equal(got[0], thread % 4 + 4 * np.arange(4))
+    tiler = DenseArrayBase.from_list(i64, [4, 2])
+    div = layout.DivideOp.build(
+        operands=[root.result], properties={"kind": layout.StringAttr("zipped"), "tiler": tiler},
+        result_types=[root.result.type.with_(layout=CuteLayoutAttr(layout.DivideOp.divided(
+            root.result.type.cute_layout, "zipped", tiler)))])
+    tile_j = _slice(div.results[0], [views.WILDCARD, views.DYNAMIC], [j])
+    t = tile_j.results[0].type
+    for jj in range(16):
+        got = _all_coords(tile_j.results[0], {j: jj}, t)
+        want = _decode(_data_offsets(tile_j.results[0], {j: jj}, t), (16, 8))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    li.ReadCoordOp(tile_j.results[0], [j]).verify()
+
+
+def test_a_partition_across_a_mode_at_an_offset_is_refused():
+    """Values 4 apart from thread row t1 in [0, 8): rows t1 + 4 v run past row 15 into
+    the next column in a view of memory, which a sum over modes cannot give: refused by
+    the verifier, not computed wrong."""
+    tid = _index()
+    root = li.MakeIdentityTensorOp([16, 8])
+    part = _partition(root.result, tid, cute.make_layout(((4, 8), 4), ((16, 1), 4)))
+    read = li.ReadCoordOp(part.results[0], [tid])
+    with pytest.raises(VerifyException, match="runs across a mode of the identity tensor"):
+        read.verify()

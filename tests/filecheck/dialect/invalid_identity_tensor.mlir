@@ -75,12 +75,15 @@ func.func @indices() {
 // -----
 
 !C = !layout.tensor<tuple<index, index>, #layout.cute<(8,4):(1,8)>, coord>
-func.func @partitioned(%tid: index) {
+func.func @carried() {
   %c = layout.make_identity_tensor : !C
   %c0 = arith.constant 0 : index
-  %p = layout.divide %c {kind = "zipped", tiler = array<i64: 4, 2>} : !C -> !layout.tensor<tuple<index, index>, #layout.cute<((4,2),(2,2)):((1,8),(4,16))>, coord>
-  // expected-error @+1 {{the coordinates of a view made by 'layout.divide' are not supported: read those of a view made from layout.make_identity_tensor by layout.tile, layout.distribute and layout.slice}}
-  %i, %j = layout.read_coord %p[%c0] : !layout.tensor<tuple<index, index>, #layout.cute<((4,2),(2,2)):((1,8),(4,16))>, coord> -> index, index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%v = %c) -> (!C) {
+    scf.yield %v : !C
+  }
+  // expected-error @+1 {{the coordinates of a view made by 'scf.for' are not supported: read those of a view made from layout.make_identity_tensor by view ops (tile, distribute, slice, partition, divide, compose)}}
+  %i, %j = layout.read_coord %r[%c0] : !C -> index, index
   func.return
 }
 

@@ -9,6 +9,7 @@
 // EQ: @ragged: equivalent after 'default'
 // EQ: @dynamic: equivalent after 'default'
 // EQ: @rows: equivalent after 'default'
+// EQ: @tv: equivalent after 'default'
 // LOWERED-NOT: make_identity_tensor
 // LOWERED-NOT: read_coord
 
@@ -128,6 +129,32 @@ func.func @rows(%a: !layout.ptr<f32>, %b: !layout.ptr<f32>) {
     scf.if %p {
       %x = layout.read %sa[%i] : !RS -> f32
       layout.write %x, %sb[%i] : f32, !RS
+    }
+  }
+  func.return
+}
+
+// A thread-value partition (CuTe's partition_C(cC)) of a 16x8 identity tensor: thread
+// (t0, t1) of 4x8 holds rows t0 + 4 v of column t1; each copies its elements at the
+// coordinates it reads (the executor reports an output element left unwritten).
+// CHECK-LABEL: tv_kernel(
+!VG = !layout.tensor<f32, #layout.cute<(16,8):(8,1)>, gmem>
+!VC = !layout.tensor<tuple<index, index>, #layout.cute<(16,8):(1,16)>, coord>
+!VP = !layout.tensor<tuple<index, index>, #layout.cute<4:4>, coord>
+func.func @tv(%a: !layout.ptr<f32>, %b: !layout.ptr<f32>) {
+  %A = layout.view %a : !layout.ptr<f32> -> !VG
+  %B = layout.view %b : !layout.ptr<f32> -> !VG
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c = layout.make_identity_tensor : !VC
+    %p = layout.partition %c, %tid {tv = #layout.cute<((4,8),4):((1,16),4)>} : !VC -> !VP
+    scf.for %v = %c0 to %c4 step %c1 {
+      %m, %n = layout.read_coord %p[%v] : !VP -> index, index
+      %x = layout.read %A[%m, %n] : !VG -> f32
+      layout.write %x, %B[%m, %n] : f32, !VG
     }
   }
   func.return
