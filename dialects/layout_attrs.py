@@ -19,13 +19,16 @@ Types:
     !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
     !layout.tensor<f32, #layout.cute<(16,4):(16,4)>, gmem, vec #layout.cute<(1,4):(16,1)>>
     !layout.tensor<f32, #layout.cute<(64,64):(4096,1)>, gmem, masked>
+    !layout.tensor<tuple<index, index>, #layout.cute<(8,8):(1,8)>, coord>
 
 A tensor is a *view*: storage (a pointer or an allocation) plus a layout from
 coordinates to element offsets, in a memory space (`gmem`, `smem`, `rmem`). A vectorized
 view's elements are vectors: the view's layout maps the outer coordinate to the offset
 of the vector's first element and `vec` maps the lane coordinate to the offset within
 the vector. A `masked` view is a tile that may lie partly outside its tensor; which of
-its elements exist is known at run time (see `layout.tile`).
+its elements exist is known at run time (see `layout.tile`). A view in the space
+`coord` is an identity tensor (`layout.make_identity_tensor`): no storage, its elements
+are their own coordinates (`tuple<index, ...>`), read with `layout.read_coord`.
 
 Distributed values (data held in registers across the threads of a block, Gluon style)
 are builtin tensors whose encoding is a distributed layout:
