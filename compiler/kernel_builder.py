@@ -51,6 +51,7 @@ from tilec.dialects.layout_print import PrintOp
 from tilec.dialects import layout_query as lq
 from tilec.dialects import layout_like as ll
 from tilec.dialects.layout_static_assert import StaticAssertOp
+from tilec.dialects import layout_identity as lid
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
@@ -764,6 +765,29 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
             frag = p.make_fragment_like(thr)   # (4,8):(8,1) -> (4,8):(1,4) in rmem
         """
         return self._like(ll.MakeFragmentLikeOp, view)
+
+    def make_identity_tensor(self, shape: Sequence[Any]) -> Value:
+        """CuTe's `make_identity_tensor(shape)` (`layout.make_identity_tensor`): the view,
+        of no memory, whose element at each coordinate of `shape` (ints, or index values
+        for run-time extents) is that coordinate; tile, distribute and slice it as the
+        data it guards, and read its coordinates with `read_coord`.
+
+            c = p.make_identity_tensor((1000, 1003))   # (1000,1003):(1,1000), coord
+        """
+        static = [s if isinstance(s, int) else None for s in shape]
+        dyn = [self.as_index(s) for s in shape if not isinstance(s, int)]
+        return self.insert(lid.MakeIdentityTensorOp(static, dyn)).results[0]
+
+    def read_coord(self, view: Value, *coords: Any) -> tuple[Value, ...]:
+        """CuTe's `tAcA(i)` of an identity tensor's view (`layout.read_coord`): the
+        coordinate its element holds, one index per mode of the identity tensor, exact
+        past the shape too, so that comparing it with the shape is CuTe's `elem_less`.
+
+            m, n = p.read_coord(tAcA, i)
+            ok = (m < 1000) & (n < 1003)
+        """
+        op = lid.ReadCoordOp(view.ssa, [self.as_index(c) for c in coords])
+        return tuple(self.insert(op).results)
 
     def _like(self, cls, view: Value) -> Value:
         try:

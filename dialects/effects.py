@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
+from xdsl.utils.exceptions import VerifyException
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,17 @@ class Accesses(MemoryEffect):
 
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
+
+    def verify(self, op: Operation) -> None:
+        """A coord view (an identity tensor, dialects/layout_identity.py) is no memory:
+        no op accesses it."""
+        for name in (*self.reads, *self.writes):
+            value = getattr(op, name)
+            space = getattr(getattr(value, "type", None), "space", None)
+            if getattr(space, "data", None) == "coord":
+                raise VerifyException(
+                    f"'{op.name}' accesses memory, and its {name} is an identity tensor ({value.type}), "
+                    "which has none: read its coordinates with layout.read_coord")
 
     def get_effects(self, op: Operation) -> Set[EffectInstance]:  # type: ignore[override]
         out: set[EffectInstance] = set()

@@ -1308,6 +1308,9 @@ from .layout_access import ACCESS_OPS  # noqa: E402  (ops of the dialect in thei
 from .layout_print import PRINT_OPS  # noqa: E402
 from .layout_query import QUERY_OPS  # noqa: E402
 from .layout_like import LIKE_OPS  # noqa: E402
+from .layout_identity import IDENTITY_OPS, MakeIdentityTensorOp  # noqa: E402
+
+VIEW_OPS = (*VIEW_OPS, MakeIdentityTensorOp)  # an identity tensor is a view too (of no memory)
 from .layout_static_assert import STATIC_ASSERT_OPS  # noqa: E402
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
@@ -1329,6 +1332,7 @@ Layout = Dialect(
         *PRINT_OPS,
         *QUERY_OPS,
         *LIKE_OPS,
+        *IDENTITY_OPS,
         *STATIC_ASSERT_OPS,
         *THREAD_ID_OPS,
         *POINTER_OPS,

@@ -19,13 +19,16 @@ Types:
     !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem>
     !layout.tensor<f32, #layout.cute<(16,4):(16,4)>, gmem, vec #layout.cute<(1,4):(16,1)>>
     !layout.tensor<f32, #layout.cute<(64,64):(4096,1)>, gmem, masked>
+    !layout.tensor<tuple<index, index>, #layout.cute<(8,8):(1,8)>, coord>
 
 A tensor is a *view*: storage (a pointer or an allocation) plus a layout from
 coordinates to element offsets, in a memory space (`gmem`, `smem`, `rmem`). A vectorized
 view's elements are vectors: the view's layout maps the outer coordinate to the offset
 of the vector's first element and `vec` maps the lane coordinate to the offset within
 the vector. A `masked` view is a tile that may lie partly outside its tensor; which of
-its elements exist is known at run time (see `layout.tile`).
+its elements exist is known at run time (see `layout.tile`). A view in the space
+`coord` is an identity tensor (`layout.make_identity_tensor`): no storage, its elements
+are their own coordinates (`tuple<index, ...>`), read with `layout.read_coord`.
 
 Distributed values (data held in registers across the threads of a block, Gluon style)
 are builtin tensors whose encoding is a distributed layout:
@@ -42,11 +45,13 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    IndexType,
     IntAttr,
     IntegerType,
     NoneAttr,
     StringAttr,
     TensorType,
+    TupleType,
 )
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
@@ -679,7 +684,17 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             )
 
 
-MEMORY_SPACES = ("gmem", "smem", "rmem")
+MEMORY_SPACES = ("gmem", "smem", "rmem", "coord")
+"""`coord` is no memory: the space of an identity (counting) tensor, whose element at a
+coordinate is that coordinate (`layout.make_identity_tensor`, dialects/layout_identity.py)."""
+
+
+def coordinate_element_error(t: Attribute) -> str | None:
+    """Why `t` cannot be the element type of a `coord` view (None: it can): its elements
+    are coordinates, a `tuple<index, ...>` of one index per mode of the identity tensor."""
+    if isinstance(t, TupleType) and len(t.types) >= 1 and all(isinstance(x, IndexType) for x in t.types):
+        return None
+    return f"the elements of a coord tensor are coordinates (tuple<index, ...>), not {t}"
 
 
 def _view_layout(attr: Attribute) -> Attribute:
@@ -760,7 +775,14 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(">")
 
     def verify(self) -> None:
-        element_bytes(self.element_type)
+        coord = self.space.data == "coord"
+        if coord:
+            if (why := coordinate_element_error(self.element_type)) is not None:
+                raise VerifyException(why)
+            if not isinstance(self.layout, CuteLayoutAttr):
+                raise VerifyException(f"a coord tensor's layout must be #layout.cute, got {self.layout}")
+        else:
+            element_bytes(self.element_type)
         if not isinstance(self.layout, CuteLayoutAttr | ComposedLayoutAttr):
             raise VerifyException(
                 f"a tensor's layout must be #layout.cute or #layout.composed, got {self.layout}"
@@ -769,7 +791,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"unknown memory space '{self.space.data}'")
         if not isinstance(self.vec, NoneAttr | CuteLayoutAttr):
             raise VerifyException("a tensor's vec layout must be a #layout.cute")
-        eb = element_bytes(self.element_type)
+        eb = 1 if coord else element_bytes(self.element_type)
         vec = self.vec_layout
         extra = 0 if vec is None else _offset_span(vec)[1]
         if isinstance(self.layout, ComposedLayoutAttr):
@@ -780,7 +802,7 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
         view_error = getattr(getattr(self.layout, "data", None), "view_error", None)
         if view_error is not None and (why := view_error(self.element_type, self.space.data)):
             raise VerifyException(why)
-        if self.space.data != "gmem" and not self.cute_layout.is_static():
+        if self.space.data not in ("gmem", "coord") and not self.cute_layout.is_static():
             raise VerifyException(
                 f"a {self.space.data} tensor must have a static layout, got {self.cute_layout}"
             )

@@ -238,8 +238,9 @@ def thread_coord(threads: cute.Layout, tid):
         acc *= s
     if cover != threads.size():
         raise LayoutError(f"thread layout {threads} is not a bijection onto [0, {threads.size()})")
-    # per flat mode coordinate: (tid // d) % s  (valid because the layout is compact)
-    per_flat = [(tid // d) % s for s, d in flat]
+    # per flat mode coordinate: (tid // d) % s  (valid because the layout is compact);
+    # 0 for a mode of extent 1, whatever its stride (CuTe writes (8,1):(1,0))
+    per_flat = [0 if s == 1 else (tid // d) % s for s, d in flat]
     coords, i = [], 0
     for t in modes(threads):
         sub = _flat(t)

@@ -21,6 +21,7 @@ from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .debug_print import PrintLowering
 from .element_access import ElementAccessLowering
+from .identity import IdentityLowering
 from .load_store import LoadStoreLowering
 from .mma import MmaLowering
 from .pointers import PointerLowering
@@ -35,7 +36,7 @@ from .view_ops import ViewOpsLowering
 FAMILIES: tuple[type[OpFamily], ...] = (
     ArithLowering, ViewOpsLowering, LoadStoreLowering, ConvertLayoutLowering, ReduceLowering, ScfLowering,
     CopyLowering, ElementAccessLowering, ThreadIdsLowering, MmaLowering, TmaLowering, PointerLowering,
-    RolesLowering, PrintLowering, QueryLowering)
+    RolesLowering, PrintLowering, QueryLowering, IdentityLowering)
 """The op families that are classes (one instance per kernel, over its context)."""
 
 FUNCTION_FAMILIES = (compute, funnel)

@@ -80,6 +80,9 @@ def _functions() -> list[InterpreterFunctions]:
         from .like_impls import LikeFunctions
 
         fns.append(LikeFunctions())
+        from .identity_impls import IdentityFunctions
+
+        fns.append(IdentityFunctions())
         from .iter_impls import IterFunctions
 
         fns.append(IterFunctions())

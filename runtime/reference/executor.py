@@ -297,10 +297,13 @@ instances the value has (one per block, or one per thread for register memory)."
 def value_elements(t: Attribute) -> tuple[int, bool] | None:
     """(static element count, one instance per thread?) of a value of type `t`, for
     the types whose values the executor materialises element by element: views,
-    distributed tensors, memrefs. None for other types and dynamic shapes."""
+    distributed tensors, memrefs. None for other types, dynamic shapes and identity
+    tensors (whose coordinates are computed, not held)."""
     from xdsl.dialects.builtin import TensorType
 
     if isinstance(t, TensorViewType):
+        if t.memory_space == "coord":  # an identity tensor: no elements held
+            return None
         n = t.num_elements()
         if not isinstance(n, int):
             return None

@@ -118,7 +118,7 @@ func.func private @ptr_element(!layout.ptr<i1>)
 
 // -----
 
-// expected-error @+1 {{Expected one of 'gmem', 'rmem', 'smem' (memory space)}}
+// expected-error @+1 {{Expected one of 'coord', 'gmem', 'rmem', 'smem' (memory space)}}
 func.func private @tensor_space(!layout.tensor<f32, #layout.cute<(8,8):(8,1)>, lmem>)
 
 // -----
