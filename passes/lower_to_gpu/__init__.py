@@ -55,7 +55,7 @@ class LowerToGpu(ModulePass):
       butterfly), across warps through shared memory in one round (one lane per group
       writes its partials, one barrier, every thread folds the warps' partials in warp
       order), in the order the reference executor combines.
-    - `layout.scan` (passes/_lower_compute.py): inside a thread in order, across lanes
+    - `layout.scan` (passes/lower_to_gpu/compute.py): inside a thread in order, across lanes
       by a Hillis-Steele `cuda.shfl_idx` scan, across warps and register chunks
       through shared memory (one barrier); the layout must put the axis in registers,
       then lanes, then warps, then registers again (dialects/scan_plan.py), else a
@@ -63,7 +63,7 @@ class LowerToGpu(ModulePass):
     - `layout.permute`, `layout.reshape`, `layout.join`, `layout.split`: registers
       renamed, no data moves
       (the verifier checked the layouts).
-    - `layout.gather` (passes/_lower_compute.py): in registers within the warp when
+    - `layout.gather` (passes/lower_to_gpu/compute.py): in registers within the warp when
       every element a thread needs is in its warp (one `cuda.shfl_idx` per candidate
       register, then a select), else through shared memory (the source written once,
       one barrier, each thread reads its elements).
