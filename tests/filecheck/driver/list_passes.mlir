@@ -6,6 +6,7 @@
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
 // CHECK-DAG: {{^}}  expand-iterators {{ *}}Rewrite tile iterators into index positions
+// CHECK-DAG: {{^}}  coalesce {{ *}}Choose the `#layout.blocked` layout of every `#layout.auto` tensor
 // CHECK-DAG: {{^}}  distribute {{ *}}Split each block-level `layout.copy`
 // CHECK-DAG: {{^}}  lower-convert-layout {{ *}}Lowers each `layout.convert_layout`
 // CHECK-DAG: {{^}}  lower-to-gpu {{ *}}Lower thread-level layout IR to the GPU level
@@ -16,5 +17,5 @@
 // CHECK-DAG: {{^}}  vectorize {{ *}}Give each access the widest vector
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,vectorize,vectorize-pointers,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,coalesce,vectorize,vectorize-pointers,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,tma,distribute,
