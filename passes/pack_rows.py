@@ -111,7 +111,8 @@ class PackRowsPass(ModulePass):
             if not _allowed(o):
                 return 1
         want = max(launch.num_threads * self.bytes, width * eb)
-        return pow2_floor(want // (width * eb))
+        rows = pow2_floor(want // (width * eb))
+        return rows if rows > 1 and _consistent(launch, rows) else 1
 
 
 def _constant(v: SSAValue) -> int | None:
@@ -148,6 +149,53 @@ def _allowed(o: Operation) -> bool:
         # a tensor constant is re-made with more rows: only a splat can be
         return not isinstance(o.value, DenseIntOrFPElementsAttr) or o.value.is_splat()
     return o.name.startswith(("arith.", "math.")) or o.name in ELEMENTWISE_OPS
+
+
+def _consistent(launch: LaunchOp, rows: int) -> bool:
+    """Whether the shapes `_rewrite` would give still fit together, op by op (a row-
+    invariant tensor combined with a row by an elementwise op without a broadcast
+    between them would not: such a launch is left alone)."""
+    bx = launch.block_ids[0]
+    shape: dict[SSAValue, tuple[int, ...]] = {}
+
+    def of(v: SSAValue) -> tuple[int, ...] | None:
+        if v in shape:
+            return shape[v]
+        return tuple(v.type.get_shape()) if isinstance(v.type, TensorType) else None
+
+    for o in launch.body.block.ops:
+        keep = isinstance(o, ExpandDimsOp) and o.axis.value.data == 0
+        for res in o.results:
+            if isinstance(res.type, TensorType):
+                shape[res] = tuple(_rows_type(res.type, rows, keep).get_shape())
+        ins = [of(v) for v in o.operands if isinstance(v.type, TensorType)]
+        outs = [of(v) for v in o.results if isinstance(v.type, TensorType)]
+        if isinstance(o, TileOp) or isinstance(o, SplatOp | arith.ConstantOp):
+            continue
+        if isinstance(o, LoadOp | StoreOp):
+            view = o.view
+            t = view.owner
+            tile = (rows, t.tile_sizes[1]) if isinstance(t, TileOp) and t.coords[0] == bx else None
+            if tile is not None and any(x != tile for x in ins + outs):
+                return False
+            continue
+        if isinstance(o, BroadcastOp):
+            src, res = ins[0], outs[0]
+            if len(src) != len(res) or any(a not in (1, b) for a, b in zip(src, res)):
+                return False
+            continue
+        if isinstance(o, ExpandDimsOp):
+            ax = o.axis.value.data
+            if outs[0] != ins[0][:ax] + (1,) + ins[0][ax:]:
+                return False
+            continue
+        if isinstance(o, ReduceOp):
+            if outs[0] != ins[0][:1]:
+                return False
+            continue
+        if len(set(ins + outs)) > 1:  # elementwise
+            return False
+    return True
 
 
 def _rows_type(t: Attribute, rows: int, keep: bool) -> Attribute:
