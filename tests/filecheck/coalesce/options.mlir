@@ -1,9 +1,13 @@
 // RUN: tilec %s -p 'coalesce{vector_bytes=8},vectorize' | filecheck %s
 // RUN: tilec %s -p 'coalesce{vector_bytes=8},vectorize' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'coalesce{vector_bytes=3}' 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: tilec %s -p 'coalesce' --print-between-passes 2>&1 | filecheck %s --check-prefix=SHOW
+// SHOW: // -----// IR after coalesce //----- //
+// SHOW: layout.load %ta : {{.*}} -> tensor<2x512xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>>
 // EQ: @narrow: equivalent after
 // ERR: coalesce: vector-bytes=3 must be a power of two in [1, 16]
-// `vector_bytes` caps the bytes a thread holds along the contiguous mode.
+// `vector_bytes` caps the bytes a thread holds along the contiguous mode; the choice shows
+// in --print-between-passes (16 bytes by default).
 
 // CHECK-LABEL: func.func @narrow
 // CHECK:         layout.load %{{.*}} {vector = 2 : i64} : {{.*}} -> tensor<2x512xf32, #layout.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>>

@@ -5,6 +5,7 @@
 // EQ: @long_rows: equivalent after
 // EQ: @explicit_layout: equivalent after
 // EQ: @block_id_used: equivalent after
+// EQ: @static_rows: equivalent after
 // `pack-rows` gives a block several rows of a row-wise kernel whose rows are short and
 // whose layouts are left to the compiler (`#layout.auto`); other launches stay as written.
 #a = #layout.auto<{rank = 2, warps = 4}>
@@ -116,6 +117,33 @@ func.func @block_id_used(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32
     %tb = layout.tile %b[%n, %c0] {tile = array<i64: 1, 128>} : !layout.tensor<f32, #layout.cute<(?,100):(100,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(1,128):(100,1)>, gmem, masked>
     %x = layout.load %ta : !layout.tensor<f32, #layout.cute<(1,128):(100,1)>, gmem, masked> -> tensor<1x128xf32, #u>
     layout.store %x, %tb : tensor<1x128xf32, #u>, !layout.tensor<f32, #layout.cute<(1,128):(100,1)>, gmem, masked>
+  }
+  func.return
+}
+
+// A static row count (the grid is the same constant): 20 rows of 64 f16, 4 warps:
+// 32 bytes per thread make 32 rows per block, one block covers the 20 (masked).
+// CHECK-LABEL: func.func @static_rows
+// CHECK:         %[[R:.*]] = arith.constant 32 : index
+// CHECK:         %[[G:.*]] = arith.ceildivui %c20, %[[R]] : index
+// CHECK:         layout.tile %a[%bx, %c0] {tile = array<i64: 32, 64>} {{.*}} -> !layout.tensor<f16, #layout.cute<(32,64):(64,1)>, gmem, masked>
+#s = #layout.auto<{rank = 2, warps = 4}>
+func.func @static_rows(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>) {
+  %a = layout.view %src : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(20,64):(64,1)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(20,64):(64,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  layout.launch grid(%c20, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 64>} : !layout.tensor<f16, #layout.cute<(20,64):(64,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,64):(64,1)>, gmem>
+    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 64>} : !layout.tensor<f16, #layout.cute<(20,64):(64,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,64):(64,1)>, gmem>
+    %x = layout.load %ta : !layout.tensor<f16, #layout.cute<(1,64):(64,1)>, gmem> -> tensor<1x64xf16, #s>
+    %m = layout.reduce %x {axis = 1 : i64, kind = "max"} : tensor<1x64xf16, #s> -> tensor<1xf16, #layout.slice<{dim = 1, parent = #s}>>
+    %m1 = layout.expand_dims %m {axis = 1 : i64} : tensor<1xf16, #layout.slice<{dim = 1, parent = #s}>> -> tensor<1x1xf16, #s>
+    %mb = layout.broadcast %m1 : tensor<1x1xf16, #s> -> tensor<1x64xf16, #s>
+    %y = arith.subf %x, %mb : tensor<1x64xf16, #s>
+    layout.store %y, %tb : tensor<1x64xf16, #s>, !layout.tensor<f16, #layout.cute<(1,64):(64,1)>, gmem>
   }
   func.return
 }
