@@ -130,3 +130,15 @@ def test_softmax_cuda_compiles_with_nvrtc_at_user_sizes(n):
     module = rk.softmax(n).module.clone()
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
+
+
+@pytest.mark.parametrize("n", [768, 1000, 3072, 50257])
+def test_the_tuned_generators_say_where_any_n_is_handled(n):
+    """benchmarks/compute_kernels.py tiles rows exactly: at other N it says so and names
+    the user's kernels, instead of failing in a layout."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import compute_kernels as ck
+
+    for make in (ck.softmax, ck.layer_norm, ck.cumsum):
+        with pytest.raises(ValueError, match="row_kernels.py"):
+            make(64, n)
