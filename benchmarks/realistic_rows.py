@@ -141,8 +141,10 @@ def triton_kernels():
     def softmax_online_kernel(out_ptr, in_ptr, n_cols, CHUNK: tl.constexpr):
         row = tl.program_id(0).to(tl.int64)
         base = row * n_cols
-        mx = -float("inf")
-        s = 0.0
+        # loop-carried running max and sum: tensors of one element from the start (a
+        # Python float would be a constexpr, which a loop cannot re-assign a tensor to)
+        mx = tl.zeros([1], dtype=tl.float32) - float("inf")
+        s = tl.zeros([1], dtype=tl.float32)
         for off in range(0, n_cols, CHUNK):
             cols = off + tl.arange(0, CHUNK)
             x = tl.load(in_ptr + base + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
