@@ -13,10 +13,11 @@ from xdsl.rewriter import Rewriter
 
 from tilec.dialects.auto_layout import AutoLayoutAttr
 from tilec.dialects.distributed import BlockedLayout
-from tilec.dialects.layout import LaunchOp, LoadOp, StoreOp
+from tilec.dialects.layout import ConvertLayoutOp, LaunchOp, LoadOp, StoreOp
 from tilec.dialects.layout_attrs import BlockedLayoutAttr, SliceLayoutAttr, TensorViewType, element_bytes
 from tilec.dialects.layout_ptr import PtrLoadOp, PtrStoreOp, pointee
 from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 
 from ._analysis import contiguous_mode, is_pow2, memory_order, pow2_floor
 from ._axis_info import AxisInfoAnalysis
@@ -70,6 +71,13 @@ class CoalescePass(ModulePass):
     the warp). A `#layout.auto` that no access uses becomes its default layout
     (one element per thread, lanes and warps along the last dim).
 
+    A view load or store whose view runs along another dim than the chosen layout's
+    (a transpose: read rows, write columns) moves its tensor in a blocked layout of its
+    own, built the same way for its view, with a `layout.convert_layout` from (a load)
+    or to (a store) the chosen layout, as Triton's Coalesce gives each access its own
+    layout (not an access with a computed `mask`: `lower-convert-layout` moves no i1); `remove-layout-conversions` and `lower-convert-layout` then
+    place and lower the conversions.
+
     Layouts the program wrote (`#layout.blocked`, `#layout.linear`, ...) are left as
     they are: an explicit layout always wins. The choice shows in the types after this
     pass (`--print-between-passes`); `vectorize` then sets each access's `vector`.
@@ -92,6 +100,7 @@ class CoalescePass(ModulePass):
     def _coalesce(self, launch: LaunchOp) -> None:
         autos: dict[AutoLayoutAttr, list[Access]] = {}
         shapes: dict[AutoLayoutAttr, tuple[int, ...]] = {}
+        ops: list[tuple[Operation, AutoLayoutAttr, Access]] = []
         axis = AxisInfoAnalysis()
         for o in launch.walk():
             for v in _values(o):
@@ -104,10 +113,21 @@ class CoalescePass(ModulePass):
             acc = self._access(o, axis)
             if acc is not None:
                 autos[acc[0]].append(acc[1])
+                ops.append((o, acc[0], acc[1]))
         if not autos:
             return
         chosen = {a: BlockedLayoutAttr(self._choose(a, accs, shapes.get(a))) for a, accs in autos.items()}
         _substitute(launch, chosen)
+        for o, a, acc in ops:
+            lay = chosen[a].data
+            # a computed mask (i1) stays where it is: lower-convert-layout moves no i1
+            if isinstance(o, LoadOp | StoreOp) and o.mask is None and acc.order != tuple(lay.order):
+                t = o.result.type if isinstance(o, LoadOp) else o.value.type
+                shape = tuple(t.get_shape())
+                if all(is_pow2(n) for n in shape):
+                    v = min(acc.vector, pow2_floor(max(1, prod(shape) // a.thread_count())))
+                    own = blocked_layout(shape, list(acc.order), acc.elem_bytes, a.thread_count(), v * acc.elem_bytes)
+                    _access_in(o, BlockedLayoutAttr(own))
 
     # ------------------------------------------------------------------ accesses
 
@@ -156,6 +176,28 @@ class CoalescePass(ModulePass):
 
 
 # ---------------------------------------------------------------------- rewriting
+
+
+def _access_in(o: LoadOp | StoreOp, own: BlockedLayoutAttr) -> None:
+    """Let load or store `o` move its tensor in `own` (its view's order), with a
+    `layout.convert_layout` from or to the launch's chosen layout (Triton's Coalesce
+    gives each memory access its layout the same way; `remove-layout-conversions` and
+    `lower-convert-layout` then place and lower the conversions)."""
+
+    new: list[Operation]
+    if isinstance(o, LoadOp):
+        t = o.result.type
+        load = LoadOp(o.view, TensorType(t.element_type, t.get_shape(), own), o.other)
+        back = ConvertLayoutOp(load.result, t)
+        new = [load, back]
+        copy_loc(o, *new)
+        Rewriter.replace_op(o, new, [back.result])
+    else:
+        t = o.value.type
+        conv = ConvertLayoutOp(o.value, TensorType(t.element_type, t.get_shape(), own))
+        new = [conv, StoreOp(conv.result, o.view)]
+        copy_loc(o, *new)
+        Rewriter.replace_op(o, new, [])
 
 
 def _values(o: Operation):
