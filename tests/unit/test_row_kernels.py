@@ -125,7 +125,7 @@ def test_row_kernel_cuda_compiles_with_nvrtc(name, dtype):
     compile_sm90_or_skip(emit(module, "cuda"))
 
 
-@pytest.mark.parametrize("n", [768, 3072, 50257, 131072])
+@pytest.mark.parametrize("n", [768, 3072, 50257, 131072, 262144])
 def test_softmax_cuda_compiles_with_nvrtc_at_user_sizes(n):
     module = rk.softmax(n).module.clone()
     run_pipeline(module, "default")
