@@ -10,9 +10,11 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerAt
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import views
 from tilec.dialects.auto_layout import is_auto
+from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout import (
     BroadcastOp,
     ExpandDimsOp,
@@ -81,7 +83,7 @@ class PackRowsPass(ModulePass):
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             rows = self._rows(launch)
             if rows > 1:
-                _rewrite(launch, rows)
+                _rewrite_checked(launch, rows)
 
     def _rows(self, launch: LaunchOp) -> int:
         """R for this launch, 1 when it is not the pattern (or R would be 1)."""
@@ -173,10 +175,13 @@ def _consistent(launch: LaunchOp, rows: int) -> bool:
         if isinstance(o, TileOp) or isinstance(o, SplatOp | arith.ConstantOp):
             continue
         if isinstance(o, LoadOp | StoreOp):
-            view = o.view
-            t = view.owner
-            tile = (rows, t.tile_sizes[1]) if isinstance(t, TileOp) and t.coords[0] == bx else None
-            if tile is not None and any(x != tile for x in ins + outs):
+            # the tensor has its view's shape: a packed row tile's, or the view's own
+            t = o.view.owner
+            if isinstance(t, TileOp) and t.coords[0] == bx:
+                want = (rows, t.tile_sizes[1])
+            else:
+                want = tuple(views.mode_sizes(o.view.type.cute_layout))
+            if any(x != want for x in ins + outs):
                 return False
             continue
         if isinstance(o, BroadcastOp):
@@ -214,13 +219,34 @@ def _rows_type(t: Attribute, rows: int, keep: bool) -> Attribute:
     return TensorType(t.element_type, shape, enc)
 
 
-def _rewrite(launch: LaunchOp, rows: int) -> None:
+def _rewrite_checked(launch: LaunchOp, rows: int) -> None:
+    """`_rewrite` on a copy of the launch, which replaces it only if every op of the copy
+    verifies (`_consistent` foresees the shapes; this keeps an unforeseen case from
+    becoming an error: the launch then stays as written)."""
+    twin = launch.clone()
+    for a, b in zip(launch.walk(), twin.walk()):
+        copy_loc(a, b)
+    Rewriter.insert_op(twin, InsertPoint.before(launch))
+    added = _rewrite(twin, rows)
+    try:
+        for o in [*added, *twin.walk()]:
+            o.verify(verify_nested_ops=False)
+    except (VerifyException, LayoutError, ValueError):  # not valid IR: keep the program's
+        Rewriter.erase_op(twin)
+        for o in reversed(added):
+            Rewriter.erase_op(o)
+        return
+    Rewriter.erase_op(launch)
+
+
+def _rewrite(launch: LaunchOp, rows: int) -> list[Operation]:
     index = IndexType()
     r = arith.ConstantOp(IntegerAttr(rows, index))
     g = arith.CeilDivUIOp(launch.grid_x, r.result)
     copy_loc(launch, r, g)
     Rewriter.insert_op([r, g], InsertPoint.before(launch))
     launch.operands = (g.result, *launch.operands[1:])
+    added: list[Operation] = [r, g]
     bx = launch.block_ids[0]
     for o in list(launch.body.block.ops):
         if isinstance(o, TileOp) and o.coords[0] == bx:
@@ -241,3 +267,4 @@ def _rewrite(launch: LaunchOp, rows: int) -> None:
                     n *= x
                 new = DenseIntOrFPElementsAttr.from_list(nt, [o.value.get_values()[0]] * n)  # type: ignore[arg-type]
                 (o.properties if "value" in o.properties else o.attributes)["value"] = new
+    return added

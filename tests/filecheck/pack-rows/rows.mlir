@@ -6,6 +6,7 @@
 // EQ: @explicit_layout: equivalent after
 // EQ: @block_id_used: equivalent after
 // EQ: @static_rows: equivalent after
+// EQ: @row_invariant_2d: equivalent after
 // `pack-rows` gives a block several rows of a row-wise kernel whose rows are short and
 // whose layouts are left to the compiler (`#layout.auto`); other launches stay as written.
 #a = #layout.auto<{rank = 2, warps = 4}>
@@ -144,6 +145,30 @@ func.func @static_rows(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, 
     %mb = layout.broadcast %m1 : tensor<1x1xf16, #s> -> tensor<1x64xf16, #s>
     %y = arith.subf %x, %mb : tensor<1x64xf16, #s>
     layout.store %y, %tb : tensor<1x64xf16, #s>, !layout.tensor<f16, #layout.cute<(1,64):(64,1)>, gmem>
+  }
+  func.return
+}
+
+// A row-invariant tensor loaded as one 2-D row (a 1 x 128 view, not indexed by the block)
+// would keep its view's shape while the rows around it grow: left alone.
+// CHECK-LABEL: func.func @row_invariant_2d
+// CHECK-NOT:     arith.ceildivui
+// CHECK:         layout.tile %a[%bx, %c0] {tile = array<i64: 1, 128>}
+#v = #layout.auto<{rank = 2, warps = 4}>
+func.func @row_invariant_2d(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %w: !layout.ptr<f32, align 16>, %m: index) {
+  %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem>
+  %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem>
+  %wv = layout.view %w : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 128>} : !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem, masked>
+    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 128>} : !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem, masked>
+    %x = layout.load %ta : !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem, masked> -> tensor<1x128xf32, #v>
+    %wt = layout.load %wv : !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem> -> tensor<1x128xf32, #v>
+    %y = arith.mulf %x, %wt : tensor<1x128xf32, #v>
+    layout.store %y, %tb : tensor<1x128xf32, #v>, !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem, masked>
   }
   func.return
 }
