@@ -142,3 +142,24 @@ def test_the_tuned_generators_say_where_any_n_is_handled(n):
     for make in (ck.softmax, ck.layer_norm, ck.cumsum):
         with pytest.raises(ValueError, match="row_kernels.py"):
             make(64, n)
+
+
+@pytest.mark.parametrize("n", [768, 1000, 1001, 3072, 4096, 50257])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_coalesce_gives_each_row_the_widest_aligned_vector(n, dtype):
+    """The rows start at multiples of N elements from a 16-byte aligned pointer: the
+    vector is the largest power of two v <= 16 bytes that divides N, whatever the tile."""
+    from tilec.dialects.layout import LoadOp
+
+    e = 4 if dtype == "f32" else 2
+    want = 16 // e
+    while n % want:
+        want //= 2
+    module = rk.softmax(n, dtype).module.clone()
+    run_pipeline(module, "pack-rows,coalesce,vectorize")
+    loads = [o for o in module.walk() if isinstance(o, LoadOp)]
+    assert loads
+    for o in loads:
+        enc = o.result.type.encoding.data
+        assert enc.size_per_thread == (1, want) and enc.threads_per_warp == (1, 32)
+        assert o.vector.value.data == want
