@@ -64,7 +64,9 @@ class PackRowsPass(ModulePass):
         and elementwise ops (no loops or branches, no explicit conversions).
     Rank-2 tensors of one row (1 x K) become R x K, except the results of
     `layout.expand_dims` along axis 0 (a row-invariant vector, a layer norm's weights,
-    broadcast over the rows); per-row values (`tensor<1x..>` slices along dim 1) become R.
+    broadcast over the rows); per-row values (rank-1 slices along dim 1, of shape [1])
+    get shape [R]. The shapes are checked op by op first, and the packed launch replaces
+    the program's only if it verifies; otherwise the launch stays as written.
 
     Options:
       max-row=N   rows of at most N elements are packed (default 512).
