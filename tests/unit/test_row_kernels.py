@@ -104,7 +104,7 @@ def test_the_layouts_are_the_compilers():
 
 def test_short_rows_are_packed_several_per_block():
     module = rk.softmax(100).module.clone()
-    run_pipeline(module, "pack-rows,coalesce")
+    run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce")  # the default's
     text = emit(module)
     assert "tile = array<i64: 8, 128>" in text and "arith.ceildivui %m" in text
 
