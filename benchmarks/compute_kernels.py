@@ -9,11 +9,26 @@ thread per access (`#layout.blocked<[1, V], [1, 32], [1, W], [1, 0]>`), so loads
 stores are 16-byte vectors, coalesced, and the row reductions are butterfly shuffles
 then one round through shared memory. cumsum needs the axis in registers, then lanes,
 then warps (a scan's layout), so each thread holds N / (32 W) consecutive elements.
+
+These are the tuned forms at power-of-two N (a tile of exactly one row, explicit
+layouts, the configuration chosen by compute_bench.py's sweep). For any N, a run-time
+row count and layouts chosen by the compiler, the kernels a user writes are
+examples/python/row_kernels.py (benchmarks/realistic_rows.py times them).
 """
 
 from __future__ import annotations
 
 _ELEM = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4}
+
+
+def _check_shape(m: int, n: int, rows: int = 1) -> None:
+    """These generators tile a row exactly (no mask): N a power of two, M a multiple of
+    the rows per block."""
+    if n <= 0 or n & (n - 1):
+        raise ValueError(f"compute_kernels: N = {n} is not a power of two (the tuned generators tile a row "
+                         "exactly); for any N use examples/python/row_kernels.py (masked tiles)")
+    if rows <= 0 or m % rows:
+        raise ValueError(f"compute_kernels: M = {m} is not a multiple of rows = {rows}")
 
 
 def _blocked(spt, tpw, wpc):
@@ -84,6 +99,7 @@ def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None
     0), one FMA and one MUFU.EX2 per element; the rounding of max * log2 e moves the
     argument by at most |max * log2 e| * 2^-24. Both are far under the tolerance of a
     float32 softmax, but `--check` cannot bound a fastmath program."""
+    _check_shape(m, n, rows)
     enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
@@ -119,6 +135,7 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
     vectors of N of x's element type (as a half-precision model keeps them). `fma`
     computes the last two steps as one `math.fma` (one rounding instead of two, one
     instruction instead of two under tilec's --fmad=false policy)."""
+    _check_shape(m, n, rows)
     enc, w = row_layout(n, dtype, warps, row_warps)
     f = f"tensor<{rows}x{n}xf32, #b>"
     r = f"tensor<{rows}xf32, #r>"
@@ -167,6 +184,7 @@ def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None, contigu
     """Inclusive prefix sum along each row (one row per block). By default 16 bytes per
     thread per access, coalesced, the pattern repeated along the row in registers (scan
     chunks); `contiguous` gives each thread n / (32 warps) consecutive elements instead."""
+    _check_shape(m, n)
     if warps is None:
         warps = max(1, min(8, n // (32 * 16)))
     per = n // (32 * warps) if contiguous else min(16 // _ELEM.get(dtype, 4), n // (32 * warps))

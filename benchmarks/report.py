@@ -10,6 +10,8 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
     copy_programs.json   python benchmarks/copy_bench.py --json ...           (programs, -p default)
     compute.json         python benchmarks/compute_bench.py --sweep --json ... (softmax, layer norm, cumsum)
     gemm.json            python benchmarks/gemm_bench.py --json ...           (GEMM)
+    realistic_rows.json  python benchmarks/realistic_rows.py --json ...       (row kernels at users' shapes;
+                         its section appears once the file exists)
 
 The strided set's host-time table comes from a second run with `--host-only`: merge its
 "host" list into strided_copy.json. Do not edit docs/performance.md by hand: rerun the
@@ -162,6 +164,31 @@ def compute_section() -> str:
     return "\n".join(out)
 
 
+def realistic_rows_section() -> str:
+    """The row kernels a user writes at users' shapes (benchmarks/realistic_rows.py), or
+    nothing before that benchmark's first recorded run."""
+    if not (RESULTS / "realistic_rows.json").exists():
+        return ""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import realistic_rows
+
+    d = _load("realistic_rows.json")
+    out = [
+        "## Row kernels at users' shapes: softmax, layer norm, RMSNorm",
+        "",
+        f"{_run(d)}; `{d.get('command', 'benchmarks/realistic_rows.py')}`: the kernels of",
+        "`examples/python/row_kernels.py` as a user writes them (masked tiles, run-time M, layouts",
+        "left to `pack-rows` and `coalesce`, no sweep), beside PyTorch and the same naive program in",
+        "Triton, each checked against PyTorch in float64. The goal: at least",
+        f"{d.get('goal', realistic_rows.GOAL)} of the cudaMemcpy of the same bytes where a block has 16 KiB",
+        "of a row in flight, and never below Triton; fewer rows than SMs are at the launch floor.",
+        "",
+        realistic_rows.table(d["results"], d.get("compiles", {}), d.get("skipped", [])),
+        "",
+    ]
+    return "\n".join(out)
+
+
 def gemm_section() -> str:
     d = _load("gemm.json")
     out = [
@@ -200,7 +227,9 @@ def page() -> str:
         "with `--json` into `benchmarks/results/` and `python benchmarks/report.py`.",
         "",
     ])
-    sections = [intro, strided_section(), programs_section(), compute_section(), gemm_section()]
+    sections = [intro, strided_section(), programs_section(), compute_section(), realistic_rows_section(),
+                gemm_section()]
+    sections = [x for x in sections if x]
     return HEADER + "\n".join(sections)
 
 

@@ -1320,6 +1320,7 @@ from .layout_roles import ROLE_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
 from .layout_funnel import FUNNEL_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
+from .auto_layout import AutoLayoutAttr  # noqa: E402
 
 Layout = Dialect(
     "layout",
@@ -1369,6 +1370,7 @@ Layout = Dialect(
         BlockedLayoutAttr,
         SliceLayoutAttr,
         LinearLayoutAttr,
+        AutoLayoutAttr,
         *MMA_ATTRIBUTES,
         PtrType,
         TensorViewType,

@@ -35,7 +35,7 @@ def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
     assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py",
                        "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
-                       "launch_torch.py"], (
+                       "launch_torch.py", "row_kernels.py"], (
         "a new example needs a test here"
     )
     for name in scripts:
@@ -51,6 +51,12 @@ def test_build_copy_prints_the_program_and_its_cuda():
     assert 'extern "C" __global__' in cuda and "every_other_row_kernel(" in cuda
     assert "reinterpret_cast<const f32x4*>(src" in cuda  # vectorized 16-byte loads
     assert "layout." not in cuda
+
+
+def test_row_kernels_run_on_the_reference_executor():
+    out = run_example("row_kernels.py", hide_gpu=True).stdout
+    for name in ("softmax", "layer_norm", "rms_norm", "cumsum"):
+        assert f"{name} 3x1000: [" in out
 
 
 def test_host_tensor_prints_the_guides_tensors_and_succeeds():

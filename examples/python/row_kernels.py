@@ -1,0 +1,239 @@
+"""Row softmax, layer norm, RMSNorm and cumsum as a user writes them with `tilec.Program`:
+one row per block, a masked power-of-two tile over a row of any length N (`other` =
+-inf for a max, 0 for a sum), a run-time number of rows M (one compile serves every M),
+N fixed when the program is built (a compile per N and element type), and the layout
+left to the compiler (`#layout.auto`: `pack-rows` and `coalesce` pick rows per block,
+threads and vector widths from the facts, docs/passes.md).
+
+    python examples/python/row_kernels.py          # each kernel on the CPU reference executor
+
+Rows longer than registers hold (`softmax` chooses this above `ONLINE_ABOVE` elements)
+are a loop over chunks written in the program (`softmax_online`: a running max and sum,
+rescaled at each chunk, then a second loop writes the outputs): the program states the
+algorithm, the compiler chooses how each chunk is laid out.
+
+Each function returns a `Program` whose function takes (src, dst[, weight[, bias]], m):
+pointers of the element type `dtype` ("f32", "f16", "bf16") and the row count m. The math
+is done in f32 (loads are extended, stores rounded), as PyTorch does for half types.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import FloatAttr, IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
+from xdsl.ir import Attribute
+
+from tilec.compiler.builder import Program
+from tilec.compiler.builder_types import element_type
+from tilec.compiler.kernel_builder import Value
+from tilec.dialects import layout
+from tilec.dialects import layout_compute as lc
+from tilec.dialects.auto_layout import AutoLayoutAttr
+from tilec.dialects.layout_attrs import SliceLayoutAttr
+
+ONLINE_ABOVE = 16384
+"""Rows longer than this many elements are softmaxed in chunks (`softmax_online`)."""
+CHUNK = 4096
+"""Elements of a row per chunk of `softmax_online`."""
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def num_warps(block: int) -> int:
+    """Warps for a row tile of `block` elements (the Triton tutorial's rule)."""
+    return 16 if block >= 8192 else 8 if block >= 2048 else 4
+
+
+class RowKernel:
+    """The pieces of a row-wise kernel on a Program: auto layouts over `warps` warps,
+    loads of a masked row tile, row reductions broadcast back over the row."""
+
+    def __init__(self, p: Program, dtype: str, warps: int):
+        self.p = p
+        self.dtype = element_type(dtype)
+        self.warps = warps
+        self.full: Attribute = AutoLayoutAttr(2, warps)
+        self.rows: Attribute = SliceLayoutAttr(IntAttr(1), self.full)
+        self.cols: Attribute = SliceLayoutAttr(IntAttr(0), self.full)
+
+    def op(self, cls, operands, result_type, **props) -> Value:
+        return self.p.insert(cls.create(operands=[v.ssa if isinstance(v, Value) else v for v in operands],
+                                        result_types=[result_type], properties=props)).results[0]
+
+    def load_row(self, tile: Value, width: int, other: float | None) -> Value:
+        """The row tile as f32, elements past the row `other`."""
+        t = TensorType(self.dtype, [1, width], self.full)
+        oth = None if other is None else self.p.constant(other, self.dtype).ssa
+        x = self.p.insert(layout.LoadOp(tile.ssa, t, oth)).results[0]
+        return self.to_f32(x)
+
+    def load_vector(self, tile: Value, width: int) -> Value:
+        """A vector of the row's length (weights), broadcast over the rows, as f32."""
+        t = TensorType(self.dtype, [width], self.cols)
+        v = self.p.insert(layout.LoadOp(tile.ssa, t)).results[0]
+        if self.dtype != f32:
+            v = self.op(arith.ExtFOp, [v], TensorType(f32, [width], self.cols))
+        e = self.op(layout.ExpandDimsOp, [v], TensorType(f32, [1, width], self.full), axis=IntegerAttr(0, 64))
+        return self.op(layout.BroadcastOp, [e], TensorType(f32, [1, width], self.full))
+
+    def to_f32(self, x: Value) -> Value:
+        if self.dtype == f32:
+            return x
+        return self.op(arith.ExtFOp, [x], TensorType(f32, x.type.get_shape(), self.full))
+
+    def store_row(self, y: Value, tile: Value) -> None:
+        if self.dtype != f32:
+            y = self.op(arith.TruncFOp, [y], TensorType(self.dtype, y.type.get_shape(), self.full))
+        self.p.insert(layout.StoreOp(y.ssa, tile.ssa))
+
+    def reduce(self, x: Value, kind: str) -> Value:
+        """The row's `kind` ("max", "add") as a per-row value."""
+        return self.op(layout.ReduceOp, [x], TensorType(f32, [1], self.rows),
+                       axis=IntegerAttr(1, 64), kind=StringAttr(kind))
+
+    def over_row(self, r: Value, width: int) -> Value:
+        """A per-row value broadcast over the row."""
+        e = self.op(layout.ExpandDimsOp, [r], TensorType(f32, [1, 1], self.full), axis=IntegerAttr(1, 64))
+        return self.op(layout.BroadcastOp, [e], TensorType(f32, [1, width], self.full))
+
+    def splat(self, x: float, shape, enc) -> Value:
+        c = self.p.constant(x, "f32")
+        return self.op(layout.SplatOp, [c], TensorType(f32, shape, enc))
+
+    def unary(self, cls, x: Value) -> Value:
+        return self.op(cls, [x], x.type)
+
+    def inside(self, width: int, n: int) -> Value:
+        """An i1 per element of the row tile: whether its column is < n."""
+        cols = self.op(layout.ArangeOp, [], TensorType(i32, [width], self.cols),
+                       start=IntegerAttr(0, 64), end=IntegerAttr(width, 64))
+        c2 = self.op(layout.ExpandDimsOp, [cols], TensorType(i32, [1, width], self.full), axis=IntegerAttr(0, 64))
+        c2 = self.op(layout.BroadcastOp, [c2], TensorType(i32, [1, width], self.full))
+        nn = self.op(layout.SplatOp, [self.p.constant(n, "i32")], TensorType(i32, [1, width], self.full))
+        return self.p.insert(lc.CmpiOp(c2.ssa, nn.ssa, "slt")).results[0]
+
+
+def _rows_program(name: str, n: int, dtype: str, extra: tuple[str, ...] = ()):
+    p = Program(name)
+    src = p.pointer("src", dtype, align=16)
+    dst = p.pointer("dst", dtype, align=16)
+    vecs = [p.pointer(e, dtype, align=16) for e in extra]
+    m = p.index("m")
+    a = p.view(src, f"(?,{n}):({n},1)", dynamic=[m])
+    b = p.view(dst, f"(?,{n}):({n},1)", dynamic=[m])
+    vs = [p.view(v, f"{n}:1") for v in vecs]
+    return p, m, a, b, vs
+
+
+def softmax(n: int, dtype: str = "f32") -> Program:
+    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row of an M x N tensor."""
+    if n > ONLINE_ABOVE:
+        return softmax_online(n, dtype)
+    block = next_pow2(n)
+    p, m, a, b, _ = _rows_program("softmax", n, dtype)
+    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
+        r = RowKernel(p, dtype, num_warps(block))
+        x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, float("-inf"))
+        e = r.unary(math.ExpOp, x - r.over_row(r.reduce(x, "max"), block))
+        r.store_row(e / r.over_row(r.reduce(e, "add"), block), p.tile(b, [k.bx, 0], [1, block]))
+    return p
+
+
+def softmax_online(n: int, dtype: str = "f32", chunk: int = CHUNK) -> Program:
+    """Softmax of rows longer than registers hold: a first loop over chunks of the row
+    keeps the running max mx and the running sum s of exp(x - mx) (when a chunk raises
+    the max, s is rescaled by exp(old - new)); a second loop writes exp(x - mx) / s."""
+    chunks = -(-n // chunk)
+    warps = num_warps(chunk)
+    p, m, a, b, _ = _rows_program("softmax_online", n, dtype)
+    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
+        r = RowKernel(p, dtype, warps)
+        mx = r.splat(float("-inf"), [1], r.rows)
+        s = r.splat(0.0, [1], r.rows)
+        # `carry` makes mx and s the loop's slots: assigning their `ssa` in the body
+        # gives the next trip's values, and after the loop they hold the last.
+        with p.range(0, chunks, carry=[mx, s]) as j:
+            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, float("-inf"))
+            new = r.op(arith.MaximumfOp, [mx, r.reduce(x, "max")], mx.type)
+            scale = r.unary(math.ExpOp, mx - new)
+            part = r.reduce(r.unary(math.ExpOp, x - r.over_row(new, chunk)), "add")
+            s.ssa, mx.ssa = (s * scale + part).ssa, new.ssa
+        inv_m, inv_s = r.over_row(mx, chunk), r.over_row(s, chunk)
+        with p.range(0, chunks) as j:
+            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, float("-inf"))
+            r.store_row(r.unary(math.ExpOp, x - inv_m) / inv_s, p.tile(b, [k.bx, j], [1, chunk]))
+    return p
+
+
+def layer_norm(n: int, dtype: str = "f32", eps: float = 1e-5) -> Program:
+    """y = (x - mean) / sqrt(var + eps) * weight + bias along each row (biased variance,
+    as torch.nn.functional.layer_norm); weight and bias are vectors of N."""
+    block = next_pow2(n)
+    p, m, a, b, (wv, bv) = _rows_program("layer_norm", n, dtype, ("weight", "bias"))
+    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
+        r = RowKernel(p, dtype, num_warps(block))
+        x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
+        inv_n = r.splat(1.0 / n, [1], r.rows)
+        mean = r.reduce(x, "add") * inv_n
+        xc = x - r.over_row(mean, block)
+        xc = p.insert(lc.SelectOp(r.inside(block, n).ssa, xc.ssa, r.splat(0.0, [1, block], r.full).ssa)).results[0]
+        var = r.reduce(xc * xc, "add") * inv_n
+        rstd = r.unary(math.RsqrtOp, var + r.splat(eps, [1], r.rows))
+        w = r.load_vector(p.tile(wv, [0], [block]), block)
+        bias = r.load_vector(p.tile(bv, [0], [block]), block)
+        r.store_row(xc * r.over_row(rstd, block) * w + bias, p.tile(b, [k.bx, 0], [1, block]))
+    return p
+
+
+def rms_norm(n: int, dtype: str = "f32", eps: float = 1e-6) -> Program:
+    """y = x / sqrt(mean(x^2) + eps) * weight along each row (torch.nn.functional.rms_norm)."""
+    block = next_pow2(n)
+    p, m, a, b, (wv,) = _rows_program("rms_norm", n, dtype, ("weight",))
+    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
+        r = RowKernel(p, dtype, num_warps(block))
+        x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
+        ms = r.reduce(x * x, "add") * r.splat(1.0 / n, [1], r.rows)
+        rstd = r.unary(math.RsqrtOp, ms + r.splat(eps, [1], r.rows))
+        w = r.load_vector(p.tile(wv, [0], [block]), block)
+        r.store_row(x * r.over_row(rstd, block) * w, p.tile(b, [k.bx, 0], [1, block]))
+    return p
+
+
+def cumsum(n: int, dtype: str = "f32") -> Program:
+    """The inclusive prefix sum along each row (in the element type, as torch.cumsum)."""
+    block = next_pow2(n)
+    p, m, a, b, _ = _rows_program("cumsum", n, dtype)
+    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
+        r = RowKernel(p, dtype, num_warps(block))
+        t = TensorType(r.dtype, [1, block], r.full)
+        x = p.insert(layout.LoadOp(p.tile(a, [k.bx, 0], [1, block]).ssa, t)).results[0]
+        y = r.op(lc.ScanOp, [x], t, axis=IntegerAttr(1, 64), kind=StringAttr("add"))
+        p.insert(layout.StoreOp(y.ssa, p.tile(b, [k.bx, 0], [1, block]).ssa))
+    return p
+
+
+KERNELS = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm, "cumsum": cumsum}
+
+
+def main() -> None:
+    import numpy as np
+
+    import tilec
+
+    for name, make in KERNELS.items():
+        m, n = 3, 1000
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((m, n)).astype(np.float32)
+        args = {"src": x.ravel(), "dst": np.zeros(m * n, np.float32), "m": m}
+        if name in ("layer_norm", "rms_norm"):
+            args["weight"] = rng.standard_normal(n).astype(np.float32)
+        if name == "layer_norm":
+            args["bias"] = rng.standard_normal(n).astype(np.float32)
+        out = tilec.run_reference(make(n), args)
+        print(f"{name} {m}x{n}: {np.asarray(out['dst'])[:4]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The row kernels a user writes (examples/python/row_kernels.py: softmax, layer norm,
+RMSNorm, cumsum with masked tiles, a run-time row count and `#layout.auto` layouts) give
+NumPy's results at row lengths that are not powers of two, on the CPU reference executor
+both as written and after the default pipeline (where `pack-rows` and `coalesce` choose
+their layouts), and their CUDA compiles with NVRTC."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.auto_layout import AutoLayoutAttr
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "examples" / "python"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "helpers"))
+import row_kernels as rk  # noqa: E402
+from nvrtc import compile_sm90_or_skip  # noqa: E402
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _layer_norm(x, w, b, eps=1e-5):
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+def _rms_norm(x, w, eps=1e-6):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w
+
+
+def _inputs(name: str, m: int, n: int, dtype: str):
+    rng = np.random.default_rng(m * 7919 + n)
+    nd = {"f32": np.float32, "f16": np.float16}[dtype]
+    x = (rng.standard_normal((m, n)) * 3).astype(nd)
+    args = {"src": x.ravel(), "dst": np.full(m * n, np.nan, nd), "m": m}
+    xs = x.astype(np.float64)
+    if name == "softmax":
+        want = _softmax(xs)
+    elif name == "layer_norm":
+        args["weight"] = rng.standard_normal(n).astype(nd)
+        args["bias"] = rng.standard_normal(n).astype(nd)
+        want = _layer_norm(xs, args["weight"].astype(np.float64), args["bias"].astype(np.float64))
+    elif name == "rms_norm":
+        args["weight"] = rng.standard_normal(n).astype(nd)
+        want = _rms_norm(xs, args["weight"].astype(np.float64))
+    else:
+        want = np.cumsum(x, axis=1, dtype=nd).astype(np.float64)
+    return args, want
+
+
+CASES = [
+    ("softmax", 7, 1000, "f32"),
+    ("softmax", 3, 1001, "f32"),
+    ("softmax", 3, 1001, "f16"),
+    ("softmax", 5, 50257, "f32"),  # rows in chunks (softmax_online)
+    ("softmax", 9, 100, "f32"),  # short rows: several per block after pack-rows
+    ("layer_norm", 7, 1000, "f32"),
+    ("layer_norm", 3, 1001, "f16"),
+    ("layer_norm", 9, 300, "f32"),
+    ("rms_norm", 7, 1000, "f32"),
+    ("rms_norm", 3, 3072, "f16"),
+    ("cumsum", 7, 1000, "f32"),
+    ("cumsum", 3, 1001, "f32"),
+]
+
+
+@pytest.mark.parametrize("name,m,n,dtype", CASES)
+def test_row_kernel_matches_numpy_before_and_after_the_default_pipeline(name, m, n, dtype):
+    program = rk.KERNELS[name](n, dtype)
+    args, want = _inputs(name, m, n, dtype)
+    tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
+    if name == "cumsum":
+        tol *= 8  # a running sum over 1000 elements, rounded in another order
+    lowered = program.module.clone()
+    run_pipeline(lowered, "default")
+    for module in (program.module, lowered):
+        got = tilec.run_reference(module, args)["dst"].reshape(m, n).astype(np.float64)
+        scale = np.abs(want).max()
+        assert np.abs(got - want).max() <= tol * scale, (name, m, n, dtype)
+
+
+def test_the_layouts_are_the_compilers():
+    """The program states no layout; after the default pipeline's `coalesce` none is left
+    open, and the 1000-wide f32 rows move 4 floats per access."""
+    program = rk.softmax(1000)
+    assert any(isinstance(getattr(r.type, "encoding", None), AutoLayoutAttr)
+               for o in program.module.walk() for r in o.results)
+    module = program.module.clone()
+    run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce,vectorize")
+    text = emit(module)
+    assert "#layout.auto" not in text
+    assert "sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4]" in text
+    assert "{vector = 4 : i64}" in text
+
+
+def test_short_rows_are_packed_several_per_block():
+    module = rk.softmax(100).module.clone()
+    run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce")  # the default's
+    text = emit(module)
+    assert "tile = array<i64: 8, 128>" in text and "arith.ceildivui %m" in text
+
+
+def test_one_program_serves_every_row_count():
+    """M is a run-time argument: the CUDA of a (kernel, dtype, N) is one, whatever M."""
+    module = rk.softmax(1000, "f16").module.clone()
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "long long m)" in cuda
+
+
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_row_kernel_cuda_compiles_with_nvrtc(name, dtype):
+    module = rk.KERNELS[name](1000, dtype).module.clone()
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+@pytest.mark.parametrize("n", [768, 3072, 50257, 131072, 262144])
+def test_softmax_cuda_compiles_with_nvrtc_at_user_sizes(n):
+    module = rk.softmax(n).module.clone()
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+@pytest.mark.parametrize("n", [768, 1000, 3072, 50257])
+def test_the_tuned_generators_say_where_any_n_is_handled(n):
+    """benchmarks/compute_kernels.py tiles rows exactly: at other N it says so and names
+    the user's kernels, instead of failing in a layout."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import compute_kernels as ck
+
+    for make in (ck.softmax, ck.layer_norm, ck.cumsum):
+        with pytest.raises(ValueError, match="row_kernels.py"):
+            make(64, n)
+
+
+@pytest.mark.parametrize("n", [768, 1000, 1001, 3072, 4096, 50257])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_coalesce_gives_each_row_the_widest_aligned_vector(n, dtype):
+    """The rows start at multiples of N elements from a 16-byte aligned pointer: the
+    vector is the largest power of two v <= 16 bytes that divides N, whatever the tile."""
+    from tilec.dialects.layout import LoadOp
+
+    e = 4 if dtype == "f32" else 2
+    want = 16 // e
+    while n % want:
+        want //= 2
+    module = rk.softmax(n, dtype).module.clone()
+    run_pipeline(module, "pack-rows,coalesce,vectorize")
+    loads = [o for o in module.walk() if isinstance(o, LoadOp)]
+    assert loads
+    for o in loads:
+        enc = o.result.type.encoding.data
+        assert enc.size_per_thread == (1, want) and enc.threads_per_warp == (1, 32)
+        assert o.vector.value.data == want
