@@ -78,7 +78,8 @@ class RemoveLayoutConversions(ModulePass):
       result into a twin slot's layout is the twin's result. A dead scf.for slot
       (result unused, body argument feeding, through pure ops or a nested scf.for,
       only its own next value) is deleted with those ops and the conversion of its
-      start.
+      start; so is a dead value of an scf.while (entering `before`, forwarded to an
+      unused result, yielded back by `after`, read only by pure ops on that cycle).
     - a conversion of a value defined outside the enclosing loops is hoisted above them;
       when both branches of an `scf.if` yield a conversion from one layout, the if yields
       the unconverted values and one conversion follows it; also when one branch yields
@@ -442,6 +443,9 @@ class _Remover:
         before, after = loop.before_region.block, loop.after_region.block
         cond = before.last_op
         assert isinstance(cond, scf.ConditionOp)
+        for i, arg in enumerate(before.args):
+            if is_distributed(arg.type) and not _unused(arg):
+                self._cut_dead_while_cycle(loop, i)
         drop_iter = [i for i, a in enumerate(before.args) if is_distributed(a.type) and _unused(a)]
         drop_fwd: list[int] = []
         for j, arg in enumerate(after.args):
@@ -464,6 +468,66 @@ class _Remover:
             rebuild_while(loop, [i for i in range(len(before.args)) if i not in drop_iter], [],
                           [j for j in range(len(after.args)) if j not in drop_fwd], [])
             self.changed = True
+
+    def _cut_dead_while_cycle(self, loop: scf.WhileOp, i: int) -> None:
+        """`_cut_dead_cycle` for an `scf.while`: when the value entering `before` at `i`
+        feeds, through pure ops of `before` and `after` (or a nested scf.for's slot),
+        only values that `scf.condition` forwards to unused results and values that
+        `after` yields back into `before`, erase those ops and make every such yield
+        the loop's init (each forwarded value: an init of its type); the values are
+        then unread and `forward_while_slots` drops them, the conversions that
+        initialised them becoming dead."""
+        before, after = loop.before_region.block, loop.after_region.block
+        cond, y = before.last_op, after.last_op
+        iters, fwds = [i], []
+        seen: list[Operation] = []
+        inner: list[tuple[scf.ForOp, int]] = []
+        work = [before.args[i]]
+        while work:
+            v = work.pop()
+            for use in list(v.uses):
+                o = use.operation
+                if o is cond:
+                    k = use.index - 1
+                    if k < 0 or not _unused(loop.results[k]):
+                        return
+                    if k not in fwds:
+                        fwds.append(k)
+                        work.append(after.args[k])
+                    continue
+                if o is y:
+                    if use.index not in iters:
+                        iters.append(use.index)
+                        work.append(before.args[use.index])
+                    continue
+                if o.parent is not before and o.parent is not after:
+                    return
+                if isinstance(o, scf.ForOp) and use.index >= 3:
+                    if (o, use.index) not in inner:
+                        inner.append((o, use.index))
+                        work.append(o.results[use.index - 3])
+                    continue
+                if not _removable(o):
+                    return
+                if o not in seen:
+                    seen.append(o)
+                    work.extend(o.results)
+        # every cut edge takes an init of its type (defined above the loop)
+        inits = {loop.arguments[m].type: loop.arguments[m] for m in sorted(iters, reverse=True)}
+        needed = [cond.args[k].type for k in fwds] + [o.operands[j].type for o, j in inner]
+        if not all(t in inits for t in needed):
+            return
+        for m in iters:
+            y.operands[m] = loop.arguments[m]
+        for k in fwds:
+            cond.operands[1 + k] = inits[cond.args[k].type]
+        for o, j in inner:
+            o.operands[j] = inits[o.operands[j].type]
+        for block in (after, before):
+            mine = [o for o in seen if o.parent is block]
+            for o in sorted(mine, key=block.get_operation_index, reverse=True):
+                Rewriter.erase_op(o)
+        self.changed = True
 
     def _twin_slot(self, loop: scf.ForOp, i: int) -> int | None:
         y = loop.body.block.last_op
