@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -24,9 +24,9 @@ from ._layout_cost import (
     is_elementwise,
     kind_of,
     point_weight,
-    retyped_clone,
     with_encoding,
 )
+from ._forward_plan import ForwardPlan
 from ._remat_plan import Node, Plan, uniform
 from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
@@ -68,6 +68,17 @@ class RemoveLayoutConversions(ModulePass):
       `add`/`mul` reduction in another layout combines the elements in another order, so
       it is only done with `reassociate=true` (results then differ in the last bits);
       `max`, `min` and integer reductions always.
+    - forward propagation (`_forward_plan`): what is computed from the converted value
+      (elementwise ops, the result of a uniform `scf.if` that yields it, the slot of a
+      uniform `scf.for` that carries it, in nested loops and ifs too) is made in the
+      source layout instead; the other operands of those ops are rematerialised as above
+      (a constant made again, a conversion that then has no other use dropped) and a
+      conversion back goes where a value leaves the region (after the loop for a loop
+      result). So a conversion yielded by an if in a loop moves out of the loop (the
+      loop carries the loaded layout), and one yielded by one branch of an if whose
+      other branch yields a constant moves after the if when that if's result feeds
+      another if that converts from the same layout (one conversion instead of two);
+      alone it stays on the one path that runs it (the expected bytes decide).
     - loop slots: a slot whose body (`before` for an scf.while value entering it,
       `after` for a forwarded one) no longer reads it is dropped when its result is
       unused, or when it holds what a twin slot holds from an equal start: its result
@@ -82,10 +93,7 @@ class RemoveLayoutConversions(ModulePass):
       unused result, yielded back by `after`, read only by pure ops on that cycle).
     - a conversion of a value defined outside the enclosing loops is hoisted above them;
       when both branches of an `scf.if` yield a conversion from one layout, the if yields
-      the unconverted values and one conversion follows it; also when one branch yields
-      a conversion and the other a dense constant (made again in the unconverted
-      layout), if another if's branch yields the result, so that the two ifs share one
-      conversion (an if alone keeps the conversion on the one path that runs it).
+      the unconverted values and one conversion follows it.
 
     Only branches and loops that every thread of the block takes alike (condition or
     bounds independent of the thread id) are crossed: a conversion moves data between
@@ -203,7 +211,23 @@ class _Remover:
             return
         if self.rematerialize(cvt):
             return
-        self.sink(cvt)
+        if self.sink(cvt):
+            return
+        self.propagate(cvt)
+
+    def propagate(self, cvt: layout.ConvertLayoutOp) -> bool:
+        """Make what is computed from the converted value in the source layout instead,
+        through uniform branches and loops, converting back where it leaves them (see
+        `_forward_plan`), when that costs less."""
+        fwd = ForwardPlan(self.model, cvt, self.equiv)
+        if not fwd.analyse():
+            return False
+        before, after = fwd.cost()
+        if not after < before:
+            return False
+        fwd.build()
+        self.changed = True
+        return True
 
     def use_twin_result(self, cvt: layout.ConvertLayoutOp) -> bool:
         """A conversion of an scf.for result whose loop also carries the same value in
@@ -560,10 +584,8 @@ class _Remover:
             self.changed = True
 
     def if_yields(self, op: scf.IfOp) -> None:
-        """Yield unconverted values from both branches and convert once after the if:
-        where both branches convert from one layout, or one converts and the other
-        yields a dense constant (made again in the converted value's layout) while the
-        result is yielded by another if's branch (which then converts from one layout)."""
+        """Where both branches of an `scf.if` yield a conversion from one layout, yield
+        the unconverted values and convert once after the if (never costs more)."""
         if not op.false_region.blocks or not uniform(op):
             return
         yt = op.true_region.block.last_op
@@ -571,26 +593,13 @@ class _Remover:
         for i, res in enumerate(op.results):
             if not is_distributed(res.type):
                 continue
-            ya, yb = yt, yf
-            a, b = ya.operands[i].owner, yb.operands[i].owner
-            if not isinstance(a, layout.ConvertLayoutOp):
-                a, b, ya, yb = b, a, yb, ya
-            if not isinstance(a, layout.ConvertLayoutOp):
+            a, b = yt.operands[i].owner, yf.operands[i].owner
+            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)
+                    and a.source.type == b.source.type):
                 continue
             src_t = a.source.type
-            if _dense_constant(b) and _yielded_by_if(res):
-                # one branch converts, the other yields a constant: make the constant
-                # in the converted value's layout and convert once after the if
-                k = retyped_clone(b, [], src_t.encoding)
-                Rewriter.insert_op(k, InsertPoint.before(yb))
-                copy_loc(b, k)
-                ya.operands[i] = a.source
-                yb.operands[i] = k.results[0]
-            elif isinstance(b, layout.ConvertLayoutOp) and b.source.type == src_t:
-                ya.operands[i] = a.source
-                yb.operands[i] = b.source
-            else:
-                continue
+            yt.operands[i] = a.source
+            yf.operands[i] = b.source
             new_res = Rewriter.replace_value_with_new_type(res, src_t)
             uses = list(new_res.uses)
             c = layout.ConvertLayoutOp(new_res, res.type)
@@ -624,17 +633,6 @@ class _Remover:
                 if all(_unused(r) for r in o.results):
                     Rewriter.erase_op(o)
                     again = True
-
-
-def _yielded_by_if(v: SSAValue) -> bool:
-    """Whether a branch of an scf.if yields `v` (so converting it after its own if lets
-    the two ifs share one conversion; alone, the conversion stays on its one path)."""
-    return any(isinstance(u.operation, scf.YieldOp) and isinstance(u.operation.parent_op(), scf.IfOp)
-               for u in v.uses)
-
-
-def _dense_constant(op: Operation | None) -> bool:
-    return isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
 
 
 def _unused(v: SSAValue) -> bool:
