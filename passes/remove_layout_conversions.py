@@ -69,16 +69,19 @@ class RemoveLayoutConversions(ModulePass):
       it is only done with `reassociate=true` (results then differ in the last bits);
       `max`, `min` and integer reductions always.
     - forward propagation (`_forward_plan`): what is computed from the converted value
-      (elementwise ops, the result of a uniform `scf.if` that yields it, the slot of a
-      uniform `scf.for` that carries it, in nested loops and ifs too) is made in the
-      source layout instead; the other operands of those ops are rematerialised as above
-      (a constant made again, a conversion that then has no other use dropped) and a
-      conversion back goes where a value leaves the region (after the loop for a loop
-      result). So a conversion yielded by an if in a loop moves out of the loop (the
-      loop carries the loaded layout), and one yielded by one branch of an if whose
-      other branch yields a constant moves after the if when that if's result feeds
-      another if that converts from the same layout (one conversion instead of two);
-      alone it stays on the one path that runs it (the expected bytes decide).
+      (elementwise ops, reductions that give the same result in any layout, the result
+      of a uniform `scf.if` that yields it, the slot of a uniform `scf.for` or the
+      values of a uniform `scf.while` that carry it, in nested loops and ifs too) is
+      made in the source layout instead (past a reduction, its slice); the other
+      operands of those ops are rematerialised as above (a constant made again, a
+      conversion that then has no other use dropped) and a conversion back goes where
+      a value leaves the region (after the loop for a loop result). So a conversion
+      yielded by an if in a loop moves out of the loop (the loop carries the loaded
+      layout), and one yielded by one branch of an if whose other branch yields a
+      constant moves after the if when the costs say so: when that if's result feeds
+      another if that converts from the same layout (one conversion instead of two),
+      or a reduction (a smaller conversion); else it stays on the one path that runs
+      it (the expected bytes decide).
     - loop slots: a slot whose body (`before` for an scf.while value entering it,
       `after` for a forwarded one) no longer reads it is dropped when its result is
       unused, or when it holds what a twin slot holds from an equal start: its result
@@ -219,7 +222,7 @@ class _Remover:
         """Make what is computed from the converted value in the source layout instead,
         through uniform branches and loops, converting back where it leaves them (see
         `_forward_plan`), when that costs less."""
-        fwd = ForwardPlan(self.model, cvt, self.equiv)
+        fwd = ForwardPlan(self.model, cvt, self.equiv, self.reassociate)
         if not fwd.analyse():
             return False
         before, after = fwd.cost()

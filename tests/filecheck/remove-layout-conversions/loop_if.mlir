@@ -4,12 +4,13 @@
 // A conversion yielded by an scf.if inside a loop whose slot carries the converted
 // value: the values computed from it (the if's result, elementwise ops, the loop slot)
 // are made in the loaded layout instead, and one conversion follows the loop (Triton's
-// loop_if). Also through nested loops and an if nested in an if.
+// loop_if). Also through nested loops, an if nested in an if and an scf.while.
 
 // EQ: @loop_if: equivalent
 // EQ: @loop_carries_if: equivalent
 // EQ: @nested_loops: equivalent
 // EQ: @if_in_if: equivalent
+// EQ: @while_if: equivalent
 
 #A = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #B = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
@@ -183,6 +184,48 @@ func.func @if_in_if(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
       }
       %n = arith.addf %acc, %r : tensor<32x32xf32, #A>
       scf.yield %n : tensor<32x32xf32, #A>
+    }
+    layout.store %sum, %b : tensor<32x32xf32, #A>, !G2
+  }
+  func.return
+}
+
+// In an scf.while: the value enters `before`, is forwarded to `after` and to the
+// result; all three carry #B and the result is converted after the loop.
+// CHECK-LABEL: func.func @while_if
+// CHECK-NOT:     layout.convert_layout
+// CHECK:         %[[R:.*]], %{{.*}} = scf.while ({{.*}}) : (tensor<32x32xf32, #layout.blocked<{sizePerThread = [4, 1]{{.*}}>, index) -> (tensor<32x32xf32, #layout.blocked<{sizePerThread = [4, 1]
+// CHECK-NOT:       layout.convert_layout
+// CHECK:           scf.yield %s, %j1 :
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    %[[W:.*]] = layout.convert_layout %[[R]] : {{.*}} -> tensor<32x32xf32, #layout.blocked<{sizePerThread = [1, 4]
+// CHECK-NEXT:    layout.store %[[W]]
+func.func @while_if(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
+  %a = layout.view %p : !layout.ptr<f32> -> !H
+  %b = layout.view %q : !layout.ptr<f32> -> !G2
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %zero = arith.constant dense<0.0> : tensor<32x32xf32, #A>
+    %sum, %n = scf.while (%acc = %zero, %i = %c0) : (tensor<32x32xf32, #A>, index) -> (tensor<32x32xf32, #A>, index) {
+      %go = arith.cmpi ult, %i, %c4 : index
+      scf.condition(%go) %acc, %i : tensor<32x32xf32, #A>, index
+    } do {
+    ^bb1(%acc2: tensor<32x32xf32, #A>, %j: index):
+      %gt = arith.cmpi ugt, %j, %c0 : index
+      %r = scf.if %gt -> (tensor<32x32xf32, #A>) {
+        %t = layout.tile %a[%j, %c0] {tile = array<i64: 32, 32>} : !H -> !G2
+        %x = layout.load %t : !G2 -> tensor<32x32xf32, #B>
+        %xa = layout.convert_layout %x : tensor<32x32xf32, #B> -> tensor<32x32xf32, #A>
+        scf.yield %xa : tensor<32x32xf32, #A>
+      } else {
+        scf.yield %acc2 : tensor<32x32xf32, #A>
+      }
+      %s = arith.addf %acc2, %r : tensor<32x32xf32, #A>
+      %j1 = arith.addi %j, %c1 : index
+      scf.yield %s, %j1 : tensor<32x32xf32, #A>, index
     }
     layout.store %sum, %b : tensor<32x32xf32, #A>, !G2
   }
