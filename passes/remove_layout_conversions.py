@@ -9,6 +9,13 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.support.diagnostics import TilecError
@@ -41,7 +48,11 @@ class RemoveLayoutConversions(ModulePass):
 
     Rewrites, repeated until none applies; those with a choice (rematerialisation,
     sinking) are done only when the cost model below says the program costs strictly
-    less after them, the others never cost more:
+    less after them, the others never cost more. The ones that look at one op and its
+    operands' producers (identity, chain, both branches converting, dead pure ops) are
+    xDSL `RewritePattern`s (`LOCAL_PATTERNS`, `EraseDeadOp`) that a
+    `PatternRewriteWalker` applies at the start and the end of each round; the others
+    need analyses of loops and branches and walk the IR:
 
     - identity: source and target layouts are equal as linear layouts for the tensor's
       shape (e.g. `blocked<[1],[32],[4],[0]>` and its `slice` twin): uses that accept any
@@ -156,58 +167,35 @@ class _Remover:
     """Values the rewrites made -> the values they equal in another layout."""
 
     def run(self, module: ModuleOp) -> None:
+        local = PatternRewriteWalker(GreedyRewritePatternApplier(list(LOCAL_PATTERNS), dce_enabled=False))
+        dce = PatternRewriteWalker(EraseDeadOp(), walk_reverse=True)
         for _ in range(100):
             self.changed = False
-            for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
-                self.if_yields(op)
+            self.changed |= local.rewrite_module(module)
             for cvt in [o for o in module.walk() if isinstance(o, layout.ConvertLayoutOp)]:
                 if cvt.parent is None:
                     continue
                 self.visit(cvt)
-            self.dce(module)
+            self.changed |= dce.rewrite_module(module)
             for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
                 self.forward_slots(op)
             for op in [o for o in module.walk() if isinstance(o, scf.WhileOp)]:
                 self.forward_while_slots(op)
             for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
                 self.prune_if(op)
-            self.dce(module)
+            self.changed |= dce.rewrite_module(module)
             if not self.changed:
                 break
 
     # ------------------------------------------------------------------ per conversion
 
     def visit(self, cvt: layout.ConvertLayoutOp) -> None:
-        src, dst = cvt.source.type, cvt.result.type
-        if src == dst:
-            self.replace(cvt, cvt.source)
+        """The rewrites of one conversion that need analyses beyond the op (the local
+        ones, `LOCAL_PATTERNS`, ran before; a conversion they still apply to waits for
+        the next round)."""
+        if cvt.source.type == cvt.result.type or _unused(cvt.result) \
+                or isinstance(cvt.source.owner, layout.ConvertLayoutOp):
             return
-        if _unused(cvt.result):
-            self.erase(cvt)
-            return
-        # chain: convert(convert(x))
-        inner = cvt.source.owner
-        if isinstance(inner, layout.ConvertLayoutOp):
-            x = inner.source
-            if x.type == dst:
-                self.replace(cvt, x)
-            else:
-                new = layout.ConvertLayoutOp(x, dst)
-                self.insert_before(cvt, new)
-                self.replace(cvt, new.result)
-            return
-        if kind_of(src, dst) == "identity":
-            n = len(list(cvt.result.uses))
-            cvt.result.replace_uses_with_if(
-                cvt.source, lambda u: isinstance(u.operation, _LAYOUT_FREE_USERS)
-                # a masked store's mask is typed in the value's layout: keep it
-                and not (isinstance(u.operation, layout.StoreOp) and u.operation.mask is not None)
-            )
-            if len(list(cvt.result.uses)) != n:
-                self.changed = True
-            if _unused(cvt.result):
-                self.erase(cvt)
-                return
         if self.use_twin_result(cvt):
             return
         if self.hoist_invariant(cvt):
@@ -586,32 +574,6 @@ class _Remover:
             rebuild_if(op, keep, [])
             self.changed = True
 
-    def if_yields(self, op: scf.IfOp) -> None:
-        """Where both branches of an `scf.if` yield a conversion from one layout, yield
-        the unconverted values and convert once after the if (never costs more)."""
-        if not op.false_region.blocks or not uniform(op):
-            return
-        yt = op.true_region.block.last_op
-        yf = op.false_region.block.last_op
-        for i, res in enumerate(op.results):
-            if not is_distributed(res.type):
-                continue
-            a, b = yt.operands[i].owner, yf.operands[i].owner
-            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)
-                    and a.source.type == b.source.type):
-                continue
-            src_t = a.source.type
-            yt.operands[i] = a.source
-            yf.operands[i] = b.source
-            new_res = Rewriter.replace_value_with_new_type(res, src_t)
-            uses = list(new_res.uses)
-            c = layout.ConvertLayoutOp(new_res, res.type)
-            copy_loc(a, c)
-            Rewriter.insert_op(c, InsertPoint.after(op))
-            for u in uses:
-                u.operation.operands[u.index] = c.result
-            self.changed = True
-
     # ------------------------------------------------------------------ helpers
 
     def insert_before(self, anchor: Operation, *ops: Operation) -> None:
@@ -625,17 +587,111 @@ class _Remover:
         Rewriter.erase_op(op)
         self.changed = True
 
-    def dce(self, module: ModuleOp) -> None:
-        """Erase pure ops on distributed values whose results are unused."""
-        again = True
-        while again:
-            again = False
-            for o in reversed(list(module.walk())):
-                if not _removable(o):
-                    continue
-                if all(_unused(r) for r in o.results):
-                    Rewriter.erase_op(o)
-                    again = True
+
+
+# ============================================================================ local rewrites
+# Rewrites that look at one op and its operands' producers only, as xDSL patterns; the
+# driver applies them with a `PatternRewriteWalker` at the start of each round.
+
+
+class FoldIdentityConversion(RewritePattern):
+    """A conversion to its own type is its source."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        if op.source.type == op.result.type:
+            rewriter.replace(op, [], [op.source])
+
+
+class EraseUnusedConversion(RewritePattern):
+    """A conversion whose result nothing uses goes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        if _unused(op.result):
+            rewriter.erase(op)
+
+
+class FoldConversionChain(RewritePattern):
+    """`convert(convert(x))` is one conversion of `x`, or `x` itself."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        inner = op.source.owner
+        if not isinstance(inner, layout.ConvertLayoutOp) or _unused(op.result):
+            return
+        x = inner.source
+        if x.type == op.result.type:
+            rewriter.replace(op, [], [x])
+        else:
+            rewriter.replace(op, layout.ConvertLayoutOp(x, op.result.type))
+
+
+class ForwardEquivalentLayout(RewritePattern):
+    """A conversion between layouts that are equal as linear layouts for the tensor's
+    shape hands its uses that accept any layout (`layout.store` without a mask,
+    `layout.convert_layout`) the source; it goes when no use is left."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        src, dst = op.source.type, op.result.type
+        if src == dst or _unused(op.result) or isinstance(op.source.owner, layout.ConvertLayoutOp) \
+                or kind_of(src, dst) != "identity":
+            return
+        rewriter.replace_uses_with_if(
+            op.result, op.source, lambda u: isinstance(u.operation, _LAYOUT_FREE_USERS)
+            # a masked store's mask is typed in the value's layout: keep it
+            and not (isinstance(u.operation, layout.StoreOp) and u.operation.mask is not None)
+        )
+        if _unused(op.result):
+            rewriter.erase(op)
+
+
+class SinkBranchConversions(RewritePattern):
+    """Where both branches of a uniform `scf.if` yield a conversion from one layout,
+    the if yields the unconverted values and one conversion follows it (never costs
+    more: the two conversions become one)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
+        if not op.false_region.blocks or not uniform(op):
+            return
+        yt = op.true_region.block.last_op
+        yf = op.false_region.block.last_op
+        for i in range(len(op.results)):
+            res = op.results[i]
+            if not is_distributed(res.type):
+                continue
+            a, b = yt.operands[i].owner, yf.operands[i].owner
+            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)
+                    and a.source.type == b.source.type):
+                continue
+            src_t = a.source.type
+            yt.operands[i] = a.source
+            yf.operands[i] = b.source
+            rewriter.notify_op_modified(yt)
+            rewriter.notify_op_modified(yf)
+            new_res = rewriter.replace_value_with_new_type(res, src_t)
+            uses = list(new_res.uses)
+            c = layout.ConvertLayoutOp(new_res, res.type)
+            copy_loc(a, c)
+            rewriter.insert_op(c, InsertPoint.after(op))
+            for u in uses:
+                u.operation.operands[u.index] = c.result
+                rewriter.notify_op_modified(u.operation)
+
+
+class EraseDeadOp(RewritePattern):
+    """A pure op on distributed values whose results nothing uses goes."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _removable(op) and all(_unused(r) for r in op.results):
+            rewriter.erase(op)
+
+
+LOCAL_PATTERNS = (FoldIdentityConversion(), EraseUnusedConversion(), FoldConversionChain(),
+                  ForwardEquivalentLayout(), SinkBranchConversions())
+"""The local rewrites, in the order each conversion tried them before."""
 
 
 def _unused(v: SSAValue) -> bool:
