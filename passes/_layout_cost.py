@@ -205,20 +205,26 @@ def point_weight(model: CostModel, block: Block | None) -> tuple[float, float]:
     return w, e
 
 
+def op_cost(model: CostModel, op: Operation) -> Cost:
+    """What `op` costs where it is (a conversion, a load or a recomputable op, at the
+    weight of its block; anything else nothing): what a rewrite saves by removing it."""
+    if isinstance(op, layout.ConvertLayoutOp):
+        c = conversion_cost(model, op.source.type, op.result.type)
+    elif isinstance(op, layout.LoadOp) and is_distributed(op.result.type):
+        c = work(model.load(op.result.type))
+    elif is_elementwise(op) or isinstance(op, layout.ArangeOp):
+        c = work(model.recompute(op))
+    else:
+        return Cost()
+    return c.scaled(point_weight(model, op.parent))
+
+
 def program_cost(model: CostModel, root: Operation) -> Cost:
     """What every conversion, load and recomputable op under `root` costs, each at the
     weight of its block: the measure that region rewrites must make smaller."""
     total = Cost()
     for op in root.walk():
-        if isinstance(op, layout.ConvertLayoutOp):
-            c = conversion_cost(model, op.source.type, op.result.type)
-        elif isinstance(op, layout.LoadOp) and is_distributed(op.result.type):
-            c = work(model.load(op.result.type))
-        elif is_elementwise(op) or isinstance(op, layout.ArangeOp):
-            c = work(model.recompute(op))
-        else:
-            continue
-        total = total + c.scaled(point_weight(model, op.parent))
+        total = total + op_cost(model, op)
     return total
 
 

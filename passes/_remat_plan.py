@@ -26,6 +26,7 @@ from ._layout_cost import (
     CostModel,
     conversion_cost,
     is_distributed,
+    op_cost,
     operand_targets,
     point_weight,
     registers,
@@ -118,6 +119,10 @@ class Plan:
     """Filled when built: each new value -> the value it equals in another layout."""
     redirected: set[SSAValue] = field(default_factory=set)
     """Values whose uses the rewrite hands to a conversion of their new twin."""
+    replaced: set[tuple[Operation, int]] = field(default_factory=set)
+    """Uses (op, operand index) that the rewrite gives the plan's values instead."""
+    bypassed: list[Operation] = field(default_factory=list)
+    """Conversions whose source the plan reads instead of their result."""
     nodes: dict[tuple[SSAValue, Attribute], Node] = field(default_factory=dict)
     too_big: bool = False
     built: dict[int, SSAValue] = field(default_factory=dict)
@@ -141,6 +146,7 @@ class Plan:
             return node
         op = v.op if isinstance(v, OpResult) else None
         if isinstance(op, layout.ConvertLayoutOp) and op not in self.roots:
+            self.bypassed.append(op)
             x = op.source
             node = Node("value", x) if x.type == want else Node("convert", x, want)
             self.nodes[key] = node
@@ -192,8 +198,13 @@ class Plan:
 
     def cost(self) -> Cost:
         """What building the plan adds: its conversions and new loads and ops, each at
-        the weight of the block it goes into, less the ops that it leaves dead."""
+        the weight of the block it goes into, less the ops that it leaves dead (a
+        bypassed conversion whose uses all go with the rewrite among them)."""
         total = Cost()
+        for c in dict.fromkeys(self.bypassed):
+            if all(u.operation in self.roots or (u.operation, u.index) in self.replaced
+                   for u in c.results[0].uses):
+                total = total - op_cost(self.model, c)
         cloned = self.cloned()
         for n in self.nodes.values():
             if n.kind == "convert":

@@ -6,9 +6,16 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.support.diagnostics import TilecError
@@ -24,9 +31,9 @@ from ._layout_cost import (
     is_elementwise,
     kind_of,
     point_weight,
-    retyped_clone,
     with_encoding,
 )
+from ._forward_plan import ForwardPlan
 from ._remat_plan import Node, Plan, uniform
 from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
@@ -41,7 +48,11 @@ class RemoveLayoutConversions(ModulePass):
 
     Rewrites, repeated until none applies; those with a choice (rematerialisation,
     sinking) are done only when the cost model below says the program costs strictly
-    less after them, the others never cost more:
+    less after them, the others never cost more. The ones that look at one op and its
+    operands' producers (identity, chain, both branches converting, dead pure ops) are
+    xDSL `RewritePattern`s (`LOCAL_PATTERNS`, `EraseDeadOp`) that a
+    `PatternRewriteWalker` applies at the start and the end of each round; the others
+    need analyses of loops and branches and walk the IR:
 
     - identity: source and target layouts are equal as linear layouts for the tensor's
       shape (e.g. `blocked<[1],[32],[4],[0]>` and its `slice` twin): uses that accept any
@@ -68,6 +79,20 @@ class RemoveLayoutConversions(ModulePass):
       `add`/`mul` reduction in another layout combines the elements in another order, so
       it is only done with `reassociate=true` (results then differ in the last bits);
       `max`, `min` and integer reductions always.
+    - forward propagation (`_forward_plan`): what is computed from the converted value
+      (elementwise ops, reductions that give the same result in any layout, the result
+      of a uniform `scf.if` that yields it, the slot of a uniform `scf.for` or the
+      values of a uniform `scf.while` that carry it, in nested loops and ifs too) is
+      made in the source layout instead (past a reduction, its slice); the other
+      operands of those ops are rematerialised as above (a constant made again, a
+      conversion that then has no other use dropped) and a conversion back goes where
+      a value leaves the region (after the loop for a loop result). So a conversion
+      yielded by an if in a loop moves out of the loop (the loop carries the loaded
+      layout), and one yielded by one branch of an if whose other branch yields a
+      constant moves after the if when the costs say so: when that if's result feeds
+      another if that converts from the same layout (one conversion instead of two),
+      or a reduction (a smaller conversion); else it stays on the one path that runs
+      it (the expected bytes decide).
     - loop slots: a slot whose body (`before` for an scf.while value entering it,
       `after` for a forwarded one) no longer reads it is dropped when its result is
       unused, or when it holds what a twin slot holds from an equal start: its result
@@ -78,13 +103,11 @@ class RemoveLayoutConversions(ModulePass):
       result into a twin slot's layout is the twin's result. A dead scf.for slot
       (result unused, body argument feeding, through pure ops or a nested scf.for,
       only its own next value) is deleted with those ops and the conversion of its
-      start.
+      start; so is a dead value of an scf.while (entering `before`, forwarded to an
+      unused result, yielded back by `after`, read only by pure ops on that cycle).
     - a conversion of a value defined outside the enclosing loops is hoisted above them;
       when both branches of an `scf.if` yield a conversion from one layout, the if yields
-      the unconverted values and one conversion follows it; also when one branch yields
-      a conversion and the other a dense constant (made again in the unconverted
-      layout), if another if's branch yields the result, so that the two ifs share one
-      conversion (an if alone keeps the conversion on the one path that runs it).
+      the unconverted values and one conversion follows it.
 
     Only branches and loops that every thread of the block takes alike (condition or
     bounds independent of the thread id) are crossed: a conversion moves data between
@@ -144,65 +167,58 @@ class _Remover:
     """Values the rewrites made -> the values they equal in another layout."""
 
     def run(self, module: ModuleOp) -> None:
+        local = PatternRewriteWalker(GreedyRewritePatternApplier(list(LOCAL_PATTERNS), dce_enabled=False))
+        dce = PatternRewriteWalker(EraseDeadOp(), walk_reverse=True)
         for _ in range(100):
             self.changed = False
-            for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
-                self.if_yields(op)
+            self.changed |= local.rewrite_module(module)
             for cvt in [o for o in module.walk() if isinstance(o, layout.ConvertLayoutOp)]:
                 if cvt.parent is None:
                     continue
                 self.visit(cvt)
-            self.dce(module)
+            self.changed |= dce.rewrite_module(module)
             for op in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
                 self.forward_slots(op)
             for op in [o for o in module.walk() if isinstance(o, scf.WhileOp)]:
                 self.forward_while_slots(op)
             for op in [o for o in module.walk() if isinstance(o, scf.IfOp)]:
                 self.prune_if(op)
-            self.dce(module)
+            self.changed |= dce.rewrite_module(module)
             if not self.changed:
                 break
 
     # ------------------------------------------------------------------ per conversion
 
     def visit(self, cvt: layout.ConvertLayoutOp) -> None:
-        src, dst = cvt.source.type, cvt.result.type
-        if src == dst:
-            self.replace(cvt, cvt.source)
+        """The rewrites of one conversion that need analyses beyond the op (the local
+        ones, `LOCAL_PATTERNS`, ran before; a conversion they still apply to waits for
+        the next round)."""
+        if cvt.source.type == cvt.result.type or _unused(cvt.result) \
+                or isinstance(cvt.source.owner, layout.ConvertLayoutOp):
             return
-        if _unused(cvt.result):
-            self.erase(cvt)
-            return
-        # chain: convert(convert(x))
-        inner = cvt.source.owner
-        if isinstance(inner, layout.ConvertLayoutOp):
-            x = inner.source
-            if x.type == dst:
-                self.replace(cvt, x)
-            else:
-                new = layout.ConvertLayoutOp(x, dst)
-                self.insert_before(cvt, new)
-                self.replace(cvt, new.result)
-            return
-        if kind_of(src, dst) == "identity":
-            n = len(list(cvt.result.uses))
-            cvt.result.replace_uses_with_if(
-                cvt.source, lambda u: isinstance(u.operation, _LAYOUT_FREE_USERS)
-                # a masked store's mask is typed in the value's layout: keep it
-                and not (isinstance(u.operation, layout.StoreOp) and u.operation.mask is not None)
-            )
-            if len(list(cvt.result.uses)) != n:
-                self.changed = True
-            if _unused(cvt.result):
-                self.erase(cvt)
-                return
         if self.use_twin_result(cvt):
             return
         if self.hoist_invariant(cvt):
             return
         if self.rematerialize(cvt):
             return
-        self.sink(cvt)
+        if self.sink(cvt):
+            return
+        self.propagate(cvt)
+
+    def propagate(self, cvt: layout.ConvertLayoutOp) -> bool:
+        """Make what is computed from the converted value in the source layout instead,
+        through uniform branches and loops, converting back where it leaves them (see
+        `_forward_plan`), when that costs less."""
+        fwd = ForwardPlan(self.model, cvt, self.equiv, self.reassociate)
+        if not fwd.analyse():
+            return False
+        before, after = fwd.cost()
+        if not after < before:
+            return False
+        fwd.build()
+        self.changed = True
+        return True
 
     def use_twin_result(self, cvt: layout.ConvertLayoutOp) -> bool:
         """A conversion of an scf.for result whose loop also carries the same value in
@@ -442,6 +458,9 @@ class _Remover:
         before, after = loop.before_region.block, loop.after_region.block
         cond = before.last_op
         assert isinstance(cond, scf.ConditionOp)
+        for i, arg in enumerate(before.args):
+            if is_distributed(arg.type) and not _unused(arg):
+                self._cut_dead_while_cycle(loop, i)
         drop_iter = [i for i, a in enumerate(before.args) if is_distributed(a.type) and _unused(a)]
         drop_fwd: list[int] = []
         for j, arg in enumerate(after.args):
@@ -464,6 +483,66 @@ class _Remover:
             rebuild_while(loop, [i for i in range(len(before.args)) if i not in drop_iter], [],
                           [j for j in range(len(after.args)) if j not in drop_fwd], [])
             self.changed = True
+
+    def _cut_dead_while_cycle(self, loop: scf.WhileOp, i: int) -> None:
+        """`_cut_dead_cycle` for an `scf.while`: when the value entering `before` at `i`
+        feeds, through pure ops of `before` and `after` (or a nested scf.for's slot),
+        only values that `scf.condition` forwards to unused results and values that
+        `after` yields back into `before`, erase those ops and make every such yield
+        the loop's init (each forwarded value: an init of its type); the values are
+        then unread and `forward_while_slots` drops them, the conversions that
+        initialised them becoming dead."""
+        before, after = loop.before_region.block, loop.after_region.block
+        cond, y = before.last_op, after.last_op
+        iters, fwds = [i], []
+        seen: list[Operation] = []
+        inner: list[tuple[scf.ForOp, int]] = []
+        work = [before.args[i]]
+        while work:
+            v = work.pop()
+            for use in list(v.uses):
+                o = use.operation
+                if o is cond:
+                    k = use.index - 1
+                    if k < 0 or not _unused(loop.results[k]):
+                        return
+                    if k not in fwds:
+                        fwds.append(k)
+                        work.append(after.args[k])
+                    continue
+                if o is y:
+                    if use.index not in iters:
+                        iters.append(use.index)
+                        work.append(before.args[use.index])
+                    continue
+                if o.parent is not before and o.parent is not after:
+                    return
+                if isinstance(o, scf.ForOp) and use.index >= 3:
+                    if (o, use.index) not in inner:
+                        inner.append((o, use.index))
+                        work.append(o.results[use.index - 3])
+                    continue
+                if not _removable(o):
+                    return
+                if o not in seen:
+                    seen.append(o)
+                    work.extend(o.results)
+        # every cut edge takes an init of its type (defined above the loop)
+        inits = {loop.arguments[m].type: loop.arguments[m] for m in sorted(iters, reverse=True)}
+        needed = [cond.args[k].type for k in fwds] + [o.operands[j].type for o, j in inner]
+        if not all(t in inits for t in needed):
+            return
+        for m in iters:
+            y.operands[m] = loop.arguments[m]
+        for k in fwds:
+            cond.operands[1 + k] = inits[cond.args[k].type]
+        for o, j in inner:
+            o.operands[j] = inits[o.operands[j].type]
+        for block in (after, before):
+            mine = [o for o in seen if o.parent is block]
+            for o in sorted(mine, key=block.get_operation_index, reverse=True):
+                Rewriter.erase_op(o)
+        self.changed = True
 
     def _twin_slot(self, loop: scf.ForOp, i: int) -> int | None:
         y = loop.body.block.last_op
@@ -495,47 +574,6 @@ class _Remover:
             rebuild_if(op, keep, [])
             self.changed = True
 
-    def if_yields(self, op: scf.IfOp) -> None:
-        """Yield unconverted values from both branches and convert once after the if:
-        where both branches convert from one layout, or one converts and the other
-        yields a dense constant (made again in the converted value's layout) while the
-        result is yielded by another if's branch (which then converts from one layout)."""
-        if not op.false_region.blocks or not uniform(op):
-            return
-        yt = op.true_region.block.last_op
-        yf = op.false_region.block.last_op
-        for i, res in enumerate(op.results):
-            if not is_distributed(res.type):
-                continue
-            ya, yb = yt, yf
-            a, b = ya.operands[i].owner, yb.operands[i].owner
-            if not isinstance(a, layout.ConvertLayoutOp):
-                a, b, ya, yb = b, a, yb, ya
-            if not isinstance(a, layout.ConvertLayoutOp):
-                continue
-            src_t = a.source.type
-            if _dense_constant(b) and _yielded_by_if(res):
-                # one branch converts, the other yields a constant: make the constant
-                # in the converted value's layout and convert once after the if
-                k = retyped_clone(b, [], src_t.encoding)
-                Rewriter.insert_op(k, InsertPoint.before(yb))
-                copy_loc(b, k)
-                ya.operands[i] = a.source
-                yb.operands[i] = k.results[0]
-            elif isinstance(b, layout.ConvertLayoutOp) and b.source.type == src_t:
-                ya.operands[i] = a.source
-                yb.operands[i] = b.source
-            else:
-                continue
-            new_res = Rewriter.replace_value_with_new_type(res, src_t)
-            uses = list(new_res.uses)
-            c = layout.ConvertLayoutOp(new_res, res.type)
-            copy_loc(a, c)
-            Rewriter.insert_op(c, InsertPoint.after(op))
-            for u in uses:
-                u.operation.operands[u.index] = c.result
-            self.changed = True
-
     # ------------------------------------------------------------------ helpers
 
     def insert_before(self, anchor: Operation, *ops: Operation) -> None:
@@ -549,28 +587,111 @@ class _Remover:
         Rewriter.erase_op(op)
         self.changed = True
 
-    def dce(self, module: ModuleOp) -> None:
-        """Erase pure ops on distributed values whose results are unused."""
-        again = True
-        while again:
-            again = False
-            for o in reversed(list(module.walk())):
-                if not _removable(o):
-                    continue
-                if all(_unused(r) for r in o.results):
-                    Rewriter.erase_op(o)
-                    again = True
 
 
-def _yielded_by_if(v: SSAValue) -> bool:
-    """Whether a branch of an scf.if yields `v` (so converting it after its own if lets
-    the two ifs share one conversion; alone, the conversion stays on its one path)."""
-    return any(isinstance(u.operation, scf.YieldOp) and isinstance(u.operation.parent_op(), scf.IfOp)
-               for u in v.uses)
+# ============================================================================ local rewrites
+# Rewrites that look at one op and its operands' producers only, as xDSL patterns; the
+# driver applies them with a `PatternRewriteWalker` at the start of each round.
 
 
-def _dense_constant(op: Operation | None) -> bool:
-    return isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
+class FoldIdentityConversion(RewritePattern):
+    """A conversion to its own type is its source."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        if op.source.type == op.result.type:
+            rewriter.replace(op, [], [op.source])
+
+
+class EraseUnusedConversion(RewritePattern):
+    """A conversion whose result nothing uses goes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        if _unused(op.result):
+            rewriter.erase(op)
+
+
+class FoldConversionChain(RewritePattern):
+    """`convert(convert(x))` is one conversion of `x`, or `x` itself."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        inner = op.source.owner
+        if not isinstance(inner, layout.ConvertLayoutOp) or _unused(op.result):
+            return
+        x = inner.source
+        if x.type == op.result.type:
+            rewriter.replace(op, [], [x])
+        else:
+            rewriter.replace(op, layout.ConvertLayoutOp(x, op.result.type))
+
+
+class ForwardEquivalentLayout(RewritePattern):
+    """A conversion between layouts that are equal as linear layouts for the tensor's
+    shape hands its uses that accept any layout (`layout.store` without a mask,
+    `layout.convert_layout`) the source; it goes when no use is left."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: layout.ConvertLayoutOp, rewriter: PatternRewriter) -> None:
+        src, dst = op.source.type, op.result.type
+        if src == dst or _unused(op.result) or isinstance(op.source.owner, layout.ConvertLayoutOp) \
+                or kind_of(src, dst) != "identity":
+            return
+        rewriter.replace_uses_with_if(
+            op.result, op.source, lambda u: isinstance(u.operation, _LAYOUT_FREE_USERS)
+            # a masked store's mask is typed in the value's layout: keep it
+            and not (isinstance(u.operation, layout.StoreOp) and u.operation.mask is not None)
+        )
+        if _unused(op.result):
+            rewriter.erase(op)
+
+
+class SinkBranchConversions(RewritePattern):
+    """Where both branches of a uniform `scf.if` yield a conversion from one layout,
+    the if yields the unconverted values and one conversion follows it (never costs
+    more: the two conversions become one)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
+        if not op.false_region.blocks or not uniform(op):
+            return
+        yt = op.true_region.block.last_op
+        yf = op.false_region.block.last_op
+        for i in range(len(op.results)):
+            res = op.results[i]
+            if not is_distributed(res.type):
+                continue
+            a, b = yt.operands[i].owner, yf.operands[i].owner
+            if not (isinstance(a, layout.ConvertLayoutOp) and isinstance(b, layout.ConvertLayoutOp)
+                    and a.source.type == b.source.type):
+                continue
+            src_t = a.source.type
+            yt.operands[i] = a.source
+            yf.operands[i] = b.source
+            rewriter.notify_op_modified(yt)
+            rewriter.notify_op_modified(yf)
+            new_res = rewriter.replace_value_with_new_type(res, src_t)
+            uses = list(new_res.uses)
+            c = layout.ConvertLayoutOp(new_res, res.type)
+            copy_loc(a, c)
+            rewriter.insert_op(c, InsertPoint.after(op))
+            for u in uses:
+                u.operation.operands[u.index] = c.result
+                rewriter.notify_op_modified(u.operation)
+
+
+class EraseDeadOp(RewritePattern):
+    """A pure op on distributed values whose results nothing uses goes."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _removable(op) and all(_unused(r) for r in op.results):
+            rewriter.erase(op)
+
+
+LOCAL_PATTERNS = (FoldIdentityConversion(), EraseUnusedConversion(), FoldConversionChain(),
+                  ForwardEquivalentLayout(), SinkBranchConversions())
+"""The local rewrites, in the order each conversion tried them before."""
 
 
 def _unused(v: SSAValue) -> bool:
