@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -25,16 +25,10 @@ from tilec.dialects.layout import (
     enclosing_launch,
 )
 from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout_attrs import (
-    BlockedLayoutAttr,
-    ComposedLayoutAttr,
-    SliceLayoutAttr,
-    element_bytes,
-    to_linear,
-)
+from tilec.dialects.layout_attrs import ComposedLayoutAttr, element_bytes, to_linear
 
 from ._analysis import depends_on_thread, leaves, memory_order
-from ._vector_legality import view_vector_ok, widest
+from ._vector_legality import register_run, vector_obstacle, view_vector_ok, widest
 from .distribute import thread_layout
 
 ASYNC_BYTES = (4, 8, 16)
@@ -45,22 +39,27 @@ ASYNC_BYTES = (4, 8, 16)
 class VectorizePass(ModulePass):
     """Give each access the widest vector that the layouts' contiguity and the buffers' alignment allow.
 
-    * `layout.load` / `layout.store` of a `#layout.blocked` value: the `vector`
-      property is set to the number v of consecutive registers of a thread (along the
-      layout's fastest `order` dim d, at most sizePerThread[d] and the extent) that are
-      consecutive in memory in the view and aligned: mode d of the view has a stride-1
-      run that v divides, every other stride of the view and of the views it was tiled
-      from is a multiple of v, every tile extent along d is a multiple of v, the root
-      pointer's `align` (16 bytes for `layout.alloc` storage) is a multiple of v*E, a
-      swizzled view keeps v within one swizzle unit. v*E <= max-bytes; v is a power of
-      two, 1 when nothing wider is legal. A dynamic stride counts as a multiple of what
-      its `layout.view` promises (`divisible`), else of nothing. A masked view's extent
-      (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so tiles
-      inside the tensor move whole vectors and only a tile across its edge falls back
-      to per-element accesses. A `#layout.slice` value (a row's weights in a layer
-      norm) is bounded instead by the run of its linear form's registers along one dim
-      (`register_run`: its parent's sizePerThread along the kept dim, when lanes and
-      warps step by multiples of it); a slice with no run wider than 1 gets no `vector`.
+    * `layout.load` / `layout.store` of a distributed value, whatever its encoding
+      (blocked, slice, linear, MMA accumulator, dot operand: every
+      `DistributedEncoding`, through its linear layout): the `vector` property is
+      set to the number v of consecutive registers of a thread that are consecutive
+      in memory in the view and aligned. The registers bound v first (`register_run`:
+      register bases 1, 2, 4, .. along one dim d and every other basis a multiple of
+      v along d; a blocked layout's sizePerThread along its first `order` dim, a
+      slice's parent's, an MMA accumulator's pairs of columns); then the view: mode d
+      has a stride-1 run that v divides, every other stride of the view and of the
+      views it was tiled from is a multiple of v, every tile extent along d is a
+      multiple of v, the root pointer's `align` (16 bytes for `layout.alloc`
+      storage) is a multiple of v*E, a swizzled view keeps v within one swizzle unit.
+      v*E <= max-bytes; v is a power of two. A dynamic stride counts as a multiple of
+      what its `layout.view` promises (`divisible`), else of nothing. A masked view's
+      extent (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so
+      tiles inside the tensor move whole vectors and only a tile across its edge
+      falls back to per-element accesses. Where v is 1 the access has no `vector`
+      (the lowering's per-element default). Where v is less than the registers'
+      run, the op's `tilec.vector_note` attribute says why (`--print-between-passes`
+      shows it): the register run of 1, a layout that has no linear form, or the
+      first condition on the view that twice v breaks.
     * `layout.copy` of fragments (both sides `layout.distribute` of a tile by the same
       thread layout and thread id, CuTe `local_partition`): both tiles are wrapped in
       `layout.vectorize` with v elements along the mode the threads run along (fastest
@@ -111,25 +110,26 @@ class VectorizePass(ModulePass):
     # ------------------------------------------------------------------ load/store
 
     def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
-        enc = value_type.encoding
-        shape = value_type.get_shape()
-        if isinstance(enc, BlockedLayoutAttr):
-            b = enc.data
-            d = b.order[0]
-            limit = min(b.size_per_thread[d], shape[d])
-        elif isinstance(enc, SliceLayoutAttr):
-            try:
-                d, limit = register_run(to_linear(enc, list(shape)))
-            except LayoutError:
-                return
-        else:
-            return
+        op.attributes.pop(NOTE, None)
+        try:
+            ll = to_linear(value_type.encoding, list(value_type.get_shape()))
+        except LayoutError as e:
+            return _note(op, f"vector 1: no linear layout ({e})")
+        d, run = register_run(ll)
         eb = element_bytes(view.type.element_type)
+        cap = max(1, self.max_bytes // eb)
         # loads and stores mask each lane: a masked view's edge costs no width
-        v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
-        if v == 1 and not isinstance(enc, BlockedLayoutAttr):
-            return  # nothing wider: a slice keeps the lowering's per-element default
-        op.properties["vector"] = IntegerAttr(v, i64)
+        v = widest(run, cap, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
+        if v > 1:
+            op.properties["vector"] = IntegerAttr(v, i64)
+        else:
+            op.properties.pop("vector", None)  # the lowering's per-element default
+        if run == 1:
+            return _note(op, "vector 1: register 1 is not the element after register 0 along any dim "
+                             "(a register run of 1)")
+        if v < min(run, cap):
+            why = vector_obstacle(view, d, v * 2, eb, lanes_masked=True)
+            _note(op, f"vector {v} of a register run of {run} along dim {d}: {v * 2} is not legal: {why}")
 
     # ------------------------------------------------------------------ fragments
 
@@ -216,26 +216,13 @@ class VectorizePass(ModulePass):
         Rewriter.replace_op(copy, [a, w], [])
 
 
-def register_run(ll) -> tuple[int, int]:
-    """(d, k) for a linear layout: the largest power of two k such that registers g ..
-    g + k - 1 (g a multiple of k) hold k consecutive elements along dim d, the first at
-    a coordinate multiple of k: register bases 0 .. log2(k) - 1 are 1, 2, 4, ... along
-    d and nothing else, and every other basis (higher registers, lanes, warps) moves
-    along d by a multiple of k. (0, 1) when register 1 is not the next element along
-    any dim. A slice of a blocked layout (a row's weights, Gluon's
-    `SliceLayout(0, parent)`) keeps its parent's sizePerThread run this way."""
-    regs = ll.get_bases("register")
-    if not regs or sum(1 for c in regs[0] if c) != 1 or max(regs[0]) != 1:
-        return 0, 1
-    d = next(i for i, c in enumerate(regs[0]) if c)
-    bits = 0
-    while bits < len(regs) and all(c == (1 << bits if i == d else 0) for i, c in enumerate(regs[bits])):
-        bits += 1
-    others = regs[bits:] + [bs for name in ("lane", "warp", "block") for bs in ll.get_bases(name)]
-    k = 1 << bits
-    while k > 1 and any(bs[d] % k for bs in others):
-        k //= 2
-    return d, k
+NOTE = "tilec.vector_note"
+"""The attribute in which `vectorize` says why an access moves fewer elements than its
+registers hold consecutively (shown by `--print-between-passes`; nothing reads it)."""
+
+
+def _note(op: Operation, text: str) -> None:
+    op.attributes[NOTE] = StringAttr(text)
 
 
 def _contiguous_run(t) -> int:

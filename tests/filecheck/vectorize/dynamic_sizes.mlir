@@ -40,9 +40,9 @@ func.func @rows(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 1
   func.return
 }
 
-// Nothing promised about the dynamic stride: scalar accesses.
+// Nothing promised about the dynamic stride: scalar accesses (one element per thread).
 // CHECK-LABEL: func.func @rows_unknown_stride
-// CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.load %{{.*}} {tilec.vector_note = "vector 1: {{.*}} (a register run of 1)"} : {{.*}}sizePerThread = [1, 1]
 func.func @rows_unknown_stride(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index, %n: index, %s: index) attributes {tilec.args = {m = 37 : index, n = 1021 : index, s = 1024 : index}} {
   %a = layout.view %src(%m, %n, %s) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
   %b = layout.view %dst(%m, %n, %s) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
