@@ -105,6 +105,55 @@ def vector_obstacle(view: SSAValue, d: int, v: int, eb: int, lanes_masked: bool 
     return None
 
 
+def mask_obstacle(view: SSAValue, d: int, v: int, divisibility=None) -> str | None:
+    """None when the mask of the masked view `view` is the same over every run of v
+    elements along mode d starting at a coordinate multiple of v (the vectors of a
+    `layout.load`/`store` whose `vector` is v); otherwise why not, in words.
+
+    A masked tile's mask is `origin + x < bound` per mode, the bound being the extent
+    of the view its first masked tile was cut from (`views.MaskMap`). The origins are
+    tile coordinates times tile extents, multiples of v wherever v is a legal vector
+    (`vector_obstacle` asks every tile extent along d to be one), so the lanes of a
+    vector agree exactly when v divides the bound: a static extent, or a dynamic one
+    promised a multiple of v (`layout.view {divisible}`, or what `divisibility(value)`
+    (AxisInfo) knows of the index operand). Only views `vector_obstacle` analyses
+    (tiles of a view or alloc) are answered; others are refused."""
+    chain = _chain(view)
+    if not chain:
+        return "the view is not a tile of a view or alloc"
+    first = next((o for o in reversed(chain) if isinstance(o, TileOp) and o.result.type.is_masked), None)
+    if first is None:
+        return None  # nothing masked along the chain
+    source = first.source.type
+    n = views.mode_sizes(source.cute_layout)[d]
+    if n is not DYN:
+        return None if n % v == 0 else f"the masked extent along mode {d} ({n}) is not a multiple of {v}"
+    root = chain[-1]
+    if first.source is not root.result or not isinstance(root, ViewOp):
+        return f"the masked extent along mode {d} is dynamic"
+    k = _extent_divisor(root, d, divisibility)
+    if k % v:
+        return (f"the masked extent along mode {d} is dynamic and known a multiple of {k} only "
+                f"(layout.view {{divisible}} or layout.multiple_of can promise more)")
+    return None
+
+
+def _extent_divisor(root: ViewOp, d: int, divisibility) -> int:
+    """What the dynamic extent of mode d of the root view is known to be a multiple of:
+    its `divisible` promise, or the AxisInfo divisibility of its index operand (1 for a
+    mode of several leaves)."""
+    lay = root.result.type.cute_layout
+    mode = views.modes(lay)[d]
+    if len(leaves(mode)) != 1:
+        return 1
+    # dynamic shape values come first, in the leaves' order
+    i = sum(1 for k, m in enumerate(views.modes(lay)) if k < d for n, _ in leaves(m) if n is DYN)
+    k = root.divisors()[i]
+    if divisibility is not None:
+        k = max(k, divisibility(root.dynamic[i]))
+    return k
+
+
 PROMISE_UNIT = 2**40 + 1
 """An odd stand-in for the unknown factor of a dynamic stride promised to be a multiple
 of k (`layout.view {divisible}`): the stride is analysed as k * PROMISE_UNIT, which is
@@ -176,10 +225,10 @@ def _layout_obstacle(
     if d >= len(ms):
         return f"the view has no mode {d}"
     run = mode_contiguity(ms[d])
-    # a run as long as a dynamic extent: mode d is that one stride-1 leaf, whose end
-    # is the tensor's edge, where per-lane masks stop a vector
-    dyn_edge = run is DYN and lanes_masked and len(leaves(ms[d])) == 1
-    if not dyn_edge and (run is DYN or run == 0 or run % v):
+    # mode d is one stride-1 leaf whose end is the tensor's edge (its extent static or
+    # dynamic, a multiple of v or not), where per-lane masks stop a vector
+    edge = lanes_masked and len(leaves(ms[d])) == 1 and leaves(ms[d])[0][1] == 1
+    if not edge and (run is DYN or run == 0 or run % v):
         return f"mode {d} of {shown} has no stride-1 run that {v} divides"
     # every stride except the stride-1 run of mode d is a multiple of v
     for k, m in enumerate(ms):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -28,7 +28,8 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, element_bytes, to_linear
 
 from ._analysis import depends_on_thread, leaves, memory_order
-from ._vector_legality import register_run, vector_obstacle, view_vector_ok, widest
+from ._axis_info import AxisInfoAnalysis
+from ._vector_legality import mask_obstacle, register_run, vector_obstacle, view_vector_ok, widest
 from .distribute import thread_layout
 
 ASYNC_BYTES = (4, 8, 16)
@@ -53,9 +54,17 @@ class VectorizePass(ModulePass):
       storage) is a multiple of v*E, a swizzled view keeps v within one swizzle unit.
       v*E <= max-bytes; v is a power of two. A dynamic stride counts as a multiple of
       what its `layout.view` promises (`divisible`), else of nothing. A masked view's
-      extent (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so
-      tiles inside the tensor move whole vectors and only a tile across its edge
-      falls back to per-element accesses. Where v is 1 the access has no `vector`
+      extent (static or dynamic, a multiple of v or not) does not limit v.
+      A masked access (a masked view, a `mask` operand) with v > 1 gets
+      `uniform_mask` where each mask is the same over every vector, so that one
+      predicate guards it (`other` filling a whole vector, whatever its value): the
+      view's mask `origin + x < bound` agrees over v lanes when v divides the bound
+      (the extent the first masked tile was cut from: static, promised by
+      `layout.view {divisible}`, or a multiple by AxisInfo), the origins being
+      multiples of the tile extents; a `mask` operand when AxisInfo finds it
+      constant over runs of v along d (`arange(0, T) < N` with N a multiple of v).
+      Otherwise `lower-to-gpu` moves each vector whole where all its lanes hold and
+      lane by lane where they do not (the note says why). Where v is 1 the access has no `vector`
       (the lowering's per-element default). Where v is less than the registers'
       run, the op's `tilec.vector_note` attribute says why (`--print-between-passes`
       shows it): the register run of 1, a layout that has no linear form, or the
@@ -101,15 +110,16 @@ class VectorizePass(ModulePass):
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy_name == "async" or (self.async_ and c.strategy_name is None):
                 self._make_async(c)
+        axis = AxisInfoAnalysis()  # what is known of masks and index values
         for o in op.walk():
             if isinstance(o, LoadOp):
-                self._set_vector(o, o.view, o.result.type)
+                self._set_vector(o, o.view, o.result.type, axis)
             elif isinstance(o, StoreOp):
-                self._set_vector(o, o.view, o.value.type)
+                self._set_vector(o, o.view, o.value.type, axis)
 
     # ------------------------------------------------------------------ load/store
 
-    def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
+    def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type, axis: AxisInfoAnalysis) -> None:
         op.attributes.pop(NOTE, None)
         try:
             ll = to_linear(value_type.encoding, list(value_type.get_shape()))
@@ -124,6 +134,13 @@ class VectorizePass(ModulePass):
             op.properties["vector"] = IntegerAttr(v, i64)
         else:
             op.properties.pop("vector", None)  # the lowering's per-element default
+        op.properties.pop("uniform_mask", None)
+        if v > 1 and (view.type.is_masked or op.mask is not None):
+            why = _mask_obstacle(op, view, d, v, axis)
+            if why is None:
+                op.properties["uniform_mask"] = UnitAttr()
+            else:
+                return _note(op, f"vector {v}, its lanes masked one by one where they disagree: {why}")
         if run == 1:
             return _note(op, "vector 1: register 1 is not the element after register 0 along any dim "
                              "(a register run of 1)")
@@ -223,6 +240,20 @@ registers hold consecutively (shown by `--print-between-passes`; nothing reads i
 
 def _note(op: Operation, text: str) -> None:
     op.attributes[NOTE] = StringAttr(text)
+
+
+def _mask_obstacle(op: LoadOp | StoreOp, view: SSAValue, d: int, v: int, axis: AxisInfoAnalysis) -> str | None:
+    """None when the view's mask and the op's `mask` are each the same over every
+    vector of v along d (`uniform_mask`); else why not."""
+    if view.type.is_masked:
+        why = mask_obstacle(view, d, v, lambda x: axis.get(x).divisibility[0])
+        if why is not None:
+            return why
+    if op.mask is not None:
+        k = axis.get(op.mask).constancy[d]
+        if k < v:
+            return f"the mask operand is known constant over runs of {k} along dim {d} only (AxisInfo)"
+    return None
 
 
 def _contiguous_run(t) -> int:

@@ -154,6 +154,7 @@ class LoadStoreLowering(KernelBase):
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, rt)
+        lanes = _lane_validity(op)
         other = self.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
@@ -162,7 +163,7 @@ class LoadStoreLowering(KernelBase):
 
             def read(group: list[int]) -> list:
                 g = group[0]
-                return self.masked_read(v, offs(g), [ok(r) for r in group], lambda r0: offs(g + r0), vec, elem, other)
+                return self.masked_read(v, offs(g), lanes(ok, group), lambda r0: offs(g + r0), vec, elem, other)
 
             return read_in_groups(regs, vec, read)
 
@@ -196,7 +197,10 @@ class LoadStoreLowering(KernelBase):
             x = self.guarded_read(valid[0], lambda: self.load_vec(v, off0, n),
                                   lambda: b.add(vector.BroadcastOp(fill, VectorType(elem, [n]))).results[0])
             return [self.extract(x, j) for j in range(n)]
-        # one element, or lanes that differ: scalar guarded loads
+        if n > 1 and not any(c is False for c in valid):
+            # lanes that may differ: the vector where all hold, else lane by lane
+            return self._read_all_or_lanes(v, [off0] + [offs(j) for j in range(1, n)], valid, elem, fill)
+        # one element, or lanes some of which never hold: scalar guarded loads
         outs = []
         for j, c in enumerate(valid):
             o = off0 if n == 1 else offs(j)  # computed before the scf.if, as used after it
@@ -252,6 +256,10 @@ class LoadStoreLowering(KernelBase):
             with b.at(tb):
                 plain(False)
                 b.add(scf.YieldOp())
+            return
+        if not any(c is False for c in valid):
+            # lanes that may differ: the vector where all hold, else lane by lane
+            self._write_all_or_lanes(v, xs, [off0] + [offs(j) for j in range(1, n)], valid)
             return
         plain(True)
 
@@ -311,6 +319,7 @@ class LoadStoreLowering(KernelBase):
         valid = self._with_mask(op, valid)
         regs = self.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
+        lanes = _lane_validity(op)
         owner = self.store_owner(ll)
 
         def emit(masked: bool) -> list:
@@ -322,7 +331,7 @@ class LoadStoreLowering(KernelBase):
                 group = list(range(g, g + vec))
                 for r in group:
                     seen.add(regs[r])
-                vs = [b.land(owner, ok(r)) for r in group]
+                vs = [b.land(owner, c) for c in lanes(ok, group)]
                 self.masked_write(v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
@@ -331,3 +340,11 @@ class LoadStoreLowering(KernelBase):
         else:
             emit(True)
 
+
+def _lane_validity(op: layout.LoadOp | layout.StoreOp):
+    """lanes(ok, group): the validity of each register of a vector group. With
+    `uniform_mask` (`vectorize` proved the masks the same over each vector) the first
+    register's stands for all, so one predicate guards the whole vector."""
+    if op.uniform_mask is not None:
+        return lambda ok, group: [ok(group[0])] * len(group)
+    return lambda ok, group: [ok(r) for r in group]

@@ -111,12 +111,13 @@ func.func @three_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16
   func.return
 }
 
-// Masked: 1000 is a multiple of 4, vectors never straddle the edge; 1002 only of 2.
+// Masked: 1000 is a multiple of 4, vectors never straddle the edge (one predicate per
+// vector: uniform_mask); 1002 only of 2.
 // CHECK-LABEL: func.func @masked
-// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64, uniform_mask}
 // CHECK-LABEL: func.func @masked_odd
-// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
-// CHECK:         layout.store %{{.*}} {vector = 2 : i64}
+// CHECK:         layout.load %{{.*}} {{.*}}vector = 2 : i64, uniform_mask}
+// CHECK:         layout.store %{{.*}} {{.*}}vector = 2 : i64, uniform_mask}
 func.func @masked(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
