@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.arg_spec import ArgSpec
 
 from tilec.support.diagnostics import TilecError
@@ -105,52 +106,56 @@ class VectorizePass(ModulePass):
         b = self.max_bytes
         if b <= 0 or b & (b - 1) or b > 16:
             raise TilecError(f"vectorize: max-bytes={b} must be a power of two in [1, 16]")
-        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
-            self._vectorize_fragments(c)
-        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
-            if c.strategy_name == "async" or (self.async_ and c.strategy_name is None):
-                self._make_async(c)
-        axis = AxisInfoAnalysis()  # what is known of masks and index values
-        for o in op.walk():
-            if isinstance(o, LoadOp):
-                self._set_vector(o, o.view, o.result.type, axis)
-            elif isinstance(o, StoreOp):
-                self._set_vector(o, o.view, o.value.type, axis)
+        # three local rewrites, each a pattern over the whole module in turn (each
+        # needs the previous one done everywhere: cp.async stages the vectorized
+        # fragments; widths are set on the accesses that remain)
+        stage = StageAsync(self.async_)
+        for pattern in (
+            VectorizeFragments(self.max_bytes),
+            stage,
+            SetVectorWidth(self.max_bytes, AxisInfoAnalysis()),
+        ):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+            if stage.refused:  # raised here, not inside the walk (which would dump the module)
+                raise stage.refused[0]
 
-    # ------------------------------------------------------------------ load/store
 
-    def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type, axis: AxisInfoAnalysis) -> None:
-        op.attributes.pop(NOTE, None)
-        try:
-            ll = to_linear(value_type.encoding, list(value_type.get_shape()))
-        except LayoutError as e:
-            return _note(op, f"vector 1: no linear layout ({e})")
-        d, run = register_run(ll)
-        eb = element_bytes(view.type.element_type)
-        cap = max(1, self.max_bytes // eb)
-        # loads and stores mask each lane: a masked view's edge costs no width
-        v = widest(run, cap, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
-        if v > 1:
-            op.properties["vector"] = IntegerAttr(v, i64)
-        else:
-            op.properties.pop("vector", None)  # the lowering's per-element default
-        op.properties.pop("uniform_mask", None)
-        if v > 1 and (view.type.is_masked or op.mask is not None):
-            why = _mask_obstacle(op, view, d, v, axis)
-            if why is None:
-                op.properties["uniform_mask"] = UnitAttr()
-            else:
-                return _note(op, f"vector {v}, its lanes masked one by one where they disagree: {why}")
-        if run == 1:
-            return _note(op, "vector 1: register 1 is not the element after register 0 along any dim "
-                             "(a register run of 1)")
-        if v < min(run, cap):
-            why = vector_obstacle(view, d, v * 2, eb, lanes_masked=True)
-            _note(op, f"vector {v} of a register run of {run} along dim {d}: {v * 2} is not legal: {why}")
+NOTE = "tilec.vector_note"
+"""The attribute in which `vectorize` says why an access moves fewer elements than its
+registers hold consecutively (shown by `--print-between-passes`; nothing reads it)."""
 
-    # ------------------------------------------------------------------ fragments
 
-    def _vectorize_fragments(self, copy: CopyOp) -> None:
+def _note(op: Operation, text: str) -> None:
+    op.attributes[NOTE] = StringAttr(text)
+
+
+def _mask_obstacle(op: LoadOp | StoreOp, view: SSAValue, d: int, v: int, axis: AxisInfoAnalysis) -> str | None:
+    """None when the view's mask and the op's `mask` are each the same over every
+    vector of v along d (`uniform_mask`); else why not."""
+    if view.type.is_masked:
+        why = mask_obstacle(view, d, v, lambda x: axis.get(x).divisibility[0])
+        if why is not None:
+            return why
+    if op.mask is not None:
+        k = axis.get(op.mask).constancy[d]
+        if k < v:
+            return f"the mask operand is known constant over runs of {k} along dim {d} only (AxisInfo)"
+    return None
+
+
+@dataclass
+class VectorizeFragments(RewritePattern):
+    """A `layout.copy` of two fragments (both sides `layout.distribute` of a tile by the
+    same thread layout and thread id) becomes the copy of the same tiles wrapped in
+    `layout.vectorize` with the widest legal v along the mode the threads run along,
+    distributed over the vectors by as many threads. Not handled (left as they are):
+    fragments of vectorized or swizzled tiles, tiles of different layout kinds or of
+    dynamic shape, thread layouts of another rank, and v = 1."""
+
+    max_bytes: int
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, copy: CopyOp, rewriter: PatternRewriter) -> None:
         fs, fd = copy.source.owner, copy.dest.owner
         if not (isinstance(fs, DistributeOp) and isinstance(fd, DistributeOp)):
             return
@@ -197,21 +202,35 @@ class VectorizePass(ModulePass):
         nc = CopyOp(ns.result, nd.result, strategy=copy.strategy)
         new: list[Operation] = [vs, vd, ns, nd, nc]
         copy_loc(copy, *new)
-        Rewriter.insert_op(new, InsertPoint.before(copy))
-        Rewriter.erase_op(copy)
+        rewriter.insert(new, InsertPoint.before(copy))
+        rewriter.erase(copy)
         for f in {fs, fd}:
             if not f.result.uses:
-                Rewriter.erase_op(f)
+                rewriter.erase(f)
 
-    # ------------------------------------------------------------------ async
 
-    def _make_async(self, copy: CopyOp) -> None:
+@dataclass
+class StageAsync(RewritePattern):
+    """A thread-level gmem -> smem `layout.copy` whose elements come in runs of 4, 8 or
+    16 contiguous bytes becomes `layout.copy_async` + `layout.async_wait {pending = 0}`
+    (with `async_`, or where its strategy is `async`, which refuses, located, a copy
+    that cannot be one). Not handled: copies of other spaces, block-level copies, the
+    `simt` strategy."""
+
+    async_: bool
+    refused: list[TilecError] = field(default_factory=list)
+    """Where a copy whose strategy is `async` cannot be made one: why (the pass raises)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, copy: CopyOp, rewriter: PatternRewriter) -> None:
+        if not (copy.strategy_name == "async" or (self.async_ and copy.strategy_name is None)):
+            return
         st, dt = copy.source.type, copy.dest.type
         chosen = copy.strategy_name == "async"
 
         def cannot(why: str) -> None:
             if chosen:  # the program asked for cp.async: say why it cannot be
-                raise TilecError(f"vectorize: copy strategy async: {why}", op=copy)
+                self.refused.append(TilecError(f"vectorize: copy strategy async: {why}", op=copy))
 
         if not (st.memory_space == "gmem" and dt.memory_space == "smem"):
             return
@@ -230,30 +249,55 @@ class VectorizePass(ModulePass):
         a = CopyAsyncOp(copy.source, copy.dest)
         w = AsyncWaitOp(0)
         copy_loc(copy, a, w)
-        Rewriter.replace_op(copy, [a, w], [])
+        rewriter.replace(copy, [a, w], [])
 
 
-NOTE = "tilec.vector_note"
-"""The attribute in which `vectorize` says why an access moves fewer elements than its
-registers hold consecutively (shown by `--print-between-passes`; nothing reads it)."""
+@dataclass
+class SetVectorWidth(RewritePattern):
+    """Sets, in place, the `vector`, `uniform_mask` and `tilec.vector_note` of a
+    `layout.load` / `layout.store` (the pass documentation says how); `axis` holds what
+    is known of masks and index values, shared by the whole walk."""
 
+    max_bytes: int
+    axis: AxisInfoAnalysis
 
-def _note(op: Operation, text: str) -> None:
-    op.attributes[NOTE] = StringAttr(text)
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op, LoadOp):
+            self._set(op, op.view, op.result.type)
+        else:
+            self._set(op, op.view, op.value.type)
+        rewriter.notify_op_modified(op)
 
-
-def _mask_obstacle(op: LoadOp | StoreOp, view: SSAValue, d: int, v: int, axis: AxisInfoAnalysis) -> str | None:
-    """None when the view's mask and the op's `mask` are each the same over every
-    vector of v along d (`uniform_mask`); else why not."""
-    if view.type.is_masked:
-        why = mask_obstacle(view, d, v, lambda x: axis.get(x).divisibility[0])
-        if why is not None:
-            return why
-    if op.mask is not None:
-        k = axis.get(op.mask).constancy[d]
-        if k < v:
-            return f"the mask operand is known constant over runs of {k} along dim {d} only (AxisInfo)"
-    return None
+    def _set(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
+        axis = self.axis
+        op.attributes.pop(NOTE, None)
+        try:
+            ll = to_linear(value_type.encoding, list(value_type.get_shape()))
+        except LayoutError as e:
+            return _note(op, f"vector 1: no linear layout ({e})")
+        d, run = register_run(ll)
+        eb = element_bytes(view.type.element_type)
+        cap = max(1, self.max_bytes // eb)
+        # loads and stores mask each lane: a masked view's edge costs no width
+        v = widest(run, cap, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
+        if v > 1:
+            op.properties["vector"] = IntegerAttr(v, i64)
+        else:
+            op.properties.pop("vector", None)  # the lowering's per-element default
+        op.properties.pop("uniform_mask", None)
+        if v > 1 and (view.type.is_masked or op.mask is not None):
+            why = _mask_obstacle(op, view, d, v, axis)
+            if why is None:
+                op.properties["uniform_mask"] = UnitAttr()
+            else:
+                return _note(op, f"vector {v}, its lanes masked one by one where they disagree: {why}")
+        if run == 1:
+            return _note(op, "vector 1: register 1 is not the element after register 0 along any dim "
+                             "(a register run of 1)")
+        if v < min(run, cap):
+            why = vector_obstacle(view, d, v * 2, eb, lanes_masked=True)
+            _note(op, f"vector {v} of a register run of {run} along dim {d}: {v * 2} is not legal: {why}")
 
 
 def _contiguous_run(t) -> int:
