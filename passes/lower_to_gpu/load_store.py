@@ -343,8 +343,10 @@ class LoadStoreLowering(KernelBase):
 
 def _lane_validity(op: layout.LoadOp | layout.StoreOp):
     """lanes(ok, group): the validity of each register of a vector group. With
-    `uniform_mask` (`vectorize` proved the masks the same over each vector) the first
-    register's stands for all, so one predicate guards the whole vector."""
-    if op.uniform_mask is not None:
+    `uniform_mask` (`vectorize` proved the masks the same over each vector of its
+    `vector`; a pass that drops the `vector`, as a reload in another layout does,
+    drops the claim) the first register's stands for all, so one predicate guards the
+    whole vector."""
+    if op.uniform_mask is not None and op.vector is not None:
         return lambda ok, group: [ok(group[0])] * len(group)
     return lambda ok, group: [ok(r) for r in group]
