@@ -121,3 +121,50 @@ def test_row_load_compiles(dtype):
     vec = "f32x4" if dtype == "f32" else "f16x8"
     assert f"reinterpret_cast<const {vec}*>(src" in text and "src[" not in text
     compile_sm90_or_skip(text)
+
+
+# the issue's user program: one row per block, a masked power-of-two tile, other = -inf,
+# a run-time M (examples/softmax.mlir with N = 1000 under a 1024-wide tile)
+SOFTMAX = """
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>
+#r = #layout.slice<{dim = 1, parent = #b}>
+!G = !layout.tensor<f32, #layout.cute<(?,1000):(1000,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(1,1024):(1000,1)>, gmem, masked>
+func.func @softmax(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index) attributes {tilec.args = {m = 3 : index}} {
+  %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !G
+  %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(64) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 1024>} : !G -> !T
+    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 1024>} : !G -> !T
+    %ninf = arith.constant 0xFF800000 : f32
+    %x = layout.load %ta, %ninf : f32 : !T -> tensor<1x1024xf32, #b>
+    %mx = layout.reduce %x {axis = 1 : i64, kind = "max"} : tensor<1x1024xf32, #b> -> tensor<1xf32, #r>
+    %mb1 = layout.expand_dims %mx {axis = 1 : i64} : tensor<1xf32, #r> -> tensor<1x1xf32, #b>
+    %mb = layout.broadcast %mb1 : tensor<1x1xf32, #b> -> tensor<1x1024xf32, #b>
+    %d = arith.subf %x, %mb : tensor<1x1024xf32, #b>
+    %e = math.exp %d : tensor<1x1024xf32, #b>
+    %s = layout.reduce %e {axis = 1 : i64, kind = "add"} : tensor<1x1024xf32, #b> -> tensor<1xf32, #r>
+    %one = arith.constant 1.000000e+00 : f32
+    %ones = layout.splat %one : f32 -> tensor<1xf32, #r>
+    %inv = arith.divf %ones, %s : tensor<1xf32, #r>
+    %ib1 = layout.expand_dims %inv {axis = 1 : i64} : tensor<1xf32, #r> -> tensor<1x1xf32, #b>
+    %ib = layout.broadcast %ib1 : tensor<1x1xf32, #b> -> tensor<1x1024xf32, #b>
+    %y = arith.mulf %e, %ib : tensor<1x1024xf32, #b>
+    layout.store %y, %tb : tensor<1x1024xf32, #b>, !T
+  }
+  func.return
+}
+"""
+
+
+def test_masked_softmax_moves_whole_vectors():
+    from helpers.equivalence import assert_pass_preserves
+
+    after = assert_pass_preserves(SOFTMAX, "default", seeds=(0, 1))
+    text = emit(after, "cuda")
+    assert "reinterpret_cast<const f32x4*>(src" in text and "reinterpret_cast<f32x4*>(dst" in text
+    assert "src[" not in text and "dst[" not in text  # no element read or written alone
+    compile_sm90_or_skip(text)
