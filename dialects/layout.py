@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
@@ -1024,7 +1025,10 @@ class LoadOp(IRDLOperation):
     top-level mode). Elements missing from a masked view, and elements where the
     optional `mask` (a tensor of i1 in the result's layout, Gluon's `mask=`) is false,
     are not read and are `other` (default 0; Gluon's `other=`). `vector` (set by
-    `vectorize`) is the number of consecutive register elements moved per access.
+    `vectorize`) is the number of consecutive register elements moved per access;
+    `uniform_mask` (also set by it) says that the view's mask and `mask` are each the
+    same over every vector, so that one predicate guards each (otherwise a vector
+    whose lanes disagree is read lane by lane).
     From shared memory into a layout of 16-bit elements (an MMA operand layout, for
     one), `lower-to-gpu` issues `ldmatrix` (x1/x2/x4, `.trans`) when the register
     layout composed with the view's offsets gives each 8x8 matrix 16-byte-aligned,
@@ -1039,6 +1043,7 @@ class LoadOp(IRDLOperation):
     other = opt_operand_def()
     mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     assembly_format = (
         "$view (`,` $other^ `:` type($other))? (`mask` $mask^ `:` type($mask))? attr-dict "
@@ -1065,9 +1070,10 @@ class LoadOp(IRDLOperation):
 class StoreOp(IRDLOperation):
     """Each thread stores the elements it owns to the view (inverse of `layout.load`);
     elements missing from a masked view, and elements where the optional `mask` (a
-    tensor of i1 in the value's layout) is false, are not stored. To shared memory on
-    sm_90, a layout that fits `stmatrix` (as `ldmatrix` for `layout.load`; each element
-    held by one thread) is stored with it.
+    tensor of i1 in the value's layout) is false, are not stored. `vector` and
+    `uniform_mask` as for `layout.load`. To shared memory on sm_90, a layout that fits
+    `stmatrix` (as `ldmatrix` for `layout.load`; each element held by one thread) is
+    stored with it.
 
         layout.store %v, %t : tensor<64x64xf32, #layout.blocked<...>>, !layout.tensor<...>
         layout.store %v, %t mask %m : tensor<64x64xi1, #b> : tensor<64x64xf32, #b>, !layout.tensor<...>"""
@@ -1078,6 +1084,7 @@ class StoreOp(IRDLOperation):
     view = operand_def(TensorViewType)
     mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
+    uniform_mask = opt_prop_def(UnitAttr)
     assembly_format = (
         "$value `,` $view (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($view)"
     )

@@ -35,6 +35,8 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import PtrType, element_bytes
 
+from ._vector_legality import register_run
+
 MAX_DIV = 1 << 30
 """The divisibility of 0 (Triton's highest power of two)."""
 
@@ -260,31 +262,14 @@ class AccessWidth:
 
 def access_width(ll, ptrs: AxisInfo, mask: AxisInfo | None, elem_bytes: int, max_bytes: int) -> AccessWidth:
     """The widest vector of consecutive registers of a thread that are consecutive,
-    aligned addresses: along the dim d that the first register bases run along (bases
-    1, 2, 4, .. of d), at most the contiguity of the addresses along d, with the first
-    address of each vector a multiple of its size (divisibility), at most `max_bytes`,
-    and with every other basis a multiple of it along d (so a vector starts at a
-    multiple of its size)."""
-    regs = ll.get_bases("register")
-    best_d, best_k = 0, 0
-    for d in range(ll.rank):
-        k = 0
-        while k < len(regs) and regs[k] == tuple((1 << k) if e == d else 0 for e in range(ll.rank)):
-            k += 1
-        if k > best_k:
-            best_d, best_k = d, k
-    d = best_d
-    v = 1 << best_k
+    aligned addresses: at most the layout's register run along its dim d
+    (`_vector_legality.register_run`: bases 1, 2, 4, .. of d, every other basis a
+    multiple of it, so a vector starts at a multiple of its size), at most the
+    contiguity of the addresses along d, with the first address of each vector a
+    multiple of its size (divisibility), at most `max_bytes`."""
+    d, v = register_run(ll)
     v = min(v, ptrs.contiguity[d], max(1, max_bytes // elem_bytes))
     while v > 1 and ptrs.divisibility[d] % (v * elem_bytes):
-        v //= 2
-    others = [
-        bs[d]
-        for name in ("register", "lane", "warp", "block")
-        for i, bs in enumerate(ll.get_bases(name))
-        if not (name == "register" and i < best_k)
-    ]
-    while v > 1 and any(x % v for x in others):
         v //= 2
     uniform = mask is None or mask.constancy[d] >= v
     return AccessWidth(v, uniform, d)

@@ -11,7 +11,10 @@ hints, so the same printed MLIR and CUDA), for every input:
     * moving a constant operand to the right of a commutative integer op
       (`SignlessIntegerBinaryOperationConstantProp` builds `type(op)(rhs, lhs)`: no
       attributes, default properties, the old result's name hint).
-  Those two are done directly, in one pass over the ops.
+  The dead ops are erased by a hand-written fixpoint (a global walk, as xDSL's
+  `region_dce`); the swaps are xDSL's own pattern, applied by a `PatternRewriter` to
+  the ops the scan found (a `PatternRewriteWalker` visiting every op to find them
+  costs 50-100 ms on a kernel of 2000 ops, more than the rest of the pass).
 - Anything else that could fire (a foldable op: both operands constant, a unit or
   absorbing constant on the right; an `scf.if` on a constant; `cmpi` of a value with
   itself; a float op with a constant operand; an op class with patterns or a folder
@@ -19,7 +22,7 @@ hints, so the same printed MLIR and CUDA), for every input:
   and the generic `CanonicalizePass` runs on the untouched module instead.
 
 `apply_tracked` does the same and returns the ops whose verification may have changed
-(the ops rewritten in place and the parents of erased ops), or None after the generic
+(the swapped ops and the parents of erased ops), or None after the generic
 pass: `compiler/pipeline.run_pipeline` verifies only those again."""
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation, OpResult
 from xdsl.irdl import IRDLOperation
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener
 from xdsl.traits import (
     Commutative,
     ConstantLike,
@@ -121,9 +125,6 @@ def _constant(v) -> object:
     return _NOT_CONSTANT
 
 
-_default_properties: dict[type, dict] = {}
-
-
 def _scan(module: ModuleOp) -> list[Operation] | None:
     """The commutative ops to swap, or None when canonicalize may do anything else
     than swapping those and erasing dead ops."""
@@ -148,8 +149,6 @@ def _scan(module: ModuleOp) -> list[Operation] | None:
                     if op.is_right_unit(c) or op.is_right_zero(c):
                         return None
                 if lhs is not _NOT_CONSTANT and commutative:
-                    if op.properties != _defaults(op):
-                        return None
                     swaps.append(op)
         elif kind == _FLOAT_BINARY:
             if any(_constant(v) is not _NOT_CONSTANT for v in op.operands):
@@ -166,16 +165,6 @@ def _scan(module: ModuleOp) -> list[Operation] | None:
             if len(region.blocks) > 1:
                 return None  # region_dce may erase blocks
     return swaps
-
-
-def _defaults(op: Operation) -> dict:
-    """The properties of `type(op)(rhs, lhs)`: what the swap gives the op."""
-    cls = type(op)
-    if cls not in _default_properties:
-        probe = cls(op.operands[1], op.operands[0])
-        _default_properties[cls] = dict(probe.properties)
-        probe.erase()
-    return _default_properties[cls]
 
 
 def _erase_dead(module: ModuleOp, touched: list[Operation]) -> set[Operation]:
@@ -205,6 +194,15 @@ def _erase_dead(module: ModuleOp, touched: list[Operation]) -> set[Operation]:
     return erased
 
 
+class _Touched(PatternRewriterListener):
+    """Collects the ops a rewrite inserted (the swapped commutative ops)."""
+
+    def __init__(self):
+        super().__init__()
+        self.touched: list[Operation] = []
+        self.operation_insertion_handler.append(self.touched.append)
+
+
 class Canonicalize(CanonicalizePass):
     """Applies all canonicalization patterns.
 
@@ -225,12 +223,13 @@ class Canonicalize(CanonicalizePass):
             return None
         touched: list[Operation] = []
         erased = _erase_dead(op, touched)
+        # the constants moved right by xDSL's own pattern, on the ops the scan found
+        # (a walker over every op costs more than the rest of the pass: see the module doc)
+        seen = _Touched()
+        swap = SignlessIntegerBinaryOperationConstantProp()
         for o in swaps:
-            if o in erased:
-                continue
-            # what `rewriter.replace(op, type(op)(op.rhs, op.lhs))` leaves, in place
-            lhs, rhs = o.operands
-            o.operands = (rhs, lhs)
-            o.attributes.clear()
-            touched.append(o)
-        return [o for o in dict.fromkeys(touched) if o not in erased]
+            if o not in erased:
+                rewriter = PatternRewriter(o)
+                rewriter.extend_from_listener(seen)
+                swap.match_and_rewrite(o, rewriter)
+        return [o for o in dict.fromkeys(touched + seen.touched) if o not in erased]

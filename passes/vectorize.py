@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.arg_spec import ArgSpec
 
 from tilec.support.diagnostics import TilecError
@@ -25,16 +26,11 @@ from tilec.dialects.layout import (
     enclosing_launch,
 )
 from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout_attrs import (
-    BlockedLayoutAttr,
-    ComposedLayoutAttr,
-    SliceLayoutAttr,
-    element_bytes,
-    to_linear,
-)
+from tilec.dialects.layout_attrs import ComposedLayoutAttr, element_bytes, to_linear
 
 from ._analysis import depends_on_thread, leaves, memory_order
-from ._vector_legality import view_vector_ok, widest
+from ._axis_info import AxisInfoAnalysis
+from ._vector_legality import mask_obstacle, register_run, vector_obstacle, view_vector_ok, widest
 from .distribute import thread_layout
 
 ASYNC_BYTES = (4, 8, 16)
@@ -45,22 +41,35 @@ ASYNC_BYTES = (4, 8, 16)
 class VectorizePass(ModulePass):
     """Give each access the widest vector that the layouts' contiguity and the buffers' alignment allow.
 
-    * `layout.load` / `layout.store` of a `#layout.blocked` value: the `vector`
-      property is set to the number v of consecutive registers of a thread (along the
-      layout's fastest `order` dim d, at most sizePerThread[d] and the extent) that are
-      consecutive in memory in the view and aligned: mode d of the view has a stride-1
-      run that v divides, every other stride of the view and of the views it was tiled
-      from is a multiple of v, every tile extent along d is a multiple of v, the root
-      pointer's `align` (16 bytes for `layout.alloc` storage) is a multiple of v*E, a
-      swizzled view keeps v within one swizzle unit. v*E <= max-bytes; v is a power of
-      two, 1 when nothing wider is legal. A dynamic stride counts as a multiple of what
-      its `layout.view` promises (`divisible`), else of nothing. A masked view's extent
-      (static or dynamic) does not limit v: `lower-to-gpu` masks each lane, so tiles
-      inside the tensor move whole vectors and only a tile across its edge falls back
-      to per-element accesses. A `#layout.slice` value (a row's weights in a layer
-      norm) is bounded instead by the run of its linear form's registers along one dim
-      (`register_run`: its parent's sizePerThread along the kept dim, when lanes and
-      warps step by multiples of it); a slice with no run wider than 1 gets no `vector`.
+    * `layout.load` / `layout.store` of a distributed value, whatever its encoding
+      (blocked, slice, linear, MMA accumulator, dot operand: every
+      `DistributedEncoding`, through its linear layout): the `vector` property is
+      set to the number v of consecutive registers of a thread that are consecutive
+      in memory in the view and aligned. The registers bound v first (`register_run`:
+      register bases 1, 2, 4, .. along one dim d and every other basis a multiple of
+      v along d; a blocked layout's sizePerThread along its first `order` dim, a
+      slice's parent's, an MMA accumulator's pairs of columns); then the view: mode d
+      has a stride-1 run that v divides, every other stride of the view and of the
+      views it was tiled from is a multiple of v, every tile extent along d is a
+      multiple of v, the root pointer's `align` (16 bytes for `layout.alloc`
+      storage) is a multiple of v*E, a swizzled view keeps v within one swizzle unit.
+      v*E <= max-bytes; v is a power of two. A dynamic stride counts as a multiple of
+      what its `layout.view` promises (`divisible`), else of nothing. A masked view's
+      extent (static or dynamic, a multiple of v or not) does not limit v.
+      A masked access (a masked view, a `mask` operand) with v > 1 gets
+      `uniform_mask` where each mask is the same over every vector, so that one
+      predicate guards it (`other` filling a whole vector, whatever its value): the
+      view's mask `origin + x < bound` agrees over v lanes when v divides the bound
+      (the extent the first masked tile was cut from: static, promised by
+      `layout.view {divisible}`, or a multiple by AxisInfo), the origins being
+      multiples of the tile extents; a `mask` operand when AxisInfo finds it
+      constant over runs of v along d (`arange(0, T) < N` with N a multiple of v).
+      Otherwise `lower-to-gpu` moves each vector whole where all its lanes hold and
+      lane by lane where they do not (the note says why). Where v is 1 the access has no `vector`
+      (the lowering's per-element default). Where v is less than the registers'
+      run, the op's `tilec.vector_note` attribute says why (`--print-between-passes`
+      shows it): the register run of 1, a layout that has no linear form, or the
+      first condition on the view that twice v breaks.
     * `layout.copy` of fragments (both sides `layout.distribute` of a tile by the same
       thread layout and thread id, CuTe `local_partition`): both tiles are wrapped in
       `layout.vectorize` with v elements along the mode the threads run along (fastest
@@ -97,43 +106,56 @@ class VectorizePass(ModulePass):
         b = self.max_bytes
         if b <= 0 or b & (b - 1) or b > 16:
             raise TilecError(f"vectorize: max-bytes={b} must be a power of two in [1, 16]")
-        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
-            self._vectorize_fragments(c)
-        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
-            if c.strategy_name == "async" or (self.async_ and c.strategy_name is None):
-                self._make_async(c)
-        for o in op.walk():
-            if isinstance(o, LoadOp):
-                self._set_vector(o, o.view, o.result.type)
-            elif isinstance(o, StoreOp):
-                self._set_vector(o, o.view, o.value.type)
+        # three local rewrites, each a pattern over the whole module in turn (each
+        # needs the previous one done everywhere: cp.async stages the vectorized
+        # fragments; widths are set on the accesses that remain)
+        stage = StageAsync(self.async_)
+        for pattern in (
+            VectorizeFragments(self.max_bytes),
+            stage,
+            SetVectorWidth(self.max_bytes, AxisInfoAnalysis()),
+        ):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+            if stage.refused:  # raised here, not inside the walk (which would dump the module)
+                raise stage.refused[0]
 
-    # ------------------------------------------------------------------ load/store
 
-    def _set_vector(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
-        enc = value_type.encoding
-        shape = value_type.get_shape()
-        if isinstance(enc, BlockedLayoutAttr):
-            b = enc.data
-            d = b.order[0]
-            limit = min(b.size_per_thread[d], shape[d])
-        elif isinstance(enc, SliceLayoutAttr):
-            try:
-                d, limit = register_run(to_linear(enc, list(shape)))
-            except LayoutError:
-                return
-        else:
-            return
-        eb = element_bytes(view.type.element_type)
-        # loads and stores mask each lane: a masked view's edge costs no width
-        v = widest(limit, self.max_bytes // eb, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
-        if v == 1 and not isinstance(enc, BlockedLayoutAttr):
-            return  # nothing wider: a slice keeps the lowering's per-element default
-        op.properties["vector"] = IntegerAttr(v, i64)
+NOTE = "tilec.vector_note"
+"""The attribute in which `vectorize` says why an access moves fewer elements than its
+registers hold consecutively (shown by `--print-between-passes`; nothing reads it)."""
 
-    # ------------------------------------------------------------------ fragments
 
-    def _vectorize_fragments(self, copy: CopyOp) -> None:
+def _note(op: Operation, text: str) -> None:
+    op.attributes[NOTE] = StringAttr(text)
+
+
+def _mask_obstacle(op: LoadOp | StoreOp, view: SSAValue, d: int, v: int, axis: AxisInfoAnalysis) -> str | None:
+    """None when the view's mask and the op's `mask` are each the same over every
+    vector of v along d (`uniform_mask`); else why not."""
+    if view.type.is_masked:
+        why = mask_obstacle(view, d, v, lambda x: axis.get(x).divisibility[0])
+        if why is not None:
+            return why
+    if op.mask is not None:
+        k = axis.get(op.mask).constancy[d]
+        if k < v:
+            return f"the mask operand is known constant over runs of {k} along dim {d} only (AxisInfo)"
+    return None
+
+
+@dataclass
+class VectorizeFragments(RewritePattern):
+    """A `layout.copy` of two fragments (both sides `layout.distribute` of a tile by the
+    same thread layout and thread id) becomes the copy of the same tiles wrapped in
+    `layout.vectorize` with the widest legal v along the mode the threads run along,
+    distributed over the vectors by as many threads. Not handled (left as they are):
+    fragments of vectorized or swizzled tiles, tiles of different layout kinds or of
+    dynamic shape, thread layouts of another rank, and v = 1."""
+
+    max_bytes: int
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, copy: CopyOp, rewriter: PatternRewriter) -> None:
         fs, fd = copy.source.owner, copy.dest.owner
         if not (isinstance(fs, DistributeOp) and isinstance(fd, DistributeOp)):
             return
@@ -180,21 +202,35 @@ class VectorizePass(ModulePass):
         nc = CopyOp(ns.result, nd.result, strategy=copy.strategy)
         new: list[Operation] = [vs, vd, ns, nd, nc]
         copy_loc(copy, *new)
-        Rewriter.insert_op(new, InsertPoint.before(copy))
-        Rewriter.erase_op(copy)
+        rewriter.insert(new, InsertPoint.before(copy))
+        rewriter.erase(copy)
         for f in {fs, fd}:
             if not f.result.uses:
-                Rewriter.erase_op(f)
+                rewriter.erase(f)
 
-    # ------------------------------------------------------------------ async
 
-    def _make_async(self, copy: CopyOp) -> None:
+@dataclass
+class StageAsync(RewritePattern):
+    """A thread-level gmem -> smem `layout.copy` whose elements come in runs of 4, 8 or
+    16 contiguous bytes becomes `layout.copy_async` + `layout.async_wait {pending = 0}`
+    (with `async_`, or where its strategy is `async`, which refuses, located, a copy
+    that cannot be one). Not handled: copies of other spaces, block-level copies, the
+    `simt` strategy."""
+
+    async_: bool
+    refused: list[TilecError] = field(default_factory=list)
+    """Where a copy whose strategy is `async` cannot be made one: why (the pass raises)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, copy: CopyOp, rewriter: PatternRewriter) -> None:
+        if not (copy.strategy_name == "async" or (self.async_ and copy.strategy_name is None)):
+            return
         st, dt = copy.source.type, copy.dest.type
         chosen = copy.strategy_name == "async"
 
         def cannot(why: str) -> None:
             if chosen:  # the program asked for cp.async: say why it cannot be
-                raise TilecError(f"vectorize: copy strategy async: {why}", op=copy)
+                self.refused.append(TilecError(f"vectorize: copy strategy async: {why}", op=copy))
 
         if not (st.memory_space == "gmem" and dt.memory_space == "smem"):
             return
@@ -213,29 +249,55 @@ class VectorizePass(ModulePass):
         a = CopyAsyncOp(copy.source, copy.dest)
         w = AsyncWaitOp(0)
         copy_loc(copy, a, w)
-        Rewriter.replace_op(copy, [a, w], [])
+        rewriter.replace(copy, [a, w], [])
 
 
-def register_run(ll) -> tuple[int, int]:
-    """(d, k) for a linear layout: the largest power of two k such that registers g ..
-    g + k - 1 (g a multiple of k) hold k consecutive elements along dim d, the first at
-    a coordinate multiple of k: register bases 0 .. log2(k) - 1 are 1, 2, 4, ... along
-    d and nothing else, and every other basis (higher registers, lanes, warps) moves
-    along d by a multiple of k. (0, 1) when register 1 is not the next element along
-    any dim. A slice of a blocked layout (a row's weights, Gluon's
-    `SliceLayout(0, parent)`) keeps its parent's sizePerThread run this way."""
-    regs = ll.get_bases("register")
-    if not regs or sum(1 for c in regs[0] if c) != 1 or max(regs[0]) != 1:
-        return 0, 1
-    d = next(i for i, c in enumerate(regs[0]) if c)
-    bits = 0
-    while bits < len(regs) and all(c == (1 << bits if i == d else 0) for i, c in enumerate(regs[bits])):
-        bits += 1
-    others = regs[bits:] + [bs for name in ("lane", "warp", "block") for bs in ll.get_bases(name)]
-    k = 1 << bits
-    while k > 1 and any(bs[d] % k for bs in others):
-        k //= 2
-    return d, k
+@dataclass
+class SetVectorWidth(RewritePattern):
+    """Sets, in place, the `vector`, `uniform_mask` and `tilec.vector_note` of a
+    `layout.load` / `layout.store` (the pass documentation says how); `axis` holds what
+    is known of masks and index values, shared by the whole walk."""
+
+    max_bytes: int
+    axis: AxisInfoAnalysis
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op, LoadOp):
+            self._set(op, op.view, op.result.type)
+        else:
+            self._set(op, op.view, op.value.type)
+        rewriter.notify_op_modified(op)
+
+    def _set(self, op: LoadOp | StoreOp, view: SSAValue, value_type) -> None:
+        axis = self.axis
+        op.attributes.pop(NOTE, None)
+        try:
+            ll = to_linear(value_type.encoding, list(value_type.get_shape()))
+        except LayoutError as e:
+            return _note(op, f"vector 1: no linear layout ({e})")
+        d, run = register_run(ll)
+        eb = element_bytes(view.type.element_type)
+        cap = max(1, self.max_bytes // eb)
+        # loads and stores mask each lane: a masked view's edge costs no width
+        v = widest(run, cap, lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
+        if v > 1:
+            op.properties["vector"] = IntegerAttr(v, i64)
+        else:
+            op.properties.pop("vector", None)  # the lowering's per-element default
+        op.properties.pop("uniform_mask", None)
+        if v > 1 and (view.type.is_masked or op.mask is not None):
+            why = _mask_obstacle(op, view, d, v, axis)
+            if why is None:
+                op.properties["uniform_mask"] = UnitAttr()
+            else:
+                return _note(op, f"vector {v}, its lanes masked one by one where they disagree: {why}")
+        if run == 1:
+            return _note(op, "vector 1: register 1 is not the element after register 0 along any dim "
+                             "(a register run of 1)")
+        if v < min(run, cap):
+            why = vector_obstacle(view, d, v * 2, eb, lanes_masked=True)
+            _note(op, f"vector {v} of a register run of {run} along dim {d}: {v * 2} is not legal: {why}")
 
 
 def _contiguous_run(t) -> int:

@@ -72,7 +72,10 @@ class LowerToGpu(ModulePass):
     - `layout.cmpi`/`cmpf`/`select`, the integer casts and the `math` functions: their
       scalar op once per register.
     - `layout.load`/`store` with a computed `mask`: each element guarded by its mask
-      register (and the view's bounds), `other` where a load's mask is false.
+      register (and the view's bounds), `other` where a load's mask is false. A
+      masked `vector` access: one predicate per vector where `uniform_mask` says the
+      masks agree over it, else the vector where all its lanes hold and lane by lane
+      where they do not.
     - `scf.for` / `scf.if` / `scf.while` whose loop-carried values or results are
       distributed tensors: one iter_arg / result per distinct register of the thread
       (for scf.while: per value entering `before` and per value `scf.condition`

@@ -227,7 +227,10 @@ def masked_read(b: IndexBuilder, v: View, off0: IndexValue, valid: list, offs: l
         x = guarded_read(b, valid[0], lambda: load_vec(b, v, off0, n),
                               lambda: b.add(vector.BroadcastOp(fill, VectorType(elem, [n]))).results[0])
         return [extract(b, x, j) for j in range(n)]
-    # one element, or lanes that differ: scalar guarded loads
+    if n > 1 and not any(c is False for c in valid):
+        # lanes that may differ: the vector where all hold, else lane by lane
+        return read_all_or_lanes(b, v, [off0] + [offs(j) for j in range(1, n)], valid, elem, fill)
+    # one element, or lanes some of which never hold: scalar guarded loads
     outs = []
     for j, c in enumerate(valid):
         o = off0 if n == 1 else offs(j)  # computed before the scf.if, as used after it
@@ -286,7 +289,59 @@ def masked_write(b: IndexBuilder, v: View, xs: list, off0: IndexValue, valid: li
             plain(False)
             b.add(scf.YieldOp())
         return
+    if not any(c is False for c in valid):
+        # lanes that may differ: the vector where all hold, else lane by lane
+        write_all_or_lanes(b, v, xs, [off0] + [offs(j) for j in range(1, n)], valid)
+        return
     plain(True)
+
+
+def all_or_lanes(b: IndexBuilder, masks: list[IndexValue], whole, lanes, result_types=()):
+    """whole() where every lane's mask holds, else lanes(): an scf.if on their
+    conjunction (either body returns the values to yield)."""
+    tb, eb = Block(), Block()
+    with b.at(tb):
+        b.add(scf.YieldOp(*whole()))
+    with b.at(eb):
+        b.add(scf.YieldOp(*lanes()))
+    return b.add(scf.IfOp(b.ssa(all_true(b, masks)), list(result_types), Region(tb), Region(eb))).results
+
+
+def read_all_or_lanes(b: IndexBuilder, view: View, offs: list, masks: list, elem, fill) -> list:
+    """A vector whose lanes' masks may disagree: one vector read where all hold,
+    per-lane guarded reads otherwise."""
+    for o in offs:
+        b.ssa(o)  # computed before the scf.if, as used in both branches
+
+    def lanes():
+        reads = [guarded_read(b, m, lambda o=o: load_scalar(b, view, o), lambda: fill) for m, o in zip(masks, offs)]
+        return [pack(b, reads, elem)]
+
+    n = len(offs)
+    x = all_or_lanes(b, masks, lambda: [load_vec(b, view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
+    return [extract(b, x, j) for j in range(n)]
+
+
+def write_all_or_lanes(b: IndexBuilder, view: View, vals: list, offs: list, masks: list) -> None:
+    """A vector whose lanes' masks may disagree: one vector write where all hold,
+    per-lane guarded writes otherwise."""
+    for o in offs:
+        b.ssa(o)  # computed before the scf.if, as used in both branches
+    packed = pack(b, vals, view.elem)
+
+    def whole():
+        store_vec(b, view, packed, offs[0])
+        return []
+
+    def lanes():
+        for x, m, o in zip(vals, masks, offs):
+            _, tb, _ = if_op(b, m)
+            with b.at(tb):
+                store_scalar(b, view, x, o)
+                b.add(scf.YieldOp())
+        return []
+
+    all_or_lanes(b, masks, whole, lanes)
 
 
 def all_true(b: IndexBuilder, cs: list) -> IndexValue:

@@ -92,6 +92,7 @@ class LoadStoreLowering(OpFamily):
         valid = self._with_mask(op, valid)
         regs = registers.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, rt)
+        lanes = _lane_validity(op)
         other = self.ctx.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
@@ -100,7 +101,7 @@ class LoadStoreLowering(OpFamily):
 
             def read(group: list[int]) -> list:
                 g = group[0]
-                return access.masked_read(self.b, v, offs(g), [ok(r) for r in group], lambda r0: offs(g + r0), vec, elem, other)
+                return access.masked_read(self.b, v, offs(g), lanes(ok, group), lambda r0: offs(g + r0), vec, elem, other)
 
             return registers.read_in_groups(regs, vec, read)
 
@@ -160,6 +161,7 @@ class LoadStoreLowering(OpFamily):
         valid = self._with_mask(op, valid)
         regs = registers.reg_coords(ll)
         vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, t)
+        lanes = _lane_validity(op)
         owner = registers.store_owner(self.ctx, ll)
 
         def emit(masked: bool) -> list:
@@ -171,7 +173,7 @@ class LoadStoreLowering(OpFamily):
                 group = list(range(g, g + vec))
                 for r in group:
                     seen.add(regs[r])
-                vs = [b.land(owner, ok(r)) for r in group]
+                vs = [b.land(owner, c) for c in lanes(ok, group)]
                 access.masked_write(self.b, v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
@@ -180,3 +182,13 @@ class LoadStoreLowering(OpFamily):
         else:
             emit(True)
 
+
+def _lane_validity(op: layout.LoadOp | layout.StoreOp):
+    """lanes(ok, group): the validity of each register of a vector group. With
+    `uniform_mask` (`vectorize` proved the masks the same over each vector of its
+    `vector`; a pass that drops the `vector`, as a reload in another layout does,
+    drops the claim) the first register's stands for all, so one predicate guards the
+    whole vector."""
+    if op.uniform_mask is not None and op.vector is not None:
+        return lambda ok, group: [ok(group[0])] * len(group)
+    return lambda ok, group: [ok(r) for r in group]

@@ -10,9 +10,10 @@ all the threads of the launch, and for `stmatrix` a target that has it (sm_90) a
 layout that holds each element once (no lane or warp broadcasts). The CUDA says what
 was chosen: `// layout.load 128x32xbf16 from smem: 4 ldmatrix.x4 per thread`, or why
 not for a tensor-core layout (`#layout.nvidia_mma`, `#layout.dot_op`). Such a layout
-that cannot use them still moves the widest vectors its registers allow (`shared_vector`:
-`vectorize` sets widths for blocked layouts only): `// ...: no ldmatrix (why); ld.shared
-of 2 elements`."""
+that cannot use them still moves the widest vectors its registers allow (the op's
+`vector` from `vectorize`, or `shared_vector` where it has none: IR lowered without
+`vectorize`, or a view `vectorize` does not analyse): `// ...: no ldmatrix (why);
+ld.shared of 2 elements`."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ class MatrixMoves(OpFamily):
         plan, why = self._plan(op, v, t, values is not None)
         if plan is None:
             if why and tensor_core:
-                n = self.shared_vector(op, t)
+                n = op.vector.value.data if op.vector is not None else self.shared_vector(op, t)
                 access = "ld.shared" if values is None else "st.shared"
                 self.ctx.comment(
                     f"{what}: no {'ldmatrix' if values is None else 'stmatrix'} ({why}); "

@@ -13,9 +13,9 @@ they disagree."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, TensorType, VectorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.ir import SSAValue
 
 from tilec.dialects import layout
 from tilec.dialects import layout_ptr as lp
@@ -92,20 +92,6 @@ class PointerLowering(OpFamily):
             return [DynamicIndex(self.b, bits[group[0]])] * len(group)
         return [DynamicIndex(self.b, bits[r]) for r in group]
 
-    def _all_or_lanes(self, masks: list[IndexValue], whole, lanes, result_types=()):
-        """whole() where every lane's mask holds, else lanes(): an scf.if on their
-        conjunction (either body returns the values to yield)."""
-        b = self.b
-        cond: IndexValue = True
-        for m in masks:
-            cond = b.land(cond, m)
-        tb, eb = Block(), Block()
-        with b.at(tb):
-            b.add(scf.YieldOp(*whole()))
-        with b.at(eb):
-            b.add(scf.YieldOp(*lanes()))
-        return b.add(scf.IfOp(b.ssa(cond), list(result_types), Region(tb), Region(eb))).results
-
     @lowers(lp.PtrLoadOp)
     def op_ptr_load(self, op: lp.PtrLoadOp):
         b = self.b
@@ -121,25 +107,9 @@ class PointerLowering(OpFamily):
             distinct = vec > 1 and len({id(b.ssa(m)) for m in masks if not isinstance(m, bool)}) > 1
             if not distinct:
                 return access.masked_read(self.b, view, offs[0], masks, offs.__getitem__, vec, elem, other)
-            return self._read_all_or_lanes(view, offs, masks, elem, fill)
+            return access.read_all_or_lanes(self.b, view, offs, masks, elem, fill)
 
         self.values.set_registers(op.result, registers.read_in_groups(regs, vec, read))
-
-    def _read_all_or_lanes(self, view: View, offs: list, masks: list, elem, fill) -> list:
-        """A vector whose lanes' masks may disagree: one vector read where all hold,
-        per-lane guarded reads otherwise."""
-        for o in offs:
-            self.b.ssa(o)  # computed before the scf.if, as used in both branches
-
-        def lanes():
-            reads = [
-                access.guarded_read(self.b, m, lambda o=o: access.load_scalar(self.b, view, o), lambda: fill) for m, o in zip(masks, offs)
-            ]
-            return [access.pack(self.b, reads, elem)]
-
-        n = len(offs)
-        x = self._all_or_lanes(masks, lambda: [access.load_vec(self.b, view, offs[0], n)], lanes, [VectorType(elem, [n])])[0]
-        return [access.extract(self.b, x, j) for j in range(n)]
 
     @lowers(lp.PtrStoreOp)
     def op_ptr_store(self, op: lp.PtrStoreOp):
@@ -162,29 +132,7 @@ class PointerLowering(OpFamily):
             if not distinct:
                 access.masked_write(self.b, view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
                 continue
-            self._write_all_or_lanes(view, vals, offs, masks)
-
-    def _write_all_or_lanes(self, view: View, vals: list, offs: list, masks: list) -> None:
-        """A vector whose lanes' masks may disagree: one vector write where all hold,
-        per-lane guarded writes otherwise."""
-        b = self.b
-        for o in offs:
-            b.ssa(o)  # computed before the scf.if, as used in both branches
-        packed = access.pack(self.b, vals, view.elem)
-
-        def whole():
-            access.store_vec(self.b, view, packed, offs[0])
-            return []
-
-        def lanes():
-            for x, m, o in zip(vals, masks, offs):
-                _, tb, _ = access.if_op(self.b, m)
-                with b.at(tb):
-                    access.store_scalar(self.b, view, x, o)
-                    b.add(scf.YieldOp())
-            return []
-
-        self._all_or_lanes(masks, whole, lanes)
+            access.write_all_or_lanes(self.b, view, vals, offs, masks)
 
     @lowers(lp.MultipleOfOp)
     def op_multiple_of(self, op: lp.MultipleOfOp):

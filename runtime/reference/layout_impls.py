@@ -350,6 +350,22 @@ def check_vectors(
         )
 
 
+def check_uniform_mask(op, grid, acc: Access, bits: np.ndarray, n: int) -> None:
+    """`uniform_mask` (set by `vectorize` / `vectorize-pointers`): the mask bits [k, E]
+    of each thread are the same over every group of n consecutive registers."""
+    k, e = bits.shape
+    g = bits.reshape(k, e // n, n)
+    bad = (g != g[:, :, :1]).any(axis=2)
+    if bad.any():
+        r, v = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        raise ExecutionError(
+            op,
+            f"uniform_mask: the mask differs within a vector of {n}: "
+            f"{grid.describe_thread(acc.actors[r])} has {list(map(bool, g[r, v]))}",
+            thread=int(acc.actors[r]),
+        )
+
+
 # ============================================================================ impls
 
 
@@ -767,19 +783,33 @@ class LayoutFunctions(InterpreterFunctions):
         offs = offsets_of_coords(view.layout, percoord)  # [k, R]
         acc = Access(tids, tids)
         valid = h
+        masked = None  # the view's mask alone
         if view.mask is not None:
-            m = mask_valid(view.mask, tids, percoord, None)
-            valid = valid & m
-        return grid, acc, c, offs, valid
+            masked = mask_valid(view.mask, tids, percoord, None)
+            valid = valid & masked
+        return grid, acc, c, offs, valid, masked
+
+    @staticmethod
+    def _check_uniform(op, grid, acc, masked, bits) -> None:
+        """A load's or store's `uniform_mask`: the view's mask and the `mask` operand
+        are each the same over every vector."""
+        n = op.vector.value.data if op.vector is not None else 1
+        if op.uniform_mask is None or n <= 1:
+            return
+        for m in (masked, bits):
+            if m is not None:
+                check_uniform_mask(op, grid, acc, np.broadcast_to(m, acc.rows.shape[:1] + m.shape[-1:]), n)
 
     @impl(layout.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
         view = _view(op, args[0])
         other = args[1] if op.other is not None else None
         t = op.result.type
-        grid, acc, c, offs, valid = self._owned(interp, op, view, t)
-        if op.mask is not None:
-            valid = valid & _mask_bits(grid, acc, c, args[-1], t)
+        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
+        bits = _mask_bits(grid, acc, c, args[-1], t) if op.mask is not None else None
+        if bits is not None:
+            valid = valid & bits
+        self._check_uniform(op, grid, acc, masked, bits)
         keys = element_keys(op, grid, view, acc, offs, valid, "reads")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:
@@ -802,9 +832,11 @@ class LayoutFunctions(InterpreterFunctions):
         value, v = args[:2]
         view = _view(op, v)
         t = op.value.type
-        grid, acc, c, offs, valid = self._owned(interp, op, view, t)
-        if op.mask is not None:
-            valid = valid & _mask_bits(grid, acc, c, args[2], t)
+        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
+        bits = _mask_bits(grid, acc, c, args[2], t) if op.mask is not None else None
+        if bits is not None:
+            valid = valid & bits
+        self._check_uniform(op, grid, acc, masked, bits)
         keys = element_keys(op, grid, view, acc, offs, valid, "writes")
         n = op.vector.value.data if op.vector is not None else 1
         if n > 1:

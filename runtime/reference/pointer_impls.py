@@ -27,6 +27,7 @@ from tilec.dialects import layout_ptr as lp
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .layout_impls import (
+    check_uniform_mask,
     Access,
     _check_threads,
     _dist_rank,
@@ -80,20 +81,6 @@ def _per_register(grid, acc: Access, c: np.ndarray, value: Any, t: TensorType) -
     return v[(blocks, *idx)]
 
 
-def _check_uniform_mask(op, grid, acc: Access, bits: np.ndarray, n: int) -> None:
-    k, e = bits.shape
-    g = bits.reshape(k, e // n, n)
-    bad = (g != g[:, :, :1]).any(axis=2)
-    if bad.any():
-        r, v = np.unravel_index(int(np.argmax(bad)), bad.shape)
-        raise ExecutionError(
-            op,
-            f"uniform_mask: the mask differs within a vector of {n}: "
-            f"{grid.describe_thread(acc.actors[r])} has {list(map(bool, g[r, v]))}",
-            thread=int(acc.actors[r]),
-        )
-
-
 @register_impls
 class PointerFunctions(InterpreterFunctions):
     @impl(lp.AddPtrOp)
@@ -126,7 +113,7 @@ class PointerFunctions(InterpreterFunctions):
             bits = _mask_bits(grid, acc, c, mask, t)
             n = op.vector.value.data if op.vector is not None else 1
             if op.uniform_mask is not None and n > 1:
-                _check_uniform_mask(op, grid, acc, bits, n)
+                check_uniform_mask(op, grid, acc, bits, n)
             valid = valid & bits
         storage, align = self._root(interp, op)
         offs = _per_register(grid, acc, c, offsets, t)

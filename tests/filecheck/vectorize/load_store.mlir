@@ -84,7 +84,7 @@ func.func @strided_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, ali
 // Every second column: scalar loads from the source, vector stores to the
 // contiguous destination.
 // CHECK-LABEL: func.func @strided_columns
-// CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.load %{{.*}} {tilec.vector_note = "vector 1 of a register run of 4 along dim 1: 2 is not legal: mode 1 of (32,256):(1024,2) has no stride-1 run that 2 divides"} :
 // CHECK:         layout.store %{{.*}} {vector = 4 : i64}
 func.func @strided_columns(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(512,512):(1024,2)>, gmem>
@@ -111,12 +111,13 @@ func.func @three_d(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16
   func.return
 }
 
-// Masked: 1000 is a multiple of 4, vectors never straddle the edge; 1002 only of 2.
+// Masked: 1000 is a multiple of 4, vectors never straddle the edge (one predicate per
+// vector: uniform_mask); 1002 only of 2.
 // CHECK-LABEL: func.func @masked
-// CHECK:         layout.load %{{.*}} {vector = 4 : i64}
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64, uniform_mask}
 // CHECK-LABEL: func.func @masked_odd
-// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
-// CHECK:         layout.store %{{.*}} {vector = 2 : i64}
+// CHECK:         layout.load %{{.*}} {{.*}}vector = 2 : i64, uniform_mask}
+// CHECK:         layout.store %{{.*}} {{.*}}vector = 2 : i64, uniform_mask}
 func.func @masked(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,1000):(1000,1)>, gmem>
@@ -134,9 +135,9 @@ func.func @masked_odd(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align
 // sides are contiguous along the same mode, so each thread's run is the narrower width
 // (a wider run would make the scalar side's lanes stride through memory).
 // CHECK-LABEL: func.func @unaligned
-// CHECK:         layout.load %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.load %{{.*}} {tilec.vector_note = "vector 1: register 1 is not the element after register 0 along any dim (a register run of 1)"} :
 // CHECK-SAME:      sizePerThread = [1, 1]
-// CHECK:         layout.store %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.store %{{.*}} {tilec.vector_note = "vector 1: {{.*}}"} :
 // CHECK-LABEL: func.func @aligned_8
 // CHECK:         layout.load %{{.*}} {vector = 2 : i64}
 // CHECK-SAME:      sizePerThread = [1, 2]

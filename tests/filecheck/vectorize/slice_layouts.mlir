@@ -54,10 +54,10 @@ func.func @row_weights_broadcast(%wp: !layout.ptr<f32, align 16>, %op: !layout.p
 }
 
 // A slice along the other dim: one element per thread along the kept (row) dim, lanes
-// consecutive: nothing wider than one element (no `vector`: per-element accesses).
+// consecutive: nothing wider than one element (no `vector`; the note says why).
 // CHECK-LABEL: func.func @column_slice
 // CHECK-NOT:     vector =
-// CHECK:         layout.load
+// CHECK:         layout.load %w {tilec.vector_note = "vector 1: register 1 is not the element after register 0 along any dim (a register run of 1)"} :
 // CHECK-NOT:     vector =
 // CHECK:         func.return
 #BC = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>
@@ -77,7 +77,7 @@ func.func @column_slice(%wp: !layout.ptr<f32, align 16>, %op: !layout.ptr<f32, a
 
 // A pointer aligned to 4 bytes only: a run of 8 f16 in registers, but 2 per access.
 // CHECK-LABEL: func.func @unaligned_weights
-// CHECK:         layout.load %{{.*}} {vector = 2 : i64}
+// CHECK:         layout.load %{{.*}} {tilec.vector_note = "vector 2 of a register run of 8 along dim 0: 4 is not legal: the buffer is aligned to 4 bytes, less than 8", vector = 2 : i64}
 !U = !layout.tensor<f16, #layout.cute<(1024):(1)>, gmem>
 func.func @unaligned_weights(%wp: !layout.ptr<f16, align 4>, %op: !layout.ptr<f16, align 16>) {
   %w = layout.view %wp : !layout.ptr<f16, align 4> -> !U
