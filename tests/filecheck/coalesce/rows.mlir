@@ -17,9 +17,9 @@
 
 // A row of 1000 f32 is 4000 bytes: rows stay 16-byte aligned, 4 f32 per thread.
 // CHECK-LABEL: func.func @f32_n1000
-// CHECK:         layout.load %{{.*}} {vector = 4 : i64} : {{.*}} -> tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
 // CHECK:         layout.reduce {{.*}} -> tensor<1xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>}>>
-// CHECK:         layout.store %{{.*}} {vector = 4 : i64} : tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 4]
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 4]
 // CHECK-NOT:     #layout.auto
 // CHECK:         func.return
 #a = #layout.auto<{rank = 2, warps = 4}>
@@ -48,8 +48,8 @@ func.func @f32_n1000(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
 // A row of 1001 f32: every other row starts off a 16-byte boundary, so one element per
 // thread, the 32 lanes on 32 consecutive elements (coalesced scalar accesses).
 // CHECK-LABEL: func.func @f32_n1001
-// CHECK:         layout.load %{{.*}} {vector = 1 : i64} : {{.*}} -> tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
-// CHECK:         layout.store %{{.*}} {vector = 1 : i64}
+// CHECK:         layout.load %{{.*}} {tilec.vector_note = {{.*}}} : {{.*}} -> tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK:         layout.store %{{.*}} {tilec.vector_note = {{.*}}}
 func.func @f32_n1001(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,1001):(1001,1)>, gmem>
   %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,1001):(1001,1)>, gmem>
@@ -73,9 +73,9 @@ func.func @f32_n1001(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
 // f16 rows of 1000 (2000 bytes): 8 halves (16 bytes) per thread; the f32 math between
 // the extf and the truncf has the same layout.
 // CHECK-LABEL: func.func @f16_n1000
-// CHECK:         layout.load %{{.*}} {vector = 8 : i64} : {{.*}} -> tensor<1x1024xf16, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 8 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<1x1024xf16, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
 // CHECK:         arith.extf {{.*}} to tensor<1x1024xf32, #layout.blocked<{sizePerThread = [1, 8]
-// CHECK:         layout.store %{{.*}} {vector = 8 : i64}
+// CHECK:         layout.store %{{.*}} {vector = 8 : i64{{(, uniform_mask)?}}}
 func.func @f16_n1000(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,1000):(1000,1)>, gmem>
   %b = layout.view %dst(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,1000):(1000,1)>, gmem>
@@ -101,7 +101,7 @@ func.func @f16_n1000(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, al
 
 // bf16 rows of 3072 under a tile of 4096, 8 warps.
 // CHECK-LABEL: func.func @bf16_n3072
-// CHECK:         layout.load %{{.*}} {vector = 8 : i64} : {{.*}} -> tensor<1x4096xbf16, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 8 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<1x4096xbf16, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]}>>
 #a8 = #layout.auto<{rank = 2, warps = 8}>
 #r8 = #layout.slice<{dim = 1, parent = #a8}>
 func.func @bf16_n3072(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>, %m: index) {
@@ -128,7 +128,7 @@ func.func @bf16_n3072(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16,
 
 // i8 rows of 1000 bytes: a row starts at a multiple of 8 bytes, not 16: 8 per thread.
 // CHECK-LABEL: func.func @i8_n1000
-// CHECK:         layout.load %{{.*}} {vector = 8 : i64} : {{.*}} -> tensor<1x1024xi8, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 8 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<1x1024xi8, #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
 func.func @i8_n1000(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,1000):(1000,1)>, gmem>
   %b = layout.view %dst(%m) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,1000):(1000,1)>, gmem>
@@ -150,7 +150,7 @@ func.func @i8_n1000(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align
 
 // i8 rows of 768 (a multiple of 16 bytes) under a 1024 tile over 2 warps: 16 per thread.
 // CHECK-LABEL: func.func @i8_n768
-// CHECK:         layout.load %{{.*}} {vector = 16 : i64} : {{.*}} -> tensor<1x1024xi8, #layout.blocked<{sizePerThread = [1, 16], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 16 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<1x1024xi8, #layout.blocked<{sizePerThread = [1, 16], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>>
 #a2 = #layout.auto<{rank = 2, warps = 2}>
 #r2 = #layout.slice<{dim = 1, parent = #a2}>
 func.func @i8_n768(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %m: index) {
@@ -175,7 +175,7 @@ func.func @i8_n768(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 
 // Short rows, several per block: 8 rows of 128 f32 over 4 warps. The lanes take one row
 // (32 x 4 f32), the warps go along the rows, so each row's reduction stays in a warp.
 // CHECK-LABEL: func.func @short_rows
-// CHECK:         layout.load %{{.*}} {vector = 4 : i64} : {{.*}} -> tensor<8x128xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<8x128xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
 func.func @short_rows(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem>
   %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,128):(128,1)>, gmem>

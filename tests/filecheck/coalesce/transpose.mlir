@@ -8,9 +8,9 @@
 // its own view and a convert_layout to it, as Triton's Coalesce gives each access its own.
 
 // CHECK-LABEL: func.func @transpose
-// CHECK:         layout.load %{{.*}} {vector = 4 : i64} : {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK:         layout.load %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
 // CHECK:         layout.convert_layout {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>>
-// CHECK:         layout.store %{{.*}} {vector = 4 : i64} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>>
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>>
 #a = #layout.auto<{rank = 2, warps = 4}>
 func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>
@@ -32,7 +32,7 @@ func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
 // computed mask keeps the chosen layout (no i1 conversion).
 // CHECK-LABEL: func.func @transpose_masked
 // CHECK:         layout.convert_layout {{.*}} -> tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1]
-// CHECK:         layout.store %{{.*}} {vector = 4 : i64} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1]
+// CHECK:         layout.store %{{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : tensor<64x64xf32, #layout.blocked<{sizePerThread = [4, 1]
 // CHECK:         layout.store %{{.*}} mask %{{.*}} : tensor<64x64xi1, #layout.blocked<{sizePerThread = [1, 4]
 func.func @transpose_masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %dst2: !layout.ptr<f32, align 16>) {
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(100,100):(100,1)>, gmem>

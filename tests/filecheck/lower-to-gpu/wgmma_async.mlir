@@ -25,7 +25,9 @@
 // CHECK-NEXT:  float w_64 = r, {{.*}}, w_127 = {{r_[0-9]+}};
 // CHECK-NEXT:  asm volatile("wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT:   wgmma.wait_group
-// CHECK:       pc[{{t_[0-9]+}}] = w_64;
+// the store reads the wait's registers (2-element vectors of the accumulator):
+// CHECK:       .v[1] = w_65;
+// CHECK-NEXT:  *reinterpret_cast<f32x2*>(pc + {{t_[0-9]+}}) =
 
 #mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
 !ACC = tensor<64x64xf32, #mma>

@@ -25,7 +25,7 @@
 // CHECK:         %[[G:.*]] = arith.ceildivui %m, %[[R]] : index
 // CHECK:         layout.launch grid(%[[G]],
 // CHECK:         layout.tile %a[%bx, %c0] {tile = array<i64: 8, 128>}
-// CHECK:         layout.load {{.*}} {vector = 4 : i64} : {{.*}} -> tensor<8x128xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK:         layout.load {{.*}} {vector = 4 : i64{{(, uniform_mask)?}}} : {{.*}} -> tensor<8x128xf32, #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
 // CHECK:         layout.expand_dims %wt {axis = 0 : i64} : {{.*}} -> tensor<1x128xf32
 // CHECK:         layout.broadcast %w1 : tensor<1x128xf32, {{.*}} -> tensor<8x128xf32
 // CHECK:         arith.constant dense<2.000000e+00> : tensor<8x128xf32
