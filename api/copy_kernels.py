@@ -136,12 +136,7 @@ class CopyKernels:
     def _compile_now(self, key: CopyKey) -> CopyKernel:
         from tilec.compiling import compile_program
 
-        pipeline = "" if key.box else self.pipeline  # the box kernel is GPU-level IR
-        _, threads = tile_choice(key)
-        if threads and threads != 256:
-            from tilec.compiler.pipeline import expand_pipeline
-
-            pipeline = expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
+        pipeline = kernel_pipeline(key, self.pipeline)
         kernel = compile_program(copy_program(key), pipeline, arch=self.arch, function=FUNCTION)
         return CopyKernel(key, kernel)
 
@@ -153,6 +148,19 @@ class CopyKernels:
             self._entries.clear()
             self.launchers.clear()
             self.torch_launchers.clear()
+
+
+def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
+    """The pass pipeline the kernel of `key` is compiled with: `pipeline`, none for the
+    box kernel (GPU-level IR), the tile pass told the threads the key's tile wants."""
+    if key.box:
+        return ""
+    _, threads = tile_choice(key)
+    if threads and threads != 256:
+        from tilec.compiler.pipeline import expand_pipeline
+
+        return expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
+    return pipeline
 
 
 _default: CopyKernels | None = None
