@@ -20,7 +20,7 @@ import numpy as np
 
 from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
-from .copy_program import FUNCTION, copy_program, tile_choice
+from .copy_program import FUNCTION, copy_program
 
 
 @dataclass
@@ -151,16 +151,10 @@ class CopyKernels:
 
 
 def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
-    """The pass pipeline the kernel of `key` is compiled with: `pipeline`, none for the
-    box kernel (GPU-level IR), the tile pass told the threads the key's tile wants."""
-    if key.box:
-        return ""
-    _, threads = tile_choice(key)
-    if threads and threads != 256:
-        from tilec.compiler.pipeline import expand_pipeline
-
-        return expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
-    return pipeline
+    """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
+    choose tile, threads and vectors from the program's facts, as for any program),
+    none for the box kernel (GPU-level IR)."""
+    return "" if key.box else pipeline
 
 
 _default: CopyKernels | None = None

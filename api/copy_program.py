@@ -8,9 +8,12 @@ otherwise, so one program serves every shape and stride of the pattern. The inde
 arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, the dst
 strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
 carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
-PyTorch's conversion between them. When the key fixes small extents, the copy pins the
-tile that the `tile` pass's heuristic picks for them (`tile_choice`). A key whose index
-arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
+PyTorch's conversion between them. The program states what the key knows as facts and
+pins nothing: a small extent is promised at most its class (`at_most`), a run-time
+stride a multiple of what the key says (`divisible`); the `tile` pass chooses the tile
+and the threads from those facts, as it does for a `tilec.Program` of the same views
+(`pass_tile` is its choice, for the front end's rules that depend on it). A key whose
+index arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
 `tilec.index_bits = 32`.
 """
 
@@ -18,28 +21,24 @@ from __future__ import annotations
 
 from tilec.dialects.conversions import STORAGE
 
-from .copy_key import FUNCTION, CopyKey, index_arg_names, needs_conversion
-from .copy_tile import _layout, copy_tile
+from .copy_key import FUNCTION, CopyKey, index_arg_names, layout_text, needs_conversion, pass_tile
 
-__all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "tile_choice"]
-
-
-def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
-    """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
-    when the `tile` pass decides alone (and for the gather kernel, which has no
-    tiled copy)."""
-    if key.gather or key.box or key.realign:
-        return None, 0
-    return copy_tile(key)
+__all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "pass_tile"]
 
 
-def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...]) -> str:
-    """The view's `divisible` promise: 1 for each extent, the key's divisor for each
-    run-time stride; empty when nothing is promised."""
+def _facts(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...],
+           small: tuple[int | None, ...]) -> str:
+    """The view's promises: `divisible` (1 for each extent, the key's divisor for each
+    run-time stride) and `at_most` (each small extent's class, 0 for the others and
+    the strides); empty where nothing is promised."""
     divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
-    if all(d == 1 for d in divs):
-        return ""
-    return f" {{divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>}}"
+    bounds = [c or 0 for c in (small or (None,) * rank)] + [0] * len(divs)
+    props = []
+    if any(d != 1 for d in divs):
+        props.append(f"divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>")
+    if any(bounds):
+        props.append(f"at_most = array<i64: {', '.join(map(str, bounds))}>")
+    return f" {{{', '.join(props)}}}" if props else ""
 
 
 def copy_program(key: CopyKey) -> str:
@@ -66,20 +65,17 @@ def copy_program(key: CopyKey) -> str:
     ss, ds = names[rank : rank + nss], names[rank + nss :]
     sptr = f"!layout.ptr<{st}, align {key.src_align}>"
     dptr = f"!layout.ptr<{dt}, align {key.dst_align}>"
-    sview = f"!layout.tensor<{st}, #layout.cute<{_layout(key.src_strides)}>, gmem>"
-    dview = f"!layout.tensor<{dt}, #layout.cute<{_layout(key.dst_strides)}>, gmem>"
+    sview = f"!layout.tensor<{st}, #layout.cute<{layout_text(key.src_strides)}>, gmem>"
+    dview = f"!layout.tensor<{dt}, #layout.cute<{layout_text(key.dst_strides)}>, gmem>"
     params = ", ".join(
         [f"%src: {sptr}", f"%dst: {dptr}"] + [f"{v}: index" for v in extents + ss + ds]
     )
     props = []
     if needs_conversion(key.src_dtype, key.dst_dtype):
         props.append(f'convert = "{key.src_dtype}->{key.dst_dtype}"')
-    tile, _ = tile_choice(key)
-    if tile is not None:
-        props.append(f"tile = array<i64: {', '.join(map(str, tile))}>")
     attrs = f" {{{', '.join(props)}}}" if props else ""
-    sdiv = _divisible(rank, key.src_strides, key.src_divisors)
-    ddiv = _divisible(rank, key.dst_strides, key.dst_divisors)
+    sdiv = _facts(rank, key.src_strides, key.src_divisors, key.small_extents)
+    ddiv = _facts(rank, key.dst_strides, key.dst_divisors, key.small_extents)
     fattrs = " attributes {tilec.index_bits = 32 : i64}" if key.index_bits == 32 else ""
     return (
         f"func.func @{FUNCTION}({params}){fattrs} {{\n"

@@ -9,21 +9,6 @@ from helpers.canonical_copies import CANONICAL, copy_choice, program_choice
 from tilec.copy_plan import plan_copy
 
 DIVERGES: dict[str, str] = {
-    "transpose int8 8192x8192": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose float16 8192x8192": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose bfloat16 8192x8192": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose float32 8192x8192": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose int8 8191x8209": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose float16 8191x8209": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose float32 8191x8209": "api/copy_tile.py overrides the tile pass's choice",
-    "transpose float64 8191x8209": "api/copy_tile.py overrides the tile pass's choice",
-    "NCHW->NHWC float16": "api/copy_tile.py overrides the tile pass's choice",
-    "NCHW->NHWC float32": "api/copy_tile.py overrides the tile pass's choice",
-    "batched transpose float16": "api/copy_tile.py overrides the tile pass's choice",
-    "batched transpose float32": "api/copy_tile.py overrides the tile pass's choice",
-    "head merge float16": "api/copy_tile.py overrides the tile pass's choice",
-    "every 2nd row float32": "api/copy_tile.py overrides the tile pass's choice",
-    "transposing cast float32->bfloat16": "api/copy_tile.py overrides the tile pass's choice",
     "NCHW->NHWC float32 C=3": "copy_ routes it to the gather kernel, which no pass chooses",
     "columns 1:-1 float32": "copy_ routes it to the realign kernel, which no pass chooses",
     "row broadcast float32": "copy_ routes it to the gather kernel, which no pass chooses",
