@@ -24,13 +24,12 @@ import math
 from dataclasses import dataclass
 
 from tilec.compiler.builder import Program
+from tilec.copy_key import ITEMSIZE
 from tilec.compiler.pipeline import expand_pipeline, run_pipeline
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp
 
 SHORT = {"int8": "i8", "uint8": "i8", "bool": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
          "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
-ITEMSIZE = {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "int32": 4, "int64": 8,
-            "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 DST_BASE = 1 << 30
 SRC_BASE = 1 << 34
 """Byte addresses of the views' bases on the CPU (16-byte aligned, as an allocation is)."""
