@@ -5,7 +5,7 @@ and when to use it.
     box = box_shape(key, extents, src_strides, dst_strides)   # a BoxShape (NONE: no box kernel)
     text = box_program(key)        # key.box != 0: copy_program's signature + box_args
 
-The tiled kernel (copy_tile.py) pads every short mode to a power of two and moves one
+The tiled kernel (the `tile` pass's) pads every short mode to a power of two and moves one
 byte per access through shared memory (a 32-bit register each). Where the src is
 contiguous along a short mode `W` (taken whole: no padding) and the dst's contiguous
 mode `D` (the last merged one) comes next in the src (src stride `n_W`), a block copies

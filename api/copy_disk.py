@@ -12,64 +12,44 @@ each kernel's symbol, parameter types and dynamic shared memory, and the host fu
 as a recipe (`runtime/host_ops.RecipeProgram`). Loading one imports neither xDSL nor
 CuPy; its functions are loaded through the driver (`runtime/raw_launch`).
 
-Entries live in `$TILEC_CACHE_DIR/copy/` (runtime/cache.py's directory), one JSON file
-each, written to a temporary name and moved into place (`os.replace`); an entry that
-does not parse, or whose fields are missing, is ignored and written again.
+Entries are runtime/cache.py's launch entries (`store_entry`, `load_entry`: its
+directory, `$TILEC_CACHE_DIR/copy/`, its source fingerprint and atomic writes); this
+module says what a copy entry holds and reads one back. An entry that does not parse,
+or whose fields are missing, is ignored and written again.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tilec.runtime.cache import default_cache_dir, disk_cache_enabled
+from tilec.runtime import cache
 
 from .copy_plan import CopyKey
 
-FORMAT = 1
-"""Bumped when an entry's layout changes."""
-_PACKAGE = Path(__file__).resolve().parent.parent
-_SOURCE_DIRS = ("api", "compiler", "dialects", "passes", "runtime", "support")
-_fingerprint: str | None = None
-
-
-def source_fingerprint() -> str:
-    """A hash of every tilec source file's path, size and modification time (a few
-    hundred `stat`s, once per process)."""
-    global _fingerprint
-    if _fingerprint is None:
-        h = hashlib.sha256()
-        for d in _SOURCE_DIRS:
-            for root, dirs, files in os.walk(_PACKAGE / d):
-                dirs.sort()
-                for f in sorted(files):
-                    if f.endswith(".py"):
-                        st = os.stat(os.path.join(root, f))
-                        h.update(f"{root}/{f}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-        _fingerprint = h.hexdigest()
-    return _fingerprint
+KIND = "copy"
+"""The entries' folder in the cache directory."""
 
 
 def cache_dir() -> Path:
-    return default_cache_dir() / "copy"
+    return cache.default_cache_dir() / KIND
+
+
+def _key(key: CopyKey, pipeline: str, arch: str) -> list:
+    return [asdict(key), pipeline, arch]
 
 
 def entry_path(key: CopyKey, pipeline: str, arch: str) -> Path:
-    text = json.dumps([FORMAT, asdict(key), pipeline, arch, source_fingerprint()], sort_keys=True)
-    return cache_dir() / (hashlib.sha256(text.encode()).hexdigest() + ".json")
+    return cache.entry_path(KIND, _key(key, pipeline, arch))
 
 
 def store(key: CopyKey, entry: Any, pipeline: str, arch: str, cubin: bytes) -> bool:
     """Write `entry` (a compiled `CopyKernel`) for `key`; False when its host function
     has no recipe (nothing written) or the directory is not writable."""
     recipe = entry.kernel.host_program.recipe
-    if recipe is None or not disk_cache_enabled():
+    if recipe is None:
         return False
     kernels = {
         name: {
@@ -79,17 +59,8 @@ def store(key: CopyKey, entry: Any, pipeline: str, arch: str, cubin: bytes) -> b
         }
         for name, info in entry.kernel.infos.items()
     }
-    data = {"format": FORMAT, "recipe": recipe, "kernels": kernels, "cubin": base64.b64encode(cubin).decode()}
-    path = entry_path(key, pipeline, arch)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except OSError:
-        return False
-    return True
+    data = {"recipe": recipe, "kernels": kernels, "cubin": base64.b64encode(cubin).decode()}
+    return cache.store_entry(KIND, _key(key, pipeline, arch), data)
 
 
 class _Param:
@@ -145,15 +116,14 @@ class DiskCopyKernel:
 
 
 def load(key: CopyKey, pipeline: str, arch: str) -> DiskCopyKernel | None:
-    """The entry for `key`, or None (none, unreadable, or `TILEC_CACHE=0`)."""
-    if not disk_cache_enabled():
+    """The entry for `key`, or None (none, unreadable, or `TILEC_CACHE=0`: then nothing
+    is looked at)."""
+    if not cache.disk_cache_enabled():
         return None
-    path = entry_path(key, pipeline, arch)
+    data = cache.load_entry(KIND, _key(key, pipeline, arch))
+    if data is None:
+        return None
     try:
-        with open(path) as f:
-            data = json.load(f)
-        if data.get("format") != FORMAT:
-            return None
         return DiskCopyKernel(key, data)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None

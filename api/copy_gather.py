@@ -5,7 +5,7 @@
 
 Where both views' contiguous runs are short or odd (a 17 x 19 transpose inside each
 323-element block, rows of 259 bytes broadcast from one row), every tile of the tiled
-kernel (copy_tile.py) is an edge tile and most of its lanes idle. This kernel walks the
+kernel (the `tile` pass's) is an edge tile and most of its lanes idle. This kernel walks the
 destination instead, as PyTorch's and Triton's generic copies do, in Gluon's terms:
 each thread owns `V` consecutive elements of the dst (in its row-major order over the
 merged modes; where the dst is contiguous over all of them, `CopyKey.dst_flat`, that is
@@ -337,24 +337,13 @@ useful elements (`tile_use`)."""
 def tile_use(key: CopyKey, extents) -> float:
     """The share of the tiled kernel's tile slots that hold elements over the whole
     copy: 1 when every extent is a multiple of the tile, 0.25 for rows of 259 in tiles
-    of 1024. The tile is `copy_tile`'s; where that leaves it to the `tile` pass
-    (`leaves_tile_to_pass`), an estimate that imports no pass (so that a warm process
-    plans a copy without loading xDSL): a small extent's class along a small mode (the
-    pass is told it), `LINE_BYTES` along the dst's contiguous mode, else the whole
-    extent."""
+    of 1024. The tile is the one the `tile` pass chooses for the key's tiled program
+    (`copy_key.pass_tile`)."""
     import math
 
-    from .copy_tile import LINE_BYTES, copy_tile, leaves_tile_to_pass
+    from .copy_key import pass_tile
 
-    if leaves_tile_to_pass(key):
-        small = key.small_extents or (None,) * key.rank
-        line = max(1, LINE_BYTES // ITEMSIZE[key.dst_dtype])
-        tile = [
-            c if c is not None else line if k == key.rank - 1 and key.dst_strides[k] == 1 else n
-            for k, (n, c) in enumerate(zip(extents, small))
-        ]
-    else:
-        tile = list(copy_tile(key)[0])
+    tile = pass_tile(key)
     use = 1.0
     for n, t in zip(extents, tile):
         use *= n / (math.ceil(n / t) * t)

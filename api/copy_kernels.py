@@ -20,7 +20,7 @@ import numpy as np
 
 from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
-from .copy_program import FUNCTION, copy_program, tile_choice
+from .copy_program import FUNCTION, copy_program
 
 
 @dataclass
@@ -136,12 +136,7 @@ class CopyKernels:
     def _compile_now(self, key: CopyKey) -> CopyKernel:
         from tilec.compiling import compile_program
 
-        pipeline = "" if key.box else self.pipeline  # the box kernel is GPU-level IR
-        _, threads = tile_choice(key)
-        if threads and threads != 256:
-            from tilec.compiler.pipeline import expand_pipeline
-
-            pipeline = expand_pipeline(pipeline).replace("tile,", f"tile{{threads={threads}}},", 1)
+        pipeline = kernel_pipeline(key, self.pipeline)
         kernel = compile_program(copy_program(key), pipeline, arch=self.arch, function=FUNCTION)
         return CopyKernel(key, kernel)
 
@@ -153,6 +148,13 @@ class CopyKernels:
             self._entries.clear()
             self.launchers.clear()
             self.torch_launchers.clear()
+
+
+def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
+    """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
+    choose tile, threads and vectors from the program's facts, as for any program),
+    none for the box kernel (GPU-level IR)."""
+    return "" if key.box else pipeline
 
 
 _default: CopyKernels | None = None

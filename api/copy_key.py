@@ -1,8 +1,7 @@
 """The specialisation key of a `tilec.copy_` kernel, and what follows from the key
 alone: the dtypes it takes, the kernel's function name and index arguments, whether
 it converts. (copy_plan.py computes keys, copy_program.py and copy_gather.py write
-their programs, copy_tile.py their tiles; all of them import this module and none of
-them is imported here.)"""
+their programs; all of them import this module and none of them is imported here.)"""
 
 from __future__ import annotations
 
@@ -81,12 +80,6 @@ class CopyKey:
     contiguous src elements from an address aligned to their bytes (one vector load:
     `copy_gather.runs_are_vectors`; the src strides other than the last are multiples
     of the run)."""
-    row_tile: int = 0
-    """Non-transposing tiles whose dst rows (the last merged mode, contiguous, longer
-    than `SMALL_EXTENT`) are read contiguously or broadcast: the tile along the rows,
-    chosen from their length (`copy_tile.row_tile`: rows of 254 get 256, not 512 half
-    empty; rows of 41440 get 4 KiB); 0: the usual rows."""
-
     box: BoxShape = BoxShape.NONE
     """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
@@ -149,3 +142,41 @@ def realign_arg_names(rank: int) -> list[str]:
     the multiply-shift pairs of its divisors (copy_realign.divisor_args): `mgc`, `shc`
     for the chunks per row, `mg<k>`, `sh<k>` for the outer extents 1 .. rank - 2."""
     return [*REALIGN_ARGS, "mgc", "shc"] + [f"{x}{k}" for k in range(1, rank - 1) for x in ("mg", "sh")]
+
+
+def layout_text(strides: tuple[int | None, ...]) -> str:
+    """The CuTe text of a layout of run-time extents and these strides (`None`:
+    run-time)."""
+    shape = ",".join("?" for _ in strides)
+    stride = ",".join("?" if s is None else str(s) for s in strides)
+    if len(strides) == 1:
+        return f"{shape}:{stride}"
+    return f"({shape}):({stride})"
+
+
+def pass_tile(key: CopyKey) -> tuple[int, ...]:
+    """The tile the `tile` pass chooses for the tiled program of `key` (its heuristic
+    on the facts the program states: `passes/tile.heuristic_tile`)."""
+    from tilec.dialects import cute
+    from tilec.passes.tile import heuristic_tile
+
+    extents = tuple(cute.DYN if n is None else n for n in (key.small_extents or (None,) * key.rank))
+    sl = cute.parse_layout(layout_text(key.src_strides))
+    dl = cute.parse_layout(layout_text(key.dst_strides))
+    return heuristic_tile(sl, dl, extents, ITEMSIZE[key.src_dtype], aligned=_vector_aligned(key))
+
+
+def _vector_aligned(key: CopyKey) -> bool:
+    """Whether both views of the program allow 16-byte vectors, as the `tile` pass
+    reads it: 16-byte aligned pointers and every run-time stride promised a multiple
+    of 16 bytes."""
+    for align, strides, divs, dtype in (
+        (key.src_align, key.src_strides, key.src_divisors, key.src_dtype),
+        (key.dst_align, key.dst_strides, key.dst_divisors, key.dst_dtype),
+    ):
+        if align % VECTOR_BYTES:
+            return False
+        for s, d in zip(strides, divs or (1,) * len(strides)):
+            if s is None and (d * ITEMSIZE[dtype]) % VECTOR_BYTES:
+                return False
+    return True

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
-from . import copy_box, copy_tile
+from . import copy_box
 from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, OffsetBits
 from .copy_routes import current_routes
 
@@ -248,10 +248,6 @@ def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_p
 
 
 INDEX32_LIMIT = 2**31
-PASS_TILE_BOUND = 1 << 17
-"""Longest tile along one mode that the `tile` pass's own heuristic may pick (its
-misaligned transposing tiles are 128 KiB of 1-byte elements), for keys whose tile it
-chooses (`copy_tile.copy_tile` gives None)."""
 
 
 INDEX32_ELEMENT_BYTES = (1, 8)
@@ -281,8 +277,9 @@ def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int
     end (masked elements included: tiles cover `ceil(n / t) * t` along each mode), so
     the bound is `sum (ceil(n_k / t_k) * t_k - 1) * |stride_k|` per view, and the
     extents, the tile counts and their product (the grid) must fit as well."""
-    tile, _ = copy_tile.copy_tile(key)
-    ts = list(tile) if tile is not None else [min(PASS_TILE_BOUND, 1 << (n - 1).bit_length()) for n in ns]
+    from .copy_key import pass_tile
+
+    ts = list(pass_tile(key))
     covered = [math.ceil(n / t) * t for n, t in zip(ns, ts)]
     blocks = math.prod(math.ceil(n / t) for n, t in zip(ns, ts))
     worst = max(
@@ -331,9 +328,6 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
     )
-    rows = copy_tile.row_tile(key, ns[-1])
-    if rows:
-        key = replace(key, row_tile=rows)
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
     if box and current_routes().gather != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
@@ -353,7 +347,7 @@ def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) ->
     n = len(ns)
     key = replace(
         key, box=box, src_align=16, dst_align=16, src_divisors=(1,) * n, dst_divisors=(1,) * n,
-        small_extents=(None,) * n, pow2_extents=(False,) * n, row_tile=0,
+        small_extents=(None,) * n, pow2_extents=(False,) * n,
     )
     extra, sp, dp = copy_box.box_args(key, ns, src_ptr, dst_ptr)
     key = replace(key, index_bits=copy_box.box_index_bits(ns, ss, ds, extra))
@@ -392,7 +386,6 @@ def _realign_plan(
         dst_divisors=(),
         src_order=(),
         pow2_extents=(),
-        row_tile=0,
         gather=0,
         dst_flat=False,
         src_runs=False,

@@ -1,6 +1,8 @@
-"""The whole-tensor program of one copy pattern (a `CopyKey`), as IR text.
+"""The whole-tensor program of one copy pattern (a `CopyKey`): typed IR (`tiled_module`),
+and its text.
 
-    text = copy_program(key)     # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
+    module = tiled_module(key)   # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
+    text = copy_program(key)     # its text (the gather, box and realign kernels' own)
 
 Both views have run-time (`?`) extents; a stride is written in the layout where the key
 fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
@@ -8,9 +10,12 @@ otherwise, so one program serves every shape and stride of the pattern. The inde
 arguments come in `CopyPlan.args` order: the extents, the src strides left `?`, the dst
 strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ the copy
 carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
-PyTorch's conversion between them. When the key fixes small extents, the copy pins the
-tile that the `tile` pass's heuristic picks for them (`tile_choice`). A key whose index
-arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
+PyTorch's conversion between them. The program states what the key knows as facts and
+pins nothing: a small extent is promised at most its class (`at_most`), a run-time
+stride a multiple of what the key says (`divisible`); the `tile` pass chooses the tile
+and the threads from those facts, as it does for a `tilec.Program` of the same views
+(`pass_tile` is its choice, for the front end's rules that depend on it). A key whose
+index arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
 `tilec.index_bits = 32`.
 """
 
@@ -18,34 +23,68 @@ from __future__ import annotations
 
 from tilec.dialects.conversions import STORAGE
 
-from .copy_key import FUNCTION, CopyKey, index_arg_names, needs_conversion
-from .copy_tile import _layout, copy_tile
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Region
 
-__all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "tile_choice"]
+from .copy_key import FUNCTION, CopyKey, index_arg_names, layout_text, needs_conversion, pass_tile
 
-
-def tile_choice(key: CopyKey) -> tuple[tuple[int, ...] | None, int]:
-    """(tile, threads per block) for the key (`copy_tile.copy_tile`); `(None, 0)`
-    when the `tile` pass decides alone (and for the gather kernel, which has no
-    tiled copy)."""
-    if key.gather or key.box or key.realign:
-        return None, 0
-    return copy_tile(key)
+__all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "pass_tile", "tiled_module"]
 
 
-def _divisible(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...]) -> str:
-    """The view's `divisible` promise: 1 for each extent, the key's divisor for each
-    run-time stride; empty when nothing is promised."""
+def _facts(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...],
+           small: tuple[int | None, ...]) -> tuple[list[int] | None, list[int] | None]:
+    """The view's promises, None where nothing is promised: `divisible` (1 for each
+    extent, the key's divisor for each run-time stride) and `at_most` (each small
+    extent's class, 0 for the others and the strides)."""
     divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
-    if all(d == 1 for d in divs):
-        return ""
-    return f" {{divisible = array<i64: {', '.join(map(str, [1] * rank + divs))}>}}"
+    bounds = [c or 0 for c in (small or (None,) * rank)] + [0] * len(divs)
+    return ([1] * rank + divs if any(d != 1 for d in divs) else None), (bounds if any(bounds) else None)
+
+
+def tiled_module(key: CopyKey) -> ModuleOp:
+    """The tiled kernel's program of `key`, built as typed IR (module doc): one
+    `layout.copy` between two views of run-time extents and strides, with the key's
+    facts as the views' promises."""
+    from tilec.compiler.builder_types import element_type
+    from tilec.dialects import cute
+    from tilec.dialects.layout import CopyOp, ViewOp
+    from tilec.dialects.layout_attrs import PtrType, TensorViewType
+    from tilec.support.index_width import INDEX_BITS_ATTR
+
+    rank = key.rank
+    st, dt = element_type(STORAGE[key.src_dtype]), element_type(STORAGE[key.dst_dtype])
+    sptr, dptr = PtrType(st, key.src_align), PtrType(dt, key.dst_align)
+    names = index_arg_names(key)
+    block = Block(arg_types=[sptr, dptr] + [IndexType()] * len(names))
+    for arg, name in zip(block.args, ["src", "dst", *names]):
+        arg.name_hint = name
+    index = list(block.args[2:])
+    nss = sum(1 for s in key.src_strides if s is None)
+    extents, ss, ds = index[:rank], index[rank : rank + nss], index[rank + nss :]
+    views = []
+    for ptr, elem, strides, divisors, dyn, name in (
+        (block.args[0], st, key.src_strides, key.src_divisors, ss, "a"),
+        (block.args[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
+    ):
+        divisible, at_most = _facts(rank, strides, divisors, key.small_extents)
+        t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
+        view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most)
+        view.result.name_hint = name
+        views.append(view)
+    convert = f"{key.src_dtype}->{key.dst_dtype}" if needs_conversion(key.src_dtype, key.dst_dtype) else None
+    block.add_ops([*views, CopyOp(views[0].result, views[1].result, convert), func.ReturnOp()])
+    f = func.FuncOp(FUNCTION, ([sptr, dptr] + [IndexType()] * len(names), []), Region(block))
+    if key.index_bits == 32:
+        f.attributes[INDEX_BITS_ATTR] = IntegerAttr(32, i64)
+    return ModuleOp([f])
 
 
 def copy_program(key: CopyKey) -> str:
     """IR text of the copy `key` describes (module doc; the gather kernel of
     copy_gather.py where `key.gather`, the realign kernel of copy_realign.py where
-    `key.realign`)."""
+    `key.realign`, the box kernel of copy_box.py where `key.box`; the tiled kernel's
+    is `tiled_module`'s, printed)."""
     if key.gather:
         from .copy_gather import gather_program
 
@@ -58,34 +97,6 @@ def copy_program(key: CopyKey) -> str:
         from .copy_realign import realign_program
 
         return realign_program(key)
-    st, dt = STORAGE[key.src_dtype], STORAGE[key.dst_dtype]
-    rank = key.rank
-    names = [f"%{n}" for n in index_arg_names(key)]
-    extents = names[:rank]
-    nss = sum(1 for s in key.src_strides if s is None)
-    ss, ds = names[rank : rank + nss], names[rank + nss :]
-    sptr = f"!layout.ptr<{st}, align {key.src_align}>"
-    dptr = f"!layout.ptr<{dt}, align {key.dst_align}>"
-    sview = f"!layout.tensor<{st}, #layout.cute<{_layout(key.src_strides)}>, gmem>"
-    dview = f"!layout.tensor<{dt}, #layout.cute<{_layout(key.dst_strides)}>, gmem>"
-    params = ", ".join(
-        [f"%src: {sptr}", f"%dst: {dptr}"] + [f"{v}: index" for v in extents + ss + ds]
-    )
-    props = []
-    if needs_conversion(key.src_dtype, key.dst_dtype):
-        props.append(f'convert = "{key.src_dtype}->{key.dst_dtype}"')
-    tile, _ = tile_choice(key)
-    if tile is not None:
-        props.append(f"tile = array<i64: {', '.join(map(str, tile))}>")
-    attrs = f" {{{', '.join(props)}}}" if props else ""
-    sdiv = _divisible(rank, key.src_strides, key.src_divisors)
-    ddiv = _divisible(rank, key.dst_strides, key.dst_divisors)
-    fattrs = " attributes {tilec.index_bits = 32 : i64}" if key.index_bits == 32 else ""
-    return (
-        f"func.func @{FUNCTION}({params}){fattrs} {{\n"
-        f"  %a = layout.view %src({', '.join(extents + ss)}){sdiv} : {sptr} -> {sview}\n"
-        f"  %b = layout.view %dst({', '.join(extents + ds)}){ddiv} : {dptr} -> {dview}\n"
-        f"  layout.copy %a, %b{attrs} : {sview}, {dview}\n"
-        "  func.return\n"
-        "}\n"
-    )
+    from tilec.compiler.pipeline import emit
+
+    return emit(tiled_module(key))

@@ -25,26 +25,13 @@ from typing import Any
 import numpy as np
 
 from tilec.runtime import raw_launch
-from tilec.runtime.launch import framework_of
+from tilec.runtime.launch import dtype_name, framework_of
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
 from .copy_launch import Launcher, PartsLauncher, structure
 from .copy_period import Part, period_parts
 from .copy_plan import Operand, plan_copy
-
-_TORCH_DTYPES = {
-    "torch.float16": "float16",
-    "torch.bfloat16": "bfloat16",
-    "torch.float32": "float32",
-    "torch.float64": "float64",
-    "torch.int8": "int8",
-    "torch.int16": "int16",
-    "torch.int32": "int32",
-    "torch.int64": "int64",
-    "torch.uint8": "uint8",
-    "torch.bool": "bool",
-}
 
 
 class _Array:
@@ -80,9 +67,8 @@ def _torch_array(what: str, t: Any) -> _Array:
     if not t.is_cuda:
         raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
     dtype = _torch_names.get(t.dtype)
-    if dtype is None:
-        text = str(t.dtype)
-        dtype = _torch_names[t.dtype] = _TORCH_DTYPES.get(text, text.replace("torch.", ""))
+    if dtype is None:  # the launch path's dtype names (runtime/launch.py), memoised
+        dtype = _torch_names[t.dtype] = dtype_name(t.dtype)
     op = Operand(t.data_ptr(), dtype, tuple(t.shape), t.stride(), t.get_device())
     return _Array(op, "torch", t)
 

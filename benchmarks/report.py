@@ -12,6 +12,8 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
     gemm.json            python benchmarks/gemm_bench.py --json ...           (GEMM)
     realistic_rows.json  python benchmarks/realistic_rows.py --json ...       (row kernels at users' shapes;
                          its section appears once the file exists)
+    canonical_copies.json  python benchmarks/canonical_copy_bench.py --json ... (copy_ and Program side by side;
+                         its section appears once the file exists)
 
 The strided set's host-time table comes from a second run with `--host-only`: merge its
 "host" list into strided_copy.json. Do not edit docs/performance.md by hand: rerun the
@@ -214,6 +216,31 @@ def gemm_section() -> str:
     return "\n".join(out)
 
 
+def canonical_section() -> str:
+    """`tilec.copy_` and the Program of the same views, side by side (issue 35's guard)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import canonical_copy_bench
+
+    d = _load("canonical_copies.json")
+    rows = [r for r in d["rows"] if "copy_ratio" in r]
+    worst = min((r["copy_ratio"] / r["program_ratio"] for r in rows if r.get("program_ratio")), default=None)
+    out = [
+        "## Canonical copies: `tilec.copy_` beside the Program of the same views",
+        "",
+        f"{_run(d)}; `benchmarks/canonical_copy_bench.py{' --quick' if d.get('quick') else ''}`: each copy",
+        "through `tilec.copy_` and as a `tilec.Program` of the same (merged, static) views through",
+        "`-p default`, in one run, both checked bit for bit against PyTorch; ratios to a cudaMemcpy of",
+        "the same bytes. \"same kernel\": both paths chose the same strategy, tile and threads",
+        "(tests/unit/test_copy_same_kernel.py checks it on the CPU).",
+        "",
+        f"copy_ / Program: worst {_f(worst, '.2f')}.",
+        "",
+        canonical_copy_bench.table(rows),
+        "",
+    ]
+    return "\n".join(out)
+
+
 def page() -> str:
     intro = "\n".join([  # noqa: FLY002 - one line of the page per string
         "# Performance",
@@ -229,6 +256,8 @@ def page() -> str:
     ])
     sections = [intro, strided_section(), programs_section(), compute_section(), realistic_rows_section(),
                 gemm_section()]
+    if (RESULTS / "canonical_copies.json").exists():
+        sections.append(canonical_section())
     sections = [x for x in sections if x]
     return HEADER + "\n".join(sections)
 

@@ -250,12 +250,21 @@ class ViewOp(IRDLOperation):
     each bound value is a multiple of its entry, as Triton's `divisibility=16`
     specialisation does: a dynamic stride known to be a multiple of 4 lets f32 rows start
     on 16-byte boundaries, so accesses along the rows may use 16-byte vectors. The
-    reference executor checks the promise."""
+    reference executor checks the promise.
+
+    `at_most = array<i64: ...>` (one entry per index operand, 0 for none) promises that
+    each bound value is at most its entry: a dynamic extent known to be short (as
+    `tilec.copy_` knows the extents up to 64 of its kernels, by their power-of-two
+    ceiling) lets the `tile` pass take the whole mode in one tile instead of a tile
+    made for long ones. The reference executor checks the promise.
+
+        %a = layout.view %p(%m, %n) {at_most = array<i64: 0, 8>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>"""
 
     name = "layout.view"
     source = operand_def()
     dynamic = var_operand_def(index)
     divisible = opt_prop_def(DenseArrayBase)
+    at_most = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     assembly_format = (
         "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
@@ -264,8 +273,10 @@ class ViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=(),
-                 divisible: Sequence[int] | None = None):
+                 divisible: Sequence[int] | None = None, at_most: Sequence[int] | None = None):
         props = {"divisible": _array(divisible)} if divisible is not None else {}
+        if at_most is not None:
+            props["at_most"] = _array(at_most)
         super().__init__(operands=[source, list(dynamic)], result_types=[result_type],
                          properties=props)
 
@@ -274,6 +285,12 @@ class ViewOp(IRDLOperation):
         if self.divisible is None:
             return (1,) * len(self.dynamic)
         return _ints(self.divisible)
+
+    def bounds(self) -> tuple[int, ...]:
+        """What each index operand is promised to be at most (0: nothing)."""
+        if self.at_most is None:
+            return (0,) * len(self.dynamic)
+        return _ints(self.at_most)
 
     def verify_(self) -> None:
         rt = self.result.type
@@ -289,6 +306,11 @@ class ViewOp(IRDLOperation):
             _check(len(divs) == ndyn,
                    f"divisible has {len(divs)} entries but the view binds {ndyn} dynamic value(s)")
             _check(all(d >= 1 for d in divs), f"divisible entries must be positive, got {list(divs)}")
+        if self.at_most is not None:
+            bounds = _ints(self.at_most)
+            _check(len(bounds) == ndyn,
+                   f"at_most has {len(bounds)} entries but the view binds {ndyn} dynamic value(s)")
+            _check(all(b >= 0 for b in bounds), f"at_most entries must be 0 (none) or positive, got {list(bounds)}")
         if isinstance(st, PtrType):
             _check(st.element_type == rt.element_type,
                    f"element types disagree: pointer to {st.element_type}, view of {rt.element_type}")

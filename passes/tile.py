@@ -19,8 +19,9 @@ from tilec.dialects import cute, views
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_launch
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
+from tilec.dialects.linear import next_pow2
 
-from ._analysis import DYN, contiguous_mode, leaves, memory_order, pow2_floor
+from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
 
 index = IndexType()
@@ -81,8 +82,15 @@ class TilePass(ModulePass):
     extents (dynamic extents are taken from the `layout.view` index operands of either
     view); neither is vectorized or masked.
 
-    Tile heuristic (E = element bytes; extents are powers of two, clamped to the
-    largest power of two not above a static mode extent):
+    Tile heuristic (E = element bytes). The heuristic reads facts only: which strides
+    are 1 (the contiguous modes), each mode's extent where it is known (static, or the
+    `at_most` bound a `layout.view` promises for a dynamic one), the alignment of both
+    views (pointer and `divisible` strides) and the destination's memory order (static
+    strides, smallest first; dynamic strides after them, a later mode before an earlier
+    one). A `tilec.Program` of static views and `tilec.copy_`'s program of the same
+    views with run-time values get the same tile. Tile extents are powers of two; a mode
+    whose known extent fits in the tile wanted along it is taken whole (its extent's
+    power-of-two ceiling: one tile, its edge once):
       * 1-D: 16 KiB per block (4096 f32, 8192 f16).
       * Both views contiguous along the same mode d (or neither contiguous): 1 KiB
         along d (256 f32), and the next-fastest mode of the destination gets the rest
@@ -90,7 +98,8 @@ class TilePass(ModulePass):
         along d again, up to the budget.
       * Contiguous along different modes (a transpose: the tile is converted between
         layouts through shared memory): a square s x s on the two contiguous modes,
-        s the largest power of two with s*s*E <= 16 KiB (64x64 f32, 128x128 i8).
+        s the largest power of two with s*s*E <= 16 KiB (64x64 f32, 128x128 i8), a
+        side clamped by a short mode letting the other grow within the budget.
         When either view cannot use 16-byte vectors (its pointer is not 16-byte
         aligned, or a stride other than its stride-1 run is not a multiple of 16
         bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
@@ -98,8 +107,9 @@ class TilePass(ModulePass):
         elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few.
-      * Rank 3 and above: the two modes chosen as above get those extents, all other
-        modes tile 1.
+      * Rank 3 and above: what the two modes chosen as above leave of their budget
+        goes to the further modes in the destination's memory order (a permute of
+        short extents becomes a batch of small tiles in one block); the rest tile 1.
 
     Grid mapping: the tiled modes (those with more than one tile) in the destination's
     memory order, fastest first: block x walks the destination's contiguous mode (so
@@ -176,7 +186,7 @@ class TilePass(ModulePass):
                 new_ops.append(op)
                 counts.append(op.result)
         tiled = [k for k, c in enumerate(counts) if not (isinstance(c, int) and c == 1)]
-        order = [k for k in memory_order(dl, contiguous_mode(dl)) if k in tiled]
+        order = [k for k in dst_memory_order(dl) if k in tiled]
         groups: list[list[int]] = [order[:1], order[1:2], order[2:]]
         for g in (1, 2):
             n = _static_product(counts, groups[g])
@@ -244,7 +254,7 @@ class TilePass(ModulePass):
             what = "the copy's tile attribute"
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
-            tile = heuristic_tile(sl, dl, extents, eb, aligned)
+            tile = heuristic_tile(sl, dl, known_extents(copy, extents), eb, aligned)
             # 512 threads for a misaligned transpose's tile when it gives each 32 elements
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
             threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
@@ -273,37 +283,101 @@ def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool) -> bo
 def heuristic_tile(
     sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int, aligned: bool = True
 ) -> tuple[int, ...]:
-    """The tile `tile` picks when none is given (see the pass documentation); `aligned`
-    says whether both views allow 16-byte vectors (`_vector_aligned`)."""
+    """The tile `tile` picks when none is given (see the pass documentation); `extents`
+    holds each mode's extent where it is known (static, or the `at_most` bound of a
+    dynamic one: `known_extents`), else DYN; `aligned` says whether both views allow
+    16-byte vectors (`_vector_aligned`)."""
     rank = len(extents)
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     tile = [1] * rank
 
     def clamp(k: int, want: int) -> int:
+        # a mode that fits in the tile is taken whole: one tile, its edge once
         n = extents[k]
         want = pow2_floor(max(want, 1))
-        return want if n is DYN else min(want, pow2_floor(n))
+        return want if n is DYN else min(want, next_pow2(n))
 
+    dst_order = dst_memory_order(dl)
     if rank == 1:
         tile[0] = clamp(0, ONE_D_BYTES // eb)
-    elif _misaligned_transpose(sl, dl, aligned):
+        return tuple(tile)
+    if _misaligned_transpose(sl, dl, aligned):
         budget = min(MISALIGNED_SMEM_TILE_BYTES // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
         tile[cd] = clamp(cd, budget // tile[cs])
         tile[cs] = clamp(cs, budget // tile[cd])
+        primary = (cs, cd)
     elif cs is not None and cd is not None and cs != cd:
-        s = pow2_floor(int((SMEM_TILE_BYTES // eb) ** 0.5))
+        budget = SMEM_TILE_BYTES // eb
+        s = pow2_floor(int(budget**0.5))
         tile[cs], tile[cd] = clamp(cs, s), clamp(cd, s)
         # a side clamped by a small extent lets the other grow, within the budget
         for a, b in ((cs, cd), (cd, cs)):
-            tile[a] = clamp(a, max(tile[a], SMEM_TILE_BYTES // eb // tile[b]))
+            tile[a] = clamp(a, max(tile[a], budget // tile[b]))
+        primary = (cs, cd)
     else:
-        d = cd if cd is not None else (cs if cs is not None else memory_order(dl)[0])
-        other = memory_order(dl, d)[1]
+        budget = TILE_BYTES // eb
+        d = cd if cd is not None else (cs if cs is not None else dst_order[0])
+        other = next(k for k in dst_order if k != d)
         tile[d] = clamp(d, LINE_BYTES // eb)
-        tile[other] = clamp(other, TILE_BYTES // eb // tile[d])
-        tile[d] = clamp(d, TILE_BYTES // eb // tile[other])
+        tile[other] = clamp(other, budget // tile[d])
+        tile[d] = clamp(d, budget // tile[other])
+        primary = (d, other)
+    # what the two modes leave of the budget goes to further modes, in the
+    # destination's memory order (a permute of short extents: a batch of small tiles)
+    for k in dst_order:
+        left = budget // math.prod(tile)
+        if left < 2:
+            break
+        if k not in primary:
+            tile[k] = clamp(k, left)
     return tuple(tile)
+
+
+def dst_memory_order(dl: cute.Layout) -> list[int]:
+    """The destination's modes, fastest first, its contiguous mode first: smallest
+    stride first; dynamic strides after static ones, a later mode before an earlier
+    one (a row-major order, which `tilec.copy_`'s merged modes keep: sorted by
+    destination stride, the last mode fastest)."""
+    order = memory_order(dl, contiguous_mode(dl))
+    head = order[:1]
+    ms = views.modes(dl)
+    rest = sorted(order[1:], key=lambda k: (_min_stride(ms[k]), -k))
+    return head + rest
+
+
+def known_extents(copy: CopyOp, extents: Sequence) -> tuple:
+    """Per mode: its static extent, or the bound a `layout.view` of either view promises
+    for a dynamic one (`at_most`, the product over the mode's leaves), else DYN."""
+    out = list(extents)
+    for k, n in enumerate(extents):
+        if n is not DYN:
+            continue
+        for v in (copy.dest, copy.source):
+            bound = _promised_bound(v, k)
+            if bound is not None:
+                out[k] = bound
+                break
+    return tuple(out)
+
+
+def _promised_bound(view: SSAValue, k: int) -> int | None:
+    root = view.owner
+    if not isinstance(root, ViewOp) or root.result.type.cute_layout != view.type.cute_layout:
+        return None
+    bounds = root.bounds()
+    ms = views.modes(view.type.cute_layout)
+    i = sum(_count_dyn(m.shape) for m in ms[:k])
+    n = 1
+    for leaf in _leaves(ms[k].shape):
+        if leaf is DYN:
+            if not bounds[i]:
+                return None
+            n *= bounds[i]
+            i += 1
+        else:
+            n *= leaf
+    return n
 
 
 def _static_product(counts, group: list[int]) -> int | None:

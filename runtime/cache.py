@@ -4,7 +4,7 @@ Entries are keyed by a hash of (source, options, architecture, CuPy version, NVR
 version), so a change in any of them compiles again. The disk cache lives in
 `$TILEC_CACHE_DIR` (default `~/.cache/tilec`); `TILEC_CACHE=0` (or `off`) leaves the
 disk alone: nothing is read from it or written to it (the in-memory cache of the process
-stays), which `tilec.copy_`'s kernels on disk (`$TILEC_CACHE_DIR/copy/`) obey too. Each entry is one file written to a
+stays), which the launch entries (below) obey too. Each entry is one file written to a
 temporary name and moved into place with `os.replace`, so concurrent processes never see
 half an entry; a header holds the payload's length and SHA-256, so a truncated or
 corrupted entry is detected, counted, and compiled again.
@@ -12,6 +12,11 @@ corrupted entry is detected, counted, and compiled again.
     cache = default_cache()
     result = cache.compile(source, arch="sm_90")    # a CompileResult
     cache.stats.compiles, cache.stats.hits
+
+Launch entries (`store_entry`, `load_entry`) keep, beside the compiled sources, what a
+launch needs without running the pipeline at all, keyed by what the front end knows
+(`tilec.copy_`'s `CopyKey`, api/copy_disk.py) and a fingerprint of tilec's sources:
+JSON files in `$TILEC_CACHE_DIR/<kind>/`, written the same way.
 """
 
 from __future__ import annotations
@@ -191,27 +196,88 @@ class KernelCache:
         return result
 
     def _store(self, key: str, result: CompileResult) -> None:
-        path = self.path(key)
+        # A read-only or full disk costs a recompilation next time, nothing more.
+        write_atomically(self.path(key), _encode(key, result), prefix=f".{key[:16]}.")
+
+
+def write_atomically(path: Path, data: bytes, prefix: str = ".tmp-") -> bool:
+    """Write `data` to `path` through a temporary file moved into place (`os.replace`):
+    a concurrent reader sees the old file or the whole new one. False where the
+    directory cannot be written (nothing is left behind)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(
-                dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp"
-            )
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
             try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(_encode(key, result))
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except OSError:
-            # A read-only or full disk costs a recompilation next time, nothing more.
-            pass
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------- launch entries
+
+ENTRY_FORMAT = 1
+"""Bumped when a launch entry's layout changes."""
+_PACKAGE = Path(__file__).resolve().parent.parent
+_SOURCE_DIRS = ("api", "compiler", "dialects", "passes", "runtime", "support")
+_fingerprint: str | None = None
+
+
+def source_fingerprint() -> str:
+    """A hash of every tilec source file's path, size and modification time (a few
+    hundred `stat`s, once per process): any change of the compiler misses."""
+    global _fingerprint
+    if _fingerprint is None:
+        h = hashlib.sha256()
+        for d in _SOURCE_DIRS:
+            for root, dirs, files in os.walk(_PACKAGE / d):
+                dirs.sort()
+                for f in sorted(files):
+                    if f.endswith(".py"):
+                        st = os.stat(os.path.join(root, f))
+                        h.update(f"{root}/{f}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        _fingerprint = h.hexdigest()
+    return _fingerprint
+
+
+def entry_path(kind: str, key: object) -> Path:
+    """Where the launch entry of `key` (anything JSON can write, the pipeline and the
+    architecture included) lives: `$TILEC_CACHE_DIR/<kind>/<hash>.json`, the hash
+    over the entry format, the key and `source_fingerprint()`."""
+    text = json.dumps([ENTRY_FORMAT, key, source_fingerprint()], sort_keys=True)
+    return default_cache_dir() / kind / (hashlib.sha256(text.encode()).hexdigest() + ".json")
+
+
+def store_entry(kind: str, key: object, data: dict) -> bool:
+    """Write a launch entry (a JSON object: what a launch needs without compiling,
+    e.g. `tilec.copy_`'s cubin, symbols and host recipe, api/copy_disk.py); False
+    where `TILEC_CACHE=0` or the directory is not writable."""
+    if not disk_cache_enabled():
+        return False
+    return write_atomically(entry_path(kind, key), json.dumps({"format": ENTRY_FORMAT, **data}).encode())
+
+
+def load_entry(kind: str, key: object) -> dict | None:
+    """The launch entry of `key`, or None (none, unreadable, of another format, or
+    `TILEC_CACHE=0`)."""
+    if not disk_cache_enabled():
+        return None
+    try:
+        with open(entry_path(kind, key)) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == ENTRY_FORMAT else None
 
 
 _default: KernelCache | None = None

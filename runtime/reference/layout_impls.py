@@ -575,6 +575,11 @@ class LayoutFunctions(InterpreterFunctions):
                     raise ExecutionError(
                         op, f"index operand {k} is {value}, not a multiple of {div} as "
                         "its `divisible` entry promises")
+            for k, (value, bound) in enumerate(zip(values, op.bounds())):
+                if bound and value > bound:
+                    raise ExecutionError(
+                        op, f"index operand {k} is {value}, more than {bound} as "
+                        "its `at_most` entry promises")
             lay = _bind(t.cute_layout, values)
             align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
             return (View(st, 0, lay, t.vec_layout, None, t, align),)

@@ -1,5 +1,5 @@
-"""The speed parts of tilec.copy_, without a GPU: the front end's tile choice
-(`copy_tile`) checked on the CPU reference executor, host functions as recipes
+"""The speed parts of tilec.copy_, without a GPU: the `tile` pass's choice for the
+facts a copy program states, checked on the CPU reference executor, host functions as recipes
 (`runtime/host_ops`), the disk cache of copy kernels (`copy_disk`) and the packed
 driver launch (`runtime/raw_launch`) against a fake driver."""
 
@@ -14,7 +14,7 @@ import pytest
 from tilec.copy_cpu import _operand, copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import Operand, plan_copy
-from tilec.copy_program import tile_choice
+from tilec.copy_program import copy_program, pass_tile
 from tilec.runtime import raw_launch
 from tilec.runtime.host_ops import RecipeProgram
 
@@ -57,117 +57,47 @@ def plan_of(shape, perm=None, dtype="int8", src_strides=None):
 
 
 def test_short_permutes_fold_further_modes_into_the_tile():
-    """A rank-6 permute of short extents: both contiguous modes tiled, and more modes
-    folded in, up to the 16 KiB budget (the pass alone tiled two modes)."""
-    shape = (181, 31, 12, 5, 31, 19)  # case 36 of benchmarks/strided_copy_bench.py
-    plan = plan_of(shape, src_strides=(1, 67332, 181, 2087292, 2172, 10436460))
-    assert plan.extents == shape
-    tile, threads = tile_choice(plan.key)
+    """A rank-6 permute of short extents: both contiguous modes tiled, and what they
+    leave of the 16 KiB budget goes to further modes in the dst's memory order (the
+    `tile` pass's rule, for a Program as for `copy_`)."""
+    plan = plan_of((3, 2, 5, 4, 5, 7), (4, 1, 3, 5, 0, 2), "float32")
+    tile = pass_tile(plan.key)
     assert sum(t > 1 for t in tile) >= 3
-    assert math.prod(tile) * 1 <= 16 * 1024
-    assert threads in (256, 512)
+    assert math.prod(tile) * 4 <= 128 * 1024  # a misaligned transpose's budget
 
 
-def test_a_short_outer_mode_goes_to_the_grid_not_the_tile():
-    """(19 x big) with a step-2 source: folding 19 into a 32 tile would make every
-    block an edge block; it stays in the grid and the row takes the budget."""
-    plan = plan_copy(Operand(0, "float16", (19, 100000), (100000, 1)), Operand(0, "float16", (19, 100000), (300000, 2)))
-    tile, _ = tile_choice(plan.key)
-    assert tile[0] == 1 and tile[1] == 32 * 1024 // 2
+def _chosen_tile(key) -> tuple[int, ...]:
+    from tilec.compiler.pipeline import parse_module, run_pipeline
+    from tilec.dialects.layout import TileOp
+
+    module = parse_module(copy_program(key))
+    run_pipeline(module, "expand-iterators,tile")
+    return next(tuple(int(x) for x in op.tile.get_values()) for op in module.walk() if isinstance(op, TileOp))
 
 
-def test_rows_read_contiguously_stop_at_the_line_cap(routes):
-    """The same copy with a contiguous source: rows of at most LINE_CAP_BYTES (a
-    32 KiB row over an extent like 7775 would leave most blocks idle); the tiled
-    kernel's tile (the misaligned rows take the realign kernel, copy_realign.py)."""
-    from tilec.copy_tile import LINE_CAP_BYTES
-
-    routes(realign="never")
-
-    plan = plan_copy(Operand(0, "int8", (17, 7775), (7776, 1)), Operand(0, "int8", (17, 7775), (7775 * 3, 1)))
-    tile, _ = tile_choice(plan.key)
-    assert tile == (1, LINE_CAP_BYTES)
-
-
-def test_transposes_take_short_src_runs_and_long_dst_runs(routes):
-    """The "runs" rule: 16 elements along the src's contiguous mode (a short one: its
-    class, or for bytes a tile that its extents fill at least SRC_MIN_USE), DST_RUN_BYTES along
-    a long dst-contiguous mode (a short one whole), further modes folded up to the
-    budget (cases 42, 36, 29, 30 of the strided set); 1-byte elements: the narrow
-    budget, dst runs and growth (`NARROW_*`), 256 threads. (42 and 30 take the box
-    kernel, copy_box.py: turned off here, their tiles are those of the same patterns
-    where the box rule does not apply.)"""
-    from tilec.copy_tile import (
-        DST_RUN_BYTES,
-        NARROW_DST_RUN_BYTES,
-        NARROW_MIN_RUNS_TILE,
-        NARROW_SMEM_TILE_BYTES,
-        SRC_MIN_USE,
-        SRC_RUN,
-        _src_run,
-    )
-
-    routes(box="never")
-
-    def choice_of(shape, src_strides, dtype="int8"):
-        return tile_choice(plan_of(shape, dtype=dtype, src_strides=src_strides).key)
-
-    def tile_of(shape, src_strides, dtype="int8"):
-        return choice_of(shape, src_strides, dtype)[0]
-
-    # 37 (class 64) read contiguously, 17 written contiguously, 1691 beside it: 8 KiB
-    assert choice_of((346, 37, 1691, 17), (629, 1, 217634, 37)) == ((1, 8, 32, 32), 256)
-    assert 8 * 32 * 32 == NARROW_SMEM_TILE_BYTES
-    t36 = tile_of((181, 31, 12, 5, 31, 19), (1, 67332, 181, 2087292, 2172, 10436460))
-    assert t36 == (SRC_RUN, 1, 1, 1, 16, 32)
-    # case 00: a long dst-contiguous mode of bytes gets 128-byte runs
-    t00 = tile_of((186, 3, 230, 4, 275), (1, 744, 2232, 186, 513360), "uint8")
-    assert t00 == (SRC_RUN, 1, 1, 4, NARROW_DST_RUN_BYTES)
-    # 2-byte elements keep the 16 KiB rule
-    assert tile_of((42, 299, 12489), (1, 42, 12558), "float16") == (SRC_RUN, 4, DST_RUN_BYTES // 2)
-    # rank 2: the front end's choice too (the pass took 32 x 1024 here); grown to 4096
-    assert tile_of((19, 38647519), (1, 19)) == (8, NARROW_MIN_RUNS_TILE // 8)
-    for cls in (32, 64):
-        t = _src_run(cls, False, 1)
-        assert all(n / (math.ceil(n / t) * t) >= SRC_MIN_USE for n in range(cls // 2 + 1, cls + 1))
-    assert _src_run(8, False, 1) == 8 and _src_run(64, True, 1) == 64 and _src_run(None, False, 1) == SRC_RUN
-    # wider elements: no shorter tiles for usage; 8-byte ones: longer runs, short modes whole
-    assert _src_run(64, False, 2) == SRC_RUN and _src_run(None, False, 8) == 2 * SRC_RUN
-    assert _src_run(64, False, 8) == 64
-    # a column broadcast along rows is no transpose to stage: the pass decides
-    col = plan_copy(Operand(0, "int32", (2532, 6882), (6882, 1)), Operand(0, "int32", (2532, 6882), (1, 0)))
-    assert tile_choice(col.key) == (None, 0)
-
-
-def test_rows_get_a_tile_they_fill(routes):
-    """Rows read contiguously or broadcast (cases 02, 16, 38): the longest tile up to
-    LINE_CAP_BYTES that the row fills at least ROW_MIN_USE (254 -> 256, 1123 bf16 ->
-    512, 41440 int16 -> 2048 with 8 rows), the rest of the budget to the next modes;
-    the key carries it, so one pattern compiles one kernel per row tile. (The tiled
-    kernel's: misaligned rows take the realign kernel, copy_realign.py.)"""
-    from tilec.copy_tile import LINE_CAP_BYTES, row_tile
-
-    routes(realign="never")
-
-    def plan(n_last, dtype="int16", step=1):
-        shape = (31859, 3, 11, n_last)
-        return plan_copy(
-            Operand(0, dtype, shape, (40 * (n_last + 2), 12 * (n_last + 2), n_last + 2, 1)),
-            Operand(0, dtype, shape, tuple(s * step for s in c_strides(shape))),
-        )
-
-    p = plan(254)
-    assert p.key.row_tile == 256 and tile_choice(p.key)[0] == (64, 1, 1, 256)
-    assert plan(1123, "bfloat16").key.row_tile == 512
-    assert plan(7775, "int8").key.row_tile == LINE_CAP_BYTES
-    assert plan(254, step=2).key.row_tile == 0  # a stepped src keeps its rows
-    bc = plan_copy(Operand(0, "int16", (4456, 41440), (41440, 1)), Operand(0, "int16", (1, 41440), (0, 1)))
-    assert bc.key.row_tile == 2048 and tile_choice(bc.key)[0] == (8, 2048)
-    t = plan_copy(Operand(0, "int8", (300, 500), (500, 1)), Operand(0, "int8", (300, 500), (1, 300)))
-    assert t.key.row_tile == 0 and row_tile(t.key, 500) == 0  # a transpose
-    # every row length from 65 to 699: a few row tiles (times the vector facts)
-    keys = {plan(n).key for n in range(65, 700)}
-    assert len({k.row_tile for k in keys}) <= 6 and len(keys) <= 4 * 6
+@pytest.mark.parametrize("shape,src_strides,dtype", [
+    ((19, 100000), (300000, 2), "float16"),       # a short outer mode, a stepped src
+    ((17, 7775), (7775 * 3, 1), "int8"),          # rows read contiguously
+    ((346, 37, 1691, 17), (629, 1, 217634, 37), "int8"),  # short modes both sides
+    ((42, 299, 12489), (1, 42, 12558), "float16"),
+    ((19, 38647519), (1, 19), "int8"),
+    ((2532, 6882), (1, 0), "int32"),              # a column broadcast along rows
+])
+def test_the_program_states_facts_and_the_pass_chooses_the_tile(routes, shape, src_strides, dtype):
+    """The copy program pins no tile: its small extents are promised at most their
+    class (`at_most`), and the tile the `tile` pass chooses from them is `pass_tile`
+    (which the front end's rules read); a small mode is taken whole."""
+    routes(realign="never", box="never")
+    plan = plan_of(shape, dtype=dtype, src_strides=src_strides)
+    text = copy_program(plan.key)
+    assert "tile = array" not in text
+    small = [c for c in plan.key.small_extents if c]
+    if small:
+        assert "at_most = array<i64: " in text
+    tile = _chosen_tile(plan.key)
+    assert tile == pass_tile(plan.key)
+    for t, c in zip(tile, plan.key.small_extents):
+        assert c is None or t <= c
 
 
 def test_the_key_carries_the_src_order():
@@ -200,8 +130,7 @@ def test_folded_tiles_copy_exactly(shape, perm, dtype, kernels, nvrtc_available,
     src = rng.integers(-100, 100, size=shape).astype(dtype).transpose(perm)
     dst = np.full(src.shape, 77, dtype=dtype)
     plan = plan_copy(_operand(dst, None), _operand(src, None))
-    tile, _ = tile_choice(plan.key)
-    assert tile is not None and sum(t > 1 for t in tile) >= 2
+    assert sum(t > 1 for t in pass_tile(plan.key)) >= 2
     copy_numpy(dst, src, compiled=True, kernels=kernels)
     assert np.array_equal(dst, src)
 
@@ -226,7 +155,6 @@ def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc
     want = big.copy()
     want[..., 1 : 1 + shape[-1]] = src
     plan = plan_copy(_operand(dst, None), _operand(src, None))
-    assert plan.key.row_tile or shape[-1] <= 64
     copy_numpy(dst, src, compiled=True, kernels=kernels)
     assert np.array_equal(big, want)
 

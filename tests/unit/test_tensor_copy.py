@@ -236,19 +236,20 @@ def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
     assert len(keys) <= 4
 
 
-def test_small_extents_are_specialised_and_pin_the_tile(routes):
-    from tilec.copy_program import tile_choice
+def test_small_extents_are_specialised_and_promised_to_the_tile_pass(routes):
+    from tilec.copy_program import pass_tile
 
     # rows of 5 go to the gather kernel (copy_gather.py): here the tiled one is tested
     routes(gather="never")
     plan = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
     assert plan.key.small_extents == (None, 8)
-    tile, threads = tile_choice(plan.key)
-    assert tile[1] == 8 and threads in (256, 512)
-    assert f"tile = array<i64: {tile[0]}, 8>" in copy_program(plan.key)
-    assert tile[0] * tile[1] >= 2048  # a long src side grows to MIN_RUNS_TILE
-    # a transpose of long modes: short src runs, 256-byte dst runs, 2048 elements
-    assert tile_choice(plan_copy(op((100, 500)), op((100, 500), (1, 100))).key)[0] == (32, 64)
+    text = copy_program(plan.key)
+    assert "at_most = array<i64: 0, 8" in text and "tile = array" not in text
+    tile = pass_tile(plan.key)
+    assert tile[1] == 8  # the short mode whole, the long one grows within the budget
+    assert tile[0] >= 1024
+    # a transpose of long modes: the pass's square tile
+    assert pass_tile(plan_copy(op((100, 500)), op((100, 500), (1, 100))).key) == (64, 64)
 
 
 def test_cached_compile_runs_no_pipeline(monkeypatch, nvrtc_available):
@@ -389,21 +390,19 @@ def test_index_bits_32_where_every_covered_offset_fits(routes):
     pattern takes the box kernel, copy_box.py: turned off here to test the tiled
     kernel's offsets on it.)"""
     from tilec.copy_plan import index_bits
+    from tilec.copy_program import pass_tile
 
-    routes(realign="never")
-    from tilec.copy_tile import copy_tile
-
-    routes(box="never")
+    routes(realign="never", box="never")
 
     def plan(m, n, dtype="uint8"):
         return plan_copy(op((m, n), dtype=dtype), op((m, n), (1, m), dtype=dtype))
 
-    # strided set case 30 made larger: tiles of 8 of the 19 rows cover 24, so the
-    # masked rows reach offset 23 n of the dst
-    small = plan(19, 85_000_000)  # 23 n + n - 1 < 2^31
-    assert copy_tile(small.key)[0][0] == 8 and small.key.index_bits == 32
+    # strided set case 30 made larger: the 19 rows are taken whole, in a tile of their
+    # class, 32, so the masked rows reach offset 31 n of the dst
+    small = plan(19, 60_000_000)  # 31 n + n - 1 < 2^31
+    assert pass_tile(small.key)[0] == 32 and small.key.index_bits == 32
     assert "attributes {tilec.index_bits = 32 : i64}" in copy_program(small.key)
-    assert plan(19, 93_000_000).key.index_bits == 64  # 23 n > 2^31 > 19 n
+    assert plan(19, 70_000_000).key.index_bits == 64  # 32 n > 2^31 > 19 n
     big = plan(19, 115_000_000)  # 19 n > 2^31
     assert big.key.index_bits == 64
     assert "tilec.index_bits" not in copy_program(big.key)
@@ -411,7 +410,7 @@ def test_index_bits_32_where_every_covered_offset_fits(routes):
     # does not (the tile along the 3 rows is their class, 4): 64; 500M rows fit
     n = 600_000_000
     edge = plan_copy(op((3, n), dtype="int8"), op((3, n), (1, 3), dtype="int8"))
-    assert 3 * n - 1 < 2**31 and copy_tile(edge.key)[0][0] == 4 and edge.key.index_bits == 64
+    assert 3 * n - 1 < 2**31 and pass_tile(edge.key)[0] == 4 and edge.key.index_bits == 64
     assert index_bits(edge.key, [3, 500_000_000], [1, 3], [500_000_000, 1]) == 32
     # 2- and 4-byte elements keep 64-bit offsets unless the src broadcasts
     # (copy_plan.wants_index32, measured); 8-byte ones take 32

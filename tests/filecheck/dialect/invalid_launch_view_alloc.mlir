@@ -146,3 +146,19 @@ func.func @view_divisible_zero(%p: !layout.ptr<f32>, %m: index, %s: index) {
   %a = layout.view %p(%m, %s) {divisible = array<i64: 1, 0>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,8):(?,1)>, gmem>
   func.return
 }
+
+// -----
+
+func.func @view_at_most_count(%p: !layout.ptr<f32>, %m: index, %s: index) {
+  // expected-error @+1 {{at_most has 1 entries but the view binds 2 dynamic value(s)}}
+  %a = layout.view %p(%m, %s) {at_most = array<i64: 4>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,8):(?,1)>, gmem>
+  func.return
+}
+
+// -----
+
+func.func @view_at_most_negative(%p: !layout.ptr<f32>, %m: index, %s: index) {
+  // expected-error @+1 {{at_most entries must be 0 (none) or positive, got [-1, 0]}}
+  %a = layout.view %p(%m, %s) {at_most = array<i64: -1, 0>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,8):(?,1)>, gmem>
+  func.return
+}

@@ -120,6 +120,14 @@ func.func @slice(%t: !T, %i: index) {
   func.return
 }
 
+// `at_most` promises what each dynamic value is at most (0: nothing).
+// CHECK-LABEL: func.func @view_at_most(
+// CHECK: %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>, at_most = array<i64: 0, 8, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+func.func @view_at_most(%p: !layout.ptr<f32, align 16>, %m: index, %n: index, %s: index) {
+  %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>, at_most = array<i64: 0, 8, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+  func.return
+}
+
 // `divisible` promises what each dynamic value is a multiple of.
 // CHECK-LABEL: func.func @view_divisible(
 // CHECK: %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>

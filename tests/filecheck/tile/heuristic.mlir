@@ -253,11 +253,11 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
   func.return
 }
 
-// A small misaligned transpose: the tile is clamped by the extents (32 x 64), too few
-// elements for 512 threads, so 256.
+// A small misaligned transpose: each mode fits in the tile and is taken whole (64 x 128,
+// one block), too few elements for 512 threads, so 256.
 // CHECK-LABEL: func.func @small_misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(256)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 32, 64>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 128>}
 func.func @small_misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>

@@ -1,0 +1,241 @@
+"""The canonical copies through both of tilec's paths, side by side in one run (guard (2)
+of issue 35): `tilec.copy_` and a `tilec.Program` of the same views through
+`-p default`, each against cudaMemcpy of the same bytes, PyTorch's `copy_` beside them.
+
+    python benchmarks/canonical_copy_bench.py [--quick] [--only transpose,NHWC]
+        [--json benchmarks/results/canonical_copies.json] [--md OUT.md] [--list]
+
+The copies are tests/helpers/canonical_copies.py's `CANONICAL` (square and odd
+transposes of every element size, NHWC <-> NCHW, batched transposes, head splits,
+slices, broadcasts, casts); `tests/unit/test_copy_same_kernel.py` checks on the CPU that
+both paths compile the same kernel for them. Per copy: src is made as the case says
+(`base[index].permute(perm)`, broadcast), dst a new C-contiguous tensor; each path's
+result is checked bit for bit against PyTorch's `dst.copy_(src)` (outputs poisoned
+first), then timed with CUDA events (copy_bench.median_ms: the median of many launches
+queued before one synchronisation). The Program path takes the merged views of the
+plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
+plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
+its ratios are not the table's). With `--json`, benchmarks/report.py puts the
+table in docs/performance.md. `--list` prints the cases and each path's kernel choice
+(no GPU needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from dataclasses import replace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+
+from helpers.canonical_copies import CANONICAL, CanonicalCopy, copy_choice, program_choice, program_of  # noqa: E402
+
+
+def quick_case(case: CanonicalCopy) -> CanonicalCopy:
+    """The case with every extent of 1024 or more divided by 4 (the first one where
+    none is that long; slices keep their starts, steps and distance from the end): the
+    same pattern in at most a quarter of the bytes."""
+    long = [k for k, n in enumerate(case.base) if n >= 1024] or [0]
+
+    def small(k: int, n: int) -> int:
+        return n // 4 if k in long else n
+
+    index = None
+    if case.index is not None:
+        index = tuple((a, small(k, n) - (n - b), c) for k, (n, (a, b, c)) in enumerate(zip(case.base, case.index)))
+    shape = None
+    if case.shape is not None:  # a broadcast: its long extents shrink as the base's
+        shape = tuple(n // 4 if n >= 1024 else n for n in case.shape)
+    return replace(case, base=tuple(small(k, n) for k, n in enumerate(case.base)), index=index, shape=shape)
+
+
+def cases(quick: bool, only: str = "") -> list[CanonicalCopy]:
+    out = [quick_case(c) if quick else c for c in CANONICAL]
+    keys = [k for k in only.split(",") if k]
+    return [c for c in out if not keys or any(k in c.name for k in keys)]
+
+
+def bytes_moved(case: CanonicalCopy) -> int:
+    """Bytes read + bytes written as PyTorch counts a copy: every dst element written
+    once, every src element it reads once (a broadcast src's elements once each)."""
+    from helpers.canonical_copies import ITEMSIZE
+
+    n = case.num_elements
+    shape, strides, _ = case.src_view()
+    read = math.prod(m for m, s in zip(shape, strides) if s != 0)
+    return n * ITEMSIZE[case.dst_dtype] + read * ITEMSIZE[case.src_dtype]
+
+
+def choices(case: CanonicalCopy) -> dict:
+    """Each path's kernel choice (strategy, tile, threads) for the case, on the CPU."""
+    from tilec.copy_plan import plan_copy
+
+    plan = plan_copy(*case.operands())
+    return {"copy_": list(map(_plain, copy_choice(plan))), "program": list(map(_plain, program_choice(plan)))}
+
+
+def _plain(x):
+    return list(x) if isinstance(x, tuple) else x
+
+
+# ----------------------------------------------------------------------------- GPU
+
+
+def _make(torch, case: CanonicalCopy, gen):
+    """(base, src view, dst) on the GPU."""
+    t = getattr(torch, case.src_dtype)
+    if case.src_dtype in ("float16", "bfloat16", "float32", "float64"):
+        base = (torch.randn(case.base, generator=gen, device="cuda") * 30).to(t)
+    else:
+        info = torch.iinfo(t)
+        base = torch.randint(info.min, info.max, case.base, generator=gen, device="cuda", dtype=t)
+    index = case.index or tuple((0, n, 1) for n in case.base)
+    src = base[tuple(slice(*ix) for ix in index)]
+    if case.perm is not None:
+        src = src.permute(*case.perm)
+    if case.shape is not None:
+        src = src.expand(*case.shape)
+    dst = torch.empty(tuple(src.shape), dtype=getattr(torch, case.dst_dtype), device="cuda")
+    return base, src, dst
+
+
+def _bits(torch, x):
+    return x.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()])
+
+
+def _poison(torch, x):
+    _bits(torch, x).fill_(77)
+    return x
+
+
+def _program_args(torch, plan, base, dst):
+    """The Program's pointer arguments: flat views starting at the plan's first src
+    and dst elements, as long as the merged views reach."""
+    s_item, d_item = base.element_size(), dst.element_size()
+    s_off = (plan.src_ptr - base.data_ptr()) // s_item
+    reach_s = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.src_strides))
+    reach_d = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.dst_strides))
+    d_off = (plan.dst_ptr - dst.data_ptr()) // d_item
+    return base.reshape(-1)[s_off : s_off + reach_s], dst.reshape(-1)[d_off : d_off + reach_d]
+
+
+def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
+    import copy_bench
+
+    import tilec
+    from tilec.copy_plan import Operand, plan_copy
+
+    base, src, dst = _make(torch, case, gen)
+    want = torch.empty_like(dst).copy_(src)
+    moved = bytes_moved(case)
+    row = {"case": case.name, "bytes": moved, **choices(case)}
+
+    def timed(fn) -> float:
+        return copy_bench.tbps(moved, copy_bench.median_ms(fn))
+
+    # tilec.copy_
+    _poison(torch, dst)
+    tilec.copy_(dst, src)
+    torch.cuda.synchronize()
+    row["copy_exact"] = bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
+    row["copy_tbps"] = timed(lambda: tilec.copy_(dst, src))
+    # the Program of the same views
+    op = lambda t: Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())  # noqa: E731
+    plan = plan_copy(op(dst), op(src))
+    try:
+        kernel = tilec.compile(program_of(plan))
+        a, b = _program_args(torch, plan, base, dst)
+        _poison(torch, dst)
+        kernel(a, b)
+        torch.cuda.synchronize()
+        row["program_exact"] = bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
+        row["program_tbps"] = timed(lambda: kernel(a, b))
+    except Exception as e:  # report and go on: one broken case must not hide the others
+        row["program_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    row["torch_tbps"] = timed(lambda: dst.copy_(src))
+    mc = memcpy_ratio_of(moved)
+    row["memcpy_tbps"] = mc
+    for k in ("copy", "program", "torch"):
+        if f"{k}_tbps" in row:
+            row[f"{k}_ratio"] = row[f"{k}_tbps"] / mc
+    del base, src, dst, want
+    torch.cuda.empty_cache()
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| case | copy_ / cudaMemcpy | Program / cudaMemcpy | copy_ / Program | PyTorch / cudaMemcpy | exact | same kernel |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        prog = r.get("program_ratio")
+        exact = "yes" if r.get("copy_exact") and r.get("program_exact") else "NO"
+        same = "yes" if r["copy_"] == r["program"] else f"no: {r['copy_'][0]} vs {r['program'][0]}"
+        prog_text = "-" if prog is None else f"{prog:.3f}"
+        rel = "-" if prog is None else f"{r['copy_ratio'] / prog:.2f}"
+        lines.append(
+            f"| {r['case']} | {r['copy_ratio']:.3f} | {prog_text} | {rel} | {r['torch_ratio']:.3f} | {exact} | {same} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="every extent of 1024 or more / 4 (a smoke test)")
+    ap.add_argument("--only", default="", help="comma-separated substrings of case names")
+    ap.add_argument("--json", default=None, help="write the results as JSON here")
+    ap.add_argument("--md", default=None, help="write the table into this markdown file")
+    ap.add_argument("--list", action="store_true", help="print the cases and both kernel choices; no GPU")
+    args = ap.parse_args(argv)
+    todo = cases(args.quick, args.only)
+    if args.list:
+        for c in todo:
+            ch = choices(c)
+            print(f"{c.name}: copy_ {ch['copy_']}, program {ch['program']}"
+                  f"{'' if ch['copy_'] == ch['program'] else '  (differ)'}")
+        return 0
+    sys.path.insert(0, HERE)
+    import copy_bench
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if copy_bench.cp is None or torch is None or not torch.cuda.is_available():
+        print("canonical_copy_bench: PyTorch and CuPy with a GPU are required", file=sys.stderr)
+        return 1
+    memcpy: dict[int, float] = {}
+
+    def memcpy_of(moved: int) -> float:
+        # cudaMemcpy of the same bytes (one way: half of read + write), measured once per size
+        if moved not in memcpy:
+            memcpy[moved] = copy_bench.memcpy_tbps(moved // 2)
+        return memcpy[moved]
+
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    for c in todo:
+        rows.append(run_case(torch, c, memcpy_of, gen))
+        print(json.dumps(rows[-1]), flush=True)
+    text = table(rows)
+    dev = torch.cuda.get_device_name(0)
+    if args.json:
+        from run_info import run_info
+
+        with open(args.json, "w") as f:
+            json.dump({**run_info(dev), "quick": args.quick, "rows": rows}, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(f"Device: {dev}; `python benchmarks/canonical_copy_bench.py{' --quick' if args.quick else ''}`\n\n"
+                    f"{text}\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

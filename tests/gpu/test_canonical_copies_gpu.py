@@ -1,0 +1,52 @@
+"""The canonical copies (tests/helpers/canonical_copies.py) at --quick size on the GPU:
+`tilec.copy_` and the Program of the same views (-p default), both bit for bit against
+PyTorch's `copy_`, outputs poisoned first (benchmarks/canonical_copy_bench.py times
+them).
+
+    python -m pytest -m "gpu or torch" tests/gpu/test_canonical_copies_gpu.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.canonical_copies import CANONICAL
+
+import tilec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import canonical_copy_bench as bench  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", CANONICAL, ids=lambda c: c.name.replace(" ", "_"))
+def test_both_paths_match_torch_bit_for_bit(case):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    from tilec.copy_plan import Operand, plan_copy
+
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    base, src, dst = bench._make(torch, bench.quick_case(case), gen)
+    want = torch.empty_like(dst).copy_(src)
+    bench._poison(torch, dst)
+    tilec.copy_(dst, src)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "copy_"
+
+    def op(t):
+        return Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())
+
+    plan = plan_copy(op(dst), op(src))
+    from helpers.canonical_copies import program_of
+
+    kernel = tilec.compile(program_of(plan))
+    a, b = bench._program_args(torch, plan, base, dst)
+    bench._poison(torch, dst)
+    kernel(a, b)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "Program"

@@ -1,0 +1,63 @@
+"""The CPU parts of benchmarks/canonical_copy_bench.py (the GPU run is the lead's): its
+--quick cases keep each canonical copy's pattern, its byte counts, its --list of both
+paths' kernel choices, its table, and report.py's section from its JSON."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import canonical_copy_bench as bench  # noqa: E402
+import report  # noqa: E402
+from helpers.canonical_copies import CANONICAL  # noqa: E402
+
+from tilec.copy_plan import plan_copy  # noqa: E402
+
+
+@pytest.mark.parametrize("case", CANONICAL, ids=lambda c: c.name.replace(" ", "_"))
+def test_quick_cases_keep_the_pattern(case):
+    quick = bench.quick_case(case)
+    full, small = plan_copy(*case.operands()), plan_copy(*quick.operands())
+    assert len(small.extents) == len(full.extents)
+    assert [s in (0, 1) and s for s in small.src_strides] == [s in (0, 1) and s for s in full.src_strides]
+    assert quick.num_elements * 4 <= case.num_elements
+
+
+def test_bytes_moved_counts_each_src_element_once():
+    by_name = {c.name: c for c in CANONICAL}
+    t = by_name["transpose float16 8192x8192"]
+    assert bench.bytes_moved(t) == 2 * 2 * 8192 * 8192
+    row = by_name["row broadcast float32"]
+    assert bench.bytes_moved(row) == 4 * 8192 * 8192 + 4 * 8192
+    cast = by_name["cast float32->bfloat16"]
+    assert bench.bytes_moved(cast) == (4 + 2) * 8192 * 8192
+
+
+def test_list_prints_both_choices(capsys):
+    assert bench.main(["--list", "--quick", "--only", "transpose float16 8192"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("transpose float16 8192x8192: copy_ ['tiled', [128, 64], 256], program ['tiled'")
+    assert "(differ)" not in out
+
+
+def _row(name, copy, program, torch):
+    return {"case": name, "copy_": ["tiled", [128, 64], 256], "program": ["tiled", [128, 64], 256],
+            "copy_ratio": copy, "program_ratio": program, "torch_ratio": torch,
+            "copy_exact": True, "program_exact": True}
+
+
+def test_report_section_from_the_json(tmp_path, monkeypatch):
+    rows = [_row("transpose float16 8192x8192", 0.95, 0.96, 0.40)]
+    rows.append({**_row("row broadcast float32", 1.1, 0.9, 0.5), "copy_": ["gather", None, None]})
+    data = {"device": "NVIDIA H100", "date": "2026-11-28 10:00 UTC", "commit": "abc1234", "quick": False,
+            "rows": rows}
+    (tmp_path / "canonical_copies.json").write_text(json.dumps(data))
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    text = report.canonical_section()
+    assert "| transpose float16 8192x8192 | 0.950 | 0.960 | 0.99 | 0.400 | yes | yes |" in text
+    assert "| row broadcast float32 | 1.100 | 0.900 | 1.22 | 0.500 | yes | no: gather vs tiled |" in text
+    assert "copy_ / Program: worst 0.99." in text
