@@ -570,6 +570,221 @@ def gemm_hopper_ws_source(
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------- built with tilec.Program
+def _program(m: int, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int):
+    """What both programs share up to their `layout.launch`, as a namespace `g`: the
+    `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C`, the accumulator layout
+    `g.mma` (`bm x bc` over `mma_warps` warps), the shared layouts `g.SA`, `g.SB`,
+    `g.SC` (NVMMA 128-byte swizzle) and the index constants."""
+    from types import SimpleNamespace
+
+    import tilec
+    from tilec.dialects.mma import NvmmaSharedLayout
+
+    def smem(rows: int, cols: int):
+        return NvmmaSharedLayout(min(128, cols * 2), 16, False).composed([rows, cols])
+
+    p = tilec.Program("gemm")
+    g = SimpleNamespace(p=p, mma=tilec.NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 16]),
+                        SA=smem(bm, bk), SB=smem(bk, bc), SC=smem(bm, bc))
+    ptrs = [p.pointer(name, "bf16", align=16) for name in ("pa", "pb", "pc")]
+    for name, ptr, (r, c) in zip("ABC", ptrs, [(m, k), (k, n), (m, n)]):
+        setattr(g, name, p.view(ptr, f"({r},{c}):({c},1)").named(name))
+    nk = _k_steps(k, bk, stages)
+    for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1),
+                    ("gm", _cdiv(m, bm)), ("gn", _cdiv(n, bn))]:
+        setattr(g, name, p.constant(x).named(name))
+    return g
+
+
+def _grouped(g, m: int, n: int, bm: int, bn: int, group: int, pid) -> None:
+    """`g.bx`, `g.by` of the linear tile index `pid` in grouped order (Triton's
+    `GROUP_SIZE_M`): consecutive tiles walk down `group` block rows of C, then to the
+    next block column, so the blocks in flight share their A and B tiles in L2; the
+    last group has the rows that are left."""
+    p, gm, gn = g.p, _cdiv(m, bm), _cdiv(n, bn)
+    grw = p.constant(min(group, gm) * gn).named("grw")
+    gs = gg = p.constant(min(group, gm)).named("gg")
+    grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
+    grow0 = (grpi * gg).named("grow0")
+    if gm % min(group, gm):
+        gs = p.minui((p.constant(gm).named("grows") - grow0).named("gleft"), gg).named("gsz")
+    g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+    g.by = p.divui(ingrp, gs).named("by")
+
+
+def _launch(g, m: int, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0):
+    """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
+    linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks.
+    Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    p = g.p
+    if nprog:
+        g.ntiles = p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles")
+        grid = (p.constant(nprog).named("nprog"), g.c1, g.c1)
+    elif group > 1:
+        grid = (p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles"), g.c1, g.c1)
+    else:
+        grid = (g.gm, g.gn, g.c1)
+    g.nprog = grid[0]
+    launch = p.launch(grid=grid, threads=threads)
+    k = launch.__enter__()
+    if nprog or group > 1:
+        g.pid = k.bx.named("pid")
+        k.by.named("b1")
+        if not nprog:
+            _grouped(g, m, n, bm, bn, group, g.pid)
+    else:
+        g.bx, g.by = k.bx, k.by
+    return launch
+
+
+def gemm_hopper_ws_program(
+    m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
+    producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
+    tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
+):
+    """`gemm_hopper_ws_source` built with `tilec.Program`: the same program (its docstring)."""
+    from tilec.compiler.kernel_builder import Value
+
+    bc = chunk or bn
+    nch, wgs = bn // bc, 2 if pingpong else bm // 64
+    nprog = min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16)
+    p = g.p
+    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
+    o[0] = g.c0
+    launch = _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog)
+
+    full, empty = {}, {}
+
+    def barriers(s: int) -> None:
+        full[s] = p.mbarrier_init(1).named(f"full{s}")
+        empty[s] = p.mbarrier_init(1 if pingpong else wgs).named(f"empty{s}")
+
+    # with chunks the barriers come after all the stage buffers: each 8-byte barrier
+    # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
+    sa, sb = {}, {}
+    for s in range(stages):
+        sa[s] = p.alloc(g.SA, "bf16").named(f"sa{s}")
+        sb[s] = [p.alloc(g.SB, "bf16").named(f"sb{s}") for _ in range(nch)]
+        if nch == 1:
+            barriers(s)
+    for s in range(stages if nch > 1 else 0):
+        barriers(s)
+    names = ["sc0", "sc1"] if pingpong else ["sc"]
+    scs = [p.alloc(g.SC, "bf16").named(x) for x in names] if tma_epilogue else [None] * len(names)
+    turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+
+    def chunk_columns() -> None:
+        g.bys = [g.by]
+        if nch > 1:
+            nchv = p.constant(nch).named("nch")
+            g.bys = [(g.by * nchv).named("by")]
+            g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch)]
+
+    def tiles(body, turn: int | None = None) -> None:
+        """The region's walk over its tiles: `body()` with `g.bx`, `g.by`, `g.bys` and
+        `g.base` (the block's K steps before this tile) set; `turn` c (pingpong):
+        only the block's tiles c, c + 2, ... (consumer c's)."""
+        if not persistent:
+            g.base = p.constant(0).named("base")
+            chunk_columns()
+            return body()
+        first, step = g.pid, g.nprog
+        if turn is not None:
+            first = (g.pid + p.constant(turn * nprog).named("turn")).named("first_t")
+            step = p.constant(2 * nprog).named("step_t")
+        with p.range(first, g.ntiles, step) as t:
+            t.named("t")
+            g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+            g.base = (g.j * g.nk).named("base")
+            if group > 1:
+                _grouped(g, m, n, bm, bn, group, t)
+            else:
+                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+            chunk_columns()
+            body()
+
+    def consumer(sc, turn: int | None = None) -> None:
+        if turn is not None:
+            # the other consumer's K loop has passed its last wait on each "full"
+            # barrier, so this one's waits (a round later in each stage) see the
+            # next phase, not one already completed
+            q = p.divui(g.j, g.c2).named("q")
+            if turn == 0:
+                with p.if_(q.ne(g.c0).named("myturn")):
+                    p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
+            else:
+                p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+        accs = [Value(p, g.zero.ssa) for _ in range(nch)]
+        with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
+            i.named("i")
+            for a in accs:
+                a.named("acc0")
+            rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+            phase = p.remui(rnd, g.c2).named("phase")
+            later = i.ne(g.c0).named("later")
+            for s in range(stages):
+                p.mbarrier_wait(full[s], phase)
+                for a, b in zip(accs, sb[s]):
+                    a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
+                if s:
+                    p.mbarrier_arrive(empty[s - 1])
+                else:
+                    with p.if_(later):
+                        p.mbarrier_arrive(empty[stages - 1])
+            if turn is not None and handover == "issue":
+                # the K loop's last wait on a full barrier is past: the other consumer's turn
+                lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
+                with p.if_(i.eq(lasti).named("islast")):
+                    p.mbarrier_arrive(turns[1 - turn])
+        if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+            p.mbarrier_arrive(empty[stages - 1])
+        if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
+            p.mbarrier_arrive(turns[1 - turn])
+        for a, by in zip(accs, g.bys):
+            h = a.named("acc").cast("bf16").named("h")
+            tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
+            if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
+                p.tma_store_wait(0)
+                p.store(h, sc)
+                p.tma_store(sc, tc)
+            else:
+                p.store(h, tc)
+
+    def producer() -> None:
+        with p.range(g.c0, g.nk, g.cs) as i:
+            i.named("i")
+            rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+            first = rnd.eq(g.c0).named("first")
+            ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+            for s in range(stages):
+                kt = (i + o[s]).named(f"kt{s}")
+                _, otherwise = p.if_else(first)
+                with otherwise:
+                    p.mbarrier_wait(empty[s], ephase)
+                p.mbarrier_arrive(full[s], tx=2 * (bm + bn) * bk)
+                ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+                tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+                p.tma_load(ta, sa[s], full[s])
+                for tb, b in zip(tbs, sb[s]):
+                    p.tma_load(tb, b, full[s])
+
+    roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
+    for c, role in enumerate(roles[:-1]):
+        with role:
+            p.setmaxnreg("inc", consumer_regs)
+            g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+            tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
+            if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
+                p.tma_store_wait(0)
+    with roles[-1]:
+        p.setmaxnreg("dec", producer_regs)
+        tiles(producer)
+    launch.__exit__(None, None, None)
+    return p.module
+
+
 EXAMPLE_SHAPE = (256, 256, 256)
 """The shape of examples/gemm_bf16_hopper.mlir."""
 
