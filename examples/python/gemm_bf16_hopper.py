@@ -638,6 +638,50 @@ def _launch(g, m: int, n: int, bm: int, bn: int, threads: int, group: int, nprog
     return launch
 
 
+def gemm_hopper_program(
+    m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4, group: int = 1
+):
+    """`gemm_hopper_source` built with `tilec.Program`: the same program (the module docstring)."""
+    from tilec.compiler.kernel_builder import Value
+
+    g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16)
+    p = g.p
+    launch = _launch(g, m, n, bm, bn, 2 * bm, group)
+    sa, sb, bar = {}, {}, {}
+    for s in range(stages):
+        sa[s], sb[s] = p.alloc(g.SA, "bf16").named(f"sa{s}"), p.alloc(g.SB, "bf16").named(f"sb{s}")
+        bar[s] = p.mbarrier_init(1).named(f"bar{s}")
+
+    def load(s: int, kt, name: str) -> None:
+        p.mbarrier_arrive(bar[s], tx=2 * (bm + bn) * bk)
+        ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}_{name}")
+        tb = p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tb{s}_{name}")
+        p.tma_load(ta, sa[s], bar[s])
+        p.tma_load(tb, sb[s], bar[s])
+
+    for s in range(stages - 1):  # prologue: tiles 0 .. stages-2 into stages 0 .. stages-2
+        load(s, p.constant(s).named(f"p{s}"), f"p{s}")
+    acc = Value(p, p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero").ssa)
+    with p.range(g.c0, g.nk, g.cs, carry=[acc]) as i:
+        i.named("i")
+        acc.named("acc0")
+        phase = p.remui(p.divui(i, g.cs).named("round"), g.c2).named("phase")
+        for s in range(stages):  # step i + s: stage s
+            p.mbarrier_wait(bar[s], phase)
+            acc.assign(p.mma(sa[s], sb[s], acc).named(f"acc{s + 1}"))
+            p.barrier()
+            far = (i + p.constant(stages - 1 + s).named(f"o{s}")).named(f"far{s}")
+            load((s + stages - 1) % stages, p.minui(far, g.last).named(f"next{s}"), f"next{s}")
+    # the loads past the end (the last tile again) land before the block exits
+    endphase = p.constant((_k_steps(k, bk, stages) // stages) % 2).named("endphase")
+    for s in range(stages - 1):
+        p.mbarrier_wait(bar[s], endphase)
+    h = acc.named("acc").cast("bf16").named("h")
+    p.store(h, p.tile(g.C, [g.bx, g.by], [bm, bn]).named("tc"))
+    launch.__exit__(None, None, None)
+    return p.module
+
+
 def gemm_hopper_ws_program(
     m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,

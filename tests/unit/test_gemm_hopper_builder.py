@@ -63,3 +63,30 @@ def _code(cuda: str) -> str:
     """The CUDA without its location comments (`// file:line:col`, which name the text's
     lines or the Python's)."""
     return re.sub(r"(?m)^\s*// \S+:\d+:\d+\n", "", cuda)
+
+
+PLAIN_CONFIGS = {
+    "example": ((256, 256, 256), {}),
+    "default-4096": ((4096, 4096, 4096), {}),
+    "ragged": ((72, 264, 136), {"bm": 64, "bn": 64, "stages": 2}),
+    "grouped": ((4096, 4096, 4096), {"group": 8}),
+    "grouped-odd": ((640, 512, 256), {"bm": 128, "bn": 128, "group": 4, "stages": 3}),
+}
+
+
+@pytest.mark.parametrize("case", PLAIN_CONFIGS)
+def test_program_is_the_text_generators(case):
+    shape, kw = PLAIN_CONFIGS[case]
+    text = parse_module(gemm_bf16_hopper.gemm_hopper_source(*shape, **kw), "t.mlir")
+    built = gemm_bf16_hopper.gemm_hopper_program(*shape, **kw)
+    assert str(built) == str(text)
+
+
+@pytest.mark.parametrize("case", ["example", "ragged"])
+def test_program_emits_the_same_cuda(case):
+    shape, kw = PLAIN_CONFIGS[case]
+    text = parse_module(gemm_bf16_hopper.gemm_hopper_source(*shape, **kw), "t.mlir")
+    built = gemm_bf16_hopper.gemm_hopper_program(*shape, **kw)
+    for m in (text, built):
+        run_pipeline(m, "default")
+    assert _code(emit(built, "cuda")) == _code(emit(text, "cuda"))
