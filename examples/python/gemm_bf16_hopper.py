@@ -138,8 +138,6 @@ def gemm_hopper(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 
                 group: int = 1):
     """The program of C = A @ B (the module docstring) as a verified module; A m x k,
     B k x n, C m x n, all row-major bf16 (`pa`, `pb`, `pc`)."""
-    from tilec.compiler.kernel_builder import Value
-
     _check_shape("gemm_hopper", m, n, k, bm, stages)
     g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16)
     p = g.p
@@ -158,7 +156,7 @@ def gemm_hopper(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 
 
         for s in range(stages - 1):  # prologue: tiles 0 .. stages-2 into stages 0 .. stages-2
             load(s, p.constant(s).named(f"p{s}"), f"p{s}")
-        acc = Value(p, p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero").ssa)
+        acc = p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero")  # carried: named acc0, then acc
         with p.range(g.c0, g.nk, g.cs, carry=[acc]) as i:
             i.named("i")
             acc.named("acc0")
