@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm_source
-from gemm_bf16_hopper import gemm_hopper_source, gemm_hopper_ws_source
+from gemm_bf16_hopper import gemm_hopper, gemm_hopper_ws
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -62,8 +62,8 @@ extern "C" __global__ void __launch_bounds__(256) mma_ceiling(float* out, int it
 """
 
 
-def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
-    """The program of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp|:ppi][:tma][:cN]` config: `ws`
+def wgmma_source(spec: str, m: int, n: int, k: int):
+    """The program (a module built by examples/python/gemm_bf16_hopper.py) of a `wgmma:BMxBNxBK:STAGES[:ws][:gG][:p[P]][:pp|:ppi][:tma][:cN]` config: `ws`
     the warp-specialised kernel, `gG` grouped tile order of G block rows, `p` persistent
     over the GPU's multiprocessors (`pP`: P blocks), `pp` the pingpong schedule (two
     consumer warpgroups on alternate BMxBN tiles; persistent; `ppi`: the turn handed
@@ -101,8 +101,8 @@ def wgmma_source(spec: str, m: int, n: int, k: int) -> str:
                 "persistent (p), pingpong (pp), the TMA-store epilogue (tma) and column chunks (cN) need the "
                 "warp-specialised kernel (ws)"
             )
-        return gemm_hopper_source(m, n, k, bm, bn, bk, int(st), **kw)
-    return gemm_hopper_ws_source(m, n, k, bm, bn, bk, int(st), **kw)
+        return gemm_hopper(m, n, k, bm, bn, bk, int(st), **kw)
+    return gemm_hopper_ws(m, n, k, bm, bn, bk, int(st), **kw)
 
 
 def sms() -> int:

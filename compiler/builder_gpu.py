@@ -29,14 +29,26 @@ from .builder_locations import located
 class GpuBuilding:
     """Tensor-core, TMA, mbarrier and warp-role methods of `Program` (the module docstring)."""
 
-    def mma(self, a: Any, b: Any, acc: Any) -> Any:
+    def mma(self, a: Any, b: Any, acc: Any, is_async: bool = False) -> Any:
         """`layout.mma`: `acc + a @ b` on tensor cores; `a`, `b` in the dot-operand
         layouts of `acc`'s `NvidiaMmaLayout` (mma.sync), or shared-memory views with a
-        version-3 accumulator (Hopper's wgmma). Returns the new accumulator.
+        version-3 accumulator (Hopper's wgmma). Returns the new accumulator. With
+        `is_async` (version 3 only, `{async}`) the wgmma are still in flight when it
+        returns: the result goes to another mma's accumulator or to `mma_wait`.
 
             acc = p.mma(a_frag, b_frag, acc)
+            d = p.mma(sa, sb, acc, is_async=True)
         """
-        return self.insert(lm.MmaOp(a.ssa, b.ssa, acc.ssa)).results[0]  # type: ignore[attr-defined]
+        return self.insert(lm.MmaOp(a.ssa, b.ssa, acc.ssa, is_async)).results[0]  # type: ignore[attr-defined]
+
+    def mma_wait(self, *accs: Any, pending: int = 0) -> list[Any]:
+        """`layout.mma_wait {pending}`: wait until at most `pending` groups of async
+        wgmma are in flight (`wgmma.wait_group`); returns `accs` as they are after it.
+
+            (acc,) = p.mma_wait(d, pending=1)
+        """
+        op = lm.MmaWaitOp([v.ssa for v in accs], pending)
+        return list(self.insert(op).results)  # type: ignore[attr-defined]
 
     def mbarrier_init(self, count: int = 1) -> Any:
         """`layout.mbarrier_init`: a shared-memory mbarrier expecting `count` arrivals per

@@ -90,12 +90,22 @@ class TensorBuilding:
         return self.insert(layout.SplatOp.build(operands=[v], result_types=[  # type: ignore[attr-defined]
             TensorType(et, list(shape), encoding_attr(layout_))])).results[0]
 
-    def full(self, shape: Sequence[int], value: int | float, dtype: str, layout_: Any) -> Any:
-        """Gluon's `gl.full(shape, value, dtype, layout)`: a constant tensor.
+    def full(self, shape: Sequence[int], value: int | float, dtype: str, layout_: Any, dense: bool = False) -> Any:
+        """Gluon's `gl.full(shape, value, dtype, layout)`: a constant tensor (`layout.splat`
+        of the scalar; `dense`: one `arith.constant dense<value>`, as MLIR writes an
+        accumulator's zeros).
 
             acc = p.full([64, 64], 0.0, "f32", L)
+            zero = p.full([128, 256], 0.0, "f32", mma, dense=True)
         """
-        return self.splat(value, shape, layout_, dtype)
+        if not dense:
+            return self.splat(value, shape, layout_, dtype)
+        from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+        from .builder_types import element_type
+
+        t = TensorType(element_type(dtype), list(shape), encoding_attr(layout_))
+        return self.insert(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value]))).results[0]  # type: ignore[attr-defined]
 
     def arange(self, start: int, end: int, layout_: Any) -> Any:
         """Gluon's `gl.arange(start, end, layout)` (`layout.arange`): the i32 values

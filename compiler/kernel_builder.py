@@ -81,7 +81,8 @@ def _is_pointer(t: Attribute) -> bool:
 _INT_OPS = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "//": arith.DivSIOp, "%": arith.RemSIOp,
             "&": arith.AndIOp, "|": arith.OrIOp}
 _FLOAT_OPS = {"+": arith.AddfOp, "-": arith.SubfOp, "*": arith.MulfOp, "/": arith.DivfOp}
-_CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("sge", "oge"), "==": ("eq", "oeq")}
+_CMP = {"<": ("slt", "olt"), "<=": ("sle", "ole"), ">": ("sgt", "ogt"), ">=": ("sge", "oge"), "==": ("eq", "oeq"),
+        "!=": ("ne", "one")}
 
 
 @located
@@ -278,6 +279,23 @@ class Value:
         """
         return self._compare("==", x)
 
+    def ne(self, x) -> Value:
+        """`!=` as an op (`arith.cmpi ne` / `cmpf one`; Python's `!=` keeps its meaning).
+
+            with p.if_(i.ne(0)):
+                p.mbarrier_arrive(empty)
+        """
+        return self._compare("!=", x)
+
+    def named(self, name: str) -> Value:
+        """This value with the name `name` (its SSA name hint: the `%name` the IR prints
+        and the variable name of the emitted CUDA); returns the value.
+
+            acc = p.full([128, 128], 0.0, "f32", mma, dense=True).named("zero")
+        """
+        self.ssa.name_hint = name
+        return self
+
     # ------------------------------------------------------------ element access
     def _coords(self, key: Any) -> tuple[list[SSAValue], list[int]]:
         """The index operands of a coordinate and its nesting (a tuple inside the key
@@ -441,6 +459,59 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         at = IndexType() if t == "index" else element_type(t)
         attr = IntegerAttr(int(x), at) if isinstance(at, IntegerType | IndexType) else FloatAttr(float(x), at)
         return self.insert(arith.ConstantOp(attr)).results[0]
+
+    def divui(self, a: Any, b: Any) -> Value:
+        """`arith.divui`: `a // b` of two indices (or integers) read as unsigned, as the
+        index arithmetic of tile schedules is (the `//` operator is signed: `divsi`).
+
+            j = p.divui(t - pid, nprog)
+        """
+        return self._unsigned(arith.DivUIOp, a, b)
+
+    def remui(self, a: Any, b: Any) -> Value:
+        """`arith.remui`: `a % b` of two indices (or integers) read as unsigned.
+
+            phase = p.remui(round_, 2)
+        """
+        return self._unsigned(arith.RemUIOp, a, b)
+
+    def minui(self, a: Any, b: Any) -> Value:
+        """`arith.minui`: the smaller of two indices (or integers) read as unsigned.
+
+            kt = p.minui(i + 3, last)
+        """
+        return self._unsigned(arith.MinUIOp, a, b)
+
+    def _unsigned(self, cls, a: Any, b: Any) -> Value:
+        t = a.type if isinstance(a, Value) else b.type if isinstance(b, Value) else IndexType()
+        if not _is_int(t) or is_distributed(t):
+            raise TilecError(f"{cls.name} takes scalar indices or integers, not {t}")
+        av = a.ssa if isinstance(a, Value) else self.constant(a, t).ssa
+        bv = b.ssa if isinstance(b, Value) else self.constant(b, t).ssa
+        return self.insert(cls(av, bv)).results[0]
+
+    def if_else(self, cond: Value) -> tuple[Any, Any]:
+        """`scf.if cond { ... } else { ... }`: two context managers, for what runs where
+        `cond` (an `i1`) holds and where it does not (either may stay empty).
+
+            then, otherwise = p.if_else(first)
+            with otherwise:
+                p.mbarrier_wait(empty, phase)
+        """
+        blocks = Block(), Block()
+        self._put(scf.IfOp(cond.ssa, [], Region(blocks[0]), Region(blocks[1])))
+        for b in blocks:
+            b.add_op(scf.YieldOp())
+        return self._before_yield(blocks[0]), self._before_yield(blocks[1])
+
+    @contextmanager
+    def _before_yield(self, block: Block) -> Iterator[None]:
+        saved = self._builder.insertion_point
+        self._builder.insertion_point = InsertPoint.before(block.last_op)
+        try:
+            yield
+        finally:
+            self._builder.insertion_point = saved
 
     @contextmanager
     def _at(self, block: Block) -> Iterator[None]:

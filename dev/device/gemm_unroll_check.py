@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples
 import torch
 import tilec
 import tilec.compiler.cuda.scf_ops as so
-from gemm_bf16_hopper import gemm_hopper_ws_source, BEST_WS
+from gemm_bf16_hopper import gemm_hopper_ws, BEST_WS
 
 old_size = so._unrolled_size  # operations counted (the CUDA target's rule)
 
@@ -39,7 +39,7 @@ for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192)]:
     for name, size in [("unrolled whole (old)", old_size), ("loop (new)", new_size)]:
         so._unrolled_size = size
         t0 = time.time()
-        kern = tilec.compile(gemm_hopper_ws_source(m, n, k, **best))
+        kern = tilec.compile(gemm_hopper_ws(m, n, k, **best))
         ct = time.time() - t0
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         kern(a, b, c); torch.cuda.synchronize()

@@ -4,8 +4,8 @@ tolerance.
 
     python examples/python/gemm_bf16_hopper.py [--ws] [M N K]     (default 4096 4096 4096)
 
-`gemm_hopper_source(M, N, K)` writes the program of examples/gemm_bf16_hopper.mlir
-(which is `gemm_hopper_source(256, 256, 256)`, small enough for the CPU reference
+`gemm_hopper(M, N, K)` builds the program of examples/gemm_bf16_hopper.mlir with
+`tilec.Program` (that file is `gemm_hopper(256, 256, 256)`, small enough for the CPU reference
 executor) for any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows):
 edge tiles are masked views, whose TMA loads fill the elements outside A and B with
 zeros and whose stores write only the elements inside C; the K loop takes
@@ -30,12 +30,12 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 - the epilogue rounds the accumulator to bf16 and stores it from the accumulator
   layout (pairs of bf16 per thread).
 
-`--ws` runs `gemm_hopper_ws_source` with `BEST_WS` instead: the warp-specialised form
+`--ws` runs `gemm_hopper_ws` with `BEST_WS` instead: the warp-specialised form
 (a producer warpgroup filling the ring, consumer warpgroups running the wgmma,
 mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the
 multiprocessors in grouped tile order, with a stmatrix + TMA-store epilogue in column
 chunks (its docstring), written to examples/gemm_bf16_hopper_ws.mlir at `EXAMPLE_WS_SHAPE`.
-`gemm_hopper_ws_source(..., pingpong=True)` is CUTLASS's pingpong schedule (two
+`gemm_hopper_ws(..., pingpong=True)` is CUTLASS's pingpong schedule (two
 consumer warpgroups on alternate tiles; the fastest at 4096 before `chunk`).
 benchmarks/NOTES.md has the measured speed.
 """
@@ -43,6 +43,7 @@ benchmarks/NOTES.md has the measured speed.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -68,215 +69,123 @@ def _check_shape(source: str, m: int, n: int, k: int, bm: int, stages: int) -> N
         )
 
 
-def _nvmma(rows: int, cols: int, contiguous: int) -> str:
+def _program(m: int, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int):
+    """What both programs share up to their `layout.launch`, as a namespace `g`: the
+    `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C`, the accumulator layout
+    `g.mma` (`bm x bc` over `mma_warps` warps), the shared layouts `g.SA`, `g.SB`,
+    `g.SC` (NVMMA 128-byte swizzle) and the index constants."""
+    from types import SimpleNamespace
+
+    import tilec
     from tilec.dialects.mma import NvmmaSharedLayout
 
-    inner = cols if contiguous == 1 else rows
-    swizzle = min(128, inner * 2)  # a 128-byte swizzle needs 64 bf16 along the contiguous mode
-    lay = str(NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols]))
-    lay = lay.replace(" ", "").replace("Swizzle", "swizzle").replace("o0o", " o 0 o ")
-    return f"!layout.tensor<bf16, #layout.composed<{lay}>, smem>"
+    def smem(rows: int, cols: int):
+        return NvmmaSharedLayout(min(128, cols * 2), 16, False).composed([rows, cols])
 
-
-def _grouped_ids(m: int, n: int, bm: int, bn: int, group: int, pid: str, indent: str) -> list[str]:
-    """The lines that give `%bx`, `%by` (the block row and column of C) of the linear
-    tile index `pid` in grouped order (Triton's `GROUP_SIZE_M`): consecutive tiles walk
-    down `group` block rows of C, then to the next block column, so the blocks in
-    flight share their A and B tiles in L2; the last group has the rows that are left."""
-    gm, gn = _cdiv(m, bm), _cdiv(n, bn)
-    g = min(group, gm)
-    lines = [
-        f"{indent}// grouped order: {g} block rows of C at a time",
-        f"{indent}%grw = arith.constant {g * gn} : index",
-        f"{indent}%gg = arith.constant {g} : index",
-        f"{indent}%grpi = arith.divui {pid}, %grw : index",
-        f"{indent}%ingrp = arith.remui {pid}, %grw : index",
-        f"{indent}%grow0 = arith.muli %grpi, %gg : index",
-    ]
-    gs = "%gg"
-    if gm % g:
-        lines += [
-            f"{indent}%grows = arith.constant {gm} : index",
-            f"{indent}%gleft = arith.subi %grows, %grow0 : index",
-            f"{indent}%gsz = arith.minui %gleft, %gg : index",
-        ]
-        gs = "%gsz"
-    lines += [
-        f"{indent}%grow = arith.remui %ingrp, {gs} : index",
-        f"{indent}%bx = arith.addi %grow0, %grow : index",
-        f"{indent}%by = arith.divui %ingrp, {gs} : index",
-    ]
-    return lines
-
-
-def _launch_lines(m: int, n: int, bm: int, bn: int, threads: int, group: int) -> list[str]:
-    """`layout.launch` over the tiles of C and the block's `%bx`, `%by`: a (M/bm, N/bn)
-    grid, or with `group` > 1 a linear one walked in grouped order (`_grouped_ids`)."""
-    if group <= 1:
-        return [
-            f"  layout.launch grid(%gm, %gn, %c1) threads({threads}) {{",
-            "  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):",
-        ]
-    return [
-        f"  %ntiles = arith.constant {_cdiv(m, bm) * _cdiv(n, bn)} : index",
-        f"  layout.launch grid(%ntiles, %c1, %c1) threads({threads}) {{",
-        "  ^bb0(%pid: index, %b1: index, %bz: index, %tid: index):",
-        *_grouped_ids(m, n, bm, bn, group, "%pid", "    "),
-    ]
-
-
-def _prologue(
-    m: int,
-    n: int,
-    k: int,
-    bm: int,
-    bn: int,
-    bk: int,
-    stages: int,
-    *,
-    source: str,
-    example: str,
-    variant: str = "",
-    mma_warps: int,
-    shared_c: bool = False,
-    bc: int = 0,
-) -> list[str]:
-    """The lines of both GEMM programs up to their `layout.launch`: the header comment
-    (naming the generator `source` and the `example` file), the accumulator layout
-    over `mma_warps` warps, the tensor types (`!SC`, C's shared tile, with
-    `shared_c`), the views and the constants. `bc` (default `bn`): the columns of one
-    accumulator, B stage and C tile (`!ACC`, `!SB`, `!TB`, `!SC`, `!TC`) when the
-    block's `bn` columns are computed in `bn / bc` column chunks."""
+    p = tilec.Program("gemm")
+    g = SimpleNamespace(p=p, mma=tilec.NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 16]),
+                        SA=smem(bm, bk), SB=smem(bk, bc), SC=smem(bm, bc))
+    ptrs = [p.pointer(name, "bf16", align=16) for name in ("pa", "pb", "pc")]
+    for name, ptr, (r, c) in zip("ABC", ptrs, [(m, k), (k, n), (m, n)]):
+        setattr(g, name, p.view(ptr, f"({r},{c}):({c},1)").named(name))
     nk = _k_steps(k, bk, stages)
-    bc = bc or bn
-    ma = ", masked" if m % bm or k % bk else ""
-    mb = ", masked" if k % bk or n % bc else ""
-    mc = ", masked" if m % bm or n % bc else ""
-    lines = [
-        f"// C = A @ B: {m}x{k} @ {k}x{n} bf16 -> bf16, f32 accumulation, on Hopper's wgmma{variant}.",
-        f"// Generated by examples/python/gemm_bf16_hopper.py ({source}); the docstring",
-        "// there explains it. The CPU reference executor runs it:",
-        f"//   tilec {example} --run cpu",
-        f"#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [{mma_warps}, 1], instrShape = [64, {bc}, 16]>",
-        f"!GA = !layout.tensor<bf16, #layout.cute<({m},{k}):({k},1)>, gmem>",
-        f"!GB = !layout.tensor<bf16, #layout.cute<({k},{n}):({n},1)>, gmem>",
-        f"!GC = !layout.tensor<bf16, #layout.cute<({m},{n}):({n},1)>, gmem>",
-        f"!TA = !layout.tensor<bf16, #layout.cute<({bm},{bk}):({k},1)>, gmem{ma}>",
-        f"!TB = !layout.tensor<bf16, #layout.cute<({bk},{bc}):({n},1)>, gmem{mb}>",
-        f"!TC = !layout.tensor<bf16, #layout.cute<({bm},{bc}):({n},1)>, gmem{mc}>",
-        f"!SA = {_nvmma(bm, bk, 1)}",
-        f"!SB = {_nvmma(bk, bc, 1)}",
-        *([f"!SC = {_nvmma(bm, bc, 1)}"] if shared_c else []),
-        f"!ACC = tensor<{bm}x{bc}xf32, #mma>",
-        (
-            "func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, "
-            "%pc: !layout.ptr<bf16, align 16>) {"
-        ),
-        "  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA",
-        "  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB",
-        "  %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !GC",
-        "  %c0 = arith.constant 0 : index",
-        "  %c1 = arith.constant 1 : index",
-        "  %c2 = arith.constant 2 : index",
-        f"  %cs = arith.constant {stages} : index",
-        f"  %nk = arith.constant {nk} : index",
-        f"  %last = arith.constant {nk - 1} : index",
-        f"  %gm = arith.constant {_cdiv(m, bm)} : index",
-        f"  %gn = arith.constant {_cdiv(n, bn)} : index",
-    ]
-    return lines
+    for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1),
+                    ("gm", _cdiv(m, bm)), ("gn", _cdiv(n, bn))]:
+        setattr(g, name, p.constant(x).named(name))
+    return g
 
 
-def gemm_hopper_source(
-    m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4, group: int = 1
-) -> str:
-    """The tilec program of C = A @ B (module docstring); A m x k, B k x n, C m x n,
-    all row-major bf16 (`%pa`, `%pb`, `%pc`)."""
-    _check_shape("gemm_hopper_source", m, n, k, bm, stages)
-    nk = _k_steps(k, bk, stages)
-    lines = [
-        *_prologue(
-            m,
-            n,
-            k,
-            bm,
-            bn,
-            bk,
-            stages,
-            source="gemm_hopper_source",
-            example="examples/gemm_bf16_hopper.mlir",
-            mma_warps=bm // 16,
-        ),
-        *_launch_lines(m, n, bm, bn, 2 * bm, group),
-    ]
-    add = lines.append
-    tx = 2 * (bm + bn) * bk
-    for s in range(stages):
-        add(f"    %sa{s} = layout.alloc : !SA")
-        add(f"    %sb{s} = layout.alloc : !SB")
-        add(f"    %bar{s} = layout.mbarrier_init {{count = 1 : i64}}")
-
-    def load(indent: str, s: int, tile: str) -> None:
-        add(f"{indent}layout.mbarrier_arrive %bar{s} {{tx = {tx} : i64}}")
-        add(f"{indent}%ta{s}_{tile[1:]} = layout.tile %A[%bx, {tile}] {{tile = array<i64: {bm}, {bk}>}} : !GA -> !TA")
-        add(f"{indent}%tb{s}_{tile[1:]} = layout.tile %B[{tile}, %by] {{tile = array<i64: {bk}, {bn}>}} : !GB -> !TB")
-        add(f"{indent}layout.tma_load %ta{s}_{tile[1:]}, %sa{s}, %bar{s} : !TA, !SA")
-        add(f"{indent}layout.tma_load %tb{s}_{tile[1:]}, %sb{s}, %bar{s} : !TB, !SB")
-
-    add("    // prologue: tiles 0 .. stages-2 into stages 0 .. stages-2")
-    for s in range(stages - 1):
-        add(f"    %p{s} = arith.constant {s} : index")
-        load("    ", s, f"%p{s}")
-    add("    %zero = arith.constant dense<0.0> : !ACC")
-    add("    %inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {")
-    add("      %round = arith.divui %i, %cs : index")
-    add("      %phase = arith.remui %round, %c2 : index")
-    for s in range(stages):
-        ind = "      "
-        add(f"{ind}// step i + {s}: stage {s}")
-        add(f"{ind}layout.mbarrier_wait %bar{s}, %phase")
-        add(f"{ind}%d{s + 1} = layout.mma %sa{s}, %sb{s}, %acc{s} {{async}} : !SA, !SB, !ACC")
-        add(f"{ind}// the previous step's wgmma have read their stage; this step's run on")
-        add(f"{ind}%acc{s + 1} = layout.mma_wait %d{s + 1} {{pending = 1 : i64}} : !ACC")
-        add(f"{ind}layout.barrier")
-        ahead = stages - 1 + s
-        add(f"{ind}%o{s} = arith.constant {ahead} : index")
-        add(f"{ind}%far{s} = arith.addi %i, %o{s} : index")
-        add(f"{ind}%next{s} = arith.minui %far{s}, %last : index")
-        load(ind, (s + stages - 1) % stages, f"%next{s}")
-    add(f"      scf.yield %acc{stages} : !ACC")
-    add("    }")
-    add("    %acc = layout.mma_wait %inflight {pending = 0 : i64} : !ACC")
-    add("    // the loads past the end (the last tile again) land before the block exits")
-    add(f"    %endphase = arith.constant {(nk // stages) % 2} : index")
-    for s in range(stages - 1):
-        add(f"    layout.mbarrier_wait %bar{s}, %endphase")
-    add("    %h = arith.truncf %acc : !ACC to " + f"tensor<{bm}x{bn}xbf16, #mma>")
-    add(f"    %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : !GC -> !TC")
-    add(f"    layout.store %h, %tc : tensor<{bm}x{bn}xbf16, #mma>, !TC")
-    add("  }")
-    add("  func.return")
-    add("}")
-    return "\n".join(lines) + "\n"
+def _grouped(g, m: int, n: int, bm: int, bn: int, group: int, pid) -> None:
+    """`g.bx`, `g.by` of the linear tile index `pid` in grouped order (Triton's
+    `GROUP_SIZE_M`): consecutive tiles walk down `group` block rows of C, then to the
+    next block column, so the blocks in flight share their A and B tiles in L2; the
+    last group has the rows that are left."""
+    p, gm, gn = g.p, _cdiv(m, bm), _cdiv(n, bn)
+    grw = p.constant(min(group, gm) * gn).named("grw")
+    gs = gg = p.constant(min(group, gm)).named("gg")
+    grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
+    grow0 = (grpi * gg).named("grow0")
+    if gm % min(group, gm):
+        gs = p.minui((p.constant(gm).named("grows") - grow0).named("gleft"), gg).named("gsz")
+    g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+    g.by = p.divui(ingrp, gs).named("by")
 
 
-def gemm_hopper_ws_source(
-    m: int,
-    n: int,
-    k: int,
-    bm: int = 128,
-    bn: int = 256,
-    bk: int = 64,
-    stages: int = 4,
-    producer_regs: int = 40,
-    consumer_regs: int = 232,
-    group: int = 1,
-    persistent: int = 0,
-    tma_epilogue: bool = False,
-    pingpong: bool = False,
-    handover: str = "drain",
-    chunk: int = 0,
-) -> str:
+@contextmanager
+def _launch(g, m: int, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0):
+    """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
+    linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks.
+    Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    p = g.p
+    if nprog:
+        g.ntiles = p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles")
+        grid = (p.constant(nprog).named("nprog"), g.c1, g.c1)
+    elif group > 1:
+        grid = (p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles"), g.c1, g.c1)
+    else:
+        grid = (g.gm, g.gn, g.c1)
+    g.nprog = grid[0]
+    with p.launch(grid=grid, threads=threads) as k:
+        if nprog or group > 1:
+            g.pid = k.bx.named("pid")
+            k.by.named("b1")
+            if not nprog:
+                _grouped(g, m, n, bm, bn, group, g.pid)
+        else:
+            g.bx, g.by = k.bx, k.by
+        yield
+
+
+def gemm_hopper(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
+                group: int = 1):
+    """The program of C = A @ B (the module docstring) as a verified module; A m x k,
+    B k x n, C m x n, all row-major bf16 (`pa`, `pb`, `pc`)."""
+    _check_shape("gemm_hopper", m, n, k, bm, stages)
+    g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16)
+    p = g.p
+    with _launch(g, m, n, bm, bn, 2 * bm, group):
+        sa, sb, bar = {}, {}, {}
+        for s in range(stages):
+            sa[s], sb[s] = p.alloc(g.SA, "bf16").named(f"sa{s}"), p.alloc(g.SB, "bf16").named(f"sb{s}")
+            bar[s] = p.mbarrier_init(1).named(f"bar{s}")
+
+        def load(s: int, kt, name: str) -> None:
+            p.mbarrier_arrive(bar[s], tx=2 * (bm + bn) * bk)
+            ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}_{name}")
+            tb = p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tb{s}_{name}")
+            p.tma_load(ta, sa[s], bar[s])
+            p.tma_load(tb, sb[s], bar[s])
+
+        for s in range(stages - 1):  # prologue: tiles 0 .. stages-2 into stages 0 .. stages-2
+            load(s, p.constant(s).named(f"p{s}"), f"p{s}")
+        acc = p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero")  # carried: named acc0, then acc
+        with p.range(g.c0, g.nk, g.cs, carry=[acc]) as i:
+            i.named("i")
+            acc.named("acc0")
+            phase = p.remui(p.divui(i, g.cs).named("round"), g.c2).named("phase")
+            for s in range(stages):  # step i + s: stage s
+                p.mbarrier_wait(bar[s], phase)
+                d = p.mma(sa[s], sb[s], acc, is_async=True).named(f"d{s + 1}")
+                # the previous step's wgmma have read their stage; this step's run on
+                acc.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                p.barrier()
+                far = (i + p.constant(stages - 1 + s).named(f"o{s}")).named(f"far{s}")
+                load((s + stages - 1) % stages, p.minui(far, g.last).named(f"next{s}"), f"next{s}")
+        (acc,) = p.mma_wait(acc.named("inflight"), pending=0)
+        # the loads past the end (the last tile again) land before the block exits
+        endphase = p.constant((_k_steps(k, bk, stages) // stages) % 2).named("endphase")
+        for s in range(stages - 1):
+            p.mbarrier_wait(bar[s], endphase)
+        h = acc.named("acc").cast("bf16").named("h")
+        p.store(h, p.tile(g.C, [g.bx, g.by], [bm, bn]).named("tc"))
+    return p.module
+
+
+def gemm_hopper_ws(
+    m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
+    producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
+    tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
+):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
     `bm / 64` consumer warpgroups and one producer warpgroup (`bm * 2 + 128` threads).
@@ -303,7 +212,7 @@ def gemm_hopper_ws_source(
       handed back; no block-wide barrier in the K loop; the
       epilogue stores the accumulator from its layout.
 
-    `group` > 1: the tiles of C are taken in grouped order (`_grouped_ids`).
+    `group` > 1: the tiles of C are taken in grouped order (`_grouped`).
     `persistent` = P > 0: a grid of min(P, tiles) blocks (P = the GPU's multiprocessors),
     block b taking tiles b, b + P, ... (CUTLASS's persistent tile scheduler): the ring
     and its barriers' phases run on across the block's tiles, so the producer loads
@@ -343,245 +252,168 @@ def gemm_hopper_ws_source(
     has read the buffer (`layout.tma_store_wait {pending = 0}`), so 4 stages of
     128 x 256 x 64 (192 KiB) fit beside a 128 x 128 buffer (32 KiB) in 227 KiB.
     """
+    from tilec.compiler.kernel_builder import Value
+
     bc = chunk or bn
     if bn % bc or bc % 64:
-        raise ValueError(f"gemm_hopper_ws_source: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
+        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
     nch = bn // bc
-    _check_shape("gemm_hopper_ws_source", m, n, k, bm, stages)
+    _check_shape("gemm_hopper_ws", m, n, k, bm, stages)
     if persistent < 0 or group < 1:
-        raise ValueError(f"gemm_hopper_ws_source: persistent ({persistent}) >= 0, group ({group}) >= 1")
+        raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
     if pingpong and not persistent:
-        raise ValueError("gemm_hopper_ws_source: the pingpong schedule needs persistent tiles (persistent > 0)")
+        raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
     if handover not in ("drain", "issue"):
-        raise ValueError(f"gemm_hopper_ws_source: handover is 'drain' or 'issue', got {handover!r}")
+        raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
         raise ValueError(
-            f"gemm_hopper_ws_source: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
+            f"gemm_hopper_ws: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
             f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
             "setmaxnreg inc would wait forever"
         )
-    lines = _prologue(
-        m,
-        n,
-        k,
-        bm,
-        bn,
-        bk,
-        stages,
-        source="gemm_hopper_ws_source",
-        example="examples/gemm_bf16_hopper_ws.mlir",
-        variant=", warp-specialised",
-        mma_warps=4 if pingpong else bm // 16,  # pingpong: one warpgroup's accumulator (bm / 64 wgmma of m64)
-        shared_c=tma_epilogue,
-        bc=bc,
-    )
-    # the chunks' names: those of the unchunked kernel when there is one chunk
-    sfx = [""] if nch == 1 else [f"_{c}" for c in range(nch)]
-    cut = len(lines)  # where the per-stage offsets go (after the loop below)
-    add = lines.append
-    threads = 128 * (wgs + 1)
-    ntiles = _cdiv(m, bm) * _cdiv(n, bn)
-    nprog = min(persistent, ntiles)
-    if persistent:
-        add(f"  %ntiles = arith.constant {ntiles} : index")
-        add(f"  %nprog = arith.constant {nprog} : index")
-        add(f"  layout.launch grid(%nprog, %c1, %c1) threads({threads}) {{")
-        add("  ^bb0(%pid: index, %b1: index, %bz: index, %tid: index):")
-    else:
-        lines += _launch_lines(m, n, bm, bn, threads, group)
-    tx = 2 * (bm + bn) * bk  # the chunks' B loads all complete on the stage's "full" barrier
+    nprog = min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16)
+    p = g.p
+    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
+    o[0] = g.c0
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog):
 
-    def barriers(s: int) -> None:
-        add(f"    %full{s} = layout.mbarrier_init {{count = 1 : i64}}")
-        add(f"    %empty{s} = layout.mbarrier_init {{count = {1 if pingpong else wgs} : i64}}")
+        full, empty = {}, {}
 
-    # with chunks the barriers come after all the stage buffers: each 8-byte barrier
-    # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
-    for s in range(stages):
-        add(f"    %sa{s} = layout.alloc : !SA")
-        for x in sfx:
-            add(f"    %sb{s}{x} = layout.alloc : !SB")
-        if nch == 1:
+        def barriers(s: int) -> None:
+            full[s] = p.mbarrier_init(1).named(f"full{s}")
+            empty[s] = p.mbarrier_init(1 if pingpong else wgs).named(f"empty{s}")
+
+        # with chunks the barriers come after all the stage buffers: each 8-byte barrier
+        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
+        sa, sb = {}, {}
+        for s in range(stages):
+            sa[s] = p.alloc(g.SA, "bf16").named(f"sa{s}")
+            sb[s] = [p.alloc(g.SB, "bf16").named(f"sb{s}") for _ in range(nch)]
+            if nch == 1:
+                barriers(s)
+        for s in range(stages if nch > 1 else 0):
             barriers(s)
-    for s in range(stages if nch > 1 else 0):
-        barriers(s)
-    scs = ["%sc0", "%sc1"] if pingpong else ["%sc"]
-    if tma_epilogue:
-        for sc in scs:
-            add(f"    {sc} = layout.alloc : !SC")
-    if pingpong:  # the consumers' turns at the ring (CUTLASS's OrderedSequenceBarrier)
-        add("    %turn0 = layout.mbarrier_init {count = 1 : i64}")
-        add("    %turn1 = layout.mbarrier_init {count = 1 : i64}")
+        names = ["sc0", "sc1"] if pingpong else ["sc"]
+        scs = [p.alloc(g.SC, "bf16").named(x) for x in names] if tma_epilogue else [None] * len(names)
+        turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
 
-    def chunk_columns(ind: str) -> None:
-        """`%by_c`: the block column `%by` in units of `bc` columns, chunk c's."""
-        if nch == 1:
-            return
-        add(f"{ind}%nch = arith.constant {nch} : index")
-        add(f"{ind}%by_0 = arith.muli %by, %nch : index")
-        for c in range(1, nch):
-            add(f"{ind}%ch{c} = arith.constant {c} : index")
-            add(f"{ind}%by_{c} = arith.addi %by_0, %ch{c} : index")
+        def chunk_columns() -> None:
+            g.bys = [g.by]
+            if nch > 1:
+                nchv = p.constant(nch).named("nch")
+                g.bys = [(g.by * nchv).named("by")]
+                g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch)]
 
-    def tiles(indent: str, body, turn: int | None = None) -> None:
-        """The region's walk over its tiles: `body(indent)` with `%bx`, `%by` and
-        `%base` (the block's K steps before this tile) defined; `turn` c (pingpong):
-        only the block's tiles c, c + 2, ... (consumer c's)."""
-        if not persistent:
-            add(f"{indent}%base = arith.constant 0 : index")
-            chunk_columns(indent)
-            body(indent)
-            return
-        if turn is None:
-            add(f"{indent}scf.for %t = %pid to %ntiles step %nprog {{")
-        else:
-            add(f"{indent}// this consumer's turns: the block's tiles {turn}, {turn + 2}, ...")
-            add(f"{indent}%turn = arith.constant {turn * nprog} : index")
-            add(f"{indent}%first_t = arith.addi %pid, %turn : index")
-            add(f"{indent}%step_t = arith.constant {2 * nprog} : index")
-            add(f"{indent}scf.for %t = %first_t to %ntiles step %step_t {{")
-        ind = indent + "  "
-        add(f"{ind}%tsub = arith.subi %t, %pid : index")
-        add(f"{ind}%j = arith.divui %tsub, %nprog : index")
-        add(f"{ind}%base = arith.muli %j, %nk : index")
-        if group > 1:
-            lines.extend(_grouped_ids(m, n, bm, bn, group, "%t", ind))
-        else:
-            add(f"{ind}%bx = arith.divui %t, %gn : index")
-            add(f"{ind}%by = arith.remui %t, %gn : index")
-        chunk_columns(ind)
-        body(ind)
-        add(f"{indent}}}")
+        def tiles(body, turn: int | None = None) -> None:
+            """The region's walk over its tiles: `body()` with `g.bx`, `g.by`, `g.bys` and
+            `g.base` (the block's K steps before this tile) set; `turn` c (pingpong):
+            only the block's tiles c, c + 2, ... (consumer c's)."""
+            if not persistent:
+                g.base = p.constant(0).named("base")
+                chunk_columns()
+                return body()
+            first, step = g.pid, g.nprog
+            if turn is not None:
+                first = (g.pid + p.constant(turn * nprog).named("turn")).named("first_t")
+                step = p.constant(2 * nprog).named("step_t")
+            with p.range(first, g.ntiles, step) as t:
+                t.named("t")
+                g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+                g.base = (g.j * g.nk).named("base")
+                if group > 1:
+                    _grouped(g, m, n, bm, bn, group, t)
+                else:
+                    g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                chunk_columns()
+                body()
 
-    def consumer(ind: str, sc: str = scs[0], turn: int | None = None) -> None:
-        if turn is not None:
-            # the other consumer's K loop has passed its last wait on each "full"
-            # barrier, so this one's waits (a round later in each stage) see the
-            # next phase, not one already completed
-            add(f"{ind}%q = arith.divui %j, %c2 : index")
-            if turn == 0:
-                add(f"{ind}%myturn = arith.cmpi ne, %q, %c0 : index")
-                add(f"{ind}scf.if %myturn {{")
-                add(f"{ind}  %qprev = arith.subi %q, %c1 : index")
-                add(f"{ind}  %tphase = arith.remui %qprev, %c2 : index")
-                add(f"{ind}  layout.mbarrier_wait %turn0, %tphase")
-                add(f"{ind}}}")
-            else:
-                add(f"{ind}%tphase = arith.remui %q, %c2 : index")
-                add(f"{ind}layout.mbarrier_wait %turn1, %tphase")
-        accs = ", ".join(["!ACC"] * nch)
-        if nch == 1:
-            add(f"{ind}%inflight = scf.for %i = %c0 to %nk step %cs iter_args(%acc0 = %zero) -> (!ACC) {{")
-        else:
-            inits = ", ".join(f"%acc0{x} = %zero" for x in sfx)
-            add(f"{ind}%inflight:{nch} = scf.for %i = %c0 to %nk step %cs iter_args({inits}) -> ({accs}) {{")
-        add(f"{ind}  %kall = arith.addi %base, %i : index")
-        add(f"{ind}  %round = arith.divui %kall, %cs : index")
-        add(f"{ind}  %phase = arith.remui %round, %c2 : index")
-        add(f"{ind}  %later = arith.cmpi ne, %i, %c0 : index")
-        for s in range(stages):
-            add(f"{ind}  layout.mbarrier_wait %full{s}, %phase")
-            # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
-            sync = s == stages - 1 and turn is not None and handover == "issue"
-            for x in sfx:
-                if sync:
-                    add(f"{ind}  %acc{s + 1}{x} = layout.mma %sa{s}, %sb{s}{x}, %acc{s}{x} : !SA, !SB, !ACC")
-                    continue
-                add(f"{ind}  %d{s + 1}{x} = layout.mma %sa{s}, %sb{s}{x}, %acc{s}{x} {{async}} : !SA, !SB, !ACC")
-                add(f"{ind}  %acc{s + 1}{x} = layout.mma_wait %d{s + 1}{x} {{pending = 1 : i64}} : !ACC")
-            prev = (s - 1) % stages
-            if s:
-                add(f"{ind}  layout.mbarrier_arrive %empty{prev}")
-            else:
-                add(f"{ind}  scf.if %later {{")
-                add(f"{ind}    layout.mbarrier_arrive %empty{prev}")
-                add(f"{ind}  }}")
-        if turn is not None and handover == "issue":
-            add(f"{ind}  // the K loop's last wait on a full barrier is past: the other consumer's turn")
-            add(f"{ind}  %lasti = arith.constant {_k_steps(k, bk, stages) - stages} : index")
-            add(f"{ind}  %islast = arith.cmpi eq, %i, %lasti : index")
-            add(f"{ind}  scf.if %islast {{")
-            add(f"{ind}    layout.mbarrier_arrive %turn{1 - turn}")
-            add(f"{ind}  }}")
-        add(f"{ind}  scf.yield {', '.join(f'%acc{stages}{x}' for x in sfx)} : {accs}")
-        add(f"{ind}}}")
-        flights = "%inflight" if nch == 1 else ", ".join(f"%inflight#{c}" for c in range(nch))
-        add(f"{ind}{'%acc' if nch == 1 else f'%acc:{nch}'} = layout.mma_wait {flights} {{pending = 0 : i64}} : {accs}")
-        if persistent:
-            add(f"{ind}// the loop waited for all its wgmma: the tile's last stage is free")
-            add(f"{ind}layout.mbarrier_arrive %empty{stages - 1}")
-        if turn is not None and handover == "drain":
-            add(f"{ind}// the other consumer's turn: its K loop may start")
-            add(f"{ind}layout.mbarrier_arrive %turn{1 - turn}")
-        for c, x in enumerate(sfx):
-            acc = "%acc" if nch == 1 else f"%acc#{c}"
-            add(f"{ind}%h{x} = arith.truncf {acc} : !ACC to " + f"tensor<{bm}x{bc}xbf16, #mma>")
-            add(f"{ind}%tc{x} = layout.tile %C[%bx, %by{x}] {{tile = array<i64: {bm}, {bc}>}} : !GC -> !TC")
-            if tma_epilogue:
-                what = "the previous tile's TMA store" if c == 0 else f"chunk {c - 1}'s TMA store"
-                add(f"{ind}// {what} has read {sc}")
-                add(f"{ind}layout.tma_store_wait {{pending = 0 : i64}}")
-                add(f"{ind}layout.store %h{x}, {sc} : tensor<{bm}x{bc}xbf16, #mma>, !SC")
-                add(f"{ind}layout.tma_store {sc}, %tc{x} : !SC, !TC")
-            else:
-                add(f"{ind}layout.store %h{x}, %tc{x} : tensor<{bm}x{bc}xbf16, #mma>, !TC")
+        def consumer(sc, turn: int | None = None) -> None:
+            if turn is not None:
+                # the other consumer's K loop has passed its last wait on each "full"
+                # barrier, so this one's waits (a round later in each stage) see the
+                # next phase, not one already completed
+                q = p.divui(g.j, g.c2).named("q")
+                if turn == 0:
+                    with p.if_(q.ne(g.c0).named("myturn")):
+                        p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
+                else:
+                    p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+            accs = [Value(p, g.zero.ssa) for _ in range(nch)]
+            with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
+                i.named("i")
+                for a in accs:
+                    a.named("acc0")
+                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                phase = p.remui(rnd, g.c2).named("phase")
+                later = i.ne(g.c0).named("later")
+                for s in range(stages):
+                    p.mbarrier_wait(full[s], phase)
+                    # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
+                    sync = s == stages - 1 and turn is not None and handover == "issue"
+                    for a, b in zip(accs, sb[s]):
+                        if sync:
+                            a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
+                            continue
+                        d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
+                        a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if s:
+                        p.mbarrier_arrive(empty[s - 1])
+                    else:
+                        with p.if_(later):
+                            p.mbarrier_arrive(empty[stages - 1])
+                if turn is not None and handover == "issue":
+                    # the K loop's last wait on a full barrier is past: the other consumer's turn
+                    lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
+                    with p.if_(i.eq(lasti).named("islast")):
+                        p.mbarrier_arrive(turns[1 - turn])
+            accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
+            if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+                p.mbarrier_arrive(empty[stages - 1])
+            if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
+                p.mbarrier_arrive(turns[1 - turn])
+            for a, by in zip(accs, g.bys):
+                h = a.named("acc").cast("bf16").named("h")
+                tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
+                if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
+                    p.tma_store_wait(0)
+                    p.store(h, sc)
+                    p.tma_store(sc, tc)
+                else:
+                    p.store(h, tc)
 
-    def producer(ind: str) -> None:
-        add(f"{ind}scf.for %i = %c0 to %nk step %cs {{")
-        add(f"{ind}  %kall = arith.addi %base, %i : index")
-        add(f"{ind}  %round = arith.divui %kall, %cs : index")
-        add(f"{ind}  %first = arith.cmpi eq, %round, %c0 : index")
-        add(f"{ind}  %prev = arith.subi %round, %c1 : index")
-        add(f"{ind}  %ephase = arith.remui %prev, %c2 : index")
-        for s in range(stages):
-            add(f"{ind}  %kt{s} = arith.addi %i, %o{s} : index" if s else f"{ind}  %kt0 = arith.addi %i, %c0 : index")
-            add(f"{ind}  scf.if %first {{")
-            add(f"{ind}  }} else {{")
-            add(f"{ind}    layout.mbarrier_wait %empty{s}, %ephase")
-            add(f"{ind}  }}")
-            add(f"{ind}  layout.mbarrier_arrive %full{s} {{tx = {tx} : i64}}")
-            add(f"{ind}  %ta{s} = layout.tile %A[%bx, %kt{s}] {{tile = array<i64: {bm}, {bk}>}} : !GA -> !TA")
-            for x in sfx:
-                add(f"{ind}  %tb{s}{x} = layout.tile %B[%kt{s}, %by{x}] {{tile = array<i64: {bk}, {bc}>}} : !GB -> !TB")
-            add(f"{ind}  layout.tma_load %ta{s}, %sa{s}, %full{s} : !TA, !SA")
-            for x in sfx:
-                add(f"{ind}  layout.tma_load %tb{s}{x}, %sb{s}{x}, %full{s} : !TB, !SB")
-        add(f"{ind}}}")
+        def producer() -> None:
+            with p.range(g.c0, g.nk, g.cs) as i:
+                i.named("i")
+                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                first = rnd.eq(g.c0).named("first")
+                ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+                for s in range(stages):
+                    kt = (i + o[s]).named(f"kt{s}")
+                    _, otherwise = p.if_else(first)
+                    with otherwise:
+                        p.mbarrier_wait(empty[s], ephase)
+                    p.mbarrier_arrive(full[s], tx=2 * (bm + bn) * bk)
+                    ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+                    tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+                    p.tma_load(ta, sa[s], full[s])
+                    for tb, b in zip(tbs, sb[s]):
+                        p.tma_load(tb, b, full[s])
 
-    if pingpong:
-        add("    layout.warp_specialize warpgroups(1, 1, 1) {")
-        for c in (0, 1):
-            if c:
-                add("    }, {")
-            add(f"      // consumer {c}: warpgroup {c}, the block's tiles {c}, {c + 2}, ... in its own accumulator")
-            add(f"      layout.setmaxnreg inc {consumer_regs}")
-            add("      %zero = arith.constant dense<0.0> : !ACC")
-            tiles("      ", lambda ind, c=c: consumer(ind, scs[c], c), turn=c)
-            if tma_epilogue:
-                add(f"      // the last TMA store has read {scs[c]} before the block exits")
-                add("      layout.tma_store_wait {pending = 0 : i64}")
-    else:
-        add(f"    layout.warp_specialize warpgroups({wgs}, 1) {{")
-        add(f"      // consumers: warpgroups 0 .. {wgs - 1}")
-        add(f"      layout.setmaxnreg inc {consumer_regs}")
-        add("      %zero = arith.constant dense<0.0> : !ACC")
-        tiles("      ", consumer)
-        if tma_epilogue:
-            add("      // the last TMA store has read %sc before the block exits")
-            add("      layout.tma_store_wait {pending = 0 : i64}")
-    add("    }, {")
-    add(f"      // producer: warpgroup {wgs}")
-    add(f"      layout.setmaxnreg dec {producer_regs}")
-    tiles("      ", producer)
-    add("    }")
-    add("  }")
-    add("  func.return")
-    add("}")
-    for s in range(1, stages):
-        lines.insert(cut, f"  %o{s} = arith.constant {s} : index")
-    return "\n".join(lines) + "\n"
+        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
+        for c, role in enumerate(roles[:-1]):
+            with role:
+                p.setmaxnreg("inc", consumer_regs)
+                g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
+                if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
+                    p.tma_store_wait(0)
+        with roles[-1]:
+            p.setmaxnreg("dec", producer_regs)
+            tiles(producer)
+    return p.module
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -617,10 +449,10 @@ def main(argv: list[str]) -> int:
             pass
 
         def build(m: int, n: int, k: int) -> str:
-            return gemm_hopper_ws_source(m, n, k, **best)
+            return gemm_hopper_ws(m, n, k, **best)
 
         return run_and_check(build, (m, n, k), EXAMPLE_WS_SHAPE, "sm_90a")
-    return run_and_check(gemm_hopper_source, (m, n, k), EXAMPLE_SHAPE, "sm_90a")
+    return run_and_check(gemm_hopper, (m, n, k), EXAMPLE_SHAPE, "sm_90a")
 
 
 if __name__ == "__main__":

@@ -196,7 +196,7 @@ def test_hopper_ws_gemm_schedules(kw):
     import gemm_bf16_hopper
 
     def build(m, n, k):
-        return gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, **kw)
+        return gemm_bf16_hopper.gemm_hopper_ws(m, n, k, **kw)
 
     assert gemm_bf16.run_and_check(build, (1024, 768, 2048), (256, 256, 512), "sm_90a") == 0
 
@@ -215,7 +215,7 @@ def test_hopper_gemm_any_shape(shape, ws):
 
     def build(m, n, k):
         if ws:
-            return gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, **gemm_bf16_hopper.BEST_WS)
-        return gemm_bf16_hopper.gemm_hopper_source(m, n, k)
+            return gemm_bf16_hopper.gemm_hopper_ws(m, n, k, **gemm_bf16_hopper.BEST_WS)
+        return gemm_bf16_hopper.gemm_hopper(m, n, k)
 
     assert gemm_bf16.run_and_check(build, shape, (72, 264, 136), "sm_90a") == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "python"))
@@ -37,10 +37,9 @@ def test_pair_shares_b(size, bm, bn, group, nprog, shares):
 
 @pytest.fixture(scope="module")
 def pingpong_cuda() -> str:
-    text = gemm_bf16_hopper.gemm_hopper_ws_source(
+    m = gemm_bf16_hopper.gemm_hopper_ws(
         256, 256, 512, bm=128, bn=128, bk=64, stages=4, persistent=2, group=2, tma_epilogue=True, pingpong=True
     )
-    m = parse_module(text, "t.mlir")
     run_pipeline(m, "default")
     return emit(m, "cuda")
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.runtime.reference import random_inputs, run
 from tilec.runtime.reference.values import bf16_to_f32
 
@@ -23,8 +23,7 @@ sys.path.insert(0, str(ROOT / "examples" / "python"))
 import gemm_bf16_hopper
 
 
-def _check(text: str, m: int, n: int, k: int, level: str) -> None:
-    module = parse_module(text, "t.mlir")
+def _check(module, m: int, n: int, k: int, level: str) -> None:
     if level == "lowered":
         run_pipeline(module, "default")
     inputs = random_inputs(module, 0)
@@ -55,13 +54,13 @@ WS_CASES = {
 def test_ws_gemm_any_shape(case, level):
     (m, n, k), kw = WS_CASES[case]
     kw = {"bk": 64, "stages": 2, **kw}
-    _check(gemm_bf16_hopper.gemm_hopper_ws_source(m, n, k, **kw), m, n, k, level)
+    _check(gemm_bf16_hopper.gemm_hopper_ws(m, n, k, **kw), m, n, k, level)
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 def test_gemm_any_shape(level):
     """The block-synchronous GEMM (registers epilogue) at 72 x 264 x 136."""
-    _check(gemm_bf16_hopper.gemm_hopper_source(72, 264, 136, bm=64, bn=64, stages=2), 72, 264, 136, level)
+    _check(gemm_bf16_hopper.gemm_hopper(72, 264, 136, bm=64, bn=64, stages=2), 72, 264, 136, level)
 
 
 def test_ragged_best_ws_compiles():
@@ -69,7 +68,7 @@ def test_ragged_best_ws_compiles():
     the TMA nothing (its out-of-bounds fill and clipping are the hardware's)."""
     from tilec.runtime.nvrtc import resource_usage
 
-    module = parse_module(gemm_bf16_hopper.gemm_hopper_ws_source(4000, 4000, 4000, **gemm_bf16_hopper.BEST_WS), "t.mlir")
+    module = gemm_bf16_hopper.gemm_hopper_ws(4000, 4000, 4000, **gemm_bf16_hopper.BEST_WS)
     run_pipeline(module, "default")
     result = compile_sm90_or_skip(emit(module, "cuda"))
     (usage,) = resource_usage(result).values()
@@ -80,6 +79,6 @@ def test_ragged_best_ws_compiles():
 def test_shapes_the_tma_cannot_address_are_refused(shape):
     """K and N must keep A's and B's rows 16-byte aligned (multiples of 8 bf16)."""
     with pytest.raises(ValueError, match="multiples of 8"):
-        gemm_bf16_hopper.gemm_hopper_ws_source(*shape)
+        gemm_bf16_hopper.gemm_hopper_ws(*shape)
     with pytest.raises(ValueError, match="multiples of 8"):
-        gemm_bf16_hopper.gemm_hopper_source(*shape)
+        gemm_bf16_hopper.gemm_hopper(*shape)

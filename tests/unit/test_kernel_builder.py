@@ -282,3 +282,35 @@ def test_nested_coordinates_from_python_are_the_ir_texts():
     for name in ("n", "d"):
         np.testing.assert_array_equal(got[name], want[name])
     assert "layout.read %" in str(built) and "[(%" in str(built)
+
+
+def test_unsigned_index_arithmetic_names_and_if_else():
+    """`divui` / `remui` / `minui` build the unsigned ops, `ne` a `cmpi ne`, `named`
+    the SSA names the IR prints, `if_else` both branches of an `scf.if`, and
+    `full(..., dense=True)` one `arith.constant dense`; the program computes, per thread
+    t of 64, out[t] = (t / 3) % 4 + min(t, 40) on the even t and -1 on the odd, and a
+    dense zero tensor stored adds nothing."""
+    p = tilec.Program("unsigned")
+    out = p.view(p.pointer("out", "f32", align=4), "(64):(1)")
+    zeros = p.view(p.pointer("zeros", "f32", align=16), "(4,32):(32,1)")
+    with p.launch(grid=(1, 1, 1), threads=64) as k:
+        q = p.remui(p.divui(k.tid, 3), 4).named("q")
+        v = (q + p.minui(k.tid, 40)).named("v")
+        then, otherwise = p.if_else(p.remui(k.tid, 2).ne(0).named("odd"))
+        with then:
+            out[k.tid] = -1.0
+        with otherwise:
+            out[k.tid] = v.cast("f32")
+        z = p.full([4, 32], 0.0, "f32", tilec.BlockedLayout([1, 1], [1, 32], [2, 1], [1, 0]), dense=True)
+        p.store(z.named("z"), zeros)
+    text = str(p.module)
+    for line in ("%q = arith.remui", "arith.divui %tid", "%v = arith.addi %q", "arith.minui %tid",
+                 "%odd = arith.cmpi ne", "} else {", "%z = arith.constant dense<0.000000e+00>"):
+        assert line in text, line
+    outs = run(p.module, {"out": np.zeros(64, np.float32), "zeros": np.ones(128, np.float32)})
+    t = np.arange(64)
+    want = np.where(t % 2 == 1, -1.0, (t // 3) % 4 + np.minimum(t, 40)).astype(np.float32)
+    assert np.array_equal(outs["out"], want)
+    assert np.array_equal(outs["zeros"], np.zeros(128, np.float32))
+    run_pipeline(p.module, "default")
+    assert compile_sm90_or_skip(emit(p.module, "cuda")).cubin

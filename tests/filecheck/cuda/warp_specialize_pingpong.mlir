@@ -5,7 +5,7 @@
 // K loop waits for its turn on an mbarrier the other consumer arrives on after its
 // own K loop (consumer 0's first tile does not wait), so the "full" waits of the two
 // follow each other; each has its own C buffer and named barrier (1 and 2) for its
-// TMA store. The program is `gemm_hopper_ws_source(192, 128, 256, bm=64, bn=64,
+// TMA store. The program is `gemm_hopper_ws(192, 128, 256, bm=64, bn=64,
 // bk=64, stages=2, persistent=2, group=2, tma_epilogue=True, pingpong=True)`
 // (examples/python/gemm_bf16_hopper.py): 6 tiles on 2 blocks, 3 each (2 for consumer
 // 0, 1 for consumer 1).
