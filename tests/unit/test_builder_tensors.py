@@ -233,6 +233,8 @@ BUILDER_METHODS = {
     "layout.convert_layout": "KernelBuilding.convert_layout", "layout.splat": "KernelBuilding.splat",
     "layout.arange": "KernelBuilding.arange", "layout.expand_dims": "KernelBuilding.expand_dims",
     "layout.broadcast": "KernelBuilding.broadcast", "layout.reduce": "KernelBuilding.reduce",
+    "layout.mma_wait": "KernelBuilding.mma_wait", "layout.make_identity_tensor": "KernelBuilding.make_identity_tensor",
+    "layout.read_coord": "KernelBuilding.read_coord",
 }
 """Each `layout` op and the builder method that makes it (class.method)."""
 
