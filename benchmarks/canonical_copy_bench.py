@@ -112,14 +112,15 @@ def _poison(torch, x):
     return x
 
 
-def _program_args(torch, plan, base, dst):
-    """The Program's pointer arguments: flat views starting at the plan's first src
-    and dst elements, as long as the merged views reach."""
+def _program_args(torch, src, dst, plan, base):
+    """The Program's pointer arguments: flat views starting at the first elements of
+    `src` and `dst` (not the plan's pointers, which a realigning or box plan moves),
+    as long as the merged views reach."""
     s_item, d_item = base.element_size(), dst.element_size()
-    s_off = (plan.src_ptr - base.data_ptr()) // s_item
+    s_off = (src.data_ptr() - base.data_ptr()) // s_item
     reach_s = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.src_strides))
     reach_d = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.dst_strides))
-    d_off = (plan.dst_ptr - dst.data_ptr()) // d_item
+    d_off = 0
     return base.reshape(-1)[s_off : s_off + reach_s], dst.reshape(-1)[d_off : d_off + reach_d]
 
 
@@ -147,8 +148,8 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     op = lambda t: Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())  # noqa: E731
     plan = plan_copy(op(dst), op(src))
     try:
-        kernel = tilec.compile(program_of(plan))
-        a, b = _program_args(torch, plan, base, dst)
+        kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()))
+        a, b = _program_args(torch, src, dst, plan, base)
         _poison(torch, dst)
         kernel(a, b)
         torch.cuda.synchronize()

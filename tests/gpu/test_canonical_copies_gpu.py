@@ -44,8 +44,8 @@ def test_both_paths_match_torch_bit_for_bit(case):
     plan = plan_copy(op(dst), op(src))
     from helpers.canonical_copies import program_of
 
-    kernel = tilec.compile(program_of(plan))
-    a, b = bench._program_args(torch, plan, base, dst)
+    kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()))
+    a, b = bench._program_args(torch, src, dst, plan, base)
     bench._poison(torch, dst)
     kernel(a, b)
     torch.cuda.synchronize()

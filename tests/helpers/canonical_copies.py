@@ -154,14 +154,19 @@ def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
     return "tiled", tile, threads
 
 
-def program_of(plan) -> Program:
-    """The `tilec.Program` of the plan's merged views, every extent and stride static."""
+def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> Program:
+    """The `tilec.Program` of the plan's merged views, every extent and stride static.
+    `src_ptr` / `dst_ptr`: the addresses of the views' first elements (default the
+    plan's; a realigning or box plan moves its own pointers, so a Program of the same
+    views is given the operands' first elements), for the pointers' alignment."""
     from tilec.copy_key import needs_conversion
 
     key = plan.key
+    sp = plan.src_ptr if src_ptr is None else src_ptr
+    dp = plan.dst_ptr if dst_ptr is None else dst_ptr
     p = Program("same_views")
-    src = p.pointer("src", SHORT[key.src_dtype], align=16 if plan.src_ptr % 16 == 0 else ITEMSIZE[key.src_dtype])
-    dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if plan.dst_ptr % 16 == 0 else ITEMSIZE[key.dst_dtype])
+    src = p.pointer("src", SHORT[key.src_dtype], align=16 if sp % 16 == 0 else ITEMSIZE[key.src_dtype])
+    dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if dp % 16 == 0 else ITEMSIZE[key.dst_dtype])
 
     def layout(strides):
         if len(strides) == 1:
