@@ -250,7 +250,7 @@ class JITFunction:
             return None
         import inspect
 
-        from tilec.copy_disk import source_fingerprint
+        from tilec.runtime.cache import source_fingerprint
 
         version = sys.modules["tilec"].__version__  # the package is imported (importlib.metadata costs 90 ms)
 

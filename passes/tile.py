@@ -291,11 +291,16 @@ def heuristic_tile(
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     tile = [1] * rank
 
+    nested = {k for lay in (sl, dl) for k, m in enumerate(views.modes(lay)) if len(leaves(m)) > 1}
+
     def clamp(k: int, want: int) -> int:
-        # a mode that fits in the tile is taken whole: one tile, its edge once
+        # a flat mode that fits in the tile is taken whole: one tile, its edge once; a
+        # nested mode (CuTe's hierarchical (2,3)) cannot be tiled past its size
         n = extents[k]
         want = pow2_floor(max(want, 1))
-        return want if n is DYN else min(want, next_pow2(n))
+        if n is DYN:
+            return want
+        return min(want, pow2_floor(n) if k in nested else next_pow2(n))
 
     dst_order = dst_memory_order(dl)
     if rank == 1:
