@@ -250,24 +250,11 @@ def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_p
 INDEX32_LIMIT = 2**31
 
 
-INDEX32_ELEMENT_BYTES = (1, 8)
-"""Widest element sizes (of src and dst) whose tiled kernels take 32-bit offsets where
-they fit (`wants_index32`). H100, strided set, `copy_tile_variants.py` `new` against
-`new+i64` in one call: 1-byte transposes 00, 30, 36, 42 gain 12-25% (a register per
-byte and two per 64-bit offset: fewer blocks resident), 8-byte copies 05, 11, 17 4-18%,
-broadcasts 02, 08, 38 7-59%; 2- and 4-byte copies that do not broadcast lose 0-4% (16,
-29, 34, 06: the same code, 32-bit offsets sign-extended at every access), so they keep
-64-bit offsets."""
-
-
 def wants_index32(key: CopyKey) -> bool:
-    """Whether the tiled kernel of `key` takes 32-bit offsets where they fit: widest
-    element of `INDEX32_ELEMENT_BYTES`, or a src that broadcasts (a stride 0); never
-    the gather kernel (its own offset width is `CopyKey.gather`)."""
-    if key.gather or key.realign:
-        return False
-    eb = max(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
-    return eb in INDEX32_ELEMENT_BYTES or 0 in key.src_strides
+    """Whether the kernel of `key` takes 32-bit offsets where they fit (`index_bits`):
+    the tiled kernels, as a Program of the same views does (the gather and realign
+    kernels choose their own offset width: `CopyKey.gather`, `CopyKey.realign`)."""
+    return not (key.gather or key.realign)
 
 
 def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int:
