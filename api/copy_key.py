@@ -94,8 +94,8 @@ class CopyKey:
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
-    ones included, and the extents) and 32-bit offsets pay (`copy_plan.wants_index32`:
-    1- and 8-byte elements, broadcasts): the program promises `tilec.index_bits = 32`
+    ones included, and the extents) and the kernel is a tiled one
+    (`copy_plan.wants_index32`): the program promises `tilec.index_bits = 32`
     (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise
     (and for the gather kernel)."""
 
