@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -18,11 +19,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilec.support.diagnostics import TilecError
-from tilec.support.locations import copy_loc
 from tilec.dialects import layout
 from tilec.dialects.layout_attrs import SliceLayoutAttr
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
 
+from ._forward_plan import ForwardPlan
 from ._layout_cost import (
     Cost,
     CostModel,
@@ -33,7 +35,6 @@ from ._layout_cost import (
     point_weight,
     with_encoding,
 )
-from ._forward_plan import ForwardPlan
 from ._remat_plan import Node, Plan, uniform
 from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
@@ -420,30 +421,16 @@ class _Remover:
         body = loop.body.block
         y = body.last_op
         arg = body.args[1 + i]
-        seen: list[Operation] = []
-        inner: list[tuple[scf.ForOp, int]] = []  # nested loops started from the slot
-        work = [arg]
-        while work:
-            v = work.pop()
-            for use in list(v.uses):
-                o = use.operation
-                if o is y:
-                    if use.index != i:
-                        return
-                    continue
-                if o.parent is not body:
-                    return
-                if isinstance(o, scf.ForOp) and use.index >= 3 and v.type == arg.type:
-                    # the inner slot is cut in turn once its result is unused
-                    if (o, use.index) not in inner:
-                        inner.append((o, use.index))
-                        work.append(o.results[use.index - 3])
-                    continue
-                if not _removable(o):
-                    return
-                if o not in seen:
-                    seen.append(o)
-                    work.extend(o.results)
+
+        def edge(use: Use) -> list[SSAValue] | object | None:
+            if use.operation is not y:
+                return None
+            return [] if use.index == i else _STOP
+
+        found = _pure_cone(arg, (body,), edge, arg.type)
+        if found is None:
+            return
+        seen, inner = found
         y.operands[i] = loop.iter_args[i]
         for o, k in inner:
             o.operands[k] = loop.iter_args[i]
@@ -495,38 +482,28 @@ class _Remover:
         before, after = loop.before_region.block, loop.after_region.block
         cond, y = before.last_op, after.last_op
         iters, fwds = [i], []
-        seen: list[Operation] = []
-        inner: list[tuple[scf.ForOp, int]] = []
-        work = [before.args[i]]
-        while work:
-            v = work.pop()
-            for use in list(v.uses):
-                o = use.operation
-                if o is cond:
-                    k = use.index - 1
-                    if k < 0 or not _unused(loop.results[k]):
-                        return
-                    if k not in fwds:
-                        fwds.append(k)
-                        work.append(after.args[k])
-                    continue
-                if o is y:
-                    if use.index not in iters:
-                        iters.append(use.index)
-                        work.append(before.args[use.index])
-                    continue
-                if o.parent is not before and o.parent is not after:
-                    return
-                if isinstance(o, scf.ForOp) and use.index >= 3:
-                    if (o, use.index) not in inner:
-                        inner.append((o, use.index))
-                        work.append(o.results[use.index - 3])
-                    continue
-                if not _removable(o):
-                    return
-                if o not in seen:
-                    seen.append(o)
-                    work.extend(o.results)
+
+        def edge(use: Use) -> list[SSAValue] | object | None:
+            o = use.operation
+            if o is cond:
+                k = use.index - 1
+                if k < 0 or not _unused(loop.results[k]):
+                    return _STOP
+                if k in fwds:
+                    return []
+                fwds.append(k)
+                return [after.args[k]]
+            if o is y:
+                if use.index in iters:
+                    return []
+                iters.append(use.index)
+                return [before.args[use.index]]
+            return None
+
+        found = _pure_cone(before.args[i], (before, after), edge, None)
+        if found is None:
+            return
+        seen, inner = found
         # every cut edge takes an init of its type (defined above the loop)
         inits = {loop.arguments[m].type: loop.arguments[m] for m in sorted(iters, reverse=True)}
         needed = [cond.args[k].type for k in fwds] + [o.operands[j].type for o, j in inner]
@@ -727,3 +704,46 @@ def _inside(block: Block | None, op: Operation) -> bool:
     return False
 
 
+_STOP = object()
+"""`_pure_cone`'s `edge` answer for a use that keeps the cone alive."""
+
+
+def _pure_cone(
+    start: SSAValue,
+    blocks: tuple[Block, ...],
+    edge: Callable[[Use], list[SSAValue] | object | None],
+    inner_type: Attribute | None,
+) -> tuple[list[Operation], list[tuple[scf.ForOp, int]]] | None:
+    """The ops that `start` feeds, closed under their results, when every one is a pure
+    op of `blocks` (`_removable`), an edge or a nested `scf.for`'s init: the dead cycle
+    the loop-slot cutters erase. `edge(use)` classifies each use first: None (not an
+    edge: walk on), `_STOP` (a live use: no cone) or the values that continue the walk
+    across the edge (a loop's next iteration). A nested scf.for started from a walked
+    value (of type `inner_type`, when given) is followed through its result: its slot
+    is cut in turn. Returns (the pure ops, the (scf.for, operand index) inits) or None."""
+    seen: list[Operation] = []
+    inner: list[tuple[scf.ForOp, int]] = []
+    work = [start]
+    while work:
+        v = work.pop()
+        for use in list(v.uses):
+            step = edge(use)
+            if step is _STOP:
+                return None
+            if step is not None:
+                work.extend(step)  # type: ignore[arg-type]
+                continue
+            o = use.operation
+            if not any(o.parent is b for b in blocks):
+                return None
+            if isinstance(o, scf.ForOp) and use.index >= 3 and inner_type in (None, v.type):
+                if (o, use.index) not in inner:
+                    inner.append((o, use.index))
+                    work.append(o.results[use.index - 3])
+                continue
+            if not _removable(o):
+                return None
+            if o not in seen:
+                seen.append(o)
+                work.extend(o.results)
+    return seen, inner
