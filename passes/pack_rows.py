@@ -15,7 +15,9 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.dialects import views
 from tilec.dialects.auto_layout import is_auto
 from tilec.dialects.errors import LayoutError
+from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import (
+    ArangeOp,
     BroadcastOp,
     ExpandDimsOp,
     LaunchOp,
@@ -60,8 +62,10 @@ class PackRowsPass(ModulePass):
         extent is the launch's grid x (the same value, or the same constant); block ids
         y and z are unused;
       * the body is straight-line `arith` / `math` / `layout` compute: tiles, loads,
-        stores, splats, expand_dims, broadcasts, reductions along the row, constants
-        and elementwise ops (no loops or branches, no explicit conversions).
+        stores, splats, expand_dims, broadcasts, reductions and scans along the row,
+        column indices (`layout.arange` of a slice along dim 0, the same for every
+        row: a layer norm's `cols < N`), constants and elementwise ops (no loops or
+        branches, no explicit conversions).
     Rank-2 tensors of one row (1 x K) become R x K, except the results of
     `layout.expand_dims` along axis 0 (a row-invariant vector, a layer norm's weights,
     broadcast over the rows); per-row values (rank-1 slices along dim 1, of shape [1])
@@ -147,7 +151,11 @@ def _allowed(o: Operation) -> bool:
             return False
     if isinstance(o, TileOp | LoadOp | StoreOp | SplatOp | ExpandDimsOp | BroadcastOp):
         return True
-    if isinstance(o, ReduceOp):
+    if isinstance(o, ArangeOp):
+        # a vector of column indices (a slice along dim 0): the same for every row
+        t = o.result.type
+        return isinstance(t.encoding, SliceLayoutAttr) and t.encoding.dim_index == 0
+    if isinstance(o, ReduceOp | lc.ScanOp):
         return o.axis.value.data == 1 and len(o.source.type.get_shape()) == 2
     if isinstance(o, arith.ConstantOp):
         # a tensor constant is re-made with more rows: only a splat can be
