@@ -138,3 +138,49 @@ def test_table_and_report_section(tmp_path, monkeypatch):
     assert "| softmax f16 N=1000 M=16384 |" in page and "| cumsum bf16 N=3072 M=4096 |" in page  # both files
     assert "`python benchmarks/realistic_rows.py --kinds cumsum`" in page
     assert "Not run (the run's time budget was spent): cumsum f32 N=128 M=7." in page
+
+
+class _Launched:
+    """A stand-in for a @triton.jit kernel: records `kernel[grid](*args, **meta)`."""
+
+    def __init__(self, fn, log):
+        self.name, self.log = fn.__name__, log
+
+    def __getitem__(self, grid):
+        return lambda *args, **meta: self.log.append((self.name, grid, args, meta))
+
+
+class _Shape:
+    def __init__(self, m, n):
+        self.shape = (m, n)
+
+
+@pytest.mark.parametrize("kind,n,kernel,meta", [
+    ("softmax", 1000, "softmax_kernel", {"BLOCK": 1024, "num_warps": 4}),
+    ("softmax", 131072, "softmax_online_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("layer_norm", 3072, "layer_norm_kernel", {"BLOCK": 4096, "num_warps": 8}),
+    ("layer_norm", 50257, "layer_norm_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("rms_norm", 8192, "rms_norm_kernel", {"BLOCK": 8192, "num_warps": 16}),
+    ("rms_norm", 50257, "rms_norm_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("cumsum", 128, "cumsum_kernel", {"BLOCK": 128, "num_warps": 4}),
+    ("cumsum", 131072, "cumsum_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),
+])
+def test_triton_peer_is_the_same_program(monkeypatch, kind, n, kernel, meta):
+    """Without Triton installed (a stand-in module records the launches): each case runs
+    the Triton program of the same form as tilec's (chunked where tilec's is, above
+    ONLINE_ABOVE) with the same block and warps, one program per row."""
+    import types
+
+    log = []
+    triton = types.ModuleType("triton")
+    triton.jit = lambda fn: _Launched(fn, log)
+    triton.next_power_of_2 = rr.rk.next_pow2
+    language = types.ModuleType("triton.language")
+    triton.language = language
+    monkeypatch.setitem(sys.modules, "triton", triton)
+    monkeypatch.setitem(sys.modules, "triton.language", language)
+    run = rr.triton_kernels()
+    run(kind, _Shape(7, n), "y", "w", "b")
+    (name, grid, _, got), = log
+    assert (name, grid, got) == (kernel, (7,), meta)
+    assert rr.build(rr.Key(kind, "f32", n)).name == kernel.removesuffix("_kernel")  # tilec's program of the case
