@@ -95,10 +95,10 @@ def test_row_kernel_matches_numpy_before_and_after_the_default_pipeline(name, m,
 
 
 @pytest.mark.parametrize("name", list(CHUNKED))
-@pytest.mark.parametrize("n,dtype", [(5000, "f32"), (2500, "f16")])
+@pytest.mark.parametrize("n,dtype", [(5000, "f32"), (2500, "f16"), (4096, "f32")])
 def test_chunked_row_kernel_matches_numpy(name, n, dtype):
     """The loops over chunks (as at N > ONLINE_ABOVE, here with chunks of 1024 so the
-    rows stay small for the executor: 5 and 3 chunks, the last one partial)."""
+    rows stay small for the executor: 5 and 3 chunks, the last one partial; 4 whole ones)."""
     m = 3
     program = CHUNKED[name](n, dtype, chunk=1024)
     args, want = _inputs(name, m, n, dtype)
