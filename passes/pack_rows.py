@@ -107,9 +107,9 @@ class PackRowsPass(ModulePass):
         width, eb = 0, 0
         for t in tiles:
             sizes = t.tile_sizes
-            if sizes[0] != 1 or not is_pow2(sizes[1]) or _constant(t.coords[1]) != 0:
+            if sizes[0] != 1 or not is_pow2(sizes[1]) or constant_index(t.coords[1]) != 0:
                 return 1
-            if not _covers_rows(t.source, launch.grid_x):
+            if not covers_rows(t.source, launch.grid_x):
                 return 1
             width = max(width, sizes[1])
             eb = max(eb, element_bytes(t.result.type.element_type))
@@ -123,14 +123,14 @@ class PackRowsPass(ModulePass):
         return rows if rows > 1 and _consistent(launch, rows) else 1
 
 
-def _constant(v: SSAValue) -> int | None:
+def constant_index(v: SSAValue) -> int | None:
     op = v.owner
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
         return op.value.value.data
     return None
 
 
-def _covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
+def covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
     """Whether `view` is a `layout.view` whose row extent (mode 0) is `grid_x`."""
     op = view.owner
     if not isinstance(op, ViewOp):
@@ -139,7 +139,7 @@ def _covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
     if n is DYN:
         # the dynamic shape values come first, in mode order: mode 0's is the first
         return len(op.dynamic) > 0 and op.dynamic[0] == grid_x
-    return _constant(grid_x) == n
+    return constant_index(grid_x) == n
 
 
 def _allowed(o: Operation) -> bool:

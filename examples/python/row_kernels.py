@@ -10,10 +10,12 @@ threads and vector widths from the facts, docs/passes.md).
 Rows longer than registers hold (each function chooses this above `ONLINE_ABOVE`
 elements) are loops over chunks written in the program (`softmax_online`: a running max
 and sum, rescaled at each chunk, then a second loop writes the outputs; the norms: a
-loop per statistic, then one for the outputs; `cumsum_chunked`: one loop carrying the
-row's running total): the program states the algorithm, the compiler chooses how each
-chunk is laid out. Rows of at most 512 elements are several to a block: the compiler's
-`pack-rows` decides that for every one of these kernels.
+loop per statistic, then one for the outputs): the program states the algorithm, the
+compiler chooses how each chunk is laid out. A cumsum is the same algorithm in chunks
+(each chunk's scan plus the running total of the chunks before it), so it is written
+once for every N and the compiler's `chunk-rows` makes the loop where the row tile is
+longer than registers hold. Rows of at most 512 elements are several to a block: the
+compiler's `pack-rows` decides that for every one of these kernels.
 
 Each function returns a `Program` whose function takes (src, dst[, weight[, bias]], m):
 pointers of the element type `dtype` ("f32", "f16", "bf16") and the row count m. The math
@@ -36,7 +38,7 @@ from tilec.dialects.layout_attrs import SliceLayoutAttr
 
 ONLINE_ABOVE = 16384
 """Rows longer than this many elements are done in loops over chunks (`softmax_online`,
-`layer_norm_chunked`, `rms_norm_chunked`, `cumsum_chunked`)."""
+`layer_norm_chunked`, `rms_norm_chunked`; cumsum's loop is the compiler's, `chunk-rows`)."""
 CHUNK = 4096
 """Elements of a row per chunk of `softmax_online`."""
 
@@ -268,33 +270,15 @@ def rms_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-6, chunk: int =
 
 def cumsum(n: int, dtype: str = "f32") -> Program:
     """The inclusive prefix sum along each row, summed in f32 and rounded to the element
-    type (as PyTorch sums half types on the GPU); rows longer than `ONLINE_ABOVE` are
-    scanned in chunks (`cumsum_chunked`)."""
-    if n > ONLINE_ABOVE:
-        return cumsum_chunked(n, dtype)
+    type (as PyTorch sums half types on the GPU). One form for every N: where the row
+    tile is longer than registers hold, the compiler's `chunk-rows` makes it a loop over
+    chunks carrying the row's running total (a scan needs no other algorithm in chunks)."""
     block = next_pow2(n)
     p, m, a, b, _ = _rows_program("cumsum", n, dtype)
     with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
         r = RowKernel(p, dtype, num_warps(block))
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
         r.store_row(r.scan(x), p.tile(b, [k.bx, 0], [1, block]))
-    return p
-
-
-def cumsum_chunked(n: int, dtype: str = "f32", chunk: int = CHUNK) -> Program:
-    """The prefix sum of rows longer than registers hold: one loop over chunks of the
-    row carries the row's running total; each chunk is scanned, offset by the total of
-    the chunks before it, and stored (one read and one write of the row)."""
-    chunks = -(-n // chunk)
-    warps = num_warps(chunk)
-    p, m, a, b, _ = _rows_program("cumsum_chunked", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
-        r = RowKernel(p, dtype, warps)
-        total = r.splat(0.0, [1], r.rows)
-        with p.range(0, chunks, carry=[total]) as j:
-            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0)
-            r.store_row(r.scan(x) + r.over_row(total, chunk), p.tile(b, [k.bx, j], [1, chunk]))
-            total.ssa = (total + r.reduce(x, "add")).ssa
     return p
 
 
