@@ -1,31 +1,45 @@
-"""Row kernels at the shapes users have: softmax (and layer norm, RMSNorm) written as a user
-writes them, against PyTorch and the same naive program in Triton, in one run, as a ratio
-to cudaMemcpy of the same bytes.
+"""Row kernels at the shapes users have: softmax, layer norm, RMSNorm and cumsum written
+as a user writes them, against PyTorch and the same naive program in Triton, in one run,
+as a ratio to cudaMemcpy of the same bytes.
 
-    python benchmarks/realistic_rows.py [--quick] [--kinds softmax,layer_norm,rms_norm]
-        [--cols 128,768,...] [--rows 1,7,...] [--dtypes f32,f16,bf16] [--json OUT] [--md OUT]
+    python benchmarks/realistic_rows.py --kinds softmax --json OUT.json --md OUT.md
+    python benchmarks/realistic_rows.py [--quick] [--kinds softmax,layer_norm,rms_norm,cumsum]
+        [--cols 128,768,...] [--rows 1,7,...] [--full] [--dtypes f32,f16,bf16]
+        [--budget SECONDS] [--json OUT] [--md OUT]
+    python benchmarks/realistic_rows.py --dry-run [--kinds ...]   # no GPU: build and compile each program
 
 The tilec kernels are examples/python/row_kernels.py as they are: one row per block, a
 masked power-of-two tile, a run-time row count M, N fixed per program, layouts left to
-the compiler (`#layout.auto`: `pack-rows` packs short rows, `coalesce` picks threads and
-vector widths); rows longer than `row_kernels.ONLINE_ABOVE` are softmaxed in chunks. No
-configuration sweep. The Triton kernels below are the same programs in Triton (one
-program per row, a masked block of next_pow2(N), the Triton tutorial's num_warps; the
-chunked online softmax for long rows). Every result is checked against PyTorch in
-float64 before it is timed (the output poisoned with NaN first).
+the compiler (`#layout.auto`: `pack-rows` packs rows of at most 512 elements several to
+a block, `coalesce` picks threads and vector widths); rows longer than
+`row_kernels.ONLINE_ABOVE` are loops over chunks, written in the program where the
+algorithm changes (online softmax, the norms' statistics) and made by the compiler where
+it does not (cumsum: `chunk-rows` carries the running total). No configuration sweep. The Triton
+kernels below are the same programs in Triton (one program per row, a masked block of
+next_pow2(N), the same num_warps; the same loops over chunks for long rows, cumsum's
+written by hand as tilec's compiler makes it). Every
+result is checked against PyTorch in float64 before it is timed (the output poisoned
+with NaN first; tolerances per op and dtype in `TOL`).
 
 Shapes: N in {128, 768, 1000, 1001, 3072, 4096, 8192, 50257, 131072}, M in {1, 7, 4096,
-16384, 65536}, f32 / f16 / bf16; a case whose input and output together pass
-`MAX_BYTES` is skipped (and listed). One tilec compile per (kernel, dtype, N): the same
-kernel serves every M; the run counts the NVRTC compiles per key (`compiles`, with the
-disk cache off) and records them.
+16384, 65536}, f32 / f16 / bf16. By default the grid is sampled: every N at M = 16384,
+and every M at N = 1000 and 4096 (`ALL_M_AT`); `--full` (or `--rows`) runs every M at
+every N. A case whose input and output together pass `MAX_BYTES` is skipped (and
+listed). One kind takes about 2-3 minutes on an H100/H200; run the kinds as separate
+commands (one JSON each: benchmarks/report.py merges every realistic_rows*.json).
+`--budget` (default 240 s) stops starting new programs once the run has taken that long
+and lists what it did not run, so a command never passes the device's limit.
+
+One tilec compile per (kernel, dtype, N): the same kernel serves every M; the run counts
+the NVRTC compiles per key (`compiles`, with the disk cache off) and records them.
 
 Timing: benchmarks/compute_bench.py's method (CUDA-graph replays of 20 launches, inputs
-rotated over 256 MiB so no launch finds its input in L2, tilec / peers / cudaMemcpy of
-the same bytes interleaved over 5 rounds; medians, and the spread of the round
-medians). Bytes moved = the M x N input read and the output written. For M = 1 and 7
-the kernels take a few microseconds: the table gives microseconds per launch too, and
-the cudaMemcpy of the same bytes there is itself at the launch floor.
+rotated over 256 MiB, or over 20 sets where a set is small, so that a launch does not find
+its input in L2 where that matters; tilec / peers / cudaMemcpy of the same bytes
+interleaved over 5 rounds; medians, and the spread of the round medians). Bytes moved =
+the M x N input read and the output written. For M = 1 and 7 the kernels take a few
+microseconds: the table gives microseconds per launch too, and the cudaMemcpy of the
+same bytes there is itself at the launch floor.
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ import math
 import os
 import statistics
 import sys
+import time
 from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,11 +61,20 @@ import row_kernels as rk  # noqa: E402
 COLS = (128, 768, 1000, 1001, 3072, 4096, 8192, 50257, 131072)
 ROWS = (1, 7, 4096, 16384, 65536)
 DTYPES = ("f32", "f16", "bf16")
-KINDS = ("softmax", "layer_norm", "rms_norm")
+KINDS = ("softmax", "layer_norm", "rms_norm", "cumsum")
+SAMPLE_M = 16384
+"""The row count every N runs at in the sampled grid."""
+ALL_M_AT = (1000, 4096)
+"""The row lengths that run at every M in the sampled grid."""
 QUICK = {"cols": (128, 1000, 4096, 50257), "rows": (7, 4096), "dtypes": ("f32", "f16"), "kinds": ("softmax",)}
 ELEM_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
-MAX_BYTES = 4 << 30
+MAX_BYTES = 8 << 30
 """Cases whose input + output pass this are skipped (65536 x 131072 f32 is 64 GiB)."""
+BUDGET_S = 240.0
+"""Seconds after which a run starts no new program (the device allows 300 per command; a
+program's cases take a few seconds more)."""
+MAX_SETS = 20
+"""At most this many rotated input/output sets: a CUDA graph of 20 launches uses no more."""
 GOAL = 0.95
 """The issue's goal: tilec at least this ratio to the cudaMemcpy of its bytes (where a
 block has at least 16 KiB in flight), and never below the naive Triton program."""
@@ -71,20 +95,63 @@ class Key:
         return f"{self.kind} {self.dtype} N={self.n}"
 
 
-def plan(kinds=KINDS, dtypes=DTYPES, cols=COLS, rows=ROWS) -> list[Key]:
+def plan(kinds=KINDS, dtypes=DTYPES, cols=COLS, rows=ROWS, sample: bool = True) -> list[Key]:
     """The programs to build and the row counts each runs at; rows past MAX_BYTES go to
-    `skipped`."""
+    `skipped`. `sample`: every N at SAMPLE_M, every M only at the N of ALL_M_AT (each
+    where `rows` has it); else every M of `rows` at every N."""
     out = []
     for kind in kinds:
         for dtype in dtypes:
             for n in cols:
-                if kind != "softmax" and n > rk.ONLINE_ABOVE:
-                    continue  # only softmax has the chunked form for rows longer than registers hold
                 k = Key(kind, dtype, n)
                 for m in rows:
+                    if sample and m != SAMPLE_M and n not in ALL_M_AT and len(rows) > 1:
+                        continue
                     (k.rows if 2 * m * n * ELEM_BYTES[dtype] <= MAX_BYTES else k.skipped).append(m)
                 out.append(k)
     return out
+
+
+def build(key: Key):
+    """The tilec Program of a key (examples/python/row_kernels.py), as the user writes it."""
+    return rk.KERNELS[key.kind](key.n, key.dtype)
+
+
+def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
+    """Without a GPU: each key's program built, run through the default pipeline and
+    printed as CUDA (compiled by NVRTC for sm_90 with `nvrtc`); what each became (the
+    program's name, its rows per block, its row tile (a chunk where `chunk-rows` made a
+    loop over chunks), whether it loops, its vector widths)."""
+    import re
+
+    from tilec.compiler.pipeline import emit, run_pipeline
+
+    out = []
+    for key in keys:
+        program = build(key)
+        module = program.module.clone()
+        run_pipeline(module, "default")
+        cuda = emit(module, "cuda")
+        if nvrtc:
+            from tilec.runtime.nvrtc import compile_cuda
+
+            compile_cuda(cuda, arch="sm_90")
+        shaped = emit(_shaped(program))
+        tiles = re.findall(r"tile = array<i64: (\d+), (\d+)>", shaped)
+        out.append({"key": key.name, "program": program.name, "rows_per_block": int(tiles[0][0]) if tiles else 1,
+                    "tile": int(tiles[0][1]) if tiles else None, "loop": "scf.for" in shaped,
+                    "vectors": sorted(set(re.findall(r"\b(?:bf16|f16|f32)x(\d+)\b", cuda)), key=int),
+                    "cuda_bytes": len(cuda)})
+    return out
+
+
+def _shaped(program):
+    """The program after the passes that choose rows per block and chunks."""
+    from tilec.compiler.pipeline import run_pipeline
+
+    module = program.module.clone()
+    run_pipeline(module, "chunk-rows,pack-rows")
+    return module
 
 
 class CompileCounter:
@@ -114,7 +181,7 @@ def compile_key(key: Key, arch: str | None = None):
     """The one tilec kernel of a key (`arch` compiles for it without a GPU)."""
     import tilec
 
-    return tilec.compile(rk.KERNELS[key.kind](key.n, key.dtype), arch=arch)
+    return tilec.compile(build(key), arch=arch)
 
 
 # --------------------------------------------------------------------------- Triton
@@ -179,17 +246,90 @@ def triton_kernels():
         w = tl.load(w_ptr + offs, mask=mask).to(tl.float32)
         tl.store(out_ptr + row * n_cols + offs, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
 
+    @triton.jit
+    def layer_norm_chunked_kernel(out_ptr, in_ptr, w_ptr, b_ptr, n_cols, eps, CHUNK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        base = row * n_cols
+        s = tl.zeros([CHUNK], dtype=tl.float32)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            s += tl.load(in_ptr + base + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+        mean = tl.sum(s, axis=0) / n_cols
+        q = tl.zeros([CHUNK], dtype=tl.float32)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            x = tl.load(in_ptr + base + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+            xc = tl.where(cols < n_cols, x - mean, 0.0)
+            q += xc * xc
+        rstd = 1 / tl.sqrt(tl.sum(q, axis=0) / n_cols + eps)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            mask = cols < n_cols
+            x = tl.load(in_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+            b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
+            tl.store(out_ptr + base + cols, ((x - mean) * rstd * w + b).to(out_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def rms_norm_chunked_kernel(out_ptr, in_ptr, w_ptr, n_cols, eps, CHUNK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        base = row * n_cols
+        q = tl.zeros([CHUNK], dtype=tl.float32)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            x = tl.load(in_ptr + base + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+            q += x * x
+        rstd = 1 / tl.sqrt(tl.sum(q, axis=0) / n_cols + eps)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            mask = cols < n_cols
+            x = tl.load(in_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+            tl.store(out_ptr + base + cols, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def cumsum_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n_cols
+        x = tl.load(in_ptr + row * n_cols + offs, mask=mask, other=0.0).to(tl.float32)
+        tl.store(out_ptr + row * n_cols + offs, tl.cumsum(x, axis=0).to(out_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def cumsum_chunked_kernel(out_ptr, in_ptr, n_cols, CHUNK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        base = row * n_cols
+        total = tl.zeros([1], dtype=tl.float32)
+        for off in range(0, n_cols, CHUNK):
+            cols = off + tl.arange(0, CHUNK)
+            mask = cols < n_cols
+            x = tl.load(in_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            tl.store(out_ptr + base + cols, (tl.cumsum(x, axis=0) + total).to(out_ptr.dtype.element_ty), mask=mask)
+            total += tl.sum(x, axis=0)
+
     def run(kind, x, y, w, b):
         m, n = x.shape
         block = triton.next_power_of_2(n)
-        if kind == "softmax" and n > rk.ONLINE_ABOVE:
-            softmax_online_kernel[(m,)](y, x, n, CHUNK=rk.CHUNK, num_warps=rk.num_warps(rk.CHUNK))
-        elif kind == "softmax":
-            softmax_kernel[(m,)](y, x, n, BLOCK=block, num_warps=rk.num_warps(block))
+        if n > rk.ONLINE_ABOVE:
+            cw = dict(CHUNK=rk.CHUNK, num_warps=rk.num_warps(rk.CHUNK))
+            if kind == "softmax":
+                softmax_online_kernel[(m,)](y, x, n, **cw)
+            elif kind == "layer_norm":
+                layer_norm_chunked_kernel[(m,)](y, x, w, b, n, 1e-5, **cw)
+            elif kind == "rms_norm":
+                rms_norm_chunked_kernel[(m,)](y, x, w, n, 1e-6, **cw)
+            else:
+                cumsum_chunked_kernel[(m,)](y, x, n, **cw)
+            return
+        bw = dict(BLOCK=block, num_warps=rk.num_warps(block))
+        if kind == "softmax":
+            softmax_kernel[(m,)](y, x, n, **bw)
         elif kind == "layer_norm":
-            layer_norm_kernel[(m,)](y, x, w, b, n, 1e-5, BLOCK=block, num_warps=rk.num_warps(block))
+            layer_norm_kernel[(m,)](y, x, w, b, n, 1e-5, **bw)
+        elif kind == "rms_norm":
+            rms_norm_kernel[(m,)](y, x, w, n, 1e-6, **bw)
         else:
-            rms_norm_kernel[(m,)](y, x, w, n, 1e-6, BLOCK=block, num_warps=rk.num_warps(block))
+            cumsum_kernel[(m,)](y, x, n, **bw)
 
     return run
 
@@ -198,13 +338,16 @@ def triton_kernels():
 
 
 def reference(kind: str, x64, w, b):
+    """The op in float64 (PyTorch), on the rounded inputs."""
     import torch
 
     if kind == "softmax":
         return torch.softmax(x64, dim=1)
     if kind == "layer_norm":
         return torch.nn.functional.layer_norm(x64, (x64.shape[1],), w.double(), b.double(), 1e-5)
-    return x64 * torch.rsqrt((x64 * x64).mean(dim=1, keepdim=True) + 1e-6) * w.double()
+    if kind == "rms_norm":
+        return x64 * torch.rsqrt((x64 * x64).mean(dim=1, keepdim=True) + 1e-6) * w.double()
+    return torch.cumsum(x64, dim=1)
 
 
 def torch_peer(kind: str, x, w, b):
@@ -214,10 +357,39 @@ def torch_peer(kind: str, x, w, b):
         return torch.softmax(x, dim=1)
     if kind == "layer_norm":
         return torch.nn.functional.layer_norm(x, (x.shape[1],), w, b, 1e-5)
-    return torch.nn.functional.rms_norm(x, (x.shape[1],), w, 1e-6)
+    if kind == "rms_norm":
+        return torch.nn.functional.rms_norm(x, (x.shape[1],), w, 1e-6)
+    return torch.cumsum(x, dim=1)
 
 
 TOL = {"f32": dict(atol=1e-6, rtol=1e-5), "f16": dict(atol=1e-4, rtol=1e-2), "bf16": dict(atol=1e-3, rtol=2e-2)}
+"""Elementwise tolerances (torch.allclose against float64) of softmax, layer norm and
+RMSNorm: the output's rounding (f16: 2^-11, bf16: 2^-8 relative) with room for the f32
+math; f32 is held to 1e-5 relative."""
+CUMSUM_TOL = {"f32": 2e-5, "f16": 2e-3, "bf16": 1e-2}
+"""cumsum: max |error| over the case, relative to the largest |prefix sum| of its row
+block (a prefix sum near zero after large terms has no relative accuracy to keep; the
+sums are in f32, then rounded to the element type)."""
+CHECK_ROWS = 1 << 26
+"""Elements per slice of rows checked at a time (bounds the float64 reference's memory)."""
+
+
+def close(kind: str, dtype: str, got, ref) -> bool:
+    """Whether a result agrees with the float64 reference within the op's tolerance."""
+    import torch
+
+    got = got.double()
+    if kind == "cumsum":
+        return bool((got - ref).abs().max() <= CUMSUM_TOL[dtype] * ref.abs().max().clamp_min(1.0))
+    return bool(torch.allclose(got, ref, **TOL[dtype]))
+
+
+def checked(key: Key, x, y, w, b) -> bool:
+    """`close` over the rows of y, a slice of rows at a time."""
+    m, n = x.shape
+    step = max(1, CHECK_ROWS // n)
+    return all(close(key.kind, key.dtype, y[s:s + step], reference(key.kind, x[s:s + step].double(), w, b))
+               for s in range(0, m, step))
 
 
 def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
@@ -229,15 +401,14 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
     td = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[key.dtype]
     n = key.n
     nbytes = 2 * m * n * ELEM_BYTES[key.dtype]
-    sets = max(1, math.ceil(ROTATE_BYTES / nbytes))
+    sets = min(MAX_SETS, max(1, math.ceil(ROTATE_BYTES / nbytes)))
     g = torch.Generator(device="cuda").manual_seed(m * 131 + n)
     x = torch.randn(m, n, device="cuda", generator=g).to(td)
     xs = [x] + [x.clone() for _ in range(sets - 1)]
     ys = [torch.full_like(x, float("nan")) for _ in range(sets)]
     w = torch.randn(n, device="cuda", generator=g).to(td)
     b = torch.randn(n, device="cuda", generator=g).to(td)
-    vecs = {"softmax": (), "layer_norm": (w, b), "rms_norm": (w,)}[key.kind]
-    ref = reference(key.kind, x.double(), w, b)
+    vecs = {"softmax": (), "layer_norm": (w, b), "rms_norm": (w,), "cumsum": ()}[key.kind]
     row = {"case": f"{key.name} M={m}", "kind": key.kind, "dtype": key.dtype, "n": n, "m": m,
            "bytes": nbytes, "rotated_sets": sets}
 
@@ -247,7 +418,7 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
     fns = {"tilec": tilec_fn}
     checks = {"tilec": tilec_fn}
     try:
-        torch_peer(key.kind, x, w, b)
+        torch_peer(key.kind, x[:1], w, b)
         fns["torch"] = lambda i, s: torch_peer(key.kind, xs[i], w, b)
     except Exception as e:  # e.g. torch.nn.functional.rms_norm before PyTorch 2.4
         row["torch_error"] = f"{type(e).__name__}: {str(e)[:120]}"
@@ -258,7 +429,7 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
         try:
             fn(0, None)
             torch.cuda.synchronize()
-            ok = bool(torch.allclose(ys[0].double(), ref, **TOL[key.dtype]))
+            ok = checked(key, x, ys[0], w, b)
         except Exception as e:  # one broken peer must not hide the others
             row[f"{name}_error"] = f"{type(e).__name__}: {str(e)[:200]}"
             ok = False
@@ -310,7 +481,21 @@ def verdict(r: dict) -> str:
     return "yes" if t["ratio_same_bytes"] >= GOAL and beats else "no" + vs
 
 
-def table(results: list[dict], compiles: dict[str, int], skipped: list[str]) -> str:
+def compile_line(results: list[dict], compiles: dict[str, int]) -> str:
+    """How many NVRTC compiles the run's tilec programs took, and how many row counts
+    each served (the issue's "one compile per (dtype, N), not per M")."""
+    served: dict[str, int] = {}
+    for r in results:
+        served[r["case"].rsplit(" M=", 1)[0]] = served.get(r["case"].rsplit(" M=", 1)[0], 0) + 1
+    many = {k: v for k, v in compiles.items() if v > 1}
+    line = (f"NVRTC compiles: {sum(compiles.values())} for {len(compiles)} tilec programs "
+            f"(one per kernel, dtype and N), serving {len(results)} cases; "
+            f"{sum(1 for k in compiles if served.get(k, 0) > 1)} programs served several M each")
+    return line + (": " + ", ".join(f"{k}: {v} compiles" for k, v in many.items()) + "." if many else
+                   ", none compiled twice.")
+
+
+def table(results: list[dict], compiles: dict[str, int], skipped: list[str], not_run: list[str] = ()) -> str:
     """The markdown table of a run (also what report.py puts in docs/performance.md)."""
     def cell(r, name):
         v = r.get(name)
@@ -326,10 +511,11 @@ def table(results: list[dict], compiles: dict[str, int], skipped: list[str]) -> 
         lines.append(f"| {r['case']} | {r['bytes']} | {r['memcpy_same_bytes_tbps']:.2f} TB/s, {r['memcpy_us']:.1f} us "
                      f"| {cell(r, 'tilec')} | {cell(r, 'torch')} | {cell(r, 'triton')} | {verdict(r)} |")
     lines += ["", "Ratios are to the cudaMemcpy of the same bytes in the same run (microseconds per launch in "
-              "brackets). NVRTC compiles per tilec program (one serves every M): "
-              + ", ".join(f"{k}: {v}" for k, v in compiles.items()) + "."]
+              "brackets). " + compile_line(results, compiles)]
     if skipped:
         lines += ["", f"Skipped (input + output above {MAX_BYTES >> 30} GiB): " + ", ".join(skipped) + "."]
+    if not_run:
+        lines += ["", "Not run (the run's time budget was spent): " + ", ".join(not_run) + "."]
     return "\n".join(lines)
 
 
@@ -339,21 +525,31 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default=None)
     ap.add_argument("--cols", default=None)
     ap.add_argument("--rows", default=None)
+    ap.add_argument("--full", action="store_true", help="every M at every N (else the sampled grid)")
     ap.add_argument("--dtypes", default=None)
+    ap.add_argument("--budget", type=float, default=BUDGET_S, help="start no new program after this many seconds")
+    ap.add_argument("--dry-run", action="store_true", help="no GPU: build, lower and print each program's CUDA")
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
     args = ap.parse_args(argv)
+    start = time.monotonic()
     base = QUICK if args.quick else {"cols": COLS, "rows": ROWS, "dtypes": DTYPES, "kinds": KINDS}
 
     def pick(opt, name, conv=str):
         return tuple(conv(v) for v in opt.split(",")) if opt else base[name]
 
     keys = plan(pick(args.kinds, "kinds"), pick(args.dtypes, "dtypes"), pick(args.cols, "cols", int),
-                pick(args.rows, "rows", int))
+                pick(args.rows, "rows", int), sample=not (args.full or args.rows or args.quick))
+    if args.dry_run:
+        for d in dry_run(keys):
+            print(json.dumps(d))
+        print(f"{len(keys)} programs, {sum(len(k.rows) for k in keys)} cases, "
+              f"{sum(len(k.skipped) for k in keys)} skipped")
+        return 0
     import tilec
 
     if not tilec.gpu_available():
-        print("realistic_rows: CuPy with a GPU is required", file=sys.stderr)
+        print("realistic_rows: CuPy with a GPU is required (--dry-run needs none)", file=sys.stderr)
         return 1
     import cupy as cp
     import torch
@@ -362,8 +558,11 @@ def main(argv=None) -> int:
     os.environ.setdefault("TILEC_CACHE", "0")  # count every compile (no kernel from the disk cache)
     memcpy = memcpy_tbps(GiB // 2 if not args.quick else 64 << 20)
     tri = triton_kernels()
-    results, compiles, skipped = [], {}, []
+    results, compiles, skipped, not_run = [], {}, [], []
     for key in keys:
+        if time.monotonic() - start > args.budget:
+            not_run += [f"{key.name} M={m}" for m in key.rows]
+            continue
         skipped += [f"{key.name} M={m}" for m in key.skipped]
         with CompileCounter() as counter:
             kernel = compile_key(key)
@@ -372,20 +571,24 @@ def main(argv=None) -> int:
                 print(json.dumps(results[-1]), flush=True)
                 torch.cuda.empty_cache()
         compiles[key.name] = counter.count
-    text = table(results, compiles, skipped)
+    text = table(results, compiles, skipped, not_run)
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    command = "python benchmarks/realistic_rows.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
+                                                               if not a.endswith((".json", ".md"))
+                                                               and a not in ("--json", "--md"))
     if args.json:
         from run_info import run_info
 
         with open(args.json, "w") as f:
             json.dump({**run_info(dev), "memcpy_tbps": memcpy, "goal": GOAL, "results": results,
-                       "compiles": compiles, "skipped": skipped,
-                       "command": "python benchmarks/realistic_rows.py" + (" --quick" if args.quick else "")},
+                       "compiles": compiles, "skipped": skipped, "not_run": not_run,
+                       "seconds": round(time.monotonic() - start, 1), "command": command.strip()},
                       f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
             f.write(text + "\n")
     print(text)
+    print(f"realistic_rows: {time.monotonic() - start:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -10,8 +10,8 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
     copy_programs.json   python benchmarks/copy_bench.py --json ...           (programs, -p default)
     compute.json         python benchmarks/compute_bench.py --sweep --json ... (softmax, layer norm, cumsum)
     gemm.json            python benchmarks/gemm_bench.py --json ...           (GEMM)
-    realistic_rows.json  python benchmarks/realistic_rows.py --json ...       (row kernels at users' shapes;
-                         its section appears once the file exists)
+    realistic_rows*.json python benchmarks/realistic_rows.py --kinds K --json ...  (row kernels at users'
+                         shapes, one file per command, merged; the section appears once one exists)
     canonical_copies.json  python benchmarks/canonical_copy_bench.py --json ... (copy_ and Program side by side;
                          its section appears once the file exists)
 
@@ -167,25 +167,35 @@ def compute_section() -> str:
 
 
 def realistic_rows_section() -> str:
-    """The row kernels a user writes at users' shapes (benchmarks/realistic_rows.py), or
-    nothing before that benchmark's first recorded run."""
-    if not (RESULTS / "realistic_rows.json").exists():
+    """The row kernels a user writes at users' shapes (benchmarks/realistic_rows.py, one
+    result file per command: realistic_rows*.json, merged in name order), or nothing
+    before that benchmark's first recorded run."""
+    files = sorted(RESULTS.glob("realistic_rows*.json"))
+    if not files:
         return ""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import realistic_rows
 
-    d = _load("realistic_rows.json")
+    runs = [_load(f.name) for f in files]
+    results, compiles, skipped, not_run = [], {}, [], []
+    for d in runs:
+        results += d["results"]
+        compiles.update(d.get("compiles", {}))
+        skipped += d.get("skipped", [])
+        not_run += d.get("not_run", [])
+    commands = "; ".join(f"`{d.get('command', 'benchmarks/realistic_rows.py')}`" for d in runs)
     out = [
-        "## Row kernels at users' shapes: softmax, layer norm, RMSNorm",
+        "## Row kernels at users' shapes: softmax, layer norm, RMSNorm, cumsum",
         "",
-        f"{_run(d)}; `{d.get('command', 'benchmarks/realistic_rows.py')}`: the kernels of",
+        f"{_run(runs[0])}; {commands}: the kernels of",
         "`examples/python/row_kernels.py` as a user writes them (masked tiles, run-time M, layouts",
-        "left to `pack-rows` and `coalesce`, no sweep), beside PyTorch and the same naive program in",
-        "Triton, each checked against PyTorch in float64. The goal: at least",
-        f"{d.get('goal', realistic_rows.GOAL)} of the cudaMemcpy of the same bytes where a block has 16 KiB",
-        "of a row in flight, and never below Triton; fewer rows than SMs are at the launch floor.",
+        "left to `pack-rows` and `coalesce`, loops over chunks for rows past 16384 elements, no sweep),",
+        "beside PyTorch and the same naive program in Triton, each checked against PyTorch in float64.",
+        f"The goal: at least {runs[0].get('goal', realistic_rows.GOAL)} of the cudaMemcpy of the same bytes",
+        "where a block has 16 KiB of a row in flight, and never below Triton; fewer rows than SMs are at",
+        "the launch floor.",
         "",
-        realistic_rows.table(d["results"], d.get("compiles", {}), d.get("skipped", [])),
+        realistic_rows.table(results, compiles, skipped, not_run),
         "",
     ]
     return "\n".join(out)

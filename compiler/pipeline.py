@@ -36,8 +36,8 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce,vectorize,vectorize-pointers,"
-        "vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
+        "expand-iterators,tile,order-grid,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,"
+        "vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }
 NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]

@@ -17,7 +17,9 @@ its offsets and masks with: constants, `layout.arange`, `layout.splat`, casts,
 `arith.addi`/`subi`/`muli`, `layout.expand_dims`/`broadcast`/`convert_layout`,
 `layout.cmpi` (a contiguous run compared against a constant: equal over runs of the
 gcd of the divisibilities), `arith.andi`/`ori` of masks, `layout.select`,
-`layout.addptr`, `layout.multiple_of` (a promise), and the values an `scf.for`
+`layout.addptr`, `layout.multiple_of` (a promise), the induction variable of an
+`scf.for` (a multiple of what its lower bound and step both are: a loop over chunks,
+`range(0, n, BLOCK)`, keeps its offsets' divisibility) and the values an `scf.for`
 carries (a fixed point over its initial and yielded values). Anything else is unknown
 (all ones). A pointer argument's divisibility is its `align`; the block ids, the
 thread id and index arguments are unknown."""
@@ -109,6 +111,9 @@ class AxisInfoAnalysis:
             loop = v.owner.parent_op()
             if isinstance(loop, scf.ForOp) and v.index >= 1:
                 return self._loop_carried(loop, v.index - 1)
+            if isinstance(loop, scf.ForOp):  # the induction variable: lb, lb + step, ...
+                dv = min(self.get(loop.lb).divisibility[0], self.get(loop.step).divisibility[0])
+                return AxisInfo((1,), (dv,), (1,))
             if isinstance(v.type, PtrType):
                 return AxisInfo((1,), (v.type.alignment,), (1,))
             return AxisInfo.unknown(rank)

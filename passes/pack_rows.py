@@ -15,7 +15,9 @@ from xdsl.utils.exceptions import VerifyException
 from tilec.dialects import views
 from tilec.dialects.auto_layout import is_auto
 from tilec.dialects.errors import LayoutError
+from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import (
+    ArangeOp,
     BroadcastOp,
     ExpandDimsOp,
     LaunchOp,
@@ -60,8 +62,10 @@ class PackRowsPass(ModulePass):
         extent is the launch's grid x (the same value, or the same constant); block ids
         y and z are unused;
       * the body is straight-line `arith` / `math` / `layout` compute: tiles, loads,
-        stores, splats, expand_dims, broadcasts, reductions along the row, constants
-        and elementwise ops (no loops or branches, no explicit conversions).
+        stores, splats, expand_dims, broadcasts, reductions and scans along the row,
+        column indices (`layout.arange` of a slice along dim 0, the same for every
+        row: a layer norm's `cols < N`), constants and elementwise ops (no loops or
+        branches, no explicit conversions).
     Rank-2 tensors of one row (1 x K) become R x K, except the results of
     `layout.expand_dims` along axis 0 (a row-invariant vector, a layer norm's weights,
     broadcast over the rows); per-row values (rank-1 slices along dim 1, of shape [1])
@@ -103,9 +107,9 @@ class PackRowsPass(ModulePass):
         width, eb = 0, 0
         for t in tiles:
             sizes = t.tile_sizes
-            if sizes[0] != 1 or not is_pow2(sizes[1]) or _constant(t.coords[1]) != 0:
+            if sizes[0] != 1 or not is_pow2(sizes[1]) or constant_index(t.coords[1]) != 0:
                 return 1
-            if not _covers_rows(t.source, launch.grid_x):
+            if not covers_rows(t.source, launch.grid_x):
                 return 1
             width = max(width, sizes[1])
             eb = max(eb, element_bytes(t.result.type.element_type))
@@ -119,14 +123,14 @@ class PackRowsPass(ModulePass):
         return rows if rows > 1 and _consistent(launch, rows) else 1
 
 
-def _constant(v: SSAValue) -> int | None:
+def constant_index(v: SSAValue) -> int | None:
     op = v.owner
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
         return op.value.value.data
     return None
 
 
-def _covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
+def covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
     """Whether `view` is a `layout.view` whose row extent (mode 0) is `grid_x`."""
     op = view.owner
     if not isinstance(op, ViewOp):
@@ -135,7 +139,7 @@ def _covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:
     if n is DYN:
         # the dynamic shape values come first, in mode order: mode 0's is the first
         return len(op.dynamic) > 0 and op.dynamic[0] == grid_x
-    return _constant(grid_x) == n
+    return constant_index(grid_x) == n
 
 
 def _allowed(o: Operation) -> bool:
@@ -147,7 +151,11 @@ def _allowed(o: Operation) -> bool:
             return False
     if isinstance(o, TileOp | LoadOp | StoreOp | SplatOp | ExpandDimsOp | BroadcastOp):
         return True
-    if isinstance(o, ReduceOp):
+    if isinstance(o, ArangeOp):
+        # a vector of column indices (a slice along dim 0): the same for every row
+        t = o.result.type
+        return isinstance(t.encoding, SliceLayoutAttr) and t.encoding.dim_index == 0
+    if isinstance(o, ReduceOp | lc.ScanOp):
         return o.axis.value.data == 1 and len(o.source.type.get_shape()) == 2
     if isinstance(o, arith.ConstantOp):
         # a tensor constant is re-made with more rows: only a splat can be

@@ -25,7 +25,8 @@ class VectorizePointersPass(ModulePass):
     tensor and the mask, per dimension, the contiguity, divisibility and constancy of
     their elements, from how they were computed (`layout.arange`, `layout.splat` of
     a pointer argument whose `align` is the divisibility of its address, `addi`,
-    `muli`, `expand_dims`, `broadcast`, `layout.addptr`, `layout.cmpi`, ...). The
+    `muli`, `expand_dims`, `broadcast`, `layout.addptr`, `layout.cmpi`, a loop's
+    induction variable, ...). The
     access's `vector` is the number v of consecutive registers of a thread, along the
     dim d its layout's first register bases run along, such that: v <= the
     registers consecutive along d, v <= the contiguity of the addresses along d, the

@@ -7,10 +7,15 @@ threads and vector widths from the facts, docs/passes.md).
 
     python examples/python/row_kernels.py          # each kernel on the CPU reference executor
 
-Rows longer than registers hold (`softmax` chooses this above `ONLINE_ABOVE` elements)
-are a loop over chunks written in the program (`softmax_online`: a running max and sum,
-rescaled at each chunk, then a second loop writes the outputs): the program states the
-algorithm, the compiler chooses how each chunk is laid out.
+Rows longer than registers hold (each function chooses this above `ONLINE_ABOVE`
+elements) are loops over chunks written in the program (`softmax_online`: a running max
+and sum, rescaled at each chunk, then a second loop writes the outputs; the norms: a
+loop per statistic, then one for the outputs): the program states the algorithm, the
+compiler chooses how each chunk is laid out. A cumsum is the same algorithm in chunks
+(each chunk's scan plus the running total of the chunks before it), so it is written
+once for every N and the compiler's `chunk-rows` makes the loop where the row tile is
+longer than registers hold. Rows of at most 512 elements are several to a block: the
+compiler's `pack-rows` decides that for every one of these kernels.
 
 Each function returns a `Program` whose function takes (src, dst[, weight[, bias]], m):
 pointers of the element type `dtype` ("f32", "f16", "bf16") and the row count m. The math
@@ -32,7 +37,8 @@ from tilec.dialects.auto_layout import AutoLayoutAttr
 from tilec.dialects.layout_attrs import SliceLayoutAttr
 
 ONLINE_ABOVE = 16384
-"""Rows longer than this many elements are softmaxed in chunks (`softmax_online`)."""
+"""Rows longer than this many elements are done in loops over chunks (`softmax_online`,
+`layer_norm_chunked`, `rms_norm_chunked`; cumsum's loop is the compiler's, `chunk-rows`)."""
 CHUNK = 4096
 """Elements of a row per chunk of `softmax_online`."""
 
@@ -97,6 +103,10 @@ class RowKernel:
         """A per-row value broadcast over the row."""
         e = self.op(layout.ExpandDimsOp, [r], TensorType(f32, [1, 1], self.full), axis=IntegerAttr(1, 64))
         return self.op(layout.BroadcastOp, [e], TensorType(f32, [1, width], self.full))
+
+    def scan(self, x: Value, kind: str = "add") -> Value:
+        """The inclusive `kind` scan along the row."""
+        return self.op(lc.ScanOp, [x], x.type, axis=IntegerAttr(1, 64), kind=StringAttr(kind))
 
     def splat(self, x: float, shape, enc) -> Value:
         c = self.p.constant(x, "f32")
@@ -170,6 +180,8 @@ def softmax_online(n: int, dtype: str = "f32", chunk: int = CHUNK) -> Program:
 def layer_norm(n: int, dtype: str = "f32", eps: float = 1e-5) -> Program:
     """y = (x - mean) / sqrt(var + eps) * weight + bias along each row (biased variance,
     as torch.nn.functional.layer_norm); weight and bias are vectors of N."""
+    if n > ONLINE_ABOVE:
+        return layer_norm_chunked(n, dtype, eps)
     block = next_pow2(n)
     p, m, a, b, (wv, bv) = _rows_program("layer_norm", n, dtype, ("weight", "bias"))
     with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
@@ -189,6 +201,8 @@ def layer_norm(n: int, dtype: str = "f32", eps: float = 1e-5) -> Program:
 
 def rms_norm(n: int, dtype: str = "f32", eps: float = 1e-6) -> Program:
     """y = x / sqrt(mean(x^2) + eps) * weight along each row (torch.nn.functional.rms_norm)."""
+    if n > ONLINE_ABOVE:
+        return rms_norm_chunked(n, dtype, eps)
     block = next_pow2(n)
     p, m, a, b, (wv,) = _rows_program("rms_norm", n, dtype, ("weight",))
     with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
@@ -201,16 +215,70 @@ def rms_norm(n: int, dtype: str = "f32", eps: float = 1e-6) -> Program:
     return p
 
 
+def layer_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-5, chunk: int = CHUNK) -> Program:
+    """Layer norm of rows longer than registers hold, in three loops over chunks of the
+    row: the sum (the mean), the sum of (x - mean)^2 (the variance, two-pass as the
+    one-chunk form: no cancellation), then the outputs. The chunks' missing elements
+    are read as 0, so each adds exactly mean^2 to the second sum: `pad` of them are
+    taken off again (no mask arithmetic)."""
+    chunks = -(-n // chunk)
+    pad = chunks * chunk - n
+    warps = num_warps(chunk)
+    p, m, a, b, (wv, bv) = _rows_program("layer_norm_chunked", n, dtype, ("weight", "bias"))
+    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
+        r = RowKernel(p, dtype, warps)
+        s = r.splat(0.0, [1], r.rows)
+        with p.range(0, chunks, carry=[s]) as j:
+            s.ssa = (s + r.reduce(r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0), "add")).ssa
+        inv_n = r.splat(1.0 / n, [1], r.rows)
+        mean = s * inv_n
+        mean_c = r.over_row(mean, chunk)
+        q = r.splat(0.0, [1], r.rows)
+        with p.range(0, chunks, carry=[q]) as j:
+            xc = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0) - mean_c
+            q.ssa = (q + r.reduce(xc * xc, "add")).ssa
+        var = (q - mean * mean * r.splat(float(pad), [1], r.rows)) * inv_n
+        rstd_c = r.over_row(r.unary(math.RsqrtOp, var + r.splat(eps, [1], r.rows)), chunk)
+        with p.range(0, chunks) as j:
+            xc = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0) - mean_c
+            w = r.load_vector(p.tile(wv, [j], [chunk]), chunk)
+            bias = r.load_vector(p.tile(bv, [j], [chunk]), chunk)
+            r.store_row(xc * rstd_c * w + bias, p.tile(b, [k.bx, j], [1, chunk]))
+    return p
+
+
+def rms_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-6, chunk: int = CHUNK) -> Program:
+    """RMSNorm of rows longer than registers hold: a loop over chunks sums x^2, a second
+    writes x * rsqrt(mean + eps) * weight."""
+    chunks = -(-n // chunk)
+    warps = num_warps(chunk)
+    p, m, a, b, (wv,) = _rows_program("rms_norm_chunked", n, dtype, ("weight",))
+    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
+        r = RowKernel(p, dtype, warps)
+        q = r.splat(0.0, [1], r.rows)
+        with p.range(0, chunks, carry=[q]) as j:
+            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0)
+            q.ssa = (q + r.reduce(x * x, "add")).ssa
+        ms = q * r.splat(1.0 / n, [1], r.rows)
+        rstd_c = r.over_row(r.unary(math.RsqrtOp, ms + r.splat(eps, [1], r.rows)), chunk)
+        with p.range(0, chunks) as j:
+            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0)
+            w = r.load_vector(p.tile(wv, [j], [chunk]), chunk)
+            r.store_row(x * rstd_c * w, p.tile(b, [k.bx, j], [1, chunk]))
+    return p
+
+
 def cumsum(n: int, dtype: str = "f32") -> Program:
-    """The inclusive prefix sum along each row (in the element type, as torch.cumsum)."""
+    """The inclusive prefix sum along each row, summed in f32 and rounded to the element
+    type (as PyTorch sums half types on the GPU). One form for every N: where the row
+    tile is longer than registers hold, the compiler's `chunk-rows` makes it a loop over
+    chunks carrying the row's running total (a scan needs no other algorithm in chunks)."""
     block = next_pow2(n)
     p, m, a, b, _ = _rows_program("cumsum", n, dtype)
     with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
         r = RowKernel(p, dtype, num_warps(block))
-        t = TensorType(r.dtype, [1, block], r.full)
-        x = p.insert(layout.LoadOp(p.tile(a, [k.bx, 0], [1, block]).ssa, t)).results[0]
-        y = r.op(lc.ScanOp, [x], t, axis=IntegerAttr(1, 64), kind=StringAttr("add"))
-        p.insert(layout.StoreOp(y.ssa, p.tile(b, [k.bx, 0], [1, block]).ssa))
+        x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
+        r.store_row(r.scan(x), p.tile(b, [k.bx, 0], [1, block]))
     return p
 
 

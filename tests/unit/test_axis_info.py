@@ -169,3 +169,34 @@ def test_access_width_of_the_tile():
     assert access_width(ll, a.get(load.ptrs), a.get(v["m"]), 4, 16).uniform_mask is False
     assert access_width(ll, a.get(load.ptrs), None, 4, 8).vector == 2
     assert access_width(ll, a.get(load.ptrs), None, 2, 16).vector == 4  # f16: 4 registers only
+
+
+LOOP = """
+func.func @k(%n: index, %lo: index) {
+  %c0 = arith.constant 0 : index
+  %c96 = arith.constant 96 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c96 {
+    %x = arith.index_cast %i : index to i32
+  }
+  scf.for %j = %lo to %n step %c96 {
+    %y = arith.index_cast %j : index to i32
+  }
+  scf.for %k = %c0 to %n step %c1 {
+    %z = arith.index_cast %k : index to i32
+  }
+  func.return
+}
+"""
+
+
+def test_the_induction_variable_of_a_loop_over_chunks_keeps_its_divisibility():
+    """`for off in range(0, n, 96)`: off is a multiple of 32 (96's power-of-two
+    factor) at every trip, as Triton's AxisInfo says of an scf.for induction variable;
+    from an unknown lower bound, or with step 1, nothing is known."""
+    module = parse_module(LOOP)
+    names = {r.name_hint: r for op in module.walk() for r in op.results if r.name_hint}
+    a = AxisInfoAnalysis()
+    assert a.get(names["x"]) == AxisInfo((1,), (32,), (1,))
+    assert a.get(names["y"]).divisibility == (1,)
+    assert a.get(names["z"]).divisibility == (1,)

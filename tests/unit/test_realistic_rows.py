@@ -18,17 +18,56 @@ import report  # noqa: E402
 
 
 def test_plan_covers_the_issues_shapes_and_skips_what_does_not_fit():
-    keys = rr.plan()
-    softmax = [k for k in keys if k.kind == "softmax"]
-    assert {k.n for k in softmax} == set(rr.COLS)
-    assert {k.dtype for k in softmax} == {"f32", "f16", "bf16"}
-    # layer norm and RMSNorm stop where only softmax has a chunked form
-    assert max(k.n for k in keys if k.kind != "softmax") <= 16384
+    keys = rr.plan(sample=False)
+    for kind in rr.KINDS:
+        mine = [k for k in keys if k.kind == kind]
+        assert {k.n for k in mine} == set(rr.COLS)  # every kernel at every N: long rows in chunks
+        assert {k.dtype for k in mine} == {"f32", "f16", "bf16"}
+    assert set(rr.KINDS) == {"softmax", "layer_norm", "rms_norm", "cumsum"}
     big = next(k for k in keys if k.kind == "softmax" and k.dtype == "f32" and k.n == 131072)
     assert big.rows == [1, 7, 4096] and big.skipped == [16384, 65536]
     for k in keys:
         assert sorted(k.rows + k.skipped) == sorted(rr.ROWS)
         assert all(2 * m * k.n * rr.ELEM_BYTES[k.dtype] <= rr.MAX_BYTES for m in k.rows)
+
+
+def test_the_sampled_grid_is_every_n_at_one_m_and_every_m_at_two_n():
+    keys = rr.plan()
+    assert len(keys) == len(rr.KINDS) * 3 * len(rr.COLS)  # the same programs as the full grid
+    for k in keys:
+        want = rr.ROWS if k.n in rr.ALL_M_AT else (rr.SAMPLE_M,)
+        assert sorted(k.rows + k.skipped) == sorted(want)
+    # one kind is one command of the benchmark: about 50 cases
+    assert 40 <= sum(len(k.rows) for k in keys if k.kind == "softmax") <= 60
+    assert rr.plan(rows=(7,), cols=(128,), kinds=("cumsum",), dtypes=("f16",))[0].rows == [7]
+
+
+@pytest.mark.parametrize("kind,dtype,n,program,rows", [
+    ("softmax", "f16", 1000, "softmax", 1),
+    ("softmax", "bf16", 131072, "softmax_online", 1),
+    ("layer_norm", "f32", 128, "layer_norm", 8),
+    ("layer_norm", "bf16", 50257, "layer_norm_chunked", 1),
+    ("rms_norm", "f16", 768, "rms_norm", 1),
+    ("rms_norm", "f32", 131072, "rms_norm_chunked", 1),
+    ("cumsum", "bf16", 128, "cumsum", 16),
+    ("cumsum", "f32", 50257, "cumsum", 1),  # chunked by the compiler
+])
+def test_dry_run_builds_and_lowers_the_benchmarks_programs(kind, dtype, n, program, rows):
+    """The benchmark's program construction, without a GPU: each key's user program
+    goes through the default pipeline to CUDA (so the benchmark cannot rot between GPU
+    runs); short rows are packed, long rows are the chunked forms, aligned rows move
+    16-byte vectors."""
+    (got,) = rr.dry_run([rr.Key(kind, dtype, n)])
+    assert got["program"] == program and got["rows_per_block"] == rows
+    assert got["loop"] == (n > 16384) and (got["tile"] == 4096) == (n > 16384)
+    if n % (16 // rr.ELEM_BYTES[dtype]) == 0:
+        assert str(16 // rr.ELEM_BYTES[dtype]) in got["vectors"]
+
+
+def test_dry_run_from_the_command_line(capsys):
+    assert rr.main(["--dry-run", "--kinds", "cumsum", "--dtypes", "f16", "--cols", "1000,131072"]) == 0
+    out = capsys.readouterr().out
+    assert '"program": "cumsum"' in out and "2 programs, 6 cases, 0 skipped" in out
 
 
 def test_one_compile_per_program_serves_every_row_count():
@@ -72,18 +111,78 @@ def test_table_and_report_section(tmp_path, monkeypatch):
     results = [_row(16384, 1000, "f16", 0.8, 0.78), _row(7, 50257, "f32", 0.1, 0.1)]
     text = rr.table(results, {"softmax f16 N=1000": 1, "softmax f32 N=50257": 1}, ["softmax f32 N=131072 M=65536"])
     assert "| softmax f16 N=1000 M=16384 | 65536000 | 3.00 TB/s, 10.0 us | 0.80 (12.5 us) |" in text
-    assert "softmax f16 N=1000: 1, softmax f32 N=50257: 1" in text
-    assert "Skipped (input + output above 4 GiB): softmax f32 N=131072 M=65536." in text
+    assert ("NVRTC compiles: 2 for 2 tilec programs (one per kernel, dtype and N), serving 2 cases; "
+            "0 programs served several M each, none compiled twice.") in text
+    assert "Skipped (input + output above 8 GiB): softmax f32 N=131072 M=65536." in text
+    assert "Not run" not in text
+    assert "Not run (the run's time budget was spent): cumsum f32 N=8192 M=7." in rr.table(
+        results, {}, [], ["cumsum f32 N=8192 M=7"])
+    twice = rr.compile_line([_row(7, 1000, "f16", 1, 1), _row(4096, 1000, "f16", 1, 1)], {"softmax f16 N=1000": 2})
+    assert "1 programs served several M each: softmax f16 N=1000: 2 compiles." in twice
     res = tmp_path / "results"
     res.mkdir()
     for name in ("strided_copy.json", "copy_programs.json", "compute.json", "gemm.json"):
         (res / name).write_text((report.RESULTS / name).read_text())
     assert "Row kernels at users' shapes" not in report.page()  # no result file yet: no section
-    (res / "realistic_rows.json").write_text(json.dumps({
+    (res / "realistic_rows_softmax.json").write_text(json.dumps({
         "device": "NVIDIA H100", "date": "2026-11-28 10:00 UTC", "commit": "abc1234", "goal": 0.95,
         "results": results, "compiles": {"softmax f16 N=1000": 1}, "skipped": [],
         "command": "python benchmarks/realistic_rows.py --quick"}))
+    cum = dict(_row(4096, 3072, "bf16", 0.9, 0.9), case="cumsum bf16 N=3072 M=4096", kind="cumsum")
+    (res / "realistic_rows_cumsum.json").write_text(json.dumps({
+        "device": "NVIDIA H100", "date": "2026-11-28 10:05 UTC", "commit": "abc1234", "goal": 0.95,
+        "results": [cum], "compiles": {"cumsum bf16 N=3072": 1}, "skipped": [], "not_run": ["cumsum f32 N=128 M=7"],
+        "command": "python benchmarks/realistic_rows.py --kinds cumsum"}))
     monkeypatch.setattr(report, "RESULTS", res)
     page = report.page()
     assert "## Row kernels at users' shapes" in page and "commit `abc1234`" in page
-    assert "| softmax f16 N=1000 M=16384 |" in page
+    assert "| softmax f16 N=1000 M=16384 |" in page and "| cumsum bf16 N=3072 M=4096 |" in page  # both files
+    assert "`python benchmarks/realistic_rows.py --kinds cumsum`" in page
+    assert "Not run (the run's time budget was spent): cumsum f32 N=128 M=7." in page
+
+
+class _Launched:
+    """A stand-in for a @triton.jit kernel: records `kernel[grid](*args, **meta)`."""
+
+    def __init__(self, fn, log):
+        self.name, self.log = fn.__name__, log
+
+    def __getitem__(self, grid):
+        return lambda *args, **meta: self.log.append((self.name, grid, args, meta))
+
+
+class _Shape:
+    def __init__(self, m, n):
+        self.shape = (m, n)
+
+
+@pytest.mark.parametrize("kind,n,kernel,meta", [
+    ("softmax", 1000, "softmax_kernel", {"BLOCK": 1024, "num_warps": 4}),
+    ("softmax", 131072, "softmax_online_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("layer_norm", 3072, "layer_norm_kernel", {"BLOCK": 4096, "num_warps": 8}),
+    ("layer_norm", 50257, "layer_norm_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("rms_norm", 8192, "rms_norm_kernel", {"BLOCK": 8192, "num_warps": 16}),
+    ("rms_norm", 50257, "rms_norm_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),
+    ("cumsum", 128, "cumsum_kernel", {"BLOCK": 128, "num_warps": 4}),
+    ("cumsum", 131072, "cumsum_chunked_kernel", {"CHUNK": 4096, "num_warps": 8}),  # tilec: chunk-rows
+])
+def test_triton_peer_is_the_same_program(monkeypatch, kind, n, kernel, meta):
+    """Without Triton installed (a stand-in module records the launches): each case runs
+    the Triton program of the same form as tilec's (chunked where tilec's is, above
+    ONLINE_ABOVE) with the same block and warps, one program per row."""
+    import types
+
+    log = []
+    triton = types.ModuleType("triton")
+    triton.jit = lambda fn: _Launched(fn, log)
+    triton.next_power_of_2 = rr.rk.next_pow2
+    language = types.ModuleType("triton.language")
+    triton.language = language
+    monkeypatch.setitem(sys.modules, "triton", triton)
+    monkeypatch.setitem(sys.modules, "triton.language", language)
+    run = rr.triton_kernels()
+    run(kind, _Shape(7, n), "y", "w", "b")
+    (name, grid, _, got), = log
+    assert (name, grid, got) == (kernel, (7,), meta)
+    if kind != "cumsum":  # tilec's cumsum is one program for every N (the compiler makes its loop)
+        assert rr.build(rr.Key(kind, "f32", n)).name == kernel.removesuffix("_kernel")

@@ -2,7 +2,8 @@
 RMSNorm, cumsum with masked tiles, a run-time row count and `#layout.auto` layouts) give
 NumPy's results at row lengths that are not powers of two, on the CPU reference executor
 both as written and after the default pipeline (where `pack-rows` and `coalesce` choose
-their layouts), and their CUDA compiles with NVRTC."""
+their layouts and `chunk-rows` makes a long cumsum a loop over chunks), and their CUDA
+compiles with NVRTC."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def _inputs(name: str, m: int, n: int, dtype: str):
         args["weight"] = rng.standard_normal(n).astype(nd)
         want = _rms_norm(xs, args["weight"].astype(np.float64))
     else:
-        want = np.cumsum(x, axis=1, dtype=nd).astype(np.float64)
+        want = np.cumsum(xs, axis=1)  # summed in f32 by the kernel, rounded once per output
     return args, want
 
 
@@ -70,7 +71,12 @@ CASES = [
     ("rms_norm", 3, 3072, "f16"),
     ("cumsum", 7, 1000, "f32"),
     ("cumsum", 3, 1001, "f32"),
+    ("cumsum", 3, 1001, "f16"),
+    ("cumsum", 9, 100, "f32"),  # short rows: several per block after pack-rows
+    ("rms_norm", 9, 100, "f16"),
 ]
+
+CHUNKED = {"softmax": rk.softmax_online, "layer_norm": rk.layer_norm_chunked, "rms_norm": rk.rms_norm_chunked}
 
 
 @pytest.mark.parametrize("name,m,n,dtype", CASES)
@@ -88,6 +94,46 @@ def test_row_kernel_matches_numpy_before_and_after_the_default_pipeline(name, m,
         assert np.abs(got - want).max() <= tol * scale, (name, m, n, dtype)
 
 
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype", [(5000, "f32"), (2500, "f16"), (4096, "f32")])
+def test_chunked_row_kernel_matches_numpy(name, n, dtype):
+    """The loops over chunks (as at N > ONLINE_ABOVE, here with chunks of 1024 so the
+    rows stay small for the executor: 5 and 3 chunks, the last one partial; 4 whole ones)."""
+    m = 3
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    args, want = _inputs(name, m, n, dtype)
+    tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
+    lowered = program.module.clone()
+    run_pipeline(lowered, "default")
+    for module in (program.module, lowered):
+        got = tilec.run_reference(module, args)["dst"].reshape(m, n).astype(np.float64)
+        assert np.abs(got - want).max() <= tol * np.abs(want).max(), (name, n, dtype)
+
+
+def test_long_rows_choose_the_chunked_form():
+    assert rk.softmax(rk.ONLINE_ABOVE + 1).name == "softmax_online"
+    assert rk.layer_norm(50257).name == "layer_norm_chunked"
+    assert rk.rms_norm(131072).name == "rms_norm_chunked"
+    assert rk.cumsum(262144).name == "cumsum"  # one form: chunk-rows makes its loop
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_a_long_cumsum_is_chunked_by_the_compiler(dtype):
+    """cumsum of rows of 40000 (a 65536 tile): `chunk-rows` makes it 10 chunks of 4096,
+    the running total carried (in f32 for f16 rows: the conversions are chunked with the
+    scan); the results are NumPy's after the default pipeline."""
+    program = rk.cumsum(40000, dtype)
+    module = program.module.clone()
+    run_pipeline(module, "chunk-rows")
+    text = emit(module)
+    assert "tile = array<i64: 1, 4096>" in text and "scf.for" in text and "arith.constant 10 : index" in text
+    args, want = _inputs("cumsum", 2, 40000, dtype)
+    lowered = program.module.clone()
+    run_pipeline(lowered, "default")
+    got = tilec.run_reference(lowered, args)["dst"].reshape(2, 40000).astype(np.float64)
+    assert np.abs(got - want).max() <= {"f32": 2e-5, "f16": 2e-3}[dtype] * np.abs(want).max()
+
+
 def test_the_layouts_are_the_compilers():
     """The program states no layout; after the default pipeline's `coalesce` none is left
     open, and the 1000-wide f32 rows move 4 floats per access."""
@@ -102,11 +148,23 @@ def test_the_layouts_are_the_compilers():
     assert "{vector = 4 : i64, uniform_mask}" in text  # one predicate per vector (1000 % 4 == 0)
 
 
-def test_short_rows_are_packed_several_per_block():
-    module = rk.softmax(100).module.clone()
-    run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce")  # the default's
-    text = emit(module)
-    assert "tile = array<i64: 8, 128>" in text and "arith.ceildivui %m" in text
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+@pytest.mark.parametrize("n,rows", [(100, 8), (128, 8), (300, 2), (512, 2)])
+def test_short_rows_are_packed_several_per_block(name, n, rows):
+    """Every kernel of the benchmark gets several rows per block from `pack-rows` when
+    its rows are short (N <= 512; f16 rows are half the bytes, so twice the rows)."""
+    for dtype, k in (("f32", 1), ("f16", 2)):
+        module = rk.KERNELS[name](n, dtype).module.clone()
+        run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce")  # the default's
+        text = emit(module)
+        assert f"tile = array<i64: {rows * k}, {rk.next_pow2(n)}>" in text and "arith.ceildivui %m" in text, (dtype,)
+
+
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_rows_past_512_stay_one_per_block(name):
+    module = rk.KERNELS[name](768).module.clone()
+    run_pipeline(module, "pack-rows")
+    assert "tile = array<i64: 1, 1024>" in emit(module)
 
 
 def test_one_program_serves_every_row_count():
@@ -125,9 +183,10 @@ def test_row_kernel_cuda_compiles_with_nvrtc(name, dtype):
     compile_sm90_or_skip(emit(module, "cuda"))
 
 
-@pytest.mark.parametrize("n", [768, 3072, 50257, 131072, 262144])
-def test_softmax_cuda_compiles_with_nvrtc_at_user_sizes(n):
-    module = rk.softmax(n).module.clone()
+@pytest.mark.parametrize("name,n", [("softmax", n) for n in (768, 3072, 50257, 131072, 262144)]
+                         + [(k, n) for k in ("layer_norm", "rms_norm", "cumsum") for n in (50257, 262144)])
+def test_row_kernel_cuda_compiles_with_nvrtc_at_user_sizes(name, n):
+    module = rk.KERNELS[name](n).module.clone()
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
 

@@ -6,6 +6,7 @@
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
 // CHECK-DAG: {{^}}  expand-iterators {{ *}}Rewrite tile iterators into index positions
+// CHECK-DAG: {{^}}  chunk-rows {{ *}}Turn a row-wise kernel whose row tile is longer than registers hold into a loop
 // CHECK-DAG: {{^}}  coalesce {{ *}}Choose the `#layout.blocked` layout of every `#layout.auto` tensor
 // CHECK-DAG: {{^}}  distribute {{ *}}Split each block-level `layout.copy`
 // CHECK-DAG: {{^}}  lower-convert-layout {{ *}}Lowers each `layout.convert_layout`
@@ -19,5 +20,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce,vectorize,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,tma,distribute,
