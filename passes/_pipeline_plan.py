@@ -147,13 +147,15 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
         if any(c.token is not None for c in cps):
             return "an async copy with a token (the pipeline counts commit groups)"
         waits = [o for o in ops if isinstance(o, AsyncWaitOp)]
-        if len(waits) != 1 or waits[0].pending is None or waits[0].pending.value.data != 0:
-            return "the body must wait for its async copies once, with layout.async_wait {pending = 0}"
-        wait = waits[0]
+        if not waits or any(w.pending is None for w in waits):
+            return "the body must wait for its async copies with layout.async_wait {pending = N}"
+        wait = waits[-1]
+        if wait.pending.value.data != 0:
+            return "the body's last async_wait must wait for every copy ({pending = 0})"
         if any(ops.index(o) > ops.index(wait) for o in cps):
             return "an async copy comes after the wait"
         dests = [o.dest for o in cps]
-        dropped.append(wait)
+        dropped.extend(waits)  # `vectorize` waits after each copy: one wait stands for them
         groups = len(cps)
     allocs: list[AllocOp] = []
     for d in dests:
@@ -181,9 +183,12 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
             continue
         if _touches(o, buf_views):
             return f"'{o.name}' uses a shared buffer before the wait"
+    # the barriers among the loads and right after the wait: the schedule meets the block there
+    dropped.extend(o for o in ops[:w] if isinstance(o, BarrierOp))
     after = wait.next_op
-    if isinstance(after, BarrierOp):
-        dropped.append(after)  # the schedule's own barrier meets the block there
+    while isinstance(after, BarrierOp):
+        dropped.append(after)
+        after = after.next_op
     if isinstance(ops[-1], BarrierOp) and ops[-1] not in dropped:
         dropped.append(ops[-1])  # the buffers are read: the schedule meets the block itself
     dead = _dead_without(ops, set(loads) | set(dropped))
