@@ -298,6 +298,8 @@ class _Expansion:
         copy_loc(loop, new_loop)
         post: list[Operation] = []
         results = list(new_loop.results)
+        for r, old in zip(results, loop.results):
+            r.name_hint = old.name_hint
         if plan.async_chains:  # the loop's last wgmma groups
             idx = sorted(plan.async_chains)
             w = MmaWaitOp([results[j] for j in idx], pending=0)
