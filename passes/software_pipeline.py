@@ -298,8 +298,8 @@ class _Expansion:
         copy_loc(loop, new_loop)
         post: list[Operation] = []
         results = list(new_loop.results)
-        for r, old in zip(results, loop.results):
-            r.name_hint = old.name_hint
+        if len(results) == 1:
+            results[0].name_hint = loop.results[0].name_hint
         if plan.async_chains:  # the loop's last wgmma groups
             idx = sorted(plan.async_chains)
             w = MmaWaitOp([results[j] for j in idx], pending=0)
@@ -312,5 +312,8 @@ class _Expansion:
         lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *post], loop)
         for old, new in zip(loop.results, results):
             old.replace_all_uses_with(new)
+        if len(results) > 1:  # printed as %r:N
+            for r in new_loop.results:
+                r.name_hint = None
         loop.detach()
         loop.erase()
