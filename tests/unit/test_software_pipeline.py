@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
+from helpers.pipeline_programs import sm80_gemm, tma_gemm
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.layout_mma import mma_error_bound
@@ -18,110 +19,6 @@ from tilec.runtime.reference import ExecutionError, random_inputs, run
 from tilec.runtime.reference.values import bf16_to_f32
 
 BK = 64
-
-
-def tma_gemm(k: int, trip: int | None = None, dynamic: bool = False, sync_mma: bool = True) -> str:
-    """@gemm: C (64 x 64, f32) = A[:, :trip*64] @ B[:trip*64, :] (A 64 x k, B k x 64,
-    bf16), one warpgroup, the plain loop over K steps: TMA loads of the step's A and B
-    tiles on one mbarrier, its wait, a wgmma `layout.mma` (sync, or {async} + wait 0),
-    a barrier. `dynamic`: the trip count is the index argument %nk (`tilec.args`)."""
-    trip = k // BK if trip is None else trip
-    sig = ", %nk: index" if dynamic else ""
-    attrs = f" attributes {{tilec.args = {{nk = {trip} : index}}}}" if dynamic else ""
-    nk = "" if dynamic else f"\n  %nk = arith.constant {trip} : index"
-    mma = (
-        "      %d = layout.mma %sa, %sb, %acc0 : !S, !S, !ACC\n"
-        if sync_mma
-        else "      %e = layout.mma %sa, %sb, %acc0 {async} : !S, !S, !ACC\n"
-        "      %d = layout.mma_wait %e {pending = 0 : i64} : !ACC\n"
-    )
-    return f"""#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
-!GA = !layout.tensor<bf16, #layout.cute<(64,{k}):({k},1)>, gmem>
-!GB = !layout.tensor<bf16, #layout.cute<({k},64):(64,1)>, gmem>
-!GC = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-!TA = !layout.tensor<bf16, #layout.cute<(64,64):({k},1)>, gmem>
-!TB = !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>
-!S = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (64,64):(64,1)>, smem>
-!ACC = tensor<64x64xf32, #mma>
-func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<f32, align 16>{sig}){attrs} {{
-  %a = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
-  %b = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB
-  %c = layout.view %pc : !layout.ptr<f32, align 16> -> !GC
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index{nk}
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %sa = layout.alloc : !S
-    %sb = layout.alloc : !S
-    %bar = layout.mbarrier_init {{count = 1 : i64}}
-    %zero = arith.constant dense<0.0> : !ACC
-    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {{
-      %ta = layout.tile %a[%c0, %kt] {{tile = array<i64: 64, 64>}} : !GA -> !TA
-      %tb = layout.tile %b[%kt, %c0] {{tile = array<i64: 64, 64>}} : !GB -> !TB
-      layout.mbarrier_arrive %bar {{tx = 16384 : i64}}
-      layout.tma_load %ta, %sa, %bar : !TA, !S
-      layout.tma_load %tb, %sb, %bar : !TB, !S
-      %phase = arith.remui %kt, %c2 : index
-      layout.mbarrier_wait %bar, %phase
-{mma}      layout.barrier
-      scf.yield %d : !ACC
-    }}
-    layout.store %acc, %c : !ACC, !GC
-  }}
-  func.return
-}}
-"""
-
-
-def sm80_gemm(k: int, trip: int | None = None, dynamic: bool = False) -> str:
-    """@gemm: the same GEMM for sm_80: block-level copies of the step's A (64 x 32) and
-    B (32 x 64) tiles into shared buffers (cp.async after `distribute,vectorize`), a
-    barrier, the operands loaded into the mma.sync operand layouts, `layout.mma`, a
-    barrier; 4 warps."""
-    trip = k // 32 if trip is None else trip
-    sig = ", %nk: index" if dynamic else ""
-    attrs = f"tilec.args = {{nk = {trip} : index}}, " if dynamic else ""
-    nk = "" if dynamic else f"\n  %nk = arith.constant {trip} : index"
-    return f"""#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
-#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
-#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
-!GA = !layout.tensor<bf16, #layout.cute<(64,{k}):({k},1)>, gmem>
-!GB = !layout.tensor<bf16, #layout.cute<({k},64):(64,1)>, gmem>
-!GC = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-!TA = !layout.tensor<bf16, #layout.cute<(64,32):({k},1)>, gmem>
-!TB = !layout.tensor<bf16, #layout.cute<(32,64):(64,1)>, gmem>
-!SA = !layout.tensor<bf16, #layout.cute<(64,32):(32,1)>, smem>
-!SB = !layout.tensor<bf16, #layout.cute<(32,64):(64,1)>, smem>
-!ACC = tensor<64x64xf32, #mma>
-func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<f32, align 16>{sig}) attributes {{{attrs}tilec.target = "sm_80"}} {{
-  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
-  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB
-  %C = layout.view %pc : !layout.ptr<f32, align 16> -> !GC
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index{nk}
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %sa = layout.alloc : !SA
-    %sb = layout.alloc : !SB
-    %zero = arith.constant dense<0.0> : !ACC
-    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {{
-      %ta = layout.tile %A[%c0, %kt] {{tile = array<i64: 64, 32>}} : !GA -> !TA
-      %tb = layout.tile %B[%kt, %c0] {{tile = array<i64: 32, 64>}} : !GB -> !TB
-      layout.copy %ta, %sa : !TA, !SA
-      layout.copy %tb, %sb : !TB, !SB
-      layout.barrier
-      %fa = layout.load %sa : !SA -> tensor<64x32xbf16, #a>
-      %fb = layout.load %sb : !SB -> tensor<32x64xbf16, #b>
-      %d = layout.mma %fa, %fb, %acc0 : tensor<64x32xbf16, #a>, tensor<32x64xbf16, #b>, !ACC
-      layout.barrier
-      scf.yield %d : !ACC
-    }}
-    layout.store %acc, %C : !ACC, !GC
-  }}
-  func.return
-}}
-"""
 
 
 def _check_against_numpy(module, k: int, kused: int, seed: int = 0) -> None:
