@@ -80,7 +80,7 @@ class SoftwarePipelinePass(ModulePass):
             for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
                 plan = plan_loop(launch, loop)
                 if isinstance(plan, LoopPlan):
-                    _check_smem(launch, plan, self.num_stages)
+                    check_smem(launch, plan, self.num_stages)
                     PipelineExpansion(launch, plan, self.num_stages).run()
 
 
@@ -89,7 +89,7 @@ def _alloc_bytes(a: AllocOp) -> int:
     return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
 
 
-def _check_smem(launch: LaunchOp, plan: LoopPlan, n: int) -> None:
+def check_smem(launch: LaunchOp, plan: LoopPlan, n: int) -> None:
     have = sum(_alloc_bytes(a) for a in launch.body.block.ops if isinstance(a, AllocOp)
                and a.result.type.memory_space == "smem")
     need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
