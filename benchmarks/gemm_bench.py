@@ -4,10 +4,11 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG]`: examples/python/gemm_plain.py, the same GEMM
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws]`: examples/python/gemm_plain.py, the same GEMM
 written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
-pass, reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop"
-column) beside
+pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`), the first
+reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
+beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -110,14 +111,17 @@ def wgmma_source(spec: str, m: int, n: int, k: int):
 
 
 def plain_kernel(spec: str, m: int, n: int, k: int):
-    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG]` config: the plain-loop GEMM
-    (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`."""
+    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws]` config: the plain-loop
+    GEMM (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`
+    (`ws`: `warp-specialize{num_stages=STAGES}`)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw = {}
     for o in opts:
         if o.startswith("g") and o[1:].isdigit():
             kw["group"] = int(o[1:])
+        elif o == "ws":
+            kw["ws"] = True
         else:
             raise ValueError(f"unknown plain option {o!r}")
     return compile_plain(m, n, k, int(st), bm=bm, bn=bn, bk=bk, **kw)
@@ -304,7 +308,7 @@ def main(argv=None) -> int:
         "--configs",
         default=(
             f"{FASTEST},256x128x64:4x2:4:s:db:g8,wgmma:128x256x64:4,"
-            "plain:128x256x64:4,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
+            "plain:128x256x64:4,plain:128x256x64:4:ws,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "

@@ -2,7 +2,7 @@
 over K, pipelined by the compiler: checked against torch.matmul within the documented
 MMA tolerance.
 
-    python examples/python/gemm_plain.py [M N K] [--stages S]   (default 4096^3, 4 stages)
+    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws]   (default 4096^3, 4 stages)
 
 `gemm_plain(M, N, K)` is the loop a user writes once per K step, single-buffered: the
 TMA loads of A's and B's k-th tiles into one shared buffer each, completing on one
@@ -16,6 +16,12 @@ of each buffer and of the mbarrier, a prologue loading the first S - 1 tiles, ea
 step waiting on its stage, issuing its wgmma asynchronously (`layout.mma {async}` +
 `layout.mma_wait {pending = 1}`) and loading the tile S - 1 steps ahead into the
 stage the previous step read (passes/software_pipeline.py).
+
+`--ws` compiles the same program with `warp-specialize{num_stages=S}` instead
+(passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
+of S stages, the program's warpgroups consume it, "full" and "empty" mbarriers per
+stage between them and `setmaxnreg` moving registers to the consumers, the schedule
+of `gemm_hopper_ws` (non-persistent) without a line of it in the program.
 
 Any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows): edge tiles
 are masked, the TMA fills their elements outside A and B with zeros and the store
@@ -58,16 +64,18 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     return p.module
 
 
-def pipeline(stages: int) -> str:
-    """The passes `compile_plain` runs: the software pipeliner, then the default ones."""
-    return f"software-pipeline{{num_stages={stages}}},default"
+def pipeline(stages: int, ws: bool = False) -> str:
+    """The passes `compile_plain` runs: the software pipeliner (with `ws`, the warp
+    specialiser), then the default ones."""
+    return f"{'warp-specialize' if ws else 'software-pipeline'}{{num_stages={stages}}},default"
 
 
-def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, **kw):
-    """`tilec.compile` of `gemm_plain(m, n, k, **kw)` pipelined `stages` deep."""
+def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False, **kw):
+    """`tilec.compile` of `gemm_plain(m, n, k, **kw)` pipelined `stages` deep (with
+    `ws`, warp-specialised)."""
     import tilec
 
-    return tilec.compile(gemm_plain(m, n, k, **kw), pipeline(stages), arch=arch)
+    return tilec.compile(gemm_plain(m, n, k, **kw), pipeline(stages, ws), arch=arch)
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -78,12 +86,14 @@ def main(argv: list[str]) -> int:
     from gemm_bf16 import run_and_check
 
     stages = 4
+    ws = "--ws" in argv
+    argv = [a for a in argv if a != "--ws"]
     if "--stages" in argv:
         i = argv.index("--stages")
         stages = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
-    return run_and_check(gemm_plain, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(stages))
+    return run_and_check(gemm_plain, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(stages, ws))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """On an H100/H200: GEMMs written as plain single-buffered loops and compiled through
-`software-pipeline{num_stages=S}` (passes/software_pipeline.py) give NumPy's / torch's
+`software-pipeline{num_stages=S}` (passes/software_pipeline.py) or
+`warp-specialize{num_stages=S}` (passes/warp_specialize.py) give NumPy's / torch's
 A @ B within the MMA tolerance: the plain-loop Hopper example (examples/python/
 gemm_plain.py: TMA + wgmma, 128 x 256 x 64 tiles) at 1024^3 for S = 2, 3, 4 and at a
 shape whose K steps are no multiple of S (the skipped steps), and the sm_80 form
-(cp.async + mma.sync) at 1024^3. Inputs random, outputs poisoned (NaN)."""
+(cp.async + mma.sync) at 1024^3; the example warp-specialised (`--ws`: a producer
+warpgroup beside two consumer warpgroups). Inputs random, outputs poisoned (NaN)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,18 @@ def test_plain_loop_gemm_example_at_1024(stages):
     import gemm_plain
 
     assert gemm_plain.main(["1024", "1024", "1024", "--stages", str(stages)]) == 0
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_plain_loop_gemm_example_warp_specialized_at_1024(stages):
+    """examples/python/gemm_plain.py --ws at 1024^3, and at 1000^3 (skipped steps,
+    masked edge tiles)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(EXAMPLES))
+    import gemm_plain
+
+    assert gemm_plain.main(["1024", "1024", "1024", "--stages", str(stages), "--ws"]) == 0
+    assert gemm_plain.main(["1000", "1000", "1000", "--stages", "3", "--ws"]) == 0
 
 
 def test_plain_loop_gemm_example_with_skipped_steps():
