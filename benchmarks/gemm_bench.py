@@ -4,7 +4,11 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`) beside
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws]`: examples/python/gemm_plain.py, the same GEMM
+written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
+pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`), the first
+reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
+beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
 its loop (the ceiling of `mma.sync.m16n8k16` on this GPU, whatever feeds it).
@@ -35,6 +39,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm_source
 from gemm_bf16_hopper import gemm_hopper, gemm_hopper_ws
+from gemm_plain import compile_plain
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -103,6 +108,23 @@ def wgmma_source(spec: str, m: int, n: int, k: int):
             )
         return gemm_hopper(m, n, k, bm, bn, bk, int(st), **kw)
     return gemm_hopper_ws(m, n, k, bm, bn, bk, int(st), **kw)
+
+
+def plain_kernel(spec: str, m: int, n: int, k: int):
+    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws]` config: the plain-loop
+    GEMM (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`
+    (`ws`: `warp-specialize{num_stages=STAGES}`)."""
+    _, tile, st, *opts = spec.split(":")
+    bm, bn, bk = (int(x) for x in tile.split("x"))
+    kw = {}
+    for o in opts:
+        if o.startswith("g") and o[1:].isdigit():
+            kw["group"] = int(o[1:])
+        elif o == "ws":
+            kw["ws"] = True
+        else:
+            raise ValueError(f"unknown plain option {o!r}")
+    return compile_plain(m, n, k, int(st), bm=bm, bn=bn, bk=bk, **kw)
 
 
 def sms() -> int:
@@ -286,7 +308,7 @@ def main(argv=None) -> int:
         "--configs",
         default=(
             f"{FASTEST},256x128x64:4x2:4:s:db:g8,wgmma:128x256x64:4,"
-            "wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
+            "plain:128x256x64:4,plain:128x256x64:4:ws,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
@@ -313,10 +335,13 @@ def main(argv=None) -> int:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         best = None
+        per_config = {}
         for spec in args.configs.split(","):
             try:
                 if spec.startswith("wgmma:"):
                     kernel = tilec.compile(wgmma_source(spec, m, n, k))
+                elif spec.startswith("plain:"):
+                    kernel = plain_kernel(spec, m, n, k)
                 else:
                     kernel = tilec.compile(gemm_source(m, n, k, **config_kwargs(spec)))
             except Exception as e:  # noqa: BLE001 - report the configuration and go on
@@ -335,6 +360,7 @@ def main(argv=None) -> int:
                 f"spills {res.spill_stores}/{res.spill_loads}, {'ok' if ok else 'WRONG'}",
                 flush=True,
             )
+            per_config[spec] = flops / t / 1e9 if ok else None
             if best is None or (ok, -t) > (best[1], -best[0]):
                 best = (t, ok, rel, res, spec, tq)
         t_tilec, ok, rel, res, spec, tq_tilec = best
@@ -356,7 +382,14 @@ def main(argv=None) -> int:
             "torch_tflops_queued": flops / tq_torch / 1e9,
             "torch_rel": rel_torch,
             "torch_ok": ok_torch,
+            "config_tflops": per_config,
         }
+        plain = [c for c in per_config if c.startswith("plain:")]
+        if plain and per_config[plain[0]] is not None:
+            row["plain_config"], row["plain_tflops"] = plain[0], per_config[plain[0]]
+            hand = "wgmma:" + plain[0].split(":", 1)[1]  # the hand-scheduled kernel of the same tiles
+            if per_config.get(hand):
+                row["plain_vs_hand"] = per_config[plain[0]] / per_config[hand]
         if tri is not None:
             import triton
 
@@ -380,15 +413,18 @@ def main(argv=None) -> int:
             f"mma.sync ceiling {ceiling:.0f} TFLOP/s ({ceiling_regs} registers)"
         ),
         "",
-        "| M=N=K or MxNxK | tilec TFLOP/s | tilec block (BMxBNxBK:warps:stages) | regs | spills (st/ld B) | tilec / cuBLAS | cuBLAS (torch.matmul) | Triton tutorial | tilec rel. err | check |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| M=N=K or MxNxK | tilec TFLOP/s | tilec block (BMxBNxBK:warps:stages) | regs | spills (st/ld B) | tilec / cuBLAS | cuBLAS (torch.matmul) | Triton tutorial | tilec rel. err | check | plain loop (software-pipeline) TFLOP/s, / hand-scheduled |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         tri_s = f"{r['triton_tflops']:.0f}" if "triton_tflops" in r else "-"
         oks = "ok" if r["tilec_ok"] and r["torch_ok"] and r.get("triton_ok", True) else "FAIL"
+        plain_s = f"{r['plain_tflops']:.0f}" if "plain_tflops" in r else "-"
+        if "plain_vs_hand" in r:
+            plain_s += f", {r['plain_vs_hand']:.3f}"
         lines.append(
             f"| {r['size']} | {r['tilec_tflops']:.0f} | {r['config']} | {r['registers']} | {r['spill_stores']}/{r['spill_loads']} | "
-            f"{r['ratio']:.2f} | {r['torch_tflops']:.0f} | {tri_s} | {r['tilec_rel']:.1e} | {oks} |"
+            f"{r['ratio']:.2f} | {r['torch_tflops']:.0f} | {tri_s} | {r['tilec_rel']:.1e} | {oks} | {plain_s} |"
         )
     table = "\n".join(lines)
     if args.json:

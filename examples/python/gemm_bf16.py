@@ -410,11 +410,14 @@ def main(argv: list[str]) -> int:
     return run_and_check(gemm_source, (m, n, k), EXAMPLE_SHAPE, "sm_90")
 
 
-def run_and_check(build, shape: tuple[int, int, int], example_shape: tuple[int, int, int], arch: str) -> int:
-    """Run the GEMM `build(m, n, k)` (a program taking `pa`, `pb`, `pc`) on torch tensors
-    of `shape` where a GPU and PyTorch are found, else at `example_shape` on the CPU
-    reference executor after compiling it for `arch` with NVRTC; check C against float64
-    within the layout.mma bound and say so. 0 when within it, else 1."""
+def run_and_check(
+    build, shape: tuple[int, int, int], example_shape: tuple[int, int, int], arch: str, pipeline: str = "default"
+) -> int:
+    """Run the GEMM `build(m, n, k)` (a program taking `pa`, `pb`, `pc`, compiled with
+    the passes `pipeline`) on torch tensors of `shape` where a GPU and PyTorch are
+    found, else at `example_shape` on the CPU reference executor after compiling it for
+    `arch` with NVRTC; check C against float64 within the layout.mma bound and say so.
+    0 when within it, else 1."""
     m, n, k = shape
     try:
         import torch
@@ -423,7 +426,7 @@ def run_and_check(build, shape: tuple[int, int, int], example_shape: tuple[int, 
     from tilec.dialects.layout_mma import mma_error_bound
 
     if torch is not None and tilec.gpu_available() and torch.cuda.is_available():
-        kernel = tilec.compile(build(m, n, k))
+        kernel = tilec.compile(build(m, n, k), pipeline)
         g = torch.Generator(device="cuda").manual_seed(0)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -436,7 +439,7 @@ def run_and_check(build, shape: tuple[int, int, int], example_shape: tuple[int, 
         from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
 
         m, n, k = example_shape
-        kernel = tilec.compile(build(m, n, k), arch=arch)
+        kernel = tilec.compile(build(m, n, k), pipeline, arch=arch)
         print(
             f"no GPU (or no PyTorch): compiled {len(kernel.cubin)} bytes of {arch} cubin with NVRTC; "
             f"running {m}x{n}x{k} on the CPU reference executor"

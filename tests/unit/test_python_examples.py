@@ -34,7 +34,7 @@ def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
     assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py",
-                       "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
+                       "gemm_plain.py", "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
                        "launch_torch.py", "row_kernels.py"], (
         "a new example needs a test here"
     )
@@ -158,6 +158,16 @@ def test_hopper_gemm_without_gpu_runs_the_example_shape_on_the_reference_executo
     out = run_example("gemm_bf16_hopper.py", hide_gpu=True).stdout
     assert "sm_90a cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
     assert "on the CPU reference executor: within the documented tolerance" in out
+
+
+@pytest.mark.parametrize("ws", [False, True])
+def test_plain_loop_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor(ws):
+    """examples/python/gemm_plain.py: the plain loop pipelined by software-pipeline (or
+    warp-specialize; 3 stages here) compiles with NVRTC and its lowered program runs on
+    the executor."""
+    out = run_example("gemm_plain.py", hide_gpu=True, args=("--stages", "3", *(["--ws"] if ws else []))).stdout
+    assert "sm_90a cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
+    assert "C = A @ B, 256x256 @ 256x256 bf16, on the CPU reference executor: within the documented tolerance" in out
 
 
 def test_hopper_ws_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor():

@@ -1,0 +1,231 @@
+"""The schedule `software-pipeline` builds (passes/software_pipeline.py has its contract):
+`PipelineExpansion` stages a planned loop (passes/_pipeline_plan.py) and emits its
+prologue and unrolled steps; `warp-specialize` reuses its pieces (the stage copies of
+buffers and barriers, the loads and the compute of one iteration)."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.dialects.layout import AsyncWaitOp, BarrierOp, LaunchOp
+from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
+from tilec.dialects.layout_tma import MBarrierWaitOp
+from tilec.support.locations import copy_loc
+
+from ._gpu_builder import index
+from ._pipeline_plan import LoopPlan, static_int
+
+
+class PipelineExpansion:
+    """Builds the pipelined form of one planned loop (passes/software_pipeline.py)."""
+
+    def __init__(self, launch: LaunchOp, plan: LoopPlan, n: int):
+        self.launch, self.plan, self.n = launch, plan, n
+        self.loop = plan.loop
+        self.body = self.loop.body.block
+        self.iv = self.body.args[0]
+        lb, ub, st = (static_int(v) for v in (self.loop.lb, self.loop.ub, self.loop.step))
+        self.trip = None if None in (lb, ub, st) else max(0, -(-(ub - lb) // st))
+        self.consts: dict[int, SSAValue] = {}
+        self.const_ops: list[Operation] = []
+
+    # ----------------------------------------------------------------- emission
+
+    def emit(self, ops: list[Operation], op: Operation) -> SSAValue | None:
+        copy_loc(self.loop, op)
+        ops.append(op)
+        return op.results[0] if op.results else None
+
+    def const(self, ops: list[Operation], v: int) -> SSAValue:
+        """An index constant, made once before the loop (`ops` is ignored)."""
+        if v not in self.consts:
+            c = arith.ConstantOp(IntegerAttr(v, index))
+            c.result.name_hint = f"c{v}_p"
+            self.emit(self.const_ops, c)
+            self.consts[v] = c.result
+        return self.consts[v]
+
+    def offset(self, ops: list[Operation], base: SSAValue, k: int) -> SSAValue:
+        """base + k * step"""
+        if k == 0:
+            return base
+        return self.emit(ops, arith.AddiOp(base, self.emit(ops, arith.MuliOp(self.const(ops, k), self.loop.step))))
+
+    # ------------------------------------------------------------------- stages
+
+    def make_stages(self) -> None:
+        """Stage 0 is the original buffers and barrier; stages 1 .. S-1 clones placed
+        after the last original buffer (and after the barrier)."""
+        lb_block = self.launch.body.block
+        self.stage_map: list[dict[SSAValue, SSAValue]] = [{} for _ in range(self.n)]
+        for a in self.plan.allocs:
+            self.stage_map[0][a.result] = a.result
+        last = self.plan.allocs[-1]
+        clones: list[Operation] = []
+        for s in range(1, self.n):
+            for a in self.plan.allocs:
+                c = a.clone()
+                clones.append(c)
+                self.stage_map[s][a.result] = c.result
+        lb_block.insert_ops_after(clones, last)
+        if self.plan.bar is not None:
+            bar = self.plan.bar
+            bars = [bar.clone() for _ in range(1, self.n)]
+            lb_block.insert_ops_after(bars, bar)
+            self.stage_map[0][bar.result] = bar.result
+            for s, b in enumerate(bars, 1):
+                self.stage_map[s][bar.result] = b.result
+
+    def load(self, ops: list[Operation], q: SSAValue, stage: int) -> None:
+        """The slice and the loads of iteration `q` into `stage`."""
+        mapping = dict(self.stage_map[stage])
+        mapping[self.iv] = q
+        for o in self.body.ops:
+            if o in self.plan.slice or o in self.plan.loads:
+                c = o.clone(value_mapper=mapping)
+                copy_loc(o, c)
+                ops.append(c)
+
+    def guarded(self, ops: list[Operation], cond: SSAValue, inner: list[Operation]) -> None:
+        inner.append(scf.YieldOp())
+        blk = Block()
+        blk.add_ops(inner)
+        self.emit(ops, scf.IfOp(cond, [], Region(blk), Region()))
+
+    def compute(self, ops: list[Operation], q: SSAValue, stage: int, carried: list[SSAValue]) -> list[SSAValue]:
+        """The compute of iteration `q` on `stage`; returns the values it yields."""
+        mapping = dict(self.stage_map[stage])
+        mapping[self.iv] = q
+        for a, v in zip(self.body.args[1:], carried):
+            mapping[a] = v
+        chains = self.plan.async_chains
+        chain_ops = set(chains.values())
+        for o in self.plan.compute:
+            if o in chain_ops and isinstance(o, MmaOp):  # sync wgmma -> async + wait 1
+                m = MmaOp(mapping[o.a] if o.a in mapping else o.a, mapping.get(o.b, o.b), mapping[o.acc],
+                          is_async=True)
+                w = MmaWaitOp([m.result], pending=1)
+                for x in (m, w):
+                    copy_loc(o, x)
+                    ops.append(x)
+                mapping[o.result] = w.outs[0]
+                continue
+            c = o.clone(value_mapper=mapping)
+            if o in chain_ops and isinstance(c, MmaWaitOp):
+                c.pending = IntegerAttr(1, c.pending.type)
+            copy_loc(o, c)
+            ops.append(c)
+            for r, rc in zip(o.results, c.results):
+                mapping[r] = rc
+        y = self.body.last_op
+        return [mapping.get(v, v) for v in y.operands]
+
+    # ---------------------------------------------------------------- schedule
+
+    def step(self, ops: list[Operation], i: SSAValue, k: int, parity: SSAValue | None,
+             carried: list[SSAValue]) -> list[SSAValue]:
+        """Unrolled step k of the loop at `i` (iteration i + k step, stage k)."""
+        n, plan = self.n, self.plan
+        q = self.offset(ops, i, k)
+        body: list[Operation] = []
+        ahead_stage = (k + n - 1) % n
+        if plan.kind == "tma":
+            bar = self.stage_map[k][plan.bar.result]
+            self.emit(body, MBarrierWaitOp(bar, parity))
+            out = self.compute(body, q, k, carried)
+            self.emit(body, BarrierOp())
+            qa = self.offset(body, q, n - 1)
+            inner: list[Operation] = []
+            self.load(inner, qa, ahead_stage)
+            self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+        else:
+            self.emit(body, AsyncWaitOp((n - 2) * plan.groups))
+            self.emit(body, BarrierOp())
+            qa = self.offset(body, q, n - 1)
+            self.load(body, self.emit(body, arith.MinUIOp(qa, self.last)), ahead_stage)
+            out = self.compute(body, q, k, carried)
+        if k == 0 or (self.trip is not None and self.trip % n == 0):
+            ops.extend(body)
+            return out
+        # a step past the trip count: skipped, the carried values unchanged
+        body.append(scf.YieldOp(*out))
+        then = Block()
+        then.add_ops(body)
+        other = Block()
+        other.add_op(scf.YieldOp(*carried))
+        cond = self.emit(ops, arith.CmpiOp(q, self.loop.ub, "slt"))
+        r = self.emit(ops, scf.IfOp(cond, [v.type for v in out], Region(then), Region(other)))
+        return list(r.owner.results) if out else []
+
+    def run(self) -> None:
+        n, plan, loop = self.n, self.plan, self.loop
+        self.make_stages()
+        pre: list[Operation] = []
+        if plan.kind == "cp_async":
+            # the last iteration: lb + ((ub - lb - 1) / step) * step (used where lb < ub)
+            span = self.emit(pre, arith.SubiOp(loop.ub, loop.lb))
+            span = self.emit(pre, arith.SubiOp(span, self.const(pre, 1)))
+            count = self.emit(pre, arith.DivUIOp(span, loop.step))
+            self.last = self.emit(pre, arith.AddiOp(loop.lb, self.emit(pre, arith.MuliOp(count, loop.step))))
+            prologue: list[Operation] = []
+            for q in range(n - 1):
+                qv = self.offset(prologue, loop.lb, q)
+                self.load(prologue, self.emit(prologue, arith.MinUIOp(qv, self.last)), q)
+            if self.trip is None:
+                self.guarded(pre, self.emit(pre, arith.CmpiOp(loop.lb, loop.ub, "slt")), prologue)
+            elif self.trip > 0:
+                pre.extend(prologue)
+        else:
+            for q in range(n - 1):
+                if self.trip is not None and q >= self.trip:
+                    break
+                qv = self.offset(pre, loop.lb, q)
+                inner: list[Operation] = []
+                self.load(inner, qv, q)
+                if self.trip is not None:
+                    pre.extend(inner)
+                else:
+                    self.guarded(pre, self.emit(pre, arith.CmpiOp(qv, loop.ub, "slt")), inner)
+        nstep = self.emit(pre, arith.MuliOp(self.const(pre, n), loop.step))
+        nstep.name_hint = "nstep"
+        new_body = Block(arg_types=[index, *(a.type for a in self.body.args[1:])])
+        i = new_body.args[0]
+        i.name_hint = self.iv.name_hint
+        for a, b in zip(new_body.args[1:], self.body.args[1:]):
+            a.name_hint = b.name_hint
+        ops: list[Operation] = []
+        parity = None
+        if plan.kind == "tma":
+            rnd = self.emit(ops, arith.DivUIOp(self.emit(ops, arith.SubiOp(i, loop.lb)), nstep))
+            parity = self.emit(ops, arith.RemUIOp(rnd, self.const(ops, 2)))
+            rnd.name_hint, parity.name_hint = "round", "parity"
+        carried = list(new_body.args[1:])
+        for k in range(n):
+            carried = self.step(ops, i, k, parity, carried)
+        ops.append(scf.YieldOp(*carried))
+        new_body.add_ops(ops)
+        new_loop = scf.ForOp(loop.lb, loop.ub, nstep, list(loop.iter_args), Region(new_body))
+        copy_loc(loop, new_loop)
+        post: list[Operation] = []
+        results = list(new_loop.results)
+        if len(results) == 1:
+            results[0].name_hint = loop.results[0].name_hint
+        if plan.async_chains:  # the loop's last wgmma groups
+            idx = sorted(plan.async_chains)
+            w = MmaWaitOp([results[j] for j in idx], pending=0)
+            self.emit(post, w)
+            for j, r in zip(idx, w.outs):
+                results[j] = r
+        if plan.kind == "cp_async":  # the copies past the end
+            self.emit(post, AsyncWaitOp(0))
+        lb_block = self.launch.body.block
+        lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *post], loop)
+        for old, new in zip(loop.results, results):
+            old.replace_all_uses_with(new)
+        if len(results) > 1:  # printed as %r:N
+            for r in new_loop.results:
+                r.name_hint = None
+        loop.detach()
+        loop.erase()

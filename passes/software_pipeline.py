@@ -1,0 +1,102 @@
+"""The `software-pipeline` pass: a loop that loads its step's tiles into shared buffers
+and computes on them becomes a `num_stages`-deep pipeline (passes/_pipeline_plan.py
+says which loops qualify, passes/_pipeline_expand.py builds the schedule)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from tilec.dialects.layout import AllocOp, LaunchOp
+from tilec.dialects.layout_attrs import element_bytes
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import target_of
+
+from ._pipeline_expand import PipelineExpansion
+from ._pipeline_plan import LoopPlan, plan_loop
+
+MAX_STAGES = 8
+
+
+@dataclass(frozen=True)
+class SoftwarePipelinePass(ModulePass):
+    """Pipeline the loops that load tiles into shared memory and compute on them (a
+    GEMM's main loop): the loads of step k + S - 1 are issued before the compute of
+    step k, into S stages of each shared buffer (S = `num_stages`), so the copies of
+    S - 1 steps are in flight under each step's compute. Triton's pipeliner (latency
+    assignment, a modulo schedule, prologue expansion), CUTLASS's PipelineTmaAsync.
+
+    The input is the plain single-buffered loop a user writes by hand (an `scf.for`
+    directly in a `layout.launch` body, iter_args allowed, e.g. the accumulator):
+    per step, the TMA loads of its tiles on one mbarrier (`mbarrier_arrive {tx}`,
+    `tma_load`s, `mbarrier_wait`), or its `layout.copy_async`s and one
+    `layout.async_wait {pending = 0}`, then the compute (`layout.mma` on the shared
+    tiles); passes/_pipeline_plan.py has the exact form. Loops of another form are
+    left as they are.
+
+    The schedule (modulo variable expansion: the loop is unrolled by S, so each
+    unrolled step's stage is static and the phase it waits on is the round's
+    parity `((i - lb) / (S step)) mod 2`): the allocations and the mbarrier get S - 1
+    copies (stage s of iteration j is j mod S); a prologue loads iterations
+    0 .. S-2; step j of the loop
+
+      TMA:      mbarrier_wait bar[s], parity; compute j; layout.barrier;
+                if (j + S - 1 < trip) { arrive; tma_load j + S - 1 into stage (j-1) mod S }
+      cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
+                copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
+
+    (cp.async counts commit groups, so every step issues its copies, past the end
+    the last tile again; an `async_wait {pending = 0}` after the loop drains them).
+    The unrolled steps past the trip count are skipped (`scf.if`, yielding the
+    carried values), unless the trip count is static and a multiple of S.
+
+    Where a step's version-3 (wgmma) `layout.mma` accumulates into a carried value
+    read by nothing else (sync, or `{async}` waited with `pending = 0` and only
+    yielded), it becomes `{async}` followed by `layout.mma_wait {pending = 1}`: it
+    runs on under the next step's wait (the stage it reads is refilled only after
+    the next step's wait and barrier); one `layout.mma_wait {pending = 0}` after the
+    loop gives the results.
+
+    Options:
+      num_stages=N   the pipeline's depth (default 1: leave every loop; 2 <= N <= 8).
+                     The shared buffers grow N-fold: a located error where they pass
+                     the target's shared memory.
+    """
+
+    name = "software-pipeline"
+
+    num_stages: int = 1
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.num_stages <= MAX_STAGES:
+            raise TilecError(f"software-pipeline: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
+        if self.num_stages == 1:
+            return
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                plan = plan_loop(launch, loop)
+                if isinstance(plan, LoopPlan):
+                    check_smem(launch, plan, self.num_stages)
+                    PipelineExpansion(launch, plan, self.num_stages).run()
+
+
+def _alloc_bytes(a: AllocOp) -> int:
+    t = a.result.type
+    return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
+
+
+def check_smem(launch: LaunchOp, plan: LoopPlan, n: int) -> None:
+    have = sum(_alloc_bytes(a) for a in launch.body.block.ops if isinstance(a, AllocOp)
+               and a.result.type.memory_space == "smem")
+    need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
+    limit = target_of(launch).smem_per_block
+    if need > limit:
+        raise TilecError(
+            f"software-pipeline: {n} stages of this loop's shared buffers need {need} bytes of shared memory, "
+            f"more than the {limit // 1024} KiB of a block: fewer stages (num_stages) or smaller tiles",
+            op=plan.loop,
+        )

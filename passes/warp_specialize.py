@@ -1,0 +1,277 @@
+"""The `warp-specialize` pass: the plain TMA loop of `software-pipeline` split into a
+producer warpgroup that fills a ring of stages and consumer warpgroups that compute on
+them (CUTLASS's sm90 warp-specialised kernel, Triton's automatic warp
+specialisation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout_mma import MmaWaitOp
+from tilec.dialects.layout_roles import BLOCK_WIDE, WARPGROUP, SetMaxNRegOp, WarpSpecializeOp
+from tilec.dialects.layout_tma import MBarrierArriveOp, MBarrierInitOp, MBarrierWaitOp
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
+
+from ._gpu_builder import index
+from ._pipeline_expand import PipelineExpansion
+from ._pipeline_plan import LoopPlan, plan_loop
+from .software_pipeline import MAX_STAGES, check_smem
+
+REGISTERS = 65536
+"""Registers of a multiprocessor's block (sm_90)."""
+
+
+@dataclass(frozen=True)
+class WarpSpecializePass(ModulePass):
+    """Split a launch whose work is one plain TMA loop (the form `software-pipeline`
+    takes: per step, TMA loads of its tiles on one mbarrier, the wait, the compute on
+    the shared tiles, e.g. a wgmma `layout.mma` into the carried accumulator) into a
+    producer warpgroup and the launch's warpgroups as consumers
+    (`layout.warp_specialize warpgroups(C, 1)`, the block grows by 128 threads):
+
+      producer (`setmaxnreg dec`): for each step j, from the second round on, wait
+        on stage s = j mod S's "empty" mbarrier (parity (j / S - 1) mod 2), then
+        the arrive with the stage's bytes and the TMA loads on its "full" one;
+      consumers (`setmaxnreg inc`): for each step, wait on "full" (parity
+        (j / S) mod 2), compute (a version-3 mma as `{async}` + `mma_wait {pending
+        = 1}`), then hand the previous step's stage back (`mbarrier_arrive` on its
+        "empty" barrier, one arrival per consumer warpgroup); after the loop
+        `mma_wait {pending = 0}` and what followed the loop (the epilogue).
+
+    The loop is unrolled by S as `software-pipeline` unrolls it (static stages; steps
+    past the trip count skipped). What the launch body does before the loop stays
+    there (index arithmetic, views, the buffers and barriers) except tensor constants,
+    which move into the consumers; nothing else may precede the loop, nothing that
+    meets the whole block may be in or after it. Launches of another form are left as
+    they are.
+
+    Options:
+      num_stages=N      the ring's depth (default 1: leave every launch; 2 <= N <= 8).
+      producer_regs=R   the producer's `setmaxnreg dec` (default 40).
+      consumer_regs=R   the consumers' `setmaxnreg inc` (default: what the block's
+                        registers leave them, at most 256; 232 for two consumer
+                        warpgroups and a producer of 40).
+    """
+
+    name = "warp-specialize"
+
+    num_stages: int = 1
+    producer_regs: int = 40
+    consumer_regs: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.num_stages <= MAX_STAGES:
+            raise TilecError(f"warp-specialize: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
+        if self.num_stages == 1:
+            return
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
+            if len(loops) != 1:
+                continue
+            plan = plan_loop(launch, loops[0])
+            if not isinstance(plan, LoopPlan) or plan.kind != "tma" or _refusal(launch, plan) is not None:
+                continue
+            check_smem(launch, plan, self.num_stages)
+            _Specialization(launch, plan, self.num_stages, *self._regs(launch)).run()
+
+    def _regs(self, launch: LaunchOp) -> tuple[int, int]:
+        """(producer, consumer) registers per thread (`setmaxnreg`)."""
+        c = launch.num_threads // WARPGROUP
+        at_launch = REGISTERS // (WARPGROUP * (c + 1)) // 8 * 8
+        pool = (c + 1) * at_launch
+        prod = self.producer_regs
+        cons = self.consumer_regs or min(256, (pool - prod) // c // 8 * 8)
+        for what, r in (("producer_regs", prod), ("consumer_regs", cons)):
+            if not (24 <= r <= 256 and r % 8 == 0):
+                raise TilecError(f"warp-specialize: {what} must be a multiple of 8 in [24, 256], got {r}", op=launch)
+        if c * cons + prod > pool:
+            raise TilecError(
+                f"warp-specialize: {c} x {cons} + {prod} registers per thread of a warpgroup exceed the block's "
+                f"{pool} ({c + 1} x {at_launch} at launch): setmaxnreg inc would wait forever",
+                op=launch,
+            )
+        return prod, cons
+
+
+def _refusal(launch: LaunchOp, plan: LoopPlan) -> str | None:
+    """Why the launch cannot be split (None: it can)."""
+    n = launch.num_threads
+    if launch.block is not None or n % WARPGROUP or n + WARPGROUP > 1024:
+        return "the block is not 1-D whole warpgroups with room for one more"
+    loop = plan.loop
+    body = launch.body.block
+    before = True
+    for o in body.ops:
+        if o is loop:
+            before = False
+            continue
+        if before:
+            if _stays(o) or _moves(o):
+                continue
+            return f"'{o.name}' before the loop"
+        if any(x.name in BLOCK_WIDE or isinstance(x, CopyOp) for x in o.walk()):
+            return f"'{o.name}' after the loop meets the block"
+    for o in plan.compute:
+        if any(x.name in BLOCK_WIDE or isinstance(x, CopyOp) for x in o.walk()):
+            return f"'{o.name}' in the loop meets the block"
+    return None
+
+
+def _stays(o: Operation) -> bool:
+    """Ops before the loop that stay before the regions: buffers, barriers, scalars and
+    views."""
+    if o.name in ("layout.alloc", "layout.mbarrier_init"):
+        return True
+    return not o.regions and (o.name.startswith("arith.") or o.name in ("layout.view", "layout.tile")) and not any(
+        isinstance(r.type, TensorType) for r in o.results
+    )
+
+
+def _moves(o: Operation) -> bool:
+    """Tensor constants before the loop: built by the consumers."""
+    return isinstance(o, arith.ConstantOp) and isinstance(o.result.type, TensorType)
+
+
+class _Specialization(PipelineExpansion):
+    """Builds the producer and consumer regions of one planned loop."""
+
+    def __init__(self, launch: LaunchOp, plan: LoopPlan, n: int, prod_regs: int, cons_regs: int):
+        super().__init__(launch, plan, n)
+        self.prod_regs, self.cons_regs = prod_regs, cons_regs
+        self.consumers = launch.num_threads // WARPGROUP
+
+    def _rounds(self, ops: list[Operation], i: SSAValue, nstep: SSAValue) -> SSAValue:
+        r = self.emit(ops, arith.DivUIOp(self.emit(ops, arith.SubiOp(i, self.loop.lb)), nstep))
+        r.name_hint = "round"
+        return r
+
+    def _skip(self, k: int) -> bool:
+        """Whether unrolled step k may lie past the trip count."""
+        return k > 0 and not (self.trip is not None and self.trip % self.n == 0)
+
+    def producer(self, nstep: SSAValue) -> Block:
+        n, loop = self.n, self.loop
+        blk = Block()
+        ops: list[Operation] = [SetMaxNRegOp("dec", self.prod_regs)]
+        body = Block(arg_types=[index])
+        i = body.args[0]
+        i.name_hint = self.iv.name_hint
+        bops: list[Operation] = []
+        rnd = self._rounds(bops, i, nstep)
+        first = self.emit(bops, arith.CmpiOp(rnd, self.const(bops, 0), "eq"))
+        prev = self.emit(bops, arith.SubiOp(rnd, self.const(bops, 1)))
+        eparity = self.emit(bops, arith.RemUIOp(prev, self.const(bops, 2)))
+        first.name_hint, eparity.name_hint = "first", "eparity"
+        for k in range(n):
+            q = self.offset(bops, i, k)
+            inner: list[Operation] = []
+            wait = Block()
+            wait.add_ops([MBarrierWaitOp(self.empty[k], eparity), scf.YieldOp()])
+            self.emit(inner, scf.IfOp(first, [], Region(Block([scf.YieldOp()])), Region(wait)))
+            self.load(inner, q, k)
+            if self._skip(k):
+                self.guarded(bops, self.emit(bops, arith.CmpiOp(q, loop.ub, "slt")), inner)
+            else:
+                bops.extend(inner)
+        bops.append(scf.YieldOp())
+        body.add_ops(bops)
+        ops.append(self._loop(nstep, body, []))
+        blk.add_ops(ops)
+        return blk
+
+    def _loop(self, nstep: SSAValue, body: Block, inits: list[SSAValue]) -> scf.ForOp:
+        f = scf.ForOp(self.loop.lb, self.loop.ub, nstep, inits, Region(body))
+        copy_loc(self.loop, f)
+        return f
+
+    def consumer(self, nstep: SSAValue, moved: list[Operation], after: list[Operation]) -> Block:
+        n, loop, plan = self.n, self.loop, self.plan
+        blk = Block()
+        ops: list[Operation] = [SetMaxNRegOp("inc", self.cons_regs)]
+        for o in moved:
+            o.detach()
+            ops.append(o)
+        body = Block(arg_types=[index, *(a.type for a in self.body.args[1:])])
+        i = body.args[0]
+        i.name_hint = self.iv.name_hint
+        for a, b in zip(body.args[1:], self.body.args[1:]):
+            a.name_hint = b.name_hint
+        bops: list[Operation] = []
+        parity = self.emit(bops, arith.RemUIOp(self._rounds(bops, i, nstep), self.const(bops, 2)))
+        parity.name_hint = "parity"
+        later = self.emit(bops, arith.CmpiOp(i, loop.lb, "ne"))
+        later.name_hint = "later"
+        carried = list(body.args[1:])
+        for k in range(n):
+            q = self.offset(bops, i, k)
+            step: list[Operation] = []
+            self.emit(step, MBarrierWaitOp(self.stage_map[k][plan.bar.result], parity))
+            out = self.compute(step, q, k, carried)
+            if k:
+                self.emit(step, MBarrierArriveOp(self.empty[k - 1]))
+            else:
+                self.guarded(step, later, [MBarrierArriveOp(self.empty[n - 1])])
+            if not self._skip(k):
+                bops.extend(step)
+                carried = out
+                continue
+            step.append(scf.YieldOp(*out))
+            then = Block()
+            then.add_ops(step)
+            other = Block([scf.YieldOp(*carried)])
+            cond = self.emit(bops, arith.CmpiOp(q, loop.ub, "slt"))
+            r = self.emit(bops, scf.IfOp(cond, [v.type for v in out], Region(then), Region(other)))
+            carried = list(r.owner.results) if out else []
+        bops.append(scf.YieldOp(*carried))
+        body.add_ops(bops)
+        new_loop = self._loop(nstep, body, list(loop.iter_args))
+        ops.append(new_loop)
+        results = list(new_loop.results)
+        if plan.async_chains:
+            idx = sorted(plan.async_chains)
+            w = MmaWaitOp([results[j] for j in idx], pending=0)
+            self.emit(ops, w)
+            for j, r in zip(idx, w.outs):
+                results[j] = r
+        for old, new in zip(loop.results, results):
+            old.replace_all_uses_with(new)
+        for o in after:
+            o.detach()
+            ops.append(o)
+        blk.add_ops(ops)
+        return blk
+
+    def run(self) -> None:
+        n, loop, launch = self.n, self.loop, self.launch
+        lb_block = launch.body.block
+        self.make_stages()
+        last_full = self.stage_map[n - 1][self.plan.bar.result].owner
+        empties = [MBarrierInitOp(self.consumers) for _ in range(n)]
+        for e in empties:
+            copy_loc(loop, e)
+            e.result.name_hint = "empty"
+        lb_block.insert_ops_after(empties, last_full)
+        self.empty = [e.result for e in empties]
+        ops = list(lb_block.ops)
+        at = ops.index(loop)
+        moved = [o for o in ops[:at] if _moves(o)]
+        after = ops[at + 1:]
+        pre: list[Operation] = []
+        nstep = self.emit(pre, arith.MuliOp(self.const(pre, n), loop.step))
+        nstep.name_hint = "nstep"
+        cons = self.consumer(nstep, moved, after)
+        prod = self.producer(nstep)
+        ws = WarpSpecializeOp([self.consumers, 1], [Region(cons), Region(prod)])
+        copy_loc(loop, ws)
+        lb_block.insert_ops_before([*self.const_ops, *pre, ws], loop)
+        loop.detach()
+        loop.erase()
+        launch.threads = IntegerAttr(launch.num_threads + WARPGROUP, i64)
