@@ -199,6 +199,20 @@ def test_warp_specialized_regions_run_on_their_warpgroups():
 
 # ---------------------------------------------------------------------- builder <-> dialect
 
+def test_fma_and_math_with_fastmath_flags():
+    """`fma(x, x, 0.5)` (a number splat) and `math("exp2", ..., fastmath="afn")`: the
+    reference executor's exp2 of small integers is exact, as is the fma of these values."""
+    p, a, b = _kernel("fma")
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        y = p.fma(x, x, 0.5)
+        p.store(y + p.math("exp2", x, fastmath="afn"), b)
+    assert "math.exp2 %" in str(p.module) and "fastmath<afn>" in str(p.module)
+    assert np.array_equal(_run(p, a=X, b=np.zeros_like(X))["b"].reshape(8, 32), X * X + 0.5 + np.exp2(X))
+    with pytest.raises(TilecError, match="fastmath flag 'quick'"):
+        Program("bad").math("exp", x, fastmath="quick")
+
+
 A16 = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) * 0.5 - 7
 
 

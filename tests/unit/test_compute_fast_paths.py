@@ -124,7 +124,7 @@ def test_layer_norm_weights_are_16_byte_loads(dtype):
 
 
 @pytest.mark.parametrize(
-    "text",
+    "module",
     [
         ck.softmax(8, 256, "f32", exp2=True, rows=4, warps=1, row_warps=4),
         ck.softmax(4, 512, "f16", exp2=True, warps=2),
@@ -133,9 +133,9 @@ def test_layer_norm_weights_are_16_byte_loads(dtype):
     ],
     ids=["softmax-f32-row-warps", "softmax-f16", "layer-norm-f16-row-warps", "layer-norm-f32"],
 )
-def test_benchmark_forms_equivalent_through_default(text):
+def test_benchmark_forms_equivalent_through_default(module):
     """The reference executor before and after `-p default`, bit for bit (the
     vectorized weight loads, max.NaN reductions and the exp2 / fma forms included)."""
     from helpers.equivalence import assert_pass_preserves
 
-    assert_pass_preserves(text, "default")
+    assert_pass_preserves(module, "default")
