@@ -128,7 +128,7 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
         p = g.p
         x = g.load()
         sums = p.reduce(x, 1, "add").named("sum")
-        rns = p.splat(p.constant(float(f"{1.0 / n:e}"), "f32").named("rn"), [rows], g.r).named("rns")
+        rns = p.splat(p.constant(1.0 / n, "f32").named("rn"), [rows], g.r).named("rns")
         mean = (sums * rns).named("mean")
         xc = (x - _row_bcast(g, "meanb", mean, rows, n)).named("xc")
         ss = p.reduce((xc * xc).named("sq"), 1, "add").named("ss")
