@@ -1,6 +1,6 @@
 """Small test programs shared by the lowering tests: modules built with `tilec.Program`
-(`conversion_program`, `mma_program`, `mma_tile_gemm`), and `one_block_program`, which
-still wraps a body of IR text."""
+(`conversion_program`, `one_block`, `mma_program`, `mma_tile_gemm`), and `blocked_attr`,
+the text of a blocked layout for the tests that still write IR text."""
 
 from __future__ import annotations
 
@@ -34,32 +34,23 @@ def conversion_program(shape: Sequence[int], src_enc, dst_enc, et: str, threads:
     return p.module
 
 
-def one_block_program(
-    name: str, et: str, src_view: str, dst_view: str, threads: int, body: str,
-    *, twice: bool = False, preamble: str = "",
-) -> str:
-    """@name(%src, %dst): views %a of %src and %b of %dst (pointers to `et`), and one
-    block of `threads` that runs `body` (which may use %a, %b and %c1). With `twice`, the
-    body runs in an `scf.for` of two iterations (induction variable %it), so buffers and
-    registers are reused across iterations. `preamble` (attribute and type aliases) goes
-    before the function."""
-    if twice:
-        body = f"""
-    %c0 = arith.constant 0 : index
-    %c2 = arith.constant 2 : index
-    scf.for %it = %c0 to %c2 step %c1 {{{body}
-    }}"""
-    return f"""{preamble}
-func.func @{name}(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %src : !layout.ptr<{et}> -> {src_view}
-  %b = layout.view %dst : !layout.ptr<{et}> -> {dst_view}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):{body}
-  }}
-  func.return
-}}
-"""
+def one_block(name: str, et: str, src_layout: str, dst_layout: str, threads: int, body, *, twice: bool = False):
+    """@name(%src, %dst) (a module built with `tilec.Program`): views `a` of src and
+    `b` of dst (pointers to `et`; CuTe layouts), and one block of `threads` that runs
+    `body(p, a, b)`. With `twice`, the body runs in an `scf.for` of two iterations, so
+    buffers and registers are reused across iterations."""
+    import tilec
+
+    p = tilec.Program(name)
+    a = p.view(p.pointer("src", et, align=None), src_layout)
+    b = p.view(p.pointer("dst", et, align=None), dst_layout)
+    with p.launch(threads=threads):
+        if twice:
+            with p.range(0, 2):
+                body(p, a, b)
+        else:
+            body(p, a, b)
+    return p.module
 
 
 def mma_program(
