@@ -49,6 +49,7 @@ from xdsl.ir import Attribute
 from tilec.compiler.builder_locations import located, user_location
 from tilec.compiler.jit import ConstSpec, FloatSpec, Spec, TensorSpec, Tracer, constexpr, int_spec, tensor_spec
 from tilec.compiler.signature import ArgSpec
+from tilec.compiler.specialize import DIVISOR as _DIVISOR
 from tilec.runtime.cache import default_cache_dir, disk_cache_enabled
 from tilec.runtime.launch import DeviceArray, Kernel, as_device_array, framework_of, parse_gpu_module
 from tilec.support.diagnostics import TilecError
@@ -87,15 +88,21 @@ class _Array:
 
 def _read_array(name: str, value: Any) -> _Array | None:
     """The array behind `value`, or None where it is not one."""
-    if isinstance(value, np.ndarray):
+    kind = type(value)
+    if kind is np.ndarray or kind not in _DEVICE_TYPES and isinstance(value, np.ndarray):
         itemsize = value.dtype.itemsize
         return _Array(value.dtype.name, int(value.__array_interface__["data"][0]), tuple(value.shape),
                       tuple(s // itemsize for s in value.strides), value, None)
-    if framework_of(type(value)) is not None or hasattr(value, "__cuda_array_interface__") \
-            or hasattr(value, "__dlpack__"):
-        a = as_device_array(name, value)
-        return _Array(a.dtype, a.ptr, a.shape, a.strides, None, a)
-    return None
+    if kind in _DEVICE_TYPES or isinstance(value, DeviceArray) or framework_of(kind) is not None:
+        _DEVICE_TYPES.add(kind)
+    elif not (hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__")):
+        return None
+    a = as_device_array(name, value)
+    return _Array(a.dtype, a.ptr, a.shape, a.strides, None, a)
+
+
+_DEVICE_TYPES: set[type] = set()
+"""Types seen to be device arrays (DeviceArray, PyTorch's, CuPy's): read without asking again."""
 
 
 def _span(name: str, a: _Array) -> int:
@@ -118,6 +125,8 @@ class JITFunction:
         self.stats = JitStats()
         self.on_compile: list[Callable[[tuple], None]] = []
         self._kernels: dict[tuple, Kernel] = {}
+        self._calls: dict[tuple, tuple[Kernel, tuple[tuple[str, str], ...]]] = {}
+        """The launch cache: per `_call_facts` key, the kernel and each argument's kind."""
         self._lock = threading.Lock()
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -147,7 +156,9 @@ class JITFunction:
             kwargs = {**kwargs, "num_warps": num_warps}  # a kernel that names it sees the launch's (Triton's meta)
         return self.tracer.bind(args, kwargs)
 
-    def _specs(self, bound: dict[str, Any]) -> tuple[dict[str, Spec], dict[str, _Array]]:
+    def _specs(self, bound: dict[str, Any], read: dict[str, _Array] | None = None,
+               ) -> tuple[dict[str, Spec], dict[str, _Array]]:
+        """Each argument's Spec, and its arrays (those in `read` already read)."""
         specs: dict[str, Spec] = {}
         arrays: dict[str, _Array] = {}
         for name, value in bound.items():
@@ -163,7 +174,7 @@ class JITFunction:
             elif isinstance(value, numbers.Real):
                 specs[name] = FloatSpec()
             else:
-                a = _read_array(name, value)
+                a = read[name] if read is not None and name in read else _read_array(name, value)
                 if a is None:
                     raise TilecError(f"argument '{name}': expected an array (PyTorch, CuPy, DLPack, NumPy), an int, "
                                      f"a float or a constexpr, got {type(value).__name__}")
@@ -293,26 +304,89 @@ class JITFunction:
     def _prepare(self, grid: Any, args: Sequence[Any], kwargs: dict[str, Any], num_warps: int,
                  arch: str | None) -> tuple[Kernel, list[Any], dict[str, _Array]]:
         """The Kernel of a call and its flat arguments: per array its storage, extents
-        and strides, per scalar its value (constexprs none), then the grid."""
-        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
+        and strides, per scalar its value (constexprs none), then the grid.
+
+        A call whose arguments have the facts of an earlier call (`_call_facts`: the
+        same kinds, dtypes, alignments, extents, strides, devices, integer facts and
+        constexpr values) takes that call's kernel from the launch cache without
+        computing its specs or key again (Triton's launcher does the same)."""
+        if type(num_warps) is not int or num_warps < 1 or num_warps & (num_warps - 1):
             raise TilecError(f"num_warps={num_warps!r}: a power of two")
         bound = self._bind(args, kwargs, num_warps)
-        specs, arrays = self._specs(bound)
-        dims = _grid(grid, {n: (v.value if isinstance(v, constexpr) else v) for n, v in bound.items()})
-        kernel = self.kernel(specs, num_warps, arch or self._arch(arrays))
+        facts, arrays = _call_facts(bound, self.tracer.constexprs)
+        hit = None
+        if facts is not None:
+            if arch is None and any(a.host is None and a.device.device is None for a in arrays.values()):
+                arch = self._arch(arrays)  # arrays of no known device: the current device's, asked each call
+            try:
+                facts = (facts, num_warps, arch)
+                hit = self._calls.get(facts)
+            except TypeError:  # an unhashable constexpr: _specs says so
+                facts = None
+        if hit is not None:
+            kernel, kinds = hit
+            self.stats.memory_hits += 1
+        else:
+            specs, arrays = self._specs(bound, arrays)
+            kernel = self.kernel(specs, num_warps, arch or self._arch(arrays))
+            kinds = tuple((name, "c" if isinstance(spec, ConstSpec) else "a" if isinstance(spec, TensorSpec) else "s")
+                          for name, spec in specs.items())
+            if facts is not None:
+                if len(self._calls) >= _CALLS:
+                    self._calls.clear()
+                self._calls[facts] = (kernel, kinds)
         flat: list[Any] = []
-        for name, spec in specs.items():
-            if isinstance(spec, ConstSpec):
-                continue
-            if isinstance(spec, TensorSpec):
+        for name, kind in kinds:
+            if kind == "a":
                 a = arrays[name]
                 flat.append(_buffer(name, a))
                 flat.extend(a.shape)
                 flat.extend(a.strides)
-            else:
+            elif kind == "s":
                 flat.append(bound[name])
-        flat.extend(dims)
+        flat.extend(_grid(grid, _meta(bound) if callable(grid) else bound))
         return kernel, flat, arrays
+
+
+_CALLS = 1024
+"""How many argument facts a JITFunction's launch cache keeps (all dropped past it)."""
+
+
+def _meta(bound: dict[str, Any]) -> dict[str, Any]:
+    """The arguments by name as a grid function sees them (constexprs unwrapped)."""
+    return {n: (v.value if isinstance(v, constexpr) else v) for n, v in bound.items()}
+
+
+def _call_facts(bound: dict[str, Any], constexprs: Any) -> tuple[tuple | None, dict[str, _Array]]:
+    """What a call's specialisation depends on, as plain values that hash fast (C-level
+    tuples of ints, strings and bools), and the arrays read on the way; None where the
+    launch cache does not apply (an argument of another type, a bool), and the call
+    takes the general path, which also reports errors. Each array contributes its
+    dtype, 16-byte alignment, extents, strides and device (more than its
+    `TensorSpec`: one cache entry per shape, each the spec's kernel); an array of no
+    known device (`__cuda_array_interface__`, DLPack) makes the caller add the current
+    device's architecture to the key."""
+    facts: list[Any] = []
+    arrays: dict[str, _Array] = {}
+    for name, value in bound.items():
+        if isinstance(value, constexpr):
+            facts.append(("c", value.value))
+        elif name in constexprs:
+            facts.append(("c", value))
+        elif type(value) is int:
+            facts.append((value == 1, value % _DIVISOR == 0))
+        elif type(value) is float:
+            facts.append("f")
+        elif type(value) is bool:
+            return None, arrays
+        else:
+            a = _read_array(name, value)
+            if a is None:
+                return None, arrays
+            arrays[name] = a
+            facts.append((a.dtype, a.address % _DIVISOR == 0, a.shape, a.strides,
+                          -1 if a.device is None else a.device.device))
+    return tuple(facts), arrays
 
 
 def _torch_stream(arrays: dict[str, _Array]) -> Any:
@@ -326,7 +400,9 @@ def _torch_stream(arrays: dict[str, _Array]) -> Any:
 
             from tilec.runtime import raw_launch
 
-            handle = torch.cuda.current_stream(d.obj.device).cuda_stream
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # Triton's: no Stream object per call
+            handle = raw(d.device) if raw is not None and d.device is not None \
+                else torch.cuda.current_stream(d.obj.device).cuda_stream
             if raw_launch.available():
                 return handle
             import cupy

@@ -156,7 +156,9 @@ def configs(kind: str, n: int, dtype: str, sweep: bool) -> list[dict]:
     return out
 
 
-def program(kind: str, m: int, n: int, dtype: str, cfg: dict) -> str:
+def program(kind: str, m: int, n: int, dtype: str, cfg: dict):
+    """The module of benchmark `kind` ("softmax", "layer_norm", "cumsum") at M x N of
+    `dtype` in configuration `cfg` (benchmarks/compute_kernels.py)."""
     if kind == "softmax":
         return ck.softmax(m, n, dtype, **cfg)
     if kind == "layer_norm":

@@ -1,5 +1,5 @@
 """tilec programs for row softmax, layer norm (forward) and row cumsum of an M x N
-row-major tensor, as text: the benchmark (benchmarks/compute_bench.py) and the examples
+row-major tensor, built with `tilec.Program` (verified modules): the benchmark (benchmarks/compute_bench.py) and the examples
 (examples/softmax.mlir, layernorm.mlir, cumsum.mlir were written by these functions)
 share them.
 
@@ -18,6 +18,11 @@ examples/python/row_kernels.py (benchmarks/realistic_rows.py times them).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+import tilec
+
 _ELEM = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4}
 
 
@@ -31,12 +36,7 @@ def _check_shape(m: int, n: int, rows: int = 1) -> None:
         raise ValueError(f"compute_kernels: M = {m} is not a multiple of rows = {rows}")
 
 
-def _blocked(spt, tpw, wpc):
-    return (f"#layout.blocked<{{sizePerThread = {list(spt)}, threadsPerWarp = {list(tpw)}, "
-            f"warpsPerCTA = {list(wpc)}, order = [1, 0]}}>")
-
-
-def row_layout(n: int, dtype: str, warps: int | None = None, row_warps: int = 1) -> tuple[str, int]:
+def row_layout(n: int, dtype: str, warps: int | None = None, row_warps: int = 1) -> tuple[tilec.BlockedLayout, int]:
     """The blocked layout of a softmax / layer norm row, and its number of warps: 16
     bytes per thread per access, 32 lanes, up to 16 warps along the row; `row_warps`
     groups of them side by side along the rows (each group its own rows: the row
@@ -44,54 +44,48 @@ def row_layout(n: int, dtype: str, warps: int | None = None, row_warps: int = 1)
     v = 16 // _ELEM[dtype]
     if warps is None:
         warps = max(1, min(16, n // (v * 32 * 4)))
-    return _blocked([1, v], [1, 32], [row_warps, warps]), warps * row_warps
+    return tilec.BlockedLayout([1, v], [1, 32], [row_warps, warps], [1, 0]), warps * row_warps
 
 
-def _header(name: str, m: int, n: int, rows: int, dtype: str, enc: str, extra_args: str = "") -> str:
-    return f"""#b = {enc}
-#r = #layout.slice<{{dim = 1, parent = #b}}>
-!G = !layout.tensor<{dtype}, #layout.cute<({m},{n}):({n},1)>, gmem>
-!T = !layout.tensor<{dtype}, #layout.cute<({rows},{n}):({n},1)>, gmem>
-func.func @{name}(%src: !layout.ptr<{dtype}, align 16>, %dst: !layout.ptr<{dtype}, align 16>{extra_args}) {{
-  %a = layout.view %src : !layout.ptr<{dtype}, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<{dtype}, align 16> -> !G"""
+@contextmanager
+def _rows(name: str, m: int, n: int, rows: int, dtype: str, layout, threads: int, extra: tuple[str, ...] = ()):
+    """A kernel over `rows` x `n` tiles of the m x n row-major `src` and `dst`, one tile
+    per block; yields a namespace: the Program `p`, the tiles `ta` (of src) and `tb`
+    (of dst), the row layout `b`, its slice along the rows `r`, the extra pointer
+    arguments by name, and `load()` / `store(y)`, which read and write the tile in
+    float32 (half types extended and rounded)."""
+    p = tilec.Program(name)
+    src, dst = p.pointer("src", dtype, align=16), p.pointer("dst", dtype, align=16)
+    g = SimpleNamespace(p=p, b=layout, r=tilec.SliceLayout(1, layout))
+    for arg in extra:
+        setattr(g, arg, p.pointer(arg, dtype, align=16))
+    a = p.view(src, f"({m},{n}):({n},1)").named("a")
+    b = p.view(dst, f"({m},{n}):({n},1)").named("b")
+    g.views = [p.view(getattr(g, arg), f"({n}):(1)").named(arg[0] + "v") for arg in extra]
+    grid = (p.constant(m // rows).named("cg"), p.constant(1).named("c1"))
+    with p.launch(grid=(*grid, grid[1]), threads=threads) as k:
+        c0 = p.constant(0).named("c0")
+        g.ta = p.tile(a, [k.bx, c0], [rows, n]).named("ta")
+        g.tb = p.tile(b, [k.bx, c0], [rows, n]).named("tb")
+
+        def load():
+            x = p.load(g.ta, layout)
+            return x.named("x") if dtype == "f32" else x.named("xh").cast("f32").named("x")
+
+        def store(y) -> None:
+            p.store(y if dtype == "f32" else y.cast(dtype).named("yh"), g.tb)
+
+        g.load, g.store = load, store
+        yield g
 
 
-def _launch(m: int, rows: int, threads: int, n: int) -> str:
-    return f"""
-  %cg = arith.constant {m // rows} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%cg, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c0 = arith.constant 0 : index
-    %ta = layout.tile %a[%bx, %c0] {{tile = array<i64: {rows}, {n}>}} : !G -> !T
-    %tb = layout.tile %b[%bx, %c0] {{tile = array<i64: {rows}, {n}>}} : !G -> !T"""
-
-
-def _load_f32(rows: int, n: int, dtype: str) -> str:
-    t = f"tensor<{rows}x{n}x{dtype}, #b>"
-    if dtype == "f32":
-        return f"\n    %x = layout.load %ta : !T -> {t}"
-    return (f"\n    %xh = layout.load %ta : !T -> {t}"
-            f"\n    %x = arith.extf %xh : {t} to tensor<{rows}x{n}xf32, #b>")
-
-
-def _store_f32(rows: int, n: int, dtype: str, v: str) -> str:
-    t = f"tensor<{rows}x{n}x{dtype}, #b>"
-    if dtype == "f32":
-        return f"\n    layout.store {v}, %tb : {t}, !T"
-    return (f"\n    %yh = arith.truncf {v} : tensor<{rows}x{n}xf32, #b> to {t}"
-            f"\n    layout.store %yh, %tb : {t}, !T")
-
-
-def _row_bcast(name: str, src: str, rows: int, n: int) -> str:
+def _row_bcast(g, name: str, v, rows: int, n: int):
     """A per-row value (slice layout) expanded and broadcast to the whole tile."""
-    return (f"\n    %{name}1 = layout.expand_dims {src} {{axis = 1 : i64}} : tensor<{rows}xf32, #r> -> tensor<{rows}x1xf32, #b>"
-            f"\n    %{name} = layout.broadcast %{name}1 : tensor<{rows}x1xf32, #b> -> tensor<{rows}x{n}xf32, #b>")
+    return g.p.broadcast(g.p.expand_dims(v, 1).named(f"{name}1"), [rows, n]).named(name)
 
 
 def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
-            row_warps: int = 1, exp2: bool = False) -> str:
+            row_warps: int = 1, exp2: bool = False):
     """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row, in float32.
 
     `exp2` computes exp(x - max) as Triton does: exp2(fma(x, log2 e, -max * log2 e))
@@ -101,35 +95,28 @@ def softmax(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None
     float32 softmax, but `--check` cannot bound a fastmath program."""
     _check_shape(m, n, rows)
     enc, w = row_layout(n, dtype, warps, row_warps)
-    f = f"tensor<{rows}x{n}xf32, #b>"
-    r = f"tensor<{rows}xf32, #r>"
-    body = _load_f32(rows, n, dtype) + f"""
-    %mx = layout.reduce %x {{axis = 1 : i64, kind = "max"}} : {f} -> {r}"""
-    if exp2:
-        body += f"""
-    %l2e = arith.constant 1.44269504 : f32
-    %l2er = layout.splat %l2e : f32 -> {r}
-    %l2ef = layout.splat %l2e : f32 -> {f}
-    %ml = arith.mulf %mx, %l2er : {r}
-    %nml = arith.negf %ml : {r}""" + _row_bcast("nmb", "%nml", rows, n) + f"""
-    %d = math.fma %x, %l2ef, %nmb : {f}
-    %e = math.exp2 %d fastmath<afn> : {f}"""
-    else:
-        body += _row_bcast("mb", "%mx", rows, n) + f"""
-    %d = arith.subf %x, %mb : {f}
-    %e = math.exp %d : {f}"""
-    body += f"""
-    %s = layout.reduce %e {{axis = 1 : i64, kind = "add"}} : {f} -> {r}
-    %one = arith.constant 1.000000e+00 : f32
-    %ones = layout.splat %one : f32 -> {r}
-    %inv = arith.divf %ones, %s : {r}""" + _row_bcast("ib", "%inv", rows, n) + f"""
-    %y = arith.mulf %e, %ib : {f}""" + _store_f32(rows, n, dtype, "%y")
-    return (_header("softmax", m, n, rows, dtype, enc) + _launch(m, rows, 32 * w, n) + body
-            + "\n  }\n  func.return\n}\n")
+    with _rows("softmax", m, n, rows, dtype, enc, 32 * w) as g:
+        p = g.p
+        x = g.load()
+        mx = p.reduce(x, 1, "max").named("mx")
+        if exp2:
+            l2e = p.constant(1.44269504, "f32").named("l2e")
+            l2er = p.splat(l2e, [rows], g.r).named("l2er")
+            l2ef = p.splat(l2e, [rows, n], g.b).named("l2ef")
+            nml = (-(mx * l2er).named("ml")).named("nml")
+            d = p.fma(x, l2ef, _row_bcast(g, "nmb", nml, rows, n)).named("d")
+            e = p.math("exp2", d, fastmath="afn").named("e")
+        else:
+            e = p.math("exp", (x - _row_bcast(g, "mb", mx, rows, n)).named("d")).named("e")
+        s = p.reduce(e, 1, "add").named("s")
+        ones = p.splat(p.constant(1.0, "f32").named("one"), [rows], g.r).named("ones")
+        inv = (ones / s).named("inv")
+        g.store((e * _row_bcast(g, "ib", inv, rows, n)).named("y"))
+    return p.module
 
 
 def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | None = None,
-               eps: float = 1e-5, row_warps: int = 1, fma: bool = False) -> str:
+               eps: float = 1e-5, row_warps: int = 1, fma: bool = False):
     """y = (x - mean) * rsqrt(var + eps) * weight + bias along each row (biased
     variance, as torch.nn.functional.layer_norm), in float32; weight and bias are
     vectors of N of x's element type (as a half-precision model keeps them). `fma`
@@ -137,50 +124,32 @@ def layer_norm(m: int, n: int, dtype: str = "f32", rows: int = 1, warps: int | N
     instruction instead of two under tilec's --fmad=false policy)."""
     _check_shape(m, n, rows)
     enc, w = row_layout(n, dtype, warps, row_warps)
-    f = f"tensor<{rows}x{n}xf32, #b>"
-    r = f"tensor<{rows}xf32, #r>"
-    vec = f"!layout.tensor<{dtype}, #layout.cute<({n}):(1)>, gmem>"
-    extra = f", %weight: !layout.ptr<{dtype}, align 16>, %bias: !layout.ptr<{dtype}, align 16>"
-    head = _header("layer_norm", m, n, rows, dtype, enc, extra) + f"""
-  %wv = layout.view %weight : !layout.ptr<{dtype}, align 16> -> {vec}
-  %bv = layout.view %bias : !layout.ptr<{dtype}, align 16> -> {vec}"""
-    cols = f"tensor<{n}xf32, #layout.slice<{{dim = 0, parent = #b}}>>"
-    colsx = f"tensor<{n}x{dtype}, #layout.slice<{{dim = 0, parent = #b}}>>"
-    if dtype == "f32":
-        wload = f"""
-    %wt = layout.load %wv : {vec} -> {cols}
-    %bt = layout.load %bv : {vec} -> {cols}"""
-    else:
-        wload = f"""
-    %wth = layout.load %wv : {vec} -> {colsx}
-    %bth = layout.load %bv : {vec} -> {colsx}
-    %wt = arith.extf %wth : {colsx} to {cols}
-    %bt = arith.extf %bth : {colsx} to {cols}"""
-    body = _load_f32(rows, n, dtype) + f"""
-    %sum = layout.reduce %x {{axis = 1 : i64, kind = "add"}} : {f} -> {r}
-    %rn = arith.constant {1.0 / n:e} : f32
-    %rns = layout.splat %rn : f32 -> {r}
-    %mean = arith.mulf %sum, %rns : {r}""" + _row_bcast("meanb", "%mean", rows, n) + f"""
-    %xc = arith.subf %x, %meanb : {f}
-    %sq = arith.mulf %xc, %xc : {f}
-    %ss = layout.reduce %sq {{axis = 1 : i64, kind = "add"}} : {f} -> {r}
-    %var = arith.mulf %ss, %rns : {r}
-    %eps = arith.constant {eps:e} : f32
-    %epss = layout.splat %eps : f32 -> {r}
-    %ve = arith.addf %var, %epss : {r}
-    %rstd = math.rsqrt %ve : {r}""" + _row_bcast("rstdb", "%rstd", rows, n) + wload + f"""
-    %wt1 = layout.expand_dims %wt {{axis = 0 : i64}} : {cols} -> tensor<1x{n}xf32, #b>
-    %bt1 = layout.expand_dims %bt {{axis = 0 : i64}} : {cols} -> tensor<1x{n}xf32, #b>
-    %wb = layout.broadcast %wt1 : tensor<1x{n}xf32, #b> -> {f}
-    %bb = layout.broadcast %bt1 : tensor<1x{n}xf32, #b> -> {f}
-    %xn = arith.mulf %xc, %rstdb : {f}""" + (f"""
-    %y = math.fma %xn, %wb, %bb : {f}""" if fma else f"""
-    %xw = arith.mulf %xn, %wb : {f}
-    %y = arith.addf %xw, %bb : {f}""") + _store_f32(rows, n, dtype, "%y")
-    return head + _launch(m, rows, 32 * w, n) + body + "\n  }\n  func.return\n}\n"
+    with _rows("layer_norm", m, n, rows, dtype, enc, 32 * w, ("weight", "bias")) as g:
+        p = g.p
+        x = g.load()
+        sums = p.reduce(x, 1, "add").named("sum")
+        rns = p.splat(p.constant(1.0 / n, "f32").named("rn"), [rows], g.r).named("rns")
+        mean = (sums * rns).named("mean")
+        xc = (x - _row_bcast(g, "meanb", mean, rows, n)).named("xc")
+        ss = p.reduce((xc * xc).named("sq"), 1, "add").named("ss")
+        var = (ss * rns).named("var")
+        epss = p.splat(p.constant(eps, "f32").named("eps"), [rows], g.r).named("epss")
+        rstd = p.math("rsqrt", (var + epss).named("ve")).named("rstd")
+        rstdb = _row_bcast(g, "rstdb", rstd, rows, n)
+        cols = tilec.SliceLayout(0, enc)
+        wt, bt = (p.load(v, cols).named(name + ("" if dtype == "f32" else "h"))
+                  for v, name in zip(g.views, ("wt", "bt")))
+        if dtype != "f32":
+            wt, bt = wt.cast("f32").named("wt"), bt.cast("f32").named("bt")
+        wt1, bt1 = p.expand_dims(wt, 0).named("wt1"), p.expand_dims(bt, 0).named("bt1")
+        wb, bb = p.broadcast(wt1, [rows, n]).named("wb"), p.broadcast(bt1, [rows, n]).named("bb")
+        xn = (xc * rstdb).named("xn")
+        y = p.fma(xn, wb, bb) if fma else (xn * wb).named("xw") + bb
+        g.store(y.named("y"))
+    return p.module
 
 
-def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None, contiguous: bool = False) -> str:
+def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None, contiguous: bool = False):
     """Inclusive prefix sum along each row (one row per block). By default 16 bytes per
     thread per access, coalesced, the pattern repeated along the row in registers (scan
     chunks); `contiguous` gives each thread n / (32 warps) consecutive elements instead."""
@@ -188,14 +157,8 @@ def cumsum(m: int, n: int, dtype: str = "f32", warps: int | None = None, contigu
     if warps is None:
         warps = max(1, min(8, n // (32 * 16)))
     per = n // (32 * warps) if contiguous else min(16 // _ELEM.get(dtype, 4), n // (32 * warps))
-    enc = _blocked([1, per], [1, 32], [1, warps])
-    t = f"tensor<1x{n}x{dtype}, #b>"
-    head = _header("cumsum", m, n, 1, dtype, enc).replace("#r = #layout.slice<{dim = 1, parent = #b}>\n", "")
-    return (head + _launch(m, 1, 32 * warps, n) + f"""
-    %x = layout.load %ta : !T -> {t}
-    %y = layout.scan %x {{axis = 1 : i64, kind = "add"}} : {t}
-    layout.store %y, %tb : {t}, !T
-  }}
-  func.return
-}}
-""")
+    enc = tilec.BlockedLayout([1, per], [1, 32], [1, warps], [1, 0])
+    with _rows("cumsum", m, n, 1, dtype, enc, 32 * warps) as g:
+        x = g.p.load(g.ta, enc).named("x")
+        g.p.store(g.p.scan(x, 1, "add").named("y"), g.tb)
+    return g.p.module

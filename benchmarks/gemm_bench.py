@@ -37,7 +37,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
-from gemm_bf16 import FASTEST, config_kwargs, gemm_source
+from gemm_bf16 import FASTEST, config_kwargs, gemm
 from gemm_bf16_hopper import gemm_hopper, gemm_hopper_ws
 from gemm_plain import compile_plain
 
@@ -343,7 +343,7 @@ def main(argv=None) -> int:
                 elif spec.startswith("plain:"):
                     kernel = plain_kernel(spec, m, n, k)
                 else:
-                    kernel = tilec.compile(gemm_source(m, n, k, **config_kwargs(spec)))
+                    kernel = tilec.compile(gemm(m, n, k, **config_kwargs(spec)))
             except Exception as e:  # noqa: BLE001 - report the configuration and go on
                 print(f"  tilec {spec}: does not compile: {str(e)[:300]}", flush=True)
                 continue

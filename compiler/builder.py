@@ -34,7 +34,7 @@ from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
 from .builder_locations import located
-from .builder_types import ELEMENT_TYPES, as_layout, element_type  # noqa: F401  (re-exported)
+from .builder_types import ELEMENT_TYPES, as_layout, element_type, view_layout_attr  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
 
@@ -92,12 +92,22 @@ class Program(KernelBuilding):
         `dynamic` gives the `?` extents and strides of the layout, in order, and
         `divisible` what each is promised to be a multiple of (1: nothing).
 
+        Given a shared or register view (of `alloc`) instead of a pointer, the same
+        storage re-viewed with another layout (a swizzled `tilec.ComposedLayout` too)
+        in the same memory space, inside the allocation: how a kernel reuses a
+        buffer for another tile (CuTe's `make_tensor(smem.data(), layout)`).
+
             a = p.view(src, "(4096,4096):(4096,1)")      # row-major
             b = p.view(dst, "(4096,4096):(1,4096)")      # column-major: copying a to b transposes
+            sc = p.view(sb, "(128,256):(264,1)")         # B's shared buffer as C's padded tile
         """
-        if not isinstance(ptr.type, PtrType):
-            raise TilecError("view() takes a pointer made with pointer()")
-        t = TensorViewType(ptr.type.element_type, as_layout(layout), "gmem")
+        st = ptr.type
+        if isinstance(st, TensorViewType) and st.memory_space != "gmem":
+            t = TensorViewType(st.element_type, view_layout_attr(layout), st.memory_space)
+        elif isinstance(st, PtrType):
+            t = TensorViewType(st.element_type, as_layout(layout), "gmem")
+        else:
+            raise TilecError("view() takes a pointer made with pointer(), or a shared or register view to re-view")
         return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic], divisible)).results[0]
 
     def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None,

@@ -48,6 +48,22 @@ MATH = {"exp": math.ExpOp, "exp2": math.Exp2Op, "log": math.LogOp, "log2": math.
 """The unary functions of `math` that `p.math(name, x)` builds."""
 
 
+def _fastmath(flags: str | Sequence[str] | None) -> Any:
+    """`#arith.fastmath<...>` of flag names ("afn", "nnan", ..., "fast", "none"); None: none given."""
+    if flags is None:
+        return None
+    from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
+
+    names = [flags] if isinstance(flags, str) else list(flags)
+    if names in (["fast"], ["none"]):
+        return FastMathFlagsAttr(names[0])
+    known = [f.value for f in FastMathFlag]
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise TilecError(f"fastmath flag {bad[0]!r}: expected 'fast', 'none' or some of {', '.join(known)}")
+    return FastMathFlagsAttr([FastMathFlag(n) for n in names])
+
+
 def is_distributed(t: Attribute) -> bool:
     """Whether `t` is a distributed tensor type (`tensor<...xT, #layout...>`)."""
     return isinstance(t, TensorType) and isinstance(t.encoding, DistributedEncoding)
@@ -252,16 +268,30 @@ class TensorBuilding:
             v = v.cast(str(t.element_type))
         return self.splat(v, t.get_shape(), t.encoding, str(t.element_type)).ssa
 
-    def math(self, name: str, x: Any) -> Any:
+    def math(self, name: str, x: Any, fastmath: str | Sequence[str] | None = None) -> Any:
         """An elementwise function of `math` on a float scalar or tensor: "exp", "exp2",
         "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "tanh", "erf", "floor",
-        "ceil".
+        "ceil". `fastmath` gives MLIR's fast-math flags ("afn": an approximate
+        function, as Triton's `exp2` is `ex2.approx`; "fast": all of them).
 
             e = p.math("exp", x - m)
+            e2 = p.math("exp2", d, fastmath="afn")
         """
         if name not in MATH:
             raise TilecError(f"math function {name!r}: expected one of {', '.join(MATH)}")
-        return self.insert(MATH[name](x.ssa)).results[0]  # type: ignore[attr-defined]
+        return self.insert(MATH[name](x.ssa, _fastmath(fastmath))).results[0]  # type: ignore[attr-defined]
+
+    def fma(self, a: Any, b: Any, c: Any, fastmath: str | Sequence[str] | None = None) -> Any:
+        """`math.fma`: `a * b + c` elementwise with one rounding, on float scalars or
+        tensors of one type (a number beside a tensor is splat); `fastmath` as `math`.
+
+            y = p.fma(xn, w, b)                        # layer norm's scale and shift
+        """
+        t = next((v.type for v in (a, b, c) if hasattr(v, "type")), None)
+        if t is None:
+            raise TilecError("fma takes at least one value built in this kernel")
+        ops = [self._splat_like(v, t) if is_distributed(t) else self._ssa_of(v, t) for v in (a, b, c)]
+        return self.insert(math.FmaOp(*ops, _fastmath(fastmath))).results[0]  # type: ignore[attr-defined]
 
     def maximum(self, a: Any, b: Any) -> Any:
         """Elementwise maximum (`arith.maximumf`, or `maxsi` on integers).

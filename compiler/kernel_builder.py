@@ -878,20 +878,31 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         return self.insert(layout.AllocOp(t)).results[0]
 
     # ------------------------------------------------------------ data movement
-    def copy_async(self, src: Value, dst: Value) -> Value:
+    def copy_async(self, src: Value, dst: Value, token: bool = True) -> Value | None:
         """`layout.copy_async` (cp.async from global to shared memory); returns its token
-        (for `async_wait`).
+        (for `async_wait`), or nothing with `token=False`. Each copy is one commit
+        group; a pipeline waits for its groups by count, `async_wait(pending=N)`
+        (CUTLASS's `cp_async_fence` / `cp_async_wait<N>`).
 
             tok = p.copy_async(frag_src, frag_smem)
+            p.copy_async(frag_src, frag_smem, token=False)   # waited for by a pending count
         """
-        return self.insert(layout.CopyAsyncOp(src.ssa, dst.ssa, token=True)).results[0]
+        op = layout.CopyAsyncOp(src.ssa, dst.ssa, token=token)
+        results = self.insert(op).results
+        return results[0] if token else None
 
-    def async_wait(self, *tokens: Value) -> None:
-        """`layout.async_wait`: wait for the copies of `tokens` (none given: for all).
+    def async_wait(self, *tokens: Value, pending: int | None = None) -> None:
+        """`layout.async_wait`: wait for the copies of `tokens`, or until at most
+        `pending` commit groups of this thread's `copy_async` are in flight (neither
+        given: for all, `pending = 0`).
 
             p.async_wait(tok)
+            p.async_wait(pending=4)      # a 4-stage pipeline: the oldest tile has landed
         """
-        self.insert(layout.AsyncWaitOp(None, [t.ssa for t in tokens]) if tokens else layout.AsyncWaitOp(0))
+        if tokens and pending is not None:
+            raise TilecError("async_wait takes tokens or pending=N, not both")
+        self.insert(layout.AsyncWaitOp(None, [t.ssa for t in tokens]) if tokens
+                    else layout.AsyncWaitOp(0 if pending is None else pending))
 
     def barrier(self) -> None:
         """`layout.barrier`: every thread of the block waits here (`__syncthreads`).
@@ -901,14 +912,17 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         self.insert(layout.BarrierOp())
 
     def load(self, view: Value, encoding: Any, shape: Sequence[int] | None = None, *, mask: Value | None = None,
-             other: Any = None) -> Value:
+             other: Any = None, vector: int | None = None) -> Value:
         """`layout.load` of a view into a distributed tensor with `encoding` (a layout
         object such as `tilec.BlockedLayout(...)`, or its text `#layout.blocked<{...}>`);
         the shape is the view's unless given. Elements outside a masked tile, and where
         `mask` (an i1 tensor) is false, are `other` (default 0; Gluon's `other=`).
+        `vector` states the access width in elements (`{vector = N}`, at most 16 bytes)
+        where the kernel fixes it; left out, the `vectorize` pass picks it.
 
             x = p.load(t, "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>")
             row = p.load(masked_tile, tilec.BlockedLayout([1, 4], [1, 32], [1, 2], [1, 0]), other=float("-inf"))
+            o = p.load(smem_c, tilec.BlockedLayout([1, 8], [1, 32], [8, 1], [1, 0]), vector=8)   # 16-byte bf16 vectors
         """
         vt = view.type
         if not isinstance(vt, TensorViewType):
@@ -916,15 +930,27 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]
         rt = TensorType(vt.element_type, shape, encoding_attr(encoding))
         o = None if other is None else (other.ssa if isinstance(other, Value) else self.constant(other, vt.element_type).ssa)
-        return self.insert(layout.LoadOp(view.ssa, rt, other=o, mask=mask.ssa if mask is not None else None)).results[0]
+        op = layout.LoadOp(view.ssa, rt, other=o, mask=mask.ssa if mask is not None else None)
+        _set_vector(op, vector)
+        return self.insert(op).results[0]
 
-    def store(self, value: Value, view: Value, *, mask: Value | None = None) -> None:
+    def store(self, value: Value, view: Value, *, mask: Value | None = None, vector: int | None = None) -> None:
         """`layout.store`: a distributed tensor (from `load` or computed) into a view of
-        its shape, where `mask` (an i1 tensor of the value's layout) holds.
+        its shape, where `mask` (an i1 tensor of the value's layout) holds; `vector` as
+        for `load`.
 
             p.store(x + x, out_tile)
+            p.store(o, c_tile, vector=8)
         """
-        self.insert(layout.StoreOp(value.ssa, view.ssa, mask.ssa if mask is not None else None))
+        op = layout.StoreOp(value.ssa, view.ssa, mask.ssa if mask is not None else None)
+        _set_vector(op, vector)
+        self.insert(op)
+
+
+def _set_vector(op, vector: int | None) -> None:
+    """`{vector = N}` on a layout.load / layout.store (its verifier checks N)."""
+    if vector is not None:
+        op.properties["vector"] = IntegerAttr(vector, i64)
 
 
 class _Results:

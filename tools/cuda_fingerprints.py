@@ -65,7 +65,8 @@ def _lit_runs() -> Iterator[tuple[str, list[str]]]:
 
 def _bench_programs() -> Iterator[tuple[str, str, str]]:
     """(name, IR text, pipeline) of the copy and compute benchmark cases, at the sizes
-    the benchmarks run."""
+    the benchmarks run (their modules, built in Python, printed: the CUDA's location
+    comments then name lines of that text, the same in every checkout)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import compute_bench
     import copy_bench
@@ -78,7 +79,7 @@ def _bench_programs() -> Iterator[tuple[str, str, str]]:
         dtypes = ("f32", "f16") if kind != "cumsum" else ("f32", "i32")
         for dtype in dtypes:
             for n in (1024, 4096, 16384):
-                text = compute_bench.program(kind, 16384, n, dtype, {})
+                text = emit(compute_bench.program(kind, 16384, n, dtype, {}))
                 yield f"bench:{kind} {dtype} 16384x{n}", text, "default"
 
 

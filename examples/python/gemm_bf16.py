@@ -5,12 +5,12 @@ PyTorch tensors; checked against torch.matmul within the documented MMA toleranc
     python examples/python/gemm_bf16.py --emit M N K CONFIG   (print the program of a
         block configuration, `config_kwargs`)
 
-`gemm_source(M, N, K)` writes the program of examples/gemm_bf16.mlir for any M (a
-multiple of 128), N (of 256) and K (of 64, at least 192); other block tiles, warps, K
-steps, pipeline depths, padded or swizzled tiles, register double buffering and the
-block order are its parameters (benchmarks/gemm_bench.py tries some; `config_kwargs`
-reads them from a string). examples/gemm_bf16.mlir is `gemm_source(256, 256, 256)`,
-small enough for the CPU reference executor. With the defaults (the fastest measured,
+`gemm(M, N, K)` builds the program of examples/gemm_bf16.mlir with `tilec.Program` for
+any M (a multiple of 128), N (of 256) and K (of 64, at least 192); other block tiles,
+warps, K steps, pipeline depths, padded or swizzled tiles, register double buffering
+and the block order are its parameters (benchmarks/gemm_bench.py tries some;
+`config_kwargs` reads them from a string). examples/gemm_bf16.mlir is
+`gemm(256, 256, 256)`, small enough for the CPU reference executor. With the defaults (the fastest measured,
 benchmarks/NOTES.md), per block of 8 warps (2 x 4, each a 64x64 tile), a 128x256 tile
 of C:
 
@@ -41,178 +41,15 @@ runs the 256x256x256 example on the CPU reference executor instead.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
+from types import SimpleNamespace
 
 import numpy as np
 
 import tilec
 
-TEMPLATE = """\
-#mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [{WM}, {WN}], instrShape = [16, 8]>
-#a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
-#b = #layout.dot_op<opIdx = 1, parent = #mma, kWidth = 2>
-#out = #layout.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [{OT0}, {OT1}], warpsPerCTA = [{NW}, 1], order = [1, 0]}}>
-!GA = !layout.tensor<bf16, #layout.cute<({M},{K}):({K},1)>, gmem>
-!GB = !layout.tensor<bf16, #layout.cute<({K},{N}):({N},1)>, gmem>
-!GC = !layout.tensor<bf16, #layout.cute<({M},{N}):({N},1)>, gmem>
-!TA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({K},1)>, gmem>
-!TB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({N},1)>, gmem>
-!TC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({N},1)>, gmem>
-!VA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({K},8)>, gmem, vec #layout.cute<(1,8):({K},1)>>
-!FA = !layout.tensor<bf16, #layout.cute<({RA},1):({KA},{CA8})>, gmem, vec #layout.cute<(1,8):({K},1)>>
-!VB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({N},8)>, gmem, vec #layout.cute<(1,8):({N},1)>>
-!FB = !layout.tensor<bf16, #layout.cute<({RB},1):({NB},{CB8})>, gmem, vec #layout.cute<(1,8):({N},1)>>
-!SA = !layout.tensor<bf16, #layout.cute<({SA_ROWS},{BK}):({PA},1)>, smem>
-!SB = !layout.tensor<bf16, #layout.cute<({SB_ROWS},{BN}):({PB},1)>, smem>
-!SC = !layout.tensor<bf16, #layout.cute<({BM},{BN}):({PC},1)>, smem>
-!XA = !layout.tensor<bf16, #layout.cute<({BM},{BK}):({PA},1)>, smem>
-!XB = !layout.tensor<bf16, #layout.cute<({BK},{BN}):({PB},1)>, smem>
-!KA = !layout.tensor<bf16, #layout.cute<({BM},16):({PA},1)>, smem>
-!KB = !layout.tensor<bf16, #layout.cute<(16,{BN}):({PB},1)>, smem>
-!YA = !layout.tensor<bf16, #layout.cute<({BM},{CA}):({PA},8)>, smem, vec #layout.cute<(1,8):({PA},1)>>
-!ZA = !layout.tensor<bf16, #layout.cute<({RA},1):({SKA},{CA8})>, smem, vec #layout.cute<(1,8):({PA},1)>>
-!YB = !layout.tensor<bf16, #layout.cute<({BK},{CB}):({PB},8)>, smem, vec #layout.cute<(1,8):({PB},1)>>
-!ZB = !layout.tensor<bf16, #layout.cute<({RB},1):({SNB},{CB8})>, smem, vec #layout.cute<(1,8):({PB},1)>>
-!ACC = tensor<{BM}x{BN}xf32, #mma>
-func.func @gemm(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<bf16, align 16>) {{
-  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !GA
-  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !GB
-  %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !GC
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %stages = arith.constant {STAGES} : index
-  %ahead = arith.constant {AHEAD} : index
-  %nk = arith.constant {NK} : index
-  %last = arith.constant {LAST} : index
-{GRID}    %sa = layout.alloc : !SA
-    %sb = layout.alloc : !SB
-{PROLOGUE}{MAINLOOP}{EPILOGUE_SMEM}    %h = arith.truncf {ACC_OUT} : !ACC to tensor<{BM}x{BN}xbf16, #mma>
-    layout.store %h, %sc : tensor<{BM}x{BN}xbf16, #mma>, !SC
-    layout.barrier
-    %o = layout.load %sc {{vector = 8 : i64}} : !SC -> tensor<{BM}x{BN}xbf16, #out>
-    %tc = layout.tile %C[%bx, %by] {{tile = array<i64: {BM}, {BN}>}} : !GC -> !TC
-    layout.store %o, %tc {{vector = 8 : i64}} : tensor<{BM}x{BN}xbf16, #out>, !TC
-  }}
-  func.return
-}}
-"""
 
-ISSUE = """\
-{I}%ta{S} = layout.tile %A[%bx, {KT}] {{tile = array<i64: {BM}, {BK}>}} : !GA -> !TA
-{I}%tb{S} = layout.tile %B[{KT}, %by] {{tile = array<i64: {BK}, {BN}>}} : !GB -> !TB
-{I}%wa{S} = layout.tile %sa[{ST}, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
-{I}%wb{S} = layout.tile %sb[{ST}, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
-{I}%va{S} = layout.vectorize %ta{S} {{vector = array<i64: 1, 8>}} : !TA -> !VA
-{I}%fa{S} = layout.distribute %va{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !VA -> !FA
-{I}%ya{S} = layout.vectorize %wa{S} {{vector = array<i64: 1, 8>}} : !XA -> !YA
-{I}%za{S} = layout.distribute %ya{S}, %tid {{threads = #layout.cute<({TA0},{CA}):({CA},1)>}} : !YA -> !ZA
-{I}layout.copy_async %fa{S}, %za{S} : !FA, !ZA
-{I}%vb{S} = layout.vectorize %tb{S} {{vector = array<i64: 1, 8>}} : !TB -> !VB
-{I}%fb{S} = layout.distribute %vb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !VB -> !FB
-{I}%yb{S} = layout.vectorize %wb{S} {{vector = array<i64: 1, 8>}} : !XB -> !YB
-{I}%zb{S} = layout.distribute %yb{S}, %tid {{threads = #layout.cute<({TB0},{CB}):({CB},1)>}} : !YB -> !ZB
-{I}layout.copy_async %fb{S}, %zb{S} : !FB, !ZB
-"""
-
-GRID = """\
-  %gm = arith.constant {GM} : index
-  %gn = arith.constant {GN} : index
-  layout.launch grid(%gm, %gn, %c1) threads({T}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-"""
-
-GROUPED_GRID = """\
-  %nblocks = arith.constant {NBLOCKS} : index
-  layout.launch grid(%nblocks, %c1, %c1) threads({T}) {{
-  ^bb0(%pid: index, %b1: index, %bz: index, %tid: index):
-    // grouped order: consecutive blocks walk down a group of {G} block rows of C, then
-    // to the next block column, so the blocks in flight share their A and B tiles in L2
-    %gw = arith.constant {GW} : index
-    %g = arith.constant {G} : index
-    %grp = arith.divui %pid, %gw : index
-    %inw = arith.remui %pid, %gw : index
-    %first = arith.muli %grp, %g : index
-{GSIZE}    %row = arith.remui %inw, {GS} : index
-    %bx = arith.addi %first, %row : index
-    %by = arith.divui %inw, {GS} : index
-"""
-
-GROUP_SIZE = """\
-    // the last group has the block rows that are left ({GM} is not a multiple of {G})
-    %gm = arith.constant {GM} : index
-    %left = arith.subi %gm, %first : index
-    %gsize = arith.minui %left, %g : index
-"""
-
-NEXT = """\
-      %far = arith.addi %kt, %ahead : index
-      %next = arith.minui %far, %last : index
-      %ns = arith.remui %far, %stages : index
-"""
-
-MAINLOOP = """\
-    %zero = arith.constant dense<0.0> : !ACC
-    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (!ACC) {{
-      // tile kt has landed (the {PENDING} groups of the {AHEAD} tiles after it may not have)
-      layout.async_wait {{pending = {PENDING} : i64}}
-      layout.barrier
-      // start tile kt+{AHEAD} (past the end: the last tile again, into a stage never read)
-{NEXT}{ISSUE}      %s = arith.remui %kt, %stages : index
-      %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
-      %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
-{STEPS}      scf.yield %d{LASTSTEP} : !ACC
-    }}
-"""
-
-MAINLOOP_DB = """\
-    // tile 0 has landed: its first 16-deep slices of A and B into registers
-    layout.async_wait {{pending = {PENDING} : i64}}
-    layout.barrier
-    %xa_p = layout.tile %sa[%c0, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
-    %xb_p = layout.tile %sb[%c0, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
-{LOAD_P}    %zero = arith.constant dense<0.0> : !ACC
-    %acc:3 = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero, %opa0 = %opa_p, %opb0 = %opb_p) -> (!ACC, tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>) {{
-      // start tile kt+{AHEAD} into the stage of tile kt-1, which every warp has read (the
-      // barrier of step kt-1); past the end, the last tile again (the last step loads
-      // the first slices of the one after it, and drops them)
-{NEXT}{ISSUE}      %s = arith.remui %kt, %stages : index
-      %xa = layout.tile %sa[%s, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
-      %xb = layout.tile %sb[%s, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
-      %kn = arith.addi %kt, %c1 : index
-      %sn = arith.remui %kn, %stages : index
-      %xan = layout.tile %sa[%sn, %c0] {{tile = array<i64: {BM}, {BK}>}} : !SA -> !XA
-      %xbn = layout.tile %sb[%sn, %c0] {{tile = array<i64: {BK}, {BN}>}} : !SB -> !XB
-{STEPS}      scf.yield %d{LASTSTEP}, %opa{NJ}, %opb{NJ} : !ACC, tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>
-    }}
-"""
-
-LOAD = """\
-{I}%ka{J} = layout.tile {XA}[%c0, {OFF}] {{tile = array<i64: {BM}, 16>}} : !XA -> !KA
-{I}%kb{J} = layout.tile {XB}[{OFF}, %c0] {{tile = array<i64: 16, {BN}>}} : !XB -> !KB
-{I}%opa{J} = layout.load %ka{J} : !KA -> tensor<{BM}x16xbf16, #a>
-{I}%opb{J} = layout.load %kb{J} : !KB -> tensor<16x{BN}xbf16, #b>
-"""
-
-WAIT_NEXT = """\
-      // tile kt+1 has landed and every warp is done with step kt-1's reads
-      layout.async_wait {{pending = {PENDING} : i64}}
-      layout.barrier
-"""
-
-MMA = """\
-      %d{J} = layout.mma %opa{J}, %opb{J}, {ACC} : tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>, !ACC
-"""
-
-STEP = """\
-      %j{J} = arith.constant {J16} : index
-      %ka{J} = layout.tile %xa[%c0, %j{J}] {{tile = array<i64: {BM}, 16>}} : !XA -> !KA
-      %kb{J} = layout.tile %xb[%j{J}, %c0] {{tile = array<i64: 16, {BN}>}} : !XB -> !KB
-      %opa{J} = layout.load %ka{J} : !KA -> tensor<{BM}x16xbf16, #a>
-      %opb{J} = layout.load %kb{J} : !KB -> tensor<16x{BN}xbf16, #b>
-      %d{J} = layout.mma %opa{J}, %opb{J}, {ACC} : tensor<{BM}x16xbf16, #a>, tensor<16x{BN}xbf16, #b>, !ACC
-"""
-
-
-def gemm_source(
+def gemm(
     m: int,
     n: int,
     k: int,
@@ -224,10 +61,11 @@ def gemm_source(
     swizzle: bool = True,
     group: int = 8,
     double_buffer: bool = True,
-) -> str:
-    """The tilec program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major, in
-    blocks of bm x bn, K steps of bk (loaded 16 at a time into the operand layouts),
-    warps[0] x warps[1] warps, a `stages`-deep cp.async pipeline.
+):
+    """The program of C (m x n, bf16) = A (m x k) @ B (k x n), row-major (`pa`, `pb`,
+    `pc`), as a verified module: blocks of bm x bn, K steps of bk (loaded 16 at a time
+    into the operand layouts), warps[0] x warps[1] warps, a `stages`-deep cp.async
+    pipeline.
 
     With `swizzle`, the A and B tiles are unpadded and swizzled NVMMA-style instead of
     padded: the 16-byte unit of a row (bits 3-5 of the element offset) is XORed with
@@ -250,129 +88,157 @@ def gemm_source(
     t = 32 * warps[0] * warps[1]
     ca, cb = bk // 8, bn // 8
     if m % bm or n % bn or k % bk or k // bk < stages - 1 or bk % 16 or t % ca or t % cb:
-        raise ValueError(f"gemm_source: M, N multiples of {bm}, {bn}, K of {bk} and at least {bk * (stages - 1)}")
-    ta0, tb0 = t // ca, t // cb
-    if bm % ta0 or bk % tb0 or 32 % cb and cb % 32:
-        raise ValueError("gemm_source: the block's threads do not tile the copies")
-    pa, pb, pc = (bk, bn, bn + 8) if swizzle else (bk + 8, bn + 8, bn + 8)
+        raise ValueError(f"gemm: M, N multiples of {bm}, {bn}, K of {bk} and at least {bk * (stages - 1)}")
+    if bm % (t // ca) or bk % (t // cb) or 32 % cb and cb % 32:
+        raise ValueError("gemm: the block's threads do not tile the copies")
     if group < 1:
-        raise ValueError(f"gemm_source: group {group} is not a number of block rows")
+        raise ValueError(f"gemm: group {group} is not a number of block rows")
     if swizzle and not all(x >= 64 and x & (x - 1) == 0 for x in (bk, bn)):
-        raise ValueError("gemm_source: a swizzled GEMM needs bk and bn powers of two of at least 64")
-    p = dict(  # noqa: C408 - the template's names
-        M=m,
-        N=n,
-        K=k,
-        BM=bm,
-        BN=bn,
-        BK=bk,
-        WM=warps[0],
-        WN=warps[1],
-        T=t,
-        NW=t // 32,
-        OT1=min(cb, 32),
-        OT0=32 // min(cb, 32),
-        CA=ca,
-        CB=cb,
-        CA8=ca * 8,
-        CB8=cb * 8,
-        TA0=ta0,
-        TB0=tb0,
-        RA=bm // ta0,
-        RB=bk // tb0,
-        KA=ta0 * k,
-        NB=tb0 * n,
-        SKA=ta0 * pa,
-        SNB=tb0 * pb,
-        PA=pa,
-        PB=pb,
-        PC=pc,
-        SA_ROWS=stages * bm,
-        SB_ROWS=stages * bk,
-        STAGES=stages,
-        AHEAD=stages - 1,
-        NK=k // bk,
-        LAST=k // bk - 1,
-        GM=m // bm,
-        GN=n // bn,
-        PENDING=2 * (stages - 2),
-    )
-    reuse = next(
-        (x for x, rows, pad in (("a", stages * bm, pa), ("b", stages * bk, pb)) if rows * pad >= bm * pc), None
-    )
-    if reuse is not None:
-        epi = (
-            f"    // the epilogue reuses {reuse.upper()}'s buffer: every copy landed, every warp done with it\n"
-            "    layout.async_wait {pending = 0 : i64}\n    layout.barrier\n"
-            f"    %sc = layout.view %s{reuse} : !S{reuse.upper()} -> !SC\n"
-        )
-    else:
-        epi = "    %sc = layout.alloc : !SC\n"
-    p["EPILOGUE_SMEM"] = epi
-    prologue = ""
-    for s in range(stages - 1):
-        prologue += f"    %k{s} = arith.constant {s} : index\n"
-        prologue += ISSUE.format(I="    ", S=f"_{s}", KT=f"%k{s}", ST=f"%k{s}", **p)
-    nj = bk // 16
-    p["NEXT"] = NEXT
-    p["ISSUE"] = ISSUE.format(I="      ", S="", KT="%next", ST="%ns", **p)
-    p["LASTSTEP"] = nj - 1
-    p["NJ"] = nj
-    if double_buffer:
-        steps = ""
-        for j in range(nj):
-            if j + 1 < nj:
-                steps += f"      %j{j + 1} = arith.constant {j + 1} : index\n"
-                steps += LOAD.format(I="      ", J=j + 1, XA="%xa", XB="%xb", OFF=f"%j{j + 1}", **p)
-            else:
-                steps += WAIT_NEXT.format(**p)
-                steps += LOAD.format(I="      ", J=nj, XA="%xan", XB="%xbn", OFF="%c0", **p)
-            steps += MMA.format(J=j, ACC="%acc0" if j == 0 else f"%d{j - 1}", **p)
-        load_p = LOAD.format(I="    ", J="_p", XA="%xa_p", XB="%xb_p", OFF="%c0", **p)
-        mainloop = MAINLOOP_DB.format(STEPS=steps, LOAD_P=load_p, **p)
-        acc_out = "%acc#0"
-    else:
-        steps = "".join(STEP.format(J=j, J16=j, ACC="%acc0" if j == 0 else f"%d{j - 1}", **p) for j in range(nj))
-        mainloop = MAINLOOP.format(STEPS=steps, **p)
-        acc_out = "%acc"
+        raise ValueError("gemm: a swizzled GEMM needs bk and bn powers of two of at least 64")
+    pa, pb, pc = (bk, bn, bn + 8) if swizzle else (bk + 8, bn + 8, bn + 8)
+
+    def smem(rows: int, cols: int, pad: int):
+        """A shared tile of A (cols = bk) or B (bn): rows of `pad` elements, swizzled."""
+        lay = tilec.Layout((rows, cols), (pad, 1))
+        return tilec.ComposedLayout(tilec.Swizzle(3, 3, cols.bit_length() - 4), 0, lay) if swizzle else lay
+
+    mma = tilec.NvidiaMmaLayout(2, list(warps), [16, 8])
+    frag_a, frag_b = tilec.DotOperandLayout(0, mma, 2), tilec.DotOperandLayout(1, mma, 2)
+    out = tilec.BlockedLayout([1, 8], [32 // min(cb, 32), min(cb, 32)], [t // 32, 1], [1, 0])
+    p = tilec.Program("gemm")
+    ptrs = [p.pointer(name, "bf16", align=16) for name in ("pa", "pb", "pc")]
+    A, B, C = (p.view(ptr, f"({r},{c}):({c},1)").named(name)
+               for name, ptr, (r, c) in zip("ABC", ptrs, [(m, k), (k, n), (m, n)]))
+    g = SimpleNamespace(**{name: p.constant(x).named(name) for name, x in [
+        ("c0", 0), ("c1", 1), ("stages", stages), ("ahead", stages - 1), ("nk", k // bk), ("last", k // bk - 1)]})
+    with _launch(p, g, m // bm, n // bn, t, group):
+        sa = p.alloc(smem(stages * bm, bk, pa), "bf16").named("sa")
+        sb = p.alloc(smem(stages * bk, bn, pb), "bf16").named("sb")
+
+        def issue(kt, stage) -> None:
+            """The cp.async of K tile `kt` of A and B into shared stage `stage`: 16-byte
+            vectors, coalesced (consecutive threads along a row), one group per operand."""
+            ta = p.tile(A, [g.bx, kt], [bm, bk]).named("ta")
+            tb = p.tile(B, [kt, g.by], [bk, bn]).named("tb")
+            wa = p.tile(sa, [stage, g.c0], [bm, bk]).named("wa")
+            wb = p.tile(sb, [stage, g.c0], [bk, bn]).named("wb")
+            for x, src, dst, threads in (("a", ta, wa, f"({t // ca},{ca}):({ca},1)"),
+                                         ("b", tb, wb, f"({t // cb},{cb}):({cb},1)")):
+                f = p.distribute(p.vectorize(src, [1, 8]).named(f"v{x}"), g.tid, threads).named(f"f{x}")
+                z = p.distribute(p.vectorize(dst, [1, 8]).named(f"y{x}"), g.tid, threads).named(f"z{x}")
+                p.copy_async(f, z, token=False)
+
+        def stage_tiles(s, suffix: str = ""):
+            return (p.tile(sa, [s, g.c0], [bm, bk]).named(f"xa{suffix}"),
+                    p.tile(sb, [s, g.c0], [bk, bn]).named(f"xb{suffix}"))
+
+        def operands(xa, xb, off, j) -> tuple:
+            """The 16-deep slices at `off` of the stage tiles, in the operand layouts
+            (ldmatrix)."""
+            ka = p.tile(xa, [g.c0, off], [bm, 16]).named(f"ka{j}")
+            kb = p.tile(xb, [off, g.c0], [16, bn]).named(f"kb{j}")
+            return p.load(ka, frag_a).named(f"opa{j}"), p.load(kb, frag_b).named(f"opb{j}")
+
+        def wait() -> None:  # the oldest stage in flight has landed, in every thread's view
+            p.async_wait(pending=2 * (stages - 2))
+            p.barrier()
+
+        def next_tile(kt) -> None:  # start tile kt+stages-1 (past the end: the last again, into a stage never read)
+            far = (kt + g.ahead).named("far")
+            issue(p.minui(far, g.last).named("next"), p.remui(far, g.stages).named("ns"))
+
+        for s in range(stages - 1):  # prologue: tiles 0 .. stages-2
+            kc = p.constant(s).named(f"k{s}")
+            issue(kc, kc)
+        nj = bk // 16
+        if double_buffer:
+            wait()
+            xa_p, xb_p = stage_tiles(g.c0, "_p")
+            opa, opb = operands(xa_p, xb_p, g.c0, "_p")
+            acc = p.full([bm, bn], 0.0, "f32", mma, dense=True).named("zero")
+            with p.range(g.c0, g.nk, g.c1, carry=[acc, opa, opb]) as kt:
+                kt.named("kt")
+                for v, name in ((acc, "acc0"), (opa, "opa0"), (opb, "opb0")):
+                    v.named(name)
+                next_tile(kt)
+                xa, xb = stage_tiles(p.remui(kt, g.stages).named("s"))
+                xan, xbn = stage_tiles(p.remui((kt + g.c1).named("kn"), g.stages).named("sn"), "n")
+                d, cur = acc, (opa, opb)
+                for j in range(nj):
+                    if j + 1 < nj:
+                        nxt = operands(xa, xb, p.constant(j + 1).named(f"j{j + 1}"), j + 1)
+                    else:  # the next stage's first slices: it has landed, every warp is done with step kt-1
+                        wait()
+                        nxt = operands(xan, xbn, g.c0, nj)
+                    d = p.mma(*cur, d).named(f"d{j}")
+                    cur = nxt
+                acc.assign(d)
+                opa.assign(cur[0])
+                opb.assign(cur[1])
+            for v in (acc, opa, opb):
+                v.named("acc")
+        else:
+            acc = p.full([bm, bn], 0.0, "f32", mma, dense=True).named("zero")
+            with p.range(g.c0, g.nk, g.c1, carry=[acc]) as kt:
+                kt.named("kt")
+                acc.named("acc0")
+                wait()
+                next_tile(kt)
+                xa, xb = stage_tiles(p.remui(kt, g.stages).named("s"))
+                d = acc
+                for j in range(nj):
+                    d = p.mma(*operands(xa, xb, p.constant(j).named(f"j{j}"), j), d).named(f"d{j}")
+                acc.assign(d)
+            acc.named("acc")
+        # the epilogue: C's tile through shared memory (stmatrix), then coalesced 16-byte stores;
+        # it reuses A's or B's buffer where one is large enough (every copy landed, every warp done with it)
+        reuse = next((buf for buf, rows, pad in ((sa, stages * bm, pa), (sb, stages * bk, pb))
+                      if rows * pad >= bm * (bn + 8)), None)
+        if reuse is not None:
+            p.async_wait(pending=0)
+            p.barrier()
+            sc = p.view(reuse, f"({bm},{bn}):({pc},1)").named("sc")
+        else:
+            sc = p.alloc(f"({bm},{bn}):({pc},1)", "bf16").named("sc")
+        p.store(acc.cast("bf16").named("h"), sc)
+        p.barrier()
+        o = p.load(sc, out, vector=8).named("o")
+        p.store(o, p.tile(C, [g.bx, g.by], [bm, bn]).named("tc"), vector=8)
+    return p.module
+
+
+@contextmanager
+def _launch(p, g, gm: int, gn: int, threads: int, group: int):
+    """`layout.launch` over the C tiles (`gm` x `gn` blocks of `threads`), setting
+    `g.bx`, `g.by`, `g.tid`: a 2-D grid, or with `group` > 1 a 1-D one in grouped order
+    (Triton's `GROUP_SIZE_M`: consecutive blocks walk down a group of `group` block
+    rows of C, then to the next block column, so the blocks in flight share their A and
+    B tiles in L2; the last group has the block rows that are left)."""
     if group > 1:
-        group = min(group, m // bm)
-        uneven = (m // bm) % group != 0
-        grid = GROUPED_GRID.format(
-            NBLOCKS=(m // bm) * (n // bn),
-            G=group,
-            GW=group * (n // bn),
-            GSIZE=GROUP_SIZE.format(G=group, **p) if uneven else "",
-            GS="%gsize" if uneven else "%g",
-            **p,
-        )
+        grid = (p.constant(gm * gn).named("nblocks"), g.c1, g.c1)
     else:
-        grid = GRID.format(**p)
-    head = (
-        f"// C = A @ B: {m}x{k} @ {k}x{n} bf16 -> bf16, f32 accumulation, on tensor cores.\n"
-        "// Generated by examples/python/gemm_bf16.py (gemm_source); the docstring there\n"
-        "// explains it. The CPU reference executor runs it:\n"
-        "//   tilec examples/gemm_bf16.mlir --run cpu\n"
-    )
-    text = head + TEMPLATE.format(PROLOGUE=prologue, MAINLOOP=mainloop, GRID=grid, ACC_OUT=acc_out, **p)
-    return _swizzled(text, bk, bn) if swizzle else text
-
-
-def _swizzled(text: str, bk: int, bn: int) -> str:
-    """The program with A's and B's shared tiles (the types !SA, !XA, !KA, !YA, !ZA and
-    the same of B) under their swizzles: `#layout.cute<L>` becomes
-    `#layout.composed<swizzle<3,3,S> o 0 o L>`."""
-    shift = {"A": bk.bit_length() - 1 - 3, "B": bn.bit_length() - 1 - 3}
-    lines = []
-    for line in text.splitlines(keepends=True):
-        if line[:1] == "!" and line[1:2] in "SXKYZ" and line[2:3] in shift and line[3:4] == " ":
-            line = line.replace("#layout.cute<", f"#layout.composed<swizzle<3,3,{shift[line[2]]}> o 0 o ", 1)
-        lines.append(line)
-    return "".join(lines)
+        grid = (p.constant(gm).named("gm"), p.constant(gn).named("gn"), g.c1)
+    with p.launch(grid=grid, threads=threads) as ids:
+        g.tid = ids.tid
+        if group == 1:
+            g.bx, g.by = ids.bx, ids.by
+        else:
+            group = min(group, gm)
+            pid = ids.bx.named("pid")
+            ids.by.named("b1")
+            gw, gg = p.constant(group * gn).named("gw"), p.constant(group).named("g")
+            grp, inw = p.divui(pid, gw).named("grp"), p.remui(pid, gw).named("inw")
+            first = (grp * gg).named("first")
+            gs = gg
+            if gm % group:
+                gs = p.minui((p.constant(gm).named("gm") - first).named("left"), gg).named("gsize")
+            g.bx = (first + p.remui(inw, gs).named("row")).named("bx")
+            g.by = p.divui(inw, gs).named("by")
+        yield
 
 
 def config_kwargs(spec: str) -> dict:
-    """`gemm_source`'s keyword arguments for a block configuration written
+    """`gemm`'s keyword arguments for a block configuration written
     `BMxBNxBK:WMxWN:STAGES[:s][:db][:gG]` (`s`: swizzled shared tiles, `db`: operand
     fragments double-buffered in registers, `gG`: grouped block order of G block rows;
     a flag left out is off: padded tiles, no double buffering, row-major block order),
@@ -394,7 +260,7 @@ def config_kwargs(spec: str) -> dict:
 
 
 FASTEST = "128x256x64:2x4:4:s:db:g8"
-"""`gemm_source`'s defaults as a configuration string: the fastest measured at
+"""`gemm`'s defaults as a configuration string: the fastest measured at
 8192^3 on an H100 (benchmarks/NOTES.md)."""
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -404,10 +270,10 @@ EXAMPLE_SHAPE = (256, 256, 256)
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--emit"]:  # --emit M N K CONFIG: print the program (dev/device/sanitize.sh)
         m, n, k = (int(x) for x in argv[1:4])
-        print(gemm_source(m, n, k, **config_kwargs(argv[4])), end="")
+        print(gemm(m, n, k, **config_kwargs(argv[4])))
         return 0
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (1024, 1024, 1024)
-    return run_and_check(gemm_source, (m, n, k), EXAMPLE_SHAPE, "sm_90")
+    return run_and_check(gemm, (m, n, k), EXAMPLE_SHAPE, "sm_90")
 
 
 def run_and_check(

@@ -139,7 +139,8 @@ def test_compute_programs_match_the_reference_bit_for_bit(name, tmp_path, capsys
     from tilec.tools.tilec import main
 
     path = tmp_path / "p.mlir"
-    path.write_text(_programs()[name])
+    program = _programs()[name]
+    path.write_text(program if isinstance(program, str) else str(program))
     for seed in (0, 1):
         assert main([str(path), "--run", "gpu", "--check", "--seed", str(seed)]) == 0
     assert "identical to the CPU reference executor" in capsys.readouterr().out

@@ -32,11 +32,11 @@ def test_matrix_moves_match_the_reference_bit_for_bit(name, seed):
     assert out.count("identical to the CPU reference executor") == (7 if name == "ldmatrix.mlir" else 1), out
 
 
-def _gemm_source():
+def _gemm():
     spec = importlib.util.spec_from_file_location("gemm_bf16", ROOT / "examples" / "python" / "gemm_bf16.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.gemm_source
+    return mod.gemm
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def _gemm_source():
 def test_gemm_against_numpy(m, n, k, cfg):
     import cupy as cp
 
-    kernel = tilec.compile(_gemm_source()(m, n, k, **cfg))
+    kernel = tilec.compile(_gemm()(m, n, k, **cfg))
     for what in (
         "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
         "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",

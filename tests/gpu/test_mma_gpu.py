@@ -71,7 +71,7 @@ def test_mma_sync_cli_check():
     from tilec.runtime.cli import run_gpu_cli
     from tilec.compiler.pipeline import parse_module
 
-    out = run_gpu_cli(parse_module(mma_program(64, 32, 64, "bf16", "f32", (2, 2))), check=True)
+    out = run_gpu_cli(mma_program(64, 32, 64, "bf16", "f32", (2, 2)), check=True)
     assert "within the layout.mma tolerance" in out
 
 
@@ -80,13 +80,13 @@ def test_tile_gemm_default_pipeline_against_numpy():
     coalesced epilogue) through the default pipeline, on the GPU."""
     import cupy as cp
 
-    from helpers.programs import MMA_TILE_GEMM
+    from helpers.programs import mma_tile_gemm
 
     rng = np.random.default_rng(1)
     a = f32_to_bf16(rng.standard_normal((64, 64)).astype(np.float32))
     b = f32_to_bf16(rng.standard_normal((64, 64)).astype(np.float32))
     dc = cp.full(64 * 64, np.nan, dtype=np.float32)
-    tilec.compile(MMA_TILE_GEMM)(cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
+    tilec.compile(mma_tile_gemm())(cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
     got = cp.asnumpy(dc).reshape(64, 64).astype(np.float64)
     a64, b64 = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
     gamma, _ = mma_error_bound(64, "bf16")

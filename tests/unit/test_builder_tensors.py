@@ -199,6 +199,85 @@ def test_warp_specialized_regions_run_on_their_warpgroups():
 
 # ---------------------------------------------------------------------- builder <-> dialect
 
+def test_fma_and_math_with_fastmath_flags():
+    """`fma(x, x, 0.5)` (a number splat) and `math("exp2", ..., fastmath="afn")`: the
+    reference executor's exp2 of small integers is exact, as is the fma of these values."""
+    p, a, b = _kernel("fma")
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        y = p.fma(x, x, 0.5)
+        p.store(y + p.math("exp2", x, fastmath="afn"), b)
+    assert "math.exp2 %" in str(p.module) and "fastmath<afn>" in str(p.module)
+    assert np.array_equal(_run(p, a=X, b=np.zeros_like(X))["b"].reshape(8, 32), X * X + 0.5 + np.exp2(X))
+    with pytest.raises(TilecError, match="fastmath flag 'quick'"):
+        Program("bad").math("exp", x, fastmath="quick")
+
+
+A16 = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) * 0.5 - 7
+
+
+def _pipelined(read_all_early: bool = False) -> Program:
+    """A 16x32 f32 tile copied to shared memory in two cp.async groups without tokens
+    (rows 0-7, then 8-15); after `async_wait(pending=1)` the first group has landed and
+    its rows go to `b` (16-byte vectors); after `pending=0` the whole buffer, re-viewed
+    as 32x16, goes to `c`. `read_all_early` reads the whole buffer after pending=1."""
+    p = Program("pipelined")
+    a = p.view(p.pointer("a", "f32"), "(16,32):(32,1)")
+    b = p.view(p.pointer("b", "f32"), "(16,32):(32,1)")
+    c = p.view(p.pointer("c", "f32"), "(32,16):(16,1)")
+    with p.launch(threads=32) as k:
+        s = p.alloc("(16,32):(32,1)", "f32")
+        for i in range(2):
+            src = p.distribute(p.vectorize(p.tile(a, [i, 0], [8, 32]), [1, 4]), k.tid, "(4,8):(8,1)")
+            dst = p.distribute(p.vectorize(p.tile(s, [i, 0], [8, 32]), [1, 4]), k.tid, "(4,8):(8,1)")
+            assert p.copy_async(src, dst, token=False) is None
+        p.async_wait(pending=1)
+        p.barrier()
+        rows = p.tile(s, [0, 0], [16 if read_all_early else 8, 32])
+        x = p.load(rows, tilec.BlockedLayout([1, 4], [4, 8], [1, 1], [1, 0]), vector=4)
+        p.store(x, p.tile(b, [0, 0], [16 if read_all_early else 8, 32]), vector=4)
+        p.async_wait(pending=0)
+        p.barrier()
+        flat = p.view(s, "(32,16):(16,1)")
+        p.store(p.load(flat, tilec.BlockedLayout([1, 4], [8, 4], [1, 1], [1, 0]), vector=4), c, vector=4)
+    return p
+
+
+def test_cp_async_groups_waited_by_count_vector_accesses_and_a_reviewed_buffer():
+    p = _pipelined()
+    text = str(p.module)
+    assert "layout.async_wait {pending = 1 : i64}" in text and "-> !layout.async_token" not in text
+    assert text.count("{vector = 4 : i64}") == 4
+    assert " : !layout.tensor<f32, #layout.cute<(16,32):(32,1)>, smem> -> " \
+           "!layout.tensor<f32, #layout.cute<(32,16):(16,1)>, smem>" in text
+    out = _run(p, a=A16, b=np.zeros_like(A16), c=np.zeros_like(A16))
+    assert np.array_equal(out["b"].reshape(16, 32)[:8], A16[:8])
+    assert np.array_equal(out["b"].reshape(16, 32)[8:], np.zeros((8, 32), np.float32))
+    assert np.array_equal(out["c"], A16.ravel())
+
+
+def test_a_read_of_the_group_still_in_flight_is_reported():
+    with pytest.raises(Exception, match="while a cp.async is still writing it"):
+        _run(_pipelined(read_all_early=True), a=A16, b=np.zeros_like(A16), c=np.zeros_like(A16))
+
+
+def test_async_wait_view_and_vector_errors():
+    p = Program("errors")
+    a = p.view(p.pointer("a", "f32"), "(16,32):(32,1)")
+    with p.launch(threads=32) as k:
+        s = p.alloc("(8,32):(32,1)", "f32")
+        src = p.distribute(p.vectorize(p.tile(a, [0, 0], [8, 32]), [1, 4]), k.tid, "(4,8):(8,1)")
+        tok = p.copy_async(src, p.distribute(p.vectorize(s, [1, 4]), k.tid, "(4,8):(8,1)"))
+        with pytest.raises(TilecError, match="tokens or pending=N, not both"):
+            p.async_wait(tok, pending=0)
+        with pytest.raises(TilecError, match="a shared or register view to re-view"):
+            p.view(a, "(32,16):(16,1)")
+        p.async_wait(tok)
+        p.load(s, tilec.BlockedLayout([1, 4], [4, 8], [1, 1], [1, 0]), vector=8)
+    with pytest.raises(TilecError, match="vector = 8"):
+        p.module
+
+
 BUILDER_METHODS = {
     "layout.cmpi": "Value.__lt__", "layout.cmpf": "Value.__lt__", "layout.select": "KernelBuilding.where",
     "layout.extsi": "Value.cast", "layout.extui": "Value.cast", "layout.trunci": "Value.cast",

@@ -124,7 +124,7 @@ def test_layer_norm_weights_are_16_byte_loads(dtype):
 
 
 @pytest.mark.parametrize(
-    "text",
+    "module",
     [
         ck.softmax(8, 256, "f32", exp2=True, rows=4, warps=1, row_warps=4),
         ck.softmax(4, 512, "f16", exp2=True, warps=2),
@@ -133,9 +133,21 @@ def test_layer_norm_weights_are_16_byte_loads(dtype):
     ],
     ids=["softmax-f32-row-warps", "softmax-f16", "layer-norm-f16-row-warps", "layer-norm-f32"],
 )
-def test_benchmark_forms_equivalent_through_default(text):
+def test_benchmark_forms_equivalent_through_default(module):
     """The reference executor before and after `-p default`, bit for bit (the
     vectorized weight loads, max.NaN reductions and the exp2 / fma forms included)."""
     from helpers.equivalence import assert_pass_preserves
 
-    assert_pass_preserves(text, "default")
+    assert_pass_preserves(module, "default")
+
+
+@pytest.mark.parametrize("n", [1024, 4096, 16384])
+def test_layer_norm_mean_scale_is_exactly_one_over_n(n):
+    """The mean is the row sum times 1/N as an f32 constant: exactly 2^-log2(N) (the text
+    generator this replaced wrote 1/N with 7 significant digits, 0.0002441406 at 4096,
+    one f32 ulp above 2^-12)."""
+    from xdsl.dialects import arith
+
+    rn = next(op for op in ck.layer_norm(64, n, "f32").walk()
+              if isinstance(op, arith.ConstantOp) and op.result.name_hint == "rn")
+    assert np.float32(rn.value.value.data) == np.float32(1.0 / n)

@@ -433,3 +433,47 @@ def test_eq_modulo_and_negation_on_tensors():
 def test_an_array_with_a_negative_stride_is_refused_with_its_name():
     e = _error(_add_one()[(1,)], np.arange(8, dtype=np.float32)[::-1], np.zeros(8, np.float32), 8, BLOCK=512)
     assert "argument 'x' has a negative stride" in str(e)
+
+
+def _device(ptr: int, n: int):
+    """A device array of `n` f32 at `ptr` (nothing allocated: `launches` only reads it)."""
+    from tilec.runtime.launch import DeviceArray
+
+    return DeviceArray(ptr, "float32", (n,), (1,), None, None)
+
+
+def test_the_launch_cache_serves_a_repeated_call_and_keeps_every_specialisation():
+    """A call with the facts of an earlier one (kinds, dtypes, alignment, extents,
+    strides, integer facts, constexprs) takes its kernel from the launch cache and
+    launches the same; another shape of one specialisation adds an entry, not a
+    compile; a misaligned pointer, `n % 16 == 0` or another constexpr compile their
+    own kernels; errors are raised on every call, never cached."""
+    add_one = _add_one()
+    keys = _counted(add_one)
+    x, y = _device(1 << 20, 1000), _device(1 << 21, 1000)
+    first = add_one.launches((2,), x, y, 1000, BLOCK=512, arch="sm_90")
+    again = add_one.launches((2,), x, y, 1000, BLOCK=512, arch="sm_90")
+    assert repr(again) == repr(first)
+    assert len(add_one._calls) == 1 and add_one.stats.compiles == 1 and add_one.stats.memory_hits == 1
+    other = add_one.launches((4,), _device(1 << 20, 2008), _device(1 << 21, 2008), 2008, BLOCK=512, arch="sm_90")
+    assert len(add_one._calls) == 2 and len(keys) == 1 and repr(other) != repr(first)
+    add_one.launches((2,), _device((1 << 20) + 4, 1000), y, 1000, BLOCK=512, arch="sm_90")
+    add_one.launches((2,), x, y, 1024, BLOCK=512, arch="sm_90")
+    add_one.launches((2,), x, y, 1000, BLOCK=256, arch="sm_90")
+    assert len(keys) == 4 and len(set(keys)) == 4
+    for _ in range(2):
+        with pytest.raises(TilecError, match="is a bool"):
+            add_one.launches((2,), x, y, True, BLOCK=512, arch="sm_90")
+        with pytest.raises(TilecError, match="expected an array"):
+            add_one.launches((2,), x, "y", 1000, BLOCK=512, arch="sm_90")
+
+
+def test_the_launch_cache_matches_the_general_path():
+    """The flat arguments of a cached call are those a fresh kernel computes."""
+    cached, fresh = _add_one(), _add_one()
+    x, y = _device(1 << 20, 3000), _device(1 << 21, 3000)
+    cached.launches((6,), x, y, 3000, BLOCK=512, arch="sm_90")
+    grid = lambda meta: (tilec.cdiv(meta["n"], meta["BLOCK"]),)  # noqa: E731
+    assert repr(cached.launches(grid, x, y, 3000, BLOCK=512, arch="sm_90")) == \
+        repr(fresh.launches(grid, x, y, 3000, BLOCK=512, arch="sm_90"))
+    assert cached.stats.memory_hits == 1 and fresh.stats.memory_hits == 0

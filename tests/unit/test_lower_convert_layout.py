@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tilec.compiler.pipeline import parse_module, run_pipeline
+from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects import cute, layout
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr
@@ -47,7 +47,7 @@ from tilec.runtime.reference import check_equivalence
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
-from helpers.programs import blocked_attr, conversion_program  # noqa: E402
+from helpers.programs import conversion_program  # noqa: E402
 
 IN = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])  # the Gluon tutorial's in/out pair
 OUT = BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
@@ -246,13 +246,11 @@ def test_chosen_layout_is_conflict_free_where_one_exists(case):
     assert ch.layout.cosize() <= numel + 16 * (numel // shape[ch.layout.order[0]])
 
 
-def _program(shape, src, dst, eb) -> str:
+def _program(shape, src, dst, eb):
+    """The conversion of a row-major tile of `shape` from blocked layout `src` to `dst`
+    (a module; the passes change it: clone it to use it twice)."""
     et = {2: "f16", 4: "f32", 8: "f64"}[eb]
-
-    def enc(bl):
-        return blocked_attr(bl.size_per_thread, bl.threads_per_warp, bl.warps_per_cta, bl.order)
-
-    return conversion_program(shape, enc(src), enc(dst), et, src.threads_per_cta)
+    return conversion_program(shape, src, dst, et, src.threads_per_cta)
 
 
 @settings(max_examples=40, **_SETTINGS)
@@ -261,14 +259,14 @@ def test_lowering_chosen_and_equivalent(case):
     from helpers.equivalence import assert_pass_preserves
 
     shape, src, dst, eb = case
-    text = _program(shape, src, dst, eb)
+    module = _program(shape, src, dst, eb)
     kind = conversion_kind(src, dst, list(shape))
-    after = assert_pass_preserves(text, "lower-convert-layout", seeds=(0,))
+    after = assert_pass_preserves(module, "lower-convert-layout", seeds=(0,))
     cvts = [o for o in after.walk() if isinstance(o, layout.ConvertLayoutOp)]
     allocs = [o for o in after.walk() if isinstance(o, layout.AllocOp)]
     if kind in ("identity", "register"):
         assert len(cvts) == 1 and recorded_lowering(cvts[0]) == "register" and not allocs
-    elif kind == "warp_shuffle" and _auto_choice(text) == "shuffle":
+    elif kind == "warp_shuffle" and _auto_choice(module) == "shuffle":
         assert len(cvts) == 1 and recorded_lowering(cvts[0]) == "shuffle" and not allocs
     else:  # shared memory: across warps, or cheaper by the estimate (test_auto_* below)
         assert not cvts and len(allocs) == 1
@@ -294,9 +292,9 @@ def test_gpu_level_equivalent_to_plain_tile(case):
     """Through lower-to-gpu: the chosen padded/swizzled tile computes what an unpadded
     row-major tile computes."""
     shape, src, dst, eb = case
-    text = _program(shape, src, dst, eb)
-    ref = run_pipeline(parse_module(text), "lower-convert-layout{smem_layout=plain},lower-to-gpu")
-    new = run_pipeline(parse_module(text), "lower-convert-layout,lower-to-gpu")
+    module = _program(shape, src, dst, eb)
+    ref = run_pipeline(module.clone(), "lower-convert-layout{smem_layout=plain},lower-to-gpu")
+    new = run_pipeline(module.clone(), "lower-convert-layout,lower-to-gpu")
     report = check_equivalence(ref, new, 0)
     assert report, str(report)
 
@@ -347,10 +345,10 @@ def test_partial_warp_uses_the_simulation():
 # ----------------------------------------------------------------------------- shuffles or smem
 
 
-def _auto_choice(text: str) -> str:
-    """What shuffle=auto chose for the one conversion of `text`: "register", "shuffle"
+def _auto_choice(module) -> str:
+    """What shuffle=auto chose for the one conversion of `module`: "register", "shuffle"
     or "smem" (from the recorded `lowering`), checking the recorded estimates."""
-    m = parse_module(text)
+    m = module.clone()
     run_pipeline(m, "lower-convert-layout")
     (op,) = [o for o in m.walk() if recorded_lowering(o)]
     return recorded_lowering(op)
@@ -395,14 +393,14 @@ def _types(shape, src, dst, eb):
             TensorType(et, list(shape), BlockedLayoutAttr(dst)))
 
 
-def _gpu_counts(text: str, pipeline: str) -> dict:
+def _gpu_counts(module, pipeline: str) -> dict:
     """Per-thread instruction counts of the lowered conversion: shuffles, selects and
     the compares feeding them, shared loads and stores (vector or scalar), barriers."""
     from xdsl.dialects import memref
 
     from tilec.dialects import cuda
 
-    m = parse_module(text)
+    m = module.clone()
     run_pipeline(m, pipeline)
     ops = list(m.walk())
     smem = {o.results[0] for o in ops if isinstance(o, memref.AllocaOp)}
@@ -427,10 +425,10 @@ def test_auto_takes_the_cheaper_estimate(case):
     """shuffle=auto records both estimates and takes the cheaper (shuffles on a tie);
     each estimate counts what lower-to-gpu emits under shuffle=on / shuffle=off."""
     shape, src, dst, eb = case
-    text = _program(shape, src, dst, eb)
+    module = _program(shape, src, dst, eb)
     costs = estimate_costs(*_types(shape, src, dst, eb))
     assert costs.shuffle is not None and costs.smem is not None
-    m = parse_module(text)
+    m = module.clone()
     run_pipeline(m, "lower-convert-layout")
     (op,) = [o for o in m.walk() if recorded_lowering(o)]
     chosen = recorded_lowering(op)
@@ -441,14 +439,14 @@ def test_auto_takes_the_cheaper_estimate(case):
     assert any(isinstance(o, layout.AllocOp) for o in m.walk()) == (chosen == "smem")
 
     # the shuffle estimate is what lower-to-gpu emits
-    shf = _gpu_counts(text, "lower-convert-layout{shuffle=on},lower-to-gpu")
+    shf = _gpu_counts(module, "lower-convert-layout{shuffle=on},lower-to-gpu")
     plan = plan_shuffles(src.to_linear(list(shape)), dst.to_linear(list(shape)))
     assert (shf["shuffles"], shf["selects"], shf["compares"]) == (plan.shuffles, plan.selects, plan.compares)
     w = register_words(eb)
     assert costs.shuffle == w * (shf["shuffles"] + shf["selects"]) + shf["compares"]
     assert shf["stores"] == shf["loads"] == shf["barriers"] == 0
     # the shared-memory estimate too, bank ways from the chosen layout's simulation
-    sm = _gpu_counts(text, "lower-convert-layout{shuffle=off},lower-to-gpu")
+    sm = _gpu_counts(module, "lower-convert-layout{shuffle=off},lower-to-gpu")
     ch = costs.smem_choice
     assert costs.smem == SMEM_ACCESS_COST * (sm["stores"] * ch.write.stats.ways + sm["loads"] * ch.read.stats.ways) \
         + BARRIER_COST * sm["barriers"]
@@ -472,7 +470,7 @@ def test_auto_lowering_compiles_with_nvrtc(case):
     from tilec.compiler.pipeline import emit
 
     shape, src, dst, eb = case
-    m = parse_module(_program(shape, src, dst, eb))
+    m = _program(shape, src, dst, eb)
     run_pipeline(m, "lower-convert-layout,lower-to-gpu")
     text = emit(m, "cuda")
     compile_sm90_or_skip(text)

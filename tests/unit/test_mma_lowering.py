@@ -38,8 +38,8 @@ BROADCAST = {(16, 8, 16, "bf16", (2, 1))}  # C loaded by two warps and stored: a
 def test_lowered_mma_is_equivalent(m, n, k, et, warps):
     zero = (m, n, k, et, warps) in BROADCAST
     acc = "i32" if et == "i8" else "f32"
-    text = mma_program(m, n, k, et, acc, warps, K_WIDTH[et], zero_acc=zero)
-    after = assert_pass_preserves(text, "lower-to-gpu", seeds=(0, 1))
+    after = assert_pass_preserves(mma_program(m, n, k, et, acc, warps, K_WIDTH[et], zero_acc=zero), "lower-to-gpu",
+                                  seeds=(0, 1))
     text = str(after)
     step = K_STEP[et]
     per_warp = (max(m // 16, warps[0]) // warps[0]) * (max(n // 8, warps[1]) // warps[1]) * (k // step)
@@ -49,7 +49,7 @@ def test_lowered_mma_is_equivalent(m, n, k, et, warps):
 
 def test_lowered_mma_against_numpy():
     m, n, k = 64, 32, 64
-    module = parse_module(mma_program(m, n, k, "bf16", "f32", (2, 2)))
+    module = mma_program(m, n, k, "bf16", "f32", (2, 2))
     run_pipeline(module, "lower-to-gpu")
     rng = np.random.default_rng(7)
     a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
@@ -70,7 +70,7 @@ def test_lowered_mma_against_numpy():
 )
 def test_lowered_mma_compiles_with_nvrtc(et, ptx):
     acc = "i32" if et == "i8" else "f32"
-    module = parse_module(mma_program(64, 32, 64, et, acc, (2, 2), K_WIDTH[et]))
+    module = mma_program(64, 32, 64, et, acc, (2, 2), K_WIDTH[et])
     run_pipeline(module, "lower-to-gpu")
     cuda = emit(module, "cuda")
     assert cuda.count(f"mma.sync.aligned.{ptx}") == 4 * (64 // K_STEP[et])  # 2x2 tiles x K steps
@@ -79,7 +79,7 @@ def test_lowered_mma_compiles_with_nvrtc(et, ptx):
 
 def test_lowered_i8_mma_is_exact_against_numpy():
     m, n, k = 32, 16, 64
-    module = parse_module(mma_program(m, n, k, "i8", "i32", (2, 2), 4))
+    module = mma_program(m, n, k, "i8", "i32", (2, 2), 4)
     run_pipeline(module, "lower-to-gpu")
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
@@ -96,7 +96,7 @@ def test_mma_sync_needs_whole_warps():
 
     from tilec.runtime.reference.api import parse
 
-    module = parse_module(mma_program(16, 8, 16, "bf16", "f32", (1, 1)))
+    module = mma_program(16, 8, 16, "bf16", "f32", (1, 1))
     run_pipeline(module, "lower-to-gpu")
     # only lanes 0..15 reach the mma: the executor refuses, as .aligned requires
     mod = parse(_guard_first_mma(str(module)))
@@ -130,9 +130,9 @@ def test_tile_gemm_through_the_default_pipeline():
     a coalesced layout for the store: equivalent after `default`, every conversion
     through shared memory without bank conflicts, the operand reads ldmatrix, and NVRTC
     compiles it."""
-    from helpers.programs import MMA_TILE_GEMM
+    from helpers.programs import mma_tile_gemm
 
-    after = assert_pass_preserves(MMA_TILE_GEMM, "default", seeds=(0, 1))
+    after = assert_pass_preserves(mma_tile_gemm(), "default", seeds=(0, 1))
     cuda = emit(after, "cuda")
     assert cuda.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
     assert "32 mma.sync.m16n8k16 per warp (8 tile(s) of 16x8, 4 step(s) of K = 16)" in cuda

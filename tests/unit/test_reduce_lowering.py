@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr, one_block_program
+from helpers.programs import one_block
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,22 +33,16 @@ def reduce_cases(draw):
     return shape, (spt, tpw, wpc, order), 32 << warps_log2, et, axis, kind, in_loop
 
 
-def reduce_program(shape, blocked, threads, et, axis, kind, in_loop) -> str:
-    spt, tpw, wpc, order = blocked
-    enc = blocked_attr(spt, tpw, wpc, order)
-    sl = f"#layout.slice<{{dim = {axis}, parent = {enc}}}>"
+def reduce_program(shape, blocked, threads, et, axis, kind, in_loop):
+    """The reduction of an m x n tile in the blocked layout `blocked` along `axis`
+    (a module); `in_loop`: the same reduction twice, so the shared buffer is reused
+    across iterations."""
     m, n = shape
-    k = shape[1 - axis]
-    t = f"tensor<{m}x{n}x{et}, {enc}>"
-    r = f"tensor<{k}x{et}, {sl}>"
-    g = f"!layout.tensor<{et}, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    out = f"!layout.tensor<{et}, #layout.cute<({k}):(1)>, gmem>"
-    body = f"""
-    %v = layout.load %a : {g} -> {t}
-    %s = layout.reduce %v {{axis = {axis} : i64, kind = "{kind}"}} : {t} -> {r}
-    layout.store %s, %b : {r}, {out}"""
-    # in_loop: the same reduction twice, so the shared buffer is reused across iterations
-    return one_block_program("red", et, g, out, threads, body, twice=in_loop)
+
+    def body(p, a, b):
+        p.store(p.reduce(p.load(a, BlockedLayout(*blocked)), axis, kind), b)
+
+    return one_block("red", et, f"({m},{n}):({n},1)", f"({shape[1 - axis]}):(1)", threads, body, twice=in_loop)
 
 
 def _warp_steps(shape, blocked, axis) -> int:
@@ -75,7 +69,7 @@ def test_reduce_is_lowered_equivalently(case):
 @settings(max_examples=30, **_SETTINGS)
 @given(reduce_cases())
 def test_reduce_kernels_compile_with_nvrtc(case):
-    m = parse_module(reduce_program(*case))
+    m = reduce_program(*case)
     run_pipeline(m, "lower-to-gpu")
     text = emit(m, "cuda")
     compile_sm90_or_skip(text)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref
 
 from tilec.support.diagnostics import TilecError
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.scan_plan import ScanPlanError, scan_plan
 from tilec.runtime.reference import run
@@ -22,22 +22,21 @@ from tilec.runtime.reference import run
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr, one_block_program
+from helpers.programs import one_block
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
-def scan_program(shape, blocked, threads, et, axis, kind, reverse=False, in_loop=False) -> str:
-    enc = blocked_attr(*blocked)
+def scan_program(shape, blocked, threads, et, axis, kind, reverse=False, in_loop=False, layout=None):
+    """The inclusive scan of an m x n tile in the blocked layout `blocked` (or in
+    `layout`, any distributed layout) along `axis` (a module)."""
     m, n = shape
-    t = f"tensor<{m}x{n}x{et}, {enc}>"
-    g = f"!layout.tensor<{et}, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    rev = ", reverse = true" if reverse else ""
-    body = f"""
-    %v = layout.load %a : {g} -> {t}
-    %s = layout.scan %v {{axis = {axis} : i64, kind = "{kind}"{rev}}} : {t}
-    layout.store %s, %b : {t}, {g}"""
-    return one_block_program("scan", et, g, g, threads, body, twice=in_loop)
+    g = f"({m},{n}):({n},1)"
+
+    def body(p, a, b):
+        p.store(p.scan(p.load(a, layout or BlockedLayout(*blocked)), axis, kind, reverse=reverse), b)
+
+    return one_block("scan", et, g, g, threads, body, twice=in_loop)
 
 
 def _plan(shape, blocked, axis):
@@ -89,10 +88,10 @@ _ROWS = ((1, 4), (1, 32), (1, 4), (1, 0))  # 4 registers, 32 lanes, 4 warps alon
                                       ("max", np.maximum.accumulate), ("min", np.minimum.accumulate)])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_scan_reference_is_an_inclusive_scan(kind, ref, reverse):
-    text = scan_program((2, 512), _ROWS, 128, "i32", 1, kind, reverse)
+    module = scan_program((2, 512), _ROWS, 128, "i32", 1, kind, reverse)
     x = np.random.default_rng(0).integers(-3, 4, size=(2, 512)).astype(np.int32)
     out = np.full_like(x, -(2**31))  # poisoned: sums of -3..3 can be 0
-    out = run(parse_module(text), {"src": x.ravel(), "dst": out.ravel()})["dst"].reshape(2, 512)
+    out = run(module, {"src": x.ravel(), "dst": out.ravel()})["dst"].reshape(2, 512)
     want = ref(x[:, ::-1], axis=1)[:, ::-1] if reverse else ref(x, axis=1)
     np.testing.assert_array_equal(out, want.astype(np.int32))
 
@@ -100,19 +99,17 @@ def test_scan_reference_is_an_inclusive_scan(kind, ref, reverse):
 def test_unscannable_layout_is_a_located_error():
     # along the axis: a register bit, a lane bit, a register bit, then lane bits
     blocked = ((1, 1), (1, 32), (1, 1), (1, 0))
-    text = scan_program((1, 128), blocked, 32, "f32", 1, "add").replace(
-        blocked_attr(*blocked), "#layout.linear<{register = [[0, 1], [0, 4]], lane = [[0, 2], "
-        "[0, 8], [0, 16], [0, 32], [0, 64]], warp = [], block = []}>")
-    m = parse_module(text, "scan.mlir")
+    m = scan_program((1, 128), blocked, 32, "f32", 1, "add", layout="#layout.linear<{register = [[0, 1], [0, 4]], "
+                     "lane = [[0, 2], [0, 8], [0, 16], [0, 32], [0, 64]], warp = [], block = []}>")
     with pytest.raises(TilecError) as e:
         run_pipeline(m, "lower-to-gpu")
     assert "scan along axis 1 needs a layout" in str(e.value)
-    assert "scan.mlir:" in str(e.value)
+    assert "test_scan_lowering.py:" in str(e.value)  # the line of the scan_program that built it
 
 
 def test_scan_kernels_compile_with_nvrtc():
     for rev in (False, True):
-        m = parse_module(scan_program((2, 512), _ROWS, 128, "f32", 1, "add", rev))
+        m = scan_program((2, 512), _ROWS, 128, "f32", 1, "add", rev)
         run_pipeline(m, "lower-to-gpu")
         text = emit(m, "cuda")
         assert "__shfl_sync" in text and "// scan across 4 warp(s) x 1 chunk(s) via smem" in text

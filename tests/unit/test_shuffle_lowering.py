@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import memref
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects import cuda, layout
 from tilec.dialects.linear import LinearLayout, conversion_kind
 from tilec.passes.lower_convert_layout import recorded_lowering
@@ -36,8 +36,8 @@ def _enc(ll: LinearLayout) -> str:
             f"warp = {bl('warp')}, block = []}}>")
 
 
-def program(shape, src: LinearLayout, dst: LinearLayout, et: str, threads: int) -> str:
-    """load in `src`, convert to `dst`, store: a row-major tile of `shape`."""
+def program(shape, src: LinearLayout, dst: LinearLayout, et: str, threads: int):
+    """load in `src`, convert to `dst`, store: a row-major tile of `shape` (a module)."""
     return conversion_program(shape, _enc(src), _enc(dst), et, threads)
 
 
@@ -113,8 +113,8 @@ def test_shuffle_lowering_preserves_random_intra_warp_conversions(case):
     shape, src, dst, et, threads = case
     kind = conversion_kind(src, dst)
     assert kind in ("identity", "register", "warp_shuffle")
-    text = program(shape, src, dst, et, threads)
-    after = assert_pass_preserves(text, "lower-convert-layout{shuffle=on},lower-to-gpu", seeds=(0, 1))
+    after = assert_pass_preserves(program(shape, src, dst, et, threads), "lower-convert-layout{shuffle=on},lower-to-gpu",
+                                  seeds=(0, 1))
     ops = list(after.walk())
     assert not any(isinstance(o, memref.AllocaOp) for o in ops), "no shared memory"
     shuffles = [o for o in ops if isinstance(o, cuda.ShflIdxOp)]
@@ -133,7 +133,7 @@ def test_shuffle_is_chosen_by_lower_convert_layout_auto(case):
     """auto: shuffles where the cost model finds them no dearer than shared memory
     (`shuffle_cost` <= `smem_cost`, recorded on the op that carries `lowering`)."""
     shape, src, dst, et, threads = case
-    m = parse_module(program(shape, src, dst, et, threads))
+    m = program(shape, src, dst, et, threads)
     run_pipeline(m, "lower-convert-layout")
     (op,) = [o for o in m.walk() if recorded_lowering(o)]
     if conversion_kind(src, dst) != "warp_shuffle":
@@ -148,7 +148,7 @@ def test_shuffle_is_chosen_by_lower_convert_layout_auto(case):
 @given(intra_warp_pairs())
 def test_shuffle_kernels_compile_with_nvrtc(case):
     shape, src, dst, et, threads = case
-    m = parse_module(program(shape, src, dst, et, threads))
+    m = program(shape, src, dst, et, threads)
     run_pipeline(m, "lower-convert-layout{shuffle=on},lower-to-gpu")
     text = emit(m, "cuda")
     compile_sm90_or_skip(text)
@@ -163,7 +163,7 @@ def test_lane_swap_is_one_shuffle_per_register():
                         "warp": [(32,), (64,)]}, [256])
     dst = LinearLayout({"register": [(128,)], "lane": [(2,), (1,), (4,), (8,), (16,)],
                         "warp": [(32,), (64,)]}, [256])
-    m = parse_module(program((256,), src, dst, "f32", 128))
+    m = program((256,), src, dst, "f32", 128)
     run_pipeline(m, "lower-to-gpu")
     ops = list(m.walk())
     assert sum(isinstance(o, cuda.ShflIdxOp) for o in ops) == 2
