@@ -69,9 +69,11 @@ class AccelerateMatmulPass(ModulePass):
       M a multiple of 64, K of 16, whole warpgroups. The accumulator goes to a
       version-3 `#layout.nvidia_mma` (warps in fours along M while M has 64-row tiles
       left for them, the rest along N; `instrShape = [64, N / warpsN (at most 256), 16]`),
-      A and B to shared buffers in the NVMMA swizzle (`#layout.nvmma_shared`, the widest
-      of 128/64/32 bytes their rows hold: bank-conflict free for the tensor cores and
-      for TMA), and `layout.mma` reads them there.
+      B (and A, when it is loaded from memory) to shared buffers in the NVMMA swizzle
+      (`#layout.nvmma_shared`, the widest of 128/64/32 bytes their rows hold:
+      bank-conflict free for the tensor cores and for TMA), and `layout.mma` reads them
+      there. An A computed in registers stays there: it is converted to the wgmma A
+      fragment (`#layout.dot_op<opIdx = 0, kWidth = 2>`, `wgmma` with A from registers).
     - **mma.sync** (sm_80 and newer without wgmma, or where wgmma's shapes do not fit):
       bf16/f16 operands, M a multiple of 16, N of 8, K of 16. The accumulator goes to a
       version-2 `#layout.nvidia_mma` (warps tiled as Triton's `warpsPerTileV2`: along M
@@ -303,16 +305,18 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
     if how == "fma":
         result = _fma(emit, dot, launch, loop, m, n, k, dead)
     else:
-        sa = _alloc(launch, dot, _nvmma_view(et, m, k), "dot_a")
+        a_regs = how == "wgmma" and _copyable_load(dot.a, dot) is None
+        la = TensorType(et, [m, k], DotOperandLayoutAttr(DotOperandLayout(0, mma.data, 2)))
+        sa = None if a_regs else _alloc(launch, dot, _nvmma_view(et, m, k), "dot_a")
         sb = _alloc(launch, dot, _nvmma_view(et, k, n), "dot_b", sa)
-        _stage(emit, dot.a, sa, dot, dead)
+        if sa is not None:
+            _stage(emit, dot.a, sa, dot, dead)
         _stage(emit, dot.b, sb, dot, dead)
         emit(BarrierOp())
         mma_acc_t = TensorType(acc_t.element_type, [m, n], mma)
         if how == "wgmma":
-            opa, opb = sa, sb
+            opa, opb = (_convert(emit, dot.a, la) if a_regs else sa), sb
         else:
-            la = TensorType(et, [m, k], DotOperandLayoutAttr(DotOperandLayout(0, mma.data, 2)))
             lb = TensorType(et, [k, n], DotOperandLayoutAttr(DotOperandLayout(1, mma.data, 2)))
             opa = emit(LoadOp(sa, la)).results[0]
             opb = emit(LoadOp(sb, lb)).results[0]

@@ -108,16 +108,18 @@ func.func @tile_f16_256(%pa: !layout.ptr<f16, align 16>, %pb: !layout.ptr<f16, a
   func.return
 }
 
-// An operand computed in registers is stored into its buffer (not copied); a
-// 16-deep K takes a 32-byte swizzle.
+// Operands computed in registers: A stays there, converted to the wgmma A fragment
+// (wgmma with A from registers); B is stored into its buffer (not copied), a 32-column
+// bf16 row taking a 64-byte swizzle.
 // CHECK-LABEL: func.func @regs_a(
-// CHECK:         %dot_a = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 32, elementBitWidth = 16, transposed = false, shape = [64, 16]>, smem>
-// CHECK-NEXT:    %dot_b = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 64, elementBitWidth = 16, transposed = false, shape = [16, 32]>, smem>
+// CHECK-NOT:     %dot_a
+// CHECK:         %dot_b = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 64, elementBitWidth = 16, transposed = false, shape = [16, 32]>, smem>
 // CHECK:         %a2 = arith.addf %a, %a
-// CHECK:         layout.store %a2, %dot_a
-// CHECK-NEXT:    layout.copy %B, %dot_b
+// CHECK:         %b2 = arith.addf %b, %b
+// CHECK:         layout.store %b2, %dot_b
 // CHECK-NEXT:    layout.barrier
-// CHECK:         layout.mma %dot_a, %dot_b, {{.*}} tensor<64x32xf32, #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32, 16]>>
+// CHECK-NEXT:    %[[A:.*]] = layout.convert_layout %a2 : {{.*}} -> tensor<64x16xbf16, #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32, 16]>, kWidth = 2>>
+// CHECK:         layout.mma %[[A]], %dot_b, {{.*}} tensor<64x32xf32, #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32, 16]>>
 // CUDA-LABEL: // kernel regs_a_kernels::
 // CUDA:         wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 func.func @regs_a(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<f32, align 16>) {
@@ -130,8 +132,9 @@ func.func @regs_a(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align
     %a = layout.load %A : !RA -> tensor<64x16xbf16, #ra>
     %a2 = arith.addf %a, %a : tensor<64x16xbf16, #ra>
     %b = layout.load %B : !RB -> tensor<16x32xbf16, #rb>
+    %b2 = arith.addf %b, %b : tensor<16x32xbf16, #rb>
     %acc = layout.load %C : !RC -> tensor<64x32xf32, #ra>
-    %d = layout.dot %a2, %b, %acc : tensor<64x16xbf16, #ra>, tensor<16x32xbf16, #rb>, tensor<64x32xf32, #ra>
+    %d = layout.dot %a2, %b2, %acc : tensor<64x16xbf16, #ra>, tensor<16x32xbf16, #rb>, tensor<64x32xf32, #ra>
     layout.store %d, %C : tensor<64x32xf32, #ra>, !RC
   }
   func.return
