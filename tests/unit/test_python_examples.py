@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_dot.py", "gemm_bf16_hopper.py",
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "gemm_dot.py",
                        "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
                        "launch_torch.py", "row_kernels.py"], (
         "a new example needs a test here"
