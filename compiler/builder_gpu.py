@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from tilec.dialects import layout_dot as ld
 from tilec.dialects import layout_mma as lm
 from tilec.dialects import layout_roles as lr
 from tilec.dialects import layout_tma as lt
@@ -40,6 +41,15 @@ class GpuBuilding:
             d = p.mma(sa, sb, acc, is_async=True)
         """
         return self.insert(lm.MmaOp(a.ssa, b.ssa, acc.ssa, is_async)).results[0]  # type: ignore[attr-defined]
+
+    def dot(self, a: Any, b: Any, acc: Any) -> Any:
+        """`layout.dot`: `acc + a @ b` on distributed tensors in any layouts (Triton's
+        `tl.dot`); `accelerate-matmul` lowers it to wgmma, mma.sync or an FMA loop for
+        the module's target. Returns the new accumulator (in `acc`'s layout).
+
+            acc = p.dot(p.load(a_tile, blk), p.load(b_tile, blk), acc)
+        """
+        return self.insert(ld.DotOp(a.ssa, b.ssa, acc.ssa)).results[0]  # type: ignore[attr-defined]
 
     def mma_wait(self, *accs: Any, pending: int = 0) -> list[Any]:
         """`layout.mma_wait {pending}`: wait until at most `pending` groups of async

@@ -569,12 +569,21 @@ exp, exp2, log, log2, sqrt, rsqrt = (_math(n) for n in ("exp", "exp2", "log", "l
 
 
 def dot(a: Value, b: Value, acc: Value) -> Value:
-    """Triton's `tl.dot(a, b, acc)`: `acc + a @ b` on tensor cores (`layout.mma`; a and
-    b in the dot-operand layouts of acc's `tilec.NvidiaMmaLayout`).
+    """Triton's `tl.dot(a, b, acc)`: `acc + a @ b`. With a and b in the dot-operand
+    layouts of acc's `tilec.NvidiaMmaLayout` (or shared views of a Hopper one) it is
+    that `layout.mma`; in any other layouts it is `layout.dot`, which the
+    `accelerate-matmul` pass lowers for the target (wgmma, mma.sync through shared
+    memory, or an FMA loop).
 
         acc.assign(tilec.dot(a, b, acc))
     """
-    return _trace().program.mma(a, b, acc)
+    from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
+
+    p = _trace().program
+    enc = getattr(acc.ssa.type, "encoding", None)
+    if isinstance(enc, NvidiaMmaLayoutAttr):
+        return p.mma(a, b, acc)
+    return p.dot(a, b, acc)
 
 
 def cdiv(a: Any, b: Any) -> Any:

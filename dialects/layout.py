@@ -1344,6 +1344,7 @@ from .layout_static_assert import STATIC_ASSERT_OPS  # noqa: E402
 from .layout_compute import COMPUTE_OPS  # noqa: E402
 from .layout_iter import ITER_OPS, ITER_TYPES  # noqa: E402
 from .layout_mma import MMA_OPS  # noqa: E402
+from .layout_dot import DOT_OPS  # noqa: E402
 from .layout_tma import TMA_OPS, TMA_TYPES  # noqa: E402
 from .layout_roles import ROLE_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
@@ -1356,6 +1357,7 @@ Layout = Dialect(
     [
         *COMPUTE_OPS,
         *MMA_OPS,
+        *DOT_OPS,
         *TMA_OPS,
         *ROLE_OPS,
         *ACCESS_OPS,

@@ -66,7 +66,7 @@ from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_p
 from .layout_roles import region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
-__all__ = ["MmaOp", "MmaWaitOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound"]
+__all__ = ["MmaOp", "MmaWaitOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound", "wgmma_allowed"]
 
 
 class MmaEffects(MemoryEffect):
@@ -438,6 +438,23 @@ class MmaWaitOp(IRDLOperation):
 
 MMA_OPS = (MmaOp, MmaWaitOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""
+
+
+def wgmma_allowed(op: Operation) -> bool:
+    """Whether a version-3 (wgmma) `layout.mma` may go where `op` is: its module names
+    no target (the default, Hopper: kernels with wgmma compile for sm_90a) or names
+    one that has wgmma (sm_90a). The rule `_check_target` applies, for passes that
+    choose."""
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    attr = top.attributes.get(TARGET_ATTR)
+    if attr is None:
+        return True
+    try:
+        return target(getattr(attr, "data", str(attr))).has("wgmma")
+    except TilecError:
+        return False
 
 
 def _check_target(op: Operation, wgmma: bool = False) -> None:

@@ -60,7 +60,9 @@ class DistributePass(ModulePass):
         asynchronous; a swizzled shared view uses load/store instead (its bank-
         conflict-free swizzle was chosen for that access; `layout.distribute` of a
         swizzled view, written by hand as in the swizzled GEMM, works too). A `layout.barrier` follows each copy into shared
-        memory, since other threads now wrote part of it.
+        memory, since other threads now wrote part of it, unless the program's own
+        barrier already follows it, after at most other block-level copies from global
+        into shared memory (`accelerate-matmul`'s copy A, copy B, barrier).
       * a block-level copy of tiles whose extents are not powers of two (no blocked
         layout covers them) also uses fragments.
 
@@ -166,7 +168,7 @@ class DistributePass(ModulePass):
                 "are not powers of two",
                 op=copy,
             )
-        if dt.memory_space == "smem":
+        if dt.memory_space == "smem" and not _barrier_follows(copy):
             new.append(BarrierOp())
         copy_loc(copy, *new)
         Rewriter.replace_op(copy, new, [])
@@ -288,3 +290,13 @@ def thread_layout(shape: Sequence[int], order: Sequence[int], threads: int) -> c
     if r == 1:
         return cute.make_layout(t[0], 1)
     return cute.make_layout(tuple(t), tuple(stride))
+
+
+def _barrier_follows(copy: CopyOp) -> bool:
+    """Whether a `layout.barrier` follows `copy` in its block with nothing but
+    block-level global -> shared `layout.copy`s between (they write shared memory and
+    read none, so one barrier after them all orders every write before any read)."""
+    op = copy.next_op
+    while isinstance(op, CopyOp) and op.source.type.memory_space == "gmem" and op.dest.type.memory_space == "smem":
+        op = op.next_op
+    return isinstance(op, BarrierOp)

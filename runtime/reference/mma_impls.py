@@ -21,6 +21,11 @@ elements it read *being read* (`memory.WgmmaReads`, the same record as
 back each operand complete when its group is retired, else still in flight. A
 synchronous version-3 mma waits for all its scope's groups (`wait_group 0`).
 
+`layout.dot` (dialects/layout_dot.py) is its own definition: k = 0 .. K-1 in order,
+`acc = f32(acc + f32(a[:, k] * b[k, :]))` (exact against NumPy doing the same); with
+f16/bf16 operands it also records its magnitudes, as a float MMA does, since a
+tensor-core lowering of it sums in another order.
+
 Each float MMA records, on the interpreter, the largest `|acc| + |a| @ |b|` it saw and
 its K and operand type (`interp.mma_records`), from which `api.mma_tolerance` bounds
 how far two correct evaluations of the program may differ.
@@ -36,6 +41,7 @@ from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_mma import MmaOp, _type_name
 
+from tilec.dialects.layout_dot import DotOp
 from tilec.dialects.layout_mma import MmaWaitOp
 from tilec.dialects.layout_roles import WARPGROUP
 
@@ -123,6 +129,21 @@ class MmaFunctions(InterpreterFunctions):
                 out.append(v)
         return tuple(out)
 
+    @impl(DotOp)
+    def run_dot(self, interp: ReferenceInterpreter, op: DotOp, args):
+        a_t, b_t, c_t = op.a.type, op.b.type, op.acc.type
+        a, b, c = (_matrix(v, t).astype(np.float32) for v, t in zip(args, (a_t, b_t, c_t)))
+        d = np.array(c, dtype=np.float32, copy=True)
+        d = np.broadcast_to(d, np.broadcast_shapes(d.shape, a.shape[:-1] + (b.shape[-1],))).copy()
+        with np.errstate(all="ignore"):
+            for k in range(a.shape[-1]):
+                prod = (a[..., :, k:k + 1] * b[..., k:k + 1, :]).astype(np.float32)
+                d = (d + prod).astype(np.float32)
+        kind = _type_name(a_t.element_type)
+        if kind in ("f16", "bf16"):
+            _record(interp, a, b, c, int(a_t.get_shape()[-1]), kind)
+        return (from_compute(d, c_t.element_type),)
+
     @staticmethod
     def _product(interp: ReferenceInterpreter, op: MmaOp, args, a_t, b_t, c_t):
         """`acc + a @ b` of the operand values (views already read)."""
@@ -132,18 +153,26 @@ class MmaFunctions(InterpreterFunctions):
             return from_compute(d.astype(np.int32), c_t.element_type)
         a32, b32, c32 = (x.astype(np.float32) for x in (a, b, c))
         d = np.matmul(a32, b32) + c32
-        prods = np.matmul(np.abs(a32).astype(np.float64), np.abs(b32).astype(np.float64))
-        mag = prods + np.abs(c32).astype(np.float64)
-        records = getattr(interp, "mma_records", None)
-        if records is None:
-            records = interp.mma_records = []  # type: ignore[attr-defined]
-        finite = np.isfinite(mag)
-        records.append(
-            MmaRecord(
+        _record(interp, a32, b32, c32,
                 int(b_t.shape[0] if isinstance(b_t, TensorViewType) else b_t.get_shape()[0]),
-                _type_name(a_t.element_type),
-                float(mag[finite].max()) if finite.any() else 0.0,
-                float(prods[np.isfinite(prods)].max()) if np.isfinite(prods).any() else 0.0,
-            )
-        )
+                _type_name(a_t.element_type))
         return from_compute(d.astype(np.float32), c_t.element_type)
+
+
+def _record(interp: ReferenceInterpreter, a32, b32, c32, k: int, operand_type: str) -> None:
+    """Note on `interp.mma_records` what one float product `c + a @ b` contributes to
+    the tolerance (`MmaRecord`)."""
+    prods = np.matmul(np.abs(a32).astype(np.float64), np.abs(b32).astype(np.float64))
+    mag = prods + np.abs(c32).astype(np.float64)
+    records = getattr(interp, "mma_records", None)
+    if records is None:
+        records = interp.mma_records = []  # type: ignore[attr-defined]
+    finite = np.isfinite(mag)
+    records.append(
+        MmaRecord(
+            k,
+            operand_type,
+            float(mag[finite].max()) if finite.any() else 0.0,
+            float(prods[np.isfinite(prods)].max()) if np.isfinite(prods).any() else 0.0,
+        )
+    )

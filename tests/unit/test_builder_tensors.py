@@ -156,6 +156,41 @@ def test_mma_sync_of_f16_tiles():
     assert np.array_equal(got.reshape(16, 8), av.astype(np.float32) @ bv.astype(np.float32))
 
 
+def _dot_program(dtype: str, m: int, n: int, k: int, threads: int = 128) -> Program:
+    blk = tilec.BlockedLayout([1, 4], [8, 4], [threads // 32, 1], [1, 0])
+    p = Program("dot")
+    a = p.view(p.pointer("a", dtype), f"({m},{k}):({k},1)")
+    b = p.view(p.pointer("b", dtype), f"({k},{n}):({n},1)")
+    c = p.view(p.pointer("c", "f32"), f"({m},{n}):({n},1)")
+    with p.launch(threads=threads):
+        acc = p.load(c, blk)
+        p.store(p.dot(p.load(a, blk), p.load(b, blk), acc), c)
+    return p
+
+
+def _dot_oracle(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """k in order, products and sums each rounded to f32 (layout.dot's definition)."""
+    d = c.astype(np.float32).copy()
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    for kk in range(a.shape[1]):
+        d = (d + (a32[:, kk:kk + 1] * b32[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
+    return d
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_dot_of_blocked_tiles_is_exact_against_numpy(dtype):
+    """`layout.dot` on the executor: k in order, each product and sum rounded to f32,
+    bit for bit as NumPy computes it (f32 and f16 operands alike)."""
+    m, n, k = 32, 16, 64
+    rng = np.random.default_rng(3)
+    np_t = np.float32 if dtype == "f32" else np.float16
+    av = rng.standard_normal((m, k)).astype(np_t)
+    bv = rng.standard_normal((k, n)).astype(np_t)
+    cv = rng.standard_normal((m, n)).astype(np.float32)
+    got = tilec.run_reference(_dot_program(dtype, m, n, k), {"a": av.ravel(), "b": bv.ravel(), "c": cv.ravel()})["c"]
+    assert np.array_equal(got.reshape(m, n), _dot_oracle(av, bv, cv))
+
+
 def test_tma_copy_through_shared_memory_with_an_mbarrier():
     p = Program("tma_round_trip")
     a = p.view(p.pointer("src", "f32"), "(128,128):(128,1)")
@@ -286,7 +321,7 @@ BUILDER_METHODS = {
     "layout.reshape": "KernelBuilding.reshape", "layout.join": "KernelBuilding.join",
     "layout.split": "KernelBuilding.split", "layout.gather": "KernelBuilding.gather",
     "layout.reduce_region": "KernelBuilding.reduce", "layout.scan_region": "KernelBuilding.scan",
-    "layout.mma": "KernelBuilding.mma", "layout.mbarrier_init": "KernelBuilding.mbarrier_init",
+    "layout.mma": "KernelBuilding.mma", "layout.dot": "KernelBuilding.dot", "layout.mbarrier_init": "KernelBuilding.mbarrier_init",
     "layout.mbarrier_arrive": "KernelBuilding.mbarrier_arrive", "layout.mbarrier_wait": "KernelBuilding.mbarrier_wait",
     "layout.mbarrier_inval": "KernelBuilding.mbarrier_inval", "layout.tma_load": "KernelBuilding.tma_load",
     "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",

@@ -477,3 +477,29 @@ def test_the_launch_cache_matches_the_general_path():
     assert repr(cached.launches(grid, x, y, 3000, BLOCK=512, arch="sm_90")) == \
         repr(fresh.launches(grid, x, y, 3000, BLOCK=512, arch="sm_90"))
     assert cached.stats.memory_hits == 1 and fresh.stats.memory_hits == 0
+def test_dot_of_blocked_tiles_is_layout_dot_lowered_by_accelerate_matmul():
+    """`tilec.dot` on tiles in blocked layouts (Triton's `tl.dot` as written) is
+    `layout.dot`, which the default pipeline lowers (accelerate-matmul); on the CPU
+    reference executor the result is A @ B (small integers: exact in any summation
+    order)."""
+    import numpy as np
+
+    @tilec.jit
+    def gemm(a, b, c, BM: tilec.constexpr, BN: tilec.constexpr, BK: tilec.constexpr):
+        la = tilec.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+        lc = tilec.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+        m, n = tilec.program_id(0), tilec.program_id(1)
+        acc = tilec.zeros([BM, BN], "f32", lc)
+        for k in tilec.range(0, a.shape[1] // BK, carry=[acc]):
+            x = tilec.load(tilec.tile(a, (m, k), (BM, BK)), la)
+            y = tilec.load(tilec.tile(b, (k, n), (BK, BN)), la)
+            acc.assign(tilec.dot(x, y, acc))
+        tilec.store(tilec.tile(c, (m, n), (BM, BN)), acc)
+
+    M, N, K = 64, 64, 32
+    A = (np.arange(M * K) % 7 - 3).astype(np.float16).reshape(M, K)
+    B = (np.arange(K * N) % 5 - 2).astype(np.float16).reshape(K, N)
+    got = np.zeros((M, N), np.float32)
+    gemm[(1, 1)](A, B, got, BM=64, BN=64, BK=16)
+    assert np.array_equal(got, A.astype(np.float32) @ B.astype(np.float32))
+    assert "layout.dot" in tilec.emit(gemm.trace(A, B, got, BM=64, BN=64, BK=16))

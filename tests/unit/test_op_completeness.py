@@ -29,6 +29,8 @@ LOWERED_ELSEWHERE = {
     "layout.buffer_iterator": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
     "layout.iter_get": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
     "layout.iter_next": "expand-iterators rewrites it into views and index arithmetic before lower-to-gpu",
+    "layout.dot": "accelerate-matmul (default pipeline) rewrites it into layout.mma (wgmma, mma.sync) with shared "
+    "staging, or an FMA loop of loads, broadcasts, mulf and addf, before lower-to-gpu",
 }
 """`layout` ops with no lowering of their own, and where they go instead."""
 

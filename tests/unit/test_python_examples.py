@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py",
+    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "gemm_dot.py",
                        "gemm_plain.py", "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
                        "launch_torch.py", "row_kernels.py"], (
         "a new example needs a test here"
@@ -51,6 +51,15 @@ def test_build_copy_prints_the_program_and_its_cuda():
     assert 'extern "C" __global__' in cuda and "every_other_row_kernel(" in cuda
     assert "reinterpret_cast<const f32x4*>(src" in cuda  # vectorized 16-byte loads
     assert "layout." not in cuda
+
+
+def test_gemm_dot_runs_on_the_reference_executor_for_sm_80():
+    """The plain-loop GEMM, lowered to mma.sync for sm_80: NVRTC compiles it, the CPU
+    reference executor runs it, C within the f32-accumulation bound (the wgmma and FMA
+    lowerings: tests/unit/test_accelerate_matmul.py)."""
+    out = run_example("gemm_dot.py", hide_gpu=True, args=("--target", "sm_80")).stdout
+    assert "of sm_80 cubin with NVRTC" in out
+    assert "bf16, target sm_80, on the CPU reference executor: within the f32-accumulation bound" in out
 
 
 def test_row_kernels_run_on_the_reference_executor():

@@ -1,0 +1,125 @@
+"""`accelerate-matmul` (passes/accelerate_matmul.py): the warps' tiling of the MMA
+layouts, the NVMMA swizzle of the shared operands, the lowering chosen per target
+and dtype, the CUDA of both tensor-core paths and of the FMA loop compiled by NVRTC
+(sm_80 for mma.sync and FMA, sm_90a for wgmma), and the plain-loop GEMM
+(examples/python/gemm_dot.py) against NumPy on the CPU reference executor."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.dialects.layout_dot import DotOp
+from tilec.dialects.layout_mma import MmaOp
+from tilec.passes.accelerate_matmul import shared_swizzle, warps_v2, warps_v3
+from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+ROOT = Path(__file__).parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "python"))
+import gemm_dot  # noqa: E402
+
+
+@pytest.mark.parametrize(("m", "n", "warps", "want"), [
+    (64, 64, 4, (2, 2)), (128, 128, 8, (4, 2)), (32, 256, 8, (1, 8)), (16, 8, 1, (1, 1)), (256, 16, 4, (4, 1)),
+])
+def test_warps_v2_tiles_as_triton(m, n, warps, want):
+    """Triton's warpsPerTileV2: along M while the tile has more 16-row tiles per warp
+    than 16-column pairs."""
+    assert warps_v2(m, n, warps) == want
+
+
+@pytest.mark.parametrize(("m", "warps", "want"), [(64, 4, (4, 1)), (128, 8, (8, 1)), (64, 8, (4, 2)), (256, 8, (8, 1))])
+def test_warps_v3_fills_m_with_warpgroups_first(m, warps, want):
+    assert warps_v3(m, warps) == want
+
+
+@pytest.mark.parametrize(("rows", "cols", "bits", "want"), [
+    (64, 64, 16, 128), (64, 32, 16, 64), (64, 16, 16, 32), (16, 8, 16, 0), (4, 64, 16, 0), (32, 32, 32, 128),
+])
+def test_shared_swizzle_is_the_widest_the_rows_hold(rows, cols, bits, want):
+    assert shared_swizzle(rows, cols, bits) == want
+
+
+def _lowered(target: str | None, dtype: str) -> tuple[list, object]:
+    module = gemm_dot.gemm_dot(256, 256, 64, dtype=dtype, target=target)
+    tilec.run_pipeline(module, "accelerate-matmul")
+    ops = list(module.walk())
+    assert not any(isinstance(o, DotOp) for o in ops)
+    return [o for o in ops if isinstance(o, MmaOp)], module
+
+
+@pytest.mark.parametrize(("target", "dtype", "version"), [
+    ("sm_90a", "bf16", 3), (None, "f16", 3), ("sm_90", "bf16", 2), ("sm_80", "bf16", 2), ("sm_86", "f16", 2),
+    ("sm_90a", "f32", None), ("sm_80", "f32", None),
+])
+def test_the_target_and_dtype_choose_the_lowering(target, dtype, version):
+    """wgmma where the target has it (sm_90a, or none named: the default, whose kernels
+    compile for sm_90a), mma.sync on sm_80+ without it (plain sm_90 included), the FMA
+    loop for f32 operands."""
+    mmas, _ = _lowered(target, dtype)
+    if version is None:
+        assert mmas == []
+    else:
+        assert [m.acc.type.encoding.data.version for m in mmas] == [version]
+
+
+@pytest.mark.parametrize(("target", "dtype", "arch", "expect"), [
+    ("sm_80", "bf16", "sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+    ("sm_80", "f16", "sm_80", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+    ("sm_90a", "bf16", "sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
+    ("sm_90a", "f16", "sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
+    ("sm_80", "f32", "sm_80", "for (int dot_k = 0; dot_k < 32; ++dot_k)"),
+])
+def test_nvrtc_compiles_the_cuda_of_each_lowering(target, dtype, arch, expect):
+    """What `-t cuda` prints for the plain-loop GEMM compiles with NVRTC for its target."""
+    pytest.importorskip("cupy")
+    from tilec.runtime.nvrtc import compile_cuda
+
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(256, 256, 128, dtype=dtype, target=target))
+    cuda = tilec.emit(module, "cuda")
+    assert expect in cuda
+    try:
+        result = compile_cuda(cuda, arch=arch)
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert result.cubin
+
+
+def _bf16(rng, shape):
+    bits = f32_to_bf16(rng.standard_normal(shape).astype(np.float32))
+    return bits, bf16_to_f32(bits).astype(np.float64)
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+def test_plain_loop_gemm_on_the_reference_executor(target):
+    """The loop of tile loads and dots, lowered for each target, gives NumPy's A @ B
+    within the bound of f32 accumulation (the C buffer poisoned with NaN)."""
+    m, n, k = 128, 128, 64
+    rng = np.random.default_rng(1)
+    a, a64 = _bf16(rng, (m, k))
+    b, b64 = _bf16(rng, (k, n))
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, target=target), "accelerate-matmul,tma,distribute")
+    out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
+                                       "pc": np.full(m * n, np.nan, np.float32)})["pc"]
+    ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
+    assert ok, err
+
+
+def test_fma_gemm_is_bit_for_bit_the_sequential_sum():
+    """f32: the FMA loop adds a[:, k] * b[k, :] in order, each product and sum rounded
+    to f32: exactly NumPy doing the same over the whole K."""
+    m, n, k = 128, 128, 64
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, dtype="f32", target="sm_80"), "accelerate-matmul")
+    out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
+                                       "pc": np.full(m * n, np.nan, np.float32)})["pc"]
+    want = np.zeros((m, n), np.float32)
+    for kk in range(k):
+        want = (want + (a[:, kk:kk + 1] * b[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
+    assert np.array_equal(np.asarray(out).reshape(m, n), want)
