@@ -11,11 +11,11 @@ Rows longer than registers hold (each function chooses this above `ONLINE_ABOVE`
 elements) are loops over chunks written in the program (`softmax_online`: a running max
 and sum, rescaled at each chunk, then a second loop writes the outputs; layer norm: a
 running count, mean and sum of squared deviations merged chunk by chunk (Chan's
-formula, as Welford's), then the outputs; RMSNorm: the sum of squares, then the outputs): the program states the algorithm, the
-compiler chooses how each chunk is laid out. A cumsum is the same algorithm in chunks
-(each chunk's scan plus the running total of the chunks before it), so it is written
-once for every N and the compiler's `chunk-rows` makes the loop where the row tile is
-longer than registers hold. Rows of at most 512 elements are several to a block: the
+formula, as Welford's), then the outputs; RMSNorm: the sum of squares, then the
+outputs): the program states the algorithm, the compiler chooses how each chunk is laid
+out. A cumsum is the same algorithm in chunks (each chunk's scan plus the running total
+of the chunks before it), so it is written once for every N and the compiler's
+`chunk-rows` makes the loop where the row tile is longer than registers hold. Rows of at most 512 elements are several to a block: the
 compiler's `pack-rows` decides that for every one of these kernels.
 
 Each function returns a `Program` whose function takes (src, dst[, weight[, bias]], m):
@@ -26,7 +26,7 @@ is done in f32 (loads are extended, stores rounded), as PyTorch does for half ty
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
 from xdsl.ir import Attribute
 
 from tilec.compiler.builder import Program
