@@ -250,18 +250,23 @@ def triton_kernels():
     def layer_norm_chunked_kernel(out_ptr, in_ptr, w_ptr, b_ptr, n_cols, eps, CHUNK: tl.constexpr):
         row = tl.program_id(0).to(tl.int64)
         base = row * n_cols
-        s = tl.zeros([CHUNK], dtype=tl.float32)
+        # running count, mean and sum of squared deviations, merged chunk by chunk (Chan)
+        mean = tl.zeros([1], dtype=tl.float32)
+        m2 = tl.zeros([1], dtype=tl.float32)
+        count = tl.zeros([1], dtype=tl.float32)
         for off in range(0, n_cols, CHUNK):
             cols = off + tl.arange(0, CHUNK)
-            s += tl.load(in_ptr + base + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
-        mean = tl.sum(s, axis=0) / n_cols
-        q = tl.zeros([CHUNK], dtype=tl.float32)
-        for off in range(0, n_cols, CHUNK):
-            cols = off + tl.arange(0, CHUNK)
-            x = tl.load(in_ptr + base + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
-            xc = tl.where(cols < n_cols, x - mean, 0.0)
-            q += xc * xc
-        rstd = 1 / tl.sqrt(tl.sum(q, axis=0) / n_cols + eps)
+            mask = cols < n_cols
+            x = tl.load(in_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            n_b = tl.minimum(n_cols - off, CHUNK).to(tl.float32)
+            mean_b = tl.sum(x, axis=0) / n_b
+            d = tl.where(mask, x - mean_b, 0.0)
+            grown = count + n_b
+            delta = mean_b - mean
+            m2 = m2 + tl.sum(d * d, axis=0) + delta * delta * count * n_b / grown
+            mean = mean + delta * n_b / grown
+            count = grown
+        rstd = 1 / tl.sqrt(m2 / n_cols + eps)
         for off in range(0, n_cols, CHUNK):
             cols = off + tl.arange(0, CHUNK)
             mask = cols < n_cols

@@ -52,7 +52,7 @@ _COMBINE = {
 
 @dataclass(frozen=True)
 class ChunkRowsPass(ModulePass):
-    """Turn a row-wise kernel whose row tile is longer than registers hold into a loop over chunks of it, scans carried across.
+    """Turn a row-wise kernel whose row tile is longer than registers hold into a loop over chunks, scans carried.
 
     A row-wise kernel as a user writes it (a cumsum, a scaled copy): block b takes row b
     of its views, `layout.tile %v[%bx, %c0] {tile = array<i64: 1, T>}` over a grid of as
@@ -89,7 +89,8 @@ class ChunkRowsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not is_pow2(self.chunk) or self.max_row < self.chunk:
-            raise TilecError(f"chunk-rows: chunk={self.chunk} must be a power of two and at most max-row={self.max_row}")
+            raise TilecError(f"chunk-rows: chunk={self.chunk} must be a power of two "
+                             f"and at most max-row={self.max_row}")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             chunks = self._chunks(launch)
             if chunks:
@@ -206,7 +207,8 @@ def _rewrite(launch: LaunchOp, chunk: int, chunks: int) -> None:
         if isinstance(o, arith.ConstantOp) and isinstance(o.value, DenseIntOrFPElementsAttr):
             nt = o.result.type
             if nt != o.value.type:
-                new_attr = DenseIntOrFPElementsAttr.from_list(nt, [o.value.get_values()[0]] * chunk)  # type: ignore[arg-type]
+                splat = [o.value.get_values()[0]] * chunk
+                new_attr = DenseIntOrFPElementsAttr.from_list(nt, splat)  # type: ignore[arg-type]
                 (o.properties if "value" in o.properties else o.attributes)["value"] = new_attr
     for k, s in enumerate(scans):
         t: TensorType = s.result.type

@@ -9,12 +9,13 @@ threads and vector widths from the facts, docs/passes.md).
 
 Rows longer than registers hold (each function chooses this above `ONLINE_ABOVE`
 elements) are loops over chunks written in the program (`softmax_online`: a running max
-and sum, rescaled at each chunk, then a second loop writes the outputs; the norms: a
-loop per statistic, then one for the outputs): the program states the algorithm, the
-compiler chooses how each chunk is laid out. A cumsum is the same algorithm in chunks
-(each chunk's scan plus the running total of the chunks before it), so it is written
-once for every N and the compiler's `chunk-rows` makes the loop where the row tile is
-longer than registers hold. Rows of at most 512 elements are several to a block: the
+and sum, rescaled at each chunk, then a second loop writes the outputs; layer norm: a
+running count, mean and sum of squared deviations merged chunk by chunk (Chan's
+formula, as Welford's), then the outputs; RMSNorm: the sum of squares, then the
+outputs): the program states the algorithm, the compiler chooses how each chunk is laid
+out. A cumsum is the same algorithm in chunks (each chunk's scan plus the running total
+of the chunks before it), so it is written once for every N and the compiler's
+`chunk-rows` makes the loop where the row tile is longer than registers hold. Rows of at most 512 elements are several to a block: the
 compiler's `pack-rows` decides that for every one of these kernels.
 
 Each function returns a `Program` whose function takes (src, dst[, weight[, bias]], m):
@@ -25,7 +26,7 @@ is done in f32 (loads are extended, stores rounded), as PyTorch does for half ty
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
 from xdsl.ir import Attribute
 
 from tilec.compiler.builder import Program
@@ -115,12 +116,15 @@ class RowKernel:
     def unary(self, cls, x: Value) -> Value:
         return self.op(cls, [x], x.type)
 
-    def inside(self, width: int, n: int) -> Value:
-        """An i1 per element of the row tile: whether its column is < n."""
+    def inside(self, width: int, n: int, start: Value | None = None) -> Value:
+        """An i1 per element of the row tile: whether its column (`start` + its index in
+        the tile, `start` an i32 value) is < n."""
         cols = self.op(layout.ArangeOp, [], TensorType(i32, [width], self.cols),
                        start=IntegerAttr(0, 64), end=IntegerAttr(width, 64))
         c2 = self.op(layout.ExpandDimsOp, [cols], TensorType(i32, [1, width], self.full), axis=IntegerAttr(0, 64))
         c2 = self.op(layout.BroadcastOp, [c2], TensorType(i32, [1, width], self.full))
+        if start is not None:
+            c2 = c2 + self.op(layout.SplatOp, [start], TensorType(i32, [1, width], self.full))
         nn = self.op(layout.SplatOp, [self.p.constant(n, "i32")], TensorType(i32, [1, width], self.full))
         return self.p.insert(lc.CmpiOp(c2.ssa, nn.ssa, "slt")).results[0]
 
@@ -216,29 +220,38 @@ def rms_norm(n: int, dtype: str = "f32", eps: float = 1e-6) -> Program:
 
 
 def layer_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-5, chunk: int = CHUNK) -> Program:
-    """Layer norm of rows longer than registers hold, in three loops over chunks of the
-    row: the sum (the mean), the sum of (x - mean)^2 (the variance, two-pass as the
-    one-chunk form: no cancellation), then the outputs. The chunks' missing elements
-    are read as 0, so each adds exactly mean^2 to the second sum: `pad` of them are
-    taken off again (no mask arithmetic)."""
+    """Layer norm of rows longer than registers hold, in two loops over chunks of the
+    row (two reads): the first keeps the running count, mean and sum of squared
+    deviations, merging each chunk's own (its mean, then the squares about it over its
+    elements inside the row: no cancellation) by Chan's formula, as Welford's; the
+    second writes the outputs."""
     chunks = -(-n // chunk)
-    pad = chunks * chunk - n
     warps = num_warps(chunk)
     p, m, a, b, (wv, bv) = _rows_program("layer_norm_chunked", n, dtype, ("weight", "bias"))
     with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
         r = RowKernel(p, dtype, warps)
-        s = r.splat(0.0, [1], r.rows)
-        with p.range(0, chunks, carry=[s]) as j:
-            s.ssa = (s + r.reduce(r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0), "add")).ssa
-        inv_n = r.splat(1.0 / n, [1], r.rows)
-        mean = s * inv_n
+
+        def per_row(x) -> Value:
+            return r.splat(x, [1], r.rows) if isinstance(x, float) else r.op(layout.SplatOp, [x], TensorType(
+                f32, [1], r.rows))
+
+        mean, m2, count = per_row(0.0), per_row(0.0), per_row(0.0)
+        with p.range(0, chunks, carry=[mean, m2, count]) as j:
+            x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0)
+            # the chunk's elements inside the row: min(chunk, n - j * chunk)
+            left = per_row(float(n)) - per_row(j.cast("f32")) * per_row(float(chunk))
+            n_b = r.op(arith.MinimumfOp, [left, per_row(float(chunk))], left.type)
+            mean_b = r.reduce(x, "add") / n_b
+            d = x - r.over_row(mean_b, chunk)
+            inside = r.inside(chunk, n, start=j.cast("i32") * chunk)
+            d = p.insert(lc.SelectOp(inside.ssa, d.ssa, r.splat(0.0, [1, chunk], r.full).ssa)).results[0]
+            grown = count + n_b
+            delta = mean_b - mean
+            m2.ssa = (m2 + r.reduce(d * d, "add") + delta * delta * count * n_b / grown).ssa
+            mean.ssa, count.ssa = (mean + delta * n_b / grown).ssa, grown.ssa
+        var = m2 * per_row(1.0 / n)
         mean_c = r.over_row(mean, chunk)
-        q = r.splat(0.0, [1], r.rows)
-        with p.range(0, chunks, carry=[q]) as j:
-            xc = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0) - mean_c
-            q.ssa = (q + r.reduce(xc * xc, "add")).ssa
-        var = (q - mean * mean * r.splat(float(pad), [1], r.rows)) * inv_n
-        rstd_c = r.over_row(r.unary(math.RsqrtOp, var + r.splat(eps, [1], r.rows)), chunk)
+        rstd_c = r.over_row(r.unary(math.RsqrtOp, var + per_row(eps)), chunk)
         with p.range(0, chunks) as j:
             xc = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0) - mean_c
             w = r.load_vector(p.tile(wv, [j], [chunk]), chunk)

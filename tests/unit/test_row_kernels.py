@@ -110,6 +110,22 @@ def test_chunked_row_kernel_matches_numpy(name, n, dtype):
         assert np.abs(got - want).max() <= tol * np.abs(want).max(), (name, n, dtype)
 
 
+def test_chunked_layer_norm_keeps_its_precision_far_from_zero():
+    """Rows of mean 100 and deviation 1: each chunk's squares are taken about its own
+    mean over its elements inside the row and merged (Chan's formula), so nothing
+    cancels (a sum of squares less n mean^2 would lose 4 digits here)."""
+    n, m = 5000, 2
+    x = (np.random.default_rng(5).standard_normal((m, n)) + 100).astype(np.float32)
+    args = {"src": x.ravel(), "dst": np.full(m * n, np.nan, np.float32), "m": m,
+            "weight": np.ones(n, np.float32), "bias": np.zeros(n, np.float32)}
+    xs = x.astype(np.float64)
+    want = _layer_norm(xs, 1.0, 0.0)
+    lowered = rk.layer_norm_chunked(n, chunk=1024).module.clone()
+    run_pipeline(lowered, "default")
+    got = tilec.run_reference(lowered, args)["dst"].reshape(m, n)
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+
 def test_long_rows_choose_the_chunked_form():
     assert rk.softmax(rk.ONLINE_ABOVE + 1).name == "softmax_online"
     assert rk.layer_norm(50257).name == "layer_norm_chunked"
