@@ -124,6 +124,24 @@ def is_fast(op) -> bool:
     return any(str(f) == "afn" for f in fm.data)
 
 
+def reciprocal_division(op) -> bool:
+    """Whether `op` is an `arith.divf` of f32 or f64 elements that allows a reciprocal
+    (`fastmath<arcp>`, included in `fast`). tilec defines its quotient as `x * (1 / y)`,
+    each step rounded to the element type, on every backend: the reference executor
+    computes exactly that and the CUDA target prints `x * (1.0f / y)` (the reciprocal of
+    one divisor is computed once: a row normalised by its sum takes one division per
+    row, not one per element). LLVM's `arcp` allows this rewrite; Triton's `/` on f32
+    is approximate (`div.full.f32`) by default."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import Float32Type, Float64Type
+
+    if not isinstance(op, arith.DivfOp):
+        return False
+    t = op.result.type
+    et = getattr(t, "element_type", t)
+    return isinstance(et, Float32Type | Float64Type) and any(str(f) == "arcp" for f in op.fastmath.data)
+
+
 def _element_name(t) -> str:
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float64Type
 

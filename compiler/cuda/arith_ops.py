@@ -14,6 +14,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from tilec.dialects.math_functions import reciprocal_division
+
 from .c_types import (
     _CMPI,
     _num_elements,
@@ -66,6 +68,11 @@ class ArithEmitter(EmitterBase):
 
     @emits(arith.DivfOp, arith.DivSIOp)
     def emit_divf(self, op: Operation):
+        if reciprocal_division(op):  # x * (1 / y): dialects/math_functions.reciprocal_division
+            lhs, rhs = (self.expr(v) for v in op.operands)
+            one = "1.0f" if isinstance(op.results[0].type, Float32Type) else "1.0"
+            self.assign(op, op.results[0], f"{lhs} * ({one} / {rhs})")
+            return
         self.binary(op, "/")
 
     @emits(arith.RemSIOp)

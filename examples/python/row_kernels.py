@@ -26,6 +26,7 @@ is done in f32 (loads are extended, stores rounded), as PyTorch does for half ty
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
+from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
 from xdsl.dialects.builtin import IntAttr, IntegerAttr, StringAttr, TensorType, f32, i32
 from xdsl.ir import Attribute
 
@@ -105,6 +106,12 @@ class RowKernel:
         e = self.op(layout.ExpandDimsOp, [r], TensorType(f32, [1, 1], self.full), axis=IntegerAttr(1, 64))
         return self.op(layout.BroadcastOp, [e], TensorType(f32, [1, width], self.full))
 
+    def normalise(self, x: Value, d: Value) -> Value:
+        """`x / d` allowing a reciprocal (`fastmath<arcp>`): `x * (1 / d)`, so a row
+        divided by its broadcast sum takes one division per row, not one per element
+        (Triton's `/` on f32 is approximate as well: `div.full.f32`)."""
+        return self.op(arith.DivfOp, [x, d], x.type, fastmath=FastMathFlagsAttr((FastMathFlag.ALLOW_RECIP,)))
+
     def scan(self, x: Value, kind: str = "add") -> Value:
         """The inclusive `kind` scan along the row."""
         return self.op(lc.ScanOp, [x], x.type, axis=IntegerAttr(1, 64), kind=StringAttr(kind))
@@ -151,7 +158,7 @@ def softmax(n: int, dtype: str = "f32") -> Program:
         r = RowKernel(p, dtype, num_warps(block))
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, float("-inf"))
         e = r.unary(math.ExpOp, x - r.over_row(r.reduce(x, "max"), block))
-        r.store_row(e / r.over_row(r.reduce(e, "add"), block), p.tile(b, [k.bx, 0], [1, block]))
+        r.store_row(r.normalise(e, r.over_row(r.reduce(e, "add"), block)), p.tile(b, [k.bx, 0], [1, block]))
     return p
 
 
@@ -177,7 +184,7 @@ def softmax_online(n: int, dtype: str = "f32", chunk: int = CHUNK) -> Program:
         inv_m, inv_s = r.over_row(mx, chunk), r.over_row(s, chunk)
         with p.range(0, chunks) as j:
             x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, float("-inf"))
-            r.store_row(r.unary(math.ExpOp, x - inv_m) / inv_s, p.tile(b, [k.bx, j], [1, chunk]))
+            r.store_row(r.normalise(r.unary(math.ExpOp, x - inv_m), inv_s), p.tile(b, [k.bx, j], [1, chunk]))
     return p
 
 

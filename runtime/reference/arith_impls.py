@@ -22,6 +22,8 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import Attribute, Operation
 
+from tilec.dialects.math_functions import reciprocal_division
+
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .values import (
@@ -297,7 +299,15 @@ class ArithFunctions(InterpreterFunctions):
     run_addf = _float_binary(arith.AddfOp, lambda a, b: a + b)
     run_subf = _float_binary(arith.SubfOp, lambda a, b: a - b)
     run_mulf = _float_binary(arith.MulfOp, lambda a, b: a * b)
-    run_divf = _float_binary(arith.DivfOp, lambda a, b: a / b)
+    @impl(arith.DivfOp)
+    def run_divf(self, interp: ReferenceInterpreter, op: arith.DivfOp, args):
+        """`a / b`; with `fastmath<arcp>` on f32/f64 `a * (1 / b)`, each rounded
+        (dialects/math_functions.reciprocal_division), as the CUDA target prints it."""
+        t = op.results[0].type
+        a, b = (to_compute(x, t) for x in args)
+        if reciprocal_division(op):
+            return (from_compute(a * (np.ones_like(b) / b), t),)
+        return (from_compute(a / b, t),)
     run_maximumf = _float_binary(arith.MaximumfOp, _maximumf)
     run_minimumf = _float_binary(arith.MinimumfOp, _minimumf)
     run_maxnumf = _float_binary(arith.MaxnumfOp, np.fmax)
