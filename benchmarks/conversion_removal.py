@@ -69,6 +69,11 @@ def conversions(module) -> tuple[int, float]:
     return count, units
 
 
+def _printed_programs():
+    """The straight-line programs (built modules) as text, as `measure` takes programs."""
+    return programs().map(str)
+
+
 def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
     """Per pass of `passes`: [conversions before, bytes before, after, bytes after]."""
     totals = [[0.0] * 4 for _ in passes]
@@ -148,7 +153,7 @@ def main() -> None:
           "| of removable |")
     print("|---|---|---|---|---|---|---|")
     shapes = [(name, _shape_strategy(name)) for name in SHAPE_FILES]
-    generators = (("straight-line", programs), ("regions", region_programs),
+    generators = (("straight-line", _printed_programs), ("regions", region_programs),
                   ("loops+branches", loop_branch_programs), *shapes)
     for name, strategy in generators:
         if strategy is loop_branch_programs:

@@ -404,7 +404,7 @@ def text_cases(s: int) -> list[Case]:
         out.append(Case(f"transpose {ti}x{tj} TMA wide-box load + {store} (256 threads, {regs}, L2 {l2}B)", "f32",
                         (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         pipeline=tma_pipeline(l2_promotion=l2),
-                        text=tile_transpose(s, s, ti, tj, smem="compact", out_smem=out_smem, regs=regs)))
+                        text=str(tile_transpose(s, s, ti, tj, smem="compact", out_smem=out_smem, regs=regs))))
     for ti, tj, threads, stages, per_sm, per_block, group in RING_CASES:
         if per_sm:
             blocks, grid = per_sm * _sm_count(), f"persistent, {per_sm}/SM"
@@ -414,7 +414,7 @@ def text_cases(s: int) -> list[Case]:
         out.append(Case(f"transpose {ti}x{tj} TMA ring ({stages} stages, {grid}{order}, {threads} threads)",
                         "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
                         pipeline=ring_pipeline(stages),
-                        text=persistent_transpose(s, s, ti, tj, blocks=blocks, threads=threads, group=group)))
+                        text=str(persistent_transpose(s, s, ti, tj, blocks=blocks, threads=threads, group=group))))
     return out
 
 

@@ -490,19 +490,56 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         bv = b.ssa if isinstance(b, Value) else self.constant(b, t).ssa
         return self.insert(cls(av, bv)).results[0]
 
-    def if_else(self, cond: Value) -> tuple[Any, Any]:
+    def if_else(self, cond: Value, carry: Sequence[Value] = ()) -> tuple[Any, Any]:
         """`scf.if cond { ... } else { ... }`: two context managers, for what runs where
         `cond` (an `i1`) holds and where it does not (either may stay empty).
+
+        The Values in `carry` are the `scf.if`'s results, as `range(carry=...)` carries
+        values through a loop: each branch starts from their values before the `if`,
+        may `assign` them new ones, and yields what they hold at its end (a branch
+        left empty yields them unchanged); after the `with` blocks they stand for the
+        results.
 
             then, otherwise = p.if_else(first)
             with otherwise:
                 p.mbarrier_wait(empty, phase)
+
+            then, otherwise = p.if_else(even, carry=[acc])
+            with then:
+                acc.assign(acc + x)
+            with otherwise:
+                acc.assign(acc * x)
         """
+        carry = list(carry)
+        for c in carry:
+            if not isinstance(c, Value):
+                raise TilecError(f"carry= takes Values, not {type(c).__name__}")
+        before = [c.ssa for c in carry]
         blocks = Block(), Block()
-        self._put(scf.IfOp(cond.ssa, [], Region(blocks[0]), Region(blocks[1])))
+        op = scf.IfOp(cond.ssa, [v.type for v in before], Region(blocks[0]), Region(blocks[1]))
+        self._put(op)
         for b in blocks:
-            b.add_op(scf.YieldOp())
-        return self._before_yield(blocks[0]), self._before_yield(blocks[1])
+            b.add_op(scf.YieldOp(*before))
+        for c, r in zip(carry, op.results):
+            c.ssa = r
+        return self._branch(blocks[0], carry, before, op), self._branch(blocks[1], carry, before, op)
+
+    @contextmanager
+    def _branch(self, block: Block, carry: list[Value], before: list[SSAValue], op) -> Iterator[None]:
+        """Build at the end of an `scf.if` branch (before its yield); the carried Values
+        hold their values before the `if` inside it, its results after it."""
+        for c, v in zip(carry, before):
+            c.ssa = v
+        try:
+            with self._before_yield(block):
+                yield
+            for i, c in enumerate(carry):
+                if c.type != before[i].type:
+                    raise TilecError(f"carried value {i} of the if changed its type from {before[i].type} to {c.type}")
+                block.last_op.operands[i] = c.ssa
+        finally:
+            for c, r in zip(carry, op.results):
+                c.ssa = r
 
     @contextmanager
     def _before_yield(self, block: Block) -> Iterator[None]:

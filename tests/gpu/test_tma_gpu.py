@@ -40,7 +40,8 @@ DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "f64": np.float64
 
 
 def _program(case) -> str:
-    return round_trip(*case["args"], smem=case.get("smem"))
+    """The round trip of `case`, printed (the CLI tests write it to a file)."""
+    return str(round_trip(*case["args"], smem=case.get("smem")))
 
 
 @pytest.mark.gpu
@@ -214,7 +215,7 @@ def test_tma_ring_transpose_exact(name, tmp_path, capsys):
 
     (m, n, ti, tj), kw, stages = RING[name]
     pipeline = NAMED_PIPELINES["default"].replace(",tma,", f",tma{{stages={stages}}},")
-    text = persistent_transpose(m, n, ti, tj, **kw)
+    text = str(persistent_transpose(m, n, ti, tj, **kw))
     kernel = tilec.compile(text, pipeline)
     assert kernel.source.count("tilec_mbarrier_init(reinterpret_cast") == stages
     assert f"tilec_bulk_wait_group_read<{stages - 1}>" in kernel.source

@@ -2,7 +2,8 @@
 and what `benchmarks/conversion_removal.py` measures it with.
 
 `programs()` draws straight-line programs on 32x32 f32 tiles (a load, conversions,
-elementwise math with constants and splats, two stores); `region_programs()` draws the
+elementwise math with constants and splats, two stores; modules built with
+`tilec.Program`, the others IR text: they need `scf.while`, which the builder lacks); `region_programs()` draws the
 shapes Triton's RemoveLayoutConversions is tested on: an accumulator loop (scf.for or
 scf.while) over loads in one layout, a uniform scf.if whose branches load or make a
 value, a small load, an f16 value widened by extf, each with conversions between layouts
@@ -28,75 +29,48 @@ POOL = [
 
 @st.composite
 def programs(draw):
-    """A straight-line program on 32x32 f32 values: a load, conversions, elementwise math
-    with constants and splats, stores of the last value and of one intermediate."""
-    T = lambda k: f"tensor<32x32xf32, {POOL[k]}>"  # noqa: E731
-    lines = []
-    vals = []  # (name, layout index)
-    n = [0]
+    """A straight-line program on 32x32 f32 values (a module built with
+    `tilec.Program`): a load, conversions, elementwise math with constants and splats,
+    stores of the last value and of one intermediate."""
+    import tilec
 
-    def new():
-        n[0] += 1
-        return f"%v{n[0]}"
+    p = tilec.Program("random")
+    a, b, c = (p.view(p.pointer(name, "f32", align=None), "(32,32):(32,1)") for name in ("p", "q", "s"))
+    f = p.constant(0.75, "f32")
+    with p.launch(threads=128):
+        vals = []  # (value, layout index)
 
-    def convert(v, k):
-        name, k0 = v
-        if k0 == k and draw(st.booleans()):
-            return v
-        r = new()
-        lines.append(f"{r} = layout.convert_layout {name} : {T(k0)} -> {T(k)}")
-        return (r, k)
+        def convert(v, k):
+            value, k0 = v
+            if k0 == k and draw(st.booleans()):
+                return v
+            return (p.convert_layout(value, POOL[k]), k)
 
-    k0 = draw(st.integers(0, len(POOL) - 1))
-    r = new()
-    lines.append(f"{r} = layout.load %a : !G -> {T(k0)}")
-    vals.append((r, k0))
-    for _ in range(draw(st.integers(1, 8))):
-        what = draw(st.sampled_from(["convert", "neg", "binary", "constant", "splat"]))
-        v = draw(st.sampled_from(vals))
-        k = draw(st.integers(0, len(POOL) - 1))
-        if what == "convert":
-            vals.append(convert(v, k))
-        elif what == "neg":
-            r = new()
-            lines.append(f"{r} = arith.negf {v[0]} : {T(v[1])}")
-            vals.append((r, v[1]))
-        else:
-            if what == "binary":
-                w = convert(draw(st.sampled_from(vals)), v[1])
-            elif what == "constant":
-                c = new()
-                lines.append(f"{c} = arith.constant dense<1.5> : {T(k)}")
-                w = convert((c, k), v[1])
+        k0 = draw(st.integers(0, len(POOL) - 1))
+        vals.append((p.load(a, POOL[k0]), k0))
+        for _ in range(draw(st.integers(1, 8))):
+            what = draw(st.sampled_from(["convert", "neg", "binary", "constant", "splat"]))
+            v = draw(st.sampled_from(vals))
+            k = draw(st.integers(0, len(POOL) - 1))
+            if what == "convert":
+                vals.append(convert(v, k))
+            elif what == "neg":
+                vals.append((-v[0], v[1]))
             else:
-                c = new()
-                lines.append(f"{c} = layout.splat %f : f32 -> {T(k)}")
-                w = convert((c, k), v[1])
-            op = draw(st.sampled_from(["addf", "mulf", "subf"]))
-            r = new()
-            lines.append(f"{r} = arith.{op} {v[0]}, {w[0]} : {T(v[1])}")
-            vals.append((r, v[1]))
-    last = convert(vals[-1], draw(st.integers(0, len(POOL) - 1)))
-    lines.append(f"layout.store {last[0]}, %b : {T(last[1])}, !G")
-    mid = draw(st.sampled_from(vals))
-    lines.append(f"layout.store {mid[0]}, %c : {T(mid[1])}, !G")
-    body = "\n    ".join(lines)
-    return f"""
-!G = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
-func.func @random(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %s: !layout.ptr<f32>) {{
-  %a = layout.view %p : !layout.ptr<f32> -> !G
-  %b = layout.view %q : !layout.ptr<f32> -> !G
-  %c = layout.view %s : !layout.ptr<f32> -> !G
-  %c1 = arith.constant 1 : index
-  %f = arith.constant 0.75 : f32
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    {body}
-  }}
-  func.return
-}}
-"""
-
+                if what == "binary":
+                    w = convert(draw(st.sampled_from(vals)), v[1])
+                elif what == "constant":
+                    w = convert((p.full([32, 32], 1.5, "f32", POOL[k], dense=True), k), v[1])
+                else:
+                    w = convert((p.splat(f, [32, 32], POOL[k]), k), v[1])
+                op = draw(st.sampled_from(["addf", "mulf", "subf"]))
+                r = v[0] + w[0] if op == "addf" else v[0] * w[0] if op == "mulf" else v[0] - w[0]
+                vals.append((r, v[1]))
+        last = convert(vals[-1], draw(st.integers(0, len(POOL) - 1)))
+        p.store(last[0], b)
+        mid = draw(st.sampled_from(vals))
+        p.store(mid[0], c)
+    return p.module
 
 
 _LAYOUTS_2D = POOL[:5]

@@ -1,18 +1,9 @@
 """Small test programs shared by the lowering tests: modules built with `tilec.Program`
-(`conversion_program`, `one_block`, `mma_program`, `mma_tile_gemm`), and `blocked_attr`,
-the text of a blocked layout for the tests that still write IR text."""
+(`conversion_program`, `one_block`, `mma_program`, `mma_tile_gemm`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-
-def blocked_attr(spt, tpw, wpc, order) -> str:
-    """`#layout.blocked<...>` text of a blocked layout's four lists."""
-    return (
-        f"#layout.blocked<{{sizePerThread = {list(spt)}, threadsPerWarp = {list(tpw)}, "
-        f"warpsPerCTA = {list(wpc)}, order = {list(order)}}}>"
-    )
 
 
 def conversion_program(shape: Sequence[int], src_enc, dst_enc, et: str, threads: int):

@@ -1,10 +1,28 @@
-"""TMA test programs: a block-level copy of each tile of a global tensor through a
-shared buffer and back (`layout.copy` gmem -> smem -> gmem, which the `tma` pass turns
-into TMA loads and stores), and a transpose through shared memory whose load is TMA."""
+"""TMA test programs, modules built with `tilec.Program`: a block-level copy of each
+tile of a global tensor through a shared buffer and back (`layout.copy` gmem -> smem ->
+gmem, which the `tma` pass turns into TMA loads and stores), and transposes through
+shared memory whose loads are TMA (one tile per block, or persistent blocks looping
+over the tiles)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 TYPES = {"f32": ("f32", 4), "f16": ("f16", 2), "bf16": ("bf16", 2), "f64": ("f64", 8), "i8": ("i8", 1)}
+
+
+def _program(name: str, dtype: str = "f32", align: int = 16):
+    import tilec
+
+    p = tilec.Program(name)
+    return p, p.pointer("src", dtype, align=align), p.pointer("dst", dtype, align=align)
+
+
+def _blocked(spt: Sequence[int], tpw: Sequence[int], wpc: Sequence[int], order: Sequence[int]) -> Any:
+    import tilec
+
+    return tilec.BlockedLayout(list(spt), list(tpw), list(wpc), list(order))
 
 
 def round_trip(
@@ -16,88 +34,75 @@ def round_trip(
     smem: str | None = None,
     threads: int = 128,
     dynamic: bool = False,
-) -> str:
+    align: int = 16,
+    out: str = "copy",
+):
     """Copy an m x n row-major tensor tile by tile (tm x tn) through shared memory laid
     out as `smem` (default: the compact tile). With `dynamic`, m and n are index
-    arguments (the row stride promised a multiple of 16 bytes)."""
+    arguments (the row stride promised a multiple of 16 bytes). `align`: the pointers'
+    promised alignment; `out` = "regs": the tile goes from shared memory to dst through
+    registers (a load and a store) instead of a copy."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
     et, eb = TYPES[dtype]
-    smem = smem or f"#layout.cute<({tm},{tn}):({tn},1)>"
-    gx, gy = -(-m // tm), -(-n // tn)
-    masked = ", masked" if dynamic or m % tm or n % tn else ""
+    p, src, dst = _program("tma_round_trip", et, align)
     if dynamic:
-        glay = "(?,?):(?,1)"
-        view = "layout.view %{p}(%m, %n, %n) {{divisible = array<i64: 1, 1, " + str(16 // eb) + ">}}"
-        args = ", %m: index, %n: index"
-        attrs = f" attributes {{tilec.args = {{m = {m} : index, n = {n} : index}}}}"
-        grid = (
-            f"  %tmc = arith.constant {tm} : index\n  %tnc = arith.constant {tn} : index\n"
-            f"  %gx = arith.ceildivsi %m, %tmc : index\n  %gy = arith.ceildivsi %n, %tnc : index\n"
-        )
-        tlay = f"({tm},{tn}):(?,1)"
+        mv, nv = p.index("m"), p.index("n")
+        a = p.view(src, "(?,?):(?,1)", dynamic=[mv, nv, nv], divisible=[1, 1, 16 // eb]).named("a")
+        b = p.view(dst, "(?,?):(?,1)", dynamic=[mv, nv, nv], divisible=[1, 1, 16 // eb]).named("b")
+        tmc, tnc = p.constant(tm).named("tmc"), p.constant(tn).named("tnc")
+        gx = p.insert(arith.CeilDivSIOp(mv.ssa, tmc.ssa)).results[0].named("gx")
+        gy = p.insert(arith.CeilDivSIOp(nv.ssa, tnc.ssa)).results[0].named("gy")
     else:
-        glay = f"({m},{n}):({n},1)"
-        view = "layout.view %{p}"
-        args, attrs = "", ""
-        grid = f"  %gx = arith.constant {gx} : index\n  %gy = arith.constant {gy} : index\n"
-        tlay = f"({tm},{tn}):({n},1)"
-    P = f"!layout.ptr<{et}, align 16>"
-    return f"""
-!G = !layout.tensor<{et}, #layout.cute<{glay}>, gmem>
-!T = !layout.tensor<{et}, #layout.cute<{tlay}>, gmem{masked}>
-!S = !layout.tensor<{et}, {smem}, smem>
-func.func @tma_round_trip(%src: {P}, %dst: {P}{args}){attrs} {{
-  %a = {view.format(p="src")} : {P} -> !G
-  %b = {view.format(p="dst")} : {P} -> !G
-{grid}  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !T, !S
-    layout.barrier
-    layout.copy %s, %tb : !S, !T
-  }}
-  func.return
-}}
-"""
+        a, b = p.view(src, f"({m},{n}):({n},1)").named("a"), p.view(dst, f"({m},{n}):({n},1)").named("b")
+        gx, gy = p.constant(-(-m // tm)).named("gx"), p.constant(-(-n // tn)).named("gy")
+    c1 = p.constant(1).named("c1")
+    with p.launch(grid=(gx, gy, c1), threads=threads) as k:
+        ta = p.tile(a, [k.bx, k.by], [tm, tn]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [tm, tn]).named("tb")
+        s = p.alloc(smem or f"({tm},{tn}):({tn},1)", et).named("s")
+        p.copy(ta, s)
+        p.barrier()
+        if out == "copy":
+            p.copy(s, tb)
+        else:
+            p.store(p.load(s, _blocked([1, 4], [4, 8], [4, 1], [1, 0])).named("v"), tb)
+    module = p.module
+    if dynamic:
+        func = module.body.block.first_op
+        func.attributes["tilec.args"] = DictionaryAttr({"m": IntegerAttr(m, IndexType()),
+                                                        "n": IntegerAttr(n, IndexType())})
+    return module
 
 
-def transpose(m: int, n: int, t: int = 32, threads: int = 128) -> str:
+def transpose(m: int, n: int, t: int = 32, threads: int = 128):
     """dst (n x m) = src (m x n)^T for f32, t x t tiles: a TMA load into a 128-byte
     swizzled shared tile (t = 32: one 128-byte row per tile row), read down its
     columns, stored along dst's rows (dst viewed column-major over (i, j))."""
     assert t == 32
-    return f"""
-#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {threads // 32}], order = [0, 1]}}>
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({t},{t}):({n},1)>, gmem{", masked" if m % t or n % t else ""}>
-!Td = !layout.tensor<f32, #layout.cute<({t},{t}):(1,{m})>, gmem{", masked" if m % t or n % t else ""}>
-!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},{t}):({t},1)>, smem>
-func.func @tma_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %gx = arith.constant {-(-m // t)} : index
-  %gy = arith.constant {-(-n // t)} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {t}, {t}>}} : !Gd -> !Td
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !Ts, !S
-    %w = layout.load %s : !S -> tensor<{t}x{t}xf32, #cols>
-    layout.store %w, %tb : tensor<{t}x{t}xf32, #cols>, !Td
-  }}
-  func.return
-}}
-"""
+    p, src, dst = _program("tma_transpose")
+    a, b = p.view(src, f"({m},{n}):({n},1)").named("a"), p.view(dst, f"({m},{n}):(1,{m})").named("b")
+    grid = (p.constant(-(-m // t)).named("gx"), p.constant(-(-n // t)).named("gy"), p.constant(1).named("c1"))
+    with p.launch(grid=grid, threads=threads) as k:
+        ta = p.tile(a, [k.bx, k.by], [t, t]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [t, t]).named("tb")
+        s = p.alloc(f"#layout.composed<swizzle<3,2,3> o 0 o ({t},{t}):({t},1)>", "f32").named("s")
+        p.copy(ta, s)
+        w = p.load(s, _blocked([4, 1], [8, 4], [1, threads // 32], [0, 1])).named("w")
+        p.store(w, tb)
+    return p.module
+
+
+def _nvmma(ti: int, tj: int, transposed: bool) -> str:
+    return (f"#layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = {str(transposed).lower()}, "
+            f"shape = [{ti}, {tj}]>")
 
 
 def persistent_transpose(
-    m: int, n: int, ti: int = 32, tj: int = 32, blocks: int = 3, threads: int = 128, group: int = 0
-) -> str:
+    m: int, n: int, ti: int = 32, tj: int = 32, blocks: int = 3, threads: int = 128, group: int = 0,
+    variant: str | None = None,
+):
     """dst (n x m) = src (m x n)^T for f32, written as a user would write a persistent
     kernel for `tma{stages=N}`: `blocks` blocks, each looping over the tiles t = bx,
     bx + blocks, ... of the ti x tj tiles of src; each tile copied into an NVMMA
@@ -107,94 +112,74 @@ def persistent_transpose(
     rows first, then its columns), so that the tiles in flight at once span a square
     region of both tensors. The barriers order the threads' parts of each copy before the
     reads that follow (the one at the end of the body: the next tile's writes of the
-    second buffer after this tile's copy out has read it)."""
+    second buffer after this tile's copy out has read it).
+
+    `variant` makes a loop the ring does not take (tests/unit/test_tma.py): "two copies"
+    (the tile copied in twice), "branchy index" (the tile row chosen by an `scf.if`),
+    "read before" (the shared tile read before the loop)."""
     gx, gy = -(-m // ti), -(-n // tj)
-    masked = ", masked" if m % ti or n % tj else ""
     w = min(threads // 32, ti // 4)
-    if group:
-        assert gx % group == 0
-        tiles = f"""      %per = arith.constant {group * gy} : index
-      %gs = arith.constant {group} : index
-      %g = arith.divui %t, %per : index
-      %r = arith.remui %t, %per : index
-      %i0 = arith.remui %r, %gs : index
-      %g0 = arith.muli %g, %gs : index
-      %i = arith.addi %g0, %i0 : index
-      %j = arith.divui %r, %gs : index
-"""
-    else:
-        tiles = """      %i = arith.remui %t, %gx : index
-      %j = arith.divui %t, %gx : index
-"""
-    return f"""
-#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem{masked}>
-!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem{masked}>
-!S = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = false, shape = [{ti}, {tj}]>, smem>
-!S2 = !layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, transposed = true, shape = [{ti}, {tj}]>, smem>
-func.func @persistent_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %nb = arith.constant {blocks} : index
-  %gx = arith.constant {gx} : index
-  %nt = arith.constant {gx * gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%nb, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !S
-    %s2 = layout.alloc : !S2
-    scf.for %t = %bx to %nt step %nb {{
-{tiles}      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
-      %tb = layout.tile %b[%i, %j] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
-      layout.copy %ta, %s : !Ts, !S
-      layout.barrier
-      %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
-      layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
-      layout.barrier
-      layout.copy %s2, %tb : !S2, !Td
-      layout.barrier
-    }}
-  }}
-  func.return
-}}
-"""
+    p, src, dst = _program("persistent_transpose")
+    a, b = p.view(src, f"({m},{n}):({n},1)").named("a"), p.view(dst, f"({m},{n}):(1,{m})").named("b")
+    nb, gxv = p.constant(blocks).named("nb"), p.constant(gx).named("gx")
+    nt, c1 = p.constant(gx * gy).named("nt"), p.constant(1).named("c1")
+    L = _blocked([4, 1], [1, 32], [w, 1], [0, 1])
+    with p.launch(grid=(nb, c1, c1), threads=threads) as k:
+        s = p.alloc(_nvmma(ti, tj, False), "f32").named("s")
+        s2 = p.alloc(_nvmma(ti, tj, True), "f32").named("s2")
+        if variant == "read before":
+            p.load(s, L).named("v0")
+        cnd = (p.constant(0).eq(0)).named("cnd") if variant == "branchy index" else None
+        with p.range(k.bx, nt, nb) as t:
+            t.named("t")
+            if group:
+                assert gx % group == 0
+                per, gs = p.constant(group * gy).named("per"), p.constant(group).named("gs")
+                g, r = p.divui(t, per).named("g"), p.remui(t, per).named("r")
+                i0, g0 = p.remui(r, gs).named("i0"), (g * gs).named("g0")
+                i, j = (g0 + i0).named("i"), p.divui(r, gs).named("j")
+            elif variant == "branchy index":
+                i = gxv
+                then, _ = p.if_else(cnd, carry=[i])
+                with then:
+                    i.assign(p.remui(t, gxv).named("r0"))
+                i.named("i")
+                j = p.divui(t, gxv).named("j")
+            else:
+                i, j = p.remui(t, gxv).named("i"), p.divui(t, gxv).named("j")
+            ta = p.tile(a, [i, j], [ti, tj]).named("ta")
+            tb = p.tile(b, [i, j], [ti, tj]).named("tb")
+            for _ in range(2 if variant == "two copies" else 1):
+                p.copy(ta, s)
+            p.barrier()
+            p.store(p.load(s, L).named("v"), s2)
+            p.barrier()
+            p.copy(s2, tb)
+            p.barrier()
+    return p.module
 
 
-def persistent_round_trip(m: int, n: int, tm: int, tn: int, blocks: int = 3, threads: int = 64) -> str:
+def persistent_round_trip(m: int, n: int, tm: int, tn: int, blocks: int = 3, threads: int = 64):
     """Copy an m x n f32 tensor tile by tile through ONE shared buffer (in, then out of
     the same buffer), `blocks` blocks looping over the tiles t = bx, bx + blocks, ...
     (tile (t div gy, t mod gy)): the ring's stages then hold both sides of a tile."""
     gy = n // tn
-    return f"""
-!G = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({n},1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
-func.func @persistent_round_trip(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %nb = arith.constant {blocks} : index
-  %nt = arith.constant {(m // tm) * gy} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%nb, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !S
-    scf.for %t = %bx to %nt step %nb {{
-      %i = arith.divui %t, %gy : index
-      %j = arith.remui %t, %gy : index
-      %ta = layout.tile %a[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-      %tb = layout.tile %b[%i, %j] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-      layout.copy %ta, %s : !T, !S
-      layout.barrier
-      layout.copy %s, %tb : !S, !T
-      layout.barrier
-    }}
-  }}
-  func.return
-}}
-"""
+    p, src, dst = _program("persistent_round_trip")
+    a, b = p.view(src, f"({m},{n}):({n},1)").named("a"), p.view(dst, f"({m},{n}):({n},1)").named("b")
+    nb, nt = p.constant(blocks).named("nb"), p.constant((m // tm) * gy).named("nt")
+    gyv, c1 = p.constant(gy).named("gy"), p.constant(1).named("c1")
+    with p.launch(grid=(nb, c1, c1), threads=threads) as k:
+        s = p.alloc(f"({tm},{tn}):({tn},1)", "f32").named("s")
+        with p.range(k.bx, nt, nb) as t:
+            t.named("t")
+            i, j = p.divui(t, gyv).named("i"), p.remui(t, gyv).named("j")
+            ta = p.tile(a, [i, j], [tm, tn]).named("ta")
+            tb = p.tile(b, [i, j], [tm, tn]).named("tb")
+            p.copy(ta, s)
+            p.barrier()
+            p.copy(s, tb)
+            p.barrier()
+    return p.module
 
 
 SMEM_TILES = {
@@ -229,7 +214,7 @@ def tile_transpose(
     out: str = "tma",
     out_smem: str = "swizzled",
     swap_grid: bool = False,
-) -> str:
+):
     """dst (n x m) = src (m x n)^T for f32, one ti x tj tile per block: a TMA load into
     a shared tile (`smem`: a key of SMEM_TILES), read into registers laid out as
     `regs` (a key of REGISTER_LAYOUTS: 4 consecutive rows of one column per thread,
@@ -242,40 +227,24 @@ def tile_transpose(
     warps = threads // 32
     w = warps if regs == "cols" else min(warps, ti // 4)
     gx, gy = m // ti, n // tj
-    grid, coords = (f"{gx}, {gy}", "%bx, %by") if not swap_grid else (f"{gy}, {gx}", "%by, %bx")
-    s = SMEM_TILES[smem].format(ti=ti, tj=tj)
-    if out == "tma":
-        extra = f"!S2 = !layout.tensor<f32, {OUT_TILES[out_smem].format(ti=ti, tj=tj)}, smem>\n"
-        alloc2 = "    %s2 = layout.alloc : !S2\n"
-        tail = f"""    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #R>, !S2
-    layout.barrier
-    layout.copy %s2, %tb : !S2, !Td"""
-    else:
-        assert out == "regs"
-        extra, alloc2 = "", ""
-        tail = f"    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td"
-    return f"""
-#R = {REGISTER_LAYOUTS[regs].format(w=w)}
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<({m},{n}):(1,{m})>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<({ti},{tj}):(1,{m})>, gmem>
-!S = !layout.tensor<f32, {s}, smem>
-{extra}func.func @tile_transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %g0 = arith.constant {grid.split(", ")[0]} : index
-  %g1 = arith.constant {grid.split(", ")[1]} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%g0, %g1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[{coords}] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[{coords}] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
-    %s = layout.alloc : !S
-{alloc2}    layout.copy %ta, %s : !Ts, !S
-    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #R>
-{tail}
-  }}
-  func.return
-}}
-"""
+    p, src, dst = _program("tile_transpose")
+    a, b = p.view(src, f"({m},{n}):({n},1)").named("a"), p.view(dst, f"({m},{n}):(1,{m})").named("b")
+    g0, g1 = (gx, gy) if not swap_grid else (gy, gx)
+    grid = (p.constant(g0).named("g0"), p.constant(g1).named("g1"), p.constant(1).named("c1"))
+    R = REGISTER_LAYOUTS[regs].format(w=w)
+    with p.launch(grid=grid, threads=threads) as k:
+        coords = [k.bx, k.by] if not swap_grid else [k.by, k.bx]
+        ta = p.tile(a, coords, [ti, tj]).named("ta")
+        tb = p.tile(b, coords, [ti, tj]).named("tb")
+        s = p.alloc(SMEM_TILES[smem].format(ti=ti, tj=tj), "f32").named("s")
+        s2 = p.alloc(OUT_TILES[out_smem].format(ti=ti, tj=tj), "f32").named("s2") if out == "tma" else None
+        p.copy(ta, s)
+        v = p.load(s, R).named("v")
+        if out == "tma":
+            p.store(v, s2)
+            p.barrier()
+            p.copy(s2, tb)
+        else:
+            assert out == "regs"
+            p.store(v, tb)
+    return p.module

@@ -1,8 +1,10 @@
-"""GPU-level programs around one `cuda.wgmma` (tests/unit/test_cuda_wgmma.py and the
-cuda lit test): 128 threads copy A (64 x 16) and B (n x 16), already in their
+"""wgmma test programs. `wgmma_program`: GPU-level IR text around one `cuda.wgmma`
+(tests/unit/test_cuda_wgmma.py and the cuda lit test; the builder builds layout-level
+programs only): 128 threads copy A (64 x 16) and B (n x 16), already in their
 shared-memory arrangement, from global to shared memory, load C as
 `c[i * 128 + tid]` (value i of thread tid), run fence / wgmma / commit / wait 0 and
-store D the same way."""
+store D the same way. `wgmma_mma_program`, `wgmma_gemm_program`: layout-level modules
+built with `tilec.Program`."""
 
 from __future__ import annotations
 
@@ -70,22 +72,18 @@ def wgmma_program(
     return "\n".join(lines) + "\n"
 
 
-def nvmma_smem(rows: int, cols: int, swizzle: int, contiguous: int, et: str = "bf16") -> str:
-    """`!layout.tensor<et, L, smem>` of a `rows x cols` tile that wgmma can read:
-    Triton's `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous, or, for
-    swizzle 0, core matrices (8 x 16 bytes, contiguous along `contiguous`) stacked
-    along the other dim first."""
+def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int):
+    """The shared layout of a `rows x cols` 16-bit tile that wgmma can read: Triton's
+    `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous (a
+    `tilec.ComposedLayout`), or, for swizzle 0, core matrices (8 x 16 bytes,
+    contiguous along `contiguous`) stacked along the other dim first (CuTe text)."""
     from tilec.dialects.mma import NvmmaSharedLayout
 
     if swizzle:
-        lay = str(NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols]))
-        lay = lay.replace(" ", "").replace("Swizzle", "swizzle").replace("o0o", " o 0 o ")
-        return f"!layout.tensor<{et}, #layout.composed<{lay}>, smem>"
+        return NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols])
     if contiguous == 1:  # element (r, c): (r % 8) * 8 + c % 8 + (r / 8) * 64 + (c / 8) * 8 rows
-        lay = f"((8,{rows // 8}),(8,{cols // 8})):((8,64),(1,{8 * rows}))"
-    else:
-        lay = f"((8,{rows // 8}),(8,{cols // 8})):((1,{8 * cols}),(8,64))"
-    return f"!layout.tensor<{et}, #layout.cute<{lay}>, smem>"
+        return f"((8,{rows // 8}),(8,{cols // 8})):((8,64),(1,{8 * rows}))"
+    return f"((8,{rows // 8}),(8,{cols // 8})):((1,{8 * cols}),(8,64))"
 
 
 def wgmma_mma_program(
@@ -100,52 +98,39 @@ def wgmma_mma_program(
     b_swizzle: int = 128,
     b_major: str = "mn",
     target: str | None = None,
-) -> str:
-    """@wgmma: one block of `wg` warpgroups (stacked along M) computes C = C + A @ B
-    with a `layout.mma` of a version-3 accumulator: A (m x k, row-major in %pa) and B
-    (k x n: row-major in %pb for `b_major` "mn"; for "k", %pb holds B^T row-major)
-    copied into NVMMA shared tiles (`nvmma_smem`: B MN- or K-major), A read by wgmma
-    from shared memory (`a_from` "smem") or loaded into registers ("regs"), C (m x n
-    f32, row-major in %pc) loaded into and stored from the accumulator layout."""
-    instr_n = instr_n or n
-    mma = f"#layout.nvidia_mma<version = 3, warpsPerCTA = [{4 * wg}, 1], instrShape = [64, {instr_n}, 16]>"
-    ga = f"!layout.tensor<{et}, #layout.cute<({m},{k}):({k},1)>, gmem>"
-    gb_lay = f"({k},{n}):({n},1)" if b_major == "mn" else f"({k},{n}):(1,{k})"
-    gb = f"!layout.tensor<{et}, #layout.cute<{gb_lay}>, gmem>"
-    gc = f"!layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    sa = nvmma_smem(m, k, a_swizzle, 1, et)
-    sb = nvmma_smem(k, n, b_swizzle, 1 if b_major == "mn" else 0, et)
-    vc = f"tensor<{m}x{n}xf32, {mma}>"
-    body = ["    %sb = layout.alloc : " + sb, f"    layout.copy %b, %sb : {gb}, {sb}"]
-    if a_from == "smem":
-        body += ["    %sa = layout.alloc : " + sa, f"    layout.copy %a, %sa : {ga}, {sa}"]
-        a_val, a_ty = "%sa", sa
-    else:
-        a_ty = f"tensor<{m}x{k}x{et}, #layout.dot_op<opIdx = 0, parent = {mma}, kWidth = 2>>"
-        body.append(f"    %va = layout.load %a : {ga} -> {a_ty}")
-        a_val = "%va"
-    body += [
-        "    layout.barrier",
-        f"    %acc0 = layout.load %c : {gc} -> {vc}",
-        f"    %d = layout.mma {a_val}, %sb, %acc0 : {a_ty}, {sb}, {vc}",
-        f"    layout.store %d, %c : {vc}, {gc}",
-    ]
-    nl = "\n"
-    attrs = f' attributes {{tilec.target = "{target}"}}' if target else ""
-    return f"""builtin.module{attrs} {{
-func.func @wgmma(%pa: !layout.ptr<{et}, align 16>, %pb: !layout.ptr<{et}, align 16>, %pc: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %pa : !layout.ptr<{et}, align 16> -> {ga}
-  %b = layout.view %pb : !layout.ptr<{et}, align 16> -> {gb}
-  %c = layout.view %pc : !layout.ptr<f32, align 16> -> {gc}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({128 * wg}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-{nl.join(body)}
-  }}
-  func.return
-}}
-}}
-"""
+    b_layout=None,
+):
+    """@wgmma (a module built with `tilec.Program`): one block of `wg` warpgroups
+    (stacked along M) computes C = C + A @ B with a `layout.mma` of a version-3
+    accumulator: A (m x k, row-major in %pa) and B (k x n: row-major in %pb for
+    `b_major` "mn"; for "k", %pb holds B^T row-major) copied into NVMMA shared tiles
+    (`nvmma_layout`: B MN- or K-major; `b_layout` another shared layout for B), A read
+    by wgmma from shared memory (`a_from` "smem") or loaded into registers ("regs"), C
+    (m x n f32, row-major in %pc) loaded into and stored from the accumulator layout;
+    `target` names the module's target."""
+    import tilec
+    from tilec.support.target import set_target
+
+    mma = tilec.NvidiaMmaLayout(3, [4 * wg, 1], [64, instr_n or n, 16])
+    p = tilec.Program("wgmma")
+    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", et), ("pc", "f32")))
+    a = p.view(pa, f"({m},{k}):({k},1)")
+    b = p.view(pb, f"({k},{n}):({n},1)" if b_major == "mn" else f"({k},{n}):(1,{k})")
+    c = p.view(pc, f"({m},{n}):({n},1)")
+    with p.launch(threads=128 * wg):
+        sb = p.alloc(b_layout or nvmma_layout(k, n, b_swizzle, 1 if b_major == "mn" else 0), et)
+        p.copy(b, sb)
+        if a_from == "smem":
+            sa = p.alloc(nvmma_layout(m, k, a_swizzle, 1), et)
+            p.copy(a, sa)
+        else:
+            sa = p.load(a, tilec.DotOperandLayout(0, mma, 2))
+        p.barrier()
+        p.store(p.mma(sa, sb, p.load(c, mma)), c)
+    module = p.module
+    if target:
+        set_target(module, target)
+    return module
 
 
 def wgmma_gemm_program(
@@ -159,74 +144,40 @@ def wgmma_gemm_program(
     out: str = "f32",
     swizzle: int = 128,
     tma: bool = True,
-) -> str:
-    """@gemm: C = A @ B (A m x k and B k x n row-major, C m x n row-major of `out`),
-    one block of bm / 64 warpgroups per bm x bn tile of C, looping over K in bk steps:
-    the A and B tiles copied into NVMMA-swizzled shared tiles (A K-major, B MN-major)
-    by TMA loads completing on one mbarrier waited on phase `kt % 2` (with `tma`;
-    else block-level copies, which `distribute` spreads over the threads), one
-    `layout.mma` of a version-3 accumulator (bk / 16 wgmma per 64 x bn tile), a
-    barrier before the next copy overwrites the tiles; the accumulator (f32) stored
-    (converted to `out`) at the end."""
-    mma = f"#layout.nvidia_mma<version = 3, warpsPerCTA = [{bm // 16}, 1], instrShape = [64, {bn}, 16]>"
-    ga = f"!layout.tensor<{et}, #layout.cute<({m},{k}):({k},1)>, gmem>"
-    gb = f"!layout.tensor<{et}, #layout.cute<({k},{n}):({n},1)>, gmem>"
-    gc = f"!layout.tensor<{out}, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    ta = f"!layout.tensor<{et}, #layout.cute<({bm},{bk}):({k},1)>, gmem>"
-    tb = f"!layout.tensor<{et}, #layout.cute<({bk},{bn}):({n},1)>, gmem>"
-    tc = f"!layout.tensor<{out}, #layout.cute<({bm},{bn}):({n},1)>, gmem>"
-    sa = nvmma_smem(bm, bk, swizzle, 1, et)
-    sb = nvmma_smem(bk, bn, swizzle, 1, et)
-    acc = f"tensor<{bm}x{bn}xf32, {mma}>"
-    res = f"tensor<{bm}x{bn}x{out}, {mma}>"
-    store = (
-        [f"    layout.store %acc, %tc : {acc}, {tc}"]
-        if out == "f32"
-        else [f"    %h = arith.truncf %acc : {acc} to {res}", f"    layout.store %h, %tc : {res}, {tc}"]
-    )
-    if tma:
-        bar_init = "\n    %bar = layout.mbarrier_init {count = 1 : i64}"
-        copies = [
-            f"      layout.mbarrier_arrive %bar {{tx = {2 * (bm + bn) * bk} : i64}}",
-            f"      layout.tma_load %ta, %sa, %bar : {ta}, {sa}",
-            f"      layout.tma_load %tb, %sb, %bar : {tb}, {sb}",
-            "      %phase = arith.remui %kt, %c2 : index",
-            "      layout.mbarrier_wait %bar, %phase",
-        ]
-    else:
-        bar_init = ""
-        copies = [
-            f"      layout.copy %ta, %sa : {ta}, {sa}",
-            f"      layout.copy %tb, %sb : {tb}, {sb}",
-            "      layout.barrier",
-        ]
-    nl = "\n"
-    return f"""func.func @gemm(%pa: !layout.ptr<{et}, align 16>, %pb: !layout.ptr<{et}, align 16>, %pc: !layout.ptr<{out}, align 16>) {{
-  %a = layout.view %pa : !layout.ptr<{et}, align 16> -> {ga}
-  %b = layout.view %pb : !layout.ptr<{et}, align 16> -> {gb}
-  %c = layout.view %pc : !layout.ptr<{out}, align 16> -> {gc}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %gm = arith.constant {m // bm} : index
-  %gn = arith.constant {n // bn} : index
-  %nk = arith.constant {k // bk} : index
-  layout.launch grid(%gm, %gn, %c1) threads({2 * bm}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %sa = layout.alloc : {sa}
-    %sb = layout.alloc : {sb}
-    %zero = arith.constant dense<0.0> : {acc}{bar_init}
-    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> ({acc}) {{
-      %ta = layout.tile %a[%bx, %kt] {{tile = array<i64: {bm}, {bk}>}} : {ga} -> {ta}
-      %tb = layout.tile %b[%kt, %by] {{tile = array<i64: {bk}, {bn}>}} : {gb} -> {tb}
-{nl.join(copies)}
-      %d = layout.mma %sa, %sb, %acc0 : {sa}, {sb}, {acc}
-      layout.barrier
-      scf.yield %d : {acc}
-    }}
-    %tc = layout.tile %c[%bx, %by] {{tile = array<i64: {bm}, {bn}>}} : {gc} -> {tc}
-{nl.join(store)}
-  }}
-  func.return
-}}
-"""
+):
+    """@gemm (a module built with `tilec.Program`): C = A @ B (A m x k and B k x n
+    row-major, C m x n row-major of `out`), one block of bm / 64 warpgroups per bm x bn
+    tile of C, looping over K in bk steps: the A and B tiles copied into NVMMA-swizzled
+    shared tiles (A K-major, B MN-major) by TMA loads completing on one mbarrier waited
+    on phase `kt % 2` (with `tma`; else block-level copies, which `distribute` spreads
+    over the threads), one `layout.mma` of a version-3 accumulator (bk / 16 wgmma per
+    64 x bn tile), a barrier before the next copy overwrites the tiles; the accumulator
+    (f32) stored (converted to `out`) at the end."""
+    import tilec
+
+    mma = tilec.NvidiaMmaLayout(3, [bm // 16, 1], [64, bn, 16])
+    p = tilec.Program("gemm")
+    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", et), ("pc", out)))
+    a, b, c = (p.view(ptr, f"({r},{q}):({q},1)") for ptr, (r, q) in zip((pa, pb, pc), [(m, k), (k, n), (m, n)]))
+    with p.launch(grid=(m // bm, n // bn, 1), threads=2 * bm) as blk:
+        sa = p.alloc(nvmma_layout(bm, bk, swizzle, 1), et)
+        sb = p.alloc(nvmma_layout(bk, bn, swizzle, 1), et)
+        acc = p.full([bm, bn], 0.0, "f32", mma, dense=True)
+        bar = p.mbarrier_init(1) if tma else None
+        with p.range(0, k // bk, carry=[acc]) as kt:
+            ta = p.tile(a, [blk.bx, kt], [bm, bk])
+            tb = p.tile(b, [kt, blk.by], [bk, bn])
+            if tma:
+                p.mbarrier_arrive(bar, tx=2 * (bm + bn) * bk)
+                p.tma_load(ta, sa, bar)
+                p.tma_load(tb, sb, bar)
+                p.mbarrier_wait(bar, p.remui(kt, 2))
+            else:
+                p.copy(ta, sa)
+                p.copy(tb, sb)
+                p.barrier()
+            d = p.mma(sa, sb, acc)
+            p.barrier()
+            acc.assign(d)
+        p.store(acc if out == "f32" else acc.cast(out), p.tile(c, [blk.bx, blk.by], [bm, bn]))
+    return p.module

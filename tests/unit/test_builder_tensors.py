@@ -248,6 +248,34 @@ def test_fma_and_math_with_fastmath_flags():
         Program("bad").math("exp", x, fastmath="quick")
 
 
+def test_if_else_carries_values_as_its_results():
+    """`if_else(cond, carry=[acc])` in a loop: + x on even trips, * x on odd ones; a
+    branch left empty yields the value unchanged; a change of type is refused."""
+    p, a, b = _kernel("if_carry")
+    with p.launch(threads=64):
+        x = p.load(a, L)
+        acc = p.full([8, 32], 1.0, "f32", L)
+        with p.range(0, 3, carry=[acc]) as i:
+            then, otherwise = p.if_else((i % 2).eq(0), carry=[acc])
+            with then:
+                acc.assign(acc + x)
+            with otherwise:
+                acc.assign(acc * x)
+        only, _ = p.if_else(p.constant(1).eq(0), carry=[acc])
+        with only:
+            acc.assign(acc - x)
+        p.store(acc, b)
+    assert str(p.module).count("scf.if") == 2 and "scf.yield %" in str(p.module)
+    assert np.array_equal(_run(p, a=X, b=np.zeros_like(X))["b"].reshape(8, 32), (1 + X) * X + X)
+    q, a, _ = _kernel("if_carry_type")
+    with q.launch(threads=64):
+        y = q.load(a, L)
+        then, _ = q.if_else(q.constant(1).eq(0), carry=[y])
+        with pytest.raises(TilecError, match="assign a value of type"):
+            with then:
+                y.assign(y.cast("f16"))
+
+
 A16 = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) * 0.5 - 7
 
 

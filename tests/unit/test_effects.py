@@ -12,33 +12,27 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.traits import EffectInstance, MemoryEffectKind, get_effects, is_side_effect_free
 
-from tilec.compiler.pipeline import parse_module, run_pipeline
+from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects import cuda, layout
 from tilec.dialects.effects import Accesses, operand_accesses
 from tilec.dialects.layout_mma import MmaOp
 from tilec.runtime.reference.effects import access_effects
 
-_B = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
-_G = "!layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>"
-_S = "!layout.tensor<f32, #layout.cute<(32,32):(32,1)>, smem>"
-PROGRAM = f"""
-func.func @f(%x: !layout.ptr<f32>, %y: !layout.ptr<f32>, %z: !layout.ptr<f32>) {{
-  %a = layout.view %x : !layout.ptr<f32> -> {_G}
-  %b = layout.view %y : !layout.ptr<f32> -> {_G}
-  %c = layout.view %z : !layout.ptr<f32> -> {_G}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : {_S}
-    layout.copy %a, %s : {_G}, {_S}
-    layout.barrier
-    %unused = layout.load %c : {_G} -> tensor<32x32xf32, {_B}>
-    %v = layout.load %s : {_S} -> tensor<32x32xf32, {_B}>
-    layout.store %v, %b : tensor<32x32xf32, {_B}>, {_G}
-  }}
-  func.return
-}}
-"""
+def program():
+    """@f(%x, %y, %z) (a module built with `tilec.Program`): x copied into shared
+    memory, a barrier, a load of z never used, the shared tile loaded and stored to y."""
+    import tilec
+
+    lay = tilec.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    p = tilec.Program("f")
+    a, b, c = (p.view(p.pointer(n, "f32", align=None), "(32,32):(32,1)") for n in ("x", "y", "z"))
+    with p.launch(threads=128):
+        s = p.alloc("(32,32):(32,1)", "f32")
+        p.copy(a, s)
+        p.barrier()
+        p.load(c, lay).named("unused")
+        p.store(p.load(s, lay), b)
+    return p.module
 
 
 def _ops(module, cls):
@@ -46,7 +40,7 @@ def _ops(module, cls):
 
 
 def test_each_memory_op_names_what_it_reads_and_writes():
-    m = parse_module(PROGRAM)
+    m = program()
     (copy,) = _ops(m, layout.CopyOp)
     assert operand_accesses(copy) == {0: {"read"}, 1: {"write"}}
     store = _ops(m, layout.StoreOp)[0]
@@ -61,7 +55,7 @@ def test_each_memory_op_names_what_it_reads_and_writes():
 
 
 def test_the_executor_reads_the_effects_from_the_ops():
-    m = parse_module(PROGRAM)
+    m = program()
     x, y, z = (a for a in next(iter(_ops(m, layout.LaunchOp))).parent_op().args)
     assert access_effects(m, x) == {"read"}
     assert access_effects(m, y) == {"write"}
@@ -69,7 +63,7 @@ def test_the_executor_reads_the_effects_from_the_ops():
 
 
 def test_dce_drops_an_unused_load_and_keeps_stores_and_barriers():
-    m = parse_module(PROGRAM)
+    m = program()
     run_pipeline(m, "dce")
     assert len(_ops(m, layout.LoadOp)) == 1
     assert len(_ops(m, layout.StoreOp)) == 1 and len(_ops(m, layout.BarrierOp)) == 1
@@ -173,62 +167,47 @@ def test_accesses_name_operands_of_the_op():
 
 # ----------------------------------------------------------- mma and the optimisers
 
-_MMA = "#layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>"
-_ACC = f"tensor<64x64xf32, {_MMA}>"
-_GA = "!layout.tensor<bf16, #layout.cute<(64,16):(16,1)>, gmem>"
-_GB = "!layout.tensor<bf16, #layout.cute<(16,64):(64,1)>, gmem>"
-_GC = "!layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>"
-_SA = "!layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>"
-_SB = "!layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>"
-_RA = f"tensor<64x16xbf16, #layout.dot_op<opIdx = 0, parent = {_MMA}, kWidth = 2>>"
-
-
-def _mma_program(between: str, loop: bool = False) -> str:
+def _mma_program(between: str | None = None, loop: bool = False):
     """Two identical wgmma `layout.mma` (and two identical shared-memory loads) with
-    `between` (an op, or nothing) between them; with `loop`, the mma inside an
-    `scf.for` whose operands are all defined outside it."""
-    two = f"""
-    %d1 = layout.mma %sa, %sb, %acc0 : {_SA}, {_SB}, {_ACC}
-    %l1 = layout.load %sa : {_SA} -> {_RA}
-    {between}
-    %d2 = layout.mma %sa, %sb, %acc0 : {_SA}, {_SB}, {_ACC}
-    %l2 = layout.load %sa : {_SA} -> {_RA}
-    layout.store %d1, %c : {_ACC}, {_GC}
-    layout.store %d2, %c : {_ACC}, {_GC}
-    %r1 = layout.mma %l1, %sb, %acc0 : {_RA}, {_SB}, {_ACC}
-    %r2 = layout.mma %l2, %sb, %acc0 : {_RA}, {_SB}, {_ACC}
-    layout.store %r1, %c : {_ACC}, {_GC}
-    layout.store %r2, %c : {_ACC}, {_GC}"""
-    looped = f"""
-    scf.for %i = %c0 to %c4 step %c1 {{
-      %d = layout.mma %sa, %sb, %acc0 : {_SA}, {_SB}, {_ACC}
-      layout.store %d, %c : {_ACC}, {_GC}
-    }}"""
-    return f"""
-func.func @f(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %pa : !layout.ptr<bf16, align 16> -> {_GA}
-  %b = layout.view %pb : !layout.ptr<bf16, align 16> -> {_GB}
-  %c = layout.view %pc : !layout.ptr<f32, align 16> -> {_GC}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %sa = layout.alloc : {_SA}
-    %sb = layout.alloc : {_SB}
-    %bar = layout.mbarrier_init {{count = 1 : i64}}
-    layout.copy %a, %sa : {_GA}, {_SA}
-    layout.copy %b, %sb : {_GB}, {_SB}
-    layout.barrier
-    %acc0 = layout.load %c : {_GC} -> {_ACC}{looped if loop else two}
-  }}
-  func.return
-}}
-"""
+    `between` ("barrier", "mbarrier_wait" or None: nothing) between them; with `loop`,
+    the mma inside an `scf.for` whose operands are all defined outside it (a module
+    built with `tilec.Program`)."""
+    import tilec
+
+    mma = tilec.NvidiaMmaLayout(3, [4, 1], [64, 64, 16])
+    frag_a = tilec.DotOperandLayout(0, mma, 2)
+    p = tilec.Program("f")
+    pa, pb, pc = (p.pointer(n, t, align=16) for n, t in (("pa", "bf16"), ("pb", "bf16"), ("pc", "f32")))
+    a, b, c = p.view(pa, "(64,16):(16,1)"), p.view(pb, "(16,64):(64,1)"), p.view(pc, "(64,64):(64,1)")
+    c0 = p.constant(0)
+    with p.launch(threads=128):
+        sa = p.alloc("#layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>", "bf16")
+        sb = p.alloc("#layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>", "bf16")
+        bar = p.mbarrier_init(1)
+        p.copy(a, sa)
+        p.copy(b, sb)
+        p.barrier()
+        acc0 = p.load(c, mma)
+        if loop:
+            with p.range(0, 4):
+                p.store(p.mma(sa, sb, acc0), c)
+        else:
+            d1, l1 = p.mma(sa, sb, acc0), p.load(sa, frag_a)
+            if between == "barrier":
+                p.barrier()
+            elif between == "mbarrier_wait":
+                p.mbarrier_wait(bar, c0)
+            d2, l2 = p.mma(sa, sb, acc0), p.load(sa, frag_a)
+            p.store(d1, c)
+            p.store(d2, c)
+            r1, r2 = p.mma(l1, sb, acc0), p.mma(l2, sb, acc0)
+            p.store(r1, c)
+            p.store(r2, c)
+    return p.module
 
 
 def test_mma_reads_the_shared_memory_of_its_view_operands():
-    m = parse_module(_mma_program(""))
+    m = _mma_program()
     d1, _, r1, _ = _ops(m, MmaOp)
     assert get_effects(d1) == {
         EffectInstance(MemoryEffectKind.READ, d1.a),
@@ -246,16 +225,16 @@ def _names(m) -> list[str]:
 
 
 @pytest.mark.parametrize("passes", ["cse", "canonicalize", "canonicalize-xdsl", "licm"])
-@pytest.mark.parametrize("between", ["layout.barrier", "layout.mbarrier_wait %bar, %c0"])
+@pytest.mark.parametrize("between", ["barrier", "mbarrier_wait"])
 def test_optimisers_neither_merge_nor_move_mma_and_loads_across_a_barrier(passes, between):
     """CSE, canonicalisation (xDSL's and tilec's) and loop-invariant code motion leave
     the mma and shared loads on their side of a barrier or an mbarrier wait: the ops
     stay as written, in order."""
-    m = parse_module(_mma_program(between))
+    m = _mma_program(between)
     before = _names(m)
     _run(m, passes)
     assert _names(m) == before
-    m = parse_module(_mma_program("", loop=True))
+    m = _mma_program(loop=True)
     (loop,) = _ops(m, scf.ForOp)
     _run(m, passes)
     assert len(_ops(m, MmaOp)) == 1 and _ops(m, MmaOp)[0].parent_op() is loop
@@ -266,7 +245,7 @@ def test_cse_merges_identical_reads_with_nothing_between():
     second mma and load into the first (they read, and nothing writes between), and
     then the register mmas of the merged loads: two mmas and two loads (the
     accumulator's and one of A) are left of four and three."""
-    m = parse_module(_mma_program(""))
+    m = _mma_program()
     assert len(_ops(m, MmaOp)) == 4 and len(_ops(m, layout.LoadOp)) == 3
     run_pipeline(m, "cse")
     assert len(_ops(m, MmaOp)) == 2 and len(_ops(m, layout.LoadOp)) == 2

@@ -46,37 +46,31 @@ def test_a_masked_tile_read_and_written_in_place():
     np.testing.assert_array_equal(out["t"], np.asarray(inputs["t"]) * np.float32(2))
 
 
-_PROGRAM = """
-!T = !layout.tensor<f32, #layout.cute<(30,8):(8,1)>, gmem>
-!Tm = !layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gmem, masked>
-func.func @f(%t: !layout.ptr<f32>) {{
-  %T = layout.view %t : !layout.ptr<f32> -> !T
-  %c4 = arith.constant 4 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c4, %c1, %c1) threads(64) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c8 = arith.constant 8 : index
-    %c9 = arith.constant 9 : index
-    %tile = layout.tile %T[%bx, %by] {{tile = array<i64: 8, 8>}} : !T -> !Tm
-    %tx = arith.remui %tid, %c8 : index
-    %ty = arith.divui %tid, %c8 : index
-    %x = layout.read %tile[{coords}] : !Tm -> f32
-  }}
-  func.return
-}}
-"""
+def _masked_read(coords):
+    """Each of 64 threads of block (bx, 0) reads one element of an 8x8 masked tile of a
+    30x8 tensor at `coords(tx, ty)` (tx = tid % 8, ty = tid / 8), and keeps it (a
+    module built with `tilec.Program`)."""
+    import tilec
+
+    p = tilec.Program("f")
+    t = p.view(p.pointer("t", "f32", align=None), "(30,8):(8,1)")
+    with p.launch(grid=(4, 1, 1), threads=64) as k:
+        tile = p.tile(t, [k.bx, k.by], [8, 8])
+        tx, ty = p.remui(k.tid, 8), p.divui(k.tid, 8)
+        tile[coords(tx, ty)]
+    return p.module
 
 
 def test_reading_past_the_tensor_through_a_masked_tile_is_an_error():
-    text = _PROGRAM.format(coords="%ty, %tx")  # block 3's rows 30, 31 lie outside
+    module = _masked_read(lambda tx, ty: (ty, tx))  # block 3's rows 30, 31 lie outside
     with pytest.raises(ExecutionError, match="lies outside its tensor"):
-        run(text, random_inputs(text, seed=0))
+        run(module, random_inputs(module, seed=0))
 
 
 def test_a_coordinate_outside_its_mode_is_an_error():
-    text = _PROGRAM.format(coords="%c9, %tx")
+    module = _masked_read(lambda tx, ty: (9, tx))
     with pytest.raises(ExecutionError, match="coordinate 9 out of range for mode 0"):
-        run(text, random_inputs(text, seed=0))
+        run(module, random_inputs(module, seed=0))
 
 
 BLOCK_SHAPE = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "block_shape.mlir"

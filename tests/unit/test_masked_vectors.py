@@ -15,6 +15,7 @@ import pytest
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import layout
+from tilec.dialects.distributed import BlockedLayout
 from tilec.runtime.reference import ExecutionError, run
 
 from helpers.nvrtc import compile_sm90_or_skip
@@ -32,36 +33,34 @@ OTHER = {  # the bits of `other` in the IR, and its value
 }
 
 
-def row_load(dtype: str, n: int, other: str = "-inf") -> str:
+def _rows_program(name: str, dtype: str, n: int, out_n: int, threads: int, body):
+    """@name(%src, %dst, %m) with tilec.args m = 3 (a module built with `tilec.Program`):
+    block i runs `body(p, ta, tb)` on the 1x1024 masked tiles of row i of src (M x n)
+    and dst (M x out_n)."""
+    import tilec
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
+    p = tilec.Program(name)
+    src, dst = p.pointer("src", dtype, align=16), p.pointer("dst", dtype, align=16)
+    m = p.index("m")
+    a, b = p.view(src, f"(?,{n}):({n},1)", dynamic=[m]), p.view(dst, f"(?,{out_n}):({out_n},1)", dynamic=[m])
+    with p.launch(grid=(m, 1, 1), threads=threads) as k:
+        body(p, p.tile(a, [k.bx, 0], [1, 1024]), p.tile(b, [k.bx, 0], [1, 1024]))
+    module = p.module
+    module.body.block.first_op.attributes["tilec.args"] = DictionaryAttr({"m": IntegerAttr(3, IndexType())})
+    return module
+
+
+def row_load(dtype: str, n: int, other: str = "-inf"):
     """One row of N elements (rows of pitch N) per block, read as a masked 1x1024 tile
     with `other`, 16 bytes per thread, and written whole to a row of 1024 (a softmax's
     masked load, its result made visible)."""
     spt = 16 // np.dtype(ELEMENT[dtype]).itemsize
     warps = 1024 // spt // 32
-    bits, _ = OTHER[(dtype, other)]
-    b = f"#layout.blocked<{{sizePerThread = [1, {spt}], threadsPerWarp = [1, 32], warpsPerCTA = [1, {warps}], order = [1, 0]}}>"
-    G = f"!layout.tensor<{dtype}, #layout.cute<(?,{n}):({n},1)>, gmem>"
-    T = f"!layout.tensor<{dtype}, #layout.cute<(1,1024):({n},1)>, gmem, masked>"
-    O = f"!layout.tensor<{dtype}, #layout.cute<(?,1024):(1024,1)>, gmem>"
-    U = f"!layout.tensor<{dtype}, #layout.cute<(1,1024):(1024,1)>, gmem, masked>"
-    P = f"!layout.ptr<{dtype}, align 16>"
-    return f"""
-func.func @row_load(%src: {P}, %dst: {P}, %m: index) attributes {{tilec.args = {{m = 3 : index}}}} {{
-  %a = layout.view %src(%m) : {P} -> {G}
-  %b = layout.view %dst(%m) : {P} -> {O}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%m, %c1, %c1) threads({32 * warps}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c0 = arith.constant 0 : index
-    %ta = layout.tile %a[%bx, %c0] {{tile = array<i64: 1, 1024>}} : {G} -> {T}
-    %tb = layout.tile %b[%bx, %c0] {{tile = array<i64: 1, 1024>}} : {O} -> {U}
-    %o = arith.constant {bits} : {dtype}
-    %x = layout.load %ta, %o : {dtype} : {T} -> tensor<1x1024x{dtype}, {b}>
-    layout.store %x, %tb : tensor<1x1024x{dtype}, {b}>, {U}
-  }}
-  func.return
-}}
-"""
+    lay = BlockedLayout([1, spt], [1, 32], [1, warps], [1, 0])
+    _, value = OTHER[(dtype, other)]
+    return _rows_program("row_load", dtype, n, 1024, 32 * warps,
+                         lambda p, ta, tb: p.store(p.load(ta, lay, other=float(value)), tb))
 
 
 def expected(x: np.ndarray, n: int, other: str) -> np.ndarray:
@@ -77,7 +76,7 @@ CASES = [(dt, n, other) for dt in ("f32", "f16") for n in (1000, 1001, 768) for 
 
 @pytest.mark.parametrize("dtype, n, other", CASES)
 def test_row_load_reads_the_row_then_other(dtype, n, other):
-    m = parse_module(row_load(dtype, n, other))
+    m = row_load(dtype, n, other)
     run_pipeline(m, "default")
     x = np.random.default_rng(n).standard_normal((3, n)).astype(ELEMENT[dtype])
     out = run(m, {"src": x.ravel(), "dst": np.full(3 * 1024, 7, ELEMENT[dtype])})["dst"].reshape(3, 1024)
@@ -88,7 +87,7 @@ def test_row_load_reads_the_row_then_other(dtype, n, other):
                                             ("f16", 768, (8, True)), ("f32", 1000, (4, True)),
                                             ("f32", 1001, (1, False)), ("f32", 768, (4, True))])
 def test_row_load_width(dtype, n, want):
-    m = parse_module(row_load(dtype, n))
+    m = row_load(dtype, n)
     run_pipeline(m, "tile,distribute,vectorize")
     load = next(o for o in m.walk() if isinstance(o, layout.LoadOp))
     v = load.vector.value.data if load.vector is not None else 1
@@ -115,7 +114,7 @@ def test_lit_programs_through_the_default_pipeline_compile():
 
 @pytest.mark.parametrize("dtype", ["f32", "f16"])
 def test_row_load_compiles(dtype):
-    m = parse_module(row_load(dtype, 1000))
+    m = row_load(dtype, 1000)
     run_pipeline(m, "default")
     text = emit(m, "cuda")
     vec = "f32x4" if dtype == "f32" else "f16x8"
@@ -123,47 +122,24 @@ def test_row_load_compiles(dtype):
     compile_sm90_or_skip(text)
 
 
-# the issue's user program: one row per block, a masked power-of-two tile, other = -inf,
-# a run-time M (examples/softmax.mlir with N = 1000 under a 1024-wide tile)
-SOFTMAX = """
-#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>
-#r = #layout.slice<{dim = 1, parent = #b}>
-!G = !layout.tensor<f32, #layout.cute<(?,1000):(1000,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(1,1024):(1000,1)>, gmem, masked>
-func.func @softmax(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index) attributes {tilec.args = {m = 3 : index}} {
-  %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !G
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%m, %c1, %c1) threads(64) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c0 = arith.constant 0 : index
-    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 1024>} : !G -> !T
-    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 1024>} : !G -> !T
-    %ninf = arith.constant 0xFF800000 : f32
-    %x = layout.load %ta, %ninf : f32 : !T -> tensor<1x1024xf32, #b>
-    %mx = layout.reduce %x {axis = 1 : i64, kind = "max"} : tensor<1x1024xf32, #b> -> tensor<1xf32, #r>
-    %mb1 = layout.expand_dims %mx {axis = 1 : i64} : tensor<1xf32, #r> -> tensor<1x1xf32, #b>
-    %mb = layout.broadcast %mb1 : tensor<1x1xf32, #b> -> tensor<1x1024xf32, #b>
-    %d = arith.subf %x, %mb : tensor<1x1024xf32, #b>
-    %e = math.exp %d : tensor<1x1024xf32, #b>
-    %s = layout.reduce %e {axis = 1 : i64, kind = "add"} : tensor<1x1024xf32, #b> -> tensor<1xf32, #r>
-    %one = arith.constant 1.000000e+00 : f32
-    %ones = layout.splat %one : f32 -> tensor<1xf32, #r>
-    %inv = arith.divf %ones, %s : tensor<1xf32, #r>
-    %ib1 = layout.expand_dims %inv {axis = 1 : i64} : tensor<1xf32, #r> -> tensor<1x1xf32, #b>
-    %ib = layout.broadcast %ib1 : tensor<1x1xf32, #b> -> tensor<1x1024xf32, #b>
-    %y = arith.mulf %e, %ib : tensor<1x1024xf32, #b>
-    layout.store %y, %tb : tensor<1x1024xf32, #b>, !T
-  }
-  func.return
-}
-"""
+def masked_softmax():
+    """The issue's user program: one row per block, a masked power-of-two tile, other =
+    -inf, a run-time M (examples/softmax.mlir with N = 1000 under a 1024-wide tile)."""
+    lay = BlockedLayout([1, 4], [1, 32], [1, 2], [1, 0])
+
+    def body(p, ta, tb):
+        x = p.load(ta, lay, other=float("-inf"))
+        e = p.math("exp", x - p.expand_dims(p.reduce(x, 1, "max"), 1))
+        inv = 1.0 / p.reduce(e, 1, "add")
+        p.store(e * p.expand_dims(inv, 1), tb)
+
+    return _rows_program("softmax", "f32", 1000, 1000, 64, body)
 
 
 def test_masked_softmax_moves_whole_vectors():
     from helpers.equivalence import assert_pass_preserves
 
-    after = assert_pass_preserves(SOFTMAX, "default", seeds=(0, 1))
+    after = assert_pass_preserves(masked_softmax(), "default", seeds=(0, 1))
     text = emit(after, "cuda")
     assert "reinterpret_cast<const f32x4*>(src" in text and "reinterpret_cast<f32x4*>(dst" in text
     assert "src[" not in text and "dst[" not in text  # no element read or written alone

@@ -8,134 +8,84 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr
+
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.dialects.distributed import BlockedLayout, SliceLayout
 from tilec.runtime.nvrtc import compile_cuda
 from tilec.runtime.reference import ExecutionError, random_inputs, run
 
 
-def blocked(spt: list[int], tpw: list[int], wpc: list[int], order: list[int]) -> str:
-    return f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, warpsPerCTA = {wpc}, order = {order}}}>"
+def blocked(spt: list[int], tpw: list[int], wpc: list[int], order: list[int]) -> BlockedLayout:
+    return BlockedLayout(spt, tpw, wpc, order)
+
+
+def _ceil_div(p, n, block):
+    """`arith.ceildivui n, block` (index; the builder has no method for it)."""
+    return p.insert(arith.CeilDivUIOp(n.ssa, block.ssa)).results[0]
 
 
 def memcpy_1d(
-    xblock: int, r: int = 1, warps: int = 4, et: str = "f32", align: int = 16, other: str | None = None
-) -> str:
-    """The tutorial's memcpy_1d_kernel with BlockedLayout([r], [32], [warps], [0]);
-    `other` (a float literal) fills the masked elements (it then copies a padded
-    output: out has XBLOCK * grid elements)."""
+    xblock: int, r: int = 1, warps: int = 4, et: str = "f32", align: int = 16, other: float | None = None,
+    masked: bool = True, start_offset: int = 0, promised: bool = False, load_props: dict | None = None,
+):
+    """The tutorial's memcpy_1d_kernel with BlockedLayout([r], [32], [warps], [0]) (a
+    module built with `tilec.Program`); `other` fills the masked elements (it then
+    copies a padded output: out has XBLOCK * grid elements). For the executor's
+    checks: `masked=False` drops the mask, `start_offset` moves each block's start,
+    `promised` states xnumel a multiple of 16 (`layout.multiple_of`), `load_props`
+    are properties set on the load (`vector`, `uniform_mask`, as vectorize-pointers
+    sets them)."""
+    import tilec
+
     lay = blocked([r], [32], [warps], [0])
-    P, Ii, M, F = (
-        f"tensor<{xblock}x!layout.ptr<{et}>, {lay}>",
-        f"tensor<{xblock}xi32, {lay}>",
-        f"tensor<{xblock}xi1, {lay}>",
-        f"tensor<{xblock}x{et}, {lay}>",
-    )
-    pt = f"!layout.ptr<{et}, align {align}>"
-    if other is None:
-        load = f"%value = layout.ptr_load %in_ptrs mask %mask : {M} : {P} -> {F}"
-        store = f"layout.ptr_store %value, %out_ptrs mask %mask : {M} : {F}, {P}"
-    else:
-        load = (
-            f"%o = arith.constant {other} : {et}\n"
-            f"    %value = layout.ptr_load %in_ptrs, %o : {et} mask %mask : {M} : {P} -> {F}"
-        )
-        store = f"layout.ptr_store %value, %out_ptrs : {F}, {P}"
-    return f"""
-func.func @memcpy_1d(%in_ptr: {pt}, %out_ptr: {pt}, %xnumel: index) {{
-  %XBLOCK = arith.constant {xblock} : index
-  %grid = arith.ceildivui %xnumel, %XBLOCK : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%grid, %c1, %c1) threads({32 * warps}) {{
-  ^bb0(%pid: index, %by: index, %bz: index, %tid: index):
-    %pid32 = arith.index_cast %pid : index to i32
-    %xblock = arith.constant {xblock} : i32
-    %start = arith.muli %pid32, %xblock : i32
-    %indices = layout.arange {{start = 0 : i64, end = {xblock} : i64}} : {Ii}
-    %starts = layout.splat %start : i32 -> {Ii}
-    %offsets = arith.addi %starts, %indices : {Ii}
-    %in = layout.splat %in_ptr : {pt} -> {P}
-    %in_ptrs = layout.addptr %in, %offsets : {P}, {Ii}
-    %n32 = arith.index_cast %xnumel : index to i32
-    %n = layout.splat %n32 : i32 -> {Ii}
-    %mask = layout.cmpi slt, %offsets, %n : {Ii}
-    {load}
-    %out = layout.splat %out_ptr : {pt} -> {P}
-    %out_ptrs = layout.addptr %out, %offsets : {P}, {Ii}
-    {store}
-  }}
-  func.return
-}}
-"""
+    p = tilec.Program("memcpy_1d")
+    in_ptr, out_ptr = p.pointer("in_ptr", et, align=align), p.pointer("out_ptr", et, align=align)
+    xnumel = p.index("xnumel")
+    grid = _ceil_div(p, xnumel, p.constant(xblock).named("XBLOCK")).named("grid")
+    with p.launch(grid=(grid, 1, 1), threads=32 * warps) as k:
+        start = (k.bx.cast("i32") * p.constant(xblock, "i32")).named("start")
+        if start_offset:
+            start = start + start_offset
+        offsets = (p.splat(start, [xblock], lay) + p.arange(0, xblock, lay)).named("offsets")
+        n32 = xnumel.cast("i32")
+        if promised:
+            n32 = p.multiple_of(n32, 16)
+        mask = (offsets < n32).named("mask") if masked else None
+        value = p.ptr_load(p.addptr(in_ptr, offsets), mask=mask, other=other).named("value")
+        for name, v in (load_props or {}).items():
+            value.ssa.owner.properties[name] = UnitAttr() if v is True else IntegerAttr(v, 64)
+        p.ptr_store(p.addptr(out_ptr, offsets), value, mask=mask if other is None else None)
+    return p.module
 
 
-def memcpy_2d(xblock: int, yblock: int, layout: str, warps: int = 4) -> str:
+def memcpy_2d(xblock: int, yblock: int, layout, warps: int = 4):
     """The tutorial's memcpy_2d_kernel (examples/gluon_memcpy_2d_ptr.mlir) for any
-    block and layout; the extents and the strides (in elements) are arguments."""
-    sx, sy = f"#layout.slice<{{dim = 1, parent = {layout}}}>", f"#layout.slice<{{dim = 0, parent = {layout}}}>"
-    T = f"{xblock}x{yblock}"
-    P, Ii, M, F = (
-        f"tensor<{T}x!layout.ptr<f32>, {layout}>",
-        f"tensor<{T}xi32, {layout}>",
-        f"tensor<{T}xi1, {layout}>",
-        f"tensor<{T}xf32, {layout}>",
-    )
-    pt = "!layout.ptr<f32, align 16>"
-    lines = []
-    for a in ("xsi", "ysi", "xso", "yso", "xn", "yn"):
-        lines.append(f"%{a}_t = layout.splat %{a} : i32 -> {Ii}")
-    splats = "\n    ".join(lines)
-    return f"""
-func.func @memcpy_2d(%in_ptr: {pt}, %out_ptr: {pt}, %xnumel: index, %ynumel: index,
-                     %xstride_in: index, %ystride_in: index, %xstride_out: index, %ystride_out: index) {{
-  %XBLOCK = arith.constant {xblock} : index
-  %YBLOCK = arith.constant {yblock} : index
-  %gx = arith.ceildivui %xnumel, %XBLOCK : index
-  %gy = arith.ceildivui %ynumel, %YBLOCK : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({32 * warps}) {{
-  ^bb0(%pid_x: index, %pid_y: index, %bz: index, %tid: index):
-    %px = arith.index_cast %pid_x : index to i32
-    %py = arith.index_cast %pid_y : index to i32
-    %xblock = arith.constant {xblock} : i32
-    %yblock = arith.constant {yblock} : i32
-    %start_x = arith.muli %px, %xblock : i32
-    %start_y = arith.muli %py, %yblock : i32
-    %ax = layout.arange {{start = 0 : i64, end = {xblock} : i64}} : tensor<{xblock}xi32, {sx}>
-    %ay = layout.arange {{start = 0 : i64, end = {yblock} : i64}} : tensor<{yblock}xi32, {sy}>
-    %sx0 = layout.splat %start_x : i32 -> tensor<{xblock}xi32, {sx}>
-    %sy0 = layout.splat %start_y : i32 -> tensor<{yblock}xi32, {sy}>
-    %indices_x = arith.addi %sx0, %ax : tensor<{xblock}xi32, {sx}>
-    %indices_y = arith.addi %sy0, %ay : tensor<{yblock}xi32, {sy}>
-    %ix1 = layout.expand_dims %indices_x {{axis = 1 : i64}} : tensor<{xblock}xi32, {sx}> -> tensor<{xblock}x1xi32, {layout}>
-    %iy1 = layout.expand_dims %indices_y {{axis = 0 : i64}} : tensor<{yblock}xi32, {sy}> -> tensor<1x{yblock}xi32, {layout}>
-    %ix = layout.broadcast %ix1 : tensor<{xblock}x1xi32, {layout}> -> {Ii}
-    %iy = layout.broadcast %iy1 : tensor<1x{yblock}xi32, {layout}> -> {Ii}
-    %xsi = arith.index_cast %xstride_in : index to i32
-    %ysi = arith.index_cast %ystride_in : index to i32
-    %xso = arith.index_cast %xstride_out : index to i32
-    %yso = arith.index_cast %ystride_out : index to i32
-    %xn = arith.index_cast %xnumel : index to i32
-    %yn = arith.index_cast %ynumel : index to i32
-    {splats}
-    %i0 = arith.muli %xsi_t, %ix : {Ii}
-    %i1 = arith.muli %ysi_t, %iy : {Ii}
-    %in_offsets = arith.addi %i0, %i1 : {Ii}
-    %o0 = arith.muli %xso_t, %ix : {Ii}
-    %o1 = arith.muli %yso_t, %iy : {Ii}
-    %out_offsets = arith.addi %o0, %o1 : {Ii}
-    %mx = layout.cmpi slt, %ix, %xn_t : {Ii}
-    %my = layout.cmpi slt, %iy, %yn_t : {Ii}
-    %mask = arith.andi %mx, %my : {M}
-    %in = layout.splat %in_ptr : {pt} -> {P}
-    %in_ptrs = layout.addptr %in, %in_offsets : {P}, {Ii}
-    %value = layout.ptr_load %in_ptrs mask %mask : {M} : {P} -> {F}
-    %out = layout.splat %out_ptr : {pt} -> {P}
-    %out_ptrs = layout.addptr %out, %out_offsets : {P}, {Ii}
-    layout.ptr_store %value, %out_ptrs mask %mask : {M} : {F}, {P}
-  }}
-  func.return
-}}
-"""
+    block and layout (a module built with `tilec.Program`); the extents and the strides
+    (in elements) are arguments."""
+    import tilec
+
+    p = tilec.Program("memcpy_2d")
+    in_ptr, out_ptr = p.pointer("in_ptr", "f32", align=16), p.pointer("out_ptr", "f32", align=16)
+    xnumel, ynumel = p.index("xnumel"), p.index("ynumel")
+    strides = [p.index(n) for n in ("xstride_in", "ystride_in", "xstride_out", "ystride_out")]
+    gx = _ceil_div(p, xnumel, p.constant(xblock).named("XBLOCK"))
+    gy = _ceil_div(p, ynumel, p.constant(yblock).named("YBLOCK"))
+    sx, sy = SliceLayout(1, layout), SliceLayout(0, layout)
+    with p.launch(grid=(gx, gy, 1), threads=32 * warps) as k:
+        start_x = k.bx.cast("i32") * p.constant(xblock, "i32")
+        start_y = k.by.cast("i32") * p.constant(yblock, "i32")
+        ix = p.expand_dims(p.splat(start_x, [xblock], sx) + p.arange(0, xblock, sx), 1)
+        iy = p.expand_dims(p.splat(start_y, [yblock], sy) + p.arange(0, yblock, sy), 0)
+        ix, iy = p.broadcast(ix, [xblock, yblock]), p.broadcast(iy, [xblock, yblock])
+        xsi, ysi, xso, yso = (v.cast("i32") for v in strides)
+        in_offsets = xsi * ix + ysi * iy
+        out_offsets = xso * ix + yso * iy
+        mask = (ix < xnumel.cast("i32")) & (iy < ynumel.cast("i32"))
+        value = p.ptr_load(p.addptr(in_ptr, in_offsets), mask=mask)
+        p.ptr_store(p.addptr(out_ptr, out_offsets), value, mask=mask)
+    return p.module
 
 
 def poison(n: int, dtype=np.float32) -> np.ndarray:
@@ -158,8 +108,8 @@ def memcpy_2d_args(xnumel: int, ynumel: int, transposed: bool) -> dict:
     }
 
 
-def _through_default(text: str, inputs: dict) -> dict:
-    module = parse_module(text)
+def _through_default(program, inputs: dict) -> dict:
+    module = parse_module(program) if isinstance(program, str) else program.clone()
     before = run(module, inputs)
     run_pipeline(module, "default")
     after = run(module, inputs)
@@ -184,7 +134,7 @@ def test_masked_elements_are_other():
     """`other` fills the masked elements: out[i] = in[i] for i < n, else other."""
     n, xblock = 1000, 512
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
-    out = _through_default(memcpy_1d(xblock, 4, other="-2.5"), {"in_ptr": x, "out_ptr": poison(1024), "xnumel": n})
+    out = _through_default(memcpy_1d(xblock, 4, other=-2.5), {"in_ptr": x, "out_ptr": poison(1024), "xnumel": n})
     np.testing.assert_array_equal(out["out_ptr"], np.concatenate([x, np.full(24, -2.5, np.float32)]))
 
 
@@ -202,113 +152,68 @@ def test_memcpy_2d_copies_exactly(shape, transposed):
 
 def test_unmasked_access_outside_the_buffer_is_an_error():
     """Without a mask the last block reads past xnumel: an error naming the thread."""
-    text = memcpy_1d(128).replace(
-        " mask %mask : tensor<128xi1, #layout.blocked<{sizePerThread = [1], "
-        "threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>",
-        "",
-    )
-    assert "mask" not in text.split("%mask = ")[1].split("\n", 1)[1]
     with pytest.raises(
         ExecutionError, match="out-of-bounds access: .* reads element 200 of %in_ptr, which has 200 elements"
     ):
-        run(text, {"in_ptr": np.zeros(200, np.float32), "out_ptr": poison(200), "xnumel": 200})
-
-
-def _with_props(text: str, props: str) -> str:
-    """The masked ptr_load of memcpy_1d with `props` (after its mask, before its types)."""
-    head, load, tail = text.partition("layout.ptr_load %in_ptrs mask %mask : ")
-    mask_type, rest = tail.split(" : ", 1)
-    return f"{head}{load}{mask_type} {props} : {rest}"
+        run(memcpy_1d(128, masked=False), {"in_ptr": np.zeros(200, np.float32), "out_ptr": poison(200), "xnumel": 200})
 
 
 def test_uniform_mask_that_is_not_uniform_is_an_error():
     """The executor checks `uniform_mask` (what vectorize-pointers claims)."""
-    text = _with_props(memcpy_1d(512, 4), "{vector = 4 : i64, uniform_mask}")
+    module = memcpy_1d(512, 4, load_props={"vector": 4, "uniform_mask": True})
     with pytest.raises(ExecutionError, match="uniform_mask: the mask differs within a vector of 4"):
-        run(text, {"in_ptr": np.zeros(1001, np.float32), "out_ptr": poison(1001), "xnumel": 1001})
+        run(module, {"in_ptr": np.zeros(1001, np.float32), "out_ptr": poison(1001), "xnumel": 1001})
 
 
 def test_misaligned_vector_is_an_error():
     """A vector claimed on an address that is not a multiple of its size: an error."""
-    text = (
-        memcpy_1d(512, 4)
-        .replace(
-            "%starts = layout.splat %start",
-            "%start1 = arith.addi %start, %one : i32\n    %starts = layout.splat %start1",
-        )
-        .replace(
-            "%start = arith.muli %pid32, %xblock : i32",
-            "%start = arith.muli %pid32, %xblock : i32\n    %one = arith.constant 1 : i32",
-        )
-    )
-    text = _with_props(text, "{vector = 4 : i64}")
+    module = memcpy_1d(512, 4, start_offset=1, load_props={"vector": 4})
     with pytest.raises(ExecutionError, match="misaligned vector access"):
-        run(text, {"in_ptr": np.zeros(1024, np.float32), "out_ptr": poison(1024), "xnumel": 1000})
+        run(module, {"in_ptr": np.zeros(1024, np.float32), "out_ptr": poison(1024), "xnumel": 1000})
 
 
 def test_scalar_addptr_moves_the_base():
     """`x_ptr += pid * stride` on a scalar pointer, then a tensor of offsets from it."""
+    import tilec
+
     lay = blocked([1], [32], [1], [0])
-    text = f"""
-func.func @rows(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %c4 = arith.constant 4 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c4, %c1, %c1) threads(32) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %row = arith.index_cast %bx : index to i64
-    %stride = arith.constant 32 : i64
-    %o = arith.muli %row, %stride : i64
-    %s = layout.addptr %src, %o : !layout.ptr<f32, align 16>, i64
-    %d = layout.addptr %dst, %o : !layout.ptr<f32, align 16>, i64
-    %ps = layout.splat %s : !layout.ptr<f32> -> tensor<32x!layout.ptr<f32>, {lay}>
-    %pd = layout.splat %d : !layout.ptr<f32> -> tensor<32x!layout.ptr<f32>, {lay}>
-    %i = layout.arange {{start = 0 : i64, end = 32 : i64}} : tensor<32xi32, {lay}>
-    %rev = arith.constant dense<31> : tensor<32xi32, {lay}>
-    %j = arith.subi %rev, %i : tensor<32xi32, {lay}>
-    %qs = layout.addptr %ps, %j : tensor<32x!layout.ptr<f32>, {lay}>, tensor<32xi32, {lay}>
-    %qd = layout.addptr %pd, %i : tensor<32x!layout.ptr<f32>, {lay}>, tensor<32xi32, {lay}>
-    %v = layout.ptr_load %qs : tensor<32x!layout.ptr<f32>, {lay}> -> tensor<32xf32, {lay}>
-    layout.ptr_store %v, %qd : tensor<32xf32, {lay}>, tensor<32x!layout.ptr<f32>, {lay}>
-  }}
-  func.return
-}}
-"""
+    p = tilec.Program("rows")
+    src, dst = p.pointer("src", "f32", align=16), p.pointer("dst", "f32", align=16)
+    with p.launch(grid=(4, 1, 1), threads=32) as k:
+        o = k.bx.cast("i64") * p.constant(32, "i64")
+        s, d = p.addptr(src, o), p.addptr(dst, o)
+        i = p.arange(0, 32, lay)
+        j = p.full([32], 31, "i32", lay, dense=True) - i
+        p.ptr_store(p.addptr(d, i), p.ptr_load(p.addptr(s, j)))
+    assert str(p.module).count("layout.addptr") == 4
     x = np.arange(128, dtype=np.float32)
-    out = _through_default(text, {"src": x, "dst": poison(128)})
+    out = _through_default(p.module, {"src": x, "dst": poison(128)})
     np.testing.assert_array_equal(out["dst"], x.reshape(4, 32)[:, ::-1].reshape(-1))
 
 
 def test_inputs_and_outputs_follow_the_pointers():
     """random_inputs poisons the buffer only stored through (followed through splat and
     addptr) and fills the one loaded from."""
-    module = parse_module(memcpy_1d(128))
+    module = memcpy_1d(128)
     ins = random_inputs(module, seed=0, args={"xnumel": 300}, sizes={"in_ptr": 300, "out_ptr": 300})
     assert np.isnan(ins["out_ptr"]).all() and np.isfinite(ins["in_ptr"]).all()
-
-
-def _promised(text: str) -> str:
-    """memcpy_1d with xnumel promised a multiple of 16 (Triton's multiple_of)."""
-    return text.replace(
-        "%n32 = arith.index_cast %xnumel : index to i32",
-        "%n0 = arith.index_cast %xnumel : index to i32\n    %n32 = layout.multiple_of %n0 {divisor = 16 : i64} : i32",
-    )
 
 
 def test_multiple_of_makes_the_mask_uniform_over_vectors():
     """With xnumel promised a multiple of 16, `offsets < xnumel` is the same over each
     vector of 4: one predicate per vector, and the copy is still exact."""
-    module = parse_module(_promised(memcpy_1d(512, 4)))
+    module = memcpy_1d(512, 4, promised=True)
     run_pipeline(module, "vectorize-pointers")
     loads = [o for o in module.walk() if o.name == "layout.ptr_load"]
     assert loads[0].uniform_mask is not None and loads[0].vector.value.data == 4
     x = np.random.default_rng(4).standard_normal(1008).astype(np.float32)
-    out = _through_default(_promised(memcpy_1d(512, 4)), {"in_ptr": x, "out_ptr": poison(1008), "xnumel": 1008})
+    out = _through_default(memcpy_1d(512, 4, promised=True), {"in_ptr": x, "out_ptr": poison(1008), "xnumel": 1008})
     np.testing.assert_array_equal(out["out_ptr"], x)
 
 
 def test_a_broken_multiple_of_promise_is_an_error():
     with pytest.raises(ExecutionError, match="layout.multiple_of: the value is 1001, not a multiple of 16 as promised"):
         run(
-            _promised(memcpy_1d(512, 4)),
+            memcpy_1d(512, 4, promised=True),
             {"in_ptr": np.zeros(1001, np.float32), "out_ptr": poison(1001), "xnumel": 1001},
         )

@@ -11,53 +11,36 @@ import numpy as np
 import pytest
 
 from tilec.support.diagnostics import TilecError
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.distributed import BlockedLayout, SliceLayout
 from tilec.runtime.reference import run
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
 
-COMBINER = """{
-    ^bb0(%p: f32, %pi: i32, %q: f32, %qi: i32):
-      %gt = arith.cmpf ogt, %q, %p : f32
-      %eq = arith.cmpf oeq, %q, %p : f32
-      %lt = arith.cmpi slt, %qi, %pi : i32
-      %tie = arith.andi %eq, %lt : i1
-      %take = arith.ori %gt, %tie : i1
-      %v = arith.select %take, %q, %p : f32
-      %j = arith.select %take, %qi, %pi : i32
-      layout.yield %v, %j : f32, i32
-    }"""
+def argmax_program(spt, tpw, wpc, threads=128):
+    """The largest value of each row of an 8x256 f32 tile and its first index
+    (`layout.reduce_region` with an argmax combiner; a module built with
+    `tilec.Program`)."""
+    import tilec
 
+    lay = BlockedLayout(spt, tpw, wpc, [1, 0])
 
-def argmax_program(spt, tpw, wpc, threads=128) -> str:
-    b = (f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, "
-         f"warpsPerCTA = {wpc}, order = [1, 0]}}>")
-    return f"""
-#b = {b}
-#r = #layout.slice<{{dim = 1, parent = #b}}>
-#c = #layout.slice<{{dim = 0, parent = #b}}>
-!G = !layout.tensor<f32, #layout.cute<(8,256):(256,1)>, gmem>
-!M = !layout.tensor<f32, #layout.cute<(8):(1)>, gmem>
-!I = !layout.tensor<i32, #layout.cute<(8):(1)>, gmem>
-func.func @argmax(%src: !layout.ptr<f32>, %max: !layout.ptr<f32>, %arg: !layout.ptr<i32>) {{
-  %a = layout.view %src : !layout.ptr<f32> -> !G
-  %m = layout.view %max : !layout.ptr<f32> -> !M
-  %i = layout.view %arg : !layout.ptr<i32> -> !I
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : !G -> tensor<8x256xf32, #b>
-    %cols = layout.arange {{start = 0 : i32, end = 256 : i32}} : tensor<256xi32, #c>
-    %c2 = layout.expand_dims %cols {{axis = 0 : i64}} : tensor<256xi32, #c> -> tensor<1x256xi32, #b>
-    %idx = layout.broadcast %c2 : tensor<1x256xi32, #b> -> tensor<8x256xi32, #b>
-    %mx, %ix = layout.reduce_region %x, %idx {{axis = 1 : i64}} : tensor<8x256xf32, #b>, tensor<8x256xi32, #b> -> tensor<8xf32, #r>, tensor<8xi32, #r> {COMBINER}
-    layout.store %mx, %m : tensor<8xf32, #r>, !M
-    layout.store %ix, %i : tensor<8xi32, #r>, !I
-  }}
-  func.return
-}}
-"""
+    def combine(accs, news):
+        (v, i), (w, j) = accs, news
+        take = (w > v) | (w.eq(v) & (j < i))
+        return [p.where(take, w, v), p.where(take, j, i)]
+
+    p = tilec.Program("argmax")
+    src, mx_ptr, arg_ptr = (p.pointer(n, t, align=None) for n, t in (("src", "f32"), ("max", "f32"), ("arg", "i32")))
+    a, m, i = p.view(src, "(8,256):(256,1)"), p.view(mx_ptr, "(8):(1)"), p.view(arg_ptr, "(8):(1)")
+    with p.launch(threads=threads):
+        x = p.load(a, lay)
+        idx = p.broadcast(p.expand_dims(p.arange(0, 256, SliceLayout(0, lay)), 0), [8, 256])
+        mx, ix = p.reduce((x, idx), 1, combine)
+        p.store(mx, m)
+        p.store(ix, i)
+    return p.module
 
 
 LAYOUTS = [
@@ -69,16 +52,16 @@ LAYOUTS = [
 
 @pytest.mark.parametrize("spt,tpw,wpc", LAYOUTS)
 def test_argmax_reference_and_lowering(spt, tpw, wpc):
-    text = argmax_program(spt, tpw, wpc)
+    module = argmax_program(spt, tpw, wpc)
     x = np.random.default_rng(0).integers(-5, 5, size=(8, 256)).astype(np.float32)  # ties
-    out = run(parse_module(text), {"src": x.ravel(), "max": np.full(8, np.nan, np.float32), "arg": np.full(8, -1, np.int32)})
+    out = run(module, {"src": x.ravel(), "max": np.full(8, np.nan, np.float32), "arg": np.full(8, -1, np.int32)})
     np.testing.assert_array_equal(out["max"], x.max(axis=1))
     np.testing.assert_array_equal(out["arg"], x.argmax(axis=1))
-    assert_pass_preserves(text, "default", seeds=(0, 1))
+    assert_pass_preserves(module, "default", seeds=(0, 1))
 
 
 def test_argmax_compiles_with_nvrtc():
-    m = parse_module(argmax_program([1, 4], [1, 32], [1, 4]))
+    m = argmax_program([1, 4], [1, 32], [1, 4])
     run_pipeline(m, "default")
     text = emit(m, "cuda")
     assert text.count("__shared__") == 2  # one buffer per operand
@@ -86,6 +69,12 @@ def test_argmax_compiles_with_nvrtc():
 
 
 def test_combiner_signature_is_checked():
-    bad = argmax_program([1, 4], [1, 32], [1, 4]).replace("layout.yield %v, %j : f32, i32", "layout.yield %v : f32")
+    """The verifier refuses a combiner whose yield drops a value."""
+    from tilec.compiler.pipeline import verify_module
+    from tilec.dialects.layout_compute import YieldOp
+
+    module = argmax_program([1, 4], [1, 32], [1, 4])
+    yield_op = next(op for op in module.walk() if isinstance(op, YieldOp))
+    yield_op.operands = yield_op.operands[:1]
     with pytest.raises(TilecError, match=r"the combiner must end with layout.yield of \(f32, i32\)"):
-        parse_module(bad)
+        verify_module(module)

@@ -128,11 +128,10 @@ def _conversion_units(module) -> float:
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
-def test_random_programs(text):
+def test_random_programs(before):
     from helpers.equivalence import assert_pass_preserves
 
-    before = parse_module(text)
-    after = assert_pass_preserves(text, "remove-layout-conversions", seeds=(0,))
+    after = assert_pass_preserves(before, "remove-layout-conversions", seeds=(0,))
     assert _count(after, layout.LoadOp) <= _count(before, layout.LoadOp)
     assert _count(after, layout.StoreOp) == _count(before, layout.StoreOp)
     assert _conversion_units(after) <= _conversion_units(before)

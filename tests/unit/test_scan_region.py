@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.distributed import BlockedLayout, SliceLayout
 from tilec.runtime.nvrtc import compile_cuda
 from tilec.runtime.reference import run
 
@@ -25,69 +26,43 @@ LAYOUTS = {
     "chunks": ([1, 2], [1, 32], [1, 2]),
 }
 
-AFFINE = """
-    ^bb0(%a1: i32, %b1: i32, %a2: i32, %b2: i32):
-      %aa = arith.muli %a1, %a2 : i32
-      %t = arith.muli %a2, %b1 : i32
-      %bb = arith.addi %t, %b2 : i32
-      layout.yield %aa, %bb : i32, i32"""
-
-ARGMAX = """
-    ^bb0(%p: f32, %pi: i32, %q: f32, %qi: i32):
-      %gt = arith.cmpf ogt, %q, %p : f32
-      %v = arith.select %gt, %q, %p : f32
-      %w = arith.select %gt, %qi, %pi : i32
-      layout.yield %v, %w : f32, i32"""
+def affine(p, accs, news):
+    """h[i] = a[i] * h[i-1] + b[i] as a combiner: (a1, b1) then (a2, b2) is (a1 a2, a2 b1 + b2)."""
+    (a1, b1), (a2, b2) = accs, news
+    return [a1 * a2, a2 * b1 + b2]
 
 
-def program(which: str, layout: str, reverse: bool = False) -> str:
+def argmax(p, accs, news):
+    """The running maximum and the first index that reached it (`>`: a tie keeps the earlier)."""
+    (v, i), (w, j) = accs, news
+    gt = w > v
+    return [p.where(gt, w, v), p.where(gt, j, i)]
+
+
+def program(which: str, layout: str, reverse: bool = False):
     """Each block scans one of the ROWS rows of N elements of two buffers (a, b) into
-    two outputs (c, d), with the `AFFINE` or `ARGMAX` combiner (for ARGMAX, a is f32 and
-    b is ignored: the indices are an arange)."""
+    two outputs (c, d), with the `affine` or `argmax` combiner (for argmax, a is f32 and
+    b is ignored: the indices are an arange); a module built with `tilec.Program`."""
+    import tilec
+
     spt, tpw, wpc = LAYOUTS[layout]
-    lay = f"#layout.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, warpsPerCTA = {wpc}, order = [1, 0]}}>"
-    threads = 32 * wpc[0] * wpc[1]
+    lay = BlockedLayout(spt, tpw, wpc, [1, 0])
     ta = "f32" if which == "argmax" else "i32"
-    V = lambda e: f"!layout.tensor<{e}, #layout.cute<({ROWS},{N}):({N},1)>, gmem>"
-    T = lambda e: f"!layout.tensor<{e}, #layout.cute<(1,{N}):({N},1)>, gmem>"
-    D = lambda e: f"tensor<1x{N}x{e}, {lay}>"
-    rev = ", reverse = true" if reverse else ""
-    if which == "argmax":
-        second = (
-            f"%j0 = layout.arange {{start = 0 : i64, end = {N} : i64}} : "
-            f"tensor<{N}xi32, #layout.slice<{{dim = 0, parent = {lay}}}>>\n    "
-            f"%y = layout.expand_dims %j0 {{axis = 0 : i64}} : tensor<{N}xi32, "
-            f"#layout.slice<{{dim = 0, parent = {lay}}}>> -> {D('i32')}"
-        )
-        body = ARGMAX
-    else:
-        second = f"%y = layout.load %tb : {T('i32')} -> {D('i32')}"
-        body = AFFINE
-    return f"""
-func.func @scan(%a: !layout.ptr<{ta}, align 16>, %b: !layout.ptr<i32, align 16>, %c: !layout.ptr<{ta}, align 16>, %d: !layout.ptr<i32, align 16>) {{
-  %va = layout.view %a : !layout.ptr<{ta}, align 16> -> {V(ta)}
-  %vb = layout.view %b : !layout.ptr<i32, align 16> -> {V("i32")}
-  %vc = layout.view %c : !layout.ptr<{ta}, align 16> -> {V(ta)}
-  %vd = layout.view %d : !layout.ptr<i32, align 16> -> {V("i32")}
-  %g = arith.constant {ROWS} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%g, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c0 = arith.constant 0 : index
-    %ta = layout.tile %va[%bx, %c0] {{tile = array<i64: 1, {N}>}} : {V(ta)} -> {T(ta)}
-    %tb = layout.tile %vb[%bx, %c0] {{tile = array<i64: 1, {N}>}} : {V("i32")} -> {T("i32")}
-    %tc = layout.tile %vc[%bx, %c0] {{tile = array<i64: 1, {N}>}} : {V(ta)} -> {T(ta)}
-    %td = layout.tile %vd[%bx, %c0] {{tile = array<i64: 1, {N}>}} : {V("i32")} -> {T("i32")}
-    %x = layout.load %ta : {T(ta)} -> {D(ta)}
-    {second}
-    %r, %s = layout.scan_region %x, %y {{axis = 1 : i64{rev}}} : {D(ta)}, {D("i32")} -> {D(ta)}, {D("i32")} {{{body}
-    }}
-    layout.store %r, %tc : {D(ta)}, {T(ta)}
-    layout.store %s, %td : {D("i32")}, {T("i32")}
-  }}
-  func.return
-}}
-"""
+    p = tilec.Program("scan")
+    ptrs = [p.pointer(name, t, align=16) for name, t in (("a", ta), ("b", "i32"), ("c", ta), ("d", "i32"))]
+    views = [p.view(ptr, f"({ROWS},{N}):({N},1)") for ptr in ptrs]
+    with p.launch(grid=(ROWS, 1, 1), threads=32 * wpc[0] * wpc[1]) as k:
+        tiles = [p.tile(v, [k.bx, 0], [1, N]) for v in views]
+        x = p.load(tiles[0], lay)
+        if which == "argmax":
+            y = p.expand_dims(p.arange(0, N, SliceLayout(0, lay)), 0)
+        else:
+            y = p.load(tiles[1], lay)
+        combine = argmax if which == "argmax" else affine
+        r, s = p.scan((x, y), 1, lambda accs, news: combine(p, accs, news), reverse=reverse)
+        p.store(r, tiles[2])
+        p.store(s, tiles[3])
+    return p.module
 
 
 def _wrap(x: np.ndarray) -> np.ndarray:
@@ -131,10 +106,9 @@ def inputs(which: str, seed: int) -> dict:
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("which", ["affine", "argmax"])
 def test_scan_region_is_numpy_and_survives_the_pipeline(which, layout, reverse):
-    text = program(which, layout, reverse)
+    module = program(which, layout, reverse)
     ins = inputs(which, 0)
     want = expected(which, ins["a"], ins["b"], reverse)
-    module = parse_module(text)
     out = run(module, ins)
     np.testing.assert_array_equal(out["c"], want[0])
     np.testing.assert_array_equal(out["d"], want[1])

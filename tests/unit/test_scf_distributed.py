@@ -11,73 +11,50 @@ from hypothesis import strategies as st
 from xdsl.dialects import scf
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.dialects.distributed import BlockedLayout
+from tilec.dialects.layout_attrs import BlockedLayoutAttr
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import blocked_attr
+from helpers.programs import one_block
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
 def loop_cases(draw):
-    """(shape, blocked encoding text, threads, element type, trip count)."""
+    """(shape, blocked layout, threads, element type, trip count)."""
     warps_log2 = draw(st.integers(0, 2))
     spt, tpw, wpc, order = blocked_parts(draw, warps_log2)
     shape = (1 << draw(st.integers(0, 5)), 1 << draw(st.integers(1, 5)))
-    enc = blocked_attr(spt, tpw, wpc, order)
     et = draw(st.sampled_from(["f32", "i32", "f16"]))
-    return shape, enc, 32 << warps_log2, et, draw(st.integers(1, 4))
+    return shape, BlockedLayout(spt, tpw, wpc, order), 32 << warps_log2, et, draw(st.integers(1, 4))
 
 
-def loop_program(shape, enc, threads, et, trips) -> str:
+def loop_program(shape, enc, threads, et, trips):
     """dst = sum over tiles i of src (+ on even i, a product on odd i, chosen by an
-    scf.if inside the loop), carried in `enc`."""
+    scf.if inside the loop), carried in `enc` (a module)."""
     m, n = shape
-    t = f"tensor<{m}x{n}x{et}, {enc}>"
-    g = f"!layout.tensor<{et}, #layout.cute<({trips * m},{n}):({n},1)>, gmem>"
-    tile = f"!layout.tensor<{et}, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    is_float = et.startswith("f")
-    add, mul = ("arith.addf", "arith.mulf") if is_float else ("arith.addi", "arith.muli")
-    zero = "0.0" if is_float else "0"
-    return f"""
-func.func @loop(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %src : !layout.ptr<{et}> -> {g}
-  %b = layout.view %dst : !layout.ptr<{et}> -> {tile}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %cn = arith.constant {trips} : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %zero = arith.constant dense<{zero}> : {t}
-    %sum = scf.for %i = %c0 to %cn step %c1 iter_args(%acc = %zero) -> ({t}) {{
-      %ti = layout.tile %a[%i, %c0] {{tile = array<i64: {m}, {n}>}} : {g} -> {tile}
-      %v = layout.load %ti : {tile} -> {t}
-      %par = arith.remui %i, %c2 : index
-      %even = arith.cmpi eq, %par, %c0 : index
-      %next = scf.if %even -> ({t}) {{
-        %s = {add} %acc, %v : {t}
-        scf.yield %s : {t}
-      }} else {{
-        %p = {mul} %acc, %v : {t}
-        scf.yield %p : {t}
-      }}
-      scf.yield %next : {t}
-    }}
-    layout.store %sum, %b : {t}, {tile}
-  }}
-  func.return
-}}
-"""
+
+    def body(p, a, b):
+        acc = p.full([m, n], 0, et, enc, dense=True)
+        with p.range(0, trips, carry=[acc]) as i:
+            v = p.load(p.tile(a, [i, 0], [m, n]), enc)
+            then, otherwise = p.if_else(p.remui(i, 2).eq(0), carry=[acc])
+            with then:
+                acc.assign(acc + v)
+            with otherwise:
+                acc.assign(acc * v)
+        p.store(acc, b)
+
+    return one_block("loop", et, f"({trips * m},{n}):({n},1)", f"({m},{n}):({n},1)", threads, body)
 
 
 @settings(max_examples=60, **_SETTINGS)
 @given(loop_cases())
 def test_loop_carried_distributed_tensors_are_lowered_equivalently(case):
-    text = loop_program(*case)
-    after = assert_pass_preserves(text, "lower-to-gpu", seeds=(0, 1))
+    after = assert_pass_preserves(loop_program(*case), "lower-to-gpu", seeds=(0, 1))
     loops = [o for o in after.walk() if isinstance(o, scf.ForOp)]
     assert len(loops) == 1
     ifs = [o for o in loops[0].body.walk() if isinstance(o, scf.IfOp) and o.results]
@@ -89,7 +66,7 @@ def test_loop_carried_distributed_tensors_are_lowered_equivalently(case):
 @settings(max_examples=30, **_SETTINGS)
 @given(loop_cases())
 def test_loop_kernels_compile_with_nvrtc(case):
-    m = parse_module(loop_program(*case))
+    m = loop_program(*case)
     run_pipeline(m, "lower-to-gpu")
     text = emit(m, "cuda")
     compile_sm90_or_skip(text)
@@ -98,8 +75,7 @@ def test_loop_kernels_compile_with_nvrtc(case):
 
 def test_broadcast_registers_share_one_iter_arg():
     """A 2x2 tile in a layout of 4 registers along dim 1 (2 of them copies): 2 iter_args."""
-    enc = ("#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], "
-           "warpsPerCTA = [1, 1], order = [1, 0]}>")
+    enc = BlockedLayout([1, 4], [2, 16], [1, 1], [1, 0])
     after = assert_pass_preserves(loop_program((2, 2), enc, 32, "f32", 2), "lower-to-gpu")
     (loop,) = [o for o in after.walk() if isinstance(o, scf.ForOp)]
     assert len(loop.iter_args) == 2
@@ -107,8 +83,10 @@ def test_broadcast_registers_share_one_iter_arg():
 
 def while_program(shape, enc, threads, et, trips) -> str:
     """dst = sum of the first `trips` tiles of src, carried through an scf.while (the
-    tensor enters `before`, is forwarded by scf.condition to `after` and the result)."""
+    tensor enters `before`, is forwarded by scf.condition to `after` and the result).
+    IR text: the builder has no `scf.while`."""
     m, n = shape
+    enc = BlockedLayoutAttr(enc)
     t = f"tensor<{m}x{n}x{et}, {enc}>"
     g = f"!layout.tensor<{et}, #layout.cute<({trips * m},{n}):({n},1)>, gmem>"
     tile = f"!layout.tensor<{et}, #layout.cute<({m},{n}):({n},1)>, gmem>"

@@ -17,58 +17,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers.nvrtc import compile_sm90_or_skip
 
 from tilec.compiler.cuda import emit_cuda
-from tilec.compiler.pipeline import parse_module, run_pipeline
+from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects.swizzle import Swizzle
 from tilec.runtime.reference import check_equivalence, random_inputs, run
 
 
-def program(bits: int, base: int, shift: int, vec: int, threads: str, static_stage: bool) -> str:
+def program(bits: int, base: int, shift: int, vec: int, threads: str, static_stage: bool):
     """Two blocks; block b copies rows [64b, 64b+64) of a 128x64 bf16 tensor with
     cp.async into stage b (or, with `static_stage`, stage 1) of a swizzled 128x64
-    shared buffer, then copies the buffer's stage raw (a plain re-view) to dst."""
-    sw = f"swizzle<{bits},{base},{shift}> o 0 o "
-    rows, cols = (int(x) for x in threads.split(":")[0].strip("()").split(","))
-    fr, fc = 64 // rows, 64 // vec // cols
-    stage = "%c1" if static_stage else "%bx"
-    tv = f"#layout.cute<(64,{64 // vec}):(64,{vec})>"
-    fv = f"#layout.cute<({fr},{fc}):({64 * rows},{vec * cols})>"
-    vl = f"vec #layout.cute<(1,{vec}):(64,1)>"
-    return f"""
-!G = !layout.tensor<bf16, #layout.cute<(128,64):(64,1)>, gmem>
-!T = !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>
-!TV = !layout.tensor<bf16, {tv}, gmem, {vl}>
-!TF = !layout.tensor<bf16, {fv}, gmem, {vl}>
-!S = !layout.tensor<bf16, #layout.composed<{sw}(128,64):(64,1)>, smem>
-!X = !layout.tensor<bf16, #layout.composed<{sw}(64,64):(64,1)>, smem>
-!XV = !layout.tensor<bf16, #layout.composed<{sw}{tv[len("#layout.cute<") : -1]}>, smem, {vl}>
-!XF = !layout.tensor<bf16, #layout.composed<{sw}{fv[len("#layout.cute<") : -1]}>, smem, {vl}>
-!P = !layout.tensor<bf16, #layout.cute<(128,64):(64,1)>, smem>
-func.func @k(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>) {{
-  %a = layout.view %src : !layout.ptr<bf16, align 16> -> !G
-  %o = layout.view %dst : !layout.ptr<bf16, align 16> -> !G
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  layout.launch grid(%c2, %c1, %c1) threads(64) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !S
-    %ta = layout.tile %a[%bx, %c0] {{tile = array<i64: 64, 64>}} : !G -> !T
-    %ws = layout.tile %s[{stage}, %c0] {{tile = array<i64: 64, 64>}} : !S -> !X
-    %va = layout.vectorize %ta {{vector = array<i64: 1, {vec}>}} : !T -> !TV
-    %vs = layout.vectorize %ws {{vector = array<i64: 1, {vec}>}} : !X -> !XV
-    %fa = layout.distribute %va, %tid {{threads = #layout.cute<{threads}>}} : !TV -> !TF
-    %fs = layout.distribute %vs, %tid {{threads = #layout.cute<{threads}>}} : !XV -> !XF
-    layout.copy_async %fa, %fs : !TF, !XF
-    layout.async_wait {{pending = 0 : i64}}
-    layout.barrier
-    %p = layout.view %s : !S -> !P
-    %pt = layout.tile %p[{stage}, %c0] {{tile = array<i64: 64, 64>}} : !P -> !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, smem>
-    %to = layout.tile %o[%bx, %c0] {{tile = array<i64: 64, 64>}} : !G -> !T
-    layout.copy %pt, %to : !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, smem>, !T
-  }}
-  func.return
-}}
-"""
+    shared buffer, then copies the buffer's stage raw (a plain re-view) to dst (a
+    module built with `tilec.Program`)."""
+    import tilec
+
+    p = tilec.Program("k")
+    a, o = (p.view(p.pointer(n, "bf16", align=16), "(128,64):(64,1)") for n in ("src", "dst"))
+    with p.launch(grid=(2, 1, 1), threads=64) as k:
+        swizzled = tilec.ComposedLayout(tilec.Swizzle(bits, base, shift), 0, tilec.Layout((128, 64), (64, 1)))
+        s = p.alloc(swizzled, "bf16")
+        stage = 1 if static_stage else k.bx
+        fa = p.distribute(p.vectorize(p.tile(a, [k.bx, 0], [64, 64]), [1, vec]), k.tid, threads)
+        fs = p.distribute(p.vectorize(p.tile(s, [stage, 0], [64, 64]), [1, vec]), k.tid, threads)
+        p.copy_async(fa, fs, token=False)
+        p.async_wait(pending=0)
+        p.barrier()
+        raw = p.view(s, "(128,64):(64,1)")
+        p.copy(p.tile(raw, [stage, 0], [64, 64]), p.tile(o, [k.bx, 0], [64, 64]))
+    return p.module
 
 
 CASES = [
@@ -100,8 +74,7 @@ def expected(src: np.ndarray, sw: Swizzle, static_stage: bool) -> np.ndarray:
 @pytest.mark.parametrize("swz,vec,threads,static_stage", CASES)
 @pytest.mark.parametrize("pipeline", [None, "lower-to-gpu", "default"])
 def test_each_element_lands_at_swizzle_of_its_offset(swz, vec, threads, static_stage, pipeline):
-    text = program(*swz, vec, threads, static_stage)
-    m = parse_module(text, "t.mlir")
+    m = program(*swz, vec, threads, static_stage)
     if pipeline:
         run_pipeline(m, pipeline)
     inputs = random_inputs(m, 0)
@@ -115,9 +88,8 @@ def test_each_element_lands_at_swizzle_of_its_offset(swz, vec, threads, static_s
 
 @pytest.mark.parametrize("swz,vec,threads,static_stage", CASES)
 def test_lowering_is_equivalent_and_cuda_compiles(swz, vec, threads, static_stage):
-    text = program(*swz, vec, threads, static_stage)
-    before = parse_module(text, "t.mlir")
-    after = parse_module(text, "t.mlir")
+    before = program(*swz, vec, threads, static_stage)
+    after = before.clone()
     run_pipeline(after, "lower-to-gpu")
     report = check_equivalence(before, after, seed=3)
     assert report, str(report)

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from xdsl.dialects import arith
+
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.runtime.reference import random_inputs, run
 
 FLOAT_BINARY = ["addf", "subf", "mulf", "divf", "maximumf", "minimumf"]
@@ -26,39 +28,28 @@ CASES = (
 )
 
 
-def program(op: str, t: str) -> str:
-    vt = f"vector<4x{t}>"
-    if op == "negf":
-        body = f"%r = arith.negf %a : {vt}"
-    else:
-        body = f"%r = arith.{op} %a, %b : {vt}"
-    return f"""
-!A = !layout.tensor<{t}, #layout.cute<(8,4):(4,1)>, gmem>
-!V = !layout.tensor<{t}, #layout.cute<(8,1):(4,4)>, gmem, vec #layout.cute<(1,4):(4,1)>>
-func.func @k(%x: !layout.ptr<{t}>, %y: !layout.ptr<{t}>, %z: !layout.ptr<{t}>) {{
-  %X = layout.view %x : !layout.ptr<{t}> -> !A
-  %Y = layout.view %y : !layout.ptr<{t}> -> !A
-  %Z = layout.view %z : !layout.ptr<{t}> -> !A
-  %XV = layout.vectorize %X {{vector = array<i64: 1, 4>}} : !A -> !V
-  %YV = layout.vectorize %Y {{vector = array<i64: 1, 4>}} : !A -> !V
-  %ZV = layout.vectorize %Z {{vector = array<i64: 1, 4>}} : !A -> !V
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(8) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %c0 = arith.constant 0 : index
-    %a = layout.read %XV[%tid, %c0] : !V -> {vt}
-    %b = layout.read %YV[%tid, %c0] : !V -> {vt}
-    {body}
-    layout.write %r, %ZV[%tid, %c0] : {vt}, !V
-  }}
-  func.return
-}}
-"""
+ARITH = {cls.name: cls for cls in arith.Arith.operations}
+"""xDSL's arith ops by name (the ops of CASES have no Python operator each)."""
+
+
+def program(op: str, t: str):
+    """@k: 8 threads, each reads a vector of 4 of x and y, applies `arith.<op>` to the
+    vectors and writes z's (a module built with `tilec.Program`)."""
+    import tilec
+
+    p = tilec.Program("k")
+    x, y, z = (p.vectorize(p.view(p.pointer(n, t, align=None), "(8,4):(4,1)"), [1, 4]) for n in ("x", "y", "z"))
+    with p.launch(threads=8) as k:
+        a, b = x[k.tid, 0], y[k.tid, 0]
+        cls = ARITH[f"arith.{op}"]
+        r = p.insert(cls(a.ssa) if op == "negf" else cls(a.ssa, b.ssa)).results[0]
+        z[k.tid, 0] = r
+    return p.module
 
 
 @pytest.mark.parametrize(("op", "t"), CASES, ids=[f"{o}-{t}" for o, t in CASES])
 def test_vector_arith_prints_per_lane_and_compiles(op, t):
-    m = parse_module(program(op, t), "vector_arith.mlir")
+    m = program(op, t)
     run_pipeline(m, "default")
     cuda = emit(m, "cuda")
     struct = {"f32": "f32x4", "f16": "f16x4", "bf16": "bf16x4", "i32": "i32x4"}[t]
@@ -75,7 +66,7 @@ NUMPY = {"addf": np.add, "subf": np.subtract, "mulf": np.multiply, "maximumf": n
 @pytest.mark.parametrize("op", sorted(NUMPY))
 def test_vector_arith_runs_as_numpy(op):
     t = "f32" if op.endswith("f") else "i32"
-    m = parse_module(program(op, t), "vector_arith.mlir")
+    m = program(op, t)
     inputs = random_inputs(m, seed=1)
     x, y = (np.array(inputs[k]).copy() for k in ("x", "y"))
     run_pipeline(m, "default")

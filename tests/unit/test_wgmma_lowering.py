@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.wgmma_programs import nvmma_smem, wgmma_gemm_program, wgmma_mma_program
+from helpers.wgmma_programs import wgmma_gemm_program, wgmma_mma_program
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.mma import NvmmaSharedLayout
@@ -143,9 +143,6 @@ def test_hopper_gemm_example_is_generated_and_runs_on_cpu():
 
 def test_unreadable_shared_layout_is_located():
     """A plain row-major B (128-byte rows, no swizzle) is no wgmma layout."""
-    bad = wgmma_mma_program(64, 64, 16).replace(
-        nvmma_smem(16, 64, 128, 1), "!layout.tensor<bf16, #layout.cute<(16,64):(64,1)>, smem>"
-    )
-    module = parse_module(bad)
+    module = wgmma_mma_program(64, 64, 16, b_layout="(16,64):(64,1)")
     with pytest.raises(TilecError, match="wgmma cannot read operand B"):
         run_pipeline(module, "lower-to-gpu")
