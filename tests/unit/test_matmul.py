@@ -1,0 +1,184 @@
+"""`tilec.matmul`'s kernels without a GPU: the configuration rule (wave quantisation
+over the multiprocessors, the Target's shared memory), the epilogue written on the
+accumulator (bias, ReLU/GELU/SiLU, residual, f16 output) with a run-time M, run on the
+CPU reference executor on odd shapes against float64 within the documented bound
+(tests/helpers/matmul_oracle.py, docs/matmul.md), before and after the default
+pipeline, output poisoned; and NVRTC compiles of every configuration the entry picks.
+The GPU tests are tests/gpu/test_matmul_gpu.py."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from helpers.matmul_oracle import within_bound
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.dtypes import bf16_to_f32, f32_to_bf16
+from tilec.gemm_programs import Epilogue, gemm_hopper, gemm_hopper_ws
+from tilec.gemm import CONFIGS, MatmulKey, choose_config, matmul_program
+from tilec.runtime.reference import run
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import target
+
+
+def _bits(x: np.ndarray, dtype: str) -> np.ndarray:
+    """float64 values (exact in `dtype`) as the reference executor's buffer."""
+    return f32_to_bf16(x.astype(np.float32)) if dtype == "bf16" else x.astype(np.float16)
+
+
+def _values(x: np.ndarray, dtype: str) -> np.ndarray:
+    return (bf16_to_f32(x) if dtype == "bf16" else np.asarray(x, np.float32)).astype(np.float64)
+
+
+def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
+    """Random A, B (bf16), bias and residual (the output type), as float64 values
+    exactly representable in their types."""
+    rng = np.random.default_rng(seed)
+    out = {"a": rng.standard_normal((m, k)), "b": rng.standard_normal((k, n))}
+    out["bias"] = rng.standard_normal(n) if ep.bias else None
+    out["residual"] = rng.standard_normal((m, n)) if ep.residual else None
+    for name, dtype in (("a", "bf16"), ("b", "bf16"), ("bias", ep.out_dtype), ("residual", ep.out_dtype)):
+        if out[name] is not None:
+            out[name] = _values(_bits(out[name], dtype), dtype)
+    return out
+
+
+def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True) -> np.ndarray:
+    """Run the program on the reference executor; C as float64 (poisoned with NaN first)."""
+    poison = np.full(m * n, np.nan, np.float32)
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].ravel(), "bf16"),
+              "pc": _bits(poison, ep.out_dtype)}
+    if ep.bias:
+        inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
+    if ep.residual:
+        inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
+    if dynamic_m:
+        inputs["m"] = m
+    return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
+
+
+def _check(got, ops, ep: Epilogue) -> None:
+    ok = within_bound(got, ops["a"], ops["b"], ops["bias"], ep.activation, ops["residual"], ep.out_dtype)
+    assert ok.all(), f"{(~ok).sum()} elements outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
+EPILOGUES = {
+    "plain": Epilogue(),
+    "bias": Epilogue(bias=True),
+    "relu": Epilogue(bias=True, activation="relu"),
+    "gelu": Epilogue(activation="gelu"),
+    "silu": Epilogue(bias=True, activation="silu"),
+    "residual": Epilogue(residual=True),
+    "f16": Epilogue(out_dtype="f16"),
+    "all-f16": Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"),
+}
+
+# 72 x 40 x 48: two block rows of 64 (the second 8 rows), one block column of 64 (40
+# wide), one K step of 64 (48 deep) rounded up to the 2 stages
+SMALL = {"bm": 64, "bn": 64, "bk": 64, "stages": 2}
+
+
+@pytest.mark.parametrize("name", EPILOGUES)
+def test_epilogue_on_the_reference_executor(name):
+    """The warp-specialised, persistent, TMA-epilogue program (the entry's kind) with a
+    run-time M, each epilogue, at 72 x 40 x 48."""
+    ep = EPILOGUES[name]
+    m, n, k = 72, 40, 48
+    module = gemm_hopper_ws(None, n, k, persistent=3, group=2, tma_epilogue=True, epilogue=ep, **SMALL)
+    ops = _operands(m, n, k, ep)
+    _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_epilogue_after_the_pipeline():
+    """Bias + GELU + residual through the default pipeline (the code the GPU runs), in
+    both programs: the registers epilogue of `gemm_hopper`, the TMA epilogue of
+    `gemm_hopper_ws` in column chunks."""
+    ep = Epilogue(bias=True, activation="gelu", residual=True)
+    m, n, k = 72, 136, 48
+    ops = _operands(m, n, k, ep, seed=1)
+    for module in (gemm_hopper(None, n, k, epilogue=ep, **SMALL),
+                   gemm_hopper_ws(None, n, k, persistent=2, tma_epilogue=True, chunk=64, epilogue=ep,
+                                  **{**SMALL, "bn": 128})):
+        run_pipeline(module, "default")
+        _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_one_program_serves_every_m():
+    """One module with a run-time M, run at M = 1, 64, 130: the grid and the tensor
+    maps come from M."""
+    ep = Epilogue(bias=True)
+    n, k = 40, 48
+    module = gemm_hopper_ws(None, n, k, persistent=2, group=8, tma_epilogue=True, epilogue=ep, **SMALL)
+    for m in (1, 64, 130):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_static_m_keeps_its_program():
+    """A static M builds no index argument: the programs of the examples are unchanged
+    (tests/unit/test_gemm_hopper_builder.py holds their record)."""
+    module = gemm_hopper(72, 40, 48, **SMALL)
+    assert "%m: index" not in str(module)
+    ops = _operands(72, 40, 48, Epilogue())
+    _check(_run(module, 72, 40, Epilogue(), ops, dynamic_m=False), ops, Epilogue())
+
+
+@pytest.mark.parametrize(("m", "n", "expected"), [
+    (4000, 4000, "128x256x64:4:c128"),   # 32 x 16 tiles: 3.9 rounds of 132
+    (4096, 4096, "128x256x64:4:c128"),
+    (8192, 14336, "128x256x64:4:c128"),
+    (2176, 2176, "128x128x64:4:pp"),     # 17 x 9 = 153 tiles: 2 rounds, 128 x 128: 289 in 3
+    (1, 4096, "128x128x64:4:pp"),        # 16 tiles of 128 x 256 or 32 of 128 x 128: one round
+    (64, 32768, "64x256x64:4:c128"),     # 256 tiles of 128 x 128 (2 rounds), 128 of 64 x 256 (1)
+])
+def test_configuration_rule(m, n, expected):
+    assert choose_config(m, n, 132).name == expected
+
+
+def test_configurations_past_the_targets_shared_memory_are_not_taken():
+    small = dataclasses.replace(target("sm_90a"), smem_per_block=200 * 1024)
+    assert all(choose_config(4096, 4096, 132, small).smem_bytes() <= small.smem_per_block for _ in [0])
+    assert choose_config(4096, 4096, 132, small).name != "128x256x64:4:c128"
+    with pytest.raises(TilecError, match="no GEMM configuration fits"):
+        choose_config(4096, 4096, 132, dataclasses.replace(small, smem_per_block=1024))
+
+
+@pytest.mark.parametrize("config", [c.name for c in CONFIGS])
+def test_every_configuration_compiles(config):
+    """Each configuration `choose_config` may take, with the widest epilogue (bias,
+    SiLU, residual, f16 out), compiles for sm_90a at 4096 x 4096 with a run-time M."""
+    (c,) = [c for c in CONFIGS if c.name == config]
+    ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132))
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+def test_operands_the_programs_do_not_take_are_refused():
+    with pytest.raises(TilecError, match="activation 'tanh'"):
+        Epilogue(activation="tanh")
+    with pytest.raises(TilecError, match="out_dtype 'f32'"):
+        Epilogue(out_dtype="f32")
+    with pytest.raises(TilecError, match="GEMM operands of 'f32'"):
+        gemm_hopper(None, 64, 64, dtype="f32")
+
+
+def test_matmul_refuses_what_it_cannot_run():
+    """User errors are TilecErrors naming the operand (NumPy arrays stand in for
+    tensors: the checks of shapes and types come before the device's)."""
+    import tilec
+
+    a, b = np.zeros((4, 16), np.float16), np.zeros((16, 8), np.float16)
+    with pytest.raises(TilecError, match="expected bf16 or f16"):
+        tilec.matmul(a.astype(np.float32), b)
+    with pytest.raises(TilecError, match=r"a's K \(16\) is not b's \(8\)"):
+        tilec.matmul(a, b[:8])
+    with pytest.raises(TilecError, match=r"multiples of 8"):
+        tilec.matmul(a, np.zeros((16, 12), np.float16))
+    with pytest.raises(TilecError, match="activation 'tanh'"):
+        tilec.matmul(a, b, activation="tanh")
+    with pytest.raises(TilecError, match="a must be a CUDA tensor"):
+        tilec.matmul(a, b)
