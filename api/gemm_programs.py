@@ -86,14 +86,19 @@ class Epilogue:
 
     def apply(self, g, acc, bx, by, rows: int, cols: int):
         """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
-        `out_dtype`, computed in the accumulator's layout `g.mma`."""
+        `out_dtype`, computed in the accumulator's layout `g.mma` (the bias loaded in
+        its slice along the rows, each thread loading only its own columns; the
+        residual in the accumulator's layout)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
             return y.cast(self.out_dtype).named("h")
-        if self.bias:
-            tb = p.tile(g.Bias, [bx, by], [rows, cols]).named("tbias")
-            y = (y + p.load(tb, g.mma).named("bias").cast("f32").named("biasf")).named("biased")
+        if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
+            from tilec.dialects.distributed import SliceLayout
+
+            tb = p.tile(g.Bias, [by], [cols]).named("tbias")
+            col = p.load(tb, SliceLayout(0, g.mma)).named("bias").cast("f32").named("biasf")
+            y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y * sigmoid(y) = y / (1 + exp(-y))
@@ -160,12 +165,16 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     views = [("A", (m, k), k), ("B", (k, n), n), ("C", (m, n), n)]
     if epilogue.bias:
         ptrs.append(p.pointer("pbias", epilogue.out_dtype, align=16))
-        views.append(("Bias", (m, n), 0))
+        views.append(("Bias", None, n))
     if epilogue.residual:
         ptrs.append(p.pointer("pres", epilogue.out_dtype, align=16))
         views.append(("Res", (m, n), n))
     g.m = p.index("m") if m is None else None
-    for ptr, (name, (r, c), stride) in zip(ptrs, views):
+    for ptr, (name, shape, stride) in zip(ptrs, views):
+        if shape is None:  # a vector of `stride` elements
+            setattr(g, name, p.view(ptr, f"({stride}):(1)").named(name))
+            continue
+        r, c = shape
         dyn = [g.m] if r is None else []
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
     nk = _k_steps(k, bk, stages)
