@@ -107,12 +107,14 @@ class MatmulKey:
     dtype: str
     epilogue: Epilogue
     sms: int
+    b_kmajor: bool = False
 
 
 def matmul_program(key: MatmulKey):
     """The verified module of `key`: `gemm_hopper_ws` with a run-time M; its arguments
     are `pa`, `pb`, `pc`, then `pbias` and `pres` as the epilogue uses them, then `m`."""
-    return gemm_hopper_ws(None, key.n, key.k, dtype=key.dtype, epilogue=key.epilogue, **key.config.kwargs(key.sms))
+    return gemm_hopper_ws(None, key.n, key.k, dtype=key.dtype, epilogue=key.epilogue, b_kmajor=key.b_kmajor,
+                          **key.config.kwargs(key.sms))
 
 
 _kernels: dict[MatmulKey, Any] = {}
@@ -148,11 +150,17 @@ def _on_gpu(x: Any) -> bool:
     return hasattr(x, "__cuda_array_interface__")
 
 
-def _row_major(x: Any) -> bool:
-    """C-contiguous (strides in elements, as PyTorch gives them)."""
-    strides = [s // x.itemsize for s in x.strides] if not _is_torch(x) else list(x.stride())
+def _strides(x: Any) -> list[int]:
+    """Strides in elements (CuPy's and NumPy's are in bytes)."""
+    return list(x.stride()) if _is_torch(x) else [s // x.itemsize for s in x.strides]
+
+
+def _row_major(x: Any, strides: list[int] | None = None, shape: Any = None) -> bool:
+    """C-contiguous (or `shape` with `strides` is)."""
+    strides = _strides(x) if strides is None else strides
+    shape = x.shape if shape is None else shape
     expect = 1
-    for size, stride in reversed(list(zip(x.shape, strides))):
+    for size, stride in reversed(list(zip(shape, strides))):
         if size != 1 and stride != expect:
             return False
         expect *= size
@@ -185,25 +193,31 @@ def _empty(like: Any, shape: tuple[int, ...], dtype: str) -> Any:
         return cupy.empty(shape, dtype=cupy.float16)
 
 
-def _operand(name: str, x: Any, shape: tuple[int, ...], dtype: str) -> None:
-    """Check an operand: on the GPU, of `shape` and `dtype`, row-major, 16-byte aligned."""
+def _operand(name: str, x: Any, shape: tuple[int, ...], dtype: str, transposed_ok: bool = False) -> bool:
+    """Check an operand: on the GPU, of `shape` and `dtype`, row-major (or, where
+    `transposed_ok`, the transpose of a row-major matrix: returns True then),
+    16-byte aligned."""
     if not _on_gpu(x):
         raise TilecError(f"tilec.matmul: {name} must be a CUDA tensor (PyTorch or CuPy)")
     if tuple(x.shape) != shape:
         raise TilecError(f"tilec.matmul: {name} has shape {tuple(x.shape)}, expected {shape}")
     if _dtype_name(x) != dtype:
         raise TilecError(f"tilec.matmul: {name} is {x.dtype}, expected {dtype}")
-    if not _row_major(x):
-        raise TilecError(f"tilec.matmul: {name} must be row-major (contiguous); make it so with .contiguous()")
+    transposed = transposed_ok and not _row_major(x) and _row_major(x, _strides(x)[::-1], tuple(x.shape)[::-1])
+    if not (transposed or _row_major(x)):
+        what = "row-major or the transpose of a row-major matrix" if transposed_ok else "row-major (contiguous)"
+        raise TilecError(f"tilec.matmul: {name} must be {what}; make it so with .contiguous()")
     if _address(x) % 16:
         raise TilecError(f"tilec.matmul: {name}'s data must be 16-byte aligned (the TMA's requirement)")
+    return transposed
 
 
 def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
            out_dtype: Any = None, out: Any = None) -> Any:
-    """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) and `b` (K, N)
-    row-major bf16 or f16 PyTorch (or f16 CuPy) tensors on the GPU, K and N multiples of
-    8; f32 accumulation; then `+ bias` (N elements), `activation` ("relu", "gelu",
+    """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
+    (K, N) row-major or the transpose of a row-major N x K (`w.t()` of a
+    `torch.nn.Linear` weight: B K-major), bf16 or f16 PyTorch (or f16 CuPy) tensors on
+    the GPU, K and N multiples of 8; f32 accumulation; then `+ bias` (N elements), `activation` ("relu", "gelu",
     "silu"), `+ residual` (of the output's shape), one rounding to `out_dtype` (bf16 or
     f16; default a's). Bias and residual have the output's dtype. Returns the output
     (..., N), or writes `out` (row-major, the output's shape and dtype) and returns it.
@@ -232,7 +246,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if activation is not None and activation not in ACTIVATIONS:
         raise TilecError(f"tilec.matmul: activation {activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
     _operand("a", a, (*lead, k), dtype)
-    _operand("b", b, (k, n), dtype)
+    b_kmajor = _operand("b", b, (k, n), dtype, transposed_ok=True)
     if bias is not None:
         _operand("bias", bias, (n,), odt)
     if residual is not None:
@@ -246,8 +260,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     sms = _sms(a)
     config = choose_config(m, n, sms)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt)
-    kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms))
-    args = [a, b, out] + [x for x in (bias, residual) if x is not None]
+    kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor))
+    args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
     flat = [x.reshape(-1) for x in args]
     kernel(*flat, m, stream=_stream(a))
     return out

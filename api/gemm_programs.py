@@ -140,13 +140,16 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
-             dtype: str = "bf16", epilogue: Epilogue = PLAIN):
+             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
     shared layouts `g.SA`, `g.SB`, `g.SC` (NVMMA 128-byte swizzle) and the index
     constants; `g.gm` (block rows of C) is computed from the index argument `m` when M
-    is None."""
+    is None. `b_kmajor`: B is K-major in memory (the transpose of a row-major N x K
+    matrix, a `torch.nn.Linear` weight), viewed as K x N with strides (1, K), and its
+    shared stages are K-contiguous (`NvmmaSharedLayout(..., transposed=True)`): the
+    wgmma descriptors are fitted to either (dialects/wgmma.py)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -155,12 +158,12 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     if dtype not in INPUT_DTYPES:
         raise TilecError(f"GEMM operands of {dtype!r}: expected one of {', '.join(INPUT_DTYPES)}")
 
-    def smem(rows: int, cols: int):
-        return NvmmaSharedLayout(min(128, cols * 2), 16, False).composed([rows, cols])
+    def smem(rows: int, cols: int, transposed: bool = False):
+        return NvmmaSharedLayout(min(128, (rows if transposed else cols) * 2), 16, transposed).composed([rows, cols])
 
     p = Program("gemm")
     g = SimpleNamespace(p=p, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 16]),
-                        SA=smem(bm, bk), SB=smem(bk, bc), SC=smem(bm, bc), out=epilogue.out_dtype)
+                        SA=smem(bm, bk), SB=smem(bk, bc, b_kmajor), SC=smem(bm, bc), out=epilogue.out_dtype)
     ptrs = [p.pointer(name, t, align=16) for name, t in (("pa", dtype), ("pb", dtype), ("pc", epilogue.out_dtype))]
     views = [("A", (m, k), k), ("B", (k, n), n), ("C", (m, n), n)]
     if epilogue.bias:
@@ -173,6 +176,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     for ptr, (name, shape, stride) in zip(ptrs, views):
         if shape is None:  # a vector of `stride` elements
             setattr(g, name, p.view(ptr, f"({stride}):(1)").named(name))
+            continue
+        if name == "B" and b_kmajor:
+            g.B = p.view(ptr, f"({k},{n}):(1,{k})").named("B")
             continue
         r, c = shape
         dyn = [g.m] if r is None else []
@@ -244,12 +250,13 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
 
 
 def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
-                group: int = 1, dtype: str = "bf16", epilogue: Epilogue = PLAIN):
+                group: int = 1, dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False):
     """The program of C = epilogue(A @ B) (the module docstring) as a verified module;
     A m x k, B k x n of `dtype`, C m x n of the epilogue's `out_dtype`, all row-major
-    (`pa`, `pb`, `pc`, the epilogue's operands, then `m` when M is None: run-time)."""
+    (`pa`, `pb`, `pc`, the epilogue's operands, then `m` when M is None: run-time);
+    B K-major (the transpose of a row-major N x K) with `b_kmajor` (`_program`)."""
     _check_shape("gemm_hopper", m, n, k, bm, stages)
-    g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16, dtype, epilogue)
+    g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16, dtype, epilogue, b_kmajor)
     p = g.p
     with _launch(g, m, n, bm, bn, 2 * bm, group):
         sa, sb, bar = {}, {}, {}
@@ -293,7 +300,7 @@ def gemm_hopper_ws(
     m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
-    dtype: str = "bf16", epilogue: Epilogue = PLAIN,
+    dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -361,7 +368,7 @@ def gemm_hopper_ws(
     has read the buffer (`layout.tma_store_wait {pending = 0}`), so 4 stages of
     128 x 256 x 64 (192 KiB) fit beside a 128 x 128 buffer (32 KiB) in 227 KiB.
 
-    `dtype` (A and B), `epilogue` and `m` None (run-time M) as in `gemm_hopper`; with a
+    `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
     """
     from tilec.compiler.kernel_builder import Value
@@ -386,7 +393,7 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue)
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0

@@ -26,12 +26,15 @@ def _f64(t) -> np.ndarray:
 
 
 def _check(torch, m, n, k, *, bias=False, activation=None, residual=False, out_dtype=None, dtype=None, seed=0,
-           lead=None):
+           lead=None, b_kmajor=False):
     dtype = dtype or torch.bfloat16
     odt = out_dtype or dtype
     g = torch.Generator(device="cuda").manual_seed(seed)
     a = torch.randn(*(lead or (m,)), k, device="cuda", dtype=dtype, generator=g)
-    b = torch.randn(k, n, device="cuda", dtype=dtype, generator=g)
+    if b_kmajor:  # a torch.nn.Linear weight (N, K), used as w.t()
+        b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g).t()
+    else:
+        b = torch.randn(k, n, device="cuda", dtype=dtype, generator=g)
     bv = torch.randn(n, device="cuda", dtype=odt, generator=g) if bias else None
     shape = (*(lead or (m,)), n)
     rv = torch.randn(*shape, device="cuda", dtype=odt, generator=g) if residual else None
@@ -62,6 +65,12 @@ def test_epilogues(epilogue, shape):
     if kw.get("out_dtype") == "f16":
         kw["out_dtype"] = torch.float16
     _check(torch, *shape, **kw)
+
+
+@pytest.mark.parametrize("shape", [(4000, 4000, 4000), (16, 6144, 4096), (1000, 1032, 1000)])
+def test_linear_weight(shape):
+    """B K-major: `x @ w.t()` with `w` a (N, K) `torch.nn.Linear` weight, as F.linear."""
+    _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
 
 
 def test_f16_operands_and_leading_dimensions():
@@ -112,7 +121,7 @@ def test_errors_name_the_operand():
     torch = _torch()
     a = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(256, 128, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(TilecError, match="b must be row-major"):
-        tilec.matmul(a, w.t())
+    with pytest.raises(TilecError, match="b must be row-major or the transpose of a row-major matrix"):
+        tilec.matmul(a, w.t()[:, ::2])
     with pytest.raises(TilecError, match="bias has shape"):
-        tilec.matmul(a, w.t().contiguous(), bias=torch.zeros(128, device="cuda", dtype=torch.bfloat16))
+        tilec.matmul(a, w.t(), bias=torch.zeros(128, device="cuda", dtype=torch.bfloat16))

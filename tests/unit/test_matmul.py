@@ -46,10 +46,12 @@ def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
     return out
 
 
-def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True) -> np.ndarray:
-    """Run the program on the reference executor; C as float64 (poisoned with NaN first)."""
+def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False) -> np.ndarray:
+    """Run the program on the reference executor; C as float64 (poisoned with NaN first).
+    `b_kmajor`: B is given as its transpose, row-major N x K."""
     poison = np.full(m * n, np.nan, np.float32)
-    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].ravel(), "bf16"),
+    b = ops["b"].T if b_kmajor else ops["b"]
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(b.ravel(), "bf16"),
               "pc": _bits(poison, ep.out_dtype)}
     if ep.bias:
         inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
@@ -117,6 +119,21 @@ def test_one_program_serves_every_m():
         _check(_run(module, m, n, ep, ops), ops, ep)
 
 
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_k_major_b(level):
+    """B given as the transpose of a row-major N x K matrix (a `torch.nn.Linear`
+    weight): K-contiguous shared stages, the wgmma descriptors fitted to them, with
+    the column chunks and the bias of the entry's 128 x 256 configuration."""
+    ep = Epilogue(bias=True)
+    m, n, k = 72, 264, 136
+    module = gemm_hopper_ws(None, n, k, bk=64, stages=2, persistent=2, group=8, tma_epilogue=True, chunk=128,
+                            epilogue=ep, b_kmajor=True)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=3)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
 def test_static_m_keeps_its_program():
     """A static M builds no index argument: the programs of the examples are unchanged
     (tests/unit/test_gemm_hopper_builder.py holds their record)."""
@@ -149,10 +166,11 @@ def test_configurations_past_the_targets_shared_memory_are_not_taken():
 @pytest.mark.parametrize("config", [c.name for c in CONFIGS])
 def test_every_configuration_compiles(config):
     """Each configuration `choose_config` may take, with the widest epilogue (bias,
-    SiLU, residual, f16 out), compiles for sm_90a at 4096 x 4096 with a run-time M."""
+    SiLU, residual, f16 out; B K-major in one of them), compiles for sm_90a at
+    4096 x 4096 with a run-time M."""
     (c,) = [c for c in CONFIGS if c.name == config]
     ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
-    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132))
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132, b_kmajor=c is CONFIGS[0]))
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
 
