@@ -1,7 +1,8 @@
 """`tilec.matmul` against cuBLAS (`torch.matmul`) and Triton's tutorial matmul, bf16 in,
 f32 accumulation, bf16 out, on the shapes a model has: 4000^3, 3000 x 5000 x 7000, the
 Llama-3-8B projections (QKV 4096 -> 6144, O 4096 -> 4096, gate+up 4096 -> 28672, down
-14336 -> 4096) at M (tokens) in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
+14336 -> 4096; `x @ w.t()` with w (N, K) as `torch.nn.Linear` holds it) at M (tokens)
+in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 (+ the cast to bf16) against the plain GEMM of the same shape.
 
     python benchmarks/matmul_bench.py [--quick] [--no-triton] [--json OUT] [--md OUT]
@@ -53,11 +54,12 @@ def within_bound(got, a, b, bias=None, act=None):
     return bool(torch.isfinite(got).all()) and bool(((got - y).abs() <= d + 2.0**-8 * (y.abs() + d)).all())
 
 
-def cases(quick: bool) -> list[tuple[str, int, int, int]]:
-    out = [("4000^3", 4000, 4000, 4000), ("3000x5000x7000", 3000, 5000, 7000)]
+def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
+    """(label, M, N, K, B as a torch.nn.Linear weight's transpose)."""
+    out = [("4000^3", 4000, 4000, 4000, False), ("3000x5000x7000", 3000, 5000, 7000, False)]
     for name, (n, k) in LLAMA.items():
         for m in TOKENS if not quick else (1, 2048):
-            out.append((f"{name} M={m}", m, n, k))
+            out.append((f"{name} M={m}", m, n, k, True))
     return out
 
 
@@ -83,16 +85,19 @@ def main(argv=None) -> int:
             print(f"Triton unavailable: {e}")
     rows = []
     started = time.time()
-    for label, m, n, k in cases(args.quick):
+    for label, m, n, k, linear in cases(args.quick):
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        if linear:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it: B K-major
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g).t()
+        else:
+            b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         t0 = time.time()
         tilec.matmul(a, b, out=c)
         torch.cuda.synchronize()
         first = time.time() - t0
-        row = {"case": label, "m": m, "n": n, "k": k, "config": gemm.choose_config(m, n, sms).name,
+        row = {"case": label, "m": m, "n": n, "k": k, "b": "w.t()" if linear else "row-major", "config": gemm.choose_config(m, n, sms).name,
                "first_call_s": first, "kernels": len(gemm._kernels), "tilec_ok": within_bound(c, a, b)}
         flops, nbytes = 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
         t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
