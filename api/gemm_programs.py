@@ -101,8 +101,9 @@ class Epilogue:
             y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":  # y * sigmoid(y) = y / (1 + exp(-y))
-            y = (y / (p.math("exp", -y).named("enegy") + 1.0).named("denom")).named("silu")
+        elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = (1 + tanh(y / 2)) / 2: no division
+            t = p.math("tanh", (y * 0.5).named("yhalf")).named("tanhy")
+            y = (y * ((t * 0.5).named("thalf") + 0.5).named("sigmoid")).named("silu")
         elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
             e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
