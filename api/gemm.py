@@ -19,11 +19,17 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 `ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
-memory exceeds the Target's are never taken.
+memory exceeds the Target's are never taken. Decode sizes, M <= 64 where the 64 x 128
+tiles of C fill at most half of the multiprocessors: split-K (`split_factor`), the
+K steps of each tile divided among S units of work so that the tiles times S fill
+them, the f32 partial products summed by a second launch that applies the epilogue
+(`gemm_hopper_ws(split_k=S)`); S depends on N, K and the multiprocessors only, so one
+kernel serves every M <= 64.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +55,14 @@ class GemmConfig:
     chunk: int = 0
     pingpong: bool = False
     group: int = 8
+    split_k: int = 1
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
-                              "group": self.group, "persistent": sms, "tma_epilogue": True}
+                              "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
+        if self.split_k > 1:
+            kw["split_k"] = self.split_k
         if self.chunk:
             kw["chunk"] = self.chunk
         if self.pingpong:
@@ -80,10 +89,34 @@ pingpong measured 635 there (0.85); the 64-row tile (one consumer warpgroup) is 
 estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
 
 
-def choose_config(m: int, n: int, sms: int, tgt: Target | None = None) -> GemmConfig:
-    """The configuration of an M x N output on `sms` multiprocessors (the module
-    docstring's rule)."""
+SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
+"""The split-K configuration of small M (`choose_config`), its `split_k` set per
+shape: 64 x 128 tiles, one consumer warpgroup, the f32 partial products reduced by a
+second launch."""
+
+MAX_SPLIT_K = 16
+
+
+def split_factor(n: int, k: int, sms: int) -> int:
+    """How many ways split-K divides K for an output of at most 64 rows and N columns:
+    enough units of work (`ceil(N / 128)` tiles times S) for the multiprocessors, at
+    most `MAX_SPLIT_K`, each split at least one round of the ring (`stages` K steps);
+    1 (no split) where the tiles alone fill half of the multiprocessors."""
+    tiles = -(-n // SPLIT_K.bn)
+    if 2 * tiles > sms:
+        return 1
+    steps = -(-k // SPLIT_K.bk)
+    return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
+
+
+def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None) -> GemmConfig:
+    """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
+    docstring's rule; split-K where M <= 64 and K is given)."""
     tgt = tgt or target("sm_90a")
+    if k is not None and m <= SPLIT_K.bm:
+        split = split_factor(n, k, sms)
+        if split > 1:
+            return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
     best, best_cost = None, 0.0
     for c in CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:
@@ -186,11 +219,12 @@ def _empty(like: Any, shape: tuple[int, ...], dtype: str) -> Any:
     if _is_torch(like):
         import torch
 
-        return torch.empty(shape, device=like.device, dtype={"bf16": torch.bfloat16, "f16": torch.float16}[dtype])
+        types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+        return torch.empty(shape, device=like.device, dtype=types[dtype])
     import cupy
 
     with cupy.cuda.Device(like.device.id):
-        return cupy.empty(shape, dtype=cupy.float16)
+        return cupy.empty(shape, dtype=cupy.float32 if dtype == "f32" else cupy.float16)
 
 
 def _operand(name: str, x: Any, shape: tuple[int, ...], dtype: str, transposed_ok: bool = False) -> bool:
@@ -258,10 +292,12 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms)
+    config = choose_config(m, n, sms, k=k)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor))
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
+    if config.split_k > 1:  # the partial products of split-K
+        args.append(_empty(a, (config.split_k * m * n,), "f32"))
     flat = [x.reshape(-1) for x in args]
     kernel(*flat, m, stream=_stream(a))
     return out

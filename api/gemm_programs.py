@@ -84,12 +84,13 @@ class Epilogue:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
         return not (self.bias or self.activation or self.residual)
 
-    def apply(self, g, acc, bx, by, rows: int, cols: int):
+    def apply(self, g, acc, bx, by, rows: int, cols: int, layout=None):
         """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
         `out_dtype`, computed in the accumulator's layout `g.mma` (the bias loaded in
         its slice along the rows, each thread loading only its own columns; the
-        residual in the accumulator's layout)."""
-        p = g.p
+        residual in the accumulator's layout); `layout`: another layout of `acc` (the
+        split-K reduction's)."""
+        p, lay = g.p, layout or g.mma
         y = acc.named("acc")
         if self.plain:
             return y.cast(self.out_dtype).named("h")
@@ -97,7 +98,7 @@ class Epilogue:
             from tilec.dialects.distributed import SliceLayout
 
             tb = p.tile(g.Bias, [by], [cols]).named("tbias")
-            col = p.load(tb, SliceLayout(0, g.mma)).named("bias").cast("f32").named("biasf")
+            col = p.load(tb, SliceLayout(0, lay)).named("bias").cast("f32").named("biasf")
             y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
@@ -109,7 +110,7 @@ class Epilogue:
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
         if self.residual:
             tr = p.tile(g.Res, [bx, by], [rows, cols]).named("tres")
-            y = (y + p.load(tr, g.mma).named("res").cast("f32").named("resf")).named("summed")
+            y = (y + p.load(tr, lay).named("res").cast("f32").named("resf")).named("summed")
         return y.cast(self.out_dtype).named("h")
 
 
@@ -141,7 +142,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
-             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False):
+             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -150,7 +151,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     is None. `b_kmajor`: B is K-major in memory (the transpose of a row-major N x K
     matrix, a `torch.nn.Linear` weight), viewed as K x N with strides (1, K), and its
     shared stages are K-contiguous (`NvmmaSharedLayout(..., transposed=True)`): the
-    wgmma descriptors are fitted to either (dialects/wgmma.py)."""
+    wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
+    workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
+    epilogue's operands) and `g.nk` the K steps of one split."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -173,6 +176,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     if epilogue.residual:
         ptrs.append(p.pointer("pres", epilogue.out_dtype, align=16))
         views.append(("Res", (m, n), n))
+    pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
     g.m = p.index("m") if m is None else None
     for ptr, (name, shape, stride) in zip(ptrs, views):
         if shape is None:  # a vector of `stride` elements
@@ -184,7 +188,13 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         r, c = shape
         dyn = [g.m] if r is None else []
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
-    nk = _k_steps(k, bk, stages)
+    if pw is not None:  # split s's partial products: W[:, :, s], M x N row-major, one after the other
+        if m is None:
+            mn = (g.m * p.constant(n).named("ncols")).named("mn")
+            g.W = p.view(pw, f"(?,{n},{split_k}):({n},1,?)", dynamic=[g.m, mn]).named("W")
+        else:
+            g.W = p.view(pw, f"({m},{n},{split_k}):({n},1,{m * n})").named("W")
+    nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
     if m is None:
@@ -222,13 +232,17 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
 
 
 @contextmanager
-def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0):
+def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1):
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
-    (at most the tiles: at run time when M is). Sets `g.bx`, `g.by` (not persistent)
-    or `g.pid`."""
+    (at most the tiles: at run time when M is; with `split` S, S units of work per
+    tile). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
     p = g.p
-    if m is None and (nprog or group > 1):
+    if split > 1:  # persistent: the tiles' S units of work
+        units = (g.gm * g.gn).named("tiles")
+        g.ntiles = (units * p.constant(split).named("splits")).named("ntiles")
+        grid = (p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
+    elif m is None and (nprog or group > 1):
         g.ntiles = (g.gm * g.gn).named("ntiles")
         grid = ((p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog") if nprog else g.ntiles), g.c1, g.c1)
     elif nprog:
@@ -301,7 +315,7 @@ def gemm_hopper_ws(
     m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
-    dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False,
+    dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -371,6 +385,14 @@ def gemm_hopper_ws(
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
+
+    `split_k` = S > 1 (split-K, for small M: the memory-bound regime, where the tiles
+    of C alone leave most multiprocessors idle): each tile is S units of work, unit s
+    taking the s-th of S equal ranges of K steps (the steps past K add zeros, as the
+    TMA fills them) and storing its f32 partial product into the workspace `pw`
+    (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
+    and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
+    epilogue.
     """
     from tilec.compiler.kernel_builder import Value
 
@@ -381,6 +403,8 @@ def gemm_hopper_ws(
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
+    if split_k > 1 and (not persistent or pingpong or tma_epilogue or chunk):
+        raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
     if handover not in ("drain", "issue"):
@@ -393,12 +417,12 @@ def gemm_hopper_ws(
             f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
             "setmaxnreg inc would wait forever"
         )
-    nprog = persistent if m is None else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor)
+    nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
-    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog):
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k):
 
         full, empty = {}, {}
 
@@ -446,6 +470,10 @@ def gemm_hopper_ws(
                 t.named("t")
                 g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
                 g.base = (g.j * g.nk).named("base")
+                if split_k > 1:  # unit t: split t % S of tile t / S
+                    sv = p.constant(split_k).named("splits")
+                    g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
+                    g.kbase = (g.split * g.nk).named("kbase")
                 if group > 1:
                     _grouped(g, m, n, bm, bn, group, t)
                 else:
@@ -497,6 +525,10 @@ def gemm_hopper_ws(
                 p.mbarrier_arrive(empty[stages - 1])
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
+            if split_k > 1:  # the unit's partial product, as it is
+                w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
+                p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                return
             for a, by in zip(accs, g.bys):
                 h = epilogue.apply(g, a, g.bx, by, bm, bc)
                 tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
@@ -515,6 +547,8 @@ def gemm_hopper_ws(
                 ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
                 for s in range(stages):
                     kt = (i + o[s]).named(f"kt{s}")
+                    if split_k > 1:
+                        kt = (kt + g.kbase).named(f"ks{s}")
                     _, otherwise = p.if_else(first)
                     with otherwise:
                         p.mbarrier_wait(empty[s], ephase)
@@ -536,7 +570,37 @@ def gemm_hopper_ws(
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
+    if split_k > 1:
+        _split_k_reduce(g, m, n, split_k, epilogue)
     return p.module
+
+
+SPLIT_K_TILE = (16, 128)
+"""The rows and columns of C one block of the split-K reduction takes (128 threads,
+4 f32 of a row each, 16 x 32 per pass)."""
+
+
+def _split_k_reduce(g, m: int | None, n: int, split: int, epilogue: Epilogue) -> None:
+    """The second launch of a split-K GEMM: per `SPLIT_K_TILE` tile of C, the sum of the
+    S partial products `W[:, :, s]` in order s = 0 .. S-1 (f32), the epilogue on it
+    and the store; a blocked layout, masked at M and N."""
+    from tilec.dialects.distributed import BlockedLayout
+
+    p = g.p
+    rm, rn = SPLIT_K_TILE
+    lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    if m is None:
+        rows = p.divui((g.m + p.constant(rm - 1).named("rm1")).named("mupr"), p.constant(rm).named("rmc")).named("gmr")
+    else:
+        rows = p.constant(_cdiv(m, rm)).named("gmr")
+    with p.launch(grid=(rows, p.constant(_cdiv(n, rn)).named("gnr"), g.c1), threads=128) as k:
+        acc = None
+        for s in range(split):
+            w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
+            x = p.load(p.tile(w, [k.bx, k.by], [rm, rn]).named(f"tw{s}"), lay).named(f"part{s}")
+            acc = x if acc is None else (acc + x).named(f"sum{s}")
+        h = epilogue.apply(g, acc, k.bx, k.by, rm, rn, lay)
+        p.store(h, p.tile(g.C, [k.bx, k.by], [rm, rn]).named("tc"))
 
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}

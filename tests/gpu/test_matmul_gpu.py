@@ -73,6 +73,19 @@ def test_linear_weight(shape):
     _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
 
 
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 6144, 4096), (64, 4096, 14336), (3, 1000, 1000)])
+def test_split_k_decode(shape):
+    """M <= 64 where the tiles leave most multiprocessors idle: split-K, its partials
+    reduced by the second launch with the widest epilogue; B as a Linear weight."""
+    torch = _torch()
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    m, n, k = shape
+    assert gemm.choose_config(m, n, sms, k=k).split_k > 1
+    _check(torch, *shape, bias=True, activation="gelu", residual=True, b_kmajor=True)
+
+
 def test_f16_operands_and_leading_dimensions():
     torch = _torch()
     _check(torch, 0, 520, 264, dtype=torch.float16, lead=(3, 37), bias=True, activation="gelu")
@@ -103,7 +116,7 @@ def test_every_configuration_runs(index, monkeypatch):
     from tilec import gemm
 
     config = gemm.CONFIGS[index]
-    monkeypatch.setattr(gemm, "choose_config", lambda m, n, sms, tgt=None: config)
+    monkeypatch.setattr(gemm, "choose_config", lambda m, n, sms, tgt=None, k=None: config)
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 

@@ -46,9 +46,11 @@ def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
     return out
 
 
-def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False) -> np.ndarray:
+def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False,
+         split_k: int = 1) -> np.ndarray:
     """Run the program on the reference executor; C as float64 (poisoned with NaN first).
-    `b_kmajor`: B is given as its transpose, row-major N x K."""
+    `b_kmajor`: B is given as its transpose, row-major N x K; `split_k`: the program
+    takes a workspace (poisoned too)."""
     poison = np.full(m * n, np.nan, np.float32)
     b = ops["b"].T if b_kmajor else ops["b"]
     inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(b.ravel(), "bf16"),
@@ -57,6 +59,8 @@ def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True
         inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
     if ep.residual:
         inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
+    if split_k > 1:
+        inputs["pw"] = np.full(split_k * m * n, np.nan, np.float32)
     if dynamic_m:
         inputs["m"] = m
     return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
@@ -134,6 +138,27 @@ def test_k_major_b(level):
     _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_split_k(level):
+    """Split-K with a run-time M (the decode sizes): 3 units per 64 x 64 tile over 520
+    of K (9 steps of 64: 2 per split, rounded up to the 2 stages, the last split's past
+    K), the partials reduced by the second launch with bias + SiLU + residual, at
+    M = 1, 5, 64 (one program)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    n, k = 200, 520
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=64, bk=64, stages=2, persistent=7, group=1, split_k=3, epilogue=ep)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    for m in (1, 5, 64):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, split_k=3), ops, ep)
+
+
+def test_split_k_refuses_what_it_does_not_do():
+    with pytest.raises(ValueError, match="split_k needs persistent"):
+        gemm_hopper_ws(None, 64, 64, split_k=2, persistent=4, tma_epilogue=True)
+
+
 def test_static_m_keeps_its_program():
     """A static M builds no index argument: the programs of the examples are unchanged
     (tests/unit/test_gemm_hopper_builder.py holds their record)."""
@@ -155,6 +180,18 @@ def test_configuration_rule(m, n, expected):
     assert choose_config(m, n, 132).name == expected
 
 
+@pytest.mark.parametrize(("m", "n", "k", "expected"), [
+    (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128, 4 units each on 132 SMs
+    (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
+    (16, 4096, 14336, "64x128x64:4:splitK4"),
+    (16, 28672, 4096, "64x256x64:4:c128"),      # 224 tiles of 64 x 128 fill the SMs: no split
+    (65, 4096, 4096, "128x128x64:4:pp"),        # more rows than a 64-row tile
+    (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split
+])
+def test_split_k_rule(m, n, k, expected):
+    assert choose_config(m, n, 132, k=k).name == expected
+
+
 def test_configurations_past_the_targets_shared_memory_are_not_taken():
     small = dataclasses.replace(target("sm_90a"), smem_per_block=200 * 1024)
     assert all(choose_config(4096, 4096, 132, small).smem_bytes() <= small.smem_per_block for _ in [0])
@@ -163,12 +200,12 @@ def test_configurations_past_the_targets_shared_memory_are_not_taken():
         choose_config(4096, 4096, 132, dataclasses.replace(small, smem_per_block=1024))
 
 
-@pytest.mark.parametrize("config", [c.name for c in CONFIGS])
+@pytest.mark.parametrize("config", [c.name for c in CONFIGS] + ["split-K"])
 def test_every_configuration_compiles(config):
     """Each configuration `choose_config` may take, with the widest epilogue (bias,
     SiLU, residual, f16 out; B K-major in one of them), compiles for sm_90a at
     4096 x 4096 with a run-time M."""
-    (c,) = [c for c in CONFIGS if c.name == config]
+    c = choose_config(1, 4096, 132, k=4096) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
     ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
     module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132, b_kmajor=c is CONFIGS[0]))
     run_pipeline(module, "default")
