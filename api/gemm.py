@@ -270,7 +270,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if kb != k:
         raise TilecError(f"tilec.matmul: a's K ({k}) is not b's ({kb})")
     if k % 8 or n % 8 or k < 1 or n < 1:
-        raise TilecError(f"tilec.matmul: K ({k}) and N ({n}) must be positive multiples of 8 (16-byte rows for the TMA)")
+        raise TilecError(f"tilec.matmul: K ({k}) and N ({n}) must be positive multiples of 8 "
+                         "(16-byte rows for the TMA)")
     m = 1
     for s in lead:
         m *= s

@@ -97,7 +97,8 @@ def main(argv=None) -> int:
         tilec.matmul(a, b, out=c)
         torch.cuda.synchronize()
         first = time.time() - t0
-        row = {"case": label, "m": m, "n": n, "k": k, "b": "w.t()" if linear else "row-major", "config": gemm.choose_config(m, n, sms, k=k).name,
+        row = {"case": label, "m": m, "n": n, "k": k, "b": "w.t()" if linear else "row-major",
+               "config": gemm.choose_config(m, n, sms, k=k).name,
                "first_call_s": first, "kernels": len(gemm._kernels), "tilec_ok": within_bound(c, a, b)}
         flops, nbytes = 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
         t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
