@@ -19,12 +19,12 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 `ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
-memory exceeds the Target's are never taken. Decode sizes, M <= 64 where the 64 x 128
+memory exceeds the Target's are never taken. Decode sizes, M <= 128 where the 64 x 128
 tiles of C fill at most half of the multiprocessors: split-K (`split_factor`), the
 K steps of each tile divided among S units of work so that the tiles times S fill
 them, the f32 partial products summed by a second launch that applies the epilogue
-(`gemm_hopper_ws(split_k=S)`); S depends on N, K and the multiprocessors only, so one
-kernel serves every M <= 64.
+(`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
+through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
 """
 
 from __future__ import annotations
@@ -96,13 +96,16 @@ second launch."""
 
 MAX_SPLIT_K = 16
 
+SPLIT_K_MAX_M = 128
+"""The decode sizes: split-K is considered up to this M."""
 
-def split_factor(n: int, k: int, sms: int) -> int:
-    """How many ways split-K divides K for an output of at most 64 rows and N columns:
-    enough units of work (`ceil(N / 128)` tiles times S) for the multiprocessors, at
-    most `MAX_SPLIT_K`, each split at least one round of the ring (`stages` K steps);
-    1 (no split) where the tiles alone fill half of the multiprocessors."""
-    tiles = -(-n // SPLIT_K.bn)
+
+def split_factor(m: int, n: int, k: int, sms: int) -> int:
+    """How many ways split-K divides K for an M x N output (M <= `SPLIT_K_MAX_M`):
+    enough units of work (the 64 x 128 tiles times S) for the multiprocessors, at most
+    `MAX_SPLIT_K`, each split at least one round of the ring (`stages` K steps); 1 (no
+    split) where the tiles alone fill half of the multiprocessors."""
+    tiles = -(-m // SPLIT_K.bm) * -(-n // SPLIT_K.bn)
     if 2 * tiles > sms:
         return 1
     steps = -(-k // SPLIT_K.bk)
@@ -111,10 +114,10 @@ def split_factor(n: int, k: int, sms: int) -> int:
 
 def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
-    docstring's rule; split-K where M <= 64 and K is given)."""
+    docstring's rule; split-K where M <= 128 and K is given)."""
     tgt = tgt or target("sm_90a")
-    if k is not None and m <= SPLIT_K.bm:
-        split = split_factor(n, k, sms)
+    if k is not None and m <= SPLIT_K_MAX_M:
+        split = split_factor(m, n, k, sms)
         if split > 1:
             return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
     best, best_cost = None, 0.0

@@ -185,7 +185,9 @@ def test_configuration_rule(m, n, expected):
     (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
     (16, 4096, 14336, "64x128x64:4:splitK4"),
     (16, 28672, 4096, "64x256x64:4:c128"),      # 224 tiles of 64 x 128 fill the SMs: no split
-    (65, 4096, 4096, "128x128x64:4:pp"),        # more rows than a 64-row tile
+    (65, 4096, 4096, "64x128x64:4:splitK2"),    # 2 x 32 tiles: 2 units each
+    (128, 6144, 4096, "128x128x64:4:pp"),       # 2 x 48 tiles fill more than half of the SMs
+    (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
     (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split
 ])
 def test_split_k_rule(m, n, k, expected):
