@@ -73,7 +73,8 @@ def test_linear_weight(shape):
     _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
 
 
-@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 6144, 4096), (64, 4096, 14336), (3, 1000, 1000), (100, 4096, 4096)])
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 6144, 4096), (64, 4096, 14336), (3, 1000, 1000),
+                                   (100, 4096, 4096)])
 def test_split_k_decode(shape):
     """M <= 128 where the tiles leave most multiprocessors idle: split-K, its partials
     reduced by the second launch with the widest epilogue; B as a Linear weight."""
