@@ -172,7 +172,14 @@ _CUPY = {"float16": "f16"}
 
 def _dtype_name(x: Any) -> str | None:
     """The tilec name of a tensor's or dtype's element type (None: unsupported)."""
-    name = str(getattr(x, "dtype", x)).removeprefix("torch.")
+    x = getattr(x, "dtype", x)
+    if isinstance(x, type):  # numpy.float16 (CuPy's too)
+        import numpy as np
+
+        x = np.dtype(x)
+    name = str(x).removeprefix("torch.")
+    if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16"
+        return name
     return _TORCH.get(name) or _CUPY.get(name)
 
 
@@ -254,9 +261,10 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
     (K, N) row-major or the transpose of a row-major N x K (`w.t()` of a
     `torch.nn.Linear` weight: B K-major), bf16 or f16 PyTorch (or f16 CuPy) tensors on
-    the GPU, K and N multiples of 8; f32 accumulation; then `+ bias` (N elements), `activation` ("relu", "gelu",
-    "silu"), `+ residual` (of the output's shape), one rounding to `out_dtype` (bf16 or
-    f16; default a's). Bias and residual have the output's dtype. Returns the output
+    the GPU, K and N multiples of 8; f32 accumulation; then `+ bias` (N elements),
+    `activation` ("relu", "gelu", "silu"), `+ residual` (of the output's shape), one
+    rounding to `out_dtype` (bf16 or f16: a PyTorch or NumPy dtype, or "bf16" / "f16";
+    default a's). Bias and residual have the output's dtype. Returns the output
     (..., N), or writes `out` (row-major, the output's shape and dtype) and returns it.
     The kernel is chosen by `choose_config` and compiled once per `MatmulKey`: a new M
     compiles nothing.
