@@ -172,11 +172,11 @@ _CUPY = {"float16": "f16"}
 
 def _dtype_name(x: Any) -> str | None:
     """The tilec name of a tensor's or dtype's element type (None: unsupported)."""
-    x = getattr(x, "dtype", x)
     if isinstance(x, type):  # numpy.float16 (CuPy's too)
         import numpy as np
 
         x = np.dtype(x)
+    x = getattr(x, "dtype", x)
     name = str(x).removeprefix("torch.")
     if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16"
         return name
