@@ -18,6 +18,7 @@ The Python API in one screen:
     A.tile((1, 2), (4, 8))[0, 3] = 1.0         #   make_tensor on a host pointer):
     print(A[:, 5])                             #   tile/slice/vectorize, read, write, print
 
+    y = tilec.matmul(x, w, bias=b, activation="silu")   # Hopper GEMM + epilogue
     tilec.copy_(dst, src)                      # PyTorch/CuPy arrays: strided, broadcast,
     y = tilec.contiguous(x)                    #   dtype-converting copies, one kernel
     y = tilec.permute(x, (0, 3, 1, 2))         #   per pattern (docs/pytorch-cupy.md)
@@ -160,6 +161,20 @@ def permute(x, dims):
 
     _register_torch_ops_if_torch_is_loaded()
     return _permute(x, dims)
+
+
+def matmul(a, b, *, bias=None, activation=None, residual=None, out_dtype=None, out=None):
+    """`epilogue(a @ b)` in one kernel on a Hopper GPU (bf16/f16 PyTorch or CuPy
+    tensors, f32 accumulation, optional bias, ReLU/GELU/SiLU, residual, output dtype);
+    the kernel and its configuration are chosen from the shape, one compiled kernel
+    serving every M. See `tilec.matmul` in api/gemm.py and docs/matmul.md.
+
+        y = tilec.matmul(x, w, bias=b, activation="silu")
+    """
+    from tilec.gemm import matmul as impl
+
+    globals()["matmul"] = impl
+    return impl(a, b, bias=bias, activation=activation, residual=residual, out_dtype=out_dtype, out=out)
 
 
 def _register_torch_ops_if_torch_is_loaded() -> None:

@@ -1,0 +1,324 @@
+"""`tilec.matmul`: C = epilogue(A @ B) on PyTorch or CuPy tensors of a Hopper GPU, the
+kernel and its configuration chosen from the shape and the Target by one rule.
+
+    c = tilec.matmul(a, b)                                   # bf16/f16 (.., K) @ (K, N)
+    y = tilec.matmul(x, w, bias=b, activation="silu")        # silu(x @ w + b), one kernel
+    y = tilec.matmul(x, w, residual=h, out_dtype=torch.float16)
+
+The kernels are the warp-specialised, persistent TMA + wgmma programs of
+api/gemm_programs.py (`gemm_hopper_ws`), built with M a run-time value: the TMA tensor
+maps are encoded at launch and the grid is min(multiprocessors, tiles) computed from M,
+so one compiled kernel serves every M (every token count). A kernel is compiled once
+per `MatmulKey` (configuration, N, K, dtypes, epilogue, multiprocessor count) and kept
+in memory (the CUDA also on disk, runtime/cache.py).
+
+The configuration rule (`choose_config`), wave quantisation: a persistent grid of P
+blocks over T tiles of `bm x bn` takes ceil(T / P) rounds, each as long as one tile's
+work, `bm * bn / efficiency` (the measured throughput of the configuration's tile
+relative to the best one, benchmarks/NOTES.md); the configuration with the least
+`ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
+ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
+takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
+memory exceeds the Target's are never taken. Decode sizes, M <= 128 where the 64 x 128
+tiles of C fill at most half of the multiprocessors: split-K (`split_factor`), the
+K steps of each tile divided among S units of work so that the tiles times S fill
+them, the f32 partial products summed by a second launch that applies the epilogue
+(`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
+through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from tilec.gemm_programs import ACTIVATIONS, INPUT_DTYPES, OUT_DTYPES, Epilogue, gemm_hopper_ws
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import Target, target
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """One configuration of `gemm_hopper_ws`: a `bm x bn x bk` block tile, `stages`
+    shared stages, `chunk` column chunks (0: none), the pingpong schedule, grouped tile
+    order of `group` block rows; always persistent with the TMA-store epilogue.
+    `efficiency`: the tile's throughput relative to the best configuration's (the rule
+    of `choose_config`)."""
+
+    name: str
+    bm: int
+    bn: int
+    bk: int
+    stages: int
+    efficiency: float
+    chunk: int = 0
+    pingpong: bool = False
+    group: int = 8
+    split_k: int = 1
+
+    def kwargs(self, sms: int) -> dict[str, Any]:
+        """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
+        kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
+                              "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
+        if self.split_k > 1:
+            kw["split_k"] = self.split_k
+        if self.chunk:
+            kw["chunk"] = self.chunk
+        if self.pingpong:
+            kw["pingpong"] = True
+        return kw
+
+    def smem_bytes(self) -> int:
+        """Shared memory of the ring and the C buffers (16-bit elements), each buffer
+        1024-byte aligned: the barriers cost a kilobyte beside each stage, or one in all
+        with chunks (they come after the buffers, `gemm_hopper_ws`)."""
+        ring = self.stages * (self.bm + self.bn) * self.bk * 2
+        barriers = 1024 if self.chunk else 1024 * self.stages
+        return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
+
+
+CONFIGS = (
+    GemmConfig("128x256x64:4:c128", 128, 256, 64, 4, efficiency=1.0, chunk=128),
+    GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
+    GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
+)
+"""The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
+`BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); the 128 x 128
+pingpong measured 635 there (0.85); the 64-row tile (one consumer warpgroup) is an
+estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
+
+
+SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
+"""The split-K configuration of small M (`choose_config`), its `split_k` set per
+shape: 64 x 128 tiles, one consumer warpgroup, the f32 partial products reduced by a
+second launch."""
+
+MAX_SPLIT_K = 16
+
+SPLIT_K_MAX_M = 128
+"""The decode sizes: split-K is considered up to this M."""
+
+
+def split_factor(m: int, n: int, k: int, sms: int) -> int:
+    """How many ways split-K divides K for an M x N output (M <= `SPLIT_K_MAX_M`):
+    enough units of work (the 64 x 128 tiles times S) for the multiprocessors, at most
+    `MAX_SPLIT_K`, each split at least one round of the ring (`stages` K steps); 1 (no
+    split) where the tiles alone fill half of the multiprocessors."""
+    tiles = -(-m // SPLIT_K.bm) * -(-n // SPLIT_K.bn)
+    if 2 * tiles > sms:
+        return 1
+    steps = -(-k // SPLIT_K.bk)
+    return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
+
+
+def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None) -> GemmConfig:
+    """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
+    docstring's rule; split-K where M <= 128 and K is given)."""
+    tgt = tgt or target("sm_90a")
+    if k is not None and m <= SPLIT_K_MAX_M:
+        split = split_factor(m, n, k, sms)
+        if split > 1:
+            return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
+    best, best_cost = None, 0.0
+    for c in CONFIGS:
+        if c.smem_bytes() > tgt.smem_per_block:
+            continue
+        tiles = -(-m // c.bm) * -(-n // c.bn)
+        cost = -(-tiles // sms) * c.bm * c.bn / c.efficiency
+        if best is None or cost < best_cost:
+            best, best_cost = c, cost
+    if best is None:
+        raise TilecError(f"no GEMM configuration fits the {tgt.smem_per_block} bytes of shared memory of {tgt.arch}")
+    return best
+
+
+@dataclass(frozen=True)
+class MatmulKey:
+    """What one compiled kernel is specialised on (M is not: it is an argument)."""
+
+    config: GemmConfig
+    n: int
+    k: int
+    dtype: str
+    epilogue: Epilogue
+    sms: int
+    b_kmajor: bool = False
+
+
+def matmul_program(key: MatmulKey):
+    """The verified module of `key`: `gemm_hopper_ws` with a run-time M; its arguments
+    are `pa`, `pb`, `pc`, then `pbias` and `pres` as the epilogue uses them, then `m`."""
+    return gemm_hopper_ws(None, key.n, key.k, dtype=key.dtype, epilogue=key.epilogue, b_kmajor=key.b_kmajor,
+                          **key.config.kwargs(key.sms))
+
+
+_kernels: dict[MatmulKey, Any] = {}
+
+
+def matmul_kernel(key: MatmulKey) -> Any:
+    """The compiled kernel of `key`, built and compiled on first use."""
+    kernel = _kernels.get(key)
+    if kernel is None:
+        from tilec.compiling import compile_program
+
+        kernel = _kernels[key] = compile_program(matmul_program(key), "default")
+    return kernel
+
+
+_TORCH = {"bfloat16": "bf16", "float16": "f16"}
+_CUPY = {"float16": "f16"}
+
+
+def _dtype_name(x: Any) -> str | None:
+    """The tilec name of a tensor's or dtype's element type (None: unsupported)."""
+    if isinstance(x, type):  # numpy.float16 (CuPy's too)
+        import numpy as np
+
+        x = np.dtype(x)
+    x = getattr(x, "dtype", x)
+    name = str(x).removeprefix("torch.")
+    if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16"
+        return name
+    return _TORCH.get(name) or _CUPY.get(name)
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _on_gpu(x: Any) -> bool:
+    if _is_torch(x):
+        return bool(x.is_cuda)
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def _strides(x: Any) -> list[int]:
+    """Strides in elements (CuPy's and NumPy's are in bytes)."""
+    return list(x.stride()) if _is_torch(x) else [s // x.itemsize for s in x.strides]
+
+
+def _row_major(x: Any, strides: list[int] | None = None, shape: Any = None) -> bool:
+    """C-contiguous (or `shape` with `strides` is)."""
+    strides = _strides(x) if strides is None else strides
+    shape = x.shape if shape is None else shape
+    expect = 1
+    for size, stride in reversed(list(zip(shape, strides))):
+        if size != 1 and stride != expect:
+            return False
+        expect *= size
+    return True
+
+
+def _address(x: Any) -> int:
+    return int(x.data_ptr()) if _is_torch(x) else int(x.data.ptr)
+
+
+def _sms(x: Any) -> int:
+    """The multiprocessors of the device `x` is on."""
+    if _is_torch(x):
+        import torch
+
+        return torch.cuda.get_device_properties(x.device).multi_processor_count
+    import cupy
+
+    return cupy.cuda.Device(x.device.id).attributes["MultiProcessorCount"]
+
+
+def _empty(like: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    if _is_torch(like):
+        import torch
+
+        types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+        return torch.empty(shape, device=like.device, dtype=types[dtype])
+    import cupy
+
+    with cupy.cuda.Device(like.device.id):
+        return cupy.empty(shape, dtype=cupy.float32 if dtype == "f32" else cupy.float16)
+
+
+def _operand(name: str, x: Any, shape: tuple[int, ...], dtype: str, transposed_ok: bool = False) -> bool:
+    """Check an operand: on the GPU, of `shape` and `dtype`, row-major (or, where
+    `transposed_ok`, the transpose of a row-major matrix: returns True then),
+    16-byte aligned."""
+    if not _on_gpu(x):
+        raise TilecError(f"tilec.matmul: {name} must be a CUDA tensor (PyTorch or CuPy)")
+    if tuple(x.shape) != shape:
+        raise TilecError(f"tilec.matmul: {name} has shape {tuple(x.shape)}, expected {shape}")
+    if _dtype_name(x) != dtype:
+        raise TilecError(f"tilec.matmul: {name} is {x.dtype}, expected {dtype}")
+    transposed = transposed_ok and not _row_major(x) and _row_major(x, _strides(x)[::-1], tuple(x.shape)[::-1])
+    if not (transposed or _row_major(x)):
+        what = "row-major or the transpose of a row-major matrix" if transposed_ok else "row-major (contiguous)"
+        raise TilecError(f"tilec.matmul: {name} must be {what}; make it so with .contiguous()")
+    if _address(x) % 16:
+        raise TilecError(f"tilec.matmul: {name}'s data must be 16-byte aligned (the TMA's requirement)")
+    return transposed
+
+
+def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
+           out_dtype: Any = None, out: Any = None) -> Any:
+    """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
+    (K, N) row-major or the transpose of a row-major N x K (`w.t()` of a
+    `torch.nn.Linear` weight: B K-major), bf16 or f16 PyTorch (or f16 CuPy) tensors on
+    the GPU, K and N multiples of 8; f32 accumulation; then `+ bias` (N elements),
+    `activation` ("relu", "gelu", "silu"), `+ residual` (of the output's shape), one
+    rounding to `out_dtype` (bf16 or f16: a PyTorch or NumPy dtype, or "bf16" / "f16";
+    default a's). Bias and residual have the output's dtype. Returns the output
+    (..., N), or writes `out` (row-major, the output's shape and dtype) and returns it.
+    The kernel is chosen by `choose_config` and compiled once per `MatmulKey`: a new M
+    compiles nothing.
+
+        y = tilec.matmul(x, w, bias=b, activation="gelu")
+    """
+    dtype = _dtype_name(a)
+    if dtype not in INPUT_DTYPES:
+        raise TilecError(f"tilec.matmul: a is {getattr(a, 'dtype', type(a).__name__)}; expected bf16 or f16")
+    if len(a.shape) < 1 or len(b.shape) != 2:
+        raise TilecError(f"tilec.matmul: a (..., K) and b (K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
+    *lead, k = (int(s) for s in a.shape)
+    kb, n = (int(s) for s in b.shape)
+    if kb != k:
+        raise TilecError(f"tilec.matmul: a's K ({k}) is not b's ({kb})")
+    if k % 8 or n % 8 or k < 1 or n < 1:
+        raise TilecError(f"tilec.matmul: K ({k}) and N ({n}) must be positive multiples of 8 "
+                         "(16-byte rows for the TMA)")
+    m = 1
+    for s in lead:
+        m *= s
+    odt = _dtype_name(out_dtype) if out_dtype is not None else dtype
+    if odt not in OUT_DTYPES:
+        raise TilecError(f"tilec.matmul: out_dtype {out_dtype}: expected bf16 or f16")
+    if activation is not None and activation not in ACTIVATIONS:
+        raise TilecError(f"tilec.matmul: activation {activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
+    _operand("a", a, (*lead, k), dtype)
+    b_kmajor = _operand("b", b, (k, n), dtype, transposed_ok=True)
+    if bias is not None:
+        _operand("bias", bias, (n,), odt)
+    if residual is not None:
+        _operand("residual", residual, (*lead, n), odt)
+    if out is None:
+        out = _empty(a, (*lead, n), odt)
+    else:
+        _operand("out", out, (*lead, n), odt)
+    if m == 0:
+        return out
+    sms = _sms(a)
+    config = choose_config(m, n, sms, k=k)
+    epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt)
+    kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor))
+    args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
+    if config.split_k > 1:  # the partial products of split-K
+        args.append(_empty(a, (config.split_k * m * n,), "f32"))
+    flat = [x.reshape(-1) for x in args]
+    kernel(*flat, m, stream=_stream(a))
+    return out
+
+
+def _stream(x: Any) -> Any:
+    """The current stream of `x`'s framework (PyTorch's), or None (CuPy's current)."""
+    if _is_torch(x):
+        import torch
+
+        return torch.cuda.current_stream(x.device)
+    return None

@@ -1,0 +1,614 @@
+"""The Hopper GEMM programs, C = epilogue(A @ B), built with `tilec.Program`: the
+kernels `tilec.matmul` (api/gemm.py) picks from, and examples/python/gemm_bf16_hopper.py
+runs. A is M x K, B is K x N, C is M x N, all row-major; A and B bf16 or f16, f32
+accumulation on Hopper's warpgroup tensor cores (`wgmma`).
+
+Any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows): edge tiles are
+masked views, whose TMA loads fill the elements outside A and B with zeros and whose
+stores write only the elements inside C; the K loop takes `ceil(K / bk)` steps rounded
+up to a multiple of `stages`, the steps past K adding zeros. M may be a run-time value
+(`m=None`: an index argument `m` after the pointers): the TMA tensor maps are encoded
+at launch from it and the grid is computed from it, so one compiled kernel serves every
+M (the token count of a model's GEMM).
+
+`gemm_hopper`, per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
+
+- a ring of `stages` NVMMA-swizzled shared stages (128-byte swizzle; A K-major
+  `bm x bk`, B MN-major `bk x bn`), each filled by two TMA loads
+  (`layout.tma_load`, tensor maps encoded at launch) completing on the stage's
+  mbarrier (`layout.mbarrier_arrive` with the stage's bytes); the loop over K is
+  unrolled by `stages`, so stage `s` and its barrier are static and the phase a
+  step waits on is `(kt / stages) % 2`;
+- each step waits for its stage, issues one asynchronous `layout.mma {async}` on the
+  shared tiles with a version-3 accumulator (`bk / 16` `wgmma.mma_async.m64n{bn}k16`
+  per warpgroup, both operands through descriptors, then commit), waits for the
+  previous step's (`layout.mma_wait {pending = 1}`: its own runs on under the next
+  TMA wait; the loop's last is waited for after it), meets the block at a barrier
+  (every warpgroup is done reading the previous stage) and starts the TMA load of the
+  tile `stages - 1` steps ahead into the stage read one step before (past the end: the
+  last tile again, waited on after the loop so that no copy is in flight at exit);
+- the epilogue (`Epilogue`) computes on the accumulator in its layout and stores the
+  result from it (pairs of 16-bit elements per thread).
+
+`gemm_hopper_ws` is the warp-specialised form (a producer warpgroup filling the ring,
+consumer warpgroups running the wgmma, mbarriers "full" and "empty" per stage,
+`setmaxnreg`), optionally persistent over the multiprocessors in grouped tile order,
+with a stmatrix + TMA-store epilogue in column chunks (its docstring).
+
+The epilogue is written in the program on the accumulator tensor (`Epilogue.apply`):
+per-column bias and the residual are loaded in the accumulator's layout, the
+activation is the builder's elementwise math; nothing of it is special-cased by a pass.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from tilec.support.diagnostics import TilecError
+
+INPUT_DTYPES = ("bf16", "f16")
+"""The element types of A and B the programs take (wgmma's 16-bit kinds)."""
+
+OUT_DTYPES = ("bf16", "f16")
+"""The element types of C (and of a bias or residual)."""
+
+ACTIVATIONS = ("relu", "gelu", "silu")
+"""The activations of an `Epilogue`: ReLU, GELU (erf form, PyTorch's default), SiLU."""
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """What happens to the f32 accumulator of a tile before its store, in this order:
+    `+ bias` (a vector of N elements, broadcast over the rows), the activation,
+    `+ residual` (an M x N matrix, row-major), then one rounding to `out_dtype`. Bias
+    and residual have the element type `out_dtype` and are widened to f32 first.
+    Arguments of the program, after `pa`, `pb`, `pc`: `pbias`, then `pres` where used.
+
+        Epilogue(bias=True, activation="silu")          # silu(A @ B + bias) in bf16
+    """
+
+    bias: bool = False
+    activation: str | None = None
+    residual: bool = False
+    out_dtype: str = "bf16"
+
+    def __post_init__(self) -> None:
+        if self.activation is not None and self.activation not in ACTIVATIONS:
+            raise TilecError(f"activation {self.activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
+        if self.out_dtype not in OUT_DTYPES:
+            raise TilecError(f"out_dtype {self.out_dtype!r}: expected one of {', '.join(OUT_DTYPES)}")
+
+    @property
+    def plain(self) -> bool:
+        """Whether the epilogue only rounds the accumulator to `out_dtype`."""
+        return not (self.bias or self.activation or self.residual)
+
+    def apply(self, g, acc, bx, by, rows: int, cols: int, layout=None):
+        """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
+        `out_dtype`, computed in the accumulator's layout `g.mma` (the bias loaded in
+        its slice along the rows, each thread loading only its own columns; the
+        residual in the accumulator's layout); `layout`: another layout of `acc` (the
+        split-K reduction's)."""
+        p, lay = g.p, layout or g.mma
+        y = acc.named("acc")
+        if self.plain:
+            return y.cast(self.out_dtype).named("h")
+        if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
+            from tilec.dialects.distributed import SliceLayout
+
+            tb = p.tile(g.Bias, [by], [cols]).named("tbias")
+            col = p.load(tb, SliceLayout(0, lay)).named("bias").cast("f32").named("biasf")
+            y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
+        if self.activation == "relu":
+            y = p.maximum(y, 0.0).named("relu")
+        elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = (1 + tanh(y / 2)) / 2: no division
+            t = p.math("tanh", (y * 0.5).named("yhalf")).named("tanhy")
+            y = (y * ((t * 0.5).named("thalf") + 0.5).named("sigmoid")).named("silu")
+        elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
+            e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
+            y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
+        if self.residual:
+            tr = p.tile(g.Res, [bx, by], [rows, cols]).named("tres")
+            y = (y + p.load(tr, lay).named("res").cast("f32").named("resf")).named("summed")
+        return y.cast(self.out_dtype).named("h")
+
+
+PLAIN = Epilogue()
+"""C = A @ B rounded to bf16."""
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _k_steps(k: int, bk: int, stages: int) -> int:
+    """The K steps of `bk` the loop takes: enough to cover K, rounded up to a multiple
+    of `stages` (the loop is unrolled by the stages). The steps past K load boxes that
+    lie wholly or partly outside A and B, which the TMA fills with zeros: they add
+    nothing to C."""
+    return _cdiv(_cdiv(k, bk), stages) * stages
+
+
+def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: int) -> None:
+    """Any M, N, K the TMA can address: A's and B's rows 16-byte aligned (K and N
+    multiples of 8 bf16). Edge tiles are masked: their loads are zero-filled and their
+    stores clipped by the TMA (layout.tma_load / tma_store). M None: run-time."""
+    if min(1 if m is None else m, n, k) < 1 or k % 8 or n % 8 or bm % 64 or stages < 2:
+        raise ValueError(
+            f"{source}: M, N, K >= 1 with K and N multiples of 8 (16-byte rows for the TMA); "
+            f"bm a multiple of 64; stages >= 2 (got {m}x{n}x{k}, bm {bm}, stages {stages})"
+        )
+
+
+def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
+             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1):
+    """What both programs share up to their `layout.launch`, as a namespace `g`: the
+    `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
+    epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
+    shared layouts `g.SA`, `g.SB`, `g.SC` (NVMMA 128-byte swizzle) and the index
+    constants; `g.gm` (block rows of C) is computed from the index argument `m` when M
+    is None. `b_kmajor`: B is K-major in memory (the transpose of a row-major N x K
+    matrix, a `torch.nn.Linear` weight), viewed as K x N with strides (1, K), and its
+    shared stages are K-contiguous (`NvmmaSharedLayout(..., transposed=True)`): the
+    wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
+    workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
+    epilogue's operands) and `g.nk` the K steps of one split."""
+    from types import SimpleNamespace
+
+    from tilec.compiler.builder import Program
+    from tilec.dialects.mma import NvidiaMmaLayout, NvmmaSharedLayout
+
+    if dtype not in INPUT_DTYPES:
+        raise TilecError(f"GEMM operands of {dtype!r}: expected one of {', '.join(INPUT_DTYPES)}")
+
+    def smem(rows: int, cols: int, transposed: bool = False):
+        return NvmmaSharedLayout(min(128, (rows if transposed else cols) * 2), 16, transposed).composed([rows, cols])
+
+    p = Program("gemm")
+    g = SimpleNamespace(p=p, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 16]),
+                        SA=smem(bm, bk), SB=smem(bk, bc, b_kmajor), SC=smem(bm, bc), out=epilogue.out_dtype)
+    ptrs = [p.pointer(name, t, align=16) for name, t in (("pa", dtype), ("pb", dtype), ("pc", epilogue.out_dtype))]
+    views = [("A", (m, k), k), ("B", (k, n), n), ("C", (m, n), n)]
+    if epilogue.bias:
+        ptrs.append(p.pointer("pbias", epilogue.out_dtype, align=16))
+        views.append(("Bias", None, n))
+    if epilogue.residual:
+        ptrs.append(p.pointer("pres", epilogue.out_dtype, align=16))
+        views.append(("Res", (m, n), n))
+    pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
+    g.m = p.index("m") if m is None else None
+    for ptr, (name, shape, stride) in zip(ptrs, views):
+        if shape is None:  # a vector of `stride` elements
+            setattr(g, name, p.view(ptr, f"({stride}):(1)").named(name))
+            continue
+        if name == "B" and b_kmajor:
+            g.B = p.view(ptr, f"({k},{n}):(1,{k})").named("B")
+            continue
+        r, c = shape
+        dyn = [g.m] if r is None else []
+        setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
+    if pw is not None:  # split s's partial products: W[:, :, s], M x N row-major, one after the other
+        if m is None:
+            mn = (g.m * p.constant(n).named("ncols")).named("mn")
+            g.W = p.view(pw, f"(?,{n},{split_k}):({n},1,?)", dynamic=[g.m, mn]).named("W")
+        else:
+            g.W = p.view(pw, f"({m},{n},{split_k}):({n},1,{m * n})").named("W")
+    nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
+    for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
+        setattr(g, name, p.constant(x).named(name))
+    if m is None:
+        g.gm = p.divui((g.m + p.constant(bm - 1).named("bm1")).named("mup"), p.constant(bm).named("bmc")).named("gm")
+    else:
+        g.gm = p.constant(_cdiv(m, bm)).named("gm")
+    g.gn = p.constant(_cdiv(n, bn)).named("gn")
+    return g
+
+
+def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> None:
+    """`g.bx`, `g.by` of the linear tile index `pid` in grouped order (Triton's
+    `GROUP_SIZE_M`): consecutive tiles walk down `group` block rows of C, then to the
+    next block column, so the blocks in flight share their A and B tiles in L2; the
+    last group has the rows that are left (at run time when M is)."""
+    p = g.p
+    if m is None:
+        gg = p.constant(group).named("gg")
+        grw = (gg * g.gn).named("grw")
+        grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
+        grow0 = (grpi * gg).named("grow0")
+        gs = p.minui((g.gm - grow0).named("gleft"), gg).named("gsz")
+        g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+        g.by = p.divui(ingrp, gs).named("by")
+        return
+    gm, gn = _cdiv(m, bm), _cdiv(n, bn)
+    grw = p.constant(min(group, gm) * gn).named("grw")
+    gs = gg = p.constant(min(group, gm)).named("gg")
+    grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
+    grow0 = (grpi * gg).named("grow0")
+    if gm % min(group, gm):
+        gs = p.minui((p.constant(gm).named("grows") - grow0).named("gleft"), gg).named("gsz")
+    g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+    g.by = p.divui(ingrp, gs).named("by")
+
+
+@contextmanager
+def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1):
+    """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
+    linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
+    (at most the tiles: at run time when M is; with `split` S, S units of work per
+    tile). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    p = g.p
+    if split > 1:  # persistent: the tiles' S units of work
+        units = (g.gm * g.gn).named("tiles")
+        g.ntiles = (units * p.constant(split).named("splits")).named("ntiles")
+        grid = (p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
+    elif m is None and (nprog or group > 1):
+        g.ntiles = (g.gm * g.gn).named("ntiles")
+        grid = ((p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog") if nprog else g.ntiles), g.c1, g.c1)
+    elif nprog:
+        g.ntiles = p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles")
+        grid = (p.constant(nprog).named("nprog"), g.c1, g.c1)
+    elif group > 1:
+        grid = (p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles"), g.c1, g.c1)
+    else:
+        grid = (g.gm, g.gn, g.c1)
+    g.nprog = grid[0]
+    with p.launch(grid=grid, threads=threads) as k:
+        if nprog or group > 1:
+            g.pid = k.bx.named("pid")
+            k.by.named("b1")
+            if not nprog:
+                _grouped(g, m, n, bm, bn, group, g.pid)
+        else:
+            g.bx, g.by = k.bx, k.by
+        yield
+
+
+def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
+                group: int = 1, dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False):
+    """The program of C = epilogue(A @ B) (the module docstring) as a verified module;
+    A m x k, B k x n of `dtype`, C m x n of the epilogue's `out_dtype`, all row-major
+    (`pa`, `pb`, `pc`, the epilogue's operands, then `m` when M is None: run-time);
+    B K-major (the transpose of a row-major N x K) with `b_kmajor` (`_program`)."""
+    _check_shape("gemm_hopper", m, n, k, bm, stages)
+    g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16, dtype, epilogue, b_kmajor)
+    p = g.p
+    with _launch(g, m, n, bm, bn, 2 * bm, group):
+        sa, sb, bar = {}, {}, {}
+        for s in range(stages):
+            sa[s], sb[s] = p.alloc(g.SA, dtype).named(f"sa{s}"), p.alloc(g.SB, dtype).named(f"sb{s}")
+            bar[s] = p.mbarrier_init(1).named(f"bar{s}")
+
+        def load(s: int, kt, name: str) -> None:
+            p.mbarrier_arrive(bar[s], tx=2 * (bm + bn) * bk)
+            ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}_{name}")
+            tb = p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tb{s}_{name}")
+            p.tma_load(ta, sa[s], bar[s])
+            p.tma_load(tb, sb[s], bar[s])
+
+        for s in range(stages - 1):  # prologue: tiles 0 .. stages-2 into stages 0 .. stages-2
+            load(s, p.constant(s).named(f"p{s}"), f"p{s}")
+        acc = p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero")  # carried: named acc0, then acc
+        with p.range(g.c0, g.nk, g.cs, carry=[acc]) as i:
+            i.named("i")
+            acc.named("acc0")
+            phase = p.remui(p.divui(i, g.cs).named("round"), g.c2).named("phase")
+            for s in range(stages):  # step i + s: stage s
+                p.mbarrier_wait(bar[s], phase)
+                d = p.mma(sa[s], sb[s], acc, is_async=True).named(f"d{s + 1}")
+                # the previous step's wgmma have read their stage; this step's run on
+                acc.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                p.barrier()
+                far = (i + p.constant(stages - 1 + s).named(f"o{s}")).named(f"far{s}")
+                load((s + stages - 1) % stages, p.minui(far, g.last).named(f"next{s}"), f"next{s}")
+        (acc,) = p.mma_wait(acc.named("inflight"), pending=0)
+        # the loads past the end (the last tile again) land before the block exits
+        endphase = p.constant((_k_steps(k, bk, stages) // stages) % 2).named("endphase")
+        for s in range(stages - 1):
+            p.mbarrier_wait(bar[s], endphase)
+        h = epilogue.apply(g, acc, g.bx, g.by, bm, bn)
+        p.store(h, p.tile(g.C, [g.bx, g.by], [bm, bn]).named("tc"))
+    return p.module
+
+
+def gemm_hopper_ws(
+    m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
+    producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
+    tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
+    dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
+):
+    """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
+    dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
+    `bm / 64` consumer warpgroups and one producer warpgroup (`bm * 2 + 128` threads).
+
+    The registers: ptxas gives a kernel that uses `setmaxnreg` the most its
+    `__launch_bounds__` allow (168 per thread for 384 threads: 64512 in the block),
+    and the regions move them: `dec` frees the producer's, `inc` takes them (it waits
+    until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
+    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
+
+    - the producer (`setmaxnreg dec producer_regs`) fills the ring: the block's k-th
+      K step overall (counting over its tiles) goes to stage `k % stages` after a wait
+      on the stage's "empty" barrier (from the second round on: phase
+      `(k / stages - 1) % 2`), with one `mbarrier_arrive` expecting the stage's bytes
+      on its "full" barrier and two TMA loads completing on it;
+    - the consumers (`setmaxnreg inc consumer_regs`) wait on "full" (phase
+      `(k / stages) % 2`), run the stage's `layout.mma` (each warpgroup its 64 rows)
+      and then hand the *previous* step's stage back on its "empty" barrier (one
+      arrival per consumer warpgroup: its count is `bm / 64`): each `layout.mma` of a
+      step is `{async}`, followed by `layout.mma_wait {pending = 1}` (its wgmma stays in
+      flight while the next one issues; the wait's return says the one before has read
+      its stage), as CUTLASS's consumer releases the stage `K_PIPE_MMAS` behind;
+      after a tile's K loop, a `layout.mma_wait {pending = 0}` and its last stage is
+      handed back; no block-wide barrier in the K loop; the
+      epilogue stores the accumulator from its layout.
+
+    `group` > 1: the tiles of C are taken in grouped order (`_grouped`).
+    `persistent` = P > 0: a grid of min(P, tiles) blocks (P = the GPU's multiprocessors),
+    block b taking tiles b, b + P, ... (CUTLASS's persistent tile scheduler): the ring
+    and its barriers' phases run on across the block's tiles, so the producer loads
+    the next tile's first stages while the consumers store the last one's C.
+    `tma_epilogue`: the consumers write C's tile into a 128-byte-swizzled shared
+    buffer (`layout.store`: `stmatrix`) and store it with the TMA (`layout.tma_store`,
+    the consumers' threads meeting at a named barrier), waiting for the previous
+    tile's store to have read the buffer first (`layout.tma_store_wait`) and for
+    the last before the block exits: the store of a tile runs on beside the next
+    tile's K loop. The buffer (`bm * bn * 2` bytes) comes beside the ring's
+    `stages * (bm + bn) * bk * 2`: 3 stages of 128x256x64 with it.
+
+    `pingpong` (needs `persistent`): CUTLASS's sm90 "pingpong" schedule. Two consumer
+    regions of one warpgroup each (`warp_specialize warpgroups(1, 1, 1)`) take the
+    block's tiles in turn: consumer 0 its 1st, 3rd, ... tile, consumer 1 its 2nd,
+    4th, ..., each a whole `bm x bn` tile in its own accumulator (`bm / 64` wgmma of
+    m64 per 16 of K). The producer fills the one ring with the block's tiles in order,
+    so the consumers' K loops follow each other through the ring (the "empty"
+    barriers count one arrival: one warpgroup reads a stage), and consumer 0's
+    epilogue and restart run under consumer 1's wgmma. The consumers take turns
+    through two "turn" mbarriers (CUTLASS's OrderedSequenceBarrier): a consumer
+    waits for its turn before its K loop and gives the turn to the other after its
+    last wait on a "full" barrier. Correctness needs this: both wait on the same
+    "full" barriers, a round apart, and a wait on a parity whose phase has already
+    completed returns at once. `handover` says when the turn is given: "drain"
+    after the K loop (which waits for all its wgmma; the measured kernel), "issue"
+    in the K loop's last step right after its last `layout.mma` is issued (the
+    other's first wgmma then issues under this one's drain, as CUTLASS's consumer
+    arrives after issuing its MMAs). With `tma_epilogue` each consumer has its own
+    C buffer (its TMA store meets its own threads only).
+
+    `chunk` = bc < bn: the block's `bn` columns in `bn / bc` column chunks, each with
+    its own accumulator (`bm x bc`, `wgmma.m64n{bc}k16`), its own B stage buffers
+    (`bk x bc`, loaded by their own TMA loads on the stage's "full" barrier) and its
+    own `layout.tile` of C. The `tma_epilogue` then needs a C buffer of `bm x bc`
+    only: chunk c is written (`stmatrix`) and stored once chunk c - 1's TMA store
+    has read the buffer (`layout.tma_store_wait {pending = 0}`), so 4 stages of
+    128 x 256 x 64 (192 KiB) fit beside a 128 x 128 buffer (32 KiB) in 227 KiB.
+
+    `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
+    run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
+
+    `split_k` = S > 1 (split-K, for small M: the memory-bound regime, where the tiles
+    of C alone leave most multiprocessors idle): each tile is S units of work, unit s
+    taking the s-th of S equal ranges of K steps (the steps past K add zeros, as the
+    TMA fills them) and storing its f32 partial product into the workspace `pw`
+    (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
+    and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
+    epilogue.
+    """
+    from tilec.compiler.kernel_builder import Value
+
+    bc = chunk or bn
+    if bn % bc or bc % 64:
+        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
+    nch = bn // bc
+    _check_shape("gemm_hopper_ws", m, n, k, bm, stages)
+    if persistent < 0 or group < 1:
+        raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
+    if split_k > 1 and (not persistent or pingpong or tma_epilogue or chunk):
+        raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
+    if pingpong and not persistent:
+        raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
+    if handover not in ("drain", "issue"):
+        raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
+    wgs = 2 if pingpong else bm // 64
+    at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
+    if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
+        raise ValueError(
+            f"gemm_hopper_ws: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
+            f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
+            "setmaxnreg inc would wait forever"
+        )
+    nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k)
+    p = g.p
+    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
+    o[0] = g.c0
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k):
+
+        full, empty = {}, {}
+
+        def barriers(s: int) -> None:
+            full[s] = p.mbarrier_init(1).named(f"full{s}")
+            empty[s] = p.mbarrier_init(1 if pingpong else wgs).named(f"empty{s}")
+
+        # with chunks the barriers come after all the stage buffers: each 8-byte barrier
+        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
+        sa, sb = {}, {}
+        for s in range(stages):
+            sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
+            sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
+            if nch == 1:
+                barriers(s)
+        for s in range(stages if nch > 1 else 0):
+            barriers(s)
+        names = ["sc0", "sc1"] if pingpong else ["sc"]
+        scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
+        turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+
+        def chunk_columns() -> None:
+            g.bys = [g.by]
+            if nch > 1:
+                nchv = p.constant(nch).named("nch")
+                g.bys = [(g.by * nchv).named("by")]
+                g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch)]
+
+        def tiles(body, turn: int | None = None) -> None:
+            """The region's walk over its tiles: `body()` with `g.bx`, `g.by`, `g.bys` and
+            `g.base` (the block's K steps before this tile) set; `turn` c (pingpong):
+            only the block's tiles c, c + 2, ... (consumer c's)."""
+            if not persistent:
+                g.base = p.constant(0).named("base")
+                chunk_columns()
+                return body()
+            first, step = g.pid, g.nprog
+            if turn is not None and m is None:  # the grid's blocks are a run-time value
+                first = (g.pid + g.nprog).named("first_t") if turn else g.pid
+                step = (g.nprog + g.nprog).named("step_t")
+            elif turn is not None:
+                first = (g.pid + p.constant(turn * nprog).named("turn")).named("first_t")
+                step = p.constant(2 * nprog).named("step_t")
+            with p.range(first, g.ntiles, step) as t:
+                t.named("t")
+                g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+                g.base = (g.j * g.nk).named("base")
+                if split_k > 1:  # unit t: split t % S of tile t / S
+                    sv = p.constant(split_k).named("splits")
+                    g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
+                    g.kbase = (g.split * g.nk).named("kbase")
+                if group > 1:
+                    _grouped(g, m, n, bm, bn, group, t)
+                else:
+                    g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                chunk_columns()
+                body()
+
+        def consumer(sc, turn: int | None = None) -> None:
+            if turn is not None:
+                # the other consumer's K loop has passed its last wait on each "full"
+                # barrier, so this one's waits (a round later in each stage) see the
+                # next phase, not one already completed
+                q = p.divui(g.j, g.c2).named("q")
+                if turn == 0:
+                    with p.if_(q.ne(g.c0).named("myturn")):
+                        p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
+                else:
+                    p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+            accs = [Value(p, g.zero.ssa) for _ in range(nch)]
+            with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
+                i.named("i")
+                for a in accs:
+                    a.named("acc0")
+                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                phase = p.remui(rnd, g.c2).named("phase")
+                later = i.ne(g.c0).named("later")
+                for s in range(stages):
+                    p.mbarrier_wait(full[s], phase)
+                    # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
+                    sync = s == stages - 1 and turn is not None and handover == "issue"
+                    for a, b in zip(accs, sb[s]):
+                        if sync:
+                            a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
+                            continue
+                        d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
+                        a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if s:
+                        p.mbarrier_arrive(empty[s - 1])
+                    else:
+                        with p.if_(later):
+                            p.mbarrier_arrive(empty[stages - 1])
+                if turn is not None and handover == "issue":
+                    # the K loop's last wait on a full barrier is past: the other consumer's turn
+                    lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
+                    with p.if_(i.eq(lasti).named("islast")):
+                        p.mbarrier_arrive(turns[1 - turn])
+            accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
+            if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+                p.mbarrier_arrive(empty[stages - 1])
+            if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
+                p.mbarrier_arrive(turns[1 - turn])
+            if split_k > 1:  # the unit's partial product, as it is
+                w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
+                p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                return
+            for a, by in zip(accs, g.bys):
+                h = epilogue.apply(g, a, g.bx, by, bm, bc)
+                tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
+                if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
+                    p.tma_store_wait(0)
+                    p.store(h, sc)
+                    p.tma_store(sc, tc)
+                else:
+                    p.store(h, tc)
+
+        def producer() -> None:
+            with p.range(g.c0, g.nk, g.cs) as i:
+                i.named("i")
+                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                first = rnd.eq(g.c0).named("first")
+                ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+                for s in range(stages):
+                    kt = (i + o[s]).named(f"kt{s}")
+                    if split_k > 1:
+                        kt = (kt + g.kbase).named(f"ks{s}")
+                    _, otherwise = p.if_else(first)
+                    with otherwise:
+                        p.mbarrier_wait(empty[s], ephase)
+                    p.mbarrier_arrive(full[s], tx=2 * (bm + bn) * bk)
+                    ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+                    tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+                    p.tma_load(ta, sa[s], full[s])
+                    for tb, b in zip(tbs, sb[s]):
+                        p.tma_load(tb, b, full[s])
+
+        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
+        for c, role in enumerate(roles[:-1]):
+            with role:
+                p.setmaxnreg("inc", consumer_regs)
+                g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
+                if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
+                    p.tma_store_wait(0)
+        with roles[-1]:
+            p.setmaxnreg("dec", producer_regs)
+            tiles(producer)
+    if split_k > 1:
+        _split_k_reduce(g, m, n, split_k, epilogue)
+    return p.module
+
+
+SPLIT_K_TILE = (16, 128)
+"""The rows and columns of C one block of the split-K reduction takes (128 threads,
+4 f32 of a row each, 16 x 32 per pass)."""
+
+
+def _split_k_reduce(g, m: int | None, n: int, split: int, epilogue: Epilogue) -> None:
+    """The second launch of a split-K GEMM: per `SPLIT_K_TILE` tile of C, the sum of the
+    S partial products `W[:, :, s]` in order s = 0 .. S-1 (f32), the epilogue on it
+    and the store; a blocked layout, masked at M and N."""
+    from tilec.dialects.distributed import BlockedLayout
+
+    p = g.p
+    rm, rn = SPLIT_K_TILE
+    lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    if m is None:
+        rows = p.divui((g.m + p.constant(rm - 1).named("rm1")).named("mupr"), p.constant(rm).named("rmc")).named("gmr")
+    else:
+        rows = p.constant(_cdiv(m, rm)).named("gmr")
+    with p.launch(grid=(rows, p.constant(_cdiv(n, rn)).named("gnr"), g.c1), threads=128) as k:
+        acc = None
+        for s in range(split):
+            w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
+            x = p.load(p.tile(w, [k.bx, k.by], [rm, rn]).named(f"tw{s}"), lay).named(f"part{s}")
+            acc = x if acc is None else (acc + x).named(f"sum{s}")
+        h = epilogue.apply(g, acc, k.bx, k.by, rm, rn, lay)
+        p.store(h, p.tile(g.C, [k.bx, k.by], [rm, rn]).named("tc"))
+
+
+BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}
+"""The fastest warp-specialised configuration measured on the H100 at 4096 and 8192
+(benchmarks/NOTES.md, `wgmma:128x256x64:4:ws:p:g8:tma:c128`): 128 x 256 x 64 tiles in
+two column chunks of 128 (two accumulators, one `wgmma.m64n128k16` each per warpgroup
+and 16 of K), a 4-stage ring (192 KiB) beside a 32 KiB C buffer that the chunks' TMA
+stores take turns at, grouped order of 8 block rows, persistent over the H100's 132
+multiprocessors (`main` takes the GPU's own count)."""
+
+

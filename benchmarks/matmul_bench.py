@@ -1,0 +1,187 @@
+"""`tilec.matmul` against cuBLAS (`torch.matmul`) and Triton's tutorial matmul, bf16 in,
+f32 accumulation, bf16 out, on the shapes a model has: 4000^3, 3000 x 5000 x 7000, the
+Llama-3-8B projections (QKV 4096 -> 6144, O 4096 -> 4096, gate+up 4096 -> 28672, down
+14336 -> 4096; `x @ w.t()` with w (N, K) as `torch.nn.Linear` holds it) at M (tokens)
+in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
+(+ the cast to bf16) against the plain GEMM of the same shape.
+
+    python benchmarks/matmul_bench.py [--quick] [--no-triton] [--json OUT] [--md OUT]
+
+Every result is checked first, output poisoned with NaN, against float64 within the
+bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the median of
+CUDA events around single calls (Triton: `do_bench`'s median), TFLOP/s = 2MNK / t;
+for M <= 128 also GB/s of the bytes a GEMM must move (A, B, C). "first call" is
+tilec's first call of a shape's kernel (build, passes, NVRTC through the disk cache,
+launch); "kernels" counts the compiled kernels after each shape: a new M of a cached
+(N, K, configuration) compiles nothing. Runs in about two minutes on an H200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm_bench import median_ms, triton_matmul  # noqa: E402 - this folder
+
+LLAMA = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down": (4096, 14336)}
+"""Llama-3-8B's projections, (N, K)."""
+
+TOKENS = (1, 16, 128, 2048, 8192)
+
+
+def within_bound(got, a, b, bias=None, act=None):
+    """docs/matmul.md's bound, in float64 on the GPU: whether every element is within."""
+    import torch
+
+    from tilec.dialects.layout_mma import mma_error_bound
+
+    a64, b64 = a.double(), b.double()
+    z = a64 @ b64
+    mag = a64.abs() @ b64.abs()
+    if bias is not None:
+        z = z + bias.double()[None, :]
+    y = z * torch.sigmoid(z) if act == "silu" else z
+    slope = 1.1 if act == "silu" else 1.0
+    gamma, _ = mma_error_bound(a.shape[1], "bf16")
+    d = slope * (gamma * mag + 2.0**-22 * (mag + (bias.double().abs()[None, :] if bias is not None else 0.0)))
+    d = d + 2.0**-20 * (y.abs() + 1.0)
+    got = got.double()
+    return bool(torch.isfinite(got).all()) and bool(((got - y).abs() <= d + 2.0**-8 * (y.abs() + d)).all())
+
+
+def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
+    """(label, M, N, K, B as a torch.nn.Linear weight's transpose)."""
+    out = [("4000^3", 4000, 4000, 4000, False), ("3000x5000x7000", 3000, 5000, 7000, False)]
+    for name, (n, k) in LLAMA.items():
+        for m in TOKENS if not quick else (1, 2048):
+            out.append((f"{name} M={m}", m, n, k, True))
+    return out
+
+
+def main(argv=None) -> int:
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="M in {1, 2048} only")
+    ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--md")
+    args = ap.parse_args(argv)
+    dev = torch.cuda.get_device_name()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    tri = None
+    if not args.no_triton:
+        try:
+            tri = triton_matmul()[0]
+        except Exception as e:  # noqa: BLE001 - report and go on without Triton
+            print(f"Triton unavailable: {e}")
+    rows = []
+    started = time.time()
+    for label, m, n, k, linear in cases(args.quick):
+        g = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        if linear:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it: B K-major
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g).t()
+        else:
+            b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        t0 = time.time()
+        tilec.matmul(a, b, out=c)
+        torch.cuda.synchronize()
+        first = time.time() - t0
+        row = {"case": label, "m": m, "n": n, "k": k, "b": "w.t()" if linear else "row-major",
+               "config": gemm.choose_config(m, n, sms, k=k).name,
+               "first_call_s": first, "kernels": len(gemm._kernels), "tilec_ok": within_bound(c, a, b)}
+        flops, nbytes = 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
+        t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
+        row["tilec_tflops"], row["tilec_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        ct = torch.matmul(a, b)
+        row["cublas_ok"] = within_bound(ct, a, b)
+        t = median_ms(lambda: torch.matmul(a, b, out=ct))  # noqa: B023 - run now
+        row["cublas_tflops"], row["cublas_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        if tri is not None:
+            import triton
+
+            cr = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            tri(a, b, cr)
+            row["triton_ok"] = within_bound(cr, a, b)
+            t = triton.testing.do_bench(lambda: tri(a, b, cr), return_mode="median")  # noqa: B023 - run now
+            row["triton_tflops"] = flops / t / 1e9
+        row["ratio"] = row["tilec_tflops"] / row["cublas_tflops"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    # a new M of a cached kernel: no compile (QKV at M = 1999 after 2048, M = 3 after 1 and 16)
+    new_m = []
+    for m, seen in ((1999, 2048), (3, 1)):
+        n, k = LLAMA["qkv"]
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        before = len(gemm._kernels)
+        t0 = time.time()
+        tilec.matmul(a, w.t())
+        torch.cuda.synchronize()
+        new_m.append({"m": m, "after": seen, "first_call_s": time.time() - t0, "compiled": len(gemm._kernels) - before})
+        print(json.dumps(new_m[-1]), flush=True)
+    # the epilogue: bias + SiLU (+ the cast) against the plain GEMM of one shape
+    m, n, k = 8192, 28672, 4096
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tilec.matmul(a, b, bias=bias, activation="silu", out=c)
+    epi_ok = within_bound(c, a, b, bias, "silu")
+    t_plain = median_ms(lambda: tilec.matmul(a, b, out=c))
+    t_epi = median_ms(lambda: tilec.matmul(a, b, bias=bias, activation="silu", out=c))
+    t_torch_epi = median_ms(lambda: torch.nn.functional.silu(torch.matmul(a, b) + bias))
+    epilogue = {"shape": f"{m}x{n}x{k}", "plain_ms": t_plain, "bias_silu_ms": t_epi, "overhead": t_epi / t_plain - 1,
+                "torch_unfused_ms": t_torch_epi, "ok": epi_ok}
+    print(json.dumps(epilogue), flush=True)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")  # noqa: UP017
+    lines = [
+        f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; {time.time() - started:.0f} s",
+        "",
+        "| case | M | N | K | tilec config | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | "
+        "tilec GB/s | cuBLAS GB/s | first call (s) | kernels | check |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        tri_s = f"{r['triton_tflops']:.0f}" if "triton_tflops" in r else "-"
+        oks = "ok" if r["tilec_ok"] and r["cublas_ok"] and r.get("triton_ok", True) else "FAIL"
+        gbs = (f"{r['tilec_gbs']:.0f} | {r['cublas_gbs']:.0f}") if r["m"] <= 128 else "- | -"
+        lines.append(
+            f"| {r['case']} | {r['m']} | {r['n']} | {r['k']} | {r['config']} | {r['tilec_tflops']:.0f} | "
+            f"{r['cublas_tflops']:.0f} | {r['ratio']:.2f} | {tri_s} | {gbs} | {r['first_call_s']:.2f} | "
+            f"{r['kernels']} | {oks} |"
+        )
+    lines += [
+        "",
+        f"Epilogue at {epilogue['shape']}: plain {epilogue['plain_ms']:.3f} ms, bias + SiLU + cast "
+        f"{epilogue['bias_silu_ms']:.3f} ms ({100 * epilogue['overhead']:+.1f}%), PyTorch unfused "
+        f"{epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epi_ok else 'FAIL'}",
+    ]
+    lines += [f"New M of a cached kernel (QKV): M = {x['m']} after M = {x['after']}: first call "
+              f"{1000 * x['first_call_s']:.1f} ms, {x['compiled']} kernels compiled" for x in new_m]
+    table = "\n".join(lines)
+    if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
+        with open(args.json, "w") as f:
+            json.dump({**run_info(dev), "rows": rows, "epilogue": epilogue, "new_m": new_m}, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(table + "\n")
+    print(table)
+    return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and not any(x["compiled"] for x in new_m) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

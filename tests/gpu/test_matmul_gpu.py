@@ -1,0 +1,141 @@
+"""`tilec.matmul` on the GPU against float64 within the documented bound
+(tests/helpers/matmul_oracle.py, docs/matmul.md): ragged shapes, each epilogue, one
+compiled kernel for many M, every configuration of the rule, CuPy f16 arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.matmul_oracle import within_bound
+
+import tilec
+from tilec.support.diagnostics import TilecError
+
+pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def _f64(t) -> np.ndarray:
+    return t.double().cpu().numpy()
+
+
+def _check(torch, m, n, k, *, bias=False, activation=None, residual=False, out_dtype=None, dtype=None, seed=0,
+           lead=None, b_kmajor=False):
+    dtype = dtype or torch.bfloat16
+    odt = out_dtype or dtype
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(*(lead or (m,)), k, device="cuda", dtype=dtype, generator=g)
+    if b_kmajor:  # a torch.nn.Linear weight (N, K), used as w.t()
+        b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g).t()
+    else:
+        b = torch.randn(k, n, device="cuda", dtype=dtype, generator=g)
+    bv = torch.randn(n, device="cuda", dtype=odt, generator=g) if bias else None
+    shape = (*(lead or (m,)), n)
+    rv = torch.randn(*shape, device="cuda", dtype=odt, generator=g) if residual else None
+    out = torch.full(shape, float("nan"), device="cuda", dtype=odt)
+    got = tilec.matmul(a, b, bias=bv, activation=activation, residual=rv, out_dtype=out_dtype, out=out)
+    assert got is out
+    torch.cuda.synchronize()
+    a2 = _f64(a).reshape(-1, k)
+    ok = within_bound(_f64(got).reshape(-1, n), a2, _f64(b), None if bv is None else _f64(bv), activation,
+                      None if rv is None else _f64(rv).reshape(-1, n), "f16" if odt == torch.float16 else "bf16")
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} elements outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
+@pytest.mark.parametrize("shape", [(4000, 4000, 4000), (3000, 5000, 7000), (1, 4096, 4096), (16, 14336, 4096),
+                                   (127, 1032, 520), (2176, 2176, 1024), (64, 32768, 256), (72, 40, 48)])
+def test_plain_ragged_shapes(shape):
+    _check(_torch(), *shape)
+
+
+@pytest.mark.parametrize("epilogue", [
+    {"bias": True}, {"activation": "relu", "bias": True}, {"activation": "gelu"}, {"activation": "silu", "bias": True},
+    {"residual": True}, {"bias": True, "activation": "silu", "residual": True}, {"out_dtype": "f16"},
+])
+@pytest.mark.parametrize("shape", [(1000, 1032, 1000), (33, 4104, 512)])
+def test_epilogues(epilogue, shape):
+    torch = _torch()
+    kw = dict(epilogue)
+    if kw.get("out_dtype") == "f16":
+        kw["out_dtype"] = torch.float16
+    _check(torch, *shape, **kw)
+
+
+@pytest.mark.parametrize("shape", [(4000, 4000, 4000), (16, 6144, 4096), (1000, 1032, 1000)])
+def test_linear_weight(shape):
+    """B K-major: `x @ w.t()` with `w` a (N, K) `torch.nn.Linear` weight, as F.linear."""
+    _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 6144, 4096), (64, 4096, 14336), (3, 1000, 1000),
+                                   (100, 4096, 4096)])
+def test_split_k_decode(shape):
+    """M <= 128 where the tiles leave most multiprocessors idle: split-K, its partials
+    reduced by the second launch with the widest epilogue; B as a Linear weight."""
+    torch = _torch()
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    m, n, k = shape
+    assert gemm.choose_config(m, n, sms, k=k).split_k > 1
+    _check(torch, *shape, bias=True, activation="gelu", residual=True, b_kmajor=True)
+
+
+def test_f16_operands_and_leading_dimensions():
+    torch = _torch()
+    _check(torch, 0, 520, 264, dtype=torch.float16, lead=(3, 37), bias=True, activation="gelu")
+
+
+def test_one_kernel_serves_every_m():
+    """Every M of one (N, K, epilogue) whose configuration is the same runs the same
+    compiled kernel: nothing is compiled for a new M."""
+    torch = _torch()
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    n, k = 4096, 1024
+    ms = [3001, 3333, 3500, 4000, 4096]
+    assert len({gemm.choose_config(m, n, sms) for m in ms}) == 1
+    _check(torch, ms[0], n, k, bias=True, seed=0)
+    before = dict(gemm._kernels)
+    for i, m in enumerate(ms[1:]):
+        _check(torch, m, n, k, bias=True, seed=i + 1)
+    assert gemm._kernels == before
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_every_configuration_runs(index, monkeypatch):
+    """Each configuration of `CONFIGS`, forced, on a ragged shape with bias + SiLU +
+    residual."""
+    torch = _torch()
+    from tilec import gemm
+
+    config = gemm.CONFIGS[index]
+    monkeypatch.setattr(gemm, "choose_config", lambda m, n, sms, tgt=None, k=None: config)
+    _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
+
+
+def test_cupy_f16():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.standard_normal((130, 256)).astype(cupy.float16)
+    b = cupy.random.standard_normal((256, 264)).astype(cupy.float16)
+    c = tilec.matmul(a, b, activation="relu")
+    cupy.cuda.Device().synchronize()
+    a64, b64 = cupy.asnumpy(a).astype(np.float64), cupy.asnumpy(b).astype(np.float64)
+    assert within_bound(cupy.asnumpy(c).astype(np.float64), a64, b64, None, "relu", None, "f16").all()
+
+
+def test_errors_name_the_operand():
+    torch = _torch()
+    a = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(256, 128, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(TilecError, match="b must be row-major or the transpose of a row-major matrix"):
+        tilec.matmul(a, w.t()[:, ::2])
+    with pytest.raises(TilecError, match="bias has shape"):
+        tilec.matmul(a, w.t(), bias=torch.zeros(128, device="cuda", dtype=torch.bfloat16))

@@ -1,0 +1,256 @@
+"""`tilec.matmul`'s kernels without a GPU: the configuration rule (wave quantisation
+over the multiprocessors, the Target's shared memory), the epilogue written on the
+accumulator (bias, ReLU/GELU/SiLU, residual, f16 output) with a run-time M, run on the
+CPU reference executor on odd shapes against float64 within the documented bound
+(tests/helpers/matmul_oracle.py, docs/matmul.md), before and after the default
+pipeline, output poisoned; and NVRTC compiles of every configuration the entry picks.
+The GPU tests are tests/gpu/test_matmul_gpu.py."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from helpers.matmul_oracle import within_bound
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.dtypes import bf16_to_f32, f32_to_bf16
+from tilec.gemm_programs import Epilogue, gemm_hopper, gemm_hopper_ws
+from tilec.gemm import CONFIGS, MatmulKey, choose_config, matmul_program
+from tilec.runtime.reference import run
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import target
+
+
+def _bits(x: np.ndarray, dtype: str) -> np.ndarray:
+    """float64 values (exact in `dtype`) as the reference executor's buffer."""
+    return f32_to_bf16(x.astype(np.float32)) if dtype == "bf16" else x.astype(np.float16)
+
+
+def _values(x: np.ndarray, dtype: str) -> np.ndarray:
+    return (bf16_to_f32(x) if dtype == "bf16" else np.asarray(x, np.float32)).astype(np.float64)
+
+
+def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
+    """Random A, B (bf16), bias and residual (the output type), as float64 values
+    exactly representable in their types."""
+    rng = np.random.default_rng(seed)
+    out = {"a": rng.standard_normal((m, k)), "b": rng.standard_normal((k, n))}
+    out["bias"] = rng.standard_normal(n) if ep.bias else None
+    out["residual"] = rng.standard_normal((m, n)) if ep.residual else None
+    for name, dtype in (("a", "bf16"), ("b", "bf16"), ("bias", ep.out_dtype), ("residual", ep.out_dtype)):
+        if out[name] is not None:
+            out[name] = _values(_bits(out[name], dtype), dtype)
+    return out
+
+
+def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False,
+         split_k: int = 1) -> np.ndarray:
+    """Run the program on the reference executor; C as float64 (poisoned with NaN first).
+    `b_kmajor`: B is given as its transpose, row-major N x K; `split_k`: the program
+    takes a workspace (poisoned too)."""
+    poison = np.full(m * n, np.nan, np.float32)
+    b = ops["b"].T if b_kmajor else ops["b"]
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(b.ravel(), "bf16"),
+              "pc": _bits(poison, ep.out_dtype)}
+    if ep.bias:
+        inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
+    if ep.residual:
+        inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
+    if split_k > 1:
+        inputs["pw"] = np.full(split_k * m * n, np.nan, np.float32)
+    if dynamic_m:
+        inputs["m"] = m
+    return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
+
+
+def _check(got, ops, ep: Epilogue) -> None:
+    ok = within_bound(got, ops["a"], ops["b"], ops["bias"], ep.activation, ops["residual"], ep.out_dtype)
+    assert ok.all(), f"{(~ok).sum()} elements outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
+EPILOGUES = {
+    "plain": Epilogue(),
+    "bias": Epilogue(bias=True),
+    "relu": Epilogue(bias=True, activation="relu"),
+    "gelu": Epilogue(activation="gelu"),
+    "silu": Epilogue(bias=True, activation="silu"),
+    "residual": Epilogue(residual=True),
+    "f16": Epilogue(out_dtype="f16"),
+    "all-f16": Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"),
+}
+
+# 72 x 40 x 48: two block rows of 64 (the second 8 rows), one block column of 64 (40
+# wide), one K step of 64 (48 deep) rounded up to the 2 stages
+SMALL = {"bm": 64, "bn": 64, "bk": 64, "stages": 2}
+
+
+@pytest.mark.parametrize("name", EPILOGUES)
+def test_epilogue_on_the_reference_executor(name):
+    """The warp-specialised, persistent, TMA-epilogue program (the entry's kind) with a
+    run-time M, each epilogue, at 72 x 40 x 48."""
+    ep = EPILOGUES[name]
+    m, n, k = 72, 40, 48
+    module = gemm_hopper_ws(None, n, k, persistent=3, group=2, tma_epilogue=True, epilogue=ep, **SMALL)
+    ops = _operands(m, n, k, ep)
+    _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_epilogue_after_the_pipeline():
+    """Bias + GELU + residual through the default pipeline (the code the GPU runs), in
+    both programs: the registers epilogue of `gemm_hopper`, the TMA epilogue of
+    `gemm_hopper_ws` in column chunks."""
+    ep = Epilogue(bias=True, activation="gelu", residual=True)
+    m, n, k = 72, 136, 48
+    ops = _operands(m, n, k, ep, seed=1)
+    for module in (gemm_hopper(None, n, k, epilogue=ep, **SMALL),
+                   gemm_hopper_ws(None, n, k, persistent=2, tma_epilogue=True, chunk=64, epilogue=ep,
+                                  **{**SMALL, "bn": 128})):
+        run_pipeline(module, "default")
+        _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_one_program_serves_every_m():
+    """One module with a run-time M, run at M = 1, 64, 130: the grid and the tensor
+    maps come from M."""
+    ep = Epilogue(bias=True)
+    n, k = 40, 48
+    module = gemm_hopper_ws(None, n, k, persistent=2, group=8, tma_epilogue=True, epilogue=ep, **SMALL)
+    for m in (1, 64, 130):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_k_major_b(level):
+    """B given as the transpose of a row-major N x K matrix (a `torch.nn.Linear`
+    weight): K-contiguous shared stages, the wgmma descriptors fitted to them, with
+    the column chunks and the bias of the entry's 128 x 256 configuration."""
+    ep = Epilogue(bias=True)
+    m, n, k = 72, 264, 136
+    module = gemm_hopper_ws(None, n, k, bk=64, stages=2, persistent=2, group=8, tma_epilogue=True, chunk=128,
+                            epilogue=ep, b_kmajor=True)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=3)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_split_k(level):
+    """Split-K with a run-time M (the decode sizes): 3 units per 64 x 64 tile over 520
+    of K (9 steps of 64: 2 per split, rounded up to the 2 stages, the last split's past
+    K), the partials reduced by the second launch with bias + SiLU + residual, at
+    M = 1, 5, 64 (one program)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    n, k = 200, 520
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=64, bk=64, stages=2, persistent=7, group=1, split_k=3, epilogue=ep)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    for m in (1, 5, 64):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, split_k=3), ops, ep)
+
+
+def test_split_k_refuses_what_it_does_not_do():
+    with pytest.raises(ValueError, match="split_k needs persistent"):
+        gemm_hopper_ws(None, 64, 64, split_k=2, persistent=4, tma_epilogue=True)
+
+
+def test_static_m_keeps_its_program():
+    """A static M builds no index argument: the programs of the examples are unchanged
+    (tests/unit/test_gemm_hopper_builder.py holds their record)."""
+    module = gemm_hopper(72, 40, 48, **SMALL)
+    assert "%m: index" not in str(module)
+    ops = _operands(72, 40, 48, Epilogue())
+    _check(_run(module, 72, 40, Epilogue(), ops, dynamic_m=False), ops, Epilogue())
+
+
+@pytest.mark.parametrize(("m", "n", "expected"), [
+    (4000, 4000, "128x256x64:4:c128"),   # 32 x 16 tiles: 3.9 rounds of 132
+    (4096, 4096, "128x256x64:4:c128"),
+    (8192, 14336, "128x256x64:4:c128"),
+    (2176, 2176, "128x128x64:4:pp"),     # 17 x 9 = 153 tiles: 2 rounds, 128 x 128: 289 in 3
+    (1, 4096, "128x128x64:4:pp"),        # 16 tiles of 128 x 256 or 32 of 128 x 128: one round
+    (64, 32768, "64x256x64:4:c128"),     # 256 tiles of 128 x 128 (2 rounds), 128 of 64 x 256 (1)
+])
+def test_configuration_rule(m, n, expected):
+    assert choose_config(m, n, 132).name == expected
+
+
+@pytest.mark.parametrize(("m", "n", "k", "expected"), [
+    (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128, 4 units each on 132 SMs
+    (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
+    (16, 4096, 14336, "64x128x64:4:splitK4"),
+    (16, 28672, 4096, "64x256x64:4:c128"),      # 224 tiles of 64 x 128 fill the SMs: no split
+    (65, 4096, 4096, "64x128x64:4:splitK2"),    # 2 x 32 tiles: 2 units each
+    (128, 6144, 4096, "128x128x64:4:pp"),       # 2 x 48 tiles fill more than half of the SMs
+    (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
+    (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split
+])
+def test_split_k_rule(m, n, k, expected):
+    assert choose_config(m, n, 132, k=k).name == expected
+
+
+def test_configurations_past_the_targets_shared_memory_are_not_taken():
+    small = dataclasses.replace(target("sm_90a"), smem_per_block=190 * 1024)
+    chosen = choose_config(4096, 4096, 132, small)
+    assert chosen.smem_bytes() <= small.smem_per_block
+    assert chosen.name == "64x256x64:4:c128"  # 128 x 256 needs 225 KiB, the pingpong 196 KiB
+    with pytest.raises(TilecError, match="no GEMM configuration fits"):
+        choose_config(4096, 4096, 132, dataclasses.replace(small, smem_per_block=1024))
+
+
+@pytest.mark.parametrize("config", [c.name for c in CONFIGS] + ["split-K"])
+def test_every_configuration_compiles(config):
+    """Each configuration `choose_config` may take, with the widest epilogue (bias,
+    SiLU, residual, f16 out; B K-major in one of them), compiles for sm_90a at
+    4096 x 4096 with a run-time M."""
+    c = choose_config(1, 4096, 132, k=4096) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
+    ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132, b_kmajor=c is CONFIGS[0]))
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+def test_operands_the_programs_do_not_take_are_refused():
+    with pytest.raises(TilecError, match="activation 'tanh'"):
+        Epilogue(activation="tanh")
+    with pytest.raises(TilecError, match="out_dtype 'f32'"):
+        Epilogue(out_dtype="f32")
+    with pytest.raises(TilecError, match="GEMM operands of 'f32'"):
+        gemm_hopper(None, 64, 64, dtype="f32")
+
+
+def test_matmul_refuses_what_it_cannot_run():
+    """User errors are TilecErrors naming the operand (NumPy arrays stand in for
+    tensors: the checks of shapes and types come before the device's)."""
+    import tilec
+
+    a, b = np.zeros((4, 16), np.float16), np.zeros((16, 8), np.float16)
+    with pytest.raises(TilecError, match="expected bf16 or f16"):
+        tilec.matmul(a.astype(np.float32), b)
+    with pytest.raises(TilecError, match=r"a's K \(16\) is not b's \(8\)"):
+        tilec.matmul(a, b[:8])
+    with pytest.raises(TilecError, match=r"multiples of 8"):
+        tilec.matmul(a, np.zeros((16, 12), np.float16))
+    with pytest.raises(TilecError, match="activation 'tanh'"):
+        tilec.matmul(a, b, activation="tanh")
+    with pytest.raises(TilecError, match="a must be a CUDA tensor"):
+        tilec.matmul(a, b)
+
+
+@pytest.mark.parametrize("config", [c.name for c in CONFIGS] + ["split-K"])
+def test_the_entrys_programs(config):
+    """The programs `tilec.matmul` compiles, their own tiles (128 x 256 in chunks,
+    the 128 x 128 pingpong, 64 x 256, split-K 4 ways), persistent over 3 blocks, B
+    K-major, bias + SiLU + residual, on the reference executor at 130 x 264 x 136
+    (split-K: 5 x 264 x 1024)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    c = choose_config(1, 264, 132, k=1024) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
+    m, n, k = (5, 264, 1024) if c.split_k > 1 else (130, 264, 136)
+    module = matmul_program(MatmulKey(c, n, k, "bf16", ep, 3, b_kmajor=True))
+    ops = _operands(m, n, k, ep)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k), ops, ep)
