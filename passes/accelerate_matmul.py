@@ -47,6 +47,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects import cute
 from tilec.dialects.layout_dot import DotOp
 from tilec.dialects.layout_mma import MmaOp, _type_name, wgmma_allowed
+from tilec.dialects.layout_roles import role_of
 from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout, NvmmaSharedLayout
 from tilec.dialects.mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr, NvmmaComposed
 from tilec.support.diagnostics import TilecError
@@ -102,6 +103,9 @@ class AccelerateMatmulPass(ModulePass):
     result back to the dot's layout after it (`layout.convert_layout`, only where the
     layouts differ); `remove-layout-conversions` then removes what it can (a
     loop-carried accumulator stays in the MMA layout through the loop).
+
+    A `layout.dot` inside a `layout.warp_specialize` region is a located error (the
+    staging's barriers are block-wide).
 
     Options:
       instr=auto|wgmma|mma_sync|fma   force one lowering (default auto: the list above);
@@ -294,6 +298,10 @@ def _convert(emit: _Emitter, v: SSAValue, t: TensorType) -> SSAValue:
 
 
 def _lower_dot(dot: DotOp, instr: str) -> None:
+    if role_of(dot) is not None:
+        raise TilecError("accelerate-matmul: a layout.dot inside a layout.warp_specialize region is not "
+                         "lowered (its shared staging waits at block-wide barriers, which the region's "
+                         "warps alone never reach): write the region's layout.mma", op=dot)
     how, mma = choose(dot, instr)
     launch = _launch_of(dot)
     loop = _in_loop(dot, launch)
