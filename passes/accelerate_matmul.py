@@ -90,7 +90,7 @@ class AccelerateMatmulPass(ModulePass):
 
     Staging. An operand that is a `layout.load` of an unmasked global view used only by
     this dot is not loaded into registers at all: the view is copied to the shared
-    buffer (`layout.copy`: the `tma` pass may make it a TMA copy, `distribute` and
+    buffer where the load was (`layout.copy`: the `tma` pass may make it a TMA copy, `distribute` and
     `vectorize` otherwise make it `cp.async`); any other operand is stored there from
     its registers (`layout.store`; `stmatrix` where it fits). A `layout.barrier` follows
     the writes; inside a loop another follows the reads (so the next iteration's writes
@@ -284,8 +284,10 @@ def _stage(emit: _Emitter, v: SSAValue, smem: SSAValue, dot: DotOp, dead: list[O
     """Put operand `v` into the shared buffer `smem`: a copy of the global view it is
     loaded from, or a store of its registers."""
     ld = _copyable_load(v, dot)
-    if ld is not None:
-        emit(CopyOp(ld.view, smem))
+    if ld is not None:  # where the load was: global memory is read at the same point
+        cp = CopyOp(ld.view, smem)
+        copy_loc(ld, cp)
+        Rewriter.insert_op(cp, InsertPoint.before(ld))
         dead.append(ld)
     else:
         emit(StoreOp(v, smem))
