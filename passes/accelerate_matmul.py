@@ -72,13 +72,14 @@ class AccelerateMatmulPass(ModulePass):
       left for them, the rest along N; `instrShape = [64, N / warpsN (at most 256), 16]`),
       B (and A, when it is loaded from memory) to shared buffers in the NVMMA swizzle
       (`#layout.nvmma_shared`, the widest of 128/64/32 bytes their rows hold:
-      bank-conflict free for the tensor cores and for TMA), and `layout.mma` reads them
+      bank-conflict free for the tensor cores and for TMA; unswizzled rows where none
+      fits), and `layout.mma` reads them
       there. An A computed in registers stays there: it is converted to the wgmma A
       fragment (`#layout.dot_op<opIdx = 0, kWidth = 2>`, `wgmma` with A from registers).
     - **mma.sync** (sm_80 and newer without wgmma, or where wgmma's shapes do not fit):
       bf16/f16 operands, M a multiple of 16, N of 8, K of 16. The accumulator goes to a
       version-2 `#layout.nvidia_mma` (warps tiled as Triton's `warpsPerTileV2`: along M
-      while the tile has more 16-row tiles per warp than 16-column pairs), A and B
+      while the tile has at least as many 16-row tiles per warp as 16-column pairs), A and B
       through NVMMA-swizzled shared buffers into `#layout.dot_op<kWidth = 2>` registers
       (`layout.load`, which `lower-to-gpu` makes `ldmatrix`), then `layout.mma`.
     - **FMA** (everything else: f32 operands, small tiles): A and B go to shared
@@ -90,9 +91,11 @@ class AccelerateMatmulPass(ModulePass):
 
     Staging. An operand that is a `layout.load` of an unmasked global view used only by
     this dot is not loaded into registers at all: the view is copied to the shared
-    buffer where the load was (`layout.copy`: the `tma` pass may make it a TMA copy, `distribute` and
-    `vectorize` otherwise make it `cp.async`); any other operand is stored there from
-    its registers (`layout.store`; `stmatrix` where it fits). A `layout.barrier` follows
+    buffer where the load was (`layout.copy`: outside loops the `tma` pass makes it a
+    TMA load with an mbarrier where the views allow; otherwise `distribute` moves it in
+    16-byte vectors through registers into a swizzled buffer, or as fragments that
+    `vectorize` makes `cp.async` into a plain one); any other operand is stored there
+    from its registers (`layout.store`; `stmatrix` where it fits). A `layout.barrier` follows
     the writes; inside a loop another follows the reads (so the next iteration's writes
     wait for them). So a K loop `for k: a = load(A_k); b = load(B_k); acc = dot(a, b,
     acc)` becomes the single-buffered loop `copy A_k -> sa; copy B_k -> sb; barrier;
@@ -146,8 +149,9 @@ def _in_loop(op: Operation, launch: LaunchOp) -> bool:
 
 
 def warps_v2(m: int, n: int, warps: int) -> tuple[int, int]:
-    """Triton's `warpsPerTileV2`: warps along M while the tile has more 16-row tiles
-    per warp than pairs of 8-column tiles, else along N."""
+    """Triton's `warpsPerTileV2`: warps along M while the tile has at least as many
+    16-row tiles per warp as pairs of 8-column tiles (and M has a 16-row tile left for
+    another), else along N."""
     wm, wn = 1, 1
     while wm * wn < warps:
         if m // 16 // wm >= n // 16 // wn and wm < m // 16:
