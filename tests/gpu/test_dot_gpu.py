@@ -48,6 +48,28 @@ def test_dot_gemm_matches_torch(target, dtype, shape):
     assert ok, f"max error {err:.3g}"
 
 
+@pytest.mark.parametrize(("target", "tiles"), [
+    (t, tiles) for t in ("sm_80", "sm_90a") for tiles in ((64, 128, 32, 8), (64, 64, 32, 4), (256, 128, 32, 8))
+] + [("sm_90a", (128, 256, 64, 8))])
+def test_dot_gemm_tiles_match_torch(target, tiles):
+    """Other block tiles and warp counts: warpgroups along N (64 x 128 on 8 warps), 4
+    warps, 256 rows on 8 warps, 256-wide wgmma (its 128 KiB accumulator conversion
+    for the store needs Hopper's shared memory)."""
+    torch = pytest.importorskip("torch")
+    bm, bn, bk, warps = tiles
+    m, n, k = 512, 512, 256
+    kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target=target))
+    assert INSTR[target] in kernel.source
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
+    assert ok, f"max error {err:.3g}"
+
+
 def test_gemm_dot_example_runs_on_the_gpu():
     pytest.importorskip("torch")
     import subprocess

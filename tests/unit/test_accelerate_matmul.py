@@ -94,15 +94,20 @@ def _bf16(rng, shape):
     return bits, bf16_to_f32(bits).astype(np.float64)
 
 
-@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
-def test_plain_loop_gemm_on_the_reference_executor(target):
+@pytest.mark.parametrize(("target", "tiles", "pipeline"), [
+    ("sm_80", (128, 128, 32, 8), "accelerate-matmul,tma,distribute"),
+    ("sm_90a", (128, 128, 32, 8), "accelerate-matmul,tma,distribute"),
+    ("sm_90a", (64, 128, 32, 8), "default"),  # warpsPerCTA [4, 2]: two warpgroups along N
+])
+def test_plain_loop_gemm_on_the_reference_executor(target, tiles, pipeline):
     """The loop of tile loads and dots, lowered for each target, gives NumPy's A @ B
     within the bound of f32 accumulation (the C buffer poisoned with NaN)."""
     m, n, k = 128, 128, 64
+    bm, bn, bk, warps = tiles
     rng = np.random.default_rng(1)
     a, a64 = _bf16(rng, (m, k))
     b, b64 = _bf16(rng, (k, n))
-    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, target=target), "accelerate-matmul,tma,distribute")
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target=target), pipeline)
     out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
                                        "pc": np.full(m * n, np.nan, np.float32)})["pc"]
     ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
