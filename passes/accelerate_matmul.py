@@ -63,8 +63,10 @@ SWIZZLES = (128, 64, 32)
 
 @dataclass(frozen=True)
 class AccelerateMatmulPass(ModulePass):
-    """Lower each `layout.dot` (`acc + a @ b` on distributed tensors in any layouts) to
-    what the module's Target (`tilec.target`, support/target.py) runs fastest:
+    """Lower each `layout.dot` to tensor-core MMAs (wgmma, mma.sync) or an FMA loop, as the module's Target allows (Triton's AccelerateMatmul).
+
+    `layout.dot` is `acc + a @ b` on distributed tensors in any layouts; the lowering
+    is what the module's Target (`tilec.target`, support/target.py) runs fastest:
 
     - **wgmma** (a target that has it, Hopper; the default target): bf16/f16 operands,
       M a multiple of 64, K of 16, whole warpgroups. The accumulator goes to a
