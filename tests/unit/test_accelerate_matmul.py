@@ -21,6 +21,7 @@ from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "python"))
 import gemm_dot  # noqa: E402
+from helpers.dot_programs import ONE_DOT_CASES, one_dot  # noqa: E402
 
 
 @pytest.mark.parametrize(("m", "n", "warps", "want"), [
@@ -128,3 +129,18 @@ def test_fma_gemm_is_bit_for_bit_the_sequential_sum():
     for kk in range(k):
         want = (want + (a[:, kk:kk + 1] * b[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
     assert np.array_equal(np.asarray(out).reshape(m, n), want)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "warps", "dtype", "target", "operands"), ONE_DOT_CASES)
+def test_one_dot_is_equivalent_after_the_pass(m, n, k, warps, dtype, target, operands):
+    """Shapes, warp counts, dtypes, targets and operand origins: the lowered program
+    computes what `layout.dot` defines (f16/bf16 within the MMA tolerance, f32 bit for
+    bit), through the pass alone and through the whole default pipeline."""
+    from tilec.runtime.reference.api import check_equivalence
+
+    before = one_dot(m, n, k, warps, dtype, target, operands)
+    for pipeline in ("accelerate-matmul", "default"):
+        after = tilec.run_pipeline(before.clone(), pipeline)
+        report = check_equivalence(before, after)
+        assert report.equal, f"{pipeline}: {report}"
+        assert (report.tolerance is None) == (dtype == "f32")
