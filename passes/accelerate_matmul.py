@@ -54,6 +54,8 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
+from ._vector_legality import view_vector_ok
+
 INSTRS = ("auto", "wgmma", "mma_sync", "fma")
 """The values of the `instr` option."""
 
@@ -286,12 +288,25 @@ def _copyable_load(v: SSAValue, dot: DotOp) -> LoadOp | None:
     return ld
 
 
-def _stage(emit: _Emitter, v: SSAValue, smem: SSAValue, dot: DotOp, dead: list[Operation]) -> None:
+def _async_ok(view: SSAValue) -> bool:
+    """Whether the target has `cp.async` and the global tile `view` moves in 16-byte
+    vectors along its rows (contiguous, aligned: `vectorize`'s own test)."""
+    t: TensorViewType = view.type
+    eb = element_bytes(t.element_type)
+    cols = views.mode_sizes(t.cute_layout)[1]
+    return (target_of(view.owner).has("cp.async") and isinstance(cols, int) and cols * eb % 16 == 0
+            and view_vector_ok(view, 1, 16 // eb, eb))
+
+
+def _stage(emit: _Emitter, v: SSAValue, smem: SSAValue, dot: DotOp, dead: list[Operation],
+           async_: bool = False) -> None:
     """Put operand `v` into the shared buffer `smem`: a copy of the global view it is
-    loaded from, or a store of its registers."""
+    loaded from (`cp.async` where `async_` and `_async_ok`), or a store of its
+    registers."""
     ld = _copyable_load(v, dot)
     if ld is not None:  # where the load was: global memory is read at the same point
-        cp = CopyOp(ld.view, smem)
+        strategy = "async" if async_ and _async_ok(ld.view) else None
+        cp = CopyOp(ld.view, smem, strategy=strategy)
         copy_loc(ld, cp)
         Rewriter.insert_op(cp, InsertPoint.before(ld))
         dead.append(ld)
@@ -325,9 +340,10 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
         la = TensorType(et, [m, k], DotOperandLayoutAttr(DotOperandLayout(0, mma.data, 2)))
         sa = None if a_regs else _alloc(launch, dot, _nvmma_view(et, m, k), "dot_a")
         sb = _alloc(launch, dot, _nvmma_view(et, k, n), "dot_b", sa)
+        async_ = how == "mma_sync"  # Hopper's loop copies are left to TMA (a pipeliner's)
         if sa is not None:
-            _stage(emit, dot.a, sa, dot, dead)
-        _stage(emit, dot.b, sb, dot, dead)
+            _stage(emit, dot.a, sa, dot, dead, async_)
+        _stage(emit, dot.b, sb, dot, dead, async_)
         emit(BarrierOp())
         mma_acc_t = TensorType(acc_t.element_type, [m, n], mma)
         if how == "wgmma":

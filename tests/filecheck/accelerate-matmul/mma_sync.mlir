@@ -1,7 +1,8 @@
 // accelerate-matmul on sm_80 (mma.sync): each layout.dot becomes a version-2
-// layout.mma; A and B go through NVMMA-swizzled shared buffers into dot-operand
-// registers (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2. In a K
-// loop the reads into registers are followed by a barrier before the next copies.
+// layout.mma; A and B go through NVMMA-swizzled shared buffers (copied with cp.async
+// in 16-byte vectors where the global tiles allow) into dot-operand registers
+// (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2. In a K loop the
+// reads into registers are followed by a barrier before the next copies.
 // RUN: tilec %s -p accelerate-matmul | filecheck %s
 // RUN: tilec %s -p accelerate-matmul --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
@@ -36,8 +37,8 @@ module attributes {tilec.target = "sm_80"} {
 // CHECK:         %dot_a = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 64, elementBitWidth = 16, transposed = false, shape = [64, 32]>, smem>
 // CHECK-NEXT:    %dot_b = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [32, 64]>, smem>
 // CHECK:         scf.for
-// CHECK:           layout.copy %ta, %dot_a
-// CHECK-NEXT:      layout.copy %tb, %dot_b
+// CHECK:           layout.copy %ta, %dot_a {strategy = #layout.copy_strategy<async>}
+// CHECK-NEXT:      layout.copy %tb, %dot_b {strategy = #layout.copy_strategy<async>}
 // CHECK-NEXT:      layout.barrier
 // CHECK-NEXT:      %[[A:.*]] = layout.load %dot_a : {{.*}} -> tensor<64x32xbf16, #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
 // CHECK-NEXT:      %[[B:.*]] = layout.load %dot_b : {{.*}} -> tensor<32x64xbf16, #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
@@ -47,6 +48,9 @@ module attributes {tilec.target = "sm_80"} {
 // CHECK-NEXT:      %d = layout.convert_layout %[[D]]
 // CHECK-NEXT:      scf.yield %d
 // CUDA-LABEL: // kernel loop_bf16_kernels::
+// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_wait<0>();
+// CUDA:         __syncthreads();
 // CUDA:         ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CUDA:         ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CUDA:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
