@@ -95,11 +95,13 @@ class AccelerateMatmulPass(ModulePass):
 
     Staging. An operand that is a `layout.load` of an unmasked global view used only by
     this dot is not loaded into registers at all: the view is copied to the shared
-    buffer where the load was (`layout.copy`: outside loops the `tma` pass makes it a
-    TMA load with an mbarrier where the views allow; otherwise `distribute` moves it in
-    16-byte vectors through registers into a swizzled buffer, or as fragments that
-    `vectorize` makes `cp.async` into a plain one); any other operand is stored there
-    from its registers (`layout.store`; `stmatrix` where it fits). A `layout.barrier` follows
+    buffer where the load was (`layout.copy`). For mma.sync the copy asks for `cp.async`
+    (`strategy = async`) where the global tile moves in 16-byte vectors (`vectorize`'s
+    own test); on the wgmma path it is left to the passes: outside loops `tma` makes
+    it a TMA load with an mbarrier where the views allow (a pipeliner does so in
+    loops), otherwise `distribute` moves it in 16-byte vectors through registers. Any
+    other operand is stored there from its registers (`layout.store`; `stmatrix` where
+    it fits). A `layout.barrier` follows
     the writes; inside a loop another follows the reads (so the next iteration's writes
     wait for them). So a K loop `for k: a = load(A_k); b = load(B_k); acc = dot(a, b,
     acc)` becomes the single-buffered loop `copy A_k -> sa; copy B_k -> sb; barrier;
