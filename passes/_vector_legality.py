@@ -243,6 +243,6 @@ def _layout_obstacle(
     if isinstance(t.layout, ComposedLayoutAttr):
         c = t.layout.data
         unit = 1 << c.swizzle.base
-        if unit % v or c.offset % v:
+        if (c.swizzle.bits and unit % v) or c.offset % v:  # a swizzle of 0 bits moves nothing
             return f"the swizzle moves units of {unit} elements (offset {c.offset}), which {v} elements would cross"
     return None

@@ -47,11 +47,14 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects import cute
 from tilec.dialects.layout_dot import DotOp
 from tilec.dialects.layout_mma import MmaOp, _type_name, wgmma_allowed
+from tilec.dialects.layout_roles import role_of
 from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout, NvmmaSharedLayout
 from tilec.dialects.mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr, NvmmaComposed
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
+
+from ._vector_legality import view_vector_ok
 
 INSTRS = ("auto", "wgmma", "mma_sync", "fma")
 """The values of the `instr` option."""
@@ -62,8 +65,10 @@ SWIZZLES = (128, 64, 32)
 
 @dataclass(frozen=True)
 class AccelerateMatmulPass(ModulePass):
-    """Lower each `layout.dot` (`acc + a @ b` on distributed tensors in any layouts) to
-    what the module's Target (`tilec.target`, support/target.py) runs fastest:
+    """Lower each `layout.dot` to tensor-core MMAs (wgmma, mma.sync) or an FMA loop, as the module's Target allows (Triton's AccelerateMatmul).
+
+    `layout.dot` is `acc + a @ b` on distributed tensors in any layouts; the lowering
+    is what the module's Target (`tilec.target`, support/target.py) runs fastest:
 
     - **wgmma** (a target that has it, Hopper; the default target): bf16/f16 operands,
       M a multiple of 64, K of 16, whole warpgroups. The accumulator goes to a
@@ -71,13 +76,14 @@ class AccelerateMatmulPass(ModulePass):
       left for them, the rest along N; `instrShape = [64, N / warpsN (at most 256), 16]`),
       B (and A, when it is loaded from memory) to shared buffers in the NVMMA swizzle
       (`#layout.nvmma_shared`, the widest of 128/64/32 bytes their rows hold:
-      bank-conflict free for the tensor cores and for TMA), and `layout.mma` reads them
+      bank-conflict free for the tensor cores and for TMA; unswizzled rows where none
+      fits), and `layout.mma` reads them
       there. An A computed in registers stays there: it is converted to the wgmma A
       fragment (`#layout.dot_op<opIdx = 0, kWidth = 2>`, `wgmma` with A from registers).
     - **mma.sync** (sm_80 and newer without wgmma, or where wgmma's shapes do not fit):
       bf16/f16 operands, M a multiple of 16, N of 8, K of 16. The accumulator goes to a
       version-2 `#layout.nvidia_mma` (warps tiled as Triton's `warpsPerTileV2`: along M
-      while the tile has more 16-row tiles per warp than 16-column pairs), A and B
+      while the tile has at least as many 16-row tiles per warp as 16-column pairs), A and B
       through NVMMA-swizzled shared buffers into `#layout.dot_op<kWidth = 2>` registers
       (`layout.load`, which `lower-to-gpu` makes `ldmatrix`), then `layout.mma`.
     - **FMA** (everything else: f32 operands, small tiles): A and B go to shared
@@ -89,9 +95,13 @@ class AccelerateMatmulPass(ModulePass):
 
     Staging. An operand that is a `layout.load` of an unmasked global view used only by
     this dot is not loaded into registers at all: the view is copied to the shared
-    buffer (`layout.copy`: the `tma` pass may make it a TMA copy, `distribute` and
-    `vectorize` otherwise make it `cp.async`); any other operand is stored there from
-    its registers (`layout.store`; `stmatrix` where it fits). A `layout.barrier` follows
+    buffer where the load was (`layout.copy`). For mma.sync the copy asks for `cp.async`
+    (`strategy = async`) where the global tile moves in 16-byte vectors (`vectorize`'s
+    own test); on the wgmma path it is left to the passes: outside loops `tma` makes
+    it a TMA load with an mbarrier where the views allow (a pipeliner does so in
+    loops), otherwise `distribute` moves it in 16-byte vectors through registers. Any
+    other operand is stored there from its registers (`layout.store`; `stmatrix` where
+    it fits). A `layout.barrier` follows
     the writes; inside a loop another follows the reads (so the next iteration's writes
     wait for them). So a K loop `for k: a = load(A_k); b = load(B_k); acc = dot(a, b,
     acc)` becomes the single-buffered loop `copy A_k -> sa; copy B_k -> sb; barrier;
@@ -102,6 +112,9 @@ class AccelerateMatmulPass(ModulePass):
     result back to the dot's layout after it (`layout.convert_layout`, only where the
     layouts differ); `remove-layout-conversions` then removes what it can (a
     loop-carried accumulator stays in the MMA layout through the loop).
+
+    A `layout.dot` inside a `layout.warp_specialize` region is a located error (the
+    staging's barriers are block-wide).
 
     Options:
       instr=auto|wgmma|mma_sync|fma   force one lowering (default auto: the list above);
@@ -142,8 +155,9 @@ def _in_loop(op: Operation, launch: LaunchOp) -> bool:
 
 
 def warps_v2(m: int, n: int, warps: int) -> tuple[int, int]:
-    """Triton's `warpsPerTileV2`: warps along M while the tile has more 16-row tiles
-    per warp than pairs of 8-column tiles, else along N."""
+    """Triton's `warpsPerTileV2`: warps along M while the tile has at least as many
+    16-row tiles per warp as pairs of 8-column tiles (and M has a 16-row tile left for
+    another), else along N."""
     wm, wn = 1, 1
     while wm * wn < warps:
         if m // 16 // wm >= n // 16 // wn and wm < m // 16:
@@ -276,12 +290,27 @@ def _copyable_load(v: SSAValue, dot: DotOp) -> LoadOp | None:
     return ld
 
 
-def _stage(emit: _Emitter, v: SSAValue, smem: SSAValue, dot: DotOp, dead: list[Operation]) -> None:
+def _async_ok(view: SSAValue) -> bool:
+    """Whether the target has `cp.async` and the global tile `view` moves in 16-byte
+    vectors along its rows (contiguous, aligned: `vectorize`'s own test)."""
+    t: TensorViewType = view.type
+    eb = element_bytes(t.element_type)
+    cols = views.mode_sizes(t.cute_layout)[1]
+    return (target_of(view.owner).has("cp.async") and isinstance(cols, int) and cols * eb % 16 == 0
+            and view_vector_ok(view, 1, 16 // eb, eb))
+
+
+def _stage(emit: _Emitter, v: SSAValue, smem: SSAValue, dot: DotOp, dead: list[Operation],
+           async_: bool = False) -> None:
     """Put operand `v` into the shared buffer `smem`: a copy of the global view it is
-    loaded from, or a store of its registers."""
+    loaded from (`cp.async` where `async_` and `_async_ok`), or a store of its
+    registers."""
     ld = _copyable_load(v, dot)
-    if ld is not None:
-        emit(CopyOp(ld.view, smem))
+    if ld is not None:  # where the load was: global memory is read at the same point
+        strategy = "async" if async_ and _async_ok(ld.view) else None
+        cp = CopyOp(ld.view, smem, strategy=strategy)
+        copy_loc(ld, cp)
+        Rewriter.insert_op(cp, InsertPoint.before(ld))
         dead.append(ld)
     else:
         emit(StoreOp(v, smem))
@@ -294,6 +323,10 @@ def _convert(emit: _Emitter, v: SSAValue, t: TensorType) -> SSAValue:
 
 
 def _lower_dot(dot: DotOp, instr: str) -> None:
+    if role_of(dot) is not None:
+        raise TilecError("accelerate-matmul: a layout.dot inside a layout.warp_specialize region is not "
+                         "lowered (its shared staging waits at block-wide barriers, which the region's "
+                         "warps alone never reach): write the region's layout.mma", op=dot)
     how, mma = choose(dot, instr)
     launch = _launch_of(dot)
     loop = _in_loop(dot, launch)
@@ -309,9 +342,10 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
         la = TensorType(et, [m, k], DotOperandLayoutAttr(DotOperandLayout(0, mma.data, 2)))
         sa = None if a_regs else _alloc(launch, dot, _nvmma_view(et, m, k), "dot_a")
         sb = _alloc(launch, dot, _nvmma_view(et, k, n), "dot_b", sa)
+        async_ = how == "mma_sync"  # Hopper's loop copies are left to TMA (a pipeliner's)
         if sa is not None:
-            _stage(emit, dot.a, sa, dot, dead)
-        _stage(emit, dot.b, sb, dot, dead)
+            _stage(emit, dot.a, sa, dot, dead, async_)
+        _stage(emit, dot.b, sb, dot, dead, async_)
         emit(BarrierOp())
         mma_acc_t = TensorType(acc_t.element_type, [m, n], mma)
         if how == "wgmma":

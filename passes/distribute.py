@@ -10,6 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.traits import Pure
 from xdsl.rewriter import Rewriter
 
 from tilec.dialects import cute, views
@@ -61,8 +62,9 @@ class DistributePass(ModulePass):
         conflict-free swizzle was chosen for that access; `layout.distribute` of a
         swizzled view, written by hand as in the swizzled GEMM, works too). A `layout.barrier` follows each copy into shared
         memory, since other threads now wrote part of it, unless the program's own
-        barrier already follows it, after at most other block-level copies from global
-        into shared memory (`accelerate-matmul`'s copy A, copy B, barrier).
+        barrier already follows it, after at most other copies from global into shared
+        memory, loads from global memory and pure ops (`accelerate-matmul`'s copy A,
+        copy B, barrier).
       * a block-level copy of tiles whose extents are not powers of two (no blocked
         layout covers them) also uses fragments.
 
@@ -294,9 +296,12 @@ def thread_layout(shape: Sequence[int], order: Sequence[int], threads: int) -> c
 
 def _barrier_follows(copy: CopyOp) -> bool:
     """Whether a `layout.barrier` follows `copy` in its block with nothing but
-    block-level global -> shared `layout.copy`s between (they write shared memory and
-    read none, so one barrier after them all orders every write before any read)."""
+    global -> shared `layout.copy`s, `layout.load`s of global views and pure ops (view
+    and index arithmetic) between: they read no shared memory, so one barrier after
+    them all orders every write of it before any read."""
     op = copy.next_op
-    while isinstance(op, CopyOp) and op.source.type.memory_space == "gmem" and op.dest.type.memory_space == "smem":
+    while (isinstance(op, CopyOp) and op.source.type.memory_space == "gmem" and op.dest.type.memory_space == "smem") or (
+            isinstance(op, LoadOp) and op.view.type.memory_space == "gmem") or (
+            op is not None and op.has_trait(Pure) and not op.regions):
         op = op.next_op
     return isinstance(op, BarrierOp)

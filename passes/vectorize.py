@@ -26,7 +26,7 @@ from tilec.dialects.layout import (
     enclosing_launch,
 )
 from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout_attrs import ComposedLayoutAttr, element_bytes, to_linear
+from tilec.dialects.layout_attrs import element_bytes, to_linear
 
 from ._analysis import depends_on_thread, leaves, memory_order
 from ._axis_info import AxisInfoAnalysis
@@ -148,9 +148,10 @@ class VectorizeFragments(RewritePattern):
     """A `layout.copy` of two fragments (both sides `layout.distribute` of a tile by the
     same thread layout and thread id) becomes the copy of the same tiles wrapped in
     `layout.vectorize` with the widest legal v along the mode the threads run along,
-    distributed over the vectors by as many threads. Not handled (left as they are):
-    fragments of vectorized or swizzled tiles, tiles of different layout kinds or of
-    dynamic shape, thread layouts of another rank, and v = 1."""
+    distributed over the vectors by as many threads (a swizzled tile, as a plain one,
+    where v stays within one swizzle unit: `view_vector_ok`). Not handled (left as
+    they are): fragments of vectorized tiles, tiles of dynamic shape, thread layouts of
+    another rank, and v = 1."""
 
     max_bytes: int
 
@@ -164,10 +165,6 @@ class VectorizeFragments(RewritePattern):
         ts, td = fs.source, fd.source
         st, dt = ts.type, td.type
         if st.vec_layout is not None or dt.vec_layout is not None:
-            return
-        if not all(isinstance(t.layout, type(st.layout)) for t in (dt,)) or any(
-            isinstance(t.layout, ComposedLayoutAttr) for t in (st, dt)
-        ):
             return
         shape = views.mode_sizes(st.cute_layout)
         if shape != views.mode_sizes(dt.cute_layout) or not all(isinstance(n, int) for n in shape):

@@ -17,6 +17,7 @@ import tilec
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "python"))
 import gemm_dot  # noqa: E402
+from helpers.dot_programs import ONE_DOT_CASES, one_dot  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
@@ -48,6 +49,28 @@ def test_dot_gemm_matches_torch(target, dtype, shape):
     assert ok, f"max error {err:.3g}"
 
 
+@pytest.mark.parametrize(("target", "tiles"), [
+    (t, tiles) for t in ("sm_80", "sm_90a") for tiles in ((64, 128, 32, 8), (64, 64, 32, 4), (256, 128, 32, 8))
+] + [("sm_90a", (128, 256, 64, 8))])
+def test_dot_gemm_tiles_match_torch(target, tiles):
+    """Other block tiles and warp counts: warpgroups along N (64 x 128 on 8 warps), 4
+    warps, 256 rows on 8 warps, 256-wide wgmma (its 128 KiB accumulator conversion
+    for the store needs Hopper's shared memory)."""
+    torch = pytest.importorskip("torch")
+    bm, bn, bk, warps = tiles
+    m, n, k = 512, 512, 256
+    kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target=target))
+    assert INSTR[target] in kernel.source
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
+    assert ok, f"max error {err:.3g}"
+
+
 def test_gemm_dot_example_runs_on_the_gpu():
     pytest.importorskip("torch")
     import subprocess
@@ -57,3 +80,45 @@ def test_gemm_dot_example_runs_on_the_gpu():
                               cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "on the GPU (torch tensors): within the f32-accumulation bound" in proc.stdout
+
+
+@pytest.mark.parametrize(("m", "n", "k", "warps", "dtype", "target", "operands"), ONE_DOT_CASES)
+def test_one_dot_matches_numpy_on_the_gpu(m, n, k, warps, dtype, target, operands):
+    """Each single-dot case of the executor tests, on the GPU: C + A' @ B' (A' = A or
+    2A, B' likewise) within the bound of f32 accumulation, bit for bit for f32 (the FMA
+    loop rounds as NumPy's sequential sum does)."""
+    import cupy as cp
+
+    from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
+
+    rng = np.random.default_rng(m * n + k)
+
+    def operand(shape):
+        x = rng.uniform(-2, 2, shape).astype(np.float32)
+        if dtype == "bf16":
+            bits = f32_to_bf16(x)
+            return bits, bf16_to_f32(bits).astype(np.float32)
+        y = x.astype(np.float16 if dtype == "f16" else np.float32)
+        return y, y.astype(np.float32)
+
+    a, a32 = operand((m, k))
+    b, b32 = operand((k, n))
+    c = rng.uniform(-4, 4, (m, n)).astype(np.float32)
+    if operands == "computed":
+        a32, b32 = a32 + a32, b32 + b32
+    kernel = tilec.compile(one_dot(m, n, k, warps, dtype, target, operands))
+    dc = cp.asarray(c.reshape(-1))
+    kernel(cp.asarray(a.reshape(-1)), cp.asarray(b.reshape(-1)), dc)
+    got = cp.asnumpy(dc).reshape(m, n)
+    if dtype == "f32":
+        want = c.copy()
+        for kk in range(k):
+            want = (want + (a32[:, kk:kk + 1] * b32[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
+        assert np.array_equal(got, want)
+    else:
+        from tilec.dialects.layout_mma import mma_error_bound
+
+        a64, b64 = a32.astype(np.float64), b32.astype(np.float64)
+        gamma, _ = mma_error_bound(k, dtype)
+        bound = 2 * gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64))
+        assert (np.abs(got - (c + a64 @ b64)) <= bound).all()

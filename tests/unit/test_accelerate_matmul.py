@@ -21,6 +21,7 @@ from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "python"))
 import gemm_dot  # noqa: E402
+from helpers.dot_programs import ONE_DOT_CASES, one_dot  # noqa: E402
 
 
 @pytest.mark.parametrize(("m", "n", "warps", "want"), [
@@ -94,15 +95,20 @@ def _bf16(rng, shape):
     return bits, bf16_to_f32(bits).astype(np.float64)
 
 
-@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
-def test_plain_loop_gemm_on_the_reference_executor(target):
+@pytest.mark.parametrize(("target", "tiles", "pipeline"), [
+    ("sm_80", (128, 128, 32, 8), "accelerate-matmul,tma,distribute"),
+    ("sm_90a", (128, 128, 32, 8), "accelerate-matmul,tma,distribute"),
+    ("sm_90a", (64, 128, 32, 8), "default"),  # warpsPerCTA [4, 2]: two warpgroups along N
+])
+def test_plain_loop_gemm_on_the_reference_executor(target, tiles, pipeline):
     """The loop of tile loads and dots, lowered for each target, gives NumPy's A @ B
     within the bound of f32 accumulation (the C buffer poisoned with NaN)."""
     m, n, k = 128, 128, 64
+    bm, bn, bk, warps = tiles
     rng = np.random.default_rng(1)
     a, a64 = _bf16(rng, (m, k))
     b, b64 = _bf16(rng, (k, n))
-    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, target=target), "accelerate-matmul,tma,distribute")
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target=target), pipeline)
     out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
                                        "pc": np.full(m * n, np.nan, np.float32)})["pc"]
     ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
@@ -123,3 +129,18 @@ def test_fma_gemm_is_bit_for_bit_the_sequential_sum():
     for kk in range(k):
         want = (want + (a[:, kk:kk + 1] * b[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
     assert np.array_equal(np.asarray(out).reshape(m, n), want)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "warps", "dtype", "target", "operands"), ONE_DOT_CASES)
+def test_one_dot_is_equivalent_after_the_pass(m, n, k, warps, dtype, target, operands):
+    """Shapes, warp counts, dtypes, targets and operand origins: the lowered program
+    computes what `layout.dot` defines (f16/bf16 within the MMA tolerance, f32 bit for
+    bit), through the pass alone and through the whole default pipeline."""
+    from tilec.runtime.reference.api import check_equivalence
+
+    before = one_dot(m, n, k, warps, dtype, target, operands)
+    for pipeline in ("accelerate-matmul", "default"):
+        after = tilec.run_pipeline(before.clone(), pipeline)
+        report = check_equivalence(before, after)
+        assert report.equal, f"{pipeline}: {report}"
+        assert (report.tolerance is None) == (dtype == "f32")

@@ -1,7 +1,8 @@
 // accelerate-matmul on sm_80 (mma.sync): each layout.dot becomes a version-2
-// layout.mma; A and B go through NVMMA-swizzled shared buffers into dot-operand
-// registers (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2. In a K
-// loop the reads into registers are followed by a barrier before the next copies.
+// layout.mma; A and B go through NVMMA-swizzled shared buffers (copied with cp.async
+// in 16-byte vectors where the global tiles allow) into dot-operand registers
+// (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2. In a K loop the
+// reads into registers are followed by a barrier before the next copies.
 // RUN: tilec %s -p accelerate-matmul | filecheck %s
 // RUN: tilec %s -p accelerate-matmul --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
@@ -9,6 +10,7 @@
 // EQ: @loop_bf16: equivalent after '{{.*}}' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
 // EQ: @tile_f16_wide: equivalent after '{{.*}}' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
 // EQ: @small_f16: equivalent after '{{.*}}' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
+// EQ: @replicated: equivalent after '{{.*}}' (seed 0, buffers %pa, %pb, %pc); float buffers within the layout.mma tolerance
 
 #blk = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b8 = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>
@@ -25,14 +27,18 @@
 !SA = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
 !SB = !layout.tensor<f16, #layout.cute<(16,8):(8,1)>, gmem>
 !SC = !layout.tensor<f32, #layout.cute<(16,8):(8,1)>, gmem>
+#rc = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+!RA = !layout.tensor<f16, #layout.cute<(64,16):(16,1)>, gmem>
+!RB = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
+!RC = !layout.tensor<f32, #layout.cute<(64,16):(16,1)>, gmem>
 module attributes {tilec.target = "sm_80"} {
 
 // CHECK-LABEL: func.func @loop_bf16(
 // CHECK:         %dot_a = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 64, elementBitWidth = 16, transposed = false, shape = [64, 32]>, smem>
 // CHECK-NEXT:    %dot_b = layout.alloc : !layout.tensor<bf16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [32, 64]>, smem>
 // CHECK:         scf.for
-// CHECK:           layout.copy %ta, %dot_a
-// CHECK-NEXT:      layout.copy %tb, %dot_b
+// CHECK:           layout.copy %ta, %dot_a {strategy = #layout.copy_strategy<async>}
+// CHECK-NEXT:      layout.copy %tb, %dot_b {strategy = #layout.copy_strategy<async>}
 // CHECK-NEXT:      layout.barrier
 // CHECK-NEXT:      %[[A:.*]] = layout.load %dot_a : {{.*}} -> tensor<64x32xbf16, #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
 // CHECK-NEXT:      %[[B:.*]] = layout.load %dot_b : {{.*}} -> tensor<32x64xbf16, #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
@@ -42,6 +48,9 @@ module attributes {tilec.target = "sm_80"} {
 // CHECK-NEXT:      %d = layout.convert_layout %[[D]]
 // CHECK-NEXT:      scf.yield %d
 // CUDA-LABEL: // kernel loop_bf16_kernels::
+// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_wait<0>();
+// CUDA:         __syncthreads();
 // CUDA:         ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CUDA:         ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CUDA:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -113,6 +122,32 @@ func.func @small_f16(%pa: !layout.ptr<f16, align 16>, %pb: !layout.ptr<f16, alig
     %acc = layout.load %C : !SC -> tensor<16x8xf32, #s>
     %d = layout.dot %a, %b, %acc : tensor<16x16xf16, #s>, tensor<16x8xf16, #s>, tensor<16x8xf32, #s>
     layout.store %d, %C : tensor<16x8xf32, #s>, !SC
+  }
+  func.return
+}
+
+// Operands computed in registers whose layout holds each element in several threads
+// (64 lanes' worth of columns over 16): stored to their buffers all the same, and the
+// accumulator in another layout than the operands.
+// CHECK-LABEL: func.func @replicated(
+// CHECK:         layout.store %a2, %dot_a
+// CHECK-NEXT:    layout.store %b2, %dot_b
+// CHECK-NEXT:    layout.barrier
+// CHECK:         layout.mma {{.*}} tensor<64x16xf32, #layout.nvidia_mma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]>>
+func.func @replicated(%pa: !layout.ptr<f16, align 16>, %pb: !layout.ptr<f16, align 16>, %pc: !layout.ptr<f32, align 16>) {
+  %A = layout.view %pa : !layout.ptr<f16, align 16> -> !RA
+  %B = layout.view %pb : !layout.ptr<f16, align 16> -> !RB
+  %C = layout.view %pc : !layout.ptr<f32, align 16> -> !RC
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %a = layout.load %A : !RA -> tensor<64x16xf16, #blk>
+    %a2 = arith.addf %a, %a : tensor<64x16xf16, #blk>
+    %b = layout.load %B : !RB -> tensor<16x16xf16, #blk>
+    %b2 = arith.addf %b, %b : tensor<16x16xf16, #blk>
+    %acc = layout.load %C : !RC -> tensor<64x16xf32, #rc>
+    %d = layout.dot %a2, %b2, %acc : tensor<64x16xf16, #blk>, tensor<16x16xf16, #blk>, tensor<64x16xf32, #rc>
+    layout.store %d, %C : tensor<64x16xf32, #rc>, !RC
   }
   func.return
 }

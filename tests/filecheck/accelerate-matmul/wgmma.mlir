@@ -84,6 +84,7 @@ func.func @loop_bf16(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, al
 // CHECK-NEXT:    %dot_b = layout.alloc : !layout.tensor<f16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false, shape = [64, 128]>, smem>
 // CHECK:         layout.copy %A, %dot_a
 // CHECK-NEXT:    layout.copy %B, %dot_b
+// CHECK-NEXT:    %acc = layout.load %C
 // CHECK-NEXT:    layout.barrier
 // CHECK-NEXT:    layout.convert_layout %acc : {{.*}} -> tensor<128x128xf32, #layout.nvidia_mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128, 16]>>
 // CHECK-NEXT:    layout.mma %dot_a, %dot_b

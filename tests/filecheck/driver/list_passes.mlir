@@ -2,6 +2,7 @@
 // Every pass tilec defines is listed in the "Passes:" section (before "Named pipelines:"),
 // each with its one-line summary; xDSL's generic passes are listed beside them.
 // CHECK: Passes (options:
+// CHECK-DAG: {{^}}  accelerate-matmul {{ *}}Lower each `layout.dot` to tensor-core MMAs (wgmma, mma.sync) or an FMA loop
 // CHECK-DAG: {{^}}  canonicalize {{ *}}Applies all canonicalization patterns.
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
@@ -20,5 +21,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
-// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,tma,distribute,
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,
