@@ -214,6 +214,9 @@ class JITFunction:
             from tilec.runtime.nvrtc import device_arch
 
             arch = device_arch()  # asks NVRTC what it supports: once per device
+            # a Hopper runs sm_90a code: its Target has wgmma and setmaxnreg, so a
+            # `tilec.dot` lowers to wgmma there (accelerate-matmul), as Triton's does
+            arch = "sm_90a" if arch == "sm_90" else arch
             if device is not None:
                 _DEVICE_ARCH[device] = arch
         return arch
