@@ -133,13 +133,23 @@ class PipelineExpansion:
         ahead_stage = (k + n - 1) % n
         if plan.kind == "tma":
             bar = self.stage_map[k][plan.bar.result]
-            self.emit(body, MBarrierWaitOp(bar, parity))
-            out = self.compute(body, q, k, carried)
-            self.emit(body, BarrierOp())
-            qa = self.offset(body, q, n - 1)
-            inner: list[Operation] = []
-            self.load(inner, qa, ahead_stage)
-            self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+
+            def load_ahead() -> None:
+                qa = self.offset(body, q, n - 1)
+                inner: list[Operation] = []
+                self.load(inner, qa, ahead_stage)
+                self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+
+            if plan.async_chains:  # the stage is free once this step's wait retired the last step's mma
+                self.emit(body, MBarrierWaitOp(bar, parity))
+                out = self.compute(body, q, k, carried)
+                self.emit(body, BarrierOp())
+                load_ahead()
+            else:  # every thread is past the last step's compute: its stage is free now
+                self.emit(body, BarrierOp())
+                load_ahead()
+                self.emit(body, MBarrierWaitOp(bar, parity))
+                out = self.compute(body, q, k, carried)
         else:
             self.emit(body, AsyncWaitOp((n - 2) * plan.groups))
             self.emit(body, BarrierOp())

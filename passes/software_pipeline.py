@@ -46,6 +46,8 @@ class SoftwarePipelinePass(ModulePass):
 
       TMA:      mbarrier_wait bar[s], parity; compute j; layout.barrier;
                 if (j + S - 1 < trip) { arrive; tma_load j + S - 1 into stage (j-1) mod S }
+                (where no wgmma stays in flight, the barrier and the load come first:
+                the last step's compute is done with its stage)
       cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
                 copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
 
