@@ -51,6 +51,10 @@ class SoftwarePipelinePass(ModulePass):
       cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
                 copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
 
+    (where no wgmma stays in flight, TMA stores of the compute from shared buffers of
+    their own are allowed: those buffers are staged too, each step starts with
+    `tma_store_wait {pending = (S - 1) x stores}` instead of the barrier, 0 after the
+    loop; the `tma` pass's ring, passes/_tma_ring.py, is this schedule);
     (cp.async counts commit groups, so every step issues its copies, past the end
     the last tile again; an `async_wait {pending = 0}` after the loop drains them).
     The unrolled steps past the trip count are skipped (`scf.if`, yielding the
