@@ -35,7 +35,7 @@ def _check_against_numpy(module, k: int, kused: int, seed: int = 0) -> None:
 
 # (stages, K, trip, dynamic): a multiple of the stages, one past it, below the stages,
 # a run-time trip count
-TMA_SHAPES = [(2, 256, 4, False), (3, 256, 4, False), (4, 256, 4, False), (3, 320, 5, False),
+TMA_SHAPES = [(2, 256, 4, False), (3, 256, 4, False), (4, 256, 4, False), (3, 320, 5, False), (3, 320, 0, True),
               (4, 128, 2, False), (3, 320, 4, True), (4, 320, 1, True)]
 
 
