@@ -30,6 +30,11 @@ Per block of `bm / 64` warpgroups, a `bm x bn` tile of C:
 - the epilogue rounds the accumulator to bf16 and stores it from the accumulator
   layout (pairs of bf16 per thread).
 
+This is the schedule by hand: examples/python/gemm_plain.py writes the same GEMM as a
+plain single-buffered loop and has the `software-pipeline` pass make this schedule of
+it (or `warp-specialize` the cooperative form below, non-persistent); the programs
+here stay as the golden kernels the passes' output is measured against.
+
 `--ws` runs `gemm_hopper_ws` with `BEST_WS` instead: the warp-specialised form
 (a producer warpgroup filling the ring, consumer warpgroups running the wgmma,
 mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the

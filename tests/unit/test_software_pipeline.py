@@ -177,3 +177,27 @@ def test_a_loop_without_wgmma_is_exact(stages):
     for t in range(5):
         want = want + a[:, 64 * t:64 * (t + 1)]
     assert np.array_equal(got, want)
+
+
+def test_the_plain_loop_example_becomes_the_hand_scheduled_kernel():
+    """examples/python/gemm_plain.py through `software-pipeline{num_stages=4}` has the
+    schedule examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`, 4
+    stages): as many wgmma, `wait_group 1` in the loop, one `wait_group 0` after it,
+    stage barriers and TMA loads; both compile."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_bf16_hopper
+    import gemm_plain
+
+    shape = (512, 512, 1024)
+    plain = parse_module(str(gemm_plain.gemm_plain(*shape)), "plain.mlir")
+    run_pipeline(plain, gemm_plain.pipeline(4))
+    hand = parse_module(str(gemm_bf16_hopper.gemm_hopper(*shape)), "hand.mlir")
+    run_pipeline(hand, "default")
+    a, b = emit(plain, "cuda"), emit(hand, "cuda")
+    for needle in ("wgmma.mma_async", "wgmma.wait_group.sync.aligned 1;", "wgmma.wait_group.sync.aligned 0;",
+                   "tilec_mbarrier_init(", "cp.async.bulk.tensor.2d"):
+        assert a.count(needle) == b.count(needle), needle
+    compile_sm90_or_skip(a)
