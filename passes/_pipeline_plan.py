@@ -50,6 +50,21 @@ from tilec.dialects.layout_tma import (
 )
 
 
+STAGES_ATTR = "tilec.num_stages"
+"""The loop attribute that asks for a pipeline depth (`{tilec.num_stages = N : i64}`;
+the builder's `range(..., num_stages=N)`, Triton's `tl.range(..., num_stages=N)`)."""
+
+MAX_STAGES = 8
+"""The deepest pipeline (a TMA store wait's `pending` is at most 7)."""
+
+
+def stages_of(loop: scf.ForOp, default: int) -> int:
+    """The depth asked of `loop`: its `tilec.num_stages`, else `default`."""
+    a = loop.attributes.get(STAGES_ATTR)
+    v = getattr(getattr(a, "value", None), "data", None)
+    return v if isinstance(v, int) else default
+
+
 @dataclass
 class LoopPlan:
     """A qualifying loop, its ops sorted by role (all top-level ops of its body)."""

@@ -75,10 +75,10 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import LoopPlan, plan_loop
+from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop
 
-MAX_STAGES = 8
-"""tma_store_wait's `pending` is at most 7."""
+__all__ = ["MAX_STAGES", "ring_loop"]
+
 
 
 def _alloc_in(v: SSAValue, block: Block) -> AllocOp | None:

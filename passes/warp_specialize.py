@@ -22,8 +22,8 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import LoopPlan, plan_loop
-from .software_pipeline import MAX_STAGES, check_smem
+from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop, stages_of
+from .software_pipeline import check_smem
 
 REGISTERS = 65536
 """Registers of a multiprocessor's block (sm_90)."""
@@ -54,7 +54,9 @@ class WarpSpecializePass(ModulePass):
     they are.
 
     Options:
-      num_stages=N      the ring's depth (default 1: leave every launch; 2 <= N <= 8).
+      num_stages=N      the ring's depth where the loop states none (its
+                        `{tilec.num_stages}`, as `software-pipeline` reads it; default 1:
+                        leave such launches; 2 <= N <= 8).
       producer_regs=R   the producer's `setmaxnreg dec` (default 40).
       consumer_regs=R   the consumers' `setmaxnreg inc` (default: what the block's
                         registers leave them, at most 256; 232 for two consumer
@@ -70,17 +72,18 @@ class WarpSpecializePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
             raise TilecError(f"warp-specialize: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
-        if self.num_stages == 1:
-            return
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
             if len(loops) != 1:
                 continue
+            n = stages_of(loops[0], self.num_stages)
+            if not 2 <= n <= MAX_STAGES:
+                continue
             plan = plan_loop(launch, loops[0])
             if not isinstance(plan, LoopPlan) or plan.kind != "tma" or _refusal(launch, plan) is not None:
                 continue
-            check_smem(launch, plan, self.num_stages)
-            _Specialization(launch, plan, self.num_stages, *self._regs(launch)).run()
+            check_smem(launch, plan, n)
+            _Specialization(launch, plan, n, *self._regs(launch)).run()
 
     def _regs(self, launch: LaunchOp) -> tuple[int, int]:
         """(producer, consumer) registers per thread (`setmaxnreg`)."""

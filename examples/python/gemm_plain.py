@@ -9,15 +9,16 @@ TMA loads of A's and B's k-th tiles into one shared buffer each, completing on o
 mbarrier (`layout.mbarrier_arrive` with the tiles' bytes, its wait on the step's
 parity), one `layout.mma` on the shared tiles into the carried accumulator, a
 barrier before the next step overwrites the tiles. It has no stages, no ring, no
-phase arithmetic of a ring and no asynchronous mma: `compile_plain` compiles it with
-`software-pipeline{num_stages=S}` before the default pipeline, which makes of it the
-schedule examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`): S stages
-of each buffer and of the mbarrier, a prologue loading the first S - 1 tiles, each
+phase arithmetic of a ring and no asynchronous mma; its loop states the pipeline depth
+it wants (`p.range(..., num_stages=S)`, Triton's `tl.range(..., num_stages=S)`), and
+the default pipeline's `software-pipeline` pass makes of it the schedule
+examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`): S stages of each
+buffer and of the mbarrier, a prologue loading the first S - 1 tiles, each
 step waiting on its stage, issuing its wgmma asynchronously (`layout.mma {async}` +
 `layout.mma_wait {pending = 1}`) and loading the tile S - 1 steps ahead into the
 stage the previous step read (passes/software_pipeline.py).
 
-`--ws` compiles the same program with `warp-specialize{num_stages=S}` instead
+`--ws` compiles the same program with `warp-specialize` before the default passes
 (passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
 of S stages, the program's warpgroups consume it, "full" and "empty" mbarriers per
 stage between them and `setmaxnreg` moving registers to the consumers, the schedule
@@ -37,10 +38,12 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, group: int = 1):
+def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, group: int = 1,
+               stages: int = 4):
     """The plain-loop program of C = A @ B (module docstring) as a verified module; A
     m x k, B k x n, C m x n, row-major bf16 (`pa`, `pb`, `pc`); a block of `bm / 64`
-    warpgroups per `bm x bn` tile of C, in grouped order of `group` block rows."""
+    warpgroups per `bm x bn` tile of C, in grouped order of `group` block rows; the K
+    loop asks for `stages` stages."""
     from gemm_bf16_hopper import _check_shape, _launch, _program  # this script's folder is on sys.path
 
     _check_shape("gemm_plain", m, n, k, bm, 2)
@@ -50,7 +53,7 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
         sa, sb = p.alloc(g.SA, "bf16").named("sa"), p.alloc(g.SB, "bf16").named("sb")
         bar = p.mbarrier_init(1).named("bar")
         acc = p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero")
-        with p.range(g.c0, g.nk, g.c1, carry=[acc]) as kt:
+        with p.range(g.c0, g.nk, g.c1, carry=[acc], num_stages=stages) as kt:
             kt.named("kt")
             acc.named("acc0")
             p.mbarrier_arrive(bar, tx=2 * (bm + bn) * bk)
@@ -64,18 +67,18 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     return p.module
 
 
-def pipeline(stages: int, ws: bool = False) -> str:
-    """The passes `compile_plain` runs: the software pipeliner (with `ws`, the warp
-    specialiser), then the default ones."""
-    return f"{'warp-specialize' if ws else 'software-pipeline'}{{num_stages={stages}}},default"
+def pipeline(ws: bool = False) -> str:
+    """The passes `compile_plain` runs: the default ones (`software-pipeline` among
+    them), with `ws` the warp specialiser before them."""
+    return "warp-specialize,default" if ws else "default"
 
 
 def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False, **kw):
-    """`tilec.compile` of `gemm_plain(m, n, k, **kw)` pipelined `stages` deep (with
-    `ws`, warp-specialised)."""
+    """`tilec.compile` of `gemm_plain(m, n, k, stages=stages, **kw)` (with `ws`,
+    warp-specialised)."""
     import tilec
 
-    return tilec.compile(gemm_plain(m, n, k, **kw), pipeline(stages, ws), arch=arch)
+    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws), arch=arch)
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -93,7 +96,10 @@ def main(argv: list[str]) -> int:
         stages = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
-    return run_and_check(gemm_plain, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(stages, ws))
+    def build(m: int, n: int, k: int):
+        return gemm_plain(m, n, k, stages=stages)
+
+    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws))
 
 
 if __name__ == "__main__":

@@ -180,7 +180,8 @@ def test_a_loop_without_wgmma_is_exact(stages):
 
 
 def test_the_plain_loop_example_becomes_the_hand_scheduled_kernel():
-    """examples/python/gemm_plain.py through `software-pipeline{num_stages=4}` has the
+    """examples/python/gemm_plain.py (its loop asks for 4 stages) through the default
+    pipeline (`software-pipeline` among its passes) has the
     schedule examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`, 4
     stages): as many wgmma, `wait_group 1` in the loop, one `wait_group 0` after it,
     stage barriers and TMA loads; both compile."""
@@ -192,8 +193,8 @@ def test_the_plain_loop_example_becomes_the_hand_scheduled_kernel():
     import gemm_plain
 
     shape = (512, 512, 1024)
-    plain = parse_module(str(gemm_plain.gemm_plain(*shape)), "plain.mlir")
-    run_pipeline(plain, gemm_plain.pipeline(4))
+    plain = parse_module(str(gemm_plain.gemm_plain(*shape, stages=4)), "plain.mlir")
+    run_pipeline(plain, gemm_plain.pipeline())
     hand = parse_module(str(gemm_bf16_hopper.gemm_hopper(*shape)), "hand.mlir")
     run_pipeline(hand, "default")
     a, b = emit(plain, "cuda"), emit(hand, "cuda")
