@@ -202,3 +202,21 @@ def test_the_plain_loop_example_becomes_the_hand_scheduled_kernel():
                    "tilec_mbarrier_init(", "cp.async.bulk.tensor.2d"):
         assert a.count(needle) == b.count(needle), needle
     compile_sm90_or_skip(a)
+
+
+def test_the_builder_states_a_loops_depth():
+    """`range(..., num_stages=N)` (builder and `@tilec.jit`'s `tilec.range`) puts
+    `{tilec.num_stages = N}` on the loop; a depth outside [1, 8] is an error."""
+    import tilec
+    from tilec.support.diagnostics import TilecError
+
+    p = tilec.Program("f")
+    c0, c1, c4 = p.constant(0), p.constant(1), p.constant(4)
+    with p.launch(grid=(c1, c1, c1), threads=32):
+        with p.range(c0, c4, c1, num_stages=3):
+            pass
+    assert "{tilec.num_stages = 3 : i64}" in str(p.module)
+    with pytest.raises(TilecError, match=r"num_stages must be an int in \[1, 8\], got 9"):
+        with p.launch(grid=(c1, c1, c1), threads=32):
+            with p.range(c0, c4, c1, num_stages=9):
+                pass
