@@ -22,8 +22,13 @@ TMA (sm_90):
     }
 
 cp.async (sm_80): the same with `layout.copy_async` (each one commit group) into views
-of the allocations (`layout.tile` / `vectorize` / `distribute` of them), one
-`layout.async_wait {pending = 0}` and a `layout.barrier` after it before the compute.
+of the allocations (`layout.tile` / `vectorize` / `distribute` of them), waited for by
+`layout.async_wait`s (the last `{pending = 0}`, after every copy; `vectorize` puts one
+after each copy) and a `layout.barrier` before the compute.
+
+The TMA form's compute may also store shared buffers of its own with the TMA
+(`layout.tma_store`, the `tma` pass's ring); the body's `tma_store_wait`s are the
+schedule's to place.
 
 The loads are the arrive, the TMA loads or the async copies; their *slice* is the
 pure ops of the body that compute their operands from the induction variable (so the
