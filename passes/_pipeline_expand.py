@@ -30,6 +30,9 @@ class PipelineExpansion:
         self.trip = None if None in (lb, ub, st) else max(0, -(-(ub - lb) // st))
         self.consts: dict[int, SSAValue] = {}
         self.const_ops: list[Operation] = []
+        self.outer_map: dict[SSAValue, SSAValue] = {}
+        """Values of the body's surroundings replaced where an iteration is emitted
+        (`warp-specialize`'s persistent tiles: the block coordinates)."""
 
     # ----------------------------------------------------------------- emission
 
@@ -80,7 +83,7 @@ class PipelineExpansion:
 
     def load(self, ops: list[Operation], q: SSAValue, stage: int) -> None:
         """The slice and the loads of iteration `q` into `stage`."""
-        mapping = dict(self.stage_map[stage])
+        mapping = {**self.outer_map, **self.stage_map[stage]}
         mapping[self.iv] = q
         for o in self.body.ops:
             if o in self.plan.slice or o in self.plan.loads:
@@ -96,7 +99,7 @@ class PipelineExpansion:
 
     def compute(self, ops: list[Operation], q: SSAValue, stage: int, carried: list[SSAValue]) -> list[SSAValue]:
         """The compute of iteration `q` on `stage`; returns the values it yields."""
-        mapping = dict(self.stage_map[stage])
+        mapping = {**self.outer_map, **self.stage_map[stage]}
         mapping[self.iv] = q
         for a, v in zip(self.body.args[1:], carried):
             mapping[a] = v

@@ -103,3 +103,27 @@ def test_cuda_compiles():
     cuda = emit(m, "cuda")
     assert "setmaxnreg.inc.sync.aligned.u32 232;" in cuda and "setmaxnreg.dec.sync.aligned.u32 40;" in cuda
     compile_sm90_or_skip(cuda)
+
+
+@pytest.mark.parametrize("persistent,stages", [(4, 2), (4, 4), (2, 2), (8, 4)])
+def test_persistent_tiles(persistent, stages):
+    """persistent=P: a grid of min(P, 6) blocks over the 3 x 2 tiles of C, the ring's
+    phases running on from tile to tile (4 K steps a tile); the epilogue once per tile."""
+    text = tma_gemm(256, m=192, n=128)
+    after = assert_pass_preserves(text, f"warp-specialize{{num_stages={stages} persistent={persistent}}}", seeds=(0,))
+    s = str(after)
+    assert "layout.launch grid(%nprog," in s and "%kround" in s
+    _check_against_numpy(after, 192, 128, 256, 256)
+
+
+def test_persistent_two_consumer_warpgroups():
+    text = wgmma_gemm_program(256, 256, 256, bm=128, bn=128)
+    after = assert_pass_preserves(text, "warp-specialize{num_stages=4 persistent=3}", seeds=(0,))
+    assert "warpgroups(2, 1)" in str(after)
+    _check_against_numpy(after, 256, 256, 256, 256)
+
+
+def test_persistent_needs_a_static_trip_count_of_whole_rounds():
+    with pytest.raises(TilecError, match=r"t.mlir:\d+:\d+: error: 'scf.for': warp-specialize: persistent=4: the K "
+                                         r"loop's trip count must be static and a multiple of num_stages \(3\)"):
+        run_pipeline(parse_module(tma_gemm(256), "t.mlir"), "warp-specialize{num_stages=3 persistent=4}")
