@@ -63,7 +63,9 @@ class WarpSpecializePass(ModulePass):
                         warpgroups and a producer of 40).
       persistent=P      a grid of min(P, tiles) blocks (P: the GPU's multiprocessors),
                         block b taking tiles b, b + P, ... of the launch's (gx, gy)
-                        grid (tile t at block coordinates (t / gy, t % gy)), the ring's
+                        grid (tile t at block coordinates (t / gy, t % gy); what the
+                        program computes from them before the loop, e.g. a grouped
+                        tile order, is recomputed per tile), the ring's
                         phases running on across them (the producer loads the next
                         tile's stages while the consumers finish the last; the K loop's
                         trip count must be static and a multiple of N); default 0: one
@@ -149,13 +151,21 @@ def _persistent_refusal(launch: LaunchOp, plan: LoopPlan, n: int) -> str | None:
     gz = launch.grid_z.owner
     if not (isinstance(gz, arith.ConstantOp) and gz.value.value.data == 1):
         return "the grid's z extent must be the constant 1"
-    coords = set(launch.body.block.args[:3])
-    for o in launch.body.block.ops:
-        if o is plan.loop:
-            break
-        if _stays(o) and any(x in coords for x in o.operands):
-            return f"'{o.name}' before the loop reads a block coordinate (build it in the loop or after it)"
     return None
+
+
+def _coordinate_ops(launch: LaunchOp, loop: Operation) -> list[Operation]:
+    """The ops before the loop computed from the block coordinates (a tile order's
+    arithmetic): the persistent form recomputes them per tile."""
+    coords = set(launch.body.block.args[:3])
+    out: list[Operation] = []
+    for o in launch.body.block.ops:
+        if o is loop:
+            break
+        if any(x in coords for x in o.operands):
+            out.append(o)
+            coords.update(o.results)
+    return out
 
 
 def _stays(o: Operation) -> bool:
@@ -210,6 +220,10 @@ class _Specialization(PipelineExpansion):
         by = self.emit(tops, arith.RemUIOp(t, self.gy))
         j.name_hint, bx.name_hint, by.name_hint = "j", "bx", "by"
         self.outer_map = {pid: bx, self.launch.body.block.args[1]: by}
+        for o in _coordinate_ops(self.launch, self.loop):  # the program's tile order, per tile
+            c = o.clone(value_mapper=self.outer_map)
+            tops.append(c)
+            self.outer_map.update(zip(o.results, c.results))
         emit_tile(tops, j)
         tops.append(scf.YieldOp())
         body.add_ops(tops)

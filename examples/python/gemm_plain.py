@@ -2,7 +2,7 @@
 over K, pipelined by the compiler: checked against torch.matmul within the documented
 MMA tolerance.
 
-    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws]   (default 4096^3, 4 stages)
+    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws [--persistent]]   (default 4096^3, 4 stages)
 
 `gemm_plain(M, N, K)` is the loop a user writes once per K step, single-buffered: the
 TMA loads of A's and B's k-th tiles into one shared buffer each, completing on one
@@ -22,7 +22,10 @@ stage the previous step read (passes/software_pipeline.py).
 (passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
 of S stages, the program's warpgroups consume it, "full" and "empty" mbarriers per
 stage between them and `setmaxnreg` moving registers to the consumers, the schedule
-of `gemm_hopper_ws` (non-persistent) without a line of it in the program.
+of `gemm_hopper_ws` without a line of it in the program; with `--persistent` over the
+GPU's multiprocessors (`warp-specialize{persistent=P}`: P blocks, each taking tiles
+b, b + P, ..., the producer filling the next tile's stages while the consumers store
+the last one's C).
 
 Any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows): edge tiles
 are masked, the TMA fills their elements outside A and B with zeros and the store
@@ -67,18 +70,22 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     return p.module
 
 
-def pipeline(ws: bool = False) -> str:
+def pipeline(ws: bool = False, persistent: int = 0) -> str:
     """The passes `compile_plain` runs: the default ones (`software-pipeline` among
-    them), with `ws` the warp specialiser before them."""
-    return "warp-specialize,default" if ws else "default"
+    them), with `ws` the warp specialiser before them (`persistent` over that many
+    blocks)."""
+    if not ws:
+        return "default"
+    return f"warp-specialize{{persistent={persistent}}},default" if persistent else "warp-specialize,default"
 
 
-def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False, **kw):
+def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False,
+                  persistent: int = 0, **kw):
     """`tilec.compile` of `gemm_plain(m, n, k, stages=stages, **kw)` (with `ws`,
-    warp-specialised)."""
+    warp-specialised; `persistent` blocks)."""
     import tilec
 
-    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws), arch=arch)
+    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws, persistent), arch=arch)
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -90,7 +97,16 @@ def main(argv: list[str]) -> int:
 
     stages = 4
     ws = "--ws" in argv
-    argv = [a for a in argv if a != "--ws"]
+    persistent = 132 if "--persistent" in argv else 0  # the H100's multiprocessors; the GPU's own below
+    argv = [a for a in argv if a not in ("--ws", "--persistent")]
+    if persistent:
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                persistent = torch.cuda.get_device_properties(0).multi_processor_count
+        except ImportError:
+            pass
     if "--stages" in argv:
         i = argv.index("--stages")
         stages = int(argv[i + 1])
@@ -99,7 +115,7 @@ def main(argv: list[str]) -> int:
     def build(m: int, n: int, k: int):
         return gemm_plain(m, n, k, stages=stages)
 
-    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws))
+    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws, persistent))
 
 
 if __name__ == "__main__":
