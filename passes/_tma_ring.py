@@ -170,6 +170,7 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int 
         return src_slice
     tx = tma_plan(cin.source, cin.dest).geometry.total_bytes
     bar = MBarrierInitOp(1)
+    bar.result.name_hint = "full"  # stage k's: full_k
     copy_loc(loop, bar)
     lb_block.insert_op_before(bar, loop)
     zero = arith.ConstantOp(IntegerAttr(0, index))  # the wait's phase: the pipeline sets its own

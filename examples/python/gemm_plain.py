@@ -47,7 +47,10 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     m x k, B k x n, C m x n, row-major bf16 (`pa`, `pb`, `pc`); a block of `bm / 64`
     warpgroups per `bm x bn` tile of C, in grouped order of `group` block rows; the K
     loop asks for `stages` stages."""
-    from gemm_bf16_hopper import _check_shape, _launch, _program  # this script's folder is on sys.path
+    try:  # the GEMM programs' shared parts, in the package where it has them
+        from tilec.gemm_programs import _check_shape, _launch, _program
+    except ImportError:  # else beside the hand-scheduled example (this script's folder is on sys.path)
+        from gemm_bf16_hopper import _check_shape, _launch, _program
 
     _check_shape("gemm_plain", m, n, k, bm, 2)
     g = _program(m, n, k, bm, bn, bk, bn, 1, bm // 16)  # 1 stage: ceil(K / bk) steps

@@ -49,7 +49,7 @@ def test_one_consumer_warpgroup(stages, k, trip, dynamic):
 def test_two_consumer_warpgroups():
     """bm = 128: two consumer warpgroups, each empty barrier counting 2 arrivals; 232
     registers each beside a producer of 40 (3 x 168 at launch)."""
-    after = assert_pass_preserves(wgmma_gemm_program(128, 128, 320, bm=128, bn=128), "warp-specialize{num_stages=3}",
+    after = assert_pass_preserves(str(wgmma_gemm_program(128, 128, 320, bm=128, bn=128)), "warp-specialize{num_stages=3}",
                                   seeds=(0,))
     s = str(after)
     assert "warpgroups(2, 1)" in s and "threads(384)" in s and s.count("{count = 2 : i64}") == 3
@@ -98,7 +98,7 @@ def test_register_budgets_are_checked():
 
 
 def test_cuda_compiles():
-    m = parse_module(wgmma_gemm_program(256, 256, 320, bm=128, bn=128, out="bf16"), "t.mlir")
+    m = parse_module(str(wgmma_gemm_program(256, 256, 320, bm=128, bn=128, out="bf16")), "t.mlir")
     run_pipeline(m, "warp-specialize{num_stages=4},default")
     cuda = emit(m, "cuda")
     assert "setmaxnreg.inc.sync.aligned.u32 232;" in cuda and "setmaxnreg.dec.sync.aligned.u32 40;" in cuda
@@ -117,7 +117,7 @@ def test_persistent_tiles(persistent, stages):
 
 
 def test_persistent_two_consumer_warpgroups():
-    text = wgmma_gemm_program(256, 256, 256, bm=128, bn=128)
+    text = str(wgmma_gemm_program(256, 256, 256, bm=128, bn=128))
     after = assert_pass_preserves(text, "warp-specialize{num_stages=4 persistent=3}", seeds=(0,))
     assert "warpgroups(2, 1)" in str(after)
     _check_against_numpy(after, 256, 256, 256, 256)
