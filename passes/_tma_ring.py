@@ -192,3 +192,57 @@ def _replace(body: Block, old: Operation, new: list[Operation]) -> None:
     body.insert_ops_before(new, old)
     old.detach()
     old.erase()
+
+
+def staged_loop_copies(launch: LaunchOp, loop: scf.ForOp, l2_promotion: int = DEFAULT_L2_PROMOTION) -> str | None:
+    """The global-to-shared block-level copies directly in the body of `loop` (a loop
+    that asks `software-pipeline` for stages: `{tilec.num_stages = N}`, N >= 2) as the
+    single-buffered TMA form it takes, or why not (the loop is then left): one mbarrier
+    of the loop's own (made before it), an arrive with all the copies' bytes before
+    the first copy, a TMA load per copy, the wait after the last on the step's parity
+    ((iv - lb) / step mod 2), so the loop is right as it is and `software-pipeline`
+    (after `vectorize`) stages it. Each copy: not converting, strategy neither async
+    nor simt, an unmasked TMA-able global tile into a `layout.alloc` of the launch body
+    used only in the loop, its source computed in the body by pure ops."""
+    lb_block = launch.body.block
+    body = loop.body.block
+    copies = [c for c in body.ops if isinstance(c, CopyOp) and c.source.type.memory_space == "gmem"
+              and c.dest.type.memory_space == "smem"]
+    if not copies:
+        return "no global-to-shared copy in the loop body"
+    tx = 0
+    for c in copies:
+        if c.convert is not None or c.strategy_name in ("async", "simt"):
+            return "a converting copy, or one whose strategy is async or simt"
+        if c.source.type.is_masked:
+            return "the global tile is masked (a tile at the tensor's edge)"
+        if _alloc_in(c.dest, lb_block) is None or not _uses_only_inside(c.dest, loop):
+            return "the shared buffer is not a layout.alloc of the launch body used only in the loop"
+        try:
+            tx += tma_plan(c.source, c.dest).geometry.total_bytes
+        except LayoutError as e:
+            return f"TMA cannot copy the views: {e}"
+        sl = _slice(c.source, body)
+        if isinstance(sl, str):
+            return sl
+    bar = MBarrierInitOp(1)
+    bar.result.name_hint = "full"
+    copy_loc(loop, bar)
+    lb_block.insert_op_before(bar, loop)
+    first, last = copies[0], copies[-1]
+    arrive = MBarrierArriveOp(bar.result, tx)
+    copy_loc(first, arrive)
+    body.insert_op_before(arrive, first)
+    iv = body.args[0]
+    c2 = arith.ConstantOp(IntegerAttr(2, index))
+    off = arith.SubiOp(iv, loop.lb)
+    step = arith.DivUIOp(off.result, loop.step)
+    phase = arith.RemUIOp(step.result, c2.result)
+    wait = MBarrierWaitOp(bar.result, phase.result)
+    after = [c2, off, step, phase, wait]
+    for o in after:
+        copy_loc(last, o)
+    body.insert_ops_after(after, last)
+    for c in copies:
+        _replace(body, c, [TmaLoadOp(c.source, c.dest, bar.result, l2_promotion)])
+    return None
