@@ -4,9 +4,10 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws]`: examples/python/gemm_plain.py, the same GEMM
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws[:p]]`: examples/python/gemm_plain.py, the same GEMM
 written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
-pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`), the first
+pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `:p`
+persistent over the multiprocessors), the first
 reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
 beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
@@ -122,6 +123,8 @@ def plain_kernel(spec: str, m: int, n: int, k: int):
             kw["group"] = int(o[1:])
         elif o == "ws":
             kw["ws"] = True
+        elif o == "p":
+            kw["persistent"] = sms()
         else:
             raise ValueError(f"unknown plain option {o!r}")
     return compile_plain(m, n, k, int(st), bm=bm, bn=bn, bk=bk, **kw)
@@ -308,7 +311,7 @@ def main(argv=None) -> int:
         "--configs",
         default=(
             f"{FASTEST},256x128x64:4x2:4:s:db:g8,wgmma:128x256x64:4,"
-            "plain:128x256x64:4,plain:128x256x64:4:ws,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
+            "plain:128x256x64:4,plain:128x256x64:4:ws:p:g8,wgmma:128x256x32:4:ws:p:g8:tma,wgmma:128x128x64:4:ws:p:pp:g8:tma,wgmma:128x256x64:4:ws:p:g8:tma:c128"
         ),
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "

@@ -375,18 +375,21 @@ def static_range(*args: int) -> builtins.range:
     return builtins.range(*args)
 
 
-def range(start: Any, stop: Any = None, step: Any = 1, *, carry: Sequence[Value] = ()) -> Iterator[Value]:  # noqa: A001
+def range(start: Any, stop: Any = None, step: Any = 1, *, carry: Sequence[Value] = (),  # noqa: A001
+          num_stages: int | None = None) -> Iterator[Value]:
     """A run-time loop, one `scf.for`: `for i in tilec.range(lo, hi, step):` runs its body
     once while tracing, with `i` the loop's index Value. The Values in `carry` are
     loop-carried: update them in place (`acc += x`, `acc.assign(tilec.maximum(acc, x))`);
     after the loop they hold the last trip's values. No `break` or `continue`.
+    `num_stages` (Triton's `tl.range(..., num_stages=)`): the depth `software-pipeline`
+    pipelines the loop to, where it loads tiles into shared memory.
 
         for k in tilec.range(0, K, BK, carry=[acc]): acc += ...
     """
     if stop is None:
         start, stop = 0, start
     p = _trace().program
-    with p.range(start, stop, step, carry=carry) as i:
+    with p.range(start, stop, step, carry=carry, num_stages=num_stages) as i:
         yield i
 
 

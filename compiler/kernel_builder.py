@@ -58,6 +58,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType
 from tilec.dialects.views import sliced_layout
+from tilec.passes._pipeline_plan import MAX_STAGES, STAGES_ATTR
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import set_loc
 
@@ -594,10 +595,12 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
 
     @contextmanager
     def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1,
-              carry: Sequence[TileIterator] = ()) -> Iterator[Value]:
+              carry: Sequence[TileIterator] = (), num_stages: int | None = None) -> Iterator[Value]:
         """`scf.for %i = lo to hi step s { ... }`; yields %i. The iterators in `carry` are
         loop-carried, so `it += 1` in the body advances them from one trip to the next
         (Mojo's `iter += 1` in a loop); after the loop they hold their final position.
+        `num_stages` (Triton's `tl.range(..., num_stages=)`) asks `software-pipeline`
+        (default pipeline) to pipeline the loop that deep (`{tilec.num_stages = N}`).
 
             with p.range(0, 4, carry=[it]) as i:
                 p.copy(it.get(), out_tile)
@@ -610,6 +613,10 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
+        if num_stages is not None:
+            if not (isinstance(num_stages, int) and 1 <= num_stages <= MAX_STAGES):
+                raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}")
+            loop.attributes[STAGES_ATTR] = IntegerAttr(num_stages, i64)
         self._put(loop)
         for c, a in zip(carry, block.args[1:]):
             c.ssa = a

@@ -63,6 +63,8 @@ _PASS_TESTS = (
     "tests/unit/test_gather.py",
     "tests/unit/test_masked_load_store.py",
     "tests/unit/test_scf_distributed.py",
+    "tests/unit/test_software_pipeline.py",
+    "tests/unit/test_warp_specialize_pass.py",
 )
 _PASS_LIT = (
     "tests/filecheck/tile",
@@ -73,6 +75,8 @@ _PASS_LIT = (
     "tests/filecheck/lower-convert-layout",
     "tests/filecheck/lower-to-gpu",
     "tests/filecheck/cuda",
+    "tests/filecheck/software-pipeline",
+    "tests/filecheck/warp-specialize",
 )
 
 AREAS: dict[str, Area] = {

@@ -11,7 +11,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects.layout import AsyncWaitOp, BarrierOp, LaunchOp
 from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
-from tilec.dialects.layout_tma import MBarrierWaitOp
+from tilec.dialects.layout_tma import MBarrierWaitOp, TmaStoreWaitOp
 from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
@@ -30,6 +30,9 @@ class PipelineExpansion:
         self.trip = None if None in (lb, ub, st) else max(0, -(-(ub - lb) // st))
         self.consts: dict[int, SSAValue] = {}
         self.const_ops: list[Operation] = []
+        self.outer_map: dict[SSAValue, SSAValue] = {}
+        """Values of the body's surroundings replaced where an iteration is emitted
+        (`warp-specialize`'s persistent tiles: the block coordinates)."""
 
     # ----------------------------------------------------------------- emission
 
@@ -80,7 +83,7 @@ class PipelineExpansion:
 
     def load(self, ops: list[Operation], q: SSAValue, stage: int) -> None:
         """The slice and the loads of iteration `q` into `stage`."""
-        mapping = dict(self.stage_map[stage])
+        mapping = {**self.outer_map, **self.stage_map[stage]}
         mapping[self.iv] = q
         for o in self.body.ops:
             if o in self.plan.slice or o in self.plan.loads:
@@ -96,7 +99,7 @@ class PipelineExpansion:
 
     def compute(self, ops: list[Operation], q: SSAValue, stage: int, carried: list[SSAValue]) -> list[SSAValue]:
         """The compute of iteration `q` on `stage`; returns the values it yields."""
-        mapping = dict(self.stage_map[stage])
+        mapping = {**self.outer_map, **self.stage_map[stage]}
         mapping[self.iv] = q
         for a, v in zip(self.body.args[1:], carried):
             mapping[a] = v
@@ -133,13 +136,23 @@ class PipelineExpansion:
         ahead_stage = (k + n - 1) % n
         if plan.kind == "tma":
             bar = self.stage_map[k][plan.bar.result]
-            self.emit(body, MBarrierWaitOp(bar, parity))
-            out = self.compute(body, q, k, carried)
-            self.emit(body, BarrierOp())
-            qa = self.offset(body, q, n - 1)
-            inner: list[Operation] = []
-            self.load(inner, qa, ahead_stage)
-            self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+
+            def load_ahead() -> None:
+                qa = self.offset(body, q, n - 1)
+                inner: list[Operation] = []
+                self.load(inner, qa, ahead_stage)
+                self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+
+            if plan.async_chains:  # the stage is free once this step's wait retired the last step's mma
+                self.emit(body, MBarrierWaitOp(bar, parity))
+                out = self.compute(body, q, k, carried)
+                self.emit(body, BarrierOp())
+                load_ahead()
+            else:  # every thread is past the last step's compute: its stage is free now
+                self.emit(body, self.step_sync())
+                load_ahead()
+                self.emit(body, MBarrierWaitOp(bar, parity))
+                out = self.compute(body, q, k, carried)
         else:
             self.emit(body, AsyncWaitOp((n - 2) * plan.groups))
             self.emit(body, BarrierOp())
@@ -154,10 +167,24 @@ class PipelineExpansion:
         then = Block()
         then.add_ops(body)
         other = Block()
-        other.add_op(scf.YieldOp(*carried))
+        if out:
+            other.add_op(scf.YieldOp(*carried))
         cond = self.emit(ops, arith.CmpiOp(q, self.loop.ub, "slt"))
-        r = self.emit(ops, scf.IfOp(cond, [v.type for v in out], Region(then), Region(other)))
+        r = self.emit(ops, scf.IfOp(cond, [v.type for v in out], Region(then), Region(other) if out else Region()))
         return list(r.owner.results) if out else []
+
+    def step_sync(self) -> Operation:
+        """What starts a step of a loop without wgmma in flight: the block meets (a
+        barrier; with TMA stores, their wait, which meets the block too, leaving in
+        flight the stores of the steps whose buffers this one does not touch)."""
+        stores = self.plan.stores
+        if not stores:
+            return BarrierOp()
+        dests = {o.dest.owner for o in self.plan.loads if hasattr(o, "dest")}
+        # a buffer both stored from and loaded into: the load ahead refills the buffer
+        # the step before stored, so every store must have read it
+        shared = any(st.source.owner in dests for st in stores)
+        return TmaStoreWaitOp(0 if shared else min(7, (self.n - 1) * len(stores)))  # at most 7: waiting for more is safe
 
     def run(self) -> None:
         n, plan, loop = self.n, self.plan, self.loop
@@ -220,6 +247,8 @@ class PipelineExpansion:
                 results[j] = r
         if plan.kind == "cp_async":  # the copies past the end
             self.emit(post, AsyncWaitOp(0))
+        if plan.stores:  # the last stores have read their buffers
+            self.emit(post, TmaStoreWaitOp(0))
         lb_block = self.launch.body.block
         lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *post], loop)
         for old, new in zip(loop.results, results):

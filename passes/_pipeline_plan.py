@@ -22,8 +22,13 @@ TMA (sm_90):
     }
 
 cp.async (sm_80): the same with `layout.copy_async` (each one commit group) into views
-of the allocations (`layout.tile` / `vectorize` / `distribute` of them), one
-`layout.async_wait {pending = 0}` and a `layout.barrier` after it before the compute.
+of the allocations (`layout.tile` / `vectorize` / `distribute` of them), waited for by
+`layout.async_wait`s (the last `{pending = 0}`, after every copy; `vectorize` puts one
+after each copy) and a `layout.barrier` before the compute.
+
+The TMA form's compute may also store shared buffers of its own with the TMA
+(`layout.tma_store`, the `tma` pass's ring); the body's `tma_store_wait`s are the
+schedule's to place.
 
 The loads are the arrive, the TMA loads or the async copies; their *slice* is the
 pure ops of the body that compute their operands from the induction variable (so the
@@ -40,7 +45,29 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects.layout import DERIVED_VIEW_OPS, AllocOp, AsyncWaitOp, BarrierOp, CopyAsyncOp, LaunchOp
 from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
-from tilec.dialects.layout_tma import MBarrierArriveOp, MBarrierInitOp, MBarrierWaitOp, TmaLoadOp
+from tilec.dialects.layout_tma import (
+    MBarrierArriveOp,
+    MBarrierInitOp,
+    MBarrierWaitOp,
+    TmaLoadOp,
+    TmaStoreOp,
+    TmaStoreWaitOp,
+)
+
+
+STAGES_ATTR = "tilec.num_stages"
+"""The loop attribute that asks for a pipeline depth (`{tilec.num_stages = N : i64}`;
+the builder's `range(..., num_stages=N)`, Triton's `tl.range(..., num_stages=N)`)."""
+
+MAX_STAGES = 8
+"""The deepest pipeline (a TMA store wait's `pending` is at most 7)."""
+
+
+def stages_of(loop: scf.ForOp, default: int) -> int:
+    """The depth asked of `loop`: its `tilec.num_stages`, else `default`."""
+    a = loop.attributes.get(STAGES_ATTR)
+    v = getattr(getattr(a, "value", None), "data", None)
+    return v if isinstance(v, int) else default
 
 
 @dataclass
@@ -64,6 +91,9 @@ class LoopPlan:
     """Every other op of the body but the yield, in body order."""
     groups: int = 0
     """Commit groups per step (cp.async form: its async copies)."""
+    stores: list[Operation] = field(default_factory=list)
+    """The TMA stores of the compute (TMA form), each from a shared buffer of its own
+    that is staged as the loads' buffers are."""
     async_chains: dict[int, Operation] = field(default_factory=dict)
     """iter_arg index -> the op whose result is yielded there and may stay in flight
     (a version-3 `layout.mma`, or the `layout.mma_wait {pending = 0}` of an async one)."""
@@ -191,12 +221,39 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
         after = after.next_op
     if isinstance(ops[-1], BarrierOp) and ops[-1] not in dropped:
         dropped.append(ops[-1])  # the buffers are read: the schedule meets the block itself
+    stores = [o for o in ops if isinstance(o, TmaStoreOp)]
+    if stores:
+        why = _stores(stores, ops, loop, lb_block, kind, allocs, dropped)
+        if why is not None:
+            return why
     dead = _dead_without(ops, set(loads) | set(dropped))
     compute = [o for o in ops if o not in loads and o not in dropped and o not in dead]
-    plan = LoopPlan(loop, kind, loads, sl, allocs, bar, dropped, compute, groups)
+    plan = LoopPlan(loop, kind, loads, sl, allocs, bar, dropped, compute, groups, stores)
     if kind == "tma":
         plan.async_chains = _async_chains(loop)
+        if stores and plan.async_chains:
+            return "a loop that stores with the TMA and leaves wgmma in flight"
     return plan
+
+
+def _stores(stores: list[Operation], ops: list[Operation], loop: scf.ForOp, lb_block: Block, kind: str,
+            allocs: list[AllocOp], dropped: list[Operation]) -> str | None:
+    """Checks the TMA stores of a TMA loop; stages their buffers (`allocs`) and drops
+    the body's store waits and the barriers right before a store (the schedule waits
+    for the stores, a TMA store meets the block itself)."""
+    if kind != "tma":
+        return "TMA stores in a cp.async loop"
+    for st in stores:
+        a = st.source.owner
+        if not isinstance(a, AllocOp) or not _in(a, lb_block) or not _uses_only_inside(a.result, loop):
+            return "a TMA store's buffer is not a layout.alloc of the launch body used only in the loop"
+        if a not in allocs:
+            allocs.append(a)
+        if isinstance(st.prev_op, BarrierOp) and st.prev_op not in dropped:
+            dropped.append(st.prev_op)
+    allocs.sort(key=lambda a: lb_block.get_operation_index(a))
+    dropped.extend(o for o in ops if isinstance(o, TmaStoreWaitOp))
+    return None
 
 
 def _dead_without(ops: list[Operation], gone: set[Operation]) -> set[Operation]:

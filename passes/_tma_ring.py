@@ -45,33 +45,40 @@ before the copy) and at most one top-level out-copy (smem to gmem from such an
 alloc); both allocs used only inside the loop; the in-copy's source computed in the
 body from the induction variable by pure ops only (`arith`, `layout.tile`), so that it
 can be recomputed for a tile ahead. `ring_loop` returns why a loop does not qualify
-(and leaves it), or None after rewriting it.
+(and leaves it), or None after rewriting it: it turns the copies into the single-buffered
+TMA form (an arrive, a TMA load and a wait on an mbarrier of the loop's own; a TMA
+store) and has `software-pipeline`'s expansion (passes/_pipeline_expand.py) build the
+ring, so both passes share one pipeliner (the stages' clones, the prologue, the
+guarded steps, the phases; the store wait at each step's start, `pending = N - 1`, or
+0 where one buffer is stored from and loaded into).
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects.errors import LayoutError
-from tilec.dialects.layout import AllocOp, BarrierOp, CopyOp, LaunchOp
+from tilec.dialects.layout import AllocOp, CopyOp, LaunchOp
 from tilec.dialects.layout_tma import (
     MBarrierArriveOp,
     MBarrierInitOp,
     MBarrierWaitOp,
     TmaLoadOp,
     TmaStoreOp,
-    TmaStoreWaitOp,
     tma_plan,
 )
 from tilec.dialects.tma import DEFAULT_L2_PROMOTION
+from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
+from ._pipeline_expand import PipelineExpansion
+from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop
 
-MAX_STAGES = 8
-"""tma_store_wait's `pending` is at most 7."""
+__all__ = ["MAX_STAGES", "ring_loop"]
+
 
 
 def _alloc_in(v: SSAValue, block: Block) -> AllocOp | None:
@@ -142,7 +149,12 @@ def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None
 
 def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int = DEFAULT_L2_PROMOTION) -> str | None:
     """Rewrite `loop` (directly in `launch`'s body) into a `stages`-deep TMA ring, or say
-    why not (the loop is then left as it is); its loads ask `l2_promotion` bytes."""
+    why not (the loop is then left as it is); its loads ask `l2_promotion` bytes.
+
+    The copies become the single-buffered TMA form `software-pipeline` takes (the
+    in-copy an arrive, a TMA load and a wait on an mbarrier of its own, the out-copy a
+    TMA store), which `PipelineExpansion` (passes/_pipeline_expand.py) stages: one
+    pipeliner for both passes."""
     lb_block = launch.body.block
     if loop.parent_block() is not lb_block:
         return "the loop is not directly in the launch body"
@@ -153,113 +165,84 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int 
         return found
     cin, cout = found
     body = loop.body.block
-    iv = body.args[0]
     src_slice = _slice(cin.source, body)
     if isinstance(src_slice, str):
         return src_slice
-    n = stages
     tx = tma_plan(cin.source, cin.dest).geometry.total_bytes
-
-    pre: list[Operation] = []
-
-    def emit(ops: list[Operation], op: Operation) -> SSAValue:
-        copy_loc(loop, op)
-        ops.append(op)
-        return op.results[0] if op.results else None
-
-    def const(ops: list[Operation], v: int) -> SSAValue:
-        return emit(ops, arith.ConstantOp(IntegerAttr(v, index)))
-
-    def offset(ops: list[Operation], base: SSAValue, k: int) -> SSAValue:
-        """base + k * step"""
-        if k == 0:
-            return base
-        kk = const(ops, k)
-        return emit(ops, arith.AddiOp(base, emit(ops, arith.MuliOp(kk, loop.step))))
-
-    def clone_alloc(a: AllocOp) -> SSAValue:
-        c = a.clone()
-        pre.append(c)
-        return c.results[0]
-
-    s_alloc = cin.dest.owner
-    o_alloc = cout.source.owner if cout is not None else None
-    S = [cin.dest] + [clone_alloc(s_alloc) for _ in range(n - 1)]
-    if cout is None:
-        O: list[SSAValue] = []
-    elif cout.source is cin.dest:  # a round trip through one buffer: its stages are S's
-        O = S
-    else:
-        O = [cout.source] + [clone_alloc(o_alloc) for _ in range(n - 1)]
-    B = [emit(pre, MBarrierInitOp(1)) for _ in range(n)]
-
-    def prefetch(ops: list[Operation], q: SSAValue, stage: int) -> None:
-        """if (q < ub) { arrive B_stage; tma_load src(q) -> S_stage }"""
-        cond = emit(ops, arith.CmpiOp(q, loop.ub, "slt"))
-        blk = Block()
-        mapping: dict[SSAValue, SSAValue] = {iv: q}
-        inner: list[Operation] = []
-        emit(inner, MBarrierArriveOp(B[stage], tx))
-        for o in src_slice:
-            c = o.clone(value_mapper=mapping)
-            inner.append(c)
-        emit(inner, TmaLoadOp(mapping.get(cin.source, cin.source), S[stage], B[stage], l2_promotion))
-        inner.append(scf.YieldOp())
-        blk.add_ops(inner)
-        emit(ops, scf.IfOp(cond, [], Region(blk), Region()))
-
-    for q in range(n - 1):
-        prefetch(pre, offset(pre, loop.lb, q), q)
-
-    nstep = emit(pre, arith.MuliOp(const(pre, n), loop.step))
-    new_body = Block(arg_types=[index])
-    i = new_body.args[0]
-    ops: list[Operation] = []
-    rnd = emit(ops, arith.DivUIOp(emit(ops, arith.SubiOp(i, loop.lb)), nstep))
-    parity = emit(ops, arith.RemUIOp(rnd, const(ops, 2)))
-    body_ops = [o for o in body.ops if not isinstance(o, scf.YieldOp)]
-    if body_ops and isinstance(body_ops[-1], BarrierOp):
-        body_ops.pop()  # the next step (or the loop's end) starts with the block's barrier
-    after_in = cin.next_op
-    if isinstance(after_in, BarrierOp):
-        body_ops.remove(after_in)  # the mbarrier wait orders the tile's landing for every thread
-    before_out = cout.prev_op if cout is not None else None
-    if isinstance(before_out, BarrierOp) and before_out in body_ops:
-        body_ops.remove(before_out)  # the TMA store fences and meets the block itself
-    for k in range(n):
-        q = offset(ops, i, k)
-        step_ops: list[Operation] = []
-        # the store of N tiles ago used O_k; with one buffer (O = S), the load below
-        # refills the buffer of the tile just stored: every store must have read it
-        pending = 0 if O is S else n - 1
-        emit(step_ops, TmaStoreWaitOp(pending) if cout is not None else BarrierOp())
-        prefetch(step_ops, offset(step_ops, q, n - 1), (k + n - 1) % n)
-        emit(step_ops, MBarrierWaitOp(B[k], parity))
-        mapping: dict[SSAValue, SSAValue] = {iv: q, S[0]: S[k]}
-        if cout is not None:
-            mapping[O[0]] = O[k]
-        for o in body_ops:
-            if o is cin:
-                continue
-            if o is cout:
-                emit(step_ops, TmaStoreOp(mapping[cout.source], mapping.get(cout.dest, cout.dest)))
-                continue
-            step_ops.append(o.clone(value_mapper=mapping))
-        if k == 0:  # the loop's own condition
-            ops.extend(step_ops)
-            continue
-        step_ops.append(scf.YieldOp())
-        blk = Block()
-        blk.add_ops(step_ops)
-        emit(ops, scf.IfOp(emit(ops, arith.CmpiOp(q, loop.ub, "slt")), [], Region(blk), Region()))
-    ops.append(scf.YieldOp())
-    new_body.add_ops(ops)
-    new_loop = scf.ForOp(loop.lb, loop.ub, nstep, [], Region(new_body))
-    copy_loc(loop, new_loop)
-    post: list[Operation] = [new_loop]
+    bar = MBarrierInitOp(1)
+    bar.result.name_hint = "full"  # stage k's: full_k
+    copy_loc(loop, bar)
+    lb_block.insert_op_before(bar, loop)
+    zero = arith.ConstantOp(IntegerAttr(0, index))  # the wait's phase: the pipeline sets its own
+    load = [MBarrierArriveOp(bar.result, tx), TmaLoadOp(cin.source, cin.dest, bar.result, l2_promotion), zero,
+            MBarrierWaitOp(bar.result, zero.result)]
+    _replace(body, cin, load)
     if cout is not None:
-        emit(post, TmaStoreWaitOp(0))
-    lb_block.insert_ops_before(pre + post, loop)
-    loop.detach()
-    loop.erase()
+        _replace(body, cout, [TmaStoreOp(cout.source, cout.dest)])
+    plan = plan_loop(launch, loop)
+    if not isinstance(plan, LoopPlan):
+        raise TilecError(f"tma: internal error: the ring's loop is not the pipeline's form: {plan}", op=loop)
+    PipelineExpansion(launch, plan, stages).run()
+    return None
+
+
+def _replace(body: Block, old: Operation, new: list[Operation]) -> None:
+    for o in new:
+        copy_loc(old, o)
+    body.insert_ops_before(new, old)
+    old.detach()
+    old.erase()
+
+
+def staged_loop_copies(launch: LaunchOp, loop: scf.ForOp, l2_promotion: int = DEFAULT_L2_PROMOTION) -> str | None:
+    """The global-to-shared block-level copies directly in the body of `loop` (a loop
+    that asks `software-pipeline` for stages: `{tilec.num_stages = N}`, N >= 2) as the
+    single-buffered TMA form it takes, or why not (the loop is then left): one mbarrier
+    of the loop's own (made before it), an arrive with all the copies' bytes before
+    the first copy, a TMA load per copy, the wait after the last on the step's parity
+    ((iv - lb) / step mod 2), so the loop is right as it is and `software-pipeline`
+    (after `vectorize`) stages it. Each copy: not converting, strategy neither async
+    nor simt, an unmasked TMA-able global tile into a `layout.alloc` of the launch body
+    used only in the loop, its source computed in the body by pure ops."""
+    lb_block = launch.body.block
+    body = loop.body.block
+    copies = [c for c in body.ops if isinstance(c, CopyOp) and c.source.type.memory_space == "gmem"
+              and c.dest.type.memory_space == "smem"]
+    if not copies:
+        return "no global-to-shared copy in the loop body"
+    tx = 0
+    for c in copies:
+        if c.convert is not None or c.strategy_name in ("async", "simt"):
+            return "a converting copy, or one whose strategy is async or simt"
+        if c.source.type.is_masked:
+            return "the global tile is masked (a tile at the tensor's edge)"
+        if _alloc_in(c.dest, lb_block) is None or not _uses_only_inside(c.dest, loop):
+            return "the shared buffer is not a layout.alloc of the launch body used only in the loop"
+        try:
+            tx += tma_plan(c.source, c.dest).geometry.total_bytes
+        except LayoutError as e:
+            return f"TMA cannot copy the views: {e}"
+        sl = _slice(c.source, body)
+        if isinstance(sl, str):
+            return sl
+    bar = MBarrierInitOp(1)
+    bar.result.name_hint = "full"
+    copy_loc(loop, bar)
+    lb_block.insert_op_before(bar, loop)
+    first, last = copies[0], copies[-1]
+    arrive = MBarrierArriveOp(bar.result, tx)
+    copy_loc(first, arrive)
+    body.insert_op_before(arrive, first)
+    iv = body.args[0]
+    c2 = arith.ConstantOp(IntegerAttr(2, index))
+    off = arith.SubiOp(iv, loop.lb)
+    step = arith.DivUIOp(off.result, loop.step)
+    phase = arith.RemUIOp(step.result, c2.result)
+    wait = MBarrierWaitOp(bar.result, phase.result)
+    after = [c2, off, step, phase, wait]
+    for o in after:
+        copy_loc(last, o)
+    body.insert_ops_after(after, last)
+    for c in copies:
+        _replace(body, c, [TmaLoadOp(c.source, c.dest, bar.result, l2_promotion)])
     return None

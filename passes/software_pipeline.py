@@ -17,9 +17,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import LoopPlan, plan_loop
-
-MAX_STAGES = 8
+from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
 
 
 @dataclass(frozen=True)
@@ -46,9 +44,15 @@ class SoftwarePipelinePass(ModulePass):
 
       TMA:      mbarrier_wait bar[s], parity; compute j; layout.barrier;
                 if (j + S - 1 < trip) { arrive; tma_load j + S - 1 into stage (j-1) mod S }
+                (where no wgmma stays in flight, the barrier and the load come first:
+                the last step's compute is done with its stage)
       cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
                 copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
 
+    (where no wgmma stays in flight, TMA stores of the compute from shared buffers of
+    their own are allowed: those buffers are staged too, each step starts with
+    `tma_store_wait {pending = (S - 1) x stores}` instead of the barrier, 0 after the
+    loop; the `tma` pass's ring, passes/_tma_ring.py, is this schedule);
     (cp.async counts commit groups, so every step issues its copies, past the end
     the last tile again; an `async_wait {pending = 0}` after the loop drains them).
     The unrolled steps past the trip count are skipped (`scf.if`, yielding the
@@ -61,10 +65,16 @@ class SoftwarePipelinePass(ModulePass):
     the next step's wait and barrier); one `layout.mma_wait {pending = 0}` after the
     loop gives the results.
 
+    The depth of a loop is its `{tilec.num_stages = N}` attribute (the builder's
+    `range(..., num_stages=N)`, Triton's `tl.range(..., num_stages=N)`: the program
+    states it per loop), else the option. In the default pipeline the pass runs after
+    `vectorize`, where both forms are there (the block-level copies of the cp.async
+    form are then `layout.copy_async`).
+
     Options:
-      num_stages=N   the pipeline's depth (default 1: leave every loop; 2 <= N <= 8).
-                     The shared buffers grow N-fold: a located error where they pass
-                     the target's shared memory.
+      num_stages=N   the depth of loops that state none (default 1: leave them;
+                     2 <= N <= 8). The shared buffers grow N-fold: a located error
+                     where they pass the target's shared memory.
     """
 
     name = "software-pipeline"
@@ -74,14 +84,18 @@ class SoftwarePipelinePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
             raise TilecError(f"software-pipeline: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
-        if self.num_stages == 1:
-            return
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                n = stages_of(loop, self.num_stages)
+                if not 1 <= n <= MAX_STAGES:
+                    raise TilecError(f"software-pipeline: {STAGES_ATTR} must be in [1, {MAX_STAGES}], got {n}",
+                                     op=loop)
+                if n == 1:
+                    continue
                 plan = plan_loop(launch, loop)
                 if isinstance(plan, LoopPlan):
-                    check_smem(launch, plan, self.num_stages)
-                    PipelineExpansion(launch, plan, self.num_stages).run()
+                    check_smem(launch, plan, n)
+                    PipelineExpansion(launch, plan, n).run()
 
 
 def _alloc_bytes(a: AllocOp) -> int:

@@ -28,7 +28,8 @@ from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
 from ._gpu_builder import index
-from ._tma_ring import MAX_STAGES, ring_loop
+from ._pipeline_plan import stages_of
+from ._tma_ring import MAX_STAGES, ring_loop, staged_loop_copies
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,13 @@ class TmaPass(ModulePass):
     ring of the loop (whose tiles must not be masked). Where a copy stays, nothing is
     printed; where it becomes TMA, the CUDA shows a `// TMA load (cp.async.bulk.tensor):
     box ...` comment (`lower-to-gpu`).
+
+    A loop directly in a launch body that asks for a software pipeline
+    (`{tilec.num_stages = N}`, N >= 2: the builder's `range(..., num_stages=N)`) has its
+    global-to-shared copies made TMA loads too, on an mbarrier of its own waited on the
+    step's parity (passes/_tma_ring.py `staged_loop_copies`): the single-buffered form
+    `software-pipeline` stages after `vectorize` (the loop `accelerate-matmul` leaves
+    of a `layout.dot` is one).
 
     The copy's strategy (`#layout.copy_strategy<...>`, CuTe's TiledCopy) decides where
     the program gave one: `tma` must become a TMA copy (a located error says why it
@@ -93,8 +101,10 @@ class TmaPass(ModulePass):
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             for copy in [o for o in launch.body.block.ops if isinstance(o, CopyOp)]:
                 _rewrite(launch, copy, self.l2_promotion)
-            if self.stages > 1:
-                for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+            for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                if stages_of(loop, 1) > 1:  # software-pipeline stages it after vectorize
+                    staged_loop_copies(launch, loop, self.l2_promotion)
+                elif self.stages > 1:
                     ring_loop(launch, loop, self.stages, self.l2_promotion)
         _check_no_tma_strategy(op, "it is not a block-level copy directly in a layout.launch body (or in a "
                                    "loop that stages > 1 makes a ring of)")

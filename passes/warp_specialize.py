@@ -22,8 +22,8 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import LoopPlan, plan_loop
-from .software_pipeline import MAX_STAGES, check_smem
+from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop, stages_of
+from .software_pipeline import check_smem
 
 REGISTERS = 65536
 """Registers of a multiprocessor's block (sm_90)."""
@@ -54,11 +54,22 @@ class WarpSpecializePass(ModulePass):
     they are.
 
     Options:
-      num_stages=N      the ring's depth (default 1: leave every launch; 2 <= N <= 8).
+      num_stages=N      the ring's depth where the loop states none (its
+                        `{tilec.num_stages}`, as `software-pipeline` reads it; default 1:
+                        leave such launches; 2 <= N <= 8).
       producer_regs=R   the producer's `setmaxnreg dec` (default 40).
       consumer_regs=R   the consumers' `setmaxnreg inc` (default: what the block's
                         registers leave them, at most 256; 232 for two consumer
                         warpgroups and a producer of 40).
+      persistent=P      a grid of min(P, tiles) blocks (P: the GPU's multiprocessors),
+                        block b taking tiles b, b + P, ... of the launch's (gx, gy)
+                        grid (tile t at block coordinates (t / gy, t % gy); what the
+                        program computes from them before the loop, e.g. a grouped
+                        tile order, is recomputed per tile), the ring's
+                        phases running on across them (the producer loads the next
+                        tile's stages while the consumers finish the last; the K loop's
+                        trip count must be static and a multiple of N); default 0: one
+                        tile per block.
     """
 
     name = "warp-specialize"
@@ -66,21 +77,27 @@ class WarpSpecializePass(ModulePass):
     num_stages: int = 1
     producer_regs: int = 40
     consumer_regs: int = 0
+    persistent: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
             raise TilecError(f"warp-specialize: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
-        if self.num_stages == 1:
-            return
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
             if len(loops) != 1:
                 continue
+            n = stages_of(loops[0], self.num_stages)
+            if not 2 <= n <= MAX_STAGES:
+                continue
             plan = plan_loop(launch, loops[0])
             if not isinstance(plan, LoopPlan) or plan.kind != "tma" or _refusal(launch, plan) is not None:
                 continue
-            check_smem(launch, plan, self.num_stages)
-            _Specialization(launch, plan, self.num_stages, *self._regs(launch)).run()
+            if self.persistent:
+                why = _persistent_refusal(launch, plan, n)
+                if why is not None:
+                    raise TilecError(f"warp-specialize: persistent={self.persistent}: {why}", op=plan.loop)
+            check_smem(launch, plan, n)
+            _Specialization(launch, plan, n, *self._regs(launch), self.persistent).run()
 
     def _regs(self, launch: LaunchOp) -> tuple[int, int]:
         """(producer, consumer) registers per thread (`setmaxnreg`)."""
@@ -125,6 +142,32 @@ def _refusal(launch: LaunchOp, plan: LoopPlan) -> str | None:
     return None
 
 
+def _persistent_refusal(launch: LaunchOp, plan: LoopPlan, n: int) -> str | None:
+    """Why the launch cannot be made persistent (None: it can)."""
+    trip = PipelineExpansion(launch, plan, n).trip
+    if trip is None or trip % n:
+        return (f"the K loop's trip count must be static and a multiple of num_stages ({n}): the ring's "
+                "phases run on from tile to tile")
+    gz = launch.grid_z.owner
+    if not (isinstance(gz, arith.ConstantOp) and gz.value.value.data == 1):
+        return "the grid's z extent must be the constant 1"
+    return None
+
+
+def _coordinate_ops(launch: LaunchOp, loop: Operation) -> list[Operation]:
+    """The ops before the loop computed from the block coordinates (a tile order's
+    arithmetic): the persistent form recomputes them per tile."""
+    coords = set(launch.body.block.args[:3])
+    out: list[Operation] = []
+    for o in launch.body.block.ops:
+        if o is loop:
+            break
+        if any(x in coords for x in o.operands):
+            out.append(o)
+            coords.update(o.results)
+    return out
+
+
 def _stays(o: Operation) -> bool:
     """Ops before the loop that stay before the regions: buffers, barriers, scalars and
     views."""
@@ -143,10 +186,50 @@ def _moves(o: Operation) -> bool:
 class _Specialization(PipelineExpansion):
     """Builds the producer and consumer regions of one planned loop."""
 
-    def __init__(self, launch: LaunchOp, plan: LoopPlan, n: int, prod_regs: int, cons_regs: int):
+    def __init__(self, launch: LaunchOp, plan: LoopPlan, n: int, prod_regs: int, cons_regs: int,
+                 persistent: int = 0):
         super().__init__(launch, plan, n)
         self.prod_regs, self.cons_regs = prod_regs, cons_regs
         self.consumers = launch.num_threads // WARPGROUP
+        self.persistent = persistent
+
+    def _global(self, ops: list[Operation], rnd: SSAValue, j: SSAValue | None) -> SSAValue:
+        """The ring's round of the block's K steps: this tile's `rnd` after the `j`
+        tiles before it (their trip counts a multiple of the stages)."""
+        if j is None:
+            return rnd
+        done = self.emit(ops, arith.MuliOp(j, self.const(ops, self.trip // self.n)))
+        g = self.emit(ops, arith.AddiOp(done, rnd))
+        g.name_hint = "kround"
+        return g
+
+    def _tiles(self, ops: list[Operation], emit_tile) -> None:
+        """`emit_tile(ops, j)` once (j None), or (persistent) in a loop over the block's
+        tiles t = pid, pid + nprog, ... with the block coordinates of tile t mapped
+        and j its index among the block's tiles."""
+        if not self.persistent:
+            emit_tile(ops, None)
+            return
+        body = Block(arg_types=[index])
+        t = body.args[0]
+        t.name_hint = "tile"
+        tops: list[Operation] = []
+        pid = self.launch.body.block.args[0]
+        j = self.emit(tops, arith.DivUIOp(self.emit(tops, arith.SubiOp(t, pid)), self.nprog))
+        bx = self.emit(tops, arith.DivUIOp(t, self.gy))
+        by = self.emit(tops, arith.RemUIOp(t, self.gy))
+        j.name_hint, bx.name_hint, by.name_hint = "j", "bx", "by"
+        self.outer_map = {pid: bx, self.launch.body.block.args[1]: by}
+        for o in _coordinate_ops(self.launch, self.loop):  # the program's tile order, per tile
+            c = o.clone(value_mapper=self.outer_map)
+            tops.append(c)
+            self.outer_map.update(zip(o.results, c.results))
+        emit_tile(tops, j)
+        tops.append(scf.YieldOp())
+        body.add_ops(tops)
+        f = scf.ForOp(pid, self.tiles, self.nprog, [], Region(body))
+        copy_loc(self.loop, f)
+        ops.append(f)
 
     def _rounds(self, ops: list[Operation], i: SSAValue, nstep: SSAValue) -> SSAValue:
         r = self.emit(ops, arith.DivUIOp(self.emit(ops, arith.SubiOp(i, self.loop.lb)), nstep))
@@ -158,14 +241,19 @@ class _Specialization(PipelineExpansion):
         return k > 0 and not (self.trip is not None and self.trip % self.n == 0)
 
     def producer(self, nstep: SSAValue) -> Block:
-        n, loop = self.n, self.loop
         blk = Block()
         ops: list[Operation] = [SetMaxNRegOp("dec", self.prod_regs)]
+        self._tiles(ops, lambda tops, j: tops.append(self._producer_loop(nstep, j)))
+        blk.add_ops(ops)
+        return blk
+
+    def _producer_loop(self, nstep: SSAValue, j: SSAValue | None) -> scf.ForOp:
+        n, loop = self.n, self.loop
         body = Block(arg_types=[index])
         i = body.args[0]
         i.name_hint = self.iv.name_hint
         bops: list[Operation] = []
-        rnd = self._rounds(bops, i, nstep)
+        rnd = self._global(bops, self._rounds(bops, i, nstep), j)
         first = self.emit(bops, arith.CmpiOp(rnd, self.const(bops, 0), "eq"))
         prev = self.emit(bops, arith.SubiOp(rnd, self.const(bops, 1)))
         eparity = self.emit(bops, arith.RemUIOp(prev, self.const(bops, 2)))
@@ -183,9 +271,7 @@ class _Specialization(PipelineExpansion):
                 bops.extend(inner)
         bops.append(scf.YieldOp())
         body.add_ops(bops)
-        ops.append(self._loop(nstep, body, []))
-        blk.add_ops(ops)
-        return blk
+        return self._loop(nstep, body, [])
 
     def _loop(self, nstep: SSAValue, body: Block, inits: list[SSAValue]) -> scf.ForOp:
         f = scf.ForOp(self.loop.lb, self.loop.ub, nstep, inits, Region(body))
@@ -193,19 +279,26 @@ class _Specialization(PipelineExpansion):
         return f
 
     def consumer(self, nstep: SSAValue, moved: list[Operation], after: list[Operation]) -> Block:
-        n, loop, plan = self.n, self.loop, self.plan
         blk = Block()
         ops: list[Operation] = [SetMaxNRegOp("inc", self.cons_regs)]
         for o in moved:
             o.detach()
             ops.append(o)
+        self._tiles(ops, lambda tops, j: self._consumer_tile(tops, nstep, j, after))
+        blk.add_ops(ops)
+        return blk
+
+    def _consumer_tile(self, ops: list[Operation], nstep: SSAValue, j: SSAValue | None,
+                       after: list[Operation]) -> None:
+        n, loop, plan = self.n, self.loop, self.plan
         body = Block(arg_types=[index, *(a.type for a in self.body.args[1:])])
         i = body.args[0]
         i.name_hint = self.iv.name_hint
         for a, b in zip(body.args[1:], self.body.args[1:]):
             a.name_hint = b.name_hint
         bops: list[Operation] = []
-        parity = self.emit(bops, arith.RemUIOp(self._rounds(bops, i, nstep), self.const(bops, 2)))
+        parity = self.emit(bops, arith.RemUIOp(self._global(bops, self._rounds(bops, i, nstep), j),
+                                               self.const(bops, 2)))
         parity.name_hint = "parity"
         later = self.emit(bops, arith.CmpiOp(i, loop.lb, "ne"))
         later.name_hint = "later"
@@ -237,21 +330,44 @@ class _Specialization(PipelineExpansion):
         results = list(new_loop.results)
         if plan.async_chains:
             idx = sorted(plan.async_chains)
-            w = MmaWaitOp([results[j] for j in idx], pending=0)
+            w = MmaWaitOp([results[x] for x in idx], pending=0)
             self.emit(ops, w)
-            for j, r in zip(idx, w.outs):
-                results[j] = r
+            for x, r in zip(idx, w.outs):
+                results[x] = r
+        if j is not None:  # the tile's last stage is read: the next tile's first step does not hand it back
+            self.emit(ops, MBarrierArriveOp(self.empty[n - 1]))
+            mapping = {**self.outer_map, **dict(zip(loop.results, results))}
+            for o in after:  # the epilogue, once per tile (the originals go with the loop)
+                c = o.clone(value_mapper=mapping)
+                ops.append(c)
+                for r, rc in zip(o.results, c.results):
+                    mapping[r] = rc
+            return
         for old, new in zip(loop.results, results):
             old.replace_all_uses_with(new)
         for o in after:
             o.detach()
             ops.append(o)
-        blk.add_ops(ops)
-        return blk
+
+    def _persistent_grid(self) -> None:
+        """The launch's grid becomes min(persistent, tiles) blocks; tile t of the old
+        (gx, gy) grid is block coordinates (t / gy, t % gy)."""
+        launch = self.launch
+        host: list[Operation] = []
+        self.tiles = self.emit(host, arith.MuliOp(launch.grid_x, launch.grid_y))
+        p = self.emit(host, arith.ConstantOp(IntegerAttr(self.persistent, index)))
+        self.nprog = self.emit(host, arith.MinUIOp(p, self.tiles))
+        one = self.emit(host, arith.ConstantOp(IntegerAttr(1, index)))
+        self.tiles.name_hint, self.nprog.name_hint = "tiles", "nprog"
+        self.gy = launch.grid_y
+        launch.parent_block().insert_ops_before(host, launch)
+        launch.operands = (self.nprog, one, launch.grid_z)
 
     def run(self) -> None:
         n, loop, launch = self.n, self.loop, self.launch
         lb_block = launch.body.block
+        if self.persistent:
+            self._persistent_grid()
         self.make_stages()
         last_full = self.stage_map[n - 1][self.plan.bar.result].owner
         empties = [MBarrierInitOp(self.consumers) for _ in range(n)]
@@ -272,6 +388,10 @@ class _Specialization(PipelineExpansion):
         ws = WarpSpecializeOp([self.consumers, 1], [Region(cons), Region(prod)])
         copy_loc(loop, ws)
         lb_block.insert_ops_before([*self.const_ops, *pre, ws], loop)
+        if self.persistent:  # the epilogue was cloned per tile
+            for o in reversed(after):
+                o.detach()
+                o.erase()
         loop.detach()
         loop.erase()
         launch.threads = IntegerAttr(launch.num_threads + WARPGROUP, i64)

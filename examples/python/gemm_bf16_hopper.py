@@ -12,6 +12,11 @@ K with K and N multiples of 8: a ring of TMA loads into NVMMA-swizzled shared st
 completing on mbarriers, an asynchronous `layout.mma` (wgmma) per stage, the
 accumulator rounded to bf16 and stored from its layout.
 
+This is the schedule by hand: examples/python/gemm_plain.py writes the same GEMM as a
+plain single-buffered loop and has the `software-pipeline` pass make this schedule of
+it (or `warp-specialize` the cooperative form below, non-persistent); the programs
+here stay as the golden kernels the passes' output is measured against.
+
 `--ws` runs `gemm_hopper_ws` with `BEST_WS` instead: the warp-specialised form
 (a producer warpgroup filling the ring, consumer warpgroups running the wgmma,
 mbarriers "full" and "empty" per stage, `setmaxnreg`), persistent over the

@@ -2,26 +2,30 @@
 over K, pipelined by the compiler: checked against torch.matmul within the documented
 MMA tolerance.
 
-    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws]   (default 4096^3, 4 stages)
+    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws [--persistent]]   (default 4096^3, 4 stages)
 
 `gemm_plain(M, N, K)` is the loop a user writes once per K step, single-buffered: the
 TMA loads of A's and B's k-th tiles into one shared buffer each, completing on one
 mbarrier (`layout.mbarrier_arrive` with the tiles' bytes, its wait on the step's
 parity), one `layout.mma` on the shared tiles into the carried accumulator, a
 barrier before the next step overwrites the tiles. It has no stages, no ring, no
-phase arithmetic of a ring and no asynchronous mma: `compile_plain` compiles it with
-`software-pipeline{num_stages=S}` before the default pipeline, which makes of it the
-schedule examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`): S stages
-of each buffer and of the mbarrier, a prologue loading the first S - 1 tiles, each
+phase arithmetic of a ring and no asynchronous mma; its loop states the pipeline depth
+it wants (`p.range(..., num_stages=S)`, Triton's `tl.range(..., num_stages=S)`), and
+the default pipeline's `software-pipeline` pass makes of it the schedule
+examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`): S stages of each
+buffer and of the mbarrier, a prologue loading the first S - 1 tiles, each
 step waiting on its stage, issuing its wgmma asynchronously (`layout.mma {async}` +
 `layout.mma_wait {pending = 1}`) and loading the tile S - 1 steps ahead into the
 stage the previous step read (passes/software_pipeline.py).
 
-`--ws` compiles the same program with `warp-specialize{num_stages=S}` instead
+`--ws` compiles the same program with `warp-specialize` before the default passes
 (passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
 of S stages, the program's warpgroups consume it, "full" and "empty" mbarriers per
 stage between them and `setmaxnreg` moving registers to the consumers, the schedule
-of `gemm_hopper_ws` (non-persistent) without a line of it in the program.
+of `gemm_hopper_ws` without a line of it in the program; with `--persistent` over the
+GPU's multiprocessors (`warp-specialize{persistent=P}`: P blocks, each taking tiles
+b, b + P, ..., the producer filling the next tile's stages while the consumers store
+the last one's C).
 
 Any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows): edge tiles
 are masked, the TMA fills their elements outside A and B with zeros and the store
@@ -37,11 +41,16 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, group: int = 1):
+def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, group: int = 1,
+               stages: int = 4):
     """The plain-loop program of C = A @ B (module docstring) as a verified module; A
     m x k, B k x n, C m x n, row-major bf16 (`pa`, `pb`, `pc`); a block of `bm / 64`
-    warpgroups per `bm x bn` tile of C, in grouped order of `group` block rows."""
-    from gemm_bf16_hopper import _check_shape, _launch, _program  # this script's folder is on sys.path
+    warpgroups per `bm x bn` tile of C, in grouped order of `group` block rows; the K
+    loop asks for `stages` stages."""
+    try:  # the GEMM programs' shared parts, in the package where it has them
+        from tilec.gemm_programs import _check_shape, _launch, _program
+    except ImportError:  # else beside the hand-scheduled example (this script's folder is on sys.path)
+        from gemm_bf16_hopper import _check_shape, _launch, _program
 
     _check_shape("gemm_plain", m, n, k, bm, 2)
     g = _program(m, n, k, bm, bn, bk, bn, 1, bm // 16)  # 1 stage: ceil(K / bk) steps
@@ -50,7 +59,7 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
         sa, sb = p.alloc(g.SA, "bf16").named("sa"), p.alloc(g.SB, "bf16").named("sb")
         bar = p.mbarrier_init(1).named("bar")
         acc = p.full([bm, bn], 0.0, "f32", g.mma, dense=True).named("zero")
-        with p.range(g.c0, g.nk, g.c1, carry=[acc]) as kt:
+        with p.range(g.c0, g.nk, g.c1, carry=[acc], num_stages=stages) as kt:
             kt.named("kt")
             acc.named("acc0")
             p.mbarrier_arrive(bar, tx=2 * (bm + bn) * bk)
@@ -64,18 +73,22 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     return p.module
 
 
-def pipeline(stages: int, ws: bool = False) -> str:
-    """The passes `compile_plain` runs: the software pipeliner (with `ws`, the warp
-    specialiser), then the default ones."""
-    return f"{'warp-specialize' if ws else 'software-pipeline'}{{num_stages={stages}}},default"
+def pipeline(ws: bool = False, persistent: int = 0) -> str:
+    """The passes `compile_plain` runs: the default ones (`software-pipeline` among
+    them), with `ws` the warp specialiser before them (`persistent` over that many
+    blocks)."""
+    if not ws:
+        return "default"
+    return f"warp-specialize{{persistent={persistent}}},default" if persistent else "warp-specialize,default"
 
 
-def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False, **kw):
-    """`tilec.compile` of `gemm_plain(m, n, k, **kw)` pipelined `stages` deep (with
-    `ws`, warp-specialised)."""
+def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False,
+                  persistent: int = 0, **kw):
+    """`tilec.compile` of `gemm_plain(m, n, k, stages=stages, **kw)` (with `ws`,
+    warp-specialised; `persistent` blocks)."""
     import tilec
 
-    return tilec.compile(gemm_plain(m, n, k, **kw), pipeline(stages, ws), arch=arch)
+    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws, persistent), arch=arch)
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -87,13 +100,25 @@ def main(argv: list[str]) -> int:
 
     stages = 4
     ws = "--ws" in argv
-    argv = [a for a in argv if a != "--ws"]
+    persistent = 132 if "--persistent" in argv else 0  # the H100's multiprocessors; the GPU's own below
+    argv = [a for a in argv if a not in ("--ws", "--persistent")]
+    if persistent:
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                persistent = torch.cuda.get_device_properties(0).multi_processor_count
+        except ImportError:
+            pass
     if "--stages" in argv:
         i = argv.index("--stages")
         stages = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     m, n, k = (int(x) for x in argv[:3]) if len(argv) >= 3 else (4096, 4096, 4096)
-    return run_and_check(gemm_plain, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(stages, ws))
+    def build(m: int, n: int, k: int):
+        return gemm_plain(m, n, k, stages=stages)
+
+    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws, persistent))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ A @ B within the MMA tolerance: the plain-loop Hopper example (examples/python/
 gemm_plain.py: TMA + wgmma, 128 x 256 x 64 tiles) at 1024^3 for S = 2, 3, 4 and at a
 shape whose K steps are no multiple of S (the skipped steps), and the sm_80 form
 (cp.async + mma.sync) at 1024^3; the example warp-specialised (`--ws`: a producer
-warpgroup beside two consumer warpgroups). Inputs random, outputs poisoned (NaN)."""
+warpgroup beside two consumer warpgroups), also persistent. Inputs random, outputs poisoned (NaN)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,17 @@ def test_plain_loop_gemm_example_warp_specialized_at_1024(stages):
 
     assert gemm_plain.main(["1024", "1024", "1024", "--stages", str(stages), "--ws"]) == 0
     assert gemm_plain.main(["1000", "1000", "1000", "--stages", "3", "--ws"]) == 0
+
+
+def test_plain_loop_gemm_example_warp_specialized_persistent():
+    """examples/python/gemm_plain.py --ws --persistent (over the GPU's
+    multiprocessors) at 1024^3 and 4096 x 4096 x 1024 (more tiles than blocks)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(EXAMPLES))
+    import gemm_plain
+
+    assert gemm_plain.main(["1024", "1024", "1024", "--stages", "4", "--ws", "--persistent"]) == 0
+    assert gemm_plain.main(["4096", "4096", "1024", "--stages", "4", "--ws", "--persistent"]) == 0
 
 
 def test_plain_loop_gemm_example_with_skipped_steps():

@@ -35,7 +35,7 @@ def _check_against_numpy(module, k: int, kused: int, seed: int = 0) -> None:
 
 # (stages, K, trip, dynamic): a multiple of the stages, one past it, below the stages,
 # a run-time trip count
-TMA_SHAPES = [(2, 256, 4, False), (3, 256, 4, False), (4, 256, 4, False), (3, 320, 5, False),
+TMA_SHAPES = [(2, 256, 4, False), (3, 256, 4, False), (4, 256, 4, False), (3, 320, 5, False), (3, 320, 0, True),
               (4, 128, 2, False), (3, 320, 4, True), (4, 320, 1, True)]
 
 
@@ -157,3 +157,66 @@ def test_pipelined_cuda_compiles(form):
         cuda = emit(m, "cuda")
         assert "tilec_cp_async_wait<2>();" in cuda and "mma.sync.aligned" in cuda
     compile_sm90_or_skip(cuda)
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_a_loop_without_wgmma_is_exact(stages):
+    """A TMA loop whose compute is elementwise (the sum of A's five 64 x 64 column
+    tiles, tests/filecheck/software-pipeline/tma_sync_compute.mlir): its schedule
+    loads ahead before the compute, and the sum is NumPy's f32 sum in the same order,
+    bit for bit."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "software-pipeline" / "tma_sync_compute.mlir"
+    m = parse_module(path.read_text(), str(path))
+    run_pipeline(m, f"software-pipeline{{num_stages={stages}}}")
+    inputs = random_inputs(m, 0)
+    got = np.asarray(run(m, inputs)["pc"]).reshape(64, 64)
+    a = np.asarray(inputs["pa"], np.float32).reshape(64, 320)
+    want = np.zeros((64, 64), np.float32)
+    for t in range(5):
+        want = want + a[:, 64 * t:64 * (t + 1)]
+    assert np.array_equal(got, want)
+
+
+def test_the_plain_loop_example_becomes_the_hand_scheduled_kernel():
+    """examples/python/gemm_plain.py (its loop asks for 4 stages) through the default
+    pipeline (`software-pipeline` among its passes) has the
+    schedule examples/python/gemm_bf16_hopper.py writes by hand (`gemm_hopper`, 4
+    stages): as many wgmma, `wait_group 1` in the loop, one `wait_group 0` after it,
+    stage barriers and TMA loads; both compile."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_bf16_hopper
+    import gemm_plain
+
+    shape = (512, 512, 1024)
+    plain = parse_module(str(gemm_plain.gemm_plain(*shape, stages=4)), "plain.mlir")
+    run_pipeline(plain, gemm_plain.pipeline())
+    hand = parse_module(str(gemm_bf16_hopper.gemm_hopper(*shape)), "hand.mlir")
+    run_pipeline(hand, "default")
+    a, b = emit(plain, "cuda"), emit(hand, "cuda")
+    for needle in ("wgmma.mma_async", "wgmma.wait_group.sync.aligned 1;", "wgmma.wait_group.sync.aligned 0;",
+                   "tilec_mbarrier_init(", "cp.async.bulk.tensor.2d"):
+        assert a.count(needle) == b.count(needle), needle
+    compile_sm90_or_skip(a)
+
+
+def test_the_builder_states_a_loops_depth():
+    """`range(..., num_stages=N)` (builder and `@tilec.jit`'s `tilec.range`) puts
+    `{tilec.num_stages = N}` on the loop; a depth outside [1, 8] is an error."""
+    import tilec
+    from tilec.support.diagnostics import TilecError
+
+    p = tilec.Program("f")
+    c0, c1, c4 = p.constant(0), p.constant(1), p.constant(4)
+    with p.launch(grid=(c1, c1, c1), threads=32):
+        with p.range(c0, c4, c1, num_stages=3):
+            pass
+    assert "{tilec.num_stages = 3 : i64}" in str(p.module)
+    with pytest.raises(TilecError, match=r"num_stages must be an int in \[1, 8\], got 9"):
+        with p.launch(grid=(c1, c1, c1), threads=32):
+            with p.range(c0, c4, c1, num_stages=9):
+                pass

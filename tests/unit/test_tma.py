@@ -369,7 +369,7 @@ def _ring_text(stages: int = 2) -> str:
 RING_MISUSE = {
     # every wait on parity 0: the second round's wait returns at once
     "wrong phase": (
-        lambda t: t.replace("layout.mbarrier_wait %0, %9", "layout.mbarrier_wait %0, %c0w").replace(
+        lambda t: t.replace("layout.mbarrier_wait %full, %parity", "layout.mbarrier_wait %full, %c0w").replace(
             "scf.for %", "%c0w = arith.constant 0 : index\n      scf.for %", 1
         ),
         "wait on phase parity 0",
@@ -381,7 +381,7 @@ RING_MISUSE = {
     ),
     # the tile read before its barrier says it has landed
     "read before wait": (
-        lambda t: "\n".join(x for x in t.splitlines() if "layout.mbarrier_wait %0," not in x),
+        lambda t: "\n".join(x for x in t.splitlines() if "layout.mbarrier_wait %full," not in x),
         "while a TMA load is still writing it",
     ),
 }

@@ -49,7 +49,7 @@ def test_one_consumer_warpgroup(stages, k, trip, dynamic):
 def test_two_consumer_warpgroups():
     """bm = 128: two consumer warpgroups, each empty barrier counting 2 arrivals; 232
     registers each beside a producer of 40 (3 x 168 at launch)."""
-    after = assert_pass_preserves(wgmma_gemm_program(128, 128, 320, bm=128, bn=128), "warp-specialize{num_stages=3}",
+    after = assert_pass_preserves(str(wgmma_gemm_program(128, 128, 320, bm=128, bn=128)), "warp-specialize{num_stages=3}",
                                   seeds=(0,))
     s = str(after)
     assert "warpgroups(2, 1)" in s and "threads(384)" in s and s.count("{count = 2 : i64}") == 3
@@ -98,8 +98,56 @@ def test_register_budgets_are_checked():
 
 
 def test_cuda_compiles():
-    m = parse_module(wgmma_gemm_program(256, 256, 320, bm=128, bn=128, out="bf16"), "t.mlir")
+    m = parse_module(str(wgmma_gemm_program(256, 256, 320, bm=128, bn=128, out="bf16")), "t.mlir")
     run_pipeline(m, "warp-specialize{num_stages=4},default")
     cuda = emit(m, "cuda")
     assert "setmaxnreg.inc.sync.aligned.u32 232;" in cuda and "setmaxnreg.dec.sync.aligned.u32 40;" in cuda
     compile_sm90_or_skip(cuda)
+
+
+@pytest.mark.parametrize("persistent,stages", [(4, 2), (4, 4), (2, 2), (8, 4)])
+def test_persistent_tiles(persistent, stages):
+    """persistent=P: a grid of min(P, 6) blocks over the 3 x 2 tiles of C, the ring's
+    phases running on from tile to tile (4 K steps a tile); the epilogue once per tile."""
+    text = tma_gemm(256, m=192, n=128)
+    after = assert_pass_preserves(text, f"warp-specialize{{num_stages={stages} persistent={persistent}}}", seeds=(0,))
+    s = str(after)
+    assert "layout.launch grid(%nprog," in s and "%kround" in s
+    _check_against_numpy(after, 192, 128, 256, 256)
+
+
+def test_persistent_two_consumer_warpgroups():
+    text = str(wgmma_gemm_program(256, 256, 256, bm=128, bn=128))
+    after = assert_pass_preserves(text, "warp-specialize{num_stages=4 persistent=3}", seeds=(0,))
+    assert "warpgroups(2, 1)" in str(after)
+    _check_against_numpy(after, 256, 256, 256, 256)
+
+
+def test_persistent_needs_a_static_trip_count_of_whole_rounds():
+    with pytest.raises(TilecError, match=r"t.mlir:\d+:\d+: error: 'scf.for': warp-specialize: persistent=4: the K "
+                                         r"loop's trip count must be static and a multiple of num_stages \(3\)"):
+        run_pipeline(parse_module(tma_gemm(256), "t.mlir"), "warp-specialize{num_stages=3 persistent=4}")
+
+
+@pytest.mark.parametrize("group", [1, 2])
+def test_persistent_plain_example_in_its_tile_order(group):
+    """examples/python/gemm_plain.py (a 2 x 4 grid of 128 x 128 tiles; `group` 2: a
+    linear grid whose block coordinates the program computes in grouped order, which
+    the persistent form recomputes per tile) through warp-specialize{persistent=3}:
+    equivalent, and NumPy's A @ B (bf16 C)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_plain
+
+    text = str(gemm_plain.gemm_plain(256, 512, 256, bm=128, bn=128, group=group, stages=2))
+    after = assert_pass_preserves(text, "warp-specialize{persistent=3}", seeds=(0,))
+    inputs = random_inputs(after, 1)
+    got = run(after, inputs)
+    a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(256, 256)).astype(np.float64)
+    b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(256, 512)).astype(np.float64)
+    c = bf16_to_f32(np.asarray(got["pc"]).reshape(256, 512)).astype(np.float64)
+    exact, mag = a @ b, np.abs(a) @ np.abs(b)
+    gamma, _ = mma_error_bound(256, "bf16")
+    assert np.all(np.abs(c - exact) <= gamma * mag + 2.0**-8 * (np.abs(exact) + gamma * mag))

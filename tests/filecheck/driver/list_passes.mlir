@@ -21,5 +21,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,

@@ -30,19 +30,19 @@
 // CHECK-NEXT: %[[O1:.*]] = layout.alloc
 // CHECK-NEXT: %[[B0:.*]] = layout.mbarrier_init {count = 1 : i64}
 // CHECK-NEXT: %[[B1:.*]] = layout.mbarrier_init {count = 1 : i64}
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi slt, %bx, %nt : index
+// CHECK:      %[[FIRST:.*]] = arith.cmpi slt, %bx, %nt : index
 // CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK-NEXT:   layout.mbarrier_arrive %[[B0]] {tx = 4096 : i64}
-// CHECK:        layout.tma_load %ta, %s, %[[B0]]
+// CHECK:        layout.mbarrier_arrive %[[B0]] {tx = 4096 : i64}
+// CHECK-NEXT:   layout.tma_load %ta, %s, %[[B0]]
 // CHECK:      %[[STEP:.*]] = arith.muli %{{.*}}, %nb : index
 // CHECK-NEXT: scf.for %[[I:.*]] = %bx to %nt step %[[STEP]] {
 // CHECK-NEXT:   %[[OFF:.*]] = arith.subi %[[I]], %bx : index
 // CHECK-NEXT:   %[[ROUND:.*]] = arith.divui %[[OFF]], %[[STEP]] : index
-// CHECK:        %[[PARITY:.*]] = arith.remui %[[ROUND]], %{{.*}} : index
+// CHECK-NEXT:   %[[PARITY:.*]] = arith.remui %[[ROUND]], %{{.*}} : index
 // CHECK-NEXT:   layout.tma_store_wait {pending = 1 : i64}
 // CHECK:        scf.if
-// CHECK-NEXT:     layout.mbarrier_arrive %[[B1]] {tx = 4096 : i64}
-// CHECK:          layout.tma_load %{{.*}}, %[[S1]], %[[B1]]
+// CHECK:          layout.mbarrier_arrive %[[B1]] {tx = 4096 : i64}
+// CHECK-NEXT:     layout.tma_load %{{.*}}, %[[S1]], %[[B1]]
 // CHECK:        layout.mbarrier_wait %[[B0]], %[[PARITY]]
 // CHECK:        layout.load %s :
 // CHECK-NEXT:   layout.store %{{.*}}, %s2 :
@@ -65,7 +65,7 @@
 // CUDA:       tilec_mbarrier_init(reinterpret_cast<unsigned long long*>(mbar), 1u);
 // CUDA:       tilec_mbarrier_init(reinterpret_cast<unsigned long long*>(mbar_1), 1u);
 // CUDA:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// CUDA:       for (int i = bx; i < 6; i += 4) {
+// CUDA:       for (int {{[a-z_0-9]+}} = bx; {{[a-z_0-9]+}} < 6; {{[a-z_0-9]+}} += 4) {
 // CUDA:         tilec_bulk_wait_group_read<1>();
 // CUDA:         tilec_mbarrier_arrive_expect_tx(reinterpret_cast<unsigned long long*>(mbar_1), 4096u);
 // CUDA:         cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
