@@ -36,7 +36,7 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,tile,order-grid,tma,distribute,pack-rows,coalesce,vectorize,vectorize-pointers,"
+        "expand-iterators,copy-strategy,tile,order-grid,tma,distribute,pack-rows,coalesce,vectorize,vectorize-pointers,"
         "vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }

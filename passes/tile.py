@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -21,6 +21,11 @@ from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_la
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 from tilec.dialects.linear import next_pow2
 
+from tilec.support.index_width import promised_index_bits
+from tilec.support.target import target_of as module_target
+
+from ._copy_cost import copy_facts, gather_block
+from ._gather_tile import gather_launch, static_index_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
 
@@ -141,6 +146,9 @@ class TilePass(ModulePass):
     # ------------------------------------------------------------------ one copy
 
     def _tile_copy(self, copy: CopyOp) -> None:
+        if copy.strategy_name == "gather":
+            self._gather(copy)
+            return
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):
@@ -232,6 +240,30 @@ class TilePass(ModulePass):
         new_ops.append(launch)
         copy_loc(copy, *new_ops)
         Rewriter.replace_op(copy, new_ops, [])
+
+    def _gather(self, copy: CopyOp) -> None:
+        """The gather strategy's launch in the copy's place (passes/_gather_tile.py),
+        with 32-bit offsets where the function promises them or static extents and
+        strides show they fit."""
+        facts = copy_facts(copy)
+        if facts is None or facts.rank < 1:
+            raise TilecError(
+                "tile: a copy of strategy gather is between two `layout.view`s of pointers "
+                "whose modes are single leaves", op=copy)
+        tgt = module_target(copy)
+        f = copy.parent_op()
+        while f is not None and not isinstance(f, func.FuncOp):
+            f = f.parent_op()
+        bits = promised_index_bits(f) if f is not None else None
+        if bits is None:
+            bits = static_index_bits(facts, gather_block(facts, tgt)) or 64
+        new_ops = gather_launch(copy, facts, tgt, bits)
+        copy_loc(copy, *new_ops)
+        views = [v.owner for v in (copy.source, copy.dest)]
+        Rewriter.replace_op(copy, new_ops, [])
+        for v in views:
+            if isinstance(v, ViewOp) and not v.result.uses:
+                Rewriter.erase_op(v)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)
