@@ -75,7 +75,7 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> BoxShape:
     0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
     (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
     kernel.)"""
-    if current_routes().box == "never" or key.gather or key.rank < 2:
+    if current_routes().box == "never" or key.rank < 2:
         return BoxShape.NONE
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
         return BoxShape.NONE

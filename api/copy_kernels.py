@@ -21,6 +21,7 @@ import numpy as np
 from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
 from .copy_program import FUNCTION, copy_program
+from .copy_routes import current_routes
 
 
 @dataclass
@@ -122,15 +123,16 @@ class CopyKernels:
         from . import copy_disk
 
         arch = self._disk_arch()
+        pipeline = kernel_pipeline(key, self.pipeline)
         if arch is not None:
-            hit = copy_disk.load(key, self.pipeline, arch)
+            hit = copy_disk.load(key, pipeline, arch)
             if hit is not None:
                 self.stats.disk_hits += 1
                 return hit
         entry = self._compile_now(key)
         self.stats.compiles += 1
         if arch is not None:
-            copy_disk.store(key, entry, self.pipeline, arch, entry.kernel.compile(arch).cubin)
+            copy_disk.store(key, entry, pipeline, arch, entry.kernel.compile(arch).cubin)
         return entry
 
     def _compile_now(self, key: CopyKey) -> CopyKernel:
@@ -152,9 +154,19 @@ class CopyKernels:
 
 def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
-    choose tile, threads and vectors from the program's facts, as for any program),
-    none for the box kernel (GPU-level IR)."""
-    return "" if key.box else pipeline
+    choose strategy, tile, threads and vectors from the program's facts, as for any
+    program), its `copy-strategy` pass given the gather route where one is forced
+    (`copy_routes`: `copy-strategy{gather=always}`); none for the box kernel
+    (GPU-level IR)."""
+    if key.box:
+        return ""
+    route = current_routes().gather
+    if route == "auto":
+        return pipeline
+    from tilec.compiler.pipeline import expand_pipeline
+
+    passes = expand_pipeline(pipeline).split(",")
+    return ",".join(f"copy-strategy{{gather={route}}}" if p == "copy-strategy" else p for p in passes)
 
 
 _default: CopyKernels | None = None

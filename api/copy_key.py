@@ -1,7 +1,7 @@
 """The specialisation key of a `tilec.copy_` kernel, and what follows from the key
 alone: the dtypes it takes, the kernel's function name and index arguments, whether
-it converts. (copy_plan.py computes keys, copy_program.py and copy_gather.py write
-their programs; all of them import this module and none of them is imported here.)"""
+it converts. (copy_plan.py computes keys, copy_program.py writes their programs; all
+of them import this module and none of them is imported here.)"""
 
 from __future__ import annotations
 
@@ -70,16 +70,10 @@ class CopyKey:
     pow2_extents: tuple[bool, ...] = ()
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
     of that extent has no edge)."""
-    gather: int = 0
-    """0: the tiled kernel (copy_program.py); 32 or 64: the gather kernel
-    (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
     dst_flat: bool = False
-    """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
-    src_runs: bool = False
-    """Gather kernels into a flat dst: each thread's run of elements is as many
-    contiguous src elements from an address aligned to their bytes (one vector load:
-    `copy_gather.runs_are_vectors`; the src strides other than the last are multiples
-    of the run)."""
+    """The dst is compact over all merged modes (row-major, the last mode fastest): the
+    program computes its strides as the products of the extents, a fact the
+    `copy-strategy` pass reads (passes/_copy_cost.py)."""
     box: BoxShape = BoxShape.NONE
     """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
@@ -96,8 +90,8 @@ class CopyKey:
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
     ones included, and the extents) and 32-bit offsets pay (`copy_plan.wants_index32`:
     1- and 8-byte elements, broadcasts): the program promises `tilec.index_bits = 32`
-    (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise
-    (and for the gather kernel)."""
+    (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise.
+    The gather strategy's flat indices count too (`copy_plan.index_bits`)."""
 
     @property
     def rank(self) -> int:

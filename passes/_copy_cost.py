@@ -86,8 +86,9 @@ class CopyFacts:
     src_align: int
     dst_align: int
     dst_compact: bool
-    src_ptr: SSAValue
-    dst_ptr: SSAValue
+    src_ptr: SSAValue | None
+    dst_ptr: SSAValue | None
+    """The views' pointers (None for facts of plain numbers, `copy_plan.may_gather`)."""
 
     @property
     def rank(self) -> int:
@@ -116,6 +117,8 @@ def _is_product(v: Value, a: Value, b: Value) -> bool:
     sv, sa, sb = _static(v), _static(a), _static(b)
     if sv is not None and sa is not None and sb is not None:
         return sv == sa * sb
+    if (sb == 1 and _same(v, a)) or (sa == 1 and _same(v, b)):
+        return True
     if isinstance(v, SSAValue) and isinstance(v.owner, arith.MuliOp):
         x, y = v.owner.lhs, v.owner.rhs
         return (_same(x, a) and _same(y, b)) or (_same(x, b) and _same(y, a))

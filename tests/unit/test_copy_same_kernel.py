@@ -9,10 +9,7 @@ from helpers.canonical_copies import CANONICAL, copy_choice, program_choice
 from tilec.copy_plan import plan_copy
 
 DIVERGES: dict[str, str] = {
-    "NCHW->NHWC float32 C=3": "copy_ routes it to the gather kernel, which no pass chooses",
     "columns 1:-1 float32": "copy_ routes it to the realign kernel, which no pass chooses",
-    "row broadcast float32": "copy_ routes it to the gather kernel, which no pass chooses",
-    "column broadcast float32": "copy_ routes it to the gather kernel, which no pass chooses",
 }
 """Canonical copies whose two kernels still differ, and why (each an expected failure)."""
 
