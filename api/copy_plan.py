@@ -277,7 +277,8 @@ def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int
     the bound is `sum (ceil(n_k / t_k) * t_k - 1) * |stride_k|` per view, and the
     extents, the tile counts and their product (the grid) must fit as well. The gather
     strategy's flat indices (a block past the end, `GATHER_SPARE`) and offsets (a
-    last-mode step past the end) must fit too: the pass chooses the strategy."""
+    last-mode step past the end; the dst's are the flat index where it is compact)
+    must fit too: the pass chooses the strategy."""
     from .copy_key import pass_tile
 
     ts = list(pass_tile(key))
@@ -289,7 +290,8 @@ def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int
         max(covered),
         blocks,
         math.prod(ns) + GATHER_SPARE,
-        *(sum(n * abs(s) for n, s in zip(ns, view)) + max(abs(s) for s in view) for view in (ss, ds)),
+        *(sum(n * abs(s) for n, s in zip(ns, view)) + max(abs(s) for s in view)
+          for view in ((ss,) if key.dst_flat else (ss, ds))),
     )
     return 32 if worst < INDEX32_LIMIT else 64
 

@@ -20,8 +20,8 @@ gather's reads stay coalesced:
 - the destination is compact and the source no wider than it (a gathered load that
   moves more bytes than the store it feeds loses), and
 - the source broadcasts (a stride 0) elements of at least 2 bytes (the tiled kernel
-  reloads a broadcast row for every row it writes), or the last mode is short (at
-  most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
+  reloads a broadcast row for every row it writes), or (whatever the element size)
+  the last mode is short (at most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
   power-of-two ceiling: a mode of 3 idles a quarter of every tile), and
 - the source sectors a gather block reads are used well (`sector_use` at least
   `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
@@ -220,7 +220,8 @@ def gather_block(facts: CopyFacts, target: Target) -> int:
 def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     """The estimated share of the source sector bytes a gather block reads that it uses
     (module doc): runs along the source's stride-1 mode, as long as the block leaves
-    them; above 1 where the source broadcasts every moving mode away."""
+    them, and as often as the slower modes broadcast them again; above 1 where the
+    source broadcasts every moving mode away."""
     moving = [k for k, m in enumerate(facts.modes) if _static(m.src_stride) != 0]
     if not moving:
         return float(block)
@@ -240,7 +241,11 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     if b is not None:
         run = min(run, b)
     nbytes = max(1, run) * facts.src_bytes
-    return nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
+    use = nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
+    if all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
+        # every slower mode broadcasts: the block reads its run again and again
+        use *= max(1, block // max(1, run * faster))
+    return use
 
 
 def short_odd_last(mode: Mode) -> bool:
@@ -263,11 +268,8 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto") -> s
         return "gather"
     if not facts.dst_compact or facts.src_bytes > facts.dst_bytes:
         return None
-    broadcast = any(_static(m.src_stride) == 0 for m in facts.modes)
-    if broadcast:
-        if facts.dst_bytes < 2:
-            return None
-    elif not short_odd_last(facts.modes[-1]):
+    broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and facts.dst_bytes >= 2
+    if not broadcast and not short_odd_last(facts.modes[-1]):
         return None
     use = sector_use(facts, gather_block(facts, target), target.sector_bytes)
     return "gather" if use >= MIN_SECTOR_USE else None

@@ -32,7 +32,7 @@ class CopyStrategyPass(ModulePass):
     The choice, written as `strategy = #layout.copy_strategy<gather>`: `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
-    not known to be a power of two, and a gather block's source reads use at least 35%
+    not known to be a power of two (any element size), and a gather block's source reads use at least 35%
     of the sectors they touch. Every other copy keeps no strategy: the `tile` pass
     tiles it. A copy whose strategy the program wrote is left as it is.
 

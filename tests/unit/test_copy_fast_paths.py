@@ -21,7 +21,7 @@ from tilec.runtime.host_ops import RecipeProgram
 
 @pytest.fixture(autouse=True)
 def tiled_kernel_only(routes):
-    """These tests are about the tiled kernel: the gather kernel (copy_gather.py,
+    """These tests are about the tiled kernel: the gather strategy (passes/_gather_tile.py,
     tests/unit/test_copy_gather.py) would take some of their small odd shapes."""
 
     routes(gather="never")
