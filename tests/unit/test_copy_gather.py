@@ -198,3 +198,23 @@ def test_gather_host_function_has_a_recipe(nvrtc_available):
         assert RecipeProgram(host.recipe).run(args) == launches and len(launches) == 1
         n = args[2] * args[3] * args[4]
         assert launches[0].grid[0] == -(-n // block)
+
+
+def test_canonical_gathers_compile_with_nvrtc(monkeypatch):
+    """The CUDA of every canonical copy that copy_ gives the gather strategy (and of a
+    converting and a 64-bit one) compiles for sm_90 under NVRTC."""
+    from helpers.canonical_copies import CANONICAL
+    from helpers.nvrtc import compile_sm90_or_skip
+
+    plans = [plan_copy(*c.operands()) for c in CANONICAL]
+    plans = [p for p in plans if copy_choice(p)[0] == "gather"]
+    assert len(plans) == 3
+    plans.append(plan_copy(op((3, 17, 19), dtype="bfloat16"), op((3, 17, 19), (323, 1, 17), dtype="float32")))
+    monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", 100)  # 64-bit offsets
+    plans.append(plan_copy(op((3, 17, 19), dtype="int16"), op((3, 17, 19), (323, 1, 17), dtype="int16")))
+    assert plans[-1].key.index_bits == 64 and copy_choice(plans[-1])[0] == "gather"
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for plan in plans:
+        source = kernels.get(plan.key).kernel.source
+        assert "__global__" in source
+        compile_sm90_or_skip(source)
