@@ -5,9 +5,12 @@ compare them. Nothing in the product changes it; the default is the rules.
     with forced_routes(gather="always"):   # every eligible copy takes the gather kernel
         copy_numpy(dst, src)
 
-A route's setting is "auto" (its rule: `copy_gather.prefer_gather`,
-`copy_realign.prefer_realign`, `copy_box.box_shape`), "always" (every copy eligible for
-the kernel takes it; not for the box kernel, whose rule is its eligibility) or "never".
+A route's setting is "auto" (its rule: the `copy-strategy` pass's cost model for the
+gather strategy, passes/_copy_cost.py; `copy_realign.prefer_realign`,
+`copy_box.box_shape`), "always" (every copy eligible for the kernel takes it; not for
+the box kernel, whose rule is its eligibility) or "never". The gather route is the
+`copy-strategy` pass's option `gather=` in the kernel's pipeline
+(`copy_kernels.kernel_pipeline`); the others are the plan's.
 The setting is context-local (a `contextvars.ContextVar`): it holds for the thread or
 task that entered the block, until the block is left.
 

@@ -147,6 +147,21 @@ def _read_choice(module, pipeline: str) -> tuple[str, tuple[int, ...] | None, in
     return strategy, tile, launches[0].num_threads
 
 
+def key_strategy(key) -> str:
+    """The strategy of the kernel `tilec.copy_` compiles for `key` (under the routes in
+    force): "box", "realign", or the `copy-strategy` pass's ("gather", "tiled")."""
+    from tilec.compiler.pipeline import parse_module
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+
+    for family in ("box", "realign"):
+        if getattr(key, family):
+            return family
+    module = parse_module(copy_program(key))
+    run_pipeline(module, _split(kernel_pipeline(key, "default"))[0])
+    return next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
+
+
 def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
     """(strategy, tile, threads) of the kernel `tilec.copy_` compiles for `plan`."""
     from tilec.compiler.pipeline import parse_module
