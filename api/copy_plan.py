@@ -237,7 +237,7 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     from tilec.passes._copy_cost import CopyFacts, Mode, choose_strategy
     from tilec.support.target import target
 
-    modes = tuple(Mode(n, n, True, s, d) for n, s, d in zip(ns, ss, ds))
+    modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
     facts = CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
                       key.dst_flat, None, None)
     return choose_strategy(facts, target(), current_routes().gather) == "gather"
@@ -318,6 +318,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     ns, ss, ds, soff, doff = merge_modes(dst.shape, sstrides, dst.strides)
     src_ptr = src.ptr + soff * ssize
     dst_ptr = dst.ptr + doff * dsize
+    flat = len(ns) > 1 and dst_is_flat(ns, ds)
     src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
     dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
     key = CopyKey(
@@ -332,7 +333,8 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         dst_divisors=dst_divs,
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
-        dst_flat=len(ns) > 1 and dst_is_flat(ns, ds),
+        last_divisor=VECTOR_BYTES if ns[-1] % VECTOR_BYTES == 0 and 0 in ss and flat else 1,
+        dst_flat=flat,
     )
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
     if box and current_routes().gather != "always":

@@ -19,8 +19,9 @@ gather's reads stay coalesced:
 
 - the destination is compact and the source no wider than it (a gathered load that
   moves more bytes than the store it feeds loses), and
-- the source broadcasts (a stride 0) elements of at least 2 bytes (the tiled kernel
-  reloads a broadcast row for every row it writes), or (whatever the element size)
+- the source broadcasts (a stride 0) elements of at least 2 bytes, or of 1 byte where
+  each run is one aligned source vector (`vector_runs`: the tiled kernel reloads a
+  broadcast row for every row it writes), or (whatever the element size)
   the last mode is short (at most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
   power-of-two ceiling: a mode of 3 idles a quarter of every tile), and
 - the source sectors a gather block reads are used well (`sector_use` at least
@@ -74,6 +75,9 @@ class Mode:
     dst_stride: Value
     src_divisor: int = 1
     dst_divisor: int = 1
+    divisor: int = 1
+    """What the extent is a multiple of (the static extent itself; a promised
+    `divisible` for a dynamic one)."""
 
 
 @dataclass(frozen=True)
@@ -125,9 +129,9 @@ def _is_product(v: Value, a: Value, b: Value) -> bool:
     return False
 
 
-def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int]] | None:
-    """(extent, bound, exact, stride, stride divisor) per top-level mode of a pointer
-    view whose modes are single leaves; None otherwise."""
+def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int, int]] | None:
+    """(extent, bound, exact, stride, stride divisor, extent divisor) per top-level mode
+    of a pointer view whose modes are single leaves; None otherwise."""
     t = view.result.type
     if not isinstance(t.layout, CuteLayoutAttr) or not isinstance(view.source.type, PtrType):
         return None
@@ -139,21 +143,21 @@ def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int]
     pairs = leaves(lay)
     divs, bounds = view.divisors(), view.bounds()
     i = 0
-    shape: list[tuple[Value, int | None, bool]] = []
+    shape: list[tuple[Value, int | None, bool, int]] = []
     for n, _ in pairs:
         if n is DYN:
             b, d = bounds[i], divs[i]
-            shape.append((view.dynamic[i], b or None, bool(b) and d == b))
+            shape.append((view.dynamic[i], b or None, bool(b) and d == b, d))
             i += 1
         else:
-            shape.append((n, n, True))
+            shape.append((n, n, True, n))
     out = []
-    for (n, b, exact), (_, st) in zip(shape, pairs):
+    for (n, b, exact, nd), (_, st) in zip(shape, pairs):
         if st is DYN:
-            out.append((n, b, exact, view.dynamic[i], divs[i]))
+            out.append((n, b, exact, view.dynamic[i], divs[i], nd))
             i += 1
         else:
-            out.append((n, b, exact, st, 1))
+            out.append((n, b, exact, st, 1, nd))
     return out
 
 
@@ -167,16 +171,17 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
     if sm is None or dm is None or len(sm) != len(dm):
         return None
     modes = []
-    for (sn, sb, se, ss, sd), (dn, db, de, ds, dd) in zip(sm, dm):
+    for (sn, sb, se, ss, sd, sx), (dn, db, de, ds, dd, dx) in zip(sm, dm):
         # the extent: a static one where either view has it, else the bounds promised
         extent = sn if isinstance(sn, int) else dn
         if isinstance(sn, int) or isinstance(dn, int):
-            bound, exact = extent, True
+            bound, exact, divisor = extent, True, extent
         else:
             bounds = [b for b in (sb, db) if b]
             bound = min(bounds) if bounds else None
             exact = (se and sb == bound) or (de and db == bound)
-        modes.append(Mode(extent, bound, exact, ss, ds, sd, dd))
+            divisor = max(sx, dx)
+        modes.append(Mode(extent, bound, exact, ss, ds, sd, dd, divisor))
     compact = _compact(modes)
     st, dt = copy.source.type, copy.dest.type
     return CopyFacts(
@@ -248,6 +253,28 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     return use
 
 
+def vector_runs(facts: CopyFacts, v: int) -> bool:
+    """Whether every gather run of `v` elements into a compact destination is `v`
+    contiguous source elements from an address aligned to their bytes (one vector
+    load): the source contiguous along the last mode, that mode a multiple of `v` long
+    (a run never wraps it), every other source stride 0 or a multiple of `v` (not 1),
+    the source pointer aligned to `v` elements."""
+    if v < 2 or not facts.dst_compact:
+        return False
+    last = facts.modes[-1]
+    if _static(last.src_stride) != 1 or last.divisor % v or facts.src_align % (v * facts.src_bytes):
+        return False
+    for m in facts.modes[:-1]:
+        s = _static(m.src_stride)
+        if s == 0:
+            continue
+        if s is not None and (s == 1 or s % v):
+            return False
+        if s is None and m.src_divisor % v:
+            return False
+    return True
+
+
 def short_odd_last(mode: Mode) -> bool:
     """Whether a last mode is short (at most `SMALL_EXTENT`) and not known to be a
     power of two (the tile pads it)."""
@@ -268,7 +295,8 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto") -> s
         return "gather"
     if not facts.dst_compact or facts.src_bytes > facts.dst_bytes:
         return None
-    broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and facts.dst_bytes >= 2
+    broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
+        facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
     if not broadcast and not short_odd_last(facts.modes[-1]):
         return None
     use = sector_use(facts, gather_block(facts, target), target.sector_bytes)

@@ -10,7 +10,11 @@ In Gluon's terms: a `[rows x V]` tensor in `#layout.blocked<{sizePerThread = [1,
 threadsPerWarp = [32, 1], warpsPerCTA = [threads/32, 1], order = [1, 0]}>`, rows
 `threads * R`, and block `b` holds the flat indices `b * rows * V + row * V + j`.
 
-Offsets are computed incrementally, not by `rank` divisions per element: a run's first
+Where every run is one aligned source vector (`_copy_cost.vector_runs`: a broadcast
+row, rows of a padded source repeated) the run index itself is decomposed, the last
+mode counted in runs, so each run's source offset is `V` times a sum and
+`vectorize-pointers` makes the load one vector. Otherwise offsets are computed
+incrementally, not by `rank` divisions per element: a run's first
 flat index is decomposed over the extents once (coordinates `c_k`, source offset `so`),
 then element `j` of the run is at `so + j * s_last`, plus `W` where `c_last + j` wrapped
 past `n_last`. `W` is the offset change of a wrap of the last mode, the carry rippling
@@ -47,7 +51,7 @@ from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
 from tilec.support.target import Target
 
 from ._convert_ops import conversion_ops
-from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, CopyFacts, Value, _static, gather_vector
+from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, CopyFacts, Value, _static, gather_vector, vector_runs
 
 index = IndexType()
 i1 = IntegerType(1)
@@ -137,6 +141,34 @@ class _Body:
         return self.add(lc.SelectOp(c, a, b))
 
 
+def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue, pid_i: SSAValue,
+                 jj: SSAValue) -> SSAValue:
+    """The source offsets where every run is one aligned source vector (`vector_runs`):
+    the run index (not the flat one) decomposed over the extents, the last counted in
+    runs, and the run's offset written as `V` times a sum, so that the pointers' axis
+    analysis sees `V` contiguous elements from a multiple of `V` (one vector load)."""
+    last = facts.rank - 1
+    v = b.const(b.v)
+    rbase = b.addi(r_ids, b.splat(b.muli(pid_i, b.const(b.rows))))
+    nlv = b.add(arith.DivSIOp(n[last], v))
+    coords: list[SSAValue] = [rbase] * facts.rank
+    rest = rbase
+    for k in range(last, 0, -1):
+        nk = b.splat(nlv if k == last else n[k])
+        coords[k] = b.add(arith.RemSIOp(rest, nk))
+        rest = b.add(arith.DivSIOp(rest, nk))
+    coords[0] = rest
+    so = coords[last]
+    for k in range(last):
+        s = facts.modes[k].src_stride
+        if _static(s) == 0:
+            continue
+        # a multiple of V (vector_runs)
+        q = b.add(arith.DivSIOp(b.scalar(s), v))
+        so = b.addi(so, b.muli(coords[k], b.splat(q)))
+    return b.addi(b.full(b.muli(so, b.splat(v)), 1), jj)
+
+
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets; the caller puts them in the copy's place."""
@@ -223,7 +255,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int) -> 
         step_j = jj if unit[last] else b.muli(jj, b.splat(st[last], T))
         return b.addi(b.addi(so_full, step_j), wsel)
 
-    soffs = offsets([m.src_stride for m in facts.modes])
+    if vector_runs(facts, v):
+        soffs = _run_offsets(b, facts, n, r_ids, pid_i, jj)
+    else:
+        soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)
     mask = b.cmp("slt", flat, b.splat(total, T))
     st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]

@@ -28,9 +28,10 @@ def op(shape, strides=None, dtype="int32", ptr=0):
     return operand(shape, strides, dtype, ptr)
 
 
-def strategy(dst, src) -> str:
-    """The strategy of the kernel copy_ compiles, checked equal to the Program's."""
-    plan = plan_copy(dst, src)
+def strategy(dst, src=None) -> str:
+    """The strategy of the kernel copy_ compiles for (dst, src) or a plan, checked equal
+    to the Program's."""
+    plan = plan_copy(dst, src) if src is not None else dst
     got = copy_choice(plan)
     assert got == program_choice(plan)
     return got[0]
@@ -49,13 +50,17 @@ def test_the_cost_model_takes_short_odd_runs_into_compact_dsts():
     assert copy_choice(padded)[0] == "realign"
 
 
-def test_broadcasts_of_two_bytes_or_more_take_the_gather_strategy():
+def test_broadcasts_take_the_gather_strategy():
     # 02, 08 and 38 of the strided set: long rows, a column, rows of 1123 bf16
     assert strategy(op((4456, 41440), dtype="int16", ptr=4096), op((1, 41440), dtype="int16")) == "gather"
     assert strategy(op((2532, 6882), ptr=4096), op((2532, 1), ptr=64)) == "gather"
     assert strategy(op((185, 5, 257, 1123), dtype="bfloat16"), op((1, 5, 1, 1123), dtype="bfloat16")) == "gather"
-    # 1-byte broadcasts, a padded dst, a src wider than the dst: tiled
-    assert strategy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8")) == "tiled"
+    # 1-byte broadcasts: where each run is a vector of an aligned src only
+    ones = plan_copy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8", ptr=4096))
+    assert ones.key.last_divisor == 16 and ones.key.src_align == 16 and strategy(ones) == "gather"
+    misaligned = plan_copy(op((4456, 41440), dtype="uint8"), op((1, 41440), dtype="uint8", ptr=4099))
+    assert copy_choice(misaligned)[0] == "realign"
+    # a padded dst, a src wider than the dst: never a gather
     padded = plan_copy(op((4456, 41440), (41444, 1), dtype="int16"), op((1, 41440), dtype="int16"))
     assert copy_choice(padded)[0] != "gather"
     assert strategy(op((4456, 41440), dtype="int16"), op((1, 41440), dtype="int32")) == "tiled"

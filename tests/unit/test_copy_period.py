@@ -33,7 +33,9 @@ def test_short_periods_become_aligned_rows():
     assert tail.dst.shape == (27,) and tail.dst.ptr == 4096 + 16707024 * 48 and tail.src.ptr == 4096
     # the rows: a compact dst of aligned 48-byte rows from one aligned row
     key = plan_copy(rows.dst, rows.src).key
-    assert key.dst_flat and key.src_strides == (0, 1) and key.src_align == 16
+    assert key.dst_flat and key.src_strides == (0, 1) and key.src_align == 16 and key.last_divisor == 16
+    # the gather strategy's, each run one 16-byte vector loaded and stored
+    assert copy_choice(plan_copy(rows.dst, rows.src))[0] == "gather"
     # 14 and 20: rows of 19 and 259 bytes, 16 of them a row
     assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 304
     # (rows of 259 bytes are not short for the gather strategy: the realign kernel's)

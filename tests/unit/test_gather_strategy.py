@@ -45,6 +45,7 @@ CASES = {
     "padded_dst": ("(11,5):(5,1)", "(11,5):(8,1)"),
     "stepped_src": ("(11,3,15):(1,660,44)", "(11,3,15):(45,15,1)"),
     "row_major": ("(16,40):(40,1)", "(16,40):(40,1)"),
+    "vector_runs": ("(7,3,32):(0,64,1)", "(7,3,32):(96,32,1)"),
 }
 PIPELINE = "copy-strategy{gather=always},tile"
 LOWERED = PIPELINE + ",vectorize-pointers,lower-to-gpu"
@@ -72,6 +73,14 @@ def test_converting_gathers_preserve(st, dt, convert):
     assert_pass_preserves(program("(3,17,19):(323,1,17)", "(3,17,19):(323,19,1)", st, dt, convert), LOWERED)
 
 
+def test_vector_runs_load_whole_vectors():
+    """A broadcast whose runs are aligned src vectors (rows of a padded src repeated
+    along a middle mode): one 16-byte load per run after vectorize-pointers."""
+    after = assert_pass_preserves(program(*CASES["vector_runs"]), PIPELINE + ",vectorize-pointers")
+    loads = [o for o in after.walk() if o.name == "layout.ptr_load"]
+    assert loads and all("vector = 4 : i64" in str(o) for o in loads)
+
+
 @pytest.mark.parametrize("bits", [32, 64])
 def test_gather_offsets_of_the_promised_width(bits):
     after = assert_pass_preserves(program(*CASES["carries"], bits=bits), PIPELINE)
@@ -89,7 +98,9 @@ def _choice(src: str, dst: str, st: str = "f32", dt: str | None = None, convert:
 def test_the_cost_model_reads_facts():
     assert _choice(*CASES["c3"]) == "gather"  # a short odd last mode, runs of the src
     assert _choice(*CASES["row_broadcast"]) == "gather"  # a broadcast of 4-byte elements
-    assert _choice("(9,4096):(0,1)", "(9,4096):(4096,1)", "i8") is None  # of 1-byte ones: tiled
+    # of 1-byte ones: where each run is an aligned src vector only
+    assert _choice("(9,4096):(0,1)", "(9,4096):(4096,1)", "i8") == "gather"
+    assert _choice("(9,4097):(0,1)", "(9,4097):(4097,1)", "i8") is None
     assert _choice("(9,37):(0,1)", "(9,37):(37,1)", "i8") == "gather"  # but for short odd rows
     assert _choice("(2,10,4):(40,1,10)", "(2,10,4):(40,4,1)") is None  # a power of two
     assert _choice(*CASES["padded_dst"]) is None  # not compact
