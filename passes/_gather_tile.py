@@ -3,7 +3,8 @@
 
     ops = gather_launch(copy, facts, target, bits)   # replaces the copy
 
-Each thread owns `R = GATHER_RUNS_PER_THREAD` runs of `V` consecutive destination
+Each thread owns `R` runs (the `tile` pass's option `runs`, default
+`GATHER_RUNS_PER_THREAD`) of `V` consecutive destination
 elements (in the row-major order of the modes; where the destination is compact that is
 one `V`-element vector store, `vectorize-pointers` proves it) and gathers their sources.
 In Gluon's terms: a `[rows x V]` tensor in `#layout.blocked<{sizePerThread = [1, V],
@@ -80,10 +81,10 @@ def static_index_bits(facts: CopyFacts, block: int) -> int | None:
 class _Body:
     """The ops of the launch body and the types they share (module doc)."""
 
-    def __init__(self, it: IntegerType, rows: int, v: int):
+    def __init__(self, it: IntegerType, rows: int, v: int, threads: int):
         self.it, self.rows, self.v = it, rows, v
         self.ops: list[Operation] = []
-        self.l = BlockedLayoutAttr(BlockedLayout([1, v], [32, 1], [GATHER_THREADS // 32, 1], [1, 0]))
+        self.l = BlockedLayoutAttr(BlockedLayout([1, v], [32, 1], [threads // 32, 1], [1, 0]))
         self.r = SliceLayoutAttr(IntAttr(1), self.l)
         self.j = SliceLayoutAttr(IntAttr(0), self.l)
         self.R = TensorType(it, [rows], self.r)
@@ -169,13 +170,16 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
     return b.addi(b.full(b.muli(so, b.splat(v)), 1), jj)
 
 
-def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int) -> list[Operation]:
+def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
+                  runs: int = GATHER_RUNS_PER_THREAD) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
-    doc), with `bits`-bit offsets; the caller puts them in the copy's place."""
+    doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
+    warp) and `runs` runs per thread (a power of two); the caller puts them in the
+    copy's place."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
-    rows = GATHER_THREADS * GATHER_RUNS_PER_THREAD
+    rows = threads * runs
     block = rows * v
     host: list[Operation] = []
 
@@ -203,10 +207,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int) -> 
         host.append(op)
         grid = op.result
     one = hconst(1)
-    launch = LaunchOp([grid, one, one], GATHER_THREADS)
+    launch = LaunchOp([grid, one, one], threads)
     pid = launch.block_ids[0]
 
-    b = _Body(IntegerType(bits), rows, v)
+    b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     n = [b.scalar(m.extent) for m in facts.modes]
     total = n[0]
