@@ -71,11 +71,13 @@ class CopyKey:
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
     of that extent has no edge)."""
     last_divisor: int = 1
-    """What the last merged extent is a multiple of: `VECTOR_BYTES` (16) where it is one
-    and the src broadcasts into a compact dst, else 1 (as Triton specialises integers on
-    divisibility by 16; only where the gather strategy reads it, so that other patterns
-    keep one kernel for both): the program promises it (`divisible`), so that the
-    gather's runs are known to be whole src vectors (`_copy_cost.vector_runs`)."""
+    """What the last merged extent is a multiple of, into a compact dst: for a short one
+    (at most `SMALL_EXTENT`) the largest power of two up to `VECTOR_BYTES` that divides
+    it, for a longer one where the src broadcasts `VECTOR_BYTES` (16) or 1 (as Triton
+    specialises integers on divisibility by 16); else 1 (only where the gather strategy
+    reads it, so that other patterns keep one kernel). The program promises it
+    (`divisible`), so that the gather's runs are known to be whole src vectors
+    (`_copy_cost.vector_runs`), as a Program's static extent shows them."""
     dst_flat: bool = False
     """The dst is compact over all merged modes (row-major, the last mode fastest): the
     program computes its strides as the products of the extents, a fact the

@@ -205,6 +205,18 @@ def _divisor(stride: int, itemsize: int) -> int:
     return unit if stride not in (0, 1) and unit > 1 and stride % unit == 0 else 1
 
 
+def _last_divisor(n: int, flat: bool, broadcast: bool) -> int:
+    """What the key states the last extent is a multiple of (`CopyKey.last_divisor`):
+    into a compact dst, the largest power of two up to `VECTOR_BYTES` that divides a
+    short one (at most `SMALL_EXTENT`: its class is specialised already), 16 or 1 for a
+    longer one where the src broadcasts; else 1."""
+    if not flat or not (n <= SMALL_EXTENT or broadcast):
+        return 1
+    if n > SMALL_EXTENT:
+        return VECTOR_BYTES if n % VECTOR_BYTES == 0 else 1
+    return min(VECTOR_BYTES, n & -n)
+
+
 def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tuple[int, ...]]:
     """(pointer alignment, stride divisors) of one view for the key. A view allows
     16-byte vectors only when its pointer and all its run-time strides are 16-byte
@@ -333,7 +345,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         dst_divisors=dst_divs,
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
-        last_divisor=VECTOR_BYTES if ns[-1] % VECTOR_BYTES == 0 and 0 in ss and flat else 1,
+        last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
         dst_flat=flat,
     )
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule

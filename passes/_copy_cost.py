@@ -244,7 +244,8 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     run = block // faster
     b = facts.modes[m].bound
     if b is not None:
-        run = min(run, b)
+        # a short mode by its class, as copy_ states it (the same estimate for both)
+        run = min(run, extent_class(b) or b)
     nbytes = max(1, run) * facts.src_bytes
     use = nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
     if all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
