@@ -63,8 +63,10 @@ _PASS_TESTS = (
     "tests/unit/test_gather.py",
     "tests/unit/test_masked_load_store.py",
     "tests/unit/test_scf_distributed.py",
+    "tests/unit/test_gather_strategy.py",
 )
 _PASS_LIT = (
+    "tests/filecheck/copy-strategy",
     "tests/filecheck/tile",
     "tests/filecheck/distribute",
     "tests/filecheck/vectorize",
@@ -123,6 +125,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_copy_box.py",
             "tests/unit/test_copy_realign.py",
             "tests/unit/test_copy_period.py",
+            "tests/unit/test_canonical_copies_cpu.py",
             "tests/unit/test_api.py",
         ),
     ),
