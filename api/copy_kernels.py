@@ -175,10 +175,12 @@ DISK_KIND = "copy"
 
 def entry_key(key: CopyKey, pipeline: str, arch: str | None) -> list:
     """What a copy kernel's launch entry is keyed by (runtime/cache.py adds the
-    fingerprint of tilec's sources): the key, the pipeline and the architecture."""
+    fingerprint of tilec's sources): the key, the pipeline and the architecture, and
+    the api/ kernels' tuning values in force where any is set (`copy_routes`)."""
     from dataclasses import asdict
 
-    return [asdict(key), pipeline, arch]
+    tuning = current_routes().tuning()
+    return [asdict(key), pipeline, arch, tuning] if tuning else [asdict(key), pipeline, arch]
 
 
 def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
