@@ -55,6 +55,12 @@ cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 
 INDEX32_LIMIT = 2**31
 
 
+def smem_bytes() -> int:
+    """Shared memory of a box: `SMEM_BYTES`, or the tuning value in force
+    (`copy_routes`, `box_smem`)."""
+    return current_routes().box_smem or SMEM_BYTES
+
+
 def _src_mode(key: CopyKey) -> int | None:
     """`W`: the src's stride-1 mode, where it is not the dst's contiguous mode."""
     w = next((k for k, s in enumerate(key.src_strides) if s == 1), None)
@@ -75,7 +81,7 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> BoxShape:
     0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
     (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
     kernel.)"""
-    if current_routes().box == "never" or key.gather or key.rank < 2:
+    if current_routes().box == "never" or key.rank < 2:
         return BoxShape.NONE
     if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
         return BoxShape.NONE
@@ -87,17 +93,17 @@ def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> BoxShape:
         return BoxShape.NONE
     if extents[w] > SMALL_EXTENT:
         cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d] and not _pow2(extents[d])
-        return BoxShape.COLS if cols and extents[d] * 16 + 32 <= SMEM_BYTES else BoxShape.NONE
+        return BoxShape.COLS if cols and extents[d] * 16 + 32 <= smem_bytes() else BoxShape.NONE
     if src_strides[d] != extents[w]:
         return BoxShape.NONE
     if extents[d] > SMALL_EXTENT:
-        return BoxShape.FLAT if extents[w] * 16 + 16 <= SMEM_BYTES and not _pow2(extents[w]) else BoxShape.NONE
+        return BoxShape.FLAT if extents[w] * 16 + 16 <= smem_bytes() and not _pow2(extents[w]) else BoxShape.NONE
     if extents[d] < 16 or key.rank < 3 or (_pow2(extents[w]) and _pow2(extents[d])):
         return BoxShape.NONE
     k = d - 1
     if k == w or dst_strides[k] != extents[d]:
         return BoxShape.NONE
-    return BoxShape.ROWS if 2 * _pitch(extents[w] * extents[d]) <= SMEM_BYTES else BoxShape.NONE
+    return BoxShape.ROWS if 2 * _pitch(extents[w] * extents[d]) <= smem_bytes() else BoxShape.NONE
 
 
 def _pow2(n: int) -> bool:
@@ -119,16 +125,16 @@ def box_args(key: CopyKey, extents, src_ptr: int, dst_ptr: int) -> tuple[tuple[i
     w = _src_mode(key)
     nw, nd = extents[w], extents[d]
     if key.box == BoxShape.FLAT:
-        t = (SMEM_BYTES - 32) // nw
+        t = (smem_bytes() - 32) // nw
         pb = _pitch(nw * t)
         kmode, run = d, t
     elif key.box == BoxShape.COLS:
-        t = (SMEM_BYTES - 32) // nd
+        t = (smem_bytes() - 32) // nd
         pb = 0
         kmode, run = w, t  # CD: the src chunks per src run
     else:
         pb = _pitch(nw * nd)
-        t = SMEM_BYTES // pb
+        t = smem_bytes() // pb
         kmode, run = d - 1, nd * t
     cd = (run + 15) // 16 + 1
     blocks = math.ceil(extents[kmode] / t)
@@ -193,7 +199,7 @@ def box_program(key: CopyKey) -> str:
 
     emit('%bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index')
     emit('%tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
-    emit(f"%smem = memref.alloca() {{alignment = 16 : i64}} : memref<{SMEM_BYTES}xi8, 3>")
+    emit(f"%smem = memref.alloca() {{alignment = 16 : i64}} : memref<{smem_bytes()}xi8, 3>")
     # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     emit(f"%gK = arith.ceildivui %n{kmode}, %T : index")
     emit("%kc = arith.remui %bid, %gK : index")
@@ -268,7 +274,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
         emit(f"scf.for %j = %tid to %nch step {c(THREADS)} {{")
         emit(f"  %j16 = arith.muli %j, {c(16)} : index")
         emit("  %g = arith.addi %sb, %j16 : index")
-        emit(f"  cuda.cp_async %smem[%j16], %src[%g], 16 : memref<{SMEM_BYTES}xi8, 3>, {mt}")
+        emit(f"  cuda.cp_async %smem[%j16], %src[%g], 16 : memref<{smem_bytes()}xi8, 3>, {mt}")
         emit("}")
     else:
         ssk = stride("s", kmode)
@@ -286,7 +292,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
         emit(f"    %j16 = arith.muli %j, {c(16)} : index")
         emit("    %g = arith.addi %sb, %j16 : index")
         emit("    %s = arith.addi %slot, %j16 : index")
-        emit(f"    cuda.cp_async %smem[%s], %src[%g], 16 : memref<{SMEM_BYTES}xi8, 3>, {mt}")
+        emit(f"    cuda.cp_async %smem[%s], %src[%g], 16 : memref<{smem_bytes()}xi8, 3>, {mt}")
         emit("  }")
         emit("}")
     emit("cuda.cp_async_commit")
@@ -355,7 +361,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
             emit(f"      %e{t} = arith.addi %b{t}, %delta : index")
             emit(f"      %at{t} = arith.select %j{t}, %e{t}, %b{t} : index")
             addr = f"%at{t}"
-        emit(f"      %x{t} = memref.load %smem[{addr}] : memref<{SMEM_BYTES}xi8, 3>")
+        emit(f"      %x{t} = memref.load %smem[{addr}] : memref<{smem_bytes()}xi8, 3>")
         if t == 0:
             emit("      %v0 = vector.broadcast %x0 : i8 to vector<16xi8>")
         else:
@@ -374,7 +380,7 @@ def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: 
         emit("        %et = arith.addi %bt, %delta : index")
         emit("        %att = arith.select %jt, %et, %bt : index")
         addr = "%att"
-    emit(f"        %xt = memref.load %smem[{addr}] : memref<{SMEM_BYTES}xi8, 3>")
+    emit(f"        %xt = memref.load %smem[{addr}] : memref<{smem_bytes()}xi8, 3>")
     emit("        %pos = arith.addi %lo, %t : index")
     emit(f"        memref.store %xt, %dst[%pos] : {mt}")
     emit("      }")
@@ -391,7 +397,7 @@ def _cols_phases(emit, c, stride, key: CopyKey, w: int, d: int, mt: str) -> None
     modulo 16; phase 2 copies the image to the dst in aligned 16-byte vectors."""
     nd = f"%n{d}"
     ssd = stride("s", d)
-    sm = f"memref<{SMEM_BYTES}xi8, 3>"
+    sm = f"memref<{smem_bytes()}xi8, 3>"
     emit(f"%misd = arith.andi %dorig, {c(15)} : index")
     emit(f"%tot = arith.muli {nd}, %CD : index")
     emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")

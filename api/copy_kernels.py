@@ -21,6 +21,7 @@ import numpy as np
 from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
 from .copy_program import FUNCTION, copy_program
+from .copy_routes import current_routes
 
 
 @dataclass
@@ -31,31 +32,47 @@ class CopyKernelStats:
     compiles: int = 0
     hits: int = 0
     disk_hits: int = 0
-    """Keys read back from the disk cache of copy kernels (api/copy_disk.py)."""
+    """Keys read back from the disk cache (runtime/cache.py's launch entries)."""
 
 
 class CopyKernel:
-    """One compiled copy pattern. `kernel` is the `tilec.runtime.launch.Kernel`;
-    `launch(plan, stream)` runs its host function for the plan's sizes and launches
-    every kernel it names, on `stream` (a CuPy stream object or None: the current
-    one). Nothing is checked here: `plan_copy` did it."""
+    """One compiled copy pattern. `kernel` is the `tilec.runtime.launch.Kernel`, or the
+    `runtime.cache.LaunchEntry` read back from the disk cache (a new process launches
+    it without compiling: through the driver only); `launch(plan, stream)` runs its
+    host function for the plan's sizes and launches every kernel it names, on `stream`
+    (a CuPy stream object or None: the current one). Nothing is checked here:
+    `plan_copy` did it."""
 
     def __init__(self, key: CopyKey, kernel: Any):
+        from tilec.runtime.cache import LaunchEntry
+
         self.key = key
         self.kernel = kernel
-        self.program = copy_program(key)
-        self._host = kernel.host_program
-        # per kernel: (name, [convert per parameter], dynamic smem bytes)
+        self._entry = isinstance(kernel, LaunchEntry)
+        if self._entry:
+            self._host = kernel.host
+            params = {n: (ps, kernel.smem[n]) for n, ps in kernel.params.items()}
+        else:
+            self._host = kernel.host_program
+            params = {n: (info.params, info.dynamic_smem_bytes) for n, info in kernel.infos.items()}
+        # per kernel: ([convert per parameter], dynamic smem bytes)
         self._params: dict[str, tuple[list[Callable[[Any], Any] | None], int]] = {}
         self.param_types: dict[str, list[str]] = {}
         """Per kernel, each parameter's C type for `runtime.raw_launch` (`u64` for
         pointers)."""
-        for name, info in kernel.infos.items():
-            self._params[name] = (param_conversions(info.params), info.dynamic_smem_bytes)
-            self.param_types[name] = param_types(info.params)
+        for name, (ps, smem) in params.items():
+            self._params[name] = (param_conversions(ps), smem)
+            self.param_types[name] = param_types(ps)
+
+    @property
+    def program(self) -> str:
+        """The IR text of the key's program (copy_program.py)."""
+        return copy_program(self.key)
 
     def function_handle(self, name: str) -> int:
         """The CUfunction of kernel `name` on the current device."""
+        if self._entry:
+            return self.kernel.function_handle(name)
         return self.kernel._function(name).ptr
 
     def launches(self, plan: CopyPlan) -> list[Any]:
@@ -85,9 +102,9 @@ class CopyKernels:
     pipeline: str = "default"
     arch: str | None = None
     disk: bool = True
-    """Whether kernels are read from and written to the disk cache of copy kernels
-    (api/copy_disk.py; only where launches go through the driver and no `arch` is
-    forced)."""
+    """Whether kernels are read from and written to the disk cache (runtime/cache.py's
+    launch entries, `DISK_KIND`; only where launches go through the driver and no
+    `arch` is forced)."""
     stats: CopyKernelStats = field(default_factory=CopyKernelStats)
     _entries: dict[CopyKey, CopyKernel] = field(default_factory=dict)
     launchers: dict[tuple, Any] = field(default_factory=dict)
@@ -119,18 +136,20 @@ class CopyKernels:
         return raw_launch.current_arch() if raw_launch.available() else None
 
     def _compile(self, key: CopyKey) -> Any:
-        from . import copy_disk
+        from tilec.runtime import cache
 
         arch = self._disk_arch()
+        pipeline = kernel_pipeline(key, self.pipeline)
+        disk_key = entry_key(key, pipeline, arch)
         if arch is not None:
-            hit = copy_disk.load(key, self.pipeline, arch)
+            hit = cache.load_launch(DISK_KIND, disk_key)
             if hit is not None:
                 self.stats.disk_hits += 1
-                return hit
+                return CopyKernel(key, hit)
         entry = self._compile_now(key)
         self.stats.compiles += 1
         if arch is not None:
-            copy_disk.store(key, entry, self.pipeline, arch, entry.kernel.compile(arch).cubin)
+            cache.store_launch(DISK_KIND, disk_key, entry.kernel, entry.kernel.compile(arch).cubin)
         return entry
 
     def _compile_now(self, key: CopyKey) -> CopyKernel:
@@ -150,11 +169,35 @@ class CopyKernels:
             self.torch_launchers.clear()
 
 
+DISK_KIND = "copy"
+"""The folder of copy kernels' launch entries in the cache directory (runtime/cache.py)."""
+
+
+def entry_key(key: CopyKey, pipeline: str, arch: str | None) -> list:
+    """What a copy kernel's launch entry is keyed by (runtime/cache.py adds the
+    fingerprint of tilec's sources): the key, the pipeline and the architecture, and
+    the api/ kernels' tuning values in force where any is set (`copy_routes`)."""
+    from dataclasses import asdict
+
+    tuning = current_routes().tuning()
+    return [asdict(key), pipeline, arch, tuning] if tuning else [asdict(key), pipeline, arch]
+
+
 def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
-    choose tile, threads and vectors from the program's facts, as for any program),
-    none for the box kernel (GPU-level IR)."""
-    return "" if key.box else pipeline
+    choose strategy, tile, threads and vectors from the program's facts, as for any
+    program), its `copy-strategy` pass given the gather route where one is forced
+    (`copy_routes`: `copy-strategy{gather=always}`); none for the box kernel
+    (GPU-level IR)."""
+    if key.box:
+        return ""
+    route = current_routes().gather
+    if route == "auto":
+        return pipeline
+    from tilec.compiler.pipeline import expand_pipeline
+
+    passes = expand_pipeline(pipeline).split(",")
+    return ",".join(f"copy-strategy{{gather={route}}}" if p == "copy-strategy" else p for p in passes)
 
 
 _default: CopyKernels | None = None

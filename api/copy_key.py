@@ -1,7 +1,7 @@
 """The specialisation key of a `tilec.copy_` kernel, and what follows from the key
 alone: the dtypes it takes, the kernel's function name and index arguments, whether
-it converts. (copy_plan.py computes keys, copy_program.py and copy_gather.py write
-their programs; all of them import this module and none of them is imported here.)"""
+it converts. (copy_plan.py computes keys, copy_program.py writes their programs; all
+of them import this module and none of them is imported here.)"""
 
 from __future__ import annotations
 
@@ -70,16 +70,18 @@ class CopyKey:
     pow2_extents: tuple[bool, ...] = ()
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
     of that extent has no edge)."""
-    gather: int = 0
-    """0: the tiled kernel (copy_program.py); 32 or 64: the gather kernel
-    (copy_gather.py) with offsets of that many bits (`_gather_key`)."""
+    last_divisor: int = 1
+    """What the last merged extent is a multiple of, into a compact dst: for a short one
+    (at most `SMALL_EXTENT`) the largest power of two up to `VECTOR_BYTES` that divides
+    it, for a longer one where the src broadcasts `VECTOR_BYTES` (16) or 1 (as Triton
+    specialises integers on divisibility by 16); else 1 (only where the gather strategy
+    reads it, so that other patterns keep one kernel). The program promises it
+    (`divisible`), so that the gather's runs are known to be whole src vectors
+    (`_copy_cost.vector_runs`), as a Program's static extent shows them."""
     dst_flat: bool = False
-    """Gather kernels: the dst is contiguous over all merged modes (16-byte stores)."""
-    src_runs: bool = False
-    """Gather kernels into a flat dst: each thread's run of elements is as many
-    contiguous src elements from an address aligned to their bytes (one vector load:
-    `copy_gather.runs_are_vectors`; the src strides other than the last are multiples
-    of the run)."""
+    """The dst is compact over all merged modes (row-major, the last mode fastest): the
+    program computes its strides as the products of the extents, a fact the
+    `copy-strategy` pass reads (passes/_copy_cost.py)."""
     box: BoxShape = BoxShape.NONE
     """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
@@ -94,10 +96,10 @@ class CopyKey:
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
-    ones included, and the extents) and the kernel is a tiled one
+    ones included, and the extents) and the kernel is not the realign kernel
     (`copy_plan.wants_index32`): the program promises `tilec.index_bits = 32`
-    (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise
-    (and for the gather kernel)."""
+    (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise.
+    The gather strategy's flat indices count too (`copy_plan.index_bits`)."""
 
     @property
     def rank(self) -> int:

@@ -7,7 +7,7 @@ A copy whose dst is contiguous over all its merged modes and whose src is broadc
 along the outermost one writes the same `P` elements (the period: the inner modes)
 over and over. Where its last mode is shorter than a 16-byte vector (rows of 3 bytes
 repeated 267 million times; each bf16 element of a row of 17575 repeated 3 times), the
-gather kernel (copy_gather.py), whose runs may wrap the last mode only once, narrows
+gather strategy (passes/_gather_tile.py), whose runs may wrap the last mode only once, narrows
 its vectors to half that mode (2-4 byte stores: 0.37 and 0.52 of cudaMemcpy on the
 H100 for those two cases of the strided set), and the tiled kernel masks every row.
 Here the copy runs in up to three parts:
@@ -29,9 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .copy_gather import dst_is_flat
 from .copy_key import ITEMSIZE, VECTOR_BYTES
-from .copy_plan import CopyPlan, Operand
+from .copy_plan import CopyPlan, Operand, dst_is_flat
 
 ROW_BYTES = 32
 """Least bytes of the rows the period is repeated to: rows of 16-byte vectors that the

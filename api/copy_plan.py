@@ -205,6 +205,18 @@ def _divisor(stride: int, itemsize: int) -> int:
     return unit if stride not in (0, 1) and unit > 1 and stride % unit == 0 else 1
 
 
+def _last_divisor(n: int, flat: bool, broadcast: bool) -> int:
+    """What the key states the last extent is a multiple of (`CopyKey.last_divisor`):
+    into a compact dst, the largest power of two up to `VECTOR_BYTES` that divides a
+    short one (at most `SMALL_EXTENT`: its class is specialised already), 16 or 1 for a
+    longer one where the src broadcasts; else 1."""
+    if not flat or not (n <= SMALL_EXTENT or broadcast):
+        return 1
+    if n > SMALL_EXTENT:
+        return VECTOR_BYTES if n % VECTOR_BYTES == 0 else 1
+    return min(VECTOR_BYTES, n & -n)
+
+
 def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tuple[int, ...]]:
     """(pointer alignment, stride divisors) of one view for the key. A view allows
     16-byte vectors only when its pointer and all its run-time strides are 16-byte
@@ -217,44 +229,43 @@ def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tup
     return itemsize, (1,) * len(strides)
 
 
-def _gather_key(key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int) -> CopyKey:
-    """`key` for the gather kernel (copy_gather.py) where its route (`copy_routes`) takes the copy;
-    else `key` unchanged. The gather kernel writes a flat dst with vectors (else
-    scalars) and reads scalars, or vectors where its runs are whole src vectors
-    (`CopyKey.src_runs`): its key keeps those pointer alignments only, no stride
-    facts."""
-    from . import copy_gather as g
+def dst_is_flat(extents, dst_strides) -> bool:
+    """Whether the dst is compact over all its merged modes (row-major, the last mode
+    fastest: its offset is the flat index)."""
+    reach = 1
+    for n, d in zip(reversed(extents), reversed(dst_strides)):
+        if d != reach:
+            return False
+        reach *= n
+    return True
 
-    route = current_routes().gather
-    if route == "never" or len(ns) < 2:
-        return key
-    vector = g.gather_vector(key)
-    if route != "always" and not g.prefer_gather(key, ns, ss, ds, vector, src_ptr):
-        return key
-    dsize = ITEMSIZE[key.dst_dtype]
-    flat = g.dst_is_flat(ns, ds)
-    runs = flat and g.runs_are_vectors(key, ns, ss, src_ptr, vector)
-    block = g.THREADS * g.ROWS_PER_THREAD * vector
-    return replace(
-        key,
-        src_align=vector * ITEMSIZE[key.src_dtype] if runs else ITEMSIZE[key.src_dtype],
-        dst_align=VECTOR_BYTES if flat and dst_ptr % VECTOR_BYTES == 0 else dsize,
-        src_divisors=(1,) * len(ns),
-        dst_divisors=(1,) * len(ns),
-        gather=g.gather_index_bits(ns, [ss] if flat else [ss, ds], block),
-        dst_flat=flat,
-        src_runs=runs,
-    )
+
+def may_gather(key: CopyKey, ns, ss, ds) -> bool:
+    """Whether the `copy-strategy` pass takes the copy's program for the gather strategy:
+    its cost model (passes/_copy_cost.py) on the copy's own values, the facts of the
+    key being the same for every copy of it; with the route forced (`copy_routes`),
+    the route. (For the facts that only matter to a gather: 32-bit flat indices, and
+    not the realign kernel.)"""
+    from tilec.passes._copy_cost import CopyFacts, Mode, choose_strategy
+    from tilec.support.target import target
+
+    modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
+    facts = CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
+                      key.dst_flat, None, None)
+    return choose_strategy(facts, target(), current_routes().gather) == "gather"
 
 
 INDEX32_LIMIT = 2**31
+GATHER_SPARE = 1 << 14
+"""Flat indices past the end a gather block may compute (its block of elements, at
+most 512 runs of 16 elements)."""
 
 
 def wants_index32(key: CopyKey) -> bool:
-    """Whether the kernel of `key` takes 32-bit offsets where they fit (`index_bits`):
-    the tiled kernels, as a Program of the same views does (the gather and realign
-    kernels choose their own offset width: `CopyKey.gather`, `CopyKey.realign`)."""
-    return not (key.gather or key.realign)
+    """Whether the kernel of `key` takes 32-bit offsets where they fit (`index_bits`),
+    for every element size, as a Program of the same views does; never the realign
+    kernel (its own offset width is `CopyKey.realign`)."""
+    return not key.realign
 
 
 def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int:
@@ -263,7 +274,10 @@ def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int
     element of each tile, its offset in both views: coordinates up to the last tile's
     end (masked elements included: tiles cover `ceil(n / t) * t` along each mode), so
     the bound is `sum (ceil(n_k / t_k) * t_k - 1) * |stride_k|` per view, and the
-    extents, the tile counts and their product (the grid) must fit as well."""
+    extents, the tile counts and their product (the grid) must fit as well. The gather
+    strategy's flat indices (a block past the end, `GATHER_SPARE`) and offsets (a
+    last-mode step past the end; the dst's are the flat index where it is compact)
+    must fit too: the pass chooses the strategy."""
     from .copy_key import pass_tile
 
     ts = list(pass_tile(key))
@@ -274,6 +288,9 @@ def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int
         sum((c - 1) * abs(d) for c, d in zip(covered, ds)),
         max(covered),
         blocks,
+        math.prod(ns) + GATHER_SPARE,
+        *(sum(n * abs(s) for n, s in zip(ns, view)) + max(abs(s) for s in view)
+          for view in ((ss,) if key.dst_flat else (ss, ds))),
     )
     return 32 if worst < INDEX32_LIMIT else 64
 
@@ -300,6 +317,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     ns, ss, ds, soff, doff = merge_modes(dst.shape, sstrides, dst.strides)
     src_ptr = src.ptr + soff * ssize
     dst_ptr = dst.ptr + doff * dsize
+    flat = len(ns) > 1 and dst_is_flat(ns, ds)
     src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
     dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
     key = CopyKey(
@@ -314,15 +332,17 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         dst_divisors=dst_divs,
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
         pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
+        last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
+        dst_flat=flat,
     )
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
     if box and current_routes().gather != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
-    key = _gather_key(key, ns, ss, ds, dst_ptr, src_ptr)
-    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
+    gather = may_gather(key, ns, ss, ds)
+    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr, gather)
     if realign is not None:
         return realign
-    if wants_index32(key) and index_bits(key, ns, ss, ds) == 32:
+    if (gather or wants_index32(key)) and index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
@@ -342,10 +362,11 @@ def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) ->
 
 
 def _realign_plan(
-    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
+    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int, gather: bool = False
 ) -> CopyPlan | None:
     """The plan of the realign kernel (copy_realign.py) where its route
-    (`copy_routes`) takes the copy (not one the gather kernel takes, unless the route is "always"), else None:
+    (`copy_routes`) takes the copy (not one the gather strategy takes, `may_gather`,
+    unless the route is "always"), else None:
     its key keeps the dtypes, the rank and the stride classes only; its pointers are
     rounded down to 16 bytes, and their misalignments (in elements), the chunks per
     row and the multiply-shift pairs of its divisors are index arguments."""
@@ -354,7 +375,7 @@ def _realign_plan(
     route = current_routes().realign
     if (
         route == "never"
-        or (key.gather and route != "always")
+        or (gather and route != "always")
         or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr)
     ):
         return None
@@ -373,9 +394,7 @@ def _realign_plan(
         dst_divisors=(),
         src_order=(),
         pow2_extents=(),
-        gather=0,
         dst_flat=False,
-        src_runs=False,
         realign=OffsetBits(r.index_bits(ns, ss, ds, chunks, e)),
         realign_chunk=chunk,
     )

@@ -2,7 +2,7 @@
 and its text.
 
     module = tiled_module(key)   # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
-    text = copy_program(key)     # its text (the gather, box and realign kernels' own)
+    text = copy_program(key)     # its text (the box and realign kernels' own)
 
 Both views have run-time (`?`) extents; a stride is written in the layout where the key
 fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
@@ -33,13 +33,28 @@ __all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "p
 
 
 def _facts(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...],
-           small: tuple[int | None, ...]) -> tuple[list[int] | None, list[int] | None]:
-    """The view's promises, None where nothing is promised: `divisible` (1 for each
-    extent, the key's divisor for each run-time stride) and `at_most` (each small
-    extent's class, 0 for the others and the strides)."""
+           small: tuple[int | None, ...], exact: tuple[bool, ...], last: int = 1) -> tuple[list[int] | None, list[int] | None]:
+    """The view's promises, None where nothing is promised: `divisible` (for each
+    extent its class where the extent is exactly its class, else 1, the last extent at
+    least `last`, the key's `last_divisor`; the key's divisor
+    for each run-time stride) and `at_most` (each small extent's class, 0 for the
+    others and the strides): `at_most = B` with `divisible = B` says the extent is B."""
+    small = small or (None,) * rank
+    exact = exact or (False,) * rank
     divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
-    bounds = [c or 0 for c in (small or (None,) * rank)] + [0] * len(divs)
-    return ([1] * rank + divs if any(d != 1 for d in divs) else None), (bounds if any(bounds) else None)
+    ext = [c if c and e else 1 for c, e in zip(small, exact)]
+    ext[-1] = max(ext[-1], last)
+    bounds = [c or 0 for c in small] + [0] * len(divs)
+    divisible = ext + divs
+    return (divisible if any(d != 1 for d in divisible) else None), (bounds if any(bounds) else None)
+
+
+def _mul(ops: list, a, b):
+    from xdsl.dialects import arith
+
+    op = arith.MuliOp(a, b)
+    ops.append(op)
+    return op.result
 
 
 def tiled_module(key: CopyKey) -> ModuleOp:
@@ -62,18 +77,26 @@ def tiled_module(key: CopyKey) -> ModuleOp:
     index = list(block.args[2:])
     nss = sum(1 for s in key.src_strides if s is None)
     extents, ss, ds = index[:rank], index[rank : rank + nss], index[rank + nss :]
+    ops = []
+    if key.dst_flat:
+        # the dst's strides as the products of the extents: the fact that it is compact
+        ds, acc = [], None
+        for k in range(rank - 1, 0, -1):
+            acc = extents[k] if acc is None else _mul(ops, extents[k], acc)
+            ds.insert(0, acc)
+        ds = [s for s, c in zip(ds, key.dst_strides) if c is None]
     views = []
     for ptr, elem, strides, divisors, dyn, name in (
         (block.args[0], st, key.src_strides, key.src_divisors, ss, "a"),
         (block.args[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
     ):
-        divisible, at_most = _facts(rank, strides, divisors, key.small_extents)
+        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.pow2_extents, key.last_divisor)
         t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
         view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most)
         view.result.name_hint = name
         views.append(view)
     convert = f"{key.src_dtype}->{key.dst_dtype}" if needs_conversion(key.src_dtype, key.dst_dtype) else None
-    block.add_ops([*views, CopyOp(views[0].result, views[1].result, convert), func.ReturnOp()])
+    block.add_ops([*ops, *views, CopyOp(views[0].result, views[1].result, convert), func.ReturnOp()])
     f = func.FuncOp(FUNCTION, ([sptr, dptr] + [IndexType()] * len(names), []), Region(block))
     if key.index_bits == 32:
         f.attributes[INDEX_BITS_ATTR] = IntegerAttr(32, i64)
@@ -81,14 +104,9 @@ def tiled_module(key: CopyKey) -> ModuleOp:
 
 
 def copy_program(key: CopyKey) -> str:
-    """IR text of the copy `key` describes (module doc; the gather kernel of
-    copy_gather.py where `key.gather`, the realign kernel of copy_realign.py where
-    `key.realign`, the box kernel of copy_box.py where `key.box`; the tiled kernel's
-    is `tiled_module`'s, printed)."""
-    if key.gather:
-        from .copy_gather import gather_program
-
-        return gather_program(key)
+    """IR text of the copy `key` describes (module doc; the realign kernel of
+    copy_realign.py where `key.realign`, the box kernel of copy_box.py where `key.box`;
+    else `tiled_module`'s program, printed, whose strategy the passes choose)."""
     if key.box:
         from .copy_box import box_program
 

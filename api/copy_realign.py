@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 from .copy_key import FUNCTION, ITEMSIZE, VECTOR_BYTES, CopyKey, OffsetBits, index_arg_names, needs_conversion
+from .copy_routes import current_routes
 from .ptr_program import PtrProgram
 
 THREADS = 512
@@ -76,6 +77,17 @@ and 28 at 1.004 and 1.010 where divsi gave 0.963 and 0.990 (one call)."""
 
 
 
+def _tuned(name: str, default):
+    """The tuning value `name` in force (`copy_routes`), else `default`."""
+    value = getattr(current_routes(), name)
+    return default if value is None else value
+
+
+def threads() -> int:
+    """Threads per block: `THREADS`, or the tuning value in force (`realign_threads`)."""
+    return _tuned("realign_threads", THREADS)
+
+
 def chunk_bytes(itemsize: int, n_last: int) -> int:
     """The dst chunk of a copy's kernel: 8 bytes (one element, two a thread) for rows
     of 8-byte elements of at most `SHORT_ROW_BYTES`, else 16. 8-byte elements need no
@@ -90,7 +102,8 @@ def chunk_bytes(itemsize: int, n_last: int) -> int:
     4.75 M -> 4.31 M (PyTorch's 4.31 M), DRAM bytes unchanged (179 MB read, 96 MB of them filling partly written
     sectors, 125 MB written), 156 -> 146 us (PyTorch 150 us). Measured on 46 only
     (the one such case of the strided set): the 64-byte cut is a guess."""
-    return 8 if itemsize == 8 and n_last * itemsize <= SHORT_ROW_BYTES else VECTOR_BYTES
+    short = _tuned("realign_short_row_bytes", SHORT_ROW_BYTES)
+    return 8 if itemsize == 8 and n_last * itemsize <= short else VECTOR_BYTES
 
 
 def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int], chunk: int = VECTOR_BYTES) -> int:
@@ -108,7 +121,7 @@ def chunks_per_row(n_last: int, itemsize: int, dmis: int, dst_outer: list[int], 
 def chunks_per_thread(key: CopyKey) -> int:
     """A thread's dst chunks: `CHUNKS_PER_THREAD`, 2 for 8-byte chunks (as many bytes
     in flight as one 16-byte chunk)."""
-    return 2 if key.realign_chunk == 8 else CHUNKS_PER_THREAD
+    return 2 if key.realign_chunk == 8 else _tuned("realign_chunks_per_thread", CHUNKS_PER_THREAD)
 
 
 def magic(d: int) -> tuple[int, int]:
@@ -150,7 +163,7 @@ def index_bits(extents, src_strides, dst_strides, chunks: int, itemsize: int) ->
     a signed 32-bit integer; else 64."""
     v = VECTOR_BYTES // itemsize
     rows = math.prod(extents[:-1])
-    block = THREADS * max(CHUNKS_PER_THREAD, 2)
+    block = threads() * max(_tuned("realign_chunks_per_thread", CHUNKS_PER_THREAD), 2)
     worst = rows * chunks + block
     for view in (src_strides, dst_strides):
         reach = sum((n - 1) * s for n, s in zip(extents, view)) + 4 * v
@@ -167,7 +180,7 @@ class _Text(PtrProgram):
     def __init__(self, key: CopyKey):
         e = ITEMSIZE[key.src_dtype]
         it = f"i{int(key.realign)}"
-        self.rows = rows = THREADS * chunks_per_thread(key)
+        self.rows = rows = threads() * chunks_per_thread(key)
         super().__init__(it, f"tensor<{rows}x{it}, #r>")
         self.key = key
         self.et = f"i{8 * e}"
@@ -198,7 +211,7 @@ class _Text(PtrProgram):
         index argument `d` stands for: with 32-bit offsets and `FAST_DIV`, the
         quotient as (x * mg) >> sh in 64 bits (`magic`; the pair `mg<arg>`,
         `sh<arg>`), else `arith.divsi`."""
-        if not (FAST_DIV and self.it == "i32"):
+        if not (_tuned("realign_fast_div", FAST_DIV) and self.it == "i32"):
             return self.op(f"{name}_q", "arith.divsi", x, d), self.op(f"{name}_r", "arith.remsi", x, d)
         w = f"tensor<{self.rows}xi64, #r>"
         for part in ("mg", "sh"):
@@ -301,7 +314,7 @@ class _Text(PtrProgram):
         params = ", ".join([f"%src: {self.wptr}", f"%dst: {self.ptr}"] + [f"%{n}: index" for n in names])
         lay, wlay = (
             f"#layout.blocked<{{sizePerThread = [1, {n}], threadsPerWarp = [32, 1], "
-            f"warpsPerCTA = [{THREADS // 32}, 1], order = [1, 0]}}>"
+            f"warpsPerCTA = [{threads() // 32}, 1], order = [1, 0]}}>"
             for n in (self.v, self.nw)
         )
         body = "\n    ".join(self.lines)
@@ -316,7 +329,7 @@ class _Text(PtrProgram):
             f"func.func @{FUNCTION}({params}) {{\n"
             f"  %c1 = arith.constant 1 : index\n"
             f"  {host_text}\n"
-            f"  layout.launch grid({grid}, %c1, %c1) threads({THREADS}) {{\n"
+            f"  layout.launch grid({grid}, %c1, %c1) threads({threads()}) {{\n"
             f"  ^bb0(%pid: index, %by: index, %bz: index, %tid: index):\n"
             f"    {body}\n"
             "  }\n"

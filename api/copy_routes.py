@@ -2,14 +2,22 @@
 in force for a `with` block, for tests that pin each kernel and for benchmarks that
 compare them. Nothing in the product changes it; the default is the rules.
 
-    with forced_routes(gather="always"):   # every eligible copy takes the gather kernel
+    with forced_routes(gather="always"):   # every eligible copy takes the gather strategy
+        copy_numpy(dst, src)
+    with forced_routes(realign_threads=256, box_smem=20 * 1024):   # tuning values
         copy_numpy(dst, src)
 
-A route's setting is "auto" (its rule: `copy_gather.prefer_gather`,
-`copy_realign.prefer_realign`, `copy_box.box_shape`), "always" (every copy eligible for
-the kernel takes it; not for the box kernel, whose rule is its eligibility) or "never".
-The setting is context-local (a `contextvars.ContextVar`): it holds for the thread or
-task that entered the block, until the block is left.
+A route's setting is "auto" (its rule: the `copy-strategy` pass's cost model for the
+gather strategy, passes/_copy_cost.py; `copy_realign.prefer_realign`,
+`copy_box.box_shape`), "always" (every copy eligible for the kernel takes it; not for
+the box kernel, whose rule is its eligibility) or "never". The gather route is the
+`copy-strategy` pass's option `gather=` in the kernel's pipeline
+(`copy_kernels.kernel_pipeline`); the others are the plan's.
+The api/ kernels' tuning values (`TUNING_NAMES`: the box's shared memory, the realign
+kernel's threads, chunks per thread, multiply-shift divisions and short-row cut) are
+set the same way, never as module globals. The setting is context-local (a
+`contextvars.ContextVar`): it holds for the thread or task that entered the block,
+until the block is left.
 
 A `CopyKernels` remembers the plan of each copy structure it has seen: compare routes
 with a fresh `CopyKernels(disk=False)` per setting."""
@@ -23,17 +31,40 @@ from dataclasses import dataclass, fields, replace
 
 SETTINGS = ("auto", "always", "never")
 
+ROUTE_NAMES = ("gather", "realign", "box")
+
+TUNING_NAMES = ("box_smem", "realign_threads", "realign_chunks_per_thread", "realign_fast_div",
+                "realign_short_row_bytes")
+"""The api/ kernels' tuning values a `with forced_routes(...)` block may set (None: the
+kernel module's default, `copy_box.SMEM_BYTES`, `copy_realign.THREADS`,
+`CHUNKS_PER_THREAD`, `FAST_DIV`, `SHORT_ROW_BYTES`): benchmarks and experiments compare
+them this way instead of changing module globals. Each is part of the key of a copy
+kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
+`CopyKernels(disk=False)` per value, as routes."""
+
 
 @dataclass(frozen=True)
 class Routes:
-    """The setting of each route (module doc)."""
+    """The setting of each route (module doc), and the api/ kernels' tuning values
+    (`TUNING_NAMES`; None: their defaults)."""
 
     gather: str = "auto"
     realign: str = "auto"
     box: str = "auto"
+    box_smem: int | None = None
+    realign_threads: int | None = None
+    realign_chunks_per_thread: int | None = None
+    realign_fast_div: bool | None = None
+    realign_short_row_bytes: int | None = None
+
+    def tuning(self) -> dict:
+        """The tuning values set (not None), by name."""
+        return {n: getattr(self, n) for n in TUNING_NAMES if getattr(self, n) is not None}
 
     def __post_init__(self):
         for f in fields(self):
+            if f.name not in ROUTE_NAMES:
+                continue
             value = getattr(self, f.name)
             allowed = ("auto", "never") if f.name == "box" else SETTINGS
             if value not in allowed:
@@ -50,8 +81,8 @@ def current_routes() -> Routes:
 
 @contextmanager
 def forced_routes(**settings: str) -> Iterator[Routes]:
-    """The routes in force with `settings` (`gather=`, `realign=`, `box=`) changed,
-    for the `with` block."""
+    """The routes in force with `settings` (`gather=`, `realign=`, `box=`, and the
+    tuning values of `TUNING_NAMES`) changed, for the `with` block."""
     routes = replace(_ROUTES.get(), **settings)
     token = _ROUTES.set(routes)
     try:

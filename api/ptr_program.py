@@ -1,5 +1,5 @@
 """The text of a pointer-tensor program, line by line: what the copy kernels written
-as such programs (copy_gather.py, copy_realign.py) share.
+as such programs (copy_realign.py) use.
 
     t = PtrProgram("i32", "tensor<512xi32, #r>")
     n = t.index("n0_i", "%n0")            # an index argument in the offset type

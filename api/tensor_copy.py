@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from tilec.runtime import raw_launch
-from tilec.runtime.launch import dtype_name, framework_of
+from tilec.runtime.launch import as_device_array, framework_facts, framework_of
 from tilec.support.diagnostics import TilecError
 
 from .copy_kernels import CopyKernels, default_kernels
@@ -46,8 +46,6 @@ class _Array:
         self.obj = obj
 
 
-_torch_names: dict[Any, str] = {}
-
 _torch_ops: Any = None
 """`tilec.torch_ops` once it registered the PyTorch operators: while `torch.compile`
 traces a call of `copy_`, `contiguous` or `permute`, the call goes to its operator."""
@@ -58,55 +56,31 @@ _torch_tensor: Any = None
 this type; torch is never imported for it)."""
 
 
-def _torch_array(what: str, t: Any) -> _Array:
-    global _torch_tensor
-    if _torch_tensor is None:
-        import torch
-
-        _torch_tensor = torch.Tensor
-    if not t.is_cuda:
-        raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
-    dtype = _torch_names.get(t.dtype)
-    if dtype is None:  # the launch path's dtype names (runtime/launch.py), memoised
-        dtype = _torch_names[t.dtype] = dtype_name(t.dtype)
-    op = Operand(t.data_ptr(), dtype, tuple(t.shape), t.stride(), t.get_device())
-    return _Array(op, "torch", t)
-
-
-def _cupy_array(obj: Any) -> _Array:
-    itemsize = obj.dtype.itemsize
-    op = Operand(
-        obj.data.ptr,
-        obj.dtype.name,
-        obj.shape,
-        tuple(s // itemsize for s in obj.strides),
-        obj.device.id,
-    )
-    return _Array(op, "cupy", obj)
-
-
 def as_array(what: str, obj: Any) -> _Array:
-    """Read a device array; TilecError (naming `what`) for host arrays and anything
-    that is not an array."""
+    """Read a device array with the launch path's reader (runtime/launch.py:
+    `framework_facts` for CuPy arrays and PyTorch tensors, `as_device_array` for
+    `__cuda_array_interface__` and DLPack, taken as CuPy arrays over the same memory:
+    their framework's stream and allocator are CuPy's); TilecError (naming `what`) for
+    host arrays and anything that is not an array."""
+    global _torch_tensor
     framework = framework_of(type(obj))
     if framework == "torch":
-        return _torch_array(what, obj)
-    if framework == "cupy":
-        return _cupy_array(obj)
-    if isinstance(obj, np.ndarray):
-        raise TilecError(f"{what} is a NumPy (host) array; tilec.copy_ takes device arrays")
-    interface = getattr(obj, "__cuda_array_interface__", None)
-    if interface is not None or hasattr(obj, "__dlpack__"):
-        # DLPack device types 1 and 3: kDLCPU, kDLCUDAHost
-        if interface is None and hasattr(obj, "__dlpack_device__") and obj.__dlpack_device__()[0] in (1, 3):
-            raise TilecError(f"{what} is a host (DLPack CPU) array; tilec.copy_ takes device arrays")
-        import cupy
+        if _torch_tensor is None:
+            import torch
 
-        return _cupy_array(cupy.asarray(obj) if interface is not None else cupy.from_dlpack(obj))
-    raise TilecError(
-        f"{what}: expected a device array (PyTorch, CuPy, __cuda_array_interface__ or "
-        f"DLPack), got {type(obj).__name__}"
-    )
+            _torch_tensor = torch.Tensor
+        if not obj.is_cuda:
+            raise TilecError(f"{what} is a PyTorch CPU tensor; tilec.copy_ takes CUDA tensors")
+    elif framework is None:
+        if isinstance(obj, np.ndarray):
+            raise TilecError(f"{what} is a NumPy (host) array; tilec.copy_ takes device arrays")
+        obj = as_device_array(what, obj).obj
+        if framework_of(type(obj)) is None:
+            import cupy
+
+            obj = cupy.asarray(obj)
+        framework = "cupy"
+    return _Array(Operand(*framework_facts(what, obj, framework)), framework, obj)
 
 
 # ----------------------------------------------------------------------------- streams

@@ -116,15 +116,17 @@ class Program(KernelBuilding):
         same shape); the passes decide tiles, threads and vectors, `tile` pins the tile
         shape.
 
-        `strategy` ("tma", "async" or "simt"; `#layout.copy_strategy<...>`) says how the
-        data moves, as a copier does in Mojo's TileTensor guide (CuTe's TiledCopy); the
-        passes keep to it or stop with an error. None: the passes choose.
+        `strategy` ("tma", "async", "simt" or "gather"; `#layout.copy_strategy<...>`) says
+        how the data moves, as a copier does in Mojo's TileTensor guide (CuTe's
+        TiledCopy); the passes keep to it or stop with an error. None: the passes choose
+        (`copy-strategy` may pick "gather" for a whole-tensor copy between global views).
 
             p.copy(a, b)
             p.copy(a, b, tile=[64, 64])
             p.copy(tile, smem, strategy="async")   # GenericToSharedAsyncTileCopier
             p.copy(smem, tile, strategy="simt")    # SharedToGenericTileCopier
             p.copy(tile, smem, strategy="tma")     # a TMA tile copy (sm_90)
+            p.copy(a, b, strategy="gather")        # whole views: runs of the dst per thread
         """
         if strategy is not None and strategy not in COPY_STRATEGIES:
             raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}")

@@ -36,9 +36,9 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,"
-        "software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,"
-        "lower-to-gpu,canonicalize"
+        "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,"
+        "coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,"
+        "lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }
 NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]

@@ -65,8 +65,10 @@ _PASS_TESTS = (
     "tests/unit/test_scf_distributed.py",
     "tests/unit/test_software_pipeline.py",
     "tests/unit/test_warp_specialize_pass.py",
+    "tests/unit/test_gather_strategy.py",
 )
 _PASS_LIT = (
+    "tests/filecheck/copy-strategy",
     "tests/filecheck/tile",
     "tests/filecheck/distribute",
     "tests/filecheck/vectorize",
@@ -127,6 +129,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_copy_box.py",
             "tests/unit/test_copy_realign.py",
             "tests/unit/test_copy_period.py",
+            "tests/unit/test_canonical_copies_cpu.py",
             "tests/unit/test_api.py",
         ),
     ),

@@ -869,8 +869,11 @@ class CopyOp(IRDLOperation):
     it or stop with an error: `tma` (global <-> shared: the `tma` pass makes it a TMA
     copy), `async` (global -> shared: `distribute` splits it into fragments and
     `vectorize` makes them `cp.async` + wait), `simt` (loads and stores by threads,
-    never TMA nor cp.async). Without it the passes choose. The strategy does not change
-    what the copy computes.
+    never TMA nor cp.async), `gather` (a whole-tensor copy between global views, outside
+    any launch: each thread writes a run of consecutive destination elements and gathers
+    their sources; the `tile` pass writes it as pointer tensors, and the `copy-strategy`
+    pass chooses it from the facts where the tiled copy would idle its lanes). Without
+    it the passes choose. The strategy does not change what the copy computes.
 
         layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S"""
 
@@ -912,6 +915,10 @@ class CopyOp(IRDLOperation):
         elif kind == "async":
             _check(spaces == ("gmem", "smem"),
                    f"copy strategy async (cp.async) copies global to shared memory, got {spaces[0]} -> {spaces[1]}")
+        elif kind == "gather":
+            _check(spaces == ("gmem", "gmem") and enclosing_launch(self) is None,
+                   "copy strategy gather is a whole-tensor copy between global views, outside any launch")
+            return
         _check(self.convert is None or kind == "simt",
                f"copy strategy {kind} moves bytes as they are: a converting copy is simt")
 

@@ -254,16 +254,19 @@ def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
         parser.raise_error(f"invalid swizzle: {e}", pos, parser.pos)
 
 
-COPY_STRATEGIES = ("tma", "async", "simt")
-"""How a `layout.copy` moves its data, when the program says so (CuTe's TiledCopy with
-its Copy_Atom, Mojo's TileTensor copier): `tma` (a TMA bulk tensor copy, global <->
-shared), `async` (`cp.async` per thread, global -> shared), `simt` (loads and stores
-by threads, never asynchronous)."""
+COPY_STRATEGIES = ("tma", "async", "simt", "gather")
+"""How a `layout.copy` moves its data, when the program says so or the `copy-strategy`
+pass chose (CuTe's TiledCopy with its Copy_Atom, Mojo's TileTensor copier): `tma` (a
+TMA bulk tensor copy, global <-> shared), `async` (`cp.async` per thread, global ->
+shared), `simt` (loads and stores by threads, never asynchronous), `gather` (a
+whole-tensor copy between global views: each thread writes a run of consecutive
+destination elements and gathers their sources; the `tile` pass writes it as
+pointer tensors, passes/_gather_tile.py)."""
 
 
 @irdl_attr_definition
 class CopyStrategyAttr(Data[str]):
-    """`#layout.copy_strategy<tma>`, `<async>` or `<simt>` (`COPY_STRATEGIES`): the
+    """`#layout.copy_strategy<tma>`, `<async>`, `<simt>` or `<gather>` (`COPY_STRATEGIES`): the
     strategy of a `layout.copy`, a value as CuTe's TiledCopy is."""
 
     name = "layout.copy_strategy"

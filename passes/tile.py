@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -21,6 +21,11 @@ from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_la
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 from tilec.dialects.linear import next_pow2
 
+from tilec.support.index_width import promised_index_bits
+from tilec.support.target import target_of as module_target
+
+from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, copy_facts, gather_vector
+from ._gather_tile import gather_launch, static_index_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
 
@@ -69,13 +74,18 @@ class TilePass(ModulePass):
     becomes a `layout.launch` over a grid of blocks of `threads` threads; block b takes
     tile b of both views (`layout.tile`, masked where a tile extent does not divide its
     mode or the mode is dynamic) and copies it (a block-level `layout.copy`, which
-    `distribute` splits between threads).
+    `distribute` splits between threads). A copy of strategy `gather` (chosen by
+    `copy-strategy`, or written) becomes a launch over pointer tensors instead: each
+    thread writes `runs` runs of up to 16 consecutive destination bytes and gathers
+    their sources (passes/_gather_tile.py).
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
                      the mode's extent when that is static). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
-      threads=N      threads per block, 1..1024 (default: 512 for a misaligned
+      runs=R         a gather copy's runs per thread (a power of two; default 2).
+      threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
+                     least 32, default 256; default: 512 for a misaligned
                      transpose's tile of 16384 elements or more, below; else 256).
 
     Preconditions: both views have the same number of top-level modes with the same
@@ -124,6 +134,7 @@ class TilePass(ModulePass):
 
     tile: tuple[int, ...] = ()
     threads: int | None = None
+    runs: int = GATHER_RUNS_PER_THREAD
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.threads is not None and not 1 <= self.threads <= 1024:
@@ -141,6 +152,9 @@ class TilePass(ModulePass):
     # ------------------------------------------------------------------ one copy
 
     def _tile_copy(self, copy: CopyOp) -> None:
+        if copy.strategy_name == "gather":
+            self._gather(copy)
+            return
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):
@@ -232,6 +246,34 @@ class TilePass(ModulePass):
         new_ops.append(launch)
         copy_loc(copy, *new_ops)
         Rewriter.replace_op(copy, new_ops, [])
+
+    def _gather(self, copy: CopyOp) -> None:
+        """The gather strategy's launch in the copy's place (passes/_gather_tile.py),
+        with 32-bit offsets where the function promises them or static extents and
+        strides show they fit."""
+        facts = copy_facts(copy)
+        if facts is None or facts.rank < 1:
+            raise TilecError(
+                "tile: a copy of strategy gather is between two `layout.view`s of pointers "
+                "whose modes are single leaves", op=copy)
+        threads = self.threads or GATHER_THREADS
+        if threads < 32 or threads & (threads - 1) or self.runs < 1 or self.runs & (self.runs - 1):
+            raise TilecError(f"tile: a gather copy takes threads and runs that are powers of two, threads at "
+                             f"least 32; got threads={threads} runs={self.runs}", op=copy)
+        tgt = module_target(copy)
+        f = copy.parent_op()
+        while f is not None and not isinstance(f, func.FuncOp):
+            f = f.parent_op()
+        bits = promised_index_bits(f) if f is not None else None
+        if bits is None:
+            bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
+        new_ops = gather_launch(copy, facts, tgt, bits, threads, self.runs)
+        copy_loc(copy, *new_ops)
+        views = [v.owner for v in (copy.source, copy.dest)]
+        Rewriter.replace_op(copy, new_ops, [])
+        for v in views:
+            if isinstance(v, ViewOp) and not v.result.uses:
+                Rewriter.erase_op(v)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)

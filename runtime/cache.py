@@ -13,10 +13,12 @@ corrupted entry is detected, counted, and compiled again.
     result = cache.compile(source, arch="sm_90")    # a CompileResult
     cache.stats.compiles, cache.stats.hits
 
-Launch entries (`store_entry`, `load_entry`) keep, beside the compiled sources, what a
-launch needs without running the pipeline at all, keyed by what the front end knows
-(`tilec.copy_`'s `CopyKey`, api/copy_disk.py) and a fingerprint of tilec's sources:
-JSON files in `$TILEC_CACHE_DIR/<kind>/`, written the same way.
+Launch entries (`store_entry`, `load_entry`; `store_launch`, `load_launch` for a
+compiled program: a `LaunchEntry`, launched through the driver without xDSL or CuPy)
+keep, beside the compiled sources, what a launch needs without running the pipeline at
+all, keyed by what the front end knows (`tilec.copy_`'s `CopyKey`, the pipeline and
+the architecture: api/copy_kernels.py) and a fingerprint of tilec's sources: JSON
+files in `$TILEC_CACHE_DIR/<kind>/`, written the same way.
 """
 
 from __future__ import annotations
@@ -260,7 +262,7 @@ def entry_path(kind: str, key: object) -> Path:
 
 def store_entry(kind: str, key: object, data: dict) -> bool:
     """Write a launch entry (a JSON object: what a launch needs without compiling,
-    e.g. `tilec.copy_`'s cubin, symbols and host recipe, api/copy_disk.py); False
+    e.g. a compiled program's cubin, symbols and host recipe, `store_launch`); False
     where `TILEC_CACHE=0` or the directory is not writable."""
     if not disk_cache_enabled():
         return False
@@ -278,6 +280,79 @@ def load_entry(kind: str, key: object) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("format") == ENTRY_FORMAT else None
+
+
+class _Param:
+    __slots__ = ("dtype", "is_buffer")
+
+    def __init__(self, is_buffer: bool, dtype: str):
+        self.is_buffer = is_buffer
+        self.dtype = dtype
+
+
+class LaunchEntry:
+    """A compiled program read back from its launch entry, ready to launch without
+    compiling anything (nor importing xDSL or CuPy): `host` runs its host function
+    (`host_ops.RecipeProgram`), and per kernel `params` (each `is_buffer`, `dtype`),
+    `smem` (dynamic shared memory) and `function_handle(name)` (the CUfunction in the
+    current context, loaded through the driver once per device)."""
+
+    def __init__(self, data: dict):
+        import base64
+
+        from .host_ops import RecipeProgram
+
+        self.host = RecipeProgram(data["recipe"])
+        self.cubin = base64.b64decode(data["cubin"])
+        self.symbols = {n: (k["symbol"], int(k["smem"])) for n, k in data["kernels"].items()}
+        self.params = {n: [_Param(b, t) for b, t in k["params"]] for n, k in data["kernels"].items()}
+        self.smem = {n: sym[1] for n, sym in self.symbols.items()}
+        self._handles: dict[int, dict[str, int]] = {}
+
+    def function_handle(self, name: str) -> int:
+        from . import raw_launch
+
+        device = raw_launch.current_device()
+        handles = self._handles.get(device)
+        if handles is None:
+            handles = raw_launch.load_functions(self.cubin, self.symbols)
+            self._handles[device] = handles
+        return handles[name]
+
+    def _function(self, name: str):
+        """A CuPy function for kernel `name`: never (an entry is only loaded where
+        launches go through the driver)."""
+        raise NotImplementedError("launch entries launch through the driver")
+
+
+def store_launch(kind: str, key: object, kernel, cubin: bytes) -> bool:
+    """Write the launch entry of `kernel` (a `runtime.launch.Kernel`, compiled to
+    `cubin`) for `key`: its host function's recipe, each kernel's symbol, parameters
+    and dynamic shared memory, the cubin. False where its host function has no recipe
+    (nothing written), `TILEC_CACHE=0` or the directory is not writable."""
+    import base64
+
+    recipe = kernel.host_program.recipe
+    if recipe is None:
+        return False
+    kernels = {
+        name: {"symbol": info.name, "params": [[p.is_buffer, p.dtype] for p in info.params],
+               "smem": info.dynamic_smem_bytes}
+        for name, info in kernel.infos.items()
+    }
+    return store_entry(kind, key, {"recipe": recipe, "kernels": kernels, "cubin": base64.b64encode(cubin).decode()})
+
+
+def load_launch(kind: str, key: object) -> LaunchEntry | None:
+    """The `LaunchEntry` of `key`, or None (none, unreadable, damaged, or
+    `TILEC_CACHE=0`: then nothing is looked at)."""
+    data = load_entry(kind, key)
+    if data is None:
+        return None
+    try:
+        return LaunchEntry(data)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 _default: KernelCache | None = None

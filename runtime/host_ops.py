@@ -5,7 +5,7 @@ data (a recipe) that runs without xDSL.
     launches = program.run([src, dst, 1000])  # the same launches as HostProgram.run
 
 `runtime/host.py` builds its steps from these tables; a recipe is the JSON-able list of
-those steps, so a kernel read back from a disk cache (api/copy_disk.py) computes its
+those steps, so a kernel read back from a disk cache (runtime/cache.py's `LaunchEntry`) computes its
 grids and arguments without importing xDSL or parsing IR. Values are kept as signed
 integers of the op's width, as in host.py.
 """

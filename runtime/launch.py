@@ -115,6 +115,28 @@ def framework_of(kind: type) -> str | None:
     return None
 
 
+_torch_names: dict[Any, str] = {}
+"""`dtype_name` of each torch dtype seen (memoised: the readers run per call)."""
+
+
+def framework_facts(name: str, obj: Any, framework: str) -> tuple[int, str, tuple, tuple, int | None]:
+    """(pointer, dtype name, shape, strides in elements, device) of a CuPy array
+    (`framework` "cupy") or a PyTorch tensor ("torch", as `framework_of` says of its
+    type): the one reader of framework arrays, for `as_device_array` and for
+    `tilec.copy_`'s front end (api/tensor_copy.py). TilecError naming the argument for a
+    PyTorch CPU tensor."""
+    if framework == "cupy":
+        itemsize = obj.dtype.itemsize
+        return (int(obj.data.ptr), _dtype_name(obj.dtype), tuple(obj.shape),
+                tuple(s // itemsize for s in obj.strides), int(obj.device.id))
+    if not obj.is_cuda:
+        raise _host_array_error(name, "PyTorch CPU")
+    dtype = _torch_names.get(obj.dtype)
+    if dtype is None:
+        dtype = _torch_names[obj.dtype] = dtype_name(obj.dtype)
+    return int(obj.data_ptr()), dtype, tuple(obj.shape), tuple(obj.stride()), obj.device.index
+
+
 def as_device_array(name: str, obj: Any) -> DeviceArray:
     """View `obj` (CuPy array, torch tensor, `__cuda_array_interface__`, DLPack; a
     DeviceArray as it is) as a DeviceArray, or raise a TilecError that names the argument."""
@@ -123,27 +145,8 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
     if isinstance(obj, np.ndarray):
         raise _host_array_error(name, "NumPy")
     framework = framework_of(type(obj))
-    if framework == "cupy":
-        itemsize = obj.dtype.itemsize
-        return DeviceArray(
-            ptr=int(obj.data.ptr),
-            dtype=_dtype_name(obj.dtype),
-            shape=tuple(obj.shape),
-            strides=tuple(s // itemsize for s in obj.strides),
-            device=int(obj.device.id),
-            obj=obj,
-        )
-    if framework == "torch":
-        if not obj.is_cuda:
-            raise _host_array_error(name, "PyTorch CPU")
-        return DeviceArray(
-            ptr=int(obj.data_ptr()),
-            dtype=dtype_name(obj.dtype),
-            shape=tuple(obj.shape),
-            strides=tuple(obj.stride()),
-            device=obj.device.index,
-            obj=obj,
-        )
+    if framework is not None:
+        return DeviceArray(*framework_facts(name, obj, framework), obj=obj)
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None:
         dtype = _typestr_dtype(interface["typestr"])

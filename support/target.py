@@ -44,6 +44,11 @@ class Target:
     """Bytes each shared buffer is aligned to (a 16-byte vector access needs 16; a
     128-byte swizzled TMA box needs 1024)."""
     warp_size: int = 32
+    sector_bytes: int = 32
+    """Bytes of the unit global memory is read and written in (an L2 sector): a warp's
+    access costs the sectors it touches, whatever it uses of them."""
+    vector_bytes: int = 16
+    """The widest access of one thread (a 16-byte vector)."""
     fmad: bool = False
     """Let NVRTC contract a*b+c into an FMA (see the module docstring)."""
 

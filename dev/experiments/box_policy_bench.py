@@ -16,18 +16,15 @@ import sys
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--policy", default="auto", choices=["auto", "never"])
-    ap.add_argument("--smem", type=int, default=None, help="copy_box.SMEM_BYTES")
+    ap.add_argument("--smem", type=int, default=None, help="the box's shared memory (copy_routes box_smem)")
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    from tilec import copy_box
     from tilec.copy_routes import forced_routes
 
-    if a.smem:
-        copy_box.SMEM_BYTES = a.smem
     rest = a.rest[1:] if a.rest[:1] == ["--"] else a.rest
     sys.argv = ["benchmarks/strided_copy_bench.py", *rest]
     sys.path.insert(0, "benchmarks")
-    with forced_routes(box=a.policy):
+    with forced_routes(box=a.policy, box_smem=a.smem):
         runpy.run_path("benchmarks/strided_copy_bench.py", run_name="__main__")
 
 

@@ -14,8 +14,13 @@ import strided_copy_bench as sb
 import torch
 
 import tilec
-from tilec import copy_realign, tensor_copy
+from tilec import tensor_copy
 from tilec.copy_kernels import CopyKernels
+from tilec.copy_routes import forced_routes
+
+TUNING = {"THREADS": "realign_threads", "CHUNKS_PER_THREAD": "realign_chunks_per_thread",
+          "FAST_DIV": "realign_fast_div", "SHORT_ROW_BYTES": "realign_short_row_bytes"}
+"""copy_realign's constants and the tuning values (copy_routes) that set them."""
 
 MAIN = {"main": {"FAST_DIV": False, "THREADS": 256, "SHORT_ROW_BYTES": 0}, "new": {}}
 """main's realign kernel (as merged) and this branch's defaults."""
@@ -36,13 +41,9 @@ for i in order:
     if i in profile:
         kern = {}
         for name, consts in MAIN.items():
-            old = {k: getattr(copy_realign, k) for k in consts}
-            for k, v in consts.items():
-                setattr(copy_realign, k, v)
             kern[name] = CopyKernels(disk=False)
-            tensor_copy.copy_(dst, src, kernels=kern[name])
-            for k, v in old.items():
-                setattr(copy_realign, k, v)
+            with forced_routes(**{TUNING[k]: v for k, v in consts.items()}):
+                tensor_copy.copy_(dst, src, kernels=kern[name])
         dst.copy_(src)
         torch.cuda.synchronize()
         torch.cuda.profiler.start()

@@ -50,3 +50,30 @@ def test_both_paths_match_torch_bit_for_bit(case):
     kernel(a, b)
     torch.cuda.synchronize()
     assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "Program"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", CANONICAL, ids=lambda c: c.name.replace(" ", "_"))
+def test_forced_gather_strategy_matches_torch_bit_for_bit(case, routes):
+    """Every canonical copy through `copy_` with the gather strategy forced
+    (`copy-strategy{gather=always}`: compact and padded dsts, transposes, broadcasts,
+    casts) and, where the cost model does not take it, also as it chooses: bit for bit
+    against PyTorch."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    from helpers.canonical_copies import key_strategy
+
+    from tilec.copy_kernels import CopyKernels
+
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    _, src, dst = bench._make(torch, bench.quick_case(case), gen)
+    want = torch.empty_like(dst).copy_(src)
+    routes(gather="always")
+    kernels = CopyKernels(disk=False)
+    bench._poison(torch, dst)
+    tilec.copy_(dst, src, kernels=kernels)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want))
+    keys = list(kernels._entries)
+    assert keys and all(k.rank < 2 or k.box or k.realign or key_strategy(k) == "gather" for k in keys)

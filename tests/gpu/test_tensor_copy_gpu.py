@@ -257,11 +257,13 @@ def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
 @pytest.mark.torch
 @pytest.mark.parametrize("force", ["auto", "always"])
 def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
-    """Copies into contiguous dsts with short odd rows, which the gather kernel
-    (copy_gather.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
+    """Copies into contiguous dsts with short odd rows, which the gather strategy
+    (the copy-strategy pass, passes/_gather_tile.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
     MiB, with and without conversions; forced (`always`), also into a padded dst (dst
     offsets computed, scalar stores) and with 64-bit offsets (a lowered limit)."""
-    from tilec import copy_gather
+    from helpers.canonical_copies import key_strategy
+
+    from tilec import copy_plan
     from tilec.tensor_copy import copy_
 
     torch = _torch()
@@ -276,8 +278,8 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
         ("uint8", "float64", lambda d: _random(torch, d, (17, 11151), gen, True).t(), None),
         ("int16", "float32", lambda d: _random(torch, d, (97, 19, 17), gen, True).permute(0, 2, 1), None),
     ]
-    for limit in (copy_gather.INDEX32_LIMIT, 1000) if force == "always" else (copy_gather.INDEX32_LIMIT,):
-        monkeypatch.setattr(copy_gather, "INDEX32_LIMIT", limit)
+    for limit in (copy_plan.INDEX32_LIMIT, 1000) if force == "always" else (copy_plan.INDEX32_LIMIT,):
+        monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", limit)
         for sd, dd, make, shape in cases:
             kernels = CopyKernels(disk=False)
             src = make(sd)
@@ -288,10 +290,12 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
             torch.cuda.synchronize()
             assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
             keys = list(kernels._entries)
-            if force == "auto" and (sd, dd) == ("uint8", "int8"):
-                assert len(keys) == 1 and keys[0].box  # rows of 5 bytes: the box kernel's
+            if force == "auto" and (sd, dd) in (("uint8", "int8"), ("uint8", "uint8")):
+                # rows of 5 bytes: the box kernel's; rows of 259 bytes: the realign kernel's
+                assert len(keys) == 1 and (keys[0].box or keys[0].realign)
                 continue
-            assert len(keys) == 1 and keys[0].gather == (32 if limit > 1000 else 64) and keys[0].dst_flat
+            assert len(keys) == 1 and key_strategy(keys[0]) == "gather" and keys[0].dst_flat
+            assert keys[0].index_bits == (32 if limit > 1000 else 64)
         if force == "always":  # a padded dst: rows of 5 in rows of 8
             big = _poison(torch, torch.empty((3001, 8), dtype=torch.int64, device="cuda"))
             src = _random(torch, "int64", (3001, 5), gen, True)
@@ -346,7 +350,7 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     # (copy_realign.py)
     assert any(k.realign for k in keys)
     assert any(k.box for k in keys)  # case 42 in small: the box kernel (copy_box.py)
-    assert {pass_tile(k) for k in keys if not (k.gather or k.box or k.realign)}
+    assert {pass_tile(k) for k in keys if not (k.box or k.realign)}
 
 
 @pytest.mark.torch
@@ -379,8 +383,10 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
     """Broadcasts into flat dsts: short periods split in parts (copy_period.py: cases
     44, 32, 20 and 14 of the strided set made small, with and without a tail, into a
     window of a poisoned buffer that must stay untouched around it) and broadcasts
-    through the gather kernel (`copy_gather.broadcast_rule`: 02, 08, 38; 1-byte rows
-    of whole vectors): bit for bit against PyTorch."""
+    through the gather strategy (passes/_copy_cost.py: 02, 08, 38; 1-byte rows of
+    whole aligned vectors, one vector load per run): bit for bit against PyTorch."""
+    from helpers.canonical_copies import key_strategy
+
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_period import period_parts
     from tilec.copy_plan import plan_copy
@@ -393,7 +399,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         ("uint8", (1, 3), (1500000, 3), True),  # 16 x 93750 rows of 48: no tail
         ("bfloat16", (1, 1757, 1), (801, 1757, 3), True),  # each element 3 times
         ("int16", (1, 5), (900001, 5), True),
-        ("uint8", (1, 259), (20011, 259), True),  # rows of 259 bytes: 16 of them a row
+        ("uint8", (1, 259), (20011, 259), False),  # rows of 259 bytes: the realign kernel's
         ("bool", (1, 19), (300007, 19), True),
         ("uint8", (1, 4096), (1100, 4096), False),  # whole vectors: the gather's vector runs
         ("int16", (1, 41440), (45, 41440), False),  # long rows from one row
@@ -414,10 +420,12 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         torch.cuda.synchronize()
         assert torch.equal(_bits(torch, buf), _bits(torch, want)), (dtype, dshape)
         keys = list(kernels._entries)
-        if split:  # the rows of whole vectors: one vector load and store per run
-            assert any(k.gather and k.src_runs for k in keys), (dtype, dshape)
-        else:
-            assert len(keys) == 1 and keys[0].gather, (dtype, dshape)
+        if split:  # the rows: a compact dst
+            assert any(k.dst_flat for k in keys), (dtype, dshape)
+        elif (dtype, sshape) == ("uint8", (1, 259)):
+            assert len(keys) == 1 and keys[0].realign, (dtype, dshape)
+        else:  # 1-byte rows of whole aligned vectors too (vector runs)
+            assert len(keys) == 1 and key_strategy(keys[0]) == "gather", (dtype, dshape)
         # again through the cached launcher (the torch fast path)
         _poison(torch, buf)
         copy_(dst, src, kernels=kernels)

@@ -11,8 +11,8 @@ The "same views" are the merged views of the plan (`copy_plan.merge_modes`): the
 user would write as a Program after merging what is contiguous in both. A choice is
 (strategy, tile, threads): the strategy is "tiled" for the kernel the `tile` pass makes
 (the one the Program path always takes), else the api/ kernel family the plan routed
-the copy to ("gather", "box", "realign"); the tile and the threads are read from the IR
-after the `tile` pass.
+the copy to ("box", "realign"), else the strategy the `copy-strategy` pass chose
+("gather"); the tile and the threads are read from the IR after the `tile` pass.
 
 Each case also says how to make it on a GPU (`src_base`, `index`, `perm`, broadcast to
 `shape`), for benchmarks/canonical_copy_bench.py.
@@ -118,24 +118,48 @@ CANONICAL: list[CanonicalCopy] = _cases()
 
 # ----------------------------------------------------------------------------- the two paths
 
-TILE_PREFIX = "expand-iterators,tile"
+TILE_PREFIX = "expand-iterators,copy-strategy,tile"
 """The passes up to the tile choice."""
 
 
-def _read_choice(module) -> tuple[tuple[int, ...], int]:
+def _split(pipeline: str) -> tuple[str, str]:
+    """`pipeline` (expanded) cut into the passes up to its `copy-strategy` pass and the
+    passes after it up to its `tile` pass."""
+    passes = expand_pipeline(pipeline).split(",")
+    s = next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")
+    t = next(i for i, p in enumerate(passes) if p.split("{")[0] == "tile")
+    return ",".join(passes[: s + 1]), ",".join(passes[s + 1 : t + 1])
+
+
+def _read_choice(module, pipeline: str) -> tuple[str, tuple[int, ...] | None, int]:
+    """(strategy, tile, threads): the strategy the copy has after `copy-strategy` ("tiled"
+    where none), then the tile (None for a gather) and the threads after `tile`."""
+    first, rest = _split(pipeline)
+    run_pipeline(module, first)
+    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    assert len(copies) == 1, "one copy"
+    strategy = copies[0].strategy_name or "tiled"
+    run_pipeline(module, rest)
     launches = [op for op in module.walk() if isinstance(op, LaunchOp)]
     tiles = [op for op in module.walk() if isinstance(op, TileOp)]
-    assert len(launches) == 1 and tiles, "one launch of one tiled copy"
-    return tuple(int(x) for x in tiles[0].tile.get_values()), launches[0].num_threads
+    assert len(launches) == 1, "one launch"
+    tile = tuple(int(x) for x in tiles[0].tile.get_values()) if tiles else None
+    return strategy, tile, launches[0].num_threads
 
 
-def _prefix(pipeline: str) -> str:
-    """`pipeline` (expanded) cut after its `tile` pass."""
-    passes = expand_pipeline(pipeline).split(",")
-    for i, p in enumerate(passes):
-        if p == "tile" or p.startswith("tile{"):
-            return ",".join(passes[: i + 1])
-    raise AssertionError(f"no tile pass in {pipeline}")
+def key_strategy(key) -> str:
+    """The strategy of the kernel `tilec.copy_` compiles for `key` (under the routes in
+    force): "box", "realign", or the `copy-strategy` pass's ("gather", "tiled")."""
+    from tilec.compiler.pipeline import parse_module
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+
+    for family in ("box", "realign"):
+        if getattr(key, family):
+            return family
+    module = parse_module(copy_program(key))
+    run_pipeline(module, _split(kernel_pipeline(key, "default"))[0])
+    return next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
 
 
 def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
@@ -145,13 +169,11 @@ def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
     from tilec.copy_program import copy_program
 
     key = plan.key
-    for family in ("gather", "box", "realign"):
+    for family in ("box", "realign"):
         if getattr(key, family):
             return family, None, None
     module = parse_module(copy_program(key))
-    run_pipeline(module, _prefix(kernel_pipeline(key, "default")))
-    tile, threads = _read_choice(module)
-    return "tiled", tile, threads
+    return _read_choice(module, kernel_pipeline(key, "default"))
 
 
 def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> Program:
@@ -179,9 +201,6 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     return p
 
 
-def program_choice(plan) -> tuple[str, tuple[int, ...], int]:
+def program_choice(plan) -> tuple[str, tuple[int, ...] | None, int]:
     """(strategy, tile, threads) of the Program of the same views through `-p default`."""
-    module = program_of(plan).module.clone()
-    run_pipeline(module, _prefix("default"))
-    tile, threads = _read_choice(module)
-    return "tiled", tile, threads
+    return _read_choice(program_of(plan).module.clone(), "default")

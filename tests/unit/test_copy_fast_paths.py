@@ -1,6 +1,6 @@
 """The speed parts of tilec.copy_, without a GPU: the `tile` pass's choice for the
 facts a copy program states, checked on the CPU reference executor, host functions as recipes
-(`runtime/host_ops`), the disk cache of copy kernels (`copy_disk`) and the packed
+(`runtime/host_ops`), the disk cache of copy kernels (runtime/cache.py's launch entries) and the packed
 driver launch (`runtime/raw_launch`) against a fake driver."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tilec.runtime.host_ops import RecipeProgram
 
 @pytest.fixture(autouse=True)
 def tiled_kernel_only(routes):
-    """These tests are about the tiled kernel: the gather kernel (copy_gather.py,
+    """These tests are about the tiled kernel: the gather strategy (passes/_gather_tile.py,
     tests/unit/test_copy_gather.py) would take some of their small odd shapes."""
 
     routes(gather="never")
@@ -197,23 +197,26 @@ def test_host_recipes_give_the_host_function_launches(kernels, nvrtc_available):
 def test_disk_entries_round_trip(tmp_path, monkeypatch, kernels, nvrtc_available):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    from tilec import copy_disk
+    from tilec.copy_kernels import DISK_KIND, CopyKernel, entry_key
+    from tilec.runtime import cache
 
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     plan = plan_of((5, 3, 7, 4, 6), (4, 2, 1, 3, 0), "int16")
     entry = kernels.get(plan.key)
-    assert copy_disk.load(plan.key, "default", "sm_90") is None
-    assert copy_disk.store(plan.key, entry, "default", "sm_90", b"\x00cubin\xff")
-    back = copy_disk.load(plan.key, "default", "sm_90")
-    assert back is not None and back._cubin == b"\x00cubin\xff"
-    assert back.param_types == entry.param_types
+    key = entry_key(plan.key, "default", "sm_90")
+    assert cache.load_launch(DISK_KIND, key) is None
+    assert cache.store_launch(DISK_KIND, key, entry.kernel, b"\x00cubin\xff")
+    back = cache.load_launch(DISK_KIND, key)
+    assert back is not None and back.cubin == b"\x00cubin\xff"
+    copy = CopyKernel(plan.key, back)
+    assert copy.param_types == entry.param_types and copy._params == entry._params
     args = [0, 0, *plan.args]
-    assert back._host.run(args) == entry._host.run(args)
+    assert copy._host.run(args) == entry._host.run(args)
     # another architecture, pipeline or key misses; a damaged entry is ignored
-    assert copy_disk.load(plan.key, "default", "sm_80") is None
-    assert copy_disk.load(plan.key, "other", "sm_90") is None
-    copy_disk.entry_path(plan.key, "default", "sm_90").write_text("{not json")
-    assert copy_disk.load(plan.key, "default", "sm_90") is None
+    assert cache.load_launch(DISK_KIND, entry_key(plan.key, "default", "sm_80")) is None
+    assert cache.load_launch(DISK_KIND, entry_key(plan.key, "other", "sm_90")) is None
+    cache.entry_path(DISK_KIND, key).write_text("{not json")
+    assert cache.load_launch(DISK_KIND, key) is None
 
 
 # ----------------------------------------------------------------------------- raw launch

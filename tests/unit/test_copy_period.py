@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from helpers.operands import operand
 
-from tilec import copy_gather, copy_period
+from helpers.canonical_copies import copy_choice
+
+from tilec import copy_period
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_period import period_parts, period_row
@@ -29,19 +31,20 @@ def test_short_periods_become_aligned_rows():
     assert rows.dst.shape == (16707023, 48) and rows.dst.ptr == 4096 + 48
     assert rows.src.ptr == 4096 and rows.src.strides == (0, 1) and rows.src_in_dst
     assert tail.dst.shape == (27,) and tail.dst.ptr == 4096 + 16707024 * 48 and tail.src.ptr == 4096
-    # the rows go to the gather kernel, 16-byte vectors loaded and stored
+    # the rows: a compact dst of aligned 48-byte rows from one aligned row
     key = plan_copy(rows.dst, rows.src).key
-    assert key.gather and key.dst_flat and key.src_runs and key.src_align == 16
-    assert copy_gather.gather_vector(key) == 16
-    assert copy_gather.gather_vector(plan.key) == 2  # unsplit: 2-byte stores
+    assert key.dst_flat and key.src_strides == (0, 1) and key.src_align == 16 and key.last_divisor == 16
+    # the gather strategy's, each run one 16-byte vector loaded and stored
+    assert copy_choice(plan_copy(rows.dst, rows.src))[0] == "gather"
     # 14 and 20: rows of 19 and 259 bytes, 16 of them a row
     assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 304
-    assert period_row(plan_copy(op((950863, 259)), op((1, 259)))) == 4144
+    # (rows of 259 bytes are not short for the gather strategy: the realign kernel's)
+    assert plan_copy(op((950863, 259)), op((1, 259))).key.realign
     # 32: each bf16 element of a row of 17575 repeated 3 times (a period of 52725)
     plan = plan_copy(op((2633, 17575, 3), dtype="bfloat16"), op((1, 17575, 1), dtype="bfloat16", ptr=64))
     assert period_row(plan) == 8 * 52725 and len(period_parts(plan)) == 3
     rows = period_parts(plan)[1]
-    assert copy_gather.gather_vector(plan_copy(rows.dst, rows.src).key) == 8
+    assert copy_choice(plan_copy(rows.dst, rows.src))[0] == "gather"  # a 2-byte broadcast
 
 
 def test_what_is_not_split():
@@ -88,6 +91,6 @@ def test_split_copies_match_numpy(small_split, compiled, nvrtc_available):
         dst = buf[window].reshape(dshape)
         plan = plan_copy(op(dshape, dtype=dd, ptr=dst.__array_interface__["data"][0]), op(sshape, dtype=sd))
         parts = period_parts(plan)
-        assert parts and plan_copy(parts[1].dst, parts[1].src).key.src_runs, (sd, dd, dshape)
+        assert parts and plan_copy(parts[1].dst, parts[1].src).key.dst_flat, (sd, dd, dshape)
         copy_numpy(dst, src, compiled=compiled, kernels=kernels)
         assert np.array_equal(buf, want), (sd, dd, dshape)

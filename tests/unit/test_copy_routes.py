@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.canonical_copies import key_strategy
+
+from tilec.copy_kernels import kernel_pipeline
 from tilec.copy_plan import Operand, plan_copy
 from tilec.copy_routes import Routes, current_routes, forced_routes
 
 
 def _transpose_rows_of_5():
-    """A copy the gather kernel's rule takes (rows of 5 from a transposed src)."""
+    """A copy the gather strategy takes (rows of 5 from a transposed src)."""
     n = 100000
     return Operand(4096, "float32", (n, 5), (5, 1)), Operand(8192, "float32", (n, 5), (1, n))
 
@@ -21,15 +24,18 @@ def test_the_rules_are_in_force_outside_any_block():
 
 def test_a_forced_setting_holds_inside_its_block_only():
     dst, src = _transpose_rows_of_5()
-    assert plan_copy(dst, src).key.gather > 0
+    key = plan_copy(dst, src).key
+    assert key_strategy(key) == "gather" and kernel_pipeline(key, "default") == "default"
     with forced_routes(gather="never") as routes:
         assert routes.gather == "never" and current_routes() is routes
-        assert plan_copy(dst, src).key.gather == 0
+        # the route is the copy-strategy pass's option in the kernel's pipeline
+        assert "copy-strategy{gather=never}" in kernel_pipeline(key, "default")
+        assert key_strategy(plan_copy(dst, src).key) == "tiled"
         with forced_routes(realign="never"):
             assert current_routes() == Routes("never", "never", "auto")
         assert current_routes() is routes
     assert current_routes() == Routes()
-    assert plan_copy(dst, src).key.gather > 0
+    assert key_strategy(plan_copy(dst, src).key) == "gather"
 
 
 def test_a_block_left_by_an_exception_restores_the_rules():
@@ -44,3 +50,27 @@ def test_unknown_settings_are_refused(settings):
     with pytest.raises(ValueError, match="copy route"):
         with forced_routes(**settings):
             pass
+
+
+def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
+    """The api/ kernels' tuning values (copy_routes.TUNING_NAMES) are values in force
+    for a `with` block, as routes: the realign kernel's threads and the box's shared
+    memory change the program and the plan, and the disk entry's key names them."""
+    from tilec import copy_box, copy_realign
+    from tilec.copy_kernels import entry_key
+    from tilec.copy_program import copy_program
+
+    dst, src = Operand(4096, "int8", (3000, 7775), (7776, 1)), Operand(8192 + 1, "int8", (3000, 7775), (7775, 1))
+    key = plan_copy(dst, src).key
+    assert key.realign and f"threads({copy_realign.THREADS})" in copy_program(key)
+    plain = entry_key(key, "default", "sm_90")
+    with forced_routes(realign_threads=256, realign_fast_div=False) as routes:
+        assert routes.tuning() == {"realign_threads": 256, "realign_fast_div": False}
+        text = copy_program(key)
+        assert "threads(256)" in text and "arith.shrsi" not in text
+        assert entry_key(key, "default", "sm_90") != plain
+    assert f"threads({copy_realign.THREADS})" in copy_program(key) and entry_key(key, "default", "sm_90") == plain
+    box = (Operand(4096, "bool", (19, 1000), (1000, 1)), Operand(8192, "bool", (19, 1000), (1, 19)))
+    t = plan_copy(*box).extra[2]
+    with forced_routes(box_smem=20 * 1024):
+        assert copy_box.smem_bytes() == 20 * 1024 and plan_copy(*box).extra[2] < t

@@ -150,7 +150,8 @@ def test_kernel_uses_the_cache(tmp_path):
 def test_tilec_cache_0_bypasses_the_disk(tmp_path, monkeypatch, off):
     """`TILEC_CACHE=0`: nothing read from or written to `$TILEC_CACHE_DIR`, for compiled
     kernels and for `tilec.copy_`'s kernels on disk."""
-    from tilec import copy_disk
+    from tilec.copy_kernels import DISK_KIND
+    from tilec.runtime.cache import default_cache_dir, load_launch
 
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     KernelCache().compile(SOURCE, arch=ARCH)  # written while the cache is on
@@ -160,5 +161,5 @@ def test_tilec_cache_0_bypasses_the_disk(tmp_path, monkeypatch, off):
     assert cache.directory == tmp_path and not cache.disk
     cache.compile(SOURCE, arch=ARCH)
     assert (cache.stats.disk_hits, cache.stats.compiles) == (0, 1)
-    assert copy_disk.cache_dir() == tmp_path / "copy"
-    assert copy_disk.load(None, "default", ARCH) is None  # never looks
+    assert default_cache_dir() / DISK_KIND == tmp_path / "copy"
+    assert load_launch(DISK_KIND, None) is None  # never looks

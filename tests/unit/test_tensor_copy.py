@@ -44,7 +44,8 @@ def test_nhwc_to_nchw_is_a_2d_transpose():
     # 16-byte multiples everywhere: both views may use 16-byte vectors
     assert (plan.key.src_align, plan.key.src_divisors) == (16, (4, 1, 4))
     assert (plan.key.dst_align, plan.key.dst_divisors) == (16, (4, 4, 1))
-    assert "divisible = array<i64: 1, 1, 1, 4, 4>" in copy_program(plan.key)
+    # (8 and 64 are exactly their classes: promised at most and a multiple of them)
+    assert "divisible = array<i64: 8, 64, 1, 4, 4>" in copy_program(plan.key)
     # one odd stride: the view gets no vectors, and its key forgets its alignment
     odd = plan_copy(dst, op((n, c, h, w), (h * w * c + 1, 1, w * c, c)))
     assert (odd.key.src_align, odd.key.src_divisors) == (4, (1, 1, 1))
@@ -239,7 +240,7 @@ def test_one_pattern_of_100_shapes_compiles_a_handful_of_kernels():
 def test_small_extents_are_specialised_and_promised_to_the_tile_pass(routes):
     from tilec.copy_program import pass_tile
 
-    # rows of 5 go to the gather kernel (copy_gather.py): here the tiled one is tested
+    # rows of 5 go to the gather strategy (copy-strategy): here the tiled one is tested
     routes(gather="never")
     plan = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
     assert plan.key.small_extents == (None, 8)
@@ -419,7 +420,8 @@ def test_index_bits_32_where_every_covered_offset_fits(routes):
     # a broadcast into a padded dst (the tiled kernel; into a flat one, the gather's)
     padded = op((4456, 37, 1120), (37 * 1124, 1124, 1), dtype="int16")
     row = plan_copy(padded, op((4456, 37, 1120), (0, 1120, 1), dtype="int16"))
-    assert not row.key.gather and row.key.index_bits == 32
-    # the gather kernel keeps its own offset widths (CopyKey.gather)
+    assert not row.key.dst_flat and row.key.index_bits == 32
+    # a copy the gather strategy takes (copy_plan.may_gather) gets 32-bit offsets where
+    # its flat indices fit, whatever its element size
     gathered = plan_copy(op((100000, 5)), op((100000, 5), (1, 100000)))
-    assert gathered.key.gather and gathered.key.index_bits == 64
+    assert gathered.key.dst_flat and gathered.key.index_bits == 32

@@ -1,4 +1,4 @@
-// layout.copy's strategy (#layout.copy_strategy<tma | async | simt>, CuTe's TiledCopy as
+// layout.copy's strategy (#layout.copy_strategy<tma | async | simt | gather>, CuTe's TiledCopy as
 // a value): round trip, and the verifier's memory-space rules.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>/dev/null | filecheck %s
@@ -10,6 +10,7 @@
 // CHECK: layout.copy %s, %g {strategy = #layout.copy_strategy<simt>}
 // CHECK: layout.copy %s, %g {strategy = #layout.copy_strategy<tma>}
 // CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"}
+// CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"}
 // ERR: error: 'layout.copy': copy strategy tma copies between global and shared memory, got gmem -> gmem
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
@@ -20,6 +21,7 @@ func.func @strategies(%g: !G, %h: !H, %s: !S) {
   layout.copy %s, %g {strategy = #layout.copy_strategy<simt>} : !S, !G
   layout.copy %s, %g {strategy = #layout.copy_strategy<tma>} : !S, !G
   layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"} : !G, !H
+  layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"} : !G, !H
   func.return
 }
 
@@ -57,7 +59,30 @@ func.func @tma_converting(%g: !G, %h: !H) {
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
 func.func @unknown(%g: !G, %s: !S) {
-  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt}}
+  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt, gather}}
   layout.copy %g, %s {strategy = #layout.copy_strategy<bulk>} : !G, !S
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+func.func @gather_to_shared(%g: !G, %s: !S) {
+  // expected-error @+1 {{copy strategy gather is a whole-tensor copy between global views, outside any launch}}
+  layout.copy %g, %s {strategy = #layout.copy_strategy<gather>} : !G, !S
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @gather_in_a_launch(%a: !G, %b: !G) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %t: index):
+    // expected-error @+1 {{copy strategy gather is a whole-tensor copy between global views, outside any launch}}
+    layout.copy %a, %b {strategy = #layout.copy_strategy<gather>} : !G, !G
+  }
   func.return
 }

@@ -1,0 +1,304 @@
+"""The facts of a whole-tensor copy and the one cost model that chooses its strategy
+(`copy-strategy`), the same for a `tilec.Program` and for `tilec.copy_`'s program.
+
+    facts = copy_facts(copy)                     # None: not a flat copy between two views
+    choose_strategy(facts, target())             # "gather", or None: the tile pass's tiles
+
+The model reads facts only, never a measured case: per mode its extent where it is
+known (static, or the `at_most` bound of a `layout.view`; exact where it is static or
+promised both `at_most = B` and `divisible = B`), which strides are 0 or 1 and what a
+run-time stride is a multiple of, the pointers' alignments, the element sizes, and
+whether the destination is compact (row-major over its modes: static strides that are
+the products of the faster extents, or run-time strides computed as those products in
+the IR). From the `Target`: the sector size and the widest vector.
+
+Gather (`#layout.copy_strategy<gather>`, the `tile` pass writes it: passes/_gather_tile.py)
+walks a compact destination in runs of `V` consecutive elements per thread and gathers
+their sources. It is chosen where the tiled kernel wastes most of its lanes and the
+gather's reads stay coalesced:
+
+- the destination is compact and the source no wider than it (a gathered load that
+  moves more bytes than the store it feeds loses), and
+- the source broadcasts (a stride 0) elements of at least 2 bytes, or of 1 byte where
+  each run is one aligned source vector (`vector_runs`: the tiled kernel reloads a
+  broadcast row for every row it writes), or (whatever the element size)
+  the last mode is short (at most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
+  power-of-two ceiling: a mode of 3 idles a quarter of every tile), and
+- the source sectors a gather block reads are used well (`sector_use` at least
+  `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
+  of `block / P` elements, P the product of the (bounded) extents the destination
+  walks faster than that mode (broadcast modes re-read the same elements and do not
+  count).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.ir import SSAValue
+
+from tilec.dialects import cute
+from tilec.dialects.layout import CopyOp, ViewOp
+from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, element_bytes
+from tilec.support.target import Target
+
+from ._analysis import DYN, leaves
+
+SMALL_EXTENT = 64
+"""Longest last mode the gather strategy takes for its shortness (the tile pass takes a
+mode this short whole, padded to its power-of-two ceiling)."""
+MIN_SECTOR_USE = 0.35
+"""Least share of the source sectors a gather block touches that it must use."""
+GATHER_THREADS = 256
+"""Threads per block of the gather strategy."""
+GATHER_RUNS_PER_THREAD = 2
+"""Runs of `V` elements per thread of the gather strategy (independent loads in
+flight)."""
+
+Value = int | SSAValue
+"""A static extent or stride, or the SSA index value that binds a dynamic one."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One top-level mode of a copy: its extent (`Value`), what is known of it (`bound`:
+    the static extent or the promised `at_most`, None: nothing; `exact`: the bound is
+    the extent), and its stride in each view (`Value`) with what a run-time stride is a
+    multiple of."""
+
+    extent: Value
+    bound: int | None
+    exact: bool
+    src_stride: Value
+    dst_stride: Value
+    src_divisor: int = 1
+    dst_divisor: int = 1
+    divisor: int = 1
+    """What the extent is a multiple of (the static extent itself; a promised
+    `divisible` for a dynamic one)."""
+
+
+@dataclass(frozen=True)
+class CopyFacts:
+    """What the passes know of a whole-tensor copy between two pointer views."""
+
+    modes: tuple[Mode, ...]
+    src_bytes: int
+    dst_bytes: int
+    src_align: int
+    dst_align: int
+    dst_compact: bool
+    src_ptr: SSAValue | None
+    dst_ptr: SSAValue | None
+    """The views' pointers (None for facts of plain numbers, `copy_plan.may_gather`)."""
+
+    @property
+    def rank(self) -> int:
+        return len(self.modes)
+
+
+def _static(v: Value) -> int | None:
+    """The integer a value is known to be (a static int, or an `arith.constant`)."""
+    if isinstance(v, int):
+        return v
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp):
+        return owner.value.value.data  # type: ignore[union-attr]
+    return None
+
+
+def _same(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    sa, sb = _static(a), _static(b)
+    return sa is not None and sa == sb
+
+
+def _is_product(v: Value, a: Value, b: Value) -> bool:
+    """Whether `v` is `a * b` (static, or an `arith.muli` of the two in either order)."""
+    sv, sa, sb = _static(v), _static(a), _static(b)
+    if sv is not None and sa is not None and sb is not None:
+        return sv == sa * sb
+    if (sb == 1 and _same(v, a)) or (sa == 1 and _same(v, b)):
+        return True
+    if isinstance(v, SSAValue) and isinstance(v.owner, arith.MuliOp):
+        x, y = v.owner.lhs, v.owner.rhs
+        return (_same(x, a) and _same(y, b)) or (_same(x, b) and _same(y, a))
+    return False
+
+
+def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int, int]] | None:
+    """(extent, bound, exact, stride, stride divisor, extent divisor) per top-level mode
+    of a pointer view whose modes are single leaves; None otherwise."""
+    t = view.result.type
+    if not isinstance(t.layout, CuteLayoutAttr) or not isinstance(view.source.type, PtrType):
+        return None
+    lay = t.cute_layout
+    if not isinstance(lay.shape, tuple):
+        lay = cute.Layout((lay.shape,), (lay.stride,))
+    if any(isinstance(s, tuple) for s in lay.shape):
+        return None
+    pairs = leaves(lay)
+    divs, bounds = view.divisors(), view.bounds()
+    i = 0
+    shape: list[tuple[Value, int | None, bool, int]] = []
+    for n, _ in pairs:
+        if n is DYN:
+            b, d = bounds[i], divs[i]
+            shape.append((view.dynamic[i], b or None, bool(b) and d == b, d))
+            i += 1
+        else:
+            shape.append((n, n, True, n))
+    out = []
+    for (n, b, exact, nd), (_, st) in zip(shape, pairs):
+        if st is DYN:
+            out.append((n, b, exact, view.dynamic[i], divs[i], nd))
+            i += 1
+        else:
+            out.append((n, b, exact, st, 1, nd))
+    return out
+
+
+def copy_facts(copy: CopyOp) -> CopyFacts | None:
+    """The facts of a whole-tensor copy between two `layout.view`s of pointers whose
+    modes are single leaves, the same number in both; None for any other copy."""
+    sv, dv = copy.source.owner, copy.dest.owner
+    if not isinstance(sv, ViewOp) or not isinstance(dv, ViewOp):
+        return None
+    sm, dm = _view_modes(sv), _view_modes(dv)
+    if sm is None or dm is None or len(sm) != len(dm):
+        return None
+    modes = []
+    for (sn, sb, se, ss, sd, sx), (dn, db, de, ds, dd, dx) in zip(sm, dm):
+        # the extent: a static one where either view has it, else the bounds promised
+        extent = sn if isinstance(sn, int) else dn
+        if isinstance(sn, int) or isinstance(dn, int):
+            bound, exact, divisor = extent, True, extent
+        else:
+            bounds = [b for b in (sb, db) if b]
+            bound = min(bounds) if bounds else None
+            exact = (se and sb == bound) or (de and db == bound)
+            divisor = max(sx, dx)
+        modes.append(Mode(extent, bound, exact, ss, ds, sd, dd, divisor))
+    compact = _compact(modes)
+    st, dt = copy.source.type, copy.dest.type
+    return CopyFacts(
+        tuple(modes), element_bytes(st.element_type), element_bytes(dt.element_type),
+        sv.source.type.alignment, dv.source.type.alignment, compact, sv.source, dv.source,
+    )
+
+
+def _compact(modes: list[Mode]) -> bool:
+    """Whether the destination is row-major over the modes: the last stride 1, each
+    other the product of the next mode's extent and stride."""
+    if _static(modes[-1].dst_stride) != 1:
+        return False
+    return all(_is_product(modes[k].dst_stride, modes[k + 1].extent, modes[k + 1].dst_stride)
+               for k in range(len(modes) - 1))
+
+
+def extent_class(bound: int | None) -> int | None:
+    """A known extent's power-of-two ceiling where it is at most `SMALL_EXTENT`."""
+    if bound is None or bound > SMALL_EXTENT:
+        return None
+    return 1 << (bound - 1).bit_length()
+
+
+def gather_vector(facts: CopyFacts, target: Target) -> int:
+    """Elements per run of one gather thread: a widest-vector store of the destination,
+    at most half the last mode's extent class (a run then wraps the last mode at most
+    once: the extent is more than half its class)."""
+    v = max(1, target.vector_bytes // facts.dst_bytes)
+    c = extent_class(facts.modes[-1].bound)
+    if c is not None:
+        v = min(v, max(1, c // 2))
+    return v
+
+
+def gather_block(facts: CopyFacts, target: Target) -> int:
+    """Destination elements per block of the gather strategy."""
+    return GATHER_THREADS * GATHER_RUNS_PER_THREAD * gather_vector(facts, target)
+
+
+def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
+    """The estimated share of the source sector bytes a gather block reads that it uses
+    (module doc): runs along the source's stride-1 mode, as long as the block leaves
+    them, and as often as the slower modes broadcast them again; above 1 where the
+    source broadcasts every moving mode away."""
+    moving = [k for k, m in enumerate(facts.modes) if _static(m.src_stride) != 0]
+    if not moving:
+        return float(block)
+    unit = [k for k in moving if _static(facts.modes[k].src_stride) == 1]
+    if not unit:
+        return facts.src_bytes / sector_bytes
+    m = unit[-1]
+    faster = 1
+    for k in moving:
+        if k > m:
+            c = extent_class(facts.modes[k].bound)
+            if c is None:
+                return facts.src_bytes / sector_bytes
+            faster *= c
+    run = block // faster
+    b = facts.modes[m].bound
+    if b is not None:
+        # a short mode by its class, as copy_ states it (the same estimate for both)
+        run = min(run, extent_class(b) or b)
+    nbytes = max(1, run) * facts.src_bytes
+    use = nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
+    if all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
+        # every slower mode broadcasts: the block reads its run again and again
+        use *= max(1, block // max(1, run * faster))
+    return use
+
+
+def vector_runs(facts: CopyFacts, v: int) -> bool:
+    """Whether every gather run of `v` elements into a compact destination is `v`
+    contiguous source elements from an address aligned to their bytes (one vector
+    load): the source contiguous along the last mode, that mode a multiple of `v` long
+    (a run never wraps it), every other source stride 0 or a multiple of `v` (not 1),
+    the source pointer aligned to `v` elements."""
+    if v < 2 or not facts.dst_compact:
+        return False
+    last = facts.modes[-1]
+    if _static(last.src_stride) != 1 or last.divisor % v or facts.src_align % (v * facts.src_bytes):
+        return False
+    for m in facts.modes[:-1]:
+        s = _static(m.src_stride)
+        if s == 0:
+            continue
+        if s is not None and (s == 1 or s % v):
+            return False
+        if s is None and m.src_divisor % v:
+            return False
+    return True
+
+
+def short_odd_last(mode: Mode) -> bool:
+    """Whether a last mode is short (at most `SMALL_EXTENT`) and not known to be a
+    power of two (the tile pads it)."""
+    if mode.bound is None or mode.bound > SMALL_EXTENT:
+        return False
+    return not (mode.exact and mode.bound & (mode.bound - 1) == 0)
+
+
+GATHER_SETTINGS = ("auto", "always", "never")
+
+
+def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto") -> str | None:
+    """"gather" where the module doc's rule (or `gather="always"`) takes the copy, else
+    None (the `tile` pass's tiles). `gather="never"` never takes it."""
+    if gather == "never" or facts.rank < 2:
+        return None
+    if gather == "always":
+        return "gather"
+    if not facts.dst_compact or facts.src_bytes > facts.dst_bytes:
+        return None
+    broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
+        facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
+    if not broadcast and not short_odd_last(facts.modes[-1]):
+        return None
+    use = sector_use(facts, gather_block(facts, target), target.sector_bytes)
+    return "gather" if use >= MIN_SECTOR_USE else None

@@ -1,0 +1,280 @@
+"""The gather strategy of a whole-tensor copy (`#layout.copy_strategy<gather>`), as the
+`tile` pass writes it: a `layout.launch` over pointer tensors.
+
+    ops = gather_launch(copy, facts, target, bits)   # replaces the copy
+
+Each thread owns `R` runs (the `tile` pass's option `runs`, default
+`GATHER_RUNS_PER_THREAD`) of `V` consecutive destination
+elements (in the row-major order of the modes; where the destination is compact that is
+one `V`-element vector store, `vectorize-pointers` proves it) and gathers their sources.
+In Gluon's terms: a `[rows x V]` tensor in `#layout.blocked<{sizePerThread = [1, V],
+threadsPerWarp = [32, 1], warpsPerCTA = [threads/32, 1], order = [1, 0]}>`, rows
+`threads * R`, and block `b` holds the flat indices `b * rows * V + row * V + j`.
+
+Where every run is one aligned source vector (`_copy_cost.vector_runs`: a broadcast
+row, rows of a padded source repeated) the run index itself is decomposed, the last
+mode counted in runs, so each run's source offset is `V` times a sum and
+`vectorize-pointers` makes the load one vector. Otherwise offsets are computed
+incrementally, not by `rank` divisions per element: a run's first
+flat index is decomposed over the extents once (coordinates `c_k`, source offset `so`),
+then element `j` of the run is at `so + j * s_last`, plus `W` where `c_last + j` wrapped
+past `n_last`. `W` is the offset change of a wrap of the last mode, the carry rippling
+through the modes whose coordinate is at its last value:
+
+    E_0 = s_0;  E_k = s_k if c_k + 1 < n_k else E_(k-1) - (n_k - 1) * s_k
+    W   = E_(r-2) - n_last * s_last
+
+At most one wrap fits a run because `n_last >= V` (`_copy_cost.gather_vector`: `V` is at
+most half the last mode's known extent class). The destination's offsets are the flat
+index where it is compact, else computed the same way. Elements past the end are
+masked. Offsets are `i<bits>`. A converting copy converts in registers between the
+gather and the store (`_convert_ops.conversion_ops`, as `distribute` does).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from tilec.dialects import layout_compute as lc
+from tilec.dialects.distributed import BlockedLayout
+from tilec.dialects.layout import (
+    ArangeOp,
+    BroadcastOp,
+    CopyOp,
+    ExpandDimsOp,
+    LaunchOp,
+    SplatOp,
+)
+from tilec.dialects.layout_attrs import BlockedLayoutAttr, PtrType, SliceLayoutAttr
+from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
+from tilec.support.target import Target
+
+from ._convert_ops import conversion_ops
+from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, CopyFacts, Value, _static, gather_vector, vector_runs
+
+index = IndexType()
+i1 = IntegerType(1)
+INDEX32_LIMIT = 2**31
+
+
+def static_index_bits(facts: CopyFacts, block: int) -> int | None:
+    """32 where every extent and stride is static and every flat index (a block past
+    the end included) and every offset of both views fits a signed 32-bit integer; 64
+    where one does not; None where something is dynamic."""
+    ns = [_static(m.extent) for m in facts.modes]
+    ss = [_static(m.src_stride) for m in facts.modes]
+    ds = [_static(m.dst_stride) for m in facts.modes]
+    if None in ns or None in ss or None in ds:
+        return None
+    total = 1
+    for n in ns:
+        total *= n
+    fits = total + block < INDEX32_LIMIT
+    for view in (ss, ds):
+        reach = sum(n * abs(s) for n, s in zip(ns, view)) + max(abs(s) for s in view)
+        fits = fits and reach < INDEX32_LIMIT
+    return 32 if fits else 64
+
+
+class _Body:
+    """The ops of the launch body and the types they share (module doc)."""
+
+    def __init__(self, it: IntegerType, rows: int, v: int, threads: int):
+        self.it, self.rows, self.v = it, rows, v
+        self.ops: list[Operation] = []
+        self.l = BlockedLayoutAttr(BlockedLayout([1, v], [32, 1], [threads // 32, 1], [1, 0]))
+        self.r = SliceLayoutAttr(IntAttr(1), self.l)
+        self.j = SliceLayoutAttr(IntAttr(0), self.l)
+        self.R = TensorType(it, [rows], self.r)
+        self.J = TensorType(it, [v], self.j)
+        self.T = TensorType(it, [rows, v], self.l)
+        self._consts: dict[int, SSAValue] = {}
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def const(self, v: int) -> SSAValue:
+        if v not in self._consts:
+            self._consts[v] = self.add(arith.ConstantOp(IntegerAttr(v, self.it)))
+        return self._consts[v]
+
+    def scalar(self, x: Value) -> SSAValue:
+        """A static int or an index value in the offset type."""
+        if isinstance(x, int) or _static(x) is not None:
+            return self.const(_static(x))  # type: ignore[arg-type]
+        return self.add(arith.IndexCastOp(x, self.it))
+
+    def splat(self, x: SSAValue, typ: TensorType | None = None) -> SSAValue:
+        return self.add(SplatOp.build(operands=[x], result_types=[typ or self.R]))
+
+    def arange(self, n: int, typ: TensorType) -> SSAValue:
+        i32 = IntegerType(32)
+        props = {"start": IntegerAttr(0, 64), "end": IntegerAttr(n, 64)}
+        if self.it == i32:
+            return self.add(ArangeOp.build(properties=props, result_types=[typ]))
+        a = self.add(ArangeOp.build(properties=props, result_types=[TensorType(i32, [n], typ.encoding)]))
+        return self.add(lc.ExtSIOp(a, typ))
+
+    def full(self, x: SSAValue, axis: int) -> SSAValue:
+        """A [rows] (axis 1) or [V] (axis 0) tensor broadcast to [rows x V]."""
+        mid_shape = [1, self.v] if axis == 0 else [self.rows, 1]
+        elem = x.type.element_type  # type: ignore[attr-defined]
+        mid = self.add(ExpandDimsOp.build(operands=[x], properties={"axis": IntegerAttr(axis, 64)},
+                                          result_types=[TensorType(elem, mid_shape, self.l)]))
+        return self.add(BroadcastOp.build(operands=[mid], result_types=[TensorType(elem, [self.rows, self.v], self.l)]))
+
+    def muli(self, a, b):
+        return self.add(arith.MuliOp(a, b))
+
+    def addi(self, a, b):
+        return self.add(arith.AddiOp(a, b))
+
+    def subi(self, a, b):
+        return self.add(arith.SubiOp(a, b))
+
+    def cmp(self, pred: str, a, b):
+        return self.add(lc.CmpiOp(a, b, pred))
+
+    def select(self, c, a, b):
+        return self.add(lc.SelectOp(c, a, b))
+
+
+def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue, pid_i: SSAValue,
+                 jj: SSAValue) -> SSAValue:
+    """The source offsets where every run is one aligned source vector (`vector_runs`):
+    the run index (not the flat one) decomposed over the extents, the last counted in
+    runs, and the run's offset written as `V` times a sum, so that the pointers' axis
+    analysis sees `V` contiguous elements from a multiple of `V` (one vector load)."""
+    last = facts.rank - 1
+    v = b.const(b.v)
+    rbase = b.addi(r_ids, b.splat(b.muli(pid_i, b.const(b.rows))))
+    nlv = b.add(arith.DivSIOp(n[last], v))
+    coords: list[SSAValue] = [rbase] * facts.rank
+    rest = rbase
+    for k in range(last, 0, -1):
+        nk = b.splat(nlv if k == last else n[k])
+        coords[k] = b.add(arith.RemSIOp(rest, nk))
+        rest = b.add(arith.DivSIOp(rest, nk))
+    coords[0] = rest
+    so = coords[last]
+    for k in range(last):
+        s = facts.modes[k].src_stride
+        if _static(s) == 0:
+            continue
+        # a multiple of V (vector_runs)
+        q = b.add(arith.DivSIOp(b.scalar(s), v))
+        so = b.addi(so, b.muli(coords[k], b.splat(q)))
+    return b.addi(b.full(b.muli(so, b.splat(v)), 1), jj)
+
+
+def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
+                  runs: int = GATHER_RUNS_PER_THREAD) -> list[Operation]:
+    """The host ops and the `layout.launch` of the gather strategy of `copy` (module
+    doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
+    warp) and `runs` runs per thread (a power of two); the caller puts them in the
+    copy's place."""
+    rank = facts.rank
+    last = rank - 1
+    v = gather_vector(facts, target)
+    rows = threads * runs
+    block = rows * v
+    host: list[Operation] = []
+
+    def hconst(x: int) -> SSAValue:
+        c = arith.ConstantOp.from_int_and_width(x, index)
+        host.append(c)
+        return c.result
+
+    def hval(x: Value) -> SSAValue:
+        return hconst(x) if isinstance(x, int) else x
+
+    statics = [_static(m.extent) for m in facts.modes]
+    if None not in statics:
+        total_n = 1
+        for n in statics:
+            total_n *= n  # type: ignore[operator]
+        grid = hconst(max(1, -(-total_n // block)))
+    else:
+        acc = hval(facts.modes[0].extent)
+        for m in facts.modes[1:]:
+            op = arith.MuliOp(acc, hval(m.extent))
+            host.append(op)
+            acc = op.result
+        op = arith.CeilDivUIOp(acc, hconst(block))
+        host.append(op)
+        grid = op.result
+    one = hconst(1)
+    launch = LaunchOp([grid, one, one], threads)
+    pid = launch.block_ids[0]
+
+    b = _Body(IntegerType(bits), rows, v, threads)
+    R, T = b.R, b.T
+    n = [b.scalar(m.extent) for m in facts.modes]
+    total = n[0]
+    for k in range(1, rank):
+        total = b.muli(total, n[k])
+    pid_i = b.add(arith.IndexCastOp(pid, b.it))
+    start = b.muli(pid_i, b.const(block))
+    r_ids = b.arange(rows, R)
+    base = b.addi(b.muli(r_ids, b.splat(b.const(v))), b.splat(start))
+    jj = b.full(b.arange(v, b.J), 0)
+    coords: list[SSAValue] = [base] * rank
+    rest = base
+    for k in range(last, 0, -1):
+        nk = b.splat(n[k])
+        coords[k] = b.add(arith.RemSIOp(rest, nk))
+        rest = b.add(arith.DivSIOp(rest, nk))
+    coords[0] = rest
+    zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
+    wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
+    zero_t = b.splat(b.const(0), T)
+
+    def offsets(strides: list[Value]) -> SSAValue:
+        """Per element, its offset in the view of `strides` (module doc)."""
+        st: list[SSAValue | None] = [None if _static(s) == 0 else b.scalar(s) for s in strides]
+        unit = [_static(s) == 1 for s in strides]
+        so = zero_r
+        for k in range(rank):
+            if st[k] is None:
+                continue
+            term = coords[k] if unit[k] else b.muli(coords[k], b.splat(st[k]))
+            so = b.addi(so, term)
+        e = b.splat(st[0]) if st[0] is not None else zero_r
+        for k in range(1, last):
+            inside = b.cmp("slt", b.addi(coords[k], one_r), b.splat(n[k]))
+            if st[k] is None:
+                step = back = zero_r
+            else:
+                step = b.splat(st[k])
+                back = b.splat(b.muli(b.subi(n[k], b.const(1)), st[k]))
+            e = b.select(inside, step, b.subi(e, back))
+        wrap_back = zero_r if st[last] is None else b.splat(b.muli(n[last], st[last]))
+        wsel = b.select(wrapped, b.full(b.subi(e, wrap_back), 1), zero_t)
+        so_full = b.full(so, 1)
+        if st[last] is None:
+            return b.addi(so_full, wsel)
+        step_j = jj if unit[last] else b.muli(jj, b.splat(st[last], T))
+        return b.addi(b.addi(so_full, step_j), wsel)
+
+    if vector_runs(facts, v):
+        soffs = _run_offsets(b, facts, n, r_ids, pid_i, jj)
+    else:
+        soffs = offsets([m.src_stride for m in facts.modes])
+    flat = b.addi(b.full(base, 1), jj)
+    mask = b.cmp("slt", flat, b.splat(total, T))
+    st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]
+    dt_elem = facts.dst_ptr.type.element_type  # type: ignore[attr-defined]
+    sptrs = b.add(AddPtrOp(b.splat(facts.src_ptr, TensorType(PtrType(st_elem), [rows, v], b.l)), soffs))
+    val = b.add(PtrLoadOp(sptrs, None, mask))
+    if copy.convert is not None:
+        ops, val = conversion_ops(val, copy.convert.data)
+        b.ops += ops
+    doffs = flat if facts.dst_compact else offsets([m.dst_stride for m in facts.modes])
+    dptrs = b.add(AddPtrOp(b.splat(facts.dst_ptr, TensorType(PtrType(dt_elem), [rows, v], b.l)), doffs))
+    b.ops.append(PtrStoreOp(val, dptrs, mask))
+    launch.body.block.add_ops(b.ops)
+    host.append(launch)
+    return host

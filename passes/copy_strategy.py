@@ -1,0 +1,63 @@
+"""The `copy-strategy` pass: each whole-tensor copy's strategy, chosen from its facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from tilec.dialects.layout import CopyOp, enclosing_launch
+from tilec.dialects.layout_attrs import CopyStrategyAttr
+from tilec.support.diagnostics import TilecError
+from tilec.support.target import target_of
+
+from ._copy_cost import GATHER_SETTINGS, choose_strategy, copy_facts
+
+
+@dataclass(frozen=True)
+class CopyStrategyPass(ModulePass):
+    """Choose the strategy of each whole-tensor `layout.copy` between global views that
+    has none, from the facts the program states (passes/_copy_cost.py: one cost model,
+    the same for a `tilec.Program` and for `tilec.copy_`'s program of the same views).
+
+    The facts: per mode its extent where known (static, or a `layout.view`'s `at_most`
+    bound; exact where also promised `divisible` by it), which strides are 0 or 1 and
+    what run-time strides are multiples of, the pointers' alignments, the element sizes,
+    and whether the destination is compact (row-major: its strides the products of the
+    faster extents, static or computed so in the IR); from the module's Target, the
+    sector size and the widest vector.
+
+    The choice, written as `strategy = #layout.copy_strategy<gather>`: `gather` where
+    the destination is compact, the source is no wider than it, and either the source
+    broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
+    not known to be a power of two (any element size), and a gather block's source reads use at least 35%
+    of the sectors they touch. Every other copy keeps no strategy: the `tile` pass
+    tiles it. A copy whose strategy the program wrote is left as it is.
+
+    Options:
+      gather=auto|always|never   `always` takes every copy of two modes or more whose
+                                 views the gather strategy can walk; `never` none
+                                 (for comparisons; default `auto`, the rule above).
+    """
+
+    name = "copy-strategy"
+
+    gather: str = "auto"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.gather not in GATHER_SETTINGS:
+            raise TilecError(f"copy-strategy: gather={self.gather} must be one of {', '.join(GATHER_SETTINGS)}")
+        tgt = target_of(op)
+        for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
+            if c.strategy is not None or enclosing_launch(c) is not None:
+                continue
+            if (c.source.type.memory_space, c.dest.type.memory_space) != ("gmem", "gmem"):
+                continue
+            facts = copy_facts(c)
+            if facts is None:
+                continue
+            kind = choose_strategy(facts, tgt, self.gather)
+            if kind is not None:
+                c.strategy = CopyStrategyAttr(kind)

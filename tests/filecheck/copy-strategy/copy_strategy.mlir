@@ -1,0 +1,66 @@
+// RUN: tilec %s -p copy-strategy | filecheck %s
+// RUN: tilec %s -p copy-strategy,tile --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p copy-strategy,tile | filecheck %s --check-prefix=TILE
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ-DEFAULT
+// The copy-strategy pass chooses the gather strategy from the facts (a compact dst, a
+// short odd last mode or a broadcast of 2 bytes or more, the src sectors used well);
+// the tile pass writes it as pointer tensors. Results never change.
+
+// EQ: @nchw_to_nhwc_c3: equivalent after 'copy-strategy,tile'
+// EQ: @row_broadcast: equivalent after 'copy-strategy,tile'
+// EQ: @dynamic_c3: equivalent after 'copy-strategy,tile'
+// EQ: @transpose: equivalent after 'copy-strategy,tile'
+// EQ-DEFAULT: @nchw_to_nhwc_c3: equivalent after 'default'
+// EQ-DEFAULT: @row_broadcast: equivalent after 'default'
+// EQ-DEFAULT: @dynamic_c3: equivalent after 'default'
+// EQ-DEFAULT: @transpose: equivalent after 'default'
+
+// NCHW -> NHWC with C = 3: the tile would pad 3 channels to 4; the gather walks the dst.
+// CHECK-LABEL: func.func @nchw_to_nhwc_c3
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
+// TILE-LABEL:  func.func @nchw_to_nhwc_c3
+// TILE:          layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
+// TILE:          layout.ptr_load
+// TILE-NOT:      layout.copy
+// TILE:          layout.ptr_store
+// TILE-LABEL:  func.func @row_broadcast
+func.func @nchw_to_nhwc_c3(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(2,10,3):(30,1,10)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(2,10,3):(30,3,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(2,10,3):(30,1,10)>, gmem>, !layout.tensor<f32, #layout.cute<(2,10,3):(30,3,1)>, gmem>
+  func.return
+}
+
+// A row broadcast into a compact dst.
+// CHECK-LABEL: func.func @row_broadcast
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
+func.func @row_broadcast(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
+  %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(7,40):(0,1)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(7,40):(40,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(7,40):(0,1)>, gmem>, !layout.tensor<i16, #layout.cute<(7,40):(40,1)>, gmem>
+  func.return
+}
+
+// The same facts stated for run-time values, as tilec.copy_ states them: the last
+// extent at most 4 (not a multiple of 4: not known to be a power of two), the dst's
+// strides the products of the extents (compact).
+// CHECK-LABEL: func.func @dynamic_c3
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
+func.func @dynamic_c3(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %n0: index, %n1: index, %n2: index, %ss0: index, %ss2: index) attributes {tilec.args = {n0 = 2 : index, n1 = 10 : index, n2 = 3 : index, ss0 = 30 : index, ss2 = 10 : index, src = 60 : index, dst = 60 : index}} {
+  %d1 = arith.muli %n2, %n1 : index
+  %a = layout.view %src(%n0, %n1, %n2, %ss0, %ss2) {at_most = array<i64: 0, 0, 4, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,1,?)>, gmem>
+  %b = layout.view %dst(%n0, %n1, %n2, %d1, %n2) {at_most = array<i64: 0, 0, 4, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(?,?,?):(?,1,?)>, gmem>, !layout.tensor<f32, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  func.return
+}
+
+// A transpose of long modes keeps no strategy: the tile pass tiles it.
+// CHECK-LABEL: func.func @transpose
+// CHECK:         layout.copy %{{.*}}, %{{.*}} :
+// CHECK-NOT:     strategy
+func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(96,80):(1,96)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(96,80):(80,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(96,80):(1,96)>, gmem>, !layout.tensor<f32, #layout.cute<(96,80):(80,1)>, gmem>
+  func.return
+}

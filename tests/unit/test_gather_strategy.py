@@ -1,0 +1,125 @@
+"""The gather strategy of a whole-tensor copy (`#layout.copy_strategy<gather>`) as the
+`tile` pass writes it (passes/_gather_tile.py), and the `copy-strategy` pass's cost
+model (passes/_copy_cost.py): every program computes the same buffers before and after
+(`copy-strategy{gather=always},tile` and on to the GPU-level IR) on the CPU reference
+executor, over compact and padded destinations, transposes, broadcasts, runs that wrap
+the last mode anywhere, carries through several modes, conversions, 32- and 64-bit
+offsets; and the model's choice from facts alone."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.equivalence import assert_pass_preserves, parse
+
+from tilec.compiler.pipeline import run_pipeline
+from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout_ptr import PtrStoreOp
+from tilec.passes._copy_cost import choose_strategy, copy_facts
+from tilec.support.target import target
+
+
+def program(src: str, dst: str, st: str = "f32", dt: str | None = None, convert: str | None = None,
+            bits: int | None = None) -> str:
+    dt = dt or st
+    a = f"!layout.tensor<{st}, #layout.cute<{src}>, gmem>"
+    b = f"!layout.tensor<{dt}, #layout.cute<{dst}>, gmem>"
+    attrs = f' {{convert = "{convert}"}}' if convert else ""
+    fattrs = f" attributes {{tilec.index_bits = {bits} : i64}}" if bits else ""
+    return f"""
+func.func @copy(%src: !layout.ptr<{st}, align 16>, %dst: !layout.ptr<{dt}, align 16>){fattrs} {{
+  %a = layout.view %src : !layout.ptr<{st}, align 16> -> {a}
+  %b = layout.view %dst : !layout.ptr<{dt}, align 16> -> {b}
+  layout.copy %a, %b{attrs} : {a}, {b}
+  func.return
+}}
+"""
+
+
+CASES = {
+    "c3": ("(2,10,3):(30,1,10)", "(2,10,3):(30,3,1)"),
+    "transpose_odd": ("(19,17):(1,19)", "(19,17):(17,1)"),
+    "blocks_17x19": ("(5,17,19):(323,1,17)", "(5,17,19):(323,19,1)"),
+    "carries": ("(3,5,7,3):(105,1,5,35)", "(3,5,7,3):(105,21,3,1)"),
+    "row_broadcast": ("(9,37):(0,1)", "(9,37):(37,1)"),
+    "column_broadcast": ("(37,9):(1,0)", "(37,9):(9,1)"),
+    "padded_dst": ("(11,5):(5,1)", "(11,5):(8,1)"),
+    "stepped_src": ("(11,3,15):(1,660,44)", "(11,3,15):(45,15,1)"),
+    "row_major": ("(16,40):(40,1)", "(16,40):(40,1)"),
+    "vector_runs": ("(7,3,32):(0,64,1)", "(7,3,32):(96,32,1)"),
+}
+PIPELINE = "copy-strategy{gather=always},tile"
+LOWERED = PIPELINE + ",vectorize-pointers,lower-to-gpu"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_forced_gather_preserves_every_copy(case):
+    src, dst = CASES[case]
+    after = assert_pass_preserves(program(src, dst), PIPELINE)
+    assert not [o for o in after.walk() if isinstance(o, CopyOp)]
+    assert [o for o in after.walk() if isinstance(o, PtrStoreOp)]
+    launch = next(o for o in after.walk() if isinstance(o, LaunchOp))
+    assert launch.num_threads == 256
+
+
+@pytest.mark.parametrize("case", ["c3", "carries", "padded_dst", "column_broadcast"])
+def test_forced_gather_lowered_preserves_every_copy(case):
+    src, dst = CASES[case]
+    assert_pass_preserves(program(src, dst), LOWERED)
+
+
+@pytest.mark.parametrize("st, dt, convert", [("f32", "bf16", "float32->bfloat16"), ("i8", "f64", "uint8->float64"),
+                                             ("f16", "i8", "float16->bool"), ("i32", "f16", "int32->float16")])
+def test_converting_gathers_preserve(st, dt, convert):
+    assert_pass_preserves(program("(3,17,19):(323,1,17)", "(3,17,19):(323,19,1)", st, dt, convert), LOWERED)
+
+
+def test_vector_runs_load_whole_vectors():
+    """A broadcast whose runs are aligned src vectors (rows of a padded src repeated
+    along a middle mode): one 16-byte load per run after vectorize-pointers."""
+    after = assert_pass_preserves(program(*CASES["vector_runs"]), PIPELINE + ",vectorize-pointers")
+    loads = [o for o in after.walk() if o.name == "layout.ptr_load"]
+    assert loads and all("vector = 4 : i64" in str(o) for o in loads)
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_gather_offsets_of_the_promised_width(bits):
+    after = assert_pass_preserves(program(*CASES["carries"], bits=bits), PIPELINE)
+    text = str(after)
+    assert f"x{'i32' if bits == 32 else 'i64'}, #layout.blocked" in text
+    assert f"x{'i64' if bits == 32 else 'i32'}, #layout.blocked" not in text
+
+
+def _choice(src: str, dst: str, st: str = "f32", dt: str | None = None, convert: str | None = None) -> str | None:
+    module = parse(program(src, dst, st, dt, convert))
+    copy = next(o for o in module.walk() if isinstance(o, CopyOp))
+    return choose_strategy(copy_facts(copy), target())
+
+
+def test_the_cost_model_reads_facts():
+    assert _choice(*CASES["c3"]) == "gather"  # a short odd last mode, runs of the src
+    assert _choice(*CASES["row_broadcast"]) == "gather"  # a broadcast of 4-byte elements
+    # of 1-byte ones: where each run is an aligned src vector only
+    assert _choice("(9,4096):(0,1)", "(9,4096):(4096,1)", "i8") == "gather"
+    assert _choice("(9,4097):(0,1)", "(9,4097):(4097,1)", "i8") is None
+    assert _choice("(9,37):(0,1)", "(9,37):(37,1)", "i8") == "gather"  # but for short odd rows
+    assert _choice("(2,10,4):(40,1,10)", "(2,10,4):(40,4,1)") is None  # a power of two
+    assert _choice(*CASES["padded_dst"]) is None  # not compact
+    assert _choice("(96,80):(1,96)", "(96,80):(80,1)") is None  # long modes
+    assert _choice("(2,10,3):(30,1,10)", "(2,10,3):(30,3,1)", "f64", "f32", "float64->float32") is None
+    # a src whose stride-1 mode lies outside the block's runs: sectors badly used
+    assert _choice("(50,3):(1,1000)", "(50,3):(3,1)") == "gather"
+    assert _choice("(50,3):(3000,1000)", "(50,3):(3,1)") is None
+
+
+def test_copy_strategy_keeps_what_the_program_chose():
+    text = program(*CASES["c3"]).replace("layout.copy %a, %b :", "layout.copy %a, %b {strategy = #layout.copy_strategy<simt>} :")
+    module = parse(text)
+    run_pipeline(module, "copy-strategy")
+    assert next(o for o in module.walk() if isinstance(o, CopyOp)).strategy_name == "simt"
+
+
+def test_unknown_gather_setting_is_refused():
+    from tilec.support.diagnostics import TilecError
+
+    with pytest.raises(TilecError, match="gather=sometimes"):
+        run_pipeline(parse(program(*CASES["c3"])), "copy-strategy{gather=sometimes}")
