@@ -10,8 +10,14 @@ and the strides are run-time index arguments: one compiled kernel serves every
 sequence length. The program is compiled per (head dim, dtype, causal, GQA ratio,
 scale).
 
-Per block (grid `(ceil(Sq / bm), H, B)`, `bm / 64` warpgroups), one `bm`-row tile of Q
-of one (batch, head):
+Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head).
+`warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
+warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
+TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
+and V tiles landed) and an "empty" one (every consumer warpgroup has run the step's
+P V: the producer may refill it), as gemm_hopper_ws's ring, and nothing in the KV
+loop waits for the whole block. Otherwise every thread is a consumer and refills the
+stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
 
 - Q's tile is loaded once by the TMA into 128-byte-swizzled shared memory (a rank-4
   shared view `(1, 1, bm, D)` of the rank-4 global view, sliced to `(bm, D)`: the
@@ -80,8 +86,13 @@ def attention_fwd(
     bm: int = 128,
     bn: int = 128,
     stages: int = 2,
+    warp_specialized: bool = True,
+    consumer_regs: int = 240,
+    producer_regs: int = 24,
 ):
-    """The flash-attention forward program (the module docstring) as a `tilec.Program`.
+    """The flash-attention forward program (the module docstring) as a `tilec.Program`
+(`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
+registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -119,15 +130,19 @@ def attention_fwd(
     cs = p.constant(stages).named("cs")
     cbm, cbn = p.constant(bm).named("cbm"), p.constant(bn).named("cbn")
     gm = p.divui((Sq + p.constant(bm - 1)).named("sq_up"), cbm).named("gm")
-    with p.launch(grid=(gm, H, B), threads=2 * bm) as k:
+    wgs = bm // 64
+    threads = 128 * (wgs + 1) if warp_specialized else 2 * bm
+    with p.launch(grid=(gm, H, B), threads=threads) as k:
         qb, h, b = k.bx.named("qb"), k.by.named("h"), k.bz.named("b")
         kvh = p.divui(h, p.constant(group).named("group")).named("kvh") if group > 1 else h
         sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
-        sk, sv, bar = {}, {}, {}
+        sk, sv, full, empty = {}, {}, {}, {}
         for s in range(stages):
             sk[s] = p.alloc(_smem(D, bn, True), dtype).named(f"sk{s}")
             sv[s] = p.alloc(_smem(bn, D, False), dtype).named(f"sv{s}")
-            bar[s] = p.mbarrier_init(1).named(f"bar{s}")
+            full[s] = p.mbarrier_init(1).named(f"full{s}")
+            if warp_specialized:  # one arrival per consumer warpgroup: the stage is read
+                empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
         so = p.alloc(_smem(bm, D, False), dtype).named("so")
         qbar = p.mbarrier_init(1).named("qbar")
 
@@ -138,63 +153,97 @@ def attention_fwd(
             nkv = p.minui(nkv, diag).named("nkv_causal")
         last = (nkv - c1).named("last")
         nsteps = (p.divui((nkv + p.constant(stages - 1)).named("nkv_up"), cs) * cs).named("nsteps")
+        offs = {s: p.constant(s).named(f"o{s}") for s in range(1, stages)}
+        offs[0] = c0
 
         def load(s: int, j, name: str) -> None:
-            p.mbarrier_arrive(bar[s], tx=2 * 2 * bn * D)
-            p.tma_load(p.tile(KT, [b, kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], bar[s])
-            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], bar[s])
+            p.mbarrier_arrive(full[s], tx=2 * 2 * bn * D)
+            p.tma_load(p.tile(KT, [b, kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
+            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], full[s])
 
-        p.mbarrier_arrive(qbar, tx=2 * bm * D)
-        p.tma_load(p.tile(Q, [b, h, qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
-        for s in range(stages - 1):
-            load(s, p.minui(p.constant(s), last).named(f"first{s}"), f"p{s}")
-        p.mbarrier_wait(qbar, c0)
-        q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
-        k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
-        v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
+        def load_q() -> None:
+            p.mbarrier_arrive(qbar, tx=2 * bm * D)
+            p.tma_load(p.tile(Q, [b, h, qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
 
-        row0 = (qb * cbm).cast("i32").named("row0")
-        rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
-        cols0 = p.arange(0, bn, cols_s).named("cols0")
-        sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
-        zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
-        acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
-        m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
-        lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
-        with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
-            i.named("i")
-            phase = p.remui(p.divui(i, cs).named("round"), c2).named("phase")
-            for s in range(stages):
-                j = (i + p.constant(s)).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                p.mbarrier_wait(bar[s], phase)
-                sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
-                cols = (cols0 + (j * cbn).cast("i32")).named(f"cols{s}")
-                valid = p.broadcast(p.expand_dims(cols < skv32, 0), [bm, bn])
-                if causal:
-                    valid = valid & (p.expand_dims(cols, 0) <= p.expand_dims(rows, 1))
-                sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
-                m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
-                mc = (m_new * c).named(f"mc{s}")
-                alpha = p.math("exp2", (m * c - mc)).named(f"alpha{s}")
-                pe = p.math("exp2", sc * c - p.expand_dims(mc, 1)).named(f"p{s}")
-                lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
-                m.assign(m_new)
-                alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
-                pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-                acc.assign(p.mma(pa, v2[s], (acc * alpha_o).named(f"scaled{s}")).named(f"acc{s}"))
-                p.barrier()  # every warpgroup has read stage s
+        def consumer(after_step) -> None:
+            """The KV loop of the consumer threads (every thread without warp
+            specialisation): each step waits for its stage, runs S = Q K^T, the online
+            softmax and O += P V, then `after_step(s, j)`; then the epilogue."""
+            p.mbarrier_wait(qbar, c0)
+            q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
+            k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
+            v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
+            row0 = (qb * cbm).cast("i32").named("row0")
+            rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
+            cols0 = p.arange(0, bn, cols_s).named("cols0")
+            sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
+            zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
+            acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
+            m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
+            lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
+            with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
+                i.named("i")
+                phase = p.remui(p.divui(i, cs).named("round"), c2).named("phase")
+                for s in range(stages):
+                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
+                    p.mbarrier_wait(full[s], phase)
+                    sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
+                    cols = (cols0 + (j * cbn).cast("i32")).named(f"cols{s}")
+                    valid = p.broadcast(p.expand_dims(cols < skv32, 0), [bm, bn])
+                    if causal:
+                        valid = valid & (p.expand_dims(cols, 0) <= p.expand_dims(rows, 1))
+                    sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
+                    m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
+                    mc = (m_new * c).named(f"mc{s}")
+                    alpha = p.math("exp2", (m * c - mc)).named(f"alpha{s}")
+                    pe = p.math("exp2", sc * c - p.expand_dims(mc, 1)).named(f"p{s}")
+                    lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
+                    m.assign(m_new)
+                    alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
+                    pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
+                    acc.assign(p.mma(pa, v2[s], (acc * alpha_o).named(f"scaled{s}")).named(f"acc{s}"))
+                    after_step(s, j)
+            l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
+            out = (acc * l_o).cast(dtype).named("out")
+            p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))
+            p.tma_store(so, p.tile(O, [b, h, qb, c0], [1, 1, bm, D]).named("to"))
+            lse = (m * scale + p.math("log", lsum)).named("lse_rows")
+            head = ((b * H + h) * Sq).cast("i32").named("head_row0")
+            p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
+            p.tma_store_wait(0)
+
+        if not warp_specialized:
+            load_q()
+            for s in range(stages - 1):
+                load(s, p.minui(p.constant(s), last).named(f"first{s}"), f"p{s}")
+
+            def refill(s: int, j) -> None:
+                p.barrier()  # every warpgroup has read stage s: load the block `stages - 1` ahead into the one before
                 ahead = (j + p.constant(stages - 1)).named(f"ahead{s}")
                 load((s + stages - 1) % stages, p.minui(ahead, last).named(f"next{s}"), f"n{s}")
-        # the loads past the end (the last KV block again) land before the block exits
-        endphase = p.remui(p.divui(nsteps, cs), c2).named("endphase")
-        for s in range(stages - 1):
-            p.mbarrier_wait(bar[s], endphase)
-        l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
-        out = (acc * l_o).cast(dtype).named("out")
-        p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))
-        p.tma_store(so, p.tile(O, [b, h, qb, c0], [1, 1, bm, D]).named("to"))
-        lse = (m * scale + p.math("log", lsum)).named("lse_rows")
-        head = ((b * H + h) * Sq).cast("i32").named("head_row0")
-        p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
-        p.tma_store_wait(0)
+
+            consumer(refill)
+            # the loads past the end (the last KV block again) land before the block exits
+            endphase = p.remui(p.divui(nsteps, cs), c2).named("endphase")
+            for s in range(stages - 1):
+                p.mbarrier_wait(full[s], endphase)
+            return p
+
+        consumers, producer = p.warp_specialize([wgs, 1])
+        with consumers:
+            p.setmaxnreg("inc", consumer_regs)
+            consumer(lambda s, j: p.mbarrier_arrive(empty[s]))  # stage s read: the producer may refill it
+        with producer:
+            p.setmaxnreg("dec", producer_regs)
+            load_q()
+            with p.range(c0, nsteps, cs) as i:
+                i.named("i")
+                rnd = p.divui(i, cs).named("round")
+                first = rnd.eq(c0).named("first")
+                ephase = p.remui((rnd - c1).named("prev"), c2).named("ephase")
+                for s in range(stages):
+                    _, otherwise = p.if_else(first)
+                    with otherwise:  # from the second round on, the consumers must have read the stage
+                        p.mbarrier_wait(empty[s], ephase)
+                    load(s, p.minui((i + offs[s]).named(f"j{s}"), last).named(f"kv{s}"), f"s{s}")
     return p

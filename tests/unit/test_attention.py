@@ -57,17 +57,17 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int) -> np.ndarray:
 
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
-             level="layout", bshd=False, seed=0):
+             level="layout", bshd=False, seed=0, ws=True):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
-    `x.transpose(1, 2)`)."""
+    `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one)."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
     q, q64 = _to_input(rng.standard_normal((b, h, sq, d)), dtype)
     k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
-    module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn).module
+    module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -108,7 +108,17 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_attention_layout_level(case):
+    """The warp-specialised schedule. Its consumer loop runs a per-block number of KV
+    steps (causal) inside the consumers' region: the executor chooses the carried
+    tensors per block over the region's threads only (scf_impls.merge `active`)."""
     run_case(**CASES[case])
+
+
+@pytest.mark.parametrize("case", ["causal-d64", "gqa-d128-f16-bshd"])
+def test_attention_synchronous_schedule(case):
+    """The block-synchronous schedule (every thread a consumer, a barrier per KV step
+    before its stage is refilled)."""
+    run_case(**CASES[case], ws=False)
 
 
 @pytest.mark.parametrize("case", ["causal-d64", "mqa-d64"])
@@ -118,20 +128,22 @@ def test_attention_lowered(case):
     run_case(**CASES[case], level="lowered")
 
 
-def test_attention_default_config_lowered():
-    """The GPU's configuration (bm = bn = 128, two warpgroups) after the default
-    pipeline: causal, 150 rows (a ragged second Q and KV block)."""
-    run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=128, level="lowered")
+@pytest.mark.parametrize("ws", [True, False], ids=["ws", "sync"])
+def test_attention_default_config_lowered(ws):
+    """The GPU's configuration (bm = bn = 128, two consumer warpgroups) after the
+    default pipeline: causal, 150 rows (a ragged second Q and KV block)."""
+    run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=128, level="lowered", ws=ws)
 
 
-@pytest.mark.parametrize("d,causal,dtype", [(64, False, "bf16"), (128, True, "bf16"), (128, False, "f16")])
-def test_attention_cuda_compiles(d, causal, dtype):
+@pytest.mark.parametrize("d,causal,dtype,ws", [(64, False, "bf16", True), (128, True, "bf16", True),
+                                               (128, False, "f16", True), (128, True, "bf16", False)])
+def test_attention_cuda_compiles(d, causal, dtype, ws):
     """The CUDA of the real configurations compiles for sm_90a with no spills; P V takes
     P from registers (wgmma's register A), and every convert_layout is a renaming of
     registers (the accumulator layout and the A operand's are the same linear layout)."""
     from tilec.runtime.nvrtc import resource_usage
 
-    module = attention_fwd(d, dtype, causal).module
+    module = attention_fwd(d, dtype, causal, warp_specialized=ws).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert f"wgmma.m64n{d}k16 per warpgroup, A from registers" in src
