@@ -32,7 +32,8 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
   top-left `is_causal`) are set to -inf; causal blocks stop at the diagonal block;
 - the online softmax runs on the accumulator's layout: the row max and row sum are
   `layout.reduce` along the columns (each row lives in one quad of lanes), the
-  exponentials `exp2(S * c - m * c)` with c = scale * log2(e) folded in, O and the
+  exponentials `exp2(S * c - m * c)` (`fastmath<afn>`: `ex2.approx`) with
+  c = scale * log2(e) folded in, O and the
   row sum rescaled by `exp2((m_old - m_new) * c)`;
 - P, rounded to the input type, is wgmma's A operand from registers for O += P V:
   `convert_layout` from the accumulator layout to `#dot_op<opIdx = 0, kWidth = 2>`
@@ -177,6 +178,10 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
             rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
             cols0 = p.arange(0, bn, cols_s).named("cols0")
             sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
+            # the columns each row keeps: below Skv, and (causal) up to the row itself
+            lim = p.splat(skv32, [bm], rows_s).named("lim")
+            if causal:
+                lim = p.minimum((rows + 1).named("rows1"), skv32).named("lim")
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
@@ -188,15 +193,14 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     p.mbarrier_wait(full[s], phase)
                     sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
-                    cols = (cols0 + (j * cbn).cast("i32")).named(f"cols{s}")
-                    valid = p.broadcast(p.expand_dims(cols < skv32, 0), [bm, bn])
-                    if causal:
-                        valid = valid & (p.expand_dims(cols, 0) <= p.expand_dims(rows, 1))
+                    # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
+                    lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
+                    valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
                     sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
                     m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
                     mc = (m_new * c).named(f"mc{s}")
-                    alpha = p.math("exp2", (m * c - mc)).named(f"alpha{s}")
-                    pe = p.math("exp2", sc * c - p.expand_dims(mc, 1)).named(f"p{s}")
+                    alpha = p.math("exp2", (m * c - mc), approx=True).named(f"alpha{s}")
+                    pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), approx=True).named(f"p{s}")
                     lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
                     m.assign(m_new)
                     alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)

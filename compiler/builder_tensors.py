@@ -252,16 +252,19 @@ class TensorBuilding:
             v = v.cast(str(t.element_type))
         return self.splat(v, t.get_shape(), t.encoding, str(t.element_type)).ssa
 
-    def math(self, name: str, x: Any) -> Any:
+    def math(self, name: str, x: Any, approx: bool = False) -> Any:
         """An elementwise function of `math` on a float scalar or tensor: "exp", "exp2",
         "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "tanh", "erf", "floor",
-        "ceil".
+        "ceil". `approx`: `fastmath<afn>`, the hardware's approximation on f32
+        (`ex2.approx.ftz` for exp2, `__expf`, ...: compiler/cuda/math_ops.py).
 
             e = p.math("exp", x - m)
+            p2 = p.math("exp2", s * c - mc, approx=True)
         """
         if name not in MATH:
             raise TilecError(f"math function {name!r}: expected one of {', '.join(MATH)}")
-        return self.insert(MATH[name](x.ssa)).results[0]  # type: ignore[attr-defined]
+        fm = arith.FastMathFlagsAttr([arith.FastMathFlag.APPROX_FUNC]) if approx else None
+        return self.insert(MATH[name](x.ssa, fastmath=fm)).results[0]  # type: ignore[attr-defined]
 
     def maximum(self, a: Any, b: Any) -> Any:
         """Elementwise maximum (`arith.maximumf`, or `maxsi` on integers).

@@ -147,6 +147,7 @@ def test_attention_cuda_compiles(d, causal, dtype, ws):
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert f"wgmma.m64n{d}k16 per warpgroup, A from registers" in src
+    assert "tilec_ex2_approx_ftz" in src and "exp2f(" not in src  # the softmax's exp2: ex2.approx
     conversions = [line for line in src.splitlines() if "// convert_layout" in line]
     assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
     usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
