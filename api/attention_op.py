@@ -28,13 +28,15 @@ _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
 
 
 @lru_cache(maxsize=64)
-def kernel_for(head_dim: int, dtype: str, causal: bool, group: int, scale: float):
+def kernel_for(head_dim: int, dtype: str, causal: bool, group: int, scale: float, config: tuple = ()):
     """The compiled kernel of one configuration (compiler/attention.py's
-    `attention_fwd`), built and compiled once per process."""
+    `attention_fwd`; `config`: its tuning keywords as sorted (name, value) pairs),
+    built and compiled once per process."""
     from tilec.compiler.attention import attention_fwd
     from tilec.compiling import compile_program
 
-    return compile_program(attention_fwd(head_dim, dtype, causal, group, scale).module, "default", specialize=True)
+    program = attention_fwd(head_dim, dtype, causal, group, scale, **dict(config))
+    return compile_program(program.module, "default", specialize=True)
 
 
 def _readable(x: Any) -> bool:
@@ -44,9 +46,12 @@ def _readable(x: Any) -> bool:
     return x.stride(3) == 1 and all((x.stride(i) * es) % 16 == 0 for i in range(3)) and x.data_ptr() % 16 == 0
 
 
-def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False):
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
+              config: dict | None = None):
     """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
-    `(out, lse)` with `return_lse`."""
+    `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
+    (`bn`, `stages`, `warp_specialized`, `overlap`, ...; benchmarks/attention_bench.py
+    tries some); None: its defaults."""
     import torch
 
     for name, x in (("q", q), ("k", k), ("v", v)):
@@ -69,7 +74,7 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
         raise TilecError(f"tilec.attention: empty inputs: q {tuple(q.shape)}, k {tuple(k.shape)}")
     q, k, v = (x if _readable(x) else x.contiguous() for x in (q, k, v))
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale)
+    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, tuple(sorted((config or {}).items())))
     out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
     lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
     strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]

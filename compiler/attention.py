@@ -88,12 +88,22 @@ def attention_fwd(
     bn: int = 128,
     stages: int = 2,
     warp_specialized: bool = True,
+    overlap: bool | None = None,
     consumer_regs: int = 240,
     producer_regs: int = 24,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
 registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
+
+`overlap` (warp-specialised only): each KV step but the last of an unrolled round
+issues the next block's Q K^T (`layout.mma {async}`) before its own softmax, so the
+tensor cores compute S_{j+1} while the consumer computes P_j; P_j V is issued
+asynchronously too and waited for with S_{j+1} (FlashAttention-3's intra-warpgroup
+overlap, without the split wait that would let P_j V run under softmax j+1: a
+`layout.mma_wait {pending = 1}` leaves every operand in flight). Default: where two
+S tiles, P and O fit the 168 registers ptxas allots without spilling (bn = 64; at
+bn = 128 two 64-register S tiles do not).
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -104,11 +114,15 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
         kernel = tilec.compile(p.module)
     """
     from tilec.compiler.builder import Program
+    from tilec.compiler.kernel_builder import Value
     from tilec.dialects.distributed import SliceLayout
     from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout
 
     D = head_dim
     check_config(D, dtype, group, bm, bn, stages)
+    if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
+        overlap = bn <= 64
+    overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
     warps = bm // 16
@@ -189,10 +203,22 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
                 i.named("i")
                 phase = p.remui(p.divui(i, cs).named("round"), c2).named("phase")
+                scores: dict[int, Value] = {}
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    p.mbarrier_wait(full[s], phase)
-                    sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
+                    if not overlap:
+                        p.mbarrier_wait(full[s], phase)
+                        sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
+                    elif s == 0:
+                        p.mbarrier_wait(full[s], phase)
+                        (sc,) = p.mma_wait(p.mma(q2, k2[s], zero_s, is_async=True).named("s0_async"), pending=0)
+                    else:  # S_s (issued under the previous softmax) and P_{s-1} V complete
+                        sc, done = p.mma_wait(scores[s], acc, pending=0)
+                        acc.assign(done)
+                        after_step(s - 1, None)
+                    if overlap and s + 1 < stages:  # the next block's Q K^T runs under this softmax
+                        p.mbarrier_wait(full[s + 1], phase)
+                        scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                     # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
                     lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
                     valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
@@ -205,8 +231,12 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
                     m.assign(m_new)
                     alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
                     pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-                    acc.assign(p.mma(pa, v2[s], (acc * alpha_o).named(f"scaled{s}")).named(f"acc{s}"))
-                    after_step(s, j)
+                    scaled = (acc * alpha_o).named(f"scaled{s}")
+                    if overlap and s + 1 < stages:
+                        acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
+                    else:
+                        acc.assign(p.mma(pa, v2[s], scaled).named(f"acc{s}"))
+                        after_step(s, j)
             l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
             out = (acc * l_o).cast(dtype).named("out")
             p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))

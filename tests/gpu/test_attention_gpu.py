@@ -35,7 +35,7 @@ def _reference(q, k, v, causal, scale):
     return pr @ v, lse, pr @ v.abs()
 
 
-def _check(b, h, hkv, sq, skv, d, causal, dtype, bshd=False, scale=None):
+def _check(b, h, hkv, sq, skv, d, causal, dtype, bshd=False, scale=None, config=None):
     g = torch.Generator(device="cuda").manual_seed(b * 1000 + sq + skv + d)
 
     def make(heads, s):
@@ -44,7 +44,12 @@ def _check(b, h, hkv, sq, skv, d, causal, dtype, bshd=False, scale=None):
         return torch.randn(b, heads, s, d, device="cuda", dtype=dtype, generator=g)
 
     q, k, v = make(h, sq), make(hkv, skv), make(hkv, skv)
-    out, lse = tilec.attention(q, k, v, causal=causal, scale=scale, return_lse=True)
+    if config is None:
+        out, lse = tilec.attention(q, k, v, causal=causal, scale=scale, return_lse=True)
+    else:
+        from tilec.attention_op import attention
+
+        out, lse = attention(q, k, v, causal=causal, scale=scale, return_lse=True, config=config)
     torch.cuda.synchronize()
     ref, ref_lse, a = _reference(q, k, v, causal, scale if scale is not None else 1 / math.sqrt(d))
     u = UNIT_ROUNDOFF[dtype]
@@ -101,3 +106,11 @@ def test_attention_one_kernel_for_all_lengths():
     q = torch.randn(1, 2, 3000, 64, device="cuda", dtype=torch.bfloat16)
     tilec.attention(q, q, q)
     assert kernel_for.cache_info().misses == before
+
+
+@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}], ids=["bn64-overlap", "synchronous"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_other_schedules(d, config):
+    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax) and
+    the block-synchronous one, causal and ragged."""
+    _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)

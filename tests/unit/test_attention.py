@@ -108,7 +108,8 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_attention_layout_level(case):
-    """The warp-specialised schedule. Its consumer loop runs a per-block number of KV
+    """The warp-specialised schedule (with bn = 64 the overlapped one: the next
+    block's Q K^T in flight under the softmax, P V asynchronous). Its consumer loop runs a per-block number of KV
     steps (causal) inside the consumers' region: the executor chooses the carried
     tensors per block over the region's threads only (scf_impls.merge `active`)."""
     run_case(**CASES[case])
@@ -135,15 +136,16 @@ def test_attention_default_config_lowered(ws):
     run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=128, level="lowered", ws=ws)
 
 
-@pytest.mark.parametrize("d,causal,dtype,ws", [(64, False, "bf16", True), (128, True, "bf16", True),
-                                               (128, False, "f16", True), (128, True, "bf16", False)])
-def test_attention_cuda_compiles(d, causal, dtype, ws):
+@pytest.mark.parametrize("d,causal,dtype,ws,bn", [(64, False, "bf16", True, 128), (128, True, "bf16", True, 128),
+                                                  (128, False, "f16", True, 128), (128, True, "bf16", False, 128),
+                                                  (128, True, "bf16", True, 64), (64, True, "bf16", True, 64)])
+def test_attention_cuda_compiles(d, causal, dtype, ws, bn):
     """The CUDA of the real configurations compiles for sm_90a with no spills; P V takes
     P from registers (wgmma's register A), and every convert_layout is a renaming of
     registers (the accumulator layout and the A operand's are the same linear layout)."""
     from tilec.runtime.nvrtc import resource_usage
 
-    module = attention_fwd(d, dtype, causal, warp_specialized=ws).module
+    module = attention_fwd(d, dtype, causal, warp_specialized=ws, bn=bn).module  # bn 64: overlapped Q K^T
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert f"wgmma.m64n{d}k16 per warpgroup, A from registers" in src
