@@ -47,11 +47,13 @@ def _readable(x: Any) -> bool:
 
 
 def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
-              config: dict | None = None):
+              config: dict | None = None, out: Any = None, lse: Any = None):
     """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
     `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
     (`bn`, `stages`, `warp_specialized`, `overlap`, ...; benchmarks/attention_bench.py
-    tries some); None: its defaults."""
+    tries some); None: its defaults. `out` (B, H, Sq, D) of q's dtype and `lse`
+    (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an
+    earlier one's tensors then replays its launch: `Kernel.__call__`)."""
     import torch
 
     for name, x in (("q", q), ("k", k), ("v", v)):
@@ -75,8 +77,14 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
     q, k, v = (x if _readable(x) else x.contiguous() for x in (q, k, v))
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, tuple(sorted((config or {}).items())))
-    out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
-    lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    if out is None:
+        out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
+    elif tuple(out.shape) != (b, h, sq, d) or out.dtype != q.dtype or not out.is_contiguous():
+        raise TilecError(f"tilec.attention: out must be a contiguous {(b, h, sq, d)} tensor of {q.dtype}")
+    if lse is None:
+        lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    elif tuple(lse.shape) != (b, h, sq) or lse.dtype != torch.float32 or not lse.is_contiguous():
+        raise TilecError(f"tilec.attention: lse must be a contiguous {(b, h, sq)} float32 tensor")
     strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]
     with torch.cuda.device(q.device):
         kernel(q, k, v, out, lse, b, h, hkv, sq, skv, *strides, stream=torch.cuda.current_stream())

@@ -114,3 +114,19 @@ def test_attention_other_schedules(d, config):
     """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax) and
     the block-synchronous one, causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
+
+
+def test_attention_into_given_tensors():
+    """`out=` and `lse=` are written in place; a repeated call (the same tensors) gives
+    the same result; a wrong `out` is a TilecError."""
+    from tilec.attention_op import attention
+    from tilec.support.diagnostics import TilecError
+
+    q = torch.randn(2, 4, 200, 64, device="cuda", dtype=torch.bfloat16)
+    ref, ref_lse = attention(q, q, q, causal=True, return_lse=True)
+    out, lse = torch.empty_like(q), torch.empty(2, 4, 200, device="cuda")
+    for _ in range(2):
+        got = attention(q, q, q, causal=True, out=out, lse=lse)
+        assert got is out and torch.equal(out, ref) and torch.equal(lse, ref_lse)
+    with pytest.raises(TilecError, match="out must be"):
+        attention(q, q, q, out=torch.empty(2, 4, 200, 128, device="cuda", dtype=torch.bfloat16))
