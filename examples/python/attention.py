@@ -2,6 +2,7 @@
 checked against float64.
 
     python examples/python/attention.py [--causal] [B H S D]     (default 4 32 4096 128)
+    python examples/python/attention.py --emit D causal|full B H HKV SQ SKV   (MLIR with tilec.args)
 
 With a GPU and PyTorch: `tilec.attention(q, k, v, causal=...)` on random bf16 tensors,
 compared with PyTorch's attention in float64 and timed once against
@@ -74,7 +75,30 @@ def on_cpu(causal: bool) -> float:
     return float(np.abs(got - ref).max())
 
 
+def emit_with_args(d: int, causal: bool, b: int, h: int, hkv: int, sq: int, skv: int) -> str:
+    """The program as MLIR text whose function carries `tilec.args` (every index
+    argument and buffer size of contiguous (B, H, S, D) tensors), so that
+    `tilec FILE --run gpu --check` runs it as it is (dev/device/sanitize.sh --attention)."""
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
+    import tilec
+    from tilec.compiler.attention import attention_fwd
+
+    module = attention_fwd(d, "bf16", causal, h // hkv).module
+    fn = next(op for op in module.body.ops if op.name == "func.func")
+    args = {"B": b, "H": h, "Hkv": hkv, "Sq": sq, "Skv": skv, "q": b * h * sq * d, "k": b * hkv * skv * d,
+            "v": b * hkv * skv * d, "o": b * h * sq * d, "lse": b * h * sq}
+    for name, (heads, s) in {"q": (h, sq), "k": (hkv, skv), "v": (hkv, skv), "o": (h, sq)}.items():
+        args.update({f"{name}sb": heads * s * d, f"{name}sh": s * d, f"{name}ss": d})
+    fn.attributes["tilec.args"] = DictionaryAttr({k: IntegerAttr(v, IndexType()) for k, v in args.items()})
+    return tilec.emit(module, "mlir")
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--emit"]:  # --emit D causal|full B H HKV SQ SKV
+        d, mode, *dims = argv[1:]
+        print(emit_with_args(int(d), mode == "causal", *(int(x) for x in dims)), end="")
+        return 0
     causal = "--causal" in argv
     argv = [a for a in argv if a != "--causal"]
     b, h, s, d = (int(x) for x in argv[:4]) if len(argv) >= 4 else (4, 32, 4096, 128)

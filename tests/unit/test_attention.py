@@ -161,3 +161,22 @@ def test_attention_config_errors():
         attention_fwd(96)
     with pytest.raises(ValueError, match="dtype 'f32'"):
         attention_fwd(64, "f32")
+
+
+def test_emitted_text_runs_with_its_args():
+    """examples/python/attention.py --emit (what dev/device/sanitize.sh --attention runs
+    under compute-sanitizer): MLIR whose `tilec.args` give every index argument and
+    buffer size, so `tilec FILE --run ...` needs nothing more; it parses back and runs
+    on the executor with the LSE of every row written."""
+    import sys
+    from pathlib import Path
+
+    import tilec
+    from tilec.runtime.reference import random_inputs
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import attention as example
+
+    module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 20, 20))
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (40,) and np.all(np.isfinite(lse))
