@@ -23,9 +23,9 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
   shared view `(1, 1, bm, D)` of the rank-4 global view, sliced to `(bm, D)`: the
   slice keeps the swizzle);
 - K and V come through a ring of `stages` shared stages (K as K^T, `(D, bn)`,
-  D contiguous: wgmma's K-major B; V as `(bn, D)`: MN-major B), both tiles of a step
-  completing on the stage's mbarrier; the KV loop is unrolled by the stages, so each
-  stage and barrier is static; its steps are rounded up to a multiple of `stages`, the
+  D contiguous: wgmma's K-major B; V as `(bn, D)`: MN-major B), each tile completing
+  on its own mbarrier of the stage (Q K^T and the softmax need only K); the KV
+  loop is unrolled by the stages, so each stage and barrier is static; its steps are rounded up to a multiple of `stages`, the
   steps past the last KV block reloading it and masked out wholly;
 - S = Q K^T by wgmma (A and B in shared memory) into a version-3 accumulator;
   columns past Skv (and, causal, above the diagonal: column > row, PyTorch's
@@ -151,11 +151,12 @@ bn = 128 two 64-register S tiles do not).
         qb, h, b = k.bx.named("qb"), k.by.named("h"), k.bz.named("b")
         kvh = p.divui(h, p.constant(group).named("group")).named("kvh") if group > 1 else h
         sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
-        sk, sv, full, empty = {}, {}, {}, {}
+        sk, sv, full, vfull, empty = {}, {}, {}, {}, {}
         for s in range(stages):
             sk[s] = p.alloc(_smem(D, bn, True), dtype).named(f"sk{s}")
             sv[s] = p.alloc(_smem(bn, D, False), dtype).named(f"sv{s}")
-            full[s] = p.mbarrier_init(1).named(f"full{s}")
+            full[s] = p.mbarrier_init(1).named(f"full{s}")  # K's tile landed
+            vfull[s] = p.mbarrier_init(1).named(f"vfull{s}")  # V's tile landed
             if warp_specialized:  # one arrival per consumer warpgroup: the stage is read
                 empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
         so = p.alloc(_smem(bm, D, False), dtype).named("so")
@@ -172,9 +173,10 @@ bn = 128 two 64-register S tiles do not).
         offs[0] = c0
 
         def load(s: int, j, name: str) -> None:
-            p.mbarrier_arrive(full[s], tx=2 * 2 * bn * D)
+            p.mbarrier_arrive(full[s], tx=2 * bn * D)
             p.tma_load(p.tile(KT, [b, kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
-            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], full[s])
+            p.mbarrier_arrive(vfull[s], tx=2 * bn * D)
+            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], vfull[s])
 
         def load_q() -> None:
             p.mbarrier_arrive(qbar, tx=2 * bm * D)
@@ -232,6 +234,7 @@ bn = 128 two 64-register S tiles do not).
                     alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
                     pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
                     scaled = (acc * alpha_o).named(f"scaled{s}")
+                    p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
                     if overlap and s + 1 < stages:
                         acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
                     else:
@@ -261,6 +264,7 @@ bn = 128 two 64-register S tiles do not).
             endphase = p.remui(p.divui(nsteps, cs), c2).named("endphase")
             for s in range(stages - 1):
                 p.mbarrier_wait(full[s], endphase)
+                p.mbarrier_wait(vfull[s], endphase)
             return p
 
         consumers, producer = p.warp_specialize([wgs, 1])
