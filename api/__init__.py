@@ -22,6 +22,7 @@ The Python API in one screen:
     tilec.copy_(dst, src)                      # PyTorch/CuPy arrays: strided, broadcast,
     y = tilec.contiguous(x)                    #   dtype-converting copies, one kernel
     y = tilec.permute(x, (0, 3, 1, 2))         #   per pattern (docs/pytorch-cupy.md)
+    o = tilec.attention(q, k, v, causal=True)  # flash attention on torch tensors (docs/attention.md)
 
 Programs can also be built without IR text: `tilec.Program` (see compiler/builder.py).
 Wherever a module is taken, a `Program` is accepted too (its `.module` is used).
@@ -153,6 +154,15 @@ def contiguous(x):
 
     _register_torch_ops_if_torch_is_loaded()
     return _contiguous(x)
+
+
+def attention(q, k, v, causal: bool = False, scale: float | None = None, return_lse: bool = False):
+    """Flash-attention forward on PyTorch CUDA tensors, as
+    `F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)` (GQA
+    too): `out`, or `(out, lse)` with `return_lse`. See `tilec.attention_op`."""
+    from tilec.attention_op import attention as impl
+
+    return impl(q, k, v, causal, scale, return_lse)
 
 
 def permute(x, dims):

@@ -14,6 +14,8 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
                          shapes, one file per command, merged; the section appears once one exists)
     canonical_copies.json  python benchmarks/canonical_copy_bench.py --json ... (copy_ and Program side by side;
                          its section appears once the file exists)
+    attention.json       python benchmarks/attention_bench.py --json ...      (flash attention forward;
+                         its section appears once the file exists)
 
 The strided set's host-time table comes from a second run with `--host-only`: merge its
 "host" list into strided_copy.json. Do not edit docs/performance.md by hand: rerun the
@@ -251,6 +253,25 @@ def canonical_section() -> str:
     return "\n".join(out)
 
 
+def attention_section() -> str:
+    """Flash attention forward beside torch SDPA's backends and Triton (issue 40)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import attention_bench
+
+    d = _load("attention.json")
+    out = [
+        "## Flash attention forward (bf16)",
+        "",
+        f"{_run(d)}; `benchmarks/attention_bench.py`: `tilec.attention` (compiler/attention.py,",
+        "docs/attention.md) beside torch SDPA's cuDNN, FlashAttention-2 and memory-efficient",
+        "backends and a Triton fused-attention kernel (tutorial 06's pattern), one run.",
+        "",
+        "\n".join(attention_bench.markdown(d["rows"], d["device"], d["date"]).splitlines()[2:]),
+        "",
+    ]
+    return "\n".join(out)
+
+
 def page() -> str:
     intro = "\n".join([  # noqa: FLY002 - one line of the page per string
         "# Performance",
@@ -268,6 +289,8 @@ def page() -> str:
                 gemm_section()]
     if (RESULTS / "canonical_copies.json").exists():
         sections.append(canonical_section())
+    if (RESULTS / "attention.json").exists():
+        sections.append(attention_section())
     sections = [x for x in sections if x]
     return HEADER + "\n".join(sections)
 

@@ -779,7 +779,7 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
             kept = sliced_layout(view.type.cute_layout, pattern, profile)
         except LayoutError as e:
             raise TilecError(f"slice: {e}") from None
-        rt = view.type.with_(layout=CuteLayoutAttr(kept))
+        rt = view.type.with_(layout=layout.relaid(view.type, kept))
         props = {"pattern": DenseArrayBase.from_list(i64, pattern)}
         if profile:
             props["profile"] = DenseArrayBase.from_list(i64, profile)

@@ -106,7 +106,7 @@ def _check(cond: bool, msg: str) -> None:
         raise VerifyException(msg)
 
 
-def _relaid(st: TensorViewType, lay: cute.Layout) -> Attribute:
+def relaid(st: TensorViewType, lay: cute.Layout) -> Attribute:
     """`lay` as the layout of a view derived from `st` by tile, vectorize or distribute:
     a swizzled (composed) source keeps its swizzle and offset around the new inner
     layout (`Swizzle o offset o L` is a function of the offset, so the view op acts on
@@ -123,7 +123,7 @@ def _check_same_swizzle(st: TensorViewType, rt: TensorViewType, what: str) -> No
         ok = isinstance(rt.layout, ComposedLayoutAttr) and (
             rt.layout.data.swizzle, rt.layout.data.offset) == (st.layout.data.swizzle, st.layout.data.offset)
         _check(ok, f"{what} of a swizzled view keeps its swizzle: expected "
-               f"{_relaid(st, rt.cute_layout)}, got {rt.layout}")
+               f"{relaid(st, rt.cute_layout)}, got {rt.layout}")
     else:
         _check(isinstance(rt.layout, CuteLayoutAttr), f"{what} of a plain view gives a plain layout")
 
@@ -392,12 +392,12 @@ class TileOp(InferredViewResult, IRDLOperation):
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
         rt = tiled_view_type(st, _ints(props["tile"]))
-        return rt.with_(layout=_relaid(st, rt.cute_layout))
+        return rt.with_(layout=relaid(st, rt.cute_layout))
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
         st = _view(source, "source")
         lay, masked = views.tile_layout(st.cute_layout, tile)
-        rt = st.with_(layout=_relaid(st, lay), masked=masked or st.is_masked)
+        rt = st.with_(layout=relaid(st, lay), masked=masked or st.is_masked)
         super().__init__(
             operands=[source, list(coords)],
             properties={"tile": _array(tile)},
@@ -446,12 +446,12 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
         outer, vec = views.vectorize_layout(st.cute_layout, _ints(props["vector"]))
-        return st.with_(layout=_relaid(st, outer), vec=CuteLayoutAttr(vec))
+        return st.with_(layout=relaid(st, outer), vec=CuteLayoutAttr(vec))
 
     def __init__(self, source: SSAValue, vector: Sequence[int]):
         st = _view(source, "source")
         outer, vec = views.vectorize_layout(st.cute_layout, vector)
-        rt = st.with_(layout=_relaid(st, outer), vec=CuteLayoutAttr(vec))
+        rt = st.with_(layout=relaid(st, outer), vec=CuteLayoutAttr(vec))
         super().__init__(
             operands=[source], properties={"vector": _array(vector)}, result_types=[rt]
         )
@@ -508,12 +508,12 @@ class DistributeOp(InferredViewResult, IRDLOperation):
     @classmethod
     def result_type(cls, st: TensorViewType, props: dict[str, Attribute]) -> TensorViewType:
         frag, masked = views.distribute_layout(st.cute_layout, props["threads"].data)
-        return st.with_(layout=_relaid(st, frag), masked=masked or st.is_masked)
+        return st.with_(layout=relaid(st, frag), masked=masked or st.is_masked)
 
     def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
         st = _view(source, "source")
         frag, masked = views.distribute_layout(st.cute_layout, threads)
-        rt = st.with_(layout=_relaid(st, frag), masked=masked or st.is_masked)
+        rt = st.with_(layout=relaid(st, frag), masked=masked or st.is_masked)
         super().__init__(
             operands=[source, tid],
             properties={"threads": CuteLayoutAttr(threads)},
@@ -743,6 +743,7 @@ class SliceOp(IRDLOperation):
             if leaf.p >= 0 and not views.is_dynamic(leaf.sub.size()):
                 _check(leaf.p < leaf.sub.size(), f"coordinate {leaf.p} is out of range for mode {leaf.sub}")
         _same_layout(views.sliced_layout(st.cute_layout, pat, self.profile_values), rt.cute_layout, "slice")
+        _check_same_swizzle(st, rt, "a slice")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -814,7 +815,7 @@ class SliceOp(IRDLOperation):
             parser.raise_error(f"layout.slice takes a !layout.tensor, got {st}", start, parser.pos)
         else:  # the result type is the algebra's (see InferredViewResult)
             try:
-                rt = st.with_(layout=CuteLayoutAttr(views.sliced_layout(st.cute_layout, pat, prof if any(prof) else ())))
+                rt = st.with_(layout=relaid(st, views.sliced_layout(st.cute_layout, pat, prof if any(prof) else ())))
             except LayoutError as e:
                 parser.raise_error(f"layout.slice: no result type follows from {st}: {e}", start, parser.pos)
         return cls.create(

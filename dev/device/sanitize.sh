@@ -7,6 +7,11 @@
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
+#                            [--attention "D:causal|full:BxHxHKVxSQxSKV ..."]
+#
+# --attention adds the flash-attention forward (compiler/attention.py, through
+# examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
+# "64:causal:1x2x1x150x150 128:full:1x2x2x200x77".
 #
 # --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
 # 256x256x256) for each block configuration (benchmarks/gemm_bench.py's --configs
@@ -21,7 +26,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1
+count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -30,6 +35,7 @@ while [ $# -gt 0 ]; do
     --gemm) gemm=$2; shift 2 ;;
     --gemm-shape) gemm_shape=$2; shift 2 ;;
     --no-examples) examples=0; shift ;;
+    --attention) attention=$2; shift 2 ;;
     *) echo "usage: $0 [--count N] [--seed S] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--no-examples]" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +77,15 @@ m, n, k = (int(x) for x in sys.argv[1].split("x")); print(wgmma_source(sys.argv[
   "${emit[@]}" > "$f" || { echo "sanitize: emitting the GEMM $gemm_shape $cfg failed" >&2; exit 2; }
   echo "sanitize: $(basename "$f" .mlir) is the GEMM $gemm_shape, block $cfg"
   inputs+=("$f"); i=$((i + 1))
+done
+
+for spec in $attention; do
+  IFS=: read -r d mode dims <<< "$spec"
+  f="$gen/attention_${d}_${mode}_${dims}.mlir"
+  python3 examples/python/attention.py --emit "$d" "$mode" ${dims//x/ } > "$f" \
+    || { echo "sanitize: emitting the attention $spec failed" >&2; exit 2; }
+  echo "sanitize: $(basename "$f" .mlir) is the attention forward $spec"
+  inputs+=("$f")
 done
 
 # Seed programs whose warps each copy the same whole tile into shared memory, as the

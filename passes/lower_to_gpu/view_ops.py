@@ -226,9 +226,9 @@ class ViewOpsLowering(OpFamily):
     def op_layout_slice(self, op: layout.SliceOp):
         b = self.b
         sv: View = self.values.view(op.source)
-        self._need_plain(op, sv)
         it = iter(op.coords)
-        base = sv.base
+        # a swizzled view: the fixed coordinates' offset goes inside the swizzle (_shift)
+        base = sv.base if sv.swizzle is None else 0
         kept = []
         for leaf in op.leaves(op.source.type.cute_layout):
             m = sv.layout[leaf.top][leaf.lo : leaf.hi]
@@ -237,7 +237,8 @@ class ViewOpsLowering(OpFamily):
                 continue
             c = self.values.index(next(it)) if leaf.p == layout.DYNAMIC else leaf.p
             base = b.add_(base, _eval_mode(b, m, c))
-        self.values.set_view(op.result, replace(sv, base=base, layout=_regroup(kept, op.result.type.cute_layout)))
+        lay = _regroup(kept, op.result.type.cute_layout)
+        self.values.set_view(op.result, replace(sv, layout=lay, **self._shift(sv, base)))
 
     @lowers(layout.DivideOp, layout.ComposeOp)
     def op_relayout(self, op: layout.DivideOp | layout.ComposeOp):

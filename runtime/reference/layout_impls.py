@@ -679,7 +679,7 @@ class LayoutFunctions(InterpreterFunctions):
         src, *dyn = args
         v = _view(op, src)
         it = iter(dyn)
-        base: Any = v.base
+        delta: Any = 0
         kept = []
         for leaf in op.leaves(v.inner):
             m, p = leaf.sub, leaf.p
@@ -690,9 +690,9 @@ class LayoutFunctions(InterpreterFunctions):
             ca = np.asarray(c, dtype=np.int64)
             if np.any((ca < 0) | (ca >= int(m.size()))):
                 raise ExecutionError(op, f"slice coordinate out of range for mode {m}")
-            base = base + _mode_offset(m, ca)
-        lay = views.kept_modes(kept)
-        return (View(v.storage, _norm(base), lay, v.vec, None, op.result.type, v.align),)
+            delta = delta + _mode_offset(m, ca)
+        lay = _relaid(v, views.kept_modes(kept))
+        return (_shifted(v, delta, lay, v.vec, None, op.result.type),)
 
     # ---------------------------------------------------------------- copies
     def _copy_plan(

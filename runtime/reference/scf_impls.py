@@ -40,10 +40,13 @@ from .simt import Grid
 from .values import InFlight, expand_cond, per_thread
 
 
-def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, grid: Grid):
+def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, grid: Grid,
+          active: np.ndarray | None = None):
     """Per thread: `new` where `take`, else `old`. A distributed tensor (one value per
     block, `[blocks, *shape]` or `[*shape]`) is chosen per block, which needs `take` to
-    be the same for every thread of a block."""
+    be the same for every thread of a block that runs the op: `active` (None: all)
+    says which do (a `layout.warp_specialize` region's threads; the others never read
+    the result)."""
     if new is old:
         return new
     if isinstance(new, InFlight) or isinstance(old, InFlight):
@@ -56,9 +59,12 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
         return new.at(merge(op, take, new.pos, old.pos, IndexType(), grid))
     if isinstance(t, TensorType) and not isinstance(new, MemRef) and not isinstance(old, MemRef):
         per_block = np.asarray(take, dtype=bool).reshape(grid.num_blocks, grid.threads_per_block)
-        if (per_block == per_block[:, :1]).all():
+        runs = (np.ones_like(per_block) if active is None
+                else np.broadcast_to(np.asarray(active, dtype=bool), (grid.num_threads,)).reshape(per_block.shape))
+        first = per_block[np.arange(grid.num_blocks), np.argmax(runs, axis=1)] & runs.any(axis=1)
+        if ((per_block == first[:, None]) | ~runs).all():
             shape = (grid.num_blocks, *t.get_shape())
-            pick = per_block[:, 0].reshape((-1,) + (1,) * len(t.get_shape()))
+            pick = first.reshape((-1,) + (1,) * len(t.get_shape()))
             return np.where(pick, _per_block(new, shape), _per_block(old, shape))
     if isinstance(new, MemRef) or isinstance(old, MemRef) or isinstance(t, TensorType):
         raise ExecutionError(
@@ -159,7 +165,7 @@ class ScfFunctions(InterpreterFunctions):
                 iv = lb_a + k * st_a
                 new = interp.run_ssacfg_region(op.body, (iv, *values), "scf.for")
                 values = tuple(
-                    merge(op, take, a, b, r.type, grid)
+                    merge(op, take, a, b, r.type, grid, active)
                     for a, b, r in zip(new, values, op.results)
                 )
         finally:

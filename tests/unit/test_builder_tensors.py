@@ -425,3 +425,22 @@ def test_tma_into_a_swizzled_shared_buffer():
     assert "#layout.composed<swizzle<3,2,3> o 0 o (32,32):(32,1)>" in tilec.emit(p)
     x = np.arange(64 * 64, dtype=np.float32)
     assert np.array_equal(tilec.run_reference(p, {"src": x, "dst": np.zeros_like(x)})["dst"], x)
+
+
+def test_math_fastmath_afn_is_the_hardware_approximation():
+    """`p.math(name, x, fastmath="afn")`: `fastmath<afn>` on the op, the hardware's
+    approximation in the CUDA (`ex2.approx.ftz` for exp2); without it, exp2f. The
+    executor computes both exactly (within float32 rounding of NumPy's exp2)."""
+    from tilec.compiler.pipeline import emit, run_pipeline
+
+    for approx in (False, True):
+        p, a, b = _kernel("exp2")
+        with p.launch(threads=64):
+            p.store(p.math("exp2", p.load(a, L), fastmath="afn" if approx else None), b)
+        text = emit(p.module, "mlir")
+        assert ("fastmath<afn>" in text) == approx
+        out = _run(p, a=X, b=np.zeros_like(X))["b"].reshape(8, 32)
+        assert np.allclose(out, np.exp2(X), rtol=2.0**-22)
+        run_pipeline(p.module, "default")
+        src = emit(p.module, "cuda")
+        assert ("tilec_ex2_approx_ftz" in src) == approx and ("exp2f(" in src) != approx

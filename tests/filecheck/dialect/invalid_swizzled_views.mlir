@@ -1,4 +1,4 @@
-// Verifier errors of tile, vectorize and distribute on swizzled (composed) views: the
+// Verifier errors of tile, vectorize, distribute and slice on swizzled (composed) views: the
 // result keeps the source's swizzle and offset, and a vector must not be split by
 // the swizzle (at most 2**M contiguous elements for Swizzle<B,M,S>).
 // RUN: tilec %s --split-input-file --verify-diagnostics
@@ -53,6 +53,20 @@ func.func @vectorize_adds_swizzle() {
     %s = layout.alloc : !layout.tensor<f16, #layout.cute<(64,64):(64,1)>, smem>
     // expected-error @+1 {{vectorize of a plain view gives a plain layout}}
     %v = layout.vectorize %s {vector = array<i64: 1, 8>} : !layout.tensor<f16, #layout.cute<(64,64):(64,1)>, smem> -> !layout.tensor<f16, #layout.composed<swizzle<3,3,3> o 0 o (64,8):(64,8)>, smem, vec #layout.cute<(1,8):(64,1)>>
+  }
+  func.return
+}
+
+// -----
+
+!S = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (1,64,64):(0,64,1)>, smem>
+func.func @slice_drops_swizzle() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(64) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    // expected-error @+1 {{a slice of a swizzled view keeps its swizzle: expected #layout.composed<swizzle<3,3,3> o 0 o (64,64):(64,1)>, got #layout.cute<(64,64):(64,1)>}}
+    %v = layout.slice %s[0, _, _] : !S -> !layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, smem>
   }
   func.return
 }

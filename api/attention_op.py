@@ -1,0 +1,91 @@
+"""`tilec.attention(q, k, v, causal=False, scale=None, return_lse=False)`: the
+flash-attention forward of compiler/attention.py on PyTorch CUDA tensors
+(docs/attention.md).
+
+    out = tilec.attention(q, k, v, causal=True)              # as F.scaled_dot_product_attention
+    out, lse = tilec.attention(q, k, v, return_lse=True)     # lse: f32 (B, H, Sq)
+
+q: (B, H, Sq, D); k, v: (B, Hkv, Skv, D) with H a multiple of Hkv (GQA, MQA); bf16 or
+f16, D 64 or 128. Any strides whose last is 1, whose others are multiples of 8
+elements and whose data starts on 16 bytes are read in place (a (B, S, H, D) tensor's
+`transpose(1, 2)` too); others are made contiguous first (a copy). `out` is a new
+contiguous (B, H, Sq, D) tensor of q's dtype.
+
+One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use and
+kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
+arguments, so a new sequence length compiles nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from tilec.support.diagnostics import TilecError
+
+_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
+
+
+@lru_cache(maxsize=64)
+def kernel_for(head_dim: int, dtype: str, causal: bool, group: int, scale: float, config: tuple = ()):
+    """The compiled kernel of one configuration (compiler/attention.py's
+    `attention_fwd`; `config`: its tuning keywords as sorted (name, value) pairs),
+    built and compiled once per process."""
+    from tilec.compiler.attention import attention_fwd
+    from tilec.compiling import compile_program
+
+    program = attention_fwd(head_dim, dtype, causal, group, scale, **dict(config))
+    return compile_program(program.module, "default", specialize=True)
+
+
+def _readable(x: Any) -> bool:
+    """Whether the TMA reads `x` in place: unit last stride, the other strides
+    multiples of 16 bytes, the data 16-byte aligned."""
+    es = x.element_size()
+    return x.stride(3) == 1 and all((x.stride(i) * es) % 16 == 0 for i in range(3)) and x.data_ptr() % 16 == 0
+
+
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
+              config: dict | None = None, out: Any = None, lse: Any = None):
+    """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
+    `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
+    (`bn`, `stages`, `warp_specialized`, `overlap`, ...; benchmarks/attention_bench.py
+    tries some); None: its defaults. `out` (B, H, Sq, D) of q's dtype and `lse`
+    (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an
+    earlier one's tensors then replays its launch: `Kernel.__call__`)."""
+    import torch
+
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(x, torch.Tensor) or x.dim() != 4 or not x.is_cuda:
+            raise TilecError(f"tilec.attention: {name} must be a 4-D CUDA torch tensor (B, H, S, D)")
+    if not (q.dtype == k.dtype == v.dtype) or str(q.dtype) not in _DTYPES:
+        raise TilecError(f"tilec.attention: q, k, v must all be bf16 or f16 (got {q.dtype}, {k.dtype}, {v.dtype})")
+    b, h, sq, d = q.shape
+    bk, hkv, skv, dk = k.shape
+    if tuple(v.shape) != tuple(k.shape) or bk != b or dk != d:
+        raise TilecError(
+            f"tilec.attention: k and v must be (B, Hkv, Skv, D) with q's B and D: q {tuple(q.shape)}, "
+            f"k {tuple(k.shape)}, v {tuple(v.shape)}"
+        )
+    if d not in (64, 128):
+        raise TilecError(f"tilec.attention: head dim {d} is not supported (64 or 128)")
+    if hkv == 0 or h % hkv:
+        raise TilecError(f"tilec.attention: the query heads ({h}) must be a multiple of the kv heads ({hkv})")
+    if min(b, h, sq, skv) == 0:
+        raise TilecError(f"tilec.attention: empty inputs: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    q, k, v = (x if _readable(x) else x.contiguous() for x in (q, k, v))
+    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, tuple(sorted((config or {}).items())))
+    if out is None:
+        out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
+    elif tuple(out.shape) != (b, h, sq, d) or out.dtype != q.dtype or not out.is_contiguous():
+        raise TilecError(f"tilec.attention: out must be a contiguous {(b, h, sq, d)} tensor of {q.dtype}")
+    if lse is None:
+        lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    elif tuple(lse.shape) != (b, h, sq) or lse.dtype != torch.float32 or not lse.is_contiguous():
+        raise TilecError(f"tilec.attention: lse must be a contiguous {(b, h, sq)} float32 tensor")
+    strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]
+    with torch.cuda.device(q.device):
+        kernel(q, k, v, out, lse, b, h, hkv, sq, skv, *strides, stream=torch.cuda.current_stream())
+    return (out, lse) if return_lse else out

@@ -1,0 +1,295 @@
+"""Flash-attention forward benchmark (issue 40): `tilec.attention` (compiler/attention.py)
+beside torch SDPA's cuDNN, FlashAttention-2 and memory-efficient backends
+(`torch.nn.attention.sdpa_kernel`) and a Triton fused-attention kernel written here
+after the pattern of Triton's tutorial 06 (FlashAttention-2: one program per 128-row
+Q block, `tl.dot` for Q K^T and P V, the online softmax with exp2; causal blocks
+before the diagonal unmasked, the diagonal block masked), bf16, (B, H, S, D) tensors.
+
+    python benchmarks/attention_bench.py [--shapes 4x32x4096x128,4x32x4096x128c,...] [--no-triton] [--json OUT] [--md OUT]
+
+A shape is BxHxSxD, with a trailing `c` for causal; the default is the issue's four.
+TFLOP/s = 4 B H S^2 D / time (halved for causal). Each kernel is checked first
+against float64 on 256 query rows of two heads (spread over the sequence): within
+the bound of tests/unit/test_attention.py. Times: CUDA events around each call
+after warm-up, the median of 20 (Triton: `triton.testing.do_bench`'s median); tilec's
+also queued (20 calls back to back between two events: its Python launch path hidden),
+its output written into the same tensors each call.
+The tilec configurations of `CONFIGS` are each compiled, checked and timed; the
+fastest correct one is the table's (all are in the JSON). One run; finishes in well
+under 300 s on an H100/H200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import sys
+
+DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
+CONFIGS = {
+    "ws-bn128": {},  # attention_fwd's defaults: warp-specialised, 128 x 128 blocks, each wgmma waited for
+    "ws-bn64-overlap": {"bn": 64},  # 128 x 64 blocks, the next Q K^T in flight under the softmax
+}
+"""The tilec configurations tried (`attention_fwd` keywords); the fastest correct one is reported."""
+
+
+def parse_shape(text: str) -> tuple[int, int, int, int, bool]:
+    causal = text.endswith("c")
+    b, h, s, d = (int(x) for x in text.rstrip("c").split("x"))
+    return b, h, s, d, causal
+
+
+def median_ms(fn, reps: int = 20, warmup: int = 3) -> float:
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def queued_ms(fn, reps: int = 20, warmup: int = 3) -> float:
+    """The mean time of `reps` calls queued back to back between two events (the host's
+    launch cost hidden behind the kernels before it, as benchmarks/gemm_bench.py)."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    s.record()
+    for _ in range(reps):
+        fn()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) / reps
+
+
+def check(out, q, k, v, causal: bool) -> tuple[bool, float]:
+    """Whether `out` is within the documented bound of float64 on 256 query rows of
+    heads 0 and 1 of batch 0, and the largest error there."""
+    import torch
+
+    s_len, d = q.shape[2], q.shape[3]
+    rows = torch.linspace(0, s_len - 1, min(256, s_len), device=q.device).long().unique()
+    q64 = q[0, :2, rows].double()
+    k64, v64 = k[0, :2].double(), v[0, :2].double()
+    sc = q64 @ k64.transpose(-1, -2) / math.sqrt(d)
+    if causal:
+        cols = torch.arange(s_len, device=q.device)
+        sc = sc.masked_fill(cols[None, None, :] > rows[None, :, None], float("-inf"))
+    pr = torch.softmax(sc, -1)
+    ref, a = pr @ v64, pr @ v64.abs()
+    bound = 2.0**-8 * (a + ref.abs()) + (2 * s_len * 2.0**-24 + 2.0**-16) * a
+    err = (out[0, :2, rows].double() - ref).abs()
+    return bool(torch.isfinite(out[0, :2, rows]).all()) and bool((err <= bound).all()), float(err.max())
+
+
+def triton_attention():
+    """The Triton fused-attention forward (module docstring); returns f(q, k, v, causal)."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": bn}, num_stages=s, num_warps=w)
+        for bn, s, w in [(64, 3, 4), (64, 4, 8), (128, 3, 8), (128, 2, 8)]
+    ]
+
+    @triton.jit
+    def _block(acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, offs_m, offs_n, lo, hi, qk_scale,
+               BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
+        for start in range(lo, hi, BLOCK_N):
+            k = tl.load(k_ptrs + start * stride_kn)
+            s = tl.dot(q, k)
+            if MASKED:
+                keep = offs_m[:, None] >= (start + offs_n[None, :])
+                s = tl.where(keep, s * qk_scale, -1.0e6)
+                m_new = tl.maximum(m_i, tl.max(s, 1))
+            else:
+                m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+                s = s * qk_scale
+            p = tl.math.exp2(s - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(v_ptrs + start * stride_vn)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(v.dtype), v, acc)
+            m_i = m_new
+        return acc, l_i, m_i
+
+    @triton.autotune(configs=configs, key=["S", "D", "CAUSAL"])
+    @triton.jit
+    def _fwd(Q, K, V, O, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, H, S, qk_scale,
+             D: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        pid_m = tl.program_id(0)
+        bh = tl.program_id(1)
+        b, h = bh // H, bh % H
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        offs_d = tl.arange(0, D)
+        q = tl.load(Q + b * sqb + h * sqh + offs_m[:, None] * sqs + offs_d[None, :])
+        k_ptrs = K + b * skb + h * skh + offs_n[None, :] * sks + offs_d[:, None]  # K^T tile (D, BLOCK_N)
+        v_ptrs = V + b * svb + h * svh + offs_n[:, None] * svs + offs_d[None, :]
+        acc = tl.zeros([BLOCK_M, D], dtype=tl.float32)
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        if CAUSAL:
+            acc, l_i, m_i = _block(acc, l_i, m_i, q, k_ptrs, v_ptrs, sks, svs, offs_m, offs_n, 0,
+                                   pid_m * BLOCK_M, qk_scale, BLOCK_N, False)
+            acc, l_i, m_i = _block(acc, l_i, m_i, q, k_ptrs, v_ptrs, sks, svs, offs_m, offs_n,
+                                   pid_m * BLOCK_M, (pid_m + 1) * BLOCK_M, qk_scale, BLOCK_N, True)
+        else:
+            acc, l_i, m_i = _block(acc, l_i, m_i, q, k_ptrs, v_ptrs, sks, svs, offs_m, offs_n, 0, S,
+                                   qk_scale, BLOCK_N, False)
+        acc = acc / l_i[:, None]
+        tl.store(O + b * sob + h * soh + offs_m[:, None] * sos + offs_d[None, :], acc.to(O.dtype.element_ty))
+
+    def attention(q, k, v, causal: bool):
+        b, h, s, d = q.shape
+        assert s % 128 == 0, "this Triton kernel takes S a multiple of 128"
+        o = torch.empty_like(q)
+        grid = lambda meta: (triton.cdiv(s, meta["BLOCK_M"]), b * h)  # noqa: E731
+        _fwd[grid](q, k, v, o, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride()[:3], h, s,
+                   1.0 / math.sqrt(d) * 1.4426950408889634, D=d, CAUSAL=causal)
+        return o
+
+    return attention, _fwd
+
+
+def main(argv=None) -> int:
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from tilec.attention_op import attention, kernel_for
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default=DEFAULT_SHAPES)
+    ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help=f"tilec configurations to try: {', '.join(CONFIGS)}")
+    ap.add_argument("--json")
+    ap.add_argument("--md")
+    args = ap.parse_args(argv)
+    dev = torch.cuda.get_device_name()
+    tri = None
+    if not args.no_triton:
+        try:
+            tri = triton_attention()
+        except Exception as e:  # noqa: BLE001 - report and go on without Triton
+            print(f"Triton unavailable: {e}")
+    backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+                "efficient": SDPBackend.EFFICIENT_ATTENTION}
+    rows = []
+    for text in args.shapes.split(","):
+        b, h, s, d, causal = parse_shape(text)
+        flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+        g = torch.Generator(device="cuda").manual_seed(s + d)
+        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+        row = {"shape": text, "B": b, "H": h, "S": s, "D": d, "causal": causal}
+        row["configs"] = {}
+        for name in args.configs.split(","):
+            config = CONFIGS[name]
+            try:
+                out = attention(q, k, v, causal=causal, config=config)
+                torch.cuda.synchronize()
+                ok, err = check(out, q, k, v, causal)
+                o_buf, l_buf = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+
+                def call(config=config, o_buf=o_buf, l_buf=l_buf):
+                    attention(q, k, v, causal=causal, config=config, out=o_buf, lse=l_buf)  # noqa: B023
+
+                t, tq = median_ms(call), queued_ms(call)
+                res = next(iter(kernel_for(d, "bf16", causal, 1, 1.0 / math.sqrt(d),
+                                           tuple(sorted(config.items()))).resource_usage().values()))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"  tilec {name} {text}: failed: {str(e)[:300]}", flush=True)
+                continue
+            row["configs"][name] = {"tflops": flops / t / 1e9, "tflops_queued": flops / tq / 1e9, "ok": ok,
+                                    "err": err, "registers": res.registers, "spill_stores": res.spill_stores}
+            print(f"  tilec {name}: {flops / t / 1e9:.0f} TFLOP/s (queued {flops / tq / 1e9:.0f}), {res.registers} registers, "
+                  f"spills {res.spill_stores}, {'ok' if ok else 'WRONG'}", flush=True)
+            if ok and flops / t / 1e9 > row.get("tilec_tflops", 0):
+                row.update(tilec_ok=True, tilec_err=err, tilec_tflops=flops / t / 1e9,
+                           tilec_tflops_queued=flops / tq / 1e9, config=name,
+                           registers=res.registers, spill_stores=res.spill_stores)
+        row.setdefault("tilec_ok", False)
+        for name, be in backends.items():
+            try:
+                with sdpa_kernel(be):
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    torch.cuda.synchronize()
+                    row[f"{name}_ok"], _ = check(o, q, k, v, causal)
+                    row[f"{name}_tflops"] = flops / median_ms(
+                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: B023
+                    ) / 1e9
+            except Exception as e:  # noqa: BLE001 - a backend may not take this shape
+                print(f"  SDPA {name} {text}: unavailable: {str(e)[:200]}", flush=True)
+        if tri is not None:
+            import triton
+
+            fn, kern = tri
+            try:
+                o = fn(q, k, v, causal)
+                torch.cuda.synchronize()
+                row["triton_ok"], _ = check(o, q, k, v, causal)
+                row["triton_tflops"] = flops / triton.testing.do_bench(
+                    lambda: fn(q, k, v, causal), return_mode="median") / 1e9  # noqa: B023
+                row["triton_config"] = str(kern.best_config)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"  Triton {text}: failed: {str(e)[:300]}", flush=True)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        del q, k, v
+        torch.cuda.empty_cache()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")  # noqa: UP017
+    table = markdown(rows, dev, date)
+    if args.json:
+        sys.path.insert(0, __file__.rsplit("/", 1)[0])
+        from run_info import run_info
+
+        with open(args.json, "w") as f:
+            json.dump({**run_info(dev), "rows": rows}, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(table + "\n")
+    print(table)
+    return 0 if all(r.get("tilec_ok") for r in rows) else 1
+
+
+def markdown(rows: list[dict], dev: str, date: str) -> str:
+    """The table of a run (benchmarks/report.py prints the same from the JSON)."""
+
+    def f(r, key):
+        return f"{r[key]:.0f}" if key in r else "-"
+
+    lines = [
+        f"Attention forward, bf16, {dev}, {date}; TFLOP/s = 4 B H S^2 D / time (halved for causal)",
+        "",
+        "| B x H x S x D | causal | tilec | tilec queued | cuDNN | FA2 (flash) | efficient | Triton | tilec / cuDNN | tilec / FA2 | tilec config | regs | check |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
+    ]
+    for r in rows:
+        oks = all(r.get(f"{n}_ok", True) for n in ("tilec", "cudnn", "flash", "efficient", "triton"))
+        ratio = lambda key: f"{r['tilec_tflops'] / r[key]:.2f}" if key in r and "tilec_tflops" in r else "-"  # noqa: E731
+        lines.append(
+            f"| {r['B']}x{r['H']}x{r['S']}x{r['D']} | {'yes' if r['causal'] else 'no'} | {f(r, 'tilec_tflops')} | {f(r, 'tilec_tflops_queued')} | "
+            f"{f(r, 'cudnn_tflops')} | {f(r, 'flash_tflops')} | {f(r, 'efficient_tflops')} | {f(r, 'triton_tflops')} | "
+            f"{ratio('cudnn_tflops')} | {ratio('flash_tflops')} | {r.get('config', '-')} | {r.get('registers', '-')} | "
+            f"{'ok' if oks else 'FAIL'} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

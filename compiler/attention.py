@@ -1,0 +1,287 @@
+"""Flash-attention forward on Hopper, written with `tilec.Program`: the kernel builder
+`attention_fwd` (docs/attention.md).
+
+    O = softmax(scale * Q K^T) V,   LSE = log(sum_j exp(scale * (Q K^T)_ij)) per row
+
+Q, O: (B, H, Sq, D); K, V: (B, Hkv, Skv, D) with H a multiple of Hkv (GQA / MQA: query
+head h reads kv head h / (H / Hkv)); any strides whose last is 1 and whose others are
+multiples of 16 bytes (the TMA's); LSE: f32 (B, H, Sq), contiguous. B, H, Hkv, Sq, Skv
+and the strides are run-time index arguments: one compiled kernel serves every
+sequence length. The program is compiled per (head dim, dtype, causal, GQA ratio,
+scale).
+
+Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head).
+`warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
+warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
+TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
+and V tiles landed) and an "empty" one (every consumer warpgroup has run the step's
+P V: the producer may refill it), as gemm_hopper_ws's ring, and nothing in the KV
+loop waits for the whole block. Otherwise every thread is a consumer and refills the
+stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
+
+- Q's tile is loaded once by the TMA into 128-byte-swizzled shared memory (a rank-4
+  shared view `(1, 1, bm, D)` of the rank-4 global view, sliced to `(bm, D)`: the
+  slice keeps the swizzle);
+- K and V come through a ring of `stages` shared stages (K as K^T, `(D, bn)`,
+  D contiguous: wgmma's K-major B; V as `(bn, D)`: MN-major B), each tile completing
+  on its own mbarrier of the stage (Q K^T and the softmax need only K); the KV
+  loop is unrolled by the stages, so each stage and barrier is static; its steps are rounded up to a multiple of `stages`, the
+  steps past the last KV block reloading it and masked out wholly;
+- S = Q K^T by wgmma (A and B in shared memory) into a version-3 accumulator;
+  columns past Skv (and, causal, above the diagonal: column > row, PyTorch's
+  top-left `is_causal`) are set to -inf; causal blocks stop at the diagonal block;
+- the online softmax runs on the accumulator's layout: the row max and row sum are
+  `layout.reduce` along the columns (each row lives in one quad of lanes), the
+  exponentials `exp2(S * c - m * c)` (`fastmath<afn>`: `ex2.approx`) with
+  c = scale * log2(e) folded in, O and the
+  row sum rescaled by `exp2((m_old - m_new) * c)`;
+- P, rounded to the input type, is wgmma's A operand from registers for O += P V:
+  `convert_layout` from the accumulator layout to `#dot_op<opIdx = 0, kWidth = 2>`
+  of O's accumulator, which the linear layouts prove to be the identity (every
+  thread holds the same elements in the same registers), so no data moves;
+- the epilogue divides O by the row sum, rounds it, writes it to swizzled shared
+  memory and stores it with the TMA (rows past Sq clipped); LSE = scale * m + ln(l)
+  per row, stored by the threads holding the row where the row is below Sq.
+"""
+
+from __future__ import annotations
+
+import math
+
+HEAD_DIMS = (64, 128)
+DTYPES = ("bf16", "f16")
+LOG2E = 1.4426950408889634
+
+
+def _smem(rows: int, cols: int, transposed: bool):
+    """The NVMMA shared layout of a `rows x cols` tile (128-byte swizzle; `transposed`:
+    dim 0 contiguous), as a rank-4 layout `(1, 1, rows, cols)` (one mode per mode of
+    the rank-4 global views, as the TMA needs)."""
+    from tilec.dialects import cute
+    from tilec.dialects.mma import NvmmaSharedLayout
+    from tilec.dialects.swizzle import ComposedLayout
+
+    c = NvmmaSharedLayout(128, 16, transposed).composed([rows, cols])
+    lay = c.layout
+    return ComposedLayout(c.swizzle, 0, cute.make_layout((1, 1, *lay.shape), (0, 0, *lay.stride)))
+
+
+def check_config(head_dim: int, dtype: str, group: int, bm: int, bn: int, stages: int) -> None:
+    """What `attention_fwd` builds: a ValueError naming what is not."""
+    if head_dim not in HEAD_DIMS:
+        raise ValueError(f"attention: head dim {head_dim} is not one of {HEAD_DIMS}")
+    if dtype not in DTYPES:
+        raise ValueError(f"attention: dtype {dtype!r} is not one of {DTYPES}")
+    if group < 1:
+        raise ValueError(f"attention: the GQA ratio (query heads per kv head) is >= 1, got {group}")
+    if bm % 64 or bm < 64 or bn not in (64, 128, 256) or stages < 2:
+        raise ValueError(f"attention: bm a multiple of 64, bn 64, 128 or 256, stages >= 2 (got {bm}, {bn}, {stages})")
+
+
+def attention_fwd(
+    head_dim: int,
+    dtype: str = "bf16",
+    causal: bool = False,
+    group: int = 1,
+    scale: float | None = None,
+    bm: int = 128,
+    bn: int = 128,
+    stages: int = 2,
+    warp_specialized: bool = True,
+    overlap: bool | None = None,
+    consumer_regs: int = 240,
+    producer_regs: int = 24,
+):
+    """The flash-attention forward program (the module docstring) as a `tilec.Program`
+(`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
+registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
+
+`overlap` (warp-specialised only): each KV step but the last of an unrolled round
+issues the next block's Q K^T (`layout.mma {async}`) before its own softmax, so the
+tensor cores compute S_{j+1} while the consumer computes P_j; P_j V is issued
+asynchronously too and waited for with S_{j+1} (FlashAttention-3's intra-warpgroup
+overlap, without the split wait that would let P_j V run under softmax j+1: a
+`layout.mma_wait {pending = 1}` leaves every operand in flight). Default: where two
+S tiles, P and O fit the 168 registers ptxas allots without spilling (bn = 64; at
+bn = 128 two 64-register S tiles do not).
+
+    Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
+    arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
+    head and sequence of q, k, v and o (`qsb, qsh, qss, ksb, ...`). `group` is H / Hkv;
+    `scale` defaults to 1 / sqrt(head_dim).
+
+        p = attention_fwd(64, "bf16", causal=True)
+        kernel = tilec.compile(p.module)
+    """
+    from tilec.compiler.builder import Program
+    from tilec.compiler.kernel_builder import Value
+    from tilec.dialects.distributed import SliceLayout
+    from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout
+
+    D = head_dim
+    check_config(D, dtype, group, bm, bn, stages)
+    if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
+        overlap = bn <= 64
+    overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
+    scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
+    c = scale * LOG2E
+    warps = bm // 16
+    mma_s = NvidiaMmaLayout(3, [warps, 1], [64, bn, 16])
+    mma_o = NvidiaMmaLayout(3, [warps, 1], [64, D, 16])
+    rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
+    a_op = DotOperandLayout(0, mma_o, 2)
+
+    p = Program("attention_fwd")
+    ptr = {n: p.pointer(n, dtype, align=16) for n in ("q", "k", "v", "o")}
+    plse = p.pointer("lse", "f32", align=16)
+    B, H, Hkv, Sq, Skv = (p.index(n) for n in ("B", "H", "Hkv", "Sq", "Skv"))
+    st = {n: [p.index(f"{n}s{x}") for x in "bhs"] for n in "qkvo"}
+    div = [1, 1, 1, 8, 8, 8]
+    Q = p.view(ptr["q"], f"(?,?,?,{D}):(?,?,?,1)", dynamic=[B, H, Sq, *st["q"]], divisible=div).named("Q")
+    KT = p.view(ptr["k"], f"(?,?,{D},?):(?,?,1,?)", dynamic=[B, Hkv, Skv, *st["k"]], divisible=div).named("KT")
+    V = p.view(ptr["v"], f"(?,?,?,{D}):(?,?,?,1)", dynamic=[B, Hkv, Skv, *st["v"]], divisible=div).named("V")
+    O = p.view(ptr["o"], f"(?,?,?,{D}):(?,?,?,1)", dynamic=[B, H, Sq, *st["o"]], divisible=div).named("O")
+    c0, c1, c2 = p.constant(0), p.constant(1), p.constant(2)
+    cs = p.constant(stages).named("cs")
+    cbm, cbn = p.constant(bm).named("cbm"), p.constant(bn).named("cbn")
+    gm = p.divui((Sq + p.constant(bm - 1)).named("sq_up"), cbm).named("gm")
+    wgs = bm // 64
+    threads = 128 * (wgs + 1) if warp_specialized else 2 * bm
+    with p.launch(grid=(gm, H, B), threads=threads) as k:
+        qb, h, b = k.bx.named("qb"), k.by.named("h"), k.bz.named("b")
+        kvh = p.divui(h, p.constant(group).named("group")).named("kvh") if group > 1 else h
+        sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
+        sk, sv, full, vfull, empty = {}, {}, {}, {}, {}
+        for s in range(stages):
+            sk[s] = p.alloc(_smem(D, bn, True), dtype).named(f"sk{s}")
+            sv[s] = p.alloc(_smem(bn, D, False), dtype).named(f"sv{s}")
+            full[s] = p.mbarrier_init(1).named(f"full{s}")  # K's tile landed
+            vfull[s] = p.mbarrier_init(1).named(f"vfull{s}")  # V's tile landed
+            if warp_specialized:  # one arrival per consumer warpgroup: the stage is read
+                empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
+        so = p.alloc(_smem(bm, D, False), dtype).named("so")
+        qbar = p.mbarrier_init(1).named("qbar")
+
+        # KV blocks this Q block reads: all, or (causal) up to the one holding its last row's diagonal
+        nkv = p.divui((Skv + p.constant(bn - 1)).named("skv_up"), cbn).named("nkv")
+        if causal:
+            diag = p.divui(((qb + c1) * cbm + p.constant(bn - 1)).named("q_end"), cbn).named("ndiag")
+            nkv = p.minui(nkv, diag).named("nkv_causal")
+        last = (nkv - c1).named("last")
+        nsteps = (p.divui((nkv + p.constant(stages - 1)).named("nkv_up"), cs) * cs).named("nsteps")
+        offs = {s: p.constant(s).named(f"o{s}") for s in range(1, stages)}
+        offs[0] = c0
+
+        def load(s: int, j, name: str) -> None:
+            p.mbarrier_arrive(full[s], tx=2 * bn * D)
+            p.tma_load(p.tile(KT, [b, kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
+            p.mbarrier_arrive(vfull[s], tx=2 * bn * D)
+            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], vfull[s])
+
+        def load_q() -> None:
+            p.mbarrier_arrive(qbar, tx=2 * bm * D)
+            p.tma_load(p.tile(Q, [b, h, qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
+
+        def consumer(after_step) -> None:
+            """The KV loop of the consumer threads (every thread without warp
+            specialisation): each step waits for its stage, runs S = Q K^T, the online
+            softmax and O += P V, then `after_step(s, j)`; then the epilogue."""
+            p.mbarrier_wait(qbar, c0)
+            q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
+            k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
+            v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
+            row0 = (qb * cbm).cast("i32").named("row0")
+            rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
+            cols0 = p.arange(0, bn, cols_s).named("cols0")
+            sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
+            # the columns each row keeps: below Skv, and (causal) up to the row itself
+            lim = p.splat(skv32, [bm], rows_s).named("lim")
+            if causal:
+                lim = p.minimum((rows + 1).named("rows1"), skv32).named("lim")
+            zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
+            acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
+            m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
+            lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
+            with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
+                i.named("i")
+                phase = p.remui(p.divui(i, cs).named("round"), c2).named("phase")
+                scores: dict[int, Value] = {}
+                for s in range(stages):
+                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
+                    if not overlap:
+                        p.mbarrier_wait(full[s], phase)
+                        sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
+                    elif s == 0:
+                        p.mbarrier_wait(full[s], phase)
+                        (sc,) = p.mma_wait(p.mma(q2, k2[s], zero_s, is_async=True).named("s0_async"), pending=0)
+                    else:  # S_s (issued under the previous softmax) and P_{s-1} V complete
+                        sc, done = p.mma_wait(scores[s], acc, pending=0)
+                        acc.assign(done)
+                        after_step(s - 1, None)
+                    if overlap and s + 1 < stages:  # the next block's Q K^T runs under this softmax
+                        p.mbarrier_wait(full[s + 1], phase)
+                        scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                    # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
+                    lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
+                    valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
+                    sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
+                    m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
+                    mc = (m_new * c).named(f"mc{s}")
+                    alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
+                    pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
+                    lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
+                    m.assign(m_new)
+                    alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
+                    pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
+                    scaled = (acc * alpha_o).named(f"scaled{s}")
+                    p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
+                    if overlap and s + 1 < stages:
+                        acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
+                    else:
+                        acc.assign(p.mma(pa, v2[s], scaled).named(f"acc{s}"))
+                        after_step(s, j)
+            l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
+            out = (acc * l_o).cast(dtype).named("out")
+            p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))
+            p.tma_store(so, p.tile(O, [b, h, qb, c0], [1, 1, bm, D]).named("to"))
+            lse = (m * scale + p.math("log", lsum)).named("lse_rows")
+            head = ((b * H + h) * Sq).cast("i32").named("head_row0")
+            p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
+            p.tma_store_wait(0)
+
+        if not warp_specialized:
+            load_q()
+            for s in range(stages - 1):
+                load(s, p.minui(p.constant(s), last).named(f"first{s}"), f"p{s}")
+
+            def refill(s: int, j) -> None:
+                p.barrier()  # every warpgroup has read stage s: load the block `stages - 1` ahead into the one before
+                ahead = (j + p.constant(stages - 1)).named(f"ahead{s}")
+                load((s + stages - 1) % stages, p.minui(ahead, last).named(f"next{s}"), f"n{s}")
+
+            consumer(refill)
+            # the loads past the end (the last KV block again) land before the block exits
+            endphase = p.remui(p.divui(nsteps, cs), c2).named("endphase")
+            for s in range(stages - 1):
+                p.mbarrier_wait(full[s], endphase)
+                p.mbarrier_wait(vfull[s], endphase)
+            return p
+
+        consumers, producer = p.warp_specialize([wgs, 1])
+        with consumers:
+            p.setmaxnreg("inc", consumer_regs)
+            consumer(lambda s, j: p.mbarrier_arrive(empty[s]))  # stage s read: the producer may refill it
+        with producer:
+            p.setmaxnreg("dec", producer_regs)
+            load_q()
+            with p.range(c0, nsteps, cs) as i:
+                i.named("i")
+                rnd = p.divui(i, cs).named("round")
+                first = rnd.eq(c0).named("first")
+                ephase = p.remui((rnd - c1).named("prev"), c2).named("ephase")
+                for s in range(stages):
+                    _, otherwise = p.if_else(first)
+                    with otherwise:  # from the second round on, the consumers must have read the stage
+                        p.mbarrier_wait(empty[s], ephase)
+                    load(s, p.minui((i + offs[s]).named(f"j{s}"), last).named(f"kv{s}"), f"s{s}")
+    return p

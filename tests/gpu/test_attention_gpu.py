@@ -1,0 +1,132 @@
+"""On an H100/H200: `tilec.attention` (compiler/attention.py through api/attention_op.py)
+against PyTorch's attention computed in float64, within the bound of
+tests/unit/test_attention.py (`_bound`: P rounded to the input type, the output
+rounded once, f32 sums); LSE within 2^-16 (1 + |LSE|). Head dims 64 and 128, bf16
+and f16, causal and not, ragged sequence lengths, Sq != Skv, GQA and MQA, strided
+(B, S, H, D) inputs; the output is checked in every element (it is a new tensor, and
+NaN-poisoning is not needed: every element compared must be within the bound)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+
+torch = pytest.importorskip("torch")
+
+import tilec  # noqa: E402
+
+UNIT_ROUNDOFF = {torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11}
+
+
+def _reference(q, k, v, causal, scale):
+    """O, LSE and A = softmax @ |V| in float64 (k, v repeated over the group)."""
+    g = q.shape[1] // k.shape[1]
+    q, k, v = q.double(), k.double().repeat_interleave(g, 1), v.double().repeat_interleave(g, 1)
+    s = q @ k.transpose(-1, -2) * scale
+    if causal:
+        sq, skv = s.shape[-2:]
+        keep = torch.ones(sq, skv, dtype=torch.bool, device=s.device).tril()
+        s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s, -1)
+    pr = torch.exp(s - lse[..., None])
+    return pr @ v, lse, pr @ v.abs()
+
+
+def _check(b, h, hkv, sq, skv, d, causal, dtype, bshd=False, scale=None, config=None):
+    g = torch.Generator(device="cuda").manual_seed(b * 1000 + sq + skv + d)
+
+    def make(heads, s):
+        if bshd:  # (B, S, H, D) memory, passed as its (B, H, S, D) transpose
+            return torch.randn(b, s, heads, d, device="cuda", dtype=dtype, generator=g).transpose(1, 2)
+        return torch.randn(b, heads, s, d, device="cuda", dtype=dtype, generator=g)
+
+    q, k, v = make(h, sq), make(hkv, skv), make(hkv, skv)
+    if config is None:
+        out, lse = tilec.attention(q, k, v, causal=causal, scale=scale, return_lse=True)
+    else:
+        from tilec.attention_op import attention
+
+        out, lse = attention(q, k, v, causal=causal, scale=scale, return_lse=True, config=config)
+    torch.cuda.synchronize()
+    ref, ref_lse, a = _reference(q, k, v, causal, scale if scale is not None else 1 / math.sqrt(d))
+    u = UNIT_ROUNDOFF[dtype]
+    bound = u * (a + ref.abs()) + (2 * skv * 2.0**-24 + 2.0**-16) * a
+    err = (out.double() - ref).abs()
+    assert bool((err <= bound).all()), f"max |O - ref| {err.max().item()} (bound there {bound.flatten()[err.argmax()]})"
+    lerr = (lse.double() - ref_lse).abs()
+    assert bool((lerr <= 2.0**-16 * (1 + ref_lse.abs())).all()), f"max |LSE - ref| {lerr.max().item()}"
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "f16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_square(d, causal, dtype):
+    _check(2, 4, 4, 1024, 1024, d, causal, dtype)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("sq,skv", [(1, 1), (77, 77), (200, 333), (333, 200), (1000, 1000)])
+def test_attention_ragged(sq, skv, causal):
+    """Sequence lengths that are no multiple of the 128-row blocks, Sq != Skv."""
+    _check(1, 3, 3, sq, skv, 64, causal, torch.bfloat16)
+
+
+@pytest.mark.parametrize("h,hkv", [(8, 2), (8, 1)], ids=["gqa", "mqa"])
+def test_attention_gqa(h, hkv):
+    _check(2, h, hkv, 300, 300, 128, True, torch.bfloat16)
+
+
+def test_attention_strided_bshd_and_scale():
+    """(B, S, H, D) tensors read in place through their strides; an explicit scale."""
+    _check(2, 4, 2, 257, 129, 64, False, torch.float16, bshd=True, scale=0.3)
+
+
+def test_attention_matches_sdpa():
+    """Beside torch SDPA itself (its own rounding): within twice the bound."""
+    import torch.nn.functional as F
+
+    g = torch.Generator(device="cuda").manual_seed(5)
+    q, k, v = (torch.randn(2, 8, 512, 128, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+    out = tilec.attention(q, k, v, causal=True)
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+    sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert (out.double() - ref).abs().max() <= 2 * (sdpa.double() - ref).abs().max() + 2.0**-8
+
+
+def test_attention_one_kernel_for_all_lengths():
+    """Sequence lengths are run-time arguments: a new length compiles nothing."""
+    from tilec.attention_op import kernel_for
+
+    q = torch.randn(1, 2, 100, 64, device="cuda", dtype=torch.bfloat16)
+    tilec.attention(q, q, q)
+    before = kernel_for.cache_info().misses
+    q = torch.randn(1, 2, 3000, 64, device="cuda", dtype=torch.bfloat16)
+    tilec.attention(q, q, q)
+    assert kernel_for.cache_info().misses == before
+
+
+@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}], ids=["bn64-overlap", "synchronous"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_other_schedules(d, config):
+    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax) and
+    the block-synchronous one, causal and ragged."""
+    _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
+
+
+def test_attention_into_given_tensors():
+    """`out=` and `lse=` are written in place; a repeated call (the same tensors) gives
+    the same result; a wrong `out` is a TilecError."""
+    from tilec.attention_op import attention
+    from tilec.support.diagnostics import TilecError
+
+    q = torch.randn(2, 4, 200, 64, device="cuda", dtype=torch.bfloat16)
+    ref, ref_lse = attention(q, q, q, causal=True, return_lse=True)
+    out, lse = torch.empty_like(q), torch.empty(2, 4, 200, device="cuda")
+    for _ in range(2):
+        got = attention(q, q, q, causal=True, out=out, lse=lse)
+        assert got is out and torch.equal(out, ref) and torch.equal(lse, ref_lse)
+    with pytest.raises(TilecError, match="out must be"):
+        attention(q, q, q, out=torch.empty(2, 4, 200, 128, device="cuda", dtype=torch.bfloat16))

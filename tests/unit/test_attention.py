@@ -1,0 +1,182 @@
+"""The flash-attention forward program (compiler/attention.py, docs/attention.md) on the
+CPU reference executor against float64 NumPy, before and after the default pipeline
+(the executor also checks the TMA ring's mbarrier phases and the reads of stages
+before their waits), and its CUDA for the real configurations compiled by NVRTC.
+
+The bound (`_bound`): with u the unit roundoff of the input type (2^-8 bf16, 2^-11
+f16), each probability P_ik is rounded to the input type before P V (relative u), the
+output is rounded once (relative u of |O|), and the f32 sums over n = Skv terms (P V
+by wgmma, the row sum l) add at most n 2^-24 relative each; the exp2 of f32 arguments
+(scale * log2(e) folded in) adds a few f32 ulps of |scale * S|. So, with
+A_ij = sum_k softmax_ik |V_kj|:
+
+    |O - O_ref| <= u (A + |O_ref|) + (2 n 2^-24 + 2^-16) A
+
+and the log-sum-exp within 2^-16 (1 + |LSE|).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.attention import attention_fwd
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.dtypes import bf16_to_f32, f32_to_bf16
+from tilec.runtime.reference import run
+
+UNIT_ROUNDOFF = {"bf16": 2.0**-8, "f16": 2.0**-11}
+
+
+def _to_input(x: np.ndarray, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """(the array the kernel reads, its values in float64)."""
+    if dtype == "bf16":
+        bits = f32_to_bf16(x.astype(np.float32))
+        return bits, bf16_to_f32(bits).astype(np.float64)
+    h = x.astype(np.float16)
+    return h, h.astype(np.float64)
+
+
+def reference(q, k, v, causal: bool, scale: float):
+    """O and LSE in float64 (k, v already repeated over the query heads of a kv head),
+    and A = softmax @ |V| for the bound."""
+    s = q @ k.transpose(0, 1, 3, 2) * scale
+    sq, skv = s.shape[-2:]
+    if causal:  # PyTorch's is_causal: top-left aligned
+        s = np.where(np.arange(skv)[None, :] <= np.arange(sq)[:, None], s, -np.inf)
+    mx = s.max(-1, keepdims=True)
+    e = np.exp(s - mx)
+    lsum = e.sum(-1, keepdims=True)
+    return (e / lsum) @ v, (mx + np.log(lsum))[..., 0], (e / lsum) @ np.abs(v)
+
+
+def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int) -> np.ndarray:
+    u = UNIT_ROUNDOFF[dtype]
+    return u * (a + np.abs(ref)) + (2 * n * 2.0**-24 + 2.0**-16) * a
+
+
+def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
+             level="layout", bshd=False, seed=0, ws=True):
+    """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
+    (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
+    `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one)."""
+    hkv = h // group
+    rng = np.random.default_rng(seed)
+    scale = 1.0 / np.sqrt(d)
+    q, q64 = _to_input(rng.standard_normal((b, h, sq, d)), dtype)
+    k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
+    v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
+    module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws).module
+    if level == "lowered":
+        run_pipeline(module, "default")
+    poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
+    args = {"B": b, "H": h, "Hkv": hkv, "Sq": sq, "Skv": skv, "lse": np.full(b * h * sq, np.nan, np.float32)}
+    for name, x in zip("qkvo", (q, k, v, poison)):
+        if bshd:  # memory (B, S, H, D); strides of the (B, H, S, D) view
+            mem = np.ascontiguousarray(x.transpose(0, 2, 1, 3))
+            strides = (x.shape[2] * x.shape[1] * d, d, x.shape[1] * d)
+        else:
+            mem = x
+            strides = (x.shape[1] * x.shape[2] * d, x.shape[2] * d, d)
+        args[name] = mem.reshape(-1)
+        for which, st in zip("bhs", strides):
+            args[f"{name}s{which}"] = st
+    out = run(module, args)
+    o = np.asarray(out["o"])
+    o = o.reshape((b, sq, h, d)).transpose(0, 2, 1, 3) if bshd else o.reshape((b, h, sq, d))
+    o = (bf16_to_f32(o) if dtype == "bf16" else o).astype(np.float64)
+    lse = np.asarray(out["lse"]).reshape(b, h, sq).astype(np.float64)
+    ref, ref_lse, a = reference(q64, np.repeat(k64, group, 1), np.repeat(v64, group, 1), causal, scale)
+    err = np.abs(o - ref)
+    assert np.all(err <= _bound(a, ref, dtype, skv)), f"max |O - ref| {err.max()}"
+    assert np.all(np.abs(lse - ref_lse) <= 2.0**-16 * (1 + np.abs(ref_lse))), "LSE"
+
+
+CASES = {
+    # one full 64 x 64 block and a ragged one in each direction
+    "ragged-d64": dict(d=64, sq=70, skv=70),
+    "causal-d64": dict(d=64, causal=True, sq=70, skv=70),
+    # GQA (2 query heads per kv head), 2 batches, Sq != Skv, f16, inputs in (B, S, H, D) memory
+    "gqa-d128-f16-bshd": dict(d=128, group=2, b=2, h=4, sq=40, skv=100, dtype="f16", bshd=True),
+    # causal with Sq > Skv (rows past Skv see every column) and a 128-wide KV block
+    "causal-d128-sq-gt-skv": dict(d=128, causal=True, sq=100, skv=60, bn=128),
+    # MQA: one kv head for 3 query heads; 3 KV blocks (the 2-stage ring's odd last step)
+    "mqa-d64": dict(d=64, group=3, h=3, sq=16, skv=150),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_attention_layout_level(case):
+    """The warp-specialised schedule (with bn = 64 the overlapped one: the next
+    block's Q K^T in flight under the softmax, P V asynchronous). Its consumer loop runs a per-block number of KV
+    steps (causal) inside the consumers' region: the executor chooses the carried
+    tensors per block over the region's threads only (scf_impls.merge `active`)."""
+    run_case(**CASES[case])
+
+
+@pytest.mark.parametrize("case", ["causal-d64", "gqa-d128-f16-bshd"])
+def test_attention_synchronous_schedule(case):
+    """The block-synchronous schedule (every thread a consumer, a barrier per KV step
+    before its stage is refilled)."""
+    run_case(**CASES[case], ws=False)
+
+
+@pytest.mark.parametrize("case", ["causal-d64", "mqa-d64"])
+def test_attention_lowered(case):
+    """After the default pipeline: the wgmma, the register renaming of P and the TMA
+    ring as the GPU runs them."""
+    run_case(**CASES[case], level="lowered")
+
+
+@pytest.mark.parametrize("ws", [True, False], ids=["ws", "sync"])
+def test_attention_default_config_lowered(ws):
+    """The GPU's configuration (bm = bn = 128, two consumer warpgroups) after the
+    default pipeline: causal, 150 rows (a ragged second Q and KV block)."""
+    run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=128, level="lowered", ws=ws)
+
+
+@pytest.mark.parametrize("d,causal,dtype,ws,bn", [(64, False, "bf16", True, 128), (128, True, "bf16", True, 128),
+                                                  (128, False, "f16", True, 128), (128, True, "bf16", False, 128),
+                                                  (128, True, "bf16", True, 64), (64, True, "bf16", True, 64)])
+def test_attention_cuda_compiles(d, causal, dtype, ws, bn):
+    """The CUDA of the real configurations compiles for sm_90a with no spills; P V takes
+    P from registers (wgmma's register A), and every convert_layout is a renaming of
+    registers (the accumulator layout and the A operand's are the same linear layout)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, dtype, causal, warp_specialized=ws, bn=bn).module  # bn 64: overlapped Q K^T
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert f"wgmma.m64n{d}k16 per warpgroup, A from registers" in src
+    assert "tilec_ex2_approx_ftz" in src and "exp2f(" not in src  # the softmax's exp2: ex2.approx
+    conversions = [line for line in src.splitlines() if "// convert_layout" in line]
+    assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
+    usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
+    assert usage.spill_stores == 0
+
+
+def test_attention_config_errors():
+    with pytest.raises(ValueError, match="head dim 96"):
+        attention_fwd(96)
+    with pytest.raises(ValueError, match="dtype 'f32'"):
+        attention_fwd(64, "f32")
+
+
+def test_emitted_text_runs_with_its_args():
+    """examples/python/attention.py --emit (what dev/device/sanitize.sh --attention runs
+    under compute-sanitizer): MLIR whose `tilec.args` give every index argument and
+    buffer size, so `tilec FILE --run ...` needs nothing more; it parses back and runs
+    on the executor with the LSE of every row written."""
+    import sys
+    from pathlib import Path
+
+    import tilec
+    from tilec.runtime.reference import random_inputs
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import attention as example
+
+    module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 20, 20))
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (40,) and np.all(np.isfinite(lse))

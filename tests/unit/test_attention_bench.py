@@ -1,0 +1,35 @@
+"""benchmarks/attention_bench.py's pure parts (the GPU run is the lead's): shapes as the
+issue writes them, the configurations it tries are `attention_fwd` keywords, and the
+table report.py prints from its JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import attention_bench
+
+from tilec.compiler.attention import attention_fwd
+
+
+def test_default_shapes_are_the_issues_four():
+    shapes = [attention_bench.parse_shape(s) for s in attention_bench.DEFAULT_SHAPES.split(",")]
+    assert shapes == [(4, 32, 4096, 128, False), (4, 32, 4096, 128, True), (16, 16, 1024, 64, False),
+                      (1, 32, 16384, 128, True)]
+
+
+@pytest.mark.parametrize("name", attention_bench.CONFIGS)
+def test_configs_build(name):
+    attention_fwd(64, "bf16", True, **attention_bench.CONFIGS[name])
+
+
+def test_markdown_row():
+    row = {"B": 4, "H": 32, "S": 4096, "D": 128, "causal": True, "tilec_ok": True, "tilec_tflops": 300.0,
+           "tilec_tflops_queued": 310.0, "cudnn_tflops": 600.0, "flash_tflops": 150.0, "config": "ws-bn128",
+           "registers": 168}
+    table = attention_bench.markdown([row], "H200", "2026-11-28")
+    assert "| 4x32x4096x128 | yes | 300 | 310 | 600 | 150 | - | - | 0.50 | 2.00 | ws-bn128 | 168 | ok |" in table
+    assert "FAIL" in attention_bench.markdown([{**row, "tilec_ok": False}], "H200", "now")
