@@ -106,7 +106,7 @@ class TensorBuilding:
         return self.insert(layout.SplatOp.build(operands=[v], result_types=[  # type: ignore[attr-defined]
             TensorType(et, list(shape), encoding_attr(layout_))])).results[0]
 
-    def full(self, shape: Sequence[int], value: int | float, dtype: str, layout_: Any, dense: bool = False) -> Any:
+    def full(self, shape: Sequence[int], value: float, dtype: str, layout_: Any, dense: bool = False) -> Any:
         """Gluon's `gl.full(shape, value, dtype, layout)`: a constant tensor (`layout.splat`
         of the scalar; `dense`: one `arith.constant dense<value>`, as MLIR writes an
         accumulator's zeros).
