@@ -63,6 +63,35 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
+def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str) -> str:
+    """The run's table (and the epilogue and new-M lines) as markdown, headed by `title`."""
+    lines = [
+        title,
+        "",
+        "| case | M | N | K | tilec config | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | "
+        "tilec GB/s | cuBLAS GB/s | first call (s) | kernels | check |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        tri_s = f"{r['triton_tflops']:.0f}" if "triton_tflops" in r else "-"
+        oks = "ok" if r["tilec_ok"] and r["cublas_ok"] and r.get("triton_ok", True) else "FAIL"
+        gbs = (f"{r['tilec_gbs']:.0f} | {r['cublas_gbs']:.0f}") if r["m"] <= 128 else "- | -"
+        lines.append(
+            f"| {r['case']} | {r['m']} | {r['n']} | {r['k']} | {r['config']} | {r['tilec_tflops']:.0f} | "
+            f"{r['cublas_tflops']:.0f} | {r['ratio']:.2f} | {tri_s} | {gbs} | {r['first_call_s']:.2f} | "
+            f"{r['kernels']} | {oks} |"
+        )
+    lines += [
+        "",
+        f"Epilogue at {epilogue['shape']}: plain {epilogue['plain_ms']:.3f} ms, bias + SiLU + cast "
+        f"{epilogue['bias_silu_ms']:.3f} ms ({100 * epilogue['overhead']:+.1f}%), PyTorch unfused "
+        f"{epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epilogue['ok'] else 'FAIL'}",
+    ]
+    lines += [f"New M of a cached kernel (QKV): M = {x['m']} after M = {x['after']}: first call "
+              f"{1000 * x['first_call_s']:.1f} ms, {x['compiled']} kernels compiled" for x in new_m]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     import torch
 
@@ -146,31 +175,9 @@ def main(argv=None) -> int:
                 "torch_unfused_ms": t_torch_epi, "ok": epi_ok}
     print(json.dumps(epilogue), flush=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")  # noqa: UP017
-    lines = [
-        f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; {time.time() - started:.0f} s",
-        "",
-        "| case | M | N | K | tilec config | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | "
-        "tilec GB/s | cuBLAS GB/s | first call (s) | kernels | check |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        tri_s = f"{r['triton_tflops']:.0f}" if "triton_tflops" in r else "-"
-        oks = "ok" if r["tilec_ok"] and r["cublas_ok"] and r.get("triton_ok", True) else "FAIL"
-        gbs = (f"{r['tilec_gbs']:.0f} | {r['cublas_gbs']:.0f}") if r["m"] <= 128 else "- | -"
-        lines.append(
-            f"| {r['case']} | {r['m']} | {r['n']} | {r['k']} | {r['config']} | {r['tilec_tflops']:.0f} | "
-            f"{r['cublas_tflops']:.0f} | {r['ratio']:.2f} | {tri_s} | {gbs} | {r['first_call_s']:.2f} | "
-            f"{r['kernels']} | {oks} |"
-        )
-    lines += [
-        "",
-        f"Epilogue at {epilogue['shape']}: plain {epilogue['plain_ms']:.3f} ms, bias + SiLU + cast "
-        f"{epilogue['bias_silu_ms']:.3f} ms ({100 * epilogue['overhead']:+.1f}%), PyTorch unfused "
-        f"{epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epi_ok else 'FAIL'}",
-    ]
-    lines += [f"New M of a cached kernel (QKV): M = {x['m']} after M = {x['after']}: first call "
-              f"{1000 * x['first_call_s']:.1f} ms, {x['compiled']} kernels compiled" for x in new_m]
-    table = "\n".join(lines)
+    table = markdown(rows, epilogue, new_m,
+                     f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; "
+                     f"{time.time() - started:.0f} s")
     if args.json:
         from run_info import run_info  # benchmarks/ (this script's folder)
 

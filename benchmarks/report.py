@@ -272,6 +272,26 @@ def attention_section() -> str:
     return "\n".join(out)
 
 
+def matmul_section() -> str:
+    """`tilec.matmul` beside cuBLAS and Triton (issue 39)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import matmul_bench
+
+    d = _load("matmul.json")
+    out = [
+        "## `tilec.matmul` (bf16, f32 accumulation)",
+        "",
+        f"{_run(d)}; `benchmarks/matmul_bench.py`: `tilec.matmul` (api/gemm.py, docs/matmul.md) at ragged",
+        "shapes and the Llama-3-8B projections (`x @ w.t()`), beside cuBLAS (`torch.matmul`) and the",
+        "Triton tutorial's GEMM, one run; GB/s for the decode sizes (M <= 128); \"first call\" includes",
+        "the compile of a new configuration, \"kernels\" counts the compiled kernels so far.",
+        "",
+        matmul_bench.markdown(d["rows"], d["epilogue"], d["new_m"], "").lstrip("\n"),
+        "",
+    ]
+    return "\n".join(out)
+
+
 def page() -> str:
     intro = "\n".join([  # noqa: FLY002 - one line of the page per string
         "# Performance",
@@ -289,6 +309,8 @@ def page() -> str:
                 gemm_section()]
     if (RESULTS / "canonical_copies.json").exists():
         sections.append(canonical_section())
+    if (RESULTS / "matmul.json").exists():
+        sections.append(matmul_section())
     if (RESULTS / "attention.json").exists():
         sections.append(attention_section())
     sections = [x for x in sections if x]
