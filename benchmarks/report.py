@@ -185,11 +185,11 @@ def realistic_rows_section() -> str:
         compiles.update(d.get("compiles", {}))
         skipped += d.get("skipped", [])
         not_run += d.get("not_run", [])
-    commands = "; ".join(f"`{d.get('command', 'benchmarks/realistic_rows.py')}`" for d in runs)
+    commands = "; ".join(f"`{d.get('command', 'benchmarks/realistic_rows.py')}` ({_run(d)})" for d in runs)
     out = [
         "## Row kernels at users' shapes: softmax, layer norm, RMSNorm, cumsum",
         "",
-        f"{_run(runs[0])}; {commands}: the kernels of",
+        f"{commands}: the kernels of",
         "`examples/python/row_kernels.py` as a user writes them (masked tiles, run-time M, layouts",
         "left to `pack-rows` and `coalesce`, loops over chunks for rows past 16384 elements, no sweep),",
         "beside PyTorch and the same naive program in Triton, each checked against PyTorch in float64.",
