@@ -254,3 +254,22 @@ def test_the_entrys_programs(config):
     module = matmul_program(MatmulKey(c, n, k, "bf16", ep, 3, b_kmajor=True))
     ops = _operands(m, n, k, ep)
     _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k), ops, ep)
+
+
+def test_offsets_are_32_bit_where_every_offset_fits():
+    """`index_bits`: 32 while the rows up to M rounded up to the tile (plus one) times the
+    widest row, N x K and split-K's partials fit in 31 bits; the program of such a key
+    promises `tilec.index_bits = 32` and its kernel computes 32-bit offsets."""
+    from tilec.compiler.pipeline import emit, run_pipeline
+    from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+    from tilec.gemm_programs import PLAIN
+
+    c = choose_config(4000, 4000, 132, k=4000)
+    assert index_bits(4000, 4000, 4000, c) == 32
+    assert index_bits(300_000, 8192, 8192, c) == 64  # 300k rows of 8192: past 2^31
+    assert index_bits(1, 65536, 65536, c) == 64  # B alone is 2^32 elements
+    key = MatmulKey(c, 4000, 4000, "bf16", PLAIN, 132, False, 32)
+    module = matmul_program(key)
+    assert "tilec.index_bits = 32" in emit(module)
+    run_pipeline(module, "default")
+    assert "32-bit indices" in emit(module, "cuda")
