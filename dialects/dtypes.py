@@ -22,7 +22,8 @@ infinities. A conversion to either (`to_f8`) is one rounding to nearest even of 
 exact value, as PyTorch's `c10::Float8_e4m3fn` / `Float8_e5m2` conversions and CUDA's
 `__nv_cvt_double_to_fp8(x, __NV_NOSAT, ...)` do: e4m3fn gives NaN beyond 464 (the
 midpoint above 448) and for infinities; e5m2 gives infinity from 61440 up (the midpoint
-above 57344, ties to even). NaN becomes `0x7F` in both (the sign dropped)."""
+above 57344, ties to even). NaN becomes `0x7F` in both (the sign dropped, as CUDA's
+float path does; PyTorch keeps it, `0xFF`: NaN either way)."""
 
 from __future__ import annotations
 
