@@ -140,6 +140,11 @@ TF32_INPUT_ERROR = 2.0**-10
 """Relative error of reading an f32 operand as tf32 (10 fraction bits; the hardware
 may truncate, so a full tf32 ulp)."""
 
+FP8_ACCUMULATION_EPS = 2.0**-13
+"""The unit roundoff `mma_error_bound` takes for fp8 wgmma's accumulation: the
+DeepSeek-V3 report (section 3.3.2) measured about 14 bits kept on H800; one bit of
+margin."""
+
 
 def mma_error_bound(k: int, operand_type: str) -> tuple[float, float]:
     """(gamma, input) such that two evaluations of a float `acc + a @ b` (f32 products,
@@ -151,10 +156,14 @@ def mma_error_bound(k: int, operand_type: str) -> tuple[float, float]:
     gamma = n u / (1 - n u) with n = K + 1 additions and u = 2^-24 (Higham's bound of a
     recursive or blocked sum: each evaluation is within gamma of the exact value);
     `input` is the relative error of rounding the operands to the instruction's input
-    type: 0 for f16/bf16 (exact in f32, and so are their products), 2^-10 for tf32.
-    Integer MMA is exact (this function is for float operand types only)."""
+    type: 0 for f16/bf16 and the 8-bit floats (exact in f32, and so are their
+    products), 2^-10 for tf32. For 8-bit operands (`e4m3`, `e5m2`) u is
+    `FP8_ACCUMULATION_EPS`: Hopper's fp8 wgmma keeps fewer bits than f32 while it
+    accumulates. Integer MMA is exact (this function is for float operand types
+    only)."""
     n = k + 1
-    gamma = n * EPS_F32 / (1 - n * EPS_F32)
+    u = FP8_ACCUMULATION_EPS if operand_type in ("e4m3", "e5m2") else EPS_F32
+    gamma = n * u / (1 - n * u)
     return gamma, (TF32_INPUT_ERROR if operand_type == "f32" else 0.0)
 
 
