@@ -154,26 +154,29 @@ def operand_byte_offset(desc: WgmmaDescriptor, row, k, mn_major: bool, element_b
     return (mnmajor_byte_offset if mn_major else kmajor_byte_offset)(desc, row, k, element_bytes)
 
 
-def fit_descriptor(addrs) -> tuple[WgmmaDescriptor, bool] | str:
+def fit_descriptor(addrs, element_bytes: int = 2) -> tuple[WgmmaDescriptor, bool] | str:
     """The descriptor and majorness (`mn_major`) under which the hardware reads element
-    (row, k) of a `rows x 16` operand of 16-bit elements at byte address `addrs[row,
-    k]` (relative to a buffer aligned to 1024 bytes), trying the swizzles from the
-    widest down and K-major first; a string saying why none does otherwise."""
+    (row, k) of a `rows x K` operand (K = 32 bytes of `element_bytes`-byte elements: 16
+    of 16-bit, 32 of 8-bit) at byte address `addrs[row, k]` (relative to a buffer
+    aligned to 1024 bytes), trying the swizzles from the widest down and K-major first
+    (8-bit operands: K-major only); a string saying why none does otherwise."""
     import numpy as np
 
     addrs = np.asarray(addrs, dtype=np.int64)
     rows = addrs.shape[0]
-    r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+    kk = 32 // element_bytes
+    half = 16 // element_bytes  # the second core matrix along K
+    r, k = np.meshgrid(np.arange(rows), np.arange(kk), indexing="ij")
     for swizzle in (128, 64, 32, 0):
 
         def pre(a: int, swizzle: int = swizzle) -> int:
             return int(_swizzle_bytes_xor(int(a), swizzle))
 
         start = pre(addrs[0, 0])
-        for mn_major in (False, True):
+        for mn_major in (False, True) if element_bytes == 2 else (False,):
             if not mn_major:
                 sbo = pre(addrs[8, 0]) - start if rows > 8 else 8 * max(swizzle, 16)
-                lbo = addrs[0, 8] - start if swizzle == 0 else 0
+                lbo = addrs[0, half] - start if swizzle == 0 else 0
             elif swizzle == 0:
                 sbo = pre(addrs[8, 0]) - start if rows > 8 else 0
                 lbo = pre(addrs[0, 8]) - start
@@ -185,12 +188,13 @@ def fit_descriptor(addrs) -> tuple[WgmmaDescriptor, bool] | str:
                 d = WgmmaDescriptor(start, int(lbo), int(sbo), swizzle)
             except LayoutError:
                 continue
-            if np.array_equal(operand_byte_offset(d, r, k, mn_major), addrs):
+            if np.array_equal(operand_byte_offset(d, r, k, mn_major, element_bytes), addrs):
                 return d, mn_major
     return (
         "its shared layout is none of wgmma's: 8-row groups of 16-byte rows (no swizzle) or "
-        "rows of 32/64/128 bytes under the matching swizzle, K-major or MN-major, at 16-byte "
-        "aligned addresses"
+        "rows of 32/64/128 bytes under the matching swizzle, K-major"
+        + (" or MN-major" if element_bytes == 2 else " (8-bit operands)")
+        + ", at 16-byte aligned addresses"
     )
 
 

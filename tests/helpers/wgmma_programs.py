@@ -82,15 +82,15 @@ def _wgmma_program(n, dtype, b_dtype, na, nb, a_desc, b_desc, a_align, b_align) 
     return "\n".join(lines) + "\n"
 
 
-def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int):
-    """The shared layout of a `rows x cols` 16-bit tile that wgmma can read: Triton's
-    `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous (a
-    `tilec.ComposedLayout`), or, for swizzle 0, core matrices (8 x 16 bytes,
-    contiguous along `contiguous`) stacked along the other dim first (CuTe text)."""
+def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int, bits: int = 16):
+    """The shared layout of a `rows x cols` tile of `bits`-bit elements that wgmma can
+    read: Triton's `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous (a
+    `tilec.ComposedLayout`), or, for swizzle 0 (16-bit only), core matrices (8 x 16
+    bytes, contiguous along `contiguous`) stacked along the other dim first (CuTe text)."""
     from tilec.dialects.mma import NvmmaSharedLayout
 
     if swizzle:
-        return NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols])
+        return NvmmaSharedLayout(swizzle, bits, contiguous == 0).composed([rows, cols])
     if contiguous == 1:  # element (r, c): (r % 8) * 8 + c % 8 + (r / 8) * 64 + (c / 8) * 8 rows
         return f"((8,{rows // 8}),(8,{cols // 8})):((8,64),(1,{8 * rows}))"
     return f"((8,{rows // 8}),(8,{cols // 8})):((1,{8 * cols}),(8,64))"
@@ -109,8 +109,10 @@ def wgmma_mma_program(
     b_major: str = "mn",
     target: str | None = None,
     b_layout=None,
+    b_et: str | None = None,
 ):
     """@wgmma (a module built with `tilec.Program`): one block of `wg` warpgroups
+    (8-bit floats `et`, or `et` for A and `b_et` for B: `k32` steps, B K-major)
     (stacked along M) computes C = C + A @ B with a `layout.mma` of a version-3
     accumulator: A (m x k, row-major in %pa) and B (k x n: row-major in %pb for
     `b_major` "mn"; for "k", %pb holds B^T row-major) copied into NVMMA shared tiles
@@ -121,17 +123,19 @@ def wgmma_mma_program(
     import tilec
     from tilec.support.target import set_target
 
-    mma = tilec.NvidiaMmaLayout(3, [4 * wg, 1], [64, instr_n or n, 16])
+    b_et = b_et or et
+    bits = 8 if et.startswith("f8") else 16
+    mma = tilec.NvidiaMmaLayout(3, [4 * wg, 1], [64, instr_n or n, 256 // bits])
     p = tilec.Program("wgmma")
-    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", et), ("pc", "f32")))
+    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", b_et), ("pc", "f32")))
     a = p.view(pa, f"({m},{k}):({k},1)")
     b = p.view(pb, f"({k},{n}):({n},1)" if b_major == "mn" else f"({k},{n}):(1,{k})")
     c = p.view(pc, f"({m},{n}):({n},1)")
     with p.launch(threads=128 * wg):
-        sb = p.alloc(b_layout or nvmma_layout(k, n, b_swizzle, 1 if b_major == "mn" else 0), et)
+        sb = p.alloc(b_layout or nvmma_layout(k, n, b_swizzle, 1 if b_major == "mn" else 0, bits), b_et)
         p.copy(b, sb)
         if a_from == "smem":
-            sa = p.alloc(nvmma_layout(m, k, a_swizzle, 1), et)
+            sa = p.alloc(nvmma_layout(m, k, a_swizzle, 1, bits), et)
             p.copy(a, sa)
         else:
             sa = p.load(a, tilec.DotOperandLayout(0, mma, 2))
