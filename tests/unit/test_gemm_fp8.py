@@ -108,3 +108,18 @@ def test_fp8_configurations_fit_and_never_split_k():
     assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_CONFIGS)
     assert choose_config(16, 8192, 132, k=8192, fp8=True).split_k == 1
     assert choose_config(16, 8192, 132, k=8192, fp8=True) in FP8_CONFIGS
+
+
+@pytest.mark.parametrize("name", ["f8:128x128x128:4:pp", "f8:64x256x128:4:c128"])
+def test_other_fp8_configurations_compile(name):
+    """The FP8 configurations the rule takes besides the 4096^3 one, with scales, bias
+    and SiLU, run-time M, compile for sm_90a."""
+    from tilec.gemm import FP8_CONFIGS, MatmulKey, matmul_program
+
+    c = next(c for c in FP8_CONFIGS if c.name == name)
+    ep = Epilogue(scale=True, bias=True, activation="silu")
+    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", ep, 132, b_kmajor=True))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "k32.f32.e4m3.e4m3" in cuda
+    compile_sm90_or_skip(cuda)
