@@ -4,6 +4,7 @@ kernel and its configuration chosen from the shape and the Target by one rule.
     c = tilec.matmul(a, b)                                   # bf16/f16 (.., K) @ (K, N)
     y = tilec.matmul(x, w, bias=b, activation="silu")        # silu(x @ w + b), one kernel
     y = tilec.matmul(x, w, residual=h, out_dtype=torch.float16)
+    y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)     # FP8 e4m3: (x8 @ w8.t()) sx sw, bf16
 
 The kernels are the warp-specialised, persistent TMA + wgmma programs of
 api/gemm_programs.py (`gemm_hopper_ws`), built with M a run-time value: the TMA tensor
@@ -25,6 +26,11 @@ K steps of each tile divided among S units of work so that the tiles times S fil
 them, the f32 partial products summed by a second launch that applies the epilogue
 (`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
 through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
+
+FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
+configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
+8-bit elements) by the same rule, without split-K, and per-tensor scales applied to
+the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from tilec.gemm_programs import ACTIVATIONS, INPUT_DTYPES, OUT_DTYPES, Epilogue, gemm_hopper_ws
+from tilec.gemm_programs import ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, Epilogue, gemm_hopper_ws
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import Target, target
 
@@ -56,6 +62,8 @@ class GemmConfig:
     pingpong: bool = False
     group: int = 8
     split_k: int = 1
+    operand_bytes: int = 2
+    """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
@@ -70,10 +78,11 @@ class GemmConfig:
         return kw
 
     def smem_bytes(self) -> int:
-        """Shared memory of the ring and the C buffers (16-bit elements), each buffer
-        1024-byte aligned: the barriers cost a kilobyte beside each stage, or one in all
-        with chunks (they come after the buffers, `gemm_hopper_ws`)."""
-        ring = self.stages * (self.bm + self.bn) * self.bk * 2
+        """Shared memory of the ring (`operand_bytes` elements) and the C buffers
+        (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
+        beside each stage, or one in all with chunks (they come after the buffers,
+        `gemm_hopper_ws`)."""
+        ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         barriers = 1024 if self.chunk else 1024 * self.stages
         return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
 
@@ -87,6 +96,16 @@ CONFIGS = (
 `BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); the 128 x 128
 pingpong measured 635 there (0.85); the 64-row tile (one consumer warpgroup) is an
 estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
+
+
+FP8_CONFIGS = (
+    GemmConfig("f8:128x256x128:4:c128", 128, 256, 128, 4, efficiency=1.0, chunk=128, operand_bytes=1),
+    GemmConfig("f8:128x128x128:4:pp", 128, 128, 128, 4, efficiency=0.85, pingpong=True, operand_bytes=1),
+    GemmConfig("f8:64x256x128:4:c128", 64, 256, 128, 4, efficiency=0.7, chunk=128, operand_bytes=1),
+)
+"""The configurations of FP8 operands: `CONFIGS`' tiles with K steps of 128 (the same
+bytes per stage row as bf16's 64, a 128-byte swizzle), their efficiencies assumed the
+same as bf16's until measured (benchmarks/matmul_bench.py's fp8 rows)."""
 
 
 SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
@@ -112,16 +131,18 @@ def split_factor(m: int, n: int, k: int, sms: int) -> int:
     return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
 
 
-def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None) -> GemmConfig:
+def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
+                  fp8: bool = False) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
-    docstring's rule; split-K where M <= 128 and K is given)."""
+    docstring's rule; split-K where M <= 128 and K is given; from `FP8_CONFIGS`, without
+    split-K, for 8-bit operands)."""
     tgt = tgt or target("sm_90a")
-    if k is not None and m <= SPLIT_K_MAX_M:
+    if k is not None and m <= SPLIT_K_MAX_M and not fp8:
         split = split_factor(m, n, k, sms)
         if split > 1:
             return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
     best, best_cost = None, 0.0
-    for c in CONFIGS:
+    for c in FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         tiles = -(-m // c.bm) * -(-n // c.bn)
@@ -163,8 +184,8 @@ def index_bits(m: int, n: int, k: int, config: GemmConfig) -> int:
 
 def matmul_program(key: MatmulKey):
     """The verified module of `key`: `gemm_hopper_ws` with a run-time M; its arguments
-    are `pa`, `pb`, `pc`, then `pbias` and `pres` as the epilogue uses them, then `m`.
-    With `key.index_bits == 32` its function promises 32-bit offsets."""
+    are `pa`, `pb`, `pc`, then `pbias`, `pres`, `pscale_a`, `pscale_b` as the epilogue
+    uses them, then `m`. With `key.index_bits == 32` its function promises 32-bit offsets."""
     module = gemm_hopper_ws(None, key.n, key.k, dtype=key.dtype, epilogue=key.epilogue, b_kmajor=key.b_kmajor,
                             **key.config.kwargs(key.sms))
     if key.index_bits == 32:
@@ -191,7 +212,7 @@ def matmul_kernel(key: MatmulKey) -> Any:
     return kernel
 
 
-_TORCH = {"bfloat16": "bf16", "float16": "f16"}
+_TORCH = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}
 _CUPY = {"float16": "f16"}
 
 
@@ -203,7 +224,7 @@ def _dtype_name(x: Any) -> str | None:
         x = np.dtype(x)
     x = getattr(x, "dtype", x)
     name = str(x).removeprefix("torch.")
-    if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16"
+    if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16", "f8E4M3FN", "f8E5M2"
         return name
     return _TORCH.get(name) or _CUPY.get(name)
 
@@ -281,8 +302,20 @@ def _operand(name: str, x: Any, shape: tuple[int, ...], dtype: str, transposed_o
     return transposed
 
 
+def _scale(name: str, s: Any, like: Any) -> Any:
+    """A per-tensor scale as a one-element f32 tensor on a's device: a Python number,
+    or an f32 PyTorch tensor of one element (0-d) on the GPU."""
+    import torch
+
+    if isinstance(s, int | float):
+        return torch.tensor([float(s)], dtype=torch.float32, device=like.device)
+    if not _is_torch(s) or s.numel() != 1 or s.dtype != torch.float32 or not s.is_cuda:
+        raise TilecError(f"tilec.matmul: {name} must be a float or a one-element float32 CUDA tensor (0-d)")
+    return s.reshape(1)
+
+
 def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
-           out_dtype: Any = None, out: Any = None) -> Any:
+           out_dtype: Any = None, out: Any = None, scale_a: Any = None, scale_b: Any = None) -> Any:
     """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
     (K, N) row-major or the transpose of a row-major N x K (`w.t()` of a
     `torch.nn.Linear` weight: B K-major), bf16 or f16 PyTorch (or f16 CuPy) tensors on
@@ -294,30 +327,46 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     The kernel is chosen by `choose_config` and compiled once per `MatmulKey`: a new M
     compiles nothing.
 
+    FP8: `a` and `b` torch.float8_e4m3fn (or both float8_e5m2) PyTorch tensors, `b`
+    the transpose of a row-major N x K (K-major, as `torch._scaled_mm` takes it), K
+    and N multiples of 16, `scale_a` and `scale_b` (floats or one-element f32 CUDA
+    tensors) required: the accumulator is multiplied by `scale_a * scale_b` before
+    the rest of the epilogue; `out_dtype` default bf16.
+
         y = tilec.matmul(x, w, bias=b, activation="gelu")
+        y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)
     """
     dtype = _dtype_name(a)
     if dtype not in INPUT_DTYPES:
-        raise TilecError(f"tilec.matmul: a is {getattr(a, 'dtype', type(a).__name__)}; expected bf16 or f16")
+        raise TilecError(f"tilec.matmul: a is {getattr(a, 'dtype', type(a).__name__)}; "
+                         "expected bf16, f16, float8_e4m3fn or float8_e5m2")
+    fp8 = dtype in FP8_DTYPES
+    if fp8 != (scale_a is not None and scale_b is not None) or (scale_a is None) != (scale_b is None):
+        raise TilecError("tilec.matmul: scale_a and scale_b go with FP8 operands, both of them"
+                         if not fp8 else "tilec.matmul: FP8 operands need scale_a and scale_b (per-tensor scales)")
     if len(a.shape) < 1 or len(b.shape) != 2:
         raise TilecError(f"tilec.matmul: a (..., K) and b (K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
     *lead, k = (int(s) for s in a.shape)
     kb, n = (int(s) for s in b.shape)
     if kb != k:
         raise TilecError(f"tilec.matmul: a's K ({k}) is not b's ({kb})")
-    if k % 8 or n % 8 or k < 1 or n < 1:
-        raise TilecError(f"tilec.matmul: K ({k}) and N ({n}) must be positive multiples of 8 "
+    q = 16 if fp8 else 8
+    if k % q or n % q or k < 1 or n < 1:
+        raise TilecError(f"tilec.matmul: K ({k}) and N ({n}) must be positive multiples of {q} "
                          "(16-byte rows for the TMA)")
     m = 1
     for s in lead:
         m *= s
-    odt = _dtype_name(out_dtype) if out_dtype is not None else dtype
+    odt = _dtype_name(out_dtype) if out_dtype is not None else ("bf16" if fp8 else dtype)
     if odt not in OUT_DTYPES:
         raise TilecError(f"tilec.matmul: out_dtype {out_dtype}: expected bf16 or f16")
     if activation is not None and activation not in ACTIVATIONS:
         raise TilecError(f"tilec.matmul: activation {activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
     _operand("a", a, (*lead, k), dtype)
     b_kmajor = _operand("b", b, (k, n), dtype, transposed_ok=True)
+    if fp8 and not b_kmajor:
+        raise TilecError("tilec.matmul: FP8 b must be the transpose of a row-major (N, K) matrix (w.t(), K-major), "
+                         "as torch._scaled_mm takes it")
     if bias is not None:
         _operand("bias", bias, (n,), odt)
     if residual is not None:
@@ -329,10 +378,13 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms, k=k)
-    epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt)
+    config = choose_config(m, n, sms, k=k, fp8=fp8)
+    epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
+                        scale=fp8)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
+    if fp8:
+        args += [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
     if config.split_k > 1:  # the partial products of split-K
         args.append(_empty(a, (config.split_k * m * n,), "f32"))
     flat = [x.reshape(-1) for x in args]

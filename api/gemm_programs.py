@@ -47,8 +47,13 @@ from dataclasses import dataclass
 
 from tilec.support.diagnostics import TilecError
 
-INPUT_DTYPES = ("bf16", "f16")
-"""The element types of A and B the programs take (wgmma's 16-bit kinds)."""
+INPUT_DTYPES = ("bf16", "f16", "f8E4M3FN", "f8E5M2")
+"""The element types of A and B the programs take (wgmma's 16-bit kinds and the 8-bit
+floats, `FP8_DTYPES`)."""
+
+FP8_DTYPES = ("f8E4M3FN", "f8E5M2")
+"""The 8-bit float operand types: `wgmma.m64nNk32`, B K-major (`b_kmajor`), A and B of
+one type, per-tensor scales in the epilogue (`Epilogue.scale`)."""
 
 OUT_DTYPES = ("bf16", "f16")
 """The element types of C (and of a bias or residual)."""
@@ -60,18 +65,22 @@ ACTIVATIONS = ("relu", "gelu", "silu")
 @dataclass(frozen=True)
 class Epilogue:
     """What happens to the f32 accumulator of a tile before its store, in this order:
-    `+ bias` (a vector of N elements, broadcast over the rows), the activation,
-    `+ residual` (an M x N matrix, row-major), then one rounding to `out_dtype`. Bias
-    and residual have the element type `out_dtype` and are widened to f32 first.
-    Arguments of the program, after `pa`, `pb`, `pc`: `pbias`, then `pres` where used.
+    `* scale_a * scale_b` (two f32 scalars: per-tensor scales of FP8 operands, as
+    `torch._scaled_mm`'s), `+ bias` (a vector of N elements, broadcast over the rows),
+    the activation, `+ residual` (an M x N matrix, row-major), then one rounding to
+    `out_dtype`. Bias and residual have the element type `out_dtype` and are widened to
+    f32 first. Arguments of the program, after `pa`, `pb`, `pc`: `pbias`, then `pres`,
+    then `pscale_a` and `pscale_b` (pointers to one f32 each) where used.
 
         Epilogue(bias=True, activation="silu")          # silu(A @ B + bias) in bf16
+        Epilogue(scale=True)                            # (A @ B) * scale_a * scale_b
     """
 
     bias: bool = False
     activation: str | None = None
     residual: bool = False
     out_dtype: str = "bf16"
+    scale: bool = False
 
     def __post_init__(self) -> None:
         if self.activation is not None and self.activation not in ACTIVATIONS:
@@ -82,7 +91,7 @@ class Epilogue:
     @property
     def plain(self) -> bool:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
-        return not (self.bias or self.activation or self.residual)
+        return not (self.bias or self.activation or self.residual or self.scale)
 
     def apply(self, g, acc, bx, by, rows: int, cols: int, layout=None):
         """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
@@ -94,6 +103,13 @@ class Epilogue:
         y = acc.named("acc")
         if self.plain:
             return y.cast(self.out_dtype).named("h")
+        if self.scale:  # each scale viewed as N copies (stride 0), loaded as the bias is
+            from tilec.dialects.distributed import SliceLayout
+
+            for name in ("ScaleA", "ScaleB"):
+                t = p.tile(getattr(g, name), [by], [cols]).named(f"t{name.lower()}")
+                v = p.load(t, SliceLayout(0, lay)).named(name.lower())
+                y = (y * p.broadcast(p.expand_dims(v, 0).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
         if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
             from tilec.dialects.distributed import SliceLayout
 
@@ -130,13 +146,15 @@ def _k_steps(k: int, bk: int, stages: int) -> int:
     return _cdiv(_cdiv(k, bk), stages) * stages
 
 
-def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: int) -> None:
+def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: int, dtype: str = "bf16") -> None:
     """Any M, N, K the TMA can address: A's and B's rows 16-byte aligned (K and N
-    multiples of 8 bf16). Edge tiles are masked: their loads are zero-filled and their
-    stores clipped by the TMA (layout.tma_load / tma_store). M None: run-time."""
-    if min(1 if m is None else m, n, k) < 1 or k % 8 or n % 8 or bm % 64 or stages < 2:
+    multiples of 8 bf16, of 16 8-bit floats). Edge tiles are masked: their loads are
+    zero-filled and their stores clipped by the TMA (layout.tma_load / tma_store). M
+    None: run-time."""
+    q = 16 if dtype in FP8_DTYPES else 8
+    if min(1 if m is None else m, n, k) < 1 or k % q or n % q or bm % 64 or stages < 2:
         raise ValueError(
-            f"{source}: M, N, K >= 1 with K and N multiples of 8 (16-byte rows for the TMA); "
+            f"{source}: M, N, K >= 1 with K and N multiples of {q} (16-byte rows for the TMA); "
             f"bm a multiple of 64; stages >= 2 (got {m}x{n}x{k}, bm {bm}, stages {stages})"
         )
 
@@ -161,13 +179,18 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
 
     if dtype not in INPUT_DTYPES:
         raise TilecError(f"GEMM operands of {dtype!r}: expected one of {', '.join(INPUT_DTYPES)}")
+    fp8 = dtype in FP8_DTYPES
+    if fp8 and not b_kmajor:
+        raise TilecError("GEMM operands of 8-bit floats: B must be K-major (b_kmajor; wgmma reads 8-bit operands K-major)")
+    eb = 1 if fp8 else 2
 
-    def smem(rows: int, cols: int, transposed: bool = False):
-        return NvmmaSharedLayout(min(128, (rows if transposed else cols) * 2), 16, transposed).composed([rows, cols])
+    def smem(rows: int, cols: int, transposed: bool = False, ebytes: int = eb):
+        sw = min(128, (rows if transposed else cols) * ebytes)
+        return NvmmaSharedLayout(sw, 8 * ebytes, transposed).composed([rows, cols])
 
     p = Program("gemm")
-    g = SimpleNamespace(p=p, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 16]),
-                        SA=smem(bm, bk), SB=smem(bk, bc, b_kmajor), SC=smem(bm, bc), out=epilogue.out_dtype)
+    g = SimpleNamespace(p=p, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 32 // eb]), eb=eb,
+                        SA=smem(bm, bk), SB=smem(bk, bc, b_kmajor), SC=smem(bm, bc, ebytes=2), out=epilogue.out_dtype)
     ptrs = [p.pointer(name, t, align=16) for name, t in (("pa", dtype), ("pb", dtype), ("pc", epilogue.out_dtype))]
     views = [("A", (m, k), k), ("B", (k, n), n), ("C", (m, n), n)]
     if epilogue.bias:
@@ -176,11 +199,16 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     if epilogue.residual:
         ptrs.append(p.pointer("pres", epilogue.out_dtype, align=16))
         views.append(("Res", (m, n), n))
+    if epilogue.scale:
+        for name in ("ScaleA", "ScaleB"):
+            ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
+            views.append((name, None, 0))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
     g.m = p.index("m") if m is None else None
     for ptr, (name, shape, stride) in zip(ptrs, views):
-        if shape is None:  # a vector of `stride` elements
-            setattr(g, name, p.view(ptr, f"({stride}):(1)").named(name))
+        if shape is None:  # a vector of `stride` elements; a scale: one element seen N times
+            lay = f"({n}):(0)" if name.startswith("Scale") else f"({stride}):(1)"
+            setattr(g, name, p.view(ptr, lay).named(name))
             continue
         if name == "B" and b_kmajor:
             g.B = p.view(ptr, f"({k},{n}):(1,{k})").named("B")
@@ -270,7 +298,7 @@ def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk:
     A m x k, B k x n of `dtype`, C m x n of the epilogue's `out_dtype`, all row-major
     (`pa`, `pb`, `pc`, the epilogue's operands, then `m` when M is None: run-time);
     B K-major (the transpose of a row-major N x K) with `b_kmajor` (`_program`)."""
-    _check_shape("gemm_hopper", m, n, k, bm, stages)
+    _check_shape("gemm_hopper", m, n, k, bm, stages, dtype)
     g = _program(m, n, k, bm, bn, bk, bn, stages, bm // 16, dtype, epilogue, b_kmajor)
     p = g.p
     with _launch(g, m, n, bm, bn, 2 * bm, group):
@@ -280,7 +308,7 @@ def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk:
             bar[s] = p.mbarrier_init(1).named(f"bar{s}")
 
         def load(s: int, kt, name: str) -> None:
-            p.mbarrier_arrive(bar[s], tx=2 * (bm + bn) * bk)
+            p.mbarrier_arrive(bar[s], tx=g.eb * (bm + bn) * bk)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}_{name}")
             tb = p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tb{s}_{name}")
             p.tma_load(ta, sa[s], bar[s])
@@ -400,7 +428,7 @@ def gemm_hopper_ws(
     if bn % bc or bc % 64:
         raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
     nch = bn // bc
-    _check_shape("gemm_hopper_ws", m, n, k, bm, stages)
+    _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
     if split_k > 1 and (not persistent or pingpong or tma_epilogue or chunk):
@@ -552,7 +580,7 @@ def gemm_hopper_ws(
                     _, otherwise = p.if_else(first)
                     with otherwise:
                         p.mbarrier_wait(empty[s], ephase)
-                    p.mbarrier_arrive(full[s], tx=2 * (bm + bn) * bk)
+                    p.mbarrier_arrive(full[s], tx=g.eb * (bm + bn) * bk)
                     ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                     tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
                     p.tma_load(ta, sa[s], full[s])

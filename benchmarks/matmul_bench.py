@@ -14,6 +14,11 @@ for M <= 128 also GB/s of the bytes a GEMM must move (A, B, C). "first call" is
 tilec's first call of a shape's kernel (build, passes, NVRTC through the disk cache,
 launch); "kernels" counts the compiled kernels after each shape: a new M of a cached
 (N, K, configuration) compiles nothing. Runs in about two minutes on an H200.
+
+FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
+(N, K)), per-tensor scales, bf16 out: `tilec.matmul(a, w.t(), scale_a=, scale_b=)`
+beside `torch._scaled_mm` (cuBLASLt), both checked against float64 within docs/matmul.md's
+FP8 bound (`fp8_within_bound`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ LLAMA = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down
 """Llama-3-8B's projections, (N, K)."""
 
 TOKENS = (1, 16, 128, 2048, 8192)
+
+FP8_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192))
+"""The FP8 rows: M, N, K."""
 
 
 def within_bound(got, a, b, bias=None, act=None):
@@ -54,6 +62,56 @@ def within_bound(got, a, b, bias=None, act=None):
     return bool(torch.isfinite(got).all()) and bool(((got - y).abs() <= d + 2.0**-8 * (y.abs() + d)).all())
 
 
+def fp8_within_bound(got, a, w, s):
+    """docs/matmul.md's FP8 bound in float64 on the GPU: (a @ w.t()) s, fp8 accumulation's
+    gamma (`mma_error_bound(K, "e4m3")`), the scale's f32 roundings, one bf16 rounding."""
+    import torch
+
+    from tilec.dialects.layout_mma import mma_error_bound
+
+    a64, b64 = a.double(), w.double().t()
+    y = (a64 @ b64) * s
+    mag = (a64.abs() @ b64.abs()) * abs(s)
+    gamma, _ = mma_error_bound(a.shape[1], "e4m3")
+    d = gamma * mag + 2.0**-22 * y.abs() + 2.0**-20 * (y.abs() + 1.0)
+    got = got.double()
+    return bool(torch.isfinite(got).all()) and bool(((got - y).abs() <= d + 2.0**-8 * (y.abs() + d)).all())
+
+
+def fp8_rows(sms: int) -> list[dict]:
+    """The FP8 rows: tilec.matmul beside torch._scaled_mm (module docstring)."""
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    out = []
+    for m, n, k in FP8_SHAPES:
+        g = torch.Generator(device="cuda").manual_seed(m + 7)
+        a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
+        s = float(sa) * float(sb)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        t0 = time.time()
+        tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c)
+        torch.cuda.synchronize()
+        row = {"case": f"fp8 e4m3 {m}x{n}x{k}", "m": m, "n": n, "k": k,
+               "config": gemm.choose_config(m, n, sms, k=k, fp8=True).name, "first_call_s": time.time() - t0,
+               "tilec_ok": fp8_within_bound(c, a, w, s)}
+        flops = 2.0 * m * n * k
+        t = median_ms(lambda: tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c))  # noqa: B023 - run now
+        row["tilec_tflops"] = flops / t / 1e9
+        ref = torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        row["scaled_mm_ok"] = fp8_within_bound(ref, a, w, s)
+        t = median_ms(lambda: torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16))  # noqa: B023
+        row["scaled_mm_tflops"] = flops / t / 1e9
+        row["ratio"] = row["tilec_tflops"] / row["scaled_mm_tflops"]
+        out.append(row)
+        print(json.dumps(row), flush=True)
+    return out
+
+
 def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     """(label, M, N, K, B as a torch.nn.Linear weight's transpose)."""
     out = [("4000^3", 4000, 4000, 4000, False), ("3000x5000x7000", 3000, 5000, 7000, False)]
@@ -63,8 +121,9 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
-def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str) -> str:
-    """The run's table (and the epilogue and new-M lines) as markdown, headed by `title`."""
+def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
+    """The run's table (the epilogue line, the FP8 rows, the new-M lines) as markdown,
+    headed by `title`."""
     lines = [
         title,
         "",
@@ -87,6 +146,18 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str) ->
         f"{epilogue['bias_silu_ms']:.3f} ms ({100 * epilogue['overhead']:+.1f}%), PyTorch unfused "
         f"{epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epilogue['ok'] else 'FAIL'}",
     ]
+    if fp8:
+        lines += [
+            "",
+            "| FP8 case | tilec config | tilec TFLOP/s | torch._scaled_mm TFLOP/s | tilec / _scaled_mm | first call (s) "
+            "| check |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['case']} | {r['config']} | {r['tilec_tflops']:.0f} | {r['scaled_mm_tflops']:.0f} | {r['ratio']:.2f} | "
+            f"{r['first_call_s']:.2f} | {'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
+            for r in fp8
+        ]
     lines += [f"New M of a cached kernel (QKV): M = {x['m']} after M = {x['after']}: first call "
               f"{1000 * x['first_call_s']:.1f} ms, {x['compiled']} kernels compiled" for x in new_m]
     return "\n".join(lines)
@@ -174,20 +245,22 @@ def main(argv=None) -> int:
     epilogue = {"shape": f"{m}x{n}x{k}", "plain_ms": t_plain, "bias_silu_ms": t_epi, "overhead": t_epi / t_plain - 1,
                 "torch_unfused_ms": t_torch_epi, "ok": epi_ok}
     print(json.dumps(epilogue), flush=True)
+    fp8 = fp8_rows(sms)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")  # noqa: UP017
     table = markdown(rows, epilogue, new_m,
                      f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; "
-                     f"{time.time() - started:.0f} s")
+                     f"{time.time() - started:.0f} s", fp8)
     if args.json:
         from run_info import run_info  # benchmarks/ (this script's folder)
 
         with open(args.json, "w") as f:
-            json.dump({**run_info(dev), "rows": rows, "epilogue": epilogue, "new_m": new_m}, f, indent=1)
+            json.dump({**run_info(dev), "rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
             f.write(table + "\n")
     print(table)
-    return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and not any(x["compiled"] for x in new_m) else 1
+    fp8_ok = all(r["tilec_ok"] for r in fp8)
+    return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and fp8_ok and not any(x["compiled"] for x in new_m) else 1
 
 
 if __name__ == "__main__":

@@ -286,7 +286,7 @@ def matmul_section() -> str:
         "Triton tutorial's GEMM, one run; GB/s for the decode sizes (M <= 128); \"first call\" includes",
         "the compile of a new configuration, \"kernels\" counts the compiled kernels so far.",
         "",
-        matmul_bench.markdown(d["rows"], d["epilogue"], d["new_m"], "").lstrip("\n"),
+        matmul_bench.markdown(d["rows"], d["epilogue"], d["new_m"], "", d.get("fp8", ())).lstrip("\n"),
         "",
     ]
     return "\n".join(out)

@@ -11,8 +11,10 @@ them as inline PTX.
     cuda.wgmma_commit_group                                          wgmma.commit_group
     %e:4 = cuda.wgmma_wait_group 0, %d#0, ... : f32, ... -> f32, ...  wgmma.wait_group 0
 
-`cuda.wgmma` computes `D = A B + C` with A `64 x 16` read from `%a` from element
-`%ia` on, B `16 x n` read from `%b` from element `%ib` on, K-major (A as M x K,
+`cuda.wgmma` computes `D = A B + C` with A `64 x K` read from `%a` from element
+`%ia` on, B `K x n` read from `%b` from element `%ib` on (K = 16 for bf16/f16, both
+operands of one type; K = 32 for the 8-bit floats f8E4M3FN / f8E5M2, any pair of them:
+`m64nNk32.f32.e4m3.e5m2`, say, K-major only), K-major (A as M x K,
 B as N x K, K contiguous: `imm-trans-a = imm-trans-b = 0`) or, with the unit
 properties `a_mn_major` / `b_mn_major`, MN-major (`imm-trans` 1), each described by a
 matrix descriptor built from its `[swizzle, LBO, SBO]` (bytes; `tilec.dialects.wgmma`
@@ -43,6 +45,8 @@ from xdsl.dialects.builtin import (
     I64,
     BFloat16Type,
     DenseArrayBase,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     IndexType,
     IntegerAttr,
@@ -79,7 +83,20 @@ def wgmma_type_name(t) -> str | None:
         return "bf16"
     if isinstance(t, Float16Type):
         return "f16"
+    if isinstance(t, Float8E4M3FNType):
+        return "e4m3"
+    if isinstance(t, Float8E5M2Type):
+        return "e5m2"
     return None
+
+
+FP8_WGMMA_TYPES = ("e4m3", "e5m2")
+"""The 8-bit operand types: `k32`, K-major, A and B of either."""
+
+
+def wgmma_k(type_name: str) -> int:
+    """The K of one `wgmma.mma_async` on operands of `type_name`: 32 bytes of K."""
+    return 32 if type_name in FP8_WGMMA_TYPES else 16
 
 
 @irdl_op_definition
@@ -143,7 +160,16 @@ class WgmmaOp(IRDLOperation):
 
     @property
     def type_name(self) -> str:
+        """A's PTX type (`bf16`, `e4m3`, ...)."""
         return wgmma_type_name(self.a.type.element_type)  # type: ignore[union-attr, return-value]
+
+    @property
+    def b_type_name(self) -> str:
+        return wgmma_type_name(self.b.type.element_type)  # type: ignore[union-attr, return-value]
+
+    @property
+    def k(self) -> int:
+        return wgmma_k(self.type_name)
 
     def descriptor(self, which: str, start: int = 0) -> WgmmaDescriptor:
         """The descriptor of operand `which` ("a" or "b") at byte address `start`."""
@@ -153,20 +179,27 @@ class WgmmaOp(IRDLOperation):
     def verify_(self) -> None:
         for which in ("a", "b"):
             _verify_smem_operand(self, which)
-        if self.a.type.element_type != self.b.type.element_type:
-            raise VerifyException(f"'{self.name}': a and b must have one element type")
+        ta, tb = self.type_name, self.b_type_name
+        if (ta in FP8_WGMMA_TYPES) != (tb in FP8_WGMMA_TYPES) or (ta not in FP8_WGMMA_TYPES and ta != tb):
+            raise VerifyException(
+                f"'{self.name}': a and b must have one element type (or both be 8-bit floats), got {ta} and {tb}"
+            )
+        if ta in FP8_WGMMA_TYPES and (self.mn_major("a") or self.mn_major("b")):
+            raise VerifyException(f"'{self.name}': 8-bit float operands must be K-major (wgmma has no transpose for them)")
         _verify_accumulators(self, self.accs, self.outs)
 
 
 def _verify_smem_operand(op, which: str) -> None:
-    """Operand `which` of `op` is a 1-D shared memref of bf16/f16 with a valid
-    `{which}_desc`, in a buffer aligned for its swizzle."""
+    """Operand `which` of `op` is a 1-D shared memref of bf16/f16/f8E4M3FN/f8E5M2 with a
+    valid `{which}_desc`, in a buffer aligned for its swizzle."""
     t = getattr(op, which).type
     space = t.memory_space
     if not (isinstance(space, IntegerAttr) and space.value.data == 3) or t.get_num_dims() != 1:
         raise VerifyException(f"'{op.name}' operand {which} must be a 1-D shared-memory memref, got {t}")
     if wgmma_type_name(t.element_type) is None:
-        raise VerifyException(f"'{op.name}' multiplies bf16 or f16, got {which} of {t.element_type}")
+        raise VerifyException(
+            f"'{op.name}' multiplies bf16, f16, f8E4M3FN or f8E5M2, got {which} of {t.element_type}"
+        )
     values = getattr(op, f"{which}_desc").get_values()
     if len(values) != 3:
         raise VerifyException(f"'{op.name}' {which}_desc is [swizzle, LBO, SBO] in bytes, got {list(values)}")
@@ -262,6 +295,8 @@ class WgmmaRsOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_smem_operand(self, "b")
+        if self.type_name in FP8_WGMMA_TYPES:
+            raise VerifyException(f"'{self.name}' takes bf16 or f16 (8-bit operands: cuda.wgmma, both in shared memory)")
         if len(self.fragments) < WGMMA_RS_A or any(v.type != self.b.type.element_type for v in self.a):
             raise VerifyException(
                 f"'{self.name}' takes {WGMMA_RS_A} elements of A of b's element type ({self.b.type.element_type}) per thread"

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -60,6 +62,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
+from .dtypes import element_of
 from .distributed import BlockedLayout, SliceLayout
 from .encoding import DistributedEncoding
 from .errors import LayoutError
@@ -613,21 +616,16 @@ def to_linear(attr: Attribute, shape: Sequence[int]):
 
 # --------------------------------------------------------------------------- types
 
-ELEMENT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, IntegerType)
+ELEMENT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, IntegerType, Float8E4M3FNType, Float8E5M2Type)
 
 
 def element_bytes(t: Attribute) -> int:
-    """Size in bytes of a supported element type."""
-    if isinstance(t, Float16Type | BFloat16Type):
-        return 2
-    if isinstance(t, Float32Type):
-        return 4
-    if isinstance(t, Float64Type):
-        return 8
-    if isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64):
-        return t.width.data // 8
+    """Size in bytes of a supported element type (dialects/dtypes.py's table)."""
+    e = element_of(t)
+    if e is not None:
+        return e.bits // 8
     raise VerifyException(
-        f"unsupported element type {t}: expected f16, bf16, f32, f64, i8, i16, i32 or i64"
+        f"unsupported element type {t}: expected f16, bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN or f8E5M2"
     )
 
 

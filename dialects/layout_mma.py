@@ -29,6 +29,8 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     IntegerAttr,
@@ -113,6 +115,10 @@ def _type_name(t: Attribute) -> str:
         return "f16"
     if isinstance(t, Float32Type):
         return "f32"
+    if isinstance(t, Float8E4M3FNType):
+        return "e4m3"
+    if isinstance(t, Float8E5M2Type):
+        return "e5m2"
     if isinstance(t, IntegerType):
         return f"i{t.width.data}"
     return str(t)
@@ -140,6 +146,14 @@ TF32_INPUT_ERROR = 2.0**-10
 """Relative error of reading an f32 operand as tf32 (10 fraction bits; the hardware
 may truncate, so a full tf32 ulp)."""
 
+FP8_TYPES = ("e4m3", "e5m2")
+"""The 8-bit float operand types (`_type_name`): wgmma `m64nNk32`, K-major, from shared memory."""
+
+FP8_ACCUMULATION_EPS = 2.0**-13
+"""The unit roundoff `mma_error_bound` takes for fp8 wgmma's accumulation: the
+DeepSeek-V3 report (section 3.3.2) measured about 14 bits kept on H800; one bit of
+margin."""
+
 
 def mma_error_bound(k: int, operand_type: str) -> tuple[float, float]:
     """(gamma, input) such that two evaluations of a float `acc + a @ b` (f32 products,
@@ -151,10 +165,14 @@ def mma_error_bound(k: int, operand_type: str) -> tuple[float, float]:
     gamma = n u / (1 - n u) with n = K + 1 additions and u = 2^-24 (Higham's bound of a
     recursive or blocked sum: each evaluation is within gamma of the exact value);
     `input` is the relative error of rounding the operands to the instruction's input
-    type: 0 for f16/bf16 (exact in f32, and so are their products), 2^-10 for tf32.
-    Integer MMA is exact (this function is for float operand types only)."""
+    type: 0 for f16/bf16 and the 8-bit floats (exact in f32, and so are their
+    products), 2^-10 for tf32. For 8-bit operands (`e4m3`, `e5m2`) u is
+    `FP8_ACCUMULATION_EPS`: Hopper's fp8 wgmma keeps fewer bits than f32 while it
+    accumulates. Integer MMA is exact (this function is for float operand types
+    only)."""
     n = k + 1
-    gamma = n * EPS_F32 / (1 - n * EPS_F32)
+    u = FP8_ACCUMULATION_EPS if operand_type in FP8_TYPES else EPS_F32
+    gamma = n * u / (1 - n * u)
     return gamma, (TF32_INPUT_ERROR if operand_type == "f32" else 0.0)
 
 
@@ -172,7 +190,8 @@ class MmaOp(IRDLOperation):
     With a version-3 accumulator (Hopper's `wgmma`, `instrShape = [64, N, 16]`, whole
     warpgroups), `%b` is a shared-memory view (K x N) and `%a` a shared-memory view (M x
     K) or registers in `#layout.dot_op<opIdx = 0, parent = #C, kWidth = 2>`; bf16 or
-    f16 into f32. `lower-to-gpu` emits `wgmma.mma_async.m64nNk16` per warpgroup tile
+    f16 into f32. 8-bit floats (f8E4M3FN, f8E5M2, any pair) take `instrShape = [64, N,
+    32]` (`m64nNk32`), both operands shared-memory views that wgmma reads K-major. `lower-to-gpu` emits `wgmma.mma_async.m64nNk16` per warpgroup tile
     and K step with matrix descriptors it fits to the views' layouts (NVMMA swizzles of
     128/64/32 bytes or 8x16-byte core matrices, K- or MN-major; otherwise a located
     error), between `wgmma.fence` and `commit_group` / `wait_group 0`: the result is
@@ -288,14 +307,17 @@ def _verify_wgmma(op: MmaOp) -> None:
     launch = _enclosing_launch(op)
     _check(launch is not None, "layout.mma must be inside a layout.launch")
     _check_target(op, wgmma=True)
-    m_i, _, k_i = c.data.instr_shape
-    _check(m_i == 64 and k_i == 16,
-           f"a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 16] "
-           f"(m64nNk16, 16-bit operands), got {list(c.data.instr_shape)}")
     bt, at = op.b.type, op.a.type
+    fp8 = _type_name(at.element_type) in FP8_TYPES and _type_name(bt.element_type) in FP8_TYPES
+    k_step = 32 if fp8 else 16
+    m_i, _, k_i = c.data.instr_shape
+    _check(m_i == 64 and k_i == k_step,
+           f"a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, {k_step}] "
+           f"(m64nNk{k_step}, {'8-bit' if fp8 else '16-bit'} operands), got {list(c.data.instr_shape)}")
     _check(isinstance(bt, TensorViewType) and bt.memory_space == "smem",
            f"wgmma reads operand b from shared memory: b must be a smem view, got {bt}")
     a_smem = isinstance(at, TensorViewType)
+    _check(a_smem or not fp8, f"wgmma reads 8-bit float operand a from shared memory: a must be a smem view, got {at}")
     if a_smem:
         _check(at.memory_space == "smem", f"operand a of wgmma is registers or a smem view, got {at}")
     else:
@@ -323,11 +345,11 @@ def _verify_wgmma(op: MmaOp) -> None:
     _check(k == k2 and (m, n) == (m2, n2),
            f"shapes do not multiply: a is {m}x{k}, b is {k2}x{n}, acc is {m2}x{n2} "
            f"(expected MxK, KxN and MxN)")
-    _check(k % 16 == 0, f"wgmma steps K by 16: K = {k} is not a multiple of 16")
+    _check(k % k_step == 0, f"wgmma steps K by {k_step}: K = {k} is not a multiple of {k_step}")
     ea, eb = at.element_type, bt.element_type
-    _check(ea == eb and _type_name(ea) in ("bf16", "f16") and _type_name(ct.element_type) == "f32",
-           f"wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got "
-           f"{_type_name(ea)} x {_type_name(eb)} into {_type_name(ct.element_type)}")
+    _check((fp8 or (ea == eb and _type_name(ea) in ("bf16", "f16"))) and _type_name(ct.element_type) == "f32",
+           f"wgmma in layout.mma takes bf16 x bf16, f16 x f16 or 8-bit floats (e4m3/e5m2, any pair) into f32; "
+           f"got {_type_name(ea)} x {_type_name(eb)} into {_type_name(ct.element_type)}")
     nt = threads_per_block(c)
     have = region_threads(op, launch.num_threads)
     _check(nt == have, f"layout {c} spans {nt} threads but the block has {have}")

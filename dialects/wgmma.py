@@ -10,8 +10,9 @@ Descriptor (PTX ISA, "Matrix Descriptor Format" of `wgmma`), bits of the u64:
                                         of the swizzle's repeat, 8 x swizzle bytes)
     62-63  swizzle mode                (0 none, 1 128-byte, 2 64-byte, 3 32-byte)
 
-K-major operand (A as M x K, B as N x K, K contiguous), one `k16` slice of 16-bit
-elements: rows are grouped by 8 ("core matrices" of 8 rows x 16 bytes).
+K-major operand (A as M x K, B as N x K, K contiguous), one 32-byte slice of K (`k16`
+of 16-bit elements, `k32` of 8-bit ones: the addresses below are in bytes, the same
+for both): rows are grouped by 8 ("core matrices" of 8 rows x 16 bytes).
 * No swizzle: a core matrix is 128 contiguous bytes (row r at 16 r); the two core
   matrices along K are LBO bytes apart, the 8-row groups SBO bytes apart.
 * Swizzle of S = 32/64/128 bytes: row r of a group is S bytes after row r - 1 (the
@@ -32,7 +33,7 @@ canonical GMMA layouts in 16-byte units with T = 8 elements per unit:
 the layout algebra of a shared view gives), the descriptor and majorness that reproduce
 them all, or says there is none.
 
-Accumulator (f32, `m64nNk16`): thread `t` of the warpgroup (warp w = t / 32, lane l,
+Accumulator (f32, `m64nNk16`, and `m64nNk32` alike): thread `t` of the warpgroup (warp w = t / 32, lane l,
 g = l / 4, q = l % 4) holds `N / 2` values; value i is row `16 w + g + 8 ((i / 2) % 2)`,
 column `8 (i / 4) + 2 q + i % 2`, which is `NvidiaMmaLayout(3, [4, 1], [16, N, 16])`
 on a `64 x N` tensor.
@@ -112,11 +113,11 @@ class WgmmaDescriptor:
 
 
 def kmajor_byte_offset(desc: WgmmaDescriptor, row, k, element_bytes: int = 2):
-    """Shared-memory byte address of element (`row`, `k`) (k < 16, row < 64 for A or N
-    for B) of the K-major operand that `desc` describes, as the hardware forms it
-    (module docstring); works on NumPy arrays."""
-    if element_bytes != 2:
-        raise LayoutError(f"tilec's wgmma reads 16-bit operands, got {element_bytes}-byte elements")
+    """Shared-memory byte address of element (`row`, `k`) (k < 32 / element_bytes, row
+    < 64 for A or N for B) of the K-major operand of 2- or 1-byte elements that `desc`
+    describes, as the hardware forms it (module docstring); works on NumPy arrays."""
+    if element_bytes not in (1, 2):
+        raise LayoutError(f"tilec's wgmma reads 16- or 8-bit operands, got {element_bytes}-byte elements")
     kb = k * element_bytes
     if desc.swizzle == 0:
         return desc.start + (row // 8) * desc.sbo + (kb // 16) * desc.lbo + (row % 8) * 16 + kb % 16
@@ -137,9 +138,10 @@ def _swizzle_bytes_xor(addr, swizzle: int):
 
 def mnmajor_byte_offset(desc: WgmmaDescriptor, row, k, element_bytes: int = 2):
     """Shared-memory byte address of element (`row`, `k`) (row along M or N, k < 16)
-    of the MN-major operand that `desc` describes (module docstring); NumPy-friendly."""
+    of the MN-major operand of 16-bit elements that `desc` describes (module docstring;
+    8-bit operands are K-major only); NumPy-friendly."""
     if element_bytes != 2:
-        raise LayoutError(f"tilec's wgmma reads 16-bit operands, got {element_bytes}-byte elements")
+        raise LayoutError(f"tilec's MN-major wgmma operands are 16-bit, got {element_bytes}-byte elements")
     if desc.swizzle == 0:
         return desc.start + (row // 8) * desc.sbo + (k // 8) * desc.lbo + (k % 8) * 16 + (row % 8) * 2
     w = desc.swizzle // 2
@@ -147,31 +149,34 @@ def mnmajor_byte_offset(desc: WgmmaDescriptor, row, k, element_bytes: int = 2):
     return _swizzle_bytes_xor(addr, desc.swizzle)
 
 
-def operand_byte_offset(desc: WgmmaDescriptor, row, k, mn_major: bool):
+def operand_byte_offset(desc: WgmmaDescriptor, row, k, mn_major: bool, element_bytes: int = 2):
     """`kmajor_byte_offset` or `mnmajor_byte_offset`."""
-    return (mnmajor_byte_offset if mn_major else kmajor_byte_offset)(desc, row, k)
+    return (mnmajor_byte_offset if mn_major else kmajor_byte_offset)(desc, row, k, element_bytes)
 
 
-def fit_descriptor(addrs) -> tuple[WgmmaDescriptor, bool] | str:
+def fit_descriptor(addrs, element_bytes: int = 2) -> tuple[WgmmaDescriptor, bool] | str:
     """The descriptor and majorness (`mn_major`) under which the hardware reads element
-    (row, k) of a `rows x 16` operand of 16-bit elements at byte address `addrs[row,
-    k]` (relative to a buffer aligned to 1024 bytes), trying the swizzles from the
-    widest down and K-major first; a string saying why none does otherwise."""
+    (row, k) of a `rows x K` operand (K = 32 bytes of `element_bytes`-byte elements: 16
+    of 16-bit, 32 of 8-bit) at byte address `addrs[row, k]` (relative to a buffer
+    aligned to 1024 bytes), trying the swizzles from the widest down and K-major first
+    (8-bit operands: K-major only); a string saying why none does otherwise."""
     import numpy as np
 
     addrs = np.asarray(addrs, dtype=np.int64)
     rows = addrs.shape[0]
-    r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+    kk = 32 // element_bytes
+    half = 16 // element_bytes  # the second core matrix along K
+    r, k = np.meshgrid(np.arange(rows), np.arange(kk), indexing="ij")
     for swizzle in (128, 64, 32, 0):
 
         def pre(a: int, swizzle: int = swizzle) -> int:
             return int(_swizzle_bytes_xor(int(a), swizzle))
 
         start = pre(addrs[0, 0])
-        for mn_major in (False, True):
+        for mn_major in (False, True) if element_bytes == 2 else (False,):
             if not mn_major:
                 sbo = pre(addrs[8, 0]) - start if rows > 8 else 8 * max(swizzle, 16)
-                lbo = addrs[0, 8] - start if swizzle == 0 else 0
+                lbo = addrs[0, half] - start if swizzle == 0 else 0
             elif swizzle == 0:
                 sbo = pre(addrs[8, 0]) - start if rows > 8 else 0
                 lbo = pre(addrs[0, 8]) - start
@@ -183,12 +188,13 @@ def fit_descriptor(addrs) -> tuple[WgmmaDescriptor, bool] | str:
                 d = WgmmaDescriptor(start, int(lbo), int(sbo), swizzle)
             except LayoutError:
                 continue
-            if np.array_equal(operand_byte_offset(d, r, k, mn_major), addrs):
+            if np.array_equal(operand_byte_offset(d, r, k, mn_major, element_bytes), addrs):
                 return d, mn_major
     return (
         "its shared layout is none of wgmma's: 8-row groups of 16-byte rows (no swizzle) or "
-        "rows of 32/64/128 bytes under the matching swizzle, K-major or MN-major, at 16-byte "
-        "aligned addresses"
+        "rows of 32/64/128 bytes under the matching swizzle, K-major"
+        + (" or MN-major" if element_bytes == 2 else " (8-bit operands)")
+        + ", at 16-byte aligned addresses"
     )
 
 

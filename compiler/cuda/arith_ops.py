@@ -18,6 +18,9 @@ from tilec.dialects.math_functions import reciprocal_division
 
 from .c_types import (
     _CMPI,
+    _FP8_TYPES,
+    _SHORT_NAMES,
+    F8_HELPER,
     _num_elements,
 )
 from .printer import EmitterBase, emits
@@ -230,8 +233,19 @@ class ArithEmitter(EmitterBase):
         ctype = self.ctype(dst, op)
         self.ctype(src, op)
         expr = self.expr(value)
-        half = (Float16Type, BFloat16Type)
+        half = (Float16Type, BFloat16Type, *_FP8_TYPES)  # read through float
         integer = (IntegerType, IndexType)
+        if isinstance(dst, _FP8_TYPES):
+            # one rounding from the exact value (a double holds every source exactly
+            # but 64-bit integers beyond 2^53), PyTorch's overflow: the helper
+            if isinstance(src, integer):
+                expr = f"({self.unsigned_ctype(src, op)}){expr}" if unsigned else expr
+            elif isinstance(src, half):
+                expr = f"static_cast<float>({expr})"
+            helper = F8_HELPER[_SHORT_NAMES[type(dst)]]
+            self.helpers.add(f"to_{helper}")
+            self.assign(op, result, f"tilec_to_{helper}(static_cast<double>({expr}))")
+            return
         if isinstance(src, integer):
             if unsigned:
                 expr = f"({self.unsigned_ctype(src, op)}){expr}"

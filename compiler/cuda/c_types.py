@@ -10,6 +10,8 @@ from functools import lru_cache
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,7 +40,14 @@ _FLOAT_CTYPES = {
     BFloat16Type: "__nv_bfloat16",
     Float32Type: "float",
     Float64Type: "double",
+    Float8E4M3FNType: "__nv_fp8_e4m3",
+    Float8E5M2Type: "__nv_fp8_e5m2",
 }
+_FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
+"""The 8-bit floats (cuda_fp8.h): values convert to and from them through `float`
+(extension, exact) and the `tilec_to_f8*` helpers (one rounding, PyTorch's overflow)."""
+F8_HELPER = {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}
+"""Each 8-bit float's suffix in the names of its device helpers."""
 _FLOAT_DTYPES = {cls: DTYPE_NAMES[e.name] for cls, e in FLOAT_ELEMENTS.items()}
 
 _CXX_RESERVED = frozenset(
@@ -54,7 +63,7 @@ _CXX_RESERVED = frozenset(
     abs signbit isnan isinf NAN INFINITY NULL assert half float2 float4 int2 int4
     dim3""".split()
 )
-_VECTOR_NAME = re.compile(r"^(f16|bf16|f32|f64|i1|i8|i16|i32|i64)x\d+$")
+_VECTOR_NAME = re.compile(r"^(f16|bf16|f32|f64|i1|i8|i16|i32|i64|f8E4M3FN|f8E5M2)x\d+$")
 
 # cmpi predicates, in xDSL's order: (C operator, unsigned?)
 _CMPI = [

@@ -2,6 +2,35 @@
 when an op needs them (`tilec_floordiv`, `tilec_cp_async`, ...)."""
 
 DEVICE_HELPERS = {
+    "to_f8e4m3": """\
+// one rounding to nearest even to e4m3fn; NaN beyond 464 and for infinities (PyTorch's
+// conversion), every NaN 0x7F (dialects/dtypes.py)
+__device__ __forceinline__ __nv_fp8_e4m3 tilec_to_f8e4m3(double x) {
+  __nv_fp8_e4m3 r;
+  r.__x = x != x ? (__nv_fp8_storage_t)0x7F : __nv_cvt_double_to_fp8(x, __NV_NOSAT, __NV_E4M3);
+  return r;
+}""",
+    "to_f8e5m2": """\
+// one rounding to nearest even to e5m2; infinity from 61440 up, every NaN 0x7F
+__device__ __forceinline__ __nv_fp8_e5m2 tilec_to_f8e5m2(double x) {
+  __nv_fp8_e5m2 r;
+  r.__x = x != x ? (__nv_fp8_storage_t)0x7F : __nv_cvt_double_to_fp8(x, __NV_NOSAT, __NV_E5M2);
+  return r;
+}""",
+    "f8e4m3_bits": """\
+// the e4m3fn value of these bits (a constant)
+__device__ __forceinline__ __nv_fp8_e4m3 tilec_f8e4m3_bits(unsigned char b) {
+  __nv_fp8_e4m3 r;
+  r.__x = b;
+  return r;
+}""",
+    "f8e5m2_bits": """\
+// the e5m2 value of these bits (a constant)
+__device__ __forceinline__ __nv_fp8_e5m2 tilec_f8e5m2_bits(unsigned char b) {
+  __nv_fp8_e5m2 r;
+  r.__x = b;
+  return r;
+}""",
     "floordiv": """\
 template <typename T>
 __device__ __forceinline__ T tilec_floordiv(T a, T b) {

@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 
 from tilec.dialects.cuda import memory_space_number
+from tilec.dialects.dtypes import to_f8
 from tilec.support.diagnostics import LOC_ATTR, TilecError
 from tilec.support.target import target_of
 
@@ -37,6 +38,8 @@ from .c_types import (
     _SHORT_NAMES,
     _UINT_CTYPES,
     SUPPORTED_ELEMENT_TYPES,
+    _FP8_TYPES,
+    F8_HELPER,
     _element_bytes,
     _f32_literal,
     _f64_literal,
@@ -129,6 +132,8 @@ class EmitterBase(BasePrinter):
                     self.includes.add("cuda_fp16.h")
                 if cls is BFloat16Type:
                     self.includes.add("cuda_bf16.h")
+                if cls in _FP8_TYPES:
+                    self.includes.add("cuda_fp8.h")
                 return name
         if isinstance(t, VectorType):
             return self.vector_ctype(t, op)
@@ -241,6 +246,11 @@ class EmitterBase(BasePrinter):
                 bits = struct.unpack("<I", struct.pack("<f", rounded))[0] >> 16
                 return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
             return f"__float2bfloat16({_f32_literal(rounded)})"
+        if isinstance(t, _FP8_TYPES):  # by its bits, rounded as the executor rounds
+            short = _SHORT_NAMES[type(t)]
+            helper = F8_HELPER[short]
+            self.helpers.add(f"{helper}_bits")
+            return f"tilec_{helper}_bits(0x{int(to_f8(value, short)):02x})"
         raise self.fail(op, f"unsupported float constant of type {ctype}")
 
     def loc_comment(self, op: Operation) -> None:

@@ -48,12 +48,13 @@ class WgmmaEmitter(EmitterBase):
         self.line(f"float {inits};")
         k = len(outs)
         regs = ", ".join(f"%{i}" for i in range(k))
-        ty = op.type_name
+        ty, tyb = op.type_name, op.b_type_name
         self.line('asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %' + str(k + 2) + ', 0;\\n"')
-        ta, tb = int(op.mn_major("a")), int(op.mn_major("b"))
+        # 8-bit operands are K-major and take no imm-trans operands
+        trans = "" if ty in cuda_wgmma.FP8_WGMMA_TYPES else f", {int(op.mn_major('a'))}, {int(op.mn_major('b'))}"
         self.line(
-            f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k16.f32.{ty}.{ty} '
-            f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1, {ta}, {tb};\\n}}"'
+            f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k{op.k}.f32.{ty}.{tyb} '
+            f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1{trans};\\n}}"'
         )
         self.line(f"    : {_inout(outs)}")
         self.line(f'    : "l"({descs[0]}), "l"({descs[1]}), "r"(1)')

@@ -1,7 +1,7 @@
 """`lower-to-gpu` for `layout.mma` with a version-3 accumulator (Hopper's `wgmma`):
 `cuda.wgmma` (A and B in shared memory) or `cuda.wgmma_rs` (A in registers), one
-`wgmma.mma_async.m64nNk16` per 64 x N tile of the accumulator that the thread's
-warpgroup computes and per 16-deep step of K, between a `cuda.wgmma_fence` and a
+`wgmma.mma_async.m64nNk16` (`k32` for 8-bit floats) per 64 x N tile of the accumulator
+that the thread's warpgroup computes and per 32-byte step of K, between a `cuda.wgmma_fence` and a
 `cuda.wgmma_commit_group` + `cuda.wgmma_wait_group 0` that gives back the
 accumulators (a synchronous op's result is complete when it returns), or, for an
 `{async}` op, the commit alone (`layout.mma_wait` lowers to the wait).
@@ -102,6 +102,7 @@ class WgmmaLowering(OpFamily):
         rc = _lane0_table(lc)
         tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
         k_total = op.b.type.shape[0]
+        k_step = enc.data.instr_shape[2]  # 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit
         a_regs = not isinstance(op.a.type, TensorViewType)
         acc = list(self.values.registers(op.acc))
         a_vals = self.values.registers(op.a) if a_regs else None
@@ -124,7 +125,7 @@ class WgmmaLowering(OpFamily):
                     raise TilecError(f"lower-to-gpu: the accumulator layout does not hold {where} in lane 0", op=op)
                 regs.append(rc[where])
             vals = [acc[rs[0]] for rs in regs]
-            for kk in range(0, k_total, 16):
+            for kk in range(0, k_total, k_step):
                 b_idx, b_d, b_mn = self._operand(op, b_view, "b", wg_offsets, tn, kk, n_instr)
                 descs.add(f"B {self._describe(b_d, b_mn)}")
                 if a_regs:
@@ -165,7 +166,7 @@ class WgmmaLowering(OpFamily):
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
         comment = cuda.CommentOp(
             f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
-            f"wgmma.m64n{n_instr}k16 per warpgroup, A from {'registers' if a_regs else 'smem'}; "
+            f"wgmma.m64n{n_instr}k{k_step} per warpgroup, A from {'registers' if a_regs else 'smem'}; "
             + "; ".join(sorted(descs))
             + ("; async: in flight until a layout.mma_wait" if op.is_async else "")
         )
@@ -202,11 +203,13 @@ class WgmmaLowering(OpFamily):
 
     def _operand(self, op: MmaOp, v: View, which: str, wg_offsets, origin: int, kk: int, rows: int):
         """(element index of the descriptor's start, descriptor, MN-major) of the
-        `rows x 16` operand tile at `origin` (M of A, N of B) and K step `kk`, for this
-        thread's warpgroup."""
+        `rows x K` operand tile (K: 32 bytes of elements) at `origin` (M of A, N of B)
+        and K step `kk`, for this thread's warpgroup."""
         eb = element_bytes(v.elem)
-        if eb != 2 or v.vec is not None or v.mask is not None:
-            raise TilecError(f"lower-to-gpu: wgmma reads a smem view of 16-bit scalars without a mask ({which})", op=op)
+        if eb not in (1, 2) or v.vec is not None or v.mask is not None:
+            raise TilecError(
+                f"lower-to-gpu: wgmma reads a smem view of 16- or 8-bit scalars without a mask ({which})", op=op
+            )
         if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m) or not isinstance(
             v.swz_off, int
         ):
@@ -214,7 +217,7 @@ class WgmmaLowering(OpFamily):
         fits = []
         for dm, dn in wg_offsets:
             shift = dm if which == "a" else dn
-            r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+            r, k = np.meshgrid(np.arange(rows), np.arange(32 // eb), indexing="ij")
             coords = (origin + shift + r, kk + k) if which == "a" else (kk + k, origin + shift + r)
             off = np.full(r.shape, v.swz_off, np.int64)
             for d, mode in enumerate(v.layout):
@@ -222,7 +225,7 @@ class WgmmaLowering(OpFamily):
             if v.swizzle is not None:
                 y = off & v.swizzle.yyy_msk
                 off = off ^ (y >> v.swizzle.shift if v.swizzle.shift >= 0 else y << -v.swizzle.shift)
-            fit = fit_descriptor(eb * off)
+            fit = fit_descriptor(eb * off, eb)
             if isinstance(fit, str):
                 what = "A (M x K)" if which == "a" else "B (K x N)"
                 raise TilecError(

@@ -391,6 +391,10 @@ def random_inputs(
             out[name] = rng.standard_normal(n).astype(dt)
         elif dt == np.bool_:
             out[name] = rng.integers(0, 2, n).astype(bool)
+        elif dt == np.uint8 and _f8_buffer(t) is not None:
+            from tilec.dialects.dtypes import to_f8
+
+            out[name] = to_f8(rng.standard_normal(n), _f8_buffer(t))
         elif dt == np.uint16 and _is_bf16_buffer(t):
             out[name] = (rng.standard_normal(n).astype(np.float32).view(np.uint32) >> 16).astype(
                 np.uint16
@@ -399,6 +403,14 @@ def random_inputs(
             lo, hi = (-1000, 1000) if dt.itemsize > 1 else (-128, 128)
             out[name] = rng.integers(lo, hi, n).astype(dt)
     return out
+
+
+def _f8_buffer(t: Attribute) -> str | None:
+    """The 8-bit float element of a buffer type, or None."""
+    from tilec.dialects.dtypes import F8_FORMATS, element_of
+
+    e = element_of(getattr(t, "element_type", t))
+    return e.name if e is not None and e.name in F8_FORMATS else None
 
 
 def _is_bf16_buffer(t: Attribute) -> bool:

@@ -33,6 +33,8 @@ from .values import (
     from_compute,
     is_bf16,
     is_per_thread,
+    pack_constant,
+    packed_name,
     shape_of,
     to_compute,
     unsigned_dtype,
@@ -66,14 +68,14 @@ def constant_value(attr: Attribute, t: Attribute) -> Any:
     if isinstance(attr, IntegerAttr):
         return _int_scalar(attr.value.data, dt)
     if isinstance(attr, FloatAttr):
-        if is_bf16(t):
-            return f32_to_bf16(np.float32(attr.value.data))[()]
+        if packed_name(t) is not None:
+            return pack_constant(attr.value.data, t)[()]
         return dt.type(attr.value.data)
     if isinstance(attr, DenseIntOrFPElementsAttr):
         shape = tuple(attr.get_shape() or ())
         vals = list(attr.get_values())
-        if is_bf16(t):
-            arr = f32_to_bf16(np.array(vals, dtype=np.float32))
+        if packed_name(t) is not None:
+            arr = pack_constant(np.array(vals, dtype=np.float64), t)
         elif dt.kind in "iub":
             arr = np.array([_int_scalar(int(v), dt) for v in vals], dtype=dt)
         else:
@@ -316,8 +318,9 @@ class ArithFunctions(InterpreterFunctions):
     @impl(arith.NegfOp)
     def run_negf(self, interp, op: arith.NegfOp, args):
         t = op.result.type
-        if is_bf16(t):
-            return (np.asarray(args[0], np.uint16) ^ np.uint16(0x8000),)
+        if packed_name(t) is not None:  # flip the sign bit
+            dt = dtype_of(t)
+            return (np.asarray(args[0], dt) ^ dt.type(1 << (dt.itemsize * 8 - 1)),)
         return (-args[0],)
 
     @impl(arith.CmpiOp)
@@ -366,13 +369,13 @@ class ArithFunctions(InterpreterFunctions):
     def run_sitofp(self, interp, op: arith.SIToFPOp, args):
         t = op.result.type
         a = np.asarray(_sext_bool(args[0]))
-        return (from_compute(a.astype(np.float32 if is_bf16(t) else dtype_of(t)), t),)
+        return (from_compute(a.astype(np.float64 if packed_name(t) is not None else dtype_of(t)), t),)
 
     @impl(arith.UIToFPOp)
     def run_uitofp(self, interp, op: arith.UIToFPOp, args):
         t = op.result.type
         a = _u(args[0])
-        return (from_compute(a.astype(np.float32 if is_bf16(t) else dtype_of(t)), t),)
+        return (from_compute(a.astype(np.float64 if packed_name(t) is not None else dtype_of(t)), t),)
 
     @impl(arith.FPToSIOp)
     def run_fptosi(self, interp, op: arith.FPToSIOp, args):
@@ -396,7 +399,7 @@ class ArithFunctions(InterpreterFunctions):
         a = np.asarray(to_compute(args[0], op.input.type))
         if is_bf16(t):
             return (f32_to_bf16(a.astype(np.float32)),)
-        return (from_compute(a, t),)
+        return (from_compute(a, t),)  # to an 8-bit float: one rounding
 
     @impl(arith.BitcastOp)
     def run_bitcast(self, interp, op: arith.BitcastOp, args):

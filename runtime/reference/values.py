@@ -9,7 +9,9 @@ own shape says which it is. NumPy broadcasting then makes elementwise ops betwee
 uniform and per-thread values right without special cases.
 
 `bf16` has no NumPy dtype: its values are kept as `uint16` bit patterns and arithmetic
-on them goes through `float32` (`to_compute` / `from_compute`).
+on them goes through `float32` (`to_compute` / `from_compute`); so are the 8-bit floats
+`f8E4M3FN` and `f8E5M2`, kept as `uint8` bit patterns (the *packed* floats of
+dialects/dtypes.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -31,7 +35,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from tilec.dialects.dtypes import ELEMENTS, FLOAT_ELEMENTS, bf16_to_f32, f32_to_bf16
+from tilec.dialects.dtypes import (
+    ELEMENTS,
+    FLOAT_ELEMENTS,
+    bf16_to_f32,
+    f32_to_bf16,
+    pack_float,
+    to_f8,
+    unpack_float,
+)
 
 INDEX_DTYPE = np.dtype(np.int64)
 
@@ -83,6 +95,23 @@ def is_bf16(t: Attribute) -> bool:
     return isinstance(element_type(t), BFloat16Type)
 
 
+def packed_name(t: Attribute) -> str | None:
+    """The short name of t's element type if it is a packed float (bf16, f8E4M3FN,
+    f8E5M2: values kept as bit patterns), else None."""
+    e = FLOAT_ELEMENTS.get(type(element_type(t)))
+    return e.name if e is not None and e.packed else None
+
+
+def pack_constant(value: Any, t: Attribute) -> Any:
+    """A float constant as the bits of t's packed element type: bf16 through float32
+    (as before), the 8-bit floats rounded once from float64."""
+    name = packed_name(t)
+    assert name is not None
+    if name == "bf16":
+        return f32_to_bf16(np.asarray(value, np.float32))
+    return to_f8(np.asarray(value, np.float64), name)
+
+
 def dtype_of(t: Attribute) -> np.dtype:
     """NumPy dtype of the elements of a scalar, vector or memref type."""
     t = element_type(t)
@@ -94,7 +123,7 @@ def dtype_of(t: Attribute) -> np.dtype:
             if width in _INT_DTYPES:
                 return _INT_DTYPES[width]
             raise UnsupportedType(f"integers of {width} bits are not supported")
-        case Float16Type() | Float32Type() | Float64Type() | BFloat16Type():
+        case Float16Type() | Float32Type() | Float64Type() | BFloat16Type() | Float8E4M3FNType() | Float8E5M2Type():
             return FLOAT_ELEMENTS[type(t)].storage
         case _:
             raise UnsupportedType(f"element type {t} is not supported")
@@ -115,19 +144,23 @@ def bit_dtype(dt: np.dtype) -> np.dtype:
 
 def is_float(t: Attribute) -> bool:
     return isinstance(
-        element_type(t), Float16Type | Float32Type | Float64Type | BFloat16Type
+        element_type(t),
+        Float16Type | Float32Type | Float64Type | BFloat16Type | Float8E4M3FNType | Float8E5M2Type,
     )
 
 
 def to_compute(value: Any, t: Attribute) -> Any:
-    """The value as NumPy computes with it (bf16 bits become float32)."""
-    return bf16_to_f32(value) if is_bf16(t) else value
+    """The value as NumPy computes with it (packed floats' bits become float32)."""
+    name = packed_name(t)
+    return unpack_float(value, name) if name is not None else value
 
 
 def from_compute(value: Any, t: Attribute) -> Any:
-    """A computed value stored back as a value of type t."""
-    if is_bf16(t):
-        return f32_to_bf16(value)
+    """A computed value stored back as a value of type t (one rounding to an 8-bit
+    float, from float64 too; bf16 through float32)."""
+    name = packed_name(t)
+    if name is not None:
+        return pack_float(value, name)
     dt = dtype_of(t)
     if isinstance(value, np.ndarray):
         value = value.astype(dt, copy=False)

@@ -4,11 +4,12 @@ Every thread of each warpgroup (threads `128 g .. 128 g + 127` of a block) must 
 `cuda.wgmma`, `cuda.wgmma_fence`, `cuda.wgmma_commit_group` and
 `cuda.wgmma_wait_group` (`.sync.aligned`), and the operand indices of a `cuda.wgmma`
 must be one value across its warpgroup (the descriptor is one per warpgroup).
-`cuda.wgmma` reads A (64 x 16) and B (n x 16, K- or MN-major) from shared memory at the
+`cuda.wgmma` reads A (64 x K) and B (n x K, K- or MN-major; K = 16 for 16-bit
+operands, 32 for 8-bit floats, K-major) from shared memory at the
 addresses the hardware forms from the descriptors (`wgmma.operand_byte_offset`,
 relative to the memref's start, which the verifier and printer align to the swizzle's
 repeat), as reads of the warpgroup's first thread, computes `D = A B^T + C` with f32
-products and sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
+products (exact for 16- and 8-bit float operands) and f32 sums (NumPy's order; the float MMA tolerance of docs/testing.md covers
 the hardware's), and gives each thread its `n / 2` values (`wgmma_accumulator`).
 
 The model computes at issue, and keeps the shared elements it read *being read* by
@@ -56,8 +57,8 @@ def _whole_warpgroups(op, grid) -> None:
 
 
 def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, groups: np.ndarray):
-    """The `rows x 16` K-major operand of each warpgroup in `groups` (first threads),
-    [len(groups), rows, 16] in compute precision."""
+    """The `rows x K` operand of each warpgroup in `groups` (first threads),
+    [len(groups), rows, K] in compute precision (K: 32 bytes of elements)."""
     mem = _mem(op, mem)
     if mem.storage.space != SHARED:
         raise ExecutionError(op, f"{op.name} operand {which} is {mem.name}, which is not shared memory")
@@ -69,18 +70,20 @@ def _operand(op: cuda_wgmma.WgmmaOp, grid, which: str, mem, index, rows: int, gr
         raise ExecutionError(op, f"{op.name} operand {which}: the threads of warpgroup {g} give different indices")
     starts = per_group[:, 0]
     et = getattr(op, which).type.element_type
-    r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+    eb = et.bitwidth // 8
+    kk = 32 // eb
+    r, k = np.meshgrid(np.arange(rows), np.arange(kk), indexing="ij")
     out = []
     for first, start in zip(groups, starts):
-        if (2 * int(start)) % 16:
+        if (eb * int(start)) % 16:
             raise ExecutionError(op, f"{op.name} operand {which} starts at element {start}, not 16-byte aligned")
-        byte = operand_byte_offset(op.descriptor(which, 2 * int(start)), r, k, op.mn_major(which))
-        elems = (byte // 2).ravel()
+        byte = operand_byte_offset(op.descriptor(which, eb * int(start)), r, k, op.mn_major(which), eb)
+        elems = (byte // eb).ravel()
         actor = np.full(elems.shape, first, dtype=np.int64)
         keys = resolve(op, grid, mem, actor, [elems], "reads")
         data = load(op, grid, mem, actor, keys)
         wgmma_reads(grid).issue(int(first) // WARPGROUP, mem.storage, np.asarray(keys).ravel())
-        out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, 16))
+        out.append(np.asarray(to_compute(data, et), dtype=np.float32).reshape(rows, kk))
     return np.stack(out)
 
 
@@ -95,7 +98,7 @@ def _mma(interp, op, grid, a, b_mem, b_index, accs, groups):
         vals = np.asarray(per_thread(v, acc_types[i], n), dtype=np.float32)[grid.active_tids()]
         c[(slice(None), *wgmma_accumulator(t, i))] = vals.reshape(-1, WARPGROUP)
     d = np.matmul(a, np.swapaxes(b, 1, 2)) + c
-    record_float_mma(interp, 16, op.type_name, a, np.swapaxes(b, 1, 2), c)
+    record_float_mma(interp, a.shape[-1], op.type_name, a, np.swapaxes(b, 1, 2), c)
     outs = []
     for i in range(cols // 2):
         full = np.zeros(n, np.float32)

@@ -475,3 +475,27 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch, routes):
                 assert torch.equal(_bits(torch, big), _bits(torch, want)), (dtype, shape, pad, smem, policy)
                 box = [k.box for k in kernels._entries]
                 assert box == ([0] if policy == "never" else [box[0]]) and (policy == "never" or box[0]), box
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("pair", [("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"),
+                                  ("bfloat16", "float8_e5m2"), ("float8_e5m2", "float16"),
+                                  ("float64", "float8_e4m3fn"), ("float8_e4m3fn", "float8_e5m2"),
+                                  ("float16", "float8_e5m2")])
+def test_fp8_copies_match_torch_bit_for_bit(pair):
+    """Converting copies to and from the 8-bit floats on a sliced transpose, with the
+    specials PyTorch's conversion defines (dialects/dtypes.py): ties, subnormals,
+    overflow (e4m3fn: NaN from beyond 464; e5m2: infinity from 61440), infinities, a
+    positive NaN (PyTorch keeps a NaN's sign, tilec gives 0x7F: no negative NaN here).
+    From an 8-bit float source the values stay finite: a NaN widened has no one bit
+    pattern (PyTorch's and cuda_fp8.h's payloads differ)."""
+    torch = _torch()
+    src_dtype, dst_dtype = pair
+    gen = torch.Generator(device="cuda").manual_seed(len(src_dtype) * 31 + len(dst_dtype))
+    x = torch.randn(301, 517, generator=gen, device="cuda") * 40
+    x.view(-1)[:12] = torch.tensor([464.0, 465.0, -500.0, 61440.0, 61439.0, float("inf"), -float("inf"),
+                                    float("nan"), 2.0**-10, 3 * 2.0**-10, -0.0, 1.0625])
+    if src_dtype.startswith("float8"):
+        x = torch.nan_to_num(x, nan=0.0).clamp(-440.0, 440.0)
+    src = x.to(getattr(torch, src_dtype))[5:, 3::2].t()
+    _check_against_torch(torch, lambda d: src, None, src_dtype, dst_dtype, "fp8 sliced transpose")

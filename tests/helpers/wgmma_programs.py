@@ -10,41 +10,51 @@ from __future__ import annotations
 
 
 def wgmma_program(
-    n: int, dtype: str = "bf16", a_desc=(32, 0, 256), b_desc=(0, 128, 256), a_align: int = 1024, b_align: int = 1024
+    n: int, dtype: str = "bf16", a_desc=(32, 0, 256), b_desc=(0, 128, 256), a_align: int = 1024, b_align: int = 1024,
+    b_dtype: str | None = None,
 ) -> str:
+    """(module docstring) A is 64 x K and B n x K with K = 32 bytes of elements (16 for
+    bf16/f16, 32 for f8E4M3FN/f8E5M2); `b_dtype` (default `dtype`) gives B another
+    8-bit float type."""
+    ka = 32 if dtype.startswith("f8") else 16
+    b_dtype = b_dtype or dtype
+    return _wgmma_program(n, dtype, b_dtype, 64 * ka, n * ka, a_desc, b_desc, a_align, b_align)
+
+
+def _wgmma_program(n, dtype, b_dtype, na, nb, a_desc, b_desc, a_align, b_align) -> str:
     vals = n // 2
     lines = []
     add = lines.append
     add("builtin.module attributes {gpu.container_module} {")
     add(
-        f"  func.func @wgmma(%ga: memref<1024x{dtype}>, %gb: memref<{16 * n}x{dtype}>, %gc: memref<{128 * vals}xf32>) {{"
+        f"  func.func @wgmma(%ga: memref<{na}x{dtype}>, %gb: memref<{nb}x{b_dtype}>, %gc: memref<{128 * vals}xf32>) {{"
     )
     add("    %c1 = arith.constant 1 : index")
     add("    %c128 = arith.constant 128 : index")
     add(
         '    "gpu.launch_func"(%c1, %c1, %c1, %c128, %c1, %c1, %ga, %gb, %gc) <{kernel = @wgmma_kernels::@wgmma_kernel, '
         "operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}> : "
-        f"(index, index, index, index, index, index, memref<1024x{dtype}>, memref<{16 * n}x{dtype}>, memref<{128 * vals}xf32>) -> ()"
+        f"(index, index, index, index, index, index, memref<{na}x{dtype}>, memref<{nb}x{b_dtype}>, memref<{128 * vals}xf32>) -> ()"
     )
     add("    func.return")
     add("  }")
     add('  "gpu.module"() <{sym_name = "wgmma_kernels"}> ({')
     add(
-        f'    "gpu.func"() <{{function_type = (memref<1024x{dtype}>, memref<{16 * n}x{dtype}>, memref<{128 * vals}xf32>) -> (), kernel}}> ({{'
+        f'    "gpu.func"() <{{function_type = (memref<{na}x{dtype}>, memref<{nb}x{b_dtype}>, memref<{128 * vals}xf32>) -> (), kernel}}> ({{'
     )
-    add(f"    ^bb0(%ga: memref<1024x{dtype}>, %gb: memref<{16 * n}x{dtype}>, %gc: memref<{128 * vals}xf32>):")
+    add(f"    ^bb0(%ga: memref<{na}x{dtype}>, %gb: memref<{nb}x{b_dtype}>, %gc: memref<{128 * vals}xf32>):")
     add('      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
     add("      %c0 = arith.constant 0 : index")
     add("      %c128 = arith.constant 128 : index")
-    add("      %na = arith.constant 1024 : index")
-    add(f"      %nb = arith.constant {16 * n} : index")
-    add(f"      %sa = memref.alloca() {{alignment = {a_align} : i64}} : memref<1024x{dtype}, 3 : i64>")
-    add(f"      %sb = memref.alloca() {{alignment = {b_align} : i64}} : memref<{16 * n}x{dtype}, 3 : i64>")
-    for src, dst, bound, size in (("ga", "sa", "na", 1024), ("gb", "sb", "nb", 16 * n)):
+    add(f"      %na = arith.constant {na} : index")
+    add(f"      %nb = arith.constant {nb} : index")
+    add(f"      %sa = memref.alloca() {{alignment = {a_align} : i64}} : memref<{na}x{dtype}, 3 : i64>")
+    add(f"      %sb = memref.alloca() {{alignment = {b_align} : i64}} : memref<{nb}x{b_dtype}, 3 : i64>")
+    for src, dst, bound, size, t in (("ga", "sa", "na", na, dtype), ("gb", "sb", "nb", nb, b_dtype)):
         add(f"      scf.for %i = %c0 to %{bound} step %c128 {{")
         add("        %j = arith.addi %i, %tid : index")
-        add(f"        %x = memref.load %{src}[%j] : memref<{size}x{dtype}>")
-        add(f"        memref.store %x, %{dst}[%j] : memref<{size}x{dtype}, 3 : i64>")
+        add(f"        %x = memref.load %{src}[%j] : memref<{size}x{t}>")
+        add(f"        memref.store %x, %{dst}[%j] : memref<{size}x{t}, 3 : i64>")
         add("      }")
     add('      "gpu.barrier"() : () -> ()')
     cs = []
@@ -58,7 +68,7 @@ def wgmma_program(
     add(
         f"      %d:{vals} = cuda.wgmma %sa[%c0], %sb[%c0], {', '.join(cs)} {{n = {n} : i64, "
         f"a_desc = array<i64: {', '.join(map(str, a_desc))}>, b_desc = array<i64: {', '.join(map(str, b_desc))}>}} : "
-        f"memref<1024x{dtype}, 3 : i64>, memref<{16 * n}x{dtype}, 3 : i64>, {f32s} -> {f32s}"
+        f"memref<{na}x{dtype}, 3 : i64>, memref<{nb}x{b_dtype}, 3 : i64>, {f32s} -> {f32s}"
     )
     add("      cuda.wgmma_commit_group")
     ds = ", ".join(f"%d#{i}" for i in range(vals))
@@ -72,15 +82,15 @@ def wgmma_program(
     return "\n".join(lines) + "\n"
 
 
-def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int):
-    """The shared layout of a `rows x cols` 16-bit tile that wgmma can read: Triton's
-    `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous (a
-    `tilec.ComposedLayout`), or, for swizzle 0, core matrices (8 x 16 bytes,
-    contiguous along `contiguous`) stacked along the other dim first (CuTe text)."""
+def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int, bits: int = 16):
+    """The shared layout of a `rows x cols` tile of `bits`-bit elements that wgmma can
+    read: Triton's `nvmma_shared<swizzle>` with dim `contiguous` (0 or 1) contiguous (a
+    `tilec.ComposedLayout`), or, for swizzle 0 (16-bit only), core matrices (8 x 16
+    bytes, contiguous along `contiguous`) stacked along the other dim first (CuTe text)."""
     from tilec.dialects.mma import NvmmaSharedLayout
 
     if swizzle:
-        return NvmmaSharedLayout(swizzle, 16, contiguous == 0).composed([rows, cols])
+        return NvmmaSharedLayout(swizzle, bits, contiguous == 0).composed([rows, cols])
     if contiguous == 1:  # element (r, c): (r % 8) * 8 + c % 8 + (r / 8) * 64 + (c / 8) * 8 rows
         return f"((8,{rows // 8}),(8,{cols // 8})):((8,64),(1,{8 * rows}))"
     return f"((8,{rows // 8}),(8,{cols // 8})):((1,{8 * cols}),(8,64))"
@@ -99,8 +109,10 @@ def wgmma_mma_program(
     b_major: str = "mn",
     target: str | None = None,
     b_layout=None,
+    b_et: str | None = None,
 ):
     """@wgmma (a module built with `tilec.Program`): one block of `wg` warpgroups
+    (8-bit floats `et`, or `et` for A and `b_et` for B: `k32` steps, B K-major)
     (stacked along M) computes C = C + A @ B with a `layout.mma` of a version-3
     accumulator: A (m x k, row-major in %pa) and B (k x n: row-major in %pb for
     `b_major` "mn"; for "k", %pb holds B^T row-major) copied into NVMMA shared tiles
@@ -111,17 +123,19 @@ def wgmma_mma_program(
     import tilec
     from tilec.support.target import set_target
 
-    mma = tilec.NvidiaMmaLayout(3, [4 * wg, 1], [64, instr_n or n, 16])
+    b_et = b_et or et
+    bits = 8 if et.startswith("f8") else 16
+    mma = tilec.NvidiaMmaLayout(3, [4 * wg, 1], [64, instr_n or n, 256 // bits])
     p = tilec.Program("wgmma")
-    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", et), ("pc", "f32")))
+    pa, pb, pc = (p.pointer(name, t, align=16) for name, t in (("pa", et), ("pb", b_et), ("pc", "f32")))
     a = p.view(pa, f"({m},{k}):({k},1)")
     b = p.view(pb, f"({k},{n}):({n},1)" if b_major == "mn" else f"({k},{n}):(1,{k})")
     c = p.view(pc, f"({m},{n}):({n},1)")
     with p.launch(threads=128 * wg):
-        sb = p.alloc(b_layout or nvmma_layout(k, n, b_swizzle, 1 if b_major == "mn" else 0), et)
+        sb = p.alloc(b_layout or nvmma_layout(k, n, b_swizzle, 1 if b_major == "mn" else 0, bits), b_et)
         p.copy(b, sb)
         if a_from == "smem":
-            sa = p.alloc(nvmma_layout(m, k, a_swizzle, 1), et)
+            sa = p.alloc(nvmma_layout(m, k, a_swizzle, 1, bits), et)
             p.copy(a, sa)
         else:
             sa = p.load(a, tilec.DotOperandLayout(0, mma, 2))

@@ -387,7 +387,7 @@ def test_unsupported_op_is_named():
 
 
 @pytest.mark.parametrize(
-    "element", ["f8E4M3FN", "i4", "i1", "complex<f32>", "index", "f80", "tf32"]
+    "element", ["f8E4M3FNUZ", "i4", "i1", "complex<f32>", "index", "f80", "tf32"]
 )
 def test_unsupported_element_type_is_refused(element):
     text = kernel_body(

@@ -88,6 +88,84 @@ def test_descriptor_addresses_match_the_arrangements():
     np.testing.assert_array_equal(got, a)
 
 
+F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+
+
+def _arrange_f8_a(a: np.ndarray) -> np.ndarray:
+    """A (64 x 32 bytes) as Triton's `nvmma_shared<32>` tile of 8-bit elements."""
+    ll = NvmmaSharedLayout(32, 8).to_linear([64, 32])
+    flat = np.empty(2048, a.dtype)
+    for o in range(2048):
+        flat[o] = a[ll.apply(offset=o)]
+    return flat
+
+
+def _arrange_f8_b(b: np.ndarray) -> np.ndarray:
+    """B (n x 32) of 8-bit elements in core matrices of 8 rows x 16 bytes, the two
+    along K 128 bytes apart (LBO), row groups 256 bytes apart (SBO)."""
+    n = b.shape[0]
+    flat = np.empty(32 * n, b.dtype)
+    for r in range(n):
+        for k in range(32):
+            flat[(r // 8) * 256 + (k // 16) * 128 + (r % 8) * 16 + k % 16] = b[r, k]
+    return flat
+
+
+@pytest.mark.parametrize("a_type, b_type", [("f8E4M3FN", "f8E4M3FN"), ("f8E4M3FN", "f8E5M2"), ("f8E5M2", "f8E5M2")])
+@pytest.mark.parametrize("n", [8, 64])
+def test_reference_fp8_wgmma_is_k32_a_times_b_transposed_plus_c(a_type, b_type, n):
+    """`m64nNk32` on 8-bit floats: A 64 x 32 (32-byte swizzle), B n x 32 (core
+    matrices), both K-major; the executor's D equals the float64 product of the
+    operands' values (exact products, f32 sums) within the fp8 MMA tolerance."""
+    from tilec.dialects.dtypes import f8_to_f32, to_f8
+
+    rng = np.random.default_rng(n + len(a_type + b_type))
+    a_bits = to_f8(rng.uniform(-8, 8, (64, 32)), a_type)
+    b_bits = to_f8(rng.uniform(-8, 8, (n, 32)), b_type)
+    a, b = f8_to_f32(a_bits, a_type), f8_to_f32(b_bits, b_type)
+    c = rng.uniform(-4, 4, (64, n)).astype(np.float32)
+    gc = np.full(64 * n, np.nan, np.float32)
+    t = np.arange(128)
+    for i in range(n // 2):
+        gc[128 * i + t] = c[wgmma_accumulator(t, i)]
+    module = parse_module(wgmma_program(n, a_type, b_dtype=b_type))
+    records: list = []
+    inputs = {"ga": _arrange_f8_a(a_bits), "gb": _arrange_f8_b(b_bits), "gc": gc}
+    out = run(module, inputs, mma_records=records)["gc"]
+    d = np.empty((64, n), np.float64)
+    for i in range(n // 2):
+        d[wgmma_accumulator(t, i)] = out[128 * i + t]
+    want = a.astype(np.float64) @ b.astype(np.float64).T + c
+    tol = mma_tolerance(records)
+    assert records[0].k == 32 and records[0].operand_type == F8[a_type]
+    assert tol is not None and tol > 0
+    np.testing.assert_allclose(d, want, rtol=0, atol=tol)
+    # f32 sums of exact products: within f32's own bound too (the fp8 bound is the GPU's)
+    np.testing.assert_allclose(d, want, rtol=0, atol=64 * 2.0**-24 * (np.abs(a) @ np.abs(b).T + np.abs(c)).max())
+    assert not np.allclose(d, c)
+
+
+def test_fp8_descriptor_addresses_match_the_arrangements():
+    r, k = np.meshgrid(np.arange(64), np.arange(32), indexing="ij")
+    a = np.arange(2048).reshape(64, 32)
+    got = _arrange_f8_a(a)[kmajor_byte_offset(WgmmaDescriptor(0, 0, 256, 32), r, k, 1)]
+    np.testing.assert_array_equal(got, a)
+    got = _arrange_f8_b(a)[kmajor_byte_offset(WgmmaDescriptor(0, 128, 256, 0), r, k, 1)]
+    np.testing.assert_array_equal(got, a)
+
+
+@pytest.mark.parametrize("a_type, b_type", [("f8E4M3FN", "f8E4M3FN"), ("f8E5M2", "f8E4M3FN")])
+@pytest.mark.parametrize("n", [8, 256])
+def test_printed_fp8_wgmma_compiles_for_sm90a(a_type, b_type, n):
+    """`wgmma.mma_async.sync.aligned.m64nNk32.f32.<a>.<b>` without imm-trans operands."""
+    text = emit_cuda(parse_module(wgmma_program(n, a_type, b_dtype=b_type)))
+    ptx_inst = f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{F8[a_type]}.{F8[b_type]}"
+    assert ptx_inst in text and "p, 1, 1;" in text and "#include <cuda_fp8.h>" in text
+    result = compile_sm90_or_skip(text)
+    assert result.arch == "sm_90a" and result.cubin
+    assert ptx_inst in result.ptx
+
+
 def test_reference_wgmma_needs_whole_warpgroups():
     text = (
         wgmma_program(8)

@@ -42,7 +42,7 @@ def test_each_dtype_has_one_size_and_storage(name):
 
 def test_derived_tables_name_the_same_dtypes():
     assert list(ITEMSIZE) == list(STORAGE) == list(DTYPES)
-    assert SUPPORTED_ELEMENT_TYPES == "f16, bf16, f32, f64, i8, i16, i32, i64"
+    assert SUPPORTED_ELEMENT_TYPES == "f16, bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2"
     assert element_type("float32") == ELEMENTS["f32"].attr()
     assert element_type("bfloat16") == ELEMENTS["bf16"].attr()
     assert numpy_dtype_name(ELEMENTS["bf16"].attr()) == "bfloat16"

@@ -230,8 +230,10 @@ def test_matmul_refuses_what_it_cannot_run():
     import tilec
 
     a, b = np.zeros((4, 16), np.float16), np.zeros((16, 8), np.float16)
-    with pytest.raises(TilecError, match="expected bf16 or f16"):
+    with pytest.raises(TilecError, match="expected bf16, f16, float8_e4m3fn or float8_e5m2"):
         tilec.matmul(a.astype(np.float32), b)
+    with pytest.raises(TilecError, match="scale_a and scale_b go with FP8 operands"):
+        tilec.matmul(a, b, scale_a=1.0, scale_b=1.0)
     with pytest.raises(TilecError, match=r"a's K \(16\) is not b's \(8\)"):
         tilec.matmul(a, b[:8])
     with pytest.raises(TilecError, match=r"multiples of 8"):

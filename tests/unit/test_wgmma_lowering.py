@@ -108,6 +108,47 @@ def test_wgmma_programs_equivalent_and_compile(case):
     compile_sm90_or_skip(cuda)
 
 
+FP8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+FP8_CASES = [
+    {"et": "f8E4M3FN", "k": 32, "a_swizzle": 32, "b_swizzle": 32},
+    {"et": "f8E4M3FN", "b_et": "f8E5M2", "k": 128, "a_swizzle": 128, "b_swizzle": 128},
+    {"et": "f8E5M2", "m": 128, "wg": 2, "n": 64, "k": 64, "a_swizzle": 64, "b_swizzle": 64},
+]
+
+
+@pytest.mark.parametrize("case", FP8_CASES, ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()))
+def test_fp8_wgmma_programs_equivalent_and_compile(case):
+    """8-bit float operands: A and B K-major in NVMMA-swizzled shared tiles of 1-byte
+    elements (a 128-byte swizzle holds rows of 128 elements), one `m64nNk32` per 32-deep
+    K step; the executor's C + A @ B before and after the default pipeline agree (MMA
+    tolerance), and NVRTC compiles the CUDA for sm_90a."""
+    case = dict(case)
+    m, n, k, et = case.pop("m", 64), case.pop("n", 128), case.pop("k"), case.pop("et")
+    text = wgmma_mma_program(m, n, k, et, b_major="k", **case)
+    after = assert_pass_preserves(text, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    wgs = case.get("wg", 1)
+    tb = FP8[case.get("b_et", et)]
+    inst = f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{FP8[et]}.{tb}"
+    assert cuda.count(inst) == (m // 64 // wgs) * (k // 32)
+    assert f"B K-major, swizzle {case['b_swizzle']}B" in cuda
+    compile_sm90_or_skip(cuda)
+
+
+def test_fit_descriptor_of_8_bit_k_major_tiles():
+    """An M x 128 tile of 1-byte elements under a 128-byte swizzle: K-major, SBO 1024,
+    each 32-element K step 32 bytes further; 8-bit operands are never MN-major."""
+    shape = (64, 128)
+    ll = NvmmaSharedLayout(128, 8, False).to_linear(list(shape))
+    addrs = np.zeros(shape, np.int64)
+    for o in range(shape[0] * shape[1]):
+        addrs[ll.apply(offset=o)] = o
+    for k0 in range(0, 128, 32):
+        d, mn = fit_descriptor(addrs[:, k0 : k0 + 32], 1)
+        assert not mn and (d.swizzle, d.sbo, d.start) == (128, 1024, k0)
+    assert isinstance(fit_descriptor(addrs[:32, :64].T[:, :32], 1), str)
+
+
 def test_wgmma_gemm_loop_with_tma():
     """The multi-K-step GEMM: TMA loads on one mbarrier per step, wgmma, barriers;
     equivalent after default and compiled; no proxy fence (only TMA writes the tiles),

@@ -15,9 +15,9 @@ builtin.module attributes {gpu.container_module} {
 
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "m"}> ({
-    // expected-error @+1 {{kernel argument 'src': element type f8E4M3FN is not supported by the cuda target (supported: f16, bf16, f32, f64, i8, i16, i32, i64)}}
-    "gpu.func"() <{function_type = (memref<16xf8E4M3FN>) -> (), kernel}> ({
-    ^bb0(%src: memref<16xf8E4M3FN>):
+    // expected-error @+1 {{kernel argument 'src': element type f80 is not supported by the cuda target (supported: f16, bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2)}}
+    "gpu.func"() <{function_type = (memref<16xf80>) -> (), kernel}> ({
+    ^bb0(%src: memref<16xf80>):
       "gpu.return"() : () -> ()
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()

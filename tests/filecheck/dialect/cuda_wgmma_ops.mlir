@@ -8,6 +8,7 @@
 // CHECK-NEXT: %d, %d_1, %d_2, %d_3 = cuda.wgmma %a[%ia], %b[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<128xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma %h[%ia], %h[%ib], {{.*}} {n = 16 : i64, a_desc = array<i64: 64, 0, 512>, b_desc = array<i64: 32, 0, 256>} : memref<2048xf16, 3 : i64>, memref<2048xf16, 3 : i64>, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma %a[%ia], %a[%ib], {{.*}} {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 2048, 1024>, a_mn_major, b_mn_major} :
+// CHECK:      cuda.wgmma %q[%ia], %p[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 0, 1024>} : memref<2048xf8E4M3FN, 3 : i64>, memref<2048xf8E5M2, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK:      cuda.wgmma_rs %a[%ib], %x, %x, %x, %x, %x, %x, %x, %x, %c, %c, %c, %c {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>, b_mn_major} : memref<1024xbf16, 3 : i64>, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma_commit_group
 // CHECK-NEXT: %e, %e_1, %e_2, %e_3 = cuda.wgmma_wait_group 1, %d, %d_1, %d_2, %d_3 : f32, f32, f32, f32 -> f32, f32, f32, f32
@@ -28,7 +29,7 @@ func.func @f32_operand(%i: index, %c: f32, %g: memref<1024xbf16>) {
   %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
   %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
   %u = memref.alloca() : memref<1024xbf16, 3 : i64>
-  // expected-error @+1 {{'cuda.wgmma' multiplies bf16 or f16, got b of f32}}
+  // expected-error @+1 {{'cuda.wgmma' multiplies bf16, f16, f8E4M3FN or f8E5M2, got b of f32}}
   %d:4 = cuda.wgmma %a[%i], %f[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xf32, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
   func.return
 }
@@ -106,8 +107,37 @@ func.func @mixed(%i: index, %c: f32, %g: memref<1024xbf16>) {
   %f = memref.alloca() {alignment = 1024 : i64} : memref<1024xf32, 3 : i64>
   %u = memref.alloca() : memref<1024xbf16, 3 : i64>
   %h = memref.alloca() : memref<1024xf16, 3 : i64>
-  // expected-error @+1 {{'cuda.wgmma': a and b must have one element type}}
+  // expected-error @+1 {{'cuda.wgmma': a and b must have one element type (or both be 8-bit floats), got bf16 and f16}}
   %d:4 = cuda.wgmma %a[%i], %h[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 0, 128, 256>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<1024xf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @fp8_with_bf16(%i: index, %c: f32) {
+  %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
+  %q = memref.alloca() {alignment = 1024 : i64} : memref<2048xf8E4M3FN, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma': a and b must have one element type (or both be 8-bit floats), got e4m3 and bf16}}
+  %d:4 = cuda.wgmma %q[%i], %a[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 0, 1024>} : memref<2048xf8E4M3FN, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @fp8_mn_major(%i: index, %c: f32) {
+  %q = memref.alloca() {alignment = 1024 : i64} : memref<2048xf8E4M3FN, 3 : i64>
+  // expected-error @+1 {{'cuda.wgmma': 8-bit float operands must be K-major (wgmma has no transpose for them)}}
+  %d:4 = cuda.wgmma %q[%i], %q[%i], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 0, 1024>, b_mn_major} : memref<2048xf8E4M3FN, 3 : i64>, memref<2048xf8E4M3FN, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @fp8_rs(%i: index, %c: f32) {
+  %q = memref.alloca() {alignment = 1024 : i64} : memref<2048xf8E4M3FN, 3 : i64>
+  %x = arith.constant 1.0 : f8E4M3FN
+  // expected-error @+1 {{'cuda.wgmma_rs' takes bf16 or f16 (8-bit operands: cuda.wgmma, both in shared memory)}}
+  %d:4 = cuda.wgmma_rs %q[%i], %x, %x, %x, %x, %x, %x, %x, %x, %c, %c, %c, %c {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>} : memref<2048xf8E4M3FN, 3 : i64>, f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN, f32, f32, f32, f32 -> f32, f32, f32, f32
   func.return
 }
 

@@ -113,7 +113,7 @@ func.func private @ptr_keyword(!layout.ptr<f32, alignment 16>)
 
 // -----
 
-// expected-error @+1 {{unsupported element type i1: expected f16, bf16, f32, f64, i8, i16, i32 or i64}}
+// expected-error @+1 {{unsupported element type i1: expected f16, bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN or f8E5M2}}
 func.func private @ptr_element(!layout.ptr<i1>)
 
 // -----
@@ -143,5 +143,5 @@ func.func private @tensor_vec(!layout.tensor<f32, #layout.cute<(8,8):(8,1)>, gme
 
 // -----
 
-// expected-error @+1 {{unsupported element type index: expected f16, bf16, f32, f64, i8, i16, i32 or i64}}
+// expected-error @+1 {{unsupported element type index: expected f16, bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN or f8E5M2}}
 func.func private @tensor_element(!layout.tensor<index, #layout.cute<(8,8):(8,1)>, gmem>)

@@ -300,7 +300,7 @@ func.func @wgmma_mixed(%pb: !layout.ptr<bf16>, %c: tensor<64x64xf32, #mma3>) {
     %sb8 = layout.alloc : !SB8
     %sf = layout.alloc : !SF
     %sa8 = layout.alloc : !SA8
-    // expected-error @+1 {{wgmma in layout.mma takes bf16 x bf16 or f16 x f16 into f32; got bf16 x f16 into f32}}
+    // expected-error @+1 {{wgmma in layout.mma takes bf16 x bf16, f16 x f16 or 8-bit floats (e4m3/e5m2, any pair) into f32; got bf16 x f16 into f32}}
     %d = layout.mma %sa, %sf, %c : !SA, !SF, tensor<64x64xf32, #mma3>
   }
   func.return
@@ -357,4 +357,37 @@ module attributes {tilec.target = "sm_90"} {
     }
     func.return
   }
+}
+
+// -----
+
+// 8-bit floats: instrShape [64, N, 32] (m64nNk32), A from shared memory.
+#mma3f8 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!QA = !layout.tensor<f8E4M3FN, #layout.composed<swizzle<1,4,3> o 0 o (64,32):(32,1)>, smem>
+!QB = !layout.tensor<f8E5M2, #layout.composed<swizzle<1,4,3> o 0 o (32,64):(1,32)>, smem>
+func.func @wgmma_fp8_k16(%c: tensor<64x64xf32, #mma3f8>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !QA
+    %sb = layout.alloc : !QB
+    // expected-error @+1 {{a version-3 (wgmma) accumulator of layout.mma needs instrShape [64, N, 32] (m64nNk32, 8-bit operands), got [64, 64, 16]}}
+    %d = layout.mma %sa, %sb, %c : !QA, !QB, tensor<64x64xf32, #mma3f8>
+  }
+  func.return
+}
+
+// -----
+
+#mma3k32 = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 32]>
+!QB2 = !layout.tensor<f8E4M3FN, #layout.composed<swizzle<1,4,3> o 0 o (32,64):(1,32)>, smem>
+func.func @wgmma_fp8_a_in_registers(%a: tensor<64x32xf8E4M3FN, #layout.dot_op<opIdx = 0, parent = #mma3k32, kWidth = 4>>, %c: tensor<64x64xf32, #mma3k32>) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sb = layout.alloc : !QB2
+    // expected-error @+1 {{wgmma reads 8-bit float operand a from shared memory: a must be a smem view}}
+    %d = layout.mma %a, %sb, %c : tensor<64x32xf8E4M3FN, #layout.dot_op<opIdx = 0, parent = #mma3k32, kWidth = 4>>, !QB2, tensor<64x64xf32, #mma3k32>
+  }
+  func.return
 }

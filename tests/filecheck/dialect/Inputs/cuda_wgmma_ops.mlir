@@ -6,6 +6,9 @@ func.func @k(%ia: index, %ib: index, %c: f32) {
   %d:4 = cuda.wgmma %a[%ia], %b[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 0, 128, 256>} : memref<1024xbf16, 3 : i64>, memref<128xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
   %g:8 = cuda.wgmma %h[%ia], %h[%ib], %c, %c, %c, %c, %c, %c, %c, %c {n = 16 : i64, a_desc = array<i64: 64, 0, 512>, b_desc = array<i64: 32, 0, 256>} : memref<2048xf16, 3 : i64>, memref<2048xf16, 3 : i64>, f32, f32, f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32, f32, f32
   %t:4 = cuda.wgmma %a[%ia], %a[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 2048, 1024>, a_mn_major, b_mn_major} : memref<1024xbf16, 3 : i64>, memref<1024xbf16, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
+  %q = memref.alloca() {alignment = 1024 : i64} : memref<2048xf8E4M3FN, 3 : i64>
+  %p = memref.alloca() {alignment = 1024 : i64} : memref<2048xf8E5M2, 3 : i64>
+  %f8:4 = cuda.wgmma %q[%ia], %p[%ib], %c, %c, %c, %c {n = 8 : i64, a_desc = array<i64: 128, 0, 1024>, b_desc = array<i64: 128, 0, 1024>} : memref<2048xf8E4M3FN, 3 : i64>, memref<2048xf8E5M2, 3 : i64>, f32, f32, f32, f32 -> f32, f32, f32, f32
   %x = arith.constant 1.0 : bf16
   %r:4 = cuda.wgmma_rs %a[%ib], %x, %x, %x, %x, %x, %x, %x, %x, %c, %c, %c, %c {n = 8 : i64, b_desc = array<i64: 128, 0, 1024>, b_mn_major} : memref<1024xbf16, 3 : i64>, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, f32, f32, f32, f32 -> f32, f32, f32, f32
   cuda.wgmma_commit_group

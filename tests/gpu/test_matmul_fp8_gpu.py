@@ -1,0 +1,106 @@
+"""`tilec.matmul` on FP8 (torch.float8_e4m3fn / float8_e5m2) on the GPU, against float64
+within the documented bound (docs/matmul.md, "FP8") and beside `torch._scaled_mm`:
+ragged shapes, per-tensor scales as floats and as 0-d tensors, bias + activation after
+the scales, one kernel for many M."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+from tilec.dialects.layout_mma import mma_error_bound
+from tilec.support.diagnostics import TilecError
+
+pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def fp8_within_bound(got, a, b, s, bias=None, act=None) -> np.ndarray:
+    """docs/matmul.md's FP8 bound, float64: z = (a @ b) s (+ bias), y = act(z);
+    d = L (gamma_fp8 |s| |a| @ |b| + 2^-22 (|z| + |bias|)) + 2^-20 (|y| + 1), then one
+    bf16 rounding: |got - y| <= d + 2^-8 (|y| + d). gamma_fp8 is mma_error_bound's for
+    e4m3 (the hardware's fp8 accumulation keeps about 14 bits)."""
+    gamma, _ = mma_error_bound(a.shape[1], "e4m3")
+    z = (a @ b) * s
+    mag = np.abs(a) @ np.abs(b) * abs(s)
+    if bias is not None:
+        z = z + bias[None, :]
+    y = z if act is None else z / (1.0 + np.exp(-z))
+    slope = 1.1 if act == "silu" else 1.0
+    d = slope * (gamma * mag + 2.0**-22 * (np.abs(z) + (np.abs(bias)[None, :] if bias is not None else 0.0)))
+    d = d + 2.0**-20 * (np.abs(y) + 1.0)
+    return np.isfinite(got) & (np.abs(got - y) <= d + 2.0**-8 * (np.abs(y) + d))
+
+
+def _case(torch, m, n, k, dtype=None, seed=0):
+    dtype = dtype or torch.float8_e4m3fn
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(dtype)
+    w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(dtype)  # (N, K): b = w.t() K-major
+    sa = torch.tensor(0.37, device="cuda")
+    sb = torch.tensor(1.9, device="cuda")
+    return a, w, sa, sb
+
+
+def _f64(t) -> np.ndarray:
+    return t.double().cpu().numpy()
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (4000, 4000, 4000), (1, 4096, 4096), (127, 1040, 528),
+                                   (72, 48, 32)])
+def test_fp8_ragged_shapes_against_float64_and_scaled_mm(shape):
+    torch = _torch()
+    m, n, k = shape
+    a, w, sa, sb = _case(torch, m, n, k)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=out)
+    assert got is out and got.dtype == torch.bfloat16
+    s = float(sa) * float(sb)
+    ok = fp8_within_bound(_f64(got), _f64(a), _f64(w).T, s)
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+    if m % 16 == 0 and n % 16 == 0:  # torch._scaled_mm's own shape rule
+        ref = torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        assert fp8_within_bound(_f64(ref), _f64(a), _f64(w).T, s).all()
+
+
+def test_fp8_e5m2_float_scales_bias_silu():
+    torch = _torch()
+    m, n, k = 300, 512, 1024
+    a, w, _, _ = _case(torch, m, n, k, torch.float8_e5m2, seed=3)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=0.5, scale_b=0.25, bias=bias, activation="silu")
+    ok = fp8_within_bound(_f64(got), _f64(a), _f64(w).T, 0.125, _f64(bias), "silu")
+    assert ok.all()
+
+
+def test_fp8_one_kernel_for_many_m():
+    from tilec import gemm
+
+    torch = _torch()
+    n, k = 1024, 512
+    _, w, sa, sb = _case(torch, 8, n, k)
+    tilec.matmul(_case(torch, 2048, n, k)[0], w.t(), scale_a=sa, scale_b=sb)
+    before = len(gemm._kernels)
+    for m in (1999, 1500):
+        a = _case(torch, m, n, k, seed=m)[0]
+        got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb)
+        assert fp8_within_bound(_f64(got), _f64(a), _f64(w).T, float(sa) * float(sb)).all()
+    assert len(gemm._kernels) == before
+
+
+def test_fp8_refusals():
+    torch = _torch()
+    a, w, sa, sb = _case(torch, 64, 64, 64)
+    with pytest.raises(TilecError, match="need scale_a and scale_b"):
+        tilec.matmul(a, w.t())
+    with pytest.raises(TilecError, match="K-major"):
+        tilec.matmul(a, w.t().contiguous(), scale_a=sa, scale_b=sb)
+    with pytest.raises(TilecError, match="one-element float32 CUDA tensor"):
+        tilec.matmul(a, w.t(), scale_a=sa.double(), scale_b=sb)
