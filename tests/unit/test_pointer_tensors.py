@@ -60,14 +60,15 @@ def memcpy_1d(
     return p.module
 
 
-def memcpy_2d(xblock: int, yblock: int, layout, warps: int = 4):
+def memcpy_2d(xblock: int, yblock: int, layout, warps: int = 4, align: int | None = 16):
     """The tutorial's memcpy_2d_kernel (examples/gluon_memcpy_2d_ptr.mlir) for any
     block and layout (a module built with `tilec.Program`); the extents and the strides
-    (in elements) are arguments."""
+    (in elements) are arguments; `align`: the pointers' promised alignment (None: the
+    element's, nothing promised)."""
     import tilec
 
     p = tilec.Program("memcpy_2d")
-    in_ptr, out_ptr = p.pointer("in_ptr", "f32", align=16), p.pointer("out_ptr", "f32", align=16)
+    in_ptr, out_ptr = p.pointer("in_ptr", "f32", align=align), p.pointer("out_ptr", "f32", align=align)
     xnumel, ynumel = p.index("xnumel"), p.index("ynumel")
     strides = [p.index(n) for n in ("xstride_in", "ystride_in", "xstride_out", "ystride_out")]
     gx = _ceil_div(p, xnumel, p.constant(xblock).named("XBLOCK"))

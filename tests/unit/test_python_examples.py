@@ -33,7 +33,7 @@ def run_example(name: str, hide_gpu: bool = False, args: tuple[str, ...] = ()) -
 
 def test_every_example_has_a_docstring_and_a_test():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert scripts == ["build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "gemm_dot.py",
+    assert scripts == ["attention.py", "build_copy.py", "build_kernel.py", "copy_tensors.py", "gemm_bf16.py", "gemm_bf16_hopper.py", "gemm_dot.py",
                        "gemm_plain.py", "host_tensor.py", "jit_copy.py", "jit_gemm.py", "jit_softmax.py", "launch_cupy.py",
                        "launch_torch.py", "row_kernels.py"], (
         "a new example needs a test here"
@@ -41,6 +41,20 @@ def test_every_example_has_a_docstring_and_a_test():
     for name in scripts:
         doc = ast.get_docstring(ast.parse((EXAMPLES / name).read_text()))
         assert doc and f"python examples/python/{name}" in doc, f"{name}: docstring says how to run it"
+
+
+def test_attention_emits_its_program_with_the_sizes_as_arguments():
+    """`attention.py --emit`: the flash-attention program (compiler/attention.py) as MLIR,
+    the sizes in `tilec.args`, which `tilec` reads back and runs through the default
+    pipeline to CUDA (the executor runs of the program: tests/unit/test_attention.py)."""
+    out = run_example("attention.py", hide_gpu=True, args=("--emit", "64", "causal", "1", "2", "1", "150", "150")).stdout
+    assert "func.func @attention_fwd(%q: !layout.ptr<bf16, align 16>" in out
+    assert "tilec.args" in out and "Sq = 150 : index" in out
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+
+    module = parse_module(out, "attention.mlir")
+    run_pipeline(module, "default")
+    assert "wgmma.mma_async" in emit(module, "cuda")
 
 
 def test_build_copy_prints_the_program_and_its_cuda():

@@ -123,6 +123,7 @@ def test_table_and_report_section(tmp_path, monkeypatch):
     res.mkdir()
     for name in ("strided_copy.json", "copy_programs.json", "compute.json", "gemm.json"):
         (res / name).write_text((report.RESULTS / name).read_text())
+    monkeypatch.setattr(report, "RESULTS", res)
     assert "Row kernels at users' shapes" not in report.page()  # no result file yet: no section
     (res / "realistic_rows_softmax.json").write_text(json.dumps({
         "device": "NVIDIA H100", "date": "2026-11-28 10:00 UTC", "commit": "abc1234", "goal": 0.95,
