@@ -17,13 +17,17 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
+from tilec.dialects.distributed import BlockedLayout, SliceLayout
+from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr
+
 POOL = [
-    "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
-    "#layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>",
-    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>",
-    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>",
-    "#layout.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>",
-    "#layout.linear<{register = [[0, 2], [0, 1], [16, 0], [0, 16], [0, 8], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [8, 8]], warp = [[0, 0], [0, 0]], block = []}>",
+    BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0]),
+    BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1]),
+    BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0]),
+    BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1]),
+    BlockedLayout([2, 2], [8, 4], [2, 2], [1, 0]),
+    LinearLayoutAttr(LinearBases(register=((0, 2), (0, 1), (16, 0), (0, 16), (0, 8), (0, 4)),
+                                 lane=((1, 0), (2, 0), (4, 0), (8, 0), (8, 8)), warp=((0, 0), (0, 0)), block=())),
 ]
 
 
@@ -128,7 +132,7 @@ class _Kernel:
         return self.p.module
 
 
-_SLICES = [f"#layout.slice<{{dim = 1, parent = {k}}}>" for k in _LAYOUTS_2D]
+_SLICES = [SliceLayout(1, k) for k in _LAYOUTS_2D]
 _TILES = "(128,32):(32,1)"
 
 
