@@ -536,7 +536,8 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
                 yield
             for i, c in enumerate(carry):
                 if c.type != before[i].type:
-                    raise TilecError(f"carried value {i} of the if changed its type from {before[i].type} to {c.type}")
+                    raise TilecError(f"carried value {i} of the if changed its type from {before[i].type} to {c.type}",
+                                     loc=user_location())
                 block.last_op.operands[i] = c.ssa
         finally:
             for c, r in zip(carry, op.results):
@@ -609,13 +610,15 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         carry = list(carry)
         for c in carry:
             if not isinstance(c, Value | TileIterator):
-                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}")
+                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}",
+                                 loc=user_location())
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
         if num_stages is not None:
             if not (isinstance(num_stages, int) and 1 <= num_stages <= MAX_STAGES):
-                raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}")
+                raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}",
+                                 loc=user_location())
             loop.attributes[STAGES_ATTR] = IntegerAttr(num_stages, i64)
         self._put(loop)
         for c, a in zip(carry, block.args[1:]):
@@ -626,7 +629,7 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
             if stale:
                 raise TilecError(f"loop-carried value {stale[0]} is never updated in the loop: update it in place "
                                  f"(`acc += x`, `acc.assign(f(acc))`); `acc = acc + x` makes a new value and "
-                                 f"leaves the carried one as it was")
+                                 f"leaves the carried one as it was", loc=user_location())
             self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r

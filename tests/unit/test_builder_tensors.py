@@ -318,8 +318,8 @@ def test_while_carries_a_distributed_tensor_and_an_index():
 
 def test_while_misuse_is_located_at_the_users_line():
     """A condition that is not an i1, a carried value left as it was (`i = i + 1`),
-    a carried type changed, and a condition that is not a function: TilecErrors at
-    this file's lines."""
+    a carried type changed, and a condition that is not a function (and a value
+    carried through `range` left as it was): TilecErrors at this file's lines."""
     import inspect
     p, a, _ = _kernel("while_bad")
     with p.launch(threads=64):
@@ -345,6 +345,12 @@ def test_while_misuse_is_located_at_the_users_line():
             line = inspect.currentframe().f_lineno + 1
             with p.while_(i < 4, carry=[i]):
                 pass
+        assert str(e.value).startswith(f"{__file__}:{line}:")
+        # range's misuse is located the same way
+        with pytest.raises(TilecError, match="never updated in the loop") as e:
+            line = inspect.currentframe().f_lineno + 1
+            with p.range(0, 4, carry=[acc]):
+                acc = acc + 1.0
         assert str(e.value).startswith(f"{__file__}:{line}:")
 
 
