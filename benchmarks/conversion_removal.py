@@ -74,6 +74,16 @@ def _printed_programs():
     return programs().map(str)
 
 
+def _printed_regions():
+    """The region programs (built modules) as text."""
+    return region_programs().map(str)
+
+
+def _printed_loop_branches():
+    """The loop and branch programs (built modules) as text, with their floors."""
+    return loop_branch_programs().map(lambda drawn: (str(drawn[0]), drawn[1]))
+
+
 def measure(strategy, examples: int, passes) -> tuple[list[list[float]], int]:
     """Per pass of `passes`: [conversions before, bytes before, after, bytes after]."""
     totals = [[0.0] * 4 for _ in passes]
@@ -153,10 +163,10 @@ def main() -> None:
           "| of removable |")
     print("|---|---|---|---|---|---|---|")
     shapes = [(name, _shape_strategy(name)) for name in SHAPE_FILES]
-    generators = (("straight-line", _printed_programs), ("regions", region_programs),
-                  ("loops+branches", loop_branch_programs), *shapes)
+    generators = (("straight-line", _printed_programs), ("regions", _printed_regions),
+                  ("loops+branches", _printed_loop_branches), *shapes)
     for name, strategy in generators:
-        if strategy is loop_branch_programs:
+        if strategy is _printed_loop_branches:
             totals, n, floor = measure_with_floor(strategy, args.examples, [f for _, f in passes])
         else:
             (totals, n), floor = measure(strategy, args.examples, [f for _, f in passes]), None

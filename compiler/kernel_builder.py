@@ -20,7 +20,7 @@ Value (compiler/builder_tensors.py). Indexing a view reads or writes one element
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -536,7 +536,8 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
                 yield
             for i, c in enumerate(carry):
                 if c.type != before[i].type:
-                    raise TilecError(f"carried value {i} of the if changed its type from {before[i].type} to {c.type}")
+                    raise TilecError(f"carried value {i} of the if changed its type from {before[i].type} to {c.type}",
+                                     loc=user_location())
                 block.last_op.operands[i] = c.ssa
         finally:
             for c, r in zip(carry, op.results):
@@ -609,13 +610,15 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         carry = list(carry)
         for c in carry:
             if not isinstance(c, Value | TileIterator):
-                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}")
+                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}",
+                                 loc=user_location())
         block = Block(arg_types=[IndexType()] + [c.ssa.type for c in carry])
         loop = scf.ForOp(self.as_index(lo), self.as_index(hi), self.as_index(step), [c.ssa for c in carry],
                          Region(block))
         if num_stages is not None:
             if not (isinstance(num_stages, int) and 1 <= num_stages <= MAX_STAGES):
-                raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}")
+                raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}",
+                                 loc=user_location())
             loop.attributes[STAGES_ATTR] = IntegerAttr(num_stages, i64)
         self._put(loop)
         for c, a in zip(carry, block.args[1:]):
@@ -626,7 +629,60 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
             if stale:
                 raise TilecError(f"loop-carried value {stale[0]} is never updated in the loop: update it in place "
                                  f"(`acc += x`, `acc.assign(f(acc))`); `acc = acc + x` makes a new value and "
-                                 f"leaves the carried one as it was")
+                                 f"leaves the carried one as it was", loc=user_location())
+            self._put(scf.YieldOp(*[c.ssa for c in carry]))
+        for c, r in zip(carry, loop.results):
+            c.ssa = r
+
+    @contextmanager
+    def while_(self, cond: Callable[[], Value], carry: Sequence[Value | TileIterator]) -> Iterator[None]:
+        """`scf.while`: Python's `while cond(): body` with loop-carried values, as
+        Triton traces a `while` (Gluon's `while i < n:`). `cond` is a function of no
+        arguments returning an `i1`; it is called once, building the `before` region,
+        where the Values in `carry` stand for the values entering a trip; it may
+        `assign` them, and what they then hold is forwarded by `scf.condition` to the
+        body and, when the condition fails, to the loop's results. The `with` body
+        builds the `after` region: it updates the carried values in place (`acc += x`,
+        `i += 1`, `acc.assign(...)`), and what they hold at its end enters the next
+        trip. After the `with` block the carried Values stand for the results.
+
+            i = p.constant(0)
+            with p.while_(lambda: i < n, carry=[acc, i]):
+                acc += p.load(p.tile(a, [i, 0], [8, 32]), enc)
+                i += 1
+        """
+        if not callable(cond):
+            raise TilecError(f"while_ takes a function that builds the condition (`lambda: i < n`), "
+                             f"not {type(cond).__name__}", loc=user_location())
+        carry = list(carry)
+        for c in carry:
+            if not isinstance(c, Value | TileIterator):
+                raise TilecError(f"carry= takes Values and tile iterators, not {type(c).__name__}",
+                                 loc=user_location())
+        types = [c.ssa.type for c in carry]
+        before, after = Block(arg_types=types), Block(arg_types=types)
+        loop = scf.WhileOp([c.ssa for c in carry], types, Region(before), Region(after))
+        self._put(loop)
+        for c, a in zip(carry, before.args):
+            c.ssa = a
+        with self._at(before):
+            go = cond()
+            if not (isinstance(go, Value) and go.type == IntegerType(1)):
+                what = go.type if isinstance(go, Value) else type(go).__name__
+                raise TilecError(f"the condition of a while_ must be an i1 Value (a comparison), not {what}",
+                                 loc=user_location())
+            _check_carried_types("while_ condition", carry, types)
+            self._put(scf.ConditionOp(go.ssa, *[c.ssa for c in carry]))
+        for c, a in zip(carry, after.args):
+            c.ssa = a
+        with self._at(after):
+            yield
+            stale = [i for i, (c, a) in enumerate(zip(carry, after.args)) if isinstance(c, Value) and c.ssa is a]
+            if stale:
+                raise TilecError(f"loop-carried value {stale[0]} is never updated in the while_ body: update it in "
+                                 f"place (`i += 1`, `acc.assign(f(acc))`); `i = i + 1` makes a new value and "
+                                 f"leaves the carried one as it was", loc=user_location())
+            _check_carried_types("while_ body", carry, types)
             self._put(scf.YieldOp(*[c.ssa for c in carry]))
         for c, r in zip(carry, loop.results):
             c.ssa = r
@@ -989,6 +1045,14 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         op = layout.StoreOp(value.ssa, view.ssa, mask.ssa if mask is not None else None)
         _set_vector(op, vector)
         self.insert(op)
+
+
+def _check_carried_types(where: str, carry: Sequence[Value | TileIterator], types: Sequence[Attribute]) -> None:
+    """Refuse a carried value whose type changed inside a region (at the user's line)."""
+    for i, (c, t) in enumerate(zip(carry, types)):
+        if c.ssa.type != t:
+            raise TilecError(f"carried value {i} changed its type in the {where} from {t} to {c.ssa.type}",
+                             loc=user_location())
 
 
 def _set_vector(op, vector: int | None) -> None:

@@ -2,14 +2,14 @@
 and what `benchmarks/conversion_removal.py` measures it with.
 
 `programs()` draws straight-line programs on 32x32 f32 tiles (a load, conversions,
-elementwise math with constants and splats, two stores; modules built with
-`tilec.Program`, the others IR text: they need `scf.while`, which the builder lacks); `region_programs()` draws the
+elementwise math with constants and splats, two stores); `region_programs()` draws the
 shapes Triton's RemoveLayoutConversions is tested on: an accumulator loop (scf.for or
 scf.while) over loads in one layout, a uniform scf.if whose branches load or make a
 value, a small load, an f16 value widened by extf, each with conversions between layouts
 drawn from `POOL`; `loop_branch_programs()` draws issue 41's shapes (ifs in loops, nested
 loops, scf.while, dead loop-carried values, one-branch conversions) with the weighted
-bytes a program must keep."""
+bytes a program must keep. All are modules built with `tilec.Program` (the loops with
+`range` and `while_`, the branches with `if_else`)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,17 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
+from tilec.dialects.distributed import BlockedLayout, SliceLayout
+from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr
+
 POOL = [
-    "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
-    "#layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>",
-    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>",
-    "#layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>",
-    "#layout.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>",
-    "#layout.linear<{register = [[0, 2], [0, 1], [16, 0], [0, 16], [0, 8], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [8, 8]], warp = [[0, 0], [0, 0]], block = []}>",
+    BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0]),
+    BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1]),
+    BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0]),
+    BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1]),
+    BlockedLayout([2, 2], [8, 4], [2, 2], [1, 0]),
+    LinearLayoutAttr(LinearBases(register=((0, 2), (0, 1), (16, 0), (0, 16), (0, 8), (0, 4)),
+                                 lane=((1, 0), (2, 0), (4, 0), (8, 0), (8, 8)), warp=((0, 0), (0, 0)), block=())),
 ]
 
 
@@ -74,146 +78,127 @@ def programs(draw):
 
 
 _LAYOUTS_2D = POOL[:5]
-_HEADER = """
-!G = !layout.tensor<{et}, #layout.cute<(32,32):(32,1)>, gmem>
-!H = !layout.tensor<{et}, #layout.cute<(128,32):(32,1)>, gmem>
-!G16 = !layout.tensor<f16, #layout.cute<(32,32):(32,1)>, gmem>
-!S = !layout.tensor<{et}, #layout.cute<(32):(1)>, gmem>
-"""
+
+
+class _Kernel:
+    """A `tilec.Program` @random of one launch of 128 threads, whose buffers are added
+    as they are drawn (f32 pointers `p0`, `p1`, ... viewed as `layout`), with
+    `first` / `second` (block x / y is 0: uniform conditions) and the helpers the
+    generators share."""
+
+    def __init__(self):
+        import tilec
+
+        self.p = tilec.Program("random")
+        self._launch = self.p.launch(threads=128)
+        k = self._launch.__enter__()
+        self.first, self.second = k.bx.eq(0), k.by.eq(0)
+        self.buffers = 0
+
+    def buffer(self, layout="(32,32):(32,1)", elem="f32"):
+        ptr = self.p.pointer(f"p{self.buffers}", elem, align=None)
+        self.buffers += 1
+        return self.p.view(ptr, layout)
+
+    def convert(self, v, k0, k, layouts=None):
+        """`v` (in layout k0 of `layouts`, default the 2-D ones) in layout k."""
+        layouts = layouts or _LAYOUTS_2D
+        return v if k0 == k else self.p.convert_layout(v, layouts[k])
+
+    def zeros(self, k, value=0.0):
+        return self.p.full([32, 32], value, "f32", _LAYOUTS_2D[k], dense=True)
+
+    def result_of(self, k):
+        """A Value to carry as an scf.if's result of layout k that both branches assign:
+        a placeholder whose op `drop` erases once the branches no longer use it."""
+        return self.zeros(k)
+
+    @staticmethod
+    def drop(placeholder):
+        op = placeholder.ssa.owner
+        assert not placeholder.ssa.uses
+        op.detach()
+        op.erase()
+
+    @staticmethod
+    def copy(v):
+        """A second Value for `v`'s SSA value (carried as an if's result, `v` stays)."""
+        from tilec.compiler.kernel_builder import Value
+
+        return Value(v.program, v.ssa)
+
+    def module(self):
+        self._launch.__exit__(None, None, None)
+        return self.p.module
+
+
+_SLICES = [SliceLayout(1, k) for k in _LAYOUTS_2D]
+_TILES = "(128,32):(32,1)"
 
 
 @st.composite
 def region_programs(draw):
-    """One to three of the region patterns, each on its own buffers, in one launch."""
-    T = lambda k: f"tensor<32x32xf32, {_LAYOUTS_2D[k]}>"  # noqa: E731
-    S = lambda k: f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>>"  # noqa: E731
+    """One to three of the region patterns, each on its own buffers, in one launch
+    (a module built with `tilec.Program`)."""
     layouts = st.integers(0, len(_LAYOUTS_2D) - 1)
-    lines: list[str] = []
-    args: list[str] = []
-    views: list[str] = []
-    n = [0]
-
-    def fresh(prefix="v"):
-        n[0] += 1
-        return f"%{prefix}{n[0]}"
-
-    def buffer(ty="!G", elem="f32"):
-        p = fresh("p")
-        args.append(f"{p}: !layout.ptr<{elem}>")
-        v = fresh("view")
-        views.append(f"{v} = layout.view {p} : !layout.ptr<{elem}> -> {ty}")
-        return v
-
-    def convert(v, k0, k, ty=T):
-        if k0 == k:
-            return v
-        r = fresh()
-        lines.append(f"{r} = layout.convert_layout {v} : {ty(k0)} -> {ty(k)}")
-        return r
-
+    kb = _Kernel()
+    p, L = kb.p, _LAYOUTS_2D
+    f = p.constant(0.75, "f32")
     for _ in range(draw(st.integers(1, 3))):
         what = draw(st.sampled_from(["for", "while", "if", "small", "extf"]))
         k1, k2, k3 = draw(layouts), draw(layouts), draw(layouts)
         if what in ("for", "while"):
-            src, dst = buffer("!H"), buffer()
-            z = fresh()
-            lines.append(f"{z} = arith.constant dense<0.0> : {T(k1)}")
-            acc, i, res = fresh("acc"), fresh("i"), fresh("r")
-            body = []
-            saved, lines[:] = lines[:], []
-            t = fresh("t")
-            lines.append(f"{t} = layout.tile {src}[{i}, %c0] {{tile = array<i64: 32, 32>}} : !H -> !G")
-            x = fresh()
-            lines.append(f"{x} = layout.load {t} : !G -> {T(k2)}")
-            xc = convert(x, k2, k1)
-            s = fresh()
-            lines.append(f"{s} = arith.addf {acc}, {xc} : {T(k1)}")
-            body, lines[:] = lines[:], saved
+            src, dst = kb.buffer(_TILES), kb.buffer()
+            acc = kb.zeros(k1)
+
+            def body(i):
+                x = p.load(p.tile(src, [i, 0], [32, 32]), L[k2])
+                acc.assign(acc + kb.convert(x, k2, k1))
+
             if what == "for":
-                lines.append(f"{res} = scf.for {i} = %c0 to %c4 step %c1 iter_args({acc} = {z}) -> ({T(k1)}) {{")
-                lines.extend("  " + b for b in body)
-                lines.append(f"  scf.yield {s} : {T(k1)}")
-                lines.append("}")
+                with p.range(0, 4, carry=[acc]) as i:
+                    body(i)
             else:
-                a0, j, go, i1 = fresh("a"), fresh("j"), fresh("go"), fresh("i")
-                lines.append(f"{res}, {fresh('n')} = scf.while ({a0} = {z}, {j} = %c0) : ({T(k1)}, index) -> ({T(k1)}, index) {{")
-                lines.append(f"  {go} = arith.cmpi ult, {j}, %c4 : index")
-                lines.append(f"  scf.condition({go}) {a0}, {j} : {T(k1)}, index")
-                lines.append("} do {")
-                lines.append(f"^bb{n[0]}({acc}: {T(k1)}, {i}: index):")
-                lines.extend("  " + b for b in body)
-                lines.append(f"  {i1} = arith.addi {i}, %c1 : index")
-                lines.append(f"  scf.yield {s}, {i1} : {T(k1)}, index")
-                lines.append("}")
-            w = convert(res, k1, k3)
-            lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
+                j = p.constant(0)
+                with p.while_(lambda: j < 4, carry=[acc, j]):
+                    body(j)
+                    j += 1
+            p.store(kb.convert(acc, k1, k3), dst)
         elif what == "if":
-            src, dst = buffer(), buffer()
-            res = fresh("r")
-            lines.append(f"{res} = scf.if %first -> ({T(k2)}) {{")
-            x = fresh()
-            lines.append(f"  {x} = layout.load {src} : !G -> {T(k1)}")
-            saved, lines[:] = lines[:], []
-            xc = convert(x, k1, k2)
-            conv, lines[:] = lines[:], saved
-            lines.extend("  " + c for c in conv)
-            lines.append(f"  scf.yield {xc} : {T(k2)}")
-            lines.append("} else {")
-            c = fresh()
+            src, dst = kb.buffer(), kb.buffer()
+            placeholder = kb.result_of(k2)
+            res = kb.copy(placeholder)
+            then, otherwise = p.if_else(kb.first, carry=[res])
+            with then:
+                res.assign(kb.convert(p.load(src, L[k1]), k1, k2))
             make = draw(st.sampled_from(["constant", "splat"]))
-            if make == "constant":
-                lines.append(f"  {c} = arith.constant dense<1.5> : {T(k2)}")
-            else:
-                lines.append(f"  {c} = layout.splat %f : f32 -> {T(k2)}")
-            lines.append(f"  scf.yield {c} : {T(k2)}")
-            lines.append("}")
-            w = convert(res, k2, k3)
-            lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
+            with otherwise:
+                res.assign(kb.zeros(k2, 1.5) if make == "constant" else p.splat(f, [32, 32], L[k2]))
+            kb.drop(placeholder)
+            p.store(kb.convert(res, k2, k3), dst)
         elif what == "small":
-            src, dst = buffer("!S"), buffer("!S")
-            x = fresh()
-            lines.append(f"{x} = layout.load {src} : !S -> {S(k1)}")
-            w = convert(x, k1, k2, S)
-            lines.append(f"layout.store {w}, {dst} : {S(k2)}, !S")
+            src, dst = kb.buffer("(32):(1)"), kb.buffer("(32):(1)")
+            p.store(kb.convert(p.load(src, _SLICES[k1]), k1, k2, _SLICES), dst)
         else:
-            src, dst = buffer("!G16", "f16"), buffer()
-            x, e = fresh(), fresh()
-            lines.append(f"{x} = layout.load {src} : !G16 -> tensor<32x32xf16, {_LAYOUTS_2D[k1]}>")
-            lines.append(f"{e} = arith.extf {x} : tensor<32x32xf16, {_LAYOUTS_2D[k1]}> to {T(k1)}")
-            w = convert(e, k1, k2)
-            lines.append(f"layout.store {w}, {dst} : {T(k2)}, !G")
-    body = "\n    ".join(lines)
-    pre = "\n  ".join(views)
-    return _HEADER.format(et="f32") + f"""
-func.func @random({", ".join(args)}) {{
-  {pre}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %f = arith.constant 0.75 : f32
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %first = arith.cmpi eq, %bx, %c0 : index
-    {body}
-  }}
-  func.return
-}}
-"""
+            src, dst = kb.buffer(elem="f16"), kb.buffer()
+            x = p.load(src, L[k1])
+            p.store(kb.convert(x.cast("f32"), k1, k2), dst)
+    return kb.module()
 
 
 @lru_cache(maxsize=None)
-def _floor(a: str, b: str, shape: str = "32x32") -> float:
+def _floor(a: str, b: str, shape: tuple[int, ...] = (32, 32)) -> float:
     """Weighted bytes of one conversion from layout `a` to `b` outside loops and
     branches (the cost model's), 0 for equal layouts."""
-    from tilec.compiler.pipeline import parse_module
+    from xdsl.dialects.builtin import Float32Type, TensorType
+
+    from tilec.compiler.builder_types import encoding_attr
     from tilec.passes._layout_cost import CostModel, conversion_cost
 
     if a == b:
         return 0.0
-    m = parse_module(f"func.func @f(%x: tensor<{shape}xf32, {a}>, %y: tensor<{shape}xf32, {b}>) {{ func.return }}")
-    (f,) = m.body.block.ops
-    x, y = f.body.block.args
-    return conversion_cost(CostModel(), x.type, y.type).units
+    x, y = (TensorType(Float32Type(), list(shape), encoding_attr(k)) for k in (a, b))
+    return conversion_cost(CostModel(), x, y).units
 
 
 @st.composite
@@ -228,166 +213,90 @@ def loop_branch_programs(draw):
     conversion and the other a constant, its result reduced (max) or yielded by a
     second such if, then stored.
 
-    Returns (program text, floor): the floor is the weighted bytes of the conversions
-    a program of these shapes cannot do without (the cost model's, `CostModel()`): per
-    shape one conversion, outside loops and branches, from the loaded layout to the
-    stored one (the cheaper of before and after a reduction), none for a dead value."""
-    T = lambda k: f"tensor<32x32xf32, {_LAYOUTS_2D[k]}>"  # noqa: E731
-    S = lambda k: f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>>"  # noqa: E731
+    Returns (module built with `tilec.Program`, floor): the floor is the weighted bytes
+    of the conversions a program of these shapes cannot do without (the cost model's,
+    `CostModel()`): per shape one conversion, outside loops and branches, from the
+    loaded layout to the stored one (the cheaper of before and after a reduction), none
+    for a dead value."""
     layouts = st.integers(0, len(_LAYOUTS_2D) - 1)
-    lines: list[str] = []
-    args: list[str] = []
-    views: list[str] = []
-    n = [0]
-    floor = [0.0]
-
-    def fresh(prefix="v"):
-        n[0] += 1
-        return f"%{prefix}{n[0]}"
-
-    def buffer(ty="!G"):
-        p = fresh("p")
-        args.append(f"{p}: !layout.ptr<f32>")
-        v = fresh("view")
-        views.append(f"{v} = layout.view {p} : !layout.ptr<f32> -> {ty}")
-        return v
-
-    def convert(out, v, k0, k, ty=T):
-        if k0 == k:
-            return v
-        r = fresh()
-        out.append(f"{r} = layout.convert_layout {v} : {ty(k0)} -> {ty(k)}")
-        return r
-
-    def indent(block, by="  "):
-        return [by + b for b in block]
+    kb = _Kernel()
+    p, L = kb.p, _LAYOUTS_2D
+    floor = 0.0
 
     def if_in_loop(i, acc, k1, k2, src):
         """An scf.if on `i > 0` loading tile `i` in k2, yielding it in k1 (or the
-        carried value / a zero); the body's lines and its next carried value."""
-        body: list[str] = []
-        go, r, x, t = fresh("go"), fresh("r"), fresh(), fresh("t")
-        body.append(f"{go} = arith.cmpi ugt, {i}, %c0 : index")
-        body.append(f"{r} = scf.if {go} -> ({T(k1)}) {{")
-        then = [f"{t} = layout.tile {src}[{i}, %c0] {{tile = array<i64: 32, 32>}} : !H -> !G",
-                f"{x} = layout.load {t} : !G -> {T(k2)}"]
-        xc = convert(then, x, k2, k1)
-        body += indent(then) + [f"  scf.yield {xc} : {T(k1)}", "} else {"]
+        carried value / a zero); the loop's next carried value."""
+        r = kb.copy(acc)
+        then, otherwise = p.if_else(i > 0, carry=[r])
+        with then:
+            r.assign(kb.convert(p.load(p.tile(src, [i, 0], [32, 32]), L[k2]), k2, k1))
+        if not draw(st.booleans()):
+            with otherwise:
+                r.assign(kb.zeros(k1))
         if draw(st.booleans()):
-            body.append(f"  scf.yield {acc} : {T(k1)}")
-        else:
-            z = fresh()
-            body += [f"  {z} = arith.constant dense<0.0> : {T(k1)}", f"  scf.yield {z} : {T(k1)}"]
-        body.append("}")
-        if draw(st.booleans()):
-            s = fresh()
-            body.append(f"{s} = arith.addf {acc}, {r} : {T(k1)}")
-            return body, s
-        return body, r
+            return acc + r
+        return r
 
     for _ in range(draw(st.integers(1, 3))):
         what = draw(st.sampled_from(["loop_if", "nested", "while_if", "dead_for", "dead_while",
                                      "if_reduce", "two_ifs"]))
         k1, k2, k3 = draw(layouts), draw(layouts), draw(layouts)
         if what in ("loop_if", "nested", "while_if"):
-            src, dst = buffer("!H"), buffer()
-            z, res = fresh(), fresh("r")
-            lines.append(f"{z} = arith.constant dense<0.0> : {T(k1)}")
+            src, dst = kb.buffer(_TILES), kb.buffer()
+            acc = kb.zeros(k1)
             if what == "loop_if":
-                i, acc = fresh("i"), fresh("acc")
-                body, nxt = if_in_loop(i, acc, k1, k2, src)
-                lines.append(f"{res} = scf.for {i} = %c0 to %c4 step %c1 iter_args({acc} = {z}) -> ({T(k1)}) {{")
-                lines += indent(body) + [f"  scf.yield {nxt} : {T(k1)}", "}"]
+                with p.range(0, 4, carry=[acc]) as i:
+                    acc.assign(if_in_loop(i, acc, k1, k2, src))
             elif what == "nested":
-                j, i, acc, acc2, inner = fresh("j"), fresh("i"), fresh("acc"), fresh("acc"), fresh("r")
-                body, nxt = if_in_loop(i, acc2, k1, k2, src)
-                lines.append(f"{res} = scf.for {j} = %c0 to %c2 step %c1 iter_args({acc} = {z}) -> ({T(k1)}) {{")
-                lines.append(f"  {inner} = scf.for {i} = %c0 to %c4 step %c1 iter_args({acc2} = {acc}) -> ({T(k1)}) {{")
-                lines += indent(body, "    ") + [f"    scf.yield {nxt} : {T(k1)}", "  }",
-                                                  f"  scf.yield {inner} : {T(k1)}", "}"]
+                with p.range(0, 2, carry=[acc]):
+                    with p.range(0, 4, carry=[acc]) as i:
+                        acc.assign(if_in_loop(i, acc, k1, k2, src))
             else:
-                a0, j, go, i, acc, i1 = fresh("a"), fresh("j"), fresh("go"), fresh("i"), fresh("acc"), fresh("i")
-                body, nxt = if_in_loop(i, acc, k1, k2, src)
-                lines.append(f"{res}, {fresh('n')} = scf.while ({a0} = {z}, {j} = %c0) : ({T(k1)}, index) -> ({T(k1)}, index) {{")
-                lines.append(f"  {go} = arith.cmpi ult, {j}, %c4 : index")
-                lines.append(f"  scf.condition({go}) {a0}, {j} : {T(k1)}, index")
-                lines.append("} do {")
-                lines.append(f"^bb{n[0]}({acc}: {T(k1)}, {i}: index):")
-                lines += indent(body) + [f"  {i1} = arith.addi {i}, %c1 : index",
-                                         f"  scf.yield {nxt}, {i1} : {T(k1)}, index", "}"]
-            w = convert(lines, res, k1, k3)
-            lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
-            floor[0] += _floor(_LAYOUTS_2D[k2], _LAYOUTS_2D[k3])
+                j = p.constant(0)
+                with p.while_(lambda: j < 4, carry=[acc, j]):
+                    acc.assign(if_in_loop(j, acc, k1, k2, src))
+                    j += 1
+            p.store(kb.convert(acc, k1, k3), dst)
+            floor += _floor(L[k2], L[k3])
         elif what in ("dead_for", "dead_while"):
-            src, dst = buffer("!H"), buffer()
-            z, x0, res = fresh(), fresh(), fresh("r")
-            lines.append(f"{z} = arith.constant dense<0.0> : {T(k1)}")
-            lines.append(f"{x0} = layout.load {dst} : !G -> {T(k1)}")
-            d0 = convert(lines, x0, k1, k2)
-            acc, d, t, x, s, d2 = fresh("acc"), fresh("d"), fresh("t"), fresh(), fresh(), fresh()
-            body = [f"{x} = layout.load {t} : !G -> {T(k1)}",
-                    f"{s} = arith.addf {acc}, {x} : {T(k1)}",
-                    f"{d2} = arith.mulf {d}, {d} : {T(k2)}"]
+            src, dst = kb.buffer(_TILES), kb.buffer()
+            acc = kb.zeros(k1)
+            d = kb.convert(p.load(dst, L[k1]), k1, k2)
+
+            def body(i):
+                x = p.load(p.tile(src, [i, 0], [32, 32]), L[k1])
+                acc.assign(acc + x)
+                d.assign(d * d)
+
             if what == "dead_for":
-                i = fresh("i")
-                lines.append(f"{res}, {fresh('dd')} = scf.for {i} = %c0 to %c4 step %c1 "
-                             f"iter_args({acc} = {z}, {d} = {d0}) -> ({T(k1)}, {T(k2)}) {{")
-                lines.append(f"  {t} = layout.tile {src}[{i}, %c0] {{tile = array<i64: 32, 32>}} : !H -> !G")
-                lines += indent(body) + [f"  scf.yield {s}, {d2} : {T(k1)}, {T(k2)}", "}"]
+                with p.range(0, 4, carry=[acc, d]) as i:
+                    body(i)
             else:
-                a0, e0, j, go, i, i1 = fresh("a"), fresh("e"), fresh("j"), fresh("go"), fresh("i"), fresh("i")
-                lines.append(f"{res}, {fresh('dd')}, {fresh('n')} = scf.while ({a0} = {z}, {e0} = {d0}, {j} = %c0) : "
-                             f"({T(k1)}, {T(k2)}, index) -> ({T(k1)}, {T(k2)}, index) {{")
-                lines.append(f"  {go} = arith.cmpi ult, {j}, %c4 : index")
-                lines.append(f"  scf.condition({go}) {a0}, {e0}, {j} : {T(k1)}, {T(k2)}, index")
-                lines.append("} do {")
-                lines.append(f"^bb{n[0]}({acc}: {T(k1)}, {d}: {T(k2)}, {i}: index):")
-                lines.append(f"  {t} = layout.tile {src}[{i}, %c0] {{tile = array<i64: 32, 32>}} : !H -> !G")
-                lines += indent(body) + [f"  {i1} = arith.addi {i}, %c1 : index",
-                                         f"  scf.yield {s}, {d2}, {i1} : {T(k1)}, {T(k2)}, index", "}"]
-            lines.append(f"layout.store {res}, {dst} : {T(k1)}, !G")
+                j = p.constant(0)
+                with p.while_(lambda: j < 4, carry=[acc, d, j]):
+                    body(j)
+                    j += 1
+            p.store(acc, dst)
         else:
-            srcs = [buffer() for _ in range(1 if what == "if_reduce" else 2)]
-            dst = buffer("!S" if what == "if_reduce" else "!G")
+            srcs = [kb.buffer() for _ in range(1 if what == "if_reduce" else 2)]
+            dst = kb.buffer("(32):(1)" if what == "if_reduce" else "(32,32):(32,1)")
             prev = None
-            for q, (src, cond) in enumerate(zip(srcs, ("%first", "%second"))):
-                r, x, c = fresh("r"), fresh(), fresh()
-                lines.append(f"{r} = scf.if {cond} -> ({T(k2)}) {{")
-                then = [f"{x} = layout.load {src} : !G -> {T(k1)}"]
-                xc = convert(then, x, k1, k2)
-                lines += indent(then) + [f"  scf.yield {xc} : {T(k2)}", "} else {"]
+            for src, cond in zip(srcs, (kb.first, kb.second)):
+                placeholder = kb.result_of(k2) if prev is None else None
+                r = kb.copy(prev if prev is not None else placeholder)
+                then, otherwise = p.if_else(cond, carry=[r])
+                with then:
+                    r.assign(kb.convert(p.load(src, L[k1]), k1, k2))
                 if prev is None:
-                    lines += [f"  {c} = arith.constant dense<1.5> : {T(k2)}", f"  scf.yield {c} : {T(k2)}", "}"]
-                else:
-                    lines += [f"  scf.yield {prev} : {T(k2)}", "}"]
+                    with otherwise:
+                        r.assign(kb.zeros(k2, 1.5))
+                    kb.drop(placeholder)
                 prev = r
             if what == "if_reduce":
-                m = fresh()
-                lines.append(f'{m} = layout.reduce {prev} {{axis = 1 : i64, kind = "max"}} : {T(k2)} -> {S(k2)}')
-                w = convert(lines, m, k2, k3, S)
-                lines.append(f"layout.store {w}, {dst} : {S(k3)}, !S")
-                sl = lambda k: f"#layout.slice<{{dim = 1, parent = {_LAYOUTS_2D[k]}}}>"  # noqa: E731
-                floor[0] += min(_floor(_LAYOUTS_2D[k1], _LAYOUTS_2D[k3]), _floor(sl(k1), sl(k3), "32"))
+                m = p.reduce(prev, 1, "max")
+                p.store(kb.convert(m, k2, k3, _SLICES), dst)
+                floor += min(_floor(L[k1], L[k3]), _floor(_SLICES[k1], _SLICES[k3], (32,)))
             else:
-                w = convert(lines, prev, k2, k3)
-                lines.append(f"layout.store {w}, {dst} : {T(k3)}, !G")
-                floor[0] += _floor(_LAYOUTS_2D[k1], _LAYOUTS_2D[k3])
-    body = "\n    ".join(lines)
-    pre = "\n  ".join(views)
-    text = _HEADER.format(et="f32") + f"""
-func.func @random({", ".join(args)}) {{
-  {pre}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c4 = arith.constant 4 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %first = arith.cmpi eq, %bx, %c0 : index
-    %second = arith.cmpi eq, %by, %c0 : index
-    {body}
-  }}
-  func.return
-}}
-"""
-    return text, floor[0]
+                p.store(kb.convert(prev, k2, k3), dst)
+                floor += _floor(L[k1], L[k3])
+    return kb.module(), floor

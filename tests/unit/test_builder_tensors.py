@@ -276,6 +276,84 @@ def test_if_else_carries_values_as_its_results():
                 y.assign(y.cast("f16"))
 
 
+
+def test_while_carries_a_distributed_tensor_and_an_index():
+    """`while_(lambda: i < 4, carry=[acc, i])`: the sum of the first four 8x32 tiles of
+    `a` with a distributed accumulator, then a condition that assigns a carried value
+    (forwarded to the body and the results); both exact against NumPy."""
+    p = Program("while_sum")
+    a = p.view(p.pointer("a", "f32"), "(32,32):(32,1)")
+    b = p.view(p.pointer("b", "f32"), "(8,32):(32,1)")
+    c = p.view(p.pointer("c", "f32"), "(8,32):(32,1)")
+    with p.launch(threads=64):
+        acc = p.full([8, 32], 0.5, "f32", L)
+        i = p.constant(0)
+        with p.while_(lambda: i < 4, carry=[acc, i]):
+            acc += p.load(p.tile(a, [i, 0], [8, 32]), L)
+            i += 1
+        p.store(acc, b)
+        # do-while shape: the condition doubles `d` (forwarded), the body adds a tile
+        d = p.full([8, 32], 1.0, "f32", L)
+        j = p.constant(0)
+
+        def doubled_then_test():
+            d.assign(d + d)
+            return j < 2
+
+        with p.while_(doubled_then_test, carry=[d, j]):
+            d += p.load(p.tile(a, [j, 0], [8, 32]), L)
+            j += 1
+        p.store(d, c)
+    text = str(p.module)
+    assert text.count("scf.while") == 2 and text.count("scf.condition") == 2
+    A = np.arange(32 * 32, dtype=np.float32).reshape(32, 32) % 17 - 8
+    out = _run(p, a=A, b=np.zeros((8, 32), np.float32), c=np.zeros((8, 32), np.float32))
+    tiles = A.reshape(4, 8, 32)
+    assert np.array_equal(out["b"].reshape(8, 32), np.float32(0.5) + tiles[0] + tiles[1] + tiles[2] + tiles[3])
+    d_ref = np.ones((8, 32), np.float32)
+    for t in range(2):
+        d_ref = d_ref + d_ref + tiles[t]
+    assert np.array_equal(out["c"].reshape(8, 32), d_ref + d_ref)
+
+
+def test_while_misuse_is_located_at_the_users_line():
+    """A condition that is not an i1, a carried value left as it was (`i = i + 1`),
+    a carried type changed, and a condition that is not a function (and a value
+    carried through `range` left as it was): TilecErrors at this file's lines."""
+    import inspect
+    p, a, _ = _kernel("while_bad")
+    with p.launch(threads=64):
+        i = p.constant(0)
+        line = inspect.currentframe().f_lineno + 2
+        with pytest.raises(TilecError, match="must be an i1 Value") as e:
+            with p.while_(lambda: i + 1, carry=[i]):
+                pass
+        assert str(e.value).startswith(f"{__file__}:{line}:")
+        acc = p.full([8, 32], 0.0, "f32", L)
+        k = p.constant(0)
+        with pytest.raises(TilecError, match="never updated in the while_ body") as e:
+            line = inspect.currentframe().f_lineno + 1
+            with p.while_(lambda: k < 4, carry=[acc, k]):
+                acc += 1.0
+                k = k + 1
+        assert str(e.value).startswith(f"{__file__}:{line}:")
+        with pytest.raises(TilecError, match="assign a value of type"):
+            j = p.constant(0)
+            with p.while_(lambda: j < 4, carry=[j]):
+                j.assign(j.cast("i32"))
+        with pytest.raises(TilecError, match="takes a function") as e:
+            line = inspect.currentframe().f_lineno + 1
+            with p.while_(i < 4, carry=[i]):
+                pass
+        assert str(e.value).startswith(f"{__file__}:{line}:")
+        # range's misuse is located the same way
+        with pytest.raises(TilecError, match="never updated in the loop") as e:
+            line = inspect.currentframe().f_lineno + 1
+            with p.range(0, 4, carry=[acc]):
+                acc = acc + 1.0
+        assert str(e.value).startswith(f"{__file__}:{line}:")
+
+
 A16 = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) * 0.5 - 7
 
 

@@ -140,7 +140,7 @@ def test_random_programs(before):
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(region_programs())
+@given(region_programs().map(str))
 def test_random_region_programs(text):
     """Loops (scf.for, scf.while), uniform branches, small loads, extf: results never
     change, at the layout level and lowered to the GPU level; no store and no load that
@@ -168,7 +168,7 @@ def _weighted_conversion_units(module) -> float:
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(loop_branch_programs())
+@given(loop_branch_programs().map(lambda drawn: (str(drawn[0]), drawn[1])))
 def test_random_loop_branch_programs(drawn):
     """Issue 41's shapes (ifs in loops, nested loops, scf.while, dead loop-carried
     values, one-branch conversions): results never change, at the layout level and

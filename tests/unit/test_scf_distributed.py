@@ -10,9 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.distributed import BlockedLayout
-from tilec.dialects.layout_attrs import BlockedLayoutAttr
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.layout_strategies import blocked_parts
@@ -81,42 +80,21 @@ def test_broadcast_registers_share_one_iter_arg():
     assert len(loop.iter_args) == 2
 
 
-def while_program(shape, enc, threads, et, trips) -> str:
+def while_program(shape, enc, threads, et, trips):
     """dst = sum of the first `trips` tiles of src, carried through an scf.while (the
-    tensor enters `before`, is forwarded by scf.condition to `after` and the result).
-    IR text: the builder has no `scf.while`."""
+    tensor enters `before`, is forwarded by scf.condition to `after` and the result;
+    a module)."""
     m, n = shape
-    enc = BlockedLayoutAttr(enc)
-    t = f"tensor<{m}x{n}x{et}, {enc}>"
-    g = f"!layout.tensor<{et}, #layout.cute<({trips * m},{n}):({n},1)>, gmem>"
-    tile = f"!layout.tensor<{et}, #layout.cute<({m},{n}):({n},1)>, gmem>"
-    add, zero = ("arith.addf", "0.0") if et.startswith("f") else ("arith.addi", "0")
-    return f"""
-func.func @loop(%src: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %src : !layout.ptr<{et}> -> {g}
-  %b = layout.view %dst : !layout.ptr<{et}> -> {tile}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cn = arith.constant {trips} : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %zero = arith.constant dense<{zero}> : {t}
-    %sum, %last = scf.while (%acc = %zero, %i = %c0) : ({t}, index) -> ({t}, index) {{
-      %go = arith.cmpi ult, %i, %cn : index
-      scf.condition(%go) %acc, %i : {t}, index
-    }} do {{
-    ^bb1(%acc2: {t}, %j: index):
-      %ti = layout.tile %a[%j, %c0] {{tile = array<i64: {m}, {n}>}} : {g} -> {tile}
-      %v = layout.load %ti : {tile} -> {t}
-      %s = {add} %acc2, %v : {t}
-      %j1 = arith.addi %j, %c1 : index
-      scf.yield %s, %j1 : {t}, index
-    }}
-    layout.store %sum, %b : {t}, {tile}
-  }}
-  func.return
-}}
-"""
+
+    def body(p, a, b):
+        acc = p.full([m, n], 0, et, enc, dense=True)
+        j = p.constant(0)
+        with p.while_(lambda: j < trips, carry=[acc, j]):
+            acc += p.load(p.tile(a, [j, 0], [m, n]), enc)
+            j += 1
+        p.store(acc, b)
+
+    return one_block("loop", et, f"({trips * m},{n}):({n},1)", f"({m},{n}):({n},1)", threads, body)
 
 
 @settings(max_examples=30, **_SETTINGS)
@@ -131,7 +109,7 @@ def test_while_carried_distributed_tensors_are_lowered_equivalently(case):
 @settings(max_examples=20, **_SETTINGS)
 @given(loop_cases())
 def test_while_kernels_compile_with_nvrtc(case):
-    m = parse_module(while_program(*case))
+    m = while_program(*case)
     run_pipeline(m, "lower-to-gpu")
     text = emit(m, "cuda")
     compile_sm90_or_skip(text)
