@@ -116,6 +116,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_passes_equivalence.py",
             "tests/unit/test_element_access.py",
             "tests/unit/test_tma.py",
+            "tests/unit/test_pointer_tensors.py",
         ),
     ),
     "api": Area(
