@@ -14,7 +14,6 @@ from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import views
 from tilec.dialects.auto_layout import is_auto
-from tilec.dialects.errors import LayoutError
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import (
     ArangeOp,
@@ -241,7 +240,7 @@ def _rewrite_checked(launch: LaunchOp, rows: int) -> None:
     try:
         for o in [*added, *twin.walk()]:
             o.verify(verify_nested_ops=False)
-    except (VerifyException, LayoutError, ValueError):  # not valid IR: keep the program's
+    except (VerifyException, ValueError):  # not valid IR (LayoutError is a ValueError): keep the program's
         Rewriter.erase_op(twin)
         for o in reversed(added):
             Rewriter.erase_op(o)
