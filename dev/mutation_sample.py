@@ -79,6 +79,7 @@ _PASS_LIT = (
     "tests/filecheck/cuda",
     "tests/filecheck/software-pipeline",
     "tests/filecheck/warp-specialize",
+    "tests/filecheck/pack-rows",
 )
 
 AREAS: dict[str, Area] = {
