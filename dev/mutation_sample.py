@@ -79,6 +79,7 @@ _PASS_LIT = (
     "tests/filecheck/cuda",
     "tests/filecheck/software-pipeline",
     "tests/filecheck/warp-specialize",
+    "tests/filecheck/pack-rows",
 )
 
 AREAS: dict[str, Area] = {
@@ -116,6 +117,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_passes_equivalence.py",
             "tests/unit/test_element_access.py",
             "tests/unit/test_tma.py",
+            "tests/unit/test_pointer_tensors.py",
         ),
     ),
     "api": Area(

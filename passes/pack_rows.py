@@ -14,7 +14,6 @@ from xdsl.utils.exceptions import VerifyException
 
 from tilec.dialects import views
 from tilec.dialects.auto_layout import is_auto
-from tilec.dialects.errors import LayoutError
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import (
     ArangeOp,
@@ -70,7 +69,8 @@ class PackRowsPass(ModulePass):
     `layout.expand_dims` along axis 0 (a row-invariant vector, a layer norm's weights,
     broadcast over the rows); per-row values (rank-1 slices along dim 1, of shape [1])
     get shape [R]. The shapes are checked op by op first, and the packed launch replaces
-    the program's only if it verifies; otherwise the launch stays as written.
+    the program's only if it can be built (a packed tile may not fit a nested row mode) and
+    verifies; otherwise the launch stays as written.
 
     Options:
       max-row=N   rows of at most N elements are packed (default 512).
@@ -230,18 +230,20 @@ def _rows_type(t: Attribute, rows: int, keep: bool) -> Attribute:
 
 
 def _rewrite_checked(launch: LaunchOp, rows: int) -> None:
-    """`_rewrite` on a copy of the launch, which replaces it only if every op of the copy
-    verifies (`_consistent` foresees the shapes; this keeps an unforeseen case from
-    becoming an error: the launch then stays as written)."""
+    """`_rewrite` on a copy of the launch, which replaces it only if the copy can be
+    built (a packed tile of a nested row mode may not divide it: a LayoutError) and every
+    op of it verifies (`_consistent` foresees the shapes; this keeps an unforeseen case
+    from becoming an error: the launch then stays as written)."""
     twin = launch.clone()
     for a, b in zip(launch.walk(), twin.walk()):
         copy_loc(a, b)
     Rewriter.insert_op(twin, InsertPoint.before(launch))
-    added = _rewrite(twin, rows)
+    added: list[Operation] = []
     try:
+        _rewrite(twin, rows, added)
         for o in [*added, *twin.walk()]:
             o.verify(verify_nested_ops=False)
-    except (VerifyException, LayoutError, ValueError):  # not valid IR: keep the program's
+    except (VerifyException, ValueError):  # no packed tile (a LayoutError), or not valid IR: keep the program's
         Rewriter.erase_op(twin)
         for o in reversed(added):
             Rewriter.erase_op(o)
@@ -249,14 +251,16 @@ def _rewrite_checked(launch: LaunchOp, rows: int) -> None:
     Rewriter.erase_op(launch)
 
 
-def _rewrite(launch: LaunchOp, rows: int) -> list[Operation]:
+def _rewrite(launch: LaunchOp, rows: int, added: list[Operation]) -> None:
+    """Pack `rows` rows into each block of `launch` in place; the ops inserted before it
+    go to `added` as they are made (so that a failure part-way can remove them)."""
     index = IndexType()
     r = arith.ConstantOp(IntegerAttr(rows, index))
     g = arith.CeilDivUIOp(launch.grid_x, r.result)
     copy_loc(launch, r, g)
     Rewriter.insert_op([r, g], InsertPoint.before(launch))
+    added.extend((r, g))
     launch.operands = (g.result, *launch.operands[1:])
-    added: list[Operation] = [r, g]
     bx = launch.block_ids[0]
     for o in list(launch.body.block.ops):
         if isinstance(o, TileOp) and o.coords[0] == bx:
@@ -277,4 +281,3 @@ def _rewrite(launch: LaunchOp, rows: int) -> list[Operation]:
                     n *= x
                 new = DenseIntOrFPElementsAttr.from_list(nt, [o.value.get_values()[0]] * n)  # type: ignore[arg-type]
                 (o.properties if "value" in o.properties else o.attributes)["value"] = new
-    return added

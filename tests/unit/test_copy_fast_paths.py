@@ -364,3 +364,62 @@ def test_fast_path_tests_overlap_and_device_then_launches(monkeypatch, kernels, 
     empty_dst = Operand(1 << 20, "float32", (0, 90), (90, 1), device=0)
     empty = Launcher(None, plan_copy(empty_dst, empty_dst), empty_dst, empty_dst)
     assert empty.fast_path(lambda: 1, lambda device: 0)(5, 5) and launched == []
+
+
+def test_fast_path_at_one_address_with_other_strides_is_not_the_same_view(monkeypatch, kernels, nvrtc_available):
+    """dst and src at one address, of one dtype and shape but other strides (a
+    transpose in place): their bytes overlap and they are not the very same view, so
+    the fast path launches nothing and says False (the general path must run); the
+    very same view at one address is a no-op (True)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.copy_launch import Launcher
+
+    launched = []
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: lambda *a: launched.append(a) or 0)
+    base = 1 << 20
+    dst = Operand(base, "float32", (64, 64), (1, 64), device=0)  # (1, 64) < (64, 1) as tuples
+    src = Operand(base, "float32", (64, 64), (64, 1), device=0)
+    plan = plan_copy(dst, Operand(1 << 24, "float32", (64, 64), (64, 1), device=0))
+    entry = kernels.get(plan.key)
+    monkeypatch.setattr(type(entry), "function_handle", lambda self, name: 77)
+    launcher = Launcher(entry, plan, dst, src)
+    assert launcher.overlap(base, base) == "partial"
+    assert launcher.fast_path(lambda: 0, lambda device: 0)(base, base) is False
+    same = Launcher(entry, plan, src, src)
+    assert same.overlap(base, base) == "same"
+    assert same.fast_path(lambda: 0, lambda device: 0)(base, base) is True
+    assert launched == []
+
+
+def test_fast_path_of_one_launch_calls_the_pair_closure_after_the_first_call(monkeypatch, kernels, nvrtc_available):
+    """A copy of one launch taking (src, dst): the first call goes through
+    `launch_raw` (which loads the kernel), every later call through the cached pair
+    launch alone, with nothing looked up per call (`launch_raw` is not called again)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.copy_launch import Launcher
+
+    launched = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        src, dst = (ctypes.cast(ptrs[i], ctypes.POINTER(ctypes.c_uint64)).contents.value for i in (0, 1))
+        launched.append((fn, stream, src, dst))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    dst = Operand(1 << 20, "float32", (70, 90), (90, 1), device=0)
+    src = Operand(1 << 24, "float32", (70, 90), (1, 70), device=0)
+    plan = plan_copy(dst, src)
+    entry = kernels.get(plan.key)
+    monkeypatch.setattr(type(entry), "function_handle", lambda self, name: 77)
+    launcher = Launcher(entry, plan, dst, src)
+    assert len(launcher.launches) == 1
+    raw_calls = []
+    launch_raw = launcher.launch_raw
+    monkeypatch.setattr(launcher, "launch_raw", lambda *args: raw_calls.append(args) or launch_raw(*args))
+    fast = launcher.fast_path(lambda: 0, lambda device: 3)
+    assert fast(dst.ptr, src.ptr) and fast(dst.ptr, src.ptr) and fast(dst.ptr + 64, src.ptr)
+    assert raw_calls == [(dst.ptr, src.ptr, 0, 3)]
+    assert launched == [(77, 3, plan.src_ptr, plan.dst_ptr)] * 2 + [(77, 3, plan.src_ptr, plan.dst_ptr + 64)]

@@ -200,3 +200,16 @@ def test_random_row_copies_match_numpy(e, rows, n, so, do, spad, dpad):
         src = _rows(base, so, rows, n, n + spad)
         dst = _rows(out, do, rows, n, n + dpad)
         _check(out, dst, src, False, None)
+
+
+def test_index_bits_counts_8_byte_elements_in_src_words():
+    """The src side is read in 32-bit words: an 8-byte element's offset is twice its
+    index, a 4-byte element's its index. A reach (element offset span plus a vector to
+    spare: 16 bytes) of 2**30 - 1 elements of 8 bytes is 2**31 - 2 words, which still
+    fits 32 bits; 2**30 does not. 4-byte elements fit up to a reach of 2**31 - 1."""
+    dst = (9, 1)
+    # reach = stride + 8 (the row) + 4 * (16 // itemsize) (a vector)
+    assert copy_realign.index_bits((2, 9), (2**30 - 17, 1), dst, 1, 8) == 32
+    assert copy_realign.index_bits((2, 9), (2**30 - 16, 1), dst, 1, 8) == 64
+    assert copy_realign.index_bits((2, 9), (2**31 - 25, 1), dst, 1, 4) == 32
+    assert copy_realign.index_bits((2, 9), (2**31 - 24, 1), dst, 1, 4) == 64

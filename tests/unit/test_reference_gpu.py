@@ -822,3 +822,23 @@ builtin.module {
     m = parse_gpu(text)
     inputs = random_inputs(m, 0)
     assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
+
+
+def test_write_after_a_barrier_over_a_lower_block_write_is_a_race():
+    # Block 0 writes dst[tid], both blocks pass a barrier, then block 1 writes other
+    # values there: the barrier orders threads of one block only, so the later write
+    # races the lower-numbered block's (a writer's block is compared with !=, not <).
+    body = """
+      %x = memref.load %src[%gid] : memref<128xf32>
+      %b0 = arith.cmpi eq, %bid, %c0 : index
+      scf.if %b0 {
+        memref.store %x, %dst[%tid] : memref<128xf32>
+      }
+      gpu.barrier
+      %b1 = arith.cmpi eq, %bid, %c1 : index
+      scf.if %b1 {
+        memref.store %x, %dst[%tid] : memref<128xf32>
+      }"""
+    e = expect_error(kernel_program(body), "data race on global memory: thread 0 of block 1 writes",
+                     "to %dst[0], which thread 0 of block 0 wrote", "blocks do not synchronise")
+    assert e.details["index"] == 0

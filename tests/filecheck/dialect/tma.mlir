@@ -265,3 +265,47 @@ func.func @arrive_tx_too_large() {
   }
   func.return
 }
+
+// -----
+
+// Two dynamic strides after a dynamic extent: `divisible` lists the shape's values,
+// then the strides' in mode order, so mode 1's stride is the third entry (promised a
+// multiple of 4 elements here: 16 bytes) and the copy verifies.
+!G = !layout.tensor<f32, #layout.cute<(?,8,64):(?,?,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(1,8,64):(?,?,1)>, gmem, masked>
+!S = !layout.tensor<f32, #layout.cute<(1,8,64):(512,64,1)>, smem>
+func.func @second_dynamic_stride_promised(%src: !layout.ptr<f32, align 16>, %m: index, %s0: index, %s1: index) {
+  %a = layout.view %src(%m, %s0, %s1) {divisible = array<i64: 1, 4, 4>} : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0, %c0] {tile = array<i64: 1, 8, 64>} : !G -> !T
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    layout.tma_load %ta, %s, %bar : !T, !S
+  }
+  func.return
+}
+
+// -----
+
+// The same view with the promise on the extent instead: mode 1's stride (the last
+// entry, 1) is not promised 16 bytes.
+!G = !layout.tensor<f32, #layout.cute<(?,8,64):(?,?,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(1,8,64):(?,?,1)>, gmem, masked>
+!S = !layout.tensor<f32, #layout.cute<(1,8,64):(512,64,1)>, smem>
+func.func @second_dynamic_stride_not_promised(%src: !layout.ptr<f32, align 16>, %m: index, %s0: index, %s1: index) {
+  %a = layout.view %src(%m, %s0, %s1) {divisible = array<i64: 4, 4, 1>} : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0, %c0] {tile = array<i64: 1, 8, 64>} : !G -> !T
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    // expected-error @+1 {{TMA cannot copy these views: the stride of mode 1 is dynamic and not promised to be a multiple of 16 bytes}}
+    layout.tma_load %ta, %s, %bar : !T, !S
+  }
+  func.return
+}

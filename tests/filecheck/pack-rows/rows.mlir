@@ -7,6 +7,7 @@
 // EQ: @block_id_used: equivalent after
 // EQ: @static_rows: equivalent after
 // EQ: @row_invariant_2d: equivalent after
+// EQ: @nested_rows: equivalent after
 // `pack-rows` gives a block several rows of a row-wise kernel whose rows are short and
 // whose layouts are left to the compiler (`#layout.auto`); other launches stay as written.
 #a = #layout.auto<{rank = 2, warps = 4}>
@@ -169,6 +170,30 @@ func.func @row_invariant_2d(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<
     %wt = layout.load %wv : !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem> -> tensor<1x128xf32, #v>
     %y = arith.mulf %x, %wt : tensor<1x128xf32, #v>
     layout.store %y, %tb : tensor<1x128xf32, #v>, !layout.tensor<f32, #layout.cute<(1,128):(128,1)>, gmem, masked>
+  }
+  func.return
+}
+
+// Rows of a nested mode ((3,7) rows of 64 i8): a packed tile of 64 rows does not fit
+// the mode (building it is a LayoutError), so the launch stays as written.
+// CHECK-LABEL: func.func @nested_rows
+// CHECK-NOT:     arith.ceildivui
+// CHECK:         layout.tile %a[%bx, %c0] {tile = array<i64: 1, 64>}
+#n = #layout.auto<{rank = 2, warps = 4}>
+!NG = !layout.tensor<i8, #layout.cute<((3,7),64):((64,192),1)>, gmem>
+!NT = !layout.tensor<i8, #layout.cute<(1,64):(64,1)>, gmem>
+func.func @nested_rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !NG
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !NG
+  %c1 = arith.constant 1 : index
+  %c21 = arith.constant 21 : index
+  layout.launch grid(%c21, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 64>} : !NG -> !NT
+    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 64>} : !NG -> !NT
+    %x = layout.load %ta : !NT -> tensor<1x64xi8, #n>
+    layout.store %x, %tb : tensor<1x64xi8, #n>, !NT
   }
   func.return
 }
