@@ -229,7 +229,12 @@ def test_python_errors_in_the_body_are_located():
         tilec.store(y.ptr, undefined_name)  # noqa: F821
 
     e = _error(tilec.jit(body)[(1,)], np.zeros(4, np.float32), np.zeros(4, np.float32))
-    assert "NameError" in str(e) and e.loc.startswith(f"{__file__}:{_line_of(body, 'undefined_name')}:")
+    line = _line_of(body, "undefined_name")
+    # the column (1-based) of the failing expression, the name read
+    import linecache
+
+    col = linecache.getline(__file__, line).index("undefined_name") + 1
+    assert "NameError" in str(e) and e.loc == f"{__file__}:{line}:{col}"
 
 
 def test_builder_errors_name_the_kernel_line():
