@@ -130,10 +130,9 @@ def _offsets_of(smem: Any, coords: np.ndarray) -> np.ndarray:
         return smem.offsets(coords)
     if isinstance(smem, CuteLayoutAttr | ComposedLayoutAttr):
         smem = smem.data
-    sw = None
-    off0 = 0
-    if isinstance(smem, ComposedLayout):
-        sw, off0, smem = smem.swizzle, smem.offset, smem.layout
+    composed = smem if isinstance(smem, ComposedLayout) else None
+    if composed is not None:
+        smem = composed.layout
     strides = [int(m.stride) if not isinstance(m.stride, tuple) else None for m in smem.modes()]
     if any(s is None for s in strides):  # nested modes: evaluate element by element
         flat = coords.reshape(-1, coords.shape[-1])
@@ -141,8 +140,9 @@ def _offsets_of(smem: Any, coords: np.ndarray) -> np.ndarray:
         off = off.reshape(coords.shape[:-1])
     else:
         off = (coords * np.asarray(strides, dtype=np.int64)).sum(axis=-1)
-    if sw is not None:
-        off = off + off0
+    if composed is not None and composed.swizzle is not None:
+        sw = composed.swizzle
+        off = off + composed.offset
         off = off ^ ((off & sw.yyy_msk) >> sw.shift) if sw.shift >= 0 else off ^ ((off & sw.yyy_msk) << -sw.shift)
     return off
 
