@@ -25,7 +25,11 @@ import argparse
 import datetime
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm_bench import median_ms, queued_ms  # noqa: E402 - this folder: one timing of a call for every benchmark
 
 DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
@@ -39,40 +43,6 @@ def parse_shape(text: str) -> tuple[int, int, int, int, bool]:
     causal = text.endswith("c")
     b, h, s, d = (int(x) for x in text.rstrip("c").split("x"))
     return b, h, s, d, causal
-
-
-def median_ms(fn, reps: int = 20, warmup: int = 3) -> float:
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
-
-
-def queued_ms(fn, reps: int = 20, warmup: int = 3) -> float:
-    """The mean time of `reps` calls queued back to back between two events (the host's
-    launch cost hidden behind the kernels before it, as benchmarks/gemm_bench.py)."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    s.record()
-    for _ in range(reps):
-        fn()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) / reps
 
 
 def check(out, q, k, v, causal: bool) -> tuple[bool, float]:
