@@ -173,10 +173,10 @@ def permute(x, dims):
     return _permute(x, dims)
 
 
-def matmul(a, b, *, bias=None, activation=None, residual=None, out_dtype=None, out=None):
+def matmul(a, b, *, bias=None, activation=None, residual=None, out_dtype=None, out=None, scale_a=None, scale_b=None):
     """`epilogue(a @ b)` in one kernel on a Hopper GPU (bf16/f16 PyTorch or CuPy
-    tensors, f32 accumulation, optional bias, ReLU/GELU/SiLU, residual, output dtype);
-    the kernel and its configuration are chosen from the shape, one compiled kernel
+    tensors, or FP8 e4m3/e5m2 with per-tensor scales `scale_a`, `scale_b`; f32
+    accumulation, optional bias, ReLU/GELU/SiLU, residual, output dtype); the kernel and its configuration are chosen from the shape, one compiled kernel
     serving every M. See `tilec.matmul` in api/gemm.py and docs/matmul.md.
 
         y = tilec.matmul(x, w, bias=b, activation="silu")
@@ -184,7 +184,8 @@ def matmul(a, b, *, bias=None, activation=None, residual=None, out_dtype=None, o
     from tilec.gemm import matmul as impl
 
     globals()["matmul"] = impl
-    return impl(a, b, bias=bias, activation=activation, residual=residual, out_dtype=out_dtype, out=out)
+    return impl(a, b, bias=bias, activation=activation, residual=residual, out_dtype=out_dtype, out=out,
+                scale_a=scale_a, scale_b=scale_b)
 
 
 def _register_torch_ops_if_torch_is_loaded() -> None:

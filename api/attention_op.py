@@ -46,6 +46,14 @@ def _readable(x: Any) -> bool:
     return x.stride(3) == 1 and all((x.stride(i) * es) % 16 == 0 for i in range(3)) and x.data_ptr() % 16 == 0
 
 
+def _flat(x: Any) -> Any:
+    """`x`'s memory as the kernel addresses it: a 1-D contiguous view from its first
+    element over every element its strides reach (the strides travel as arguments, so a
+    (B, S, H, D) tensor read in place is a pointer, not a copy)."""
+    span = 1 + sum((e - 1) * st for e, st in zip(x.shape, x.stride()))
+    return x.as_strided((span,), (1,))
+
+
 def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
               config: dict | None = None, out: Any = None, lse: Any = None):
     """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
@@ -87,5 +95,5 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
         raise TilecError(f"tilec.attention: lse must be a contiguous {(b, h, sq)} float32 tensor")
     strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]
     with torch.cuda.device(q.device):
-        kernel(q, k, v, out, lse, b, h, hkv, sq, skv, *strides, stream=torch.cuda.current_stream())
+        kernel(_flat(q), _flat(k), _flat(v), out, lse, b, h, hkv, sq, skv, *strides, stream=torch.cuda.current_stream())
     return (out, lse) if return_lse else out

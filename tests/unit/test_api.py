@@ -101,3 +101,20 @@ def test_program_is_exported_and_unknown_names_raise():
     assert tilec.Program is Program
     with pytest.raises(AttributeError):
         tilec.no_such_thing
+
+
+def test_lazy_entry_points_take_every_keyword_of_their_implementation():
+    """`tilec.matmul` and `tilec.attention` load their implementation on first call;
+    the stand-in must accept each of its user keywords (a stale stand-in once refused
+    FP8's `scale_a`)."""
+    import inspect
+
+    from tilec.attention_op import attention
+    from tilec.gemm import matmul
+
+    internal = {"config", "out", "lse"}  # attention's tuning and replay keywords
+    for standin, impl in ((tilec.matmul, matmul), (tilec.attention, attention)):
+        if standin is impl:  # already replaced by a first call
+            continue
+        theirs = [p for p in inspect.signature(impl).parameters if standin is tilec.matmul or p not in internal]
+        assert list(inspect.signature(standin).parameters) == theirs

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run GPU test files (or sanitizer commands) side by side on the lent GPU machine: each
+# pytest file is its own process with its own kernel cache and log ($OUT/NAME.log), so
+# NVRTC compiles spread over the host's cores while the GPU checks results. For
+# correctness only: nothing here is timed (benchmarks run alone).
+#   device run (carry .whl): bash dev/device/parallel_tests.sh [-t SECONDS] FILE.py ... [-- "shell command" ...]
+# Prints each file's pytest summary (with -rf's failures) at the end.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
+python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+limit=500; [ "${1:-}" = "-t" ] && { limit=$2; shift 2; }
+files=(); cmds=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; cmds=("$@"); break; fi
+  files+=("$1"); shift
+done
+i=0
+for f in "${files[@]}"; do
+  name=$(basename "$f" .py)
+  TILEC_CACHE_DIR=/tmp/tilec-cache-$name timeout "$limit" python3 -m pytest -m "gpu or torch" -rf -q -p no:cacheprovider "$f" > "$OUT/$name.log" 2>&1 &
+done
+for c in "${cmds[@]}"; do
+  i=$((i + 1))
+  TILEC_CACHE_DIR=/tmp/tilec-cache-cmd$i timeout "$limit" bash -c "$c" > "$OUT/cmd$i.log" 2>&1 &
+done
+wait
+for f in "${files[@]}"; do
+  name=$(basename "$f" .py); echo "== $name"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUT/$name.log" | tail -12
+done
+i=0
+for c in "${cmds[@]}"; do i=$((i + 1)); echo "== cmd$i: $c"; tail -15 "$OUT/cmd$i.log"; done
