@@ -88,6 +88,9 @@ def _promise_in(launch: layout.LaunchOp, a: BlockArgument) -> None:
 
 
 def _inside(op: Operation, launch: layout.LaunchOp) -> bool:
+    """Whether `op` is nested in `launch`'s body (the launch's own operands, its grid,
+    stay outside: the promise is defined in the body)."""
+    op = op.parent_op()
     while op is not None:
         if op is launch:
             return True
