@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.compiler.signature import argument_specs
 from tilec.compiler.specialize import DIVISOR, Facts, is_pointer_program, specialisable, specialize
-from tilec.runtime.launch import Kernel, as_device_array
+from tilec.runtime.launch import Kernel, as_device_array, call_key
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import set_target
 
@@ -81,6 +81,10 @@ def _address(name: str, value: Any) -> int:
     return as_device_array(name, value).ptr
 
 
+_CALLS_KEPT = 256
+"""How many calls a `SpecializingKernel` remembers the kernel of (all dropped past it)."""
+
+
 class SpecializingKernel:
     """A pointer-tensor Kernel specialised per call on its arguments' facts (see the
     module docstring). It reads as the generic Kernel (`source`, `module`, `launches`:
@@ -97,6 +101,9 @@ class SpecializingKernel:
         self._kinds = specialisable(f)
         self._names = [a.name_hint or f"arg{i}" for i, a in enumerate(f.body.block.args)]
         self._kernels: dict[tuple[Facts, ...], Kernel] = {}
+        self._by_call: dict[tuple, Kernel] = {}
+        """The kernel of each call seen (`call_key`: the arguments' pointers, shapes,
+        strides and values, which fix the facts), so a repeated call skips `key`."""
         self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
@@ -139,7 +146,15 @@ class SpecializingKernel:
         return self.specialization(*args).launches(*args)
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
-        self.specialization(*args)(*args, stream=stream)
+        ck = call_key(args)
+        kernel = self._by_call.get(ck) if ck is not None else None
+        if kernel is None:
+            kernel = self.specialization(*args)
+            if ck is not None:
+                if len(self._by_call) >= _CALLS_KEPT:
+                    self._by_call.clear()
+                self._by_call[ck] = kernel
+        kernel.call_keyed(ck, args, stream)
 
 
 def clear() -> None:

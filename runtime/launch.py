@@ -307,7 +307,7 @@ class Kernel:
         self._modules: dict[int, Any] = {}
         self._functions: dict[tuple[int, str], Any] = {}
         self._packed: dict[tuple, list[raw_launch.PackedLaunch]] = {}
-        """Packed launches of earlier calls, by `_call_key` of their arguments."""
+        """Packed launches of earlier calls, by `call_key` of their arguments."""
         if arch is not None:
             self.compile(arch)
 
@@ -425,7 +425,11 @@ class Kernel:
         dtypes, shapes, strides and scalar values, on the same current device) replays
         that call's packed launches straight through the driver: nothing is checked
         or computed again, since the host function is a pure function of those."""
-        key = _call_key(args)
+        self.call_keyed(call_key(args), args, stream)
+
+    def call_keyed(self, key: tuple | None, args: Sequence[Any], stream: Any = None) -> None:
+        """`__call__` with the call's replay key (`call_key(args)`) already computed by
+        the caller (a `SpecializingKernel` that looked its kernel up by the same key)."""
         if key is not None:
             packed = self._packed.get(key)
             if packed is not None:
@@ -561,7 +565,7 @@ def _key_of(kind: type) -> Any:
     return _interface_key
 
 
-def _call_key(args: Sequence[Any]) -> tuple | None:
+def call_key(args: Sequence[Any]) -> tuple | None:
     """What makes a call's launches the same as an earlier call's (`Kernel.__call__`):
     each argument's identity and the current device; None where an argument's type
     has no key (a DLPack-only object, anything else) or there is no device."""

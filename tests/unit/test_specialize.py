@@ -136,3 +136,30 @@ def test_a_grid_argument_divisible_by_16_stays_the_launch_operand():
     args = {a for a in f.body.block.args}
     assert any(o in args for o in launch.operands)  # the grid reads B and H as they are
     _build(module, "default", "sm_90a", None)  # the pipeline accepts it
+
+
+def test_a_repeated_call_reuses_its_kernel_without_recomputing_the_facts(monkeypatch):
+    """`SpecializingKernel.__call__` remembers each call's kernel by the launcher's
+    replay key (pointers, shapes, strides, values): a repeated call goes straight to
+    that kernel's replay; a call with other arguments computes its facts."""
+    from tilec import compiling
+    from tilec.runtime.launch import Kernel
+
+    k = tilec.compile(program(), arch="sm_90")
+    x = np.zeros(100 * 256, np.float32)
+    y = np.zeros_like(x)
+    aligned, odd = _args(x, y, 100, 256, 256), _args(x, y, 37, 200, 201)
+    monkeypatch.setattr(compiling, "call_key", lambda args: tuple(id(a) if isinstance(a, np.ndarray) else a
+                                                                      for a in args))
+    ran: list[tuple] = []
+    monkeypatch.setattr(Kernel, "call_keyed", lambda self, key, args, stream=None: ran.append((self, key)))
+    facts = []
+    real_key = type(k).key
+    monkeypatch.setattr(type(k), "key", lambda self, args: facts.append(args) or real_key(self, args))
+    k(*aligned)
+    k(*aligned)
+    k(*odd)
+    assert len(facts) == 2  # the first sight of each call, not the repeat
+    assert ran[0][0] is ran[1][0] is k.specialization(*aligned)
+    assert ran[2][0] is k.specialization(*odd) and ran[2][0] is not ran[0][0]
+    assert ran[0][1] == ran[1][1] != ran[2][1]
