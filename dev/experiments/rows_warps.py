@@ -38,7 +38,7 @@ def main() -> None:
             k = tilec.compile(rk.softmax(n, "f16"))
             rk.num_warps = real
             k(x, y, M)
-            spec = k.specialization(x, y, M)
+            spec = k.specialization(x, y, M) if hasattr(k, "specialization") else k
             res = next(iter(spec.resource_usage().values()))
             ref = torch.softmax(x.float(), -1)
             err = (y.float() - ref).abs().max().item()
