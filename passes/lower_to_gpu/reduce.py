@@ -35,7 +35,8 @@ class ReduceLowering(OpFamily):
             return (b.add(combine_cls(a[0], c[0])).results[0],)
 
         (out,) = self.reduce_values(
-            op, op.axis.value.data, st, op.result.type, [self.values.registers(op.source)], comb)
+            op, op.axis.value.data, st, op.result.type, [self.values.registers(op.source)], comb,
+            commutative=True)  # add, mul, max, min: IEEE-commutative, NaN-propagating max/min too
         self.values.set_registers(op.result, out)
 
     @lowers(layout_compute.ReduceRegionOp)
@@ -59,7 +60,8 @@ class ReduceLowering(OpFamily):
         for r, v in zip(op.results, outs[:n]):
             self.values.set_registers(r, v)
 
-    def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb) -> list:
+    def reduce_values(self, op, ax: int, st: TensorType, rt: TensorType, xss: list, comb,
+                      commutative: bool = False) -> list:
         """Reduce the distributed values `xss` (registers of each, all in the layout of
         `st`) together along `ax`: comb(tuple, tuple) -> tuple combines one element of
         each. Inside the thread in register order, then a butterfly over the lane bits
@@ -104,7 +106,7 @@ class ReduceLowering(OpFamily):
             steps.append(32 << j)
         if steps:
             lane_mask = sum(1 << i for i, bs in enumerate(lanes) if bs[ax])
-            self.reduce_across_warps(op, groups, steps, lane_mask, comb)
+            self.reduce_across_warps(op, groups, steps, lane_mask, comb, commutative)
         out: list = [[] for _ in xss]
         for k in range(dst.num_registers):
             c = tuple(dst.apply(register=k))
@@ -118,7 +120,8 @@ class ReduceLowering(OpFamily):
                     raise _fail(op, "reduce: result layout is not the slice of the source layout")
         return out
 
-    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, comb):
+    def reduce_across_warps(self, op, groups: dict, steps: list[int], lane_mask: int, comb,
+                            commutative: bool = False):
         """Combine each thread's partials in `groups` (tuples: one value per reduced
         operand) with those of the other warps along the reduced axis (`steps`: the
         thread-id bits of those warps, lowest first) in one round through shared memory,
@@ -131,6 +134,11 @@ class ReduceLowering(OpFamily):
         that differ from it only in the `steps` bits, in warp order, and folds them, as
         `reduce_like_a_gpu` of the reference executor does. Writers of one warp take
         consecutive slots and readers of one slot read it together: no bank conflicts.
+        Where every lane bit moves along the axis (`lane_mask` 31: all lanes of a warp
+        hold the same partials) and the combiner is commutative (`layout.reduce`'s
+        kinds; every warp then ends with the same value), the read is one slot per lane
+        and a butterfly of shuffles instead (`_butterfly_across_warps`): 1 load and
+        log2(warps) shuffles per partial, not one load per warp.
         A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
         b = self.b
         keys = list(groups)
@@ -157,7 +165,10 @@ class ReduceLowering(OpFamily):
 
         access.guarded(self.b, b.eq0(b.and_(self.ctx.tid, lane_mask)) if lane_mask else True, write)
         b.add(gpu.BarrierOp())
-        base = b.and_(self.ctx.tid, ~(sum(steps) | lane_mask) & (2 * n - 1))
+        base = b.and_(self.ctx.tid, ~(sum(steps) | lane_mask) & ((1 << (n - 1).bit_length()) - 1))
+        if commutative and lane_mask == 31 and ways <= 32:
+            self._butterfly_across_warps(groups, keys, bufs, base, steps, slots, n, comb)
+            return
         reads = []
         for j in range(ways):
             off = sum(st for i, st in enumerate(steps) if j >> i & 1)
@@ -169,6 +180,32 @@ class ReduceLowering(OpFamily):
                 x = tuple(b.add(memref.LoadOp.get(buf, [at])).results[0] for buf in bufs)
                 acc = x if acc is None else comb(acc, x)
             groups[p] = acc
+
+    def _butterfly_across_warps(self, groups: dict, keys: list, bufs: list, base: IndexValue, steps: list[int],
+                                slots: int, n: int, comb) -> None:
+        """The warps' partials combined by a butterfly over the warp bits `steps`, as the
+        reference executor's `reduce_like_a_gpu` orders it: lane l of warp w starts from
+        the partial of warp j0 = (l mod W) ^ j(w) (W = 2^len(steps), j(w) the warp's
+        index along the axis), then for each step i combines with lane l ^ 2^i, which
+        started from j0 ^ 2^i; lane l ends with the value the executor gives a thread of
+        warp j0, which for a commutative combiner is every warp's."""
+        b = self.b
+        lane = b.and_(self.ctx.tid, 31)
+        own = 0
+        for i, st in enumerate(steps):  # j(w): the warp's bits along the axis, packed
+            own = b.add_(own, b.shl_(b.and_(b.shr_(self.ctx.tid, st.bit_length() - 1), 1), i))
+        j0 = b.xor_(b.and_(lane, (1 << len(steps)) - 1), own)
+        partner = base
+        for i, st in enumerate(steps):  # the thread id of a thread of warp j0
+            partner = b.add_(partner, b.shl_(b.and_(b.shr_(j0, i), 1), st.bit_length() - 1))
+        at = self._compress(partner, 31, n)
+        for k, p in enumerate(keys):
+            slot = b.ssa(b.add_(at, k * slots))
+            x = tuple(b.add(memref.LoadOp.get(buf, [slot])).results[0] for buf in bufs)
+            for i in range(len(steps)):
+                src = b.add(arith.IndexCastOp(b.ssa(b.xor_(lane, 1 << i)), i32)).results[0]
+                x = comb(x, tuple(b.add(cuda.ShflIdxOp(v, src, 32)).results[0] for v in x))
+            groups[p] = x
 
     def _compress(self, t: IndexValue, drop: int, n: int) -> IndexValue:
         """t (a thread id below n) with the bits of `drop` removed, the bits above

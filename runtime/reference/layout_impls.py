@@ -933,17 +933,20 @@ def reduce_like_a_gpu(a: np.ndarray, t: TensorType, ax: int, kind: str) -> np.nd
     in the order a GPU does (and `lower-to-gpu` emits), so that results agree bit for
     bit: each thread folds its own registers in register order (an element held twice
     counted once), then threads combine pairwise over each lane bit that moves along
-    the axis (a butterfly: thread t with t ^ bit), lowest bit first, then each thread
-    folds the partials of the threads that differ from it only in the warp bits along
-    the axis, in warp order (one round through shared memory). Returns
+    the axis (a butterfly: thread t with t ^ bit), lowest bit first, then across the
+    warps along the axis through shared memory: where every lane bit moves along the
+    axis and the combiner is commutative, a butterfly over those warp bits as over the
+    lanes (its own warp's partial first in each pair); otherwise each thread folds the partials of the threads that
+    differ from it only in those warp bits, in warp order. Returns
     [blocks, *shape without ax]."""
     comb = _COMBINE[kind]
-    return reduce_tuples_like_a_gpu([a], t, ax, lambda x, y: (comb(x[0], y[0]),))[0]
+    return reduce_tuples_like_a_gpu([a], t, ax, lambda x, y: (comb(x[0], y[0]),), commutative=True)[0]
 
 
-def reduce_tuples_like_a_gpu(arrays: list, t: TensorType, ax: int, comb) -> list:
+def reduce_tuples_like_a_gpu(arrays: list, t: TensorType, ax: int, comb, commutative: bool = False) -> list:
     """`reduce_like_a_gpu` of several per-block arrays together (`layout.reduce_region`):
-    comb(tuple, tuple) -> tuple combines one element of each, in the same order."""
+    comb(tuple, tuple) -> tuple combines one element of each, in the same order; the
+    warps' butterfly only for a `commutative` comb (a region's is folded in warp order)."""
     shape = tuple(t.get_shape())
     out_shape = shape[:ax] + shape[ax + 1 :]
     lin = to_linear(t.encoding, list(shape))
@@ -984,7 +987,16 @@ def reduce_tuples_like_a_gpu(arrays: list, t: TensorType, ax: int, comb) -> list
             partial = [np.asarray(x, dtype=pa.dtype) for x, pa in
                        zip(comb(tuple(partial), tuple(pa[:, partner, :] for pa in partial)), partial)]
         steps = [lanes << i for i, b in enumerate(lin.get_bases("warp")) if b[ax]]
-        if steps:  # one round through shared memory: fold the warps' partials in order
+        lane_bases = lin.get_bases("lane")
+        if commutative and steps and lanes == 32 and all(b[ax] for b in lane_bases):
+            # every lane bit along the axis: the warps' partials are combined by a
+            # butterfly over the warp bits, lowest first (lower-to-gpu reads them into
+            # lanes and shuffles), each thread's own warp first in each pair
+            for step in steps:
+                partner = threads ^ step
+                partial = [np.asarray(x, dtype=pa.dtype) for x, pa in
+                           zip(comb(tuple(partial), tuple(pa[:, partner, :] for pa in partial)), partial)]
+        elif steps:  # one round through shared memory: fold the warps' partials in order
             base = threads & ~sum(steps)
             acc = None
             for j in range(1 << len(steps)):

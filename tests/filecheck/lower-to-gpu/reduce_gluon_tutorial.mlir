@@ -5,7 +5,8 @@
 // The Gluon layouts tutorial's 128x128xf32 row reduction in its two layouts.
 // BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0]): every element of a row is owned by a
 // different thread: butterfly shuffles within each warp (5 lane bits), then the 4
-// warps' partials of each row through shared memory in one round (one barrier).
+// warps' partials of each row through shared memory in one round (one barrier): each
+// lane reads one warp's partial and two more shuffles (the warp bits) combine them.
 // BlockedLayout([1, 128], [32, 1], [4, 1], [0, 1]): each thread owns one row: no
 // communication at all.
 
@@ -14,6 +15,8 @@
 // CHECK-COUNT-640: __shfl_sync(0xffffffffu
 // CHECK:         // reduce across 4 warps via smem: one round of 128 partials per thread, 0 bank conflicts per write, 0 per read
 // CHECK:         __syncthreads();
+// CHECK-NOT:     __syncthreads();
+// CHECK-COUNT-256: __shfl_sync(0xffffffffu
 // CHECK-NOT:     __syncthreads();
 // CHECK-NOT:     __shfl_sync
 // CHECK:         }
