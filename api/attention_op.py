@@ -49,7 +49,10 @@ def _readable(x: Any) -> bool:
 def _flat(x: Any) -> Any:
     """`x`'s memory as the kernel addresses it: a 1-D contiguous view from its first
     element over every element its strides reach (the strides travel as arguments, so a
-    (B, S, H, D) tensor read in place is a pointer, not a copy)."""
+    (B, S, H, D) tensor read in place is a pointer, not a copy); `x` itself where it is
+    contiguous (the launcher takes it as it is)."""
+    if x.is_contiguous():
+        return x
     span = 1 + sum((e - 1) * st for e, st in zip(x.shape, x.stride()))
     return x.as_strided((span,), (1,))
 
@@ -94,6 +97,11 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
     elif tuple(lse.shape) != (b, h, sq) or lse.dtype != torch.float32 or not lse.is_contiguous():
         raise TilecError(f"tilec.attention: lse must be a contiguous {(b, h, sq)} float32 tensor")
     strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]
-    with torch.cuda.device(q.device):
-        kernel(_flat(q), _flat(k), _flat(v), out, lse, b, h, hkv, sq, skv, *strides, stream=torch.cuda.current_stream())
+    args = (_flat(q), _flat(k), _flat(v), out, lse, b, h, hkv, sq, skv, *strides)
+    device = q.device.index
+    if device == torch.cuda.current_device():  # the common case, without a device switch
+        kernel(*args, stream=torch._C._cuda_getCurrentRawStream(device))
+    else:
+        with torch.cuda.device(device):
+            kernel(*args, stream=torch._C._cuda_getCurrentRawStream(device))
     return (out, lse) if return_lse else out
