@@ -53,8 +53,10 @@ class LowerToGpu(ModulePass):
       `bank_conflicts` and `vector`; shuffles and registers: none).
     - `layout.reduce`: inside a thread, across the lanes of a warp (`cuda.shfl_idx`
       butterfly), across warps through shared memory in one round (one lane per group
-      writes its partials, one barrier, every thread folds the warps' partials in warp
-      order), in the order the reference executor combines.
+      writes its partials, one barrier; where the whole warp is along the axis, each
+      lane reads one warp's partial and a shuffle butterfly over the warp bits combines
+      them, else every thread folds the warps' partials in warp order), in the order
+      the reference executor combines.
     - `layout.scan` (passes/lower_to_gpu/compute.py): inside a thread in order, across lanes
       by a Hillis-Steele `cuda.shfl_idx` scan, across warps and register chunks
       through shared memory (one barrier); the layout must put the axis in registers,
