@@ -4,7 +4,7 @@ program with its own warps (row_kernels.num_warps) and with half and twice as ma
 beside Triton with the default warps: registers per thread (ptxas), and time as a ratio
 to cudaMemcpy of the same bytes (realistic_rows' interleaved method).
 
-    python3 dev/experiments/rows_warps.py [N,N,...]
+    python3 dev/experiments/rows_warps.py [N,N,...] [--afn]   # --afn: exp as __expf
 """
 
 import os
@@ -25,7 +25,20 @@ def main() -> None:
     from compute_bench import interleaved
     from copy_bench import tbps
 
-    ns = [int(x) for x in (sys.argv[1] if len(sys.argv) > 1 else "768,1001,3072,8192").split(",")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    ns = [int(x) for x in (args[0] if args else "768,1001,3072,8192").split(",")]
+    if "--afn" in sys.argv:  # exp as __expf (fastmath<afn>), as Triton's tl.exp is ex2.approx
+        from xdsl.dialects import math as xmath
+        from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
+
+        plain = rk.RowKernel.unary
+
+        def unary(self, cls, x):
+            if cls is xmath.ExpOp:
+                return self.op(cls, [x], x.type, fastmath=FastMathFlagsAttr((FastMathFlag.AFN,)))
+            return plain(self, cls, x)
+
+        rk.RowKernel.unary = unary
     tri = rr.triton_kernels()
     real = rk.num_warps
     for n in ns:
