@@ -35,7 +35,7 @@ def main() -> None:
 
         def unary(self, cls, x):
             if cls is xmath.ExpOp:
-                return self.op(cls, [x], x.type, fastmath=FastMathFlagsAttr((FastMathFlag.AFN,)))
+                return self.op(cls, [x], x.type, fastmath=FastMathFlagsAttr((FastMathFlag.APPROX_FUNC,)))
             return plain(self, cls, x)
 
         rk.RowKernel.unary = unary
