@@ -382,7 +382,7 @@ def _realign_plan(
     """The plan of a realign program (`CopyKey.realign`) where the `copy-strategy`
     pass takes the copy for the realign strategy (`may_realign`), else None: its
     pointers are rounded down to 16 bytes and their misalignments (in elements) are
-    index arguments; the key keeps every other fact, and promises 32-bit offsets where
+    index arguments; the key keeps the facts the strategy reads, and promises 32-bit offsets where
     the realign strategy's fit (passes/_realign_tile.static_index_bits on the copy's
     numbers)."""
     from tilec.passes._realign_tile import static_index_bits
@@ -392,7 +392,15 @@ def _realign_plan(
         return None
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
-    rkey = replace(key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True)
+    # the facts the realign strategy reads, so that copies of one pattern share a key:
+    # the stride classes, what the dst's strides are multiples of (its chunks per
+    # row), the last extent's class for 8-byte elements (its chunk size)
+    n = len(ns)
+    rkey = replace(
+        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True, src_divisors=(1,) * n,
+        small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
+        pow2_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
+    )
     bits = static_index_bits(_numbers_facts(rkey, ns, ss, ds, smis // e, dmis // e), target())
     rkey = replace(rkey, index_bits=bits or 64)
     extra = (smis // e, dmis // e)
