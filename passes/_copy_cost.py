@@ -197,11 +197,21 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
     compact = _compact(modes)
     st, dt = copy.source.type, copy.dest.type
     (sbase, smis), (dbase, dmis) = _aligned_base(sv.source), _aligned_base(dv.source)
+    se, de = element_bytes(st.element_type), element_bytes(dt.element_type)
     return CopyFacts(
-        tuple(modes), element_bytes(st.element_type), element_bytes(dt.element_type),
-        sv.source.type.alignment, dv.source.type.alignment, compact, sv.source, dv.source,
-        smis, dmis, sbase, dbase, copy.convert is not None,
+        tuple(modes), se, de, _alignment(sv.source, sbase, smis, se), _alignment(dv.source, dbase, dmis, de),
+        compact, sv.source, dv.source, smis, dmis, sbase, dbase, copy.convert is not None,
     )
+
+
+def _alignment(ptr: SSAValue, base: SSAValue | None, mis: Value | None, e: int) -> int:
+    """A view pointer's alignment in bytes: its type's, or where it is an aligned
+    pointer moved by a static offset, what the base's alignment and the offset's bytes
+    share."""
+    if base is None or not isinstance(mis, int):
+        return ptr.type.alignment  # type: ignore[attr-defined]
+    a = base.type.alignment  # type: ignore[attr-defined]
+    return math.gcd(a, mis * e) if mis else a
 
 
 ALIGNED_BASE = 16
