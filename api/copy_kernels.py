@@ -187,7 +187,7 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
     choose strategy, tile, threads and vectors from the program's facts, as for any
     program), its `copy-strategy` pass given the routes forced (`copy_routes`:
-    `copy-strategy{gather=always realign=auto}`), its `tile` pass the realign
+    `copy-strategy{gather=always}`), its `tile` pass the realign
     strategy's threads where `realign_threads` is set; none for the box kernel
     (GPU-level IR)."""
     if key.box:
@@ -199,8 +199,9 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     from tilec.compiler.pipeline import expand_pipeline
 
     def option(p: str) -> str:
-        if p == "copy-strategy":
-            return f"copy-strategy{{gather={routes.gather} realign={routes.realign}}}"
+        forced = [f"{n}={getattr(routes, n)}" for n in ("gather", "realign") if getattr(routes, n) != "auto"]
+        if p == "copy-strategy" and forced:
+            return f"copy-strategy{{{' '.join(forced)}}}"
         if p == "tile" and threads is not None:
             return f"tile{{threads={threads}}}"
         return p
