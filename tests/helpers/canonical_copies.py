@@ -178,7 +178,9 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     """The `tilec.Program` of the plan's merged views, every extent and stride static.
     `src_ptr` / `dst_ptr`: the addresses of the views' first elements (default the
     plan's; a realigning or box plan moves its own pointers, so a Program of the same
-    views is given the operands' first elements), for the pointers' alignment."""
+    views is given the operands' first elements), for the pointers' alignment. With the
+    plan's pointers, a realign plan's Program states the misalignments (index
+    arguments `smis`, `dmis`) as `copy_`'s program does."""
     from tilec.copy_key import needs_conversion
 
     key = plan.key
@@ -187,9 +189,11 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     p = Program("same_views")
     src = p.pointer("src", SHORT[key.src_dtype], align=16 if sp % 16 == 0 else ITEMSIZE[key.src_dtype])
     dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if dp % 16 == 0 else ITEMSIZE[key.dst_dtype])
-    if key.realign:
-        # the pointers aligned down, moved by their misalignments (run-time values),
-        # as a program that knows its rows are misaligned states them
+    if key.realign and src_ptr is None and dst_ptr is None:
+        # the plan's pointers (aligned down), moved by their misalignments (run-time
+        # values, arguments after the pointers), as a program that knows its rows are
+        # misaligned states them; given the first elements' addresses, the Program
+        # takes them as they are
         src, dst = p.addptr(src, p.index("smis")), p.addptr(dst, p.index("dmis"))
 
     def layout(strides):
