@@ -150,3 +150,24 @@ def test_unknown_realign_setting_is_refused():
 
     with pytest.raises(TilecError, match="realign=sometimes"):
         run_pipeline(rows(*CASES["pitches"]).module.clone(), "copy-strategy{realign=sometimes}")
+
+
+def test_the_reference_views_a_moved_pointer():
+    """A whole-tensor copy between views of pointers moved by scalar offsets, run as
+    written: the views start at the offsets (against NumPy, the rest of dst
+    untouched); an offset before the argument's start is an error."""
+    import numpy as np
+
+    import tilec
+    from tilec.runtime.reference.errors import ExecutionError
+
+    p = rows("(3,5):(7,1)", "(3,5):(6,1)")
+    src = np.arange(40, dtype=np.int8)
+    dst = np.full(32, 77, np.int8)
+    out = tilec.run_reference(p, {"src": src, "dst": dst, "smis": 4, "dmis": 9})["dst"]
+    want = dst.copy()
+    for r in range(3):
+        want[9 + 6 * r : 9 + 6 * r + 5] = src[4 + 7 * r : 4 + 7 * r + 5]
+    assert np.array_equal(out, want)
+    with pytest.raises(ExecutionError, match="before its argument's start"):
+        tilec.run_reference(p, {"src": src, "dst": dst, "smis": -1, "dmis": 0})
