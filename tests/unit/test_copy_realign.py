@@ -183,3 +183,25 @@ def test_index_bits_count_offsets_chunks_and_a_block():
     assert (near.key.index_bits, far.key.index_bits) == (32, 64)
     assert "tilec.index_bits = 32" in copy_program(near.key)
     assert "tilec.index_bits" not in copy_program(far.key)
+
+
+@pytest.mark.parametrize("dtype,name", [("float16", None), ("uint16", "bfloat16"), ("float32", None),
+                                        ("float64", None), ("bool", None)])
+def test_float_and_bool_rows_compiled(dtype, name, nvrtc_available):
+    """Rows of floats (bfloat16 as its bits) and bools: the compiled kernel (the
+    pointer tensors, the funnel shift and the vectors of the element type) against
+    NumPy, bytes compared, the bytes around dst poisoned."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(8)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    base = _aligned(4096, dtype, rng=rng)
+    out = _aligned(4096, dtype, fill=0)
+    e = base.itemsize
+    src = np.lib.stride_tricks.as_strided(base[3:], (5, 37), (41 * e, e))
+    dst = np.lib.stride_tricks.as_strided(out[1:], (5, 37), (39 * e, e))
+    want = out.copy()
+    np.lib.stride_tricks.as_strided(want[1:], (5, 37), (39 * e, e))[...] = src
+    copy_numpy(dst, src, compiled=True, kernels=kernels, src_dtype=name, dst_dtype=name)
+    assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
+    assert [k.realign for k in kernels._entries] == [True]
