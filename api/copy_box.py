@@ -194,7 +194,7 @@ def box_program(key: CopyKey) -> str:
 def box_module(key: CopyKey) -> ModuleOp:
     """The box kernel for `key` as typed GPU-level IR (module doc): a host function
     `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES` that launches one
-    kernel."""
+    kernel. Values carry the names the kernel's CUDA reads (`bid`, `sorig`, `TK`, ...)."""
     if key.box not in (BoxShape.FLAT, BoxShape.ROWS, BoxShape.COLS):
         raise ValueError(f"not a box key: {key}")
     rank = key.rank
@@ -215,32 +215,31 @@ def box_module(key: CopyKey) -> ModuleOp:
         cls = (key.src_strides if view == "s" else key.dst_strides)[m]
         return None if cls == 0 else c(1) if cls == 1 else args[f"{view}s{m}"]
 
-    bid = k.add(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)))
-    tid = k.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)))
-    sm = MemRefType(i8, [smem_bytes()], NoneAttr(), IntegerAttr(3, i64))
-    smem = k.add(memref.AllocaOp.get(i8, 16, [smem_bytes()], memory_space=IntegerAttr(3, i64)))
+    bid = k.add(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)), "bid")
+    tid = k.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)), "tid")
+    smem = k.add(memref.AllocaOp.get(i8, 16, [smem_bytes()], memory_space=IntegerAttr(3, i64)), "smem")
     # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     n = [args[f"n{m}"] for m in range(rank)]
-    gk = k.add(arith.CeilDivUIOp(n[kmode], args["T"]))
-    ok = k.muli(k.remui(bid, gk), args["T"])
-    rest = k.divui(bid, gk)
+    gk = k.add(arith.CeilDivUIOp(n[kmode], args["T"]), "gK")
+    ok = k.muli(k.remui(bid, gk, "kc"), args["T"], "oK")
+    rest = k.divui(bid, gk, "kq")
     grid = [m for m in range(rank - 1, -1, -1) if m not in (w, d, kmode)]
     origin = {kmode: ok}
     for i, m in enumerate(grid):
         if i == len(grid) - 1:
             origin[m] = rest
         else:
-            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+            origin[m], rest = k.remui(rest, n[m], f"o{m}"), k.divui(rest, n[m], f"q{m}")
     orig = {}
     for view in ("s", "d"):
         acc = args[f"{view}off"]
         for m, o in origin.items():
             st = stride(view, m)
             if st is not None:
-                acc = k.addi(acc, k.muli(o, st))
-        orig[view] = k.addi(acc, c(0))
-    tk = k.add(arith.MinUIOp(args["T"], k.subi(n[kmode], ok)))
-    ctx = _Box(k, key, args, n, w, d, kmode, smem, sm, orig, tk, tid, stride)
+                acc = k.addi(acc, k.muli(o, st, f"{view}t{m}"), f"{view}a{m}")
+        orig[view] = k.addi(acc, c(0), f"{view}orig")
+    tk = k.add(arith.MinUIOp(args["T"], k.subi(n[kmode], ok, "kleft")), "TK")
+    ctx = _Box(k, key, args, n, w, d, kmode, smem, orig, tk, tid, stride)
     if key.box == BoxShape.COLS:
         _cols_phases(ctx)
     else:
@@ -255,6 +254,7 @@ def box_module(key: CopyKey) -> ModuleOp:
         a.name_hint = nm
     c1 = arith.ConstantOp.from_int_and_width(1, _INDEX)
     cthreads = arith.ConstantOp.from_int_and_width(THREADS, _INDEX)
+    c1.result.name_hint, cthreads.result.name_hint = "c1", "cthreads"
     nblocks = host.args[2 + names.index("nblocks")]
     launch = gpu.LaunchFuncOp(
         SymbolRefAttr(f"{FUNCTION}_kernels", [StringAttr(f"{FUNCTION}_box")]),
@@ -270,21 +270,28 @@ def box_module(key: CopyKey) -> ModuleOp:
 
 class _Kernel:
     """The ops of the box kernel's body as typed IR: `add` appends to the block being
-    built (`loop` and `when` nest), `c` is an index constant (made once; all of them go
-    to the top of the body, in the order of first use)."""
+    built (`loop` and `when` nest) and names the result; `c` is an index constant
+    (`%c<v>`, made once; all of them go to the top of the body, in the order of first
+    use)."""
 
     def __init__(self, entry: Block):
         self.entry = entry
         self.block = entry
         self.consts: dict[int, arith.ConstantOp] = {}
 
-    def add(self, op: Operation) -> SSAValue:
+    def add(self, op: Operation, name: str | None = None) -> SSAValue:
         self.block.add_op(op)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+        if not op.results:
+            return None  # type: ignore[return-value]
+        if name is not None:
+            op.results[0].name_hint = name
+        return op.results[0]
 
     def c(self, v: int) -> SSAValue:
         if v not in self.consts:
-            self.consts[v] = arith.ConstantOp.from_int_and_width(v, _INDEX)
+            op = arith.ConstantOp.from_int_and_width(v, _INDEX)
+            op.result.name_hint = f"c{v}" if v >= 0 else f"cm{-v}"
+            self.consts[v] = op
         return self.consts[v].result
 
     def finish(self) -> None:
@@ -295,38 +302,39 @@ class _Kernel:
             else:
                 self.entry.insert_op_before(op, first)
 
-    def addi(self, a, b):
-        return self.add(arith.AddiOp(a, b))
+    def addi(self, a, b, name=None):
+        return self.add(arith.AddiOp(a, b), name)
 
-    def subi(self, a, b):
-        return self.add(arith.SubiOp(a, b))
+    def subi(self, a, b, name=None):
+        return self.add(arith.SubiOp(a, b), name)
 
-    def muli(self, a, b):
-        return self.add(arith.MuliOp(a, b))
+    def muli(self, a, b, name=None):
+        return self.add(arith.MuliOp(a, b), name)
 
-    def divui(self, a, b):
-        return self.add(arith.DivUIOp(a, b))
+    def divui(self, a, b, name=None):
+        return self.add(arith.DivUIOp(a, b), name)
 
-    def remui(self, a, b):
-        return self.add(arith.RemUIOp(a, b))
+    def remui(self, a, b, name=None):
+        return self.add(arith.RemUIOp(a, b), name)
 
-    def andi(self, a, b):
-        return self.add(arith.AndIOp(a, b))
+    def andi(self, a, b, name=None):
+        return self.add(arith.AndIOp(a, b), name)
 
-    def cmp(self, pred: str, a, b):
-        return self.add(arith.CmpiOp(a, b, pred))
+    def cmp(self, pred: str, a, b, name=None):
+        return self.add(arith.CmpiOp(a, b, pred), name)
 
-    def stepped(self, base: SSAValue, count: SSAValue, stride: SSAValue | None) -> SSAValue:
-        """`base + count * stride` (a stride the key fixes to 0 is None)."""
+    def stepped(self, name: str, base: SSAValue, count: SSAValue, stride: SSAValue | None) -> SSAValue:
+        """`name = base + count * stride` (a stride the key fixes to 0 is None)."""
         if stride is None:
-            return self.addi(base, self.c(0))
-        return self.addi(base, self.muli(count, stride))
+            return self.addi(base, self.c(0), name)
+        return self.addi(base, self.muli(count, stride, f"{name}_t"), name)
 
     @contextmanager
-    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
+    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str) -> Iterator[SSAValue]:
         """An `scf.for` appended here, built inside the `with` block; yields its
-        induction variable."""
+        induction variable (named `name`)."""
         body = Block(arg_types=[_INDEX])
+        body.args[0].name_hint = name
         self.add(scf.ForOp(lb, ub, step, [], body))
         saved, self.block = self.block, body
         try:
@@ -367,7 +375,6 @@ class _Box:
     d: int
     kmode: int
     smem: SSAValue
-    sm: MemRefType
     orig: dict[str, SSAValue]
     tk: SSAValue
     tid: SSAValue
@@ -382,90 +389,92 @@ def _slot_phases(b: _Box) -> None:
     src, dst, pb = b.args["src"], b.args["dst"], b.args["PB"]
     # phase 1: the src runs into their slots
     if key.box == BoxShape.FLAT:
-        run = k.muli(nw, b.tk)
-        mis = k.andi(b.orig["s"], c(15))
-        sb = k.subi(b.orig["s"], mis)
-        nch = k.add(arith.CeilDivUIOp(k.addi(mis, run), c(16)))
-        with k.loop(b.tid, nch, c(THREADS)) as j:
-            j16 = k.muli(j, c(16))
-            k.add(CpAsyncOp(b.smem, j16, src, k.addi(sb, j16), 16))
+        run = k.muli(nw, b.tk, "L")
+        mis = k.andi(b.orig["s"], c(15), "mis")
+        sb = k.subi(b.orig["s"], mis, "sb")
+        nch = k.add(arith.CeilDivUIOp(k.addi(mis, run, "lm"), c(16)), "nch")
+        with k.loop(b.tid, nch, c(THREADS), "j") as j:
+            j16 = k.muli(j, c(16), "j16")
+            k.add(CpAsyncOp(b.smem, j16, src, k.addi(sb, j16, "g"), 16))
     else:
         ssk = b.stride("s", b.kmode)
-        run = k.muli(nw, nd)
-        warp = k.divui(b.tid, c(32))
-        lane = k.remui(b.tid, c(32))
-        with k.loop(warp, b.tk, c(THREADS // 32)) as kk:
-            off = k.stepped(b.orig["s"], kk, ssk)
-            m = k.andi(off, c(15))
-            sb = k.subi(off, m)
-            nch = k.add(arith.CeilDivUIOp(k.addi(m, run), c(16)))
-            slot = k.muli(kk, pb)
-            with k.loop(lane, nch, c(32)) as j:
-                j16 = k.muli(j, c(16))
-                g = k.addi(sb, j16)
-                k.add(CpAsyncOp(b.smem, k.addi(slot, j16), src, g, 16))
+        run = k.muli(nw, nd, "L")
+        warp = k.divui(b.tid, c(32), "warp")
+        lane = k.remui(b.tid, c(32), "lane")
+        with k.loop(warp, b.tk, c(THREADS // 32), "k") as kk:
+            off = k.stepped("off", b.orig["s"], kk, ssk)
+            m = k.andi(off, c(15), "mis")
+            sb = k.subi(off, m, "sb")
+            nch = k.add(arith.CeilDivUIOp(k.addi(m, run, "lm"), c(16)), "nch")
+            slot = k.muli(kk, pb, "slot")
+            with k.loop(lane, nch, c(32), "j") as j:
+                j16 = k.muli(j, c(16), "j16")
+                g = k.addi(sb, j16, "g")
+                k.add(CpAsyncOp(b.smem, k.addi(slot, j16, "s"), src, g, 16))
     k.add(CpAsyncCommitOp())
     k.add(CpAsyncWaitOp(0))
     k.add(gpu.BarrierOp())
     # phase 2: aligned 16-byte chunks of the dst runs
     dsw = b.stride("d", b.w)
-    ld = k.addi(b.tk, c(0)) if key.box == BoxShape.FLAT else k.muli(nd, b.tk)
+    ld = k.addi(b.tk, c(0), "LD") if key.box == BoxShape.FLAT else k.muli(nd, b.tk, "LD")
     cd = b.args["CD"]
-    with k.loop(b.tid, k.muli(nw, cd), c(THREADS)) as idx:
-        wq = k.divui(idx, cd)
-        ci = k.subi(idx, k.muli(wq, cd))
-        start = k.stepped(b.orig["d"], wq, dsw)
-        end = k.addi(start, ld)
-        cs = k.addi(k.andi(start, c(-16)), k.muli(ci, c(16)))
-        ce = k.addi(cs, c(16))
-        with k.when(k.cmp("slt", cs, end)):
-            lo = k.add(arith.MaxSIOp(cs, start))
-            p0 = k.subi(lo, start)
-            np0 = k.muli(nw, p0)
+    with k.loop(b.tid, k.muli(nw, cd, "tot"), c(THREADS), "idx") as idx:
+        wq = k.divui(idx, cd, "w")
+        ci = k.subi(idx, k.muli(wq, cd, "wcd"), "ci")
+        start = k.stepped("start", b.orig["d"], wq, dsw)
+        end = k.addi(start, ld, "end")
+        sal = k.andi(start, c(-16), "sal")
+        cs = k.addi(sal, k.muli(ci, c(16), "c16i"), "cs")
+        ce = k.addi(cs, c(16), "ce")
+        with k.when(k.cmp("slt", cs, end, "go")):
+            lo = k.add(arith.MaxSIOp(cs, start), "lo")
+            p0 = k.subi(lo, start, "p0")
+            np0 = k.muli(nw, p0, "np0")
             wrap = key.box == BoxShape.ROWS
             if not wrap:
-                a0 = k.addi(k.addi(mis, wq), np0)
+                a0 = k.addi(k.addi(mis, wq, "a0w"), np0, "a0")
             else:
                 ssk = b.stride("s", b.kmode)
 
-                def slot_of(kv: SSAValue) -> SSAValue:
-                    sp = k.muli(kv, pb)
-                    so = k.stepped(b.orig["s"], kv, ssk)
-                    return k.addi(k.addi(sp, k.andi(so, c(15))), wq)
+                def slot_of(name: str, kv: SSAValue) -> SSAValue:
+                    sp = k.muli(kv, pb, f"{name}_p")
+                    so = k.stepped(f"{name}_o", b.orig["s"], kv, ssk)
+                    ss = k.addi(sp, k.andi(so, c(15), f"{name}_m"), f"{name}_s")
+                    return k.addi(ss, wq, name)
 
-                d0 = k.remui(p0, nd)
-                k0 = k.divui(p0, nd)
-                s0 = slot_of(k0)
-                a0 = k.addi(s0, k.muli(nw, d0))
-                s1 = slot_of(k.addi(k0, c(1)))
-                nwr = k.subi(nd, d0)
-                a1 = k.addi(a0, k.muli(nwr, nw))
-                delta = k.subi(s1, a1)
-            full = k.andi(k.cmp("sge", cs, start), k.cmp("sle", ce, end))
+                d0 = k.remui(p0, nd, "d0")
+                k0 = k.divui(p0, nd, "k0")
+                s0 = slot_of("s0", k0)
+                a0 = k.addi(s0, k.muli(nw, d0, "nd0"), "a0")
+                s1 = slot_of("s1", k.addi(k0, c(1), "k1"))
+                nwr = k.subi(nd, d0, "nwr")
+                a1 = k.addi(a0, k.muli(nwr, nw, "nwrw"), "a1")
+                delta = k.subi(s1, a1, "delta")
+            full = k.andi(k.cmp("sge", cs, start, "f0"), k.cmp("sle", ce, end, "f1"), "full")
             with k.when(full, otherwise=True) as to_else:
                 vec = None
                 bt = None
                 for t in range(16):
-                    bt = k.addi(a0, c(0)) if t == 0 else k.addi(bt, nw)
+                    bt = k.addi(a0, c(0), "b0") if t == 0 else k.addi(bt, nw, f"b{t}")
                     addr = bt
                     if wrap and t > 0:
-                        jt = k.cmp("sge", c(t), nwr)
-                        addr = k.add(arith.SelectOp(jt, k.addi(bt, delta), bt))
-                    x = k.add(memref.LoadOp.get(b.smem, [addr]))
+                        jt = k.cmp("sge", c(t), nwr, f"j{t}")
+                        addr = k.add(arith.SelectOp(jt, k.addi(bt, delta, f"e{t}"), bt), f"at{t}")
+                    x = k.add(memref.LoadOp.get(b.smem, [addr]), f"x{t}")
                     if t == 0:
-                        vec = k.add(vector.BroadcastOp(x, _V16))
+                        vec = k.add(vector.BroadcastOp(x, _V16), "v0")
                     else:
-                        vec = k.add(vector.InsertOp(x, vec, [t], _V16))
+                        vec = k.add(vector.InsertOp(x, vec, [t], _V16), f"v{t}")
                 k.add(vector.StoreOp(vec, dst, [cs]))
                 to_else()
-                cnt = k.subi(k.add(arith.MinSIOp(ce, end)), lo)
-                with k.loop(c(0), cnt, c(1)) as t:
-                    addr = k.addi(a0, k.muli(t, nw))
+                cnt = k.subi(k.add(arith.MinSIOp(ce, end), "hi"), lo, "cnt")
+                with k.loop(c(0), cnt, c(1), "t") as t:
+                    addr = k.addi(a0, k.muli(t, nw, "tw"), "bt")
                     if wrap:
-                        jt = k.cmp("sge", t, nwr)
-                        addr = k.add(arith.SelectOp(jt, k.addi(addr, delta), addr))
-                    x = k.add(memref.LoadOp.get(b.smem, [addr]))
-                    k.add(memref.StoreOp.get(x, dst, [k.addi(lo, t)]))
+                        jt = k.cmp("sge", t, nwr, "jt")
+                        addr = k.add(arith.SelectOp(jt, k.addi(addr, delta, "et"), addr), "att")
+                    x = k.add(memref.LoadOp.get(b.smem, [addr]), "xt")
+                    k.add(memref.StoreOp.get(x, dst, [k.addi(lo, t, "pos")]))
 
 
 def _cols_phases(b: _Box) -> None:
@@ -478,46 +487,49 @@ def _cols_phases(b: _Box) -> None:
     nd = b.n[b.d]
     src, dst = b.args["src"], b.args["dst"]
     ssd = b.stride("s", b.d)
-    misd = k.andi(b.orig["d"], c(15))
-    with k.loop(b.tid, k.muli(nd, b.args["CD"]), c(THREADS)) as idx:
-        rd = k.remui(idx, nd)
-        ci = k.divui(idx, nd)
-        rstart = k.stepped(b.orig["s"], rd, ssd)
-        g = k.addi(k.andi(rstart, c(-16)), k.muli(ci, c(16)))
-        t0 = k.subi(g, rstart)
-        with k.when(k.cmp("slt", t0, b.tk)):
-            v = k.add(vector.LoadOp(src, [g], _V16))
-            base = k.addi(k.addi(k.muli(t0, nd), rd), misd)
-            full = k.andi(k.cmp("sge", t0, c(0)), k.cmp("sle", k.addi(t0, c(16)), b.tk))
+    misd = k.andi(b.orig["d"], c(15), "misd")
+    with k.loop(b.tid, k.muli(nd, b.args["CD"], "tot"), c(THREADS), "idx") as idx:
+        rd = k.remui(idx, nd, "rd")
+        ci = k.divui(idx, nd, "ci")
+        rstart = k.stepped("rstart", b.orig["s"], rd, ssd)
+        ral = k.andi(rstart, c(-16), "ral")
+        g = k.addi(ral, k.muli(ci, c(16), "cof"), "g")
+        t0 = k.subi(g, rstart, "t0")
+        with k.when(k.cmp("slt", t0, b.tk, "go")):
+            v = k.add(vector.LoadOp(src, [g], _V16), "v")
+            base = k.addi(k.addi(k.muli(t0, nd, "q0"), rd, "q1"), misd, "base")
+            f0 = k.cmp("sge", t0, c(0), "f0")
+            full = k.andi(f0, k.cmp("sle", k.addi(t0, c(16), "tend"), b.tk, "f1"), "full")
             with k.when(full, otherwise=True) as to_else:
                 p = None
                 for t in range(16):
-                    p = k.addi(base, c(0)) if t == 0 else k.addi(p, nd)
-                    x = k.add(vector.ExtractOp(v, [t], i8))
+                    p = k.addi(base, c(0), "p0") if t == 0 else k.addi(p, nd, f"p{t}")
+                    x = k.add(vector.ExtractOp(v, [t], i8), f"x{t}")
                     k.add(memref.StoreOp.get(x, b.smem, [p]))
                 to_else()
-                with k.loop(c(0), c(16), c(1)) as bb:
-                    tb = k.addi(t0, bb)
-                    inside = k.andi(k.cmp("sge", tb, c(0)), k.cmp("slt", tb, b.tk))
+                with k.loop(c(0), c(16), c(1), "b") as bb:
+                    tb = k.addi(t0, bb, "tb")
+                    inside = k.andi(k.cmp("sge", tb, c(0), "in0"), k.cmp("slt", tb, b.tk, "in1"), "in")
                     with k.when(inside):
-                        x = k.add(vector.ExtractOp(v, [bb], i8))
-                        k.add(memref.StoreOp.get(x, b.smem, [k.addi(base, k.muli(bb, nd))]))
+                        x = k.add(vector.ExtractOp(v, [bb], i8), "xb")
+                        k.add(memref.StoreOp.get(x, b.smem, [k.addi(base, k.muli(bb, nd, "bn"), "pb")]))
     k.add(gpu.BarrierOp())
-    ld = k.muli(nd, b.tk)
-    dal = k.andi(b.orig["d"], c(-16))
-    lend = k.addi(misd, ld)
-    nch2 = k.add(arith.CeilDivUIOp(lend, c(16)))
-    with k.loop(b.tid, nch2, c(THREADS)) as i:
-        off = k.muli(i, c(16))
-        cs = k.addi(dal, off)
-        whole = k.andi(k.cmp("sge", off, misd), k.cmp("sle", k.addi(off, c(16)), lend))
+    ld = k.muli(nd, b.tk, "LD")
+    dal = k.andi(b.orig["d"], c(-16), "dal")
+    lend = k.addi(misd, ld, "lend")
+    nch2 = k.add(arith.CeilDivUIOp(lend, c(16)), "nch2")
+    with k.loop(b.tid, nch2, c(THREADS), "i") as i:
+        off = k.muli(i, c(16), "off")
+        cs = k.addi(dal, off, "cs")
+        g0 = k.cmp("sge", off, misd, "g0")
+        whole = k.andi(g0, k.cmp("sle", k.addi(off, c(16), "oend"), lend, "g1"), "whole")
         with k.when(whole, otherwise=True) as to_else:
-            y = k.add(vector.LoadOp(b.smem, [off], _V16))
+            y = k.add(vector.LoadOp(b.smem, [off], _V16), "y")
             k.add(vector.StoreOp(y, dst, [cs]))
             to_else()
-            with k.loop(c(0), c(16), c(1)) as bb:
-                pos = k.addi(off, bb)
-                h = k.andi(k.cmp("sge", pos, misd), k.cmp("slt", pos, lend))
+            with k.loop(c(0), c(16), c(1), "b") as bb:
+                pos = k.addi(off, bb, "pos")
+                h = k.andi(k.cmp("sge", pos, misd, "h0"), k.cmp("slt", pos, lend, "h1"), "h")
                 with k.when(h):
-                    x = k.add(memref.LoadOp.get(b.smem, [pos]))
-                    k.add(memref.StoreOp.get(x, dst, [k.addi(dal, pos)]))
+                    x = k.add(memref.LoadOp.get(b.smem, [pos]), "xy")
+                    k.add(memref.StoreOp.get(x, dst, [k.addi(dal, pos, "dp")]))
