@@ -126,3 +126,41 @@ def test_strided_set_patterns_take_the_realign_strategy():
     # 46: int64 rows of 5 at a pitch of 10 (dst 16-byte aligned rows), src flat
     p = plan_copy(Operand(4096 + 176, "int64", (20001, 5), (10, 1)), Operand(8192, "int64", (20001, 5), (5, 1)))
     assert p.key.realign
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
+def test_a_program_that_states_its_misalignments_matches_torch(dtype):
+    """A `tilec.Program` whose views' pointers are 16-byte aligned pointers moved by
+    their misalignments (run-time index arguments) compiles the realign strategy
+    through `-p default` (the kernel `copy_` compiles for the same views) and copies
+    bit for bit, every misalignment of both views, the bytes around dst poisoned."""
+    import tilec
+    from tilec import Program
+    from tilec.dialects.layout import CopyOp
+
+    torch = _torch()
+    short = {"int8": "i8", "float16": "f16", "float32": "f32", "int64": "i64"}[dtype]
+    t = getattr(torch, dtype)
+    e = torch.empty(0, dtype=t).element_size()
+    rows, n, sp, dp = 37, 301, 305, 303
+    p = Program("rows")
+    s, d = p.pointer("src", short, align=16), p.pointer("dst", short, align=16)
+    a = p.view(p.addptr(s, p.index("smis")), f"({rows},{n}):({sp},1)")
+    b = p.view(p.addptr(d, p.index("dmis")), f"({rows},{n}):({dp},1)")
+    p.insert(CopyOp(a.ssa, b.ssa))
+    from helpers.canonical_copies import _read_choice
+
+    assert _read_choice(p.module.clone(), "default")[0] == "realign"
+    kernel = tilec.compile(p)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    base = _random(torch, dtype, rows * sp + 64, gen)
+    out = torch.empty(rows * dp + 64, dtype=t, device="cuda")
+    v = 16 // e
+    for smis in range(0, v, max(1, v // 4)):
+        for dmis in range(0, v, max(1, v // 3)):
+            out.view(torch.uint8).fill_(0x4D)
+            want = out.clone()
+            want.as_strided((rows, n), (dp, 1), dmis).copy_(base.as_strided((rows, n), (sp, 1), smis))
+            kernel(base, out, smis, dmis)
+            torch.cuda.synchronize()
+            assert torch.equal(_bits(torch, out), _bits(torch, want)), (smis, dmis)
