@@ -16,7 +16,9 @@ pointers:
 - flat chunk index f = pid * rows + i (consecutive lanes, consecutive chunks), row
   f / C and chunk c = f % C of it, C the chunks a row spans at most (`chunks_per_row`,
   computed on the host from the destination's misalignment and what its outer strides
-  are multiples of);
+  are multiples of); with 32-bit offsets the divisions by C and by the outer extents
+  are multiply-shifts in 64 bits (`magic`, the pairs computed on the host,
+  `host_magic`), else divisions;
 - the row's coordinates over the outer modes give its first element's offsets S (src)
   and D (dst) from the aligned pointers; chunk c starts at A = (floor(D / V) + c) * V
   (V = a chunk's elements; floors as arithmetic shifts, V being a power of two, so
@@ -40,6 +42,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.dialects.layout_attrs import PtrType
@@ -59,6 +62,47 @@ strategy replaces, one call), of cudaMemcpy for 128 / 256 / 512 / 1024 threads: 
 SHORT_ROW_BYTES = 64
 """Rows of 8-byte elements known to be at most this many bytes take 8-byte chunks
 (`chunk_bytes`)."""
+
+
+def magic(d: int) -> tuple[int, int]:
+    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
+    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
+    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
+    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
+    integer.) The kernel computes the same pair on the host for a run-time divisor
+    (`host_magic`)."""
+    d = max(1, d)
+    s = 31 + (d - 1).bit_length()
+    return -(-(1 << s) // d), s
+
+
+def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """`magic(d)` of a divisor `x` as index values, its ops appended to `ops` (host
+    ops: a static divisor folds to constants): l = bit_length(d - 1) by halving steps,
+    s = 31 + l, m = ceil(2**s / d)."""
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def const(v: int) -> SSAValue:
+        return add(arith.ConstantOp.from_int_and_width(v, index))
+
+    k = _static(x)
+    if k is not None:
+        m, sh = magic(k)
+        return const(m), const(sh)
+    d = x if not isinstance(x, int) else const(x)
+    rest = add(arith.SubiOp(d, const(1)))
+    bits = const(0)
+    for step in (16, 8, 4, 2, 1):
+        big = add(arith.CmpiOp(rest, const(1 << step), "uge"))
+        rest = add(arith.SelectOp(big, add(arith.ShRUIOp(rest, const(step))), rest))
+        bits = add(arith.SelectOp(big, add(arith.AddiOp(bits, const(step))), bits))
+    nonzero = add(arith.CmpiOp(rest, const(0), "ne"))
+    bits = add(arith.SelectOp(nonzero, add(arith.AddiOp(bits, const(1))), bits))
+    sh = add(arith.AddiOp(bits, const(31)))
+    return add(arith.CeilDivUIOp(add(arith.ShLIOp(const(1), sh)), d)), sh
 
 
 def chunk_bytes(facts: CopyFacts, target: Target) -> int:
@@ -160,6 +204,13 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     launch = LaunchOp([grid, one, one], threads)
     pid = launch.block_ids[0]
 
+    fast = bits == 32
+    magics = {}
+    if fast:
+        magics["c"] = host_magic(c_host, host)
+        for k in range(1, last):
+            magics[k] = host_magic(facts.modes[k].extent, host)
+
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     n = [b.scalar(m.extent) for m in facts.modes]
@@ -171,15 +222,23 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     start = b.muli(b.add(arith.IndexCastOp(pid, b.it)), b.const(rows))
     flat = b.addi(b.arange(rows, R), b.splat(start))
     row_ok = b.cmp("slt", flat, b.splat(total))
-    chunks_r = b.splat(chunks)
-    row = b.add(arith.DivSIOp(flat, chunks_r))
-    chunk_i = b.subi(flat, b.muli(row, chunks_r))
+    i64 = IntegerType(64)
+    R64 = TensorType(i64, [rows], b.r)
+
+    def divmod_(x: SSAValue, d: SSAValue, which) -> tuple[SSAValue, SSAValue]:
+        """(x // d, x % d) of a [rows] tensor x >= 0 by the splat divisor d: with 32-bit
+        offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
+        if not fast:
+            return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
+        m, sh = (b.splat(b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
+        q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
+        return q, b.subi(x, b.muli(q, d))
+
+    row, chunk_i = divmod_(flat, b.splat(chunks), "c")
     coords: list[SSAValue] = [row] * last
     rest = row
     for k in range(last - 1, 0, -1):
-        nk = b.splat(n[k])
-        coords[k] = b.add(arith.RemSIOp(rest, nk))
-        rest = b.add(arith.DivSIOp(rest, nk))
+        rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
     coords[0] = rest
 
     def row_offset(mis: Value, strides: list[Value]) -> SSAValue:

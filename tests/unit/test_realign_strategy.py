@@ -171,3 +171,43 @@ def test_the_reference_views_a_moved_pointer():
     assert np.array_equal(out, want)
     with pytest.raises(ExecutionError, match="before its argument's start"):
         tilec.run_reference(p, {"src": src, "dst": dst, "smis": -1, "dmis": 0})
+
+
+def test_magic_divides_every_31_bit_index():
+    import numpy as np
+
+    from tilec.passes._realign_tile import magic
+
+    rng = np.random.default_rng(5)
+    divisors = [1, 2, 3, 5, 7, 31, 32, 33, 486, 7775, 65537, 2**20 + 1, 2**30, 2**31 - 1]
+    divisors += [int(d) for d in rng.integers(1, 2**31, 200)]
+    xs = [0, 1, 2**31 - 1, 2**31 - 2, 2**30, 2**30 - 1] + [int(x) for x in rng.integers(0, 2**31, 300)]
+    for d in divisors:
+        m, s = magic(d)
+        assert m <= 2**32 and (2**31 - 1) * m < 2**63
+        for x in xs + [d - 1, d, d + 1, 2 * d - 1, (2**31 - 1) // d * d, (2**31 - 1) // d * d - 1]:
+            if 0 <= x < 2**31:
+                assert (x * m) >> s == x // d, (x, d)
+
+
+def test_the_host_computes_the_magic_pairs_of_run_time_divisors():
+    """`host_magic`'s host ops, run by the host interpreter, give `magic(d)`."""
+    import numpy as np
+    from xdsl.dialects import func, gpu
+    from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+    from xdsl.ir import Block, Region
+
+    from tilec.passes._realign_tile import host_magic, magic
+    from tilec.runtime.host import run_host
+
+    block = Block(arg_types=[IndexType()])
+    ops: list = []
+    m, s = host_magic(block.args[0], ops)
+    one = arith.ConstantOp.from_int_and_width(1, IndexType())
+    launch = gpu.LaunchFuncOp(SymbolRefAttr("k", [StringAttr("k")]), [one, one, one], [one, one, one], None, [m, s])
+    block.add_ops([*ops, one, launch, func.ReturnOp()])
+    f = func.FuncOp("magic", ([IndexType()], []), Region(block))
+    rng = np.random.default_rng(6)
+    for d in [1, 2, 3, 4, 5, 16, 17, 486, 65536, 65537, 2**30, 2**31 - 1, *map(int, rng.integers(1, 2**31, 50))]:
+        (got,) = run_host(f, [d])
+        assert tuple(got.args) == magic(d), d
