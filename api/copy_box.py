@@ -1,9 +1,10 @@
 """The box kernel of `tilec.copy_`: transposes of 1-byte elements whose dst-contiguous
-mode continues a short src-contiguous one (or the reverse), as a GPU-level program,
-and when to use it.
+mode continues a short src-contiguous one (or the reverse), as a GPU-level program
+built as typed IR (xDSL's gpu, scf, memref, vector ops and `cuda.cp_async`), and when
+to use it.
 
     box = box_shape(key, extents, src_strides, dst_strides)   # a BoxShape (NONE: no box kernel)
-    text = box_program(key)        # key.box != 0: copy_program's signature + box_args
+    module = box_module(key)       # key.box != 0: copy_program's signature + box_args
 
 The tiled kernel (the `tile` pass's) pads every short mode to a power of two and moves one
 byte per access through shared memory (a 32-bit register each). Where the src is
@@ -42,6 +43,30 @@ copied out in 16-byte vectors.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    VectorType,
+    i8,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tilec.dialects.cuda import CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp
+from tilec.support.index_width import INDEX_BITS_ATTR
 
 from .copy_key import FUNCTION, ITEMSIZE, SMALL_EXTENT, BoxShape, CopyKey, index_arg_names, needs_conversion
 from .copy_routes import current_routes
@@ -53,6 +78,8 @@ dev/experiments/narrow_permute_probe.py (v3): case 30 0.75 / 0.84 / 0.90 of
 cudaMemcpy with boxes of 10 / 20 / 39 KiB, case 42 0.45 / 0.47 / 0.52 with 11 / 17 /
 22 KiB."""
 INDEX32_LIMIT = 2**31
+_INDEX = IndexType()
+_V16 = VectorType(i8, [16])
 
 
 def smem_bytes() -> int:
@@ -158,8 +185,16 @@ def box_index_bits(extents, src_strides, dst_strides, args: tuple[int, ...]) -> 
 
 
 def box_program(key: CopyKey) -> str:
-    """GPU-level IR text of the box kernel for `key` (module doc): a host function
-    `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES`, one kernel."""
+    """The box kernel's module for `key` (`box_module`), printed."""
+    from tilec.compiler.pipeline import emit
+
+    return emit(box_module(key))
+
+
+def box_module(key: CopyKey) -> ModuleOp:
+    """The box kernel for `key` as typed GPU-level IR (module doc): a host function
+    `@tilec_copy` with `copy_program`'s arguments and `BOX_ARG_NAMES` that launches one
+    kernel. Values carry the names the kernel's CUDA reads (`bid`, `sorig`, `TK`, ...)."""
     if key.box not in (BoxShape.FLAT, BoxShape.ROWS, BoxShape.COLS):
         raise ValueError(f"not a box key: {key}")
     rank = key.rank
@@ -167,307 +202,334 @@ def box_program(key: CopyKey) -> str:
     w = _src_mode(key)
     kmode = {BoxShape.FLAT: d, BoxShape.ROWS: d - 1, BoxShape.COLS: w}[key.box]
     names = index_arg_names(key)
-    mt = "memref<?xi8>"
-    params = ", ".join([f"%src: {mt}", f"%dst: {mt}"] + [f"%{n}: index" for n in names])
-    types = ", ".join([mt, mt] + ["index"] * len(names))
-    operands = ", ".join(
-        ["%nblocks", "%c1", "%c1", "%cthreads", "%c1", "%c1", "%src", "%dst"] + [f"%{n}" for n in names]
-    )
-    nargs = 2 + len(names)
-    host = (
-        f"  func.func @{FUNCTION}({params}) {{\n"
-        "    %c1 = arith.constant 1 : index\n"
-        f"    %cthreads = arith.constant {THREADS} : index\n"
-        f'    "gpu.launch_func"({operands}) <{{kernel = @{FUNCTION}_kernels::@{FUNCTION}_box, operandSegmentSizes = '
-        f"array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, {nargs}, 0>}}> : ({', '.join(['index'] * 6)}, {types}) -> ()\n"
-        "    func.return\n"
-        "  }\n"
-    )
-    lines: list[str] = []
-    emit = lines.append
-    consts: dict[int, str] = {}
+    mt = MemRefType(i8, [DYNAMIC_INDEX])
+    types = [mt, mt] + [_INDEX] * len(names)
+    entry = Block(arg_types=types)
+    for a, n in zip(entry.args, ["src", "dst", *names]):
+        a.name_hint = n
+    args = dict(zip(["src", "dst", *names], entry.args))
+    k = _Kernel(entry)
+    c = k.c
 
-    def c(v: int) -> str:
-        if v not in consts:
-            name = f"%c{v}" if v >= 0 else f"%cm{-v}"
-            consts[v] = name
-        return consts[v]
+    def stride(view: str, m: int) -> SSAValue | None:
+        cls = (key.src_strides if view == "s" else key.dst_strides)[m]
+        return None if cls == 0 else c(1) if cls == 1 else args[f"{view}s{m}"]
 
-    def stride(view: str, k: int) -> str | None:
-        cls = (key.src_strides if view == "s" else key.dst_strides)[k]
-        return None if cls == 0 else c(1) if cls == 1 else f"%{view}s{k}"
-
-    emit('%bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index')
-    emit('%tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
-    emit(f"%smem = memref.alloca() {{alignment = 16 : i64}} : memref<{smem_bytes()}xi8, 3>")
+    bid = k.add(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)), "bid")
+    tid = k.add(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)), "tid")
+    smem = k.add(memref.AllocaOp.get(i8, 16, [smem_bytes()], memory_space=IntegerAttr(3, i64)), "smem")
     # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
-    emit(f"%gK = arith.ceildivui %n{kmode}, %T : index")
-    emit("%kc = arith.remui %bid, %gK : index")
-    emit("%oK = arith.muli %kc, %T : index")
-    rest = "%kq"
-    emit("%kq = arith.divui %bid, %gK : index")
+    n = [args[f"n{m}"] for m in range(rank)]
+    gk = k.add(arith.CeilDivUIOp(n[kmode], args["T"]), "gK")
+    ok = k.muli(k.remui(bid, gk, "kc"), args["T"], "oK")
+    rest = k.divui(bid, gk, "kq")
     grid = [m for m in range(rank - 1, -1, -1) if m not in (w, d, kmode)]
-    origin = {kmode: "%oK"}
+    origin = {kmode: ok}
     for i, m in enumerate(grid):
         if i == len(grid) - 1:
             origin[m] = rest
         else:
-            emit(f"%o{m} = arith.remui {rest}, %n{m} : index")
-            emit(f"%q{m} = arith.divui {rest}, %n{m} : index")
-            origin[m], rest = f"%o{m}", f"%q{m}"
-    for view, base in (("s", "%soff"), ("d", "%doff")):
-        acc = base
+            origin[m], rest = k.remui(rest, n[m], f"o{m}"), k.divui(rest, n[m], f"q{m}")
+    orig = {}
+    for view in ("s", "d"):
+        acc = args[f"{view}off"]
         for m, o in origin.items():
             st = stride(view, m)
-            if st is None:
-                continue
-            emit(f"%{view}t{m} = arith.muli {o}, {st} : index")
-            emit(f"%{view}a{m} = arith.addi {acc}, %{view}t{m} : index")
-            acc = f"%{view}a{m}"
-        emit(f"%{view}orig = arith.addi {acc}, {c(0)} : index")
-    emit(f"%kleft = arith.subi %n{kmode}, %oK : index")
-    emit("%TK = arith.minui %T, %kleft : index")
+            if st is not None:
+                acc = k.addi(acc, k.muli(o, st, f"{view}t{m}"), f"{view}a{m}")
+        orig[view] = k.addi(acc, c(0), f"{view}orig")
+    tk = k.add(arith.MinUIOp(args["T"], k.subi(n[kmode], ok, "kleft")), "TK")
+    ctx = _Box(k, key, args, n, w, d, kmode, smem, orig, tk, tid, stride)
     if key.box == BoxShape.COLS:
-        _cols_phases(emit, c, stride, key, w, d, mt)
+        _cols_phases(ctx)
     else:
-        _slot_phases(emit, c, stride, key, w, d, kmode, mt)
-    const_lines = [f"{name} = arith.constant {v} : index" for v, name in consts.items()]
-    body = "\n      ".join(const_lines + lines)
-    fattrs = f", tilec.index_bits = {key.index_bits} : i64" if key.index_bits == 32 else ""
-    kernel = (
-        f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
-        f"    ^bb0({params}):\n"
-        f"      {body}\n"
-        '      "gpu.return"() : () -> ()\n'
-        f'    }}) {{sym_name = "{FUNCTION}_box", gpu.known_block_size = array<i32: {THREADS}, 1, 1>{fattrs}}} : () -> ()\n'
+        _slot_phases(ctx)
+    k.finish()
+    entry.add_op(gpu.ReturnOp([]))
+    kernel = gpu.FuncOp(f"{FUNCTION}_box", (types, []), Region(entry), kernel=True, known_block_size=[THREADS, 1, 1])
+    if key.index_bits == 32:
+        kernel.attributes[INDEX_BITS_ATTR] = IntegerAttr(32, i64)
+    host = Block(arg_types=types)
+    for a, nm in zip(host.args, ["src", "dst", *names]):
+        a.name_hint = nm
+    c1 = arith.ConstantOp.from_int_and_width(1, _INDEX)
+    cthreads = arith.ConstantOp.from_int_and_width(THREADS, _INDEX)
+    c1.result.name_hint, cthreads.result.name_hint = "c1", "cthreads"
+    nblocks = host.args[2 + names.index("nblocks")]
+    launch = gpu.LaunchFuncOp(
+        SymbolRefAttr(f"{FUNCTION}_kernels", [StringAttr(f"{FUNCTION}_box")]),
+        [nblocks, c1, c1], [cthreads, c1, c1], None, list(host.args),
     )
-    return (
-        "builtin.module attributes {gpu.container_module} {\n"
-        f"{host}"
-        f'  "gpu.module"() <{{sym_name = "{FUNCTION}_kernels"}}> ({{\n'
-        f"{kernel}"
-        "  }) : () -> ()\n"
-        "}\n"
-    )
+    host.add_ops([c1, cthreads, launch, func.ReturnOp()])
+    hostf = func.FuncOp(FUNCTION, (types, []), Region(host))
+    kernels = gpu.ModuleOp(StringAttr(f"{FUNCTION}_kernels"), Region(Block([kernel])))  # type: ignore[arg-type]
+    module = ModuleOp([hostf, kernels])
+    module.attributes["gpu.container_module"] = UnitAttr()
+    return module
 
 
-def _stepped(emit, c, name: str, base: str, count: str, stride: str | None, indent: str) -> None:
-    """`%name = base + count * stride` (a stride the key fixes to 0 is None)."""
-    if stride is None:
-        emit(f"{indent}%{name} = arith.addi {base}, {c(0)} : index")
-    else:
-        emit(f"{indent}%{name}_t = arith.muli {count}, {stride} : index")
-        emit(f"{indent}%{name} = arith.addi {base}, %{name}_t : index")
+class _Kernel:
+    """The ops of the box kernel's body as typed IR: `add` appends to the block being
+    built (`loop` and `when` nest) and names the result; `c` is an index constant
+    (`%c<v>`, made once; all of them go to the top of the body, in the order of first
+    use)."""
+
+    def __init__(self, entry: Block):
+        self.entry = entry
+        self.block = entry
+        self.consts: dict[int, arith.ConstantOp] = {}
+
+    def add(self, op: Operation, name: str | None = None) -> SSAValue:
+        self.block.add_op(op)
+        if not op.results:
+            return None  # type: ignore[return-value]
+        if name is not None:
+            op.results[0].name_hint = name
+        return op.results[0]
+
+    def c(self, v: int) -> SSAValue:
+        if v not in self.consts:
+            op = arith.ConstantOp.from_int_and_width(v, _INDEX)
+            op.result.name_hint = f"c{v}" if v >= 0 else f"cm{-v}"
+            self.consts[v] = op
+        return self.consts[v].result
+
+    def finish(self) -> None:
+        first = self.entry.first_op
+        for op in self.consts.values():
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+
+    def addi(self, a, b, name=None):
+        return self.add(arith.AddiOp(a, b), name)
+
+    def subi(self, a, b, name=None):
+        return self.add(arith.SubiOp(a, b), name)
+
+    def muli(self, a, b, name=None):
+        return self.add(arith.MuliOp(a, b), name)
+
+    def divui(self, a, b, name=None):
+        return self.add(arith.DivUIOp(a, b), name)
+
+    def remui(self, a, b, name=None):
+        return self.add(arith.RemUIOp(a, b), name)
+
+    def andi(self, a, b, name=None):
+        return self.add(arith.AndIOp(a, b), name)
+
+    def cmp(self, pred: str, a, b, name=None):
+        return self.add(arith.CmpiOp(a, b, pred), name)
+
+    def stepped(self, name: str, base: SSAValue, count: SSAValue, stride: SSAValue | None) -> SSAValue:
+        """`name = base + count * stride` (a stride the key fixes to 0 is None)."""
+        if stride is None:
+            return self.addi(base, self.c(0), name)
+        return self.addi(base, self.muli(count, stride, f"{name}_t"), name)
+
+    @contextmanager
+    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str) -> Iterator[SSAValue]:
+        """An `scf.for` appended here, built inside the `with` block; yields its
+        induction variable (named `name`)."""
+        body = Block(arg_types=[_INDEX])
+        body.args[0].name_hint = name
+        self.add(scf.ForOp(lb, ub, step, [], body))
+        saved, self.block = self.block, body
+        try:
+            yield body.args[0]
+        finally:
+            body.add_op(scf.YieldOp())
+            self.block = saved
+
+    @contextmanager
+    def when(self, cond: SSAValue, otherwise: bool = False) -> Iterator[Callable[[], Any]]:
+        """An `scf.if` without results appended here: the `with` block builds its then
+        branch; calling the value it yields switches to the else branch."""
+        then = Block()
+        other = Block() if otherwise else None
+        self.add(scf.IfOp(cond, [], [then], [other] if other is not None else None))
+        saved, self.block = self.block, then
+
+        def to_else() -> None:
+            self.block.add_op(scf.YieldOp())
+            self.block = other  # type: ignore[assignment]
+
+        try:
+            yield to_else
+        finally:
+            self.block.add_op(scf.YieldOp())
+            self.block = saved
 
 
-def _slot_phases(emit, c, stride, key: CopyKey, w: int, d: int, kmode: int, mt: str) -> None:
+@dataclass
+class _Box:
+    """What both phases of a box kernel read."""
+
+    k: _Kernel
+    key: CopyKey
+    args: dict[str, SSAValue]
+    n: list[SSAValue]
+    w: int
+    d: int
+    kmode: int
+    smem: SSAValue
+    orig: dict[str, SSAValue]
+    tk: SSAValue
+    tid: SSAValue
+    stride: Callable[[str, int], SSAValue | None]
+
+
+def _slot_phases(b: _Box) -> None:
     """`BoxShape.FLAT` and `BoxShape.ROWS`: cp.async of the src runs into congruent slots, then
     16-byte dst chunks read from the slots at a step of `n_W`."""
-    nw, nd = f"%n{w}", f"%n{d}"
+    k, c, key = b.k, b.k.c, b.key
+    nw, nd = b.n[b.w], b.n[b.d]
+    src, dst, pb = b.args["src"], b.args["dst"], b.args["PB"]
     # phase 1: the src runs into their slots
     if key.box == BoxShape.FLAT:
-        emit(f"%L = arith.muli {nw}, %TK : index")
-        emit(f"%mis = arith.andi %sorig, {c(15)} : index")
-        emit("%sb = arith.subi %sorig, %mis : index")
-        emit("%lm = arith.addi %mis, %L : index")
-        emit(f"%nch = arith.ceildivui %lm, {c(16)} : index")
-        emit(f"scf.for %j = %tid to %nch step {c(THREADS)} {{")
-        emit(f"  %j16 = arith.muli %j, {c(16)} : index")
-        emit("  %g = arith.addi %sb, %j16 : index")
-        emit(f"  cuda.cp_async %smem[%j16], %src[%g], 16 : memref<{smem_bytes()}xi8, 3>, {mt}")
-        emit("}")
+        run = k.muli(nw, b.tk, "L")
+        mis = k.andi(b.orig["s"], c(15), "mis")
+        sb = k.subi(b.orig["s"], mis, "sb")
+        nch = k.add(arith.CeilDivUIOp(k.addi(mis, run, "lm"), c(16)), "nch")
+        with k.loop(b.tid, nch, c(THREADS), "j") as j:
+            j16 = k.muli(j, c(16), "j16")
+            k.add(CpAsyncOp(b.smem, j16, src, k.addi(sb, j16, "g"), 16))
     else:
-        ssk = stride("s", kmode)
-        emit(f"%L = arith.muli {nw}, {nd} : index")
-        emit(f"%warp = arith.divui %tid, {c(32)} : index")
-        emit(f"%lane = arith.remui %tid, {c(32)} : index")
-        emit(f"scf.for %k = %warp to %TK step {c(THREADS // 32)} {{")
-        _stepped(emit, c, "off", "%sorig", "%k", ssk, "  ")
-        emit(f"  %mis = arith.andi %off, {c(15)} : index")
-        emit("  %sb = arith.subi %off, %mis : index")
-        emit("  %lm = arith.addi %mis, %L : index")
-        emit(f"  %nch = arith.ceildivui %lm, {c(16)} : index")
-        emit("  %slot = arith.muli %k, %PB : index")
-        emit(f"  scf.for %j = %lane to %nch step {c(32)} {{")
-        emit(f"    %j16 = arith.muli %j, {c(16)} : index")
-        emit("    %g = arith.addi %sb, %j16 : index")
-        emit("    %s = arith.addi %slot, %j16 : index")
-        emit(f"    cuda.cp_async %smem[%s], %src[%g], 16 : memref<{smem_bytes()}xi8, 3>, {mt}")
-        emit("  }")
-        emit("}")
-    emit("cuda.cp_async_commit")
-    emit("cuda.cp_async_wait 0")
-    emit('"gpu.barrier"() : () -> ()')
+        ssk = b.stride("s", b.kmode)
+        run = k.muli(nw, nd, "L")
+        warp = k.divui(b.tid, c(32), "warp")
+        lane = k.remui(b.tid, c(32), "lane")
+        with k.loop(warp, b.tk, c(THREADS // 32), "k") as kk:
+            off = k.stepped("off", b.orig["s"], kk, ssk)
+            m = k.andi(off, c(15), "mis")
+            sb = k.subi(off, m, "sb")
+            nch = k.add(arith.CeilDivUIOp(k.addi(m, run, "lm"), c(16)), "nch")
+            slot = k.muli(kk, pb, "slot")
+            with k.loop(lane, nch, c(32), "j") as j:
+                j16 = k.muli(j, c(16), "j16")
+                g = k.addi(sb, j16, "g")
+                k.add(CpAsyncOp(b.smem, k.addi(slot, j16, "s"), src, g, 16))
+    k.add(CpAsyncCommitOp())
+    k.add(CpAsyncWaitOp(0))
+    k.add(gpu.BarrierOp())
     # phase 2: aligned 16-byte chunks of the dst runs
-    dsw = stride("d", w)
-    if key.box == BoxShape.FLAT:
-        emit("%LD = arith.addi %TK, %c0 : index")
-    else:
-        emit(f"%LD = arith.muli {nd}, %TK : index")
-    emit(f"%tot = arith.muli {nw}, %CD : index")
-    emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")
-    emit("  %w = arith.divui %idx, %CD : index")
-    emit("  %wcd = arith.muli %w, %CD : index")
-    emit("  %ci = arith.subi %idx, %wcd : index")
-    _stepped(emit, c, "start", "%dorig", "%w", dsw, "  ")
-    emit("  %end = arith.addi %start, %LD : index")
-    emit(f"  %sal = arith.andi %start, {c(-16)} : index")
-    emit(f"  %c16i = arith.muli %ci, {c(16)} : index")
-    emit("  %cs = arith.addi %sal, %c16i : index")
-    emit(f"  %ce = arith.addi %cs, {c(16)} : index")
-    emit("  %go = arith.cmpi slt, %cs, %end : index")
-    emit("  scf.if %go {")
-    emit("    %lo = arith.maxsi %cs, %start : index")
-    emit("    %p0 = arith.subi %lo, %start : index")
-    emit(f"    %np0 = arith.muli {nw}, %p0 : index")
-    wrap = key.box == BoxShape.ROWS
-    if not wrap:
-        emit("    %a0w = arith.addi %mis, %w : index")
-        emit("    %a0 = arith.addi %a0w, %np0 : index")
-    else:
-        ssk = stride("s", kmode)
+    dsw = b.stride("d", b.w)
+    ld = k.addi(b.tk, c(0), "LD") if key.box == BoxShape.FLAT else k.muli(nd, b.tk, "LD")
+    cd = b.args["CD"]
+    with k.loop(b.tid, k.muli(nw, cd, "tot"), c(THREADS), "idx") as idx:
+        wq = k.divui(idx, cd, "w")
+        ci = k.subi(idx, k.muli(wq, cd, "wcd"), "ci")
+        start = k.stepped("start", b.orig["d"], wq, dsw)
+        end = k.addi(start, ld, "end")
+        sal = k.andi(start, c(-16), "sal")
+        cs = k.addi(sal, k.muli(ci, c(16), "c16i"), "cs")
+        ce = k.addi(cs, c(16), "ce")
+        with k.when(k.cmp("slt", cs, end, "go")):
+            lo = k.add(arith.MaxSIOp(cs, start), "lo")
+            p0 = k.subi(lo, start, "p0")
+            np0 = k.muli(nw, p0, "np0")
+            wrap = key.box == BoxShape.ROWS
+            if not wrap:
+                a0 = k.addi(k.addi(mis, wq, "a0w"), np0, "a0")
+            else:
+                ssk = b.stride("s", b.kmode)
 
-        def slot(name: str, kv: str) -> None:
-            emit(f"    %{name}_p = arith.muli {kv}, %PB : index")
-            _stepped(emit, c, f"{name}_o", "%sorig", kv, ssk, "    ")
-            emit(f"    %{name}_m = arith.andi %{name}_o, {c(15)} : index")
-            emit(f"    %{name}_s = arith.addi %{name}_p, %{name}_m : index")
-            emit(f"    %{name} = arith.addi %{name}_s, %w : index")
+                def slot_of(name: str, kv: SSAValue) -> SSAValue:
+                    sp = k.muli(kv, pb, f"{name}_p")
+                    so = k.stepped(f"{name}_o", b.orig["s"], kv, ssk)
+                    ss = k.addi(sp, k.andi(so, c(15), f"{name}_m"), f"{name}_s")
+                    return k.addi(ss, wq, name)
 
-        emit(f"    %d0 = arith.remui %p0, {nd} : index")
-        emit(f"    %k0 = arith.divui %p0, {nd} : index")
-        slot("s0", "%k0")
-        emit(f"    %nd0 = arith.muli {nw}, %d0 : index")
-        emit("    %a0 = arith.addi %s0, %nd0 : index")
-        emit(f"    %k1 = arith.addi %k0, {c(1)} : index")
-        slot("s1", "%k1")
-        emit(f"    %nwr = arith.subi {nd}, %d0 : index")
-        emit(f"    %nwrw = arith.muli %nwr, {nw} : index")
-        emit("    %a1 = arith.addi %a0, %nwrw : index")
-        emit("    %delta = arith.subi %s1, %a1 : index")
-    emit("    %f0 = arith.cmpi sge, %cs, %start : index")
-    emit("    %f1 = arith.cmpi sle, %ce, %end : index")
-    emit("    %full = arith.andi %f0, %f1 : i1")
-    emit("    scf.if %full {")
-    prev = None
-    for t in range(16):
-        if t == 0:
-            emit("      %b0 = arith.addi %a0, %c0 : index")
-        else:
-            emit(f"      %b{t} = arith.addi %b{t - 1}, {nw} : index")
-        addr = f"%b{t}"
-        if wrap and t > 0:
-            emit(f"      %j{t} = arith.cmpi sge, {c(t)}, %nwr : index")
-            emit(f"      %e{t} = arith.addi %b{t}, %delta : index")
-            emit(f"      %at{t} = arith.select %j{t}, %e{t}, %b{t} : index")
-            addr = f"%at{t}"
-        emit(f"      %x{t} = memref.load %smem[{addr}] : memref<{smem_bytes()}xi8, 3>")
-        if t == 0:
-            emit("      %v0 = vector.broadcast %x0 : i8 to vector<16xi8>")
-        else:
-            emit(f"      %v{t} = vector.insert %x{t}, %v{t - 1}[{t}] : i8 into vector<16xi8>")
-        prev = t
-    emit(f"      vector.store %v{prev}, %dst[%cs] : {mt}, vector<16xi8>")
-    emit("    } else {")
-    emit("      %hi = arith.minsi %ce, %end : index")
-    emit("      %cnt = arith.subi %hi, %lo : index")
-    emit(f"      scf.for %t = {c(0)} to %cnt step {c(1)} {{")
-    emit(f"        %tw = arith.muli %t, {nw} : index")
-    emit("        %bt = arith.addi %a0, %tw : index")
-    addr = "%bt"
-    if wrap:
-        emit("        %jt = arith.cmpi sge, %t, %nwr : index")
-        emit("        %et = arith.addi %bt, %delta : index")
-        emit("        %att = arith.select %jt, %et, %bt : index")
-        addr = "%att"
-    emit(f"        %xt = memref.load %smem[{addr}] : memref<{smem_bytes()}xi8, 3>")
-    emit("        %pos = arith.addi %lo, %t : index")
-    emit(f"        memref.store %xt, %dst[%pos] : {mt}")
-    emit("      }")
-    emit("    }")
-    emit("  }")
-    emit("}")
+                d0 = k.remui(p0, nd, "d0")
+                k0 = k.divui(p0, nd, "k0")
+                s0 = slot_of("s0", k0)
+                a0 = k.addi(s0, k.muli(nw, d0, "nd0"), "a0")
+                s1 = slot_of("s1", k.addi(k0, c(1), "k1"))
+                nwr = k.subi(nd, d0, "nwr")
+                a1 = k.addi(a0, k.muli(nwr, nw, "nwrw"), "a1")
+                delta = k.subi(s1, a1, "delta")
+            full = k.andi(k.cmp("sge", cs, start, "f0"), k.cmp("sle", ce, end, "f1"), "full")
+            with k.when(full, otherwise=True) as to_else:
+                vec = None
+                bt = None
+                for t in range(16):
+                    bt = k.addi(a0, c(0), "b0") if t == 0 else k.addi(bt, nw, f"b{t}")
+                    addr = bt
+                    if wrap and t > 0:
+                        jt = k.cmp("sge", c(t), nwr, f"j{t}")
+                        addr = k.add(arith.SelectOp(jt, k.addi(bt, delta, f"e{t}"), bt), f"at{t}")
+                    x = k.add(memref.LoadOp.get(b.smem, [addr]), f"x{t}")
+                    if t == 0:
+                        vec = k.add(vector.BroadcastOp(x, _V16), "v0")
+                    else:
+                        vec = k.add(vector.InsertOp(x, vec, [t], _V16), f"v{t}")
+                k.add(vector.StoreOp(vec, dst, [cs]))
+                to_else()
+                cnt = k.subi(k.add(arith.MinSIOp(ce, end), "hi"), lo, "cnt")
+                with k.loop(c(0), cnt, c(1), "t") as t:
+                    addr = k.addi(a0, k.muli(t, nw, "tw"), "bt")
+                    if wrap:
+                        jt = k.cmp("sge", t, nwr, "jt")
+                        addr = k.add(arith.SelectOp(jt, k.addi(addr, delta, "et"), addr), "att")
+                    x = k.add(memref.LoadOp.get(b.smem, [addr]), "xt")
+                    k.add(memref.StoreOp.get(x, dst, [k.addi(lo, t, "pos")]))
 
 
-def _cols_phases(emit, c, stride, key: CopyKey, w: int, d: int, mt: str) -> None:
+def _cols_phases(b: _Box) -> None:
     """`BoxShape.COLS` (the dst's short contiguous mode `D` whole, `T` elements of the src's
     long contiguous mode `W`): phase 1 loads each src run's aligned 16-byte chunks
     (lane `i` takes run `i mod n_D`: the lanes' byte stores fall in different banks)
     and stores their bytes into shared memory in the dst's order, congruent to the dst
     modulo 16; phase 2 copies the image to the dst in aligned 16-byte vectors."""
-    nd = f"%n{d}"
-    ssd = stride("s", d)
-    sm = f"memref<{smem_bytes()}xi8, 3>"
-    emit(f"%misd = arith.andi %dorig, {c(15)} : index")
-    emit(f"%tot = arith.muli {nd}, %CD : index")
-    emit(f"scf.for %idx = %tid to %tot step {c(THREADS)} {{")
-    emit(f"  %rd = arith.remui %idx, {nd} : index")
-    emit(f"  %ci = arith.divui %idx, {nd} : index")
-    _stepped(emit, c, "rstart", "%sorig", "%rd", ssd, "  ")
-    emit(f"  %ral = arith.andi %rstart, {c(-16)} : index")
-    emit(f"  %cof = arith.muli %ci, {c(16)} : index")
-    emit("  %g = arith.addi %ral, %cof : index")
-    emit("  %t0 = arith.subi %g, %rstart : index")
-    emit("  %go = arith.cmpi slt, %t0, %TK : index")
-    emit("  scf.if %go {")
-    emit(f"    %v = vector.load %src[%g] : {mt}, vector<16xi8>")
-    emit("    %q0 = arith.muli %t0, " + nd + " : index")
-    emit("    %q1 = arith.addi %q0, %rd : index")
-    emit("    %base = arith.addi %q1, %misd : index")
-    emit(f"    %f0 = arith.cmpi sge, %t0, {c(0)} : index")
-    emit(f"    %tend = arith.addi %t0, {c(16)} : index")
-    emit("    %f1 = arith.cmpi sle, %tend, %TK : index")
-    emit("    %full = arith.andi %f0, %f1 : i1")
-    emit("    scf.if %full {")
-    for t in range(16):
-        if t == 0:
-            emit("      %p0 = arith.addi %base, %c0 : index")
-        else:
-            emit(f"      %p{t} = arith.addi %p{t - 1}, {nd} : index")
-        emit(f"      %x{t} = vector.extract %v[{t}] : i8 from vector<16xi8>")
-        emit(f"      memref.store %x{t}, %smem[%p{t}] : {sm}")
-    emit("    } else {")
-    emit(f"      scf.for %b = {c(0)} to {c(16)} step {c(1)} {{")
-    emit("        %tb = arith.addi %t0, %b : index")
-    emit(f"        %in0 = arith.cmpi sge, %tb, {c(0)} : index")
-    emit("        %in1 = arith.cmpi slt, %tb, %TK : index")
-    emit("        %in = arith.andi %in0, %in1 : i1")
-    emit("        scf.if %in {")
-    emit("          %xb = vector.extract %v[%b] : i8 from vector<16xi8>")
-    emit(f"          %bn = arith.muli %b, {nd} : index")
-    emit("          %pb = arith.addi %base, %bn : index")
-    emit(f"          memref.store %xb, %smem[%pb] : {sm}")
-    emit("        }")
-    emit("      }")
-    emit("    }")
-    emit("  }")
-    emit("}")
-    emit('"gpu.barrier"() : () -> ()')
-    emit(f"%LD = arith.muli {nd}, %TK : index")
-    emit(f"%dal = arith.andi %dorig, {c(-16)} : index")
-    emit("%lend = arith.addi %misd, %LD : index")
-    emit(f"%nch2 = arith.ceildivui %lend, {c(16)} : index")
-    emit(f"scf.for %i = %tid to %nch2 step {c(THREADS)} {{")
-    emit(f"  %off = arith.muli %i, {c(16)} : index")
-    emit("  %cs = arith.addi %dal, %off : index")
-    emit("  %g0 = arith.cmpi sge, %off, %misd : index")
-    emit(f"  %oend = arith.addi %off, {c(16)} : index")
-    emit("  %g1 = arith.cmpi sle, %oend, %lend : index")
-    emit("  %whole = arith.andi %g0, %g1 : i1")
-    emit("  scf.if %whole {")
-    emit(f"    %y = vector.load %smem[%off] : {sm}, vector<16xi8>")
-    emit(f"    vector.store %y, %dst[%cs] : {mt}, vector<16xi8>")
-    emit("  } else {")
-    emit(f"    scf.for %b = {c(0)} to {c(16)} step {c(1)} {{")
-    emit("      %pos = arith.addi %off, %b : index")
-    emit("      %h0 = arith.cmpi sge, %pos, %misd : index")
-    emit("      %h1 = arith.cmpi slt, %pos, %lend : index")
-    emit("      %h = arith.andi %h0, %h1 : i1")
-    emit("      scf.if %h {")
-    emit(f"        %xy = memref.load %smem[%pos] : {sm}")
-    emit("        %dp = arith.addi %dal, %pos : index")
-    emit(f"        memref.store %xy, %dst[%dp] : {mt}")
-    emit("      }")
-    emit("    }")
-    emit("  }")
-    emit("}")
+    k, c = b.k, b.k.c
+    nd = b.n[b.d]
+    src, dst = b.args["src"], b.args["dst"]
+    ssd = b.stride("s", b.d)
+    misd = k.andi(b.orig["d"], c(15), "misd")
+    with k.loop(b.tid, k.muli(nd, b.args["CD"], "tot"), c(THREADS), "idx") as idx:
+        rd = k.remui(idx, nd, "rd")
+        ci = k.divui(idx, nd, "ci")
+        rstart = k.stepped("rstart", b.orig["s"], rd, ssd)
+        ral = k.andi(rstart, c(-16), "ral")
+        g = k.addi(ral, k.muli(ci, c(16), "cof"), "g")
+        t0 = k.subi(g, rstart, "t0")
+        with k.when(k.cmp("slt", t0, b.tk, "go")):
+            v = k.add(vector.LoadOp(src, [g], _V16), "v")
+            base = k.addi(k.addi(k.muli(t0, nd, "q0"), rd, "q1"), misd, "base")
+            f0 = k.cmp("sge", t0, c(0), "f0")
+            full = k.andi(f0, k.cmp("sle", k.addi(t0, c(16), "tend"), b.tk, "f1"), "full")
+            with k.when(full, otherwise=True) as to_else:
+                p = None
+                for t in range(16):
+                    p = k.addi(base, c(0), "p0") if t == 0 else k.addi(p, nd, f"p{t}")
+                    x = k.add(vector.ExtractOp(v, [t], i8), f"x{t}")
+                    k.add(memref.StoreOp.get(x, b.smem, [p]))
+                to_else()
+                with k.loop(c(0), c(16), c(1), "b") as bb:
+                    tb = k.addi(t0, bb, "tb")
+                    inside = k.andi(k.cmp("sge", tb, c(0), "in0"), k.cmp("slt", tb, b.tk, "in1"), "in")
+                    with k.when(inside):
+                        x = k.add(vector.ExtractOp(v, [bb], i8), "xb")
+                        k.add(memref.StoreOp.get(x, b.smem, [k.addi(base, k.muli(bb, nd, "bn"), "pb")]))
+    k.add(gpu.BarrierOp())
+    ld = k.muli(nd, b.tk, "LD")
+    dal = k.andi(b.orig["d"], c(-16), "dal")
+    lend = k.addi(misd, ld, "lend")
+    nch2 = k.add(arith.CeilDivUIOp(lend, c(16)), "nch2")
+    with k.loop(b.tid, nch2, c(THREADS), "i") as i:
+        off = k.muli(i, c(16), "off")
+        cs = k.addi(dal, off, "cs")
+        g0 = k.cmp("sge", off, misd, "g0")
+        whole = k.andi(g0, k.cmp("sle", k.addi(off, c(16), "oend"), lend, "g1"), "whole")
+        with k.when(whole, otherwise=True) as to_else:
+            y = k.add(vector.LoadOp(b.smem, [off], _V16), "y")
+            k.add(vector.StoreOp(y, dst, [cs]))
+            to_else()
+            with k.loop(c(0), c(16), c(1), "b") as bb:
+                pos = k.addi(off, bb, "pos")
+                h = k.andi(k.cmp("sge", pos, misd, "h0"), k.cmp("slt", pos, lend, "h1"), "h")
+                with k.when(h):
+                    x = k.add(memref.LoadOp.get(b.smem, [pos]), "xy")
+                    k.add(memref.StoreOp.get(x, dst, [k.addi(dal, pos, "dp")]))

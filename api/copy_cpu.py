@@ -44,9 +44,9 @@ def _memory(
 ) -> np.ndarray:
     """The flat buffer from `ptr` to the last element the view reaches, its bytes
     rounded up to `align`, the view's first element `skip` elements after `ptr`, seen
-    as `view` elements (default: the dtype's storage). (The box and realign kernels
-    read the whole 16-byte chunks their src runs lie in: in an allocation aligned as
-    NumPy's, never past its end's chunk.)"""
+    as `view` elements (default: the dtype's storage). (The box kernel and the realign
+    strategy read the whole 16-byte chunks their src runs lie in: in an allocation
+    aligned as NumPy's, never past its end's chunk.)"""
     if any(s < 0 for n, s in zip(extents, strides) if n > 1):
         raise TilecError(
             f"copy_numpy: {what} has a negative stride after mode merging; the CPU "
@@ -65,15 +65,12 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     import tilec
 
     key = plan.key
-    # the box and realign kernels' pointers are aligned down (the remainders are
-    # arguments); both read whole 16-byte chunks of the src (the realign kernel as
-    # 32-bit words, its dst as integers of the element's width) and write no dst
-    # byte outside the view
+    # the box kernel's and a realign program's pointers are aligned down (the
+    # remainders are arguments); both read whole 16-byte chunks of the src and write
+    # no dst byte outside the view
     so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box or key.realign else (0, 0, 1)
-    sview = "int32" if key.realign else None
-    dview = f"int{8 * ITEMSIZE[key.dst_dtype]}" if key.realign else None
-    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so, sview)
-    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do, dview)
+    src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
+    dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do)
     inputs: dict[str, Any] = {"src": src, "dst": dst}
     inputs.update(zip(index_arg_names(key), plan.args))
     program = kernel if kernel is not None else copy_program(key)

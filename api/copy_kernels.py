@@ -186,18 +186,27 @@ def entry_key(key: CopyKey, pipeline: str, arch: str | None) -> list:
 def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
     choose strategy, tile, threads and vectors from the program's facts, as for any
-    program), its `copy-strategy` pass given the gather route where one is forced
-    (`copy_routes`: `copy-strategy{gather=always}`); none for the box kernel
+    program), its `copy-strategy` pass given the routes forced (`copy_routes`:
+    `copy-strategy{gather=always}`), its `tile` pass the realign
+    strategy's threads where `realign_threads` is set; none for the box kernel
     (GPU-level IR)."""
     if key.box:
         return ""
-    route = current_routes().gather
-    if route == "auto":
+    routes = current_routes()
+    threads = routes.realign_threads if key.realign else None
+    if routes.gather == "auto" and routes.realign == "auto" and threads is None:
         return pipeline
     from tilec.compiler.pipeline import expand_pipeline
 
-    passes = expand_pipeline(pipeline).split(",")
-    return ",".join(f"copy-strategy{{gather={route}}}" if p == "copy-strategy" else p for p in passes)
+    def option(p: str) -> str:
+        forced = [f"{n}={getattr(routes, n)}" for n in ("gather", "realign") if getattr(routes, n) != "auto"]
+        if p == "copy-strategy" and forced:
+            return f"copy-strategy{{{' '.join(forced)}}}"
+        if p == "tile" and threads is not None:
+            return f"tile{{threads={threads}}}"
+        return p
+
+    return ",".join(option(p) for p in expand_pipeline(pipeline).split(","))
 
 
 _default: CopyKernels | None = None

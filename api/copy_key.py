@@ -32,14 +32,6 @@ class BoxShape(IntEnum):
     COLS = 3
 
 
-class OffsetBits(IntEnum):
-    """The realign kernel's offset width; NONE: not the realign kernel."""
-
-    NONE = 0
-    I32 = 32
-    I64 = 64
-
-
 @dataclass(frozen=True)
 class CopyKey:
     """What a compiled copy kernel is specialised on (everything else is a run-time
@@ -86,18 +78,18 @@ class CopyKey:
     """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
     1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
     or the reverse; its plan carries `copy_box.box_args` (`CopyPlan.extra`)."""
-    realign: OffsetBits = OffsetBits.NONE
-    """NONE: not the realign kernel; I32 or I64: the row-realigning kernel
-    (copy_realign.py) with offsets of that many bits (`copy_plan._realign_plan`)."""
-    realign_chunk: int = 16
-    """The realign kernel's dst chunk in bytes (`copy_realign.chunk_bytes`): 16, or 8
-    (one element a thread, two a thread's chunks) for short rows of 8-byte elements."""
+    realign: bool = False
+    """The program states each view's pointer as the pointer aligned down to
+    `VECTOR_BYTES` moved by its misalignment (`layout.addptr` of the index arguments
+    `smis`, `dmis`, in elements): the facts of the realign strategy, which the
+    `copy-strategy` pass then chooses (passes/_copy_cost.py; the plan states them
+    where that model takes the copy for it, `copy_plan.may_realign`)."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
     (`copy_plan.index_bits`: the offsets of every element its tiles cover, masked
-    ones included, and the extents) and the kernel is not the realign kernel
-    (`copy_plan.wants_index32`): the program promises `tilec.index_bits = 32`
+    ones included, and the extents; for a realign program the realign strategy's
+    offsets and chunk indices, `copy_plan.index_bits`): the program promises `tilec.index_bits = 32`
     (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise.
     The gather strategy's flat indices count too (`copy_plan.index_bits`)."""
 
@@ -122,28 +114,21 @@ def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
     extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then the
     box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`, or
-    `realign_arg_names` for the realign kernel."""
+    `REALIGN_ARGS` where `key.realign`."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
         + (list(BOX_ARG_NAMES) if key.box else [])
-        + (realign_arg_names(key.rank) if key.realign else [])
+        + (list(REALIGN_ARGS) if key.realign else [])
     )
 
 
 BOX_ARG_NAMES = ("soff", "doff", "T", "PB", "CD", "nblocks")
 """The box kernel's index arguments after the strides (copy_box.box_args)."""
-REALIGN_ARGS = ("smis", "dmis", "nchunks")
-"""The realign kernel's index arguments after the strides (`CopyPlan.extra`): the two
-pointers' misalignments (in elements below 16 bytes) and the chunks per row."""
-
-
-def realign_arg_names(rank: int) -> list[str]:
-    """The realign kernel's index arguments after the strides: `REALIGN_ARGS`, then
-    the multiply-shift pairs of its divisors (copy_realign.divisor_args): `mgc`, `shc`
-    for the chunks per row, `mg<k>`, `sh<k>` for the outer extents 1 .. rank - 2."""
-    return [*REALIGN_ARGS, "mgc", "shc"] + [f"{x}{k}" for k in range(1, rank - 1) for x in ("mg", "sh")]
+REALIGN_ARGS = ("smis", "dmis")
+"""The index arguments of a realign program after the strides (`CopyPlan.extra`): the
+two pointers' misalignments, in elements below 16 bytes."""
 
 
 def layout_text(strides: tuple[int | None, ...]) -> str:

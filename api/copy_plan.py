@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from tilec.support.diagnostics import TilecError
 
 from . import copy_box
-from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, OffsetBits
+from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, needs_conversion
 from .copy_routes import current_routes
 
 
@@ -48,7 +48,7 @@ class CopyPlan:
     """A checked, merged copy: `key` selects the kernel; `args` are its index
     arguments in order (extents, then the src strides and dst strides that are not
     0 or 1, then `extra`); `src_ptr`/`dst_ptr` the byte addresses of logical element
-    0 (rounded down to 16 bytes for the realign kernel)."""
+    0 (rounded down to 16 bytes for a realign program)."""
 
     key: CopyKey
     extents: tuple[int, ...]
@@ -57,9 +57,9 @@ class CopyPlan:
     src_ptr: int
     dst_ptr: int
     extra: tuple[int, ...] = ()
-    """Index arguments after the strides: the box kernel's `copy_box.box_args`, or
-    `copy_key.realign_arg_names` for the realign kernel (the pointers of both are then
-    rounded down to 16 bytes)."""
+    """Index arguments after the strides: the box kernel's `copy_box.box_args`, or the
+    misalignments `copy_key.REALIGN_ARGS` of a realign program (the pointers of both
+    are then rounded down to 16 bytes)."""
 
     @property
     def args(self) -> tuple[int, ...]:
@@ -244,28 +244,18 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     """Whether the `copy-strategy` pass takes the copy's program for the gather strategy:
     its cost model (passes/_copy_cost.py) on the copy's own values, the facts of the
     key being the same for every copy of it; with the route forced (`copy_routes`),
-    the route. (For the facts that only matter to a gather: 32-bit flat indices, and
-    not the realign kernel.)"""
-    from tilec.passes._copy_cost import CopyFacts, Mode, choose_strategy
+    the route."""
+    from tilec.passes._copy_cost import choose_strategy
     from tilec.support.target import target
 
-    modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
-    facts = CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
-                      key.dst_flat, None, None)
-    return choose_strategy(facts, target(), current_routes().gather) == "gather"
+    routes = current_routes()
+    return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never") == "gather"
 
 
 INDEX32_LIMIT = 2**31
 GATHER_SPARE = 1 << 14
 """Flat indices past the end a gather block may compute (its block of elements, at
 most 512 runs of 16 elements)."""
-
-
-def wants_index32(key: CopyKey) -> bool:
-    """Whether the kernel of `key` takes 32-bit offsets where they fit (`index_bits`),
-    for every element size, as a Program of the same views does; never the realign
-    kernel (its own offset width is `CopyKey.realign`)."""
-    return not key.realign
 
 
 def index_bits(key: CopyKey, ns: list[int], ss: list[int], ds: list[int]) -> int:
@@ -338,11 +328,10 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
     if box and current_routes().gather != "always":
         return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
-    gather = may_gather(key, ns, ss, ds)
-    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr, gather)
+    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
     if realign is not None:
         return realign
-    if (gather or wants_index32(key)) and index_bits(key, ns, ss, ds) == 32:
+    if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
@@ -361,42 +350,58 @@ def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) ->
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), sp, dp, extra)
 
 
-def _realign_plan(
-    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int, gather: bool = False
-) -> CopyPlan | None:
-    """The plan of the realign kernel (copy_realign.py) where its route
-    (`copy_routes`) takes the copy (not one the gather strategy takes, `may_gather`,
-    unless the route is "always"), else None:
-    its key keeps the dtypes, the rank and the stride classes only; its pointers are
-    rounded down to 16 bytes, and their misalignments (in elements), the chunks per
-    row and the multiply-shift pairs of its divisors are index arguments."""
-    from . import copy_realign as r
+def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int | None = None):
+    """The facts the `copy-strategy` pass reads (passes/_copy_cost.py), of the copy's
+    own numbers: the key's alignments, the misalignments where given."""
+    from tilec.passes._copy_cost import CopyFacts, Mode
 
-    route = current_routes().realign
-    if (
-        route == "never"
-        or (gather and route != "always")
-        or not r.eligible(key, ns, ss, ds, src_ptr, dst_ptr)
-    ):
-        return None
-    if route != "always" and not r.prefer_realign(key, ns, ss, ds, src_ptr, dst_ptr):
+    modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
+    return CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
+                     key.dst_flat, None, None, smis, dmis, converts=needs_conversion(key.src_dtype, key.dst_dtype))
+
+
+def may_realign(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> bool:
+    """Whether the `copy-strategy` pass takes the copy for the realign strategy once
+    the program states its pointers aligned down and their misalignments (both
+    pointers element-aligned): its cost model on the copy's own values, under the
+    routes in force (`copy_routes`: its options `gather=`, `realign=`)."""
+    from tilec.passes._copy_cost import choose_strategy
+    from tilec.support.target import target
+
+    e_s, e_d = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
+    if src_ptr % e_s or dst_ptr % e_d:
+        return False
+    facts = _numbers_facts(key, ns, ss, ds, (src_ptr % VECTOR_BYTES) // e_s, (dst_ptr % VECTOR_BYTES) // e_d)
+    routes = current_routes()
+    return choose_strategy(facts, target(), routes.gather, routes.realign) == "realign"
+
+
+def _realign_plan(
+    key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
+) -> CopyPlan | None:
+    """The plan of a realign program (`CopyKey.realign`) where the `copy-strategy`
+    pass takes the copy for the realign strategy (`may_realign`), else None: its
+    pointers are rounded down to 16 bytes and their misalignments (in elements) are
+    index arguments; the key keeps the facts the strategy reads, and promises 32-bit offsets where
+    the realign strategy's fit (passes/_realign_tile.static_index_bits on the copy's
+    numbers)."""
+    from tilec.passes._realign_tile import static_index_bits
+    from tilec.support.target import target
+
+    if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
-    chunk = r.chunk_bytes(e, ns[-1])
-    chunks = r.chunks_per_row(ns[-1], e, dmis, ds[:-1], chunk)
+    # the facts the realign strategy reads, so that copies of one pattern share a key:
+    # the stride classes, what the dst's strides are multiples of (its chunks per
+    # row), the last extent's class for 8-byte elements (its chunk size)
+    n = len(ns)
     rkey = replace(
-        key,
-        src_align=VECTOR_BYTES,
-        dst_align=VECTOR_BYTES,
-        small_extents=(),
-        src_divisors=(),
-        dst_divisors=(),
-        src_order=(),
-        pow2_extents=(),
-        dst_flat=False,
-        realign=OffsetBits(r.index_bits(ns, ss, ds, chunks, e)),
-        realign_chunk=chunk,
+        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True, src_divisors=(1,) * n,
+        small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
+        pow2_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
     )
-    extra = (smis // e, dmis // e, chunks, *r.divisor_args(chunks, ns))
+    bits = static_index_bits(_numbers_facts(rkey, ns, ss, ds, smis // e, dmis // e), target())
+    rkey = replace(rkey, index_bits=bits or 64)
+    extra = (smis // e, dmis // e)
     return CopyPlan(rkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, extra)

@@ -2,7 +2,7 @@
 and its text.
 
     module = tiled_module(key)   # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
-    text = copy_program(key)     # its text (the box and realign kernels' own)
+    text = copy_program(key)     # its text (the box kernel's own)
 
 Both views have run-time (`?`) extents; a stride is written in the layout where the key
 fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
@@ -76,7 +76,8 @@ def tiled_module(key: CopyKey) -> ModuleOp:
         arg.name_hint = name
     index = list(block.args[2:])
     nss = sum(1 for s in key.src_strides if s is None)
-    extents, ss, ds = index[:rank], index[rank : rank + nss], index[rank + nss :]
+    nds = sum(1 for s in key.dst_strides if s is None)
+    extents, ss, ds = index[:rank], index[rank : rank + nss], index[rank + nss : rank + nss + nds]
     ops = []
     if key.dst_flat:
         # the dst's strides as the products of the extents: the fact that it is compact
@@ -85,10 +86,18 @@ def tiled_module(key: CopyKey) -> ModuleOp:
             acc = extents[k] if acc is None else _mul(ops, extents[k], acc)
             ds.insert(0, acc)
         ds = [s for s, c in zip(ds, key.dst_strides) if c is None]
+    ptrs = [block.args[0], block.args[1]]
+    if key.realign:
+        # the pointers aligned down, moved by their misalignments: the realign facts
+        from tilec.dialects.layout_ptr import AddPtrOp
+
+        ptrs = [AddPtrOp(p, m) for p, m in zip(ptrs, index[-2:])]
+        ops += ptrs
+        ptrs = [p.result for p in ptrs]
     views = []
     for ptr, elem, strides, divisors, dyn, name in (
-        (block.args[0], st, key.src_strides, key.src_divisors, ss, "a"),
-        (block.args[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
+        (ptrs[0], st, key.src_strides, key.src_divisors, ss, "a"),
+        (ptrs[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
     ):
         divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.pow2_extents, key.last_divisor)
         t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
@@ -104,17 +113,13 @@ def tiled_module(key: CopyKey) -> ModuleOp:
 
 
 def copy_program(key: CopyKey) -> str:
-    """IR text of the copy `key` describes (module doc; the realign kernel of
-    copy_realign.py where `key.realign`, the box kernel of copy_box.py where `key.box`;
-    else `tiled_module`'s program, printed, whose strategy the passes choose)."""
+    """IR text of the copy `key` describes (module doc; the box kernel of copy_box.py
+    where `key.box`; else `tiled_module`'s program, printed, whose strategy the passes
+    choose)."""
     if key.box:
         from .copy_box import box_program
 
         return box_program(key)
-    if key.realign:
-        from .copy_realign import realign_program
-
-        return realign_program(key)
     from tilec.compiler.pipeline import emit
 
     return emit(tiled_module(key))

@@ -8,13 +8,14 @@ compare them. Nothing in the product changes it; the default is the rules.
         copy_numpy(dst, src)
 
 A route's setting is "auto" (its rule: the `copy-strategy` pass's cost model for the
-gather strategy, passes/_copy_cost.py; `copy_realign.prefer_realign`,
-`copy_box.box_shape`), "always" (every copy eligible for the kernel takes it; not for
-the box kernel, whose rule is its eligibility) or "never". The gather route is the
-`copy-strategy` pass's option `gather=` in the kernel's pipeline
-(`copy_kernels.kernel_pipeline`); the others are the plan's.
-The api/ kernels' tuning values (`TUNING_NAMES`: the box's shared memory, the realign
-kernel's threads, chunks per thread, multiply-shift divisions and short-row cut) are
+gather and realign strategies, passes/_copy_cost.py; `copy_box.box_shape`), "always"
+(every copy eligible for the kernel takes it; not for the box kernel, whose rule is
+its eligibility) or "never". The gather and realign routes are the `copy-strategy`
+pass's options `gather=`, `realign=` in the kernel's pipeline
+(`copy_kernels.kernel_pipeline`; the plan asks the same model whether to state the
+realign facts, `copy_plan.may_realign`); the box route is the plan's.
+The tuning values (`TUNING_NAMES`: the box's shared memory, the realign strategy's
+threads) are
 set the same way, never as module globals. The setting is context-local (a
 `contextvars.ContextVar`): it holds for the thread or task that entered the block,
 until the block is left.
@@ -33,11 +34,11 @@ SETTINGS = ("auto", "always", "never")
 
 ROUTE_NAMES = ("gather", "realign", "box")
 
-TUNING_NAMES = ("box_smem", "realign_threads", "realign_chunks_per_thread", "realign_fast_div",
-                "realign_short_row_bytes")
-"""The api/ kernels' tuning values a `with forced_routes(...)` block may set (None: the
-kernel module's default, `copy_box.SMEM_BYTES`, `copy_realign.THREADS`,
-`CHUNKS_PER_THREAD`, `FAST_DIV`, `SHORT_ROW_BYTES`): benchmarks and experiments compare
+TUNING_NAMES = ("box_smem", "realign_threads")
+"""The tuning values a `with forced_routes(...)` block may set (None: the default,
+`copy_box.SMEM_BYTES`; the realign strategy's threads, the `tile` pass's option
+`threads=` in a realign program's pipeline, default
+`passes/_realign_tile.REALIGN_THREADS`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -53,9 +54,6 @@ class Routes:
     box: str = "auto"
     box_smem: int | None = None
     realign_threads: int | None = None
-    realign_chunks_per_thread: int | None = None
-    realign_fast_div: bool | None = None
-    realign_short_row_bytes: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -66,6 +66,7 @@ _PASS_TESTS = (
     "tests/unit/test_software_pipeline.py",
     "tests/unit/test_warp_specialize_pass.py",
     "tests/unit/test_gather_strategy.py",
+    "tests/unit/test_realign_strategy.py",
 )
 _PASS_LIT = (
     "tests/filecheck/copy-strategy",
@@ -118,6 +119,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_element_access.py",
             "tests/unit/test_tma.py",
             "tests/unit/test_pointer_tensors.py",
+            "tests/unit/test_realign_strategy.py",
         ),
     ),
     "api": Area(

@@ -873,8 +873,13 @@ class CopyOp(IRDLOperation):
     never TMA nor cp.async), `gather` (a whole-tensor copy between global views, outside
     any launch: each thread writes a run of consecutive destination elements and gathers
     their sources; the `tile` pass writes it as pointer tensors, and the `copy-strategy`
-    pass chooses it from the facts where the tiled copy would idle its lanes). Without
-    it the passes choose. The strategy does not change what the copy computes.
+    pass chooses it from the facts where the tiled copy would idle its lanes), `realign`
+    (a whole-tensor copy between global views, outside any launch, of rows contiguous
+    in both views, each view's pointer a 16-byte aligned pointer moved by a scalar
+    `layout.addptr` (its misalignment): aligned 16-byte destination chunks filled from
+    aligned source vectors by `layout.funnel_shift`; the `tile` pass writes it, the
+    `copy-strategy` pass chooses it where the two views' rows start at addresses that
+    differ modulo 16 bytes). Without it the passes choose. The strategy does not change what the copy computes.
 
         layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S"""
 
@@ -920,6 +925,9 @@ class CopyOp(IRDLOperation):
             _check(spaces == ("gmem", "gmem") and enclosing_launch(self) is None,
                    "copy strategy gather is a whole-tensor copy between global views, outside any launch")
             return
+        elif kind == "realign":
+            _check(spaces == ("gmem", "gmem") and enclosing_launch(self) is None,
+                   "copy strategy realign is a whole-tensor copy between global views, outside any launch")
         _check(self.convert is None or kind == "simt",
                f"copy strategy {kind} moves bytes as they are: a converting copy is simt")
 

@@ -257,19 +257,22 @@ def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
         parser.raise_error(f"invalid swizzle: {e}", pos, parser.pos)
 
 
-COPY_STRATEGIES = ("tma", "async", "simt", "gather")
+COPY_STRATEGIES = ("tma", "async", "simt", "gather", "realign")
 """How a `layout.copy` moves its data, when the program says so or the `copy-strategy`
 pass chose (CuTe's TiledCopy with its Copy_Atom, Mojo's TileTensor copier): `tma` (a
 TMA bulk tensor copy, global <-> shared), `async` (`cp.async` per thread, global ->
 shared), `simt` (loads and stores by threads, never asynchronous), `gather` (a
 whole-tensor copy between global views: each thread writes a run of consecutive
 destination elements and gathers their sources; the `tile` pass writes it as
-pointer tensors, passes/_gather_tile.py)."""
+pointer tensors, passes/_gather_tile.py), `realign` (a whole-tensor copy of rows
+contiguous in both views whose starts differ modulo 16 bytes: aligned 16-byte
+destination chunks from aligned source vectors, realigned in registers by
+`layout.funnel_shift`; passes/_realign_tile.py)."""
 
 
 @irdl_attr_definition
 class CopyStrategyAttr(Data[str]):
-    """`#layout.copy_strategy<tma>`, `<async>`, `<simt>` or `<gather>` (`COPY_STRATEGIES`): the
+    """`#layout.copy_strategy<tma>`, `<async>`, `<simt>`, `<gather>` or `<realign>` (`COPY_STRATEGIES`): the
     strategy of a `layout.copy`, a value as CuTe's TiledCopy is."""
 
     name = "layout.copy_strategy"

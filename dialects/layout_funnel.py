@@ -13,8 +13,8 @@ a row of `lo` holds; the shift counts elements of the result:
 With one element type this is r[i.., j] = (lo ++ hi)[i.., j + sh[i..]]: the funnel
 shift (CUDA's `__funnelshift_r`, PTX `shf`) widened to a vector. A copy between two
 rows whose start addresses differ modulo 16 bytes loads the two aligned 16-byte
-vectors that cover the 16 source bytes of an aligned destination chunk (as 32-bit
-words) and extracts the chunk's elements here (api/copy_realign.py).
+vectors that cover the 16 source bytes of an aligned destination chunk and extracts the chunk's elements here (the realign strategy of `layout.copy`,
+passes/_realign_tile.py).
 
 `lo` and `hi` share one type; the result (`-> type`, the operands' type when left
 out) has their shape but for the last extent, integer elements (or the operands'

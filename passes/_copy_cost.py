@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import SSAValue
 
 from tilec.dialects import cute
@@ -93,6 +94,17 @@ class CopyFacts:
     src_ptr: SSAValue | None
     dst_ptr: SSAValue | None
     """The views' pointers (None for facts of plain numbers, `copy_plan.may_gather`)."""
+    src_mis: Value | None = None
+    dst_mis: Value | None = None
+    """Where a view's pointer is a pointer aligned to at least the widest vector moved
+    by a scalar `layout.addptr`: that offset in elements (its misalignment, a run-time
+    value or a static one), the aligned pointer being `src_base` / `dst_base`; None
+    otherwise. (Facts of plain numbers give any int where the front end would state
+    it.)"""
+    src_base: SSAValue | None = None
+    dst_base: SSAValue | None = None
+    converts: bool = False
+    """Whether the copy converts its elements (`convert`)."""
 
     @property
     def rank(self) -> int:
@@ -184,10 +196,45 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
         modes.append(Mode(extent, bound, exact, ss, ds, sd, dd, divisor))
     compact = _compact(modes)
     st, dt = copy.source.type, copy.dest.type
+    (sbase, smis), (dbase, dmis) = _aligned_base(sv.source), _aligned_base(dv.source)
+    se, de = element_bytes(st.element_type), element_bytes(dt.element_type)
     return CopyFacts(
-        tuple(modes), element_bytes(st.element_type), element_bytes(dt.element_type),
-        sv.source.type.alignment, dv.source.type.alignment, compact, sv.source, dv.source,
+        tuple(modes), se, de, _alignment(sv.source, sbase, smis, se), _alignment(dv.source, dbase, dmis, de),
+        compact, sv.source, dv.source, smis, dmis, sbase, dbase, copy.convert is not None,
     )
+
+
+def _alignment(ptr: SSAValue, base: SSAValue | None, mis: Value | None, e: int) -> int:
+    """A view pointer's alignment in bytes: its type's, or where it is an aligned
+    pointer moved by a static offset, what the base's alignment and the offset's bytes
+    share."""
+    if base is None or not isinstance(mis, int):
+        return ptr.type.alignment  # type: ignore[attr-defined]
+    a = base.type.alignment  # type: ignore[attr-defined]
+    return math.gcd(a, mis * e) if mis else a
+
+
+ALIGNED_BASE = 16
+"""The alignment (bytes) a pointer moved by a scalar offset must have for the offset to
+count as the view's misalignment (`_aligned_base`): the widest vector."""
+
+
+def _aligned_base(ptr: SSAValue) -> tuple[SSAValue | None, Value | None]:
+    """(base, offset) where `ptr` is `layout.addptr base, offset` of a scalar pointer
+    `base` aligned to `ALIGNED_BASE` bytes and a scalar integer offset (index or i32/i64;
+    a constant as its int); (None, None) otherwise."""
+    from tilec.dialects.layout_ptr import AddPtrOp
+
+    op = ptr.owner
+    if not isinstance(op, AddPtrOp) or not isinstance(op.ptr.type, PtrType):
+        return None, None
+    if op.ptr.type.alignment % ALIGNED_BASE:
+        return None, None
+    off = op.offset
+    k = _static(off)
+    if k is None and not isinstance(off.type, IndexType):
+        return None, None
+    return op.ptr, (k if k is not None else off)
 
 
 def _compact(modes: list[Mode]) -> bool:
@@ -285,20 +332,67 @@ def short_odd_last(mode: Mode) -> bool:
 
 
 GATHER_SETTINGS = ("auto", "always", "never")
+REALIGN_SETTINGS = GATHER_SETTINGS
 
 
-def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto") -> str | None:
-    """"gather" where the module doc's rule (or `gather="always"`) takes the copy, else
-    None (the `tile` pass's tiles). `gather="never"` never takes it."""
-    if gather == "never" or facts.rank < 2:
+def realign_fits(facts: CopyFacts) -> bool:
+    """Whether the realign strategy can take the copy: both views' pointers aligned
+    pointers moved by their misalignments (`src_mis`, `dst_mis`), one element size and
+    no conversion, two modes or more, the last contiguous (stride 1) in both views."""
+    if facts.src_mis is None or facts.dst_mis is None or facts.rank < 2:
+        return False
+    if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 8:
+        return False
+    last = facts.modes[-1]
+    return _static(last.src_stride) == 1 and _static(last.dst_stride) == 1
+
+
+def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
+    """Whether both views allow `vector_bytes` vectors: each pointer aligned to them and
+    each stride other than 0 and 1 a multiple of them (static, or promised
+    `divisible`)."""
+    for align, e, strides in ((facts.src_align, facts.src_bytes, [(m.src_stride, m.src_divisor) for m in facts.modes]),
+                              (facts.dst_align, facts.dst_bytes, [(m.dst_stride, m.dst_divisor) for m in facts.modes])):
+        if align % vector_bytes:
+            return False
+        for s, d in strides:
+            k = _static(s)
+            if k in (0, 1):
+                continue
+            if (k if k is not None else d) * e % vector_bytes:
+                return False
+    return True
+
+
+def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto") -> str | None:
+    """The strategy of a copy from its facts, None for the `tile` pass's tiles:
+    "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
+    "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
+    "realign" where it fits and the tiled copy cannot move widest vectors on both
+    sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
+    "never" turns either off."""
+    if facts.rank < 2:
         return None
-    if gather == "always":
+    fits = realign != "never" and realign_fits(facts)
+    if realign == "always" and fits:
+        return "realign"
+    if _gathers(facts, target, gather):
         return "gather"
+    if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):
+        return "realign"
+    return None
+
+
+def _gathers(facts: CopyFacts, target: Target, gather: str) -> bool:
+    """Whether the gather rule (module doc), or `gather="always"`, takes the copy."""
+    if gather == "never":
+        return False
+    if gather == "always":
+        return True
     if not facts.dst_compact or facts.src_bytes > facts.dst_bytes:
-        return None
+        return False
     broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
         facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
     if not broadcast and not short_odd_last(facts.modes[-1]):
-        return None
-    use = sector_use(facts, gather_block(facts, target), target.sector_bytes)
-    return "gather" if use >= MIN_SECTOR_USE else None
+        return False
+    return sector_use(facts, gather_block(facts, target), target.sector_bytes) >= MIN_SECTOR_USE

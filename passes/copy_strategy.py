@@ -33,22 +33,31 @@ class CopyStrategyPass(ModulePass):
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
     not known to be a power of two (any element size), and a gather block's source reads use at least 35%
-    of the sectors they touch. Every other copy keeps no strategy: the `tile` pass
-    tiles it. A copy whose strategy the program wrote is left as it is.
+    of the sectors they touch. Else `realign` where the views' rows (the last mode)
+    are contiguous in both, of one element type without conversion, each view's pointer
+    is a 16-byte aligned pointer moved by its misalignment (a scalar `layout.addptr`:
+    the fact `tilec.copy_` states for misaligned rows) and the tiled copy could not move
+    16-byte vectors on both sides (a pointer or a stride not known a multiple of 16
+    bytes). Every other copy keeps no strategy: the `tile` pass tiles it. A copy whose
+    strategy the program wrote is left as it is.
 
     Options:
       gather=auto|always|never   `always` takes every copy of two modes or more whose
                                  views the gather strategy can walk; `never` none
                                  (for comparisons; default `auto`, the rule above).
+      realign=auto|always|never  `always` takes every copy the realign strategy fits,
+                                 before the gather rule; `never` none (default `auto`).
     """
 
     name = "copy-strategy"
 
     gather: str = "auto"
+    realign: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.gather not in GATHER_SETTINGS:
-            raise TilecError(f"copy-strategy: gather={self.gather} must be one of {', '.join(GATHER_SETTINGS)}")
+        for name, value in (("gather", self.gather), ("realign", self.realign)):
+            if value not in GATHER_SETTINGS:
+                raise TilecError(f"copy-strategy: {name}={value} must be one of {', '.join(GATHER_SETTINGS)}")
         tgt = target_of(op)
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy is not None or enclosing_launch(c) is not None:
@@ -58,6 +67,6 @@ class CopyStrategyPass(ModulePass):
             facts = copy_facts(c)
             if facts is None:
                 continue
-            kind = choose_strategy(facts, tgt, self.gather)
+            kind = choose_strategy(facts, tgt, self.gather, self.realign)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

@@ -24,8 +24,12 @@ from tilec.dialects.linear import next_pow2
 from tilec.support.index_width import promised_index_bits
 from tilec.support.target import target_of as module_target
 
-from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, copy_facts, gather_vector
+from tilec.dialects.layout_ptr import AddPtrOp
+
+from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, copy_facts, gather_vector, realign_fits
 from ._gather_tile import gather_launch, static_index_bits
+from ._realign_tile import REALIGN_THREADS, realign_launch
+from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
 
@@ -77,7 +81,9 @@ class TilePass(ModulePass):
     `distribute` splits between threads). A copy of strategy `gather` (chosen by
     `copy-strategy`, or written) becomes a launch over pointer tensors instead: each
     thread writes `runs` runs of up to 16 consecutive destination bytes and gathers
-    their sources (passes/_gather_tile.py).
+    their sources (passes/_gather_tile.py). A copy of strategy `realign` becomes a
+    launch over pointer tensors that writes aligned destination chunks from aligned
+    source vectors, realigned by `layout.funnel_shift` (passes/_realign_tile.py).
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
@@ -85,7 +91,8 @@ class TilePass(ModulePass):
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
-                     least 32, default 256; default: 512 for a misaligned
+                     least 32, default 256; a realign copy's: the same, default
+                     512; default: 512 for a misaligned
                      transpose's tile of 16384 elements or more, below; else 256).
 
     Preconditions: both views have the same number of top-level modes with the same
@@ -154,6 +161,9 @@ class TilePass(ModulePass):
     def _tile_copy(self, copy: CopyOp) -> None:
         if copy.strategy_name == "gather":
             self._gather(copy)
+            return
+        if copy.strategy_name == "realign":
+            self._realign(copy)
             return
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
@@ -274,6 +284,39 @@ class TilePass(ModulePass):
         for v in views:
             if isinstance(v, ViewOp) and not v.result.uses:
                 Rewriter.erase_op(v)
+
+    def _realign(self, copy: CopyOp) -> None:
+        """The realign strategy's launch in the copy's place (passes/_realign_tile.py),
+        with 32-bit offsets where the function promises them or static extents, strides
+        and misalignments show they fit; the views and their moved pointers go."""
+        facts = copy_facts(copy)
+        if facts is None or not realign_fits(facts):
+            raise TilecError(
+                "tile: a copy of strategy realign copies rows contiguous in both views (the last "
+                "mode's strides 1) of one element type of at most 8 bytes, without conversion, two "
+                "modes or more, between two `layout.view`s whose pointers are 16-byte aligned "
+                "pointers moved by a scalar `layout.addptr` of an index (their misalignments)", op=copy)
+        threads = self.threads or REALIGN_THREADS
+        if threads < 32 or threads & (threads - 1):
+            raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32; "
+                             f"got threads={threads}", op=copy)
+        tgt = module_target(copy)
+        f = copy.parent_op()
+        while f is not None and not isinstance(f, func.FuncOp):
+            f = f.parent_op()
+        bits = promised_index_bits(f) if f is not None else None
+        if bits is None:
+            bits = realign_static_bits(facts, tgt) or 64
+        new_ops = realign_launch(copy, facts, tgt, bits, threads)
+        copy_loc(copy, *new_ops)
+        views = [v.owner for v in (copy.source, copy.dest)]
+        Rewriter.replace_op(copy, new_ops, [])
+        for v in views:
+            if isinstance(v, ViewOp) and not v.result.uses:
+                moved = v.source.owner
+                Rewriter.erase_op(v)
+                if isinstance(moved, AddPtrOp) and not moved.result.uses:
+                    Rewriter.erase_op(moved)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)

@@ -102,6 +102,14 @@ class View:
         return self.layout.layout if isinstance(self.layout, ComposedLayout) else self.layout
 
 
+def lp_root_type(ptr: SSAValue) -> PtrType:
+    """The type of the pointer argument `ptr` points into (its alignment is that of the
+    storage's start)."""
+    from tilec.dialects.layout_ptr import pointer_root
+
+    return pointer_root(ptr).type  # type: ignore[return-value]
+
+
 def host_storage(h: HostArray) -> Storage:
     """The storage a host-level view of an array reads and writes (one per array)."""
     st = getattr(h, "storage", None)
@@ -567,6 +575,18 @@ class LayoutFunctions(InterpreterFunctions):
     def run_view(self, interp: ReferenceInterpreter, op: layout.ViewOp, args):
         src, *dyn = args
         t = op.result.type
+        base = 0
+        if isinstance(op.source.type, PtrType) and not isinstance(src, HostArray | Storage):
+            # a pointer moved by a scalar `layout.addptr`: the argument it points into,
+            # from the element offset it carries (its misalignment, for the realign
+            # strategy's aligned-down pointers)
+            from tilec.dialects.layout_ptr import pointer_root
+
+            root = pointer_root(op.source)
+            base = _uniform_int(op, src, "a pointer's offset")
+            src = interp.get_values((root,))[0]
+            if base < 0:
+                raise ExecutionError(op, f"the view's pointer is {base} elements before its argument's start")
         if isinstance(src, HostArray | Storage):
             st = host_storage(src) if isinstance(src, HostArray) else src
             values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
@@ -581,8 +601,11 @@ class LayoutFunctions(InterpreterFunctions):
                         op, f"index operand {k} is {value}, more than {bound} as "
                         "its `at_most` entry promises")
             lay = _bind(t.cute_layout, values)
-            align = op.source.type.alignment if isinstance(op.source.type, PtrType) else 16
-            return (View(st, 0, lay, t.vec_layout, None, t, align),)
+            ptype = op.source.type
+            if isinstance(ptype, PtrType) and base:
+                ptype = lp_root_type(op.source)
+            align = ptype.alignment if isinstance(ptype, PtrType) else 16
+            return (View(st, base, lay, t.vec_layout, None, t, align),)
         v = _view(op, src)
         lay = t.layout.data if isinstance(t.layout, ComposedLayoutAttr) else t.cute_layout
         return (View(v.storage, v.base, lay, t.vec_layout, None, t, v.align),)

@@ -25,7 +25,7 @@ from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from tilec.dialects import layout_ptr as lp
 
 from .errors import ExecutionError
-from .executor import ReferenceInterpreter
+from .executor import HostArray, ReferenceInterpreter
 from .layout_impls import (
     check_uniform_mask,
     Access,
@@ -67,8 +67,8 @@ class _Pointee:
 
 def offset_of(x: Any) -> Any:
     """The element offset a pointer value carries: 0 for the argument itself (its
-    Storage inside a launch), else the offsets addptr computed."""
-    return 0 if isinstance(x, Storage) else x
+    Storage inside a launch, its array outside one), else the offsets addptr computed."""
+    return 0 if isinstance(x, Storage | HostArray) else x
 
 
 def _per_register(grid, acc: Access, c: np.ndarray, value: Any, t: TensorType) -> np.ndarray:

@@ -332,8 +332,8 @@ def random_slice_iterator_kernel(rng: random.Random) -> Program:
 
 
 def random_funnel_kernel(rng: random.Random) -> Program:
-    """A pointer-tensor kernel around `layout.funnel_shift` (the realign kernel's op,
-    api/copy_realign.py): each row of `R` loads two windows of `V` elements at a
+    """A pointer-tensor kernel around `layout.funnel_shift` (the realign strategy's op,
+    passes/_realign_tile.py): each row of `R` loads two windows of `V` elements at a
     random row pitch and stores the `V` elements from a per-row shift on (an affine
     function of the row, mod `V`). Either one element type throughout (rows of 2 to
     16 bytes, 1- to 8-byte integers or f32) or, as the realign kernel does, rows of

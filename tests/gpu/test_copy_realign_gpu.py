@@ -1,4 +1,5 @@
-"""The row-realigning kernel of `tilec.copy_` (api/copy_realign.py) on the GPU: bit for
+"""The realign strategy (passes/_realign_tile.py) as `tilec.copy_` reaches it (the plan
+states the misalignments, the `copy-strategy` pass chooses it) on the GPU: bit for
 bit against PyTorch's `copy_`, outputs poisoned first, every element size, rows
 starting at every byte offset in both views (heads, tails, rows shorter than 16
 bytes), several outer modes and a broadcast one, 64-bit offsets; and the strided
@@ -77,21 +78,21 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
                 src = base.as_strided((rows, n), (sp, 1), so)
                 dst = out.as_strided((rows, n), (dp, 1), do)
                 _copy_and_check(torch, kernels, out, dst, src)
-    assert {k.realign for k in kernels._entries} - {0} == {32}
+    assert {k.index_bits for k in kernels._entries if k.realign} == {32}
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
     """Rank 3 and 4 (the strided set's 04, 16, 34, 46 made small), a broadcast outer mode,
     a flat dst from sliced rows (19), and the same with 64-bit offsets."""
-    from tilec import copy_realign
     from tilec.copy_kernels import CopyKernels
+    from tilec.passes import _realign_tile
 
     torch = _torch()
     gen = torch.Generator(device="cuda").manual_seed(4)
     t = getattr(torch, dtype)
-    for limit in (copy_realign.INDEX32_LIMIT, 1000):
-        monkeypatch.setattr(copy_realign, "INDEX32_LIMIT", limit)
+    for limit in (_realign_tile.INDEX32_LIMIT, 1000):
+        monkeypatch.setattr(_realign_tile, "INDEX32_LIMIT", limit)
         kernels = CopyKernels(disk=False)
         base = _random(torch, dtype, 1 << 19, gen)
         out = torch.empty(1 << 19, dtype=t, device="cuda")
@@ -115,13 +116,51 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
         src = base.as_strided((13, 6, 301), (0, 305, 1), 7)
         dst = out.as_strided((13, 6, 301), (6 * 303, 303, 1), 1)
         _copy_and_check(torch, kernels, out, dst, src)
-        assert {k.realign for k in kernels._entries} == {32 if limit > 1000 else 64}
+        assert {(k.realign, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 1000 else 64)}
 
 
-def test_strided_set_patterns_take_the_realign_kernel():
-    """The measured rule takes the strided set's misaligned-row cases (made small)."""
+def test_strided_set_patterns_take_the_realign_strategy():
+    """The cost model takes the strided set's misaligned-row cases (made small)."""
     from tilec.copy_plan import Operand, plan_copy
 
     # 46: int64 rows of 5 at a pitch of 10 (dst 16-byte aligned rows), src flat
     p = plan_copy(Operand(4096 + 176, "int64", (20001, 5), (10, 1)), Operand(8192, "int64", (20001, 5), (5, 1)))
     assert p.key.realign
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
+def test_a_program_that_states_its_misalignments_matches_torch(dtype):
+    """A `tilec.Program` whose views' pointers are 16-byte aligned pointers moved by
+    their misalignments (run-time index arguments) compiles the realign strategy
+    through `-p default` (the kernel `copy_` compiles for the same views) and copies
+    bit for bit, every misalignment of both views, the bytes around dst poisoned."""
+    import tilec
+    from tilec import Program
+    from tilec.dialects.layout import CopyOp
+
+    torch = _torch()
+    short = {"int8": "i8", "float16": "f16", "float32": "f32", "int64": "i64"}[dtype]
+    t = getattr(torch, dtype)
+    e = torch.empty(0, dtype=t).element_size()
+    rows, n, sp, dp = 37, 301, 305, 303
+    p = Program("rows")
+    s, d = p.pointer("src", short, align=16), p.pointer("dst", short, align=16)
+    a = p.view(p.addptr(s, p.index("smis")), f"({rows},{n}):({sp},1)")
+    b = p.view(p.addptr(d, p.index("dmis")), f"({rows},{n}):({dp},1)")
+    p.insert(CopyOp(a.ssa, b.ssa))
+    from helpers.canonical_copies import _read_choice
+
+    assert _read_choice(p.module.clone(), "default")[0] == "realign"
+    kernel = tilec.compile(p)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    base = _random(torch, dtype, rows * sp + 64, gen)
+    out = torch.empty(rows * dp + 64, dtype=t, device="cuda")
+    v = 16 // e
+    for smis in range(0, v, max(1, v // 4)):
+        for dmis in range(0, v, max(1, v // 3)):
+            out.view(torch.uint8).fill_(0x4D)
+            want = out.clone()
+            want.as_strided((rows, n), (dp, 1), dmis).copy_(base.as_strided((rows, n), (sp, 1), smis))
+            kernel(base, out, smis, dmis)
+            torch.cuda.synchronize()
+            assert torch.equal(_bits(torch, out), _bits(torch, want)), (smis, dmis)

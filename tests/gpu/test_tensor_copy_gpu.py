@@ -346,8 +346,8 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     from tilec.copy_kernels import default_kernels
 
     keys = list(default_kernels()._entries)
-    # rows of 254 into rows of 256 at an odd offset take the realign kernel
-    # (copy_realign.py)
+    # rows of 254 into rows of 256 at an odd offset take the realign strategy
+    # (passes/_realign_tile.py)
     assert any(k.realign for k in keys)
     assert any(k.box for k in keys)  # case 42 in small: the box kernel (copy_box.py)
     assert {pass_tile(k) for k in keys if not (k.box or k.realign)}

@@ -10,9 +10,9 @@ each: `copy_`'s kernel for the pair of views, and a `tilec.Program` of the same 
 The "same views" are the merged views of the plan (`copy_plan.merge_modes`): the copy a
 user would write as a Program after merging what is contiguous in both. A choice is
 (strategy, tile, threads): the strategy is "tiled" for the kernel the `tile` pass makes
-(the one the Program path always takes), else the api/ kernel family the plan routed
-the copy to ("box", "realign"), else the strategy the `copy-strategy` pass chose
-("gather"); the tile and the threads are read from the IR after the `tile` pass.
+(the one the Program path always takes), else "box" where the plan routed the copy to
+the api/ box kernel, else the strategy the `copy-strategy` pass chose ("gather",
+"realign": a realign plan's Program states its misalignments as copy_'s does); the tile and the threads are read from the IR after the `tile` pass.
 
 Each case also says how to make it on a GPU (`src_base`, `index`, `perm`, broadcast to
 `shape`), for benchmarks/canonical_copy_bench.py.
@@ -149,14 +149,13 @@ def _read_choice(module, pipeline: str) -> tuple[str, tuple[int, ...] | None, in
 
 def key_strategy(key) -> str:
     """The strategy of the kernel `tilec.copy_` compiles for `key` (under the routes in
-    force): "box", "realign", or the `copy-strategy` pass's ("gather", "tiled")."""
+    force): "box", or the `copy-strategy` pass's ("gather", "realign", "tiled")."""
     from tilec.compiler.pipeline import parse_module
     from tilec.copy_kernels import kernel_pipeline
     from tilec.copy_program import copy_program
 
-    for family in ("box", "realign"):
-        if getattr(key, family):
-            return family
+    if key.box:
+        return "box"
     module = parse_module(copy_program(key))
     run_pipeline(module, _split(kernel_pipeline(key, "default"))[0])
     return next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
@@ -169,9 +168,8 @@ def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
     from tilec.copy_program import copy_program
 
     key = plan.key
-    for family in ("box", "realign"):
-        if getattr(key, family):
-            return family, None, None
+    if key.box:
+        return "box", None, None
     module = parse_module(copy_program(key))
     return _read_choice(module, kernel_pipeline(key, "default"))
 
@@ -180,7 +178,9 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     """The `tilec.Program` of the plan's merged views, every extent and stride static.
     `src_ptr` / `dst_ptr`: the addresses of the views' first elements (default the
     plan's; a realigning or box plan moves its own pointers, so a Program of the same
-    views is given the operands' first elements), for the pointers' alignment."""
+    views is given the operands' first elements), for the pointers' alignment. With the
+    plan's pointers, a realign plan's Program states the misalignments (index
+    arguments `smis`, `dmis`) as `copy_`'s program does."""
     from tilec.copy_key import needs_conversion
 
     key = plan.key
@@ -189,6 +189,12 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     p = Program("same_views")
     src = p.pointer("src", SHORT[key.src_dtype], align=16 if sp % 16 == 0 else ITEMSIZE[key.src_dtype])
     dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if dp % 16 == 0 else ITEMSIZE[key.dst_dtype])
+    if key.realign and src_ptr is None and dst_ptr is None:
+        # the plan's pointers (aligned down), moved by their misalignments (run-time
+        # values, arguments after the pointers), as a program that knows its rows are
+        # misaligned states them; given the first elements' addresses, the Program
+        # takes them as they are
+        src, dst = p.addptr(src, p.index("smis")), p.addptr(dst, p.index("dmis"))
 
     def layout(strides):
         if len(strides) == 1:

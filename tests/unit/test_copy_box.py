@@ -1,5 +1,5 @@
 """The box kernel of `tilec.copy_` (api/copy_box.py) without a GPU: which copies take
-it, its arguments, and its program (the GPU-level text, and the same compiled for
+it, its arguments, and its program (the GPU-level module built as typed IR, printed, and compiled for
 sm_90) on the CPU reference executor against NumPy, bit for bit, with every byte
 around dst poisoned and checked: both shapes, several blocks with a partial last
 chunk (a small shared-memory budget), pointers at every remainder mod 16, padded dst

@@ -143,7 +143,7 @@ def test_row_tiles_and_folds_copy_exactly(shape, dst_rows, dtype, kernels, nvrtc
     """The compiled kernels of row tiles (cases 16 and 38 in small; 34's short rows
     for contrast), into padded dst rows, run by the reference executor: every byte of the
     dst buffer, padding included (the tiled kernel's; misaligned rows take the realign
-    kernel, copy_realign.py)."""
+    strategy, passes/_realign_tile.py)."""
 
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")

@@ -45,7 +45,7 @@ def test_the_cost_model_takes_short_odd_runs_into_compact_dsts():
     assert strategy(op((5000, 300)), op((5000, 300), (1, 5000))) == "tiled"
     assert strategy(op((50, 17, 19), dtype="int8"), op((50, 17, 19), (323, 1, 17), dtype="int64")) == "tiled"
     # rows of 5 into a padded dst (46 of the strided set): not compact, never a gather
-    # (the realign kernel's, api/copy_realign.py)
+    # (the realign strategy's, passes/_realign_tile.py)
     padded = plan_copy(op((9000, 5), (10, 1), dtype="int64", ptr=4096), op((9000, 5), dtype="int64"))
     assert copy_choice(padded)[0] == "realign"
 

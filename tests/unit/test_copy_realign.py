@@ -1,24 +1,27 @@
-"""The row-realigning kernel of `tilec.copy_` (api/copy_realign.py) without a GPU:
-which copies take it, its key and arguments, and its program (the whole-program text
-and the compiled kernel) on the CPU reference executor against NumPy, bit for bit,
-the bytes around dst untouched (poisoned): every shift of src against dst, heads and
-tails, rows shorter than 16 bytes, outer modes with carries and broadcasts, 64-bit
-offsets; a property test over random row copies."""
+"""The realign strategy as `tilec.copy_` reaches it, without a GPU: which copies the
+plan states the realign facts for (pointers aligned down, moved by their misalignments)
+and the `copy-strategy` pass takes, the key and arguments, and the program (the
+whole-tensor program and the compiled kernel) on the CPU reference executor against
+NumPy, bit for bit, the bytes around dst untouched (poisoned): every shift of src
+against dst, heads and tails, rows shorter than 16 bytes, outer modes with carries and
+broadcasts, 64-bit offsets; a property test over random row copies. (The strategy
+itself: passes/_realign_tile.py, tests/unit/test_realign_strategy.py.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.canonical_copies import copy_choice
 from helpers.operands import operand
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilec import copy_realign
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import plan_copy
 from tilec.copy_routes import forced_routes
 from tilec.copy_program import copy_program
+from tilec.passes import _realign_tile
 
 
 @pytest.fixture
@@ -53,54 +56,48 @@ def _check(dst_base, dst, src, compiled, kernels):
     assert np.array_equal(dst_base, want), (dst.shape, dst.strides, src.strides)
 
 
-def test_key_and_arguments(always, monkeypatch):
+def test_key_and_arguments(always):
     # rows of 100 bytes, src at byte 5 with a pitch of 203, dst at byte 3 flat
     plan = plan_copy(operand((11, 100), dtype="int8", ptr=4099), operand((11, 100), (203, 1), dtype="int8", ptr=8197))
     key = plan.key
-    assert key.realign == 32 and key.src_align == key.dst_align == 16
+    assert key.realign and key.index_bits == 32 and key.src_align == key.dst_align == 16
     assert plan.src_ptr == 8192 and plan.dst_ptr == 4096
-    assert plan.extra[:3] == (5, 3, 8) and plan.args[:7] == (11, 100, 203, 100, 5, 3, 8)
-    assert "layout.funnel_shift" in copy_program(key)
+    assert plan.extra == (5, 3) and plan.args == (11, 100, 203, 100, 5, 3)
+    text = copy_program(key)
+    assert text.count("layout.addptr") == 2 and "funnel_shift" not in text  # facts only; the pass decides
+    assert copy_choice(plan) == ("realign", None, _realign_tile.REALIGN_THREADS)
     # shapes, pitches and misalignments of one pattern share the key
     other = plan_copy(operand((7, 3001), (3010, 1), dtype="int8", ptr=4106), operand((7, 3001), dtype="int8", ptr=8193))
     assert other.key == key
-    # int64 rows of 5 at a pitch of 10 (46): misalignments in elements
+    # int64 rows of 5 at a pitch of 10 (46): misalignments in elements, 8-byte chunks
     p46 = plan_copy(
         operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
     )
-    assert p46.extra[:3] == (0, 0, 5) and p46.key.realign == 32 and p46.key.realign_chunk == 8
-    assert f"tensor<{2 * copy_realign.THREADS}x1xi64" in copy_program(p46.key)  # 8-byte chunks, two a thread
-    monkeypatch.setattr(copy_realign, "SHORT_ROW_BYTES", 0)
-    p46 = plan_copy(
-        operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
-    )
-    assert p46.extra[:3] == (0, 0, 3) and p46.key.realign_chunk == 16
+    assert p46.extra == (0, 0) and p46.key.realign and p46.key.small_extents[-1] == 8
 
 
 def test_chunks_per_row():
     # 40-byte rows at a pitch of 80 from an aligned dst: 3 chunks
-    assert copy_realign.chunks_per_row(5, 8, 0, [10]) == 3
+    assert _realign_tile.chunks_per_row(5, 8, 0, 16, 16) == 3
     # rows of 7775 bytes at a pitch of 7776 (04): every row starts 1 byte in
-    assert copy_realign.chunks_per_row(7775, 1, 1, [7776]) == 486
+    assert _realign_tile.chunks_per_row(7775, 1, 1, 16, 16) == 486
     # at a pitch of 7777: a row may start at any byte of a chunk
-    assert copy_realign.chunks_per_row(7775, 1, 1, [7777]) == -(-(15 + 7775) // 16)
-    assert copy_realign.chunks_per_row(3, 1, 15, [16]) == 2
+    assert _realign_tile.chunks_per_row(7775, 1, 1, 1, 16) == -(-(15 + 7775) // 16)
+    assert _realign_tile.chunks_per_row(3, 1, 15, 16, 16) == 2
     # 8-byte chunks: rows of 5 int64 at any 8-byte start span 5
-    assert copy_realign.chunks_per_row(5, 8, 8, [10], 8) == 5 == copy_realign.chunks_per_row(5, 8, 0, [11], 8)
-    assert (
-        copy_realign.chunk_bytes(8, 8) == 8 and copy_realign.chunk_bytes(8, 9) == copy_realign.chunk_bytes(4, 5) == 16
-    )
+    assert _realign_tile.chunks_per_row(5, 8, 1, 8, 8) == 5 == _realign_tile.chunks_per_row(5, 8, 0, 8, 8)
 
 
-def test_not_eligible():
-    # a conversion, a transposed row, a 1-mode copy, a negative src stride
-    assert plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.realign == 0
-    assert (
-        plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (1, 9), dtype="int8")).key.realign == 0
-    )
-    assert plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.realign == 0
-    neg = plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (-100, 1), dtype="int8", ptr=900))
-    assert neg.key.realign == 0
+def test_not_stated():
+    # a conversion, a transposed row, a 1-mode copy, aligned rows: no realign facts
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.realign
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (1, 9), dtype="int8")).key.realign
+    assert not plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.realign
+    assert not plan_copy(operand((9, 100), (112, 1), dtype="int8"), operand((9, 100), (128, 1), dtype="int8")).key.realign
+    # an element-misaligned pointer cannot be stated as an aligned one plus elements
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16", ptr=1), operand((9, 100), dtype="int16")).key.realign
+    with forced_routes(realign="never"):
+        assert not plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), dtype="int8")).key.realign
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
@@ -122,43 +119,16 @@ def test_every_shift_head_tail_and_short_row(always, dtype, compiled, nvrtc_avai
                 dst = _rows(out, do, 5, n, n + 2 + do % 2)
                 _check(out, dst, src, compiled, kernels)
     if compiled:
-        assert all(k.realign == 32 for k in kernels._entries)
+        assert all(k.realign and k.index_bits == 32 for k in kernels._entries)
 
 
-def test_magic_divides_every_31_bit_index():
-    rng = np.random.default_rng(5)
-    divisors = [1, 2, 3, 5, 7, 31, 32, 33, 486, 7775, 65537, 2**20 + 1, 2**30, 2**31 - 1]
-    divisors += [int(d) for d in rng.integers(1, 2**31, 200)]
-    xs = [0, 1, 2**31 - 1, 2**31 - 2, 2**30, 2**30 - 1] + [int(x) for x in rng.integers(0, 2**31, 300)]
-    for d in divisors:
-        m, s = copy_realign.magic(d)
-        assert m <= 2**32 and (2**31 - 1) * m < 2**63
-        for x in xs + [d - 1, d, d + 1, 2 * d - 1, (2**31 - 1) // d * d, (2**31 - 1) // d * d - 1]:
-            if 0 <= x < 2**31:
-                assert (x * m) >> s == x // d, (x, d)
-
-
-def test_fast_division_in_the_program(always, monkeypatch):
-    plan = plan_copy(
-        operand((3, 5, 7, 31), (1323, 264, 33, 1), dtype="int8", ptr=4099), operand((3, 5, 7, 31), dtype="int8")
-    )
-    # the chunk count (3) and the outer extents 1 .. rank - 2 (5, 7): a pair each
-    assert plan.extra[3:] == (*copy_realign.magic(3), *copy_realign.magic(5), *copy_realign.magic(7))
-    text = copy_program(plan.key)
-    assert text.count("arith.shrsi") == 3 and "%mgc" in text and "%sh2" in text
-    monkeypatch.setattr(copy_realign, "FAST_DIV", False)
-    assert "arith.shrsi" not in copy_program(plan.key)
-
-
-@pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled, fast, nvrtc_available):
+def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled, nvrtc_available):
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    monkeypatch.setattr(copy_realign, "FAST_DIV", fast)
     rng = np.random.default_rng(4)
-    for limit in (copy_realign.INDEX32_LIMIT, 100):
-        monkeypatch.setattr(copy_realign, "INDEX32_LIMIT", limit)
+    for limit in (_realign_tile.INDEX32_LIMIT, 100):
+        monkeypatch.setattr(_realign_tile, "INDEX32_LIMIT", limit)
         kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
         for dtype in ("int8", "int16"):
             e = np.dtype(dtype).itemsize
@@ -175,7 +145,7 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled
             out[...] = 77
             _check(out, dst, row, compiled, kernels)
         if compiled:
-            assert {k.realign for k in kernels._entries} == {32 if limit > 100 else 64}
+            assert {(k.realign, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 100 else 64)}
 
 
 @settings(max_examples=40, deadline=None)
@@ -202,14 +172,36 @@ def test_random_row_copies_match_numpy(e, rows, n, so, do, spad, dpad):
         _check(out, dst, src, False, None)
 
 
-def test_index_bits_counts_8_byte_elements_in_src_words():
-    """The src side is read in 32-bit words: an 8-byte element's offset is twice its
-    index, a 4-byte element's its index. A reach (element offset span plus a vector to
-    spare: 16 bytes) of 2**30 - 1 elements of 8 bytes is 2**31 - 2 words, which still
-    fits 32 bits; 2**30 does not. 4-byte elements fit up to a reach of 2**31 - 1."""
-    dst = (9, 1)
-    # reach = stride + 8 (the row) + 4 * (16 // itemsize) (a vector)
-    assert copy_realign.index_bits((2, 9), (2**30 - 17, 1), dst, 1, 8) == 32
-    assert copy_realign.index_bits((2, 9), (2**30 - 16, 1), dst, 1, 8) == 64
-    assert copy_realign.index_bits((2, 9), (2**31 - 25, 1), dst, 1, 4) == 32
-    assert copy_realign.index_bits((2, 9), (2**31 - 24, 1), dst, 1, 4) == 64
+def test_index_bits_count_offsets_chunks_and_a_block():
+    """32-bit offsets where every offset from the aligned pointers (two vectors to
+    spare), every flat chunk index and a block past the end fit; the plan promises them
+    (`tilec.index_bits = 32`) and the pass reads the promise."""
+    # reach = the src stride + 8 (the row) + 4 * 2 (two vectors of 2 elements)
+    near = plan_copy(operand((2, 9), (11, 1), dtype="int64", ptr=8), operand((2, 9), (2**31 - 17, 1), dtype="int64"))
+    far = plan_copy(operand((2, 9), (11, 1), dtype="int64", ptr=8), operand((2, 9), (2**31 - 16, 1), dtype="int64"))
+    assert near.key.realign and far.key.realign
+    assert (near.key.index_bits, far.key.index_bits) == (32, 64)
+    assert "tilec.index_bits = 32" in copy_program(near.key)
+    assert "tilec.index_bits" not in copy_program(far.key)
+
+
+@pytest.mark.parametrize("dtype,name", [("float16", None), ("uint16", "bfloat16"), ("float32", None),
+                                        ("float64", None), ("bool", None)])
+def test_float_and_bool_rows_compiled(dtype, name, nvrtc_available):
+    """Rows of floats (bfloat16 as its bits) and bools: the compiled kernel (the
+    pointer tensors, the funnel shift and the vectors of the element type) against
+    NumPy, bytes compared, the bytes around dst poisoned."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(8)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    base = _aligned(4096, dtype, rng=rng)
+    out = _aligned(4096, dtype, fill=0)
+    e = base.itemsize
+    src = np.lib.stride_tricks.as_strided(base[3:], (5, 37), (41 * e, e))
+    dst = np.lib.stride_tricks.as_strided(out[1:], (5, 37), (39 * e, e))
+    want = out.copy()
+    np.lib.stride_tricks.as_strided(want[1:], (5, 37), (39 * e, e))[...] = src
+    copy_numpy(dst, src, compiled=True, kernels=kernels, src_dtype=name, dst_dtype=name)
+    assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
+    assert [k.realign for k in kernels._entries] == [True]

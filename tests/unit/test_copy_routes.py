@@ -53,23 +53,26 @@ def test_unknown_settings_are_refused(settings):
 
 
 def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
-    """The api/ kernels' tuning values (copy_routes.TUNING_NAMES) are values in force
-    for a `with` block, as routes: the realign kernel's threads and the box's shared
-    memory change the program and the plan, and the disk entry's key names them."""
-    from tilec import copy_box, copy_realign
-    from tilec.copy_kernels import entry_key
-    from tilec.copy_program import copy_program
+    """The tuning values (copy_routes.TUNING_NAMES) are values in force for a `with`
+    block, as routes: the realign strategy's threads (the `tile` pass's option in a
+    realign program's pipeline) and the box's shared memory change the kernel and the
+    plan, and the disk entry's key names them."""
+    from helpers.canonical_copies import copy_choice
+
+    from tilec import copy_box
+    from tilec.copy_kernels import entry_key, kernel_pipeline
+    from tilec.passes._realign_tile import REALIGN_THREADS
 
     dst, src = Operand(4096, "int8", (3000, 7775), (7776, 1)), Operand(8192 + 1, "int8", (3000, 7775), (7775, 1))
-    key = plan_copy(dst, src).key
-    assert key.realign and f"threads({copy_realign.THREADS})" in copy_program(key)
-    plain = entry_key(key, "default", "sm_90")
-    with forced_routes(realign_threads=256, realign_fast_div=False) as routes:
-        assert routes.tuning() == {"realign_threads": 256, "realign_fast_div": False}
-        text = copy_program(key)
-        assert "threads(256)" in text and "arith.shrsi" not in text
-        assert entry_key(key, "default", "sm_90") != plain
-    assert f"threads({copy_realign.THREADS})" in copy_program(key) and entry_key(key, "default", "sm_90") == plain
+    plan = plan_copy(dst, src)
+    assert plan.key.realign and copy_choice(plan) == ("realign", None, REALIGN_THREADS)
+    plain = entry_key(plan.key, "default", "sm_90")
+    with forced_routes(realign_threads=256) as routes:
+        assert routes.tuning() == {"realign_threads": 256}
+        assert "tile{threads=256}" in kernel_pipeline(plan.key, "default")
+        assert copy_choice(plan) == ("realign", None, 256)
+        assert entry_key(plan.key, "default", "sm_90") != plain
+    assert copy_choice(plan)[2] == REALIGN_THREADS and entry_key(plan.key, "default", "sm_90") == plain
     box = (Operand(4096, "bool", (19, 1000), (1000, 1)), Operand(8192, "bool", (19, 1000), (1, 19)))
     t = plan_copy(*box).extra[2]
     with forced_routes(box_smem=20 * 1024):

@@ -1,4 +1,4 @@
-// layout.copy's strategy (#layout.copy_strategy<tma | async | simt | gather>, CuTe's TiledCopy as
+// layout.copy's strategy (#layout.copy_strategy<tma | async | simt | gather | realign>, CuTe's TiledCopy as
 // a value): round trip, and the verifier's memory-space rules.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>/dev/null | filecheck %s
@@ -11,6 +11,7 @@
 // CHECK: layout.copy %s, %g {strategy = #layout.copy_strategy<tma>}
 // CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"}
 // CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"}
+// CHECK: layout.copy %g, %g {strategy = #layout.copy_strategy<realign>} : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 // ERR: error: 'layout.copy': copy strategy tma copies between global and shared memory, got gmem -> gmem
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
@@ -22,6 +23,7 @@ func.func @strategies(%g: !G, %h: !H, %s: !S) {
   layout.copy %s, %g {strategy = #layout.copy_strategy<tma>} : !S, !G
   layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"} : !G, !H
   layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"} : !G, !H
+  layout.copy %g, %g {strategy = #layout.copy_strategy<realign>} : !G, !G
   func.return
 }
 
@@ -59,7 +61,7 @@ func.func @tma_converting(%g: !G, %h: !H) {
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
 func.func @unknown(%g: !G, %s: !S) {
-  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt, gather}}
+  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt, gather, realign}}
   layout.copy %g, %s {strategy = #layout.copy_strategy<bulk>} : !G, !S
   func.return
 }
@@ -84,5 +86,38 @@ func.func @gather_in_a_launch(%a: !G, %b: !G) {
     // expected-error @+1 {{copy strategy gather is a whole-tensor copy between global views, outside any launch}}
     layout.copy %a, %b {strategy = #layout.copy_strategy<gather>} : !G, !G
   }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
+func.func @realign_to_shared(%g: !G, %s: !S) {
+  // expected-error @+1 {{copy strategy realign is a whole-tensor copy between global views, outside any launch}}
+  layout.copy %g, %s {strategy = #layout.copy_strategy<realign>} : !G, !S
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @realign_in_a_launch(%a: !G, %b: !G) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %t: index):
+    // expected-error @+1 {{copy strategy realign is a whole-tensor copy between global views, outside any launch}}
+    layout.copy %a, %b {strategy = #layout.copy_strategy<realign>} : !G, !G
+  }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+!H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @realign_converting(%g: !G, %h: !H) {
+  // expected-error @+1 {{copy strategy realign moves bytes as they are: a converting copy is simt}}
+  layout.copy %g, %h {strategy = #layout.copy_strategy<realign>, convert = "float32->float16"} : !G, !H
   func.return
 }

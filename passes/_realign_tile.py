@@ -1,0 +1,292 @@
+"""The realign strategy of a whole-tensor copy (`#layout.copy_strategy<realign>`), as the
+`tile` pass writes it: a `layout.launch` over pointer tensors.
+
+    ops = realign_launch(copy, facts, target, bits)   # replaces the copy
+
+Copies whose rows (the last mode, contiguous in both views) start at addresses that
+differ modulo 16 bytes cannot move 16-byte vectors on both sides at once: the tiled
+kernel reads and writes such rows an element at a time. Here each thread writes a
+destination chunk (`chunk_bytes`: 16 bytes, aligned; 8 bytes, one element, for short
+rows of 8-byte elements, two chunks a thread) and reads the source in aligned vectors
+of the chunk's size, realigning in registers (`layout.funnel_shift`). Both views'
+pointers are aligned pointers moved by their misalignments (`CopyFacts.src_mis`,
+`dst_mis`: `layout.addptr %base, %mis`); the kernel addresses memory from the aligned
+pointers:
+
+- flat chunk index f = pid * rows + i (consecutive lanes, consecutive chunks), row
+  f / C and chunk c = f % C of it, C the chunks a row spans at most (`chunks_per_row`,
+  computed on the host from the destination's misalignment and what its outer strides
+  are multiples of); with 32-bit offsets the divisions by C and by the outer extents
+  are multiply-shifts in 64 bits (`magic`, the pairs computed on the host,
+  `host_magic`), else divisions;
+- the row's coordinates over the outer modes give its first element's offsets S (src)
+  and D (dst) from the aligned pointers; chunk c starts at A = (floor(D / V) + c) * V
+  (V = a chunk's elements; floors as arithmetic shifts, V being a power of two, so
+  negative strides are walked as well);
+- the V source elements of its V destination elements start at s = A - D + S: the
+  thread loads the aligned vectors at sa = floor(s / V) * V and sa + V, each masked
+  where it holds no element of the row, the second also where s = sa, and takes V
+  elements from s - sa on (`layout.funnel_shift`);
+- it stores them with a per-element mask (the row's head and tail chunks): whole
+  chunks are one vector store, partial ones are stored element by element.
+
+Every vector read lies inside the aligned span of a row's bytes, so inside the
+allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from tilec.dialects import layout_compute as lc
+from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout_funnel import FunnelShiftOp
+from tilec.dialects.layout_attrs import PtrType
+from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
+from tilec.support.target import Target
+
+from ._copy_cost import CopyFacts, Value, _static
+from ._gather_tile import INDEX32_LIMIT, _Body
+
+index = IndexType()
+
+REALIGN_THREADS = 512
+"""Threads per block of the realign strategy. H100, strided set (the api/ kernel this
+strategy replaces, one call), of cudaMemcpy for 128 / 256 / 512 / 1024 threads: 46
+0.364 / 0.372 / 0.379 / 0.383, 16 0.782 / 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 /
+1.004 / 0.960, 28 1.005 / 1.009 / 1.010 / 0.977."""
+SHORT_ROW_BYTES = 64
+"""Rows of 8-byte elements known to be at most this many bytes take 8-byte chunks
+(`chunk_bytes`)."""
+
+
+def magic(d: int) -> tuple[int, int]:
+    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
+    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
+    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
+    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
+    integer.) The kernel computes the same pair on the host for a run-time divisor
+    (`host_magic`)."""
+    d = max(1, d)
+    s = 31 + (d - 1).bit_length()
+    return -(-(1 << s) // d), s
+
+
+def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """`magic(d)` of a divisor `x` as index values, its ops appended to `ops` (host
+    ops: a static divisor folds to constants): l = bit_length(d - 1) by halving steps,
+    s = 31 + l, m = ceil(2**s / d)."""
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def const(v: int) -> SSAValue:
+        return add(arith.ConstantOp.from_int_and_width(v, index))
+
+    k = _static(x)
+    if k is not None:
+        m, sh = magic(k)
+        return const(m), const(sh)
+    d = x if not isinstance(x, int) else const(x)
+    rest = add(arith.SubiOp(d, const(1)))
+    bits = const(0)
+    for step in (16, 8, 4, 2, 1):
+        big = add(arith.CmpiOp(rest, const(1 << step), "uge"))
+        rest = add(arith.SelectOp(big, add(arith.ShRUIOp(rest, const(step))), rest))
+        bits = add(arith.SelectOp(big, add(arith.AddiOp(bits, const(step))), bits))
+    nonzero = add(arith.CmpiOp(rest, const(0), "ne"))
+    bits = add(arith.SelectOp(nonzero, add(arith.AddiOp(bits, const(1))), bits))
+    sh = add(arith.AddiOp(bits, const(31)))
+    return add(arith.CeilDivUIOp(add(arith.ShLIOp(const(1), sh)), d)), sh
+
+
+def chunk_bytes(facts: CopyFacts, target: Target) -> int:
+    """The destination chunk: 8 bytes (one element, two chunks a thread) for rows of
+    8-byte elements known to be at most `SHORT_ROW_BYTES` (a warp's store then writes
+    32 consecutive elements: rows of 40 bytes at a pitch of 80 store no half chunk),
+    else the widest vector."""
+    last = facts.modes[-1]
+    e = facts.dst_bytes
+    if e == 8 and last.bound is not None and last.bound * e <= SHORT_ROW_BYTES:
+        return 8
+    return target.vector_bytes
+
+
+def chunks_per_thread(chunk: int, target: Target) -> int:
+    """A thread's chunks: 1, or as many as fill the widest vector's bytes."""
+    return max(1, target.vector_bytes // chunk)
+
+
+def _outer_granule(facts: CopyFacts, chunk: int) -> int:
+    """g = gcd(chunk, the destination's outer strides in bytes): row starts are the
+    destination's misalignment plus multiples of g."""
+    g = chunk
+    for m in facts.modes[:-1]:
+        s = _static(m.dst_stride)
+        g = math.gcd(g, (abs(s) if s is not None else m.dst_divisor) * facts.dst_bytes)
+    return g
+
+
+def chunks_per_row(n_last: int, e: int, dmis: int, g: int, chunk: int) -> int:
+    """The most `chunk`-byte chunks a row of `n_last` elements of `e` bytes spans, its
+    start `dmis` elements past an aligned address plus a multiple of `g` bytes: at most
+    ((dmis * e) % g + chunk - g) bytes into a chunk."""
+    worst = (dmis * e) % g + chunk - g
+    return -(-(worst + n_last * e) // chunk)
+
+
+def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
+    """32 where every extent, stride and misalignment is static and every offset from
+    the aligned pointers (two vectors to spare), every flat chunk index and a block past
+    the end fit a signed 32-bit integer; 64 where one does not; None where something is
+    dynamic."""
+    ns = [_static(m.extent) for m in facts.modes]
+    ss = [_static(m.src_stride) for m in facts.modes]
+    ds = [_static(m.dst_stride) for m in facts.modes]
+    mis = [_static(x) if x is not None else None for x in (facts.src_mis, facts.dst_mis)]
+    if None in ns or None in ss or None in ds or None in mis:
+        return None
+    chunk = chunk_bytes(facts, target)
+    v = chunk // facts.dst_bytes
+    c = chunks_per_row(ns[-1], facts.dst_bytes, mis[1], _outer_granule(facts, chunk), chunk)
+    worst = math.prod(ns[:-1]) * c + REALIGN_THREADS * 2
+    for view, m in ((ss, mis[0]), (ds, mis[1])):
+        worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 4 * v)
+    return 32 if worst < INDEX32_LIMIT else 64
+
+
+def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
+                   threads: int = REALIGN_THREADS) -> list[Operation]:
+    """The host ops and the `layout.launch` of the realign strategy of `copy` (module
+    doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp); the
+    caller puts them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`)."""
+    rank = facts.rank
+    last = rank - 1
+    e = facts.dst_bytes
+    chunk = chunk_bytes(facts, target)
+    v = chunk // e
+    shift_v = v.bit_length() - 1
+    rows = threads * chunks_per_thread(chunk, target)
+    host: list[Operation] = []
+
+    def hadd(op: Operation) -> SSAValue:
+        host.append(op)
+        return op.results[0]
+
+    def hconst(x: int) -> SSAValue:
+        return hadd(arith.ConstantOp.from_int_and_width(x, index))
+
+    def hval(x: Value) -> SSAValue:
+        return hconst(x) if isinstance(x, int) else x
+
+    # C, the chunks a row spans at most (`chunks_per_row`), on the host
+    g = _outer_granule(facts, chunk)
+    n_last, dmis = _static(facts.modes[last].extent), _static(facts.dst_mis)  # type: ignore[arg-type]
+    if n_last is not None and dmis is not None:
+        c_host = hconst(chunks_per_row(n_last, e, dmis, g, chunk))
+    else:
+        head = (hconst((dmis * e) % g) if dmis is not None
+                else hadd(arith.AndIOp(hadd(arith.MuliOp(hval(facts.dst_mis), hconst(e))), hconst(g - 1))))
+        row_bytes = hadd(arith.MuliOp(hval(facts.modes[last].extent), hconst(e)))
+        span = hadd(arith.AddiOp(hadd(arith.AddiOp(head, row_bytes)), hconst(chunk - g)))
+        c_host = hadd(arith.CeilDivUIOp(span, hconst(chunk)))
+    nrows_host = hval(facts.modes[0].extent)
+    for m in facts.modes[1:last]:
+        nrows_host = hadd(arith.MuliOp(nrows_host, hval(m.extent)))
+    total_host = hadd(arith.MuliOp(nrows_host, c_host))
+    grid = hadd(arith.CeilDivUIOp(total_host, hconst(rows)))
+    one = hconst(1)
+    launch = LaunchOp([grid, one, one], threads)
+    pid = launch.block_ids[0]
+
+    fast = bits == 32
+    magics = {}
+    if fast:
+        magics["c"] = host_magic(c_host, host)
+        for k in range(1, last):
+            magics[k] = host_magic(facts.modes[k].extent, host)
+
+    b = _Body(IntegerType(bits), rows, v, threads)
+    R, T = b.R, b.T
+    n = [b.scalar(m.extent) for m in facts.modes]
+    chunks = b.add(arith.IndexCastOp(c_host, b.it))
+    nrows = n[0]
+    for k in range(1, last):
+        nrows = b.muli(nrows, n[k])
+    total = b.muli(nrows, chunks)
+    start = b.muli(b.add(arith.IndexCastOp(pid, b.it)), b.const(rows))
+    flat = b.addi(b.arange(rows, R), b.splat(start))
+    row_ok = b.cmp("slt", flat, b.splat(total))
+    i64 = IntegerType(64)
+    R64 = TensorType(i64, [rows], b.r)
+
+    def divmod_(x: SSAValue, d: SSAValue, which) -> tuple[SSAValue, SSAValue]:
+        """(x // d, x % d) of a [rows] tensor x >= 0 by the splat divisor d: with 32-bit
+        offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
+        if not fast:
+            return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
+        m, sh = (b.splat(b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
+        q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
+        return q, b.subi(x, b.muli(q, d))
+
+    row, chunk_i = divmod_(flat, b.splat(chunks), "c")
+    coords: list[SSAValue] = [row] * last
+    rest = row
+    for k in range(last - 1, 0, -1):
+        rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
+    coords[0] = rest
+
+    def row_offset(mis: Value, strides: list[Value]) -> SSAValue:
+        """Each chunk's row's first element's offset from the aligned pointer."""
+        off = b.splat(b.scalar(mis))
+        for k in range(last):
+            s = _static(strides[k])
+            if s == 0:
+                continue
+            off = b.addi(off, coords[k] if s == 1 else b.muli(coords[k], b.splat(b.scalar(strides[k]))))
+        return off
+
+    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes])  # type: ignore[arg-type]
+    doff = row_offset(facts.dst_mis, [m.dst_stride for m in facts.modes])  # type: ignore[arg-type]
+    v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
+    # A = (floor(D / V) + c) * V: the chunk's first destination element
+    achunk = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
+    # s = A - D + S; sa = floor(s / V) * V; the shift s - sa
+    s_first = b.addi(b.subi(achunk, doff), soff)
+    sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
+    shift = b.subi(s_first, sa)
+    send = b.addi(soff, b.splat(n[last]))
+    sa_v = b.addi(sa, v_r)
+    sa_2v = b.addi(sa_v, v_r)
+
+    def both(x: SSAValue, y: SSAValue) -> SSAValue:
+        return b.add(arith.AndIOp(x, y))
+
+    lo_ok = both(both(b.cmp("sgt", sa_v, soff), b.cmp("slt", sa, send)), row_ok)
+    hi_in = both(b.cmp("sgt", sa_2v, soff), b.cmp("slt", sa_v, send))
+    hi_ok = both(both(hi_in, b.cmp("ne", shift, b.splat(b.const(0)))), row_ok)
+    jj = b.full(b.arange(v, b.J), 0)
+    st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
+    dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
+    lo_offs = b.addi(b.full(sa, 1), jj)
+    hi_offs = b.addi(lo_offs, b.splat(b.const(v), T))
+    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    lo = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, lo_offs)), None, b.full(lo_ok, 1)))
+    hi = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, hi_offs)), None, b.full(hi_ok, 1)))
+    out = b.add(FunnelShiftOp(lo, hi, shift))
+    # the chunk's elements that lie in the row: D - A <= j < D + n - A
+    first = b.full(b.subi(doff, achunk), 1)
+    end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
+    in_row = both(b.cmp("sge", jj, first), b.cmp("slt", jj, end))
+    st_mask = both(in_row, b.full(row_ok, 1))
+    d_offs = b.addi(b.full(achunk, 1), jj)
+    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
+    launch.body.block.add_ops(b.ops)
+    host.append(launch)
+    return host
