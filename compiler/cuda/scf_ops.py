@@ -130,15 +130,25 @@ class ScfEmitter(EmitterBase):
 
 
 
-UNROLL_LIMIT = 4096
-"""Most operations (trip count x operations of the body, nested regions included) a
-loop with static bounds may take when the target unrolls it whole."""
+UNROLL_LIMIT = 16384
+"""Most values (trip count x the body's size, `_unrolled_size`) a loop with static
+bounds may take when the target unrolls it whole: 4096 operations of two operands
+and a result."""
 
 
 def _unrolled_size(op: scf.ForOp) -> int:
+    """The size of `op` unrolled whole: trip count x the values its body's operations
+    touch (one per operation, plus its operands and results, nested regions included).
+
+    Values, not operations, measure what NVRTC compiles: a warpgroup MMA is one
+    operation with 64 accumulator operands and 64 results, one 64-register asm
+    statement. Counted as one operation, the K loop of the warp-specialised Hopper
+    GEMM (16 trips of 32 wgmma at K = 4000) was unrolled whole, 512 wgmma in one
+    straight line, and NVRTC took 11-25 s over it (ptxas most of that); a loop, it
+    compiles in about 1 s (benchmarks/compile_time.py --gemm)."""
     lb, ub, step = (v.owner.value.value.data for v in (op.lb, op.ub, op.step))
     trips = max(0, -(-(ub - lb) // step)) if step > 0 else 0
-    body = sum(1 for _ in op.body.walk())
+    body = sum(1 + len(o.operands) + len(o.results) for o in op.body.walk())
     return trips * body
 
 
