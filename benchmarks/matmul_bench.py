@@ -123,6 +123,12 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
+def _kernels(row: dict) -> str:
+    """The row's "kernels" cell: compiled by its first call (all so far); a run recorded
+    before the first count was kept has only all so far."""
+    return f"{row['compiled']} ({row['kernels']})" if "compiled" in row else str(row["kernels"])
+
+
 def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
     """The run's table (the epilogue line, the FP8 rows, the new-M lines) as markdown,
     headed by `title`."""
@@ -140,7 +146,7 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp
         lines.append(
             f"| {r['case']} | {r['m']} | {r['n']} | {r['k']} | {r['config']} | {r['tilec_tflops']:.0f} | "
             f"{r['cublas_tflops']:.0f} | {r['ratio']:.2f} | {tri_s} | {gbs} | {r['first_call_s']:.2f} | "
-            f"{r['compiled']} ({r['kernels']}) | {oks} |"
+            f"{_kernels(r)} | {oks} |"
         )
     lines += [
         "",
