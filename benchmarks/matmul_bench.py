@@ -12,8 +12,10 @@ bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the media
 CUDA events around single calls (Triton: `do_bench`'s median), TFLOP/s = 2MNK / t;
 for M <= 128 also GB/s of the bytes a GEMM must move (A, B, C). "first call" is
 tilec's first call of a shape's kernel (build, passes, NVRTC through the disk cache,
-launch); "kernels" counts the compiled kernels after each shape: a new M of a cached
-(N, K, configuration) compiles nothing. Runs in about two minutes on an H200.
+launch); "kernels" is the kernels that shape's first call compiled, then in brackets
+all compiled so far (the count after 3000x5000x7000 was read as two kernels for that
+shape: it compiles one, 4000^3's is the other): a new M of a cached (N, K,
+configuration) compiles nothing. Runs in about two minutes on an H200.
 
 FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
 (N, K)), per-tensor scales, bf16 out: `tilec.matmul(a, w.t(), scale_a=, scale_b=)`
@@ -121,6 +123,12 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
+def _kernels(row: dict) -> str:
+    """The row's "kernels" cell: compiled by its first call (all so far); a run recorded
+    before the first count was kept has only all so far."""
+    return f"{row['compiled']} ({row['kernels']})" if "compiled" in row else str(row["kernels"])
+
+
 def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
     """The run's table (the epilogue line, the FP8 rows, the new-M lines) as markdown,
     headed by `title`."""
@@ -138,7 +146,7 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp
         lines.append(
             f"| {r['case']} | {r['m']} | {r['n']} | {r['k']} | {r['config']} | {r['tilec_tflops']:.0f} | "
             f"{r['cublas_tflops']:.0f} | {r['ratio']:.2f} | {tri_s} | {gbs} | {r['first_call_s']:.2f} | "
-            f"{r['kernels']} | {oks} |"
+            f"{_kernels(r)} | {oks} |"
         )
     lines += [
         "",
@@ -193,13 +201,15 @@ def main(argv=None) -> int:
         else:
             b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        before = len(gemm._kernels)
         t0 = time.time()
         tilec.matmul(a, b, out=c)
         torch.cuda.synchronize()
         first = time.time() - t0
         row = {"case": label, "m": m, "n": n, "k": k, "b": "w.t()" if linear else "row-major",
                "config": gemm.choose_config(m, n, sms, k=k).name,
-               "first_call_s": first, "kernels": len(gemm._kernels), "tilec_ok": within_bound(c, a, b)}
+               "first_call_s": first, "kernels": len(gemm._kernels),
+               "compiled": len(gemm._kernels) - before, "tilec_ok": within_bound(c, a, b)}
         flops, nbytes = 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
         t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
         row["tilec_tflops"], row["tilec_gbs"] = flops / t / 1e9, nbytes / t / 1e6

@@ -18,7 +18,9 @@ function is not printed (the runtime runs it). What the text looks like:
 - scalar `arith.constant`s are printed inline as literals; every other value gets a
   `const` variable named after its SSA name hint, sanitised and made unique;
 - an op with a `tilec.loc` attribute is preceded by a `// file:line:col` comment;
-- `scf.for` with constant bounds and step gets `#pragma unroll`; `scf.while` is a
+- `scf.for` with constant bounds and step gets `#pragma unroll` when it stays small
+  unrolled (`#pragma unroll 1` past `scf_ops.UNROLL_LIMIT` values or
+  `UNROLL_BRANCH_LIMIT` branches); `scf.while` is a
   `while (true)` whose `scf.condition` assigns the results and breaks when false;
 - `cuda.comment "text"` is the line `// text` (how a layout conversion was lowered).
 

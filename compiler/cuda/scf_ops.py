@@ -7,6 +7,8 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Operation, SSAValue
 
+from tilec.dialects import cuda_tma
+
 from .printer import EmitterBase, emits
 
 
@@ -30,8 +32,8 @@ class ScfEmitter(EmitterBase):
         if static:
             # unroll whole only loops that stay small: a K loop of a GEMM unrolled 256
             # times is hundreds of KB of code, and runs from instruction-cache misses
-            # (benchmarks/NOTES.md, the GEMM table)
-            self.line("#pragma unroll" if _unrolled_size(op) <= UNROLL_LIMIT else "#pragma unroll 1")
+            # (benchmarks/NOTES.md, the GEMM table); NVRTC takes seconds over it
+            self.line("#pragma unroll" if _unrolls_whole(op) else "#pragma unroll 1")
         increment = f"++{name}" if step == "1" else f"{name} += {step}"
         self.line(f"for ({iv_type} {name} = {lb}; {name} < {ub}; {increment}) {{")
         with self.indented():
@@ -130,16 +132,55 @@ class ScfEmitter(EmitterBase):
 
 
 
-UNROLL_LIMIT = 4096
-"""Most operations (trip count x operations of the body, nested regions included) a
-loop with static bounds may take when the target unrolls it whole."""
+UNROLL_LIMIT = 16384
+"""Most values (trip count x the body's size, `_unrolled_size`) a loop with static
+bounds may take when the target unrolls it whole: 4096 operations of two operands
+and a result."""
 
 
 def _unrolled_size(op: scf.ForOp) -> int:
+    """The size of `op` unrolled whole: trip count x the values its body's operations
+    touch (one per operation, plus its operands and results, nested regions included).
+
+    Values, not operations, measure what NVRTC compiles: a warpgroup MMA is one
+    operation with 64 accumulator operands and 64 results, one 64-register asm
+    statement. Counted as one operation, the K loop of the warp-specialised Hopper
+    GEMM (16 trips of 32 wgmma at K = 4000) was unrolled whole, 512 wgmma in one
+    straight line, and NVRTC took 11-25 s over it (ptxas most of that); a loop, it
+    compiles in about 1 s (benchmarks/compile_time.py --gemm)."""
     lb, ub, step = (v.owner.value.value.data for v in (op.lb, op.ub, op.step))
     trips = max(0, -(-(ub - lb) // step)) if step > 0 else 0
-    body = sum(1 for _ in op.body.walk())
+    body = sum(1 + len(o.operands) + len(o.results) for o in op.body.walk())
     return trips * body
+
+
+UNROLL_BRANCH_LIMIT = 128
+"""Most branches (trip count x the body's branching operations, `_unrolled_branches`)
+a loop with static bounds may take when the target unrolls it whole."""
+
+BRANCHING_OPS = (cuda_tma.MBarrierWaitOp,)
+"""Operations without regions that the target prints as a loop (an mbarrier wait spins
+on `try_wait`)."""
+
+
+def _unrolled_branches(op: scf.ForOp) -> int:
+    """The branches of `op` unrolled whole: trip count x the operations of its body that
+    branch (those with regions, `scf.if` and loops, and `BRANCHING_OPS`).
+
+    Each is basic blocks for ptxas to schedule and allocate across, and unrolling one
+    folds nothing that a trip needs: the producer loop of the warp-specialised GEMM
+    (a wait, an `if` and the TMA loads of each stage: 20-24 of them a trip, 16-56 trips)
+    took NVRTC 0.6-2.5 s unrolled and 0.2 s as a loop, while the straight-line loops
+    that gain from unrolling (register tiles, masks of element loops) have a few."""
+    lb, ub, step = (v.owner.value.value.data for v in (op.lb, op.ub, op.step))
+    trips = max(0, -(-(ub - lb) // step)) if step > 0 else 0
+    return trips * sum(1 for o in op.body.walk() if o.regions or isinstance(o, BRANCHING_OPS))
+
+
+def _unrolls_whole(op: scf.ForOp) -> bool:
+    """Whether a loop with static bounds is unrolled whole (`#pragma unroll`): it stays
+    under both `UNROLL_LIMIT` values and `UNROLL_BRANCH_LIMIT` branches."""
+    return _unrolled_size(op) <= UNROLL_LIMIT and _unrolled_branches(op) <= UNROLL_BRANCH_LIMIT
 
 
 _HALVES = {BFloat16Type: ("__ushort_as_bfloat16", "pack_bf16x2"), Float16Type: ("__ushort_as_half", "pack_f16x2")}

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,3 +48,17 @@ def test_fast_canonicalize_gives_the_ir_of_xdsl_canonicalize():
         Canonicalize().apply(make_context(), ours)
         CanonicalizePass().apply(make_context(), theirs)
         assert emit(ours, "mlir") == emit(theirs, "mlir"), name
+
+
+def test_the_gemm_rows_split_the_first_call(tmp_path):
+    """`--gemm`: a row per GEMM case with its parts and sizes (NVRTC compiles it; no
+    seconds asserted), the K loops kept loops: one trip's wgmma in the PTX."""
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    import json
+
+    out = tmp_path / "gemm.json"
+    assert compile_time.main(["--gemm", "--only", "down M=128", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["case"] == "down M=128" and row["config"] == "64x128x64:4:splitK2"
+    assert all(row[k] > 0 for k in ("build_s", "passes_s", "emit_s", "nvrtc_s", "cuda_lines", "ptx_lines"))
+    assert row["ptx_wgmma"] == 4 * 4  # 4 stages of 4 wgmma.m64n128k16 (bk 64), not one per K step

@@ -1,0 +1,72 @@
+"""The size of what NVRTC compiles for `tilec.matmul`'s kernels (issue 39, cold compile):
+the consumers' and the producer's K loops of `gemm_hopper_ws` stay loops in the CUDA
+(`#pragma unroll 1`) and in the PTX (one trip's wgmma and TMA loads, not one per K
+step), for every schedule the entry picks: the 128 x 256 chunked tile, the pingpong 128 x 128, split-K and FP8. Unrolled
+whole (the CUDA target's operation count), the 4000^3 kernel had 512 wgmma in one
+straight line and NVRTC took 11-14 s over it; benchmarks/compile_time.py --gemm
+measures the times. Small static loops are still unrolled: the fingerprints of every
+other kernel are unchanged
+(tests/unit/test_cuda_fingerprints.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+from tilec.gemm_programs import Epilogue
+
+SMS = 132
+
+# (M, N, K, B K-major, FP8): the shapes benchmarks/matmul_bench.py first calls
+SHAPES = {
+    "4000^3": (4000, 4000, 4000, False, False),
+    "qkv M=128 (pingpong)": (128, 6144, 4096, True, False),
+    "down M=128 (split-K)": (128, 4096, 14336, True, False),
+    "fp8 8192^3": (8192, 8192, 8192, True, True),
+}
+
+
+def gemm_cuda(m: int, n: int, k: int, kmajor: bool, fp8: bool) -> tuple[str, MatmulKey]:
+    config = choose_config(m, n, SMS, k=k, fp8=fp8)
+    key = MatmulKey(config, n, k, "f8E4M3FN" if fp8 else "bf16", Epilogue(scale=fp8), SMS, kmajor,
+                    index_bits(m, n, k, config))
+    module = matmul_program(key)
+    run_pipeline(module, "default")
+    return emit(module, "cuda"), key
+
+
+def k_loop_pragmas(cuda: str) -> list[str]:
+    """The pragma before each K loop (`for (int i... = 0; i... < N; i... += stages)`)."""
+    lines = cuda.splitlines()
+    return [lines[j - 1].strip() for j, line in enumerate(lines)
+            if re.search(r"for \(int i\w* = 0; i\w* < \d+; i\w* \+= \d+\)", line)]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_consumer_k_loop_stays_a_loop(shape):
+    cuda, key = gemm_cuda(*SHAPES[shape])
+    pragmas = k_loop_pragmas(cuda)
+    consumers = 2 if key.config.pingpong else 1
+    # the consumers' K loops (wgmma: too many values) and the producer's (waits and
+    # TMA loads of each stage: too many branches) stay loops
+    assert pragmas == ["#pragma unroll 1"] * (consumers + 1), pragmas
+    per_trip = cuda.count("wgmma.mma_async")
+    c = key.config
+    wgmma_per_step = (c.bk // (32 if c.operand_bytes == 1 else 16)) * (c.bn // (c.chunk or c.bn)) * (
+        c.bm // 64 if c.pingpong else 1)
+    assert per_trip == consumers * c.stages * wgmma_per_step
+
+
+@pytest.mark.parametrize("shape", ["4000^3", "qkv M=128 (pingpong)"])
+def test_nvrtc_compiles_one_trip_of_the_k_loop(shape):
+    cuda, key = gemm_cuda(*SHAPES[shape])
+    ptx = compile_sm90_or_skip(cuda).ptx
+    assert ptx.count("wgmma.mma_async") == cuda.count("wgmma.mma_async")
+    loads = sum(1 for line in ptx.splitlines() if "cp.async.bulk.tensor" in line and ".shared::cluster.global" in line)
+    per_trip = key.config.stages * (1 + key.config.bn // (key.config.chunk or key.config.bn))
+    assert per_trip <= loads <= 2 * per_trip  # NVRTC may peel a trip; 16 trips unrolled are 16 x per_trip
+
