@@ -5,6 +5,7 @@ kernel and its configuration chosen from the shape and the Target by one rule.
     y = tilec.matmul(x, w, bias=b, activation="silu")        # silu(x @ w + b), one kernel
     y = tilec.matmul(x, w, residual=h, out_dtype=torch.float16)
     y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)     # FP8 e4m3: (x8 @ w8.t()) sx sw, bf16
+    y = tilec.matmul(x8, w8.t(), scale_a=sxb, scale_b=swb)   # block scales (M, K/128), (N/128, K/128)
 
 The kernels are the warp-specialised, persistent TMA + wgmma programs of
 api/gemm_programs.py (`gemm_hopper_ws`), built with M a run-time value: the TMA tensor
@@ -30,7 +31,10 @@ through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 12
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
 configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
 8-bit elements) by the same rule, without split-K, and per-tensor scales applied to
-the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`.
+the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
+(DeepSeek-V3's: f32 per row and 128 of K of A, per 128 x 128 block of B) take
+`FP8_BLOCK_CONFIGS`: each K block's product multiplied by its scales and added into
+the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from tilec.gemm_programs import ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, Epilogue, gemm_hopper_ws
+from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
+                                 gemm_hopper_ws)
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import Target, target
 
@@ -64,6 +69,8 @@ class GemmConfig:
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
+    block_scales: bool = False
+    """FP8 with DeepSeek-style block scales (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
@@ -75,6 +82,8 @@ class GemmConfig:
             kw["chunk"] = self.chunk
         if self.pingpong:
             kw["pingpong"] = True
+        if self.block_scales:
+            kw["block_scales"] = True
         return kw
 
     def smem_bytes(self) -> int:
@@ -108,6 +117,19 @@ bytes per stage row as bf16's 64, a 128-byte swizzle), their efficiencies assume
 same as bf16's until measured (benchmarks/matmul_bench.py's fp8 rows)."""
 
 
+FP8_BLOCK_CONFIGS = (
+    GemmConfig("f8b:128x128x128:4", 128, 128, 128, 4, efficiency=1.0, operand_bytes=1, block_scales=True),
+    GemmConfig("f8b:64x128x128:4", 64, 128, 128, 4, efficiency=0.7, operand_bytes=1, block_scales=True),
+)
+"""The configurations of block-scaled FP8 (`choose_config(..., block_scales=True)`):
+one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
+and a partial accumulator of its 64 x 128 (128 registers a thread), so the tiles are
+at most 128 columns: 128 x 256 in chunks of 128 and 64 x 256 spill in ptxas (1124 and
+624 bytes a thread with bias + SiLU), and the pingpong schedule's 128 x 128 a
+warpgroup would need 256 registers. The efficiencies are estimates until measured
+(benchmarks/matmul_bench.py's block-scaled rows)."""
+
+
 SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
 """The split-K configuration of small M (`choose_config`), its `split_k` set per
 shape: 64 x 128 tiles, one consumer warpgroup, the f32 partial products reduced by a
@@ -132,17 +154,17 @@ def split_factor(m: int, n: int, k: int, sms: int) -> int:
 
 
 def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
-                  fp8: bool = False) -> GemmConfig:
+                  fp8: bool = False, block_scales: bool = False) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
     docstring's rule; split-K where M <= 128 and K is given; from `FP8_CONFIGS`, without
-    split-K, for 8-bit operands)."""
+    split-K, for 8-bit operands; from `FP8_BLOCK_CONFIGS` for block-scaled ones)."""
     tgt = tgt or target("sm_90a")
     if k is not None and m <= SPLIT_K_MAX_M and not fp8:
         split = split_factor(m, n, k, sms)
         if split > 1:
             return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
     best, best_cost = None, 0.0
-    for c in FP8_CONFIGS if fp8 else CONFIGS:
+    for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         tiles = -(-m // c.bm) * -(-n // c.bn)
@@ -314,6 +336,26 @@ def _scale(name: str, s: Any, like: Any) -> Any:
     return s.reshape(1)
 
 
+def _per_tensor(s: Any) -> bool:
+    """A per-tensor scale: a Python number or a tensor of one element."""
+    return isinstance(s, int | float) or getattr(s, "numel", lambda: 0)() == 1
+
+
+def _block_scale(name: str, s: Any, shape: tuple[int, ...]) -> Any:
+    """A block scale: an f32 PyTorch CUDA tensor of `shape`, row-major."""
+    import torch
+
+    if not _is_torch(s) or not s.is_cuda or s.dtype != torch.float32:
+        raise TilecError(f"tilec.matmul: block scale {name} must be a float32 CUDA tensor of shape {shape}")
+    if tuple(s.shape) != shape:
+        raise TilecError(f"tilec.matmul: block scale {name} has shape {tuple(s.shape)}, expected {shape} "
+                         f"(one scale per {SCALE_BLOCK} of K{' and 128 of N' if name == 'scale_b' else ' per row'})")
+    if not _row_major(s):
+        raise TilecError(f"tilec.matmul: block scale {name} must be row-major (contiguous); "
+                         "make it so with .contiguous()")
+    return s
+
+
 def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
            out_dtype: Any = None, out: Any = None, scale_a: Any = None, scale_b: Any = None) -> Any:
     """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
@@ -331,10 +373,16 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     the transpose of a row-major N x K (K-major, as `torch._scaled_mm` takes it), K
     and N multiples of 16, `scale_a` and `scale_b` (floats or one-element f32 CUDA
     tensors) required: the accumulator is multiplied by `scale_a * scale_b` before
-    the rest of the epilogue; `out_dtype` default bf16.
+    the rest of the epilogue; `out_dtype` default bf16. Block scales (DeepSeek-V3's,
+    unless both scales have one element): `scale_a` f32 of shape (..., ceil(K / 128))
+    (a's leading dimensions: one scale per row and 128 of K), `scale_b` f32 of shape
+    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major: each
+    128 of K's product is multiplied by its scales and summed in f32
+    (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`).
 
         y = tilec.matmul(x, w, bias=b, activation="gelu")
         y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)
+        y = tilec.matmul(x8, w8.t(), scale_a=sx_blocks, scale_b=sw_blocks)   # (M, K/128), (N/128, K/128)
     """
     dtype = _dtype_name(a)
     if dtype not in INPUT_DTYPES:
@@ -375,15 +423,22 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
         out = _empty(a, (*lead, n), odt)
     else:
         _operand("out", out, (*lead, n), odt)
+    block = fp8 and not (_per_tensor(scale_a) and _per_tensor(scale_b))
+    if block:
+        kblocks = -(-k // SCALE_BLOCK)
+        scale_a = _block_scale("scale_a", scale_a, (*lead, kblocks))
+        scale_b = _block_scale("scale_b", scale_b, (-(-n // SCALE_BLOCK), kblocks))
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms, k=k, fp8=fp8)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
-                        scale=fp8)
+                        scale=fp8 and not block)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
-    if fp8:
+    if block:
+        args += [scale_a, scale_b]
+    elif fp8:
         args += [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
     if config.split_k > 1:  # the partial products of split-K
         args.append(_empty(a, (config.split_k * m * n,), "f32"))

@@ -133,6 +133,10 @@ class Epilogue:
 PLAIN = Epilogue()
 """C = A @ B rounded to bf16."""
 
+SCALE_BLOCK = 128
+"""The extent of a block scale of FP8 operands (DeepSeek-V3's): one f32 scale of A per
+row and 128 columns of K, one of B per 128 x 128 block (`gemm_hopper_ws(block_scales=True)`)."""
+
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
@@ -160,7 +164,8 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
-             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1):
+             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
+             block_scales: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -171,7 +176,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     shared stages are K-contiguous (`NvmmaSharedLayout(..., transposed=True)`): the
     wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
     workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
-    epilogue's operands) and `g.nk` the K steps of one split."""
+    epilogue's operands) and `g.nk` the K steps of one split. `block_scales`: the
+    block scales `pscale_a` (M x ceil(K / 128) f32, row-major: `g.ScaleA`) and
+    `pscale_b` (ceil(N / 128) x ceil(K / 128): `g.ScaleB`) after the epilogue's
+    operands, and `g.kblast` the last K block."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -203,6 +211,11 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         for name in ("ScaleA", "ScaleB"):
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, None, 0))
+    kblocks = _cdiv(k, SCALE_BLOCK)
+    if block_scales:  # per (row, K block) of A and per (128 x 128 block) of B
+        for name, rows in (("ScaleA", m), ("ScaleB", _cdiv(n, SCALE_BLOCK))):
+            ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
+            views.append((name, (rows, kblocks), kblocks))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
     g.m = p.index("m") if m is None else None
     for ptr, (name, shape, stride) in zip(ptrs, views):
@@ -225,6 +238,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
+    if block_scales:
+        g.kblast = p.constant(kblocks - 1).named("kblast")
     if m is None:
         g.gm = p.divui((g.m + p.constant(bm - 1).named("bm1")).named("mup"), p.constant(bm).named("bmc")).named("gm")
     else:
@@ -344,6 +359,7 @@ def gemm_hopper_ws(
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
+    block_scales: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -421,6 +437,20 @@ def gemm_hopper_ws(
     (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
     and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
     epilogue.
+
+    `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
+    DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
+    sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
+    and `pscale_b` (ceil(N / 128) x ceil(K / 128)) after the epilogue's operands
+    (`SCALE_BLOCK` = 128 = `bk`: one K step is one K block). Each K step's wgmma
+    accumulate from zero into a partial accumulator (`{async}`, then waited for with
+    `pending = 0`: the stage is handed back at once); meanwhile the step's scales are
+    read (the tile's rows of `sa`, clipped at M, times the chunk's one `sb`), and the
+    partial times them is added into the f32 main accumulator (the promotion, each
+    128 of K: the fp8 wgmma's narrow accumulation never runs longer). The steps past
+    K read the last K block's scales (their partial products are zeros). Needs `bk` =
+    128, column chunks (or `bn`) dividing 128, no pingpong, no split-K, no
+    per-tensor `epilogue.scale`.
     """
     from tilec.compiler.kernel_builder import Value
 
@@ -435,6 +465,11 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
+    if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % bc or pingpong
+                         or split_k > 1 or epilogue.scale):
+        raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
+                         f"chunks dividing {SCALE_BLOCK}, no pingpong, no split_k and no per-tensor scale "
+                         f"(got {dtype}, bk {bk}, chunk columns {bc})")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -446,7 +481,8 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k)
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
+                 block_scales)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
@@ -509,6 +545,25 @@ def gemm_hopper_ws(
                 chunk_columns()
                 body()
 
+        def promote(accs: list, s: int, i) -> None:
+            """K step `i + s` with block scales (the docstring): each chunk's wgmma into a
+            partial accumulator from zero, its product with the step's scales added into
+            the chunk's main accumulator; the stage handed back."""
+            from tilec.dialects.distributed import SliceLayout
+
+            kb = p.minui((i + o[s]).named(f"kstep{s}"), g.kblast).named(f"kb{s}")
+            rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
+            sa_rows = p.load(p.tile(rows, [g.bx], [bm]).named(f"tsa{s}"), SliceLayout(1, g.mma)).named(f"sarow{s}")
+            for c, (a, b) in enumerate(zip(accs, sb[s])):
+                d = p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}")
+                nb = g.bys[c] if bc == SCALE_BLOCK else p.divui(
+                    (g.bys[c] * p.constant(bc).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                f = (sa_rows * g.ScaleB[nb, kb].named(f"sbv{s}")).named(f"scale{s}")
+                (part,) = p.mma_wait(d, pending=0)
+                a.assign((a + part.named(f"part{s + 1}") * p.expand_dims(f, 1).named(f"scalecol{s}"))
+                         .named(f"acc{s + 1}"))
+            p.mbarrier_arrive(empty[s])
+
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
@@ -530,6 +585,9 @@ def gemm_hopper_ws(
                 later = i.ne(g.c0).named("later")
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
+                    if block_scales:
+                        promote(accs, s, i)
+                        continue
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     for a, b in zip(accs, sb[s]):
@@ -548,9 +606,10 @@ def gemm_hopper_ws(
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
-            if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
-                p.mbarrier_arrive(empty[stages - 1])
+            if not block_scales:  # (with block scales each step waits for its wgmma and hands its stage back)
+                accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
+                if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+                    p.mbarrier_arrive(empty[stages - 1])
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
             if split_k > 1:  # the unit's partial product, as it is
