@@ -27,6 +27,9 @@ K steps of each tile divided among S units of work so that the tiles times S fil
 them, the f32 partial products summed by a second launch that applies the epilogue
 (`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
 through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
+With B K-major (a Linear weight) and M <= 64, swap A/B (`swap_config`: C^T = B^T A^T,
+N on the wgmma's rows, M its columns) where its `decode_cost`, the bytes of B the
+busiest multiprocessor streams, is at most split-K's (or the wave rule's pick).
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
 configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
@@ -71,9 +74,14 @@ class GemmConfig:
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
     block_scales: bool = False
     """FP8 with DeepSeek-style block scales (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`)."""
+    swap_ab: bool = False
+    """C^T = B^T A^T (`swap_config`, `gemm_hopper_ws(swap_ab=True)`): `bm` rows of N, `bn` columns of M."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
-        """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
+        """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
+        one block a tile, not persistent)."""
+        if self.swap_ab:
+            return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
@@ -93,6 +101,8 @@ class GemmConfig:
         `gemm_hopper_ws`)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         barriers = 1024 if self.chunk else 1024 * self.stages
+        if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
+            return ring + barriers
         return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
 
 
@@ -153,12 +163,77 @@ def split_factor(m: int, n: int, k: int, sms: int) -> int:
     return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
 
 
+SWAP_AB_MAX_M = 64
+"""Swap A/B is considered up to this M (`choose_config`): M rides the wgmma's N."""
+
+SWAP_AB_COLUMNS = (16, 32, 64)
+"""The wgmma N of the swapped kernels: the least of these that holds M (one kernel per
+bucket: M 1-16, 17-32, 33-64)."""
+
+SPLIT_K_LAUNCH_BYTES = 65536
+"""What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
+streams: about 2 us at its share of an H200's 4.8 TB/s (an estimate)."""
+
+
+def swap_config(m: int, fp8: bool = False) -> GemmConfig:
+    """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
+    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, 8 stages of 128
+    bytes of K."""
+    bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
+    bk = 128 if fp8 else 64
+    return GemmConfig(f"{'f8:' if fp8 else ''}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
+                      operand_bytes=1 if fp8 else 2, swap_ab=True)
+
+
+def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
+    """The decode rule's cost of configuration `c` for M x N x K (memory-bound: the
+    bytes of DRAM the busiest multiprocessor streams): units of work over the
+    multiprocessors, ceil(units / sms) rounds, each the bytes of B a unit loads (`bm`
+    rows of N swapped, else `bn`, over its span of K; A's M x K is read from DRAM once
+    and by every unit from L2, so it does not count); split-K's units also write and
+    read back their f32 partials and pay `SPLIT_K_LAUNCH_BYTES` for the second launch."""
+    eb = c.operand_bytes
+    if c.swap_ab:
+        units, per, extra = -(-n // c.bm), c.bm * k * eb, 0
+    else:
+        rows = min(m, c.bm)
+        units = -(-m // c.bm) * -(-n // c.bn) * c.split_k
+        per = c.bn * -(-k // c.split_k) * eb
+        extra = 0
+        if c.split_k > 1:
+            per += 2 * rows * c.bn * 4
+            extra = SPLIT_K_LAUNCH_BYTES
+    return -(-units // sms) * per + extra
+
+
 def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
-                  fp8: bool = False, block_scales: bool = False) -> GemmConfig:
+                  fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
     docstring's rule; split-K where M <= 128 and K is given; from `FP8_CONFIGS`, without
-    split-K, for 8-bit operands; from `FP8_BLOCK_CONFIGS` for block-scaled ones)."""
+    split-K, for 8-bit operands; from `FP8_BLOCK_CONFIGS` for block-scaled ones).
+
+    Decode sizes with B K-major (`b_kmajor`: a `torch.nn.Linear` weight), M <=
+    `SWAP_AB_MAX_M` and K given: the swapped configuration (`swap_config`, C^T = B^T
+    A^T: the weight's rows ride the wgmma's 64 rows, M its N) is taken where its
+    `decode_cost` is at most that of the configuration taken otherwise (split-K, or
+    the wave rule's for FP8). Memory-bound, the cost is the bytes the busiest
+    multiprocessor streams: split-K's S units per 64 x 128 tile spread a narrow N over
+    more multiprocessors (Llama's O projection, N = K = 4096 at M = 1: 128 units of
+    a quarter of K beside the swap's 64 of all of it), the swap saves the second
+    launch and the partials where it fills the multiprocessors by itself (N = K =
+    8192: 128 tiles of 64 rows)."""
     tgt = tgt or target("sm_90a")
+    taken = _choose(m, n, sms, tgt, k, fp8, block_scales)
+    if k is not None and b_kmajor and m <= SWAP_AB_MAX_M and not block_scales:
+        swap = swap_config(m, fp8)
+        if swap.smem_bytes() <= tgt.smem_per_block and decode_cost(swap, m, n, k, sms) <= decode_cost(
+                taken, m, n, k, sms):
+            return swap
+    return taken
+
+
+def _choose(m: int, n: int, sms: int, tgt: Target, k: int | None, fp8: bool, block_scales: bool) -> GemmConfig:
+    """`choose_config` without the swap: split-K for decode sizes, else the wave rule."""
     if k is not None and m <= SPLIT_K_MAX_M and not fp8:
         split = split_factor(m, n, k, sms)
         if split > 1:
@@ -431,7 +506,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block, b_kmajor=b_kmajor)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
                         scale=fp8 and not block)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))

@@ -103,19 +103,22 @@ class Epilogue:
         y = acc.named("acc")
         if self.plain:
             return y.cast(self.out_dtype).named("h")
+        # a vector of N elements runs along the tile's columns, or its rows where the
+        # program computes C^T (`g.swap`)
+        ax, at, extent = (1, bx, rows) if getattr(g, "swap", False) else (0, by, cols)
         if self.scale:  # each scale viewed as N copies (stride 0), loaded as the bias is
             from tilec.dialects.distributed import SliceLayout
 
             for name in ("ScaleA", "ScaleB"):
-                t = p.tile(getattr(g, name), [by], [cols]).named(f"t{name.lower()}")
-                v = p.load(t, SliceLayout(0, lay)).named(name.lower())
-                y = (y * p.broadcast(p.expand_dims(v, 0).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
+                t = p.tile(getattr(g, name), [at], [extent]).named(f"t{name.lower()}")
+                v = p.load(t, SliceLayout(ax, lay)).named(name.lower())
+                y = (y * p.broadcast(p.expand_dims(v, ax).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
         if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
             from tilec.dialects.distributed import SliceLayout
 
-            tb = p.tile(g.Bias, [by], [cols]).named("tbias")
-            col = p.load(tb, SliceLayout(0, lay)).named("bias").cast("f32").named("biasf")
-            y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
+            tb = p.tile(g.Bias, [at], [extent]).named("tbias")
+            col = p.load(tb, SliceLayout(ax, lay)).named("bias").cast("f32").named("biasf")
+            y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = (1 + tanh(y / 2)) / 2: no division
@@ -165,7 +168,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False):
+             block_scales: bool = False, swap_ab: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -179,7 +182,11 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     epilogue's operands) and `g.nk` the K steps of one split. `block_scales`: the
     block scales `pscale_a` (M x ceil(K / 128) f32, row-major: `g.ScaleA`) and
     `pscale_b` (ceil(N / 128) x ceil(K / 128): `g.ScaleB`) after the epilogue's
-    operands, and `g.kblast` the last K block."""
+    operands, and `g.kblast` the last K block. `swap_ab` (M run-time, B K-major): the
+    program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
+    (`g.B`) A^T (K x M, K-major), its C (`g.C`, and `g.Res`) C^T (N x M, strides (1,
+    N)); `g.gm` block rows of N, `g.gn` block columns of the run-time M; `g.swap` says
+    the per-column vectors of the epilogue (bias, scales) run along the rows."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -218,7 +225,13 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             views.append((name, (rows, kblocks), kblocks))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
     g.m = p.index("m") if m is None else None
+    g.swap = swap_ab
     for ptr, (name, shape, stride) in zip(ptrs, views):
+        if swap_ab and name in ("A", "B", "C", "Res"):  # C^T = B^T A^T
+            lay, dyn = {"A": (f"({k},?):(1,{k})", [g.m]), "B": (f"({n},{k}):({k},1)", []),
+                        "C": (f"({n},?):(1,{n})", [g.m]), "Res": (f"({n},?):(1,{n})", [g.m])}[name]
+            setattr(g, {"A": "B", "B": "A"}.get(name, name), p.view(ptr, lay, dynamic=dyn).named(name))
+            continue
         if shape is None:  # a vector of `stride` elements; a scale: one element seen N times
             lay = f"({n}):(0)" if name.startswith("Scale") else f"({stride}):(1)"
             setattr(g, name, p.view(ptr, lay).named(name))
@@ -240,11 +253,15 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         setattr(g, name, p.constant(x).named(name))
     if block_scales:
         g.kblast = p.constant(kblocks - 1).named("kblast")
-    if m is None:
+    if swap_ab:  # the rows are N's, the columns the run-time M's
+        g.gm = p.constant(_cdiv(n, bm)).named("gm")
+        g.gn = p.divui((g.m + p.constant(bn - 1).named("bn1")).named("mup"), p.constant(bn).named("bnc")).named("gn")
+    elif m is None:
         g.gm = p.divui((g.m + p.constant(bm - 1).named("bm1")).named("mup"), p.constant(bm).named("bmc")).named("gm")
     else:
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
-    g.gn = p.constant(_cdiv(n, bn)).named("gn")
+    if not swap_ab:
+        g.gn = p.constant(_cdiv(n, bn)).named("gn")
     return g
 
 
@@ -359,7 +376,7 @@ def gemm_hopper_ws(
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-    block_scales: bool = False,
+    block_scales: bool = False, swap_ab: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -451,11 +468,20 @@ def gemm_hopper_ws(
     K read the last K block's scales (their partial products are zeros). Needs `bk` =
     128, column chunks (or `bn`) dividing 128, no pingpong, no split-K, no
     per-tensor `epilogue.scale`.
+
+    `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
+    C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
+    tile's columns past M are zero-filled loads and masked stores): its "A" is B^T
+    (N x K row-major: the `torch.nn.Linear` weight itself), its "B" is A^T (K-major),
+    its C^T is stored through a view of C with strides (1, N) from the accumulator's
+    layout (no TMA store), the bias and scales run along its rows. The arguments are
+    the same as without it. Needs `m` None, `b_kmajor`, no persistence, grouping,
+    pingpong, chunks, split-K, TMA epilogue or block scales.
     """
     from tilec.compiler.kernel_builder import Value
 
     bc = chunk or bn
-    if bn % bc or bc % 64:
+    if bn % bc or bc % (8 if swap_ab else 64):  # swapped: M's columns, any wgmma N
         raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
     nch = bn // bc
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
@@ -465,6 +491,10 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
+    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk or split_k > 1
+                    or tma_epilogue or block_scales):
+        raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
+                         "group, pingpong, chunk, split_k, tma_epilogue or block_scales")
     if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % bc or pingpong
                          or split_k > 1 or epilogue.scale):
         raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
@@ -482,7 +512,7 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales)
+                 block_scales, swap_ab)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0

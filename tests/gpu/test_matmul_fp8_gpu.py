@@ -73,6 +73,23 @@ def test_fp8_ragged_shapes_against_float64_and_scaled_mm(shape):
         assert fp8_within_bound(_f64(ref), _f64(a), _f64(w).T, s).all()
 
 
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (5, 1040, 528), (64, 8192, 8192)])
+def test_fp8_swap_ab_decode(shape):
+    """FP8 decode sizes where the rule takes the swap (C^T = B^T A^T), scales and bias
+    along C^T's rows."""
+    from tilec import gemm
+
+    torch = _torch()
+    m, n, k = shape
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True).swap_ab
+    a, w, sa, sb = _case(torch, m, n, k, seed=m)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias)
+    ok = fp8_within_bound(_f64(got), _f64(a), _f64(w).T, float(sa) * float(sb), _f64(bias))
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
 def test_fp8_e5m2_float_scales_bias_silu():
     torch = _torch()
     m, n, k = 300, 512, 1024
