@@ -17,7 +17,7 @@ from helpers.nvrtc import compile_sm90_or_skip
 from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
-from tilec.dialects.dtypes import f8_to_f32, to_f8
+from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
 from tilec.gemm import (SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
                         swap_config)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
@@ -64,10 +64,9 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
         run_pipeline(module, "default")
     rng = np.random.default_rng(3)
     a8, w8 = to_f8(rng.standard_normal(m * k) * 8, "f8E4M3FN"), to_f8(rng.standard_normal(n * k) * 8, "f8E4M3FN")
-    bias = np.round(rng.standard_normal(n) * 64) / 64  # exact in bf16
-    from tilec.dialects.dtypes import f32_to_bf16
-
-    inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16), "pbias": f32_to_bf16(bias.astype(np.float32)),
+    bias_bits = f32_to_bf16(rng.standard_normal(n).astype(np.float32))
+    bias = bf16_to_f32(bias_bits).astype(np.float64)
+    inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16), "pbias": bias_bits,
               "pscale_a": np.array([0.37], np.float32), "pscale_b": np.array([-2.5], np.float32), "m": m}
     got = bf16_to_f32(np.asarray(run(module, inputs)["pc"]).reshape(m, n)).astype(np.float64)
     a = f8_to_f32(np.asarray(a8).reshape(m, k), "f8E4M3FN").astype(np.float64)
