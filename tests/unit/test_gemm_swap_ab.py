@@ -134,3 +134,40 @@ def test_swapped_configurations_compile_without_spills(m, dtype, ep):
     assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k{16 if dtype == 'bf16' else 32}.f32.{kind}" in cuda
     usage = resource_usage(compile_sm90_or_skip(cuda))["gemm_kernel"]
     assert usage.spill_stores in (0, None)
+
+
+def test_matmul_dispatches_a_decode_call_to_the_swapped_kernel(monkeypatch):
+    """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
+    takes the swap, and the kernel it builds, run on the reference executor with the
+    arguments `matmul` passes, gives x @ w.T + bias within the bound."""
+    from helpers.matmul_oracle import within_bound
+
+    from tilec import gemm
+
+    calls = []
+
+    def kernel_of(key):
+        module = matmul_program(key)
+
+        def launch(*args, stream=None):
+            names = ["pa", "pb", "pc"] + ["pbias"] * key.epilogue.bias + ["m"]
+            outs = run(module, dict(zip(names, args)))
+            args[2][...] = outs["pc"]
+            calls.append(key)
+
+        return launch
+
+    for name, value in (("_on_gpu", lambda x: True), ("_sms", lambda x: 132), ("_address", lambda x: 0),
+                        ("_stream", lambda x: None), ("matmul_kernel", kernel_of),
+                        ("_empty", lambda like, shape, dtype: np.full(shape, np.nan, np.float16))):
+        monkeypatch.setattr(gemm, name, value)
+    rng = np.random.default_rng(0)
+    m, n, k = 5, 200, 336
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((n, k)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float16)
+    got = gemm.matmul(x, w.T, bias=bias)
+    (key,) = calls
+    assert key.config.swap_ab and key.config.bn == 16 and key.b_kmajor
+    f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
+    assert within_bound(*f64, out="f16").all()
