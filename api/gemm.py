@@ -81,7 +81,8 @@ class GemmConfig:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
         one block a tile, not persistent)."""
         if self.swap_ab:
-            return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True}
+            return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
+                    **({"block_scales": True} if self.block_scales else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
@@ -175,14 +176,15 @@ SPLIT_K_LAUNCH_BYTES = 65536
 streams: about 2 us at its share of an H200's 4.8 TB/s (an estimate)."""
 
 
-def swap_config(m: int, fp8: bool = False) -> GemmConfig:
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, 8 stages of 128
-    bytes of K."""
+    bytes of K (one K block of FP8's block scales)."""
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
-    bk = 128 if fp8 else 64
-    return GemmConfig(f"{'f8:' if fp8 else ''}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
-                      operand_bytes=1 if fp8 else 2, swap_ab=True)
+    bk = 128 if fp8 or block_scales else 64
+    prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
+    return GemmConfig(f"{prefix}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
+                      operand_bytes=1 if fp8 or block_scales else 2, block_scales=block_scales, swap_ab=True)
 
 
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
@@ -224,8 +226,8 @@ def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | 
     8192: 128 tiles of 64 rows)."""
     tgt = tgt or target("sm_90a")
     taken = _choose(m, n, sms, tgt, k, fp8, block_scales)
-    if k is not None and b_kmajor and m <= SWAP_AB_MAX_M and not block_scales:
-        swap = swap_config(m, fp8)
+    if k is not None and b_kmajor and m <= SWAP_AB_MAX_M:
+        swap = swap_config(m, fp8, block_scales)
         if swap.smem_bytes() <= tgt.smem_per_block and decode_cost(swap, m, n, k, sms) <= decode_cost(
                 taken, m, n, k, sms):
             return swap

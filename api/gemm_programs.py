@@ -466,7 +466,7 @@ def gemm_hopper_ws(
     partial times them is added into the f32 main accumulator (the promotion, each
     128 of K: the fp8 wgmma's narrow accumulation never runs longer). The steps past
     K read the last K block's scales (their partial products are zeros). Needs `bk` =
-    128, column chunks (or `bn`) dividing 128, no pingpong, no split-K, no
+    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
     per-tensor `epilogue.scale`.
 
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
@@ -475,8 +475,9 @@ def gemm_hopper_ws(
     (N x K row-major: the `torch.nn.Linear` weight itself), its "B" is A^T (K-major),
     its C^T is stored through a view of C with strides (1, N) from the accumulator's
     layout (no TMA store), the bias and scales run along its rows. The arguments are
-    the same as without it. Needs `m` None, `b_kmajor`, no persistence, grouping,
-    pingpong, chunks, split-K, TMA epilogue or block scales.
+    the same as without it; with `block_scales` A's scales run along its columns and
+    B's along its rows (`bm` dividing 128). Needs `m` None, `b_kmajor`, no
+    persistence, grouping, pingpong, chunks, split-K or TMA epilogue.
     """
     from tilec.compiler.kernel_builder import Value
 
@@ -492,14 +493,15 @@ def gemm_hopper_ws(
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
     if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk or split_k > 1
-                    or tma_epilogue or block_scales):
+                    or tma_epilogue):
         raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
-                         "group, pingpong, chunk, split_k, tma_epilogue or block_scales")
-    if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % bc or pingpong
+                         "group, pingpong, chunk, split_k or tma_epilogue")
+    if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % (bm if swap_ab else bc)
+                         or pingpong
                          or split_k > 1 or epilogue.scale):
         raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
-                         f"chunks dividing {SCALE_BLOCK}, no pingpong, no split_k and no per-tensor scale "
-                         f"(got {dtype}, bk {bk}, chunk columns {bc})")
+                         f"chunks (swapped: bm) dividing {SCALE_BLOCK}, no pingpong, no split_k and no "
+                         f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -582,15 +584,19 @@ def gemm_hopper_ws(
             from tilec.dialects.distributed import SliceLayout
 
             kb = p.minui((i + o[s]).named(f"kstep{s}"), g.kblast).named(f"kb{s}")
+            # A's scales run along the tile's rows (its M), or its columns when swapped
+            ax, at, extent = (0, g.by, bc) if swap_ab else (1, g.bx, bm)
             rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
-            sa_rows = p.load(p.tile(rows, [g.bx], [bm]).named(f"tsa{s}"), SliceLayout(1, g.mma)).named(f"sarow{s}")
+            sa_rows = p.load(p.tile(rows, [at], [extent]).named(f"tsa{s}"), SliceLayout(ax, g.mma)).named(f"sarow{s}")
             for c, (a, b) in enumerate(zip(accs, sb[s])):
                 d = p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}")
-                nb = g.bys[c] if bc == SCALE_BLOCK else p.divui(
-                    (g.bys[c] * p.constant(bc).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                # the block of N: of the chunk's columns, or of the tile's rows when swapped
+                n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
+                nb = n0 if step == SCALE_BLOCK else p.divui(
+                    (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
                 f = (sa_rows * g.ScaleB[nb, kb].named(f"sbv{s}")).named(f"scale{s}")
                 (part,) = p.mma_wait(d, pending=0)
-                a.assign((a + part.named(f"part{s + 1}") * p.expand_dims(f, 1).named(f"scalecol{s}"))
+                a.assign((a + part.named(f"part{s + 1}") * p.expand_dims(f, ax).named(f"scalecol{s}"))
                          .named(f"acc{s + 1}"))
             p.mbarrier_arrive(empty[s])
 

@@ -183,6 +183,20 @@ def test_fp8_block_scaled_against_float64_and_dequantised_torch(shape):
     _block_check(torch, got, a, w, sa, sb)
 
 
+@pytest.mark.parametrize("shape", [(1, 7168, 2048), (16, 2112, 7168), (50, 4096, 4096)])
+def test_fp8_block_scaled_swap_ab_decode(shape):
+    """Block-scaled decode sizes take the swap (A's scales along C^T's columns, B's along
+    its rows)."""
+    from tilec import gemm
+
+    torch = _torch()
+    m, n, k = shape
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True).swap_ab
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=m)
+    _block_check(torch, tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb), a, w, sa, sb)
+
+
 def test_fp8_block_scaled_e5m2_leading_dims_bias_silu():
     torch = _torch()
     n, k = 384, 640

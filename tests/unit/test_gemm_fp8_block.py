@@ -74,10 +74,20 @@ CASES = {
 }
 
 
+SWAPPED = {
+    # decode sizes, swapped (C^T = B^T A^T): A's scales along the tile's 16 columns (M),
+    # B's one per 128 of the tile's rows (N: 64-row tiles, two to a block of the
+    # scales; N = 208 in 2 blocks); K = 336: 3 K blocks in 4 steps
+    "swapped-m1": ((1, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E4M3FN", Epilogue(), True),
+    "swapped-m13-bias-silu-e5m2": ((13, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E5M2",
+                                   Epilogue(bias=True, activation="silu"), True),
+}
+
+
 @pytest.mark.parametrize("level", ["layout", "lowered"])
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", {**CASES, **SWAPPED})
 def test_block_scaled_fp8_gemm_against_float64(case, level):
-    (m, n, k), kw, dtype, ep, dynamic_m = CASES[case]
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
     module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
                             epilogue=ep, block_scales=True, **kw)
     _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
@@ -91,7 +101,7 @@ def test_block_scales_refused_where_a_step_is_not_one_block():
         gemm_hopper_ws(64, 64, 128, bk=128, dtype="bf16", **kw)
     with pytest.raises(ValueError, match="no per-tensor scale"):
         gemm_hopper_ws(64, 64, 128, bk=128, dtype="f8E4M3FN", epilogue=Epilogue(scale=True), **kw)
-    with pytest.raises(ValueError, match="column chunks dividing 128"):
+    with pytest.raises(ValueError, match=r"column chunks \(swapped: bm\) dividing 128"):
         gemm_hopper_ws(64, 256, 128, bm=64, bn=256, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
                        block_scales=True)
 
@@ -104,20 +114,25 @@ def test_block_scaled_configurations_rule():
     assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
     assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
+    # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
+    swap = choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True)
+    assert swap.name == "f8b:64x16x128:8:swapAB" and swap.kwargs(132)["block_scales"]
+    assert choose_config(65, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[1]
 
 
-@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("index", [0, 1, "swapped"])
 def test_block_scaled_configurations_compile_without_spills(index):
     """Each configuration `tilec.matmul` takes for block-scaled FP8, with bias and SiLU,
-    run-time M: wgmma.m64n128k32 on e4m3 and no spills (two accumulators a consumer)."""
-    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program
+    run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3 and no spills
+    (two accumulators a consumer)."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program, swap_config
     from tilec.runtime.nvrtc import resource_usage
 
-    c = FP8_BLOCK_CONFIGS[index]
+    c = swap_config(64, fp8=True, block_scales=True) if index == "swapped" else FP8_BLOCK_CONFIGS[index]
     ep = Epilogue(bias=True, activation="silu")
     module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", ep, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
-    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in cuda
+    assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k32.f32.e4m3.e4m3" in cuda
     usage = resource_usage(compile_sm90_or_skip(cuda))["gemm_kernel"]
     assert usage.spill_stores in (0, None)
