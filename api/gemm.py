@@ -5,6 +5,7 @@ kernel and its configuration chosen from the shape and the Target by one rule.
     y = tilec.matmul(x, w, bias=b, activation="silu")        # silu(x @ w + b), one kernel
     y = tilec.matmul(x, w, residual=h, out_dtype=torch.float16)
     y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)     # FP8 e4m3: (x8 @ w8.t()) sx sw, bf16
+    y = tilec.matmul(x8, w8.t(), scale_a=sxb, scale_b=swb)   # block scales (M, K/128), (N/128, K/128)
 
 The kernels are the warp-specialised, persistent TMA + wgmma programs of
 api/gemm_programs.py (`gemm_hopper_ws`), built with M a run-time value: the TMA tensor
@@ -26,11 +27,17 @@ K steps of each tile divided among S units of work so that the tiles times S fil
 them, the f32 partial products summed by a second launch that applies the epilogue
 (`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
 through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
+With B K-major (a Linear weight) and M <= 64, swap A/B (`swap_config`: C^T = B^T A^T,
+N on the wgmma's rows, M its columns) where its `decode_cost`, the bytes of B the
+busiest multiprocessor streams, is at most split-K's (or the wave rule's pick).
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
 configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
 8-bit elements) by the same rule, without split-K, and per-tensor scales applied to
-the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`.
+the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
+(DeepSeek-V3's: f32 per row and 128 of K of A, per 128 x 128 block of B) take
+`FP8_BLOCK_CONFIGS`: each K block's product multiplied by its scales and added into
+the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
 """
 
 from __future__ import annotations
@@ -39,7 +46,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from tilec.gemm_programs import ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, Epilogue, gemm_hopper_ws
+from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
+                                 gemm_hopper_ws)
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import Target, target
 
@@ -64,9 +72,17 @@ class GemmConfig:
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
+    block_scales: bool = False
+    """FP8 with DeepSeek-style block scales (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`)."""
+    swap_ab: bool = False
+    """C^T = B^T A^T (`swap_config`, `gemm_hopper_ws(swap_ab=True)`): `bm` rows of N, `bn` columns of M."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
-        """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks."""
+        """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
+        one block a tile, not persistent)."""
+        if self.swap_ab:
+            return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
+                    **({"block_scales": True} if self.block_scales else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
@@ -75,6 +91,8 @@ class GemmConfig:
             kw["chunk"] = self.chunk
         if self.pingpong:
             kw["pingpong"] = True
+        if self.block_scales:
+            kw["block_scales"] = True
         return kw
 
     def smem_bytes(self) -> int:
@@ -84,6 +102,8 @@ class GemmConfig:
         `gemm_hopper_ws`)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         barriers = 1024 if self.chunk else 1024 * self.stages
+        if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
+            return ring + barriers
         return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
 
 
@@ -106,6 +126,19 @@ FP8_CONFIGS = (
 """The configurations of FP8 operands: `CONFIGS`' tiles with K steps of 128 (the same
 bytes per stage row as bf16's 64, a 128-byte swizzle), their efficiencies assumed the
 same as bf16's until measured (benchmarks/matmul_bench.py's fp8 rows)."""
+
+
+FP8_BLOCK_CONFIGS = (
+    GemmConfig("f8b:128x128x128:4", 128, 128, 128, 4, efficiency=1.0, operand_bytes=1, block_scales=True),
+    GemmConfig("f8b:64x128x128:4", 64, 128, 128, 4, efficiency=0.7, operand_bytes=1, block_scales=True),
+)
+"""The configurations of block-scaled FP8 (`choose_config(..., block_scales=True)`):
+one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
+and a partial accumulator of its 64 x 128 (128 registers a thread), so the tiles are
+at most 128 columns: 128 x 256 in chunks of 128 and 64 x 256 spill in ptxas (1124 and
+624 bytes a thread with bias + SiLU), and the pingpong schedule's 128 x 128 a
+warpgroup would need 256 registers. The efficiencies are estimates until measured
+(benchmarks/matmul_bench.py's block-scaled rows)."""
 
 
 SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
@@ -131,18 +164,84 @@ def split_factor(m: int, n: int, k: int, sms: int) -> int:
     return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
 
 
+SWAP_AB_MAX_M = 64
+"""Swap A/B is considered up to this M (`choose_config`): M rides the wgmma's N."""
+
+SWAP_AB_COLUMNS = (16, 32, 64)
+"""The wgmma N of the swapped kernels: the least of these that holds M (one kernel per
+bucket: M 1-16, 17-32, 33-64)."""
+
+SPLIT_K_LAUNCH_BYTES = 65536
+"""What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
+streams: about 2 us at its share of an H200's 4.8 TB/s (an estimate)."""
+
+
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False) -> GemmConfig:
+    """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
+    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, 8 stages of 128
+    bytes of K (one K block of FP8's block scales)."""
+    bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
+    bk = 128 if fp8 or block_scales else 64
+    prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
+    return GemmConfig(f"{prefix}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
+                      operand_bytes=1 if fp8 or block_scales else 2, block_scales=block_scales, swap_ab=True)
+
+
+def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
+    """The decode rule's cost of configuration `c` for M x N x K (memory-bound: the
+    bytes of DRAM the busiest multiprocessor streams): units of work over the
+    multiprocessors, ceil(units / sms) rounds, each the bytes of B a unit loads (`bm`
+    rows of N swapped, else `bn`, over its span of K; A's M x K is read from DRAM once
+    and by every unit from L2, so it does not count); split-K's units also write and
+    read back their f32 partials and pay `SPLIT_K_LAUNCH_BYTES` for the second launch."""
+    eb = c.operand_bytes
+    if c.swap_ab:
+        units, per, extra = -(-n // c.bm), c.bm * k * eb, 0
+    else:
+        rows = min(m, c.bm)
+        units = -(-m // c.bm) * -(-n // c.bn) * c.split_k
+        per = c.bn * -(-k // c.split_k) * eb
+        extra = 0
+        if c.split_k > 1:
+            per += 2 * rows * c.bn * 4
+            extra = SPLIT_K_LAUNCH_BYTES
+    return -(-units // sms) * per + extra
+
+
 def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
-                  fp8: bool = False) -> GemmConfig:
+                  fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
     docstring's rule; split-K where M <= 128 and K is given; from `FP8_CONFIGS`, without
-    split-K, for 8-bit operands)."""
+    split-K, for 8-bit operands; from `FP8_BLOCK_CONFIGS` for block-scaled ones).
+
+    Decode sizes with B K-major (`b_kmajor`: a `torch.nn.Linear` weight), M <=
+    `SWAP_AB_MAX_M` and K given: the swapped configuration (`swap_config`, C^T = B^T
+    A^T: the weight's rows ride the wgmma's 64 rows, M its N) is taken where its
+    `decode_cost` is at most that of the configuration taken otherwise (split-K, or
+    the wave rule's for FP8). Memory-bound, the cost is the bytes the busiest
+    multiprocessor streams: split-K's S units per 64 x 128 tile spread a narrow N over
+    more multiprocessors (Llama's O projection, N = K = 4096 at M = 1: 128 units of
+    a quarter of K beside the swap's 64 of all of it), the swap saves the second
+    launch and the partials where it fills the multiprocessors by itself (N = K =
+    8192: 128 tiles of 64 rows)."""
     tgt = tgt or target("sm_90a")
+    taken = _choose(m, n, sms, tgt, k, fp8, block_scales)
+    if k is not None and b_kmajor and m <= SWAP_AB_MAX_M:
+        swap = swap_config(m, fp8, block_scales)
+        if swap.smem_bytes() <= tgt.smem_per_block and decode_cost(swap, m, n, k, sms) <= decode_cost(
+                taken, m, n, k, sms):
+            return swap
+    return taken
+
+
+def _choose(m: int, n: int, sms: int, tgt: Target, k: int | None, fp8: bool, block_scales: bool) -> GemmConfig:
+    """`choose_config` without the swap: split-K for decode sizes, else the wave rule."""
     if k is not None and m <= SPLIT_K_MAX_M and not fp8:
         split = split_factor(m, n, k, sms)
         if split > 1:
             return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
     best, best_cost = None, 0.0
-    for c in FP8_CONFIGS if fp8 else CONFIGS:
+    for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         tiles = -(-m // c.bm) * -(-n // c.bn)
@@ -314,6 +413,26 @@ def _scale(name: str, s: Any, like: Any) -> Any:
     return s.reshape(1)
 
 
+def _per_tensor(s: Any) -> bool:
+    """A per-tensor scale: a Python number or a tensor of one element."""
+    return isinstance(s, int | float) or getattr(s, "numel", lambda: 0)() == 1
+
+
+def _block_scale(name: str, s: Any, shape: tuple[int, ...]) -> Any:
+    """A block scale: an f32 PyTorch CUDA tensor of `shape`, row-major."""
+    import torch
+
+    if not _is_torch(s) or not s.is_cuda or s.dtype != torch.float32:
+        raise TilecError(f"tilec.matmul: block scale {name} must be a float32 CUDA tensor of shape {shape}")
+    if tuple(s.shape) != shape:
+        raise TilecError(f"tilec.matmul: block scale {name} has shape {tuple(s.shape)}, expected {shape} "
+                         f"(one scale per {SCALE_BLOCK} of K{' and 128 of N' if name == 'scale_b' else ' per row'})")
+    if not _row_major(s):
+        raise TilecError(f"tilec.matmul: block scale {name} must be row-major (contiguous); "
+                         "make it so with .contiguous()")
+    return s
+
+
 def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
            out_dtype: Any = None, out: Any = None, scale_a: Any = None, scale_b: Any = None) -> Any:
     """`epilogue(a @ b)` in one kernel on a Hopper GPU: `a` (..., K) row-major and `b`
@@ -331,10 +450,16 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     the transpose of a row-major N x K (K-major, as `torch._scaled_mm` takes it), K
     and N multiples of 16, `scale_a` and `scale_b` (floats or one-element f32 CUDA
     tensors) required: the accumulator is multiplied by `scale_a * scale_b` before
-    the rest of the epilogue; `out_dtype` default bf16.
+    the rest of the epilogue; `out_dtype` default bf16. Block scales (DeepSeek-V3's,
+    unless both scales have one element): `scale_a` f32 of shape (..., ceil(K / 128))
+    (a's leading dimensions: one scale per row and 128 of K), `scale_b` f32 of shape
+    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major: each
+    128 of K's product is multiplied by its scales and summed in f32
+    (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`).
 
         y = tilec.matmul(x, w, bias=b, activation="gelu")
         y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)
+        y = tilec.matmul(x8, w8.t(), scale_a=sx_blocks, scale_b=sw_blocks)   # (M, K/128), (N/128, K/128)
     """
     dtype = _dtype_name(a)
     if dtype not in INPUT_DTYPES:
@@ -375,15 +500,22 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
         out = _empty(a, (*lead, n), odt)
     else:
         _operand("out", out, (*lead, n), odt)
+    block = fp8 and not (_per_tensor(scale_a) and _per_tensor(scale_b))
+    if block:
+        kblocks = -(-k // SCALE_BLOCK)
+        scale_a = _block_scale("scale_a", scale_a, (*lead, kblocks))
+        scale_b = _block_scale("scale_b", scale_b, (-(-n // SCALE_BLOCK), kblocks))
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms, k=k, fp8=fp8)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block, b_kmajor=b_kmajor)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
-                        scale=fp8)
+                        scale=fp8 and not block)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
-    if fp8:
+    if block:
+        args += [scale_a, scale_b]
+    elif fp8:
         args += [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
     if config.split_k > 1:  # the partial products of split-K
         args.append(_empty(a, (config.split_k * m * n,), "f32"))

@@ -103,19 +103,22 @@ class Epilogue:
         y = acc.named("acc")
         if self.plain:
             return y.cast(self.out_dtype).named("h")
+        # a vector of N elements runs along the tile's columns, or its rows where the
+        # program computes C^T (`g.swap`)
+        ax, at, extent = (1, bx, rows) if getattr(g, "swap", False) else (0, by, cols)
         if self.scale:  # each scale viewed as N copies (stride 0), loaded as the bias is
             from tilec.dialects.distributed import SliceLayout
 
             for name in ("ScaleA", "ScaleB"):
-                t = p.tile(getattr(g, name), [by], [cols]).named(f"t{name.lower()}")
-                v = p.load(t, SliceLayout(0, lay)).named(name.lower())
-                y = (y * p.broadcast(p.expand_dims(v, 0).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
+                t = p.tile(getattr(g, name), [at], [extent]).named(f"t{name.lower()}")
+                v = p.load(t, SliceLayout(ax, lay)).named(name.lower())
+                y = (y * p.broadcast(p.expand_dims(v, ax).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
         if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
             from tilec.dialects.distributed import SliceLayout
 
-            tb = p.tile(g.Bias, [by], [cols]).named("tbias")
-            col = p.load(tb, SliceLayout(0, lay)).named("bias").cast("f32").named("biasf")
-            y = (y + p.broadcast(p.expand_dims(col, 0).named("biasrow"), [rows, cols])).named("biased")
+            tb = p.tile(g.Bias, [at], [extent]).named("tbias")
+            col = p.load(tb, SliceLayout(ax, lay)).named("bias").cast("f32").named("biasf")
+            y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = (1 + tanh(y / 2)) / 2: no division
@@ -132,6 +135,10 @@ class Epilogue:
 
 PLAIN = Epilogue()
 """C = A @ B rounded to bf16."""
+
+SCALE_BLOCK = 128
+"""The extent of a block scale of FP8 operands (DeepSeek-V3's): one f32 scale of A per
+row and 128 columns of K, one of B per 128 x 128 block (`gemm_hopper_ws(block_scales=True)`)."""
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -160,7 +167,8 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
-             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1):
+             dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
+             block_scales: bool = False, swap_ab: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -171,7 +179,14 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     shared stages are K-contiguous (`NvmmaSharedLayout(..., transposed=True)`): the
     wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
     workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
-    epilogue's operands) and `g.nk` the K steps of one split."""
+    epilogue's operands) and `g.nk` the K steps of one split. `block_scales`: the
+    block scales `pscale_a` (M x ceil(K / 128) f32, row-major: `g.ScaleA`) and
+    `pscale_b` (ceil(N / 128) x ceil(K / 128): `g.ScaleB`) after the epilogue's
+    operands, and `g.kblast` the last K block. `swap_ab` (M run-time, B K-major): the
+    program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
+    (`g.B`) A^T (K x M, K-major), its C (`g.C`, and `g.Res`) C^T (N x M, strides (1,
+    N)); `g.gm` block rows of N, `g.gn` block columns of the run-time M; `g.swap` says
+    the per-column vectors of the epilogue (bias, scales) run along the rows."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -203,9 +218,20 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         for name in ("ScaleA", "ScaleB"):
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, None, 0))
+    kblocks = _cdiv(k, SCALE_BLOCK)
+    if block_scales:  # per (row, K block) of A and per (128 x 128 block) of B
+        for name, rows in (("ScaleA", m), ("ScaleB", _cdiv(n, SCALE_BLOCK))):
+            ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
+            views.append((name, (rows, kblocks), kblocks))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
     g.m = p.index("m") if m is None else None
+    g.swap = swap_ab
     for ptr, (name, shape, stride) in zip(ptrs, views):
+        if swap_ab and name in ("A", "B", "C", "Res"):  # C^T = B^T A^T
+            lay, dyn = {"A": (f"({k},?):(1,{k})", [g.m]), "B": (f"({n},{k}):({k},1)", []),
+                        "C": (f"({n},?):(1,{n})", [g.m]), "Res": (f"({n},?):(1,{n})", [g.m])}[name]
+            setattr(g, {"A": "B", "B": "A"}.get(name, name), p.view(ptr, lay, dynamic=dyn).named(name))
+            continue
         if shape is None:  # a vector of `stride` elements; a scale: one element seen N times
             lay = f"({n}):(0)" if name.startswith("Scale") else f"({stride}):(1)"
             setattr(g, name, p.view(ptr, lay).named(name))
@@ -225,11 +251,17 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
-    if m is None:
+    if block_scales:
+        g.kblast = p.constant(kblocks - 1).named("kblast")
+    if swap_ab:  # the rows are N's, the columns the run-time M's
+        g.gm = p.constant(_cdiv(n, bm)).named("gm")
+        g.gn = p.divui((g.m + p.constant(bn - 1).named("bn1")).named("mup"), p.constant(bn).named("bnc")).named("gn")
+    elif m is None:
         g.gm = p.divui((g.m + p.constant(bm - 1).named("bm1")).named("mup"), p.constant(bm).named("bmc")).named("gm")
     else:
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
-    g.gn = p.constant(_cdiv(n, bn)).named("gn")
+    if not swap_ab:
+        g.gn = p.constant(_cdiv(n, bn)).named("gn")
     return g
 
 
@@ -344,6 +376,7 @@ def gemm_hopper_ws(
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
+    block_scales: bool = False, swap_ab: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -421,11 +454,35 @@ def gemm_hopper_ws(
     (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
     and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
     epilogue.
+
+    `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
+    DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
+    sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
+    and `pscale_b` (ceil(N / 128) x ceil(K / 128)) after the epilogue's operands
+    (`SCALE_BLOCK` = 128 = `bk`: one K step is one K block). Each K step's wgmma
+    accumulate from zero into a partial accumulator (`{async}`, then waited for with
+    `pending = 0`: the stage is handed back at once); meanwhile the step's scales are
+    read (the tile's rows of `sa`, clipped at M, times the chunk's one `sb`), and the
+    partial times them is added into the f32 main accumulator (the promotion, each
+    128 of K: the fp8 wgmma's narrow accumulation never runs longer). The steps past
+    K read the last K block's scales (their partial products are zeros). Needs `bk` =
+    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
+    per-tensor `epilogue.scale`.
+
+    `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
+    C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
+    tile's columns past M are zero-filled loads and masked stores): its "A" is B^T
+    (N x K row-major: the `torch.nn.Linear` weight itself), its "B" is A^T (K-major),
+    its C^T is stored through a view of C with strides (1, N) from the accumulator's
+    layout (no TMA store), the bias and scales run along its rows. The arguments are
+    the same as without it; with `block_scales` A's scales run along its columns and
+    B's along its rows (`bm` dividing 128). Needs `m` None, `b_kmajor`, no
+    persistence, grouping, pingpong, chunks, split-K or TMA epilogue.
     """
     from tilec.compiler.kernel_builder import Value
 
     bc = chunk or bn
-    if bn % bc or bc % 64:
+    if bn % bc or bc % (8 if swap_ab else 64):  # swapped: M's columns, any wgmma N
         raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
     nch = bn // bc
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
@@ -435,6 +492,16 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
+    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk or split_k > 1
+                    or tma_epilogue):
+        raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
+                         "group, pingpong, chunk, split_k or tma_epilogue")
+    if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % (bm if swap_ab else bc)
+                         or pingpong
+                         or split_k > 1 or epilogue.scale):
+        raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
+                         f"chunks (swapped: bm) dividing {SCALE_BLOCK}, no pingpong, no split_k and no "
+                         f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -446,7 +513,8 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k)
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
+                 block_scales, swap_ab)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
@@ -509,6 +577,29 @@ def gemm_hopper_ws(
                 chunk_columns()
                 body()
 
+        def promote(accs: list, s: int, i) -> None:
+            """K step `i + s` with block scales (the docstring): each chunk's wgmma into a
+            partial accumulator from zero, its product with the step's scales added into
+            the chunk's main accumulator; the stage handed back."""
+            from tilec.dialects.distributed import SliceLayout
+
+            kb = p.minui((i + o[s]).named(f"kstep{s}"), g.kblast).named(f"kb{s}")
+            # A's scales run along the tile's rows (its M), or its columns when swapped
+            ax, at, extent = (0, g.by, bc) if swap_ab else (1, g.bx, bm)
+            rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
+            sa_rows = p.load(p.tile(rows, [at], [extent]).named(f"tsa{s}"), SliceLayout(ax, g.mma)).named(f"sarow{s}")
+            for c, (a, b) in enumerate(zip(accs, sb[s])):
+                d = p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}")
+                # the block of N: of the chunk's columns, or of the tile's rows when swapped
+                n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
+                nb = n0 if step == SCALE_BLOCK else p.divui(
+                    (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                f = (sa_rows * g.ScaleB[nb, kb].named(f"sbv{s}")).named(f"scale{s}")
+                (part,) = p.mma_wait(d, pending=0)
+                a.assign((a + part.named(f"part{s + 1}") * p.expand_dims(f, ax).named(f"scalecol{s}"))
+                         .named(f"acc{s + 1}"))
+            p.mbarrier_arrive(empty[s])
+
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
@@ -530,6 +621,9 @@ def gemm_hopper_ws(
                 later = i.ne(g.c0).named("later")
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
+                    if block_scales:
+                        promote(accs, s, i)
+                        continue
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     for a, b in zip(accs, sb[s]):
@@ -548,9 +642,10 @@ def gemm_hopper_ws(
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
-            if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
-                p.mbarrier_arrive(empty[stages - 1])
+            if not block_scales:  # (with block scales each step waits for its wgmma and hands its stage back)
+                accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
+                if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+                    p.mbarrier_arrive(empty[stages - 1])
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
             if split_k > 1:  # the unit's partial product, as it is

@@ -930,11 +930,15 @@ def _splat(interp: ReferenceInterpreter, op: layout.SplatOp, x: Any) -> Any:
         return np.broadcast_to(np.asarray(x), shape)
     grid = interp.grid
     assert grid is not None
-    if not _block_uniform(grid, x):
+    a = np.asarray(x).reshape(grid.num_blocks, grid.threads_per_block)
+    # the active threads' values (a splat in a warp_specialize region: the region's threads)
+    active = np.ones(a.shape, bool) if grid.mask is None else grid.mask.reshape(a.shape)
+    first = active.argmax(axis=1)
+    per_block = a[np.arange(grid.num_blocks), first]
+    if not ((a == per_block[:, None]) | ~active).all():
         raise ExecutionError(
             op, "splat of a value that differs between the threads of a block"
         )
-    per_block = np.asarray(x).reshape(grid.num_blocks, grid.threads_per_block)[:, 0]
     return np.broadcast_to(per_block.reshape((-1,) + (1,) * len(shape)), (grid.num_blocks, *shape))
 
 

@@ -1,12 +1,15 @@
 """`tilec.matmul` on FP8 (torch.float8_e4m3fn / float8_e5m2) on the GPU, against float64
 within the documented bound (docs/matmul.md, "FP8") and beside `torch._scaled_mm`:
 ragged shapes, per-tensor scales as floats and as 0-d tensors, bias + activation after
-the scales, one kernel for many M."""
+the scales, one kernel for many M; block-scaled FP8 (DeepSeek-V3's per (row, 128 of K)
+and per 128 x 128 scales) against float64 within the block-scaled bound and beside the
+torch reference of the operands dequantised to f32."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.matmul_oracle import block_scaled_within_bound
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -70,6 +73,23 @@ def test_fp8_ragged_shapes_against_float64_and_scaled_mm(shape):
         assert fp8_within_bound(_f64(ref), _f64(a), _f64(w).T, s).all()
 
 
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (5, 1040, 528), (64, 8192, 8192)])
+def test_fp8_swap_ab_decode(shape):
+    """FP8 decode sizes where the rule takes the swap (C^T = B^T A^T), scales and bias
+    along C^T's rows."""
+    from tilec import gemm
+
+    torch = _torch()
+    m, n, k = shape
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True).swap_ab
+    a, w, sa, sb = _case(torch, m, n, k, seed=m)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias)
+    ok = fp8_within_bound(_f64(got), _f64(a), _f64(w).T, float(sa) * float(sb), _f64(bias))
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
 def test_fp8_e5m2_float_scales_bias_silu():
     torch = _torch()
     m, n, k = 300, 512, 1024
@@ -104,3 +124,112 @@ def test_fp8_refusals():
         tilec.matmul(a, w.t().contiguous(), scale_a=sa, scale_b=sb)
     with pytest.raises(TilecError, match="one-element float32 CUDA tensor"):
         tilec.matmul(a, w.t(), scale_a=sa.double(), scale_b=sb)
+
+
+def _block_case(torch, lead, n, k, dtype=None, seed=0):
+    """Block-scaled operands: a (*lead, K) and w (N, K) of `dtype`, scale_a (*lead,
+    ceil(K/128)) and scale_b (ceil(N/128), ceil(K/128)) f32 over 2^-4 .. 2^4 (a scale of
+    the wrong block shows)."""
+    dtype = dtype or torch.float8_e4m3fn
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    kb, nb = -(-k // 128), -(-n // 128)
+    a = (torch.randn(*lead, k, device="cuda", generator=g) * 4).to(dtype)
+    w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(dtype)
+
+    def scales(*shape):
+        e = torch.randint(-4, 5, shape, device="cuda", generator=g).float()
+        return (2.0**e * (0.5 + 0.5 * torch.rand(*shape, device="cuda", generator=g))).contiguous()
+
+    return a, w, scales(*lead, kb), scales(nb, kb)
+
+
+def _dequantised_reference(torch, a, w, sa, sb):
+    """The torch reference: a and w dequantised to f32 with their block scales, one f32
+    matmul (TF32 off)."""
+    k, n = a.shape[-1], w.shape[0]
+    a32 = a.float() * sa.repeat_interleave(128, dim=-1)[..., :k]
+    w32 = w.float() * sb.repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        return a32 @ w32.t()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def _block_check(torch, got, a, w, sa, sb, bias=None, act=None):
+    """tilec's result, and the dequantised torch reference, within docs/matmul.md's
+    block-scaled bound (the GPU's fp8 accumulation within each K block)."""
+    k, n = a.shape[-1], w.shape[0]
+    a64, w64 = _f64(a).reshape(-1, k), _f64(w)
+    sa64, sb64 = _f64(sa).reshape(a64.shape[0], -1), _f64(sb)
+    b64 = None if bias is None else _f64(bias)
+    ok = block_scaled_within_bound(_f64(got).reshape(-1, n), a64, w64, sa64, sb64, b64, act, fp8_accumulation=True)
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+    if bias is None and act is None:
+        ref = _dequantised_reference(torch, a, w, sa, sb).reshape(-1, n)
+        assert block_scaled_within_bound(_f64(ref), a64, w64, sa64, sb64, fp8_accumulation=True, out="f32").all()
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 1040, 528), (1, 4096, 4096), (72, 48, 32),
+                                   (300, 7168, 2112)])
+def test_fp8_block_scaled_against_float64_and_dequantised_torch(shape):
+    torch = _torch()
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=out)
+    assert got is out
+    _block_check(torch, got, a, w, sa, sb)
+
+
+@pytest.mark.parametrize("shape", [(1, 7168, 2048), (16, 2112, 7168), (50, 4096, 4096)])
+def test_fp8_block_scaled_swap_ab_decode(shape):
+    """Block-scaled decode sizes take the swap (A's scales along C^T's columns, B's along
+    its rows)."""
+    from tilec import gemm
+
+    torch = _torch()
+    m, n, k = shape
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True).swap_ab
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=m)
+    _block_check(torch, tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb), a, w, sa, sb)
+
+
+def test_fp8_block_scaled_e5m2_leading_dims_bias_silu():
+    torch = _torch()
+    n, k = 384, 640
+    a, w, sa, sb = _block_case(torch, (2, 37), n, k, torch.float8_e5m2, seed=5)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu")
+    assert got.shape == (2, 37, n) and got.dtype == torch.bfloat16
+    _block_check(torch, got, a, w, sa, sb, bias, "silu")
+
+
+def test_fp8_block_scaled_one_kernel_for_many_m():
+    from tilec import gemm
+
+    torch = _torch()
+    n, k = 1024, 512
+    a0, w, sa0, sb = _block_case(torch, (2048,), n, k)
+    tilec.matmul(a0, w.t(), scale_a=sa0, scale_b=sb)
+    before = len(gemm._kernels)
+    for m in (1999, 1500):
+        a, _, sa, _ = _block_case(torch, (m,), n, k, seed=m)
+        got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb)
+        _block_check(torch, got, a, w, sa, sb)
+    assert len(gemm._kernels) == before
+
+
+def test_fp8_block_scale_refusals():
+    torch = _torch()
+    a, w, sa, sb = _block_case(torch, (64,), 256, 384)
+    with pytest.raises(TilecError, match=r"scale_a has shape \(64, 2\), expected \(64, 3\)"):
+        tilec.matmul(a, w.t(), scale_a=sa[:, :2].contiguous(), scale_b=sb)
+    with pytest.raises(TilecError, match=r"scale_b has shape"):
+        tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb.t().contiguous())
+    with pytest.raises(TilecError, match="float32 CUDA tensor"):
+        tilec.matmul(a, w.t(), scale_a=sa.double(), scale_b=sb)
+    with pytest.raises(TilecError, match="row-major"):
+        tilec.matmul(a, w.t(), scale_a=sa, scale_b=torch.empty(3, 2, device="cuda").t())

@@ -83,8 +83,35 @@ def test_split_k_decode(shape):
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     m, n, k = shape
-    assert gemm.choose_config(m, n, sms, k=k).split_k > 1
-    _check(torch, *shape, bias=True, activation="gelu", residual=True, b_kmajor=True)
+    kmajor = gemm.choose_config(m, n, sms, k=k, b_kmajor=True).split_k > 1  # else the swap takes it
+    assert gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor).split_k > 1
+    _check(torch, *shape, bias=True, activation="gelu", residual=True, b_kmajor=kmajor)
+
+
+@pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
+                                   (64, 8192, 8192)])
+def test_swap_ab_decode(shape):
+    """M <= 64 with a Linear weight where the decode rule takes the swap (C^T = B^T A^T:
+    N on the wgmma's rows, M its columns), the widest epilogue along C^T's rows."""
+    torch = _torch()
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    m, n, k = shape
+    assert gemm.choose_config(m, n, sms, k=k, b_kmajor=True).swap_ab
+    _check(torch, *shape, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+def test_swap_ab_one_kernel_for_m_up_to_16():
+    torch = _torch()
+    from tilec import gemm
+
+    n, k = 8192, 2048
+    _check(torch, 16, n, k, b_kmajor=True, bias=True, seed=0)
+    before = dict(gemm._kernels)
+    for i, m in enumerate((1, 2, 9, 15)):
+        _check(torch, m, n, k, b_kmajor=True, bias=True, seed=i + 1)
+    assert gemm._kernels == before
 
 
 def test_f16_operands_and_leading_dimensions():
@@ -117,7 +144,7 @@ def test_every_configuration_runs(index, monkeypatch):
     from tilec import gemm
 
     config = gemm.CONFIGS[index]
-    monkeypatch.setattr(gemm, "choose_config", lambda m, n, sms, tgt=None, k=None, fp8=False: config)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 

@@ -12,7 +12,7 @@ from tilec.dialects.layout_mma import mma_error_bound
 LIPSCHITZ = {None: 1.0, "relu": 1.0, "silu": 1.1, "gelu": 1.13}
 """A bound of |f'| of each activation (SiLU's largest slope is 1.0998, GELU's 1.1289)."""
 
-OUT_UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11}
+OUT_UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11, "f32": 2.0**-24}
 """The unit roundoff of the output type (round to nearest)."""
 
 
@@ -23,7 +23,8 @@ def activation(name: str | None, z: np.ndarray) -> np.ndarray:
     if name == "relu":
         return np.maximum(z, 0.0)
     if name == "silu":
-        return z / (1.0 + np.exp(-z))
+        with np.errstate(over="ignore"):  # exp(-z) of a large negative z: inf, and z / inf = -0
+            return z / (1.0 + np.exp(-z))
     if name == "gelu":
         return 0.5 * z * (1.0 + np.vectorize(math.erf)(z / math.sqrt(2.0)))
     raise ValueError(name)
@@ -50,4 +51,42 @@ def within_bound(got, a, b, bias=None, act=None, residual=None, out="bf16") -> n
     fz = expected(a, b, bias, act, None)
     d = LIPSCHITZ[act] * (gamma * mag + 2.0**-22 * (mag + (np.abs(bias)[None, :] if bias is not None else 0.0)))
     d = d + 2.0**-20 * (np.abs(fz) + (np.abs(residual) if residual is not None else 0.0) + 1.0)
+    return np.isfinite(got) & (np.abs(got - y) <= d + OUT_UNIT[out] * (np.abs(y) + d))
+
+
+SCALE_BLOCK = 128
+"""The block of a block scale (`tilec.gemm_programs.SCALE_BLOCK`)."""
+
+
+def block_scaled(a, w, sa, sb) -> tuple[np.ndarray, np.ndarray]:
+    """(z, mag) in float64 for block-scaled FP8: z = sum over K blocks kb of
+    (a[:, kb] @ w[:, kb].T) * sa[:, kb] * sb[n / 128, kb], mag the same sum of
+    |a[:, kb]| @ |w[:, kb]|.T * |sa sb| (a M x K, w N x K, sa M x KB, sb NB x KB)."""
+    m, n = a.shape[0], w.shape[0]
+    z, mag = np.zeros((m, n)), np.zeros((m, n))
+    for kb in range(sa.shape[1]):
+        ks = slice(kb * SCALE_BLOCK, (kb + 1) * SCALE_BLOCK)
+        s = sa[:, kb, None] * np.repeat(sb[:, kb], SCALE_BLOCK)[None, :n]
+        z += (a[:, ks] @ w[:, ks].T) * s
+        mag += (np.abs(a[:, ks]) @ np.abs(w[:, ks]).T) * np.abs(s)
+    return z, mag
+
+
+def block_scaled_within_bound(got, a, w, sa, sb, bias=None, act=None, fp8_accumulation: bool = False,
+                              out="bf16") -> np.ndarray:
+    """docs/matmul.md's bound of block-scaled FP8: each K block's partial product
+    within gamma_128 (unit roundoff 2^-24 on the reference executor, 2^-13 for the
+    GPU's fp8 wgmma: `fp8_accumulation`), then the product with sa sb and the sum of the
+    KB blocks in f32 (gamma_{KB+2} with 2^-24): d0 = (g1 + g2 + g1 g2) mag; then as the
+    FP8 bound: y = act(z + bias), d = L (d0 + 2^-22 (|z| + |bias|)) + 2^-20 (|y| + 1),
+    |got - y| <= d + u (|y| + d)."""
+    z, mag = block_scaled(a, w, sa, sb)
+    g1, _ = mma_error_bound(SCALE_BLOCK, "e4m3" if fp8_accumulation else "bf16")
+    g2, _ = mma_error_bound(sa.shape[1] + 2, "bf16")
+    if bias is not None:
+        z = z + bias[None, :]
+    y = activation(act, z)
+    d = LIPSCHITZ[act] * ((g1 + g2 + g1 * g2) * mag
+                          + 2.0**-22 * (np.abs(z) + (np.abs(bias)[None, :] if bias is not None else 0.0)))
+    d = d + 2.0**-20 * (np.abs(y) + 1.0)
     return np.isfinite(got) & (np.abs(got - y) <= d + OUT_UNIT[out] * (np.abs(y) + d))

@@ -232,6 +232,32 @@ def test_warp_specialized_regions_run_on_their_warpgroups():
                 p2.setmaxnreg("more", 40)
 
 
+def test_splat_in_a_region_takes_the_value_its_threads_share():
+    """A scalar uniform over a warp_specialize region's threads splats to a tensor (as
+    the block-scaled GEMM's scale of B in its consumers); a per-thread value does not."""
+    lay = tilec.BlockedLayout([1], [32], [4], [0])
+    p = Program("region_splat")
+    a = p.view(p.pointer("a", "f32"), "(128):(1)")
+    out = p.view(p.pointer("out", "f32"), "(128):(1)")
+    with p.launch(threads=256):
+        producer, consumer = p.warp_specialize([1, 1])
+        with producer:
+            p.setmaxnreg("dec", 40)
+        with consumer:
+            p.setmaxnreg("inc", 232)
+            p.store(p.splat(a[5], [128], lay) + p.load(a, lay), out)
+    x = np.arange(128, dtype=np.float32)
+    assert np.array_equal(tilec.run_reference(p, {"a": x, "out": np.zeros_like(x)})["out"], x + 5)
+    p2 = Program("per_thread_splat")
+    out2 = p2.view(p2.pointer("out", "f32"), "(128):(1)")
+    with p2.launch(threads=256) as k:
+        _, consumer = p2.warp_specialize([1, 1])
+        with consumer:
+            p2.store(p2.splat(k.tid.cast("f32"), [128], lay), out2)
+    with pytest.raises(TilecError, match="differs between the threads of a block"):
+        tilec.run_reference(p2, {"out": np.zeros(128, np.float32)})
+
+
 # ---------------------------------------------------------------------- builder <-> dialect
 
 def test_fma_and_math_with_fastmath_flags():

@@ -1,0 +1,138 @@
+"""Block-scaled FP8 GEMMs (DeepSeek-V3's fine-grained scales, as DeepGEMM computes
+them): `gemm_hopper_ws(block_scales=True)` on float8_e4m3fn / float8_e5m2 operands, A
+(M x K) row-major, B K-major (w, N x K, row-major), `pscale_a` (M x ceil(K/128)) and
+`pscale_b` (ceil(N/128) x ceil(K/128)) f32. Each K block's wgmma product is multiplied
+by its scales and added into the f32 main accumulator (written on the accumulator in
+the program), then the epilogue.
+
+On the reference executor (before and after the default pipeline) at ragged shapes
+(M, N, K not multiples of the tiles or of 128, the K steps past K reading the last
+block's scales, a run-time M), against float64 within docs/matmul.md's block-scaled
+bound (tests/helpers/matmul_oracle.py, `block_scaled_within_bound`: f32 partials on
+the executor). The configurations `tilec.matmul` takes compile under NVRTC without
+spills. The GPU tests are tests/gpu/test_matmul_fp8_gpu.py's block-scaled ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.matmul_oracle import block_scaled_within_bound
+from helpers.nvrtc import compile_sm90_or_skip
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
+from tilec.gemm_programs import SCALE_BLOCK, Epilogue, gemm_hopper_ws
+from tilec.runtime.reference import run
+from tilec.runtime.reference.values import bf16_to_f32
+
+
+def _scales(rng, shape) -> np.ndarray:
+    """f32 scales spread over 2^-4 .. 2^4: a scale read from the wrong block shows."""
+    return (2.0 ** rng.integers(-4, 5, shape) * rng.uniform(0.5, 1.0, shape)).astype(np.float32)
+
+
+def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: Epilogue, dynamic_m: bool) -> None:
+    if level == "lowered":
+        run_pipeline(module, "default")
+    rng = np.random.default_rng(7)
+    kb, nb = -(-k // SCALE_BLOCK), -(-n // SCALE_BLOCK)
+    a8, w8 = to_f8(rng.standard_normal(m * k) * 8, dtype), to_f8(rng.standard_normal(n * k) * 8, dtype)
+    sa, sb = _scales(rng, (m, kb)), _scales(rng, (nb, kb))
+    inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16),  # NaN: an element never written fails
+              "pscale_a": sa.ravel(), "pscale_b": sb.ravel()}
+    bias = None
+    if ep.bias:
+        bias = bf16_to_f32(f32_to_bf16(rng.standard_normal(n).astype(np.float32))).astype(np.float64)
+        inputs["pbias"] = f32_to_bf16(bias.astype(np.float32))
+    if dynamic_m:
+        inputs["m"] = m
+    out = run(module, inputs)["pc"]
+    a = f8_to_f32(np.asarray(a8).reshape(m, k), dtype).astype(np.float64)
+    w = f8_to_f32(np.asarray(w8).reshape(n, k), dtype).astype(np.float64)
+    got = bf16_to_f32(np.asarray(out).reshape(m, n)).astype(np.float64)
+    ok = block_scaled_within_bound(got, a, w, sa.astype(np.float64), sb.astype(np.float64), bias, ep.activation)
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
+CASES = {
+    # run-time M = 72 (two block rows of 64, the second 8 rows); N = 208: 4 column tiles
+    # of 64, the last 16 wide, in 2 blocks of the scales; K = 336: 3 K blocks (the last
+    # 80 wide), 4 steps by the 2 stages (the 4th reads block 2's scales, adds zeros);
+    # persistent over 3 blocks, grouped, TMA epilogue
+    "persistent-tma-e4m3": ((72, 208, 336), {"bm": 64, "bn": 64, "persistent": 3, "group": 2,
+                                             "tma_epilogue": True}, "f8E4M3FN", Epilogue(), True),
+    # two column chunks of 64 per 128-column tile (each chunk its own main accumulator
+    # and scale of B), bias + SiLU after the promotion, static M
+    "chunks-bias-silu-e5m2": ((70, 272, 272), {"bm": 64, "bn": 128, "chunk": 64, "persistent": 2},
+                              "f8E5M2", Epilogue(bias=True, activation="silu"), False),
+    "one-row": ((1, 48, 128), {"bm": 64, "bn": 64}, "f8E4M3FN", Epilogue(), True),
+    # FP8_BLOCK_CONFIGS[0]'s shape of tile: 128 x 128, two consumer warpgroups (each its
+    # 64 rows of scale_a), persistent and grouped as tilec.matmul runs it
+    "two-warpgroups-bias-relu": ((130, 144, 256), {"bm": 128, "bn": 128, "persistent": 3, "group": 8,
+                                                   "tma_epilogue": True}, "f8E4M3FN",
+                                 Epilogue(bias=True, activation="relu"), True),
+}
+
+
+SWAPPED = {
+    # decode sizes, swapped (C^T = B^T A^T): A's scales along the tile's 16 columns (M),
+    # B's one per 128 of the tile's rows (N: 64-row tiles, two to a block of the
+    # scales; N = 208 in 2 blocks); K = 336: 3 K blocks in 4 steps
+    "swapped-m1": ((1, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E4M3FN", Epilogue(), True),
+    "swapped-m13-bias-silu-e5m2": ((13, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E5M2",
+                                   Epilogue(bias=True, activation="silu"), True),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("case", {**CASES, **SWAPPED})
+def test_block_scaled_fp8_gemm_against_float64(case, level):
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                            epilogue=ep, block_scales=True, **kw)
+    _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
+
+
+def test_block_scales_refused_where_a_step_is_not_one_block():
+    kw = {"bm": 64, "bn": 64, "stages": 2, "b_kmajor": True, "block_scales": True}
+    with pytest.raises(ValueError, match="block_scales need 8-bit float operands, bk = 128"):
+        gemm_hopper_ws(64, 64, 128, bk=64, dtype="f8E4M3FN", **kw)
+    with pytest.raises(ValueError, match="block_scales need 8-bit float operands"):
+        gemm_hopper_ws(64, 64, 128, bk=128, dtype="bf16", **kw)
+    with pytest.raises(ValueError, match="no per-tensor scale"):
+        gemm_hopper_ws(64, 64, 128, bk=128, dtype="f8E4M3FN", epilogue=Epilogue(scale=True), **kw)
+    with pytest.raises(ValueError, match=r"column chunks \(swapped: bm\) dividing 128"):
+        gemm_hopper_ws(64, 256, 128, bm=64, bn=256, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                       block_scales=True)
+
+
+def test_block_scaled_configurations_rule():
+    from tilec.gemm import FP8_BLOCK_CONFIGS, choose_config
+    from tilec.support.target import target
+
+    assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_BLOCK_CONFIGS)
+    assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
+    assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
+    assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
+    # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
+    swap = choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True)
+    assert swap.name == "f8b:64x16x128:8:swapAB" and swap.kwargs(132)["block_scales"]
+    assert choose_config(65, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[1]
+
+
+@pytest.mark.parametrize("index", [0, 1, "swapped"])
+def test_block_scaled_configurations_compile_without_spills(index):
+    """Each configuration `tilec.matmul` takes for block-scaled FP8, with bias and SiLU,
+    run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3 and no spills
+    (two accumulators a consumer)."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program, swap_config
+    from tilec.runtime.nvrtc import resource_usage
+
+    c = swap_config(64, fp8=True, block_scales=True) if index == "swapped" else FP8_BLOCK_CONFIGS[index]
+    ep = Epilogue(bias=True, activation="silu")
+    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", ep, 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k32.f32.e4m3.e4m3" in cuda
+    usage = resource_usage(compile_sm90_or_skip(cuda))["gemm_kernel"]
+    assert usage.spill_stores in (0, None)

@@ -1,0 +1,172 @@
+"""Swap A/B for decode sizes: `gemm_hopper_ws(swap_ab=True)` computes C^T = B^T A^T so
+the weight's N rides the wgmma's 64 rows and the small run-time M its N (16, 32 or
+64 columns, the columns past M zero-filled and masked), B K-major (a `torch.nn.Linear`
+weight), C stored through a view with strides (1, N), the bias and per-tensor scales
+along the rows. On the reference executor (before and after the default pipeline) at
+ragged shapes against float64 within the documented bounds (bf16: tests/helpers/
+matmul_oracle.py; FP8: the executor's f32 sums, tests/unit/test_gemm_fp8.py's bound);
+`choose_config`'s decode rule (`decode_cost`: swap against split-K or the wave rule's
+pick); NVRTC compiles without spills. The GPU tests are tests/gpu/test_matmul_gpu.py's
+and test_matmul_fp8_gpu.py's swapped ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+from test_matmul import _check, _operands, _run
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
+from tilec.gemm import (SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
+                        swap_config)
+from tilec.gemm_programs import Epilogue, gemm_hopper_ws
+from tilec.runtime.reference import run
+from tilec.runtime.reference.values import bf16_to_f32
+
+CASES = {
+    # N = 200: 4 blocks of 64 rows of N, the last 8; K = 336: 6 steps of 64 (the last 16
+    # wide), rounded up to 6 by the 2 stages; M in the tile's 16 columns
+    "m1-plain": (1, 200, 336, 16, Epilogue()),
+    "m5-bias-silu-residual-f16": (5, 200, 336, 16, Epilogue(bias=True, activation="silu", residual=True,
+                                                            out_dtype="f16")),
+    "m40-gelu-64-columns": (40, 136, 96, 64, Epilogue(bias=True, activation="gelu")),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("case", CASES)
+def test_swapped_gemm_against_float64(case, level):
+    m, n, k, bn, ep = CASES[case]
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=bn, bk=64, stages=2, b_kmajor=True, swap_ab=True, epilogue=ep)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_one_swapped_program_for_every_m_of_its_columns():
+    """M is an argument: one program serves M = 1, 9 and 16 (its 16 columns)."""
+    n, k, ep = 72, 64, Epilogue(bias=True)
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, epilogue=ep)
+    for m in (1, 9, 16):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
+    """e4m3, m64n16k32: the scales (stride-0 views) and the bias along the rows of C^T."""
+    m, n, k = 3, 208, 272
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            swap_ab=True, epilogue=Epilogue(scale=True, bias=True))
+    if level == "lowered":
+        run_pipeline(module, "default")
+    rng = np.random.default_rng(3)
+    a8, w8 = to_f8(rng.standard_normal(m * k) * 8, "f8E4M3FN"), to_f8(rng.standard_normal(n * k) * 8, "f8E4M3FN")
+    bias_bits = f32_to_bf16(rng.standard_normal(n).astype(np.float32))
+    bias = bf16_to_f32(bias_bits).astype(np.float64)
+    inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16), "pbias": bias_bits,
+              "pscale_a": np.array([0.37], np.float32), "pscale_b": np.array([-2.5], np.float32), "m": m}
+    got = bf16_to_f32(np.asarray(run(module, inputs)["pc"]).reshape(m, n)).astype(np.float64)
+    a = f8_to_f32(np.asarray(a8).reshape(m, k), "f8E4M3FN").astype(np.float64)
+    w = f8_to_f32(np.asarray(w8).reshape(n, k), "f8E4M3FN").astype(np.float64)
+    s = np.float64(np.float32(0.37)) * np.float64(np.float32(-2.5))
+    exact, mag = (a @ w.T) * s + bias[None, :], abs(a) @ abs(w.T) * abs(s)
+    gamma = k * 2.0**-24
+    err = abs(got - exact) - (gamma * mag + 2.0**-22 * abs(exact) + 2.0**-8 * (abs(exact) + gamma * mag))
+    assert np.all(err <= 0), float(err.max())
+
+
+@pytest.mark.parametrize(("m", "n", "k", "fp8", "expected"), [
+    (1, 8192, 8192, False, "64x16x64:8:swapAB"),        # 128 tiles of 64 rows fill the SMs; split-K2 pays a launch
+    (16, 6144, 4096, False, "64x16x64:8:swapAB"),
+    (64, 8192, 8192, False, "64x64x64:8:swapAB"),       # 33 .. 64: 64 columns
+    (17, 28672, 4096, False, "64x32x64:8:swapAB"),      # 448 tiles in 4 rounds: as many bytes as 64 x 256's one
+    (1, 4096, 4096, False, "64x128x64:4:splitK4"),      # 64 tiles of 64 rows; split-K spreads 128 units
+    (16, 4096, 14336, False, "64x128x64:4:splitK4"),
+    (1, 4096, 4096, True, "f8:64x16x128:8:swapAB"),     # FP8 has no split-K: 16 tiles of 64 x 256 otherwise
+    (65, 8192, 8192, False, "128x128x64:4:pp"),         # past the swap's M
+])
+def test_decode_rule(m, n, k, fp8, expected):
+    assert choose_config(m, n, 132, k=k, fp8=fp8, b_kmajor=True).name == expected
+
+
+def test_no_swap_for_row_major_b():
+    assert not choose_config(1, 8192, 132, k=8192).swap_ab  # B row-major: its transpose is not K-major
+
+
+def test_decode_cost():
+    """The bytes of B the busiest multiprocessor streams, split-K's partials and launch."""
+    swap = swap_config(1)
+    assert (swap.bn, swap.bm, swap.swap_ab) == (16, 64, True)
+    assert decode_cost(swap, 1, 8192, 8192, 132) == 64 * 8192 * 2  # 128 tiles: one round
+    assert decode_cost(swap, 1, 8192 * 3, 8192, 132) == 3 * 64 * 8192 * 2  # 384 tiles: 2.9 rounds, 3
+    split = choose_config(1, 8192, 132, k=8192)
+    assert split.split_k == 2
+    assert decode_cost(split, 1, 8192, 8192, 132) == 128 * 4096 * 2 + 2 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
+    assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 128
+
+
+def test_swap_refusals():
+    kw = {"bm": 64, "bn": 16, "bk": 64, "stages": 2, "swap_ab": True}
+    with pytest.raises(ValueError, match="swap_ab needs a run-time M"):
+        gemm_hopper_ws(16, 64, 64, b_kmajor=True, **kw)
+    with pytest.raises(ValueError, match="and B K-major"):
+        gemm_hopper_ws(None, 64, 64, **kw)
+    with pytest.raises(ValueError, match="without persistent"):
+        gemm_hopper_ws(None, 64, 64, b_kmajor=True, persistent=4, **kw)
+
+
+@pytest.mark.parametrize(("m", "dtype", "ep"), [
+    (16, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")),
+    (64, "f8E4M3FN", Epilogue(scale=True, bias=True, activation="silu")),
+])
+def test_swapped_configurations_compile_without_spills(m, dtype, ep):
+    from tilec.runtime.nvrtc import resource_usage
+
+    c = swap_config(m, fp8=dtype != "bf16")
+    module = matmul_program(MatmulKey(c, 8192, 8192, dtype, ep, 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    kind = "bf16.bf16" if dtype == "bf16" else "e4m3.e4m3"
+    assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k{16 if dtype == 'bf16' else 32}.f32.{kind}" in cuda
+    usage = resource_usage(compile_sm90_or_skip(cuda))["gemm_kernel"]
+    assert usage.spill_stores in (0, None)
+
+
+def test_matmul_dispatches_a_decode_call_to_the_swapped_kernel(monkeypatch):
+    """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
+    takes the swap, and the kernel it builds, run on the reference executor with the
+    arguments `matmul` passes, gives x @ w.T + bias within the bound."""
+    from helpers.matmul_oracle import within_bound
+
+    from tilec import gemm
+
+    calls = []
+
+    def kernel_of(key):
+        module = matmul_program(key)
+
+        def launch(*args, stream=None):
+            names = ["pa", "pb", "pc"] + ["pbias"] * key.epilogue.bias + ["m"]
+            outs = run(module, dict(zip(names, args)))
+            args[2][...] = outs["pc"]
+            calls.append(key)
+
+        return launch
+
+    for name, value in (("_on_gpu", lambda x: True), ("_sms", lambda x: 132), ("_address", lambda x: 0),
+                        ("_stream", lambda x: None), ("matmul_kernel", kernel_of),
+                        ("_empty", lambda like, shape, dtype: np.full(shape, np.nan, np.float16))):
+        monkeypatch.setattr(gemm, name, value)
+    rng = np.random.default_rng(0)
+    m, n, k = 5, 200, 336
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((n, k)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float16)
+    got = gemm.matmul(x, w.T, bias=bias)
+    (key,) = calls
+    assert key.config.swap_ab and key.config.bn == 16 and key.b_kmajor
+    f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
+    assert within_bound(*f64, out="f16").all()
