@@ -105,6 +105,15 @@ def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
     return add(arith.CeilDivUIOp(add(arith.ShLIOp(const(1), sh)), d)), sh
 
 
+def host_magic_i64(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """`host_magic` with m as an i64 host value: m reaches 2**32, past a 32-bit index
+    parameter of a kernel with 32-bit offsets (the launcher refused 2**31 and up)."""
+    m, sh = host_magic(x, ops)
+    cast = arith.IndexCastOp(m, IntegerType(64))
+    ops.append(cast)
+    return cast.results[0], sh
+
+
 def chunk_bytes(facts: CopyFacts, target: Target) -> int:
     """The destination chunk: 8 bytes (one element, two chunks a thread) for rows of
     8-byte elements known to be at most `SHORT_ROW_BYTES` (a warp's store then writes
@@ -207,9 +216,9 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     fast = bits == 32
     magics = {}
     if fast:
-        magics["c"] = host_magic(c_host, host)
+        magics["c"] = host_magic_i64(c_host, host)
         for k in range(1, last):
-            magics[k] = host_magic(facts.modes[k].extent, host)
+            magics[k] = host_magic_i64(facts.modes[k].extent, host)
 
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
@@ -230,7 +239,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
-        m, sh = (b.splat(b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
+        m, sh = (b.splat(v if v.type == i64 else b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
         q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
         return q, b.subi(x, b.muli(q, d))
 
