@@ -17,6 +17,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
 from ._pipeline_expand import PipelineExpansion
+from ._pipeline_rolled import RolledPipeline
 from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
 
 
@@ -80,6 +81,7 @@ class SoftwarePipelinePass(ModulePass):
     name = "software-pipeline"
 
     num_stages: int = 1
+    rolled: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
@@ -95,7 +97,7 @@ class SoftwarePipelinePass(ModulePass):
                 plan = plan_loop(launch, loop)
                 if isinstance(plan, LoopPlan):
                     check_smem(launch, plan, n)
-                    PipelineExpansion(launch, plan, n).run()
+                    (RolledPipeline if self.rolled else PipelineExpansion)(launch, plan, n).run()
 
 
 def _alloc_bytes(a: AllocOp) -> int:

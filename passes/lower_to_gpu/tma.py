@@ -89,15 +89,18 @@ class TmaLowering(OpFamily):
         sv = self.values.view(view_value)
         alloca = sv.mem.owner
         eb = element_bytes(view_value.type.element_type)
-        if not isinstance(alloca, memref.AllocaOp) or (self.b.div_of(sv.base) * eb) % align:
+        # a static stage of a swizzled buffer is an in-swizzle offset: a multiple of
+        # the swizzle's repeat, as `align` is, moves the swizzle's pattern unchanged
+        start = self.b.add_(sv.base, sv.swz_off)
+        if not isinstance(alloca, memref.AllocaOp) or (self.b.div_of(start) * eb) % align:
             raise _fail(op, f"a TMA copy's shared side must be a layout.alloc or a stage of one (at a multiple "
                             f"of {align} bytes)")
         old = alloca.alignment.value.data if alloca.alignment is not None else 0
         if align > old:
             alloca.alignment = IntegerAttr(align, i64)
-        if sv.base == 0:
+        if start == 0:
             return sv.mem
-        return self._at(sv.mem, self.b.ssa(sv.base), view_value.type.cute_layout.cosize())
+        return self._at(sv.mem, self.b.ssa(start), view_value.type.cute_layout.cosize())
 
     def _at(self, mem: SSAValue, offset: SSAValue, n: int) -> SSAValue:
         """The `n` elements of `mem` from element `offset` on (a 1-D shared memref)."""
