@@ -29,16 +29,17 @@ waits, barriers, async wgmma and guards), with the stage a run-time value:
       cp.async:             async_wait {pending = (S-2) groups}; layout.barrier;
                             copy_async of min(i + (S-1) st, last) into ahead; compute
       yield ..., next stage, next phase
-    }
+    } {tilec.unroll = 1}           // the CUDA keeps the loop rolled (#pragma unroll 1)
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import cute
+from tilec.dialects.cuda import UNROLL_ATTR
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, SliceOp
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr, TensorViewType, element_bytes
 from tilec.dialects.layout_mma import MmaWaitOp
@@ -199,6 +200,7 @@ class RolledPipeline(PipelineExpansion):
         new_body.add_ops(ops)
         new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *state], Region(new_body))
         copy_loc(loop, new_loop)
+        new_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # its step is written once: kept once
         post: list[Operation] = []
         results = list(new_loop.results[:nc])
         if plan.async_chains:
