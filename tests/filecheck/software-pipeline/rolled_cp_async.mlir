@@ -35,7 +35,8 @@
 // CHECK:        scf.yield
 // CHECK:      layout.async_wait {pending = 0 : i64}
 
-// CUDA:       for (int kt = 0; kt < 4; ++kt) {
+// CUDA:       #pragma unroll 1
+// CUDA-NEXT:  for (int kt = 0; kt < 4; ++kt) {
 // CUDA:         tilec_cp_async_wait<2>();
 // CUDA-NOT:     tilec_cp_async_wait<2>();
 // CUDA:         mma.sync.aligned

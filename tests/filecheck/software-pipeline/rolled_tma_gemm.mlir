@@ -7,7 +7,8 @@
 // and its barrier (`mbarrier_at`), waits on the phase, issues its mma {async} and waits
 // with pending = 1, meets the block, loads the tile S-1 ahead into the stage read one
 // step before (`stage == 0 ? S-1 : stage-1`), then advances the stage, flipping the
-// phase where it wraps round. The reference executor's mbarrier, phase and race checks
+// phase where it wraps round; the loop says it stays rolled in the CUDA
+// ({tilec.unroll = 1}: `#pragma unroll 1`). The reference executor's mbarrier, phase and race checks
 // pass on every depth, through lowering too; NVRTC compiles the CUDA (a test in
 // tests/unit/test_software_pipeline_rolled.py).
 // RUN: tilec %s -p "software-pipeline{num_stages=3 rolled=true}" | filecheck %s
@@ -51,6 +52,7 @@
 // CHECK-NEXT:   %[[FL:.*]] = arith.xori %phase, %c1_p : index
 // CHECK-NEXT:   %[[PH:.*]] = arith.select %[[WRAP]], %[[FL]], %phase : index
 // CHECK-NEXT:   scf.yield %[[W]], %[[ST]], %[[PH]]
+// CHECK-NEXT: } {tilec.unroll = 1 : i64}
 // CHECK-NOT:    layout.mma %
 // CHECK:      layout.mma_wait %{{.*}} {pending = 0 : i64}
 
@@ -60,7 +62,8 @@
 
 // CUDA:       __nv_bfloat16* const smem = reinterpret_cast<__nv_bfloat16*>(tilec_smem + 0);  // 12288 elements
 // CUDA:       long long* const mbars = {{.*}};  // 3 elements
-// CUDA:       for (int kt = 0; kt < 4; ++kt) {
+// CUDA:       #pragma unroll 1
+// CUDA-NEXT:  for (int kt = 0; kt < 4; ++kt) {
 // CUDA:         long long* const {{.*}} = mbars + {{.*}};
 // CUDA:         wgmma.wait_group.sync.aligned 1;
 // CUDA-NOT:     wgmma.wait_group.sync.aligned 1;
