@@ -274,7 +274,9 @@ class MBarrierInitOp(IRDLOperation):
 @irdl_op_definition
 class MBarrierArrayOp(IRDLOperation):
     """`stages` new mbarriers, each as `mbarrier_init {count}` makes one (its phase 0
-    current): the barriers of a pipeline's stages, picked by `mbarrier_at`."""
+    current): the barriers of a pipeline's stages, picked by `mbarrier_at`.
+
+        %bars = layout.mbarrier_array {count = 1 : i64, stages = 4 : i64}"""
 
     name = "layout.mbarrier_array"
     traits = traits_def(Allocates())
@@ -315,7 +317,9 @@ class MBarrierArrayOp(IRDLOperation):
 @irdl_op_definition
 class MBarrierAtOp(IRDLOperation):
     """Barrier `index` of the array `bars` (0 <= index < its size; the same in every
-    thread of the block)."""
+    thread of the block).
+
+        %b = layout.mbarrier_at %bars[%stage] : !layout.mbarriers<4>"""
 
     name = "layout.mbarrier_at"
     traits = traits_def(Pure())

@@ -72,10 +72,25 @@ class SoftwarePipelinePass(ModulePass):
     `vectorize`, where both forms are there (the block-level copies of the cp.async
     form are then `layout.copy_async`).
 
+    The rolled form (`rolled=true`, passes/_pipeline_rolled.py; CUTLASS's
+    `PipelineState`): the same schedule without clones or unrolling. Each buffer
+    becomes one staged allocation with a leading stage mode (`(S, ...)`, stages
+    1024-byte aligned) and a step's buffer is `layout.slice %buf[%stage, _, ...]`; the
+    mbarrier becomes `layout.mbarrier_array {stages = S}` and a step's barrier
+    `layout.mbarrier_at %bars[%stage]`; the loop keeps its step and carries the stage
+    (0 first, `stage + 1 == S ? 0 : stage + 1`) and, with TMA, the phase (0 first,
+    flipped where the stage wraps) as iter_args; the load ahead goes into stage
+    `stage == 0 ? S - 1 : stage - 1`; no step is guarded but the load ahead. The loop
+    says it stays rolled in the CUDA (`{tilec.unroll = 1}`: `#pragma unroll 1`), so its
+    step appears once: the plain Hopper GEMM's CUDA and its NVRTC time no longer grow
+    with S (examples/python/gemm_plain.py `--rolled`).
+
     Options:
       num_stages=N   the depth of loops that state none (default 1: leave them;
                      2 <= N <= 8). The shared buffers grow N-fold: a located error
                      where they pass the target's shared memory.
+      rolled=true    the rolled form (default false: the unrolled one, whose CUDA the
+                     kernels measured so far were tuned with).
     """
 
     name = "software-pipeline"
