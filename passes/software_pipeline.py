@@ -17,7 +17,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_rolled import RolledPipeline
+from ._pipeline_rolled import RolledPipeline, staged_type
 from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
 
 
@@ -111,19 +111,27 @@ class SoftwarePipelinePass(ModulePass):
                     continue
                 plan = plan_loop(launch, loop)
                 if isinstance(plan, LoopPlan):
-                    check_smem(launch, plan, n)
+                    check_smem(launch, plan, n, self.rolled)
                     (RolledPipeline if self.rolled else PipelineExpansion)(launch, plan, n).run()
 
 
 def _alloc_bytes(a: AllocOp) -> int:
-    t = a.result.type
+    return _bytes(a.result.type)
+
+
+def _bytes(t) -> int:
     return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
 
 
-def check_smem(launch: LaunchOp, plan: LoopPlan, n: int) -> None:
+def check_smem(launch: LaunchOp, plan: LoopPlan, n: int, rolled: bool = False) -> None:
+    """A located error where `n` stages of the loop's buffers (as clones, or as staged
+    allocations whose stages start on 1024 bytes) pass the target's shared memory."""
     have = sum(_alloc_bytes(a) for a in launch.body.block.ops if isinstance(a, AllocOp)
                and a.result.type.memory_space == "smem")
-    need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
+    if rolled:
+        need = have + sum(_bytes(staged_type(a.result.type, n)) - _alloc_bytes(a) for a in plan.allocs)
+    else:
+        need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
     limit = target_of(launch).smem_per_block
     if need > limit:
         raise TilecError(

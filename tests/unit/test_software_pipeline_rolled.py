@@ -195,3 +195,16 @@ def test_the_staged_type_has_a_leading_stage_mode():
     assert str(staged_type(t, 3).layout) == "#layout.composed<swizzle<3,3,3> o 0 o (3,64,64):(4096,64,1)>"
     odd = t.with_(layout=ComposedLayoutAttr(ComposedLayout(t.layout.data.swizzle, 0, cute.Layout((8, 24), (24, 1)))))
     assert str(staged_type(odd, 2).layout).endswith("(2,8,24):(512,24,1)>")
+
+
+def test_too_many_stages_of_staged_buffers_is_a_located_error():
+    """6 stages of the plain example's 128 x 64 and 64 x 256 bf16 tiles (48 KiB a
+    stage) pass the 227 KiB of a block: the pass says so at the loop, rolled or not."""
+    from tilec.support.diagnostics import TilecError
+
+    sys.path.insert(0, str(EXAMPLES))
+    import gemm_plain
+
+    m = parse_module(str(gemm_plain.gemm_plain(512, 512, 512, stages=6)), "plain.mlir")
+    with pytest.raises(TilecError, match=r"plain.mlir:\d+:\d+: .*6 stages of this loop's shared buffers need 294912 bytes"):
+        run_pipeline(m, gemm_plain.pipeline(rolled=True))
