@@ -100,10 +100,10 @@ class RolledPipeline(PipelineExpansion):
         from the single-buffered loop's values."""
         out: dict[SSAValue, SSAValue] = {}
         for a, s in self.staged:
-            rank = len(a.result.type.cute_layout.modes()) if isinstance(a.result.type.cute_layout.shape, tuple) else 1
-            pattern = [DYNAMIC] + [WILDCARD] * rank
+            pattern = [DYNAMIC] + [WILDCARD] * _rank(a.result.type.cute_layout)
             sl = SliceOp.create(operands=[s.result, stage],
-                                properties={"pattern": _i64_array(pattern)}, result_types=[a.result.type])
+                                properties={"pattern": DenseArrayBase.from_list(i64, pattern)},
+                                result_types=[a.result.type])
             sl.result.name_hint = a.result.name_hint
             out[a.result] = self.emit(ops, sl)
         if self.bars is not None:
@@ -233,8 +233,9 @@ class RolledPipeline(PipelineExpansion):
             self.plan.bar.erase()
 
 
-def _i64_array(values: list[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, values)
+def _rank(lay: cute.Layout) -> int:
+    """The number of top-level modes of `lay` (1 for a single mode `n:d`)."""
+    return len(lay.modes()) if isinstance(lay.shape, tuple) else 1
 
 
 __all__ = ["RolledPipeline", "staged_type"]

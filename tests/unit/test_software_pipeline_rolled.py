@@ -114,9 +114,9 @@ def test_a_phase_that_never_flips_is_caught():
 
 
 def test_a_stage_that_never_advances_is_caught():
-    """Every step on stage 0: the loads ahead all arrive on barriers 2 (the stage
-    before 0), whose first phase was never waited on: the executor reports the
-    barrier reused before its phase completes."""
+    """Every step on stage 0: every load ahead goes into stage 2 (the one before 0) and
+    arrives on its barrier again before any wait saw that barrier's phase complete:
+    the executor reports the barrier reused before its phase completes."""
     def keep_stage(m):
         loop, y = _yield_of_the_loop(m)
         ops = list(y.operands)
