@@ -208,3 +208,24 @@ def test_too_many_stages_of_staged_buffers_is_a_located_error():
     m = parse_module(str(gemm_plain.gemm_plain(512, 512, 512, stages=6)), "plain.mlir")
     with pytest.raises(TilecError, match=r"plain.mlir:\d+:\d+: .*6 stages of this loop's shared buffers need 294912 bytes"):
         run_pipeline(m, gemm_plain.pipeline(rolled=True))
+
+
+def test_the_nvrtc_benchmark_runs_without_a_gpu(tmp_path):
+    """benchmarks/pipeline_nvrtc.py at a small shape: both forms compile, the rolled
+    one has half the wgmma of 2 unrolled stages and a smaller CUDA source and cubin."""
+    pytest.importorskip("cupy")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import pipeline_nvrtc
+
+    try:
+        assert pipeline_nvrtc.main(["--shape", "512,512,512", "--stages", "2", "--json", str(tmp_path / "o.json"),
+                                    "--md", str(tmp_path / "o.md")]) == 0
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    import json
+
+    unrolled, rolled = json.loads((tmp_path / "o.json").read_text())["rows"]
+    assert (unrolled["rolled"], rolled["rolled"]) == (False, True)
+    assert 2 * rolled["wgmma"] == unrolled["wgmma"]
+    assert rolled["cuda_bytes"] < unrolled["cuda_bytes"] and rolled["cubin_bytes"] < unrolled["cubin_bytes"]
+    assert "| 2 | rolled |" in (tmp_path / "o.md").read_text()
