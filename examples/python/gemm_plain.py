@@ -2,7 +2,7 @@
 over K, pipelined by the compiler: checked against torch.matmul within the documented
 MMA tolerance.
 
-    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws [--persistent] | --rolled]   (default 4096^3, 4 stages)
+    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws] [--persistent | --rolled]   (default 4096^3, 4 stages)
 
 `gemm_plain(M, N, K)` is the loop a user writes once per K step, single-buffered: the
 TMA loads of A's and B's k-th tiles into one shared buffer each, completing on one
@@ -22,7 +22,9 @@ stage the previous step read (passes/software_pipeline.py).
 the same schedule with one staged shared buffer per operand (a leading stage mode, a
 stage taken by `layout.slice` at the run-time stage), an mbarrier array
 (`layout.mbarrier_array`, `layout.mbarrier_at`) and the stage and phase carried by
-the K loop, so its step appears once instead of S times (CUTLASS's `PipelineState`).
+the K loop, so its step appears once instead of S times (CUTLASS's `PipelineState`);
+with `--ws`, the warp-specialised form's producer and consumer loops so
+(`warp-specialize{rolled=true}`).
 
 `--ws` compiles the same program with `warp-specialize` before the default passes
 (passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
@@ -82,11 +84,11 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
 def pipeline(ws: bool = False, persistent: int = 0, rolled: bool = False) -> str:
     """The passes `compile_plain` runs: the default ones (`software-pipeline` among
     them), with `ws` the warp specialiser before them (`persistent` over that many
-    blocks), with `rolled` the pipeliner's rolled form before them (one staged buffer
-    per operand, an mbarrier array, the stage and phase carried by the loop: the K
-    loop's step appears once in the CUDA)."""
+    blocks), with `rolled` the pipeliner's (or the warp specialiser's) rolled form
+    before them (one staged buffer per operand, mbarrier arrays, the stage and phase
+    carried by the loops: the K loop's step appears once in the CUDA)."""
     if rolled:
-        return "software-pipeline{rolled=true},default"
+        return "warp-specialize{rolled=true},default" if ws else "software-pipeline{rolled=true},default"
     if not ws:
         return "default"
     return f"warp-specialize{{persistent={persistent}}},default" if persistent else "warp-specialize,default"

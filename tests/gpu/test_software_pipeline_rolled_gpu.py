@@ -72,3 +72,15 @@ def test_rolled_test_programs_match_numpy(form, stages, k):
     gamma, _ = mma_error_bound(k, "bf16")
     err = np.abs(got - exact)
     assert np.all(err <= gamma * mag), f"max error {np.nanmax(err)}"
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_rolled_warp_specialized_plain_loop_gemm_example(stages):
+    """examples/python/gemm_plain.py --ws --rolled (warp-specialize{rolled=true}) at
+    1024^3 and at 1000^3 (a partial round, masked edge tiles)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(EXAMPLES))
+    import gemm_plain
+
+    assert gemm_plain.main(["1024", "1024", "1024", "--stages", str(stages), "--ws", "--rolled"]) == 0
+    assert gemm_plain.main(["1000", "1000", "1000", "--stages", "3", "--ws", "--rolled"]) == 0

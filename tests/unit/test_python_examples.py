@@ -183,7 +183,7 @@ def test_hopper_gemm_without_gpu_runs_the_example_shape_on_the_reference_executo
     assert "on the CPU reference executor: within the documented tolerance" in out
 
 
-@pytest.mark.parametrize("form", [[], ["--ws"], ["--rolled"]])
+@pytest.mark.parametrize("form", [[], ["--ws"], ["--rolled"], ["--ws", "--rolled"]])
 def test_plain_loop_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor(form):
     """examples/python/gemm_plain.py: the plain loop pipelined by software-pipeline (or
     warp-specialize, or software-pipeline's rolled form; 3 stages here) compiles with
