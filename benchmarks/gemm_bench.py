@@ -4,11 +4,11 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws[:p]|:r]`: examples/python/gemm_plain.py, the same GEMM
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws][:p|:r]`: examples/python/gemm_plain.py, the same GEMM
 written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
 pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `:p`
-persistent over the multiprocessors; `:r`: the pass's rolled form, staged buffers and
-the stage and phase carried by a K loop kept rolled), the first
+persistent over the multiprocessors; `:r`: the passes' rolled form, staged buffers and
+the stage and phase carried by K loops kept rolled), the first
 reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
 beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
