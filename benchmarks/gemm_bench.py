@@ -4,10 +4,11 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws[:p]]`: examples/python/gemm_plain.py, the same GEMM
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws][:p|:r]`: examples/python/gemm_plain.py, the same GEMM
 written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
 pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `:p`
-persistent over the multiprocessors), the first
+persistent over the multiprocessors; `:r`: the passes' rolled form, staged buffers and
+the stage and phase carried by K loops kept rolled), the first
 reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
 beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
@@ -112,9 +113,9 @@ def wgmma_source(spec: str, m: int, n: int, k: int):
 
 
 def plain_kernel(spec: str, m: int, n: int, k: int):
-    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws]` config: the plain-loop
+    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws|:r]` config: the plain-loop
     GEMM (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`
-    (`ws`: `warp-specialize{num_stages=STAGES}`)."""
+    (`ws`: `warp-specialize{num_stages=STAGES}`; `r`: `software-pipeline{rolled=true}`)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw = {}
@@ -125,6 +126,8 @@ def plain_kernel(spec: str, m: int, n: int, k: int):
             kw["ws"] = True
         elif o == "p":
             kw["persistent"] = sms()
+        elif o == "r":
+            kw["rolled"] = True
         else:
             raise ValueError(f"unknown plain option {o!r}")
     return compile_plain(m, n, k, int(st), bm=bm, bn=bn, bk=bk, **kw)

@@ -82,6 +82,12 @@ from .effects import Accesses, Synchronizes
 SHARED_MEMORY_SPACE = IntegerAttr(3, i64)
 """The memory space of shared (`__shared__`) memrefs: NVVM's address space 3."""
 
+UNROLL_ATTR = "tilec.unroll"
+"""An `scf.for` attribute, `{tilec.unroll = N : i64}`: the loop is unrolled N times by
+the CUDA compiler (`#pragma unroll N`; 1: not unrolled), whatever its bounds. The rolled
+software pipeline (passes/_pipeline_rolled.py) states it of its loop, whose step it keeps
+once; `lower-to-gpu` keeps it on the loop it makes; the CUDA printer states it."""
+
 PRIVATE_MEMORY_SPACE = IntegerAttr(5, i64)
 """NVVM's local address space: a per-thread register array, as is no memory space."""
 

@@ -10,6 +10,13 @@
     layout.tma_store_wait {pending = 0 : i64}
     layout.mbarrier_inval %bar
 
+A pipeline of S stages keeps one mbarrier per stage in an array and picks the
+stage's barrier at run time (CUTLASS's `PipelineState`, Triton's barrier arrays):
+
+    %bars = layout.mbarrier_array {count = 1 : i64, stages = 4 : i64}
+    %b = layout.mbarrier_at %bars[%stage] : !layout.mbarriers<4>
+    layout.mbarrier_wait %b, %phase
+
 These ops are *block-collective*: every thread of the block reaches them (uniform
 control flow, as `layout.barrier`), and what they do happens once per block (the
 lowering elects one thread to issue the copy or arrive):
@@ -33,6 +40,10 @@ lowering elects one thread to issue the copy or arrive):
 - `tma_store_wait {pending = N}` waits until at most N of the block's stores are
   still reading shared memory, then the block meets at a barrier.
 - `mbarrier_inval %bar` ends the barrier's life (its memory may be reused).
+- `mbarrier_array {count, stages}` makes `stages` such barriers at once (consecutive
+  8-byte words of shared memory), each as `mbarrier_init {count}` makes one.
+- `mbarrier_at %bars[%i]` is barrier `i` of an array (0 <= i < stages, the same in
+  every thread of the block): the ops above take it as they take a single one.
 
 The global side is a `layout.tile` of a `layout.view` of a pointer (or the view
 itself) and the shared side a `layout.alloc`; `tma_plan` says whether TMA can copy
@@ -49,8 +60,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-from xdsl.ir import Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr, i64
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -58,20 +69,28 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    param_def,
     prop_def,
     result_def,
     traits_def,
 )
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
+from .views import WILDCARD
 from .tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS, TmaGeometry, tma_geometry
 
 __all__ = [
     "TMA_OPS",
+    "MBarrierArrayOp",
+    "MBarrierArrayType",
+    "MBarrierAtOp",
     "MBarrierArriveOp",
     "MBarrierInitOp",
     "MBarrierInvalOp",
@@ -103,6 +122,36 @@ class MBarrierType(ParametrizedAttribute, TypeAttribute):
     transaction bytes, phase after phase (PTX `mbarrier`)."""
 
     name = "layout.mbarrier"
+
+
+@irdl_attr_definition
+class MBarrierArrayType(ParametrizedAttribute, TypeAttribute):
+    """`!layout.mbarriers<N>`: N mbarriers side by side in shared memory, one per stage
+    of a pipeline, picked by a run-time index (`layout.mbarrier_at`)."""
+
+    name = "layout.mbarriers"
+    size: IntAttr = param_def()
+
+    def __init__(self, size: int):
+        super().__init__(IntAttr(size))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        n = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(">")
+        return [IntAttr(n)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.size.data}>")
+
+    def verify(self) -> None:
+        _check(1 <= self.size.data <= MAX_BARRIERS,
+               f"an mbarrier array holds 1 to {MAX_BARRIERS} barriers, got {self.size.data}")
+
+
+MAX_BARRIERS = 32
+"""The most barriers of one `!layout.mbarriers` (a pipeline's stages are at most 8)."""
 
 
 # ------------------------------------------------------------------ what TMA can copy
@@ -151,8 +200,11 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
         raise LayoutError("TMA copies views of scalar elements (not vectorized views)")
     # ops by name: dialects/layout.py imports this module
     alloc = smem_view.owner
+    if isinstance(alloc, Operation) and alloc.name == "layout.slice":
+        alloc = _staged_alloc(alloc)
     if not isinstance(alloc, Operation) or alloc.name != "layout.alloc":
-        raise LayoutError("the shared side of a TMA copy must be a layout.alloc")
+        raise LayoutError("the shared side of a TMA copy must be a layout.alloc, or one stage of a staged "
+                          "layout.alloc (a layout.slice fixing its leading stage mode)")
     owner = global_view.owner
     tile = None
     if isinstance(owner, Operation) and owner.name == "layout.tile":
@@ -176,6 +228,16 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
     if isinstance(geo, str):
         raise LayoutError(geo)
     return TmaPlan(root, tile, alloc, geo)
+
+
+def _staged_alloc(sl: Operation) -> Operation | None:
+    """The `layout.alloc` that the slice `sl` takes one stage of (its leading mode fixed,
+    every other mode kept whole: `%buf[%stage, _, _]`), or None."""
+    pat = [int(x) for x in sl.pattern.get_values()]
+    if sl.profile is not None or len(pat) < 2 or pat[0] == WILDCARD or any(p != WILDCARD for p in pat[1:]):
+        return None
+    src = sl.operands[0].owner
+    return src if isinstance(src, Operation) and src.name == "layout.alloc" else None
 
 
 def _check_plan(op: Operation, g: SSAValue, s: SSAValue) -> TmaPlan:
@@ -207,6 +269,76 @@ class MBarrierInitOp(IRDLOperation):
         _in_launch(self)
         c = self.count.value.data
         _check(1 <= c < (1 << 20), f"an mbarrier's arrival count must be in [1, 2^20), got {c}")
+
+
+@irdl_op_definition
+class MBarrierArrayOp(IRDLOperation):
+    """`stages` new mbarriers, each as `mbarrier_init {count}` makes one (its phase 0
+    current): the barriers of a pipeline's stages, picked by `mbarrier_at`.
+
+        %bars = layout.mbarrier_array {count = 1 : i64, stages = 4 : i64}"""
+
+    name = "layout.mbarrier_array"
+    traits = traits_def(Allocates())
+    count = prop_def(IntegerAttr)
+    stages = prop_def(IntegerAttr)
+    result = result_def(MBarrierArrayType)
+
+    def __init__(self, count: int, stages: int):
+        super().__init__(properties={"count": IntegerAttr(count, i64), "stages": IntegerAttr(stages, i64)},
+                         result_types=[MBarrierArrayType(stages)])
+
+    @classmethod
+    def parse(cls, parser):  # the result type follows from `stages`
+        attrs = parser.parse_optional_attr_dict()
+        st = attrs.get("stages")
+        n = st.value.data if isinstance(st, IntegerAttr) else 1
+        props = {k: attrs.pop(k) for k in ("count", "stages") if k in attrs}
+        return cls.create(properties=props, attributes=attrs, result_types=[MBarrierArrayType(max(n, 1))])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attr_dict({**self.properties, **self.attributes})
+
+    @property
+    def num_stages(self) -> int:
+        return self.stages.value.data
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        c = self.count.value.data
+        _check(1 <= c < (1 << 20), f"an mbarrier's arrival count must be in [1, 2^20), got {c}")
+        n = self.num_stages
+        _check(1 <= n <= MAX_BARRIERS, f"an mbarrier array holds 1 to {MAX_BARRIERS} barriers, got {n}")
+        _check(self.result.type.size.data == n,
+               f"mbarrier_array of {n} stages makes !layout.mbarriers<{n}>, not {self.result.type}")
+
+
+@irdl_op_definition
+class MBarrierAtOp(IRDLOperation):
+    """Barrier `index` of the array `bars` (0 <= index < its size; the same in every
+    thread of the block).
+
+        %b = layout.mbarrier_at %bars[%stage] : !layout.mbarriers<4>"""
+
+    name = "layout.mbarrier_at"
+    traits = traits_def(Pure())
+    bars = operand_def(MBarrierArrayType)
+    index = operand_def(IndexType)
+    result = result_def(MBarrierType)
+    assembly_format = "$bars `[` $index `]` attr-dict `:` type($bars)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bars: SSAValue, index: SSAValue):
+        super().__init__(operands=[bars, index], result_types=[MBarrierType()])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        o = self.index.owner
+        v = getattr(getattr(getattr(o, "value", None), "value", None), "data", None)
+        if isinstance(o, Operation) and o.name == "arith.constant" and isinstance(v, int):
+            n = self.bars.type.size.data
+            _check(0 <= v < n, f"mbarrier_at index {v} is out of range for an array of {n} barriers")
 
 
 @irdl_op_definition
@@ -360,5 +492,5 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
-TMA_TYPES = [MBarrierType]
+TMA_OPS = [MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+TMA_TYPES = [MBarrierType, MBarrierArrayType]

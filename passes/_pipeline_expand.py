@@ -81,9 +81,14 @@ class PipelineExpansion:
             for s, b in enumerate(bars, 1):
                 self.stage_map[s][bar.result] = b.result
 
-    def load(self, ops: list[Operation], q: SSAValue, stage: int) -> None:
+    def _stage(self, stage: int | dict[SSAValue, SSAValue]) -> dict[SSAValue, SSAValue]:
+        """The buffers and barrier of `stage`: a static stage's clones, or the map of a
+        run-time stage's views (passes/_pipeline_rolled.py)."""
+        return stage if isinstance(stage, dict) else self.stage_map[stage]
+
+    def load(self, ops: list[Operation], q: SSAValue, stage: int | dict[SSAValue, SSAValue]) -> None:
         """The slice and the loads of iteration `q` into `stage`."""
-        mapping = {**self.outer_map, **self.stage_map[stage]}
+        mapping = {**self.outer_map, **self._stage(stage)}
         mapping[self.iv] = q
         for o in self.body.ops:
             if o in self.plan.slice or o in self.plan.loads:
@@ -97,9 +102,10 @@ class PipelineExpansion:
         blk.add_ops(inner)
         self.emit(ops, scf.IfOp(cond, [], Region(blk), Region()))
 
-    def compute(self, ops: list[Operation], q: SSAValue, stage: int, carried: list[SSAValue]) -> list[SSAValue]:
+    def compute(self, ops: list[Operation], q: SSAValue, stage: int | dict[SSAValue, SSAValue],
+                carried: list[SSAValue]) -> list[SSAValue]:
         """The compute of iteration `q` on `stage`; returns the values it yields."""
-        mapping = {**self.outer_map, **self.stage_map[stage]}
+        mapping = {**self.outer_map, **self._stage(stage)}
         mapping[self.iv] = q
         for a, v in zip(self.body.args[1:], carried):
             mapping[a] = v

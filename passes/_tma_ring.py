@@ -76,6 +76,7 @@ from tilec.support.locations import copy_loc
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
 from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop
+from ._pipeline_rolled import RolledPipeline
 
 __all__ = ["MAX_STAGES", "ring_loop"]
 
@@ -147,9 +148,11 @@ def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None
     return cin, cout
 
 
-def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int = DEFAULT_L2_PROMOTION) -> str | None:
+def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int = DEFAULT_L2_PROMOTION,
+              rolled: bool = False) -> str | None:
     """Rewrite `loop` (directly in `launch`'s body) into a `stages`-deep TMA ring, or say
-    why not (the loop is then left as it is); its loads ask `l2_promotion` bytes.
+    why not (the loop is then left as it is); its loads ask `l2_promotion` bytes; with
+    `rolled`, the ring in the pipeline's rolled form (passes/_pipeline_rolled.py).
 
     The copies become the single-buffered TMA form `software-pipeline` takes (the
     in-copy an arrive, a TMA load and a wait on an mbarrier of its own, the out-copy a
@@ -182,7 +185,7 @@ def ring_loop(launch: LaunchOp, loop: scf.ForOp, stages: int, l2_promotion: int 
     plan = plan_loop(launch, loop)
     if not isinstance(plan, LoopPlan):
         raise TilecError(f"tma: internal error: the ring's loop is not the pipeline's form: {plan}", op=loop)
-    PipelineExpansion(launch, plan, stages).run()
+    (RolledPipeline if rolled else PipelineExpansion)(launch, plan, stages).run()
     return None
 
 

@@ -17,6 +17,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
 from ._pipeline_expand import PipelineExpansion
+from ._pipeline_rolled import RolledPipeline, staged_type
 from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
 
 
@@ -71,15 +72,31 @@ class SoftwarePipelinePass(ModulePass):
     `vectorize`, where both forms are there (the block-level copies of the cp.async
     form are then `layout.copy_async`).
 
+    The rolled form (`rolled=true`, passes/_pipeline_rolled.py; CUTLASS's
+    `PipelineState`): the same schedule without clones or unrolling. Each buffer
+    becomes one staged allocation with a leading stage mode (`(S, ...)`, stages
+    1024-byte aligned) and a step's buffer is `layout.slice %buf[%stage, _, ...]`; the
+    mbarrier becomes `layout.mbarrier_array {stages = S}` and a step's barrier
+    `layout.mbarrier_at %bars[%stage]`; the loop keeps its step and carries the stage
+    (0 first, `stage + 1 == S ? 0 : stage + 1`) and, with TMA, the phase (0 first,
+    flipped where the stage wraps) as iter_args; the load ahead goes into stage
+    `stage == 0 ? S - 1 : stage - 1`; no step is guarded but the load ahead. The loop
+    says it stays rolled in the CUDA (`{tilec.unroll = 1}`: `#pragma unroll 1`), so its
+    step appears once: the plain Hopper GEMM's CUDA and its NVRTC time no longer grow
+    with S (examples/python/gemm_plain.py `--rolled`).
+
     Options:
       num_stages=N   the depth of loops that state none (default 1: leave them;
                      2 <= N <= 8). The shared buffers grow N-fold: a located error
                      where they pass the target's shared memory.
+      rolled=true    the rolled form (default false: the unrolled one, whose CUDA the
+                     kernels measured so far were tuned with).
     """
 
     name = "software-pipeline"
 
     num_stages: int = 1
+    rolled: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
@@ -94,19 +111,27 @@ class SoftwarePipelinePass(ModulePass):
                     continue
                 plan = plan_loop(launch, loop)
                 if isinstance(plan, LoopPlan):
-                    check_smem(launch, plan, n)
-                    PipelineExpansion(launch, plan, n).run()
+                    check_smem(launch, plan, n, self.rolled)
+                    (RolledPipeline if self.rolled else PipelineExpansion)(launch, plan, n).run()
 
 
 def _alloc_bytes(a: AllocOp) -> int:
-    t = a.result.type
+    return _bytes(a.result.type)
+
+
+def _bytes(t) -> int:
     return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
 
 
-def check_smem(launch: LaunchOp, plan: LoopPlan, n: int) -> None:
+def check_smem(launch: LaunchOp, plan: LoopPlan, n: int, rolled: bool = False) -> None:
+    """A located error where `n` stages of the loop's buffers (as clones, or as staged
+    allocations whose stages start on 1024 bytes) pass the target's shared memory."""
     have = sum(_alloc_bytes(a) for a in launch.body.block.ops if isinstance(a, AllocOp)
                and a.result.type.memory_space == "smem")
-    need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
+    if rolled:
+        need = have + sum(_bytes(staged_type(a.result.type, n)) - _alloc_bytes(a) for a in plan.allocs)
+    else:
+        need = have + (n - 1) * sum(_alloc_bytes(a) for a in plan.allocs)
     limit = target_of(launch).smem_per_block
     if need > limit:
         raise TilecError(

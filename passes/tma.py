@@ -81,6 +81,9 @@ class TmaPass(ModulePass):
                     the stores' bulk groups waited for before a buffer comes round again
                     (passes/_tma_ring.py shows the form). A loop that does not qualify is
                     left as it is and its copies stay cp.async.
+      rolled=true   the ring in `software-pipeline`'s rolled form (a staged buffer, an
+                    mbarrier array, the stage and phase carried by the loop, its step
+                    once; passes/_pipeline_rolled.py); default false.
     """
 
     name = "tma"
@@ -88,6 +91,7 @@ class TmaPass(ModulePass):
     enable: bool = True
     stages: int = 1
     l2_promotion: int = DEFAULT_L2_PROMOTION
+    rolled: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.enable or not target_of(op).has("tma"):
@@ -105,7 +109,7 @@ class TmaPass(ModulePass):
                 if stages_of(loop, 1) > 1:  # software-pipeline stages it after vectorize
                     staged_loop_copies(launch, loop, self.l2_promotion)
                 elif self.stages > 1:
-                    ring_loop(launch, loop, self.stages, self.l2_promotion)
+                    ring_loop(launch, loop, self.stages, self.l2_promotion, self.rolled)
         _check_no_tma_strategy(op, "it is not a block-level copy directly in a layout.launch body (or in a "
                                    "loop that stages > 1 makes a ring of)")
 

@@ -23,6 +23,7 @@ from tilec.support.locations import copy_loc
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
 from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop, stages_of
+from ._ws_rolled import RolledSpecialization
 from .software_pipeline import check_smem
 
 REGISTERS = 65536
@@ -70,6 +71,11 @@ class WarpSpecializePass(ModulePass):
                         tile's stages while the consumers finish the last; the K loop's
                         trip count must be static and a multiple of N); default 0: one
                         tile per block.
+      rolled=true       the rolled form (passes/_ws_rolled.py): the ring's stages as
+                        staged buffers and "full"/"empty" mbarrier arrays
+                        (`software-pipeline{rolled=true}`'s), the producer's and the
+                        consumers' loops each keeping the K step once and carrying
+                        (stage, phase); no persistent tiles. Default false.
     """
 
     name = "warp-specialize"
@@ -78,6 +84,7 @@ class WarpSpecializePass(ModulePass):
     producer_regs: int = 40
     consumer_regs: int = 0
     persistent: int = 0
+    rolled: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
@@ -96,7 +103,16 @@ class WarpSpecializePass(ModulePass):
                 why = _persistent_refusal(launch, plan, n)
                 if why is not None:
                     raise TilecError(f"warp-specialize: persistent={self.persistent}: {why}", op=plan.loop)
-            check_smem(launch, plan, n)
+            check_smem(launch, plan, n, self.rolled)
+            if self.rolled:
+                if self.persistent:
+                    raise TilecError("warp-specialize: rolled=true takes no persistent tiles (persistent=0)",
+                                     op=plan.loop)
+                ops = list(launch.body.block.ops)
+                at = ops.index(plan.loop)
+                RolledSpecialization(launch, plan, n, *self._regs(launch), launch.num_threads // WARPGROUP).run_split(
+                    [o for o in ops[:at] if _moves(o)], ops[at + 1:])
+                continue
             _Specialization(launch, plan, n, *self._regs(launch), self.persistent).run()
 
     def _regs(self, launch: LaunchOp) -> tuple[int, int]:

@@ -69,6 +69,21 @@ class MemoryEmitter(EmitterBase):
                 "3, registers are 5 or none)",
             )
 
+    @emits(memref.SubviewOp)
+    def emit_subview(self, op: memref.SubviewOp):
+        """A 1-D shared buffer from an element offset on (a stage of a staged buffer,
+        one mbarrier of an array): a pointer into it."""
+        t = self.buffer(op.source, op)
+        if memory_space_number(t) != 3 or len(op.static_offsets.get_values()) != 1 or any(
+            s != 1 for s in op.static_strides.get_values()
+        ):
+            raise self.fail(op, "only unit-stride subviews of 1-D shared buffers are supported")
+        (static,) = op.static_offsets.get_values()
+        off = self.expr(op.offsets[0]) if op.offsets else str(static)
+        elem = self.element_ctype(t.element_type, op)
+        name = self.define(op.result, op.result.name_hint or "at")
+        self.line(f"{elem}* const {name} = {self.expr(op.source)} + {off};")
+
     def vector_pointer(self, op: Operation, base: SSAValue, vtype: Attribute) -> str:
         memref_type = self.buffer(base, op)
         assert isinstance(vtype, VectorType)

@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import cuda_tma
+from tilec.dialects.cuda import UNROLL_ATTR
 
 from .printer import EmitterBase, emits
 
@@ -29,7 +30,10 @@ class ScfEmitter(EmitterBase):
         iv = op.body.block.args[0]
         iv_type = self.ctype(iv.type, op)
         name = self.define(iv, "i")
-        if static:
+        unroll = op.attributes.get(UNROLL_ATTR)
+        if unroll is not None:  # stated by the IR (dialects/cuda.py)
+            self.line(f"#pragma unroll {unroll.value.data}")
+        elif static:
             # unroll whole only loops that stay small: a K loop of a GEMM unrolled 256
             # times is hundreds of KB of code, and runs from instruction-cache misses
             # (benchmarks/NOTES.md, the GEMM table); NVRTC takes seconds over it

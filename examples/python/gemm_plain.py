@@ -2,7 +2,7 @@
 over K, pipelined by the compiler: checked against torch.matmul within the documented
 MMA tolerance.
 
-    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws [--persistent]]   (default 4096^3, 4 stages)
+    python examples/python/gemm_plain.py [M N K] [--stages S] [--ws] [--persistent | --rolled]   (default 4096^3, 4 stages)
 
 `gemm_plain(M, N, K)` is the loop a user writes once per K step, single-buffered: the
 TMA loads of A's and B's k-th tiles into one shared buffer each, completing on one
@@ -17,6 +17,14 @@ buffer and of the mbarrier, a prologue loading the first S - 1 tiles, each
 step waiting on its stage, issuing its wgmma asynchronously (`layout.mma {async}` +
 `layout.mma_wait {pending = 1}`) and loading the tile S - 1 steps ahead into the
 stage the previous step read (passes/software_pipeline.py).
+
+`--rolled` asks the pipeliner for its rolled form (`software-pipeline{rolled=true}`):
+the same schedule with one staged shared buffer per operand (a leading stage mode, a
+stage taken by `layout.slice` at the run-time stage), an mbarrier array
+(`layout.mbarrier_array`, `layout.mbarrier_at`) and the stage and phase carried by
+the K loop, so its step appears once instead of S times (CUTLASS's `PipelineState`);
+with `--ws`, the warp-specialised form's producer and consumer loops so
+(`warp-specialize{rolled=true}`).
 
 `--ws` compiles the same program with `warp-specialize` before the default passes
 (passes/warp_specialize.py): a producer warpgroup added to the block fills the ring
@@ -73,22 +81,26 @@ def gemm_plain(m: int, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 6
     return p.module
 
 
-def pipeline(ws: bool = False, persistent: int = 0) -> str:
+def pipeline(ws: bool = False, persistent: int = 0, rolled: bool = False) -> str:
     """The passes `compile_plain` runs: the default ones (`software-pipeline` among
     them), with `ws` the warp specialiser before them (`persistent` over that many
-    blocks)."""
+    blocks), with `rolled` the pipeliner's (or the warp specialiser's) rolled form
+    before them (one staged buffer per operand, mbarrier arrays, the stage and phase
+    carried by the loops: the K loop's step appears once in the CUDA)."""
+    if rolled:
+        return "warp-specialize{rolled=true},default" if ws else "software-pipeline{rolled=true},default"
     if not ws:
         return "default"
     return f"warp-specialize{{persistent={persistent}}},default" if persistent else "warp-specialize,default"
 
 
 def compile_plain(m: int, n: int, k: int, stages: int = 4, arch: str | None = None, ws: bool = False,
-                  persistent: int = 0, **kw):
+                  persistent: int = 0, rolled: bool = False, **kw):
     """`tilec.compile` of `gemm_plain(m, n, k, stages=stages, **kw)` (with `ws`,
-    warp-specialised; `persistent` blocks)."""
+    warp-specialised; `persistent` blocks; `rolled`, the pipeline's rolled form)."""
     import tilec
 
-    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws, persistent), arch=arch)
+    return tilec.compile(gemm_plain(m, n, k, stages=stages, **kw), pipeline(ws, persistent, rolled), arch=arch)
 
 
 EXAMPLE_SHAPE = (256, 256, 256)
@@ -100,8 +112,9 @@ def main(argv: list[str]) -> int:
 
     stages = 4
     ws = "--ws" in argv
+    rolled = "--rolled" in argv
     persistent = 132 if "--persistent" in argv else 0  # the H100's multiprocessors; the GPU's own below
-    argv = [a for a in argv if a not in ("--ws", "--persistent")]
+    argv = [a for a in argv if a not in ("--ws", "--persistent", "--rolled")]
     if persistent:
         try:
             import torch
@@ -118,7 +131,7 @@ def main(argv: list[str]) -> int:
     def build(m: int, n: int, k: int):
         return gemm_plain(m, n, k, stages=stages)
 
-    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws, persistent))
+    return run_and_check(build, (m, n, k), EXAMPLE_SHAPE, "sm_90a", pipeline(ws, persistent, rolled))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region
 
+from tilec.dialects.cuda import UNROLL_ATTR
 from tilec.dialects.layout_attrs import (
     PtrType,
     TensorViewType,
@@ -76,6 +77,8 @@ class ScfLowering(OpFamily):
         body = Block(arg_types=[index, *[t for c in carriers for t in c[0]]])
         loop = b.add(scf.ForOp(b.ssa(self.values.index(op.lb)), b.ssa(self.values.index(op.ub)), b.ssa(self.values.index(op.step)),
                                inits, Region(body)))
+        if UNROLL_ATTR in op.attributes:
+            loop.attributes[UNROLL_ATTR] = op.attributes[UNROLL_ATTR]
         src = op.body.block
         if src.args[0].name_hint:
             body.args[0].name_hint = src.args[0].name_hint

@@ -6,6 +6,9 @@ thread must (init, arrive, the copies, the bulk-group waits) and barriers make t
 result visible to the block:
 
 - `mbarrier_init`: a `memref<1xi64, 3>` word; thread 0 inits it; `gpu.barrier`.
+- `mbarrier_array {count, stages}`: a `memref<stages x i64, 3>`; thread 0 inits each
+  word; `gpu.barrier`. `mbarrier_at %bars[%i]`: the word `i`, a `memref.subview`
+  (`bars + i` in the CUDA).
 - `mbarrier_arrive {tx}`: thread 0 arrives, expecting tx bytes.
 - `tma_load %g, %s, %bar`: thread 0 issues `cuda.tma_load` on the tensor map of the
   global view (`outline.py` makes it on the host, a kernel parameter), at the tile's
@@ -28,10 +31,11 @@ bytes), which the CUDA shows.
 from __future__ import annotations
 
 from xdsl.dialects import gpu, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
+from tilec.dialects.layout_attrs import element_bytes
 
 from .._gpu_builder import DynamicIndex
 from .base import _fail, lowers
@@ -80,14 +84,30 @@ class TmaLowering(OpFamily):
         return out
 
     def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:
+        """The shared buffer of a TMA copy, aligned to `align` bytes: the alloc's memref,
+        or a stage of it (the view's base, a multiple of `align`, as a subview)."""
         sv = self.values.view(view_value)
         alloca = sv.mem.owner
-        if not isinstance(alloca, memref.AllocaOp) or sv.base != 0:
-            raise _fail(op, "a TMA copy's shared side must be a layout.alloc")
+        eb = element_bytes(view_value.type.element_type)
+        # a static stage of a swizzled buffer is an in-swizzle offset: a multiple of
+        # the swizzle's repeat, as `align` is, moves the swizzle's pattern unchanged
+        start = self.b.add_(sv.base, sv.swz_off)
+        if not isinstance(alloca, memref.AllocaOp) or (self.b.div_of(start) * eb) % align:
+            raise _fail(op, f"a TMA copy's shared side must be a layout.alloc or a stage of one (at a multiple "
+                            f"of {align} bytes)")
         old = alloca.alignment.value.data if alloca.alignment is not None else 0
         if align > old:
             alloca.alignment = IntegerAttr(align, i64)
-        return sv.mem
+        if start == 0:
+            return sv.mem
+        return self._at(sv.mem, self.b.ssa(start), view_value.type.cute_layout.cosize())
+
+    def _at(self, mem: SSAValue, offset: SSAValue, n: int) -> SSAValue:
+        """The `n` elements of `mem` from element `offset` on (a 1-D shared memref)."""
+        t = mem.type
+        rt = MemRefType(t.element_type, [n], StridedLayoutAttr([1], None), t.memory_space)
+        sub = self.b.add(memref.SubviewOp(mem, [offset], [], [], [DYNAMIC_INDEX], [n], [1], rt))
+        return sub.results[0]
 
     def _comment(self, text: str) -> None:
         self.b.add(cuda.CommentOp(text))
@@ -101,6 +121,30 @@ class TmaLowering(OpFamily):
         self._elect(cuda_tma.MBarrierInitOp(bar, op.count.value.data))
         b.add(gpu.BarrierOp())
         self.values.set_scalar(op.result, bar)
+
+    @lowers(layout_tma.MBarrierArrayOp)
+    def op_mbarrier_array(self, op: layout_tma.MBarrierArrayOp):
+        b = self.b
+        n = op.num_stages
+        a = b.add(memref.AllocaOp.get(i64, alignment=BARRIER_ALIGN, shape=[n], memory_space=cuda.SHARED_MEMORY_SPACE))
+        a.results[0].name_hint = "mbars"
+        bars = a.results[0]
+        words = []
+        for i in range(n):
+            t = MemRefType(i64, [1], StridedLayoutAttr([1], i), cuda.SHARED_MEMORY_SPACE)
+            words.append(memref.SubviewOp(bars, [], [], [], [i], [1], [1], t))
+        self._elect(*words, *(cuda_tma.MBarrierInitOp(w.results[0], op.count.value.data) for w in words))
+        b.add(gpu.BarrierOp())
+        self.values.set_scalar(op.result, bars)
+
+    @lowers(layout_tma.MBarrierAtOp)
+    def op_mbarrier_at(self, op: layout_tma.MBarrierAtOp):
+        bars = self.values.scalar(op.bars)
+        t = MemRefType(i64, [1], StridedLayoutAttr([1], None), cuda.SHARED_MEMORY_SPACE)
+        idx = self.b.ssa(self.values.index(op.index))
+        sub = self.b.add(memref.SubviewOp(bars, [idx], [], [], [DYNAMIC_INDEX], [1], [1], t))
+        sub.results[0].name_hint = "mbar"
+        self.values.set_scalar(op.result, sub.results[0])
 
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):

@@ -345,6 +345,22 @@ def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier
     bar.wait(op, grid, blocks, parity)
 
 
+def _grid_uniform(interp: ReferenceInterpreter, op: Operation, v: Any, what: str) -> int:
+    """The value of `v` in the running threads, which must all agree (a stage index:
+    every block of the grid is at the same step of its pipeline)."""
+    a = np.asarray(v, dtype=np.int64)
+    if a.ndim:
+        grid = interp.grid
+        if grid is not None and grid.mask is not None:
+            a = a[grid.mask]
+        if a.size == 0:
+            return 0
+        if not (a == a.flat[0]).all():
+            raise ExecutionError(op, f"{what} differs between the threads of the grid ({int(a.min())} to {int(a.max())})")
+        return int(a.flat[0])
+    return int(a)
+
+
 def _bar(op: Operation, v: Any) -> MBarrier:
     if not isinstance(v, MBarrier):
         raise ExecutionError(op, f"expected an mbarrier, got {type(v).__name__}")
@@ -382,6 +398,24 @@ class TmaFunctions(InterpreterFunctions):
         bar = MBarrier(op.count.value.data, grid.num_blocks)
         bar.init(op, blocks)
         return (bar,)
+
+    @impl(layout_tma.MBarrierArrayOp)
+    def run_array(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArrayOp, args):
+        grid, blocks = _collective(interp, op)
+        bars = [MBarrier(op.count.value.data, grid.num_blocks) for _ in range(op.num_stages)]
+        for bar in bars:
+            bar.init(op, blocks)
+        return (bars,)
+
+    @impl(layout_tma.MBarrierAtOp)
+    def run_at(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierAtOp, args):
+        bars, idx = args
+        if not isinstance(bars, list):
+            raise ExecutionError(op, f"expected an mbarrier array, got {type(bars).__name__}")
+        i = _grid_uniform(interp, op, idx, "the mbarrier index")
+        if not 0 <= i < len(bars):
+            raise ExecutionError(op, f"mbarrier index {i} is out of range for an array of {len(bars)} barriers")
+        return (bars[i],)
 
     @impl(layout_tma.MBarrierArriveOp)
     def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
@@ -583,15 +617,28 @@ def _tensor_map(op: Operation, v: Any) -> TensorMapValue:
 
 
 def _barrier_of(op: Operation, grid: Grid, ref: Any) -> MBarrier:
-    """The mbarrier living in the shared-memory word `ref` (a memref<1xi64, 3>)."""
+    """The mbarrier living in the shared-memory word `ref` (a memref<1xi64, 3>, or a
+    subview of an array of them: one barrier per word)."""
     m = _mem(op, ref)
     st = m.storage
     if st.space != SHARED:
         raise ExecutionError(op, f"an mbarrier lives in shared memory, not in {st.name}")
-    bar = getattr(st, "mbarrier", None)
+    off = m.offset
+    if isinstance(off, np.ndarray):
+        tids = grid.active_tids()
+        a = off[tids]
+        if a.size and not (a == a[0]).all():
+            raise ExecutionError(op, "the mbarrier differs between the threads of the grid")
+        off = int(a[0]) if a.size else 0
+    if not 0 <= int(off) < st.size:
+        raise ExecutionError(op, f"mbarrier word {int(off)} is outside {st.name} ({st.size} words)")
+    bars = getattr(st, "mbarriers", None)
+    if bars is None:
+        bars = {}
+        st.mbarriers = bars  # type: ignore[attr-defined]
+    bar = bars.get(int(off))
     if bar is None:
-        bar = MBarrier(1, grid.num_blocks)
-        st.mbarrier = bar  # type: ignore[attr-defined]
+        bar = bars[int(off)] = MBarrier(1, grid.num_blocks)
     return bar
 
 

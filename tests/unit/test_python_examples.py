@@ -183,12 +183,12 @@ def test_hopper_gemm_without_gpu_runs_the_example_shape_on_the_reference_executo
     assert "on the CPU reference executor: within the documented tolerance" in out
 
 
-@pytest.mark.parametrize("ws", [False, True])
-def test_plain_loop_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor(ws):
+@pytest.mark.parametrize("form", [[], ["--ws"], ["--rolled"], ["--ws", "--rolled"]])
+def test_plain_loop_gemm_without_gpu_runs_the_example_shape_on_the_reference_executor(form):
     """examples/python/gemm_plain.py: the plain loop pipelined by software-pipeline (or
-    warp-specialize; 3 stages here) compiles with NVRTC and its lowered program runs on
-    the executor."""
-    out = run_example("gemm_plain.py", hide_gpu=True, args=("--stages", "3", *(["--ws"] if ws else []))).stdout
+    warp-specialize, or software-pipeline's rolled form; 3 stages here) compiles with
+    NVRTC and its lowered program runs on the executor."""
+    out = run_example("gemm_plain.py", hide_gpu=True, args=("--stages", "3", *form)).stdout
     assert "sm_90a cubin with NVRTC; running 256x256x256 on the CPU reference executor" in out
     assert "C = A @ B, 256x256 @ 256x256 bf16, on the CPU reference executor: within the documented tolerance" in out
 
