@@ -66,6 +66,7 @@ _PASS_TESTS = (
     "tests/unit/test_software_pipeline.py",
     "tests/unit/test_warp_specialize_pass.py",
     "tests/unit/test_gather_strategy.py",
+    "tests/unit/test_canonicalize.py",
 )
 _PASS_LIT = (
     "tests/filecheck/copy-strategy",
