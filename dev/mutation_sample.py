@@ -119,6 +119,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_element_access.py",
             "tests/unit/test_tma.py",
             "tests/unit/test_pointer_tensors.py",
+            "tests/unit/test_matrix_moves.py",
         ),
     ),
     "api": Area(
@@ -134,6 +135,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_copy_period.py",
             "tests/unit/test_canonical_copies_cpu.py",
             "tests/unit/test_api.py",
+            "tests/unit/test_autotune.py",
         ),
     ),
 }
