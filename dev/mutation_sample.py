@@ -107,6 +107,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_cuda_wgmma.py",
             "tests/unit/test_kernel_builder.py",
             "tests/unit/test_launch_checks.py",
+            "tests/unit/test_attention.py",
         ),
         ("tests/filecheck/cuda", "tests/filecheck/driver"),
     ),
