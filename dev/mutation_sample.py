@@ -137,6 +137,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_canonical_copies_cpu.py",
             "tests/unit/test_api.py",
             "tests/unit/test_autotune.py",
+            "tests/unit/test_gemm_ragged.py",
+            "tests/unit/test_jit.py",
         ),
     ),
 }
