@@ -858,3 +858,20 @@ def test_a_race_between_two_blocks_copying_redundantly_names_both_blocks():
     with pytest.raises(ExecutionError, match=r"data race on global memory: every thread of block 0 \(redundantly\) "
                                              r"and every thread of block 1 \(redundantly\) write different values"):
         run(p.module, random_inputs(p.module, seed=0))
+
+
+def test_unsigned_ceiling_division():
+    # arith.ceildivui reads its operands as unsigned and rounds the quotient up
+    # (an odd quotient with a remainder is where "+ 1" and "| 1" part).
+    body = """
+      %x = memref.load %src[%gid] : memref<128xi32>
+      %c7 = arith.constant 7 : i32
+      %c = arith.ceildivui %x, %c7 : i32
+      memref.store %c, %dst[%gid] : memref<128xi32>"""
+    m = parse_gpu(kernel_program(body, t="i32"))
+    inputs = random_inputs(m, 0)
+    out = run(m, inputs)
+    ux = inputs["src"].astype(np.int64) % 2**32
+    expected = -(-ux // 7)
+    assert np.any((ux // 7 % 2 == 1) & (ux % 7 != 0))
+    assert np.array_equal(out["dst"].astype(np.int64) % 2**32, expected)
