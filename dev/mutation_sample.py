@@ -94,6 +94,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_mma_layouts.py",
             "tests/unit/test_dtypes.py",
             "tests/unit/test_swizzled_views.py",
+            "tests/unit/test_wgmma.py",
+            "tests/unit/test_wgmma_lowering.py",
             *_PASS_TESTS,
         ),
         ("tests/filecheck/dialect", *_PASS_LIT),
