@@ -96,6 +96,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_swizzled_views.py",
             "tests/unit/test_wgmma.py",
             "tests/unit/test_wgmma_lowering.py",
+            "tests/unit/test_check_ulps.py",
             *_PASS_TESTS,
         ),
         ("tests/filecheck/dialect", *_PASS_LIT),
