@@ -81,6 +81,12 @@ _PASS_LIT = (
     "tests/filecheck/software-pipeline",
     "tests/filecheck/warp-specialize",
     "tests/filecheck/pack-rows",
+    "tests/filecheck/chunk-rows",
+    "tests/filecheck/coalesce",
+    "tests/filecheck/expand-iterators",
+    "tests/filecheck/tma",
+    "tests/filecheck/vectorize-element-loops",
+    "tests/filecheck/accelerate-matmul",
 )
 
 AREAS: dict[str, Area] = {
