@@ -6,15 +6,11 @@
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // EQ: @asserts: equivalent after 'default'
-// EQ: @signed_division: equivalent after 'default'
 
 // CHECK-LABEL: func.func @asserts
 // CHECK: layout.static_assert %matrix, "the view is a matrix"
 // CHECK: layout.static_assert %whole, "the tile divides the view"
 // CHECK: layout.static_assert %flat, "mode 1 is nested once"
-// CHECK-LABEL: func.func @signed_division
-// CHECK: layout.static_assert %qok, "divsi truncates toward zero"
-// CHECK: layout.static_assert %rok, "remsi takes the dividend's sign"
 // LOWERED-NOT: layout.static_assert
 // CUDA-LABEL: asserts_kernel(
 // CUDA: q[
@@ -44,21 +40,5 @@ func.func @asserts(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>, %m: index) attrib
     layout.static_assert %flat, "mode 1 is nested once"
     layout.copy %s, %d : !T, !T
   }
-  func.return
-}
-
-// Signed division and remainder of a negative dividend, as C computes them: -7 / 2 is
-// -3 and -7 % 2 is -1 (not Python's floor: -4 and 1).
-func.func @signed_division() {
-  %m7 = arith.constant -7 : index
-  %c2 = arith.constant 2 : index
-  %q = arith.divsi %m7, %c2 : index
-  %r = arith.remsi %m7, %c2 : index
-  %cm3 = arith.constant -3 : index
-  %cm1 = arith.constant -1 : index
-  %qok = arith.cmpi eq, %q, %cm3 : index
-  %rok = arith.cmpi eq, %r, %cm1 : index
-  layout.static_assert %qok, "divsi truncates toward zero"
-  layout.static_assert %rok, "remsi takes the dividend's sign"
   func.return
 }
