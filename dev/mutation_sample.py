@@ -67,6 +67,7 @@ _PASS_TESTS = (
     "tests/unit/test_warp_specialize_pass.py",
     "tests/unit/test_gather_strategy.py",
     "tests/unit/test_realign_strategy.py",
+    "tests/unit/test_canonicalize.py",
 )
 _PASS_LIT = (
     "tests/filecheck/copy-strategy",
@@ -81,6 +82,12 @@ _PASS_LIT = (
     "tests/filecheck/software-pipeline",
     "tests/filecheck/warp-specialize",
     "tests/filecheck/pack-rows",
+    "tests/filecheck/chunk-rows",
+    "tests/filecheck/coalesce",
+    "tests/filecheck/expand-iterators",
+    "tests/filecheck/tma",
+    "tests/filecheck/vectorize-element-loops",
+    "tests/filecheck/accelerate-matmul",
 )
 
 AREAS: dict[str, Area] = {
@@ -94,6 +101,9 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_mma_layouts.py",
             "tests/unit/test_dtypes.py",
             "tests/unit/test_swizzled_views.py",
+            "tests/unit/test_wgmma.py",
+            "tests/unit/test_wgmma_lowering.py",
+            "tests/unit/test_check_ulps.py",
             *_PASS_TESTS,
         ),
         ("tests/filecheck/dialect", *_PASS_LIT),
@@ -107,6 +117,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_cuda_wgmma.py",
             "tests/unit/test_kernel_builder.py",
             "tests/unit/test_launch_checks.py",
+            "tests/unit/test_attention.py",
         ),
         ("tests/filecheck/cuda", "tests/filecheck/driver"),
     ),
@@ -120,6 +131,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_tma.py",
             "tests/unit/test_pointer_tensors.py",
             "tests/unit/test_realign_strategy.py",
+            "tests/unit/test_matrix_moves.py",
         ),
     ),
     "api": Area(
@@ -135,6 +147,9 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_copy_period.py",
             "tests/unit/test_canonical_copies_cpu.py",
             "tests/unit/test_api.py",
+            "tests/unit/test_autotune.py",
+            "tests/unit/test_gemm_ragged.py",
+            "tests/unit/test_jit.py",
         ),
     ),
 }

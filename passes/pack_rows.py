@@ -271,11 +271,11 @@ def _rewrite(launch: LaunchOp, rows: int, added: list[Operation]) -> None:
         keep = isinstance(o, ExpandDimsOp) and o.axis.value.data == 0
         for res in list(o.results):
             nt = _rows_type(res.type, rows, keep)
-            if nt is not res.type:
-                Rewriter.replace_value_with_new_type(res, nt)
-        if isinstance(o, arith.ConstantOp) and isinstance(o.value, DenseIntOrFPElementsAttr):
-            nt = o.result.type
-            if nt != o.value.type:
+            if nt is res.type:
+                continue
+            Rewriter.replace_value_with_new_type(res, nt)
+            if isinstance(o, arith.ConstantOp) and isinstance(o.value, DenseIntOrFPElementsAttr):
+                # a splat (`_allowed`) of the new shape; a constant whose type stays keeps its value
                 n = 1
                 for x in nt.get_shape():
                     n *= x

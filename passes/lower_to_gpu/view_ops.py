@@ -30,7 +30,6 @@ from .view_values import (
     _map_mask,
     _mode_coords,
     _mode_size,
-    _regroup,
     _value_layout,
     _uneven_bounds,
 )
@@ -237,8 +236,8 @@ class ViewOpsLowering(OpFamily):
                 continue
             c = self.values.index(next(it)) if leaf.p == layout.DYNAMIC else leaf.p
             base = b.add_(base, _eval_mode(b, m, c))
-        lay = _regroup(kept, op.result.type.cute_layout)
-        self.values.set_view(op.result, replace(sv, layout=lay, **self._shift(sv, base)))
+        # one top-level mode per `_`, as the result type has (views.sliced_layout)
+        self.values.set_view(op.result, replace(sv, layout=kept, **self._shift(sv, base)))
 
     @lowers(layout.DivideOp, layout.ComposeOp)
     def op_relayout(self, op: layout.DivideOp | layout.ComposeOp):

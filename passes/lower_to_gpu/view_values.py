@@ -69,19 +69,6 @@ def _value_layout(cl: cute.Layout, dyn: list | None = None, partial: bool = Fals
     return [list(zip(s, d)) for s, d in zip(shapes, strides)]
 
 
-def _regroup(kept: ValueLayout, like: cute.Layout) -> ValueLayout:
-    """The leaves of `kept` grouped into top-level modes as the layout `like` groups
-    its leaves (the verifier checks they are the same leaves): a slice that keeps one
-    nested mode `((4,8),..)[_, i]` is a view of the result type's modes, (4,8)."""
-    leaves = [leaf for m in kept for leaf in m]
-    out, i = [], 0
-    for m in views.modes(like):
-        n = len(views._flat(m))
-        out.append(leaves[i:i + n])
-        i += n
-    return out if i == len(leaves) else kept
-
-
 def _vec_text(v: View) -> str:
     """A view's vector layout as CuTe writes it, for messages."""
     if v.vec is None:

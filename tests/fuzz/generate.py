@@ -3,8 +3,10 @@
 A program is one `func.func` copying a source view into a destination view of the
 same logical shape: rank 1 to 3, static or dynamic (`?`) extents, extents that no tile
 divides, row-major / column-major / permuted / padded / nested (hierarchical) layouts,
-a source that may broadcast (stride 0), every element type tilec supports, and
-pointer alignments of the element size or 16 bytes, and in about a third of them the
+a source that may broadcast (stride 0), every element type tilec supports, the FP8
+types f8E4M3FN and f8E5M2 included (the executor keeps them as bit patterns and rounds
+arithmetic results to them as CUDA does, dialects/dtypes.py `to_f8`;
+`--check-equivalence` compares them bit for bit), pointer alignments of the element size or 16 bytes, and in about a third of them the
 32-bit index promise `tilec.index_bits = 32` (which the reference executor checks and
 the CUDA backend honours with 32-bit offsets). Each comes with a pass pipeline
 (the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
@@ -30,8 +32,13 @@ from pathlib import Path
 
 from tilec.dialects import cute
 
-ELEMENT_TYPES = ["f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64"]
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+ELEMENT_TYPES = ["f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64", "f8E4M3FN", "f8E5M2"]
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+                 "f8E4M3FN": 1, "f8E5M2": 1}
+
+DIVISORS = ["3.0", "5.0", "0.75"]
+"""Constant divisors of the element kernels' `arith.divf`, exact in every float type
+(FP8 E5M2 included): the quotient's rounding is the only inexact step."""
 
 MAX_ELEMENTS = 1 << 14
 """Largest copy generated: the CPU reference executor runs each program twice in a
@@ -191,7 +198,8 @@ def random_element_kernel(rng: random.Random) -> Program:
     layout.write (issue 18): one thread per element (linear index bx * T + tid, guarded),
     the element addressed by its linear index, by one index per mode, or by one per
     leaf; random layouts (nested modes, padding, a broadcast source mode), a 1-D or a
-    2-D block shape, and optionally `x + x` on the way."""
+    2-D block shape, and optionally `x + x` or, for floats, `x / d` (a constant `d`,
+    with or without `fastmath<arcp>` / `fast`) on the way."""
     rank = rng.choice([1, 2, 2, 3])
     extents = _extents(rng, rank)
     ty = rng.choice(ELEMENT_TYPES)
@@ -236,8 +244,15 @@ def random_element_kernel(rng: random.Random) -> Program:
     body.append(f"      %x = layout.read %a[{', '.join(cs)}] : {tv_src} -> {ty}")
     value = "%x"
     if rng.random() < 0.3:
-        op = "arith.addi" if ty.startswith("i") else "arith.addf"
-        body.append(f"      %y = {op} %x, %x : {ty}")
+        if ty.startswith("i") or rng.random() < 0.5:
+            op = "arith.addi" if ty.startswith("i") else "arith.addf"
+            body.append(f"      %y = {op} %x, %x : {ty}")
+        else:
+            # a division by a constant, allowed a reciprocal on f32 / f64 (x * (1 / d),
+            # each step rounded: dialects/math_functions.reciprocal_division)
+            fast = rng.choice(["", " fastmath<arcp>", " fastmath<fast>"])
+            body.append(f"      %d = arith.constant {rng.choice(DIVISORS)} : {ty}")
+            body.append(f"      %y = arith.divf %x, %d{fast} : {ty}")
         value = "%y"
     cd = coords(dst, "d")
     body.append(f"      layout.write {value}, %b[{', '.join(cd)}] : {ty}, {tv_dst}")

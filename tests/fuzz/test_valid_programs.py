@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 from generate import (
+    ELEMENT_TYPES,
     random_copy_program,
     random_element_kernel,
     random_funnel_kernel,
@@ -124,3 +125,21 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()
+
+
+def test_generator_draws_every_element_type_and_both_divisions():
+    """The corpus reaches every element type tilec supports (FP8 included) in copies and
+    element kernels, and `arith.divf` with and without a reciprocal (`fastmath<arcp>` /
+    `fast`) in element kernels: a type or op the generator never draws is never fuzzed."""
+    from tilec.compiler.cuda.c_types import SUPPORTED_ELEMENT_TYPES
+
+    assert sorted(ELEMENT_TYPES) == sorted(SUPPORTED_ELEMENT_TYPES.split(", "))
+    copies = [random_copy_program(random.Random(s)).summary.split()[0] for s in range(200)]
+    assert set(copies) == set(ELEMENT_TYPES)
+    texts = [random_element_kernel(random.Random(s)).text for s in range(300)]
+    assert {t.split(": ")[1].split()[0] for t in texts} == set(ELEMENT_TYPES)
+    divisions = [line for t in texts for line in t.splitlines() if "arith.divf" in line]
+    assert any("fastmath<arcp>" in d for d in divisions)
+    assert any("fastmath<fast>" in d for d in divisions)
+    assert any("fastmath" not in d for d in divisions)
+    assert any(": f8E4M3FN" in d for d in divisions) and any(": f8E5M2" in d for d in divisions)

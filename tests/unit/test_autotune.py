@@ -93,3 +93,26 @@ def test_gpu_timing_picks_a_config_and_runs_it():
     [times] = add_one.timings.values()
     assert len(times) == 3 and all(t > 0 for t in times)
     assert list(add_one.best.values())[0] == CONFIGS[times.index(min(times))]
+
+
+def test_the_gpu_timer_gives_seconds_per_launch(monkeypatch):
+    """The default timer runs `warmup` launches untimed, then `rep` between two CUDA
+    events, and returns seconds per launch (cupy's elapsed time is in milliseconds):
+    here a stand-in `cupy` whose events measured 250 ms over 10 launches."""
+    import sys
+    import types
+
+    from tilec.autotuning import _gpu_timer
+
+    class Event:
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+    cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda start, end: 250.0)
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
+    launches = []
+    assert _gpu_timer(warmup=3, rep=10)(lambda: launches.append(1)) == 0.025
+    assert len(launches) == 13

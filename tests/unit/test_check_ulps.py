@@ -34,6 +34,17 @@ def test_ulp_distance():
     assert ulp_distance(a, b)[3] > 1 << 40
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_ulp_distance_of_every_float_width(dtype):
+    """Neighbours are 1 ulp apart at every width (the bits read as integers of the
+    element's own size), across zero too: -0 and the smallest positive are 1 apart."""
+    one, two = dtype(1), dtype(2)
+    tiny = np.nextafter(dtype(0), one)
+    a = np.array([one, -two, dtype(-0.0)], dtype)
+    b = np.array([np.nextafter(np.nextafter(one, two), two), np.nextafter(-two, one), tiny], dtype)
+    assert list(ulp_distance(a, b)) == [2, 1, 1]
+
+
 def test_elementwise_and_normwise():
     e = np.array([4.0, 2.5e-4, 1.0], np.float32)
     g = e.copy()

@@ -179,3 +179,21 @@ def test_mojo_load_and_store_from_python_compile_to_vector_accesses():
     cuda = emit(m, "cuda")
     assert "reinterpret_cast<const f32x4*>(a + " in cuda
     compile_sm90_or_skip(cuda)
+
+
+def test_element_access_adds_a_tiles_base_whose_bits_overlap_its_offsets():
+    """Block b reads and writes the 2x5 tile of rows 2b, 2b+1 of a (6,5):(5,1) tensor:
+    the tiles start at elements 0, 10 and 20, whose low bits overlap the in-tile offsets
+    0..9, so an element's key is the tile's base plus its offset (not their bitwise or
+    exclusive or, which agree with the sum only on aligned tiles)."""
+    import tilec
+
+    p = tilec.Program("f")
+    a = p.view(p.pointer("a", "f32", align=None), "(6,5):(5,1)")
+    b = p.view(p.pointer("b", "f32", align=None), "(6,5):(5,1)")
+    with p.launch(grid=(3, 1, 1), threads=10) as k:
+        i, j = p.divui(k.tid, 5), p.remui(k.tid, 5)
+        p.tile(b, [k.bx, k.by], [2, 5])[i, j] = p.tile(a, [k.bx, k.by], [2, 5])[i, j]
+    inputs = random_inputs(p.module, seed=2)
+    out = run(p.module, inputs)
+    np.testing.assert_array_equal(np.asarray(out["b"]).reshape(-1), np.asarray(inputs["a"]).reshape(-1))

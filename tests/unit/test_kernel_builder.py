@@ -252,13 +252,13 @@ def test_what_cannot_be_built_is_located_at_the_users_line():
         line = __import__("inspect").currentframe().f_lineno + 2
         with pytest.raises(TilecError) as e:
             va[k.tid, 0] * k.tid
-        assert str(e.value).startswith(f"{__file__}:{line}:")
+        assert str(e.value).startswith(f"{__file__}:{line}:13: ")  # the column of the expression
         assert "'*' of vector<4xf32> and index" in str(e.value)
         line = __import__("inspect").currentframe().f_lineno + 1
         a[k.tid, 0] = p.constant(1, "i32")
     with pytest.raises(TilecError) as e:
         p.module
-    assert str(e.value).startswith(f"{__file__}:{line}:")
+    assert str(e.value).startswith(f"{__file__}:{line}:9: ")
     assert "is f32, not i32" in str(e.value)
 
 

@@ -158,3 +158,27 @@ def test_fallback_is_said_for_tensor_core_layouts_only():
         "// layout.load 32x32xbf16 from smem: no ldmatrix (rows do not start on 16-byte boundaries); "
         "ld.shared of 2 elements" in cuda_text
     )
+
+
+@pytest.mark.parametrize("op_class, verb", [(cuda.LdmatrixOp, "reads"), (cuda.StmatrixOp, "writes")])
+def test_a_matrix_row_address_past_shared_memory_is_an_error(op_class, verb):
+    """The round trip's ldmatrix (stmatrix) with every row address moved past the
+    end of its shared buffer: the executor refuses the access and says which thread
+    reads (writes) where."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from tilec.runtime.reference import ExecutionError
+
+    layout, threads = LAYOUTS[0]
+    module = parse_module(PROGRAM.format(layout=layout, threads=threads, smem=SMEMS[0], m=32, n=32))
+    inputs = random_inputs(module, seed=3)
+    run_pipeline(module, "lower-to-gpu")
+    op = next(o for o in module.walk() if isinstance(o, op_class))
+    past = arith.ConstantOp(IntegerAttr(1024, IndexType()))
+    Rewriter.insert_op(past, InsertPoint.before(op))
+    op.operands = (op.mem, past.result, *op.operands[2:])
+    with pytest.raises(ExecutionError, match=rf"thread 0 of block 0 .*{verb} a vector of 8 elements at \S+\[1024\], "
+                                             r"outside a memref of shape \[1024\]"):
+        run(module, inputs)

@@ -842,3 +842,36 @@ def test_write_after_a_barrier_over_a_lower_block_write_is_a_race():
     e = expect_error(kernel_program(body), "data race on global memory: thread 0 of block 1 writes",
                      "to %dst[0], which thread 0 of block 0 wrote", "blocks do not synchronise")
     assert e.details["index"] == 0
+
+
+def test_a_race_between_two_blocks_copying_redundantly_names_both_blocks():
+    """Blocks 0 and 1 each copy their own 8x8 tile of `a` into the same tile of `b`: a
+    layout-level copy is done by every thread of its block alike, so the race is between
+    two whole blocks, each named by its block id."""
+    import tilec
+
+    p = tilec.Program("race")
+    a = p.view(p.pointer("a", "f32", align=None), "(16,8):(8,1)")
+    b = p.view(p.pointer("b", "f32", align=None), "(16,8):(8,1)")
+    with p.launch(grid=(2, 1, 1), threads=64) as k:
+        p.copy(p.tile(a, [k.bx, 0], [8, 8]), p.tile(b, [0, 0], [8, 8]))
+    with pytest.raises(ExecutionError, match=r"data race on global memory: every thread of block 0 \(redundantly\) "
+                                             r"and every thread of block 1 \(redundantly\) write different values"):
+        run(p.module, random_inputs(p.module, seed=0))
+
+
+def test_unsigned_ceiling_division():
+    # arith.ceildivui reads its operands as unsigned and rounds the quotient up
+    # (an odd quotient with a remainder is where "+ 1" and "| 1" part).
+    body = """
+      %x = memref.load %src[%gid] : memref<128xi32>
+      %c7 = arith.constant 7 : i32
+      %c = arith.ceildivui %x, %c7 : i32
+      memref.store %c, %dst[%gid] : memref<128xi32>"""
+    m = parse_gpu(kernel_program(body, t="i32"))
+    inputs = random_inputs(m, 0)
+    out = run(m, inputs)
+    ux = inputs["src"].astype(np.int64) % 2**32
+    expected = -(-ux // 7)
+    assert np.any((ux // 7 % 2 == 1) & (ux % 7 != 0))
+    assert np.array_equal(out["dst"].astype(np.int64) % 2**32, expected)

@@ -123,3 +123,14 @@ def test_chunked_scan_of_a_coalesced_layout():
     for rev in (False, True):
         after = assert_pass_preserves(scan_program(*case[:6], rev), "lower-to-gpu", seeds=(0,))
         assert sum(isinstance(o, gpu.BarrierOp) for o in after.walk()) == 1
+
+
+def test_a_layout_whose_axis_bases_are_not_positions_is_not_scanned():
+    """Bases along the axis 1, 2, ..., 32 and 65 (= 64 ^ 1): every element once, but
+    register 1 is not the element 64 places along, so the scan's order (r + R*(l + ...))
+    does not hold: refused, as a layout that must be converted first."""
+    blocked = ((1, 1), (1, 32), (1, 1), (1, 0))
+    m = scan_program((1, 128), blocked, 32, "f32", 1, "add", layout="#layout.linear<{register = [[0, 1], [0, 65]], "
+                     "lane = [[0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], warp = [], block = []}>")
+    with pytest.raises(TilecError, match="does not cover the 128 elements of axis 1 once"):
+        run_pipeline(m, "lower-to-gpu")

@@ -4,6 +4,7 @@
 // RUN: not tilec %s -p 'chunk-rows{chunk=100}' 2>&1 | filecheck %s --check-prefix=ERR
 // EQ: @cumsum_long: equivalent after
 // EQ: @max_scan_scaled: equivalent after
+// EQ: @int_max_min_scans: equivalent after
 // EQ: @two_scans: equivalent after
 // EQ: @short_rows_stay: equivalent after
 // EQ: @reduce_stays: equivalent after
@@ -80,6 +81,31 @@ func.func @max_scan_scaled(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f
     %x2 = arith.mulf %x, %two : tensor<1x2048xf32, #a>
     %y = layout.scan %x2 {axis = 1 : i64, kind = "max"} : tensor<1x2048xf32, #a>
     layout.store %y, %tb : tensor<1x2048xf32, #a>, !FT
+  }
+  func.return
+}
+
+// Integer maxima and minima: the carries start at the smallest and the largest i32
+// (a larger start would hide the maxima of rows whose elements are all below it).
+// CHECK-LABEL: func.func @int_max_min_scans
+// CHECK-DAG:     arith.constant -2147483648 : i32
+// CHECK-DAG:     arith.constant 2147483647 : i32
+// CHECK:         scf.for
+// CHECK:           layout.scan {{.*}} kind = "max"
+// CHECK:           layout.scan {{.*}} kind = "min"
+func.func @int_max_min_scans(%src: !layout.ptr<i32, align 16>, %dst: !layout.ptr<i32, align 16>, %m: index) {
+  %a = layout.view %src(%m) : !layout.ptr<i32, align 16> -> !G
+  %b = layout.view %dst(%m) : !layout.ptr<i32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %c0 = arith.constant 0 : index
+    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 1, 2048>} : !G -> !T
+    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 1, 2048>} : !G -> !T
+    %x = layout.load %ta : !T -> tensor<1x2048xi32, #a>
+    %y = layout.scan %x {axis = 1 : i64, kind = "max"} : tensor<1x2048xi32, #a>
+    %z = layout.scan %y {axis = 1 : i64, kind = "min"} : tensor<1x2048xi32, #a>
+    layout.store %z, %tb : tensor<1x2048xi32, #a>, !T
   }
   func.return
 }
