@@ -231,3 +231,7 @@ def test_emitted_text_runs_with_its_args():
     module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 20, 20))
     lse = run(module, random_inputs(module, 0))["lse"]
     assert lse.shape == (40,) and np.all(np.isfinite(lse))
+    # persistent (sanitize.sh's `D:causal:BxHxHKVxSQxSKV:P`): 2 x 3 tiles on 2 blocks
+    module = tilec.parse(example.emit_with_args(64, True, 1, 3, 1, 150, 150, 2))
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (450,) and np.all(np.isfinite(lse))
