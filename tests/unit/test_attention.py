@@ -205,6 +205,21 @@ def test_attention_persistent_cuda_compiles(d, causal, bn):
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
+def test_attention_persistent_grid():
+    """The persistent grid is min(P, tiles), computed at launch from B, H and Sq (the
+    host function): 132 blocks for 4 x 32 x 32 tiles, one per tile where there are
+    fewer; 384 threads (two consumer warpgroups and the producer)."""
+    from tilec.compiler.artifact import host_function
+    from tilec.runtime.host import run_host
+
+    module = attention_fwd(128, "bf16", True, persistent=132).module
+    run_pipeline(module, "default")
+    host = host_function(module)
+    for (b, h, s), grid in [((4, 32, 4096), 132), ((1, 2, 150), 4), ((1, 1, 1), 1)]:
+        (launch,) = run_host(host, ["q", "k", "v", "o", "lse", b, h, h, s, s, *[h * s * 128, s * 128, 128] * 4])
+        assert launch.grid == (grid, 1, 1) and launch.block == (384, 1, 1)
+
+
 def test_attention_config_errors():
     with pytest.raises(ValueError, match="head dim 96"):
         attention_fwd(96)
