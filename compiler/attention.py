@@ -10,7 +10,9 @@ and the strides are run-time index arguments: one compiled kernel serves every
 sequence length. The program is compiled per (head dim, dtype, causal, GQA ratio,
 scale).
 
-Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head).
+Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head);
+persistent (`attention_fwd(persistent=P)`), min(P, tiles) blocks each looping over
+such tiles.
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
 TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
@@ -115,8 +117,9 @@ run in reverse order, the longest first (FlashAttention-3's order: the short til
 fill the tail), and the rounds alternate direction (a snake: in odd rounds block
 pid takes the round's tiles from the far end, so a block with a long tile in one
 round gets a short one in the next; at 32 q-blocks x 128 heads on 132 blocks the
-longest block does 3 % more than the mean, 12.5 % in plain round robin). The regions loop over the block's tiles; the K / V ring and its phases
-run on across tiles (the block's KV step count carried), so the producer loads
+longest block does 3 % more than the mean, 12.5 % in plain round robin). The
+regions loop over the block's tiles; the K / V ring and its phases run on across
+tiles (the block's KV step count carried), so the producer loads
 the next tile's first stage under the current tile's last step, and its Q once
 every consumer warpgroup has run the tile's last Q K^T (a "Q empty" mbarrier, one
 arrival per consumer warpgroup; the Q barriers' phases are the block's tile count
@@ -241,7 +244,7 @@ writing it.
             p.mbarrier_arrive(qbar, tx=2 * bm * D)
             p.tma_load(p.tile(Q, [tile.b, tile.h, tile.qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
 
-        q2 = k2 = v2 = None
+        q2 = k2 = v2 = None  # the 2-D views of the shared buffers, made by the consumers' first tile
 
         def consumer(tile: Tile, after_step) -> None:
             """The KV loop of the consumer threads over one tile (every thread without
