@@ -14,6 +14,13 @@ contiguous (B, H, Sq, D) tensor of q's dtype.
 One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use and
 kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
 arguments, so a new sequence length compiles nothing.
+
+The kernel is persistent (`attention_fwd(persistent=P)`, P the device's
+multiprocessors): a grid of min(P, tiles) blocks, each looping over (q-block, head,
+batch) tiles. Where the tiles are at most P each block runs one, as a grid of one
+block per tile would; where there are more, each block's next tile loads under its
+current one's last step and epilogue instead of after the block exits.
+`config={"persistent": False}` asks for the grid of one block per tile.
 """
 
 from __future__ import annotations
@@ -39,6 +46,28 @@ def kernel_for(head_dim: int, dtype: str, causal: bool, group: int, scale: float
     return compile_program(program.module, "default", specialize=True)
 
 
+@lru_cache(maxsize=16)
+def _multiprocessors(device_index: int) -> int:
+    import torch
+
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+def resolved_config(config: dict | None, sms: int) -> tuple:
+    """`config` (`attention_fwd` keywords) as `kernel_for` takes it: sorted (name,
+    value) pairs, with `persistent` = `sms` (the multiprocessors) unless it says
+    `persistent`: False (or a number of blocks) or `warp_specialized`: False (the
+    synchronous schedule has no persistent form).
+
+        resolved_config({"bn": 64}, 132) == (("bn", 64), ("persistent", 132))
+    """
+    cfg = dict(config or {})
+    if cfg.get("warp_specialized", True):
+        blocks = cfg.get("persistent", True)
+        cfg["persistent"] = sms if blocks is True else int(blocks)
+    return tuple(sorted(cfg.items()))
+
+
 def _readable(x: Any) -> bool:
     """Whether the TMA reads `x` in place: unit last stride, the other strides
     multiples of 16 bytes, the data 16-byte aligned."""
@@ -61,8 +90,9 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
               config: dict | None = None, out: Any = None, lse: Any = None):
     """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
     `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
-    (`bn`, `stages`, `warp_specialized`, `overlap`, ...; benchmarks/attention_bench.py
-    tries some); None: its defaults. `out` (B, H, Sq, D) of q's dtype and `lse`
+    (`bn`, `stages`, `warp_specialized`, `overlap`, `persistent`, ...;
+    benchmarks/attention_bench.py tries some); None: its defaults, persistent over the
+    device's multiprocessors (`resolved_config`). `out` (B, H, Sq, D) of q's dtype and `lse`
     (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an
     earlier one's tensors then replays its launch: `Kernel.__call__`)."""
     import torch
@@ -87,7 +117,8 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
         raise TilecError(f"tilec.attention: empty inputs: q {tuple(q.shape)}, k {tuple(k.shape)}")
     q, k, v = (x if _readable(x) else x.contiguous() for x in (q, k, v))
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, tuple(sorted((config or {}).items())))
+    sms = _multiprocessors(q.device.index if q.device.index is not None else torch.cuda.current_device())
+    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, resolved_config(config, sms))
     if out is None:
         out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
     elif tuple(out.shape) != (b, h, sq, d) or out.dtype != q.dtype or not out.is_contiguous():

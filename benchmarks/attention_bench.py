@@ -33,10 +33,15 @@ from gemm_bench import median_ms, queued_ms  # noqa: E402 - this folder: one tim
 
 DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
-    "ws-bn128": {},  # attention_fwd's defaults: warp-specialised, 128 x 128 blocks, each wgmma waited for
-    "ws-bn64-overlap": {"bn": 64},  # 128 x 64 blocks, the next Q K^T in flight under the softmax
+    # tilec.attention's default: persistent over the multiprocessors, warp-specialised,
+    # 128 x 128 blocks, each wgmma waited for
+    "persistent-bn128": {},
+    "persistent-bn64-overlap": {"bn": 64},  # 128 x 64 blocks, the next Q K^T in flight under the softmax
+    "ws-bn128": {"persistent": False},  # a grid of one block per (q-block, head, batch) tile
+    "ws-bn64-overlap": {"bn": 64, "persistent": False},
 }
-"""The tilec configurations tried (`attention_fwd` keywords); the fastest correct one is reported."""
+"""The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
+keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, bool]:
@@ -142,7 +147,7 @@ def main(argv=None) -> int:
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    from tilec.attention_op import attention, kernel_for
+    from tilec.attention_op import attention, kernel_for, resolved_config
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default=DEFAULT_SHAPES)
@@ -180,8 +185,9 @@ def main(argv=None) -> int:
                     attention(q, k, v, causal=causal, config=config, out=o_buf, lse=l_buf)  # noqa: B023
 
                 t, tq = median_ms(call), queued_ms(call)
+                sms = torch.cuda.get_device_properties(q.device).multi_processor_count
                 res = next(iter(kernel_for(d, "bf16", causal, 1, 1.0 / math.sqrt(d),
-                                           tuple(sorted(config.items()))).resource_usage().values()))
+                                           resolved_config(config, sms)).resource_usage().values()))
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"  tilec {name} {text}: failed: {str(e)[:300]}", flush=True)
                 continue

@@ -10,7 +10,9 @@ and the strides are run-time index arguments: one compiled kernel serves every
 sequence length. The program is compiled per (head dim, dtype, causal, GQA ratio,
 scale).
 
-Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head).
+Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head);
+persistent (`attention_fwd(persistent=P)`), min(P, tiles) blocks each looping over
+such tiles.
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
 TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
@@ -91,6 +93,7 @@ def attention_fwd(
     overlap: bool | None = None,
     consumer_regs: int = 240,
     producer_regs: int = 24,
+    persistent: int = 0,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -104,6 +107,25 @@ overlap, without the split wait that would let P_j V run under softmax j+1: a
 `layout.mma_wait {pending = 1}` leaves every operand in flight). Default: where two
 S tiles, P and O fit the 168 registers ptxas allots without spilling (bn = 64; at
 bn = 128 two 64-register S tiles do not).
+
+`persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
+GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
+`ceil(Sq / bm) * H * B` (q-block, head, batch) tiles, q-block fastest (the blocks
+running together read the K and V of a few heads: L2 serves them). Causal tiles
+differ in work (a q-block reads the KV blocks up to its diagonal): their q-blocks
+run in reverse order, the longest first (FlashAttention-3's order: the short tiles
+fill the tail), and the rounds alternate direction (a snake: in odd rounds block
+pid takes the round's tiles from the far end, so a block with a long tile in one
+round gets a short one in the next; at 32 q-blocks x 128 heads on 132 blocks the
+longest block does 3 % more than the mean, 12.5 % in plain round robin). The
+regions loop over the block's tiles; the K / V ring and its phases run on across
+tiles (the block's KV step count carried), so the producer loads
+the next tile's first stage under the current tile's last step, and its Q once
+every consumer warpgroup has run the tile's last Q K^T (a "Q empty" mbarrier, one
+arrival per consumer warpgroup; the Q barriers' phases are the block's tile count
+mod 2): the next tile's loads run under the last step's P V and the epilogue. The
+epilogue waits for the previous tile's TMA store to have read O's buffer before
+writing it.
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -120,6 +142,8 @@ bn = 128 two 64-register S tiles do not).
 
     D = head_dim
     check_config(D, dtype, group, bm, bn, stages)
+    if persistent < 0 or (persistent and not warp_specialized):
+        raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
     if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
         overlap = bn <= 64
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
@@ -147,9 +171,12 @@ bn = 128 two 64-register S tiles do not).
     gm = p.divui((Sq + p.constant(bm - 1)).named("sq_up"), cbm).named("gm")
     wgs = bm // 64
     threads = 128 * (wgs + 1) if warp_specialized else 2 * bm
-    with p.launch(grid=(gm, H, B), threads=threads) as k:
-        qb, h, b = k.bx.named("qb"), k.by.named("h"), k.bz.named("b")
-        kvh = p.divui(h, p.constant(group).named("group")).named("kvh") if group > 1 else h
+    if persistent:  # one block per multiprocessor (at most one per tile), looping over tiles
+        ntiles = (gm * H * B).named("ntiles")
+        grid = (p.minui(ntiles, p.constant(persistent).named("sms")).named("nprog"), c1, c1)
+    else:
+        grid = (gm, H, B)
+    with p.launch(grid=grid, threads=threads) as k:
         sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
         sk, sv, full, vfull, empty = {}, {}, {}, {}, {}
         for s in range(stages):
@@ -161,35 +188,76 @@ bn = 128 two 64-register S tiles do not).
                 empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
         so = p.alloc(_smem(bm, D, False), dtype).named("so")
         qbar = p.mbarrier_init(1).named("qbar")
-
-        # KV blocks this Q block reads: all, or (causal) up to the one holding its last row's diagonal
-        nkv = p.divui((Skv + p.constant(bn - 1)).named("skv_up"), cbn).named("nkv")
-        if causal:
-            diag = p.divui(((qb + c1) * cbm + p.constant(bn - 1)).named("q_end"), cbn).named("ndiag")
-            nkv = p.minui(nkv, diag).named("nkv_causal")
-        last = (nkv - c1).named("last")
-        nsteps = (p.divui((nkv + p.constant(stages - 1)).named("nkv_up"), cs) * cs).named("nsteps")
+        if persistent:  # one arrival per consumer warpgroup: the tile's last Q K^T has read Q
+            qempty = p.mbarrier_init(wgs).named("qempty")
         offs = {s: p.constant(s).named(f"o{s}") for s in range(1, stages)}
         offs[0] = c0
 
-        def load(s: int, j, name: str) -> None:
+        class Tile:
+            """One (q-block, head, batch) tile: its coordinates, its KV steps (`last`
+            KV block, `nsteps` rounded up to the stages) and `base`, the block's KV
+            steps before it (the ring's position), `jt` the block's tiles before it."""
+
+            def __init__(self, qb, h, b, base, jt):
+                self.qb, self.h, self.b, self.base, self.jt = qb, h, b, base, jt
+                self.kvh = p.divui(h, p.constant(group).named("group")).named("kvh") if group > 1 else h
+                # KV blocks this Q block reads: all, or (causal) up to the one holding its last row's diagonal
+                nkv = p.divui((Skv + p.constant(bn - 1)).named("skv_up"), cbn).named("nkv")
+                if causal:
+                    diag = p.divui(((qb + c1) * cbm + p.constant(bn - 1)).named("q_end"), cbn).named("ndiag")
+                    nkv = p.minui(nkv, diag).named("nkv_causal")
+                self.last = (nkv - c1).named("last")
+                self.nsteps = (p.divui((nkv + p.constant(stages - 1)).named("nkv_up"), cs) * cs).named("nsteps")
+
+        def tiles(body) -> None:
+            """`body(tile)` for each tile of the block: its one tile, or (persistent) the
+            tiles pid, pid + nprog, ... in the order of `persistent`'s docstring."""
+            if not persistent:
+                body(Tile(k.bx.named("qb"), k.by.named("h"), k.bz.named("b"), c0, c0))
+                return
+            pid, nprog = k.bx.named("pid"), grid[0]
+            base = p.constant(0).named("base0")
+            with p.range(pid, ntiles, nprog, carry=[base]) as u:
+                u.named("u")
+                base.named("base")
+                rp = (u - pid).named("rp")  # the round's first tile
+                jt = p.divui(rp, nprog).named("jt")  # the round: the block's tiles before this one
+                t = u
+                if causal:  # odd rounds backwards over the round's tiles (a snake: the rounds' work evens out)
+                    odd = p.remui(jt, c2).named("odd")
+                    cnt = p.minui(nprog, (ntiles - rp).named("left")).named("cnt")
+                    back = (u + odd * (cnt - c1).named("cnt1")).named("uback")
+                    t = (back - odd * (pid + pid).named("pid2")).named("t")
+                qi, hb = p.remui(t, gm).named("qi"), p.divui(t, gm).named("hb")
+                qb = ((gm - c1).named("gm1") - qi).named("qb") if causal else qi.named("qb")
+                tile = Tile(qb, p.remui(hb, H).named("h"), p.divui(hb, H).named("b"), base, jt)
+                body(tile)
+                base.assign((base + tile.nsteps).named("base_next"))
+
+        def load(tile: Tile, s: int, j, name: str) -> None:
             p.mbarrier_arrive(full[s], tx=2 * bn * D)
-            p.tma_load(p.tile(KT, [b, kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
+            p.tma_load(p.tile(KT, [tile.b, tile.kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
             p.mbarrier_arrive(vfull[s], tx=2 * bn * D)
-            p.tma_load(p.tile(V, [b, kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], vfull[s])
+            p.tma_load(p.tile(V, [tile.b, tile.kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], vfull[s])
 
-        def load_q() -> None:
+        def load_q(tile: Tile) -> None:
             p.mbarrier_arrive(qbar, tx=2 * bm * D)
-            p.tma_load(p.tile(Q, [b, h, qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
+            p.tma_load(p.tile(Q, [tile.b, tile.h, tile.qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
 
-        def consumer(after_step) -> None:
-            """The KV loop of the consumer threads (every thread without warp
-            specialisation): each step waits for its stage, runs S = Q K^T, the online
-            softmax and O += P V, then `after_step(s, j)`; then the epilogue."""
-            p.mbarrier_wait(qbar, c0)
-            q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
-            k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
-            v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
+        q2 = k2 = v2 = None  # the 2-D views of the shared buffers, made by the consumers' first tile
+
+        def consumer(tile: Tile, after_step) -> None:
+            """The KV loop of the consumer threads over one tile (every thread without
+            warp specialisation): each step waits for its stage, runs S = Q K^T, the
+            online softmax and O += P V, then `after_step(s, j)`; then the epilogue."""
+            nonlocal q2, k2, v2
+            qb, nsteps = tile.qb, tile.nsteps
+            qphase = p.remui(tile.jt, c2).named("qphase") if persistent else c0
+            p.mbarrier_wait(qbar, qphase)
+            if q2 is None:
+                q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
+                k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
+                v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
             row0 = (qb * cbm).cast("i32").named("row0")
             rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
             cols0 = p.arange(0, bn, cols_s).named("cols0")
@@ -204,7 +272,8 @@ bn = 128 two 64-register S tiles do not).
             lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
                 i.named("i")
-                phase = p.remui(p.divui(i, cs).named("round"), c2).named("phase")
+                kall = (tile.base + i).named("kall") if persistent else i
+                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
                 scores: dict[int, Value] = {}
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
@@ -221,6 +290,9 @@ bn = 128 two 64-register S tiles do not).
                     if overlap and s + 1 < stages:  # the next block's Q K^T runs under this softmax
                         p.mbarrier_wait(full[s + 1], phase)
                         scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                    if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
+                        with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
+                            p.mbarrier_arrive(qempty)
                     # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
                     lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
                     valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
@@ -242,46 +314,68 @@ bn = 128 two 64-register S tiles do not).
                         after_step(s, j)
             l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
             out = (acc * l_o).cast(dtype).named("out")
+            if persistent:  # the previous tile's TMA store has read O's buffer
+                p.tma_store_wait(0)
             p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))
-            p.tma_store(so, p.tile(O, [b, h, qb, c0], [1, 1, bm, D]).named("to"))
+            p.tma_store(so, p.tile(O, [tile.b, tile.h, qb, c0], [1, 1, bm, D]).named("to"))
             lse = (m * scale + p.math("log", lsum)).named("lse_rows")
-            head = ((b * H + h) * Sq).cast("i32").named("head_row0")
+            head = ((tile.b * H + tile.h) * Sq).cast("i32").named("head_row0")
             p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
-            p.tma_store_wait(0)
+            if not persistent:
+                p.tma_store_wait(0)
 
         if not warp_specialized:
-            load_q()
-            for s in range(stages - 1):
-                load(s, p.minui(p.constant(s), last).named(f"first{s}"), f"p{s}")
+            def sync_block(tile: Tile) -> None:
+                load_q(tile)
+                for s in range(stages - 1):
+                    load(tile, s, p.minui(p.constant(s), tile.last).named(f"first{s}"), f"p{s}")
 
-            def refill(s: int, j) -> None:
-                p.barrier()  # every warpgroup has read stage s: load the block `stages - 1` ahead into the one before
-                ahead = (j + p.constant(stages - 1)).named(f"ahead{s}")
-                load((s + stages - 1) % stages, p.minui(ahead, last).named(f"next{s}"), f"n{s}")
+                def refill(s: int, j) -> None:
+                    p.barrier()  # every warpgroup has read stage s: load the block `stages - 1` ahead into the one before
+                    ahead = (j + p.constant(stages - 1)).named(f"ahead{s}")
+                    load(tile, (s + stages - 1) % stages, p.minui(ahead, tile.last).named(f"next{s}"), f"n{s}")
 
-            consumer(refill)
-            # the loads past the end (the last KV block again) land before the block exits
-            endphase = p.remui(p.divui(nsteps, cs), c2).named("endphase")
-            for s in range(stages - 1):
-                p.mbarrier_wait(full[s], endphase)
-                p.mbarrier_wait(vfull[s], endphase)
+                consumer(tile, refill)
+                # the loads past the end (the last KV block again) land before the block exits
+                endphase = p.remui(p.divui(tile.nsteps, cs), c2).named("endphase")
+                for s in range(stages - 1):
+                    p.mbarrier_wait(full[s], endphase)
+                    p.mbarrier_wait(vfull[s], endphase)
+
+            tiles(sync_block)
             return p
 
-        consumers, producer = p.warp_specialize([wgs, 1])
-        with consumers:
-            p.setmaxnreg("inc", consumer_regs)
-            consumer(lambda s, j: p.mbarrier_arrive(empty[s]))  # stage s read: the producer may refill it
-        with producer:
-            p.setmaxnreg("dec", producer_regs)
-            load_q()
-            with p.range(c0, nsteps, cs) as i:
+        def producer(tile: Tile) -> None:
+            """The TMA loads of one tile: Q, then the K / V ring; persistent, the ring's
+            first stage before Q (it frees a step earlier) and Q once the consumers'
+            last Q K^T of the previous tile has read Q's buffer."""
+            if not persistent:
+                load_q(tile)
+            with p.range(c0, tile.nsteps, cs) as i:
                 i.named("i")
-                rnd = p.divui(i, cs).named("round")
+                kall = (tile.base + i).named("kall") if persistent else i
+                rnd = p.divui(kall, cs).named("round")
                 first = rnd.eq(c0).named("first")
                 ephase = p.remui((rnd - c1).named("prev"), c2).named("ephase")
                 for s in range(stages):
                     _, otherwise = p.if_else(first)
                     with otherwise:  # from the second round on, the consumers must have read the stage
                         p.mbarrier_wait(empty[s], ephase)
-                    load(s, p.minui((i + offs[s]).named(f"j{s}"), last).named(f"kv{s}"), f"s{s}")
+                    load(tile, s, p.minui((i + offs[s]).named(f"j{s}"), tile.last).named(f"kv{s}"), f"s{s}")
+                    if persistent and s == 0:
+                        with p.if_(i.eq(c0).named("tile_start")):
+                            with p.if_(tile.jt.ne(c0).named("later_tile")):
+                                qprev = p.remui((tile.jt - c1).named("jprev"), c2).named("qephase")
+                                p.mbarrier_wait(qempty, qprev)
+                            load_q(tile)
+
+        consumers, producer_role = p.warp_specialize([wgs, 1])
+        with consumers:
+            p.setmaxnreg("inc", consumer_regs)
+            tiles(lambda tile: consumer(tile, lambda s, j: p.mbarrier_arrive(empty[s])))  # stage s read: refill it
+            if persistent:  # the last tile's TMA store has read O's buffer before the block exits
+                p.tma_store_wait(0)
+        with producer_role:
+            p.setmaxnreg("dec", producer_regs)
+            tiles(producer)
     return p

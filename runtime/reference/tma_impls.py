@@ -322,6 +322,26 @@ def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.n
     return grid, np.flatnonzero(per.any(axis=1)).astype(np.int64)
 
 
+def _running_value(interp: ReferenceInterpreter, op: Operation, v: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """The value of the per-thread `v` in each of `blocks`, as the threads running the
+    block-collective `op` hold it (inside a warp_specialize region its threads only,
+    under the active mask: the other threads' copies of a loop-carried value are not
+    theirs); an error where those threads differ."""
+    grid = interp.grid
+    per = v.reshape(grid.num_blocks, grid.threads_per_block)
+    mask = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
+    runs = mask.reshape(per.shape)
+    role = current_role(interp)
+    if role is not None:
+        per = per[:, role.first : role.first + role.threads]
+        runs = runs[:, role.first : role.first + role.threads]
+    per, runs = per[blocks], runs[blocks]
+    first = per[np.arange(blocks.shape[0]), np.argmax(runs, axis=1)]
+    if ((per != first[:, None]) & runs).any():
+        raise ExecutionError(op, "the phase differs between the threads of a block")
+    return first
+
+
 def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier, blocks, parity) -> None:
     """A wait; inside a warp_specialize region the other regions run until it can
     return (role_impls.py), and its completion orders the block's accesses."""
@@ -431,9 +451,7 @@ class TmaFunctions(InterpreterFunctions):
         grid, blocks = _collective(interp, op)
         phase = np.asarray(args[1], dtype=np.int64)
         if np.ndim(phase):
-            if not _block_uniform(grid, phase):
-                raise ExecutionError(op, "the phase differs between the threads of a block")
-            phase = phase.reshape(grid.num_blocks, grid.threads_per_block)[blocks, 0]
+            phase = _running_value(interp, op, phase, blocks)
         parity = np.broadcast_to(phase & 1, blocks.shape)
         _wait(interp, op, grid, _bar(op, args[0]), blocks, parity)
         return ()

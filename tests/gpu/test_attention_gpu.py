@@ -108,12 +108,33 @@ def test_attention_one_kernel_for_all_lengths():
     assert kernel_for.cache_info().misses == before
 
 
-@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}], ids=["bn64-overlap", "synchronous"])
+@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}, {"persistent": False},
+                                    {"bn": 64, "persistent": False}],
+                         ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap"])
 @pytest.mark.parametrize("d", [64, 128])
 def test_attention_other_schedules(d, config):
-    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax) and
-    the block-synchronous one, causal and ragged."""
+    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax),
+    the block-synchronous one, and the grid of one block per tile (`persistent`:
+    False), causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
+
+
+@pytest.mark.parametrize("blocks", [7, True], ids=["7-blocks", "all-sms"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_persistent_many_tiles(d, causal, blocks):
+    """The persistent schedule with many tiles per block: 7 blocks, or the
+    multiprocessors, over 16 x 2 x 2 (q-block, head, batch) tiles of ragged lengths
+    (1999 rows: a ragged last q-block), GQA; each tile's next one loads under its
+    last step, the ring's phases carried across tiles (a wrong phase hangs or reads a
+    stale stage: the check catches the second)."""
+    _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16, config={"persistent": blocks})
+
+
+def test_attention_persistent_tiles_beyond_the_sms():
+    """The default (persistent) kernel where the tiles outnumber the multiprocessors
+    several times over (32 x 16 x 2 = 1024 tiles), causal (snake order), f16."""
+    _check(2, 16, 16, 4096, 4096, 128, True, torch.float16)
 
 
 def test_attention_into_given_tensors():

@@ -57,17 +57,19 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int) -> np.ndarray:
 
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
-             level="layout", bshd=False, seed=0, ws=True):
+             level="layout", bshd=False, seed=0, ws=True, persistent=0):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
-    `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one)."""
+    `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
+    `persistent`: a grid of that many blocks looping over the tiles."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
     q, q64 = _to_input(rng.standard_normal((b, h, sq, d)), dtype)
     k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
-    module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws).module
+    module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
+                           persistent=persistent).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -156,11 +158,75 @@ def test_attention_cuda_compiles(d, causal, dtype, ws, bn):
     assert usage.spill_stores == 0
 
 
+PERSISTENT_CASES = {
+    # 2 blocks over 3 x 2 tiles of 64 rows (ragged last q-block); the ring's phases and
+    # Q's barriers carried across tiles
+    "ragged-d64": dict(d=64, h=2, sq=150, skv=150, persistent=2),
+    # causal, MQA (3 query heads on one kv head): tiles of 1, 2 and 3 KV steps, an odd
+    # count (the ring's extra step), 9 tiles on 5 blocks (round 1, backwards, is partial)
+    "causal-mqa-d64": dict(d=64, causal=True, group=3, h=3, sq=150, skv=150, persistent=5),
+    # GQA, 2 batches, Sq != Skv, f16, (B, S, H, D) memory: 8 tiles on 3 blocks
+    "gqa-d128-f16-bshd": dict(d=128, group=2, b=2, h=4, sq=40, skv=100, dtype="f16", bshd=True, persistent=3),
+    # causal with Sq > Skv, 128-wide KV blocks; bn = 64 elsewhere is the overlapped consumer
+    "causal-d64-sq-gt-skv": dict(d=64, causal=True, h=2, sq=100, skv=60, bn=128, persistent=2),
+}
+
+
+@pytest.mark.parametrize("case", PERSISTENT_CASES)
+def test_attention_persistent(case):
+    """The persistent schedule with more tiles than blocks: each block loops over its
+    tiles, the K / V ring's phases run on across them (the executor checks every
+    wait's phase, every stage's reuse and every read of Q's buffer against the next
+    tile's TMA load), and every (q-block, head, batch) tile is written exactly
+    where it belongs (the output starts as NaN)."""
+    run_case(**PERSISTENT_CASES[case])
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_persistent_lowered(causal):
+    """The GPU's configuration (bm = bn = 128), persistent on 2 blocks over 2 x 2
+    tiles, after the default pipeline."""
+    run_case(d=64, causal=causal, h=2, sq=150, skv=150, bm=128, bn=128, persistent=2, level="lowered")
+
+
+@pytest.mark.parametrize("d,causal,bn", [(128, False, 128), (128, True, 128), (64, False, 128), (64, True, 128),
+                                         (128, True, 64)])
+def test_attention_persistent_cuda_compiles(d, causal, bn):
+    """The persistent kernel's CUDA compiles for sm_90a with no spills: its tile loop
+    around the KV loop keeps the consumers' registers (the grid is min(132, tiles));
+    also the overlapped consumer (bn = 64) at D = 128 (at D = 64 it spills 12 to 24
+    bytes: docs/attention.md)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, bn=bn, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+def test_attention_persistent_grid():
+    """The persistent grid is min(P, tiles), computed at launch from B, H and Sq (the
+    host function): 132 blocks for 4 x 32 x 32 tiles, one per tile where there are
+    fewer; 384 threads (two consumer warpgroups and the producer)."""
+    from tilec.compiler.artifact import host_function
+    from tilec.runtime.host import run_host
+
+    module = attention_fwd(128, "bf16", True, persistent=132).module
+    run_pipeline(module, "default")
+    host = host_function(module)
+    for (b, h, s), grid in [((4, 32, 4096), 132), ((1, 2, 150), 4), ((1, 1, 1), 1)]:
+        (launch,) = run_host(host, ["q", "k", "v", "o", "lse", b, h, h, s, s, *[h * s * 128, s * 128, 128] * 4])
+        assert launch.grid == (grid, 1, 1) and launch.block == (384, 1, 1)
+
+
 def test_attention_config_errors():
     with pytest.raises(ValueError, match="head dim 96"):
         attention_fwd(96)
     with pytest.raises(ValueError, match="dtype 'f32'"):
         attention_fwd(64, "f32")
+    with pytest.raises(ValueError, match="only with warp_specialized"):
+        attention_fwd(64, persistent=132, warp_specialized=False)
 
 
 def test_emitted_text_runs_with_its_args():
@@ -180,3 +246,7 @@ def test_emitted_text_runs_with_its_args():
     module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 20, 20))
     lse = run(module, random_inputs(module, 0))["lse"]
     assert lse.shape == (40,) and np.all(np.isfinite(lse))
+    # persistent (sanitize.sh's `D:causal:BxHxHKVxSQxSKV:P`): 2 x 3 tiles on 2 blocks
+    module = tilec.parse(example.emit_with_args(64, True, 1, 3, 1, 150, 150, 2))
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (450,) and np.all(np.isfinite(lse))

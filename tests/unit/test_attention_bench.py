@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import attention_bench
 
+from tilec.attention_op import resolved_config
 from tilec.compiler.attention import attention_fwd
 
 
@@ -23,7 +24,18 @@ def test_default_shapes_are_the_issues_four():
 
 @pytest.mark.parametrize("name", attention_bench.CONFIGS)
 def test_configs_build(name):
-    attention_fwd(64, "bf16", True, **attention_bench.CONFIGS[name])
+    """Each configuration builds as `tilec.attention` resolves it (132 multiprocessors)."""
+    attention_fwd(64, "bf16", True, **dict(resolved_config(attention_bench.CONFIGS[name], 132)))
+
+
+def test_resolved_config():
+    """The persistent grid is the default (the multiprocessors' count), `persistent`:
+    False the grid of one block per tile; the synchronous schedule is never persistent."""
+    assert resolved_config(None, 132) == (("persistent", 132),)
+    assert resolved_config({"bn": 64}, 114) == (("bn", 64), ("persistent", 114))
+    assert resolved_config({"persistent": False}, 132) == (("persistent", 0),)
+    assert resolved_config({"persistent": 7}, 132) == (("persistent", 7),)
+    assert resolved_config({"warp_specialized": False}, 132) == (("warp_specialized", False),)
 
 
 def test_markdown_row():

@@ -546,3 +546,41 @@ def test_full_size_chunked_ws_gemm_compiles():
 def test_chunk_must_divide_the_tile():
     with pytest.raises(ValueError, match="chunk"):
         _ws(256, 256, 256, chunk=96)
+
+
+def _phase_program(per_thread: bool):
+    """A producer region whose waits sit in an `scf.if` of a loop carrying a count
+    (the persistent attention's Q barrier): the phase is the region's own value;
+    the other region's threads hold another copy of it. `per_thread`: the phase also
+    differs between the region's threads (thread id mod 2)."""
+    from tilec.compiler.builder import Program
+
+    p = Program("phases")
+    p.pointer("x", "f32")
+    with p.launch(grid=(p.constant(2), p.constant(1), p.constant(1)), threads=256) as k:
+        bar, back = p.mbarrier_init(1), p.mbarrier_init(1)
+        c0, c1, c2, c3 = p.constant(0), p.constant(1), p.constant(2), p.constant(3)
+        consumer, producer = p.warp_specialize([1, 1])
+        with consumer:
+            with p.range(c0, c3, c1) as i:
+                p.mbarrier_wait(bar, p.remui(i, c2))
+                p.mbarrier_arrive(back)
+        with producer:
+            n = p.constant(0)
+            with p.range(k.bx, k.bx + c3, c1, carry=[n]):
+                with p.if_(n.ne(c0)):
+                    phase = p.remui(n - c1, c2)
+                    p.mbarrier_wait(back, phase + p.remui(k.tid, c2) if per_thread else phase)
+                p.mbarrier_arrive(bar)
+                n.assign(n + c1)
+            p.mbarrier_wait(back, c0)
+    return p.module
+
+
+def test_wait_phase_is_the_running_threads():
+    """An mbarrier wait's phase is read from the threads that run it (the region's,
+    under the `scf.if`'s mask), not from thread 0 of the block nor from the other
+    region's copy; where those threads disagree it is an error."""
+    run(_phase_program(False), {"x": np.zeros(1, np.float32)})
+    with pytest.raises(ExecutionError, match="the phase differs between the threads of a block"):
+        run(_phase_program(True), {"x": np.zeros(1, np.float32)})
