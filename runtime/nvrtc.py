@@ -304,7 +304,9 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, KernelResources]:
 
     names = [c_string(sections[shstrndx][4] + sec[0]) for sec in sections]
     by_name = dict(zip(names, sections))
-    # Kernel symbols: functions defined in a .text.<name> section.
+    # Kernel symbols: functions defined in a .text.<name> section with their own
+    # .nv.info.<name> (parameters); not the subroutines ptxas puts beside a kernel in its
+    # section (`$__internal_0_$__cuda_sm20_div_u64`, a 64-bit division kept a call)
     symbols: dict[int, str] = {}
     symtab = by_name.get(".symtab")
     if symtab is not None:
@@ -313,8 +315,9 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, KernelResources]:
             st_name, st_info, _, st_shndx, _, _ = struct.unpack_from(
                 "<IBBHQQ", cubin, symtab[4] + 24 * k
             )
-            if st_info & 0xF == 2 and names[st_shndx].startswith(".text."):
-                symbols[k] = c_string(strtab + st_name)
+            name = c_string(strtab + st_name)
+            if st_info & 0xF == 2 and names[st_shndx].startswith(".text.") and f".nv.info.{name}" in by_name:
+                symbols[k] = name
     registers: dict[str, int] = {}
     frames: dict[str, int] = {}
     info = by_name.get(".nv.info")

@@ -620,3 +620,17 @@ def test_reciprocal_division_is_x_times_one_over_y_on_both_backends():
     m = parse_module(path.read_text(), path.name)
     run_pipeline(m, "default")
     compile_sm90_or_skip(emit(m, "cuda"))
+
+
+def test_cubin_resource_usage_names_kernels_only():
+    """ptxas may keep a 64-bit division a subroutine beside the kernel in its section
+    (`$__internal_..._div_u64`); the kernels read from the cubin are the kernels."""
+    source = """
+extern "C" __global__ void divide(unsigned long long* p, unsigned long long n) {
+  unsigned long long x = p[threadIdx.x];
+  for (int i = 0; i < 4; ++i) x = x / (n + i) + p[x & 7];
+  p[threadIdx.x] = x;
+}
+"""
+    result = compile_cuda(source, arch="sm_90")
+    assert set(cubin_resource_usage(result.cubin)) == {"divide"}
