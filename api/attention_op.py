@@ -15,12 +15,12 @@ One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use 
 kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
 arguments, so a new sequence length compiles nothing.
 
-The kernel is persistent (`attention_fwd(persistent=P)`, P the device's
-multiprocessors): a grid of min(P, tiles) blocks, each looping over (q-block, head,
-batch) tiles. Where the tiles are at most P each block runs one, as a grid of one
-block per tile would; where there are more, each block's next tile loads under its
-current one's last step and epilogue instead of after the block exits.
-`config={"persistent": False}` asks for the grid of one block per tile.
+The default kernel is a grid of one block per (q-block, head, batch) tile, the schedule
+measured on the H200. `config={"persistent": True}` asks for the persistent one
+(`attention_fwd(persistent=P)`, P the device's multiprocessors): a grid of min(P,
+tiles) blocks, each looping over tiles, each block's next tile loading under its
+current one's last step and epilogue; it becomes the default once a GPU run shows it
+faster (`PERSISTENT_BY_DEFAULT`; benchmarks/attention_bench.py times both).
 """
 
 from __future__ import annotations
@@ -53,17 +53,23 @@ def _multiprocessors(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+PERSISTENT_BY_DEFAULT = False
+"""Whether a config that does not say `persistent` gets the persistent schedule: not
+until the GPU has timed it against the grid (it is checked on the CPU executor only)."""
+
+
 def resolved_config(config: dict | None, sms: int) -> tuple:
     """`config` (`attention_fwd` keywords) as `kernel_for` takes it: sorted (name,
-    value) pairs, with `persistent` = `sms` (the multiprocessors) unless it says
-    `persistent`: False (or a number of blocks) or `warp_specialized`: False (the
-    synchronous schedule has no persistent form).
+    value) pairs, with `persistent` = `sms` (the multiprocessors) where it says
+    `persistent`: True (or `PERSISTENT_BY_DEFAULT` where it says nothing), 0 for False,
+    or its number of blocks; none for `warp_specialized`: False (the synchronous
+    schedule has no persistent form).
 
-        resolved_config({"bn": 64}, 132) == (("bn", 64), ("persistent", 132))
+        resolved_config({"bn": 64, "persistent": True}, 132) == (("bn", 64), ("persistent", 132))
     """
     cfg = dict(config or {})
     if cfg.get("warp_specialized", True):
-        blocks = cfg.get("persistent", True)
+        blocks = cfg.get("persistent", PERSISTENT_BY_DEFAULT)
         cfg["persistent"] = sms if blocks is True else int(blocks)
     return tuple(sorted(cfg.items()))
 

@@ -33,11 +33,10 @@ from gemm_bench import median_ms, queued_ms  # noqa: E402 - this folder: one tim
 
 DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
-    # tilec.attention's default: persistent over the multiprocessors, warp-specialised,
-    # 128 x 128 blocks, each wgmma waited for
-    "persistent-bn128": {},
-    "persistent-bn64-overlap": {"bn": 64},  # 128 x 64 blocks, the next Q K^T in flight under the softmax
-    "ws-bn128": {"persistent": False},  # a grid of one block per (q-block, head, batch) tile
+    # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, each wgmma waited for
+    "persistent-bn128": {"persistent": True},
+    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, the next Q K^T under the softmax
+    "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile
     "ws-bn64-overlap": {"bn": 64, "persistent": False},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`

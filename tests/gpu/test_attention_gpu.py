@@ -132,9 +132,9 @@ def test_attention_persistent_many_tiles(d, causal, blocks):
 
 
 def test_attention_persistent_tiles_beyond_the_sms():
-    """The default (persistent) kernel where the tiles outnumber the multiprocessors
+    """The persistent kernel over the multiprocessors where the tiles outnumber them
     several times over (32 x 16 x 2 = 1024 tiles), causal (snake order), f16."""
-    _check(2, 16, 16, 4096, 4096, 128, True, torch.float16)
+    _check(2, 16, 16, 4096, 4096, 128, True, torch.float16, config={"persistent": True})
 
 
 def test_attention_into_given_tensors():
