@@ -1,10 +1,8 @@
 """Warpgroup MMA (dialects/cuda_wgmma.py) as inline PTX (sm_90a).
 
 Each operand's matrix descriptor is formed on the device by `tilec_wgmma_desc` from
-its buffer's 32-bit shared address, its offset in the buffer and its `[swizzle, LBO,
-SBO]` (the bit layout of `tilec.dialects.wgmma.WgmmaDescriptor`): the buffer's
-descriptor with the offset added to its start address, so that in a K loop kept a
-loop each descriptor costs one addition to a loop-invariant value. The accumulators are `"+f"` operands of the
+the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layout of
+`tilec.dialects.wgmma.WgmmaDescriptor`). The accumulators are `"+f"` operands of the
 `wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
 element first, as `mma.sync`). `cuda.wgmma_wait_group` passes
 its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
@@ -20,17 +18,12 @@ from .printer import EmitterBase, emits
 
 DEVICE_HELPERS["wgmma_desc"] = """\
 // wgmma matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
-// swizzle mode (62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte). That of base + offset
-// (elements) is base's with the offset's 16-byte units added to the start: base is
-// 16-byte aligned and shared memory under 256 KiB, so the start stays in its 14 bits
-// and a loop's descriptors are its buffers' (loop-invariant) plus an addition each.
-template <typename T>
-__device__ __forceinline__ unsigned long long tilec_wgmma_desc(const T* base, unsigned offset, unsigned lbo,
-                                                               unsigned sbo, unsigned mode) {
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(base));
-  const unsigned lo = ((addr >> 4) & 0x3FFFu) | (((lbo >> 4) & 0x3FFFu) << 16);
-  const unsigned hi = ((sbo >> 4) & 0x3FFFu) | (mode << 30);
-  return ((unsigned long long)hi << 32) | (lo + ((offset * (unsigned)sizeof(T)) >> 4));
+// swizzle mode (62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
+__device__ __forceinline__ unsigned long long tilec_wgmma_desc(const void* p, unsigned lbo, unsigned sbo,
+                                                               unsigned mode) {
+  const unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  return ((addr >> 4) & 0x3FFFull) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
 }"""
 
 
@@ -43,8 +36,8 @@ class WgmmaEmitter(EmitterBase):
         mem, index = getattr(op, which), getattr(op, f"{which}_index")
         self.buffer(mem, op)
         d = op.descriptor(which)
-        return (f"tilec_wgmma_desc({self.expr(mem)}, (unsigned)({self.expr(index)}), {d.lbo}u, {d.sbo}u, "
-                f"{SWIZZLE_MODES[d.swizzle]}u)")
+        ptr = f"{self.expr(mem)} + {self.expr(index)}"
+        return f"tilec_wgmma_desc({ptr}, {d.lbo}u, {d.sbo}u, {SWIZZLE_MODES[d.swizzle]}u)"
 
     @emits(cuda_wgmma.WgmmaOp)
     def emit_wgmma(self, op: cuda_wgmma.WgmmaOp):

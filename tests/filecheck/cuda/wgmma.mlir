@@ -1,15 +1,13 @@
 // The cuda target on warpgroup MMA (dialects/cuda_wgmma.py): descriptors formed by
-// tilec_wgmma_desc from the operand's buffer, its offset there (added to the buffer's
-// start address) and [swizzle, LBO, SBO] (mode 3 for 32 bytes, 0 for none); the accumulators "+f" operands of wgmma.mma_async
+// tilec_wgmma_desc from the operand's shared address and [swizzle, LBO, SBO] (mode 3
+// for 32 bytes, 0 for none); the accumulators "+f" operands of wgmma.mma_async
 // and, after the commit, of wgmma.wait_group, whose copies are what is stored.
 // (The program: tests/helpers/wgmma_programs.py, wgmma_program(8).)
 // RUN: tilec %s -t cuda | filecheck %s
 
-// CHECK:      template <typename T>
-// CHECK-NEXT: __device__ __forceinline__ unsigned long long tilec_wgmma_desc(const T* base, unsigned offset, unsigned lbo,
-// CHECK:        const unsigned lo = ((addr >> 4) & 0x3FFFu) | (((lbo >> 4) & 0x3FFFu) << 16);
-// CHECK-NEXT:   const unsigned hi = ((sbo >> 4) & 0x3FFFu) | (mode << 30);
-// CHECK-NEXT:   return ((unsigned long long)hi << 32) | (lo + ((offset * (unsigned)sizeof(T)) >> 4));
+// CHECK:      __device__ __forceinline__ unsigned long long tilec_wgmma_desc(const void* p, unsigned lbo, unsigned sbo,
+// CHECK:        return ((addr >> 4) & 0x3FFFull) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+// CHECK-NEXT:          ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
 
 // CHECK-LABEL: // kernel wgmma_kernels::wgmma_kernel: 32-bit indices, block (128, 1, 1)
 // CHECK:        __shared__ alignas(1024) __nv_bfloat16 sa[1024];
@@ -19,7 +17,7 @@
 // CHECK-NEXT:   asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %6, 0;\n"
 // CHECK-NEXT:       " wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n}"
 // CHECK-NEXT:       : "+f"([[D0]]), "+f"([[D1]]), "+f"([[D2]]), "+f"([[D3]])
-// CHECK-NEXT:       : "l"(tilec_wgmma_desc(sa, (unsigned)(0), 0u, 256u, 3u)), "l"(tilec_wgmma_desc(sb, (unsigned)(0), 128u, 256u, 0u)), "r"(1)
+// CHECK-NEXT:       : "l"(tilec_wgmma_desc(sa + 0, 0u, 256u, 3u)), "l"(tilec_wgmma_desc(sb + 0, 128u, 256u, 0u)), "r"(1)
 // CHECK-NEXT:       : "memory");
 // CHECK-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK-NEXT:   float [[E0:e]] = [[D0]], [[E1:e_1]] = [[D1]], [[E2:e_2]] = [[D2]], [[E3:e_3]] = [[D3]];

@@ -11,10 +11,10 @@
 // CHECK:      TMA load (cp.async.bulk.tensor): box 32x256 {{.*}} swizzle 64B
 // CHECK:      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 // CHECK:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, {{.*}}, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}"
-// CHECK:      "r"(tilec_pack_bf16x2({{.*}})), "l"(tilec_wgmma_desc(smem, (unsigned)(0), 0u, 512u, 2u)), "r"(1)
-// CHECK:      "l"(tilec_wgmma_desc(smem, (unsigned)(16), 0u, 512u, 2u))
-// CHECK:      "l"(tilec_wgmma_desc(smem, (unsigned)(4096), 0u, 512u, 2u))
-// CHECK:      "l"(tilec_wgmma_desc(smem, (unsigned)(4112), 0u, 512u, 2u))
+// CHECK:      "r"(tilec_pack_bf16x2({{.*}})), "l"(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u)), "r"(1)
+// CHECK:      "l"(tilec_wgmma_desc(smem + 16, 0u, 512u, 2u))
+// CHECK:      "l"(tilec_wgmma_desc(smem + 4096, 0u, 512u, 2u))
+// CHECK:      "l"(tilec_wgmma_desc(smem + 4112, 0u, 512u, 2u))
 // CHECK:      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK:      // layout.mma 128x256x32 (bf16): 8 wgmma.m64n128k16 per warpgroup, A from registers; B K-major, swizzle 64B, LBO 0, SBO 512
 

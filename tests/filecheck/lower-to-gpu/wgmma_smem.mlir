@@ -11,7 +11,7 @@
 // CHECK:      TMA load (cp.async.bulk.tensor): box 16x64 {{.*}} swizzle 32B
 // CHECK:      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 // CHECK:      " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, {{.*}}, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
-// CHECK:      : "l"(tilec_wgmma_desc(smem_1, (unsigned)(0), 0u, 256u, 3u)), "l"(tilec_wgmma_desc(smem, (unsigned)(0), 0u, 1024u, 1u)), "r"(1)
+// CHECK:      : "l"(tilec_wgmma_desc(smem_1 + 0, 0u, 256u, 3u)), "l"(tilec_wgmma_desc(smem + 0, 0u, 1024u, 1u)), "r"(1)
 // CHECK:      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK:      asm volatile("wgmma.wait_group.sync.aligned 0;"
 // CHECK:      // layout.mma 64x64x16 (bf16): 1 wgmma.m64n64k16 per warpgroup, A from smem; A K-major, swizzle 32B, LBO 0, SBO 256; B MN-major, swizzle 128B, LBO 0, SBO 1024
