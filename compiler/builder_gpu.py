@@ -68,6 +68,22 @@ class GpuBuilding:
         """
         return self.insert(lt.MBarrierInitOp(count)).results[0]  # type: ignore[attr-defined]
 
+    def mbarrier_array(self, stages: int, count: int = 1) -> Any:
+        """`layout.mbarrier_array`: `stages` mbarriers at once, each expecting `count`
+        arrivals per phase (a pipeline's stages; `mbarrier_at` picks one at run time).
+
+            bars = p.mbarrier_array(4)
+        """
+        return self.insert(lt.MBarrierArrayOp(count, stages)).results[0]  # type: ignore[attr-defined]
+
+    def mbarrier_at(self, bars: Any, index: Any) -> Any:
+        """`layout.mbarrier_at`: barrier `index` (an index, the same in every thread of
+        the block) of the array `bars`.
+
+            bar = p.mbarrier_at(bars, stage)
+        """
+        return self.insert(lt.MBarrierAtOp(bars.ssa, self.as_index(index))).results[0]  # type: ignore[attr-defined]
+
     def mbarrier_arrive(self, bar: Any, tx: int | None = None) -> None:
         """`layout.mbarrier_arrive`: one arrival on `bar`, expecting `tx` bytes of TMA
         transfers in this phase when given (`mbarrier.arrive.expect_tx`).

@@ -454,6 +454,7 @@ BUILDER_METHODS = {
     "layout.split": "KernelBuilding.split", "layout.gather": "KernelBuilding.gather",
     "layout.reduce_region": "KernelBuilding.reduce", "layout.scan_region": "KernelBuilding.scan",
     "layout.mma": "KernelBuilding.mma", "layout.dot": "KernelBuilding.dot", "layout.mbarrier_init": "KernelBuilding.mbarrier_init",
+    "layout.mbarrier_array": "KernelBuilding.mbarrier_array", "layout.mbarrier_at": "KernelBuilding.mbarrier_at",
     "layout.mbarrier_arrive": "KernelBuilding.mbarrier_arrive", "layout.mbarrier_wait": "KernelBuilding.mbarrier_wait",
     "layout.mbarrier_inval": "KernelBuilding.mbarrier_inval", "layout.tma_load": "KernelBuilding.tma_load",
     "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",
@@ -548,3 +549,20 @@ def test_math_fastmath_afn_is_the_hardware_approximation():
         run_pipeline(p.module, "default")
         src = emit(p.module, "cuda")
         assert ("tilec_ex2_approx_ftz" in src) == approx and ("exp2f(" in src) != approx
+
+
+def test_mbarrier_array_and_at():
+    """`mbarrier_array` makes one barrier per stage; `mbarrier_at` picks one by a
+    run-time index (the rolled software pipeline's ring)."""
+    from tilec.dialects.layout_tma import MBarrierArrayOp, MBarrierAtOp
+
+    p = Program("ring")
+    p.pointer("x", "f32", align=16)
+    with p.launch(grid=(1, 1, 1), threads=128):
+        bars = p.mbarrier_array(3, count=2)
+        p.mbarrier_at(bars, p.constant(1))
+    m = p.module
+    arr = next(o for o in m.walk() if isinstance(o, MBarrierArrayOp))
+    at = next(o for o in m.walk() if isinstance(o, MBarrierAtOp))
+    assert (arr.num_stages, arr.count.value.data) == (3, 2)
+    assert at.bars is arr.result

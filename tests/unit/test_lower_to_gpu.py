@@ -81,6 +81,8 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         x, y, z = np.meshgrid(np.arange(8), np.arange(6), np.arange(2), indexing="ij")
         flat = lambda a: a.transpose(2, 1, 0).reshape(-1).astype(np.int32)  # noqa: E731
         return {"xs": flat(x), "ys": flat(y), "zs": flat(z)}
+    if name == "mbarrier_array":  # TMA loads into shared stages only: the run's mbarrier checks are the test
+        return {}
     src = inp["src"]
     dst = inp["dst"].copy()
     if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle", "ldmatrix", "stmatrix_sm80", "tma"):
