@@ -271,19 +271,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: a gather copy takes threads and runs that are powers of two, threads at "
                              f"least 32; got threads={threads} runs={self.runs}", op=copy)
         tgt = module_target(copy)
-        f = copy.parent_op()
-        while f is not None and not isinstance(f, func.FuncOp):
-            f = f.parent_op()
-        bits = promised_index_bits(f) if f is not None else None
+        bits = _promised_bits(copy)
         if bits is None:
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
-        new_ops = gather_launch(copy, facts, tgt, bits, threads, self.runs)
-        copy_loc(copy, *new_ops)
-        views = [v.owner for v in (copy.source, copy.dest)]
-        Rewriter.replace_op(copy, new_ops, [])
-        for v in views:
-            if isinstance(v, ViewOp) and not v.result.uses:
-                Rewriter.erase_op(v)
+        _replace_copy(copy, gather_launch(copy, facts, tgt, bits, threads, self.runs), moved_pointers=False)
 
     def _realign(self, copy: CopyOp) -> None:
         """The realign strategy's launch in the copy's place (passes/_realign_tile.py),
@@ -301,22 +292,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32; "
                              f"got threads={threads}", op=copy)
         tgt = module_target(copy)
-        f = copy.parent_op()
-        while f is not None and not isinstance(f, func.FuncOp):
-            f = f.parent_op()
-        bits = promised_index_bits(f) if f is not None else None
+        bits = _promised_bits(copy)
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        new_ops = realign_launch(copy, facts, tgt, bits, threads)
-        copy_loc(copy, *new_ops)
-        views = [v.owner for v in (copy.source, copy.dest)]
-        Rewriter.replace_op(copy, new_ops, [])
-        for v in views:
-            if isinstance(v, ViewOp) and not v.result.uses:
-                moved = v.source.owner
-                Rewriter.erase_op(v)
-                if isinstance(moved, AddPtrOp) and not moved.result.uses:
-                    Rewriter.erase_op(moved)
+        _replace_copy(copy, realign_launch(copy, facts, tgt, bits, threads), moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)
@@ -553,3 +532,26 @@ def _vector_aligned(view: SSAValue, eb: int) -> bool:
         if stride is None or (stride * eb) % 16:
             return False
     return True
+
+
+def _promised_bits(copy: CopyOp) -> int | None:
+    """The index width the function holding `copy` promises (`tilec.index_bits`), if any."""
+    f = copy.parent_op()
+    while f is not None and not isinstance(f, func.FuncOp):
+        f = f.parent_op()
+    return promised_index_bits(f) if f is not None else None
+
+
+def _replace_copy(copy: CopyOp, new_ops: list[Operation], moved_pointers: bool) -> None:
+    """`copy` replaced by a strategy's `new_ops` (at its location); its views go where
+    nothing else reads them, and with `moved_pointers` the `layout.addptr`s they were
+    made of too (the realign strategy's aligned-down pointers)."""
+    copy_loc(copy, *new_ops)
+    views = [v.owner for v in (copy.source, copy.dest)]
+    Rewriter.replace_op(copy, new_ops, [])
+    for v in views:
+        if isinstance(v, ViewOp) and not v.result.uses:
+            moved = v.source.owner
+            Rewriter.erase_op(v)
+            if moved_pointers and isinstance(moved, AddPtrOp) and not moved.result.uses:
+                Rewriter.erase_op(moved)
