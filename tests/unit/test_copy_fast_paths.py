@@ -323,15 +323,7 @@ def test_fast_path_tests_overlap_and_device_then_launches(monkeypatch, kernels, 
         pytest.skip("NVRTC is not available")
     from tilec.copy_launch import Launcher, PartsLauncher
 
-    launched = []
-
-    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
-        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
-        src, dst = (ctypes.cast(ptrs[i], ctypes.POINTER(ctypes.c_uint64)).contents.value for i in (0, 1))
-        launched.append((fn, stream, src, dst))
-        return 0
-
-    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    launched = _record_launches(monkeypatch)
     dst = Operand(1 << 20, "float32", (70, 90), (90, 1), device=0)
     src = Operand(1 << 24, "float32", (70, 90), (1, 70), device=0)  # a transpose
     plan = plan_copy(dst, src)
@@ -400,15 +392,7 @@ def test_fast_path_of_one_launch_calls_the_pair_closure_after_the_first_call(mon
         pytest.skip("NVRTC is not available")
     from tilec.copy_launch import Launcher
 
-    launched = []
-
-    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
-        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
-        src, dst = (ctypes.cast(ptrs[i], ctypes.POINTER(ctypes.c_uint64)).contents.value for i in (0, 1))
-        launched.append((fn, stream, src, dst))
-        return 0
-
-    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    launched = _record_launches(monkeypatch)
     dst = Operand(1 << 20, "float32", (70, 90), (90, 1), device=0)
     src = Operand(1 << 24, "float32", (70, 90), (1, 70), device=0)
     plan = plan_copy(dst, src)
@@ -423,3 +407,18 @@ def test_fast_path_of_one_launch_calls_the_pair_closure_after_the_first_call(mon
     assert fast(dst.ptr, src.ptr) and fast(dst.ptr, src.ptr) and fast(dst.ptr + 64, src.ptr)
     assert raw_calls == [(dst.ptr, src.ptr, 0, 3)]
     assert launched == [(77, 3, plan.src_ptr, plan.dst_ptr)] * 2 + [(77, 3, plan.src_ptr, plan.dst_ptr + 64)]
+
+
+def _record_launches(monkeypatch) -> list:
+    """Replace the driver's kernel launch by a recorder: each launch appends (function,
+    stream, its first two pointer arguments, src and dst)."""
+    launched: list = []
+
+    def fake_launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        src, dst = (ctypes.cast(ptrs[i], ctypes.POINTER(ctypes.c_uint64)).contents.value for i in (0, 1))
+        launched.append((fn, stream, src, dst))
+        return 0
+
+    monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake_launch)
+    return launched
