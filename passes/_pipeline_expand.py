@@ -50,6 +50,15 @@ class PipelineExpansion:
             self.consts[v] = c.result
         return self.consts[v]
 
+    def last_iteration(self, ops: list[Operation]) -> SSAValue:
+        """The loop's last induction value, lb + ((ub - lb - 1) / step) * step, its ops
+        appended to `ops` (used where lb < ub)."""
+        loop = self.loop
+        span = self.emit(ops, arith.SubiOp(loop.ub, loop.lb))
+        span = self.emit(ops, arith.SubiOp(span, self.const(ops, 1)))
+        count = self.emit(ops, arith.DivUIOp(span, loop.step))
+        return self.emit(ops, arith.AddiOp(loop.lb, self.emit(ops, arith.MuliOp(count, loop.step))))
+
     def offset(self, ops: list[Operation], base: SSAValue, k: int) -> SSAValue:
         """base + k * step"""
         if k == 0:
@@ -197,11 +206,7 @@ class PipelineExpansion:
         self.make_stages()
         pre: list[Operation] = []
         if plan.kind == "cp_async":
-            # the last iteration: lb + ((ub - lb - 1) / step) * step (used where lb < ub)
-            span = self.emit(pre, arith.SubiOp(loop.ub, loop.lb))
-            span = self.emit(pre, arith.SubiOp(span, self.const(pre, 1)))
-            count = self.emit(pre, arith.DivUIOp(span, loop.step))
-            self.last = self.emit(pre, arith.AddiOp(loop.lb, self.emit(pre, arith.MuliOp(count, loop.step))))
+            self.last = self.last_iteration(pre)
             prologue: list[Operation] = []
             for q in range(n - 1):
                 qv = self.offset(prologue, loop.lb, q)

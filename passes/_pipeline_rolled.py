@@ -151,10 +151,7 @@ class RolledPipeline(PipelineExpansion):
         self.make_staged()
         pre: list[Operation] = []
         if plan.kind == "cp_async":
-            span = self.emit(pre, arith.SubiOp(loop.ub, loop.lb))
-            span = self.emit(pre, arith.SubiOp(span, self.const(pre, 1)))
-            count = self.emit(pre, arith.DivUIOp(span, loop.step))
-            self.last = self.emit(pre, arith.AddiOp(loop.lb, self.emit(pre, arith.MuliOp(count, loop.step))))
+            self.last = self.last_iteration(pre)
             prologue: list[Operation] = []
             for q in range(n - 1):
                 qv = self.offset(prologue, loop.lb, q)
