@@ -176,15 +176,16 @@ def area_of(path: str) -> str:
     return max(hits, key=lambda n: len(AREAS[n].folder))
 
 
-def test_command(area: str) -> str:
-    """The tests a mutant of `area` runs (those of its selection that exist here)."""
-    py = sys.executable
+def test_command(area: str, py: str = sys.executable, lit: str | None = None, select: str = "") -> str:
+    """The tests a mutant of `area` runs (those of its selection that exist here):
+    pytest with `py` (`select`: extra pytest options), then `lit` (default: the one
+    next to `py`)."""
     a = AREAS[area]
     pytest_files = [t for t in a.pytest if (ROOT / t).exists()]
     lit_dirs = [t for t in a.lit if (ROOT / t).exists()]
-    cmd = f"{py} -m pytest -x -q -p no:cacheprovider {' '.join(pytest_files)}"
+    cmd = f"{py} -m pytest -x -q -p no:cacheprovider {select}{' '.join(pytest_files)}"
     if lit_dirs:
-        cmd += f" && {Path(py).parent / 'lit'} -q {' '.join(lit_dirs)}"
+        cmd += f" && {lit or Path(py).parent / 'lit'} -q {' '.join(lit_dirs)}"
     return cmd
 
 
