@@ -139,13 +139,14 @@ def run_job(copy: Path, job: dict, timeout: float) -> dict:
             target.write_text(job["text"])
         try:
             proc = subprocess.run(["bash", "-c", cmd], cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
-            passed, tail = proc.returncode == 0, (proc.stdout + proc.stderr)[-1500:]
+            passed, tail, timed_out = proc.returncode == 0, (proc.stdout + proc.stderr)[-1500:], False
         except subprocess.TimeoutExpired:
-            passed, tail = False, f"timed out after {timeout:.0f} s"
+            passed, tail, timed_out = False, f"timed out after {timeout:.0f} s", True
     finally:
         if target:
             target.write_bytes(original)
-    return {**{k: v for k, v in job.items() if k != "text"}, "passed": passed, "seconds": round(time.monotonic() - start, 1),
+    return {**{k: v for k, v in job.items() if k != "text"}, "passed": passed, "timed_out": timed_out,
+            "seconds": round(time.monotonic() - start, 1),
             "tail": tail}
 
 
@@ -169,6 +170,8 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
         finally:
             with lock:
                 free.append(copy)
+        with lock, open(out / "progress.jsonl", "a") as f:
+            f.write(json.dumps({k: v for k, v in result.items() if k != "tail" or not result["passed"]}) + "\n")
         tag = "baseline" if job.get("baseline") else ("SURVIVED" if result["passed"] else "killed  ")
         print(f"{tag} {job['area']} {job.get('file', '')}:{job.get('line', '')} {job.get('operator', '')} "
               f"{result['seconds']} s", flush=True)
@@ -181,7 +184,8 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
     for r in bad:
         print(f"BASELINE FAILED ({r['area']}): the selection fails without a mutation\n{r['tail']}")
     rows = [{"file": r["file"], "line": r["line"], "operator": r["operator"], "occurrence": r["occurrence"],
-             "outcome": "survived" if r["passed"] else "killed", "diff": r["diff"], "seconds": r["seconds"]}
+             "outcome": "survived" if r["passed"] else "killed", "diff": r["diff"], "seconds": r["seconds"],
+             "timed_out": r["timed_out"]}
             for r in results if not r.get("baseline")]
     killed = sum(r["outcome"] == "killed" for r in rows)
     rep = {"mutants": len(rows), "killed": killed, "rows": rows, "total": doc["total"], "per_area": doc["per_area"],
@@ -189,6 +193,11 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
            "baseline_seconds": {r["area"]: r["seconds"] for r in baselines},
            "tests": {n: test_command(n, py="python3", lit="lit", select='-m "not gpu" ') for n in AREAS}}
     (out / "report.json").write_text(json.dumps(rep, indent=1))
+    slow = [r for r in rows if r["timed_out"]]
+    if slow:
+        print(f"{len(slow)} killed by the timeout (baselines: {rep['baseline_seconds']}):")
+        for r in slow:
+            print(f"  {r['file']}:{r['line']} {r['operator']}")
     print(f"killed {killed} of {len(rows)} ({100 * killed / max(1, len(rows)):.0f}%), seed {doc['seed']}"
           + ("" if not bad else "  -- INVALID: a baseline failed"))
     for n in AREAS:
