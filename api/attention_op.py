@@ -15,12 +15,12 @@ One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use 
 kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
 arguments, so a new sequence length compiles nothing.
 
-The default kernel is a grid of one block per (q-block, head, batch) tile, the schedule
-measured on the H200. `config={"persistent": True}` asks for the persistent one
-(`attention_fwd(persistent=P)`, P the device's multiprocessors): a grid of min(P,
-tiles) blocks, each looping over tiles, each block's next tile loading under its
-current one's last step and epilogue; it becomes the default once a GPU run shows it
-faster (`PERSISTENT_BY_DEFAULT`; benchmarks/attention_bench.py times both).
+The default kernel is persistent (`attention_fwd(persistent=P)`, P the device's
+multiprocessors): a grid of min(P, tiles) blocks, each looping over (q-block, head,
+batch) tiles, each block's next tile loading under its current one's last step and
+epilogue. On the H200 it beat the grid of one block per tile at every shape of
+benchmarks/attention_bench.py (1.02-1.08x; `PERSISTENT_BY_DEFAULT`);
+`config={"persistent": False}` asks for the grid.
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ def _multiprocessors(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-PERSISTENT_BY_DEFAULT = False
-"""Whether a config that does not say `persistent` gets the persistent schedule: not
-until the GPU has timed it against the grid (it is checked on the CPU executor only)."""
+PERSISTENT_BY_DEFAULT = True
+"""Whether a config that does not say `persistent` gets the persistent schedule: yes,
+as the H200 timed it faster than the grid of one block per tile at every shape of
+benchmarks/attention_bench.py (docs/attention.md)."""
 
 
 def resolved_config(config: dict | None, sms: int) -> tuple:

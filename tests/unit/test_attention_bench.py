@@ -31,7 +31,7 @@ def test_configs_build(name):
 def test_resolved_config():
     """The persistent grid is the default (the multiprocessors' count), `persistent`:
     False the grid of one block per tile; the synchronous schedule is never persistent."""
-    assert resolved_config(None, 132) == (("persistent", 0),)  # PERSISTENT_BY_DEFAULT: not yet
+    assert resolved_config(None, 132) == (("persistent", 132),)
     assert resolved_config({"persistent": True}, 132) == (("persistent", 132),)
     assert resolved_config({"bn": 64, "persistent": True}, 114) == (("bn", 64), ("persistent", 114))
     assert resolved_config({"persistent": False}, 132) == (("persistent", 0),)
