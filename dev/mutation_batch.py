@@ -116,10 +116,26 @@ def make_copy(dest: Path) -> None:
     boot = dest / ".boot"
     (boot / "bin").mkdir(parents=True)
     (boot / "sitecustomize.py").write_text(_SITECUSTOMIZE.format(root=str(dest), packages=PACKAGES))
+    write_dist_info(boot)
     for name, module, func in (("tilec", "tilec.tools.tilec", "main"), ("filecheck", "filecheck.main", "main")):
         tool = boot / "bin" / name
         tool.write_text(_TOOL.format(python=sys.executable, name=name, module=module, func=func))
         tool.chmod(0o755)
+
+
+def write_dist_info(boot: Path) -> None:
+    """A `tilec` distribution's metadata in `boot` (on the copy's sys.path): its entry
+    points (console script, xDSL universe) as pyproject.toml declares them, so that
+    `importlib.metadata` finds them as it does for an installed tilec."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    info = boot / "tilec-0.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tilec\nVersion: 0.0.0\n")
+    groups = {"console_scripts": project.get("scripts", {}), **project.get("entry-points", {})}
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) + "\n" for group, eps in groups.items()))
 
 
 def run_job(copy: Path, job: dict, timeout: float) -> dict:
