@@ -210,3 +210,45 @@ def test_reference_wgmma_needs_one_index_per_warpgroup():
     )
     with pytest.raises(ExecutionError, match="operand b starts at element 4, not 16-byte aligned"):
         run(parse_module(text), inputs)
+
+
+def _rolled_loop_bodies(cuda: str) -> list[str]:
+    """The bodies of the `#pragma unroll 1` loops of `cuda` (brace-matched)."""
+    bodies = []
+    for start in (i for i in range(len(cuda)) if cuda.startswith("#pragma unroll 1\n", i)):
+        open_brace = cuda.index("{", start)
+        depth, j = 0, open_brace
+        while True:
+            depth += {"{": 1, "}": -1}.get(cuda[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        bodies.append(cuda[open_brace:j])
+    return bodies
+
+
+def test_rolled_k_loop_updates_its_accumulators_in_place():
+    """The warp-specialised GEMM's consumer K loop stays a loop in the CUDA (`#pragma
+    unroll 1`) and carries its accumulators across the back-edge with a wgmma group in
+    flight (wait_group 1). Its wgmmas and waits update the loop's own variables in place:
+    a copy into a fresh variable would read registers the in-flight wgmma still writes
+    (undefined; the rolled bk = 32 schedule computed wrong sums on the H200 while its
+    accumulator chain was copied). NVRTC compiles it without spills."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import gemm_bf16_hopper
+
+    from tilec.compiler.pipeline import run_pipeline
+
+    module = gemm_bf16_hopper.gemm_hopper_ws(1024, 768, 2048, group=4, tma_epilogue=True, bk=32, stages=4)
+    run_pipeline(module, "default")
+    cuda = emit_cuda(module)
+    consumers = [b for b in _rolled_loop_bodies(cuda) if "wgmma.mma_async" in b]
+    assert consumers, "the consumer K loop is unrolled: this test no longer looks at a rolled loop"
+    for body in consumers:
+        assert "wgmma.wait_group.sync.aligned 1;" in body
+        assert not [line for line in body.splitlines() if line.strip().startswith("float ")], body[:2000]
+    result = compile_sm90_or_skip(cuda)
+    assert "0 bytes spill stores" in result.log
