@@ -68,6 +68,7 @@ _PASS_TESTS = (
     "tests/unit/test_gather_strategy.py",
     "tests/unit/test_realign_strategy.py",
     "tests/unit/test_canonicalize.py",
+    "tests/unit/test_axis_info.py",
 )
 _PASS_LIT = (
     "tests/filecheck/copy-strategy",

@@ -46,6 +46,8 @@ CASES = {
     "stepped_src": ("(11,3,15):(1,660,44)", "(11,3,15):(45,15,1)"),
     "row_major": ("(16,40):(40,1)", "(16,40):(40,1)"),
     "vector_runs": ("(7,3,32):(0,64,1)", "(7,3,32):(96,32,1)"),
+    # 2400 elements: more than one block moves (256 threads x 2 runs x 4), so the grid has 2.
+    "two_blocks": ("(48,50):(50,1)", "(48,50):(52,1)"),
 }
 PIPELINE = "copy-strategy{gather=always},tile"
 LOWERED = PIPELINE + ",vectorize-pointers,lower-to-gpu"

@@ -48,6 +48,12 @@ func.func private @blocked() attributes {l = #layout.blocked<{sizePerThread = [2
 // CHECK-SAME: l = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 func.func private @blocked_1d() attributes {l = #layout.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}
 
+// The most elements a thread may hold: sizePerThread's product is 4096
+// (invalid_attributes.mlir @blocked_registers refuses 8192).
+// CHECK-LABEL: func.func private @blocked_most_registers()
+// CHECK-SAME: l = #layout.blocked<{sizePerThread = [64, 64], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+func.func private @blocked_most_registers() attributes {l = #layout.blocked<{sizePerThread = [64, 64], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}
+
 // Fields may come in any order; they print in the canonical one.
 // CHECK-LABEL: func.func private @blocked_field_order()
 // CHECK-SAME: l = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>

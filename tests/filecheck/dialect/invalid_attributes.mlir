@@ -48,6 +48,14 @@ func.func private @blocked_lanes() attributes {l = #layout.blocked<{sizePerThrea
 
 // -----
 
+// A thread holds at most 4096 elements of a blocked layout (sizePerThread's product,
+// a power of two): 8192 is refused at the attribute; 4096
+// (attributes.mlir @blocked_most_registers) is not.
+// expected-error @+1 {{invalid blocked layout: sizePerThread=[128, 64] gives each thread 8192 elements, more than 4096}}
+func.func private @blocked_registers() attributes {l = #layout.blocked<{sizePerThread = [128, 64], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}
+
+// -----
+
 // expected-error @+1 {{invalid blocked layout: blocked layout: order=[1, 1] is not a permutation of 0..1}}
 func.func private @blocked_order() attributes {l = #layout.blocked<{sizePerThread = [2, 4], threadsPerWarp = [16, 2], warpsPerCTA = [2, 2], order = [1, 1]}>}
 
