@@ -3,6 +3,7 @@ cores that has no cosmic-ray.
 
     python dev/mutation_batch.py export --count 64 --seed 25 --out DIR   # here: cosmic-ray draws and writes the mutants
     python dev/mutation_batch.py run DIR/mutants.json --jobs 48 [--timeout 420] [--out DIR2]
+    python dev/mutation_batch.py boot [TREE]   # TREE/.boot: import TREE as tilec without an install
 
 `export` draws the same seeded sample as mutation_sample.py (cosmic-ray's mutants of the
 product's AREAS, `draw` per area) and writes each mutant as data: its file, line,
@@ -112,15 +113,23 @@ def export(count: int, seed: int, out: Path) -> int:
 def make_copy(dest: Path) -> None:
     """A copy of this checkout at `dest` that imports as tilec without an install."""
     shutil.copytree(ROOT, dest, symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", ".venv", ".whl*", "__pycache__", "mutation-out*", "*.egg-info"))
-    boot = dest / ".boot"
-    (boot / "bin").mkdir(parents=True)
-    (boot / "sitecustomize.py").write_text(_SITECUSTOMIZE.format(root=str(dest), packages=PACKAGES))
+                    ignore=shutil.ignore_patterns(".git", ".boot", ".venv", ".whl*", "__pycache__", "mutation-out*", "*.egg-info"))
+    make_importable(dest)
+
+
+def make_importable(tree: Path) -> Path:
+    """`tree/.boot`: put it first on PYTHONPATH (and its bin/ on PATH) and `tree` imports
+    as tilec, with its distribution metadata and `tilec` / `filecheck` commands, without
+    an install. Returns the .boot folder."""
+    boot = tree / ".boot"
+    (boot / "bin").mkdir(parents=True, exist_ok=True)
+    (boot / "sitecustomize.py").write_text(_SITECUSTOMIZE.format(root=str(tree), packages=PACKAGES))
     write_dist_info(boot)
     for name, module, func in (("tilec", "tilec.tools.tilec", "main"), ("filecheck", "filecheck.main", "main")):
         tool = boot / "bin" / name
         tool.write_text(_TOOL.format(python=sys.executable, name=name, module=module, func=func))
         tool.chmod(0o755)
+    return boot
 
 
 def write_dist_info(boot: Path) -> None:
@@ -131,7 +140,7 @@ def write_dist_info(boot: Path) -> None:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     info = boot / "tilec-0.0.0.dist-info"
-    info.mkdir()
+    info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tilec\nVersion: 0.0.0\n")
     groups = {"console_scripts": project.get("scripts", {}), **project.get("entry-points", {})}
     (info / "entry_points.txt").write_text("".join(
@@ -238,7 +247,12 @@ def main() -> int:
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--timeout", type=float, default=420.0)
     r.add_argument("--out", type=Path, default=None)
+    b = sub.add_parser("boot", help="make this checkout importable as tilec without an install (.boot/)")
+    b.add_argument("tree", type=Path, nargs="?", default=ROOT)
     args = ap.parse_args()
+    if args.cmd == "boot":
+        print(make_importable(args.tree.resolve()))
+        return 0
     if args.cmd == "export":
         return export(args.count, args.seed, args.out)
     return run(args.manifest, args.jobs, args.timeout, args.out or args.manifest.parent)
