@@ -26,6 +26,7 @@ reads it.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -147,6 +148,38 @@ def write_dist_info(boot: Path) -> None:
         f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) + "\n" for group, eps in groups.items()))
 
 
+class _DropAnnotations(ast.NodeTransformer):
+    """Removes what `from __future__ import annotations` leaves unevaluated: argument
+    and return annotations, and the annotation of an annotated assignment."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.returns = None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
+        node.annotation = ast.Constant(None)
+        return self.generic_visit(node)
+
+
+def annotation_only(original: str, mutated: str) -> bool:
+    """Whether `mutated` differs from `original` only inside annotations of a module with
+    `from __future__ import annotations` (never evaluated: an equivalent mutant)."""
+    try:
+        a, b = ast.parse(original), ast.parse(mutated)
+    except SyntaxError:
+        return False
+    future = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and
+                 any(x.name == "annotations" for x in n.names) for n in a.body)
+    strip = _DropAnnotations()
+    return future and ast.dump(a) != ast.dump(b) and ast.dump(strip.visit(a)) == ast.dump(strip.visit(b))
+
+
 def run_job(copy: Path, job: dict, timeout: float) -> dict:
     """Write the mutant (none for a baseline) into `copy`, run its area's selection, restore."""
     env = dict(os.environ)
@@ -170,7 +203,9 @@ def run_job(copy: Path, job: dict, timeout: float) -> dict:
     finally:
         if target:
             target.write_bytes(original)
+    equivalent = bool(target) and passed and annotation_only(original.decode(), job["text"])
     return {**{k: v for k, v in job.items() if k != "text"}, "passed": passed, "timed_out": timed_out,
+            "annotation_only": equivalent,
             "seconds": round(time.monotonic() - start, 1),
             "tail": tail}
 
@@ -209,11 +244,13 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
     for r in bad:
         print(f"BASELINE FAILED ({r['area']}): the selection fails without a mutation\n{r['tail']}")
     rows = [{"file": r["file"], "line": r["line"], "operator": r["operator"], "occurrence": r["occurrence"],
-             "outcome": "survived" if r["passed"] else "killed", "diff": r["diff"], "seconds": r["seconds"],
+             "outcome": ("equivalent" if r["annotation_only"] else "survived") if r["passed"] else "killed",
+             "diff": r["diff"], "seconds": r["seconds"],
              "timed_out": r["timed_out"]}
             for r in results if not r.get("baseline")]
     killed = sum(r["outcome"] == "killed" for r in rows)
-    rep = {"mutants": len(rows), "killed": killed, "rows": rows, "total": doc["total"], "per_area": doc["per_area"],
+    equivalent = sum(r["outcome"] == "equivalent" for r in rows)
+    rep = {"mutants": len(rows), "killed": killed, "equivalent_annotations": equivalent, "rows": rows, "total": doc["total"], "per_area": doc["per_area"],
            "seed": doc["seed"], "files": doc["files"], "valid": not bad,
            "baseline_seconds": {r["area"]: r["seconds"] for r in baselines},
            "tests": {n: test_command(n, py="python3", lit="lit", select='-m "not gpu" ') for n in AREAS}}
@@ -223,6 +260,8 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
         print(f"{len(slow)} killed by the timeout (baselines: {rep['baseline_seconds']}):")
         for r in slow:
             print(f"  {r['file']}:{r['line']} {r['operator']}")
+    print(f"{equivalent} survivors differ only in annotations (equivalent): killed {killed} of "
+          f"{len(rows) - equivalent} that can die ({100 * killed / max(1, len(rows) - equivalent):.0f}%)")
     print(f"killed {killed} of {len(rows)} ({100 * killed / max(1, len(rows)):.0f}%), seed {doc['seed']}"
           + ("" if not bad else "  -- INVALID: a baseline failed"))
     for n in AREAS:
@@ -230,7 +269,7 @@ def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
         print(f"  {n}: killed {sum(r['outcome'] == 'killed' for r in mine)} of {len(mine)}")
     for r in rows:
         if r["outcome"] != "killed":
-            print(f"SURVIVED {r['file']}:{r['line']} {r['operator']} #{r['occurrence']}\n{r['diff']}")
+            print(f"{r['outcome'].upper()} {r['file']}:{r['line']} {r['operator']} #{r['occurrence']}\n{r['diff']}")
     shutil.rmtree(base, ignore_errors=True)
     return 1 if bad else 0
 

@@ -55,3 +55,38 @@ def test_the_mutant_script_picks_the_area_of_the_changed_file(ms, tmp_path):
     # runtime/reference/ is matched before any shorter folder could be
     assert text.index("runtime/reference/*)") < text.index("api/*)")
     assert "tests/unit/test_copy_overlap.py" in text
+
+
+@pytest.fixture(scope="module")
+def batch():
+    sys.path.insert(0, str(ROOT / "dev"))
+    spec = importlib.util.spec_from_file_location("mutation_batch", ROOT / "dev" / "mutation_batch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_annotation_only_mutants_are_recognised_and_nothing_else(batch):
+    """A survivor whose change lies only in annotations of a module with `from __future__
+    import annotations` is equivalent (never evaluated); a change of code, of an
+    annotation's default value, or in a module without the import is not."""
+    head = "from __future__ import annotations\n"
+    f = "def f(x: int | None = None) -> str | None:\n    y: int | None = 3\n    return x\n"
+    assert batch.annotation_only(head + f, head + f.replace("-> str | None", "-> str - None"))
+    assert batch.annotation_only(head + f, head + f.replace("x: int | None", "x: int ** None"))
+    assert batch.annotation_only(head + f, head + f.replace("y: int | None", "y: int % None"))
+    assert not batch.annotation_only(head + f, head + f.replace("= 3", "= 4"))
+    assert not batch.annotation_only(head + f, head + f.replace("= None)", "= 0)"))
+    assert not batch.annotation_only(f, f.replace("-> str | None", "-> str - None"))
+    assert not batch.annotation_only(head + f, head + f)
+
+
+def test_a_booted_tree_imports_as_tilec_with_its_entry_points(batch, tmp_path):
+    """`make_importable` writes the import mapping, the distribution's entry points (those
+    of pyproject.toml) and the two commands, pointing at the given tree."""
+    boot = batch.make_importable(tmp_path)
+    assert str(tmp_path) in (boot / "sitecustomize.py").read_text()
+    eps = (boot / "tilec-0.0.0.dist-info" / "entry_points.txt").read_text()
+    assert "[console_scripts]\ntilec = tilec.tools.tilec:main" in eps
+    assert "[xdsl.universe]\ntilec = tilec.universe:TILEC_UNIVERSE" in eps
+    assert (boot / "bin" / "tilec").stat().st_mode & 0o111
