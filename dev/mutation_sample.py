@@ -132,6 +132,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_pointer_tensors.py",
             "tests/unit/test_realign_strategy.py",
             "tests/unit/test_matrix_moves.py",
+            "tests/unit/test_reduce_region.py",
+            "tests/unit/test_scan_region.py",
         ),
     ),
     "api": Area(
