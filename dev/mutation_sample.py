@@ -133,6 +133,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_pointer_tensors.py",
             "tests/unit/test_realign_strategy.py",
             "tests/unit/test_matrix_moves.py",
+            "tests/unit/test_reduce_region.py",
+            "tests/unit/test_scan_region.py",
         ),
     ),
     "api": Area(
@@ -151,6 +153,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_autotune.py",
             "tests/unit/test_gemm_ragged.py",
             "tests/unit/test_jit.py",
+            "tests/unit/test_specialize.py",
+            "tests/unit/test_host_tensor.py",
         ),
     ),
 }

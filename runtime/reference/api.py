@@ -107,7 +107,9 @@ def host_functions(module: ModuleOp) -> list[func.FuncOp]:
 
 
 def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
-    """The host function to run: `entry`, or the module's only (or first public) one."""
+    """The host function to run: `entry`, else the module's only one, else the only
+    one that no other calls (a host function and its helpers); ExecutionError where
+    that leaves several."""
     fns = host_functions(module)
     if entry is not None:
         for f in fns:

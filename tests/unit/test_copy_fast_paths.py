@@ -100,6 +100,22 @@ def test_the_program_states_facts_and_the_pass_chooses_the_tile(routes, shape, s
         assert c is None or t <= c
 
 
+@pytest.mark.parametrize("src_strides,dst_strides", [((None, 1), (None, 1)), ((1, None), (None, 1)), ((None,), (1,))])
+def test_a_key_that_knows_no_extent_gets_the_tile_the_pass_chooses(src_strides, dst_strides):
+    """A `CopyKey` stating only dtypes, stride classes and alignments (no extent
+    class: every extent a run-time value) is a whole key: `pass_tile`, which the front
+    end's rules read, is the tile the `tile` pass chooses for its program, as for the
+    key that states every extent unknown."""
+    from dataclasses import replace
+
+    from tilec.copy_key import CopyKey
+
+    key = CopyKey("float32", "float32", src_strides, dst_strides, 16, 16)
+    tile = pass_tile(key)
+    assert len(tile) == key.rank and tile == _chosen_tile(key)
+    assert tile == pass_tile(replace(key, small_extents=(None,) * key.rank, pow2_extents=(False,) * key.rank))
+
+
 def test_the_key_carries_the_src_order():
     plan = plan_of((7, 9, 11, 13), src_strides=(13, 7 * 11 * 13, 1, 11))
     order = plan.key.src_order

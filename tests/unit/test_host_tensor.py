@@ -94,6 +94,26 @@ def test_vectorize_and_distribute_as_mojos_guide_says():
     np.testing.assert_array_equal(M[15, 12:16], [-1, -2, -3, -4])
 
 
+def test_vector_writes_land_on_their_lanes_in_a_padded_matrix():
+    """Writing a vector element (`V[r, c] = lanes`) sets exactly that element's lanes,
+    also where elements do not start at a multiple of the vector width (rows of 8
+    in a pitch of 10, so row r starts at 10 r), and a scalar is broadcast to them."""
+    b = np.zeros(6 * 10, dtype=np.float32)
+    M = b.reshape(6, 10)
+    V = HostTensor(b, "(6,8):(10,1)").vectorize((1, 4))
+    assert V.shape == (6, 2)
+    want = np.zeros((6, 10), dtype=np.float32)
+    for r in range(6):
+        for c in range(2):
+            V[r, c] = 100 * r + 10 * c + np.arange(1, 5)
+            want[r, 4 * c:4 * c + 4] = 100 * r + 10 * c + np.arange(1, 5)
+    np.testing.assert_array_equal(M, want)
+    V[3, 1] = -7
+    want[3, 4:8] = -7
+    np.testing.assert_array_equal(M, want)
+    np.testing.assert_array_equal(V[3, 1], [-7] * 4)
+
+
 def test_outer_partition_as_cutes_guide_says():
     a, A = cute_8x24()
     M = a.reshape(24, 8).T

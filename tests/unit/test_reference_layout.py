@@ -126,6 +126,43 @@ func.func @f(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
     expect_error(text, "maps two elements to element", "the result would depend on the order")
 
 
+# each block copies its 4x4 tile of src into its own 4 elements of dst, through a
+# view whose rows all map to those 4 (stride 0): legal only where the rows are equal
+REPEATING_TILES = """
+!S = !layout.tensor<f32, #layout.cute<(2,4,4):(16,4,1)>, gmem>
+!D = !layout.tensor<f32, #layout.cute<(2,4,4):(4,0,1)>, gmem>
+!TS = !layout.tensor<f32, #layout.cute<(1,4,4):(16,4,1)>, gmem>
+!TD = !layout.tensor<f32, #layout.cute<(1,4,4):(4,0,1)>, gmem>
+func.func @f(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
+  %a = layout.view %src : !layout.ptr<f32> -> !S
+  %b = layout.view %dst : !layout.ptr<f32> -> !D
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  layout.launch grid(%c2, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %ta = layout.tile %a[%bx, %c0, %c0] {tile = array<i64: 1, 4, 4>} : !S -> !TS
+    %tb = layout.tile %b[%bx, %c0, %c0] {tile = array<i64: 1, 4, 4>} : !D -> !TD
+    layout.copy %ta, %tb : !TS, !TD
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("conflicting", [0, 1])
+def test_a_repeated_address_is_checked_in_every_block(conflicting):
+    """Blocks whose tiles repeat an address: a block that writes equal values to it is
+    fine, and one that writes different values is reported, whichever block it is."""
+    m = parse(REPEATING_TILES, "test.mlir")
+    src = np.tile(np.arange(4, dtype=np.float32), 8)  # every tile's rows equal
+    out = run(m, {"src": src, "dst": np.zeros(8, np.float32)})
+    np.testing.assert_array_equal(out["dst"], np.tile(np.arange(4, dtype=np.float32), 2))
+    src[16 * conflicting + 9] = -1  # row 2 of one block's tile
+    with pytest.raises(ExecutionError, match=f"maps two elements to element {4 * conflicting + 1} of %dst"):
+        run(m, {"src": src, "dst": np.zeros(8, np.float32)})
+
+
 # ------------------------------------------------------------------------- block level
 
 STAGE = """
