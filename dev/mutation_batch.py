@@ -3,6 +3,7 @@ cores that has no cosmic-ray.
 
     python dev/mutation_batch.py export --count 64 --seed 25 --out DIR   # here: cosmic-ray draws and writes the mutants
     python dev/mutation_batch.py run DIR/mutants.json --jobs 48 [--timeout 420] [--out DIR2]
+    python dev/mutation_batch.py retarget DIR/mutants.json --areas compiler --out NEW.json   # diffs onto today's files
     python dev/mutation_batch.py boot [TREE]   # TREE/.boot: import TREE as tilec without an install
 
 `export` draws the same seeded sample as mutation_sample.py (cosmic-ray's mutants of the
@@ -108,6 +109,31 @@ def export(count: int, seed: int, out: Path) -> int:
     doc = {"seed": seed, "total": sum(per_area.values()), "per_area": per_area, "files": flat, "mutants": rows}
     (out / "mutants.json").write_text(json.dumps(doc))
     print(f"{len(rows)} mutants of {doc['total']} ({per_area}, seed {seed}) -> {out / 'mutants.json'}")
+    return 0
+
+
+def retarget(manifest: Path, out: Path, areas: list[str]) -> int:
+    """The mutants of `manifest` in `areas`, re-applied (their diffs, with `patch`) to this
+    checkout's files, so that an earlier sample runs against code changed since; a
+    mutant whose diff no longer applies is left out (and named)."""
+    doc = json.loads(manifest.read_text())
+    kept = []
+    for m in doc["mutants"]:
+        if m["area"] not in areas:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / m["file"]
+            target.parent.mkdir(parents=True)
+            shutil.copy(ROOT / m["file"], target)
+            proc = subprocess.run(["patch", "-s", "-p1", "-d", tmp], input=m["diff"], text=True, capture_output=True)
+            if proc.returncode != 0:
+                print(f"left out (no longer applies): {m['file']}:{m['line']} {m['operator']}")
+                continue
+            kept.append({**m, "text": target.read_text()})
+    doc = {**doc, "mutants": kept}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc))
+    print(f"{len(kept)} mutants of {manifest} re-applied to this checkout -> {out}")
     return 0
 
 
@@ -286,9 +312,15 @@ def main() -> int:
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--timeout", type=float, default=420.0)
     r.add_argument("--out", type=Path, default=None)
+    t = sub.add_parser("retarget", help="re-apply an exported sample's mutants (some areas) to this checkout")
+    t.add_argument("manifest", type=Path)
+    t.add_argument("--areas", default=",".join(AREAS))
+    t.add_argument("--out", type=Path, required=True)
     b = sub.add_parser("boot", help="make this checkout importable as tilec without an install (.boot/)")
     b.add_argument("tree", type=Path, nargs="?", default=ROOT)
     args = ap.parse_args()
+    if args.cmd == "retarget":
+        return retarget(args.manifest, args.out, args.areas.split(","))
     if args.cmd == "boot":
         print(make_importable(args.tree.resolve()))
         return 0
