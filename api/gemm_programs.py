@@ -248,6 +248,13 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             g.W = p.view(pw, f"(?,{n},{split_k}):({n},1,?)", dynamic=[g.m, mn]).named("W")
         else:
             g.W = p.view(pw, f"({m},{n},{split_k}):({n},1,{m * n})").named("W")
+        g.reduce_views = {}  # what the reduction sees differently from the units
+        if swap_ab:  # the units store C^T's partials (W seen as N x M x S); the reduction reads M x N
+            g.reduce_views = {"swap": False, "W": g.W}
+            g.W = p.view(pw, f"({n},?,{split_k}):(1,{n},?)", dynamic=[g.m, mn]).named("WT")
+            by_name = dict(zip((name for name, _, _ in views), ptrs))
+            for name in ("C", "Res") if epilogue.residual else ("C",):
+                g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
     nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
@@ -298,7 +305,9 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     (at most the tiles: at run time when M is; with `split` S, S units of work per
     tile). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
     p = g.p
-    if split > 1:  # persistent: the tiles' S units of work
+    if split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
+        grid = (g.gm, g.gn, p.constant(split).named("splits"))
+    elif split > 1:  # persistent: the tiles' S units of work
         units = (g.gm * g.gn).named("tiles")
         g.ntiles = (units * p.constant(split).named("splits")).named("ntiles")
         grid = (p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
@@ -321,6 +330,8 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
                 _grouped(g, m, n, bm, bn, group, g.pid)
         else:
             g.bx, g.by = k.bx, k.by
+            if split > 1:
+                g.split = k.bz.named("split")
         yield
 
 
@@ -488,14 +499,15 @@ def gemm_hopper_ws(
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
-    if split_k > 1 and (not persistent or pingpong or tma_epilogue or chunk):
-        raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
+    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
+        raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
+                         "or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
-    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk or split_k > 1
+    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk
                     or tma_epilogue):
         raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
-                         "group, pingpong, chunk, split_k or tma_epilogue")
+                         "group, pingpong, chunk or tma_epilogue")
     if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % (bm if swap_ab else bc)
                          or pingpong
                          or split_k > 1 or epilogue.scale):
@@ -553,6 +565,8 @@ def gemm_hopper_ws(
             only the block's tiles c, c + 2, ... (consumer c's)."""
             if not persistent:
                 g.base = p.constant(0).named("base")
+                if split_k > 1:  # (swapped) the grid's third axis is the split
+                    g.kbase = (g.split * g.nk).named("kbase")
                 chunk_columns()
                 return body()
             first, step = g.pid, g.nprog
@@ -694,7 +708,9 @@ def gemm_hopper_ws(
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
     if split_k > 1:
-        _split_k_reduce(g, m, n, split_k, epilogue)
+        from types import SimpleNamespace
+
+        _split_k_reduce(SimpleNamespace(**{**vars(g), **g.reduce_views}), m, n, split_k, epilogue)
     return p.module
 
 
