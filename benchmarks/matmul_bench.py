@@ -5,7 +5,12 @@ Llama-3-8B projections (QKV 4096 -> 6144, O 4096 -> 4096, gate+up 4096 -> 28672,
 in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 (+ the cast to bf16) against the plain GEMM of the same shape.
 
-    python benchmarks/matmul_bench.py [--quick] [--no-triton] [--json OUT] [--md OUT]
+    python benchmarks/matmul_bench.py [--quick | --decode] [--no-triton] [--json OUT] [--md OUT]
+
+`--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
+4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
+splits K (docs/matmul.md, "Decode sizes") also timed with the configuration the rule
+takes without splits (`MAX_SPLIT_K` = 1): the "unsplit" columns.
 
 Every result is checked first, output poisoned with NaN, against float64 within the
 bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the median of
@@ -42,6 +47,9 @@ LLAMA = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down
 """Llama-3-8B's projections, (N, K)."""
 
 TOKENS = (1, 16, 128, 2048, 8192)
+
+DECODE_TOKENS = (1, 8, 16, 64, 128)
+"""M of `--decode`'s rows."""
 
 FP8_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192))
 """The FP8 rows: M, N, K."""
@@ -160,8 +168,10 @@ def fp8_rows(sms: int) -> list[dict]:
     return out
 
 
-def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
+def cases(quick: bool, decode: bool = False) -> list[tuple[str, int, int, int, bool]]:
     """(label, M, N, K, B as a torch.nn.Linear weight's transpose)."""
+    if decode:
+        return [(f"{name} M={m}", m, n, k, True) for name, (n, k) in LLAMA.items() for m in DECODE_TOKENS]
     out = [("4000^3", 4000, 4000, 4000, False), ("3000x5000x7000", 3000, 5000, 7000, False)]
     for name, (n, k) in LLAMA.items():
         for m in TOKENS if not quick else (1, 2048):
@@ -169,10 +179,36 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
+class unsplit:  # noqa: N801 - used as `with unsplit(gemm):`
+    """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside."""
+
+    def __init__(self, gemm) -> None:
+        self.gemm, self.saved = gemm, gemm.MAX_SPLIT_K
+
+    def __enter__(self) -> None:
+        self.gemm.MAX_SPLIT_K = 1
+
+    def __exit__(self, *exc) -> None:
+        self.gemm.MAX_SPLIT_K = self.saved
+
+
 def _kernels(row: dict) -> str:
     """The row's "kernels" cell: compiled by its first call (all so far); a run recorded
     before the first count was kept has only all so far."""
     return f"{row['compiled']} ({row['kernels']})" if "compiled" in row else str(row["kernels"])
+
+
+def decode_markdown(rows: list[dict], title: str) -> str:
+    """`--decode`'s table: GB/s of the bytes the GEMM must move, tilec's configuration and
+    the rule's without splits beside cuBLAS."""
+    lines = [title, "", "| case | tilec config | tilec GB/s | unsplit config | unsplit GB/s | cuBLAS GB/s | "
+                        "tilec / cuBLAS | check |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ok = r["tilec_ok"] and r["cublas_ok"] and r.get("unsplit_ok", True)
+        lines.append(f"| {r['case']} | {r['config']} | {r['tilec_gbs']:.0f} | {r.get('unsplit_config', '-')} | "
+                     + (f"{r['unsplit_gbs']:.0f}" if "unsplit_gbs" in r else "-")
+                     + f" | {r['cublas_gbs']:.0f} | {r['ratio']:.2f} | {'ok' if ok else 'FAIL'} |")
+    return "\n".join(lines)
 
 
 def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
@@ -226,6 +262,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="M in {1, 2048} only")
+    ap.add_argument("--decode", action="store_true", help="the decode sizes only, beside the rule without splits")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--md")
@@ -240,7 +277,7 @@ def main(argv=None) -> int:
             print(f"Triton unavailable: {e}")
     rows = []
     started = time.time()
-    for label, m, n, k, linear in cases(args.quick):
+    for label, m, n, k, linear in cases(args.quick, args.decode):
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         if linear:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it: B K-major
@@ -264,6 +301,14 @@ def main(argv=None) -> int:
         row["cublas_ok"] = within_bound(ct, a, b)
         t = median_ms(lambda: torch.matmul(a, b, out=ct))  # noqa: B023 - run now
         row["cublas_tflops"], row["cublas_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        if args.decode and gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).split_k > 1:
+            with unsplit(gemm):
+                row["unsplit_config"] = gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).name
+                c.fill_(float("nan"))
+                tilec.matmul(a, b, out=c)
+                row["unsplit_ok"] = within_bound(c, a, b)
+                t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
+            row["unsplit_gbs"] = nbytes / t / 1e6
         if tri is not None:
             import triton
 
@@ -275,9 +320,9 @@ def main(argv=None) -> int:
         row["ratio"] = row["tilec_tflops"] / row["cublas_tflops"]
         rows.append(row)
         print(json.dumps(row), flush=True)
-    # a new M of a cached kernel: no compile (QKV at M = 1999 after 2048, M = 3 after 1 and 16)
+    # a new M of a cached kernel: no compile (QKV at M = 1999 after 2048 (--decode: 100 after 128), M = 3 after 1)
     new_m = []
-    for m, seen in ((1999, 2048), (3, 1)):
+    for m, seen in ((100, 128), (3, 1)) if args.decode else ((1999, 2048), (3, 1)):
         n, k = LLAMA["qkv"]
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
@@ -287,6 +332,20 @@ def main(argv=None) -> int:
         torch.cuda.synchronize()
         new_m.append({"m": m, "after": seen, "first_call_s": time.time() - t0, "compiled": len(gemm._kernels) - before})
         print(json.dumps(new_m[-1]), flush=True)
+    if args.decode:
+        table = decode_markdown(rows, f"tilec.matmul decode sizes, bf16, {dev} ({sms} SMs); "
+                                      f"{time.time() - started:.0f} s")
+        if args.json:
+            from run_info import run_info  # benchmarks/ (this script's folder)
+
+            with open(args.json, "w") as f:
+                json.dump({**run_info(dev), "rows": rows, "new_m": new_m}, f, indent=1)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(table + "\n")
+        print(table)
+        oks = [r["tilec_ok"] and r.get("unsplit_ok", True) for r in rows]
+        return 0 if all(oks) and not any(x["compiled"] for x in new_m) else 1
     # the epilogue: bias + SiLU (+ the cast) against the plain GEMM of one shape
     m, n, k = 8192, 28672, 4096
     g = torch.Generator(device="cuda").manual_seed(1)

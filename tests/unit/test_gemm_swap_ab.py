@@ -6,8 +6,9 @@ along the rows. On the reference executor (before and after the default pipeline
 ragged shapes against float64 within the documented bounds (bf16: tests/helpers/
 matmul_oracle.py; FP8: the executor's f32 sums, tests/unit/test_gemm_fp8.py's bound);
 `choose_config`'s decode rule (`decode_cost`: the swap, unsplit or split, against
-split-K or the wave rule's pick; the split programs are tests/unit/test_gemm_split_k.py's); NVRTC compiles without spills. The GPU tests are tests/gpu/test_matmul_gpu.py's
-and test_matmul_fp8_gpu.py's swapped ones."""
+split-K or the wave rule's pick; the split programs are tests/unit/test_gemm_split_k.py's);
+NVRTC compiles without spills. The GPU tests are tests/gpu/test_matmul_gpu.py's and
+test_matmul_fp8_gpu.py's swapped ones."""
 
 from __future__ import annotations
 
