@@ -21,20 +21,20 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 `ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
-memory exceeds the Target's are never taken. Decode sizes, M <= 128 where the 64 x 128
-tiles of C fill at most half of the multiprocessors: split-K (`split_factor`), the
-K steps of each tile divided among S units of work so that the tiles times S fill
-them, the f32 partial products summed by a second launch that applies the epilogue
-(`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
-through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
-With B K-major (a Linear weight) and M <= 64, swap A/B (`swap_config`: C^T = B^T A^T,
-N on the wgmma's rows, M its columns) where its `decode_cost`, the bytes of B the
-busiest multiprocessor streams, is at most split-K's (or the wave rule's pick).
+memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
+regime): the configuration of least `decode_cost`, the bytes the busiest
+multiprocessor streams, among the swap A/B (`swap_config`: C^T = B^T A^T, N on the
+wgmma's rows, M its columns; B K-major, M <= 64) unsplit or split, the split-K tile of
+M's rows (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
+tile's K steps among S units of work, each storing its f32 partial product into a
+workspace; a second launch sums the S partials in order (deterministic) and applies
+the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
+bucket (`m_bucket`: 16, 32, 64, 128), so one kernel serves every M of a bucket.
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
 configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
-8-bit elements) by the same rule, without split-K, and per-tensor scales applied to
-the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
+8-bit elements) by the same rule (split-K only for the swap), and per-tensor scales
+applied to the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
 (DeepSeek-V3's: f32 per row and 128 of K of A, per 128 x 128 block of B) take
 `FP8_BLOCK_CONFIGS`: each K block's product multiplied by its scales and added into
 the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
@@ -171,10 +171,11 @@ def unit_steps(c: GemmConfig, k: int) -> int:
     """The K steps of `c.bk` one unit of work of `c` takes: all of K's (S = 1), else a
     split's, ceil(ceil(K / bk) / S) rounded up to the ring's `stages` (the program's
     `nk`; the last split's steps past K add zeros)."""
-    steps = -(-k // c.bk)
-    if c.split_k == 1:
-        return steps
-    return -(-(-(-steps // c.split_k)) // c.stages) * c.stages
+    def cdiv(a: int, b: int) -> int:
+        return -(-a // b)
+
+    steps = cdiv(k, c.bk)
+    return steps if c.split_k == 1 else cdiv(cdiv(steps, c.split_k), c.stages) * c.stages
 
 
 def splits(c: GemmConfig, k: int) -> list[GemmConfig]:

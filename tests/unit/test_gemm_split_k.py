@@ -109,6 +109,22 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
     assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).name == expected
 
 
+LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
+    (6144, 4096): ("swapAB:splitK4", "swapAB:splitK4", "swapAB", "128x128x64:4:splitK2"),
+    (4096, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "128x128x64:4:splitK4"),
+    (28672, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB", "128x256x64:4:c128"),
+    (4096, 14336): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "128x128x64:4:splitK4"),
+}
+
+
+@pytest.mark.parametrize("shape", list(LLAMA_TABLE))
+def test_the_documented_table(shape):
+    n, k = shape
+    for bucket, expected in zip(((1, 16), (17, 32), (33, 64), (65, 128)), LLAMA_TABLE[shape]):
+        for m in bucket:
+            assert choose_config(m, n, 132, k=k, b_kmajor=True).name.endswith(expected), (m, n, k)
+
+
 def test_no_split_at_large_shapes():
     for m, n, k in ((4096, 4096, 4096), (4000, 4000, 4000), (2048, 14336, 4096), (8192, 8192, 8192)):
         for kmajor in (False, True):
