@@ -10,7 +10,11 @@ in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 `--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
 4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
 splits K (docs/matmul.md, "Decode sizes") also timed with the configuration the rule
-takes without splits (`MAX_SPLIT_K` = 1): the "unsplit" columns.
+takes without splits (`MAX_SPLIT_K` = 1): the "unsplit" columns. A decode GEMM takes
+a few microseconds on the GPU, less than `tilec.matmul`'s Python launch path, so
+events around one call measure the host as much as the kernels; `--decode` also
+reports the kernels' own time (`device_ms`: the sum of the CUDA kernels' durations
+per call, torch.profiler) as "device" GB/s, and the host's time of one call.
 
 Every result is checked first, output poisoned with NaN, against float64 within the
 bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the median of
@@ -179,6 +183,45 @@ def cases(quick: bool, decode: bool = False) -> list[tuple[str, int, int, int, b
     return out
 
 
+def device_ms(fn, reps: int = 20) -> float | None:
+    """The kernels' time per call of `fn` in ms: the sum of the durations of the CUDA
+    kernels torch.profiler (CUPTI) records over `reps` calls, divided by `reps` (the
+    host's launch path and the gaps between kernels left out); None where the profiler
+    records no kernel."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    try:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(reps):
+                fn()
+            torch.cuda.synchronize()
+        us = 0.0
+        for e in prof.key_averages():
+            if str(e.device_type).endswith("CUDA"):
+                us += getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0.0)
+    except Exception as e:  # noqa: BLE001 - a profiler that cannot run: no device time
+        print(f"device_ms: {e}")
+        return None
+    return us / reps / 1000 if us else None
+
+
+def host_us(fn, reps: int = 20) -> float:
+    """The median host time of one call of `fn` in microseconds (launches, not waited for)."""
+    import torch
+
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        times.append(1e6 * (time.perf_counter() - t0))
+    torch.cuda.synchronize()
+    return sorted(times)[reps // 2]
+
+
 class unsplit:  # noqa: N801 - used as `with unsplit(gemm):`
     """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside."""
 
@@ -201,13 +244,22 @@ def _kernels(row: dict) -> str:
 def decode_markdown(rows: list[dict], title: str) -> str:
     """`--decode`'s table: GB/s of the bytes the GEMM must move, tilec's configuration and
     the rule's without splits beside cuBLAS."""
-    lines = [title, "", "| case | tilec config | tilec GB/s | unsplit config | unsplit GB/s | cuBLAS GB/s | "
-                        "tilec / cuBLAS | check |", "|---|---|---|---|---|---|---|---|"]
+    def f(r: dict, key: str) -> str:
+        return "-" if r.get(key) is None else f"{r[key]:.0f}"
+
+    lines = [title, "", "GB/s of the bytes the GEMM must move: events around one call (host included), and the "
+             "kernels' own time (device)", "",
+             "| case | tilec config | tilec GB/s | tilec device GB/s | unsplit config | unsplit GB/s | "
+             "unsplit device GB/s | cuBLAS GB/s | cuBLAS device GB/s | tilec / cuBLAS (device) | tilec host us | "
+             "check |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ok = r["tilec_ok"] and r["cublas_ok"] and r.get("unsplit_ok", True)
-        lines.append(f"| {r['case']} | {r['config']} | {r['tilec_gbs']:.0f} | {r.get('unsplit_config', '-')} | "
-                     + (f"{r['unsplit_gbs']:.0f}" if "unsplit_gbs" in r else "-")
-                     + f" | {r['cublas_gbs']:.0f} | {r['ratio']:.2f} | {'ok' if ok else 'FAIL'} |")
+        dev = (f"{r['tilec_dev_gbs'] / r['cublas_dev_gbs']:.2f}" if r.get("tilec_dev_gbs") and r.get("cublas_dev_gbs")
+               else "-")
+        lines.append(f"| {r['case']} | {r['config']} | {f(r, 'tilec_gbs')} | {f(r, 'tilec_dev_gbs')} | "
+                     f"{r.get('unsplit_config', '-')} | {f(r, 'unsplit_gbs')} | {f(r, 'unsplit_dev_gbs')} | "
+                     f"{f(r, 'cublas_gbs')} | {f(r, 'cublas_dev_gbs')} | {dev} | {f(r, 'tilec_host_us')} | "
+                     f"{'ok' if ok else 'FAIL'} |")
     return "\n".join(lines)
 
 
@@ -301,6 +353,13 @@ def main(argv=None) -> int:
         row["cublas_ok"] = within_bound(ct, a, b)
         t = median_ms(lambda: torch.matmul(a, b, out=ct))  # noqa: B023 - run now
         row["cublas_tflops"], row["cublas_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        if args.decode:
+            def gbs(ms, nbytes=nbytes):
+                return None if ms is None else nbytes / ms / 1e6
+
+            row["tilec_dev_gbs"] = gbs(device_ms(lambda: tilec.matmul(a, b, out=c)))  # noqa: B023 - run now
+            row["cublas_dev_gbs"] = gbs(device_ms(lambda: torch.matmul(a, b, out=ct)))  # noqa: B023 - run now
+            row["tilec_host_us"] = host_us(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
         if args.decode and gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).split_k > 1:
             with unsplit(gemm):
                 row["unsplit_config"] = gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).name
@@ -308,6 +367,7 @@ def main(argv=None) -> int:
                 tilec.matmul(a, b, out=c)
                 row["unsplit_ok"] = within_bound(c, a, b)
                 t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
+                row["unsplit_dev_gbs"] = gbs(device_ms(lambda: tilec.matmul(a, b, out=c)))  # noqa: B023 - run now
             row["unsplit_gbs"] = nbytes / t / 1e6
         if tri is not None:
             import triton
