@@ -43,6 +43,7 @@ the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,11 +179,12 @@ def unit_steps(c: GemmConfig, k: int) -> int:
     return steps if c.split_k == 1 else cdiv(cdiv(steps, c.split_k), c.stages) * c.stages
 
 
-def splits(c: GemmConfig, k: int) -> list[GemmConfig]:
-    """`c` split S = 2 .. `MAX_SPLIT_K` ways (named `<c.name>:splitK<S>`), each S
-    whose every split has K steps of its own: (S - 1) unit steps < ceil(K / bk)."""
+def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
+    """`c` split S = 2 .. `most` (default `MAX_SPLIT_K`) ways (named
+    `<c.name>:splitK<S>`), each S whose every split has K steps of its own: (S - 1)
+    unit steps < ceil(K / bk)."""
     out, steps = [], -(-k // c.bk)
-    for split in range(2, MAX_SPLIT_K + 1):
+    for split in range(2, (MAX_SPLIT_K if most is None else most) + 1):
         d = dataclasses.replace(c, split_k=split, name=f"{c.name}:splitK{split}")
         if (split - 1) * unit_steps(d, k) < steps:
             out.append(d)
@@ -258,15 +260,24 @@ def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | 
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
-    taken = _wave(m, n, sms, tgt, fp8, block_scales)
     if k is None or m > DECODE_MAX_M:
-        return taken
+        return _wave(m, n, sms, tgt, fp8, block_scales)
+    return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
+
+
+@functools.lru_cache(maxsize=1024)
+def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, b_kmajor: bool,
+                   most: int) -> GemmConfig:
+    """`choose_config`'s decode rule at M's bucket `m` (the tiles of M's rows, the swap's
+    columns and the partials are those of the bucket's largest M), splits up to `most`;
+    cached: a call of `tilec.matmul` pays for the candidates once per shape."""
+    taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
     if b_kmajor and m <= SWAP_AB_MAX_M:
         swap = swap_config(m, fp8, block_scales)
-        candidates += [swap] + (splits(swap, k) if not block_scales else [])
+        candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
     if not fp8:
-        candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k)
+        candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))
