@@ -235,9 +235,11 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
     return -(-units // sms) * per + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
 
 
-def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
+def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
                   fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
-    """The configuration of an M x N (x K) output on `sms` multiprocessors.
+    """The configuration of an M x N (x K) output on `sms` multiprocessors (None: the
+    Target's `multiprocessors`; `tilec.matmul` passes the device's count) of `tgt`
+    (default sm_90a).
 
     The wave rule (the module docstring) from `CONFIGS` (`FP8_CONFIGS` for 8-bit
     operands, `FP8_BLOCK_CONFIGS` for block-scaled ones). Decode sizes (M <=
@@ -260,6 +262,9 @@ def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | 
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
+    sms = sms or tgt.multiprocessors
+    if not sms:
+        raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
         return _wave(m, n, sms, tgt, fp8, block_scales)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)

@@ -125,6 +125,20 @@ def test_the_documented_table(shape):
             assert choose_config(m, n, 132, k=k, b_kmajor=True).name.endswith(expected), (m, n, k)
 
 
+def test_the_multiprocessors_come_from_the_target_unless_given():
+    """`choose_config` without `sms` reads the Target's (132 for sm_90a); `tilec.matmul`
+    passes the device's: on an H100 PCIe's 114 the 96 tiles of QKV are one round that no
+    split shortens (384 units would take 4 rounds of a quarter)."""
+    from tilec.support.diagnostics import TilecError
+    from tilec.support.target import target
+
+    assert target("sm_90a").multiprocessors == 132
+    assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
+    assert choose_config(1, 6144, 114, k=4096, b_kmajor=True).name == "64x16x64:8:swapAB"
+    with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
+        choose_config(1, 6144, tgt=target("sm_80"), k=4096)
+
+
 def test_no_split_at_large_shapes():
     for m, n, k in ((4096, 4096, 4096), (4000, 4000, 4000), (2048, 14336, 4096), (8192, 8192, 8192)):
         for kmajor in (False, True):
