@@ -186,7 +186,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
     (`g.B`) A^T (K x M, K-major), its C (`g.C`, and `g.Res`) C^T (N x M, strides (1,
     N)); `g.gm` block rows of N, `g.gn` block columns of the run-time M; `g.swap` says
-    the per-column vectors of the epilogue (bias, scales) run along the rows."""
+    the per-column vectors of the epilogue (bias, scales) run along the rows; with
+    `split_k`, `g.W` is the workspace seen as N x M x S (strides (1, N, M N)) and
+    `g.reduce_views` the M x N views the reduction takes instead (`W`, `C`, `Res`, and
+    `swap` False)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -303,7 +306,8 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
-    tile). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    tile; not persistent, a third grid axis of S, `g.split`). Sets `g.bx`, `g.by` (not
+    persistent) or `g.pid`."""
     p = g.p
     if split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
         grid = (g.gm, g.gn, p.constant(split).named("splits"))
@@ -463,7 +467,10 @@ def gemm_hopper_ws(
     taking the s-th of S equal ranges of K steps (the steps past K add zeros, as the
     TMA fills them) and storing its f32 partial product into the workspace `pw`
     (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
-    and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
+    and applies the epilogue once (the same bits on every run). Needs `persistent`
+    (the units walked over the blocks) or `swap_ab` (one block a unit, the grid's
+    third axis the split; C^T's partial stored through a view of the workspace with
+    strides (1, N, M N), so the reduction reads M x N), no chunks, no pingpong, no TMA
     epilogue.
 
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
@@ -488,7 +495,7 @@ def gemm_hopper_ws(
     layout (no TMA store), the bias and scales run along its rows. The arguments are
     the same as without it; with `block_scales` A's scales run along its columns and
     B's along its rows (`bm` dividing 128). Needs `m` None, `b_kmajor`, no
-    persistence, grouping, pingpong, chunks, split-K or TMA epilogue.
+    persistence, grouping, pingpong, chunks or TMA epilogue (split-K: above).
     """
     from tilec.compiler.kernel_builder import Value
 
