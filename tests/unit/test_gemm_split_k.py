@@ -1,5 +1,5 @@
-"""Split-K for the decode sizes (docs/matmul.md, "Decode sizes"): the swapped program
-split along K (`gemm_hopper_ws(swap_ab=True, split_k=S)`: the grid's third axis is the
+"""Split-K for the decode sizes (docs/matmul.md, "Decode sizes"): the 64-row split
+tile at S = 2, 3, 4; the swapped program split along K (`gemm_hopper_ws(swap_ab=True, split_k=S)`: the grid's third axis is the
 split, each unit's f32 partial of C^T stored into the workspace seen as N x M x S, the
 reduction reading it M x N, summing the S partials in order and applying the epilogue
 once), the 128-row split tile (two consumer warpgroups) of M 65-128, on the reference
@@ -45,6 +45,18 @@ def test_swapped_split_k_after_the_default_pipeline():
     run_pipeline(module, "default")
     ops = _operands(m, n, k, WIDEST, seed=7)
     _check(_run(module, m, n, WIDEST, ops, b_kmajor=True, split_k=split), ops, WIDEST)
+
+
+@pytest.mark.parametrize("split", [2, 3, 4])
+@pytest.mark.parametrize("ep", [Epilogue(), WIDEST], ids=["plain", "widest"])
+def test_split_k_of_64_row_tiles(split, ep):
+    """The split tile of M <= 64 (64 x 128, persistent over 7 blocks, B row-major) at
+    K = 1000 (as above), M = 1 and 37 (one program)."""
+    n, k = 200, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=128, bk=64, stages=2, persistent=7, split_k=split, epilogue=ep)
+    for m in (1, 37):
+        ops = _operands(m, n, k, ep, seed=m + split)
+        _check(_run(module, m, n, ep, ops, split_k=split), ops, ep)
 
 
 @pytest.mark.parametrize(("split", "b_kmajor", "level"), [(2, False, "layout"), (3, True, "lowered")])
