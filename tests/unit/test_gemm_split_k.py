@@ -1,13 +1,14 @@
-"""Split-K for the decode sizes (docs/matmul.md, "Decode sizes"): the 64-row split
-tile at S = 2, 3, 4; the swapped program split along K (`gemm_hopper_ws(swap_ab=True,
+"""Split-K for the decode sizes (docs/matmul.md, "Decode sizes"): the 64-row split tile
+at S = 2, 3, 4; the swapped program split along K (`gemm_hopper_ws(swap_ab=True,
 split_k=S)`: the grid's third axis is the split, each unit's f32 partial of C^T stored
 into the workspace seen as N x M x S, the reduction reading it M x N, summing the S
 partials in order and applying the epilogue once), the 128-row split tile (two
-consumer warpgroups) of M 65-128, on the reference executor at ragged shapes (K not a multiple of the split's span, splits whose last steps
-lie past K) against float64 within the documented bound, workspace and output poisoned;
-the decode rule's choices (`choose_config`, `decode_cost`, `splits`); NVRTC compiles of
-the split configurations without spills; `tilec.matmul` passing the workspace. The GPU
-tests are tests/gpu/test_matmul_gpu.py's `test_split_k_*`."""
+consumer warpgroups) of M 65-128, on the reference executor at ragged shapes (K not a
+multiple of the split's span, splits whose last steps lie past K) against float64
+within the documented bound, workspace and output poisoned; the decode rule's choices
+(`choose_config`, `decode_cost`, `splits`); NVRTC compiles of the split configurations
+without spills; `tilec.matmul` passing the workspace. The GPU tests are
+tests/gpu/test_matmul_gpu.py's `test_split_k_*`."""
 
 from __future__ import annotations
 
