@@ -21,20 +21,20 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 `ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
-memory exceeds the Target's are never taken. Decode sizes, M <= 128 where the 64 x 128
-tiles of C fill at most half of the multiprocessors: split-K (`split_factor`), the
-K steps of each tile divided among S units of work so that the tiles times S fill
-them, the f32 partial products summed by a second launch that applies the epilogue
-(`gemm_hopper_ws(split_k=S)`); S depends on N, K, the multiprocessors and M only
-through its 64-row blocks, so one kernel serves every M <= 64 and one M 65 to 128.
-With B K-major (a Linear weight) and M <= 64, swap A/B (`swap_config`: C^T = B^T A^T,
-N on the wgmma's rows, M its columns) where its `decode_cost`, the bytes of B the
-busiest multiprocessor streams, is at most split-K's (or the wave rule's pick).
+memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
+regime): the configuration of least `decode_cost`, the bytes the busiest
+multiprocessor streams, among the swap A/B (`swap_config`: C^T = B^T A^T, N on the
+wgmma's rows, M its columns; B K-major, M <= 64) unsplit or split, the split-K tile of
+M's rows (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
+tile's K steps among S units of work, each storing its f32 partial product into a
+workspace; a second launch sums the S partials in order (deterministic) and applies
+the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
+bucket (`m_bucket`: 16, 32, 64, 128), so one kernel serves every M of a bucket.
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
 configurations of `FP8_CONFIGS` (the same tiles with K steps of 128: 128-byte rows of
-8-bit elements) by the same rule, without split-K, and per-tensor scales applied to
-the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
+8-bit elements) by the same rule (split-K only for the swap), and per-tensor scales
+applied to the accumulator first (`Epilogue.scale`), as `torch._scaled_mm`. Block scales
 (DeepSeek-V3's: f32 per row and 128 of K of A, per 128 x 128 block of B) take
 `FP8_BLOCK_CONFIGS`: each K block's product multiplied by its scales and added into
 the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
@@ -43,6 +43,7 @@ the f32 accumulator in the K loop (`gemm_hopper_ws(block_scales=True)`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +83,8 @@ class GemmConfig:
         one block a tile, not persistent)."""
         if self.swap_ab:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
-                    **({"block_scales": True} if self.block_scales else {})}
+                    **({"block_scales": True} if self.block_scales else {}),
+                    **({"split_k": self.split_k} if self.split_k > 1 else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
@@ -141,27 +143,52 @@ warpgroup would need 256 registers. The efficiencies are estimates until measure
 (benchmarks/matmul_bench.py's block-scaled rows)."""
 
 
-SPLIT_K = GemmConfig("64x128x64:4:splitK", 64, 128, 64, 4, efficiency=0.0, group=1)
-"""The split-K configuration of small M (`choose_config`), its `split_k` set per
-shape: 64 x 128 tiles, one consumer warpgroup, the f32 partial products reduced by a
-second launch."""
+SPLIT_K_TILES = (
+    GemmConfig("64x128x64:4", 64, 128, 64, 4, efficiency=0.0, group=1),
+    GemmConfig("128x128x64:4", 128, 128, 64, 4, efficiency=0.0, group=1),
+)
+"""The split-K tiles of the decode sizes (`choose_config`), their `split_k` set per
+shape: 64 x 128 (one consumer warpgroup) for M <= 64, 128 x 128 (two) for M 65-128,
+so that a unit loads its columns of B once for all of M's rows; persistent, the f32
+partial products reduced by a second launch."""
 
 MAX_SPLIT_K = 16
 
-SPLIT_K_MAX_M = 128
-"""The decode sizes: split-K is considered up to this M."""
+DECODE_MAX_M = 128
+"""The decode sizes (the memory-bound regime): up to this M, `choose_config` takes the
+configuration of least `decode_cost` (split-K and the swap among them)."""
+
+M_BUCKETS = (16, 32, 64, 128)
+"""The decode rule sees M only through the least of these that holds it (`decode_cost`'s
+partial products), so one kernel serves every M of a bucket."""
 
 
-def split_factor(m: int, n: int, k: int, sms: int) -> int:
-    """How many ways split-K divides K for an M x N output (M <= `SPLIT_K_MAX_M`):
-    enough units of work (the 64 x 128 tiles times S) for the multiprocessors, at most
-    `MAX_SPLIT_K`, each split at least one round of the ring (`stages` K steps); 1 (no
-    split) where the tiles alone fill half of the multiprocessors."""
-    tiles = -(-m // SPLIT_K.bm) * -(-n // SPLIT_K.bn)
-    if 2 * tiles > sms:
-        return 1
-    steps = -(-k // SPLIT_K.bk)
-    return max(1, min(sms // tiles, MAX_SPLIT_K, steps // SPLIT_K.stages))
+def m_bucket(m: int) -> int:
+    """The least of `M_BUCKETS` that holds M (M <= `DECODE_MAX_M`)."""
+    return next(b for b in M_BUCKETS if b >= m)
+
+
+def unit_steps(c: GemmConfig, k: int) -> int:
+    """The K steps of `c.bk` one unit of work of `c` takes: all of K's (S = 1), else a
+    split's, ceil(ceil(K / bk) / S) rounded up to the ring's `stages` (the program's
+    `nk`; the last split's steps past K add zeros)."""
+    def cdiv(a: int, b: int) -> int:
+        return -(-a // b)
+
+    steps = cdiv(k, c.bk)
+    return steps if c.split_k == 1 else cdiv(cdiv(steps, c.split_k), c.stages) * c.stages
+
+
+def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
+    """`c` split S = 2 .. `most` (default `MAX_SPLIT_K`) ways (named
+    `<c.name>:splitK<S>`), each S whose every split has K steps of its own: (S - 1)
+    unit steps < ceil(K / bk)."""
+    out, steps = [], -(-k // c.bk)
+    for split in range(2, (MAX_SPLIT_K if most is None else most) + 1):
+        d = dataclasses.replace(c, split_k=split, name=f"{c.name}:splitK{split}")
+        if (split - 1) * unit_steps(d, k) < steps:
+            out.append(d)
+    return out
 
 
 SWAP_AB_MAX_M = 64
@@ -189,57 +216,81 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False) -> GemmCo
 
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
     """The decode rule's cost of configuration `c` for M x N x K (memory-bound: the
-    bytes of DRAM the busiest multiprocessor streams): units of work over the
-    multiprocessors, ceil(units / sms) rounds, each the bytes of B a unit loads (`bm`
-    rows of N swapped, else `bn`, over its span of K; A's M x K is read from DRAM once
-    and by every unit from L2, so it does not count); split-K's units also write and
-    read back their f32 partials and pay `SPLIT_K_LAUNCH_BYTES` for the second launch."""
-    eb = c.operand_bytes
+    bytes the busiest multiprocessor streams): the units of work (tiles times
+    `c.split_k`) over the multiprocessors, ceil(units / sms) rounds, each the bytes of
+    B a unit loads (`bm` rows of N swapped, else `bn` columns, over the K of its
+    `unit_steps`; A's M x K is read from DRAM once and by every unit from L2, so it
+    does not count); split units also write and read back their f32 partial, a tile of
+    `m_bucket(M)` rows (columns swapped) at most, and pay `SPLIT_K_LAUNCH_BYTES` once
+    for the reduction's launch."""
+    span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
     if c.swap_ab:
-        units, per, extra = -(-n // c.bm), c.bm * k * eb, 0
+        units, per, partial = -(-n // c.bm), c.bm * span, c.bm * c.bn
     else:
-        rows = min(m, c.bm)
-        units = -(-m // c.bm) * -(-n // c.bn) * c.split_k
-        per = c.bn * -(-k // c.split_k) * eb
-        extra = 0
-        if c.split_k > 1:
-            per += 2 * rows * c.bn * 4
-            extra = SPLIT_K_LAUNCH_BYTES
-    return -(-units // sms) * per + extra
+        units, per = -(-m // c.bm) * -(-n // c.bn), c.bn * span
+        partial = min(c.bm, m_bucket(m)) * c.bn if m <= DECODE_MAX_M else c.bm * c.bn
+    units *= c.split_k
+    if c.split_k > 1:
+        per += 2 * partial * 4
+    return -(-units // sms) * per + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
 
 
-def choose_config(m: int, n: int, sms: int, tgt: Target | None = None, k: int | None = None,
+def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
                   fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
-    """The configuration of an M x N (x K) output on `sms` multiprocessors (the module
-    docstring's rule; split-K where M <= 128 and K is given; from `FP8_CONFIGS`, without
-    split-K, for 8-bit operands; from `FP8_BLOCK_CONFIGS` for block-scaled ones).
+    """The configuration of an M x N (x K) output on `sms` multiprocessors (None: the
+    Target's `multiprocessors`; `tilec.matmul` passes the device's count) of `tgt`
+    (default sm_90a).
 
-    Decode sizes with B K-major (`b_kmajor`: a `torch.nn.Linear` weight), M <=
-    `SWAP_AB_MAX_M` and K given: the swapped configuration (`swap_config`, C^T = B^T
-    A^T: the weight's rows ride the wgmma's 64 rows, M its N) is taken where its
-    `decode_cost` is at most that of the configuration taken otherwise (split-K, or
-    the wave rule's for FP8). Memory-bound, the cost is the bytes the busiest
-    multiprocessor streams: split-K's S units per 64 x 128 tile spread a narrow N over
-    more multiprocessors (Llama's O projection, N = K = 4096 at M = 1: 128 units of
-    a quarter of K beside the swap's 64 of all of it), the swap saves the second
-    launch and the partials where it fills the multiprocessors by itself (N = K =
-    8192: 128 tiles of 64 rows)."""
+    The wave rule (the module docstring) from `CONFIGS` (`FP8_CONFIGS` for 8-bit
+    operands, `FP8_BLOCK_CONFIGS` for block-scaled ones). Decode sizes (M <=
+    `DECODE_MAX_M`, K given; the memory-bound regime): the configuration of least
+    `decode_cost`, the bytes the busiest multiprocessor streams, among, in this order
+    (ties to the earlier):
+
+    - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`:
+      the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
+      the wgmma's 64 rows, M its N), unsplit, then split S = 2, 3, ... ways (`splits`;
+      16-bit and per-tensor FP8 operands);
+    - with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`: 64 x 128
+      for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
+    - the wave rule's configuration.
+
+    So the output's tiles are split along K where they leave multiprocessors idle and
+    K is long enough to pay for the partials and the reduction's launch: Llama's QKV
+    (N = 6144, K = 4096) at M = 1 on 132 SMs takes the swap split 4 ways (384 units),
+    8192^2 at M = 1 the swap alone (128 tiles, one round), 4096^3 the wave rule. The
+    rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
+    serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
-    taken = _choose(m, n, sms, tgt, k, fp8, block_scales)
-    if k is not None and b_kmajor and m <= SWAP_AB_MAX_M:
+    sms = sms or tgt.multiprocessors
+    if not sms:
+        raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
+    if k is None or m > DECODE_MAX_M:
+        return _wave(m, n, sms, tgt, fp8, block_scales)
+    return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
+
+
+@functools.lru_cache(maxsize=1024)
+def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, b_kmajor: bool,
+                   most: int) -> GemmConfig:
+    """`choose_config`'s decode rule at M's bucket `m` (the tiles of M's rows, the swap's
+    columns and the partials are those of the bucket's largest M), splits up to `most`;
+    cached: a call of `tilec.matmul` pays for the candidates once per shape."""
+    taken = _wave(m, n, sms, tgt, fp8, block_scales)
+    candidates = []
+    if b_kmajor and m <= SWAP_AB_MAX_M:
         swap = swap_config(m, fp8, block_scales)
-        if swap.smem_bytes() <= tgt.smem_per_block and decode_cost(swap, m, n, k, sms) <= decode_cost(
-                taken, m, n, k, sms):
-            return swap
-    return taken
+        candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+    if not fp8:
+        candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
+    candidates.append(taken)
+    fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
+    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))
 
 
-def _choose(m: int, n: int, sms: int, tgt: Target, k: int | None, fp8: bool, block_scales: bool) -> GemmConfig:
-    """`choose_config` without the swap: split-K for decode sizes, else the wave rule."""
-    if k is not None and m <= SPLIT_K_MAX_M and not fp8:
-        split = split_factor(m, n, k, sms)
-        if split > 1:
-            return dataclasses.replace(SPLIT_K, name=f"{SPLIT_K.name}{split}", split_k=split)
+def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:
+    """The wave rule (the module docstring): the configuration of least
+    ceil(tiles / sms) * bm * bn / efficiency that fits the Target's shared memory."""
     best, best_cost = None, 0.0
     for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:

@@ -186,7 +186,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
     (`g.B`) A^T (K x M, K-major), its C (`g.C`, and `g.Res`) C^T (N x M, strides (1,
     N)); `g.gm` block rows of N, `g.gn` block columns of the run-time M; `g.swap` says
-    the per-column vectors of the epilogue (bias, scales) run along the rows."""
+    the per-column vectors of the epilogue (bias, scales) run along the rows; with
+    `split_k`, `g.W` is the workspace seen as N x M x S (strides (1, N, M N)) and
+    `g.reduce_views` the M x N views the reduction takes instead (`W`, `C`, `Res`, and
+    `swap` False)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -248,6 +251,13 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             g.W = p.view(pw, f"(?,{n},{split_k}):({n},1,?)", dynamic=[g.m, mn]).named("W")
         else:
             g.W = p.view(pw, f"({m},{n},{split_k}):({n},1,{m * n})").named("W")
+        g.reduce_views = {}  # what the reduction sees differently from the units
+        if swap_ab:  # the units store C^T's partials (W seen as N x M x S); the reduction reads M x N
+            g.reduce_views = {"swap": False, "W": g.W}
+            g.W = p.view(pw, f"({n},?,{split_k}):(1,{n},?)", dynamic=[g.m, mn]).named("WT")
+            by_name = dict(zip((name for name, _, _ in views), ptrs))
+            for name in ("C", "Res") if epilogue.residual else ("C",):
+                g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
     nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
@@ -296,9 +306,12 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
-    tile). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    tile; not persistent, a third grid axis of S, `g.split`). Sets `g.bx`, `g.by` (not
+    persistent) or `g.pid`."""
     p = g.p
-    if split > 1:  # persistent: the tiles' S units of work
+    if split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
+        grid = (g.gm, g.gn, p.constant(split).named("splits"))
+    elif split > 1:  # persistent: the tiles' S units of work
         units = (g.gm * g.gn).named("tiles")
         g.ntiles = (units * p.constant(split).named("splits")).named("ntiles")
         grid = (p.minui(g.ntiles, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
@@ -321,6 +334,8 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
                 _grouped(g, m, n, bm, bn, group, g.pid)
         else:
             g.bx, g.by = k.bx, k.by
+            if split > 1:
+                g.split = k.bz.named("split")
         yield
 
 
@@ -452,7 +467,10 @@ def gemm_hopper_ws(
     taking the s-th of S equal ranges of K steps (the steps past K add zeros, as the
     TMA fills them) and storing its f32 partial product into the workspace `pw`
     (`W[:, :, s]`); a second launch (`_split_k_reduce`) sums the S partials in order
-    and applies the epilogue. Needs `persistent`, no chunks, no pingpong, no TMA
+    and applies the epilogue once (the same bits on every run). Needs `persistent`
+    (the units walked over the blocks) or `swap_ab` (one block a unit, the grid's
+    third axis the split; C^T's partial stored through a view of the workspace with
+    strides (1, N, M N), so the reduction reads M x N), no chunks, no pingpong, no TMA
     epilogue.
 
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
@@ -477,7 +495,7 @@ def gemm_hopper_ws(
     layout (no TMA store), the bias and scales run along its rows. The arguments are
     the same as without it; with `block_scales` A's scales run along its columns and
     B's along its rows (`bm` dividing 128). Needs `m` None, `b_kmajor`, no
-    persistence, grouping, pingpong, chunks, split-K or TMA epilogue.
+    persistence, grouping, pingpong, chunks or TMA epilogue (split-K: above).
     """
     from tilec.compiler.kernel_builder import Value
 
@@ -488,14 +506,15 @@ def gemm_hopper_ws(
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
-    if split_k > 1 and (not persistent or pingpong or tma_epilogue or chunk):
-        raise ValueError("gemm_hopper_ws: split_k needs persistent tiles and no pingpong, TMA epilogue or chunks")
+    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
+        raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
+                         "or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
-    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk or split_k > 1
+    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk
                     or tma_epilogue):
         raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
-                         "group, pingpong, chunk, split_k or tma_epilogue")
+                         "group, pingpong, chunk or tma_epilogue")
     if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % (bm if swap_ab else bc)
                          or pingpong
                          or split_k > 1 or epilogue.scale):
@@ -553,6 +572,8 @@ def gemm_hopper_ws(
             only the block's tiles c, c + 2, ... (consumer c's)."""
             if not persistent:
                 g.base = p.constant(0).named("base")
+                if split_k > 1:  # (swapped) the grid's third axis is the split
+                    g.kbase = (g.split * g.nk).named("kbase")
                 chunk_columns()
                 return body()
             first, step = g.pid, g.nprog
@@ -694,7 +715,9 @@ def gemm_hopper_ws(
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
     if split_k > 1:
-        _split_k_reduce(g, m, n, split_k, epilogue)
+        from types import SimpleNamespace
+
+        _split_k_reduce(SimpleNamespace(**{**vars(g), **g.reduce_views}), m, n, split_k, epilogue)
     return p.module
 
 

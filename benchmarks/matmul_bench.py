@@ -5,7 +5,16 @@ Llama-3-8B projections (QKV 4096 -> 6144, O 4096 -> 4096, gate+up 4096 -> 28672,
 in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 (+ the cast to bf16) against the plain GEMM of the same shape.
 
-    python benchmarks/matmul_bench.py [--quick] [--no-triton] [--json OUT] [--md OUT]
+    python benchmarks/matmul_bench.py [--quick | --decode] [--no-triton] [--json OUT] [--md OUT]
+
+`--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
+4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
+splits K (docs/matmul.md, "Decode sizes") also timed with the configuration the rule
+takes without splits (`MAX_SPLIT_K` = 1): the "unsplit" columns. A decode GEMM takes
+a few microseconds on the GPU, less than `tilec.matmul`'s Python launch path, so
+events around one call measure the host as much as the kernels; `--decode` also
+reports the kernels' own time (`device_ms`: the sum of the CUDA kernels' durations
+per call, torch.profiler) as "device" GB/s, and the host's time of one call.
 
 Every result is checked first, output poisoned with NaN, against float64 within the
 bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the median of
@@ -42,6 +51,9 @@ LLAMA = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down
 """Llama-3-8B's projections, (N, K)."""
 
 TOKENS = (1, 16, 128, 2048, 8192)
+
+DECODE_TOKENS = (1, 8, 16, 64, 128)
+"""M of `--decode`'s rows."""
 
 FP8_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192))
 """The FP8 rows: M, N, K."""
@@ -160,8 +172,10 @@ def fp8_rows(sms: int) -> list[dict]:
     return out
 
 
-def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
+def cases(quick: bool, decode: bool = False) -> list[tuple[str, int, int, int, bool]]:
     """(label, M, N, K, B as a torch.nn.Linear weight's transpose)."""
+    if decode:
+        return [(f"{name} M={m}", m, n, k, True) for name, (n, k) in LLAMA.items() for m in DECODE_TOKENS]
     out = [("4000^3", 4000, 4000, 4000, False), ("3000x5000x7000", 3000, 5000, 7000, False)]
     for name, (n, k) in LLAMA.items():
         for m in TOKENS if not quick else (1, 2048):
@@ -169,10 +183,84 @@ def cases(quick: bool) -> list[tuple[str, int, int, int, bool]]:
     return out
 
 
+def device_ms(fn, reps: int = 20) -> float | None:
+    """The kernels' time per call of `fn` in ms: the sum of the durations of the CUDA
+    kernels torch.profiler (CUPTI) records over `reps` calls, divided by `reps` (the
+    host's launch path and the gaps between kernels left out); None where the profiler
+    records no kernel."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    try:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(reps):
+                fn()
+            torch.cuda.synchronize()
+        us = 0.0
+        for e in prof.key_averages():
+            if str(e.device_type).endswith("CUDA"):
+                us += getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0.0)
+    except Exception as e:  # noqa: BLE001 - a profiler that cannot run: no device time
+        print(f"device_ms: {e}")
+        return None
+    return us / reps / 1000 if us else None
+
+
+def host_us(fn, reps: int = 20) -> float:
+    """The median host time of one call of `fn` in microseconds (launches, not waited for)."""
+    import torch
+
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        times.append(1e6 * (time.perf_counter() - t0))
+    torch.cuda.synchronize()
+    return sorted(times)[reps // 2]
+
+
+class unsplit:  # noqa: N801 - used as `with unsplit(gemm):`
+    """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside."""
+
+    def __init__(self, gemm) -> None:
+        self.gemm, self.saved = gemm, gemm.MAX_SPLIT_K
+
+    def __enter__(self) -> None:
+        self.gemm.MAX_SPLIT_K = 1
+
+    def __exit__(self, *exc) -> None:
+        self.gemm.MAX_SPLIT_K = self.saved
+
+
 def _kernels(row: dict) -> str:
     """The row's "kernels" cell: compiled by its first call (all so far); a run recorded
     before the first count was kept has only all so far."""
     return f"{row['compiled']} ({row['kernels']})" if "compiled" in row else str(row["kernels"])
+
+
+def decode_markdown(rows: list[dict], title: str) -> str:
+    """`--decode`'s table: GB/s of the bytes the GEMM must move, tilec's configuration and
+    the rule's without splits beside cuBLAS."""
+    def f(r: dict, key: str) -> str:
+        return "-" if r.get(key) is None else f"{r[key]:.0f}"
+
+    lines = [title, "", "GB/s of the bytes the GEMM must move: events around one call (host included), and the "
+             "kernels' own time (device)", "",
+             "| case | tilec config | tilec GB/s | tilec device GB/s | unsplit config | unsplit GB/s | "
+             "unsplit device GB/s | cuBLAS GB/s | cuBLAS device GB/s | tilec / cuBLAS (device) | tilec host us | "
+             "check |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ok = r["tilec_ok"] and r["cublas_ok"] and r.get("unsplit_ok", True)
+        dev = (f"{r['tilec_dev_gbs'] / r['cublas_dev_gbs']:.2f}" if r.get("tilec_dev_gbs") and r.get("cublas_dev_gbs")
+               else "-")
+        lines.append(f"| {r['case']} | {r['config']} | {f(r, 'tilec_gbs')} | {f(r, 'tilec_dev_gbs')} | "
+                     f"{r.get('unsplit_config', '-')} | {f(r, 'unsplit_gbs')} | {f(r, 'unsplit_dev_gbs')} | "
+                     f"{f(r, 'cublas_gbs')} | {f(r, 'cublas_dev_gbs')} | {dev} | {f(r, 'tilec_host_us')} | "
+                     f"{'ok' if ok else 'FAIL'} |")
+    return "\n".join(lines)
 
 
 def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
@@ -226,6 +314,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="M in {1, 2048} only")
+    ap.add_argument("--decode", action="store_true", help="the decode sizes only, beside the rule without splits")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--md")
@@ -240,7 +329,7 @@ def main(argv=None) -> int:
             print(f"Triton unavailable: {e}")
     rows = []
     started = time.time()
-    for label, m, n, k, linear in cases(args.quick):
+    for label, m, n, k, linear in cases(args.quick, args.decode):
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         if linear:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it: B K-major
@@ -264,6 +353,22 @@ def main(argv=None) -> int:
         row["cublas_ok"] = within_bound(ct, a, b)
         t = median_ms(lambda: torch.matmul(a, b, out=ct))  # noqa: B023 - run now
         row["cublas_tflops"], row["cublas_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        if args.decode:
+            def gbs(ms, nbytes=nbytes):
+                return None if ms is None else nbytes / ms / 1e6
+
+            row["tilec_dev_gbs"] = gbs(device_ms(lambda: tilec.matmul(a, b, out=c)))  # noqa: B023 - run now
+            row["cublas_dev_gbs"] = gbs(device_ms(lambda: torch.matmul(a, b, out=ct)))  # noqa: B023 - run now
+            row["tilec_host_us"] = host_us(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
+        if args.decode and gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).split_k > 1:
+            with unsplit(gemm):
+                row["unsplit_config"] = gemm.choose_config(m, n, sms, k=k, b_kmajor=linear).name
+                c.fill_(float("nan"))
+                tilec.matmul(a, b, out=c)
+                row["unsplit_ok"] = within_bound(c, a, b)
+                t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
+                row["unsplit_dev_gbs"] = gbs(device_ms(lambda: tilec.matmul(a, b, out=c)))  # noqa: B023 - run now
+            row["unsplit_gbs"] = nbytes / t / 1e6
         if tri is not None:
             import triton
 
@@ -275,9 +380,9 @@ def main(argv=None) -> int:
         row["ratio"] = row["tilec_tflops"] / row["cublas_tflops"]
         rows.append(row)
         print(json.dumps(row), flush=True)
-    # a new M of a cached kernel: no compile (QKV at M = 1999 after 2048, M = 3 after 1 and 16)
+    # a new M of a cached kernel: no compile (QKV at M = 1999 after 2048 (--decode: 100 after 128), M = 3 after 1)
     new_m = []
-    for m, seen in ((1999, 2048), (3, 1)):
+    for m, seen in ((100, 128), (3, 1)) if args.decode else ((1999, 2048), (3, 1)):
         n, k = LLAMA["qkv"]
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
@@ -287,6 +392,20 @@ def main(argv=None) -> int:
         torch.cuda.synchronize()
         new_m.append({"m": m, "after": seen, "first_call_s": time.time() - t0, "compiled": len(gemm._kernels) - before})
         print(json.dumps(new_m[-1]), flush=True)
+    if args.decode:
+        table = decode_markdown(rows, f"tilec.matmul decode sizes, bf16, {dev} ({sms} SMs); "
+                                      f"{time.time() - started:.0f} s")
+        if args.json:
+            from run_info import run_info  # benchmarks/ (this script's folder)
+
+            with open(args.json, "w") as f:
+                json.dump({**run_info(dev), "rows": rows, "new_m": new_m}, f, indent=1)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(table + "\n")
+        print(table)
+        oks = [r["tilec_ok"] and r.get("unsplit_ok", True) for r in rows]
+        return 0 if all(oks) and not any(x["compiled"] for x in new_m) else 1
     # the epilogue: bias + SiLU (+ the cast) against the plain GEMM of one shape
     m, n, k = 8192, 28672, 4096
     g = torch.Generator(device="cuda").manual_seed(1)

@@ -51,6 +51,11 @@ class Target:
     """The widest access of one thread (a 16-byte vector)."""
     fmad: bool = False
     """Let NVRTC contract a*b+c into an FMA (see the module docstring)."""
+    multiprocessors: int = 0
+    """The multiprocessors of the architecture's reference part (sm_90: the H100 SXM's
+    and the H200's 132), which rules that size grids to the GPU read where no device is
+    at hand (`tilec.gemm.choose_config`); 0: unknown. A caller with the device passes
+    its own count instead (an H100 PCIe has 114)."""
 
     @property
     def sm(self) -> int:
@@ -71,8 +76,8 @@ TARGETS = {
     "sm_80": Target("sm_80", 163 * KIB, _AMPERE),
     "sm_86": Target("sm_86", 99 * KIB, _AMPERE),
     "sm_89": Target("sm_89", 99 * KIB, _AMPERE),
-    "sm_90": Target("sm_90", 227 * KIB, _HOPPER),
-    "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}),
+    "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132),
+    "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132),
 }
 """The architectures tilec knows (sm_80 and newer: cp.async is the floor)."""
 

@@ -90,6 +90,26 @@ def test_fp8_swap_ab_decode(shape):
     assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
 
 
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 14336)])
+def test_fp8_swap_ab_split_k_decode(shape):
+    """FP8 decode sizes where the rule splits the swap along K: the reduction multiplies
+    the summed f32 partials by the scales, then adds the bias; two runs give the same bits."""
+    from tilec import gemm
+
+    torch = _torch()
+    m, n, k = shape
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    config = gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True)
+    assert config.swap_ab and config.split_k > 1
+    a, w, sa, sb = _case(torch, m, n, k, seed=m)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias)
+    again = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias)
+    assert torch.equal(got, again)
+    ok = fp8_within_bound(_f64(got), _f64(a), _f64(w).T, float(sa) * float(sb), _f64(bias))
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
+
+
 def test_fp8_e5m2_float_scales_bias_silu():
     torch = _torch()
     m, n, k = 300, 512, 1024

@@ -102,6 +102,44 @@ def test_swap_ab_decode(shape):
     _check(torch, *shape, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "kmajor"), [(1, True), (8, True), (16, True), (1, False), (16, False),
+                                         (128, True), (128, False), (100, True)])
+def test_split_k_decode_shapes(m, kmajor):
+    """Llama's QKV projection (N = 6144, K = 4096) at decode sizes: the rule splits K
+    (the swap at M <= 16 with a Linear weight, the 64 x 128 tile with B row-major, the
+    128 x 128 tile at M 65-128), the widest epilogue applied once after the reduction,
+    against float64; two runs give the same bits (the partials are summed in order)."""
+    torch = _torch()
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    n, k = 6144, 4096
+    config = gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor)
+    assert config.split_k > 1 and config.swap_ab == (kmajor and m <= 16)
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=kmajor, seed=m)
+    g = torch.Generator(device="cuda").manual_seed(m)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = w.t() if kmajor else w.t().contiguous()
+    first = tilec.matmul(a, b, activation="gelu")
+    again = [tilec.matmul(a, b, activation="gelu") for _ in range(3)]
+    torch.cuda.synchronize()
+    assert all(torch.equal(first, x) for x in again)
+
+
+def test_split_k_one_kernel_per_bucket():
+    """M 1, 5, 16 (one bucket) take one split configuration: nothing compiled after the first."""
+    torch = _torch()
+    from tilec import gemm
+
+    n, k = 6144, 4096
+    _check(torch, 1, n, k, b_kmajor=True, bias=True, seed=0)
+    before = dict(gemm._kernels)
+    for i, m in enumerate((5, 16)):
+        _check(torch, m, n, k, b_kmajor=True, bias=True, seed=i + 1)
+    assert gemm._kernels == before
+
+
 def test_swap_ab_one_kernel_for_m_up_to_16():
     torch = _torch()
     from tilec import gemm

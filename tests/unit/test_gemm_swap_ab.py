@@ -5,9 +5,10 @@ weight), C stored through a view with strides (1, N), the bias and per-tensor sc
 along the rows. On the reference executor (before and after the default pipeline) at
 ragged shapes against float64 within the documented bounds (bf16: tests/helpers/
 matmul_oracle.py; FP8: the executor's f32 sums, tests/unit/test_gemm_fp8.py's bound);
-`choose_config`'s decode rule (`decode_cost`: swap against split-K or the wave rule's
-pick); NVRTC compiles without spills. The GPU tests are tests/gpu/test_matmul_gpu.py's
-and test_matmul_fp8_gpu.py's swapped ones."""
+`choose_config`'s decode rule (`decode_cost`: the swap, unsplit or split, against
+split-K or the wave rule's pick; the split programs are tests/unit/test_gemm_split_k.py's);
+NVRTC compiles without spills. The GPU tests are tests/gpu/test_matmul_gpu.py's and
+test_matmul_fp8_gpu.py's swapped ones."""
 
 from __future__ import annotations
 
@@ -80,13 +81,14 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
 
 @pytest.mark.parametrize(("m", "n", "k", "fp8", "expected"), [
     (1, 8192, 8192, False, "64x16x64:8:swapAB"),        # 128 tiles of 64 rows fill the SMs; split-K2 pays a launch
-    (16, 6144, 4096, False, "64x16x64:8:swapAB"),
+    (16, 6144, 4096, False, "64x16x64:8:swapAB:splitK4"),   # 96 tiles: 384 units in 3 rounds of a quarter of K
     (64, 8192, 8192, False, "64x64x64:8:swapAB"),       # 33 .. 64: 64 columns
-    (17, 28672, 4096, False, "64x32x64:8:swapAB"),      # 448 tiles in 4 rounds: as many bytes as 64 x 256's one
-    (1, 4096, 4096, False, "64x128x64:4:splitK4"),      # 64 tiles of 64 rows; split-K spreads 128 units
-    (16, 4096, 14336, False, "64x128x64:4:splitK4"),
-    (1, 4096, 4096, True, "f8:64x16x128:8:swapAB"),     # FP8 has no split-K: 16 tiles of 64 x 256 otherwise
-    (65, 8192, 8192, False, "128x128x64:4:pp"),         # past the swap's M
+    (64, 6144, 4096, False, "64x64x64:8:swapAB"),       # 64 x 64 partials cost more than the idle SMs
+    (17, 28672, 4096, False, "64x32x64:8:swapAB:splitK2"),  # 448 tiles in 4 rounds, 896 halves in 7
+    (1, 4096, 4096, False, "64x16x64:8:swapAB:splitK2"),    # 64 tiles of 64 rows: 128 units, one round
+    (16, 4096, 14336, False, "64x16x64:8:swapAB:splitK2"),
+    (1, 4096, 4096, True, "f8:64x16x128:8:swapAB:splitK2"),  # FP8 splits the swap only
+    (65, 8192, 8192, False, "128x128x64:4:splitK2"),    # past the swap's M: 128-row tiles split
 ])
 def test_decode_rule(m, n, k, fp8, expected):
     assert choose_config(m, n, 132, k=k, fp8=fp8, b_kmajor=True).name == expected
@@ -104,7 +106,8 @@ def test_decode_cost():
     assert decode_cost(swap, 1, 8192 * 3, 8192, 132) == 3 * 64 * 8192 * 2  # 384 tiles: 2.9 rounds, 3
     split = choose_config(1, 8192, 132, k=8192)
     assert split.split_k == 2
-    assert decode_cost(split, 1, 8192, 8192, 132) == 128 * 4096 * 2 + 2 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
+    # the partial of M's bucket (16 rows) written and read back
+    assert decode_cost(split, 1, 8192, 8192, 132) == 128 * 4096 * 2 + 2 * 16 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
     assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 128
 
 
@@ -116,6 +119,9 @@ def test_swap_refusals():
         gemm_hopper_ws(None, 64, 64, **kw)
     with pytest.raises(ValueError, match="without persistent"):
         gemm_hopper_ws(None, 64, 64, b_kmajor=True, persistent=4, **kw)
+    with pytest.raises(ValueError, match="split_k needs persistent .or swapped. tiles and no pingpong, TMA epilogue "
+                                         "or chunks"):
+        gemm_hopper_ws(None, 64, 64, b_kmajor=True, chunk=8, split_k=2, **kw)
 
 
 @pytest.mark.parametrize(("m", "dtype", "ep"), [

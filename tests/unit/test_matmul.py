@@ -184,9 +184,11 @@ def test_configuration_rule(m, n, expected):
     (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128, 4 units each on 132 SMs
     (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
     (16, 4096, 14336, "64x128x64:4:splitK4"),
-    (16, 28672, 4096, "64x256x64:4:c128"),      # 224 tiles of 64 x 128 fill the SMs: no split
-    (65, 4096, 4096, "64x128x64:4:splitK2"),    # 2 x 32 tiles: 2 units each
-    (128, 6144, 4096, "128x128x64:4:pp"),       # 2 x 48 tiles fill more than half of the SMs
+    (16, 28672, 4096, "64x128x64:4:splitK4"),   # 224 tiles in 2 rounds; 896 quarters in 7
+    (17, 28672, 4096, "64x256x64:4:c128"),      # M's bucket of 32 rows: the partials cost more
+    (65, 4096, 4096, "128x128x64:4:splitK4"),   # 32 tiles of 128 rows: 4 units each
+    (128, 6144, 4096, "128x128x64:4:splitK2"),  # 48 tiles of 128 x 128: 2 units each
+    (128, 28672, 4096, "128x256x64:4:c128"),    # 112 tiles of 128 x 256 in one round
     (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
     (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split
 ])
