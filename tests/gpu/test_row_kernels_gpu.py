@@ -1,5 +1,5 @@
-"""On a GPU: the row kernels a user writes (examples/python/row_kernels.py, layouts left
-to `pack-rows` and `coalesce`) against PyTorch in float64 at awkward row lengths (100 and
+"""On a GPU: the row kernels a user writes (examples/python/row_kernels.py, layouts and
+warps left to `pack-rows`, `choose-warps` and `coalesce`) against PyTorch in float64 at awkward row lengths (100 and
 300: short rows packed several per block; 768, 1000, 1001 (rows not 16-byte aligned),
 3072; 50257 and 262144: loops over chunks), in f32, f16 and bf16, each compile serving
 several row counts M (1, 7, 300).
@@ -70,6 +70,16 @@ def _check(name, dtype, n, rows):
 @pytest.mark.parametrize("name", list(rk.KERNELS))
 def test_row_kernel_matches_torch_in_float64(name, dtype, n):
     _check(name, dtype, n, (1, 7, 300))
+
+
+@pytest.mark.parametrize("n", [768, 1001, 3072, 8192])
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_row_kernel_at_the_compilers_warps(name, dtype, n):
+    """The warps `choose-warps` picks (f16: half the Triton tutorial's) and the index
+    arithmetic of the emitted kernel, at the N of issue 37 and odd M (a last block of
+    the grid that is not a multiple of anything)."""
+    _check(name, dtype, n, (1, 7, 4097))
 
 
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
