@@ -397,7 +397,10 @@ def checked(key: Key, x, y, w, b) -> bool:
                for s in range(0, m, step))
 
 
-def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
+def run_case(key: Key, m: int, kernel, tri, memcpy: float, extra: dict | None = None) -> dict:
+    """One case timed: tilec's `kernel`, PyTorch, Triton's same program (`tri`) and the
+    cudaMemcpy of the same bytes, each checked first; `extra` (name -> another tilec
+    kernel of the key, e.g. with its warps written) are checked and timed beside them."""
     import cupy as cp
     import torch
     from compute_bench import ROTATE_BYTES, _event_times, interleaved
@@ -422,6 +425,10 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
 
     fns = {"tilec": tilec_fn}
     checks = {"tilec": tilec_fn}
+    for name, k in (extra or {}).items():
+        def extra_fn(i, s, k=k):
+            k(xs[i], ys[i], *vecs, m, stream=None if s is None else cp.cuda.ExternalStream(s.cuda_stream))
+        fns[name] = checks[name] = extra_fn
     try:
         torch_peer(key.kind, x[:1], w, b)
         fns["torch"] = lambda i, s: torch_peer(key.kind, xs[i], w, b)
@@ -453,7 +460,7 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
     same = tbps(nbytes, min(timed["cudaMemcpy"][0], queued))
     row["memcpy_same_bytes_tbps"] = round(same, 3)
     row["memcpy_us"] = round(1e3 * min(timed["cudaMemcpy"][0], queued), 2)
-    for name in ("tilec", "torch", "triton"):
+    for name in ("tilec", "torch", "triton", *(extra or {})):
         if name in timed:
             ms, spread, how = timed[name]
             row[name] = {"tbps": round(tbps(nbytes, ms), 3), "ratio_same_bytes": round(tbps(nbytes, ms) / same, 3),

@@ -68,10 +68,12 @@ class RowKernel:
     """The pieces of a row-wise kernel on a Program: auto layouts over the warps the
     compiler chooses, loads of a masked row tile, row reductions broadcast back over the row."""
 
-    def __init__(self, p: Program, dtype: str):
+    def __init__(self, p: Program, dtype: str, warps: int | None = None):
+        """`warps`: the block's warps where the author writes them (the launch's threads
+        are then 32 * warps), None where the launch leaves them to the compiler."""
         self.p = p
         self.dtype = element_type(dtype)
-        self.full: Attribute = AutoLayoutAttr(2, OPEN_WARPS)
+        self.full: Attribute = AutoLayoutAttr(2, OPEN_WARPS if warps is None else warps)
         self.rows: Attribute = SliceLayoutAttr(IntAttr(1), self.full)
         self.cols: Attribute = SliceLayoutAttr(IntAttr(0), self.full)
 
@@ -163,14 +165,16 @@ def _rows_program(name: str, n: int, dtype: str, extra: tuple[str, ...] = ()):
     return p, m, a, b, vs
 
 
-def softmax(n: int, dtype: str = "f32") -> Program:
-    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row of an M x N tensor."""
+def softmax(n: int, dtype: str = "f32", warps: int | None = None) -> Program:
+    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row of an M x N tensor.
+    `warps` writes the block's warps (an override, as Triton's `num_warps=`); by default
+    the compiler chooses them (`choose-warps`)."""
     if n > ONLINE_ABOVE:
         return softmax_online(n, dtype)
     block = next_pow2(n)
     p, m, a, b, _ = _rows_program("softmax", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads="auto") as k:
-        r = RowKernel(p, dtype)
+    with p.launch(grid=(m, 1, 1), threads="auto" if warps is None else 32 * warps) as k:
+        r = RowKernel(p, dtype, warps)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, float("-inf"))
         e = r.exp(x - r.over_row(r.reduce(x, "max"), block))
         r.store_row(r.normalise(e, r.over_row(r.reduce(e, "add"), block)), p.tile(b, [k.bx, 0], [1, block]))
