@@ -196,6 +196,20 @@ class EmitterBase(BasePrinter):
         self.names[value] = name
         return name
 
+    def lane(self, vector: str, vtype: VectorType, i: int) -> str:
+        """Lane `i` of the vector struct named `vector`. A 16-bit float lane is read as
+        half of the 32-bit pair it shares with its neighbour (`__low2half` /
+        `__high2half` of a `__half2`): the pair stays one register, where `v.v[i]`
+        makes NVVM split the struct into 16-bit values and ptxas merge them back with a
+        `PRMT` per lane where a branch (a masked load's `other`) joins."""
+        elem = vtype.element_type
+        pair = {Float16Type: ("__half2", "__low2half", "__high2half"),
+                BFloat16Type: ("__nv_bfloat162", "__low2bfloat16", "__high2bfloat16")}.get(type(elem))
+        if pair is None or _num_elements(vtype) % 2:
+            return f"{vector}.v[{i}]"
+        t2, low, high = pair
+        return f"{high if i % 2 else low}(*reinterpret_cast<const {t2}*>(&{vector}.v[{i - i % 2}]))"
+
     def assign(self, op: Operation, value: SSAValue, expr: str, default: str = "t"):
         """Print `const T name = expr;` for the result `value` of `op`."""
         ctype = self.ctype(value.type, op)
@@ -436,7 +450,7 @@ class EmitterBase(BasePrinter):
         for i in range(lanes):
             scalars = Block(arg_types=[_scalar(v.type) for v in op.operands])
             for arg, v in zip(scalars.args, op.operands, strict=True):
-                self.names[arg] = f"{self.expr(v)}.v[{i}]" if isinstance(v.type, VectorType) else self.expr(v)
+                self.names[arg] = self.lane(self.expr(v), v.type, i) if isinstance(v.type, VectorType) else self.expr(v)
             clone = type(op).create(
                 operands=list(scalars.args),
                 result_types=[_scalar(r.type) for r in op.results],
