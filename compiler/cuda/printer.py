@@ -248,18 +248,15 @@ class EmitterBase(BasePrinter):
             return _f32_literal(value)
         if isinstance(t, Float64Type):
             return _f64_literal(value)
+        # 16-bit floats by their bits: `__float2half(x)` is inline PTX (`cvt.rn.f16.f32`)
+        # that NVVM does not fold, so a constant vector (a masked load's `other`) would be
+        # built 16 bits at a time and merged with `PRMT`s where its branch joins
         if isinstance(t, Float16Type):
-            half = np.float16(value)
-            if not np.isfinite(half):
-                bits = int(half.view(np.uint16))
-                return f"__ushort_as_half((unsigned short)0x{bits:04x})"
-            return f"__float2half({_f32_literal(float(half))})"
+            bits = int(np.float16(value).view(np.uint16))
+            return f"__ushort_as_half((unsigned short)0x{bits:04x})"
         if isinstance(t, BFloat16Type):
-            rounded = _round_to_bf16(value)
-            if rounded != rounded or rounded in (float("inf"), float("-inf")):
-                bits = struct.unpack("<I", struct.pack("<f", rounded))[0] >> 16
-                return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
-            return f"__float2bfloat16({_f32_literal(rounded)})"
+            bits = struct.unpack("<I", struct.pack("<f", _round_to_bf16(value)))[0] >> 16
+            return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
         if isinstance(t, _FP8_TYPES):  # by its bits, rounded as the executor rounds
             short = _SHORT_NAMES[type(t)]
             helper = F8_HELPER[short]
