@@ -105,3 +105,26 @@ def test_one_compile_serves_every_row_count(monkeypatch):
     monkeypatch.setattr(nvrtc, "compile_cuda", counted)
     _check("softmax", "f16", 1003, (1, 7, 64, 300, 4097))
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("past", [False, True])
+def test_the_index_width_follows_m_times_n(past):
+    """softmax f16 over rows of 8192: up to M = 2^18 - 1 rows every offset fits in 32
+    bits (the last element is 2^31 - 1) and the 32-bit kernel runs; one row more and the
+    64-bit one does (the last row's offsets pass 2^31). The first and last rows are
+    checked against PyTorch in float64 (8 GiB of input and output)."""
+    from tilec.compiling import IndexWidthKernel
+
+    n = 8192
+    kernel = tilec.compile(rk.softmax(n, "f16"))
+    assert isinstance(kernel, IndexWidthKernel) and kernel.limit == 2**18 - 1
+    m = kernel.limit + (1 if past else 0)
+    x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+    y = torch.full_like(x, float("nan"))
+    assert kernel.specialization(x, y, m) is (kernel.generic if past else kernel.narrow)
+    kernel(x, y, m)
+    torch.cuda.synchronize()
+    for rows in (slice(0, 2), slice(m - 3, m)):
+        want = torch.softmax(x[rows].double(), dim=1)
+        err = (y[rows].double() - want).abs().max().item()
+        assert err <= TOL["f16"] * want.abs().max().item(), (m, rows, err)
