@@ -255,6 +255,8 @@ _IDS = {gpu.BlockIdOp: ("grid", True), gpu.ThreadIdOp: ("block", True),
 
 def _eval(op: Operation, env: dict, check: bool) -> None:
     """The interval of `op`'s integer results; _Unknown for an index result it cannot bound."""
+    if any(isinstance(getattr(r.type, "element_type", None), IndexType) for r in op.results):
+        raise _Unknown()  # indices in a vector or a buffer: not bounded here
     res = [r for r in op.results if isinstance(r.type, IndexType | IntegerType) and not _is_i1(r.type)]
     if not res:
         return

@@ -127,3 +127,13 @@ def test_static_sizes_need_no_twin():
         p.copy(p.tile(a, [k.bx, 0], [1, 768]), p.tile(b, [k.bx, 0], [1, 768]))
     kernel = tilec.compile(p)
     assert isinstance(kernel, Kernel) and all(i.index_bits == 32 for i in kernel.infos.values())
+
+
+def test_indices_in_a_vector_keep_64_bits():
+    """A vector of indices is not bounded element by element: the analysis gives up."""
+    body = """
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %v = vector.broadcast %tid : index to vector<4xindex>
+      %e = vector.extract %v[0] : index from vector<4xindex>
+      memref.store %e, %buf[%tid] : memref<?xindex>"""
+    assert index_limit(parse_module(_kernel_module(body), "k")) == 0
