@@ -55,8 +55,11 @@ def main(argv=None) -> int:
             extra = {}
             if tutorial != chosen:
                 extra[f"tilec_w{tutorial}"] = tilec.compile(rk.softmax(n, dtype, warps=tutorial))
-            row = rr.run_case(key, a.m, tilec.compile(program), tri, 1.0, extra)
-            row["tilec_warps"], row["tutorial_warps"] = chosen, tutorial
+            kernel = tilec.compile(program)
+            narrow = getattr(kernel, "narrow", None)  # the 32-bit twin (tilec.compiling.IndexWidthKernel)
+            bits = 32 if narrow is not None and kernel.specialization(None, None, a.m) is narrow else 64
+            row = rr.run_case(key, a.m, kernel, tri, 1.0, extra)
+            row["tilec_warps"], row["tutorial_warps"], row["tilec_index_bits"] = chosen, tutorial, bits
             rows.append(row)
             print(f"{dtype} N={n}: done ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
 
@@ -67,13 +70,14 @@ def main(argv=None) -> int:
 
     print(f"softmax, M = {a.m}, ratio to cudaMemcpy of the same bytes "
           "(tilec: the compiler's warps; old: the tutorial's warps written; triton: same program, tutorial's warps)")
-    print(f"{'case':<14} {'warps':>9} {'tilec':>7} {'old':>7} {'triton':>7} {'torch':>7} {'memcpy TB/s':>12}")
+    print(f"{'case':<14} {'warps':>9} {'bits':>4} {'tilec':>7} {'old':>7} {'triton':>7} {'torch':>7} {'memcpy TB/s':>12}")
     for r in rows:
         old = cell(r, f"tilec_w{r['tutorial_warps']}") if r["tutorial_warps"] != r["tilec_warps"] else cell(r, "tilec")
         print(f"{r['dtype'] + ' N=' + str(r['n']):<14} {str(r['tilec_warps']) + '/' + str(r['tutorial_warps']):>9} "
+              f"{r['tilec_index_bits']:>4} "
               f"{cell(r, 'tilec'):>7} {old:>7} {cell(r, 'triton'):>7} {cell(r, 'torch'):>7} "
               f"{r['memcpy_same_bytes_tbps']:>12.2f}")
-    print(f"({time.time() - t0:.0f} s; warps = chosen/tutorial)")
+    print(f"({time.time() - t0:.0f} s; warps = chosen/tutorial; bits: the index width tilec's call ran)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"m": a.m, "rows": rows}, f, indent=1)
