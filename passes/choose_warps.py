@@ -25,9 +25,13 @@ SMALL_BLOCK_WARPS = 4
 """Up to this many warps a thread holds at least `bytes` bytes of the tile; past it, twice as many."""
 
 
+MIN_WARPS = 2
+"""An SM holds at most 32 blocks: blocks of one warp would leave half its 64 warps empty."""
+
+
 def default_warps(tile_bytes: int, bytes_per_thread: int = 32, max_warps: int = 16) -> int:
     """The warps of a block whose largest tile (load or store) is `tile_bytes` bytes: the
-    most (a power of two, 1 to `max_warps`) such that each thread holds at least
+    most (a power of two, MIN_WARPS (2) to `max_warps`) such that each thread holds at least
     `bytes_per_thread` bytes of the tile (two 16-byte vectors at the default 32), and at
     least twice that once the block has more than SMALL_BLOCK_WARPS (4) warps.
 
@@ -37,15 +41,15 @@ def default_warps(tile_bytes: int, bytes_per_thread: int = 32, max_warps: int = 
     memory limit sooner (H200, f16 softmax at M = 16384: N = 768 0.73 -> 0.86 of
     cudaMemcpy at 2 warps instead of 4, N = 3072 0.91 -> 1.00 at 4 instead of 8). So
 
-        tile bytes     2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
-        warps              2      4      4       8      16      16
+        tile bytes   <= 2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
+        warps               2      4      4       8      16      16
 
     (a row of 1024 f16 gets 2 warps, 1024 f32 4, 4096 f16 4, 4096 f32 8, 8192 f16 8,
     8192 f32 16)."""
     w = pow2_floor(max(1, tile_bytes // (WARP * bytes_per_thread)))
     if w > SMALL_BLOCK_WARPS:
         w = max(SMALL_BLOCK_WARPS, pow2_floor(max(1, tile_bytes // (WARP * 2 * bytes_per_thread))))
-    return max(1, min(w, max_warps))
+    return min(max_warps, max(MIN_WARPS, w))
 
 
 @dataclass(frozen=True)
@@ -59,12 +63,13 @@ class ChooseWarpsPass(ModulePass):
     (or a slice of one) any count computes the same. This pass gives it W warps by one rule on the bytes per
     thread (`default_warps`): with B the bytes of the launch's largest tensor loaded or
     stored (`layout.load` / `layout.store` / `layout.ptr_load` / `layout.ptr_store`:
-    elements times the element's bytes), W is the most warps (a power of two, at most
-    `max-warps`) that leave each thread at least `bytes` bytes of it, and at least
-    2 x `bytes` once W passes 4:
+    elements times the element's bytes), W is the most warps (a power of two, at least
+    2, at most `max-warps`) that leave each thread at least `bytes` bytes of it, and at
+    least 2 x `bytes` once W passes 4 (more warps cost each row reduction a wider step
+    across them; an SM holds at most 32 blocks, so a block has at least 2 warps):
 
-        tile bytes     2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
-        warps              2      4      4       8      16      16
+        tile bytes   <= 2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
+        warps               2      4      4       8      16      16
 
     The launch then has 32 W threads and every `#layout.auto` in it W warps; `coalesce`
     lays the tile out over them. A launch with no load or store keeps OPEN_THREADS. The

@@ -274,3 +274,16 @@ def test_launch_threads_are_a_count_a_shape_or_auto():
         with p.launch(grid=(1, 1, 1), threads="many"):
             pass
     assert e.value.loc is not None and "test_row_kernels.py" in str(e.value.loc)
+
+
+def test_the_warps_rule_in_bytes():
+    """`choose-warps`' one rule (docs/passes.md): at least 32 bytes per thread, 64 past
+    4 warps, 2 to 16 warps."""
+    from tilec.passes.choose_warps import default_warps
+
+    kib = 1024
+    got = {b: default_warps(b) for b in (256, kib, 2 * kib, 4 * kib, 8 * kib, 16 * kib, 32 * kib, 64 * kib, 256 * kib)}
+    assert got == {256: 2, kib: 2, 2 * kib: 2, 4 * kib: 4, 8 * kib: 4, 16 * kib: 8, 32 * kib: 16, 64 * kib: 16,
+                   256 * kib: 16}
+    assert default_warps(16 * kib, bytes_per_thread=64) == 4 and default_warps(64 * kib, max_warps=32) == 32
+    assert default_warps(256, max_warps=1) == 1
