@@ -137,3 +137,11 @@ def test_indices_in_a_vector_keep_64_bits():
       %e = vector.extract %v[0] : index from vector<4xindex>
       memref.store %e, %buf[%tid] : memref<?xindex>"""
     assert index_limit(parse_module(_kernel_module(body), "k")) == 0
+
+
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+@pytest.mark.parametrize("n,dtype", [(1000, "bf16"), (50257, "f32")])
+def test_every_row_kernel_has_a_32_bit_twin_nvrtc_compiles(name, n, dtype):
+    k = tilec.compile(rk.KERNELS[name](n, dtype))
+    assert isinstance(k, IndexWidthKernel) and (k.limit + 1) * n <= 2**31
+    compile_sm90_or_skip(k.narrow.source)
