@@ -21,6 +21,7 @@ made by an op it does not model. Intervals only grow with their inputs, so the c
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
@@ -32,6 +33,15 @@ MAX_BITS = 31
 """The limit is at most 2^31 - 1 (an argument passed as a 32-bit integer)."""
 
 Interval = tuple[int, int]
+
+
+@dataclass
+class _Env:
+    """The intervals known so far, and in a kernel its launch's grid and block extents."""
+
+    values: dict[SSAValue, Interval] = field(default_factory=dict)
+    grid: list[Interval] | None = None
+    block: list[Interval] | None = None
 
 
 class _Unknown(Exception):
@@ -64,12 +74,12 @@ def _host(module: ModuleOp, name: str | None) -> func.FuncOp | None:
 
 
 def _fits(host: func.FuncOp, kernels: dict, m: int) -> bool:
-    env: dict[SSAValue, Interval] = {}
+    env = _Env()
     for a in host.body.block.args:
         if isinstance(a.type, IndexType):
-            env[a] = (0, m)
+            env.values[a] = (0, m)
         elif isinstance(a.type, IntegerType):
-            env[a] = _type_range(a.type)
+            env.values[a] = _type_range(a.type)
     try:
         for op in host.body.block.ops:
             if isinstance(op, gpu.LaunchFuncOp):
@@ -81,28 +91,27 @@ def _fits(host: func.FuncOp, kernels: dict, m: int) -> bool:
     return True
 
 
-def _kernel(launch: gpu.LaunchFuncOp, kernels: dict, host_env: dict) -> None:
+def _kernel(launch: gpu.LaunchFuncOp, kernels: dict, host: _Env) -> None:
     ref = launch.kernel
     kernel = kernels.get((ref.root_reference.data, ref.nested_references.data[0].data))
     if kernel is None:
         raise _Unknown()
 
     def of(v: SSAValue) -> Interval:
-        if v not in host_env:
+        if v not in host.values:
             raise _Unknown()
-        return host_env[v]
+        return host.values[v]
 
-    grid = [of(v) for v in (launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ)]
-    block = [of(v) for v in (launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ)]
-    env: dict[SSAValue, Interval] = {"grid": grid, "block": block}  # type: ignore[dict-item]
+    env = _Env(grid=[of(v) for v in (launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ)],
+               block=[of(v) for v in (launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ)])
     for a, v in zip(kernel.body.block.args, launch.kernelOperands, strict=True):
         if isinstance(a.type, IndexType | IntegerType):
-            env[a] = of(v)
-            _check(a, env[a])
+            env.values[a] = of(v)
+            _check(a, env.values[a])
     _block(kernel.body.block, env)
 
 
-def _block(block: Block, env: dict) -> None:
+def _block(block: Block, env: _Env) -> None:
     for op in block.ops:
         if isinstance(op, scf.ForOp):
             _for(op, env)
@@ -119,13 +128,13 @@ def _block(block: Block, env: dict) -> None:
             _eval(op, env, check=True)
 
 
-def _for(op: scf.ForOp, env: dict) -> None:
+def _for(op: scf.ForOp, env: _Env) -> None:
     lb, ub, step = _get(env, op.lb), _get(env, op.ub), _get(env, op.step)
     if step[0] < 1:
         raise _Unknown()
     iv = op.body.block.args[0]
-    env[iv] = (lb[0], max(lb[0], ub[1] - 1))
-    _check(iv, env[iv])
+    env.values[iv] = (lb[0], max(lb[0], ub[1] - 1))
+    _check(iv, env.values[iv])
     for a in op.body.block.args[1:]:
         if isinstance(a.type, IndexType):
             raise _Unknown()  # a carried index: no fixpoint here
@@ -135,7 +144,7 @@ def _for(op: scf.ForOp, env: dict) -> None:
             raise _Unknown()
 
 
-def _if(op: scf.IfOp, env: dict) -> None:
+def _if(op: scf.IfOp, env: _Env) -> None:
     for reg in (op.true_region, op.false_region):
         for b in reg.blocks:
             _block(b, env)
@@ -145,8 +154,8 @@ def _if(op: scf.IfOp, env: dict) -> None:
                    for b in reg.blocks if b.last_op is not None]
             if len(got) != 2:
                 raise _Unknown()
-            env[r] = (min(g[0] for g in got), max(g[1] for g in got))
-            _check(r, env[r])
+            env.values[r] = (min(g[0] for g in got), max(g[1] for g in got))
+            _check(r, env.values[r])
 
 
 def _is_i1(t: Attribute) -> bool:
@@ -160,8 +169,8 @@ def _type_range(t: Attribute) -> Interval:
     return (-(2**63), 2**64 - 1)
 
 
-def _get(env: dict, v: SSAValue) -> Interval:
-    got = env.get(v)
+def _get(env: _Env, v: SSAValue) -> Interval:
+    got = env.values.get(v)
     if got is None:
         if isinstance(v.type, IntegerType):
             return _type_range(v.type)
@@ -253,7 +262,7 @@ _IDS = {gpu.BlockIdOp: ("grid", True), gpu.ThreadIdOp: ("block", True),
         gpu.GridDimOp: ("grid", False), gpu.BlockDimOp: ("block", False)}
 
 
-def _eval(op: Operation, env: dict, check: bool) -> None:
+def _eval(op: Operation, env: _Env, check: bool) -> None:
     """The interval of `op`'s integer results; _Unknown for an index result it cannot bound."""
     if any(isinstance(getattr(r.type, "element_type", None), IndexType) for r in op.results):
         raise _Unknown()  # indices in a vector or a buffer: not bounded here
@@ -273,18 +282,18 @@ def _eval(op: Operation, env: dict, check: bool) -> None:
         lo, hi = _type_range(op.result.type) if isinstance(op.result.type, IntegerType) else (-(2**63), 2**63 - 1)
         if iv[0] < lo or iv[1] > hi or isinstance(op, arith.ExtUIOp) and iv[0] < 0:
             iv = (lo, hi)
-    elif type(op) in _IDS and "grid" in env:
+    elif type(op) in _IDS and env.grid is not None and env.block is not None:
         which, is_id = _IDS[type(op)]
         dim = ("x", "y", "z").index(op.dimension.data.value)
-        ext = env[which][dim]
+        ext = (env.grid if which == "grid" else env.block)[dim]
         iv = (0, max(0, ext[1] - 1)) if is_id else ext
     else:
         for r in res:
             if isinstance(r.type, IndexType):
                 raise _Unknown()
-            env[r] = _type_range(r.type)
+            env.values[r] = _type_range(r.type)
         return
     for r in res:
-        env[r] = iv
+        env.values[r] = iv
         if check:
             _check(r, iv)
