@@ -128,3 +128,31 @@ def test_the_index_width_follows_m_times_n(past):
         want = torch.softmax(x[rows].double(), dim=1)
         err = (y[rows].double() - want).abs().max().item()
         assert err <= TOL["f16"] * want.abs().max().item(), (m, rows, err)
+
+
+@pytest.mark.parametrize("n", [768, 1001, 3072, 8192])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_the_32_bit_twin_is_bit_exact(name, dtype, n):
+    """The 32-bit kernel (`IndexWidthKernel.narrow`) and the 64-bit one compute the same
+    arithmetic on the same elements: their outputs are equal bit for bit (M = 4097, odd)."""
+    from tilec.compiling import IndexWidthKernel
+
+    kernel = tilec.compile(rk.KERNELS[name](n, dtype))
+    assert isinstance(kernel, IndexWidthKernel)
+    m = 4097
+    td = getattr(torch, DTYPES[dtype])
+    g = torch.Generator(device="cuda").manual_seed(n + m)
+    x = (torch.randn(m, n, device="cuda", generator=g) * 3).to(td)
+    w = torch.randn(n, device="cuda", generator=g).to(td)
+    b = torch.randn(n, device="cuda", generator=g).to(td)
+    vecs = [w, b] if name == "layer_norm" else [w] if name == "rms_norm" else []
+    outs = []
+    for k in (kernel.narrow, kernel.generic):
+        y = torch.full_like(x, float("nan"))
+        k(x, y, *vecs, m)
+        outs.append(y)
+    torch.cuda.synchronize()
+    assert not torch.isnan(outs[0]).any()
+    assert torch.equal(outs[0].view(torch.int16 if dtype != "f32" else torch.int32),
+                       outs[1].view(torch.int16 if dtype != "f32" else torch.int32))
