@@ -96,7 +96,9 @@ def compile(program, pipeline: str = DEFAULT_PIPELINE, *, arch: str | None = Non
     A pointer-tensor program (Gluon's `gl.load` kernels) is specialised at launch time
     as Triton does: per integer argument on `== 1` and `% 16 == 0`, per pointer on
     16-byte alignment, one kernel per key (`tilec.compiling.SpecializingKernel`; its
-    `specialization(*args)` is the Kernel a call runs).
+    `specialization(*args)` is the Kernel a call runs). A program whose kernel needs
+    64-bit indices for some run-time sizes gets a 32-bit twin for the others
+    (`tilec.compiling.IndexWidthKernel`: a row kernel runs in 32 bits while M * N < 2^31).
     The Kernel's `module` is shared between such calls; treat it as read-only."""
     from tilec.compiling import compile_program
 
@@ -115,9 +117,9 @@ def run_reference(module, inputs, **kwargs):
     from tilec.runtime.launch import Kernel
     from tilec.runtime.reference import run
 
-    from tilec.compiling import SpecializingKernel
+    from tilec.compiling import IndexWidthKernel, SpecializingKernel
 
-    if isinstance(module, SpecializingKernel):
+    if isinstance(module, SpecializingKernel | IndexWidthKernel):
         module = module.generic
     if isinstance(module, Kernel):
         kwargs.setdefault("entry", module.name)

@@ -7,7 +7,14 @@ A pointer-tensor program (Gluon's `gl.load` kernels) with integer arguments, or
 pointers whose type promises less than 16 bytes of alignment, is specialised at launch
 time as Triton specialises it (compiler/specialize.py): each call's key is, per such
 argument, (== 1, % 16 == 0) of an integer and (address % 16 == 0) of a pointer; one
-kernel is compiled per key and cached (`SpecializingKernel`)."""
+kernel is compiled per key and cached (`SpecializingKernel`).
+
+Any other program with index arguments whose kernel computes 64-bit indices (buffers of
+run-time size) is compiled a second time under the promise `tilec.index_bits = 32`; each
+call runs that one where its index arguments are within the limit that keeps every index
+value in 32 bits (compiler/index_bounds.py, `IndexWidthKernel`), as Triton checks on the
+host whether its pointer offsets need 64 bits: a row kernel over M rows of N elements runs
+in 32 bits while M * N < 2^31."""
 
 from __future__ import annotations
 
@@ -17,13 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 
+from tilec.compiler.index_bounds import index_limit
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.compiler.signature import argument_specs
 from tilec.compiler.specialize import DIVISOR, Facts, is_pointer_program, specialisable, specialize
 from tilec.runtime.launch import Kernel, as_device_array, call_key
 from tilec.support.diagnostics import TilecError
+from tilec.support.index_width import promise_index_bits, promised_index_bits
 from tilec.support.target import set_target
 
 _compiled: dict[tuple, Any] = {}
@@ -51,9 +60,12 @@ def compile_program(
         set_target(module, arch)  # the verifier and the passes read it
     f = _function_of(module, function) if specialize else None
     source = module.clone() if f is not None and is_pointer_program(f) and any(specialisable(f)) else None
+    narrow = module.clone() if source is None and f is not None and pipeline and _narrowable(f) else None
     kernel: Any = _build(module, pipeline, arch, function)
     if source is not None:
         kernel = SpecializingKernel(source, pipeline, arch, function, kernel)
+    elif narrow is not None and any(i.index_bits == 64 for i in kernel.infos.values()):
+        kernel = _index_width_kernel(narrow, pipeline, arch, function, kernel)
     with _lock:
         return _compiled.setdefault(key, kernel)
 
@@ -63,6 +75,62 @@ def _build(module: ModuleOp, pipeline: str, arch: str | None, function: str | No
     if pipeline:
         run_pipeline(module, pipeline)
     return Kernel(module, function=function, arg_specs=specs, arch=arch)
+
+
+def _narrowable(f: func.FuncOp) -> bool:
+    """Whether `f` may get a 32-bit twin (`IndexWidthKernel`): it takes index arguments
+    and promises no index width of its own."""
+    return promised_index_bits(f) is None and any(isinstance(a.type, IndexType) for a in f.body.block.args)
+
+
+def _index_width_kernel(module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
+                        generic: Kernel) -> Any:
+    """`generic` with a 32-bit twin where one exists for some arguments: `module` (the
+    program before the passes) compiled under the promise `tilec.index_bits = 32`, and
+    the limit of its index arguments (compiler/index_bounds.py); `generic` alone where
+    the limit is 0."""
+    f = _function_of(module, function)
+    assert f is not None
+    promise_index_bits(f, 32)
+    narrow = _build(module, pipeline, None, function)
+    limit = index_limit(narrow.module, function)
+    if limit == 0:
+        return generic
+    if arch is not None:
+        narrow.compile(arch)
+    return IndexWidthKernel(generic, narrow, limit)
+
+
+class IndexWidthKernel:
+    """A kernel compiled twice, with 64-bit and with 32-bit indices, that runs the 32-bit
+    one where every index argument of a call is in [0, limit] (the module docstring of
+    compiler/index_bounds.py: every index value the kernel computes then fits in 32
+    bits), as Triton checks on the host whether pointer offsets need 64 bits. It reads
+    as the 64-bit Kernel (`source`, `module`, `launches`); `specialization(*args)` is the
+    Kernel a call with `args` runs."""
+
+    def __init__(self, generic: Kernel, narrow: Kernel, limit: int):
+        self.generic, self.narrow, self.limit = generic, narrow, limit
+        self._index_args = [i for i, t in enumerate(generic._arg_types) if isinstance(t, IndexType)]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.generic, name)
+
+    def specialization(self, *args: Any) -> Kernel:
+        """The 32-bit Kernel where every index argument is an int in [0, limit], else the 64-bit one."""
+        if len(args) != len(self.generic.arg_names):
+            return self.generic  # its call reports the mistake
+        for i in self._index_args:
+            v = args[i]
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or not 0 <= int(v) <= self.limit:
+                return self.generic
+        return self.narrow
+
+    def launches(self, *args: Any) -> list:
+        return self.specialization(*args).launches(*args)
+
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        self.specialization(*args)(*args, stream=stream)
 
 
 def _function_of(module: ModuleOp, name: str | None) -> func.FuncOp | None:

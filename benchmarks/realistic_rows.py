@@ -11,12 +11,14 @@ as a ratio to cudaMemcpy of the same bytes.
 The tilec kernels are examples/python/row_kernels.py as they are: one row per block, a
 masked power-of-two tile, a run-time row count M, N fixed per program, layouts left to
 the compiler (`#layout.auto`: `pack-rows` packs rows of at most 512 elements several to
-a block, `coalesce` picks threads and vector widths); rows longer than
+a block, `choose-warps` picks the block's warps from the bytes per thread, `coalesce`
+the threads per warp and vector widths); rows longer than
 `row_kernels.ONLINE_ABOVE` are loops over chunks, written in the program where the
 algorithm changes (online softmax, the norms' statistics) and made by the compiler where
 it does not (cumsum: `chunk-rows` carries the running total). No configuration sweep. The Triton
 kernels below are the same programs in Triton (one program per row, a masked block of
-next_pow2(N), the same num_warps; the same loops over chunks for long rows, cumsum's
+next_pow2(N), the Triton tutorial's num_warps (`row_kernels.num_warps`: f32 rows get
+the warps tilec's rule gives them, f16 rows twice as many); the same loops over chunks for long rows, cumsum's
 written by hand as tilec's compiler makes it). Every
 result is checked against PyTorch in float64 before it is timed (the output poisoned
 with NaN first; tolerances per op and dtype in `TOL`).
@@ -120,7 +122,7 @@ def build(key: Key):
 def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
     """Without a GPU: each key's program built, run through the default pipeline and
     printed as CUDA (compiled by NVRTC for sm_90 with `nvrtc`); what each became (the
-    program's name, its rows per block, its row tile (a chunk where `chunk-rows` made a
+    program's name, its rows per block, its warps, its row tile (a chunk where `chunk-rows` made a
     loop over chunks), whether it loops, its vector widths)."""
     import re
 
@@ -138,7 +140,9 @@ def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
             compile_cuda(cuda, arch="sm_90")
         shaped = emit(_shaped(program))
         tiles = re.findall(r"tile = array<i64: (\d+), (\d+)>", shaped)
+        threads = re.findall(r"threads\((\d+)\)", shaped)
         out.append({"key": key.name, "program": program.name, "rows_per_block": int(tiles[0][0]) if tiles else 1,
+                    "warps": int(threads[0]) // 32 if threads else None,
                     "tile": int(tiles[0][1]) if tiles else None, "loop": "scf.for" in shaped,
                     "vectors": sorted(set(re.findall(r"\b(?:bf16|f16|f32)x(\d+)\b", cuda)), key=int),
                     "cuda_bytes": len(cuda)})
@@ -146,11 +150,11 @@ def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
 
 
 def _shaped(program):
-    """The program after the passes that choose rows per block and chunks."""
+    """The program after the passes that choose rows per block, chunks and warps."""
     from tilec.compiler.pipeline import run_pipeline
 
     module = program.module.clone()
-    run_pipeline(module, "chunk-rows,pack-rows")
+    run_pipeline(module, "chunk-rows,pack-rows,choose-warps")
     return module
 
 
@@ -397,7 +401,10 @@ def checked(key: Key, x, y, w, b) -> bool:
                for s in range(0, m, step))
 
 
-def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
+def run_case(key: Key, m: int, kernel, tri, memcpy: float, extra: dict | None = None) -> dict:
+    """One case timed: tilec's `kernel`, PyTorch, Triton's same program (`tri`) and the
+    cudaMemcpy of the same bytes, each checked first; `extra` (name -> another tilec
+    kernel of the key, e.g. with its warps written) are checked and timed beside them."""
     import cupy as cp
     import torch
     from compute_bench import ROTATE_BYTES, _event_times, interleaved
@@ -422,6 +429,10 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
 
     fns = {"tilec": tilec_fn}
     checks = {"tilec": tilec_fn}
+    for name, k in (extra or {}).items():
+        def extra_fn(i, s, k=k):
+            k(xs[i], ys[i], *vecs, m, stream=None if s is None else cp.cuda.ExternalStream(s.cuda_stream))
+        fns[name] = checks[name] = extra_fn
     try:
         torch_peer(key.kind, x[:1], w, b)
         fns["torch"] = lambda i, s: torch_peer(key.kind, xs[i], w, b)
@@ -453,7 +464,7 @@ def run_case(key: Key, m: int, kernel, tri, memcpy: float) -> dict:
     same = tbps(nbytes, min(timed["cudaMemcpy"][0], queued))
     row["memcpy_same_bytes_tbps"] = round(same, 3)
     row["memcpy_us"] = round(1e3 * min(timed["cudaMemcpy"][0], queued), 2)
-    for name in ("tilec", "torch", "triton"):
+    for name in ("tilec", "torch", "triton", *(extra or {})):
         if name in timed:
             ms, spread, how = timed[name]
             row[name] = {"tbps": round(tbps(nbytes, ms), 3), "ratio_same_bytes": round(tbps(nbytes, ms) / same, 3),

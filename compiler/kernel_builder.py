@@ -563,16 +563,21 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
 
     @contextmanager
     def launch(self, grid: Sequence[int | Value] = (1, 1, 1),
-               threads: int | Sequence[int] = 128) -> Iterator[Launch]:
+               threads: int | Sequence[int] | str = 128) -> Iterator[Launch]:
         """`layout.launch grid(...) threads(n)` (or a 2-D/3-D block shape, `(8, 8)`): what
         the body builds runs per thread. Yields a `Launch`: the block ids `bx`, `by`,
-        `bz` and the thread id `tid`.
+        `bz` and the thread id `tid`. `threads="auto"` leaves the threads to the compiler
+        (`choose-warps`): the body then uses only `#layout.auto` layouts over
+        `layout.OPEN_THREADS // 32` warps and not the thread id.
 
             with p.launch(grid=(16, 16, 1), threads=256) as k:
                 t = p.tile(a, [k.bx, k.by], [64, 64])
         """
+        if isinstance(threads, str) and threads != "auto":
+            raise TilecError(f"launch: threads is a count, a block shape or \"auto\", got {threads!r}",
+                             loc=user_location())
         dims = [self.as_index(g) for g in (*grid, 1, 1)[:3]]
-        op = layout.LaunchOp(dims, threads if isinstance(threads, int) else list(threads))
+        op = layout.LaunchOp(dims, threads if isinstance(threads, int | str) else list(threads))
         self._put(op)
         body = op.body.block
         names = ("bx", "by", "bz", "tid")

@@ -137,6 +137,10 @@ def enclosing_launch(op: Operation) -> LaunchOp | None:
 
 # =========================================================================== launch
 
+OPEN_THREADS = 128
+"""The threads of a `threads(auto)` launch until `choose-warps` picks them (4 warps, Triton's default `num_warps`)."""
+
+
 
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
@@ -153,7 +157,15 @@ class LaunchOp(IRDLOperation):
     A block may have a 2-D or 3-D shape, as CUDA's and Mojo's `block_dim=(16, 16)`:
     `threads(16, 16)` is 256 threads, `%tid` = x + 16 * y (x fastest), and
     `layout.thread_idx x` / `layout.global_idx x` (dialects/thread_ids.py) give the
-    coordinates. (The hardware block stays 1-D: the coordinates are computed from %tid.)"""
+    coordinates. (The hardware block stays 1-D: the coordinates are computed from %tid.)
+
+    `threads(auto)` leaves the block's threads to the compiler (Triton's `num_warps`
+    chosen by a rule, not written): `choose-warps` (passes/choose_warps.py) picks them
+    from the bytes of the launch's tiles. Until then the launch is one of `OPEN_THREADS`
+    threads (Triton's default 4 warps), its `#layout.auto` layouts over `OPEN_THREADS /
+    32` warps. Such a launch does not observe its thread count: the verifier checks that
+    the thread id and `layout.thread_idx` / `layout.global_idx` are unused; a layout
+    written in it (not `#layout.auto`) pins the count at OPEN_THREADS (`choose-warps`)."""
 
     name = "layout.launch"
     grid_x = operand_def(index)
@@ -162,17 +174,28 @@ class LaunchOp(IRDLOperation):
     threads = prop_def(IntegerAttr)
     block = opt_prop_def(DenseArrayBase)
     """The block's shape (x, y[, z]) when it is not 1-D; its product is `threads`."""
+    open_threads = opt_prop_def(UnitAttr)
+    """`threads(auto)`: the compiler chooses the threads (`threads` holds OPEN_THREADS until then)."""
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
-    def __init__(self, grid: Sequence[SSAValue], threads: int | Sequence[int], body: Region | None = None):
+    def __init__(self, grid: Sequence[SSAValue], threads: int | Sequence[int] | str, body: Region | None = None):
+        """`threads`: a count, a block shape (x, y[, z]), or "auto" (the compiler's choice)."""
         if body is None:
             body = Region(Block(arg_types=[index] * 4))
-        shape = [threads] if isinstance(threads, int) else list(threads)
+        auto = threads == "auto"
+        shape = [OPEN_THREADS] if auto else [threads] if isinstance(threads, int) else list(threads)
         props: dict[str, Attribute] = {"threads": IntegerAttr(prod(shape), i64)}
         if len(shape) > 1:
             props["block"] = _array(shape)
+        if auto:
+            props["open_threads"] = UnitAttr()
         super().__init__(operands=list(grid), properties=props, regions=[body])
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the block's threads are the compiler's to choose (`threads(auto)`)."""
+        return self.open_threads is not None
 
     @property
     def block_shape(self) -> tuple[int, int, int]:
@@ -205,12 +228,26 @@ class LaunchOp(IRDLOperation):
             len(args) == 4 and all(a.type == index for a in args),
             "the body takes four index arguments: block id x, y, z and the thread id",
         )
+        if self.is_open:
+            self._verify_open()
+
+    def _verify_open(self) -> None:
+        """A `threads(auto)` launch observes no thread count (class docstring)."""
+        _check(self.block is None and self.num_threads == OPEN_THREADS,
+               f"a launch with threads(auto) has {OPEN_THREADS} threads until the compiler chooses, "
+               f"got {self.num_threads}")
+        _check(not self.thread_id.uses,
+               "a launch with threads(auto) does not use its thread id: the compiler chooses the threads")
+        for o in self.body.walk():
+            _check(o.name not in ("layout.thread_idx", "layout.global_idx"),
+                   f"a launch with threads(auto) does not use {o.name}: the compiler chooses the threads")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" grid(")
         printer.print_list([self.grid_x, self.grid_y, self.grid_z], printer.print_operand)
         shape = _ints(self.block) if self.block is not None else (self.num_threads,)
-        printer.print_string(f") threads({', '.join(map(str, shape))}) ")
+        threads = "auto" if self.is_open else ", ".join(map(str, shape))
+        printer.print_string(f") threads({threads}) ")
         printer.print_region(self.body, print_entry_block_args=True)
 
     @classmethod
@@ -225,8 +262,11 @@ class LaunchOp(IRDLOperation):
         parser.parse_keyword("threads")
         pos = parser.pos
         shape = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+            parser.Delimiter.PAREN,
+            lambda: "auto" if parser.parse_optional_keyword("auto") else parser.parse_integer(allow_boolean=False),
         )
+        if "auto" in shape and len(shape) != 1:
+            parser.raise_error("threads(auto) takes no extents", pos, parser.pos)
         if not 1 <= len(shape) <= 3:
             parser.raise_error("threads takes 1, 2 or 3 extents (x, y, z)", pos, parser.pos)
         body = parser.parse_region()

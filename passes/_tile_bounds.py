@@ -11,7 +11,11 @@ A coordinate used under an `scf.if` guard is bounded by the guard too: `if c < K
 `c <= K`, `K > c`, both sides of an `arith.andi`, the negation in the `else` region)
 around the op bounds `c` by K there, and `c * S + r < K` (as `global_idx < K` is for
 the block id) by ceil(K / S) (seed 000's `if global_idx < shape` pattern), so a
-guarded program that stays inside its tensor is never refused."""
+guarded program that stays inside its tensor is never refused.
+
+A row kernel's block id over a view of as many rows as its grid has (`grid(%m, ..)`,
+a view of `%m` rows, tiles one row tall) never leaves the rows either (`covers_grid`):
+its masked tile keeps only the column check."""
 
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects.layout import LaunchOp
+from tilec.dialects import cute
+from tilec.dialects.cute import DYN
+from tilec.dialects.layout import LaunchOp, TileOp, ViewOp
 from tilec.dialects.thread_ids import GlobalIdxOp
 
 
@@ -103,6 +109,28 @@ def coord_limit(v: SSAValue, at: Operation | None = None) -> int | None:
                 lim = k if lim is None else min(lim, k)
         child, parent = parent, parent.parent_op()
     return lim
+
+
+def covers_grid(tile: TileOp, k: int) -> bool:
+    """Whether coordinate `k` of `tile` never leaves mode k of its source: the coordinate
+    is block id x, y or z of the enclosing `layout.launch`, the tile takes one element
+    along mode k, and mode k of the source (a `layout.view`) is one run-time extent,
+    bound to the same value as the launch's grid extent along that block id (a row
+    kernel's `grid(%m, ..)` over a view of `%m` rows). The block ids along it are then
+    exactly the mode's indices: a masked tile's bound check of that mode always holds."""
+    c = tile.coords[k]
+    if tile.tile_sizes[k] != 1 or not isinstance(c, BlockArgument) or c.index >= 3:
+        return False
+    launch = c.block.parent_op()
+    view = tile.source.owner
+    if not isinstance(launch, LaunchOp) or not isinstance(view, ViewOp) or tile.parent_op() is None:
+        return False
+    shape = view.result.type.cute_layout.shape
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    if k >= len(shape) or shape[k] is not DYN:
+        return False
+    at = sum(1 for x in cute.flatten(shape[:k]) if x is DYN)  # the dynamic extents come first, in order
+    return at < len(view.dynamic) and view.dynamic[at] == launch.operands[c.index]
 
 
 def _value_limit(v: SSAValue) -> int | None:

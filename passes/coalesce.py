@@ -213,7 +213,7 @@ def _root_auto(enc: Attribute) -> AutoLayoutAttr | None:
     return enc if isinstance(enc, AutoLayoutAttr) else None
 
 
-def _replace_encoding(enc: Attribute, chosen: dict[AutoLayoutAttr, BlockedLayoutAttr]) -> Attribute:
+def _replace_encoding(enc: Attribute, chosen: dict[AutoLayoutAttr, Attribute]) -> Attribute:
     if isinstance(enc, AutoLayoutAttr):
         return chosen.get(enc, enc)
     if isinstance(enc, SliceLayoutAttr):
@@ -228,9 +228,10 @@ def _new_type(t: Attribute, chosen) -> Attribute:
     return t
 
 
-def _substitute(launch: LaunchOp, chosen: dict[AutoLayoutAttr, BlockedLayoutAttr]) -> None:
+def _substitute(launch: LaunchOp, chosen: dict[AutoLayoutAttr, Attribute]) -> None:
     """Every type (results, block arguments, dense constants) in `launch` with a
-    `#layout.auto` in its encoding gets the chosen layout in its place."""
+    `#layout.auto` in its encoding gets the chosen layout (a `#layout.blocked`, or
+    another `#layout.auto` for `choose-warps`) in its place."""
     for o in list(launch.walk()):
         for r in o.regions:
             for b in r.blocks:

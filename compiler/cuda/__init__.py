@@ -11,7 +11,10 @@ function is not printed (the runtime runs it). What the text looks like:
 - `vector<NxT>` values are aligned structs (`struct alignas(16) f32x4 { float v[4]; };`),
   and `vector.load`/`vector.store` go through a pointer to that struct, so that NVRTC
   emits `ld.global.v4` / `st.global.v4`; elementwise `arith`/`math` on vectors (C++ has
-  no operators on the structs) is printed lane by lane and gathered into a vector;
+  no operators on the structs) is printed lane by lane and gathered into a vector; a
+  lane of a 16-bit float vector is read as half of its 32-bit pair
+  (`__low2half(*reinterpret_cast<const __half2*>(&v.v[2 k]))`), so the vector stays in
+  32-bit registers (`EmitterBase.lane`);
 - `index` is `int` when every buffer of the kernel has a static size below 2^31 elements
   (and every index constant fits), `long long` otherwise; index arithmetic is signed and
   must not overflow;

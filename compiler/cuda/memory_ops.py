@@ -115,7 +115,9 @@ class MemoryEmitter(EmitterBase):
     @emits(vector.ExtractOp)
     def emit_extract(self, op: vector.ExtractOp):
         self.ctype(op.vector.type, op)
-        self.assign(op, op.result, f"{self.expr(op.vector)}.v[{self.position(op)}]")
+        p = self.position(op)
+        lane = self.lane(self.expr(op.vector), op.vector.type, int(p)) if p.isdigit() else f"{self.expr(op.vector)}.v[{p}]"
+        self.assign(op, op.result, lane)
 
     @emits(vector.InsertOp)
     def emit_insert(self, op: vector.InsertOp):

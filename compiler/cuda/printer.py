@@ -196,6 +196,20 @@ class EmitterBase(BasePrinter):
         self.names[value] = name
         return name
 
+    def lane(self, vector: str, vtype: VectorType, i: int) -> str:
+        """Lane `i` of the vector struct named `vector`. A 16-bit float lane is read as
+        half of the 32-bit pair it shares with its neighbour (`__low2half` /
+        `__high2half` of a `__half2`): the pair stays one register, where `v.v[i]`
+        makes NVVM split the struct into 16-bit values and ptxas merge them back with a
+        `PRMT` per lane where a branch (a masked load's `other`) joins."""
+        elem = vtype.element_type
+        pair = {Float16Type: ("__half2", "__low2half", "__high2half"),
+                BFloat16Type: ("__nv_bfloat162", "__low2bfloat16", "__high2bfloat16")}.get(type(elem))
+        if pair is None or _num_elements(vtype) % 2:
+            return f"{vector}.v[{i}]"
+        t2, low, high = pair
+        return f"{high if i % 2 else low}(*reinterpret_cast<const {t2}*>(&{vector}.v[{i - i % 2}]))"
+
     def assign(self, op: Operation, value: SSAValue, expr: str, default: str = "t"):
         """Print `const T name = expr;` for the result `value` of `op`."""
         ctype = self.ctype(value.type, op)
@@ -234,18 +248,15 @@ class EmitterBase(BasePrinter):
             return _f32_literal(value)
         if isinstance(t, Float64Type):
             return _f64_literal(value)
+        # 16-bit floats by their bits: `__float2half(x)` is inline PTX (`cvt.rn.f16.f32`)
+        # that NVVM does not fold, so a constant vector (a masked load's `other`) would be
+        # built 16 bits at a time and merged with `PRMT`s where its branch joins
         if isinstance(t, Float16Type):
-            half = np.float16(value)
-            if not np.isfinite(half):
-                bits = int(half.view(np.uint16))
-                return f"__ushort_as_half((unsigned short)0x{bits:04x})"
-            return f"__float2half({_f32_literal(float(half))})"
+            bits = int(np.float16(value).view(np.uint16))
+            return f"__ushort_as_half((unsigned short)0x{bits:04x})"
         if isinstance(t, BFloat16Type):
-            rounded = _round_to_bf16(value)
-            if rounded != rounded or rounded in (float("inf"), float("-inf")):
-                bits = struct.unpack("<I", struct.pack("<f", rounded))[0] >> 16
-                return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
-            return f"__float2bfloat16({_f32_literal(rounded)})"
+            bits = struct.unpack("<I", struct.pack("<f", _round_to_bf16(value)))[0] >> 16
+            return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
         if isinstance(t, _FP8_TYPES):  # by its bits, rounded as the executor rounds
             short = _SHORT_NAMES[type(t)]
             helper = F8_HELPER[short]
@@ -436,7 +447,7 @@ class EmitterBase(BasePrinter):
         for i in range(lanes):
             scalars = Block(arg_types=[_scalar(v.type) for v in op.operands])
             for arg, v in zip(scalars.args, op.operands, strict=True):
-                self.names[arg] = f"{self.expr(v)}.v[{i}]" if isinstance(v.type, VectorType) else self.expr(v)
+                self.names[arg] = self.lane(self.expr(v), v.type, i) if isinstance(v.type, VectorType) else self.expr(v)
             clone = type(op).create(
                 operands=list(scalars.args),
                 result_types=[_scalar(r.type) for r in op.results],

@@ -14,8 +14,8 @@ import tilec
 def softmax(n, dtype, recip):
     block = rk.next_pow2(n)
     p, m, a, b, _ = rk._rows_program("softmax", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads=32 * rk.num_warps(block)) as k:
-        r = rk.RowKernel(p, dtype, rk.num_warps(block))
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = rk.RowKernel(p, dtype)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, float("-inf"))
         e = r.unary(math.ExpOp, x - r.over_row(r.reduce(x, "max"), block))
         s = r.reduce(e, "add")

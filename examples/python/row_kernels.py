@@ -2,8 +2,9 @@
 one row per block, a masked power-of-two tile over a row of any length N (`other` =
 -inf for a max, 0 for a sum), a run-time number of rows M (one compile serves every M),
 N fixed when the program is built (a compile per N and element type), and the layout
-left to the compiler (`#layout.auto`: `pack-rows` and `coalesce` pick rows per block,
-threads and vector widths from the facts, docs/passes.md).
+and the block's threads left to the compiler (`#layout.auto` and `threads="auto"`:
+`pack-rows`, `choose-warps` and `coalesce` pick rows per block, warps, threads per warp
+and vector widths from the facts, docs/passes.md).
 
     python examples/python/row_kernels.py          # each kernel on the CPU reference executor
 
@@ -53,19 +54,26 @@ def next_pow2(n: int) -> int:
 
 
 def num_warps(block: int) -> int:
-    """Warps for a row tile of `block` elements (the Triton tutorial's rule)."""
+    """Warps for a row tile of `block` elements: the Triton tutorial's rule, which the
+    Triton peers of benchmarks/realistic_rows.py use. The tilec programs here leave their
+    warps to the compiler (`choose-warps`' rule on bytes per thread)."""
     return 16 if block >= 8192 else 8 if block >= 2048 else 4
 
 
-class RowKernel:
-    """The pieces of a row-wise kernel on a Program: auto layouts over `warps` warps,
-    loads of a masked row tile, row reductions broadcast back over the row."""
+OPEN_WARPS = layout.OPEN_THREADS // 32
+"""The warps of a `threads="auto"` launch's `#layout.auto` layouts until `choose-warps` picks them."""
 
-    def __init__(self, p: Program, dtype: str, warps: int):
+
+class RowKernel:
+    """The pieces of a row-wise kernel on a Program: auto layouts over the warps the
+    compiler chooses, loads of a masked row tile, row reductions broadcast back over the row."""
+
+    def __init__(self, p: Program, dtype: str, warps: int | None = None):
+        """`warps`: the block's warps where the author writes them (the launch's threads
+        are then 32 * warps), None where the launch leaves them to the compiler."""
         self.p = p
         self.dtype = element_type(dtype)
-        self.warps = warps
-        self.full: Attribute = AutoLayoutAttr(2, warps)
+        self.full: Attribute = AutoLayoutAttr(2, OPEN_WARPS if warps is None else warps)
         self.rows: Attribute = SliceLayoutAttr(IntAttr(1), self.full)
         self.cols: Attribute = SliceLayoutAttr(IntAttr(0), self.full)
 
@@ -157,14 +165,16 @@ def _rows_program(name: str, n: int, dtype: str, extra: tuple[str, ...] = ()):
     return p, m, a, b, vs
 
 
-def softmax(n: int, dtype: str = "f32") -> Program:
-    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row of an M x N tensor."""
+def softmax(n: int, dtype: str = "f32", warps: int | None = None) -> Program:
+    """y = exp(x - max(x)) / sum(exp(x - max(x))) along each row of an M x N tensor.
+    `warps` writes the block's warps (an override, as Triton's `num_warps=`); by default
+    the compiler chooses them (`choose-warps`)."""
     if n > ONLINE_ABOVE:
         return softmax_online(n, dtype)
     block = next_pow2(n)
     p, m, a, b, _ = _rows_program("softmax", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
-        r = RowKernel(p, dtype, num_warps(block))
+    with p.launch(grid=(m, 1, 1), threads="auto" if warps is None else 32 * warps) as k:
+        r = RowKernel(p, dtype, warps)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, float("-inf"))
         e = r.exp(x - r.over_row(r.reduce(x, "max"), block))
         r.store_row(r.normalise(e, r.over_row(r.reduce(e, "add"), block)), p.tile(b, [k.bx, 0], [1, block]))
@@ -176,10 +186,9 @@ def softmax_online(n: int, dtype: str = "f32", chunk: int = CHUNK) -> Program:
     keeps the running max mx and the running sum s of exp(x - mx) (when a chunk raises
     the max, s is rescaled by exp(old - new)); a second loop writes exp(x - mx) / s."""
     chunks = -(-n // chunk)
-    warps = num_warps(chunk)
     p, m, a, b, _ = _rows_program("softmax_online", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
-        r = RowKernel(p, dtype, warps)
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
         mx = r.splat(float("-inf"), [1], r.rows)
         s = r.splat(0.0, [1], r.rows)
         # `carry` makes mx and s the loop's slots: assigning their `ssa` in the body
@@ -204,8 +213,8 @@ def layer_norm(n: int, dtype: str = "f32", eps: float = 1e-5) -> Program:
         return layer_norm_chunked(n, dtype, eps)
     block = next_pow2(n)
     p, m, a, b, (wv, bv) = _rows_program("layer_norm", n, dtype, ("weight", "bias"))
-    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
-        r = RowKernel(p, dtype, num_warps(block))
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
         inv_n = r.splat(1.0 / n, [1], r.rows)
         mean = r.reduce(x, "add") * inv_n
@@ -225,8 +234,8 @@ def rms_norm(n: int, dtype: str = "f32", eps: float = 1e-6) -> Program:
         return rms_norm_chunked(n, dtype, eps)
     block = next_pow2(n)
     p, m, a, b, (wv,) = _rows_program("rms_norm", n, dtype, ("weight",))
-    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
-        r = RowKernel(p, dtype, num_warps(block))
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
         ms = r.reduce(x * x, "add") * r.splat(1.0 / n, [1], r.rows)
         rstd = r.unary(math.RsqrtOp, ms + r.splat(eps, [1], r.rows))
@@ -242,10 +251,9 @@ def layer_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-5, chunk: int
     elements inside the row: no cancellation) by Chan's formula, as Welford's; the
     second writes the outputs."""
     chunks = -(-n // chunk)
-    warps = num_warps(chunk)
     p, m, a, b, (wv, bv) = _rows_program("layer_norm_chunked", n, dtype, ("weight", "bias"))
-    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
-        r = RowKernel(p, dtype, warps)
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
 
         def per_row(x) -> Value:
             return r.splat(x, [1], r.rows) if isinstance(x, float) else r.op(layout.SplatOp, [x], TensorType(
@@ -280,10 +288,9 @@ def rms_norm_chunked(n: int, dtype: str = "f32", eps: float = 1e-6, chunk: int =
     """RMSNorm of rows longer than registers hold: a loop over chunks sums x^2, a second
     writes x * rsqrt(mean + eps) * weight."""
     chunks = -(-n // chunk)
-    warps = num_warps(chunk)
     p, m, a, b, (wv,) = _rows_program("rms_norm_chunked", n, dtype, ("weight",))
-    with p.launch(grid=(m, 1, 1), threads=32 * warps) as k:
-        r = RowKernel(p, dtype, warps)
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
         q = r.splat(0.0, [1], r.rows)
         with p.range(0, chunks, carry=[q]) as j:
             x = r.load_row(p.tile(a, [k.bx, j], [1, chunk]), chunk, 0.0)
@@ -304,8 +311,8 @@ def cumsum(n: int, dtype: str = "f32") -> Program:
     chunks carrying the row's running total (a scan needs no other algorithm in chunks)."""
     block = next_pow2(n)
     p, m, a, b, _ = _rows_program("cumsum", n, dtype)
-    with p.launch(grid=(m, 1, 1), threads=32 * num_warps(block)) as k:
-        r = RowKernel(p, dtype, num_warps(block))
+    with p.launch(grid=(m, 1, 1), threads="auto") as k:
+        r = RowKernel(p, dtype)
         x = r.load_row(p.tile(a, [k.bx, 0], [1, block]), block, 0.0)
         r.store_row(r.scan(x), p.tile(b, [k.bx, 0], [1, block]))
     return p

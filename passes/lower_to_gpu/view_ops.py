@@ -16,7 +16,7 @@ from tilec.dialects.layout_attrs import (
     TensorViewType,
 )
 
-from .._tile_bounds import coord_limit
+from .._tile_bounds import coord_limit, covers_grid
 from .base import (
     _fail,
     lowers,
@@ -131,13 +131,16 @@ class ViewOpsLowering(OpFamily):
             if mask is None:
                 # an extent the tile does not divide, or a mode whose tiles an
                 # over-provisioned grid (or a dynamic coordinate) may take past the end
+                # no check where no block can leave the mode: a constant grid within it,
+                # or a block id over a view of as many rows as the grid has (`covers_grid`)
                 bounds = [
-                    bd if bd is not None
+                    None if covers_grid(op, k)
+                    else bd if bd is not None
                     or (lim is not None and isinstance(n, int) and lim <= n // t)
                     else n
-                    for bd, lim, t, n in zip(
+                    for k, (bd, lim, t, n) in enumerate(zip(
                         _uneven_bounds(b, sv.layout, tile), limits, tile,
-                        [_mode_size(b, m) for m in sv.layout])
+                        [_mode_size(b, m) for m in sv.layout]))
                 ]
                 mask = views.MaskMap(
                     [b.mul_(c, t) for c, t in zip(coords, tile)], [1] * len(tile), [1] * len(tile), bounds)

@@ -1,5 +1,5 @@
-"""On a GPU: the row kernels a user writes (examples/python/row_kernels.py, layouts left
-to `pack-rows` and `coalesce`) against PyTorch in float64 at awkward row lengths (100 and
+"""On a GPU: the row kernels a user writes (examples/python/row_kernels.py, layouts and
+warps left to `pack-rows`, `choose-warps` and `coalesce`) against PyTorch in float64 at awkward row lengths (100 and
 300: short rows packed several per block; 768, 1000, 1001 (rows not 16-byte aligned),
 3072; 50257 and 262144: loops over chunks), in f32, f16 and bf16, each compile serving
 several row counts M (1, 7, 300).
@@ -72,6 +72,16 @@ def test_row_kernel_matches_torch_in_float64(name, dtype, n):
     _check(name, dtype, n, (1, 7, 300))
 
 
+@pytest.mark.parametrize("n", [768, 1001, 3072, 8192])
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_row_kernel_at_the_compilers_warps(name, dtype, n):
+    """The warps `choose-warps` picks (f16: half the Triton tutorial's) and the index
+    arithmetic of the emitted kernel, at the N of issue 37 and odd M (a last block of
+    the grid that is not a multiple of anything)."""
+    _check(name, dtype, n, (1, 7, 4097))
+
+
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
 @pytest.mark.parametrize("name", list(rk.KERNELS))
 def test_rows_of_256k_elements_in_one_kernel(name, dtype):
@@ -95,3 +105,54 @@ def test_one_compile_serves_every_row_count(monkeypatch):
     monkeypatch.setattr(nvrtc, "compile_cuda", counted)
     _check("softmax", "f16", 1003, (1, 7, 64, 300, 4097))
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("past", [False, True])
+def test_the_index_width_follows_m_times_n(past):
+    """softmax f16 over rows of 8192: up to M = 2^18 - 1 rows every offset fits in 32
+    bits (the last element is 2^31 - 1) and the 32-bit kernel runs; one row more and the
+    64-bit one does (the last row's offsets pass 2^31). The first and last rows are
+    checked against PyTorch in float64 (8 GiB of input and output)."""
+    from tilec.compiling import IndexWidthKernel
+
+    n = 8192
+    kernel = tilec.compile(rk.softmax(n, "f16"))
+    assert isinstance(kernel, IndexWidthKernel) and kernel.limit == 2**18 - 1
+    m = kernel.limit + (1 if past else 0)
+    x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+    y = torch.full_like(x, float("nan"))
+    assert kernel.specialization(x, y, m) is (kernel.generic if past else kernel.narrow)
+    kernel(x, y, m)
+    torch.cuda.synchronize()
+    for rows in (slice(0, 2), slice(m - 3, m)):
+        want = torch.softmax(x[rows].double(), dim=1)
+        err = (y[rows].double() - want).abs().max().item()
+        assert err <= TOL["f16"] * want.abs().max().item(), (m, rows, err)
+
+
+@pytest.mark.parametrize("n", [768, 1001, 3072, 8192])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_the_32_bit_twin_is_bit_exact(name, dtype, n):
+    """The 32-bit kernel (`IndexWidthKernel.narrow`) and the 64-bit one compute the same
+    arithmetic on the same elements: their outputs are equal bit for bit (M = 4097, odd)."""
+    from tilec.compiling import IndexWidthKernel
+
+    kernel = tilec.compile(rk.KERNELS[name](n, dtype))
+    assert isinstance(kernel, IndexWidthKernel)
+    m = 4097
+    td = getattr(torch, DTYPES[dtype])
+    g = torch.Generator(device="cuda").manual_seed(n + m)
+    x = (torch.randn(m, n, device="cuda", generator=g) * 3).to(td)
+    w = torch.randn(n, device="cuda", generator=g).to(td)
+    b = torch.randn(n, device="cuda", generator=g).to(td)
+    vecs = [w, b] if name == "layer_norm" else [w] if name == "rms_norm" else []
+    outs = []
+    for k in (kernel.narrow, kernel.generic):
+        y = torch.full_like(x, float("nan"))
+        k(x, y, *vecs, m)
+        outs.append(y)
+    torch.cuda.synchronize()
+    assert not torch.isnan(outs[0]).any()
+    assert torch.equal(outs[0].view(torch.int16 if dtype != "f32" else torch.int32),
+                       outs[1].view(torch.int16 if dtype != "f32" else torch.int32))

@@ -164,6 +164,29 @@ def test_the_layouts_are_the_compilers():
     assert "{vector = 4 : i64, uniform_mask}" in text  # one predicate per vector (1000 % 4 == 0)
 
 
+WARPS = {  # (N, dtype) -> the warps `choose-warps` gives the user's softmax (docs/passes.md)
+    (768, "f16"): 2, (1000, "f16"): 2, (1001, "f16"): 2, (3072, "f16"): 4, (8192, "f16"): 8, (50257, "f16"): 4,
+    (768, "f32"): 4, (1000, "f32"): 4, (1001, "f32"): 4, (3072, "f32"): 8, (8192, "f32"): 16, (50257, "f32"): 8,
+}
+
+
+@pytest.mark.parametrize("n,dtype", list(WARPS))
+def test_the_warps_are_the_compilers(n, dtype):
+    """The programs leave their threads open (`threads(auto)`); `choose-warps` gives each
+    thread at least 32 bytes of its row tile (64 past 4 warps): f16 rows get half the
+    warps of the Triton tutorial's rule, f32 rows the same (a chunked row, N = 50257,
+    by its chunk of 4096)."""
+    from tilec.dialects.layout import LaunchOp
+
+    module = rk.softmax(n, dtype).module.clone()
+    assert all(o.is_open for o in module.walk() if isinstance(o, LaunchOp))
+    run_pipeline(module, "expand-iterators,tile,order-grid,tma,distribute,chunk-rows,pack-rows,choose-warps")
+    (launch,) = [o for o in module.walk() if isinstance(o, LaunchOp)]
+    assert not launch.is_open and launch.num_threads == 32 * WARPS[n, dtype]
+    tile = rk.CHUNK if n > rk.ONLINE_ABOVE else rk.next_pow2(n)
+    assert WARPS[n, dtype] == (rk.num_warps(tile) if dtype == "f32" else rk.num_warps(tile) // 2)
+
+
 @pytest.mark.parametrize("name", list(rk.KERNELS))
 @pytest.mark.parametrize("n,rows", [(100, 8), (128, 8), (300, 2), (512, 2)])
 def test_short_rows_are_packed_several_per_block(name, n, rows):
@@ -238,3 +261,29 @@ def test_coalesce_gives_each_row_the_widest_aligned_vector(n, dtype):
         enc = o.result.type.encoding.data
         assert enc.size_per_thread == (1, want) and enc.threads_per_warp == (1, 32)
         assert (o.vector.value.data if o.vector is not None else 1) == want  # width 1: no `vector`
+
+
+def test_launch_threads_are_a_count_a_shape_or_auto():
+    """`threads="auto"` leaves the threads to `choose-warps`; any other string is the
+    user's error, located at their line."""
+    from tilec.compiler.builder import Program
+    from tilec.support.diagnostics import TilecError
+
+    p = Program("k")
+    with pytest.raises(TilecError, match='threads is a count, a block shape or "auto", got \'many\'') as e:
+        with p.launch(grid=(1, 1, 1), threads="many"):
+            pass
+    assert e.value.loc is not None and "test_row_kernels.py" in str(e.value.loc)
+
+
+def test_the_warps_rule_in_bytes():
+    """`choose-warps`' one rule (docs/passes.md): at least 32 bytes per thread, 64 past
+    4 warps, 2 to 16 warps."""
+    from tilec.passes.choose_warps import default_warps
+
+    kib = 1024
+    got = {b: default_warps(b) for b in (256, kib, 2 * kib, 4 * kib, 8 * kib, 16 * kib, 32 * kib, 64 * kib, 256 * kib)}
+    assert got == {256: 2, kib: 2, 2 * kib: 2, 4 * kib: 4, 8 * kib: 4, 16 * kib: 8, 32 * kib: 16, 64 * kib: 16,
+                   256 * kib: 16}
+    assert default_warps(16 * kib, bytes_per_thread=64) == 4 and default_warps(64 * kib, max_warps=32) == 32
+    assert default_warps(256, max_warps=1) == 1

@@ -51,3 +51,28 @@ func.func @auto_rank_mismatch(%p: !layout.ptr<f32, align 16>) {
   }
   func.return
 }
+
+// -----
+
+// A `threads(auto)` launch does not use its thread id.
+func.func @open_threads_tid(%p: !layout.ptr<f32, align 16>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{a launch with threads(auto) does not use its thread id: the compiler chooses the threads}}
+  layout.launch grid(%c1, %c1, %c1) threads(auto) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %t = arith.addi %tid, %c1 : index
+  }
+  func.return
+}
+
+// -----
+
+// `threads(auto)` takes no extents.
+func.func @open_threads_extents(%p: !layout.ptr<f32, align 16>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{threads(auto) takes no extents}}
+  layout.launch grid(%c1, %c1, %c1) threads(auto, 4) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+  }
+  func.return
+}

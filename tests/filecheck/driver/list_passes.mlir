@@ -8,6 +8,7 @@
 // CHECK-DAG: {{^}}  dce
 // CHECK-DAG: {{^}}  expand-iterators {{ *}}Rewrite tile iterators into index positions
 // CHECK-DAG: {{^}}  chunk-rows {{ *}}Turn a row-wise kernel whose row tile is longer than registers hold into a loop
+// CHECK-DAG: {{^}}  choose-warps {{ *}}Choose the threads of every `threads(auto)` launch
 // CHECK-DAG: {{^}}  coalesce {{ *}}Choose the `#layout.blocked` layout of every `#layout.auto` tensor
 // CHECK-DAG: {{^}}  copy-strategy {{ *}}Choose the strategy of each whole-tensor `layout.copy`
 // CHECK-DAG: {{^}}  distribute {{ *}}Split each block-level `layout.copy`
@@ -22,5 +23,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,

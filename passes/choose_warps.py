@@ -1,0 +1,135 @@
+"""The `choose-warps` pass: the block's warps of a launch that left them to the compiler (`threads(auto)`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+
+from tilec.dialects.auto_layout import MAX_WARPS, AutoLayoutAttr
+from tilec.dialects.encoding import DistributedEncoding
+from tilec.dialects.layout import OPEN_THREADS, LaunchOp, LoadOp, StoreOp
+from tilec.dialects.layout_attrs import element_bytes
+from tilec.dialects.layout_ptr import PtrLoadOp, PtrStoreOp, pointee
+from tilec.support.diagnostics import TilecError
+
+from ._analysis import is_pow2, pow2_floor
+from .coalesce import _root_auto, _substitute, _values
+
+WARP = 32
+SMALL_BLOCK_WARPS = 4
+"""Up to this many warps a thread holds at least `bytes` bytes of the tile; past it, twice as many."""
+
+
+MIN_WARPS = 2
+"""An SM holds at most 32 blocks: blocks of one warp would leave half its 64 warps empty."""
+
+
+def default_warps(tile_bytes: int, bytes_per_thread: int = 32, max_warps: int = 16) -> int:
+    """The warps of a block whose largest tile (load or store) is `tile_bytes` bytes: the
+    most (a power of two, MIN_WARPS (2) to `max_warps`) such that each thread holds at least
+    `bytes_per_thread` bytes of the tile (two 16-byte vectors at the default 32), and at
+    least twice that once the block has more than SMALL_BLOCK_WARPS (4) warps.
+
+    At a few elements per thread a row kernel is bound by each thread's fixed work (its
+    index arithmetic, the masked edge, a row reduction's steps across the warps, which
+    grow with the warps), not by memory: fewer threads with more bytes each reach the
+    memory limit sooner (H200, f16 softmax at M = 16384: N = 768 0.73 -> 0.86 of
+    cudaMemcpy at 2 warps instead of 4, N = 3072 0.91 -> 1.00 at 4 instead of 8). So
+
+        tile bytes   <= 2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
+        warps               2      4      4       8      16      16
+
+    (a row of 1024 f16 gets 2 warps, 1024 f32 4, 4096 f16 4, 4096 f32 8, 8192 f16 8,
+    8192 f32 16)."""
+    w = pow2_floor(max(1, tile_bytes // (WARP * bytes_per_thread)))
+    if w > SMALL_BLOCK_WARPS:
+        w = max(SMALL_BLOCK_WARPS, pow2_floor(max(1, tile_bytes // (WARP * 2 * bytes_per_thread))))
+    return min(max_warps, max(MIN_WARPS, w))
+
+
+@dataclass(frozen=True)
+class ChooseWarpsPass(ModulePass):
+    """Choose the threads of every `threads(auto)` launch from the bytes of its tiles (`default_warps`'s rule).
+
+    A program may leave the block's threads to the compiler, `layout.launch ...
+    threads(auto)`, as it leaves its layouts (`#layout.auto` over OPEN_THREADS / 32
+    warps): such a launch observes no thread count (the verifier checks that its thread
+    id is unused), so where every distributed tensor in it has a `#layout.auto` layout
+    (or a slice of one) any count computes the same. This pass gives it W warps by one rule on the bytes per
+    thread (`default_warps`): with B the bytes of the launch's largest tensor loaded or
+    stored (`layout.load` / `layout.store` / `layout.ptr_load` / `layout.ptr_store`:
+    elements times the element's bytes), W is the most warps (a power of two, at least
+    2, at most `max-warps`) that leave each thread at least `bytes` bytes of it, and at
+    least 2 x `bytes` once W passes 4 (more warps cost each row reduction a wider step
+    across them; an SM holds at most 32 blocks, so a block has at least 2 warps):
+
+        tile bytes   <= 2 KiB  4 KiB  8 KiB  16 KiB  32 KiB  64 KiB
+        warps               2      4      4       8      16      16
+
+    The launch then has 32 W threads and every `#layout.auto` in it W warps; `coalesce`
+    lays the tile out over them. A launch with no load or store keeps OPEN_THREADS. The
+    pass runs after `chunk-rows` (a long row's tile is then a chunk) and `pack-rows` (which
+    packs short rows to `bytes` bytes per thread of an OPEN_THREADS block, so a packed
+    tile keeps 4 warps). The choice shows in `--print-between-passes` as the launch's
+    `threads(32 W)` and the layouts' `warps = W`. A launch with its threads written is
+    never changed: an explicit count wins; so is an open launch with a layout written in
+    it (or made by an earlier pass, `distribute`'s): it keeps OPEN_THREADS, now written.
+
+    Options:
+      bytes=B        bytes of the tile each thread holds at least (default 32).
+      max-warps=W    the most warps a block gets (default 16), a power of two.
+    """
+
+    name = "choose-warps"
+
+    bytes: int = 32
+    max_warps: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.bytes < 1 or not is_pow2(self.max_warps) or self.max_warps > MAX_WARPS:
+            raise TilecError(f"choose-warps: bytes={self.bytes} must be positive and max-warps={self.max_warps} "
+                             f"a power of two in [1, {MAX_WARPS}]")
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp) and o.is_open]:
+            tile = max((_access_bytes(o) for o in launch.walk()), default=0)
+            warps = OPEN_THREADS // WARP
+            if tile and _all_auto(launch):
+                warps = default_warps(tile, self.bytes, self.max_warps)
+            _set_warps(launch, warps)
+
+
+def _all_auto(launch: LaunchOp) -> bool:
+    """Whether every distributed tensor in `launch` has a `#layout.auto` layout (or a slice of one)."""
+    for o in launch.walk():
+        for v in _values(o):
+            enc = getattr(v.type, "encoding", None)
+            if isinstance(enc, DistributedEncoding) and _root_auto(enc) is None:
+                return False
+    return True
+
+
+def _access_bytes(o) -> int:
+    """Bytes of the tensor a load or store moves (0 for any other op)."""
+    if isinstance(o, LoadOp | StoreOp):
+        t = o.result.type if isinstance(o, LoadOp) else o.value.type
+        return prod(t.get_shape()) * element_bytes(o.view.type.element_type)
+    if isinstance(o, PtrLoadOp | PtrStoreOp):
+        t = o.ptrs.type
+        return prod(t.get_shape()) * element_bytes(pointee(t))
+    return 0
+
+
+def _set_warps(launch: LaunchOp, warps: int) -> None:
+    """`launch` with 32 `warps` threads, written (no longer open), its `#layout.auto`s over `warps`."""
+    chosen: dict[AutoLayoutAttr, Attribute] = {}
+    for o in launch.walk():
+        for v in _values(o):
+            if isinstance(v.type, TensorType) and (a := _root_auto(v.type.encoding)) is not None:
+                chosen[a] = AutoLayoutAttr(a.rank.data, warps)
+    _substitute(launch, chosen)
+    launch.properties["threads"] = IntegerAttr(WARP * warps, i64)
+    del launch.properties["open_threads"]
