@@ -57,11 +57,12 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int) -> np.ndarray:
 
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
-             level="layout", bshd=False, seed=0, ws=True, persistent=0):
+             level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
-    `persistent`: a grid of that many blocks looping over the tiles."""
+    `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
+    consumer warpgroups take turns issuing their wgmma."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -69,7 +70,7 @@ def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dt
     k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
-                           persistent=persistent).module
+                           persistent=persistent, pingpong=pingpong).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -250,3 +251,68 @@ def test_emitted_text_runs_with_its_args():
     module = tilec.parse(example.emit_with_args(64, True, 1, 3, 1, 150, 150, 2))
     lse = run(module, random_inputs(module, 0))["lse"]
     assert lse.shape == (450,) and np.all(np.isfinite(lse))
+
+
+PINGPONG_CASES = {
+    # two consumer warpgroups (bm = 128), each its 64 rows; a ragged second Q and KV block
+    "ragged-d64": dict(d=64, sq=150, skv=150),
+    "causal-d64": dict(d=64, causal=True, sq=150, skv=150),
+    # D = 128, GQA, Sq > Skv, 64-wide KV blocks (two KV steps per round: the turn passes twice a round)
+    "causal-gqa-d128-sq-gt-skv": dict(d=128, causal=True, group=2, h=2, sq=100, skv=60, bn=64),
+    # f16, (B, S, H, D) memory, Sq = 40: warpgroup 1's rows all past Sq (its Q tile zeros, its O store clipped)
+    "f16-bshd-short-q": dict(d=64, b=2, h=2, sq=40, skv=100, dtype="f16", bshd=True),
+    # persistent: 9 causal MQA tiles on 5 blocks (tiles of 1 to 3 KV steps); the turns run on across tiles
+    "persistent-causal-mqa-d64": dict(d=64, causal=True, group=3, h=3, sq=150, skv=150, bn=64, persistent=5),
+    # persistent, D = 128: 4 tiles of 3 KV steps (the ring's extra, masked step) on 2 blocks
+    "persistent-d128": dict(d=128, h=2, sq=150, skv=300, persistent=2),
+}
+
+
+@pytest.mark.parametrize("case", PINGPONG_CASES)
+def test_attention_pingpong(case):
+    """The pingpong schedule (`attention_fwd(pingpong=True)`): each consumer warpgroup
+    a region of its own, taking turns through two named barriers to issue its P V
+    and next Q K^T; the executor runs the regions concurrently, counts the barriers'
+    arrivals (a missing turn would be reported as a hang) and checks both
+    warpgroups' waits on the shared "full" barriers."""
+    run_case(bm=128, **{"bn": 128, **PINGPONG_CASES[case]}, pingpong=True)
+
+
+@pytest.mark.parametrize("persistent", [0, 3], ids=["grid", "persistent"])
+def test_attention_pingpong_lowered(persistent):
+    """After the default pipeline (bar.sync / bar.arrive per thread): causal, 2 heads of
+    150 rows, on the grid or on 3 persistent blocks over the 4 tiles."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=128, pingpong=True, persistent=persistent,
+             level="lowered")
+
+
+@pytest.mark.parametrize("d,causal,persistent", [(128, False, 0), (128, True, 0), (64, False, 0), (128, True, 132),
+                                                 (64, True, 132)])
+def test_attention_pingpong_cuda_compiles(d, causal, persistent):
+    """The pingpong kernel's CUDA compiles for sm_90a with no spills and no local memory
+    under the 168 registers ptxas allots (S of the next step, P and O live at each
+    turn); each consumer region syncs on its own turn barrier and arrives on the
+    other's (4 and 5: 0 is __syncthreads's, 1 to 3 the regions' own)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, pingpong=True, persistent=persistent).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    w0, w1 = src.split("} else if (threadIdx.x < 256) {")
+    assert 'bar.sync 4, 256;' in w0 and 'bar.arrive 5, 256;' in w0 and 'bar.sync 5' not in w0
+    assert 'bar.sync 5, 256;' in w1 and 'bar.arrive 4, 256;' in w1 and 'bar.sync 4' not in w1
+    usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
+    assert usage.registers <= 168 and usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+
+
+def test_attention_pingpong_is_an_option():
+    """Off by default; its kernels differ from the default ones only where it is on."""
+    from tilec.dialects.layout_roles import NamedBarrierOp
+
+    assert not any(isinstance(op, NamedBarrierOp) for op in attention_fwd(128).module.walk())
+    with pytest.raises(ValueError, match="pingpong needs warp_specialized, bm >= 128"):
+        attention_fwd(64, bm=64, pingpong=True)
+    with pytest.raises(ValueError, match="and no overlap"):
+        attention_fwd(64, bn=64, overlap=True, pingpong=True)
+    with pytest.raises(ValueError, match="pingpong needs warp_specialized"):
+        attention_fwd(64, warp_specialized=False, pingpong=True)
