@@ -12,7 +12,8 @@ scale).
 
 Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head);
 persistent (`attention_fwd(persistent=P)`), min(P, tiles) blocks each looping over
-such tiles.
+such tiles; `pingpong`: the consumer warpgroups take turns issuing their wgmma
+(`attention_fwd`'s docstring).
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
 TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
@@ -127,6 +128,16 @@ arrival per consumer warpgroup; the Q barriers' phases are the block's tile coun
 mod 2): the next tile's loads run under the last step's P V and the epilogue. The
 epilogue waits for the previous tile's TMA store to have read O's buffer before
 writing it.
+
+`pingpong` (warp-specialised, bm >= 128, no `overlap`): FlashAttention-3's
+inter-warpgroup pingpong (docs/attention.md). Each consumer warpgroup is a
+warp_specialize region of its own over its 64 rows (its own Q and O buffers, 64-row
+TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own:
+`bar.sync`; the next warpgroup's: `bar.arrive`, 256 threads each), warpgroup 0 taking
+the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
+(both async), hands the turn on, waits for both and runs the next softmax while the
+other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
+first Q K^T is a turn of its own and its last P V is issued alone.
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,

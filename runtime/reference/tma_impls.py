@@ -12,8 +12,9 @@ expected (fewer: it would hang; more: the phase could complete before a copy lan
 A wait on the other parity while the current phase has work in flight is the classic
 wrong-phase bug (it returns at once): an error. Inside a warp_specialize region a wait
 is on the region's next phase: the barrier's current one, or the one just completed
-where another region's wait saw it complete first (two consumer regions waiting on
-one "full" barrier); a wait on a phase the region has seen already is the same bug. An arrival on a phase that has all
+where another region's wait saw it complete first and the next has not begun (two
+consumer regions waiting on one "full" barrier); a wait on a phase the region has
+seen already, or on a completed phase while the next is in flight, is the same bug. An arrival on a phase that has all
 its arrivals but that no wait has seen complete reuses the barrier too early: an
 error. A TMA store reads shared memory when issued (after the block's barrier that
 the op includes) and keeps it *being read* until a `tma_store_wait` covers it:
@@ -365,7 +366,9 @@ def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier
         done = ((bar.phase[blocks] & 1) != parity) & (bar.phase[blocks] > 0)
         # a phase completed (seen by another region's wait) that is this region's next one:
         # the wait returns at once, as it should (several consumer regions wait on one "full")
-        late = done & (seen[blocks] == bar.phase[blocks] - 1)
+        # and whose next phase has not begun (no arrival, no bytes: its waiters have not
+        # all released the stage, so it cannot be the one this region means)
+        late = done & (seen[blocks] == bar.phase[blocks] - 1) & ~bar._busy(blocks)
         stale = done & ~late
         if stale.any():  # the phase a region waits on is always its next one
             i = int(np.argmax(stale))

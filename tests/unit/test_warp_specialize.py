@@ -386,13 +386,16 @@ PINGPONG_ISSUE = _ws(
 PINGPONG_MISUSE = {
     # consumer 1 waits on the ring's "full" barriers a round after consumer 0: without
     # its turn, its first wait sees consumer 0's phase (completed) and returns at once
+    # (the executor lets a second region wait on a phase another saw complete, as
+    # attention's two consumer regions share each phase), then its arrival on the
+    # stage's "empty" barrier (one arrival a phase) is one too many
     "consumer 1 does not wait for its turn": (
         re.sub(
             r"\n *%tphase_1 = arith.remui %q_1, %c2 : index\n *layout.mbarrier_wait %turn1, %tphase_1",
             "",
             PINGPONG,
         ),
-        "has completed and been waited on: the wait returns at once",
+        "already has all its 1 arrivals and has not been seen complete by a wait",
     ),
     # consumer 0 never hands the turn over: consumer 1 waits forever
     "consumer 0 never gives the turn": (
@@ -401,10 +404,11 @@ PINGPONG_MISUSE = {
     ),
     # the turn given in the K loop's first step instead of its last: consumer 1 waits
     # on the "full" barriers two rounds ahead of consumer 0 (a tile is 2 rounds of the
-    # 2-stage ring) and its wait sees consumer 0's completed phase of the same parity
+    # 2-stage ring) and its wait sees consumer 0's completed phase of the same parity:
+    # it returns at once, and consumer 1's arrival on "empty" is one too many
     "turn given in the K loop's first step": (
         re.sub(r"(%lasti(_1)? = arith.constant )2 : index", r"\g<1>0 : index", PINGPONG_ISSUE),
-        "has completed and been waited on: the wait returns at once",
+        "already has all its 1 arrivals and has not been seen complete by a wait",
     ),
 }
 
