@@ -42,6 +42,9 @@ CONFIGS = {
     # (named barriers), one's softmax under the other's P V and next Q K^T
     "ws-bn128-pingpong": {"pingpong": True, "persistent": False},
     "persistent-bn128-pingpong": {"pingpong": True, "persistent": True},
+    # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
+    "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
+    "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
 keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""

@@ -129,7 +129,7 @@ mod 2): the next tile's loads run under the last step's P V and the epilogue. Th
 epilogue waits for the previous tile's TMA store to have read O's buffer before
 writing it.
 
-`pingpong` (warp-specialised, bm >= 128, no `overlap`): FlashAttention-3's
+`pingpong` (warp-specialised, bm >= 128): FlashAttention-3's
 inter-warpgroup pingpong (docs/attention.md). Each consumer warpgroup is a
 warp_specialize region of its own over its 64 rows (its own Q and O buffers, 64-row
 TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own:
@@ -137,7 +137,11 @@ TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own
 the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
 (both async), hands the turn on, waits for both and runs the next softmax while the
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
-first Q K^T is a turn of its own and its last P V is issued alone.
+first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
+too (the default at bn = 64; at bn = 128 it spills), the intra-warpgroup overlap as
+well: in the turn S_j+1 is issued before P_j V and only S_j+1 is waited for
+(`layout.mma_wait {pending = 1}`), so P_j V runs on under softmax_j+1; O is waited
+for (and its stage released) after that softmax, before its rescaling.
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -156,13 +160,13 @@ first Q K^T is a turn of its own and its last P V is issued alone.
     check_config(D, dtype, group, bm, bn, stages)
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
-    if pingpong and (not warp_specialized or bm < 128 or overlap):
+    if pingpong and (not warp_specialized or bm < 128):
         raise ValueError(
-            f"attention: pingpong needs warp_specialized, bm >= 128 (two consumer warpgroups or more) and no "
-            f"overlap (got warp_specialized={warp_specialized}, bm={bm}, overlap={overlap})"
+            f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
+            f"(got warp_specialized={warp_specialized}, bm={bm})"
         )
     if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
-        overlap = bn <= 64 and not pingpong
+        overlap = bn <= 64
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
@@ -290,6 +294,11 @@ first Q K^T is a turn of its own and its last P V is issued alone.
         def softmax(sc, j, s: int, lim, cols0, m, lsum, acc):
             """The online softmax of S = `sc` (step s, KV block j): masked, `m` and `lsum`
             assigned; returns P as wgmma's A operand and O rescaled."""
+            pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+            return pa, (acc * alpha_o).named(f"scaled{s}")
+
+        def softmax_p(sc, j, s: int, lim, cols0, m, lsum):
+            """`softmax` but O's rescaling: P as wgmma's A operand and O's factor."""
             # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
             lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
             valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
@@ -302,7 +311,7 @@ first Q K^T is a turn of its own and its last P V is issued alone.
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
             pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-            return pa, (acc * alpha_o).named(f"scaled{s}")
+            return pa, alpha_o
 
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
@@ -376,7 +385,6 @@ first Q K^T is a turn of its own and its last P V is issued alone.
             docstring of `attention_fwd`). Turn barrier `turn0 + w` is its own; it hands
             the turn to the next warpgroup's."""
             turn = lambda mode, x: p.named_barrier(mode, turn0 + x % wgs, 256)  # noqa: E731
-            nsteps = tile.nsteps
             qphase = p.remui(tile.jt, c2).named("qphase") if persistent else c0
             p.mbarrier_wait(qbar, qphase)
             if w not in pp_views:
@@ -399,6 +407,17 @@ first Q K^T is a turn of its own and its last P V is issued alone.
             s_first = p.mma(qv, kv[0], zero_s, is_async=True).named("s_first")
             turn("arrive", w + 1)
             (sc,) = p.mma_wait(s_first, pending=0)
+            if overlap:
+                pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+            else:
+                pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+            qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named("oblock")
+            epilogue(tile, acc, m, lsum, rows, sq32, sos[w], qw, f"o2_{w}")
+
+        def pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+            """The pingpong KV loop: softmax_j, then in the turn P_j V and S_j+1 issued,
+            both waited for after the turn."""
+            nsteps = tile.nsteps
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
                 i.named("i")
                 kall = (tile.base + i).named("kall") if persistent else i
@@ -432,8 +451,54 @@ first Q K^T is a turn of its own and its last P V is issued alone.
                         (done,) = p.mma_wait(pv, pending=0)
                         acc.assign(done)
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
-            qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named("oblock")
-            epilogue(tile, acc, m, lsum, rows, sq32, sos[w], qw, f"o2_{w}")
+
+        def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+            """The pingpong KV loop with the intra-warpgroup overlap: in the turn S_j+1 is
+            issued before P_j V, and only S_j+1 is waited for (`pending = 1`), so P_j V
+            runs on under softmax_j+1; O is waited for and rescaled after it (the stage
+            of P_j V released then). O is in flight across the loop's iterations."""
+            nsteps = tile.nsteps
+            with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
+                i.named("i")
+                kall = (tile.base + i).named("kall") if persistent else i
+                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                for s in range(stages):
+                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
+                    pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+                    (done,) = p.mma_wait(acc, pending=0)  # the previous step's P V, run under this softmax
+                    if s:
+                        p.mbarrier_arrive(empty[s - 1])
+                    else:  # the previous round's last stage, where this tile had one
+                        with p.if_(i.ne(c0).named("later_round")):
+                            p.mbarrier_arrive(empty[stages - 1])
+                    scaled = (done * alpha_o).named(f"scaled{s}")
+                    p.mbarrier_wait(vfull[s], phase)
+                    turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
+                    if s + 1 < stages:
+                        p.mbarrier_wait(full[s + 1], phase)
+                        nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                        acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
+                        turn("arrive", w + 1)
+                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
+                        sc.assign(new_s)
+                        if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
+                            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
+                                p.mbarrier_arrive(qempty)
+                    else:  # the next round's first Q K^T, where the tile has one
+                        more, last = p.if_else(((i + cs).named("inext") < nsteps).named("more"), carry=[sc, acc])
+                        with more:
+                            p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
+                            nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
+                            acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
+                            turn("arrive", w + 1)
+                            (new_s,) = p.mma_wait(nxt, pending=1)
+                            sc.assign(new_s)
+                        with last:
+                            acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_last"))
+                            turn("arrive", w + 1)
+            (done,) = p.mma_wait(acc, pending=0)  # the tile's last P V
+            acc.assign(done)
+            p.mbarrier_arrive(empty[stages - 1])
 
         if not warp_specialized:
             def sync_block(tile: Tile) -> None:
