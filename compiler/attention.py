@@ -271,9 +271,9 @@ for (and its stage released) after that softmax, before its rescaling.
         def load_q(tile: Tile) -> None:
             p.mbarrier_arrive(qbar, tx=2 * bm * D)
             if pingpong:  # each consumer warpgroup's 64 rows into its buffer
+                qb0 = (tile.qb * p.constant(wgs).named("cwgs")).named("qb0")
                 for w in range(wgs):
-                    qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named(f"qb{w}") if w else (
-                        tile.qb * p.constant(wgs).named("cwgs")).named("qb0")
+                    qw = (qb0 + p.constant(w)).named(f"qb{w}") if w else qb0
                     p.tma_load(p.tile(Q, [tile.b, tile.h, qw, c0], [1, 1, cw, D]).named(f"tq{w}"), sqs[w], qbar)
                 return
             p.tma_load(p.tile(Q, [tile.b, tile.h, tile.qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)

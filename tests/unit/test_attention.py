@@ -252,6 +252,11 @@ def test_emitted_text_runs_with_its_args():
     module = tilec.parse(example.emit_with_args(64, True, 1, 3, 1, 150, 150, 2))
     lse = run(module, random_inputs(module, 0))["lse"]
     assert lse.shape == (450,) and np.all(np.isfinite(lse))
+    # pingpong (sanitize.sh's `D:causal:BxHxHKVxSQxSKV:0:pingpong`)
+    module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 150, 150, 0, pingpong=True))
+    assert "layout.named_barrier sync 4, 256" in str(module)
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (300,) and np.all(np.isfinite(lse))
 
 
 PINGPONG_CASES = {
