@@ -414,6 +414,19 @@ for (and its stage released) after that softmax, before its rescaling.
             qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named("oblock")
             epilogue(tile, acc, m, lsum, rows, sq32, sos[w], qw, f"o2_{w}")
 
+        def await_operands(s: int, i, phase, nsteps):
+            """Before a pingpong turn (so that the turn is not held on a TMA load): V of
+            stage s landed, and K of the next step where the tile has one. Returns, at
+            the round's last stage, whether the tile has another round (None before)."""
+            p.mbarrier_wait(vfull[s], phase)
+            if s + 1 < stages:
+                p.mbarrier_wait(full[s + 1], phase)
+                return None
+            more = ((i + cs).named("inext") < nsteps).named("more")
+            with p.if_(more):
+                p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
+            return more
+
         def pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
             """The pingpong KV loop: softmax_j, then in the turn P_j V and S_j+1 issued,
             both waited for after the turn."""
@@ -425,11 +438,10 @@ for (and its stage released) after that softmax, before its rescaling.
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
-                    p.mbarrier_wait(vfull[s], phase)
+                    more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: P_j V and the next Q K^T
                     pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
                     if s + 1 < stages:
-                        p.mbarrier_wait(full[s + 1], phase)
                         nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                         turn("arrive", w + 1)
                         new_s, done = p.mma_wait(nxt, pv, pending=0)
@@ -439,9 +451,8 @@ for (and its stage released) after that softmax, before its rescaling.
                             with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
                                 p.mbarrier_arrive(qempty)
                     else:  # the next round's first Q K^T, where the tile has one
-                        more, last = p.if_else(((i + cs).named("inext") < nsteps).named("more"), carry=[sc])
+                        more, last = p.if_else(more_cond, carry=[sc])
                         with more:
-                            p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
                             nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
                             turn("arrive", w + 1)
                             (new_s,) = p.mma_wait(nxt, pending=0)
@@ -472,10 +483,9 @@ for (and its stage released) after that softmax, before its rescaling.
                         with p.if_(i.ne(c0).named("later_round")):
                             p.mbarrier_arrive(empty[stages - 1])
                     scaled = (done * alpha_o).named(f"scaled{s}")
-                    p.mbarrier_wait(vfull[s], phase)
+                    more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
                     if s + 1 < stages:
-                        p.mbarrier_wait(full[s + 1], phase)
                         nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                         acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
                         turn("arrive", w + 1)
@@ -485,9 +495,8 @@ for (and its stage released) after that softmax, before its rescaling.
                             with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
                                 p.mbarrier_arrive(qempty)
                     else:  # the next round's first Q K^T, where the tile has one
-                        more, last = p.if_else(((i + cs).named("inext") < nsteps).named("more"), carry=[sc, acc])
+                        more, last = p.if_else(more_cond, carry=[sc, acc])
                         with more:
-                            p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
                             nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
                             acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
                             turn("arrive", w + 1)
