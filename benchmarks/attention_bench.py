@@ -45,6 +45,8 @@ CONFIGS = {
     # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
     "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
     "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
+    # 4 stages: 3 of each round's 4 P V run under the next softmax (the round's last is waited for in its turn)
+    "persistent-bn64-s4-pingpong-overlap": {"bn": 64, "stages": 4, "pingpong": True, "persistent": True},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
 keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""

@@ -139,9 +139,10 @@ the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
 first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
 too (the default at bn = 64; at bn = 128 it spills), the intra-warpgroup overlap as
-well: in the turn S_j+1 is issued before P_j V and only S_j+1 is waited for
-(`layout.mma_wait {pending = 1}`), so P_j V runs on under softmax_j+1; O is waited
-for (and its stage released) after that softmax, before its rescaling.
+well, inside each round: in the turn of a stage but the round's last, S_j+1 is
+issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
+so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
+that softmax, before its rescaling.
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -464,10 +465,14 @@ for (and its stage released) after that softmax, before its rescaling.
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
 
         def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
-            """The pingpong KV loop with the intra-warpgroup overlap: in the turn S_j+1 is
-            issued before P_j V, and only S_j+1 is waited for (`pending = 1`), so P_j V
-            runs on under softmax_j+1; O is waited for and rescaled after it (the stage
-            of P_j V released then). O is in flight across the loop's iterations."""
+            """The pingpong KV loop with the intra-warpgroup overlap inside each round: in
+            the turn of a stage s but the round's last, S_j+1 is issued before P_j V and
+            only S_j+1 is waited for (`pending = 1`), so P_j V runs on under softmax_j+1;
+            O is waited for (and the stage released) after that softmax, before O's
+            rescaling. The round's last turn is `pp_loop`'s (P V, then S of the next
+            round where there is one, both waited for): O complete across the loop's
+            back edge (an accumulator in flight across it makes ptxas serialize the
+            wgmma, C7515)."""
             nsteps = tile.nsteps
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
                 i.named("i")
@@ -476,12 +481,10 @@ for (and its stage released) after that softmax, before its rescaling.
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
-                    (done,) = p.mma_wait(acc, pending=0)  # the previous step's P V, run under this softmax
-                    if s:
+                    done = acc
+                    if s:  # the previous step's P V, run under this softmax
+                        (done,) = p.mma_wait(acc, pending=0)
                         p.mbarrier_arrive(empty[s - 1])
-                    else:  # the previous round's last stage, where this tile had one
-                        with p.if_(i.ne(c0).named("later_round")):
-                            p.mbarrier_arrive(empty[stages - 1])
                     scaled = (done * alpha_o).named(f"scaled{s}")
                     more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
@@ -495,19 +498,18 @@ for (and its stage released) after that softmax, before its rescaling.
                             with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
                                 p.mbarrier_arrive(qempty)
                     else:  # the next round's first Q K^T, where the tile has one
-                        more, last = p.if_else(more_cond, carry=[sc, acc])
+                        pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
+                        more, last = p.if_else(more_cond, carry=[sc])
                         with more:
                             nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
-                            acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
                             turn("arrive", w + 1)
-                            (new_s,) = p.mma_wait(nxt, pending=1)
+                            (new_s,) = p.mma_wait(nxt, pending=0)
                             sc.assign(new_s)
                         with last:
-                            acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_last"))
                             turn("arrive", w + 1)
-            (done,) = p.mma_wait(acc, pending=0)  # the tile's last P V
-            acc.assign(done)
-            p.mbarrier_arrive(empty[stages - 1])
+                        (done,) = p.mma_wait(pv, pending=0)
+                        acc.assign(done)
+                        p.mbarrier_arrive(empty[s])
 
         if not warp_specialized:
             def sync_block(tile: Tile) -> None:
