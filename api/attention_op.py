@@ -97,7 +97,7 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
               config: dict | None = None, out: Any = None, lse: Any = None):
     """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
     `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
-    (`bn`, `stages`, `warp_specialized`, `overlap`, `persistent`, ...;
+    (`bn`, `stages`, `warp_specialized`, `overlap`, `persistent`, `pingpong`, ...;
     benchmarks/attention_bench.py tries some); None: its defaults, persistent over the
     device's multiprocessors (`resolved_config`). `out` (B, H, Sq, D) of q's dtype and `lse`
     (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an

@@ -38,6 +38,15 @@ CONFIGS = {
     "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, the next Q K^T under the softmax
     "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile
     "ws-bn64-overlap": {"bn": 64, "persistent": False},
+    # FlashAttention-3's pingpong: the two consumer warpgroups take turns issuing their wgmma
+    # (named barriers), one's softmax under the other's P V and next Q K^T
+    "ws-bn128-pingpong": {"pingpong": True, "persistent": False},
+    "persistent-bn128-pingpong": {"pingpong": True, "persistent": True},
+    # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
+    "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
+    "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
+    # 4 stages: 3 of each round's 4 P V run under the next softmax (the round's last is waited for in its turn)
+    "persistent-bn64-s4-pingpong-overlap": {"bn": 64, "stages": 4, "pingpong": True, "persistent": True},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
 keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""

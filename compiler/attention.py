@@ -12,7 +12,8 @@ scale).
 
 Per block (grid `(ceil(Sq / bm), H, B)`), one `bm`-row tile of Q of one (batch, head);
 persistent (`attention_fwd(persistent=P)`), min(P, tiles) blocks each looping over
-such tiles.
+such tiles; `pingpong`: the consumer warpgroups take turns issuing their wgmma
+(`attention_fwd`'s docstring).
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
 TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
@@ -94,6 +95,7 @@ def attention_fwd(
     consumer_regs: int = 240,
     producer_regs: int = 24,
     persistent: int = 0,
+    pingpong: bool = False,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -127,6 +129,21 @@ mod 2): the next tile's loads run under the last step's P V and the epilogue. Th
 epilogue waits for the previous tile's TMA store to have read O's buffer before
 writing it.
 
+`pingpong` (warp-specialised, bm >= 128): FlashAttention-3's
+inter-warpgroup pingpong (docs/attention.md). Each consumer warpgroup is a
+warp_specialize region of its own over its 64 rows (its own Q and O buffers, 64-row
+TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own:
+`bar.sync`; the next warpgroup's: `bar.arrive`, 256 threads each), warpgroup 0 taking
+the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
+(both async), hands the turn on, waits for both and runs the next softmax while the
+other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
+first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
+too (the default at bn = 64; at bn = 128 it spills), the intra-warpgroup overlap as
+well, inside each round: in the turn of a stage but the round's last, S_j+1 is
+issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
+so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
+that softmax, before its rescaling.
+
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
     head and sequence of q, k, v and o (`qsb, qsh, qss, ksb, ...`). `group` is H / Hkv;
@@ -144,12 +161,18 @@ writing it.
     check_config(D, dtype, group, bm, bn, stages)
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
+    if pingpong and (not warp_specialized or bm < 128):
+        raise ValueError(
+            f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
+            f"(got warp_specialized={warp_specialized}, bm={bm})"
+        )
     if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
         overlap = bn <= 64
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
-    warps = bm // 16
+    cw = 64 if pingpong else bm  # the rows of one consumer region: its warpgroup's, or all of them
+    warps = cw // 16
     mma_s = NvidiaMmaLayout(3, [warps, 1], [64, bn, 16])
     mma_o = NvidiaMmaLayout(3, [warps, 1], [64, D, 16])
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
@@ -177,7 +200,10 @@ writing it.
     else:
         grid = (gm, H, B)
     with p.launch(grid=grid, threads=threads) as k:
-        sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
+        if pingpong:  # a Q and an O buffer per consumer warpgroup: its 64 rows
+            sqs = [p.alloc(_smem(cw, D, False), dtype).named(f"sq{w}") for w in range(wgs)]
+        else:
+            sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
         sk, sv, full, vfull, empty = {}, {}, {}, {}, {}
         for s in range(stages):
             sk[s] = p.alloc(_smem(D, bn, True), dtype).named(f"sk{s}")
@@ -186,7 +212,10 @@ writing it.
             vfull[s] = p.mbarrier_init(1).named(f"vfull{s}")  # V's tile landed
             if warp_specialized:  # one arrival per consumer warpgroup: the stage is read
                 empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
-        so = p.alloc(_smem(bm, D, False), dtype).named("so")
+        if pingpong:
+            sos = [p.alloc(_smem(cw, D, False), dtype).named(f"so{w}") for w in range(wgs)]
+        else:
+            so = p.alloc(_smem(bm, D, False), dtype).named("so")
         qbar = p.mbarrier_init(1).named("qbar")
         if persistent:  # one arrival per consumer warpgroup: the tile's last Q K^T has read Q
             qempty = p.mbarrier_init(wgs).named("qempty")
@@ -242,9 +271,63 @@ writing it.
 
         def load_q(tile: Tile) -> None:
             p.mbarrier_arrive(qbar, tx=2 * bm * D)
+            if pingpong:  # each consumer warpgroup's 64 rows into its buffer
+                qb0 = (tile.qb * p.constant(wgs).named("cwgs")).named("qb0")
+                for w in range(wgs):
+                    qw = (qb0 + p.constant(w)).named(f"qb{w}") if w else qb0
+                    p.tma_load(p.tile(Q, [tile.b, tile.h, qw, c0], [1, 1, cw, D]).named(f"tq{w}"), sqs[w], qbar)
+                return
             p.tma_load(p.tile(Q, [tile.b, tile.h, tile.qb, c0], [1, 1, bm, D]).named("tq"), sq, qbar)
 
         q2 = k2 = v2 = None  # the 2-D views of the shared buffers, made by the consumers' first tile
+
+        def row_limits(row0):
+            """The region's query rows from `row0` and the columns each keeps: below
+            Skv, and (causal) up to the row itself."""
+            rows = (p.arange(0, cw, rows_s) + row0).named("rows")  # the block's query rows
+            cols0 = p.arange(0, bn, cols_s).named("cols0")
+            sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
+            lim = p.splat(skv32, [cw], rows_s).named("lim")
+            if causal:
+                lim = p.minimum((rows + 1).named("rows1"), skv32).named("lim")
+            return rows, cols0, sq32, lim
+
+        def softmax(sc, j, s: int, lim, cols0, m, lsum, acc):
+            """The online softmax of S = `sc` (step s, KV block j): masked, `m` and `lsum`
+            assigned; returns P as wgmma's A operand and O rescaled."""
+            pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+            return pa, (acc * alpha_o).named(f"scaled{s}")
+
+        def softmax_p(sc, j, s: int, lim, cols0, m, lsum):
+            """`softmax` but O's rescaling: P as wgmma's A operand and O's factor."""
+            # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
+            lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
+            valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
+            sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
+            m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
+            mc = (m_new * c).named(f"mc{s}")
+            alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
+            pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
+            lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
+            m.assign(m_new)
+            alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
+            pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
+            return pa, alpha_o
+
+        def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
+            """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
+            rows) by the TMA; LSE by the threads holding each row below Sq."""
+            l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
+            out = (acc * l_o).cast(dtype).named("out")
+            if persistent:  # the previous tile's TMA store has read O's buffer
+                p.tma_store_wait(0)
+            p.store(out, p.slice(o_buf, [0, 0, "_", "_"]).named(o2))
+            p.tma_store(o_buf, p.tile(O, [tile.b, tile.h, o_block, c0], [1, 1, cw, D]).named("to"))
+            lse = (m * scale + p.math("log", lsum)).named("lse_rows")
+            head = ((tile.b * H + tile.h) * Sq).cast("i32").named("head_row0")
+            p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
+            if not persistent:
+                p.tma_store_wait(0)
 
         def consumer(tile: Tile, after_step) -> None:
             """The KV loop of the consumer threads over one tile (every thread without
@@ -259,13 +342,7 @@ writing it.
                 k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
                 v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
             row0 = (qb * cbm).cast("i32").named("row0")
-            rows = (p.arange(0, bm, rows_s) + row0).named("rows")  # the block's query rows
-            cols0 = p.arange(0, bn, cols_s).named("cols0")
-            sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
-            # the columns each row keeps: below Skv, and (causal) up to the row itself
-            lim = p.splat(skv32, [bm], rows_s).named("lim")
-            if causal:
-                lim = p.minimum((rows + 1).named("rows1"), skv32).named("lim")
+            rows, cols0, sq32, lim = row_limits(row0)
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
@@ -293,36 +370,146 @@ writing it.
                     if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
                         with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
                             p.mbarrier_arrive(qempty)
-                    # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
-                    lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
-                    valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
-                    sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
-                    m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
-                    mc = (m_new * c).named(f"mc{s}")
-                    alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
-                    pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
-                    lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
-                    m.assign(m_new)
-                    alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
-                    pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-                    scaled = (acc * alpha_o).named(f"scaled{s}")
+                    pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
                     p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
                     if overlap and s + 1 < stages:
                         acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
                     else:
                         acc.assign(p.mma(pa, v2[s], scaled).named(f"acc{s}"))
                         after_step(s, j)
-            l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
-            out = (acc * l_o).cast(dtype).named("out")
-            if persistent:  # the previous tile's TMA store has read O's buffer
-                p.tma_store_wait(0)
-            p.store(out, p.slice(so, [0, 0, "_", "_"]).named("o2"))
-            p.tma_store(so, p.tile(O, [tile.b, tile.h, qb, c0], [1, 1, bm, D]).named("to"))
-            lse = (m * scale + p.math("log", lsum)).named("lse_rows")
-            head = ((tile.b * H + tile.h) * Sq).cast("i32").named("head_row0")
-            p.ptr_store(p.addptr(plse, rows + head), lse, mask=rows < sq32)
-            if not persistent:
-                p.tma_store_wait(0)
+            epilogue(tile, acc, m, lsum, rows, sq32, so, qb, "o2")
+
+        pp_views: dict[int, tuple] = {}  # consumer warpgroup w's 2-D views (pingpong), made by its first tile
+
+        def pp_consumer(tile: Tile, w: int) -> None:
+            """Consumer warpgroup w's KV loop over its 64 rows of one tile (pingpong: the
+            docstring of `attention_fwd`). Turn barrier `turn0 + w` is its own; it hands
+            the turn to the next warpgroup's."""
+            turn = lambda mode, x: p.named_barrier(mode, turn0 + x % wgs, 256)  # noqa: E731
+            qphase = p.remui(tile.jt, c2).named("qphase") if persistent else c0
+            p.mbarrier_wait(qbar, qphase)
+            if w not in pp_views:
+                pp_views[w] = (
+                    p.slice(sqs[w], [0, 0, "_", "_"]).named(f"q2_{w}"),
+                    {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)},
+                    {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)},
+                )
+            qv, kv, vv = pp_views[w]
+            row0 = (tile.qb * cbm + p.constant(w * cw)).cast("i32").named("row0")
+            rows, cols0, sq32, lim = row_limits(row0)
+            zero_s = p.full([cw, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
+            acc = p.full([cw, D], 0.0, "f32", mma_o, dense=True).named("acc0")
+            m = p.full([cw], float("-inf"), "f32", rows_s).named("m0")
+            lsum = p.full([cw], 0.0, "f32", rows_s).named("l0")
+            # the tile's first Q K^T, in this warpgroup's turn
+            turn("sync", w)
+            p.mbarrier_wait(full[0], p.remui(p.divui(tile.base, cs).named("round0"), c2).named("phase0")
+                            if persistent else c0)
+            s_first = p.mma(qv, kv[0], zero_s, is_async=True).named("s_first")
+            turn("arrive", w + 1)
+            (sc,) = p.mma_wait(s_first, pending=0)
+            if overlap:
+                pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+            else:
+                pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+            qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named("oblock")
+            epilogue(tile, acc, m, lsum, rows, sq32, sos[w], qw, f"o2_{w}")
+
+        def await_operands(s: int, i, phase, nsteps):
+            """Before a pingpong turn (so that the turn is not held on a TMA load): V of
+            stage s landed, and K of the next step where the tile has one. Returns, at
+            the round's last stage, whether the tile has another round (None before)."""
+            p.mbarrier_wait(vfull[s], phase)
+            if s + 1 < stages:
+                p.mbarrier_wait(full[s + 1], phase)
+                return None
+            more = ((i + cs).named("inext") < nsteps).named("more")
+            with p.if_(more):
+                p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
+            return more
+
+        def pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+            """The pingpong KV loop: softmax_j, then in the turn P_j V and S_j+1 issued,
+            both waited for after the turn."""
+            nsteps = tile.nsteps
+            with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
+                i.named("i")
+                kall = (tile.base + i).named("kall") if persistent else i
+                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                for s in range(stages):
+                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
+                    pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
+                    more_cond = await_operands(s, i, phase, nsteps)
+                    turn("sync", w)  # this warpgroup's turn: P_j V and the next Q K^T
+                    pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
+                    if s + 1 < stages:
+                        nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                        turn("arrive", w + 1)
+                        new_s, done = p.mma_wait(nxt, pv, pending=0)
+                        sc.assign(new_s)
+                        acc.assign(done)
+                        if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
+                            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
+                                p.mbarrier_arrive(qempty)
+                    else:  # the next round's first Q K^T, where the tile has one
+                        more, last = p.if_else(more_cond, carry=[sc])
+                        with more:
+                            nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
+                            turn("arrive", w + 1)
+                            (new_s,) = p.mma_wait(nxt, pending=0)
+                            sc.assign(new_s)
+                        with last:
+                            turn("arrive", w + 1)
+                        (done,) = p.mma_wait(pv, pending=0)
+                        acc.assign(done)
+                    p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
+
+        def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+            """The pingpong KV loop with the intra-warpgroup overlap inside each round: in
+            the turn of a stage s but the round's last, S_j+1 is issued before P_j V and
+            only S_j+1 is waited for (`pending = 1`), so P_j V runs on under softmax_j+1;
+            O is waited for (and the stage released) after that softmax, before O's
+            rescaling. The round's last turn is `pp_loop`'s (P V, then S of the next
+            round where there is one, both waited for): O complete across the loop's
+            back edge (an accumulator in flight across it makes ptxas serialize the
+            wgmma, C7515)."""
+            nsteps = tile.nsteps
+            with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
+                i.named("i")
+                kall = (tile.base + i).named("kall") if persistent else i
+                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                for s in range(stages):
+                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
+                    pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+                    done = acc
+                    if s:  # the previous step's P V, run under this softmax
+                        (done,) = p.mma_wait(acc, pending=0)
+                        p.mbarrier_arrive(empty[s - 1])
+                    scaled = (done * alpha_o).named(f"scaled{s}")
+                    more_cond = await_operands(s, i, phase, nsteps)
+                    turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
+                    if s + 1 < stages:
+                        nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                        acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
+                        turn("arrive", w + 1)
+                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
+                        sc.assign(new_s)
+                        if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
+                            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
+                                p.mbarrier_arrive(qempty)
+                    else:  # the next round's first Q K^T, where the tile has one
+                        pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
+                        more, last = p.if_else(more_cond, carry=[sc])
+                        with more:
+                            nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
+                            turn("arrive", w + 1)
+                            (new_s,) = p.mma_wait(nxt, pending=0)
+                            sc.assign(new_s)
+                        with last:
+                            turn("arrive", w + 1)
+                        (done,) = p.mma_wait(pv, pending=0)
+                        acc.assign(done)
+                        p.mbarrier_arrive(empty[s])
 
         if not warp_specialized:
             def sync_block(tile: Tile) -> None:
@@ -369,12 +556,24 @@ writing it.
                                 p.mbarrier_wait(qempty, qprev)
                             load_q(tile)
 
-        consumers, producer_role = p.warp_specialize([wgs, 1])
-        with consumers:
-            p.setmaxnreg("inc", consumer_regs)
-            tiles(lambda tile: consumer(tile, lambda s, j: p.mbarrier_arrive(empty[s])))  # stage s read: refill it
-            if persistent:  # the last tile's TMA store has read O's buffer before the block exits
-                p.tma_store_wait(0)
+        if pingpong:  # a region per consumer warpgroup, each with its turn barrier
+            *roles, producer_role = p.warp_specialize([1] * wgs + [1])
+            turn0 = wgs + 2  # barrier 0 is __syncthreads's, 1 .. wgs + 1 the regions' own
+            for w, role in enumerate(roles):
+                with role:
+                    p.setmaxnreg("inc", consumer_regs)
+                    if w == 0:  # warpgroup 0 takes the first turn
+                        p.named_barrier("arrive", turn0, 256)
+                    tiles(lambda tile, w=w: pp_consumer(tile, w))
+                    if persistent:  # the last tile's TMA store has read O's buffer before the block exits
+                        p.tma_store_wait(0)
+        else:
+            consumers, producer_role = p.warp_specialize([wgs, 1])
+            with consumers:
+                p.setmaxnreg("inc", consumer_regs)
+                tiles(lambda tile: consumer(tile, lambda s, j: p.mbarrier_arrive(empty[s])))  # stage s read: refill it
+                if persistent:  # the last tile's TMA store has read O's buffer before the block exits
+                    p.tma_store_wait(0)
         with producer_role:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)

@@ -1,5 +1,5 @@
 """The builder's Hopper and tensor-core ops: `mma` (mma.sync / wgmma), TMA copies and
-mbarriers, warp specialisation and `setmaxnreg`. A mixin of `Program`
+mbarriers, warp specialisation, `setmaxnreg` and named barriers. A mixin of `Program`
 (compiler/kernel_builder.py's `KernelBuilding` derives from it), inserting through
 `insert`, as the seeds write them (CuTe's `cute::gemm`, `SM90_TMA_LOAD`, Gluon's
 `mbarrier`, `warp_specialize`):
@@ -160,3 +160,17 @@ class GpuBuilding:
         if action not in ("inc", "dec"):
             raise TilecError(f"setmaxnreg action {action!r}: expected 'inc' or 'dec'")
         self.insert(lr.SetMaxNRegOp(action, regs))  # type: ignore[attr-defined]
+
+    def named_barrier(self, mode: str, barrier_id: int, threads: int) -> None:
+        """`layout.named_barrier`: hardware barrier `barrier_id`, whose phase completes
+        when `threads` threads have arrived, reached by this warp_specialize region's
+        threads: `"sync"` arrives and waits for the phase (`bar.sync`), `"arrive"`
+        arrives and goes on (`bar.arrive`); how regions take turns without shared
+        memory (CUTLASS's `NamedBarrier`, FlashAttention-3's pingpong).
+
+            p.named_barrier("sync", 4, 256)    # this region's turn
+            p.named_barrier("arrive", 5, 256)  # the other region's
+        """
+        if mode not in ("sync", "arrive"):
+            raise TilecError(f"named_barrier mode {mode!r}: expected 'sync' or 'arrive'")
+        self.insert(lr.NamedBarrierOp(mode, barrier_id, threads))  # type: ignore[attr-defined]

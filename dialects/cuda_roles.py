@@ -14,7 +14,9 @@ its warpgroups, in order) and `setmaxnreg.{inc,dec}.sync.aligned.u32 N;`.
 `cuda.named_barrier {id = 1, threads = 256}` (`bar.sync 1, 256;`) is the barrier of
 one region's threads, where a block-collective op inside a region needs its threads
 to meet (`lower-to-gpu`'s TMA store, tma.py): barrier 0 is `__syncthreads`'s, region i
-uses barrier i + 1. Inside the
+uses barrier i + 1. With `arrive` (`bar.arrive 4, 256;`) the threads arrive without
+waiting; barriers above the region count order regions against each other
+(`layout.named_barrier`'s lowering, roles.py). Inside the
 regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
 rebases the thread id of distributed code to the region's first thread). The
 reference executor runs the regions concurrently (runtime/reference/role_impls.py).
@@ -22,8 +24,16 @@ reference executor runs the regions concurrently (runtime/reference/role_impls.p
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, prop_def, traits_def, var_region_def
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, UnitAttr, i64
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    traits_def,
+    var_region_def,
+)
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -95,17 +105,27 @@ class SetMaxNRegOp(IRDLOperation):
 @irdl_op_definition
 class NamedBarrierOp(IRDLOperation):
     """`bar.sync id, threads;`: the `threads` threads (whole warps) that reach barrier
-    `id` meet; their shared-memory accesses before it are ordered before those after."""
+    `id` meet; their shared-memory accesses before it are ordered before those after.
+    With `arrive`, `bar.arrive id, threads;`: the threads count towards the phase and
+    go on without waiting."""
 
     name = "cuda.named_barrier"
     traits = traits_def(Synchronizes())
     barrier_id = prop_def(IntegerAttr, prop_name="id")
     threads = prop_def(IntegerAttr)
+    arrive_only = opt_prop_def(UnitAttr, prop_name="arrive")
     assembly_format = "attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, barrier_id: int, threads: int):
-        super().__init__(properties={"id": IntegerAttr(barrier_id, i64), "threads": IntegerAttr(threads, i64)})
+    def __init__(self, barrier_id: int, threads: int, arrive: bool = False):
+        props = {"id": IntegerAttr(barrier_id, i64), "threads": IntegerAttr(threads, i64)}
+        if arrive:
+            props["arrive"] = UnitAttr()
+        super().__init__(properties=props)
+
+    @property
+    def arrive(self) -> bool:
+        return self.arrive_only is not None
 
     @property
     def index(self) -> int:

@@ -394,8 +394,12 @@ class MmaWaitOp(IRDLOperation):
 
     Each group is one `layout.mma {async}` of the warpgroups that run it (inside a
     `layout.warp_specialize` region, that region's). `pending` is in [0, 7]. The
-    verifier takes every result of a wait with `pending` > 0 as possibly in flight (its
-    uses are those of an async result; wait again with 0 to read it). The CPU
+    verifier takes a result of a wait with `pending` > 0 as possibly in flight (its
+    uses are those of an async result; wait again with 0 to read it) unless it is
+    the result of an async version-3 `layout.mma` of the wait's block followed there,
+    before the wait, by at least `pending` more version-3 `layout.mma` (each commits a
+    group, so its group is older than the `pending` most recent: complete, readable;
+    FlashAttention-3's wait for S while P V runs on). The CPU
     reference executor reports a read of an accumulator still in flight, and a write
     of shared memory that an MMA in flight still reads."""
 
@@ -457,8 +461,25 @@ class MmaWaitOp(IRDLOperation):
         _check([v.type for v in self.values] == [r.type for r in self.outs],
                "layout.mma_wait gives back one result per value, of its type")
         if p:
-            for r in self.outs:
-                _verify_async_uses(r, f"a result of layout.mma_wait {{pending = {p}}}")
+            for v, r in zip(self.values, self.outs):
+                if groups_after(v, self) < p:
+                    _verify_async_uses(r, f"a result of layout.mma_wait {{pending = {p}}}")
+
+
+def groups_after(value: SSAValue, wait: Operation) -> int:
+    """A lower bound on the wgmma groups committed after the one that computes `value`
+    and before `wait`: where `value` is the result of an async version-3 `layout.mma`
+    in `wait`'s block, the version-3 `layout.mma` between the two in that block (ops
+    nested in others may commit more: a lower bound still); 0 otherwise."""
+    mma = value.owner
+    if not isinstance(mma, MmaOp) or not mma.is_async or mma.parent_block() is not wait.parent_block():
+        return 0
+    n, op = 0, mma.next_op
+    while op is not None and op is not wait:
+        if isinstance(op, MmaOp) and _wgmma_acc(op.acc.type):
+            n += 1
+        op = op.next_op
+    return n if op is wait else 0
 
 
 MMA_OPS = (MmaOp, MmaWaitOp)

@@ -64,7 +64,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
 
-__all__ = ["ROLE_OPS", "WARPGROUP", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
+__all__ = ["ROLE_OPS", "WARPGROUP", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
 
 WARPGROUP = 128
 """Threads of a warpgroup."""
@@ -222,4 +222,80 @@ class SetMaxNRegOp(IRDLOperation):
         return op
 
 
-ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp]
+NAMED_BARRIERS = 16
+"""Hardware barriers of a block (`bar.sync` ids 0..15)."""
+
+
+@irdl_op_definition
+class NamedBarrierOp(IRDLOperation):
+    """`bar.sync` / `bar.arrive` of hardware barrier `id`, whose phase completes when
+    `threads` threads have arrived, between warp_specialize regions (module docstring)."""
+
+    name = "layout.named_barrier"
+    traits = traits_def(Synchronizes())
+    mode = prop_def(StringAttr)
+    barrier_id = prop_def(IntegerAttr, prop_name="id")
+    threads = prop_def(IntegerAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, mode: str, barrier_id: int, threads: int):
+        super().__init__(
+            properties={
+                "mode": StringAttr(mode),
+                "id": IntegerAttr(barrier_id, i64),
+                "threads": IntegerAttr(threads, i64),
+            }
+        )
+
+    @property
+    def index(self) -> int:
+        return self.barrier_id.value.data
+
+    @property
+    def count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def arrive(self) -> bool:
+        """Whether it only arrives (`bar.arrive`), not waits (`bar.sync`)."""
+        return self.mode.data == "arrive"
+
+    def verify_(self) -> None:
+        m, i, n = self.mode.data, self.index, self.count
+        _check(m in ("sync", "arrive"), f"named_barrier mode must be sync or arrive, got {m}")
+        r = role_of(self)
+        _check(r is not None, "layout.named_barrier orders warp_specialize regions: it must be inside one")
+        assert r is not None
+        ws = r[0]
+        regions = len(ws.counts)
+        _check(
+            regions < i < NAMED_BARRIERS,
+            f"named_barrier id must be in [{regions + 1}, {NAMED_BARRIERS}) (0 is __syncthreads's, 1..{regions} "
+            f"the {regions} regions' own), got {i}",
+        )
+        block = WARPGROUP * sum(ws.counts)
+        _check(
+            n > 0 and n % WARPGROUP == 0 and n <= block,
+            f"named_barrier threads must be a multiple of {WARPGROUP} (whole warpgroups) in [{WARPGROUP}, {block}] "
+            f"(the block's threads), got {n}",
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} {self.index}, {self.count}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NamedBarrierOp:
+        pos = parser.pos
+        mode = parser.parse_identifier()
+        if mode not in ("sync", "arrive"):
+            parser.raise_error(f"named_barrier mode must be sync or arrive, got {mode}", pos, parser.pos)
+        i = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(",")
+        n = parser.parse_integer(allow_boolean=False)
+        op = cls(mode, i, n)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+
+ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp, NamedBarrierOp]

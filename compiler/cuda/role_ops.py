@@ -1,5 +1,5 @@
 """`cuda.warp_specialize` (an if / else-if chain on the thread id, one branch per
-region) and `cuda.setmaxnreg` (inline PTX, sm_90a)."""
+region) and `cuda.setmaxnreg` (inline PTX, sm_90a), `cuda.named_barrier` (`bar.sync` / `bar.arrive`)."""
 
 from __future__ import annotations
 
@@ -31,4 +31,5 @@ class RoleEmitter(EmitterBase):
 
     @emits(cuda_roles.NamedBarrierOp)
     def emit_named_barrier(self, op: cuda_roles.NamedBarrierOp):
-        self.line(f'asm volatile("bar.sync {op.index}, {op.count};" ::: "memory");')
+        mode = "arrive" if op.arrive else "sync"
+        self.line(f'asm volatile("bar.{mode} {op.index}, {op.count};" ::: "memory");')

@@ -7,12 +7,13 @@
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P] ..."]
+#                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."]
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
 # "64:causal:1x2x1x150x150 128:full:1x2x2x200x77"; a trailing :P makes it persistent on
-# P blocks ("64:causal:1x4x2x300x300:2": 12 tiles on 2 blocks, the ring carried across tiles).
+# P blocks ("64:causal:1x4x2x300x300:2": 12 tiles on 2 blocks, the ring carried across tiles);
+# a further :pingpong the pingpong schedule ("128:causal:1x4x2x300x300:0:pingpong", P = 0: the grid).
 #
 # --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
 # 256x256x256) for each block configuration (benchmarks/gemm_bench.py's --configs
@@ -81,9 +82,9 @@ m, n, k = (int(x) for x in sys.argv[1].split("x")); print(wgmma_source(sys.argv[
 done
 
 for spec in $attention; do
-  IFS=: read -r d mode dims blocks <<< "$spec"
-  f="$gen/attention_${d}_${mode}_${dims}${blocks:+_p$blocks}.mlir"
-  python3 examples/python/attention.py --emit "$d" "$mode" ${dims//x/ } $blocks > "$f" \
+  IFS=: read -r d mode dims blocks schedule <<< "$spec"
+  f="$gen/attention_${d}_${mode}_${dims}${blocks:+_p$blocks}${schedule:+_$schedule}.mlir"
+  python3 examples/python/attention.py --emit "$d" "$mode" ${dims//x/ } $blocks $schedule > "$f" \
     || { echo "sanitize: emitting the attention $spec failed" >&2; exit 2; }
   echo "sanitize: $(basename "$f" .mlir) is the attention forward $spec"
   inputs+=("$f")

@@ -2,8 +2,9 @@
 checked against float64.
 
     python examples/python/attention.py [--causal] [B H S D]     (default 4 32 4096 128)
-    python examples/python/attention.py --emit D causal|full B H HKV SQ SKV [P]   (MLIR with tilec.args;
-                                               P: persistent on P blocks)
+    python examples/python/attention.py --emit D causal|full B H HKV SQ SKV [P] [pingpong]   (MLIR with
+                                               tilec.args; P: persistent on P blocks; pingpong: the
+                                               consumer warpgroups taking turns)
 
 With a GPU and PyTorch: `tilec.attention(q, k, v, causal=...)` on random bf16 tensors,
 compared with PyTorch's attention in float64 and timed once against
@@ -76,17 +77,19 @@ def on_cpu(causal: bool) -> float:
     return float(np.abs(got - ref).max())
 
 
-def emit_with_args(d: int, causal: bool, b: int, h: int, hkv: int, sq: int, skv: int, persistent: int = 0) -> str:
+def emit_with_args(d: int, causal: bool, b: int, h: int, hkv: int, sq: int, skv: int, persistent: int = 0,
+                   pingpong: bool = False) -> str:
     """The program as MLIR text whose function carries `tilec.args` (every index
     argument and buffer size of contiguous (B, H, S, D) tensors), so that
     `tilec FILE --run gpu --check` runs it as it is (dev/device/sanitize.sh --attention);
-    `persistent` P > 0: the persistent schedule on min(P, tiles) blocks."""
+    `persistent` P > 0: the persistent schedule on min(P, tiles) blocks; `pingpong`:
+    the pingpong schedule."""
     from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
 
     import tilec
     from tilec.compiler.attention import attention_fwd
 
-    module = attention_fwd(d, "bf16", causal, h // hkv, persistent=persistent).module
+    module = attention_fwd(d, "bf16", causal, h // hkv, persistent=persistent, pingpong=pingpong).module
     fn = next(op for op in module.body.ops if op.name == "func.func")
     args = {"B": b, "H": h, "Hkv": hkv, "Sq": sq, "Skv": skv, "q": b * h * sq * d, "k": b * hkv * skv * d,
             "v": b * hkv * skv * d, "o": b * h * sq * d, "lse": b * h * sq}
@@ -97,9 +100,11 @@ def emit_with_args(d: int, causal: bool, b: int, h: int, hkv: int, sq: int, skv:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--emit"]:  # --emit D causal|full B H HKV SQ SKV [P]
+    if argv[:1] == ["--emit"]:  # --emit D causal|full B H HKV SQ SKV [P] [pingpong]
         d, mode, *dims = argv[1:]
-        print(emit_with_args(int(d), mode == "causal", *(int(x) for x in dims)), end="")
+        pingpong = dims[-1:] == ["pingpong"]
+        dims = dims[:-1] if pingpong else dims
+        print(emit_with_args(int(d), mode == "causal", *(int(x) for x in dims), pingpong=pingpong), end="")
         return 0
     causal = "--causal" in argv
     argv = [a for a in argv if a != "--causal"]

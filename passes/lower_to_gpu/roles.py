@@ -1,5 +1,6 @@
 """Warp specialisation: `layout.warp_specialize` -> `cuda.warp_specialize`,
-`layout.setmaxnreg` -> `cuda.setmaxnreg` (dialects/layout_roles.py,
+`layout.setmaxnreg` -> `cuda.setmaxnreg`, `layout.named_barrier` -> `cuda.named_barrier`
+(`bar.sync` / `bar.arrive`, run by every thread of the region) (dialects/layout_roles.py,
 dialects/cuda_roles.py).
 
 Each region is lowered into the matching region of the `cuda.warp_specialize` with
@@ -99,3 +100,7 @@ class RolesLowering(OpFamily):
     @lowers(layout_roles.SetMaxNRegOp)
     def op_setmaxnreg(self, op: layout_roles.SetMaxNRegOp):
         self.b.add(cuda_roles.SetMaxNRegOp(op.action.data, op.count))
+
+    @lowers(layout_roles.NamedBarrierOp)
+    def op_named_barrier(self, op: layout_roles.NamedBarrierOp):
+        self.b.add(cuda_roles.NamedBarrierOp(op.index, op.count, arrive=op.arrive))

@@ -20,10 +20,19 @@ on): the arrivals the phase collected are what made the wait return (an
 over-approximation of the release/acquire pairs: it can hide a race between two
 regions that an mbarrier orders only for other data).
 
-A barrier of one region's threads (`cuda.named_barrier`, and the meeting of a
-region's threads in `layout.tma_store` / `tma_store_wait`) requires every thread of
-the region (in each block that runs it) and moves the block's epoch on: the same
-over-approximation for the other regions' accesses.
+A barrier of one region's threads (the meeting of a region's threads in
+`layout.tma_store` / `tma_store_wait`) requires every thread of the region (in each
+block that runs it) and moves the block's epoch on: the same over-approximation for
+the other regions' accesses.
+
+Hardware barriers (`layout.named_barrier`, `cuda.named_barrier`: `bar.sync` /
+`bar.arrive`) are counted (`NamedBarriers`): each block's barrier `id` collects the
+threads that arrive in its current phase (whole warps; the phase's thread count set
+by its first arrival); the arrival that reaches the count completes the phase. A
+`sync` gives the baton away until its phase has completed in each of its blocks, then
+moves their epochs on; `arrive` goes on at once. Reported: a thread count other than
+the phase's, more arrivals than the count, part of a warp arriving, and a `sync` that
+would never return (every region waiting, as for mbarriers).
 """
 
 from __future__ import annotations
@@ -244,6 +253,111 @@ def region_barrier(interp: ReferenceInterpreter, op: Operation) -> None:
     grid.epoch += (count > 0).astype(np.int32)
 
 
+@dataclass
+class NamedBarriers:
+    """The hardware barriers (`bar.sync` ids) of each block of a launch: per id, the
+    threads arrived in the current phase, the phase's thread count (0: no phase in
+    progress) and the phases completed."""
+
+    blocks: int
+    arrived: dict[int, np.ndarray] = field(default_factory=dict)
+    expected: dict[int, np.ndarray] = field(default_factory=dict)
+    phase: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def _ensure(self, i: int) -> None:
+        if i not in self.arrived:
+            self.arrived[i] = np.zeros(self.blocks, np.int64)
+            self.expected[i] = np.zeros(self.blocks, np.int64)
+            self.phase[i] = np.zeros(self.blocks, np.int64)
+
+    def arrive(self, op: Operation, i: int, threads: int, blocks: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """`count[k]` threads of block `blocks[k]` arrive at barrier `i` whose phase counts
+        `threads`; returns the phase each block's arrival belongs to."""
+        self._ensure(i)
+        arrived, expected, phase = self.arrived[i], self.expected[i], self.phase[i]
+        mode = "arrive" if getattr(op, "arrive", False) else "sync"
+        other = (expected[blocks] != 0) & (expected[blocks] != threads)
+        if other.any():
+            b = int(blocks[np.argmax(other)])
+            raise ExecutionError(
+                op,
+                f"bar.{mode} {i} counts {threads} threads, but the phase in progress of barrier {i} in block {b} "
+                f"counts {int(expected[b])} (its earlier arrivals)",
+                block=b,
+            )
+        expected[blocks] = threads
+        arrived[blocks] += count
+        over = arrived[blocks] > threads
+        if over.any():
+            b = int(blocks[np.argmax(over)])
+            raise ExecutionError(
+                op,
+                f"bar.{mode} {i}: {int(arrived[b])} threads arrive at barrier {i} in block {b}, whose phase counts "
+                f"{threads} (the phase completes early and the rest count towards the next)",
+                block=b,
+            )
+        mine = phase[blocks].copy()
+        full = blocks[arrived[blocks] == threads]
+        phase[full] += 1
+        arrived[full] = 0
+        expected[full] = 0
+        note_barrier_change()
+        return mine
+
+    def passed(self, i: int, blocks: np.ndarray, mine: np.ndarray) -> bool:
+        return bool((self.phase[i][blocks] > mine).all())
+
+    def hang(self, op: Operation, i: int, threads: int, blocks: np.ndarray, mine: np.ndarray) -> None:
+        waiting = self.phase[i][blocks] <= mine
+        b = int(blocks[np.argmax(waiting)])
+        raise ExecutionError(
+            op,
+            f"the bar.sync {i} would never return: {int(self.arrived[i][b])} of the {threads} threads of "
+            f"barrier {i}'s phase arrive in block {b}",
+            block=b,
+        )
+
+
+def named_barrier(interp: ReferenceInterpreter, op: Operation, i: int, threads: int, arrive: bool) -> None:
+    """`bar.sync` / `bar.arrive` of barrier `i` counting `threads`, by the active threads of
+    the running region (of the block outside warp_specialize): NamedBarriers."""
+    grid = interp.grid
+    if grid is None:
+        raise ExecutionError(op, f"'{op.name}' outside a launch")
+    role = current_role(interp)
+    first, n = (role.first, role.threads) if role is not None else (0, grid.threads_per_block)
+    mask = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
+    per = mask.reshape(grid.num_blocks, grid.threads_per_block)[:, first : first + n]
+    warps = per.reshape(grid.num_blocks, -1, 32)
+    partial = warps.any(axis=2) & ~warps.all(axis=2)
+    if partial.any():
+        b, w = (int(x) for x in np.argwhere(partial)[0])
+        t = b * grid.threads_per_block + first + 32 * w + int(np.argmin(warps[b, w]))
+        raise ExecutionError(
+            op,
+            f"{grid.describe_thread(t)} does not reach the bar.{'arrive' if arrive else 'sync'} {i} that other "
+            "threads of its warp reach (bar.sync and bar.arrive count whole warps)",
+            thread=t,
+            block=b,
+        )
+    count = per.sum(axis=1)
+    blocks = np.flatnonzero(count > 0)
+    if blocks.size == 0:
+        return
+    bars = getattr(grid, "named_barriers", None)
+    if bars is None:
+        bars = NamedBarriers(grid.num_blocks)
+        grid.named_barriers = bars  # type: ignore[attr-defined]
+    mine = bars.arrive(op, i, threads, blocks, count[blocks])
+    if arrive:
+        return
+    ready = lambda: bars.passed(i, blocks, mine)  # noqa: E731
+    fail = lambda: bars.hang(op, i, threads, blocks, mine)  # noqa: E731
+    if not ready() and not wait_until(interp, ready, fail):
+        fail()
+    grid.epoch[blocks] += 1
+
+
 def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], regions: list[Region]) -> None:
     grid = interp.grid
     if grid is None:
@@ -298,15 +412,12 @@ class RoleFunctions(InterpreterFunctions):
 
     @impl(cuda_roles.NamedBarrierOp)
     def run_named_barrier(self, interp: ReferenceInterpreter, op: cuda_roles.NamedBarrierOp, args):
-        grid = interp.grid
-        if grid is None:
-            raise ExecutionError(op, f"'{op.name}' outside a launch")
-        role = current_role(interp)
-        want = role.threads if role is not None else grid.threads_per_block
-        if op.count != want:
-            where = "its warp_specialize region" if role is not None else "the block"
-            raise ExecutionError(op, f"bar.sync {op.index} counts {op.count} threads, but {where} has {want}")
-        region_barrier(interp, op)
+        named_barrier(interp, op, op.index, op.count, op.arrive)
+        return ()
+
+    @impl(layout_roles.NamedBarrierOp)
+    def run_layout_named_barrier(self, interp: ReferenceInterpreter, op: layout_roles.NamedBarrierOp, args):
+        named_barrier(interp, op, op.index, op.count, op.arrive)
         return ()
 
     @impl(cuda_roles.SetMaxNRegOp)

@@ -10,7 +10,9 @@ mask of the threads that take it.
 - `scf.while` runs its `before` region under the mask of the threads still looping.
 - A distributed tensor (one value per block) may be chosen by a condition that is the
   same for every thread of a block (an `scf.if` on the block index); a condition that
-  differs within a block cannot choose one.
+  differs within a block cannot choose one. So may an accumulator of an async
+  `layout.mma` in flight (the blocks' loops running different trip counts): in flight
+  until the later of the two groups retires.
 """
 
 from __future__ import annotations
@@ -50,8 +52,19 @@ def merge(op: Operation, take: np.ndarray, new: Any, old: Any, t: Attribute, gri
     if new is old:
         return new
     if isinstance(new, InFlight) or isinstance(old, InFlight):
-        raise ExecutionError(op, "an accumulator of an asynchronous layout.mma still in flight, chosen per thread "
-                                 "by divergent control flow, is not supported (wait for it first: layout.mma_wait)")
+        # chosen per block as a tensor is (blocks whose loops run different trip counts);
+        # in flight until the later of the two groups retires
+        flights = [x for x in (new, old) if isinstance(x, InFlight)]
+        try:
+            if len({x.scope for x in flights}) > 1 or not isinstance(t, TensorType):
+                raise ExecutionError(op, "")
+            value = merge(op, take, new.value if isinstance(new, InFlight) else new,
+                          old.value if isinstance(old, InFlight) else old, t, grid, active)
+        except ExecutionError:
+            raise ExecutionError(op, "an accumulator of an asynchronous layout.mma still in flight, chosen per thread "
+                                     "by divergent control flow, is not supported (wait for it first: "
+                                     "layout.mma_wait)") from None
+        return InFlight(value, flights[0].scope, max(x.group for x in flights))
     if isinstance(t, IterType):  # an iterator: its position, per thread
         if new.origin is not old.origin:
             raise ExecutionError(op, "an iterator carried through control flow must stay one iterator "

@@ -10,7 +10,11 @@ block's write. A wait on the current phase checks that the phase can complete: e
 arrival made (else the wait would hang) and the bytes copied equal to the bytes
 expected (fewer: it would hang; more: the phase could complete before a copy lands).
 A wait on the other parity while the current phase has work in flight is the classic
-wrong-phase bug (it returns at once): an error. An arrival on a phase that has all
+wrong-phase bug (it returns at once): an error. Inside a warp_specialize region a wait
+is on the region's next phase: the barrier's current one, or the one just completed
+where another region's wait saw it complete first and the next has not begun (two
+consumer regions waiting on one "full" barrier); a wait on a phase the region has
+seen already, or on a completed phase while the next is in flight, is the same bug. An arrival on a phase that has all
 its arrivals but that no wait has seen complete reuses the barrier too early: an
 error. A TMA store reads shared memory when issued (after the block's barrier that
 the op includes) and keeps it *being read* until a `tma_store_wait` covers it:
@@ -76,6 +80,14 @@ class MBarrier:
     expected: np.ndarray = field(init=False)
     copied: np.ndarray = field(init=False)
     copies: list[InFlight] = field(default_factory=list)
+    seen: dict[int, np.ndarray] = field(default_factory=dict)
+    """Per warp_specialize region (its first thread): the phases of each block it has
+    seen complete through its waits (its next wait is on phase `seen`)."""
+
+    def seen_by(self, region: int) -> np.ndarray:
+        if region not in self.seen:
+            self.seen[region] = np.zeros(self.num_blocks, np.int64)
+        return self.seen[region]
 
     def __post_init__(self):
         b = self.num_blocks
@@ -109,6 +121,8 @@ class MBarrier:
             raise ExecutionError(op, "mbarrier initialised by several threads of one block")
         self.live[blocks] = True
         self.phase[blocks] = 0
+        for seen in self.seen.values():
+            seen[blocks] = 0
         self.missing[blocks] = self.count
         self.expected[blocks] = 0
         self.copied[blocks] = 0
@@ -345,11 +359,19 @@ def _running_value(interp: ReferenceInterpreter, op: Operation, v: np.ndarray, b
 def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier, blocks, parity) -> None:
     """A wait; inside a warp_specialize region the other regions run until it can
     return (role_impls.py), and its completion orders the block's accesses."""
-    if current_role(interp) is not None:
+    role = current_role(interp)
+    if role is not None:
         bar._need_live(op, blocks, "wait")
+        seen = bar.seen_by(role.first)
         done = ((bar.phase[blocks] & 1) != parity) & (bar.phase[blocks] > 0)
-        if done.any():  # the phase a region waits on is always the barrier's next one
-            i = int(np.argmax(done))
+        # a phase completed (seen by another region's wait) that is this region's next one:
+        # the wait returns at once, as it should (several consumer regions wait on one "full")
+        # and whose next phase has not begun (no arrival, no bytes: its waiters have not
+        # all released the stage, so it cannot be the one this region means)
+        late = done & (seen[blocks] == bar.phase[blocks] - 1) & ~bar._busy(blocks)
+        stale = done & ~late
+        if stale.any():  # the phase a region waits on is always its next one
+            i = int(np.argmax(stale))
             b = int(blocks[i])
             raise ExecutionError(
                 op,
@@ -358,11 +380,21 @@ def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier
                 f"returns at once without waiting for phase {int(bar.phase[b])}",
                 block=b,
             )
+        if late.any():
+            seen[blocks[late]] = bar.phase[blocks[late]]
+            grid.epoch[np.unique(blocks[late])] += 1
+            blocks, parity = blocks[~late], parity[~late]
+            if blocks.size == 0:
+                return
     if wait_until(interp, lambda: bar.ready(blocks, parity), lambda: bar.wait(op, grid, blocks, parity)):
         bar.wait(op, grid, blocks, parity)
         grid.epoch[np.unique(blocks)] += 1
+        if role is not None:
+            bar.seen_by(role.first)[blocks] = bar.phase[blocks]
         return
     bar.wait(op, grid, blocks, parity)
+    if role is not None:
+        bar.seen_by(role.first)[blocks] = bar.phase[blocks]
 
 
 def _grid_uniform(interp: ReferenceInterpreter, op: Operation, v: Any, what: str) -> int:

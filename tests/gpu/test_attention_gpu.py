@@ -137,6 +137,32 @@ def test_attention_persistent_tiles_beyond_the_sms():
     _check(2, 16, 16, 4096, 4096, 128, True, torch.float16, config={"persistent": True})
 
 
+@pytest.mark.parametrize("bn", [128, 64], ids=["bn128", "bn64-overlap"])
+@pytest.mark.parametrize("persistent", [False, 7, True], ids=["grid", "7-blocks", "all-sms"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_pingpong(d, causal, persistent, bn):
+    """The pingpong schedule (`pingpong`: True): the two consumer warpgroups take turns
+    through named barriers 4 and 5 (a lost turn hangs: the test would time out); on
+    the grid, 7 persistent blocks (many tiles each: the turns run on across tiles) or
+    the multiprocessors; ragged lengths, GQA; at bn = 64 with the intra-warpgroup
+    overlap (P V under the next softmax)."""
+    _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16,
+           config={"pingpong": True, "persistent": persistent, "bn": bn})
+
+
+@pytest.mark.parametrize("sq,skv", [(1, 1), (40, 100), (200, 333), (333, 200)])
+def test_attention_pingpong_ragged(sq, skv):
+    """Short and ragged lengths under the pingpong schedule: with Sq = 1 or 40 the second
+    warpgroup's 64 rows lie past Sq (its Q tile zeros, its O store clipped)."""
+    _check(1, 3, 3, sq, skv, 64, True, torch.bfloat16, config={"pingpong": True})
+
+
+def test_attention_pingpong_f16_bshd_many_tiles():
+    """f16 (B, S, H, D) inputs read in place, 1024 causal tiles over the multiprocessors."""
+    _check(2, 16, 16, 4096, 4096, 128, True, torch.float16, bshd=True, config={"pingpong": True, "persistent": True})
+
+
 def test_attention_into_given_tensors():
     """`out=` and `lse=` are written in place; a repeated call (the same tensors) gives
     the same result; a wrong `out` is a TilecError."""

@@ -57,11 +57,13 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int) -> np.ndarray:
 
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
-             level="layout", bshd=False, seed=0, ws=True, persistent=0):
+             level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
-    `persistent`: a grid of that many blocks looping over the tiles."""
+    `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
+    consumer warpgroups take turns issuing their wgmma; `overlap`, `stages`: attention_fwd's
+    (None: its default)."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -69,7 +71,7 @@ def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dt
     k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
-                           persistent=persistent).module
+                           persistent=persistent, pingpong=pingpong, overlap=overlap, stages=stages).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -250,3 +252,88 @@ def test_emitted_text_runs_with_its_args():
     module = tilec.parse(example.emit_with_args(64, True, 1, 3, 1, 150, 150, 2))
     lse = run(module, random_inputs(module, 0))["lse"]
     assert lse.shape == (450,) and np.all(np.isfinite(lse))
+    # pingpong (sanitize.sh's `D:causal:BxHxHKVxSQxSKV:0:pingpong`)
+    module = tilec.parse(example.emit_with_args(64, True, 1, 2, 1, 150, 150, 0, pingpong=True))
+    assert "layout.named_barrier sync 4, 256" in str(module)
+    lse = run(module, random_inputs(module, 0))["lse"]
+    assert lse.shape == (300,) and np.all(np.isfinite(lse))
+
+
+PINGPONG_CASES = {
+    # two consumer warpgroups (bm = 128), each its 64 rows; a ragged second Q and KV block
+    "ragged-d64": dict(d=64, sq=150, skv=150),
+    "causal-d64": dict(d=64, causal=True, sq=150, skv=150),
+    # D = 128, GQA, Sq > Skv, 64-wide KV blocks (two KV steps per round: the turn passes twice a round)
+    "causal-gqa-d128-sq-gt-skv": dict(d=128, causal=True, group=2, h=2, sq=100, skv=60, bn=64),
+    # f16, (B, S, H, D) memory, Sq = 40: warpgroup 1's rows all past Sq (its Q tile zeros, its O store clipped)
+    "f16-bshd-short-q": dict(d=64, b=2, h=2, sq=40, skv=100, dtype="f16", bshd=True),
+    # persistent: 9 causal MQA tiles on 5 blocks (tiles of 1 to 3 KV steps); the turns run on across tiles
+    "persistent-causal-mqa-d64": dict(d=64, causal=True, group=3, h=3, sq=150, skv=150, bn=64, persistent=5),
+    # persistent, D = 128: 4 tiles of 3 KV steps (the ring's extra, masked step) on 2 blocks
+    "persistent-d128": dict(d=128, h=2, sq=150, skv=300, persistent=2),
+    # a 4-stage ring of 64-wide KV blocks: 3 turns a round with P V left in flight (overlap); 6 causal
+    # tiles of 1 or 2 rounds on 3 blocks
+    "persistent-causal-4-stages": dict(d=64, causal=True, h=2, sq=300, skv=300, bn=64, stages=4, persistent=3),
+}
+
+
+@pytest.mark.parametrize("overlap", [False, True], ids=["turns", "turns+overlap"])
+@pytest.mark.parametrize("case", PINGPONG_CASES)
+def test_attention_pingpong(case, overlap):
+    """The pingpong schedule (`attention_fwd(pingpong=True)`): each consumer warpgroup
+    a region of its own, taking turns through two named barriers to issue its P V
+    and next Q K^T; the executor runs the regions concurrently, counts the barriers'
+    arrivals (a missing turn would be reported as a hang) and checks both
+    warpgroups' waits on the shared "full" barriers. With `overlap`, P V runs on under
+    the next softmax (O in flight across the loop's iterations, the executor reporting
+    any read of it before its wait)."""
+    run_case(bm=128, **{"bn": 128, **PINGPONG_CASES[case]}, pingpong=True, overlap=overlap)
+
+
+@pytest.mark.parametrize("persistent,bn", [(0, 128), (3, 128), (3, 64)],
+                         ids=["grid", "persistent", "persistent-bn64-overlap"])
+def test_attention_pingpong_lowered(persistent, bn):
+    """After the default pipeline (bar.sync / bar.arrive per thread): causal, 2 heads of
+    150 rows, on the grid or on 3 persistent blocks over the 4 tiles; at bn = 64 with
+    the intra-warpgroup overlap (wgmma.wait_group 1 retiring S while P V runs on)."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=bn, pingpong=True, persistent=persistent,
+             level="lowered")
+
+
+@pytest.mark.parametrize("d,causal,persistent,bn", [(128, False, 0, 128), (128, True, 0, 128), (64, False, 0, 128),
+                                                    (128, True, 132, 128), (64, True, 132, 128), (128, False, 0, 64),
+                                                    (128, True, 132, 64), (64, True, 132, 64)])
+def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
+    """The pingpong kernel's CUDA compiles for sm_90a with no spills and no local memory
+    under the 168 registers ptxas allots (S of the next step, P and O live at each
+    turn; at bn = 64 the overlapped form, P_j and O in flight under softmax_j+1: at
+    bn = 128 that spills); each consumer region syncs on its own turn barrier and
+    arrives on the other's (4 and 5: 0 is __syncthreads's, 1 to 3 the regions' own).
+    ptxas keeps the wgmma asynchronous (no C7515 / C7520 "wgmma serialized", no C7508
+    "setmaxnreg ignored") except at D = 64, bn = 64, where it reports C7508 and, persistent,
+    C7520 for the overlapped kernels with or without the pingpong (docs/attention.md)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, pingpong=True, persistent=persistent, bn=bn).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    w0, w1 = src.split("} else if (threadIdx.x < 256) {")
+    assert 'bar.sync 4, 256;' in w0 and 'bar.arrive 5, 256;' in w0 and 'bar.sync 5' not in w0
+    assert 'bar.sync 5, 256;' in w1 and 'bar.arrive 4, 256;' in w1 and 'bar.sync 4' not in w1
+    assert ("wgmma.wait_group.sync.aligned 1;" in w0) == (bn == 64)  # S retired, P V running on
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.registers <= 168 and usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+    if (d, bn) != (64, 64):
+        assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
+
+
+def test_attention_pingpong_is_an_option():
+    """Off by default; its kernels differ from the default ones only where it is on."""
+    from tilec.dialects.layout_roles import NamedBarrierOp
+
+    assert not any(isinstance(op, NamedBarrierOp) for op in attention_fwd(128).module.walk())
+    with pytest.raises(ValueError, match="pingpong needs warp_specialized and bm >= 128"):
+        attention_fwd(64, bm=64, pingpong=True)
+    with pytest.raises(ValueError, match="pingpong needs warp_specialized"):
+        attention_fwd(64, warp_specialized=False, pingpong=True)

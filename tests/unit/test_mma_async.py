@@ -213,3 +213,41 @@ def test_an_accumulator_in_flight_through_divergent_loop_trips_is_reported():
     body = k_loop(1, divergent=True)
     with pytest.raises(ExecutionError, match="still in flight, chosen per thread by divergent control flow"):
         _run(program(body))
+
+
+def test_an_accumulator_in_flight_through_per_block_loop_trips():
+    """Loops whose trip count differs per block (not within one) carry an accumulator
+    in flight: the executor chooses it per block (in flight until the later group
+    retires), so block b's C is C + (b + 1) A @ B, as the synchronous loop's, before
+    and after lowering."""
+    import tilec
+
+    def build(is_async: bool) -> ModuleOp:
+        p = tilec.Program("f")
+        pa, pb, pc = (p.pointer(n, t, align=16) for n, t in (("pa", "bf16"), ("pb", "bf16"), ("pc", "f32")))
+        a, b = p.view(pa, "(64,16):(16,1)"), p.view(pb, "(16,64):(64,1)")
+        c = p.view(pc, "(128,64):(64,1)")
+        with p.launch(grid=(2, 1, 1), threads=128) as k:
+            sa = p.alloc("#layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>", "bf16")
+            sb = p.alloc("#layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>", "bf16")
+            p.copy(a, sa)
+            p.copy(b, sb)
+            p.barrier()
+            ct = p.tile(c, [k.bx, p.constant(0)], [64, 64])
+            acc = p.load(ct, MMA)
+            with p.range(p.constant(0), (k.bx + p.constant(1)), p.constant(1), carry=[acc]):
+                acc.assign(p.mma(sa, sb, acc, is_async=is_async))
+            if is_async:
+                (acc,) = p.mma_wait(acc, pending=0)
+            p.store(acc, ct)
+        return p.module
+
+    inputs, want = _run(build(False))
+    for level in ("layout", "lowered"):
+        _, got = _run(build(True), level)
+        assert np.array_equal(np.asarray(got["pc"]), np.asarray(want["pc"]))
+    a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(64, 16)).astype(np.float64)
+    b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(16, 64)).astype(np.float64)
+    c = np.asarray(inputs["pc"], np.float64).reshape(2, 64, 64)
+    out = np.asarray(want["pc"], np.float64).reshape(2, 64, 64)
+    assert np.allclose(out, c + np.array([1, 2])[:, None, None] * (a @ b), rtol=1e-5, atol=1e-4)

@@ -90,3 +90,25 @@ func.func @wait_outside_launch() {
   layout.mma_wait {pending = 0 : i64}
   func.return
 }
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!ACC = tensor<64x64xf32, #mma>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @read_pending_wait_one_group_short(%acc: !ACC) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %d = layout.mma %sa, %sb, %acc {async} : !SA, !SB, !ACC
+    %o = layout.mma %sa, %sb, %acc {async} : !SA, !SB, !ACC
+    // one group committed after %d's: with 2 pending, %d's may be in flight
+    // expected-error @+1 {{a result of layout.mma_wait {pending = 2} is in flight until a layout.mma_wait retires its group: it may be the accumulator of another version-3 layout.mma, an operand of layout.mma_wait or yielded, not an operand of arith.addf}}
+    %w:2 = layout.mma_wait %d, %o {pending = 2 : i64} : !ACC, !ACC
+    %e = arith.addf %w#0, %acc : !ACC
+  }
+  func.return
+}

@@ -8,9 +8,11 @@
 // CHECK-NEXT:   layout.setmaxnreg inc 232
 // CHECK-NEXT:   layout.mbarrier_wait %full, %c0
 // CHECK-NEXT:   layout.mbarrier_arrive %empty
+// CHECK-NEXT:   layout.named_barrier sync 3, 384
 // CHECK-NEXT: }, {
 // CHECK-NEXT:   layout.setmaxnreg dec 40
 // CHECK-NEXT:   layout.mbarrier_arrive %full
+// CHECK-NEXT:   layout.named_barrier arrive 3, 384
 // CHECK-NEXT: }
 // CHECK-LABEL: "gpu.func"()
 // CHECK:      cuda.warp_specialize warpgroups(1, 2) {
@@ -18,6 +20,7 @@
 // CHECK-NEXT: }, {
 // CHECK-NEXT:   cuda.setmaxnreg inc 256
 // CHECK-NEXT:   cuda.named_barrier {id = 2 : i64, threads = 256 : i64}
+// CHECK-NEXT:   cuda.named_barrier {arrive, id = 3 : i64, threads = 384 : i64}
 // CHECK-NEXT: }
 
 func.func @not_whole_block() {
@@ -250,3 +253,77 @@ func.func @layout_spans_the_block_not_the_region(%p: !layout.ptr<bf16, align 16>
     "gpu.return"() : () -> ()
   }) {sym_name = "f", gpu.kernel} : () -> ()
 }) : () -> ()
+
+// -----
+
+func.func @named_barrier_id_of_a_region() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(384) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(1, 1, 1) {
+      // expected-error @+1 {{named_barrier id must be in [4, 16) (0 is __syncthreads's, 1..3 the 3 regions' own), got 3}}
+      layout.named_barrier sync 3, 256
+    }, {
+    }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_threads() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(384) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(1, 1, 1) {
+      // expected-error @+1 {{named_barrier threads must be a multiple of 128 (whole warpgroups) in [128, 384] (the block's threads), got 192}}
+      layout.named_barrier arrive 4, 192
+    }, {
+    }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_threads_beyond_the_block() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(256) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(1, 1) {
+      // expected-error @+1 {{named_barrier threads must be a multiple of 128 (whole warpgroups) in [128, 256] (the block's threads), got 512}}
+      layout.named_barrier sync 4, 512
+    }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_outside_a_region() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{layout.named_barrier orders warp_specialize regions: it must be inside one}}
+    layout.named_barrier sync 4, 128
+  }
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_mode() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(256) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(1, 1) {
+      // expected-error @+1 {{named_barrier mode must be sync or arrive, got wait}}
+      layout.named_barrier wait 4, 256
+    }, {
+    }
+  }
+  func.return
+}

@@ -9,9 +9,11 @@ func.func @roles(%pa: !layout.ptr<f32, align 16>) {
       layout.setmaxnreg inc 232
       layout.mbarrier_wait %full, %c0
       layout.mbarrier_arrive %empty
+      layout.named_barrier sync 3, 384
     }, {
       layout.setmaxnreg dec 40
       layout.mbarrier_arrive %full
+      layout.named_barrier arrive 3, 384
     }
   }
   func.return
@@ -24,6 +26,7 @@ func.func @roles(%pa: !layout.ptr<f32, align 16>) {
     }, {
       cuda.setmaxnreg inc 256
       cuda.named_barrier {id = 2 : i64, threads = 256 : i64}
+      cuda.named_barrier {arrive, id = 3 : i64, threads = 384 : i64}
     }
     "gpu.return"() : () -> ()
   }) {sym_name = "f", gpu.kernel} : () -> ()
