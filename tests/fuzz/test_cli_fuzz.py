@@ -313,15 +313,19 @@ def test_invalid_mbarrier_programs_are_located_diagnostics(seed):
     extra arrival, expect-tx bytes that differ from the copies, a stage read before its
     wait, a stage index past the array, a producer that does not wait for an empty
     stage), run on the CPU reference executor as written and after the default
-    pipeline (GPU level, `cuda.mbarrier_*`): status 1 and a located diagnostic that
-    names the defect, never a traceback."""
+    pipeline (GPU level, `cuda.mbarrier_*`): status 1 and a diagnostic that names the
+    defect, located at the same op at both levels, never a traceback."""
     prog = random_invalid_mbarrier_kernel(random.Random(seed))
     event(prog.defect)
+    where = []
     for argv in (["--run", "cpu"], ["-p", "default", "--run", "cpu"]):
         out = run_tilec(argv, prog.text, timeout=90)
         check_outcome(out)
         assert out.rc == 1 and LOCATED.search(out.stderr), f"{prog.summary}\n{out.describe()}\n{prog.text}"
         assert re.search(prog.message, out.stderr), f"{prog.summary}: expected /{prog.message}/\n{out.describe()}"
+        where.append(re.search(r":(\d+:\d+): error: ", out.stderr).group(1))
+    # the GPU-level error points at the op written, as the layout-level one does
+    assert where[0] == where[1], f"{prog.summary}: located at {where[0]}, after the passes at {where[1]}"
 
 
 # ----------------------------------------------------------------- real processes
