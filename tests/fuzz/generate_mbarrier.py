@@ -5,21 +5,23 @@ race checks pass), compile through the passes with `--check-equivalence` and pri
 CUDA that NVRTC compiles; and invalid ones, each with one injected defect that the
 executor must report as a located diagnostic (never a traceback).
 
-Two families of valid programs, both copying a tensor tile by tile through a ring of
-`S` shared stages (`layout.alloc` with a leading stage mode, the stage taken by
-`layout.slice` at a run-time index):
+Three families of valid programs, all copying (or summing) tensors tile by tile
+through shared memory:
 
-* `random_ring_kernel` -- the whole block issues and waits (no warp specialisation):
-  TMA loads (`layout.tma_load`) completing on `layout.mbarrier_init` barriers or on an
+* `random_ring_kernel` -- a ring of `S` shared stages (`layout.alloc` with a leading
+  stage mode, the stage taken by `layout.slice` at a run-time index) that the whole
+  block fills and drains (no warp specialisation): TMA loads (`layout.tma_load`) of 1
+  or 2 operands completing on `layout.mbarrier_init` barriers or on an
   `layout.mbarrier_array` indexed by the run-time stage (`layout.mbarrier_at`);
   arrivals with expect-tx (`layout.mbarrier_arrive {tx}`), 1 or 2 arrivals per phase
-  (`count`), a tile as 1 or 2 TMA loads (one arrival expecting both, or one per load);
-  a prefetch distance 0 .. S-1 (a prologue, loads S-1 tiles ahead), the wait's phase
-  as `(i / S) % 2` or a (stage, phase) pair carried by the loop, or a Python-unrolled
-  loop with constant stages and phases on S separate barriers; the stage consumed by a
-  block-level copy, a distributed load/store (`x + x` on the way) or a TMA store
-  (`layout.tma_store`, `tma_store_wait {pending}` sized to the ring); 1 to 3 blocks
-  (grid-stride over the tiles), masked edge tiles (TMA zero fill), `mbarrier_inval`.
+  (`count`: with 2 operands one arrival per operand's load, each expecting its
+  bytes); a prefetch distance 0 .. S-1 (a prologue, loads S-1 tiles ahead); the
+  wait's phase as `(i / S) % 2` or a (stage, phase) pair carried by the loop, or a
+  Python-unrolled loop with constant stages and phases on S separate barriers; the
+  stage consumed by a block-level copy, a distributed load/store (`x + x` on the way)
+  or a TMA store (`layout.tma_store`, `tma_store_wait {pending}` sized to the ring);
+  1 to 3 blocks (grid-stride over the tiles), masked edge tiles (TMA zero fill),
+  padded stages, `mbarrier_inval`.
 * `random_ws_kernel` -- producer and consumers inside `layout.warp_specialize` (one
   producer warpgroup, 1 or 2 consumer warpgroups, in either order): "full" and "empty"
   mbarrier arrays (the empty ones expect one arrival per consumer warpgroup); the
@@ -30,6 +32,13 @@ Two families of valid programs, both copying a tensor tile by tile through a rin
   second round on) or from the start on the opposite parity (CUTLASS's producer
   start state); consumers wait for "full", load the stage into registers of their
   warps, store the tile and arrive on "empty"; optional `setmaxnreg` budgets.
+* `random_plain_loop_kernel` -- the plain single-buffered loop a user writes
+  (examples/python/gemm_plain.py's form, without the GEMM): per step TMA loads on one
+  mbarrier and its wait, or cp.async copies and their wait; a carried sum, copies,
+  stores or TMA stores of the step's tiles; `num_stages` 1 to 4 on the loop, compiled
+  by `software-pipeline` (unrolled, in the default pipeline, or
+  `software-pipeline{rolled=true}`): the executor's checks judge the schedule the
+  pass makes.
 
 `random_invalid_mbarrier_kernel` draws a program of either family and one defect
 (`DEFECTS`): a wait on the wrong phase parity, a phase that never flips, a wait on an
@@ -56,12 +65,16 @@ FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 @dataclass(frozen=True)
 class MbarrierProgram:
     """A generated valid program: its MLIR text (printed from the builder's module), the
-    `-p` pipeline to compile it with, its function name and a one-line summary."""
+    `-p` pipeline to compile it with, its function name and a one-line summary;
+    whether it waits on mbarriers (a cp.async plain loop does not) and whether
+    `software-pipeline` is to pipeline it (a plain loop of 2 or more stages)."""
 
     text: str
     pipeline: str
     summary: str
     function: str
+    mbarriers: bool = True
+    pipelined: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,30 @@ class Ws:
         return self.rows * self.cols * TMA_TYPES[self.dtype]
 
 
+@dataclass(frozen=True)
+class Plain:
+    """The drawn shape of a `random_plain_loop_kernel` program (module docstring)."""
+
+    dtypes: tuple[str, ...]
+    rows: int
+    cols: tuple[int, ...]
+    trips: int
+    grid: int
+    stages: int  # the loop's num_stages
+    form: str  # "tma" | "cp.async"
+    compute: str  # "sum" | "copy" | "tensor" | "tma_store"
+    warps: int
+    rolled: bool  # software-pipeline{rolled=true}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.trips * self.grid * self.rows, self.cols[0]
+
+    @property
+    def pipeline(self) -> str:
+        return "software-pipeline{rolled=true},default" if self.rolled else "default"
+
+
 def _stage_elements(nbytes: int, eb: int, pad: int) -> int:
     """Elements from one stage of a buffer to the next: the tile's `nbytes` rounded up
     to 128 bytes (where a TMA copy's shared side starts), `pad` more 128-byte blocks."""
@@ -193,6 +230,23 @@ def draw_ws(rng: random.Random) -> Ws:
 
 
 # ------------------------------------------------------------------ building
+
+
+def draw_plain(rng: random.Random) -> Plain:
+    form = rng.choice(["tma", "cp.async"])
+    dtypes = tuple(rng.choice(list(TMA_TYPES)) for _ in range(rng.choice([1, 1, 2])))
+    warps = rng.choice([1, 2, 4])
+    row_bytes = rng.choice([64, 128])
+    cols = tuple(row_bytes // TMA_TYPES[t] for t in dtypes)
+    # every thread copies whole 16-byte vectors, the block's rows a multiple of the
+    # rows one pass of the block covers
+    pass_rows = 32 * warps // (row_bytes // 16)
+    rows = pass_rows * rng.choice([1, 2])
+    compute = rng.choice(["sum", "copy", "tensor", "tma_store"])
+    if compute == "tma_store" and form != "tma":
+        compute = "tensor"  # the pipeliner's TMA stores are the TMA form's
+    return Plain(dtypes, rows, cols, rng.randint(1, 9), rng.choice([1, 2]), rng.randint(1, 4), form, compute,
+                 warps, rng.random() < 0.5)
 
 
 def _blocked(warps: int, rows: int, cols: int, eb: int):
@@ -412,6 +466,64 @@ def ws_program(s: Ws) -> str:
     return _text(p)
 
 
+def plain_program(s: Plain) -> str:
+    """The MLIR text of the plain single-buffered loop `s`: per step the tiles of every
+    operand loaded into one shared buffer each (TMA on one mbarrier, its wait on the
+    step's parity; or cp.async copies, `async_wait {pending = 0}` and a barrier), the
+    compute on them, a barrier; the loop asks for `s.stages` stages."""
+    from tilec.compiler.builder import Program
+
+    ops = range(len(s.dtypes))
+    R, threads = s.rows, 32 * s.warps
+    m = s.trips * s.grid * R
+    p = Program("plain")
+    srcs = [p.view(p.pointer(f"src{o}", s.dtypes[o]), f"({m},{s.cols[o]}):({s.cols[o]},1)") for o in ops]
+    dsts = [p.view(p.pointer(f"dst{o}", s.dtypes[o]), f"({m},{s.cols[o]}):({s.cols[o]},1)") for o in ops]
+    with p.launch(grid=(s.grid, 1, 1), threads=threads) as k:
+        bufs = [p.alloc(f"({R},{s.cols[o]}):({s.cols[o]},1)", s.dtypes[o], "smem") for o in ops]
+        outs = ([p.alloc(f"({R},{s.cols[o]}):({s.cols[o]},1)", s.dtypes[o], "smem") for o in ops]
+                if s.compute == "tma_store" else [])
+        bar = p.mbarrier_init(1) if s.form == "tma" else None
+        encs = [_blocked(s.warps, R, s.cols[o], TMA_TYPES[s.dtypes[o]]) for o in ops]
+        zero = [0.0 if s.dtypes[o] in FLOAT_TYPES else 0 for o in ops]
+        sums = [p.full([R, s.cols[o]], zero[o], s.dtypes[o], encs[o]) for o in ops] if s.compute == "sum" else []
+        with p.range(0, s.trips, carry=sums, num_stages=s.stages) as i:
+            t = i * s.grid + k.bx
+            tiles = [p.tile(srcs[o], [t, 0], [R, s.cols[o]]) for o in ops]
+            if s.form == "tma":
+                p.mbarrier_arrive(bar, tx=sum(R * s.cols[o] * TMA_TYPES[s.dtypes[o]] for o in ops))
+                for o in ops:
+                    p.tma_load(tiles[o], bufs[o], bar)
+                p.mbarrier_wait(bar, p.remui(i, p.constant(2)))
+            else:
+                for o in ops:
+                    v = 16 // TMA_TYPES[s.dtypes[o]]
+                    tc = s.cols[o] // v
+                    thr = f"({threads // tc},{tc}):({tc},1)"
+                    p.copy_async(p.distribute(p.vectorize(tiles[o], [1, v]), k.tid, thr),
+                                 p.distribute(p.vectorize(bufs[o], [1, v]), k.tid, thr), token=False)
+                p.async_wait(pending=0)
+                p.barrier()
+            for o in ops:
+                out = p.tile(dsts[o], [t, 0], [R, s.cols[o]])
+                if s.compute == "sum":
+                    sums[o].assign(sums[o] + p.load(bufs[o], encs[o]))
+                elif s.compute == "copy":
+                    p.copy(bufs[o], out, strategy="simt")
+                elif s.compute == "tensor":
+                    x = p.load(bufs[o], encs[o])
+                    p.store(x + x if s.dtypes[o] in FLOAT_TYPES + ("i32", "i64") else x, out)
+                else:
+                    p.store(p.load(bufs[o], encs[o]), outs[o])
+                    p.tma_store(outs[o], out)
+            if s.compute == "tma_store":
+                p.tma_store_wait(0)
+            p.barrier()
+        for o, acc in enumerate(sums):
+            p.store(acc, p.tile(dsts[o], [k.bx, 0], [R, s.cols[o]]))
+    return _text(p)
+
+
 def _cp_async_tile(p, gt, st, ltid, R: int, C: int, eb: int) -> None:
     """A rows x cols tile copied by cp.async (16-, 8- or 4-byte vectors) by the first
     threads of a 128-thread region (`ltid`: the thread's index in the region)."""
@@ -441,9 +553,20 @@ def random_ws_kernel(rng: random.Random) -> MbarrierProgram:
     return MbarrierProgram(ws_program(s), "default", _summary(s), "ws")
 
 
+def random_plain_loop_kernel(rng: random.Random) -> MbarrierProgram:
+    """A valid plain single-buffered loop (module docstring) that `software-pipeline`
+    turns into a ring of `num_stages` stages (unrolled or rolled): the schedule the
+    pass makes is what the executor's checks judge."""
+    s = draw_plain(rng)
+    return MbarrierProgram(plain_program(s), s.pipeline, _summary(s), "plain", s.form == "tma", s.stages > 1)
+
+
 def random_mbarrier_kernel(rng: random.Random) -> MbarrierProgram:
-    """Either family, the ring kernels twice as often (they vary more)."""
-    return random_ring_kernel(rng) if rng.random() < 0.6 else random_ws_kernel(rng)
+    """Any family: rings half the time (they vary most), else warp-specialised or plain loops."""
+    x = rng.random()
+    if x < 0.5:
+        return random_ring_kernel(rng)
+    return random_ws_kernel(rng) if x < 0.75 else random_plain_loop_kernel(rng)
 
 
 DEFECTS: dict[str, str] = {
