@@ -40,7 +40,7 @@ through shared memory:
   `software-pipeline{rolled=true}`): the executor's checks judge the schedule the
   pass makes.
 
-`random_invalid_mbarrier_kernel` draws a program of either family and one defect
+`random_invalid_mbarrier_kernel` draws a ring or warp-specialised program and one defect
 (`DEFECTS`): a wait on the wrong phase parity, a phase that never flips, a wait on an
 invalidated barrier (the layout level's "wait without init": `mbarrier_init` both
 allocates and initialises), a missing or an extra arrival, expect-tx bytes that differ
@@ -56,8 +56,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-TMA_TYPES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
-"""Element types of the TMA copies drawn, with their bytes."""
+TMA_TYPES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+             "f8E4M3FN": 1, "f8E5M2": 1}
+"""Element types of the copies drawn (every type tilec supports), with their bytes.
+Arithmetic on the way (`x + x`, a carried sum) is drawn for the others than FP8 only."""
 
 FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 
@@ -245,6 +247,8 @@ def draw_plain(rng: random.Random) -> Plain:
     compute = rng.choice(["sum", "copy", "tensor", "tma_store"])
     if compute == "tma_store" and form != "tma":
         compute = "tensor"  # the pipeliner's TMA stores are the TMA form's
+    if compute == "sum" and any(t.startswith("f8") for t in dtypes):
+        compute = "tensor"
     return Plain(dtypes, rows, cols, rng.randint(1, 9), rng.choice([1, 2]), rng.randint(1, 4), form, compute,
                  warps, rng.random() < 0.5)
 
