@@ -13,7 +13,8 @@
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift kernels); 0 leaves them out.
-# --mbarrier N: N random mbarrier programs (default (count + 1) / 2; 0 leaves them out).
+# --mbarrier N: N random mbarrier programs (default (count + 1) / 2; 0 leaves them out),
+#   each run with the pipeline its generator drew (the `// pipeline:` line of the file).
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
@@ -101,6 +102,9 @@ if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ]; then
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/mbarrier_*.mlir)
+  # an mbarrier program runs its own pipeline (its first line: `// pipeline: P`; the
+  # plain loops' rolled software pipeline, CSE before or after the default passes)
+  for f in "$gen"/mbarrier_*.mlir; do pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f"); done
   shopt -u nullglob
 fi
 i=0
