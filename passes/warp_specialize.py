@@ -47,6 +47,13 @@ class WarpSpecializePass(ModulePass):
         "empty" barrier, one arrival per consumer warpgroup); after the loop
         `mma_wait {pending = 0}` and what followed the loop (the epilogue).
 
+    A loop whose compute stores with the TMA from buffers of its own (the form
+    `software-pipeline` stages): those buffers join the ring, each consumer step
+    starts, after its "full" wait, with `tma_store_wait {pending = (S - 1) x stores}`
+    (the stores of the step S back, the last to read the stage, are done), and the
+    consumers wait for every store after the loop; a store from a buffer the TMA
+    also loads into leaves the launch as it is.
+
     The loop is unrolled by S as `software-pipeline` unrolls it (static stages; steps
     past the trip count skipped). What the launch body does before the loop stays
     there (index arithmetic, views, the buffers and barriers) except tensor constants,

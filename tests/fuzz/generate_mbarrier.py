@@ -37,8 +37,9 @@ through shared memory:
   mbarrier and its wait, or cp.async copies and their wait; a carried sum, copies,
   stores or TMA stores of the step's tiles; `num_stages` 1 to 4 on the loop, compiled
   by `software-pipeline` (unrolled, in the default pipeline, or
-  `software-pipeline{rolled=true}`): the executor's checks judge the schedule the
-  pass makes.
+  `software-pipeline{rolled=true}`) or, for TMA loops of whole warpgroups, by
+  `warp-specialize` (unrolled or rolled) before the default passes: the executor's
+  checks judge the schedule the pass makes.
 
 `random_invalid_mbarrier_kernel` draws a ring or warp-specialised program and one defect
 (`DEFECTS`): a wait on the wrong phase parity, a phase that never flips, a wait on an
@@ -68,8 +69,9 @@ FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 class MbarrierProgram:
     """A generated valid program: its MLIR text (printed from the builder's module), the
     `-p` pipeline to compile it with, its function name and a one-line summary;
-    whether it waits on mbarriers (a cp.async plain loop does not) and whether
-    `software-pipeline` is to pipeline it (a plain loop of 2 or more stages)."""
+    whether it waits on mbarriers (a cp.async plain loop does not), whether
+    `software-pipeline` is to pipeline it (a plain loop of 2 or more stages) and
+    whether `warp-specialize` is to split it (`Plain.specialized`)."""
 
     text: str
     pipeline: str
@@ -77,6 +79,7 @@ class MbarrierProgram:
     function: str
     mbarriers: bool = True
     pipelined: bool = False
+    specialized: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,7 @@ class Plain:
     form: str  # "tma" | "cp.async"
     compute: str  # "sum" | "copy" | "tensor" | "tma_store"
     warps: int
-    rolled: bool  # software-pipeline{rolled=true}
+    schedule: str  # "unrolled" | "rolled" (software-pipeline) | "ws" | "ws-rolled" (warp-specialize)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -180,7 +183,17 @@ class Plain:
 
     @property
     def pipeline(self) -> str:
-        return "software-pipeline{rolled=true},default" if self.rolled else "default"
+        return {"unrolled": "default", "rolled": "software-pipeline{rolled=true},default",
+                "ws": "warp-specialize,default", "ws-rolled": "warp-specialize{rolled=true},default"}[self.schedule]
+
+    @property
+    def specialized(self) -> bool:
+        """Whether `warp-specialize` splits it: a TMA loop of whole warpgroups whose
+        compute does not meet the block (no block-level copy) and that asks for 2 or
+        more stages (a carried sum starts from a `layout.splat` before the loop, which
+        the pass does not move into the consumers: it leaves that launch)."""
+        return (self.schedule.startswith("ws") and self.form == "tma" and self.warps % 4 == 0 and self.stages > 1
+                and self.compute in ("tensor", "tma_store"))
 
 
 def _stage_elements(nbytes: int, eb: int, pad: int) -> int:
@@ -237,7 +250,7 @@ def draw_ws(rng: random.Random) -> Ws:
 def draw_plain(rng: random.Random) -> Plain:
     form = rng.choice(["tma", "cp.async"])
     dtypes = tuple(rng.choice(list(TMA_TYPES)) for _ in range(rng.choice([1, 1, 2])))
-    warps = rng.choice([1, 2, 4])
+    warps = rng.choice([1, 2, 4, 4, 8])
     row_bytes = rng.choice([64, 128])
     cols = tuple(row_bytes // TMA_TYPES[t] for t in dtypes)
     # every thread copies whole 16-byte vectors, the block's rows a multiple of the
@@ -249,8 +262,9 @@ def draw_plain(rng: random.Random) -> Plain:
         compute = "tensor"  # the pipeliner's TMA stores are the TMA form's
     if compute == "sum" and any(t.startswith("f8") for t in dtypes):
         compute = "tensor"
+    schedules = ["unrolled", "rolled"] + (["ws", "ws-rolled"] * 2 if form == "tma" and warps % 4 == 0 else [])
     return Plain(dtypes, rows, cols, rng.randint(1, 9), rng.choice([1, 2]), rng.randint(1, 4), form, compute,
-                 warps, rng.random() < 0.5)
+                 warps, rng.choice(schedules))
 
 
 def _blocked(warps: int, rows: int, cols: int, eb: int):
@@ -569,7 +583,8 @@ def random_plain_loop_kernel(rng: random.Random) -> MbarrierProgram:
     turns into a ring of `num_stages` stages (unrolled or rolled): the schedule the
     pass makes is what the executor's checks judge."""
     s = draw_plain(rng)
-    return MbarrierProgram(plain_program(s), s.pipeline, _summary(s), "plain", s.form == "tma", s.stages > 1)
+    return MbarrierProgram(plain_program(s), s.pipeline, _summary(s), "plain", s.form == "tma", s.stages > 1,
+                           s.specialized)
 
 
 def random_mbarrier_kernel(rng: random.Random) -> MbarrierProgram:

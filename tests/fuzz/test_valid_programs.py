@@ -150,15 +150,19 @@ def test_software_pipeline_schedules_of_random_plain_loops_are_checked(seed):
     """Plain single-buffered loops (generate_mbarrier.random_plain_loop_kernel: TMA on
     one mbarrier or cp.async, 1 or 2 operands, a carried sum, copies, stores or TMA
     stores of each step's tiles, 1 to 9 trips on 1 to 4 stages) through
-    `software-pipeline` (unrolled or rolled) and the default passes: the schedule it
-    makes passes the executor's mbarrier, cp.async and race checks with the outputs
-    equal, NVRTC compiles the CUDA, and with 2 or more stages the loop was pipelined
-    (its shared buffers were multiplied)."""
+    `software-pipeline` or `warp-specialize` (unrolled or rolled) and the default
+    passes: the schedule made passes the executor's mbarrier, cp.async and race
+    checks with the outputs equal, NVRTC compiles the CUDA, with 2 or more stages the
+    loop was pipelined (its shared buffers were multiplied), and where
+    `warp-specialize` takes it, it was split into producer and consumers."""
     prog = random_plain_loop_kernel(random.Random(seed))
     _check_mbarrier_program(prog)
     if prog.pipelined:
         piped = run_tilec(["-p", "software-pipeline"], prog.text)
         assert piped.rc == 0 and piped.stdout.count("layout.alloc") > prog.text.count("layout.alloc"), prog.summary
+    if prog.specialized:
+        split = run_tilec(["-p", "warp-specialize"], prog.text)
+        assert split.rc == 0 and "layout.warp_specialize" in split.stdout, prog.summary
 
 
 def _check_mbarrier_program(prog) -> None:
@@ -191,8 +195,10 @@ def test_mbarrier_generators_draw_every_form():
     plains = [draw_plain(random.Random(s)) for s in range(300)]
     assert {(q.form, q.compute) for q in plains} == {(f, c) for f in ("tma", "cp.async") for c in
                                                       ("sum", "copy", "tensor", "tma_store")} - {("cp.async", "tma_store")}
-    assert {q.stages for q in plains} == {1, 2, 3, 4} and {q.rolled for q in plains} == {True, False}
-    assert {len(q.dtypes) for q in plains} == {1, 2} and {q.warps for q in plains} == {1, 2, 4}
+    assert {q.stages for q in plains} == {1, 2, 3, 4}
+    assert {q.schedule for q in plains} == {"unrolled", "rolled", "ws", "ws-rolled"}
+    assert {q.compute for q in plains if q.specialized} == {"tensor", "tma_store"}
+    assert {len(q.dtypes) for q in plains} == {1, 2} and {q.warps for q in plains} == {1, 2, 4, 8}
     defects = {d for s in rings + wss for d in _defects_of(s)}
     assert defects == set(DEFECTS)
 
