@@ -616,7 +616,7 @@ schedule: regions in order until one waits), a consumer that reads a stage befor
 executor's diagnostic is this one."""
 
 
-def _defects_of(s: Ring | Ws) -> list[str]:
+def defects_of(s: Ring | Ws) -> list[str]:
     """The defects that make `s` wrong for certain (each needs the situation it breaks:
     a phase that never flips needs a stage used twice, and so on)."""
     if isinstance(s, Ring):
@@ -646,7 +646,7 @@ def _defects_of(s: Ring | Ws) -> list[str]:
 def random_invalid_mbarrier_kernel(rng: random.Random) -> InvalidProgram:
     """A program of either family with one defect (DEFECTS) the executor reports."""
     s: Ring | Ws = draw_ring(rng) if rng.random() < 0.6 else draw_ws(rng)
-    defect = rng.choice(_defects_of(s))
+    defect = rng.choice(defects_of(s))
     s = replace(s, defect=defect)
     text = ring_program(s) if isinstance(s, Ring) else ws_program(s)
     message = DEFECTS[defect]
@@ -655,7 +655,7 @@ def random_invalid_mbarrier_kernel(rng: random.Random) -> InvalidProgram:
     return InvalidProgram(text, f"{defect}: {_summary(s)}", defect, message)
 
 
-def _summary(s: Ring | Ws) -> str:
+def _summary(s: Ring | Ws | Plain) -> str:
     items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__ if getattr(s, f) is not None)
     shape = s.shape(0) if isinstance(s, Ring) else s.shape
     return f"{type(s).__name__.lower()}({items}) shape={shape}"

@@ -38,7 +38,7 @@ from generate import (
 )
 from generate_mbarrier import (
     DEFECTS,
-    _defects_of,
+    defects_of,
     draw_plain,
     draw_ring,
     draw_ws,
@@ -199,7 +199,7 @@ def test_mbarrier_generators_draw_every_form():
     assert {q.schedule for q in plains} == {"unrolled", "rolled", "ws", "ws-rolled"}
     assert {q.compute for q in plains if q.specialized} == {"tensor", "tma_store"}
     assert {len(q.dtypes) for q in plains} == {1, 2} and {q.warps for q in plains} == {1, 2, 4, 8}
-    defects = {d for s in rings + wss for d in _defects_of(s)}
+    defects = {d for s in rings + wss for d in defects_of(s)}
     assert defects == set(DEFECTS)
 
 
