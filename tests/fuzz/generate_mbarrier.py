@@ -22,6 +22,10 @@ through shared memory:
   or a TMA store (`layout.tma_store`, `tma_store_wait {pending}` sized to the ring);
   1 to 3 blocks (grid-stride over the tiles), masked edge tiles (TMA zero fill),
   padded stages, `mbarrier_inval`.
+
+In each family the trip count may be an index argument (`%n`, its value in the
+function's `tilec.args`), so that the loops, the prologue's guards and the pipeliners'
+schedules are the ones of a trip count known only at run time.
 * `random_ws_kernel` -- producer and consumers inside `layout.warp_specialize` (one
   producer warpgroup, 1 or 2 consumer warpgroups, in either order): "full" and "empty"
   mbarrier arrays (the empty ones expect one arrival per consumer warpgroup); the
@@ -116,6 +120,7 @@ class Ring:
     consume: str  # "copy" | "tensor" | "tma_store"
     warps: int
     inval: bool
+    dynamic: bool = False  # the trip count an index argument (`tilec.args`), array barriers only
     defect: str | None = None
 
     @property
@@ -151,6 +156,7 @@ class Ws:
     empty_wait: str  # "guard" | "parity"
     regs: bool  # setmaxnreg budgets
     compute: bool  # x + x in the consumers
+    dynamic: bool = False  # the trip count an index argument (`tilec.args`)
     defect: str | None = None
 
     @property
@@ -176,6 +182,7 @@ class Plain:
     compute: str  # "sum" | "copy" | "tensor" | "tma_store"
     warps: int
     schedule: str  # "unrolled" | "rolled" (software-pipeline) | "ws" | "ws-rolled" (warp-specialize)
+    dynamic: bool = False  # the trip count an index argument (`tilec.args`)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -228,7 +235,7 @@ def draw_ring(rng: random.Random) -> Ring:
         consume = "copy"  # distributed tensors have power-of-two extents
     return Ring(dtypes, rows, cols, pads, col_tiles, cut, trips, grid, stages, prefetch, bars,
                 rng.choice(["divide", "carried"]), rng.choice([1, 1, 2]), consume, rng.choice([1, 2, 4]),
-                rng.random() < 0.4)
+                rng.random() < 0.4, bars == "array" and rng.random() < 0.3)
 
 
 def draw_ws(rng: random.Random) -> Ws:
@@ -241,7 +248,7 @@ def draw_ws(rng: random.Random) -> Ws:
     fill = rng.choice(["tma", "tma", "cp.async", "store"])
     return Ws(dtype, rows, cols, rng.randint(1, 6), rng.choice([1, 1, 2]), rng.randint(1, 3), rng.choice([1, 2]),
               rng.random() < 0.5, fill, rng.choice(["guard", "parity"]), rng.random() < 0.5,
-              dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4)
+              dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3)
 
 
 # ------------------------------------------------------------------ building
@@ -264,7 +271,7 @@ def draw_plain(rng: random.Random) -> Plain:
         compute = "tensor"
     schedules = ["unrolled", "rolled"] + (["ws", "ws-rolled"] * 2 if form == "tma" and warps % 4 == 0 else [])
     return Plain(dtypes, rows, cols, rng.randint(1, 9), rng.choice([1, 2]), rng.randint(1, 4), form, compute,
-                 warps, rng.choice(schedules))
+                 warps, rng.choice(schedules), rng.random() < 0.3)
 
 
 def _blocked(warps: int, rows: int, cols: int, eb: int):
@@ -277,10 +284,18 @@ def _blocked(warps: int, rows: int, cols: int, eb: int):
     return tilec.BlockedLayout([1, v], [32 // tc, tc], [warps, 1], [1, 0])
 
 
-def _text(p) -> str:
+def _text(p, args: dict[str, int] | None = None) -> str:
+    """The module of `p` as MLIR text; `args` the values of its index arguments, given
+    to the function as `tilec.args` (what the executor and `--run gpu` pass)."""
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
     from tilec.compiler.pipeline import emit
 
-    return emit(p.module, "mlir")
+    module = p.module
+    if args:
+        fn = next(iter(module.ops))
+        fn.attributes["tilec.args"] = DictionaryAttr({k: IntegerAttr(v, IndexType()) for k, v in args.items()})
+    return emit(module, "mlir")
 
 
 def ring_program(s: Ring) -> str:
@@ -297,6 +312,7 @@ def ring_program(s: Ring) -> str:
         dsts.append(p.view(p.pointer(f"dst{o}", s.dtypes[o]), f"({m},{n}):({n},1)"))
     S, R = s.stages, s.rows
     count = 2 if d == "missing-arrival" else s.count
+    trips = p.index("n") if s.dynamic else s.trips
     with p.launch(grid=(s.grid, 1, 1), threads=32 * s.warps) as k:
         bufs = [p.alloc(f"({S},{R},{s.cols[o]}):({s.stage_elements(o)},{s.cols[o]},1)", s.dtypes[o], "smem")
                 for o in ops]
@@ -377,17 +393,21 @@ def ring_program(s: Ring) -> str:
                     consume(ci, i % S)
         else:
             for i in range(min(D, s.trips)):
-                issue(p.constant(i), p.constant(i % S))
+                if s.dynamic:  # the prologue's loads guarded by the trip count
+                    with p.if_(p.constant(i) < trips):
+                        issue(p.constant(i), p.constant(i % S))
+                else:
+                    issue(p.constant(i), p.constant(i % S))
             carried = s.phase == "carried"
             stage_v, phase_v = p.constant(0), p.constant(0)
-            with p.range(0, s.trips, carry=[stage_v, phase_v] if carried else []) as i:
+            with p.range(0, trips, carry=[stage_v, phase_v] if carried else []) as i:
                 if carried:
                     stage, phase = stage_v, phase_v
                 else:
                     stage, phase = stage_of(i), p.remui(p.divui(i, cS), c2)
                 if D:
                     nxt = i + D
-                    with p.if_(nxt < s.trips):
+                    with p.if_(nxt < trips):
                         issue(nxt, stage_of(nxt))
                 else:
                     issue(i, stage)
@@ -408,7 +428,7 @@ def ring_program(s: Ring) -> str:
                 p.mbarrier_inval(b)
             if d == "wait-after-inval":
                 p.mbarrier_wait(all_bars[0], 0)
-    return _text(p)
+    return _text(p, {"n": s.trips} if s.dynamic else None)
 
 
 def ws_program(s: Ws) -> str:
@@ -422,6 +442,7 @@ def ws_program(s: Ws) -> str:
     p = Program("ws")
     src = p.view(p.pointer("src", s.dtype), f"({m},{n}):({n},1)")
     dst = p.view(p.pointer("dst", s.dtype), f"({m},{n}):({n},1)")
+    trips = p.index("n") if s.dynamic else s.trips
     with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K)) as k:
         buf = p.alloc(f"({S},{R},{C}):({_stage_elements(s.tile_bytes, eb, 0)},{C},1)", s.dtype, "smem")
         full = p.mbarrier_array(S, count=1)
@@ -437,7 +458,7 @@ def ws_program(s: Ws) -> str:
         with producer:
             if s.regs:
                 p.setmaxnreg("dec", 40)
-            with p.range(0, s.trips) as i:
+            with p.range(0, trips) as i:
                 stage = p.remui(i, cS)
                 if d != "no-empty-wait":
                     round_ = p.divui(i, cS)
@@ -465,7 +486,7 @@ def ws_program(s: Ws) -> str:
         with consumer:
             if s.regs:
                 p.setmaxnreg("inc", 232)
-            with p.range(0, s.trips) as i:
+            with p.range(0, trips) as i:
                 stage = p.remui(i, cS)
                 phase = p.remui(p.divui(i, cS), c2)
                 if d == "wrong-phase":
@@ -481,7 +502,7 @@ def ws_program(s: Ws) -> str:
                     x = p.load(st, enc)
                 p.store(x + x if s.compute else x, tile_of(dst, i))
                 p.mbarrier_arrive(p.mbarrier_at(empty, stage))
-    return _text(p)
+    return _text(p, {"n": s.trips} if s.dynamic else None)
 
 
 def plain_program(s: Plain) -> str:
@@ -497,6 +518,7 @@ def plain_program(s: Plain) -> str:
     p = Program("plain")
     srcs = [p.view(p.pointer(f"src{o}", s.dtypes[o]), f"({m},{s.cols[o]}):({s.cols[o]},1)") for o in ops]
     dsts = [p.view(p.pointer(f"dst{o}", s.dtypes[o]), f"({m},{s.cols[o]}):({s.cols[o]},1)") for o in ops]
+    trips = p.index("n") if s.dynamic else s.trips
     with p.launch(grid=(s.grid, 1, 1), threads=threads) as k:
         bufs = [p.alloc(f"({R},{s.cols[o]}):({s.cols[o]},1)", s.dtypes[o], "smem") for o in ops]
         outs = ([p.alloc(f"({R},{s.cols[o]}):({s.cols[o]},1)", s.dtypes[o], "smem") for o in ops]
@@ -505,7 +527,7 @@ def plain_program(s: Plain) -> str:
         encs = [_blocked(s.warps, R, s.cols[o], TMA_TYPES[s.dtypes[o]]) for o in ops]
         zero = [0.0 if s.dtypes[o] in FLOAT_TYPES else 0 for o in ops]
         sums = [p.full([R, s.cols[o]], zero[o], s.dtypes[o], encs[o]) for o in ops] if s.compute == "sum" else []
-        with p.range(0, s.trips, carry=sums, num_stages=s.stages) as i:
+        with p.range(0, trips, carry=sums, num_stages=s.stages) as i:
             t = i * s.grid + k.bx
             tiles = [p.tile(srcs[o], [t, 0], [R, s.cols[o]]) for o in ops]
             if s.form == "tma":
@@ -539,7 +561,7 @@ def plain_program(s: Plain) -> str:
             p.barrier()
         for o, acc in enumerate(sums):
             p.store(acc, p.tile(dsts[o], [k.bx, 0], [R, s.cols[o]]))
-    return _text(p)
+    return _text(p, {"n": s.trips} if s.dynamic else None)
 
 
 def _cp_async_tile(p, gt, st, ltid, R: int, C: int, eb: int) -> None:

@@ -199,6 +199,8 @@ def test_mbarrier_generators_draw_every_form():
     assert {q.schedule for q in plains} == {"unrolled", "rolled", "ws", "ws-rolled"}
     assert {q.compute for q in plains if q.specialized} == {"tensor", "tma_store"}
     assert {len(q.dtypes) for q in plains} == {1, 2} and {q.warps for q in plains} == {1, 2, 4, 8}
+    for specs in (rings, wss, plains):  # trip counts known only at run time (an index argument)
+        assert {x.dynamic for x in specs} == {True, False}
     defects = {d for s in rings + wss for d in defects_of(s)}
     assert defects == set(DEFECTS)
 
