@@ -4,10 +4,10 @@ tilec's GEMMs (examples/python/gemm_bf16.py, `mma.sync` through `layout.mma`; co
 `:ws` its warp-specialised form: a producer warpgroup and `BM / 64` consumer warpgroups;
 `:gG` grouped tile order, `:p` persistent over the multiprocessors, `:pp` the pingpong schedule
 (two consumer warpgroups on alternate BMxBN tiles), `:tma` stmatrix + TMA-store epilogue, `:cN` column chunks of N (a BM x N C buffer);
-`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws][:p|:r]`: examples/python/gemm_plain.py, the same GEMM
+`wgmma_source`; `plain:BMxBNxBK:STAGES[:gG][:ws][:p|:pP|:r]`: examples/python/gemm_plain.py, the same GEMM
 written as a plain single-buffered loop and pipelined STAGES deep by the `software-pipeline`
 pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `:p`
-persistent over the multiprocessors; `:r`: the passes' rolled form, staged buffers and
+persistent over the multiprocessors, `:pP` over P blocks; `:r`: the passes' rolled form, staged buffers and
 the stage and phase carried by K loops kept rolled), the first
 reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
 beside
@@ -41,7 +41,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm
 from gemm_bf16_hopper import gemm_hopper, gemm_hopper_ws
-from gemm_plain import compile_plain
+from gemm_plain import compile_plain, gemm_plain
+from gemm_plain import pipeline as plain_pipeline
 
 import tilec
 from tilec.dialects.layout_mma import mma_error_bound
@@ -112,10 +113,10 @@ def wgmma_source(spec: str, m: int, n: int, k: int):
     return gemm_hopper_ws(m, n, k, bm, bn, bk, int(st), **kw)
 
 
-def plain_kernel(spec: str, m: int, n: int, k: int):
-    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws|:r]` config: the plain-loop
-    GEMM (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`
-    (`ws`: `warp-specialize{num_stages=STAGES}`; `r`: `software-pipeline{rolled=true}`)."""
+def plain_options(spec: str) -> tuple[int, int, int, int, dict]:
+    """(BM, BN, BK, STAGES, the keyword arguments of `compile_plain`) of a
+    `plain:BMxBNxBK:STAGES[:gG][:ws][:p|:pP|:r]` config (`pP`: persistent over P blocks,
+    `p`: over the GPU's multiprocessors)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw = {}
@@ -126,11 +127,30 @@ def plain_kernel(spec: str, m: int, n: int, k: int):
             kw["ws"] = True
         elif o == "p":
             kw["persistent"] = sms()
+        elif o.startswith("p") and o[1:].isdigit():
+            kw["persistent"] = int(o[1:])
         elif o == "r":
             kw["rolled"] = True
         else:
             raise ValueError(f"unknown plain option {o!r}")
-    return compile_plain(m, n, k, int(st), bm=bm, bn=bn, bk=bk, **kw)
+    return bm, bn, bk, int(st), kw
+
+
+def plain_kernel(spec: str, m: int, n: int, k: int):
+    """The compiled kernel of a `plain:BMxBNxBK:STAGES[:gG][:ws|:r]` config: the plain-loop
+    GEMM (examples/python/gemm_plain.py) through `software-pipeline{num_stages=STAGES}`
+    (`ws`: `warp-specialize{num_stages=STAGES}`; `r`: `software-pipeline{rolled=true}`)."""
+    bm, bn, bk, st, kw = plain_options(spec)
+    return compile_plain(m, n, k, st, bm=bm, bn=bn, bk=bk, **kw)
+
+
+def plain_source(spec: str, m: int, n: int, k: int) -> tuple[str, str]:
+    """(the MLIR text of a plain config's program as written, the `-p` pipeline that
+    `plain_kernel` compiles it with): for `tilec FILE -p PIPELINE` (dev/device/sanitize.sh)."""
+    bm, bn, bk, st, kw = plain_options(spec)
+    ws, persistent, rolled = kw.pop("ws", False), kw.pop("persistent", 0), kw.pop("rolled", False)
+    module = gemm_plain(m, n, k, bm=bm, bn=bn, bk=bk, stages=st, **kw)
+    return tilec.emit(module, "mlir"), plain_pipeline(ws, persistent, rolled)
 
 
 def sms() -> int:

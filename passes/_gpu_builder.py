@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilec.dialects import views
+from tilec.support.locations import copy_loc_from
 
 index = IndexType()
 
@@ -34,6 +35,11 @@ class IndexBuilder:
         self.divisor: dict[SSAValue, int] = {}
         self.ranks: dict[SSAValue, int] = {}
         self.loc_attr = None
+        self.src_location: Attribute | None = None
+        """The source op's location (an xDSL `FileLineColLoc`), given to the ops added
+        that have none: errors about them (the reference executor's) point at the op
+        the user wrote. Unlike `loc_attr` (a `tilec.loc` attribute, which the CUDA
+        printer prints as a comment) it leaves the CUDA as it was."""
         self.arith = views.IndexArith(self.add_, self.mul_, self.div_, self.rem_, self.sub_, self.min_, self.max_)
         """The view arithmetic's operations as IR (dialects/views.py)."""
 
@@ -41,6 +47,8 @@ class IndexBuilder:
     def add(self, op: Operation) -> Operation:
         if self.loc_attr is not None and "tilec.loc" not in op.attributes:
             op.attributes["tilec.loc"] = self.loc_attr
+        if self.src_location is not None:
+            copy_loc_from(self.src_location, op)
         if self.before is not None:
             self.block.insert_op_before(op, self.before)
         else:

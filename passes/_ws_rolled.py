@@ -27,7 +27,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from tilec.dialects.cuda import UNROLL_ATTR
 from tilec.dialects.layout_mma import MmaWaitOp
 from tilec.dialects.layout_roles import WARPGROUP, SetMaxNRegOp, WarpSpecializeOp
-from tilec.dialects.layout_tma import MBarrierArrayOp, MBarrierArriveOp, MBarrierAtOp, MBarrierWaitOp
+from tilec.dialects.layout_tma import MBarrierArrayOp, MBarrierArriveOp, MBarrierAtOp, MBarrierWaitOp, TmaStoreWaitOp
 from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
@@ -101,6 +101,8 @@ class RolledSpecialization(RolledPipeline):
         ops: list[Operation] = []
         cur = self.stage_views(ops, stage)
         self.emit(ops, MBarrierWaitOp(cur[plan.bar.result], phase))
+        if plan.stores:  # the stores of n steps back have read this stage (warp_specialize.store_wait)
+            self.emit(ops, TmaStoreWaitOp(min(7, (n - 1) * len(plan.stores))))
         out = self.compute(ops, i, cur, list(body.args[1:1 + nc]))
         later = self.emit(ops, arith.CmpiOp(i, loop.lb, "ne"))
         is0 = self.emit(ops, arith.CmpiOp(stage, self.const(ops, 0), "eq"))
@@ -124,6 +126,8 @@ class RolledSpecialization(RolledPipeline):
             res.append(w)
             for x, r in zip(idx, w.outs):
                 results[x] = r
+        if plan.stores:  # the last stores have read their buffers
+            res.append(TmaStoreWaitOp(0))
         for old, new in zip(loop.results, results):
             old.replace_all_uses_with(new)
         for o in after:

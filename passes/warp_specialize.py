@@ -16,7 +16,7 @@ from xdsl.passes import ModulePass
 from tilec.dialects.layout import CopyOp, LaunchOp
 from tilec.dialects.layout_mma import MmaWaitOp
 from tilec.dialects.layout_roles import BLOCK_WIDE, WARPGROUP, SetMaxNRegOp, WarpSpecializeOp
-from tilec.dialects.layout_tma import MBarrierArriveOp, MBarrierInitOp, MBarrierWaitOp
+from tilec.dialects.layout_tma import MBarrierArriveOp, MBarrierInitOp, MBarrierWaitOp, TmaStoreWaitOp
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 
@@ -46,6 +46,13 @@ class WarpSpecializePass(ModulePass):
         = 1}`), then hand the previous step's stage back (`mbarrier_arrive` on its
         "empty" barrier, one arrival per consumer warpgroup); after the loop
         `mma_wait {pending = 0}` and what followed the loop (the epilogue).
+
+    A loop whose compute stores with the TMA from buffers of its own (the form
+    `software-pipeline` stages): those buffers join the ring, each consumer step
+    starts, after its "full" wait, with `tma_store_wait {pending = (S - 1) x stores}`
+    (the stores of the step S back, the last to read the stage, are done), and the
+    consumers wait for every store after the loop; a store from a buffer the TMA
+    also loads into leaves the launch as it is.
 
     The loop is unrolled by S as `software-pipeline` unrolls it (static stages; steps
     past the trip count skipped). What the launch body does before the loop stays
@@ -155,7 +162,21 @@ def _refusal(launch: LaunchOp, plan: LoopPlan) -> str | None:
     for o in plan.compute:
         if any(x.name in BLOCK_WIDE or isinstance(x, CopyOp) for x in o.walk()):
             return f"'{o.name}' in the loop meets the block"
+    dests = {o.dest.owner for o in plan.loads if hasattr(o, "dest")}
+    if any(st.source.owner in dests for st in plan.stores):
+        # the producer would refill it once the consumers hand the stage back, with
+        # the store still reading it
+        return "a TMA store's buffer is also a TMA load's"
     return None
+
+
+def store_wait(plan: LoopPlan, n: int) -> TmaStoreWaitOp | None:
+    """What starts a consumer step of a loop that stores with the TMA (None: it does
+    not): the wait until the stores of the step n steps back (the last to use this
+    step's stage of their staged buffers) have read them, the stores of the n - 1
+    steps between left in flight (at most 7: waiting for more is safe). The body's own
+    store waits are the plan's `dropped` ops (software-pipeline's `step_sync`)."""
+    return TmaStoreWaitOp(min(7, (n - 1) * len(plan.stores))) if plan.stores else None
 
 
 def _persistent_refusal(launch: LaunchOp, plan: LoopPlan, n: int) -> str | None:
@@ -323,6 +344,8 @@ class _Specialization(PipelineExpansion):
             q = self.offset(bops, i, k)
             step: list[Operation] = []
             self.emit(step, MBarrierWaitOp(self.stage_map[k][plan.bar.result], parity))
+            if (sw := store_wait(plan, n)) is not None:
+                self.emit(step, sw)
             out = self.compute(step, q, k, carried)
             if k:
                 self.emit(step, MBarrierArriveOp(self.empty[k - 1]))
@@ -350,6 +373,8 @@ class _Specialization(PipelineExpansion):
             self.emit(ops, w)
             for x, r in zip(idx, w.outs):
                 results[x] = r
+        if plan.stores:  # the last stores have read their buffers
+            self.emit(ops, TmaStoreWaitOp(0))
         if j is not None:  # the tile's last stage is read: the next tile's first step does not hand it back
             self.emit(ops, MBarrierArriveOp(self.empty[n - 1]))
             mapping = {**self.outer_map, **dict(zip(loop.results, results))}

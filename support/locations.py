@@ -12,7 +12,7 @@ import math
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import MLIRTokenKind, Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
@@ -41,7 +41,12 @@ def set_loc(op: Operation, loc: str | None) -> None:
 
 def copy_loc(src: Operation, *dsts: Operation) -> None:
     """Give ops made to replace `src` its location (and nested ops without one)."""
-    loc = src.location
+    copy_loc_from(src.location, *dsts)
+
+
+def copy_loc_from(loc: Attribute, *dsts: Operation) -> None:
+    """Give `dsts` (and the ops nested in them) without a location `loc`, where it is
+    a file location."""
     if not isinstance(loc, FileLineColLoc):
         return
     for d in dsts:

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # compute-sanitizer over tilec's kernels (issue #10): memcheck, racecheck and synccheck
-# over `tilec FILE --run gpu --check` for every examples/*.mlir and for random valid
-# copy programs from the fuzz generator (tests/fuzz/generate.py), with a funnel-shift kernel
-# per 4 of them. One summary line per
+# over `tilec FILE [-p PIPELINE] --run gpu --check` for every examples/*.mlir, for random
+# valid copy programs from the fuzz generator (tests/fuzz/generate.py) with a
+# funnel-shift kernel per 4 of them, for random valid mbarrier programs
+# (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
+# producer/consumer pipelines), and for the GEMMs named by --gemm. One summary line per
 # run, a table at the end; exits 1 if any run reports an error (or fails).
 #
-#   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--tools "memcheck racecheck synccheck"]
+#   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
+#                            [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."]
+#                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
+#
+# --count N: N random copy programs (and N/4 funnel-shift kernels); 0 leaves them out.
+# --mbarrier N: N random mbarrier programs (default (count + 1) / 2; 0 leaves them out),
+#   each run with the pipeline its generator drew (the `// pipeline:` line of the file).
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
@@ -15,12 +22,29 @@
 # P blocks ("64:causal:1x4x2x300x300:2": 12 tiles on 2 blocks, the ring carried across tiles);
 # a further :pingpong the pingpong schedule ("128:causal:1x4x2x300x300:0:pingpong", P = 0: the grid).
 #
-# --gemm adds the GEMM of examples/python/gemm_bf16.py at --gemm-shape (default
-# 256x256x256) for each block configuration (benchmarks/gemm_bench.py's --configs
-# syntax, e.g. 128x128x64:2x4:3:s:db:g2; `wgmma:...` configs are the Hopper GEMMs of
-# gemm_bf16_hopper.py, e.g. wgmma:128x128x64:4:ws:p2:pp:g8:tma: 2 persistent blocks walk
-# every tile, so the ring's phases run on across tiles); --no-examples leaves out examples/*.mlir;
-# --count 0 leaves out the random programs.
+# --gemm adds a GEMM at --gemm-shape (default 256x256x256) for each configuration, in
+# benchmarks/gemm_bench.py's --configs syntax:
+#   BMxBNxBK:...              examples/python/gemm_bf16.py (mma.sync), e.g. 128x128x64:2x4:3:s:db:g2;
+#   wgmma:...                 the hand-scheduled Hopper GEMMs of gemm_bf16_hopper.py, e.g.
+#                             wgmma:128x128x64:4:ws:p2:pp:g8:tma (2 persistent blocks walk every
+#                             tile, so the ring's phases run on across tiles);
+#   plain:BMxBNxBK:S[:gG][:ws][:pP|:r]
+#                             the plain-loop GEMM of examples/python/gemm_plain.py (no barrier in
+#                             its source) compiled by the passes with its own pipeline
+#                             (`software-pipeline` S stages deep; `ws`: `warp-specialize`; `pP`:
+#                             persistent on P blocks; `r`: the rolled form, staged buffers and
+#                             mbarrier arrays indexed by the stage the K loop carries), e.g.
+#                             plain:128x256x64:4 plain:128x256x64:4:r plain:128x256x64:4:ws:r.
+# Use a K of more than S * BK (e.g. --gemm-shape 256x512x512: 8 K steps on 4 stages) so that
+# every stage is reused and the phases flip.
+# --no-examples leaves out examples/*.mlir.
+#
+# --generate-only (no GPU, no compute-sanitizer needed): writes every input (.mlir) under
+# $OUT/sanitize/programs, prints its CUDA (`-t cuda`, .cu beside it) and compiles it with
+# NVRTC (`tilec FILE -p PIPELINE --compile-only --arch sm_90a`), one line per input; exits 1
+# if any fails. The CPU check of what the GPU half will run, e.g.
+#   OUT=/tmp/out bash dev/device/sanitize.sh --generate-only --count 2 --no-examples \
+#     --gemm "plain:128x256x64:4 plain:128x256x64:4:r plain:128x256x64:4:ws:r" --gemm-shape 256x512x512
 #
 # Needs compute-sanitizer (CUDA 13) on PATH or under /usr/local/cuda/bin. The set-up
 # (wheels in .whl/ installed into /tmp/site, tilec installed editable) is the one of
@@ -29,6 +53,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
+mbarrier=""; generate_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -38,9 +63,12 @@ while [ $# -gt 0 ]; do
     --gemm-shape) gemm_shape=$2; shift 2 ;;
     --no-examples) examples=0; shift ;;
     --attention) attention=$2; shift 2 ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--no-examples]" >&2; exit 2 ;;
+    --mbarrier) mbarrier=$2; shift 2 ;;
+    --generate-only) generate_only=1; shift ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
+[ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
@@ -49,24 +77,36 @@ fi
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/sanitize"
 
-SANITIZER=$(command -v compute-sanitizer || true)
-[ -z "$SANITIZER" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && SANITIZER=/usr/local/cuda/bin/compute-sanitizer
-if [ -z "$SANITIZER" ]; then
-  echo "sanitize: compute-sanitizer not found (PATH, /usr/local/cuda/bin)" >&2
-  exit 2
+SANITIZER=""
+if [ "$generate_only" = 0 ]; then
+  SANITIZER=$(command -v compute-sanitizer || true)
+  [ -z "$SANITIZER" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && SANITIZER=/usr/local/cuda/bin/compute-sanitizer
+  if [ -z "$SANITIZER" ]; then
+    echo "sanitize: compute-sanitizer not found (PATH, /usr/local/cuda/bin)" >&2
+    exit 2
+  fi
+  "$SANITIZER" --version | tail -1
 fi
-"$SANITIZER" --version | tail -1
 
-# Inputs: the examples, `count` random valid programs, the GEMM configurations.
+# Inputs: the examples, `count` random valid programs, `mbarrier` random mbarrier
+# programs, the GEMM configurations. `pipe[FILE]`: the -p pipeline of an input that
+# needs its own (the plain-loop GEMMs); the others run the default pipeline.
 gen="$OUT/sanitize/programs"
 rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
+declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ]; then
   # and a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) per 4 copies
-  python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --seed "$seed" --out "$gen" \
-    > "$OUT/sanitize/programs.txt" || { echo "sanitize: the program generator failed" >&2; exit 2; }
-  inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir)
+  python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --mbarrier "$mbarrier" \
+    --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
+    || { echo "sanitize: the program generator failed" >&2; exit 2; }
+  shopt -s nullglob
+  inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/mbarrier_*.mlir)
+  # an mbarrier program runs its own pipeline (its first line: `// pipeline: P`; the
+  # plain loops' rolled software pipeline, CSE before or after the default passes)
+  for f in "$gen"/mbarrier_*.mlir; do pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f"); done
+  shopt -u nullglob
 fi
 i=0
 for cfg in $gemm; do
@@ -74,10 +114,14 @@ for cfg in $gemm; do
   case "$cfg" in
     wgmma:*) emit=(python3 -c 'import sys; sys.path.insert(0, "benchmarks"); from gemm_bench import wgmma_source
 m, n, k = (int(x) for x in sys.argv[1].split("x")); print(wgmma_source(sys.argv[2], m, n, k), end="")' "$gemm_shape" "$cfg") ;;
+    plain:*) emit=(python3 -c 'import sys; sys.path.insert(0, "benchmarks"); from gemm_bench import plain_source
+m, n, k = (int(x) for x in sys.argv[1].split("x")); text, pipeline = plain_source(sys.argv[2], m, n, k)
+open(sys.argv[3], "w").write(pipeline + "\n"); print(text, end="")' "$gemm_shape" "$cfg" "$f.pipeline") ;;
     *) emit=(python3 examples/python/gemm_bf16.py --emit ${gemm_shape//x/ } "$cfg") ;;
   esac
   "${emit[@]}" > "$f" || { echo "sanitize: emitting the GEMM $gemm_shape $cfg failed" >&2; exit 2; }
-  echo "sanitize: $(basename "$f" .mlir) is the GEMM $gemm_shape, block $cfg"
+  [ -f "$f.pipeline" ] && pipe["$f"]=$(cat "$f.pipeline")
+  echo "sanitize: $(basename "$f" .mlir) is the GEMM $gemm_shape, block $cfg${pipe[$f]:+, -p ${pipe[$f]}}"
   inputs+=("$f"); i=$((i + 1))
 done
 
@@ -89,6 +133,28 @@ for spec in $attention; do
   echo "sanitize: $(basename "$f" .mlir) is the attention forward $spec"
   inputs+=("$f")
 done
+
+# --generate-only: the CUDA of every input, compiled by NVRTC; no GPU run.
+if [ "$generate_only" = 1 ]; then
+  failed=0
+  for f in "${inputs[@]}"; do
+    name=$(basename "$f" .mlir)
+    p=${pipe[$f]:-default}
+    if ! python3 -m tilec.tools.tilec "$f" -p "$p" -t cuda > "$gen/$name.cu" 2> "$gen/$name.cu.log"; then
+      status="CUDA FAIL"; failed=1
+    elif ! python3 -m tilec.tools.tilec "$f" -p "$p" --compile-only --arch sm_90a > "$gen/$name.nvrtc.log" 2>&1; then
+      status="NVRTC FAIL"; failed=1
+    else
+      status="ok ($(grep -Eo "[0-9]+ registers" "$gen/$name.nvrtc.log" | head -1))"
+    fi
+    printf "sanitize: generated %-28s -p %-40s %s\n" "$name" "$p" "$status"
+    [ "$status" != "${status#*FAIL}" ] && tail -3 "$gen/$name.cu.log" "$gen/$name.nvrtc.log" 2>/dev/null | sed 's/^/    /'
+  done
+  echo "programs: ${#inputs[@]} generated in $gen (.mlir, .cu)"
+  [ $failed -ne 0 ] && { echo "sanitize: generation FAILED"; exit 1; }
+  echo "sanitize: every program printed CUDA that NVRTC compiles"
+  exit 0
+fi
 
 # Seed programs whose warps each copy the same whole tile into shared memory, as the
 # seed writes them (Mojo's copy_from_async_example and tile_copier_example distribute
@@ -105,7 +171,7 @@ same_value_waw_only() {
     END { exit (n > 0 && !bad) ? 0 : 1 }' "$1"
 }
 
-# `tilec FILE --run gpu --check` (default pipeline, random inputs, result compared with
+# `tilec FILE [-p PIPELINE] --run gpu --check` (the input's pipeline, else the default one; random inputs, result compared with
 # the CPU reference executor) under one tool. Status: ok / seed-waw (above) / ERRORS (the sanitizer found
 # some) / FAIL (tilec itself failed: its diagnostic is in the log).
 results=()
@@ -117,8 +183,10 @@ for f in "${inputs[@]}"; do
     extra=()
     [ "$tool" = racecheck ] && extra=(--racecheck-report all)
     start=$(date +%s)
+    pipeline=()
+    [ -n "${pipe[$f]:-}" ] && pipeline=(-p "${pipe[$f]}")
     timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" \
-      python3 -m tilec.tools.tilec "$f" --run gpu --check > "$log" 2>&1
+      python3 -m tilec.tools.tilec "$f" "${pipeline[@]}" --run gpu --check > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     errors=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
@@ -142,7 +210,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, seed $seed; examples: $examples; GEMMs: $i); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, seed $seed; examples: $examples; GEMMs: $i); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

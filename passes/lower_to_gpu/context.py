@@ -140,9 +140,12 @@ class LoweringContext:
         errors about its operands are located at it."""
         _check_registers(op)
         loc = get_loc(op)
-        saved = self.b.loc_attr
+        saved, saved_src = self.b.loc_attr, self.b.src_location
         if isinstance(op, layout.CopyOp | layout.CopyAsyncOp | layout.LoadOp | layout.StoreOp):
             self.b.loc_attr = StringAttr(loc) if loc else None
+        if op.name.startswith(("layout.mbarrier_", "layout.tma_")):
+            # the reference executor's mbarrier and TMA errors at GPU level name the op written
+            self.b.src_location = op.location
         try:
             fn = self._lowering_of(op)
             if fn is None:
@@ -162,7 +165,7 @@ class LoweringContext:
             # what the user wrote: located at the op; anything else is a bug in tilec
             raise _fail(op, str(e)) from None
         finally:
-            self.b.loc_attr = saved
+            self.b.loc_attr, self.b.src_location = saved, saved_src
 
 
 class OpFamily:

@@ -16,10 +16,13 @@ and race checks turn any unsafe access into a failure.
 
     python -m tests.fuzz.generate --count 10 --out DIR [--seed 0] [--funnel N]
 
-writes DIR/prog_000.mlir ... (each with the pipeline in a comment), and with
+writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 `--funnel N` N kernels around `layout.funnel_shift` (`random_funnel_kernel`,
-DIR/funnel_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the standard library is used, so the generator
-also runs where hypothesis is not installed (the GPU machine).
+DIR/funnel_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
+warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
+DIR/mbarrier_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
+standard library and tilec are used, so the generator also runs where hypothesis is
+not installed (the GPU machine).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -472,13 +476,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="directory to write prog_NNN.mlir into")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--funnel", type=int, default=0, help="funnel-shift kernels to write as well (funnel_NNN.mlir)")
+    ap.add_argument("--mbarrier", type=int, default=0,
+                    help="valid mbarrier programs to write as well (mbarrier_NNN.mlir, generate_mbarrier.py)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from generate_mbarrier import random_mbarrier_kernel
+
     # one stream per kind, so that a seed's copy programs do not depend on --funnel
     for stem, count, make, rng in (
         ("prog", args.count, random_copy_program, random.Random(args.seed)),
         ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
+        ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)

@@ -11,6 +11,9 @@ MLIR or as CUDA. A few runs go through a real `tilec` process to check exit stat
 
 CI budget (2 cores): about a minute for this file. `TILEC_FUZZ_EXAMPLES=N` runs N
 inputs per randomised test (and every prefix) instead.
+
+Also: mbarrier programs with one injected defect (tests/fuzz/generate_mbarrier.py),
+which the CPU reference executor must report as a located diagnostic naming it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
+from generate_mbarrier import random_invalid_mbarrier_kernel  # noqa: E402
 from harness import (  # noqa: E402
+    LOCATED,
     SPECIAL_NUMBERS,
     budget,
     check_outcome,
@@ -295,6 +300,32 @@ def test_random_pipelines(data):
     out = run_tilec(["-p", ",".join(parts), *mode], CORPUS[name])
     event(f"status {out.rc}" + (f" (known bug {known_bug(out)})" if known_bug(out) else ""))
     check_outcome(out, cli_errors=True)
+
+
+# ------------------------------------------------------------- invalid mbarrier programs
+
+
+@fuzz_settings(budget(30))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invalid_mbarrier_programs_are_located_diagnostics(seed):
+    """mbarrier programs with one defect (generate_mbarrier.DEFECTS: a wrong phase
+    parity, a phase that never flips, a wait on an invalidated barrier, a missing or an
+    extra arrival, expect-tx bytes that differ from the copies, a stage read before its
+    wait, a stage index past the array, a producer that does not wait for an empty
+    stage), run on the CPU reference executor as written and after the default
+    pipeline (GPU level, `cuda.mbarrier_*`): status 1 and a diagnostic that names the
+    defect, located at the same op at both levels, never a traceback."""
+    prog = random_invalid_mbarrier_kernel(random.Random(seed))
+    event(prog.defect)
+    where = []
+    for argv in (["--run", "cpu"], ["-p", "default", "--run", "cpu"]):
+        out = run_tilec(argv, prog.text, timeout=90)
+        check_outcome(out)
+        assert out.rc == 1 and LOCATED.search(out.stderr), f"{prog.summary}\n{out.describe()}\n{prog.text}"
+        assert re.search(prog.message, out.stderr), f"{prog.summary}: expected /{prog.message}/\n{out.describe()}"
+        where.append(re.search(r":(\d+:\d+): error: ", out.stderr).group(1))
+    # the GPU-level error points at the op written, as the layout-level one does
+    assert where[0] == where[1], f"{prog.summary}: located at {where[0]}, after the passes at {where[1]}"
 
 
 # ----------------------------------------------------------------- real processes

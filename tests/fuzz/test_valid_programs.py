@@ -10,6 +10,11 @@ for bit with the program as written. Two levels:
   lower-to-gpu bugs listed in `harness.KNOWN_BUGS` (pinned in test_known_bugs.py),
   which are counted as hypothesis events; TILEC_FUZZ_STRICT=1 fails on them too.
 
+Also the mbarrier programs of tests/fuzz/generate_mbarrier.py (TMA rings, warp-specialised
+producer/consumer pipelines, plain loops that `software-pipeline` schedules), built with
+the Python builder: equivalent after the default pipeline (the executor's mbarrier,
+phase and race checks passing at both levels), and NVRTC compiles their CUDA.
+
 Programs are drawn from a seed (`random.Random(seed)`, the generator's own
 distribution; a failure prints the seed and the program). CI budget: about a minute (derandomized); TILEC_FUZZ_EXAMPLES=N for N programs.
 """
@@ -31,7 +36,18 @@ from generate import (
     random_funnel_kernel,
     random_slice_iterator_kernel,
 )
+from generate_mbarrier import (
+    DEFECTS,
+    defects_of,
+    draw_plain,
+    draw_ring,
+    draw_ws,
+    random_plain_loop_kernel,
+    random_ring_kernel,
+    random_ws_kernel,
+)
 from harness import budget, check_outcome, known_bug, run_tilec
+from helpers.nvrtc import compile_sm90_or_skip
 
 VALID = settings(
     max_examples=budget(60),
@@ -107,6 +123,88 @@ def _check_default_pipeline(prog, function: str) -> None:
     assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
 
 
+@settings(VALID, max_examples=budget(25))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_mbarrier_rings(seed):
+    """Block-level TMA rings on mbarriers (generate_mbarrier.random_ring_kernel: staged
+    buffers, mbarrier_array / mbarrier_at at a run-time stage or separate barriers,
+    expect-tx arrivals, 1 or 2 arrivals per phase, prefetch, carried (stage, phase),
+    TMA stores) through the default pipeline: the executor's mbarrier and race checks
+    pass at both levels, the outputs are equal, and NVRTC compiles the CUDA."""
+    _check_mbarrier_program(random_ring_kernel(random.Random(seed)))
+
+
+@settings(VALID, max_examples=budget(20))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_warp_specialized_pipelines(seed):
+    """Producer / consumer regions of layout.warp_specialize on full and empty mbarrier
+    arrays (generate_mbarrier.random_ws_kernel: TMA, cp.async or register-store
+    producers, either empty-wait form, 1 or 2 consumer warpgroups, setmaxnreg) through
+    the default pipeline: checked as the rings are."""
+    _check_mbarrier_program(random_ws_kernel(random.Random(seed)))
+
+
+@settings(VALID, max_examples=budget(20))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_software_pipeline_schedules_of_random_plain_loops_are_checked(seed):
+    """Plain single-buffered loops (generate_mbarrier.random_plain_loop_kernel: TMA on
+    one mbarrier or cp.async, 1 or 2 operands, a carried sum, copies, stores or TMA
+    stores of each step's tiles, 1 to 9 trips on 1 to 4 stages) through
+    `software-pipeline` or `warp-specialize` (unrolled or rolled) and the default
+    passes: the schedule made passes the executor's mbarrier, cp.async and race
+    checks with the outputs equal, NVRTC compiles the CUDA, with 2 or more stages the
+    loop was pipelined (its shared buffers were multiplied), and where
+    `warp-specialize` takes it, it was split into producer and consumers."""
+    prog = random_plain_loop_kernel(random.Random(seed))
+    _check_mbarrier_program(prog)
+    if prog.pipelined:
+        piped = run_tilec(["-p", "software-pipeline"], prog.text)
+        assert piped.rc == 0 and piped.stdout.count("layout.alloc") > prog.text.count("layout.alloc"), prog.summary
+    if prog.specialized:
+        split = run_tilec(["-p", "warp-specialize"], prog.text)
+        assert split.rc == 0 and "layout.warp_specialize" in split.stdout, prog.summary
+
+
+def _check_mbarrier_program(prog) -> None:
+    out = run_tilec(["-p", prog.pipeline, "--check-equivalence"], prog.text, timeout=90)
+    check_outcome(out)
+    assert out.rc == 0, f"{prog.summary}\n{out.describe()}\n{prog.text}"
+    assert f"@{prog.function}: equivalent after" in out.stdout
+    cuda = run_tilec(["-p", prog.pipeline, "-t", "cuda"], prog.text)
+    assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
+    assert ("tilec_mbarrier_wait" in cuda.stdout) == prog.mbarriers
+    compile_sm90_or_skip(cuda.stdout)
+
+
+def test_mbarrier_generators_draw_every_form():
+    """Over a few hundred seeds the mbarrier generators draw every form they are meant
+    to fuzz (a form never drawn is never tested), and every defect is drawable."""
+    rings = [draw_ring(random.Random(s)) for s in range(300)]
+    wss = [draw_ws(random.Random(s)) for s in range(300)]
+    assert {r.bars for r in rings} == {"array", "separate"}
+    assert {r.phase for r in rings if r.bars == "array"} == {"divide", "carried"}
+    assert {r.consume for r in rings} == {"copy", "tensor", "tma_store"}
+    assert {r.count for r in rings} == {1, 2} and {len(r.dtypes) for r in rings} == {1, 2}
+    assert {r.stages for r in rings} == {1, 2, 3, 4} and {r.prefetch for r in rings} == {0, 1, 2, 3}
+    assert any(r.cut for r in rings) and {r.grid for r in rings} == {1, 2, 3}
+    assert {t for r in rings for t in r.dtypes} == set(ELEMENT_TYPES)
+    assert {w.fill for w in wss} == {"tma", "cp.async", "store"}
+    assert {w.empty_wait for w in wss} == {"guard", "parity"}
+    assert {w.consumers for w in wss} == {1, 2} and {w.producer_first for w in wss} == {True, False}
+    assert {w.regs for w in wss} == {True, False} and {w.compute for w in wss} == {True, False}
+    plains = [draw_plain(random.Random(s)) for s in range(300)]
+    assert {(q.form, q.compute) for q in plains} == {(f, c) for f in ("tma", "cp.async") for c in
+                                                      ("sum", "copy", "tensor", "tma_store")} - {("cp.async", "tma_store")}
+    assert {q.stages for q in plains} == {1, 2, 3, 4}
+    assert {q.schedule for q in plains} == {"unrolled", "rolled", "ws", "ws-rolled"}
+    assert {q.compute for q in plains if q.specialized} == {"tensor", "tma_store"}
+    assert {len(q.dtypes) for q in plains} == {1, 2} and {q.warps for q in plains} == {1, 2, 4, 8}
+    for specs in (rings, wss, plains):  # trip counts known only at run time (an index argument)
+        assert {x.dynamic for x in specs} == {True, False}
+    defects = {d for s in rings + wss for d in defects_of(s)}
+    assert defects == set(DEFECTS)
+
+
 def test_generator_is_reproducible_and_writes_files(tmp_path):
     """`python -m tests.fuzz.generate --count N --out DIR` (used by
     dev/device/sanitize.sh) writes N parseable programs, the same for the same seed."""
@@ -114,14 +212,15 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
 
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]
     assert a[0] == a[1]
-    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2"]) == 0
+    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2", "--mbarrier", "2"]) == 0
     files = sorted(tmp_path.glob("prog_*.mlir"))
     assert len(files) == 3
     alone = tmp_path / "alone"
     assert main(["--count", "3", "--out", str(alone), "--seed", "5"]) == 0
     assert [f.read_text() for f in files] == [f.read_text() for f in sorted(alone.glob("prog_*.mlir"))]
     files += sorted(tmp_path.glob("funnel_*.mlir"))
-    assert len(files) == 5
+    files += sorted(tmp_path.glob("mbarrier_*.mlir"))
+    assert len(files) == 7
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()

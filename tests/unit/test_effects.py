@@ -4,7 +4,9 @@ xDSL's dead-code elimination may drop an unused load but never a store or a barr
 Every op of the `layout` dialect declares its effects, no `Pure` op reads a view's
 elements (`layout.mma` reads its shared operands), and CSE, canonicalisation and
 loop-invariant code motion never merge or move an mma or a load across a barrier or
-an mbarrier wait."""
+an mbarrier wait, nor (on barriers of an `mbarrier_array` picked by `mbarrier_at`)
+merge, move or hoist the arrivals and waits themselves, an async mma or its
+`mma_wait`."""
 
 from __future__ import annotations
 
@@ -263,3 +265,104 @@ def _run(m, passes: str) -> None:
         LoopInvariantCodeMotionPass().apply(make_context(), m)
     else:
         run_pipeline(m, passes)
+
+
+# ------------------------------------------ staged mbarriers and async mma, the optimisers
+
+SYNC_NAMES = ("layout.mma", "layout.mma_wait", "layout.load", "layout.barrier", "layout.mbarrier_arrive",
+              "layout.mbarrier_wait", "layout.store")
+
+
+def _staged_program(between: str | None, loop: bool = False):
+    """Async wgmma (`layout.mma {async}`, then one `layout.mma_wait` of both), sync
+    wgmma and shared loads, each twice the same, on either side of `between` on a barrier of an `mbarrier_array` picked by
+    `mbarrier_at` ("wait": an mbarrier wait; "arrive": two identical arrivals; "both":
+    arrive then wait twice over, as a ring's step does); with `loop`, all of it inside
+    an `scf.for` whose operands are all defined outside it (a module built with
+    `tilec.Program`)."""
+    import tilec
+
+    mma = tilec.NvidiaMmaLayout(3, [4, 1], [64, 64, 16])
+    frag_a = tilec.DotOperandLayout(0, mma, 2)
+    p = tilec.Program("g")
+    pa, pb, pc = (p.pointer(n, t, align=16) for n, t in (("pa", "bf16"), ("pb", "bf16"), ("pc", "f32")))
+    a, b, c = p.view(pa, "(64,16):(16,1)"), p.view(pb, "(16,64):(64,1)"), p.view(pc, "(64,64):(64,1)")
+    c0, c1 = p.constant(0), p.constant(1)
+    with p.launch(threads=128) as k:
+        sa = p.alloc("#layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>", "bf16")
+        sb = p.alloc("#layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>", "bf16")
+        bars = p.mbarrier_array(2, count=2)
+        p.copy(a, sa)
+        p.copy(b, sb)
+        p.barrier()
+        acc0 = p.load(c, mma)
+
+        def step(stage):
+            e1 = p.mma(sa, sb, acc0, is_async=True)
+            l1, s1 = p.load(sa, frag_a), p.mma(sa, sb, acc0)
+            if between in ("arrive", "both"):
+                p.mbarrier_arrive(p.mbarrier_at(bars, stage))
+                p.mbarrier_arrive(p.mbarrier_at(bars, stage))
+            if between in ("wait", "both"):
+                p.mbarrier_wait(p.mbarrier_at(bars, stage), c0)
+                p.mbarrier_wait(p.mbarrier_at(bars, stage), c0)
+            l2, s2 = p.load(sa, frag_a), p.mma(sa, sb, acc0)
+            e2 = p.mma(sa, sb, acc0, is_async=True)
+            d1, d2 = p.mma_wait(e1, e2, pending=0)
+            r1, r2 = p.mma(l1, sb, acc0), p.mma(l2, sb, acc0)
+            for v in (s1, s2, d1, d2, r1, r2):
+                p.store(v, c)
+
+        if loop:
+            with p.range(0, 4):
+                step(c1)
+        else:
+            step(p.remui(k.bx, p.constant(2)))  # a run-time stage
+    return p.module
+
+
+def _sync_names(m) -> list[str]:
+    (launch,) = _ops(m, layout.LaunchOp)
+    return [op.name for op in launch.walk() if op.name in SYNC_NAMES]
+
+
+@pytest.mark.parametrize("passes", ["cse", "canonicalize", "canonicalize-xdsl", "licm", "cse,canonicalize,cse"])
+@pytest.mark.parametrize("between", ["wait", "arrive", "both"])
+def test_optimisers_keep_staged_mbarrier_ops_and_async_mma_waits_in_place(passes, between):
+    """On barriers of an mbarrier array (`mbarrier_at`, at a run-time stage or a
+    loop-invariant one): CSE, canonicalisation and LICM never merge two identical
+    arrivals or waits, never move an async mma, its `mma_wait` or a shared load across
+    them, and never hoist any of them out of a loop (identical `mbarrier_at` addresses
+    may be merged or hoisted: they read no memory)."""
+    m = _staged_program(between)
+    before = _sync_names(m)
+    assert before.count("layout.mma") == 6 and before.count("layout.mma_wait") == 1
+    for p in passes.split(","):
+        _run(m, p)
+    assert _sync_names(m) == before
+    m = _staged_program(between, loop=True)
+    (loop,) = _ops(m, scf.ForOp)
+    before = _sync_names(m)
+    in_loop = [op.name for op in loop.walk() if op.name in SYNC_NAMES]
+    for p in passes.split(","):
+        _run(m, p)
+    assert _sync_names(m) == before
+    assert [op.name for op in loop.walk() if op.name in SYNC_NAMES] == in_loop, f"an op left the loop under {passes}"
+    assert {"layout.mma_wait", "layout.mbarrier_arrive" if between == "arrive" else "layout.mbarrier_wait"} <= set(in_loop)
+
+
+def test_cse_merges_identical_shared_reads_but_no_async_mma_with_nothing_between():
+    """The guard's counterpart: with nothing between them, CSE merges the second sync
+    mma and shared load into the first (they read shared memory, and nothing writes it
+    between), then the register mmas of the merged loads; it never merges the two async
+    mmas (each opens a group of wgmma in flight that `mma_wait` counts). So the test
+    above would see a merge if the mbarrier ops did not stop it."""
+    from tilec.dialects.layout_mma import MmaWaitOp
+
+    m = _staged_program(None)
+    assert len(_ops(m, MmaOp)) == 6 and len(_ops(m, layout.LoadOp)) == 3
+    run_pipeline(m, "cse")
+    assert len(_ops(m, MmaOp)) == 4 and len(_ops(m, layout.LoadOp)) == 2
+    assert len([op for op in _ops(m, MmaOp) if op.is_async]) == 2
+    (wait,) = _ops(m, MmaWaitOp)
+    assert wait.operands[0] is not wait.operands[1]

@@ -40,5 +40,9 @@ def test_each_barrier_of_an_array_is_its_own(level):
     m = parse_module(text, "t.mlir")
     if level == "gpu_level":
         run_pipeline(m, "lower-to-gpu")
-    with pytest.raises(ExecutionError, match="arrival"):
+    with pytest.raises(ExecutionError, match="arrival") as e:
         run(m, random_inputs(m, 0))
+    # located at the wait written (at the GPU level too: lower-to-gpu gives the
+    # cuda.mbarrier_* ops their source op's location, not the launch's)
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if s.strip().startswith("layout.mbarrier_wait"))
+    assert e.value.location.startswith(f"t.mlir:{line}:")

@@ -1,0 +1,79 @@
+"""What dev/device/sanitize.sh runs under compute-sanitizer, checked on the CPU: its
+`--generate-only` half writes every input (random copy and mbarrier programs, the
+plain-loop GEMMs the passes schedule, with their own pipelines), prints their CUDA and
+compiles it with NVRTC; `gemm_bench.plain_source` gives the program as written and the
+pipeline `plain_kernel` compiles it with (the rolled form: an mbarrier array in the
+CUDA; warp-specialised: setmaxnreg)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _plain_source(spec: str, m: int, n: int, k: int) -> tuple[str, str]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from gemm_bench import plain_source
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return plain_source(spec, m, n, k)
+
+
+@pytest.mark.parametrize(
+    "spec, pipeline",
+    [
+        ("plain:128x256x64:4", "default"),
+        ("plain:128x256x64:4:r", "software-pipeline{rolled=true},default"),
+        ("plain:128x256x64:4:ws:r", "warp-specialize{rolled=true},default"),
+        ("plain:128x128x64:3:ws:p2", "warp-specialize{persistent=2},default"),
+    ],
+)
+def test_plain_source_is_the_program_and_its_pipeline(spec, pipeline):
+    text, got = _plain_source(spec, 256, 512, 512)
+    assert got == pipeline
+    assert "layout.mbarrier_init" in text and "tilec.num_stages" in text
+    assert "layout.mbarrier_array" not in text and "layout.warp_specialize" not in text  # the passes add them
+
+
+def _nvrtc() -> bool:
+    try:
+        from tilec.runtime.nvrtc import nvrtc_version
+
+        nvrtc_version()
+        return True
+    except (ImportError, OSError):
+        return False
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_sanitize_generate_only_compiles_the_plain_gemms_and_mbarrier_programs(tmp_path):
+    if not _nvrtc():
+        pytest.skip("NVRTC unavailable")
+    gemms = "plain:64x64x64:2 plain:64x64x64:2:r plain:64x64x64:2:ws:r"
+    r = subprocess.run(
+        ["bash", "dev/device/sanitize.sh", "--generate-only", "--count", "0", "--mbarrier", "2", "--no-examples",
+         "--gemm", gemms, "--gemm-shape", "128x128x256"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "OUT": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "every program printed CUDA that NVRTC compiles" in r.stdout
+    gen = tmp_path / "sanitize" / "programs"
+    assert sorted(p.name for p in gen.glob("*.mlir")) == [
+        "gemm_128x128x256_0.mlir", "gemm_128x128x256_1.mlir", "gemm_128x128x256_2.mlir",
+        "mbarrier_000.mlir", "mbarrier_001.mlir",
+    ]
+    assert "-p software-pipeline{rolled=true},default" in r.stdout
+    assert "-p warp-specialize{rolled=true},default" in r.stdout
+    rolled, ws = (gen / "gemm_128x128x256_1.cu").read_text(), (gen / "gemm_128x128x256_2.cu").read_text()
+    assert "mbars + " in rolled and "mbars + " in ws and "setmaxnreg" in ws
+    for name in ("mbarrier_000", "mbarrier_001"):
+        assert "tilec_mbarrier_wait" in (gen / f"{name}.cu").read_text()
