@@ -54,7 +54,6 @@ TEXT_FORMAT = {
 NOT_YET_PORTED: dict[str, int] = {
     "benchmarks/copy_bench.py": 9,
     "tests/gpu_level_samples.py": 46,
-    "tests/helpers/gpu_text.py": 3,
     "tests/helpers/pipeline_programs.py": 6,
     "tests/helpers/wgmma_programs.py": 24,
     "tests/unit/test_axis_info.py": 2,
@@ -71,7 +70,6 @@ NOT_YET_PORTED: dict[str, int] = {
     "tests/unit/test_nonidempotent.py": 1,
     "tests/unit/test_passes_equivalence.py": 2,
     "tests/unit/test_progress.py": 1,
-    "tests/unit/test_reference_gpu.py": 42,
     "tests/unit/test_reference_layout.py": 28,
     "tests/unit/test_remove_layout_conversions.py": 3,
     "tests/unit/test_tma.py": 20,
