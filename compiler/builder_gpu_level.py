@@ -45,7 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import InsertPoint
 
 from tilec.dialects.cuda import SHARED_MEMORY_SPACE, CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp, ShflIdxOp
-from tilec.support.diagnostics import TilecError
+from tilec.support.diagnostics import LOC_ATTR, TilecError
 
 from .builder_locations import located
 from .builder_types import element_type
@@ -92,6 +92,28 @@ class GpuProgram(KernelBuilding):
         self._values: dict[str, Attribute] = {}
         self._kernels: dict[str, list[gpu.FuncOp]] = {}
         self._module: ModuleOp | None = None
+        self._source: str | None = None
+
+    def _put(self, op) -> None:
+        super()._put(op)
+        if self._source is not None:
+            op.attributes[LOC_ATTR] = StringAttr(self._source)
+
+    @contextmanager
+    def source_location(self, loc: str) -> Iterator[None]:
+        """The ops built in the `with` body stand for `loc` (`file:line:col`) of the
+        program this one was made from: their `tilec.loc` attribute, which the CUDA
+        printer writes as a `// file:line:col` comment (as `lower-to-gpu` marks the ops
+        it makes with their source line).
+
+            with g.source_location("copy.py:7:3"):
+                dst.store(4, i, src.load(4, i))
+        """
+        saved, self._source = self._source, loc
+        try:
+            yield
+        finally:
+            self._source = saved
 
     def _arg(self, name: str, t: Attribute) -> Value:
         taken = [a.name_hint for a in self._host.args]
@@ -123,25 +145,29 @@ class GpuProgram(KernelBuilding):
 
     @contextmanager
     def kernel(self, grid: int | Value | Sequence[int | Value] = 1, block: int | Sequence[int | Value] = 128,
-               name: str | None = None, module: str = "k",
-               known_block_size: Sequence[int] | None = None) -> Iterator[tuple[Value, ...]]:
+               name: str | None = None, module: str = "k", known_block_size: Sequence[int] | None = None,
+               args: Sequence[Value] | None = None) -> Iterator[tuple[Value, ...]]:
         """`gpu.launch_func @module::@name` in the host with `grid` blocks of `block`
-        threads (1 to 3 extents each; ints or host index Values), passing every host
-        argument; the `with` body builds the `gpu.func` (a kernel of `gpu.module
-        @module`, same argument names), whose arguments it yields. The kernel states
-        `gpu.known_block_size` = the block where it is static (or `known_block_size`).
+        threads (1 to 3 extents each; ints or host index Values), passing `args` (host
+        Values; every host argument when None); the `with` body builds the `gpu.func` (a
+        kernel of `gpu.module @module`, its arguments named as what is passed), whose
+        arguments it yields. The kernel states `gpu.known_block_size` = the block where
+        it is static (or `known_block_size`).
 
             with g.kernel(grid=(8, 8), block=(32, 8)) as (src, dst):
                 tx = g.thread_id("x")
+            with g.kernel(grid=1, block=32, name="scale", args=[dst, total]) as (dst, total):
+                pass
         """
         name = name or self.name
         gs, bs = _three(grid), _three(block)
+        passed = list(self._host.args) if args is None else [a.ssa for a in args]
         self.insert(gpu.LaunchFuncOp(SymbolRefAttr(module, [StringAttr(name)]),
                                      [self.as_index(x) for x in gs], [self.as_index(x) for x in bs],
-                                     None, list(self._host.args)))
-        types = [a.type for a in self._host.args]
+                                     None, passed))
+        types = [a.type for a in passed]
         entry = Block(arg_types=types)
-        for a, h in zip(entry.args, self._host.args):
+        for a, h in zip(entry.args, passed):
             a.name_hint = h.name_hint
         if known_block_size is None and all(isinstance(b, int) for b in bs):
             known_block_size = bs  # type: ignore[assignment]
