@@ -48,13 +48,9 @@ from tilec.dialects.cuda import SHARED_MEMORY_SPACE, CpAsyncCommitOp, CpAsyncOp,
 from tilec.support.diagnostics import LOC_ATTR, TilecError
 
 from .builder_locations import located
-from .builder_types import element_type
+from .builder_types import ARGS_ATTR, element_type
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
-
-ARGS_ATTR = "tilec.args"
-"""The host function's attribute `{n = 100 : index}` giving index arguments their
-values (the reference executor's `random_inputs` reads it)."""
 
 REGISTER_MEMORY_SPACE = IntegerAttr(5, i64)
 """The memory space of a per-thread register array (NVVM's local space; docs/gpu-level.md)."""

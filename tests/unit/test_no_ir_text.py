@@ -65,7 +65,6 @@ NOT_YET_PORTED: dict[str, int] = {
     "tests/unit/test_nonidempotent.py": 1,
     "tests/unit/test_passes_equivalence.py": 2,
     "tests/unit/test_progress.py": 1,
-    "tests/unit/test_reference_layout.py": 28,
     "tests/unit/test_remove_layout_conversions.py": 3,
     "tests/unit/test_tma.py": 20,
     "tests/unit/test_warp_specialize.py": 10,
