@@ -153,10 +153,20 @@ def test_contiguous_elements_at_element_coordinates(entry, step):
 
 
 def test_contiguous_elements_past_their_mode_are_an_error():
-    text = WIDTH.read_text().replace("%y = arith.muli %j, %c4 : index",
-                                     "%y4 = arith.muli %j, %c4 : index\n    %y = arith.addi %y4, %c1 : index")
+    """@load4 of element_access_width.mlir with each thread's column one further
+    (4 * (t % 8) + 1): thread 7 reads columns 29..32 of a 32-column row."""
+    import tilec
+
+    p = tilec.Program("load4")
+    a = p.view(p.pointer("a", "f32", align=16), "(8,32):(32,1)").named("A")
+    b = p.view(p.pointer("b", "f32", align=16), "(8,32):(32,1)").named("B")
+    with p.launch(grid=(1, 1, 1), threads=64) as k:
+        x = p.divui(k.tid, 8).named("x")
+        y = (p.remui(k.tid, 8).named("j") * 4 + 1).named("y")
+        b.store(4, x, y, a.load(4, x, y).named("elements") * 2.0)
+    m = p.module
     with pytest.raises(ExecutionError, match="reads 4 contiguous elements from index 29 of mode 1, which has 32"):
-        run(text, random_inputs(text, seed=0, entry="load4"), entry="load4")
+        run(m, random_inputs(m, seed=0))
 
 
 def test_mojo_load_and_store_from_python_compile_to_vector_accesses():
