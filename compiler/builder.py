@@ -119,7 +119,7 @@ class Program(KernelBuilding):
         return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic], divisible)).results[0]
 
     def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None,
-             strategy: str | None = None) -> None:
+             strategy: str | None = None, convert: str | None = None) -> None:
         """`layout.copy`: dst(i) = src(i) for every logical index i of the two views (the
         same shape); the passes decide tiles, threads and vectors, `tile` pins the tile
         shape.
@@ -135,10 +135,14 @@ class Program(KernelBuilding):
             p.copy(smem, tile, strategy="simt")    # SharedToGenericTileCopier
             p.copy(tile, smem, strategy="tma")     # a TMA tile copy (sm_90)
             p.copy(a, b, strategy="gather")        # whole views: runs of the dst per thread
+            p.copy(a, h, convert="float32->bfloat16")  # an f32 view into a bf16 one
+
+        `convert` ("SRC->DST", NumPy dtype names) converts each element as PyTorch's
+        `copy_` converts SRC to DST (`{convert = ...}`; the element types must be theirs).
         """
         if strategy is not None and strategy not in COPY_STRATEGIES:
             raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}")
-        op = CopyOp(_ssa(src), _ssa(dst), strategy=strategy)
+        op = CopyOp(_ssa(src), _ssa(dst), convert, strategy=strategy)
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
 

@@ -54,7 +54,6 @@ TEXT_FORMAT = {
 NOT_YET_PORTED: dict[str, int] = {
     "benchmarks/copy_bench.py": 9,
     "tests/helpers/pipeline_programs.py": 6,
-    "tests/unit/test_gather_strategy.py": 3,
     "tests/unit/test_matrix_moves.py": 2,
     "tests/unit/test_mma_lowering.py": 4,
     "tests/unit/test_nonidempotent.py": 1,
