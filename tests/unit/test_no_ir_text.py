@@ -56,7 +56,6 @@ NOT_YET_PORTED: dict[str, int] = {
     "tests/helpers/pipeline_programs.py": 6,
     "tests/unit/test_matrix_moves.py": 2,
     "tests/unit/test_mma_lowering.py": 4,
-    "tests/unit/test_passes_equivalence.py": 2,
     "tests/unit/test_remove_layout_conversions.py": 3,
     "tests/unit/test_tma.py": 20,
     "tests/unit/test_warp_specialize.py": 10,
