@@ -53,13 +53,9 @@ TEXT_FORMAT = {
 
 NOT_YET_PORTED: dict[str, int] = {
     "benchmarks/copy_bench.py": 9,
-    "tests/helpers/pipeline_programs.py": 6,
-    "tests/unit/test_matrix_moves.py": 2,
-    "tests/unit/test_mma_lowering.py": 4,
     "tests/unit/test_remove_layout_conversions.py": 3,
     "tests/unit/test_tma.py": 20,
     "tests/unit/test_warp_specialize.py": 10,
-    "tests/unit/test_warp_specialize_pass.py": 2,
 }
 """Files whose programs are still written as IR text, and how many literals: issue 36's
 remaining work. Lower an entry with each port; never add one."""
