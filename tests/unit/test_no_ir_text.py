@@ -53,7 +53,6 @@ TEXT_FORMAT = {
 
 NOT_YET_PORTED: dict[str, int] = {
     "benchmarks/copy_bench.py": 9,
-    "tests/unit/test_remove_layout_conversions.py": 3,
     "tests/unit/test_tma.py": 20,
     "tests/unit/test_warp_specialize.py": 10,
 }
