@@ -53,8 +53,6 @@ TEXT_FORMAT = {
 
 NOT_YET_PORTED: dict[str, int] = {
     "benchmarks/copy_bench.py": 9,
-    "tests/unit/test_tma.py": 20,
-    "tests/unit/test_warp_specialize.py": 10,
 }
 """Files whose programs are still written as IR text, and how many literals: issue 36's
 remaining work. Lower an entry with each port; never add one."""
