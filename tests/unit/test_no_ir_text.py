@@ -22,8 +22,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ("api", "benchmarks", "compiler", "dialects", "examples/python", "passes", "runtime", "support",
-           "tools", "tests/unit", "tests/helpers", "tests/gpu_level_samples.py")
+SCANNED = ("api", "benchmarks", "compiler", "dev", "dialects", "examples/python", "passes", "runtime", "support",
+           "tools", "tests/unit", "tests/helpers", "tests/gpu", "tests/fuzz", "tests/gpu_level_samples.py")
 
 _DIALECTS = r"(?:arith|builtin|cuda|func|gpu|layout|math|memref|nvvm|scf|vector)"
 _HOLE = "\ufffc"
@@ -46,6 +46,14 @@ TEXT_FORMAT = {
         "text a user wrote that does not parse: the GPU-level parser's diagnostic",
     "tests/unit/test_mma_layouts.py::test_nvmma_shared_view_is_its_composed_layout":
         "the #layout.nvmma_shared syntax: parsed as the composed layout it equals, printed back as written",
+    "tests/fuzz/generate.py":
+        "the fuzzer writes .mlir files for the tilec command line and dev/device/sanitize.sh: text is its output",
+    "tests/fuzz/test_cli_fuzz.py":
+        "fuzzes the tilec command line, whose input is .mlir text (its parser and diagnostics included)",
+    "tests/fuzz/test_known_bugs.py":
+        "the fuzzer's findings, kept as the .mlir inputs of the tilec command line that showed them",
+    "tests/fuzz/test_limits.py":
+        "size limits checked through the tilec command line, on the .mlir text the fuzzer made necessary",
     "tests/unit/test_iterators.py::_function":
         "finds a function of a lit input (tests/filecheck/...) by its header: the lit file is the text",
 }
