@@ -130,9 +130,25 @@ def test_nested_coordinates_address_as_numpy_does():
 
 
 def test_a_nested_index_outside_its_sub_mode_is_an_error():
-    text = NESTED.read_text().replace("%N[(%m0, %m1), (%n0, %n1)]", "%N[(%m, %m1), (%n0, %n1)]")
+    """@nested of element_access_nested.mlir with its first read at `(%m, %m1)`: %m (tid
+    mod 4) reaches 2, past the 2 of the sub-mode it indexes."""
+    import tilec
+
+    p = tilec.Program("nested")
+    nv = p.view(p.pointer("n", "f32", align=None), "((2,2),(2,4)):((1,4),(2,8))").named("N")
+    dv = p.view(p.pointer("d", "f32", align=None), "32:1").named("D")
+    with p.launch(grid=(1, 1, 1), threads=32) as k:
+        m0 = p.remui(k.tid, 2).named("m0")
+        q = p.divui(k.tid, 2).named("q")
+        m1 = p.remui(q, 2).named("m1")
+        m = p.remui(k.tid, 4).named("m")
+        nn = p.divui(k.tid, 4).named("nn")
+        q2 = p.divui(q, 2).named("q2")
+        n0, n1 = p.remui(q2, 2).named("n0"), p.divui(q2, 2).named("n1")
+        dv[k.tid] = nv[(m, m1), (n0, n1)].named("z")
+        nv[m, (n0, n1)] = nv[(m0, m1), nn].named("y")
     with pytest.raises(ExecutionError, match="index 2 of the nested coordinate is out of range for its sub-mode of 2"):
-        run(text, random_inputs(text, seed=0))
+        run(p.module, random_inputs(p.module, seed=0))
 
 
 WIDTH = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_width.mlir"

@@ -37,6 +37,10 @@ IR = re.compile(
     r"|(?:^|\n)\s*[!#][\w$\ufffc]+\s*=\s*[!#]?" + _DIALECTS + r"\.\w+"  # !G = !layout.tensor<...>
 )
 
+EDIT = re.compile(r"%[A-Za-z_][\w.$]*\s*[=,:()\[\]]|\b" + _DIALECTS + r"\.[a-z_]+\b")
+"""What the text replaced by a `.replace(old, new)` call names when it edits IR: an SSA
+value or an op."""
+
 TEXT_FORMAT = {
     "tests/unit/test_no_ir_text.py":
         "this checker's own samples of what is IR text and what is not (test_the_checker_finds_ir_and_not_prose)",
@@ -119,10 +123,14 @@ def ir_literals(source: str, filename: str = "<source>") -> list[tuple[int, str,
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
             for x in ast.walk(n):
                 owner.setdefault(id(x), n.name) if x is not n else None
+    edits = set()
+    for n in ast.walk(tree):  # text.replace("<IR>", ...): an edit of a program's text
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "replace" and n.args:
+            edits.add(id(n.args[0]))
     hits = []
     for n in ast.walk(tree):
         t = _text(n)
-        if t is not None and id(n) not in skip and IR.search(t):
+        if t is not None and id(n) not in skip and (IR.search(t) or id(n) in edits and EDIT.search(t)):
             hits.append((n.lineno, owner.get(id(n), ""), t.strip().split("\n")[0][:80]))
     return sorted(hits)
 
@@ -189,6 +197,8 @@ FLAGGED = [
     'M = """\nbuiltin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"""',
     'body = f"""\n      %x = memref.load %src[%{i}] : memref<{n}xf32>"""',
     'text = "gpu.barrier {}\\n" + tail\nbad = text.replace("%c4 = arith.constant 4", "%c4 = arith.constant 5")',
+    'bad = text.replace("    layout.barrier\\n", "")',
+    'bad = text.replace("%N[(%m0, %m1)]", "%N[(%m, %m1)]")',
     'A = """\n!G = !layout.tensor<f32, #layout.cute<64:1>, gmem>\n"""',
     'K = \'"gpu.module"() <{sym_name = "k"}> ({\'',
     'def f(n):\n    return f"func.func @copy(%src: memref<{n}xf32>) {{ func.return }}"',
@@ -204,6 +214,7 @@ NOT_FLAGGED = [
     'for line in ("%q = arith.remui", "arith.divui %tid"):\n    assert line in text',
     'OPS = frozenset({"builtin.module", "gpu.module"})',
     'enc = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8]}>"',
+    'name = title.replace("_", "").replace("1048576", "8192")',
 ]
 
 
