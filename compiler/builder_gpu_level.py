@@ -35,10 +35,12 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
     VectorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region
@@ -236,6 +238,57 @@ class GpuProgram(KernelBuilding):
             v0 = g.splat(g.constant(0.0, "f32"), 4)      # vector<4xf32>
         """
         return self.insert(vector.BroadcastOp(x.ssa, VectorType(x.type, [width]))).results[0]
+
+    def vector_extract(self, v: Value, position: Any) -> Value:
+        """`vector.extract`: element `position` (an int, or an index Value) of the vector `v`.
+
+            first = g.vector_extract(v, 0)
+        """
+        pos = position if isinstance(position, int) else self.as_index(position)
+        return self.insert(vector.ExtractOp(v.ssa, [pos], v.type.element_type)).results[0]
+
+    def vector_insert(self, x: Value, v: Value, position: Any) -> Value:
+        """`vector.insert`: the vector `v` with element `position` (an int or an index
+        Value) replaced by the scalar `x`.
+
+            w = g.vector_insert(first, b, 1)
+        """
+        pos = position if isinstance(position, int) else self.as_index(position)
+        return self.insert(vector.InsertOp(x.ssa, v.ssa, [pos])).results[0]
+
+    def create_mask(self, n: Any, width: int) -> Value:
+        """`vector.create_mask`: a `vector<width x i1>` whose first `n` (an index) lanes
+        are set.
+
+            m = g.create_mask(100 - i, 4)
+        """
+        return self.insert(vector.CreateMaskOp([self.as_index(n)], VectorType(i1, [width]))).results[0]
+
+    def masked_load(self, buf: Value, index: Any, mask: Value, other: Value) -> Value:
+        """`vector.maskedload`: the lanes of `mask` read from `buf` at `index`, the others
+        taken from the vector `other`.
+
+            v = g.masked_load(src, i, m, g.splat(g.constant(0.0, "f32"), 4))
+        """
+        t = VectorType(buf.type.element_type, mask.type.get_shape())
+        return self.insert(vector.MaskedLoadOp(buf.ssa, [self.as_index(index)], mask.ssa, other.ssa, t)).results[0]
+
+    def masked_store(self, buf: Value, index: Any, mask: Value, v: Value) -> None:
+        """`vector.maskedstore`: the lanes of `mask` of the vector `v` written to `buf` at `index`.
+
+            g.masked_store(dst, i, m, v)
+        """
+        self.insert(vector.MaskedStoreOp(buf.ssa, [self.as_index(index)], mask.ssa, v.ssa))
+
+    def subview(self, buf: Value, offset: Any, size: int) -> Value:
+        """`memref.subview %buf[offset] [size] [1]`: `size` consecutive elements of the 1-D
+        buffer from `offset` (an index), as a buffer of its own.
+
+            row = g.subview(src, r * 16, 16)             # memref<16xf32, strided<[1], offset: ?>>
+        """
+        t = MemRefType(buf.type.element_type, [size], StridedLayoutAttr([1], None), buf.type.memory_space)
+        op = memref.SubviewOp(buf.ssa, [self.as_index(offset)], [], [], [DYNAMIC_INDEX], [size], [1], t)
+        return self.insert(op).results[0]
 
     def cp_async(self, dst: Value, dst_index: Any, src: Value, src_index: Any, nbytes: int) -> None:
         """`cuda.cp_async`: copy `nbytes` (4, 8 or 16) from the global buffer `src` at

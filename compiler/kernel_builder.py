@@ -498,6 +498,13 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         """
         return self._unsigned(arith.RemUIOp, a, b)
 
+    def ceildivui(self, a: Any, b: Any) -> Value:
+        """`arith.ceildivui`: `a / b` rounded up, of two indices (or integers) read as unsigned.
+
+            blocks = p.ceildivui(n, 1024)
+        """
+        return self._unsigned(arith.CeilDivUIOp, a, b)
+
     def minui(self, a: Any, b: Any) -> Value:
         """`arith.minui`: the smaller of two indices (or integers) read as unsigned.
 

@@ -5,7 +5,7 @@ CUDA text reads, and some ops a `tilec.loc` (`source_location`) as lowered ops h
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, vector
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, VectorType
 
 from tilec.compiler.builder_gpu_level import GpuProgram
@@ -35,7 +35,7 @@ def copy_1d(t: str = "f32", block: int = 256, launch_block: int | None = None) -
     g.buffer("src", t)
     g.buffer("dst", t)
     n = g.index("n")
-    gx = g.insert(arith.CeilDivUIOp(n.ssa, g.constant(per_block).ssa)).results[0].named("gx")
+    gx = g.ceildivui(n, per_block).named("gx")
     with g.kernel(grid=gx, block=launch_block or block, name="copy_kernel", module="copy_kernels",
                   known_block_size=(block, 1, 1)) as (src, dst, n):
         bid = g.block_id("x").named("bid")
@@ -220,8 +220,8 @@ def vector_ops(t: str = "f32") -> ModuleOp:
     g.buffer("src", t)
     g.buffer("out", t)
     n = g.index("n")
-    g.insert(arith.CeilDivUIOp(n.ssa, g.constant(1).ssa)).results[0].named("threads")
-    gx = g.insert(arith.CeilDivUIOp(n.ssa, g.constant(64).ssa)).results[0].named("gx")
+    g.ceildivui(n, 1).named("threads")
+    gx = g.ceildivui(n, 64).named("gx")
     with g.kernel(grid=gx, block=64, name="vector_kernel", module="vector_kernels") as (src, out, n):
         bid, bdim = g.block_id("x").named("bid"), g.block_dim("x").named("bdim")
         tid = g.thread_id("x").named("tid")
@@ -243,23 +243,16 @@ def vector_ops(t: str = "f32") -> ModuleOp:
             total = (acc.named("sum") + swap.named("other")).named("total")
             b = g.splat(total, 4).named("b")
 
-            def extract(at, name: str) -> Value:
-                return g.insert(vector.ExtractOp(v.ssa, [at if isinstance(at, int) else at.ssa],
-                                                 vt.element_type)).results[0].named(name)
-
-            def insert(x: Value, into: Value, at: int, name: str) -> Value:
-                return g.insert(vector.InsertOp(x.ssa, into.ssa, [at])).results[0].named(name)
-
-            w = insert(extract(0, "first"), b, 1, "w")
-            x2 = extract(2, "x2")
-            extract(g.constant(1), "x3")
-            x3b = extract(3, "x3b")
+            w = g.vector_insert(g.vector_extract(v, 0).named("first"), b, 1).named("w")
+            x2 = g.vector_extract(v, 2).named("x2")
+            g.vector_extract(v, g.constant(1)).named("x3")
+            x3b = g.vector_extract(v, 3).named("x3b")
             bigger = (x2 > x3b).named("bigger")
             larger = Value(g, x2.ssa)
             _, otherwise = g.if_else(bigger, carry=[larger])
             with otherwise:
                 larger.assign(x3b)
-            w2 = insert(larger.named("larger"), w, 2, "w2")
+            w2 = g.vector_insert(larger.named("larger"), w, 2).named("w2")
             w3 = _op(g, "select", bigger, w2, w2).named("w3")
             out.store(4, i, _op(g, "select", inside, w3, zeros).named("w4"))
     return g.module

@@ -108,3 +108,37 @@ def test_mistakes_are_located_errors():
         with pytest.raises(TilecError, match="a grid or block has 1 to 3 extents"):
             with g.kernel(grid=(1, 1, 1, 1)):
                 pass
+
+
+def test_vector_lanes_masks_and_subviews():
+    """create_mask / masked_load / masked_store over a 10-element tail, vector_extract /
+    vector_insert swapping lanes 0 and 3, subview of a row, ceildivui of the grid: each
+    builds its op and the program computes what NumPy says."""
+    g = GpuProgram("lanes")
+    g.buffer("src", "f32", 16)
+    g.buffer("dst", "f32", 16)
+    n = g.index("n", value=10)
+    blocks = g.ceildivui(n, 4)
+    with g.kernel(grid=blocks, block=1) as (src, dst, n):
+        i = g.block_id("x") * 4
+        row = g.subview(src, i, 4)
+        mask = g.create_mask(n - i, 4)
+        v = g.masked_load(row, 0, mask, g.splat(g.constant(-1.0, "f32"), 4))
+        first, last = g.vector_extract(v, 0), g.vector_extract(v, g.constant(3))
+        w = g.vector_insert(last, g.vector_insert(first, v, 3), 0)
+        g.masked_store(dst, i, mask, w)
+    m = g.module
+    names = {op.name for op in m.walk()}
+    for op in ("arith.ceildivui", "memref.subview", "vector.create_mask", "vector.maskedload", "vector.maskedstore",
+               "vector.extract", "vector.insert"):
+        assert op in names, op
+    src = np.arange(16, dtype=np.float32)
+    out = run(m, {"src": src, "dst": np.full(16, 7, np.float32), "n": 10})["dst"]
+    want = np.full(16, 7, np.float32)
+    for b in range(3):  # ceil(10 / 4) blocks
+        lanes = [x if b * 4 + k < 10 else -1.0 for k, x in enumerate(src[b * 4:b * 4 + 4])]
+        lanes[0], lanes[3] = lanes[3], lanes[0]
+        for k in range(4):
+            if b * 4 + k < 10:
+                want[b * 4 + k] = lanes[k]
+    assert np.array_equal(out, want)

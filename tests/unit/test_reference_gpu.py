@@ -12,17 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from xdsl.dialects import arith, func, gpu, memref, vector
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    IndexType,
-    MemRefType,
-    ModuleOp,
-    StridedLayoutAttr,
-    VectorType,
-    f32,
-    i1,
-)
+from xdsl.dialects import arith, func, gpu, memref
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, f32
 from xdsl.ir import Block, Region
 
 from tilec.compiler.builder_gpu_level import GpuProgram
@@ -76,7 +67,7 @@ def tail_program(n: int | None, inclusive: bool = False, unmasked_vector: bool =
     g.buffer("src", "f32")
     g.buffer("dst", "f32")
     count = g.index("n", value=n)
-    blocks = g.insert(arith.CeilDivUIOp(count.ssa, g.constant(1024).ssa)).results[0]
+    blocks = g.ceildivui(count, 1024)
     with g.kernel(grid=blocks, block=256) as (src, dst, count):
         bid = g.block_id("x").named("bid")
         tid = g.thread_id("x").named("tid")
@@ -269,7 +260,7 @@ def test_register_array_and_vector_ops():
                 regs[i] = src[base + i]
             v = g.splat(g.constant(0.0, "f32"), 4)
             with g.range(0, 4, carry=[v]) as i:
-                v.assign(g.insert(vector.InsertOp(regs[i].ssa, v.ssa, [(3 - i).ssa])).results[0])
+                v.assign(g.vector_insert(regs[i], v, 3 - i))
             dst.store(4, base, v)
 
     m = kernel_program(body)
@@ -630,11 +621,9 @@ def test_masked_vector_load_and_store():
     def body(g, src, dst, k):
         i = k.gid * 4
         with g.if_(i < 100):
-            left = 100 - i
-            mask = g.insert(vector.CreateMaskOp([left.ssa], VectorType(i1, [4]))).results[0]
+            mask = g.create_mask(100 - i, 4)
             zeros = g.splat(g.constant(0.0, "f32"), 4)
-            v = g.insert(vector.MaskedLoadOp(src.ssa, [i.ssa], mask.ssa, zeros.ssa, VectorType(f32, [4])))
-            g.insert(vector.MaskedStoreOp(dst.ssa, [i.ssa], mask.ssa, v.results[0].ssa))
+            g.masked_store(dst, i, mask, g.masked_load(src, i, mask, zeros))
 
     m = kernel_program(body, n=100)
     inputs = random_inputs(m, 0)
@@ -646,9 +635,7 @@ def test_subview_of_a_row():
         def body(g, src, dst, k):
             with g.if_(k.gid < 16):
                 row = (k.gid * 16).named("row")
-                t = MemRefType(f32, [16], StridedLayoutAttr([1], None))
-                s = g.insert(memref.SubviewOp(src.ssa, [row.ssa], [], [], [DYNAMIC_INDEX], [16], [1], t)).results[0]
-                dst[k.gid] = s.named("s")[last]
+                dst[k.gid] = g.subview(src, row, 16).named("s")[last]
 
         return kernel_program(body, n=256)
 
@@ -747,7 +734,7 @@ def test_unsigned_ceiling_division():
     # (an odd quotient with a remainder is where "+ 1" and "| 1" part).
     def body(g, src, dst, k):
         x = src[k.gid]
-        dst[k.gid] = g.insert(arith.CeilDivUIOp(x.ssa, g.constant(7, "i32").ssa)).results[0]
+        dst[k.gid] = g.ceildivui(x, 7)
 
     m = kernel_program(body, t="i32")
     inputs = random_inputs(m, 0)
