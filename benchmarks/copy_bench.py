@@ -202,121 +202,122 @@ DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 # --------------------------------------------------------------------------- tilec
 
 
-def tile_program(name: str, m: int, n: int, ti: int, tj: int, body: str, *, transpose: bool = True,
-                 threads: int = 128, aliases: str = "") -> str:
+def tile_program(name: str, m: int, n: int, ti: int, tj: int, body, *, transpose: bool = True,
+                 threads: int = 128):
     """One block per ti x tj tile of an m x n row-major f32 tensor (`%src`), written to
-    `%dst` transposed (column-major) or not: the views `!Gs`/`!Gd`, the tiles `%ta :
-    !Ts` and `%tb : !Td` of block (bx, by); `body` is what the block does with them
-    (IR lines, with `aliases` declared before the function)."""
-    dst = f"({m},{n}):(1,{m})" if transpose else f"({m},{n}):({n},1)"
-    dst_tile = f"({ti},{tj}):(1,{m})" if transpose else f"({ti},{tj}):({n},1)"
-    return f"""
-{aliases}
-!Gs = !layout.tensor<f32, #layout.cute<({m},{n}):({n},1)>, gmem>
-!Gd = !layout.tensor<f32, #layout.cute<{dst}>, gmem>
-!Ts = !layout.tensor<f32, #layout.cute<({ti},{tj}):({n},1)>, gmem>
-!Td = !layout.tensor<f32, #layout.cute<{dst_tile}>, gmem>
-func.func @{name}(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gs
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Gd
-  %gx = arith.constant {-(-m // ti)} : index
-  %gy = arith.constant {-(-n // tj)} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gs -> !Ts
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: {ti}, {tj}>}} : !Gd -> !Td
-{body}
-  }}
-  func.return
-}}
-"""
+    `%dst` transposed (column-major) or not, built with `tilec.Program`: `body(p, ta,
+    tb)` builds what the block does with its tiles `%ta` (of src) and `%tb` (of dst)."""
+    from tilec.compiler.builder import Program
+
+    p = Program(name)
+    a = p.view(p.pointer("src", "f32", align=16), f"({m},{n}):({n},1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=16), f"({m},{n}):(1,{m})" if transpose else f"({m},{n}):({n},1)")
+    b.named("b")
+    grid = (p.constant(-(-m // ti)).named("gx"), p.constant(-(-n // tj)).named("gy"), p.constant(1).named("c1"))
+    with p.launch(grid=grid, threads=threads) as k:
+        ta = p.tile(a, [k.bx, k.by], [ti, tj]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [ti, tj]).named("tb")
+        body(p, ta, tb)
+    return p.module
 
 
-def round_trip_program(s: int, tm: int, tn: int, threads: int) -> str:
+def round_trip_program(s: int, tm: int, tn: int, threads: int):
     """Each tile through a compact shared tile and back (`layout.copy` both ways: cp.async,
     or TMA where the `tma` pass runs)."""
-    body = f"""    %s = layout.alloc : !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
-    layout.copy %ta, %s : !Ts, !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>
-    layout.barrier
-    layout.copy %s, %tb : !layout.tensor<f32, #layout.cute<({tm},{tn}):({tn},1)>, smem>, !Td"""
+    def body(p, ta, tb):
+        smem = p.alloc(f"({tm},{tn}):({tn},1)", "f32", "smem").named("s")
+        p.copy(ta, smem)
+        p.barrier()
+        p.copy(smem, tb)
+
     return tile_program("smem_round_trip", s, s, tm, tn, body, transpose=False, threads=threads)
 
 
-def in_out_program(s: int, t: int) -> str:
+def in_out_program(s: int, t: int):
     """The Gluon tutorial's transpose: loaded in `#in`, converted to `#out`, stored."""
-    aliases = """#in = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#out = #layout.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"""
-    body = f"""    %v = layout.load %ta : !Ts -> tensor<{t}x{t}xf32, #in>
-    %w = layout.convert_layout %v : tensor<{t}x{t}xf32, #in> -> tensor<{t}x{t}xf32, #out>
-    layout.store %w, %tb : tensor<{t}x{t}xf32, #out>, !Td"""
-    return tile_program("in_out", s, s, t, t, body, aliases=aliases)
+    from tilec.dialects.distributed import BlockedLayout
+
+    def body(p, ta, tb):
+        v = p.load(ta, BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])).named("v")
+        p.store(p.convert_layout(v, BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])).named("w"), tb)
+
+    return tile_program("in_out", s, s, t, t, body)
 
 
 NO_TMA = "expand-iterators,tile,order-grid,distribute,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
 """The default pipeline without the `tma` pass: block-level copies through shared
 memory stay cp.async."""
 
-def tma_transpose_program(s: int, t: int, threads: int) -> str:
+def tma_transpose_program(s: int, t: int, threads: int):
     """A transpose through shared memory whose load is one TMA box of t rows x 32 columns
     (128 bytes: the 128-byte swizzle's row) into a swizzled tile, read down its columns
     (4 consecutive rows per thread) and stored along dst's rows."""
-    w = threads // 32
-    aliases = (
-        f"#cols = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], "
-        "order = [0, 1]}>\n"
-        f"!S = !layout.tensor<f32, #layout.composed<swizzle<3,2,3> o 0 o ({t},32):(32,1)>, smem>"
-    )
-    body = f"""    %s = layout.alloc : !S
-    layout.copy %ta, %s : !Ts, !S
-    %w = layout.load %s : !S -> tensor<{t}x32xf32, #cols>
-    layout.store %w, %tb : tensor<{t}x32xf32, #cols>, !Td"""
-    return tile_program("tma_transpose", s, s, t, 32, body, threads=threads, aliases=aliases)
+    from tilec.dialects.cute import Layout
+    from tilec.dialects.distributed import BlockedLayout
+    from tilec.dialects.swizzle import ComposedLayout, Swizzle
+
+    def body(p, ta, tb):
+        smem = p.alloc(ComposedLayout(Swizzle(3, 2, 3), 0, Layout((t, 32), (32, 1))), "f32", "smem").named("s")
+        p.copy(ta, smem)
+        cols = BlockedLayout([4, 1], [8, 4], [1, threads // 32], [0, 1])
+        p.store(p.load(smem, cols).named("w"), tb)
+
+    return tile_program("tma_transpose", s, s, t, 32, body, threads=threads)
 
 
-def _nvmma(ti: int, tj: int, transposed: bool) -> str:
-    return (f"!layout.tensor<f32, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 32, "
-            f"transposed = {str(transposed).lower()}, shape = [{ti}, {tj}]>, smem>")
+def _nvmma(ti: int, tj: int, transposed: bool):
+    """The NVMMA 128-byte swizzled shared layout of a ti x tj f32 tile (`transposed`:
+    the rows contiguous)."""
+    from tilec.dialects.mma import NvmmaSharedLayout
+    from tilec.dialects.mma_layouts import NvmmaComposed
+
+    return NvmmaComposed(NvmmaSharedLayout(128, 32, transposed), [ti, tj])
 
 
-def tma_transpose2_program(s: int, ti: int, tj: int, w: int) -> str:
+def tma_transpose2_program(s: int, ti: int, tj: int, w: int):
     """A transpose through shared memory with TMA on both sides: the source tile lands in
     an NVMMA 128-byte swizzled row-major tile (32-column boxes side by side), each thread
     reads 4 rows of one column (a warp reads one row across 32 columns: 32 banks) and
     writes them as one 16-byte vector of the destination tile, NVMMA-swizzled with the
     rows contiguous (each 8 lanes: 8 distinct 16-byte chunks), which TMA stores write out."""
-    aliases = (
-        f"#L = #layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{min(w, ti // 4)}, 1], "
-        f"order = [0, 1]}}>\n!S = {_nvmma(ti, tj, False)}\n!S2 = {_nvmma(ti, tj, True)}"
-    )
-    body = f"""    %s = layout.alloc : !S
-    %s2 = layout.alloc : !S2
-    layout.copy %ta, %s : !Ts, !S
-    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #L>
-    layout.store %v, %s2 : tensor<{ti}x{tj}xf32, #L>, !S2
-    layout.barrier
-    layout.copy %s2, %tb : !S2, !Td"""
-    return tile_program("tma_transpose2", s, s, ti, tj, body, threads=32 * w, aliases=aliases)
+    from tilec.dialects.distributed import BlockedLayout
+
+    def body(p, ta, tb):
+        s1 = p.alloc(_nvmma(ti, tj, False), "f32", "smem").named("s")
+        s2 = p.alloc(_nvmma(ti, tj, True), "f32", "smem").named("s2")
+        p.copy(ta, s1)
+        p.store(p.load(s1, BlockedLayout([4, 1], [1, 32], [min(w, ti // 4), 1], [0, 1])).named("v"), s2)
+        p.barrier()
+        p.copy(s2, tb)
+
+    return tile_program("tma_transpose2", s, s, ti, tj, body, threads=32 * w)
 
 
-def tma_transpose_wide_program(s: int, ti: int, tj: int, threads: int, reg: str) -> str:
+def tma_transpose_wide_program(s: int, ti: int, tj: int, threads: int, reg: str):
     """A transpose whose load is TMA (NVMMA 128-byte swizzled tile, several 32-column boxes
     side by side) and whose store is from registers (`reg` of `WIDE_REG`: down the
     tile's columns, or 16-byte vectors along dst's rows)."""
     w = threads // 32 if reg == "cols" else min(threads // 32, ti // 4)
-    aliases = f"#R = {WIDE_REG[reg].format(w=w)}\n!S = {_nvmma(ti, tj, False)}"
-    body = f"""    %s = layout.alloc : !S
-    layout.copy %ta, %s : !Ts, !S
-    %v = layout.load %s : !S -> tensor<{ti}x{tj}xf32, #R>
-    layout.store %v, %tb : tensor<{ti}x{tj}xf32, #R>, !Td"""
-    return tile_program("tma_transpose_wide", s, s, ti, tj, body, threads=threads, aliases=aliases)
+
+    def body(p, ta, tb):
+        smem = p.alloc(_nvmma(ti, tj, False), "f32", "smem").named("s")
+        p.copy(ta, smem)
+        p.store(p.load(smem, WIDE_REG[reg](w)).named("v"), tb)
+
+    return tile_program("tma_transpose_wide", s, s, ti, tj, body, threads=threads)
+
+
+def _blocked(spt, tpw, wpc, order):
+    from tilec.dialects.distributed import BlockedLayout
+
+    return BlockedLayout(spt, tpw, wpc, order)
 
 
 WIDE_REG = {
-    "cols": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, {w}], order = [0, 1]}}>",
-    "rows": "#layout.blocked<{{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{w}, 1], order = [0, 1]}}>",
+    "cols": lambda w: _blocked([4, 1], [8, 4], [1, w], [0, 1]),
+    "rows": lambda w: _blocked([4, 1], [1, 32], [w, 1], [0, 1]),
 }
-"""The register layouts of `tma_transpose_wide_program` (`{w}`: warps)."""
+"""The register layouts of `tma_transpose_wide_program` (of `w` warps)."""
 
 def _sm_count() -> int:
     try:
@@ -377,28 +378,28 @@ def text_cases(s: int) -> list[Case]:
     for t, threads in ((16, 64), (64, 256)):
         out.append(Case(f"smem round trip {t}x{t} (cp.async)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(), pipeline=NO_TMA,
-                        text=round_trip_program(s, t, t, threads)))
+                        text=str(round_trip_program(s, t, t, threads))))
     for t, threads in ((64, 128), (128, 128)):
         tt = (t, t) if t <= 64 else (t, 64)
         out.append(Case(f"smem round trip {tt[0]}x{tt[1]} (TMA)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.copy(), goal=0.99,
-                        text=round_trip_program(s, tt[0], tt[1], threads)))
+                        text=str(round_trip_program(s, tt[0], tt[1], threads))))
     for t, threads in ((32, 128), (64, 256), (128, 256)):
         out.append(Case(f"transpose {t}x32 through smem (TMA load)", "f32", (s, s), "", "", (s, s),
                         lambda x: x.T.copy(), goal=0.98,
-                        text=tma_transpose_program(s, t, threads)))
+                        text=str(tma_transpose_program(s, t, threads))))
     for t in (64, 128):  # 128x128 is the Gluon tutorial's tile (64 KiB of shared memory)
         out.append(Case(f"Gluon in/out layouts {t}x{t} (convert_layout)", "f32", (s, s), "", "", (s, s),
-                        lambda x: x.T.copy(), text=in_out_program(s, t)))
+                        lambda x: x.T.copy(), text=str(in_out_program(s, t))))
     for ti, tj, w in ((32, 32, 4), (64, 64, 8), (128, 64, 8), (128, 128, 8)):
         out.append(Case(f"transpose {ti}x{tj} through smem (TMA load + store, {32 * w} threads)", "f32", (s, s),
                         "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
-                        text=tma_transpose2_program(s, ti, tj, w)))
+                        text=str(tma_transpose2_program(s, ti, tj, w))))
     for ti, tj, threads, reg in ((128, 128, 256, "cols"), (128, 128, 256, "rows"), (64, 128, 256, "cols"),
                                  (128, 64, 256, "rows")):
         out.append(Case(f"transpose {ti}x{tj} through smem (TMA load, register stores {reg}, {threads} threads)",
                         "f32", (s, s), "", "", (s, s), lambda x: x.T.copy(), goal=0.98,
-                        text=tma_transpose_wide_program(s, ti, tj, threads, reg)))
+                        text=str(tma_transpose_wide_program(s, ti, tj, threads, reg))))
     for ti, tj, l2, out_smem, regs in WIDE_BOX_CASES:
         store = "wide-box TMA store" if out_smem == "compact" else "TMA store"
         out.append(Case(f"transpose {ti}x{tj} TMA wide-box load + {store} (256 threads, {regs}, L2 {l2}B)", "f32",

@@ -22,7 +22,9 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DictionaryAttr,
     IndexType,
+    IntegerAttr,
     ModuleOp,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -34,7 +36,7 @@ from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
 from .builder_locations import located
-from .builder_types import ELEMENT_TYPES, as_layout, element_type, view_layout_attr  # noqa: F401  (re-exported)
+from .builder_types import ARGS_ATTR, ELEMENT_TYPES, as_layout, element_type, view_layout_attr  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
 
@@ -58,6 +60,7 @@ class Program(KernelBuilding):
         self._arg_types: list[Attribute] = []
         self._module: ModuleOp | None = None
         self._locs: dict[Operation, str | None] = {}
+        self._values: dict[str, Attribute] = {}
 
     def _arg(self, name: str, t: Attribute) -> Value:
         taken = [a.name_hint for a in self._block.args]
@@ -78,12 +81,17 @@ class Program(KernelBuilding):
         """
         return self._arg(name, PtrType(element_type(dtype), align))
 
-    def index(self, name: str) -> Value:
-        """An index argument (a dynamic extent or stride), the next argument of the function.
+    def index(self, name: str, value: int | None = None) -> Value:
+        """An index argument (a dynamic extent or stride), the next argument of the
+        function; `value` (optional) is recorded in the function's `tilec.args`
+        attribute, the value a run on the reference executor takes when none is given.
 
             n = p.index("n")
             a = p.view(src, "(?,1024):(1024,1)", dynamic=[n])
+            m = p.index("m", value=100)
         """
+        if value is not None:
+            self._values[name] = IntegerAttr(value, IndexType())
         return self._arg(name, IndexType())
 
     def view(self, ptr: Value | SSAValue, layout: str | cute.Layout,
@@ -111,7 +119,7 @@ class Program(KernelBuilding):
         return self.insert(ViewOp(_ssa(ptr), t, [_ssa(d) for d in dynamic], divisible)).results[0]
 
     def copy(self, src: Value | SSAValue, dst: Value | SSAValue, tile: Sequence[int] | None = None,
-             strategy: str | None = None) -> None:
+             strategy: str | None = None, convert: str | None = None) -> None:
         """`layout.copy`: dst(i) = src(i) for every logical index i of the two views (the
         same shape); the passes decide tiles, threads and vectors, `tile` pins the tile
         shape.
@@ -127,10 +135,14 @@ class Program(KernelBuilding):
             p.copy(smem, tile, strategy="simt")    # SharedToGenericTileCopier
             p.copy(tile, smem, strategy="tma")     # a TMA tile copy (sm_90)
             p.copy(a, b, strategy="gather")        # whole views: runs of the dst per thread
+            p.copy(a, h, convert="float32->bfloat16")  # an f32 view into a bf16 one
+
+        `convert` ("SRC->DST", NumPy dtype names) converts each element as PyTorch's
+        `copy_` converts SRC to DST (`{convert = ...}`; the element types must be theirs).
         """
         if strategy is not None and strategy not in COPY_STRATEGIES:
             raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}")
-        op = CopyOp(_ssa(src), _ssa(dst), strategy=strategy)
+        op = CopyOp(_ssa(src), _ssa(dst), convert, strategy=strategy)
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64
 
@@ -147,6 +159,8 @@ class Program(KernelBuilding):
         if self._module is None:
             self._builder.insert(func.ReturnOp())
             f = func.FuncOp(self.name, (self._arg_types, []), Region(self._block))
+            if self._values:
+                f.attributes[ARGS_ATTR] = DictionaryAttr(self._values)
             module = ModuleOp([f])
             try:
                 verify_module(module)

@@ -291,7 +291,10 @@ class TensorBuilding:
         if t is None:
             raise TilecError("fma takes at least one value built in this kernel")
         ops = [self._splat_like(v, t) if is_distributed(t) else self._ssa_of(v, t) for v in (a, b, c)]
-        return self.insert(math.FmaOp(*ops, _fastmath(fastmath))).results[0]  # type: ignore[attr-defined]
+        op = math.FmaOp(*ops)
+        if (flags := _fastmath(fastmath)) is not None:  # a property (xDSL's constructor makes it an attribute)
+            op.properties["fastmath"] = flags
+        return self.insert(op).results[0]  # type: ignore[attr-defined]
 
     def maximum(self, a: Any, b: Any) -> Any:
         """Elementwise maximum (`arith.maximumf`, or `maxsi` on integers).

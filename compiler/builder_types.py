@@ -8,6 +8,11 @@ from tilec.dialects import cute
 from tilec.dialects.dtypes import DTYPES, ELEMENTS
 from tilec.support.diagnostics import TilecError
 
+ARGS_ATTR = "tilec.args"
+"""A function's attribute `{n = 100 : index}` giving index arguments the values a run
+takes where none are given (what the reference executor's `random_inputs` reads:
+runtime/reference/api.py); the builders' `index(name, value=...)` write it."""
+
 ELEMENT_TYPES: dict[str, Attribute] = {e.name: e.attr() for e in ELEMENTS.values()}
 _ALIASES = {d.name: d.element.name for d in DTYPES.values() if not d.unsigned}
 """NumPy dtype names the builder also takes (`"float32"` for `"f32"`)."""

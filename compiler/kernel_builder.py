@@ -16,7 +16,8 @@ comparisons `< <= > >=` and `.eq()` (an `i1`, or a tensor of them), `&`, `|` and
 `-`; a Python int or float beside a scalar Value becomes a constant of its type, and
 beside a distributed tensor it is splat to the tensor (`tensor + 1.0`), as is a scalar
 Value (compiler/builder_tensors.py). Indexing a view reads or writes one element
-(`layout.read` / `layout.write`, dialects/layout_access.py)."""
+(`layout.read` / `layout.write`, dialects/layout_access.py); indexing a GPU-level buffer
+(a memref of compiler/builder_gpu_level.py) is `memref.load` / `memref.store`."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects import arith, scf, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -33,6 +34,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     StringAttr,
     DenseIntOrFPElementsAttr,
     TensorType,
@@ -317,25 +319,39 @@ class Value:
             add(k)
         return coords, profile
 
+    def _indices(self, key: Any) -> list[SSAValue]:
+        return [self.program.as_index(k) for k in (key if isinstance(key, tuple) else (key,))]
+
     def __getitem__(self, key: Any) -> Value:
+        if isinstance(self.type, MemRefType):  # a GPU-level buffer (compiler/builder_gpu_level.py)
+            return self.program.insert(memref.LoadOp.get(self.ssa, self._indices(key))).results[0]
         if not isinstance(self.type, TensorViewType):
-            raise TilecError(f"only views are indexed, not {self.type}")
+            raise TilecError(f"only views and buffers are indexed, not {self.type}")
         coords, profile = self._coords(key)
         return self.program.insert(la.ReadOp(self.ssa, coords, profile=profile)).results[0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(self.type, MemRefType):
+            x = value.ssa if isinstance(value, Value) else self.program.constant(value, self.type.element_type).ssa
+            self.program.insert(memref.StoreOp.get(x, self.ssa, self._indices(key)))
+            return
         if not isinstance(self.type, TensorViewType):
-            raise TilecError(f"only views are indexed, not {self.type}")
+            raise TilecError(f"only views and buffers are indexed, not {self.type}")
         x = value.ssa if isinstance(value, Value) else self.program.constant(value, la.element_type(self.type)).ssa
         coords, profile = self._coords(key)
         self.program.insert(la.WriteOp(x, self.ssa, coords, profile=profile))
 
     def load(self, width: int, *coords: Any) -> Value:
         """Mojo's `tensor.load[width](x, y)`: `width` contiguous elements from the one at
-        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`).
+        (x, y) along the view's mode of stride 1, as a vector (`layout.read {width}`); of
+        a GPU-level buffer (a memref), `vector.load` of `width` elements from offset x.
 
             v = A.load(4, x, y)          # A[x, y:y+4] of a row-major A, as vector<4xf32>
+            w = src.load(4, i)           # src[i:i+4] of a memref<1024xf32>
         """
+        if isinstance(self.type, MemRefType):
+            t = VectorType(self.type.element_type, [width])
+            return self.program.insert(vector.LoadOp(self.ssa, self._indices(coords), t)).results[0]
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are loaded from, not {self.type}")
         cs = [self.program.as_index(c) for c in coords]
@@ -343,10 +359,16 @@ class Value:
 
     def store(self, width: int, *coords_and_value: Any) -> None:
         """Mojo's `tensor.store[width](x, y, v)`: the vector v to `width` contiguous
-        elements from (x, y) (`layout.write {width}`).
+        elements from (x, y) (`layout.write {width}`); to a GPU-level buffer,
+        `vector.store` at offset x.
 
             A.store(4, x, y, A.load(4, x, y) * 2.0)
+            dst.store(4, i, w)
         """
+        if isinstance(self.type, MemRefType):
+            *coords, value = coords_and_value
+            self.program.insert(vector.StoreOp(value.ssa, self.ssa, self._indices(tuple(coords))))
+            return
         if not isinstance(self.type, TensorViewType):
             raise TilecError(f"only views are stored to, not {self.type}")
         *coords, value = coords_and_value
@@ -475,6 +497,13 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
             phase = p.remui(round_, 2)
         """
         return self._unsigned(arith.RemUIOp, a, b)
+
+    def ceildivui(self, a: Any, b: Any) -> Value:
+        """`arith.ceildivui`: `a / b` rounded up, of two indices (or integers) read as unsigned.
+
+            blocks = p.ceildivui(n, 1024)
+        """
+        return self._unsigned(arith.CeilDivUIOp, a, b)
 
     def minui(self, a: Any, b: Any) -> Value:
         """`arith.minui`: the smaller of two indices (or integers) read as unsigned.

@@ -239,7 +239,7 @@ def _public_members(cls, with_init: bool) -> list[tuple[str, object]]:
 def builder_md() -> str:
     """The text of docs/builder.md: the Python builder's classes and their public
     methods, from the docstrings of compiler/builder.py and compiler/kernel_builder.py."""
-    from tilec.compiler import builder, builder_gpu, builder_tensors, jit, kernel_builder
+    from tilec.compiler import builder, builder_gpu, builder_gpu_level, builder_tensors, jit, kernel_builder
 
     out = [HEADER, "# The Python builder", "",
            ("Programs and kernels built from Python without IR text: `tilec.Program` "
@@ -256,6 +256,7 @@ def builder_md() -> str:
         ("`TileIterator`", kernel_builder.TileIterator, "it.", False),
         ("Distributed tensors: methods of `Program`", builder_tensors.TensorBuilding, "p.", False),
         ("Tensor cores, TMA, mbarriers, warp roles: methods of `Program`", builder_gpu.GpuBuilding, "p.", False),
+        ("GPU-level programs: `GpuProgram`", builder_gpu_level.GpuProgram, "g.", True),
     ]
     for title, cls, prefix, with_init in sections:
         out += [f"## {title}", "", _doc_md(cls, "python")]

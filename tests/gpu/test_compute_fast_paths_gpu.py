@@ -30,28 +30,22 @@ _NP = {"f32": np.float32, "f16": np.float16, "f64": np.float64}
 _BITS = {"f32": np.uint32, "f16": np.uint16, "f64": np.uint64}
 
 
-def _minmax_program(et: str) -> str:
-    t = f"tensor<32x32x{et}, {_B}>"
-    g = f"!layout.tensor<{et}, #layout.cute<(32,32):(32,1)>, gmem>"
-    return f"""
-func.func @f(%xs: !layout.ptr<{et}>, %ys: !layout.ptr<{et}>, %mx: !layout.ptr<{et}>, %mn: !layout.ptr<{et}>) {{
-  %a = layout.view %xs : !layout.ptr<{et}> -> {g}
-  %b = layout.view %ys : !layout.ptr<{et}> -> {g}
-  %c = layout.view %mx : !layout.ptr<{et}> -> {g}
-  %d = layout.view %mn : !layout.ptr<{et}> -> {g}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : {g} -> {t}
-    %y = layout.load %b : {g} -> {t}
-    %p = arith.maximumf %x, %y : {t}
-    %q = arith.minimumf %x, %y : {t}
-    layout.store %p, %c : {t}, {g}
-    layout.store %q, %d : {t}, {g}
-  }}
-  func.return
-}}
-"""
+def _views(p, et: str, *names: str, layout: str = "(32,32):(32,1)"):
+    return [p.view(p.pointer(n, et, align=None), layout) for n in names]
+
+
+def _minmax_program(et: str):
+    """@f: mx = maximumf(xs, ys), mn = minimumf(xs, ys) over a 32x32 tile of `et`."""
+    import tilec
+
+    p = tilec.Program("f")
+    a, b, c, d = _views(p, et, "xs", "ys", "mx", "mn")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        x, y = p.load(a, _B).named("x"), p.load(b, _B).named("y")
+        mx, mn = p.maximum(x, y).named("p"), p.minimum(x, y).named("q")
+        p.store(mx, c)
+        p.store(mn, d)
+    return p.module
 
 
 def _specials(rng, dt, n=1024):
@@ -89,23 +83,12 @@ def test_row_max_reduction_nan_and_signed_zeros():
 
     import tilec
 
-    g = "!layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>"
-    r = "!layout.tensor<f32, #layout.cute<(32):(1)>, gmem>"
-    s = f"#layout.slice<{{dim = 1, parent = {_B}}}>"
-    text = f"""
-func.func @rowmax(%xs: !layout.ptr<f32>, %out: !layout.ptr<f32>) {{
-  %a = layout.view %xs : !layout.ptr<f32> -> {g}
-  %o = layout.view %out : !layout.ptr<f32> -> {r}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : {g} -> tensor<32x32xf32, {_B}>
-    %m = layout.reduce %x {{axis = 1 : i64, kind = "max"}} : tensor<32x32xf32, {_B}> -> tensor<32xf32, {s}>
-    layout.store %m, %o : tensor<32xf32, {s}>, {r}
-  }}
-  func.return
-}}
-"""
+    p = tilec.Program("rowmax")
+    (a,) = _views(p, "f32", "xs")
+    (o,) = _views(p, "f32", "out", layout="(32):(1)")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        p.store(p.reduce(p.load(a, _B).named("x"), 1, "max").named("m"), o)
+    rowmax = p.module
     rng = np.random.default_rng(2)
     x = -np.abs(rng.standard_normal((32, 32))).astype(np.float32) - 1
     x[0, 5] = np.nan  # a NaN anywhere makes the row NaN
@@ -117,7 +100,7 @@ func.func @rowmax(%xs: !layout.ptr<f32>, %out: !layout.ptr<f32>) {{
     x[5, 9] = np.inf
     want = np.array([np.nan, np.nan, 0.0, -0.0, -np.inf, np.inf] + [x[i].max() for i in range(6, 32)], np.float32)
     dev = [cp.asarray(x), cp.full(32, np.nan, np.float32)]
-    tilec.compile(text)(*dev)
+    tilec.compile(rowmax)(*dev)
     assert _same(cp.asnumpy(dev[1]), want, "f32")
 
 
@@ -128,23 +111,11 @@ def test_exp2_fastmath_within_two_ulp():
     from tilec.dialects.math_functions import MATH_FUNCTIONS
 
     fn = next(f for f in MATH_FUNCTIONS if f.name == "math.exp2")
-    t = f"tensor<32x32xf32, {_B}>"
-    g = "!layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>"
-    text = f"""
-func.func @e(%xs: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {{
-  %a = layout.view %xs : !layout.ptr<f32> -> {g}
-  %d = layout.view %dst : !layout.ptr<f32> -> {g}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : {g} -> {t}
-    %r = math.exp2 %x fastmath<afn> : {t}
-    layout.store %r, %d : {t}, {g}
-  }}
-  func.return
-}}
-"""
-    k = tilec.compile(text)
+    p = tilec.Program("e")
+    a, d = _views(p, "f32", "xs", "dst")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        p.store(p.math("exp2", p.load(a, _B).named("x"), fastmath="afn").named("r"), d)
+    k = tilec.compile(p.module)
     assert f"{fn.fast}(" in k.source
     rng = np.random.default_rng(3)
     x = rng.uniform(-125, 125, 1024).astype(np.float32)

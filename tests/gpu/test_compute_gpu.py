@@ -26,29 +26,23 @@ _SMALL = {"f16": (-8, 8), "bf16": (-8, 8)}  # keep f16 results finite
 _LOG_DOMAIN = {"math.log", "math.log2", "math.sqrt", "math.rsqrt"}
 
 
-def _program(fn, et: str, fast: bool) -> str:
-    t = f"tensor<32x32x{et}, {_B}>"
-    g = f"!layout.tensor<{et}, #layout.cute<(32,32):(32,1)>, gmem>"
-    fm = " fastmath<afn>" if fast else ""
-    args = ["%x", "%y", "%z"][: fn.arity]
-    return f"""
-func.func @f(%xs: !layout.ptr<{et}>, %ys: !layout.ptr<{et}>, %zs: !layout.ptr<{et}>, %dst: !layout.ptr<{et}>) {{
-  %a = layout.view %xs : !layout.ptr<{et}> -> {g}
-  %b = layout.view %ys : !layout.ptr<{et}> -> {g}
-  %c = layout.view %zs : !layout.ptr<{et}> -> {g}
-  %d = layout.view %dst : !layout.ptr<{et}> -> {g}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : {g} -> {t}
-    %y = layout.load %b : {g} -> {t}
-    %z = layout.load %c : {g} -> {t}
-    %r = {fn.name} {", ".join(args)}{fm} : {t}
-    layout.store %r, %d : {t}, {g}
-  }}
-  func.return
-}}
-"""
+def _program(fn, et: str, fast: bool):
+    """@f: dst = fn(xs[, ys[, zs]]) over a 32x32 tile of `et` (one block), with the
+    fast-math flag `afn` where `fast`."""
+    import tilec
+    from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
+
+    p = tilec.Program("f")
+    a, b, c, d = (p.view(p.pointer(n, et, align=None), "(32,32):(32,1)").named(v)
+                  for n, v in (("xs", "a"), ("ys", "b"), ("zs", "c"), ("dst", "d")))
+    with p.launch(grid=(1, 1, 1), threads=128):
+        xyz = [p.load(v, _B).named(n) for v, n in ((a, "x"), (b, "y"), (c, "z"))]
+        op = fn.op(*[v.ssa for v in xyz[: fn.arity]])
+        if fast:
+            op.properties["fastmath"] = FastMathFlagsAttr([FastMathFlag("afn")])
+        r = p.insert(op).results[0].named("r")
+        p.store(r, d)
+    return p.module
 
 
 def _inputs(fn, et: str, rng):
@@ -79,13 +73,12 @@ def test_math_function_within_documented_ulps(fn, et):
 
     import tilec
 
-    text = _program(fn, et, fast=False)
     rng = np.random.default_rng(0)
     xs = [_host(v, et) for v in _inputs(fn, et, rng)]
     poison = _host(np.full(xs[0].shape, np.nan), et)  # NaN in the element type (bf16: its bits)
-    want = run(text, {"xs": xs[0], "ys": xs[1], "zs": xs[2], "dst": poison.copy()})["dst"]
+    want = run(_program(fn, et, fast=False), {"xs": xs[0], "ys": xs[1], "zs": xs[2], "dst": poison.copy()})["dst"]
     dev = [cp.asarray(v) for v in xs] + [cp.asarray(poison)]
-    tilec.compile(text)(*dev)
+    tilec.compile(_program(fn, et, fast=False))(*dev)
     got = cp.asnumpy(dev[3])
     d = ulp_distance(want, got)
     bound = fn.ulp(et)

@@ -14,29 +14,17 @@ from tilec.support.target import target
 pytestmark = pytest.mark.gpu
 
 _B = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
-_T = f"tensor<32x32xf32, {_B}>"
-_G = "!layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>"
-
-
-def _program(body: str) -> str:
-    return f"""
-func.func @f(%xs: !layout.ptr<f32>, %ys: !layout.ptr<f32>, %zs: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {{
-  %a = layout.view %xs : !layout.ptr<f32> -> {_G}
-  %b = layout.view %ys : !layout.ptr<f32> -> {_G}
-  %c = layout.view %zs : !layout.ptr<f32> -> {_G}
-  %d = layout.view %dst : !layout.ptr<f32> -> {_G}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : {_G} -> {_T}
-    %y = layout.load %b : {_G} -> {_T}
-    %z = layout.load %c : {_G} -> {_T}
-    {body}
-    layout.store %r, %d : {_T}, {_G}
-  }}
-  func.return
-}}
-"""
+def _program(fused: bool):
+    """@f: dst = xs * ys + zs over a 32x32 f32 tile, as `math.fma` (`fused`) or as
+    `arith.mulf` then `arith.addf`."""
+    p = tilec.Program("f")
+    a, b, c, d = (p.view(p.pointer(n, "f32", align=None), "(32,32):(32,1)").named(v)
+                  for n, v in (("xs", "a"), ("ys", "b"), ("zs", "c"), ("dst", "d")))
+    with p.launch(grid=(1, 1, 1), threads=128):
+        x, y, z = (p.load(v, _B).named(n) for v, n in ((a, "x"), (b, "y"), (c, "z")))
+        r = p.fma(x, y, z) if fused else (x * y).named("p") + z
+        p.store(r.named("r"), d)
+    return p.module
 
 
 def _inputs():
@@ -55,10 +43,8 @@ def test_the_default_target_does_not_contract():
 def test_mulf_addf_rounds_twice_and_fma_once(fused):
     import cupy as cp
 
-    body = ("%r = math.fma %x, %y, %z : " + _T) if fused else (
-        f"%p = arith.mulf %x, %y : {_T}\n    %r = arith.addf %p, %z : {_T}")
     x, y, z = _inputs()
-    kernel = tilec.compile(_program(body))
+    kernel = tilec.compile(_program(fused))
     dst = cp.full((32, 32), np.nan, dtype=np.float32)
     kernel(cp.asarray(x), cp.asarray(y), cp.asarray(z), dst)
     got = cp.asnumpy(dst)

@@ -1,6 +1,6 @@
-"""wgmma test programs. `wgmma_program`: GPU-level IR text around one `cuda.wgmma`
-(tests/unit/test_cuda_wgmma.py and the cuda lit test; the builder builds layout-level
-programs only): 128 threads copy A (64 x 16) and B (n x 16), already in their
+"""wgmma test programs. `wgmma_program`: a GPU-level module around one `cuda.wgmma`, built
+with `GpuProgram` (tests/unit/test_cuda_wgmma.py; tests/filecheck/cuda/wgmma.mlir is
+its printout): 128 threads copy A (64 x 16) and B (n x 16), already in their
 shared-memory arrangement, from global to shared memory, load C as
 `c[i * 128 + tid]` (value i of thread tid), run fence / wgmma / commit / wait 0 and
 store D the same way. `wgmma_mma_program`, `wgmma_gemm_program`: layout-level modules
@@ -8,78 +8,51 @@ built with `tilec.Program`."""
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import ModuleOp
+
+from tilec.compiler.builder_gpu_level import GpuProgram
+from tilec.dialects.cuda_wgmma import WgmmaCommitGroupOp, WgmmaFenceOp, WgmmaOp, WgmmaWaitGroupOp
+
 
 def wgmma_program(
     n: int, dtype: str = "bf16", a_desc=(32, 0, 256), b_desc=(0, 128, 256), a_align: int = 1024, b_align: int = 1024,
-    b_dtype: str | None = None,
-) -> str:
+    b_dtype: str | None = None, threads: int = 128, a_at_tid: bool = False, b_at: int = 0,
+) -> ModuleOp:
     """(module docstring) A is 64 x K and B n x K with K = 32 bytes of elements (16 for
     bf16/f16, 32 for f8E4M3FN/f8E5M2); `b_dtype` (default `dtype`) gives B another
-    8-bit float type."""
+    8-bit float type. Planted mistakes: `threads` other than 128 per block, A's
+    descriptor at element `tid` of its buffer (`a_at_tid`), B's at element `b_at`."""
     ka = 32 if dtype.startswith("f8") else 16
     b_dtype = b_dtype or dtype
-    return _wgmma_program(n, dtype, b_dtype, 64 * ka, n * ka, a_desc, b_desc, a_align, b_align)
-
-
-def _wgmma_program(n, dtype, b_dtype, na, nb, a_desc, b_desc, a_align, b_align) -> str:
-    vals = n // 2
-    lines = []
-    add = lines.append
-    add("builtin.module attributes {gpu.container_module} {")
-    add(
-        f"  func.func @wgmma(%ga: memref<{na}x{dtype}>, %gb: memref<{nb}x{b_dtype}>, %gc: memref<{128 * vals}xf32>) {{"
-    )
-    add("    %c1 = arith.constant 1 : index")
-    add("    %c128 = arith.constant 128 : index")
-    add(
-        '    "gpu.launch_func"(%c1, %c1, %c1, %c128, %c1, %c1, %ga, %gb, %gc) <{kernel = @wgmma_kernels::@wgmma_kernel, '
-        "operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}> : "
-        f"(index, index, index, index, index, index, memref<{na}x{dtype}>, memref<{nb}x{b_dtype}>, memref<{128 * vals}xf32>) -> ()"
-    )
-    add("    func.return")
-    add("  }")
-    add('  "gpu.module"() <{sym_name = "wgmma_kernels"}> ({')
-    add(
-        f'    "gpu.func"() <{{function_type = (memref<{na}x{dtype}>, memref<{nb}x{b_dtype}>, memref<{128 * vals}xf32>) -> (), kernel}}> ({{'
-    )
-    add(f"    ^bb0(%ga: memref<{na}x{dtype}>, %gb: memref<{nb}x{b_dtype}>, %gc: memref<{128 * vals}xf32>):")
-    add('      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index')
-    add("      %c0 = arith.constant 0 : index")
-    add("      %c128 = arith.constant 128 : index")
-    add(f"      %na = arith.constant {na} : index")
-    add(f"      %nb = arith.constant {nb} : index")
-    add(f"      %sa = memref.alloca() {{alignment = {a_align} : i64}} : memref<{na}x{dtype}, 3 : i64>")
-    add(f"      %sb = memref.alloca() {{alignment = {b_align} : i64}} : memref<{nb}x{b_dtype}, 3 : i64>")
-    for src, dst, bound, size, t in (("ga", "sa", "na", na, dtype), ("gb", "sb", "nb", nb, b_dtype)):
-        add(f"      scf.for %i = %c0 to %{bound} step %c128 {{")
-        add("        %j = arith.addi %i, %tid : index")
-        add(f"        %x = memref.load %{src}[%j] : memref<{size}x{t}>")
-        add(f"        memref.store %x, %{dst}[%j] : memref<{size}x{t}, 3 : i64>")
-        add("      }")
-    add('      "gpu.barrier"() : () -> ()')
-    cs = []
-    for i in range(vals):
-        add(f"      %o{i} = arith.constant {128 * i} : index")
-        add(f"      %p{i} = arith.addi %o{i}, %tid : index")
-        add(f"      %acc{i} = memref.load %gc[%p{i}] : memref<{128 * vals}xf32>")
-        cs.append(f"%acc{i}")
-    f32s = ", ".join(["f32"] * vals)
-    add("      cuda.wgmma_fence")
-    add(
-        f"      %d:{vals} = cuda.wgmma %sa[%c0], %sb[%c0], {', '.join(cs)} {{n = {n} : i64, "
-        f"a_desc = array<i64: {', '.join(map(str, a_desc))}>, b_desc = array<i64: {', '.join(map(str, b_desc))}>}} : "
-        f"memref<{na}x{dtype}, 3 : i64>, memref<{nb}x{b_dtype}, 3 : i64>, {f32s} -> {f32s}"
-    )
-    add("      cuda.wgmma_commit_group")
-    ds = ", ".join(f"%d#{i}" for i in range(vals))
-    add(f"      %e:{vals} = cuda.wgmma_wait_group 0, {ds} : {f32s} -> {f32s}")
-    for i in range(vals):
-        add(f"      memref.store %e#{i}, %gc[%p{i}] : memref<{128 * vals}xf32>")
-    add('      "gpu.return"() : () -> ()')
-    add('    }) {sym_name = "wgmma_kernel", gpu.known_block_size = array<i32: 128, 1, 1>} : () -> ()')
-    add("  }) : () -> ()")
-    add("}")
-    return "\n".join(lines) + "\n"
+    na, nb, vals = 64 * ka, n * ka, n // 2
+    g = GpuProgram("wgmma")
+    g.buffer("ga", dtype, na)
+    g.buffer("gb", b_dtype, nb)
+    g.buffer("gc", "f32", 128 * vals)
+    with g.kernel(grid=1, block=threads, name="wgmma_kernel", module="wgmma_kernels") as (ga, gb, gc):
+        tid = g.thread_id("x").named("tid")
+        c0 = g.constant(0).named("c0")
+        sa = g.alloca(na, dtype, alignment=a_align).named("sa")
+        sb = g.alloca(nb, b_dtype, alignment=b_align).named("sb")
+        for src, dst, size in ((ga, sa, na), (gb, sb, nb)):
+            with g.range(0, size, 128) as i:
+                j = (i.named("i") + tid).named("j")
+                dst[j] = src[j].named("x")
+        g.barrier()
+        ps, accs = [], []
+        for i in range(vals):
+            ps.append((g.constant(128 * i).named(f"o{i}") + tid).named(f"p{i}"))
+            accs.append(gc[ps[-1]].named(f"acc{i}"))
+        g.insert(WgmmaFenceOp())
+        mma = WgmmaOp(sa.ssa, (tid if a_at_tid else c0).ssa, sb.ssa, g.as_index(b_at) if b_at else c0.ssa,
+                      [a.ssa for a in accs], n, a_desc, b_desc)
+        for r in g.insert(mma).results:
+            r.named("d")
+        g.insert(WgmmaCommitGroupOp())
+        waited = g.insert(WgmmaWaitGroupOp(0, mma.results)).results
+        for i, e in enumerate(waited):
+            gc[ps[i]] = e.named("e")
+    return g.module
 
 
 def nvmma_layout(rows: int, cols: int, swizzle: int, contiguous: int, bits: int = 16):

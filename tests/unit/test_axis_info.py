@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tilec.compiler.pipeline import parse_module
+import tilec
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects.layout_attrs import to_linear
 from tilec.passes._axis_info import AxisInfo, AxisInfoAnalysis, access_width
@@ -91,44 +91,31 @@ def test_a_sum_of_runs_loses_the_divisibility_of_its_starts():
     assert got.contiguity == (1,) and got.divisibility == (1,)
 
 
-KERNEL = """
-#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#sx = #layout.slice<{dim = 1, parent = #b}>
-#sy = #layout.slice<{dim = 0, parent = #b}>
-func.func @k(%src: !layout.ptr<f32, align 16>, %n: index) {
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %pid = arith.index_cast %bx : index to i32
-    %c16 = arith.constant 16 : i32
-    %row0 = arith.muli %pid, %c16 : i32
-    %ax = layout.arange {start = 0 : i64, end = 16 : i64} : tensor<16xi32, #sx>
-    %ay = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #sy>
-    %r0 = layout.splat %row0 : i32 -> tensor<16xi32, #sx>
-    %rows = arith.addi %r0, %ax : tensor<16xi32, #sx>
-    %r1 = layout.expand_dims %rows {axis = 1 : i64} : tensor<16xi32, #sx> -> tensor<16x1xi32, #b>
-    %c1r = layout.expand_dims %ay {axis = 0 : i64} : tensor<32xi32, #sy> -> tensor<1x32xi32, #b>
-    %r = layout.broadcast %r1 : tensor<16x1xi32, #b> -> tensor<16x32xi32, #b>
-    %c = layout.broadcast %c1r : tensor<1x32xi32, #b> -> tensor<16x32xi32, #b>
-    %ld = arith.constant dense<96> : tensor<16x32xi32, #b>
-    %rs = arith.muli %r, %ld : tensor<16x32xi32, #b>
-    %offs = arith.addi %rs, %c : tensor<16x32xi32, #b>
-    %n32 = arith.index_cast %n : index to i32
-    %ns = layout.splat %n32 : i32 -> tensor<16x32xi32, #b>
-    %m = layout.cmpi slt, %c, %ns : tensor<16x32xi32, #b>
-    %w = arith.constant dense<24> : tensor<16x32xi32, #b>
-    %m2 = layout.cmpi slt, %c, %w : tensor<16x32xi32, #b>
-    %p = layout.splat %src : !layout.ptr<f32, align 16> -> tensor<16x32x!layout.ptr<f32>, #b>
-    %q = layout.addptr %p, %offs : tensor<16x32x!layout.ptr<f32>, #b>, tensor<16x32xi32, #b>
-    %v = layout.ptr_load %q mask %m2 : tensor<16x32xi1, #b> : tensor<16x32x!layout.ptr<f32>, #b> -> tensor<16x32xf32, #b>
-  }
-  func.return
-}
-"""
+def kernel():
+    """Triton's row-major tile of pointers: rows = pid * 16 + arange(16), offsets
+    rows * 96 + cols over a 16x32 tile of #b, masks cols < n and cols < 24, a masked
+    pointer load."""
+    b = tilec.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    sx, sy = tilec.SliceLayout(1, b), tilec.SliceLayout(0, b)
+    p = tilec.Program("k")
+    src, n = p.pointer("src", "f32", align=16), p.index("n")
+    with p.launch(grid=(1, 1, 1), threads=128) as k:
+        row0 = (k.bx.cast("i32").named("pid") * 16).named("row0")
+        ax, ay = p.arange(0, 16, sx).named("ax"), p.arange(0, 32, sy).named("ay")
+        rows = (p.splat(row0, [16], sx).named("r0") + ax).named("rows")
+        r1, c1r = p.expand_dims(rows, 1).named("r1"), p.expand_dims(ay, 0).named("c1r")
+        r, c = p.broadcast(r1, [16, 32]).named("r"), p.broadcast(c1r, [16, 32]).named("c")
+        rs = (r * p.full([16, 32], 96, "i32", b, dense=True).named("ld")).named("rs")
+        offs = (rs + c).named("offs")
+        (c < p.splat(n.cast("i32").named("n32"), [16, 32], b).named("ns")).named("m")
+        m2 = (c < p.full([16, 32], 24, "i32", b, dense=True).named("w")).named("m2")
+        q = p.addptr(p.splat(src, [16, 32], b).named("p"), offs).named("q")
+        p.ptr_load(q, mask=m2).named("v")
+    return p.module
 
 
 def _values():
-    module = parse_module(KERNEL)
+    module = kernel()
     names = {}
     for op in module.walk():
         for r in op.results:
@@ -171,30 +158,22 @@ def test_access_width_of_the_tile():
     assert access_width(ll, a.get(load.ptrs), None, 2, 16).vector == 4  # f16: 4 registers only
 
 
-LOOP = """
-func.func @k(%n: index, %lo: index) {
-  %c0 = arith.constant 0 : index
-  %c96 = arith.constant 96 : index
-  %c1 = arith.constant 1 : index
-  scf.for %i = %c0 to %n step %c96 {
-    %x = arith.index_cast %i : index to i32
-  }
-  scf.for %j = %lo to %n step %c96 {
-    %y = arith.index_cast %j : index to i32
-  }
-  scf.for %k = %c0 to %n step %c1 {
-    %z = arith.index_cast %k : index to i32
-  }
-  func.return
-}
-"""
+def loops():
+    """Three loops to n: from 0 by 96, from an unknown %lo by 96, from 0 by 1; each
+    casts its induction variable (x, y, z)."""
+    p = tilec.Program("k")
+    n, lo = p.index("n"), p.index("lo")
+    for start, step, name in ((0, 96, "x"), (lo, 96, "y"), (0, 1, "z")):
+        with p.range(start, n, step) as i:
+            i.cast("i32").named(name)
+    return p.module
 
 
 def test_the_induction_variable_of_a_loop_over_chunks_keeps_its_divisibility():
     """`for off in range(0, n, 96)`: off is a multiple of 32 (96's power-of-two
     factor) at every trip, as Triton's AxisInfo says of an scf.for induction variable;
     from an unknown lower bound, or with step 1, nothing is known."""
-    module = parse_module(LOOP)
+    module = loops()
     names = {r.name_hint: r for op in module.walk() for r in op.results if r.name_hint}
     a = AxisInfoAnalysis()
     assert a.get(names["x"]) == AxisInfo((1,), (32,), (1,))

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 import tilec
-from tilec.compiler import builder, builder_gpu, builder_tensors, kernel_builder
+from tilec.compiler import builder, builder_gpu, builder_gpu_level, builder_tensors, kernel_builder
 from tilec.tools import gen_docs
 
 CLASSES = [(builder.Program, True), (kernel_builder.KernelBuilding, False), (kernel_builder.Launch, False),
            (kernel_builder.Value, False), (kernel_builder.TileIterator, False),
-           (builder_tensors.TensorBuilding, False), (builder_gpu.GpuBuilding, False)]
+           (builder_tensors.TensorBuilding, False), (builder_gpu.GpuBuilding, False),
+           (builder_gpu_level.GpuProgram, True)]
 
 
 @pytest.mark.parametrize("cls,with_init", CLASSES, ids=lambda c: getattr(c, "__name__", ""))

@@ -272,6 +272,15 @@ def test_fma_and_math_with_fastmath_flags():
     assert np.array_equal(_run(p, a=X, b=np.zeros_like(X))["b"].reshape(8, 32), X * X + 0.5 + np.exp2(X))
     with pytest.raises(TilecError, match="fastmath flag 'quick'"):
         Program("bad").math("exp", x, fastmath="quick")
+    # fma's flags are its `fastmath` property, as parsed text has them (xDSL's
+    # constructor puts them in an attribute, where the op's accessor does not look)
+    q, c, d = _kernel("fma_afn")
+    with q.launch(threads=64):
+        z = q.fma(q.load(c, L), 2.0, 1.0, fastmath="afn")
+        q.store(z, d)
+    fma = z.ssa.owner
+    assert "fastmath" not in fma.attributes and str(fma.fastmath) == "#arith.fastmath<afn>"
+    assert "math.fma %" in str(q.module) and "fastmath<afn>" in str(q.module)
 
 
 def test_if_else_carries_values_as_its_results():

@@ -9,6 +9,27 @@ import sys
 from pathlib import Path
 
 import pytest
+from xdsl.builder import Builder
+from xdsl.dialects import arith, gpu, memref, vector
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float8E4M3FNUZType,
+    Float80Type,
+    FloatTF32Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    VectorType,
+    f32,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Region
+from xdsl.rewriter import InsertPoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -18,8 +39,7 @@ from tilec.compiler.cuda import (  # noqa: E402
     emit_cuda,
     kernel_infos,
 )
-from tilec.support.diagnostics import TilecError  # noqa: E402
-from tilec.runtime.launch import parse_gpu_module  # noqa: E402
+from tilec.support.diagnostics import LOC_ATTR, TilecError  # noqa: E402
 from tilec.runtime.nvrtc import (  # noqa: E402
     _parse_ptxas_log,
     compile_cuda,
@@ -52,12 +72,12 @@ def assert_in_order(text: str, *needles: str) -> None:
         at = found + len(needle)
 
 
-def cuda_of(text: str) -> str:
-    return emit_cuda(parse_gpu_module(text))
+def cuda_of(module: ModuleOp) -> str:
+    return emit_cuda(module)
 
 
-def compiled(text: str):
-    source = cuda_of(text)
+def compiled(module: ModuleOp):
+    source = cuda_of(module)
     return source, compile_cuda(source, arch=ARCH)
 
 
@@ -201,10 +221,7 @@ def test_cp_async_each_dtype_compiles(t):
 
 
 def test_cp_async_small_copies_use_ca():
-    text = S.cp_async_reverse(2, "f32").replace(
-        "%src[%gi], 16", "%src[%gi], 4"
-    )
-    _, result = compiled(text)
+    _, result = compiled(S.cp_async_reverse(2, "f32", copy_bytes=4))
     assert "cp.async.ca.shared.global" in result.ptx
 
 
@@ -292,25 +309,52 @@ def test_vector_ops(t):
 # ---------------------------------------------------------------- names, indices
 
 
-NAMES = """builtin.module attributes {gpu.container_module} {
-  "gpu.module"() <{sym_name = "m"}> ({
-    "gpu.func"() <{function_type = (memref<16xf32>, memref<16xf32>, index) -> (), kernel}> ({
-    ^bb0(%0: memref<16xf32>, %float: memref<16xf32>, %a.b: index):
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %tid_1 = arith.addi %tid, %a.b : index
-      %1 = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %f32x4 = memref.load %0[%tid] : memref<16xf32>
-      %x = arith.addi %tid_1, %1 : index
-      memref.store %f32x4, %float[%x] : memref<16xf32>
-      "gpu.return"() : () -> ()
-    }) {sym_name = "k"} : () -> ()
-  }) : () -> ()
-}
-"""
+def kernel_module(types: list[Attribute], names: list[str | None], body, kernel: bool = True,
+                  modules: tuple[str, ...] = ("m",)) -> ModuleOp:
+    """One `gpu.module` per name in `modules`, each holding `gpu.func @k` of arguments
+    `types` named `names` (None: no name), built by `body(builder, *args)`: no host
+    function and no known block size, shapes `GpuProgram` does not make."""
+    kernels = []
+    for name in modules:
+        block = Block(arg_types=types)
+        for a, n in zip(block.args, names):
+            a.name_hint = n
+        body(Builder(InsertPoint.at_end(block)), *block.args)
+        block.add_op(gpu.ReturnOp([]))
+        f = gpu.FuncOp("k", (types, []), Region(block), kernel=kernel or None)
+        kernels.append(gpu.ModuleOp(StringAttr(name), Region(Block([f]))))  # type: ignore[arg-type]
+    m = ModuleOp(kernels)
+    m.attributes["gpu.container_module"] = UnitAttr()
+    m.verify()
+    return m
+
+
+def _named(op, name: str | None):
+    op.results[0].name_hint = name
+    return op.results[0]
+
+
+def names_module(size: int = 16, big_constant: bool = False) -> ModuleOp:
+    """Names CUDA cannot take as they are: no name, a keyword, a dot, a type's name, and
+    two values hinted alike (`big_constant`: the thread id plus 2**32 instead)."""
+    buf = MemRefType(f32, [size])
+    x_dim = gpu.DimensionAttr(gpu.DimensionEnum.X)
+
+    def body(b: Builder, src, flt, ab):
+        tid = _named(b.insert(gpu.ThreadIdOp(x_dim)), "tid")
+        if big_constant:
+            ab = _named(b.insert(arith.ConstantOp(IntegerAttr(4294967296, IndexType()))), "big")
+        tid_1 = _named(b.insert(arith.AddiOp(tid, ab)), "tid_1")
+        other = _named(b.insert(gpu.ThreadIdOp(x_dim)), None)
+        v = _named(b.insert(memref.LoadOp.get(src, [tid])), "f32x4")
+        x = _named(b.insert(arith.AddiOp(tid_1, other)), "x")
+        b.insert(memref.StoreOp.get(v, flt, [x]))
+
+    return kernel_module([buf, buf, IndexType()], [None, "float", "a.b"], body)
 
 
 def test_names_are_sanitised_and_unique():
-    source = cuda_of(NAMES)
+    source = cuda_of(names_module())
     assert_in_order(
         source,
         'extern "C" __global__ void\n',  # no known_block_size: no __launch_bounds__
@@ -322,7 +366,7 @@ def test_names_are_sanitised_and_unique():
         "const int x = tid_1 + tid_2;",
         "float_[x] = f32x4_;",
     )
-    info = kernel_infos(parse_gpu_module(NAMES))["k"]
+    info = kernel_infos(names_module())["k"]
     assert [p.name for p in info.params] == ["arg0", "float_", "a_b"]
     assert [p.written for p in info.params] == [False, True, False]
     assert info.index_bits == 32
@@ -332,74 +376,61 @@ def test_names_are_sanitised_and_unique():
 
 def test_index_width():
     static_small = S.transpose(8, 8)
-    assert kernel_infos(parse_gpu_module(static_small))["transpose_kernel"].index_bits == 32
+    assert kernel_infos(static_small)["transpose_kernel"].index_bits == 32
     dynamic = S.copy_1d()
-    assert kernel_infos(parse_gpu_module(dynamic))["copy_kernel"].index_bits == 64
-    big = NAMES.replace("memref<16xf32>", "memref<2147483648xf32>")
-    info = kernel_infos(parse_gpu_module(big))["k"]
+    assert kernel_infos(dynamic)["copy_kernel"].index_bits == 64
+    big = names_module(size=2147483648)
+    info = kernel_infos(big)["k"]
     assert info.index_bits == 64
     assert "long long a_b" in cuda_of(big)
-    big_constant = NAMES.replace(
-        "%tid_1 = arith.addi %tid, %a.b : index",
-        "%big = arith.constant 4294967296 : index\n"
-        "      %tid_1 = arith.addi %tid, %big : index",
-    )
-    source = cuda_of(big_constant)
+    source = cuda_of(names_module(big_constant=True))
     assert "const long long tid_1 = tid + 4294967296LL;" in source
 
 
 def test_kernel_infos_alignment():
-    info = kernel_infos(parse_gpu_module(S.copy_1d("f16")))["copy_kernel"]
+    info = kernel_infos(S.copy_1d("f16"))["copy_kernel"]
     src, dst, n = info.params
     assert (src.dtype, src.alignment, src.written, src.num_elements) == ("float16", 16, False, None)
     assert (dst.alignment, dst.written) == (16, True)
     assert (n.dtype, n.is_buffer) == ("int64", False)
-    info = kernel_infos(parse_gpu_module(S.cp_async_reverse(2, "i8")))["stage_kernel"]
+    info = kernel_infos(S.cp_async_reverse(2, "i8"))["stage_kernel"]
     assert info.params[0].alignment == 16 and info.params[0].num_elements == 2 * 128 * 16
 
 
 # ---------------------------------------------------------------- errors
 
+F32_16 = MemRefType(f32, [16])
 
-def kernel_body(body: str, args: str = "%src: memref<16xf32>", types: str = "memref<16xf32>") -> str:
-    return f"""builtin.module attributes {{gpu.container_module}} {{
-  "gpu.module"() <{{sym_name = "m"}}> ({{
-    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{
-    ^bb0({args}):
-{body}
-      "gpu.return"() : () -> ()
-    }}) {{sym_name = "k"}} : () -> ()
-  }}) : () -> ()
-}}
-"""
+
+def _nothing(b: Builder, *args) -> None:
+    pass
 
 
 def test_unsupported_op_is_named():
-    text = kernel_body(
-        '      %a = memref.alloc() {tilec.loc = "prog.py:3:9"} : memref<4xf32>'
-    )
+    def body(b: Builder, src):
+        b.insert(memref.AllocOp.get(f32, shape=[4])).attributes[LOC_ATTR] = StringAttr("prog.py:3:9")
+
     with pytest.raises(TilecError) as e:
-        cuda_of(text)
+        cuda_of(kernel_module([F32_16], ["src"], body))
     message = str(e.value)
     assert "'memref.alloc' is not supported by the cuda target" in message
     assert message.startswith("prog.py:3:9: error:")
     assert e.value.op is not None and e.value.op.name == "memref.alloc"
 
 
-@pytest.mark.parametrize(
-    "element", ["f8E4M3FNUZ", "i4", "i1", "complex<f32>", "index", "f80", "tf32"]
-)
+ELEMENTS = {"f8E4M3FNUZ": Float8E4M3FNUZType(), "i4": IntegerType(4), "i1": i1, "complex<f32>": ComplexType(f32),
+            "index": IndexType(), "f80": Float80Type(), "tf32": FloatTF32Type()}
+
+
+@pytest.mark.parametrize("element", list(ELEMENTS))
 def test_unsupported_element_type_is_refused(element):
-    text = kernel_body(
-        "      %c0 = arith.constant 0 : index\n"
-        f"      %x = memref.load %src[%c0] : memref<16x{element}>",
-        f"%src: memref<16x{element}>",
-        f"memref<16x{element}>",
-    )
-    try:
-        module = parse_gpu_module(text)
-    except TilecError:
-        pytest.skip(f"xDSL does not parse memref<16x{element}>")
+    buf = MemRefType(ELEMENTS[element], [16])
+
+    def body(b: Builder, src):
+        c0 = _named(b.insert(arith.ConstantOp(IntegerAttr(0, IndexType()))), "c0")
+        _named(b.insert(memref.LoadOp.get(src, [c0])), "x")
+
+    module = kernel_module([buf], ["src"], body)
     with pytest.raises(TilecError) as e:
         emit_cuda(module)
     assert f"element type {element}" in str(e.value) or "is not supported" in str(e.value)
@@ -407,26 +438,22 @@ def test_unsupported_element_type_is_refused(element):
 
 
 def test_oversized_vector_is_refused():
-    text = kernel_body(
-        "      %c0 = arith.constant 0 : index\n"
-        "      %v = vector.load %src[%c0] : memref<16xf32>, vector<8xf32>"
-    )
+    def body(b: Builder, src):
+        c0 = _named(b.insert(arith.ConstantOp(IntegerAttr(0, IndexType()))), "c0")
+        _named(b.insert(vector.LoadOp(src, [c0], VectorType(f32, [8]))), "v")
+
     with pytest.raises(TilecError, match=r"'vector.load'.*32 bytes"):
-        cuda_of(text)
+        cuda_of(kernel_module([F32_16], ["src"], body))
 
 
 def test_non_kernel_function_is_refused():
-    text = kernel_body("").replace(", kernel}>", "}>")
     with pytest.raises(TilecError, match="only kernels"):
-        cuda_of(text)
+        cuda_of(kernel_module([F32_16], ["src"], _nothing, kernel=False))
 
 
 def test_duplicate_kernel_names_are_refused():
-    one = kernel_body("")
-    inner = one[one.index('  "gpu.module"') : one.rindex("}")]
-    text = one[: one.rindex("}")] + inner.replace('"m"', '"m2"') + "}\n"
     with pytest.raises(TilecError, match="two kernels are named 'k'"):
-        cuda_of(text)
+        cuda_of(kernel_module([F32_16], ["src"], _nothing, modules=("m", "m2")))
 
 
 def test_nvrtc_error_shows_log_and_source():
@@ -508,7 +535,7 @@ def test_target_registration_with_xdsl_opt_main(tmp_path):
     from xdsl.xdsl_opt_main import xDSLOptMain
 
     path = tmp_path / "stage.mlir"
-    path.write_text(S.cp_async_reverse())
+    path.write_text(str(S.cp_async_reverse()))  # the built module, printed for the command line
     out = tmp_path / "stage.cu"
     xDSLOptMain(args=[str(path), "-t", "cuda", "-o", str(out)]).run()
     assert out.read_text() == cuda_of(S.cp_async_reverse())
@@ -516,7 +543,7 @@ def test_target_registration_with_xdsl_opt_main(tmp_path):
 
 def test_target_emit_writes_the_text():
     stream = io.StringIO()
-    module = parse_gpu_module(S.copy_1d())
+    module = S.copy_1d()
     CudaTarget().emit(None, module, stream)  # type: ignore[arg-type]
     assert stream.getvalue() == emit_cuda(module)
 
@@ -563,34 +590,27 @@ def test_shared_memory_past_48k_is_dynamic_and_compiles():
 def test_shared_buffers_share_one_arena_and_too_much_is_refused():
     """Two shared buffers of a kernel over 48 KiB get 16-byte-aligned offsets in one
     dynamic arena; together past 227 KiB they are a located error, not a ptxas one."""
-    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+    import tilec
+    from tilec.compiler.pipeline import emit, run_pipeline
 
     def program(n):
-        return f"""
-!G = !layout.tensor<f32, #layout.cute<({n}):(1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<({n}):(1)>, smem>
-func.func @two(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(256) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !S
-    %t = layout.alloc : !S
-    layout.copy %a, %s : !G, !S
-    layout.copy %s, %t : !S, !S
-    layout.copy %t, %b : !S, !G
-  }}
-  func.return
-}}
-"""
+        p = tilec.Program("two")
+        a = p.view(p.pointer("src", "f32", align=16), f"({n}):(1)")
+        b = p.view(p.pointer("dst", "f32", align=16), f"({n}):(1)")
+        with p.launch(grid=(1, 1, 1), threads=256):
+            s = p.alloc(f"({n}):(1)", "f32", "smem")
+            t = p.alloc(f"({n}):(1)", "f32", "smem")
+            p.copy(a, s)
+            p.copy(s, t)
+            p.copy(t, b)
+        return p.module
 
-    m = parse_module(program(8192 + 3), "two.mlir")
+    m = program(8192 + 3)
     run_pipeline(m, "default")
     text = emit(m, "cuda")
     assert "reinterpret_cast<float*>(tilec_smem + 0);" in text
     assert "reinterpret_cast<float*>(tilec_smem + 32784);" in text  # 32780 rounded up to 16
-    m = parse_module(program(40000), "two.mlir")
+    m = program(40000)
     run_pipeline(m, "default")
     with pytest.raises(TilecError, match="needs 320000 bytes of shared memory"):
         emit(m, "cuda")

@@ -10,7 +10,6 @@ from helpers.nvrtc import compile_sm90_or_skip
 from helpers.wgmma_programs import wgmma_program
 
 from tilec.compiler.cuda import emit_cuda
-from tilec.compiler.pipeline import parse_module
 from tilec.dialects.mma import NvmmaSharedLayout
 from tilec.dialects.wgmma import WgmmaDescriptor, kmajor_byte_offset, wgmma_accumulator
 from tilec.runtime.nvrtc import needs_arch_specific
@@ -63,7 +62,7 @@ def test_reference_wgmma_is_a_times_b_transposed_plus_c(swizzle, n, dtype):
     t = np.arange(128)
     for i in range(n // 2):
         gc[128 * i + t] = c[wgmma_accumulator(t, i)]
-    module = parse_module(wgmma_program(n, dtype, a_desc=a_desc))
+    module = wgmma_program(n, dtype, a_desc=a_desc)
     records: list = []
     out = run(module, {"ga": ga, "gb": _arrange_b(b_bits), "gc": gc}, mma_records=records)["gc"]
     d = np.empty((64, n), np.float64)
@@ -128,7 +127,7 @@ def test_reference_fp8_wgmma_is_k32_a_times_b_transposed_plus_c(a_type, b_type, 
     t = np.arange(128)
     for i in range(n // 2):
         gc[128 * i + t] = c[wgmma_accumulator(t, i)]
-    module = parse_module(wgmma_program(n, a_type, b_dtype=b_type))
+    module = wgmma_program(n, a_type, b_dtype=b_type)
     records: list = []
     inputs = {"ga": _arrange_f8_a(a_bits), "gb": _arrange_f8_b(b_bits), "gc": gc}
     out = run(module, inputs, mma_records=records)["gc"]
@@ -158,7 +157,7 @@ def test_fp8_descriptor_addresses_match_the_arrangements():
 @pytest.mark.parametrize("n", [8, 256])
 def test_printed_fp8_wgmma_compiles_for_sm90a(a_type, b_type, n):
     """`wgmma.mma_async.sync.aligned.m64nNk32.f32.<a>.<b>` without imm-trans operands."""
-    text = emit_cuda(parse_module(wgmma_program(n, a_type, b_dtype=b_type)))
+    text = emit_cuda(wgmma_program(n, a_type, b_dtype=b_type))
     ptx_inst = f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{F8[a_type]}.{F8[b_type]}"
     assert ptx_inst in text and "p, 1, 1;" in text and "#include <cuda_fp8.h>" in text
     result = compile_sm90_or_skip(text)
@@ -167,16 +166,7 @@ def test_printed_fp8_wgmma_compiles_for_sm90a(a_type, b_type, n):
 
 
 def test_reference_wgmma_needs_whole_warpgroups():
-    text = (
-        wgmma_program(8)
-        .replace("%c128, %c1, %c1, %ga", "%c64, %c1, %c1, %ga")
-        .replace(
-            '%c128 = arith.constant 128 : index\n    "gpu',
-            '%c128 = arith.constant 128 : index\n    %c64 = arith.constant 64 : index\n    "gpu',
-        )
-        .replace("array<i32: 128, 1, 1>", "array<i32: 64, 1, 1>")
-    )
-    module = parse_module(text)
+    module = wgmma_program(8, threads=64)
     zeros = {"ga": np.zeros(1024, np.uint16), "gb": np.zeros(128, np.uint16), "gc": np.zeros(512, np.float32)}
     with pytest.raises(ExecutionError, match="not a whole number of warpgroups"):
         run(module, zeros)
@@ -187,7 +177,7 @@ def test_reference_wgmma_needs_whole_warpgroups():
 def test_printed_wgmma_compiles_for_sm90a(n, dtype):
     """The launcher and CI compile wgmma kernels for sm_90a (`needs_arch_specific`);
     ptxas accepts the inline PTX and keeps every instruction."""
-    text = emit_cuda(parse_module(wgmma_program(n, dtype)))
+    text = emit_cuda(wgmma_program(n, dtype))
     assert needs_arch_specific(text)
     result = compile_sm90_or_skip(text)
     assert result.arch == "sm_90a" and result.cubin
@@ -201,15 +191,11 @@ def test_reference_wgmma_needs_one_index_per_warpgroup():
     """The descriptor is one per warpgroup: threads giving different starts are an
     error, as is a start that is not 16-byte aligned."""
     inputs = {"ga": np.zeros(1024, np.uint16), "gb": np.zeros(128, np.uint16), "gc": np.zeros(512, np.float32)}
-    module = parse_module(wgmma_program(8).replace("cuda.wgmma %sa[%c0]", "cuda.wgmma %sa[%tid]"))
+    module = wgmma_program(8, a_at_tid=True)
     with pytest.raises(ExecutionError, match="operand a: the threads of warpgroup 0 give different indices"):
         run(module, inputs)
-    text = wgmma_program(8).replace("cuda.wgmma %sa[%c0], %sb[%c0]", "cuda.wgmma %sa[%c0], %sb[%c4]")
-    text = text.replace(
-        "%c0 = arith.constant 0 : index", "%c0 = arith.constant 0 : index\n      %c4 = arith.constant 4 : index"
-    )
     with pytest.raises(ExecutionError, match="operand b starts at element 4, not 16-byte aligned"):
-        run(parse_module(text), inputs)
+        run(wgmma_program(8, b_at=4), inputs)
 
 
 def _rolled_loop_bodies(cuda: str) -> list[str]:

@@ -130,9 +130,25 @@ def test_nested_coordinates_address_as_numpy_does():
 
 
 def test_a_nested_index_outside_its_sub_mode_is_an_error():
-    text = NESTED.read_text().replace("%N[(%m0, %m1), (%n0, %n1)]", "%N[(%m, %m1), (%n0, %n1)]")
+    """@nested of element_access_nested.mlir with its first read at `(%m, %m1)`: %m (tid
+    mod 4) reaches 2, past the 2 of the sub-mode it indexes."""
+    import tilec
+
+    p = tilec.Program("nested")
+    nv = p.view(p.pointer("n", "f32", align=None), "((2,2),(2,4)):((1,4),(2,8))").named("N")
+    dv = p.view(p.pointer("d", "f32", align=None), "32:1").named("D")
+    with p.launch(grid=(1, 1, 1), threads=32) as k:
+        m0 = p.remui(k.tid, 2).named("m0")
+        q = p.divui(k.tid, 2).named("q")
+        m1 = p.remui(q, 2).named("m1")
+        m = p.remui(k.tid, 4).named("m")
+        nn = p.divui(k.tid, 4).named("nn")
+        q2 = p.divui(q, 2).named("q2")
+        n0, n1 = p.remui(q2, 2).named("n0"), p.divui(q2, 2).named("n1")
+        dv[k.tid] = nv[(m, m1), (n0, n1)].named("z")
+        nv[m, (n0, n1)] = nv[(m0, m1), nn].named("y")
     with pytest.raises(ExecutionError, match="index 2 of the nested coordinate is out of range for its sub-mode of 2"):
-        run(text, random_inputs(text, seed=0))
+        run(p.module, random_inputs(p.module, seed=0))
 
 
 WIDTH = Path(__file__).parents[1] / "filecheck" / "lower-to-gpu" / "element_access_width.mlir"
@@ -153,10 +169,20 @@ def test_contiguous_elements_at_element_coordinates(entry, step):
 
 
 def test_contiguous_elements_past_their_mode_are_an_error():
-    text = WIDTH.read_text().replace("%y = arith.muli %j, %c4 : index",
-                                     "%y4 = arith.muli %j, %c4 : index\n    %y = arith.addi %y4, %c1 : index")
+    """@load4 of element_access_width.mlir with each thread's column one further
+    (4 * (t % 8) + 1): thread 7 reads columns 29..32 of a 32-column row."""
+    import tilec
+
+    p = tilec.Program("load4")
+    a = p.view(p.pointer("a", "f32", align=16), "(8,32):(32,1)").named("A")
+    b = p.view(p.pointer("b", "f32", align=16), "(8,32):(32,1)").named("B")
+    with p.launch(grid=(1, 1, 1), threads=64) as k:
+        x = p.divui(k.tid, 8).named("x")
+        y = (p.remui(k.tid, 8).named("j") * 4 + 1).named("y")
+        b.store(4, x, y, a.load(4, x, y).named("elements") * 2.0)
+    m = p.module
     with pytest.raises(ExecutionError, match="reads 4 contiguous elements from index 29 of mode 1, which has 32"):
-        run(text, random_inputs(text, seed=0, entry="load4"), entry="load4")
+        run(m, random_inputs(m, seed=0))
 
 
 def test_mojo_load_and_store_from_python_compile_to_vector_accesses():

@@ -9,30 +9,32 @@ offsets; and the model's choice from facts alone."""
 from __future__ import annotations
 
 import pytest
-from helpers.equivalence import assert_pass_preserves, parse
+from helpers.equivalence import assert_pass_preserves
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 
+import tilec
 from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects.layout import CopyOp, LaunchOp
 from tilec.dialects.layout_ptr import PtrStoreOp
 from tilec.passes._copy_cost import choose_strategy, copy_facts
+from tilec.support.index_width import INDEX_BITS_ATTR
 from tilec.support.target import target
 
 
 def program(src: str, dst: str, st: str = "f32", dt: str | None = None, convert: str | None = None,
-            bits: int | None = None) -> str:
-    dt = dt or st
-    a = f"!layout.tensor<{st}, #layout.cute<{src}>, gmem>"
-    b = f"!layout.tensor<{dt}, #layout.cute<{dst}>, gmem>"
-    attrs = f' {{convert = "{convert}"}}' if convert else ""
-    fattrs = f" attributes {{tilec.index_bits = {bits} : i64}}" if bits else ""
-    return f"""
-func.func @copy(%src: !layout.ptr<{st}, align 16>, %dst: !layout.ptr<{dt}, align 16>){fattrs} {{
-  %a = layout.view %src : !layout.ptr<{st}, align 16> -> {a}
-  %b = layout.view %dst : !layout.ptr<{dt}, align 16> -> {b}
-  layout.copy %a, %b{attrs} : {a}, {b}
-  func.return
-}}
-"""
+            bits: int | None = None, strategy: str | None = None) -> ModuleOp:
+    """@copy: a whole-tensor copy from layout `src` (element type `st`) to `dst` (`dt`),
+    converting (`convert`), with `tilec.index_bits = bits` on the function where given
+    and the program's own `strategy`."""
+    p = tilec.Program("copy")
+    a = p.view(p.pointer("src", st, align=16), src).named("a")
+    b = p.view(p.pointer("dst", dt or st, align=16), dst).named("b")
+    p.copy(a, b, strategy=strategy, convert=convert)
+    module = p.module
+    if bits:
+        next(o for o in module.walk() if isinstance(o, func.FuncOp)).attributes[INDEX_BITS_ATTR] = IntegerAttr(bits, i64)
+    return module
 
 
 CASES = {
@@ -92,7 +94,7 @@ def test_gather_offsets_of_the_promised_width(bits):
 
 
 def _choice(src: str, dst: str, st: str = "f32", dt: str | None = None, convert: str | None = None) -> str | None:
-    module = parse(program(src, dst, st, dt, convert))
+    module = program(src, dst, st, dt, convert)
     copy = next(o for o in module.walk() if isinstance(o, CopyOp))
     return choose_strategy(copy_facts(copy), target())
 
@@ -114,8 +116,7 @@ def test_the_cost_model_reads_facts():
 
 
 def test_copy_strategy_keeps_what_the_program_chose():
-    text = program(*CASES["c3"]).replace("layout.copy %a, %b :", "layout.copy %a, %b {strategy = #layout.copy_strategy<simt>} :")
-    module = parse(text)
+    module = program(*CASES["c3"], strategy="simt")
     run_pipeline(module, "copy-strategy")
     assert next(o for o in module.walk() if isinstance(o, CopyOp)).strategy_name == "simt"
 
@@ -124,4 +125,4 @@ def test_unknown_gather_setting_is_refused():
     from tilec.support.diagnostics import TilecError
 
     with pytest.raises(TilecError, match="gather=sometimes"):
-        run_pipeline(parse(program(*CASES["c3"])), "copy-strategy{gather=sometimes}")
+        run_pipeline(program(*CASES["c3"]), "copy-strategy{gather=sometimes}")

@@ -102,7 +102,7 @@ def test_copy_through_shared_copies_and_scaled_rows_computes():
 def test_mistakes_are_diagnostics():
     p = tilec.Program("f")
     x = p.index("n")
-    with pytest.raises(TilecError, match="only views are indexed"):
+    with pytest.raises(TilecError, match="only views and buffers are indexed"):
         x[0]
     v = p.view(p.pointer("a", "f32"), "(4,4):(4,1)")
     with pytest.raises(TilecError, match="'/' is not defined on index"):

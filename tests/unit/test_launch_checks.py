@@ -8,11 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects import test as xdsl_test
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gpu_level_samples as S  # noqa: E402
-from tilec.support.diagnostics import TilecError  # noqa: E402
+from tilec.compiler.builder_gpu_level import GpuProgram  # noqa: E402
+from tilec.support.diagnostics import LOC_ATTR, TilecError  # noqa: E402
 from tilec.runtime.cache import KernelCache  # noqa: E402
 from tilec.compiler.artifact import host_function  # noqa: E402
 from tilec.runtime.host import run_host  # noqa: E402
@@ -49,7 +53,7 @@ def copy_kernel(tmp_path_factory):
 
 
 def test_host_grid_from_index_arguments():
-    host = host_function(parse_gpu_module(S.copy_1d("f32")))
+    host = host_function(S.copy_1d("f32"))
     for n, grid in [(1, 1), (1024, 1), (1025, 2), (5000, 5)]:
         (launch,) = run_host(host, ["src", "dst", n])
         assert launch.grid == (grid, 1, 1) and launch.block == (256, 1, 1)
@@ -57,55 +61,57 @@ def test_host_grid_from_index_arguments():
         assert (launch.kernel, launch.module) == ("copy_kernel", "copy_kernels")
 
 
-HOST = """builtin.module attributes {{gpu.container_module}} {{
-  func.func @h(%a: index, %b: index) {{
-    %r = {expr}
-    %c1 = arith.constant 1 : index
-    "gpu.launch_func"(%r, %c1, %c1, %c1, %c1, %c1) <{{kernel = @m::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}}> : (index, index, index, index, index, index) -> ()
-    func.return
-  }}
-}}
-"""
+def host_program(expr, as_argument: bool = False, extra=None):
+    """A host function @h(%a, %b: index) whose value `expr(g, a, b)` is the grid's x
+    extent of its one launch, or (`as_argument`) the launch's one argument with a grid
+    of one block; `extra(g)` builds after the launch."""
+    g = GpuProgram("h")
+    a, b = g.index("a"), g.index("b")
+    r = expr(g, a, b).named("r")
+    with g.kernel(grid=1 if as_argument else r, block=1, name="k", module="m", args=[r] if as_argument else []):
+        pass
+    if extra is not None:
+        extra(g)
+    return g.module
 
-# As HOST, with the value as the kernel's one argument and a grid of one block.
-HOST_VALUE = HOST.replace('"gpu.launch_func"(%r, %c1,', '"gpu.launch_func"(%c1, %c1,').replace(
-    "%c1, %c1) <{{kernel", "%c1, %c1, %r) <{{kernel"
-).replace("1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>", "1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>").replace(
-    "(index, index, index, index, index, index) -> ()", "(index, index, index, index, index, index, index) -> ()"
-)
+
+def arith_op(name):
+    """`arith.<name> %a, %b : index` as an `expr` of `host_program`."""
+    ops = {op.name: op for op in arith.Arith.operations}
+    return lambda g, a, b: g.insert(ops[f"arith.{name}"](a.ssa, b.ssa)).results[0]
 
 
 @pytest.mark.parametrize(
-    "expr, a, b, expected",
+    "op, a, b, expected",
     [
-        ("arith.divsi %a, %b : index", -7, 2, -3),
-        ("arith.remsi %a, %b : index", -7, 2, -1),
-        ("arith.floordivsi %a, %b : index", -7, 2, -4),
-        ("arith.ceildivsi %a, %b : index", -7, 2, -3),
-        ("arith.ceildivsi %a, %b : index", 7, 2, 4),
-        ("arith.ceildivui %a, %b : index", 7, 2, 4),
-        ("arith.divui %a, %b : index", -2, 2**62, 3),
-        ("arith.remui %a, %b : index", 10, 4, 2),
-        ("arith.minsi %a, %b : index", -1, 3, -1),
-        ("arith.minui %a, %b : index", -1, 3, 3),
-        ("arith.maxui %a, %b : index", -1, 3, -1),
-        ("arith.maxsi %a, %b : index", -1, 3, 3),
-        ("arith.shli %a, %b : index", 3, 4, 48),
-        ("arith.shrsi %a, %b : index", -16, 2, -4),
-        ("arith.shrui %a, %b : index", -16, 60, 15),
-        ("arith.muli %a, %b : index", 2**40, 2**30, 0),  # wraps to 0
-        ("arith.addi %a, %b : index", 2**63 - 1, 1, -(2**63)),
-        ("arith.andi %a, %b : index", 12, 10, 8),
-        ("arith.ori %a, %b : index", 12, 10, 14),
-        ("arith.xori %a, %b : index", 12, 10, 6),
+        ("divsi", -7, 2, -3),
+        ("remsi", -7, 2, -1),
+        ("floordivsi", -7, 2, -4),
+        ("ceildivsi", -7, 2, -3),
+        ("ceildivsi", 7, 2, 4),
+        ("ceildivui", 7, 2, 4),
+        ("divui", -2, 2**62, 3),
+        ("remui", 10, 4, 2),
+        ("minsi", -1, 3, -1),
+        ("minui", -1, 3, 3),
+        ("maxui", -1, 3, -1),
+        ("maxsi", -1, 3, 3),
+        ("shli", 3, 4, 48),
+        ("shrsi", -16, 2, -4),
+        ("shrui", -16, 60, 15),
+        ("muli", 2**40, 2**30, 0),  # wraps to 0
+        ("addi", 2**63 - 1, 1, -(2**63)),
+        ("andi", 12, 10, 8),
+        ("ori", 12, 10, 14),
+        ("xori", 12, 10, 6),
     ],
 )
-def test_host_arith(expr, a, b, expected):
+def test_host_arith(op, a, b, expected):
     # The exact value, whatever its sign: passed to the kernel as an argument.
-    (launch,) = run_host(host_function(parse_gpu_module(HOST_VALUE.format(expr=expr))), [a, b])
+    (launch,) = run_host(host_function(host_program(arith_op(op), as_argument=True)), [a, b])
     assert launch.args == (expected,)
     # The same value as a grid size: used when positive, refused (located) otherwise.
-    host = host_function(parse_gpu_module(HOST.format(expr=expr)))
+    host = host_function(host_program(arith_op(op)))
     if expected < 1:
         with pytest.raises(TilecError, match=f"launch size must be a positive integer, got {expected}$"):
             run_host(host, [a, b])
@@ -115,33 +121,29 @@ def test_host_arith(expr, a, b, expected):
 
 
 def test_host_cmpi_select_and_casts():
-    text = HOST.format(
-        expr="arith.cmpi ult, %a, %b : index\n"
-        "    %s = arith.select %r, %a, %b : index\n"
-        "    %t = arith.index_cast %s : index to i32\n"
-        "    %u = arith.index_cast %t : i32 to index"
-    ).replace("(%r, %c1", "(%u, %c1")
-    host = host_function(parse_gpu_module(text))
+    def smaller_as_i32(g, a, b):
+        r = g.insert(arith.CmpiOp(a.ssa, b.ssa, "ult")).results[0]
+        s = g.insert(arith.SelectOp(r.ssa, a.ssa, b.ssa)).results[0].named("s")
+        return s.cast("i32").named("t").cast("index").named("u")
+
+    host = host_function(host_program(smaller_as_i32))
     assert run_host(host, [5, 9])[0].grid[0] == 5
     assert run_host(host, [2**32 + 7, 2**40])[0].grid[0] == 7  # wraps to i32
 
 
 def test_host_division_by_zero():
-    host = host_function(parse_gpu_module(HOST.format(expr="arith.divsi %a, %b : index")))
+    host = host_function(host_program(arith_op("divsi")))
     with pytest.raises(TilecError, match="division by zero"):
         run_host(host, [1, 0])
 
 
 def test_host_unsupported_op():
-    text = HOST.format(expr='arith.addi %a, %b {tilec.loc = "p.py:2:1"} : index').replace(
-        "    func.return", '    "test.op"() : () -> ()\n    func.return'
-    )
-    from tilec.runtime.launch import gpu_level_context
-    from xdsl.parser import Parser
+    def located_sum(g, a, b):
+        r = g.insert(arith.AddiOp(a.ssa, b.ssa))
+        r.op.attributes[LOC_ATTR] = StringAttr("p.py:2:1")
+        return r.results[0]
 
-    ctx = gpu_level_context()
-    ctx.allow_unregistered = True
-    module = Parser(ctx, text).parse_module()
+    module = host_program(located_sum, extra=lambda g: g.insert(xdsl_test.TestOp()))  # "test.op"
     with pytest.raises(TilecError, match="'test.op' is not supported in a host function"):
         run_host(host_function(module), [1, 2])
 
@@ -250,8 +252,7 @@ def test_strided_spec():
 
 
 def test_block_size_mismatch_is_reported(tmp_path):
-    text = S.copy_1d("f32").replace("%cb = arith.constant 256 : index", "%cb = arith.constant 128 : index")
-    kernel = Kernel(text, cache=KernelCache(tmp_path))
+    kernel = Kernel(S.copy_1d("f32", launch_block=128), cache=KernelCache(tmp_path))
     with pytest.raises(TilecError, match=r"compiled for blocks of \(256, 1, 1\)"):
         kernel(FakeDeviceArray(), FakeDeviceArray(), 8)
 

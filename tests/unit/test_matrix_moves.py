@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import MemRefType, bf16, f32, i32
 from xdsl.dialects.test import TestOp as _Test
 from xdsl.utils.exceptions import VerifyException
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects import cuda
 from tilec.runtime.reference import random_inputs, run
 
@@ -55,24 +55,23 @@ def test_matrix_move_verifiers():
         cuda.LdmatrixOp(wide, idx, 1, False).verify()
 
 
-PROGRAM = """
-#v = {layout}
-func.func @f(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>) {{
-  %g = layout.view %src : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<({m},{n}):({n},1)>, gmem>
-  %h = layout.view %dst : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<({m},{n}):({n},1)>, gmem>
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads({threads}) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !layout.tensor<bf16, {smem}, smem>
-    %v = layout.load %g : !layout.tensor<bf16, #layout.cute<({m},{n}):({n},1)>, gmem> -> tensor<{m}x{n}xbf16, #v>
-    layout.store %v, %s : tensor<{m}x{n}xbf16, #v>, !layout.tensor<bf16, {smem}, smem>
-    layout.barrier
-    %x = layout.load %s : !layout.tensor<bf16, {smem}, smem> -> tensor<{m}x{n}xbf16, #v>
-    layout.store %x, %h : tensor<{m}x{n}xbf16, #v>, !layout.tensor<bf16, #layout.cute<({m},{n}):({n},1)>, gmem>
-  }}
-  func.return
-}}
-"""
+def program(layout: str, threads: int, smem: str, m: int = 32, n: int = 32):
+    """@f: an m x n bf16 tile loaded in `layout`, stored to a shared view laid out as
+    `smem`, a barrier, loaded back in `layout` and stored to dst (layouts as attribute
+    text, as the builder takes them)."""
+    import tilec
+
+    p = tilec.Program("f")
+    g = p.view(p.pointer("src", "bf16", align=16), f"({m},{n}):({n},1)").named("g")
+    h = p.view(p.pointer("dst", "bf16", align=16), f"({m},{n}):({n},1)").named("h")
+    with p.launch(grid=(1, 1, 1), threads=threads):
+        s = p.alloc(smem, "bf16", "smem").named("s")
+        v = p.load(g, layout).named("v")
+        p.store(v, s)
+        p.barrier()
+        p.store(p.load(s, layout).named("x"), h)
+    return p.module
+
 
 MMA = "#layout.nvidia_mma<version = 2, warpsPerCTA = [{w0}, {w1}], instrShape = [16, 8]>"
 LAYOUTS = [
@@ -100,8 +99,7 @@ def test_lowered_shared_round_trip_copies_exactly(layout, threads, smem):
     """Through shared memory and back with the same register layout: ldmatrix and
     stmatrix when the plan allows (some combinations must use them), the result the
     CPU executor gives before lowering, bit for bit."""
-    text = PROGRAM.format(layout=layout, threads=threads, smem=smem, m=32, n=32)
-    module = parse_module(text)
+    module = program(layout, threads, smem)
     inputs = random_inputs(module, seed=3)
     before = run(module, inputs)
     np.testing.assert_array_equal(before["dst"], np.asarray(inputs["src"]))
@@ -120,14 +118,12 @@ def test_lowered_shared_round_trip_copies_exactly(layout, threads, smem):
 def test_plan_variants_and_reasons():
     """The plan of operand A over padded rows is plain ldmatrix.x4; of B over row-major
     K x N it is .trans; rows 72 bytes apart are refused with the reason."""
-    from tilec.compiler.pipeline import parse_module as parse
+    import tilec
+    from tilec.compiler.builder_types import encoding_attr
     from tilec.dialects.layout_attrs import to_linear
     from tilec.passes import _matrix_plan
 
-    mma = parse(
-        f"func.func @f(%x: tensor<32x32xf32, #layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>>) {{ func.return }}"
-    )
-    enc = mma.body.block.first_op.function_type.inputs.data[0].encoding
+    enc = encoding_attr(tilec.DotOperandLayout(0, tilec.NvidiaMmaLayout(2, [2, 1], [16, 8]), 2))
     ll = to_linear(enc, [32, 32])
 
     def plan(row: int, col: int):
@@ -144,14 +140,8 @@ def test_plan_variants_and_reasons():
 def test_fallback_is_said_for_tensor_core_layouts_only():
     """An f32 tile or a layout that is no tensor-core layout falls back silently; an
     operand layout that cannot use ldmatrix says why in the CUDA."""
-    text = PROGRAM.format(
-        layout=f"#layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>",
-        threads=64,
-        smem="#layout.cute<(32,32):(36,1)>",
-        m=32,
-        n=32,
-    )
-    module = parse_module(text)
+    module = program(f"#layout.dot_op<opIdx = 0, parent = {MMA.format(w0=2, w1=1)}, kWidth = 2>", 64,
+                     "#layout.cute<(32,32):(36,1)>")
     run_pipeline(module, "lower-to-gpu")
     cuda_text = emit(module, "cuda")
     assert (
@@ -172,7 +162,7 @@ def test_a_matrix_row_address_past_shared_memory_is_an_error(op_class, verb):
     from tilec.runtime.reference import ExecutionError
 
     layout, threads = LAYOUTS[0]
-    module = parse_module(PROGRAM.format(layout=layout, threads=threads, smem=SMEMS[0], m=32, n=32))
+    module = program(layout, threads, SMEMS[0])
     inputs = random_inputs(module, seed=3)
     run_pipeline(module, "lower-to-gpu")
     op = next(o for o in module.walk() if isinstance(o, op_class))

@@ -94,35 +94,37 @@ def test_lowered_i8_mma_is_exact_against_numpy():
 def test_mma_sync_needs_whole_warps():
     from tilec.runtime.reference import ExecutionError
 
-    from tilec.runtime.reference.api import parse
-
     module = mma_program(16, 8, 16, "bf16", "f32", (1, 1))
     run_pipeline(module, "lower-to-gpu")
     # only lanes 0..15 reach the mma: the executor refuses, as .aligned requires
-    mod = parse(_guard_first_mma(str(module)))
+    _guard_first_mma(module)
     with pytest.raises(ExecutionError, match="does not take part in the mma.sync"):
-        run(mod, {"pa": np.zeros(256, np.uint16), "pb": np.zeros(128, np.uint16),
-                  "pc": np.zeros(128, np.float32)})
+        run(module, {"pa": np.zeros(256, np.uint16), "pb": np.zeros(128, np.uint16),
+                     "pc": np.zeros(128, np.float32)})
 
 
-def _guard_first_mma(text: str) -> str:
-    """The lowered text with its mma.sync inside `scf.if tid < 16`."""
-    lines = text.split("\n")
-    i = next(j for j, ln in enumerate(lines) if "cuda.mma_sync" in ln)
-    ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-    res, rhs = lines[i].split(" = ", 1)
-    guard = [
-        f"{ind}%g16 = arith.constant 16 : index",
-        f"{ind}%gcond = arith.cmpi ult, %tid, %g16 : index",
-        f"{ind}{res} = scf.if %gcond -> (f32, f32, f32, f32) {{",
-        f"{ind}  %r0, %r1, %r2, %r3 = {rhs}",
-        f"{ind}  scf.yield %r0, %r1, %r2, %r3 : f32, f32, f32, f32",
-        f"{ind}}} else {{",
-        f"{ind}  %zz = arith.constant 0.0 : f32",
-        f"{ind}  scf.yield %zz, %zz, %zz, %zz : f32, f32, f32, f32",
-        f"{ind}}}",
-    ]
-    return "\n".join(lines[:i] + guard + lines[i + 1:])
+def _guard_first_mma(module) -> None:
+    """The lowered module's first mma.sync moved inside `scf.if tid < 16` (the other
+    lanes yield zeros), in place."""
+    from xdsl.dialects import arith, gpu, scf
+    from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    mma = next(o for o in module.walk() if o.name == "cuda.mma_sync")
+    tid = next(o for o in module.walk() if isinstance(o, gpu.ThreadIdOp)).result
+    c16 = arith.ConstantOp(IntegerAttr(16, IndexType()))
+    lanes = arith.CmpiOp(tid, c16, "ult")
+    taken, other = Block(), Block()
+    guard = scf.IfOp(lanes, [r.type for r in mma.results], Region(taken), Region(other))
+    Rewriter.insert_op([c16, lanes, guard], InsertPoint.before(mma))
+    for old, new in zip(mma.results, guard.results):
+        old.replace_all_uses_with(new)
+    mma.detach()
+    taken.add_ops([mma, scf.YieldOp(*mma.results)])
+    zero = arith.ConstantOp(FloatAttr(0.0, f32))
+    other.add_ops([zero, scf.YieldOp(*[zero] * len(mma.results))])
+    module.verify()
 
 
 def test_tile_gemm_through_the_default_pipeline():
@@ -167,28 +169,22 @@ def test_nvmma_shared_round_trip_lowers():
     """An operand staged through a #layout.nvmma_shared allocation (stored from the
     dot-operand layout, read back in it): lowered with the swizzle's XOR, equivalent,
     and compiled by NVRTC."""
-    mma = "#layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>"
-    a = f"#layout.dot_op<opIdx = 0, parent = {mma}, kWidth = 2>"
-    g = "!layout.tensor<bf16, #layout.cute<(64,64):(64,1)>, gmem>"
-    s = ("!layout.tensor<bf16, #layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, "
-         "transposed = false, shape = [64, 64]>, smem>")
-    text = f"""
-func.func @stage(%p: !layout.ptr<bf16, align 16>, %q: !layout.ptr<bf16, align 16>) {{
-  %x = layout.view %p : !layout.ptr<bf16, align 16> -> {g}
-  %y = layout.view %q : !layout.ptr<bf16, align 16> -> {g}
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %x : {g} -> tensor<64x64xbf16, {a}>
-    %s = layout.alloc : {s}
-    layout.store %v, %s : tensor<64x64xbf16, {a}>, {s}
-    layout.barrier
-    %w = layout.load %s : {s} -> tensor<64x64xbf16, {a}>
-    layout.store %w, %y : tensor<64x64xbf16, {a}>, {g}
-  }}
-  func.return
-}}
-"""
+    import tilec
+    from tilec.dialects.mma import NvmmaSharedLayout
+    from tilec.dialects.mma_layouts import NvmmaComposed
+
+    a = tilec.DotOperandLayout(0, tilec.NvidiaMmaLayout(2, [2, 2], [16, 8]), 2)
+    p = tilec.Program("stage")
+    x = p.view(p.pointer("p", "bf16", align=16), "(64,64):(64,1)").named("x")
+    y = p.view(p.pointer("q", "bf16", align=16), "(64,64):(64,1)").named("y")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        v = p.load(x, a).named("v")
+        s = p.alloc(NvmmaComposed(NvmmaSharedLayout(128, 16, False), [64, 64]), "bf16", "smem").named("s")
+        assert "#layout.nvmma_shared<swizzle = 128, elementBitWidth = 16, transposed = false" in str(s.type)
+        p.store(v, s)
+        p.barrier()
+        p.store(p.load(s, a).named("w"), y)
+    text = p.module
     after = assert_pass_preserves(text, "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "^" in cuda  # the swizzle

@@ -23,15 +23,17 @@ import re
 import numpy as np
 import pytest
 
-from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+import tilec
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.dialects import layout
 from tilec.runtime.reference import audit_writes, run
 
 # (tile rows, tile cols, blocked layout of the tile for 128 threads)
 TILES = [
-    (32, 32, "sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]"),
-    (16, 16, "sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]"),
-    (8, 64, "sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]"),
-    (64, 8, "sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]"),
+    (32, 32, tilec.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])),
+    (16, 16, tilec.BlockedLayout([1, 2], [4, 8], [4, 1], [1, 0])),
+    (8, 64, tilec.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])),
+    (64, 8, tilec.BlockedLayout([4, 1], [16, 2], [1, 4], [0, 1])),
 ]
 
 
@@ -40,35 +42,30 @@ def extents(tm: int, tn: int) -> list[tuple[int, int]]:
     return [(tm - 1, tn - 1), (2 * tm - 1, 2 * tn + 1), (2 * tm, 2 * tn), (2 * tm + 1, 2 * tn - 1)]
 
 
-def inplace_add_one(m: int, n: int, tm: int, tn: int, blocked: str, dynamic: bool, align: int) -> str:
+def masked_tile(p, view, coords, tile):
+    """`layout.tile` with a `masked` result also where the tiles divide the tensor (the
+    masked path with every element inside; `Program.tile` would leave it unmasked)."""
+    inferred = layout.TileOp(view.ssa, [p.as_index(c) for c in coords], tile)
+    op = layout.TileOp.build(operands=[view.ssa, list(inferred.coords)], properties=dict(inferred.properties),
+                             result_types=[inferred.result.type.with_(masked=True)])
+    inferred.erase()  # only its result type was wanted
+    return p.insert(op).results[0]
+
+
+def inplace_add_one(m: int, n: int, tm: int, tn: int, blocked, dynamic: bool, align: int):
     """`x += 1` on an m x n row-major f32 matrix, one masked tm x tn tile per block."""
-    ptr = f"!layout.ptr<f32, align {align}>"
-    shape = "(?,?):(?,1)" if dynamic else f"({m},{n}):({n},1)"
-    tile_stride = "?" if dynamic else str(n)
-    view_operands = "(%m, %n, %n)" if dynamic else ""
-    args = ", %m: index, %n: index" if dynamic else ""
-    attrs = f" attributes {{tilec.args = {{m = {m} : index, n = {n} : index}}}}" if dynamic else ""
-    gx, gy = -(-n // tn), -(-m // tm)
-    return f"""
-#b = #layout.blocked<{{{blocked}}}>
-!G = !layout.tensor<f32, #layout.cute<{shape}>, gmem>
-!T = !layout.tensor<f32, #layout.cute<({tm},{tn}):({tile_stride},1)>, gmem, masked>
-func.func @add_one(%x: {ptr}{args}){attrs} {{
-  %g = layout.view %x{view_operands} : {ptr} -> !G
-  %gx = arith.constant {gx} : index
-  %gy = arith.constant {gy} : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %t = layout.tile %g[%by, %bx] {{tile = array<i64: {tm}, {tn}>}} : !G -> !T
-    %v = layout.load %t : !T -> tensor<{tm}x{tn}xf32, #b>
-    %one = arith.constant dense<1.0> : tensor<{tm}x{tn}xf32, #b>
-    %w = arith.addf %v, %one : tensor<{tm}x{tn}xf32, #b>
-    layout.store %w, %t : tensor<{tm}x{tn}xf32, #b>, !T
-  }}
-  func.return
-}}
-"""
+    p = tilec.Program("add_one")
+    x = p.pointer("x", "f32", align=align)
+    if dynamic:
+        rows, cols = p.index("m", m), p.index("n", n)
+        g = p.view(x, "(?,?):(?,1)", dynamic=[rows, cols, cols]).named("g")
+    else:
+        g = p.view(x, f"({m},{n}):({n},1)").named("g")
+    with p.launch(grid=(-(-n // tn), -(-m // tm), 1), threads=128) as k:
+        t = masked_tile(p, g, [k.by, k.bx], [tm, tn]).named("t")
+        v = p.load(t, blocked).named("v")
+        p.store((v + p.full([tm, tn], 1.0, "f32", blocked, dense=True).named("one")).named("w"), t)
+    return p.module
 
 
 CASES = [
@@ -84,15 +81,14 @@ CASES = [
 
 @pytest.mark.parametrize("m, n, tm, tn, blocked, dynamic, align", CASES)
 def test_inplace_add_one_updates_every_element_once(m, n, tm, tn, blocked, dynamic, align):
-    text = inplace_add_one(m, n, tm, tn, blocked, dynamic, align)
     x = np.random.default_rng(m * 1000 + n).standard_normal(m * n).astype(np.float32)
     want = x + np.float32(1)
     args = {"m": m, "n": n} if dynamic else {}
 
-    layout_level = run(parse_module(text), {"x": x, **args})["x"]
+    layout_level = run(inplace_add_one(m, n, tm, tn, blocked, dynamic, align), {"x": x, **args})["x"]
     np.testing.assert_array_equal(layout_level, want)
 
-    lowered = run_pipeline(parse_module(text), "default")
+    lowered = run_pipeline(inplace_add_one(m, n, tm, tn, blocked, dynamic, align), "default")
     with audit_writes(strict=True) as audit:  # each element stored once, by one thread
         gpu_level = run(lowered, {"x": x, **args})["x"]
     np.testing.assert_array_equal(gpu_level, want)
@@ -105,12 +101,11 @@ def test_inplace_add_one_updates_every_element_once(m, n, tm, tn, blocked, dynam
 VECTOR = re.compile(r"\bf32x[248]\b")  # the CUDA printer's vector types (struct f32x4 ...)
 
 
-@pytest.mark.parametrize("tm, tn, blocked", [t for t in TILES if "order = [1, 0]" in t[2]])
+@pytest.mark.parametrize("tm, tn, blocked", [t for t in TILES if list(t[2].order) == [1, 0]])
 def test_alignment_decides_the_vector_width(tm, tn, blocked):
     """Rows of 2*tn floats: 16-byte aligned pointers get vectors, 4-byte aligned ones none."""
     def cuda(align):
-        text = inplace_add_one(2 * tm, 2 * tn, tm, tn, blocked, False, align)
-        return emit(run_pipeline(parse_module(text), "default"), "cuda")
+        return emit(run_pipeline(inplace_add_one(2 * tm, 2 * tn, tm, tn, blocked, False, align), "default"), "cuda")
 
     assert VECTOR.search(cuda(16))
     assert not VECTOR.search(cuda(4))
@@ -118,8 +113,7 @@ def test_alignment_decides_the_vector_width(tm, tn, blocked):
 
 def test_a_double_update_is_caught():
     """The check above sees an element updated twice: apply the kernel twice."""
-    text = inplace_add_one(31, 33, 16, 16, TILES[1][2], False, 16)
     x = np.arange(31 * 33, dtype=np.float32)
-    once = run(parse_module(text), {"x": x})["x"]
-    twice = run(parse_module(text), {"x": once})["x"]
+    once = run(inplace_add_one(31, 33, 16, 16, TILES[1][2], False, 16), {"x": x})["x"]
+    twice = run(inplace_add_one(31, 33, 16, 16, TILES[1][2], False, 16), {"x": once})["x"]
     assert np.array_equal(once, x + 1) and not np.array_equal(twice, x + 1)

@@ -19,6 +19,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import ModuleOp
+
+import tilec
 
 from tilec.compiler.pipeline import parse_module, run_pipeline
 from tilec.dialects import cute, views
@@ -212,9 +215,14 @@ def _buffers(module, seed):
     return out
 
 
-def oracle_preserves(text: str, pipeline: str, seed: int = 0):
-    before = parse_module(text)
-    after = run_pipeline(parse_module(text), pipeline)
+def _fresh(program: str | ModuleOp) -> ModuleOp:
+    """A module of its own: `program` parsed (an example file's text) or cloned."""
+    return parse_module(program) if isinstance(program, str) else program.clone()
+
+
+def oracle_preserves(program: str | ModuleOp, pipeline: str, seed: int = 0):
+    before = _fresh(program)
+    after = run_pipeline(_fresh(program), pipeline)
     b0 = _buffers(before, seed)
     b1 = {k: v.copy() for k, v in b0.items()}
     LayoutOracle(before).run(b0)
@@ -252,10 +260,9 @@ def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int 
 
     a, b = buffer(src), buffer(dst)
     want = expected_copy(src, dst, a, b)
-    text = copy_program(src, dst, ty, align)
-    got = run(parse_module(text), {"src": a, "dst": b})["dst"]
+    got = run(copy_program(src, dst, ty, align), {"src": a, "dst": b})["dst"]
     assert np.array_equal(got, want), "before: dst differs from NumPy's copy"
-    after = run_pipeline(parse_module(text), pipeline)
+    after = run_pipeline(copy_program(src, dst, ty, align), pipeline)
     footprint = np.zeros(b.shape[0], bool)
     footprint[offsets(dst).ravel()] = True
     levels = [("layout level", after, False)]
@@ -274,7 +281,7 @@ def numpy_oracle(src: str, dst: str, pipeline: str, ty: str = "f32", align: int 
     return after
 
 
-def executor_preserves(text: str, pipeline: str):
+def executor_preserves(text: str | ModuleOp, pipeline: str):
     """The project oracle: the reference executor before and after the passes. An
     executor gap is a failure here, never a skip: a pass that emits an op the executor
     cannot run would otherwise switch its own oracle off."""
@@ -286,18 +293,13 @@ def executor_preserves(text: str, pipeline: str):
 # ----------------------------------------------------------------------------- programs
 
 
-def copy_program(src: str, dst: str, ty: str = "f32", align: int = 16, attrs: str = "") -> str:
-    a = f"!layout.tensor<{ty}, #layout.cute<{src}>, gmem>"
-    b = f"!layout.tensor<{ty}, #layout.cute<{dst}>, gmem>"
-    p = f"!layout.ptr<{ty}, align {align}>"
-    return f"""
-func.func @copy(%src: {p}, %dst: {p}) {{
-  %a = layout.view %src : {p} -> {a}
-  %b = layout.view %dst : {p} -> {b}
-  layout.copy %a, %b {attrs}: {a}, {b}
-  func.return
-}}
-"""
+def copy_program(src: str, dst: str, ty: str = "f32", align: int = 16) -> ModuleOp:
+    """@copy: a whole-tensor copy from layout `src` to `dst` of `ty` elements."""
+    p = tilec.Program("copy")
+    a = p.view(p.pointer("src", ty, align=align), src).named("a")
+    b = p.view(p.pointer("dst", ty, align=align), dst).named("b")
+    p.copy(a, b)
+    return p.module
 
 
 CASES = {
@@ -343,31 +345,22 @@ def test_oracle_gluon_examples(name):
     oracle_preserves((EXAMPLES / f"{name}.mlir").read_text(), "distribute,vectorize")
 
 
-SMEM_STAGE = """
-!G = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(16,32):(64,1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<(16,32):(1,16)>, smem>
-func.func @stage(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
-  %a = layout.view %p : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %q : !layout.ptr<f32, align 16> -> !G
-  %c4 = arith.constant 4 : index
-  %c2 = arith.constant 2 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c4, %c2, %c1) threads(64) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 16, 32>} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 16, 32>} : !G -> !T
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !T, !S
-    layout.copy %s, %tb : !S, !T
-  }
-  func.return
-}
-"""
+def smem_stage() -> ModuleOp:
+    """16x32 tiles of a 64x64 copied through a column-major shared tile."""
+    p = tilec.Program("stage")
+    a = p.view(p.pointer("p", "f32", align=16), "(64,64):(64,1)").named("a")
+    b = p.view(p.pointer("q", "f32", align=16), "(64,64):(64,1)").named("b")
+    with p.launch(grid=(4, 2, 1), threads=64) as k:
+        ta = p.tile(a, [k.bx, k.by], [16, 32]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [16, 32]).named("tb")
+        s = p.alloc("(16,32):(1,16)", "f32", "smem").named("s")
+        p.copy(ta, s)
+        p.copy(s, tb)
+    return p.module
 
 
 def test_oracle_smem_staging():
-    after = oracle_preserves(SMEM_STAGE, "distribute,vectorize")
+    after = oracle_preserves(smem_stage(), "distribute,vectorize")
     assert "layout.copy_async" in str(after)
 
 
@@ -414,7 +407,7 @@ def test_executor_cases(case):
 
 
 def test_executor_smem_staging():
-    executor_preserves(SMEM_STAGE, "distribute,vectorize")
+    executor_preserves(smem_stage(), "distribute,vectorize")
 
 
 @pytest.mark.parametrize("name", ["memcpy_1d", "transpose", "strided_rows"])

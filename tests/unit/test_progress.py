@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import tilec
 from tilec.tools.progress import Progress, track
 
 ROOT = Path(__file__).parents[2]
@@ -109,16 +110,16 @@ def test_a_closed_stream_disables_it():
 
 # ------------------------------------------------------------------ the tilec driver
 
-V = "!layout.tensor<f32, #layout.cute<8:1>, gmem>"
-CHUNKS = "\n// -----\n".join(
-    f"""func.func @f{i}(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {{
-  %a = layout.view %src : !layout.ptr<f32> -> {V}
-  %b = layout.view %dst : !layout.ptr<f32> -> {V}
-  layout.copy %a, %b : {V}, {V}
-  func.return
-}}"""
-    for i in range(3)
-)
+def _copy(i: int) -> str:
+    """@f{i}: an 8-element copy, built and printed for the command line's input."""
+    p = tilec.Program(f"f{i}")
+    a = p.view(p.pointer("src", "f32", align=None), "8:1")
+    b = p.view(p.pointer("dst", "f32", align=None), "8:1")
+    p.copy(a, b)
+    return str(p.module)
+
+
+CHUNKS = "\n// -----\n".join(_copy(i) for i in range(3))
 
 
 def test_cli_in_a_pipe_writes_no_progress():

@@ -1,21 +1,24 @@
 """The CPU reference executor on GPU-level programs (docs/gpu-level.md): correct kernels
-compute what they should, and planted bugs are reported, not computed."""
+compute what they should, and planted bugs are reported, not computed. The programs are
+built with `GpuProgram` (compiler/builder_gpu_level.py); an error's location is the line
+of this file that built the op."""
 
 from __future__ import annotations
 
-import sys
+import inspect
+import re
 import time
-from pathlib import Path
-from string import Template
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from xdsl.dialects import arith, func, gpu, memref
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, f32
+from xdsl.ir import Block, Region
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-
-from helpers.gpu_text import parse_gpu  # noqa: E402
-
-from tilec.runtime.reference import (  # noqa: E402
+from tilec.compiler.builder_gpu_level import GpuProgram
+from tilec.compiler.kernel_builder import Value
+from tilec.runtime.reference import (
     ExecutionError,
     check_equivalence,
     poison_value,
@@ -23,178 +26,124 @@ from tilec.runtime.reference import (  # noqa: E402
     run,
 )
 
+HERE = __file__
+LINES: dict[str, int] = {}
+"""The line of this file that builds an op a test's error names (filled as they are built)."""
+
+
+def lineno() -> int:
+    """The caller's line."""
+    return inspect.currentframe().f_back.f_lineno  # type: ignore[union-attr]
+
+
+def at(what: str) -> str:
+    """`file:line:` of the op noted as `what`."""
+    return f"{HERE}:{LINES[what]}:"
+
+
 # ----------------------------------------------------------------------------- programs
 
-COPY = """
-builtin.module attributes {gpu.container_module} {
-  func.func @copy(%src: memref<1024xf32>, %dst: memref<1024xf32>) {
-    %c4 = arith.constant 4 : index
-    %c1 = arith.constant 1 : index
-    %c256 = arith.constant 256 : index
-    gpu.launch_func @k::@copy blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) args(%src : memref<1024xf32>, %dst : memref<1024xf32>)
-    func.return
-  }
-  gpu.module @k {
-    gpu.func @copy(%src: memref<1024xf32>, %dst: memref<1024xf32>) kernel attributes {gpu.known_block_size = array<i32: 256, 1, 1>} {
-      %tid = gpu.thread_id x
-      %bid = gpu.block_id x
-      %bdim = gpu.block_dim x
-      %0 = arith.muli %bid, %bdim : index
-      %i = arith.addi %0, %tid : index
-      %v = memref.load %src[%i] : memref<1024xf32>
-      memref.store %v, %dst[%i] : memref<1024xf32>
-      gpu.return
-    }
-  }
-}
-"""
 
-# dst[i] = src[i] for i < n: a 4-wide vector per thread where it fits, a masked scalar
-# loop in the tail. n comes from the tilec.args attribute.
-TAIL = Template("""
-builtin.module attributes {gpu.container_module} {
-  func.func @copy(%src: memref<?xf32>, %dst: memref<?xf32>, %n: index) attributes {tilec.args = {n = $n : index}} {
-    %c1 = arith.constant 1 : index
-    %c256 = arith.constant 256 : index
-    %per_block = arith.constant 1024 : index
-    %gx = arith.ceildivui %n, %per_block : index
-    gpu.launch_func @k::@copy blocks in (%gx, %c1, %c1) threads in (%c256, %c1, %c1) args(%src : memref<?xf32>, %dst : memref<?xf32>, %n : index)
-    func.return
-  }
-  gpu.module @k {
-    gpu.func @copy(%src: memref<?xf32>, %dst: memref<?xf32>, %n: index) kernel attributes {gpu.known_block_size = array<i32: 256, 1, 1>} {
-      %bid = gpu.block_id x
-      %tid = gpu.thread_id x
-      %c4 = arith.constant 4 : index
-      %per_block = arith.constant 1024 : index
-      %base = arith.muli %bid, %per_block : index
-      %offset = arith.muli %tid, %c4 : index
-      %i = arith.addi %base, %offset : index
-      %end = arith.addi %i, %c4 : index
-      %full = arith.cmpi sle, %end, %n : index
-      scf.if %full {
-        %v = vector.load %src[%i] : memref<?xf32>, vector<4xf32>
-        vector.store %v, %dst[%i] : memref<?xf32>, vector<4xf32>
-      } else {
-        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        scf.for %k = %c0 to %c4 step %c1 {
-          %j = arith.addi %i, %k : index
-          %in = arith.cmpi $cmp, %j, %n : index
-          scf.if %in {
-            %x = memref.load %src[%j] : memref<?xf32>
-            memref.store %x, %dst[%j] : memref<?xf32>
-          }
-        }
-      }
-      gpu.return
-    }
-  }
-}
-""")
-
-# 256x256 f32 transpose through a padded 32x33 shared tile: 8x8 blocks of 32x8
-# threads, each thread moving 4 elements in and 4 out.
-TRANSPOSE = Template("""
-builtin.module attributes {gpu.container_module} {
-  func.func @transpose(%src: memref<65536xf32>, %dst: memref<65536xf32>) {
-    %c1 = arith.constant 1 : index
-    %c8 = arith.constant 8 : index
-    %c32 = arith.constant 32 : index
-    gpu.launch_func @k::@transpose blocks in (%c8, %c8, %c1) threads in (%c32, %c8, %c1) args(%src : memref<65536xf32>, %dst : memref<65536xf32>)
-    func.return
-  }
-  gpu.module @k {
-    gpu.func @transpose(%src: memref<65536xf32>, %dst: memref<65536xf32>) kernel attributes {gpu.known_block_size = array<i32: 32, 8, 1>} {
-      %tx = gpu.thread_id x
-      %ty = gpu.thread_id y
-      %bx = gpu.block_id x
-      %by = gpu.block_id y
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %c4 = arith.constant 4 : index
-      %c5 = arith.constant 5 : index
-      %c8 = arith.constant 8 : index
-      %c32 = arith.constant 32 : index
-      %c33 = arith.constant 33 : index
-      %c256 = arith.constant 256 : index
-      %tile = memref.alloca() : memref<1056xf32, 3 : i64>
-      %row0 = arith.muli %by, %c32 : index
-      %col0 = arith.muli %bx, %c32 : index
-      scf.for %k = %c0 to $rows step %c1 {
-        %k8 = arith.muli %k, %c8 : index
-        %r = arith.addi %ty, %k8 : index
-        %gr = arith.addi %row0, %r : index
-        %gc = arith.addi %col0, %tx : index
-        %gro = arith.muli %gr, %c256 : index
-        %gi = arith.addi %gro, %gc : index
-        %v = memref.load %src[%gi] : memref<65536xf32>
-        %ro = arith.muli %r, %c33 : index
-        %si = arith.addi %ro, %tx : index
-        memref.store %v, %tile[%si] : memref<1056xf32, 3 : i64>
-      }
-      $barrier
-      scf.for %k = %c0 to %c4 step %c1 {
-        %k8 = arith.muli %k, %c8 : index
-        %r = arith.addi %ty, %k8 : index
-        %gr = arith.addi %col0, %r : index
-        %gc = arith.addi %row0, %tx : index
-        %gro = arith.muli %gr, %c256 : index
-        %gi = arith.addi %gro, %gc : index
-        %to = arith.muli %tx, %c33 : index
-        %si = arith.addi %to, %r : index
-        %v = memref.load %tile[%si] : memref<1056xf32, 3 : i64>
-        memref.store %v, %dst[%gi] : memref<65536xf32>
-      }
-      gpu.return
-    }
-  }
-}
-""")
+def copy_program(blocks: int = 4, known_block_size: tuple[int, int, int] | None = None) -> ModuleOp:
+    """dst[i] = src[i] over 1024 f32: `blocks` blocks of 256 threads (4 cover it)."""
+    g = GpuProgram("copy")
+    g.buffer("src", "f32", 1024)
+    g.buffer("dst", "f32", 1024)
+    with g.kernel(grid=blocks, block=256, known_block_size=known_block_size) as (src, dst):
+        tid = g.thread_id("x").named("tid")
+        bid = g.block_id("x").named("bid")
+        bdim = g.block_dim("x").named("bdim")
+        i = (bid * bdim + tid).named("i")
+        dst[i] = src[i]
+    return g.module
 
 
-def transpose(rows: str = "%c4", barrier: str = "gpu.barrier") -> str:
-    return TRANSPOSE.substitute(rows=rows, barrier=barrier)
+def tail_program(n: int | None, inclusive: bool = False, unmasked_vector: bool = False) -> ModuleOp:
+    """dst[i] = src[i] for i < n: a 4-wide vector per thread where it fits, a masked scalar
+    loop in the tail; n comes from the tilec.args attribute (none when `n` is None).
+    Planted bugs: `inclusive` masks with j <= n, `unmasked_vector` takes the vector where
+    its first element is in bounds."""
+    g = GpuProgram("copy")
+    g.buffer("src", "f32")
+    g.buffer("dst", "f32")
+    count = g.index("n", value=n)
+    blocks = g.ceildivui(count, 1024)
+    with g.kernel(grid=blocks, block=256) as (src, dst, count):
+        bid = g.block_id("x").named("bid")
+        tid = g.thread_id("x").named("tid")
+        i = (bid * 1024 + tid * 4).named("i")
+        end = (i + 4).named("end")
+        vector_fits, scalars = g.if_else((i if unmasked_vector else end) <= count)
+        with vector_fits:
+            dst.store(4, i, src.load(4, i))
+        with scalars:
+            with g.range(0, 4) as k:
+                j = (i + k).named("j")
+                with g.if_(j <= count if inclusive else j < count):
+                    dst[j] = src[j]
+    return g.module
 
 
-def kernel_program(body: str, block: int = 64, grid: int = 2, n: int = 128, t: str = "f32") -> str:
-    """A host function launching one kernel over `src`, `dst` (memref<n x t>) with
-    `body` (which has %tid, %bid, %gid, %c0, %c1 and %n)."""
-    return f"""
-builtin.module attributes {{gpu.container_module}} {{
-  func.func @f(%src: memref<{n}x{t}>, %dst: memref<{n}x{t}>) {{
-    %c1 = arith.constant 1 : index
-    %gx = arith.constant {grid} : index
-    %bx = arith.constant {block} : index
-    gpu.launch_func @k::@f blocks in (%gx, %c1, %c1) threads in (%bx, %c1, %c1) args(%src : memref<{n}x{t}>, %dst : memref<{n}x{t}>)
-    func.return
-  }}
-  gpu.module @k {{
-    gpu.func @f(%src: memref<{n}x{t}>, %dst: memref<{n}x{t}>) kernel attributes {{gpu.known_block_size = array<i32: {block}, 1, 1>}} {{
-      %tid = gpu.thread_id x
-      %bid = gpu.block_id x
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %n = arith.constant {n} : index
-      %bdim = gpu.block_dim x
-      %boff = arith.muli %bid, %bdim : index
-      %gid = arith.addi %boff, %tid : index
-{body}
-      gpu.return
-    }}
-  }}
-}}
-"""
+def transpose(rows: int = 4, barrier: bool = True, tile: int = 1056) -> ModuleOp:
+    """256x256 f32 transpose through a padded 32x33 shared tile (`tile` elements): 8x8
+    blocks of 32x8 threads, each thread moving `rows` (4) elements in and 4 out."""
+    g = GpuProgram("transpose")
+    g.buffer("src", "f32", 65536)
+    g.buffer("dst", "f32", 65536)
+    with g.kernel(grid=(8, 8), block=(32, 8)) as (src, dst):
+        tx, ty = g.thread_id("x").named("tx"), g.thread_id("y").named("ty")
+        bx, by = g.block_id("x").named("bx"), g.block_id("y").named("by")
+        smem = g.alloca(tile, "f32").named("tile")
+        row0, col0 = (by * 32).named("row0"), (bx * 32).named("col0")
+        with g.range(0, rows) as k:
+            r = (ty + k * 8).named("r")
+            gr, gc = row0 + r, col0 + tx
+            LINES["load src"] = lineno() + 1
+            v = src[gr * 256 + gc]
+            LINES["store tile"] = lineno() + 1
+            smem[r * 33 + tx] = v
+        if barrier:
+            g.barrier()
+        with g.range(0, 4) as k:
+            r = (ty + k * 8).named("r")
+            gr, gc = col0 + r, row0 + tx
+            gi = gr * 256 + gc
+            LINES["load tile"] = lineno() + 1
+            v = smem[tx * 33 + r]
+            dst[gi] = v
+    return g.module
 
 
-def line_of(text: str, fragment: str, nth: int = 0) -> int:
-    """1-based line of the nth line of `text` containing `fragment`."""
-    hits = [i + 1 for i, line in enumerate(text.split("\n")) if fragment in line]
-    return hits[nth]
+@dataclass
+class Ids:
+    """The ids a `kernel_program` body gets: thread, block, and global thread."""
+
+    tid: Value
+    bid: Value
+    gid: Value
 
 
-def expect_error(text: str, *fragments: str, inputs=None) -> ExecutionError:
-    m = parse_gpu(text)
+def kernel_program(body, block: int = 64, grid: int = 2, n: int = 128, t: str = "f32") -> ModuleOp:
+    """A host function launching one kernel over `src`, `dst` (memref<n x t>) whose
+    body `body(g, src, dst, ids)` builds (`ids`: an `Ids`)."""
+    g = GpuProgram("f")
+    g.buffer("src", t, n)
+    g.buffer("dst", t, n)
+    with g.kernel(grid=grid, block=block) as (src, dst):
+        tid = g.thread_id("x").named("tid")
+        bid = g.block_id("x").named("bid")
+        gid = (bid * g.block_dim("x") + tid).named("gid")
+        body(g, src, dst, Ids(tid, bid, gid))
+    return g.module
+
+
+def fresh(v: Value) -> Value:
+    """Another Value for `v`'s SSA value (to carry through a loop or an if while `v`
+    keeps standing for what it was)."""
+    return Value(v.program, v.ssa)
+
+
+def expect_error(m: ModuleOp, *fragments: str, inputs=None) -> ExecutionError:
     with pytest.raises(ExecutionError) as info:
         run(m, inputs if inputs is not None else random_inputs(m, 0))
     msg = str(info.value)
@@ -207,7 +156,7 @@ def expect_error(text: str, *fragments: str, inputs=None) -> ExecutionError:
 
 
 def test_copy_1d():
-    m = parse_gpu(COPY)
+    m = copy_program()
     inputs = random_inputs(m, 0)
     src = inputs["src"].copy()
     out = run(m, inputs)
@@ -218,7 +167,7 @@ def test_copy_1d():
 
 
 def test_copy_accepts_positional_inputs():
-    m = parse_gpu(COPY)
+    m = copy_program()
     src = np.arange(1024, dtype=np.float32)
     out = run(m, [src, np.full(1024, np.nan, np.float32)])  # poisoned: src[0] is 0
     assert np.array_equal(out["dst"], src)
@@ -273,7 +222,7 @@ def test_the_entry_of_several_host_functions_is_the_one_no_other_calls():
 
 @pytest.mark.parametrize("n", [1000, 1024, 3, 2049])
 def test_masked_tail(n):
-    m = parse_gpu(TAIL.substitute(n=n, cmp="slt"))
+    m = tail_program(n)
     inputs = random_inputs(m, 0, sizes={"src": n, "dst": n})
     assert inputs["n"] == n
     out = run(m, inputs)
@@ -281,7 +230,7 @@ def test_masked_tail(n):
 
 
 def test_transpose():
-    m = parse_gpu(transpose())
+    m = transpose()
     inputs = random_inputs(m, 1)
     out = run(m, inputs)
     expected = inputs["src"].reshape(256, 256).T.reshape(-1)
@@ -291,7 +240,7 @@ def test_transpose():
 def test_transpose_performance():
     """The thread-level 256x256 transpose (64 blocks x 256 threads, 4 elements each,
     through shared memory with a barrier) runs in well under the 2 s target."""
-    m = parse_gpu(transpose())
+    m = transpose()
     inputs = random_inputs(m, 0)
     run(m, inputs)  # warm-up (imports, first-call costs)
     start = time.perf_counter()
@@ -303,20 +252,16 @@ def test_transpose_performance():
 
 
 def test_divergent_if_yields_per_thread_values():
-    body = """
-      %two = arith.constant 2 : index
-      %r = arith.remui %gid, %two : index
-      %even = arith.cmpi eq, %r, %c0 : index
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %y = scf.if %even -> (f32) {
-        %d = arith.addf %x, %x : f32
-        scf.yield %d : f32
-      } else {
-        %z = arith.negf %x : f32
-        scf.yield %z : f32
-      }
-      memref.store %y, %dst[%gid] : memref<128xf32>"""
-    m = parse_gpu(kernel_program(body))
+    def body(g, src, dst, k):
+        x = src[k.gid].named("x")
+        even, odd = g.if_else(g.remui(k.gid, 2).eq(0), carry=[x])
+        with even:
+            x.assign(x + x)
+        with odd:
+            x.assign(-x)
+        dst[k.gid] = x
+
+    m = kernel_program(body)
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     src = inputs["src"]
@@ -326,17 +271,13 @@ def test_divergent_if_yields_per_thread_values():
 
 def test_loop_with_per_thread_trip_count_and_carried_value():
     # dst[gid] = sum of src[0 .. gid % 8)
-    body = """
-      %eight = arith.constant 8 : index
-      %cnt = arith.remui %gid, %eight : index
-      %zero = arith.constant 0.0 : f32
-      %s = scf.for %k = %c0 to %cnt step %c1 iter_args(%acc = %zero) -> (f32) {
-        %x = memref.load %src[%k] : memref<128xf32>
-        %a = arith.addf %acc, %x : f32
-        scf.yield %a : f32
-      }
-      memref.store %s, %dst[%gid] : memref<128xf32>"""
-    m = parse_gpu(kernel_program(body))
+    def body(g, src, dst, k):
+        acc = g.constant(0.0, "f32").named("acc")
+        with g.range(0, g.remui(k.gid, 8), carry=[acc]) as i:
+            acc += src[i]
+        dst[k.gid] = acc
+
+    m = kernel_program(body)
     inputs = random_inputs(m, 3)
     out = run(m, inputs)
     src = inputs["src"]
@@ -358,30 +299,18 @@ def test_loop_with_per_thread_trip_count_and_carried_value():
 def test_register_array_and_vector_ops():
     # Each thread gathers 4 elements into a register array, reverses them through a
     # vector and stores the vector.
-    body = """
-      %c4 = arith.constant 4 : index
-      %c3 = arith.constant 3 : index
-      %nt = arith.constant 32 : index
-      %live = arith.cmpi slt, %gid, %nt : index
-      scf.if %live {
-        %regs = memref.alloca() : memref<4xf32, 5 : i64>
-        %base = arith.muli %gid, %c4 : index
-        scf.for %k = %c0 to %c4 step %c1 {
-          %i = arith.addi %base, %k : index
-          %x = memref.load %src[%i] : memref<128xf32>
-          memref.store %x, %regs[%k] : memref<4xf32, 5 : i64>
-        }
-        %zero = arith.constant 0.0 : f32
-        %v0 = vector.broadcast %zero : f32 to vector<4xf32>
-        %v = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %v0) -> (vector<4xf32>) {
-          %x = memref.load %regs[%k] : memref<4xf32, 5 : i64>
-          %p = arith.subi %c3, %k : index
-          %w = vector.insert %x, %acc [%p] : f32 into vector<4xf32>
-          scf.yield %w : vector<4xf32>
-        }
-        vector.store %v, %dst[%base] : memref<128xf32>, vector<4xf32>
-      }"""
-    m = parse_gpu(kernel_program(body))
+    def body(g, src, dst, k):
+        with g.if_(k.gid < 32):
+            regs = g.alloca(4, "f32", "rmem").named("regs")
+            base = (k.gid * 4).named("base")
+            with g.range(0, 4) as i:
+                regs[i] = src[base + i]
+            v = g.splat(g.constant(0.0, "f32"), 4)
+            with g.range(0, 4, carry=[v]) as i:
+                v.assign(g.vector_insert(regs[i], v, 3 - i))
+            dst.store(4, base, v)
+
+    m = kernel_program(body)
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     assert np.array_equal(out["dst"], inputs["src"].reshape(32, 4)[:, ::-1].reshape(-1))
@@ -389,19 +318,16 @@ def test_register_array_and_vector_ops():
 
 def test_integer_semantics():
     # C division and remainder truncate toward zero; floordiv floors; i32 wraps.
-    body = """
-      %x = memref.load %src[%gid] : memref<128xi32>
-      %m7 = arith.constant -7 : i32
-      %q = arith.divsi %x, %m7 : i32
-      %r = arith.remsi %x, %m7 : i32
-      %f = arith.floordivsi %x, %m7 : i32
-      %big = arith.constant 2147483647 : i32
-      %w = arith.addi %x, %big : i32
-      %s1 = arith.addi %q, %r : i32
-      %s2 = arith.xori %s1, %f : i32
-      %s3 = arith.addi %s2, %w : i32
-      memref.store %s3, %dst[%gid] : memref<128xi32>"""
-    m = parse_gpu(kernel_program(body, t="i32"))
+    def body(g, src, dst, k):
+        x = src[k.gid]
+        m7 = g.constant(-7, "i32")
+        q, r = x // m7, x % m7  # divsi, remsi
+        f = g.insert(arith.FloorDivSIOp(x.ssa, m7.ssa)).results[0]
+        w = x + 2147483647
+        s2 = g.insert(arith.XOrIOp((q + r).ssa, f.ssa)).results[0]
+        dst[k.gid] = s2 + w
+
+    m = kernel_program(body, t="i32")
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     x = inputs["src"].astype(np.int64)
@@ -417,59 +343,51 @@ def test_integer_semantics():
 
 
 def test_missing_barrier_is_a_race():
-    text = transpose(barrier="")
-    e = expect_error(text, "data race on shared memory", "%tile", "no barrier in between")
-    assert e.location == f"test.mlir:{line_of(text, 'memref.load %tile')}:9"
+    e = expect_error(transpose(barrier=False), "data race on shared memory", "%tile", "no barrier in between")
+    assert e.location.startswith(at("load tile"))
     assert e.details["thread"] != e.details["other_thread"]
 
 
 def test_off_by_one_tile_index_is_out_of_bounds():
     # The tile is allocated 32x32 but indexed with the padded row stride 33.
-    text = transpose().replace("memref<1056xf32", "memref<1024xf32")
-    e = expect_error(text, "out-of-bounds access", "writes %tile[", "shape [1024]")
-    assert e.location.startswith(f"test.mlir:{line_of(text, 'memref.store %v, %tile')}:")
+    e = expect_error(transpose(tile=1024), "out-of-bounds access", "writes %tile[", "shape [1024]")
+    assert e.location.startswith(at("store tile"))
     assert e.details["index"][0] >= 1024
 
 
 def test_one_row_too_many_is_out_of_bounds():
-    text = transpose(rows="%c5")  # each thread loads 5 rows of 8 instead of 4
-    e = expect_error(text, "out-of-bounds access", "reads %src[65536]", "of block 56")
-    assert e.location.startswith(f"test.mlir:{line_of(text, 'memref.load %src')}:")
+    # each thread loads 5 rows of 8 instead of 4
+    e = expect_error(transpose(rows=5), "out-of-bounds access", "reads %src[65536]", "of block 56")
+    assert e.location.startswith(at("load src"))
 
 
 def test_out_of_bounds_vector_access():
     # The tail is not masked: the last vector reaches past the end of the buffer.
-    text = TAIL.substitute(n=1000, cmp="slt").replace(
-        "%full = arith.cmpi sle, %end, %n : index", "%full = arith.cmpi sle, %i, %n : index"
-    )
-    m = parse_gpu(text)
-    e = expect_error(text, "out-of-bounds access", "a vector of 4 elements", "%src[1000]",
+    m = tail_program(1000, unmasked_vector=True)
+    e = expect_error(m, "out-of-bounds access", "a vector of 4 elements", "%src[1000]",
                      inputs=random_inputs(m, 0, sizes={"src": 1000, "dst": 1000}))
     assert e.details["index"] == (1000,)
 
 
 def test_masked_tail_off_by_one_is_out_of_bounds():
-    text = TAIL.substitute(n=1001, cmp="sle")  # j <= n instead of j < n
-    m = parse_gpu(text)
-    expect_error(text, "out-of-bounds access", "%src[1001]",
+    m = tail_program(1001, inclusive=True)  # j <= n instead of j < n
+    expect_error(m, "out-of-bounds access", "%src[1001]",
                  inputs=random_inputs(m, 0, sizes={"src": 1001, "dst": 1001}))
 
 
 def test_two_threads_writing_different_values_is_a_race():
-    body = """
-      %two = arith.constant 2 : index
-      %half = arith.divui %gid, %two : index
-      %x = memref.load %src[%gid] : memref<128xf32>
-      memref.store %x, %dst[%half] : memref<128xf32>"""
-    expect_error(kernel_program(body), "data race on global memory", "write different values",
-                 "%dst[")
+    def body(g, src, dst, k):
+        dst[g.divui(k.gid, 2)] = src[k.gid]
+
+    expect_error(kernel_program(body), "data race on global memory", "write different values", "%dst[")
+
+
+def _first_to_first(g, src, dst, k):
+    dst[0] = src[0]
 
 
 def test_writes_of_equal_values_are_not_a_race():
-    body = """
-      %x = memref.load %src[%c0] : memref<128xf32>
-      memref.store %x, %dst[%c0] : memref<128xf32>"""
-    m = parse_gpu(kernel_program(body))
+    m = kernel_program(_first_to_first)
     inputs = random_inputs(m, 0)
     assert run(m, inputs)["dst"][0] == inputs["src"][0]
 
@@ -477,21 +395,17 @@ def test_writes_of_equal_values_are_not_a_race():
 def test_strict_audit_refuses_equal_writes_and_records_the_footprint():
     from tilec.runtime.reference import audit_writes
 
-    m = parse_gpu(kernel_program("""
-      %x = memref.load %src[%c0] : memref<128xf32>
-      memref.store %x, %dst[%c0] : memref<128xf32>"""))
+    m = kernel_program(_first_to_first)
     with audit_writes(strict=True), pytest.raises(ExecutionError, match=r"both write .* to %dst\[0\]"):
         run(m, random_inputs(m, 0))
+
     # every second element, one thread each: the footprint is recorded, nothing refused
-    m = parse_gpu(kernel_program("""
-      %two = arith.constant 2 : index
-      %lo = arith.constant 64 : index
-      %in = arith.cmpi ult, %gid, %lo : index
-      scf.if %in {
-        %j = arith.muli %gid, %two : index
-        %x = memref.load %src[%j] : memref<128xf32>
-        memref.store %x, %dst[%j] : memref<128xf32>
-      }"""))
+    def every_second(g, src, dst, k):
+        with g.if_(k.gid < 64):
+            j = k.gid * 2
+            dst[j] = src[j]
+
+    m = kernel_program(every_second)
     with audit_writes(strict=True) as audit:
         run(m, random_inputs(m, 0))
     assert np.array_equal(audit.written["%dst"], np.arange(128) % 2 == 0)
@@ -500,159 +414,145 @@ def test_strict_audit_refuses_equal_writes_and_records_the_footprint():
 
 def test_race_between_blocks_on_global_memory():
     # Block 1 reads what block 0 writes: blocks never synchronise.
-    body = """
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %b0 = arith.cmpi eq, %bid, %c0 : index
-      scf.if %b0 {
-        memref.store %x, %dst[%tid] : memref<128xf32>
-      } else {
-        %y = memref.load %dst[%tid] : memref<128xf32>
-        memref.store %y, %dst[%gid] : memref<128xf32>
-      }"""
-    expect_error(kernel_program(body), "data race on global memory",
-                 "blocks do not synchronise")
+    def body(g, src, dst, k):
+        x = src[k.gid]
+        first, others = g.if_else(k.bid.eq(0))
+        with first:
+            dst[k.tid] = x
+        with others:
+            dst[k.gid] = dst[k.tid]
+
+    expect_error(kernel_program(body), "data race on global memory", "blocks do not synchronise")
 
 
 def test_thread_missing_a_barrier():
-    body = """
-      %half = arith.constant 32 : index
-      %low = arith.cmpi slt, %tid, %half : index
-      scf.if %low {
-        gpu.barrier
-      }"""
-    text = kernel_program(body)
-    e = expect_error(text, "thread 32 of block 0 does not reach the barrier at test.mlir:")
-    assert e.location.startswith(f"test.mlir:{line_of(text, 'gpu.barrier')}:")
+    def body(g, src, dst, k):
+        with g.if_(k.tid < 32):
+            LINES["barrier"] = lineno() + 1
+            g.barrier()
+
+    e = expect_error(kernel_program(body), f"thread 32 of block 0 does not reach the barrier at {HERE}:")
+    assert e.location.startswith(at("barrier"))
 
 
 def test_barrier_in_uniformly_taken_branch_is_fine():
-    body = """
-      %one = arith.constant 1 : index
-      %b1 = arith.cmpi eq, %bid, %one : index
-      %x = memref.load %src[%gid] : memref<128xf32>
-      scf.if %b1 {
-        gpu.barrier
-      }
-      memref.store %x, %dst[%gid] : memref<128xf32>"""
-    m = parse_gpu(kernel_program(body))
+    def body(g, src, dst, k):
+        b1 = k.bid.eq(1)
+        x = src[k.gid]
+        with g.if_(b1):
+            g.barrier()
+        dst[k.gid] = x
+
+    m = kernel_program(body)
     inputs = random_inputs(m, 0)
     assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
 
 
-SHARED_BODY = Template("""
-      %s = memref.alloca() : memref<64xf32, 3 : i64>
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %one = arith.constant 1 : index
-      %t1 = arith.addi %tid, %one : index
-      %c64 = arith.constant 64 : index
-      %nb = arith.remui %t1, %c64 : index
-      $before
-      memref.store %x, %s[%tid] : memref<64xf32, 3 : i64>
-      $between
-      %y = memref.load %s[%nb] : memref<64xf32, 3 : i64>
-      memref.store %y, %dst[%gid] : memref<128xf32>""")
+def shared_body(early_read: bool = False, barrier: bool = True):
+    """Each thread writes its element to shared memory and reads its neighbour's
+    (`early_read`: also before any write; `barrier`: between the write and the read)."""
+
+    def body(g, src, dst, k):
+        s = g.alloca(64, "f32").named("s")
+        x = src[k.gid]
+        nb = g.remui(k.tid + 1, 64).named("nb")
+        if early_read:
+            s[nb].named("early")
+        s[k.tid] = x
+        if barrier:
+            g.barrier()
+        dst[k.gid] = s[nb]
+
+    return body
 
 
 def test_neighbour_exchange_through_shared_memory():
-    m = parse_gpu(kernel_program(SHARED_BODY.substitute(before="", between="gpu.barrier")))
+    m = kernel_program(shared_body())
     inputs = random_inputs(m, 0)
     src = inputs["src"].reshape(2, 64)
     assert np.array_equal(run(m, inputs)["dst"].reshape(2, 64), np.roll(src, -1, axis=1))
 
 
 def test_read_before_any_write_is_uninitialised():
-    body = SHARED_BODY.substitute(
-        before="%early = memref.load %s[%nb] : memref<64xf32, 3 : i64>", between="gpu.barrier"
-    )
-    e = expect_error(kernel_program(body), "read of uninitialised shared memory", "%s[1]")
+    e = expect_error(kernel_program(shared_body(early_read=True)), "read of uninitialised shared memory", "%s[1]")
     assert e.details["index"] == 1
 
 
 def test_write_after_read_by_another_thread_is_a_race():
     # Each thread reads its neighbour's slot, then (no barrier) overwrites its own.
-    body = """
-      %s = memref.alloca() : memref<64xf32, 3 : i64>
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %one = arith.constant 1 : index
-      %t1 = arith.addi %tid, %one : index
-      %c64 = arith.constant 64 : index
-      %nb = arith.remui %t1, %c64 : index
-      memref.store %x, %s[%tid] : memref<64xf32, 3 : i64>
-      gpu.barrier
-      %y = memref.load %s[%nb] : memref<64xf32, 3 : i64>
-      %z = arith.addf %y, %x : f32
-      memref.store %z, %s[%tid] : memref<64xf32, 3 : i64>
-      memref.store %z, %dst[%gid] : memref<128xf32>"""
+    def body(g, src, dst, k):
+        s = g.alloca(64, "f32").named("s")
+        x = src[k.gid]
+        nb = g.remui(k.tid + 1, 64)
+        s[k.tid] = x
+        g.barrier()
+        z = s[nb] + x
+        s[k.tid] = z
+        dst[k.gid] = z
+
     expect_error(kernel_program(body), "data race on shared memory", "overwrites", "read")
 
 
 def test_misaligned_vector_access():
-    body = """
-      %c4 = arith.constant 4 : index
-      %nt = arith.constant 16 : index
-      %live = arith.cmpi slt, %gid, %nt : index
-      scf.if %live {
-        %i = arith.muli %gid, %c4 : index
-        %j = arith.addi %i, %c1 : index
-        %v = vector.load %src[%j] : memref<128xf32>, vector<4xf32>
-        vector.store %v, %dst[%i] : memref<128xf32>, vector<4xf32>
-      }"""
+    def body(g, src, dst, k):
+        with g.if_(k.gid < 16):
+            i = k.gid * 4
+            dst.store(4, i, src.load(4, i + 1))
+
     expect_error(kernel_program(body), "misaligned vector access", "offset 1 ")
 
 
 def test_division_by_zero_in_active_threads_only():
-    body = """
-      %x = memref.load %src[%gid] : memref<128xi32>
-      %t = arith.index_cast %tid : index to i32
-      %z = arith.constant 0 : i32
-      %nz = arith.cmpi ne, %t, %z : i32
-      %q = scf.if %nz -> (i32) {
-        %d = arith.divsi %x, %t : i32
-        scf.yield %d : i32
-      } else {
-        scf.yield %x : i32
-      }
-      memref.store %q, %dst[%gid] : memref<128xi32>"""
-    m = parse_gpu(kernel_program(body, t="i32"))
+    def divide_where(guard):
+        def body(g, src, dst, k):
+            x = src[k.gid]
+            t = k.tid.cast("i32")
+            divide, _ = g.if_else(guard(t), carry=[x])
+            with divide:
+                x.assign(x // t)
+            dst[k.gid] = x
+
+        return kernel_program(body, t="i32")
+
+    m = divide_where(lambda t: t.ne(0))
     run(m, random_inputs(m, 0))  # thread 0 never divides
-    bad = body.replace("%nz = arith.cmpi ne", "%nz = arith.cmpi sge")
-    expect_error(kernel_program(bad, t="i32"), "division by zero", "thread 0 of block 0")
+    expect_error(divide_where(lambda t: t >= 0), "division by zero", "thread 0 of block 0")
 
 
 def test_block_size_must_match_known_block_size():
-    text = COPY.replace("array<i32: 256, 1, 1>", "array<i32: 128, 1, 1>")
-    expect_error(text, "gpu.known_block_size")
+    expect_error(copy_program(known_block_size=(128, 1, 1)), "gpu.known_block_size")
 
 
 def test_error_names_the_op_and_location():
-    text = transpose(barrier="")
-    e = expect_error(text)
-    assert str(e).startswith(f"test.mlir:{line_of(text, 'memref.load %tile')}:9: error: 'memref.load':")
+    e = expect_error(transpose(barrier=False))
+    assert re.match(re.escape(at("load tile")) + r"\d+: error: 'memref.load':", str(e)), str(e)
 
 
 # ----------------------------------------------------------------------- cp.async, shfl
 
-CP_ASYNC = Template("""
-      %s = memref.alloca() : memref<256xf32, 3 : i64>
-      %c4 = arith.constant 4 : index
-      %i = arith.muli %tid, %c4 : index
-      %g = arith.muli %gid, %c4 : index
-      cuda.cp_async %s[%i], %src[%g], 16 : memref<256xf32, 3 : i64>, memref<512xf32>
-      cuda.cp_async_commit
-      $wait
-      $barrier
-      %one = arith.constant 1 : index
-      %t1 = arith.addi %tid, %one : index
-      %c64 = arith.constant 64 : index
-      %nb = arith.remui %t1, %c64 : index
-      %j = arith.muli %nb, %c4 : index
-      %v = vector.load %s[%j] : memref<256xf32, 3 : i64>, vector<4xf32>
-      vector.store %v, %dst[%g] : memref<512xf32>, vector<4xf32>""")
+
+def cp_async_body(wait: int | None, barrier: bool):
+    """Each thread copies 4 elements to shared memory with one 16-byte cp.async, then
+    reads its neighbour's 4 (`wait`: the cp_async_wait's pending count, None for none;
+    `barrier`: one after it)."""
+
+    def body(g, src, dst, k):
+        s = g.alloca(256, "f32").named("s")
+        i, j = k.tid * 4, k.gid * 4
+        g.cp_async(s, i, src, j, 16)
+        g.cp_async_commit()
+        if wait is not None:
+            g.cp_async_wait(wait)
+        if barrier:
+            g.barrier()
+        nb = g.remui(k.tid + 1, 64)
+        dst.store(4, j, s.load(4, nb * 4))
+
+    return body
 
 
 def test_cp_async_then_wait_and_barrier():
-    text = kernel_program(CP_ASYNC.substitute(wait="cuda.cp_async_wait 0", barrier="gpu.barrier"), n=512)
-    m = parse_gpu(text)
+    m = kernel_program(cp_async_body(0, True), n=512)
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     src = inputs["src"].reshape(2, 64, 4)
@@ -660,56 +560,52 @@ def test_cp_async_then_wait_and_barrier():
 
 
 def test_cp_async_read_before_wait():
-    text = kernel_program(CP_ASYNC.substitute(wait="", barrier="gpu.barrier"), n=512)
-    expect_error(text, "while a cp.async is still writing it")
+    expect_error(kernel_program(cp_async_body(None, True), n=512), "while a cp.async is still writing it")
 
 
 def test_cp_async_wait_without_barrier_is_a_race():
-    text = kernel_program(CP_ASYNC.substitute(wait="cuda.cp_async_wait 0", barrier=""), n=512)
-    expect_error(text, "data race on shared memory", "no barrier in between")
+    expect_error(kernel_program(cp_async_body(0, False), n=512), "data race on shared memory",
+                 "no barrier in between")
 
 
 def test_cp_async_wait_keeps_the_newest_groups_pending():
-    text = kernel_program(CP_ASYNC.substitute(wait="cuda.cp_async_wait 1", barrier="gpu.barrier"), n=512)
-    expect_error(text, "while a cp.async is still writing it")
+    expect_error(kernel_program(cp_async_body(1, True), n=512), "while a cp.async is still writing it")
 
 
-SHFL = """
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %lane = gpu.lane_id
-      %c31 = arith.constant 31 : index
-      %rl = arith.subi %c31, %lane : index
-      %r = arith.index_cast %rl : index to i32
-      $shfl
-      memref.store %y, %dst[%gid] : memref<128xf32>"""
+def shfl_body(lanes: int | None):
+    """Each lane takes src of lane 31 - lane (`lanes`: only lanes below it shuffle)."""
+
+    def body(g, src, dst, k):
+        x = src[k.gid]
+        lane = g.lane_id()
+        r = (31 - lane).cast("i32")
+        if lanes is None:
+            x = g.shfl_idx(x, r)
+        else:
+            shuffle, _ = g.if_else(lane < lanes, carry=[x])
+            with shuffle:
+                x.assign(g.shfl_idx(x, r))
+        dst[k.gid] = x
+
+    return body
 
 
 def test_shfl_idx_reverses_each_warp():
-    body = Template(SHFL).substitute(shfl="%y = cuda.shfl_idx %x, %r, 32 : f32")
-    m = parse_gpu(kernel_program(body))
+    m = kernel_program(shfl_body(None))
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     assert np.array_equal(out["dst"], inputs["src"].reshape(4, 32)[:, ::-1].reshape(-1))
 
 
 def test_shfl_idx_in_a_divergent_warp():
-    shfl = """%c5 = arith.constant 5 : index
-      %lo = arith.cmpi ult, %lane, %c5 : index
-      %y = scf.if %lo -> (f32) {
-        %s = cuda.shfl_idx %x, %r, 32 : f32
-        scf.yield %s : f32
-      } else {
-        scf.yield %x : f32
-      }"""
-    body = Template(SHFL).substitute(shfl=shfl)
-    expect_error(kernel_program(body), "thread 5 of block 0 does not take part in the warp shuffle")
+    expect_error(kernel_program(shfl_body(5)), "thread 5 of block 0 does not take part in the warp shuffle")
 
 
 # --------------------------------------------------------------------------------- API
 
 
 def test_random_inputs_poison_outputs_and_are_reproducible():
-    m = parse_gpu(COPY)
+    m = copy_program()
     a, b = random_inputs(m, 7), random_inputs(m, 7)
     assert np.array_equal(a["src"], b["src"])
     assert not np.array_equal(a["src"], random_inputs(m, 8)["src"])
@@ -720,8 +616,7 @@ def test_random_inputs_poison_outputs_and_are_reproducible():
 
 
 def test_index_arguments_need_values():
-    text = TAIL.substitute(n=100, cmp="slt").replace("attributes {tilec.args = {n = 100 : index}} ", "")
-    m = parse_gpu(text)
+    m = tail_program(None)
     with pytest.raises(ExecutionError, match="argument %n : index needs a value"):
         random_inputs(m, 0, sizes={"src": 100, "dst": 100})
     inputs = random_inputs(m, 0, args={"n": 100}, sizes={"src": 100, "dst": 100})
@@ -729,30 +624,29 @@ def test_index_arguments_need_values():
 
 
 def test_dynamic_buffer_size_must_be_given():
-    m = parse_gpu(TAIL.substitute(n=100, cmp="slt"))
+    m = tail_program(100)
     with pytest.raises(ExecutionError, match=r"number of elements of buffer %src : memref<\?xf32> is not known "
                        r"from the IR: give it with `--arg src=N` \(tilec\), sizes=\{'src': N\} \(Python\)"):
         random_inputs(m, 0)
 
 
 def test_wrong_dtype_is_reported():
-    m = parse_gpu(COPY)
+    m = copy_program()
     with pytest.raises(ExecutionError, match="needs float32 elements, got float64"):
         run(m, {"src": np.zeros(1024), "dst": np.zeros(1024, np.float32)})
 
 
 def test_wrong_size_is_reported():
-    m = parse_gpu(COPY)
+    m = copy_program()
     with pytest.raises(ExecutionError, match="array of shape"):
         run(m, {"src": np.zeros(1000, np.float32), "dst": np.zeros(1024, np.float32)})
 
 
 def test_check_equivalence_names_the_first_difference():
-    same = check_equivalence(parse_gpu(COPY), parse_gpu(COPY), seed=0)
+    same = check_equivalence(copy_program(), copy_program(), seed=0)
     assert same and same.equal and same.first_difference is None
     # A "transformation" that drops the last block.
-    broken = parse_gpu(COPY.replace("%c4 = arith.constant 4", "%c4 = arith.constant 3"))
-    report = check_equivalence(parse_gpu(COPY), broken, seed=0)
+    report = check_equivalence(copy_program(), copy_program(blocks=3), seed=0)
     assert not report
     d = report.first_difference
     assert d.buffer == "dst" and d.index == 768 and d.count == 256
@@ -762,7 +656,7 @@ def test_check_equivalence_names_the_first_difference():
 
 def test_check_equivalence_reports_errors_of_the_transformed_program():
     with pytest.raises(ExecutionError) as info:
-        check_equivalence(parse_gpu(transpose()), parse_gpu(transpose(barrier="")), seed=0)
+        check_equivalence(transpose(), transpose(barrier=False), seed=0)
     assert any("after the transformation" in n for n in info.value.__notes__)
 
 
@@ -771,58 +665,43 @@ def test_check_equivalence_reports_errors_of_the_transformed_program():
 
 def test_masked_vector_load_and_store():
     # 100 elements, 4 per thread: the last vector is partial; lanes past n are masked.
-    body = """
-      %c4 = arith.constant 4 : index
-      %lim = arith.constant 100 : index
-      %i = arith.muli %gid, %c4 : index
-      %in = arith.cmpi slt, %i, %lim : index
-      scf.if %in {
-        %left = arith.subi %lim, %i : index
-        %m = vector.create_mask %left : vector<4xi1>
-        %z = arith.constant 0.0 : f32
-        %pass = vector.broadcast %z : f32 to vector<4xf32>
-        %v = vector.maskedload %src[%i], %m, %pass : memref<100xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
-        vector.maskedstore %dst[%i], %m, %v : memref<100xf32>, vector<4xi1>, vector<4xf32>
-      }"""
-    m = parse_gpu(kernel_program(body, n=100))
+    def body(g, src, dst, k):
+        i = k.gid * 4
+        with g.if_(i < 100):
+            mask = g.create_mask(100 - i, 4)
+            zeros = g.splat(g.constant(0.0, "f32"), 4)
+            g.masked_store(dst, i, mask, g.masked_load(src, i, mask, zeros))
+
+    m = kernel_program(body, n=100)
     inputs = random_inputs(m, 0)
     assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
 
 
 def test_subview_of_a_row():
-    body = """
-      %c16 = arith.constant 16 : index
-      %live = arith.cmpi slt, %gid, %c16 : index
-      scf.if %live {
-        %row = arith.muli %gid, %c16 : index
-        %s = memref.subview %src[%row] [16] [1] : memref<256xf32> to memref<16xf32, strided<[1], offset: ?>>
-        %c15 = arith.constant 15 : index
-        %x = memref.load %s[%c15] : memref<16xf32, strided<[1], offset: ?>>
-        memref.store %x, %dst[%gid] : memref<256xf32>
-      }"""
-    m = parse_gpu(kernel_program(body, n=256))
+    def last_of_each_row(last: int):
+        def body(g, src, dst, k):
+            with g.if_(k.gid < 16):
+                row = (k.gid * 16).named("row")
+                dst[k.gid] = g.subview(src, row, 16).named("s")[last]
+
+        return kernel_program(body, n=256)
+
+    m = last_of_each_row(15)
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     assert np.array_equal(out["dst"][:16], inputs["src"].reshape(16, 16)[:, 15])
-    bad = body.replace("%c15 = arith.constant 15", "%c15 = arith.constant 16")
-    expect_error(kernel_program(bad, n=256), "out-of-bounds access", "shape [16]")
+    expect_error(last_of_each_row(16), "out-of-bounds access", "shape [16]")
 
 
 def test_while_loop_counts_per_thread():
-    body = """
-      %two = arith.constant 2 : index
-      %res:2 = scf.while (%x = %gid, %k = %c0) : (index, index) -> (index, index) {
-        %more = arith.cmpi ugt, %x, %c0 : index
-        scf.condition(%more) %x, %k : index, index
-      } do {
-      ^bb0(%x2: index, %k2: index):
-        %h = arith.divui %x2, %two : index
-        %k3 = arith.addi %k2, %c1 : index
-        scf.yield %h, %k3 : index, index
-      }
-      %f = arith.index_cast %res#1 : index to i32
-      memref.store %f, %dst[%gid] : memref<128xi32>"""
-    m = parse_gpu(kernel_program(body, t="i32"))
+    def body(g, src, dst, k):
+        x, count = fresh(k.gid), g.constant(0).named("k")
+        with g.while_(lambda: x > 0, carry=[x, count]):
+            x.assign(g.divui(x, 2))
+            count += 1
+        dst[k.gid] = count.cast("i32")
+
+    m = kernel_program(body, t="i32")
     out = run(m, random_inputs(m, 0))
     expected = np.array([int(g).bit_length() for g in range(128)], np.int32)
     assert np.array_equal(out["dst"], expected)
@@ -831,14 +710,10 @@ def test_while_loop_counts_per_thread():
 @pytest.mark.parametrize("t", ["f16", "bf16"])
 def test_half_precision_round_trip(t):
     # dst = truncf(extf(src) * 2): exact for f16 and bf16
-    body = f"""
-      %x = memref.load %src[%gid] : memref<128x{t}>
-      %w = arith.extf %x : {t} to f32
-      %two = arith.constant 2.0 : f32
-      %y = arith.mulf %w, %two : f32
-      %z = arith.truncf %y : f32 to {t}
-      memref.store %z, %dst[%gid] : memref<128x{t}>"""
-    m = parse_gpu(kernel_program(body, t=t))
+    def body(g, src, dst, k):
+        dst[k.gid] = (src[k.gid].cast("f32") * 2.0).cast(t)
+
+    m = kernel_program(body, t=t)
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     if t == "f16":
@@ -848,25 +723,22 @@ def test_half_precision_round_trip(t):
 
 
 def test_gpu_launch_region_form():
-    text = """
-builtin.module {
-  func.func @f(%src: memref<64xf32>, %dst: memref<64xf32>) {
-    %c1 = arith.constant 1 : index
-    %c2 = arith.constant 2 : index
-    %c32 = arith.constant 32 : index
-    "gpu.launch"(%c2, %c1, %c1, %c32, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
-    ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
-      %o = arith.muli %bx, %sx : index
-      %i = arith.addi %o, %tx : index
-      %v = memref.load %src[%i] : memref<64xf32>
-      memref.store %v, %dst[%i] : memref<64xf32>
-      "gpu.terminator"() : () -> ()
-    }) : (index, index, index, index, index, index) -> ()
-    func.return
-  }
-}
-"""
-    m = parse_gpu(text)
+    """A `gpu.launch` with its body inline (no gpu.module), built from xDSL's ops."""
+    buf = MemRefType(f32, [64])
+    host = Block(arg_types=[buf, buf])
+    src, dst = host.args
+    src.name_hint, dst.name_hint = "src", "dst"
+    c1, c2, c32 = (arith.ConstantOp.from_int_and_width(v, IndexType()) for v in (1, 2, 32))
+    body = Block(arg_types=[IndexType()] * 12)
+    bx, tx, sx = body.args[0], body.args[3], body.args[9]
+    o = arith.MuliOp(bx, sx)
+    i = arith.AddiOp(o, tx)
+    v = memref.LoadOp.get(src, [i])
+    body.add_ops([o, i, v, memref.StoreOp.get(v, dst, [i]), gpu.TerminatorOp()])
+    launch = gpu.LaunchOp(Region(body), [c2, c1, c1], [c32, c1, c1])
+    host.add_ops([c1, c2, c32, launch, func.ReturnOp()])
+    m = ModuleOp([func.FuncOp("f", ([buf, buf], []), Region(host))])
+    m.verify()
     inputs = random_inputs(m, 0)
     assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
 
@@ -875,17 +747,14 @@ def test_write_after_a_barrier_over_a_lower_block_write_is_a_race():
     # Block 0 writes dst[tid], both blocks pass a barrier, then block 1 writes other
     # values there: the barrier orders threads of one block only, so the later write
     # races the lower-numbered block's (a writer's block is compared with !=, not <).
-    body = """
-      %x = memref.load %src[%gid] : memref<128xf32>
-      %b0 = arith.cmpi eq, %bid, %c0 : index
-      scf.if %b0 {
-        memref.store %x, %dst[%tid] : memref<128xf32>
-      }
-      gpu.barrier
-      %b1 = arith.cmpi eq, %bid, %c1 : index
-      scf.if %b1 {
-        memref.store %x, %dst[%tid] : memref<128xf32>
-      }"""
+    def body(g, src, dst, k):
+        x = src[k.gid]
+        with g.if_(k.bid.eq(0)):
+            dst[k.tid] = x
+        g.barrier()
+        with g.if_(k.bid.eq(1)):
+            dst[k.tid] = x
+
     e = expect_error(kernel_program(body), "data race on global memory: thread 0 of block 1 writes",
                      "to %dst[0], which thread 0 of block 0 wrote", "blocks do not synchronise")
     assert e.details["index"] == 0
@@ -910,12 +779,11 @@ def test_a_race_between_two_blocks_copying_redundantly_names_both_blocks():
 def test_unsigned_ceiling_division():
     # arith.ceildivui reads its operands as unsigned and rounds the quotient up
     # (an odd quotient with a remainder is where "+ 1" and "| 1" part).
-    body = """
-      %x = memref.load %src[%gid] : memref<128xi32>
-      %c7 = arith.constant 7 : i32
-      %c = arith.ceildivui %x, %c7 : i32
-      memref.store %c, %dst[%gid] : memref<128xi32>"""
-    m = parse_gpu(kernel_program(body, t="i32"))
+    def body(g, src, dst, k):
+        x = src[k.gid]
+        dst[k.gid] = g.ceildivui(x, 7)
+
+    m = kernel_program(body, t="i32")
     inputs = random_inputs(m, 0)
     out = run(m, inputs)
     ux = inputs["src"].astype(np.int64) % 2**32

@@ -4,6 +4,7 @@ thread fragments, distributed values; planted bugs reported; passes checked with
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -15,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for help
 
 from helpers.equivalence import assert_pass_preserves, parse  # noqa: E402
 
+import tilec  # noqa: E402
+
 from tilec.runtime.reference import (  # noqa: E402
     ExecutionError,
     check_equivalence,
@@ -25,14 +28,12 @@ from tilec.runtime.reference import (  # noqa: E402
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def run_text(text: str, seed: int = 0, **kw):
-    m = parse(text, "test.mlir")
+def run_module(m, seed: int = 0, **kw):
     inputs = random_inputs(m, seed, **kw)
     return inputs, run(m, inputs)
 
 
-def expect_error(text: str, *fragments: str, **kw) -> ExecutionError:
-    m = parse(text, "test.mlir")
+def expect_error(m, *fragments: str, **kw) -> ExecutionError:
     inputs = random_inputs(m, 0, **kw)
     with pytest.raises(ExecutionError) as info:
         run(m, inputs)
@@ -41,26 +42,30 @@ def expect_error(text: str, *fragments: str, **kw) -> ExecutionError:
     return info.value
 
 
-def line_of(text: str, fragment: str) -> int:
-    return next(i + 1 for i, line in enumerate(text.split("\n")) if fragment in line)
+HERE = __file__
+LINES: dict[str, int] = {}
+"""The line of this file that builds an op a test's error names (filled as built)."""
+
+
+def lineno() -> int:
+    """The caller's line."""
+    return inspect.currentframe().f_back.f_lineno  # type: ignore[union-attr]
 
 
 # ------------------------------------------------------------------ whole-tensor level
 
-TRANSPOSE_64 = """
-!Src = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-!Dst = !layout.tensor<f32, #layout.cute<(64,64):(1,64)>, gmem>
-func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Src
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Dst
-  layout.copy %a, %b : !Src, !Dst
-  func.return
-}
-"""
+
+def transpose_64(dst_layout: str = "(64,64):(1,64)"):
+    """A whole-tensor copy of a row-major 64x64 into `dst_layout` (column-major: a transpose)."""
+    p = tilec.Program("transpose")
+    a = p.view(p.pointer("src", "f32", align=16), "(64,64):(64,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=16), dst_layout).named("b")
+    p.copy(a, b)
+    return p.module
 
 
 def test_whole_tensor_transpose():
-    inputs, out = run_text(TRANSPOSE_64)
+    inputs, out = run_module(transpose_64())
     assert inputs["src"].shape == (4096,)
     assert np.isnan(inputs["dst"]).all()  # output poisoned
     assert np.array_equal(out["dst"], inputs["src"].reshape(64, 64).T.reshape(-1))
@@ -76,35 +81,30 @@ def test_strided_rows_buffer_sizes_come_from_the_views():
     assert np.array_equal(out["dst"].reshape(512, 512), src[:, :512])
 
 
-DYNAMIC = """
-!G = !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(4,4):(?,1)>, gmem, masked>
-func.func @copy(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>, %m: index, %n: index, %gx: index, %gy: index) attributes {tilec.args = {m = 5 : index, n = 7 : index, gx = 2 : index, gy = 2 : index}} {
-  %a = layout.view %src(%m, %n, %n) : !layout.ptr<f32> -> !G
-  %b = layout.view %dst(%m, %n, %n) : !layout.ptr<f32> -> !G
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%gx, %gy, %c1) threads(32) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 4, 4>} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 4, 4>} : !G -> !T
-    layout.copy %ta, %tb : !T, !T
-  }
-  func.return
-}
-"""
+def dynamic():
+    """A (?,?) copy in 4x4 tiles (masked at the edges) of a (gx, gy) grid: m = 5, n = 7,
+    gx = gy = 2 from the tilec.args attribute."""
+    p = tilec.Program("copy")
+    src, dst = p.pointer("src", "f32", align=None), p.pointer("dst", "f32", align=None)
+    m, n, gx, gy = p.index("m", 5), p.index("n", 7), p.index("gx", 2), p.index("gy", 2)
+    a = p.view(src, "(?,?):(?,1)", dynamic=[m, n, n]).named("a")
+    b = p.view(dst, "(?,?):(?,1)", dynamic=[m, n, n]).named("b")
+    with p.launch(grid=(gx, gy, 1), threads=32) as k:
+        p.copy(p.tile(a, [k.bx, k.by], [4, 4]), p.tile(b, [k.bx, k.by], [4, 4]))
+    return p.module
 
 
 def test_dynamic_extents_are_bound_from_arguments():
-    inputs, out = run_text(DYNAMIC)
+    inputs, out = run_module(dynamic())
     assert inputs["src"].shape == (35,) and (inputs["m"], inputs["n"]) == (5, 7)
     assert np.array_equal(out["dst"], inputs["src"])
-    inputs, out = run_text(DYNAMIC, args={"m": 3, "n": 2, "gx": 1, "gy": 1})
+    inputs, out = run_module(dynamic(), args={"m": 3, "n": 2, "gx": 1, "gy": 1})
     assert inputs["src"].shape == (6,)
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 def test_a_grid_too_small_leaves_elements_unwritten():
-    m = parse(DYNAMIC)
+    m = dynamic()
     inputs = random_inputs(m, 0, args={"gy": 1})
     out = run(m, inputs)
     dst = out["dst"].reshape(5, 7)
@@ -113,17 +113,11 @@ def test_a_grid_too_small_leaves_elements_unwritten():
 
 
 def test_copy_to_a_view_that_repeats_an_address_is_ambiguous():
-    text = """
-!S = !layout.tensor<f32, #layout.cute<(4,4):(4,1)>, gmem>
-!D = !layout.tensor<f32, #layout.cute<(4,4):(0,1)>, gmem>
-func.func @f(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
-  %a = layout.view %src : !layout.ptr<f32> -> !S
-  %b = layout.view %dst : !layout.ptr<f32> -> !D
-  layout.copy %a, %b : !S, !D
-  func.return
-}
-"""
-    expect_error(text, "maps two elements to element", "the result would depend on the order")
+    p = tilec.Program("f")
+    a = p.view(p.pointer("src", "f32", align=None), "(4,4):(4,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=None), "(4,4):(0,1)").named("b")
+    p.copy(a, b)
+    expect_error(p.module, "maps two elements to element", "the result would depend on the order")
 
 
 # each block copies its 4x4 tile of src into its own 4 elements of dst, through a
@@ -165,173 +159,135 @@ def test_a_repeated_address_is_checked_in_every_block(conflicting):
 
 # ------------------------------------------------------------------------- block level
 
-STAGE = """
-!G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(32,64):(256,1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<(32,64):(64,1)>, smem>
-func.func @stage(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
-  %a = layout.view %p : !layout.ptr<f32> -> !G
-  %b = layout.view %q : !layout.ptr<f32> -> !G
-  %c8 = arith.constant 8 : index
-  %c4 = arith.constant 4 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c8, %c4, %c1) threads(128) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 32, 64>} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 32, 64>} : !G -> !T
-    %s = layout.alloc : !S
-    layout.copy %ta, %s : !T, !S
-    layout.copy %s, %tb : !S, !T
-  }
-  func.return
-}
-"""
+
+def stage(blocks_x: int = 8):
+    """32x64 tiles of a 256x256 copied through shared memory by `blocks_x` x 4 blocks
+    (8 cover it; more reach past the tensor)."""
+    p = tilec.Program("stage")
+    a = p.view(p.pointer("p", "f32", align=None), "(256,256):(256,1)").named("a")
+    b = p.view(p.pointer("q", "f32", align=None), "(256,256):(256,1)").named("b")
+    with p.launch(grid=(blocks_x, 4, 1), threads=128) as k:
+        LINES["tile a"] = lineno() + 1
+        ta = p.tile(a, [k.bx, k.by], [32, 64]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [32, 64]).named("tb")
+        s = p.alloc("(32,64):(64,1)", "f32", "smem").named("s")
+        p.copy(ta, s)
+        p.copy(s, tb)
+    return p.module
 
 
 def test_block_level_copies_are_redundant_and_race_free():
     # Every thread copies the whole tile in and out: no barrier is needed, as each
     # thread reads what it (also) wrote.
-    inputs, out = run_text(STAGE)
+    inputs, out = run_module(stage())
     assert np.array_equal(out["q"], inputs["p"])
 
 
 def test_tile_coordinate_out_of_range():
-    text = STAGE.replace("%c8 = arith.constant 8", "%c8 = arith.constant 9")
-    e = expect_error(text, "tile coordinate 8 of mode 0 is out of range")
-    assert e.location == f"test.mlir:{line_of(text, 'layout.tile %a')}:5"
+    e = expect_error(stage(blocks_x=9), "tile coordinate 8 of mode 0 is out of range")
+    assert e.location.startswith(f"{HERE}:{LINES['tile a']}:")
 
 
-MASKED = """
-#blocked = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
-!G = !layout.tensor<f32, #layout.cute<(?,64):(64,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem, masked>
-func.func @masked(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index, %gx: index) attributes {tilec.args = {m = 100 : index, gx = 2 : index}} {
-  %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst(%m) : !layout.ptr<f32, align 16> -> !G
-  %c1 = arith.constant 1 : index
-  %c0 = arith.constant 0 : index
-  layout.launch grid(%gx, %c1, %c1) threads(128) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %c0] {tile = array<i64: 64, 64>} : !G -> !T
-    %tb = layout.tile %b[%bx, %c0] {tile = array<i64: 64, 64>} : !G -> !T
-    %v = layout.load %ta {vector = 4 : i64} : !T -> tensor<64x64xf32, #blocked>
-    layout.store %v, %tb {vector = 4 : i64} : tensor<64x64xf32, #blocked>, !T
-  }
-  func.return
-}
-"""
+BLOCKED = tilec.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+
+
+def masked(align: int = 16):
+    """64x64 tiles of an m x 64 tensor (m = 100, gx = 2 blocks from tilec.args),
+    loaded and stored in 16-byte vectors; the edge tile is masked."""
+    p = tilec.Program("masked")
+    src, dst = p.pointer("src", "f32", align=align), p.pointer("dst", "f32", align=align)
+    m, gx = p.index("m", 100), p.index("gx", 2)
+    a = p.view(src, "(?,64):(64,1)", dynamic=[m]).named("a")
+    b = p.view(dst, "(?,64):(64,1)", dynamic=[m]).named("b")
+    with p.launch(grid=(gx, 1, 1), threads=128) as k:
+        ta = p.tile(a, [k.bx, 0], [64, 64]).named("ta")
+        tb = p.tile(b, [k.bx, 0], [64, 64]).named("tb")
+        p.store(p.load(ta, BLOCKED, vector=4).named("v"), tb, vector=4)
+    return p.module
 
 
 def test_masked_edge_tiles():
-    inputs, out = run_text(MASKED)
+    inputs, out = run_module(masked())
     assert inputs["src"].shape == (6400,)
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 def test_masked_tile_exactly_full():
-    inputs, out = run_text(MASKED, args={"m": 128, "gx": 2})
+    inputs, out = run_module(masked(), args={"m": 128, "gx": 2})
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 # ------------------------------------------------------------------------ thread level
 
-MOJO = """
-!G = !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(32,128):(512,1)>, gmem>
-!TV = !layout.tensor<f32, #layout.cute<(32,32):(512,4)>, gmem, vec #layout.cute<(1,4):(512,1)>>
-!F = !layout.tensor<f32, #layout.cute<(4,1):(4096,128)>, gmem, vec #layout.cute<(1,4):(512,1)>>
-func.func @mojo_copy(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %c16 = arith.constant 16 : index
-  %c4 = arith.constant 4 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c16, %c4, %c1) threads(256) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 32, 128>} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 32, 128>} : !G -> !T
-    %va = layout.vectorize %ta {vector = array<i64: 1, 4>} : !T -> !TV
-    %vb = layout.vectorize %tb {vector = array<i64: 1, 4>} : !T -> !TV
-    %fa = layout.distribute %va, %tid {threads = #layout.cute<(8,32):(32,1)>} : !TV -> !F
-    %fb = layout.distribute %vb, %tid {threads = #layout.cute<(8,32):(32,1)>} : !TV -> !F
-    layout.copy %fa, %fb : !F, !F
-  }
-  func.return
-}
-"""
+THREADS = "(8,32):(32,1)"
+
+
+def mojo(align: int = 16, threads: int = 256):
+    """Mojo's copy: 32x128 tiles of a 512x512, vectorised by 4 along rows and distributed
+    over (8,32) threads (256; a launch of more threads reaches past the thread layout)."""
+    p = tilec.Program("mojo_copy")
+    a = p.view(p.pointer("src", "f32", align=align), "(512,512):(512,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=align), "(512,512):(512,1)").named("b")
+    with p.launch(grid=(16, 4, 1), threads=threads) as k:
+        ta = p.tile(a, [k.bx, k.by], [32, 128]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [32, 128]).named("tb")
+        va, vb = p.vectorize(ta, [1, 4]).named("va"), p.vectorize(tb, [1, 4]).named("vb")
+        fa = p.distribute(va, k.tid, THREADS).named("fa")
+        fb = p.distribute(vb, k.tid, THREADS).named("fb")
+        p.copy(fa, fb)
+    return p.module
 
 
 def test_distribute_and_vectorize():
-    inputs, out = run_text(MOJO)
+    inputs, out = run_module(mojo())
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 def test_vector_access_needs_an_aligned_pointer():
-    text = MASKED.replace("align 16", "align 4")
-    expect_error(text, "16-byte vector access of %src, whose start is aligned to only 4 bytes")
+    expect_error(masked(align=4), "16-byte vector access of %src, whose start is aligned to only 4 bytes")
 
 
 def test_copy_of_vectors_from_an_unaligned_pointer_is_done_element_wise():
-    inputs, out = run_text(MOJO.replace("align 16", "align 4"))
+    inputs, out = run_module(mojo(align=4))
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 def test_copy_async_needs_aligned_vectors():
-    expect_error(copy_async().replace("align 16", "align 4"), "whose start is aligned to only 4 bytes")
+    expect_error(copy_async(align=4), "whose start is aligned to only 4 bytes")
 
 
 def test_thread_id_beyond_the_thread_layout():
-    text = MOJO.replace("threads(256)", "threads(512)")
-    expect_error(text, "thread id 256 is not below the 256 threads")
+    expect_error(mojo(threads=512), "thread id 256 is not below the 256 threads")
 
 
-COPY_ASYNC = """
-!G = !layout.tensor<f32, #layout.cute<(512,512):(512,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(32,128):(512,1)>, gmem>
-!TV = !layout.tensor<f32, #layout.cute<(32,32):(512,4)>, gmem, vec #layout.cute<(1,4):(512,1)>>
-!F = !layout.tensor<f32, #layout.cute<(4,1):(4096,128)>, gmem, vec #layout.cute<(1,4):(512,1)>>
-!S = !layout.tensor<f32, #layout.cute<(32,128):(128,1)>, smem>
-!SV = !layout.tensor<f32, #layout.cute<(32,32):(128,4)>, smem, vec #layout.cute<(1,4):(128,1)>>
-!SF = !layout.tensor<f32, #layout.cute<(4,1):(1024,128)>, smem, vec #layout.cute<(1,4):(128,1)>>
-func.func @cp_async(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %c16 = arith.constant 16 : index
-  %c4 = arith.constant 4 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c16, %c4, %c1) threads(256) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %s = layout.alloc : !S
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 32, 128>} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 32, 128>} : !G -> !T
-    %va = layout.vectorize %ta {vector = array<i64: 1, 4>} : !T -> !TV
-    %vb = layout.vectorize %tb {vector = array<i64: 1, 4>} : !T -> !TV
-    %vs = layout.vectorize %s {vector = array<i64: 1, 4>} : !S -> !SV
-    %fa = layout.distribute %va, %tid {threads = #layout.cute<(8,32):(32,1)>} : !TV -> !F
-    %fb = layout.distribute %vb, %FROM {threads = #layout.cute<(8,32):(32,1)>} : !TV -> !F
-    %fs = layout.distribute %vs, %tid {threads = #layout.cute<(8,32):(32,1)>} : !SV -> !SF
-    layout.copy_async %fa, %fs : !F, !SF
-    layout.async_wait {pending = 0 : i64}
-    layout.barrier
-    %gs = layout.distribute %vs, %FROM {threads = #layout.cute<(8,32):(32,1)>} : !SV -> !SF
-    layout.copy %gs, %fb : !SF, !F
-  }
-  func.return
-}
-"""
-
-
-def copy_async(reader: str = "%tid", wait: bool = True, barrier: bool = True) -> str:
-    text = COPY_ASYNC.replace("%FROM", reader)
-    if not wait:
-        text = text.replace("    layout.async_wait {pending = 0 : i64}\n", "")
-    if not barrier:
-        text = text.replace("    layout.barrier\n", "")
-    return text
+def copy_async(reverse: bool = False, wait: bool = True, barrier: bool = True, align: int = 16):
+    """Mojo's copy through shared memory: each thread's fragment in by cp.async
+    (`layout.copy_async`), waited (`wait`), a barrier (`barrier`), and out; `reverse`:
+    thread t writes back the fragment thread 255 - t copied in."""
+    p = tilec.Program("cp_async")
+    a = p.view(p.pointer("src", "f32", align=align), "(512,512):(512,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=align), "(512,512):(512,1)").named("b")
+    with p.launch(grid=(16, 4, 1), threads=256) as k:
+        s = p.alloc("(32,128):(128,1)", "f32", "smem").named("s")
+        reader = (255 - k.tid).named("other") if reverse else k.tid
+        ta = p.tile(a, [k.bx, k.by], [32, 128]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [32, 128]).named("tb")
+        va, vb = p.vectorize(ta, [1, 4]).named("va"), p.vectorize(tb, [1, 4]).named("vb")
+        vs = p.vectorize(s, [1, 4]).named("vs")
+        fa = p.distribute(va, k.tid, THREADS).named("fa")
+        fb = p.distribute(vb, reader, THREADS).named("fb")
+        fs = p.distribute(vs, k.tid, THREADS).named("fs")
+        p.copy_async(fa, fs, token=False)
+        if wait:
+            p.async_wait(pending=0)
+        if barrier:
+            p.barrier()
+        p.copy(p.distribute(vs, reader, THREADS).named("gs"), fb)
+    return p.module
 
 
 def test_copy_async():
-    inputs, out = run_text(copy_async())
+    inputs, out = run_module(copy_async())
     assert np.array_equal(out["dst"], inputs["src"])
 
 
@@ -341,61 +297,53 @@ def test_copy_async_read_before_wait():
 
 def test_copy_async_read_by_another_thread_needs_a_barrier():
     # Thread t writes back (to its place) the fragment that thread 255 - t copied in.
-    text = copy_async(reader="%other", barrier=False).replace(
-        "    %s = layout.alloc : !S\n",
-        "    %s = layout.alloc : !S\n    %c255 = arith.constant 255 : index\n"
-        "    %other = arith.subi %c255, %tid : index\n",
-    )
-    expect_error(text, "data race on shared memory", "no barrier in between")
-    with_barrier = copy_async(reader="%other").replace(
-        "    %s = layout.alloc : !S\n",
-        "    %s = layout.alloc : !S\n    %c255 = arith.constant 255 : index\n"
-        "    %other = arith.subi %c255, %tid : index\n",
-    )
-    inputs, out = run_text(with_barrier)
+    expect_error(copy_async(reverse=True, barrier=False), "data race on shared memory", "no barrier in between")
+    inputs, out = run_module(copy_async(reverse=True))
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 # ------------------------------------------------------------------ distributed values
 
-IN_OUT = """
-#in = #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]}>
-#out = #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]}>
-!Gi = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
-!Go = !layout.tensor<f32, #layout.cute<(256,256):(1,256)>, gmem>
-!Ti = !layout.tensor<f32, #layout.cute<(32,32):(256,1)>, gmem>
-!To = !layout.tensor<f32, #layout.cute<(32,32):(1,256)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<(32,32):(33,1)>, smem>
-func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !Gi
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !Go
-  %c8 = arith.constant 8 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c8, %c8, %c1) threads(256) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {tile = array<i64: 32, 32>} : !Gi -> !Ti
-    %tb = layout.tile %b[%bx, %by] {tile = array<i64: 32, 32>} : !Go -> !To
-    %s = layout.alloc : !S
-    %v = layout.load %ta : !Ti -> tensor<32x32xf32, #in>
-    layout.store %v, %s : tensor<32x32xf32, #in>, !S
-    layout.barrier
-    %w = layout.load %s : !S -> tensor<32x32xf32, #out>
-    layout.store %w, %tb : tensor<32x32xf32, #out>, !To
-  }
-  func.return
-}
-"""
+IN = tilec.BlockedLayout([1, 1], [1, 32], [8, 1], [1, 0])
+OUT = tilec.BlockedLayout([1, 1], [32, 1], [1, 8], [0, 1])
+
+
+def in_out(n: int = 256, barrier: bool = True, convert: bool = False, load_vector: bool = False):
+    """An n x n transpose in 32x32 tiles: loaded in IN (a row per warp), stored to a
+    shared tile, a barrier (`barrier`), loaded in OUT (a column per warp) and stored to
+    the column-major dst. `convert`: 2x the tile, moved from IN to OUT by
+    `convert_layout` instead of shared memory. `load_vector`: loaded in OUT with 4-wide
+    vectors (the registers are not contiguous)."""
+    p = tilec.Program("transpose")
+    a = p.view(p.pointer("src", "f32", align=16), f"({n},{n}):({n},1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=16), f"({n},{n}):(1,{n})").named("b")
+    with p.launch(grid=(n // 32, n // 32, 1), threads=256) as k:
+        ta = p.tile(a, [k.bx, k.by], [32, 32]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [32, 32]).named("tb")
+        if convert:
+            v = p.load(ta, IN).named("v")
+            w = p.convert_layout((v * 2.0).named("x"), OUT).named("w")
+        else:
+            s = p.alloc("(32,32):(33,1)", "f32", "smem").named("s")
+            v = p.load(ta, OUT, vector=4) if load_vector else p.load(ta, IN)
+            p.store(v.named("v"), s)
+            if barrier:
+                p.barrier()
+            LINES["load s"] = lineno() + 1
+            w = p.load(s, OUT).named("w")
+        p.store(w, tb)
+    return p.module
 
 
 def test_thread_level_transpose_through_shared_memory():
-    inputs, out = run_text(IN_OUT)
+    inputs, out = run_module(in_out())
     assert np.array_equal(out["dst"], inputs["src"].reshape(256, 256).T.reshape(-1))
 
 
 def test_thread_level_transpose_performance():
     """256x256 f32 transpose at the thread level: 64 blocks of 256 threads, 4 elements
     per thread, through shared memory with a barrier (target: < 2 s)."""
-    m = parse(IN_OUT)
+    m = in_out()
     inputs = random_inputs(m, 0)
     run(m, inputs)  # warm-up: caches of layout evaluations
     start = time.perf_counter()
@@ -407,62 +355,35 @@ def test_thread_level_transpose_performance():
 
 
 def test_missing_barrier_between_layouts_is_a_race():
-    text = IN_OUT.replace("    layout.barrier\n", "")
-    e = expect_error(text, "data race on shared memory", "%s[", "no barrier in between")
-    assert e.location == f"test.mlir:{line_of(text, 'layout.load %s')}:5"
+    e = expect_error(in_out(barrier=False), "data race on shared memory", "%s[", "no barrier in between")
+    assert e.location.startswith(f"{HERE}:{LINES['load s']}:")
 
 
 def test_convert_layout_and_elementwise():
-    text = IN_OUT.replace(
-        """    %s = layout.alloc : !S
-    %v = layout.load %ta : !Ti -> tensor<32x32xf32, #in>
-    layout.store %v, %s : tensor<32x32xf32, #in>, !S
-    layout.barrier
-    %w = layout.load %s : !S -> tensor<32x32xf32, #out>
-""",
-        """    %v = layout.load %ta : !Ti -> tensor<32x32xf32, #in>
-    %two = arith.constant 2.0 : f32
-    %t = layout.splat %two : f32 -> tensor<32x32xf32, #in>
-    %x = arith.mulf %v, %t : tensor<32x32xf32, #in>
-    %w = layout.convert_layout %x : tensor<32x32xf32, #in> -> tensor<32x32xf32, #out>
-""",
-    )
-    inputs, out = run_text(text)
+    inputs, out = run_module(in_out(convert=True))
     assert np.array_equal(out["dst"], (2 * inputs["src"]).reshape(256, 256).T.reshape(-1))
 
 
 def test_vector_of_non_contiguous_registers():
-    # #out holds a column per thread: registers are 256 elements apart in !Gi.
-    text = IN_OUT.replace(
-        "%v = layout.load %ta : !Ti -> tensor<32x32xf32, #in>",
-        "%v = layout.load %ta {vector = 4 : i64} : !Ti -> tensor<32x32xf32, #out>",
-    ).replace("layout.store %v, %s : tensor<32x32xf32, #in>", "layout.store %v, %s : tensor<32x32xf32, #out>")
-    expect_error(text, "not contiguous vector access")
+    # OUT holds a column per thread: registers are 256 elements apart in the tile.
+    expect_error(in_out(load_vector=True), "not contiguous vector access")
 
 
-REDUCE = """
-#bl = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#sl = #layout.slice<{dim = 1, parent = #bl}>
-!G = !layout.tensor<f32, #layout.cute<(16,32):(32,1)>, gmem>
-!R = !layout.tensor<f32, #layout.cute<16:1>, gmem>
-func.func @rowsum(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !R
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %v = layout.load %a {vector = 4 : i64} : !G -> tensor<16x32xf32, #bl>
-    %s = layout.reduce %v {axis = 1 : i64, kind = "$kind"} : tensor<16x32xf32, #bl> -> tensor<16xf32, #sl>
-    layout.store %s, %b : tensor<16xf32, #sl>, !R
-  }
-  func.return
-}
-"""
+def rowsum(kind: str):
+    """The `kind` reduction of each row of a 16x32 tile (one block)."""
+    bl = tilec.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    p = tilec.Program("rowsum")
+    a = p.view(p.pointer("src", "f32", align=16), "(16,32):(32,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=16), "16:1").named("b")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        v = p.load(a, bl, vector=4).named("v")
+        p.store(p.reduce(v, 1, kind).named("s"), b)
+    return p.module
 
 
 @pytest.mark.parametrize("kind", ["add", "max", "min", "mul"])
 def test_reduce(kind):
-    inputs, out = run_text(REDUCE.replace("$kind", kind))
+    inputs, out = run_module(rowsum(kind))
     x = inputs["src"].reshape(16, 32).astype(np.float64)
     want = {"add": x.sum(1), "max": x.max(1), "min": x.min(1), "mul": x.prod(1)}[kind]
     np.testing.assert_allclose(out["dst"], want, rtol=1e-4, atol=1e-6)
@@ -470,7 +391,7 @@ def test_reduce(kind):
 
 def test_reduce_order_is_the_gpu_order():
     # Registers of a thread first (in order), then a butterfly over the lane bits.
-    inputs, out = run_text(REDUCE.replace("$kind", "add"))
+    inputs, out = run_module(rowsum("add"))
     x = inputs["src"].reshape(16, 32, order="C")
     # lane bits along dim 1 are bits 2..4 of the column (threadsPerWarp[1] = 8)
     part = x.reshape(16, 8, 4)
@@ -498,85 +419,57 @@ def test_passes_preserve_the_examples(example, pipeline):
 def test_assert_pass_preserves_catches_a_wrong_transformation():
     def wrong_pass(module):
         # "Simplify" the destination view to row-major: no longer a transpose.
-        return parse(TRANSPOSE_64.replace("(64,64):(1,64)", "(64,64):(64,1)"))
+        return transpose_64(dst_layout="(64,64):(64,1)")
 
     with pytest.raises(AssertionError, match="buffer %dst differs at flat index 1:"):
-        assert_pass_preserves(TRANSPOSE_64, wrong_pass)
+        assert_pass_preserves(transpose_64(), wrong_pass)
 
 
 def test_assert_pass_preserves_returns_the_transformed_module():
-    after = assert_pass_preserves(STAGE, "distribute", seeds=(0, 1))
+    after = assert_pass_preserves(stage(), "distribute", seeds=(0, 1))
     assert "layout.distribute" in str(after) and "layout.barrier" in str(after)
 
 
 def test_check_equivalence_across_levels():
-    before = parse(TRANSPOSE_64)
-    small = IN_OUT
-    for a, b in [("(256,256):(256,1)", "(64,64):(64,1)"), ("(256,256):(1,256)", "(64,64):(1,64)"),
-                 ("(32,32):(256,1)", "(32,32):(64,1)"), ("(32,32):(1,256)", "(32,32):(1,64)"),
-                 ("%c8 = arith.constant 8", "%c8 = arith.constant 2")]:
-        small = small.replace(a, b)
-    after = parse(small)
-    assert check_equivalence(before, after, seed=3)
+    assert check_equivalence(transpose_64(), in_out(n=64), seed=3)
 
 
 # ------------------------------------------------------------------- the other view ops
 
-VIEW_OPS = """
-!A = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, gmem>
-!Z = !layout.tensor<f32, #layout.cute<((4,8),(16,8)):((64,1),(256,8))>, gmem>
-!L = !layout.tensor<f32, #layout.cute<4096:1>, gmem>
-!R = !layout.tensor<f32, #layout.cute<64:1>, gmem>
-func.func @views(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>, %row: !layout.ptr<f32>) {
-  %a = layout.view %src : !layout.ptr<f32> -> !A
-  %z = layout.divide %a {kind = "zipped", tiler = array<i64: 4, 8>} : !A -> !Z
-  %b = layout.view %dst : !layout.ptr<f32> -> !L
-  layout.copy %z, %b : !Z, !L
-  %c5 = arith.constant 5 : index
-  %r = layout.slice %a[%c5, _] : !A -> !R
-  %o = layout.view %row : !layout.ptr<f32> -> !R
-  layout.copy %r, %o : !R, !R
-  func.return
-}
-"""
-
 
 def test_divide_and_slice():
-    inputs, out = run_text(VIEW_OPS)
+    p = tilec.Program("views")
+    src, dst, row = (p.pointer(n, "f32", align=None) for n in ("src", "dst", "row"))
+    a = p.view(src, "(64,64):(64,1)").named("a")
+    p.copy(p.divide(a, (4, 8), "zipped").named("z"), p.view(dst, "4096:1").named("b"))
+    r = p.slice(a, [p.constant(5).named("c5"), "_"]).named("r")
+    p.copy(r, p.view(row, "64:1").named("o"))
+    inputs, out = run_module(p.module)
     src = inputs["src"]
     want = src.reshape(16, 4, 8, 8).transpose(2, 0, 3, 1).reshape(-1)  # (tc, tr, c0, r0)
     assert np.array_equal(out["dst"], want)
     assert np.array_equal(out["row"], src[5 * 64 : 6 * 64])
 
 
-# CuTe's slicing examples (Tensor guide): A = ((3,2),(2,5,2)):((4,1),(2,13,100)).
-NESTED_SLICES = """
-!A = !layout.tensor<f32, #layout.cute<((3,2),(2,5,2)):((4,1),(2,13,100))>, gmem>
-!OE = !layout.tensor<f32, #layout.cute<(3,5):(1,3)>, gmem>
-!OF = !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,4)>, gmem>
-!OB = !layout.tensor<f32, #layout.cute<((2,5,2)):((1,2,10))>, gmem>
-func.func @slices(%src: !layout.ptr<f32>, %de: !layout.ptr<f32>, %df: !layout.ptr<f32>, %db: !layout.ptr<f32>) {
-  %a = layout.view %src : !layout.ptr<f32> -> !A
-  %e = layout.slice %a[(_, 1), (0, _, 1)] : !A -> !layout.tensor<f32, #layout.cute<(3,5):(4,13)>, gmem>
-  %f = layout.slice %a[(2, _), (_, 3, _)] : !A -> !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,100)>, gmem>
-  %b = layout.slice %a[2, _] : !A -> !layout.tensor<f32, #layout.cute<((2,5,2)):((2,13,100))>, gmem>
-  %oe = layout.view %de : !layout.ptr<f32> -> !OE
-  %of = layout.view %df : !layout.ptr<f32> -> !OF
-  %ob = layout.view %db : !layout.ptr<f32> -> !OB
-  layout.copy %e, %oe : !layout.tensor<f32, #layout.cute<(3,5):(4,13)>, gmem>, !OE
-  layout.copy %f, %of : !layout.tensor<f32, #layout.cute<(2,2,2):(1,2,100)>, gmem>, !OF
-  layout.copy %b, %ob : !layout.tensor<f32, #layout.cute<((2,5,2)):((2,13,100))>, gmem>, !OB
-  func.return
-}
-"""
-
-
 def test_nested_slice_coordinates_as_cute():
-    """Each element by hand from the guide's strides: E = A(make_coord(_,1),
+    """CuTe's slicing examples (Tensor guide): A = ((3,2),(2,5,2)):((4,1),(2,13,100)).
+    Each element by hand from the guide's strides: E = A(make_coord(_,1),
     make_coord(0,_,1)) is (3,5):(4,13) at offset 1*1 + 1*100; F = A(make_coord(2,_),
     make_coord(_,3,_)) is (2,2,2):(1,2,100) at offset 2*4 + 3*13; B = A(2,_) at offset
     2*4 (the linear index 2 of mode (3,2) is (2,0))."""
-    inputs, out = run_text(NESTED_SLICES)
+    p = tilec.Program("slices")
+    src, de, df, db = (p.pointer(n, "f32", align=None) for n in ("src", "de", "df", "db"))
+    a = p.view(src, "((3,2),(2,5,2)):((4,1),(2,13,100))").named("a")
+    e = p.slice(a, [("_", 1), (0, "_", 1)]).named("e")
+    f = p.slice(a, [(2, "_"), ("_", 3, "_")]).named("f")
+    bb = p.slice(a, [2, "_"]).named("b")
+    assert str(e.type) == "!layout.tensor<f32, #layout.cute<(3,5):(4,13)>, gmem>"
+    assert str(f.type) == "!layout.tensor<f32, #layout.cute<(2,2,2):(1,2,100)>, gmem>"
+    assert str(bb.type) == "!layout.tensor<f32, #layout.cute<((2,5,2)):((2,13,100))>, gmem>"
+    p.copy(e, p.view(de, "(3,5):(1,3)").named("oe"))
+    p.copy(f, p.view(df, "(2,2,2):(1,2,4)").named("of"))
+    p.copy(bb, p.view(db, "((2,5,2)):((1,2,10))").named("ob"))
+    inputs, out = run_module(p.module)
     src = inputs["src"]
     e = [src[101 + 4 * i + 13 * j] for j in range(5) for i in range(3)]
     f = [src[8 + 39 + a + 2 * b + 100 * c] for c in range(2) for b in range(2) for a in range(2)]
@@ -586,52 +479,28 @@ def test_nested_slice_coordinates_as_cute():
     assert np.array_equal(out["db"], np.array(bb, dtype=src.dtype))
 
 
-PARTITION = """
-!V = !layout.tensor<f32, #layout.cute<128:1>, gmem>
-!P = !layout.tensor<f32, #layout.cute<4:$stride>, gmem>
-!Q = !layout.tensor<f32, #layout.cute<4:1>, gmem>
-func.func @partition(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
-  %a = layout.view %src : !layout.ptr<f32> -> !V
-  %b = layout.view %dst : !layout.ptr<f32> -> !V
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(32) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %p = layout.partition %a, %tid {tv = #layout.cute<(32,4):(1,32)>} : !V -> !P
-    %q = layout.partition %b, %tid {tv = #layout.cute<(32,4):(4,1)>} : !V -> !Q
-    layout.copy %p, %q : !P, !Q
-  }
-  func.return
-}
-""".replace("$stride", "32")
-
-
 def test_partition():
-    inputs, out = run_text(PARTITION)
+    p = tilec.Program("partition")
+    a = p.view(p.pointer("src", "f32", align=None), "128:1").named("a")
+    b = p.view(p.pointer("dst", "f32", align=None), "128:1").named("b")
+    with p.launch(grid=(1, 1, 1), threads=32) as k:
+        part = p.partition(a, k.tid, "(32,4):(1,32)").named("p")
+        q = p.partition(b, k.tid, "(32,4):(4,1)").named("q")
+        assert str(part.type) == "!layout.tensor<f32, #layout.cute<4:32>, gmem>"
+        p.copy(part, q)
+    inputs, out = run_module(p.module)
     # thread t, value v: dst[4t + v] = src[t + 32v]
     assert np.array_equal(out["dst"], inputs["src"].reshape(4, 32).T.reshape(-1))
 
 
-ARANGE = """
-#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
-#s0 = #layout.slice<{dim = 0, parent = #b}>
-!D = !layout.tensor<i32, #layout.cute<(32,16):(16,1)>, gmem>
-func.func @iota(%dst: !layout.ptr<i32>) {
-  %d = layout.view %dst : !layout.ptr<i32> -> !D
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %r = layout.arange {start = 0 : i64, end = 16 : i64} : tensor<16xi32, #s0>
-    %e = layout.expand_dims %r {axis = 0 : i64} : tensor<16xi32, #s0> -> tensor<1x16xi32, #b>
-    %bc = layout.broadcast %e : tensor<1x16xi32, #b> -> tensor<32x16xi32, #b>
-    layout.store %bc, %d : tensor<32x16xi32, #b>, !D
-  }
-  func.return
-}
-"""
-
-
 def test_arange_expand_dims_broadcast():
-    inputs, out = run_text(ARANGE)
+    blocked = tilec.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    p = tilec.Program("iota")
+    d = p.view(p.pointer("dst", "i32", align=None), "(32,16):(16,1)").named("d")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        r = p.arange(0, 16, tilec.SliceLayout(0, blocked)).named("r")
+        p.store(p.broadcast(p.expand_dims(r, 0).named("e"), [32, 16]).named("bc"), d)
+    inputs, out = run_module(p.module)
     sentinel = inputs["dst"][0]
     assert sentinel not in range(16)  # poisoned before the run
     assert np.array_equal(out["dst"].reshape(32, 16), np.tile(np.arange(16, dtype=np.int32), (32, 1)))

@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.ir import Block, Region
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects import layout
@@ -193,10 +194,13 @@ def test_random_loop_branch_programs(drawn):
 
 # ----------------------------------------------------------------------------- cost model
 
-def _tensor(text: str):
-    m = parse_module(f"func.func @f(%x: {text}) {{ func.return }}")
-    (f,) = m.body.block.ops
-    return f.body.block.args[0].type
+def _tensor(shape, dtype: str, encoding):
+    """`tensor<shape x dtype, encoding>` (the encoding an object or its attribute text)."""
+    from xdsl.dialects.builtin import TensorType
+
+    from tilec.compiler.builder_types import element_type, encoding_attr
+
+    return TensorType(element_type(dtype), list(shape), encoding_attr(encoding))
 
 
 _A = "#layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
@@ -209,8 +213,8 @@ def test_cost_is_bytes_by_conversion_kind():
     from tilec.passes._layout_cost import conversion_cost
 
     m = CostModel()
-    a32, b32 = _tensor(f"tensor<32x32xf32, {_A}>"), _tensor(f"tensor<32x32xf32, {_B}>")
-    a16, b16 = _tensor(f"tensor<32x32xf16, {_A}>"), _tensor(f"tensor<32x32xf16, {_B}>")
+    a32, b32 = _tensor([32, 32], "f32", _A), _tensor([32, 32], "f32", _B)
+    a16, b16 = _tensor([32, 32], "f16", _A), _tensor([32, 32], "f16", _B)
     assert kind_of(a32, b32) == "shared"
     # shared memory: every source register written and every destination register read
     assert conversion_cost(m, a32, b32).units == (1024 + 1024) * 4
@@ -226,7 +230,7 @@ def test_shuffle_moves_32_bit_words():
     lanes_a = "#layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>"
     lanes_b = ("#layout.linear<{register = [], lane = [[16], [8], [4], [2], [1]], warp = [], block = []}>")
     for et, word in (("f32", 4), ("f16", 4)):
-        src, dst = _tensor(f"tensor<32x{et}, {lanes_a}>"), _tensor(f"tensor<32x{et}, {lanes_b}>")
+        src, dst = _tensor([32], et, lanes_a), _tensor([32], et, lanes_b)
         assert kind_of(src, dst) == "warp_shuffle"
         assert conversion_cost(CostModel(), src, dst).units == 32 * word
 
@@ -236,9 +240,9 @@ def test_slice_of_linear_has_a_linear_form():
     its conversions are costed by kind (here registers only), not as unknown."""
     from tilec.passes._layout_cost import linear_of
 
-    sl = _tensor(f"tensor<32xf32, #layout.slice<{{dim = 1, parent = {_LIN}}}>>")
-    sb = _tensor("tensor<32xf32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 1], "
-                 "threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>}>>")
+    sl = _tensor([32], "f32", f"#layout.slice<{{dim = 1, parent = {_LIN}}}>")
+    sb = _tensor([32], "f32", "#layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 1], "
+                 "threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>}>")
     ll = linear_of(sl)
     assert ll is not None
     assert ll.get_bases("register") == [(16,)] and ll.get_bases("lane")[4] == (0,)
@@ -250,31 +254,24 @@ def test_divergent_branch_keeps_its_conversion():
     a conversion moves elements between threads, so it is not moved into the branches
     (the reference executor refuses tensors chosen by divergent control flow, so this is
     checked on the IR)."""
-    text = f"""
-!G = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
-func.func @divergent(%q: !layout.ptr<f32>) {{
-  %b = layout.view %q : !layout.ptr<f32> -> !G
-  %c64 = arith.constant 64 : index
-  %c1 = arith.constant 1 : index
-  %f = arith.constant 0.25 : f32
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %low = arith.cmpi ult, %tid, %c64 : index
-    %r = scf.if %low -> (tensor<32x32xf32, {_A}>) {{
-      %k = arith.constant dense<1.5> : tensor<32x32xf32, {_A}>
-      scf.yield %k : tensor<32x32xf32, {_A}>
-    }} else {{
-      %s = layout.splat %f : f32 -> tensor<32x32xf32, {_A}>
-      scf.yield %s : tensor<32x32xf32, {_A}>
-    }}
-    %w = layout.convert_layout %r : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
-    layout.store %w, %b : tensor<32x32xf32, {_B}>, !G
-  }}
-  func.return
-}}
-"""
-    after = run_pipeline(parse_module(text), "remove-layout-conversions")
-    assert emit(after) == emit(parse_module(text))
+    import tilec
+
+    ta = _tensor([32, 32], "f32", _A)
+    p = tilec.Program("divergent")
+    b = p.view(p.pointer("q", "f32", align=None), "(32,32):(32,1)").named("b")
+    c64 = p.constant(64).named("c64")
+    f = p.constant(0.25, "f32").named("f")
+    with p.launch(grid=(1, 1, 1), threads=128) as k:
+        low = p.insert(arith.CmpiOp(k.tid.ssa, c64.ssa, "ult")).results[0].named("low")
+        const = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(ta, [1.5]))
+        splat = layout.SplatOp.build(operands=[f.ssa], result_types=[ta])
+        branches = Block([const, scf.YieldOp(const)]), Block([splat, scf.YieldOp(splat)])
+        r = p.insert(scf.IfOp(low.ssa, [ta], Region(branches[0]), Region(branches[1]))).results[0].named("r")
+        p.store(p.convert_layout(r, _B).named("w"), b)
+    module = p.module
+    text = emit(module)
+    after = run_pipeline(module, "remove-layout-conversions")
+    assert emit(after) == text
 
 
 # ----------------------------------------------------------------------------- local patterns
@@ -289,35 +286,29 @@ def test_local_patterns_fold_chains_and_identities_alone():
 
     from tilec.passes.remove_layout_conversions import LOCAL_PATTERNS
 
-    text = f"""
-!G = !layout.tensor<f32, #layout.cute<(32,32):(32,1)>, gmem>
-func.func @f(%p: !layout.ptr<f32>) {{
-  %a = layout.view %p : !layout.ptr<f32> -> !G
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(128) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a : !G -> tensor<32x32xf32, {_A}>
-    %y = layout.convert_layout %x : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
-    %z = layout.convert_layout %y : tensor<32x32xf32, {_B}> -> tensor<32x32xf32, {_A}>
-    %w = layout.convert_layout %z : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_A}>
-    %u = layout.convert_layout %x : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
-    %first = arith.cmpi eq, %bx, %c0 : index
-    %r = scf.if %first -> (tensor<32x32xf32, {_B}>) {{
-      %t = layout.convert_layout %x : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
-      scf.yield %t : tensor<32x32xf32, {_B}>
-    }} else {{
-      %n = arith.negf %x : tensor<32x32xf32, {_A}>
-      %e = layout.convert_layout %n : tensor<32x32xf32, {_A}> -> tensor<32x32xf32, {_B}>
-      scf.yield %e : tensor<32x32xf32, {_B}>
-    }}
-    layout.store %w, %a : tensor<32x32xf32, {_A}>, !G
-    layout.store %r, %a : tensor<32x32xf32, {_B}>, !G
-  }}
-  func.return
-}}
-"""
-    module = parse_module(text)
+    import tilec
+
+    def program():
+        """Chains, an identity, an unused conversion and an if whose branches convert."""
+        p = tilec.Program("f")
+        a = p.view(p.pointer("p", "f32", align=None), "(32,32):(32,1)").named("a")
+        with p.launch(grid=(1, 1, 1), threads=128) as k:
+            x = p.load(a, _A).named("x")
+            z = p.convert_layout(p.convert_layout(x, _B).named("y"), _A).named("z")
+            w = p.convert_layout(z, _A).named("w")
+            p.convert_layout(x, _B).named("u")
+            first = k.bx.eq(0).named("first")
+            tb = _tensor([32, 32], "f32", _B)
+            t = layout.ConvertLayoutOp(x.ssa, tb)
+            n = arith.NegfOp(x.ssa)
+            e = layout.ConvertLayoutOp(n.result, tb)
+            branches = Block([t, scf.YieldOp(t)]), Block([n, e, scf.YieldOp(e)])
+            r = p.insert(scf.IfOp(first.ssa, [tb], Region(branches[0]), Region(branches[1]))).results[0].named("r")
+            p.store(w, a)
+            p.store(r, a)
+        return p.module
+
+    module = program()
     walker = PatternRewriteWalker(GreedyRewritePatternApplier(list(LOCAL_PATTERNS), dce_enabled=False))
     assert walker.rewrite_module(module)
     module.verify()
@@ -328,4 +319,4 @@ func.func @f(%p: !layout.ptr<f32>) {{
     assert stores[0].value.owner.name == "layout.load"
     assert stores[1].value is left.result
     assert [op.name for op in module.walk()].count("arith.negf") == 1
-    assert check_equivalence(parse_module(text), module, 0)
+    assert check_equivalence(program(), module, 0)

@@ -44,8 +44,8 @@ def test_tma_schedules_run_on_the_executor_and_match_numpy(stages, k, trip, dyna
     """The pipelined TMA + wgmma loop runs with the executor's mbarrier, race and
     in-flight-mma checks, and gives A @ B within the MMA tolerance; the loop before the
     pass gives the same (`assert_pass_preserves`)."""
-    text = tma_gemm(k, trip, dynamic)
-    after = assert_pass_preserves(text, f"software-pipeline{{num_stages={stages}}}", seeds=(0,))
+    module = tma_gemm(k, trip, dynamic)
+    after = assert_pass_preserves(module, f"software-pipeline{{num_stages={stages}}}", seeds=(0,))
     assert "layout.mma_wait" in str(after) and str(after).count("layout.mbarrier_init") == stages
     _check_against_numpy(after, k, trip * BK)
 
@@ -59,7 +59,7 @@ def test_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k, trip,
     """The sm_80 loop (cp.async after distribute + vectorize) pipelined: each step waits
     for its own tile's commit groups only; the executor reports a read of a
     destination before its group is waited for, and races."""
-    m = parse_module(sm80_gemm(k, trip, dynamic), "t.mlir")
+    m = sm80_gemm(k, trip, dynamic)
     run_pipeline(m, "distribute,vectorize")
     after = assert_pass_preserves(m, f"software-pipeline{{num_stages={stages}}}", seeds=(0,))
     text = str(after)
@@ -67,10 +67,9 @@ def test_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k, trip,
     _check_against_numpy(after, k, trip * 32)
 
 
-def _pipelined(text: str, stages: int, sabotage):
-    """The module after `software-pipeline{num_stages=stages}` with `sabotage(module)`
+def _pipelined(m, stages: int, sabotage):
+    """The module `m` after `software-pipeline{num_stages=stages}` with `sabotage(module)`
     applied to the result."""
-    m = parse_module(text, "t.mlir")
     run_pipeline(m, f"software-pipeline{{num_stages={stages}}}")
     sabotage(m)
     return m
@@ -126,7 +125,7 @@ def test_the_executor_rejects_a_wait_that_leaves_the_tile_in_flight():
             if isinstance(w, AsyncWaitOp) and w.pending.value.data:
                 w.pending = IntegerAttr(w.pending.value.data + 1, w.pending.type)
 
-    m = parse_module(sm80_gemm(128), "t.mlir")
+    m = sm80_gemm(128)
     run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3}")
     one_more(m)
     with pytest.raises(ExecutionError, match="while a cp.async is still writing it"):
@@ -146,12 +145,12 @@ def test_pipelined_cuda_compiles(form):
     """The default pipeline after the pass: equivalent, and NVRTC compiles the CUDA
     (wgmma.wait_group 1 in the loop; cp.async.wait_group 2 for 3 stages of 2 groups)."""
     if form == "tma":
-        m = parse_module(tma_gemm(320), "t.mlir")
+        m = tma_gemm(320)
         run_pipeline(m, "software-pipeline{num_stages=4},default")
         cuda = emit(m, "cuda")
         assert "wgmma.wait_group.sync.aligned 1;" in cuda and "wgmma.wait_group.sync.aligned 0;" in cuda
     else:
-        m = parse_module(sm80_gemm(160), "t.mlir")
+        m = sm80_gemm(160)
         run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,"
                         "vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize")
         cuda = emit(m, "cuda")

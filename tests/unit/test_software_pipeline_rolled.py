@@ -75,7 +75,7 @@ def test_rolled_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k
     """The sm_80 loop (cp.async after distribute + vectorize) rolled: each step waits
     for its own stage's commit groups only; the executor reports a read of a
     destination before its group is waited for, and races."""
-    m = parse_module(sm80_gemm(k, trip, dynamic), "t.mlir")
+    m = sm80_gemm(k, trip, dynamic)
     run_pipeline(m, "distribute,vectorize")
     after = assert_pass_preserves(m, _rolled(stages), seeds=(0,))
     text = str(after)
@@ -85,7 +85,7 @@ def test_rolled_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k
 
 
 def _sabotaged(stages: int, sabotage):
-    m = parse_module(tma_gemm(320), "t.mlir")
+    m = tma_gemm(320)
     run_pipeline(m, _rolled(stages))
     sabotage(m)
     return m
@@ -147,12 +147,12 @@ def test_rolled_cuda_compiles(form):
     (`#pragma unroll 1`) with its step once (one wgmma.wait_group 1 / one
     cp.async.wait_group 2)."""
     if form == "tma":
-        m = parse_module(tma_gemm(320), "t.mlir")
+        m = tma_gemm(320)
         after = assert_pass_preserves(m, _rolled(4) + ",default", seeds=(0,))
         cuda = emit(after, "cuda")
         assert cuda.count("wgmma.wait_group.sync.aligned 1;") == 1
     else:
-        m = parse_module(sm80_gemm(160), "t.mlir")
+        m = sm80_gemm(160)
         run_pipeline(m, "distribute,vectorize")
         after = assert_pass_preserves(m, _rolled(3) + ",vectorize-pointers,vectorize-element-loops,"
                                       "remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize",
@@ -190,7 +190,7 @@ def test_the_staged_type_has_a_leading_stage_mode():
     from tilec.dialects.swizzle import ComposedLayout
     from tilec.passes._pipeline_rolled import staged_type
 
-    m = parse_module(tma_gemm(128), "t.mlir")
+    m = tma_gemm(128)
     t = next(o for o in m.walk() if o.name == "layout.alloc").result.type
     assert str(staged_type(t, 3).layout) == "#layout.composed<swizzle<3,3,3> o 0 o (3,64,64):(4096,64,1)>"
     odd = t.with_(layout=ComposedLayoutAttr(ComposedLayout(t.layout.data.swizzle, 0, cute.Layout((8, 24), (24, 1)))))

@@ -18,7 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from helpers.tma_programs import persistent_round_trip, persistent_transpose, round_trip, transpose
 
-from tilec.compiler.pipeline import parse_module, run_pipeline
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.rewriter import InsertPoint, Rewriter
+
+import tilec
+from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects import cute
 from tilec.dialects.swizzle import ComposedLayout
 from tilec.dialects.tma import TmaGeometry, box_offsets, swizzle_of_bytes, tma_geometry
@@ -80,8 +85,8 @@ def test_box_offsets_match_the_128_byte_swizzle():
 
 
 def _run(program, pipeline: str | None = None, seed: int = 0):
-    """Random inputs and the outputs of `program` (IR text, or a module: cloned)."""
-    m = parse_module(program, "t.mlir") if isinstance(program, str) else program.clone()
+    """Random inputs and the outputs of `program` (a module, cloned)."""
+    m = program.clone()
     if pipeline:
         run_pipeline(m, pipeline)
     inputs = random_inputs(m, seed)
@@ -129,118 +134,92 @@ def test_edge_box_zero_fills_shared_memory():
 # ------------------------------------------------------------------ misuse
 
 
-def _tma_text(body: str) -> str:
-    return f"""
-!G = !layout.tensor<f32, #layout.cute<(128,128):(128,1)>, gmem>
-!T = !layout.tensor<f32, #layout.cute<(64,64):(128,1)>, gmem>
-!S = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, smem>
-func.func @k(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {{
-  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
-  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !G
-  %c2 = arith.constant 2 : index
-  %c1 = arith.constant 1 : index
-  %c0 = arith.constant 0 : index
-  layout.launch grid(%c2, %c2, %c1) threads(64) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %by] {{tile = array<i64: 64, 64>}} : !G -> !T
-    %tb = layout.tile %b[%bx, %by] {{tile = array<i64: 64, 64>}} : !G -> !T
-    %s = layout.alloc : !S
-    %bar = layout.mbarrier_init {{count = 1 : i64}}
-{body}
-  }}
-  func.return
-}}
-"""
+def tma_kernel(phase: int = 0, tx: int = 16384, arrive: bool = True, read_before_wait: bool = False,
+               arrive_again: bool = False, loads: int = 1, wait: bool = True, store: bool = True,
+               write_during_store: bool = False, divergent_arrive: bool = False):
+    """@k: each block of 64 threads moves its 64x64 tile of a 128x128 f32 through shared
+    memory with a TMA load (completing on one mbarrier: one arrival expecting `tx`
+    bytes, a wait on parity `phase`) and a TMA store, waited, and invalidates the
+    barrier. The other arguments break it: `arrive` (False: no arrival),
+    `read_before_wait` (the shared tile copied out before the wait), `arrive_again`
+    (a second arrival right after the load), `loads` (TMA loads into the tile),
+    `wait` (False: no wait), `store` (False: no TMA store and no store wait),
+    `write_during_store` (the shared tile rewritten before the store wait);
+    `divergent_arrive`: the body is only an arrival by the first 32 threads."""
+    p = tilec.Program("k")
+    a = p.view(p.pointer("src", "f32", align=16), "(128,128):(128,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=16), "(128,128):(128,1)").named("b")
+    c1, c0 = p.constant(1).named("c1"), p.constant(0).named("c0")
+    with p.launch(grid=(2, 2, 1), threads=64) as k:
+        ta = p.tile(a, [k.bx, k.by], [64, 64]).named("ta")
+        tb = p.tile(b, [k.bx, k.by], [64, 64]).named("tb")
+        s = p.alloc("(64,64):(64,1)", "f32", "smem").named("s")
+        bar = p.mbarrier_init(1).named("bar")
+        if divergent_arrive:
+            with p.if_(p.insert(arith.CmpiOp(k.tid.ssa, p.constant(32).ssa, "ult")).results[0].named("lt")):
+                p.mbarrier_arrive(bar, tx=tx)
+        else:
+            _tma_round_trip(p, ta, tb, s, bar, c1 if phase else c0, tx, arrive, read_before_wait, arrive_again,
+                            loads, wait, store, write_during_store)
+    return p.module
 
 
-GOOD = """    layout.mbarrier_arrive %bar {tx = 16384 : i64}
-    layout.tma_load %ta, %s, %bar : !T, !S
-    layout.mbarrier_wait %bar, %c0
-    layout.tma_store %s, %tb : !S, !T
-    layout.tma_store_wait {pending = 0 : i64}
-    layout.mbarrier_inval %bar"""
+def _tma_round_trip(p, ta, tb, s, bar, phase, tx, arrive, read_before_wait, arrive_again, loads, wait, store,
+                    write_during_store) -> None:
+    """`tma_kernel`'s body but for the divergent arrival (its docstring)."""
+    if arrive:
+        p.mbarrier_arrive(bar, tx=tx)
+    for _ in range(loads):
+        p.tma_load(ta, s, bar)
+    if arrive_again:
+        p.mbarrier_arrive(bar, tx=tx)
+    if read_before_wait:
+        p.copy(s, tb)
+    if wait:
+        p.mbarrier_wait(bar, phase)
+    if store:
+        p.tma_store(s, tb)
+        if write_during_store:
+            p.copy(ta, s)
+        p.tma_store_wait(0)
+    p.mbarrier_inval(bar)
+
 
 MISUSE = {
-    "wrong phase": (
-        GOOD.replace("layout.mbarrier_wait %bar, %c0", "layout.mbarrier_wait %bar, %c1"),
-        "wait on phase parity 1",
-        "the wait returns at once",
-    ),
-    "read before wait": (
-        GOOD.replace(
-            "    layout.mbarrier_wait %bar, %c0\n",
-            "    layout.copy %s, %tb : !S, !T\n    layout.mbarrier_wait %bar, %c0\n",
-        ),
-        "while a TMA load is still writing it",
-    ),
-    "reused before complete": (
-        GOOD.replace(
-            "    layout.tma_load %ta, %s, %bar : !T, !S\n",
-            "    layout.tma_load %ta, %s, %bar : !T, !S\n    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n",
-        ),
-        "reused before its phase completes",
-    ),
-    "expects fewer bytes": (GOOD.replace("tx = 16384", "tx = 8192"), "expects 8192 bytes", "copy 16384"),
-    "expects more bytes": (
-        GOOD.replace("tx = 16384", "tx = 32768"),
-        "expects 32768 bytes",
-        "the wait would never return",
-    ),
-    "no arrival": (
-        GOOD.replace("    layout.mbarrier_arrive %bar {tx = 16384 : i64}\n", ""),
-        "the wait would never return",
-        "missing 1 of its 1 arrivals",
-    ),
-    "write during store": (
-        GOOD.replace(
-            "    layout.tma_store_wait {pending = 0 : i64}\n",
-            "    layout.copy %ta, %s : !T, !S\n    layout.tma_store_wait {pending = 0 : i64}\n",
-        ),
-        "while a TMA store is still reading it",
-    ),
-    "inval in flight": (
-        GOOD.replace("    layout.mbarrier_wait %bar, %c0\n", "").replace(
-            "    layout.tma_store %s, %tb : !S, !T\n    layout.tma_store_wait {pending = 0 : i64}\n", ""
-        ),
-        "invalidated while its phase 0 is in flight",
-    ),
-    "two loads in flight": (
-        GOOD.replace(
-            "    layout.tma_load %ta, %s, %bar : !T, !S\n",
-            "    layout.tma_load %ta, %s, %bar : !T, !S\n    layout.tma_load %ta, %s, %bar : !T, !S\n",
-        ),
-        "which an earlier TMA load is still writing",
-    ),
+    "wrong phase": ({"phase": 1}, "wait on phase parity 1", "the wait returns at once"),
+    "read before wait": ({"read_before_wait": True}, "while a TMA load is still writing it"),
+    "reused before complete": ({"arrive_again": True}, "reused before its phase completes"),
+    "expects fewer bytes": ({"tx": 8192}, "expects 8192 bytes", "copy 16384"),
+    "expects more bytes": ({"tx": 32768}, "expects 32768 bytes", "the wait would never return"),
+    "no arrival": ({"arrive": False}, "the wait would never return", "missing 1 of its 1 arrivals"),
+    "write during store": ({"write_during_store": True}, "while a TMA store is still reading it"),
+    "inval in flight": ({"wait": False, "store": False}, "invalidated while its phase 0 is in flight"),
+    "two loads in flight": ({"loads": 2}, "which an earlier TMA load is still writing"),
 }
 
 
 def test_correct_use_runs():
-    inputs, out = _run(_tma_text(GOOD))
+    inputs, out = _run(tma_kernel())
     assert np.array_equal(out["dst"], inputs["src"])
 
 
 @pytest.mark.parametrize("level", ["layout", "gpu"])
 @pytest.mark.parametrize("name", MISUSE)
 def test_misuse_is_reported(name, level):
-    body, *fragments = MISUSE[name]
-    m = parse_module(_tma_text(body), "t.mlir")
+    breaks, *fragments = MISUSE[name]
+    m = tma_kernel(**breaks)
     if level == "gpu":
         run_pipeline(m, "lower-to-gpu")
     with pytest.raises(ExecutionError) as info:
         run(m, random_inputs(m, 0))
     for f in fragments:
         assert f in str(info.value), str(info.value)
-    assert "t.mlir:" in str(info.value) or level == "gpu"
+    assert f"{__file__}:" in str(info.value) or level == "gpu"
 
 
 def test_collective_op_under_divergent_control_flow():
-    body = """    %c32 = arith.constant 32 : index
-    %lt = arith.cmpi ult, %tid, %c32 : index
-    scf.if %lt {
-      layout.mbarrier_arrive %bar {tx = 16384 : i64}
-    }"""
     with pytest.raises(ExecutionError, match="is block-collective, but only 32 of the 64 threads"):
-        _run(_tma_text(body))
+        _run(tma_kernel(divergent_arrive=True))
 
 
 # ------------------------------------------------------------------ the pass's choices
@@ -355,35 +334,56 @@ def test_ring_through_one_buffer(stages):
     assert ring.count("layout.alloc") == stages and "pending = 1" not in ring
     report = check_equivalence(before, after, seed=3)
     assert report, str(report)
-    bad = parse_module(ring.replace("pending = 0 : i64}\n", "pending = 1 : i64}\n", 2), "t.mlir")
+    bad = after.clone()
+    for wait in [o for o in bad.walk() if o.name == "layout.tma_store_wait"][:2]:
+        assert wait.properties["pending"].value.data == 0
+        wait.properties["pending"] = IntegerAttr(1, i64)
     with pytest.raises(ExecutionError, match="while a TMA store is still reading it"):
         run(bad, random_inputs(bad, 0))
 
 
-def _ring_text(stages: int = 2) -> str:
+def _ring(stages: int = 2) -> ModuleOp:
     m = persistent_transpose(64, 96, 32, 32, blocks=2)
     run_pipeline(m, f"tma{{stages={stages}}}")
-    return str(m)
+    return m
+
+
+def _waits_on_full(m: ModuleOp) -> list:
+    """The waits on the barrier printed `%full` (the first of the ring's `full` barriers)."""
+    full = next(r for o in m.walk() for r in o.results if r.name_hint == "full")
+    return [o for o in m.walk() if o.name == "layout.mbarrier_wait" and o.operands[0] is full]
+
+
+def _every_wait_on_parity_0(m: ModuleOp) -> None:
+    """Every wait on the ring's `full` barriers on parity 0 (a constant before the loop)."""
+    loop = next(o for o in m.walk() if isinstance(o, scf.ForOp))
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    zero.result.name_hint = "c0w"
+    Rewriter.insert_op(zero, InsertPoint.before(loop))
+    for wait in _waits_on_full(m):
+        assert wait.operands[1].name_hint == "parity"
+        wait.operands = (wait.operands[0], zero.result)
+
+
+def _store_waits_pending_2(m: ModuleOp) -> None:
+    for wait in [o for o in m.walk() if o.name == "layout.tma_store_wait"]:
+        if wait.properties["pending"].value.data == 1:
+            wait.properties["pending"] = IntegerAttr(2, i64)
+
+
+def _no_wait_on_full(m: ModuleOp) -> None:
+    for wait in _waits_on_full(m):
+        wait.detach()
+        wait.erase()
 
 
 RING_MISUSE = {
     # every wait on parity 0: the second round's wait returns at once
-    "wrong phase": (
-        lambda t: t.replace("layout.mbarrier_wait %full, %parity", "layout.mbarrier_wait %full, %c0w").replace(
-            "scf.for %", "%c0w = arith.constant 0 : index\n      scf.for %", 1
-        ),
-        "wait on phase parity 0",
-    ),
+    "wrong phase": (_every_wait_on_parity_0, "wait on phase parity 0"),
     # the out buffer written again while its store of two tiles ago may still read it
-    "store buffer reused": (
-        lambda t: t.replace("pending = 1 : i64", "pending = 2 : i64"),
-        "TMA store is still reading",
-    ),
+    "store buffer reused": (_store_waits_pending_2, "TMA store is still reading"),
     # the tile read before its barrier says it has landed
-    "read before wait": (
-        lambda t: "\n".join(x for x in t.splitlines() if "layout.mbarrier_wait %full," not in x),
-        "while a TMA load is still writing it",
-    ),
+    "read before wait": (_no_wait_on_full, "while a TMA load is still writing it"),
 }
 
 
@@ -391,10 +391,10 @@ RING_MISUSE = {
 @pytest.mark.parametrize("name", RING_MISUSE)
 def test_ring_misuse_is_reported(name, level):
     mutate, fragment = RING_MISUSE[name]
-    good = _ring_text()
-    bad = mutate(good)
-    assert bad != good, "the mutation must change the ring"
-    m = parse_module(bad, "t.mlir")
+    good = _ring()
+    m = good.clone()
+    mutate(m)
+    assert str(m) != str(good), "the mutation must change the ring"
     if level == "gpu":
         run_pipeline(m, "lower-to-gpu")
     with pytest.raises(ExecutionError) as info:

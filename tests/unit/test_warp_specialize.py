@@ -16,6 +16,8 @@ import pytest
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
 
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.runtime.reference import ExecutionError, random_inputs, run
 from tilec.runtime.reference.values import bf16_to_f32
@@ -25,9 +27,55 @@ sys.path.insert(0, str(ROOT / "examples" / "python"))
 import gemm_bf16_hopper
 
 
-def _ws(*args, **kw) -> str:
-    """The printed program of `gemm_hopper_ws` (the tests below break copies of its text)."""
-    return str(gemm_bf16_hopper.gemm_hopper_ws(*args, **kw))
+def _ws(*args, **kw) -> ModuleOp:
+    """The module of `gemm_hopper_ws` (the tests below break copies of it: `_fresh`)."""
+    return gemm_bf16_hopper.gemm_hopper_ws(*args, **kw)
+
+
+def _fresh(m: ModuleOp) -> ModuleOp:
+    """A copy of `m` to run, lower or break."""
+    return m.clone()
+
+
+# ----------------------------------------------------------------------------- breaking a program
+# The misuse tests break the generated program at named values (the SSA names it prints:
+# `%empty0`, `%phase`, ...), as one would by editing the printed text, but on the IR.
+
+
+def _hint(v) -> str | None:
+    return v.name_hint
+
+
+def _ops(m: ModuleOp, name: str, *operand_hints) -> list:
+    """The ops `name` whose first operands carry the name hints `operand_hints` (a
+    compiled regex each)."""
+    return [o for o in m.walk() if o.name == name and len(o.operands) >= len(operand_hints)
+            and all(re.fullmatch(h, _hint(v) or "") for h, v in zip(operand_hints, o.operands))]
+
+
+def _value(m: ModuleOp, hint: str):
+    """The one SSA value (op result) named `hint`."""
+    (v,) = [r for o in m.walk() for r in o.results if r.name_hint == hint]
+    return v
+
+
+def _erase(ops) -> None:
+    ops = list(ops)
+    assert ops, "nothing to erase"
+    for o in ops:
+        o.detach()
+        o.erase()
+
+
+def _block_arg(m: ModuleOp, hint: str):
+    """The first block argument named `hint` (a launch's `tid`)."""
+    return next(a for o in m.walk() for r in o.regions for b in r.blocks for a in b.args if a.name_hint == hint)
+
+
+def _set_int(op, name: str, value: int) -> None:
+    """Property (or attribute) `name` of `op` set to `value`, of its type."""
+    store = op.properties if name in op.properties else op.attributes
+    store[name] = IntegerAttr(value, store[name].type)
 
 
 SMALL = _ws(64, 64, 256, bm=64, bn=64, bk=64, stages=2)
@@ -38,13 +86,13 @@ def test_ws_example_is_generated():
     """examples/gemm_bf16_hopper_ws.mlir (with its comments) is the program of
     `gemm_hopper_ws(*EXAMPLE_WS_SHAPE, **BEST_WS)` (tests/unit/test_examples.py runs it
     and checks it after the default pipeline)."""
-    text = _ws(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE, **gemm_bf16_hopper.BEST_WS)
+    text = str(_ws(*gemm_bf16_hopper.EXAMPLE_WS_SHAPE, **gemm_bf16_hopper.BEST_WS))
     example = parse_module((ROOT / "examples" / "gemm_bf16_hopper_ws.mlir").read_text(), "t.mlir")
     assert str(example) == text
 
 
-def _gemm_out(text: str, level: str) -> tuple[dict, np.ndarray]:
-    m = parse_module(text, "t.mlir")
+def _gemm_out(program: ModuleOp, level: str) -> tuple[dict, np.ndarray]:
+    m = _fresh(program)
     if level == "lowered":
         run_pipeline(m, "default")
     inputs = random_inputs(m, 0)
@@ -71,8 +119,7 @@ def test_ws_gemm_equivalent_and_compiles(shape):
     too); the CUDA compiles for sm_90a; the consumers' `layout.mma {async}` run on
     under the next step (`layout.mma_wait {pending = 1}`: `wait_group 1`)."""
     m, n, k, bm, bn, bk, stages = shape
-    text = _ws(m, n, k, bm=bm, bn=bn, bk=bk, stages=stages)
-    after = assert_pass_preserves(text, "default", seeds=(0,))
+    after = assert_pass_preserves(_ws(m, n, k, bm=bm, bn=bn, bk=bk, stages=stages), "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert cuda.count("wgmma.wait_group.sync.aligned 1;") == stages
     assert cuda.count("setmaxnreg.inc.sync.aligned.u32 232;") == 1
@@ -97,38 +144,42 @@ def test_ws_gemm_equivalent_and_compiles(shape):
         assert "'setmaxnreg' ignored; unable to determine register count at entry" in result.log
 
 
+def _no_wait_on_empty(m):
+    _erase(_ops(m, "layout.mbarrier_wait", r"empty\d+", "ephase"))
+
+
+def _no_wait_on_full(m):
+    _erase(_ops(m, "layout.mbarrier_wait", "full1", "phase"))
+
+
+def _wrong_phase(m):
+    (wait,) = _ops(m, "layout.mbarrier_wait", "full1", "phase")
+    wait.operands = (wait.operands[0], _value(m, "c0"))
+
+
+def _empty_count_too_high(m):
+    _set_int(_value(m, "empty0").owner, "count", 2)
+
+
+def _stage_never_handed_back(m):
+    _erase(_ops(m, "layout.mbarrier_arrive", "empty1"))
+
+
 MISUSE = {
-    "no wait on empty": (
-        re.sub(r" *layout.mbarrier_wait %empty\d+, %ephase\n", "", SMALL),
-        "the barrier is reused before its phase completes",
-    ),
-    "no wait on full": (
-        re.sub(r" *layout.mbarrier_wait %full1, %phase\n", "", SMALL),
-        "while a TMA load is still writing it",
-    ),
-    "wrong phase": (
-        SMALL.replace("layout.mbarrier_wait %full1, %phase", "layout.mbarrier_wait %full1, %c0"),
-        "has completed and been waited on: the wait returns at once",
-    ),
-    "empty count too high": (
-        SMALL.replace(
-            "%empty0 = layout.mbarrier_init {count = 1 : i64}", "%empty0 = layout.mbarrier_init {count = 2 : i64}"
-        ),
-        "the wait would never return",
-        "missing 1 of its 2 arrivals",
-    ),
-    "stage never handed back": (
-        re.sub(r" *layout.mbarrier_arrive %empty1\n", "", SMALL),
-        "the wait would never return",
-    ),
+    "no wait on empty": (_no_wait_on_empty, "the barrier is reused before its phase completes"),
+    "no wait on full": (_no_wait_on_full, "while a TMA load is still writing it"),
+    "wrong phase": (_wrong_phase, "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "empty count too high": (_empty_count_too_high, "the wait would never return", "missing 1 of its 2 arrivals"),
+    "stage never handed back": (_stage_never_handed_back, "the wait would never return"),
 }
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 @pytest.mark.parametrize("name", MISUSE)
 def test_misuse_is_reported(name, level):
-    text, *fragments = MISUSE[name]
-    m = parse_module(text, "t.mlir")
+    breaks, *fragments = MISUSE[name]
+    m = _fresh(SMALL)
+    breaks(m)
     if level == "lowered":
         run_pipeline(m, "lower-to-gpu")
     with pytest.raises(ExecutionError) as info:
@@ -137,25 +188,31 @@ def test_misuse_is_reported(name, level):
         assert f in str(info.value), str(info.value)
 
 
-def _own_stage_release(text: str, pending: int) -> str:
+def _own_stage_release(program: ModuleOp, pending: int) -> ModuleOp:
     """The consumers hand back each step's own stage right after its
     `layout.mma_wait {pending = pending}`."""
-    text = re.sub(r" *scf.if %later {\n *layout.mbarrier_arrive %empty1\n *}\n", "", text)
-    text = re.sub(r" *layout.mbarrier_arrive %empty0\n", "", text)
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from tilec.dialects.layout_tma import MBarrierArriveOp
+
+    m = _fresh(program)
+    _erase(o for o in m.walk() if o.name == "scf.if" and _hint(o.operands[0]) == "later"
+           and [x.name for x in o.walk()][1:] == ["layout.mbarrier_arrive", "scf.yield"])
+    _erase(_ops(m, "layout.mbarrier_arrive", "empty0"))
     for st in (0, 1):
-        wait = rf"(%acc{st + 1} = layout.mma_wait %d{st + 1} {{pending = )1( : i64}} : .*\n)"
-        assert re.search(wait, text)
-        text = re.sub(wait, rf"\g<1>{pending}\g<2>layout.mbarrier_arrive %empty{st}\n", text)
-    assert text.count("layout.mbarrier_arrive %empty") == 2
-    return text
+        (wait,) = [o for o in _ops(m, "layout.mma_wait", f"d{st + 1}") if _hint(o.results[0]) == f"acc{st + 1}"]
+        assert wait.properties["pending"].value.data == 1
+        _set_int(wait, "pending", pending)
+        Rewriter.insert_op(MBarrierArriveOp(_value(m, f"empty{st}")), InsertPoint.after(wait))
+    assert len(_ops(m, "layout.mbarrier_arrive", r"empty\d+")) == 2
+    return m
 
 
 def test_handing_back_the_stage_just_read_after_waiting_for_it():
     """Arriving on a stage's own "empty" right after its `layout.mma` is correct once a
     `layout.mma_wait {pending = 0}` has retired the mma's group: the program is
     equivalent after the default pipeline, each step waits with `wait_group 0`."""
-    text = _own_stage_release(SMALL, 0)
-    after = assert_pass_preserves(text, "default", seeds=(0,))
+    after = assert_pass_preserves(_own_stage_release(SMALL, 0), "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" not in cuda
     # the two steps' waits, and the one after the loop
@@ -168,7 +225,7 @@ def test_handing_back_a_stage_an_mma_still_reads_is_a_race(level):
     consumer hands it back, and the producer's TMA load overwrites it: the executor
     reports the race at the layout level (an `{async}` mma's shared reads last until a
     `layout.mma_wait` retires its group) and after lowering (`wgmma.wait_group`)."""
-    m = parse_module(_own_stage_release(SMALL, 1), "t.mlir")
+    m = _own_stage_release(SMALL, 1)
     if level == "lowered":
         run_pipeline(m, "default")
         assert "wgmma.wait_group.sync.aligned 1;" in emit(m, "cuda")
@@ -195,7 +252,7 @@ def test_writes_inside_regions_are_audited():
     stores of C."""
     from tilec.runtime.reference.memory import audit_writes
 
-    m = parse_module(SMALL, "t.mlir")
+    m = _fresh(SMALL)
     with audit_writes() as audit:
         run(m, random_inputs(m, 0))
     assert int(np.asarray(audit.written["%pc"]).sum()) == 64 * 64
@@ -208,8 +265,8 @@ SCHEDULED = _ws(
 run on across tiles), in grouped order of 2 block rows, C through stmatrix + TMA stores."""
 
 
-def _check_gemm(text: str, m: int, n: int, k: int, level: str) -> None:
-    inputs, out = _gemm_out(text, level)
+def _check_gemm(program: ModuleOp, m: int, n: int, k: int, level: str) -> None:
+    inputs, out = _gemm_out(program, level)
     a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(m, k)).astype(np.float64)
     b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(k, n)).astype(np.float64)
     got = bf16_to_f32(np.asarray(out).reshape(m, n)).astype(np.float64)
@@ -263,10 +320,9 @@ def test_full_size_scheduled_ws_gemm_compiles():
     """The benchmarked kernel (128 x 256 x 32 tiles, 4 stages, persistent over 132
     blocks, grouped by 8, TMA-store epilogue) at 4096^3 compiles for sm_90a: 168
     registers at entry, no spills, 16 stmatrix.x4 and 4 TMA store boxes of 64 x 128."""
-    text = _ws(
+    m = _ws(
         4096, 4096, 4096, bk=32, stages=4, persistent=132, group=8, tma_epilogue=True
     )
-    m = parse_module(text, "t.mlir")
     run_pipeline(m, "default")
     cuda = emit(m, "cuda")
     assert "// layout.store 128x256xbf16 to smem: 16 stmatrix.x4 per thread" in cuda
@@ -283,10 +339,10 @@ def test_full_size_scheduled_ws_gemm_compiles():
 def test_missing_tma_store_wait_is_a_race(level):
     """Without the wait for the previous tile's TMA store, the next tile's stmatrix
     writes the C buffer while the store still reads it: reported at both levels."""
-    lines = SCHEDULED.split("\n")
-    i = next(j for j, line in enumerate(lines) if "layout.tma_store_wait" in line)  # the tile loop's
-    assert "layout.store" in lines[i + 1]
-    m = parse_module("\n".join(lines[:i] + lines[i + 1 :]), "t.mlir")
+    m = _fresh(SCHEDULED)
+    wait = next(o for o in m.walk() if o.name == "layout.tma_store_wait")  # the tile loop's
+    assert wait.next_op is not None and wait.next_op.name == "layout.store"
+    _erase([wait])
     if level == "lowered":
         run_pipeline(m, "default")
     with pytest.raises(ExecutionError, match="while a TMA store is still reading it"):
@@ -296,13 +352,21 @@ def test_missing_tma_store_wait_is_a_race(level):
 def test_tma_store_wait_reached_by_part_of_the_region():
     """`layout.tma_store_wait` in a region meets the region's threads: reached by half
     of them, it is reported (a hang on the GPU)."""
-    text = SCHEDULED.replace(  # the consumers' last wait, after their tile loop
-        "        layout.tma_store_wait {pending = 0 : i64}\n      }, {",
-        "        %c64 = arith.constant 64 : index\n        %low = arith.cmpi ult, %tid, %c64 : index\n"
-        "        scf.if %low {\n          layout.tma_store_wait {pending = 0 : i64}\n        }\n      }, {",
-    )
-    assert "scf.if %low" in text
-    m = parse_module(text, "t.mlir")
+    from xdsl.dialects import arith, scf
+    from xdsl.dialects.builtin import IndexType
+    from xdsl.ir import Block, Region
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    m = _fresh(SCHEDULED)
+    region = next(o for o in m.walk() if o.name == "layout.warp_specialize").regions[0]
+    wait = region.block.last_op  # the consumers' last wait, after their tile loop
+    assert wait.name == "layout.tma_store_wait"
+    c64 = arith.ConstantOp(IntegerAttr(64, IndexType()))
+    low = arith.CmpiOp(_block_arg(m, "tid"), c64, "ult")
+    c64.result.name_hint, low.result.name_hint = "c64", "low"
+    Rewriter.insert_op([c64, low], InsertPoint.before(wait))
+    wait.detach()
+    region.block.add_op(scf.IfOp(low, [], Region(Block([wait, scf.YieldOp()]))))
     with pytest.raises(ExecutionError, match="only 64 of the 128 threads of the warp_specialize region"):
         run(m, random_inputs(m, 0))
 
@@ -313,7 +377,7 @@ def test_named_barrier_counts_the_region(threads):
     arrives: a hang on the GPU) or fewer (an early release) is reported."""
     from tilec.dialects import cuda_roles
 
-    m = parse_module(SCHEDULED, "t.mlir")
+    m = _fresh(SCHEDULED)
     run_pipeline(m, "default")
     bars = [op for op in m.walk() if isinstance(op, cuda_roles.NamedBarrierOp)]
     assert len(bars) == 3 and all((b.index, b.count) == (1, 128) for b in bars)
@@ -356,7 +420,7 @@ def test_pingpong_schedules_match_numpy(kw, level, handover):
     none), 1 or 0 (more blocks than tiles)."""
     kw = {"bk": 64, "stages": 2, **kw}
     src = _ws(192, 128, 256, bm=64, bn=64, pingpong=True, handover=handover, **kw)
-    assert "layout.warp_specialize warpgroups(1, 1, 1)" in src
+    assert "layout.warp_specialize warpgroups(1, 1, 1)" in str(src)
     _check_gemm(src, 192, 128, 256, level)
 
 
@@ -383,33 +447,39 @@ PINGPONG_ISSUE = _ws(
 )
 
 
-PINGPONG_MISUSE = {
+def _consumer_1_takes_no_turn(m):
     # consumer 1 waits on the ring's "full" barriers a round after consumer 0: without
     # its turn, its first wait sees consumer 0's phase (completed) and returns at once
     # (the executor lets a second region wait on a phase another saw complete, as
     # attention's two consumer regions share each phase), then its arrival on the
     # stage's "empty" barrier (one arrival a phase) is one too many
-    "consumer 1 does not wait for its turn": (
-        re.sub(
-            r"\n *%tphase_1 = arith.remui %q_1, %c2 : index\n *layout.mbarrier_wait %turn1, %tphase_1",
-            "",
-            PINGPONG,
-        ),
-        "already has all its 1 arrivals and has not been seen complete by a wait",
-    ),
+    (wait,) = _ops(m, "layout.mbarrier_wait", "turn1", "tphase")
+    phase = wait.operands[1].owner
+    _erase([wait, phase])
+
+
+def _consumer_0_keeps_the_turn(m):
     # consumer 0 never hands the turn over: consumer 1 waits forever
-    "consumer 0 never gives the turn": (
-        re.sub(r" *layout.mbarrier_arrive %turn1\n", "", PINGPONG),
-        "the wait would never return",
-    ),
+    _erase(_ops(m, "layout.mbarrier_arrive", "turn1"))
+
+
+def _turn_in_the_first_step(m):
     # the turn given in the K loop's first step instead of its last: consumer 1 waits
     # on the "full" barriers two rounds ahead of consumer 0 (a tile is 2 rounds of the
     # 2-stage ring) and its wait sees consumer 0's completed phase of the same parity:
     # it returns at once, and consumer 1's arrival on "empty" is one too many
-    "turn given in the K loop's first step": (
-        re.sub(r"(%lasti(_1)? = arith.constant )2 : index", r"\g<1>0 : index", PINGPONG_ISSUE),
-        "already has all its 1 arrivals and has not been seen complete by a wait",
-    ),
+    lasts = [o for o in m.walk() if o.name == "arith.constant" and _hint(o.results[0]) == "lasti"]
+    assert len(lasts) == 2 and all(o.value.value.data == 2 for o in lasts)
+    for o in lasts:
+        _set_int(o, "value", 0)
+
+
+PINGPONG_MISUSE = {
+    "consumer 1 does not wait for its turn": (PINGPONG, _consumer_1_takes_no_turn,
+                                              "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "consumer 0 never gives the turn": (PINGPONG, _consumer_0_keeps_the_turn, "the wait would never return"),
+    "turn given in the K loop's first step": (PINGPONG_ISSUE, _turn_in_the_first_step,
+                                              "already has all its 1 arrivals and has not been seen complete by a wait"),
 }
 
 
@@ -418,9 +488,10 @@ PINGPONG_MISUSE = {
 def test_pingpong_turn_misuse_is_reported(name, level):
     """Misuse of the consumers' turns is reported at both levels (a read of a stage
     still being loaded, or a hang, on the GPU)."""
-    text, fragment = PINGPONG_MISUSE[name]
-    assert text != PINGPONG
-    m = parse_module(text, "t.mlir")
+    program, breaks, fragment = PINGPONG_MISUSE[name]
+    m = _fresh(program)
+    breaks(m)
+    assert str(m) != str(program)
     if level == "lowered":
         run_pipeline(m, "default")
     with pytest.raises(ExecutionError) as info:
@@ -452,10 +523,9 @@ def test_full_size_pingpong_compiles():
     consumer warpgroup, 4 stages, two 32 KiB C buffers, persistent over 132, grouped by
     8) compiles for sm_90a: 168 registers at entry, no spills; each consumer's
     accumulator takes 2 wgmma.m64n128k16 per 16 of K."""
-    text = _ws(
+    m = _ws(
         4096, 4096, 4096, bm=128, bn=128, bk=64, stages=4, persistent=132, group=8, tma_epilogue=True, pingpong=True
     )
-    m = parse_module(text, "t.mlir")
     run_pipeline(m, "default")
     cuda = emit(m, "cuda")
     assert "// layout.mma 128x128x64 (bf16): 8 wgmma.m64n128k16 per warpgroup" in cuda
@@ -491,18 +561,17 @@ def test_chunked_ws_schedules_match_numpy(kw, level):
     chunks of 64 columns; with the TMA-store epilogue the chunks take turns at one C
     buffer (the executor reports a chunk written before the previous one's store read
     it: `test_chunk_without_store_wait_is_a_race`)."""
-    text = _ws(192, 256, 256, bm=64, bn=128, bk=64, stages=2, chunk=64, **kw)
-    _check_gemm(text, 192, 256, 256, level)
+    _check_gemm(_ws(192, 256, 256, bm=64, bn=128, bk=64, stages=2, chunk=64, **kw), 192, 256, 256, level)
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 def test_chunk_without_store_wait_is_a_race(level):
     """Without the wait between the chunks, the second chunk's stmatrix rewrites the C
     buffer that the first chunk's TMA store may still be reading: a reported race."""
-    first = CHUNKED.index("layout.tma_store_wait {pending = 0 : i64}\n")  # before chunk 0's stmatrix
-    wait = CHUNKED.index("layout.tma_store_wait {pending = 0 : i64}\n", first + 1)  # before chunk 1's
-    text = CHUNKED[:wait] + CHUNKED[wait:].replace("layout.tma_store_wait {pending = 0 : i64}\n", "", 1)
-    m = parse_module(text, "t.mlir")
+    m = _fresh(CHUNKED)
+    waits = [o for o in m.walk() if o.name == "layout.tma_store_wait"]
+    assert all(w.properties["pending"].value.data == 0 for w in waits[:2])
+    _erase([waits[1]])  # the wait before chunk 1's stmatrix (waits[0]: before chunk 0's)
     if level == "lowered":
         run_pipeline(m, "default")
     with pytest.raises(ExecutionError) as info:
@@ -535,10 +604,9 @@ def test_full_size_chunked_ws_gemm_compiles():
     two chunks of 128 columns (cuBLAS's tile and ring at 4096: 4 x 48 KiB of stages and
     a 32 KiB C buffer, the barriers after them, fit in 227 KiB) compiles for sm_90a:
     168 registers, no spills, two accumulators of 2 x 8 wgmma.m64n128k16 per K step."""
-    text = _ws(
+    m = _ws(
         4096, 4096, 4096, bm=128, bn=256, bk=64, stages=4, persistent=132, group=8, tma_epilogue=True, chunk=128
     )
-    m = parse_module(text, "t.mlir")
     run_pipeline(m, "default")
     cuda = emit(m, "cuda")
     assert cuda.count("// layout.mma 128x128x64 (bf16): 4 wgmma.m64n128k16 per warpgroup") == 8

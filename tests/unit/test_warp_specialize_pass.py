@@ -40,8 +40,8 @@ def _check_against_numpy(module, m: int, n: int, k: int, kused: int) -> None:
                               (3, 320, 5, True)]
 )
 def test_one_consumer_warpgroup(stages, k, trip, dynamic):
-    text = tma_gemm(k, trip, dynamic)
-    after = assert_pass_preserves(text, f"warp-specialize{{num_stages={stages}}}", seeds=(0,))
+    module = tma_gemm(k, trip, dynamic)
+    after = assert_pass_preserves(module, f"warp-specialize{{num_stages={stages}}}", seeds=(0,))
     s = str(after)
     assert "layout.warp_specialize warpgroups(1, 1)" in s and "threads(256)" in s
     assert "layout.setmaxnreg inc 256" in s and "layout.setmaxnreg dec 40" in s
@@ -60,7 +60,7 @@ def test_two_consumer_warpgroups():
 
 
 def _sabotaged(pred) -> None:
-    m = parse_module(tma_gemm(512), "t.mlir")
+    m = tma_gemm(512)
     run_pipeline(m, "warp-specialize{num_stages=2}")
     for o in [o for o in m.walk() if pred(o)]:
         o.detach()
@@ -87,16 +87,16 @@ def test_the_executor_rejects_schedules_without_their_barriers():
 
 def test_launches_of_another_form_are_left():
     """A barrier after the loop (it would meet the whole block): left as it is."""
-    text = tma_gemm(256).replace("    layout.store %acc", "    layout.barrier\n    layout.store %acc", 1)
-    assert "layout.barrier\n    layout.store" in text
-    m = parse_module(text, "t.mlir")
+    m = tma_gemm(256, barrier_after_loop=True)
+    store = next(o for o in m.walk() if o.name == "layout.store")
+    assert store.prev_op is not None and store.prev_op.name == "layout.barrier"
     run_pipeline(m, "warp-specialize{num_stages=2}")
     assert "layout.warp_specialize" not in str(m)
 
 
 def test_register_budgets_are_checked():
     with pytest.raises(TilecError, match="must be a multiple of 8 in \\[24, 256\\], got 20"):
-        run_pipeline(parse_module(tma_gemm(256), "t.mlir"), "warp-specialize{num_stages=2 producer_regs=20}")
+        run_pipeline(tma_gemm(256), "warp-specialize{num_stages=2 producer_regs=20}")
 
 
 def test_cuda_compiles():
@@ -111,8 +111,8 @@ def test_cuda_compiles():
 def test_persistent_tiles(persistent, stages):
     """persistent=P: a grid of min(P, 6) blocks over the 3 x 2 tiles of C, the ring's
     phases running on from tile to tile (4 K steps a tile); the epilogue once per tile."""
-    text = tma_gemm(256, m=192, n=128)
-    after = assert_pass_preserves(text, f"warp-specialize{{num_stages={stages} persistent={persistent}}}", seeds=(0,))
+    module = tma_gemm(256, m=192, n=128)
+    after = assert_pass_preserves(module, f"warp-specialize{{num_stages={stages} persistent={persistent}}}", seeds=(0,))
     s = str(after)
     assert "layout.launch grid(%nprog," in s and "%kround" in s
     _check_against_numpy(after, 192, 128, 256, 256)
@@ -126,9 +126,9 @@ def test_persistent_two_consumer_warpgroups():
 
 
 def test_persistent_needs_a_static_trip_count_of_whole_rounds():
-    with pytest.raises(TilecError, match=r"t.mlir:\d+:\d+: error: 'scf.for': warp-specialize: persistent=4: the K "
+    with pytest.raises(TilecError, match=r"pipeline_programs.py:\d+:\d+: error: 'scf.for': warp-specialize: persistent=4: the K "
                                          r"loop's trip count must be static and a multiple of num_stages \(3\)"):
-        run_pipeline(parse_module(tma_gemm(256), "t.mlir"), "warp-specialize{num_stages=3 persistent=4}")
+        run_pipeline(tma_gemm(256), "warp-specialize{num_stages=3 persistent=4}")
 
 
 @pytest.mark.parametrize("group", [1, 2])

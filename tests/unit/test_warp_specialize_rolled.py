@@ -55,7 +55,7 @@ def test_without_the_wait_on_empty_the_producer_overwrites_a_stage_in_use():
     from tilec.dialects.layout_roles import WarpSpecializeOp
     from tilec.dialects.layout_tma import MBarrierWaitOp
 
-    m = parse_module(tma_gemm(512), "t.mlir")
+    m = tma_gemm(512)
     run_pipeline(m, _ws(2))
     ws = next(o for o in m.walk() if isinstance(o, WarpSpecializeOp))
     producer = ws.regions[1]
@@ -67,7 +67,7 @@ def test_without_the_wait_on_empty_the_producer_overwrites_a_stage_in_use():
 
 
 def test_rolled_warp_specialized_cuda_compiles():
-    m = parse_module(tma_gemm(320), "t.mlir")
+    m = tma_gemm(320)
     after = assert_pass_preserves(m, _ws(3) + ",default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert cuda.count("#pragma unroll 1") >= 2 and cuda.count("wgmma.wait_group.sync.aligned 1;") == 1
@@ -75,6 +75,6 @@ def test_rolled_warp_specialized_cuda_compiles():
 
 
 def test_rolled_takes_no_persistent_tiles():
-    m = parse_module(tma_gemm(256), "t.mlir")
-    with pytest.raises(TilecError, match=r"t.mlir:\d+:\d+: .*rolled=true takes no persistent tiles"):
+    m = tma_gemm(256)
+    with pytest.raises(TilecError, match=r"pipeline_programs.py:\d+:\d+: .*rolled=true takes no persistent tiles"):
         run_pipeline(m, _ws(2, " persistent=4"))
