@@ -168,7 +168,7 @@ def _stage_never_handed_back(m):
 MISUSE = {
     "no wait on empty": (_no_wait_on_empty, "the barrier is reused before its phase completes"),
     "no wait on full": (_no_wait_on_full, "while a TMA load is still writing it"),
-    "wrong phase": (_wrong_phase, "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "wrong phase": (_wrong_phase, "has completed and been waited on: the wait returns at once"),
     "empty count too high": (_empty_count_too_high, "the wait would never return", "missing 1 of its 2 arrivals"),
     "stage never handed back": (_stage_never_handed_back, "the wait would never return"),
 }
