@@ -8,8 +8,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 manifest=$1; jobs=$2; cpus=${3:-}
-python3 -m pip install -q --no-index --no-deps --target /tmp/site-mut .whl/*.whl .whlmut/*.whl
-export PYTHONPATH=/tmp/site-mut PATH=/tmp/site-mut/bin:$PATH PYTHONUNBUFFERED=1
+site=/tmp/site-mut-$$
+python3 -m pip install -q --no-index --no-deps --target $site .whl/*.whl .whlmut/*.whl
+export PYTHONPATH=$site PATH=$site/bin:$PATH PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 run=(python3 dev/mutation_batch.py run "$manifest" --jobs "$jobs" --timeout "${MUTANT_TIMEOUT:-480}" --out "$OUT")
 [ -n "$cpus" ] && run=(taskset -c "$cpus" "${run[@]}")
