@@ -173,16 +173,21 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
     )
 
 
-def _bf16_bits(spec: ArgSpec, array: DeviceArray) -> bool:
-    """A bfloat16 buffer also takes a uint16 array holding the bits (NumPy and CuPy have
-    no bfloat16 type; the reference executor keeps bf16 values that way too)."""
-    return spec.dtype == "bfloat16" and array.dtype == "uint16"
+_BITS_OF = {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
+"""The floats NumPy and CuPy have no type for, and the unsigned integers of their width."""
+
+
+def _float_bits(spec: ArgSpec, array: DeviceArray) -> bool:
+    """A bfloat16 or 8-bit float buffer also takes an unsigned integer array of the same
+    width holding the bits (NumPy and CuPy have no such types; the reference executor
+    keeps their values that way too, and `tilec --run gpu` passes them so)."""
+    return spec.dtype in _BITS_OF and str(array.dtype) == _BITS_OF[spec.dtype]
 
 
 def check_arg(spec: ArgSpec, array: DeviceArray) -> None:
     """Raise a TilecError naming the argument if `array` does not meet `spec`."""
     name = spec.name
-    if spec.dtype is not None and array.dtype != spec.dtype and not _bf16_bits(spec, array):
+    if spec.dtype is not None and array.dtype != spec.dtype and not _float_bits(spec, array):
         raise TilecError(f"argument '{name}': expected {spec.dtype}, got {array.dtype}")
     if spec.shape is not None:
         ok = len(spec.shape) == len(array.shape) and all(

@@ -9,11 +9,13 @@ its values through `"+f"` operands of the `wgmma.wait_group` so that the compile
 reads them only after the wait.
 
 Accumulators are updated in place where they can be (`_accumulators`): a wgmma or wait
-whose input is used by it alone, and is the variable of an earlier wgmma or wait or of a
-loop's iter_arg, writes that same variable, as CUTLASS's mainloop updates one fragment.
-A copy into a fresh variable would read registers that an in-flight wgmma still writes
-(undefined in PTX); unrolled code lets ptxas coalesce such copies away, but a loop kept
-rolled carries its accumulators across the back-edge, where a copy may stay a move."""
+whose input is used by it alone, and is the variable of an earlier wgmma or wait, of a
+loop's iter_arg or result or of an if's result, writes that same variable, as CUTLASS's
+mainloop updates one fragment. A copy into a fresh variable would read registers that an
+in-flight wgmma still writes (undefined in PTX): unrolled code lets ptxas coalesce such
+copies away, but a loop kept rolled leaves the K loop's last group in flight in its
+result, which the wait after the loop copied (`float w = r` before `wait_group 0`: the
+rolled bk = 32 GEMM lost part of its K sum on the H200)."""
 
 from __future__ import annotations
 
@@ -43,12 +45,14 @@ def _inout(names: list[str]) -> str:
 
 def _updatable(value: SSAValue) -> bool:
     """Whether `value`'s C variable may be overwritten by the op that uses it: its only
-    use is that op, and it is a mutable float variable (a wgmma's or wait's result, or
-    an `scf.for` iter_arg, whose variable the loop declares)."""
+    use is that op, and it is a mutable float variable (a wgmma's or wait's result, an
+    `scf.for` iter_arg or result, or an `scf.if` result: the variables the loop or the
+    if declares)."""
     if not value.has_one_use():
         return False
     if isinstance(value, OpResult):
-        return isinstance(value.op, (cuda_wgmma.WgmmaOp, cuda_wgmma.WgmmaRsOp, cuda_wgmma.WgmmaWaitGroupOp))
+        return isinstance(value.op, (cuda_wgmma.WgmmaOp, cuda_wgmma.WgmmaRsOp, cuda_wgmma.WgmmaWaitGroupOp,
+                                     scf.ForOp, scf.IfOp))
     if isinstance(value, BlockArgument):
         parent = value.block.parent_op()
         return isinstance(parent, scf.ForOp) and value.index > 0

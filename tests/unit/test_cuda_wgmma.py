@@ -218,8 +218,9 @@ def test_rolled_k_loop_updates_its_accumulators_in_place():
     unroll 1`) and carries its accumulators across the back-edge with a wgmma group in
     flight (wait_group 1). Its wgmmas and waits update the loop's own variables in place:
     a copy into a fresh variable would read registers the in-flight wgmma still writes
-    (undefined; the rolled bk = 32 schedule computed wrong sums on the H200 while its
-    accumulator chain was copied). NVRTC compiles it without spills."""
+    (undefined), and so would the copy of the loop's result into the wait after it (the
+    rolled bk = 32 schedule computed wrong sums on the H200 while it was copied). NVRTC
+    compiles it without spills."""
     import sys
     from pathlib import Path
 
@@ -236,5 +237,8 @@ def test_rolled_k_loop_updates_its_accumulators_in_place():
     for body in consumers:
         assert "wgmma.wait_group.sync.aligned 1;" in body
         assert not [line for line in body.splitlines() if line.strip().startswith("float ")], body[:2000]
+    # nor after it: the loop's result (its last group still in flight) goes into the
+    # final wait_group 0 as the loop's variables, not through a copy
+    assert not [line for line in cuda.splitlines() if line.strip().startswith(("float d", "float w"))]
     result = compile_sm90_or_skip(cuda)
     assert "0 bytes spill stores" in result.log

@@ -271,6 +271,18 @@ def test_bf16_buffers_take_uint16_bits_and_nothing_else():
         check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="<f2")))
 
 
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_buffers_take_uint8_bits_and_nothing_else(dtype):
+    """NumPy and CuPy have no 8-bit floats: an fp8 buffer takes a uint8 array of the
+    bits (what the reference executor and `tilec --run gpu` use; the H200 run of the
+    fuzzed fp8 mbarrier programs was refused before), still not int8 or a 2-byte type."""
+    spec = ArgSpec("x", dtype=dtype)
+    check_arg(spec, as_device_array("x", FakeDeviceArray(typestr="|u1")))
+    for other in ("|i1", "<u2"):
+        with pytest.raises(TilecError, match=f"argument 'x': expected {dtype}, got"):
+            check_arg(spec, as_device_array("x", FakeDeviceArray(typestr=other)))
+
+
 # ---------------------------------------------------------------- replayed calls
 
 
