@@ -3,24 +3,12 @@
 Each operand's matrix descriptor is formed on the device by `tilec_wgmma_desc` from
 the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layout of
 `tilec.dialects.wgmma.WgmmaDescriptor`). The accumulators are `"+f"` operands of the
-`wgmma.mma_async`; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
+`wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
 element first, as `mma.sync`). `cuda.wgmma_wait_group` passes
 its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
-reads them only after the wait.
-
-Accumulators are updated in place where they can be (`_accumulators`): a wgmma or wait
-whose input is used by it alone, and is the variable of an earlier wgmma or wait, of a
-loop's iter_arg or result or of an if's result, writes that same variable, as CUTLASS's
-mainloop updates one fragment. A copy into a fresh variable would read registers that an
-in-flight wgmma still writes (undefined in PTX): unrolled code lets ptxas coalesce such
-copies away, but a loop kept rolled leaves the K loop's last group in flight in its
-result, which the wait after the loop copied (`float w = r` before `wait_group 0`: the
-rolled bk = 32 GEMM lost part of its K sum on the H200)."""
+reads them only after the wait."""
 
 from __future__ import annotations
-
-from xdsl.dialects import scf
-from xdsl.ir import BlockArgument, OpResult, SSAValue
 
 from tilec.dialects import cuda_wgmma
 from tilec.dialects.wgmma import SWIZZLE_MODES
@@ -43,37 +31,7 @@ def _inout(names: list[str]) -> str:
     return ", ".join('"+f"(' + n + ")" for n in names)
 
 
-def _updatable(value: SSAValue) -> bool:
-    """Whether `value`'s C variable may be overwritten by the op that uses it: its only
-    use is that op, and it is a mutable float variable (a wgmma's or wait's result, an
-    `scf.for` iter_arg or result, or an `scf.if` result: the variables the loop or the
-    if declares)."""
-    if not value.has_one_use():
-        return False
-    if isinstance(value, OpResult):
-        return isinstance(value.op, (cuda_wgmma.WgmmaOp, cuda_wgmma.WgmmaRsOp, cuda_wgmma.WgmmaWaitGroupOp,
-                                     scf.ForOp, scf.IfOp))
-    if isinstance(value, BlockArgument):
-        parent = value.block.parent_op()
-        return isinstance(parent, scf.ForOp) and value.index > 0
-    return False
-
-
 class WgmmaEmitter(EmitterBase):
-    def _accumulators(self, results, inputs, default: str) -> list[str]:
-        """The C variables of `results`, each its input's where `_updatable` (in place),
-        else a fresh one initialised with the input (declared here)."""
-        names, fresh = [], []
-        for r, v in zip(results, inputs):
-            if _updatable(v):
-                self.names[r] = self.expr(v)
-            else:
-                fresh.append(f"{self.define(r, default)} = {self.expr(v)}")
-            names.append(self.names[r])
-        if fresh:
-            self.line(f"float {', '.join(fresh)};")
-        return names
-
     def _desc(self, op: cuda_wgmma.WgmmaOp, which: str) -> str:
         mem, index = getattr(op, which), getattr(op, f"{which}_index")
         self.buffer(mem, op)
@@ -85,7 +43,9 @@ class WgmmaEmitter(EmitterBase):
     def emit_wgmma(self, op: cuda_wgmma.WgmmaOp):
         self.helpers.add("wgmma_desc")
         descs = [self._desc(op, w) for w in ("a", "b")]
-        outs = self._accumulators(op.outs, op.accs, "d")
+        outs = [self.define(r, "d") for r in op.outs]
+        inits = ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
+        self.line(f"float {inits};")
         k = len(outs)
         regs = ", ".join(f"%{i}" for i in range(k))
         ty, tyb = op.type_name, op.b_type_name
@@ -109,7 +69,9 @@ class WgmmaEmitter(EmitterBase):
         self.ctype(op.b.type.element_type, op)
         a = [self.expr(v) for v in op.a]
         desc = self._desc(op, "b")
-        outs = self._accumulators(op.outs, op.accs, "d")
+        outs = [self.define(r, "d") for r in op.outs]
+        inits = ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
+        self.line(f"float {inits};")
         k = len(outs)
         regs = ", ".join(f"%{i}" for i in range(k))
         areg = ", ".join(f"%{k + i}" for i in range(4))
@@ -138,7 +100,8 @@ class WgmmaEmitter(EmitterBase):
         if not op.values:
             self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};" ::: "memory");')
             return
-        outs = self._accumulators(op.outs, op.values, "w")
+        outs = [self.define(r, "w") for r in op.outs]
+        self.line(f"float {', '.join(f'{o} = {self.expr(v)}' for o, v in zip(outs, op.values))};")
         self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};"')
         self.line(f"    : {_inout(outs)}")
         self.line('    :: "memory");')

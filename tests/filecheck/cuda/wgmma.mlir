@@ -1,8 +1,7 @@
 // The cuda target on warpgroup MMA (dialects/cuda_wgmma.py): descriptors formed by
 // tilec_wgmma_desc from the operand's shared address and [swizzle, LBO, SBO] (mode 3
 // for 32 bytes, 0 for none); the accumulators "+f" operands of wgmma.mma_async
-// and, after the commit, of wgmma.wait_group: the wait updates the wgmma's variables in
-// place (their only use; no copy of registers an in-flight wgmma writes), then they are stored.
+// and, after the commit, of wgmma.wait_group, whose copies are what is stored.
 // (The program: tests/helpers/wgmma_programs.py, wgmma_program(8).)
 // RUN: tilec %s -t cuda | filecheck %s
 
@@ -21,11 +20,12 @@
 // CHECK-NEXT:       : "l"(tilec_wgmma_desc(sa + 0, 0u, 256u, 3u)), "l"(tilec_wgmma_desc(sb + 0, 128u, 256u, 0u)), "r"(1)
 // CHECK-NEXT:       : "memory");
 // CHECK-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+// CHECK-NEXT:   float [[E0:e]] = [[D0]], [[E1:e_1]] = [[D1]], [[E2:e_2]] = [[D2]], [[E3:e_3]] = [[D3]];
 // CHECK-NEXT:   asm volatile("wgmma.wait_group.sync.aligned 0;"
-// CHECK-NEXT:       : "+f"([[D0]]), "+f"([[D1]]), "+f"([[D2]]), "+f"([[D3]])
+// CHECK-NEXT:       : "+f"([[E0]]), "+f"([[E1]]), "+f"([[E2]]), "+f"([[E3]])
 // CHECK-NEXT:       :: "memory");
-// CHECK-NEXT:   gc[p0] = [[D0]];
-// CHECK-NEXT:   gc[p1] = [[D1]];
+// CHECK-NEXT:   gc[p0] = [[E0]];
+// CHECK-NEXT:   gc[p1] = [[E1]];
 
 builtin.module attributes {gpu.container_module} {
   func.func @wgmma(%ga: memref<1024xbf16>, %gb: memref<128xbf16>, %gc: memref<512xf32>) {

