@@ -119,6 +119,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_kernel_builder.py",
             "tests/unit/test_launch_checks.py",
             "tests/unit/test_attention.py",
+            "tests/unit/test_software_pipeline.py",
         ),
         ("tests/filecheck/cuda", "tests/filecheck/driver"),
     ),

@@ -118,3 +118,32 @@ def test_lazy_entry_points_take_every_keyword_of_their_implementation():
             continue
         theirs = [p for p in inspect.signature(impl).parameters if standin is tilec.matmul or p not in internal]
         assert list(inspect.signature(standin).parameters) == theirs
+
+
+def test_attention_hands_a_strided_tensor_its_whole_span():
+    """`tilec.attention` on (B, S, H, D) memory passes the kernel each tensor's flat span,
+    from its first element to its last (1 + sum((extent - 1) * stride)), the kernel taking
+    the strides as arguments; a contiguous tensor goes as it is. (A stand-in tensor: no
+    PyTorch here.)"""
+    from tilec.attention_op import _flat
+
+    class Strided:
+        def __init__(self, shape, stride, contiguous=False):
+            self.shape, self._stride, self._contiguous, self.viewed = shape, stride, contiguous, None
+
+        def is_contiguous(self):
+            return self._contiguous
+
+        def stride(self):
+            return self._stride
+
+        def as_strided(self, size, stride):
+            self.viewed = (size, stride)
+            return self
+
+    bshd = Strided((2, 3, 4, 5), (60, 5, 15, 1))  # a (B, H, S, D) tensor seen as (B, S, H, D)
+    assert _flat(bshd).viewed == ((120,), (1,))
+    padded = Strided((2, 3, 4, 5), (100, 5, 20, 1))  # heads padded to 20 elements
+    assert _flat(padded).viewed == ((1 + 100 + 10 + 60 + 4,), (1,))
+    whole = Strided((2, 3, 4, 5), (60, 20, 5, 1), contiguous=True)
+    assert _flat(whole) is whole and whole.viewed is None

@@ -334,16 +334,16 @@ def _named(op, name: str | None):
     return op.results[0]
 
 
-def names_module(size: int = 16, big_constant: bool = False) -> ModuleOp:
+def names_module(size: int = 16, big_constant: bool = False, constant: int = 4294967296) -> ModuleOp:
     """Names CUDA cannot take as they are: no name, a keyword, a dot, a type's name, and
-    two values hinted alike (`big_constant`: the thread id plus 2**32 instead)."""
+    two values hinted alike (`big_constant`: the thread id plus `constant`, 2**32, instead)."""
     buf = MemRefType(f32, [size])
     x_dim = gpu.DimensionAttr(gpu.DimensionEnum.X)
 
     def body(b: Builder, src, flt, ab):
         tid = _named(b.insert(gpu.ThreadIdOp(x_dim)), "tid")
         if big_constant:
-            ab = _named(b.insert(arith.ConstantOp(IntegerAttr(4294967296, IndexType()))), "big")
+            ab = _named(b.insert(arith.ConstantOp(IntegerAttr(constant, IndexType()))), "big")
         tid_1 = _named(b.insert(arith.AddiOp(tid, ab)), "tid_1")
         other = _named(b.insert(gpu.ThreadIdOp(x_dim)), None)
         v = _named(b.insert(memref.LoadOp.get(src, [tid])), "f32x4")
@@ -385,6 +385,18 @@ def test_index_width():
     assert "long long a_b" in cuda_of(big)
     source = cuda_of(names_module(big_constant=True))
     assert "const long long tid_1 = tid + 4294967296LL;" in source
+
+
+@pytest.mark.parametrize("value,literal", [(-(2**63), "(-9223372036854775807LL - 1)"),
+                                           (-(2**63) + 1, "(-9223372036854775807LL)"),
+                                           (-(2**31), "(-2147483648)")])
+def test_the_most_negative_64_bit_constant_is_written_as_c_can_read_it(value, literal):
+    """C has no literal for -2^63 (9223372036854775808 does not fit a long long before
+    the minus applies): it is written as (-9223372036854775807LL - 1); its neighbours and
+    32-bit values are written as they are. NVRTC compiles each."""
+    source = cuda_of(names_module(size=2147483648, big_constant=True, constant=value))
+    assert f"tid + {literal};" in source
+    _ = compile_cuda(source, arch=ARCH)
 
 
 def test_kernel_infos_alignment():

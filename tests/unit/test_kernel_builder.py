@@ -314,3 +314,16 @@ def test_unsigned_index_arithmetic_names_and_if_else():
     assert np.array_equal(outs["zeros"], np.zeros(128, np.float32))
     run_pipeline(p.module, "default")
     assert compile_sm90_or_skip(emit(p.module, "cuda")).cubin
+
+
+def test_a_verifier_message_is_its_first_line_with_the_reason_after_a_colon():
+    """`verify_message` gives xDSL's first line (without its "Operation does not verify"
+    prefix), joined with the next line's reason where the first ends in ':' (an expected
+    attribute rewritten as 'expected X, got Y'); later lines (the op's text) are dropped."""
+    from tilec.compiler.messages import verify_message
+
+    text = "Operation does not verify: bad layout\n  %0 = layout.make_view ...\n  more"
+    assert verify_message(text) == "bad layout"
+    text = "Operation does not verify: operand 'x':\nExpected attribute i32 but got i64\n  %0 = ..."
+    assert verify_message(text) == "operand 'x': expected i32, got i64"
+    assert verify_message("\n  one line only  \n") == "one line only"
