@@ -15,7 +15,9 @@ import pytest
 
 import tilec
 from tilec.compiler.index_bounds import index_limit
-from tilec.compiler.pipeline import parse_module, run_pipeline
+from tilec.compiler.builder_gpu_level import GpuProgram
+
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from tilec.compiling import IndexWidthKernel
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples" / "python"))
@@ -30,52 +32,47 @@ def test_a_copy_fits_while_its_last_vector_end_does():
     """copy_1d over n f32 (blocks of 256 threads x 4): the largest value is a vector's
     end, `bid * 1024 + tid * 4 + 4` <= ceil(n / 1024) * 1024: at n = 2^31 - 1 that is 2^31,
     one past; at n = 2^30 - 1 it fits."""
-    assert index_limit(parse_module(S.copy_1d("f32"), "copy")) == 2**30 - 1
+    assert index_limit(S.copy_1d("f32")) == 2**30 - 1
 
 
-def _kernel_module(body: str, extra_args: str = "", extra_types: str = "") -> str:
-    host = f"""
-  func.func @k(%buf: memref<?xindex>, %n: index{extra_args}) {{
-    %c1 = arith.constant 1 : index
-    %c32 = arith.constant 32 : index
-    {S.launch("@k_kernels::@k_kernel", ("%n", "%c1", "%c1"), ("%c32", "%c1", "%c1"), ["%buf", "%n"],
-              ["memref<?xindex>", "index"])}
-    func.return
-  }}"""
-    return S.module(host, S.kernel("k_kernel", "%buf: memref<?xindex>, %n: index", "memref<?xindex>, index",
-                                   body, (32, 1, 1)), "k_kernels")
+def _kernel_module(body) -> ModuleOp:
+    """A host function @k(buf: memref<?xindex>, n) launching n blocks of 32 threads of
+    `body(g, buf, n)`."""
+    g = GpuProgram("k")
+    g.buffer("buf", IndexType())
+    grid = g.index("n")
+    with g.kernel(grid=grid, block=32, name="k_kernel", module="k_kernels") as (buf, n):
+        body(g, buf, n)
+    return g.module
 
 
 def test_an_index_loaded_from_memory_keeps_64_bits():
-    body = """
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %v = memref.load %buf[%tid] : memref<?xindex>
-      %w = arith.addi %v, %tid : index
-      memref.store %w, %buf[%tid] : memref<?xindex>"""
-    assert index_limit(parse_module(_kernel_module(body), "k")) == 0
+    def body(g, buf, n):
+        tid = g.thread_id("x").named("tid")
+        buf[tid] = buf[tid] + tid
+
+    assert index_limit(_kernel_module(body)) == 0
 
 
 def test_an_index_carried_by_a_loop_keeps_64_bits():
-    body = """
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {
-        %a = arith.addi %acc, %i : index
-        scf.yield %a : index
-      }
-      memref.store %s, %buf[%tid] : memref<?xindex>"""
-    assert index_limit(parse_module(_kernel_module(body), "k")) == 0
+    def body(g, buf, n):
+        tid = g.thread_id("x").named("tid")
+        acc = g.constant(0).named("acc")
+        with g.range(0, n, carry=[acc]) as i:
+            acc += i
+        buf[tid] = acc
+
+    assert index_limit(_kernel_module(body)) == 0
 
 
 def test_a_product_of_block_ids_is_bounded_by_both_grids():
     """`bid * bid`: n blocks give values up to (n - 1)^2, so n <= 2^15 + 1 fits; the
     limit is the largest 2^k - 1 below: 2^15 - 1."""
-    body = """
-      %bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %sq = arith.muli %bid, %bid : index
-      memref.store %sq, %buf[%bid] : memref<?xindex>"""
-    assert index_limit(parse_module(_kernel_module(body), "k")) == 2**15 - 1
+    def body(g, buf, n):
+        bid = g.block_id("x").named("bid")
+        buf[bid] = bid * bid
+
+    assert index_limit(_kernel_module(body)) == 2**15 - 1
 
 
 @pytest.mark.parametrize("n", [768, 1001, 3072, 8192])
@@ -131,12 +128,11 @@ def test_static_sizes_need_no_twin():
 
 def test_indices_in_a_vector_keep_64_bits():
     """A vector of indices is not bounded element by element: the analysis gives up."""
-    body = """
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %v = vector.broadcast %tid : index to vector<4xindex>
-      %e = vector.extract %v[0] : index from vector<4xindex>
-      memref.store %e, %buf[%tid] : memref<?xindex>"""
-    assert index_limit(parse_module(_kernel_module(body), "k")) == 0
+    def body(g, buf, n):
+        tid = g.thread_id("x").named("tid")
+        buf[tid] = g.vector_extract(g.splat(tid, 4), 0)
+
+    assert index_limit(_kernel_module(body)) == 0
 
 
 @pytest.mark.parametrize("name", list(rk.KERNELS))

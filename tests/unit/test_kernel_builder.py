@@ -322,8 +322,8 @@ def test_a_verifier_message_is_its_first_line_with_the_reason_after_a_colon():
     attribute rewritten as 'expected X, got Y'); later lines (the op's text) are dropped."""
     from tilec.compiler.messages import verify_message
 
-    text = "Operation does not verify: bad layout\n  %0 = layout.make_view ...\n  more"
+    text = "Operation does not verify: bad layout\n  (the op as xDSL prints it)\n  more"
     assert verify_message(text) == "bad layout"
-    text = "Operation does not verify: operand 'x':\nExpected attribute i32 but got i64\n  %0 = ..."
+    text = "Operation does not verify: operand 'x':\nExpected attribute i32 but got i64\n  (the op)"
     assert verify_message(text) == "operand 'x': expected i32, got i64"
     assert verify_message("\n  one line only  \n") == "one line only"

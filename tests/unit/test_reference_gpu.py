@@ -173,48 +173,41 @@ def test_copy_accepts_positional_inputs():
     assert np.array_equal(out["dst"], src)
 
 
-# @add_two calls the helper @add_one, which is defined first; @add_one_more is a
-# second function that nobody calls ($extra: present or not)
-CALLS = Template("""
-builtin.module attributes {gpu.container_module} {
-  func.func @add_one(%x: memref<64xf32>) {
-    %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
-    gpu.launch_func @k::@inc blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%x : memref<64xf32>)
-    func.return
-  }
-  func.func @add_two(%x: memref<64xf32>) {
-    func.call @add_one(%x) : (memref<64xf32>) -> ()
-    func.call @add_one(%x) : (memref<64xf32>) -> ()
-    func.return
-  }
-  $extra
-  gpu.module @k {
-    gpu.func @inc(%x: memref<64xf32>) kernel attributes {gpu.known_block_size = array<i32: 64, 1, 1>} {
-      %tid = gpu.thread_id x
-      %one = arith.constant 1.0 : f32
-      %v = memref.load %x[%tid] : memref<64xf32>
-      %w = arith.addf %v, %one : f32
-      memref.store %w, %x[%tid] : memref<64xf32>
-      gpu.return
-    }
-  }
-}
-""")
+def calls_program(extra: bool = False) -> ModuleOp:
+    """@add_one launches x[i] += 1 over 64 f32; @add_two, defined after it, calls it
+    twice; with `extra`, @add_one_more calls it once and nobody calls @add_one_more."""
+    g = GpuProgram("add_one")
+    g.buffer("x", "f32", 64)
+    with g.kernel(grid=1, block=64, name="inc") as (x,):
+        tid = g.thread_id("x").named("tid")
+        x[tid] = x[tid] + 1.0
+    module = g.module
+    add_one = module.body.block.first_op
+    buf = MemRefType(f32, [64])
+
+    def caller(name: str, calls: int) -> func.FuncOp:
+        body = Block(arg_types=[buf])
+        body.args[0].name_hint = "x"
+        for _ in range(calls):
+            body.add_op(func.CallOp("add_one", [body.args[0]], []))
+        body.add_op(func.ReturnOp())
+        return func.FuncOp(name, ([buf], []), Region(body))
+
+    module.body.block.insert_op_after(caller("add_two", 2), add_one)
+    if extra:
+        module.body.block.insert_op_after(caller("add_one_more", 1), module.body.block.first_op.next_op)
+    return module
 
 
 def test_the_entry_of_several_host_functions_is_the_one_no_other_calls():
     """Without `entry=`, a module of a host function and the helpers it calls runs the
     caller (whatever the order of definition); `entry=` runs the one named; two
     functions that nobody calls are ambiguous, and the error says to name one."""
-    m = parse_gpu(CALLS.substitute(extra=""))
+    m = calls_program()
     x = np.arange(64, dtype=np.float32)
     np.testing.assert_array_equal(run(m, {"x": x})["x"], x + 2)
     np.testing.assert_array_equal(run(m, {"x": x}, entry="add_one")["x"], x + 1)
-    two_roots = parse_gpu(CALLS.substitute(extra="""func.func @add_one_more(%x: memref<64xf32>) {
-    func.call @add_one(%x) : (memref<64xf32>) -> ()
-    func.return
-  }"""))
+    two_roots = calls_program(extra=True)
     with pytest.raises(ExecutionError, match=r"several functions \(@add_one, @add_two, @add_one_more\): say which with entry="):
         run(two_roots, {"x": x})
     np.testing.assert_array_equal(run(two_roots, {"x": x}, entry="add_one_more")["x"], x + 1)

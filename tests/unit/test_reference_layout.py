@@ -122,33 +122,24 @@ def test_copy_to_a_view_that_repeats_an_address_is_ambiguous():
 
 # each block copies its 4x4 tile of src into its own 4 elements of dst, through a
 # view whose rows all map to those 4 (stride 0): legal only where the rows are equal
-REPEATING_TILES = """
-!S = !layout.tensor<f32, #layout.cute<(2,4,4):(16,4,1)>, gmem>
-!D = !layout.tensor<f32, #layout.cute<(2,4,4):(4,0,1)>, gmem>
-!TS = !layout.tensor<f32, #layout.cute<(1,4,4):(16,4,1)>, gmem>
-!TD = !layout.tensor<f32, #layout.cute<(1,4,4):(4,0,1)>, gmem>
-func.func @f(%src: !layout.ptr<f32>, %dst: !layout.ptr<f32>) {
-  %a = layout.view %src : !layout.ptr<f32> -> !S
-  %b = layout.view %dst : !layout.ptr<f32> -> !D
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  layout.launch grid(%c2, %c1, %c1) threads(32) {
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %ta = layout.tile %a[%bx, %c0, %c0] {tile = array<i64: 1, 4, 4>} : !S -> !TS
-    %tb = layout.tile %b[%bx, %c0, %c0] {tile = array<i64: 1, 4, 4>} : !D -> !TD
-    layout.copy %ta, %tb : !TS, !TD
-  }
-  func.return
-}
-"""
+def repeating_tiles():
+    """src (2,4,4):(16,4,1) to dst (2,4,4):(4,0,1), block bx copying tile [bx, 0, 0] of
+    1x4x4 (32 threads, 2 blocks)."""
+    p = tilec.Program("f")
+    a = p.view(p.pointer("src", "f32", align=None), "(2,4,4):(16,4,1)").named("a")
+    b = p.view(p.pointer("dst", "f32", align=None), "(2,4,4):(4,0,1)").named("b")
+    with p.launch(grid=(2, 1, 1), threads=32) as k:
+        ta = p.tile(a, [k.bx, 0, 0], [1, 4, 4]).named("ta")
+        tb = p.tile(b, [k.bx, 0, 0], [1, 4, 4]).named("tb")
+        p.copy(ta, tb)
+    return p.module
 
 
 @pytest.mark.parametrize("conflicting", [0, 1])
 def test_a_repeated_address_is_checked_in_every_block(conflicting):
     """Blocks whose tiles repeat an address: a block that writes equal values to it is
     fine, and one that writes different values is reported, whichever block it is."""
-    m = parse(REPEATING_TILES, "test.mlir")
+    m = repeating_tiles()
     src = np.tile(np.arange(4, dtype=np.float32), 8)  # every tile's rows equal
     out = run(m, {"src": src, "dst": np.zeros(8, np.float32)})
     np.testing.assert_array_equal(out["dst"], np.tile(np.arange(4, dtype=np.float32), 2))
