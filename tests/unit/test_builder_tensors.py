@@ -464,6 +464,7 @@ BUILDER_METHODS = {
     "layout.reduce_region": "KernelBuilding.reduce", "layout.scan_region": "KernelBuilding.scan",
     "layout.mma": "KernelBuilding.mma", "layout.dot": "KernelBuilding.dot", "layout.mbarrier_init": "KernelBuilding.mbarrier_init",
     "layout.mbarrier_array": "KernelBuilding.mbarrier_array", "layout.mbarrier_at": "KernelBuilding.mbarrier_at",
+    "layout.named_barrier": "KernelBuilding.named_barrier",
     "layout.mbarrier_arrive": "KernelBuilding.mbarrier_arrive", "layout.mbarrier_wait": "KernelBuilding.mbarrier_wait",
     "layout.mbarrier_inval": "KernelBuilding.mbarrier_inval", "layout.tma_load": "KernelBuilding.tma_load",
     "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",

@@ -72,8 +72,9 @@ def test_dry_run_from_the_command_line(capsys):
 
 def test_one_compile_per_program_serves_every_row_count():
     """The row count is a run-time argument: compiling the program of a key once gives the
-    kernel for every M (the benchmark calls it at each M), and asking again compiles
-    nothing."""
+    kernel for every M (the benchmark calls it at each M): at most two NVRTC compiles,
+    the kernel and its 32-bit twin (`tilec.compile`'s IndexWidthKernel, run while M x N
+    fits), and asking again compiles nothing."""
     pytest.importorskip("cupy")
     key = rr.Key("softmax", "f16", 1000, rows=[1, 7, 4096])
     try:
@@ -82,7 +83,7 @@ def test_one_compile_per_program_serves_every_row_count():
             again = rr.compile_key(key, arch="sm_90")
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    assert counter.count <= 1 and first is again
+    assert counter.count <= 2 and first is again
     assert first.cubin
 
 
