@@ -35,7 +35,7 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
 
 from tilec.support.diagnostics import TilecError
-from .builder_locations import located
+from .builder_locations import locate_in_built_ops, located
 from .builder_types import ARGS_ATTR, ELEMENT_TYPES, as_layout, element_type, view_layout_attr  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
@@ -165,10 +165,7 @@ class Program(KernelBuilding):
             try:
                 verify_module(module)
             except TilecError as e:
-                op = e.op
-                while e.loc is None and op is not None:
-                    e.loc = self._locs.get(op)
-                    op = op.parent_op()
+                locate_in_built_ops(e, self._locs)
                 raise
             self._module = module
         return self._module

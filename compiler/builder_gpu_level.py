@@ -49,7 +49,7 @@ from xdsl.rewriter import InsertPoint
 from tilec.dialects.cuda import SHARED_MEMORY_SPACE, CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp, ShflIdxOp
 from tilec.support.diagnostics import LOC_ATTR, TilecError
 
-from .builder_locations import located
+from .builder_locations import locate_in_built_ops, located
 from .builder_types import ARGS_ATTR, element_type
 from .kernel_builder import KernelBuilding, Value
 from .pipeline import verify_module
@@ -342,10 +342,7 @@ class GpuProgram(KernelBuilding):
             try:
                 verify_module(module)
             except TilecError as e:
-                op = e.op
-                while e.loc is None and op is not None:
-                    e.loc = self._locs.get(op)
-                    op = op.parent_op()
+                locate_in_built_ops(e, self._locs)
                 raise
             self._module = module
         return self._module

@@ -41,6 +41,15 @@ def user_location() -> str | None:
     return None
 
 
+def locate_in_built_ops(e: TilecError, locs: dict[Any, str | None]) -> None:
+    """Give `e` (a verifier error on `e.op` of a built module) the user's line of the
+    innermost op around `e.op` the builder noted in `locs`, where it has no location."""
+    op = e.op
+    while e.loc is None and op is not None:
+        e.loc = locs.get(op)
+        op = op.parent_op()
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
