@@ -9,7 +9,9 @@ result visible to the block:
 - `mbarrier_array {count, stages}`: a `memref<stages x i64, 3>`; thread 0 inits each
   word; `gpu.barrier`. `mbarrier_at %bars[%i]`: the word `i`, a `memref.subview`
   (`bars + i` in the CUDA).
-- `mbarrier_arrive {tx}`: thread 0 arrives, expecting tx bytes.
+- `mbarrier_arrive {tx}`: thread 0 arrives, expecting tx bytes; first the block (the
+  region) meets where its threads read or wrote shared memory since their last meeting
+  (passes/_arrive_order.py: an arrive publishes only the arriving thread's accesses).
 - `tma_load %g, %s, %bar`: thread 0 issues `cuda.tma_load` on the tensor map of the
   global view (`outline.py` makes it on the host, a kernel parameter), at the tile's
   coordinates (tile index x tile extent per TMA dimension).
@@ -37,6 +39,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
 from tilec.dialects.layout_attrs import element_bytes
 
+from .._arrive_order import unordered_accesses_before
 from .._gpu_builder import DynamicIndex
 from .base import _fail, lowers
 from .context import OpFamily
@@ -149,6 +152,8 @@ class TmaLowering(OpFamily):
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
         arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes)
+        if unordered_accesses_before(op):  # the elected thread's arrive must publish them
+            self._meet(op)
         if self.ctx.role_threads is None:
             self._elect(arrive)
             return

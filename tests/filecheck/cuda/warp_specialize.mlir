@@ -23,6 +23,8 @@
 // CHECK:         tilec_mbarrier_wait(
 // CHECK:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK:         wgmma.wait_group.sync.aligned 1;
+// wgmma's reads are the async proxy's, done at the wait: no meeting before the arrive
+// CHECK-NOT:     bar.sync
 // CHECK:         [[WG:t_[0-9]+]] = tid & 127;
 // CHECK-NEXT:    const bool [[P:p_[0-9]+]] = [[WG]] == 0;
 // CHECK-NEXT:    if ([[P]]) {
