@@ -25,25 +25,27 @@ M, N, K = 1024, 768, 2048
 BASE = {"group": 4, "tma_epilogue": True, "bk": 32, "stages": 4}
 CONFIGS = {
     "base": BASE,
-    "no-tma-store": {**BASE, "tma_epilogue": False},
-    "group1": {**BASE, "group": 1},
+    "stages2": {**BASE, "stages": 2},
     "stages3": {**BASE, "stages": 3},
-    "persistent24": {**BASE, "persistent": 24},
-    "persistent10": {**BASE, "persistent": 10},
-    "bk64-stages3": {**BASE, "bk": 64, "stages": 3},
-    "bn128": {**BASE, "bn": 128},
+    "stages5": {**BASE, "stages": 5},
+    "bk64-stages2": {**BASE, "bk": 64, "stages": 2},
+    "K1984": {**BASE, "K": 1984},
+    "K2016": {**BASE, "K": 2016},
 }
 
 g = torch.Generator(device="cuda").manual_seed(0)
-a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16, generator=g)
-b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16, generator=g)
-a64, b64 = a.double(), b.double()
-exact = a64 @ b64
-mag = a64.abs() @ b64.abs()
-gamma, _ = mma_error_bound(K, "bf16")
-bound = gamma * mag + 2.0**-8 * (exact.abs() + gamma * mag)
+a_full = torch.randn(M, K, device="cuda", dtype=torch.bfloat16, generator=g)
+b_full = torch.randn(K, N, device="cuda", dtype=torch.bfloat16, generator=g)
 
 for name, kw in CONFIGS.items():
+    kw = dict(kw)
+    K = kw.pop("K", 2048)
+    a, b = a_full[:, :K].contiguous(), b_full[:K].contiguous()
+    a64, b64 = a.double(), b.double()
+    exact = a64 @ b64
+    mag = a64.abs() @ b64.abs()
+    gamma, _ = mma_error_bound(K, "bf16")
+    bound = gamma * mag + 2.0**-8 * (exact.abs() + gamma * mag)
     try:
         kernel = tilec.compile(gemm_bf16_hopper.gemm_hopper_ws(M, N, K, **kw), "default")
     except Exception as e:  # noqa: BLE001
@@ -71,7 +73,11 @@ for name, kw in CONFIGS.items():
         diff = float(c[r0, c0].double() - exact[r0, c0])
         steps = (a64[r0, :].view(-1, bk) * b64[:, c0].view(-1, bk)).sum(1)
         best = int((steps - diff).abs().argmin())
+        # the error of row r0 over all columns as a combination of the K steps' products
+        parts = torch.stack([a64[r0, j * bk:(j + 1) * bk] @ b64[j * bk:(j + 1) * bk, :] for j in range(K // bk)], 1)
+        coef = torch.linalg.lstsq(parts, (c[r0].double() - exact[r0])[:, None]).solution[:, 0]
+        big = [(j, round(float(coef[j]), 2)) for j in range(coef.numel()) if abs(float(coef[j])) > 0.3]
         lines.append(f"bad={nbad} nan={nan} tiles={tiles[:6]}{'...' if len(tiles) > 6 else ''} ntiles={len(tiles)} "
                      f"wgs={wg} warps={warps} worst=({r0},{c0}) diff={diff:.2f} "
-                     f"kstep={best} step={float(steps[best]):.2f} -step={float(-steps[best]):.2f}")
+                     f"kstep={best} step={float(steps[best]):.2f} coef={big[:12]}")
     print(f"RESULT {name:14s} " + " | ".join(lines), flush=True)
