@@ -181,6 +181,16 @@ def _unrolled_branches(op: scf.ForOp) -> int:
     return trips * sum(1 for o in op.body.walk() if o.regions or isinstance(o, BRANCHING_OPS))
 
 
+def stays_rolled(op: scf.ForOp) -> bool:
+    """Whether the CUDA keeps `op` a loop (not unrolled whole): `#pragma unroll 1` (the
+    IR's `tilec.unroll`, or a static loop past the limits) or run-time bounds."""
+    unroll = op.attributes.get(UNROLL_ATTR)
+    if unroll is not None:
+        return unroll.value.data == 1
+    static = all(isinstance(v.owner, arith.ConstantOp) for v in (op.lb, op.ub, op.step))
+    return not static or not _unrolls_whole(op)
+
+
 def _unrolls_whole(op: scf.ForOp) -> bool:
     """Whether a loop with static bounds is unrolled whole (`#pragma unroll`): it stays
     under both `UNROLL_LIMIT` values and `UNROLL_BRANCH_LIMIT` branches."""

@@ -6,15 +6,25 @@ the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layou
 `wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
 element first, as `mma.sync`). `cuda.wgmma_wait_group` passes
 its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
-reads them only after the wait."""
+reads them only after the wait.
+
+A loop kept rolled (`scf_ops.stays_rolled`) whose last wait leaves groups in flight
+(`pending` > 0) across its back edge drains them on its last iteration (`wait_group 0`
+there): ptxas loses the result of a wgmma still in flight when such a loop exits (the
+warp-specialised GEMM at 1024 x 768 x 2048, bk 32, 4 stages and 64 K steps: the last
+wgmma of every tile missing from C on an H200; the same CUDA unrolled, or drained before
+the exit, is right; dev/experiments/wgmma_bk32_edits.py)."""
 
 from __future__ import annotations
+
+from xdsl.dialects import scf
 
 from tilec.dialects import cuda_wgmma
 from tilec.dialects.wgmma import SWIZZLE_MODES
 
 from .device_helpers import DEVICE_HELPERS
 from .printer import EmitterBase, emits
+from .scf_ops import stays_rolled
 
 DEVICE_HELPERS["wgmma_desc"] = """\
 // wgmma matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
@@ -102,6 +112,36 @@ class WgmmaEmitter(EmitterBase):
             return
         outs = [self.define(r, "w") for r in op.outs]
         self.line(f"float {', '.join(f'{o} = {self.expr(v)}' for o, v in zip(outs, op.values))};")
+        loop = _rolled_loop_of_last_wait(op) if pending else None
+        if loop is None:
+            self._wait(pending, outs)
+            return
+        iv = self.expr(loop.body.block.args[0])
+        self.line(f"if ({iv} + {self.expr(loop.step)} >= {self.expr(loop.ub)}) {{  // the last iteration: none in flight at the exit")
+        with self.indented():
+            self._wait(0, outs)
+        self.line("} else {")
+        with self.indented():
+            self._wait(pending, outs)
+        self.line("}")
+
+    def _wait(self, pending: int, outs: list[str]) -> None:
         self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};"')
         self.line(f"    : {_inout(outs)}")
         self.line('    :: "memory");')
+
+
+def _rolled_loop_of_last_wait(op: cuda_wgmma.WgmmaWaitGroupOp) -> scf.ForOp | None:
+    """The loop kept rolled whose body ends in-flight groups at `op`: `op` is the last
+    `wgmma.wait_group` at the top level of an `scf.for` body that stays rolled."""
+    loop = op.parent_op()
+    if not isinstance(loop, scf.ForOp) or not stays_rolled(loop):
+        return None
+    later = op.next_op
+    while later is not None:
+        if isinstance(later, cuda_wgmma.WgmmaWaitGroupOp) or any(
+            isinstance(o, cuda_wgmma.WgmmaWaitGroupOp) for o in later.walk()
+        ):
+            return None
+        later = later.next_op
+    return loop
