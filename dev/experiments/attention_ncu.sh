@@ -18,14 +18,21 @@ rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
 if len(rows) < 3:
     print("  no profile"); sys.exit()
 head, units, vals = rows[0], rows[1], rows[2]
+KEEP = ("Kernel Name", "gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+        "launch__registers_per_thread", "launch__grid_size", "launch__block_size", "launch__shared_mem_per_block_dynamic")
+out = []
 for h, u, v in zip(head, units, vals):
-    if h in ("Kernel Name",) or h.startswith(("gpu__", "sm__", "dram__", "launch__", "smsp__")):
+    if h in KEEP:
+        out.append(f"{h.split('.')[0]}={v}{u.strip()}")
+    elif h.startswith("smsp__average_warps_issue_stalled") and h.endswith(".ratio"):
         try:
-            if h.startswith("smsp__average_warps_issue_stalled") and float(v.replace(",", "")) < 0.05:
-                continue
+            if float(v.replace(",", "")) >= 0.1:
+                out.append(h.replace("smsp__average_warps_issue_stalled_", "stall_").replace("_per_issue_active.ratio", "") + "=" + v)
         except ValueError:
             pass
-        print(f"  {h} = {v} {u}")
+print("  " + " ".join(out))
 '
   done
 done
