@@ -6,10 +6,11 @@ flash-attention forward of compiler/attention.py on PyTorch CUDA tensors
     out, lse = tilec.attention(q, k, v, return_lse=True)     # lse: f32 (B, H, Sq)
 
 q: (B, H, Sq, D); k, v: (B, Hkv, Skv, D) with H a multiple of Hkv (GQA, MQA); bf16 or
-f16, D 64 or 128. Any strides whose last is 1, whose others are multiples of 8
-elements and whose data starts on 16 bytes are read in place (a (B, S, H, D) tensor's
-`transpose(1, 2)` too); others are made contiguous first (a copy). `out` is a new
-contiguous (B, H, Sq, D) tensor of q's dtype.
+f16, D 64, 128 or 256 (the tiles: compiler/attention_tiles.py's rule). Any strides
+whose last is 1, whose others are multiples of 8 elements and whose data starts on
+16 bytes are read in place (a (B, S, H, D) tensor's `transpose(1, 2)` too); others
+are made contiguous first (a copy). `out` is a new contiguous (B, H, Sq, D) tensor of
+q's dtype.
 
 One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use and
 kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
@@ -30,6 +31,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
+from tilec.compiler.attention import HEAD_DIMS
 from tilec.support.diagnostics import TilecError
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
@@ -117,8 +119,8 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
             f"tilec.attention: k and v must be (B, Hkv, Skv, D) with q's B and D: q {tuple(q.shape)}, "
             f"k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
-    if d not in (64, 128):
-        raise TilecError(f"tilec.attention: head dim {d} is not supported (64 or 128)")
+    if d not in HEAD_DIMS:
+        raise TilecError(f"tilec.attention: head dim {d} is not supported (64, 128 or 256)")
     if hkv == 0 or h % hkv:
         raise TilecError(f"tilec.attention: the query heads ({h}) must be a multiple of the kv heads ({hkv})")
     if min(b, h, sq, skv) == 0:
