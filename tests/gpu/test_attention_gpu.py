@@ -209,3 +209,16 @@ def test_attention_hd256_matches_sdpa():
     ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
     sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     assert (out.double() - ref).abs().max() <= 2 * (sdpa.double() - ref).abs().max() + 2.0**-8
+
+
+def test_attention_repeated_call_plans_and_compiles_nothing():
+    """A second call of the same structure takes the first call's plan (api/attention_op.py
+    `_Plan`): no kernel compiled, no plan made; the same result."""
+    from tilec import attention_op
+
+    q = torch.randn(1, 2, 100, 64, device="cuda", dtype=torch.bfloat16)
+    first = attention_op.attention(q, q, q, causal=True)
+    misses, plans = attention_op.kernel_for.cache_info().misses, len(attention_op._PLANS)
+    second = attention_op.attention(q, q, q, causal=True)
+    assert attention_op.kernel_for.cache_info().misses == misses and len(attention_op._PLANS) == plans
+    assert torch.equal(first, second)
