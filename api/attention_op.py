@@ -6,14 +6,17 @@ flash-attention forward of compiler/attention.py on PyTorch CUDA tensors
     out, lse = tilec.attention(q, k, v, return_lse=True)     # lse: f32 (B, H, Sq)
 
 q: (B, H, Sq, D); k, v: (B, Hkv, Skv, D) with H a multiple of Hkv (GQA, MQA); bf16 or
-f16, D 64 or 128. Any strides whose last is 1, whose others are multiples of 8
-elements and whose data starts on 16 bytes are read in place (a (B, S, H, D) tensor's
-`transpose(1, 2)` too); others are made contiguous first (a copy). `out` is a new
-contiguous (B, H, Sq, D) tensor of q's dtype.
+f16, D 64, 128 or 256 (the tiles: compiler/attention_tiles.py's rule). Any strides
+whose last is 1, whose others are multiples of 8 elements and whose data starts on
+16 bytes are read in place (a (B, S, H, D) tensor's `transpose(1, 2)` too); others
+are made contiguous first (a copy). `out` is a new contiguous (B, H, Sq, D) tensor of
+q's dtype.
 
 One kernel per (head dim, dtype, causal, H / Hkv, scale), compiled on first use and
 kept for the process (`kernel_for`): batch, heads and sequence lengths are run-time
-arguments, so a new sequence length compiles nothing.
+arguments, so a new sequence length compiles nothing. Each call structure (shapes,
+strides, dtypes, devices, alignments, keywords) is checked and planned once (`_Plan`):
+a repeated one only allocates the outputs and launches.
 
 The default kernel is persistent (`attention_fwd(persistent=P)`, P the device's
 multiprocessors): a grid of min(P, tiles) blocks, each looping over (q-block, head,
@@ -27,9 +30,11 @@ for the grid.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from tilec.compiler.attention import HEAD_DIMS
 from tilec.support.diagnostics import TilecError
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
@@ -90,19 +95,48 @@ def _flat(x: Any) -> Any:
     contiguous (the launcher takes it as it is)."""
     if x.is_contiguous():
         return x
-    span = 1 + sum((e - 1) * st for e, st in zip(x.shape, x.stride()))
-    return x.as_strided((span,), (1,))
+    return x.as_strided((_span(x.shape, x.stride()),), (1,))
 
 
-def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
-              config: dict | None = None, out: Any = None, lse: Any = None):
-    """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
-    `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
-    (`bn`, `stages`, `warp_specialized`, `overlap`, `persistent`, `pingpong`, ...;
-    benchmarks/attention_bench.py tries some); None: its defaults, persistent over the
-    device's multiprocessors (`resolved_config`). `out` (B, H, Sq, D) of q's dtype and `lse`
-    (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an
-    earlier one's tensors then replays its launch: `Kernel.__call__`)."""
+def _span(shape: tuple, strides: tuple) -> int:
+    """The elements from a tensor's first to its last: 1 + sum((extent - 1) * stride)."""
+    return 1 + sum((e - 1) * st for e, st in zip(shape, strides))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a call of one structure (`_structure`) launches, but its tensors: the
+    kernel, the current device it needs, the shapes of `out` and `lse`, per q, k, v how
+    it is passed (None: as it is, contiguous; a number: its flat span, read in place
+    through its strides; 0: made contiguous first, a copy) and the kernel's index
+    arguments (B, H, Hkv, Sq, Skv and the strides of q, k, v and out)."""
+
+    kernel: Any
+    device: int
+    out_shape: tuple
+    lse_shape: tuple
+    spans: tuple
+    scalars: tuple
+
+
+_PLANS: dict[tuple, _Plan] = {}
+_PLANS_KEPT = 256
+"""How many call structures `attention` remembers the plan of (all dropped past it)."""
+
+
+def _structure(q: Any, k: Any, v: Any, causal: Any, scale: Any, config: dict | None) -> tuple:
+    """Everything a call's plan depends on: each tensor's shape, strides, dtype, device
+    and data alignment (16 bytes: whether the TMA reads it in place), and the keywords;
+    AttributeError or TypeError where q, k, v are no tensors or `config` is not hashable."""
+    return (q.shape, q.stride(), q.dtype, q.device, q.data_ptr() % 16,
+            k.shape, k.stride(), k.dtype, k.device, k.data_ptr() % 16,
+            v.shape, v.stride(), v.dtype, v.device, v.data_ptr() % 16,
+            causal, scale, None if config is None else tuple(sorted(config.items())))
+
+
+def _plan(q: Any, k: Any, v: Any, causal: bool, scale: float | None, config: dict | None) -> _Plan:
+    """Check a call's tensors (TilecError: what is wrong) and plan it: `_Plan`, its
+    kernel compiled where this configuration's is not yet (`kernel_for`)."""
     import torch
 
     for name, x in (("q", q), ("k", k), ("v", v)):
@@ -117,30 +151,84 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
             f"tilec.attention: k and v must be (B, Hkv, Skv, D) with q's B and D: q {tuple(q.shape)}, "
             f"k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
-    if d not in (64, 128):
-        raise TilecError(f"tilec.attention: head dim {d} is not supported (64 or 128)")
+    if d not in HEAD_DIMS:
+        raise TilecError(f"tilec.attention: head dim {d} is not supported (64, 128 or 256)")
     if hkv == 0 or h % hkv:
         raise TilecError(f"tilec.attention: the query heads ({h}) must be a multiple of the kv heads ({hkv})")
     if min(b, h, sq, skv) == 0:
         raise TilecError(f"tilec.attention: empty inputs: q {tuple(q.shape)}, k {tuple(k.shape)}")
-    q, k, v = (x if _readable(x) else x.contiguous() for x in (q, k, v))
+    spans, strides = [], []
+    for x in (q, k, v):
+        if not _readable(x):
+            spans.append(0)
+            st = _contiguous_strides(x.shape)
+        else:
+            st = x.stride()
+            spans.append(None if x.is_contiguous() else _span(x.shape, st))
+        strides += st[:3]
+    strides += _contiguous_strides((b, h, sq, d))[:3]
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    sms = _multiprocessors(q.device.index if q.device.index is not None else torch.cuda.current_device())
-    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale, resolved_config(config, sms))
+    device = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale,
+                        resolved_config(config, _multiprocessors(device)))
+    return _Plan(kernel, device, (b, h, sq, d), (b, h, sq), tuple(spans), (b, h, hkv, sq, skv, *strides))
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    """The strides of a contiguous tensor of `shape`, in elements."""
+    out, acc = [], 1
+    for e in reversed(tuple(shape)):
+        out.append(acc)
+        acc *= e
+    return tuple(reversed(out))
+
+
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,
+              config: dict | None = None, out: Any = None, lse: Any = None):
+    """Flash-attention forward on CUDA tensors (the module docstring): `out`, or
+    `(out, lse)` with `return_lse`. `config`: tuning keywords of `attention_fwd`
+    (`bn`, `stages`, `warp_specialized`, `overlap`, `persistent`, `pingpong`, ...;
+    benchmarks/attention_bench.py tries some); None: its defaults, persistent over the
+    device's multiprocessors (`resolved_config`). `out` (B, H, Sq, D) of q's dtype and `lse`
+    (B, H, Sq) f32, contiguous, are written in place when given (a call repeating an
+    earlier one's tensors then replays its launch: `Kernel.__call__`).
+
+    A call whose structure (`_structure`: shapes, strides, dtypes, devices, alignments
+    and keywords) repeats an earlier one's takes that call's `_Plan`: none of its checks
+    or arithmetic run again (they would give the same), only the views of strided
+    inputs, the new `out` and `lse` and the launch."""
+    import torch
+
+    try:
+        key = _structure(q, k, v, causal, scale, config)
+        plan = _PLANS.get(key)
+    except (AttributeError, TypeError):  # no tensors, or an unhashable config: `_plan` says what is wrong
+        key, plan = None, None
+    if plan is None:
+        plan = _plan(q, k, v, causal, scale, config)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_KEPT:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    qs, ks, vs = plan.spans
+    if qs is not None:
+        q = q.as_strided((qs,), (1,)) if qs else q.contiguous()
+    if ks is not None:
+        k = k.as_strided((ks,), (1,)) if ks else k.contiguous()
+    if vs is not None:
+        v = v.as_strided((vs,), (1,)) if vs else v.contiguous()
     if out is None:
-        out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
-    elif tuple(out.shape) != (b, h, sq, d) or out.dtype != q.dtype or not out.is_contiguous():
-        raise TilecError(f"tilec.attention: out must be a contiguous {(b, h, sq, d)} tensor of {q.dtype}")
+        out = torch.empty(plan.out_shape, dtype=q.dtype, device=q.device)
+    elif out.shape != plan.out_shape or out.dtype != q.dtype or not out.is_contiguous():
+        raise TilecError(f"tilec.attention: out must be a contiguous {plan.out_shape} tensor of {q.dtype}")
     if lse is None:
-        lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
-    elif tuple(lse.shape) != (b, h, sq) or lse.dtype != torch.float32 or not lse.is_contiguous():
-        raise TilecError(f"tilec.attention: lse must be a contiguous {(b, h, sq)} float32 tensor")
-    strides = [s for x in (q, k, v, out) for s in x.stride()[:3]]
-    args = (_flat(q), _flat(k), _flat(v), out, lse, b, h, hkv, sq, skv, *strides)
-    device = q.device.index
-    if device == torch.cuda.current_device():  # the common case, without a device switch
-        kernel(*args, stream=torch._C._cuda_getCurrentRawStream(device))
+        lse = torch.empty(plan.lse_shape, dtype=torch.float32, device=q.device)
+    elif lse.shape != plan.lse_shape or lse.dtype != torch.float32 or not lse.is_contiguous():
+        raise TilecError(f"tilec.attention: lse must be a contiguous {plan.lse_shape} float32 tensor")
+    device = plan.device
+    if device == torch._C._cuda_getDevice():  # the common case, without a device switch
+        plan.kernel(q, k, v, out, lse, *plan.scalars, stream=torch._C._cuda_getCurrentRawStream(device))
     else:
         with torch.cuda.device(device):
-            kernel(*args, stream=torch._C._cuda_getCurrentRawStream(device))
+            plan.kernel(q, k, v, out, lse, *plan.scalars, stream=torch._C._cuda_getCurrentRawStream(device))
     return (out, lse) if return_lse else out

@@ -51,7 +51,9 @@ from __future__ import annotations
 
 import math
 
-HEAD_DIMS = (64, 128)
+from tilec.compiler.attention_tiles import tile_config
+
+HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bf16", "f16")
 LOG2E = 1.4426950408889634
 
@@ -87,9 +89,9 @@ def attention_fwd(
     causal: bool = False,
     group: int = 1,
     scale: float | None = None,
-    bm: int = 128,
-    bn: int = 128,
-    stages: int = 2,
+    bm: int | None = None,
+    bn: int | None = None,
+    stages: int | None = None,
     warp_specialized: bool = True,
     overlap: bool | None = None,
     consumer_regs: int = 240,
@@ -99,7 +101,10 @@ def attention_fwd(
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
-registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`).
+registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`). `bm`, `bn`,
+`stages` left None: compiler/attention_tiles.py's `tile_config(head_dim, dtype)`,
+the rule from the shared-memory and register budgets (bm = bn = 128 at D = 64 and
+128; bm = bn = 64, one consumer warpgroup, at D = 256).
 
 `overlap` (warp-specialised only): each KV step but the last of an unrolled round
 issues the next block's Q K^T (`layout.mma {async}`) before its own softmax, so the
@@ -158,6 +163,10 @@ that softmax, before its rescaling.
     from tilec.dialects.mma import DotOperandLayout, NvidiaMmaLayout
 
     D = head_dim
+    tiles = tile_config(D, dtype)  # the defaults: the budgets' rule (compiler/attention_tiles.py)
+    bm = tiles.bm if bm is None else bm
+    bn = tiles.bn if bn is None else bn
+    stages = tiles.stages if stages is None else stages
     check_config(D, dtype, group, bm, bn, stages)
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")

@@ -46,3 +46,12 @@ def test_markdown_row():
     table = attention_bench.markdown([row], "H200", "2026-11-28")
     assert "| 4x32x4096x128 | yes | 300 | 310 | 600 | 150 | - | - | 0.50 | 2.00 | ws-bn128 | 168 | ok |" in table
     assert "FAIL" in attention_bench.markdown([{**row, "tilec_ok": False}], "H200", "now")
+
+
+def test_hd256_sets():
+    """`--shapes hd256 --configs hd256`: B4 H16 S4096 D256, causal and not, and each of
+    its configurations builds at D = 256 (the tiles of compiler/attention_tiles.py)."""
+    shapes = [attention_bench.parse_shape(s) for s in attention_bench.SHAPE_SETS["hd256"].split(",")]
+    assert shapes == [(4, 16, 4096, 256, False), (4, 16, 4096, 256, True)]
+    for name in attention_bench.CONFIG_SETS["hd256"].split(","):
+        attention_fwd(256, "bf16", True, **dict(resolved_config(attention_bench.CONFIGS[name], 132)))

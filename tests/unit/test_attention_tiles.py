@@ -1,0 +1,147 @@
+"""The attention kernel's tiles from the head dim (compiler/attention_tiles.py's rule
+from the shared-memory and register budgets), and head dim 256 built by it: on the
+CPU reference executor against float64 NumPy within test_attention.py's bound (its
+S-rounding term d is the one that grows with D), and its CUDA compiled by NVRTC
+with no spills."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+from test_attention import run_case
+
+from tilec.compiler.attention import attention_fwd
+from tilec.compiler.attention_tiles import (
+    SMEM_RESERVE,
+    TileConfig,
+    fits,
+    registers_needed,
+    registers_per_thread,
+    smem_bytes,
+    tile_config,
+)
+from tilec.compiler.pipeline import emit, run_pipeline
+
+KIB = 1024
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_tile_rule_table(dtype):
+    """D = 64 and 128 keep the tiles measured on the H200 (128 x 128, two consumer
+    warpgroups); D = 256 gets 64 x 64 on one consumer warpgroup."""
+    assert tile_config(64, dtype) == TileConfig(128, 128, 2)
+    assert tile_config(128, dtype) == TileConfig(128, 128, 2)
+    assert tile_config(256, dtype) == TileConfig(64, 64, 2)
+    assert tile_config(256, dtype).warpgroups == 1
+
+
+def test_tile_rule_budget_arithmetic():
+    """The numbers of compiler/attention_tiles.py's docstring: 168 registers a thread
+    for 384 threads, 240 (the setmaxnreg) for 256; at D = 256 each larger candidate
+    fails a budget (128 x 128 and 64 x 128: the shared memory; 128 x 64: both)."""
+    assert registers_per_thread(2) == 168 and registers_per_thread(1) == 240
+    assert registers_needed(128, 128) == 168 and registers_needed(64, 128) == 136
+    assert registers_needed(256, 64) == 200
+    assert smem_bytes(128, "bf16", 128, 128, 2) == 192 * KIB + 4096
+    assert smem_bytes(256, "bf16", 64, 64, 2) == 192 * KIB + 4096
+    assert smem_bytes(256, "bf16", 128, 64, 2) == 256 * KIB + 4096  # over 227 KiB
+    assert smem_bytes(256, "bf16", 64, 128, 2) == 320 * KIB + 4096
+    assert not fits(256, "bf16", 128, 64, 2, smem_limit=1 << 30)  # registers alone: 200 > 168
+    assert fits(256, "bf16", 64, 128, 2, smem_limit=1 << 30)  # registers alone: 232 <= 240
+    assert not fits(256, "bf16", 64, 128, 2)
+
+
+def test_tile_rule_smem_is_the_kernels():
+    """The rule's shared-memory count covers the kernel's own (compiler/cuda's
+    allocation of every buffer and barrier), within `SMEM_RESERVE`."""
+    from tilec.compiler.cuda.kernel_info import kernel_infos
+
+    for d in (128, 256):
+        module = attention_fwd(d, "bf16", True, persistent=132).module
+        run_pipeline(module, "default")
+        (info,) = kernel_infos(module).values()
+        t = tile_config(d)
+        estimate = smem_bytes(d, "bf16", t.bm, t.bn, t.stages)
+        assert estimate - SMEM_RESERVE < info.dynamic_smem_bytes <= estimate
+
+
+def test_tile_rule_errors():
+    with pytest.raises(ValueError, match="dtype 'f32'"):
+        tile_config(64, "f32")
+    with pytest.raises(ValueError, match="no tiles fit head dim 512"):
+        tile_config(512)
+
+
+HD256_CASES = {
+    # one full 64 x 64 block and a ragged one each way; causal
+    "ragged": dict(sq=70, skv=70),
+    "causal": dict(causal=True, sq=77, skv=77),
+    # GQA, 2 batches, Sq != Skv (both odd), f16, inputs in (B, S, H, D) memory
+    "gqa-f16-bshd": dict(group=2, b=2, h=4, sq=41, skv=99, dtype="f16", bshd=True),
+    # MQA, causal with Sq > Skv (rows past Skv see every column)
+    "mqa-causal-sq-gt-skv": dict(causal=True, group=3, h=3, sq=100, skv=61),
+    # the KV loop's steps without the overlapped Q K^T
+    "no-overlap": dict(sq=33, skv=130, overlap=False),
+}
+
+
+@pytest.mark.parametrize("case", HD256_CASES)
+def test_hd256_layout_level(case):
+    """D = 256 with the rule's tiles (bm = bn = 64, one consumer warpgroup, the next
+    Q K^T in flight under the softmax), warp-specialised, on the executor."""
+    run_case(d=256, bm=None, bn=None, stages=None, **HD256_CASES[case])
+
+
+def test_hd256_persistent():
+    """Persistent: 9 causal MQA tiles of 1 to 3 KV steps on 5 blocks (the ring's phases
+    and Q's barriers carried across tiles)."""
+    run_case(d=256, bm=None, bn=None, stages=None, causal=True, group=3, h=3, sq=150, skv=150, persistent=5)
+
+
+@pytest.mark.parametrize("ws", [True, False], ids=["ws", "sync"])
+def test_hd256_lowered(ws):
+    """After the default pipeline (the wgmma m64n256k16 of P V, the TMA boxes of
+    256-element rows), warp-specialised and block-synchronous; causal, Sq > Skv."""
+    run_case(d=256, bm=None, bn=None, stages=None, causal=True, sq=100, skv=61, level="lowered", ws=ws)
+
+
+@pytest.mark.parametrize("causal,persistent,dtype", [(False, 0, "bf16"), (True, 0, "bf16"), (False, 132, "bf16"),
+                                                     (True, 132, "bf16"), (True, 132, "f16")])
+def test_hd256_cuda_compiles(causal, persistent, dtype):
+    """D = 256's CUDA (the rule's tiles; the overlapped Q K^T, bn being 64) compiles for
+    sm_90a at the 240 registers of its 256 threads with no spills, but 4 bytes causal
+    on the grid of one block per tile (O, two S tiles, P and the causal limits; the
+    persistent default and `overlap=False` spill nothing); P V is one m64n256k16 wgmma
+    with A from registers, every convert_layout a renaming; ptxas keeps the wgmma
+    asynchronous (no C7515 / C7520)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(256, dtype, causal, persistent=persistent).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "wgmma.m64n256k16 per warpgroup, A from registers" in src
+    assert "__launch_bounds__(256)" in src
+    conversions = [line for line in src.splitlines() if "// convert_layout" in line]
+    assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    spill = 4 if causal and not persistent else 0
+    assert usage.registers <= 240 and usage.spill_stores <= spill and usage.spill_loads <= spill
+    assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
+
+
+def test_hd256_without_overlap_spills_nothing():
+    """Causal on the grid without the overlapped Q K^T (one S tile live): no spills."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(256, "bf16", True, overlap=False).module
+    run_pipeline(module, "default")
+    usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+
+
+def test_hd256_pingpong_needs_two_warpgroups():
+    """The pingpong schedule takes turns between consumer warpgroups: at D = 256 the rule
+    gives one, so it is refused by name."""
+    with pytest.raises(ValueError, match="pingpong needs warp_specialized and bm >= 128"):
+        attention_fwd(256, pingpong=True)
