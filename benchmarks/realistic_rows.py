@@ -82,6 +82,27 @@ GOAL = 0.95
 block has at least 16 KiB in flight), and never below the naive Triton program."""
 
 
+VARIANTS: dict[str, tuple[str, str]] = {
+    "scan-vector": ("coalesce", "coalesce{scan_vector=true}"),
+    "warps-bytes16": ("choose-warps", "choose-warps{bytes=16}"),
+}
+"""Compiler options a run may compare with the default (`--variants NAME,...`): each the
+default pipeline with one pass (the first) replaced by the second (that pass with
+options). A variant is timed beside the default, as its own column, only where its CUDA
+differs from the default's."""
+
+
+def variant_pipeline(name: str) -> str:
+    """The default pipeline with the pass of variant `name` given its options."""
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    old, new = VARIANTS[name]
+    passes = NAMED_PIPELINES["default"].split(",")
+    if old not in passes:
+        raise ValueError(f"variant {name}: no pass {old} in the default pipeline")
+    return ",".join(new if p == old else p for p in passes)
+
+
 @dataclass
 class Key:
     """One tilec program: a kernel, an element type, a row length; run at every M."""
@@ -119,11 +140,12 @@ def build(key: Key):
     return rk.KERNELS[key.kind](key.n, key.dtype)
 
 
-def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
+def dry_run(keys: list[Key], nvrtc: bool = False, variants=()) -> list[dict]:
     """Without a GPU: each key's program built, run through the default pipeline and
     printed as CUDA (compiled by NVRTC for sm_90 with `nvrtc`); what each became (the
     program's name, its rows per block, its warps, its row tile (a chunk where `chunk-rows` made a
-    loop over chunks), whether it loops, its vector widths)."""
+    loop over chunks), whether it loops, its vector widths, the `variants` whose CUDA
+    differs from the default's)."""
     import re
 
     from tilec.compiler.pipeline import emit, run_pipeline
@@ -145,7 +167,26 @@ def dry_run(keys: list[Key], nvrtc: bool = False) -> list[dict]:
                     "warps": int(threads[0]) // 32 if threads else None,
                     "tile": int(tiles[0][1]) if tiles else None, "loop": "scf.for" in shaped,
                     "vectors": sorted(set(re.findall(r"\b(?:bf16|f16|f32)x(\d+)\b", cuda)), key=int),
-                    "cuda_bytes": len(cuda)})
+                    "cuda_bytes": len(cuda), "variants_differ": _differing(program, cuda, variants, nvrtc)})
+    return out
+
+
+def _differing(program, cuda: str, variants, nvrtc: bool) -> list[str]:
+    """The variants (names of VARIANTS) whose CUDA for `program` is not `cuda` (each
+    compiled by NVRTC for sm_90 with `nvrtc`)."""
+    from tilec.compiler.pipeline import emit, run_pipeline
+
+    out = []
+    for v in variants:
+        module = program.module.clone()
+        run_pipeline(module, variant_pipeline(v))
+        other = emit(module, "cuda")
+        if other != cuda:
+            out.append(v)
+            if nvrtc:
+                from tilec.runtime.nvrtc import compile_cuda
+
+                compile_cuda(other, arch="sm_90")
     return out
 
 
@@ -181,11 +222,25 @@ class CompileCounter:
         self._nvrtc.compile_cuda = self._orig
 
 
-def compile_key(key: Key, arch: str | None = None):
-    """The one tilec kernel of a key (`arch` compiles for it without a GPU)."""
+def compile_key(key: Key, arch: str | None = None, variant: str | None = None):
+    """The one tilec kernel of a key (`arch` compiles for it without a GPU); `variant`:
+    through `variant_pipeline(variant)` instead of the default pipeline."""
     import tilec
 
-    return tilec.compile(build(key), arch=arch)
+    if variant is None:
+        return tilec.compile(build(key), arch=arch)
+    return tilec.compile(build(key), variant_pipeline(variant), arch=arch)
+
+
+def compile_variants(key: Key, kernel, variants, arch: str | None = None) -> dict:
+    """The kernels of `variants` (names of VARIANTS) for a key whose CUDA differs from
+    `kernel`'s (the default's)."""
+    out = {}
+    for v in variants:
+        k = compile_key(key, arch, v)
+        if k.source != kernel.source:
+            out[v] = k
+    return out
 
 
 # --------------------------------------------------------------------------- Triton
@@ -511,21 +566,29 @@ def compile_line(results: list[dict], compiles: dict[str, int]) -> str:
                    ", none compiled twice.")
 
 
-def table(results: list[dict], compiles: dict[str, int], skipped: list[str], not_run: list[str] = ()) -> str:
-    """The markdown table of a run (also what report.py puts in docs/performance.md)."""
+def table(results: list[dict], compiles: dict[str, int], skipped: list[str], not_run: list[str] = (),
+          variants=()) -> str:
+    """The markdown table of a run (also what report.py puts in docs/performance.md);
+    `variants` (names of VARIANTS) add a column each ("=" where the variant's CUDA is
+    the default's)."""
     def cell(r, name):
         v = r.get(name)
         if not isinstance(v, dict):
             return "wrong" if r.get(f"{name}_ok") is False else "-"
         return f"{v['ratio_same_bytes']:.2f} ({v['us']:.1f} us)"
 
+    def vcell(r, name):
+        return cell(r, name) if name in r or f"{name}_ok" in r else "="
+
     lines = [
-        "| case | bytes | cudaMemcpy of them | tilec | PyTorch | Triton (same program) | goal |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| case | bytes | cudaMemcpy of them | tilec | PyTorch | Triton (same program) | goal |"
+        + "".join(f" tilec {v} |" for v in variants),
+        "|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(variants),
     ]
     for r in results:
         lines.append(f"| {r['case']} | {r['bytes']} | {r['memcpy_same_bytes_tbps']:.2f} TB/s, {r['memcpy_us']:.1f} us "
-                     f"| {cell(r, 'tilec')} | {cell(r, 'torch')} | {cell(r, 'triton')} | {verdict(r)} |")
+                     f"| {cell(r, 'tilec')} | {cell(r, 'torch')} | {cell(r, 'triton')} | {verdict(r)} |"
+                     + "".join(f" {vcell(r, v)} |" for v in variants))
     lines += ["", "Ratios are to the cudaMemcpy of the same bytes in the same run (microseconds per launch in "
               "brackets). " + compile_line(results, compiles)]
     if skipped:
@@ -545,6 +608,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dtypes", default=None)
     ap.add_argument("--budget", type=float, default=BUDGET_S, help="start no new program after this many seconds")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: build, lower and print each program's CUDA")
+    ap.add_argument("--variants", default="", help=f"compiler options timed beside the default ({', '.join(VARIANTS)})")
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
     args = ap.parse_args(argv)
@@ -554,10 +618,14 @@ def main(argv=None) -> int:
     def pick(opt, name, conv=str):
         return tuple(conv(v) for v in opt.split(",")) if opt else base[name]
 
+    variants = tuple(v for v in args.variants.split(",") if v)
+    for v in variants:
+        if v not in VARIANTS:
+            ap.error(f"unknown variant {v} (known: {', '.join(VARIANTS)})")
     keys = plan(pick(args.kinds, "kinds"), pick(args.dtypes, "dtypes"), pick(args.cols, "cols", int),
                 pick(args.rows, "rows", int), sample=not (args.full or args.rows or args.quick))
     if args.dry_run:
-        for d in dry_run(keys):
+        for d in dry_run(keys, variants=variants):
             print(json.dumps(d))
         print(f"{len(keys)} programs, {sum(len(k.rows) for k in keys)} cases, "
               f"{sum(len(k.skipped) for k in keys)} skipped")
@@ -574,20 +642,23 @@ def main(argv=None) -> int:
     os.environ.setdefault("TILEC_CACHE", "0")  # count every compile (no kernel from the disk cache)
     memcpy = memcpy_tbps(GiB // 2 if not args.quick else 64 << 20)
     tri = triton_kernels()
+    arch = "sm_{}".format(cp.cuda.Device().compute_capability)
     results, compiles, skipped, not_run = [], {}, [], []
     for key in keys:
         if time.monotonic() - start > args.budget:
             not_run += [f"{key.name} M={m}" for m in key.rows]
             continue
         skipped += [f"{key.name} M={m}" for m in key.skipped]
+        # the variants compiled at once (for this device), outside the count of the default's compiles
+        extra = compile_variants(key, compile_key(key), variants, arch) if variants else None
         with CompileCounter() as counter:
             kernel = compile_key(key)
             for m in key.rows:
-                results.append(run_case(key, m, kernel, tri, memcpy))
+                results.append(run_case(key, m, kernel, tri, memcpy, extra))
                 print(json.dumps(results[-1]), flush=True)
                 torch.cuda.empty_cache()
         compiles[key.name] = counter.count
-    text = table(results, compiles, skipped, not_run)
+    text = table(results, compiles, skipped, not_run, variants)
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     command = "python benchmarks/realistic_rows.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
                                                                if not a.endswith((".json", ".md"))

@@ -11,6 +11,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from tilec.dialects import layout_compute as lc
 from tilec.dialects.auto_layout import AutoLayoutAttr
 from tilec.dialects.distributed import BlockedLayout
 from tilec.dialects.layout import ConvertLayoutOp, LaunchOp, LoadOp, StoreOp
@@ -82,14 +83,29 @@ class CoalescePass(ModulePass):
     they are: an explicit layout always wins. The choice shows in the types after this
     pass (`--print-between-passes`); `vectorize` then sets each access's `vector`.
 
+    A scan along the contiguous dim costs a warp's shuffle steps per group of
+    consecutive elements a thread holds: one element a thread (a row that only allows
+    scalar accesses, e.g. 50257 f16, 2-byte aligned) makes it ~5 shuffles an element
+    and an instruction-bound kernel (H200: cumsum f16 N=50257 at 0.20 of cudaMemcpy).
+    With `scan_vector`, an `#layout.auto` tensor scanned along its accesses' contiguous
+    dim gets the width an aligned row would get (vector-bytes / E elements, at most its
+    elements / threads) even where its accesses are narrower; each narrower load or
+    store then moves its tensor in a layout of its own (its vector's width, coalesced)
+    with a `layout.convert_layout` (a shared-memory round trip), as a transposed access
+    does.
+
     Options:
       vector-bytes=B  the most bytes a thread holds consecutively along the contiguous
                       dim (default 16, the widest access); a power of two.
+      scan_vector     widen scanned tensors past their accesses' vectors, as above
+                      (default false: unmeasured on a GPU; benchmarks/realistic_rows.py
+                      `--variants scan-vector` compares).
     """
 
     name = "coalesce"
 
     vector_bytes: int = 16
+    scan_vector: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not is_pow2(self.vector_bytes) or self.vector_bytes > 16:
@@ -116,12 +132,16 @@ class CoalescePass(ModulePass):
                 ops.append((o, acc[0], acc[1]))
         if not autos:
             return
-        chosen = {a: BlockedLayoutAttr(self._choose(a, accs, shapes.get(a))) for a, accs in autos.items()}
+        scanned = _scanned_dims(launch) if self.scan_vector else {}
+        chosen = {a: BlockedLayoutAttr(self._choose(a, accs, shapes.get(a), scanned.get(a, ())))
+                  for a, accs in autos.items()}
         _substitute(launch, chosen)
         for o, a, acc in ops:
             lay = chosen[a].data
+            narrower = (a in scanned and acc.order == tuple(lay.order)
+                        and acc.vector < lay.size_per_thread[acc.order[0]])
             # a computed mask (i1) stays where it is: lower-convert-layout moves no i1
-            if isinstance(o, LoadOp | StoreOp) and o.mask is None and acc.order != tuple(lay.order):
+            if isinstance(o, LoadOp | StoreOp) and o.mask is None and (acc.order != tuple(lay.order) or narrower):
                 t = o.result.type if isinstance(o, LoadOp) else o.value.type
                 shape = tuple(t.get_shape())
                 if all(is_pow2(n) for n in shape):
@@ -164,13 +184,16 @@ class CoalescePass(ModulePass):
 
     # ------------------------------------------------------------------ choice
 
-    def _choose(self, a: AutoLayoutAttr, accs: list[Access], shape: tuple[int, ...] | None) -> BlockedLayout:
+    def _choose(self, a: AutoLayoutAttr, accs: list[Access], shape: tuple[int, ...] | None,
+                scanned: tuple[int, ...] = ()) -> BlockedLayout:
         threads = a.thread_count()
         if not accs or shape is None or not all(is_pow2(n) for n in shape):
             return a.algebra()
         lead = max(accs, key=lambda x: x.elements)  # the first of the largest
         same = [x for x in accs if x.order == lead.order]
         v = min(x.vector for x in same)
+        if lead.order[0] in scanned:  # `scan_vector`: the width of an aligned row
+            v = max(v, min(shape[lead.order[0]], max(1, self.vector_bytes // lead.elem_bytes)))
         v = min(v, pow2_floor(max(1, prod(shape) // threads)))
         return blocked_layout(shape, list(lead.order), lead.elem_bytes, threads, v * lead.elem_bytes)
 
@@ -198,6 +221,17 @@ def _access_in(o: LoadOp | StoreOp, own: BlockedLayoutAttr) -> None:
         new = [conv, StoreOp(conv.result, o.view)]
         copy_loc(o, *new)
         Rewriter.replace_op(o, new, [])
+
+
+def _scanned_dims(launch: LaunchOp) -> dict[AutoLayoutAttr, tuple[int, ...]]:
+    """The dims along which a `layout.scan` in `launch` scans a tensor of each `#layout.auto`."""
+    out: dict[AutoLayoutAttr, tuple[int, ...]] = {}
+    for o in launch.walk():
+        if isinstance(o, lc.ScanOp) and isinstance(o.source.type, TensorType):
+            enc = o.source.type.encoding
+            if isinstance(enc, AutoLayoutAttr):
+                out[enc] = (*out.get(enc, ()), o.axis.value.data)
+    return out
 
 
 def _values(o: Operation):

@@ -45,8 +45,8 @@ def _reference(name, x, w, b):
     return torch.cumsum(x, dim=1)
 
 
-def _check(name, dtype, n, rows):
-    kernel = tilec.compile(rk.KERNELS[name](n, dtype))
+def _check(name, dtype, n, rows, pipeline: str = "default"):
+    kernel = tilec.compile(rk.KERNELS[name](n, dtype), pipeline)
     td = getattr(torch, DTYPES[dtype])
     for m in rows:  # one compile, every M
         g = torch.Generator(device="cuda").manual_seed(m * 31 + n)
@@ -156,3 +156,19 @@ def test_the_32_bit_twin_is_bit_exact(name, dtype, n):
     assert not torch.isnan(outs[0]).any()
     assert torch.equal(outs[0].view(torch.int16 if dtype != "f32" else torch.int32),
                        outs[1].view(torch.int16 if dtype != "f32" else torch.int32))
+
+
+def _variant(name: str) -> str:
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import realistic_rows
+
+    return realistic_rows.variant_pipeline(name)
+
+
+@pytest.mark.parametrize("n", [1001, 50257])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_scan_vector_cumsum_of_unaligned_rows(dtype, n):
+    """`coalesce{scan_vector=true}` (benchmarks/realistic_rows.py's variant
+    `scan-vector`): rows only element-aligned, scanned in 16-byte runs a thread, the
+    scalar loads and stores through shared-memory conversions; N = 50257 in chunks."""
+    _check("cumsum", dtype, n, (1, 7, 300), _variant("scan-vector"))

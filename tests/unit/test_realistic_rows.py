@@ -188,3 +188,29 @@ def test_triton_peer_is_the_same_program(monkeypatch, kind, n, kernel, meta):
     assert (name, grid, got) == (kernel, (7,), meta)
     if kind != "cumsum":  # tilec's cumsum is one program for every N (the compiler makes its loop)
         assert rr.build(rr.Key(kind, "f32", n)).name == kernel.removesuffix("_kernel")
+
+
+def test_variants_replace_one_pass_and_add_a_column():
+    """`--variants`: each the default pipeline with one pass given options; a column each
+    in the table ("=" where the variant's CUDA was the default's, so it was not timed)."""
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    default = NAMED_PIPELINES["default"].split(",")
+    for name, (old, new) in rr.VARIANTS.items():
+        passes = rr.variant_pipeline(name).split(",")
+        assert passes == [new if p == old else p for p in default] and new in passes, name
+    timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
+    text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("scan-vector",))
+    assert text.splitlines()[0].endswith("| goal | tilec scan-vector |")
+    assert text.splitlines()[2].endswith("| 0.70 (1.0 us) |") and text.splitlines()[3].endswith("| = |")
+    with pytest.raises(SystemExit):
+        rr.main(["--dry-run", "--variants", "no-such-variant"])
+
+
+def test_dry_run_names_the_variants_that_change_a_program():
+    """The scan-vector variant changes cumsum at rows only element-aligned, not at
+    16-byte-aligned ones (nor any softmax); its CUDA compiles with NVRTC."""
+    keys = rr.plan(("cumsum", "softmax"), ("f16",), (1000, 1001), (16384,))
+    out = {d["key"]: d["variants_differ"] for d in rr.dry_run(keys, variants=("scan-vector",))}
+    assert out == {"cumsum f16 N=1000": [], "cumsum f16 N=1001": ["scan-vector"],
+                   "softmax f16 N=1000": [], "softmax f16 N=1001": []}

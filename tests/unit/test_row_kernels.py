@@ -287,3 +287,34 @@ def test_the_warps_rule_in_bytes():
                    256 * kib: 16}
     assert default_warps(16 * kib, bytes_per_thread=64) == 4 and default_warps(64 * kib, max_warps=32) == 32
     assert default_warps(256, max_warps=1) == 1
+
+
+def _small_integers(m: int, n: int, dtype):
+    """Rows of integers in [-3, 3]: every prefix sum (at most 3 n) is exact in f32 and,
+    below 2048, in f16, in any order of summation."""
+    return np.random.default_rng(n).integers(-3, 4, (m, n)).astype(dtype)
+
+
+@pytest.mark.parametrize("n,dtype", [(1001, "f32"), (1001, "f16"), (5001, "f16")])
+def test_scan_vector_cumsum_is_exact(n, dtype):
+    """`coalesce{scan_vector=true}` on cumsum rows that are only element-aligned (5001:
+    chunked, here in chunks of 1024): the scan runs on 16-byte runs a thread with the
+    scalar load and store through conversions; the results are NumPy's exactly."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import realistic_rows
+
+    pipeline = realistic_rows.variant_pipeline("scan-vector").replace("chunk-rows,", "chunk-rows{max_row=4096 chunk=1024},")
+    m = 2
+    nd = {"f32": np.float32, "f16": np.float16}[dtype]
+    x = _small_integers(m, n, nd)
+    program = rk.cumsum(n, dtype)
+    lowered = program.module.clone()
+    run_pipeline(lowered, pipeline)
+    if n > 4096:
+        assert "scf.for" in emit(lowered)
+    cuda = emit(lowered, "cuda")
+    assert "convert_layout via smem" in cuda
+    got = tilec.run_reference(lowered, {"src": x.ravel(), "dst": np.full(m * n, np.nan, nd), "m": m})["dst"]
+    want = np.cumsum(x.astype(np.float64), axis=1).astype(nd)
+    assert np.array_equal(got.reshape(m, n), want)
+    compile_sm90_or_skip(cuda)
