@@ -18,7 +18,6 @@ the exit, is right; dev/experiments/wgmma_bk32_edits.py)."""
 from __future__ import annotations
 
 from xdsl.dialects import scf
-from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects import cuda_wgmma
 from tilec.dialects.wgmma import SWIZZLE_MODES
@@ -93,40 +92,13 @@ class WgmmaEmitter(EmitterBase):
             f'{{{regs}}}, {{{areg}}}, %{k + 4}, p, 1, 1, {tb};\\n}}"'
         )
         self.line(f"    : {_inout(outs)}")
-        prepacked = self.__dict__.setdefault("_prepacked", {}).pop(op, None)
-        if prepacked is not None:
-            packed = ", ".join(f'"r"({name})' for name in prepacked)
-        else:
-            packed = ", ".join(f'"r"(tilec_{pack}({a[i]}, {a[i + 1]}))' for i in range(0, 8, 2))
+        packed = ", ".join(f'"r"(tilec_{pack}({a[i]}, {a[i + 1]}))' for i in range(0, 8, 2))
         self.line(f'    : {packed}, "l"({desc}), "r"(1)')
         self.line('    : "memory");')
 
     @emits(cuda_wgmma.WgmmaFenceOp)
     def emit_wgmma_fence(self, op: cuda_wgmma.WgmmaFenceOp):
-        """The fence; where register-A wgmma follow it in its group, their A operands are
-        packed first and pass through the fence (`"+r"`), so that no register a wgmma
-        reads is written between the fence and it (else ptxas injects a `warpgroup.arrive`
-        before each: the flash-attention P @ V, 14 of them)."""
-        rs = _register_a_ops_after(op)
-        if not rs:
-            self.line('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
-            return
-        names = []
-        prepacked = self.__dict__.setdefault("_prepacked", {})
-        for r in rs:
-            pack = {"bf16": "pack_bf16x2", "f16": "pack_f16x2"}[r.type_name]
-            self.helpers.add(pack)
-            a = [self.expr(v) for v in r.a]
-            mine = []
-            for i in range(0, 8, 2):
-                name = self.name_table.fresh("pa", "pa")
-                self.line(f"unsigned {name} = tilec_{pack}({a[i]}, {a[i + 1]});")
-                mine.append(name)
-            prepacked[r] = mine
-            names += mine
-        self.line('asm volatile("wgmma.fence.sync.aligned;"')
-        self.line("    : " + ", ".join(f'"+r"({n})' for n in names))
-        self.line('    :: "memory");')
+        self.line('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
 
     @emits(cuda_wgmma.WgmmaCommitGroupOp)
     def emit_wgmma_commit(self, op: cuda_wgmma.WgmmaCommitGroupOp):
@@ -157,37 +129,6 @@ class WgmmaEmitter(EmitterBase):
         self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};"')
         self.line(f"    : {_inout(outs)}")
         self.line('    :: "memory");')
-
-
-def _register_a_ops_after(fence: cuda_wgmma.WgmmaFenceOp) -> list[cuda_wgmma.WgmmaRsOp]:
-    """The register-A wgmma of the fence's group (up to its commit), when every A
-    operand of them is defined before the fence (else none: they are packed in place)."""
-    ops: list[cuda_wgmma.WgmmaRsOp] = []
-    o = fence.next_op
-    while o is not None and not isinstance(o, cuda_wgmma.WgmmaCommitGroupOp):
-        if isinstance(o, cuda_wgmma.WgmmaRsOp):
-            ops.append(o)
-        o = o.next_op
-    if all(_defined_before(v, fence) for r in ops for v in r.a):
-        return ops
-    return []
-
-
-def _defined_before(v: SSAValue, op: Operation) -> bool:
-    """Whether `v` is defined at `op`: an argument of a block holding `op`, or the
-    result of an op before `op` (or before the op holding it) in one block."""
-    x: Operation | None = op
-    while x is not None:
-        block = x.parent_block()
-        if block is None:
-            return False
-        if isinstance(v, BlockArgument) and v.block is block:
-            return True
-        if isinstance(v.owner, Operation) and v.owner.parent_block() is block:
-            ops = list(block.ops)
-            return ops.index(v.owner) < ops.index(x)
-        x = block.parent_op()
-    return False
 
 
 def _rolled_loop_of_last_wait(op: cuda_wgmma.WgmmaWaitGroupOp) -> scf.ForOp | None:

@@ -9,14 +9,9 @@
 
 // CHECK-LABEL: // kernel
 // CHECK:      TMA load (cp.async.bulk.tensor): box 32x256 {{.*}} swizzle 64B
-// the A registers of the group's 8 wgmma are packed before its fence and pass through it,
-// so none is written between the fence and a wgmma (ptxas would inject a fence before each)
-// CHECK:      unsigned [[PA:pa_[0-9]+]] = tilec_pack_bf16x2(
-// CHECK:      asm volatile("wgmma.fence.sync.aligned;"
-// CHECK-NEXT:     : "+r"([[PA]]), {{.*}}"+r"(pa_32)
-// CHECK-NEXT:     :: "memory");
+// CHECK:      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 // CHECK:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, {{.*}}, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}"
-// CHECK:      "r"([[PA]]), {{.*}}, "l"(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u)), "r"(1)
+// CHECK:      "r"(tilec_pack_bf16x2({{.*}})), "l"(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u)), "r"(1)
 // CHECK:      "l"(tilec_wgmma_desc(smem + 16, 0u, 512u, 2u))
 // CHECK:      "l"(tilec_wgmma_desc(smem + 4096, 0u, 512u, 2u))
 // CHECK:      "l"(tilec_wgmma_desc(smem + 4112, 0u, 512u, 2u))
