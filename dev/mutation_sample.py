@@ -69,6 +69,7 @@ _PASS_TESTS = (
     "tests/unit/test_realign_strategy.py",
     "tests/unit/test_canonicalize.py",
     "tests/unit/test_axis_info.py",
+    "tests/unit/test_cost_and_bounds.py",
 )
 _PASS_LIT = (
     "tests/filecheck/copy-strategy",
@@ -84,6 +85,7 @@ _PASS_LIT = (
     "tests/filecheck/warp-specialize",
     "tests/filecheck/pack-rows",
     "tests/filecheck/chunk-rows",
+    "tests/filecheck/choose-warps",
     "tests/filecheck/coalesce",
     "tests/filecheck/expand-iterators",
     "tests/filecheck/tma",
@@ -120,6 +122,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_launch_checks.py",
             "tests/unit/test_attention.py",
             "tests/unit/test_software_pipeline.py",
+            "tests/unit/test_index_bounds.py",
+            "tests/unit/test_cost_and_bounds.py",
         ),
         ("tests/filecheck/cuda", "tests/filecheck/driver"),
     ),

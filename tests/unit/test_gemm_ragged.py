@@ -82,3 +82,16 @@ def test_shapes_the_tma_cannot_address_are_refused(shape):
         gemm_bf16_hopper.gemm_hopper_ws(*shape)
     with pytest.raises(ValueError, match="multiples of 8"):
         gemm_bf16_hopper.gemm_hopper(*shape)
+
+
+@pytest.mark.parametrize("m,persistent,blocks", [(256, 132, 2), (1024, 5, 5)])
+def test_a_persistent_grid_has_no_more_blocks_than_tiles(m, persistent, blocks):
+    """A static M gives the persistent grid min(P, tiles) blocks (2 tiles of 128 x 256 at
+    256 x 256: 2 blocks, not 132 of which 130 would find no tile); with a run-time M the
+    grid is computed at launch."""
+    from tilec.dialects.layout import LaunchOp
+
+    module = gemm_bf16_hopper.gemm_hopper_ws(m, 256, 512, persistent=persistent)
+    (launch,) = [o for o in module.walk() if isinstance(o, LaunchOp)]
+    gx = launch.grid_x.owner
+    assert gx.value.value.data == blocks

@@ -166,6 +166,15 @@ func.func @gather_shape(%x: tensor<32x16xf32, #b>, %j: tensor<16x16xi32, #b>) {
 // -----
 
 #b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @gather_axis_past_rank(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xi32, #b>) {
+  // expected-error @+1 {{axis 2 out of range}}
+  %g = layout.gather %x[%j] {axis = 2 : i64} : tensor<32x16xf32, #b>, tensor<32x16xi32, #b> -> tensor<32x16xf32, #b>
+  func.return
+}
+
+// -----
+
+#b = #layout.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @gather_float_index(%x: tensor<32x16xf32, #b>, %j: tensor<32x16xf32, #b>) {
   // expected-error @+1 {{the index is a tensor of integers}}
   %g = layout.gather %x[%j] {axis = 1 : i64} : tensor<32x16xf32, #b>, tensor<32x16xf32, #b> -> tensor<32x16xf32, #b>
