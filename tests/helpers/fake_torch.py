@@ -99,11 +99,15 @@ class FakeTorch:
 
     def __init__(self):
         self.next_ptr = 1 << 32
+        self.current_device = 0
+        """What `torch._C._cuda_getDevice()` says."""
         self.launches: list[tuple] = []
         self.encoded = 0
         self.replaced = 0
         self.sizes: dict[int, list[int]] = {}
         self.handles: dict[tuple, int] = {}
+        self.allocated: list[FakeTensor] = []
+        """Every tensor `torch.empty` made, in order."""
         """Per fake CUfunction handle, its parameters' sizes in bytes (to read a launch's)."""
         t = types.ModuleType("torch")
         t.Tensor = FakeTensor
@@ -115,7 +119,7 @@ class FakeTorch:
             current_device=lambda: 0,
         )
         t._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: self.STREAM,
-                                     _cuda_getDevice=lambda: 0)
+                                     _cuda_getDevice=lambda: self.current_device)
         self.torch = t
 
     def empty(self, shape: Any, *, dtype: Dtype, device: Any = None) -> FakeTensor:
@@ -123,6 +127,7 @@ class FakeTorch:
         out = FakeTensor(self.next_ptr, dtype, shape, (1,) * len(shape), 0).reshape(shape)
         n = out.numel() * dtype.itemsize
         self.next_ptr += (n + 255) // 256 * 256 + 256
+        self.allocated.append(out)
         return out
 
     def matrix(self, rows: int, cols: int, dtype: Dtype | None = None) -> FakeTensor:
@@ -150,6 +155,20 @@ class FakeTorch:
 def _map_record(rank: int, address: int, dims, strides, box) -> bytes:
     pad = lambda xs: list(xs) + [0] * (5 - len(xs))  # noqa: E731
     return struct.pack(MAP_FIELDS, rank, address, *pad(dims), *pad(strides), *pad(box))
+
+
+def tilec_calls(stats: Any) -> int:
+    """The calls a `pstats.Stats` recorded but for those the stand-ins made themselves:
+    a stand-in called from tilec counts once (as the PyTorch or driver function it
+    stands for would, a builtin to cProfile), what it calls in turn not at all."""
+    total = 0
+    for func, (_, nc, _, _, callers) in stats.stats.items():
+        if not callers:
+            total += nc  # the profiled call itself
+        for caller, counts in callers.items():
+            if not caller[0].endswith("fake_torch.py"):
+                total += counts[1] if isinstance(counts, tuple) else counts
+    return total
 
 
 def install(monkeypatch) -> FakeTorch:
