@@ -9,7 +9,12 @@ parameters, argument specs, host function, target): it compiles the source throu
 kernel cache (runtime/cache.py) for the current device with the target's NVRTC options,
 and on each call checks every argument against its `ArgSpec` (derived from the IR,
 refined by the caller's), runs the host function (runtime/host.py) for each launch's
-grid, block and arguments, and launches the cubin through CuPy.
+grid, block and arguments, and launches the cubin: through the driver with the
+arguments packed once (`Kernel.prepare`, `PreparedCall`: runtime/raw_launch.py), else
+through CuPy.
+
+    prepared = kernel.prepare([a, b, c, m], free=[0, 2])   # a and c: per-call pointers
+    prepared(stream_handle, [a2_ptr, c2_ptr])               # b, m, grids: the first call's
 """
 
 from __future__ import annotations
@@ -428,7 +433,7 @@ class Kernel:
         CuPy or PyTorch stream, a CUstream handle, or None: CuPy's current stream).
         A call whose arguments repeat an earlier call's exactly (the same pointers,
         dtypes, shapes, strides and scalar values, on the same current device) replays
-        that call's packed launches straight through the driver: nothing is checked
+        that call's prepared launches (`prepare`) straight through the driver: nothing is checked
         or computed again, since the host function is a pure function of those."""
         self.call_keyed(call_key(args), args, stream)
 
@@ -580,7 +585,7 @@ def _stream_handle(stream: Any) -> int:
 
 
 _PACKED_CALLS = 256
-"""How many argument sets a `Kernel` keeps packed launches for (all dropped past it)."""
+"""How many argument sets a `Kernel` keeps prepared launches for (all dropped past it)."""
 
 
 def _torch_key(t: Any) -> tuple:
