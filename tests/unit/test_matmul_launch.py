@@ -176,3 +176,50 @@ def test_a_call_of_another_structure_misses(fake):
     assert tilec.matmul(x, w.t(), out=out) is out
     assert tilec.matmul(x, w.t(), out=out) is out
     assert len(gemm._fast) == 3 and len(fake.compiles) == 2
+
+
+def test_map_cells_rewrite_only_a_moved_address(fake):
+    """`RawLaunch`'s `map` slot: a tensor map in a 64-byte aligned buffer whose global
+    address a call sets, rewritten (`tensor_map.replace_address`) only where the
+    pointer differs from the last call's; `bytes` slots pass their bytes as they are."""
+    import ctypes
+    import struct
+
+    from helpers.fake_torch import MAP_FIELDS, _map_record
+
+    from tilec.runtime import raw_launch
+
+    blob = _map_record(2, 0x1000, (64, 8), (128,), (64, 8)).ljust(128, b"\0")
+    seen = []
+
+    def launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        assert ptrs[0] % 64 == 0 and ptrs[2] % 64 == 0
+        seen.append((struct.unpack(MAP_FIELDS, ctypes.string_at(ptrs[0], struct.calcsize(MAP_FIELDS)))[:3],
+                     ctypes.c_uint64.from_address(ptrs[1]).value, ctypes.string_at(ptrs[2], 4)))
+        return 0
+
+    fake.launch = launch
+    packed = raw_launch.RawLaunch((1,), (32,), 0, ["map", "u64", "bytes"],
+                                  [raw_launch.MapSlot(blob, 0x1000), None, b"\x07\0\0\0"])
+    packed(1, 0, 0x1000, 0x2000)
+    assert fake.replaced == 0
+    packed(1, 0, 0x3000, 0x2000)
+    packed(1, 0, 0x3000, 0x4000)
+    assert fake.replaced == 1
+    assert seen == [((2, 0x1000, 64), 0x2000, b"\x07\0\0\0"), ((2, 0x3000, 64), 0x2000, b"\x07\0\0\0"),
+                    ((2, 0x3000, 64), 0x4000, b"\x07\0\0\0")]
+
+
+def test_only_buffers_are_per_call_slots(fake):
+    from tilec.support.diagnostics import TilecError
+
+    x, w = fake.matrix(1, 512), fake.matrix(256, 512)
+    tilec.matmul(x, w.t())
+    kernel = gemm._kernels[_only_key(fake)]
+    out = fake.matrix(1, 256)
+    args = [x.reshape(-1), w.reshape(-1), out.reshape(-1)]
+    if _only_key(fake).config.split_k > 1:
+        args.append(fake.empty((_only_key(fake).config.split_k * 256,), dtype=fake.torch.float32))
+    with pytest.raises(TilecError, match="argument 'm' is not a buffer"):
+        kernel.prepare([*args, 1], free=[len(args)])
