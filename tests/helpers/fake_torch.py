@@ -112,7 +112,9 @@ class FakeTorch:
         t = types.ModuleType("torch")
         t.Tensor = FakeTensor
         t.bfloat16, t.float16, t.float32 = Dtype("bfloat16", 2), Dtype("float16", 2), Dtype("float32", 4)
+        t.float8_e4m3fn, t.float8_e5m2 = Dtype("float8_e4m3fn", 1), Dtype("float8_e5m2", 1)
         t.empty = self.empty
+        t.tensor = lambda data, *, dtype, device=None: self.empty((len(data),), dtype=dtype)
         t.cuda = types.SimpleNamespace(
             get_device_properties=lambda device: types.SimpleNamespace(multi_processor_count=self.SMS),
             current_stream=lambda device=None: Stream(self.STREAM),

@@ -223,3 +223,27 @@ def test_only_buffers_are_per_call_slots(fake):
         args.append(fake.empty((_only_key(fake).config.split_k * 256,), dtype=fake.torch.float32))
     with pytest.raises(TilecError, match="argument 'm' is not a buffer"):
         kernel.prepare([*args, 1], free=[len(args)])
+
+
+def test_a_cached_fp8_call_keeps_the_scales_of_its_numbers(fake, monkeypatch):
+    """FP8 with number scales: the first call makes each scale a one-element tensor,
+    which the launcher holds and its cached calls pass (no tensor made per call), the
+    launches the general path computes with those tensors; another number is another
+    structure."""
+    t = fake.torch
+    x, w = fake.matrix(1, 1024, t.float8_e4m3fn), fake.matrix(512, 1024, t.float8_e4m3fn)
+    tilec.matmul(x, w.t(), scale_a=0.5, scale_b=0.25)
+    config = _only_key(fake).config
+    first = list(fake.allocated)
+    scales = [a for a in first if a.dtype is t.float32 and a.shape == (1,)]
+    assert len(scales) == 2
+    del fake.launches[:]
+    x2 = fake.matrix(1, 1024, t.float8_e4m3fn)
+    made = len(fake.allocated)
+    y = tilec.matmul(x2, w.t(), scale_a=0.5, scale_b=0.25)
+    new = fake.allocated[made:]
+    assert all(a.shape != (1,) for a in new)  # the output (and the workspace): no scale tensor
+    args = [x2.reshape(-1), w.reshape(-1), y.reshape(-1), *scales] + ([new[-1]] if config.split_k > 1 else [])
+    assert fake.launches == _expected(gemm._kernels[_only_key(fake)], [*args, 1])
+    tilec.matmul(x2, w.t(), scale_a=1.0, scale_b=0.25)
+    assert len(gemm._fast) == 2
