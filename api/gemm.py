@@ -155,6 +155,8 @@ so that a unit loads its columns of B once for all of M's rows; persistent, the 
 partial products reduced by a second launch."""
 
 MAX_SPLIT_K = 16
+"""The most ways `choose_config` splits K. Calls of a structure seen before keep the
+configuration chosen then: after changing it, `forget_cached_calls()`."""
 
 DECODE_MAX_M = 128
 """The decode sizes (the memory-bound regime): up to this M, `choose_config` takes the
@@ -602,6 +604,14 @@ _fast: dict[tuple, Any] = {}
 """The cached calls of PyTorch tensors, by `matmul_launch.structure` (api/matmul_launch.py)."""
 _fast_types: set[type] = set()
 """The tensor types a cached call was prepared for (the fast path asks nothing else for a key)."""
+
+
+def forget_cached_calls() -> None:
+    """Drop the prepared launchers of cached calls (api/matmul_launch.py): a cached call
+    launches the configuration its first call chose, so whoever changes the rule
+    (`MAX_SPLIT_K`, a forced `choose_config`) calls this for the change to apply to
+    structures seen before. The compiled kernels stay."""
+    _fast.clear()
 
 
 def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given: dict[str, Any], workspace: int,

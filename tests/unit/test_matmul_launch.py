@@ -247,3 +247,17 @@ def test_a_cached_fp8_call_keeps_the_scales_of_its_numbers(fake, monkeypatch):
     assert fake.launches == _expected(gemm._kernels[_only_key(fake)], [*args, 1])
     tilec.matmul(x2, w.t(), scale_a=1.0, scale_b=0.25)
     assert len(gemm._fast) == 2
+
+
+def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypatch):
+    """A cached call launches the configuration its first call chose; after
+    `MAX_SPLIT_K = 1` and `forget_cached_calls()` the same structure takes the rule's
+    unsplit choice (one launch, not the GEMM and the reduction)."""
+    x, w = fake.matrix(1, 4096), fake.matrix(6144, 4096)
+    tilec.matmul(x, w.t())
+    assert len(fake.launches) == 2
+    monkeypatch.setattr(gemm, "MAX_SPLIT_K", 1)
+    gemm.forget_cached_calls()
+    del fake.launches[:]
+    tilec.matmul(x, w.t())
+    assert len(fake.launches) == 1 and len(fake.compiles) == 2
