@@ -49,6 +49,8 @@ from typing import Any
 
 from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
                                  gemm_hopper_ws)
+from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
+from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import Target, target
 
@@ -153,6 +155,8 @@ so that a unit loads its columns of B once for all of M's rows; persistent, the 
 partial products reduced by a second launch."""
 
 MAX_SPLIT_K = 16
+"""The most ways `choose_config` splits K. Calls of a structure seen before keep the
+configuration chosen then: after changing it, `forget_cached_calls()`."""
 
 DECODE_MAX_M = 128
 """The decode sizes (the memory-bound regime): up to this M, `choose_config` takes the
@@ -511,7 +515,20 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
         y = tilec.matmul(x, w, bias=b, activation="gelu")
         y = tilec.matmul(x8, w8.t(), scale_a=sx, scale_b=sw)
         y = tilec.matmul(x8, w8.t(), scale_a=sx_blocks, scale_b=sw_blocks)   # (M, K/128), (N/128, K/128)
+
+    A call of PyTorch tensors whose structure was seen before (dtypes, shapes,
+    strides, alignments, devices, epilogue: api/matmul_launch.py) launches the
+    launches prepared by the first call: nothing chosen, checked or computed again.
     """
+    if type(a) in _fast_types and type(b) in _fast_types:
+        try:
+            fast = _fast.get(structure(a, b, bias, activation, residual, out_dtype, out, scale_a, scale_b))
+        except TypeError:  # something unhashable: the general path says what
+            fast = None
+        if fast is not None:
+            result = fast(a, b, bias, residual, out, scale_a, scale_b)
+            if result is not None:
+                return result
     dtype = _dtype_name(a)
     if dtype not in INPUT_DTYPES:
         raise TilecError(f"tilec.matmul: a is {getattr(a, 'dtype', type(a).__name__)}; "
@@ -547,6 +564,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
         _operand("bias", bias, (n,), odt)
     if residual is not None:
         _operand("residual", residual, (*lead, n), odt)
+    out_given = out is not None
     if out is None:
         out = _empty(a, (*lead, n), odt)
     else:
@@ -563,16 +581,70 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
                         scale=fp8 and not block)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))
+    given = {"a": a, "b": b, "out": out, "bias": bias, "residual": residual, "scale_a": scale_a,
+             "scale_b": scale_b}
+    names = ["a", "b", "out"] + [x for x in ("bias", "residual") if given[x] is not None]
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
-    if block:
-        args += [scale_a, scale_b]
-    elif fp8:
-        args += [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
-    if config.split_k > 1:  # the partial products of split-K
-        args.append(_empty(a, (config.split_k * m * n,), "f32"))
+    if fp8:
+        names += ["scale_a", "scale_b"]
+        args += [scale_a, scale_b] if block else [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
+    workspace = config.split_k * m * n if config.split_k > 1 else 0
+    if workspace:  # the partial products of split-K
+        args.append(_empty(a, (workspace,), "f32"))
     flat = [x.reshape(-1) for x in args]
-    kernel(*flat, m, stream=_stream(a))
+    if _is_torch(a) and _is_torch(b) and raw_launch.available():
+        _launch_torch(kernel, flat, m, names, given, workspace, (a, b, bias, activation, residual, out_dtype,
+                                                               given["out"] if out_given else None, scale_a, scale_b))
+    else:
+        kernel(*flat, m, stream=_stream(a))
     return out
+
+
+_fast: dict[tuple, Any] = {}
+"""The cached calls of PyTorch tensors, by `matmul_launch.structure` (api/matmul_launch.py)."""
+_fast_types: set[type] = set()
+"""The tensor types a cached call was prepared for (the fast path asks nothing else for a key)."""
+
+
+def forget_cached_calls() -> None:
+    """Drop the prepared launchers of cached calls (api/matmul_launch.py): a cached call
+    launches the configuration its first call chose, so whoever changes the rule
+    (`MAX_SPLIT_K`, a forced `choose_config`) calls this for the change to apply to
+    structures seen before. The compiled kernels stay."""
+    _fast.clear()
+
+
+def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given: dict[str, Any], workspace: int,
+                  call: tuple) -> None:
+    """Launch a call of torch tensors through its prepared launches (`Kernel.prepare`)
+    and keep them as the fast path of the call's structure (`call`: the arguments the
+    key is made of), where PyTorch gives its current device and raw stream."""
+    import torch
+
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw_stream is None or getattr(torch._C, "_cuda_getDevice", None) is None:  # pragma: no cover - old PyTorch
+        kernel(*flat, m, stream=_stream(flat[0]))
+        return
+    a = call[0]
+    concrete = kernel.specialization(*flat, m) if hasattr(kernel, "specialization") else kernel
+    # the call's own tensors and the workspace are per-call slots; a number's scale is fixed
+    free = [i for i, name in enumerate(names) if not isinstance(given[name], int | float)]
+    if workspace:
+        free.append(len(flat) - 1)
+    prepared = concrete.prepare([*flat, m], free)
+    device = a.get_device()
+    prepared(raw_stream(device), [flat[i].data_ptr() for i in free])
+    keep = tuple(flat[i] for i in range(len(names)) if i not in free)
+    sources = tuple(OPERANDS.index(names[i]) for i in free if i < len(names))
+    out = given["out"]
+    launcher = MatmulLauncher(prepared, sources, workspace, tuple(out.shape), out.dtype, device, a.device, keep)
+    if len(_fast) >= CALLS_KEPT:
+        _fast.clear()
+    try:
+        _fast[structure(*call)] = launcher.fast_path(torch)
+    except TypeError:  # unhashable (an activation of a list checked already: not here in practice)
+        return
+    _fast_types.update((type(a), type(call[1])))
 
 
 def _stream(x: Any) -> Any:

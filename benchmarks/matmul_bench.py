@@ -223,16 +223,19 @@ def host_us(fn, reps: int = 20) -> float:
 
 
 class unsplit:  # noqa: N801 - used as `with unsplit(gemm):`
-    """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside."""
+    """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside; the cached calls
+    (prepared with the rule outside) forgotten on the way in and out."""
 
     def __init__(self, gemm) -> None:
         self.gemm, self.saved = gemm, gemm.MAX_SPLIT_K
 
     def __enter__(self) -> None:
         self.gemm.MAX_SPLIT_K = 1
+        self.gemm.forget_cached_calls()
 
     def __exit__(self, *exc) -> None:
         self.gemm.MAX_SPLIT_K = self.saved
+        self.gemm.forget_cached_calls()
 
 
 def _kernels(row: dict) -> str:

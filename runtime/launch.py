@@ -9,7 +9,12 @@ parameters, argument specs, host function, target): it compiles the source throu
 kernel cache (runtime/cache.py) for the current device with the target's NVRTC options,
 and on each call checks every argument against its `ArgSpec` (derived from the IR,
 refined by the caller's), runs the host function (runtime/host.py) for each launch's
-grid, block and arguments, and launches the cubin through CuPy.
+grid, block and arguments, and launches the cubin: through the driver with the
+arguments packed once (`Kernel.prepare`, `PreparedCall`: runtime/raw_launch.py), else
+through CuPy.
+
+    prepared = kernel.prepare([a, b, c, m], free=[0, 2])   # a and c: per-call pointers
+    prepared(stream_handle, [a2_ptr, c2_ptr])               # b, m, grids: the first call's
 """
 
 from __future__ import annotations
@@ -311,8 +316,8 @@ class Kernel:
         self._compiled: dict[str, CompileResult] = {}
         self._modules: dict[int, Any] = {}
         self._functions: dict[tuple[int, str], Any] = {}
-        self._packed: dict[tuple, list[raw_launch.PackedLaunch]] = {}
-        """Packed launches of earlier calls, by `call_key` of their arguments."""
+        self._packed: dict[tuple, PreparedCall] = {}
+        """The prepared launches of earlier calls, by `call_key` of their arguments."""
         if arch is not None:
             self.compile(arch)
 
@@ -428,7 +433,7 @@ class Kernel:
         CuPy or PyTorch stream, a CUstream handle, or None: CuPy's current stream).
         A call whose arguments repeat an earlier call's exactly (the same pointers,
         dtypes, shapes, strides and scalar values, on the same current device) replays
-        that call's packed launches straight through the driver: nothing is checked
+        that call's prepared launches (`prepare`) straight through the driver: nothing is checked
         or computed again, since the host function is a pure function of those."""
         self.call_keyed(call_key(args), args, stream)
 
@@ -438,9 +443,7 @@ class Kernel:
         if key is not None:
             packed = self._packed.get(key)
             if packed is not None:
-                handle = _stream_handle(stream)
-                for launch in packed:
-                    launch(handle)
+                packed(_stream_handle(stream), ())
                 return
         packed = self._launch(args, stream)
         if key is not None and packed is not None:
@@ -448,34 +451,42 @@ class Kernel:
                 self._packed.clear()
             self._packed[key] = packed
 
-    def _launch(self, args: Sequence[Any], stream: Any) -> list[raw_launch.PackedLaunch] | None:
-        """The general path of `__call__`; returns the launches packed for replay, or
-        None where the driver library is not there."""
-        packed: list[raw_launch.PackedLaunch] | None = [] if raw_launch.available() else None
-        launches = self.launches(*args)
-        handle = _stream_handle(stream) if packed is not None and launches else None
-        for launch in launches:
-            info = self.infos[launch.kernel]
-            if info.block_size is not None and tuple(launch.block) != info.block_size:
-                raise TilecError(
-                    f"kernel '{info.name}' is compiled for blocks of {info.block_size} "
-                    f"threads, but the host function launches {launch.block}"
-                )
-            kernel_args = [
-                self._kernel_arg(info, param_index, value)
-                for param_index, value in enumerate(launch.args)
-            ]
-            function = self._function(launch.kernel)
-            shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
-            if packed is not None:
-                blobs = [a if isinstance(a, bytes) else np.asarray(a).tobytes() for a in kernel_args]
-                packed.append(raw_launch.PackedLaunch(function.ptr, launch.grid, launch.block, shared, blobs))
-                packed[-1](handle)
-            elif any(p.dtype == TENSOR_MAP for p in info.params):
+    def prepare(self, args: Sequence[Any], free: Sequence[int] = ()) -> PreparedCall:
+        """The launches of a call with `args`, packed once for the driver
+        (`PreparedCall`): every argument checked and the host function run now; the
+        buffer arguments at the indices `free` are the call's slots, their pointers given
+        per call (so a call with other pointers of the same sizes, strides, dtypes and
+        alignment launches without checking or computing anything again), the rest
+        fixed. The kernels are loaded on the current device, which the launches need."""
+        return PreparedCall(self, args, free)
+
+    def _launch(self, args: Sequence[Any], stream: Any) -> PreparedCall | None:
+        """The general path of `__call__`; returns the call prepared for replay, or None
+        where the driver library is not there (launched through CuPy)."""
+        if raw_launch.available():
+            prepared = self.prepare(args)
+            if prepared.calls:
+                prepared(_stream_handle(stream), ())
+            return prepared
+        for launch in self.launches(*args):
+            info = self._checked_info(launch)
+            if any(p.dtype == TENSOR_MAP for p in info.params):
                 raise TilecError(f"kernel '{info.name}' takes a tensor map, which needs the CUDA driver library")
-            else:
-                function(launch.grid, launch.block, tuple(kernel_args), shared_mem=shared, stream=stream)
-        return packed
+            kernel_args = [self._kernel_arg(info, i, value) for i, value in enumerate(launch.args)]
+            shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
+            self._function(launch.kernel)(launch.grid, launch.block, tuple(kernel_args), shared_mem=shared,
+                                          stream=stream)
+        return None
+
+    def _checked_info(self, launch: Launch) -> KernelInfo:
+        """The KernelInfo of a launch of the host function, its block checked."""
+        info = self.infos[launch.kernel]
+        if info.block_size is not None and tuple(launch.block) != info.block_size:
+            raise TilecError(
+                f"kernel '{info.name}' is compiled for blocks of {info.block_size} "
+                f"threads, but the host function launches {launch.block}"
+            )
+        return info
 
     def _kernel_arg(self, info: KernelInfo, index: int, value: Any) -> Any:
         param = info.params[index]
@@ -506,6 +517,52 @@ class Kernel:
         return np.dtype(param.dtype).type(value)
 
 
+class PreparedCall:
+    """The launches of one call of a `Kernel` packed for the driver
+    (`runtime.raw_launch.RawLaunch`, `Kernel.prepare`): `call(stream, pointers)`
+    launches them all on `stream` (a CUstream handle) with `pointers`, one per free
+    argument in the order of `free`, in the free argument's buffer parameters and
+    tensor maps (their global addresses rewritten where a pointer changed); everything
+    else (sizes, grids, the maps' other fields) is the preparing call's. With no free
+    argument it replays that call (`Kernel.__call__`'s repeated calls). `calls`: per
+    launch, (packed launch, CUfunction handle, the indices in `pointers` of its free
+    slots)."""
+
+    def __init__(self, kernel: Kernel, args: Sequence[Any], free: Sequence[int]):
+        values = kernel.check_args(args)
+        slot = {id(values[i]): j for j, i in enumerate(free)}
+        for i in free:
+            if not isinstance(values[i], DeviceArray):
+                raise TilecError(f"argument '{kernel.arg_names[i]}' is not a buffer: it cannot be a per-call slot")
+        self.calls: list[tuple[raw_launch.RawLaunch, int, tuple[int, ...]]] = []
+        for launch in kernel.host_program.run(values):
+            info = kernel._checked_info(launch)
+            types: list[str] = []
+            fixed: list[Any] = []
+            picks: list[int] = []
+            for index, value in enumerate(launch.args):
+                param = info.params[index]
+                if param.is_buffer and id(value) in slot:
+                    types.append("u64")
+                    fixed.append(None)
+                    picks.append(slot[id(value)])
+                elif param.dtype == TENSOR_MAP and isinstance(value, TensorMapRequest) and id(value.buffer) in slot:
+                    types.append("map")
+                    fixed.append(raw_launch.MapSlot(encode(value), value.ptr))
+                    picks.append(slot[id(value.buffer)])
+                else:
+                    arg = kernel._kernel_arg(info, index, value)
+                    types.append("bytes")
+                    fixed.append(arg if isinstance(arg, bytes) else np.asarray(arg).tobytes())
+            shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
+            packed = raw_launch.RawLaunch(launch.grid, launch.block, shared, types, fixed)
+            self.calls.append((packed, kernel._function(launch.kernel).ptr, tuple(picks)))
+
+    def __call__(self, stream: int, pointers: Sequence[int]) -> None:
+        for packed, function, picks in self.calls:
+            packed(function, stream, *[pointers[i] for i in picks])
+
+
 def _allow_dynamic_smem(function: Any, nbytes: int) -> None:
     """Opt `function` in to `nbytes` of dynamic shared memory (past the 48 KiB default)."""
     from cupy_backends.cuda.api import driver
@@ -528,7 +585,7 @@ def _stream_handle(stream: Any) -> int:
 
 
 _PACKED_CALLS = 256
-"""How many argument sets a `Kernel` keeps packed launches for (all dropped past it)."""
+"""How many argument sets a `Kernel` keeps prepared launches for (all dropped past it)."""
 
 
 def _torch_key(t: Any) -> tuple:

@@ -2,10 +2,14 @@
 
     launch = RawLaunch(grid, block, shared_mem, ["u64", "u64", "i64"], [None, None, 7])
     launch(function_ptr, stream_handle, src_ptr, dst_ptr)   # fills the None slots, launches
+    launch = RawLaunch(grid, block, 0, ["map", "u64", "bytes"], [MapSlot(blob, a_ptr), None, fixed])
+    launch(function_ptr, stream_handle, new_a_ptr, c_ptr)   # the map's global address rewritten
 
 A `RawLaunch` keeps a ctypes buffer per argument and the `void*[]` array that
-`cuLaunchKernel` reads; a call writes only the slots left `None` (the pointers, which
-change from call to call) and calls the driver directly, skipping CuPy's argument
+`cuLaunchKernel` reads; a call writes only the slots left free (the pointers, which
+change from call to call: `None` values, and the global addresses of `MapSlot` tensor
+maps, rewritten in place only where a call's pointer differs from the last one's,
+runtime/tensor_map.py's `replace_address`) and calls the driver directly, skipping CuPy's argument
 parsing (a CuPy kernel call costs 5-10 us of host time). The driver call itself goes
 through CuPy's Cython binding of `cuLaunchKernel` where it imports (4.6 us a call on
 the H100 against 6.0 us through ctypes without argument conversion and 10 us with it,
@@ -26,7 +30,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from tilec.runtime import driver
+from tilec.runtime import driver, tensor_map
 from tilec.support.diagnostics import TilecError
 
 _CTYPES = {
@@ -149,10 +153,57 @@ def _launch_failed(err: int, grid: tuple[int, ...], block: tuple[int, ...]) -> T
     return TilecError(f"cuLaunchKernel failed with CUresult {err} (grid {grid}, block {block})")
 
 
+class MapSlot:
+    """The value of a free `map` parameter of a `RawLaunch`: a CUtensorMap (`blob`, its
+    128 encoded bytes) whose global address is `ptr`; a call passes the pointer."""
+
+    __slots__ = ("blob", "ptr")
+
+    def __init__(self, blob: bytes, ptr: int):
+        self.blob, self.ptr = blob, int(ptr)
+
+
+class _Bytes:
+    """A parameter passed by value from a buffer aligned to 64 bytes (a `CUtensorMap`
+    needs that): its bytes fixed, or (`_MapCell`) a tensor map whose address a call sets."""
+
+    __slots__ = ("_buffer", "address")
+
+    def __init__(self, data: bytes):
+        self._buffer = ctypes.create_string_buffer(len(data) + 64)
+        address = ctypes.addressof(self._buffer)
+        self.address = address + (-address % 64)
+        ctypes.memmove(self.address, data, len(data))
+
+
+class _MapCell(_Bytes):
+    """A tensor map whose global address is the free slot: setting `value` to another
+    pointer rewrites the address field in place (`tensor_map.replace_address`)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, slot: MapSlot):
+        super().__init__(slot.blob)
+        self.ptr = slot.ptr
+
+    @property
+    def value(self) -> int:
+        return self.ptr
+
+    @value.setter
+    def value(self, ptr: int) -> None:
+        if ptr != self.ptr:
+            tensor_map.replace_address(self.address, ptr)
+            self.ptr = ptr
+
+
 class RawLaunch:
     """One launch configuration with packed arguments (module doc). `types` names each
-    parameter's C type (`u64` for pointers, `i64`, `i32`); `values` holds the fixed
-    ones and `None` for the slots a call fills, in order."""
+    parameter's C type (`u64` for pointers, `i64`, `i32`, `u32`; `bytes` for a value
+    given as its bytes, any type; `map` for a tensor map whose address a call sets);
+    `values` holds the fixed ones, `None` for the integer slots a call fills and a
+    `MapSlot` for each `map`, in order. A call passes the free slots' values (pointers
+    both) in order."""
 
     def __init__(
         self,
@@ -164,9 +215,22 @@ class RawLaunch:
     ):
         self.grid, self.block = _dims3(grid), _dims3(block)
         self.shared_mem = int(shared_mem)
-        self._cells = [_CTYPES[t](0 if v is None else int(v)) for t, v in zip(types, values)]
-        self._free = [c for c, v in zip(self._cells, values) if v is None]
-        self._params = (ctypes.c_void_p * max(1, len(self._cells)))(*[ctypes.addressof(c) for c in self._cells])
+        self._cells: list[Any] = []
+        self._free = []
+        addresses = []
+        for t, v in zip(types, values):
+            if t == "map":
+                cell: Any = _MapCell(v)  # type: ignore[arg-type]
+                self._free.append(cell)
+            elif t == "bytes":
+                cell = _Bytes(v)  # type: ignore[arg-type]
+            else:
+                cell = _CTYPES[t](0 if v is None else int(v))  # type: ignore[arg-type]
+                if v is None:
+                    self._free.append(cell)
+            self._cells.append(cell)
+            addresses.append(cell.address if isinstance(cell, _Bytes) else ctypes.addressof(cell))
+        self._params = (ctypes.c_void_p * max(1, len(self._cells)))(*addresses)
         self._params_ptr = ctypes.addressof(self._params)
         self._lock = threading.Lock()
 
@@ -210,38 +274,3 @@ class RawLaunch:
                 raise _launch_failed(err, self.grid, self.block)
 
         return launch_pair
-
-
-class PackedLaunch:
-    """A launch whose every argument is fixed: `blobs` holds each parameter's bytes,
-    copied once into buffers aligned to 64 bytes (a `CUtensorMap` passed by value needs
-    that), so a call only names the stream. Serves parameters CuPy's launcher cannot
-    pass (tensor maps) and the repeated calls of `Kernel` (runtime/launch.py)."""
-
-    def __init__(
-        self, function: int, grid: Sequence[int], block: Sequence[int], shared_mem: int, blobs: Sequence[bytes]
-    ):
-        self.function = int(function)
-        self.grid, self.block = _dims3(grid), _dims3(block)
-        self.shared_mem = int(shared_mem)
-        self._buffers = []
-        addresses = []
-        for data in blobs:
-            buf = ctypes.create_string_buffer(len(data) + 64)
-            address = ctypes.addressof(buf)
-            address += -address % 64
-            ctypes.memmove(address, data, len(data))
-            self._buffers.append(buf)
-            addresses.append(address)
-        self._params = (ctypes.c_void_p * max(1, len(addresses)))(*addresses)
-        self._params_ptr = ctypes.addressof(self._params)
-
-    def __call__(self, stream: int) -> None:
-        """Launch on `stream` (a CUstream handle)."""
-        g, b = self.grid, self.block
-        try:
-            err = _kernel_launch()(self.function, *g, *b, self.shared_mem, stream, self._params_ptr, 0)
-        except DriverError as e:
-            err = e.status
-        if err:
-            raise _launch_failed(err, g, b)

@@ -4,6 +4,11 @@
 
     request = TensorMapRequest(array, dims, strides, box, swizzle, element_bytes)
     blob = encode(request)          # 128 bytes, cached per (pointer, dims, strides, box, swizzle)
+    replace_address(map_address, ptr)   # a map in memory, its global address only rewritten
+
+A launch prepared once (runtime/raw_launch.py's tensor-map cells) keeps its maps and
+on a call with other pointers rewrites only their global addresses
+(`cuTensorMapReplaceAddress`), never encoding them again.
 
 Elements are moved as unsigned integers of their size (the TMA copies bits; no
 conversion), the interleave is none, box elements outside the tensor are zeros
@@ -75,6 +80,7 @@ def _driver() -> Any:
         driver.declare(lib, "cuTensorMapEncodeTiled",
                        [ctypes.c_void_p, i32, u32, ctypes.c_void_p, P(u64), P(u64), P(u32), P(u32), i32, i32, i32, i32])
         driver.declare(lib, "cuGetErrorString", [i32, P(ctypes.c_char_p)])
+        driver.declare(lib, "cuTensorMapReplaceAddress", [ctypes.c_void_p, ctypes.c_void_p])
         _lib = lib
     return _lib
 
@@ -148,3 +154,14 @@ def encode(r: TensorMapRequest) -> bytes:
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return blob
+
+
+def replace_address(map_address: int, ptr: int) -> None:
+    """Rewrite the global address of the encoded CUtensorMap at `map_address` (host
+    memory, 64-byte aligned) to `ptr`, its other fields unchanged
+    (`cuTensorMapReplaceAddress`). `ptr` must meet the map's alignment (16 bytes:
+    `check_request`); the caller's key guarantees it."""
+    lib = _driver()
+    code = lib.cuTensorMapReplaceAddress(ctypes.c_void_p(map_address), ctypes.c_void_p(ptr))
+    if code != 0:
+        raise TilecError(f"cuTensorMapReplaceAddress failed ({_error_text(lib, code)}) at 0x{ptr:x}")

@@ -183,6 +183,7 @@ def test_every_configuration_runs(index, monkeypatch):
 
     config = gemm.CONFIGS[index]
     monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
@@ -204,3 +205,57 @@ def test_errors_name_the_operand():
         tilec.matmul(a, w.t()[:, ::2])
     with pytest.raises(TilecError, match="bias has shape"):
         tilec.matmul(a, w.t(), bias=torch.zeros(128, device="cuda", dtype=torch.bfloat16))
+
+
+@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(1, 6144, 4096, True), (5, 6144, 4096, False),
+                                                     (100, 4096, 1024, True), (300, 1000, 776, True)])
+def test_cached_calls_with_new_pointers_and_a_new_m(m, n, k, kmajor, monkeypatch):
+    """Cached calls of torch tensors (api/matmul_launch.py): one weight, new activations
+    and outputs each call (held, so every call's pointers are new: the tensor maps'
+    global addresses rewritten), then another M: each result within the bound of
+    float64; the cached calls run no host function, the new M compiles nothing."""
+    torch = _torch()
+    from tilec import gemm
+    from tilec.runtime import host
+
+    g = torch.Generator(device="cuda").manual_seed(m)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = w.t() if kmajor else w.t().contiguous()
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
+    held = []
+
+    def one(rows: int) -> None:
+        a = torch.randn(rows, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        got = tilec.matmul(a, b, bias=bias, activation="silu")
+        held.append((a, got))
+        torch.cuda.synchronize()
+        ok = within_bound(_f64(got), _f64(a), _f64(b), _f64(bias), "silu", None, "bf16")
+        assert ok.all(), f"M = {rows}: {(~ok).sum()} of {ok.size} outside the bound"
+
+    one(m)
+    kernels = dict(gemm._kernels)
+    runs = []
+    real = host.HostProgram.run
+    monkeypatch.setattr(host.HostProgram, "run", lambda self, args: runs.append(1) or real(self, args))
+    for _ in range(3):
+        one(m)
+    assert runs == [] and len({got.data_ptr() for _, got in held}) == 4
+    one(m + 1)
+    assert gemm._kernels == kernels
+
+
+def test_cached_fp8_calls_keep_their_number_scales():
+    """FP8 with float scales: a cached call launches with the scale tensors its first
+    call made (held by the launcher), the same bits as the first call; another number
+    is another structure (its own scale tensor)."""
+    torch = _torch()
+    if not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip("PyTorch without float8")
+    a = torch.randn(16, 1024, device="cuda").to(torch.float8_e4m3fn)
+    w = torch.randn(512, 1024, device="cuda").to(torch.float8_e4m3fn)
+    first = tilec.matmul(a, w.t(), scale_a=0.5, scale_b=0.25)
+    again = [tilec.matmul(a, w.t(), scale_a=0.5, scale_b=0.25) for _ in range(3)]
+    other = tilec.matmul(a, w.t(), scale_a=1.0, scale_b=0.25)
+    torch.cuda.synchronize()
+    assert all(torch.equal(first, x) for x in again)
+    assert torch.equal(first.float() * 2, other.float())  # another scale: another entry, a power of two exact

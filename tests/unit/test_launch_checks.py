@@ -324,7 +324,7 @@ def test_a_repeated_call_replays_its_packed_launches(monkeypatch, tmp_path):
     def no_host_run(*args):
         raise AssertionError("the host function ran again")
 
-    monkeypatch.setattr(kernel, "launches", no_host_run)
+    monkeypatch.setattr(kernel.host_program, "run", no_host_run)
     kernel(src, dst, 4096, stream=9)
     kernel(FakeDeviceArray(0x10000), FakeDeviceArray(0x20000), 4096, stream=9)  # equal, not the same objects
     assert calls[1:] == [(0xF00, (4, 1, 1), (256, 1, 1), 0, 9, [0x10000, 0x20000, 4096])] * 2
@@ -350,8 +350,8 @@ def test_a_call_that_differs_in_anything_runs_the_general_path(monkeypatch, tmp_
             kernel(*args, stream=0)
         return
     general = []
-    real = kernel.launches
-    monkeypatch.setattr(kernel, "launches", lambda *a: general.append(a) or real(*a))
+    real = kernel.host_program.run
+    monkeypatch.setattr(kernel.host_program, "run", lambda *a: general.append(a) or real(*a))
     kernel(*args, stream=0)
     assert len(general) == 1 and len(calls) == 2
     assert calls[1][-1][0] == args[0].__cuda_array_interface__["data"][0]

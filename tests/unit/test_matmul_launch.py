@@ -1,0 +1,263 @@
+"""`tilec.matmul`'s cached calls of PyTorch tensors (api/matmul_launch.py) without a GPU,
+on the stand-ins of tests/helpers/fake_torch.py (fake CUDA tensors, driver, tensor-map
+encoder and loaded kernels): a second call of a structure compiles nothing, builds no
+program, chooses nothing and runs no host function; its launches are exactly what the
+general path computes for the call's own pointers and M (every parameter's bytes, the
+tensor maps' global addresses rewritten in place); a new M compiles nothing; and the
+Python calls of a cached call stay under a bound (benchmarks/matmul_host.py
+--cpu-profile prints them). GPU: tests/gpu/test_matmul_gpu.py."""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+
+import numpy as np
+import pytest
+from helpers.fake_torch import install, tilec_calls
+
+import tilec
+from tilec import compiling, gemm
+from tilec.runtime import host, tensor_map
+
+CACHED_CALL_BOUND = 45
+"""Python calls (cProfile's count, the stand-ins' own left out) of one cached call of
+the swapped split-K decode GEMM (two launches, two tensor maps, A moved): 38 measured
+(522 before the launch path was prepared once)."""
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    fake = install(monkeypatch)
+    monkeypatch.setattr(gemm, "_kernels", {})
+    monkeypatch.setattr(gemm, "_fast", {})
+    compiles = []
+    real = compiling.compile_program
+    monkeypatch.setattr(compiling, "compile_program", lambda *a, **k: compiles.append(a) or real(*a, **k))
+    fake.compiles = compiles
+    return fake
+
+
+def _bytes(value) -> bytes:
+    return value if isinstance(value, bytes) else np.asarray(value).tobytes()
+
+
+def _expected(kernel, args: list) -> list[tuple]:
+    """The launches of the general path's semantics for `args`, computed without the
+    prepared launches: the host function's launches, each parameter converted by the
+    Kernel (tensor maps encoded afresh for the call's pointers)."""
+    kernel = kernel.specialization(*args) if hasattr(kernel, "specialization") else kernel
+    out = []
+    for launch in kernel.launches(*args):
+        info = kernel.infos[launch.kernel]
+        blobs = [_bytes(kernel._kernel_arg(info, i, v)) for i, v in enumerate(launch.args)]
+        shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
+        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        block = tuple(launch.block) + (1,) * (3 - len(launch.block))
+        out.append((kernel._function(launch.kernel).ptr, grid, block, shared, fake_stream(), blobs))
+    return out
+
+
+def fake_stream() -> int:
+    from helpers.fake_torch import FakeTorch
+
+    return FakeTorch.STREAM
+
+
+def _args(fake, x, w, kmajor: bool, out, bias=None, residual=None) -> list:
+    """The kernel's arguments of `tilec.matmul(x, b)`, the output and split-K's
+    workspace those the call allocated."""
+    m = x.shape[0]
+    args = [x.reshape(-1), w.reshape(-1), out.reshape(-1)] + [t.reshape(-1) for t in (bias, residual) if t is not None]
+    if (kernel_config := _only_key(fake)).config.split_k > 1:
+        ws = fake.allocated[-1]
+        assert ws.numel() == kernel_config.config.split_k * m * w.shape[0 if kmajor else 1]
+        args.append(ws)
+    return [*args, m]
+
+
+def _only_key(fake):
+    [key] = gemm._kernels
+    return key
+
+
+CASES = {
+    # M, N, K, B K-major (w.t()), epilogue: the swap split (two launches), the split-K
+    # tile with bias + SiLU, the wave rule's 128 x 128 pingpong with a residual (C's map)
+    "swap-split": (1, 6144, 4096, True, {}),
+    "split-k-bias-silu": (5, 264, 1024, False, {"bias": True, "activation": "silu"}),
+    "wave-residual": (200, 256, 136, True, {"residual": True}),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_cached_call_launches_what_the_general_path_computes(fake, monkeypatch, case):
+    """First call: compiled once, launched. Second call with new pointers (x, the
+    output, the workspace): nothing compiled, no program built, no configuration
+    chosen, no operand checked, no host function run, no map encoded; its launches
+    are the general path's for its pointers, byte for byte. A third call at another M
+    of the bucket compiles nothing and launches the general path's launches for M."""
+    m, n, k, kmajor, ep = CASES[case]
+    t = fake.torch
+    w = fake.matrix(n, k) if kmajor else fake.matrix(k, n)
+    b = w.t() if kmajor else w
+    kw = {"activation": ep.get("activation")}
+    if ep.get("bias"):
+        kw["bias"] = fake.empty((n,), dtype=t.bfloat16)
+
+    def call(rows: int):
+        x = fake.matrix(rows, k)
+        res = fake.matrix(rows, n) if ep.get("residual") else None
+        y = tilec.matmul(x, b, residual=res, **kw)
+        return y, _args(fake, x, w, kmajor, y, kw.get("bias"), res)
+
+    y, args = call(m)
+    assert len(fake.compiles) == 1
+    kernel = gemm._kernels[_only_key(fake)]
+    assert fake.launches == _expected(kernel, args)
+
+    def refuse(*a, **k):
+        raise AssertionError("the general path ran")
+
+    with monkeypatch.context() as mp:
+        for owner, name in ((gemm, "matmul_program"), (gemm, "choose_config"), (gemm, "_operand"),
+                            (gemm, "matmul_kernel"), (host.HostProgram, "run"), (tensor_map, "encode"),
+                            (type(kernel), "check_args")):
+            mp.setattr(owner, name, refuse)
+        del fake.launches[:]
+        replaced = fake.replaced
+        y2, args2 = call(m)
+    assert y2.data_ptr() != y.data_ptr() and fake.replaced > replaced
+    assert fake.launches == _expected(kernel, args2)
+    del fake.launches[:]
+    y3, args3 = call(m + 2)  # another M: the kernel serves it
+    assert len(fake.compiles) == 1 and y3.shape == (m + 2, n)
+    assert fake.launches == _expected(kernel, args3)
+
+
+def test_a_cached_call_takes_few_python_calls(fake):
+    """cProfile's count of the Python calls of one cached call (the swapped split-K
+    QKV at M = 1, A at a new address): under `CACHED_CALL_BOUND`."""
+    x, w = fake.matrix(1, 4096), fake.matrix(6144, 4096)
+    tilec.matmul(x, w.t())
+    x2 = fake.matrix(1, 4096)
+    profile = cProfile.Profile()
+    profile.enable()
+    tilec.matmul(x2, w.t())
+    profile.disable()
+    calls = tilec_calls(pstats.Stats(profile))
+    assert calls <= CACHED_CALL_BOUND, calls
+    assert len(fake.launches) == 4  # two a call: the GEMM and the reduction
+
+
+def test_a_call_on_another_current_device_takes_the_general_path(fake, monkeypatch):
+    """The prepared launches are the device's: with another device current the fast
+    path launches nothing and the general path runs (its checks, then its launches)."""
+    x, w = fake.matrix(1, 512), fake.matrix(256, 512)
+    tilec.matmul(x, w.t())
+    general = []
+    real = host.HostProgram.run
+    monkeypatch.setattr(host.HostProgram, "run", lambda self, args: general.append(1) or real(self, args))
+    tilec.matmul(x, w.t())
+    assert general == []
+    fake.current_device = 1
+    tilec.matmul(x, w.t())
+    assert general == [1]
+
+
+def test_a_call_of_another_structure_misses(fake):
+    """Another dtype of the output, an `out` given, an activation: each its own entry
+    (the key holds what the checks read), none compiled twice for the same kernel key."""
+    t = fake.torch
+    x, w = fake.matrix(16, 512), fake.matrix(256, 512)
+    tilec.matmul(x, w.t())
+    tilec.matmul(x, w.t(), activation="relu")
+    out = fake.empty((16, 256), dtype=t.bfloat16)
+    assert tilec.matmul(x, w.t(), out=out) is out
+    assert tilec.matmul(x, w.t(), out=out) is out
+    assert len(gemm._fast) == 3 and len(fake.compiles) == 2
+
+
+def test_map_cells_rewrite_only_a_moved_address(fake):
+    """`RawLaunch`'s `map` slot: a tensor map in a 64-byte aligned buffer whose global
+    address a call sets, rewritten (`tensor_map.replace_address`) only where the
+    pointer differs from the last call's; `bytes` slots pass their bytes as they are."""
+    import ctypes
+    import struct
+
+    from helpers.fake_torch import MAP_FIELDS, _map_record
+
+    from tilec.runtime import raw_launch
+
+    blob = _map_record(2, 0x1000, (64, 8), (128,), (64, 8)).ljust(128, b"\0")
+    seen = []
+
+    def launch(fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        assert ptrs[0] % 64 == 0 and ptrs[2] % 64 == 0
+        seen.append((struct.unpack(MAP_FIELDS, ctypes.string_at(ptrs[0], struct.calcsize(MAP_FIELDS)))[:3],
+                     ctypes.c_uint64.from_address(ptrs[1]).value, ctypes.string_at(ptrs[2], 4)))
+        return 0
+
+    fake.launch = launch
+    packed = raw_launch.RawLaunch((1,), (32,), 0, ["map", "u64", "bytes"],
+                                  [raw_launch.MapSlot(blob, 0x1000), None, b"\x07\0\0\0"])
+    packed(1, 0, 0x1000, 0x2000)
+    assert fake.replaced == 0
+    packed(1, 0, 0x3000, 0x2000)
+    packed(1, 0, 0x3000, 0x4000)
+    assert fake.replaced == 1
+    assert seen == [((2, 0x1000, 64), 0x2000, b"\x07\0\0\0"), ((2, 0x3000, 64), 0x2000, b"\x07\0\0\0"),
+                    ((2, 0x3000, 64), 0x4000, b"\x07\0\0\0")]
+
+
+def test_only_buffers_are_per_call_slots(fake):
+    from tilec.support.diagnostics import TilecError
+
+    x, w = fake.matrix(1, 512), fake.matrix(256, 512)
+    tilec.matmul(x, w.t())
+    kernel = gemm._kernels[_only_key(fake)]
+    out = fake.matrix(1, 256)
+    args = [x.reshape(-1), w.reshape(-1), out.reshape(-1)]
+    if _only_key(fake).config.split_k > 1:
+        args.append(fake.empty((_only_key(fake).config.split_k * 256,), dtype=fake.torch.float32))
+    with pytest.raises(TilecError, match="argument 'm' is not a buffer"):
+        kernel.prepare([*args, 1], free=[len(args)])
+
+
+def test_a_cached_fp8_call_keeps_the_scales_of_its_numbers(fake, monkeypatch):
+    """FP8 with number scales: the first call makes each scale a one-element tensor,
+    which the launcher holds and its cached calls pass (no tensor made per call), the
+    launches the general path computes with those tensors; another number is another
+    structure."""
+    t = fake.torch
+    x, w = fake.matrix(1, 1024, t.float8_e4m3fn), fake.matrix(512, 1024, t.float8_e4m3fn)
+    tilec.matmul(x, w.t(), scale_a=0.5, scale_b=0.25)
+    config = _only_key(fake).config
+    first = list(fake.allocated)
+    scales = [a for a in first if a.dtype is t.float32 and a.shape == (1,)]
+    assert len(scales) == 2
+    del fake.launches[:]
+    x2 = fake.matrix(1, 1024, t.float8_e4m3fn)
+    made = len(fake.allocated)
+    y = tilec.matmul(x2, w.t(), scale_a=0.5, scale_b=0.25)
+    new = fake.allocated[made:]
+    assert all(a.shape != (1,) for a in new)  # the output (and the workspace): no scale tensor
+    args = [x2.reshape(-1), w.reshape(-1), y.reshape(-1), *scales] + ([new[-1]] if config.split_k > 1 else [])
+    assert fake.launches == _expected(gemm._kernels[_only_key(fake)], [*args, 1])
+    tilec.matmul(x2, w.t(), scale_a=1.0, scale_b=0.25)
+    assert len(gemm._fast) == 2
+
+
+def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypatch):
+    """A cached call launches the configuration its first call chose; after
+    `MAX_SPLIT_K = 1` and `forget_cached_calls()` the same structure takes the rule's
+    unsplit choice (one launch, not the GEMM and the reduction)."""
+    x, w = fake.matrix(1, 4096), fake.matrix(6144, 4096)
+    tilec.matmul(x, w.t())
+    assert len(fake.launches) == 2
+    monkeypatch.setattr(gemm, "MAX_SPLIT_K", 1)
+    gemm.forget_cached_calls()
+    del fake.launches[:]
+    tilec.matmul(x, w.t())
+    assert len(fake.launches) == 1 and len(fake.compiles) == 2
