@@ -160,6 +160,8 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_jit.py",
             "tests/unit/test_specialize.py",
             "tests/unit/test_host_tensor.py",
+            "tests/unit/test_matmul_launch.py",
+            "tests/unit/test_attention_host.py",
         ),
     ),
 }
