@@ -233,8 +233,22 @@ class PackedLaunch:
             ctypes.memmove(address, data, len(data))
             self._buffers.append(buf)
             addresses.append(address)
+        self._sizes = [len(data) for data in blobs]
+        self._addresses = addresses
         self._params = (ctypes.c_void_p * max(1, len(addresses)))(*addresses)
         self._params_ptr = ctypes.addressof(self._params)
+
+    def set_arg(self, index: int, data: bytes) -> None:
+        """Make parameter `index`'s bytes `data` (as many as its first) for the launches
+        that follow (a pointer or a tensor map that changes from call to call; the
+        caller serialises setting and launching where threads share the launch)."""
+        if len(data) != self._sizes[index]:
+            raise ValueError(f"parameter {index} takes {self._sizes[index]} bytes, got {len(data)}")
+        ctypes.memmove(self._addresses[index], data, len(data))
+
+    def arg(self, index: int) -> bytes:
+        """Parameter `index`'s bytes as the next launch passes them."""
+        return ctypes.string_at(self._addresses[index], self._sizes[index])
 
     def __call__(self, stream: int) -> None:
         """Launch on `stream` (a CUstream handle)."""
