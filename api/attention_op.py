@@ -103,13 +103,15 @@ def _span(shape: tuple, strides: tuple) -> int:
     return 1 + sum((e - 1) * st for e, st in zip(shape, strides))
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Plan:
     """What a call of one structure (`_structure`) launches, but its tensors: the
     kernel, the current device it needs, the shapes of `out` and `lse`, per q, k, v how
     it is passed (None: as it is, contiguous; a number: its flat span, read in place
-    through its strides; 0: made contiguous first, a copy) and the kernel's index
-    arguments (B, H, Hkv, Sq, Skv and the strides of q, k, v and out)."""
+    through its strides; 0: made contiguous first, a copy), the kernel's index
+    arguments (B, H, Hkv, Sq, Skv and the strides of q, k, v and out) and, once a
+    call has run, its launches with the pointers left open (`launcher`:
+    `Kernel.prepare`'s `PreparedCall`; False without the driver library)."""
 
     kernel: Any
     device: int
@@ -117,6 +119,7 @@ class _Plan:
     lse_shape: tuple
     spans: tuple
     scalars: tuple
+    launcher: Any = None
 
 
 _PLANS: dict[tuple, _Plan] = {}
@@ -211,24 +214,56 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None 
                 _PLANS.clear()
             _PLANS[key] = plan
     qs, ks, vs = plan.spans
-    if qs is not None:
-        q = q.as_strided((qs,), (1,)) if qs else q.contiguous()
-    if ks is not None:
-        k = k.as_strided((ks,), (1,)) if ks else k.contiguous()
-    if vs is not None:
-        v = v.as_strided((vs,), (1,)) if vs else v.contiguous()
+    if qs == 0:  # not readable in place: a contiguous copy
+        q = q.contiguous()
+    if ks == 0:
+        k = k.contiguous()
+    if vs == 0:
+        v = v.contiguous()
+    aligned = True  # the outputs on 16 bytes, as the plan's kernel was specialised for
     if out is None:
         out = torch.empty(plan.out_shape, dtype=q.dtype, device=q.device)
     elif out.shape != plan.out_shape or out.dtype != q.dtype or not out.is_contiguous():
         raise TilecError(f"tilec.attention: out must be a contiguous {plan.out_shape} tensor of {q.dtype}")
+    else:
+        aligned = out.data_ptr() % 16 == 0
     if lse is None:
         lse = torch.empty(plan.lse_shape, dtype=torch.float32, device=q.device)
     elif lse.shape != plan.lse_shape or lse.dtype != torch.float32 or not lse.is_contiguous():
         raise TilecError(f"tilec.attention: lse must be a contiguous {plan.lse_shape} float32 tensor")
+    else:
+        aligned = aligned and lse.data_ptr() % 16 == 0
     device = plan.device
     if device == torch._C._cuda_getDevice():  # the common case, without a device switch
-        plan.kernel(q, k, v, out, lse, *plan.scalars, stream=torch._C._cuda_getCurrentRawStream(device))
+        _launch(plan, q, k, v, out, lse, aligned, torch._C._cuda_getCurrentRawStream(device))
     else:
         with torch.cuda.device(device):
-            plan.kernel(q, k, v, out, lse, *plan.scalars, stream=torch._C._cuda_getCurrentRawStream(device))
+            _launch(plan, q, k, v, out, lse, aligned, torch._C._cuda_getCurrentRawStream(device))
     return (out, lse) if return_lse else out
+
+
+def _launch(plan: _Plan, q: Any, k: Any, v: Any, out: Any, lse: Any, aligned: bool, stream: int) -> None:
+    """Launch `plan` on the current device: through its prepared call (`Kernel.prepare`:
+    the first call's launches with the five buffers' pointers, and the tensor maps
+    around them, written per call); the first call, a call with outputs off 16 bytes,
+    or one without the driver library through the kernel's call (which then prepares)."""
+    launcher = plan.launcher
+    if launcher and aligned:
+        launcher(stream, (q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()))
+        return
+    qs, ks, vs = plan.spans
+    args = (q.as_strided((qs,), (1,)) if qs else q, k.as_strided((ks,), (1,)) if ks else k,
+            v.as_strided((vs,), (1,)) if vs else v, out, lse, *plan.scalars)
+    plan.kernel(*args, stream=stream)
+    if launcher is None and aligned:
+        from tilec.runtime import raw_launch
+
+        plan.launcher = _prepare(plan.kernel, args) if raw_launch.available() else False
+
+
+def _prepare(kernel: Any, args: tuple) -> Any:
+    """The prepared call (runtime/launch.py's `PreparedCall`) of the kernel `args` run
+    (a specialising kernel's specialisation), q, k, v, out and lse its per-call slots."""
+    while hasattr(kernel, "specialization"):
+        kernel = kernel.specialization(*args)
+    return kernel.prepare(args, free=range(5))

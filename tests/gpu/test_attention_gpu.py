@@ -61,6 +61,7 @@ def _check(b, h, hkv, sq, skv, d, causal, dtype, bshd=False, scale=None, config=
     assert bool((err <= bound).all()), f"max |O - ref| {err.max().item()} (bound there {bound.flatten()[err.argmax()]})"
     lerr = (lse.double() - ref_lse).abs()
     assert bool((lerr <= 2.0**-16 * (1 + ref_lse.abs()) + ds[..., 0]).all()), f"max |LSE - ref| {lerr.max().item()}"
+    return q, k, v, out, lse
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "f16"])
@@ -222,3 +223,21 @@ def test_attention_repeated_call_plans_and_compiles_nothing():
     second = attention_op.attention(q, q, q, causal=True)
     assert attention_op.kernel_for.cache_info().misses == misses and len(attention_op._PLANS) == plans
     assert torch.equal(first, second)
+
+
+@pytest.mark.parametrize("bshd", [False, True], ids=["bhsd", "bshd"])
+def test_attention_new_pointers_through_the_launcher(bshd):
+    """Calls of one structure with new inputs and new outputs each (the earlier ones kept
+    alive, so no pointer repeats) go through the plan's prepared call (its
+    pointers and tensor maps written per call): each result within the bound, and
+    self-attention (q as k and v) too."""
+    from tilec import attention_op
+
+    _check(1, 4, 2, 333, 333, 128, True, torch.bfloat16, bshd=bshd)  # plans the structure, builds the launcher
+    kept = [_check(1, 4, 2, 333, 333, 128, True, torch.bfloat16, bshd=bshd) for _ in range(3)]
+    assert len({t.data_ptr() for call in kept for t in call}) == 15  # no pointer repeats
+    assert any(p.launcher for p in attention_op._PLANS.values())
+    q = torch.randn(2, 4, 200, 64, device="cuda", dtype=torch.bfloat16)
+    first = attention_op.attention(q, q, q)
+    again = attention_op.attention(q.clone(), q.clone(), q.clone())
+    assert torch.equal(first, again)

@@ -12,9 +12,11 @@ import math
 import sys
 import types
 
+import numpy as np
 import pytest
 
 import tilec.attention_op as ao
+from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
 
 
@@ -93,6 +95,7 @@ def host(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setattr(ao, "_PLANS", {})
     monkeypatch.setattr(ao, "_multiprocessors", lambda device: 132)
+    monkeypatch.setattr(raw_launch, "available", lambda: False)  # the kernel's call on every call: no launcher
     built, launches = [], []
 
     def kernel_for(*key):
@@ -137,7 +140,7 @@ def test_strided_and_misaligned_inputs_on_every_call(host):
         ao.attention(bshd, odd, odd)
     assert len(built) == 1 and len(ao._PLANS) == 1
     span = 1 + 99 * 256 + 3 * 64 + 63
-    assert calls == [("as_strided", (span,)), ("contiguous", (1, 4, 100, 64)), ("contiguous", (1, 4, 100, 64))] * 2
+    assert calls == [("contiguous", (1, 4, 100, 64)), ("contiguous", (1, 4, 100, 64)), ("as_strided", (span,))] * 2
     args = launches[-1][0]
     assert args[0].shape == (span,) and args[10:13] == (100 * 4 * 64, 64, 256)
     assert args[13:19] == (4 * 100 * 64, 100 * 64, 64) * 2
@@ -156,3 +159,68 @@ def test_wrong_tensors_are_errors_on_either_path(host):
     with pytest.raises(TilecError, match="out must be a contiguous"):
         ao.attention(q, q, q, out=torch.Tensor((1, 2, 10, 64), torch.float16))
     assert len(built) == 1
+
+
+def _device_array(ptr: int, shape: tuple, dtype: str):
+    from tilec.runtime.launch import DeviceArray
+
+    return DeviceArray(ptr, dtype, shape, _contiguous(shape), None, None)
+
+
+def test_the_prepared_call_takes_the_five_pointers_in_buffers_and_tensor_maps(monkeypatch):
+    """The prepared call of the real (specialising) attention kernel, prepared from one
+    call, launches a call with other pointers with exactly those pointers in its free
+    slots: q, k, v, out and lse as buffer parameters, and q, k, v and out's tensor maps
+    (rewritten around them; `PreparedCall`'s own tests check the bytes against the
+    general path). The driver stood in for: tensor maps are their requests' hashes,
+    the function a number, launches recorded."""
+    import hashlib
+
+    import tilec.runtime.launch as rl
+    from tilec.compiler.attention import attention_fwd
+    from tilec.compiling import compile_program
+
+    def fake_encode(r):
+        return hashlib.sha256(repr(r.key()).encode()).digest() * 4  # 128 bytes, a function of the request
+
+    monkeypatch.setattr(rl, "encode", fake_encode)
+    monkeypatch.setattr(rl.Kernel, "_function", lambda self, name: types.SimpleNamespace(ptr=0xF00))
+    launched = []
+    monkeypatch.setattr(raw_launch.RawLaunch, "__call__",
+                        lambda self, function, stream, *slots: launched.append((function, stream, slots)))
+    kernel = compile_program(attention_fwd(64, "bf16", True, 2, 0.125, persistent=132).module, "default",
+                             specialize=True)
+    b, h, hkv, s, d = 1, 4, 2, 300, 64
+
+    def args(base: int):
+        shapes = [(b * h * s * d,), (b * hkv * s * d,), (b * hkv * s * d,), (b * h * s * d,), (b * h * s,)]
+        arrays = [_device_array(base + (i << 24), sh, "float32" if i == 4 else "bfloat16")
+                  for i, sh in enumerate(shapes)]
+        return (*arrays, b, h, hkv, s, s, *[h * s * d, s * d, d], *[hkv * s * d, s * d, d] * 2, *[h * s * d, s * d, d])
+
+    prepared = ao._prepare(kernel, args(1 << 32))
+    call = args(3 << 32)
+    prepared(7, tuple(a.ptr for a in call[:5]))
+    ((function, stream, slots),) = launched
+    assert function == 0xF00 and stream == 7
+    assert sorted(slots) == sorted([a.ptr for a in call[:5]] + [a.ptr for a in call[:4]])
+
+
+def test_later_calls_take_the_prepared_call(host, monkeypatch):
+    """With the driver library, the first call of a structure runs the kernel's call and
+    prepares it (`Kernel.prepare`); later calls hand the prepared call the stream and
+    the five pointers (a strided input its own: no view made); outputs given off 16
+    bytes go through the kernel's call (its specialisation assumed them aligned)."""
+    torch, built, launches, calls = host
+    monkeypatch.setattr(raw_launch, "available", lambda: True)
+    fast = []
+    monkeypatch.setattr(ao, "_prepare", lambda kernel, args: lambda stream, ptrs: fast.append((ptrs, stream)))
+    bshd = torch.Tensor((1, 4, 100, 64), torch.float16, strides=(100 * 4 * 64, 64, 4 * 64, 1))
+    ao.attention(bshd, bshd, bshd)
+    assert len(launches) == 1 and not fast
+    out, lse = ao.attention(bshd, bshd, bshd, return_lse=True)
+    assert len(launches) == 1 and fast == [((bshd.data_ptr(),) * 3 + (out.data_ptr(), lse.data_ptr()), 7)]
+    assert calls == [("as_strided", (1 + 99 * 256 + 3 * 64 + 63,))] * 3  # the first call's views only
+    odd = torch.Tensor((1, 4, 100, 64), torch.float16, ptr=(1 << 20) + 8)
+    ao.attention(bshd, bshd, bshd, out=odd)
+    assert len(launches) == 2 and len(fast) == 1 and len(built) == 1
