@@ -95,51 +95,30 @@ def _src_mode(key: CopyKey) -> int | None:
 
 
 def box_shape(key: CopyKey, extents, src_strides, dst_strides) -> BoxShape:
-    """`BoxShape.FLAT`, `ROWS`, `COLS` or `NONE` (no box kernel) for a copy (module doc): 1-byte
-    elements that need no conversion, the dst contiguous along its last mode `D`, the
-    src contiguous along a short mode `W` (at most `SMALL_EXTENT`) followed in the src
-    by `D` (src stride `n_W`); `D` longer than `SMALL_EXTENT` (`BoxShape.FLAT`), or from 16
-    to `SMALL_EXTENT` with the dst's next mode `K` contiguous after it (dst stride
-    `n_D`, `BoxShape.ROWS`); or the mirror of `BoxShape.FLAT`, `BoxShape.COLS`: `W` long, `D` at most
-    `SMALL_EXTENT` and the dst contiguous over `D` then `W` (dst stride `n_D`). Never
-    for a src that broadcasts, and only where the other kernels pad: the short modes
-    taken whole are not all powers of two (H100, `box_cols_probe.py`, rows of `n_D`
-    bytes from `n_D` long src rows, 256 MiB, off -> on: 3 0.61 -> 0.88, 5 0.71 ->
-    0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8 0.87 -> 0.75, 64 0.91 -> 0.62).
+    """`BoxShape.FLAT`, `ROWS`, `COLS` or `NONE` (no box kernel) for a copy: the
+    `copy-strategy` pass's box rule (passes/_copy_cost.box_flavour, its module doc) on
+    the copy's own numbers, with the box's shared memory in force (`smem_bytes`).
+    (H100, `box_cols_probe.py`, rows of `n_D` bytes from `n_D` long src rows, 256 MiB,
+    off -> on: 3 0.61 -> 0.88, 5 0.71 -> 0.87, 19 0.47 -> 0.74, 37 0.37 -> 0.62, but 8
+    0.87 -> 0.75, 64 0.91 -> 0.62: the rule takes no power-of-two short mode.)
     (`plan_copy` asks before the gather kernel's rule: a box copy takes the box
     kernel.)"""
+    from tilec.passes._copy_cost import CopyFacts, Mode, box_flavour
+
     if current_routes().box == "never" or key.rank < 2:
         return BoxShape.NONE
-    if ITEMSIZE[key.src_dtype] != 1 or ITEMSIZE[key.dst_dtype] != 1:
-        return BoxShape.NONE
-    if needs_conversion(key.src_dtype, key.dst_dtype) or 0 in src_strides:
-        return BoxShape.NONE  # (a broadcast src: the gather kernel's, or the short periods')
-    d = key.rank - 1
-    w = _src_mode(key)
-    if w is None or dst_strides[d] != 1:
-        return BoxShape.NONE
-    if extents[w] > SMALL_EXTENT:
-        cols = extents[d] <= SMALL_EXTENT and dst_strides[w] == extents[d] and not _pow2(extents[d])
-        return BoxShape.COLS if cols and extents[d] * 16 + 32 <= smem_bytes() else BoxShape.NONE
-    if src_strides[d] != extents[w]:
-        return BoxShape.NONE
-    if extents[d] > SMALL_EXTENT:
-        return BoxShape.FLAT if extents[w] * 16 + 16 <= smem_bytes() and not _pow2(extents[w]) else BoxShape.NONE
-    if extents[d] < 16 or key.rank < 3 or (_pow2(extents[w]) and _pow2(extents[d])):
-        return BoxShape.NONE
-    k = d - 1
-    if k == w or dst_strides[k] != extents[d]:
-        return BoxShape.NONE
-    return BoxShape.ROWS if 2 * _pitch(extents[w] * extents[d]) <= smem_bytes() else BoxShape.NONE
-
-
-def _pow2(n: int) -> bool:
-    return n & (n - 1) == 0
+    modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(extents, src_strides, dst_strides))
+    facts = CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], 16, 16, False, None, None,
+                      converts=needs_conversion(key.src_dtype, key.dst_dtype))
+    flavour = box_flavour(facts, smem_bytes())
+    return BoxShape.NONE if flavour is None else BoxShape[flavour.upper()]
 
 
 def _pitch(run_bytes: int) -> int:
-    """Bytes of a slot: the run and up to 15 bytes before it, in whole 16-byte chunks."""
-    return (run_bytes + 15 + 15) // 16 * 16
+    """Bytes of a slot (passes/_copy_cost.box_pitch)."""
+    from tilec.passes._copy_cost import box_pitch
+
+    return box_pitch(run_bytes)
 
 
 def box_args(key: CopyKey, extents, src_ptr: int, dst_ptr: int) -> tuple[tuple[int, ...], int, int]:

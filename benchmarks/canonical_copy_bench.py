@@ -7,7 +7,8 @@ of issue 35): `tilec.copy_` and a `tilec.Program` of the same views through
 
 The copies are tests/helpers/canonical_copies.py's `CANONICAL` (square and odd
 transposes of every element size, NHWC <-> NCHW, batched transposes, head splits,
-slices, broadcasts, casts); `tests/unit/test_copy_same_kernel.py` checks on the CPU that
+slices, broadcasts, casts, and the box strategy's 1-byte transposes: cases 30, 35 and 42
+of the strided set, `--only box`); `tests/unit/test_copy_same_kernel.py` checks on the CPU that
 both paths compile the same kernel for them. Per copy: src is made as the case says
 (`base[index].permute(perm)`, broadcast), dst a new C-contiguous tensor; each path's
 result is checked bit for bit against PyTorch's `dst.copy_(src)` (outputs poisoned
@@ -90,6 +91,8 @@ def _make(torch, case: CanonicalCopy, gen):
     t = getattr(torch, case.src_dtype)
     if case.src_dtype in ("float16", "bfloat16", "float32", "float64"):
         base = (torch.randn(case.base, generator=gen, device="cuda") * 30).to(t)
+    elif t == torch.bool:
+        base = torch.randint(0, 2, case.base, generator=gen, device="cuda", dtype=torch.uint8).to(t)
     else:
         info = torch.iinfo(t)
         base = torch.randint(info.min, info.max, case.base, generator=gen, device="cuda", dtype=t)

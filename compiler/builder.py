@@ -32,7 +32,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilec.dialects import cute
 from tilec.dialects.layout import CopyOp, ViewOp
-from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType
+from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType, is_copy_strategy
 
 from tilec.support.diagnostics import TilecError
 from .builder_locations import locate_in_built_ops, located
@@ -140,8 +140,9 @@ class Program(KernelBuilding):
         `convert` ("SRC->DST", NumPy dtype names) converts each element as PyTorch's
         `copy_` converts SRC to DST (`{convert = ...}`; the element types must be theirs).
         """
-        if strategy is not None and strategy not in COPY_STRATEGIES:
-            raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}")
+        if strategy is not None and not is_copy_strategy(strategy):
+            raise TilecError(f"copy strategy {strategy!r}: expected one of {', '.join(COPY_STRATEGIES)}"
+                             " (box as box<flat>, box<rows> or box<cols>)")
         op = CopyOp(_ssa(src), _ssa(dst), convert, strategy=strategy)
         if tile is not None:
             from xdsl.dialects.builtin import DenseArrayBase, i64

@@ -919,7 +919,10 @@ class CopyOp(IRDLOperation):
     `layout.addptr` (its misalignment): aligned 16-byte destination chunks filled from
     aligned source vectors by `layout.funnel_shift`; the `tile` pass writes it, the
     `copy-strategy` pass chooses it where the two views' rows start at addresses that
-    differ modulo 16 bytes). Without it the passes choose. The strategy does not change what the copy computes.
+    differ modulo 16 bytes), `box<flat | rows | cols>` (a whole-tensor copy of 1-byte
+    elements between global views, outside any launch, without conversion: boxes of
+    contiguous source runs through shared memory; the `copy-strategy` pass chooses it
+    with `box=auto`, passes/_copy_cost.box_flavour). Without it the passes choose. The strategy does not change what the copy computes.
 
         layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S"""
 
@@ -945,8 +948,8 @@ class CopyOp(IRDLOperation):
 
     @property
     def strategy_name(self) -> str | None:
-        """The strategy the program chose (`tma`, `async`, `simt`), or None: the passes
-        choose."""
+        """The strategy the program chose (`tma`, `async`, `simt`, ..., `box<flat>` with
+        its flavour), or None: the passes choose."""
         return None if self.strategy is None else self.strategy.data
 
     def verify_(self) -> None:
@@ -954,6 +957,7 @@ class CopyOp(IRDLOperation):
         kind = self.strategy_name
         if kind is None:
             return
+        kind = self.strategy.kind
         spaces = (self.source.type.memory_space, self.dest.type.memory_space)
         if kind == "tma":
             _check(spaces in (("gmem", "smem"), ("smem", "gmem")),
@@ -968,6 +972,11 @@ class CopyOp(IRDLOperation):
         elif kind == "realign":
             _check(spaces == ("gmem", "gmem") and enclosing_launch(self) is None,
                    "copy strategy realign is a whole-tensor copy between global views, outside any launch")
+        elif kind == "box":
+            _check(spaces == ("gmem", "gmem") and enclosing_launch(self) is None,
+                   "copy strategy box is a whole-tensor copy between global views, outside any launch")
+            sizes = {element_bytes(self.source.type.element_type), element_bytes(self.dest.type.element_type)}
+            _check(sizes == {1}, "copy strategy box copies 1-byte elements")
         _check(self.convert is None or kind == "simt",
                f"copy strategy {kind} moves bytes as they are: a converting copy is simt")
 

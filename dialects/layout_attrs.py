@@ -257,7 +257,7 @@ def _parse_swizzle_args(parser: AttrParser) -> Swizzle:
         parser.raise_error(f"invalid swizzle: {e}", pos, parser.pos)
 
 
-COPY_STRATEGIES = ("tma", "async", "simt", "gather", "realign")
+COPY_STRATEGIES = ("tma", "async", "simt", "gather", "realign", "box")
 """How a `layout.copy` moves its data, when the program says so or the `copy-strategy`
 pass chose (CuTe's TiledCopy with its Copy_Atom, Mojo's TileTensor copier): `tma` (a
 TMA bulk tensor copy, global <-> shared), `async` (`cp.async` per thread, global ->
@@ -267,15 +267,50 @@ destination elements and gathers their sources; the `tile` pass writes it as
 pointer tensors, passes/_gather_tile.py), `realign` (a whole-tensor copy of rows
 contiguous in both views whose starts differ modulo 16 bytes: aligned 16-byte
 destination chunks from aligned source vectors, realigned in registers by
-`layout.funnel_shift`; passes/_realign_tile.py)."""
+`layout.funnel_shift`; passes/_realign_tile.py), `box` (a whole-tensor copy of 1-byte
+elements whose dst-contiguous mode continues a short src-contiguous one, or the
+reverse: boxes of contiguous src runs through shared memory; written with its flavour,
+`box<flat>`, `box<rows>` or `box<cols>`, `BOX_FLAVOURS`; passes/_copy_cost.box_flavour
+says which)."""
+
+BOX_FLAVOURS = ("flat", "rows", "cols")
+"""The shapes of a box strategy (passes/_copy_cost.box_flavour): `flat` (the dst's
+contiguous mode long: a box is the short src-contiguous mode whole by a chunk of it),
+`rows` (the dst's contiguous mode short, 16 to 64: the box is both short modes whole
+by a chunk of the dst's next mode), `cols` (the mirror of `flat`: the src-contiguous
+mode long, the dst-contiguous one short)."""
+
+
+def copy_strategy_kind(strategy: str) -> str:
+    """A strategy's kind: `box` for `box<flat>`, the strategy itself otherwise."""
+    return strategy.split("<", 1)[0]
+
+
+def is_copy_strategy(strategy: str) -> bool:
+    """Whether `strategy` names one: one of `COPY_STRATEGIES` other than `box`, or
+    `box<F>` with F one of `BOX_FLAVOURS`."""
+    if strategy in COPY_STRATEGIES:
+        return strategy != "box"
+    return any(strategy == f"box<{f}>" for f in BOX_FLAVOURS)
 
 
 @irdl_attr_definition
 class CopyStrategyAttr(Data[str]):
-    """`#layout.copy_strategy<tma>`, `<async>`, `<simt>`, `<gather>` or `<realign>` (`COPY_STRATEGIES`): the
-    strategy of a `layout.copy`, a value as CuTe's TiledCopy is."""
+    """`#layout.copy_strategy<tma>`, `<async>`, `<simt>`, `<gather>`, `<realign>` or
+    `<box<flat>>` (`<box<rows>>`, `<box<cols>>`; `COPY_STRATEGIES`, `BOX_FLAVOURS`): the
+    strategy of a `layout.copy`, a value as CuTe's TiledCopy is. Its data is the
+    strategy as written inside the brackets (`box<flat>`); `kind` drops the flavour,
+    `flavour` is it (None for the strategies that have none)."""
 
     name = "layout.copy_strategy"
+
+    @property
+    def kind(self) -> str:
+        return copy_strategy_kind(self.data)
+
+    @property
+    def flavour(self) -> str | None:
+        return self.data[len(self.kind) + 1 : -1] if "<" in self.data else None
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> str:
@@ -285,7 +320,16 @@ class CopyStrategyAttr(Data[str]):
             if kind not in COPY_STRATEGIES:
                 parser.raise_error(f"unknown copy strategy {kind!r}: expected one of {', '.join(COPY_STRATEGIES)}",
                                    pos, parser.pos)
-            return kind
+            if kind != "box":
+                return kind
+            parser.parse_punctuation("<")
+            fpos = parser.pos
+            flavour = parser.parse_identifier()
+            if flavour not in BOX_FLAVOURS:
+                parser.raise_error(f"unknown box flavour {flavour!r}: expected one of {', '.join(BOX_FLAVOURS)}",
+                                   fpos, parser.pos)
+            parser.parse_punctuation(">")
+            return f"box<{flavour}>"
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f"<{self.data}>")

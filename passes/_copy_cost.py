@@ -29,6 +29,17 @@ gather's reads stay coalesced:
   of `block / P` elements, P the product of the (bounded) extents the destination
   walks faster than that mode (broadcast modes re-read the same elements and do not
   count).
+
+Box (`#layout.copy_strategy<box<flat | rows | cols>>`, `box_flavour`) takes transposes
+of 1-byte elements without conversion where the source is contiguous along a short
+mode `W` (known, at most `SMALL_EXTENT`: taken whole, nothing padded) and the
+destination's contiguous mode `D` (the last) comes next in the source (source stride
+`n_W`): `flat` where `D` is not known short, `rows` where `D` has 16 to `SMALL_EXTENT`
+elements and the destination is contiguous over `D` and the mode `K` before it; or
+the mirror, `cols`: `W` not known short, `D` short, the destination contiguous over `D`
+then `W`. Never for a source that broadcasts, and only where a short mode taken whole
+is not a power of two (the tiled kernel pads nothing then), and where a box fits the
+shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 """
 
 from __future__ import annotations
@@ -331,6 +342,54 @@ def short_odd_last(mode: Mode) -> bool:
     return not (mode.exact and mode.bound & (mode.bound - 1) == 0)
 
 
+BOX_SMEM = 40 * 1024
+"""Shared memory of one box (bytes; the `copy-strategy` pass's option `box_smem`)."""
+BOX_SETTINGS = ("auto", "never")
+
+
+def _pow2(n: int) -> bool:
+    return n & (n - 1) == 0
+
+
+def box_pitch(run_bytes: int) -> int:
+    """Bytes of a box's shared-memory slot: a source run and up to 15 bytes before it
+    (its address modulo 16), in whole 16-byte chunks."""
+    return (run_bytes + 15 + 15) // 16 * 16
+
+
+def _short(m: Mode) -> int | None:
+    """A mode's extent where it is known exactly and at most `SMALL_EXTENT`."""
+    return m.bound if m.exact and m.bound is not None and m.bound <= SMALL_EXTENT else None
+
+
+def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
+    """"flat", "rows" or "cols" where the box strategy takes the copy (module doc), else
+    None. `smem`: the shared memory of one box."""
+    if facts.rank < 2 or facts.src_bytes != 1 or facts.dst_bytes != 1 or facts.converts:
+        return None
+    if any(_static(m.src_stride) == 0 for m in facts.modes):
+        return None  # a broadcasting source: the gather strategy's
+    d = facts.rank - 1
+    w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
+    if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
+        return None
+    mw, md = facts.modes[w], facts.modes[d]
+    nw, nd = _short(mw), _short(md)
+    if nw is None:
+        cols = nd is not None and _same(mw.dst_stride, md.extent) and not _pow2(nd)
+        return "cols" if cols and nd * 16 + 32 <= smem else None
+    if not _same(md.src_stride, mw.extent):
+        return None
+    if nd is None:
+        return "flat" if nw * 16 + 16 <= smem and not _pow2(nw) else None
+    if nd < 16 or facts.rank < 3 or (_pow2(nw) and _pow2(nd)):
+        return None
+    k = d - 1
+    if k == w or not _same(facts.modes[k].dst_stride, md.extent):
+        return None
+    return "rows" if 2 * box_pitch(nw * nd) <= smem else None
+
+
 GATHER_SETTINGS = ("auto", "always", "never")
 REALIGN_SETTINGS = GATHER_SETTINGS
 
@@ -364,15 +423,21 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
     return True
 
 
-def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto") -> str | None:
+def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
+                    box: str = "never", box_smem: int = BOX_SMEM) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
-    "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
+    "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
+    else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
     "never" turns either off."""
     if facts.rank < 2:
         return None
+    if box == "auto" and gather != "always":
+        flavour = box_flavour(facts, box_smem)
+        if flavour is not None:
+            return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts)
     if realign == "always" and fits:
         return "realign"

@@ -13,7 +13,7 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import GATHER_SETTINGS, choose_strategy, copy_facts
+from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, choose_strategy, copy_facts
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,11 @@ class CopyStrategyPass(ModulePass):
     faster extents, static or computed so in the IR); from the module's Target, the
     sector size and the widest vector.
 
-    The choice, written as `strategy = #layout.copy_strategy<gather>`: `gather` where
+    The choice, written as `strategy = #layout.copy_strategy<gather>`: with `box=auto`,
+    `box<flat>`, `box<rows>` or `box<cols>` first, where the copy moves 1-byte elements
+    without conversion, the source is contiguous along a short mode taken whole and
+    the destination's contiguous mode comes next in it, or the reverse
+    (passes/_copy_cost.box_flavour); else `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
     not known to be a power of two (any element size), and a gather block's source reads use at least 35%
@@ -47,17 +51,28 @@ class CopyStrategyPass(ModulePass):
                                  (for comparisons; default `auto`, the rule above).
       realign=auto|always|never  `always` takes every copy the realign strategy fits,
                                  before the gather rule; `never` none (default `auto`).
+      box=auto|never             `auto` takes the copies the box rule fits, before the
+                                 others (default `never`: the `tile` pass does not
+                                 lower the box strategy yet; `tilec.copy_` asks the same
+                                 rule, `box_flavour`, and compiles the box kernel itself).
+      box_smem=N                 shared memory of one box in bytes (default 40960).
     """
 
     name = "copy-strategy"
 
     gather: str = "auto"
     realign: str = "auto"
+    box: str = "never"
+    box_smem: int = BOX_SMEM
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
             if value not in GATHER_SETTINGS:
                 raise TilecError(f"copy-strategy: {name}={value} must be one of {', '.join(GATHER_SETTINGS)}")
+        if self.box not in BOX_SETTINGS:
+            raise TilecError(f"copy-strategy: box={self.box} must be one of {', '.join(BOX_SETTINGS)}")
+        if self.box_smem < 1024:
+            raise TilecError(f"copy-strategy: box_smem={self.box_smem} must be at least 1024")
         tgt = target_of(op)
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy is not None or enclosing_launch(c) is not None:
@@ -67,6 +82,6 @@ class CopyStrategyPass(ModulePass):
             facts = copy_facts(c)
             if facts is None:
                 continue
-            kind = choose_strategy(facts, tgt, self.gather, self.realign)
+            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

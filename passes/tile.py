@@ -165,6 +165,10 @@ class TilePass(ModulePass):
         if copy.strategy_name == "realign":
             self._realign(copy)
             return
+        if copy.strategy is not None and copy.strategy.kind == "box":
+            raise TilecError(
+                f"tile: copy strategy {copy.strategy_name} is chosen by copy-strategy{{box=auto}} but not yet "
+                "lowered by the tile pass (tilec.copy_ compiles its kernel itself); leave box=never", op=copy)
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):

@@ -10,8 +10,8 @@ each: `copy_`'s kernel for the pair of views, and a `tilec.Program` of the same 
 The "same views" are the merged views of the plan (`copy_plan.merge_modes`): the copy a
 user would write as a Program after merging what is contiguous in both. A choice is
 (strategy, tile, threads): the strategy is "tiled" for the kernel the `tile` pass makes
-(the one the Program path always takes), else "box" where the plan routed the copy to
-the api/ box kernel, else the strategy the `copy-strategy` pass chose ("gather",
+(the one the Program path always takes), else "box<F>" (its flavour) where the plan
+routed the copy to the api/ box kernel, else the strategy the `copy-strategy` pass chose ("gather",
 "realign": a realign plan's Program states its misalignments as copy_'s does); the tile and the threads are read from the IR after the `tile` pass.
 
 Each case also says how to make it on a GPU (`src_base`, `index`, `perm`, broadcast to
@@ -110,6 +110,12 @@ def _cases() -> list[CanonicalCopy]:
     out.append(CanonicalCopy("cast float32->bfloat16", "float32", "bfloat16", (8192, 8192)))
     out.append(CanonicalCopy("cast float16->float32", "float16", "float32", (8192, 8192)))
     out.append(CanonicalCopy("transposing cast float32->bfloat16", "float32", "bfloat16", (8192, 8192), (1, 0)))
+    # the box strategy's copies (cases 30, 35 and 42 of the strided set,
+    # benchmarks/strided_copy_bench.py seed 0; docs/pytorch-cupy.md)
+    out.append(CanonicalCopy("box flat bool 19x38647519", "bool", "bool", (38647519, 19), (1, 0)))
+    out.append(CanonicalCopy("box cols uint8->int8 rows of 5", "uint8", "int8", (5, 37, 737978), (1, 2, 0)))
+    out.append(CanonicalCopy("box rows int8 37x17 in 1691 steps", "int8", "int8", (89, 19, 346, 17, 37),
+                             (2, 4, 0, 1, 3)))
     return out
 
 
@@ -149,16 +155,23 @@ def _read_choice(module, pipeline: str) -> tuple[str, tuple[int, ...] | None, in
 
 def key_strategy(key) -> str:
     """The strategy of the kernel `tilec.copy_` compiles for `key` (under the routes in
-    force): "box", or the `copy-strategy` pass's ("gather", "realign", "tiled")."""
+    force): "box<F>", or the `copy-strategy` pass's ("gather", "realign", "tiled")."""
     from tilec.compiler.pipeline import parse_module
     from tilec.copy_kernels import kernel_pipeline
     from tilec.copy_program import copy_program
 
     if key.box:
-        return "box"
+        return box_name(key)
     module = parse_module(copy_program(key))
     run_pipeline(module, _split(kernel_pipeline(key, "default"))[0])
     return next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
+
+
+def box_name(key) -> str:
+    """The strategy name of a box key's flavour: "box<flat>", "box<rows>", "box<cols>"."""
+    from tilec.copy_key import BoxShape
+
+    return f"box<{BoxShape(key.box).name.lower()}>"
 
 
 def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
@@ -169,7 +182,7 @@ def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
 
     key = plan.key
     if key.box:
-        return "box", None, None
+        return box_name(key), None, None
     module = parse_module(copy_program(key))
     return _read_choice(module, kernel_pipeline(key, "default"))
 
@@ -210,3 +223,16 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
 def program_choice(plan) -> tuple[str, tuple[int, ...] | None, int]:
     """(strategy, tile, threads) of the Program of the same views through `-p default`."""
     return _read_choice(program_of(plan).module.clone(), "default")
+
+
+def program_box_strategy(plan) -> str:
+    """The strategy the default pipeline's `copy-strategy` pass chooses for the Program
+    of the same views with its box rule on (`box=auto`; the `tile` pass does not lower
+    the box strategy yet, so the default pipeline keeps `box=never`)."""
+    module = program_of(plan).module.clone()
+    first, _ = _split("default")
+    first = ",".join("copy-strategy{box=auto}" if p == "copy-strategy" else p for p in first.split(","))
+    run_pipeline(module, first)
+    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    assert len(copies) == 1, "one copy"
+    return copies[0].strategy_name or "tiled"

@@ -3,7 +3,7 @@ kept (odd extents stay odd, C = 3 stays 3, broadcasts and slices stay), through
 `tilec.copy_`'s front end and the very kernel it compiles (the GPU-level code, on the
 CPU reference executor: `copy_numpy(compiled=True)`), bit for bit against NumPy, the
 dst poisoned first. The strategies the passes choose (tiled, gather) and the api/
-kernels (realign) all run here."""
+kernels (realign, box) all run here."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def _values(rng, dtype: str, shape) -> np.ndarray:
         return (rng.standard_normal(shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     if dtype.startswith("float"):
         return (rng.standard_normal(shape) * 100).astype(dtype)
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape, dtype=np.uint8)
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, size=shape, dtype=dtype)
 

@@ -4,11 +4,19 @@ compiles for a `tilec.Program` of the same views: the same strategy, the same ti
 the same threads per block, read from the IR after the `tile` pass."""
 
 import pytest
-from helpers.canonical_copies import CANONICAL, copy_choice, program_choice
+from helpers.canonical_copies import CANONICAL, copy_choice, program_box_strategy, program_choice
 
 from tilec.copy_plan import plan_copy
 
-DIVERGES: dict[str, str] = {}
+BOX_CASES = {"box flat bool 19x38647519": "box<flat>", "box cols uint8->int8 rows of 5": "box<cols>",
+             "box rows int8 37x17 in 1691 steps": "box<rows>"}
+"""The canonical copies the box strategy takes (cases 30, 35, 42 of the strided set), and
+its flavour."""
+
+DIVERGES: dict[str, str] = {
+    name: "the tile pass does not lower the box strategy yet: the default pipeline keeps copy-strategy's box=never"
+    for name in BOX_CASES
+}
 """Canonical copies whose two kernels still differ, and why (each an expected failure)."""
 
 
@@ -22,6 +30,17 @@ def _params():
 def test_copy_compiles_the_kernel_of_the_program_of_the_same_views(case):
     plan = plan_copy(*case.operands())
     assert copy_choice(plan) == program_choice(plan)
+
+
+@pytest.mark.parametrize("name", sorted(BOX_CASES))
+def test_box_copies_take_the_box_strategy_on_both_paths(name):
+    """copy_'s plan and the copy-strategy pass (box=auto) on the Program of the same
+    views choose the box strategy of the same flavour, from one rule
+    (passes/_copy_cost.box_flavour)."""
+    case = next(c for c in CANONICAL if c.name == name)
+    plan = plan_copy(*case.operands())
+    assert copy_choice(plan) == (BOX_CASES[name], None, None)
+    assert program_box_strategy(plan) == BOX_CASES[name]
 
 
 def test_every_element_size_has_square_and_odd_transposes():
@@ -84,3 +103,32 @@ def test_random_copies_take_the_strategy_of_the_program_of_the_same_views():
             gathers += 1
         checked += 1
     assert checked >= 25 and gathers >= 3
+
+
+def test_random_byte_copies_take_the_box_strategy_of_the_program_of_the_same_views():
+    """Over random transposes of 1-byte elements (short odd, power-of-two and long
+    extents), copy_'s plan takes the box kernel of a flavour exactly where the
+    copy-strategy pass (box=auto) takes the Program of the same views for the box
+    strategy of that flavour: one rule, passes/_copy_cost.box_flavour."""
+    import numpy as np
+
+    from helpers.canonical_copies import box_name, c_strides
+
+    from tilec.copy_plan import Operand
+
+    rng = np.random.default_rng(35)
+    seen = set()
+    for _ in range(60):
+        rank = int(rng.integers(2, 5))
+        base = tuple(int(rng.choice([rng.integers(3, 10), rng.integers(15, 70), 8, 32, rng.integers(100, 3000)]))
+                     for _ in range(rank))
+        perm = [int(p) for p in rng.permutation(rank)]
+        st = c_strides(base)
+        shape, sstr = tuple(base[p] for p in perm), tuple(st[p] for p in perm)
+        sd, dd = [("int8", "int8"), ("uint8", "int8"), ("bool", "bool")][int(rng.integers(3))]
+        plan = plan_copy(Operand(1 << 30, dd, shape, c_strides(shape)), Operand(1 << 34, sd, shape, sstr))
+        got = box_name(plan.key) if plan.key.box else None
+        want = program_box_strategy(plan)
+        assert got == (want if want.startswith("box") else None), (shape, sstr)
+        seen.add(got)
+    assert {"box<flat>", "box<cols>", None} <= seen

@@ -1,4 +1,4 @@
-// layout.copy's strategy (#layout.copy_strategy<tma | async | simt | gather | realign>, CuTe's TiledCopy as
+// layout.copy's strategy (#layout.copy_strategy<tma | async | simt | gather | realign | box<flat|rows|cols>>, CuTe's TiledCopy as
 // a value): round trip, and the verifier's memory-space rules.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>/dev/null | filecheck %s
@@ -12,11 +12,16 @@
 // CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"}
 // CHECK: layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"}
 // CHECK: layout.copy %g, %g {strategy = #layout.copy_strategy<realign>} : !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>, !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+// CHECK: layout.copy %b, %c {strategy = #layout.copy_strategy<box<flat>>} : !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>, !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+// CHECK: layout.copy %b, %c {strategy = #layout.copy_strategy<box<rows>>}
+// CHECK: layout.copy %b, %c {strategy = #layout.copy_strategy<box<cols>>}
 // ERR: error: 'layout.copy': copy strategy tma copies between global and shared memory, got gmem -> gmem
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
 !S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
-func.func @strategies(%g: !G, %h: !H, %s: !S) {
+!B = !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
+!C = !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+func.func @strategies(%g: !G, %h: !H, %s: !S, %b: !B, %c: !C) {
   layout.copy %g, %s {strategy = #layout.copy_strategy<tma>} : !G, !S
   layout.copy %g, %s {strategy = #layout.copy_strategy<async>} : !G, !S
   layout.copy %s, %g {strategy = #layout.copy_strategy<simt>} : !S, !G
@@ -24,6 +29,9 @@ func.func @strategies(%g: !G, %h: !H, %s: !S) {
   layout.copy %g, %h {strategy = #layout.copy_strategy<simt>, convert = "float32->float16"} : !G, !H
   layout.copy %g, %h {strategy = #layout.copy_strategy<gather>, convert = "float32->float16"} : !G, !H
   layout.copy %g, %g {strategy = #layout.copy_strategy<realign>} : !G, !G
+  layout.copy %b, %c {strategy = #layout.copy_strategy<box<flat>>} : !B, !C
+  layout.copy %b, %c {strategy = #layout.copy_strategy<box<rows>>} : !B, !C
+  layout.copy %b, %c {strategy = #layout.copy_strategy<box<cols>>} : !B, !C
   func.return
 }
 
@@ -61,7 +69,7 @@ func.func @tma_converting(%g: !G, %h: !H) {
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !S = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, smem>
 func.func @unknown(%g: !G, %s: !S) {
-  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt, gather, realign}}
+  // expected-error @+1 {{unknown copy strategy 'bulk': expected one of tma, async, simt, gather, realign, box}}
   layout.copy %g, %s {strategy = #layout.copy_strategy<bulk>} : !G, !S
   func.return
 }
@@ -119,5 +127,33 @@ func.func @realign_in_a_launch(%a: !G, %b: !G) {
 func.func @realign_converting(%g: !G, %h: !H) {
   // expected-error @+1 {{copy strategy realign moves bytes as they are: a converting copy is simt}}
   layout.copy %g, %h {strategy = #layout.copy_strategy<realign>, convert = "float32->float16"} : !G, !H
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @box_unknown_flavour(%a: !G, %b: !G) {
+  // expected-error @+1 {{unknown box flavour 'diagonal': expected one of flat, rows, cols}}
+  layout.copy %a, %b {strategy = #layout.copy_strategy<box<diagonal>>} : !G, !G
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
+func.func @box_four_bytes(%a: !G, %b: !G) {
+  // expected-error @+1 {{copy strategy box copies 1-byte elements}}
+  layout.copy %a, %b {strategy = #layout.copy_strategy<box<flat>>} : !G, !G
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(16,16):(16,1)>, gmem>
+!S = !layout.tensor<i8, #layout.cute<(16,16):(16,1)>, smem>
+func.func @box_to_shared(%g: !G, %s: !S) {
+  // expected-error @+1 {{copy strategy box is a whole-tensor copy between global views, outside any launch}}
+  layout.copy %g, %s {strategy = #layout.copy_strategy<box<cols>>} : !G, !S
   func.return
 }
