@@ -82,25 +82,28 @@ GOAL = 0.95
 block has at least 16 KiB in flight), and never below the naive Triton program."""
 
 
-VARIANTS: dict[str, tuple[str, str]] = {
-    "scan-vector": ("coalesce", "coalesce{scan_vector=true}"),
-    "warps-bytes16": ("choose-warps", "choose-warps{bytes=16}"),
+VARIANTS: dict[str, dict[str, str]] = {
+    "scan-vector": {"coalesce": "coalesce{scan_vector=true}"},
+    "warps-bytes16": {"choose-warps": "choose-warps{bytes=16}"},
+    "reread-order": {"choose-warps": "reread-order,choose-warps"},
+    "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},
+    "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},
 }
 """Compiler options a run may compare with the default (`--variants NAME,...`): each the
-default pipeline with one pass (the first) replaced by the second (that pass with
-options). A variant is timed beside the default, as its own column, only where its CUDA
-differs from the default's."""
+default pipeline with passes replaced (pass -> that pass with options, or with a pass
+before it). A variant is timed beside the default, as its own column, only where its
+CUDA differs from the default's."""
 
 
 def variant_pipeline(name: str) -> str:
-    """The default pipeline with the pass of variant `name` given its options."""
+    """The default pipeline with the passes of variant `name` replaced."""
     from tilec.compiler.pipeline import NAMED_PIPELINES
 
-    old, new = VARIANTS[name]
     passes = NAMED_PIPELINES["default"].split(",")
-    if old not in passes:
-        raise ValueError(f"variant {name}: no pass {old} in the default pipeline")
-    return ",".join(new if p == old else p for p in passes)
+    for old in VARIANTS[name]:
+        if old not in passes:
+            raise ValueError(f"variant {name}: no pass {old} in the default pipeline")
+    return ",".join(VARIANTS[name].get(p, p) for p in passes)
 
 
 @dataclass

@@ -16,8 +16,10 @@ from tilec.dialects.layout import OPEN_THREADS, LaunchOp, LoadOp, StoreOp
 from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.layout_ptr import PtrLoadOp, PtrStoreOp, pointee
 from tilec.support.diagnostics import TilecError
+from tilec.support.target import Target, target_of
 
 from ._analysis import is_pow2, pow2_floor
+from ._rereads import rereads
 from .coalesce import _root_auto, _substitute, _values
 
 WARP = 32
@@ -80,15 +82,28 @@ class ChooseWarpsPass(ModulePass):
     never changed: an explicit count wins; so is an open launch with a layout written in
     it (or made by an earlier pass, `distribute`'s): it keeps OPEN_THREADS, now written.
 
+    With `l2_rows`, a launch whose loop over a row's chunks reads again the chunks an
+    earlier loop read (`_rereads`: a two-pass softmax or norm, R bytes of row read twice)
+    gets more warps where its rows in flight would not fit in half the target's L2: W
+    doubles (to at most 32) while P x (T / 32 W) x R > L2 / 2, with P the target's
+    multiprocessors and T the threads each holds (`Target`: an H100/H200 132, 2048, 50
+    MiB). Fewer, larger blocks have fewer rows in flight, so the second read finds more
+    of each row in L2 (rows of 50257 f16: W = 32, 264 rows, 26 MB), with as many bytes
+    in flight per multiprocessor. (Registers only lower the blocks resident.) A target
+    whose L2 or multiprocessors are unknown keeps the bytes rule.
+
     Options:
       bytes=B        bytes of the tile each thread holds at least (default 32).
-      max-warps=W    the most warps a block gets (default 16), a power of two.
+      max-warps=W    the most warps a block gets by the bytes rule (default 16), a power of two.
+      l2_rows        the L2 rule above for rows read twice (default false: unmeasured on a
+                     GPU; benchmarks/realistic_rows.py `--variants l2-rows` compares).
     """
 
     name = "choose-warps"
 
     bytes: int = 32
     max_warps: int = 16
+    l2_rows: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.bytes < 1 or not is_pow2(self.max_warps) or self.max_warps > MAX_WARPS:
@@ -99,7 +114,20 @@ class ChooseWarpsPass(ModulePass):
             warps = OPEN_THREADS // WARP
             if tile and _all_auto(launch):
                 warps = default_warps(tile, self.bytes, self.max_warps)
+                if self.l2_rows:
+                    warps = l2_row_warps(launch, warps, target_of(op))
             _set_warps(launch, warps)
+
+
+def l2_row_warps(launch: LaunchOp, warps: int, tgt: Target) -> int:
+    """`warps`, doubled (to at most MAX_WARPS) while the rows that `launch` reads twice
+    (`rereads`), one per resident block, would take more than half of `tgt`'s L2."""
+    rows = max((r.row_bytes for r in rereads(launch)), default=0)
+    if not rows or not tgt.l2_bytes or not tgt.multiprocessors:
+        return warps
+    while warps < MAX_WARPS and tgt.multiprocessors * (tgt.threads_per_sm // (WARP * warps)) * rows > tgt.l2_bytes // 2:
+        warps *= 2
+    return warps
 
 
 def _all_auto(launch: LaunchOp) -> bool:

@@ -57,6 +57,13 @@ class Target:
     at hand (`tilec.gemm.choose_config`); 0: unknown. A caller with the device passes
     its own count instead (an H100 PCIe has 114)."""
 
+    l2_bytes: int = 0
+    """Bytes of L2 of the architecture's reference part (sm_80: the A100's 40 MiB; sm_90:
+    the H100 SXM's and the H200's 50 MiB), which `choose-warps{l2_rows}` sizes rows in
+    flight to; 0: unknown."""
+    threads_per_sm: int = 2048
+    """The most threads resident on one multiprocessor (sm_80, sm_90: 2048)."""
+
     @property
     def sm(self) -> int:
         """The compute capability as a number: 90 for sm_90 and sm_90a."""
@@ -73,11 +80,12 @@ class Target:
 _AMPERE = frozenset({"cp.async", "ldmatrix"})
 _HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
 TARGETS = {
-    "sm_80": Target("sm_80", 163 * KIB, _AMPERE),
-    "sm_86": Target("sm_86", 99 * KIB, _AMPERE),
-    "sm_89": Target("sm_89", 99 * KIB, _AMPERE),
-    "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132),
-    "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132),
+    "sm_80": Target("sm_80", 163 * KIB, _AMPERE, l2_bytes=40 * KIB * KIB),
+    "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536),
+    "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536),
+    "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132, l2_bytes=50 * KIB * KIB),
+    "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132,
+                     l2_bytes=50 * KIB * KIB),
 }
 """The architectures tilec knows (sm_80 and newer: cp.async is the floor)."""
 

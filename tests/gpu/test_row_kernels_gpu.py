@@ -172,3 +172,19 @@ def test_scan_vector_cumsum_of_unaligned_rows(dtype, n):
     `scan-vector`): rows only element-aligned, scanned in 16-byte runs a thread, the
     scalar loads and stores through shared-memory conversions; N = 50257 in chunks."""
     _check("cumsum", dtype, n, (1, 7, 300), _variant("scan-vector"))
+
+
+@pytest.mark.parametrize("variant", ["reread-order", "l2-rows", "reread-l2"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_rows_under_the_l2_variants(name, dtype, variant):
+    """The two-pass long rows (N = 50257: 13 chunks, the last partial) with the second
+    loop backwards (`reread-order`) and/or 32 warps (`choose-warps{l2_rows}`)."""
+    _check(name, dtype, 50257, (1, 7, 300), _variant(variant))
+
+
+@pytest.mark.parametrize("n", [1001, 8192])
+@pytest.mark.parametrize("name", list(rk.KERNELS))
+def test_rows_at_the_warps_bytes16_variant(name, n):
+    """`choose-warps{bytes=16}` (f16 N = 8192: 16 warps)."""
+    _check(name, "f16", n, (1, 7, 4097), _variant("warps-bytes16"))

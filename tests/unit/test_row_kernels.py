@@ -318,3 +318,45 @@ def test_scan_vector_cumsum_is_exact(n, dtype):
     want = np.cumsum(x.astype(np.float64), axis=1).astype(nd)
     assert np.array_equal(got.reshape(m, n), want)
     compile_sm90_or_skip(cuda)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+def test_reread_order_reverses_the_second_pass_and_changes_no_bit(name):
+    """`reread-order` runs the second loop over chunks backwards (4 - j for 5 chunks of
+    1024 of rows of 5000): each output computed as before, the CPU reference's results
+    are the default pipeline's bit for bit; with `choose-warps{l2_rows}` too (rows of
+    20 KB: 8 warps instead of 4) they are NumPy's within the usual tolerance."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import realistic_rows
+
+    m, n = 3, 5000
+    program = CHUNKED[name](n, "f32", chunk=1024)
+    args, want = _inputs(name, m, n, "f32")
+    outs = {}
+    for variant in (None, "reread-order", "reread-l2"):
+        lowered = program.module.clone()
+        run_pipeline(lowered, "default" if variant is None else realistic_rows.variant_pipeline(variant))
+        outs[variant] = tilec.run_reference(lowered, args)["dst"]
+        if variant is not None:
+            shaped = program.module.clone()
+            run_pipeline(shaped, realistic_rows.variant_pipeline(variant).split(",coalesce,")[0])
+            text = emit(shaped)
+            assert "arith.constant 4 : index" in text and "arith.subi" in text
+            assert ("threads(256)" if variant == "reread-l2" else "threads(128)") in text
+    assert np.array_equal(outs[None], outs["reread-order"])
+    got = outs["reread-l2"].reshape(m, n).astype(np.float64)
+    assert np.abs(got - want).max() <= 2e-5 * np.abs(want).max()
+
+
+def test_l2_rows_needs_the_targets_l2():
+    """`choose-warps{l2_rows}` on a target whose L2 size is unknown (sm_86) keeps the
+    bytes rule's warps; on sm_90 the two-pass rows of 50257 f16 take 32."""
+    from tilec.passes.choose_warps import l2_row_warps
+    from tilec.support.target import target
+
+    program = rk.softmax_online(50257, "f16")
+    module = program.module.clone()
+    run_pipeline(module, "chunk-rows,pack-rows")
+    launch = next(o for o in module.walk() if type(o).__name__ == "LaunchOp")
+    assert l2_row_warps(launch, 4, target("sm_86")) == 4
+    assert l2_row_warps(launch, 4, target("sm_90")) == 32
