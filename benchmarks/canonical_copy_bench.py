@@ -33,7 +33,7 @@ from dataclasses import replace
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from helpers.canonical_copies import CANONICAL, CanonicalCopy, copy_choice, program_choice, program_of  # noqa: E402
+from helpers.canonical_copies import SHORT, CANONICAL, CanonicalCopy, copy_choice, program_choice, program_of  # noqa: E402
 
 
 def quick_case(case: CanonicalCopy) -> CanonicalCopy:
@@ -124,7 +124,19 @@ def _program_args(torch, src, dst, plan, base):
     reach_s = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.src_strides))
     reach_d = 1 + sum((n - 1) * abs(s) for n, s in zip(plan.extents, plan.dst_strides))
     d_off = 0
-    return base.reshape(-1)[s_off : s_off + reach_s], dst.reshape(-1)[d_off : d_off + reach_d]
+    a, b = base.reshape(-1)[s_off : s_off + reach_s], dst.reshape(-1)[d_off : d_off + reach_d]
+    return _as_key_dtype(torch, a, plan.key.src_dtype), _as_key_dtype(torch, b, plan.key.dst_dtype)
+
+
+_TORCH = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16", "bf16": "bfloat16",
+          "f32": "float32", "f64": "float64"}
+
+
+def _as_key_dtype(torch, t, name):
+    """`t` as the element type its Program declares for the key's dtype `name`
+    (`program_of`: bool and uint8 pointers are int8, the bits they are)."""
+    want = getattr(torch, _TORCH[SHORT[name]])
+    return t if t.dtype == want else t.view(want)
 
 
 def _realigned_args(src, dst, plan):
