@@ -83,7 +83,7 @@ block has at least 16 KiB in flight), and never below the naive Triton program."
 
 
 VARIANTS: dict[str, dict[str, str]] = {
-    "scan-vector": {"coalesce": "coalesce{scan_vector=true}"},
+    "no-scan-vector": {"coalesce": "coalesce{scan_vector=false}"},
     "warps-bytes16": {"choose-warps": "choose-warps{bytes=16}"},
     "reread-order": {"choose-warps": "reread-order,choose-warps"},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},

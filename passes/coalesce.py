@@ -98,14 +98,17 @@ class CoalescePass(ModulePass):
       vector-bytes=B  the most bytes a thread holds consecutively along the contiguous
                       dim (default 16, the widest access); a power of two.
       scan_vector     widen scanned tensors past their accesses' vectors, as above
-                      (default false: unmeasured on a GPU; benchmarks/realistic_rows.py
-                      `--variants scan-vector` compares).
+                      (default true; `scan_vector=false` keeps the accesses' width:
+                      benchmarks/realistic_rows.py `--variants no-scan-vector`). Measured
+                      on an H200 (M = 16384): cumsum f16 N=50257 0.47 -> 0.75 of
+                      cudaMemcpy, f32 0.67 -> 0.85, f16 N=1001 0.59 -> 0.77, f32 N=1001
+                      0.90 -> 0.99 (Triton: 0.34, 0.74, 0.63, 0.98).
     """
 
     name = "coalesce"
 
     vector_bytes: int = 16
-    scan_vector: bool = False
+    scan_vector: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not is_pow2(self.vector_bytes) or self.vector_bytes > 16:

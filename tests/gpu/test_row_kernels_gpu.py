@@ -168,10 +168,12 @@ def _variant(name: str) -> str:
 @pytest.mark.parametrize("n", [1001, 50257])
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_scan_vector_cumsum_of_unaligned_rows(dtype, n):
-    """`coalesce{scan_vector=true}` (benchmarks/realistic_rows.py's variant
-    `scan-vector`): rows only element-aligned, scanned in 16-byte runs a thread, the
-    scalar loads and stores through shared-memory conversions; N = 50257 in chunks."""
-    _check("cumsum", dtype, n, (1, 7, 300), _variant("scan-vector"))
+    """`coalesce{scan_vector}` (the default; off: benchmarks/realistic_rows.py's variant
+    `no-scan-vector`, checked too): rows only element-aligned, scanned in 16-byte runs
+    a thread, the scalar loads and stores through shared-memory conversions; N = 50257
+    in chunks."""
+    _check("cumsum", dtype, n, (1, 7, 300))
+    _check("cumsum", dtype, n, (1, 7, 300), _variant("no-scan-vector"))
 
 
 @pytest.mark.parametrize("variant", ["reread-order", "l2-rows", "reread-l2"])

@@ -198,18 +198,19 @@ def test_variants_replace_one_pass_and_add_a_column():
     default = NAMED_PIPELINES["default"].split(",")
     for name, changes in rr.VARIANTS.items():
         assert rr.variant_pipeline(name) == ",".join(changes.get(p, p) for p in default) != ",".join(default), name
-    timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
-    text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("scan-vector",))
-    assert text.splitlines()[0].endswith("| goal | tilec scan-vector |")
+    timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"no-scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
+    text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("no-scan-vector",))
+    assert text.splitlines()[0].endswith("| goal | tilec no-scan-vector |")
     assert text.splitlines()[2].endswith("| 0.70 (1.0 us) |") and text.splitlines()[3].endswith("| = |")
     with pytest.raises(SystemExit):
         rr.main(["--dry-run", "--variants", "no-such-variant"])
 
 
 def test_dry_run_names_the_variants_that_change_a_program():
-    """The scan-vector variant changes cumsum at rows only element-aligned, not at
-    16-byte-aligned ones (nor any softmax); its CUDA compiles with NVRTC."""
+    """The no-scan-vector variant (the default's `coalesce{scan_vector}` off) changes
+    cumsum at rows only element-aligned, not at 16-byte-aligned ones (nor any softmax);
+    its CUDA compiles with NVRTC."""
     keys = rr.plan(("cumsum", "softmax"), ("f16",), (1000, 1001), (16384,))
-    out = {d["key"]: d["variants_differ"] for d in rr.dry_run(keys, variants=("scan-vector",))}
-    assert out == {"cumsum f16 N=1000": [], "cumsum f16 N=1001": ["scan-vector"],
+    out = {d["key"]: d["variants_differ"] for d in rr.dry_run(keys, variants=("no-scan-vector",))}
+    assert out == {"cumsum f16 N=1000": [], "cumsum f16 N=1001": ["no-scan-vector"],
                    "softmax f16 N=1000": [], "softmax f16 N=1001": []}

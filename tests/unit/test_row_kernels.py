@@ -297,13 +297,14 @@ def _small_integers(m: int, n: int, dtype):
 
 @pytest.mark.parametrize("n,dtype", [(1001, "f32"), (1001, "f16"), (5001, "f16")])
 def test_scan_vector_cumsum_is_exact(n, dtype):
-    """`coalesce{scan_vector=true}` on cumsum rows that are only element-aligned (5001:
+    """`coalesce{scan_vector}` (the default) on cumsum rows that are only element-aligned (5001:
     chunked, here in chunks of 1024): the scan runs on 16-byte runs a thread with the
     scalar load and store through conversions; the results are NumPy's exactly."""
     sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
     import realistic_rows
 
-    pipeline = realistic_rows.variant_pipeline("scan-vector").replace("chunk-rows,", "chunk-rows{max_row=4096 chunk=1024},")
+    pipeline = realistic_rows.variant_pipeline("no-scan-vector").replace("coalesce{scan_vector=false}", "coalesce")
+    pipeline = pipeline.replace("chunk-rows,", "chunk-rows{max_row=4096 chunk=1024},")
     m = 2
     nd = {"f32": np.float32, "f16": np.float16}[dtype]
     x = _small_integers(m, n, nd)

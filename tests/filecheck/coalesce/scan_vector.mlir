@@ -1,7 +1,8 @@
 // RUN: tilec %s -p 'coalesce{scan_vector=true},vectorize' | filecheck %s
+// RUN: tilec %s -p 'coalesce,vectorize' | filecheck %s
 // RUN: tilec %s -p 'coalesce{scan_vector=true},vectorize' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'coalesce{scan_vector=true},vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'coalesce' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p 'coalesce{scan_vector=false}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'coalesce{scan_vector=true},vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize' -t cuda | filecheck %s --check-prefix=CUDA
 // EQ: @cumsum_odd_rows: equivalent after
 // EQ: @cumsum_aligned_rows: equivalent after
