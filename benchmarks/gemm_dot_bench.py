@@ -56,10 +56,11 @@ shared memory are over sm_80's 163)."""
 
 
 def parse_tile(spec: str) -> tuple[int, int, int, int, int]:
-    """BMxBNxBK:WARPS[:STAGES] -> (bm, bn, bk, warps, stages)."""
+    """BMxBNxBK:WARPS[:STAGES] -> (bm, bn, bk, warps, stages); stages None where the
+    spec names none (the loop as `accelerate-matmul` leaves it)."""
     parts = spec.split(":")
     bm, bn, bk = (int(x) for x in parts[0].split("x"))
-    return bm, bn, bk, int(parts[1]), int(parts[2]) if len(parts) > 2 else 1
+    return bm, bn, bk, int(parts[1]), int(parts[2]) if len(parts) > 2 else None
 
 
 def check_f32(c, a, b) -> tuple[bool, float]:

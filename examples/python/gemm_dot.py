@@ -50,13 +50,13 @@ def _blocked(rows: int, cols: int, warps: int, element_bytes: int):
 
 
 def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: int = 8,
-             dtype: str = "bf16", target: str | None = None, stages: int = 1):
+             dtype: str = "bf16", target: str | None = None, stages: int | None = None):
     """The program of C = A @ B (the module docstring): A m x k and B k x n of `dtype`
     (bf16, f16 or f32), C m x n f32, all row-major (`pa`, `pb`, `pc`); m, n, k
     multiples of bm, bn, bk. `target` names the module's target (None: the default);
     `stages` is the pipeline depth the K loop asks for (`range(..., num_stages=S)`:
     `software-pipeline` makes a ring of S stages of the staged copies, cp.async on
-    sm_80; 1 leaves the loop single-buffered)."""
+    sm_80; None states no depth: the loop stays single-buffered)."""
     if m % bm or n % bn or k % bk:
         raise ValueError(f"gemm_dot: {m}x{n}x{k} is not a multiple of the {bm}x{bn}x{bk} tile")
     eb = 4 if dtype == "f32" else 2

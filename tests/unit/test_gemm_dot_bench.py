@@ -16,7 +16,7 @@ import gemm_dot_bench  # noqa: E402
 
 def test_parse_tile_reads_the_stages():
     assert gemm_dot_bench.parse_tile("128x128x32:8:3") == (128, 128, 32, 8, 3)
-    assert gemm_dot_bench.parse_tile("64x128x32:4") == (64, 128, 32, 4, 1)
+    assert gemm_dot_bench.parse_tile("64x128x32:4") == (64, 128, 32, 4, None)
 
 
 def test_dry_run_compiles_the_sm_80_plain_loop_and_the_hand_written_gemm(capsys):
