@@ -50,10 +50,13 @@ def _blocked(rows: int, cols: int, warps: int, element_bytes: int):
 
 
 def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: int = 8,
-             dtype: str = "bf16", target: str | None = None):
+             dtype: str = "bf16", target: str | None = None, stages: int | None = None):
     """The program of C = A @ B (the module docstring): A m x k and B k x n of `dtype`
     (bf16, f16 or f32), C m x n f32, all row-major (`pa`, `pb`, `pc`); m, n, k
-    multiples of bm, bn, bk. `target` names the module's target (None: the default)."""
+    multiples of bm, bn, bk. `target` names the module's target (None: the default);
+    `stages` is the pipeline depth the K loop asks for (`range(..., num_stages=S)`:
+    `software-pipeline` makes a ring of S stages of the staged copies, cp.async on
+    sm_80; None states no depth: the loop stays single-buffered)."""
     if m % bm or n % bn or k % bk:
         raise ValueError(f"gemm_dot: {m}x{n}x{k} is not a multiple of the {bm}x{bn}x{bk} tile")
     eb = 4 if dtype == "f32" else 2
@@ -64,7 +67,7 @@ def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32,
     la, lb, lc = _blocked(bm, bk, warps, eb), _blocked(bk, bn, warps, eb), _blocked(bm, bn, warps, 4)
     with p.launch(grid=(m // bm, n // bn, 1), threads=32 * warps) as blk:
         acc = p.full([bm, bn], 0.0, "f32", lc, dense=True).named("acc")
-        with p.range(0, k // bk, 1, carry=[acc]) as kt:
+        with p.range(0, k // bk, 1, carry=[acc], num_stages=stages) as kt:
             kt.named("kt")
             a = p.load(p.tile(A, [blk.bx, kt], [bm, bk]).named("ta"), la).named("a")
             b = p.load(p.tile(B, [kt, blk.by], [bk, bn]).named("tb"), lb).named("b")

@@ -35,7 +35,18 @@ schedules are the ones of a trip count known only at run time.
   plain register stores; it waits for a stage to be empty under an `scf.if` (from the
   second round on) or from the start on the opposite parity (CUTLASS's producer
   start state); consumers wait for "full", load the stage into registers of their
-  warps, store the tile and arrive on "empty"; optional `setmaxnreg` budgets.
+  warps, store the tile and arrive on "empty"; optional `setmaxnreg` budgets; and
+  optional hardware barriers among a subset of the block's warps
+  (`layout.named_barrier`, `bar.sync id, threads` / `bar.arrive`, an id of 3 to 15):
+  `named="exchange"` -- the consumer warpgroups alone (the producer's warps take no
+  part) hand each tile over through a shared scratch buffer, written in their
+  16-byte-vector layout and read back in a layout of one element per thread (so
+  threads read what other threads wrote), `bar.sync id, 128 * consumers` between the
+  writes and the reads and again before the next trip's writes (warp
+  specialisation's consumer-only sync); `named="handover"` -- the consumers also write
+  every tile to a shared `last` buffer and, after their loop, `bar.arrive id, 128 *
+  (consumers + 1)`; the producer, after its loop, `bar.sync`s on the same barrier and
+  stores `last` (the block's last tile) to the `last` tensor.
 * `random_plain_loop_kernel` -- the plain single-buffered loop a user writes
   (examples/python/gemm_plain.py's form, without the GEMM): per step TMA loads on one
   mbarrier and its wait, or cp.async copies and their wait; a carried sum, copies,
@@ -50,7 +61,11 @@ schedules are the ones of a trip count known only at run time.
 invalidated barrier (the layout level's "wait without init": `mbarrier_init` both
 allocates and initialises), a missing or an extra arrival, expect-tx bytes that differ
 from the bytes copied, a read of a stage before its wait, a stage index past the
-array, a producer that does not wait for the stage to be empty; `InvalidProgram.message`
+array, a producer that does not wait for the stage to be empty; and on the named
+barriers: the consumers' exchange without its first `bar.sync` (a race), with a thread
+count other than the consumers' (more threads than arrive: a `bar.sync` that never
+returns; fewer: arrivals past the count), and a handover whose consumers never
+`bar.arrive` (the producer's `bar.sync` never returns); `InvalidProgram.message`
 is a regular expression the diagnostic must match.
 
 Everything drawn comes from the `random.Random` passed in: a seed gives one program.
@@ -157,6 +172,8 @@ class Ws:
     regs: bool  # setmaxnreg budgets
     compute: bool  # x + x in the consumers
     dynamic: bool = False  # the trip count an index argument (`tilec.args`)
+    named: str | None = None  # None | "exchange" | "handover": named barriers (module docstring)
+    barrier_id: int = 3  # the named barrier's id (3 .. 15: 0 is __syncthreads's, 1 and 2 the regions')
     defect: str | None = None
 
     @property
@@ -248,7 +265,8 @@ def draw_ws(rng: random.Random) -> Ws:
     fill = rng.choice(["tma", "tma", "cp.async", "store"])
     return Ws(dtype, rows, cols, rng.randint(1, 6), rng.choice([1, 1, 2]), rng.randint(1, 3), rng.choice([1, 2]),
               rng.random() < 0.5, fill, rng.choice(["guard", "parity"]), rng.random() < 0.5,
-              dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3)
+              dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3,
+              rng.choice([None, None, "exchange", "handover"]), rng.randrange(3, 16))
 
 
 # ------------------------------------------------------------------ building
@@ -442,9 +460,12 @@ def ws_program(s: Ws) -> str:
     p = Program("ws")
     src = p.view(p.pointer("src", s.dtype), f"({m},{n}):({n},1)")
     dst = p.view(p.pointer("dst", s.dtype), f"({m},{n}):({n},1)")
+    last_out = p.view(p.pointer("last", s.dtype), f"({s.grid * R},{C}):({C},1)") if s.named == "handover" else None
     trips = p.index("n") if s.dynamic else s.trips
     with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K)) as k:
         buf = p.alloc(f"({S},{R},{C}):({_stage_elements(s.tile_bytes, eb, 0)},{C},1)", s.dtype, "smem")
+        scratch = p.alloc(f"({R},{C}):({C},1)", s.dtype, "smem") if s.named == "exchange" else None
+        last = p.alloc(f"({R},{C}):({C},1)", s.dtype, "smem") if s.named == "handover" else None
         full = p.mbarrier_array(S, count=1)
         empty = p.mbarrier_array(S, count=K + (1 if d == "missing-arrival" else 0))
         cS, c2 = p.constant(S), p.constant(2)
@@ -483,6 +504,9 @@ def ws_program(s: Ws) -> str:
                     p.mbarrier_arrive(bar)
                 if d == "extra-arrival":
                     p.mbarrier_arrive(bar)
+            if s.named == "handover":  # the block's last tile, once the consumers have written it
+                p.named_barrier("sync", s.barrier_id, 128 * (K + 1))
+                p.store(p.load(last, _blocked(4, R, C, eb)), p.tile(last_out, [k.bx, 0], [R, C]))
         with consumer:
             if s.regs:
                 p.setmaxnreg("inc", 232)
@@ -500,9 +524,35 @@ def ws_program(s: Ws) -> str:
                 p.mbarrier_wait(p.mbarrier_at(full, stage), phase)
                 if d != "early-read":
                     x = p.load(st, enc)
-                p.store(x + x if s.compute else x, tile_of(dst, i))
+                y = x + x if s.compute else x
+                if s.named == "exchange":  # through scratch, read back by other threads
+                    count = 128 * K
+                    if d == "named-count":  # the producer's threads too, or only half the consumers
+                        count = 128 * (K + 1) if K == 1 else 128
+                    p.store(y, scratch)
+                    if d != "named-race":
+                        p.named_barrier("sync", s.barrier_id, count)
+                    y = p.load(scratch, _scalar(4 * K, R, C))
+                    p.store(y, tile_of(dst, i))
+                    p.named_barrier("sync", s.barrier_id, count)  # every read done before the next writes
+                else:
+                    p.store(y, tile_of(dst, i))
+                if s.named == "handover":
+                    p.store(y, last)
                 p.mbarrier_arrive(p.mbarrier_at(empty, stage))
+            if s.named == "handover" and d != "named-no-arrive":
+                p.named_barrier("arrive", s.barrier_id, 128 * (K + 1))
     return _text(p, {"n": s.trips} if s.dynamic else None)
+
+
+def _scalar(warps: int, rows: int, cols: int):
+    """A blocked layout of one element per thread, a warp's lanes along the rows: thread
+    1 holds element (0, 1), which `_blocked`'s thread 0 holds (its vectors have 2 or
+    more elements)."""
+    import tilec
+
+    tc = min(32, cols)
+    return tilec.BlockedLayout([1, 1], [32 // tc, tc], [warps, 1], [1, 0])
 
 
 def plain_program(s: Plain) -> str:
@@ -609,6 +659,13 @@ def random_plain_loop_kernel(rng: random.Random) -> MbarrierProgram:
                            s.specialized)
 
 
+def random_named_barrier_kernel(rng: random.Random) -> MbarrierProgram:
+    """A valid warp-specialised program with named barriers among a subset of its warps
+    (`Ws.named`: the consumers' exchange, or their handover to the producer)."""
+    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]))
+    return MbarrierProgram(ws_program(s), rng.choice(PIPELINES), _summary(s), "ws")
+
+
 def random_mbarrier_kernel(rng: random.Random) -> MbarrierProgram:
     """Any family: rings half the time (they vary most), else warp-specialised or plain loops."""
     x = rng.random()
@@ -628,6 +685,10 @@ DEFECTS: dict[str, str] = {
     "index-out-of-range": r"mbarrier index \d+ is out of range for an array of \d+ barriers"
     r"|out-of-bounds subview: 1 elements from \d+ with step 1 in dimension 0 of %mbars",
     "no-empty-wait": r"which an earlier TMA load is still writing|already has all its|race|hazard",
+    "named-race": r"data race on shared memory: .* reads .*, which .* wrote with no barrier in between",
+    "named-count": r"the (bar\.sync \d+|wait) would never return|\d+ threads arrive at barrier \d+ in block \d+, "
+    r"whose phase counts \d+",
+    "named-no-arrive": r"the bar\.sync \d+ would never return: 128 of the \d+ threads",
 }
 """The defects `random_invalid_mbarrier_kernel` injects and what the diagnostic says."""
 
@@ -662,6 +723,10 @@ def defects_of(s: Ring | Ws) -> list[str]:
         out.append("tx-mismatch")
         if s.trips > s.stages:
             out.append("no-empty-wait")
+    if s.named == "exchange":
+        out += ["named-race", "named-count"]
+    if s.named == "handover":
+        out.append("named-no-arrive")
     return out
 
 
@@ -675,6 +740,15 @@ def random_invalid_mbarrier_kernel(rng: random.Random) -> InvalidProgram:
     if isinstance(s, Ws) and defect in ("wrong-phase", "early-read"):
         message = f"{message}|{UNWRITTEN}"
     return InvalidProgram(text, f"{defect}: {_summary(s)}", defect, message)
+
+
+def random_invalid_named_barrier_kernel(rng: random.Random) -> InvalidProgram:
+    """A warp-specialised program with named barriers and one of their defects
+    (`named-race`, `named-count`, `named-no-arrive`: DEFECTS) the executor reports."""
+    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]))
+    defect = rng.choice([d for d in defects_of(s) if d.startswith("named-")])
+    s = replace(s, defect=defect)
+    return InvalidProgram(ws_program(s), f"{defect}: {_summary(s)}", defect, DEFECTS[defect])
 
 
 def _summary(s: Ring | Ws | Plain) -> str:

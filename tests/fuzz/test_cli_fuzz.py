@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate_mbarrier import random_invalid_mbarrier_kernel  # noqa: E402
+from generate_mbarrier import random_invalid_mbarrier_kernel, random_invalid_named_barrier_kernel  # noqa: E402
 from harness import (  # noqa: E402
     LOCATED,
     SPECIAL_NUMBERS,
@@ -315,7 +315,23 @@ def test_invalid_mbarrier_programs_are_located_diagnostics(seed):
     stage), run on the CPU reference executor as written and after the default
     pipeline (GPU level, `cuda.mbarrier_*`): status 1 and a diagnostic that names the
     defect, located at the same op at both levels, never a traceback."""
-    prog = random_invalid_mbarrier_kernel(random.Random(seed))
+    _check_invalid_mbarrier_program(random_invalid_mbarrier_kernel(random.Random(seed)))
+
+
+@fuzz_settings(budget(12))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invalid_named_barrier_programs_are_located_diagnostics(seed):
+    """Warp-specialised programs whose named barriers are wrong (generate_mbarrier's
+    `named-*` defects: the consumers' exchange through shared memory without its first
+    `bar.sync` -- a race; with a thread count other than the consumers' -- a `bar.sync`
+    that never returns or arrivals past its count; a handover whose consumers never
+    `bar.arrive` -- the producer's `bar.sync` never returns), as written and after the
+    default pipeline (`cuda.named_barrier`): status 1 and a diagnostic naming the
+    defect, located at the same op at both levels."""
+    _check_invalid_mbarrier_program(random_invalid_named_barrier_kernel(random.Random(seed)))
+
+
+def _check_invalid_mbarrier_program(prog) -> None:
     event(prog.defect)
     where = []
     for argv in (["--run", "cpu"], ["-p", "default", "--run", "cpu"]):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 
 from hypothesis import HealthCheck, event, given, settings
@@ -42,6 +43,7 @@ from generate_mbarrier import (
     draw_plain,
     draw_ring,
     draw_ws,
+    random_named_barrier_kernel,
     random_plain_loop_kernel,
     random_ring_kernel,
     random_ws_kernel,
@@ -144,6 +146,21 @@ def test_whole_pipeline_preserves_random_warp_specialized_pipelines(seed):
     _check_mbarrier_program(random_ws_kernel(random.Random(seed)))
 
 
+@settings(VALID, max_examples=budget(12))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_named_barriers_of_random_warp_specialized_pipelines(seed):
+    """Warp-specialised pipelines with `layout.named_barrier` among a subset of their
+    warps (generate_mbarrier.random_named_barrier_kernel: the consumer warpgroups alone
+    exchanging each tile through shared memory between two `bar.sync id, 128 *
+    consumers`, or handing the last tile to the producer by `bar.arrive` / `bar.sync`
+    of the whole block): the executor's barrier counts and race checks pass at both
+    levels, the outputs are equal, NVRTC compiles the CUDA, which has the bar.sync."""
+    prog = random_named_barrier_kernel(random.Random(seed))
+    _check_mbarrier_program(prog)
+    cuda = run_tilec(["-p", prog.pipeline, "-t", "cuda"], prog.text)
+    assert re.search(r"bar\.sync ([3-9]|1[0-5]), (128|256|384);", cuda.stdout), prog.summary
+
+
 @settings(VALID, max_examples=budget(20))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_software_pipeline_schedules_of_random_plain_loops_are_checked(seed):
@@ -192,6 +209,8 @@ def test_mbarrier_generators_draw_every_form():
     assert {w.empty_wait for w in wss} == {"guard", "parity"}
     assert {w.consumers for w in wss} == {1, 2} and {w.producer_first for w in wss} == {True, False}
     assert {w.regs for w in wss} == {True, False} and {w.compute for w in wss} == {True, False}
+    assert {w.named for w in wss} == {None, "exchange", "handover"}
+    assert {w.consumers for w in wss if w.named == "exchange"} == {1, 2}
     plains = [draw_plain(random.Random(s)) for s in range(300)]
     assert {(q.form, q.compute) for q in plains} == {(f, c) for f in ("tma", "cp.async") for c in
                                                       ("sum", "copy", "tensor", "tma_store")} - {("cp.async", "tma_store")}

@@ -1,5 +1,6 @@
 """On an H100/H200: the fuzz corpus's mbarrier programs (tests/fuzz/generate_mbarrier.py:
-TMA rings on mbarrier arrays, warp-specialised producer/consumer pipelines, plain
+TMA rings on mbarrier arrays, warp-specialised producer/consumer pipelines (with
+named barriers among a subset of their warps, `layout.named_barrier`), plain
 loops that `software-pipeline` schedules) and the warp-specialised TMA-store loop
 (tests/filecheck/warp-specialize/tma_store_loop.mlir), each through its pipeline, give
 bit for bit what the CPU reference executor gives (`tilec FILE -p P --run gpu --check`,
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "fuzz"))
-from generate_mbarrier import random_mbarrier_kernel  # noqa: E402
+from generate_mbarrier import random_mbarrier_kernel, random_named_barrier_kernel  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -36,6 +37,17 @@ def _run_gpu(path: Path, pipeline: str) -> str:
 def test_fuzzed_mbarrier_programs_match_the_reference(seed, tmp_path):
     prog = random_mbarrier_kernel(random.Random(f"gpu{seed}"))
     path = tmp_path / f"mbarrier_{seed}.mlir"
+    path.write_text(f"// {prog.summary}\n{prog.text}")
+    _run_gpu(path, prog.pipeline)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fuzzed_named_barrier_programs_match_the_reference(seed, tmp_path):
+    """Warp-specialised programs with `bar.sync` / `bar.arrive` among a subset of the
+    block's warps (the consumers' exchange through shared memory, their handover of
+    the last tile to the producer): bit for bit the executor's, and no hang."""
+    prog = random_named_barrier_kernel(random.Random(f"named{seed}"))
+    path = tmp_path / f"named_{seed}.mlir"
     path.write_text(f"// {prog.summary}\n{prog.text}")
     _run_gpu(path, prog.pipeline)
 

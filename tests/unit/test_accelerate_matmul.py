@@ -115,6 +115,35 @@ def test_plain_loop_gemm_on_the_reference_executor(target, tiles, pipeline):
     assert ok, err
 
 
+@pytest.mark.parametrize("stages", [2, 3])
+def test_sm_80_pipeline_of_the_plain_loop(stages):
+    """The same plain loop asking for `stages` stages, compiled for sm_80 by the default
+    pipeline: `accelerate-matmul` stages A and B by cp.async and `software-pipeline`
+    makes the ring (a wait for all but the newest S - 2 steps' 2 commit groups each);
+    the executor's cp.async, barrier and race checks pass, C is within the bound of f32
+    accumulation (C poisoned with NaN), and NVRTC compiles the CUDA for sm_80."""
+    m, n, k = 64, 64, 128
+    rng = np.random.default_rng(3)
+    a, a64 = _bf16(rng, (m, k))
+    b, b64 = _bf16(rng, (k, n))
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, 64, 64, 32, 4, target="sm_80", stages=stages))
+    out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
+                                       "pc": np.full(m * n, np.nan, np.float32)})["pc"]
+    ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
+    assert ok, err
+    cuda = tilec.emit(module, "cuda")
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in cuda and "cp.async.cg.shared.global" in cuda
+    assert f"tilec_cp_async_wait<{2 * (stages - 2)}>();" in cuda
+    pytest.importorskip("cupy")
+    from tilec.runtime.nvrtc import compile_cuda
+
+    try:
+        result = compile_cuda(cuda, arch="sm_80")
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert result.cubin
+
+
 def test_fma_gemm_is_bit_for_bit_the_sequential_sum():
     """f32: the FMA loop adds a[:, k] * b[k, :] in order, each product and sum rounded
     to f32: exactly NumPy doing the same over the whole K."""
