@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i32
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, f32, i32
 from xdsl.ir import Block
 
 import tilec
 from tilec.compiler.index_bounds import _type_range
+from tilec.dialects.layout_attrs import BlockedLayoutAttr
 from tilec.dialects.layout_ptr import PtrLoadOp, PtrStoreOp
 from tilec.passes._layout_cost import registers
 from tilec.passes._tile_bounds import _scale_of
@@ -24,11 +25,8 @@ POINTERS = Path(__file__).resolve().parents[1] / "filecheck" / "vectorize" / "po
 
 def test_a_tensor_type_without_a_linear_layout_counts_every_element():
     """A blocked layout over a shape that is no power of two has no linear form."""
-    blocked = tilec.parse(
-        "func.func @f(%x: tensor<3x5xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], "
-        "warpsPerCTA = [4, 1], order = [1, 0]}>>) {\n  func.return\n}"
-    ).ops.first.function_type.inputs.data[0]
-    assert registers(blocked) == 15
+    encoding = BlockedLayoutAttr(tilec.BlockedLayout([1, 1], [8, 4], [4, 1], [1, 0]))
+    assert registers(TensorType(f32, [3, 5], encoding)) == 15
 
 
 def test_the_scale_of_a_product_by_constants_is_their_product():
