@@ -19,9 +19,6 @@ class ScfEmitter(EmitterBase):
     @emits(scf.ForOp)
     def emit_for(self, op: scf.ForOp):
         lb, ub, step = (self.expr(v) for v in (op.lb, op.ub, op.step))
-        static = all(
-            isinstance(v.owner, arith.ConstantOp) for v in (op.lb, op.ub, op.step)
-        )
         pairs = _packed_pairs(op.iter_args)
         if pairs:
             results = self.declare_packed(op, pairs)
@@ -30,14 +27,9 @@ class ScfEmitter(EmitterBase):
         iv = op.body.block.args[0]
         iv_type = self.ctype(iv.type, op)
         name = self.define(iv, "i")
-        unroll = op.attributes.get(UNROLL_ATTR)
-        if unroll is not None:  # stated by the IR (dialects/cuda.py)
-            self.line(f"#pragma unroll {unroll.value.data}")
-        elif static:
-            # unroll whole only loops that stay small: a K loop of a GEMM unrolled 256
-            # times is hundreds of KB of code, and runs from instruction-cache misses
-            # (benchmarks/NOTES.md, the GEMM table); NVRTC takes seconds over it
-            self.line("#pragma unroll" if _unrolls_whole(op) else "#pragma unroll 1")
+        pragma = unroll_pragma(op)
+        if pragma is not None:
+            self.line(pragma)
         increment = f"++{name}" if step == "1" else f"{name} += {step}"
         self.line(f"for ({iv_type} {name} = {lb}; {name} < {ub}; {increment}) {{")
         with self.indented():
@@ -181,14 +173,23 @@ def _unrolled_branches(op: scf.ForOp) -> int:
     return trips * sum(1 for o in op.body.walk() if o.regions or isinstance(o, BRANCHING_OPS))
 
 
-def stays_rolled(op: scf.ForOp) -> bool:
-    """Whether the CUDA keeps `op` a loop (not unrolled whole): `#pragma unroll 1` (the
-    IR's `tilec.unroll`, or a static loop past the limits) or run-time bounds."""
+def unroll_pragma(op: scf.ForOp) -> str | None:
+    """The `#pragma unroll` line of `op`: the IR's `tilec.unroll` where it states one
+    (dialects/cuda.py); for static bounds, whole only loops that stay small (a K loop of
+    a GEMM unrolled 256 times is hundreds of KB of code, and runs from instruction-cache
+    misses: benchmarks/NOTES.md, the GEMM table; NVRTC takes seconds over it), else
+    `unroll 1`; none for run-time bounds."""
     unroll = op.attributes.get(UNROLL_ATTR)
     if unroll is not None:
-        return unroll.value.data == 1
-    static = all(isinstance(v.owner, arith.ConstantOp) for v in (op.lb, op.ub, op.step))
-    return not static or not _unrolls_whole(op)
+        return f"#pragma unroll {unroll.value.data}"
+    if all(isinstance(v.owner, arith.ConstantOp) for v in (op.lb, op.ub, op.step)):
+        return "#pragma unroll" if _unrolls_whole(op) else "#pragma unroll 1"
+    return None
+
+
+def stays_rolled(op: scf.ForOp) -> bool:
+    """Whether the CUDA keeps `op` rolled: `#pragma unroll 1`, or run-time bounds."""
+    return unroll_pragma(op) in ("#pragma unroll 1", None)
 
 
 def _unrolls_whole(op: scf.ForOp) -> bool:
