@@ -160,30 +160,23 @@ def _plan(q: Any, k: Any, v: Any, causal: bool, scale: float | None, config: dic
         raise TilecError(f"tilec.attention: the query heads ({h}) must be a multiple of the kv heads ({hkv})")
     if min(b, h, sq, skv) == 0:
         raise TilecError(f"tilec.attention: empty inputs: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    from tilec.runtime.reference.memory import contiguous_strides
+
     spans, strides = [], []
     for x in (q, k, v):
         if not _readable(x):
             spans.append(0)
-            st = _contiguous_strides(x.shape)
+            st = contiguous_strides(tuple(x.shape))
         else:
             st = x.stride()
             spans.append(None if x.is_contiguous() else _span(x.shape, st))
         strides += st[:3]
-    strides += _contiguous_strides((b, h, sq, d))[:3]
+    strides += contiguous_strides((b, h, sq, d))[:3]
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     device = q.device.index if q.device.index is not None else torch.cuda.current_device()
     kernel = kernel_for(d, _DTYPES[str(q.dtype)], bool(causal), h // hkv, scale,
                         resolved_config(config, _multiprocessors(device)))
     return _Plan(kernel, device, (b, h, sq, d), (b, h, sq), tuple(spans), (b, h, hkv, sq, skv, *strides))
-
-
-def _contiguous_strides(shape: tuple) -> tuple:
-    """The strides of a contiguous tensor of `shape`, in elements."""
-    out, acc = [], 1
-    for e in reversed(tuple(shape)):
-        out.append(acc)
-        acc *= e
-    return tuple(reversed(out))
 
 
 def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: float | None = None, return_lse: bool = False,

@@ -12,11 +12,11 @@ import math
 import sys
 import types
 
-import numpy as np
 import pytest
 
 import tilec.attention_op as ao
 from tilec.runtime import raw_launch
+from tilec.runtime.reference.memory import contiguous_strides
 from tilec.support.diagnostics import TilecError
 
 
@@ -40,7 +40,7 @@ class _Device:
 
 
 def _contiguous(shape):
-    return ao._contiguous_strides(shape)
+    return contiguous_strides(tuple(shape))
 
 
 def _fake_torch(calls: list) -> types.ModuleType:
