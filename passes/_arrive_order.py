@@ -51,7 +51,7 @@ def _shared_generic_access(op: Operation) -> bool:
             if effect.kind not in (MemoryEffectKind.READ, MemoryEffectKind.WRITE):
                 continue
             t = getattr(effect.value, "type", None)
-            if isinstance(t, TensorViewType) and t.space.data == "smem":
+            if isinstance(t, TensorViewType) and t.memory_space == "smem":
                 return True
     return False
 
