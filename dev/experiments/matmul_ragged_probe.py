@@ -6,26 +6,18 @@ tilec beside torch.matmul, median of 20 CUDA-event-timed calls after warm-up.
 
 An experiment: nothing of the product changes. One RESULT line per shape."""
 
+import sys
+from pathlib import Path
+
 import torch
 
 import tilec
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from gemm_bench import median_ms as timed  # noqa: E402 - one timing of a call for every benchmark
+
 SHAPES = [(4096, 4096, 4096), (4000, 4096, 4096), (4096, 4000, 4096), (4096, 4096, 4000), (4000, 4000, 4000),
           (3968, 4096, 4096), (4096, 4096, 4032)]
-
-
-def timed(fn, n=20):
-    for _ in range(3):
-        fn()
-    ts = []
-    for _ in range(n):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    return sorted(ts)[n // 2]
 
 
 for m, n, k in SHAPES:

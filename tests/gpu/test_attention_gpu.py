@@ -88,12 +88,13 @@ def test_attention_strided_bshd_and_scale():
     _check(2, 4, 2, 257, 129, 64, False, torch.float16, bshd=True, scale=0.3)
 
 
-def test_attention_matches_sdpa():
-    """Beside torch SDPA itself (its own rounding): within twice the bound."""
+@pytest.mark.parametrize("h,s,d,seed", [(8, 512, 128, 5), (4, 1024, 256, 6)], ids=["d128", "hd256"])
+def test_attention_matches_sdpa(h, s, d, seed):
+    """Beside torch SDPA itself (its own rounding): within twice its error (head dims 128 and 256)."""
     import torch.nn.functional as F
 
-    g = torch.Generator(device="cuda").manual_seed(5)
-    q, k, v = (torch.randn(2, 8, 512, 128, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = (torch.randn(2, h, s, d, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
     out = tilec.attention(q, k, v, causal=True)
     ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
     sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=True)
@@ -198,18 +199,6 @@ def test_attention_hd256(causal, config):
 def test_attention_hd256_f16_bshd(causal):
     """Head dim 256, f16, (B, S, H, D) inputs read in place, MQA, 1000 rows."""
     _check(1, 4, 1, 1000, 1000, 256, causal, torch.float16, bshd=True)
-
-
-def test_attention_hd256_matches_sdpa():
-    """D = 256 beside torch SDPA itself (its own rounding): within twice its error."""
-    import torch.nn.functional as F
-
-    g = torch.Generator(device="cuda").manual_seed(6)
-    q, k, v = (torch.randn(2, 4, 1024, 256, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
-    out = tilec.attention(q, k, v, causal=True)
-    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
-    sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    assert (out.double() - ref).abs().max() <= 2 * (sdpa.double() - ref).abs().max() + 2.0**-8
 
 
 def test_attention_repeated_call_plans_and_compiles_nothing():
