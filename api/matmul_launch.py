@@ -96,4 +96,7 @@ class MatmulLauncher:
             prepared(raw_stream(device), pointers)
             return out
 
+        # the tensors the prepared launches point at (a number's scale, made by the first
+        # call) live as long as the cached call does, not as long as this launcher
+        fast.keep = self.keep  # type: ignore[attr-defined]
         return fast

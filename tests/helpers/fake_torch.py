@@ -80,7 +80,9 @@ class FakeTensor:
         for s in reversed(shape):
             strides.insert(0, step)
             step *= s
-        return FakeTensor(self._ptr, self.dtype, shape, tuple(strides), self.device.index)
+        view = FakeTensor(self._ptr, self.dtype, shape, tuple(strides), self.device.index)
+        view._base = self  # as a torch view holds its storage: the memory lives while a view does
+        return view
 
 
 FakeTensor.__module__ = "torch"  # `framework_of` and tilec.matmul take it for a torch tensor

@@ -14,7 +14,7 @@ import pstats
 
 import numpy as np
 import pytest
-from helpers.fake_torch import install, tilec_calls
+from helpers.fake_torch import FakeTensor, install, tilec_calls
 
 import tilec
 from tilec import compiling, gemm
@@ -261,3 +261,35 @@ def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypa
     del fake.launches[:]
     tilec.matmul(x, w.t())
     assert len(fake.launches) == 1 and len(fake.compiles) == 2
+
+
+def test_a_cached_call_keeps_the_scale_tensors_it_made(fake, monkeypatch):
+    """FP8 with per-tensor scales given as numbers: the first call makes a one-element
+    f32 tensor per scale and the prepared launches point at it, so the cached call must
+    hold those tensors for as long as it is cached (found on the GPU: once the first
+    call's launcher was collected, PyTorch's allocator handed the scales' memory to the
+    next tensors and later calls read other numbers); forgetting the cached calls frees them."""
+    import gc
+    import weakref
+
+    t = fake.torch
+    made = []
+
+    def tensor(data, *, dtype, device=None):  # not in fake.allocated, which would keep it alive
+        x = FakeTensor(fake.next_ptr, dtype, (len(data),), (1,))
+        fake.next_ptr += 512
+        made.append(weakref.ref(x))
+        return x
+
+    monkeypatch.setattr(t, "tensor", tensor)
+    x = fake.matrix(16, 1024, dtype=t.float8_e4m3fn)
+    w = fake.matrix(512, 1024, dtype=t.float8_e4m3fn)
+    tilec.matmul(x, w.t(), scale_a=0.5, scale_b=0.25)
+    gc.collect()
+    assert len(made) == 2 and all(ref() is not None for ref in made)
+    launches = len(fake.launches)
+    tilec.matmul(x, w.t(), scale_a=0.5, scale_b=0.25)  # cached: makes no new scale tensor
+    assert len(made) == 2 and len(fake.launches) > launches
+    gemm.forget_cached_calls()
+    gc.collect()
+    assert all(ref() is None for ref in made)
