@@ -3,6 +3,7 @@
 // RUN: tilec %s -p reread-order --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'reread-order,choose-warps{l2_rows=true},coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p reread-order --print-between-passes 2>&1 | filecheck %s --check-prefix=SHOW
+// RUN: tilec %s -p 'reread-order,choose-warps{l2_rows=true}' | filecheck %s --check-prefix=L2
 // EQ: @two_pass: equivalent after
 // EQ: @carried_stays: equivalent after
 // EQ: @in_place_stays: equivalent after
@@ -23,6 +24,10 @@
 !W = !layout.tensor<f32, #layout.cute<5000:1>, gmem>
 !WT = !layout.tensor<f32, #layout.cute<1024:1>, gmem, masked>
 
+// A reversed loop still reads the first loop's chunks (the same trips, backwards), so
+// `choose-warps{l2_rows}` after this pass sees the 20 KB re-read row and gives it 8 warps.
+// L2-LABEL: func.func @two_pass
+// L2:         layout.launch grid(%{{.*}}) threads(256)
 // CHECK-LABEL: func.func @two_pass
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK-NOT:       arith.subi
@@ -75,6 +80,7 @@ func.func @two_pass(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, ali
 }
 
 // A second loop with a loop-carried value (a running sum written per chunk) stays.
+// L2-LABEL: func.func @carried_stays
 // CHECK-LABEL: func.func @carried_stays
 // CHECK-NOT:     arith.subi
 // CHECK:         func.return
