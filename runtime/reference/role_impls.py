@@ -227,8 +227,10 @@ def wait_until(interp: ReferenceInterpreter, ready: Callable[[], bool], fail: Ca
 
 def region_barrier(interp: ReferenceInterpreter, op: Operation) -> None:
     """The threads of the running warp_specialize region meet (outside one: the
-    block's barrier, executor.barrier). A region whose threads are only partly active
-    in a block (divergent control flow) is an error."""
+    block's barrier, executor.barrier). The caller has checked that the op is reached
+    by all of the region's threads of a block or by none (tma_impls' `_collective`
+    reports a region only partly there), so the region's blocks with any thread
+    active move to their next epoch."""
     grid = interp.grid
     if grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a launch")
@@ -239,17 +241,6 @@ def region_barrier(interp: ReferenceInterpreter, op: Operation) -> None:
     mask = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
     per = mask.reshape(grid.num_blocks, grid.threads_per_block)[:, role.first : role.first + role.threads]
     count = per.sum(axis=1)
-    partial = (count > 0) & (count < role.threads)
-    if partial.any():
-        b = int(np.argmax(partial))
-        t = b * grid.threads_per_block + role.first + int(np.argmin(per[b]))
-        raise ExecutionError(
-            op,
-            f"{grid.describe_thread(t)} does not reach the barrier of its warp_specialize region "
-            f"({int(count[b])} of the region's {role.threads} threads in block {b} do)",
-            thread=t,
-            block=b,
-        )
     grid.epoch += (count > 0).astype(np.int32)
 
 
