@@ -37,7 +37,7 @@ destination's contiguous mode `D` (the last) comes next in the source (source st
 `n_W`): `flat` where `D` is not known short, `rows` where `D` has 16 to `SMALL_EXTENT`
 elements and the destination is contiguous over `D` and the mode `K` before it; or
 the mirror, `cols`: `W` not known short, `D` short, the destination contiguous over `D`
-then `W`. Never for a source that broadcasts, and only where a short mode taken whole
+then `W`. Never for a source that broadcasts or a negative stride, and only where a short mode taken whole
 is not a power of two (the tiled kernel pads nothing then), and where a box fits the
 shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 """
@@ -351,6 +351,10 @@ def _pow2(n: int) -> bool:
     return n & (n - 1) == 0
 
 
+CHUNK_BYTES = 16
+"""Bytes of a box's vector accesses."""
+
+
 def box_pitch(run_bytes: int) -> int:
     """Bytes of a box's shared-memory slot: a source run and up to 15 bytes before it
     (its address modulo 16), in whole 16-byte chunks."""
@@ -369,6 +373,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
         return None  # a broadcasting source: the gather strategy's
+    if any((_static(s) or 0) < 0 for m in facts.modes for s in (m.src_stride, m.dst_stride)):
+        return None  # a box reads and writes its runs forwards
     d = facts.rank - 1
     w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
     if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
@@ -377,7 +383,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
     nw, nd = _short(mw), _short(md)
     if nw is None:
         cols = nd is not None and _same(mw.dst_stride, md.extent) and not _pow2(nd)
-        return "cols" if cols and nd * 16 + 32 <= smem else None
+        return "cols" if cols and nd * box_pitch(CHUNK_BYTES) <= smem else None
     if not _same(md.src_stride, mw.extent):
         return None
     if nd is None:
@@ -424,7 +430,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "never", box_smem: int = BOX_SMEM) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
