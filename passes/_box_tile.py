@@ -277,7 +277,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         """Where byte `p` of destination run `q` lies in the box."""
         if flavour == "flat":
             return k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p))  # type: ignore[arg-type]
-        kk, dd = k.divui(p, c(nd)), k.remui(p, c(nd))  # type: ignore[arg-type]
+        # signed: a lane whose chunk lies outside the run computes a negative p it never uses
+        kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
         if flavour == "rows":
             r, i = kk, k.addi(q, k.muli(c(nw), dd))  # type: ignore[arg-type]
         else:

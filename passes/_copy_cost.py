@@ -361,6 +361,12 @@ def box_pitch(run_bytes: int) -> int:
     return (run_bytes + 15 + 15) // 16 * 16
 
 
+def _is_extent(v: Value, m: Mode) -> bool:
+    """Whether a stride `v` is known to be mode `m`'s extent: the same value, or the
+    static value its exact extent is known to be."""
+    return _same(v, m.extent) or (m.exact and m.bound is not None and _static(v) == m.bound)
+
+
 def _short(m: Mode) -> int | None:
     """A mode's extent where it is known exactly and at most `SMALL_EXTENT`."""
     return m.bound if m.exact and m.bound is not None and m.bound <= SMALL_EXTENT else None
@@ -382,16 +388,16 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
     if nw is None:
-        cols = nd is not None and _same(mw.dst_stride, md.extent) and not _pow2(nd)
+        cols = nd is not None and _is_extent(mw.dst_stride, md) and not _pow2(nd)
         return "cols" if cols and nd * box_pitch(CHUNK_BYTES) <= smem else None
-    if not _same(md.src_stride, mw.extent):
+    if not _is_extent(md.src_stride, mw):
         return None
     if nd is None:
         return "flat" if nw * 16 + 16 <= smem and not _pow2(nw) else None
     if nd < 16 or facts.rank < 3 or (_pow2(nw) and _pow2(nd)):
         return None
     k = d - 1
-    if k == w or not _same(facts.modes[k].dst_stride, md.extent):
+    if k == w or not _is_extent(facts.modes[k].dst_stride, md):
         return None
     return "rows" if 2 * box_pitch(nw * nd) <= smem else None
 
