@@ -285,6 +285,37 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             r, i = dd, kk
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
+    def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box, stepped
+        from the first: `n_W` apart (`flat`; `rows` with one jump to the next slot,
+        `n_D >= 16`), or the next run's slot each byte (`cols`)."""
+        if flavour == "flat":
+            a0 = box_addr(q, p0)
+            return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
+        k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
+        if flavour == "rows":
+            base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
+            k1 = k.addi(k0, c(1))
+            base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
+            left = k.subi(c(nd), d0)  # type: ignore[arg-type]
+            delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
+            zero = c(0)
+            out = []
+            for t in range(CHUNK):
+                at = k.addi(base0, c(nw * t))  # type: ignore[operator]
+                jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
+                out.append(k.addi(at, jump))
+            return out
+        out, d, tt = [], d0, k0
+        for t in range(CHUNK):
+            if t:
+                d1 = k.addi(d, c(1))
+                wrap = k.cmp("eq", d1, c(nd))  # type: ignore[arg-type]
+                d = k.add(arith.SelectOp(wrap, c(0), d1))
+                tt = k.add(arith.SelectOp(wrap, k.addi(tt, c(1)), tt))
+            out.append(k.addi(k.addi(k.muli(d, pbc), k.andi(run_start(d), c(15))), tt))
+        return out
+
     cd = k.divui(k.addi(dlen, c(2 * CHUNK - 2)), c16)
     vt = VectorType(elem, [CHUNK])
     with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
@@ -296,10 +327,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         with k.when(k.cmp("slt", cs, de)):
             full = k.andi(k.cmp("sge", cs, ds), k.cmp("sle", k.addi(cs, c16), de))
             with k.when(full, otherwise=True) as to_else:
-                p0 = k.subi(cs, ds)
                 vec = None
-                for t in range(CHUNK):
-                    x = k.add(ReadOp(box, [box_addr(q, k.addi(p0, c(t)))]))
+                for t, addr in enumerate(chunk_addrs(q, k.subi(cs, ds))):
+                    x = k.add(ReadOp(box, [addr]))
                     vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
                            else k.add(vector.InsertOp(x, vec, [t], vt)))
                 k.add(WriteOp(vec, dst, [k.aligned(cs)], width=CHUNK))
