@@ -44,8 +44,8 @@ def _memory(
 ) -> np.ndarray:
     """The flat buffer from `ptr` to the last element the view reaches, its bytes
     rounded up to `align`, the view's first element `skip` elements after `ptr`, seen
-    as `view` elements (default: the dtype's storage). (The box kernel and the realign
-    strategy read the whole 16-byte chunks their src runs lie in: in an allocation
+    as `view` elements (default: the dtype's storage). (The box and realign
+    strategies read the whole 16-byte chunks their src runs lie in: in an allocation
     aligned as NumPy's, never past its end's chunk.)"""
     if any(s < 0 for n, s in zip(extents, strides) if n > 1):
         raise TilecError(
@@ -65,10 +65,10 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     import tilec
 
     key = plan.key
-    # the box kernel's and a realign program's pointers are aligned down (the
+    # a realign or box program's pointers are aligned down (the
     # remainders are arguments); both read whole 16-byte chunks of the src and write
     # no dst byte outside the view
-    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.box or key.realign else (0, 0, 1)
+    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.realign else (0, 0, 1)
     src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
     dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do)
     inputs: dict[str, Any] = {"src": src, "dst": dst}

@@ -187,23 +187,27 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     """The pass pipeline the kernel of `key` is compiled with: `pipeline` (the passes
     choose strategy, tile, threads and vectors from the program's facts, as for any
     program), its `copy-strategy` pass given the routes forced (`copy_routes`:
-    `copy-strategy{gather=always}`), its `tile` pass the realign
-    strategy's threads where `realign_threads` is set; none for the box kernel
-    (GPU-level IR)."""
-    if key.box:
-        return ""
+    `copy-strategy{gather=always}`, `box=never`), its `tile` pass the realign
+    strategy's threads where `realign_threads` is set, both the box's shared memory
+    where `box_smem` is."""
     routes = current_routes()
     threads = routes.realign_threads if key.realign else None
-    if routes.gather == "auto" and routes.realign == "auto" and threads is None:
+    smem = routes.box_smem
+    if routes.gather == "auto" and routes.realign == "auto" and routes.box == "auto" and threads is None \
+            and smem is None:
         return pipeline
     from tilec.compiler.pipeline import expand_pipeline
 
     def option(p: str) -> str:
-        forced = [f"{n}={getattr(routes, n)}" for n in ("gather", "realign") if getattr(routes, n) != "auto"]
+        forced = [f"{n}={getattr(routes, n)}" for n in ("gather", "realign", "box") if getattr(routes, n) != "auto"]
+        tile = [f"threads={threads}"] if threads is not None else []
+        if smem is not None:
+            forced.append(f"box_smem={smem}")
+            tile.append(f"box_smem={smem}")
         if p == "copy-strategy" and forced:
             return f"copy-strategy{{{' '.join(forced)}}}"
-        if p == "tile" and threads is not None:
-            return f"tile{{threads={threads}}}"
+        if p == "tile" and tile:
+            return f"tile{{{' '.join(tile)}}}"
         return p
 
     return ",".join(option(p) for p in expand_pipeline(pipeline).split(","))

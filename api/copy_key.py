@@ -6,7 +6,6 @@ of them import this module and none of them is imported here.)"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 
 from tilec.dialects.dtypes import DTYPES
 
@@ -22,23 +21,15 @@ VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
 
 
-class BoxShape(IntEnum):
-    """The box kernel's shape (copy_box.py, its module doc); NONE: not the box kernel.
-    An `IntEnum`, so a key read back from disk with a plain int is the same key."""
-
-    NONE = 0
-    FLAT = 1
-    ROWS = 2
-    COLS = 3
-
-
 @dataclass(frozen=True)
 class CopyKey:
     """What a compiled copy kernel is specialised on (everything else is a run-time
     value): the two dtypes, the merged rank, the class of each mode's stride in each
-    view (`0`, `1` or `None` for any other value, bound at run time), each
+    view (`0`, `1` or `None` for any other value, bound at run time; a box plan fixes
+    the strides equal to a short extent to their values, `copy_plan.may_box`), each
     pointer's alignment (`VECTOR_BYTES` or the element size), each mode's extent
-    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`), and
+    class (its power-of-two ceiling when at most `SMALL_EXTENT`, else `None`; a box
+    plan's are the short extents themselves), and
     the 16-byte divisibility of each run-time stride (as Triton specialises on
     divisibility by 16)."""
 
@@ -61,7 +52,8 @@ class CopyKey:
     last mode fastest.)"""
     pow2_extents: tuple[bool, ...] = ()
     """Per mode, whether a small extent is exactly its class (a power of two: a tile
-    of that extent has no edge)."""
+    of that extent has no edge; in a box plan, every short extent: its class is the
+    extent)."""
     last_divisor: int = 1
     """What the last merged extent is a multiple of, into a compact dst: for a short one
     (at most `SMALL_EXTENT`) the largest power of two up to `VECTOR_BYTES` that divides
@@ -74,16 +66,13 @@ class CopyKey:
     """The dst is compact over all merged modes (row-major, the last mode fastest): the
     program computes its strides as the products of the extents, a fact the
     `copy-strategy` pass reads (passes/_copy_cost.py)."""
-    box: BoxShape = BoxShape.NONE
-    """The box kernel's shape (copy_box.py: `BoxShape.FLAT`, `ROWS`, `COLS`), or NONE:
-    1-byte transposes whose dst-contiguous mode continues a short src-contiguous one,
-    or the reverse; its plan carries `copy_box.box_args` (`CopyPlan.extra`)."""
     realign: bool = False
     """The program states each view's pointer as the pointer aligned down to
     `VECTOR_BYTES` moved by its misalignment (`layout.addptr` of the index arguments
-    `smis`, `dmis`, in elements): the facts of the realign strategy, which the
-    `copy-strategy` pass then chooses (passes/_copy_cost.py; the plan states them
-    where that model takes the copy for it, `copy_plan.may_realign`)."""
+    `smis`, `dmis`, in elements): the facts of the realign strategy, and of the box
+    strategy's vectors, which the `copy-strategy` pass then chooses
+    (passes/_copy_cost.py; the plan states them where that model takes the copy for
+    either, `copy_plan.may_realign`, `copy_plan.may_box`)."""
 
     index_bits: int = 64
     """32 where every index value the tiled kernel computes fits in 32 bits
@@ -112,20 +101,16 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
 
 def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
-    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then the
-    box kernel's own (`BOX_ARG_NAMES`, copy_box.box_args) where `key.box`, or
+    extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then
     `REALIGN_ARGS` where `key.realign`."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
-        + (list(BOX_ARG_NAMES) if key.box else [])
         + (list(REALIGN_ARGS) if key.realign else [])
     )
 
 
-BOX_ARG_NAMES = ("soff", "doff", "T", "PB", "CD", "nblocks")
-"""The box kernel's index arguments after the strides (copy_box.box_args)."""
 REALIGN_ARGS = ("smis", "dmis")
 """The index arguments of a realign program after the strides (`CopyPlan.extra`): the
 two pointers' misalignments, in elements below 16 bytes."""

@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
-from . import copy_box
 from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, needs_conversion
 from .copy_routes import current_routes
 
@@ -48,7 +47,7 @@ class CopyPlan:
     """A checked, merged copy: `key` selects the kernel; `args` are its index
     arguments in order (extents, then the src strides and dst strides that are not
     0 or 1, then `extra`); `src_ptr`/`dst_ptr` the byte addresses of logical element
-    0 (rounded down to 16 bytes for a realign program)."""
+    0 (rounded down to 16 bytes for a program of `CopyKey.realign`'s facts)."""
 
     key: CopyKey
     extents: tuple[int, ...]
@@ -57,9 +56,9 @@ class CopyPlan:
     src_ptr: int
     dst_ptr: int
     extra: tuple[int, ...] = ()
-    """Index arguments after the strides: the box kernel's `copy_box.box_args`, or the
-    misalignments `copy_key.REALIGN_ARGS` of a realign program (the pointers of both
-    are then rounded down to 16 bytes)."""
+    """Index arguments after the strides: the misalignments `copy_key.REALIGN_ARGS`
+    of a program of `CopyKey.realign`'s facts (the pointers are then rounded down to
+    16 bytes)."""
 
     @property
     def args(self) -> tuple[int, ...]:
@@ -325,9 +324,9 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
         dst_flat=flat,
     )
-    box = copy_box.box_shape(key, ns, ss, ds)  # before the gather kernel's rule
-    if box and current_routes().gather != "always":
-        return _box_plan(key, box, ns, ss, ds, src_ptr, dst_ptr)
+    box = _box_plan(key, ns, ss, ds, src_ptr, dst_ptr)  # before the gather rule, as the pass asks
+    if box is not None:
+        return box
     realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
     if realign is not None:
         return realign
@@ -336,18 +335,48 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 
-def _box_plan(key: CopyKey, box: int, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan:
-    """The plan of a copy that takes the box kernel (copy_box.py): its key keeps no
-    stride divisors, tile facts or pointer alignments (the kernel's pointers are
-    aligned down to 16 bytes, the remainders are arguments)."""
+def may_box(key: CopyKey, ns, ss, ds) -> str | None:
+    """The box flavour the `copy-strategy` pass takes the copy for once the program
+    states its short extents exactly (passes/_copy_cost.box_flavour on the copy's own
+    numbers, with the box's shared memory in force), None where it takes none or the
+    routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
+    first)."""
+    from tilec.passes._copy_cost import BOX_SMEM, box_flavour
+
+    routes = current_routes()
+    if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
+        return None
+    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM)
+
+
+def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:
+    """The plan of a copy the box strategy takes (`may_box`), else None. Its program
+    states the facts the strategy reads: each short extent exactly (`small_extents`
+    the extents, `pow2_extents` saying they are exact), each stride equal to a short
+    extent as that value (the rule compares them: the source's stride of `D` is
+    `n_W`), and the pointers as 16-byte aligned pointers moved by their misalignments
+    (`CopyKey.realign`'s facts: the box moves 16-byte vectors from the aligned
+    pointers); 32-bit offsets where the views' reach, a box to spare and the
+    element count fit."""
+    if may_box(key, ns, ss, ds) is None:
+        return None
+    from tilec.passes._copy_cost import BOX_SMEM
+
     n = len(ns)
-    key = replace(
-        key, box=box, src_align=16, dst_align=16, src_divisors=(1,) * n, dst_divisors=(1,) * n,
-        small_extents=(None,) * n, pow2_extents=(False,) * n,
+    short = {x for x in ns if x <= SMALL_EXTENT}
+    smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
+    bkey = replace(
+        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True,
+        src_strides=tuple(s if s in short else c for s, c in zip(ss, key.src_strides)),
+        dst_strides=tuple(d if d in short else c for d, c in zip(ds, key.dst_strides)),
+        src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=False, last_divisor=1,
+        small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
+        pow2_extents=tuple(x <= SMALL_EXTENT for x in ns),
     )
-    extra, sp, dp = copy_box.box_args(key, ns, src_ptr, dst_ptr)
-    key = replace(key, index_bits=copy_box.box_index_bits(ns, ss, ds, extra))
-    return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), sp, dp, extra)
+    reach = max(m + sum((x - 1) * abs(s) for x, s in zip(ns, view)) for m, view in ((smis, ss), (dmis, ds)))
+    worst = max(reach + 2 * (current_routes().box_smem or BOX_SMEM), math.prod(ns))
+    bkey = replace(bkey, index_bits=32 if worst < INDEX32_LIMIT else 64)
+    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis, dmis))
 
 
 def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int | None = None):

@@ -2,7 +2,7 @@
 and its text.
 
     module = tiled_module(key)   # func.func @tilec_copy(%src, %dst, %n0.., %ss.., %ds..)
-    text = copy_program(key)     # its text (the box kernel's own)
+    text = copy_program(key)     # its text
 
 Both views have run-time (`?`) extents; a stride is written in the layout where the key
 fixes it (0 for a broadcast mode, 1 for a contiguous one) and is an index argument
@@ -113,13 +113,8 @@ def tiled_module(key: CopyKey) -> ModuleOp:
 
 
 def copy_program(key: CopyKey) -> str:
-    """IR text of the copy `key` describes (module doc; the box kernel of copy_box.py
-    where `key.box`; else `tiled_module`'s program, printed, whose strategy the passes
-    choose)."""
-    if key.box:
-        from .copy_box import box_program
-
-        return box_program(key)
+    """IR text of the copy `key` describes (module doc): `tiled_module`'s program,
+    printed, whose strategy the passes choose."""
     from tilec.compiler.pipeline import emit
 
     return emit(tiled_module(key))

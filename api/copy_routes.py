@@ -7,13 +7,12 @@ compare them. Nothing in the product changes it; the default is the rules.
     with forced_routes(realign_threads=256, box_smem=20 * 1024):   # tuning values
         copy_numpy(dst, src)
 
-A route's setting is "auto" (its rule: the `copy-strategy` pass's cost model for the
-gather and realign strategies, passes/_copy_cost.py; `copy_box.box_shape`), "always"
-(every copy eligible for the kernel takes it; not for the box kernel, whose rule is
-its eligibility) or "never". The gather and realign routes are the `copy-strategy`
-pass's options `gather=`, `realign=` in the kernel's pipeline
+A route's setting is "auto" (its rule: the `copy-strategy` pass's cost model,
+passes/_copy_cost.py), "always" (every copy eligible for the strategy takes it; not
+for the box strategy, whose rule is its eligibility) or "never". The routes are the
+`copy-strategy` pass's options `gather=`, `realign=`, `box=` in the kernel's pipeline
 (`copy_kernels.kernel_pipeline`; the plan asks the same model whether to state the
-realign facts, `copy_plan.may_realign`); the box route is the plan's.
+realign and box facts, `copy_plan.may_realign`, `copy_plan.may_box`).
 The tuning values (`TUNING_NAMES`: the box's shared memory, the realign strategy's
 threads) are
 set the same way, never as module globals. The setting is context-local (a
@@ -36,7 +35,8 @@ ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
-`copy_box.SMEM_BYTES`; the realign strategy's threads, the `tile` pass's option
+`passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
+`box_smem=`; the realign strategy's threads, the `tile` pass's option
 `threads=` in a realign program's pipeline, default
 `passes/_realign_tile.REALIGN_THREADS`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy

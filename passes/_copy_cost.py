@@ -37,7 +37,7 @@ destination's contiguous mode `D` (the last) comes next in the source (source st
 `n_W`): `flat` where `D` is not known short, `rows` where `D` has 16 to `SMALL_EXTENT`
 elements and the destination is contiguous over `D` and the mode `K` before it; or
 the mirror, `cols`: `W` not known short, `D` short, the destination contiguous over `D`
-then `W`. Never for a source that broadcasts, and only where a short mode taken whole
+then `W`. Never for a source that broadcasts or a negative stride, and only where a short mode taken whole
 is not a power of two (the tiled kernel pads nothing then), and where a box fits the
 shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 """
@@ -351,10 +351,20 @@ def _pow2(n: int) -> bool:
     return n & (n - 1) == 0
 
 
+CHUNK_BYTES = 16
+"""Bytes of a box's vector accesses."""
+
+
 def box_pitch(run_bytes: int) -> int:
     """Bytes of a box's shared-memory slot: a source run and up to 15 bytes before it
     (its address modulo 16), in whole 16-byte chunks."""
     return (run_bytes + 15 + 15) // 16 * 16
+
+
+def _is_extent(v: Value, m: Mode) -> bool:
+    """Whether a stride `v` is known to be mode `m`'s extent: the same value, or the
+    static value its exact extent is known to be."""
+    return _same(v, m.extent) or (m.exact and m.bound is not None and _static(v) == m.bound)
 
 
 def _short(m: Mode) -> int | None:
@@ -369,6 +379,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
         return None  # a broadcasting source: the gather strategy's
+    if any((_static(s) or 0) < 0 for m in facts.modes for s in (m.src_stride, m.dst_stride)):
+        return None  # a box reads and writes its runs forwards
     d = facts.rank - 1
     w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
     if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
@@ -376,16 +388,16 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
     if nw is None:
-        cols = nd is not None and _same(mw.dst_stride, md.extent) and not _pow2(nd)
-        return "cols" if cols and nd * 16 + 32 <= smem else None
-    if not _same(md.src_stride, mw.extent):
+        cols = nd is not None and _is_extent(mw.dst_stride, md) and not _pow2(nd)
+        return "cols" if cols and nd * box_pitch(CHUNK_BYTES) <= smem else None
+    if not _is_extent(md.src_stride, mw):
         return None
     if nd is None:
         return "flat" if nw * 16 + 16 <= smem and not _pow2(nw) else None
     if nd < 16 or facts.rank < 3 or (_pow2(nw) and _pow2(nd)):
         return None
     k = d - 1
-    if k == w or not _same(facts.modes[k].dst_stride, md.extent):
+    if k == w or not _is_extent(facts.modes[k].dst_stride, md):
         return None
     return "rows" if 2 * box_pitch(nw * nd) <= smem else None
 
@@ -424,7 +436,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "never", box_smem: int = BOX_SMEM) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else

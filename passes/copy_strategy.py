@@ -52,17 +52,17 @@ class CopyStrategyPass(ModulePass):
       realign=auto|always|never  `always` takes every copy the realign strategy fits,
                                  before the gather rule; `never` none (default `auto`).
       box=auto|never             `auto` takes the copies the box rule fits, before the
-                                 others (default `never`: the `tile` pass does not
-                                 lower the box strategy yet; `tilec.copy_` asks the same
-                                 rule, `box_flavour`, and compiles the box kernel itself).
-      box_smem=N                 shared memory of one box in bytes (default 40960).
+                                 others (default `auto`; `never` for comparisons).
+      box_smem=N                 shared memory of one box in bytes (default 40960; the
+                                 `tile` pass's `box_smem` must agree, the flavour
+                                 depending on it).
     """
 
     name = "copy-strategy"
 
     gather: str = "auto"
     realign: str = "auto"
-    box: str = "never"
+    box: str = "auto"
     box_smem: int = BOX_SMEM
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

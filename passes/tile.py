@@ -26,7 +26,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, copy_facts, gather_vector, realign_fits
+from ._box_tile import BOX_THREADS, box_launch
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, gather_vector,
+                         realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
 from ._realign_tile import REALIGN_THREADS, realign_launch
 from ._realign_tile import static_index_bits as realign_static_bits
@@ -83,7 +85,11 @@ class TilePass(ModulePass):
     thread writes `runs` runs of up to 16 consecutive destination bytes and gathers
     their sources (passes/_gather_tile.py). A copy of strategy `realign` becomes a
     launch over pointer tensors that writes aligned destination chunks from aligned
-    source vectors, realigned by `layout.funnel_shift` (passes/_realign_tile.py).
+    source vectors, realigned by `layout.funnel_shift` (passes/_realign_tile.py). A copy
+    of strategy `box<flat|rows|cols>` becomes a launch whose threads stage a box of the
+    source (its short contiguous mode whole) in shared memory with 16-byte accesses and
+    write the destination in aligned 16-byte vectors gathered from it
+    (passes/_box_tile.py).
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
@@ -93,7 +99,10 @@ class TilePass(ModulePass):
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
-                     transpose's tile of 16384 elements or more, below; else 256).
+                     transpose's tile of 16384 elements or more, below; else 256;
+                     a box copy's: a multiple of 32, default 256).
+      box_smem=N     shared memory of a box copy's box in bytes (default 40960: the
+                     `copy-strategy` pass's default, which chose the flavour).
 
     Preconditions: both views have the same number of top-level modes with the same
     extents (dynamic extents are taken from the `layout.view` index operands of either
@@ -142,6 +151,7 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    box_smem: int = BOX_SMEM
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.threads is not None and not 1 <= self.threads <= 1024:
@@ -166,9 +176,8 @@ class TilePass(ModulePass):
             self._realign(copy)
             return
         if copy.strategy is not None and copy.strategy.kind == "box":
-            raise TilecError(
-                f"tile: copy strategy {copy.strategy_name} is chosen by copy-strategy{{box=auto}} but not yet "
-                "lowered by the tile pass (tilec.copy_ compiles its kernel itself); leave box=never", op=copy)
+            self._box(copy)
+            return
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):
@@ -300,6 +309,22 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
         _replace_copy(copy, realign_launch(copy, facts, tgt, bits, threads), moved_pointers=True)
+
+    def _box(self, copy: CopyOp) -> None:
+        """The box strategy's launch in the copy's place (passes/_box_tile.py); the views
+        and the aligned-down pointers' `layout.addptr`s go."""
+        facts = copy_facts(copy)
+        flavour = copy.strategy.flavour  # type: ignore[union-attr]
+        if facts is None or box_flavour(facts, self.box_smem) != flavour:
+            raise TilecError(
+                f"tile: a copy of strategy {copy.strategy_name} is a 1-byte transpose without conversion that "
+                f"the box rule takes as {flavour} with a box of {self.box_smem} bytes "
+                "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
+        threads = self.threads or BOX_THREADS
+        if threads < 32 or threads % 32:
+            raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
+                             op=copy)
+        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads), moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)

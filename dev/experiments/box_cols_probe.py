@@ -1,4 +1,4 @@
-"""`BoxShape.COLS` (api/copy_box.py) against the kernels it replaces, on rows of `n_D` bytes
+"""The box strategy's `cols` flavour (passes/_box_tile.py; first measured as api/copy_box.py's kernel, since removed) against the kernels it replaces, on rows of `n_D` bytes
 (dst (N, n_D), contiguous) from `n_D` long src rows ((n_D, N) transposed), 256 MiB a
 side: tilec with the box kernel off (`never`: the tiled or gather kernel) and on, and
 PyTorch, each checked bit for bit and timed beside cudaMemcpy. Not a test.
@@ -43,9 +43,9 @@ def main() -> None:
                 exact = bool(torch.equal(dst, want))
                 t = _median(cb, lambda d=dst, s=src, k=kernels: copy_(d, s, kernels=k), 30)
             row.append(f"{cb.tbps(moved, t) / mc:.3f}{'' if exact else ' NOT EXACT'}")
-            boxes += [k.box for k in kernels._entries]
+            boxes += [k.realign for k in kernels._entries]  # the box plan states the realign facts
         t = _median(cb, lambda d=dst, s=src: d.copy_(s), 30)
-        print(f"{nd} | {row[0]} | {row[1]} | {cb.tbps(moved, t) / mc:.3f}   (box shapes: off, on {boxes})", flush=True)
+        print(f"{nd} | {row[0]} | {row[1]} | {cb.tbps(moved, t) / mc:.3f}   (box facts stated: off, on {boxes})", flush=True)
         del src, dst, want
         torch.cuda.empty_cache()
 

@@ -1,6 +1,7 @@
-"""benchmarks/strided_copy_bench.py with the box kernel's knobs set (api/copy_box.py),
-so that main's kernels (`--policy never`: the same tree with the box kernel off) and the
-box kernel are timed in one call. Not a test.
+"""benchmarks/strided_copy_bench.py with the box strategy's knobs set (the copy routes
+`box`, `box_smem`: the `copy-strategy` and `tile` passes' options; passes/_box_tile.py),
+so that main's kernels (`--policy never`: the same tree with the box strategy off) and
+the box strategy are timed in one call. Not a test.
 
     python3 dev/experiments/box_policy_bench.py --policy never -- --only 42,30 --no-host
     python3 dev/experiments/box_policy_bench.py --smem 20480 -- --only 42,30 --no-host

@@ -291,8 +291,9 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
             assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
             keys = list(kernels._entries)
             if force == "auto" and (sd, dd) in (("uint8", "int8"), ("uint8", "uint8")):
-                # rows of 5 bytes: the box kernel's; rows of 259 bytes: the realign kernel's
-                assert len(keys) == 1 and (keys[0].box or keys[0].realign)
+                # rows of 5 bytes: the box strategy's; rows of 259 bytes: the realign strategy's
+                # (both plans state the misalignments)
+                assert len(keys) == 1 and keys[0].realign
                 continue
             assert len(keys) == 1 and key_strategy(keys[0]) == "gather" and keys[0].dst_flat
             assert keys[0].index_bits == (32 if limit > 1000 else 64)
@@ -349,8 +350,8 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     # rows of 254 into rows of 256 at an odd offset take the realign strategy
     # (passes/_realign_tile.py)
     assert any(k.realign for k in keys)
-    assert any(k.box for k in keys)  # case 42 in small: the box kernel (copy_box.py)
-    assert {pass_tile(k) for k in keys if not (k.box or k.realign)}
+    assert any(key_strategy(k) == "box<rows>" for k in keys)  # case 42 in small: passes/_box_tile.py
+    assert {pass_tile(k) for k in keys if not k.realign}
 
 
 @pytest.mark.torch
@@ -435,19 +436,22 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("policy", ["auto", "never"])
-def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch, routes):
-    """The box kernel (copy_box.py) on the strided set's cases 30, 42 and 35 made small,
-    at several pointer remainders mod 16, into padded dst rows (case 30's shape), in
-    int8, uint8 and bool, with the shared-memory budget lowered too (many blocks,
-    partial chunks); `never` checks the same copies on the tiled kernel."""
-    from tilec import copy_box
+def test_box_strategy_matches_torch_bit_for_bit(policy, routes):
+    """The box strategy (`tilec.copy_`'s program through the default pipeline: the
+    `tile` pass's launch, passes/_box_tile.py) on the strided set's cases 30, 42 and
+    35 made small, at several pointer remainders mod 16, into padded dst rows (case
+    30's shape), in int8, uint8 and bool, with the box's shared memory lowered too
+    (many blocks, partial chunks); `never` checks the same copies on the other
+    strategies."""
+    from helpers.canonical_copies import key_strategy
+
+    from tilec.passes._copy_cost import BOX_SMEM
     from tilec.tensor_copy import copy_
 
     torch = _torch()
-    routes(box=policy)
     gen = torch.Generator(device="cuda").manual_seed(30)
-    for smem in (copy_box.SMEM_BYTES, 2048):
-        monkeypatch.setattr(copy_box, "SMEM_BYTES", smem)
+    for smem in (BOX_SMEM, 2048):
+        routes(box=policy, box_smem=smem)
         for dtype in ("int8", "uint8", "bool"):
             cases = [
                 # case 30: (19, n) from a flat (n, 19), src and dst at offsets 0..15
@@ -473,8 +477,8 @@ def test_box_kernel_matches_torch_bit_for_bit(policy, monkeypatch, routes):
                 copy_(big[..., pad // 2 : pad // 2 + shape[-1]], src, kernels=kernels)
                 torch.cuda.synchronize()
                 assert torch.equal(_bits(torch, big), _bits(torch, want)), (dtype, shape, pad, smem, policy)
-                box = [k.box for k in kernels._entries]
-                assert box == ([0] if policy == "never" else [box[0]]) and (policy == "never" or box[0]), box
+                box = [key_strategy(k).startswith("box") for k in kernels._entries]
+                assert box == [policy != "never"], box
 
 
 @pytest.mark.torch

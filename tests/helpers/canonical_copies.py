@@ -155,23 +155,14 @@ def _read_choice(module, pipeline: str) -> tuple[str, tuple[int, ...] | None, in
 
 def key_strategy(key) -> str:
     """The strategy of the kernel `tilec.copy_` compiles for `key` (under the routes in
-    force): "box<F>", or the `copy-strategy` pass's ("gather", "realign", "tiled")."""
+    force): the `copy-strategy` pass's ("box<F>", "gather", "realign", "tiled")."""
     from tilec.compiler.pipeline import parse_module
     from tilec.copy_kernels import kernel_pipeline
     from tilec.copy_program import copy_program
 
-    if key.box:
-        return box_name(key)
     module = parse_module(copy_program(key))
     run_pipeline(module, _split(kernel_pipeline(key, "default"))[0])
     return next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
-
-
-def box_name(key) -> str:
-    """The strategy name of a box key's flavour: "box<flat>", "box<rows>", "box<cols>"."""
-    from tilec.copy_key import BoxShape
-
-    return f"box<{BoxShape(key.box).name.lower()}>"
 
 
 def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
@@ -181,8 +172,6 @@ def copy_choice(plan) -> tuple[str, tuple[int, ...] | None, int | None]:
     from tilec.copy_program import copy_program
 
     key = plan.key
-    if key.box:
-        return box_name(key), None, None
     module = parse_module(copy_program(key))
     return _read_choice(module, kernel_pipeline(key, "default"))
 
@@ -227,11 +216,9 @@ def program_choice(plan) -> tuple[str, tuple[int, ...] | None, int]:
 
 def program_box_strategy(plan) -> str:
     """The strategy the default pipeline's `copy-strategy` pass chooses for the Program
-    of the same views with its box rule on (`box=auto`; the `tile` pass does not lower
-    the box strategy yet, so the default pipeline keeps `box=never`)."""
+    of the same views."""
     module = program_of(plan).module.clone()
     first, _ = _split("default")
-    first = ",".join("copy-strategy{box=auto}" if p == "copy-strategy" else p for p in first.split(","))
     run_pipeline(module, first)
     copies = [op for op in module.walk() if isinstance(op, CopyOp)]
     assert len(copies) == 1, "one copy"

@@ -1,21 +1,24 @@
-"""The box kernel of `tilec.copy_` (api/copy_box.py) without a GPU: which copies take
-it, its arguments, and its program (the GPU-level module built as typed IR, printed, and compiled for
-sm_90) on the CPU reference executor against NumPy, bit for bit, with every byte
-around dst poisoned and checked: both shapes, several blocks with a partial last
-chunk (a small shared-memory budget), pointers at every remainder mod 16, padded dst
-rows, grid modes on both sides."""
+"""The box strategy of `tilec.copy_` without a GPU: which copies take it (the plan
+states the facts, `copy_plan.may_box`; the `copy-strategy` pass chooses it,
+passes/_copy_cost.box_flavour), and its kernel (the `tile` pass's launch,
+passes/_box_tile.py, through the default pipeline; compiled for sm_90) on the CPU
+reference executor against NumPy, bit for bit, with every byte around dst poisoned
+and checked: the three flavours, several blocks with a partial last chunk (a small
+box), pointers at every remainder mod 16, padded dst rows, grid modes on both
+sides."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.canonical_copies import key_strategy
 from helpers.operands import operand
 
-from tilec import copy_box
+from tilec import copy_plan as copy_plan_module
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
-from tilec.copy_key import BoxShape
 from tilec.copy_plan import plan_copy
+from tilec.passes._copy_cost import BOX_SMEM
 
 
 def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_strides=None):
@@ -25,20 +28,15 @@ def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_s
 def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     # case 30: bools (19, 38647519) from a flat (38647519, 19)
     p = _plan((19, 1000), (19, 1000), (1, 19), "bool")
-    assert p.key.box == BoxShape.FLAT and p.key.index_bits == 32
-    so, do, t, pb, cd, blocks = p.extra
-    assert (so, do) == (0, 0) and t * 19 + 16 <= copy_box.SMEM_BYTES and pb % 16 == 0
-    assert blocks == 1 and cd == (t + 15) // 16 + 1
+    assert key_strategy(p.key) == "box<flat>" and p.key.index_bits == 32
+    # the facts the rule reads: W's extent exactly, the source's stride of D as that value
+    assert p.key.small_extents == (19, None) and p.key.src_strides == (1, 19) and p.key.realign
     # case 42: int8 (346, 37, 1691, 17), a 37 x 17 transpose inside steps of 1691
     p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
-    assert p.key.box == BoxShape.ROWS
-    so, do, t, pb, cd, blocks = p.extra
-    assert pb == 656 and t == copy_box.SMEM_BYTES // 656 and blocks == 5 * -(-100 // t)
+    assert key_strategy(p.key) == "box<rows>"
     # case 35: rows of 5 (uint8 -> int8, the same bits) from 5 long src rows
     p = _plan((100000, 5), (100000, 5), (1, 100000), "int8", "uint8")
-    assert p.key.box == BoxShape.COLS
-    so, do, t, pb, cd, blocks = p.extra
-    assert t == (copy_box.SMEM_BYTES - 32) // 5 and cd == (t + 15) // 16 + 1 and blocks == -(-100000 // t)
+    assert key_strategy(p.key) == "box<cols>"
 
 
 @pytest.mark.parametrize(
@@ -58,12 +56,12 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     ],
 )
 def test_the_rule_leaves_others_to_the_other_kernels(why, plan):
-    assert plan().key.box == 0, why
+    assert not key_strategy(plan().key).startswith("box"), why
 
 
 def test_policy_never_turns_it_off(routes):
     routes(box="never")
-    assert _plan((19, 1000), (19, 1000), (1, 19), "bool").key.box == 0
+    assert key_strategy(_plan((19, 1000), (19, 1000), (1, 19), "bool").key) != "box<flat>"
 
 
 def _check(dst_view_of, src, dst_base, kernels, dtype=None):
@@ -77,62 +75,62 @@ def _check(dst_view_of, src, dst_base, kernels, dtype=None):
 
 
 def _cases(rng):
-    """(src, dst base, dst view of the base, expected box shape)."""
+    """(src, dst base, dst view of the base, expected strategy)."""
 
     def rand(shape):
         return rng.integers(-128, 128, size=shape, dtype=np.int8)
 
     out = []
-    # BoxShape.FLAT: a (19, n) transpose of a flat (n, 19) src, into a flat dst at each
+    # "box<flat>": a (19, n) transpose of a flat (n, 19) src, into a flat dst at each
     # remainder mod 16 of both pointers
     for so, do in ((0, 0), (3, 11), (15, 1)):
         flat = rand(so + 19 * 301 + 5)
         src = flat[so : so + 19 * 301].reshape(301, 19).T
         base = np.full(19 * 301 + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do: b[do : do + 19 * 301].reshape(19, 301), BoxShape.FLAT))
-    # BoxShape.FLAT into padded dst rows (dst stride of W 307, not 301)
+        out.append((src, base, lambda b, do=do: b[do : do + 19 * 301].reshape(19, 301), "box<flat>"))
+    # "box<flat>" into padded dst rows (dst stride of W 307, not 301)
     src = rand((301, 7)).T
     base = np.full((7, 307), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, 3:304], BoxShape.FLAT))
-    # BoxShape.ROWS: (a, 37, b, 17) from src [b][a][17][37], offset pointers, a grid mode
+    out.append((src, base, lambda b: b[:, 3:304], "box<flat>"))
+    # "box<rows>": (a, 37, b, 17) from src [b][a][17][37], offset pointers, a grid mode
     for so, do in ((0, 0), (7, 9)):
         flat = rand(so + 70 * 3 * 17 * 37 + 3)
         src = flat[so : so + 70 * 3 * 17 * 37].reshape(70, 3, 17, 37).transpose(1, 3, 0, 2)
         base = np.full(src.size + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), BoxShape.ROWS))
-    # BoxShape.COLS: (n, 5) rows of 5 from 5 src rows (case 35), both pointers offset
+        out.append((src, base, lambda b, do=do, s=src.shape: b[do : do + np.prod(s)].reshape(s), "box<rows>"))
+    # "box<cols>": (n, 5) rows of 5 from 5 src rows (case 35), both pointers offset
     for so, do in ((0, 0), (9, 6)):
         flat = rand(so + 5 * 3001 + 7)
         src = flat[so : so + 5 * 3001].reshape(5, 3001).T
         base = np.full(5 * 3001 + 40, 0x5A, np.int8)
-        out.append((src, base, lambda b, do=do: b[do : do + 5 * 3001].reshape(3001, 5), BoxShape.COLS))
-    # BoxShape.COLS with a grid mode on both sides, into a padded outer dst mode
+        out.append((src, base, lambda b, do=do: b[do : do + 5 * 3001].reshape(3001, 5), "box<cols>"))
+    # "box<cols>" with a grid mode on both sides, into a padded outer dst mode
     src = rand((37, 3, 211)).transpose(1, 2, 0)  # (3, 211, 37): rows of 37 from 37 src rows
     base = np.full((3, 211 * 37 + 9), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), BoxShape.COLS))
-    # BoxShape.ROWS with D = 16 exactly, W = 3, into padded dst rows, two grid modes
+    out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), "box<cols>"))
+    # "box<rows>" with D = 16 exactly, W = 3, into padded dst rows, two grid modes
     src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
     base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)
-    out.append((src, base, lambda b: b[:, :, :, 2 : 2 + 144].reshape(2, 5, 3, 9, 16), BoxShape.ROWS))
+    out.append((src, base, lambda b: b[:, :, :, 2 : 2 + 144].reshape(2, 5, 3, 9, 16), "box<rows>"))
     return out
 
 
-@pytest.mark.parametrize("smem", [copy_box.SMEM_BYTES, 2048])
+@pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_box_copies_match_numpy(monkeypatch, smem, compiled, nvrtc_available):
+def test_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    # a small budget: many blocks, partial last chunks, runs split across blocks
-    monkeypatch.setattr(copy_box, "SMEM_BYTES", smem)
+    # a small box: many blocks, partial last chunks, runs split across blocks
+    routes(box_smem=smem)
     rng = np.random.default_rng(smem)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    for src, base, view, shape in _cases(rng):
+    for src, base, view, strategy in _cases(rng):
         from tilec.copy_cpu import _operand
 
-        assert plan_copy(_operand(view(base), None), _operand(src, None)).key.box == shape
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == strategy
         _check(view, src, base, kernels)
     if compiled:
-        assert all(k.box for k in kernels._entries)
+        assert all(k.realign for k in kernels._entries)
 
 
 def test_box_copies_of_bool_and_uint8_match_numpy():
@@ -144,32 +142,35 @@ def test_box_copies_of_bool_and_uint8_match_numpy():
         _check(lambda b: b[1 : 1 + 23 * 211].reshape(23, 211), src, base, None, dtype)
 
 
-def test_box_program_is_gpu_level_and_compiles(nvrtc_available):
+def test_box_program_goes_through_the_default_pipeline_and_compiles(nvrtc_available):
+    """The box copy's program is the ordinary whole-tensor program (its facts stated);
+    the default pipeline makes its kernel: a shared box, 16-byte vectors on both global
+    sides, 32-bit offsets."""
     from tilec.copy_program import copy_program
 
     p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
     text = copy_program(p.key)
-    assert "cuda.cp_async" in text and "vector<16xi8>" in text and "tilec.index_bits = 32" in text
+    assert "layout.copy" in text and "layout.addptr" in text and "tilec.index_bits = 32" in text
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     kernel = CopyKernels(arch="sm_90", disk=False).get(p.key).kernel
-    assert "cp.async.cg.shared.global" in kernel.source and "i8x16" in kernel.source
+    assert "__shared__" in kernel.source and "reinterpret_cast<i8x16*>(dst" in kernel.source
     assert kernel.compile("sm_90").cubin
 
 
 @pytest.mark.parametrize("compiled", [False, True])
-def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, compiled, nvrtc_available):
-    """The 64-bit variant of each shape, forced by a lower limit (real 2**31 offsets
+def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compiled, nvrtc_available):
+    """The 64-bit variant of each flavour, forced by a lower limit (real 2**31 offsets
     need GiBs)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    monkeypatch.setattr(copy_box, "INDEX32_LIMIT", 1000)
-    monkeypatch.setattr(copy_box, "SMEM_BYTES", 2048)
+    monkeypatch.setattr(copy_plan_module, "INDEX32_LIMIT", 1000)
+    routes(box_smem=2048)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     seen = set()
-    for src, base, view, shape in _cases(np.random.default_rng(64)):
+    for src, base, view, strategy in _cases(np.random.default_rng(64)):
         _check(view, src, base, kernels)
-        seen.add(shape)
-    assert seen == {BoxShape.FLAT, BoxShape.ROWS, BoxShape.COLS}
+        seen.add(strategy)
+    assert seen == {"box<flat>", "box<rows>", "box<cols>"}
     if compiled:
         assert {k.index_bits for k in kernels._entries} == {64}

@@ -91,7 +91,7 @@ def test_chunks_per_row():
 def test_not_stated():
     # a conversion, a transposed row, a 1-mode copy, aligned rows: no realign facts
     assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.realign
-    assert not plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), (1, 9), dtype="int8")).key.realign
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), (1, 9), dtype="int16")).key.realign
     assert not plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.realign
     assert not plan_copy(operand((9, 100), (112, 1), dtype="int8"), operand((9, 100), (128, 1), dtype="int8")).key.realign
     # an element-misaligned pointer cannot be stated as an aligned one plus elements

@@ -59,7 +59,6 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
     plan, and the disk entry's key names them."""
     from helpers.canonical_copies import copy_choice
 
-    from tilec import copy_box
     from tilec.copy_kernels import entry_key, kernel_pipeline
     from tilec.passes._realign_tile import REALIGN_THREADS
 
@@ -73,7 +72,9 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
         assert copy_choice(plan) == ("realign", None, 256)
         assert entry_key(plan.key, "default", "sm_90") != plain
     assert copy_choice(plan)[2] == REALIGN_THREADS and entry_key(plan.key, "default", "sm_90") == plain
-    box = (Operand(4096, "bool", (19, 1000), (1000, 1)), Operand(8192, "bool", (19, 1000), (1, 19)))
-    t = plan_copy(*box).extra[2]
+    box = plan_copy(Operand(4096, "bool", (19, 1000), (1000, 1)), Operand(8192, "bool", (19, 1000), (1, 19)))
+    plain = entry_key(box.key, "default", "sm_90")
     with forced_routes(box_smem=20 * 1024):
-        assert copy_box.smem_bytes() == 20 * 1024 and plan_copy(*box).extra[2] < t
+        pipeline = kernel_pipeline(box.key, "default")
+        assert "copy-strategy{box_smem=20480}" in pipeline and "tile{box_smem=20480}" in pipeline
+        assert entry_key(box.key, "default", "sm_90") != plain

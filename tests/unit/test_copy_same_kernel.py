@@ -13,10 +13,7 @@ BOX_CASES = {"box flat bool 19x38647519": "box<flat>", "box cols uint8->int8 row
 """The canonical copies the box strategy takes (cases 30, 35, 42 of the strided set), and
 its flavour."""
 
-DIVERGES: dict[str, str] = {
-    name: "the tile pass does not lower the box strategy yet: the default pipeline keeps copy-strategy's box=never"
-    for name in BOX_CASES
-}
+DIVERGES: dict[str, str] = {}
 """Canonical copies whose two kernels still differ, and why (each an expected failure)."""
 
 
@@ -34,12 +31,12 @@ def test_copy_compiles_the_kernel_of_the_program_of_the_same_views(case):
 
 @pytest.mark.parametrize("name", sorted(BOX_CASES))
 def test_box_copies_take_the_box_strategy_on_both_paths(name):
-    """copy_'s plan and the copy-strategy pass (box=auto) on the Program of the same
+    """copy_'s program and the copy-strategy pass on the Program of the same
     views choose the box strategy of the same flavour, from one rule
     (passes/_copy_cost.box_flavour)."""
     case = next(c for c in CANONICAL if c.name == name)
     plan = plan_copy(*case.operands())
-    assert copy_choice(plan) == (BOX_CASES[name], None, None)
+    assert copy_choice(plan) == (BOX_CASES[name], None, 256)
     assert program_box_strategy(plan) == BOX_CASES[name]
 
 
@@ -88,14 +85,12 @@ def _random_copies(n: int, seed: int):
 
 def test_random_copies_take_the_strategy_of_the_program_of_the_same_views():
     """Over random copies, the strategy the passes choose from the facts copy_ states is
-    the one they choose from the static views (the api/ box kernel aside; a realign
+    the one they choose from the static views (a realign
     program's views state their misalignments as run-time values, as copy_'s do; tiles may differ where a static extent above 64 is shorter than the tile the
     pass wants, which copy_'s run-time extent does not show: docs/pytorch-cupy.md)."""
     checked, gathers = 0, 0
     for dst, src in _random_copies(40, 35):
         plan = plan_copy(dst, src)
-        if plan.key.box:
-            continue
         got, want = copy_choice(plan), program_choice(plan)
         assert got[0] == want[0], (dst, src)
         if got[0] == "gather":
@@ -107,12 +102,12 @@ def test_random_copies_take_the_strategy_of_the_program_of_the_same_views():
 
 def test_random_byte_copies_take_the_box_strategy_of_the_program_of_the_same_views():
     """Over random transposes of 1-byte elements (short odd, power-of-two and long
-    extents), copy_'s plan takes the box kernel of a flavour exactly where the
-    copy-strategy pass (box=auto) takes the Program of the same views for the box
+    extents), copy_'s program takes the box strategy of a flavour exactly where the
+    copy-strategy pass takes the Program of the same views for the box
     strategy of that flavour: one rule, passes/_copy_cost.box_flavour."""
     import numpy as np
 
-    from helpers.canonical_copies import box_name, c_strides
+    from helpers.canonical_copies import c_strides, key_strategy
 
     from tilec.copy_plan import Operand
 
@@ -127,7 +122,8 @@ def test_random_byte_copies_take_the_box_strategy_of_the_program_of_the_same_vie
         shape, sstr = tuple(base[p] for p in perm), tuple(st[p] for p in perm)
         sd, dd = [("int8", "int8"), ("uint8", "int8"), ("bool", "bool")][int(rng.integers(3))]
         plan = plan_copy(Operand(1 << 30, dd, shape, c_strides(shape)), Operand(1 << 34, sd, shape, sstr))
-        got = box_name(plan.key) if plan.key.box else None
+        got = key_strategy(plan.key)
+        got = got if got.startswith("box") else None
         want = program_box_strategy(plan)
         assert got == (want if want.startswith("box") else None), (shape, sstr)
         seen.add(got)

@@ -104,16 +104,62 @@ def test_box_strategy_is_written_with_its_flavour():
         _byte_transpose("box<diagonal>")
 
 
-def test_box_strategy_not_lowered_yet_is_a_located_error():
-    """The tile pass does not lower the box strategy yet: a program that writes it gets
-    an error at its copy's line (the default pipeline's copy-strategy keeps box=never,
-    so a program that leaves the choice to the passes compiles the tiled copy)."""
-    with pytest.raises(TilecError, match="not yet lowered by the tile pass") as e:
-        tilec.compile(_byte_transpose("box<flat>"), arch="sm_90")
+@pytest.mark.parametrize("strategy", ["box<flat>", None])
+def test_box_strategy_compiles_exact_and_nvrtc_takes_its_cuda(strategy):
+    """The tile pass lowers the box strategy, written or chosen by copy-strategy (its
+    default box=auto): the reference executor's result is NumPy's, and the CUDA (a
+    shared box, 16-byte vectors on both global sides) compiles under NVRTC."""
+    k = tilec.compile(_byte_transpose(strategy), arch="sm_90")
+    src = np.arange(7 * 300, dtype=np.int64).astype(np.int8)
+    got = tilec.run_reference(k, {"src": src, "dst": np.zeros(2100, np.int8)})["dst"]
+    np.testing.assert_array_equal(got, src.reshape(300, 7).T.reshape(-1))
+    assert "__shared__" in k.source and "reinterpret_cast<i8x16*>(dst" in k.source
+    compile_sm90_or_skip(k.source)
+
+
+BOX_FLAVOURS = {
+    # flavour: (shape, source strides, destination strides)
+    "flat": ((7, 300), (1, 7), (300, 1)),
+    "rows": ((3, 37, 5, 17), (3500, 1, 700, 37), (3145, 85, 17, 1)),
+    "cols": ((300, 5), (1, 300), (5, 1)),
+}
+
+
+@pytest.mark.parametrize("flavour", sorted(BOX_FLAVOURS))
+def test_each_box_flavour_matches_numpy_and_compiles(flavour):
+    """Each flavour, chosen by the default pipeline for a Program of its views: exact
+    against NumPy on the reference executor, and its CUDA compiles under NVRTC."""
+    shape, ss, ds = BOX_FLAVOURS[flavour]
+
+    def layout(strides):
+        return f"({','.join(map(str, shape))}):({','.join(map(str, strides))})"
+
+    p = tilec.Program(f"box_{flavour}")
+    a = p.view(p.pointer("src", "i8", align=16), layout(ss))
+    b = p.view(p.pointer("dst", "i8", align=16), layout(ds))
+    p.copy(a, b)
+    from tilec.compiler.pipeline import run_pipeline
+
+    chosen = p.module.clone()
+    run_pipeline(chosen, "copy-strategy")
+    assert [op.strategy_name for op in chosen.walk() if op.name == "layout.copy"] == [f"box<{flavour}>"]
+    k = tilec.compile(p, arch="sm_90")
+    size = 1 + sum((n - 1) * s for n, s in zip(shape, ss))
+    src = np.random.default_rng(7).integers(-128, 128, size=size).astype(np.int8)
+    dsize = 1 + sum((n - 1) * s for n, s in zip(shape, ds))
+    got = tilec.run_reference(k, {"src": src, "dst": np.zeros(dsize, np.int8)})["dst"]
+    want = np.zeros(dsize, np.int8)
+    np.lib.stride_tricks.as_strided(want, shape, ds)[...] = np.lib.stride_tricks.as_strided(src, shape, ss)
+    np.testing.assert_array_equal(got, want)
+    assert "__shared__" in k.source and "reinterpret_cast<i8x16*>(dst" in k.source
+    compile_sm90_or_skip(k.source)
+
+
+def test_box_strategy_the_rule_does_not_take_is_a_located_error():
+    """A box flavour written on a copy the box rule takes otherwise (or not at all) is
+    an error at the copy's line."""
+    with pytest.raises(TilecError, match="the box rule takes as rows") as e:
+        tilec.compile(_byte_transpose("box<rows>"), arch="sm_90")
     line = next(n for n, text in enumerate(open(__file__).read().splitlines(), 1)
                 if "p.copy(a, b, strategy=strategy)" in text)
     assert str(e.value).startswith(f"{__file__}:{line}:")
-    src = np.arange(7 * 300, dtype=np.int8)
-    k = tilec.compile(_byte_transpose(None), arch="sm_90")
-    got = tilec.run_reference(k, {"src": src, "dst": np.zeros(2100, np.int8)})["dst"]
-    np.testing.assert_array_equal(got, src.reshape(300, 7).T.reshape(-1))

@@ -388,7 +388,7 @@ def test_index_bits_32_where_every_covered_offset_fits(routes):
     """`CopyKey.index_bits`: 32 where every offset the tiles compute fits in 32 bits,
     masked elements of edge tiles included; the program
     then carries the promise (the tiled kernel's: not the realign kernel's). (Case 30's
-    pattern takes the box kernel, copy_box.py: turned off here to test the tiled
+    pattern takes the box strategy, passes/_box_tile.py: turned off here to test the tiled
     kernel's offsets on it.)"""
     from tilec.copy_plan import index_bits
     from tilec.copy_program import pass_tile

@@ -1,9 +1,9 @@
 // RUN: tilec %s -p 'copy-strategy{box=auto}' | filecheck %s
-// RUN: tilec %s -p copy-strategy | filecheck %s --check-prefix=NEVER
+// RUN: tilec %s -p copy-strategy | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{box=never}' | filecheck %s --check-prefix=NEVER
 // RUN: tilec %s -p 'copy-strategy{box=auto box_smem=1024}' | filecheck %s --check-prefix=SMALL
 // RUN: tilec %s -p 'copy-strategy{box=auto}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ-DEFAULT
-// RUN: not tilec %s -p 'copy-strategy{box=auto},tile' 2>&1 | filecheck %s --check-prefix=TILE
 // RUN: not tilec %s -p 'copy-strategy{box=maybe}' 2>&1 | filecheck %s --check-prefix=OPTION
 // RUN: not tilec %s -p 'copy-strategy{box=auto box_smem=512}' 2>&1 | filecheck %s --check-prefix=SMEM
 // The copy-strategy pass chooses the box strategy (with box=auto) from the facts:
@@ -11,10 +11,9 @@
 // whole (not a power of two) and the destination's contiguous mode D next in the
 // source (flat: D long or a run-time extent; rows: D of 16 to 64 elements with the
 // destination contiguous over D and the mode before it), or the mirror (cols: W long,
-// D short, the destination contiguous over D then W). The default keeps box=never: the
-// tile pass does not lower the box strategy yet. Results never change.
+// D short, the destination contiguous over D then W). box=auto is the default; the
+// tile pass lowers the strategy (tests/filecheck/tile/box.mlir). Results never change.
 
-// TILE: box.mlir:46:3: error: 'layout.copy': tile: copy strategy box<flat> is chosen by copy-strategy{box=auto} but not yet lowered by the tile pass
 // OPTION: copy-strategy: box=maybe must be one of auto, never
 // SMEM: copy-strategy: box_smem=512 must be at least 1024
 // EQ: @flat: equivalent after 'copy-strategy{box=auto}'

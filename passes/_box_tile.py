@@ -1,0 +1,346 @@
+"""The box strategy of a whole-tensor copy (`#layout.copy_strategy<box<flat|rows|cols>>`,
+passes/_copy_cost.box_flavour), as the `tile` pass writes it: a `layout.launch` whose
+threads copy a *box* of the source through shared memory, so that both global sides
+move whole aligned 16-byte vectors.
+
+    ops = box_launch(copy, facts, flavour, smem, threads)   # replaces the copy
+
+The copies it takes move 1-byte elements whose source is contiguous along a short mode
+`W` (taken whole, not padded) and whose destination's contiguous mode `D` (the last)
+comes next in the source, or the reverse (`cols`). The tiled kernel pads the short mode
+to a power of two and moves one byte per access; a box instead stages `T` steps of a
+mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) whole:
+
+- `flat` (`D` long): one source run of `n_W * T` bytes; the destination `n_W` runs of
+  `T` bytes (byte `p` of run `w` is byte `w + n_W p` of the source run);
+- `rows` (`D` of 16 to 64 elements, the destination contiguous over `D` and `K`): `T`
+  source runs of `n_W n_D` bytes (stride `ss_K`); the destination `n_W` runs of
+  `n_D T` bytes (byte `p` of run `w`: source run `p / n_D`, byte `w + n_W (p mod n_D)`);
+- `cols` (`W` long, `D` short, the destination contiguous over `D` then `W`): `n_D`
+  source runs of `T` bytes (stride `ss_D`); one destination run of `n_D T` bytes (byte
+  `p`: source run `p mod n_D`, byte `p / n_D`).
+
+Every other mode is a grid step. Phase 1 copies each source run into its shared slot
+(slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
+16 (the run's first byte at `r PB + (address mod 16)`): each thread moves aligned
+16-byte chunks that lie inside the run as one 16-byte `layout.read`/`layout.write`
+each, and the chunks the run's ends cut byte by byte. After a barrier, phase 2 gives
+each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
+slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
+stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
+byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
+pointer moved by its misalignment (`CopyFacts.src_base`, `src_mis`: what
+`tilec.copy_` states), from the aligned pointer, so the 16-byte accesses are vectors
+(`layout.multiple_of` states their alignment to the lowering); else from the pointer
+itself, aligned as its type says (an access not known aligned is one per byte).
+Offsets are non-negative (`box_flavour` takes no negative stride)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilec.dialects import cute
+from tilec.dialects.layout import AllocOp, BarrierOp, CopyOp, LaunchOp, ViewOp
+from tilec.dialects.layout_access import ReadOp, WriteOp
+from tilec.dialects.layout_attrs import TensorViewType
+from tilec.dialects.layout_ptr import MultipleOfOp
+
+from ._copy_cost import CopyFacts, Value, _static, box_pitch
+
+index = IndexType()
+
+BOX_THREADS = 256
+"""Threads per block of the box strategy."""
+CHUNK = 16
+"""Bytes of one vector access (the widest)."""
+
+
+def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
+    """(T, PB): the steps of `K` a box stages and the pitch of its shared slots, for a
+    box of `smem` bytes (module doc)."""
+    if flavour == "flat":
+        t = (smem - 32) // nw  # type: ignore[operator]
+        return t, box_pitch(nw * t)  # type: ignore[operator]
+    if flavour == "rows":
+        pb = box_pitch(nw * nd)  # type: ignore[operator]
+        return smem // pb, pb
+    t = smem // nd - 30  # type: ignore[operator]
+    return t, box_pitch(t)
+
+
+def box_modes(facts: CopyFacts, flavour: str) -> tuple[int, int, int]:
+    """(W, D, K): the source's contiguous mode, the destination's and the staged one."""
+    d = facts.rank - 1
+    w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
+    return w, d, {"flat": d, "rows": d - 1, "cols": w}[flavour]
+
+
+class _Builder:
+    """Ops appended to the block being built (`loop` and `when` nest); `c` an index
+    constant."""
+
+    def __init__(self, block: Block):
+        self.block = block
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def c(self, v: int) -> SSAValue:
+        return self.add(arith.ConstantOp.from_int_and_width(v, index))
+
+    def val(self, v: Value) -> SSAValue:
+        return self.c(v) if isinstance(v, int) else v
+
+    def addi(self, a, b):
+        return self.add(arith.AddiOp(a, b))
+
+    def subi(self, a, b):
+        return self.add(arith.SubiOp(a, b))
+
+    def muli(self, a, b):
+        return self.add(arith.MuliOp(a, b))
+
+    def divui(self, a, b):
+        return self.add(arith.DivUIOp(a, b))
+
+    def remui(self, a, b):
+        return self.add(arith.RemUIOp(a, b))
+
+    def andi(self, a, b):
+        return self.add(arith.AndIOp(a, b))
+
+    def cmp(self, pred: str, a, b):
+        return self.add(arith.CmpiOp(a, b, pred))
+
+    def aligned(self, x: SSAValue) -> SSAValue:
+        """`x`, stated a multiple of 16 (`layout.multiple_of`)."""
+        return self.add(MultipleOfOp(x, CHUNK))
+
+    @contextmanager
+    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
+        body = Block(arg_types=[index])
+        self.add(scf.ForOp(lb, ub, step, [], body))
+        saved, self.block = self.block, body
+        try:
+            yield body.args[0]
+        finally:
+            body.add_op(scf.YieldOp())
+            self.block = saved
+
+    @contextmanager
+    def when(self, cond: SSAValue, otherwise: bool = False) -> Iterator[Callable[[], None]]:
+        then, other = Block(), Block() if otherwise else None
+        self.add(scf.IfOp(cond, [], [then], [other] if other is not None else None))
+        saved, self.block = self.block, then
+
+        def to_else() -> None:
+            self.block.add_op(scf.YieldOp())
+            self.block = other  # type: ignore[assignment]
+
+        try:
+            yield to_else
+        finally:
+            self.block.add_op(scf.YieldOp())
+            self.block = saved
+
+
+def _flat_view(host: _Builder, ptr: SSAValue, reach: SSAValue, elem) -> SSAValue:
+    """A 1-D view of `reach` elements at `ptr` (the storage the box addresses)."""
+    t = TensorViewType(elem, cute.make_layout((cute.DYN,), (1,)), "gmem")
+    return host.add(ViewOp(ptr, t, [reach]))
+
+
+def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value]) -> SSAValue:
+    """1 + the misalignment + the last element's offset: the elements a view spans from
+    its aligned pointer."""
+    acc = host.val(mis)
+    acc = host.addi(acc, host.c(1))
+    for n, s in zip(extents, strides):
+        if _static(s) == 0:
+            continue
+        acc = host.addi(acc, host.muli(host.subi(host.val(n), host.c(1)), host.val(s)))
+    return acc
+
+
+def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
+               threads: int = BOX_THREADS) -> list[Operation]:
+    """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
+    with a box of `smem` bytes and `threads` per block; the caller puts them in the
+    copy's place. `facts` must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    w, d, kmode = box_modes(facts, flavour)
+    modes = facts.modes
+    nw = modes[w].bound if flavour != "cols" else None
+    nd = modes[d].bound if flavour != "flat" else None
+    t_rows, pb = box_rows(flavour, nw, nd, smem)
+    elem = copy.source.type.element_type
+    host_block = Block()
+    host = _Builder(host_block)
+    extents = [m.extent for m in modes]
+    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
+    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
+    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem)
+    n_k = host.val(extents[kmode])
+    blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
+    for m, n in enumerate(extents):
+        if m not in (w, d, kmode):
+            blocks = host.muli(blocks, host.val(n))
+    one = host.c(1)
+    launch = LaunchOp([blocks, one, one], threads)
+    k = _Builder(launch.body.block)
+    bid, tid = launch.block_ids[0], launch.thread_id
+    c = k.c
+    n = [k.val(x) for x in extents]
+    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
+    tc = c(t_rows)
+    gk = k.add(arith.CeilDivUIOp(n[kmode], tc))
+    ok = k.muli(k.remui(bid, gk), tc)
+    rest = k.divui(bid, gk)
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
+    origin = {kmode: ok}
+    for i, m in enumerate(grid):
+        if i == len(grid) - 1:
+            origin[m] = rest
+        else:
+            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+
+    def stride(view: str, m: int) -> SSAValue | None:
+        s = modes[m].src_stride if view == "s" else modes[m].dst_stride
+        return None if _static(s) == 0 else k.val(s)
+
+    def orig(view: str, mis: Value) -> SSAValue:
+        acc = k.val(mis)
+        for m, o in origin.items():
+            st = stride(view, m)
+            if st is not None:
+                acc = k.addi(acc, k.muli(o, st))
+        return acc
+
+    sorig, dorig = orig("s", smis), orig("d", dmis)
+    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], ok)))
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
+    c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
+
+    def stepped(base: SSAValue, i: SSAValue, s: SSAValue | None) -> SSAValue:
+        return base if s is None else k.addi(base, k.muli(i, s))
+
+    # the source runs: count, length and start (module doc)
+    if flavour == "flat":
+        runs, slen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
+        run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
+    elif flavour == "rows":
+        runs, slen = tk, c(nw * nd)  # type: ignore[operator]
+        ssk = stride("s", kmode)
+        run_start = lambda r: stepped(sorig, r, ssk)  # noqa: E731
+    else:
+        runs, slen = c(nd), tk  # type: ignore[arg-type]
+        ssd = stride("s", d)
+        run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
+    pbc = c(pb)
+
+    # phase 1: each source run's aligned chunks into its congruent slot
+    cs_run = k.divui(k.addi(slen, c(2 * CHUNK - 2)), c16)
+    with k.loop(tid, k.muli(runs, cs_run), cthreads) as idx:
+        r = k.divui(idx, cs_run)
+        j16 = k.muli(k.subi(idx, k.muli(r, cs_run)), c16)
+        st = run_start(r)
+        end = k.addi(st, slen)
+        g = k.addi(k.andi(st, cm16), j16)
+        slot = k.addi(k.muli(r, pbc), j16)
+        with k.when(k.cmp("slt", g, end)):
+            full = k.andi(k.cmp("sge", g, st), k.cmp("sle", k.addi(g, c16), end))
+            with k.when(full, otherwise=True) as to_else:
+                v = k.add(ReadOp(src, [k.aligned(g)], width=CHUNK))
+                k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+                to_else()
+                with k.loop(c(0), c16, c(1)) as b:
+                    a = k.addi(g, b)
+                    with k.when(k.andi(k.cmp("sge", a, st), k.cmp("slt", a, end))):
+                        x = k.add(ReadOp(src, [a]))
+                        k.add(WriteOp(x, box, [k.addi(slot, b)]))
+    k.add(BarrierOp())
+
+    # phase 2: aligned 16-byte chunks of the destination runs
+    if flavour == "cols":
+        druns, dlen = c(1), k.muli(c(nd), tk)  # type: ignore[arg-type]
+    else:
+        druns, dlen = c(nw), (tk if flavour == "flat" else k.muli(c(nd), tk))  # type: ignore[arg-type]
+    dsw = stride("d", w)
+
+    def box_addr(q: SSAValue, p: SSAValue) -> SSAValue:
+        """Where byte `p` of destination run `q` lies in the box."""
+        if flavour == "flat":
+            return k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p))  # type: ignore[arg-type]
+        # signed: a lane whose chunk lies outside the run computes a negative p it never uses
+        kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
+        if flavour == "rows":
+            r, i = kk, k.addi(q, k.muli(c(nw), dd))  # type: ignore[arg-type]
+        else:
+            r, i = dd, kk
+        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
+
+    def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box, stepped
+        from the first: `n_W` apart (`flat`; `rows` with one jump to the next slot,
+        `n_D >= 16`), or the next run's slot each byte (`cols`)."""
+        if flavour == "flat":
+            a0 = box_addr(q, p0)
+            return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
+        k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
+        if flavour == "rows":
+            base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
+            k1 = k.addi(k0, c(1))
+            base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
+            left = k.subi(c(nd), d0)  # type: ignore[arg-type]
+            delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
+            zero = c(0)
+            out = []
+            for t in range(CHUNK):
+                at = k.addi(base0, c(nw * t))  # type: ignore[operator]
+                jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
+                out.append(k.addi(at, jump))
+            return out
+        out, d, tt = [], d0, k0
+        for t in range(CHUNK):
+            if t:
+                d1 = k.addi(d, c(1))
+                wrap = k.cmp("eq", d1, c(nd))  # type: ignore[arg-type]
+                d = k.add(arith.SelectOp(wrap, c(0), d1))
+                tt = k.add(arith.SelectOp(wrap, k.addi(tt, c(1)), tt))
+            out.append(k.addi(k.addi(k.muli(d, pbc), k.andi(run_start(d), c(15))), tt))
+        return out
+
+    cd = k.divui(k.addi(dlen, c(2 * CHUNK - 2)), c16)
+    vt = VectorType(elem, [CHUNK])
+    with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
+        q = k.divui(idx, cd)
+        ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
+        ds = dorig if flavour == "cols" else stepped(dorig, q, dsw)
+        de = k.addi(ds, dlen)
+        cs = k.addi(k.andi(ds, cm16), ci16)
+        with k.when(k.cmp("slt", cs, de)):
+            full = k.andi(k.cmp("sge", cs, ds), k.cmp("sle", k.addi(cs, c16), de))
+            with k.when(full, otherwise=True) as to_else:
+                vec = None
+                for t, addr in enumerate(chunk_addrs(q, k.subi(cs, ds))):
+                    x = k.add(ReadOp(box, [addr]))
+                    vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                           else k.add(vector.InsertOp(x, vec, [t], vt)))
+                k.add(WriteOp(vec, dst, [k.aligned(cs)], width=CHUNK))
+                to_else()
+                with k.loop(c(0), c16, c(1)) as b:
+                    a = k.addi(cs, b)
+                    with k.when(k.andi(k.cmp("sge", a, ds), k.cmp("slt", a, de))):
+                        x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                        k.add(WriteOp(x, dst, [a]))
+    ops = list(host_block.ops)
+    for op in ops:
+        op.detach()
+    return [*ops, launch]
+

@@ -1,0 +1,94 @@
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ-DEFAULT
+// RUN: not tilec %s -p 'copy-strategy,tile{threads=48}' 2>&1 | filecheck %s --check-prefix=THREADS
+// The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
+// to a launch that stages a box of the source in a shared allocation, 16-byte chunks
+// into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
+// of the destination as one vector gathered from the box. A small box (box_smem=1024)
+// makes many blocks, runs cut at the blocks' edges and partial chunks; misaligned
+// pointers (16-byte aligned pointers moved by their misalignments, as tilec.copy_
+// states them) keep the vector accesses.
+
+// EQ: @flat: equivalent after 'copy-strategy,tile'
+// EQ: @flat_misaligned: equivalent after 'copy-strategy,tile'
+// EQ: @flat_dynamic: equivalent after 'copy-strategy,tile'
+// EQ: @rows: equivalent after 'copy-strategy,tile'
+// EQ: @cols: equivalent after 'copy-strategy,tile'
+// EQ-SMALL: @flat: equivalent after
+// EQ-SMALL: @flat_misaligned: equivalent after
+// EQ-SMALL: @flat_dynamic: equivalent after
+// EQ-SMALL: @rows: equivalent after
+// EQ-SMALL: @cols: equivalent after
+// EQ-DEFAULT: @flat: equivalent after 'default'
+// EQ-DEFAULT: @flat_misaligned: equivalent after 'default'
+// EQ-DEFAULT: @flat_dynamic: equivalent after 'default'
+// EQ-DEFAULT: @rows: equivalent after 'default'
+// EQ-DEFAULT: @cols: equivalent after 'default'
+// THREADS: box.mlir:{{[0-9]+}}:3: error: 'layout.copy': tile: a box copy takes threads that are a multiple of 32; got threads=48
+
+// CHECK-LABEL: func.func @flat
+// CHECK:         layout.view %{{.*}}(%{{.*}}) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// CHECK:           scf.for
+// CHECK:             layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(?):(1)>, gmem> -> vector<16xi8>
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// CHECK:           layout.barrier
+// CHECK:           scf.for
+// CHECK:             vector.insert
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+// CHECK-NOT:     layout.copy
+func.func @flat(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>, !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+  func.return
+}
+
+// Both pointers 16-byte aligned pointers moved by run-time misalignments: the box
+// addresses memory from the aligned pointers (the addptrs go).
+// CHECK-LABEL: func.func @flat_misaligned
+// CHECK-NOT:     layout.addptr
+// CHECK:         layout.launch
+func.func @flat_misaligned(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 3 : index, dmis = 13 : index, src = 2121 : index, dst = 2121 : index}} {
+  %sp = layout.addptr %src, %smis : !layout.ptr<i8, align 16>, index
+  %dp = layout.addptr %dst, %dmis : !layout.ptr<i8, align 16>, index
+  %a = layout.view %sp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
+  %b = layout.view %dp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>, !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+  func.return
+}
+
+// D a run-time extent, the destination's rows padded (stride 307): flat.
+// CHECK-LABEL: func.func @flat_dynamic
+// CHECK:         layout.launch
+func.func @flat_dynamic(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %n: index, %ld: index) attributes {tilec.args = {n = 301 : index, ld = 307 : index}} {
+  %a = layout.view %src(%n) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(19,?):(1,19)>, gmem>
+  %b = layout.view %dst(%n, %ld) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(19,?):(?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(19,?):(1,19)>, gmem>, !layout.tensor<i8, #layout.cute<(19,?):(?,1)>, gmem>
+  func.return
+}
+
+// W = 37, D = 17 whole by steps of K = 5 (source stride 700), a grid mode of 3: rows.
+// CHECK-LABEL: func.func @rows
+// CHECK:         layout.launch
+// CHECK:           layout.alloc
+func.func @rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(3,37,5,17):(3500,1,700,37)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(3,37,5,17):(3145,85,17,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(3,37,5,17):(3500,1,700,37)>, gmem>, !layout.tensor<i8, #layout.cute<(3,37,5,17):(3145,85,17,1)>, gmem>
+  func.return
+}
+
+// W = 300 long, D = 5 short, the destination contiguous over D then W: cols.
+// CHECK-LABEL: func.func @cols
+// CHECK:         layout.launch
+// CHECK:           layout.alloc
+func.func @cols(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(300,5):(1,300)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(300,5):(5,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(300,5):(1,300)>, gmem>, !layout.tensor<i8, #layout.cute<(300,5):(5,1)>, gmem>
+  func.return
+}
