@@ -11,9 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
 
 import tilec
 from tilec.dialects.layout_dot import DotOp
+from tilec.dialects.layout import BarrierOp, LoadOp, TileOp
 from tilec.dialects.layout_mma import MmaOp
 from tilec.passes.accelerate_matmul import shared_swizzle, warps_v2, warps_v3
 from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
@@ -65,7 +67,27 @@ def test_the_target_and_dtype_choose_the_lowering(target, dtype, version):
     if version is None:
         assert mmas == []
     else:
-        assert [m.acc.type.encoding.data.version for m in mmas] == [version]
+        # mma.sync runs K (gemm_dot's bk = 32) one 16-deep slice at a time: 2 chained mmas
+        assert [m.acc.type.encoding.data.version for m in mmas] == [version] * (1 if version == 3 else 2)
+
+
+def test_mma_sync_runs_k_a_slice_at_a_time_loading_the_next_slice_first():
+    """On mma.sync a dot of K = 64 becomes 4 chained mmas of 16-deep tiles of the shared
+    buffers; the fragments of slice j + 1 are loaded before the mma of slice j (a thread
+    holds two slices' fragments, not all of K), and in the loop one barrier follows the
+    last loads, before the last mma."""
+    module = gemm_dot.gemm_dot(256, 256, 256, 128, 128, 64, 8, target="sm_80")
+    tilec.run_pipeline(module, "accelerate-matmul")
+    loop = next(o for o in module.walk() if isinstance(o, scf.ForOp))
+    body = [o for o in loop.body.block.ops if isinstance(o, (LoadOp, MmaOp, BarrierOp))]
+    kinds = ["L" if isinstance(o, LoadOp) else "M" if isinstance(o, MmaOp) else "B" for o in body]
+    assert "".join(kinds) == "BLLLLMLLMLLMBM"  # the barrier after the copies first
+    mmas = [o for o in body if isinstance(o, MmaOp)]
+    assert all(m.a.type.get_shape() == (128, 16) and m.b.type.get_shape() == (16, 128) for m in mmas)
+    assert all(b.acc is a.result for a, b in zip(mmas, mmas[1:]))
+    tiles = [o.view.owner for o in body if isinstance(o, LoadOp)]
+    assert all(isinstance(t, TileOp) for t in tiles)
+    assert [t.tile_sizes for t in tiles[:2]] == [(128, 16), (16, 128)]
 
 
 @pytest.mark.parametrize(("target", "dtype", "arch", "expect"), [
