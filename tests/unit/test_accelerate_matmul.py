@@ -195,3 +195,34 @@ def test_one_dot_is_equivalent_after_the_pass(m, n, k, warps, dtype, target, ope
         report = check_equivalence(before, after)
         assert report.equal, f"{pipeline}: {report}"
         assert (report.tolerance is None) == (dtype == "f32")
+
+
+def test_sm_80_128x256_plain_loop_stores_c_from_the_mma_layout():
+    """The 128x256 block tile at bk = 64, 3 stages (8 warps of 64x64, the hand-written
+    mma.sync GEMM's warp tile): its ring takes 144 KiB, so the f32 accumulator's shared
+    round trip (128 KiB) does not fit beside it on sm_80 and `lower-convert-layout`
+    stores C from the mma.sync layout in 8-byte vectors. No barrier is left in the
+    step's compute (`software-pipeline`: it writes no memory). The executor's cp.async,
+    barrier and race checks pass and C is within the bound (C poisoned with NaN);
+    NVRTC compiles it for sm_80 without spilling."""
+    m, n, k = 128, 256, 256
+    rng = np.random.default_rng(5)
+    a, a64 = _bf16(rng, (m, k))
+    b, b64 = _bf16(rng, (k, n))
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, 128, 256, 64, 8, target="sm_80", stages=3))
+    out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
+                                       "pc": np.full(m * n, np.nan, np.float32)})["pc"]
+    ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
+    assert ok, err
+    cuda = tilec.emit(module, "cuda")
+    assert "*reinterpret_cast<f32x2*>(pc + " in cuda
+    assert cuda.count("__syncthreads();") == 3  # the unrolled steps' tops; none in their compute, none after
+    pytest.importorskip("cupy")
+    from tilec.runtime.nvrtc import compile_cuda, resource_usage
+
+    try:
+        result = compile_cuda(cuda, arch="sm_80")
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores in (0, None)
