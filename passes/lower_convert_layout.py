@@ -56,6 +56,11 @@ class LowerConvertLayout(ModulePass):
       widest vectors, smallest buffer. `bank_conflicts` on the store and load is the
       worst ways - 1 (0 = conflict-free) of that access; `vector` the registers moved per
       access. One buffer per conversion, the size of the tile plus padding.
+    - no room: a conversion whose only user is a `layout.store` to global memory and
+      whose round trip's buffer would take the launch past the target's shared memory
+      beside its other shared buffers (a GEMM's f32 accumulator tile after its K loop's
+      ring) is dropped: the store takes the source layout, which a store accepts, with
+      the widest vector `vectorize` allows it (`store_unconverted`).
 
     Cost model (`shuffle=auto`): instructions issued per thread, each shuffle, select,
     compare and shared-memory access 1, a barrier 20 (the constants' docstrings give the
