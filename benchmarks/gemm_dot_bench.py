@@ -45,9 +45,16 @@ from tilec.support.diagnostics import TilecError  # noqa: E402
 
 TILES = {
     "sm_90a": "128x128x32:8,128x256x64:8,64x128x32:4",
-    "sm_80": "128x128x32:8:3,128x128x32:8:4,128x128x64:8:3,128x128x32:4:4",
+    "sm_80": "128x256x32:8:4,128x256x64:8:2,128x256x64:8:3,128x256x32:8:3,256x128x32:8:4,128x128x32:8:3,"
+             "128x128x32:8:4,128x128x32:4:3",
 }
-"""Block tiles BMxBNxBK:WARPS[:STAGES] tried per target (the best is reported)."""
+"""Block tiles BMxBNxBK:WARPS[:STAGES] tried per target (the best is reported). On sm_80
+the 128x256 and 256x128 tiles (8 warps of 64x64, the hand-written kernel's warp tile)
+leave no room for the accumulator's shared round trip beside their ring, so
+`lower-convert-layout` stores C straight from the mma.sync layout; 128x128x32 at 3
+stages (112 KiB, 128 registers with 8 warps) lets two blocks share an SM. Where S
+divides the K loop's trip count (4096 / 32 = 128 steps at 4 stages, 4096 / 64 at 2),
+`software-pipeline` guards no unrolled step (no branch between steps)."""
 
 ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_80", "hand": "sm_90"}
 """The NVRTC architecture of each `--dry-run` compile: the target's; the hand-written

@@ -24,7 +24,12 @@ TMA (sm_90):
 cp.async (sm_80): the same with `layout.copy_async` (each one commit group) into views
 of the allocations (`layout.tile` / `vectorize` / `distribute` of them), waited for by
 `layout.async_wait`s (the last `{pending = 0}`, after every copy; `vectorize` puts one
-after each copy) and a `layout.barrier` before the compute.
+after each copy) and a `layout.barrier` before the compute. Where that compute writes
+no memory (it reads the buffers into registers and computes on them, e.g.
+`accelerate-matmul`'s `load sa; load sb; barrier; mma`), its barriers only order its
+reads of the buffers before the next step's copies into them: the schedule's barrier
+at the top of each step does that (a stage is refilled only after the next step's
+barrier), so they are dropped too.
 
 The TMA form's compute may also store shared buffers of its own with the TMA
 (`layout.tma_store`, the `tma` pass's ring); the body's `tma_store_wait`s are the
@@ -42,6 +47,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 
 from tilec.dialects.layout import DERIVED_VIEW_OPS, AllocOp, AsyncWaitOp, BarrierOp, CopyAsyncOp, LaunchOp
 from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
@@ -130,6 +136,20 @@ def _root_alloc(v: SSAValue) -> AllocOp | None:
     while isinstance(v.owner, DERIVED_VIEW_OPS):
         v = v.owner.operands[0]
     return v.owner if isinstance(v.owner, AllocOp) else None
+
+
+def _writes_memory(op: Operation) -> bool:
+    """Whether `op` (or an op nested in it) may write memory: a write effect, or effects
+    it does not state (a region op without effects of its own is its nested ops)."""
+    for o in op.walk():
+        effects = get_effects(o)
+        if effects is None:
+            if o.regions or isinstance(o, scf.YieldOp):
+                continue
+            return True
+        if any(e.kind == MemoryEffectKind.WRITE for e in effects):
+            return True
+    return False
 
 
 def _touches(op: Operation, values: set[SSAValue]) -> bool:
@@ -221,6 +241,10 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
         after = after.next_op
     if isinstance(ops[-1], BarrierOp) and ops[-1] not in dropped:
         dropped.append(ops[-1])  # the buffers are read: the schedule meets the block itself
+    if kind == "cp_async" and not any(_writes_memory(o) for o in ops[w + 1:] if not isinstance(o, BarrierOp)):
+        # a compute that writes no memory: its barriers only order its reads of the
+        # buffers before their refill, which the schedule's own barrier does
+        dropped.extend(o for o in ops[w + 1:] if isinstance(o, BarrierOp) and o not in dropped)
     stores = [o for o in ops if isinstance(o, TmaStoreOp)]
     if stores:
         why = _stores(stores, ops, loop, lb_block, kind, allocs, dropped)

@@ -35,6 +35,7 @@ from tilec.dialects.layout import (
     LoadOp,
     SliceOp,
     StoreOp,
+    TileOp,
 )
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
@@ -85,7 +86,12 @@ class AccelerateMatmulPass(ModulePass):
       version-2 `#layout.nvidia_mma` (warps tiled as Triton's `warpsPerTileV2`: along M
       while the tile has at least as many 16-row tiles per warp as 16-column pairs), A and B
       through NVMMA-swizzled shared buffers into `#layout.dot_op<kWidth = 2>` registers
-      (`layout.load`, which `lower-to-gpu` makes `ldmatrix`), then `layout.mma`.
+      (`layout.load`, which `lower-to-gpu` makes `ldmatrix`), then `layout.mma`, one
+      16-deep slice of K at a time (`layout.tile`s of the shared buffers): the
+      fragments of slice j + 1 are loaded before the mma of slice j, so a thread holds
+      two slices' fragments at most, not all of K (CUTLASS's warp-level k-groups with
+      fragment double-buffering; a 64x64 warp tile at K = 64 would otherwise hold 128
+      fragment registers beside its 128 accumulator registers).
     - **FMA** (everything else: f32 operands, small tiles): A and B go to shared
       memory (A's rows padded by one 32-bit word, so a column is read without bank
       conflicts), and an `scf.for` over K adds `a[:, k] * b[k, :]` to the accumulator in
@@ -350,14 +356,10 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
         mma_acc_t = TensorType(acc_t.element_type, [m, n], mma)
         if how == "wgmma":
             opa, opb = (_convert(emit, dot.a, la) if a_regs else sa), sb
+            acc = _convert(emit, dot.acc, mma_acc_t)
+            d = emit(MmaOp(opa, opb, acc)).results[0]
         else:
-            lb = TensorType(et, [k, n], DotOperandLayoutAttr(DotOperandLayout(1, mma.data, 2)))
-            opa = emit(LoadOp(sa, la)).results[0]
-            opb = emit(LoadOp(sb, lb)).results[0]
-            if loop:
-                emit(BarrierOp())
-        acc = _convert(emit, dot.acc, mma_acc_t)
-        d = emit(MmaOp(opa, opb, acc)).results[0]
+            d = _mma_sync_steps(emit, dot, sa, sb, mma, _convert(emit, dot.acc, mma_acc_t), loop)
         if how == "wgmma" and loop:
             emit(BarrierOp())
         result = _convert(emit, d, acc_t)
@@ -365,6 +367,47 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
     Rewriter.erase_op(dot)
     for op in dead:
         Rewriter.erase_op(op)
+
+
+K_STEP = 16
+"""The depth of one mma.sync step of 16-bit operands (m16n8k16): the slice of K whose
+fragments a thread holds at a time."""
+
+
+def _mma_sync_steps(emit: _Emitter, dot: DotOp, sa: SSAValue, sb: SSAValue, mma: NvidiaMmaLayoutAttr,
+                    acc: SSAValue, loop: bool) -> SSAValue:
+    """The mma.sync chain of `dot` on its staged operands (the pass docstring): per
+    `K_STEP`-deep slice of K, A's `m x K_STEP` and B's `K_STEP x n` tiles of the shared
+    buffers (`layout.tile`) loaded in the operand layouts (ldmatrix) and their
+    `layout.mma` into the accumulator, the loads of slice j + 1 before the mma of
+    slice j; inside a loop a barrier after the last loads (the next iteration's writes
+    wait for the reads). Returns the last mma's result."""
+    (m, k), n = dot.a.type.get_shape(), dot.b.type.get_shape()[1]
+    et = dot.a.type.element_type
+    steps = k // K_STEP if k % K_STEP == 0 and k > K_STEP else 1
+    depth = k // steps
+    la = TensorType(et, [m, depth], DotOperandLayoutAttr(DotOperandLayout(0, mma.data, 2)))
+    lb = TensorType(et, [depth, n], DotOperandLayoutAttr(DotOperandLayout(1, mma.data, 2)))
+
+    c0 = _index(emit, 0) if steps > 1 else None
+
+    def load(j: int) -> tuple[SSAValue, SSAValue]:
+        if steps == 1:
+            ta, tb = sa, sb
+        else:
+            cj = c0 if j == 0 else _index(emit, j)
+            ta = emit(TileOp(sa, [c0, cj], [m, depth])).results[0]
+            tb = emit(TileOp(sb, [cj, c0], [depth, n])).results[0]
+        return emit(LoadOp(ta, la)).results[0], emit(LoadOp(tb, lb)).results[0]
+
+    cur = load(0)
+    for j in range(steps):
+        nxt = load(j + 1) if j + 1 < steps else None
+        if nxt is None and loop:
+            emit(BarrierOp())
+        acc = emit(MmaOp(*cur, acc)).results[0]
+        cur = nxt
+    return acc
 
 
 def _index(emit: _Emitter, v: int) -> SSAValue:

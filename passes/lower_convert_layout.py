@@ -4,6 +4,7 @@ warp shuffle or a shared-memory round trip."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import scf
@@ -19,10 +20,13 @@ from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_mess
 from tilec.dialects.linear import LinearLayout
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
+from tilec.support.target import target_of
 
+from ._axis_info import AxisInfoAnalysis
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
 from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
+from .vectorize import SetVectorWidth
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,11 @@ class LowerConvertLayout(ModulePass):
       widest vectors, smallest buffer. `bank_conflicts` on the store and load is the
       worst ways - 1 (0 = conflict-free) of that access; `vector` the registers moved per
       access. One buffer per conversion, the size of the tile plus padding.
+    - no room: a conversion whose only user is a `layout.store` to global memory and
+      whose round trip's buffer would take the launch past the target's shared memory
+      beside its other shared buffers (a GEMM's f32 accumulator tile after its K loop's
+      ring) is dropped: the store takes the source layout, which a store accepts, with
+      the widest vector `vectorize` allows it (`store_unconverted`).
 
     Cost model (`shuffle=auto`): instructions issued per thread, each shuffle, select,
     compare and shared-memory access 1, a barrier 20 (the constants' docstrings give the
@@ -105,7 +114,8 @@ class LowerConvertLayout(ModulePass):
             if is_pointer_tensor(src):
                 raise TilecError(pointer_conversion_message(kind), op=cvt)
             if kind != "warp_shuffle":
-                lower_through_smem(cvt, plain=plain)
+                if not store_unconverted(cvt):
+                    lower_through_smem(cvt, plain=plain)
                 continue
             launch = layout.enclosing_launch(cvt)
             costs = estimate_costs(src, dst, plain=plain,
@@ -117,7 +127,7 @@ class LowerConvertLayout(ModulePass):
             if shuffle:
                 cvt.lowering = StringAttr("shuffle")
                 _record(cvt, None, costs)
-            else:
+            elif not store_unconverted(cvt):
                 store = lower_through_smem(cvt, plain=plain)
                 _record(store, "smem", costs)
 
@@ -262,6 +272,39 @@ def _record(op, lowering: str | None, costs: LoweringCosts) -> None:
         op.attributes["shuffle_cost"] = IntegerAttr(costs.shuffle, i64)
     if costs.smem is not None:
         op.attributes["smem_cost"] = IntegerAttr(costs.smem, i64)
+
+
+def _view_bytes(t: TensorViewType) -> int:
+    return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
+
+
+def store_unconverted(cvt: layout.ConvertLayoutOp) -> bool:
+    """Where the shared-memory round trip does not fit: a conversion whose only user is
+    a `layout.store` to global memory, and whose buffer (the tile, unpadded) would take
+    the launch past the target's shared memory beside its other shared buffers (e.g. a
+    GEMM's f32 accumulator tile after a pipelined K loop's ring), is dropped and the
+    store takes the source layout (a store accepts any distributed layout: the
+    conversion only made its accesses wider), with the widest vector that layout and
+    the view allow (`vectorize`'s rule). Returns whether it did so."""
+    uses = list(cvt.result.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, layout.StoreOp) or uses[0].index != 0:
+        return False
+    store = uses[0].operation
+    if store.view.type.memory_space != "gmem":
+        return False
+    launch = layout.enclosing_launch(cvt)
+    if launch is None:
+        return False
+    src = cvt.source.type
+    need = src.element_type.bitwidth // 8 * prod(src.get_shape())
+    have = sum(_view_bytes(a.result.type) for a in launch.body.block.ops
+               if isinstance(a, layout.AllocOp) and a.result.type.memory_space == "smem")
+    if have + need <= target_of(launch).smem_per_block:
+        return False
+    store.operands[0] = cvt.source
+    Rewriter.erase_op(cvt)
+    SetVectorWidth(16, AxisInfoAnalysis())._set(store, store.view, store.value.type)
+    return True
 
 
 def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> layout.StoreOp:

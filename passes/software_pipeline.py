@@ -49,6 +49,9 @@ class SoftwarePipelinePass(ModulePass):
                 the last step's compute is done with its stage)
       cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
                 copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
+                (a compute that writes no memory keeps none of its barriers: that
+                step-top barrier already orders its reads before the refill, so the
+                fragment loads of step j run on under the mma of step j - 1)
 
     (where no wgmma stays in flight, TMA stores of the compute from shared buffers of
     their own are allowed: those buffers are staged too, each step starts with

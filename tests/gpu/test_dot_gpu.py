@@ -122,3 +122,28 @@ def test_one_dot_matches_numpy_on_the_gpu(m, n, k, warps, dtype, target, operand
         gamma, _ = mma_error_bound(k, dtype)
         bound = 2 * gamma * (np.abs(c) + np.abs(a64) @ np.abs(b64))
         assert (np.abs(got - (c + a64 @ b64)) <= bound).all()
+
+
+@pytest.mark.parametrize("tiles", [(128, 256, 64, 8, 3), (128, 256, 32, 8, 4), (128, 256, 64, 8, 2),
+                                   (128, 128, 32, 8, 3), (128, 128, 32, 4, 3)])
+def test_sm_80_pipelined_tiles_match_torch(tiles):
+    """The sm_80 plain loop with `num_stages` (a cp.async ring, mma.sync one 16-deep K
+    slice at a time, no barrier in a step's compute): the 128x256 tiles store C straight
+    from the mma.sync layout (their ring leaves no room for the round trip), the 128x128
+    ones through shared memory. K = 448 makes 7 or 14 steps: guarded steps at 2, 3 and 4
+    stages."""
+    torch = pytest.importorskip("torch")
+    bm, bn, bk, warps, stages = tiles
+    m, n, k = 512, 512, 448
+    if k % bk:
+        k = 512
+    kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target="sm_80", stages=stages))
+    assert INSTR["sm_80"] in kernel.source and "cp.async.cg.shared.global" in kernel.source
+    g = torch.Generator(device="cuda").manual_seed(11)
+    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
+    assert ok, f"max error {err:.3g}"

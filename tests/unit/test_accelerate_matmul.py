@@ -11,9 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
 
 import tilec
 from tilec.dialects.layout_dot import DotOp
+from tilec.dialects.layout import BarrierOp, LoadOp, TileOp
 from tilec.dialects.layout_mma import MmaOp
 from tilec.passes.accelerate_matmul import shared_swizzle, warps_v2, warps_v3
 from tilec.runtime.reference.values import bf16_to_f32, f32_to_bf16
@@ -65,7 +67,27 @@ def test_the_target_and_dtype_choose_the_lowering(target, dtype, version):
     if version is None:
         assert mmas == []
     else:
-        assert [m.acc.type.encoding.data.version for m in mmas] == [version]
+        # mma.sync runs K (gemm_dot's bk = 32) one 16-deep slice at a time: 2 chained mmas
+        assert [m.acc.type.encoding.data.version for m in mmas] == [version] * (1 if version == 3 else 2)
+
+
+def test_mma_sync_runs_k_a_slice_at_a_time_loading_the_next_slice_first():
+    """On mma.sync a dot of K = 64 becomes 4 chained mmas of 16-deep tiles of the shared
+    buffers; the fragments of slice j + 1 are loaded before the mma of slice j (a thread
+    holds two slices' fragments, not all of K), and in the loop one barrier follows the
+    last loads, before the last mma."""
+    module = gemm_dot.gemm_dot(256, 256, 256, 128, 128, 64, 8, target="sm_80")
+    tilec.run_pipeline(module, "accelerate-matmul")
+    loop = next(o for o in module.walk() if isinstance(o, scf.ForOp))
+    body = [o for o in loop.body.block.ops if isinstance(o, (LoadOp, MmaOp, BarrierOp))]
+    kinds = ["L" if isinstance(o, LoadOp) else "M" if isinstance(o, MmaOp) else "B" for o in body]
+    assert "".join(kinds) == "BLLLLMLLMLLMBM"  # the barrier after the copies first
+    mmas = [o for o in body if isinstance(o, MmaOp)]
+    assert all(m.a.type.get_shape() == (128, 16) and m.b.type.get_shape() == (16, 128) for m in mmas)
+    assert all(b.acc is a.result for a, b in zip(mmas, mmas[1:]))
+    tiles = [o.view.owner for o in body if isinstance(o, LoadOp)]
+    assert all(isinstance(t, TileOp) for t in tiles)
+    assert [t.tile_sizes for t in tiles[:2]] == [(128, 16), (16, 128)]
 
 
 @pytest.mark.parametrize(("target", "dtype", "arch", "expect"), [
@@ -173,3 +195,34 @@ def test_one_dot_is_equivalent_after_the_pass(m, n, k, warps, dtype, target, ope
         report = check_equivalence(before, after)
         assert report.equal, f"{pipeline}: {report}"
         assert (report.tolerance is None) == (dtype == "f32")
+
+
+def test_sm_80_128x256_plain_loop_stores_c_from_the_mma_layout():
+    """The 128x256 block tile at bk = 64, 3 stages (8 warps of 64x64, the hand-written
+    mma.sync GEMM's warp tile): its ring takes 144 KiB, so the f32 accumulator's shared
+    round trip (128 KiB) does not fit beside it on sm_80 and `lower-convert-layout`
+    stores C from the mma.sync layout in 8-byte vectors. No barrier is left in the
+    step's compute (`software-pipeline`: it writes no memory). The executor's cp.async,
+    barrier and race checks pass and C is within the bound (C poisoned with NaN);
+    NVRTC compiles it for sm_80 without spilling."""
+    m, n, k = 128, 256, 256
+    rng = np.random.default_rng(5)
+    a, a64 = _bf16(rng, (m, k))
+    b, b64 = _bf16(rng, (k, n))
+    module = tilec.run_pipeline(gemm_dot.gemm_dot(m, n, k, 128, 256, 64, 8, target="sm_80", stages=3))
+    out = tilec.run_reference(module, {"pa": a.reshape(-1), "pb": b.reshape(-1),
+                                       "pc": np.full(m * n, np.nan, np.float32)})["pc"]
+    ok, err = gemm_dot.check(np.asarray(out).reshape(m, n).astype(np.float64), a64, b64, k)
+    assert ok, err
+    cuda = tilec.emit(module, "cuda")
+    assert "*reinterpret_cast<f32x2*>(pc + " in cuda
+    assert cuda.count("__syncthreads();") == 3  # the unrolled steps' tops; none in their compute, none after
+    pytest.importorskip("cupy")
+    from tilec.runtime.nvrtc import compile_cuda, resource_usage
+
+    try:
+        result = compile_cuda(cuda, arch="sm_80")
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores in (0, None)

@@ -1,8 +1,10 @@
 // accelerate-matmul on sm_80 (mma.sync): each layout.dot becomes a version-2
 // layout.mma; A and B go through NVMMA-swizzled shared buffers (copied with cp.async
 // in 16-byte vectors where the global tiles allow) into dot-operand registers
-// (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2. In a K loop the
-// reads into registers are followed by a barrier before the next copies.
+// (layout.load: ldmatrix), warps tiled as Triton's warpsPerTileV2, one 16-deep slice of
+// K at a time (layout.tile of the buffers; slice j + 1 loaded before the mma of slice j).
+// In a K loop the last reads into registers are followed by a barrier before the next
+// copies.
 // RUN: tilec %s -p accelerate-matmul | filecheck %s
 // RUN: tilec %s -p accelerate-matmul --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
@@ -40,11 +42,20 @@ module attributes {tilec.target = "sm_80"} {
 // CHECK:           layout.copy %ta, %dot_a {strategy = #layout.copy_strategy<async>}
 // CHECK-NEXT:      layout.copy %tb, %dot_b {strategy = #layout.copy_strategy<async>}
 // CHECK-NEXT:      layout.barrier
-// CHECK-NEXT:      %[[A:.*]] = layout.load %dot_a : {{.*}} -> tensor<64x32xbf16, #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
-// CHECK-NEXT:      %[[B:.*]] = layout.load %dot_b : {{.*}} -> tensor<32x64xbf16, #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
-// CHECK-NEXT:      layout.barrier
 // CHECK-NEXT:      %[[ACC:.*]] = layout.convert_layout %acc0
-// CHECK-NEXT:      %[[D:.*]] = layout.mma %[[A]], %[[B]], %[[ACC]]
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[TA0:.*]] = layout.tile %dot_a[%[[C0]], %[[C0]]] {tile = array<i64: 64, 16>}
+// CHECK-NEXT:      %[[TB0:.*]] = layout.tile %dot_b[%[[C0]], %[[C0]]] {tile = array<i64: 16, 64>}
+// CHECK-NEXT:      %[[A0:.*]] = layout.load %[[TA0]] : {{.*}} -> tensor<64x16xbf16, #layout.dot_op<opIdx = 0, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
+// CHECK-NEXT:      %[[B0:.*]] = layout.load %[[TB0]] : {{.*}} -> tensor<16x64xbf16, #layout.dot_op<opIdx = 1, parent = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>, kWidth = 2>>
+// CHECK-NEXT:      %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[TA1:.*]] = layout.tile %dot_a[%[[C0]], %[[C1]]] {tile = array<i64: 64, 16>}
+// CHECK-NEXT:      %[[TB1:.*]] = layout.tile %dot_b[%[[C1]], %[[C0]]] {tile = array<i64: 16, 64>}
+// CHECK-NEXT:      %[[A1:.*]] = layout.load %[[TA1]]
+// CHECK-NEXT:      %[[B1:.*]] = layout.load %[[TB1]]
+// CHECK-NEXT:      %[[D0:.*]] = layout.mma %[[A0]], %[[B0]], %[[ACC]]
+// CHECK-NEXT:      layout.barrier
+// CHECK-NEXT:      %[[D:.*]] = layout.mma %[[A1]], %[[B1]], %[[D0]]
 // CHECK-NEXT:      %d = layout.convert_layout %[[D]]
 // CHECK-NEXT:      scf.yield %d
 // CUDA-LABEL: // kernel loop_bf16_kernels::
