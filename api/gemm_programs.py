@@ -121,9 +121,13 @@ class Epilogue:
             y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = (1 + tanh(y / 2)) / 2: no division
-            t = p.math("tanh", (y * 0.5).named("yhalf")).named("tanhy")
-            y = (y * ((t * 0.5).named("thalf") + 0.5).named("sigmoid")).named("silu")
+        elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = 1 / (1 + 2^(-y log2 e)) = r * r
+            # with r = rsqrt(1 + 2^(-y log2 e)): no division (a division's slow path would spill
+            # the accumulators) and no tanhf (more instructions a value); 2^x approximate (one
+            # MUFU.EX2, 2 ulp) and rsqrtf (2 ulp) keep silu within docs/matmul.md's 2^-20
+            e = p.math("exp2", (y * -1.4426950408889634).named("ylog2e"), fastmath="afn").named("expny")
+            r = p.math("rsqrt", (e + 1.0).named("denom")).named("rsig")
+            y = ((y * r).named("yr") * r).named("silu")
         elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
             e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
