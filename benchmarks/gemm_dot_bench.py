@@ -52,9 +52,9 @@ TILES = {
 the 128x256 and 256x128 tiles (8 warps of 64x64, the hand-written kernel's warp tile)
 leave no room for the accumulator's shared round trip beside their ring, so
 `lower-convert-layout` stores C straight from the mma.sync layout; 128x128x32 at 3
-stages (112 KiB, 128 registers with 8 warps) lets two blocks share an SM. Where S
-divides the K loop's trip count (4096 / 32 = 128 steps at 4 stages, 4096 / 64 at 2),
-`software-pipeline` guards no unrolled step (no branch between steps)."""
+stages (112 KiB, 128 registers with 8 warps) lets two blocks share an SM. With a static
+K, `software-pipeline` guards no unrolled step (S divides the trip count, or the last
+partial round is peeled after the loop)."""
 
 ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_80", "hand": "sm_90"}
 """The NVRTC architecture of each `--dry-run` compile: the target's; the hand-written

@@ -30,6 +30,9 @@ class PipelineExpansion:
         self.trip = None if None in (lb, ub, st) else max(0, -(-(ub - lb) // st))
         self.consts: dict[int, SSAValue] = {}
         self.const_ops: list[Operation] = []
+        self.unguarded = self.trip is not None and self.trip % n == 0
+        """Whether no unrolled step is guarded: the static trip count is a multiple of S,
+        or `run` peels its last trip mod S steps after the loop."""
         self.outer_map: dict[SSAValue, SSAValue] = {}
         """Values of the body's surroundings replaced where an iteration is emitted
         (`warp-specialize`'s persistent tiles: the block coordinates)."""
@@ -174,7 +177,7 @@ class PipelineExpansion:
             qa = self.offset(body, q, n - 1)
             self.load(body, self.emit(body, arith.MinUIOp(qa, self.last)), ahead_stage)
             out = self.compute(body, q, k, carried)
-        if k == 0 or (self.trip is not None and self.trip % n == 0):
+        if k == 0 or self.unguarded:
             ops.extend(body)
             return out
         # a step past the trip count: skipped, the carried values unchanged
@@ -228,6 +231,15 @@ class PipelineExpansion:
                     self.guarded(pre, self.emit(pre, arith.CmpiOp(qv, loop.ub, "slt")), inner)
         nstep = self.emit(pre, arith.MuliOp(self.const(pre, n), loop.step))
         nstep.name_hint = "nstep"
+        # a static trip count above S that S does not divide: the loop runs the whole
+        # rounds unguarded, the last trip mod S steps follow it (static stages 0, 1, ...)
+        rest = self.trip % n if self.trip is not None and self.trip > n else 0
+        ub = loop.ub
+        if rest:
+            self.unguarded = True
+            span = self.emit(pre, arith.MuliOp(self.const(pre, self.trip // n), nstep))
+            ub = self.emit(pre, arith.AddiOp(loop.lb, span))
+            ub.name_hint = "rounds_end"
         new_body = Block(arg_types=[index, *(a.type for a in self.body.args[1:])])
         i = new_body.args[0]
         i.name_hint = self.iv.name_hint
@@ -244,10 +256,14 @@ class PipelineExpansion:
             carried = self.step(ops, i, k, parity, carried)
         ops.append(scf.YieldOp(*carried))
         new_body.add_ops(ops)
-        new_loop = scf.ForOp(loop.lb, loop.ub, nstep, list(loop.iter_args), Region(new_body))
+        new_loop = scf.ForOp(loop.lb, ub, nstep, list(loop.iter_args), Region(new_body))
         copy_loc(loop, new_loop)
         post: list[Operation] = []
         results = list(new_loop.results)
+        if rest:  # the last, partial round: its parity is static
+            parity = self.const(post, (self.trip // n) % 2) if plan.kind == "tma" else None
+            for k in range(rest):
+                results = self.step(post, ub, k, parity, results)
         if len(results) == 1:
             results[0].name_hint = loop.results[0].name_hint
         if plan.async_chains:  # the loop's last wgmma groups

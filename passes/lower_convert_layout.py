@@ -23,6 +23,7 @@ from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
 from ._axis_info import AxisInfoAnalysis
+from ._vector_legality import register_run, view_vector_ok, widest
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
 from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
@@ -60,7 +61,8 @@ class LowerConvertLayout(ModulePass):
       whose round trip's buffer would take the launch past the target's shared memory
       beside its other shared buffers (a GEMM's f32 accumulator tile after its K loop's
       ring) is dropped: the store takes the source layout, which a store accepts, with
-      the widest vector `vectorize` allows it (`store_unconverted`).
+      the widest vector `vectorize` allows it, where that layout writes whole 32-byte
+      sectors (`store_unconverted`).
 
     Cost model (`shuffle=auto`): instructions issued per thread, each shuffle, select,
     compare and shared-memory access 1, a barrier 20 (the constants' docstrings give the
@@ -278,6 +280,29 @@ def _view_bytes(t: TensorViewType) -> int:
     return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
 
 
+SECTOR_BYTES = 32
+"""A DRAM/L2 sector: a store that takes its source layout must write whole ones."""
+
+
+def _sector_run(t: TensorType, view) -> int:
+    """Bytes that a warp's store of `t` to `view` writes contiguously: the vector the
+    view allows along the layout's register run (`vectorize`'s rule) times the lanes
+    that continue it (lane bases 1, 2, 4, ... vectors along the same dim); 0 without a
+    linear form."""
+    ll = linear_of(t)
+    if ll is None:
+        return 0
+    eb = element_bytes(t.element_type)
+    d, run = register_run(ll)
+    v = widest(run, max(1, 16 // eb), lambda v: view_vector_ok(view, d, v, eb, lanes_masked=True))
+    lanes = 1
+    for b in ll.get_bases("lane"):
+        if any(c for i, c in enumerate(b) if i != d) or b[d] != v * lanes:
+            break
+        lanes *= 2
+    return v * lanes * eb
+
+
 def store_unconverted(cvt: layout.ConvertLayoutOp) -> bool:
     """Where the shared-memory round trip does not fit: a conversion whose only user is
     a `layout.store` to global memory, and whose buffer (the tile, unpadded) would take
@@ -285,7 +310,10 @@ def store_unconverted(cvt: layout.ConvertLayoutOp) -> bool:
     GEMM's f32 accumulator tile after a pipelined K loop's ring), is dropped and the
     store takes the source layout (a store accepts any distributed layout: the
     conversion only made its accesses wider), with the widest vector that layout and
-    the view allow (`vectorize`'s rule). Returns whether it did so."""
+    the view allow (`vectorize`'s rule), where that layout still writes whole 32-byte
+    sectors (`_sector_run`: an mma.sync f32 accumulator's 4 lanes of 8 bytes along a
+    row do; a transpose's columns do not, and its conversion stays, to fail on the
+    shared memory it needs). Returns whether it did so."""
     uses = list(cvt.result.uses)
     if len(uses) != 1 or not isinstance(uses[0].operation, layout.StoreOp) or uses[0].index != 0:
         return False
@@ -299,7 +327,7 @@ def store_unconverted(cvt: layout.ConvertLayoutOp) -> bool:
     need = src.element_type.bitwidth // 8 * prod(src.get_shape())
     have = sum(_view_bytes(a.result.type) for a in launch.body.block.ops
                if isinstance(a, layout.AllocOp) and a.result.type.memory_space == "smem")
-    if have + need <= target_of(launch).smem_per_block:
+    if have + need <= target_of(launch).smem_per_block or _sector_run(src, store.view) < SECTOR_BYTES:
         return False
     store.operands[0] = cvt.source
     Rewriter.erase_op(cvt)

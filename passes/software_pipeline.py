@@ -60,7 +60,10 @@ class SoftwarePipelinePass(ModulePass):
     (cp.async counts commit groups, so every step issues its copies, past the end
     the last tile again; an `async_wait {pending = 0}` after the loop drains them).
     The unrolled steps past the trip count are skipped (`scf.if`, yielding the
-    carried values), unless the trip count is static and a multiple of S.
+    carried values), unless the trip count is static: a multiple of S needs no guard,
+    and one above S that S does not divide is peeled (the loop runs its whole rounds
+    unguarded, to `lb + (trip / S) S step`; its last trip mod S steps follow it,
+    unrolled, on stages 0, 1, ...), so no branch parts the steady state's steps.
 
     Where a step's version-3 (wgmma) `layout.mma` accumulates into a carried value
     read by nothing else (sync, or `{async}` waited with `pending = 0` and only

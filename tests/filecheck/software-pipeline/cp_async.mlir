@@ -7,7 +7,8 @@
 // step waits until its own tile's groups have landed (pending = (S-2) x 2 groups),
 // meets the block, issues the copies of the tile S-1 ahead (past the end the last
 // tile again, so that each step commits as many groups) into the stage read one step
-// before, then computes; async_wait {pending = 0} after the loop.
+// before, then computes; async_wait {pending = 0} after the loop. 4 K steps under 3
+// stages: one whole round in the loop, unguarded, the 4th step peeled after it.
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" | filecheck %s
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2}" | filecheck %s --check-prefix=S2
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2}" --check-equivalence | filecheck %s --check-prefix=EQ
@@ -28,7 +29,8 @@
 // CHECK:      %[[LAST:.*]] = arith.addi %c0, %{{.*}} : index
 // CHECK-COUNT-4: layout.copy_async
 // CHECK-NOT:  layout.async_wait
-// CHECK:      %acc = scf.for %kt = %c0 to %nk step %nstep iter_args(%acc0 = %zero) -> ({{.*}}) {
+// CHECK:      %rounds_end = arith.addi %c0, %{{.*}} : index
+// CHECK-NEXT: %[[R:.*]] = scf.for %kt = %c0 to %rounds_end step %nstep iter_args(%acc0 = %zero) -> ({{.*}}) {
 // CHECK-NEXT:   layout.async_wait {pending = 2 : i64}
 // CHECK-NEXT:   layout.barrier
 // CHECK:        arith.minui %{{.*}}, %[[LAST]] : index
@@ -39,12 +41,18 @@
 // CHECK-NEXT:   %fa = layout.load %sa
 // CHECK-NEXT:   %fb = layout.load %sb
 // CHECK-NEXT:   %d = layout.mma %fa, %fb, %acc0
-// CHECK:        scf.if %{{.*}} -> ({{.*}}) {
-// CHECK-NEXT:     layout.async_wait {pending = 2 : i64}
-// CHECK-NEXT:     layout.barrier
-// CHECK:          layout.vectorize %sa
-// CHECK:          %fa_1 = layout.load %[[SA1]]
-// CHECK:      layout.async_wait {pending = 0 : i64}
+// CHECK-NOT:    scf.if
+// CHECK:        layout.async_wait {pending = 2 : i64}
+// CHECK-NEXT:   layout.barrier
+// CHECK:        layout.vectorize %sa
+// CHECK:        %fa_1 = layout.load %[[SA1]]
+// CHECK:        scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: layout.async_wait {pending = 2 : i64}
+// CHECK-NEXT: layout.barrier
+// CHECK:      %fa_3 = layout.load %sa
+// CHECK:      %acc = layout.mma %fa_3, %fb_3, %[[R]]
+// CHECK-NEXT: layout.async_wait {pending = 0 : i64}
 // CHECK-NEXT: %tc = layout.tile
 
 // S2-LABEL: func.func @gemm80

@@ -23,11 +23,10 @@
 // CHECK:        %fa = layout.load %sa
 // CHECK-NEXT:   %fb = layout.load %sb
 // CHECK-NEXT:   %d = layout.mma %fa, %fb, %acc0
-// CHECK:        scf.if
-// CHECK-NEXT:     layout.async_wait {pending = 2 : i64}
-// CHECK-NEXT:     layout.barrier
-// CHECK-NOT:      layout.barrier
-// CHECK:          layout.mma
+// CHECK:        layout.async_wait {pending = 2 : i64}
+// CHECK-NEXT:   layout.barrier
+// CHECK-NOT:    layout.barrier
+// CHECK:        layout.mma
 // CHECK:      layout.async_wait {pending = 0 : i64}
 
 // ROLLED-LABEL: func.func @gemm80
@@ -47,11 +46,14 @@
 // CHECK-NEXT:   %fc = layout.load %sc
 
 // CUDA-LABEL: gemm80_kernel(
-// CUDA:       for (
-// CUDA-NEXT:    tilec_cp_async_wait<2>();
-// CUDA-NEXT:    __syncthreads();
-// CUDA-NOT:     __syncthreads();
-// CUDA:         mma.sync.aligned.m16n8k16
+// CUDA:       tilec_cp_async_wait<2>();
+// CUDA-NEXT:  __syncthreads();
+// CUDA-NOT:   __syncthreads();
+// CUDA:       mma.sync.aligned.m16n8k16
+// CUDA:       tilec_cp_async_wait<2>();
+// CUDA-NEXT:  __syncthreads();
+// CUDA-NOT:   __syncthreads();
+// CUDA:       mma.sync.aligned.m16n8k16
 // CUDA:       tilec_cp_async_wait<0>();
 
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>

@@ -2,7 +2,8 @@
 // column chunks, one wgmma `layout.mma` each; both become {async} + mma_wait
 // {pending = 1}, one mma_wait {pending = 0} after the loop gives both) and an index
 // counted by the loop (carried as it is, its uses unchanged). 5 K steps under 2 and 3
-// stages: the steps past the end are skipped, yielding all three values unchanged.
+// stages, a trip count the pass does not know (5 + the block's z, 0): the steps past the
+// end are skipped, yielding all three values unchanged.
 // RUN: tilec %s -p "software-pipeline{num_stages=2}" | filecheck %s
 // RUN: tilec %s -p "software-pipeline{num_stages=2}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "software-pipeline{num_stages=3}" --check-equivalence | filecheck %s --check-prefix=EQ
@@ -22,7 +23,7 @@
 !ACC = tensor<64x64xf32, #mma>
 
 // CHECK-LABEL: func.func @chunks
-// CHECK:      %[[R0:[0-9a-z_]+]], %[[R1:[0-9a-z_]+]], %[[R2:[0-9a-z_]+]] = scf.for %kt = %c0 to %nk step %nstep iter_args(%x0 = %zero, %y0 = %zero, %n0 = %c0) -> ({{.*}}, {{.*}}, index) {
+// CHECK:      %[[R0:[0-9a-z_]+]], %[[R1:[0-9a-z_]+]], %[[R2:[0-9a-z_]+]] = scf.for %kt = %c0 to %nkd step %nstep iter_args(%x0 = %zero, %y0 = %zero, %n0 = %c0) -> ({{.*}}, {{.*}}, index) {
 // CHECK:        layout.mbarrier_wait %bar, %parity
 // CHECK-NEXT:   %[[X:.*]] = layout.mma %sa, %sb0, %x0 {async}
 // CHECK-NEXT:   %[[XW:.*]] = layout.mma_wait %[[X]] {pending = 1 : i64}
@@ -55,7 +56,8 @@ func.func @chunks(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align
     %sb1 = layout.alloc : !S
     %bar = layout.mbarrier_init {count = 1 : i64}
     %zero = arith.constant dense<0.0> : !ACC
-    %acc:3 = scf.for %kt = %c0 to %nk step %c1 iter_args(%x0 = %zero, %y0 = %zero, %n0 = %c0) -> (!ACC, !ACC, index) {
+    %nkd = arith.addi %nk, %bz : index
+    %acc:3 = scf.for %kt = %c0 to %nkd step %c1 iter_args(%x0 = %zero, %y0 = %zero, %n0 = %c0) -> (!ACC, !ACC, index) {
       %ta = layout.tile %a[%c0, %kt] {tile = array<i64: 64, 64>} : !GA -> !TA
       %tb0 = layout.tile %b[%kt, %c0] {tile = array<i64: 64, 64>} : !GB -> !TB
       %tb1 = layout.tile %b[%kt, %c1] {tile = array<i64: 64, 64>} : !GB -> !TB

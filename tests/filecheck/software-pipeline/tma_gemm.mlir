@@ -4,8 +4,10 @@
 // first S-1 tiles, each unrolled step waits on its stage's barrier with the round's
 // parity, issues its mma {async} and waits with pending = 1, meets the block and loads
 // the tile S-1 ahead into the stage read one step before; one mma_wait {pending = 0}
-// after the loop. 4 K steps: with S = 2 every step runs (no guard), with S = 3 the
-// steps past the end are skipped; @short has 2 K steps under 4 stages.
+// after the loop. 4 K steps: with S = 2 every step runs (no guard), with S = 3 the loop
+// runs one whole round unguarded and the 4th step follows it (peeled, stage 0, parity
+// 1); @short has 2 K steps under 4 stages (fewer than S: the steps past the end are
+// skipped).
 // RUN: tilec %s -p "software-pipeline{num_stages=2}" | filecheck %s
 // RUN: tilec %s -p "software-pipeline{num_stages=3}" | filecheck %s --check-prefix=S3
 // RUN: tilec %s -p "software-pipeline{num_stages=4}" | filecheck %s --check-prefix=S4
@@ -63,17 +65,18 @@
 // S3:      %bar = layout.mbarrier_init
 // S3-NEXT: %[[B1:.*]] = layout.mbarrier_init
 // S3-NEXT: %[[B2:.*]] = layout.mbarrier_init
-// S3:      scf.for %kt = %c0 to %nk step %nstep iter_args(%acc0 = %zero) -> ({{.*}}) {
+// S3:      %rounds_end = arith.addi %c0, %{{.*}} : index
+// S3-NEXT: %[[R:.*]] = scf.for %kt = %c0 to %rounds_end step %nstep iter_args(%acc0 = %zero) -> ({{.*}}) {
 // S3:        layout.mbarrier_wait %bar, %parity
-// S3:        %[[R1:.*]] = scf.if %{{.*}} -> ({{.*}}) {
-// S3-NEXT:     layout.mbarrier_wait %[[B1]], %parity
-// S3:          scf.yield %{{.*}} : {{.*}}
-// S3-NEXT:   } else {
-// S3-NEXT:     scf.yield %{{.*}} : {{.*}}
-// S3-NEXT:   }
-// S3:        scf.if %{{.*}} -> ({{.*}}) {
-// S3-NEXT:     layout.mbarrier_wait %[[B2]], %parity
-// S3:          layout.mma %{{.*}}, %{{.*}}, %[[R1]] {async}
+// S3-NOT:    scf.if %{{.*}} -> (
+// S3:        layout.mbarrier_wait %[[B1]], %parity
+// S3-NOT:    scf.if %{{.*}} -> (
+// S3:        layout.mbarrier_wait %[[B2]], %parity
+// S3:        scf.yield
+// S3-NEXT: }
+// S3-NEXT: layout.mbarrier_wait %bar, %c1_p
+// S3-NEXT: %{{.*}} = layout.mma %sa, %sb, %[[R]] {async}
+// S3:      layout.mma_wait %acc {pending = 0 : i64}
 
 // S4-LABEL: func.func @gemm
 // S4-COUNT-3: layout.mbarrier_arrive %{{[a-z0-9_]+}} {tx = 16384 : i64}

@@ -2,7 +2,8 @@
 // the sum of the 64 x 64 column tiles of A, each loaded into a shared tile by TMA,
 // read into registers and added to the carried sum. Each unrolled step first meets
 // the block (every thread is done with the previous step's stage), issues the load
-// of the tile S - 1 ahead into that stage, then waits for its own and adds it.
+// of the tile S - 1 ahead into that stage, then waits for its own and adds it (5 steps
+// under 3 stages: one whole round in the loop, the last 2 steps peeled after it).
 // RUN: tilec %s -p "software-pipeline{num_stages=3}" | filecheck %s
 // RUN: tilec %s -p "software-pipeline{num_stages=2}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "software-pipeline{num_stages=3}" --check-equivalence | filecheck %s --check-prefix=EQ
@@ -18,7 +19,7 @@
 !T = tensor<64x64xf32, #bl>
 
 // CHECK-LABEL: func.func @tile_sum
-// CHECK:      scf.for %kt = %c0 to %nk step %nstep iter_args(%s0 = %zero) -> ({{.*}}) {
+// CHECK:      scf.for %kt = %c0 to %rounds_end step %nstep iter_args(%s0 = %zero) -> ({{.*}}) {
 // CHECK:        %parity = arith.remui %round
 // CHECK-NEXT:   layout.barrier
 // CHECK:        scf.if %{{.*}} {
