@@ -338,6 +338,34 @@ that softmax, before its rescaling.
             if not persistent:
                 p.tma_store_wait(0)
 
+        def round_phase(tile: Tile, i):
+            """The parity of the KV ring's phase at step `i` of `tile`'s loop: its round
+            (counted across the block's tiles when persistent) mod 2."""
+            kall = (tile.base + i).named("kall") if persistent else i
+            return p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+
+        def release_q_at_last_round(i, nsteps) -> None:
+            """Persistent, once the tile's last Q K^T has read Q: in the tile's last round
+            (step `i` of `nsteps`), arrive on `qempty` so that the next tile's Q may land."""
+            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
+                p.mbarrier_arrive(qempty)
+
+        def end_round_turn(more_cond, turn, w, qv, k0, zero_s, sc, pv, acc) -> None:
+            """The end of a pingpong turn at a round's last stage, P V (`pv`) issued:
+            where the tile has another round (`more_cond`), its first Q K^T (`qv` by
+            `k0`) issued, the turn passed to warpgroup w + 1 and the scores waited for
+            into `sc`; otherwise the turn passed on alone; then P V waited for into `acc`."""
+            more, last = p.if_else(more_cond, carry=[sc])
+            with more:
+                nxt = p.mma(qv, k0, zero_s, is_async=True).named("s0_async")
+                turn("arrive", w + 1)
+                (new_s,) = p.mma_wait(nxt, pending=0)
+                sc.assign(new_s)
+            with last:
+                turn("arrive", w + 1)
+            (done,) = p.mma_wait(pv, pending=0)
+            acc.assign(done)
+
         def consumer(tile: Tile, after_step) -> None:
             """The KV loop of the consumer threads over one tile (every thread without
             warp specialisation): each step waits for its stage, runs S = Q K^T, the
@@ -358,8 +386,7 @@ that softmax, before its rescaling.
             lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
                 i.named("i")
-                kall = (tile.base + i).named("kall") if persistent else i
-                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                phase = round_phase(tile, i)
                 scores: dict[int, Value] = {}
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
@@ -377,8 +404,7 @@ that softmax, before its rescaling.
                         p.mbarrier_wait(full[s + 1], phase)
                         scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                     if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
-                        with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
-                            p.mbarrier_arrive(qempty)
+                        release_q_at_last_round(i, nsteps)
                     pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
                     p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
                     if overlap and s + 1 < stages:
@@ -443,8 +469,7 @@ that softmax, before its rescaling.
             nsteps = tile.nsteps
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
                 i.named("i")
-                kall = (tile.base + i).named("kall") if persistent else i
-                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                phase = round_phase(tile, i)
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
@@ -458,19 +483,9 @@ that softmax, before its rescaling.
                         sc.assign(new_s)
                         acc.assign(done)
                         if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
-                            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
-                                p.mbarrier_arrive(qempty)
+                            release_q_at_last_round(i, nsteps)
                     else:  # the next round's first Q K^T, where the tile has one
-                        more, last = p.if_else(more_cond, carry=[sc])
-                        with more:
-                            nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
-                            turn("arrive", w + 1)
-                            (new_s,) = p.mma_wait(nxt, pending=0)
-                            sc.assign(new_s)
-                        with last:
-                            turn("arrive", w + 1)
-                        (done,) = p.mma_wait(pv, pending=0)
-                        acc.assign(done)
+                        end_round_turn(more_cond, turn, w, qv, kv[0], zero_s, sc, pv, acc)
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
 
         def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
@@ -485,8 +500,7 @@ that softmax, before its rescaling.
             nsteps = tile.nsteps
             with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
                 i.named("i")
-                kall = (tile.base + i).named("kall") if persistent else i
-                phase = p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
+                phase = round_phase(tile, i)
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
@@ -504,20 +518,10 @@ that softmax, before its rescaling.
                         (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
                         sc.assign(new_s)
                         if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
-                            with p.if_((i + cs).named("inext").eq(nsteps).named("lastround")):
-                                p.mbarrier_arrive(qempty)
+                            release_q_at_last_round(i, nsteps)
                     else:  # the next round's first Q K^T, where the tile has one
                         pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
-                        more, last = p.if_else(more_cond, carry=[sc])
-                        with more:
-                            nxt = p.mma(qv, kv[0], zero_s, is_async=True).named("s0_async")
-                            turn("arrive", w + 1)
-                            (new_s,) = p.mma_wait(nxt, pending=0)
-                            sc.assign(new_s)
-                        with last:
-                            turn("arrive", w + 1)
-                        (done,) = p.mma_wait(pv, pending=0)
-                        acc.assign(done)
+                        end_round_turn(more_cond, turn, w, qv, kv[0], zero_s, sc, pv, acc)
                         p.mbarrier_arrive(empty[s])
 
         if not warp_specialized:

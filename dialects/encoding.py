@@ -44,3 +44,22 @@ class DistributedEncoding:
         """The pure-Python layout object (``BlockedLayout``, ``NvidiaMmaLayout``, ...)
         that ``SliceLayout`` and the renderers take as a parent."""
         raise NotImplementedError
+
+
+class AlgebraEncoding(DistributedEncoding):
+    """A distributed-layout attribute whose `data` is its pure-Python layout object
+    (`BlockedLayout`, `NvidiaMmaLayout`, `DotOperandLayout`): its rank, linear layout and
+    threads are that object's `rank`, `to_linear(shape)` and `threads_per_cta`, and
+    `algebra()` is the object itself."""
+
+    def encoding_rank(self) -> int:
+        return self.data.rank  # type: ignore[attr-defined]
+
+    def linear_layout(self, shape: Sequence[int]) -> Any:
+        return self.data.to_linear(list(shape))  # type: ignore[attr-defined]
+
+    def thread_count(self) -> int:
+        return self.data.threads_per_cta  # type: ignore[attr-defined]
+
+    def algebra(self) -> Any:
+        return self.data  # type: ignore[attr-defined]

@@ -64,7 +64,7 @@ from xdsl.utils.exceptions import VerifyException
 from . import cute, views
 from .dtypes import element_of
 from .distributed import BlockedLayout, SliceLayout
-from .encoding import DistributedEncoding
+from .encoding import AlgebraEncoding, DistributedEncoding
 from .errors import LayoutError
 from .swizzle import ComposedLayout, Swizzle
 
@@ -381,7 +381,7 @@ def inner_layout(attr: Attribute) -> cute.Layout:
 
 
 @irdl_attr_definition
-class BlockedLayoutAttr(DistributedEncoding, Data[BlockedLayout]):
+class BlockedLayoutAttr(AlgebraEncoding, Data[BlockedLayout]):
     """Gluon `BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`.
 
     As in Gluon, every entry of `sizePerThread`, `threadsPerWarp` and `warpsPerCTA` is a
@@ -391,20 +391,6 @@ class BlockedLayoutAttr(DistributedEncoding, Data[BlockedLayout]):
 
     name = "layout.blocked"
 
-    def encoding_rank(self) -> int:
-        return len(self.data.order)
-
-    def linear_layout(self, shape: Sequence[int]):
-        return self.data.to_linear(list(shape))
-
-    def thread_count(self) -> int:
-        n = 1
-        for t, w in zip(self.data.threads_per_warp, self.data.warps_per_cta):
-            n *= t * w
-        return n
-
-    def algebra(self) -> BlockedLayout:
-        return self.data
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> BlockedLayout:

@@ -83,6 +83,28 @@ def _check(cond: bool, msg: str) -> None:
         raise VerifyException(msg)
 
 
+SETMAXNREG_ACTIONS = ("inc", "dec")
+"""`layout.setmaxnreg`'s actions: raise or lower the warpgroup's register count."""
+
+NAMED_BARRIER_MODES = ("sync", "arrive")
+"""`layout.named_barrier`'s modes: `bar.sync` (arrive and wait) or `bar.arrive`."""
+
+
+def _not_one_of(what: str, choices: Sequence[str], got: str) -> str:
+    """The message for a keyword `got` outside `choices`: "`what` must be a or b, got x"."""
+    return f"{what} must be {' or '.join(choices)}, got {got}"
+
+
+def _parse_one_of(parser: Parser, what: str, choices: Sequence[str]) -> str:
+    """The identifier next in `parser`, which must be one of `choices` (a parse error
+    located at it, `_not_one_of`'s message, otherwise)."""
+    pos = parser.pos
+    word = parser.parse_identifier()
+    if word not in choices:
+        parser.raise_error(_not_one_of(what, choices, word), pos, parser.pos)
+    return word
+
+
 def role_of(op: Operation) -> tuple[WarpSpecializeOp, int] | None:
     """The `warp_specialize` op around `op` and the index of its region holding `op`."""
     node: Operation | None = op
@@ -194,7 +216,7 @@ class SetMaxNRegOp(IRDLOperation):
 
     def verify_(self) -> None:
         a, n = self.action.data, self.count
-        _check(a in ("inc", "dec"), f"setmaxnreg action must be inc or dec, got {a}")
+        _check(a in SETMAXNREG_ACTIONS, _not_one_of("setmaxnreg action", SETMAXNREG_ACTIONS, a))
         _check(
             24 <= n <= 256 and n % 8 == 0, f"setmaxnreg register count must be a multiple of 8 in [24, 256], got {n}"
         )
@@ -211,10 +233,7 @@ class SetMaxNRegOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> SetMaxNRegOp:
-        pos = parser.pos
-        action = parser.parse_identifier()
-        if action not in ("inc", "dec"):
-            parser.raise_error(f"setmaxnreg action must be inc or dec, got {action}", pos, parser.pos)
+        action = _parse_one_of(parser, "setmaxnreg action", SETMAXNREG_ACTIONS)
         n = parser.parse_integer(allow_boolean=False)
         op = cls(action, n)
         attrs = parser.parse_optional_attr_dict()
@@ -262,7 +281,7 @@ class NamedBarrierOp(IRDLOperation):
 
     def verify_(self) -> None:
         m, i, n = self.mode.data, self.index, self.count
-        _check(m in ("sync", "arrive"), f"named_barrier mode must be sync or arrive, got {m}")
+        _check(m in NAMED_BARRIER_MODES, _not_one_of("named_barrier mode", NAMED_BARRIER_MODES, m))
         r = role_of(self)
         _check(r is not None, "layout.named_barrier orders warp_specialize regions: it must be inside one")
         assert r is not None
@@ -286,10 +305,7 @@ class NamedBarrierOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> NamedBarrierOp:
-        pos = parser.pos
-        mode = parser.parse_identifier()
-        if mode not in ("sync", "arrive"):
-            parser.raise_error(f"named_barrier mode must be sync or arrive, got {mode}", pos, parser.pos)
+        mode = _parse_one_of(parser, "named_barrier mode", NAMED_BARRIER_MODES)
         i = parser.parse_integer(allow_boolean=False)
         parser.parse_punctuation(",")
         n = parser.parse_integer(allow_boolean=False)

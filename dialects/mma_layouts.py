@@ -32,7 +32,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from .encoding import DistributedEncoding
+from .encoding import AlgebraEncoding
 from .errors import LayoutError
 from .layout_attrs import ComposedLayoutAttr, _parse_int_list, _print_int_list, element_bytes
 from .mma import DotOperandLayout, NvidiaMmaLayout, NvmmaSharedLayout
@@ -81,7 +81,7 @@ def _mma_text(m: NvidiaMmaLayout) -> str:
 
 
 @irdl_attr_definition
-class NvidiaMmaLayoutAttr(DistributedEncoding, Data[NvidiaMmaLayout]):
+class NvidiaMmaLayoutAttr(AlgebraEncoding, Data[NvidiaMmaLayout]):
     """The accumulator layout of `mma.sync.m16n8k*` (version 2) or `wgmma` (version 3):
     Triton's `#ttg.nvidia_mma`, for f32 and i32 accumulators alike.
 
@@ -118,21 +118,10 @@ class NvidiaMmaLayoutAttr(DistributedEncoding, Data[NvidiaMmaLayout]):
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(_mma_text(self.data)[len("#layout.nvidia_mma"):])
 
-    def encoding_rank(self) -> int:
-        return self.data.rank
-
-    def linear_layout(self, shape: Sequence[int]):
-        return self.data.to_linear(list(shape))
-
-    def thread_count(self) -> int:
-        return self.data.threads_per_cta
-
-    def algebra(self) -> NvidiaMmaLayout:
-        return self.data
 
 
 @irdl_attr_definition
-class DotOperandLayoutAttr(DistributedEncoding, Data[DotOperandLayout]):
+class DotOperandLayoutAttr(AlgebraEncoding, Data[DotOperandLayout]):
     """Operand A (`opIdx = 0`, `M x K`) or B (`opIdx = 1`, `K x N`) of the MMA whose
     accumulator layout is `parent`, `kWidth` consecutive K elements per thread:
     Triton's `#ttg.dot_op`.
@@ -175,17 +164,6 @@ class DotOperandLayoutAttr(DistributedEncoding, Data[DotOperandLayout]):
     def parent(self) -> NvidiaMmaLayoutAttr:
         return NvidiaMmaLayoutAttr(self.data.parent)
 
-    def encoding_rank(self) -> int:
-        return self.data.rank
-
-    def linear_layout(self, shape: Sequence[int]):
-        return self.data.to_linear(list(shape))
-
-    def thread_count(self) -> int:
-        return self.data.threads_per_cta
-
-    def algebra(self) -> DotOperandLayout:
-        return self.data
 
 
 class NvmmaComposed(ComposedLayout):

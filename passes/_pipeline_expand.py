@@ -5,9 +5,11 @@ buffers and barriers, the loads and the compute of one iteration)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tilec.dialects.layout import AsyncWaitOp, BarrierOp, LaunchOp
 from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
@@ -16,6 +18,11 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_plan import LoopPlan, static_int
+
+Stage = int | dict[SSAValue, SSAValue]
+"""A stage of the pipeline: a static stage's index (the unrolled form's clones) or the
+map from the single-buffered loop's buffers and barrier to a run-time stage's views
+(passes/_pipeline_rolled.py)."""
 
 
 class PipelineExpansion:
@@ -93,12 +100,12 @@ class PipelineExpansion:
             for s, b in enumerate(bars, 1):
                 self.stage_map[s][bar.result] = b.result
 
-    def _stage(self, stage: int | dict[SSAValue, SSAValue]) -> dict[SSAValue, SSAValue]:
+    def _stage(self, stage: Stage) -> dict[SSAValue, SSAValue]:
         """The buffers and barrier of `stage`: a static stage's clones, or the map of a
         run-time stage's views (passes/_pipeline_rolled.py)."""
         return stage if isinstance(stage, dict) else self.stage_map[stage]
 
-    def load(self, ops: list[Operation], q: SSAValue, stage: int | dict[SSAValue, SSAValue]) -> None:
+    def load(self, ops: list[Operation], q: SSAValue, stage: Stage) -> None:
         """The slice and the loads of iteration `q` into `stage`."""
         mapping = {**self.outer_map, **self._stage(stage)}
         mapping[self.iv] = q
@@ -114,7 +121,7 @@ class PipelineExpansion:
         blk.add_ops(inner)
         self.emit(ops, scf.IfOp(cond, [], Region(blk), Region()))
 
-    def compute(self, ops: list[Operation], q: SSAValue, stage: int | dict[SSAValue, SSAValue],
+    def compute(self, ops: list[Operation], q: SSAValue, stage: Stage,
                 carried: list[SSAValue]) -> list[SSAValue]:
         """The compute of iteration `q` on `stage`; returns the values it yields."""
         mapping = {**self.outer_map, **self._stage(stage)}
@@ -148,35 +155,11 @@ class PipelineExpansion:
     def step(self, ops: list[Operation], i: SSAValue, k: int, parity: SSAValue | None,
              carried: list[SSAValue]) -> list[SSAValue]:
         """Unrolled step k of the loop at `i` (iteration i + k step, stage k)."""
-        n, plan = self.n, self.plan
+        n = self.n
         q = self.offset(ops, i, k)
         body: list[Operation] = []
         ahead_stage = (k + n - 1) % n
-        if plan.kind == "tma":
-            bar = self.stage_map[k][plan.bar.result]
-
-            def load_ahead() -> None:
-                qa = self.offset(body, q, n - 1)
-                inner: list[Operation] = []
-                self.load(inner, qa, ahead_stage)
-                self.guarded(body, self.emit(body, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
-
-            if plan.async_chains:  # the stage is free once this step's wait retired the last step's mma
-                self.emit(body, MBarrierWaitOp(bar, parity))
-                out = self.compute(body, q, k, carried)
-                self.emit(body, BarrierOp())
-                load_ahead()
-            else:  # every thread is past the last step's compute: its stage is free now
-                self.emit(body, self.step_sync())
-                load_ahead()
-                self.emit(body, MBarrierWaitOp(bar, parity))
-                out = self.compute(body, q, k, carried)
-        else:
-            self.emit(body, AsyncWaitOp((n - 2) * plan.groups))
-            self.emit(body, BarrierOp())
-            qa = self.offset(body, q, n - 1)
-            self.load(body, self.emit(body, arith.MinUIOp(qa, self.last)), ahead_stage)
-            out = self.compute(body, q, k, carried)
+        out = self.step_body(body, q, k, lambda _ops: ahead_stage, parity, carried)
         if k == 0 or self.unguarded:
             ops.extend(body)
             return out
@@ -191,6 +174,43 @@ class PipelineExpansion:
         r = self.emit(ops, scf.IfOp(cond, [v.type for v in out], Region(then), Region(other) if out else Region()))
         return list(r.owner.results) if out else []
 
+    def step_body(self, ops: list[Operation], q: SSAValue, cur: Stage,
+                  ahead: Callable[[list[Operation]], Stage], phase: SSAValue | None,
+                  carried: list[SSAValue]) -> list[SSAValue]:
+        """The steady-state step of both forms, appended to `ops`: iteration `q`
+        computes on stage `cur` and loads iteration q + (S-1) step into the stage
+        `ahead(ops_of_the_load)` gives (called once, where the load is emitted, so a
+        run-time stage's views land beside the load). The TMA form waits on `cur`'s
+        barrier with `phase`; the cp.async form clamps the iteration ahead to the last.
+        Returns the values the compute yields."""
+        n, plan = self.n, self.plan
+        if plan.kind == "tma":
+            bar = self._stage(cur)[plan.bar.result]
+
+            def load_ahead() -> None:
+                qa = self.offset(ops, q, n - 1)
+                inner: list[Operation] = []
+                self.load(inner, qa, ahead(inner))
+                self.guarded(ops, self.emit(ops, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
+
+            if plan.async_chains:  # the stage is free once this step's wait retired the last step's mma
+                self.emit(ops, MBarrierWaitOp(bar, phase))
+                out = self.compute(ops, q, cur, carried)
+                self.emit(ops, BarrierOp())
+                load_ahead()
+            else:  # every thread is past the last step's compute: its stage is free now
+                self.emit(ops, self.step_sync())
+                load_ahead()
+                self.emit(ops, MBarrierWaitOp(bar, phase))
+                out = self.compute(ops, q, cur, carried)
+            return out
+        self.emit(ops, AsyncWaitOp((n - 2) * plan.groups))
+        self.emit(ops, BarrierOp())
+        qa = self.offset(ops, q, n - 1)
+        clamped = self.emit(ops, arith.MinUIOp(qa, self.last))
+        self.load(ops, clamped, ahead(ops))
+        return self.compute(ops, q, cur, carried)
+
     def step_sync(self) -> Operation:
         """What starts a step of a loop without wgmma in flight: the block meets (a
         barrier; with TMA stores, their wait, which meets the block too, leaving in
@@ -204,31 +224,81 @@ class PipelineExpansion:
         shared = any(st.source.owner in dests for st in stores)
         return TmaStoreWaitOp(0 if shared else min(7, (self.n - 1) * len(stores)))  # at most 7: waiting for more is safe
 
-    def run(self) -> None:
+    def prologue(self, pre: list[Operation], stage_of: Callable[[list[Operation], int], Stage]) -> None:
+        """The loads of iterations 0 .. S-2 into stages 0 .. S-2, appended to `pre`;
+        `stage_of(ops, q)` gives stage q (its views emitted into `ops`, beside the load).
+        cp.async: every load clamped to the last iteration, the whole prologue guarded
+        by lb < ub where the trip count is not known (it sets `self.last`); TMA: only
+        the iterations that exist, each guarded where the trip count is not known."""
         n, plan, loop = self.n, self.plan, self.loop
-        self.make_stages()
-        pre: list[Operation] = []
         if plan.kind == "cp_async":
             self.last = self.last_iteration(pre)
             prologue: list[Operation] = []
             for q in range(n - 1):
                 qv = self.offset(prologue, loop.lb, q)
-                self.load(prologue, self.emit(prologue, arith.MinUIOp(qv, self.last)), q)
+                stage = stage_of(prologue, q)
+                self.load(prologue, self.emit(prologue, arith.MinUIOp(qv, self.last)), stage)
             if self.trip is None:
                 self.guarded(pre, self.emit(pre, arith.CmpiOp(loop.lb, loop.ub, "slt")), prologue)
             elif self.trip > 0:
                 pre.extend(prologue)
-        else:
-            for q in range(n - 1):
-                if self.trip is not None and q >= self.trip:
-                    break
-                qv = self.offset(pre, loop.lb, q)
-                inner: list[Operation] = []
-                self.load(inner, qv, q)
-                if self.trip is not None:
-                    pre.extend(inner)
-                else:
-                    self.guarded(pre, self.emit(pre, arith.CmpiOp(qv, loop.ub, "slt")), inner)
+            return
+        for q in range(n - 1):
+            if self.trip is not None and q >= self.trip:
+                break
+            qv = self.offset(pre, loop.lb, q)
+            inner: list[Operation] = []
+            self.load(inner, qv, stage_of(inner, q))
+            if self.trip is not None:
+                pre.extend(inner)
+            else:
+                self.guarded(pre, self.emit(pre, arith.CmpiOp(qv, loop.ub, "slt")), inner)
+
+    def loop_body(self, state_types: list[Attribute]) -> Block:
+        """The new loop's block: the induction variable, the loop's carried values
+        (their name hints kept), then `state_types` (the rolled form's pipeline state)."""
+        new_body = Block(arg_types=[index, *(a.type for a in self.body.args[1:]), *state_types])
+        new_body.args[0].name_hint = self.iv.name_hint
+        for a, b in zip(new_body.args[1:], self.body.args[1:]):
+            a.name_hint = b.name_hint
+        return new_body
+
+    def replace_loop(self, pre: list[Operation], new_loop: scf.ForOp, results: list[SSAValue],
+                     tail: Sequence[Operation] = ()) -> list[SSAValue]:
+        """Puts the constants, `pre`, `new_loop` and `tail` (steps peeled after the loop,
+        which `results` may come from) where the loop was, then the drain
+        after it (the last wgmma groups' wait, cp.async's wait for the copies past the
+        end, the TMA stores' wait); the loop's uses take `results` (the new loop's
+        values for the old loop's, in order; those the wgmma wait retires replaced by
+        its outputs) and the old loop is erased. Returns the values that replaced the
+        loop's results."""
+        plan, loop = self.plan, self.loop
+        copy_loc(loop, new_loop)
+        post: list[Operation] = []
+        results = list(results)
+        if plan.async_chains:  # the loop's last wgmma groups
+            idx = sorted(plan.async_chains)
+            w = MmaWaitOp([results[j] for j in idx], pending=0)
+            self.emit(post, w)
+            for j, r in zip(idx, w.outs):
+                results[j] = r
+        if plan.kind == "cp_async":  # the copies past the end
+            self.emit(post, AsyncWaitOp(0))
+        if plan.stores:  # the last stores have read their buffers
+            self.emit(post, TmaStoreWaitOp(0))
+        lb_block = self.launch.body.block
+        lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *tail, *post], loop)
+        for old, new in zip(loop.results, results):
+            old.replace_all_uses_with(new)
+        loop.detach()
+        loop.erase()
+        return results
+
+    def run(self) -> None:
+        n, plan, loop = self.n, self.plan, self.loop
+        self.make_stages()
+        pre: list[Operation] = []
+        self.prologue(pre, lambda _ops, q: q)
         nstep = self.emit(pre, arith.MuliOp(self.const(pre, n), loop.step))
         nstep.name_hint = "nstep"
         # a static trip count above S that S does not divide: the loop runs the whole
@@ -240,11 +310,8 @@ class PipelineExpansion:
             span = self.emit(pre, arith.MuliOp(self.const(pre, self.trip // n), nstep))
             ub = self.emit(pre, arith.AddiOp(loop.lb, span))
             ub.name_hint = "rounds_end"
-        new_body = Block(arg_types=[index, *(a.type for a in self.body.args[1:])])
+        new_body = self.loop_body([])
         i = new_body.args[0]
-        i.name_hint = self.iv.name_hint
-        for a, b in zip(new_body.args[1:], self.body.args[1:]):
-            a.name_hint = b.name_hint
         ops: list[Operation] = []
         parity = None
         if plan.kind == "tma":
@@ -257,31 +324,15 @@ class PipelineExpansion:
         ops.append(scf.YieldOp(*carried))
         new_body.add_ops(ops)
         new_loop = scf.ForOp(loop.lb, ub, nstep, list(loop.iter_args), Region(new_body))
-        copy_loc(loop, new_loop)
-        post: list[Operation] = []
+        tail: list[Operation] = []
         results = list(new_loop.results)
         if rest:  # the last, partial round: its parity is static
-            parity = self.const(post, (self.trip // n) % 2) if plan.kind == "tma" else None
+            parity = self.const(tail, (self.trip // n) % 2) if plan.kind == "tma" else None
             for k in range(rest):
-                results = self.step(post, ub, k, parity, results)
+                results = self.step(tail, ub, k, parity, results)
         if len(results) == 1:
             results[0].name_hint = loop.results[0].name_hint
-        if plan.async_chains:  # the loop's last wgmma groups
-            idx = sorted(plan.async_chains)
-            w = MmaWaitOp([results[j] for j in idx], pending=0)
-            self.emit(post, w)
-            for j, r in zip(idx, w.outs):
-                results[j] = r
-        if plan.kind == "cp_async":  # the copies past the end
-            self.emit(post, AsyncWaitOp(0))
-        if plan.stores:  # the last stores have read their buffers
-            self.emit(post, TmaStoreWaitOp(0))
-        lb_block = self.launch.body.block
-        lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *post], loop)
-        for old, new in zip(loop.results, results):
-            old.replace_all_uses_with(new)
-        if len(results) > 1:  # printed as %r:N
+        self.replace_loop(pre, new_loop, results, tail)
+        if len(new_loop.results) > 1:  # printed as %r:N
             for r in new_loop.results:
                 r.name_hint = None
-        loop.detach()
-        loop.erase()

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from tilec.dialects import cute
 from tilec.dialects.cuda import UNROLL_ATTR
-from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, SliceOp
+from tilec.dialects.layout import AllocOp, SliceOp
 from tilec.dialects.layout_attrs import ComposedLayoutAttr, CuteLayoutAttr, TensorViewType, element_bytes
-from tilec.dialects.layout_mma import MmaWaitOp
-from tilec.dialects.layout_tma import MBarrierArrayOp, MBarrierAtOp, MBarrierWaitOp, TmaStoreWaitOp
+from tilec.dialects.layout_tma import MBarrierArrayOp, MBarrierAtOp
 from tilec.dialects.swizzle import ComposedLayout
 from tilec.dialects.views import DYNAMIC, WILDCARD
 from tilec.support.diagnostics import TilecError
@@ -115,71 +114,23 @@ class RolledPipeline(PipelineExpansion):
     def step_rolled(self, ops: list[Operation], i: SSAValue, stage: SSAValue, phase: SSAValue | None,
                     carried: list[SSAValue]) -> list[SSAValue]:
         """One step of the rolled loop at iteration `i` on `stage`: its yields."""
-        n, plan = self.n, self.plan
+        n = self.n
         cur = self.stage_views(ops, stage)
         is0 = self.emit(ops, arith.CmpiOp(stage, self.const(ops, 0), "eq"))
         ahead_stage = self.emit(ops, arith.SelectOp(is0, self.const(ops, n - 1),
                                                     self.emit(ops, arith.SubiOp(stage, self.const(ops, 1)))))
         ahead_stage.name_hint = "ahead"
-        if plan.kind == "tma":
-            def load_ahead() -> None:
-                qa = self.offset(ops, i, n - 1)
-                inner: list[Operation] = []
-                self.load(inner, qa, self.stage_views(inner, ahead_stage))
-                self.guarded(ops, self.emit(ops, arith.CmpiOp(qa, self.loop.ub, "slt")), inner)
-
-            bar = cur[plan.bar.result]
-            if plan.async_chains:
-                self.emit(ops, MBarrierWaitOp(bar, phase))
-                out = self.compute(ops, i, cur, carried)
-                self.emit(ops, BarrierOp())
-                load_ahead()
-            else:
-                self.emit(ops, self.step_sync())
-                load_ahead()
-                self.emit(ops, MBarrierWaitOp(bar, phase))
-                out = self.compute(ops, i, cur, carried)
-            return out
-        self.emit(ops, AsyncWaitOp((n - 2) * plan.groups))
-        self.emit(ops, BarrierOp())
-        qa = self.offset(ops, i, n - 1)
-        self.load(ops, self.emit(ops, arith.MinUIOp(qa, self.last)), self.stage_views(ops, ahead_stage))
-        return self.compute(ops, i, cur, carried)
+        return self.step_body(ops, i, cur, lambda at: self.stage_views(at, ahead_stage), phase, carried)
 
     def run(self) -> None:
         n, plan, loop = self.n, self.plan, self.loop
         self.make_staged()
         pre: list[Operation] = []
-        if plan.kind == "cp_async":
-            self.last = self.last_iteration(pre)
-            prologue: list[Operation] = []
-            for q in range(n - 1):
-                qv = self.offset(prologue, loop.lb, q)
-                views = self.stage_views(prologue, self.const(prologue, q))
-                self.load(prologue, self.emit(prologue, arith.MinUIOp(qv, self.last)), views)
-            if self.trip is None:
-                self.guarded(pre, self.emit(pre, arith.CmpiOp(loop.lb, loop.ub, "slt")), prologue)
-            elif self.trip > 0:
-                pre.extend(prologue)
-        else:
-            for q in range(n - 1):
-                if self.trip is not None and q >= self.trip:
-                    break
-                qv = self.offset(pre, loop.lb, q)
-                inner: list[Operation] = []
-                self.load(inner, qv, self.stage_views(inner, self.const(inner, q)))
-                if self.trip is not None:
-                    pre.extend(inner)
-                else:
-                    self.guarded(pre, self.emit(pre, arith.CmpiOp(qv, loop.ub, "slt")), inner)
+        self.prologue(pre, lambda at, q: self.stage_views(at, self.const(at, q)))
         state = [self.const(pre, 0)] + ([self.const(pre, 0)] if plan.kind == "tma" else [])
-        carried_types = [a.type for a in self.body.args[1:]]
-        new_body = Block(arg_types=[index, *carried_types, *(index for _ in state)])
+        new_body = self.loop_body([index for _ in state])
         i = new_body.args[0]
-        i.name_hint = self.iv.name_hint
-        for a, b in zip(new_body.args[1:], self.body.args[1:]):
-            a.name_hint = b.name_hint
-        nc = len(carried_types)
+        nc = len(self.body.args) - 1
         stage = new_body.args[1 + nc]
         stage.name_hint = "stage"
         phase = new_body.args[2 + nc] if plan.kind == "tma" else None
@@ -196,30 +147,13 @@ class RolledPipeline(PipelineExpansion):
         ops.append(scf.YieldOp(*out, *new_state))
         new_body.add_ops(ops)
         new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *state], Region(new_body))
-        copy_loc(loop, new_loop)
         new_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # its step is written once: kept once
-        post: list[Operation] = []
-        results = list(new_loop.results[:nc])
-        if plan.async_chains:
-            idx = sorted(plan.async_chains)
-            w = MmaWaitOp([results[j] for j in idx], pending=0)
-            self.emit(post, w)
-            for j, r in zip(idx, w.outs):
-                results[j] = r
-        if plan.kind == "cp_async":
-            self.emit(post, AsyncWaitOp(0))
-        if plan.stores:
-            self.emit(post, TmaStoreWaitOp(0))
-        lb_block = self.launch.body.block
-        lb_block.insert_ops_before([*self.const_ops, *pre, new_loop, *post], loop)
-        for old, new in zip(loop.results, results):
-            old.replace_all_uses_with(new)
+        hint = loop.results[0].name_hint if len(loop.results) == 1 else None
+        results = self.replace_loop(pre, new_loop, list(new_loop.results[:nc]))
         for r in new_loop.results:
             r.name_hint = None
-        if len(loop.results) == 1:
-            results[0].name_hint = loop.results[0].name_hint
-        loop.detach()
-        loop.erase()
+        if len(results) == 1:
+            results[0].name_hint = hint
         for a, _ in self.staged:
             if a.result.uses:
                 raise TilecError("software-pipeline: internal error: a buffer is still used after rolling", op=a)

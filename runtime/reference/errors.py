@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -31,6 +34,17 @@ class ExecutionError(TilecError):
         self.reason = message
         self.details = details
         super().__init__(message, op=op, loc=self.location)
+
+
+def check_blocks(op: Operation, bad: np.ndarray, message: Callable[[int], str],
+                 blocks: np.ndarray | None = None) -> None:
+    """Raises an `ExecutionError` of `op` at the first block where `bad` holds, with
+    `message(b)` and `block=b` in its details; returns where `bad` holds nowhere.
+    `bad[k]` speaks of block `blocks[k]`, or of block k where `blocks` is None."""
+    if bad.any():
+        k = int(np.argmax(bad))
+        b = k if blocks is None else int(blocks[k])
+        raise ExecutionError(op, message(b), block=b)
 
 
 def _loc_text(loc: Attribute) -> str | None:

@@ -49,7 +49,7 @@ from xdsl.ir import Operation, Region
 
 from tilec.dialects import cuda_roles, layout_roles
 
-from .errors import ExecutionError
+from .errors import ExecutionError, check_blocks
 from .executor import ReferenceInterpreter, barrier
 
 STACK_BYTES = 256 << 20
@@ -267,26 +267,15 @@ class NamedBarriers:
         self._ensure(i)
         arrived, expected, phase = self.arrived[i], self.expected[i], self.phase[i]
         mode = "arrive" if getattr(op, "arrive", False) else "sync"
-        other = (expected[blocks] != 0) & (expected[blocks] != threads)
-        if other.any():
-            b = int(blocks[np.argmax(other)])
-            raise ExecutionError(
-                op,
-                f"bar.{mode} {i} counts {threads} threads, but the phase in progress of barrier {i} in block {b} "
-                f"counts {int(expected[b])} (its earlier arrivals)",
-                block=b,
-            )
+        check_blocks(op, (expected[blocks] != 0) & (expected[blocks] != threads),
+                     lambda b: f"bar.{mode} {i} counts {threads} threads, but the phase in progress of barrier {i} "
+                     f"in block {b} counts {int(expected[b])} (its earlier arrivals)", blocks)
         expected[blocks] = threads
         arrived[blocks] += count
-        over = arrived[blocks] > threads
-        if over.any():
-            b = int(blocks[np.argmax(over)])
-            raise ExecutionError(
-                op,
-                f"bar.{mode} {i}: {int(arrived[b])} threads arrive at barrier {i} in block {b}, whose phase counts "
-                f"{threads} (the phase completes early and the rest count towards the next)",
-                block=b,
-            )
+        check_blocks(op, arrived[blocks] > threads,
+                     lambda b: f"bar.{mode} {i}: {int(arrived[b])} threads arrive at barrier {i} in block {b}, "
+                     f"whose phase counts {threads} (the phase completes early and the rest count towards the next)",
+                     blocks)
         mine = phase[blocks].copy()
         full = blocks[arrived[blocks] == threads]
         phase[full] += 1

@@ -35,7 +35,7 @@ from tilec.dialects import cuda_tma, layout_tma
 from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.tma import box_offsets
 
-from .errors import ExecutionError
+from .errors import ExecutionError, check_blocks
 from .executor import ReferenceInterpreter
 from .layout_impls import (
     Access,
@@ -101,22 +101,14 @@ class MBarrier:
         return (self.missing[blocks] < self.count) | (self.expected[blocks] > 0) | (self.copied[blocks] > 0)
 
     def _need_live(self, op: Operation, blocks: np.ndarray, what: str) -> None:
-        dead = ~self.live[blocks]
-        if dead.any():
-            b = int(blocks[np.argmax(dead)])
-            raise ExecutionError(
-                op, f"{what} on an mbarrier of block {b} that is not initialised (or was invalidated)", block=b
-            )
+        check_blocks(op, ~self.live[blocks],
+                     lambda b: f"{what} on an mbarrier of block {b} that is not initialised (or was invalidated)",
+                     blocks)
 
     def init(self, op: Operation, blocks: np.ndarray) -> None:
-        busy = self.live[blocks] & self._busy(blocks)
-        if busy.any():
-            b = int(blocks[np.argmax(busy)])
-            raise ExecutionError(
-                op,
-                f"mbarrier of block {b} initialised again while its phase {int(self.phase[b])} is in flight",
-                block=b,
-            )
+        check_blocks(op, self.live[blocks] & self._busy(blocks),
+                     lambda b: f"mbarrier of block {b} initialised again while its phase {int(self.phase[b])} "
+                     "is in flight", blocks)
         if np.unique(blocks).shape[0] != blocks.shape[0]:
             raise ExecutionError(op, "mbarrier initialised by several threads of one block")
         self.live[blocks] = True
@@ -131,16 +123,10 @@ class MBarrier:
         """One arrival per entry of `blocks` (a block may repeat)."""
         self._need_live(op, blocks, "arrival")
         n = np.bincount(blocks, minlength=self.num_blocks)
-        over = n > self.missing
-        if over.any():
-            b = int(np.argmax(over))
-            raise ExecutionError(
-                op,
-                f"arrival on the mbarrier of block {b} whose phase {int(self.phase[b])} already has "
-                f"all its {self.count} arrivals and has not been seen complete by a wait: the "
-                f"barrier is reused before its phase completes",
-                block=b,
-            )
+        check_blocks(op, n > self.missing,
+                     lambda b: f"arrival on the mbarrier of block {b} whose phase {int(self.phase[b])} already has "
+                     f"all its {self.count} arrivals and has not been seen complete by a wait: the "
+                     f"barrier is reused before its phase completes")
         self.missing -= n
         self.expected += n * tx
         note_barrier_change()
@@ -213,15 +199,9 @@ class MBarrier:
         done = blocks[current]
         if done.size == 0:
             return
-        hang = self.missing[done] > 0
-        if hang.any():
-            b = int(done[np.argmax(hang)])
-            raise ExecutionError(
-                op,
-                f"the wait would never return: phase {int(self.phase[b])} of the mbarrier of block "
-                f"{b} is missing {int(self.missing[b])} of its {self.count} arrivals",
-                block=b,
-            )
+        check_blocks(op, self.missing[done] > 0,
+                     lambda b: f"the wait would never return: phase {int(self.phase[b])} of the mbarrier of block "
+                     f"{b} is missing {int(self.missing[b])} of its {self.count} arrivals", done)
         short = self.copied[done] != self.expected[done]
         if short.any():
             b = int(done[np.argmax(short)])
@@ -259,12 +239,9 @@ class MBarrier:
 
     def inval(self, op: Operation, blocks: np.ndarray) -> None:
         self._need_live(op, blocks, "inval")
-        busy = self._busy(blocks)
-        if busy.any():
-            b = int(blocks[np.argmax(busy)])
-            raise ExecutionError(
-                op, f"mbarrier of block {b} invalidated while its phase {int(self.phase[b])} is in flight", block=b
-            )
+        check_blocks(op, self._busy(blocks),
+                     lambda b: f"mbarrier of block {b} invalidated while its phase {int(self.phase[b])} is in flight",
+                     blocks)
         self.live[blocks] = False
 
 
@@ -324,15 +301,9 @@ def _collective(interp: ReferenceInterpreter, op: Operation) -> tuple[Grid, np.n
     if role is not None:
         per = per[:, role.first : role.first + role.threads]
         what, n = "warp_specialize region", role.threads
-    partial = per.any(axis=1) & ~per.all(axis=1)
-    if partial.any():
-        b = int(np.argmax(partial))
-        raise ExecutionError(
-            op,
-            f"'{op.name}' is {what}-collective, but only {int(per[b].sum())} of the "
-            f"{n} threads of the {what} in block {b} reach it",
-            block=b,
-        )
+    check_blocks(op, per.any(axis=1) & ~per.all(axis=1),
+                 lambda b: f"'{op.name}' is {what}-collective, but only {int(per[b].sum())} of the "
+                 f"{n} threads of the {what} in block {b} reach it")
     return grid, np.flatnonzero(per.any(axis=1)).astype(np.int64)
 
 
