@@ -139,10 +139,11 @@ def _as_key_dtype(torch, t, name):
     return t if t.dtype == want else t.view(want)
 
 
-def _realigned_args(src, dst, plan):
+def _realigned_args(torch, src, dst, plan):
     """A realign plan's Program's pointer arguments: flat views of `src`'s and `dst`'s
     storages from the plan's pointers (aligned down to 16 bytes), as far as the views
-    reach in whole 16-byte chunks (within the storages)."""
+    reach in whole 16-byte chunks (within the storages), as the element types the
+    Program declares (`_as_key_dtype`)."""
     out = []
     for t, ptr, strides in ((src, plan.src_ptr, plan.src_strides), (dst, plan.dst_ptr, plan.dst_strides)):
         e = t.element_size()
@@ -151,7 +152,7 @@ def _realigned_args(src, dst, plan):
         reach = -(-reach * e // 16) * 16 // e
         reach = min(reach, t.untyped_storage().nbytes() // e - start)
         out.append(t.as_strided((reach,), (1,), start))
-    return out
+    return [_as_key_dtype(torch, v, name) for v, name in zip(out, (plan.key.src_dtype, plan.key.dst_dtype))]
 
 
 def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
@@ -182,7 +183,7 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
             # misaligned rows: the Program states its pointers aligned down and their
             # misalignments, as copy_'s program does (the realign strategy)
             kernel = tilec.compile(program_of(plan))
-            args = (*_realigned_args(src, dst, plan), *plan.extra)
+            args = (*_realigned_args(torch, src, dst, plan), *plan.extra)
         else:
             kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()))
             args = _program_args(torch, src, dst, plan, base)

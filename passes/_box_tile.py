@@ -22,9 +22,11 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
-16 (the run's first byte at `r PB + (address mod 16)`): each thread moves aligned
-16-byte chunks that lie inside the run as one 16-byte `layout.read`/`layout.write`
-each, and the chunks the run's ends cut byte by byte. After a barrier, phase 2 gives
+16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
+a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run as
+one 16-byte `layout.read`/`layout.write` each, `UNROLL` reads per thread before their
+writes (that many loads in flight, no division per chunk); a pass of its own moves the
+bytes the run's ends cut (up to 15 at each end) one at a time. After a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
@@ -58,6 +60,9 @@ BOX_THREADS = 256
 """Threads per block of the box strategy."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
+UNROLL = 4
+"""Whole source chunks a thread reads before it writes them to the box (loads in
+flight per thread in phase 1)."""
 
 
 def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
@@ -244,26 +249,57 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
     pbc = c(pb)
 
-    # phase 1: each source run's aligned chunks into its congruent slot
-    cs_run = k.divui(k.addi(slen, c(2 * CHUNK - 2)), c16)
-    with k.loop(tid, k.muli(runs, cs_run), cthreads) as idx:
-        r = k.divui(idx, cs_run)
-        j16 = k.muli(k.subi(idx, k.muli(r, cs_run)), c16)
+    # phase 1: each source run's aligned chunks into its congruent slot (module doc):
+    # groups of `group` threads take a run each; a group's threads take the run's
+    # whole aligned chunks `UNROLL` at a time, all reads before the writes (that many
+    # loads in flight per thread), then the rest one at a time; the bytes the run's
+    # ends cut are a pass of their own (32 lanes per run: 16 head, 16 tail bytes)
+    group = threads if flavour != "rows" else 32
+    cg = c(group)
+    if group == threads:
+        r_lb, lane, r_step = c(0), tid, c(1)
+    else:
+        r_lb, lane, r_step = k.divui(tid, cg), k.remui(tid, cg), c(threads // group)
+
+    def run_ends(r: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+        """(start, end, the first aligned chunk inside, the slot's origin): byte `a`
+        of run `r` lies at `a - origin` in the box."""
         st = run_start(r)
-        end = k.addi(st, slen)
-        g = k.addi(k.andi(st, cm16), j16)
-        slot = k.addi(k.muli(r, pbc), j16)
-        with k.when(k.cmp("slt", g, end)):
-            full = k.andi(k.cmp("sge", g, st), k.cmp("sle", k.addi(g, c16), end))
-            with k.when(full, otherwise=True) as to_else:
-                v = k.add(ReadOp(src, [k.aligned(g)], width=CHUNK))
+        lo = k.andi(k.addi(st, c(CHUNK - 1)), cm16)
+        origin = k.subi(k.andi(st, cm16), k.muli(r, pbc))
+        return st, k.addi(st, slen), lo, origin
+
+    with k.loop(r_lb, runs, r_step) as r:
+        st, end, lo, origin = run_ends(r)
+        nf = k.divui(k.add(arith.MaxSIOp(k.subi(k.andi(end, cm16), lo), c(0))), c16)
+        per = UNROLL * group
+        kmain = k.divui(nf, c(per))
+
+        def chunk(j: SSAValue) -> tuple[SSAValue, SSAValue]:
+            g = k.addi(lo, k.muli(j, c16))
+            return g, k.subi(g, origin)
+
+        with k.loop(c(0), kmain, c(1)) as it:
+            first = k.addi(k.muli(it, c(per)), lane)
+            chunks = [chunk(k.addi(first, c(u * group))) for u in range(UNROLL)]
+            vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
+            for v, (_, slot) in zip(vals, chunks):
                 k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
-                to_else()
-                with k.loop(c(0), c16, c(1)) as b:
-                    a = k.addi(g, b)
-                    with k.when(k.andi(k.cmp("sge", a, st), k.cmp("slt", a, end))):
-                        x = k.add(ReadOp(src, [a]))
-                        k.add(WriteOp(x, box, [k.addi(slot, b)]))
+        with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
+            g, slot = chunk(j)
+            v = k.add(ReadOp(src, [k.aligned(g)], width=CHUNK))
+            k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+    with k.loop(tid, k.muli(runs, c(2 * CHUNK)), cthreads) as idx:
+        r, b = k.divui(idx, c(2 * CHUNK)), k.remui(idx, c(2 * CHUNK))
+        st, end, lo, origin = run_ends(r)
+        head = k.cmp("slt", b, c16)
+        tail0 = k.subi(k.add(arith.MaxSIOp(k.andi(end, cm16), lo)), c16)
+        a = k.add(arith.SelectOp(head, st, tail0))
+        a = k.addi(a, b)
+        bound = k.add(arith.SelectOp(head, k.add(arith.MinSIOp(lo, end)), end))
+        with k.when(k.cmp("slt", a, bound)):
+            x = k.add(ReadOp(src, [a]))
+            k.add(WriteOp(x, box, [k.subi(a, origin)]))
     k.add(BarrierOp())
 
     # phase 2: aligned 16-byte chunks of the destination runs
