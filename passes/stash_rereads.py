@@ -51,7 +51,7 @@ class StashRereadsPass(ModulePass):
     stash is never masked and the second loop's load from it gives exactly what its
     global load gave (`other` past the row too). Every pattern of the launch is stashed
     or none: their bytes plus the launch's other shared allocations must fit in
-    `max-bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
+    `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
     Otherwise the program is unchanged. The stash's element type is the view's (an f16
     row stashes f16: a 50257-element row is 100 KiB, f32 201 KiB; 131072 f16, 256 KiB,
     does not fit and stays as it was).
@@ -67,7 +67,7 @@ class StashRereadsPass(ModulePass):
     benchmarks/realistic_rows.py `--variants no-stash` times the pipeline without it.
 
     Options:
-      max-bytes=B    the most shared memory (bytes) a launch's stashes and allocations
+      max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
                      may take (default 0: the target's `smem_per_block`).
     """
 
@@ -77,7 +77,7 @@ class StashRereadsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
-            raise TilecError(f"stash-rereads: max-bytes={self.max_bytes} must be at least 0")
+            raise TilecError(f"stash-rereads: max_bytes={self.max_bytes} must be at least 0")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             limit = self.max_bytes or target_of(launch).smem_per_block
             for r in rereads(launch):
