@@ -23,6 +23,11 @@ from ._rereads import is_trip, rereads, trips
 from .pack_rows import constant_index
 
 
+SCRATCH = 2048
+"""Shared bytes left free beside the stashes for what the lowering allocates later (a
+row reduction's partials across warps: one f32 per warp, a few reductions per launch)."""
+
+
 @dataclass(frozen=True)
 class StashRereadsPass(ModulePass):
     """Read a row's chunks from global memory once where a block reads them twice: the
@@ -50,21 +55,25 @@ class StashRereadsPass(ModulePass):
     chunk is stored whole, its elements past the row being the load's `other`, so the
     stash is never masked and the second loop's load from it gives exactly what its
     global load gave (`other` past the row too). Every pattern of the launch is stashed
-    or none: their bytes plus the launch's other shared allocations must fit in
-    `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
+    or none: their bytes plus the launch's other shared allocations plus `SCRATCH` (2 KiB
+    for the lowering's reduction partials) must fit in `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
     Otherwise the program is unchanged. The stash's element type is the view's (an f16
     row stashes f16: a 50257-element row is 100 KiB, f32 201 KiB; 131072 f16, 256 KiB,
     does not fit and stays as it was).
 
-    Occupancy: a stash of R bytes leaves floor(smem per SM / R) blocks per
-    multiprocessor (one or two for the rows above). That is still right for these rows:
-    they are memory-bound with a single stream per block, and a block of the warps
-    `choose-warps` gives a chunk (16 warps for a 4096-element chunk) keeps its chunk's
-    loads in flight, while the bytes moved fall from 3 to 2 per element of the row (a
-    third less traffic), which a lower occupancy does not undo where the rows were
-    missing L2 anyway (rows of a resident block each, larger than the L2's share per
-    block). Rows short enough to stay in L2 are one tile, not loops, and are not touched.
-    benchmarks/realistic_rows.py `--variants no-stash` times the pipeline without it.
+    Occupancy: a stash of R bytes leaves floor(shared memory per SM / R) blocks resident
+    per multiprocessor (two for rows of 50257 f16, one for f32), where the threads alone
+    would allow 16. That is still the right trade for these rows: they are memory-bound,
+    and without the stash their second read goes to DRAM (the rows of 16 resident blocks
+    per SM on 132 SMs, 16 x 100 KiB x 132 = 211 MB at 50257 f16, are four times an H200's
+    50 MiB L2; measured 0.40 of cudaMemcpy), so a third of the traffic goes, and the
+    second loop, which did half the DRAM reads, now reads shared memory. What the lower
+    occupancy costs is bytes in flight in the first loop (each block has one chunk in
+    flight at a time: two chunks of 8 KiB per SM at 50257 f16); where that caps the
+    first loop below DRAM's rate the stash loses, which `benchmarks/realistic_rows.py
+    --variants no-stash` (the default pipeline without this pass) measures. Rows short
+    enough to stay in L2 between the reads are one tile in registers, not loops
+    (`ONLINE_ABOVE`), and are not touched.
 
     Options:
       max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
@@ -84,7 +93,7 @@ class StashRereadsPass(ModulePass):
                 plans = _plan(r.first, r.second, launch)
                 used = sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp)
                            and a.result.type.memory_space == "smem")
-                if plans and used + sum(p.nbytes for p in plans) <= limit:
+                if plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
 
