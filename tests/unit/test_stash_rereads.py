@@ -78,7 +78,7 @@ def test_stash_changes_no_bit(name, n, dtype):
 
 
 @pytest.mark.parametrize("name", list(CHUNKED))
-@pytest.mark.parametrize("n,dtype", [(50257, "f16"), (50257, "f32")])
+@pytest.mark.parametrize("n,dtype", [(50257, "f16"), (50257, "f32"), (24576, "f32")])
 def test_stashed_row_kernels_compile_under_nvrtc(name, n, dtype):
     """The CUDA of a stashed row kernel (a shared array of the row, a __syncthreads
     before the second loop) compiles for sm_90."""
