@@ -7,6 +7,8 @@ as a ratio to cudaMemcpy of the same bytes.
         [--cols 128,768,...] [--rows 1,7,...] [--full] [--dtypes f32,f16,bf16]
         [--budget SECONDS] [--json OUT] [--md OUT]
     python benchmarks/realistic_rows.py --dry-run [--kinds ...]   # no GPU: build and compile each program
+    python benchmarks/realistic_rows.py --kinds softmax,layer_norm,rms_norm --cols 50257,131072 \
+        --rows 16384 --dtypes f16,f32 --variants no-stash --json OUT.json   # two-pass rows, stash or not
 
 The tilec kernels are examples/python/row_kernels.py as they are: one row per block, a
 masked power-of-two tile, a run-time row count M, N fixed per program, layouts left to
