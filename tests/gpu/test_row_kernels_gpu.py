@@ -190,3 +190,15 @@ def test_two_pass_rows_under_the_l2_variants(name, dtype, variant):
 def test_rows_at_the_warps_bytes16_variant(name, n):
     """`choose-warps{bytes=16}` (f16 N = 8192: 16 warps)."""
     _check(name, "f16", n, (1, 7, 4097), _variant("warps-bytes16"))
+
+
+@pytest.mark.parametrize("n", [50257, 24576])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
+    """The two-pass long rows with the second loop reading the shared-memory stash the
+    first filled (`stash-rereads`, the default: 50257, rows unaligned, the last chunk
+    partial; 24576, 16-byte rows, vector accesses to the stash) and without it
+    (`no-stash`); rows of 50257 f32 take 208 KiB of a block's 227."""
+    _check(name, dtype, n, (1, 7, 300))
+    _check(name, dtype, n, (1, 7, 300), _variant("no-stash"))

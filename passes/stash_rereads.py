@@ -1,0 +1,197 @@
+"""The `stash-rereads` pass: a loop that reads again the chunks an earlier loop of the block read takes them from a shared-memory stash that the earlier loop fills, where the block's re-read row fits in shared memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilec.dialects import cute
+from tilec.dialects.layout import AllocOp, BarrierOp, LaunchOp, LoadOp, StoreOp, TileOp
+from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+from tilec.support.diagnostics import TilecError
+from tilec.support.locations import copy_loc
+from tilec.support.target import target_of
+
+from ._rereads import is_trip, rereads, trips
+from .pack_rows import constant_index
+
+
+SCRATCH = 2048
+"""Shared bytes left free beside the stashes for what the lowering allocates later (a
+row reduction's partials across warps: one f32 per warp, a few reductions per launch)."""
+
+
+@dataclass(frozen=True)
+class StashRereadsPass(ModulePass):
+    """Read a row's chunks from global memory once where a block reads them twice: the
+    first loop over the chunks also stores each chunk it loaded into a shared-memory
+    stash, and the later loop loads the stash instead of global memory.
+
+    A row kernel in two passes over chunks (softmax's running max and sum, then the
+    outputs; a norm's statistics, then the outputs; examples/python/row_kernels.py above
+    `ONLINE_ABOVE`) moves 2 reads + 1 write of its row through global memory, where the
+    limit (a copy) is 1 read + 1 write; the second read finds the chunk in L2 only while
+    every resident block's rows fit there (`reread-order`, `choose-warps{l2_rows}` try
+    that). With the stash the second read is a shared-memory read (each thread reads back
+    the elements it stored, in the layout the first loop loaded them in, unless later
+    passes lay the two loads out differently: a `layout.barrier` before the second loop
+    orders the stores before every read).
+
+    What it takes (`_rereads`): the second of two loops directly in a `layout.launch`'s
+    body with the same constant bounds, from 0 by 1 (a tile index per trip), that load
+    tiles of the same view at the same coordinates, the induction variable (or
+    `reread-order`'s reversal of it) one of them. Each such load of the second loop is
+    replaced where the first loop loads the same pattern with no `mask` operand and the
+    same `other` (the same value, or constants equal) as it, and nothing in the launch
+    stores to that view. The stash holds the tile extents with the induction variable's
+    extent times the trips (row-major, `cosize` = trips x tile elements): the last partial
+    chunk is stored whole, its elements past the row being the load's `other`, so the
+    stash is never masked and the second loop's load from it gives exactly what its
+    global load gave (`other` past the row too). Every pattern of the launch is stashed
+    or none: their bytes plus the launch's other shared allocations plus `SCRATCH` (2 KiB
+    for the lowering's reduction partials) must fit in `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
+    Otherwise the program is unchanged. The stash's element type is the view's (an f16
+    row stashes f16: a 50257-element row is 100 KiB, f32 201 KiB; 131072 f16, 256 KiB,
+    does not fit and stays as it was).
+
+    Occupancy: a stash of R bytes leaves floor(shared memory per SM / R) blocks resident
+    per multiprocessor (two for rows of 50257 f16, one for f32), where the threads alone
+    would allow 16. That is still the right trade for these rows: they are memory-bound,
+    and without the stash their second read goes to DRAM (the rows of 16 resident blocks
+    per SM on 132 SMs, 16 x 100 KiB x 132 = 211 MB at 50257 f16, are four times an H200's
+    50 MiB L2; measured 0.40 of cudaMemcpy), so a third of the traffic goes, and the
+    second loop, which did half the DRAM reads, now reads shared memory. What the lower
+    occupancy costs is bytes in flight in the first loop (each block has one chunk in
+    flight at a time: two chunks of 8 KiB per SM at 50257 f16); where that caps the
+    first loop below DRAM's rate the stash loses, which `benchmarks/realistic_rows.py
+    --variants no-stash` (the default pipeline without this pass) measures. Rows short
+    enough to stay in L2 between the reads are one tile in registers, not loops
+    (`ONLINE_ABOVE`), and are not touched.
+
+    Options:
+      max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
+                     may take (default 0: the target's `smem_per_block`).
+    """
+
+    name = "stash-rereads"
+
+    max_bytes: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_bytes < 0:
+            raise TilecError(f"stash-rereads: max_bytes={self.max_bytes} must be at least 0")
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            limit = self.max_bytes or target_of(launch).smem_per_block
+            for r in rereads(launch):
+                plans = _plan(r.first, r.second, launch)
+                used = sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp)
+                           and a.result.type.memory_space == "smem")
+                if plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
+                    _stash(launch, r.first, r.second, plans)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A load of the second loop and the first loop's load of the same tile pattern;
+    `dim`: the tile coordinate that is the trip."""
+
+    first: LoadOp
+    second: LoadOp
+    dim: int
+    nbytes: int
+
+
+def _alloc_bytes(a: AllocOp) -> int:
+    t = a.result.type
+    return t.cute_layout.cosize() * t.vector_size * element_bytes(t.element_type)
+
+
+def _same_other(a: SSAValue | None, b: SSAValue | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    if a is b:
+        return True
+    ca, cb = a.owner, b.owner
+    return isinstance(ca, arith.ConstantOp) and isinstance(cb, arith.ConstantOp) and ca.value == cb.value
+
+
+def _pattern(load: LoadOp, loop: scf.ForOp):
+    t = load.view.owner
+    if not isinstance(t, TileOp) or t.parent_block() is not loop.body.block:
+        return None
+    dims = [k for k, c in enumerate(t.coords) if is_trip(c, loop)]
+    if len(dims) != 1:
+        return None
+    rest = tuple(c for k, c in enumerate(t.coords) if k != dims[0])
+    return (t.source, dims[0], rest, tuple(t.tile_sizes)), dims[0]
+
+
+def _plan(first: scf.ForOp, second: scf.ForOp, launch: LaunchOp) -> list[_Pair]:
+    """The loads of `second` to take from a stash, each with `first`'s load of its
+    pattern; [] where any load of a re-read view cannot be (then none is)."""
+    n = trips(second)
+    if not n or constant_index(second.lb) != 0 or constant_index(second.step) != 1:
+        return []
+    written = {o.view for o in launch.walk() if isinstance(o, StoreOp)}
+    written |= {t.source for v in written if isinstance(t := v.owner, TileOp)}
+    firsts = {}
+    for o in first.body.block.ops:
+        if isinstance(o, LoadOp) and (p := _pattern(o, first)) is not None:
+            firsts.setdefault(p[0], o)
+    pairs = []
+    for o in second.body.block.ops:
+        if not isinstance(o, LoadOp) or (p := _pattern(o, second)) is None or p[0] not in firsts:
+            continue
+        f = firsts[p[0]]
+        src = p[0][0]
+        if (f.mask is not None or o.mask is not None or not _same_other(f.other, o.other)
+                or src in written or f.result.type != o.result.type):
+            return []
+        elems = prod(p[0][3]) * n
+        pairs.append(_Pair(f, o, p[1], elems * element_bytes(src.type.element_type)))
+    return pairs
+
+
+def _stash(launch: LaunchOp, first: scf.ForOp, second: scf.ForOp, pairs: list[_Pair]) -> None:
+    body = launch.body.block
+    n = trips(second)
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    copy_loc(first, zero)
+    Rewriter.insert_op(zero, InsertPoint.at_start(body))
+    for pair in pairs:
+        tile: TileOp = pair.first.view.owner  # type: ignore[assignment]
+        sizes = list(tile.tile_sizes)
+        shape = tuple(s * n if k == pair.dim else s for k, s in enumerate(sizes))
+        vt = TensorViewType(tile.source.type.element_type,
+                            CuteLayoutAttr(cute.Layout(shape, cute.compact_row_major(shape))), "smem")
+        alloc = AllocOp(vt)
+        alloc.result.name_hint = "stash"
+        copy_loc(first, alloc)
+        Rewriter.insert_op(alloc, InsertPoint.after(zero))
+        for load in (pair.first, pair.second):
+            t: TileOp = load.view.owner  # type: ignore[assignment]
+            coords = [t.coords[k] if k == pair.dim else zero.result for k in range(len(sizes))]
+            st = TileOp(alloc.result, coords, sizes)
+            copy_loc(load, st)
+            if load is pair.first:
+                store = StoreOp(load.result, st.result)
+                copy_loc(load, store)
+                Rewriter.insert_op([st, store], InsertPoint.after(load))
+            else:
+                new = LoadOp(st.result, load.result.type)
+                copy_loc(load, new)
+                Rewriter.insert_op([st, new], InsertPoint.before(load))
+                load.result.replace_all_uses_with(new.result)
+                Rewriter.erase_op(load)
+                if not t.result.uses:
+                    Rewriter.erase_op(t)
+    bar = BarrierOp()
+    copy_loc(second, bar)
+    Rewriter.insert_op(bar, InsertPoint.before(second))
