@@ -32,7 +32,9 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
   steps past the last KV block reloading it and masked out wholly;
 - S = Q K^T by wgmma (A and B in shared memory) into a version-3 accumulator;
   columns past Skv (and, causal, above the diagonal: column > row, PyTorch's
-  top-left `is_causal`) are set to -inf; causal blocks stop at the diagonal block;
+  top-left `is_causal`) are set to -inf, in the blocks that can hold such a column
+  only (a uniform branch per KV step: the last block, the diagonal's, the steps
+  past the last); causal blocks stop at the diagonal block;
 - the online softmax runs on the accumulator's layout: the row max and row sum are
   `layout.reduce` along the columns (each row lives in one quad of lanes), the
   exponentials `exp2(S * c - m * c)` (`fastmath<afn>`: `ex2.approx`) with
@@ -291,28 +293,41 @@ that softmax, before its rescaling.
         q2 = k2 = v2 = None  # the 2-D views of the shared buffers, made by the consumers' first tile
 
         def row_limits(row0):
-            """The region's query rows from `row0` and the columns each keeps: below
-            Skv, and (causal) up to the row itself."""
-            rows = (p.arange(0, cw, rows_s) + row0).named("rows")  # the block's query rows
+            """The region's query rows from `row0` (an index) and the columns each keeps:
+            below Skv, and (causal) up to the row itself. The last is a pair: `lim`, per
+            row the end of its kept columns, and `edge`, the least of them (the region's
+            first row's; an index): a KV block wholly below `edge` holds no masked
+            element."""
+            rows = (p.arange(0, cw, rows_s) + row0.cast("i32").named("row0_32")).named("rows")  # the block's query rows
             cols0 = p.arange(0, bn, cols_s).named("cols0")
             sq32, skv32 = Sq.cast("i32").named("sq32"), Skv.cast("i32").named("skv32")
             lim = p.splat(skv32, [cw], rows_s).named("lim")
+            edge = Skv
             if causal:
                 lim = p.minimum((rows + 1).named("rows1"), skv32).named("lim")
-            return rows, cols0, sq32, lim
+                edge = p.minui((row0 + c1).named("row0_1"), Skv).named("edge")
+            return rows, cols0, sq32, (lim, edge)
 
-        def softmax(sc, j, s: int, lim, cols0, m, lsum, acc):
+        def softmax(sc, j, s: int, limits, cols0, m, lsum, acc):
             """The online softmax of S = `sc` (step s, KV block j): masked, `m` and `lsum`
             assigned; returns P as wgmma's A operand and O rescaled."""
-            pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+            pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
             return pa, (acc * alpha_o).named(f"scaled{s}")
 
-        def softmax_p(sc, j, s: int, lim, cols0, m, lsum):
+        def softmax_p(sc, j, s: int, limits, cols0, m, lsum):
             """`softmax` but O's rescaling: P as wgmma's A operand and O's factor."""
-            # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element
-            lim_j = (lim - (j * cbn).cast("i32")).named(f"lim{s}")
-            valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
-            sc = p.where(valid, sc, float("-inf")).named(f"masked{s}")
+            # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element,
+            # only in the blocks that reach past the region's `edge` (the sequence's end, the
+            # causal diagonal, the steps past `last`): a uniform branch, the others skip it
+            lim, edge = limits
+            jbn = (j * cbn).named(f"jbn{s}")
+            edged = (edge < (jbn + cbn).named(f"jend{s}")).named(f"edged{s}")
+            sc = Value(p, sc.ssa)  # the masked S is the if's result (the caller's S stays as it was)
+            masked, _ = p.if_else(edged, carry=[sc])
+            with masked:
+                lim_j = (lim - jbn.cast("i32")).named(f"lim{s}")
+                valid = p.expand_dims(cols0, 0) < p.expand_dims(lim_j, 1)
+                sc.assign(p.where(valid, sc, float("-inf")).named(f"masked{s}"))
             m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
             mc = (m_new * c).named(f"mc{s}")
             alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
@@ -378,8 +393,8 @@ that softmax, before its rescaling.
                 q2 = p.slice(sq, [0, 0, "_", "_"]).named("q2")
                 k2 = {s: p.slice(sk[s], [0, 0, "_", "_"]).named(f"k2_{s}") for s in range(stages)}
                 v2 = {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)}
-            row0 = (qb * cbm).cast("i32").named("row0")
-            rows, cols0, sq32, lim = row_limits(row0)
+            row0 = (qb * cbm).named("row0")
+            rows, cols0, sq32, limits = row_limits(row0)
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
@@ -405,7 +420,7 @@ that softmax, before its rescaling.
                         scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                     if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
                         release_q_at_last_round(i, nsteps)
-                    pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
+                    pa, scaled = softmax(sc, j, s, limits, cols0, m, lsum, acc)
                     p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
                     if overlap and s + 1 < stages:
                         acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
@@ -430,8 +445,8 @@ that softmax, before its rescaling.
                     {s: p.slice(sv[s], [0, 0, "_", "_"]).named(f"v2_{s}") for s in range(stages)},
                 )
             qv, kv, vv = pp_views[w]
-            row0 = (tile.qb * cbm + p.constant(w * cw)).cast("i32").named("row0")
-            rows, cols0, sq32, lim = row_limits(row0)
+            row0 = (tile.qb * cbm + p.constant(w * cw)).named("row0")
+            rows, cols0, sq32, limits = row_limits(row0)
             zero_s = p.full([cw, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([cw, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([cw], float("-inf"), "f32", rows_s).named("m0")
@@ -444,9 +459,9 @@ that softmax, before its rescaling.
             turn("arrive", w + 1)
             (sc,) = p.mma_wait(s_first, pending=0)
             if overlap:
-                pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+                pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0)
             else:
-                pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0)
+                pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0)
             qw = (tile.qb * p.constant(wgs).named("cwgs") + p.constant(w)).named("oblock")
             epilogue(tile, acc, m, lsum, rows, sq32, sos[w], qw, f"o2_{w}")
 
@@ -463,7 +478,7 @@ that softmax, before its rescaling.
                 p.mbarrier_wait(full[0], (c1 - phase).named("nphase"))
             return more
 
-        def pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+        def pp_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0) -> None:
             """The pingpong KV loop: softmax_j, then in the turn P_j V and S_j+1 issued,
             both waited for after the turn."""
             nsteps = tile.nsteps
@@ -472,7 +487,7 @@ that softmax, before its rescaling.
                 phase = round_phase(tile, i)
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    pa, scaled = softmax(sc, j, s, lim, cols0, m, lsum, acc)
+                    pa, scaled = softmax(sc, j, s, limits, cols0, m, lsum, acc)
                     more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: P_j V and the next Q K^T
                     pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
@@ -488,7 +503,7 @@ that softmax, before its rescaling.
                         end_round_turn(more_cond, turn, w, qv, kv[0], zero_s, sc, pv, acc)
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
 
-        def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, lim, cols0) -> None:
+        def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0) -> None:
             """The pingpong KV loop with the intra-warpgroup overlap inside each round: in
             the turn of a stage s but the round's last, S_j+1 is issued before P_j V and
             only S_j+1 is waited for (`pending = 1`), so P_j V runs on under softmax_j+1;
@@ -503,7 +518,7 @@ that softmax, before its rescaling.
                 phase = round_phase(tile, i)
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    pa, alpha_o = softmax_p(sc, j, s, lim, cols0, m, lsum)
+                    pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
                     done = acc
                     if s:  # the previous step's P V, run under this softmax
                         (done,) = p.mma_wait(acc, pending=0)

@@ -12,6 +12,11 @@ Session 28 finding (H200 Nsight Compute: long_scoreboard 1.84 per instruction ag
 cuDNN's 0.57 at 1x32x16384x128 causal): the consumer KV loop holds no ld.global,
 ld.local, ld.param or atom, 0 bytes of stack; its only L1TEX-side waits are the four
 mbarrier try_wait spins (SASS SYNCS.PHASECHK.TRANS64.TRYWAIT) on the K and V stages.
+
+`setp.s32` / `selp.f32` count the masks' compares and selects; "unguarded" counts them
+outside the blocks a forward branch skips (`guarded`): since the KV loop masks only the
+blocks reaching the sequence's end or the causal diagonal (a uniform branch per block),
+the path of an interior block carries none of the masks' selects.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ PATTERNS = {
     "try_wait": r"\bmbarrier\.try_wait\b",
     "wgmma": r"\bwgmma\.mma_async\b",
     "cvt.bf16/f16": r"\bcvt\.rn\.(bf16|f16)(x2)?\.f32\b",
+    "setp.s32": r"\bsetp\.\w+\.s32\b",
+    "selp.f32": r"\bselp\.f32\b",
 }
 
 
@@ -50,14 +57,34 @@ def loops(ptx: str) -> list[tuple[int, int]]:
     return out
 
 
+def guarded(lines: list[str], first: int, last: int) -> list[int]:
+    """The lines of [first, last] that a forward conditional branch skips to a label with no
+    label between (an `if` without `else`, such as the KV loop's masking of a block that
+    reaches the sequence's end or the diagonal: issue 40)."""
+    out = []
+    for i in range(first, last + 1):
+        m = re.search(r"@%p\d+ bra(?:\.uni)?\s+(\$L__BB\d+_\d+);", lines[i])
+        if not m:
+            continue
+        for n in range(i + 1, last + 1):
+            if re.match(r"^\$L__BB\d+_\d+:", lines[n]):
+                if lines[n].startswith(m.group(1) + ":"):
+                    out.extend(range(i + 1, n))
+                break
+    return out
+
+
 def scan(ptx: str) -> list[dict]:
     lines = ptx.splitlines()
     rows = []
     for first, last in loops(ptx):
         body = lines[first:last + 1]
         counts = {k: sum(1 for l in body if re.search(p, l)) for k, p in PATTERNS.items()}
+        skipped = set(guarded(lines, first, last))
+        straight = [l for n, l in enumerate(body, first) if n not in skipped]
         rows.append({"lines": [first + 1, last + 1], "instructions": sum(1 for l in body if l.strip().endswith(";")),
-                     **counts})
+                     **counts, "unguarded": {k: sum(1 for l in straight if re.search(p, l)) for k, p in PATTERNS.items()
+                                             if k in ("setp.s32", "selp.f32")}})
     return rows
 
 
@@ -101,10 +128,11 @@ def main(argv=None) -> int:
             print(f"{name} D={d} causal={causal}: {row['registers']} regs, stack {row['stack']}, spills {row['spills']}, "
                   f"C7519 {row['c7519']}")
             keys = list(PATTERNS)
-            print("   loop (ptx lines)      instrs " + " ".join(f"{k:>9}" for k in keys))
+            print("   loop (ptx lines)      instrs " + " ".join(f"{k:>9}" for k in keys) + "  setp/selp unguarded")
             for lp in row["loops"]:
                 print(f"   {lp['lines'][0]:>6}-{lp['lines'][1]:<6}  {lp['instructions']:>12} "
-                      + " ".join(f"{lp[k]:>9}" for k in keys))
+                      + " ".join(f"{lp[k]:>9}" for k in keys)
+                      + f"  {lp['unguarded']['setp.s32']:>4}/{lp['unguarded']['selp.f32']}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
