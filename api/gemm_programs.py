@@ -121,13 +121,13 @@ class Epilogue:
             y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":  # y * sigmoid(y), sigmoid(y) = 1 / (1 + 2^(-y log2 e)) = r * r
-            # with r = rsqrt(1 + 2^(-y log2 e)): no division (a division's slow path would spill
-            # the accumulators) and no tanhf (more instructions a value); 2^x approximate (one
-            # MUFU.EX2, 2 ulp) and rsqrtf (2 ulp) keep silu within docs/matmul.md's 2^-20
-            e = p.math("exp2", (y * -1.4426950408889634).named("ylog2e"), fastmath="afn").named("expny")
+        elif self.activation == "silu":
+            # y sigmoid(y), sigmoid(y) = 1 / (1 + e^-y) = rsqrt(1 + e^-y)^2 and e^-y = 2^(-y log2 e):
+            # two special-function instructions (ex2.approx, rsqrt), no division (whose slow
+            # path spills the pingpong tile's accumulators) and no tanhf (about 26 instructions)
+            e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
             r = p.math("rsqrt", (e + 1.0).named("denom")).named("rsig")
-            y = ((y * r).named("yr") * r).named("silu")
+            y = (y * (r * r).named("sigmoid")).named("silu")
         elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
             e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
@@ -136,6 +136,9 @@ class Epilogue:
             y = (y + p.load(tr, lay).named("res").cast("f32").named("resf")).named("summed")
         return y.cast(self.out_dtype).named("h")
 
+
+LOG2_E = 1.4426950408889634
+"""log2(e): SiLU's e^-y is computed as 2^(-y log2 e) (`Epilogue.apply`)."""
 
 PLAIN = Epilogue()
 """C = A @ B rounded to bf16."""
