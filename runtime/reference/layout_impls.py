@@ -828,21 +828,33 @@ class LayoutFunctions(InterpreterFunctions):
             if m is not None:
                 check_uniform_mask(op, grid, acc, np.broadcast_to(m, acc.rows.shape[:1] + m.shape[-1:]), n)
 
+    def _accessed(self, interp: ReferenceInterpreter, op: Operation, view: View, t: TensorType,
+                  mask: Any, what: str):
+        """The elements a `layout.load` or `layout.store` (`what`: "reads" or "writes")
+        of tensor type `t` through `view` touches: the thread owning each element
+        (`_owned`), those the view's mask and the `mask` operand's value (None: no mask
+        operand) let through, checked uniform over vectors where the op says so, their
+        storage keys and, for vector accesses, the vectors' alignment and contiguity.
+        Returns (grid, accessors, coordinates, valid, keys)."""
+        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
+        bits = _mask_bits(grid, acc, c, mask, t) if mask is not None else None
+        if bits is not None:
+            valid = valid & bits
+        self._check_uniform(op, grid, acc, masked, bits)
+        keys = element_keys(op, grid, view, acc, offs, valid, what)
+        n = op.vector.value.data if op.vector is not None else 1
+        if n > 1:
+            check_vectors(op, grid, view, acc, keys - np.asarray(
+                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, what)
+        return grid, acc, c, valid, keys
+
     @impl(layout.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
         view = _view(op, args[0])
         other = args[1] if op.other is not None else None
         t = op.result.type
-        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
-        bits = _mask_bits(grid, acc, c, args[-1], t) if op.mask is not None else None
-        if bits is not None:
-            valid = valid & bits
-        self._check_uniform(op, grid, acc, masked, bits)
-        keys = element_keys(op, grid, view, acc, offs, valid, "reads")
-        n = op.vector.value.data if op.vector is not None else 1
-        if n > 1:
-            check_vectors(op, grid, view, acc, keys - np.asarray(
-                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "reads")
+        mask = args[-1] if op.mask is not None else None
+        grid, acc, c, valid, keys = self._accessed(interp, op, view, t, mask, "reads")
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
         vals = load(op, grid, view, rows[valid], keys[valid])
         dt = dtype_of(t.element_type)
@@ -860,16 +872,8 @@ class LayoutFunctions(InterpreterFunctions):
         value, v = args[:2]
         view = _view(op, v)
         t = op.value.type
-        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
-        bits = _mask_bits(grid, acc, c, args[2], t) if op.mask is not None else None
-        if bits is not None:
-            valid = valid & bits
-        self._check_uniform(op, grid, acc, masked, bits)
-        keys = element_keys(op, grid, view, acc, offs, valid, "writes")
-        n = op.vector.value.data if op.vector is not None else 1
-        if n > 1:
-            check_vectors(op, grid, view, acc, keys - np.asarray(
-                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "writes")
+        mask = args[2] if op.mask is not None else None
+        grid, acc, c, valid, keys = self._accessed(interp, op, view, t, mask, "writes")
         val = np.asarray(value)
         if not _dist_rank(val, t):
             val = np.broadcast_to(val, (grid.num_blocks, *val.shape))
