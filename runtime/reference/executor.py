@@ -416,22 +416,16 @@ class GpuFunctions(InterpreterFunctions):
         b = interp.get_values([op.blockSizeX, op.blockSizeY, op.blockSizeZ])
         grid_dims = _dims(g, op, "the grid size")
         block_dims = _dims(b, op, "the block size")
-        known = kernel.known_block_size
-        if known is not None and tuple(known.get_values()) != block_dims:
-            raise ExecutionError(
-                op,
-                f"launches {kernel.sym_name.data} with blocks of {list(block_dims)} "
-                f"threads, but the kernel declares gpu.known_block_size = "
-                f"{list(known.get_values())}",
-            )
-        known = kernel.known_grid_size
-        if known is not None and tuple(known.get_values()) != grid_dims:
-            raise ExecutionError(
-                op,
-                f"launches {kernel.sym_name.data} on a grid of {list(grid_dims)} "
-                f"blocks, but the kernel declares gpu.known_grid_size = "
-                f"{list(known.get_values())}",
-            )
+        for known, dims, launched, declared in (
+            (kernel.known_block_size, block_dims, "with blocks of {} threads", "gpu.known_block_size"),
+            (kernel.known_grid_size, grid_dims, "on a grid of {} blocks", "gpu.known_grid_size"),
+        ):  # the launch must agree with the sizes the kernel declares
+            if known is not None and tuple(known.get_values()) != dims:
+                raise ExecutionError(
+                    op,
+                    f"launches {kernel.sym_name.data} {launched.format(list(dims))}, but the kernel "
+                    f"declares {declared} = {list(known.get_values())}",
+                )
         operands = interp.get_values(op.kernelOperands)
         block = kernel.body.blocks.first
         assert block is not None
