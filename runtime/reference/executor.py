@@ -17,6 +17,7 @@ that launch, and run the kernel's body once for all threads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -459,15 +460,8 @@ class GpuFunctions(InterpreterFunctions):
         block_dims = _dims(b, op, "the block size")
         # Values of the host the body uses: buffers become global memrefs.
         storages: dict[int, Storage] = {}
-        captured: dict[SSAValue, Any] = {}
-        for inner in op.body.walk():
-            for operand in inner.operands:
-                if operand in captured or _defined_inside(operand, op):
-                    continue
-                value = interp.get_values([operand])[0]
-                captured[operand] = to_kernel_value(
-                    op, value, operand.type, storages, operand.name_hint or "buffer"
-                )
+        captured = captured_values(interp, op, lambda operand, value: to_kernel_value(
+            op, value, operand.type, storages, operand.name_hint or "buffer"))
 
         def body(grid: Grid) -> None:
             interp.push_scope("gpu.launch")
@@ -570,6 +564,20 @@ def barrier(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> None:
             block=b,
         )
     grid.epoch += (count > 0).astype(np.int32)
+
+
+def captured_values(interp: ReferenceInterpreter, op: Operation,
+                    convert: Callable[[SSAValue, Any], Any]) -> dict[SSAValue, Any]:
+    """The values from outside `op`'s body that the ops of its body use (a launch's
+    captures), keyed by operand in first-use order: each read once from `interp` and
+    passed through `convert(operand, value)` (what the launch makes of a host value)."""
+    captured: dict[SSAValue, Any] = {}
+    for inner in op.body.walk():
+        for operand in inner.operands:
+            if operand in captured or _defined_inside(operand, op):
+                continue
+            captured[operand] = convert(operand, interp.get_values([operand])[0])
+    return captured
 
 
 def _defined_inside(value: SSAValue, op: Operation) -> bool:

@@ -57,7 +57,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.swizzle import ComposedLayout
 
 from .errors import ExecutionError
-from .executor import HostArray, ReferenceInterpreter, _defined_inside, arg_names, barrier, launch
+from .executor import HostArray, ReferenceInterpreter, arg_names, barrier, captured_values, launch
 from .memory import (
     GLOBAL,
     PRIVATE,
@@ -538,17 +538,14 @@ class LayoutFunctions(InterpreterFunctions):
                 storages[id(h)] = Storage(st.name, GLOBAL, st.data, st.size)
             return storages[id(h)]
 
-        captured: dict[SSAValue, Any] = {}
-        for inner in op.body.walk():
-            for operand in inner.operands:
-                if operand in captured or _defined_inside(operand, op):
-                    continue
-                value = interp.get_values([operand])[0]
-                if isinstance(value, HostArray):
-                    value = for_launch(host_storage(value))
-                elif isinstance(value, View):
-                    value = replace(value, storage=for_launch(value.storage))
-                captured[operand] = value
+        def capture(_operand: SSAValue, value: Any) -> Any:
+            if isinstance(value, HostArray):
+                return for_launch(host_storage(value))
+            if isinstance(value, View):
+                return replace(value, storage=for_launch(value.storage))
+            return value
+
+        captured = captured_values(interp, op, capture)
 
         def body(grid: Grid) -> None:
             interp.push_scope("layout.launch")
