@@ -52,6 +52,7 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from tilec.compiler.attention_tiles import tile_config
 
@@ -359,6 +360,15 @@ that softmax, before its rescaling.
             kall = (tile.base + i).named("kall") if persistent else i
             return p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
 
+        @contextmanager
+        def kv_rounds(tile: Tile, carry):
+            """The consumers' KV loop over `tile`, one round of `stages` KV blocks a step
+            (`carry` carried): its body is the `with` block, given the step `i` and the
+            round's phase parity (`round_phase`)."""
+            with p.range(c0, tile.nsteps, cs, carry=carry) as i:
+                i.named("i")
+                yield i, round_phase(tile, i)
+
         def release_q_at_last_round(i, nsteps) -> None:
             """Persistent, once the tile's last Q K^T has read Q: in the tile's last round
             (step `i` of `nsteps`), arrive on `qempty` so that the next tile's Q may land."""
@@ -399,9 +409,7 @@ that softmax, before its rescaling.
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
             lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
-            with p.range(c0, nsteps, cs, carry=[acc, m, lsum]) as i:
-                i.named("i")
-                phase = round_phase(tile, i)
+            with kv_rounds(tile, [acc, m, lsum]) as (i, phase):
                 scores: dict[int, Value] = {}
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
@@ -482,9 +490,7 @@ that softmax, before its rescaling.
             """The pingpong KV loop: softmax_j, then in the turn P_j V and S_j+1 issued,
             both waited for after the turn."""
             nsteps = tile.nsteps
-            with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
-                i.named("i")
-                phase = round_phase(tile, i)
+            with kv_rounds(tile, [acc, m, lsum, sc]) as (i, phase):
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, scaled = softmax(sc, j, s, limits, cols0, m, lsum, acc)
@@ -513,9 +519,7 @@ that softmax, before its rescaling.
             back edge (an accumulator in flight across it makes ptxas serialize the
             wgmma, C7515)."""
             nsteps = tile.nsteps
-            with p.range(c0, nsteps, cs, carry=[acc, m, lsum, sc]) as i:
-                i.named("i")
-                phase = round_phase(tile, i)
+            with kv_rounds(tile, [acc, m, lsum, sc]) as (i, phase):
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)

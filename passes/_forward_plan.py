@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntAttr, IntegerType
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.support.locations import copy_loc
@@ -43,7 +43,7 @@ from ._layout_cost import (
     with_encoding,
     work,
 )
-from ._remat_plan import MAX_NODES, Node, Plan, uniform
+from ._remat_plan import MAX_NODES, Node, Plan, block_of, uniform
 
 MAX_VALUES = 32
 
@@ -59,13 +59,6 @@ def uniform_path(block) -> bool:
             return False
         block = op.parent
     return True
-
-
-def _def_block(v: SSAValue):
-    if isinstance(v, BlockArgument):
-        return v.block
-    assert isinstance(v, OpResult)
-    return v.op.parent
 
 
 @dataclass
@@ -185,7 +178,7 @@ class ForwardPlan:
         for v, uses in self.boundary.items():
             new_t = self._new_type(v)
             if any(not isinstance(o, layout.ConvertLayoutOp) for o, _ in uses):
-                after = after + conversion_cost(m, new_t, v.type).scaled(point_weight(m, _def_block(v)))
+                after = after + conversion_cost(m, new_t, v.type).scaled(point_weight(m, block_of(v)))
             for o, _ in uses:
                 if isinstance(o, layout.ConvertLayoutOp):
                     w = point_weight(m, o.parent)

@@ -43,6 +43,7 @@ wait. `plan_loop` returns why a loop does not qualify, or its `LoopPlan`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
@@ -59,7 +60,6 @@ from tilec.dialects.layout_tma import (
     TmaStoreOp,
     TmaStoreWaitOp,
 )
-
 
 STAGES_ATTR = "tilec.num_stages"
 """The loop attribute that asks for a pipeline depth (`{tilec.num_stages = N : i64}`;
@@ -109,7 +109,8 @@ def _in(op: Operation, block: Block) -> bool:
     return op.parent_block() is block
 
 
-def _uses_only_inside(v: SSAValue, loop: Operation) -> bool:
+def uses_only_inside(v: SSAValue, loop: Operation) -> bool:
+    """Whether every use of `v` is inside `loop`."""
     return all(loop.is_ancestor(u.operation) for u in v.uses)
 
 
@@ -117,16 +118,19 @@ def _pure(op: Operation) -> bool:
     return not op.regions and (op.name.startswith("arith.") or isinstance(op, DERIVED_VIEW_OPS))
 
 
-def _slice(values: list[SSAValue], body: Block) -> list[Operation] | str:
-    """The ops of `body` (top level) that `values` are computed by, in body order."""
+def backward_slice(values: Iterable[SSAValue], body: Block, pure: Callable[[Operation], bool],
+                   refusal: Callable[[Operation], str]) -> list[Operation] | str:
+    """The ops of `body` (top level) that `values` are computed by, in body order (what
+    a pipeline re-emits to compute an iteration's operands), or `refusal(op)` for the
+    first op of the slice that is not `pure` (the loop is then not pipelined)."""
     need: set[Operation] = set()
     todo = list(values)
     while todo:
         o = todo.pop().owner
         if not isinstance(o, Operation) or not _in(o, body) or o in need:
             continue
-        if not _pure(o):
-            return f"a load's operand depends on '{o.name}', which is not pure index or view arithmetic"
+        if not pure(o):
+            return refusal(o)
         need.add(o)
         todo.extend(o.operands)
     return [o for o in body.ops if o in need]
@@ -182,7 +186,7 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
             return "the loads must complete on one mbarrier, waited for once in the body"
         bv = next(iter(bars))
         bar = bv.owner if isinstance(bv.owner, MBarrierInitOp) and _in(bv.owner, lb_block) else None
-        if bar is None or not _uses_only_inside(bv, loop):
+        if bar is None or not uses_only_inside(bv, loop):
             return "the mbarrier must be made in the launch body and used only in the loop"
         wait = waits[0]
         if not any(isinstance(o, MBarrierArriveOp) for o in tma):
@@ -212,12 +216,13 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
         a = _root_alloc(d)
         if a is None or not _in(a, lb_block) or a.result.type.memory_space != "smem":
             return "a load's destination is not (a view of) a shared layout.alloc of the launch body"
-        if not _uses_only_inside(a.result, loop):
+        if not uses_only_inside(a.result, loop):
             return "a shared buffer is used outside the loop"
         if a not in allocs:
             allocs.append(a)
     allocs.sort(key=lambda a: lb_block.get_operation_index(a))
-    sl = _slice([x for o in loads for x in o.operands], body)
+    sl = backward_slice([x for o in loads for x in o.operands], body, _pure, lambda o: (
+        f"a load's operand depends on '{o.name}', which is not pure index or view arithmetic"))
     if isinstance(sl, str):
         return sl
     if any(o in loads for o in sl):
@@ -269,7 +274,7 @@ def _stores(stores: list[Operation], ops: list[Operation], loop: scf.ForOp, lb_b
         return "TMA stores in a cp.async loop"
     for st in stores:
         a = st.source.owner
-        if not isinstance(a, AllocOp) or not _in(a, lb_block) or not _uses_only_inside(a.result, loop):
+        if not isinstance(a, AllocOp) or not _in(a, lb_block) or not uses_only_inside(a.result, loop):
             return "a TMA store's buffer is not a layout.alloc of the launch body used only in the loop"
         if a not in allocs:
             allocs.append(a)

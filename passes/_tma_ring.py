@@ -75,7 +75,7 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop
+from ._pipeline_plan import MAX_STAGES, LoopPlan, backward_slice, plan_loop, uses_only_inside
 from ._pipeline_rolled import RolledPipeline
 
 __all__ = ["MAX_STAGES", "ring_loop"]
@@ -87,27 +87,14 @@ def _alloc_in(v: SSAValue, block: Block) -> AllocOp | None:
     return o if isinstance(o, AllocOp) and o.parent_block() is block else None
 
 
-def _uses_only_inside(v: SSAValue, loop: Operation) -> bool:
-    return all(loop.is_ancestor(u.operation) for u in v.uses)
-
-
 def _pure(op: Operation) -> bool:
     return not op.regions and (op.name.startswith("arith.") or op.name == "layout.tile")
 
 
 def _slice(v: SSAValue, body: Block) -> list[Operation] | str:
     """The ops of `body` (top level) that `v` is computed by, in body order."""
-    need: set[Operation] = set()
-    todo = [v]
-    while todo:
-        o = todo.pop().owner
-        if not isinstance(o, Operation) or o.parent_block() is not body or o in need:
-            continue
-        if not _pure(o):
-            return f"the in-copy's source depends on '{o.name}', which is not pure index arithmetic"
-        need.add(o)
-        todo.extend(o.operands)
-    return [o for o in body.ops if o in need]
+    return backward_slice([v], body, _pure, lambda o: (
+        f"the in-copy's source depends on '{o.name}', which is not pure index arithmetic"))
 
 
 def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None] | str:
@@ -132,7 +119,7 @@ def _copies(loop: scf.ForOp, launch_block: Block) -> tuple[CopyOp, CopyOp | None
             return "the global tile is masked (a tile at the tensor's edge)"
         if _alloc_in(smem, launch_block) is None:
             return "the shared buffer is not a layout.alloc of the launch body"
-        if not _uses_only_inside(smem, loop):
+        if not uses_only_inside(smem, loop):
             return "the shared buffer is used outside the loop"
         try:
             tma_plan(c.source, c.dest) if g is not None else tma_plan(c.dest, c.source)
@@ -219,7 +206,7 @@ def staged_loop_copies(launch: LaunchOp, loop: scf.ForOp, l2_promotion: int = DE
             return "a converting copy, or one whose strategy is async or simt"
         if c.source.type.is_masked:
             return "the global tile is masked (a tile at the tensor's edge)"
-        if _alloc_in(c.dest, lb_block) is None or not _uses_only_inside(c.dest, loop):
+        if _alloc_in(c.dest, lb_block) is None or not uses_only_inside(c.dest, loop):
             return "the shared buffer is not a layout.alloc of the launch body used only in the loop"
         try:
             tx += tma_plan(c.source, c.dest).geometry.total_bytes

@@ -1,8 +1,10 @@
-"""Errors of the reference executor, and how an op's source location is found."""
+"""Errors of the reference executor, the one way a check over many threads, elements
+or blocks fails (`fail_first`), and how an op's source location is found."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -36,15 +38,23 @@ class ExecutionError(TilecError):
         super().__init__(message, op=op, loc=self.location)
 
 
-def check_blocks(op: Operation, bad: np.ndarray, message: Callable[[int], str],
-                 blocks: np.ndarray | None = None) -> None:
-    """Raises an `ExecutionError` of `op` at the first block where `bad` holds, with
-    `message(b)` and `block=b` in its details; returns where `bad` holds nowhere.
-    `bad[k]` speaks of block `blocks[k]`, or of block k where `blocks` is None."""
+def fail_first(op: Operation | None, bad: np.ndarray, message: Callable[[int], str],
+               **details: Callable[[int], Any]) -> None:
+    """The one way every check over many elements, threads or blocks fails: where `bad`
+    holds anywhere, raise an `ExecutionError` of `op` at the first such entry `i`, with
+    `message(i)` and each detail `name=f` as `name=f(i)`; return otherwise."""
     if bad.any():
-        k = int(np.argmax(bad))
-        b = k if blocks is None else int(blocks[k])
-        raise ExecutionError(op, message(b), block=b)
+        i = int(np.argmax(bad))
+        raise ExecutionError(op, message(i), **{k: f(i) for k, f in details.items()})
+
+
+def check_blocks(op: Operation | None, bad: np.ndarray, message: Callable[[int], str],
+                 blocks: np.ndarray | None = None) -> None:
+    """`fail_first` over blocks: `bad[k]` speaks of block `blocks[k]` (of block k where
+    `blocks` is None); the error at the first bad block `b` has `message(b)` and
+    `block=b` in its details."""
+    block = (lambda k: k) if blocks is None else (lambda k: int(blocks[k]))
+    fail_first(op, bad, lambda k: message(block(k)), block=block)
 
 
 def _loc_text(loc: Attribute) -> str | None:

@@ -17,6 +17,7 @@ that launch, and run the kernel's body once for all threads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -416,22 +417,16 @@ class GpuFunctions(InterpreterFunctions):
         b = interp.get_values([op.blockSizeX, op.blockSizeY, op.blockSizeZ])
         grid_dims = _dims(g, op, "the grid size")
         block_dims = _dims(b, op, "the block size")
-        known = kernel.known_block_size
-        if known is not None and tuple(known.get_values()) != block_dims:
-            raise ExecutionError(
-                op,
-                f"launches {kernel.sym_name.data} with blocks of {list(block_dims)} "
-                f"threads, but the kernel declares gpu.known_block_size = "
-                f"{list(known.get_values())}",
-            )
-        known = kernel.known_grid_size
-        if known is not None and tuple(known.get_values()) != grid_dims:
-            raise ExecutionError(
-                op,
-                f"launches {kernel.sym_name.data} on a grid of {list(grid_dims)} "
-                f"blocks, but the kernel declares gpu.known_grid_size = "
-                f"{list(known.get_values())}",
-            )
+        for known, dims, launched, declared in (
+            (kernel.known_block_size, block_dims, "with blocks of {} threads", "gpu.known_block_size"),
+            (kernel.known_grid_size, grid_dims, "on a grid of {} blocks", "gpu.known_grid_size"),
+        ):  # the launch must agree with the sizes the kernel declares
+            if known is not None and tuple(known.get_values()) != dims:
+                raise ExecutionError(
+                    op,
+                    f"launches {kernel.sym_name.data} {launched.format(list(dims))}, but the kernel "
+                    f"declares {declared} = {list(known.get_values())}",
+                )
         operands = interp.get_values(op.kernelOperands)
         block = kernel.body.blocks.first
         assert block is not None
@@ -465,15 +460,8 @@ class GpuFunctions(InterpreterFunctions):
         block_dims = _dims(b, op, "the block size")
         # Values of the host the body uses: buffers become global memrefs.
         storages: dict[int, Storage] = {}
-        captured: dict[SSAValue, Any] = {}
-        for inner in op.body.walk():
-            for operand in inner.operands:
-                if operand in captured or _defined_inside(operand, op):
-                    continue
-                value = interp.get_values([operand])[0]
-                captured[operand] = to_kernel_value(
-                    op, value, operand.type, storages, operand.name_hint or "buffer"
-                )
+        captured = captured_values(interp, op, lambda operand, value: to_kernel_value(
+            op, value, operand.type, storages, operand.name_hint or "buffer"))
 
         def body(grid: Grid) -> None:
             interp.push_scope("gpu.launch")
@@ -576,6 +564,20 @@ def barrier(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> None:
             block=b,
         )
     grid.epoch += (count > 0).astype(np.int32)
+
+
+def captured_values(interp: ReferenceInterpreter, op: Operation,
+                    convert: Callable[[SSAValue, Any], Any]) -> dict[SSAValue, Any]:
+    """The values from outside `op`'s body that the ops of its body use (a launch's
+    captures), keyed by operand in first-use order: each read once from `interp` and
+    passed through `convert(operand, value)` (what the launch makes of a host value)."""
+    captured: dict[SSAValue, Any] = {}
+    for inner in op.body.walk():
+        for operand in inner.operands:
+            if operand in captured or _defined_inside(operand, op):
+                continue
+            captured[operand] = convert(operand, interp.get_values([operand])[0])
+    return captured
 
 
 def _defined_inside(value: SSAValue, op: Operation) -> bool:

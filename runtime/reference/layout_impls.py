@@ -57,7 +57,7 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.swizzle import ComposedLayout
 
 from .errors import ExecutionError
-from .executor import HostArray, ReferenceInterpreter, _defined_inside, arg_names, barrier, launch
+from .executor import HostArray, ReferenceInterpreter, arg_names, barrier, captured_values, launch
 from .memory import (
     GLOBAL,
     PRIVATE,
@@ -538,17 +538,14 @@ class LayoutFunctions(InterpreterFunctions):
                 storages[id(h)] = Storage(st.name, GLOBAL, st.data, st.size)
             return storages[id(h)]
 
-        captured: dict[SSAValue, Any] = {}
-        for inner in op.body.walk():
-            for operand in inner.operands:
-                if operand in captured or _defined_inside(operand, op):
-                    continue
-                value = interp.get_values([operand])[0]
-                if isinstance(value, HostArray):
-                    value = for_launch(host_storage(value))
-                elif isinstance(value, View):
-                    value = replace(value, storage=for_launch(value.storage))
-                captured[operand] = value
+        def capture(_operand: SSAValue, value: Any) -> Any:
+            if isinstance(value, HostArray):
+                return for_launch(host_storage(value))
+            if isinstance(value, View):
+                return replace(value, storage=for_launch(value.storage))
+            return value
+
+        captured = captured_values(interp, op, capture)
 
         def body(grid: Grid) -> None:
             interp.push_scope("layout.launch")
@@ -828,21 +825,33 @@ class LayoutFunctions(InterpreterFunctions):
             if m is not None:
                 check_uniform_mask(op, grid, acc, np.broadcast_to(m, acc.rows.shape[:1] + m.shape[-1:]), n)
 
+    def _accessed(self, interp: ReferenceInterpreter, op: Operation, view: View, t: TensorType,
+                  mask: Any, what: str):
+        """The elements a `layout.load` or `layout.store` (`what`: "reads" or "writes")
+        of tensor type `t` through `view` touches: the thread owning each element
+        (`_owned`), those the view's mask and the `mask` operand's value (None: no mask
+        operand) let through, checked uniform over vectors where the op says so, their
+        storage keys and, for vector accesses, the vectors' alignment and contiguity.
+        Returns (grid, accessors, coordinates, valid, keys)."""
+        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
+        bits = _mask_bits(grid, acc, c, mask, t) if mask is not None else None
+        if bits is not None:
+            valid = valid & bits
+        self._check_uniform(op, grid, acc, masked, bits)
+        keys = element_keys(op, grid, view, acc, offs, valid, what)
+        n = op.vector.value.data if op.vector is not None else 1
+        if n > 1:
+            check_vectors(op, grid, view, acc, keys - np.asarray(
+                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, what)
+        return grid, acc, c, valid, keys
+
     @impl(layout.LoadOp)
     def run_load(self, interp: ReferenceInterpreter, op: layout.LoadOp, args):
         view = _view(op, args[0])
         other = args[1] if op.other is not None else None
         t = op.result.type
-        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
-        bits = _mask_bits(grid, acc, c, args[-1], t) if op.mask is not None else None
-        if bits is not None:
-            valid = valid & bits
-        self._check_uniform(op, grid, acc, masked, bits)
-        keys = element_keys(op, grid, view, acc, offs, valid, "reads")
-        n = op.vector.value.data if op.vector is not None else 1
-        if n > 1:
-            check_vectors(op, grid, view, acc, keys - np.asarray(
-                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "reads")
+        mask = args[-1] if op.mask is not None else None
+        grid, acc, c, valid, keys = self._accessed(interp, op, view, t, mask, "reads")
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
         vals = load(op, grid, view, rows[valid], keys[valid])
         dt = dtype_of(t.element_type)
@@ -860,16 +869,8 @@ class LayoutFunctions(InterpreterFunctions):
         value, v = args[:2]
         view = _view(op, v)
         t = op.value.type
-        grid, acc, c, offs, valid, masked = self._owned(interp, op, view, t)
-        bits = _mask_bits(grid, acc, c, args[2], t) if op.mask is not None else None
-        if bits is not None:
-            valid = valid & bits
-        self._check_uniform(op, grid, acc, masked, bits)
-        keys = element_keys(op, grid, view, acc, offs, valid, "writes")
-        n = op.vector.value.data if op.vector is not None else 1
-        if n > 1:
-            check_vectors(op, grid, view, acc, keys - np.asarray(
-                view.storage.base(grid, acc.actors)).reshape(-1, 1), n, "writes")
+        mask = args[2] if op.mask is not None else None
+        grid, acc, c, valid, keys = self._accessed(interp, op, view, t, mask, "writes")
         val = np.asarray(value)
         if not _dist_rank(val, t):
             val = np.broadcast_to(val, (grid.num_blocks, *val.shape))

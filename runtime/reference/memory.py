@@ -34,7 +34,7 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
-from .errors import ExecutionError
+from .errors import ExecutionError, fail_first
 from .simt import Grid
 from .values import bits_equal
 
@@ -148,24 +148,15 @@ def _fmt_index(idx: list[np.ndarray], i: int) -> str:
     return ", ".join(str(int(a[i])) for a in idx)
 
 
-def _fail_first(op: Operation, bad: np.ndarray, message: Callable[[int], str], **details: Callable[[int], Any]) -> None:
-    """The one way every check of an access fails: where `bad` (over the elements of
-    the access) holds anywhere, raise an ExecutionError at the first such element `i`,
-    with `message(i)` and each detail `name=f` as `name=f(i)`."""
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ExecutionError(op, message(i), **{k: f(i) for k, f in details.items()})
-
-
 def _check_elements(
     op: Operation, st: Storage, bad: np.ndarray, flat_keys: np.ndarray, flat_actors: np.ndarray,
     message: Callable[[int], str], **details: Callable[[int], Any],
 ) -> None:
-    """`_fail_first` for an access to the elements `flat_keys` of `st` by the actors
+    """`fail_first` for an access to the elements `flat_keys` of `st` by the actors
     `flat_actors` (one entry per element accessed; the same check for global, shared
     and register memory): the error names the actor (`thread`) and the element's index
     in its instance (`index`)."""
-    _fail_first(
+    fail_first(
         op, bad, message, thread=lambda i: int(flat_actors[i]), index=lambda i: int(flat_keys[i]) % st.size, **details
     )
 
@@ -217,7 +208,7 @@ def resolve(
                 f"{what}, outside a memref of shape {list(mem.shape)} ({mem.type})"
             )
 
-        _fail_first(op, bad, outside, thread=lambda i: int(tids[i]),
+        fail_first(op, bad, outside, thread=lambda i: int(tids[i]),
                     index=lambda i: tuple(int(a[i]) for a in indices))
     off = mem.offset
     flat = np.asarray(off[tids] if isinstance(off, np.ndarray) else off, dtype=np.int64)
@@ -230,14 +221,14 @@ def resolve(
     if touched is not None:
         bad &= touched
     at = {"thread": lambda i: int(tids[i]), "index": lambda i: int(flat[i])}
-    _fail_first(
+    fail_first(
         op, bad,
         lambda i: f"out-of-bounds access: {grid.describe_thread(tids[i])} {verb} element "
         f"{int(flat[i])} of {mem.name}, which has {size} elements",
         **at,
     )
     if check_alignment and vector > 1:
-        _fail_first(
+        fail_first(
             op, flat % vector != 0,
             lambda i: f"misaligned vector access: {grid.describe_thread(tids[i])} {verb} "
             f"{vector} elements at offset {int(flat[i])} of {mem.name}, "
@@ -580,7 +571,7 @@ class AsyncCopies:
             st.pending = np.zeros(st.data.shape[0], dtype=np.int32)
         dst_keys = keys[sel]
         dst_actors = np.broadcast_to(actors[:, None], keys.shape)[sel]
-        _fail_first(
+        fail_first(
             op, st.pending[dst_keys] > 0,
             lambda i: f"{grid.describe_thread(dst_actors[i])} starts a cp.async to {st.describe(dst_keys[i])}, "
             f"which an earlier cp.async is still writing",

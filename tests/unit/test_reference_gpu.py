@@ -513,7 +513,8 @@ def test_division_by_zero_in_active_threads_only():
 
 
 def test_block_size_must_match_known_block_size():
-    expect_error(copy_program(known_block_size=(128, 1, 1)), "gpu.known_block_size")
+    expect_error(copy_program(known_block_size=(128, 1, 1)), "gpu.known_block_size",
+                 "with blocks of [256, 1, 1] threads, but the kernel declares gpu.known_block_size = [128, 1, 1]")
 
 
 def test_error_names_the_op_and_location():
