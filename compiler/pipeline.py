@@ -37,7 +37,7 @@ from .verify_cache import verify_op
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
         "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,"
-        "stash-rereads,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
+        "choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
         "remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }

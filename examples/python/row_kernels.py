@@ -14,9 +14,9 @@ and sum, rescaled at each chunk, then a second loop writes the outputs; layer no
 running count, mean and sum of squared deviations merged chunk by chunk (Chan's
 formula, as Welford's), then the outputs; RMSNorm: the sum of squares, then the
 outputs): the program states the algorithm, the compiler chooses how each chunk is laid
-out, and where the row fits in a block's shared memory its `stash-rereads` keeps the
-chunks the first loop loads there for the second loop (one read of the row from global
-memory, not two). A cumsum is the same algorithm in chunks (each chunk's scan plus the running total
+out (`stash-rereads`, not in the default pipeline, can keep the chunks the first loop
+loads in shared memory for the second loop where the row fits: one read of the row from
+global memory, not two, but slower on the H200 at one block a multiprocessor). A cumsum is the same algorithm in chunks (each chunk's scan plus the running total
 of the chunks before it), so it is written once for every N and the compiler's
 `chunk-rows` makes the loop where the row tile is longer than registers hold. Rows of at most 512 elements are several to a block: the
 compiler's `pack-rows` decides that for every one of these kernels.

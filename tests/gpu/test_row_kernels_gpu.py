@@ -197,8 +197,8 @@ def test_rows_at_the_warps_bytes16_variant(name, n):
 @pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
 def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
     """The two-pass long rows with the second loop reading the shared-memory stash the
-    first filled (`stash-rereads`, the default: 50257, rows unaligned, the last chunk
+    first filled (`stash-rereads`, the `stash` variant: 50257, rows unaligned, the last chunk
     partial; 24576, 16-byte rows, vector accesses to the stash) and without it
-    (`no-stash`); rows of 50257 f32 take 208 KiB of a block's 227."""
+    (the default); rows of 50257 f32 take 208 KiB of a block's 227."""
     _check(name, dtype, n, (1, 7, 300))
-    _check(name, dtype, n, (1, 7, 300), _variant("no-stash"))
+    _check(name, dtype, n, (1, 7, 300), _variant("stash"))

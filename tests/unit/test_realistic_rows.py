@@ -192,7 +192,7 @@ def test_triton_peer_is_the_same_program(monkeypatch, kind, n, kernel, meta):
 
 def test_variants_replace_one_pass_and_add_a_column():
     """`--variants`: each the default pipeline with passes given options, replaced or left
-    out (`no-stash`: without `stash-rereads`); a column each
+    out; a column each
     in the table ("=" where the variant's CUDA was the default's, so it was not timed)."""
     from tilec.compiler.pipeline import NAMED_PIPELINES
 
@@ -200,7 +200,7 @@ def test_variants_replace_one_pass_and_add_a_column():
     for name, changes in rr.VARIANTS.items():
         want = ",".join(q for p in default if (q := changes.get(p, p)))  # "": the pass left out
         assert rr.variant_pipeline(name) == want != ",".join(default), name
-    assert "stash-rereads" in default and "stash-rereads" not in rr.variant_pipeline("no-stash").split(",")
+    assert "stash-rereads" not in default and "stash-rereads" in rr.variant_pipeline("stash").split(",")
     timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"no-scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
     text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("no-scan-vector",))
     assert text.splitlines()[0].endswith("| goal | tilec no-scan-vector |")
