@@ -24,10 +24,10 @@ tolerance of `layout.mma` (`layout_mma.mma_error_bound`, docs/testing.md).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
 from typing import ClassVar
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -42,19 +42,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from .layout_attrs import distributed_tensor_encoding, threads_per_block
 from .layout_mma import _type_name
-from .layout_roles import region_threads
+from .layout_roles import enclosing_launch_op, region_threads
 
-__all__ = ["DotOp", "DOT_OPS", "DOT_OPERAND_TYPES"]
+__all__ = ["DOT_OPERAND_TYPES", "DOT_OPS", "DotOp"]
 
 DOT_OPERAND_TYPES = ("f16", "bf16", "f32")
 """Operand element types of `layout.dot` (both operands alike; the accumulator is f32)."""
-
-
-def _enclosing_launch(op: Operation) -> Operation | None:
-    p = op.parent_op()
-    while p is not None and p.name != "layout.launch":
-        p = p.parent_op()
-    return p
 
 
 @irdl_op_definition
@@ -104,7 +97,7 @@ class DotOp(IRDLOperation):
         if ea != eb or ea not in DOT_OPERAND_TYPES or ec != "f32":
             raise VerifyException(
                 f"layout.dot takes f16 x f16, bf16 x bf16 or f32 x f32 into f32; got {ea} x {eb} into {ec}")
-        launch = _enclosing_launch(self)
+        launch = enclosing_launch_op(self)
         if launch is None:
             raise VerifyException("layout.dot must be inside a layout.launch")
         have = region_threads(self, launch.num_threads)

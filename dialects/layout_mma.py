@@ -24,10 +24,8 @@ The op must be inside a `layout.launch` whose block has the threads the layouts 
 from __future__ import annotations
 
 import math
-
-from typing import ClassVar
-
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -67,10 +65,10 @@ from tilec.support.target import TARGET_ATTR, target
 from .cuda_wgmma import WGMMA_PENDING_MAX
 from .effects import Synchronizes
 from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
-from .layout_roles import region_threads
+from .layout_roles import enclosing_launch_op, region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
 
-__all__ = ["MmaOp", "MmaWaitOp", "MMA_OPS", "mma_kind", "MMA_TYPES", "mma_error_bound", "wgmma_allowed"]
+__all__ = ["MMA_OPS", "MMA_TYPES", "MmaOp", "MmaWaitOp", "mma_error_bound", "mma_kind", "wgmma_allowed"]
 
 
 class MmaEffects(MemoryEffect):
@@ -99,15 +97,6 @@ class MmaEffects(MemoryEffect):
 def _check(cond: bool, msg: str) -> None:
     if not cond:
         raise VerifyException(msg)
-
-
-def _enclosing_launch(op: Operation) -> Operation | None:
-    """The `layout.launch` around `op`, or None (found by name: `layout.py` registers
-    this module's ops, so it cannot be imported here)."""
-    p = op.parent_op()
-    while p is not None and p.name != "layout.launch":
-        p = p.parent_op()
-    return p
 
 
 def _type_name(t: Attribute) -> str:
@@ -264,7 +253,7 @@ class MmaOp(IRDLOperation):
                 raise VerifyException(f"operand {what}: {e}") from None
             ts.append(v.type)
         at, bt, ct = ts
-        launch = _enclosing_launch(self)
+        launch = enclosing_launch_op(self)
         _check(launch is not None, "layout.mma must be inside a layout.launch")
         _check_target(self)
         for what, t in (("a", at), ("b", bt), ("acc", ct)):
@@ -307,7 +296,7 @@ def _verify_wgmma(op: MmaOp) -> None:
         raise VerifyException(f"operand acc: {e}") from None
     ct = op.acc.type
     c = ct.encoding
-    launch = _enclosing_launch(op)
+    launch = enclosing_launch_op(op)
     _check(launch is not None, "layout.mma must be inside a layout.launch")
     _check_target(op, wgmma=True)
     bt, at = op.b.type, op.a.type
@@ -453,7 +442,7 @@ class MmaWaitOp(IRDLOperation):
     def verify_(self) -> None:
         p = self.pending_groups
         _check(0 <= p <= WGMMA_PENDING_MAX, f"layout.mma_wait pending must be in [0, {WGMMA_PENDING_MAX}], got {p}")
-        _check(_enclosing_launch(self) is not None, "layout.mma_wait must be inside a layout.launch")
+        _check(enclosing_launch_op(self) is not None, "layout.mma_wait must be inside a layout.launch")
         for i, v in enumerate(self.values):
             _check(_wgmma_acc(v.type),
                    f"layout.mma_wait waits for accumulators of asynchronous layout.mma: operand {i} "

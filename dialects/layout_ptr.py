@@ -59,7 +59,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .effects import Accesses
 from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
-from .layout_roles import region_threads
+from .layout_roles import enclosing_launch_op, region_threads
 
 
 def _check(cond: bool, msg: str) -> None:
@@ -254,21 +254,12 @@ def _check_vector(op: IRDLOperation) -> None:
         _check(n >= 1 and n & (n - 1) == 0, f"vector must be a power of two, got {n}")
 
 
-def _enclosing_launch(op: Operation) -> Operation | None:
-    """The `layout.launch` around op, found by name (dialects/layout imports this
-    module)."""
-    p = op.parent_op()
-    while p is not None and p.name != "layout.launch":
-        p = p.parent_op()
-    return p
-
-
 def _check_root(op: IRDLOperation) -> None:
-    pointer_root(op.ptrs, _enclosing_launch(op))
+    pointer_root(op.ptrs, enclosing_launch_op(op))
 
 
 def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
-    launch = _enclosing_launch(op)
+    launch = enclosing_launch_op(op)
     n = threads_per_block(t.encoding)
     if launch is not None and n != (have := region_threads(op, launch.num_threads)):
         raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {have}")

@@ -117,6 +117,16 @@ def role_of(op: Operation) -> tuple[WarpSpecializeOp, int] | None:
     return None
 
 
+def enclosing_launch_op(op: Operation) -> Operation | None:
+    """The `layout.launch` around `op`, or None: found by name, for the op modules that
+    dialects/layout.py registers (they cannot import it; layout.py's own
+    `enclosing_launch` gives the typed op)."""
+    p = op.parent_op()
+    while p is not None and p.name != "layout.launch":
+        p = p.parent_op()
+    return p
+
+
 def region_threads(op: Operation, block_threads: int) -> int:
     """The threads a block-collective `op` runs on: its warp_specialize region's, else
     the block's `block_threads`."""

@@ -5,7 +5,8 @@ rewrites IR."""
 
 from __future__ import annotations
 
-from xdsl.ir import BlockArgument, OpResult, SSAValue
+from xdsl.dialects import scf
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tilec.dialects import cute, views
 from tilec.dialects.layout import (
@@ -97,3 +98,14 @@ def depends_on_thread(v: SSAValue, memo: dict | None = None) -> bool:
         res = False
     memo[v] = res
     return res
+
+
+def in_loop(op: Operation, launch: LaunchOp) -> bool:
+    """Whether `op` is inside an `scf.for` or `scf.while` of `launch` (the shared
+    buffers it is given are then reused from one iteration to the next)."""
+    p = op.parent_op()
+    while p is not None and p is not launch:
+        if isinstance(p, scf.ForOp | scf.WhileOp):
+            return True
+        p = p.parent_op()
+    return False

@@ -21,7 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilec.dialects import views
+from tilec.dialects import cute, views
 from tilec.dialects.layout import (
     DYNAMIC,
     WILDCARD,
@@ -45,7 +45,6 @@ from tilec.dialects.layout_attrs import (
     element_bytes,
     threads_per_block,
 )
-from tilec.dialects import cute
 from tilec.dialects.layout_dot import DotOp
 from tilec.dialects.layout_mma import MmaOp, _type_name, wgmma_allowed
 from tilec.dialects.layout_roles import role_of
@@ -55,6 +54,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
+from ._analysis import in_loop
 from ._vector_legality import view_vector_ok
 
 INSTRS = ("auto", "wgmma", "mma_sync", "fma")
@@ -148,16 +148,6 @@ def _launch_of(op: Operation) -> LaunchOp:
     if p is None:
         raise TilecError("layout.dot must be inside a layout.launch", op=op)
     return p
-
-
-def _in_loop(op: Operation, launch: LaunchOp) -> bool:
-    """Whether `op` is inside a loop of its launch (its shared buffers are then reused)."""
-    p = op.parent_op()
-    while p is not None and p is not launch:
-        if isinstance(p, scf.ForOp | scf.WhileOp):
-            return True
-        p = p.parent_op()
-    return False
 
 
 def warps_v2(m: int, n: int, warps: int) -> tuple[int, int]:
@@ -335,7 +325,7 @@ def _lower_dot(dot: DotOp, instr: str) -> None:
                          "warps alone never reach): write the region's layout.mma", op=dot)
     how, mma = choose(dot, instr)
     launch = _launch_of(dot)
-    loop = _in_loop(dot, launch)
+    loop = in_loop(dot, launch)
     emit = _Emitter(dot)
     (m, k), n = dot.a.type.get_shape(), dot.b.type.get_shape()[1]
     et = dot.a.type.element_type

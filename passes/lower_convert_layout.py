@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -22,11 +21,12 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
+from ._analysis import in_loop
 from ._axis_info import AxisInfoAnalysis
-from ._vector_legality import register_run, view_vector_ok, widest
 from ._layout_cost import kind_of, linear_of
 from ._shuffle_plan import ShufflePlan, ShufflePlanError, plan_shuffles
 from ._smem_layout import SmemChoice, SmemLayout, choose_smem_layout
+from ._vector_legality import register_run, view_vector_ok, widest
 from .vectorize import SetVectorWidth
 
 
@@ -121,7 +121,7 @@ class LowerConvertLayout(ModulePass):
                 continue
             launch = layout.enclosing_launch(cvt)
             costs = estimate_costs(src, dst, plain=plain,
-                                   in_loop=launch is not None and _in_loop(cvt, launch))
+                                   in_loop=launch is not None and in_loop(cvt, launch))
             if self.shuffle == "auto":
                 shuffle = use_shuffle and costs.choice() == "shuffle"
             else:
@@ -357,7 +357,7 @@ def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> layo
             if side.vector > 1:
                 access.properties["vector"] = IntegerAttr(side.vector, i64)
     ops = []
-    if _in_loop(cvt, launch):
+    if in_loop(cvt, launch):
         ops.append(layout.BarrierOp())
     ops += [store, layout.BarrierOp(), load]
     Rewriter.insert_op(ops, InsertPoint.before(cvt))
@@ -367,10 +367,3 @@ def lower_through_smem(cvt: layout.ConvertLayoutOp, plain: bool = False) -> layo
     return store
 
 
-def _in_loop(op, launch) -> bool:
-    p = op.parent_op()
-    while p is not None and p is not launch:
-        if isinstance(p, scf.ForOp | scf.WhileOp):
-            return True
-        p = p.parent_op()
-    return False
