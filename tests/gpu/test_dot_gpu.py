@@ -49,6 +49,19 @@ def test_dot_gemm_matches_torch(target, dtype, shape):
     assert ok, f"max error {err:.3g}"
 
 
+
+def _run_and_check(torch, kernel, m: int, n: int, k: int, seed: int) -> None:
+    """`kernel(a, b, c)` on random bf16 A (m x k) and B (k x n) into a NaN-poisoned f32 C,
+    checked by `gemm_dot.check` (the product in float64 within its bound)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
+    assert ok, f"max error {err:.3g}"
+
 @pytest.mark.parametrize(("target", "tiles"), [
     (t, tiles) for t in ("sm_80", "sm_90a") for tiles in ((64, 128, 32, 8), (64, 64, 32, 4), (256, 128, 32, 8))
 ] + [("sm_90a", (128, 256, 64, 8))])
@@ -61,14 +74,7 @@ def test_dot_gemm_tiles_match_torch(target, tiles):
     m, n, k = 512, 512, 256
     kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target=target))
     assert INSTR[target] in kernel.source
-    g = torch.Generator(device="cuda").manual_seed(7)
-    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
-    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-    kernel(a, b, c)
-    torch.cuda.synchronize()
-    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
-    assert ok, f"max error {err:.3g}"
+    _run_and_check(torch, kernel, m, n, k, seed=7)
 
 
 def test_gemm_dot_example_runs_on_the_gpu():
@@ -130,20 +136,11 @@ def test_sm_80_pipelined_tiles_match_torch(tiles):
     """The sm_80 plain loop with `num_stages` (a cp.async ring, mma.sync one 16-deep K
     slice at a time, no barrier in a step's compute): the 128x256 tiles store C straight
     from the mma.sync layout (their ring leaves no room for the round trip), the 128x128
-    ones through shared memory. K = 448 makes 7 or 14 steps: guarded steps at 2, 3 and 4
-    stages."""
+    ones through shared memory. K = 448 makes 7 or 14 steps: a last partial round peeled at 2, 3
+    and 4 stages."""
     torch = pytest.importorskip("torch")
     bm, bn, bk, warps, stages = tiles
     m, n, k = 512, 512, 448
-    if k % bk:
-        k = 512
     kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target="sm_80", stages=stages))
     assert INSTR["sm_80"] in kernel.source and "cp.async.cg.shared.global" in kernel.source
-    g = torch.Generator(device="cuda").manual_seed(11)
-    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
-    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-    kernel(a, b, c)
-    torch.cuda.synchronize()
-    ok, err = gemm_dot.check(c.double().cpu().numpy(), a.double().cpu().numpy(), b.double().cpu().numpy(), k)
-    assert ok, f"max error {err:.3g}"
+    _run_and_check(torch, kernel, m, n, k, seed=11)
