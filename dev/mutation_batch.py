@@ -236,11 +236,12 @@ def run_job(copy: Path, job: dict, timeout: float) -> dict:
             "tail": tail}
 
 
-def run(manifest: Path, jobs: int, timeout: float, out: Path) -> int:
-    """Run every mutant of `manifest` (and one baseline per area) on `jobs` workers."""
+def run(manifest: Path, jobs: int, timeout: float, out: Path, baselines: bool = True) -> int:
+    """Run every mutant of `manifest` (and, unless `baselines` is false because a run of the
+    same tree already checked them, one baseline per area) on `jobs` workers."""
     doc = json.loads(manifest.read_text())
     out.mkdir(parents=True, exist_ok=True)
-    work = [{"area": a, "baseline": True} for a in AREAS] + doc["mutants"]
+    work = [{"area": a, "baseline": True} for a in AREAS] * baselines + doc["mutants"]
     base = Path(tempfile.mkdtemp(prefix="tilec-mutants-"))
     copies = [base / f"w{i}" for i in range(min(jobs, len(work)))]
     with ThreadPoolExecutor(len(copies)) as pool:
@@ -312,6 +313,8 @@ def main() -> int:
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--timeout", type=float, default=420.0)
     r.add_argument("--out", type=Path, default=None)
+    r.add_argument("--no-baselines", action="store_true",
+                   help="skip the unmutated runs (a run of the same tree checked them already)")
     t = sub.add_parser("retarget", help="re-apply an exported sample's mutants (some areas) to this checkout")
     t.add_argument("manifest", type=Path)
     t.add_argument("--areas", default=",".join(AREAS))
@@ -326,7 +329,7 @@ def main() -> int:
         return 0
     if args.cmd == "export":
         return export(args.count, args.seed, args.out)
-    return run(args.manifest, args.jobs, args.timeout, args.out or args.manifest.parent)
+    return run(args.manifest, args.jobs, args.timeout, args.out or args.manifest.parent, not args.no_baselines)
 
 
 if __name__ == "__main__":

@@ -142,6 +142,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_matrix_moves.py",
             "tests/unit/test_reduce_region.py",
             "tests/unit/test_scan_region.py",
+            "tests/unit/test_gather.py",
         ),
     ),
     "api": Area(

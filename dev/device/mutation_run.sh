@@ -12,7 +12,7 @@ site=/tmp/site-mut-$$
 python3 -m pip install -q --no-index --no-deps --target $site .whl/*.whl .whlmut/*.whl
 export PYTHONPATH=$site PATH=$site/bin:$PATH PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-run=(python3 dev/mutation_batch.py run "$manifest" --jobs "$jobs" --timeout "${MUTANT_TIMEOUT:-480}" --out "$OUT")
+run=(python3 dev/mutation_batch.py run "$manifest" --jobs "$jobs" --timeout "${MUTANT_TIMEOUT:-480}" --out "$OUT" ${MUTANT_ARGS:-})
 [ -n "$cpus" ] && run=(taskset -c "$cpus" "${run[@]}")
 "${run[@]}" > "$OUT/mutation.log" 2>&1
 rc=$?
