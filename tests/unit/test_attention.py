@@ -220,6 +220,25 @@ def test_attention_persistent_cuda_compiles(d, causal, bn):
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
+@pytest.mark.parametrize("persistent,pingpong", [(0, False), (132, False), (132, True)],
+                         ids=["grid", "persistent", "persistent-pingpong"])
+def test_attention_producer_is_one_warp(persistent, pingpong):
+    """The producer warpgroup (its loops carry scalars when persistent: the block's KV
+    step count) runs its waits on "empty" and its TMA loads on its first warp only,
+    after the `setmaxnreg dec` every warp of it executes (a warpgroup collective): the
+    other three warps leave at once (lower_to_gpu/roles.py)."""
+    module = attention_fwd(128, "bf16", True, persistent=persistent, pingpong=pingpong).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    producer = src[src.rindex("} else {  // warpgroup 2"):]
+    head = producer.index("setmaxnreg.dec.sync.aligned.u32 24;")
+    guard = producer.index(" < 32;")
+    assert head < guard < min(producer.index("tilec_mbarrier_wait("), producer.index("cp.async.bulk.tensor"))
+    assert producer.count(" < 32;") == 1
+    # the consumers run on every warp
+    assert " < 32;" not in src[src.index("setmaxnreg.inc"):src.rindex("} else {  // warpgroup 2")]
+
+
 def test_attention_persistent_grid():
     """The persistent grid is min(P, tiles), computed at launch from B, H and Sq (the
     host function): 132 blocks for 4 x 32 x 32 tiles, one per tile where there are
