@@ -48,6 +48,10 @@ CONFIGS = {
     # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
     "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
     "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
+    # the pingpong with the intra-warpgroup overlap at 128-wide KV blocks (FlashAttention-3's hdim-128 schedule):
+    # S_j+1 issued before P_j V, only S_j+1 waited for; compiles without spills at D 64 and 128 (ptxas: up to R237
+    # of the consumers' 240 after setmaxnreg)
+    "persistent-bn128-pingpong-overlap": {"pingpong": True, "overlap": True, "persistent": True},
     # 4 stages: 3 of each round's 4 P V run under the next softmax (the round's last is waited for in its turn)
     "persistent-bn64-s4-pingpong-overlap": {"bn": 64, "stages": 4, "pingpong": True, "persistent": True},
     # the tiles of compiler/attention_tiles.py's rule (bn = 64 and one consumer warpgroup at D = 256), the

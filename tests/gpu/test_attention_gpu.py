@@ -156,6 +156,17 @@ def test_attention_pingpong(d, causal, persistent, bn):
            config={"pingpong": True, "persistent": persistent, "bn": bn})
 
 
+@pytest.mark.parametrize("persistent", [7, True], ids=["7-blocks", "all-sms"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_pingpong_overlap_bn128(d, causal, persistent):
+    """The pingpong with the intra-warpgroup overlap at 128-wide KV blocks
+    (benchmarks/attention_bench.py's `persistent-bn128-pingpong-overlap`: S_j+1
+    waited for alone, P_j V running on under softmax_j+1)."""
+    _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16,
+           config={"pingpong": True, "overlap": True, "persistent": persistent})
+
+
 @pytest.mark.parametrize("sq,skv", [(1, 1), (40, 100), (200, 333), (333, 200)])
 def test_attention_pingpong_ragged(sq, skv):
     """Short and ragged lengths under the pingpong schedule: with Sq = 1 or 40 the second

@@ -360,6 +360,24 @@ def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
         assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
 
 
+@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
+def test_attention_pingpong_overlap_bn128_compiles(d, causal):
+    """The pingpong with the intra-warpgroup overlap at bn = 128, persistent (the
+    benchmark's `persistent-bn128-pingpong-overlap`): S_j+1 retired alone
+    (`wait_group 1`) while P_j V runs on; with the consumers' 240 registers ptxas
+    spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, pingpong=True, overlap=True, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "wgmma.wait_group.sync.aligned 1;" in src
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+    assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
+
+
 def test_attention_pingpong_is_an_option():
     """Off by default; its kernels differ from the default ones only where it is on."""
     from tilec.dialects.layout_roles import NamedBarrierOp
