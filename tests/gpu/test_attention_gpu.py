@@ -114,13 +114,15 @@ def test_attention_one_kernel_for_all_lengths():
 
 
 @pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}, {"persistent": False},
-                                    {"bn": 64, "persistent": False}],
-                         ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap"])
+                                    {"bn": 64, "persistent": False}, {"overlap": True},
+                                    {"overlap": True, "persistent": 7}],
+                         ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap", "bn128-overlap",
+                              "7-blocks-bn128-overlap"])
 @pytest.mark.parametrize("d", [64, 128])
 def test_attention_other_schedules(d, config):
-    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax),
-    the block-synchronous one, and the grid of one block per tile (`persistent`:
-    False), causal and ragged."""
+    """The overlapped schedule (`overlap`, bn = 64's default: P_j V in flight under
+    softmax_j+1; also at bn = 128), the block-synchronous one, and the grid of one
+    block per tile (`persistent`: False), causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
 
 

@@ -239,6 +239,33 @@ def test_attention_producer_is_one_warp(persistent, pingpong):
     assert " < 32;" not in src[src.index("setmaxnreg.inc"):src.rindex("} else {  // warpgroup 2")]
 
 
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_attention_overlap_bn128(level):
+    """FlashAttention-3's intra-warpgroup overlap (`overlap`) at 128-wide KV blocks,
+    persistent on 2 blocks over 2 x 2 causal tiles of 150 rows: S carried across the
+    KV loop, P_j V in flight under softmax_j+1 (the executor reports any read of O
+    before its wait and any refill of a stage P V still reads)."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=128, persistent=2, overlap=True, level=level)
+
+
+@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
+def test_attention_overlap_bn128_compiles(d, causal):
+    """The overlapped consumer at bn = 128, persistent (the benchmark's
+    `persistent-bn128-overlap`): S_j+1 retired alone (`wait_group 1`) while P_j V runs
+    on; ptxas spills nothing in the consumers' 240 registers and keeps every wgmma
+    asynchronous (no C7512 / C7515 / C7520)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "wgmma.wait_group.sync.aligned 1;" in src
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+    assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
+
+
 def test_attention_persistent_grid():
     """The persistent grid is min(P, tiles), computed at launch from B, H and Sq (the
     host function): 132 blocks for 4 x 32 x 32 tiles, one per tile where there are
