@@ -7,6 +7,7 @@ before the diagonal unmasked, the diagonal block masked), bf16, (B, H, S, D) ten
 
     python benchmarks/attention_bench.py [--shapes 4x32x4096x128,4x32x4096x128c,...] [--no-triton] [--json OUT] [--md OUT]
     python benchmarks/attention_bench.py --shapes hd256 --configs hd256 --json OUT   # head dim 256
+    python benchmarks/attention_bench.py --configs overlap --no-triton --json OUT   # the overlapped schedules
 
 A shape is BxHxSxD, with a trailing `c` for causal; the default is the issue's four;
 `SHAPE_SETS` names lists (`hd256`: B4 H16 S4096 D256, causal and not), `CONFIG_SETS`
@@ -66,9 +67,13 @@ keywords, `resolved_config` filling in the persistent grid); the fastest correct
 
 SHAPE_SETS = {"hd256": "4x16x4096x256,4x16x4096x256c"}
 """Named shape lists for `--shapes`."""
-CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap"}
+CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
+               "overlap": "persistent-bn128,persistent-bn128-overlap,persistent-bn128-pingpong-overlap,"
+                          "persistent-bn64-overlap"}
 """Named configuration lists for `--configs`: at D = 256 the rule's tiles (the pingpong needs two consumer
-warpgroups, bn = 128 does not fit), persistent or not, overlapped or not."""
+warpgroups, bn = 128 does not fit), persistent or not, overlapped or not; `overlap`: the plain persistent
+kernel beside FlashAttention-3's intra-warpgroup overlap at 128- and 64-wide KV blocks, with and without the
+pingpong (issue 40's A/B in one run)."""
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, bool]:
