@@ -39,7 +39,7 @@ DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
     # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, each wgmma waited for
     "persistent-bn128": {"persistent": True},
-    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, the next Q K^T under the softmax
+    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, P_j V under softmax_j+1
     # FlashAttention-3's intra-warpgroup overlap at 128 x 128 blocks: P_j V under softmax_j+1 (no spills at D 64, 128)
     "persistent-bn128-overlap": {"overlap": True, "persistent": True},
     "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile

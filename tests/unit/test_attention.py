@@ -125,8 +125,8 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_attention_layout_level(case):
-    """The warp-specialised schedule (with bn = 64 the overlapped one: the next
-    block's Q K^T in flight under the softmax, P V asynchronous). Its consumer loop runs a per-block number of KV
+    """The warp-specialised schedule (with bn = 64 the overlapped one: S carried across
+    the KV loop, P_j V in flight under softmax_j+1). Its consumer loop runs a per-block number of KV
     steps (causal) inside the consumers' region: the executor chooses the carried
     tensors per block over the region's threads only (scf_impls.merge `active`)."""
     run_case(**CASES[case])

@@ -87,8 +87,8 @@ HD256_CASES = {
 
 @pytest.mark.parametrize("case", HD256_CASES)
 def test_hd256_layout_level(case):
-    """D = 256 with the rule's tiles (bm = bn = 64, one consumer warpgroup, the next
-    Q K^T in flight under the softmax), warp-specialised, on the executor."""
+    """D = 256 with the rule's tiles (bm = bn = 64, one consumer warpgroup, the
+    overlapped loop: P_j V in flight under softmax_j+1), warp-specialised, on the executor."""
     run_case(d=256, bm=None, bn=None, stages=None, **HD256_CASES[case])
 
 
