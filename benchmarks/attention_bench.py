@@ -7,6 +7,7 @@ before the diagonal unmasked, the diagonal block masked), bf16, (B, H, S, D) ten
 
     python benchmarks/attention_bench.py [--shapes 4x32x4096x128,4x32x4096x128c,...] [--no-triton] [--json OUT] [--md OUT]
     python benchmarks/attention_bench.py --shapes hd256 --configs hd256 --json OUT   # head dim 256
+    python benchmarks/attention_bench.py --configs overlap --no-triton --json OUT   # the overlapped schedules
 
 A shape is BxHxSxD, with a trailing `c` for causal; the default is the issue's four;
 `SHAPE_SETS` names lists (`hd256`: B4 H16 S4096 D256, causal and not), `CONFIG_SETS`
@@ -38,7 +39,9 @@ DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
     # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, each wgmma waited for
     "persistent-bn128": {"persistent": True},
-    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, the next Q K^T under the softmax
+    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, P_j V under softmax_j+1
+    # FlashAttention-3's intra-warpgroup overlap at 128 x 128 blocks: P_j V under softmax_j+1 (no spills at D 64, 128)
+    "persistent-bn128-overlap": {"overlap": True, "persistent": True},
     "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile
     "ws-bn64-overlap": {"bn": 64, "persistent": False},
     # FlashAttention-3's pingpong: the two consumer warpgroups take turns issuing their wgmma
@@ -48,6 +51,10 @@ CONFIGS = {
     # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
     "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
     "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
+    # the pingpong with the intra-warpgroup overlap at 128-wide KV blocks (FlashAttention-3's hdim-128 schedule):
+    # S_j+1 issued before P_j V, only S_j+1 waited for; compiles without spills at D 64 and 128 (ptxas: up to R237
+    # of the consumers' 240 after setmaxnreg)
+    "persistent-bn128-pingpong-overlap": {"pingpong": True, "overlap": True, "persistent": True},
     # 4 stages: 3 of each round's 4 P V run under the next softmax (the round's last is waited for in its turn)
     "persistent-bn64-s4-pingpong-overlap": {"bn": 64, "stages": 4, "pingpong": True, "persistent": True},
     # the tiles of compiler/attention_tiles.py's rule (bn = 64 and one consumer warpgroup at D = 256), the
@@ -60,9 +67,13 @@ keywords, `resolved_config` filling in the persistent grid); the fastest correct
 
 SHAPE_SETS = {"hd256": "4x16x4096x256,4x16x4096x256c"}
 """Named shape lists for `--shapes`."""
-CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap"}
+CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
+               "overlap": "persistent-bn128,persistent-bn128-overlap,persistent-bn128-pingpong-overlap,"
+                          "persistent-bn64-overlap"}
 """Named configuration lists for `--configs`: at D = 256 the rule's tiles (the pingpong needs two consumer
-warpgroups, bn = 128 does not fit), persistent or not, overlapped or not."""
+warpgroups, bn = 128 does not fit), persistent or not, overlapped or not; `overlap`: the plain persistent
+kernel beside FlashAttention-3's intra-warpgroup overlap at 128- and 64-wide KV blocks, with and without the
+pingpong (issue 40's A/B in one run)."""
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, bool]:

@@ -109,14 +109,17 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`). `bm`, `bn`,
 the rule from the shared-memory and register budgets (bm = bn = 128 at D = 64 and
 128; bm = bn = 64, one consumer warpgroup, at D = 256).
 
-`overlap` (warp-specialised only): each KV step but the last of an unrolled round
-issues the next block's Q K^T (`layout.mma {async}`) before its own softmax, so the
-tensor cores compute S_{j+1} while the consumer computes P_j; P_j V is issued
-asynchronously too and waited for with S_{j+1} (FlashAttention-3's intra-warpgroup
-overlap, without the split wait that would let P_j V run under softmax j+1: a
-`layout.mma_wait {pending = 1}` leaves every operand in flight). Default: where two
-S tiles, P and O fit the 168 registers ptxas allots without spilling (bn = 64; at
-bn = 128 two 64-register S tiles do not).
+`overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap, the
+pingpong's overlapped loop (below) without the turns: the tile's first Q K^T is
+waited for before the KV loop and S is carried across its iterations; at each KV step
+but a round's last, the next block's Q K^T (S_j+1) and P_j V are issued
+(`layout.mma {async}`) and S_j+1 alone is waited for (`layout.mma_wait {pending =
+1}`), so P_j V runs on under softmax_j+1, after which O is waited for, its stage
+released and O rescaled; a round's last step waits for its P V (and the next round's
+first Q K^T) before the loop's back edge. Live at the peak: S, O, P_j (in flight)
+and P_j+1: at bn = 128 it compiles without spills in the consumers' 240 registers
+(D 64 and 128). Default: bn = 64 only (bn = 128 unmeasured against the plain loop:
+benchmarks/attention_bench.py's `persistent-bn128-overlap`).
 
 `persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
 GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
@@ -146,7 +149,7 @@ the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
 (both async), hands the turn on, waits for both and runs the next softmax while the
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
 first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
-too (the default at bn = 64; at bn = 128 it spills), the intra-warpgroup overlap as
+too (the default at bn = 64), the intra-warpgroup overlap as
 well, inside each round: in the turn of a stage but the round's last, S_j+1 is
 issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
 so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
@@ -178,7 +181,7 @@ that softmax, before its rescaling.
             f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
             f"(got warp_specialized={warp_specialized}, bm={bm})"
         )
-    if overlap is None:  # where it compiles without spills under the 168 registers ptxas allots
+    if overlap is None:  # where it has been measured faster than the plain loop
         overlap = bn <= 64
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
@@ -360,6 +363,10 @@ that softmax, before its rescaling.
             kall = (tile.base + i).named("kall") if persistent else i
             return p.remui(p.divui(kall, cs).named("round"), c2).named("phase")
 
+        def first_phase(tile: Tile):
+            """The parity of the KV ring's phase at `tile`'s first step (`round_phase` at 0)."""
+            return p.remui(p.divui(tile.base, cs).named("round0"), c2).named("phase0") if persistent else c0
+
         @contextmanager
         def kv_rounds(tile: Tile, carry):
             """The consumers' KV loop over `tile`, one round of `stages` KV blocks a step
@@ -394,7 +401,9 @@ that softmax, before its rescaling.
         def consumer(tile: Tile, after_step) -> None:
             """The KV loop of the consumer threads over one tile (every thread without
             warp specialisation): each step waits for its stage, runs S = Q K^T, the
-            online softmax and O += P V, then `after_step(s, j)`; then the epilogue."""
+            online softmax and O += P V, then `after_step(s, j)`; then the epilogue. With
+            `overlap`, the loop of `pp_overlapped_loop` (no turns; each stage released
+            once its P V is waited for)."""
             nonlocal q2, k2, v2
             qb, nsteps = tile.qb, tile.nsteps
             qphase = p.remui(tile.jt, c2).named("qphase") if persistent else c0
@@ -409,32 +418,23 @@ that softmax, before its rescaling.
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
             lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
+            if overlap:  # FlashAttention-3's intra-warpgroup overlap: the pingpong's loop without the turns
+                p.mbarrier_wait(full[0], first_phase(tile))
+                (sc,) = p.mma_wait(p.mma(q2, k2[0], zero_s, is_async=True).named("s_first"), pending=0)
+                pp_overlapped_loop(tile, 0, lambda mode, x: None, q2, k2, v2, zero_s, acc, m, lsum, sc, limits, cols0)
+                epilogue(tile, acc, m, lsum, rows, sq32, so, qb, "o2")
+                return
             with kv_rounds(tile, [acc, m, lsum]) as (i, phase):
-                scores: dict[int, Value] = {}
                 for s in range(stages):
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    if not overlap:
-                        p.mbarrier_wait(full[s], phase)
-                        sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
-                    elif s == 0:
-                        p.mbarrier_wait(full[s], phase)
-                        (sc,) = p.mma_wait(p.mma(q2, k2[s], zero_s, is_async=True).named("s0_async"), pending=0)
-                    else:  # S_s (issued under the previous softmax) and P_{s-1} V complete
-                        sc, done = p.mma_wait(scores[s], acc, pending=0)
-                        acc.assign(done)
-                        after_step(s - 1, None)
-                    if overlap and s + 1 < stages:  # the next block's Q K^T runs under this softmax
-                        p.mbarrier_wait(full[s + 1], phase)
-                        scores[s + 1] = p.mma(q2, k2[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
+                    p.mbarrier_wait(full[s], phase)
+                    sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
                     if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
                         release_q_at_last_round(i, nsteps)
                     pa, scaled = softmax(sc, j, s, limits, cols0, m, lsum, acc)
                     p.mbarrier_wait(vfull[s], phase)  # V's tile: Q K^T and the softmax ran while it landed
-                    if overlap and s + 1 < stages:
-                        acc.assign(p.mma(pa, v2[s], scaled, is_async=True).named(f"pv{s}_async"))
-                    else:
-                        acc.assign(p.mma(pa, v2[s], scaled).named(f"acc{s}"))
-                        after_step(s, j)
+                    acc.assign(p.mma(pa, v2[s], scaled).named(f"acc{s}"))
+                    after_step(s, j)
             epilogue(tile, acc, m, lsum, rows, sq32, so, qb, "o2")
 
         pp_views: dict[int, tuple] = {}  # consumer warpgroup w's 2-D views (pingpong), made by its first tile
@@ -461,8 +461,7 @@ that softmax, before its rescaling.
             lsum = p.full([cw], 0.0, "f32", rows_s).named("l0")
             # the tile's first Q K^T, in this warpgroup's turn
             turn("sync", w)
-            p.mbarrier_wait(full[0], p.remui(p.divui(tile.base, cs).named("round0"), c2).named("phase0")
-                            if persistent else c0)
+            p.mbarrier_wait(full[0], first_phase(tile))
             s_first = p.mma(qv, kv[0], zero_s, is_async=True).named("s_first")
             turn("arrive", w + 1)
             (sc,) = p.mma_wait(s_first, pending=0)

@@ -9,9 +9,13 @@ distributed tensors, the wgmma warpgroup offsets and the elections of block-coll
 ops (`tid == 0`: the region's first thread issues its TMA copies) then work as in a
 block of the region's size. `mbarrier_arrive` inside a region elects the first thread
 of each warpgroup (tma.py: one arrival per warpgroup). A region that only waits,
-arrives, issues TMA loads and computes scalars (a producer) runs, after its leading
-`setmaxnreg`, on the first warp of each warpgroup only (the other warps would only
-spin in the waits beside it, taking issue slots from the consumers). An op whose lowering needs a
+arrives, issues TMA loads and computes scalars and shared addresses (a producer: the
+`warp-specialize` pass's, unrolled, rolled or persistent, with its loops carrying
+scalars such as the ring's (stage, phase) or a tile count, or a front end's) runs,
+after its leading `setmaxnreg` (a warpgroup collective: every warp executes it),
+on the first warp of each warpgroup only; the other warps leave the region at once
+(they would only spin in the waits beside it, taking issue slots from the consumers:
+CUTLASS's and FlashAttention-3's one producer warp). An op whose lowering needs a
 barrier of the whole block (a layout conversion or reduction through shared memory) is
 a located error inside a region.
 """
@@ -30,25 +34,30 @@ from .context import OpFamily
 ONE_WARP_OPS = {
     "layout.mbarrier_arrive",
     "layout.mbarrier_wait",
+    "layout.mbarrier_at",
     "layout.tma_load",
     "layout.tile",
+    "layout.slice",
     "scf.for",
     "scf.if",
     "scf.yield",
 }
-"""Ops that act once per region or warpgroup (an elected thread) or compute scalars:
-a region of only these (and scalar `arith`) needs one warp per warpgroup."""
+"""Ops that act once per region or warpgroup (an elected thread) or compute scalars
+and addresses (a global tile's coordinates, a stage of a staged shared buffer or
+mbarrier array): a region of only these (and `arith`), none with a distributed tensor
+result, needs one warp per warpgroup."""
 
 
 def _one_warp_suffices(ops: list[Operation]) -> bool:
-    """Whether `ops` (and what they hold) are only ONE_WARP_OPS and scalar arith, with
-    no results carried by scf ops (a producer's loop of waits, arrivals and TMA loads)."""
+    """Whether `ops` (and what they hold) are only `arith` and ONE_WARP_OPS, none with a
+    result that is a distributed tensor (a `tensor<..., #layout>`, held by every thread
+    of the warpgroup): a producer's loops of waits, arrivals and TMA loads, carrying
+    scalars at most (the rolled ring's stage and phase, a persistent tile count)."""
     for top in ops:
         for o in top.walk():
-            if o.name.startswith("arith."):
-                if any(isinstance(r.type, TensorType) for r in o.results):
-                    return False
-            elif o.name not in ONE_WARP_OPS or (o.name.startswith("scf.") and o.name != "scf.yield" and o.results):
+            if not (o.name.startswith("arith.") or o.name in ONE_WARP_OPS):
+                return False
+            if any(isinstance(r.type, TensorType) for r in o.results):
                 return False
     return True
 

@@ -114,13 +114,15 @@ def test_attention_one_kernel_for_all_lengths():
 
 
 @pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}, {"persistent": False},
-                                    {"bn": 64, "persistent": False}],
-                         ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap"])
+                                    {"bn": 64, "persistent": False}, {"overlap": True},
+                                    {"overlap": True, "persistent": 7}],
+                         ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap", "bn128-overlap",
+                              "7-blocks-bn128-overlap"])
 @pytest.mark.parametrize("d", [64, 128])
 def test_attention_other_schedules(d, config):
-    """The overlapped schedule (bn = 64: the next Q K^T in flight under the softmax),
-    the block-synchronous one, and the grid of one block per tile (`persistent`:
-    False), causal and ragged."""
+    """The overlapped schedule (`overlap`, bn = 64's default: P_j V in flight under
+    softmax_j+1; also at bn = 128), the block-synchronous one, and the grid of one
+    block per tile (`persistent`: False), causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
 
 
@@ -154,6 +156,17 @@ def test_attention_pingpong(d, causal, persistent, bn):
     overlap (P V under the next softmax)."""
     _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16,
            config={"pingpong": True, "persistent": persistent, "bn": bn})
+
+
+@pytest.mark.parametrize("persistent", [7, True], ids=["7-blocks", "all-sms"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_pingpong_overlap_bn128(d, causal, persistent):
+    """The pingpong with the intra-warpgroup overlap at 128-wide KV blocks
+    (benchmarks/attention_bench.py's `persistent-bn128-pingpong-overlap`: S_j+1
+    waited for alone, P_j V running on under softmax_j+1)."""
+    _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16,
+           config={"pingpong": True, "overlap": True, "persistent": persistent})
 
 
 @pytest.mark.parametrize("sq,skv", [(1, 1), (40, 100), (200, 333), (333, 200)])

@@ -125,8 +125,8 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_attention_layout_level(case):
-    """The warp-specialised schedule (with bn = 64 the overlapped one: the next
-    block's Q K^T in flight under the softmax, P V asynchronous). Its consumer loop runs a per-block number of KV
+    """The warp-specialised schedule (with bn = 64 the overlapped one: S carried across
+    the KV loop, P_j V in flight under softmax_j+1). Its consumer loop runs a per-block number of KV
     steps (causal) inside the consumers' region: the executor chooses the carried
     tensors per block over the region's threads only (scf_impls.merge `active`)."""
     run_case(**CASES[case])
@@ -218,6 +218,52 @@ def test_attention_persistent_cuda_compiles(d, causal, bn):
     src = emit(module, "cuda")
     usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
     assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("persistent,pingpong", [(0, False), (132, False), (132, True)],
+                         ids=["grid", "persistent", "persistent-pingpong"])
+def test_attention_producer_is_one_warp(persistent, pingpong):
+    """The producer warpgroup (its loops carry scalars when persistent: the block's KV
+    step count) runs its waits on "empty" and its TMA loads on its first warp only,
+    after the `setmaxnreg dec` every warp of it executes (a warpgroup collective): the
+    other three warps leave at once (lower_to_gpu/roles.py)."""
+    module = attention_fwd(128, "bf16", True, persistent=persistent, pingpong=pingpong).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    producer = src[src.rindex("} else {  // warpgroup 2"):]
+    head = producer.index("setmaxnreg.dec.sync.aligned.u32 24;")
+    guard = producer.index(" < 32;")
+    assert head < guard < min(producer.index("tilec_mbarrier_wait("), producer.index("cp.async.bulk.tensor"))
+    assert producer.count(" < 32;") == 1
+    # the consumers run on every warp
+    assert " < 32;" not in src[src.index("setmaxnreg.inc"):src.rindex("} else {  // warpgroup 2")]
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_attention_overlap_bn128(level):
+    """FlashAttention-3's intra-warpgroup overlap (`overlap`) at 128-wide KV blocks,
+    persistent on 2 blocks over 2 x 2 causal tiles of 150 rows: S carried across the
+    KV loop, P_j V in flight under softmax_j+1 (the executor reports any read of O
+    before its wait and any refill of a stage P V still reads)."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=128, persistent=2, overlap=True, level=level)
+
+
+@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
+def test_attention_overlap_bn128_compiles(d, causal):
+    """The overlapped consumer at bn = 128, persistent (the benchmark's
+    `persistent-bn128-overlap`): S_j+1 retired alone (`wait_group 1`) while P_j V runs
+    on; ptxas spills nothing in the consumers' 240 registers and keeps every wgmma
+    asynchronous (no C7512 / C7515 / C7520)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "wgmma.wait_group.sync.aligned 1;" in src
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+    assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
 
 
 def test_attention_persistent_grid():
@@ -339,6 +385,24 @@ def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
     assert usage.registers <= 168 and usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
     if (d, bn) != (64, 64):
         assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
+
+
+@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
+def test_attention_pingpong_overlap_bn128_compiles(d, causal):
+    """The pingpong with the intra-warpgroup overlap at bn = 128, persistent (the
+    benchmark's `persistent-bn128-pingpong-overlap`): S_j+1 retired alone
+    (`wait_group 1`) while P_j V runs on; with the consumers' 240 registers ptxas
+    spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(d, "bf16", causal, pingpong=True, overlap=True, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "wgmma.wait_group.sync.aligned 1;" in src
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
+    assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
 
 
 def test_attention_pingpong_is_an_option():

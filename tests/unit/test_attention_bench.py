@@ -55,3 +55,13 @@ def test_hd256_sets():
     assert shapes == [(4, 16, 4096, 256, False), (4, 16, 4096, 256, True)]
     for name in attention_bench.CONFIG_SETS["hd256"].split(","):
         attention_fwd(256, "bf16", True, **dict(resolved_config(attention_bench.CONFIGS[name], 132)))
+
+
+def test_config_sets_name_configs():
+    """Every named configuration list (`--configs hd256`, `--configs overlap`) lists
+    configurations of `CONFIGS`, and the overlap set's build at D = 128 and 64."""
+    for names in attention_bench.CONFIG_SETS.values():
+        assert all(n in attention_bench.CONFIGS for n in names.split(","))
+    for name in attention_bench.CONFIG_SETS["overlap"].split(","):
+        for d in (64, 128):
+            attention_fwd(d, "bf16", True, **dict(resolved_config(attention_bench.CONFIGS[name], 132)))
