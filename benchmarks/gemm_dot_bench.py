@@ -61,23 +61,30 @@ K, `software-pipeline` guards no unrolled step (S divides the trip count, or the
 partial round is peeled after the loop)."""
 
 VARIANTS = {
-    "default": "prefetch-operands",
-    "no-prefetch": "prefetch-operands{enabled=false}",
-    "prefetch-rotate": "prefetch-operands{rotate=true}",
+    "default": {},
+    "no-prefetch": {"prefetch-operands": "prefetch-operands{enabled=false}"},
+    "prefetch-rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled": {"software-pipeline": "software-pipeline{rolled=true}",
+               "prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled-no-prefetch": {"software-pipeline": "software-pipeline{rolled=true}",
+                           "prefetch-operands": "prefetch-operands{enabled=false}"},
 }
-"""Pipelines an A/B run compares (`--variants`): the default pipeline with its
-`prefetch-operands` entry replaced by the one named here (passes/prefetch_operands.py:
+"""Pipelines an A/B run compares (`--variants`): the default pipeline with the passes
+named here given these options. `prefetch-operands` (passes/prefetch_operands.py):
 `enabled=false` leaves the K steps' boundaries as `software-pipeline` makes them,
-`rotate=true` also prefetches across the loop's back edge)."""
+`rotate=true` also prefetches across the loop's back edge; `software-pipeline`'s
+`rolled=true` keeps one K step per iteration (the stage a run-time value), as the
+hand-written kernel does."""
 
 
 def variant_pipeline(name: str) -> str:
     """The pass pipeline of variant `name` (VARIANTS)."""
     from tilec.compiler.pipeline import NAMED_PIPELINES
 
-    base = NAMED_PIPELINES["default"]
-    assert "prefetch-operands" in base.split(",")
-    return ",".join(VARIANTS[name] if p == "prefetch-operands" else p for p in base.split(","))
+    passes = NAMED_PIPELINES["default"].split(",")
+    swap = VARIANTS[name]
+    assert set(swap) <= set(passes), f"variant {name}: {sorted(set(swap) - set(passes))} not in the default pipeline"
+    return ",".join(swap.get(p, p) for p in passes)
 
 
 ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_80", "hand": "sm_90"}

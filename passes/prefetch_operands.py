@@ -18,11 +18,15 @@ from tilec.dialects.layout import (
     AllocOp,
     AsyncWaitOp,
     BarrierOp,
+    DYNAMIC,
+    WILDCARD,
     ConvertLayoutOp,
     CopyAsyncOp,
     LaunchOp,
     LoadOp,
+    SliceOp,
 )
+from tilec.dialects.layout_attrs import ComposedLayoutAttr
 from tilec.dialects.layout_mma import MmaOp
 from tilec.support.locations import copy_loc
 
@@ -186,7 +190,9 @@ def _jumped_ok(jumped: list[Operation], loads: list[LoadOp]) -> bool:
     for o in jumped:
         if isinstance(o, CopyAsyncOp):
             dest = _root_alloc(o.dest)
-            if dest is None or dest in roots:
+            if dest is None:
+                return False
+            if dest in roots and not all(_other_stages(ld.view, o.dest) for ld in loads if _root_alloc(ld.view) is dest):
                 return False
             continue
         if o.regions:
@@ -195,6 +201,73 @@ def _jumped_ok(jumped: list[Operation], loads: list[LoadOp]) -> bool:
         if effects is None or any(e.kind == MemoryEffectKind.WRITE for e in effects):
             return False
     return True
+
+
+def _stage_slice(v: SSAValue) -> SliceOp | None:
+    """The `layout.slice` taken of an allocation on the chain of views that made `v`
+    (a stage of a staged buffer), or None."""
+    while isinstance(v.owner, DERIVED_VIEW_OPS):
+        o = v.owner
+        if isinstance(o, SliceOp) and isinstance(o.source.owner, AllocOp):
+            return o
+        v = o.operands[0]
+    return None
+
+
+def _other_stages(a: SSAValue, b: SSAValue) -> bool:
+    """Whether views `a` and `b` lie in different stages of one staged allocation
+    (`software-pipeline{rolled=true}`'s `(S, ...)` buffers): each is within a slice
+    `%buf[%i, _, ...]` of the allocation, the two indices provably differ
+    (`_differ`), and the stages cannot overlap: the stage stride is at least a
+    stage's cosize and a multiple of the swizzle's period (so the swizzle keeps each
+    stage's offsets in their own range)."""
+    sa, sb = _stage_slice(a), _stage_slice(b)
+    if sa is None or sb is None or sa.source is not sb.source:
+        return False
+    pattern = sa.pattern_values
+    if pattern != sb.pattern_values or not pattern or pattern[0] != DYNAMIC or any(
+            x != WILDCARD for x in pattern[1:]) or len(sa.coords) != 1 or len(sb.coords) != 1:
+        return False
+    t = sa.source.type
+    modes = t.cute_layout.modes() if isinstance(t.cute_layout.shape, tuple) else []
+    if len(modes) < 2 or not isinstance(modes[0].stride, int):
+        return False
+    stride = modes[0].stride
+    if stride <= 0 or sa.result.type.cute_layout.cosize() > stride:
+        return False
+    if isinstance(t.layout, ComposedLayoutAttr):
+        c = t.layout.data
+        if c.offset != 0 or c.swizzle.shift < 0 or stride % (1 << (c.swizzle.base + c.swizzle.bits)):
+            return False
+    return _differ(sa.coords[0], sb.coords[0]) or _differ(sb.coords[0], sa.coords[0])
+
+
+def _differ(x: SSAValue, y: SSAValue) -> bool:
+    """Whether y != x whatever x is, for y = select(x == a, b, x - d) with b != a and
+    d != 0 (the stage a pipeline loads ahead into), or y = select(e == a, b, e) with
+    e = x + d or x - d, d != 0 and b != x where e == a (the next stage)."""
+    sel = y.owner
+    if not isinstance(sel, arith.SelectOp):
+        return False
+    cmp = sel.cond.owner
+    if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data != 0:  # eq
+        return False
+    a, b = static_int(cmp.rhs), static_int(sel.lhs)
+    if a is None or b is None:
+        return False
+
+    def shift(e: SSAValue) -> int | None:  # d where e = x + d, d != 0
+        o = e.owner
+        if isinstance(o, arith.AddiOp | arith.SubiOp) and o.lhs is x:
+            d = static_int(o.rhs)
+            if d:
+                return d if isinstance(o, arith.AddiOp) else -d
+        return None
+
+    if cmp.lhs is x:  # select(x == a, b, x + d)
+        return b != a and shift(sel.rhs) is not None
+    d = shift(cmp.lhs)  # select(x + d == a, b, x + d)
+    return d is not None and sel.rhs is cmp.lhs and b != a - d
 
 
 def _boundary(ops: list[Operation], b: int) -> tuple[int, list[LoadOp]] | None:
@@ -248,7 +321,7 @@ def _rotate(loop: scf.ForOp) -> bool:
         return False
     body = loop.body.block
     ops = list(body.ops)
-    iv = body.args[0]
+    iv, y = body.args[0], ops[-1]
     b = next((i for i, o in enumerate(ops) if not (_memory_free(o) and not isinstance(o, MmaOp))), None)
     if b is None or not isinstance(ops[b], AsyncWaitOp) or b + 1 >= len(ops) or not isinstance(ops[b + 1], BarrierOp):
         return False
@@ -256,21 +329,25 @@ def _rotate(loop: scf.ForOp) -> bool:
     loads = _first_operands(ops, b)
     if loads is None:
         return False
-    moved = _moved_set(ops, loads, 0, (iv,))
+    moved = _moved_set(ops, loads, 0, tuple(body.args))
     if moved is None:
         return False
     last = max(ops.index(ld) for ld in loads)
     if not _jumped_ok([o for o in ops[b + 1:last] if o not in moved], loads):
         return False
-    y = ops[-1]
     t0 = _tail_start(ops, len(ops) - 1)
     if t0 is None or t0 <= last:
         return False
-    wait, bar = ops[w], ops[b]
     group = [o for o in ops if o in moved]
+    used_args = {x for o in group for x in o.operands if x in body.args}
+    # the next iteration's carried values the loads need, computed before the tail
+    early = _closure([y.operands[a.index - 1] for a in used_args if a is not iv], ops, t0)
+    if early is None:
+        return False
+    wait, bar = ops[w], ops[b]
 
-    def clone_group(at: SSAValue) -> tuple[list[Operation], dict[SSAValue, SSAValue]]:
-        mapping: dict[SSAValue, SSAValue] = {iv: at}
+    def clone_group(at: dict[SSAValue, SSAValue]) -> tuple[list[Operation], dict[SSAValue, SSAValue]]:
+        mapping = dict(at)
         out = [wait.clone(), bar.clone()]
         for o in group:
             c = o.clone(value_mapper=mapping)
@@ -280,26 +357,28 @@ def _rotate(loop: scf.ForOp) -> bool:
             out.append(c)
         return out, mapping
 
-    # before the loop, at lb
-    pre, pre_map = clone_group(loop.lb)
+    carried = list(zip(body.args[1:], loop.iter_args, y.operands))
+    # before the loop: the first iteration's (iv = lb, the carried values' inits)
+    pre, pre_map = clone_group({iv: loop.lb, **{a: init for a, init, _ in carried}})
     parent = loop.parent_block()
     parent.insert_ops_before(pre, loop)
-    # before the tail, at iv + step
-    if any(x is iv for o in group for x in o.operands):
-        nxt = arith.AddiOp(iv, loop.step)
-        copy_loc(loop, nxt)
-        again, again_map = clone_group(nxt.result)
-        again.insert(0, nxt)
-    else:
-        again, again_map = clone_group(iv)
-    body.insert_ops_before(again, ops[t0])
+    # before the tail: the next iteration's (iv + step, the values the body yields)
+    head: list[Operation] = [o for o in ops if o in early]
+    for o in head:
+        o.detach()
+    at = {a: nxt for a, _, nxt in carried}
+    if iv in used_args:
+        step_op = arith.AddiOp(iv, loop.step)
+        copy_loc(loop, step_op)
+        head.append(step_op)
+        at[iv] = step_op.result
+    again, again_map = clone_group(at)
+    body.insert_ops_before([*head, *again], ops[t0])
     # the body's own loads take the carried values
-    new_args = []
     for ld in loads:
         a = body.insert_arg(ld.result.type, len(body.args))
         a.name_hint = ld.result.name_hint
         ld.result.replace_all_uses_with(a)
-        new_args.append(a)
     for o in (*loads, wait, bar):
         o.detach()
         o.erase()
@@ -321,3 +400,20 @@ def _rotate(loop: scf.ForOp) -> bool:
     loop.detach()
     loop.erase()
     return True
+
+
+def _closure(values: list[SSAValue], ops: list[Operation], t0: int) -> set[Operation] | None:
+    """The ops at index >= t0 of `ops` that compute `values` (they move before index
+    t0), or None where one of them is not pure."""
+    pos = {o: i for i, o in enumerate(ops)}
+    need: set[Operation] = set()
+    todo = list(values)
+    while todo:
+        o = todo.pop().owner
+        if not isinstance(o, Operation) or pos.get(o, -1) < t0 or o in need:
+            continue
+        if o.regions or get_effects(o) != set():
+            return None
+        need.add(o)
+        todo.extend(o.operands)
+    return need

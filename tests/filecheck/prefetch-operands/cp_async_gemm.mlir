@@ -17,6 +17,15 @@
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
+// The rolled form (one step per iteration, the stage carried): the copies of a step
+// write stage `ahead` = select(stage == 0, S-1, stage-1) of the staged buffers, the
+// first operands read `stage`; the two provably differ, so the loads may move above
+// the copies and the boundary rotates round the back edge, the next stage computed
+// before the last mma.
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands{rotate=true}" | filecheck %s --check-prefix=ROLLED
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=true},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=true},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
 
 // EQ: @gemm80: equivalent after
 
@@ -74,6 +83,33 @@
 // ROT-NEXT:     scf.yield %d1_1, %[[NA]], %[[NB]]
 // ROT:        layout.async_wait {pending = 0 : i64}
 // ROT:        layout.store %acc
+
+// ROLLED-LABEL: func.func @gemm80
+// ROLLED:        layout.async_wait {pending = 2 : i64}
+// ROLLED-NEXT:   layout.barrier
+// ROLLED-NEXT:   %[[S0A:.*]] = layout.slice %sa[%c0_p, _, _]
+// ROLLED-NEXT:   %[[S0B:.*]] = layout.slice %sb[%c0_p, _, _]
+// ROLLED-NEXT:   %ka0 = layout.tile %[[S0A]][%c0, %c0]
+// ROLLED-NEXT:   %kb0 = layout.tile %[[S0B]][%c0, %c0]
+// ROLLED-NEXT:   %fa0 = layout.load %ka0
+// ROLLED-NEXT:   %fb0 = layout.load %kb0
+// ROLLED-NEXT:   scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero, %stage = %c0_p, %[[A:.*]] = %fa0, %[[B:.*]] = %fb0)
+// ROLLED:          %ahead = arith.select
+// ROLLED-NOT:      layout.barrier
+// ROLLED:          layout.copy_async
+// ROLLED:          layout.copy_async
+// ROLLED:          %d0 = layout.mma %[[A]], %[[B]], %acc0
+// ROLLED-NEXT:     %[[INC:.*]] = arith.addi %stage, %c1_p
+// ROLLED-NEXT:     %[[WRAP:.*]] = arith.cmpi eq, %[[INC]], %c3_p
+// ROLLED-NEXT:     %[[NEXT:.*]] = arith.select %[[WRAP]], %c0_p, %[[INC]]
+// ROLLED-NEXT:     layout.async_wait {pending = 2 : i64}
+// ROLLED-NEXT:     layout.barrier
+// ROLLED-NEXT:     %[[NA:.*]] = layout.slice %sa[%[[NEXT]], _, _]
+// ROLLED-NEXT:     %[[NB:.*]] = layout.slice %sb[%[[NEXT]], _, _]
+// ROLLED:          %[[FA:.*]] = layout.load
+// ROLLED-NEXT:     %[[FB:.*]] = layout.load
+// ROLLED-NEXT:     %d1 = layout.mma %fa1, %fb1, %d0
+// ROLLED-NEXT:     scf.yield %d1, %[[NEXT]], %[[FA]], %[[FB]]
 
 // OFF-LABEL: func.func @gemm80
 // OFF:        %fa1 = layout.load %ka1
