@@ -55,8 +55,11 @@ class PrefetchOperandsPass(ModulePass):
       the tail and them (view tiles, constants), they move;
     - every op they jump over writes no memory, or is a `layout.copy_async` into
       another allocation than the ones they read (a copy into the stage the step
-      before read: a different allocation in the unrolled form; the rolled form's
-      stages share one allocation, and its boundaries are left as they are).
+      before read: a different allocation in the unrolled form), or into another
+      stage of the same staged allocation (the rolled form's `layout.slice
+      %buf[%i, _, ...]` at indices that provably differ, `ahead = select(stage == 0,
+      S - 1, stage - 1)` against `stage`, where the stage stride covers a stage and
+      is a multiple of the swizzle's period).
 
     The wait, the barrier and the first operands then come before the tail. The
     barrier still follows every read of the step before (the tail reads no memory),
@@ -64,18 +67,21 @@ class PrefetchOperandsPass(ModulePass):
     covers the stage the first operands read: the schedule's meaning is unchanged.
 
     Across the back edge of an `scf.for` with a static trip count of at least one
-    (the steady-state loop of the unrolled form) the loop is rotated: where its body
-    starts with such a boundary (only pure ops before the wait) and ends with such a
-    tail before the `scf.yield`, the wait, the barrier and the first operands of the
-    induction value `iv` move before the loop (at `lb`) and to before the tail (at
-    `iv + step`), the loads' results carried as iter_args; the last iteration's
-    (at `ub`) are loaded and not used (they read a stage the pipeline's clamped copies
-    filled). A boundary after the loop (a peeled step) keeps its own loads.
+    (`rotate=true`) the loop is rotated: where its body starts with such a boundary
+    (only pure ops before the wait) and ends with such a tail before the `scf.yield`,
+    the wait, the barrier and the first operands move before the loop (the induction
+    value at `lb`, each carried value it needs, e.g. the rolled form's stage, at its
+    init) and to before the tail (at `iv + step` and at the values the body yields,
+    their pure ops moved above the tail), the loads' results carried as iter_args;
+    the last iteration's are loaded and not used (they read a stage the pipeline's
+    clamped copies filled). A boundary after the loop (a peeled step) keeps its own
+    loads. With `software-pipeline{rolled=true}` this is the hand-written kernel's
+    schedule, one K step per iteration.
 
-    The rotation is off by default (`rotate=true` turns it on): the fragments it
-    carries round the back edge are bf16 scalars in the CUDA, and NVRTC's ptxas then
-    spilled the 128x256 GEMM tiles (52-344 bytes where the boundaries inside the
-    unrolled body alone spill none).
+    The rotation is off by default: on the unrolled form the fragments it carries
+    round the back edge made NVRTC's ptxas spill the 128x256 GEMM tiles (52-344 bytes,
+    where the boundaries inside the unrolled body alone spill none); the rolled form
+    with it spills none.
 
     Options:
       enabled=false   leave every loop as it is (the A/B switch of the benchmarks).
@@ -192,7 +198,8 @@ def _jumped_ok(jumped: list[Operation], loads: list[LoadOp]) -> bool:
             dest = _root_alloc(o.dest)
             if dest is None:
                 return False
-            if dest in roots and not all(_other_stages(ld.view, o.dest) for ld in loads if _root_alloc(ld.view) is dest):
+            same = [ld for ld in loads if _root_alloc(ld.view) is dest]
+            if not all(_other_stages(ld.view, o.dest) for ld in same):
                 return False
             continue
         if o.regions:
