@@ -64,17 +64,17 @@ VARIANTS = {
     "default": {},
     "no-prefetch": {"prefetch-operands": "prefetch-operands{enabled=false}"},
     "prefetch-rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
-    "rolled": {"software-pipeline": "software-pipeline{rolled=true}",
-               "prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
     "rolled-no-prefetch": {"software-pipeline": "software-pipeline{rolled=true}",
                            "prefetch-operands": "prefetch-operands{enabled=false}"},
 }
 """Pipelines an A/B run compares (`--variants`): the default pipeline with the passes
 named here given these options. `prefetch-operands` (passes/prefetch_operands.py):
 `enabled=false` leaves the K steps' boundaries as `software-pipeline` makes them,
-`rotate=true` also prefetches across the loop's back edge; `software-pipeline`'s
-`rolled=true` keeps one K step per iteration (the stage a run-time value), as the
-hand-written kernel does."""
+`rotate=true` also prefetches across the back edge of the unrolled loop;
+`software-pipeline`'s `rolled=true` keeps one K step per iteration (the stage a
+run-time value), as the hand-written kernel does, and `prefetch-operands` rotates such
+a loop by default."""
 
 
 def variant_pipeline(name: str) -> str:

@@ -13,6 +13,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import MemoryEffectKind, get_effects
 
+from tilec.dialects.cuda import UNROLL_ATTR
 from tilec.dialects.layout import (
     DERIVED_VIEW_OPS,
     AllocOp,
@@ -78,14 +79,17 @@ class PrefetchOperandsPass(ModulePass):
     loads. With `software-pipeline{rolled=true}` this is the hand-written kernel's
     schedule, one K step per iteration.
 
-    The rotation is off by default: on the unrolled form the fragments it carries
+    A loop that stays rolled (`{tilec.unroll = 1}`: `software-pipeline{rolled=true}`'s
+    ring, one step per iteration, whose only boundary is at the back edge) is rotated
+    by default; an unrolled one only with `rotate=true`: there the fragments carried
     round the back edge made NVRTC's ptxas spill the 128x256 GEMM tiles (52-344 bytes,
     where the boundaries inside the unrolled body alone spill none); the rolled form
-    with it spills none.
+    with its rotation spills none.
 
     Options:
       enabled=false   leave every loop as it is (the A/B switch of the benchmarks).
-      rotate=true     also rotate the loops' back edges (default false).
+      rotate=true     also rotate the back edges of unrolled loops (default false:
+                      only those of rolled loops).
     """
 
     name = "prefetch-operands"
@@ -101,12 +105,20 @@ class PrefetchOperandsPass(ModulePass):
             for blk in blocks:
                 while _prefetch_one(blk):
                     pass
-            if self.rotate:
-                for loop in [o for o in launch.walk() if isinstance(o, scf.ForOp)]:
+            for loop in [o for o in launch.walk() if isinstance(o, scf.ForOp)]:
+                if self.rotate or _rolled(loop):
                     _rotate(loop)
 
 
 # ------------------------------------------------------------------ analysis
+
+
+def _rolled(loop: scf.ForOp) -> bool:
+    """Whether the loop stays rolled in the CUDA (`{tilec.unroll = 1}`, as
+    `software-pipeline{rolled=true}` marks its ring): one step per iteration, so its
+    only boundary is at the back edge."""
+    a = loop.attributes.get(UNROLL_ATTR)
+    return getattr(getattr(a, "value", None), "data", None) == 1
 
 
 def _memory_free(op: Operation) -> bool:

@@ -148,8 +148,7 @@ def test_sm_80_pipelined_tiles_match_torch(tiles):
 
 PREFETCH_VARIANTS = {
     "rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
-    "rolled": {"software-pipeline": "software-pipeline{rolled=true}",
-               "prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
     "off": {"prefetch-operands": "prefetch-operands{enabled=false}"},
 }
 """The default pipeline with `prefetch-operands` (and `software-pipeline`) given these

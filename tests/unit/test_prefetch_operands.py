@@ -61,8 +61,8 @@ def _loop_starts_with_boundary(module) -> bool:
 
 
 SCHEDULES = [(4, 2, "prefetch-operands", False), (5, 3, "prefetch-operands", False),
-             (5, 3, "prefetch-operands{rotate=true}", False), (4, 2, "prefetch-operands{rotate=true}", True),
-             (5, 3, "prefetch-operands{rotate=true}", True)]
+             (5, 3, "prefetch-operands{rotate=true}", False), (4, 2, "prefetch-operands", True),
+             (5, 3, "prefetch-operands", True)]
 
 
 @pytest.mark.parametrize(("trip", "stages", "prefetch", "rolled"), SCHEDULES)
@@ -72,7 +72,7 @@ def test_prefetched_schedules_run_on_the_executor_and_match_numpy(trip, stages, 
     one step before, is an error) and gives A @ B within the bound; with rotate=true the
     loop body no longer starts with the wait (it moved round the back edge)."""
     _check(_module(trip, stages, prefetch, rolled), trip * BK)
-    if "rotate" in prefetch:
+    if "rotate" in prefetch or rolled:  # a rolled loop is rotated by default
         assert not _loop_starts_with_boundary(_module(trip, stages, prefetch, rolled, upto="prefetch-operands"))
 
 
@@ -99,7 +99,7 @@ def test_the_executor_rejects_the_moved_schedule_without_its_barrier():
     the copies that refill it: erased, the executor reports a race."""
     from xdsl.dialects import scf
 
-    m = _module(4, 2, "prefetch-operands{rotate=true}", True, upto="prefetch-operands")
+    m = _module(4, 2, "prefetch-operands", True, upto="prefetch-operands")
     loop = next(o for o in m.walk() if isinstance(o, scf.ForOp))
     bars = [o for o in loop.body.block.ops if isinstance(o, BarrierOp)]
     assert len(bars) == 1  # the moved one: the rolled step's only barrier
@@ -116,7 +116,7 @@ def test_prefetched_cuda_compiles_for_sm_80(rolled):
         from tilec.runtime.nvrtc import compile_cuda
     except (ImportError, OSError) as e:  # pragma: no cover - environment
         pytest.skip(f"NVRTC unavailable: {e}")
-    m = _module(4, 3, "prefetch-operands{rotate=true}", rolled)
+    m = _module(4, 3, "prefetch-operands", rolled)
     try:
         r = compile_cuda(emit(m, "cuda"), arch="sm_80")
     except OSError as e:  # pragma: no cover - environment
@@ -133,5 +133,5 @@ def test_a_copy_into_the_stage_the_loads_read_keeps_the_boundary():
     for sel in [o for o in m.walk() if isinstance(o, arith.SelectOp) and o.result.name_hint == "ahead"]:
         sel.result.replace_all_uses_with(sel.cond.owner.lhs)
     before = str(m)
-    run_pipeline(m, "prefetch-operands{rotate=true}")
+    run_pipeline(m, "prefetch-operands")
     assert str(m) == before

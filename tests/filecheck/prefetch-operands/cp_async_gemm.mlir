@@ -21,9 +21,9 @@
 // write stage `ahead` = select(stage == 0, S-1, stage-1) of the staged buffers, the
 // first operands read `stage`; the two provably differ, so the loads may move above
 // the copies and the boundary rotates round the back edge, the next stage computed
-// before the last mma.
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands{rotate=true}" | filecheck %s --check-prefix=ROLLED
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=true},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// before the last mma. A rolled loop (`{tilec.unroll = 1}`) is rotated by default.
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands" | filecheck %s --check-prefix=ROLLED
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=true},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=true},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
 
