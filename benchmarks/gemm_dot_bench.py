@@ -67,6 +67,8 @@ VARIANTS = {
     "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
     "rolled-no-prefetch": {"software-pipeline": "software-pipeline{rolled=true}",
                            "prefetch-operands": "prefetch-operands{enabled=false}"},
+    "rolled-grouped": {"software-pipeline": "software-pipeline{rolled=true}", "order-grid": "order-grid{group=8}"},
+    "grouped": {"order-grid": "order-grid{group=8}"},
 }
 """Pipelines an A/B run compares (`--variants`): the default pipeline with the passes
 named here given these options. `prefetch-operands` (passes/prefetch_operands.py):
@@ -74,7 +76,8 @@ named here given these options. `prefetch-operands` (passes/prefetch_operands.py
 `rotate=true` also prefetches across the back edge of the unrolled loop;
 `software-pipeline`'s `rolled=true` keeps one K step per iteration (the stage a
 run-time value), as the hand-written kernel does, and `prefetch-operands` rotates such
-a loop by default."""
+a loop by default; `order-grid{group=8}` runs the blocks in grouped order (8 block
+rows at a time, the hand-written kernel's `g8`)."""
 
 
 def variant_pipeline(name: str) -> str:

@@ -150,9 +150,10 @@ PREFETCH_VARIANTS = {
     "rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
     "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
     "off": {"prefetch-operands": "prefetch-operands{enabled=false}"},
+    "rolled-grouped": {"software-pipeline": "software-pipeline{rolled=true}", "order-grid": "order-grid{group=8}"},
 }
-"""The default pipeline with `prefetch-operands` (and `software-pipeline`) given these
-options: the variants benchmarks/gemm_dot_bench.py compares."""
+"""The default pipeline with `prefetch-operands` (and `software-pipeline`, `order-grid`)
+given these options: the variants benchmarks/gemm_dot_bench.py compares."""
 
 
 @pytest.mark.parametrize("variant", sorted(PREFETCH_VARIANTS))
