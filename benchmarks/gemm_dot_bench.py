@@ -4,6 +4,10 @@ lowering and block tile, bf16 in, f32 accumulation.
 
     python benchmarks/gemm_dot_bench.py [--sizes 4096,8192] [--targets sm_80] [--json OUT] [--md OUT]
     python benchmarks/gemm_dot_bench.py --targets sm_80 --dry-run   # build + NVRTC only (no GPU)
+    python benchmarks/gemm_dot_bench.py --sizes 4096 --targets sm_80 --variants default,no-prefetch   # A/B
+
+`--variants` compiles every tile with each named pipeline (VARIANTS: the default one
+with `prefetch-operands`' options changed), labelled `[variant]` beside the tile.
 
 Rows: `sm_90a` (wgmma on NVMMA-swizzled shared operands) and `sm_80` (mma.sync with
 ldmatrix; its code runs on Hopper too), for the block tiles of `--tiles`
@@ -56,6 +60,36 @@ stages (112 KiB, 128 registers with 8 warps) lets two blocks share an SM. With a
 K, `software-pipeline` guards no unrolled step (S divides the trip count, or the last
 partial round is peeled after the loop)."""
 
+VARIANTS = {
+    "default": {},
+    "no-prefetch": {"prefetch-operands": "prefetch-operands{enabled=false}"},
+    "prefetch-rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
+    "rolled-no-prefetch": {"software-pipeline": "software-pipeline{rolled=true}",
+                           "prefetch-operands": "prefetch-operands{enabled=false}"},
+    "rolled-grouped": {"software-pipeline": "software-pipeline{rolled=true}", "order-grid": "order-grid{group=8}"},
+    "grouped": {"order-grid": "order-grid{group=8}"},
+}
+"""Pipelines an A/B run compares (`--variants`): the default pipeline with the passes
+named here given these options. `prefetch-operands` (passes/prefetch_operands.py):
+`enabled=false` leaves the K steps' boundaries as `software-pipeline` makes them,
+`rotate=true` also prefetches across the back edge of the unrolled loop;
+`software-pipeline`'s `rolled=true` keeps one K step per iteration (the stage a
+run-time value), as the hand-written kernel does, and `prefetch-operands` rotates such
+a loop by default; `order-grid{group=8}` runs the blocks in grouped order (8 block
+rows at a time, the hand-written kernel's `g8`)."""
+
+
+def variant_pipeline(name: str) -> str:
+    """The pass pipeline of variant `name` (VARIANTS)."""
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    passes = NAMED_PIPELINES["default"].split(",")
+    swap = VARIANTS[name]
+    assert set(swap) <= set(passes), f"variant {name}: {sorted(set(swap) - set(passes))} not in the default pipeline"
+    return ",".join(swap.get(p, p) for p in passes)
+
+
 ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_80", "hand": "sm_90"}
 """The NVRTC architecture of each `--dry-run` compile: the target's; the hand-written
 kernel (no target in its module) for the GPU the benchmark is run on (its 192 KiB of
@@ -94,12 +128,18 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--targets", default="sm_90a,sm_80")
     ap.add_argument("--tiles", default=None, help="BMxBNxBK:WARPS[:STAGES],... (default: TILES of each target)")
+    ap.add_argument("--variants", default="default",
+                    help=f"pipelines to compare, comma-separated, of {', '.join(VARIANTS)} (default: default)")
     ap.add_argument("--no-hand", action="store_true", help="skip the hand-written mma.sync GEMM (gemm_bf16.py)")
     ap.add_argument("--dry-run", action="store_true", help="build and NVRTC-compile only; launch nothing")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
     targets = args.targets.split(",")
+    variants = args.variants.split(",")
+    for v in variants:
+        if v not in VARIANTS:
+            ap.error(f"unknown variant {v!r}: one of {', '.join(VARIANTS)}")
     for t in targets:
         if t not in TILES:
             ap.error(f"unknown target {t!r}: one of {', '.join(TILES)}")
@@ -121,21 +161,24 @@ def main(argv=None) -> int:
             print(f"{m}x{n}x{k}: cuBLAS {row['cublas_tflops']:.1f} TFLOP/s", flush=True)
         else:
             print(f"{m}x{n}x{k}: (dry run: build and NVRTC compile only)", flush=True)
-        kernels = []  # (label, kernel or None, C dtype)
+        kernels = []  # (label, group, module, C dtype, pipeline)
         for target in targets:
             for spec in (args.tiles or TILES[target]).split(","):
-                module = build(target, spec, m, n, k)
-                if module is not None:
-                    kernels.append((f"{target} {spec}", target, module, "f32"))
+                for v in variants:
+                    module = build(target, spec, m, n, k)
+                    if module is not None:
+                        vlabel = "" if v == "default" else f" [{v}]"
+                        kernels.append((f"{target} {spec}{vlabel}", target, module, "f32", variant_pipeline(v)))
         if hand:
             try:
-                kernels.append((f"hand mma.sync {FASTEST}", "hand", gemm(m, n, k, **config_kwargs(FASTEST)), "bf16"))
+                kernels.append((f"hand mma.sync {FASTEST}", "hand", gemm(m, n, k, **config_kwargs(FASTEST)), "bf16",
+                                "default"))
             except (ValueError, TilecError) as e:  # gemm_bf16 needs M % 128, N % 256, K % 64
                 print(f"  hand mma.sync: not built ({str(e)[:200]})", flush=True)
-        for label, group, module, cdt in kernels:
+        for label, group, module, cdt, pipeline in kernels:
             t0 = time.time()
             try:
-                kernel = tilec.compile(module, arch=ARCH[group] if args.dry_run else None)
+                kernel = tilec.compile(module, pipeline, arch=ARCH[group] if args.dry_run else None)
             except TilecError as e:  # e.g. shared memory over the target's limit
                 print(f"  {label}: not compiled ({str(e)[:200]})", flush=True)
                 row[label] = "not compiled"

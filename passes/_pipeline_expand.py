@@ -19,6 +19,11 @@ from tilec.support.locations import copy_loc
 from ._gpu_builder import index
 from ._pipeline_plan import LoopPlan, static_int
 
+CP_ASYNC_PENDING_MAX = 7
+"""The most commit groups a step's wait leaves in flight (`cuda.cp_async_wait`'s
+range): a deeper ring (6 stages of two groups a step) waits for a group more than it
+needs to."""
+
 Stage = int | dict[SSAValue, SSAValue]
 """A stage of the pipeline: a static stage's index (the unrolled form's clones) or the
 map from the single-buffered loop's buffers and barrier to a run-time stage's views
@@ -204,7 +209,8 @@ class PipelineExpansion:
                 self.emit(ops, MBarrierWaitOp(bar, phase))
                 out = self.compute(ops, q, cur, carried)
             return out
-        self.emit(ops, AsyncWaitOp((n - 2) * plan.groups))
+        # at most CP_ASYNC_PENDING_MAX groups left in flight: waiting for more is safe
+        self.emit(ops, AsyncWaitOp(min(CP_ASYNC_PENDING_MAX, (n - 2) * plan.groups)))
         self.emit(ops, BarrierOp())
         qa = self.offset(ops, q, n - 1)
         clamped = self.emit(ops, arith.MinUIOp(qa, self.last))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
@@ -55,13 +55,34 @@ class OrderGridPass(ModulePass):
     dynamic one, is not made, nor one in a launch that reads `layout.global_idx` (it
     combines the block id and the thread id of one dimension, which a swap would part). Block order is not part of a launch's meaning (blocks
     are independent), so results never change.
+
+    Grouped order (`group=G`, G > 1; Triton's `GROUP_SIZE_M`): a launch whose blocks
+    share the tiles they read along both coordinates (a GEMM: every block of a row
+    of C reads the same tiles of A, every block of a column the same tiles of B: a
+    read tile indexed by block x alone and another by block y alone), over a static
+    2-D grid (z of 1, at most 2^31 - 1 blocks), becomes a 1-D grid of gx * gy blocks
+    in which consecutive blocks walk down G block rows (y) and then one block column
+    (x) along, the last group taking the rows that are left: the blocks in flight at
+    once then read G rows' and about (blocks in flight) / G columns' tiles instead of
+    one row's columns' worth, so more of what they read is in L2. Each block's
+    coordinates are computed from its linear id at the top of the body (`divui`,
+    `remui`, `minui` where G does not divide gy). Off by default (`group=1`); the
+    `y` block id is then always 0.
+
+    Options:
+      group=G   grouped order of G block rows for the launches that share tiles
+                (default 1: the block order of the grid).
     """
 
     name = "order-grid"
 
+    group: int = 1
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             self._order(launch)
+            if self.group > 1:
+                _group(launch, self.group)
 
     def _order(self, launch: LaunchOp) -> None:
         if any(isinstance(o, GlobalIdxOp) for o in launch.body.walk()):
@@ -150,3 +171,74 @@ def _swap_uses(a: BlockArgument, b: BlockArgument) -> None:
         use.operation.operands[use.index] = b
     for use in uses_b:
         use.operation.operands[use.index] = a
+
+
+def _static(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _shares_tiles(launch: LaunchOp) -> bool:
+    """Whether the launch reads a tile indexed by block x alone and another by block y
+    alone (the blocks along y share the first, those along x the second)."""
+    ids = launch.block_ids
+    seen: list[frozenset[int]] = []
+    for o in launch.body.walk():
+        if isinstance(o, CopyOp | CopyAsyncOp):
+            views = (o.source,)
+        elif isinstance(o, LoadOp):
+            views = (o.view,)
+        else:
+            continue
+        for view in views:
+            for tile in _tiles_of(view):
+                seen.append(frozenset(j for j, _ in _tile_steps(tile, ids)))
+    return frozenset({0}) in seen and frozenset({1}) in seen
+
+
+def _group(launch: LaunchOp, group: int) -> bool:
+    """Grouped order of `group` block rows (the pass docstring); whether it was made."""
+    gx, gy, gz = (_static(v) for v in (launch.grid_x, launch.grid_y, launch.grid_z))
+    if None in (gx, gy, gz) or gz != 1 or gx < 2 or gy < 2 or gx * gy > 2**31 - 1:
+        return False
+    if any(isinstance(o, GlobalIdxOp) for o in launch.body.walk()) or not _shares_tiles(launch):
+        return False
+    bx, by = launch.block_ids[0], launch.block_ids[1]
+    uses_x, uses_y = list(bx.uses), list(by.uses)
+    g = min(group, gy)
+
+    def const(v: int) -> arith.ConstantOp:
+        return arith.ConstantOp(IntegerAttr(v, IndexType()))
+
+    ops: list = []
+
+    def emit(op):
+        ops.append(op)
+        return op.results[0]
+
+    width = emit(const(g * gx))
+    grp = emit(arith.DivUIOp(bx, width))
+    inw = emit(arith.RemUIOp(bx, width))
+    first = emit(arith.MuliOp(grp, emit(const(g))))
+    size = emit(const(g))
+    if gy % g:
+        size = emit(arith.MinUIOp(emit(arith.SubiOp(emit(const(gy)), first)), size))
+    row = emit(arith.AddiOp(first, emit(arith.RemUIOp(inw, size))))
+    col = emit(arith.DivUIOp(inw, size))
+    row.name_hint, col.name_hint = "grouped_y", "grouped_x"
+    body = launch.body.block
+    if body.first_op is None:
+        body.add_ops(ops)
+    else:
+        body.insert_ops_before(ops, body.first_op)
+    for use in uses_x:
+        use.operation.operands[use.index] = col
+    for use in uses_y:
+        use.operation.operands[use.index] = row
+    blocks = const(gx * gy)
+    one = const(1)
+    launch.parent_block().insert_ops_before([blocks, one], launch)
+    launch.operands = [blocks.result, one.result, launch.grid_z]
+    return True

@@ -47,7 +47,7 @@ class SoftwarePipelinePass(ModulePass):
                 if (j + S - 1 < trip) { arrive; tma_load j + S - 1 into stage (j-1) mod S }
                 (where no wgmma stays in flight, the barrier and the load come first:
                 the last step's compute is done with its stage)
-      cp.async: async_wait {pending = (S - 2) * groups}; layout.barrier;
+      cp.async: async_wait {pending = min(7, (S - 2) * groups)}; layout.barrier;
                 copy_async of min(j + S - 1, last) into stage (j-1) mod S; compute j
                 (a compute that writes no memory keeps none of its barriers: that
                 step-top barrier already orders its reads before the refill, so the

@@ -144,3 +144,32 @@ def test_sm_80_pipelined_tiles_match_torch(tiles):
     kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target="sm_80", stages=stages))
     assert INSTR["sm_80"] in kernel.source and "cp.async.cg.shared.global" in kernel.source
     _run_and_check(torch, kernel, m, n, k, seed=11)
+
+
+PREFETCH_VARIANTS = {
+    "rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
+    "off": {"prefetch-operands": "prefetch-operands{enabled=false}"},
+    "rolled-grouped": {"software-pipeline": "software-pipeline{rolled=true}", "order-grid": "order-grid{group=8}"},
+}
+"""The default pipeline with `prefetch-operands` (and `software-pipeline`, `order-grid`)
+given these options: the variants benchmarks/gemm_dot_bench.py compares."""
+
+
+@pytest.mark.parametrize("variant", sorted(PREFETCH_VARIANTS))
+@pytest.mark.parametrize("tiles", [(128, 256, 64, 8, 3), (128, 256, 32, 8, 4), (128, 128, 32, 4, 2)])
+def test_sm_80_prefetched_tiles_match_torch(tiles, variant):
+    """`prefetch-operands` variants of the pipelined sm_80 loop (the next step's first
+    ldmatrix before the last mma.sync; across the back edge with rotate=true, the rolled
+    ring of software-pipeline{rolled=true}): C within the bound, K = 448 so that the
+    unrolled forms peel a partial round."""
+    torch = pytest.importorskip("torch")
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    bm, bn, bk, warps, stages = tiles
+    m, n, k = 512, 512, 448
+    swap = PREFETCH_VARIANTS[variant]
+    pipeline = ",".join(swap.get(p, p) for p in NAMED_PIPELINES["default"].split(","))
+    kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target="sm_80", stages=stages), pipeline)
+    assert INSTR["sm_80"] in kernel.source and "cp.async.cg.shared.global" in kernel.source
+    _run_and_check(torch, kernel, m, n, k, seed=13)

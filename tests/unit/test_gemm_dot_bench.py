@@ -30,3 +30,25 @@ def test_dry_run_compiles_the_sm_80_plain_loop_and_the_hand_written_gemm(capsys)
     table = out.split("\n\n", 1)[1]
     assert "tilec sm_80 plain loop" in table and "hand mma.sync" in table
     assert "256x256x256 |       - | " in table
+
+
+def test_variant_pipelines_change_only_the_passes_they_name():
+    """`--variants`: each is the default pipeline with the named passes' options set."""
+    from tilec.compiler.pipeline import NAMED_PIPELINES
+
+    default = NAMED_PIPELINES["default"]
+    assert gemm_dot_bench.variant_pipeline("default") == default
+    off = gemm_dot_bench.variant_pipeline("no-prefetch")
+    assert off == default.replace("prefetch-operands", "prefetch-operands{enabled=false}")
+    rolled = gemm_dot_bench.variant_pipeline("rolled")
+    assert rolled == default.replace("software-pipeline", "software-pipeline{rolled=true}")
+
+
+def test_dry_run_compiles_each_variant(capsys):
+    pytest.importorskip("cupy")
+    assert gemm_dot_bench.main(["--sizes", "256", "--targets", "sm_80", "--tiles", "128x128x32:4:3", "--no-hand",
+                                "--variants", "default,no-prefetch,rolled", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    for label in ("128x128x32:4:3: compiled (", "128x128x32:4:3 [no-prefetch]: compiled (",
+                  "128x128x32:4:3 [rolled]: compiled ("):
+        assert f"sm_80 {label}" in out

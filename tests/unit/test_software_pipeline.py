@@ -241,3 +241,16 @@ def test_a_static_trip_count_that_stages_do_not_divide_is_peeled(form, trip, sta
     # ahead keep their guard (an scf.if without results)
     assert not any("scf.if" in line and "-> (" in line for line in text.splitlines())
     assert text.count("layout.mma %") == stages + trip % stages  # S steps in the loop, the rest after it
+
+
+def test_a_deep_cp_async_ring_waits_for_at_most_seven_groups_in_flight():
+    """6 stages of two commit groups a step would leave 8 groups in flight, past
+    `cp.async.wait_group`'s 7: the step waits with pending = 7 (one group more landed
+    than it needs), and the schedule still runs on the executor and compiles."""
+    m = sm80_gemm(448)
+    run_pipeline(m, "distribute,vectorize")
+    after = assert_pass_preserves(m, "software-pipeline{num_stages=6}", seeds=(0,))
+    assert "layout.async_wait {pending = 7 : i64}" in str(after)
+    run_pipeline(after, "vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,"
+                        "lower-to-gpu,canonicalize")
+    compile_sm90_or_skip(emit(after, "cuda"))

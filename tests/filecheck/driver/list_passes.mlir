@@ -16,6 +16,7 @@
 // CHECK-DAG: {{^}}  lower-to-gpu {{ *}}Lower thread-level layout IR to the GPU level
 // CHECK-DAG: {{^}}  pack-rows {{ *}}Give each block several rows of a row-wise kernel
 // CHECK-DAG: {{^}}  order-grid {{ *}}Swap a `layout.launch`'s block dimensions
+// CHECK-DAG: {{^}}  prefetch-operands {{ *}}Move each cp.async step boundary of a pipelined loop
 // CHECK-DAG: {{^}}  remove-layout-conversions {{ *}}Removes `layout.convert_layout` ops
 // CHECK-DAG: {{^}}  tile {{ *}}Tile each whole-tensor `layout.copy`
 // CHECK-DAG: {{^}}  tma {{ *}}Turn each block-level `layout.copy`
@@ -23,5 +24,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,
