@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -25,8 +25,9 @@ from tilec.dialects.layout import (
     TileOp,
 )
 from tilec.support.locations import copy_loc
+from tilec.support.target import target_of
 
-from ._rereads import is_trip, rereads, trips
+from ._rereads import Reread, is_trip, reread_loads, rereads, trips
 from .pack_rows import ELEMENTWISE_OPS, constant_index
 
 _PURE = (ArangeOp, BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReduceOp, SplatOp, TileOp, LoadOp, lc.ScanOp)
@@ -56,17 +57,45 @@ class RereadOrderPass(ModulePass):
     writes its own tiles), of views that nothing in the launch loads (views are of
     distinct buffers: kernels take their pointers `__restrict__`).
 
+    With `cache_hints`, the loads and stores of each such pair of loops (reversed or not)
+    also carry L2 eviction priorities (`layout.load`'s `cache`), where the target's L2 is
+    known and holds the re-read row (`Reread.row_bytes` at most `Target.l2_bytes`): the
+    first loop's loads of the re-read tiles `evict_last` (L2 keeps them before other
+    lines until the second read), the second loop's loads of them and its stores to
+    global memory `evict_first` (read for the last time, or written and not read by the
+    launch: they make room first). Where every resident block's row does not fit in L2
+    the first reads then displace the outputs and the consumed chunks, not each other's
+    still-unread chunks; read backwards, the second loop finds the most recent first.
+    The hints change no value (the executor ignores them).
+
     Not in the default pipeline yet (unmeasured on a GPU): benchmarks/realistic_rows.py
-    `--variants reread-order` compares it with the default.
+    `--variants reread-order,reread-hints` compares it with the default.
+
+    Options:
+      cache_hints    the L2 eviction priorities above (default false).
     """
 
     name = "reread-order"
 
+    cache_hints: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            l2 = target_of(launch).l2_bytes
             for r in rereads(launch):
+                if self.cache_hints and l2 and r.row_bytes <= l2:
+                    _hint(r)
                 if _reversible(r.second, launch):
                     _reverse(r.second)
+
+
+def _hint(r: Reread) -> None:
+    """The L2 eviction priorities of `cache_hints` on the loops of `r`."""
+    firsts, seconds = reread_loads(r)
+    stores = [o for o in r.second.body.block.ops if isinstance(o, StoreOp)]
+    for o, hint in [*((f, "evict_last") for f in firsts), *((x, "evict_first") for x in (*seconds, *stores))]:
+        if o.view.type.memory_space == "gmem":
+            o.properties["cache"] = StringAttr(hint)
 
 
 def _reversible(loop: scf.ForOp, launch: LaunchOp) -> bool:

@@ -105,7 +105,9 @@ class LoadStoreLowering(OpFamily):
 
             return registers.read_in_groups(regs, vec, read)
 
-        self.values.set_registers(op.result, access.fast_path(self.b, [v], emit) if op.mask is None else emit(True))
+        with self.b.hinting(op.cache.data if op.cache is not None else None):
+            regs_out = access.fast_path(self.b, [v], emit) if op.mask is None else emit(True)
+        self.values.set_registers(op.result, regs_out)
 
     def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
         """The validity of register r's element conjoined with register r of the op's
@@ -177,10 +179,11 @@ class LoadStoreLowering(OpFamily):
                 access.masked_write(self.b, v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
-        if op.mask is None:
-            access.fast_path(self.b, [v], emit)
-        else:
-            emit(True)
+        with b.hinting(op.cache.data if op.cache is not None else None):
+            if op.mask is None:
+                access.fast_path(self.b, [v], emit)
+            else:
+                emit(True)
 
 
 def _lane_validity(op: layout.LoadOp | layout.StoreOp):
