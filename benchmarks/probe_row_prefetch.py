@@ -55,7 +55,8 @@ _PREFETCH = """
     }}
   }}
 """
-_PLAIN = '      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(lo), "r"((unsigned)(hi - lo)) : "memory");'
+_PLAIN = ('      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" '
+          ':: "l"(lo), "r"((unsigned)(hi - lo)) : "memory");')
 _LAST = ('      unsigned long long pol;\n'
          '      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));\n'
          '      asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" '
@@ -74,7 +75,8 @@ def source(kind: str, dtype: str, n: int, variant: str) -> str:
 
 def with_prefetch(src: str, n: int, nbytes: int, last: bool) -> str:
     """`src` with the probe's prefetch after the kernel's opening brace."""
-    m = re.search(r'extern "C" __global__ void __launch_bounds__\(\d+\)\n\w+\(const \w+\* __restrict__ (\w+)[^{]*\{\n', src)
+    m = re.search(r'extern "C" __global__ void __launch_bounds__\(\d+\)\n\w+\(const \w+\* __restrict__ (\w+)[^{]*\{\n',
+                  src)
     assert m, "kernel signature not found"
     code = _PREFETCH.format(src=m.group(1), n=n, nbytes=nbytes, issue=_LAST if last else _PLAIN)
     return src[: m.end()] + code + src[m.end():]

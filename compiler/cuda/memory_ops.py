@@ -130,7 +130,8 @@ class MemoryEmitter(EmitterBase):
         (index,) = self.indices(op, op.indices)
         hint = self.cache_hint(op)
         if hint is not None:
-            self.line(f"tilec_st_l2<{hint}>(reinterpret_cast<{vt}*>({self.expr(op.base)} + {index}), {self.expr(op.vector)});")
+            target = f"reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
+            self.line(f"tilec_st_l2<{hint}>({target}, {self.expr(op.vector)});")
             return
         target = f"*reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
         self.line(f"{target} = {self.expr(op.vector)};")
