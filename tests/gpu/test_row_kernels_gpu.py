@@ -187,6 +187,15 @@ def test_two_pass_rows_under_the_l2_variants(name, dtype, variant):
     _check(name, dtype, 50257, (1, 7, 300), _variant(variant))
 
 
+@pytest.mark.parametrize("variant", ["reread-hints", "reread-l2-hints"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_aligned_rows_with_l2_hints(name, dtype, variant):
+    """Rows of 24576 (16-byte aligned: 6 chunks, hinted 16-byte vector loads and
+    stores, `tilec_ld_l2` / `tilec_st_l2` moving `uint4`s) under the eviction priorities."""
+    _check(name, dtype, 24576, (1, 7, 300), _variant(variant))
+
+
 @pytest.mark.parametrize("n", [1001, 8192])
 @pytest.mark.parametrize("name", list(rk.KERNELS))
 def test_rows_at_the_warps_bytes16_variant(name, n):
