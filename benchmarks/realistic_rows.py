@@ -96,6 +96,8 @@ VARIANTS: dict[str, dict[str, str]] = {
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},
     "reread-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps"},
     "reread-l2-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps{l2_rows=true}"},
+    "reread-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps"},
+    "reread-l2-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true}"},
 }
 """Compiler options a run may compare with the default (`--variants NAME,...`): each the
 default pipeline with passes replaced (pass -> that pass with options, another pass, or
@@ -103,7 +105,8 @@ none: ""). `stash` adds `stash-rereads` (a two-pass row's second read from a sha
 stash of its first: slower than reading twice on the H200, one block a multiprocessor).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
-and with `choose-warps{l2_rows}`.
+and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and
+`reread-order{prefetch}` (the block asks L2 for its whole row first: one bulk prefetch).
 A variant is timed beside the default, as its own column, only
 where its CUDA differs from the default's."""
 

@@ -1194,6 +1194,42 @@ class StoreOp(IRDLOperation):
         _check_block_threads(self, self.value.type)
 
 
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """The block asks L2 for the bytes of a contiguous view of global memory ahead of its
+    loads (a row it is about to read): one thread issues one bulk prefetch of the view's
+    16-byte-aligned interior (PTX `cp.async.bulk.prefetch.L2`, on targets with bulk
+    copies, sm_90; elsewhere it lowers to nothing). It reads and changes no value: the
+    loads that follow read memory as before, from L2 where the prefetch brought it
+    there. `cache` as for `layout.load`: the L2 eviction priority the lines come in with.
+    The view has a static layout whose elements lie at consecutive offsets (its cosize
+    is its size: a row); a masked one (a tile of a tensor with a run-time row count) is
+    prefetched only where it lies wholly inside its tensor. `reread-order{prefetch}`
+    places it.
+
+        layout.prefetch %row {cache = "evict_last"} : !layout.tensor<f16, #layout.cute<(1,50257):(50257,1)>, gmem>"""
+
+    name = "layout.prefetch"
+    # no memory-effect trait: its effect is on the cache, which no value shows, and an op
+    # that only read would be erased as dead
+    view = operand_def(TensorViewType)
+    cache = opt_prop_def(StringAttr)
+    assembly_format = "$view attr-dict `:` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, view: SSAValue, cache: str | None = None):
+        super().__init__(operands=[view], properties={"cache": StringAttr(cache)} if cache else {})
+
+    def verify_(self) -> None:
+        vt = _view(self.view, "view")
+        _check(vt.memory_space == "gmem", f"a prefetch into L2 is of global memory; this view is in {vt.memory_space}")
+        _check(vt.vec_layout is None, "a prefetch takes an unvectorized view")
+        lay = vt.cute_layout
+        _check(isinstance(lay, cute.Layout) and lay.is_static() and lay.cosize() == lay.size(),
+               f"a prefetch takes a view of consecutive elements (cosize = size); {lay} is not")
+        _check_cache(self.cache, vt)
+
+
 CACHE_HINTS = ("evict_first", "evict_last")
 """The L2 eviction priorities a `layout.load` / `layout.store` of global memory may carry as its `cache`."""
 
@@ -1457,6 +1493,7 @@ Layout = Dialect(
         *FUNNEL_OPS,
         *ITER_OPS,
         LaunchOp,
+        PrefetchOp,
         ViewOp,
         AllocOp,
         TileOp,

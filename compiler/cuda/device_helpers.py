@@ -117,6 +117,27 @@ __device__ __forceinline__ void tilec_st_l2(T* a, T x) {
     asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" :: "l"(a), "h"((unsigned short)c), "l"(p) : "memory");
   }
 }""",
+    "prefetch_l2": """\
+// cuda.prefetch_l2: the 16-byte-aligned interior of [p, p + nbytes) asked of L2 in one
+// bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first.
+template <int HINT>
+__device__ __forceinline__ void tilec_prefetch_l2(const void* p, unsigned long long nbytes) {
+#if __CUDA_ARCH__ >= 900
+  const unsigned long long a = (unsigned long long)p;
+  const unsigned long long lo = (a + 15ull) & ~15ull;
+  const unsigned long long hi = (a + nbytes) & ~15ull;
+  if (hi <= lo) return;
+  const unsigned n = (unsigned)(hi - lo);
+  if (HINT == 0) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(lo), "r"(n) : "memory");
+  } else {
+    unsigned long long pol;
+    if (HINT == 1) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" :: "l"(lo), "r"(n), "l"(pol) : "memory");
+  }
+#endif
+}""",
     "maximumf": """\
 // arith.maximumf: NaN if either is NaN, and max(-0, +0) = +0.
 template <typename T>

@@ -106,3 +106,33 @@ def test_hinted_row_kernels_compile(n, width):
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
     assert re.search(rf"ld\.global\.L2::cache_hint\.{re.escape(width)}", ptx)
     assert re.search(rf"st\.global\.L2::cache_hint\.{re.escape(width)}", ptx)
+
+
+PREFETCH = NAMED_PIPELINES["default"].replace(
+    "choose-warps,", "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true},")
+"""benchmarks/realistic_rows.py's `reread-l2-prefetch`."""
+
+
+@pytest.mark.parametrize("kind", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_rows_prefetch_their_row_once(kind):
+    """`reread-order{prefetch}`: one `layout.prefetch` of the whole re-read row (50257
+    f16, 100514 bytes) before the first loop, evict_last with the hints; the norms'
+    weights are not prefetched. The CUDA compiles for sm_90 with one bulk prefetch, and
+    for sm_80 (no bulk copies) with none."""
+    from tilec.dialects.layout import PrefetchOp
+    from tilec.support.target import set_target
+
+    program = getattr(rk, kind)(50257, "f16")
+    module = program.module.clone()
+    run_pipeline(module, PREFETCH[: PREFETCH.index("choose-warps")] + "choose-warps{l2_rows=true}")
+    pre = [o for o in module.walk() if isinstance(o, PrefetchOp)]
+    assert [(tuple(p.view.type.cute_layout.shape), p.cache.data) for p in pre] == [((1, 50257), "evict_last")]
+    for arch, count in (("sm_90", 1), ("sm_80", 0)):
+        module = program.module.clone()
+        set_target(module, arch)
+        run_pipeline(module, PREFETCH)
+        cuda = emit(module, "cuda")
+        assert cuda.count("tilec_prefetch_l2<1>(src + ") == count
+        ptx = _compile(cuda, arch).ptx
+        ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+        assert ptx.count("cp.async.bulk.prefetch.L2.global.L2::cache_hint") == count
