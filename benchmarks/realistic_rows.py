@@ -10,8 +10,8 @@ as a ratio to cudaMemcpy of the same bytes.
     python benchmarks/realistic_rows.py --kinds softmax,layer_norm,rms_norm --cols 50257,131072 \
         --rows 16384 --dtypes f16,f32 --variants stash --json OUT.json   # two-pass rows, stash or not
     python benchmarks/realistic_rows.py --kinds softmax,layer_norm,rms_norm --cols 50257,131072 \
-        --rows 16384 --dtypes f16,f32 --variants reread-order,reread-hints,reread-l2,reread-l2-hints \
-        --budget 150 --json OUT.json   # two-pass rows: L2 order, eviction priorities, warps
+        --rows 16384 --dtypes f16 --variants reread-order,reread-hints,reread-l2-hints,reread-prefetch,reread-l2-prefetch \
+        --budget 120 --json OUT.json   # two-pass rows: L2 order, eviction priorities, prefetch, warps
 
 The tilec kernels are examples/python/row_kernels.py as they are: one row per block, a
 masked power-of-two tile, a run-time row count M, N fixed per program, layouts left to
