@@ -9,6 +9,9 @@ as a ratio to cudaMemcpy of the same bytes.
     python benchmarks/realistic_rows.py --dry-run [--kinds ...]   # no GPU: build and compile each program
     python benchmarks/realistic_rows.py --kinds softmax,layer_norm,rms_norm --cols 50257,131072 \
         --rows 16384 --dtypes f16,f32 --variants stash --json OUT.json   # two-pass rows, stash or not
+    python benchmarks/realistic_rows.py --kinds softmax,layer_norm,rms_norm --cols 50257,131072 \
+        --rows 16384 --dtypes f16 --variants reread-order,reread-hints,reread-l2-hints,reread-prefetch,reread-l2-prefetch \
+        --budget 120 --json OUT.json   # two-pass rows: L2 order, eviction priorities, prefetch, warps
 
 The tilec kernels are examples/python/row_kernels.py as they are: one row per block, a
 masked power-of-two tile, a run-time row count M, N fixed per program, layouts left to
@@ -91,11 +94,19 @@ VARIANTS: dict[str, dict[str, str]] = {
     "reread-order": {"choose-warps": "reread-order,choose-warps"},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},
+    "reread-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps"},
+    "reread-l2-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps{l2_rows=true}"},
+    "reread-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps"},
+    "reread-l2-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true}"},
 }
 """Compiler options a run may compare with the default (`--variants NAME,...`): each the
 default pipeline with passes replaced (pass -> that pass with options, another pass, or
 none: ""). `stash` adds `stash-rereads` (a two-pass row's second read from a shared-memory
 stash of its first: slower than reading twice on the H200, one block a multiprocessor).
+`reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
+re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
+and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and
+`reread-order{prefetch}` (the block asks L2 for its whole row first: one bulk prefetch).
 A variant is timed beside the default, as its own column, only
 where its CUDA differs from the default's."""
 

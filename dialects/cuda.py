@@ -203,6 +203,47 @@ class CpAsyncCommitOp(IRDLOperation):
 
 
 @irdl_op_definition
+class PrefetchL2Op(IRDLOperation):
+    """
+    This thread asks L2 for `bytes` bytes of a global buffer from `src[index]` on (a
+    `layout.prefetch`): the 16-byte-aligned interior of that range, in one
+    `cp.async.bulk.prefetch.L2` (sm_90; nothing on older architectures). No value is read
+    or changed. `cache` (evict_first or evict_last): the L2 eviction priority of the
+    lines it brings.
+
+        cuda.prefetch_l2 %src[%i], 100514 {cache = "evict_last"} : memref<?xf16>
+    """
+
+    name = "cuda.prefetch_l2"
+    # no memory-effect trait: its effect is on the cache, which no value shows, and an op
+    # that only read would be erased as dead
+
+    src = operand_def(MemRefType)
+    index = operand_def(IndexType)
+    bytes = prop_def(IntegerAttr[I64])
+    cache = opt_prop_def(StringAttr)
+
+    assembly_format = "$src `[` $index `]` `,` $bytes attr-dict `:` type($src)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation, num_bytes: int,
+                 cache: str | None = None):
+        props: dict[str, Attribute] = {"bytes": IntegerAttr(num_bytes, i64)}
+        if cache:
+            props["cache"] = StringAttr(cache)
+        super().__init__(operands=[src, index], properties=props)
+
+    def verify_(self) -> None:
+        n = self.bytes.value.data
+        if not 0 < n < 1 << 32:
+            raise VerifyException(f"'cuda.prefetch_l2' prefetches 1 to 2^32 - 1 bytes, got {n}")
+        if self.cache is not None and self.cache.data not in ("evict_first", "evict_last"):
+            raise VerifyException(f"'cuda.prefetch_l2' cache is evict_first or evict_last, got {self.cache.data}")
+        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
+            raise VerifyException("'cuda.prefetch_l2' prefetches global memory, not shared memory")
+
+
+@irdl_op_definition
 class CpAsyncWaitOp(IRDLOperation):
     """
     Waits until at most `pending` of this thread's committed `cuda.cp_async` groups are
@@ -549,7 +590,7 @@ from .cuda_roles import CUDA_ROLE_OPS  # noqa: E402  (warp specialisation, its o
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, ShflIdxOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS],
     [*CUDA_TMA_TYPES],
 )

@@ -1115,7 +1115,10 @@ class LoadOp(IRDLOperation):
     `vectorize`) is the number of consecutive register elements moved per access;
     `uniform_mask` (also set by it) says that the view's mask and `mask` are each the
     same over every vector, so that one predicate guards each (otherwise a vector
-    whose lanes disagree is read lane by lane).
+    whose lanes disagree is read lane by lane). `cache` (set by `reread-order{cache_hints}`),
+    on a load of global memory, is an L2 eviction priority for its lines (`CACHE_HINTS`:
+    "evict_last" keeps them in L2 before others, "evict_first" lets them go first; PTX
+    `createpolicy` and `.L2::cache_hint`); it changes no value, only what L2 keeps.
     From shared memory into a layout of 16-bit elements (an MMA operand layout, for
     one), `lower-to-gpu` issues `ldmatrix` (x1/x2/x4, `.trans`) when the register
     layout composed with the view's offsets gives each 8x8 matrix 16-byte-aligned,
@@ -1131,6 +1134,7 @@ class LoadOp(IRDLOperation):
     mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
     uniform_mask = opt_prop_def(UnitAttr)
+    cache = opt_prop_def(StringAttr)
     result = result_def(TensorType)
     assembly_format = (
         "$view (`,` $other^ `:` type($other))? (`mask` $mask^ `:` type($mask))? attr-dict "
@@ -1150,6 +1154,7 @@ class LoadOp(IRDLOperation):
                    f"`other` must have the element type {vt.element_type}, got {self.other.type}")
         _check_mask(self.mask, rt)
         _check_vector(self.vector, vt)
+        _check_cache(self.cache, vt)
         _check_block_threads(self, rt)
 
 
@@ -1158,7 +1163,7 @@ class StoreOp(IRDLOperation):
     """Each thread stores the elements it owns to the view (inverse of `layout.load`);
     elements missing from a masked view, and elements where the optional `mask` (a
     tensor of i1 in the value's layout) is false, are not stored. `vector` and
-    `uniform_mask` as for `layout.load`. To shared memory on sm_90, a layout that fits
+    `uniform_mask` and `cache` as for `layout.load`. To shared memory on sm_90, a layout that fits
     `stmatrix` (as `ldmatrix` for `layout.load`; each element held by one thread) is
     stored with it.
 
@@ -1172,6 +1177,7 @@ class StoreOp(IRDLOperation):
     mask = opt_operand_def(TensorType)
     vector = opt_prop_def(IntegerAttr)
     uniform_mask = opt_prop_def(UnitAttr)
+    cache = opt_prop_def(StringAttr)
     assembly_format = (
         "$value `,` $view (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value) `,` type($view)"
     )
@@ -1184,7 +1190,58 @@ class StoreOp(IRDLOperation):
         _check_view_matches(self.view.type, _dist(self.value))
         _check_mask(self.mask, self.value.type)
         _check_vector(self.vector, self.view.type)
+        _check_cache(self.cache, self.view.type)
         _check_block_threads(self, self.value.type)
+
+
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """The block asks L2 for the bytes of a contiguous view of global memory ahead of its
+    loads (a row it is about to read): one thread issues one bulk prefetch of the view's
+    16-byte-aligned interior (PTX `cp.async.bulk.prefetch.L2`, on targets with bulk
+    copies, sm_90; elsewhere it lowers to nothing). It reads and changes no value: the
+    loads that follow read memory as before, from L2 where the prefetch brought it
+    there. `cache` as for `layout.load`: the L2 eviction priority the lines come in with.
+    The view has a static layout whose elements lie at consecutive offsets (its cosize
+    is its size: a row); a masked one (a tile of a tensor with a run-time row count) is
+    prefetched only where it lies wholly inside its tensor. `reread-order{prefetch}`
+    places it.
+
+        layout.prefetch %row {cache = "evict_last"} : !layout.tensor<f16, #layout.cute<(1,50257):(50257,1)>, gmem>"""
+
+    name = "layout.prefetch"
+    # no memory-effect trait: its effect is on the cache, which no value shows, and an op
+    # that only read would be erased as dead
+    view = operand_def(TensorViewType)
+    cache = opt_prop_def(StringAttr)
+    assembly_format = "$view attr-dict `:` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, view: SSAValue, cache: str | None = None):
+        super().__init__(operands=[view], properties={"cache": StringAttr(cache)} if cache else {})
+
+    def verify_(self) -> None:
+        vt = _view(self.view, "view")
+        _check(vt.memory_space == "gmem", f"a prefetch into L2 is of global memory; this view is in {vt.memory_space}")
+        _check(vt.vec_layout is None, "a prefetch takes an unvectorized view")
+        lay = vt.cute_layout
+        _check(isinstance(lay, cute.Layout) and lay.is_static() and lay.cosize() == lay.size(),
+               f"a prefetch takes a view of consecutive elements (cosize = size); {lay} is not")
+        _check_cache(self.cache, vt)
+
+
+CACHE_HINTS = ("evict_first", "evict_last")
+"""The L2 eviction priorities a `layout.load` / `layout.store` of global memory may carry as its `cache`."""
+
+
+def _check_cache(cache: StringAttr | None, vt: TensorViewType) -> None:
+    """`cache`: one of CACHE_HINTS, on an access of global memory (L2 caches global memory only)."""
+    if cache is None:
+        return
+    _check(cache.data in CACHE_HINTS,
+           f"cache = \"{cache.data}\": the L2 eviction priority is one of {', '.join(CACHE_HINTS)}")
+    _check(vt.memory_space == "gmem",
+           f"cache = \"{cache.data}\" is for global memory; this view is in {vt.memory_space}")
 
 
 def _check_vector(vector: IntegerAttr | None, vt: TensorViewType) -> None:
@@ -1436,6 +1493,7 @@ Layout = Dialect(
         *FUNNEL_OPS,
         *ITER_OPS,
         LaunchOp,
+        PrefetchOp,
         ViewOp,
         AllocOp,
         TileOp,

@@ -40,6 +40,9 @@ class IndexBuilder:
         that have none: errors about them (the reference executor's) point at the op
         the user wrote. Unlike `loc_attr` (a `tilec.loc` attribute, which the CUDA
         printer prints as a comment) it leaves the CUDA as it was."""
+        self.cache_hint: str | None = None
+        """The L2 eviction priority (`layout.load`'s `cache`) that the global loads and
+        stores added now carry, as their `cache` attribute (the CUDA printer's hint)."""
         self.arith = views.IndexArith(self.add_, self.mul_, self.div_, self.rem_, self.sub_, self.min_, self.max_)
         """The view arithmetic's operations as IR (dialects/views.py)."""
 
@@ -64,6 +67,15 @@ class IndexBuilder:
             yield
         finally:
             self.block, self.before, self.memo = saved
+
+    @contextmanager
+    def hinting(self, hint: str | None) -> Iterator[None]:
+        """Give the global accesses added meanwhile the L2 eviction priority `hint` (`cache_hint`)."""
+        saved, self.cache_hint = self.cache_hint, hint
+        try:
+            yield
+        finally:
+            self.cache_hint = saved
 
     @contextmanager
     def at_top(self, after: Operation) -> Iterator[None]:

@@ -70,20 +70,34 @@ def is_trip(v: SSAValue, loop: scf.ForOp) -> bool:
     return constant_index(op.lhs) == 2 * lo + (n - 1) * step
 
 
-def read_patterns(loop: scf.ForOp) -> dict[tuple, int]:
-    """The tile patterns `loop` loads (see the module docstring), each with its bytes per trip."""
+def _pattern_loads(loop: scf.ForOp) -> list[tuple[tuple, LoadOp]]:
+    """The loads of `loop`'s body that read a tile pattern, each with its pattern."""
     body = loop.body.block
-    j = body.args[0]
-    out: dict[tuple, int] = {}
+    out = []
     for o in body.ops:
         if not isinstance(o, LoadOp) or not isinstance(t := o.view.owner, TileOp) or t.parent_block() is not body:
             continue
         ivs = [is_trip(c, loop) for c in t.coords]
         if not any(ivs) or any(not iv and _defined_in(c, body) for c, iv in zip(t.coords, ivs)):
             continue
-        key = (t.source, tuple(_J if iv else c for c, iv in zip(t.coords, ivs)), tuple(t.tile_sizes))
+        out.append(((t.source, tuple(_J if iv else c for c, iv in zip(t.coords, ivs)), tuple(t.tile_sizes)), o))
+    return out
+
+
+def read_patterns(loop: scf.ForOp) -> dict[tuple, int]:
+    """The tile patterns `loop` loads (see the module docstring), each with its bytes per trip."""
+    out: dict[tuple, int] = {}
+    for key, o in _pattern_loads(loop):
+        t = o.view.owner
         out[key] = prod(t.tile_sizes) * element_bytes(t.source.type.element_type)
     return out
+
+
+def reread_loads(r: Reread) -> tuple[list[LoadOp], list[LoadOp]]:
+    """The loads of `r.first` and of `r.second` that read the patterns both loops read."""
+    firsts, seconds = _pattern_loads(r.first), _pattern_loads(r.second)
+    shared = {k for k, _ in firsts} & {k for k, _ in seconds}
+    return [o for k, o in firsts if k in shared], [o for k, o in seconds if k in shared]
 
 
 def trips(loop: scf.ForOp) -> int | None:

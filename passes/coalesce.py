@@ -214,6 +214,7 @@ def _access_in(o: LoadOp | StoreOp, own: BlockedLayoutAttr) -> None:
     if isinstance(o, LoadOp):
         t = o.result.type
         load = LoadOp(o.view, TensorType(t.element_type, t.get_shape(), own), o.other)
+        _keep_cache(o, load)
         back = ConvertLayoutOp(load.result, t)
         new = [load, back]
         copy_loc(o, *new)
@@ -222,8 +223,15 @@ def _access_in(o: LoadOp | StoreOp, own: BlockedLayoutAttr) -> None:
         t = o.value.type
         conv = ConvertLayoutOp(o.value, TensorType(t.element_type, t.get_shape(), own))
         new = [conv, StoreOp(conv.result, o.view)]
+        _keep_cache(o, new[1])
         copy_loc(o, *new)
         Rewriter.replace_op(o, new, [])
+
+
+def _keep_cache(old: LoadOp | StoreOp, new: LoadOp | StoreOp) -> None:
+    """The access in its own layout keeps the L2 eviction priority (`cache`) of the one it replaces."""
+    if old.cache is not None:
+        new.properties["cache"] = old.cache
 
 
 def _scanned_dims(launch: LaunchOp) -> dict[AutoLayoutAttr, tuple[int, ...]]:

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tilec.dialects import cute, views
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import (
     ArangeOp,
@@ -19,14 +20,17 @@ from tilec.dialects.layout import (
     ExpandDimsOp,
     LaunchOp,
     LoadOp,
+    PrefetchOp,
     ReduceOp,
     SplatOp,
     StoreOp,
     TileOp,
 )
 from tilec.support.locations import copy_loc
+from tilec.support.target import target_of
 
-from ._rereads import is_trip, rereads, trips
+from ._analysis import DYN
+from ._rereads import Reread, is_trip, reread_loads, rereads, trips
 from .pack_rows import ELEMENTWISE_OPS, constant_index
 
 _PURE = (ArangeOp, BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReduceOp, SplatOp, TileOp, LoadOp, lc.ScanOp)
@@ -56,17 +60,94 @@ class RereadOrderPass(ModulePass):
     writes its own tiles), of views that nothing in the launch loads (views are of
     distinct buffers: kernels take their pointers `__restrict__`).
 
+    With `cache_hints`, the loads and stores of each such pair of loops (reversed or not)
+    also carry L2 eviction priorities (`layout.load`'s `cache`), where the target's L2 is
+    known and holds the re-read row (`Reread.row_bytes` at most `Target.l2_bytes`): the
+    first loop's loads of the re-read tiles `evict_last` (L2 keeps them before other
+    lines until the second read), the second loop's loads of them and its stores to
+    global memory `evict_first` (read for the last time, or written and not read by the
+    launch: they make room first). Where every resident block's row does not fit in L2
+    the first reads then displace the outputs and the consumed chunks, not each other's
+    still-unread chunks; read backwards, the second loop finds the most recent first.
+    The hints change no value (the executor ignores them).
+
+    With `prefetch`, where the target also has bulk copies (TMA, sm_90), the block asks
+    L2 for each re-read row whole before the first loop (`layout.prefetch` of the tile
+    that spans the row, where that tile's elements are consecutive; `evict_last` with
+    `cache_hints`): all of the row's bytes are in flight at once, not one chunk's, so few
+    blocks (`choose-warps{l2_rows}`, whose rows fit in L2) still keep DRAM busy, and both
+    loops read the row from L2.
+
     Not in the default pipeline yet (unmeasured on a GPU): benchmarks/realistic_rows.py
-    `--variants reread-order` compares it with the default.
+    `--variants reread-order,reread-hints,reread-l2-prefetch` compares it with the default.
+
+    Options:
+      cache_hints    the L2 eviction priorities above (default false).
+      prefetch       the L2 prefetch of each re-read row above (default false).
     """
 
     name = "reread-order"
 
+    cache_hints: bool = False
+    prefetch: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            tgt = target_of(launch)
+            l2 = tgt.l2_bytes
             for r in rereads(launch):
+                if self.cache_hints and l2 and r.row_bytes <= l2:
+                    _hint(r)
+                if self.prefetch and l2 and r.row_bytes <= l2 and tgt.has("tma"):
+                    _prefetch(r, launch, "evict_last" if self.cache_hints else None)
                 if _reversible(r.second, launch):
                     _reverse(r.second)
+
+
+def _prefetch(r: Reread, launch: LaunchOp, cache: str | None) -> None:
+    """A `layout.prefetch` before `r.first` of each row its loads read in chunks: the
+    tile of the chunk's view at the same coordinates with the trip's extent the view's
+    (a static extent; the tile's elements consecutive). A row prefetched already (an
+    earlier run of the pass) is not prefetched again."""
+
+    def key(t: TileOp) -> tuple:
+        coords = tuple(c if (k := constant_index(c)) is None else k for c in t.coords)
+        return t.source, coords, tuple(t.tile_sizes)
+
+    done = {key(o.view.owner) for o in launch.body.block.ops
+            if isinstance(o, PrefetchOp) and isinstance(o.view.owner, TileOp)}
+    firsts, _ = reread_loads(r)
+    zero = None
+    for load in firsts:
+        t: TileOp = load.view.owner  # type: ignore[assignment]
+        dims = [k for k, c in enumerate(t.coords) if is_trip(c, r.first)]
+        extent = views.mode_sizes(t.source.type.cute_layout)[dims[0]] if len(dims) == 1 else DYN
+        if extent is DYN:
+            continue
+        sizes = [int(extent) if k == dims[0] else s for k, s in enumerate(t.tile_sizes)]
+        if zero is None:
+            zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        row = TileOp(t.source, [zero.result if k == dims[0] else c for k, c in enumerate(t.coords)], sizes)
+        lay = row.result.type.cute_layout
+        if key(row) in done or not (isinstance(lay, cute.Layout) and lay.is_static() and lay.cosize() == lay.size()):
+            row.erase()
+            continue
+        pre = PrefetchOp(row.result, cache)
+        new = [row, pre] if zero.parent is not None else [zero, row, pre]
+        copy_loc(load, *new)
+        Rewriter.insert_op(new, InsertPoint.before(r.first))
+        done.add(key(row))
+    if zero is not None and zero.parent is None:
+        zero.erase()
+
+
+def _hint(r: Reread) -> None:
+    """The L2 eviction priorities of `cache_hints` on the loops of `r`."""
+    firsts, seconds = reread_loads(r)
+    stores = [o for o in r.second.body.block.ops if isinstance(o, StoreOp)]
+    for o, hint in [*((f, "evict_last") for f in firsts), *((x, "evict_first") for x in (*seconds, *stores))]:
+        if o.view.type.memory_space == "gmem":
+            o.properties["cache"] = StringAttr(hint)
 
 
 def _reversible(loop: scf.ForOp, launch: LaunchOp) -> bool:

@@ -26,6 +26,13 @@ class CudaOpsEmitter(EmitterBase):
         src = f"{self.expr(op.src)} + {self.expr(op.src_index)}"
         self.line(f"tilec_cp_async<{op.bytes.value.data}>({dst}, {src});")
 
+    @emits(cuda.PrefetchL2Op)
+    def emit_prefetch_l2(self, op: cuda.PrefetchL2Op):
+        self.buffer(op.src, op)
+        self.helpers.add("prefetch_l2")
+        hint = {None: 0, "evict_last": 1, "evict_first": 2}[op.cache.data if op.cache is not None else None]
+        self.line(f"tilec_prefetch_l2<{hint}>({self.expr(op.src)} + {self.expr(op.index)}, {op.bytes.value.data}ull);")
+
     @emits(cuda.CpAsyncCommitOp)
     def emit_cp_async_commit(self, op: cuda.CpAsyncCommitOp):
         self.helpers.add("cp_async")

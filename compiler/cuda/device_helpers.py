@@ -48,6 +48,96 @@ template <typename T>
 __device__ __forceinline__ T tilec_ceildivu(T a, T b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }""",
+    "l2_hint": """\
+// An access with an L2 eviction priority (layout.load / layout.store `cache`): PTX
+// `createpolicy` (LAST 1: evict_last, the lines stay in L2 before others; 0: evict_first,
+// they go first) and `.L2::cache_hint`. The value moves as its raw bits (1 to 16 bytes).
+template <int LAST>
+__device__ __forceinline__ unsigned long long tilec_l2_policy() {
+  unsigned long long p;
+  if (LAST) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+template <int LAST, typename T>
+__device__ __forceinline__ T tilec_ld_l2(const T* a) {
+  const unsigned long long p = tilec_l2_policy<LAST>();
+  T r;
+  if constexpr (sizeof(T) == 16) {
+    uint4 u;
+    asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(a), "l"(p) : "memory");
+    memcpy(&r, &u, 16);
+  } else if constexpr (sizeof(T) == 8) {
+    uint2 u;
+    asm volatile("ld.global.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
+                 : "=r"(u.x), "=r"(u.y) : "l"(a), "l"(p) : "memory");
+    memcpy(&r, &u, 8);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned u;
+    asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(u) : "l"(a), "l"(p) : "memory");
+    memcpy(&r, &u, 4);
+  } else if constexpr (sizeof(T) == 2) {
+    unsigned short u;
+    asm volatile("ld.global.L2::cache_hint.b16 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    memcpy(&r, &u, 2);
+  } else {
+    static_assert(sizeof(T) == 1, "tilec_ld_l2 moves 1, 2, 4, 8 or 16 bytes");
+    unsigned short u;
+    asm volatile("ld.global.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    const unsigned char c = (unsigned char)u;
+    memcpy(&r, &c, 1);
+  }
+  return r;
+}
+template <int LAST, typename T>
+__device__ __forceinline__ void tilec_st_l2(T* a, T x) {
+  const unsigned long long p = tilec_l2_policy<LAST>();
+  if constexpr (sizeof(T) == 16) {
+    uint4 u;
+    memcpy(&u, &x, 16);
+    asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(a), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w), "l"(p) : "memory");
+  } else if constexpr (sizeof(T) == 8) {
+    uint2 u;
+    memcpy(&u, &x, 8);
+    asm volatile("st.global.L2::cache_hint.v2.b32 [%0], {%1, %2}, %3;" :: "l"(a), "r"(u.x), "r"(u.y), "l"(p) : "memory");
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned u;
+    memcpy(&u, &x, 4);
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" :: "l"(a), "r"(u), "l"(p) : "memory");
+  } else if constexpr (sizeof(T) == 2) {
+    unsigned short u;
+    memcpy(&u, &x, 2);
+    asm volatile("st.global.L2::cache_hint.b16 [%0], %1, %2;" :: "l"(a), "h"(u), "l"(p) : "memory");
+  } else {
+    static_assert(sizeof(T) == 1, "tilec_st_l2 moves 1, 2, 4, 8 or 16 bytes");
+    unsigned char c;
+    memcpy(&c, &x, 1);
+    asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" :: "l"(a), "h"((unsigned short)c), "l"(p) : "memory");
+  }
+}""",
+    "prefetch_l2": """\
+// cuda.prefetch_l2: the 16-byte-aligned interior of [p, p + nbytes) asked of L2 in one
+// bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first.
+template <int HINT>
+__device__ __forceinline__ void tilec_prefetch_l2(const void* p, unsigned long long nbytes) {
+#if __CUDA_ARCH__ >= 900
+  const unsigned long long a = (unsigned long long)p;
+  const unsigned long long lo = (a + 15ull) & ~15ull;
+  const unsigned long long hi = (a + nbytes) & ~15ull;
+  if (hi <= lo) return;
+  const unsigned n = (unsigned)(hi - lo);
+  if (HINT == 0) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(lo), "r"(n) : "memory");
+  } else {
+    unsigned long long pol;
+    if (HINT == 1) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" :: "l"(lo), "r"(n), "l"(pol) : "memory");
+  }
+#endif
+}""",
     "maximumf": """\
 // arith.maximumf: NaN if either is NaN, and max(-0, +0) = +0.
 template <typename T>

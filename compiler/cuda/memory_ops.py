@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import (
     MemRefType,
+    StringAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -27,13 +28,35 @@ class MemoryEmitter(EmitterBase):
     def emit_load(self, op: memref.LoadOp):
         self.buffer(op.memref, op)
         (index,) = self.indices(op, op.indices)
+        hint = self.cache_hint(op)
+        if hint is not None:
+            self.assign(op, op.res, f"tilec_ld_l2<{hint}>({self.expr(op.memref)} + {index})", "x")
+            return
         self.assign(op, op.res, f"{self.expr(op.memref)}[{index}]", "x")
 
     @emits(memref.StoreOp)
     def emit_store(self, op: memref.StoreOp):
         self.buffer(op.memref, op)
         (index,) = self.indices(op, op.indices)
+        hint = self.cache_hint(op)
+        if hint is not None:
+            self.line(f"tilec_st_l2<{hint}>({self.expr(op.memref)} + {index}, {self.expr(op.value)});")
+            return
         self.line(f"{self.expr(op.memref)}[{index}] = {self.expr(op.value)};")
+
+    def cache_hint(self, op: Operation) -> str | None:
+        """The template argument of `tilec_ld_l2` / `tilec_st_l2` for an access with an L2
+        eviction priority (the `cache` attribute `lower-to-gpu` gives a global access of a
+        hinted `layout.load` / `layout.store`: 1 evict_last, 0 evict_first), else None."""
+        hint = op.attributes.get("cache")
+        if hint is None:
+            return None
+        if not isinstance(hint, StringAttr) or hint.data not in ("evict_first", "evict_last"):
+            raise self.fail(op, f"cache = {hint}: the L2 eviction priority is evict_first or evict_last")
+        if memory_space_number(op.operands[0 if isinstance(op, (memref.LoadOp, vector.LoadOp)) else 1].type) == 3:
+            raise self.fail(op, "an L2 eviction priority is for global memory, not shared memory")
+        self.helpers.add("l2_hint")
+        return "1" if hint.data == "evict_last" else "0"
 
     def indices(self, op: Operation, indices: Sequence[SSAValue]) -> list[str]:
         if len(indices) != 1:
@@ -96,12 +119,20 @@ class MemoryEmitter(EmitterBase):
         vt = self.vector_pointer(op, op.base, op.result.type)
         (index,) = self.indices(op, op.indices)
         expr = f"*reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index})"
+        hint = self.cache_hint(op)
+        if hint is not None:
+            expr = f"tilec_ld_l2<{hint}>(reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index}))"
         self.assign(op, op.result, expr, "v")
 
     @emits(vector.StoreOp)
     def emit_store2(self, op: vector.StoreOp):
         vt = self.vector_pointer(op, op.base, op.vector.type)
         (index,) = self.indices(op, op.indices)
+        hint = self.cache_hint(op)
+        if hint is not None:
+            target = f"reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
+            self.line(f"tilec_st_l2<{hint}>({target}, {self.expr(op.vector)});")
+            return
         target = f"*reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
         self.line(f"{target} = {self.expr(op.vector)};")
 

@@ -15,9 +15,10 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    StringAttr,
     VectorType,
 )
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tilec.dialects.layout_attrs import element_bytes
 
@@ -110,21 +111,35 @@ def if_op(b: IndexBuilder, cond: IndexValue, result_types=()):
     return op, tb, eb
 
 
+CACHE_ATTR = "cache"
+"""The attribute of a global `memref.load` / `memref.store` / `vector.load` /
+`vector.store` that names its L2 eviction priority (a `layout.load`'s or
+`layout.store`'s `cache`, dialects/layout.py `CACHE_HINTS`); the CUDA printer emits the
+access with that hint."""
+
+
+def _hinted(b: IndexBuilder, v: View, op: Operation) -> Operation:
+    """`op` (an access of view v) with the builder's `cache_hint` where v is global memory."""
+    if b.cache_hint is not None and v.space == "gmem":
+        op.attributes[CACHE_ATTR] = StringAttr(b.cache_hint)
+    return op
+
+
 def load_scalar(b: IndexBuilder, v: View, off: IndexValue) -> SSAValue:
-    return b.add(memref.LoadOp.get(v.mem, [b.ssa(off)])).results[0]
+    return b.add(_hinted(b, v, memref.LoadOp.get(v.mem, [b.ssa(off)]))).results[0]
 
 
 def store_scalar(b: IndexBuilder, v: View, x: SSAValue, off: IndexValue):
-    b.add(memref.StoreOp.get(x, v.mem, [b.ssa(off)]))
+    b.add(_hinted(b, v, memref.StoreOp.get(x, v.mem, [b.ssa(off)])))
 
 
 def load_vec(b: IndexBuilder, v: View, off: IndexValue, n: int) -> SSAValue:
     vt = VectorType(v.elem, [n])
-    return b.add(vector.LoadOp(v.mem, [b.ssa(off)], vt)).results[0]
+    return b.add(_hinted(b, v, vector.LoadOp(v.mem, [b.ssa(off)], vt))).results[0]
 
 
 def store_vec(b: IndexBuilder, v: View, x: SSAValue, off: IndexValue):
-    b.add(vector.StoreOp(x, v.mem, [b.ssa(off)]))
+    b.add(_hinted(b, v, vector.StoreOp(x, v.mem, [b.ssa(off)])))
 
 
 def extract(b: IndexBuilder, x: SSAValue, j: int) -> SSAValue:

@@ -1,13 +1,17 @@
 """`layout.load` / `layout.store` of distributed tensors: one SSA value per register of
 the linear layout, coordinates from the XORs of its bases, vector accesses where the
-op's `vector` says so, masked reads and writes."""
+op's `vector` says so, masked reads and writes; `layout.prefetch` (one thread asks L2 for a row)."""
 
 
 from __future__ import annotations
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Region
 
-from tilec.dialects import layout
+from tilec.dialects import cuda, layout
+from tilec.dialects.layout_attrs import element_bytes
+from tilec.support.target import target_of
 
 from .._gpu_builder import DynamicIndex, IndexValue
 from . import access, registers
@@ -105,7 +109,9 @@ class LoadStoreLowering(OpFamily):
 
             return registers.read_in_groups(regs, vec, read)
 
-        self.values.set_registers(op.result, access.fast_path(self.b, [v], emit) if op.mask is None else emit(True))
+        with self.b.hinting(op.cache.data if op.cache is not None else None):
+            regs_out = access.fast_path(self.b, [v], emit) if op.mask is None else emit(True)
+        self.values.set_registers(op.result, regs_out)
 
     def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
         """The validity of register r's element conjoined with register r of the op's
@@ -147,6 +153,27 @@ class LoadStoreLowering(OpFamily):
             parts.append(f"vectors of {info(write)[1]} (write) and {info(read)[1]} (read)")
         self.ctx.comment("convert_layout via smem: " + ", ".join(parts))
 
+    @lowers(layout.PrefetchOp)
+    def op_layout_prefetch(self, op: layout.PrefetchOp):
+        """Thread 0 asks L2 for the view's bytes (one `cuda.prefetch_l2` from its first
+        element's offset) where the view lies wholly inside its tensor; nothing on a
+        target without bulk copies (TMA), nor where that cannot be known."""
+        if not target_of(op).has("tma"):
+            return
+        b = self.b
+        v: View = self.values.view(op.view)
+        inside = access.in_bounds(b, v)
+        if inside is False:
+            return
+        vt = op.view.type
+        nbytes = vt.cute_layout.size() * element_bytes(vt.element_type)
+        start = b.ssa(access.offset(b, v, 0))
+        tb = Block()
+        b.add(scf.IfOp(b.ssa(b.land(inside, b.eq0(self.ctx.tid))), [], Region(tb), Region()))
+        with b.at(tb):
+            b.add(cuda.PrefetchL2Op(v.mem, start, nbytes, op.cache.data if op.cache is not None else None))
+            b.add(scf.YieldOp())
+
     @lowers(layout.StoreOp)
     def op_layout_store(self, op: layout.StoreOp):
         b = self.b
@@ -177,10 +204,11 @@ class LoadStoreLowering(OpFamily):
                 access.masked_write(self.b, v, [xs[r] for r in group], offs(g), vs, lambda j, g=g: offs(g + j))
             return []
 
-        if op.mask is None:
-            access.fast_path(self.b, [v], emit)
-        else:
-            emit(True)
+        with b.hinting(op.cache.data if op.cache is not None else None):
+            if op.mask is None:
+                access.fast_path(self.b, [v], emit)
+            else:
+                emit(True)
 
 
 def _lane_validity(op: layout.LoadOp | layout.StoreOp):

@@ -58,6 +58,10 @@ class CudaFunctions(InterpreterFunctions):
         _async_copies(interp, op).issue(op, dst.storage, tids, dkeys, values, sel, tids)
         return ()
 
+    @impl(cuda.PrefetchL2Op)
+    def run_prefetch_l2(self, interp: ReferenceInterpreter, op: cuda.PrefetchL2Op, args):
+        return ()  # a hint to L2: no value is read or changed
+
     @impl(cuda.CpAsyncCommitOp)
     def run_commit(self, interp: ReferenceInterpreter, op: cuda.CpAsyncCommitOp, args):
         _async_copies(interp, op).commit(_grid(interp, op).active_tids())

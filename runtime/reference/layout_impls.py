@@ -864,6 +864,10 @@ class LayoutFunctions(InterpreterFunctions):
         out[(blocks, *cc.T)] = vals
         return (out,)
 
+    @impl(layout.PrefetchOp)
+    def run_prefetch(self, interp: ReferenceInterpreter, op: layout.PrefetchOp, args):
+        return ()  # a hint to L2: no value is read or changed
+
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
         value, v = args[:2]

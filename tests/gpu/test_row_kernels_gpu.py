@@ -176,13 +176,27 @@ def test_scan_vector_cumsum_of_unaligned_rows(dtype, n):
     _check("cumsum", dtype, n, (1, 7, 300), _variant("no-scan-vector"))
 
 
-@pytest.mark.parametrize("variant", ["reread-order", "l2-rows", "reread-l2"])
+@pytest.mark.parametrize("variant", ["reread-order", "l2-rows", "reread-l2", "reread-hints", "reread-l2-hints",
+                                     "reread-prefetch", "reread-l2-prefetch"])
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
 def test_two_pass_rows_under_the_l2_variants(name, dtype, variant):
     """The two-pass long rows (N = 50257: 13 chunks, the last partial) with the second
-    loop backwards (`reread-order`) and/or 32 warps (`choose-warps{l2_rows}`)."""
+    loop backwards (`reread-order`) and/or 32 warps (`choose-warps{l2_rows}`), and with
+    L2 eviction priorities on the loops' loads and stores (`reread-order{cache_hints}`:
+    PTX `createpolicy` / `.L2::cache_hint` accesses, scalar at these unaligned rows) and
+    the row prefetched into L2 first (`reread-order{prefetch}`: an unaligned row's
+    16-byte interior)."""
     _check(name, dtype, 50257, (1, 7, 300), _variant(variant))
+
+
+@pytest.mark.parametrize("variant", ["reread-hints", "reread-l2-hints", "reread-l2-prefetch"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_aligned_rows_with_l2_hints(name, dtype, variant):
+    """Rows of 24576 (16-byte aligned: 6 chunks, hinted 16-byte vector loads and
+    stores, `tilec_ld_l2` / `tilec_st_l2` moving `uint4`s) under the eviction priorities."""
+    _check(name, dtype, 24576, (1, 7, 300), _variant(variant))
 
 
 @pytest.mark.parametrize("n", [1001, 8192])
