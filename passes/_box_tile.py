@@ -23,10 +23,12 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
 16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
-a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run as
-one 16-byte `layout.read`/`layout.write` each, `UNROLL` reads per thread before their
-writes (that many loads in flight, no division per chunk); a pass of its own moves the
-bytes the run's ends cut (up to 15 at each end) one at a time. After a barrier, phase 2 gives
+a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run,
+`UNROLL` a thread per trip of its loop (no division per chunk), as `BOX_STAGES` says:
+by default one `layout.copy_chunk_async` each (`cp.async`, no register round trip),
+else a 16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass
+of its own moves the bytes the run's ends cut (up to 15 at each end) one at a time.
+After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
@@ -47,8 +49,8 @@ from xdsl.dialects.builtin import IndexType, VectorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.layout import AllocOp, BarrierOp, CopyOp, LaunchOp, ViewOp
-from tilec.dialects.layout_access import ReadOp, WriteOp
+from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
+from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
@@ -61,8 +63,13 @@ BOX_THREADS = 256
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
 UNROLL = 4
-"""Whole source chunks a thread reads before it writes them to the box (loads in
-flight per thread in phase 1)."""
+"""Whole source chunks a thread stages per trip of phase 1's main loop (loads in
+flight per thread where they pass through registers)."""
+BOX_STAGES = ("async", "registers")
+"""How phase 1 moves a source run's whole chunks into the box: `async`, one
+`layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
+register, all waited for once before the barrier); `registers`, `UNROLL` 16-byte
+`layout.read`s before their `layout.write`s."""
 
 
 def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
@@ -174,10 +181,12 @@ def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS) -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
-    with a box of `smem` bytes and `threads` per block; the caller puts them in the
-    copy's place. `facts` must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
+    as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
+    must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
@@ -279,16 +288,22 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             g = k.addi(lo, k.muli(j, c16))
             return g, k.subi(g, origin)
 
-        with k.loop(c(0), kmain, c(1)) as it:
-            first = k.addi(k.muli(it, c(per)), lane)
-            chunks = [chunk(k.addi(first, c(u * group))) for u in range(UNROLL)]
+        def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
+            """The chunks (source index, slot index) into the box: cp.async each, or all
+            read into registers before their writes."""
+            if stage_async:
+                for g, slot in chunks:
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
+                return
             vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
             for v, (_, slot) in zip(vals, chunks):
                 k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+
+        with k.loop(c(0), kmain, c(1)) as it:
+            first = k.addi(k.muli(it, c(per)), lane)
+            stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
         with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
-            g, slot = chunk(j)
-            v = k.add(ReadOp(src, [k.aligned(g)], width=CHUNK))
-            k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+            stage([chunk(j)])
     with k.loop(tid, k.muli(runs, c(2 * CHUNK)), cthreads) as idx:
         r, b = k.divui(idx, c(2 * CHUNK)), k.remui(idx, c(2 * CHUNK))
         st, end, lo, origin = run_ends(r)
@@ -300,6 +315,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         with k.when(k.cmp("slt", a, bound)):
             x = k.add(ReadOp(src, [a]))
             k.add(WriteOp(x, box, [k.subi(a, origin)]))
+    if stage_async:
+        k.add(AsyncWaitOp(0))
     k.add(BarrierOp())
 
     # phase 2: aligned 16-byte chunks of the destination runs
