@@ -32,7 +32,10 @@ After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
-byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
+byte. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
+chunks of one residue modulo `P = n_D / gcd(n_D, 16)` (each `P` chunks on lie
+`16 / gcd(n_D, 16)` bytes further in every slot), so their box addresses are computed
+once per block and stepped by one add a byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
 pointer moved by its misalignment (`CopyFacts.src_base`, `src_mis`: what
 `tilec.copy_` states), from the aligned pointer, so the 16-byte accesses are vectors
 (`layout.multiple_of` states their alignment to the lowering); else from the pointer
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from math import gcd
 
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IndexType, VectorType
@@ -339,49 +343,39 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
-        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box, stepped
-        from the first: `n_W` apart (`flat`; `rows` with one jump to the next slot,
-        `n_D >= 16`), or the next run's slot each byte (`cols`)."""
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`,
+        `rows`), stepped from the first: `n_W` apart (`rows` with one jump to the next
+        slot, `n_D >= 16`)."""
         if flavour == "flat":
             a0 = box_addr(q, p0)
             return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
         k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
-        if flavour == "rows":
-            base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
-            k1 = k.addi(k0, c(1))
-            base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
-            left = k.subi(c(nd), d0)  # type: ignore[arg-type]
-            delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
-            zero = c(0)
-            out = []
-            for t in range(CHUNK):
-                at = k.addi(base0, c(nw * t))  # type: ignore[operator]
-                jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
-                out.append(k.addi(at, jump))
-            return out
-        out, d, tt = [], d0, k0
+        base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
+        k1 = k.addi(k0, c(1))
+        base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
+        left = k.subi(c(nd), d0)  # type: ignore[arg-type]
+        delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
+        zero = c(0)
+        out = []
         for t in range(CHUNK):
-            if t:
-                d1 = k.addi(d, c(1))
-                wrap = k.cmp("eq", d1, c(nd))  # type: ignore[arg-type]
-                d = k.add(arith.SelectOp(wrap, c(0), d1))
-                tt = k.add(arith.SelectOp(wrap, k.addi(tt, c(1)), tt))
-            out.append(k.addi(k.addi(k.muli(d, pbc), k.andi(run_start(d), c(15))), tt))
+            at = k.addi(base0, c(nw * t))  # type: ignore[operator]
+            jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
+            out.append(k.addi(at, jump))
         return out
 
     cd = k.divui(k.addi(dlen, c(2 * CHUNK - 2)), c16)
     vt = VectorType(elem, [CHUNK])
-    with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
-        q = k.divui(idx, cd)
-        ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
-        ds = dorig if flavour == "cols" else stepped(dorig, q, dsw)
-        de = k.addi(ds, dlen)
-        cs = k.addi(k.andi(ds, cm16), ci16)
+
+    def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
+                    addrs: Callable[[], list[SSAValue]]) -> None:
+        """The destination chunk at `cs` of run `q` (`ds` .. `de`): where it lies
+        inside the run, one vector of the bytes at `addrs()` in the box; else the bytes
+        of it inside the run one at a time."""
         with k.when(k.cmp("slt", cs, de)):
             full = k.andi(k.cmp("sge", cs, ds), k.cmp("sle", k.addi(cs, c16), de))
             with k.when(full, otherwise=True) as to_else:
                 vec = None
-                for t, addr in enumerate(chunk_addrs(q, k.subi(cs, ds))):
+                for t, addr in enumerate(addrs()):
                     x = k.add(ReadOp(box, [addr]))
                     vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
                            else k.add(vector.InsertOp(x, vec, [t], vt)))
@@ -392,6 +386,41 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     with k.when(k.andi(k.cmp("sge", a, ds), k.cmp("slt", a, de))):
                         x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
                         k.add(WriteOp(x, dst, [a]))
+
+    if flavour != "cols":
+        with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
+            q = k.divui(idx, cd)
+            ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
+            ds = stepped(dorig, q, dsw)
+            cs = k.addi(k.andi(ds, cm16), ci16)
+            store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))
+    else:
+        # cols: byte p of the run lies at slot(p mod n_D) + p / n_D, so chunk j + P
+        # (P = n_D / gcd(n_D, 16): 16 P bytes are Q = 16 / gcd(n_D, 16) steps of W)
+        # lies Q bytes on from chunk j. A thread takes the chunks of one residue r
+        # mod P: the addresses of its first chunk's bytes are computed once, each
+        # chunk after adds Q m to them (no division, no wrap per byte)
+        g16 = gcd(nd, CHUNK)  # type: ignore[arg-type]
+        per, steps = nd // g16, CHUNK // g16  # type: ignore[operator]
+        groups = threads // per
+        ds = dorig
+        de = k.addi(ds, dlen)
+        base = k.andi(ds, cm16)
+        with k.when(k.cmp("ult", tid, c(groups * per))):
+            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
+            # taken 16 n_D on, so that p mod n_D and p / n_D - 16 are its slot and step
+            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
+                first.append(k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt))
+            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+            with k.loop(m0, trips, c(groups)) as m:
+                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(steps))
+                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
     ops = list(host_block.ops)
     for op in ops:
         op.detach()
