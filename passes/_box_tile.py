@@ -38,7 +38,9 @@ chunks of one residue modulo `P = n_D / gcd(n_D, 16)` (each `P` chunks on lie
 once per block and stepped by one add a byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
 pointer moved by its misalignment (`CopyFacts.src_base`, `src_mis`: what
 `tilec.copy_` states), from the aligned pointer, so the 16-byte accesses are vectors
-(`layout.multiple_of` states their alignment to the lowering); else from the pointer
+(`layout.multiple_of` states their alignment to the lowering; where the views' reach
+is static, so are the extents of the flat views the launch addresses, and the kernel's
+indices 32-bit where they fit); else from the pointer
 itself, aligned as its type says (an access not known aligned is one per byte).
 Offsets are non-negative (`box_flavour` takes no negative stride)."""
 
@@ -166,20 +168,33 @@ class _Builder:
             self.block = saved
 
 
-def _flat_view(host: _Builder, ptr: SSAValue, reach: SSAValue, elem) -> SSAValue:
-    """A 1-D view of `reach` elements at `ptr` (the storage the box addresses)."""
+INDEX32_LIMIT = 2**31
+
+
+def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
+    """A 1-D view of `reach` elements at `ptr` (the storage the box addresses): of a
+    static extent where `reach` is static and every offset the launch computes from
+    it (up to two boxes past the end: `_box_tile`'s slots after a box's last run, a
+    chunk past a run) fits 32 bits, so that the kernel's buffers are of a known size
+    and its index arithmetic 32-bit (compiler/cuda/kernel_info.py); else dynamic."""
+    if isinstance(reach, int) and reach + 2 * smem + 2 * CHUNK < INDEX32_LIMIT:
+        t = TensorViewType(elem, cute.make_layout((reach,), (1,)), "gmem")
+        return host.add(ViewOp(ptr, t, []))
     t = TensorViewType(elem, cute.make_layout((cute.DYN,), (1,)), "gmem")
-    return host.add(ViewOp(ptr, t, [reach]))
+    return host.add(ViewOp(ptr, t, [host.val(reach)]))
 
 
-def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value]) -> SSAValue:
+def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value]) -> Value:
     """1 + the misalignment + the last element's offset: the elements a view spans from
-    its aligned pointer."""
+    its aligned pointer (an int where every term is static)."""
+    terms = [(n, s) for n, s in zip(extents, strides) if _static(s) != 0]
+    known = [_static(x) for x in (mis, *(v for t in terms for v in t))]
+    if None not in known:
+        m, *rest = known
+        return 1 + m + sum((n - 1) * s for n, s in zip(rest[::2], rest[1::2]))  # type: ignore[operator]
     acc = host.val(mis)
     acc = host.addi(acc, host.c(1))
-    for n, s in zip(extents, strides):
-        if _static(s) == 0:
-            continue
+    for n, s in terms:
         acc = host.addi(acc, host.muli(host.subi(host.val(n), host.c(1)), host.val(s)))
     return acc
 
@@ -202,8 +217,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     extents = [m.extent for m in modes]
     sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
     dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
-    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem)
-    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem)
+    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
     n_k = host.val(extents[kmode])
     blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
     for m, n in enumerate(extents):
