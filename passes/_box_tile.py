@@ -369,16 +369,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         k1 = k.addi(k0, c(1))
         base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
         left = k.subi(c(nd), d0)  # type: ignore[arg-type]
-        delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
-        zero = c(0)
+        # byte t at base + n_W t, base the first slot's before the jump, the next's after
+        after = k.subi(base1, k.muli(c(nw), left))  # type: ignore[arg-type]
         out = []
         for t in range(CHUNK):
-            at = k.addi(base0, c(nw * t))  # type: ignore[operator]
-            jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
-            out.append(k.addi(at, jump))
+            start = k.add(arith.SelectOp(k.cmp("sge", c(t), left), after, base0))
+            out.append(k.addi(start, c(nw * t)))  # type: ignore[operator]
         return out
 
-    cd = k.divui(k.addi(dlen, c(2 * CHUNK - 2)), c16)
+    # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
+    # of a shorter last box past its run's end stores nothing): a constant, so that
+    # the loop index splits into run and chunk without a division at run time
+    full_len = t_rows * (1 if flavour == "flat" else nd)  # type: ignore[operator]
+    cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
     vt = VectorType(elem, [CHUNK])
 
     def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
