@@ -464,16 +464,15 @@ class CopyChunkAsyncOp(IRDLOperation):
         (dv, dc) = side()
         attrs = parser.parse_optional_attr_dict()
         width = attrs.pop("width", None)
-        if width is None:
-            parser.raise_error("layout.copy_chunk_async needs {width = N}")
+        if not isinstance(width, IntegerAttr):
+            parser.raise_error("layout.copy_chunk_async needs {width = N : i64}")
         parser.parse_punctuation(":")
         st = parser.parse_type()
         parser.parse_punctuation(",")
         dt = parser.parse_type()
         ix = IndexType()
         op = cls(parser.resolve_operand(sv, st), [parser.resolve_operand(c, ix) for c in sc],
-                 parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], 1)
-        op.properties["width"] = width
+                 parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data)
         op.attributes.update(attrs)
         return op
 
