@@ -17,7 +17,9 @@ queued before one synchronisation). The Program path takes the merged views of t
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
 its ratios are not the table's). With `--json`, benchmarks/report.py puts the
-table in docs/performance.md. `--list` prints the cases and each path's kernel choice
+table in docs/performance.md. A box case's Program runs a second time with phase 1
+through registers (`tile{box_stage=registers}`) for an A/B of its cp.async staging
+(a second table). `--list` prints the cases and each path's kernel choice
 (no GPU needed).
 """
 
@@ -194,15 +196,44 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
         row["program_tbps"] = timed(lambda: kernel(*args))
     except Exception as e:  # report and go on: one broken case must not hide the others
         row["program_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    if str(row["program"][0]).startswith("box"):
+        _box_stage_ab(torch, case, row, plan, src, dst, base, want, timed)
     row["torch_tbps"] = timed(lambda: dst.copy_(src))
     mc = memcpy_ratio_of(moved)
     row["memcpy_tbps"] = mc
-    for k in ("copy", "program", "torch"):
+    for k in ("copy", "program", "program_registers", "torch"):
         if f"{k}_tbps" in row:
             row[f"{k}_ratio"] = row[f"{k}_tbps"] / mc
     del base, src, dst, want
     torch.cuda.empty_cache()
     return row
+
+
+def registers_pipeline() -> str:
+    """The default pipeline with the `tile` pass's box copies staging phase 1 through
+    registers (`box_stage=registers`, the form before cp.async), for the A/B column."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    passes = expand_pipeline("default").split(",")
+    assert passes.count("tile") == 1, passes
+    return ",".join("tile{box_stage=registers}" if p == "tile" else p for p in passes)
+
+
+def _box_stage_ab(torch, case, row, plan, src, dst, base, want, timed) -> None:
+    """A box case's Program again with phase 1 through registers (`registers_pipeline`),
+    checked exact and timed beside the default (cp.async) column."""
+    import tilec
+
+    try:
+        kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()), registers_pipeline())
+        args = _program_args(torch, src, dst, plan, base)
+        _poison(torch, dst)
+        kernel(*args)
+        torch.cuda.synchronize()
+        row["program_registers_exact"] = bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
+        row["program_registers_tbps"] = timed(lambda: kernel(*args))
+    except Exception as e:  # report and go on
+        row["program_registers_error"] = f"{type(e).__name__}: {str(e)[:200]}"
 
 
 def table(rows: list[dict]) -> str:
@@ -219,6 +250,16 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['case']} | {r['copy_ratio']:.3f} | {prog_text} | {rel} | {r['torch_ratio']:.3f} | {exact} | {same} |"
         )
+    ab = [r for r in rows if "program_registers_ratio" in r or "program_registers_error" in r]
+    if ab:  # the box cases' phase 1: cp.async (the default) against registers
+        lines += ["", "| box case | Program, cp.async / cudaMemcpy | Program, box_stage=registers / cudaMemcpy | exact |",
+                  "|---|---:|---:|---|"]
+        for r in ab:
+            reg = r.get("program_registers_ratio")
+            prog = r.get("program_ratio")
+            exact = "yes" if r.get("program_exact") and r.get("program_registers_exact") else "NO"
+            lines.append(f"| {r['case']} | {'-' if prog is None else f'{prog:.3f}'} | "
+                         f"{'-' if reg is None else f'{reg:.3f}'} | {exact} |")
     return "\n".join(lines)
 
 

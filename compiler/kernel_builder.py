@@ -1025,6 +1025,21 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         results = self.insert(op).results
         return results[0] if token else None
 
+    def copy_chunk_async(self, src: Value, src_coords: Sequence[Any], dst: Value, dst_coords: Sequence[Any],
+                         width: int) -> None:
+        """`layout.copy_chunk_async`: this thread's `width` contiguous elements (4, 8 or
+        16 bytes) from the global view `src` at `src_coords` into the shared view `dst`
+        at `dst_coords` (one index per mode each), asynchronously (one `cp.async`
+        where both are known aligned; CuTe's copy of one `SM80_CP_ASYNC_CACHEGLOBAL`
+        atom at a thread's own offsets). Each call is one commit group: read the chunk
+        after `async_wait()` (and a `barrier()` for other threads).
+
+            p.copy_chunk_async(src, [p.multiple_of(i, 16)], box, [p.multiple_of(j, 16)], 16)
+            p.async_wait()
+        """
+        self.insert(la.CopyChunkAsyncOp(src.ssa, [self.as_index(c) for c in src_coords], dst.ssa,
+                                        [self.as_index(c) for c in dst_coords], width))
+
     def async_wait(self, *tokens: Value, pending: int | None = None) -> None:
         """`layout.async_wait`: wait for the copies of `tokens`, or until at most
         `pending` commit groups of this thread's `copy_async` are in flight (neither

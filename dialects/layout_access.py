@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, VectorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -60,7 +61,7 @@ from xdsl.utils.exceptions import VerifyException
 from . import cute, views
 from .effects import Accesses
 from .errors import LayoutError
-from .layout_attrs import TensorViewType
+from .layout_attrs import TensorViewType, element_bytes
 
 
 def _leaves(shape) -> list:
@@ -126,9 +127,11 @@ def nested_leaf_sizes(layout: cute.Layout, profile: Sequence[int]) -> list[int |
     return [None if views.is_dynamic(leaf.sub.size()) else int(leaf.sub.size()) for leaf in leaves]
 
 
-def profile_of(op: ReadOp | WriteOp) -> tuple[int, ...]:
-    """The op's coordinate nesting (empty for a flat coordinate)."""
-    return tuple(op.profile.get_values()) if op.profile is not None else ()
+def profile_of(op: Operation) -> tuple[int, ...]:
+    """The op's coordinate nesting (empty for a flat coordinate, and for an op whose
+    coordinates are never nested: `layout.copy_chunk_async`)."""
+    profile = getattr(op, "profile", None)
+    return tuple(profile.get_values()) if profile is not None else ()
 
 
 def element_type(t: TensorViewType, width: int | None = None) -> Attribute:
@@ -401,5 +404,93 @@ class DimOp(IRDLOperation):
                                   "partly outside): ask the view before vectorize")
 
 
-ACCESS_OPS = (ReadOp, WriteOp, DimOp)
+CHUNK_ASYNC_BYTES = (4, 8, 16)
+"""The bytes one `layout.copy_chunk_async` may move (PTX `cp.async`)."""
+
+
+@irdl_op_definition
+class CopyChunkAsyncOp(IRDLOperation):
+    """`width` contiguous elements of the global view `source` at a coordinate into
+    the shared view `dest` at a coordinate, asynchronously: each thread issues one
+    `cp.async` of its own 4-, 8- or 16-byte chunk (CuTe's `copy` of one
+    `SM80_CP_ASYNC_CACHEGLOBAL` atom at a thread's own offsets). Coordinates are one
+    index per mode, each chunk runs along its view's contiguous mode, as a
+    `layout.read`/`layout.write` of `width` elements does (neither view vectorized
+    nor masked). Each call commits one group (as `layout.copy_async`): the chunk may
+    be read only after a `layout.async_wait` that covers it, and by other threads only
+    after a barrier too.
+
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(4096):(1)>, smem>
+
+    The lowering makes it one `cp.async.cg` where both first elements are known aligned
+    to the chunk (their indices' divisors, `layout.multiple_of`, the buffers'
+    alignment), else a copy of `width` elements one at a time (done when issued)."""
+
+    name = "layout.copy_chunk_async"
+    source = operand_def(TensorViewType)
+    src_coords = var_operand_def(IndexType)
+    dest = operand_def(TensorViewType)
+    dst_coords = var_operand_def(IndexType)
+    width = prop_def(IntegerAttr)
+    traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, source, src_coords, dest, dst_coords, width: int):
+        super().__init__(operands=[source, list(src_coords), dest, list(dst_coords)],
+                         properties={"width": IntegerAttr(width, 64)})
+
+    def print(self, printer: Printer) -> None:
+        for i, (view, coords) in enumerate(((self.source, self.src_coords), (self.dest, self.dst_coords))):
+            printer.print_string(", " if i else " ")
+            printer.print_operand(view)
+            printer.print_string("[")
+            printer.print_list(coords, printer.print_operand)
+            printer.print_string("]")
+        printer.print_op_attributes({"width": self.width, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.dest.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CopyChunkAsyncOp:
+        def side() -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
+            view = parser.parse_unresolved_operand()
+            coords = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+            return view, coords
+
+        (sv, sc) = side()
+        parser.parse_punctuation(",")
+        (dv, dc) = side()
+        attrs = parser.parse_optional_attr_dict()
+        width = attrs.pop("width", None)
+        if not isinstance(width, IntegerAttr):
+            parser.raise_error("layout.copy_chunk_async needs {width = N : i64}")
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation(",")
+        dt = parser.parse_type()
+        ix = IndexType()
+        op = cls(parser.resolve_operand(sv, st), [parser.resolve_operand(c, ix) for c in sc],
+                 parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data)
+        op.attributes.update(attrs)
+        return op
+
+    def verify_(self) -> None:
+        s, d = self.source.type, self.dest.type
+        if (s.memory_space, d.memory_space) != ("gmem", "smem"):
+            raise VerifyException(f"copy_chunk_async copies global to shared memory, got "
+                                  f"{s.memory_space} -> {d.memory_space}")
+        if s.element_type != d.element_type:
+            raise VerifyException(f"copy_chunk_async between element types {s.element_type} and {d.element_type}")
+        width = width_of(self)
+        eb = element_bytes(s.element_type)
+        if width is None or width * eb not in CHUNK_ASYNC_BYTES:
+            raise VerifyException(f"copy_chunk_async moves 4, 8 or 16 bytes (cp.async), got {width} x {eb} bytes")
+        chunk = VectorType(s.element_type, [width])
+        _verify_access(self, s, len(self.src_coords), chunk, "the source chunk")
+        _verify_access(self, d, len(self.dst_coords), chunk, "the destination chunk")
+
+
+ACCESS_OPS = (ReadOp, WriteOp, DimOp, CopyChunkAsyncOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

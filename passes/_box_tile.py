@@ -23,17 +23,24 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
 16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
-a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run as
-one 16-byte `layout.read`/`layout.write` each, `UNROLL` reads per thread before their
-writes (that many loads in flight, no division per chunk); a pass of its own moves the
-bytes the run's ends cut (up to 15 at each end) one at a time. After a barrier, phase 2 gives
+a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run,
+`UNROLL` a thread per trip of its loop (no division per chunk), as `BOX_STAGES` says:
+by default one `layout.copy_chunk_async` each (`cp.async`, no register round trip),
+else a 16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass
+of its own moves the bytes the run's ends cut (up to 15 at each end) one at a time.
+After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
-byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
+byte. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
+chunks of one residue modulo `P = n_D / gcd(n_D, 16)` (each `P` chunks on lie
+`16 / gcd(n_D, 16)` bytes further in every slot), so their box addresses are computed
+once per block and stepped by one add a byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
 pointer moved by its misalignment (`CopyFacts.src_base`, `src_mis`: what
 `tilec.copy_` states), from the aligned pointer, so the 16-byte accesses are vectors
-(`layout.multiple_of` states their alignment to the lowering); else from the pointer
+(`layout.multiple_of` states their alignment to the lowering; where the views' reach
+is static, so are the extents of the flat views the launch addresses, and the kernel's
+indices 32-bit where they fit); else from the pointer
 itself, aligned as its type says (an access not known aligned is one per byte).
 Offsets are non-negative (`box_flavour` takes no negative stride)."""
 
@@ -41,14 +48,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from math import gcd
 
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IndexType, VectorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.layout import AllocOp, BarrierOp, CopyOp, LaunchOp, ViewOp
-from tilec.dialects.layout_access import ReadOp, WriteOp
+from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
+from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
@@ -61,8 +69,13 @@ BOX_THREADS = 256
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
 UNROLL = 4
-"""Whole source chunks a thread reads before it writes them to the box (loads in
-flight per thread in phase 1)."""
+"""Whole source chunks a thread stages per trip of phase 1's main loop (loads in
+flight per thread where they pass through registers)."""
+BOX_STAGES = ("async", "registers")
+"""How phase 1 moves a source run's whole chunks into the box: `async`, one
+`layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
+register, all waited for once before the barrier); `registers`, `UNROLL` 16-byte
+`layout.read`s before their `layout.write`s."""
 
 
 def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
@@ -155,29 +168,44 @@ class _Builder:
             self.block = saved
 
 
-def _flat_view(host: _Builder, ptr: SSAValue, reach: SSAValue, elem) -> SSAValue:
-    """A 1-D view of `reach` elements at `ptr` (the storage the box addresses)."""
+INDEX32_LIMIT = 2**31
+
+
+def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
+    """A 1-D view of `reach` elements at `ptr` (the storage the box addresses): of a
+    static extent where `reach` is static and every offset the launch computes from
+    it (up to two boxes past the end: `_box_tile`'s slots after a box's last run, a
+    chunk past a run) fits 32 bits, so that the kernel's buffers are of a known size
+    and its index arithmetic 32-bit (compiler/cuda/kernel_info.py); else dynamic."""
+    if isinstance(reach, int) and reach + 2 * smem + 2 * CHUNK < INDEX32_LIMIT:
+        t = TensorViewType(elem, cute.make_layout((reach,), (1,)), "gmem")
+        return host.add(ViewOp(ptr, t, []))
     t = TensorViewType(elem, cute.make_layout((cute.DYN,), (1,)), "gmem")
-    return host.add(ViewOp(ptr, t, [reach]))
+    return host.add(ViewOp(ptr, t, [host.val(reach)]))
 
 
-def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value]) -> SSAValue:
+def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value]) -> Value:
     """1 + the misalignment + the last element's offset: the elements a view spans from
-    its aligned pointer."""
+    its aligned pointer (an int where every term is static)."""
+    terms = [(n, s) for n, s in zip(extents, strides) if _static(s) != 0]
+    known = [_static(x) for x in (mis, *(v for t in terms for v in t))]
+    if None not in known:
+        m, *rest = known
+        return 1 + m + sum((n - 1) * s for n, s in zip(rest[::2], rest[1::2]))  # type: ignore[operator]
     acc = host.val(mis)
     acc = host.addi(acc, host.c(1))
-    for n, s in zip(extents, strides):
-        if _static(s) == 0:
-            continue
+    for n, s in terms:
         acc = host.addi(acc, host.muli(host.subi(host.val(n), host.c(1)), host.val(s)))
     return acc
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS) -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
-    with a box of `smem` bytes and `threads` per block; the caller puts them in the
-    copy's place. `facts` must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
+    as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
+    must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
@@ -189,8 +217,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     extents = [m.extent for m in modes]
     sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
     dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
-    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem)
-    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem)
+    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
     n_k = host.val(extents[kmode])
     blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
     for m, n in enumerate(extents):
@@ -279,16 +307,22 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             g = k.addi(lo, k.muli(j, c16))
             return g, k.subi(g, origin)
 
-        with k.loop(c(0), kmain, c(1)) as it:
-            first = k.addi(k.muli(it, c(per)), lane)
-            chunks = [chunk(k.addi(first, c(u * group))) for u in range(UNROLL)]
+        def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
+            """The chunks (source index, slot index) into the box: cp.async each, or all
+            read into registers before their writes."""
+            if stage_async:
+                for g, slot in chunks:
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
+                return
             vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
             for v, (_, slot) in zip(vals, chunks):
                 k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+
+        with k.loop(c(0), kmain, c(1)) as it:
+            first = k.addi(k.muli(it, c(per)), lane)
+            stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
         with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
-            g, slot = chunk(j)
-            v = k.add(ReadOp(src, [k.aligned(g)], width=CHUNK))
-            k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+            stage([chunk(j)])
     with k.loop(tid, k.muli(runs, c(2 * CHUNK)), cthreads) as idx:
         r, b = k.divui(idx, c(2 * CHUNK)), k.remui(idx, c(2 * CHUNK))
         st, end, lo, origin = run_ends(r)
@@ -300,6 +334,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         with k.when(k.cmp("slt", a, bound)):
             x = k.add(ReadOp(src, [a]))
             k.add(WriteOp(x, box, [k.subi(a, origin)]))
+    if stage_async:
+        k.add(AsyncWaitOp(0))
     k.add(BarrierOp())
 
     # phase 2: aligned 16-byte chunks of the destination runs
@@ -322,49 +358,42 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
-        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box, stepped
-        from the first: `n_W` apart (`flat`; `rows` with one jump to the next slot,
-        `n_D >= 16`), or the next run's slot each byte (`cols`)."""
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`,
+        `rows`), stepped from the first: `n_W` apart (`rows` with one jump to the next
+        slot, `n_D >= 16`)."""
         if flavour == "flat":
             a0 = box_addr(q, p0)
             return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
         k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
-        if flavour == "rows":
-            base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
-            k1 = k.addi(k0, c(1))
-            base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
-            left = k.subi(c(nd), d0)  # type: ignore[arg-type]
-            delta = k.subi(k.subi(base1, k.muli(c(nw), left)), base0)  # type: ignore[arg-type]
-            zero = c(0)
-            out = []
-            for t in range(CHUNK):
-                at = k.addi(base0, c(nw * t))  # type: ignore[operator]
-                jump = k.add(arith.SelectOp(k.cmp("sge", c(t), left), delta, zero))
-                out.append(k.addi(at, jump))
-            return out
-        out, d, tt = [], d0, k0
+        base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
+        k1 = k.addi(k0, c(1))
+        base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
+        left = k.subi(c(nd), d0)  # type: ignore[arg-type]
+        # byte t at base + n_W t, base the first slot's before the jump, the next's after
+        after = k.subi(base1, k.muli(c(nw), left))  # type: ignore[arg-type]
+        out = []
         for t in range(CHUNK):
-            if t:
-                d1 = k.addi(d, c(1))
-                wrap = k.cmp("eq", d1, c(nd))  # type: ignore[arg-type]
-                d = k.add(arith.SelectOp(wrap, c(0), d1))
-                tt = k.add(arith.SelectOp(wrap, k.addi(tt, c(1)), tt))
-            out.append(k.addi(k.addi(k.muli(d, pbc), k.andi(run_start(d), c(15))), tt))
+            start = k.add(arith.SelectOp(k.cmp("sge", c(t), left), after, base0))
+            out.append(k.addi(start, c(nw * t)))  # type: ignore[operator]
         return out
 
-    cd = k.divui(k.addi(dlen, c(2 * CHUNK - 2)), c16)
+    # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
+    # of a shorter last box past its run's end stores nothing): a constant, so that
+    # the loop index splits into run and chunk without a division at run time
+    full_len = t_rows * (1 if flavour == "flat" else nd)  # type: ignore[operator]
+    cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
     vt = VectorType(elem, [CHUNK])
-    with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
-        q = k.divui(idx, cd)
-        ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
-        ds = dorig if flavour == "cols" else stepped(dorig, q, dsw)
-        de = k.addi(ds, dlen)
-        cs = k.addi(k.andi(ds, cm16), ci16)
+
+    def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
+                    addrs: Callable[[], list[SSAValue]]) -> None:
+        """The destination chunk at `cs` of run `q` (`ds` .. `de`): where it lies
+        inside the run, one vector of the bytes at `addrs()` in the box; else the bytes
+        of it inside the run one at a time."""
         with k.when(k.cmp("slt", cs, de)):
             full = k.andi(k.cmp("sge", cs, ds), k.cmp("sle", k.addi(cs, c16), de))
             with k.when(full, otherwise=True) as to_else:
                 vec = None
-                for t, addr in enumerate(chunk_addrs(q, k.subi(cs, ds))):
+                for t, addr in enumerate(addrs()):
                     x = k.add(ReadOp(box, [addr]))
                     vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
                            else k.add(vector.InsertOp(x, vec, [t], vt)))
@@ -375,6 +404,41 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     with k.when(k.andi(k.cmp("sge", a, ds), k.cmp("slt", a, de))):
                         x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
                         k.add(WriteOp(x, dst, [a]))
+
+    if flavour != "cols":
+        with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
+            q = k.divui(idx, cd)
+            ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
+            ds = stepped(dorig, q, dsw)
+            cs = k.addi(k.andi(ds, cm16), ci16)
+            store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))
+    else:
+        # cols: byte p of the run lies at slot(p mod n_D) + p / n_D, so chunk j + P
+        # (P = n_D / gcd(n_D, 16): 16 P bytes are Q = 16 / gcd(n_D, 16) steps of W)
+        # lies Q bytes on from chunk j. A thread takes the chunks of one residue r
+        # mod P: the addresses of its first chunk's bytes are computed once, each
+        # chunk after adds Q m to them (no division, no wrap per byte)
+        g16 = gcd(nd, CHUNK)  # type: ignore[arg-type]
+        per, steps = nd // g16, CHUNK // g16  # type: ignore[operator]
+        groups = threads // per
+        ds = dorig
+        de = k.addi(ds, dlen)
+        base = k.andi(ds, cm16)
+        with k.when(k.cmp("ult", tid, c(groups * per))):
+            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
+            # taken 16 n_D on, so that p mod n_D and p / n_D - 16 are its slot and step
+            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
+                first.append(k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt))
+            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+            with k.loop(m0, trips, c(groups)) as m:
+                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(steps))
+                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

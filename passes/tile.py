@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_THREADS, box_launch
+from ._box_tile import BOX_STAGES, BOX_THREADS, box_launch
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, gather_vector,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -103,6 +103,9 @@ class TilePass(ModulePass):
                      a box copy's: a multiple of 32, default 256).
       box_smem=N     shared memory of a box copy's box in bytes (default 40960: the
                      `copy-strategy` pass's default, which chose the flavour).
+      box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
+                     the box: `async` (cp.async, default) or `registers` (16-byte loads
+                     and stores; passes/_box_tile.BOX_STAGES).
 
     Preconditions: both views have the same number of top-level modes with the same
     extents (dynamic extents are taken from the `layout.view` index operands of either
@@ -152,10 +155,13 @@ class TilePass(ModulePass):
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int = BOX_SMEM
+    box_stage: str = "async"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
+        if self.box_stage not in BOX_STAGES:
+            raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
         if any(t <= 0 for t in self.tile):
             raise TilecError(f"tile: tile extents must be positive, got {list(self.tile)}")
         copies = [
@@ -324,7 +330,7 @@ class TilePass(ModulePass):
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads), moved_pointers=True)
+        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage), moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)

@@ -12,6 +12,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, VectorType
 from xdsl.ir import SSAValue
 
+from tilec.dialects import cuda
 from tilec.dialects import layout_access as la
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects import views
@@ -43,11 +44,12 @@ def _divisor(v: SSAValue) -> int:
 
 
 class ElementAccessLowering(OpFamily):
-    def element_address(self, op, v: View, coords: list) -> tuple[list[IndexValue], IndexValue]:
+    def element_address(self, op, v: View, coords: list, vt=None) -> tuple[list[IndexValue], IndexValue]:
         """(the storage index of each lane of the element at `coords`, whether the
-        element lies inside its tensor)."""
+        element lies inside its tensor); `vt` the view's type (default: the op's
+        `view`'s)."""
         b = self.b
-        vt = op.view.type
+        vt = vt if vt is not None else op.view.type
         profile = la.profile_of(op)
         form = "nested" if profile else la.coordinate_form(vt.cute_layout, len(coords))
         if form == "nested":
@@ -89,11 +91,12 @@ class ElementAccessLowering(OpFamily):
         lanes, run = access.vec_info(self.b, v)
         return v.vec is not None and lanes > 1 and run == lanes
 
-    def contiguous_vector(self, op, v: View) -> bool:
-        """Whether the `width` contiguous elements at the op's coordinate are one aligned
-        vector access of at most 16 bytes: the first element's storage index, the view's
-        base plus each index times its mode's stride, is known a multiple of `width`
-        (`_divisor` of the index values) and the buffer aligned to the vector."""
+    def contiguous_vector(self, op, v: View, coords=None) -> bool:
+        """Whether the `width` contiguous elements at the op's coordinate (`coords`,
+        default the op's) are one aligned vector access of at most 16 bytes: the first
+        element's storage index, the view's base plus each index times its mode's
+        stride, is known a multiple of `width` (`_divisor` of the index values) and the
+        buffer aligned to the vector."""
         width = la.width_of(op)
         if width is None or width < 2 or v.swizzle is not None:
             return False
@@ -103,7 +106,7 @@ class ElementAccessLowering(OpFamily):
         if v.space == "gmem" and v.align % size:
             return False
         g = self.b.div_of(v.base)
-        for m, c in zip(v.layout, op.coords):
+        for m, c in zip(v.layout, op.coords if coords is None else coords):
             if len(m) != 1:
                 return False
             _, d = m[0]
@@ -148,6 +151,23 @@ class ElementAccessLowering(OpFamily):
                 access.store_scalar(self.b, v, x, offs[0])
 
         access.guarded(self.b, valid, write)
+
+    @lowers(la.CopyChunkAsyncOp)
+    def op_layout_copy_chunk_async(self, op: la.CopyChunkAsyncOp):
+        """One `cuda.cp_async` of the chunk where both first elements are known aligned
+        to it (`contiguous_vector`), else its elements copied one at a time; then
+        `cuda.cp_async_commit` (the op commits one group)."""
+        s: View = self.values.view(op.source)
+        d: View = self.values.view(op.dest)
+        soffs, _ = self.element_address(op, s, [self.values.index(c) for c in op.src_coords], op.source.type)
+        doffs, _ = self.element_address(op, d, [self.values.index(c) for c in op.dst_coords], op.dest.type)
+        if self.contiguous_vector(op, s, op.src_coords) and self.contiguous_vector(op, d, op.dst_coords):
+            nbytes = len(soffs) * element_bytes(s.elem)
+            self.b.add(cuda.CpAsyncOp(d.mem, self.b.ssa(doffs[0]), s.mem, self.b.ssa(soffs[0]), nbytes))
+        else:
+            for so, do in zip(soffs, doffs):
+                access.store_scalar(self.b, d, access.load_scalar(self.b, s, so), do)
+        self.b.add(cuda.CpAsyncCommitOp())
 
     @lowers(la.DimOp)
     def op_layout_dim(self, op: la.DimOp):

@@ -21,7 +21,7 @@ from tilec.dialects.swizzle import ComposedLayout
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .layout_impls import Access, View, _grid, _view, element_keys, mask_valid
-from .memory import load, store
+from .memory import SHARED, load, store
 from .memory_impls import scatter, thread_values
 from .values import dtype_of
 
@@ -132,6 +132,26 @@ class AccessFunctions(InterpreterFunctions):
         vals = np.asarray(thread_values(grid, acc.actors, value, op.value.type)).reshape(keys.shape)
         rows = np.broadcast_to(acc.actors[:, None], keys.shape)
         store(op, grid, view, rows.ravel(), keys.ravel(), vals.ravel())
+        return ()
+
+    @impl(la.CopyChunkAsyncOp)
+    def run_copy_chunk_async(self, interp: ReferenceInterpreter, op: la.CopyChunkAsyncOp, args):
+        """Each active thread reads its chunk of the source when it issues the copy and
+        marks its destination chunk pending (the launch's cp.async state); the copy
+        commits one group, and lands at a `layout.async_wait` that covers it."""
+        if interp.grid is None or interp.async_copies is None:
+            raise ExecutionError(op, "layout.copy_chunk_async outside a layout.launch")
+        ns = len(op.src_coords)
+        src, dst = _view(op, args[0]), _view(op, args[1 + ns])
+        if dst.storage.space != SHARED:
+            raise ExecutionError(op, f"copy_chunk_async to {dst.name}, which is not shared memory")
+        grid, acc, skeys = _keys(interp, op, src, list(args[1:1 + ns]), "reads")
+        _, _, dkeys = _keys(interp, op, dst, list(args[2 + ns:]), "writes")
+        rows = np.broadcast_to(acc.actors[:, None], skeys.shape)
+        values = load(op, grid, src, rows.ravel(), skeys.ravel()).reshape(skeys.shape)
+        sel = np.ones(dkeys.shape, bool)
+        interp.async_copies.issue(op, dst.storage, acc.actors, dkeys, values, sel, acc.actors)
+        interp.async_copies.commit(grid.active_tids())  # each call commits one group
         return ()
 
     @impl(la.DimOp)

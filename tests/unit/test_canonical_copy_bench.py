@@ -61,3 +61,15 @@ def test_report_section_from_the_json(tmp_path, monkeypatch):
     assert "| transpose float16 8192x8192 | 0.950 | 0.960 | 0.99 | 0.400 | yes | yes |" in text
     assert "| row broadcast float32 | 1.100 | 0.900 | 1.22 | 0.500 | yes | no: gather vs tiled |" in text
     assert "copy_ / Program: worst 0.99." in text
+
+
+def test_box_cases_get_an_ab_table_of_their_phase_1_staging():
+    pipeline = bench.registers_pipeline()
+    assert pipeline.split(",").count("tile{box_stage=registers}") == 1 and ",tile," not in pipeline
+    row = {"case": "box flat", "copy_ratio": 0.7, "program_ratio": 0.72, "torch_ratio": 0.5, "copy_exact": True,
+           "program_exact": True, "copy_": ["box<flat>"], "program": ["box<flat>"],
+           "program_registers_ratio": 0.61, "program_registers_exact": True}
+    plain = {**{k: v for k, v in row.items() if not k.startswith("program_registers")}, "case": "transpose"}
+    text = bench.table([plain, row])
+    assert "| box flat | 0.720 | 0.610 | yes |" in text
+    assert "| transpose | 0.720" not in text.split("box_stage=registers")[1]

@@ -108,6 +108,13 @@ def _cases(rng):
     src = rand((37, 3, 211)).transpose(1, 2, 0)  # (3, 211, 37): rows of 37 from 37 src rows
     base = np.full((3, 211 * 37 + 9), 0x5A, np.int8)
     out.append((src, base, lambda b: b[:, 4 : 4 + 211 * 37].reshape(3, 211, 37), "box<cols>"))
+    # "box<cols>" with n_D sharing a factor with 16 (12: chunks repeat every 3, 4 steps
+    # of W on; 24: every 3, 2 steps on), offset pointers
+    for nd, so, do in ((12, 5, 3), (24, 0, 13)):
+        flat = rand(so + nd * 1501 + 7)
+        src = flat[so : so + nd * 1501].reshape(nd, 1501).T
+        base = np.full(nd * 1501 + 40, 0x5A, np.int8)
+        out.append((src, base, lambda b, do=do, nd=nd: b[do : do + nd * 1501].reshape(1501, nd), "box<cols>"))
     # "box<rows>" with D = 16 exactly, W = 3, into padded dst rows, two grid modes
     src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
     base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)

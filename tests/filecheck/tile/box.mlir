@@ -3,6 +3,10 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ-DEFAULT
 // RUN: not tilec %s -p 'copy-strategy,tile{threads=48}' 2>&1 | filecheck %s --check-prefix=THREADS
+// RUN: tilec %s -p 'copy-strategy,tile{box_stage=registers}' | filecheck %s --check-prefix=REG
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: not tilec %s -p 'copy-strategy,tile{box_stage=sync}' 2>&1 | filecheck %s --check-prefix=STAGE
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -27,18 +31,36 @@
 // EQ-DEFAULT: @rows: equivalent after 'default'
 // EQ-DEFAULT: @cols: equivalent after 'default'
 // THREADS: box.mlir:{{[0-9]+}}:3: error: 'layout.copy': tile: a box copy takes threads that are a multiple of 32; got threads=48
+// STAGE: tile: box_stage=sync must be one of async, registers
+
+// Phase 1 stages whole source chunks with cp.async (box_stage=async, the default),
+// waited for once before the barrier; box_stage=registers reads them into registers
+// and writes them to the box.
+// CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
+// CUDA-LABEL: flat_kernel(
+// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_commit();
+// CUDA:         tilec_cp_async_wait<0>();
+// CUDA-NEXT:    __syncthreads();
+// REG-LABEL: func.func @flat
+// REG-NOT:       layout.copy_chunk_async
+// REG:           layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem> -> vector<16xi8>
+// REG:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// REG-NOT:       layout.async_wait
+// REG:           layout.barrier
 
 // CHECK-LABEL: func.func @flat
-// CHECK:         layout.view %{{.*}}(%{{.*}}) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+// CHECK:         layout.view %{{.*}} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
 // CHECK:           scf.for
-// CHECK:             layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(?):(1)>, gmem> -> vector<16xi8>
-// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
-// CHECK:           layout.barrier
+// CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// CHECK:           layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for
 // CHECK:             vector.insert
-// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK-NOT:     layout.copy
 func.func @flat(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
@@ -62,7 +84,10 @@ func.func @flat_misaligned(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8
 }
 
 // D a run-time extent, the destination's rows padded (stride 307): flat.
+// A run-time extent: the flat views' extents are run-time values too (static ones,
+// as in @flat, give the kernel 32-bit indices where two boxes past the end fit).
 // CHECK-LABEL: func.func @flat_dynamic
+// CHECK:         layout.view %src(%{{.*}}) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
 // CHECK:         layout.launch
 func.func @flat_dynamic(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %n: index, %ld: index) attributes {tilec.args = {n = 301 : index, ld = 307 : index}} {
   %a = layout.view %src(%n) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(19,?):(1,19)>, gmem>
