@@ -63,7 +63,9 @@ def _masked_read(coords):
 
 def test_reading_past_the_tensor_through_a_masked_tile_is_an_error():
     module = _masked_read(lambda tx, ty: (ty, tx))  # block 3's rows 30, 31 lie outside
-    with pytest.raises(ExecutionError, match="lies outside its tensor"):
+    # the first thread that reads outside (ty = 6, tx = 0) and its coordinate are named
+    with pytest.raises(ExecutionError, match=r"thread 48 of block 3 reads an element .* lies outside its tensor "
+                                             r"\(coordinate \[6, 0\]\)"):
         run(module, random_inputs(module, seed=0))
 
 

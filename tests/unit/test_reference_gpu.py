@@ -784,3 +784,19 @@ def test_unsigned_ceiling_division():
     expected = -(-ux // 7)
     assert np.any((ux // 7 % 2 == 1) & (ux % 7 != 0))
     assert np.array_equal(out["dst"].astype(np.int64) % 2**32, expected)
+
+
+def test_a_static_memref_too_large_to_hold_is_refused_before_the_run():
+    """A memref of static shape past MAX_ELEMENTS is refused at its op (the executor
+    would materialise it); one of dynamic shape is sized at run time instead."""
+    from tilec.runtime.reference.api import MAX_ELEMENTS
+
+    big = MAX_ELEMENTS + 1
+    text = f"""
+    func.func @big(%a: memref<4xf32>) {{
+      %m = memref.alloc() : memref<{big}xf32>
+      func.return
+    }}
+    """
+    with pytest.raises(ExecutionError, match=rf"a value of {big} elements \(memref<{big}xf32>\) is too large"):
+        run(text, {"a": np.zeros(4, np.float32)})
