@@ -78,3 +78,59 @@ def test_the_exception_lists_name_real_ops_that_need_them():
     stale = [n for n in LOWERED_ELSEWHERE if n not in layout_ops or layout_ops[n] in LOWERINGS]
     stale += [n for n in NOT_PRINTED if n not in cuda_ops or cuda_ops[n] in CudaEmitter.EMITTERS]
     assert stale == [], f"entries of the exception lists that are no op or now have a lowering/emitter: {stale}"
+
+
+FAMILY_MODULES = {
+    # dialect module: (its semantics in runtime/reference/, its lowerings in passes/lower_to_gpu/,
+    #                  its emitters in compiler/cuda/)
+    "layout": ("layout_impls", {"arith_ops", "view_ops", "load_store", "convert_layout", "copy", "reduce"}, None),
+    "layout_access": ("access_impls", {"element_access"}, None),
+    "layout_compute": ("compute_impls", {"compute", "reduce"}, None),
+    "layout_dot": ("mma_impls", set(), None),
+    "layout_funnel": ("compute_impls", {"funnel"}, None),
+    "layout_identity": ("identity_impls", {"identity"}, None),
+    "layout_iter": ("iter_impls", set(), None),
+    "layout_like": ("like_impls", set(), None),
+    "layout_mma": ("mma_impls", {"mma"}, None),
+    "layout_print": ("print_impls", {"debug_print"}, None),
+    "layout_ptr": ("pointer_impls", {"pointers"}, None),
+    "layout_query": ("query_impls", {"query"}, None),
+    "layout_roles": ("role_impls", {"roles"}, None),
+    "layout_static_assert": ("query_impls", set(), None),
+    "layout_tma": ("tma_impls", {"tma"}, None),
+    "thread_ids": ("thread_id_impls", {"thread_ids"}, None),
+    "cuda": ("cuda_impls", set(), "cuda_ops"),
+    "cuda_roles": ("role_impls", set(), "role_ops"),
+    "cuda_tma": ("tma_impls", set(), "tma_ops"),
+    "cuda_wgmma": ("wgmma_impls", set(), "wgmma_ops"),
+}
+"""Where each op family lives in each layer, by the dialect module that defines its ops
+(a family is named alike in every layer where it can be: `layout_tma` -> `tma_impls` ->
+`tma` -> `tma_ops`; the other names are given here). A family with no lowering of its
+own is in LOWERED_ELSEWHERE; `cuda.printf` has its semantics beside `layout.print`'s
+(print_impls), the one exception this table's test allows."""
+
+_ALSO = {"cuda.printf": "print_impls"}
+
+
+def _stem(obj) -> str:
+    return obj.__module__.rsplit(".", 1)[-1]
+
+
+def test_each_family_lives_where_the_family_table_says():
+    interp = ReferenceInterpreter(ModuleOp([]))
+    for fns in _functions():
+        interp.register_implementations(fns)
+    impls = interp._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+    wrong = []
+    for op in [*Layout.operations, *Cuda.operations]:
+        ref, lowering, emitter = FAMILY_MODULES[_stem(op)]
+        if _stem(type(impls[op][0])) != _ALSO.get(op.name, ref):
+            wrong.append(f"{op.name}: semantics in {_stem(type(impls[op][0]))}, not {ref}")
+        if op in LOWERINGS and _stem(LOWERINGS[op][0]) not in lowering:
+            wrong.append(f"{op.name}: lowered in {_stem(LOWERINGS[op][0])}, not one of {sorted(lowering)}")
+        if op in CudaEmitter.EMITTERS and _stem(CudaEmitter.EMITTERS[op]) != emitter:
+            wrong.append(f"{op.name}: printed in {_stem(CudaEmitter.EMITTERS[op])}, not {emitter}")
+    assert wrong == [], f"ops outside their family's modules (FAMILY_MODULES): {wrong}"
+    stale = sorted(set(FAMILY_MODULES) - {_stem(op) for op in [*Layout.operations, *Cuda.operations]})
+    assert stale == []
