@@ -24,7 +24,7 @@ from .funnel import FunnelLowering
 from .identity import IdentityLowering
 from .load_store import LoadStoreLowering
 from .mma import MmaLowering
-from .pointers import PointerLowering
+from .ptr import PointerLowering
 from .query import QueryLowering
 from .reduce import ReduceLowering
 from .roles import RolesLowering

@@ -492,7 +492,7 @@ def ownership(encoding, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]
 
 def _role_span(grid: Grid) -> tuple[int, int]:
     """(first thread, threads) that distributed values span: the running
-    warp_specialize region's (role_impls.py), else the block's."""
+    warp_specialize region's (roles_impls.py), else the block's."""
     role = getattr(grid, "role", None)
     return (0, grid.threads_per_block) if role is None else (role.first, role.threads)
 
@@ -891,7 +891,7 @@ class LayoutFunctions(InterpreterFunctions):
     def run_splat(self, interp: ReferenceInterpreter, op: layout.SplatOp, args):
         (x,) = args
         if isinstance(op.value.type, PtrType) and isinstance(x, Storage):
-            x = 0  # a pointer tensor is offsets into its argument (pointer_impls.py)
+            x = 0  # a pointer tensor is offsets into its argument (ptr_impls.py)
         return (_splat(interp, op, x),)
 
     @impl(layout.ArangeOp)

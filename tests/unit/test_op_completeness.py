@@ -80,57 +80,70 @@ def test_the_exception_lists_name_real_ops_that_need_them():
     assert stale == [], f"entries of the exception lists that are no op or now have a lowering/emitter: {stale}"
 
 
-FAMILY_MODULES = {
-    # dialect module: (its semantics in runtime/reference/, its lowerings in passes/lower_to_gpu/,
-    #                  its emitters in compiler/cuda/)
-    "layout": ("layout_impls", {"arith_ops", "view_ops", "load_store", "convert_layout", "copy", "reduce"}, None),
-    "layout_access": ("access_impls", {"element_access"}, None),
-    "layout_compute": ("compute_impls", {"compute", "reduce"}, None),
-    "layout_dot": ("mma_impls", set(), None),
-    "layout_funnel": ("compute_impls", {"funnel"}, None),
-    "layout_identity": ("identity_impls", {"identity"}, None),
-    "layout_iter": ("iter_impls", set(), None),
-    "layout_like": ("like_impls", set(), None),
-    "layout_mma": ("mma_impls", {"mma"}, None),
-    "layout_print": ("print_impls", {"debug_print"}, None),
-    "layout_ptr": ("pointer_impls", {"pointers"}, None),
-    "layout_query": ("query_impls", {"query"}, None),
-    "layout_roles": ("role_impls", {"roles"}, None),
-    "layout_static_assert": ("query_impls", set(), None),
-    "layout_tma": ("tma_impls", {"tma"}, None),
-    "thread_ids": ("thread_id_impls", {"thread_ids"}, None),
-    "cuda": ("cuda_impls", set(), "cuda_ops"),
-    "cuda_roles": ("role_impls", set(), "role_ops"),
-    "cuda_tma": ("tma_impls", set(), "tma_ops"),
-    "cuda_wgmma": ("wgmma_impls", set(), "wgmma_ops"),
+def _family(dialect_module: str) -> str:
+    """The name of the family of the ops a dialect module defines: `layout_tma`, `cuda_tma`
+    -> `tma`; `layout` -> `layout`; `thread_ids` -> `thread_ids`."""
+    for prefix in ("layout_", "cuda_"):
+        if dialect_module.startswith(prefix):
+            return dialect_module[len(prefix):]
+    return dialect_module
+
+
+NAMED_OTHERWISE = {
+    ("layout", "lowering"): ({"arith_ops", "view_ops", "load_store", "convert_layout", "copy", "reduce"},
+                             "the core ops: one lowering module per kind of work"),
+    ("layout_access", "lowering"): ({"element_access"}, "access.py is the element-access helper every family uses"),
+    ("layout_compute", "lowering"): ({"compute", "reduce"}, "layout.reduce_region beside layout.reduce"),
+    ("layout_dot", "semantics"): ("mma_impls", "a dot is an mma to the executor"),
+    ("layout_funnel", "semantics"): ("compute_impls", "an elementwise op on rows, with the other compute ops"),
+    ("layout_print", "lowering"): ({"debug_print"}, "a module named print would read as the builtin"),
+    ("layout_static_assert", "semantics"): ("query_impls", "the static queries' folding, shared"),
 }
-"""Where each op family lives in each layer, by the dialect module that defines its ops
-(a family is named alike in every layer where it can be: `layout_tma` -> `tma_impls` ->
-`tma` -> `tma_ops`; the other names are given here). A family with no lowering of its
-own is in LOWERED_ELSEWHERE; `cuda.printf` has its semantics beside `layout.print`'s
-(print_impls), the one exception this table's test allows."""
+"""Where a family's module in a layer is not named by the family (`tma` -> `tma_impls`,
+`tma`, `tma_ops`), the modules it has instead, and why."""
 
 _ALSO = {"cuda.printf": "print_impls"}
+"""Ops whose semantics live with another family's (cuda.printf beside layout.print)."""
 
 
 def _stem(obj) -> str:
     return obj.__module__.rsplit(".", 1)[-1]
 
 
-def test_each_family_lives_where_the_family_table_says():
+def _expected(dialect_module: str, layer: str):
+    if (dialect_module, layer) in NAMED_OTHERWISE:
+        return NAMED_OTHERWISE[(dialect_module, layer)][0]
+    f = _family(dialect_module)
+    return {"semantics": f"{f}_impls", "lowering": {f}, "emitter": f"{f}_ops"}[layer]
+
+
+def test_each_family_has_one_name_in_every_layer():
+    """An op of `dialects/layout_F.py` (or `cuda_F.py`) has its semantics in
+    `runtime/reference/F_impls.py`, its lowering in `passes/lower_to_gpu/F.py` and its
+    emitter in `compiler/cuda/F_ops.py`, unless NAMED_OTHERWISE says where and why."""
     interp = ReferenceInterpreter(ModuleOp([]))
     for fns in _functions():
         interp.register_implementations(fns)
     impls = interp._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
     wrong = []
     for op in [*Layout.operations, *Cuda.operations]:
-        ref, lowering, emitter = FAMILY_MODULES[_stem(op)]
-        if _stem(type(impls[op][0])) != _ALSO.get(op.name, ref):
-            wrong.append(f"{op.name}: semantics in {_stem(type(impls[op][0]))}, not {ref}")
-        if op in LOWERINGS and _stem(LOWERINGS[op][0]) not in lowering:
-            wrong.append(f"{op.name}: lowered in {_stem(LOWERINGS[op][0])}, not one of {sorted(lowering)}")
-        if op in CudaEmitter.EMITTERS and _stem(CudaEmitter.EMITTERS[op]) != emitter:
-            wrong.append(f"{op.name}: printed in {_stem(CudaEmitter.EMITTERS[op])}, not {emitter}")
-    assert wrong == [], f"ops outside their family's modules (FAMILY_MODULES): {wrong}"
-    stale = sorted(set(FAMILY_MODULES) - {_stem(op) for op in [*Layout.operations, *Cuda.operations]})
+        d = _stem(op)
+        got = _stem(type(impls[op][0]))
+        if got != _ALSO.get(op.name, _expected(d, "semantics")):
+            wrong.append(f"{op.name}: semantics in {got}")
+        if op in LOWERINGS and _stem(LOWERINGS[op][0]) not in _expected(d, "lowering"):
+            wrong.append(f"{op.name}: lowered in {_stem(LOWERINGS[op][0])}")
+        if op in CudaEmitter.EMITTERS and _stem(CudaEmitter.EMITTERS[op]) != _expected(d, "emitter"):
+            wrong.append(f"{op.name}: printed in {_stem(CudaEmitter.EMITTERS[op])}")
+    assert wrong == [], f"ops outside their family's modules (named by the family or NAMED_OTHERWISE): {wrong}"
+    stale = sorted({d for d, _ in NAMED_OTHERWISE} - {_stem(op) for op in [*Layout.operations, *Cuda.operations]})
     assert stale == []
+    default = {"semantics": "{}_impls", "lowering": "{}", "emitter": "{}_ops"}
+    named_by_family = [(d, layer) for (d, layer), (where, _) in NAMED_OTHERWISE.items()
+                       if where in (default[layer].format(_family(d)), {default[layer].format(_family(d))})]
+    assert named_by_family == [], "NAMED_OTHERWISE entries the family's name already gives"
+
+
+def test_the_family_rule_reads_dialect_module_names():
+    assert [_family(m) for m in ("layout_tma", "cuda_tma", "layout", "thread_ids")] == ["tma", "tma", "layout",
+                                                                                          "thread_ids"]
