@@ -77,6 +77,7 @@ from .layout_attrs import (
 )
 from .mma_layouts import MMA_ATTRIBUTES
 from .swizzle import ComposedLayout
+from .verifier import check as _check
 from .view_syntax import InferredViewResult, nested_item, print_nested
 
 index = IndexType()
@@ -99,11 +100,6 @@ def _view(v: SSAValue, what: str) -> TensorViewType:
 def _same_layout(expected: cute.Layout, got: cute.Layout, what: str) -> None:
     if expected != got:
         raise VerifyException(f"{what}: expected layout {expected}, got {got}")
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
 
 
 def relaid(st: TensorViewType, lay: cute.Layout) -> Attribute:

@@ -65,14 +65,9 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
-from xdsl.utils.exceptions import VerifyException
 
 from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
+from .verifier import check as _check
 
 
 def _dist(v: SSAValue | Attribute) -> TensorType:

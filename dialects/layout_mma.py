@@ -62,6 +62,7 @@ from .effects import Synchronizes
 from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
 from .layout_roles import enclosing_launch_op, region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
+from .verifier import check as _check
 
 __all__ = ["MMA_OPS", "MMA_TYPES", "MmaOp", "MmaWaitOp", "mma_error_bound", "mma_kind", "wgmma_allowed"]
 
@@ -87,11 +88,6 @@ class MmaEffects(MemoryEffect):
         if isinstance(op, MmaOp) and op.is_async:
             out.add(EffectInstance(MemoryEffectKind.WRITE))
         return out
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
 
 
 _type_name = operand_type_name

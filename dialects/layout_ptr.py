@@ -60,11 +60,7 @@ from xdsl.utils.exceptions import VerifyException
 from .effects import Accesses
 from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
 from .layout_roles import enclosing_launch_op, region_threads
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
+from .verifier import check as _check
 
 
 def pointee(t: Attribute) -> Attribute | None:
