@@ -26,8 +26,9 @@ from tilec.dialects.layout import (
 )
 from tilec.support.locations import copy_loc
 
+from ._analysis import constant_index
 from ._rereads import is_trip, rereads, trips
-from .pack_rows import ELEMENTWISE_OPS, constant_index
+from .pack_rows import ELEMENTWISE_OPS
 
 _PURE = (ArangeOp, BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReduceOp, SplatOp, TileOp, LoadOp, lc.ScanOp)
 """Ops of a reversible loop's body besides `arith.*`, `math.*`, ELEMENTWISE_OPS and its
