@@ -73,3 +73,17 @@ def test_operand_type_names_of_the_tensor_core_ops():
     assert operand_type_name(IntegerType(1)) == "i1" and operand_type_name(IndexType()) == "index"
     assert [n for n, e in ELEMENTS.items() if wgmma_type_name(e.attr())] == ["f16", "bf16", "f8E4M3FN", "f8E5M2"]
     assert [n for n, e in ELEMENTS.items() if mma_sync_kind_name(e.attr())] == ["f16", "bf16", "f32", "i8"]
+
+
+def test_the_front_ends_dtype_names_come_from_the_table():
+    """tilec.matmul's reading of PyTorch/NumPy dtypes and the launcher's bit-pattern
+    arrays for the floats NumPy lacks are both derived from DTYPES."""
+    import numpy as np
+
+    from tilec import gemm
+    from tilec.runtime import launch
+
+    assert [gemm._dtype_name(x) for x in (np.float16, "bfloat16", "torch.float8_e4m3fn", "float8_e5m2", "bf16")] \
+        == ["f16", "bf16", "f8E4M3FN", "f8E5M2", "bf16"]
+    assert gemm._dtype_name(np.int8) is None
+    assert launch._BITS_OF == {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
