@@ -47,6 +47,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from tilec.dialects.dtypes import DTYPES
 from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
                                  gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
@@ -366,8 +367,8 @@ def matmul_kernel(key: MatmulKey) -> Any:
     return kernel
 
 
-_TORCH = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}
-_CUPY = {"float16": "f16"}
+_FLOAT_DTYPES = {d.name: d.element.name for d in DTYPES.values() if d.is_float}
+"""PyTorch's and NumPy's (CuPy's) float dtype names -> tilec's element names."""
 
 
 def _dtype_name(x: Any) -> str | None:
@@ -380,7 +381,7 @@ def _dtype_name(x: Any) -> str | None:
     name = str(x).removeprefix("torch.")
     if name in INPUT_DTYPES:  # tilec's own names: "bf16", "f16", "f8E4M3FN", "f8E5M2"
         return name
-    return _TORCH.get(name) or _CUPY.get(name)
+    return _FLOAT_DTYPES.get(name)
 
 
 def _is_torch(x: Any) -> bool:

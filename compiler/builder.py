@@ -35,10 +35,9 @@ from tilec.dialects.layout import CopyOp, ViewOp
 from tilec.dialects.layout_attrs import COPY_STRATEGIES, PtrType, TensorViewType, is_copy_strategy
 
 from tilec.support.diagnostics import TilecError
-from .builder_locations import locate_in_built_ops, located
+from .builder_locations import located
 from .builder_types import ARGS_ATTR, ELEMENT_TYPES, as_layout, element_type, view_layout_attr  # noqa: F401  (re-exported)
 from .kernel_builder import KernelBuilding, Value
-from .pipeline import verify_module
 
 def _ssa(x: Value | SSAValue) -> SSAValue:
     return x.ssa if isinstance(x, Value) else x
@@ -163,10 +162,5 @@ class Program(KernelBuilding):
             if self._values:
                 f.attributes[ARGS_ATTR] = DictionaryAttr(self._values)
             module = ModuleOp([f])
-            try:
-                verify_module(module)
-            except TilecError as e:
-                locate_in_built_ops(e, self._locs)
-                raise
-            self._module = module
+            self._module = self._verified(module)
         return self._module

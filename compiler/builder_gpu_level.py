@@ -49,10 +49,9 @@ from xdsl.rewriter import InsertPoint
 from tilec.dialects.cuda import SHARED_MEMORY_SPACE, CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp, ShflIdxOp
 from tilec.support.diagnostics import LOC_ATTR, TilecError
 
-from .builder_locations import locate_in_built_ops, located
+from .builder_locations import located
 from .builder_types import ARGS_ATTR, element_type
 from .kernel_builder import KernelBuilding, Value
-from .pipeline import verify_module
 
 REGISTER_MEMORY_SPACE = IntegerAttr(5, i64)
 """The memory space of a per-thread register array (NVVM's local space; docs/gpu-level.md)."""
@@ -339,10 +338,5 @@ class GpuProgram(KernelBuilding):
                        for m, fs in self._kernels.items()]
             module = ModuleOp([host, *kernels])
             module.attributes["gpu.container_module"] = UnitAttr()
-            try:
-                verify_module(module)
-            except TilecError as e:
-                locate_in_built_ops(e, self._locs)
-                raise
-            self._module = module
+            self._module = self._verified(module)
         return self._module

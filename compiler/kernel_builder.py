@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    ModuleOp,
     StringAttr,
     DenseIntOrFPElementsAttr,
     TensorType,
@@ -64,10 +65,11 @@ from tilec.passes._pipeline_plan import MAX_STAGES, STAGES_ATTR
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import set_loc
 
-from .builder_locations import located, user_location
+from .builder_locations import locate_in_built_ops, located, user_location
 from .builder_gpu import GpuBuilding
 from .builder_tensors import TensorBuilding, is_distributed
 from .builder_types import as_layout, element_type, encoding_attr, view_layout_attr
+from .pipeline import verify_module
 
 def _element(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, TensorType | VectorType) else t
@@ -451,6 +453,16 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
 
     def _value(self, ssa: SSAValue) -> Value:
         return Value(self, ssa)
+
+    def _verified(self, module: ModuleOp) -> ModuleOp:
+        """`module`, the finished program, verified; an error is located at the user's
+        line that built the op it names (the `module` property of each builder)."""
+        try:
+            verify_module(module)
+        except TilecError as e:
+            locate_in_built_ops(e, self._locs)
+            raise
+        return module
 
     def insert(self, op) -> Any:
         """Insert the xDSL op `op` where the program is being built; returns an object

@@ -47,9 +47,6 @@ from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
     AnyFloatConstr,
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -77,6 +74,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from .dtypes import operand_type_name
 from .effects import Accesses, Synchronizes
 
 SHARED_MEMORY_SPACE = IntegerAttr(3, i64)
@@ -389,15 +387,8 @@ MMA_SYNC_KINDS = {
 
 def mma_sync_kind_name(t: Attribute) -> str | None:
     """The `MMA_SYNC_KINDS` key of an operand element type, or None."""
-    if isinstance(t, BFloat16Type):
-        return "bf16"
-    if isinstance(t, Float16Type):
-        return "f16"
-    if isinstance(t, Float32Type):
-        return "f32"
-    if isinstance(t, IntegerType) and t.width.data == 8:
-        return "i8"
-    return None
+    name = operand_type_name(t)
+    return name if name in MMA_SYNC_KINDS else None
 
 
 def mma_sync_fragment(kind: str, operand: str, lane: int, i: int) -> tuple[int, int]:

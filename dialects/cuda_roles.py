@@ -19,7 +19,7 @@ waiting; barriers above the region count order regions against each other
 (`layout.named_barrier`'s lowering, roles.py). Inside the
 regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
 rebases the thread id of distributed code to the region's first thread). The
-reference executor runs the regions concurrently (runtime/reference/role_impls.py).
+reference executor runs the regions concurrently (runtime/reference/roles_impls.py).
 """
 
 from __future__ import annotations

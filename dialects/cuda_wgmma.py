@@ -43,11 +43,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     I64,
-    BFloat16Type,
     DenseArrayBase,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -69,6 +65,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from .dtypes import operand_type_name
 from .effects import Accesses, Synchronizes
 from .errors import LayoutError
 from .wgmma import WGMMA_N, WgmmaDescriptor, swizzle_repeat_bytes
@@ -79,15 +76,8 @@ WGMMA_PENDING_MAX = 7
 
 def wgmma_type_name(t) -> str | None:
     """The PTX operand type of a `cuda.wgmma` element type, or None."""
-    if isinstance(t, BFloat16Type):
-        return "bf16"
-    if isinstance(t, Float16Type):
-        return "f16"
-    if isinstance(t, Float8E4M3FNType):
-        return "e4m3"
-    if isinstance(t, Float8E5M2Type):
-        return "e5m2"
-    return None
+    name = operand_type_name(t)
+    return name if name in ("bf16", "f16", "e4m3", "e5m2") else None
 
 
 FP8_WGMMA_TYPES = ("e4m3", "e5m2")

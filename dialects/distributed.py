@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 from tilec.dialects.errors import LayoutError
 from tilec.dialects.linear import (
@@ -95,6 +95,18 @@ def _check_shape(shape: Sequence[int], rank: int, what: str) -> tuple[int, ...]:
 class _DistributedMixin:
     """What every distributed layout offers on top of ``to_linear(shape)``."""
 
+    KIND: ClassVar[str] = "distributed"
+    """The layout's name in its text (``blocked<...>``) and in messages."""
+
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """The layout ``text`` writes (``parse_distributed_layout``), which must be one
+        of this class: another is a LayoutError."""
+        lay = parse_distributed_layout(text)
+        if not isinstance(lay, cls):
+            raise LayoutError(f"{text!r} is not a {cls.KIND} layout")
+        return lay
+
     def to_linear(self, shape: Sequence[int]) -> LinearLayout:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -122,6 +134,7 @@ class BlockedLayout(_DistributedMixin):
     own.
     """
 
+    KIND: ClassVar[str] = "blocked"
     size_per_thread: tuple[int, ...]
     threads_per_warp: tuple[int, ...]
     warps_per_cta: tuple[int, ...]
@@ -229,18 +242,13 @@ class BlockedLayout(_DistributedMixin):
             f"{list(self.warps_per_cta)}, {list(self.order)})"
         )
 
-    @staticmethod
-    def parse(text: str) -> BlockedLayout:
-        lay = parse_distributed_layout(text)
-        if not isinstance(lay, BlockedLayout):
-            raise LayoutError(f"{text!r} is not a blocked layout")
-        return lay
 
 
 @dataclass(frozen=True, init=False)
 class SliceLayout(_DistributedMixin):
     """Gluon's ``SliceLayout(dim, parent)``: ``parent`` with tensor dim ``dim`` removed."""
 
+    KIND: ClassVar[str] = "slice"
     dim: int
     parent: DistributedLayout
 
@@ -296,12 +304,6 @@ class SliceLayout(_DistributedMixin):
     def __repr__(self) -> str:
         return f"SliceLayout({self.dim}, {self.parent!r})"
 
-    @staticmethod
-    def parse(text: str) -> SliceLayout:
-        lay = parse_distributed_layout(text)
-        if not isinstance(lay, SliceLayout):
-            raise LayoutError(f"{text!r} is not a slice layout")
-        return lay
 
 
 DistributedLayout = Union[BlockedLayout, SliceLayout, LinearLayout]

@@ -103,6 +103,16 @@ def element_of(t: Attribute) -> Element | None:
     return FLOAT_ELEMENTS.get(type(t))
 
 
+def operand_type_name(t: Attribute) -> str:
+    """The name of element type `t` among the tensor-core ops (layout.mma, mma.sync,
+    wgmma) and their messages: its short name, the 8-bit floats as PTX spells them
+    (`e4m3`, `e5m2`); `str(t)` for a type not in the table (`i1`, `index`)."""
+    e = element_of(t)
+    if e is None:
+        return str(t)
+    return {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}.get(e.name, e.name)
+
+
 @dataclass(frozen=True)
 class DType:
     """A dtype a copy names (PyTorch's and NumPy's spelling): the element type that

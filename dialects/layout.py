@@ -77,7 +77,8 @@ from .layout_attrs import (
 )
 from .mma_layouts import MMA_ATTRIBUTES
 from .swizzle import ComposedLayout
-from .view_syntax import InferredViewResult
+from .verifier import check as _check
+from .view_syntax import InferredViewResult, nested_item, print_nested
 
 index = IndexType()
 
@@ -99,11 +100,6 @@ def _view(v: SSAValue, what: str) -> TensorViewType:
 def _same_layout(expected: cute.Layout, got: cute.Layout, what: str) -> None:
     if expected != got:
         raise VerifyException(f"{what}: expected layout {expected}, got {got}")
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
 
 
 def relaid(st: TensorViewType, lay: cute.Layout) -> Attribute:
@@ -789,28 +785,16 @@ class SliceOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.source)
         leaves, operands = iter(self.pattern_values), iter(self.coords)
-        arities = iter(self.profile_values or [0] * len(self.pattern_values))
 
-        def node() -> None:
-            arity = next(arities)
-            if arity:
-                printer.print_string("(")
-                for i in range(arity):
-                    printer.print_string(", " if i else "")
-                    node()
-                printer.print_string(")")
-                return
+        def leaf() -> None:
             p = next(leaves)
             if p == DYNAMIC:
                 printer.print_operand(next(operands))
             else:
                 printer.print_string("_" if p == WILDCARD else str(p))
 
-        printer.print_string("[")
-        for i in range(views.count_roots(self.profile_values or [0] * len(self.pattern_values))):
-            printer.print_string(", " if i else "")
-            node()
-        printer.print_string("] : ")
+        print_nested(printer, self.profile_values or [0] * len(self.pattern_values), leaf)
+        printer.print_string(" : ")
         printer.print_attribute(self.source.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
@@ -822,17 +806,7 @@ class SliceOp(IRDLOperation):
         prof: list[int] = []
         dyn: list[UnresolvedOperand] = []
 
-        def one():
-            if parser.parse_optional_punctuation("(") is not None:
-                at = len(prof)
-                prof.append(0)
-                while True:
-                    one()
-                    prof[at] += 1
-                    if parser.parse_optional_punctuation(")") is not None:
-                        return
-                    parser.parse_punctuation(",", " or ')' in a nested slice coordinate")
-            prof.append(0)
+        def leaf() -> None:
             if parser.parse_optional_keyword("_") is not None:
                 pat.append(WILDCARD)
                 return
@@ -842,7 +816,7 @@ class SliceOp(IRDLOperation):
                 return
             pat.append(parser.parse_integer(allow_boolean=False, allow_negative=False))
 
-        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
+        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, nested_item(parser, prof, leaf, "slice coordinate"))
         start = parser.pos
         parser.parse_punctuation(":")
         st = parser.parse_type()

@@ -62,6 +62,7 @@ from . import cute, views
 from .effects import Accesses
 from .errors import LayoutError
 from .layout_attrs import TensorViewType, element_bytes
+from .view_syntax import nested_item, print_nested
 
 
 def _leaves(shape) -> list:
@@ -223,24 +224,7 @@ def _split_props(attrs: dict[str, Attribute], profile: list[int]) -> tuple[dict,
 def _print_coords(printer: Printer, op: ReadOp | WriteOp) -> None:
     """`[%a, %b]`, or a nested coordinate `[(%a, %b), %c]` as its profile says."""
     operands = iter(op.coords)
-    arities = iter(profile_of(op) or [0] * len(op.coords))
-
-    def node() -> None:
-        arity = next(arities)
-        if not arity:
-            printer.print_operand(next(operands))
-            return
-        printer.print_string("(")
-        for i in range(arity):
-            printer.print_string(", " if i else "")
-            node()
-        printer.print_string(")")
-
-    printer.print_string("[")
-    for i in range(views.count_roots(profile_of(op) or [0] * len(op.coords))):
-        printer.print_string(", " if i else "")
-        node()
-    printer.print_string("]")
+    print_nested(printer, profile_of(op) or [0] * len(op.coords), lambda: printer.print_operand(next(operands)))
 
 
 def _parse_coords(parser: Parser) -> tuple[list[UnresolvedOperand], list[int]]:
@@ -248,19 +232,7 @@ def _parse_coords(parser: Parser) -> tuple[list[UnresolvedOperand], list[int]]:
     `layout.slice`): the operands and the profile (all zeros when flat)."""
     coords: list[UnresolvedOperand] = []
     profile: list[int] = []
-
-    def one() -> None:
-        if parser.parse_optional_punctuation("(") is not None:
-            at = len(profile)
-            profile.append(0)
-            while True:
-                one()
-                profile[at] += 1
-                if parser.parse_optional_punctuation(")") is not None:
-                    return
-                parser.parse_punctuation(",", " or ')' in a nested coordinate")
-        profile.append(0)
-        coords.append(parser.parse_unresolved_operand())
+    one = nested_item(parser, profile, lambda: coords.append(parser.parse_unresolved_operand()), "coordinate")
 
     parser.parse_punctuation("[")
     if parser.parse_optional_punctuation("]") is None:

@@ -65,14 +65,9 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
-from xdsl.utils.exceptions import VerifyException
 
 from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
+from .verifier import check as _check
 
 
 def _dist(v: SSAValue | Attribute) -> TensorType:
@@ -227,46 +222,44 @@ class _CastOp(IRDLOperation):
         raise NotImplementedError
 
 
-def _ints(op: _CastOp, a: Attribute, b: Attribute, wider: bool | None) -> None:
-    _check(isinstance(a, IntegerType) and isinstance(b, IntegerType),
-           f"{op.name} casts integers to integers, got {a} to {b}")
-    wa, wb = a.width.data, b.width.data  # type: ignore[attr-defined]
-    if wider is not None:
-        _check(wb > wa if wider else wb < wa,
-               f"{op.name}: the result must be {'wider' if wider else 'narrower'} than the source ({a} to {b})")
+class _IntCast(_CastOp):
+    """An integer-to-integer cast: the result `WIDER` (extensions) or narrower (truncation)."""
+
+    WIDER: ClassVar[bool]
+
+    def check_elements(self, a, b):
+        _check(isinstance(a, IntegerType) and isinstance(b, IntegerType),
+               f"{self.name} casts integers to integers, got {a} to {b}")
+        wa, wb = a.width.data, b.width.data  # type: ignore[attr-defined]
+        _check(wb > wa if self.WIDER else wb < wa,
+               f"{self.name}: the result must be {'wider' if self.WIDER else 'narrower'} than the source ({a} to {b})")
 
 
 @irdl_op_definition
-class ExtSIOp(_CastOp):
+class ExtSIOp(_IntCast):
     """Sign-extend each integer (`arith.extsi`)."""
 
     name = "layout.extsi"
     SCALAR: ClassVar[type[Operation]] = arith.ExtSIOp
-
-    def check_elements(self, a, b):
-        _ints(self, a, b, True)
+    WIDER: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class ExtUIOp(_CastOp):
+class ExtUIOp(_IntCast):
     """Zero-extend each integer (`arith.extui`)."""
 
     name = "layout.extui"
     SCALAR: ClassVar[type[Operation]] = arith.ExtUIOp
-
-    def check_elements(self, a, b):
-        _ints(self, a, b, True)
+    WIDER: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class TruncIOp(_CastOp):
+class TruncIOp(_IntCast):
     """Keep the low bits of each integer (`arith.trunci`)."""
 
     name = "layout.trunci"
     SCALAR: ClassVar[type[Operation]] = arith.TruncIOp
-
-    def check_elements(self, a, b):
-        _ints(self, a, b, False)
+    WIDER: ClassVar[bool] = False
 
 
 class _IntToFloat(_CastOp):

@@ -39,11 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .errors import LayoutError
 from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding, to_linear
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
+from .verifier import check as _check
 
 
 @irdl_op_definition

@@ -28,13 +28,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
     IntegerAttr,
-    IntegerType,
     TensorType,
     UnitAttr,
     i64,
@@ -63,10 +57,12 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import TARGET_ATTR, target
 
 from .cuda_wgmma import WGMMA_PENDING_MAX
+from .dtypes import operand_type_name
 from .effects import Synchronizes
 from .layout_attrs import TensorViewType, distributed_tensor_encoding, threads_per_block
 from .layout_roles import enclosing_launch_op, region_threads
 from .mma_layouts import DotOperandLayoutAttr, NvidiaMmaLayoutAttr
+from .verifier import check as _check
 
 __all__ = ["MMA_OPS", "MMA_TYPES", "MmaOp", "MmaWaitOp", "mma_error_bound", "mma_kind", "wgmma_allowed"]
 
@@ -94,25 +90,7 @@ class MmaEffects(MemoryEffect):
         return out
 
 
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
-
-
-def _type_name(t: Attribute) -> str:
-    if isinstance(t, BFloat16Type):
-        return "bf16"
-    if isinstance(t, Float16Type):
-        return "f16"
-    if isinstance(t, Float32Type):
-        return "f32"
-    if isinstance(t, Float8E4M3FNType):
-        return "e4m3"
-    if isinstance(t, Float8E5M2Type):
-        return "e5m2"
-    if isinstance(t, IntegerType):
-        return f"i{t.width.data}"
-    return str(t)
+_type_name = operand_type_name
 
 
 MMA_TYPES: dict[str, tuple[str, str, int]] = {

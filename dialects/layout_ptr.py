@@ -60,11 +60,7 @@ from xdsl.utils.exceptions import VerifyException
 from .effects import Accesses
 from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
 from .layout_roles import enclosing_launch_op, region_threads
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
+from .verifier import check as _check
 
 
 def pointee(t: Attribute) -> Attribute | None:
@@ -265,6 +261,28 @@ def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
         raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {have}")
 
 
+def _check_access(op: PtrLoadOp | PtrStoreOp, data: Attribute, what: str, other: SSAValue | None = None) -> None:
+    """The checks of `ptr_load` and `ptr_store`: `data` (`what`: the result loaded, the
+    value stored) is a tensor of the pointee type with the pointers' shape and layout;
+    a load's `other` a scalar of that type; mask, vector width, threads and root as
+    `_check_mask`, `_check_vector`, `_check_block_threads`, `_check_root` say."""
+    t = _pointer_tensor(op.ptrs, "the pointers")
+    et = pointee(t)
+    _check(
+        isinstance(data, TensorType)
+        and data.element_type == et
+        and tuple(data.get_shape()) == tuple(t.get_shape())
+        and data.encoding == t.encoding,
+        f"{what} must be a tensor of {et} of the pointers' shape and layout, got {data}",
+    )
+    if other is not None:
+        _check(other.type == et, f"`other` must be a scalar of the element type {et}, got {other.type}")
+    _check_mask(op.mask, t)
+    _check_vector(op)
+    _check_block_threads(op, t)
+    _check_root(op)
+
+
 @irdl_op_definition
 class PtrLoadOp(IRDLOperation):
     """Gluon's `gl.load(ptrs, mask=mask, other=other)`: element i of the result is the
@@ -295,22 +313,7 @@ class PtrLoadOp(IRDLOperation):
         super().__init__(operands=[ptrs, other, mask], result_types=[rt])
 
     def verify_(self) -> None:
-        t = _pointer_tensor(self.ptrs, "the pointers")
-        r = self.result.type
-        et = pointee(t)
-        _check(
-            isinstance(r, TensorType)
-            and r.element_type == et
-            and tuple(r.get_shape()) == tuple(t.get_shape())
-            and r.encoding == t.encoding,
-            f"the result must be a tensor of {et} of the pointers' shape and layout, got {r}",
-        )
-        if self.other is not None:
-            _check(self.other.type == et, f"`other` must be a scalar of the element type {et}, got {self.other.type}")
-        _check_mask(self.mask, t)
-        _check_vector(self)
-        _check_block_threads(self, t)
-        _check_root(self)
+        _check_access(self, self.result.type, "the result", self.other)
 
 
 @irdl_op_definition
@@ -337,20 +340,7 @@ class PtrStoreOp(IRDLOperation):
         super().__init__(operands=[value, ptrs, mask])
 
     def verify_(self) -> None:
-        t = _pointer_tensor(self.ptrs, "the pointers")
-        v = self.value.type
-        et = pointee(t)
-        _check(
-            isinstance(v, TensorType)
-            and v.element_type == et
-            and tuple(v.get_shape()) == tuple(t.get_shape())
-            and v.encoding == t.encoding,
-            f"the value must be a tensor of {et} of the pointers' shape and layout, got {v}",
-        )
-        _check_mask(self.mask, t)
-        _check_vector(self)
-        _check_block_threads(self, t)
-        _check_root(self)
+        _check_access(self, self.value.type, "the value")
 
 
 @irdl_op_definition

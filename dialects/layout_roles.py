@@ -63,6 +63,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
+from .verifier import check as _check
 
 __all__ = ["ROLE_OPS", "WARPGROUP", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
 
@@ -76,11 +77,6 @@ BLOCK_WIDE = (
     "layout.warp_specialize",
 )
 """Ops that meet the whole block: not allowed inside a warp_specialize region."""
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
 
 
 SETMAXNREG_ACTIONS = ("inc", "dec")

@@ -85,6 +85,7 @@ from .errors import LayoutError
 from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
 from .views import WILDCARD
 from .tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS, TmaGeometry, tma_geometry
+from .verifier import check as _check
 
 __all__ = [
     "TMA_OPS",
@@ -102,11 +103,6 @@ __all__ = [
     "TmaStoreWaitOp",
     "tma_plan",
 ]
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
 
 
 def _in_launch(op: Operation) -> None:

@@ -1,8 +1,11 @@
 """The text syntax shared by the view ops whose result type the algebra decides
-(dialects/layout.py's view ops, dialects/layout_iter.py's iterators)."""
+(dialects/layout.py's view ops, dialects/layout_iter.py's iterators), and the nested
+coordinates `[(%a, %b), %c]` of `layout.slice`, `layout.read` and `layout.write`
+(`print_nested`, `nested_item`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
@@ -12,6 +15,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from . import views
 from .errors import LayoutError
 from .layout_attrs import TensorViewType
 
@@ -80,3 +84,48 @@ class InferredViewResult:
 
 def _optional_prop(definition) -> bool:
     return isinstance(definition, OptPropertyDef)
+
+
+def print_nested(printer: Printer, profile: Sequence[int], leaf: Callable[[], None]) -> None:
+    """`[x, (y, z)]`: the nested coordinate `profile` describes (each node's arity in
+    preorder, 0 for a leaf, as `views.count_roots` reads it), each leaf printed by the
+    next call of `leaf`."""
+    arities = iter(profile)
+
+    def node() -> None:
+        arity = next(arities)
+        if not arity:
+            leaf()
+            return
+        printer.print_string("(")
+        for i in range(arity):
+            printer.print_string(", " if i else "")
+            node()
+        printer.print_string(")")
+
+    printer.print_string("[")
+    for i in range(views.count_roots(profile)):
+        printer.print_string(", " if i else "")
+        node()
+    printer.print_string("]")
+
+
+def nested_item(parser: Parser, profile: list[int], leaf: Callable[[], None], what: str) -> Callable[[], None]:
+    """The parser of one item of a nested coordinate: a leaf (parsed by `leaf`) or
+    `(item, item, ...)`; each node's arity is appended to `profile` in preorder (0 for a
+    leaf: what `print_nested` prints back). A nest not closed is an error naming `what`."""
+
+    def one() -> None:
+        if parser.parse_optional_punctuation("(") is not None:
+            at = len(profile)
+            profile.append(0)
+            while True:
+                one()
+                profile[at] += 1
+                if parser.parse_optional_punctuation(")") is not None:
+                    return
+                parser.parse_punctuation(",", f" or ')' in a nested {what}")
+        profile.append(0)
+        leaf()
+
+    return one

@@ -5,7 +5,8 @@ rewrites IR."""
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tilec.dialects import cute, views
@@ -34,6 +35,14 @@ def _flat(t) -> list:
 
 def is_pow2(n) -> bool:
     return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+def constant_index(v: SSAValue) -> int | None:
+    """The integer `v` is when an `arith.constant` of an integer or index makes it, else None."""
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
 
 
 def pow2_floor(n: int) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -29,6 +29,8 @@ from tilec.dialects.layout_attrs import (
     to_linear,
 )
 from tilec.dialects.linear import LinearLayout, conversion_kind
+
+from ._analysis import constant_index
 
 
 def is_distributed(t: Attribute) -> bool:
@@ -172,17 +174,10 @@ def conversion_cost(model: CostModel, src: TensorType, dst: TensorType) -> Cost:
     return Cost(u, u, 1, 0)
 
 
-def _const_index(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
-
-
 def trip_count(model: CostModel, loop: Operation) -> int:
     """A loop's static trip count, or `model.trips` when it is not known."""
     if isinstance(loop, scf.ForOp):
-        lb, ub, st = (_const_index(v) for v in (loop.lb, loop.ub, loop.step))
+        lb, ub, st = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
         if lb is not None and ub is not None and st is not None and st > 0:
             return max(1, -((lb - ub) // st))
     return model.trips

@@ -26,7 +26,7 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from tilec.dialects.layout import LaunchOp, LoadOp, TileOp
 from tilec.dialects.layout_attrs import element_bytes
 
-from .pack_rows import constant_index
+from ._analysis import constant_index
 
 _J = object()
 """Marks the loop's induction variable in a tile pattern's coordinates."""

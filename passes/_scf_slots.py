@@ -9,17 +9,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import scf
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.support.locations import copy_loc
 
 
-def _move_results(old, new, keep: Sequence[int]) -> None:
+def _replace(old: Operation, new: Operation, keep: Sequence[int]) -> None:
+    """`new` takes `old`'s place: its attributes and location, result i of `old` for i
+    in `keep` becoming `new`'s k-th (uses and name); `old` (whose other results are
+    unused) is erased."""
+    new.attributes.update(old.attributes)
+    Rewriter.insert_op(new, InsertPoint.before(old))
+    copy_loc(old, new)
     for k, i in enumerate(keep):
         old.results[i].replace_all_uses_with(new.results[k])
         if old.results[i].name_hint:
             new.results[k].name_hint = old.results[i].name_hint
+    Rewriter.erase_op(old)
 
 
 def rebuild_if(
@@ -34,11 +41,7 @@ def rebuild_if(
     types: list[Attribute] = [op.results[i].type for i in keep] + [a.type for a, _ in extra]
     then_region, else_region = op.true_region, op.false_region
     new = scf.IfOp(op.cond, types, op.detach_region(then_region), op.detach_region(else_region))
-    new.attributes.update(op.attributes)
-    Rewriter.insert_op(new, InsertPoint.before(op))
-    copy_loc(op, new)
-    _move_results(op, new, keep)
-    Rewriter.erase_op(op)
+    _replace(op, new, keep)
     return new
 
 
@@ -58,11 +61,7 @@ def rebuild_for(loop: scf.ForOp, keep: Sequence[int], inits: Sequence[SSAValue])
         body.insert_arg(v.type, len(body.args))
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*(loop.iter_args[i] for i in keep), *inits],
                     loop.detach_region(loop.body))
-    new.attributes.update(loop.attributes)
-    Rewriter.insert_op(new, InsertPoint.before(loop))
-    copy_loc(loop, new)
-    _move_results(loop, new, keep)
-    Rewriter.erase_op(loop)
+    _replace(loop, new, keep)
     return new
 
 
@@ -94,9 +93,5 @@ def rebuild_while(
     before_region, after_region = op.before_region, op.after_region
     new = scf.WhileOp([*(op.arguments[i] for i in keep_iter), *inits], types,
                       op.detach_region(before_region), op.detach_region(after_region))
-    new.attributes.update(op.attributes)
-    Rewriter.insert_op(new, InsertPoint.before(op))
-    copy_loc(op, new)
-    _move_results(op, new, keep_fwd)
-    Rewriter.erase_op(op)
+    _replace(op, new, keep_fwd)
     return new

@@ -1,9 +1,8 @@
 """The plan of a warp-shuffle layout conversion, without emitting anything: which lane and
 register each round reads, and how many `shfl.sync`s, selects and compares a thread
 executes. `lower-convert-layout` costs a conversion with it (`shuffle=auto`);
-`lower-to-gpu`'s `shuffle_convert` makes the same decisions while it emits IR, and can
-call `plan_shuffles` to share them (tests/unit/test_lower_convert_layout.py checks that
-the counts here equal what it emits).
+`lower-to-gpu`'s `shuffle_convert` emits it (tests/unit/test_lower_convert_layout.py
+checks that the counts here equal what it emits).
 
 The conversion map (for destination register r of the thread (lane l, warp w), the
 source (register, lane) of the same warp that holds its element) is linear:

@@ -20,7 +20,6 @@ its masked tile keeps only the column check."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilec.dialects import cute
@@ -28,12 +27,7 @@ from tilec.dialects.cute import DYN
 from tilec.dialects.layout import LaunchOp, TileOp, ViewOp
 from tilec.dialects.thread_ids import GlobalIdxOp
 
-
-def _constant(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
+from ._analysis import constant_index
 
 
 # exclusive bound K + adjust on v from `v PRED K` (v on the left) holding
@@ -56,7 +50,7 @@ def _guard_bounds(cond: SSAValue, v: SSAValue, holds: bool) -> list[int]:
     if not holds:
         pred = _NOT[pred]
     for x, other, table in ((op.lhs, op.rhs, _UPPER), (op.rhs, op.lhs, _UPPER_RHS)):
-        scale, k = _scale_of(x, v), _constant(other)
+        scale, k = _scale_of(x, v), constant_index(other)
         if scale is None or k is None:
             continue
         if pred in table:
@@ -76,7 +70,7 @@ def _scale_of(x: SSAValue, v: SSAValue) -> int | None:
     op = x.owner
     if isinstance(op, arith.MuliOp):
         for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            s, k = _scale_of(a, v), _constant(c)
+            s, k = _scale_of(a, v), constant_index(c)
             if s is not None and k is not None and k > 0:
                 return s * k
         return None
@@ -134,18 +128,18 @@ def covers_grid(tile: TileOp, k: int) -> bool:
 
 
 def _value_limit(v: SSAValue) -> int | None:
-    c = _constant(v)
+    c = constant_index(v)
     if c is not None:
         return c + 1
     if isinstance(v, BlockArgument):
         launch = v.block.parent_op()
         if isinstance(launch, LaunchOp):
-            return _constant(launch.operands[v.index]) if v.index < 3 else launch.num_threads
+            return constant_index(launch.operands[v.index]) if v.index < 3 else launch.num_threads
         return None
     op = v.owner
     if isinstance(op, arith.RemUIOp | arith.RemSIOp):
-        return _constant(op.rhs)
+        return constant_index(op.rhs)
     if isinstance(op, arith.AndIOp):
-        m = _constant(op.rhs)
+        m = constant_index(op.rhs)
         return None if m is None else m + 1
     return None

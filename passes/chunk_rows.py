@@ -38,8 +38,8 @@ from tilec.dialects.layout_attrs import SliceLayoutAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 
-from ._analysis import DYN, is_pow2
-from .pack_rows import ELEMENTWISE_OPS, constant_index, covers_rows
+from ._analysis import DYN, constant_index, is_pow2
+from .pack_rows import ELEMENTWISE_OPS, covers_rows
 
 _COMBINE = {
     ("add", True): arith.AddfOp, ("mul", True): arith.MulfOp,

@@ -31,7 +31,7 @@ from tilec.dialects.layout_attrs import SliceLayoutAttr, element_bytes
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 
-from ._analysis import DYN, is_pow2, pow2_floor
+from ._analysis import DYN, constant_index, is_pow2, pow2_floor
 
 ELEMENTWISE_OPS = ("layout.cmpi", "layout.cmpf", "layout.select")
 """Ops besides `arith.*` and `math.*` that act element by element on tensors of one shape."""
@@ -121,13 +121,6 @@ class PackRowsPass(ModulePass):
         want = max(launch.num_threads * self.bytes, width * eb)
         rows = pow2_floor(want // (width * eb))
         return rows if rows > 1 and _consistent(launch, rows) else 1
-
-
-def constant_index(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
 
 
 def covers_rows(view: SSAValue, grid_x: SSAValue) -> bool:

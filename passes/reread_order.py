@@ -29,9 +29,9 @@ from tilec.dialects.layout import (
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
-from ._analysis import DYN
+from ._analysis import DYN, constant_index
 from ._rereads import Reread, is_trip, reread_loads, rereads, trips
-from .pack_rows import ELEMENTWISE_OPS, constant_index
+from .pack_rows import ELEMENTWISE_OPS
 
 _PURE = (ArangeOp, BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReduceOp, SplatOp, TileOp, LoadOp, lc.ScanOp)
 """Ops of a reversible loop's body besides `arith.*`, `math.*`, ELEMENTWISE_OPS and its

@@ -19,8 +19,8 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
+from ._analysis import constant_index
 from ._rereads import is_trip, rereads, trips
-from .pack_rows import constant_index
 
 
 SCRATCH = 2048

@@ -38,6 +38,7 @@ from tilec.compiler.cuda import KernelInfo
 from tilec.compiler.cuda.kernel_info import TENSOR_MAP
 from tilec.compiler.signature import ArgSpec
 from tilec.dialects.cuda import Cuda
+from tilec.dialects.dtypes import DTYPES
 from tilec.runtime import raw_launch
 from tilec.runtime.cache import KernelCache, default_cache
 from tilec.runtime.host import HostProgram, Launch
@@ -178,7 +179,7 @@ def as_device_array(name: str, obj: Any) -> DeviceArray:
     )
 
 
-_BITS_OF = {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
+_BITS_OF = {d.name: d.element.storage.name for d in DTYPES.values() if d.element.packed}
 """The floats NumPy and CuPy have no type for, and the unsigned integers of their width."""
 
 

@@ -51,7 +51,7 @@ from .math_ops import MATH_EMITTERS
 from .memory_ops import MemoryEmitter
 from .printer import Emitter
 from .scf_ops import ScfEmitter
-from .role_ops import RoleEmitter
+from .roles_ops import RoleEmitter
 from .tma_ops import TmaEmitter
 from .wgmma_ops import WgmmaEmitter
 

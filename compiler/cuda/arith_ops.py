@@ -26,6 +26,18 @@ from .c_types import (
 from .printer import EmitterBase, emits
 
 
+BINARY_OPERATORS: dict[type[Operation], tuple[str, bool]] = {
+    arith.AddfOp: ("+", False), arith.AddiOp: ("+", False),
+    arith.SubfOp: ("-", False), arith.SubiOp: ("-", False),
+    arith.MulfOp: ("*", False), arith.MuliOp: ("*", False),
+    arith.RemSIOp: ("%", False), arith.AndIOp: ("&", False), arith.OrIOp: ("|", False),
+    arith.XOrIOp: ("^", False), arith.ShLIOp: ("<<", False), arith.ShRSIOp: (">>", False),
+    arith.ShRUIOp: (">>", True), arith.DivUIOp: ("/", True), arith.RemUIOp: ("%", True),
+}
+"""The `arith` ops printed as one C operator: op -> (operator, whether its operands are
+read unsigned). (`arith.divf`/`divsi` are "/" too, unless a reciprocal is meant.)"""
+
+
 class ArithEmitter(EmitterBase):
     # arith
 
@@ -57,17 +69,10 @@ class ArithEmitter(EmitterBase):
             expr = f"{lhs} {c_op} {rhs}"
         self.assign(op, result, expr)
 
-    @emits(arith.AddfOp, arith.AddiOp)
-    def emit_addf(self, op: Operation):
-        self.binary(op, "+")
-
-    @emits(arith.SubfOp, arith.SubiOp)
-    def emit_subf(self, op: Operation):
-        self.binary(op, "-")
-
-    @emits(arith.MulfOp, arith.MuliOp)
-    def emit_mulf(self, op: Operation):
-        self.binary(op, "*")
+    @emits(*BINARY_OPERATORS)
+    def emit_binary(self, op: Operation):
+        c_op, unsigned = BINARY_OPERATORS[type(op)]
+        self.binary(op, c_op, unsigned)
 
     @emits(arith.DivfOp, arith.DivSIOp)
     def emit_divf(self, op: Operation):
@@ -77,42 +82,6 @@ class ArithEmitter(EmitterBase):
             self.assign(op, op.results[0], f"{lhs} * ({one} / {rhs})")
             return
         self.binary(op, "/")
-
-    @emits(arith.RemSIOp)
-    def emit_rem_s_i(self, op: arith.RemSIOp):
-        self.binary(op, "%")
-
-    @emits(arith.AndIOp)
-    def emit_and_i(self, op: arith.AndIOp):
-        self.binary(op, "&")
-
-    @emits(arith.OrIOp)
-    def emit_or_i(self, op: arith.OrIOp):
-        self.binary(op, "|")
-
-    @emits(arith.XOrIOp)
-    def emit_x_or_i(self, op: arith.XOrIOp):
-        self.binary(op, "^")
-
-    @emits(arith.ShLIOp)
-    def emit_sh_l_i(self, op: arith.ShLIOp):
-        self.binary(op, "<<")
-
-    @emits(arith.ShRSIOp)
-    def emit_sh_r_s_i(self, op: arith.ShRSIOp):
-        self.binary(op, ">>")
-
-    @emits(arith.ShRUIOp)
-    def emit_sh_r_u_i(self, op: arith.ShRUIOp):
-        self.binary(op, ">>", unsigned=True)
-
-    @emits(arith.DivUIOp)
-    def emit_div_u_i(self, op: arith.DivUIOp):
-        self.binary(op, "/", unsigned=True)
-
-    @emits(arith.RemUIOp)
-    def emit_rem_u_i(self, op: arith.RemUIOp):
-        self.binary(op, "%", unsigned=True)
 
     def call(self, op: Operation, helper: str, *args: str) -> None:
         self.helpers.add(helper)

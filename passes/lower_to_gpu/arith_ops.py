@@ -20,7 +20,7 @@ from tilec.dialects import layout
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import DynamicIndex
-from . import pointers, registers
+from . import ptr, registers
 from .base import (
     _fail,
     lowers,
@@ -106,7 +106,7 @@ class ArithLowering(OpFamily):
     @lowers(layout.SplatOp)
     def op_layout_splat(self, op: layout.SplatOp):
         if isinstance(op.value.type, PtrType):
-            pointers.splat_pointer(self.ctx, op)
+            ptr.splat_pointer(self.ctx, op)
             return
         ll = registers.linear(op.result.type, op)
         self.values.set_registers(op.result, [self.ctx.ssa(op.value)] * ll.num_registers)

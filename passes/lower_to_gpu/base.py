@@ -1,9 +1,8 @@
 """The `@lowers` mark of `lower-to-gpu`'s op lowerings and their located errors.
 
 Each op family (a module of this package) is an `OpFamily` subclass (context.py)
-whose methods marked `@lowers(OpType, ...)` lower those ops, or (compute.py,
-funnel.py) marked functions `(ctx, op) -> None`; kernel.py builds the dispatch table
-from the marks."""
+whose methods marked `@lowers(OpType, ...)` lower those ops; kernel.py builds the
+dispatch table from the marks."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from tilec.support.diagnostics import TilecError
 from .._gpu_builder import DynamicIndex
 from . import access, registers
 from .base import lowers
+from .context import OpFamily
 
 COMBINERS = {
     ("add", True): arith.AddfOp, ("add", False): arith.AddiOp,
@@ -30,60 +31,6 @@ COMBINERS = {
     ("min", True): arith.MinimumfOp, ("min", False): arith.MinSIOp,
 }
 """The scalar combiner of a reduce or scan kind, for float (True) or integer elements."""
-
-
-@lowers(*lc.ELEMENTWISE_OPS)
-def lower_elementwise(ctx, op) -> None:
-    """One scalar `arith` op per register of the (shared) layout of the operands."""
-    b = ctx.b
-    regs = [ctx.values.registers(o) for o in op.operands]
-    n = len(regs[0])
-    rt: TensorType = op.result.type
-    out = []
-    for k in range(n):
-        xs = [r[k] for r in regs]
-        if isinstance(op, lc.SelectOp):
-            new = arith.SelectOp(*xs)
-        elif isinstance(op, lc.CmpiOp | lc.CmpfOp):
-            new = op.SCALAR(xs[0], xs[1], op.predicate_name)
-        else:
-            new = op.SCALAR(xs[0], rt.element_type)
-        out.append(b.add(new).results[0])
-    ctx.values.set_registers(op.result, out)
-
-
-@lowers(lc.ScanOp)
-def lower_scan(ctx, op: lc.ScanOp) -> None:
-    b = ctx.b
-    t: TensorType = op.source.type
-    cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
-
-    def comb(a, c):
-        return (b.add(cls(a[0], c[0])).results[0],)
-
-    (out,) = scan_registers(ctx, op, t, op.axis.value.data, op.is_reverse, [ctx.values.registers(op.source)], comb)
-    ctx.values.set_registers(op.result, out)
-
-
-@lowers(lc.ScanRegionOp)
-def lower_scan_region(ctx, op: lc.ScanRegionOp) -> None:
-    """`layout.scan_region`: the combiner region's ops lowered as scalars, once per
-    combination (block arguments bound to the two tuples' values)."""
-    body = op.combiner.block
-
-    def comb(a, c):
-        for arg, v in zip(body.args, [*a, *c]):
-            ctx.values.set_scalar(arg, v)
-        for o in body.ops:
-            if o is body.last_op:
-                return tuple(ctx.ssa(x) for x in o.operands)
-            ctx.lower(o)
-        raise TilecError("the combiner region has no terminator", op=op)
-
-    outs = scan_registers(ctx, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
-                          [ctx.values.registers(x) for x in op.srcs], comb)
-    for r, v in zip(op.results, outs):
-        ctx.values.set_registers(r, v)
 
 
 def scan_registers(ctx, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
@@ -248,49 +195,6 @@ def _across_warps(ctx, op, plan, keys, totals, last_lane, lane_axis_mask, comb, 
     return out, has
 
 
-@lowers(lc.PermuteOp)
-def lower_permute(ctx, op: lc.PermuteOp) -> None:
-    """No data moves: result register k is the source register holding the element with
-    the permuted coordinates (the verifier checked that the bases correspond)."""
-    order = op.permutation
-    inv = [order.index(e) for e in range(len(order))]
-    src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
-    xs = ctx.values.registers(op.source)
-    ctx.values.set_registers(op.result, registers.permute(xs, src, dst, op, project=lambda c: [c[inv[e]] for e in range(len(c))]))
-
-
-@lowers(lc.JoinOp)
-def lower_join(ctx, op: lc.JoinOp) -> None:
-    """Result register k <- lhs or rhs (by its coordinate on the new minor dim), the
-    register holding the same element of the halves: no data moves."""
-    half, joined = registers.linear(op.lhs.type, op), registers.linear(op.result.type, op)
-    where = {}
-    for k in range(half.num_registers):
-        where.setdefault(tuple(half.apply(register=k)), k)
-    xs, ys = ctx.values.registers(op.lhs), ctx.values.registers(op.rhs)
-    ctx.values.set_registers(op.result, [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
-                                         for c in (joined.apply(register=k) for k in range(joined.num_registers))])
-
-
-@lowers(lc.SplitOp)
-def lower_split(ctx, op: lc.SplitOp) -> None:
-    half, joined = registers.linear(op.lhs.type, op), registers.linear(op.source.type, op)
-    where = {}
-    for k in range(joined.num_registers):
-        where.setdefault(tuple(joined.apply(register=k)), k)
-    xs = ctx.values.registers(op.source)
-    for j, res in enumerate((op.lhs, op.rhs)):
-        ctx.values.set_registers(res, [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)])
-
-
-@lowers(lc.GatherOp)
-def lower_gather(ctx, op: lc.GatherOp) -> None:
-    """In registers within the warp when the layouts allow it (`_gather_in_warp`), else
-    through shared memory (`_gather_through_smem`)."""
-    if not _gather_in_warp(ctx, op):
-        _gather_through_smem(ctx, op)
-
-
 def _gather_in_warp(ctx, op: lc.GatherOp) -> bool:
     """When the source's gathered axis lies in registers and lanes only (each basis along
     it alone), and the index's lane and warp bases move along the other dimensions as
@@ -419,19 +323,120 @@ def _gather_through_smem(ctx, op: lc.GatherOp) -> None:
     ctx.values.set_registers(op.result, out)
 
 
-@lowers(lc.ReshapeOp)
-def lower_reshape(ctx, op: lc.ReshapeOp) -> None:
-    """No data moves: result register k is the source register holding the element with
-    the same row-major offset (the verifier checked that the bases correspond)."""
-    ss, rs = list(op.source.type.get_shape()), list(op.result.type.get_shape())
+class ComputeLowering(OpFamily):
+    """Compare, select and integer casts, scans, permute/reshape/join/split and gather (module doc)."""
 
-    def project(c):
-        off = lc._flat(c, rs)
+    @lowers(*lc.ELEMENTWISE_OPS)
+    def lower_elementwise(self, op) -> None:
+        """One scalar `arith` op per register of the (shared) layout of the operands."""
+        ctx = self.ctx
+        b = ctx.b
+        regs = [ctx.values.registers(o) for o in op.operands]
+        n = len(regs[0])
+        rt: TensorType = op.result.type
         out = []
-        for n in reversed(ss):
-            out.append(off % n)
-            off //= n
-        return out[::-1]
+        for k in range(n):
+            xs = [r[k] for r in regs]
+            if isinstance(op, lc.SelectOp):
+                new = arith.SelectOp(*xs)
+            elif isinstance(op, lc.CmpiOp | lc.CmpfOp):
+                new = op.SCALAR(xs[0], xs[1], op.predicate_name)
+            else:
+                new = op.SCALAR(xs[0], rt.element_type)
+            out.append(b.add(new).results[0])
+        ctx.values.set_registers(op.result, out)
 
-    src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
-    ctx.values.set_registers(op.result, registers.permute(ctx.values.registers(op.source), src, dst, op, project=project))
+    @lowers(lc.ScanOp)
+    def lower_scan(self, op: lc.ScanOp) -> None:
+        ctx = self.ctx
+        b = ctx.b
+        t: TensorType = op.source.type
+        cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
+
+        def comb(a, c):
+            return (b.add(cls(a[0], c[0])).results[0],)
+
+        (out,) = scan_registers(ctx, op, t, op.axis.value.data, op.is_reverse, [ctx.values.registers(op.source)], comb)
+        ctx.values.set_registers(op.result, out)
+
+    @lowers(lc.ScanRegionOp)
+    def lower_scan_region(self, op: lc.ScanRegionOp) -> None:
+        """`layout.scan_region`: the combiner region's ops lowered as scalars, once per
+        combination (block arguments bound to the two tuples' values)."""
+        ctx = self.ctx
+        body = op.combiner.block
+
+        def comb(a, c):
+            for arg, v in zip(body.args, [*a, *c]):
+                ctx.values.set_scalar(arg, v)
+            for o in body.ops:
+                if o is body.last_op:
+                    return tuple(ctx.ssa(x) for x in o.operands)
+                ctx.lower(o)
+            raise TilecError("the combiner region has no terminator", op=op)
+
+        outs = scan_registers(ctx, op, op.srcs[0].type, op.axis.value.data, op.is_reverse,
+                              [ctx.values.registers(x) for x in op.srcs], comb)
+        for r, v in zip(op.results, outs):
+            ctx.values.set_registers(r, v)
+
+    @lowers(lc.PermuteOp)
+    def lower_permute(self, op: lc.PermuteOp) -> None:
+        """No data moves: result register k is the source register holding the element with
+        the permuted coordinates (the verifier checked that the bases correspond)."""
+        ctx = self.ctx
+        order = op.permutation
+        inv = [order.index(e) for e in range(len(order))]
+        src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
+        xs = ctx.values.registers(op.source)
+        ctx.values.set_registers(op.result, registers.permute(xs, src, dst, op, project=lambda c: [c[inv[e]] for e in range(len(c))]))
+
+    @lowers(lc.JoinOp)
+    def lower_join(self, op: lc.JoinOp) -> None:
+        """Result register k <- lhs or rhs (by its coordinate on the new minor dim), the
+        register holding the same element of the halves: no data moves."""
+        ctx = self.ctx
+        half, joined = registers.linear(op.lhs.type, op), registers.linear(op.result.type, op)
+        where = {}
+        for k in range(half.num_registers):
+            where.setdefault(tuple(half.apply(register=k)), k)
+        xs, ys = ctx.values.registers(op.lhs), ctx.values.registers(op.rhs)
+        ctx.values.set_registers(op.result, [(ys if c[-1] else xs)[where[tuple(c[:-1])]]
+                                             for c in (joined.apply(register=k) for k in range(joined.num_registers))])
+
+    @lowers(lc.SplitOp)
+    def lower_split(self, op: lc.SplitOp) -> None:
+        ctx = self.ctx
+        half, joined = registers.linear(op.lhs.type, op), registers.linear(op.source.type, op)
+        where = {}
+        for k in range(joined.num_registers):
+            where.setdefault(tuple(joined.apply(register=k)), k)
+        xs = ctx.values.registers(op.source)
+        for j, res in enumerate((op.lhs, op.rhs)):
+            ctx.values.set_registers(res, [xs[where[(*half.apply(register=k), j)]] for k in range(half.num_registers)])
+
+    @lowers(lc.GatherOp)
+    def lower_gather(self, op: lc.GatherOp) -> None:
+        """In registers within the warp when the layouts allow it (`_gather_in_warp`), else
+        through shared memory (`_gather_through_smem`)."""
+        ctx = self.ctx
+        if not _gather_in_warp(ctx, op):
+            _gather_through_smem(ctx, op)
+
+    @lowers(lc.ReshapeOp)
+    def lower_reshape(self, op: lc.ReshapeOp) -> None:
+        """No data moves: result register k is the source register holding the element with
+        the same row-major offset (the verifier checked that the bases correspond)."""
+        ctx = self.ctx
+        ss, rs = list(op.source.type.get_shape()), list(op.result.type.get_shape())
+
+        def project(c):
+            off = lc._flat(c, rs)
+            out = []
+            for n in reversed(ss):
+                out.append(off % n)
+                off //= n
+            return out[::-1]
+
+        src, dst = registers.linear(op.source.type, op), registers.linear(op.result.type, op)
+        ctx.values.set_registers(op.result, registers.permute(ctx.values.registers(op.source), src, dst, op, project=project))

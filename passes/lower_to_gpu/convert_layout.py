@@ -17,10 +17,10 @@ from tilec.dialects.layout_attrs import (
     to_linear,
 )
 from tilec.dialects.layout_ptr import is_pointer_tensor, pointer_conversion_message
-from tilec.dialects.linear import LinearLayout, conversion_kind
+from tilec.dialects.linear import conversion_kind
 
 from .._gpu_builder import IndexValue
-from .._shuffle_plan import apply_bits, lane_offsets, span_of
+from .._shuffle_plan import ShufflePlanError, plan_shuffles
 from . import registers
 from .base import (
     _count,
@@ -62,51 +62,23 @@ class ConvertLayoutLowering(OpFamily):
         within each warp (`conversion_kind` is `warp_shuffle`): one `cuda.shfl_idx` per
         destination register where it can be arranged, `arith.select`s choosing registers.
 
-        The conversion map: for destination register r of the thread (lane l, warp w),
-        the source (register, lane) of the same warp that holds its element. Both are
-        linear in (r, l, w), since the warp parts of src and dst differ by an element of
-        the span of src's register and lane bases:
-            src_reg  = cr(r) ^ kr(l, w)        src_lane = cl(r) ^ kl(l, w)
-        - When kl restricted to lanes is a bijection (each lane is read by exactly one
-          lane per shuffle), the sending lane p works out which reader reads it and
-          sends that reader's register: register c(r) ^ g(p, w) of the sender, g linear
-          in the sender's thread id, picked with selects; one shuffle per register.
-        - Otherwise each reader picks: one shuffle per value of kr (for each k in the
-          span of kr's images, every lane sends register cr(r) ^ k) and the reader
-          selects the one whose k is its kr(l, w).
+        Emits what `_shuffle_plan.plan_shuffles` plans (its module doc: the conversion
+        map, the paired and per-reader forms):
+        - paired: round k, the sender sends its register `round.register` ^ g(sender)
+          (g: `sender_key`, selects over `sender_span`) to lane_part(reader) ^
+          `round.lane`; the reader's register r came in round r ^ f(reader) (f:
+          `reader_offsets`, selects over `reader_span`);
+        - per reader: each reader selects, for its register r, among the shuffles of
+          registers `round.register` ^ k (k over `sender_span`) of lane lane_part ^
+          `round.lane` the one whose k is its kr (`sender_key`), each distinct
+          (register, lane) shuffled once.
         Results equal the source registers bit for bit (shuffles only move values)."""
         b = self.b
-        rank = src.rank
-
-        def xor(u, v):
-            return tuple(p ^ q for p, q in zip(u, v))
-
-        target = LinearLayout({
-            "register": dst.get_bases("register"), "lane": dst.get_bases("lane"),
-            "warp": [xor(x, y) for x, y in zip(dst.get_bases("warp"), src.get_bases("warp"))],
-        }, list(dst.out_shape))
-        within = LinearLayout({"register": src.get_bases("register"), "lane": src.get_bases("lane")},
-                              list(src.out_shape))
-        if len(src.get_bases("lane")) != 5 or len(dst.get_bases("lane")) != 5:
-            raise _fail(op, "warp shuffles need 32 lanes per warp")
-        if src.get_bases("block") or dst.get_bases("block"):
-            raise _fail(op, "distributed layouts over several blocks are not supported")
         try:
-            cmap = target.invert_and_compose(within)
-        except LayoutError:
-            raise _fail(op, "the conversion moves data between warps: not a warp shuffle") from None
-        assert rank == dst.rank
+            plan = plan_shuffles(src, dst)
+        except ShufflePlanError as e:
+            raise _fail(op, str(e)) from None
         note = self.ctx.comment("convert_layout via warp shuffles")  # counts filled in below
-
-        def where(**inp) -> tuple[int, int]:
-            out = dict(zip(cmap.out_dims, cmap.apply(**inp)))
-            return out.get("register", 0), out.get("lane", 0)
-
-        # images of the reader's thread-id bits: lane bits 0..4, warp bits 5..
-        tid_bits = [(i, where(lane=1 << i)) for i in range(5)]
-        tid_bits += [(5 + j, where(warp=1 << j)) for j in range(len(dst.get_bases("warp")))]
-        kl = [(i, c[1]) for i, c in tid_bits]
-        kr = [(i, c[0]) for i, c in tid_bits]
         lane_part: IndexValue = 0  # the reader's lane-dependent part of the source lane
         lanes_i32: dict = {}
 
@@ -119,7 +91,7 @@ class ConvertLayoutLowering(OpFamily):
                     lanes_i32[x] = b.add(arith.IndexCastOp(x, i32)).results[0]
             return lanes_i32[x]
 
-        def pick(base: int, span: list[int], key: IndexValue, values) -> SSAValue:
+        def pick(base: int, span, key: IndexValue, values) -> SSAValue:
             """values(base ^ s) for the s of `span` equal to the run-time `key`."""
             val = values(base)
             for s in span:
@@ -127,53 +99,32 @@ class ConvertLayoutLowering(OpFamily):
                     val = b.add(arith.SelectOp(b.ssa(b.eq_(key, s)), values(base ^ s), val)).results[0]
             return val
 
+        def key_of(pieces, span) -> IndexValue:
+            return registers.tid_linear(self.ctx, list(pieces)) if len(span) > 1 else 0
+
         nshfl = nsel = 0
         out = []
-
-        n_dst_reg = len(dst.get_bases("register"))
-        cl_r = [where(register=1 << j)[1] for j in range(n_dst_reg)]
-        cr_r = [where(register=1 << j)[0] for j in range(n_dst_reg)]
-        free = [1 << i for i, bs in enumerate(src.get_bases("lane")) if not any(bs)]
-        offsets = lane_offsets([v for i, v in kl if i < 5], cl_r, free)
-        if offsets is not None:
-            f_l = [x for x, _ in offsets]
-            # round k: reader lane l receives its register k ^ f(l) from lane
-            # p = cl(k) ^ m(l) ^ kl_warp(w), m = kl_lane ^ cl o f invertible, so the
-            # sender p knows its reader and sends register c(k) ^ g(p, w)
-            m = [v ^ apply_bits(cl_r, x) ^ z for (i, v), (x, z) in zip(kl[:5], offsets)]
-            inv = LinearLayout({"lane": [(v,) for v in m]}, [32]).invert()
-
-            def reader_of(p: int) -> int:
-                return inv.apply(dim0=p)[0]
-
-            nr = [v ^ apply_bits(cr_r, f) for (i, v), f in zip(kr[:5], f_l)]  # lane -> src register
-            g = [(i, apply_bits(nr, reader_of(1 << i))) for i in range(5)]
-            g += [(i, apply_bits(nr, reader_of(lv)) ^ rv) for (i, lv), (_, rv) in zip(kl[5:], kr[5:])]
-            span = span_of([v for _, v in g])
-            gkey = registers.tid_linear(self.ctx, g) if len(span) > 1 else 0
-            lane_part = registers.tid_linear(self.ctx, [(i, v) for (i, _), v in zip(kl[:5], m)] + kl[5:])
-            identity = all(v == 1 << i for i, v in enumerate(m)) and not any(v for _, v in kl[5:])
+        span = plan.sender_span
+        if plan.paired:
+            gkey = key_of(plan.sender_key, span)
+            lane_part = registers.tid_linear(self.ctx, list(plan.lane_pieces))
             rounds = []
-            for k in range(dst.num_registers):
-                cl = apply_bits(cl_r, k)
-                c = apply_bits(cr_r, k) ^ apply_bits(nr, reader_of(cl))
-                sent = pick(c, span, gkey, lambda x: xs[x])
+            for rd in plan.rounds:
+                sent = pick(rd.register, span, gkey, lambda x: xs[x])
                 nsel += len(span) - 1
-                if identity and cl == 0:
+                if not rd.shuffle:
                     rounds.append(sent)  # every lane reads its own lane
                     continue
-                rounds.append(b.add(cuda.ShflIdxOp(sent, lane_of(cl), 32)).results[0])
+                rounds.append(b.add(cuda.ShflIdxOp(sent, lane_of(rd.lane), 32)).results[0])
                 nshfl += 1
-            # the reader's register r came in round r ^ f(l)
-            fspan = span_of(f_l)
-            fkey = registers.tid_linear(self.ctx, [(i, f) for i, f in enumerate(f_l)]) if len(fspan) > 1 else 0
-            for r in range(dst.num_registers):
+            fspan = plan.reader_span
+            fkey = key_of(enumerate(plan.reader_offsets), fspan)
+            for r in range(len(plan.rounds)):
                 out.append(pick(r, fspan, fkey, lambda x: rounds[x]))
                 nsel += len(fspan) - 1
         else:
-            lane_part = registers.tid_linear(self.ctx, kl)
-            span = span_of([v for _, v in kr])
-            key = registers.tid_linear(self.ctx, kr) if len(span) > 1 else 0
+            lane_part = registers.tid_linear(self.ctx, list(plan.lane_pieces))
+            key = key_of(plan.sender_key, span)
             shuffled: dict = {}
 
             def shfl(k: int, lane: SSAValue) -> SSAValue:
@@ -183,10 +134,9 @@ class ConvertLayoutLowering(OpFamily):
                     nshfl += 1
                 return shuffled[(k, lane)]
 
-            for r in range(dst.num_registers):
-                cr, cl = where(register=r)
-                lane = lane_of(cl)
-                out.append(pick(cr, span, key, lambda k, lane=lane: shfl(k, lane)))
+            for rd in plan.rounds:
+                lane = lane_of(rd.lane)
+                out.append(pick(rd.register, span, key, lambda k, lane=lane: shfl(k, lane)))
                 nsel += len(span) - 1
         how = "via warp shuffles" if nshfl else "in registers, chosen per lane"
         note.properties["text"] = StringAttr(

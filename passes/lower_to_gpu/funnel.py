@@ -20,6 +20,7 @@ from tilec.dialects import layout_funnel as lf
 
 from . import access, registers
 from .base import lowers
+from .context import OpFamily
 
 
 def _const(b, value: int, t) -> object:
@@ -111,26 +112,30 @@ def _rows(ll) -> dict[tuple, list[int]]:
     return {row: [regs[j] for j in sorted(regs)] for row, regs in rows.items()}
 
 
-@lowers(lf.FunnelShiftOp)
-def lower_funnel_shift(ctx, op: lf.FunnelShiftOp) -> None:
-    """Per row of each thread: its result registers from its window registers and its
-    shift register (module doc)."""
-    t: TensorType = op.lo.type  # type: ignore[assignment]
-    rt: TensorType = op.result.type  # type: ignore[assignment]
-    ll, rl, sl = registers.linear(t, op), registers.linear(rt, op), registers.linear(op.shift.type, op)
-    in_rows, out_rows = _rows(ll), _rows(rl)
-    shift_reg: dict[tuple, int] = {}
-    for k in range(sl.num_registers):
-        shift_reg.setdefault(tuple(sl.apply(register=k)), k)
-    los, his, shs = ctx.values.registers(op.lo), ctx.values.registers(op.hi), ctx.values.registers(op.shift)
-    elem, out_elem = t.element_type, rt.element_type
-    row_bytes = t.get_shape()[-1] * _bits(elem) // 8
-    by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
-    out: list = [None] * rl.num_registers
-    for row, regs in out_rows.items():
-        lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]
-        shift = _shift_i32(ctx.b, shs[shift_reg[row]])
-        got = _funnel_words(ctx, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(ctx, lo, hi, shift)
-        for k, x in zip(regs, got):
-            out[k] = x
-    ctx.values.set_registers(op.result, out)
+class FunnelLowering(OpFamily):
+    """`layout.funnel_shift` (module doc)."""
+
+    @lowers(lf.FunnelShiftOp)
+    def lower_funnel_shift(self, op: lf.FunnelShiftOp) -> None:
+        """Per row of each thread: its result registers from its window registers and its
+        shift register (module doc)."""
+        ctx = self.ctx
+        t: TensorType = op.lo.type  # type: ignore[assignment]
+        rt: TensorType = op.result.type  # type: ignore[assignment]
+        ll, rl, sl = registers.linear(t, op), registers.linear(rt, op), registers.linear(op.shift.type, op)
+        in_rows, out_rows = _rows(ll), _rows(rl)
+        shift_reg: dict[tuple, int] = {}
+        for k in range(sl.num_registers):
+            shift_reg.setdefault(tuple(sl.apply(register=k)), k)
+        los, his, shs = ctx.values.registers(op.lo), ctx.values.registers(op.hi), ctx.values.registers(op.shift)
+        elem, out_elem = t.element_type, rt.element_type
+        row_bytes = t.get_shape()[-1] * _bits(elem) // 8
+        by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
+        out: list = [None] * rl.num_registers
+        for row, regs in out_rows.items():
+            lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]
+            shift = _shift_i32(ctx.b, shs[shift_reg[row]])
+            got = _funnel_words(ctx, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(ctx, lo, hi, shift)
+            for k, x in zip(regs, got):
+                out[k] = x
+        ctx.values.set_registers(op.result, out)

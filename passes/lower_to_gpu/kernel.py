@@ -1,8 +1,7 @@
 """The kernel lowering of `lower-to-gpu`: the op families, the dispatch table (op type
 -> the family and its lowering) built from their `@lowers` marks, and `lower_launch`,
 which lowers one `layout.launch` into a `gpu.func` body. Adding an op is adding its
-marked method to the family it belongs to (or a marked function to compute.py);
-adding a family is adding its class here."""
+marked method to the family it belongs to; adding a family is adding its class here."""
 
 from __future__ import annotations
 
@@ -13,18 +12,19 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import layout
 
-from . import compute, funnel
 from .arith_ops import ArithLowering
 from .base import Lowering
+from .compute import ComputeLowering
 from .context import LoweringContext, OpFamily
 from .convert_layout import ConvertLayoutLowering
 from .copy import CopyLowering
 from .debug_print import PrintLowering
 from .element_access import ElementAccessLowering
+from .funnel import FunnelLowering
 from .identity import IdentityLowering
 from .load_store import LoadStoreLowering
 from .mma import MmaLowering
-from .pointers import PointerLowering
+from .ptr import PointerLowering
 from .query import QueryLowering
 from .reduce import ReduceLowering
 from .roles import RolesLowering
@@ -36,20 +36,16 @@ from .view_ops import ViewOpsLowering
 FAMILIES: tuple[type[OpFamily], ...] = (
     ArithLowering, ViewOpsLowering, LoadStoreLowering, ConvertLayoutLowering, ReduceLowering, ScfLowering,
     CopyLowering, ElementAccessLowering, ThreadIdsLowering, MmaLowering, TmaLowering, PointerLowering,
-    RolesLowering, PrintLowering, QueryLowering, IdentityLowering)
-"""The op families that are classes (one instance per kernel, over its context)."""
+    RolesLowering, PrintLowering, QueryLowering, IdentityLowering, ComputeLowering, FunnelLowering)
+"""The op families (one instance per kernel, over its context)."""
 
-FUNCTION_FAMILIES = (compute, funnel)
-"""The op families that are modules of marked functions `(ctx, op) -> None`."""
-
-Entry = tuple[type[OpFamily] | None, Lowering]
-"""A lowering and the family class whose method it is (None: a function of the context)."""
+Entry = tuple[type[OpFamily], Lowering]
+"""A lowering and the family class whose method it is."""
 
 
 def _table() -> dict[type[Operation], Entry]:
     table: dict[type[Operation], Entry] = {}
     marked: list[Entry] = [(fam, fn) for fam in FAMILIES for fn in vars(fam).values()]
-    marked += [(None, fn) for module in FUNCTION_FAMILIES for fn in vars(module).values()]
     for fam, fn in marked:
         for t in getattr(fn, "lowers", ()):
             if t in table:
@@ -82,7 +78,7 @@ def lower_launch(entry: Block, launch: layout.LaunchOp, args: dict, ptr_types: d
             return None
         if found not in bound:
             fam, fn = found
-            bound[found] = partial(fn, families[fam] if fam is not None else ctx)
+            bound[found] = partial(fn, families[fam])
         return bound[found]
 
     ctx.install(lowering_of)

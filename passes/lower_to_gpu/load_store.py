@@ -91,12 +91,7 @@ class LoadStoreLowering(OpFamily):
             return
         v: View = self.values.view(op.view)
         rt: TensorType = op.result.type
-        ll = registers.linear(rt, op)
-        offs, valid = self.element_offsets(v, ll, op)
-        valid = self._with_mask(op, valid)
-        regs = registers.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, rt)
-        lanes = _lane_validity(op)
+        _, offs, valid, regs, vec, lanes = self._register_accesses(op, v, rt)
         other = self.ctx.ssa(op.other) if op.other is not None else None
         elem = rt.element_type
 
@@ -112,6 +107,18 @@ class LoadStoreLowering(OpFamily):
         with self.b.hinting(op.cache.data if op.cache is not None else None):
             regs_out = access.fast_path(self.b, [v], emit) if op.mask is None else emit(True)
         self.values.set_registers(op.result, regs_out)
+
+    def _register_accesses(self, op: layout.LoadOp | layout.StoreOp, v: View, t: TensorType):
+        """How a load or store of the distributed `t` through view `v` touches memory:
+        the linear layout of `t`; register r's element offset and validity (with the
+        op's computed mask); the registers' coordinates; the vector width (the op's, or
+        the one a shared-memory access allows); and which lanes of a group take part."""
+        ll = registers.linear(t, op)
+        offs, valid = self.element_offsets(v, ll, op)
+        valid = self._with_mask(op, valid)
+        regs = registers.reg_coords(ll)
+        vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, t)
+        return ll, offs, valid, regs, vec, _lane_validity(op)
 
     def _with_mask(self, op: layout.LoadOp | layout.StoreOp, valid):
         """The validity of register r's element conjoined with register r of the op's
@@ -183,12 +190,7 @@ class LoadStoreLowering(OpFamily):
         v: View = self.values.view(op.view)
         t: TensorType = op.value.type
         xs = self.values.registers(op.value)
-        ll = registers.linear(t, op)
-        offs, valid = self.element_offsets(v, ll, op)
-        valid = self._with_mask(op, valid)
-        regs = registers.reg_coords(ll)
-        vec = op.vector.value.data if op.vector is not None else self.matrix.shared_vector(op, t)
-        lanes = _lane_validity(op)
+        ll, offs, valid, regs, vec, lanes = self._register_accesses(op, v, t)
         owner = registers.store_owner(self.ctx, ll)
 
         def emit(masked: bool) -> list:

@@ -11,7 +11,7 @@ converted, in the form their type says):
   memref of a pointer argument, an mbarrier, a tensor map.
 - `RegisterTensor`: a distributed tensor: this thread's registers, one SSA value per
   register of the tensor type's linear layout, in register order (pointer tensors:
-  one index offset per register, `pointers.py`).
+  one index offset per register, `ptr.py`).
 - `View` (`view_values.py`): a view: memref, base offset, run-time layout, mask.
 - `AsyncToken`: the token of a `layout.copy_async` (nothing at run time: program order
   says what a wait keeps in flight).

@@ -43,7 +43,7 @@ class ScfLowering(OpFamily):
             for r, c in enumerate(regs):
                 slot.setdefault(c, len(slot))
             firsts = [regs.index(c) for c in slot]
-            et = index if isinstance(t.element_type, PtrType) else t.element_type  # offsets (pointers.py)
+            et = index if isinstance(t.element_type, PtrType) else t.element_type  # offsets (ptr.py)
             return ([et] * len(slot), lambda v: [self.values.registers(v)[r] for r in firsts],
                     lambda vs: RegisterTensor(tuple(vs[slot[c]] for c in regs), t))
         if isinstance(t, IndexType):

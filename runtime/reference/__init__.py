@@ -36,7 +36,7 @@ thread and the index)
   one is in flight, an arrival on a phase that has all its arrivals but was not seen
   complete (a barrier reused too early), expected bytes that differ from the bytes
   copied, a wait that would never return, writing a buffer a TMA store still reads;
-- warp specialisation (`role_impls.py`): the regions of a `warp_specialize` run
+- warp specialisation (`roles_impls.py`): the regions of a `warp_specialize` run
   concurrently (the turn passes at an mbarrier wait that cannot return yet); a wait
   inside a region on a phase it already saw complete, and every region waiting (a
   hang), are reported;

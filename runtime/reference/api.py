@@ -67,7 +67,7 @@ def _functions() -> list[InterpreterFunctions]:
         fns.append(ComputeFunctions())
         fns.append(MmaFunctions())
         fns.append(TmaFunctions())
-        from .role_impls import RoleFunctions
+        from .roles_impls import RoleFunctions
 
         fns.append(RoleFunctions())
         fns.append(AccessFunctions())
@@ -86,10 +86,10 @@ def _functions() -> list[InterpreterFunctions]:
         from .iter_impls import IterFunctions
 
         fns.append(IterFunctions())
-        from .thread_id_impls import ThreadIdFunctions
+        from .thread_ids_impls import ThreadIdFunctions
 
         fns.append(ThreadIdFunctions())
-        from .pointer_impls import PointerFunctions
+        from .ptr_impls import PointerFunctions
 
         fns.append(PointerFunctions())
     return fns

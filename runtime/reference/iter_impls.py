@@ -20,6 +20,7 @@ from tilec.dialects import layout_iter as li
 from .errors import ExecutionError
 from .executor import ReferenceInterpreter
 from .layout_impls import View, _norm, _view, tile_view
+from .simt import first_offender
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,7 @@ def _position(op: Operation, it: IterValue, interp: ReferenceInterpreter) -> Any
     elif isinstance(it.origin, li.BufferIteratorOp):
         bad = (pos < 0) | (pos >= n)
         grid = interp.grid
-        if grid is not None and np.ndim(bad) and grid.mask is not None:
-            bad = bad & grid.mask
-        if np.any(bad):
-            i = int(np.argmax(bad)) if np.ndim(bad) else 0
+        if (i := first_offender(grid, bad)) is not None:
             who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
             p = int(pos[i]) if np.ndim(pos) else int(pos)
             raise ExecutionError(op, f"{who}iterator position {p} is outside its {n} tiles "

@@ -67,7 +67,7 @@ from .memory import (
     store,
 )
 from .memory_impls import poison
-from .simt import Grid, whole_block
+from .simt import Grid, first_offender, whole_block
 from .values import bits_equal, dtype_of
 
 # ============================================================================ views
@@ -428,10 +428,7 @@ def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list
         # a masked tile may lie wholly past the end (an over-provisioned grid): it
         # is then empty; an unmasked one must lie inside
         bad = (ci < 0) if rt.is_masked else (ci < 0) | (start >= n - t + 1)
-        if grid is not None and np.ndim(bad) and grid.mask is not None:
-            bad = bad & grid.mask
-        if np.any(bad):
-            i = int(np.argmax(bad)) if np.ndim(bad) else 0
+        if (i := first_offender(grid, bad)) is not None:
             who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
             cv = int(ci[i]) if np.ndim(ci) else int(ci)
             raise ExecutionError(
@@ -492,7 +489,7 @@ def ownership(encoding, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]
 
 def _role_span(grid: Grid) -> tuple[int, int]:
     """(first thread, threads) that distributed values span: the running
-    warp_specialize region's (role_impls.py), else the block's."""
+    warp_specialize region's (roles_impls.py), else the block's."""
     role = getattr(grid, "role", None)
     return (0, grid.threads_per_block) if role is None else (role.first, role.threads)
 
@@ -645,10 +642,7 @@ class LayoutFunctions(InterpreterFunctions):
         grid = interp.grid
         tid_a = np.asarray(tid, dtype=np.int64)
         bad = tid_a >= int(thr.size())
-        if grid is not None and np.ndim(bad) and grid.mask is not None:
-            bad = bad & grid.mask
-        if np.any(bad):
-            i = int(np.argmax(bad)) if np.ndim(bad) else 0
+        if (i := first_offender(grid, bad)) is not None:
             raise ExecutionError(
                 op,
                 f"thread id {int(tid_a[i]) if np.ndim(tid_a) else int(tid_a)} is not below "
@@ -687,9 +681,7 @@ class LayoutFunctions(InterpreterFunctions):
         n = int(tv[0].size())
         bad = tid_a >= n
         grid = interp.grid
-        if grid is not None and np.ndim(bad) and grid.mask is not None:
-            bad = bad & grid.mask
-        if np.any(bad):
+        if first_offender(grid, bad) is not None:
             raise ExecutionError(op, f"a thread id is not below the {n} threads of {tv}")
         base = v.base + _mode_offset(comp[0], tid_a)
         return (View(v.storage, _norm(base), comp[1], v.vec, None, op.result.type, v.align),)
@@ -895,7 +887,7 @@ class LayoutFunctions(InterpreterFunctions):
     def run_splat(self, interp: ReferenceInterpreter, op: layout.SplatOp, args):
         (x,) = args
         if isinstance(op.value.type, PtrType) and isinstance(x, Storage):
-            x = 0  # a pointer tensor is offsets into its argument (pointer_impls.py)
+            x = 0  # a pointer tensor is offsets into its argument (ptr_impls.py)
         return (_splat(interp, op, x),)
 
     @impl(layout.ArangeOp)

@@ -262,20 +262,14 @@ def load(op: Operation, grid: Grid, mem: Any, tids: np.ndarray, keys: np.ndarray
     st = _storage(mem)
     flat_keys = keys.ravel()
     flat_actors = _flat_tids(tids, keys)
-    if st.pending is not None:
-        _check_elements(
-            op, st, st.pending[flat_keys] > 0, flat_keys, flat_actors,
-            lambda i: f"{grid.describe_thread(flat_actors[i])} reads {st.describe(flat_keys[i])} "
-            f"while a cp.async is still writing it (no cuda.cp_async_wait "
-            f"for its group before the read)",
-        )
-    if st.tma_pending is not None:
-        _check_elements(
-            op, st, st.tma_pending[flat_keys] > 0, flat_keys, flat_actors,
-            lambda i: f"{grid.describe_thread(flat_actors[i])} reads {st.describe(flat_keys[i])} "
-            f"while a TMA load is still writing it (no mbarrier wait on the phase "
-            f"its copy completes before the read)",
-        )
+    for pending, writer, wait in ((st.pending, "a cp.async", "cuda.cp_async_wait for its group"),
+                                  (st.tma_pending, "a TMA load", "mbarrier wait on the phase its copy completes")):
+        if pending is not None:
+            _check_elements(
+                op, st, pending[flat_keys] > 0, flat_keys, flat_actors,
+                lambda i, writer=writer, wait=wait: f"{grid.describe_thread(flat_actors[i])} reads "
+                f"{st.describe(flat_keys[i])} while {writer} is still writing it (no {wait} before the read)",
+            )
     if st.init is not None:
         _check_elements(
             op, st, ~st.init[flat_keys], flat_keys, flat_actors,

@@ -34,7 +34,7 @@ from .memory import (
     resolve,
     store,
 )
-from .simt import Grid
+from .simt import Grid, first_offender
 from .values import dtype_of, per_thread, shape_of
 
 _INDEX = IndexType()
@@ -197,10 +197,8 @@ class MemoryFunctions(InterpreterFunctions):
             lo = np.asarray(o, dtype=np.int64)
             hi = lo + (sizes[d] - 1) * steps[d]
             bad = (lo < 0) | (hi >= mem.shape[d]) if sizes[d] > 0 else lo < 0
-            if grid is not None and np.ndim(bad) and grid.mask is not None:
-                bad = bad & grid.mask
-            if np.any(bad):
-                tid = int(np.argmax(bad)) if np.ndim(bad) else None
+            if (i := first_offender(grid, bad)) is not None:
+                tid = i if np.ndim(bad) else None
                 who = f" ({grid.describe_thread(tid)})" if tid is not None and grid else ""
                 first = int(lo if np.ndim(lo) == 0 else lo[tid])
                 raise ExecutionError(

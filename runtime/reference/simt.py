@@ -32,6 +32,16 @@ def whole_block(blocks: np.ndarray) -> np.ndarray:
     return -2 - np.asarray(blocks, dtype=np.int64)
 
 
+def first_offender(grid: Grid | None, bad) -> int | None:
+    """The first thread that runs the current op and for which `bad` holds (`bad` one
+    bool per thread of `grid`, or one bool for all: then 0), or None when none does."""
+    if grid is not None and np.ndim(bad) and grid.mask is not None:
+        bad = bad & grid.mask
+    if not np.any(bad):
+        return None
+    return int(np.argmax(bad)) if np.ndim(bad) else 0
+
+
 @dataclass
 class Grid:
     grid: tuple[int, int, int]

@@ -48,7 +48,7 @@ from .layout_impls import (
 )
 from .memory import SHARED, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
-from .role_impls import current_role, note_barrier_change, region_barrier, wait_until
+from .roles_impls import current_role, note_barrier_change, region_barrier, wait_until
 from .simt import Grid, whole_block
 
 # ------------------------------------------------------------------ the barrier
@@ -329,7 +329,7 @@ def _running_value(interp: ReferenceInterpreter, op: Operation, v: np.ndarray, b
 
 def _wait(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier, blocks, parity) -> None:
     """A wait; inside a warp_specialize region the other regions run until it can
-    return (role_impls.py), and its completion orders the block's accesses."""
+    return (roles_impls.py), and its completion orders the block's accesses."""
     role = current_role(interp)
     if role is not None:
         bar._need_live(op, blocks, "wait")

@@ -714,7 +714,7 @@ def defects_of(s: Ring | Ws) -> list[str]:
         # A stage filled by cp.async or by stores is not pending (as a TMA destination
         # is until its wait): read before the wait after the producer has filled it, it
         # passes, as the executor's mbarrier waits order all of a block's earlier
-        # accesses (role_impls.py: an over-approximation of the release/acquire pairs,
+        # accesses (roles_impls.py: an over-approximation of the release/acquire pairs,
         # here the producer's own waits on the empty barriers)
         out.append("early-read")
     if s.trips > s.stages:

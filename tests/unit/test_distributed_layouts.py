@@ -252,6 +252,10 @@ def test_parse_accepts_long_names_and_any_order():
     assert lay == BlockedLayout([1], [32], [4], [0])
     assert BlockedLayout.parse(str(lay)) == lay
     assert SliceLayout.parse(str(SliceLayout(0, TUT))) == SliceLayout(0, TUT)
+    with pytest.raises(LayoutError, match="is not a slice layout"):
+        SliceLayout.parse(str(lay))
+    with pytest.raises(LayoutError, match="is not a blocked layout"):
+        BlockedLayout.parse(str(SliceLayout(0, TUT)))
     assert repr(TUT) == "BlockedLayout([2, 4], [16, 2], [2, 2], [1, 0])"
     assert hash(TUT) == hash(BlockedLayout([2, 4], [16, 2], [2, 2], [1, 0]))
 

@@ -12,7 +12,7 @@ from tilec.compiler.builder_types import ELEMENT_TYPES, element_type
 from tilec.compiler.cuda.c_types import SUPPORTED_ELEMENT_TYPES
 from tilec.compiler.signature import numpy_dtype_name
 from tilec.dialects.conversions import STORAGE, convert_values
-from tilec.dialects.dtypes import DTYPES, ELEMENTS, bf16_to_f32, element_of, f32_to_bf16
+from tilec.dialects.dtypes import DTYPES, ELEMENTS, bf16_to_f32, element_of, f32_to_bf16, operand_type_name
 from tilec.runtime.reference.values import dtype_of
 
 
@@ -57,3 +57,33 @@ def test_bfloat16_bits_round_to_nearest_even():
     assert np.isnan(bf16_to_f32(bits[5]))
     assert bf16_to_f32(bits[:5]).tolist() == [1.0, -2.5, 1.0, 1.015625, np.inf]
     assert convert_values(values[:2], "float32", "bfloat16").tolist() == [0x3F80, 0xC020]
+
+
+def test_operand_type_names_of_the_tensor_core_ops():
+    """The names layout.mma, mma.sync and wgmma use: the short name, the 8-bit floats
+    as PTX spells them, str(t) outside the table; and the subsets each op takes."""
+    from xdsl.dialects.builtin import IndexType, IntegerType
+
+    from tilec.dialects.cuda import mma_sync_kind_name
+    from tilec.dialects.cuda_wgmma import wgmma_type_name
+
+    names = {n: operand_type_name(e.attr()) for n, e in ELEMENTS.items()}
+    assert names == {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64", "i8": "i8", "i16": "i16",
+                     "i32": "i32", "i64": "i64", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+    assert operand_type_name(IntegerType(1)) == "i1" and operand_type_name(IndexType()) == "index"
+    assert [n for n, e in ELEMENTS.items() if wgmma_type_name(e.attr())] == ["f16", "bf16", "f8E4M3FN", "f8E5M2"]
+    assert [n for n, e in ELEMENTS.items() if mma_sync_kind_name(e.attr())] == ["f16", "bf16", "f32", "i8"]
+
+
+def test_the_front_ends_dtype_names_come_from_the_table():
+    """tilec.matmul's reading of PyTorch/NumPy dtypes and the launcher's bit-pattern
+    arrays for the floats NumPy lacks are both derived from DTYPES."""
+    import numpy as np
+
+    from tilec import gemm
+    from tilec.runtime import launch
+
+    assert [gemm._dtype_name(x) for x in (np.float16, "bfloat16", "torch.float8_e4m3fn", "float8_e5m2", "bf16")] \
+        == ["f16", "bf16", "f8E4M3FN", "f8E5M2", "bf16"]
+    assert gemm._dtype_name(np.int8) is None
+    assert launch._BITS_OF == {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}

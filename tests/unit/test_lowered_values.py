@@ -95,7 +95,21 @@ def test_every_marked_lowering_is_dispatched_to_its_family():
         for fn in vars(fam).values():
             for t in getattr(fn, "lowers", ()):
                 assert kernel.LOWERINGS[t] == (fam, fn)
-    for module in kernel.FUNCTION_FAMILIES:
-        for fn in vars(module).values():
-            for t in getattr(fn, "lowers", ()):
-                assert kernel.LOWERINGS[t] == (None, fn)
+
+
+def test_every_family_module_is_a_class_over_the_context():
+    """One form of family: each module of lower_to_gpu with a `@lowers` mark holds it
+    on a method of an `OpFamily` class kernel.py lists, never on a module function."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import tilec.passes.lower_to_gpu as pkg
+
+    loose = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        loose += [f"{info.name}.{n}" for n, fn in vars(module).items()
+                  if inspect.isfunction(fn) and getattr(fn, "lowers", None)]
+    assert loose == []
+    assert sum(1 for _ in kernel.FAMILIES) == len(set(kernel.FAMILIES))

@@ -1,6 +1,6 @@
 """`layout.named_barrier` (dialects/layout_roles.py): `bar.sync` / `bar.arrive` between
 warp_specialize regions. The reference executor counts each barrier's arrivals
-(runtime/reference/role_impls.py): a handover through shared memory ordered by it
+(runtime/reference/roles_impls.py): a handover through shared memory ordered by it
 runs and is exact at the layout level and after `lower-to-gpu`; without it the race
 is reported; a missing arrival (a hang on the GPU) and a phase counted two ways are
 reported; a pingpong of two regions taking turns through two barriers runs; what

@@ -78,3 +78,72 @@ def test_the_exception_lists_name_real_ops_that_need_them():
     stale = [n for n in LOWERED_ELSEWHERE if n not in layout_ops or layout_ops[n] in LOWERINGS]
     stale += [n for n in NOT_PRINTED if n not in cuda_ops or cuda_ops[n] in CudaEmitter.EMITTERS]
     assert stale == [], f"entries of the exception lists that are no op or now have a lowering/emitter: {stale}"
+
+
+def _family(dialect_module: str) -> str:
+    """The name of the family of the ops a dialect module defines: `layout_tma`, `cuda_tma`
+    -> `tma`; `layout` -> `layout`; `thread_ids` -> `thread_ids`."""
+    for prefix in ("layout_", "cuda_"):
+        if dialect_module.startswith(prefix):
+            return dialect_module[len(prefix):]
+    return dialect_module
+
+
+NAMED_OTHERWISE = {
+    ("layout", "lowering"): ({"arith_ops", "view_ops", "load_store", "convert_layout", "copy", "reduce"},
+                             "the core ops: one lowering module per kind of work"),
+    ("layout_access", "lowering"): ({"element_access"}, "access.py is the element-access helper every family uses"),
+    ("layout_compute", "lowering"): ({"compute", "reduce"}, "layout.reduce_region beside layout.reduce"),
+    ("layout_dot", "semantics"): ("mma_impls", "a dot is an mma to the executor"),
+    ("layout_funnel", "semantics"): ("compute_impls", "an elementwise op on rows, with the other compute ops"),
+    ("layout_print", "lowering"): ({"debug_print"}, "a module named print would read as the builtin"),
+    ("layout_static_assert", "semantics"): ("query_impls", "the static queries' folding, shared"),
+}
+"""Where a family's module in a layer is not named by the family (`tma` -> `tma_impls`,
+`tma`, `tma_ops`), the modules it has instead, and why."""
+
+_ALSO = {"cuda.printf": "print_impls"}
+"""Ops whose semantics live with another family's (cuda.printf beside layout.print)."""
+
+
+def _stem(obj) -> str:
+    return obj.__module__.rsplit(".", 1)[-1]
+
+
+def _expected(dialect_module: str, layer: str):
+    if (dialect_module, layer) in NAMED_OTHERWISE:
+        return NAMED_OTHERWISE[(dialect_module, layer)][0]
+    f = _family(dialect_module)
+    return {"semantics": f"{f}_impls", "lowering": {f}, "emitter": f"{f}_ops"}[layer]
+
+
+def test_each_family_has_one_name_in_every_layer():
+    """An op of `dialects/layout_F.py` (or `cuda_F.py`) has its semantics in
+    `runtime/reference/F_impls.py`, its lowering in `passes/lower_to_gpu/F.py` and its
+    emitter in `compiler/cuda/F_ops.py`, unless NAMED_OTHERWISE says where and why."""
+    interp = ReferenceInterpreter(ModuleOp([]))
+    for fns in _functions():
+        interp.register_implementations(fns)
+    impls = interp._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+    wrong = []
+    for op in [*Layout.operations, *Cuda.operations]:
+        d = _stem(op)
+        got = _stem(type(impls[op][0]))
+        if got != _ALSO.get(op.name, _expected(d, "semantics")):
+            wrong.append(f"{op.name}: semantics in {got}")
+        if op in LOWERINGS and _stem(LOWERINGS[op][0]) not in _expected(d, "lowering"):
+            wrong.append(f"{op.name}: lowered in {_stem(LOWERINGS[op][0])}")
+        if op in CudaEmitter.EMITTERS and _stem(CudaEmitter.EMITTERS[op]) != _expected(d, "emitter"):
+            wrong.append(f"{op.name}: printed in {_stem(CudaEmitter.EMITTERS[op])}")
+    assert wrong == [], f"ops outside their family's modules (named by the family or NAMED_OTHERWISE): {wrong}"
+    stale = sorted({d for d, _ in NAMED_OTHERWISE} - {_stem(op) for op in [*Layout.operations, *Cuda.operations]})
+    assert stale == []
+    default = {"semantics": "{}_impls", "lowering": "{}", "emitter": "{}_ops"}
+    named_by_family = [(d, layer) for (d, layer), (where, _) in NAMED_OTHERWISE.items()
+                       if where in (default[layer].format(_family(d)), {default[layer].format(_family(d))})]
+    assert named_by_family == [], "NAMED_OTHERWISE entries the family's name already gives"
+
+
+def test_the_family_rule_reads_dialect_module_names():
+    assert [_family(m) for m in ("layout_tma", "cuda_tma", "layout", "thread_ids")] == ["tma", "tma", "layout",
+                                                                                          "thread_ids"]

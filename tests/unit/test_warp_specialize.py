@@ -1,6 +1,6 @@
 """Warp specialisation (dialects/layout_roles.py): the regions of a
 `layout.warp_specialize` run concurrently on the reference executor
-(runtime/reference/role_impls.py), meeting through mbarriers whose misuse is reported
+(runtime/reference/roles_impls.py), meeting through mbarriers whose misuse is reported
 at the layout level and after `lower-to-gpu`; the warp-specialised Hopper GEMM of
 examples/python/gemm_bf16_hopper.py is equivalent after the default pipeline and
 compiles for sm_90a."""
