@@ -196,12 +196,19 @@ def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
     return out
 
 
-SWAP_AB_MAX_M = 64
-"""Swap A/B is considered up to this M (`choose_config`): M rides the wgmma's N."""
+SWAP_AB_MAX_M = 128
+"""Swap A/B is considered up to this M (`choose_config`): M rides the wgmma's N. At M =
+128 the swap's 64-row units of N double the units of the 128 x 128 split-K tile (H200,
+CUDA graphs of 20 calls: Llama's QKV 18.7 us against 28.6, O split twice 11.8 against
+20.7, down split twice 37.9 against 46.4; dev/experiments/decode_timing.py)."""
 
-SWAP_AB_COLUMNS = (16, 32, 64)
+SWAP_AB_MAX_M_8BIT = 64
+"""The same bound for 8-bit operands (per-tensor or block-scaled FP8), whose swap of 128
+columns has not been measured: to 64 as before."""
+
+SWAP_AB_COLUMNS = (16, 32, 64, 128)
 """The wgmma N of the swapped kernels: the least of these that holds M (one kernel per
-bucket: M 1-16, 17-32, 33-64)."""
+bucket: M 1-16, 17-32, 33-64, 65-128)."""
 
 SPLIT_K_LAUNCH_BYTES = 65536
 """What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
@@ -249,10 +256,11 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     The wave rule (the module docstring) from `CONFIGS` (`FP8_CONFIGS` for 8-bit
     operands, `FP8_BLOCK_CONFIGS` for block-scaled ones). Decode sizes (M <=
     `DECODE_MAX_M`, K given; the memory-bound regime): the configuration of least
-    `decode_cost`, the bytes the busiest multiprocessor streams, among, in this order
-    (ties to the earlier):
+    `decode_cost`, the bytes the busiest multiprocessor streams (ties to the taller
+    tile, the more consumer warpgroups a unit, then to the earlier), among, in this order:
 
-    - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`:
+    - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`
+      (`SWAP_AB_MAX_M_8BIT` for 8-bit operands):
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
       the wgmma's 64 rows, M its N), unsplit, then split S = 2, 3, ... ways (`splits`;
       16-bit and per-tensor FP8 operands);
@@ -263,7 +271,9 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     So the output's tiles are split along K where they leave multiprocessors idle and
     K is long enough to pay for the partials and the reduction's launch: Llama's QKV
     (N = 6144, K = 4096) at M = 1 on 132 SMs takes the swap split 4 ways (384 units),
-    8192^2 at M = 1 the swap alone (128 tiles, one round), 4096^3 the wave rule. The
+    8192^2 at M = 1 the swap alone (128 tiles, one round), QKV at M = 128 the swap of
+    128 columns (96 units), gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, the
+    swap's bytes in half its units), 4096^3 the wave rule. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
@@ -283,14 +293,16 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     cached: a call of `tilec.matmul` pays for the candidates once per shape."""
     taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
-    if b_kmajor and m <= SWAP_AB_MAX_M:
+    if b_kmajor and m <= (SWAP_AB_MAX_M_8BIT if fp8 or block_scales else SWAP_AB_MAX_M):
         swap = swap_config(m, fp8, block_scales)
         candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
     if not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))
+    # at equal bytes, the tile of more consumer warpgroups (rows of 64) has the more
+    # tensor-core time a unit: Llama's gate_up at M = 128, 128 x 256 66.5 us, the swap 75.8
+    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms), -c.bm))
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:

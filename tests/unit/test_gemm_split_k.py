@@ -110,9 +110,10 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (1, 8192, 8192, True, "64x16x64:8:swapAB"),             # 128 tiles fill the SMs: no split
     (1, 6144, 4096, False, "64x128x64:4:splitK8"),          # B row-major: 48 tiles of 64 x 128
     (16, 6144, 4096, False, "64x128x64:4:splitK8"),
-    (128, 6144, 4096, True, "128x128x64:4:splitK2"),        # 48 tiles of 128 x 128 (the wave rule's pingpong)
+    (128, 6144, 4096, True, "64x128x64:8:swapAB"),          # 96 units of 64 rows of N (128 x 128: 48 tiles)
     (128, 4096, 4096, False, "128x128x64:4:splitK4"),       # 32 tiles: 128 units
-    (100, 4096, 14336, True, "128x128x64:4:splitK4"),
+    (100, 4096, 14336, True, "64x128x64:8:swapAB:splitK2"),  # 64 swapped tiles in 128 halves
+    (128, 4096, 14336, False, "128x128x64:4:splitK4"),      # B row-major: no swap
     (128, 28672, 4096, True, "128x256x64:4:c128"),          # 112 tiles of 128 x 256, one round: no split
     (129, 6144, 4096, True, "128x128x64:4:pp"),             # past the decode sizes: the wave rule
     (4096, 4096, 4096, True, "128x256x64:4:c128"),
@@ -123,10 +124,10 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
 
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
-    (6144, 4096): ("swapAB:splitK4", "swapAB:splitK4", "swapAB", "128x128x64:4:splitK2"),
-    (4096, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "128x128x64:4:splitK4"),
+    (6144, 4096): ("swapAB:splitK4", "swapAB:splitK4", "swapAB", "swapAB"),
+    (4096, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2"),
     (28672, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB", "128x256x64:4:c128"),
-    (4096, 14336): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "128x128x64:4:splitK4"),
+    (4096, 14336): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2"),
 }
 
 
@@ -192,10 +193,11 @@ def test_decode_cost_of_split_configurations():
     assert decode_cost(pingpong, 128, 6144, 4096, 132) == 128 * 4096 * 2  # 48 tiles, one round
 
 
-@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 6144, 4096, True), (128, 6144, 4096, True)])
+@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 6144, 4096, True), (128, 4096, 4096, True),
+                                                     (128, 4096, 4096, False)])
 def test_split_configurations_compile_without_spills(m, n, k, kmajor):
-    """The swapped split (64 x 16) and the 128-row split tile, widest epilogue, sm_90a:
-    two kernels, the units' and the reduction's."""
+    """The swapped splits (64 x 16, 64 x 128) and the 128-row split tile, widest
+    epilogue, sm_90a: two kernels, the units' and the reduction's."""
     from tilec.runtime.nvrtc import resource_usage
 
     c = choose_config(m, n, 132, k=k, b_kmajor=kmajor)

@@ -88,7 +88,8 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
     (1, 4096, 4096, False, "64x16x64:8:swapAB:splitK2"),    # 64 tiles of 64 rows: 128 units, one round
     (16, 4096, 14336, False, "64x16x64:8:swapAB:splitK2"),
     (1, 4096, 4096, True, "f8:64x16x128:8:swapAB:splitK2"),  # FP8 splits the swap only
-    (65, 8192, 8192, False, "128x128x64:4:splitK2"),    # past the swap's M: 128-row tiles split
+    (65, 8192, 8192, False, "64x128x64:8:swapAB"),      # 65 .. 128: 128 columns, 128 tiles of 64 rows in one round
+    (65, 8192, 8192, True, "f8:128x128x128:4:pp"),      # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):
     assert choose_config(m, n, 132, k=k, fp8=fp8, b_kmajor=True).name == expected
