@@ -69,7 +69,9 @@ class StashRereadsPass(ModulePass):
     against 0.52 of cudaMemcpy without the stash, layer norm f16 0.30 against 0.40), so
     the pass is not in the default pipeline: `benchmarks/realistic_rows.py --variants
     stash` times it beside the default. Filling the stash with loads further ahead
-    (cp.async) is what would make it pay. Rows short
+    would need cp.async (4-byte-aligned rows: not f16 rows of odd length) or a bulk copy
+    (16-byte-aligned rows); `reread-order{prefetch}` puts a whole row's bytes in flight
+    instead by an L2 bulk prefetch, at any alignment and with no shared memory. Rows short
     enough to stay in L2 between the reads are one tile in registers, not loops
     (`ONLINE_ABOVE`), and are not touched.
 

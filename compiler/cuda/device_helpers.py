@@ -59,32 +59,41 @@ __device__ __forceinline__ unsigned long long tilec_l2_policy() {
   else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-template <int LAST, typename T>
+template <int LAST, int NC, typename T>
 __device__ __forceinline__ T tilec_ld_l2(const T* a) {
+  // NC 1: a buffer the kernel never writes (`const __restrict__`), read through the
+  // non-coherent path as its plain loads are (ld.global.nc)
   const unsigned long long p = tilec_l2_policy<LAST>();
   T r;
   if constexpr (sizeof(T) == 16) {
     uint4 u;
-    asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(a), "l"(p) : "memory");
+    if (NC) asm volatile("ld.global.nc.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+                         : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(a), "l"(p) : "memory");
+    else asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+                      : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(a), "l"(p) : "memory");
     memcpy(&r, &u, 16);
   } else if constexpr (sizeof(T) == 8) {
     uint2 u;
-    asm volatile("ld.global.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
-                 : "=r"(u.x), "=r"(u.y) : "l"(a), "l"(p) : "memory");
+    if (NC) asm volatile("ld.global.nc.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
+                         : "=r"(u.x), "=r"(u.y) : "l"(a), "l"(p) : "memory");
+    else asm volatile("ld.global.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
+                      : "=r"(u.x), "=r"(u.y) : "l"(a), "l"(p) : "memory");
     memcpy(&r, &u, 8);
   } else if constexpr (sizeof(T) == 4) {
     unsigned u;
-    asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(u) : "l"(a), "l"(p) : "memory");
+    if (NC) asm volatile("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(u) : "l"(a), "l"(p) : "memory");
+    else asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(u) : "l"(a), "l"(p) : "memory");
     memcpy(&r, &u, 4);
   } else if constexpr (sizeof(T) == 2) {
     unsigned short u;
-    asm volatile("ld.global.L2::cache_hint.b16 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    if (NC) asm volatile("ld.global.nc.L2::cache_hint.b16 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    else asm volatile("ld.global.L2::cache_hint.b16 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
     memcpy(&r, &u, 2);
   } else {
     static_assert(sizeof(T) == 1, "tilec_ld_l2 moves 1, 2, 4, 8 or 16 bytes");
     unsigned short u;
-    asm volatile("ld.global.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    if (NC) asm volatile("ld.global.nc.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
+    else asm volatile("ld.global.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(u) : "l"(a), "l"(p) : "memory");
     const unsigned char c = (unsigned char)u;
     memcpy(&r, &c, 1);
   }

@@ -162,6 +162,11 @@ def _index_bits(kernel: gpu.FuncOp) -> int:
     return 32
 
 
+def buffer_written(arg: SSAValue) -> bool:
+    """Whether the kernel writes its buffer argument `arg` (else it is printed `const`)."""
+    return _buffer_accesses(arg)[0]
+
+
 def _buffer_accesses(arg: SSAValue) -> tuple[bool, int]:
     """(written, widest access in bytes) for a kernel's buffer argument."""
     assert isinstance(arg.type, MemRefType)

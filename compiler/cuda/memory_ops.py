@@ -10,14 +10,14 @@ from xdsl.dialects.builtin import (
     StringAttr,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from tilec.dialects.cuda import memory_space_number
 
 from .c_types import (
     _num_elements,
 )
-from .kernel_info import buffer_alignment
+from .kernel_info import buffer_alignment, buffer_written
 from .printer import EmitterBase, emits
 
 
@@ -30,7 +30,8 @@ class MemoryEmitter(EmitterBase):
         (index,) = self.indices(op, op.indices)
         hint = self.cache_hint(op)
         if hint is not None:
-            self.assign(op, op.res, f"tilec_ld_l2<{hint}>({self.expr(op.memref)} + {index})", "x")
+            nc = self.read_only(op.memref)
+            self.assign(op, op.res, f"tilec_ld_l2<{hint}, {nc}>({self.expr(op.memref)} + {index})", "x")
             return
         self.assign(op, op.res, f"{self.expr(op.memref)}[{index}]", "x")
 
@@ -57,6 +58,13 @@ class MemoryEmitter(EmitterBase):
             raise self.fail(op, "an L2 eviction priority is for global memory, not shared memory")
         self.helpers.add("l2_hint")
         return "1" if hint.data == "evict_last" else "0"
+
+    def read_only(self, buffer: SSAValue) -> int:
+        """1 where `buffer` is a kernel argument the kernel never writes (printed
+        `const __restrict__`, read through the non-coherent path), else 0."""
+        if not isinstance(buffer, BlockArgument):
+            return 0
+        return 0 if buffer_written(buffer) else 1
 
     def indices(self, op: Operation, indices: Sequence[SSAValue]) -> list[str]:
         if len(indices) != 1:
@@ -121,7 +129,8 @@ class MemoryEmitter(EmitterBase):
         expr = f"*reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index})"
         hint = self.cache_hint(op)
         if hint is not None:
-            expr = f"tilec_ld_l2<{hint}>(reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index}))"
+            nc = self.read_only(op.base)
+            expr = f"tilec_ld_l2<{hint}, {nc}>(reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index}))"
         self.assign(op, op.result, expr, "v")
 
     @emits(vector.StoreOp)

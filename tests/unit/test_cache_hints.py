@@ -32,7 +32,7 @@ func.func @hinted(%src: !layout.ptr<{e}, align 16>, %dst: !layout.ptr<{e}, align
   layout.launch grid(%c1, %c1, %c1) threads(32) {{
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     %x = layout.load %a {{cache = "evict_last", vector = {v} : i64}} : !T -> tensor<{n}x{e}, #b>
-    layout.store %x, %b {{cache = "evict_first", vector = {v} : i64}} : tensor<{n}x{e}, #b>, !T
+    layout.store %x, %{out} {{cache = "evict_first", vector = {v} : i64}} : tensor<{n}x{e}, #b>, !T
   }}
   func.return
 }}
@@ -52,15 +52,19 @@ def _compile(cuda: str, arch: str):
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize(("elem", "vector", "nbytes"), [("i8", 1, 1), ("f16", 1, 2), ("f32", 1, 4),
                                                           ("f32", 2, 8), ("f16", 8, 16)])
-def test_hinted_accesses_compile_at_every_width(elem, vector, nbytes, arch):
-    module = parse_module(_COPY.format(e=elem, v=vector, n=32 * vector))
+@pytest.mark.parametrize("in_place", [False, True])
+def test_hinted_accesses_compile_at_every_width(elem, vector, nbytes, arch, in_place):
+    """A buffer the kernel only reads is read through the non-coherent path (`.nc`, as
+    its plain loads are); one it also writes (in place) is not."""
+    module = parse_module(_COPY.format(e=elem, v=vector, n=32 * vector, out="a" if in_place else "b"))
     run_pipeline(module, "lower-to-gpu,canonicalize")
     cuda = emit(module, "cuda")
-    assert "tilec_ld_l2<1>(" in cuda and "tilec_st_l2<0>(" in cuda
+    assert f"tilec_ld_l2<1, {0 if in_place else 1}>(" in cuda and "tilec_st_l2<0>(" in cuda
     ptx = _compile(cuda, arch).ptx
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
     w = _PTX_WIDTH[nbytes]
-    assert f"ld.global.L2::cache_hint.{w}" in ptx and f"st.global.L2::cache_hint.{w}" in ptx
+    load = f"ld.global.L2::cache_hint.{w}" if in_place else f"ld.global.nc.L2::cache_hint.{w}"
+    assert load in ptx and f"st.global.L2::cache_hint.{w}" in ptx
     assert "createpolicy.fractional.L2::evict_last.b64" in ptx
     assert "createpolicy.fractional.L2::evict_first.b64" in ptx
 
@@ -104,7 +108,7 @@ def test_hinted_row_kernels_compile(n, width):
     cuda = emit(module, "cuda")
     ptx = _compile(cuda, "sm_90").ptx
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
-    assert re.search(rf"ld\.global\.L2::cache_hint\.{re.escape(width)}", ptx)
+    assert re.search(rf"ld\.global\.nc\.L2::cache_hint\.{re.escape(width)}", ptx)
     assert re.search(rf"st\.global\.L2::cache_hint\.{re.escape(width)}", ptx)
 
 

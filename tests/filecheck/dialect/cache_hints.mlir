@@ -30,7 +30,7 @@
 // CUDA: ld.global.L2::cache_hint.b16
 // CUDA: st.global.L2::cache_hint.v4.b32
 // CUDA-LABEL: hinted_rows_kernel(
-// CUDA: tilec_ld_l2<1>(src + {{.*}});
+// CUDA: tilec_ld_l2<1, 1>(src + {{.*}});
 // CUDA: tilec_st_l2<0>(dst + {{.*}}, {{.*}});
 func.func @hinted_rows(%src: !layout.ptr<f16, align 2>, %dst: !layout.ptr<f16, align 2>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<f16, align 2> -> !G
@@ -53,7 +53,7 @@ func.func @hinted_rows(%src: !layout.ptr<f16, align 2>, %dst: !layout.ptr<f16, a
 // GPU: vector.load %src[%{{.*}}] {cache = "evict_first"
 // GPU: vector.store %{{.*}}, %dst[%{{.*}}] {cache = "evict_last"
 // CUDA-LABEL: hinted_vectors_kernel(
-// CUDA: tilec_ld_l2<0>(reinterpret_cast<const f32x4*>(src + {{.*}}));
+// CUDA: tilec_ld_l2<0, 1>(reinterpret_cast<const f32x4*>(src + {{.*}}));
 // CUDA: tilec_st_l2<1>(reinterpret_cast<f32x4*>(dst + {{.*}}), {{.*}});
 func.func @hinted_vectors(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %m: index) {
   %a = layout.view %src(%m) : !layout.ptr<f32, align 16> -> !G8

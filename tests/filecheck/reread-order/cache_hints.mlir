@@ -29,8 +29,8 @@
 // CHECK:           layout.load %{{.*}} : !layout.tensor<f32, #layout.cute<1024:1>, gmem, masked>
 // CHECK:           layout.store %{{.*}}, %{{.*}} {cache = "evict_first"}
 // CUDA-LABEL: two_pass_kernel(
-// CUDA:         tilec_ld_l2<1>(reinterpret_cast<const f32x4*>(src + {{.*}}))
-// CUDA:         tilec_ld_l2<0>(reinterpret_cast<const f32x4*>(src + {{.*}}))
+// CUDA:         tilec_ld_l2<1, 1>(reinterpret_cast<const f32x4*>(src + {{.*}}))
+// CUDA:         tilec_ld_l2<0, 1>(reinterpret_cast<const f32x4*>(src + {{.*}}))
 // CUDA:         *reinterpret_cast<const f32x4*>(weight + {{.*}})
 // CUDA:         tilec_st_l2<0>(reinterpret_cast<f32x4*>(dst + {{.*}}), {{.*}})
 func.func @two_pass(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %weight: !layout.ptr<f32, align 16>, %m: index) {
