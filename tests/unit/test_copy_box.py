@@ -138,6 +138,25 @@ def test_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
         _check(view, src, base, kernels)
     if compiled:
         assert all(k.realign for k in kernels._entries)
+        # phase 1 through cp.async (layout.copy_chunk_async, box_stage=async)
+        assert all("tilec_cp_async<16>" in e.kernel.source for e in kernels._entries.values())
+
+
+def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available):
+    # the `tile` option box_stage=registers (16-byte loads and stores in phase 1, the
+    # A/B of canonical_copy_bench), through copy_'s routes: the kernel on the reference
+    # executor
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_stage="registers", box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(5)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and not any("tilec_cp_async<16>" in text for text in sources)
 
 
 def test_box_copies_of_bool_and_uint8_match_numpy():
