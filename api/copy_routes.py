@@ -63,10 +63,12 @@ class Routes:
         return {n: getattr(self, n) for n in TUNING_NAMES if getattr(self, n) is not None}
 
     def __post_init__(self):
-        from tilec.passes._box_tile import BOX_STAGES
+        if self.box_stage is not None:
+            from tilec.passes._box_tile import BOX_STAGES
 
-        if self.box_stage is not None and self.box_stage not in BOX_STAGES:
-            raise ValueError(f"copy route tuning box_stage={self.box_stage!r}: expected one of {', '.join(BOX_STAGES)}")
+            if self.box_stage not in BOX_STAGES:
+                raise ValueError(f"copy route tuning box_stage={self.box_stage!r}: expected one of "
+                                 f"{', '.join(BOX_STAGES)}")
         for f in fields(self):
             if f.name not in ROUTE_NAMES:
                 continue
