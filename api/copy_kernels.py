@@ -191,7 +191,7 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     strategy's threads where `realign_threads` is set and the box's phase-1 staging
     where `box_stage` is, both the box's shared memory where `box_smem` is."""
     routes = current_routes()
-    threads = routes.realign_threads if key.realign else None
+    threads = routes.realign_threads if key.aligned_pointers else None
     smem = routes.box_smem
     if routes.gather == "auto" and routes.realign == "auto" and routes.box == "auto" and threads is None \
             and smem is None and routes.box_stage is None:

@@ -206,7 +206,7 @@ def _program_kernel(torch, plan, src, dst, base, pipeline: str = "default"):
     """(the compiled Program of the plan's views through `pipeline`, its arguments)."""
     import tilec
 
-    if plan.key.realign:
+    if plan.key.aligned_pointers:
         # misaligned rows (and box copies): the Program states its pointers aligned down
         # and their misalignments, as copy_'s program does
         kernel = tilec.compile(program_of(plan), pipeline)

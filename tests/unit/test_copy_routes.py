@@ -64,7 +64,7 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
 
     dst, src = Operand(4096, "int8", (3000, 7775), (7776, 1)), Operand(8192 + 1, "int8", (3000, 7775), (7775, 1))
     plan = plan_copy(dst, src)
-    assert plan.key.realign and copy_choice(plan) == ("realign", None, REALIGN_THREADS)
+    assert plan.key.aligned_pointers and copy_choice(plan) == ("realign", None, REALIGN_THREADS)
     plain = entry_key(plan.key, "default", "sm_90")
     with forced_routes(realign_threads=256) as routes:
         assert routes.tuning() == {"realign_threads": 256}
