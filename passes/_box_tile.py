@@ -279,9 +279,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     # phase 1: each source run's aligned chunks into its congruent slot (module doc):
     # groups of `group` threads take a run each; a group's threads take the run's
-    # whole aligned chunks `UNROLL` at a time, all reads before the writes (that many
-    # loads in flight per thread), then the rest one at a time; the bytes the run's
-    # ends cut are a pass of their own (32 lanes per run: 16 head, 16 tail bytes)
+    # whole aligned chunks `UNROLL` at a time (`stage`: a cp.async each, or all reads
+    # before the writes), then the rest one at a time; the bytes the run's ends cut
+    # are a pass of their own (32 lanes per run: 16 head, 16 tail bytes), while the
+    # cp.asyncs are in flight; one wait for them all before the barrier
     group = threads if flavour != "rows" else 32
     cg = c(group)
     if group == threads:
