@@ -68,7 +68,7 @@ def run_plan(plan: CopyPlan, *, kernel: Any = None) -> None:
     # a realign or box program's pointers are aligned down (the
     # remainders are arguments); both read whole 16-byte chunks of the src and write
     # no dst byte outside the view
-    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.realign else (0, 0, 1)
+    so, do, align = (plan.extra[0], plan.extra[1], 16) if key.aligned_pointers else (0, 0, 1)
     src = _memory(plan.src_ptr, key.src_dtype, plan.extents, plan.src_strides, "src", align, so)
     dst = _memory(plan.dst_ptr, key.dst_dtype, plan.extents, plan.dst_strides, "dst", align, do)
     inputs: dict[str, Any] = {"src": src, "dst": dst}

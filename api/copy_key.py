@@ -50,10 +50,11 @@ class CopyKey:
     the tile choice folds modes in the order that lengthens contiguous runs. (The
     dst's order is known without it: merged modes are sorted by dst stride, the
     last mode fastest.)"""
-    pow2_extents: tuple[bool, ...] = ()
-    """Per mode, whether a small extent is exactly its class (a power of two: a tile
-    of that extent has no edge; in a box plan, every short extent: its class is the
-    extent)."""
+    exact_extents: tuple[bool, ...] = ()
+    """Per mode, whether a small extent is exactly its class in `small_extents` (the
+    program promises it whole, `at_most` and `divisible`): in a tiled plan where the
+    extent is a power of two (a tile of it has no edge), in a box plan every short
+    extent (its class is the extent itself, the box rule reads it)."""
     last_divisor: int = 1
     """What the last merged extent is a multiple of, into a compact dst: for a short one
     (at most `SMALL_EXTENT`) the largest power of two up to `VECTOR_BYTES` that divides
@@ -66,7 +67,7 @@ class CopyKey:
     """The dst is compact over all merged modes (row-major, the last mode fastest): the
     program computes its strides as the products of the extents, a fact the
     `copy-strategy` pass reads (passes/_copy_cost.py)."""
-    realign: bool = False
+    aligned_pointers: bool = False
     """The program states each view's pointer as the pointer aligned down to
     `VECTOR_BYTES` moved by its misalignment (`layout.addptr` of the index arguments
     `smis`, `dmis`, in elements): the facts of the realign strategy, and of the box
@@ -102,12 +103,12 @@ def needs_conversion(src_dtype: str, dst_dtype: str) -> bool:
 def index_arg_names(key: CopyKey) -> list[str]:
     """Names of the program's index arguments, in `CopyPlan.args` order: `n<k>` the
     extents, `ss<k>` and `ds<k>` the src and dst strides bound at run time, then
-    `REALIGN_ARGS` where `key.realign`."""
+    `REALIGN_ARGS` where `key.aligned_pointers`."""
     return (
         [f"n{i}" for i in range(key.rank)]
         + [f"ss{i}" for i, s in enumerate(key.src_strides) if s is None]
         + [f"ds{i}" for i, s in enumerate(key.dst_strides) if s is None]
-        + (list(REALIGN_ARGS) if key.realign else [])
+        + (list(REALIGN_ARGS) if key.aligned_pointers else [])
     )
 
 

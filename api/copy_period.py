@@ -62,7 +62,7 @@ def period_row(plan: CopyPlan) -> int:
     of 19 bytes is not split, one of rows of 3 is), a row beyond `MAX_ROW_BYTES`, a
     dst under `MIN_BYTES` or `MIN_ROWS` rows."""
     ns = plan.extents
-    if plan.key.realign or len(ns) < 2 or plan.src_strides[0] != 0 or not dst_is_flat(ns, plan.dst_strides):
+    if plan.key.aligned_pointers or len(ns) < 2 or plan.src_strides[0] != 0 or not dst_is_flat(ns, plan.dst_strides):
         return 0
     eb = ITEMSIZE[plan.key.dst_dtype]
     period = math.prod(ns[1:])

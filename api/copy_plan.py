@@ -47,7 +47,7 @@ class CopyPlan:
     """A checked, merged copy: `key` selects the kernel; `args` are its index
     arguments in order (extents, then the src strides and dst strides that are not
     0 or 1, then `extra`); `src_ptr`/`dst_ptr` the byte addresses of logical element
-    0 (rounded down to 16 bytes for a program of `CopyKey.realign`'s facts)."""
+    0 (rounded down to 16 bytes for a program of `CopyKey.aligned_pointers`'s facts)."""
 
     key: CopyKey
     extents: tuple[int, ...]
@@ -57,7 +57,7 @@ class CopyPlan:
     dst_ptr: int
     extra: tuple[int, ...] = ()
     """Index arguments after the strides: the misalignments `copy_key.REALIGN_ARGS`
-    of a program of `CopyKey.realign`'s facts (the pointers are then rounded down to
+    of a program of `CopyKey.aligned_pointers`'s facts (the pointers are then rounded down to
     16 bytes)."""
 
     @property
@@ -320,7 +320,7 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         src_divisors=src_divs,
         dst_divisors=dst_divs,
         src_order=tuple(sorted((k for k, x in enumerate(ss) if x), key=lambda k: (abs(ss[k]), k))),
-        pow2_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
+        exact_extents=tuple(n <= SMALL_EXTENT and n & (n - 1) == 0 for n in ns),
         last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
         dst_flat=flat,
     )
@@ -352,10 +352,10 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:
     """The plan of a copy the box strategy takes (`may_box`), else None. Its program
     states the facts the strategy reads: each short extent exactly (`small_extents`
-    the extents, `pow2_extents` saying they are exact), each stride equal to a short
+    the extents, `exact_extents` saying they are exact), each stride equal to a short
     extent as that value (the rule compares them: the source's stride of `D` is
     `n_W`), and the pointers as 16-byte aligned pointers moved by their misalignments
-    (`CopyKey.realign`'s facts: the box moves 16-byte vectors from the aligned
+    (`CopyKey.aligned_pointers`'s facts: the box moves 16-byte vectors from the aligned
     pointers); 32-bit offsets where the views' reach, a box to spare and the
     element count fit."""
     if may_box(key, ns, ss, ds) is None:
@@ -366,12 +366,12 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     short = {x for x in ns if x <= SMALL_EXTENT}
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
     bkey = replace(
-        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True,
+        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True,
         src_strides=tuple(s if s in short else c for s, c in zip(ss, key.src_strides)),
         dst_strides=tuple(d if d in short else c for d, c in zip(ds, key.dst_strides)),
         src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=False, last_divisor=1,
         small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
-        pow2_extents=tuple(x <= SMALL_EXTENT for x in ns),
+        exact_extents=tuple(x <= SMALL_EXTENT for x in ns),
     )
     reach = max(m + sum((x - 1) * abs(s) for x, s in zip(ns, view)) for m, view in ((smis, ss), (dmis, ds)))
     worst = max(reach + 2 * (current_routes().box_smem or BOX_SMEM), math.prod(ns))
@@ -408,7 +408,7 @@ def may_realign(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> bool:
 def _realign_plan(
     key: CopyKey, ns: list[int], ss: list[int], ds: list[int], dst_ptr: int, src_ptr: int
 ) -> CopyPlan | None:
-    """The plan of a realign program (`CopyKey.realign`) where the `copy-strategy`
+    """The plan of a realign program (`CopyKey.aligned_pointers`) where the `copy-strategy`
     pass takes the copy for the realign strategy (`may_realign`), else None: its
     pointers are rounded down to 16 bytes and their misalignments (in elements) are
     index arguments; the key keeps the facts the strategy reads, and promises 32-bit offsets where
@@ -426,9 +426,9 @@ def _realign_plan(
     # row), the last extent's class for 8-byte elements (its chunk size)
     n = len(ns)
     rkey = replace(
-        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, realign=True, src_divisors=(1,) * n,
+        key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
-        pow2_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
+        exact_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
     )
     bits = static_index_bits(_numbers_facts(rkey, ns, ss, ds, smis // e, dmis // e), target())
     rkey = replace(rkey, index_bits=bits or 64)

@@ -87,7 +87,7 @@ def tiled_module(key: CopyKey) -> ModuleOp:
             ds.insert(0, acc)
         ds = [s for s, c in zip(ds, key.dst_strides) if c is None]
     ptrs = [block.args[0], block.args[1]]
-    if key.realign:
+    if key.aligned_pointers:
         # the pointers aligned down, moved by their misalignments: the realign facts
         from tilec.dialects.layout_ptr import AddPtrOp
 
@@ -99,7 +99,7 @@ def tiled_module(key: CopyKey) -> ModuleOp:
         (ptrs[0], st, key.src_strides, key.src_divisors, ss, "a"),
         (ptrs[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
     ):
-        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.pow2_extents, key.last_divisor)
+        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.exact_extents, key.last_divisor)
         t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
         view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most)
         view.result.name_hint = name

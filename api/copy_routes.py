@@ -13,8 +13,8 @@ for the box strategy, whose rule is its eligibility) or "never". The routes are 
 `copy-strategy` pass's options `gather=`, `realign=`, `box=` in the kernel's pipeline
 (`copy_kernels.kernel_pipeline`; the plan asks the same model whether to state the
 realign and box facts, `copy_plan.may_realign`, `copy_plan.may_box`).
-The tuning values (`TUNING_NAMES`: the box's shared memory, the realign strategy's
-threads) are
+The tuning values (`TUNING_NAMES`: the box's shared memory and phase-1 staging, the
+realign strategy's threads) are
 set the same way, never as module globals. The setting is context-local (a
 `contextvars.ContextVar`): it holds for the thread or task that entered the block,
 until the block is left.
@@ -33,12 +33,14 @@ SETTINGS = ("auto", "always", "never")
 
 ROUTE_NAMES = ("gather", "realign", "box")
 
-TUNING_NAMES = ("box_smem", "realign_threads")
+TUNING_NAMES = ("box_smem", "realign_threads", "box_stage")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
 `threads=` in a realign program's pipeline, default
-`passes/_realign_tile.REALIGN_THREADS`): benchmarks and experiments compare
+`passes/_realign_tile.REALIGN_THREADS`; how a box copy's phase 1 stages its
+chunks, the `tile` pass's option `box_stage=`, default `async`,
+`passes/_box_tile.BOX_STAGES`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -54,12 +56,19 @@ class Routes:
     box: str = "auto"
     box_smem: int | None = None
     realign_threads: int | None = None
+    box_stage: str | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""
         return {n: getattr(self, n) for n in TUNING_NAMES if getattr(self, n) is not None}
 
     def __post_init__(self):
+        if self.box_stage is not None:
+            from tilec.passes._box_tile import BOX_STAGES
+
+            if self.box_stage not in BOX_STAGES:
+                raise ValueError(f"copy route tuning box_stage={self.box_stage!r}: expected one of "
+                                 f"{', '.join(BOX_STAGES)}")
         for f in fields(self):
             if f.name not in ROUTE_NAMES:
                 continue

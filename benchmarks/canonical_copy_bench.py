@@ -17,9 +17,9 @@ queued before one synchronisation). The Program path takes the merged views of t
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
 its ratios are not the table's). With `--json`, benchmarks/report.py puts the
-table in docs/performance.md. A box case's Program runs a second time with phase 1
-through registers (`tile{box_stage=registers}`) for an A/B of its cp.async staging
-(a second table). `--list` prints the cases and each path's kernel choice
+table in docs/performance.md. A box case runs a second time, `copy_` and the Program,
+with phase 1 through registers (`tile{box_stage=registers}`) for an A/B of its
+cp.async staging (a second table, ratios to cudaMemcpy). `--list` prints the cases and each path's kernel choice
 (no GPU needed).
 """
 
@@ -181,14 +181,7 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     op = lambda t: Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())  # noqa: E731
     plan = plan_copy(op(dst), op(src))
     try:
-        if plan.key.realign:
-            # misaligned rows: the Program states its pointers aligned down and their
-            # misalignments, as copy_'s program does (the realign strategy)
-            kernel = tilec.compile(program_of(plan))
-            args = (*_realigned_args(torch, src, dst, plan), *plan.extra)
-        else:
-            kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()))
-            args = _program_args(torch, src, dst, plan, base)
+        kernel, args = _program_kernel(torch, plan, src, dst, base)
         _poison(torch, dst)
         kernel(*args)
         torch.cuda.synchronize()
@@ -201,12 +194,25 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     row["torch_tbps"] = timed(lambda: dst.copy_(src))
     mc = memcpy_ratio_of(moved)
     row["memcpy_tbps"] = mc
-    for k in ("copy", "program", "program_registers", "torch"):
+    for k in ("copy", "program", "copy_registers", "program_registers", "torch"):
         if f"{k}_tbps" in row:
             row[f"{k}_ratio"] = row[f"{k}_tbps"] / mc
     del base, src, dst, want
     torch.cuda.empty_cache()
     return row
+
+
+def _program_kernel(torch, plan, src, dst, base, pipeline: str = "default"):
+    """(the compiled Program of the plan's views through `pipeline`, its arguments)."""
+    import tilec
+
+    if plan.key.aligned_pointers:
+        # misaligned rows (and box copies): the Program states its pointers aligned down
+        # and their misalignments, as copy_'s program does
+        kernel = tilec.compile(program_of(plan), pipeline)
+        return kernel, (*_realigned_args(torch, src, dst, plan), *plan.extra)
+    kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()), pipeline)
+    return kernel, _program_args(torch, src, dst, plan, base)
 
 
 def registers_pipeline() -> str:
@@ -220,13 +226,26 @@ def registers_pipeline() -> str:
 
 
 def _box_stage_ab(torch, case, row, plan, src, dst, base, want, timed) -> None:
-    """A box case's Program again with phase 1 through registers (`registers_pipeline`),
-    checked exact and timed beside the default (cp.async) column."""
+    """A box case again with phase 1 through registers: `copy_` under
+    `forced_routes(box_stage="registers")` (a fresh `CopyKernels`) and the Program
+    through `registers_pipeline`, each checked exact and timed beside the default
+    (cp.async) columns."""
     import tilec
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_routes import forced_routes
 
     try:
-        kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()), registers_pipeline())
-        args = _program_args(torch, src, dst, plan, base)
+        with forced_routes(box_stage="registers"):
+            kernels = CopyKernels(disk=False)
+            _poison(torch, dst)
+            tilec.copy_(dst, src, kernels=kernels)
+            torch.cuda.synchronize()
+            row["copy_registers_exact"] = bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
+            row["copy_registers_tbps"] = timed(lambda: tilec.copy_(dst, src, kernels=kernels))
+    except Exception as e:  # report and go on
+        row["copy_registers_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    try:
+        kernel, args = _program_kernel(torch, plan, src, dst, base, registers_pipeline())
         _poison(torch, dst)
         kernel(*args)
         torch.cuda.synchronize()
@@ -234,6 +253,10 @@ def _box_stage_ab(torch, case, row, plan, src, dst, base, want, timed) -> None:
         row["program_registers_tbps"] = timed(lambda: kernel(*args))
     except Exception as e:  # report and go on
         row["program_registers_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+
+
+AB_KEYS = ("copy_registers_ratio", "copy_registers_error", "program_registers_ratio", "program_registers_error")
+"""A row's keys of the box cases' A/B (`_box_stage_ab`)."""
 
 
 def table(rows: list[dict]) -> str:
@@ -250,16 +273,19 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['case']} | {r['copy_ratio']:.3f} | {prog_text} | {rel} | {r['torch_ratio']:.3f} | {exact} | {same} |"
         )
-    ab = [r for r in rows if "program_registers_ratio" in r or "program_registers_error" in r]
+    ab = [r for r in rows if any(k in r for k in AB_KEYS)]
     if ab:  # the box cases' phase 1: cp.async (the default) against registers
-        lines += ["", "| box case | Program, cp.async / cudaMemcpy | Program, box_stage=registers / cudaMemcpy | exact |",
-                  "|---|---:|---:|---|"]
+        lines += ["", "| box case | copy_, cp.async | copy_, registers | Program, cp.async | Program, registers | exact |",
+                  "|---|---:|---:|---:|---:|---|"]
+
+        def ratio(r, k):
+            return "-" if r.get(f"{k}_ratio") is None else f"{r[f'{k}_ratio']:.3f}"
+
         for r in ab:
-            reg = r.get("program_registers_ratio")
-            prog = r.get("program_ratio")
-            exact = "yes" if r.get("program_exact") and r.get("program_registers_exact") else "NO"
-            lines.append(f"| {r['case']} | {'-' if prog is None else f'{prog:.3f}'} | "
-                         f"{'-' if reg is None else f'{reg:.3f}'} | {exact} |")
+            exact = "yes" if all(r.get(f"{k}_exact") for k in ("copy", "copy_registers", "program",
+                                                                  "program_registers")) else "NO"
+            lines.append(f"| {r['case']} | {ratio(r, 'copy')} | {ratio(r, 'copy_registers')} | "
+                         f"{ratio(r, 'program')} | {ratio(r, 'program_registers')} | {exact} |")
     return "\n".join(lines)
 
 

@@ -62,6 +62,7 @@ from . import cute, views
 from .effects import Accesses
 from .errors import LayoutError
 from .layout_attrs import TensorViewType, element_bytes
+from .layout_roles import enclosing_launch_op
 from .view_syntax import nested_item, print_nested
 
 
@@ -383,7 +384,8 @@ CHUNK_ASYNC_BYTES = (4, 8, 16)
 @irdl_op_definition
 class CopyChunkAsyncOp(IRDLOperation):
     """`width` contiguous elements of the global view `source` at a coordinate into
-    the shared view `dest` at a coordinate, asynchronously: each thread issues one
+    the shared view `dest` at a coordinate, asynchronously: inside a `layout.launch`
+    each thread issues one
     `cp.async` of its own 4-, 8- or 16-byte chunk (CuTe's `copy` of one
     `SM80_CP_ASYNC_CACHEGLOBAL` atom at a thread's own offsets). Coordinates are one
     index per mode, each chunk runs along its view's contiguous mode, as a
@@ -450,6 +452,8 @@ class CopyChunkAsyncOp(IRDLOperation):
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
+        if enclosing_launch_op(self) is None:
+            raise VerifyException("copy_chunk_async is a thread's copy: it lies inside a layout.launch")
         if (s.memory_space, d.memory_space) != ("gmem", "smem"):
             raise VerifyException(f"copy_chunk_async copies global to shared memory, got "
                                   f"{s.memory_space} -> {d.memory_space}")

@@ -23,11 +23,13 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
 16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
-a warp per run for `rows`) moves the aligned 16-byte chunks that lie inside the run,
-`UNROLL` a thread per trip of its loop (no division per chunk), as `BOX_STAGES` says:
-by default one `layout.copy_chunk_async` each (`cp.async`, no register round trip),
-else a 16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass
-of its own moves the bytes the run's ends cut (up to 15 at each end) one at a time.
+a warp per run for `rows`) moves the aligned 16-byte chunks that cover the run and
+lie inside the source view (the slot holds them whole: `box_pitch`), `UNROLL` a
+thread per trip of its loop (no division per chunk), as `BOX_STAGES` says: by default
+one `layout.copy_chunk_async` each (`cp.async`, no register round trip), else a
+16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass of its
+own moves the bytes past the view's last whole chunk (up to 15, of the runs that reach
+it) one at a time.
 After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
@@ -217,7 +219,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     extents = [m.extent for m in modes]
     sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
     dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
-    src = _flat_view(host, sptr, _reach(host, smis, extents, [m.src_stride for m in modes]), elem, smem)
+    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
+    src = _flat_view(host, sptr, sreach, elem, smem)
     dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
     n_k = host.val(extents[kmode])
     blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
@@ -279,9 +282,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     # phase 1: each source run's aligned chunks into its congruent slot (module doc):
     # groups of `group` threads take a run each; a group's threads take the run's
-    # whole aligned chunks `UNROLL` at a time, all reads before the writes (that many
-    # loads in flight per thread), then the rest one at a time; the bytes the run's
-    # ends cut are a pass of their own (32 lanes per run: 16 head, 16 tail bytes)
+    # aligned chunks `UNROLL` at a time (`stage`: a cp.async each, or all reads before
+    # the writes), then the rest one at a time: every chunk that covers a byte of the
+    # run and lies inside the source view (its bytes around the run land in the slot's
+    # spare room, unread); the bytes past the view's last whole chunk are a pass of
+    # their own (16 lanes per run), while the cp.asyncs are in flight; one wait for
+    # them all before the barrier
     group = threads if flavour != "rows" else 32
     cg = c(group)
     if group == threads:
@@ -289,17 +295,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     else:
         r_lb, lane, r_step = k.divui(tid, cg), k.remui(tid, cg), c(threads // group)
 
+    # a chunk of the source view lies wholly inside it below `lim` (its reach rounded
+    # down to 16 bytes): such chunks are copied whole, bytes around the run included
+    lim = k.andi(k.val(sreach), cm16)
+
     def run_ends(r: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
-        """(start, end, the first aligned chunk inside, the slot's origin): byte `a`
+        """(start, end, the end of the run's whole chunks, the slot's origin): the
+        aligned chunks from `start & -16` up to the third cover the run, and byte `a`
         of run `r` lies at `a - origin` in the box."""
         st = run_start(r)
-        lo = k.andi(k.addi(st, c(CHUNK - 1)), cm16)
+        end = k.addi(st, slen)
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
         origin = k.subi(k.andi(st, cm16), k.muli(r, pbc))
-        return st, k.addi(st, slen), lo, origin
+        return st, end, hi, origin
 
     with k.loop(r_lb, runs, r_step) as r:
-        st, end, lo, origin = run_ends(r)
-        nf = k.divui(k.add(arith.MaxSIOp(k.subi(k.andi(end, cm16), lo), c(0))), c16)
+        st, end, hi, origin = run_ends(r)
+        lo = k.andi(st, cm16)
+        nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
         per = UNROLL * group
         kmain = k.divui(nf, c(per))
 
@@ -323,15 +336,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
         with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
             stage([chunk(j)])
-    with k.loop(tid, k.muli(runs, c(2 * CHUNK)), cthreads) as idx:
-        r, b = k.divui(idx, c(2 * CHUNK)), k.remui(idx, c(2 * CHUNK))
-        st, end, lo, origin = run_ends(r)
-        head = k.cmp("slt", b, c16)
-        tail0 = k.subi(k.add(arith.MaxSIOp(k.andi(end, cm16), lo)), c16)
-        a = k.add(arith.SelectOp(head, st, tail0))
-        a = k.addi(a, b)
-        bound = k.add(arith.SelectOp(head, k.add(arith.MinSIOp(lo, end)), end))
-        with k.when(k.cmp("slt", a, bound)):
+    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time
+    with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
+        r, b = k.divui(idx, c16), k.remui(idx, c16)
+        st, end, hi, origin = run_ends(r)
+        a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
+        with k.when(k.cmp("slt", a, end)):
             x = k.add(ReadOp(src, [a]))
             k.add(WriteOp(x, box, [k.subi(a, origin)]))
     if stage_async:

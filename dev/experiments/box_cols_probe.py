@@ -43,7 +43,7 @@ def main() -> None:
                 exact = bool(torch.equal(dst, want))
                 t = _median(cb, lambda d=dst, s=src, k=kernels: copy_(d, s, kernels=k), 30)
             row.append(f"{cb.tbps(moved, t) / mc:.3f}{'' if exact else ' NOT EXACT'}")
-            boxes += [k.realign for k in kernels._entries]  # the box plan states the realign facts
+            boxes += [k.aligned_pointers for k in kernels._entries]  # the box plan states the realign facts
         t = _median(cb, lambda d=dst, s=src: d.copy_(s), 30)
         print(f"{nd} | {row[0]} | {row[1]} | {cb.tbps(moved, t) / mc:.3f}   (box facts stated: off, on {boxes})", flush=True)
         del src, dst, want

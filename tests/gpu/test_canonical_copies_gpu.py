@@ -76,4 +76,4 @@ def test_forced_gather_strategy_matches_torch_bit_for_bit(case, routes):
     torch.cuda.synchronize()
     assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want))
     keys = list(kernels._entries)
-    assert keys and all(k.rank < 2 or k.realign or key_strategy(k) in ("gather", "box<flat>", "box<rows>", "box<cols>") for k in keys)
+    assert keys and all(k.rank < 2 or k.aligned_pointers or key_strategy(k) in ("gather", "box<flat>", "box<rows>", "box<cols>") for k in keys)

@@ -78,7 +78,7 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
                 src = base.as_strided((rows, n), (sp, 1), so)
                 dst = out.as_strided((rows, n), (dp, 1), do)
                 _copy_and_check(torch, kernels, out, dst, src)
-    assert {k.index_bits for k in kernels._entries if k.realign} == {32}
+    assert {k.index_bits for k in kernels._entries if k.aligned_pointers} == {32}
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
@@ -116,7 +116,7 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
         src = base.as_strided((13, 6, 301), (0, 305, 1), 7)
         dst = out.as_strided((13, 6, 301), (6 * 303, 303, 1), 1)
         _copy_and_check(torch, kernels, out, dst, src)
-        assert {(k.realign, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 1000 else 64)}
+        assert {(k.aligned_pointers, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 1000 else 64)}
 
 
 def test_strided_set_patterns_take_the_realign_strategy():
@@ -125,7 +125,7 @@ def test_strided_set_patterns_take_the_realign_strategy():
 
     # 46: int64 rows of 5 at a pitch of 10 (dst 16-byte aligned rows), src flat
     p = plan_copy(Operand(4096 + 176, "int64", (20001, 5), (10, 1)), Operand(8192, "int64", (20001, 5), (5, 1)))
-    assert p.key.realign
+    assert p.key.aligned_pointers
 
 
 @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])

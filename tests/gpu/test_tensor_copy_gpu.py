@@ -293,7 +293,7 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
             if force == "auto" and (sd, dd) in (("uint8", "int8"), ("uint8", "uint8")):
                 # rows of 5 bytes: the box strategy's; rows of 259 bytes: the realign strategy's
                 # (both plans state the misalignments)
-                assert len(keys) == 1 and keys[0].realign
+                assert len(keys) == 1 and keys[0].aligned_pointers
                 continue
             assert len(keys) == 1 and key_strategy(keys[0]) == "gather" and keys[0].dst_flat
             assert keys[0].index_bits == (32 if limit > 1000 else 64)
@@ -349,9 +349,9 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     keys = list(default_kernels()._entries)
     # rows of 254 into rows of 256 at an odd offset take the realign strategy
     # (passes/_realign_tile.py)
-    assert any(k.realign for k in keys)
+    assert any(k.aligned_pointers for k in keys)
     assert any(key_strategy(k) == "box<rows>" for k in keys)  # case 42 in small: passes/_box_tile.py
-    assert {pass_tile(k) for k in keys if not k.realign}
+    assert {pass_tile(k) for k in keys if not k.aligned_pointers}
 
 
 @pytest.mark.torch
@@ -424,7 +424,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         if split:  # the rows: a compact dst
             assert any(k.dst_flat for k in keys), (dtype, dshape)
         elif (dtype, sshape) == ("uint8", (1, 259)):
-            assert len(keys) == 1 and keys[0].realign, (dtype, dshape)
+            assert len(keys) == 1 and keys[0].aligned_pointers, (dtype, dshape)
         else:  # 1-byte rows of whole aligned vectors too (vector runs)
             assert len(keys) == 1 and key_strategy(keys[0]) == "gather", (dtype, dshape)
         # again through the cached launcher (the torch fast path)

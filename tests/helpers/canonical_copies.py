@@ -191,7 +191,7 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     p = Program("same_views")
     src = p.pointer("src", SHORT[key.src_dtype], align=16 if sp % 16 == 0 else ITEMSIZE[key.src_dtype])
     dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if dp % 16 == 0 else ITEMSIZE[key.dst_dtype])
-    if key.realign and src_ptr is None and dst_ptr is None:
+    if key.aligned_pointers and src_ptr is None and dst_ptr is None:
         # the plan's pointers (aligned down), moved by their misalignments (run-time
         # values, arguments after the pointers), as a program that knows its rows are
         # misaligned states them; given the first elements' addresses, the Program

@@ -30,7 +30,7 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     p = _plan((19, 1000), (19, 1000), (1, 19), "bool")
     assert key_strategy(p.key) == "box<flat>" and p.key.index_bits == 32
     # the facts the rule reads: W's extent exactly, the source's stride of D as that value
-    assert p.key.small_extents == (19, None) and p.key.src_strides == (1, 19) and p.key.realign
+    assert p.key.small_extents == (19, None) and p.key.src_strides == (1, 19) and p.key.aligned_pointers
     # case 42: int8 (346, 37, 1691, 17), a 37 x 17 transpose inside steps of 1691
     p = _plan((5, 37, 100, 17), (5, 37, 100, 17), (629, 1, 3145, 37))
     assert key_strategy(p.key) == "box<rows>"
@@ -137,7 +137,26 @@ def test_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
         assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == strategy
         _check(view, src, base, kernels)
     if compiled:
-        assert all(k.realign for k in kernels._entries)
+        assert all(k.aligned_pointers for k in kernels._entries)
+        # phase 1 through cp.async (layout.copy_chunk_async, box_stage=async)
+        assert all("tilec_cp_async<16>" in e.kernel.source for e in kernels._entries.values())
+
+
+def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available):
+    # the `tile` option box_stage=registers (16-byte loads and stores in phase 1, the
+    # A/B of canonical_copy_bench), through copy_'s routes: the kernel on the reference
+    # executor
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_stage="registers", box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(5)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and not any("tilec_cp_async<16>" in text for text in sources)
 
 
 def test_box_copies_of_bool_and_uint8_match_numpy():

@@ -113,7 +113,7 @@ def test_a_key_that_knows_no_extent_gets_the_tile_the_pass_chooses(src_strides, 
     key = CopyKey("float32", "float32", src_strides, dst_strides, 16, 16)
     tile = pass_tile(key)
     assert len(tile) == key.rank and tile == _chosen_tile(key)
-    assert tile == pass_tile(replace(key, small_extents=(None,) * key.rank, pow2_extents=(False,) * key.rank))
+    assert tile == pass_tile(replace(key, small_extents=(None,) * key.rank, exact_extents=(False,) * key.rank))
 
 
 def test_the_key_carries_the_src_order():

@@ -39,7 +39,7 @@ def test_short_periods_become_aligned_rows():
     # 14 and 20: rows of 19 and 259 bytes, 16 of them a row
     assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 304
     # (rows of 259 bytes are not short for the gather strategy: the realign kernel's)
-    assert plan_copy(op((950863, 259)), op((1, 259))).key.realign
+    assert plan_copy(op((950863, 259)), op((1, 259))).key.aligned_pointers
     # 32: each bf16 element of a row of 17575 repeated 3 times (a period of 52725)
     plan = plan_copy(op((2633, 17575, 3), dtype="bfloat16"), op((1, 17575, 1), dtype="bfloat16", ptr=64))
     assert period_row(plan) == 8 * 52725 and len(period_parts(plan)) == 3

@@ -60,7 +60,7 @@ def test_key_and_arguments(always):
     # rows of 100 bytes, src at byte 5 with a pitch of 203, dst at byte 3 flat
     plan = plan_copy(operand((11, 100), dtype="int8", ptr=4099), operand((11, 100), (203, 1), dtype="int8", ptr=8197))
     key = plan.key
-    assert key.realign and key.index_bits == 32 and key.src_align == key.dst_align == 16
+    assert key.aligned_pointers and key.index_bits == 32 and key.src_align == key.dst_align == 16
     assert plan.src_ptr == 8192 and plan.dst_ptr == 4096
     assert plan.extra == (5, 3) and plan.args == (11, 100, 203, 100, 5, 3)
     text = copy_program(key)
@@ -73,7 +73,7 @@ def test_key_and_arguments(always):
     p46 = plan_copy(
         operand((999, 5), (10, 1), dtype="int64", ptr=4096 + 176), operand((999, 5), dtype="int64", ptr=8192)
     )
-    assert p46.extra == (0, 0) and p46.key.realign and p46.key.small_extents[-1] == 8
+    assert p46.extra == (0, 0) and p46.key.aligned_pointers and p46.key.small_extents[-1] == 8
 
 
 def test_chunks_per_row():
@@ -90,14 +90,14 @@ def test_chunks_per_row():
 
 def test_not_stated():
     # a conversion, a transposed row, a 1-mode copy, aligned rows: no realign facts
-    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.realign
-    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), (1, 9), dtype="int16")).key.realign
-    assert not plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.realign
-    assert not plan_copy(operand((9, 100), (112, 1), dtype="int8"), operand((9, 100), (128, 1), dtype="int8")).key.realign
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), dtype="float16")).key.aligned_pointers
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16"), operand((9, 100), (1, 9), dtype="int16")).key.aligned_pointers
+    assert not plan_copy(operand((100,), dtype="int8", ptr=1), operand((100,), dtype="int8", ptr=2)).key.aligned_pointers
+    assert not plan_copy(operand((9, 100), (112, 1), dtype="int8"), operand((9, 100), (128, 1), dtype="int8")).key.aligned_pointers
     # an element-misaligned pointer cannot be stated as an aligned one plus elements
-    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16", ptr=1), operand((9, 100), dtype="int16")).key.realign
+    assert not plan_copy(operand((9, 100), (101, 1), dtype="int16", ptr=1), operand((9, 100), dtype="int16")).key.aligned_pointers
     with forced_routes(realign="never"):
-        assert not plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), dtype="int8")).key.realign
+        assert not plan_copy(operand((9, 100), (101, 1), dtype="int8"), operand((9, 100), dtype="int8")).key.aligned_pointers
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
@@ -119,7 +119,7 @@ def test_every_shift_head_tail_and_short_row(always, dtype, compiled, nvrtc_avai
                 dst = _rows(out, do, 5, n, n + 2 + do % 2)
                 _check(out, dst, src, compiled, kernels)
     if compiled:
-        assert all(k.realign and k.index_bits == 32 for k in kernels._entries)
+        assert all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -145,7 +145,7 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, monkeypatch, compiled
             out[...] = 77
             _check(out, dst, row, compiled, kernels)
         if compiled:
-            assert {(k.realign, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 100 else 64)}
+            assert {(k.aligned_pointers, k.index_bits) for k in kernels._entries} == {(True, 32 if limit > 100 else 64)}
 
 
 @settings(max_examples=40, deadline=None)
@@ -179,7 +179,7 @@ def test_index_bits_count_offsets_chunks_and_a_block():
     # reach = the src stride + 8 (the row) + 4 * 2 (two vectors of 2 elements)
     near = plan_copy(operand((2, 9), (11, 1), dtype="int64", ptr=8), operand((2, 9), (2**31 - 17, 1), dtype="int64"))
     far = plan_copy(operand((2, 9), (11, 1), dtype="int64", ptr=8), operand((2, 9), (2**31 - 16, 1), dtype="int64"))
-    assert near.key.realign and far.key.realign
+    assert near.key.aligned_pointers and far.key.aligned_pointers
     assert (near.key.index_bits, far.key.index_bits) == (32, 64)
     assert "tilec.index_bits = 32" in copy_program(near.key)
     assert "tilec.index_bits" not in copy_program(far.key)
@@ -204,4 +204,4 @@ def test_float_and_bool_rows_compiled(dtype, name, nvrtc_available):
     np.lib.stride_tricks.as_strided(want[1:], (5, 37), (39 * e, e))[...] = src
     copy_numpy(dst, src, compiled=True, kernels=kernels, src_dtype=name, dst_dtype=name)
     assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
-    assert [k.realign for k in kernels._entries] == [True]
+    assert [k.aligned_pointers for k in kernels._entries] == [True]

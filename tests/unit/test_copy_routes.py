@@ -45,7 +45,7 @@ def test_a_block_left_by_an_exception_restores_the_rules():
     assert current_routes() == Routes()
 
 
-@pytest.mark.parametrize("settings", [{"gather": "sometimes"}, {"box": "always"}])
+@pytest.mark.parametrize("settings", [{"gather": "sometimes"}, {"box": "always"}, {"box_stage": "sync"}])
 def test_unknown_settings_are_refused(settings):
     with pytest.raises(ValueError, match="copy route"):
         with forced_routes(**settings):
@@ -64,7 +64,7 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
 
     dst, src = Operand(4096, "int8", (3000, 7775), (7776, 1)), Operand(8192 + 1, "int8", (3000, 7775), (7775, 1))
     plan = plan_copy(dst, src)
-    assert plan.key.realign and copy_choice(plan) == ("realign", None, REALIGN_THREADS)
+    assert plan.key.aligned_pointers and copy_choice(plan) == ("realign", None, REALIGN_THREADS)
     plain = entry_key(plan.key, "default", "sm_90")
     with forced_routes(realign_threads=256) as routes:
         assert routes.tuning() == {"realign_threads": 256}
@@ -78,3 +78,8 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
         pipeline = kernel_pipeline(box.key, "default")
         assert "copy-strategy{box_smem=20480}" in pipeline and "tile{box_smem=20480}" in pipeline
         assert entry_key(box.key, "default", "sm_90") != plain
+    with forced_routes(box_stage="registers") as routes:
+        assert routes.tuning() == {"box_stage": "registers"}
+        assert "tile{box_stage=registers}" in kernel_pipeline(box.key, "default")
+        assert entry_key(box.key, "default", "sm_90") != plain
+    assert kernel_pipeline(box.key, "default") == "default"

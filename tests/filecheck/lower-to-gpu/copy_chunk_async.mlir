@@ -2,7 +2,9 @@
 // (layout.multiple_of, a 16-byte aligned pointer, the shared buffer) one
 // cp.async.cg of 16 bytes; where they are not (a step of 15), the 16 bytes one at a
 // time; a commit after each. The reference executor runs both before and after
-// (tests/unit/test_copy_chunk_async.py: results, a read before the wait, NVRTC).
+// (tests/unit/test_copy_chunk_async.py: results, a read before the wait, NVRTC; on a
+// GPU tests/gpu/test_copy_chunk_async_gpu.py). Each thread writes one byte of %b
+// (partial on purpose).
 // RUN: tilec %s -p default --check-equivalence --arg n=1024 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s
 // EQ: @aligned: equivalent after 'default'
@@ -22,7 +24,7 @@
 !P = !layout.ptr<i8, align 16>
 !G = !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
 !S = !layout.tensor<i8, #layout.cute<(1024):(1)>, smem>
-func.func @aligned(%a: !P, %b: !P, %n: index) {
+func.func @aligned(%a: !P, %b: !P {tilec.partial}, %n: index) {
   %A = layout.view %a(%n) : !P -> !G
   %B = layout.view %b(%n) : !P -> !G
   %c1 = arith.constant 1 : index
@@ -42,7 +44,7 @@ func.func @aligned(%a: !P, %b: !P, %n: index) {
   }
   func.return
 }
-func.func @unaligned(%a: !P, %b: !P, %n: index) {
+func.func @unaligned(%a: !P, %b: !P {tilec.partial}, %n: index) {
   %A = layout.view %a(%n) : !P -> !G
   %B = layout.view %b(%n) : !P -> !G
   %c1 = arith.constant 1 : index
