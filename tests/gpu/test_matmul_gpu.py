@@ -89,10 +89,11 @@ def test_split_k_decode(shape):
 
 
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
-                                   (64, 8192, 8192)])
+                                   (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape):
-    """M <= 64 with a Linear weight where the decode rule takes the swap (C^T = B^T A^T:
-    N on the wgmma's rows, M its columns), the widest epilogue along C^T's rows."""
+    """M <= 128 with a Linear weight where the decode rule takes the swap (C^T = B^T A^T:
+    N on the wgmma's rows, M its columns; 128 of them from M = 65), the widest epilogue
+    along C^T's rows."""
     torch = _torch()
     from tilec import gemm
 
@@ -105,17 +106,18 @@ def test_swap_ab_decode(shape):
 @pytest.mark.parametrize(("m", "kmajor"), [(1, True), (8, True), (16, True), (1, False), (16, False),
                                          (128, True), (128, False), (100, True)])
 def test_split_k_decode_shapes(m, kmajor):
-    """Llama's QKV projection (N = 6144, K = 4096) at decode sizes: the rule splits K
-    (the swap at M <= 16 with a Linear weight, the 64 x 128 tile with B row-major, the
-    128 x 128 tile at M 65-128), the widest epilogue applied once after the reduction,
-    against float64; two runs give the same bits (the partials are summed in order)."""
+    """Llama's QKV projection (N = 6144, K = 4096) at decode sizes: with a Linear weight
+    the swap (split 4 ways to M = 16, whole at M 65-128), with B row-major the split
+    tiles (64 x 128, 128 x 128 at M 65-128), the widest epilogue applied once after the
+    reduction, against float64; two runs give the same bits (the partials are summed in
+    order)."""
     torch = _torch()
     from tilec import gemm
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     n, k = 6144, 4096
     config = gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor)
-    assert config.split_k > 1 and config.swap_ab == (kmajor and m <= 16)
+    assert config.swap_ab == kmajor and (config.split_k > 1 or m > 64)
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=kmajor, seed=m)
     g = torch.Generator(device="cuda").manual_seed(m)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
