@@ -23,7 +23,7 @@ from tilec.dialects.layout import (
 from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.thread_ids import GlobalIdxOp
 
-from ._analysis import VIEW_OPS
+from ._analysis import VIEW_OPS, constant_index
 from .tile import MAX_GRID_YZ
 
 FAR = float("inf")
@@ -158,10 +158,8 @@ def _offset(mode, i: int) -> int | None:
 
 def _fits_yz(extent: SSAValue) -> bool:
     """Whether `extent` is a constant that CUDA allows for grid y and z."""
-    op = extent.owner
-    if not isinstance(op, arith.ConstantOp) or not isinstance(op.value, IntegerAttr):
-        return False
-    return op.value.value.data <= MAX_GRID_YZ
+    c = constant_index(extent)
+    return c is not None and c <= MAX_GRID_YZ
 
 
 def _swap_uses(a: BlockArgument, b: BlockArgument) -> None:
@@ -171,13 +169,6 @@ def _swap_uses(a: BlockArgument, b: BlockArgument) -> None:
         use.operation.operands[use.index] = b
     for use in uses_b:
         use.operation.operands[use.index] = a
-
-
-def _static(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
 
 
 def _shares_tiles(launch: LaunchOp) -> bool:
@@ -200,7 +191,7 @@ def _shares_tiles(launch: LaunchOp) -> bool:
 
 def _group(launch: LaunchOp, group: int) -> bool:
     """Grouped order of `group` block rows (the pass docstring); whether it was made."""
-    gx, gy, gz = (_static(v) for v in (launch.grid_x, launch.grid_y, launch.grid_z))
+    gx, gy, gz = (constant_index(v) for v in (launch.grid_x, launch.grid_y, launch.grid_z))
     if None in (gx, gy, gz) or gz != 1 or gx < 2 or gy < 2 or gx * gy > 2**31 - 1:
         return False
     if any(isinstance(o, GlobalIdxOp) for o in launch.body.walk()) or not _shares_tiles(launch):

@@ -16,11 +16,11 @@ from xdsl.traits import MemoryEffectKind, get_effects
 from tilec.dialects.cuda import UNROLL_ATTR
 from tilec.dialects.layout import (
     DERIVED_VIEW_OPS,
+    DYNAMIC,
+    WILDCARD,
     AllocOp,
     AsyncWaitOp,
     BarrierOp,
-    DYNAMIC,
-    WILDCARD,
     ConvertLayoutOp,
     CopyAsyncOp,
     LaunchOp,
@@ -179,24 +179,9 @@ def _moved_set(ops: list[Operation], loads: list[LoadOp], lo: int,
     """`loads` and the ops of `ops` at index >= lo they need (pure ones only), or None
     where one they need is not pure or is a block argument of the block not in
     `allowed_args` (a loop's carried value)."""
-    pos = {o: i for i, o in enumerate(ops)}
     blk = ops[0].parent_block() if ops else None
-    need: set[Operation] = set(loads)
-    todo = [v for o in loads for v in o.operands]
-    while todo:
-        v = todo.pop()
-        o = v.owner
-        if isinstance(o, Block):
-            if o is blk and v not in allowed_args:
-                return None
-            continue
-        if o not in pos or pos[o] < lo or o in need:
-            continue
-        if o.regions or get_effects(o) != set():
-            return None
-        need.add(o)
-        todo.extend(o.operands)
-    return need
+    need = _closure([v for o in loads for v in o.operands], ops, lo, blk, allowed_args)
+    return None if need is None else need | set(loads)
 
 
 def _jumped_ok(jumped: list[Operation], loads: list[LoadOp]) -> bool:
@@ -324,7 +309,7 @@ def _prefetch_one(blk: Block) -> bool:
         jumped = [o for o in ops[b + 1:last] if o not in moved]
         if not _jumped_ok(jumped, loads):
             continue
-        head = [ops[w], ops[b]] + [o for o in ops[t0:] if o in moved]
+        head = [ops[w], op] + [o for o in ops[t0:] if o in moved]
         for o in head:
             o.detach()
         blk.insert_ops_before(head, ops[t0])
@@ -421,15 +406,22 @@ def _rotate(loop: scf.ForOp) -> bool:
     return True
 
 
-def _closure(values: list[SSAValue], ops: list[Operation], t0: int) -> set[Operation] | None:
+def _closure(values: list[SSAValue], ops: list[Operation], t0: int, blk: Block | None = None,
+             allowed_args: tuple[SSAValue, ...] = ()) -> set[Operation] | None:
     """The ops at index >= t0 of `ops` that compute `values` (they move before index
-    t0), or None where one of them is not pure."""
+    t0), or None where one of them is not pure or (with `blk`) a value is an argument
+    of `blk` not in `allowed_args`."""
     pos = {o: i for i, o in enumerate(ops)}
     need: set[Operation] = set()
     todo = list(values)
     while todo:
-        o = todo.pop().owner
-        if not isinstance(o, Operation) or pos.get(o, -1) < t0 or o in need:
+        v = todo.pop()
+        o = v.owner
+        if isinstance(o, Block):
+            if blk is not None and o is blk and v not in allowed_args:
+                return None
+            continue
+        if pos.get(o, -1) < t0 or o in need:
             continue
         if o.regions or get_effects(o) != set():
             return None
