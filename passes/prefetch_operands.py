@@ -76,11 +76,11 @@ class PrefetchOperandsPass(ModulePass):
     their pure ops moved above the tail), the loads' results carried as iter_args;
     the last iteration's are loaded and not used (they read a stage the pipeline's
     clamped copies filled). A boundary after the loop (a peeled step) keeps its own
-    loads. With `software-pipeline{rolled=true}` this is the hand-written kernel's
-    schedule, one K step per iteration.
+    loads. With `software-pipeline`'s rolled form (its default for cp.async loops) this
+    is the hand-written kernel's schedule, one K step per iteration.
 
-    A loop that stays rolled (`{tilec.unroll = 1}`: `software-pipeline{rolled=true}`'s
-    ring, one step per iteration, whose only boundary is at the back edge) is rotated
+    A loop that stays rolled (`{tilec.unroll = 1}`: `software-pipeline`'s rolled ring,
+    one step per iteration, whose only boundary is at the back edge) is rotated
     by default; an unrolled one only with `rotate=true`: there the fragments carried
     round the back edge made NVRTC's ptxas spill the 128x256 GEMM tiles (52-344 bytes,
     where the boundaries inside the unrolled body alone spill none); the rolled form

@@ -51,8 +51,8 @@ schedules are the ones of a trip count known only at run time.
   (examples/python/gemm_plain.py's form, without the GEMM): per step TMA loads on one
   mbarrier and its wait, or cp.async copies and their wait; a carried sum, copies,
   stores or TMA stores of the step's tiles; `num_stages` 1 to 4 on the loop, compiled
-  by `software-pipeline` (unrolled, in the default pipeline, or
-  `software-pipeline{rolled=true}`) or, for TMA loops of whole warpgroups, by
+  by `software-pipeline` (unrolled, `rolled=false`, or rolled, `rolled=true`: each
+  schedule stated, the pass's default being rolled for cp.async loops only) or, for TMA loops of whole warpgroups, by
   `warp-specialize` (unrolled or rolled) before the default passes: the executor's
   checks judge the schedule the pass makes.
 
@@ -207,7 +207,7 @@ class Plain:
 
     @property
     def pipeline(self) -> str:
-        return {"unrolled": "default", "rolled": "software-pipeline{rolled=true},default",
+        return {"unrolled": "software-pipeline{rolled=false},default", "rolled": "software-pipeline{rolled=true},default",
                 "ws": "warp-specialize,default", "ws-rolled": "warp-specialize{rolled=true},default"}[self.schedule]
 
     @property

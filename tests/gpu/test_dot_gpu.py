@@ -133,11 +133,12 @@ def test_one_dot_matches_numpy_on_the_gpu(m, n, k, warps, dtype, target, operand
 @pytest.mark.parametrize("tiles", [(128, 256, 64, 8, 3), (128, 256, 32, 8, 4), (128, 256, 64, 8, 2),
                                    (128, 128, 32, 8, 3), (128, 128, 32, 4, 3)])
 def test_sm_80_pipelined_tiles_match_torch(tiles):
-    """The sm_80 plain loop with `num_stages` (a cp.async ring, mma.sync one 16-deep K
-    slice at a time, no barrier in a step's compute): the 128x256 tiles store C straight
-    from the mma.sync layout (their ring leaves no room for the round trip), the 128x128
-    ones through shared memory. K = 448 makes 7 or 14 steps: a last partial round peeled at 2, 3
-    and 4 stages."""
+    """The sm_80 plain loop with `num_stages` through the default pipeline (a cp.async
+    ring, rolled; mma.sync one 16-deep K slice at a time, no barrier in a step's
+    compute): the 128x256 tiles store C straight from the mma.sync layout (their ring
+    leaves no room for the round trip), the 128x128 ones through shared memory. K = 448
+    makes 7 or 14 steps, no multiple of 3 or 4 stages (the unrolled form's peeled
+    partial round: test_sm_80_prefetched_tiles_match_torch's `unrolled`)."""
     torch = pytest.importorskip("torch")
     bm, bn, bk, warps, stages = tiles
     m, n, k = 512, 512, 448
@@ -147,13 +148,18 @@ def test_sm_80_pipelined_tiles_match_torch(tiles):
 
 
 PREFETCH_VARIANTS = {
-    "rotate": {"prefetch-operands": "prefetch-operands{rotate=true}"},
+    "rotate": {"software-pipeline": "software-pipeline{rolled=false}",
+               "prefetch-operands": "prefetch-operands{rotate=true}"},
+    "unrolled": {"software-pipeline": "software-pipeline{rolled=false}"},
     "rolled": {"software-pipeline": "software-pipeline{rolled=true}"},
     "off": {"prefetch-operands": "prefetch-operands{enabled=false}"},
+    "unrolled-off": {"software-pipeline": "software-pipeline{rolled=false}",
+                     "prefetch-operands": "prefetch-operands{enabled=false}"},
     "rolled-grouped": {"software-pipeline": "software-pipeline{rolled=true}", "order-grid": "order-grid{group=8}"},
 }
 """The default pipeline with `prefetch-operands` (and `software-pipeline`, `order-grid`)
-given these options: the variants benchmarks/gemm_dot_bench.py compares."""
+given these options: the variants benchmarks/gemm_dot_bench.py compares (the default
+rolls these cp.async loops: `rolled=false` keeps the unrolled form tested)."""
 
 
 @pytest.mark.parametrize("variant", sorted(PREFETCH_VARIANTS))

@@ -38,13 +38,14 @@ def pipelined_gemm_source(form: str, stages: int, k: int, rolled: bool = False, 
                           n: int = 1024) -> str:
     """Compiles the `form` ("tma": TMA + wgmma, or "cp_async": cp.async + mma.sync) test
     program of tests/helpers/pipeline_programs.py (m x n x k, 64 x 64 tiles) with
-    `software-pipeline{num_stages=stages}` (`rolled`: its rolled form), runs it on
+    `software-pipeline{num_stages=stages rolled=...}` (`rolled`: its rolled form, else
+    the unrolled one, whatever the pass's default for the form), runs it on
     random bf16 A and B (seeded by `stages`) into an f32 C poisoned with NaN and asserts
     C is A @ B within the MMA error bound of NumPy's float64 product. Returns the
     kernel's CUDA (for the caller's checks of it)."""
     import cupy as cp
 
-    options = f"num_stages={stages}" + (" rolled=true" if rolled else "")
+    options = f"num_stages={stages} rolled={'true' if rolled else 'false'}"
     rng = np.random.default_rng(stages)
     a = f32_to_bf16(rng.uniform(-2, 2, (m, k)).astype(np.float32))
     b = f32_to_bf16(rng.uniform(-2, 2, (k, n)).astype(np.float32))

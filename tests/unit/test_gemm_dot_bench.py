@@ -42,13 +42,26 @@ def test_variant_pipelines_change_only_the_passes_they_name():
     assert off == default.replace("prefetch-operands", "prefetch-operands{enabled=false}")
     rolled = gemm_dot_bench.variant_pipeline("rolled")
     assert rolled == default.replace("software-pipeline", "software-pipeline{rolled=true}")
+    # the default pipeline rolls cp.async loops: `unrolled` and `prefetch-rotate` say
+    # rolled=false, so they stay what they name
+    unrolled = gemm_dot_bench.variant_pipeline("unrolled")
+    assert unrolled == default.replace("software-pipeline", "software-pipeline{rolled=false}")
+    rotate = gemm_dot_bench.variant_pipeline("prefetch-rotate")
+    assert rotate == unrolled.replace("prefetch-operands", "prefetch-operands{rotate=true}")
+
+
+def test_the_fastest_measured_sm_80_tile_comes_first():
+    tiles = gemm_dot_bench.TILES["sm_80"].split(",")
+    assert tiles[0] == "128x256x64:8:3" and len(set(tiles)) == len(tiles)
+    for spec in tiles:
+        gemm_dot_bench.parse_tile(spec)
 
 
 def test_dry_run_compiles_each_variant(capsys):
     pytest.importorskip("cupy")
     assert gemm_dot_bench.main(["--sizes", "256", "--targets", "sm_80", "--tiles", "128x128x32:4:3", "--no-hand",
-                                "--variants", "default,no-prefetch,rolled", "--dry-run"]) == 0
+                                "--variants", "default,no-prefetch,rolled,unrolled", "--dry-run"]) == 0
     out = capsys.readouterr().out
     for label in ("128x128x32:4:3: compiled (", "128x128x32:4:3 [no-prefetch]: compiled (",
-                  "128x128x32:4:3 [rolled]: compiled ("):
+                  "128x128x32:4:3 [rolled]: compiled (", "128x128x32:4:3 [unrolled]: compiled ("):
         assert f"sm_80 {label}" in out

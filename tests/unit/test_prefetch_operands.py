@@ -27,12 +27,13 @@ BK = 32
 
 
 def _pipeline(prefetch: str, rolled: bool = False, upto: str | None = None) -> str:
-    """The default pipeline with `prefetch-operands` written `prefetch` (and a rolled
-    software-pipeline), cut after `upto`."""
+    """The default pipeline with `prefetch-operands` written `prefetch` and
+    software-pipeline's form stated (`rolled=true` or `rolled=false`: the default rolls
+    these cp.async loops), cut after `upto`."""
     out = []
     for p in NAMED_PIPELINES["default"].split(","):
         out.append(prefetch if p == "prefetch-operands" else
-                   "software-pipeline{rolled=true}" if p == "software-pipeline" and rolled else p)
+                   f"software-pipeline{{rolled={str(rolled).lower()}}}" if p == "software-pipeline" else p)
         if p == upto:
             break
     return ",".join(out)

@@ -3,7 +3,9 @@ single-buffered loops: the CPU reference executor runs every schedule shape it m
 (stages 2-4; trip counts a multiple of the stages, not one, below the stages, known
 only at run time; the TMA + wgmma form and the sm_80 cp.async + mma.sync form) with its
 mbarrier, race and phase checks on, and the results match NumPy within the MMA
-tolerance; wrong schedules are caught by those checks; NVRTC compiles the CUDA."""
+tolerance; wrong schedules are caught by those checks; NVRTC compiles the CUDA. These
+are the unrolled form's tests (`rolled=false`, the default for TMA loops only; the
+rolled form's are in test_software_pipeline_rolled.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ def test_tma_schedules_run_on_the_executor_and_match_numpy(stages, k, trip, dyna
     in-flight-mma checks, and gives A @ B within the MMA tolerance; the loop before the
     pass gives the same (`assert_pass_preserves`)."""
     module = tma_gemm(k, trip, dynamic)
-    after = assert_pass_preserves(module, f"software-pipeline{{num_stages={stages}}}", seeds=(0,))
+    after = assert_pass_preserves(module, f"software-pipeline{{num_stages={stages} rolled=false}}", seeds=(0,))
     assert "layout.mma_wait" in str(after) and str(after).count("layout.mbarrier_init") == stages
     _check_against_numpy(after, k, trip * BK)
 
@@ -61,7 +63,7 @@ def test_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k, trip,
     destination before its group is waited for, and races."""
     m = sm80_gemm(k, trip, dynamic)
     run_pipeline(m, "distribute,vectorize")
-    after = assert_pass_preserves(m, f"software-pipeline{{num_stages={stages}}}", seeds=(0,))
+    after = assert_pass_preserves(m, f"software-pipeline{{num_stages={stages} rolled=false}}", seeds=(0,))
     text = str(after)
     assert f"layout.async_wait {{pending = {2 * (stages - 2)} : i64}}" in text
     _check_against_numpy(after, k, trip * 32)
@@ -70,7 +72,7 @@ def test_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k, trip,
 def _pipelined(m, stages: int, sabotage):
     """The module `m` after `software-pipeline{num_stages=stages}` with `sabotage(module)`
     applied to the result."""
-    run_pipeline(m, f"software-pipeline{{num_stages={stages}}}")
+    run_pipeline(m, f"software-pipeline{{num_stages={stages} rolled=false}}")
     sabotage(m)
     return m
 
@@ -126,7 +128,7 @@ def test_the_executor_rejects_a_wait_that_leaves_the_tile_in_flight():
                 w.pending = IntegerAttr(w.pending.value.data + 1, w.pending.type)
 
     m = sm80_gemm(128)
-    run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3}")
+    run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3 rolled=false}")
     one_more(m)
     with pytest.raises(ExecutionError, match="while a cp.async is still writing it"):
         run(m, random_inputs(m, 0))
@@ -136,7 +138,7 @@ def test_an_async_mma_stays_in_flight_across_one_step_only():
     """Written {async} + mma_wait {pending = 0}, the step's mma is left in flight with
     `pending = 1`; the result is waited for once after the loop (4 K steps under 3
     stages: 3 unrolled steps in the loop, the 4th peeled after it)."""
-    after = assert_pass_preserves(tma_gemm(256, sync_mma=False), "software-pipeline{num_stages=3}", seeds=(0,))
+    after = assert_pass_preserves(tma_gemm(256, sync_mma=False), "software-pipeline{num_stages=3 rolled=false}", seeds=(0,))
     text = str(after)
     assert text.count("{pending = 1 : i64}") == 4 and text.count("{pending = 0 : i64}") == 1
 
@@ -147,12 +149,12 @@ def test_pipelined_cuda_compiles(form):
     (wgmma.wait_group 1 in the loop; cp.async.wait_group 2 for 3 stages of 2 groups)."""
     if form == "tma":
         m = tma_gemm(320)
-        run_pipeline(m, "software-pipeline{num_stages=4},default")
+        run_pipeline(m, "software-pipeline{num_stages=4 rolled=false},default")
         cuda = emit(m, "cuda")
         assert "wgmma.wait_group.sync.aligned 1;" in cuda and "wgmma.wait_group.sync.aligned 0;" in cuda
     else:
         m = sm80_gemm(160)
-        run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,"
+        run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},vectorize-pointers,"
                         "vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize")
         cuda = emit(m, "cuda")
         assert "tilec_cp_async_wait<2>();" in cuda and "mma.sync.aligned" in cuda
@@ -169,7 +171,7 @@ def test_a_loop_without_wgmma_is_exact(stages):
 
     path = Path(__file__).resolve().parents[1] / "filecheck" / "software-pipeline" / "tma_sync_compute.mlir"
     m = parse_module(path.read_text(), str(path))
-    run_pipeline(m, f"software-pipeline{{num_stages={stages}}}")
+    run_pipeline(m, f"software-pipeline{{num_stages={stages} rolled=false}}")
     inputs = random_inputs(m, 0)
     got = np.asarray(run(m, inputs)["pc"]).reshape(64, 64)
     a = np.asarray(inputs["pa"], np.float32).reshape(64, 320)
@@ -231,7 +233,7 @@ def test_a_static_trip_count_that_stages_do_not_divide_is_peeled(form, trip, sta
     C is unchanged, for both forms."""
     make = tma_gemm if form == "tma" else sm80_gemm
     k = trip * (64 if form == "tma" else 32)
-    spec = f"software-pipeline{{num_stages={stages}}}"
+    spec = f"software-pipeline{{num_stages={stages} rolled=false}}"
     if form == "cp_async":
         spec = "distribute,vectorize," + spec
     after = assert_pass_preserves(make(k), spec, seeds=(0,))
@@ -249,7 +251,7 @@ def test_a_deep_cp_async_ring_waits_for_at_most_seven_groups_in_flight():
     than it needs), and the schedule still runs on the executor and compiles."""
     m = sm80_gemm(448)
     run_pipeline(m, "distribute,vectorize")
-    after = assert_pass_preserves(m, "software-pipeline{num_stages=6}", seeds=(0,))
+    after = assert_pass_preserves(m, "software-pipeline{num_stages=6 rolled=false}", seeds=(0,))
     assert "layout.async_wait {pending = 7 : i64}" in str(after)
     run_pipeline(after, "vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,"
                         "lower-to-gpu,canonicalize")

@@ -84,6 +84,37 @@ def test_rolled_cp_async_schedules_run_on_the_executor_and_match_numpy(stages, k
     _check_against_numpy(after, k, trip * 32)
 
 
+def test_the_default_rolls_cp_async_loops_and_unrolls_tma_loops():
+    """`rolled=auto` (the default): the cp.async loop comes out as `rolled=true` makes
+    it, the TMA loop as `rolled=false` does (the sm_80 plain-loop GEMM measured faster
+    rolled, issue 38; the Hopper kernels were tuned unrolled)."""
+    def out(make, pre, opts):
+        m = make()
+        run_pipeline(m, pre + f"software-pipeline{{num_stages=3{opts}}}")
+        return str(m)
+
+    sm80 = (lambda: sm80_gemm(160)), "distribute,vectorize,"
+    tma = (lambda: tma_gemm(320)), ""
+    assert out(*sm80, "") == out(*sm80, " rolled=auto") == out(*sm80, " rolled=true") != out(*sm80, " rolled=false")
+    assert out(*tma, "") == out(*tma, " rolled=false") != out(*tma, " rolled=true")
+
+
+def test_the_default_keeps_a_cp_async_loop_unrolled_where_only_its_clones_fit(monkeypatch):
+    """Under `rolled=auto` a cp.async loop whose staged buffers (stages on 1024 bytes)
+    would pass the block's shared memory where its clones fit stays unrolled instead of
+    failing; `rolled=true` reports it at the loop."""
+    from tilec.passes import software_pipeline
+    from tilec.support.diagnostics import TilecError
+
+    monkeypatch.setattr(software_pipeline, "smem_need", lambda launch, plan, n, rolled: 1 << 30 if rolled else 0)
+    m = sm80_gemm(160)
+    run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3}")
+    assert "tilec.unroll" not in str(m) and str(m).count("layout.mma %") > 1
+    m = sm80_gemm(160)
+    with pytest.raises(TilecError, match="stages of this loop's shared buffers need"):
+        run_pipeline(m, "distribute,vectorize,software-pipeline{num_stages=3 rolled=true}")
+
+
 def _sabotaged(stages: int, sabotage):
     m = tma_gemm(320)
     run_pipeline(m, _rolled(stages))

@@ -6,23 +6,25 @@
 // moves above the step before's last mma: `mma 0; async_wait; barrier; load slice 0
 // of the next stage; mma 1`, the copies after it. With rotate=true the boundary at the
 // top of the loop body moves round the back edge too: before the loop (at lb) and
-// before the body's last mma, the fragments carried as iter_args.
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},prefetch-operands" | filecheck %s
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},prefetch-operands{rotate=true}" | filecheck %s --check-prefix=ROT
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},prefetch-operands{enabled=false}" | filecheck %s --check-prefix=OFF
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
+// before the body's last mma, the fragments carried as iter_args. (`rolled=false`:
+// the unrolled form; software-pipeline's default rolls cp.async loops.)
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},prefetch-operands" | filecheck %s
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},prefetch-operands{rotate=true}" | filecheck %s --check-prefix=ROT
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},prefetch-operands{enabled=false}" | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=false},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
 // The rolled form (one step per iteration, the stage carried): the copies of a step
 // write stage `ahead` = select(stage == 0, S-1, stage-1) of the staged buffers, the
 // first operands read `stage`; the two provably differ, so the loads may move above
 // the copies and the boundary rotates round the back edge, the next stage computed
 // before the last mma. A rolled loop (`{tilec.unroll = 1}`) is rotated by default.
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands" | filecheck %s --check-prefix=ROLLED
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},prefetch-operands" | filecheck %s --check-prefix=ROLLED
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=true},prefetch-operands" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true},prefetch-operands{rotate=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=true},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands{rotate=true},lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ

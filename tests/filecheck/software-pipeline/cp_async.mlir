@@ -9,13 +9,15 @@
 // tile again, so that each step commits as many groups) into the stage read one step
 // before, then computes; async_wait {pending = 0} after the loop. 4 K steps under 3
 // stages: one whole round in the loop, unguarded, the 4th step peeled after it.
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" | filecheck %s
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2}" | filecheck %s --check-prefix=S2
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
+// The unrolled form is asked for (`rolled=false`): by default a cp.async loop is
+// rolled (rolled_cp_async.mlir).
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false}" | filecheck %s
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false}" | filecheck %s --check-prefix=S2
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=false}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=false}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
 
 // EQ: @gemm80: equivalent after
 

@@ -4,13 +4,14 @@
 // the schedule's barrier at the top of each step does. It is dropped (plain and
 // rolled), and the fragment loads of a step run on under the mma of the one before.
 // @writes keeps its barrier: its compute stores to a shared buffer of its own, and the
-// barrier orders that store before the other threads' loads.
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" | filecheck %s
+// barrier orders that store before the other threads' loads. (`rolled=false` asks
+// for the unrolled form, the default for cp.async loops being the rolled one.)
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false}" | filecheck %s
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true}" | filecheck %s --check-prefix=ROLLED
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true}" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=false},vectorize-pointers,vectorize-element-loops,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize" -t cuda | filecheck %s --check-prefix=CUDA
 
 // EQ: @gemm80: equivalent after
 // EQ: @writes: equivalent after

@@ -7,10 +7,12 @@
 // RUN: tilec %s -p "software-pipeline{num_stages=4}" | filecheck %s
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %S/Inputs/bad_stages.mlir -p software-pipeline 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tilec %s -p "software-pipeline{rolled=maybe}" 2>&1 | filecheck %s --check-prefix=BADFORM
 
 // EQ: @gemm: equivalent after 'default'
 // EQ: @kept: equivalent after 'default'
 // BAD: bad_stages.mlir:{{[0-9]+}}:5: error: 'scf.for': software-pipeline: tilec.num_stages must be in [1, 8], got 9
+// BADFORM: error: software-pipeline: rolled must be auto, true or false, got 'maybe'
 
 // CHECK-LABEL: func.func @gemm
 // CHECK:      %bar = layout.mbarrier_init

@@ -5,7 +5,10 @@
 // its own tile's groups have landed (pending = (S-2) x 2), meets the block, copies the
 // tile S-1 ahead (past the end the last one again) into the stage the step before read,
 // then computes on its own stage; async_wait {pending = 0} after the loop.
+// The default (`rolled=auto`) takes this form for a cp.async loop.
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true}" | filecheck %s
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3}" | filecheck %s
+// RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=auto}" | filecheck %s
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=2 rolled=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=3 rolled=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p "distribute,vectorize,software-pipeline{num_stages=4 rolled=true}" --check-equivalence | filecheck %s --check-prefix=EQ
