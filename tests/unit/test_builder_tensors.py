@@ -492,10 +492,13 @@ BUILDER_METHODS = {
     "layout.broadcast": "KernelBuilding.broadcast", "layout.reduce": "KernelBuilding.reduce",
     "layout.mma_wait": "KernelBuilding.mma_wait", "layout.make_identity_tensor": "KernelBuilding.make_identity_tensor",
     "layout.read_coord": "KernelBuilding.read_coord",
+    "layout.copy_chunk_async": "KernelBuilding.copy_chunk_async",
 }
 """Each `layout` op and the builder method that makes it (class.method)."""
 
 NO_BUILDER_METHOD = {
+    "layout.prefetch": "an L2 schedule, not a value: `reread-order{prefetch=true}` places it from the re-read "
+                       "fact a program's loops state (as Triton's language has no prefetch)",
     "layout.yield": "the terminator of reduce_region / scan_region: `reduce` and `scan` with a combiner function "
                     "insert it after the function returns its values",
 }

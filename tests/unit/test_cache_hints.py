@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tilec.compiler.pipeline import NAMED_PIPELINES, emit, parse_module, run_pipeline
+from tilec.compiler.pipeline import NAMED_PIPELINES, emit, run_pipeline
 from tilec.dialects.layout import LoadOp, StoreOp
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples" / "python"))
@@ -22,21 +22,25 @@ import row_kernels as rk  # noqa: E402
 HINTS = NAMED_PIPELINES["default"].replace("choose-warps,", "reread-order{cache_hints=true},choose-warps,")
 """The default pipeline with `reread-order{cache_hints}` (benchmarks/realistic_rows.py's `reread-hints`)."""
 
-_COPY = """
-#b = #layout.blocked<{{sizePerThread = [{v}], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}}>
-!T = !layout.tensor<{e}, #layout.cute<{n}:1>, gmem>
-func.func @hinted(%src: !layout.ptr<{e}, align 16>, %dst: !layout.ptr<{e}, align 16>) {{
-  %a = layout.view %src : !layout.ptr<{e}, align 16> -> !T
-  %b = layout.view %dst : !layout.ptr<{e}, align 16> -> !T
-  %c1 = arith.constant 1 : index
-  layout.launch grid(%c1, %c1, %c1) threads(32) {{
-  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    %x = layout.load %a {{cache = "evict_last", vector = {v} : i64}} : !T -> tensor<{n}x{e}, #b>
-    layout.store %x, %{out} {{cache = "evict_first", vector = {v} : i64}} : tensor<{n}x{e}, #b>, !T
-  }}
-  func.return
-}}
-"""
+def _hinted_copy(elem: str, vector: int, in_place: bool):
+    """One warp loads 32 * `vector` elements of `src` (`cache = "evict_last"`) and stores
+    them to `dst`, or back to `src` when `in_place` (`cache = "evict_first"`), `vector`
+    elements a thread; both pointers 16-byte aligned."""
+    import tilec
+    from xdsl.dialects.builtin import StringAttr
+
+    n = 32 * vector
+    p = tilec.Program("hinted")
+    a = p.view(p.pointer("src", elem, align=16), f"{n}:1")
+    b = p.view(p.pointer("dst", elem, align=16), f"{n}:1")
+    with p.launch(threads=32):
+        x = p.load(a, tilec.BlockedLayout([vector], [32], [1], [0]), vector=vector)
+        p.store(x, a if in_place else b, vector=vector)
+    module = p.module
+    for op in module.walk():
+        if isinstance(op, (LoadOp, StoreOp)):
+            op.cache = StringAttr("evict_last" if isinstance(op, LoadOp) else "evict_first")
+    return module
 
 _PTX_WIDTH = {1: "u8", 2: "b16", 4: "b32", 8: "v2.b32", 16: "v4.b32"}
 
@@ -56,7 +60,7 @@ def _compile(cuda: str, arch: str):
 def test_hinted_accesses_compile_at_every_width(elem, vector, nbytes, arch, in_place):
     """A buffer the kernel only reads is read through the non-coherent path (`.nc`, as
     its plain loads are); one it also writes (in place) is not."""
-    module = parse_module(_COPY.format(e=elem, v=vector, n=32 * vector, out="a" if in_place else "b"))
+    module = _hinted_copy(elem, vector, in_place)
     run_pipeline(module, "lower-to-gpu,canonicalize")
     cuda = emit(module, "cuda")
     assert f"tilec_ld_l2<1, {0 if in_place else 1}>(" in cuda and "tilec_st_l2<0>(" in cuda

@@ -116,6 +116,8 @@ distributed tensors, pointers or scalars (values), never views of memory."""
 UNDECLARED = {
     "layout.launch": "a kernel launch: unknown effects, as xDSL assumes of an op that declares none",
     "layout.static_assert": "checked by the verifier and erased before the GPU-level IR; kept by DCE",
+    "layout.prefetch": "an L2 prefetch changes no value; declaring no effect keeps dead-code elimination from "
+                       "erasing it (it has no results)",
 }
 """Ops that declare no memory effect on purpose (xDSL then assumes any effect)."""
 

@@ -787,16 +787,14 @@ def test_unsigned_ceiling_division():
 
 
 def test_a_static_memref_too_large_to_hold_is_refused_before_the_run():
-    """A memref of static shape past MAX_ELEMENTS is refused at its op (the executor
-    would materialise it); one of dynamic shape is sized at run time instead."""
+    """A memref of static shape past MAX_ELEMENTS is refused at its op before the run
+    (the executor would have to materialise it)."""
     from tilec.runtime.reference.api import MAX_ELEMENTS
 
     big = MAX_ELEMENTS + 1
-    text = f"""
-    func.func @big(%a: memref<4xf32>) {{
-      %m = memref.alloc() : memref<{big}xf32>
-      func.return
-    }}
-    """
+    block = Block(arg_types=[MemRefType(f32, [4])])
+    block.args[0].name_hint = "a"
+    block.add_ops([memref.AllocOp.get(f32, shape=[big]), func.ReturnOp()])
+    module = ModuleOp([func.FuncOp("big", ((MemRefType(f32, [4]),), ()), Region(block))])
     with pytest.raises(ExecutionError, match=rf"a value of {big} elements \(memref<{big}xf32>\) is too large"):
-        run(text, {"a": np.zeros(4, np.float32)})
+        run(module, {"a": np.zeros(4, np.float32)})
