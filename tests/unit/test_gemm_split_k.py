@@ -191,6 +191,10 @@ def test_decode_cost_of_split_configurations():
     assert decode_cost(tile2, 128, 6144, 4096, 132) == 128 * 2048 * 2 + 2 * 128 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
     pingpong = CONFIGS[1]
     assert decode_cost(pingpong, 128, 6144, 4096, 132) == 128 * 4096 * 2  # 48 tiles, one round
+    small = next(c for c in splits(SPLIT_K_TILES[0], 4096) if c.split_k == 8)
+    # 64 x 128 tiles at M = 16: 48 tiles x 8 = 384 units, 3 rounds of 128 columns x 512 of K,
+    # a partial of M's 16 rows (not the tile's 64)
+    assert decode_cost(small, 16, 6144, 4096, 132) == 3 * (128 * 512 * 2 + 2 * 16 * 128 * 4) + SPLIT_K_LAUNCH_BYTES
 
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 6144, 4096, True), (128, 4096, 4096, True),

@@ -19,6 +19,7 @@ from helpers.fake_torch import FakeTensor, install, tilec_calls
 import tilec
 from tilec import compiling, gemm
 from tilec.runtime import host, tensor_map
+from tilec.support.diagnostics import TilecError
 
 CACHED_CALL_BOUND = 45
 """Python calls (cProfile's count, the stand-ins' own left out) of one cached call of
@@ -293,3 +294,17 @@ def test_a_cached_call_keeps_the_scale_tensors_it_made(fake, monkeypatch):
     gemm.forget_cached_calls()
     gc.collect()
     assert all(ref() is None for ref in made)
+
+
+def test_block_scales_are_checked_against_the_blocks_of_n_and_k(fake):
+    """Block-scaled FP8: `scale_b` holds one scale per 128 of N and 128 of K, the last
+    blocks partial (N = 208: two blocks of N), `scale_a` one per row and 128 of K; a
+    scale of another shape is refused before anything compiles, naming the shape due."""
+    t = fake.torch
+    x, w = fake.matrix(4, 1024, t.float8_e4m3fn), fake.matrix(208, 1024, t.float8_e4m3fn)
+    sa = fake.matrix(4, 8, t.float32)
+    with pytest.raises(TilecError, match=r"block scale scale_b has shape \(1, 8\), expected \(2, 8\)"):
+        tilec.matmul(x, w.t(), scale_a=sa, scale_b=fake.matrix(1, 8, t.float32))
+    with pytest.raises(TilecError, match=r"block scale scale_a has shape \(4, 7\), expected \(4, 8\)"):
+        tilec.matmul(x, w.t(), scale_a=fake.matrix(4, 7, t.float32), scale_b=fake.matrix(2, 8, t.float32))
+    assert not fake.compiles

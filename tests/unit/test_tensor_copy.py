@@ -330,6 +330,7 @@ def test_front_end_copies_and_reuses_its_plans(host_front_end, nvrtc_available):
     assert np.array_equal(z, np.broadcast_to(np.arange(70, dtype=np.float32), (4, 70)))
     out = tc.permute(x, (1, 0), kernels=kernels)
     assert np.array_equal(out, x.T) and out.flags.c_contiguous
+    assert np.array_equal(tc.permute(x, (-1, -2), kernels=kernels), x.T)  # negative dims count from the end
     assert np.array_equal(tc.contiguous(x[::2, 3:], kernels=kernels), x[::2, 3:])
 
 
