@@ -214,16 +214,22 @@ def gemm_section() -> str:
         "wgmma with TMA loads, warp specialisation). TFLOP/s per call (median), and queued",
         "back to back; cuBLAS is `torch.matmul`, Triton the tutorial's autotuned kernel. The",
         "mma.sync generator (`examples/python/gemm_bf16.py`, for GPUs before Hopper) reached",
-        "0.57-0.62 of cuBLAS on the H100 (benchmarks/NOTES.md).",
+        "0.57-0.62 of cuBLAS on the H100 (benchmarks/NOTES.md). \"plain loop\": the same GEMM",
+        "written as a plain loop (`examples/python/gemm_plain.py`, the `plain:` configuration),",
+        "pipelined and warp-specialised by the passes, and its ratio to the hand-scheduled kernel.",
         "",
-        "| size | tilec | tilec queued | cuBLAS | cuBLAS queued | Triton | tilec / cuBLAS | configuration |",
-        "|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| size | tilec | tilec queued | cuBLAS | cuBLAS queued | Triton | tilec / cuBLAS | configuration "
+        "| plain loop | plain / hand |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in d["rows"]:
+        plain = r.get("plain_tflops")
         out.append(
             f"| {r['size']} | {r['tilec_tflops']:.0f} | {_f(r.get('tilec_tflops_queued'), '.0f')} | "
             f"{r['torch_tflops']:.0f} | {_f(r.get('torch_tflops_queued'), '.0f')} | "
-            f"{_f(r.get('triton_tflops'), '.0f')} | {r['tilec_tflops'] / r['torch_tflops']:.2f} | {r['config']} |"
+            f"{_f(r.get('triton_tflops'), '.0f')} | {r['tilec_tflops'] / r['torch_tflops']:.2f} | {r['config']} | "
+            f"{_f(plain, '.0f')} ({r.get('plain_config', '-')}) | "
+            f"{_f(plain and plain / r['tilec_tflops'], '.2f')} |"
         )
     out.append("")
     return "\n".join(out)
