@@ -433,3 +433,14 @@ def test_a_bare_shape_is_compact_column_major():
 
     p = tilec.Program("f")
     assert str(p.view(p.pointer("a", "f32"), "(4,8)").type.cute_layout) == "(4,8):(1,4)"
+
+
+def test_dice_keeps_the_modes_a_coordinate_fixes_and_refuses_another_rank():
+    """`dice` (the complement of `slice_`) on a flat profile keeps the modes whose
+    coordinate is not `_`; a coordinate of another rank is an error, not a truncation."""
+    from tilec.dialects.errors import LayoutError
+
+    assert cute.dice((1, cute._, 1), (128, 64, 32)) == (128, 32)
+    assert cute.dice((1, cute._, (1, cute._)), (128, 64, (32, 4))) == (128, 32)
+    with pytest.raises(LayoutError, match="does not match"):
+        cute.dice((1, cute._), (128, 64, 32))
