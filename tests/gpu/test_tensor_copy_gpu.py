@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers.canonical_copies import key_strategy
 
 import tilec
 from tilec.copy_kernels import CopyKernels
@@ -261,8 +262,6 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
     (the copy-strategy pass, passes/_gather_tile.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
     MiB, with and without conversions; forced (`always`), also into a padded dst (dst
     offsets computed, scalar stores) and with 64-bit offsets (a lowered limit)."""
-    from helpers.canonical_copies import key_strategy
-
     from tilec import copy_plan
     from tilec.tensor_copy import copy_
 
@@ -311,47 +310,60 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
 
 @pytest.mark.torch
 def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
-    """The tiles the `tile` pass chooses from the facts of copy programs, on the
-    strided set's cases 42, 36, 29, 30, 23, 02, 16 and 38 made small (16: the realign
-    kernel), bit for bit against PyTorch, outputs poisoned first, padded dsts
-    compared whole."""
+    """The strategies and tiles the `copy-strategy` and `tile` passes choose from the
+    facts of copy programs, on the strided set's cases 42, 36, 29, 30, 23, 02 and 38
+    made small, and 16 (rows of 254 int16 into rows of 256 at an odd offset), bit for
+    bit against PyTorch, outputs poisoned first, padded dsts compared whole. Each copy
+    compiles one kernel (`tilec.copy_`'s implementation with kernels of its own), of
+    the strategy the CPU test pins (tests/unit/test_strided_set_small.py, on the
+    reference executor)."""
     from tilec.copy_program import pass_tile
+    from tilec.tensor_copy import copy_
 
     torch = _torch()
     gen = torch.Generator(device="cuda").manual_seed(42)
     cases = [
-        ("int8", "int8", lambda d: _random(torch, d, (6, 37, 9, 19, 17), gen, True).permute(2, 4, 0, 1, 3), None),
-        ("int8", "int8", lambda d: _random(torch, d, (21, 7, 12, 5, 31, 19), gen, True).permute(5, 2, 4, 1, 3, 0), 0),
-        ("float16", "bfloat16", lambda d: _random(torch, d, (42, 3, 5, 7, 181), gen, True).permute(4, 2, 3, 0, 1), 0),
-        ("bool", "bool", lambda d: _random(torch, d, (19, 100003), gen, True).t(), None),
-        ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None),
-        ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440)),
-        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123)),
+        # 42: rows of 17 bytes in steps of 19: the box's rows flavour (passes/_box_tile.py)
+        ("int8", "int8", lambda d: _random(torch, d, (6, 37, 9, 19, 17), gen, True).permute(2, 4, 0, 1, 3), None,
+         "box<rows>"),
+        # a rank-6 permute of 1-byte elements: gathered (passes/_gather_tile.py)
+        ("int8", "int8", lambda d: _random(torch, d, (21, 7, 12, 5, 31, 19), gen, True).permute(5, 2, 4, 1, 3, 0),
+         None, "gather"),
+        ("float16", "bfloat16", lambda d: _random(torch, d, (42, 3, 5, 7, 181), gen, True).permute(4, 2, 3, 0, 1),
+         None, "tiled"),
+        # 30: columns of 19 bools from a flat (n, 19): the box's cols flavour
+        ("bool", "bool", lambda d: _random(torch, d, (19, 100003), gen, True).t(), None, "box<cols>"),
+        ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None, "tiled"),
+        ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440), "gather"),
+        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123), "gather"),
     ]
-    for sd, dd, make, shape in cases:
+    for sd, dd, make, shape, strategy in cases:
         src = make(sd)
         shape = shape or tuple(src.shape)
         out = _poison(torch, torch.empty(shape, dtype=getattr(torch, dd), device="cuda"))
-        tilec.copy_(out, src)
+        kernels = CopyKernels(disk=False)
+        copy_(out, src, kernels=kernels)
         want = torch.empty_like(out).copy_(src)
         torch.cuda.synchronize()
         assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
-    # rows of 254 int16 into rows of 256 (case 16): the padding untouched
+        keys = list(kernels._entries)
+        assert [key_strategy(k) for k in keys] == [strategy], (sd, dd, shape)
+        # a box plan's pointers are aligned down (passes/_box_tile.py launches it);
+        # every other strategy's tile is the `tile` pass's
+        assert [k.aligned_pointers for k in keys] == [strategy.startswith("box")], (sd, dd, shape)
+        assert strategy.startswith("box") or pass_tile(keys[0]), (sd, dd, shape)
+    # rows of 254 int16 into rows of 256 at an odd offset (case 16): the realign
+    # strategy (passes/_realign_tile.py), the padding untouched
     src = _random(torch, "int16", (31, 3, 11, 254), gen, True)
     big = _poison(torch, torch.empty((31, 3, 11, 256), dtype=torch.int16, device="cuda"))
     want = big.clone()
     want[..., 1:255].copy_(src)
-    tilec.copy_(big[..., 1:255], src)
+    kernels = CopyKernels(disk=False)
+    copy_(big[..., 1:255], src, kernels=kernels)
     torch.cuda.synchronize()
     assert torch.equal(big, want)
-    from tilec.copy_kernels import default_kernels
-
-    keys = list(default_kernels()._entries)
-    # rows of 254 into rows of 256 at an odd offset take the realign strategy
-    # (passes/_realign_tile.py)
-    assert any(k.aligned_pointers for k in keys)
-    assert any(key_strategy(k) == "box<rows>" for k in keys)  # case 42 in small: passes/_box_tile.py
-    assert {pass_tile(k) for k in keys if not k.aligned_pointers}
+    keys = list(kernels._entries)
+    assert [key_strategy(k) for k in keys] == ["realign"] and keys[0].aligned_pointers
 
 
 @pytest.mark.torch
@@ -386,8 +398,6 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
     window of a poisoned buffer that must stay untouched around it) and broadcasts
     through the gather strategy (passes/_copy_cost.py: 02, 08, 38; 1-byte rows of
     whole aligned vectors, one vector load per run): bit for bit against PyTorch."""
-    from helpers.canonical_copies import key_strategy
-
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_period import period_parts
     from tilec.copy_plan import plan_copy
@@ -443,8 +453,6 @@ def test_box_strategy_matches_torch_bit_for_bit(policy, routes):
     30's shape), in int8, uint8 and bool, with the box's shared memory lowered too
     (many blocks, partial chunks); `never` checks the same copies on the other
     strategies."""
-    from helpers.canonical_copies import key_strategy
-
     from tilec.passes._copy_cost import BOX_SMEM
     from tilec.tensor_copy import copy_
 
