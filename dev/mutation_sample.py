@@ -160,6 +160,7 @@ AREAS: dict[str, Area] = {
             "tests/unit/test_api.py",
             "tests/unit/test_autotune.py",
             "tests/unit/test_gemm_ragged.py",
+            "tests/unit/test_gemm_split_k.py",
             "tests/unit/test_jit.py",
             "tests/unit/test_specialize.py",
             "tests/unit/test_host_tensor.py",
