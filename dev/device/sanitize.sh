@@ -2,7 +2,8 @@
 # compute-sanitizer over tilec's kernels (issue #10): memcheck, racecheck and synccheck
 # over `tilec FILE [-p PIPELINE] --run gpu --check` for every examples/*.mlir, for random
 # valid copy programs from the fuzz generator (tests/fuzz/generate.py) with a
-# funnel-shift kernel per 4 of them, for random valid mbarrier programs
+# funnel-shift kernel and a copy_chunk_async / cache-hint / prefetch kernel per 4 of
+# them, for random valid mbarrier programs
 # (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
 # producer/consumer pipelines), and for the GEMMs named by --gemm. One summary line per
 # run, a table at the end; exits 1 if any run reports an error (or fails).
@@ -12,7 +13,7 @@
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
-# --count N: N random copy programs (and N/4 funnel-shift kernels); 0 leaves them out.
+# --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
 # --mbarrier N: N random mbarrier programs (default (count + 1) / 2; 0 leaves them out),
 #   each run with the pipeline its generator drew (the `// pipeline:` line of the file).
 #
@@ -97,12 +98,14 @@ inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
 if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ]; then
-  # and a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) per 4 copies
-  python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --mbarrier "$mbarrier" \
+  # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
+  # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
+  python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
+    --mbarrier "$mbarrier" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
-  inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/mbarrier_*.mlir)
+  inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
   # an mbarrier program runs its own pipeline (its first line: `// pipeline: P`; the
   # plain loops' rolled software pipeline, CSE before or after the default passes)
   for f in "$gen"/mbarrier_*.mlir; do pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f"); done

@@ -18,7 +18,8 @@ and race checks turn any unsafe access into a failure.
 
 writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 `--funnel N` N kernels around `layout.funnel_shift` (`random_funnel_kernel`,
-DIR/funnel_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
+DIR/funnel_000.mlir ...), with `--chunks N` N kernels around `layout.copy_chunk_async`,
+cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
 warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
 DIR/mbarrier_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
@@ -444,6 +445,61 @@ def random_funnel_kernel(rng: random.Random) -> Program:
     return Program(text, "default", summary)
 
 
+def random_chunk_kernel(rng: random.Random) -> Program:
+    """A kernel around `layout.copy_chunk_async` (the box strategy's staging op,
+    passes/_box_tile.py), with L2 cache hints and a prefetch: thread t copies `width`
+    elements of `a` at t * step into a shared box (asynchronously; one `cp.async` where
+    the chunk is 16 aligned bytes, byte copies elsewhere), waits, and after a barrier
+    writes one element of another thread's chunk to `b[t * step]`; beside it a tile of
+    `a` is loaded and stored to `c` with random `cache` hints (`evict_first` /
+    `evict_last` / none), and `a` may be prefetched into L2 first. 1-, 2- and 4-byte
+    elements, chunks of 4, 8 or 16 bytes, steps that keep or break their alignment,
+    1 to 4 warps. Built with `tilec.Program` and printed (the harness runs the text
+    through the `tilec` command)."""
+    from xdsl.dialects.builtin import StringAttr
+
+    import tilec
+    from tilec.dialects.layout import LaunchOp, LoadOp, PrefetchOp, StoreOp
+
+    ty = rng.choice(["i8", "i16", "f32"])
+    e = ELEMENT_BYTES[ty]
+    width = rng.choice([w for w in (4, 8, 16) if w >= e]) // e  # elements a chunk
+    step = rng.choice([width, width + 1, 2 * width, width + 3])
+    threads = 32 * rng.choice([1, 2, 4])
+    n = (threads - 1) * step + width
+    off = rng.randrange(width)  # the element of the mirrored thread's chunk each thread reads
+    vec = rng.choice([v for v in (1, 2, 4) if v * e <= 16])
+    known = math.gcd(step, 16 // e) if step % (16 // e) == 0 else 1  # what the index is a multiple of
+    hints = [rng.choice([None, "evict_first", "evict_last"]) for _ in range(2)]
+    prefetch = rng.choice([None, False, "evict_last"])  # None: no prefetch; False: one without a hint
+
+    p = tilec.Program("chunks")
+    pa, pb, pc = (p.pointer(x, ty, align=16) for x in ("a", "b", "c"))
+    a, b = p.view(pa, f"({n}):(1)"), p.view(pb, f"({n}):(1)")
+    head, tail = p.view(pa, f"({threads * vec}):(1)"), p.view(pc, f"({threads * vec}):(1)")
+    with p.launch(threads=threads) as k:
+        box = p.alloc(f"({n}):(1)", ty)
+        i = k.tid * step
+        at = p.multiple_of(i, known) if known > 1 else i
+        p.copy_chunk_async(a, [at], box, [at], width)
+        p.async_wait()
+        p.barrier()
+        b[i] = box[((threads - 1) - k.tid) * step + off]
+        x = p.load(head, tilec.BlockedLayout([vec], [32], [threads // 32], [0]), vector=vec)
+        p.store(x, tail, vector=vec)
+    module = p.module
+    for op in module.walk():
+        if isinstance(op, (LoadOp, StoreOp)) and hints[isinstance(op, StoreOp)]:
+            op.cache = StringAttr(hints[isinstance(op, StoreOp)])
+    if prefetch is not None:
+        launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
+        first = launch.body.block.first_op
+        launch.body.block.insert_op_before(PrefetchOp(a.ssa, prefetch or None), first)
+    summary = (f"{ty} chunks of {width} at step {step}, {threads} threads, reads +{off}; "
+               f"load/store {vec} hints {hints}, prefetch {'none' if prefetch is None else prefetch or 'unhinted'}")
+    return Program(tilec.emit(module, "mlir"), "default", summary)
+
+
 def random_pipeline_for_copy(rng: random.Random, extents: list[int]) -> str:
     """The default pipeline's passes with random valid options (tile extents no larger
     than the copy's: `tile` refuses those with a diagnostic)."""
@@ -476,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="directory to write prog_NNN.mlir into")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--funnel", type=int, default=0, help="funnel-shift kernels to write as well (funnel_NNN.mlir)")
+    ap.add_argument("--chunks", type=int, default=0,
+                    help="copy_chunk_async / cache-hint / prefetch kernels to write as well (chunks_NNN.mlir)")
     ap.add_argument("--mbarrier", type=int, default=0,
                     help="valid mbarrier programs to write as well (mbarrier_NNN.mlir, generate_mbarrier.py)")
     args = ap.parse_args(argv)
@@ -488,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     for stem, count, make, rng in (
         ("prog", args.count, random_copy_program, random.Random(args.seed)),
         ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
+        ("chunks", args.chunks, random_chunk_kernel, random.Random(f"chunks{args.seed}")),
         ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
     ):
         for i in range(count):

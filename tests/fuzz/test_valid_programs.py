@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, os.path.dirname(__file__))
 from generate import (
     ELEMENT_TYPES,
+    random_chunk_kernel,
     random_copy_program,
     random_element_kernel,
     random_funnel_kernel,
@@ -113,6 +114,20 @@ def test_whole_pipeline_preserves_random_funnel_kernels(seed):
     words taken apart into 1- to 8-byte elements; random row pitches and per-row
     shifts) through the default pipeline: equivalent, and CUDA is printed."""
     _check_default_pipeline(random_funnel_kernel(random.Random(seed)), "funnel")
+
+
+@settings(VALID, max_examples=budget(20))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_chunk_kernels(seed):
+    """layout.copy_chunk_async kernels (1- to 4-byte elements, chunks of 4 to 16 bytes
+    at steps that keep or break their alignment), beside loads and stores with random
+    L2 cache hints and an optional layout.prefetch, through the default pipeline:
+    equivalent on the CPU (the executor's cp.async and race checks), and the CUDA
+    compiles under NVRTC."""
+    prog = random_chunk_kernel(random.Random(seed))
+    _check_default_pipeline(prog, "chunks")
+    cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
+    assert compile_sm90_or_skip(cuda.stdout).cubin, prog.summary
 
 
 def _check_default_pipeline(prog, function: str) -> None:
