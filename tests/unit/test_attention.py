@@ -248,15 +248,12 @@ def test_attention_overlap_bn128(level):
     run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=128, persistent=2, overlap=True, level=level)
 
 
-@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
-def test_attention_overlap_bn128_compiles(d, causal):
-    """The overlapped consumer at bn = 128, persistent (the benchmark's
-    `persistent-bn128-overlap`): S_j+1 retired alone (`wait_group 1`) while P_j V runs
-    on; ptxas spills nothing in the consumers' 240 registers and keeps every wgmma
-    asynchronous (no C7512 / C7515 / C7520)."""
+def _assert_overlapped_consumer_compiles_clean(d: int, causal: bool, **schedule) -> None:
+    """The persistent overlapped attention of `schedule` retires S_j+1 alone (`wait_group
+    1`); ptxas spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
     from tilec.runtime.nvrtc import resource_usage
 
-    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132).module
+    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **schedule).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" in src
@@ -264,6 +261,15 @@ def test_attention_overlap_bn128_compiles(d, causal):
     usage = resource_usage(result)["attention_fwd_kernel"]
     assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
     assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
+
+
+@pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
+def test_attention_overlap_bn128_compiles(d, causal):
+    """The overlapped consumer at bn = 128, persistent (the benchmark's
+    `persistent-bn128-overlap`): S_j+1 retired alone (`wait_group 1`) while P_j V runs
+    on; ptxas spills nothing in the consumers' 240 registers and keeps every wgmma
+    asynchronous (no C7512 / C7515 / C7520)."""
+    _assert_overlapped_consumer_compiles_clean(d, causal)
 
 
 def test_attention_persistent_grid():
@@ -393,16 +399,7 @@ def test_attention_pingpong_overlap_bn128_compiles(d, causal):
     benchmark's `persistent-bn128-pingpong-overlap`): S_j+1 retired alone
     (`wait_group 1`) while P_j V runs on; with the consumers' 240 registers ptxas
     spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
-    from tilec.runtime.nvrtc import resource_usage
-
-    module = attention_fwd(d, "bf16", causal, pingpong=True, overlap=True, persistent=132).module
-    run_pipeline(module, "default")
-    src = emit(module, "cuda")
-    assert "wgmma.wait_group.sync.aligned 1;" in src
-    result = compile_sm90_or_skip(src)
-    usage = resource_usage(result)["attention_fwd_kernel"]
-    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
-    assert not any(code in result.log for code in ("C7512", "C7515", "C7520")), result.log
+    _assert_overlapped_consumer_compiles_clean(d, causal, pingpong=True)
 
 
 def test_attention_pingpong_is_an_option():
