@@ -29,7 +29,7 @@ class CudaOpsEmitter(EmitterBase):
     @emits(cuda.PrefetchL2Op)
     def emit_prefetch_l2(self, op: cuda.PrefetchL2Op):
         self.buffer(op.src, op)
-        self.helpers.add("prefetch_l2")
+        self.helpers.update(("l2_hint", "prefetch_l2"))  # its policy is l2_hint's tilec_l2_policy
         hint = {None: 0, "evict_last": 1, "evict_first": 2}[op.cache.data if op.cache is not None else None]
         self.line(f"tilec_prefetch_l2<{hint}>({self.expr(op.src)} + {self.expr(op.index)}, {op.bytes.value.data}ull);")
 

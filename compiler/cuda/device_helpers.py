@@ -128,7 +128,8 @@ __device__ __forceinline__ void tilec_st_l2(T* a, T x) {
 }""",
     "prefetch_l2": """\
 // cuda.prefetch_l2: the 16-byte-aligned interior of [p, p + nbytes) asked of L2 in one
-// bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first.
+// bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first
+// (the policy of "l2_hint"'s tilec_l2_policy, printed before it).
 template <int HINT>
 __device__ __forceinline__ void tilec_prefetch_l2(const void* p, unsigned long long nbytes) {
 #if __CUDA_ARCH__ >= 900
@@ -140,9 +141,7 @@ __device__ __forceinline__ void tilec_prefetch_l2(const void* p, unsigned long l
   if (HINT == 0) {
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(lo), "r"(n) : "memory");
   } else {
-    unsigned long long pol;
-    if (HINT == 1) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-    else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const unsigned long long pol = tilec_l2_policy<HINT == 1>();
     asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" :: "l"(lo), "r"(n), "l"(pol) : "memory");
   }
 #endif
