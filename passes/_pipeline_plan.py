@@ -136,7 +136,8 @@ def backward_slice(values: Iterable[SSAValue], body: Block, pure: Callable[[Oper
     return [o for o in body.ops if o in need]
 
 
-def _root_alloc(v: SSAValue) -> AllocOp | None:
+def root_alloc(v: SSAValue) -> AllocOp | None:
+    """The `layout.alloc` a view is derived from (through DERIVED_VIEW_OPS), or None."""
     while isinstance(v.owner, DERIVED_VIEW_OPS):
         v = v.owner.operands[0]
     return v.owner if isinstance(v.owner, AllocOp) else None
@@ -213,7 +214,7 @@ def plan_loop(launch: LaunchOp, loop: scf.ForOp) -> LoopPlan | str:
         groups = len(cps)
     allocs: list[AllocOp] = []
     for d in dests:
-        a = _root_alloc(d)
+        a = root_alloc(d)
         if a is None or not _in(a, lb_block) or a.result.type.memory_space != "smem":
             return "a load's destination is not (a view of) a shared layout.alloc of the launch body"
         if not uses_only_inside(a.result, loop):

@@ -31,7 +31,7 @@ from tilec.dialects.layout_attrs import ComposedLayoutAttr
 from tilec.dialects.layout_mma import MmaOp
 from tilec.support.locations import copy_loc
 
-from ._pipeline_plan import static_int
+from ._pipeline_plan import root_alloc, static_int
 
 
 @dataclass(frozen=True)
@@ -142,12 +142,6 @@ def _static(v: SSAValue) -> int | None:
     return static_int(v)
 
 
-def _root_alloc(v: SSAValue) -> AllocOp | None:
-    while isinstance(v.owner, DERIVED_VIEW_OPS):
-        v = v.owner.operands[0]
-    return v.owner if isinstance(v.owner, AllocOp) else None
-
-
 def _tail_start(ops: list[Operation], end: int) -> int | None:
     """The index of the last `layout.mma` of the run of memory-free ops ending before
     `end` (the tail starts there: the MMAs before it keep the operands loaded before
@@ -187,15 +181,15 @@ def _moved_set(ops: list[Operation], loads: list[LoadOp], lo: int,
 def _jumped_ok(jumped: list[Operation], loads: list[LoadOp]) -> bool:
     """Whether the loads may move above `jumped`: none writes memory, but copies into
     allocations they do not read."""
-    roots = {_root_alloc(ld.view) for ld in loads}
+    roots = {root_alloc(ld.view) for ld in loads}
     if None in roots:
         return False
     for o in jumped:
         if isinstance(o, CopyAsyncOp):
-            dest = _root_alloc(o.dest)
+            dest = root_alloc(o.dest)
             if dest is None:
                 return False
-            same = [ld for ld in loads if _root_alloc(ld.view) is dest]
+            same = [ld for ld in loads if root_alloc(ld.view) is dest]
             if not all(_other_stages(ld.view, o.dest) for ld in same):
                 return False
             continue
