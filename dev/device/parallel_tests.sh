@@ -20,7 +20,7 @@ done
 i=0
 for f in "${files[@]}"; do
   name=$(basename "$f" .py)
-  TILEC_CACHE_DIR=/tmp/tilec-cache-$name timeout "$limit" python3 -m pytest -m "gpu or torch" -rf -q -p no:cacheprovider "$f" > "$OUT/$name.log" 2>&1 &
+  (TILEC_CACHE_DIR=/tmp/tilec-cache-$name timeout "$limit" python3 -m pytest -m "gpu or torch" -rf -q -p no:cacheprovider "$f" > "$OUT/$name.log" 2>&1; echo "exit status $?" >> "$OUT/$name.log") &
 done
 for c in "${cmds[@]}"; do
   i=$((i + 1))
@@ -28,7 +28,11 @@ for c in "${cmds[@]}"; do
 done
 wait
 for f in "${files[@]}"; do
-  name=$(basename "$f" .py); echo "== $name"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUT/$name.log" | tail -12
+  # pytest runs -qq here (addopts -q and -q): no count line; the progress marks, the -rf
+  # lines and the exit status (124: the time limit cut it) say how it went
+  name=$(basename "$f" .py); log="$OUT/$name.log"
+  echo "== $name: $(grep -E '^[.FEsxX]+ +\[' "$log" | tr -cd '.FEsxX' | sed 's/./&\n/g' | sort | uniq -c | tr -s ' \n' ' ')$(tail -1 "$log")"
+  grep -E "^(FAILED|ERROR)" "$log" | tail -12
 done
 i=0
 for c in "${cmds[@]}"; do i=$((i + 1)); echo "== cmd$i: $c"; tail -15 "$OUT/cmd$i.log"; done
