@@ -29,10 +29,8 @@ def profile(impl: str, shape: str) -> None:
     if impl == "tilec":
         import tilec
 
-        out = torch.empty_like(q)
-
         def call():
-            tilec.attention(q, k, v, causal=causal, out=out)
+            tilec.attention(q, k, v, causal=causal)
     else:
         from torch.nn.attention import SDPBackend, sdpa_kernel
 

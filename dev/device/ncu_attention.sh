@@ -2,7 +2,7 @@
 # Nsight Compute on the flash-attention forward: tilec.attention and torch SDPA's cuDNN
 # backend, one profiled launch each per shape (dev/device/ncu_attention.py), then one
 # table of the figures. Clocks left alone (--clock-control none, device/METHOD.md).
-#   device run (carry .whl): bash dev/device/ncu_attention.sh [SHAPE ...]   (default: issue 40's four)
+#   device run (carry .whl): [IMPLS="tilec cudnn"] bash dev/device/ncu_attention.sh [SHAPE ...]   (default: issue 40's four)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
@@ -11,7 +11,7 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/n
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 shapes=("$@"); [ ${#shapes[@]} -eq 0 ] && shapes=(4x32x4096x128 4x32x4096x128c 16x16x1024x64 1x32x16384x128c)
 for shape in "${shapes[@]}"; do
-  for impl in tilec cudnn; do
+  for impl in ${IMPLS:-tilec cudnn}; do
     ncu --clock-control none --profile-from-start off --csv --page raw \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
       --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
