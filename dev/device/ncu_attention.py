@@ -48,10 +48,10 @@ def profile(impl: str, shape: str) -> None:
 
 STALLS = re.compile(r"smsp__average_warps?_(?:latency_)?issue_stalled_(\w+?)_per_issue_active\.ratio$")
 COLUMNS = (  # (heading, column-name pattern), the first match of each
-    ("us", r"^gpu__time_duration\.sum$"),
+    ("ns", r"^gpu__time_duration\.sum$"),
     ("SM %", r"^sm__throughput\.avg\.pct_of_peak_sustained_elapsed$"),
-    ("tensor %", r"^sm__pipe_tensor_op_gmma_cycles_active\.avg\.pct_of_peak_sustained_(active|elapsed)$"),
-    ("DRAM %", r"^(gpu__)?dram__throughput\.avg\.pct_of_peak_sustained_elapsed$"),
+    ("tensor %", r"^sm__pipe_tensor_cycles_active\.avg\.pct_of_peak_sustained_elapsed$"),
+    ("DRAM %", r"^gpu__dram_throughput\.avg\.pct_of_peak_sustained_elapsed$"),
     ("occupancy %", r"^sm__warps_active\.avg\.pct_of_peak_sustained_active$"),
     ("regs", r"^launch__registers_per_thread$"),
     ("issue/cycle", r"^smsp__issue_active\.avg\.per_cycle_active$"),

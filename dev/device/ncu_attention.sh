@@ -14,7 +14,6 @@ for shape in "${shapes[@]}"; do
   for impl in ${IMPLS:-tilec cudnn}; do
     ncu --clock-control none --profile-from-start off --csv --page raw \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-      --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
       python3 dev/device/ncu_attention.py "$impl" "$shape" > "$out/${impl}_$shape.csv" 2> "$out/${impl}_$shape.err" \
       || { echo "ncu failed: $impl $shape"; tail -5 "$out/${impl}_$shape.err"; }
   done
