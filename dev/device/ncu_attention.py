@@ -58,9 +58,28 @@ COLUMNS = (  # (heading, column-name pattern), the first match of each
 )
 
 
+def _number(text: str) -> float:
+    return float(text.replace(",", "")) if text else 0.0
+
+
+def derived(r: dict) -> list[str]:
+    """Counts made comparable across kernels run at different clocks: the GPC cycles
+    (millions), the warp instructions issued (millions: issue per cycle summed over the
+    SM sub-partitions, times the cycles), and the uniform-datapath and LSU (shared
+    memory, shuffles) instructions in units of pct-of-peak x megacycles."""
+    cycles = _number(r.get("gpc__cycles_elapsed.max", ""))
+    issued = _number(r.get("smsp__issue_active.sum.per_cycle_active", "")) * cycles
+    pipe = lambda name: _number(r.get(f"sm__inst_executed_pipe_{name}.avg.pct_of_peak_sustained_elapsed", "")) * cycles  # noqa: E731
+    return [f"{cycles / 1e6:.2f}", f"{issued / 1e6:.0f}", f"{pipe('uniform') / 1e6:.1f}", f"{pipe('lsu') / 1e6:.1f}"]
+
+
+DERIVED = ("Mcycles", "M warp inst", "uniform", "LSU")
+
+
 def summary(paths: list[str]) -> None:
-    print("| kernel | shape | " + " | ".join(h for h, _ in COLUMNS) + " | top stalls (cycles per issued instruction) |")
-    print("|---|---|" + "---|" * len(COLUMNS) + "---|")
+    heads = [h for h, _ in COLUMNS] + list(DERIVED)
+    print("| kernel | shape | " + " | ".join(heads) + " | top stalls (cycles per issued instruction) |")
+    print("|---|---|" + "---|" * len(heads) + "---|")
     for path in paths:
         with open(path) as f:
             lines = [ln for ln in f if ln.startswith('"')]  # ncu's own ==PROF== lines are not CSV
@@ -76,7 +95,7 @@ def summary(paths: list[str]) -> None:
                              if STALLS.match(c) and v and v.replace(",", "").replace(".", "", 1).isdigit()),
                             reverse=True)[:5]
             name = r.get("Kernel Name", "?")[:28]
-            print(f"| {name} | {label} | " + " | ".join(cells) + " | "
+            print(f"| {name} | {label} | " + " | ".join(cells + derived(r)) + " | "
                   + ", ".join(f"{n} {v:.2f}" for v, n in stalls) + " |")
 
 
