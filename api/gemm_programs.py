@@ -632,27 +632,26 @@ def gemm_hopper_ws(
                 f = (held[0] * held[1 + c]).named("scale")
                 a.assign((a + part.named("part") * p.expand_dims(f, sax).named("scalecol")).named("acc"))
 
-        def scaled_steps(carry: list, i, phase, later) -> None:
-            """One trip of the K loop with block scales (the docstring): per stage, the
+        def scaled_trip(accs: list, i, phase) -> None:
+            """A trip of the K loop with block scales (the docstring): step by step, the
             step's scales loaded, its wgmma issued into fresh partials, the previous
-            step's waited for (`pending` = the chunks: this step's stay in flight), its
-            stage handed back and its partials promoted. `carry`: the loop's values, the
-            chunks' main accumulators, then the previous step's partials (in flight) and
-            their scales, updated in place."""
-            accs, parts, held = carry[:nch], carry[nch:2 * nch], carry[2 * nch:]
+            step's partials waited for (`pending` = the chunks: this step's stay in
+            flight), that step's stage handed back and its partials promoted into
+            `accs`; the trip's last step is waited for and promoted at its end (no
+            wgmma in flight across the loop's back edge)."""
+            parts, held = [], []
             for s in range(stages):
-                new_held = step_scales(s, i)  # a step ahead of their use: off the critical path
+                new_held = step_scales(s, i)  # read a step before they are needed
                 p.mbarrier_wait(full[s], phase)
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
-                done = p.mma_wait(*parts, pending=nch)
-                if s:
+                if s:  # step s - 1's wgmma are complete: its stage is free
+                    done = p.mma_wait(*parts, pending=nch)
                     p.mbarrier_arrive(empty[s - 1])
-                else:  # (the loop's first step has no previous one: its partials are zeros)
-                    with p.if_(later):
-                        p.mbarrier_arrive(empty[stages - 1])
-                promote(accs, done, held)
-                for x, y in zip(parts + held, news + new_held):
-                    x.assign(y)
+                    promote(accs, done, held)
+                parts, held = news, new_held
+            done = p.mma_wait(*parts, pending=0)
+            p.mbarrier_arrive(empty[stages - 1])
+            promote(accs, done, held)
 
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
@@ -666,20 +665,16 @@ def gemm_hopper_ws(
                 else:
                     p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
-            carry = accs
-            if block_scales:  # and the previous step's partials (in flight) and scales: zeros first
-                carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
-                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
-            with p.range(g.c0, g.nk, g.cs, carry=carry) as i:
+            with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
                 rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
                 phase = p.remui(rnd, g.c2).named("phase")
-                later = i.ne(g.c0).named("later")
                 if block_scales:
-                    scaled_steps(carry, i, phase, later)
+                    scaled_trip(accs, i, phase)
                 else:
+                    later = i.ne(g.c0).named("later")
                     for s in range(stages):
                         p.mbarrier_wait(full[s], phase)
                         # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -700,12 +695,7 @@ def gemm_hopper_ws(
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            if block_scales:  # the last step's partials: complete, promoted
-                done = p.mma_wait(*(x.named("inflight") for x in carry[nch:2 * nch]), pending=0)
-                if persistent:  # its stage is free
-                    p.mbarrier_arrive(empty[stages - 1])
-                promote(accs, done, carry[2 * nch:])
-            else:
+            if not block_scales:  # (with block scales each trip waits for its wgmma and hands its stages back)
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
                     p.mbarrier_arrive(empty[stages - 1])
@@ -750,11 +740,6 @@ def gemm_hopper_ws(
             with role:
                 p.setmaxnreg("inc", consumer_regs)
                 g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
-                if block_scales:  # the scales of the partials before a tile's first step (zeros)
-                    from tilec.dialects.distributed import SliceLayout
-
-                    g.scale0 = p.full([sext], 0.0, "f32", SliceLayout(sax, g.mma)).named("sarow0")
-                    g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
