@@ -485,13 +485,18 @@ def gemm_hopper_ws(
     sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
     and `pscale_b` (ceil(N / 128) x ceil(K / 128)) after the epilogue's operands
     (`SCALE_BLOCK` = 128 = `bk`: one K step is one K block). Each K step's wgmma
-    accumulate from zero into a partial accumulator (`{async}`, then waited for with
-    `pending = 0`: the stage is handed back at once); meanwhile the step's scales are
-    read (the tile's rows of `sa`, clipped at M, times the chunk's one `sb`), and the
-    partial times them is added into the f32 main accumulator (the promotion, each
-    128 of K: the fp8 wgmma's narrow accumulation never runs longer). The steps past
-    K read the last K block's scales (their partial products are zeros). Needs `bk` =
-    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
+    accumulate from zero into a partial accumulator of their own (`{async}`), and the
+    partial times the step's scales (the tile's rows of `sa`, clipped at M, times the
+    chunk's one `sb`) is added into the f32 main accumulator (the promotion, each 128
+    of K: the fp8 wgmma's narrow accumulation never runs longer). A step's promotion
+    runs under the next step's wgmma: in a trip of the K loop (a round of the ring)
+    step s's wgmma are issued, then step s - 1's waited for (`pending` = the chunks),
+    its stage handed back and its partials promoted; the trip's last step is waited
+    for (`pending = 0`) and promoted at its end, since a partial in flight across the
+    loop's back edge makes ptxas serialize the wgmma. A step's scales are read before
+    its wgmma issue, a step before their use. The steps past K read the last K
+    block's scales (their partial products are zeros). Needs `bk` = 128, column
+    chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
     per-tensor `epilogue.scale`.
 
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
