@@ -492,9 +492,11 @@ def gemm_hopper_ws(
     runs under the next step's wgmma: in a trip of the K loop (a round of the ring)
     step s's wgmma are issued, then step s - 1's waited for (`pending` = the chunks),
     its stage handed back and its partials promoted; the trip's last step is waited
-    for (`pending = 0`) and promoted at its end, since a partial in flight across the
-    loop's back edge makes ptxas serialize the wgmma. A step's scales are read before
-    its wgmma issue, a step before their use. The steps past K read the last K
+    for (`pending = 0`: a partial in flight across the loop's back edge makes ptxas
+    serialize the wgmma), its stage handed back, and its partials carried to the
+    next trip, promoted under that trip's first wgmma (and after the loop). A step's
+    scales are read before its wgmma issue, a step before their use. The steps past K
+    read the last K
     block's scales (their partial products are zeros). Needs `bk` = 128, column
     chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
     per-tensor `epilogue.scale`.
@@ -637,26 +639,33 @@ def gemm_hopper_ws(
                 f = (held[0] * held[1 + c]).named("scale")
                 a.assign((a + part.named("part") * p.expand_dims(f, sax).named("scalecol")).named("acc"))
 
-        def scaled_trip(accs: list, i, phase) -> None:
+        def scaled_trip(carry: list, i, phase) -> None:
             """A trip of the K loop with block scales (the docstring): step by step, the
-            step's scales loaded, its wgmma issued into fresh partials, the previous
-            step's partials waited for (`pending` = the chunks: this step's stay in
-            flight), that step's stage handed back and its partials promoted into
-            `accs`; the trip's last step is waited for and promoted at its end (no
-            wgmma in flight across the loop's back edge)."""
-            parts, held = [], []
+            step's scales loaded, its wgmma issued into fresh partials, then the
+            previous step's partials waited for (`pending` = the chunks: this step's
+            stay in flight), that step's stage handed back and its partials promoted
+            into the main accumulators. The trip's last step is waited for (`pending =
+            0`: no wgmma in flight across the loop's back edge) and its stage handed
+            back at the trip's end, its partials (complete) and scales carried to the
+            next trip and promoted under that trip's first wgmma. `carry`: the loop's
+            values, the chunks' main accumulators, the carried partials (zeros at a
+            tile's start), their scales; updated in place."""
+            accs, parts, held = carry[:nch], carry[nch:2 * nch], carry[2 * nch:]
             for s in range(stages):
                 new_held = step_scales(s, i)  # read a step before they are needed
                 p.mbarrier_wait(full[s], phase)
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
                 if s:  # step s - 1's wgmma are complete: its stage is free
-                    done = p.mma_wait(*parts, pending=nch)
+                    done = p.mma_wait(*prev, pending=nch)
                     p.mbarrier_arrive(empty[s - 1])
-                    promote(accs, done, held)
-                parts, held = news, new_held
-            done = p.mma_wait(*parts, pending=0)
+                    promote(accs, done, prev_held)
+                else:  # the previous trip's last step (complete; passed through a wait for ptxas)
+                    promote(accs, p.mma_wait(*parts, pending=nch), held)
+                prev, prev_held = news, new_held
+            done = p.mma_wait(*prev, pending=0)
             p.mbarrier_arrive(empty[stages - 1])
-            promote(accs, done, held)
+            for x, y in zip(parts + held, done + prev_held):
+                x.assign(y)
 
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
@@ -670,14 +679,18 @@ def gemm_hopper_ws(
                 else:
                     p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
-            with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
+            carry = accs
+            if block_scales:  # and the last step's partials and scales, promoted in the next trip: zeros first
+                carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
+                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
+            with p.range(g.c0, g.nk, g.cs, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
                 rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
                 phase = p.remui(rnd, g.c2).named("phase")
                 if block_scales:
-                    scaled_trip(accs, i, phase)
+                    scaled_trip(carry, i, phase)
                 else:
                     later = i.ne(g.c0).named("later")
                     for s in range(stages):
@@ -700,7 +713,9 @@ def gemm_hopper_ws(
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            if not block_scales:  # (with block scales each trip waits for its wgmma and hands its stages back)
+            if block_scales:  # (each trip waits for its wgmma and hands its stages back) the last step's partials
+                promote(accs, carry[nch:2 * nch], carry[2 * nch:])
+            else:
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
                     p.mbarrier_arrive(empty[stages - 1])
@@ -745,6 +760,11 @@ def gemm_hopper_ws(
             with role:
                 p.setmaxnreg("inc", consumer_regs)
                 g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                if block_scales:  # the scales of the carried partials before a tile's first trip
+                    from tilec.dialects.distributed import SliceLayout
+
+                    g.scale0 = p.full([sext], 0.0, "f32", SliceLayout(sax, g.mma)).named("sarow0")
+                    g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
