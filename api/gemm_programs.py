@@ -496,10 +496,9 @@ def gemm_hopper_ws(
     serialize the wgmma), its stage handed back, and its partials carried to the
     next trip, promoted under that trip's first wgmma (and after the loop). A step's
     scales are read before its wgmma issue, a step before their use. The steps past K
-    read the last K
-    block's scales (their partial products are zeros). Needs `bk` = 128, column
-    chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
-    per-tensor `epilogue.scale`.
+    read the last K block's scales (their partial products are zeros). Needs `bk` =
+    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no
+    split-K, no per-tensor `epilogue.scale`.
 
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
     C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
