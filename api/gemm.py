@@ -139,11 +139,12 @@ FP8_BLOCK_CONFIGS = (
 )
 """The configurations of block-scaled FP8 (`choose_config(..., block_scales=True)`):
 one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
-and a partial accumulator of its 64 x 128 (128 registers a thread), so the tiles are
-at most 128 columns: 128 x 256 in chunks of 128 and 64 x 256 spill in ptxas (1124 and
-624 bytes a thread with bias + SiLU), and the pingpong schedule's 128 x 128 a
-warpgroup would need 256 registers. The efficiencies are estimates until measured
-(benchmarks/matmul_bench.py's block-scaled rows)."""
+accumulator of its 64 x 128 and two partials (a step's wgmma run into one while the
+previous step's is promoted: 192 registers a thread), so the tiles are at most 128
+columns: 128 x 256 in chunks of 128 and 64 x 256 spilled in ptxas even with one
+partial (1124 and 624 bytes a thread with bias + SiLU), and the pingpong schedule's
+128 x 128 a warpgroup would need 384 registers. The efficiencies are estimates until
+measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
 
 
 SPLIT_K_TILES = (

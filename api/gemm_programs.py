@@ -485,14 +485,20 @@ def gemm_hopper_ws(
     sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
     and `pscale_b` (ceil(N / 128) x ceil(K / 128)) after the epilogue's operands
     (`SCALE_BLOCK` = 128 = `bk`: one K step is one K block). Each K step's wgmma
-    accumulate from zero into a partial accumulator (`{async}`, then waited for with
-    `pending = 0`: the stage is handed back at once); meanwhile the step's scales are
-    read (the tile's rows of `sa`, clipped at M, times the chunk's one `sb`), and the
-    partial times them is added into the f32 main accumulator (the promotion, each
-    128 of K: the fp8 wgmma's narrow accumulation never runs longer). The steps past
-    K read the last K block's scales (their partial products are zeros). Needs `bk` =
-    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no split-K, no
-    per-tensor `epilogue.scale`.
+    accumulate from zero into a partial accumulator of their own (`{async}`), and the
+    partial times the step's scales (the tile's rows of `sa`, clipped at M, times the
+    chunk's one `sb`) is added into the f32 main accumulator (the promotion, each 128
+    of K: the fp8 wgmma's narrow accumulation never runs longer). A step's promotion
+    runs under the next step's wgmma: in a trip of the K loop (a round of the ring)
+    step s's wgmma are issued, then step s - 1's waited for (`pending` = the chunks),
+    its stage handed back and its partials promoted; the trip's last step is waited
+    for (`pending = 0`: a partial in flight across the loop's back edge makes ptxas
+    serialize the wgmma), its stage handed back, and its partials carried to the
+    next trip, promoted under that trip's first wgmma (and after the loop). A step's
+    scales are read before its wgmma issue, a step before their use. The steps past K
+    read the last K block's scales (their partial products are zeros). Needs `bk` =
+    128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no
+    split-K, no per-tensor `epilogue.scale`.
 
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
     C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
@@ -605,28 +611,60 @@ def gemm_hopper_ws(
                 chunk_columns()
                 body()
 
-        def promote(accs: list, s: int, i) -> None:
-            """K step `i + s` with block scales (the docstring): each chunk's wgmma into a
-            partial accumulator from zero, its product with the step's scales added into
-            the chunk's main accumulator; the stage handed back."""
+        # block scales: A's scales run along the tile's rows (its M), or its columns when swapped
+        sax, sext = (0, bc) if swap_ab else (1, bm)
+
+        def step_scales(s: int, i) -> list:
+            """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
+            the steps past K read the last K block's), then each chunk's one of B."""
             from tilec.dialects.distributed import SliceLayout
 
             kb = p.minui((i + o[s]).named(f"kstep{s}"), g.kblast).named(f"kb{s}")
-            # A's scales run along the tile's rows (its M), or its columns when swapped
-            ax, at, extent = (0, g.by, bc) if swap_ab else (1, g.bx, bm)
             rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
-            sa_rows = p.load(p.tile(rows, [at], [extent]).named(f"tsa{s}"), SliceLayout(ax, g.mma)).named(f"sarow{s}")
-            for c, (a, b) in enumerate(zip(accs, sb[s])):
-                d = p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}")
+            at = g.by if swap_ab else g.bx
+            held = [p.load(p.tile(rows, [at], [sext]).named(f"tsa{s}"), SliceLayout(sax, g.mma)).named(f"sarow{s}")]
+            for c in range(nch):
                 # the block of N: of the chunk's columns, or of the tile's rows when swapped
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
                 nb = n0 if step == SCALE_BLOCK else p.divui(
                     (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
-                f = (sa_rows * g.ScaleB[nb, kb].named(f"sbv{s}")).named(f"scale{s}")
-                (part,) = p.mma_wait(d, pending=0)
-                a.assign((a + part.named(f"part{s + 1}") * p.expand_dims(f, ax).named(f"scalecol{s}"))
-                         .named(f"acc{s + 1}"))
-            p.mbarrier_arrive(empty[s])
+                held.append(g.ScaleB[nb, kb].named(f"sbv{s}"))
+            return held
+
+        def promote(accs: list, parts: list, held: list) -> None:
+            """Each chunk's main accumulator += its partial (complete) times the partial's
+            step's scales `held` (`step_scales`)."""
+            for c, (a, part) in enumerate(zip(accs, parts)):
+                f = (held[0] * held[1 + c]).named("scale")
+                a.assign((a + part.named("part") * p.expand_dims(f, sax).named("scalecol")).named("acc"))
+
+        def scaled_trip(carry: list, i, phase) -> None:
+            """A trip of the K loop with block scales (the docstring): step by step, the
+            step's scales loaded, its wgmma issued into fresh partials, then the
+            previous step's partials waited for (`pending` = the chunks: this step's
+            stay in flight), that step's stage handed back and its partials promoted
+            into the main accumulators. The trip's last step is waited for (`pending =
+            0`: no wgmma in flight across the loop's back edge) and its stage handed
+            back at the trip's end, its partials (complete) and scales carried to the
+            next trip and promoted under that trip's first wgmma. `carry`: the loop's
+            values, the chunks' main accumulators, the carried partials (zeros at a
+            tile's start), their scales; updated in place."""
+            accs, parts, held = carry[:nch], carry[nch:2 * nch], carry[2 * nch:]
+            for s in range(stages):
+                new_held = step_scales(s, i)  # read a step before they are needed
+                p.mbarrier_wait(full[s], phase)
+                news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
+                if s:  # step s - 1's wgmma are complete: its stage is free
+                    done = p.mma_wait(*prev, pending=nch)
+                    p.mbarrier_arrive(empty[s - 1])
+                    promote(accs, done, prev_held)
+                else:  # the previous trip's last step (complete; passed through a wait for ptxas)
+                    promote(accs, p.mma_wait(*parts, pending=nch), held)
+                prev, prev_held = news, new_held
+            done = p.mma_wait(*prev, pending=0)
+            p.mbarrier_arrive(empty[stages - 1])
+            for x, y in zip(parts + held, done + prev_held):
+                x.assign(y)
 
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
@@ -640,37 +678,43 @@ def gemm_hopper_ws(
                 else:
                     p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
-            with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
+            carry = accs
+            if block_scales:  # and the last step's partials and scales, promoted in the next trip: zeros first
+                carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
+                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
+            with p.range(g.c0, g.nk, g.cs, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
                 rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
                 phase = p.remui(rnd, g.c2).named("phase")
-                later = i.ne(g.c0).named("later")
-                for s in range(stages):
-                    p.mbarrier_wait(full[s], phase)
-                    if block_scales:
-                        promote(accs, s, i)
-                        continue
-                    # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
-                    sync = s == stages - 1 and turn is not None and handover == "issue"
-                    for a, b in zip(accs, sb[s]):
-                        if sync:
-                            a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
-                            continue
-                        d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
-                        a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
-                    if s:
-                        p.mbarrier_arrive(empty[s - 1])
-                    else:
-                        with p.if_(later):
-                            p.mbarrier_arrive(empty[stages - 1])
+                if block_scales:
+                    scaled_trip(carry, i, phase)
+                else:
+                    later = i.ne(g.c0).named("later")
+                    for s in range(stages):
+                        p.mbarrier_wait(full[s], phase)
+                        # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
+                        sync = s == stages - 1 and turn is not None and handover == "issue"
+                        for a, b in zip(accs, sb[s]):
+                            if sync:
+                                a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
+                                continue
+                            d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
+                            a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                        if s:
+                            p.mbarrier_arrive(empty[s - 1])
+                        else:
+                            with p.if_(later):
+                                p.mbarrier_arrive(empty[stages - 1])
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            if not block_scales:  # (with block scales each step waits for its wgmma and hands its stage back)
+            if block_scales:  # (each trip waits for its wgmma and hands its stages back) the last step's partials
+                promote(accs, carry[nch:2 * nch], carry[2 * nch:])
+            else:
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
                     p.mbarrier_arrive(empty[stages - 1])
@@ -715,6 +759,11 @@ def gemm_hopper_ws(
             with role:
                 p.setmaxnreg("inc", consumer_regs)
                 g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                if block_scales:  # the scales of the carried partials before a tile's first trip
+                    from tilec.dialects.distributed import SliceLayout
+
+                    g.scale0 = p.full([sext], 0.0, "f32", SliceLayout(sax, g.mma)).named("sarow0")
+                    g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)

@@ -5,7 +5,7 @@ Llama-3-8B projections (QKV 4096 -> 6144, O 4096 -> 4096, gate+up 4096 -> 28672,
 in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 (+ the cast to bf16) against the plain GEMM of the same shape.
 
-    python benchmarks/matmul_bench.py [--quick | --decode] [--no-triton] [--json OUT] [--md OUT]
+    python benchmarks/matmul_bench.py [--quick | --decode | --fp8] [--no-triton] [--json OUT] [--md OUT]
 
 `--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
 4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
@@ -25,6 +25,8 @@ launch); "kernels" is the kernels that shape's first call compiled, then in brac
 all compiled so far (the count after 3000x5000x7000 was read as two kernels for that
 shape: it compiles one, 4000^3's is the other): a new M of a cached (N, K,
 configuration) compiles nothing. Runs in about two minutes on an H200.
+
+`--fp8`: the FP8 rows only (below; well under two minutes).
 
 FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
 (N, K)), per-tensor scales, bf16 out: `tilec.matmul(a, w.t(), scale_a=, scale_b=)`
@@ -266,6 +268,21 @@ def decode_markdown(rows: list[dict], title: str) -> str:
     return "\n".join(lines)
 
 
+def fp8_markdown(fp8: list[dict]) -> list[str]:
+    """The FP8 rows' table, as markdown lines."""
+    lines = [
+        "| FP8 case | tilec config | tilec TFLOP/s | torch._scaled_mm TFLOP/s (per-tensor) | tilec / _scaled_mm "
+        "| first call (s) "
+        "| check |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    return lines + [
+        f"| {r['case']} | {r['config']} | {r['tilec_tflops']:.0f} | {r['scaled_mm_tflops']:.0f} | {r['ratio']:.2f} | "
+        f"{r['first_call_s']:.2f} | {'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
+        for r in fp8
+    ]
+
+
 def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp8: list[dict] = ()) -> str:
     """The run's table (the epilogue line, the FP8 rows, the new-M lines) as markdown,
     headed by `title`."""
@@ -292,18 +309,7 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp
         f"{epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epilogue['ok'] else 'FAIL'}",
     ]
     if fp8:
-        lines += [
-            "",
-            "| FP8 case | tilec config | tilec TFLOP/s | torch._scaled_mm TFLOP/s (per-tensor) | tilec / _scaled_mm "
-            "| first call (s) "
-            "| check |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {r['case']} | {r['config']} | {r['tilec_tflops']:.0f} | {r['scaled_mm_tflops']:.0f} | {r['ratio']:.2f} | "
-            f"{r['first_call_s']:.2f} | {'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
-            for r in fp8
-        ]
+        lines += [""] + fp8_markdown(fp8)
     lines += [f"New M of a cached kernel (QKV): M = {x['m']} after M = {x['after']}: first call "
               f"{1000 * x['first_call_s']:.1f} ms, {x['compiled']} kernels compiled" for x in new_m]
     return "\n".join(lines)
@@ -318,12 +324,28 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="M in {1, 2048} only")
     ap.add_argument("--decode", action="store_true", help="the decode sizes only, beside the rule without splits")
+    ap.add_argument("--fp8", action="store_true", help="the FP8 rows only (per-tensor and block-scaled)")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
     dev = torch.cuda.get_device_name()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if args.fp8:
+        started = time.time()
+        fp8 = fp8_rows(sms)
+        table = "\n".join([f"tilec.matmul FP8, {dev} ({sms} SMs); {time.time() - started:.0f} s", ""]
+                          + fp8_markdown(fp8))
+        if args.json:
+            from run_info import run_info  # benchmarks/ (this script's folder)
+
+            with open(args.json, "w") as f:
+                json.dump({**run_info(dev), "fp8": fp8}, f, indent=1)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(table + "\n")
+        print(table)
+        return 0 if all(r["tilec_ok"] for r in fp8) else 1
     tri = None
     if not args.no_triton:
         try:

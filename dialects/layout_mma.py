@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -366,7 +366,12 @@ class MmaWaitOp(IRDLOperation):
     the result of an async version-3 `layout.mma` of the wait's block followed there,
     before the wait, by at least `pending` more version-3 `layout.mma` (each commits a
     group, so its group is older than the `pending` most recent: complete, readable;
-    FlashAttention-3's wait for S while P V runs on). The CPU
+    FlashAttention-3's wait for S while P V runs on), or an argument of the wait's
+    block (a loop-carried accumulator: its group was committed before the trip)
+    with at least `pending` version-3 `layout.mma` of the block before the wait (the
+    block-scaled GEMM passes the partial carried from the previous trip through such
+    a wait after the trip's first wgmma, so that ptxas reads it as retired,
+    api/gemm_programs.py). The CPU
     reference executor reports a read of an accumulator still in flight, and a write
     of shared memory that an MMA in flight still reads."""
 
@@ -436,12 +441,19 @@ class MmaWaitOp(IRDLOperation):
 def groups_after(value: SSAValue, wait: Operation) -> int:
     """A lower bound on the wgmma groups committed after the one that computes `value`
     and before `wait`: where `value` is the result of an async version-3 `layout.mma`
-    in `wait`'s block, the version-3 `layout.mma` between the two in that block (ops
+    in `wait`'s block, the version-3 `layout.mma` between the two in that block; where
+    it is an argument of `wait`'s block (a loop-carried accumulator, whose group was
+    committed before the trip began), those from the block's start to `wait` (ops
     nested in others may commit more: a lower bound still); 0 otherwise."""
     mma = value.owner
-    if not isinstance(mma, MmaOp) or not mma.is_async or mma.parent_block() is not wait.parent_block():
+    block = wait.parent_block()
+    if isinstance(value, BlockArgument) and block is not None and value.block is block:
+        op = block.first_op
+    elif not isinstance(mma, MmaOp) or not mma.is_async or mma.parent_block() is not block:
         return 0
-    n, op = 0, mma.next_op
+    else:
+        op = mma.next_op
+    n = 0
     while op is not None and op is not wait:
         if isinstance(op, MmaOp) and _wgmma_acc(op.acc.type):
             n += 1

@@ -112,6 +112,7 @@ def test_block_scaled_configurations_rule():
 
     assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_BLOCK_CONFIGS)
     assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
+    assert choose_config(8192, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[0]
     assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
     # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
@@ -120,19 +121,74 @@ def test_block_scaled_configurations_rule():
     assert choose_config(65, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[1]
 
 
-@pytest.mark.parametrize("index", [0, 1, "swapped"])
-def test_block_scaled_configurations_compile_without_spills(index):
-    """Each configuration `tilec.matmul` takes for block-scaled FP8, with bias and SiLU,
-    run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3 and no spills
-    (two accumulators a consumer)."""
+@pytest.mark.parametrize("index,size", [(0, 4096), (0, 8192), (1, 4096), ("swapped", 4096)])
+def test_block_scaled_configurations_compile_without_spills(index, size):
+    """Each configuration `tilec.matmul` takes for block-scaled FP8 (N = K = `size`;
+    the first at 4096^3 and 8192^3), with bias and SiLU, run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3, the previous
+    step's partial retired with one group in flight (`wait_group 1`), no spills (the
+    main accumulator and two partials a consumer) and ptxas keeps the wgmma
+    asynchronous (no C7514 / C7515 / C7520 "wgmma serialized": a partial in flight
+    across the K loop's back edge gave C7514; no C7517 "warpgroup.wait injected": the
+    carried partial read without passing through a wait gave it)."""
     from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program, swap_config
     from tilec.runtime.nvrtc import resource_usage
 
     c = swap_config(64, fp8=True, block_scales=True) if index == "swapped" else FP8_BLOCK_CONFIGS[index]
     ep = Epilogue(bias=True, activation="silu")
-    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", ep, 132, b_kmajor=True, index_bits=32))
+    module = matmul_program(MatmulKey(c, size, size, "f8E4M3FN", ep, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
     assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k32.f32.e4m3.e4m3" in cuda
-    usage = resource_usage(compile_sm90_or_skip(cuda))["gemm_kernel"]
+    assert "wgmma.wait_group.sync.aligned 1;" in cuda
+    result = compile_sm90_or_skip(cuda)
+    usage = resource_usage(result)["gemm_kernel"]
     assert usage.spill_stores in (0, None)
+    assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+def _consumer_k_loop(module):
+    """The consumers' K loop: the `scf.for` whose body issues the wgmma."""
+    from xdsl.dialects import scf
+
+    from tilec.dialects.layout_mma import MmaOp
+
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)
+               and any(isinstance(x, MmaOp) for x in op.body.block.ops)]
+    return loop
+
+
+def test_block_scaled_k_loop_overlaps_each_wgmma_with_the_previous_promotion():
+    """The consumers' K loop of `FP8_BLOCK_CONFIGS[0]`'s tile (4 stages, 128 x 128, two
+    consumer warpgroups): in each trip step s + 1's wgmma is issued before step s's is
+    waited for (`pending = 1`: step s + 1's stays in flight under step s's promotion),
+    and step s's stage is handed back after that wait; the trip's last step is waited
+    for with `pending = 0` (none in flight across the back edge) and its partial,
+    carried, passes through a `pending = 1` wait after the next trip's first wgmma."""
+    from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
+    from tilec.dialects.layout_tma import MBarrierArriveOp
+
+    module = gemm_hopper_ws(None, 4096, 4096, bm=128, bn=128, bk=128, stages=4, persistent=132, group=8,
+                            tma_epilogue=True, dtype="f8E4M3FN", b_kmajor=True, block_scales=True)
+    kinds = {MmaOp: lambda op: "mma", MmaWaitOp: lambda op: f"wait{op.pending_groups}",
+             MBarrierArriveOp: lambda op: "arrive"}
+    seq = [kinds[type(op)](op) for op in _consumer_k_loop(module).body.block.ops if type(op) in kinds]
+    assert seq == ["mma", "wait1"] + ["mma", "wait1", "arrive"] * 3 + ["wait0", "arrive"]
+
+
+def test_block_scaled_partial_read_before_its_wgmma_completes_is_reported():
+    """The executor checks the overlapped schedule: with the first `pending = 1` wait of
+    the K loop made `pending = 2` (the previous step's wgmma may still run), the
+    promotion's read of its partial is a located error."""
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
+    from tilec.runtime.reference import ExecutionError
+
+    (m, n, k), kw, dtype, ep, _ = CASES["persistent-tma-e4m3"]
+    module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True, epilogue=ep,
+                            block_scales=True, **kw)
+    wait = next(op for op in _consumer_k_loop(module).body.block.ops
+                if isinstance(op, MmaWaitOp) and op.pending_groups == 1 and isinstance(op.values[0].owner, MmaOp))
+    wait.properties["pending"] = IntegerAttr(2, i64)
+    with pytest.raises(ExecutionError, match="reads %part, the result of an asynchronous layout.mma still in flight"):
+        _run_and_check(module, m, n, k, dtype, "layout", ep, True)

@@ -251,3 +251,42 @@ def test_an_accumulator_in_flight_through_per_block_loop_trips():
     c = np.asarray(inputs["pc"], np.float64).reshape(2, 64, 64)
     out = np.asarray(want["pc"], np.float64).reshape(2, 64, 64)
     assert np.allclose(out, c + np.array([1, 2])[:, None, None] * (a @ b), rtol=1e-5, atol=1e-4)
+
+
+def carried_then_read(mma_first: bool):
+    """A loop carrying two accumulators: `c`, a complete value, and `d`, each trip's
+    async mma. Each trip waits for `c` with `pending = 1` and adds it into `s` (a read),
+    after the trip's mma (`mma_first`: `c` is older than the one group pending) or
+    before it; `c` then takes `d` waited for with `pending = 0` (as the block-scaled
+    GEMM carries its last partial)."""
+
+    def body(p, g):
+        s, c = p.load(g.c, MMA), p.load(g.c, MMA)
+        with p.range(0, 3, carry=[s, c]):
+            d = p.mma(g.sa, g.sb, g.c_in, is_async=True) if mma_first else None
+            (w,) = p.mma_wait(c, pending=1)
+            if d is None:
+                d = p.mma(g.sa, g.sb, g.c_in, is_async=True)
+            s.assign(s + w)
+            (done,) = p.mma_wait(d, pending=0)
+            c.assign(done)
+        p.store(s + c, g.c)
+
+    return body
+
+
+def test_a_loop_carried_accumulator_is_complete_after_pending_groups_of_the_trip():
+    """A block argument (a loop-carried accumulator) waited for with `pending = 1`
+    after one mma of its trip is complete: readable (verified, and the executor runs
+    it: 5 C + 3 A @ B); waited for before the trip's mma, the verifier rejects the
+    read, located."""
+    inputs, got = _run(program(carried_then_read(True)))
+    a = bf16_to_f32(np.asarray(inputs["pa"]).reshape(64, 16)).astype(np.float64)
+    b = bf16_to_f32(np.asarray(inputs["pb"]).reshape(16, 64)).astype(np.float64)
+    c = np.asarray(inputs["pc"], np.float64).reshape(64, 64)
+    # s = C + C + 2 (C + A B) (the first trip reads C, then C + A B twice), stored + C + A B
+    assert np.allclose(np.asarray(got["pc"], np.float64).reshape(64, 64), 5 * c + 3 * a @ b, rtol=1e-5, atol=1e-3)
+    with pytest.raises(TilecError, match=r"test_mma_async.py:\d+:\d+: error: 'layout.mma_wait': a result of "
+                                         r"layout.mma_wait \{pending = 1\} is in flight .* not an operand of "
+                                         r"arith.addf"):
+        program(carried_then_read(False))

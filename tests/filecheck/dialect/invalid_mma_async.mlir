@@ -1,7 +1,7 @@
-// Invalid asynchronous layout.mma ({async}) and layout.mma_wait: an async mma.sync,
-// a read of an accumulator in flight (the async result, or a wait's result that may
-// still be in flight), a wait on a value that is no wgmma accumulator, a pending count
-// past 7, a wait outside a launch; each a located error saying why.
+// Invalid asynchronous layout.mma ({async}) and layout.mma_wait: an async mma.sync, a read of an
+// accumulator in flight (the async result, or a wait's result that may still be in flight, a
+// loop-carried one waited for before its trip's mma), a wait on a value that is no wgmma
+// accumulator, a pending count past 7, a wait outside a launch; each a located error saying why.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>&1 | filecheck %s --check-prefix=LOC
 // LOC: invalid_mma_async.mlir:17:5: error: 'layout.mma': only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes in its warp's registers
@@ -109,6 +109,33 @@ func.func @read_pending_wait_one_group_short(%acc: !ACC) {
     // expected-error @+1 {{a result of layout.mma_wait {pending = 2} is in flight until a layout.mma_wait retires its group: it may be the accumulator of another version-3 layout.mma, an operand of layout.mma_wait or yielded, not an operand of arith.addf}}
     %w:2 = layout.mma_wait %d, %o {pending = 2 : i64} : !ACC, !ACC
     %e = arith.addf %w#0, %acc : !ACC
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!ACC = tensor<64x64xf32, #mma>
+!SA = !layout.tensor<bf16, #layout.composed<swizzle<1,3,3> o 0 o (64,16):(16,1)>, smem>
+!SB = !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (16,64):(64,1)>, smem>
+func.func @read_carried_before_the_trips_mma(%acc: !ACC) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%cin = %acc) -> (!ACC) {
+      // the carried value (the previous trip's async mma) waited for before this trip's
+      // mma: no group of the trip is committed after it, so it may be the one pending
+      // expected-error @+1 {{a result of layout.mma_wait {pending = 1} is in flight until a layout.mma_wait retires its group: it may be the accumulator of another version-3 layout.mma, an operand of layout.mma_wait or yielded, not an operand of arith.addf}}
+      %w = layout.mma_wait %cin {pending = 1 : i64} : !ACC
+      %e = arith.addf %w, %acc : !ACC
+      %t = layout.mma %sa, %sb, %acc {async} : !SA, !SB, !ACC
+      scf.yield %t : !ACC
+    }
   }
   func.return
 }
