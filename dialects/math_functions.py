@@ -16,6 +16,13 @@ half value; fma is 1: its float32 rounding can change the half rounding). `fast`
 compiler/cuda/device_helpers.py) used when the op carries `fastmath<afn>` (which `fastmath<fast>` includes) and the element type is f32;
 its bound depends on the input or is absolute (`fast_note`), so `--check` refuses to
 compare such a program with the reference.
+
+`arith.divf` is exact (correctly rounded) unless its flags say otherwise: with
+`fastmath<arcp>` (or `fast`) on f32 / f64 it is `x * (1 / y)`, each step rounded, on
+both sides (`reciprocal_division`); with `fastmath<afn>` alone on f32 the CUDA target
+prints `tilec_div_approx_ftz` (`approximate_division`: PTX `div.approx.ftz.f32`, one
+`MUFU.RCP` and a multiply, 2 ulp for |y| in [2^-126, 2^126], 0 for larger |y|,
+subnormals flushed to 0), the reference `x / y`, and `--check` refuses the program.
 """
 
 from __future__ import annotations
