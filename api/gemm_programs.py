@@ -655,9 +655,12 @@ def gemm_hopper_ws(
                         p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
                 else:
                     p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
-            # the epilogue's vectors (bias, scales) of each chunk, loaded before the K
-            # loop: their latency hides under it instead of starting the epilogue
-            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 else None for by in g.bys]
+            # the epilogue's vectors (bias, scales) of the first chunk, loaded before the
+            # K loop: their latency hides under it instead of starting the epilogue (the
+            # other chunks' loads issue at its start and land under the first chunk's
+            # math; all chunks' held over the loop spilled GELU's epilogue at 128 x 256)
+            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and c == 0 else None
+                    for c, by in enumerate(g.bys)]
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             with p.range(g.c0, g.nk, g.cs, carry=accs) as i:
                 i.named("i")
