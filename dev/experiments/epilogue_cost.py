@@ -4,7 +4,7 @@ plain, + bias, + bias + ReLU, SiLU alone, + bias + SiLU, + bias + GELU, + bias +
 residual, each timed beside the plain GEMM in one run (median of CUDA-event-timed calls
 after warm-up), bias + SiLU checked against float64 within docs/matmul.md's bound.
 
-    python3 dev/experiments/epilogue_cost.py [--json OUT.json]
+    python3 dev/experiments/epilogue_cost.py [--json OUT.json] [--only plain,bias+silu]
 
 An experiment: nothing of the product changes. One line per epilogue, then a table."""
 
@@ -35,7 +35,11 @@ VARIANTS = {
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--only", help=f"comma-separated epilogues to time, of {', '.join(VARIANTS)} (default: all)")
     args = ap.parse_args()
+    only = args.only.split(",") if args.only else list(VARIANTS)
+    if unknown := [v for v in only if v not in VARIANTS]:
+        ap.error(f"--only: unknown epilogue {unknown[0]!r}; expected some of {', '.join(VARIANTS)}")
     m, n, k = 8192, 28672, 4096
     g = torch.Generator(device="cuda").manual_seed(1)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -47,6 +51,8 @@ def main() -> int:
     ok = within_bound(c, a, b, bias, "silu")
     rows = []
     for name, kw in VARIANTS.items():
+        if name not in only:
+            continue
         call = {"activation": kw.get("activation"), "bias": bias if kw.get("bias") else None,
                 "residual": res if kw.get("residual") else None}
         t_plain = timed(lambda: tilec.matmul(a, b, out=c))
