@@ -5,6 +5,11 @@ residual, each timed beside the plain GEMM in one run (median of CUDA-event-time
 after warm-up), bias + SiLU checked against float64 within docs/matmul.md's bound.
 
     python3 dev/experiments/epilogue_cost.py [--json OUT.json] [--only plain,bias+silu]
+        [--config 128x128x64:4:pp]
+
+`--config` forces one of `tilec.gemm.CONFIGS` for every call (as
+tests/gpu/test_matmul_gpu.py's `test_every_configuration_runs` does): the pingpong
+schedule computes one consumer's epilogue under the other's wgmma.
 
 An experiment: nothing of the product changes. One line per epilogue, then a table."""
 
@@ -36,7 +41,15 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--only", help=f"comma-separated epilogues to time, of {', '.join(VARIANTS)} (default: all)")
+    ap.add_argument("--config", help="force one of tilec.gemm.CONFIGS by name (default: the rule's choice)")
     args = ap.parse_args()
+    if args.config:
+        from tilec import gemm
+
+        forced = next((c for c in gemm.CONFIGS if c.name == args.config), None)
+        if forced is None:
+            ap.error(f"--config: expected one of {', '.join(c.name for c in gemm.CONFIGS)}")
+        gemm.choose_config = lambda *a, **kw: forced
     only = args.only.split(",") if args.only else list(VARIANTS)
     if unknown := [v for v in only if v not in VARIANTS]:
         ap.error(f"--only: unknown epilogue {unknown[0]!r}; expected some of {', '.join(VARIANTS)}")
