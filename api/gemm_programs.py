@@ -99,7 +99,7 @@ class Epilogue:
         accumulator layout's slice along the rows (each thread loads only its own
         columns): {"scalea", "scaleb", "bias"} as the epilogue uses them. A program
         may load them before the tile's K loop and pass them to `apply`, so that their
-        latency hides under the loop (`gemm_hopper_ws` does)."""
+        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk)."""
         from tilec.dialects.distributed import SliceLayout
 
         p, lay = g.p, layout or g.mma
