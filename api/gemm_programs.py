@@ -93,47 +93,63 @@ class Epilogue:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
         return not (self.bias or self.activation or self.residual or self.scale)
 
-    def apply(self, g, acc, bx, by, rows: int, cols: int, layout=None):
-        """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
-        `out_dtype`, computed in the accumulator's layout `g.mma` (the bias loaded in
-        its slice along the rows, each thread loading only its own columns; the
-        residual in the accumulator's layout); `layout`: another layout of `acc` (the
-        split-K reduction's)."""
+    def vectors(self, g, bx, by, rows: int, cols: int, layout=None) -> dict:
+        """The epilogue's vectors of N elements for the tile (`bx`, `by`) of `rows x
+        cols`, loaded as they are in memory (not yet widened or broadcast) in the
+        accumulator layout's slice along the rows (each thread loads only its own
+        columns): {"scalea", "scaleb", "bias"} as the epilogue uses them. A program
+        may load them before the tile's K loop and pass them to `apply`, so that their
+        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk)."""
+        from tilec.dialects.distributed import SliceLayout
+
         p, lay = g.p, layout or g.mma
-        y = acc.named("acc")
-        if self.plain:
-            return y.cast(self.out_dtype).named("h")
         # a vector of N elements runs along the tile's columns, or its rows where the
         # program computes C^T (`g.swap`)
         ax, at, extent = (1, bx, rows) if getattr(g, "swap", False) else (0, by, cols)
+        out = {}
         if self.scale:  # each scale viewed as N copies (stride 0), loaded as the bias is
-            from tilec.dialects.distributed import SliceLayout
-
             for name in ("ScaleA", "ScaleB"):
                 t = p.tile(getattr(g, name), [at], [extent]).named(f"t{name.lower()}")
-                v = p.load(t, SliceLayout(ax, lay)).named(name.lower())
-                y = (y * p.broadcast(p.expand_dims(v, ax).named(f"{name.lower()}row"), [rows, cols])).named("scaled")
-        if self.bias:  # the tile's columns of the bias, one per column a thread holds, then broadcast
-            from tilec.dialects.distributed import SliceLayout
-
+                out[name.lower()] = p.load(t, SliceLayout(ax, lay)).named(name.lower())
+        if self.bias:  # the tile's columns of the bias, one per column a thread holds
             tb = p.tile(g.Bias, [at], [extent]).named("tbias")
-            col = p.load(tb, SliceLayout(ax, lay)).named("bias").cast("f32").named("biasf")
+            out["bias"] = p.load(tb, SliceLayout(ax, lay)).named("bias")
+        return out
+
+    def apply(self, g, acc, bx, by, rows: int, cols: int, layout=None, vectors: dict | None = None):
+        """The tile (`bx`, `by`) of `rows x cols` of C from its accumulator `acc`, in
+        `out_dtype`, computed in the accumulator's layout `g.mma` (the scales and bias:
+        `vectors`, as `Epilogue.vectors` loads them, loaded here where None, broadcast
+        over the rows; the residual loaded in the accumulator's layout); `layout`:
+        another layout of `acc` (the split-K reduction's).
+
+        SiLU is y / (1 + 2^(-y log2 e)) with `fastmath<afn>` on both the exp2 and the
+        division: one `ex2.approx.ftz` and one `div.approx.ftz` (a `MUFU.RCP` and a
+        multiply) an element, no IEEE division (whose slow path would spill the
+        pingpong tile's accumulators) and no `tanhf` (about 26 instructions an
+        element); within docs/matmul.md's bound (its "Accuracy" section)."""
+        p = g.p
+        y = acc.named("acc")
+        if self.plain:
+            return y.cast(self.out_dtype).named("h")
+        v = self.vectors(g, bx, by, rows, cols, layout) if vectors is None else vectors
+        ax = 1 if getattr(g, "swap", False) else 0
+        for name in ("scalea", "scaleb") if self.scale else ():
+            y = (y * p.broadcast(p.expand_dims(v[name], ax).named(f"{name}row"), [rows, cols])).named("scaled")
+        if self.bias:  # widened, then broadcast over the rows
+            col = v["bias"].cast("f32").named("biasf")
             y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":
-            # y sigmoid(y), sigmoid(y) = 1 / (1 + e^-y) = rsqrt(1 + e^-y)^2 and e^-y = 2^(-y log2 e):
-            # two special-function instructions (ex2.approx, rsqrt), no division (whose slow
-            # path spills the pingpong tile's accumulators) and no tanhf (about 26 instructions)
+        elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
             e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
-            r = p.math("rsqrt", (e + 1.0).named("denom")).named("rsig")
-            y = (y * (r * r).named("sigmoid")).named("silu")
+            y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
         elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
             e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
         if self.residual:
             tr = p.tile(g.Res, [bx, by], [rows, cols]).named("tres")
-            y = (y + p.load(tr, lay).named("res").cast("f32").named("resf")).named("summed")
+            y = (y + p.load(tr, layout or g.mma).named("res").cast("f32").named("resf")).named("summed")
         return y.cast(self.out_dtype).named("h")
 
 
@@ -677,6 +693,12 @@ def gemm_hopper_ws(
                         p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
                 else:
                     p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+            # the epilogue's vectors (bias, scales) of the first chunk, loaded before the
+            # K loop: their latency hides under it instead of starting the epilogue (the
+            # other chunks' loads issue at its start and land under the first chunk's
+            # math; all chunks' held over the loop spilled GELU's epilogue at 128 x 256)
+            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and c == 0 else None
+                    for c, by in enumerate(g.bys)]
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             carry = accs
             if block_scales:  # and the last step's partials and scales, promoted in the next trip: zeros first
@@ -724,8 +746,8 @@ def gemm_hopper_ws(
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
                 return
-            for a, by in zip(accs, g.bys):
-                h = epilogue.apply(g, a, g.bx, by, bm, bc)
+            for a, by, vec in zip(accs, g.bys, vecs):
+                h = epilogue.apply(g, a, g.bx, by, bm, bc, vectors=vec)
                 tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
                 if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
                     p.tma_store_wait(0)

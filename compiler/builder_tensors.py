@@ -296,6 +296,24 @@ class TensorBuilding:
             op.properties["fastmath"] = flags
         return self.insert(op).results[0]  # type: ignore[attr-defined]
 
+    def div(self, a: Any, b: Any, fastmath: str | Sequence[str] | None = None) -> Any:
+        """`arith.divf`: `a / b` elementwise on float scalars or tensors of one type (a
+        number beside a tensor is splat), as `a / b` on Values, with MLIR's fast-math
+        flags: "arcp" computes `a * (1 / b)` (each step rounded, on every backend), "afn"
+        alone the hardware's approximate quotient on f32 (PTX `div.approx.ftz.f32`: one
+        special-function op, 2 ulp; dialects/math_functions.approximate_division).
+
+            s = p.div(y, e + 1.0, fastmath="afn")   # SiLU's y / (1 + e^-y)
+        """
+        t = next((v.type for v in (a, b) if hasattr(v, "type")), None)
+        if t is None:
+            raise TilecError("div takes at least one value built in this kernel")
+        lhs, rhs = (self._splat_like(v, t) if is_distributed(t) else self._ssa_of(v, t) for v in (a, b))
+        op = arith.DivfOp(lhs, rhs)
+        if (flags := _fastmath(fastmath)) is not None:
+            op.properties["fastmath"] = flags
+        return self.insert(op).results[0]  # type: ignore[attr-defined]
+
     def maximum(self, a: Any, b: Any) -> Any:
         """Elementwise maximum (`arith.maximumf`, or `maxsi` on integers).
 

@@ -16,6 +16,13 @@ half value; fma is 1: its float32 rounding can change the half rounding). `fast`
 compiler/cuda/device_helpers.py) used when the op carries `fastmath<afn>` (which `fastmath<fast>` includes) and the element type is f32;
 its bound depends on the input or is absolute (`fast_note`), so `--check` refuses to
 compare such a program with the reference.
+
+`arith.divf` is exact (correctly rounded) unless its flags say otherwise: with
+`fastmath<arcp>` (or `fast`) on f32 / f64 it is `x * (1 / y)`, each step rounded, on
+both sides (`reciprocal_division`); with `fastmath<afn>` alone on f32 the CUDA target
+prints `tilec_div_approx_ftz` (`approximate_division`: PTX `div.approx.ftz.f32`, one
+`MUFU.RCP` and a multiply, 2 ulp for |y| in [2^-126, 2^126], 0 for larger |y|,
+subnormals flushed to 0), the reference `x / y`, and `--check` refuses the program.
 """
 
 from __future__ import annotations
@@ -142,6 +149,31 @@ def reciprocal_division(op) -> bool:
     return isinstance(et, Float32Type | Float64Type) and any(str(f) == "arcp" for f in op.fastmath.data)
 
 
+APPROX_DIVISION_NOTE = ("PTX `div.approx.ftz.f32` (one `MUFU.RCP` and a multiply): 2 ulp for |y| in "
+                        "[2^-126, 2^126], 0 for larger |y| (NaN where x is infinite); subnormal "
+                        "inputs and results flushed to 0")
+"""The precision of `approximate_division` (docs/dialect.md's table of `math` functions)."""
+
+
+def approximate_division(op) -> bool:
+    """Whether `op` is an `arith.divf` of f32 elements that asks for the hardware's
+    approximate division: `fastmath<afn>` without `arcp` (`fastmath<fast>`, which holds
+    both, keeps `reciprocal_division`'s `x * (1 / y)`, which the reference executor
+    reproduces bit for bit). The CUDA target prints `tilec_div_approx_ftz(x, y)`
+    (`APPROX_DIVISION_NOTE`); the reference executor computes `x / y` rounded once, so
+    `--check` cannot bound the difference (`ulp_budget` is None), as for the `fast`
+    intrinsics of `MATH_FUNCTIONS`. As LLVM's NVPTX backend takes `afn` on an `fdiv`
+    for `div.approx.f32`; one multiprocessor special-function op a quotient where an
+    IEEE division takes a Newton step and a slow-path branch."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import Float32Type
+
+    if not isinstance(op, arith.DivfOp) or reciprocal_division(op):
+        return False
+    t = op.result.type
+    return isinstance(getattr(t, "element_type", t), Float32Type) and is_fast(op)
+
+
 def _element_name(t) -> str:
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float64Type
 
@@ -162,9 +194,12 @@ def ulp_budget(module) -> int | None:
     element's own path and through a reduction of same-sign terms over its row, as
     exp in softmax), and the arithmetic after it rounds once more. 0 when the module
     holds no inexact function (results are then compared bit for bit); None when an
-    op's `fastmath` intrinsic has no ulp bound (its results cannot be checked)."""
+    op's `fastmath` intrinsic (or an `approximate_division`) has no ulp bound (its
+    results cannot be checked)."""
     total = 0
     for op in module.walk():
+        if approximate_division(op):
+            return None  # type: ignore[return-value]
         fn = BY_OP.get(type(op))
         if fn is None:
             continue

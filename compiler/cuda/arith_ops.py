@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from tilec.dialects.math_functions import reciprocal_division
+from tilec.dialects.math_functions import approximate_division, reciprocal_division
 
 from .c_types import (
     _CMPI,
@@ -80,6 +80,9 @@ class ArithEmitter(EmitterBase):
             lhs, rhs = (self.expr(v) for v in op.operands)
             one = "1.0f" if isinstance(op.results[0].type, Float32Type) else "1.0"
             self.assign(op, op.results[0], f"{lhs} * ({one} / {rhs})")
+            return
+        if approximate_division(op):  # afn on f32: div.approx.ftz (math_functions.approximate_division)
+            self.call(op, "div_approx_ftz", *(self.expr(v) for v in op.operands))
             return
         self.binary(op, "/")
 

@@ -188,6 +188,14 @@ __device__ __forceinline__ float tilec_ex2_approx_ftz(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }""",
+    "div_approx_ftz": """\
+// arith.divf fastmath<afn> (f32): x * (1 / y) with one MUFU.RCP, 2 ulp for |y| in
+// [2^-126, 2^126], 0 past it; subnormals flushed to 0.
+__device__ __forceinline__ float tilec_div_approx_ftz(float x, float y) {
+  float r;
+  asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+  return r;
+}""",
     "bitcast": """\
 template <typename To, typename From>
 __device__ __forceinline__ To tilec_bitcast(From x) {

@@ -4,7 +4,12 @@ plain, + bias, + bias + ReLU, SiLU alone, + bias + SiLU, + bias + GELU, + bias +
 residual, each timed beside the plain GEMM in one run (median of CUDA-event-timed calls
 after warm-up), bias + SiLU checked against float64 within docs/matmul.md's bound.
 
-    python3 dev/experiments/epilogue_cost.py [--json OUT.json]
+    python3 dev/experiments/epilogue_cost.py [--json OUT.json] [--only plain,bias+silu]
+        [--config 128x128x64:4:pp]
+
+`--config` forces one of `tilec.gemm.CONFIGS` for every call (as
+tests/gpu/test_matmul_gpu.py's `test_every_configuration_runs` does): the pingpong
+schedule computes one consumer's epilogue under the other's wgmma.
 
 An experiment: nothing of the product changes. One line per epilogue, then a table."""
 
@@ -35,7 +40,19 @@ VARIANTS = {
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--only", help=f"comma-separated epilogues to time, of {', '.join(VARIANTS)} (default: all)")
+    ap.add_argument("--config", help="force one of tilec.gemm.CONFIGS by name (default: the rule's choice)")
     args = ap.parse_args()
+    if args.config:
+        from tilec import gemm
+
+        forced = next((c for c in gemm.CONFIGS if c.name == args.config), None)
+        if forced is None:
+            ap.error(f"--config: expected one of {', '.join(c.name for c in gemm.CONFIGS)}")
+        gemm.choose_config = lambda *a, **kw: forced
+    only = args.only.split(",") if args.only else list(VARIANTS)
+    if unknown := [v for v in only if v not in VARIANTS]:
+        ap.error(f"--only: unknown epilogue {unknown[0]!r}; expected some of {', '.join(VARIANTS)}")
     m, n, k = 8192, 28672, 4096
     g = torch.Generator(device="cuda").manual_seed(1)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -47,6 +64,8 @@ def main() -> int:
     ok = within_bound(c, a, b, bias, "silu")
     rows = []
     for name, kw in VARIANTS.items():
+        if name not in only:
+            continue
         call = {"activation": kw.get("activation"), "bias": bias if kw.get("bias") else None,
                 "residual": res if kw.get("residual") else None}
         t_plain = timed(lambda: tilec.matmul(a, b, out=c))

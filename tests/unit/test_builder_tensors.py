@@ -564,6 +564,33 @@ def test_math_fastmath_afn_is_the_hardware_approximation():
         assert ("tilec_ex2_approx_ftz" in src) == approx and ("exp2f(" in src) != approx
 
 
+def test_div_takes_fastmath_flags():
+    """`p.div(a, b, fastmath=...)` is `arith.divf` with the flags as its `fastmath`
+    property (a number beside a tensor splat): "afn" prints the hardware's approximate
+    quotient (`tilec_div_approx_ftz`), "arcp" `x * (1 / y)`, none `x / y`; the executor
+    computes `x / y` for "afn" and none, `x * (1 / y)` for "arcp"."""
+    from tilec.compiler.pipeline import emit, run_pipeline
+
+    y = X + 7.5  # no zero divisor
+    for flags, printed, expect in ((None, " / ", X / y), ("afn", "tilec_div_approx_ftz(", X / y),
+                                   ("arcp", "* (1.0f / ", X * (np.float32(1) / y))):
+        p = Program(f"div_{flags}")
+        a = p.view(p.pointer("a", "f32"), "(8,32):(32,1)")
+        d = p.view(p.pointer("d", "f32"), "(8,32):(32,1)")
+        b = p.view(p.pointer("b", "f32"), "(8,32):(32,1)")
+        with p.launch(threads=64):
+            q = p.div(p.load(a, L), p.load(d, L), fastmath=flags)
+            p.store(p.div(q, 1.0), b)
+        div = q.ssa.owner
+        assert "fastmath" not in div.attributes and (flags or "none") in str(div.fastmath)
+        out = _run(p, a=X, d=y, b=np.zeros_like(X))["b"].reshape(8, 32)
+        assert np.array_equal(out, expect)
+        run_pipeline(p.module, "default")
+        assert printed in emit(p.module, "cuda")
+    with pytest.raises(TilecError, match="div takes at least one value"):
+        Program("bad").div(1.0, 2.0)
+
+
 def test_mbarrier_array_and_at():
     """`mbarrier_array` makes one barrier per stage; `mbarrier_at` picks one by a
     run-time index (the rolled software pipeline's ring)."""

@@ -654,6 +654,36 @@ def test_reciprocal_division_is_x_times_one_over_y_on_both_backends():
     compile_sm90_or_skip(emit(m, "cuda"))
 
 
+def test_approximate_division_is_div_approx_on_the_gpu_and_x_over_y_on_the_reference():
+    """`arith.divf {fastmath<afn>}` on f32 (tests/filecheck/cuda/divf_afn.mlir): the
+    CUDA prints `tilec_div_approx_ftz` (PTX `div.approx.ftz.f32`) for it alone, while
+    `fast` keeps `x * (1 / y)` and f64 / f16 their division; the reference executor's
+    quotient is IEEE `x / y` bit for bit; `--check` cannot bound the approximation
+    (`ulp_budget` is None); the CUDA compiles under NVRTC and its kernel spills nothing."""
+    import numpy as np
+
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+    from tilec.dialects.math_functions import ulp_budget
+    from tilec.runtime.reference.api import run
+
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "cuda" / "divf_afn.mlir"
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(128).astype(np.float32)
+    y = (rng.standard_normal(128) * 100).astype(np.float32)
+    poison = np.full(128, np.nan, np.float32)
+    ins = {"p": x.copy(), "q": y, "r": poison.copy(), "w": poison.copy(),
+           "dp": np.ones(128), "hp": np.ones(128, np.float16)}
+    out = run(parse_module(path.read_text(), path.name), ins, entry="approx_divide")
+    assert np.array_equal(out["p"].view(np.uint32), (x / y).view(np.uint32))
+    assert np.array_equal(out["r"].view(np.uint32), (x * (np.float32(1) / y)).view(np.uint32))
+    module = parse_module(path.read_text(), path.name)
+    assert ulp_budget(module) is None
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert src.count("tilec_div_approx_ftz(x") == 4  # the f32 afn quotients of the thread's 4 elements
+    assert all(r.spill_stores == 0 for r in resource_usage(compile_sm90_or_skip(src)).values())
+
+
 def test_cubin_resource_usage_names_kernels_only():
     """ptxas may keep a 64-bit division a subroutine beside the kernel in its section
     (`$__internal_..._div_u64`); the kernels read from the cubin are the kernels."""
