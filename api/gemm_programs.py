@@ -696,8 +696,10 @@ def gemm_hopper_ws(
             # the epilogue's vectors (bias, scales) of the first chunk, loaded before the
             # K loop: their latency hides under it instead of starting the epilogue (the
             # other chunks' loads issue at its start and land under the first chunk's
-            # math; all chunks' held over the loop spilled GELU's epilogue at 128 x 256)
-            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and c == 0 else None
+            # math; all chunks' held over the loop spilled GELU's epilogue at 128 x 256).
+            # Not with block scales: their loop holds two partials beside the accumulator
+            # and the early vectors spilled it (14 bytes at 4096^3)
+            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and not block_scales and c == 0 else None
                     for c, by in enumerate(g.bys)]
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             carry = accs
