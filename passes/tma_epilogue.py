@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -76,13 +76,13 @@ def stage_launch(launch: LaunchOp) -> int:
     tgt = target_of(launch)
     if not tgt.has("tma"):
         return 0
-    groups: dict[Operation, list[tuple[StoreOp, Operation]]] = {}
+    groups: dict[Region, list[tuple[StoreOp, Operation]]] = {}
     for st in [o for o in launch.walk() if isinstance(o, StoreOp) and _candidate(o)]:
         where = consumer_region_end(st)
         if where is not None:
-            groups.setdefault(where[0], []).append((st, where[1]))
+            groups.setdefault(where[1].parent_region(), []).append((st, where[1]))
     done = 0
-    for owner, stores in groups.items():
+    for stores in groups.values():
         types = {(tuple(st.value.type.get_shape()), st.value.type.element_type) for st, _ in stores}
         if len(types) != 1:
             continue
