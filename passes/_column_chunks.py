@@ -23,6 +23,10 @@ from tilec.dialects.mma_layouts import NvidiaMmaLayoutAttr
 
 from ._pipeline_plan import STAGES_ATTR, stages_of
 
+EPILOGUE_ATTR = "tilec.tma_epilogue"
+"""The mark `split-accumulator` puts on the stores of a plain loop's accumulator (the
+compiler's epilogue to schedule), which `tma-epilogue` takes."""
+
 SWIZZLED_ALIGN = 1024
 """Bytes a 128-byte-swizzled shared buffer starts on (each buffer is counted rounded
 up to it: the budget errs on the side of fitting less)."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -23,6 +23,7 @@ from tilec.support.target import target_of
 
 from ._column_chunks import (
     CHUNK_QUANTUM,
+    EPILOGUE_ATTR,
     AccumulatorSplit,
     c_buffer_type,
     chunk_type,
@@ -67,6 +68,11 @@ class SplitAccumulatorPass(ModulePass):
       columns=N   split into chunks of N columns wherever N (a multiple of 64 below
                   bn) divides bn; other accumulations are left alone.
       enabled=false  leave the IR alone.
+
+    On a target with TMA the stores of each qualifying accumulation (split or not) get
+    `{tilec.tma_epilogue}`: the epilogue of a plain loop, the compiler's to schedule,
+    which `tma-epilogue` stages through shared memory (hand-scheduled kernels' stores
+    carry no such mark and keep their epilogue).
     """
 
     name = "split-accumulator"
@@ -93,14 +99,19 @@ def split_launch(launch: LaunchOp, stages: int = 0, columns: int = 0) -> int:
     """`split_launches` of one launch; `stages` > 0: the depth its loops will have where
     they ask for none (`warp-specialize{num_stages}`), which the auto choice counts."""
     done = 0
+    tma = target_of(launch).has("tma")
     for s in loop_splits(launch):
         if stages and STAGES_ATTR not in s.loop.attributes:
             s.loop.attributes[STAGES_ATTR] = IntegerAttr(stages, i64)
         bc = columns or auto_columns(s, launch)
         bm, bn = s.shape
+        stores = s.stores
         if bc and bc < bn and bn % bc == 0 and bc % CHUNK_QUANTUM == 0:
-            split(s, bc)
+            stores = split(s, bc)
             done += 1
+        if tma:  # the compiler's epilogue to choose: tma-epilogue's to take
+            for st in stores:
+                st.attributes[EPILOGUE_ATTR] = UnitAttr()
     return done
 
 
@@ -132,9 +143,8 @@ def _splat_like(c: arith.ConstantOp, t: TensorType) -> arith.ConstantOp:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [v]))
 
 
-def split(s: AccumulatorSplit, bc: int) -> list[SSAValue]:
-    """Split `s` into chunks of `bc` columns (the pass's docstring); the new loop's
-    results of the chunks."""
+def split(s: AccumulatorSplit, bc: int) -> list[StoreOp]:
+    """Split `s` into chunks of `bc` columns (the pass's docstring); the chunks' stores."""
     loop, slot, mma = s.loop, s.slot, s.mma
     bm, bn = s.shape
     nch = bn // bc
@@ -178,6 +188,7 @@ def split(s: AccumulatorSplit, bc: int) -> list[SSAValue]:
         v.name_hint = loop.results[slot].name_hint
     old = loop.results[slot]
     nchv = None
+    new_stores: list[StoreOp] = []
     for c, r in enumerate(chunks):
         vmap: dict[SSAValue, SSAValue] = {old: r}
         for op in s.chain:
@@ -205,7 +216,7 @@ def split(s: AccumulatorSplit, bc: int) -> list[SSAValue]:
                 ycol = before(st, arith.AddiOp(ycol, before(st, index(c)).results[0])).results[0]
             nt = before(st, TileOp(tile.source, [x, ycol], [bm, bc])).results[0]
             nt.name_hint = tile.result.name_hint
-            before(st, StoreOp(vmap[st.value], nt))
+            new_stores.append(before(st, StoreOp(vmap[st.value], nt)))
     for st in s.stores:
         tile = st.view.owner
         Rewriter.erase_op(st)
@@ -216,7 +227,7 @@ def split(s: AccumulatorSplit, bc: int) -> list[SSAValue]:
     Rewriter.erase_op(loop)
     if not s.init.result.uses:
         Rewriter.erase_op(s.init)
-    return chunks
+    return new_stores
 
 
 def chunk_like(t, bc: int):

@@ -17,7 +17,7 @@ from tilec.dialects.layout_tma import TmaStoreOp, TmaStoreWaitOp
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
-from ._column_chunks import SWIZZLED_ALIGN, c_buffer_type, consumer_region_end, mma_v3, smem_need, tma_storable, view_bytes
+from ._column_chunks import EPILOGUE_ATTR, SWIZZLED_ALIGN, c_buffer_type, consumer_region_end, mma_v3, smem_need, tma_storable, view_bytes
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,13 @@ class TmaEpiloguePass(ModulePass):
     """Stage each store of a wgmma accumulator's values to global memory through a
     shared buffer and the TMA.
 
-    Candidates: `layout.store %v, %t` without a mask, `%v` a tensor in a version-3
-    `#layout.nvidia_mma` layout (an accumulator, or an elementwise epilogue of one),
-    `%t` a `layout.tile` of a global view, in a `layout.launch` whose target has TMA
-    (sm_90). The candidates of one region (the body of a `layout.warp_specialize`
+    Candidates: `layout.store %v, %t {tilec.tma_epilogue}` without a mask, `%v` a
+    tensor in a version-3 `#layout.nvidia_mma` layout (an accumulator, or an elementwise
+    epilogue of one), `%t` a `layout.tile` of a global view, in a `layout.launch` whose
+    target has TMA (sm_90). The mark is `split-accumulator`'s (also run by
+    `software-pipeline` and `warp-specialize`): the stores of a plain loop's
+    accumulator, whose epilogue is the compiler's to schedule; a hand-scheduled
+    kernel's register epilogue stays one. The pass removes the marks. The candidates of one region (the body of a `layout.warp_specialize`
     role, else of the launch) whose values are all of one shape `[bm, bc]` and element
     type share one shared buffer, a `layout.alloc` `[bm, bc]` NVMMA-swizzled by as many
     bytes as a row has (up to 128) placed after the launch's other shared buffers; each
@@ -51,33 +54,39 @@ class TmaEpiloguePass(ModulePass):
     into column chunks first where that makes it fit).
 
     Options:
-      enabled=false  leave the IR alone.
+      enabled=false  leave the stores as they are (the marks removed).
+      all=true       take the unmarked candidates too (default false).
     """
 
     name = "tma-epilogue"
 
     enabled: bool = True
+    all: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not self.enabled:
-            return
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
-            stage_launch(launch)
+            if self.enabled:
+                stage_launch(launch, self.all)
+            for st in launch.walk():  # the marks are this pass's only
+                if isinstance(st, StoreOp):
+                    st.attributes.pop(EPILOGUE_ATTR, None)
 
 
-def _candidate(st: StoreOp) -> bool:
+def _candidate(st: StoreOp, every: bool) -> bool:
     tile = st.view.owner
-    return (st.mask is None and mma_v3(st.value.type) is not None and isinstance(tile, TileOp)
-            and tile.source.type.memory_space == "gmem" and len(st.value.type.get_shape()) == 2)
+    return ((every or EPILOGUE_ATTR in st.attributes) and st.mask is None and mma_v3(st.value.type) is not None
+            and isinstance(tile, TileOp) and tile.source.type.memory_space == "gmem"
+            and len(st.value.type.get_shape()) == 2)
 
 
-def stage_launch(launch: LaunchOp) -> int:
-    """Stage the candidate stores of `launch` (the pass's docstring); the number staged."""
+def stage_launch(launch: LaunchOp, every: bool = False) -> int:
+    """Stage the candidate stores of `launch` (the pass's docstring; `every`: the
+    unmarked ones too); the number staged."""
     tgt = target_of(launch)
     if not tgt.has("tma"):
         return 0
     groups: dict[Region, list[tuple[StoreOp, Operation]]] = {}
-    for st in [o for o in launch.walk() if isinstance(o, StoreOp) and _candidate(o)]:
+    for st in [o for o in launch.walk() if isinstance(o, StoreOp) and _candidate(o, every)]:
         where = consumer_region_end(st)
         if where is not None:
             groups.setdefault(where[1].parent_region(), []).append((st, where[1]))

@@ -7,9 +7,10 @@
 // no room for a 128 x 256 bf16 C buffer (64 KiB) in 227 KiB, but for a 128 x 128 one:
 // `auto` splits the accumulator into two column chunks of 128, each one mma per step
 // on the chunk's columns of the B buffer, each chunk cast and stored to its tile of C
-// (block column by * 2 + c). With 2 stages the 64 KiB buffer fits: left alone. A
-// result that is not only cast and stored (here converted to another layout): left
-// alone.
+// (block column by * 2 + c). With 2 stages the 64 KiB buffer fits: left alone. Both
+// have their stores marked for `tma-epilogue` ({tilec.tma_epilogue}: a plain loop's
+// epilogue). A result that is not only cast and stored (here converted to another
+// layout): left alone, unmarked.
 
 // EQ: @gemm: equivalent after
 // EQ: @gemm_two_stages: equivalent after
@@ -29,20 +30,22 @@
 // CHECK:         } {tilec.num_stages = 4 : i64}
 // CHECK:         %[[H0:.*]] = arith.truncf %[[R0]] : tensor<128x128xf32
 // CHECK:         %[[T0:.*]] = layout.tile %{{.*}}[%{{.*}}, %{{.*}}] {tile = array<i64: 128, 128>}
-// CHECK:         layout.store %[[H0]], %[[T0]] :
+// CHECK:         layout.store %[[H0]], %[[T0]] {tilec.tma_epilogue} :
 // CHECK:         %[[H1:.*]] = arith.truncf %[[R1]] : tensor<128x128xf32
-// CHECK:         layout.store %[[H1]], %{{.*}} :
+// CHECK:         layout.store %[[H1]], %{{.*}} {tilec.tma_epilogue} :
 // CHECK-NOT:     layout.store
 // CHECK-LABEL: func.func @gemm_two_stages
 // CHECK:         layout.mma %{{.*}} : {{.*}}tensor<128x256xf32
 // CHECK-NOT:     tensor<128x128xf32
+// CHECK:         layout.store %{{.*}} {tilec.tma_epilogue} : tensor<128x256xbf16
 // CHECK-LABEL: func.func @gemm_converted
 // CHECK:         layout.mma %{{.*}} : {{.*}}tensor<128x256xf32
 // CHECK-NOT:     tensor<128x128xf32
+// CHECK-NOT:     tilec.tma_epilogue
 
 // C64-LABEL: func.func @gemm
 // C64-COUNT-4:   layout.mma %{{.*}} tensor<128x64xf32, #layout.nvidia_mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64, 16]>>
-// C64-COUNT-4:   layout.store %{{.*}} : tensor<128x64xbf16
+// C64-COUNT-4:   layout.store %{{.*}} {tilec.tma_epilogue} : tensor<128x64xbf16
 // C64-LABEL: func.func @gemm_two_stages
 // C64-COUNT-4:   layout.mma %{{.*}} tensor<128x64xf32
 

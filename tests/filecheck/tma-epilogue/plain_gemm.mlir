@@ -1,10 +1,14 @@
-// RUN: tilec %s -p tma-epilogue | filecheck %s
-// RUN: tilec %s -p tma-epilogue --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p "tma-epilogue{all=true}" | filecheck %s
+// RUN: tilec %s -p "tma-epilogue{all=true}" --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p tma-epilogue | filecheck %s --check-prefix=NONE
 // RUN: tilec %s -p split-accumulator,tma-epilogue | filecheck %s --check-prefix=SPLIT
 // RUN: tilec %s -p split-accumulator,tma-epilogue --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p warp-specialize,tma-epilogue | filecheck %s --check-prefix=WS
 // RUN: tilec %s -p warp-specialize,tma-epilogue --check-equivalence | filecheck %s --check-prefix=EQ
 // The plain-loop GEMM (examples/python/gemm_plain.py, 256^3, a 128 x 256 tile) on sm_90.
+// The pass takes the stores `split-accumulator` marks (a plain loop's accumulator;
+// it runs in `software-pipeline` and `warp-specialize` too), or every candidate with
+// `all=true`; unmarked stores stay (NONE).
 // With 2 stages asked of its K loop (96 KiB of A and B buffers) a 128 x 256 bf16 C
 // buffer (64 KiB) fits: the store becomes a wait for the last TMA store, the store into
 // the buffer (stmatrix) and a TMA store of it, and the launch ends waiting for it.
@@ -15,6 +19,8 @@
 
 // EQ: @gemm: equivalent after
 // EQ: @gemm_two_stages: equivalent after
+
+// NONE-NOT: layout.tma_store
 
 // CHECK-LABEL: func.func @gemm(
 // CHECK-NOT:     layout.tma_store
