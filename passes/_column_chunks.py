@@ -74,9 +74,6 @@ class AccumulatorSplit:
         m, n = self.loop.results[self.slot].type.get_shape()
         return m, n
 
-    def store_type(self, store: StoreOp) -> TensorType:
-        return store.value.type
-
 
 def _splat_constant(v: SSAValue) -> arith.ConstantOp | None:
     op = v.owner
@@ -160,15 +157,6 @@ def loop_splits(root: Operation) -> list[AccumulatorSplit]:
                 if (s := find_split(op, i)) is not None:
                     out.append(s)
     return out
-
-
-def _root_alloc(v: SSAValue) -> AllocOp | None:
-    op = v.owner
-    while isinstance(op, Operation) and not isinstance(op, AllocOp):
-        if not isinstance(op, DERIVED_VIEW_OPS):
-            return None
-        op = op.operands[0].owner
-    return op if isinstance(op, AllocOp) else None
 
 
 def view_bytes(t: TensorViewType) -> int:

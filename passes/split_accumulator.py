@@ -198,7 +198,7 @@ def split(s: AccumulatorSplit, bc: int) -> list[StoreOp]:
                     ops.append(vmap[o])
                 else:  # a splat constant
                     ct = chunk_like(o.type, bc)
-                    ops.append(before(op, _splat_like(o.owner, ct)).results[0])
+                    ops.append(before(s.stores[0], _splat_like(o.owner, ct)).results[0])
             new_op = before(s.stores[0], type(op).create(
                 operands=ops, result_types=[chunk_like(res.type, bc) for res in op.results],
                 properties=dict(op.properties), attributes=dict(op.attributes)))
@@ -222,8 +222,12 @@ def split(s: AccumulatorSplit, bc: int) -> list[StoreOp]:
         Rewriter.erase_op(st)
         if not tile.result.uses:
             Rewriter.erase_op(tile)
+    splats = {o.owner for op in s.chain for o in op.operands if isinstance(o.owner, arith.ConstantOp)}
     for op in reversed(s.chain):
         Rewriter.erase_op(op)
+    for c in splats:
+        if not c.result.uses:
+            Rewriter.erase_op(c)
     Rewriter.erase_op(loop)
     if not s.init.result.uses:
         Rewriter.erase_op(s.init)

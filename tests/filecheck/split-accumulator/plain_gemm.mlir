@@ -15,6 +15,7 @@
 // EQ: @gemm: equivalent after
 // EQ: @gemm_two_stages: equivalent after
 // EQ: @gemm_converted: equivalent after
+// EQ: @gemm_scaled: equivalent after
 
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[SB:.*]] = layout.alloc : !layout.tensor<bf16, #layout.composed<swizzle<3,3,3> o 0 o (64,(64,4)):(64,(1,4096))>, smem>
@@ -42,6 +43,17 @@
 // CHECK:         layout.mma %{{.*}} : {{.*}}tensor<128x256xf32
 // CHECK-NOT:     tensor<128x128xf32
 // CHECK-NOT:     tilec.tma_epilogue
+
+// An elementwise epilogue (times a splat 2) is cloned per chunk, its splat narrowed:
+// CHECK-LABEL: func.func @gemm_scaled
+// CHECK:         %[[S0:.*]], %[[S1:[a-z0-9_]+]] = scf.for
+// CHECK:         %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<128x128xf32
+// CHECK-NEXT:    %[[M0:.*]] = arith.mulf %[[S0]], %[[TWO]] : tensor<128x128xf32
+// CHECK-NEXT:    arith.truncf %[[M0]]
+// CHECK:         layout.store
+// CHECK:         arith.mulf %[[S1]], %{{.*}} : tensor<128x128xf32
+// CHECK:         layout.store
+// CHECK-NOT:     layout.store
 
 // C64-LABEL: func.func @gemm
 // C64-COUNT-4:   layout.mma %{{.*}} tensor<128x64xf32, #layout.nvidia_mma<version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64, 16]>>
@@ -154,6 +166,41 @@ func.func @gemm_converted(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf1
     %hb = layout.convert_layout %h : tensor<128x256xbf16, #mma> -> tensor<128x256xbf16, #blk>
     %tc = layout.tile %C[%bx, %by] {tile = array<i64: 128, 256>} : !A -> !TC
     layout.store %hb, %tc : tensor<128x256xbf16, #blk>, !TC
+  }
+  func.return
+}
+
+func.func @gemm_scaled(%pa: !layout.ptr<bf16, align 16>, %pb: !layout.ptr<bf16, align 16>, %pc: !layout.ptr<bf16, align 16>) {
+  %A = layout.view %pa : !layout.ptr<bf16, align 16> -> !A
+  %B = layout.view %pb : !layout.ptr<bf16, align 16> -> !A
+  %C = layout.view %pc : !layout.ptr<bf16, align 16> -> !A
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %nk = arith.constant 4 : index
+  layout.launch grid(%c2, %c1, %c1) threads(256) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %sa = layout.alloc : !SA
+    %sb = layout.alloc : !SB
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    %zero = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    %acc = scf.for %kt = %c0 to %nk step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32, #mma>) {
+      layout.mbarrier_arrive %bar {tx = 49152 : i64}
+      %ta = layout.tile %A[%bx, %kt] {tile = array<i64: 128, 64>} : !A -> !TA
+      layout.tma_load %ta, %sa, %bar : !TA, !SA
+      %tb = layout.tile %B[%kt, %by] {tile = array<i64: 64, 256>} : !A -> !TB
+      layout.tma_load %tb, %sb, %bar : !TB, !SB
+      %phase = arith.remui %kt, %c2 : index
+      layout.mbarrier_wait %bar, %phase
+      %d = layout.mma %sa, %sb, %acc0 : !SA, !SB, tensor<128x256xf32, #mma>
+      layout.barrier
+      scf.yield %d : tensor<128x256xf32, #mma>
+    } {tilec.num_stages = 4 : i64}
+    %two = arith.constant dense<2.000000e+00> : tensor<128x256xf32, #mma>
+    %scaled = arith.mulf %acc, %two : tensor<128x256xf32, #mma>
+    %h = arith.truncf %scaled : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+    %tc = layout.tile %C[%bx, %by] {tile = array<i64: 128, 256>} : !A -> !TC
+    layout.store %h, %tc : tensor<128x256xbf16, #mma>, !TC
   }
   func.return
 }
