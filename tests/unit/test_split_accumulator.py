@@ -133,3 +133,15 @@ def test_4096_compiles_without_spills():
 
     (usage,) = resource_usage(result).values()
     assert (usage.registers, usage.spill_stores) == (168, 0)
+
+
+def test_a_hand_scheduled_register_epilogue_stays():
+    """`gemm_hopper_ws` without `tma_epilogue` (a hand-scheduled kernel: its own ring,
+    asynchronous mma) keeps its register stores through the default pipeline: only a
+    plain loop's accumulator is marked for `tma-epilogue`."""
+    from tilec.gemm_programs import gemm_hopper_ws
+
+    m = parse_module(str(gemm_hopper_ws(256, 256, 512, stages=3)), "hand.mlir")
+    run_pipeline(m, "split-accumulator,tma-epilogue")
+    assert not [o for o in m.walk() if isinstance(o, TmaStoreOp)]
+    assert not [o for o in m.walk() if "tilec.tma_epilogue" in o.attributes]
