@@ -19,6 +19,7 @@ from tilec.support.target import target_of
 from ._pipeline_expand import PipelineExpansion
 from ._pipeline_rolled import RolledPipeline, staged_type
 from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
+from .split_accumulator import split_launch
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,19 @@ class SoftwarePipelinePass(ModulePass):
                      where they pass the target's shared memory.
       rolled=auto|true|false   the form (default auto: rolled for cp.async loops,
                      unrolled for TMA loops, as above); true or false for every loop.
+      split=false    keep the loops' accumulators as they are; by default (true) a
+                     launch's wgmma accumulators are first split into column chunks
+                     where `split-accumulator`'s `auto` decides so
+                     (passes/split_accumulator.py: a C buffer for `tma-epilogue` fits
+                     beside the stages only in chunks), so the stages are made of the
+                     chunks' buffers.
     """
 
     name = "software-pipeline"
 
     num_stages: int = 1
     rolled: bool | str = "auto"
+    split: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
@@ -117,6 +125,8 @@ class SoftwarePipelinePass(ModulePass):
         if not isinstance(self.rolled, bool) and self.rolled != "auto":
             raise TilecError(f"software-pipeline: rolled must be auto, true or false, got '{self.rolled}'")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            if self.split:  # column chunks before the stages are made of their buffers
+                split_launch(launch, self.num_stages if self.num_stages > 1 else 0)
             for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
                 n = stages_of(loop, self.num_stages)
                 if not 1 <= n <= MAX_STAGES:

@@ -25,6 +25,7 @@ from ._pipeline_expand import PipelineExpansion
 from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop, stages_of
 from ._ws_rolled import RolledSpecialization
 from .software_pipeline import check_smem
+from .split_accumulator import split_launch
 
 REGISTERS = 65536
 """Registers of a multiprocessor's block (sm_90)."""
@@ -83,6 +84,12 @@ class WarpSpecializePass(ModulePass):
                         (`software-pipeline{rolled=true}`'s), the producer's and the
                         consumers' loops each keeping the K step once and carrying
                         (stage, phase); no persistent tiles. Default false.
+      split=false       keep the loop's accumulators as they are; by default
+                        (true) a launch it specialises first has its accumulators
+                        split into column chunks where `split-accumulator`'s `auto`
+                        decides so (passes/split_accumulator.py: a `bm x bn` C buffer
+                        for `tma-epilogue` does not fit beside the ring of N stages, one
+                        of `bm x bc` does), so the ring is made of the chunks' buffers.
     """
 
     name = "warp-specialize"
@@ -92,6 +99,7 @@ class WarpSpecializePass(ModulePass):
     consumer_regs: int = 0
     persistent: int = 0
     rolled: bool = False
+    split: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
@@ -103,6 +111,9 @@ class WarpSpecializePass(ModulePass):
             n = stages_of(loops[0], self.num_stages)
             if not 2 <= n <= MAX_STAGES:
                 continue
+            if self.split:  # column chunks before the ring is made of their buffers
+                split_launch(launch, n)
+                loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
             plan = plan_loop(launch, loops[0])
             if not isinstance(plan, LoopPlan) or plan.kind != "tma" or _refusal(launch, plan) is not None:
                 continue

@@ -35,6 +35,15 @@ GPU's multiprocessors (`warp-specialize{persistent=P}`: P blocks, each taking ti
 b, b + P, ..., the producer filling the next tile's stages while the consumers store
 the last one's C).
 
+The epilogue, `p.store` of the cast accumulator into C's tile, is the compiler's too
+(passes/split_accumulator.py, passes/tma_epilogue.py): where a shared C buffer of the
+whole 128 x 256 tile does not fit beside the ring (4 stages of 48 KiB), `software-pipeline`
+and `warp-specialize` first split the accumulator into two column chunks of 128 (each
+one wgmma of N 128 per 16 of K on its half of the B stage), and `tma-epilogue` stores
+each chunk through one 128 x 128 shared buffer (stmatrix, then a TMA store, each chunk
+waiting for the last store to have read the buffer): `gemm_hopper_ws(...,
+tma_epilogue=True, chunk=128)`'s epilogue, without a line of it in the program.
+
 Any M, N, K with K and N multiples of 8 (the TMA needs 16-byte rows): edge tiles
 are masked, the TMA fills their elements outside A and B with zeros and the store
 writes only those inside C.

@@ -18,11 +18,13 @@
 // CHECK-DAG: {{^}}  order-grid {{ *}}Swap a `layout.launch`'s block dimensions
 // CHECK-DAG: {{^}}  prefetch-operands {{ *}}Move each cp.async step boundary of a pipelined loop
 // CHECK-DAG: {{^}}  remove-layout-conversions {{ *}}Removes `layout.convert_layout` ops
+// CHECK-DAG: {{^}}  split-accumulator {{ *}}Split each qualifying wgmma accumulation of a `layout.launch` along N into column chunks
 // CHECK-DAG: {{^}}  tile {{ *}}Tile each whole-tensor `layout.copy`
 // CHECK-DAG: {{^}}  tma {{ *}}Turn each block-level `layout.copy`
+// CHECK-DAG: {{^}}  tma-epilogue {{ *}}Stage each store of a wgmma accumulator's values to global memory through a shared buffer and the TMA
 // CHECK-DAG: {{^}}  vectorize {{ *}}Give each access the widest vector
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
-// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,tma,distribute,
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,
