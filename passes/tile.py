@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, box_launch
+from ._box_tile import BOX_STAGES, BOX_THREADS, box_index_bits, box_launch
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, gather_vector,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -318,7 +318,9 @@ class TilePass(ModulePass):
 
     def _box(self, copy: CopyOp) -> None:
         """The box strategy's launch in the copy's place (passes/_box_tile.py); the views
-        and the aligned-down pointers' `layout.addptr`s go."""
+        and the aligned-down pointers' `layout.addptr`s go. Where the function promises
+        no index width and the facts show 32 bits fit (`box_index_bits`: static reach,
+        misalignments static or bounded), the launch promises it."""
         facts = copy_facts(copy)
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         if facts is None or box_flavour(facts, self.box_smem) != flavour:
@@ -330,7 +332,11 @@ class TilePass(ModulePass):
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage), moved_pointers=True)
+        # 32-bit indices where the function promises them (the outlined kernel takes its
+        # promise) or the facts show they fit, the launch's own promise then
+        bits = None if _promised_bits(copy) is not None else box_index_bits(facts, self.box_smem)
+        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, bits),
+                      moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)
