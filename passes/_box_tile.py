@@ -61,7 +61,6 @@ from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, Launc
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
-from tilec.support.index_width import promise_index_bits
 
 from ._copy_cost import CopyFacts, Value, _static, box_pitch, value_bound
 
@@ -209,7 +208,7 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
     pointer (the view's reach at the largest misalignment, two boxes and two chunks to
     spare: `_flat_view`) and the element count fit a signed 32-bit integer; 64 where one
     does not; None where something is dynamic or unbounded. The same rule whether the
-    reach comes from a `tilec.Program`'s static views or from `tilec.copy_`'s numbers
+    numbers come from a `tilec.Program`'s static views or from `tilec.copy_`'s
     (api/copy_plan.py `_box_plan`)."""
     ns = [_static(m.extent) for m in facts.modes]
     ss = [_static(m.src_stride) for m in facts.modes]
@@ -228,13 +227,11 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async", bits: int | None = None) -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
-    must fit (`_copy_cost.box_flavour` gives `flavour`). `bits` = 32: the launch
-    promises its kernel 32-bit indices (`tilec.index_bits`, support/index_width.py;
-    the caller's rule, `box_index_bits`)."""
+    must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -257,8 +254,6 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             blocks = host.muli(blocks, host.val(n))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
-    if bits == 32:
-        promise_index_bits(launch, 32)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
