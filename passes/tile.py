@@ -89,7 +89,13 @@ class TilePass(ModulePass):
     of strategy `box<flat|rows|cols>` becomes a launch whose threads stage a box of the
     source (its short contiguous mode whole) in shared memory with 16-byte accesses and
     write the destination in aligned 16-byte vectors gathered from it
-    (passes/_box_tile.py).
+    (passes/_box_tile.py). Where the function promises no index width (`tilec.index_bits`)
+    and a strategy's rule shows from the facts that every index value fits in 32 bits
+    (every extent and stride static, each misalignment static or bounded: `mis % c` or
+    `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
+    `_realign_tile.static_index_bits`, `_box_tile.box_index_bits`), its `layout.launch`
+    promises 32-bit indices (`attributes {tilec.index_bits = 32 : i64}`), which
+    `lower-to-gpu` gives the outlined kernel.
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
