@@ -29,7 +29,7 @@ thread per trip of its loop (no division per chunk), as `BOX_STAGES` says: by de
 one `layout.copy_chunk_async` each (`cp.async`, no register round trip), else a
 16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass of its
 own moves the bytes past the view's last whole chunk (up to 15, of the runs that reach
-it) one at a time.
+it) one at a time, in the blocks whose last run reaches it (a block-uniform test).
 After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
@@ -361,14 +361,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
         with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
             stage([chunk(j)])
-    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time
-    with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
-        r, b = k.divui(idx, c16), k.remui(idx, c16)
-        st, end, hi, origin = run_ends(r)
-        a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
-        with k.when(k.cmp("slt", a, end)):
-            x = k.add(ReadOp(src, [a]))
-            k.add(WriteOp(x, box, [k.subi(a, origin)]))
+    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
+    # only a block whose last run ends past `lim` has any (run starts grow with `r`,
+    # the strides being non-negative, and every run is `slen` long), so the others
+    # skip the pass on one block-uniform test
+    _, last_end, _, _ = run_ends(k.subi(runs, c(1)))
+    with k.when(k.cmp("sgt", last_end, lim)):
+        with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
+            r, b = k.divui(idx, c16), k.remui(idx, c16)
+            st, end, hi, origin = run_ends(r)
+            a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
+            with k.when(k.cmp("slt", a, end)):
+                x = k.add(ReadOp(src, [a]))
+                k.add(WriteOp(x, box, [k.subi(a, origin)]))
     if stage_async:
         k.add(AsyncWaitOp(0))
     k.add(BarrierOp())
