@@ -356,10 +356,11 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     extent as that value (the rule compares them: the source's stride of `D` is
     `n_W`), and the pointers as 16-byte aligned pointers moved by their misalignments
     (`CopyKey.aligned_pointers`'s facts: the box moves 16-byte vectors from the aligned
-    pointers); 32-bit offsets where the views' reach, a box to spare and the
-    element count fit."""
+    pointers); 32-bit offsets where the views' reach, two boxes to spare and the
+    element count fit (the `tile` pass's rule, passes/_box_tile.box_index_bits)."""
     if may_box(key, ns, ss, ds) is None:
         return None
+    from tilec.passes._box_tile import box_index_bits
     from tilec.passes._copy_cost import BOX_SMEM
 
     n = len(ns)
@@ -373,9 +374,10 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
         small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
         exact_extents=tuple(x <= SMALL_EXTENT for x in ns),
     )
-    reach = max(m + sum((x - 1) * abs(s) for x, s in zip(ns, view)) for m, view in ((smis, ss), (dmis, ds)))
-    worst = max(reach + 2 * (current_routes().box_smem or BOX_SMEM), math.prod(ns))
-    bkey = replace(bkey, index_bits=32 if worst < INDEX32_LIMIT else 64)
+    # the tile pass's rule on the copy's own numbers (a Program of static views gets
+    # the same width from it)
+    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis, dmis), current_routes().box_smem or BOX_SMEM)
+    bkey = replace(bkey, index_bits=bits or 64)
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis, dmis))
 
 

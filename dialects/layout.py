@@ -161,7 +161,10 @@ class LaunchOp(IRDLOperation):
     threads (Triton's default 4 warps), its `#layout.auto` layouts over `OPEN_THREADS /
     32` warps. Such a launch does not observe its thread count: the verifier checks that
     the thread id and `layout.thread_idx` / `layout.global_idx` are unused; a layout
-    written in it (not `#layout.auto`) pins the count at OPEN_THREADS (`choose-warps`)."""
+    written in it (not `#layout.auto`) pins the count at OPEN_THREADS (`choose-warps`).
+
+    Its attributes (printed `threads(256) attributes {...}`) may hold the index-width
+    promise of its kernel, `tilec.index_bits` (support/index_width.py)."""
 
     name = "layout.launch"
     grid_x = operand_def(index)
@@ -243,7 +246,10 @@ class LaunchOp(IRDLOperation):
         printer.print_list([self.grid_x, self.grid_y, self.grid_z], printer.print_operand)
         shape = _ints(self.block) if self.block is not None else (self.num_threads,)
         threads = "auto" if self.is_open else ", ".join(map(str, shape))
-        printer.print_string(f") threads({threads}) ")
+        printer.print_string(f") threads({threads})")
+        # e.g. the index-width promise of its kernel (`tilec.index_bits`, support/index_width.py)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=True)
 
     @classmethod
@@ -265,8 +271,12 @@ class LaunchOp(IRDLOperation):
             parser.raise_error("threads(auto) takes no extents", pos, parser.pos)
         if not 1 <= len(shape) <= 3:
             parser.raise_error("threads takes 1, 2 or 3 extents (x, y, z)", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
-        return cls(grid, shape[0] if len(shape) == 1 else shape, body)
+        op = cls(grid, shape[0] if len(shape) == 1 else shape, body)
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
 
 
 # =========================================================================== views

@@ -29,7 +29,7 @@ thread per trip of its loop (no division per chunk), as `BOX_STAGES` says: by de
 one `layout.copy_chunk_async` each (`cp.async`, no register round trip), else a
 16-byte `layout.read`/`layout.write` each, the reads before the writes; a pass of its
 own moves the bytes past the view's last whole chunk (up to 15, of the runs that reach
-it) one at a time.
+it) one at a time, in the blocks whose last run reaches it (a block-uniform test).
 After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
@@ -62,7 +62,7 @@ from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
-from ._copy_cost import CopyFacts, Value, _static, box_pitch
+from ._copy_cost import CopyFacts, Value, _static, box_pitch, value_bound
 
 index = IndexType()
 
@@ -201,6 +201,31 @@ def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value
     return acc
 
 
+def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
+    """The index width the box launch's facts show: 32 where every extent and stride is
+    static, each misalignment static or bounded (`_copy_cost.value_bound`: a program
+    that states it as `mis % 16`), and every offset the launch computes from an aligned
+    pointer (the view's reach at the largest misalignment, two boxes and two chunks to
+    spare: `_flat_view`) and the element count fit a signed 32-bit integer; 64 where one
+    does not; None where something is dynamic or unbounded. The same rule whether the
+    numbers come from a `tilec.Program`'s static views or from `tilec.copy_`'s
+    (api/copy_plan.py `_box_plan`)."""
+    ns = [_static(m.extent) for m in facts.modes]
+    ss = [_static(m.src_stride) for m in facts.modes]
+    ds = [_static(m.dst_stride) for m in facts.modes]
+    mis = [value_bound(x) if x is not None else 0 for x in (facts.src_mis, facts.dst_mis)]
+    if None in ns or None in ss or None in ds or None in mis:
+        return None
+    count = 1
+    for n in ns:
+        count *= n  # type: ignore[operator]
+    worst = count
+    for m, view in ((mis[0], ss), (mis[1], ds)):
+        reach = 1 + m + sum((n - 1) * abs(s) for n, s in zip(ns, view))  # type: ignore[operator]
+        worst = max(worst, reach + 2 * smem + 2 * CHUNK)
+    return 32 if worst < INDEX32_LIMIT else 64
+
+
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
@@ -336,14 +361,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
         with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
             stage([chunk(j)])
-    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time
-    with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
-        r, b = k.divui(idx, c16), k.remui(idx, c16)
-        st, end, hi, origin = run_ends(r)
-        a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
-        with k.when(k.cmp("slt", a, end)):
-            x = k.add(ReadOp(src, [a]))
-            k.add(WriteOp(x, box, [k.subi(a, origin)]))
+    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
+    # only a block whose last run ends past `lim` has any (run starts grow with `r`,
+    # the strides being non-negative, and every run is `slen` long), so the others
+    # skip the pass on one block-uniform test
+    _, last_end, _, _ = run_ends(k.subi(runs, c(1)))
+    with k.when(k.cmp("sgt", last_end, lim)):
+        with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
+            r, b = k.divui(idx, c16), k.remui(idx, c16)
+            st, end, hi, origin = run_ends(r)
+            a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
+            with k.when(k.cmp("slt", a, end)):
+                x = k.add(ReadOp(src, [a]))
+                k.add(WriteOp(x, box, [k.subi(a, origin)]))
     if stage_async:
         k.add(AsyncWaitOp(0))
     k.add(BarrierOp())

@@ -132,6 +132,24 @@ def _static(v: Value) -> int | None:
     return None
 
 
+def value_bound(v: Value) -> int | None:
+    """The most a non-negative value can be, where its IR says: a static one itself,
+    `arith.remui x, c` (c a constant) c - 1, `arith.andi x, c` (c a non-negative
+    constant, either operand) c; None otherwise (a function's argument, any other op).
+    A misalignment a program states as `mis % 16` is bounded so."""
+    k = _static(v)
+    if k is not None:
+        return k if k >= 0 else None
+    op = v.owner  # type: ignore[union-attr]
+    if isinstance(op, arith.RemUIOp):
+        c = _static(op.rhs)
+        return c - 1 if c is not None and c >= 1 else None
+    if isinstance(op, arith.AndIOp):
+        cs = [c for c in (_static(op.lhs), _static(op.rhs)) if c is not None and c >= 0]
+        return min(cs) if cs else None
+    return None
+
+
 def _same(a: Value, b: Value) -> bool:
     if a is b:
         return True

@@ -49,7 +49,7 @@ from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
 from tilec.support.target import Target
 
-from ._copy_cost import CopyFacts, Value, _static
+from ._copy_cost import CopyFacts, Value, _static, value_bound
 from ._gather_tile import INDEX32_LIMIT, _Body
 
 index = IndexType()
@@ -150,19 +150,26 @@ def chunks_per_row(n_last: int, e: int, dmis: int, g: int, chunk: int) -> int:
 
 
 def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
-    """32 where every extent, stride and misalignment is static and every offset from
-    the aligned pointers (two vectors to spare), every flat chunk index and a block past
-    the end fit a signed 32-bit integer; 64 where one does not; None where something is
-    dynamic."""
+    """32 where every extent and stride is static, each misalignment static or bounded
+    (`_copy_cost.value_bound`: a program that states it as `mis % (16 / itemsize)`),
+    and every offset from the aligned pointers (two vectors to spare), every flat chunk
+    index and a block past the end fit a signed 32-bit integer for every misalignment
+    within its bound; 64 where one does not; None where something is dynamic or
+    unbounded."""
     ns = [_static(m.extent) for m in facts.modes]
     ss = [_static(m.src_stride) for m in facts.modes]
     ds = [_static(m.dst_stride) for m in facts.modes]
-    mis = [_static(x) if x is not None else None for x in (facts.src_mis, facts.dst_mis)]
+    mis = [value_bound(x) if x is not None else None for x in (facts.src_mis, facts.dst_mis)]
     if None in ns or None in ss or None in ds or None in mis:
         return None
     chunk = chunk_bytes(facts, target)
     v = chunk // facts.dst_bytes
-    c = chunks_per_row(ns[-1], facts.dst_bytes, mis[1], _outer_granule(facts, chunk), chunk)
+    g = _outer_granule(facts, chunk)
+    # a static dst misalignment as it is; a bounded one at its worst (`chunks_per_row`
+    # reads it modulo g bytes, so no more than g elements need trying)
+    dmis = _static(facts.dst_mis) if facts.dst_mis is not None else None
+    tried = [dmis] if dmis is not None else range(min(mis[1], g) + 1)  # type: ignore[type-var]
+    c = max(chunks_per_row(ns[-1], facts.dst_bytes, d, g, chunk) for d in tried)
     worst = math.prod(ns[:-1]) * c + REALIGN_THREADS * 2
     for view, m in ((ss, mis[0]), (ds, mis[1])):
         worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 4 * v)

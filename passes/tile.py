@@ -21,12 +21,12 @@ from tilec.dialects.layout import CopyOp, LaunchOp, TileOp, ViewOp, enclosing_la
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 from tilec.dialects.linear import next_pow2
 
-from tilec.support.index_width import promised_index_bits
+from tilec.support.index_width import promise_index_bits, promised_index_bits
 from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, box_launch
+from ._box_tile import BOX_STAGES, BOX_THREADS, box_index_bits, box_launch
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, gather_vector,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -89,7 +89,13 @@ class TilePass(ModulePass):
     of strategy `box<flat|rows|cols>` becomes a launch whose threads stage a box of the
     source (its short contiguous mode whole) in shared memory with 16-byte accesses and
     write the destination in aligned 16-byte vectors gathered from it
-    (passes/_box_tile.py).
+    (passes/_box_tile.py). Where the function promises no index width (`tilec.index_bits`)
+    and a strategy's rule shows from the facts that every index value fits in 32 bits
+    (every extent and stride static, each misalignment static or bounded: `mis % c` or
+    `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
+    `_realign_tile.static_index_bits`, `_box_tile.box_index_bits`), its `layout.launch`
+    promises 32-bit indices (`attributes {tilec.index_bits = 32 : i64}`), which
+    `lower-to-gpu` gives the outlined kernel.
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
@@ -291,9 +297,13 @@ class TilePass(ModulePass):
                              f"least 32; got threads={threads} runs={self.runs}", op=copy)
         tgt = module_target(copy)
         bits = _promised_bits(copy)
+        promised = bits is not None
         if bits is None:
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
-        _replace_copy(copy, gather_launch(copy, facts, tgt, bits, threads, self.runs), moved_pointers=False)
+        ops = gather_launch(copy, facts, tgt, bits, threads, self.runs)
+        if not promised:
+            _promise_launch(ops, bits)
+        _replace_copy(copy, ops, moved_pointers=False)
 
     def _realign(self, copy: CopyOp) -> None:
         """The realign strategy's launch in the copy's place (passes/_realign_tile.py),
@@ -312,13 +322,19 @@ class TilePass(ModulePass):
                              f"got threads={threads}", op=copy)
         tgt = module_target(copy)
         bits = _promised_bits(copy)
+        promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        _replace_copy(copy, realign_launch(copy, facts, tgt, bits, threads), moved_pointers=True)
+        ops = realign_launch(copy, facts, tgt, bits, threads)
+        if not promised:
+            _promise_launch(ops, bits)
+        _replace_copy(copy, ops, moved_pointers=True)
 
     def _box(self, copy: CopyOp) -> None:
         """The box strategy's launch in the copy's place (passes/_box_tile.py); the views
-        and the aligned-down pointers' `layout.addptr`s go."""
+        and the aligned-down pointers' `layout.addptr`s go. Where the function promises
+        no index width and the facts show 32 bits fit (`box_index_bits`: static reach,
+        misalignments static or bounded), the launch promises it."""
         facts = copy_facts(copy)
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         if facts is None or box_flavour(facts, self.box_smem) != flavour:
@@ -330,7 +346,10 @@ class TilePass(ModulePass):
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        _replace_copy(copy, box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage), moved_pointers=True)
+        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage)
+        if _promised_bits(copy) is None:
+            _promise_launch(ops, box_index_bits(facts, self.box_smem))
+        _replace_copy(copy, ops, moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)
@@ -575,6 +594,18 @@ def _promised_bits(copy: CopyOp) -> int | None:
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
     return promised_index_bits(f) if f is not None else None
+
+
+def _promise_launch(ops: list[Operation], bits: int | None) -> None:
+    """Where a strategy's rule found 32-bit indices fit (`bits`; the function promising
+    none), its `layout.launch` among `ops` promises them: the outlined kernel computes
+    every index in 32 bits, as under the function's promise (support/index_width.py),
+    whether the numbers that showed it are a Program's static views or `copy_`'s."""
+    if bits != 32:
+        return
+    for op in ops:
+        if isinstance(op, LaunchOp):
+            promise_index_bits(op, 32)
 
 
 def _replace_copy(copy: CopyOp, new_ops: list[Operation], moved_pointers: bool) -> None:

@@ -10,6 +10,11 @@ offsets, one instruction per add or multiply instead of two) and take their inde
 parameters as 32-bit integers. It is a promise as `divisible` is: the caller keeps it
 (`tilec.copy_` checks it for each call, `copy_plan.index_bits`); a broken one gives
 wrong addresses. `64` asks for 64-bit indices whatever the buffers' sizes.
+
+A `layout.launch` may carry the same attribute: the promise of its kernel alone, where
+the function promises nothing (`lower-to-gpu` gives the outlined kernel the function's
+promise, else its launch's). The `tile` pass puts it on a box launch whose facts show
+every index value fits (passes/_box_tile.py, `box_index_bits`).
 """
 
 from __future__ import annotations

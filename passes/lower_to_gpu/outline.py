@@ -133,7 +133,10 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     kfunc = gpu.FuncOp(name, (arg_types, []), Region(entry), kernel=True,
                        known_block_size=[launch.num_threads, 1, 1])
     kfunc.location = launch.location  # what is said of the kernel (its shared memory) is said of the launch
+    # the function's promise, else the launch's own (a `tile` pass rule's, from facts)
     bits = promised_index_bits(f)
+    if bits is None:
+        bits = promised_index_bits(launch)
     if bits is not None:
         promise_index_bits(kfunc, bits)
     lower_launch(entry, launch, dict(zip(args_order, entry.args)), ptr_types, tma_maps)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from tilec.compiler.builder import Program
 from tilec.copy_key import ITEMSIZE
+from tilec.copy_plan import VECTOR_BYTES
 from tilec.compiler.pipeline import expand_pipeline, run_pipeline
 from tilec.dialects.layout import CopyOp, LaunchOp, TileOp
 
@@ -193,10 +194,18 @@ def program_of(plan, src_ptr: int | None = None, dst_ptr: int | None = None) -> 
     dst = p.pointer("dst", SHORT[key.dst_dtype], align=16 if dp % 16 == 0 else ITEMSIZE[key.dst_dtype])
     if key.aligned_pointers and src_ptr is None and dst_ptr is None:
         # the plan's pointers (aligned down), moved by their misalignments (run-time
-        # values, arguments after the pointers), as a program that knows its rows are
-        # misaligned states them; given the first elements' addresses, the Program
-        # takes them as they are
-        src, dst = p.addptr(src, p.index("smis")), p.addptr(dst, p.index("dmis"))
+        # values, arguments after the pointers, each stated as what it is: less than a
+        # 16-byte vector, `mis % (16 / itemsize)`, which the passes read as its bound),
+        # as a program that knows its rows are misaligned states them; given the first
+        # elements' addresses, the Program takes them as they are
+        from xdsl.dialects import arith
+
+        def misaligned(ptr, name: str, dtype: str):
+            vec = p.constant(VECTOR_BYTES // ITEMSIZE[dtype])
+            mis = p.insert(arith.RemUIOp(p.index(name).ssa, vec.ssa)).results[0]
+            return p.addptr(ptr, mis)
+
+        src, dst = misaligned(src, "smis", key.src_dtype), misaligned(dst, "dmis", key.dst_dtype)
 
     def layout(strides):
         if len(strides) == 1:

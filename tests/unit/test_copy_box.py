@@ -18,6 +18,7 @@ from tilec import copy_plan as copy_plan_module
 from tilec.copy_cpu import copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import plan_copy
+from tilec.passes import _box_tile as box_tile_module
 from tilec.passes._copy_cost import BOX_SMEM
 
 
@@ -187,10 +188,12 @@ def test_box_program_goes_through_the_default_pipeline_and_compiles(nvrtc_availa
 @pytest.mark.parametrize("compiled", [False, True])
 def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compiled, nvrtc_available):
     """The 64-bit variant of each flavour, forced by a lower limit (real 2**31 offsets
-    need GiBs)."""
+    need GiBs) on the box's index-width rule (passes/_box_tile.box_index_bits, which
+    `copy_plan` asks) and on copy_plan's own."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     monkeypatch.setattr(copy_plan_module, "INDEX32_LIMIT", 1000)
+    monkeypatch.setattr(box_tile_module, "INDEX32_LIMIT", 1000)
     routes(box_smem=2048)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     seen = set()

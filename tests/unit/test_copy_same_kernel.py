@@ -1,10 +1,15 @@
 """Guard (1) of issue 35: for every canonical copy (tests/helpers/canonical_copies.py),
 the kernel `tilec.copy_` compiles for a pair of views is the kernel the default pipeline
 compiles for a `tilec.Program` of the same views: the same strategy, the same tile and
-the same threads per block, read from the IR after the `tile` pass."""
+the same threads per block, read from the IR after the `tile` pass; the same index
+width in the CUDA (32-bit where copy_'s numbers show it fits, from the same rule); and
+for the box copies the same CUDA text but for names and the values one path has as
+run-time arguments and the other as constants."""
 
 import pytest
 from helpers.canonical_copies import CANONICAL, copy_choice, program_box_strategy, program_choice
+
+import re
 
 from tilec.copy_plan import plan_copy
 
@@ -27,6 +32,70 @@ def _params():
 def test_copy_compiles_the_kernel_of_the_program_of_the_same_views(case):
     plan = plan_copy(*case.operands())
     assert copy_choice(plan) == program_choice(plan)
+
+
+def _kernels(plan):
+    """(copy_'s compiled kernel, the Program's), each as the launch of this copy runs it
+    (the Program with the plan's misalignments as its index arguments)."""
+    import tilec
+    from helpers.canonical_copies import program_of
+
+    from tilec.compiling import compile_program
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import FUNCTION, copy_program
+
+    mine = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), function=FUNCTION)
+    theirs = tilec.compile(program_of(plan), "default")
+    if hasattr(theirs, "specialization"):  # a 32-bit twin for some index arguments: this call's
+        theirs = theirs.specialization(None, None, *plan.extra)
+    return mine, theirs
+
+
+def _widths(kernel) -> list[int]:
+    return [info.index_bits for info in kernel.infos.values()]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name.replace(" ", "_")) for c in CANONICAL])
+def test_copy_kernel_has_the_index_width_of_the_program_kernel(case):
+    """The index width is chosen from facts the same way on both paths: a Program of
+    static views whose misalignments are stated bounded (`mis % 16`) gets 32-bit
+    indices where copy_'s numbers do (the `tile` pass's rules, the launch's promise)."""
+    mine, theirs = _kernels(plan_copy(*case.operands()))
+    assert _widths(mine) == _widths(theirs)
+
+
+_STRUCTURE = re.compile(r"\bfor \(|\bif \(|\belse\b|smem\[|src\[|dst\[|tilec_cp_async|reinterpret_cast|__syncthreads")
+"""The lines of a kernel that make its structure: loops, branches, memory accesses,
+cp.async and barriers (not the index arithmetic between them, which constant folding
+shortens where a value is static)."""
+
+
+def _shape_of_cuda(source: str) -> list[str]:
+    """The kernel's structural lines (`_STRUCTURE`) after its signature, each with its
+    parameters' and temporaries' names and every integer literal replaced by `#`: its
+    loops, branches and accesses in order, with their types."""
+    sig, rest = source.split("__global__", 1)[1].split("{", 1)
+    params = re.search(r"\w+\(([^()]*)\)\s*$", sig).group(1)
+    names = [p.split()[-1] for p in params.split(",")]
+    out = []
+    for line in rest.splitlines():
+        if not _STRUCTURE.search(line):
+            continue
+        line = re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", "#", line)
+        line = re.sub(r"\b[a-z]_?\d*(?:_\d+)?\b|\bt_\d+\b", "#", line)
+        out.append(re.sub(r"(?<![\w.])-?\d+\b", "#", line.strip()))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(BOX_CASES))
+def test_box_copy_kernel_is_the_program_kernel_but_for_its_values(name):
+    """A box copy's two kernels differ only in names and in which values are run-time
+    arguments (copy_'s extents and strides) or constants (the Program's): the same
+    index width, the same loops, branches and accesses in the same order."""
+    case = next(c for c in CANONICAL if c.name == name)
+    mine, theirs = _kernels(plan_copy(*case.operands()))
+    assert _widths(mine) == _widths(theirs) == [32]
+    assert _shape_of_cuda(mine.source) == _shape_of_cuda(theirs.source)
 
 
 @pytest.mark.parametrize("name", sorted(BOX_CASES))

@@ -20,16 +20,19 @@
 // EQ: @flat_dynamic: equivalent after 'copy-strategy,tile'
 // EQ: @rows: equivalent after 'copy-strategy,tile'
 // EQ: @cols: equivalent after 'copy-strategy,tile'
+// EQ: @flat_bounded_misaligned: equivalent after 'copy-strategy,tile'
 // EQ-SMALL: @flat: equivalent after
 // EQ-SMALL: @flat_misaligned: equivalent after
 // EQ-SMALL: @flat_dynamic: equivalent after
 // EQ-SMALL: @rows: equivalent after
 // EQ-SMALL: @cols: equivalent after
+// EQ-SMALL: @flat_bounded_misaligned: equivalent after
 // EQ-DEFAULT: @flat: equivalent after 'default'
 // EQ-DEFAULT: @flat_misaligned: equivalent after 'default'
 // EQ-DEFAULT: @flat_dynamic: equivalent after 'default'
 // EQ-DEFAULT: @rows: equivalent after 'default'
 // EQ-DEFAULT: @cols: equivalent after 'default'
+// EQ-DEFAULT: @flat_bounded_misaligned: equivalent after 'default'
 // THREADS: box.mlir:{{[0-9]+}}:3: error: 'layout.copy': tile: a box copy takes threads that are a multiple of 32; got threads=48
 // STAGE: tile: box_stage=sync must be one of async, registers
 
@@ -73,7 +76,7 @@ func.func @flat(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>
 // addresses memory from the aligned pointers (the addptrs go).
 // CHECK-LABEL: func.func @flat_misaligned
 // CHECK-NOT:     layout.addptr
-// CHECK:         layout.launch
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) {
 func.func @flat_misaligned(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 3 : index, dmis = 13 : index, src = 2121 : index, dst = 2121 : index}} {
   %sp = layout.addptr %src, %smis : !layout.ptr<i8, align 16>, index
   %dp = layout.addptr %dst, %dmis : !layout.ptr<i8, align 16>, index
@@ -115,5 +118,28 @@ func.func @cols(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(300,5):(1,300)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(300,5):(5,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(300,5):(1,300)>, gmem>, !layout.tensor<i8, #layout.cute<(300,5):(5,1)>, gmem>
+  func.return
+}
+
+// The pointers moved by misalignments the program states bounded (`mis % 16`, as
+// tests/helpers/canonical_copies.py's Program of copy_'s views does), the views
+// static: their reach at the largest misalignment fits, so the launch promises its
+// kernel 32-bit indices (box_index_bits), as copy_'s program promises them; an
+// unbounded misalignment (@flat_misaligned) promises nothing.
+// CHECK-LABEL: func.func @flat_bounded_misaligned
+// CHECK-NOT:     layout.addptr
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.index_bits = 32 : i64} {
+// CHECK:           layout.alloc
+// CHECK:           layout.copy_chunk_async
+// CUDA-LABEL: // kernel flat_bounded_misaligned_kernels::flat_bounded_misaligned_kernel: 32-bit indices
+func.func @flat_bounded_misaligned(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 3 : index, dmis = 13 : index, src = 2121 : index, dst = 2121 : index}} {
+  %c16 = arith.constant 16 : index
+  %sm = arith.remui %smis, %c16 : index
+  %dm = arith.remui %dmis, %c16 : index
+  %sp = layout.addptr %src, %sm : !layout.ptr<i8, align 16>, index
+  %dp = layout.addptr %dst, %dm : !layout.ptr<i8, align 16>, index
+  %a = layout.view %sp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
+  %b = layout.view %dp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>, !layout.tensor<i8, #layout.cute<(7,300):(300,1)>, gmem>
   func.return
 }
