@@ -425,7 +425,10 @@ class TileOp(InferredViewResult, IRDLOperation):
     Mode k of the result is mode k of the source composed with `tile[k]:1`, and the base
     offset grows by source_mode_k(coord_k * tile[k]). When a tile extent does not divide
     its mode (or the mode is dynamic) tiles at the edge lie partly outside, and the
-    result must be `masked`: its elements past the source's extent do not exist."""
+    result must be `masked`: its elements past the source's extent do not exist. An
+    unmasked tile must lie inside, except one used only as the global side of TMA
+    copies (`layout.tma_load` / `tma_store`): its coordinates are the box's origin, and
+    a box wholly past the end loads zeros and stores nothing."""
 
     name = "layout.tile"
     source = operand_def(TensorViewType)

@@ -29,14 +29,16 @@ lowering elects one thread to issue the copy or arrive):
 - `tma_load %g, %s, %bar` copies a global tile into a shared buffer
   asynchronously (`cp.async.bulk.tensor`, `mbarrier::complete_tx::bytes`): the
   destination may be read only after an `mbarrier_wait` on the phase it completes.
-  Box elements outside the tensor (a masked tile at an edge) are written as zero.
+  Box elements outside the tensor (a masked tile at an edge) are written as zero;
+  a box wholly outside (a tile past the end, masked or not: the last round of a ring
+  whose steps overrun K) is all zeros, its bytes still counted on `bar`.
 - `mbarrier_wait %bar, %phase` waits until the phase with parity `phase` (0 or 1)
   has completed: all its arrivals made and all the bytes they expected copied.
 - `tma_store %s, %g` copies a shared buffer into a global tile
   (`cp.async.bulk.tensor` shared::cta -> global, one bulk group): it orders the
   block's earlier writes of the buffer first (`fence.proxy.async` and a barrier);
-  box elements outside the tensor are not written. The buffer must not be written
-  again before a `tma_store_wait` covers the store.
+  box elements outside the tensor are not written (of a box wholly outside: none).
+  The buffer must not be written again before a `tma_store_wait` covers the store.
 - `tma_store_wait {pending = N}` waits until at most N of the block's stores are
   still reading shared memory, then the block meets at a barrier.
 - `mbarrier_inval %bar` ends the barrier's life (its memory may be reused).
@@ -402,7 +404,10 @@ class MBarrierInvalOp(IRDLOperation):
 @irdl_op_definition
 class TmaLoadOp(IRDLOperation):
     """Copy the global tile `source` into the shared buffer `dest` with the TMA; the
-    copy's bytes complete on the current phase of `bar`. `l2_promotion` (bytes: 0, 64,
+    copy's bytes complete on the current phase of `bar`. `source`'s tile coordinates
+    are the box's origin: elements outside the tensor are written as zero, a box
+    wholly outside (a `layout.tile` past the end, even unmasked) is all zeros, and the
+    whole box's bytes complete on `bar` either way. `l2_promotion` (bytes: 0, 64,
     128, 256; absent: 128) goes to the tensor map: how much the L2 fetches around each
     request of the copy (a performance hint; the data copied is the same)."""
 

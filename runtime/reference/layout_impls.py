@@ -44,7 +44,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import cute, layout, views
+from tilec.dialects import cute, layout, layout_tma, views
 from tilec.dialects.conversions import convert_values, parse_convert
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
@@ -416,18 +416,28 @@ def read_block_view(
 def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list, tile: Sequence[int],
               rt: TensorViewType) -> View:
     """`layout.tile`'s view (also an iterator's tile, dialects/layout_iter.py): tile
-    `coords` of `v` in tiles of `tile`, of type `rt` (masked or not)."""
+    `coords` of `v` in tiles of `tile`, of type `rt` (masked or not).
+
+    A masked tile may lie wholly past the end (an over-provisioned grid): it is then
+    empty. An unmasked one must lie inside, unless it is a `layout.tile` whose every
+    use is the global side of a TMA copy (`_tma_box`): its coordinates are then the
+    origin of the copy's box, which may lie past the end (the last round of a TMA
+    ring), and the view gets the mask of its extents, so that `layout.tma_load`
+    zero-fills the elements outside (still counting the whole box's bytes on its
+    mbarrier) and `layout.tma_store` writes none of them, as the hardware does."""
     lay = _tile_layout(v.inner, tile)
     base: Any = 0
     modes = views.modes(v.inner)
     grid = interp.grid
+    box = not rt.is_masked and _tma_box(op)
+    past = False
     for k, (m, c, t) in enumerate(zip(modes, coords, tile)):
         ci = np.asarray(c, dtype=np.int64)
         n = int(m.size())
         start = ci * t
-        # a masked tile may lie wholly past the end (an over-provisioned grid): it
-        # is then empty; an unmasked one must lie inside
-        bad = (ci < 0) if rt.is_masked else (ci < 0) | (start >= n - t + 1)
+        beyond = start >= n - t + 1
+        past = past or bool(np.any(beyond))
+        bad = (ci < 0) if rt.is_masked or box else (ci < 0) | beyond
         if (i := first_offender(grid, bad)) is not None:
             who = f"{grid.describe_thread(i)}: " if grid is not None and np.ndim(bad) else ""
             cv = int(ci[i]) if np.ndim(ci) else int(ci)
@@ -440,12 +450,28 @@ def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list
             )
         base = base + _mode_offset(m, np.where(start < n, start, 0) if np.ndim(start) else (start if start < n else 0))
     mask = None
-    if rt.is_masked:
+    if rt.is_masked or (box and past):
         if v.mask is not None:
             mask = v.mask.tile(tile, coords)
         else:
             mask = views.MaskMap.for_tile(v.inner, tile, list(coords))
     return _shifted(v, base, _relaid(v, lay), v.vec, mask, rt)
+
+
+def _tma_box(op: Operation) -> bool:
+    """Whether `op` is a `layout.tile` whose result is used only as the global side
+    of TMA copies (`layout.tma_load`'s source, `layout.tma_store`'s destination):
+    the hardware takes its coordinates as a box origin and masks the box at the
+    tensor's bounds."""
+    from tilec.dialects import layout_tma
+
+    if not isinstance(op, layout.TileOp) or not op.result.uses:
+        return False
+    return all(
+        (isinstance(u.operation, layout_tma.TmaLoadOp) and u.index == 0)
+        or (isinstance(u.operation, layout_tma.TmaStoreOp) and u.index == 1)
+        for u in op.result.uses
+    )
 
 
 def _relaid(v: View, lay: cute.Layout) -> Any:

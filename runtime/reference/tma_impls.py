@@ -19,7 +19,9 @@ its arrivals but that no wait has seen complete reuses the barrier too early: an
 error. A TMA store reads shared memory when issued (after the block's barrier that
 the op includes) and keeps it *being read* until a `tma_store_wait` covers it:
 writing it before is an error. Box elements outside the tensor are zeros for loads
-and not written by stores, as the hardware does.
+and not written by stores, as the hardware does, and a load counts its whole box's
+bytes on the barrier; a box may lie wholly outside (an unmasked `layout.tile` past the
+end that only TMA copies use gets its extents' mask: layout_impls.tile_view).
 """
 
 from __future__ import annotations

@@ -66,6 +66,9 @@ CASES = {
     "chunks-bias-silu-e5m2": ((70, 272, 272), {"bm": 64, "bn": 128, "chunk": 64, "persistent": 2},
                               "f8E5M2", Epilogue(bias=True, activation="silu"), False),
     "one-row": ((1, 48, 128), {"bm": 64, "bn": 64}, "f8E4M3FN", Epilogue(), True),
+    # K = 384: 3 K blocks in 4 steps, M, N, K multiples of the tiles (unmasked tiles):
+    # the 4th step's TMA boxes lie wholly past K (zeros on the GPU and the executor)
+    "k-blocks-odd-of-stages": ((64, 64, 384), {"bm": 64, "bn": 64}, "f8E4M3FN", Epilogue(), False),
     # FP8_BLOCK_CONFIGS[0]'s shape of tile: 128 x 128, two consumer warpgroups (each its
     # 64 rows of scale_a), persistent and grouped as tilec.matmul runs it
     "two-warpgroups-bias-relu": ((130, 144, 256), {"bm": 128, "bn": 128, "persistent": 3, "group": 8,

@@ -46,6 +46,9 @@ WS_CASES = {
     # the second chunk of the last tile wholly outside C
     "best-ws-block": ((72, 264, 520), {"chunk": 128, "persistent": 2, "group": 8, "tma_epilogue": True}),
     "one-row": ((1, 8, 8), {"bm": 64, "bn": 64}),
+    # M, N, K multiples of the tiles (unmasked tiles), K = 192: 3 steps of 64 rounded
+    # up to 4 by the 2 stages, the 4th's TMA boxes wholly past K
+    "k-steps-odd-of-stages": ((64, 64, 192), {"bm": 64, "bn": 64}),
 }
 
 
@@ -58,9 +61,13 @@ def test_ws_gemm_any_shape(case, level):
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
-def test_gemm_any_shape(level):
-    """The block-synchronous GEMM (registers epilogue) at 72 x 264 x 136."""
-    _check(gemm_bf16_hopper.gemm_hopper(72, 264, 136, bm=64, bn=64, stages=2), 72, 264, 136, level)
+@pytest.mark.parametrize("shape", [(72, 264, 136), (64, 64, 192)])
+def test_gemm_any_shape(shape, level):
+    """The block-synchronous GEMM (registers epilogue) at 72 x 264 x 136, and at
+    64 x 64 x 192 (unmasked tiles; 3 K steps of 64 rounded up to 4 by the 2 stages:
+    the ring's last loads, of tile 3, lie wholly past K)."""
+    m, n, k = shape
+    _check(gemm_bf16_hopper.gemm_hopper(m, n, k, bm=64, bn=64, stages=2), m, n, k, level)
 
 
 def test_ragged_best_ws_compiles():

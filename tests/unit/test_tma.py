@@ -131,6 +131,65 @@ def test_edge_box_zero_fills_shared_memory():
     assert np.array_equal(out["dst"], inputs["src"])
 
 
+def box_past_the_end(misuse: str | None = None):
+    """@k: block `by` (of 2) TMA-loads tile [0, 2 by] of a 64 x 128 f32 `src` in tiles
+    of 64 x 64, unmasked (64 divides both modes): block 1's lies wholly past the end
+    (the last round of a TMA ring loads such a box). Its arrival expects the whole
+    box's 16384 bytes; the shared tile is then copied into `dst`'s tile [0, by] and
+    TMA-stored into `far`'s tile [0, 2 by] (block 1's: wholly outside). `misuse`
+    "copy": the tile past the end is read by an ordinary `layout.copy` instead of the
+    TMA; "both": it is TMA-loaded and also copied."""
+    p = tilec.Program("k")
+    views = [p.view(p.pointer(name, "f32", align=16), "(64,128):(128,1)").named(name) for name in ("src", "dst", "far")]
+    src, dst, far = views
+    with p.launch(grid=(1, 2, 1), threads=64) as k:
+        kt = (k.by * p.constant(2).named("c2")).named("kt")
+        ta = p.tile(src, [k.bx, kt], [64, 64]).named("ta")
+        s = p.alloc("(64,64):(64,1)", "f32", "smem").named("s")
+        if misuse == "copy":
+            p.copy(ta, s)
+        else:
+            bar = p.mbarrier_init(1).named("bar")
+            p.mbarrier_arrive(bar, tx=64 * 64 * 4)
+            p.tma_load(ta, s, bar)
+            p.mbarrier_wait(bar, p.constant(0).named("c0"))
+            if misuse == "both":
+                p.copy(ta, s)
+            p.copy(s, p.tile(dst, [k.bx, k.by], [64, 64]).named("td"))
+            p.tma_store(s, p.tile(far, [k.bx, kt], [64, 64]).named("tf"))
+            p.tma_store_wait(0)
+            p.mbarrier_inval(bar)
+    return p.module
+
+
+@pytest.mark.parametrize("level", ["layout", "lower-to-gpu"])
+def test_box_wholly_past_the_end_loads_zeros_and_counts_its_bytes(level):
+    """An unmasked tile used only by TMA copies is a box origin: wholly past the end,
+    `layout.tma_load` fills the shared tile with zeros and its bytes complete the
+    mbarrier's phase (the wait expecting the whole box passes), and `layout.tma_store`
+    writes nothing, as the hardware does (before and after `lower-to-gpu`)."""
+    m = box_past_the_end()
+    if level != "layout":
+        run_pipeline(m, level)
+    inputs = random_inputs(m, 0)
+    out = run(m, inputs)
+    src, far = inputs["src"].reshape(64, 128), inputs["far"].reshape(64, 128)
+    assert np.array_equal(out["dst"].reshape(64, 128)[:, :64], src[:, :64])
+    assert not out["dst"].reshape(64, 128)[:, 64:].any()
+    assert np.array_equal(out["far"].reshape(64, 128), np.hstack([src[:, :64], far[:, 64:]]))
+
+
+@pytest.mark.parametrize("misuse", ["copy", "both"])
+def test_ordinary_copy_of_a_tile_past_the_end_is_reported(misuse):
+    """Only the TMA masks a box: a tile past the end that an ordinary `layout.copy`
+    reads (alone or besides a TMA load) is still an error at the `layout.tile`."""
+    m = box_past_the_end(misuse)
+    with pytest.raises(ExecutionError, match="tile coordinate 2 of mode 1 is out of range: tiles of 64 of a mode "
+                                             "of 128 elements") as info:
+        run(m, random_inputs(m, 0))
+    assert f"{__file__}:" in str(info.value)
+
+
 # ------------------------------------------------------------------ misuse
 
 
