@@ -45,6 +45,12 @@ def _run(d: dict) -> str:
     return f"{d['device']}, {d['date']}, commit `{d['commit']}`"
 
 
+def _rerun(d: dict, key: str, what: str) -> list[str]:
+    """The line naming a later run whose rows replaced some of the file's (`key`: that
+    run's device, date and commit, as the file's own; `what`: which rows), or none."""
+    return [f"{what}: a later run, {_run(d[key])}.", ""] if key in d else []
+
+
 def _f(x, fmt: str = ".3f") -> str:
     return "-" if x is None else format(x, fmt)
 
@@ -254,6 +260,7 @@ def canonical_section() -> str:
         "",
         f"copy_ / Program: worst {_f(worst, '.2f')}.",
         "",
+        *_rerun(d, "box_run", "The box rows (`--only box`, added to the set since)"),
         canonical_copy_bench.table(rows),
         "",
     ]
@@ -294,6 +301,7 @@ def matmul_section() -> str:
         "the compile of a new configuration, \"kernels\" the kernels its first call compiled (all so far",
         "in brackets; runs before 2026-11-28 afternoon: all so far only).",
         "",
+        *_rerun(d, "fp8_run", "The FP8 rows (`--fp8`)"),
         matmul_bench.markdown(d["rows"], d["epilogue"], d["new_m"], "", d.get("fp8", ())).lstrip("\n"),
         "",
     ]
