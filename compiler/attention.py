@@ -74,6 +74,70 @@ def _smem(rows: int, cols: int, transposed: bool):
     return ComposedLayout(c.swizzle, 0, cute.make_layout((1, 1, *lay.shape), (0, 0, *lay.stride)))
 
 
+def _lane_field(lay, shape: list[int], axis: int) -> tuple[int, int]:
+    """The bits [lo, hi) of dimension `axis` that `lay` (a distributed layout, on
+    `shape`) maps to lanes, warps or blocks: every other bit of it is a register bit. A
+    ValueError where those bits are not one contiguous field (then the thread's
+    elements along `axis` are not a (high, low) pair of register fields)."""
+    lin = lay.to_linear(shape)
+    bits = set()
+    for name in ("lane", "warp", "block"):
+        for b in lin.get_bases(name) if name in lin.in_dims else ():
+            if b[axis]:
+                bits.add(b[axis].bit_length() - 1)
+    lo, hi = (min(bits), max(bits) + 1) if bits else (0, 0)
+    if bits != set(range(lo, hi)):
+        raise ValueError(f"the thread bits of dimension {axis} of {lin} are not contiguous")
+    return lo, hi
+
+
+def partials_layout(lay, rows: int, cols: int):
+    """The layout `thread_partials` reshapes a `(rows, cols)` tensor in `lay` into:
+    `(rows, cols >> hi, 2^(hi - lo), 2^lo)` (the columns c as c >> hi, the thread
+    field [lo, hi) of `_lane_field`, c mod 2^lo), a `#layout.linear` mapping each basis
+    of `lay` the same way (each thread keeps its elements); with hi and lo."""
+    from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr
+
+    lo, hi = _lane_field(lay, [rows, cols], 1)
+    lin = lay.to_linear([rows, cols])
+
+    def split(b):
+        r, c = b
+        return (r, c >> hi, (c >> lo) & ((1 << (hi - lo)) - 1), c & ((1 << lo) - 1))
+
+    bases = {n: tuple(split(b) for b in (lin.get_bases(n) if n in lin.in_dims else ()))
+             for n in ("register", "lane", "warp", "block")}
+    return LinearLayoutAttr(LinearBases(bases["register"], bases["lane"], bases["warp"], bases["block"])), lo, hi
+
+
+def partials_result_layout(lay, rows: int, cols: int):
+    """The layout of `thread_partials`' result: the slices of `partials_layout` along
+    its two register dimensions."""
+    return slice_attr(1, slice_attr(3, partials_layout(lay, rows, cols)[0]))
+
+
+def slice_attr(dim: int, parent):
+    """`#layout.slice<{dim, parent}>` of a layout attribute (`SliceLayout` takes layout objects only)."""
+    from xdsl.dialects.builtin import IntAttr
+
+    from tilec.dialects.layout_attrs import SliceLayoutAttr
+
+    return SliceLayoutAttr(IntAttr(dim), parent)
+
+
+def thread_partials(p, x, lay, kind: str):
+    """`x` (rank 2, layout `lay`) reduced with `kind` along its columns within each
+    thread only: `(rows, 2^(hi - lo))` in `partials_result_layout`, one partial per row
+    and per value of the columns' thread bits [lo, hi) (`_lane_field`): no value crosses
+    a thread (no shuffle), and `p.reduce(partials, 1, kind)` is the full reduction. As
+    IR: `layout.reshape` into `partials_layout` and `layout.reduce` over its two register
+    dimensions."""
+    rows, cols = x.type.get_shape()
+    l4, lo, hi = partials_layout(lay, rows, cols)
+    x4 = p.reshape(x, [rows, cols >> hi, 1 << (hi - lo), 1 << lo], l4)
+    return p.reduce(p.reduce(x4, 3, kind), 1, kind)
+
+
 def check_config(head_dim: int, dtype: str, group: int, bm: int, bn: int, stages: int) -> None:
     """What `attention_fwd` builds: a ValueError naming what is not."""
     if head_dim not in HEAD_DIMS:
@@ -192,6 +256,10 @@ that softmax, before its rescaling.
     mma_o = NvidiaMmaLayout(3, [warps, 1], [64, D, 16])
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
     a_op = DotOperandLayout(0, mma_o, 2)
+    # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
+    lo, hi = _lane_field(mma_s, [cw, bn], 1)
+    lanes_l = 1 << (hi - lo)
+    lsum_layout = partials_result_layout(mma_s, cw, bn)
 
     p = Program("attention_fwd")
     ptr = {n: p.pointer(n, dtype, align=16) for n in ("q", "k", "v", "o")}
@@ -336,7 +404,11 @@ that softmax, before its rescaling.
             mc = (m_new * c).named(f"mc{s}")
             alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
             pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
-            lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
+            # the row sum's partials per thread (`thread_partials`): sum_j exp2(s_j c - m c) is
+            # linear in the exponentials, so each partial rescales by alpha as the whole
+            # sum would; the quad's partials are added once, in the epilogue
+            alpha_l = p.expand_dims(p.convert_layout(alpha, slice_attr(1, lsum_layout)), 1)
+            lsum.assign((lsum * alpha_l + thread_partials(p, pe, mma_s, "add")).named(f"l{s}"))
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
             pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
@@ -345,6 +417,7 @@ that softmax, before its rescaling.
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
             rows) by the TMA; LSE by the threads holding each row below Sq."""
+            lsum = p.convert_layout(p.reduce(lsum, 1, "add"), rows_s).named("l_rows")  # the quad's partials
             l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
             out = (acc * l_o).cast(dtype).named("out")
             if persistent:  # the previous tile's TMA store has read O's buffer
@@ -417,7 +490,7 @@ that softmax, before its rescaling.
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
+            lsum = p.full([bm, lanes_l], 0.0, "f32", lsum_layout).named("l0")
             if overlap:  # FlashAttention-3's intra-warpgroup overlap: the pingpong's loop without the turns
                 p.mbarrier_wait(full[0], first_phase(tile))
                 (sc,) = p.mma_wait(p.mma(q2, k2[0], zero_s, is_async=True).named("s_first"), pending=0)
@@ -458,7 +531,7 @@ that softmax, before its rescaling.
             zero_s = p.full([cw, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([cw, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([cw], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([cw], 0.0, "f32", rows_s).named("l0")
+            lsum = p.full([cw, lanes_l], 0.0, "f32", lsum_layout).named("l0")
             # the tile's first Q K^T, in this warpgroup's turn
             turn("sync", w)
             p.mbarrier_wait(full[0], first_phase(tile))
