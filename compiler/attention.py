@@ -91,29 +91,53 @@ def _lane_field(lay, shape: list[int], axis: int) -> tuple[int, int]:
     return lo, hi
 
 
-def partials_layout(lay, rows: int, cols: int):
-    """The layout `thread_partials` reshapes a `(rows, cols)` tensor in `lay` into:
-    `(rows, cols >> hi, 2^(hi - lo), 2^lo)` (the columns c as c >> hi, the thread
-    field [lo, hi) of `_lane_field`, c mod 2^lo), a `#layout.linear` mapping each basis
-    of `lay` the same way (each thread keeps its elements); with hi and lo."""
+def partials_layouts(lay, rows: int, cols: int):
+    """The layouts `thread_partials` passes a `(rows, cols)` tensor in `lay` through,
+    each a `#layout.linear` mapping every basis of `lay` alike (each thread keeps its
+    elements, no data moves), with the columns c split at the thread field [lo, hi)
+    (`_lane_field`): `(rows, c >> hi, thread field, c mod 2^lo)`; the same with the two
+    middle dimensions swapped; `(rows, thread field, the register bits of c)`. Returns
+    the three and the field's width."""
     from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr
 
     lo, hi = _lane_field(lay, [rows, cols], 1)
     lin = lay.to_linear([rows, cols])
+    field, low = (1 << (hi - lo)) - 1, (1 << lo) - 1
 
-    def split(b):
-        r, c = b
-        return (r, c >> hi, (c >> lo) & ((1 << (hi - lo)) - 1), c & ((1 << lo) - 1))
-
-    bases = {n: tuple(split(b) for b in (lin.get_bases(n) if n in lin.in_dims else ()))
+    def attr(split):
+        g = {n: tuple(split(*b) for b in (lin.get_bases(n) if n in lin.in_dims else ()))
              for n in ("register", "lane", "warp", "block")}
-    return LinearLayoutAttr(LinearBases(bases["register"], bases["lane"], bases["warp"], bases["block"])), lo, hi
+        return LinearLayoutAttr(LinearBases(g["register"], g["lane"], g["warp"], g["block"]))
+
+    split = attr(lambda r, c: (r, c >> hi, (c >> lo) & field, c & low))
+    swapped = attr(lambda r, c: (r, (c >> lo) & field, c >> hi, c & low))
+    merged = attr(lambda r, c: (r, (c >> lo) & field, ((c >> hi) << lo) | (c & low)))
+    return split, swapped, merged, hi - lo
 
 
 def partials_result_layout(lay, rows: int, cols: int):
-    """The layout of `thread_partials`' result: the slices of `partials_layout` along
-    its two register dimensions."""
-    return slice_attr(1, slice_attr(3, partials_layout(lay, rows, cols)[0]))
+    """The layout of `thread_partials`' result: the slice of the last of
+    `partials_layouts` along its register dimension."""
+    return slice_attr(2, partials_layouts(lay, rows, cols)[2])
+
+
+def thread_partials(p, x, lay, kind: str):
+    """`x` (rank 2, layout `lay`) reduced with `kind` along its columns within each
+    thread only: `(rows, 2^(hi - lo))` in `partials_result_layout`, one partial per row
+    and per value of the columns' thread bits [lo, hi) (`_lane_field`): no value crosses
+    a thread (no shuffle), and `p.reduce(partials, 1, kind)` is the full reduction. As
+    IR (`partials_layouts`): `layout.reshape` splitting the columns at the thread field,
+    `layout.permute` putting the thread field first, `layout.reshape` merging the
+    register bits into one dimension, `layout.reduce` over it (one running value per
+    row and thread field: few live registers)."""
+    rows, cols = x.type.get_shape()
+    split, swapped, merged, bits = partials_layouts(lay, rows, cols)
+    n = 1 << bits
+    regs = cols // n
+    low = 1 << _lane_field(lay, [rows, cols], 1)[0]
+    x4 = p.reshape(x, [rows, regs // low, n, low], split)
+    xs = p.permute(x4, [0, 2, 1, 3], swapped)
+    return p.reduce(p.reshape(xs, [rows, n, regs], merged), 2, kind)
 
 
 def slice_attr(dim: int, parent):
@@ -123,19 +147,6 @@ def slice_attr(dim: int, parent):
     from tilec.dialects.layout_attrs import SliceLayoutAttr
 
     return SliceLayoutAttr(IntAttr(dim), parent)
-
-
-def thread_partials(p, x, lay, kind: str):
-    """`x` (rank 2, layout `lay`) reduced with `kind` along its columns within each
-    thread only: `(rows, 2^(hi - lo))` in `partials_result_layout`, one partial per row
-    and per value of the columns' thread bits [lo, hi) (`_lane_field`): no value crosses
-    a thread (no shuffle), and `p.reduce(partials, 1, kind)` is the full reduction. As
-    IR: `layout.reshape` into `partials_layout` and `layout.reduce` over its two register
-    dimensions."""
-    rows, cols = x.type.get_shape()
-    l4, lo, hi = partials_layout(lay, rows, cols)
-    x4 = p.reshape(x, [rows, cols >> hi, 1 << (hi - lo), 1 << lo], l4)
-    return p.reduce(p.reduce(x4, 3, kind), 1, kind)
 
 
 def check_config(head_dim: int, dtype: str, group: int, bm: int, bn: int, stages: int) -> None:
@@ -165,6 +176,7 @@ def attention_fwd(
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
+    deferred_sum: bool | None = None,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -257,9 +269,12 @@ that softmax, before its rescaling.
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
     a_op = DotOperandLayout(0, mma_o, 2)
     # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
-    lo, hi = _lane_field(mma_s, [cw, bn], 1)
-    lanes_l = 1 << (hi - lo)
-    lsum_layout = partials_result_layout(mma_s, cw, bn)
+    if deferred_sum is None:  # where it compiles without spills (docstring)
+        deferred_sum = not overlap
+    if deferred_sum:  # the row sum as per-thread partials (`thread_partials`), the quad's added in the epilogue
+        lsum_shape, lsum_layout = [cw, 1 << partials_layouts(mma_s, cw, bn)[3]], partials_result_layout(mma_s, cw, bn)
+    else:
+        lsum_shape, lsum_layout = [cw], rows_s
 
     p = Program("attention_fwd")
     ptr = {n: p.pointer(n, dtype, align=16) for n in ("q", "k", "v", "o")}
@@ -403,12 +418,18 @@ that softmax, before its rescaling.
             m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
             mc = (m_new * c).named(f"mc{s}")
             alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
-            pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
+            # S c - m c as one fma per element (FlashAttention-3's FFMA; tilec compiles with
+            # --fmad=false, so the product and the difference were an FMUL and an FADD)
+            neg_mc = p.broadcast(p.expand_dims((-mc).named(f"nmc{s}"), 1), [cw, bn])
+            pe = p.math("exp2", p.fma(sc, c, neg_mc), fastmath="afn").named(f"p{s}")
             # the row sum's partials per thread (`thread_partials`): sum_j exp2(s_j c - m c) is
             # linear in the exponentials, so each partial rescales by alpha as the whole
             # sum would; the quad's partials are added once, in the epilogue
-            alpha_l = p.expand_dims(p.convert_layout(alpha, slice_attr(1, lsum_layout)), 1)
-            lsum.assign((lsum * alpha_l + thread_partials(p, pe, mma_s, "add")).named(f"l{s}"))
+            if deferred_sum:
+                alpha_l = p.expand_dims(p.convert_layout(alpha, slice_attr(1, lsum_layout)), 1)
+                lsum.assign((lsum * alpha_l + thread_partials(p, pe, mma_s, "add")).named(f"l{s}"))
+            else:
+                lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
             pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
@@ -417,7 +438,8 @@ that softmax, before its rescaling.
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
             rows) by the TMA; LSE by the threads holding each row below Sq."""
-            lsum = p.convert_layout(p.reduce(lsum, 1, "add"), rows_s).named("l_rows")  # the quad's partials
+            if deferred_sum:  # the quad's partials
+                lsum = p.convert_layout(p.reduce(lsum, 1, "add"), rows_s).named("l_rows")
             l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
             out = (acc * l_o).cast(dtype).named("out")
             if persistent:  # the previous tile's TMA store has read O's buffer
@@ -490,7 +512,7 @@ that softmax, before its rescaling.
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([bm, lanes_l], 0.0, "f32", lsum_layout).named("l0")
+            lsum = p.full(lsum_shape, 0.0, "f32", lsum_layout).named("l0")
             if overlap:  # FlashAttention-3's intra-warpgroup overlap: the pingpong's loop without the turns
                 p.mbarrier_wait(full[0], first_phase(tile))
                 (sc,) = p.mma_wait(p.mma(q2, k2[0], zero_s, is_async=True).named("s_first"), pending=0)
@@ -531,7 +553,7 @@ that softmax, before its rescaling.
             zero_s = p.full([cw, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([cw, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([cw], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([cw, lanes_l], 0.0, "f32", lsum_layout).named("l0")
+            lsum = p.full(lsum_shape, 0.0, "f32", lsum_layout).named("l0")
             # the tile's first Q K^T, in this warpgroup's turn
             turn("sync", w)
             p.mbarrier_wait(full[0], first_phase(tile))
