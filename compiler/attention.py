@@ -270,7 +270,7 @@ that softmax, before its rescaling.
     a_op = DotOperandLayout(0, mma_o, 2)
     # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
     if deferred_sum is None:  # where it compiles without spills (docstring)
-        deferred_sum = not overlap
+        deferred_sum = not (overlap or pingpong)
     if deferred_sum:  # the row sum as per-thread partials (`thread_partials`), the quad's added in the epilogue
         lsum_shape, lsum_layout = [cw, 1 << partials_layouts(mma_s, cw, bn)[3]], partials_result_layout(mma_s, cw, bn)
     else:

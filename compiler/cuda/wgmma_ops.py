@@ -6,7 +6,9 @@ the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layou
 (its index `base + c`, or the constant `c`: the K steps and N tiles of one
 `layout.mma`) takes the base's descriptor advanced by `tilec_wgmma_desc_add`, c's
 bytes / 16 added to the start address field in the low 32 bits: the wgmma of one MMA
-share one base descriptor (NVVM computes it once) and each adds one 32-bit constant,
+share one base descriptor (NVVM computes it once) and each adds one 32-bit constant
+(opaque to NVVM, which would otherwise hoist every descriptor of a loop out of it: the
+attention kernel at D = 256 then spilled 40 bytes),
 as CUTLASS's descriptor iterators do, where a descriptor per wgmma recomputed shift,
 mask and the 64-bit OR from its address (about ten instructions per wgmma, most on
 the uniform datapath, in the attention kernel's KV loop). The sum is the descriptor
@@ -48,9 +50,13 @@ __device__ __forceinline__ unsigned long long tilec_wgmma_desc(const void* p, un
 }
 
 // the descriptor `d` of an operand advanced by `bytes` (a multiple of 16): the start
-// address field (bits 0-13, below 2^14 for any shared address: no carry) plus bytes >> 4
+// address field (bits 0-13, below 2^14 for any shared address: no carry) plus bytes >> 4.
+// The step is opaque (an empty asm), so the sum is formed at its wgmma: NVVM would hoist
+// every descriptor of a loop out of it, 2 registers each for the whole loop.
 __device__ __forceinline__ unsigned long long tilec_wgmma_desc_add(unsigned long long d, unsigned bytes) {
-  const unsigned lo = static_cast<unsigned>(d) + (bytes >> 4);
+  unsigned step = bytes >> 4;
+  asm volatile("" : "+r"(step));
+  const unsigned lo = static_cast<unsigned>(d) + step;
   return (d & 0xFFFFFFFF00000000ull) | lo;
 }"""
 

@@ -9,7 +9,9 @@
 // RUN: tilec %s -t cuda | filecheck %s
 
 // CHECK:      __device__ __forceinline__ unsigned long long tilec_wgmma_desc_add(unsigned long long d, unsigned bytes) {
-// CHECK-NEXT:   const unsigned lo = static_cast<unsigned>(d) + (bytes >> 4);
+// CHECK:        unsigned step = bytes >> 4;
+// CHECK-NEXT:   asm volatile("" : "+r"(step));
+// CHECK-NEXT:   const unsigned lo = static_cast<unsigned>(d) + step;
 // CHECK-NEXT:   return (d & 0xFFFFFFFF00000000ull) | lo;
 
 // CHECK-LABEL: // kernel warps_kernels::warps_kernel: 32-bit indices, block (256, 1, 1)
