@@ -35,11 +35,12 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
   top-left `is_causal`) are set to -inf, in the blocks that can hold such a column
   only (a uniform branch per KV step: the last block, the diagonal's, the steps
   past the last); causal blocks stop at the diagonal block;
-- the online softmax runs on the accumulator's layout: the row max and row sum are
+- the online softmax runs on the accumulator's layout: the row max is a
   `layout.reduce` along the columns (each row lives in one quad of lanes), the
-  exponentials `exp2(S * c - m * c)` (`fastmath<afn>`: `ex2.approx`) with
+  exponentials `exp2(fma(S, c, -m * c))` (`fastmath<afn>`: `ex2.approx`) with
   c = scale * log2(e) folded in, O and the
-  row sum rescaled by `exp2((m_old - m_new) * c)`;
+  row sum rescaled by `exp2((m_old - m_new) * c)`; the row sum is kept as per-thread
+  partials reduced across the quad in the epilogue (`deferred_sum`);
 - P, rounded to the input type, is wgmma's A operand from registers for O += P V:
   `convert_layout` from the accumulator layout to `#dot_op<opIdx = 0, kWidth = 2>`
   of O's accumulator, which the linear layouts prove to be the identity (every
@@ -230,6 +231,15 @@ well, inside each round: in the turn of a stage but the round's last, S_j+1 is
 issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
 so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
 that softmax, before its rescaling.
+
+`deferred_sum` (default: on, but with `overlap` or `pingpong`): the row sum l of the
+online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
+its exponentials of the row, in registers only), rescaled each KV step by the same
+alpha = exp2((m_old - m_new) c) as O (the sum is linear in the exponentials, so
+sum_t alpha l_t = alpha sum_t l_t), and reduced across the quad once, in the epilogue
+(FlashAttention-3's), where otherwise each KV step shuffles and adds across the quad.
+With `overlap` (D = 64, bn = 128: 12 bytes) and `pingpong` (D = 64 persistent: 4
+bytes) ptxas spills with it.
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
