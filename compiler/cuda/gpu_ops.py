@@ -28,17 +28,20 @@ class GpuEmitter(EmitterBase):
 
     @emits(gpu.ThreadIdOp)
     def emit_thread_id(self, op: gpu.ThreadIdOp):
-        """`threadIdx`; in x, where the block's x extent is a multiple of 32, the op is at
-        the kernel's top level (every lane converged) and a use shifts it right by 5 or
-        more (a warp's or warpgroup's index: the layouts' warp bits, the warpgroup's
-        offset in a wgmma operand), also the warp index `threadIdx.x >> 5` broadcast from
-        lane 0 (`__shfl_sync`), which those shifts read (`emit_binary`): the same value,
-        but ptxas knows it is one per warp and keeps what is computed from it on the
-        uniform datapath, where from `threadIdx.x` it recomputes it in every lane and
-        moves it to a uniform register (R2UR) at each wgmma that reads it."""
+        """`threadIdx`; in x, in a kernel that issues wgmma, where the block's x extent is a
+        multiple of 32, the op is at the kernel's top level (every lane converged) and a
+        use shifts it right by 5 or more (a warp's or warpgroup's index: the layouts' warp
+        bits, the warpgroup's offset in a wgmma operand), also the warp index
+        `threadIdx.x >> 5` broadcast from lane 0 (`__shfl_sync`), which those shifts read
+        (`emit_binary`): the same value, but ptxas knows it is one per warp and keeps what
+        is computed from it on the uniform datapath, where from `threadIdx.x` it
+        recomputes it in every lane and moves it to a uniform register (R2UR) at each
+        wgmma whose descriptor reads it (16 per KV step in the attention kernel). Other
+        kernels keep `threadIdx.x` (unmeasured there)."""
         self.special(op, "threadIdx", "tid")
         if (
             str(op.dimension.data) == "x"
+            and self.wgmma
             and self.block_size is not None
             and self.block_size[0] % 32 == 0
             and isinstance(op.parent_op(), gpu.FuncOp)

@@ -1,9 +1,9 @@
-// The cuda target's warp index (compiler/cuda/gpu_ops.py, emit_thread_id): where the
-// block's x extent is a multiple of 32, `threadIdx.x >> k` (k >= 5, the warp and
-// warpgroup bits) is read from `threadIdx.x >> 5` broadcast from lane 0 (one value
-// per warp: ptxas keeps what derives from it in uniform registers); `>> 2` (lane bits)
-// still reads threadIdx.x. A block of 48 x 2 threads (warps across x rows) keeps
-// threadIdx.x. And wgmma descriptors at a constant offset from a base
+// The cuda target's warp index (compiler/cuda/gpu_ops.py, emit_thread_id): in a kernel
+// with wgmma whose block's x extent is a multiple of 32, `threadIdx.x >> k` (k >= 5,
+// the warp and warpgroup bits) is read from `threadIdx.x >> 5` broadcast from lane 0
+// (one value per warp: ptxas keeps what derives from it in uniform registers); `>> 2`
+// (lane bits) still reads threadIdx.x. A block of 48 x 2 threads (warps across x rows)
+// and a kernel without wgmma keep threadIdx.x. And wgmma descriptors at a constant offset from a base
 // (compiler/cuda/wgmma_ops.py): the base's descriptor plus the offset's bytes
 // (tilec_wgmma_desc_add), the base's own where the offset is 0.
 // RUN: tilec %s -t cuda | filecheck %s
@@ -27,6 +27,10 @@
 // CHECK:        const int tid = (int)threadIdx.x;
 // CHECK-NEXT:   const int warp = (int)((unsigned int)tid >> (unsigned int)5);
 
+// CHECK-LABEL: // kernel plain_kernels::plain_kernel: 32-bit indices, block (256, 1, 1)
+// CHECK:        const int tid = (int)threadIdx.x;
+// CHECK-NEXT:   const int warp = (int)((unsigned int)tid >> (unsigned int)5);
+
 builtin.module attributes {gpu.container_module} {
   func.func @warps(%ga: memref<8192xbf16>, %gb: memref<8192xbf16>, %gc: memref<1024xf32>) {
     %c1 = arith.constant 1 : index
@@ -35,6 +39,7 @@ builtin.module attributes {gpu.container_module} {
     %c48 = arith.constant 48 : index
     %c2 = arith.constant 2 : index
     "gpu.launch_func"(%c1, %c1, %c1, %c48, %c2, %c1, %gc) <{kernel = @rows_kernels::@rows_kernel, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (index, index, index, index, index, index, memref<1024xf32>) -> ()
+    "gpu.launch_func"(%c1, %c1, %c1, %c256, %c1, %c1, %gc) <{kernel = @plain_kernels::@plain_kernel, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (index, index, index, index, index, index, memref<1024xf32>) -> ()
     func.return
   }
   "gpu.module"() <{sym_name = "warps_kernels"}> ({
@@ -75,5 +80,16 @@ builtin.module attributes {gpu.container_module} {
       memref.store %x, %gc[%warp] : memref<1024xf32>
       "gpu.return"() : () -> ()
     }) {sym_name = "rows_kernel", gpu.known_block_size = array<i32: 48, 2, 1>} : () -> ()
+  }) : () -> ()
+  "gpu.module"() <{sym_name = "plain_kernels"}> ({
+    "gpu.func"() <{function_type = (memref<1024xf32>) -> (), kernel}> ({
+    ^bb0(%gc: memref<1024xf32>):
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %c5 = arith.constant 5 : index
+      %warp = arith.shrui %tid, %c5 : index
+      %x = arith.constant 1.0 : f32
+      memref.store %x, %gc[%warp] : memref<1024xf32>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "plain_kernel", gpu.known_block_size = array<i32: 256, 1, 1>} : () -> ()
   }) : () -> ()
 }
