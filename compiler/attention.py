@@ -35,11 +35,12 @@ stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
   top-left `is_causal`) are set to -inf, in the blocks that can hold such a column
   only (a uniform branch per KV step: the last block, the diagonal's, the steps
   past the last); causal blocks stop at the diagonal block;
-- the online softmax runs on the accumulator's layout: the row max and row sum are
+- the online softmax runs on the accumulator's layout: the row max is a
   `layout.reduce` along the columns (each row lives in one quad of lanes), the
-  exponentials `exp2(S * c - m * c)` (`fastmath<afn>`: `ex2.approx`) with
+  exponentials `exp2(fma(S, c, -m * c))` (`fastmath<afn>`: `ex2.approx`) with
   c = scale * log2(e) folded in, O and the
-  row sum rescaled by `exp2((m_old - m_new) * c)`;
+  row sum rescaled by `exp2((m_old - m_new) * c)`; the row sum is kept as per-thread
+  partials reduced across the quad in the epilogue (`deferred_sum`);
 - P, rounded to the input type, is wgmma's A operand from registers for O += P V:
   `convert_layout` from the accumulator layout to `#dot_op<opIdx = 0, kWidth = 2>`
   of O's accumulator, which the linear layouts prove to be the identity (every
@@ -74,6 +75,81 @@ def _smem(rows: int, cols: int, transposed: bool):
     return ComposedLayout(c.swizzle, 0, cute.make_layout((1, 1, *lay.shape), (0, 0, *lay.stride)))
 
 
+def _lane_field(lay, shape: list[int], axis: int) -> tuple[int, int]:
+    """The bits [lo, hi) of dimension `axis` that `lay` (a distributed layout, on
+    `shape`) maps to lanes, warps or blocks: every other bit of it is a register bit. A
+    ValueError where those bits are not one contiguous field (then the thread's
+    elements along `axis` are not a (high, low) pair of register fields)."""
+    lin = lay.to_linear(shape)
+    bits = set()
+    for name in ("lane", "warp", "block"):
+        for b in lin.get_bases(name) if name in lin.in_dims else ():
+            if b[axis]:
+                bits.add(b[axis].bit_length() - 1)
+    lo, hi = (min(bits), max(bits) + 1) if bits else (0, 0)
+    if bits != set(range(lo, hi)):
+        raise ValueError(f"the thread bits of dimension {axis} of {lin} are not contiguous")
+    return lo, hi
+
+
+def partials_layouts(lay, rows: int, cols: int):
+    """The layouts `thread_partials` passes a `(rows, cols)` tensor in `lay` through,
+    each a `#layout.linear` mapping every basis of `lay` alike (each thread keeps its
+    elements, no data moves), with the columns c split at the thread field [lo, hi)
+    (`_lane_field`): `(rows, c >> hi, thread field, c mod 2^lo)`; the same with the two
+    middle dimensions swapped; `(rows, thread field, the register bits of c)`. Returns
+    the three and the field's width."""
+    from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr
+
+    lo, hi = _lane_field(lay, [rows, cols], 1)
+    lin = lay.to_linear([rows, cols])
+    field, low = (1 << (hi - lo)) - 1, (1 << lo) - 1
+
+    def attr(split):
+        g = {n: tuple(split(*b) for b in (lin.get_bases(n) if n in lin.in_dims else ()))
+             for n in ("register", "lane", "warp", "block")}
+        return LinearLayoutAttr(LinearBases(g["register"], g["lane"], g["warp"], g["block"]))
+
+    split = attr(lambda r, c: (r, c >> hi, (c >> lo) & field, c & low))
+    swapped = attr(lambda r, c: (r, (c >> lo) & field, c >> hi, c & low))
+    merged = attr(lambda r, c: (r, (c >> lo) & field, ((c >> hi) << lo) | (c & low)))
+    return split, swapped, merged, hi - lo
+
+
+def partials_result_layout(lay, rows: int, cols: int):
+    """The layout of `thread_partials`' result: the slice of the last of
+    `partials_layouts` along its register dimension."""
+    return slice_attr(2, partials_layouts(lay, rows, cols)[2])
+
+
+def thread_partials(p, x, lay, kind: str):
+    """`x` (rank 2, layout `lay`) reduced with `kind` along its columns within each
+    thread only: `(rows, 2^(hi - lo))` in `partials_result_layout`, one partial per row
+    and per value of the columns' thread bits [lo, hi) (`_lane_field`): no value crosses
+    a thread (no shuffle), and `p.reduce(partials, 1, kind)` is the full reduction. As
+    IR (`partials_layouts`): `layout.reshape` splitting the columns at the thread field,
+    `layout.permute` putting the thread field first, `layout.reshape` merging the
+    register bits into one dimension, `layout.reduce` over it (one running value per
+    row and thread field: few live registers)."""
+    rows, cols = x.type.get_shape()
+    split, swapped, merged, bits = partials_layouts(lay, rows, cols)
+    n = 1 << bits
+    regs = cols // n
+    low = 1 << _lane_field(lay, [rows, cols], 1)[0]
+    x4 = p.reshape(x, [rows, regs // low, n, low], split)
+    xs = p.permute(x4, [0, 2, 1, 3], swapped)
+    return p.reduce(p.reshape(xs, [rows, n, regs], merged), 2, kind)
+
+
+def slice_attr(dim: int, parent):
+    """`#layout.slice<{dim, parent}>` of a layout attribute (`SliceLayout` takes layout objects only)."""
+    from xdsl.dialects.builtin import IntAttr
+
+    from tilec.dialects.layout_attrs import SliceLayoutAttr
+
+    return SliceLayoutAttr(IntAttr(dim), parent)
+
+
 def check_config(head_dim: int, dtype: str, group: int, bm: int, bn: int, stages: int) -> None:
     """What `attention_fwd` builds: a ValueError naming what is not."""
     if head_dim not in HEAD_DIMS:
@@ -101,6 +177,7 @@ def attention_fwd(
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
+    deferred_sum: bool | None = None,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -155,6 +232,15 @@ issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}
 so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
 that softmax, before its rescaling.
 
+`deferred_sum` (default: on, but with `overlap` or `pingpong`): the row sum l of the
+online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
+its exponentials of the row, in registers only), rescaled each KV step by the same
+alpha = exp2((m_old - m_new) c) as O (the sum is linear in the exponentials, so
+sum_t alpha l_t = alpha sum_t l_t), and reduced across the quad once, in the epilogue
+(FlashAttention-3's), where otherwise each KV step shuffles and adds across the quad.
+With `overlap` (D = 64, bn = 128: 12 bytes) and `pingpong` (D = 64 persistent: 4
+bytes) ptxas spills with it.
+
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
     head and sequence of q, k, v and o (`qsb, qsh, qss, ksb, ...`). `group` is H / Hkv;
@@ -192,6 +278,13 @@ that softmax, before its rescaling.
     mma_o = NvidiaMmaLayout(3, [warps, 1], [64, D, 16])
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
     a_op = DotOperandLayout(0, mma_o, 2)
+    # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
+    if deferred_sum is None:  # where it compiles without spills (docstring)
+        deferred_sum = not (overlap or pingpong)
+    if deferred_sum:  # the row sum as per-thread partials (`thread_partials`), the quad's added in the epilogue
+        lsum_shape, lsum_layout = [cw, 1 << partials_layouts(mma_s, cw, bn)[3]], partials_result_layout(mma_s, cw, bn)
+    else:
+        lsum_shape, lsum_layout = [cw], rows_s
 
     p = Program("attention_fwd")
     ptr = {n: p.pointer(n, dtype, align=16) for n in ("q", "k", "v", "o")}
@@ -335,8 +428,18 @@ that softmax, before its rescaling.
             m_new = p.maximum(m, p.reduce(sc, 1, "max")).named(f"m{s}")
             mc = (m_new * c).named(f"mc{s}")
             alpha = p.math("exp2", (m * c - mc), fastmath="afn").named(f"alpha{s}")
-            pe = p.math("exp2", sc * c - p.expand_dims(mc, 1), fastmath="afn").named(f"p{s}")
-            lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
+            # S c - m c as one fma per element (FlashAttention-3's FFMA; tilec compiles with
+            # --fmad=false, so the product and the difference were an FMUL and an FADD)
+            neg_mc = p.broadcast(p.expand_dims((-mc).named(f"nmc{s}"), 1), [cw, bn])
+            pe = p.math("exp2", p.fma(sc, c, neg_mc), fastmath="afn").named(f"p{s}")
+            # the row sum's partials per thread (`thread_partials`): sum_j exp2(s_j c - m c) is
+            # linear in the exponentials, so each partial rescales by alpha as the whole
+            # sum would; the quad's partials are added once, in the epilogue
+            if deferred_sum:
+                alpha_l = p.expand_dims(p.convert_layout(alpha, slice_attr(1, lsum_layout)), 1)
+                lsum.assign((lsum * alpha_l + thread_partials(p, pe, mma_s, "add")).named(f"l{s}"))
+            else:
+                lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
             pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
@@ -345,6 +448,8 @@ that softmax, before its rescaling.
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
             rows) by the TMA; LSE by the threads holding each row below Sq."""
+            if deferred_sum:  # the quad's partials
+                lsum = p.convert_layout(p.reduce(lsum, 1, "add"), rows_s).named("l_rows")
             l_o = p.expand_dims(p.convert_layout((1.0 / lsum).named("inv_l"), rows_o), 1)
             out = (acc * l_o).cast(dtype).named("out")
             if persistent:  # the previous tile's TMA store has read O's buffer
@@ -417,7 +522,7 @@ that softmax, before its rescaling.
             zero_s = p.full([bm, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([bm, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([bm], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([bm], 0.0, "f32", rows_s).named("l0")
+            lsum = p.full(lsum_shape, 0.0, "f32", lsum_layout).named("l0")
             if overlap:  # FlashAttention-3's intra-warpgroup overlap: the pingpong's loop without the turns
                 p.mbarrier_wait(full[0], first_phase(tile))
                 (sc,) = p.mma_wait(p.mma(q2, k2[0], zero_s, is_async=True).named("s_first"), pending=0)
@@ -458,7 +563,7 @@ that softmax, before its rescaling.
             zero_s = p.full([cw, bn], 0.0, "f32", mma_s, dense=True).named("zero_s")
             acc = p.full([cw, D], 0.0, "f32", mma_o, dense=True).named("acc0")
             m = p.full([cw], float("-inf"), "f32", rows_s).named("m0")
-            lsum = p.full([cw], 0.0, "f32", rows_s).named("l0")
+            lsum = p.full(lsum_shape, 0.0, "f32", lsum_layout).named("l0")
             # the tile's first Q K^T, in this warpgroup's turn
             turn("sync", w)
             p.mbarrier_wait(full[0], first_phase(tile))

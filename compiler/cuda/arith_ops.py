@@ -23,6 +23,7 @@ from .c_types import (
     F8_HELPER,
     _num_elements,
 )
+from .gpu_ops import warp_shift
 from .printer import EmitterBase, emits
 
 
@@ -72,6 +73,13 @@ class ArithEmitter(EmitterBase):
     @emits(*BINARY_OPERATORS)
     def emit_binary(self, op: Operation):
         c_op, unsigned = BINARY_OPERATORS[type(op)]
+        warp = self.warp_index.get(op.operands[0])
+        k = warp_shift(op) if warp is not None else None
+        if k is not None:  # threadIdx.x >> k from the uniform warp index (gpu_ops.py, emit_thread_id)
+            u = self.unsigned_ctype(op.results[0].type, op)
+            expr = f"({self.ctype(op.results[0].type, op)})(({u}){warp} >> {k - 5})" if k > 5 else warp
+            self.assign(op, op.results[0], expr)
+            return
         self.binary(op, c_op, unsigned)
 
     @emits(arith.DivfOp, arith.DivSIOp)

@@ -101,6 +101,12 @@ class EmitterBase(BasePrinter):
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
     name_table: _NameTable = field(default_factory=_NameTable, init=False)
     index_bits: int = field(default=32, init=False)
+    block_size: tuple[int, int, int] | None = field(default=None, init=False)
+    wgmma: bool = field(default=False, init=False)
+    """Whether the kernel issues warpgroup MMAs (their descriptors are read from uniform registers)."""
+    warp_index: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
+    """Per `threadIdx.x` value, the variable holding its warp index broadcast from lane 0
+    (gpu_ops.py, `emit_thread_id`), where it has one."""
     last_loc: str | None = field(default=None, init=False)
     smem_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
     """Byte offset of each shared buffer in `tilec_smem`, for a kernel whose shared
@@ -314,6 +320,9 @@ class EmitterBase(BasePrinter):
         self.names = {}
         self.name_table = _NameTable()
         self.index_bits = info.index_bits
+        self.block_size = info.block_size
+        self.warp_index = {}
+        self.wgmma = any(op.name.startswith("cuda.wgmma") for op in kernel.walk())
         self.last_loc = None
         params: list[str] = []
         for arg, param in zip(kernel.body.block.args, info.params):

@@ -2,7 +2,18 @@
 
 Each operand's matrix descriptor is formed on the device by `tilec_wgmma_desc` from
 the operand's 32-bit shared address and its `[swizzle, LBO, SBO]` (the bit layout of
-`tilec.dialects.wgmma.WgmmaDescriptor`). The accumulators are `"+f"` operands of the
+`tilec.dialects.wgmma.WgmmaDescriptor`). An operand at a constant offset from a base
+(its index `base + c`, or the constant `c`: the K steps and N tiles of one
+`layout.mma`) takes the base's descriptor advanced by `tilec_wgmma_desc_add`, c's
+bytes / 16 added to the start address field in the low 32 bits: the wgmma of one MMA
+share one base descriptor (NVVM computes it once) and each adds one 32-bit constant
+(opaque to NVVM, which would otherwise hoist every descriptor of a loop out of it: the
+attention kernel at D = 256 then spilled 40 bytes),
+as CUTLASS's descriptor iterators do, where a descriptor per wgmma recomputed shift,
+mask and the 64-bit OR from its address (about ten instructions per wgmma, most on
+the uniform datapath, in the attention kernel's KV loop). The sum is the descriptor
+of `base + c`: both addresses are multiples of 16 bytes and below 2^18 (a block's
+shared memory, 227 KiB), so the 14-bit field `addr >> 4` never carries. The accumulators are `"+f"` operands of the
 `wgmma.mma_async`, copied into fresh variables first; `cuda.wgmma_rs` packs its 8 elements of A into 4 32-bit registers (low
 element first, as `mma.sync`). `cuda.wgmma_wait_group` passes
 its values through `"+f"` operands of the `wgmma.wait_group` so that the compiler
@@ -17,7 +28,9 @@ the exit, is right; dev/experiments/wgmma_bk32_edits.py)."""
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import SSAValue
 
 from tilec.dialects import cuda_wgmma
 from tilec.dialects.wgmma import SWIZZLE_MODES
@@ -34,6 +47,17 @@ __device__ __forceinline__ unsigned long long tilec_wgmma_desc(const void* p, un
   const unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
   return ((addr >> 4) & 0x3FFFull) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
          ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
+}
+
+// the descriptor `d` of an operand advanced by `bytes` (a multiple of 16): the start
+// address field (bits 0-13, below 2^14 for any shared address: no carry) plus bytes >> 4.
+// The step is opaque (an empty asm), so the sum is formed at its wgmma: NVVM would hoist
+// every descriptor of a loop out of it, 2 registers each for the whole loop.
+__device__ __forceinline__ unsigned long long tilec_wgmma_desc_add(unsigned long long d, unsigned bytes) {
+  unsigned step = bytes >> 4;
+  asm volatile("" : "+r"(step));
+  const unsigned lo = static_cast<unsigned>(d) + step;
+  return (d & 0xFFFFFFFF00000000ull) | lo;
 }"""
 
 
@@ -44,10 +68,16 @@ def _inout(names: list[str]) -> str:
 class WgmmaEmitter(EmitterBase):
     def _desc(self, op: cuda_wgmma.WgmmaOp, which: str) -> str:
         mem, index = getattr(op, which), getattr(op, f"{which}_index")
-        self.buffer(mem, op)
+        t = self.buffer(mem, op)
         d = op.descriptor(which)
-        ptr = f"{self.expr(mem)} + {self.expr(index)}"
-        return f"tilec_wgmma_desc({ptr}, {d.lbo}u, {d.sbo}u, {SWIZZLE_MODES[d.swizzle]}u)"
+        base, off = _constant_offset(index)
+        bits = getattr(t.element_type, "bitwidth", 0)
+        nbytes = off * bits // 8 if off > 0 and bits % 8 == 0 else 0
+        if nbytes <= 0 or nbytes % 16:  # no whole step of the start address field: the operand's own address
+            base, nbytes = index, 0
+        ptr = f"{self.expr(mem)} + {'0' if base is None else self.expr(base)}"
+        desc = f"tilec_wgmma_desc({ptr}, {d.lbo}u, {d.sbo}u, {SWIZZLE_MODES[d.swizzle]}u)"
+        return f"tilec_wgmma_desc_add({desc}, {nbytes}u)" if nbytes else desc
 
     @emits(cuda_wgmma.WgmmaOp)
     def emit_wgmma(self, op: cuda_wgmma.WgmmaOp):
@@ -129,6 +159,25 @@ class WgmmaEmitter(EmitterBase):
         self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};"')
         self.line(f"    : {_inout(outs)}")
         self.line('    :: "memory");')
+
+
+def _constant_offset(index: SSAValue) -> tuple[SSAValue | None, int]:
+    """`index` as `base + c`, c the sum of the integer constants added to it (through
+    `arith.addi` chains): (base, c), base None where `index` is a constant."""
+    off = 0
+    while True:
+        owner = index.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return None, off + owner.value.value.data
+        if not isinstance(owner, arith.AddiOp):
+            return index, off
+        consts = [v for v in owner.operands if isinstance(v.owner, arith.ConstantOp)
+                  and isinstance(v.owner.value, IntegerAttr)]
+        if not consts:
+            return index, off
+        c = consts[0]
+        off += c.owner.value.value.data  # type: ignore[union-attr]
+        index = owner.rhs if c is owner.lhs else owner.lhs
 
 
 def _rolled_loop_of_last_wait(op: cuda_wgmma.WgmmaWaitGroupOp) -> scf.ForOp | None:

@@ -68,13 +68,14 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int, d: np.ndarray) ->
 
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
-             level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2):
+             level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2,
+             deferred_sum=None):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
     `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
-    consumer warpgroups take turns issuing their wgmma; `overlap`, `stages`: attention_fwd's
-    (None: its default)."""
+    consumer warpgroups take turns issuing their wgmma; `overlap`, `stages`, `deferred_sum`:
+    attention_fwd's (None: its default)."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -82,7 +83,8 @@ def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dt
     k, k64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
-                           persistent=persistent, pingpong=pingpong, overlap=overlap, stages=stages).module
+                           persistent=persistent, pingpong=pingpong, overlap=overlap, stages=stages,
+                           deferred_sum=deferred_sum).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -171,6 +173,33 @@ def test_attention_cuda_compiles(d, causal, dtype, ws, bn):
     assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
     usage = resource_usage(compile_sm90_or_skip(src))["attention_fwd_kernel"]
     assert usage.spill_stores == 0
+
+
+@pytest.mark.parametrize("deferred,overlap", [(False, False), (True, True)], ids=["quad-sum", "deferred-overlap"])
+def test_attention_row_sum_either_way(deferred, overlap):
+    """The row sum reduced across the quad every KV step (`deferred_sum=False`) or kept
+    as per-thread partials rescaled each step and reduced once in the epilogue (the
+    default, here with the overlapped loop too), after the default pipeline: causal,
+    150 rows, persistent on 2 blocks (the partials restart per tile)."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=128, bn=128, level="lowered", persistent=2,
+             overlap=overlap, deferred_sum=deferred)
+
+
+def test_attention_deferred_sum_leaves_the_loop_without_sum_shuffles():
+    """The deferred row sum: the only shuffled adds are the epilogue's (two rows per
+    thread, two butterfly steps across the quad: 4), where the per-step sum shuffles 4
+    per KV step (8 in the loop of 2 stages); the row max still shuffles per step."""
+    import re
+
+    def shuffled_adds(deferred):
+        module = attention_fwd(128, "bf16", False, persistent=132, deferred_sum=deferred).module
+        run_pipeline(module, "default")
+        src = emit(module, "cuda")
+        return len(re.findall(r"= \w+ \+ shfl(?:_\d+)?;", src)), src.count("__shfl_sync(")
+
+    (adds, shfls), (adds_q, shfls_q) = shuffled_adds(True), shuffled_adds(False)
+    assert (adds, adds_q) == (4, 8)
+    assert shfls_q - shfls == 4
 
 
 PERSISTENT_CASES = {

@@ -2,7 +2,8 @@
 // kWidth = 2>, loaded from global memory) and B K-major in a 64-byte-swizzled tile: two
 // 64x128 tiles of a 128x256 accumulator per warpgroup, two K steps each, as
 // wgmma.mma_async with 4 packed A registers (no imm-trans-a) and a B descriptor
-// advancing 16 elements (32 bytes) per K step and 4096 per N tile.
+// advancing 16 elements (32 bytes) per K step and 4096 per N tile: the base's
+// descriptor plus the bytes (tilec_wgmma_desc_add).
 // RUN: tilec %s -p default -t cuda | filecheck %s
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // EQ: equivalent after 'default'
@@ -12,9 +13,9 @@
 // CHECK:      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 // CHECK:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, {{.*}}, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}"
 // CHECK:      "r"(tilec_pack_bf16x2({{.*}})), "l"(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u)), "r"(1)
-// CHECK:      "l"(tilec_wgmma_desc(smem + 16, 0u, 512u, 2u))
-// CHECK:      "l"(tilec_wgmma_desc(smem + 4096, 0u, 512u, 2u))
-// CHECK:      "l"(tilec_wgmma_desc(smem + 4112, 0u, 512u, 2u))
+// CHECK:      "l"(tilec_wgmma_desc_add(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u), 32u))
+// CHECK:      "l"(tilec_wgmma_desc_add(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u), 8192u))
+// CHECK:      "l"(tilec_wgmma_desc_add(tilec_wgmma_desc(smem + 0, 0u, 512u, 2u), 8224u))
 // CHECK:      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK:      // layout.mma 128x256x32 (bf16): 8 wgmma.m64n128k16 per warpgroup, A from registers; B K-major, swizzle 64B, LBO 0, SBO 512
 
