@@ -50,29 +50,38 @@ def _blocked(rows: int, cols: int, warps: int, element_bytes: int):
 
 
 def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: int = 8,
-             dtype: str = "bf16", target: str | None = None, stages: int | None = None):
+             dtype: str = "bf16", target: str | None = None, stages: int | None = None,
+             out_dtype: str = "f32", warp_specialize: bool = False, persistent: int = 0):
     """The program of C = A @ B (the module docstring): A m x k and B k x n of `dtype`
     (bf16, f16 or f32), C m x n f32, all row-major (`pa`, `pb`, `pc`); m, n, k
     multiples of bm, bn, bk. `target` names the module's target (None: the default);
     `stages` is the pipeline depth the K loop asks for (`range(..., num_stages=S)`:
     `software-pipeline` makes a ring of S stages of the staged copies, cp.async on
-    sm_80; None states no depth: the loop stays single-buffered)."""
+    sm_80; None states no depth: the loop stays single-buffered). `out_dtype` is C's
+    element type (f32, or bf16/f16: the accumulator cast before the store, Triton's
+    `acc.to(tl.bfloat16)`). `warp_specialize` asks for the warp-specialised schedule of
+    the K loop (`range(..., warp_specialize=True)`, Triton's `tl.range(...,
+    warp_specialize=True)`: the default pipeline's `warp-specialize{marked=true}` makes
+    a producer warpgroup fill the ring of `stages` stages), `persistent` = P > 0 with
+    it, over P persistent blocks (`range(..., persistent=P)`)."""
     if m % bm or n % bn or k % bk:
         raise ValueError(f"gemm_dot: {m}x{n}x{k} is not a multiple of the {bm}x{bn}x{bk} tile")
     eb = 4 if dtype == "f32" else 2
     p = tilec.Program("gemm_dot")
     A = p.view(p.pointer("pa", dtype, align=16), f"({m},{k}):({k},1)").named("A")
     B = p.view(p.pointer("pb", dtype, align=16), f"({k},{n}):({n},1)").named("B")
-    C = p.view(p.pointer("pc", "f32", align=16), f"({m},{n}):({n},1)").named("C")
+    C = p.view(p.pointer("pc", out_dtype, align=16), f"({m},{n}):({n},1)").named("C")
     la, lb, lc = _blocked(bm, bk, warps, eb), _blocked(bk, bn, warps, eb), _blocked(bm, bn, warps, 4)
     with p.launch(grid=(m // bm, n // bn, 1), threads=32 * warps) as blk:
         acc = p.full([bm, bn], 0.0, "f32", lc, dense=True).named("acc")
-        with p.range(0, k // bk, 1, carry=[acc], num_stages=stages) as kt:
+        with p.range(0, k // bk, 1, carry=[acc], num_stages=stages,
+                     warp_specialize=warp_specialize, persistent=persistent) as kt:
             kt.named("kt")
             a = p.load(p.tile(A, [blk.bx, kt], [bm, bk]).named("ta"), la).named("a")
             b = p.load(p.tile(B, [kt, blk.by], [bk, bn]).named("tb"), lb).named("b")
             acc.assign(p.dot(a, b, acc).named("d"))
-        p.store(acc, p.tile(C, [blk.bx, blk.by], [bm, bn]).named("tc"))
+        out = acc if out_dtype == "f32" else acc.cast(out_dtype).named("h")
+        p.store(out, p.tile(C, [blk.bx, blk.by], [bm, bn]).named("tc"))
     module = p.module
     if target is not None:
         set_target(module, target)
