@@ -25,7 +25,9 @@ from ._pipeline_expand import PipelineExpansion
 from ._pipeline_plan import MAX_STAGES, PERSISTENT_ATTR, STAGES_ATTR, WS_ATTR, LoopPlan, plan_loop, stages_of
 from ._ws_rolled import RolledSpecialization
 from .software_pipeline import check_smem
+from ._column_chunks import EPILOGUE_ATTR
 from .split_accumulator import split_launch
+from .tma_epilogue import stage_launch
 
 REGISTERS = 65536
 """Registers of a multiprocessor's block (sm_90)."""
@@ -99,7 +101,12 @@ class WarpSpecializePass(ModulePass):
                         (`software-pipeline` leaves those launches), where a loop of
                         tile loads and `layout.dot` has become the plain TMA loop
                         (`accelerate-matmul`, `tma`) with its accumulator in the MMA
-                        layout. Default false: every launch of the form.
+                        layout; the layout conversion before a store of the
+                        accumulator after the loop is dropped (the store writes from the
+                        MMA layout) and, the default's `tma-epilogue` being past, the
+                        pass stages such a launch's epilogue itself (stmatrix + TMA
+                        store, passes/tma_epilogue.py). Default false: every launch of
+                        the form.
     """
 
     name = "warp-specialize"
@@ -159,8 +166,10 @@ class WarpSpecializePass(ModulePass):
                 at = ops.index(plan.loop)
                 RolledSpecialization(launch, plan, n, *self._regs(launch), launch.num_threads // WARPGROUP).run_split(
                     [o for o in ops[:at] if _moves(o)], ops[at + 1:])
-                continue
-            _Specialization(launch, plan, n, *self._regs(launch), persistent).run()
+            else:
+                _Specialization(launch, plan, n, *self._regs(launch), persistent).run()
+            if asked:  # past the default pipeline's tma-epilogue: the epilogue staged here
+                _tma_epilogue(launch)
 
     def _regs(self, launch: LaunchOp) -> tuple[int, int]:
         """(producer, consumer) registers per thread (`setmaxnreg`)."""
@@ -186,7 +195,7 @@ def _store_in_place(launch: LaunchOp, loop: scf.ForOp) -> None:
     `loop` in `launch`'s body: the store writes the same elements from the value's own
     layout (the accumulator's wgmma layout), without the shared-memory exchange (and its
     block-wide barriers) of a conversion, which a consumer role could not hold; the
-    store is then `tma-epilogue`'s to take (passes/tma_epilogue.py)."""
+    store is then `tma-epilogue`'s to take (`_tma_epilogue`)."""
     body = launch.body.block
     for st in [o for o in body.ops if isinstance(o, StoreOp)]:
         cv = st.value.owner
@@ -197,6 +206,16 @@ def _store_in_place(launch: LaunchOp, loop: scf.ForOp) -> None:
             if not cv.result.uses:
                 cv.detach()
                 cv.erase()
+
+
+def _tma_epilogue(launch: LaunchOp) -> None:
+    """`tma-epilogue` on a specialised launch whose loop asked for it (the default
+    pipeline ran that pass before this one): its marked stores of the accumulator go
+    through a shared buffer and the TMA (passes/tma_epilogue.py); the marks removed."""
+    stage_launch(launch)
+    for st in launch.walk():
+        if isinstance(st, StoreOp):
+            st.attributes.pop(EPILOGUE_ATTR, None)
 
 
 def _refusal(launch: LaunchOp, plan: LoopPlan) -> str | None:

@@ -1,5 +1,5 @@
 // warp-specialize{marked=true}, as the default pipeline runs it (after
-// remove-layout-conversions, then tma-epilogue): the Triton-form GEMM of
+// remove-layout-conversions): the Triton-form GEMM of
 // examples/python/gemm_dot.py (tile loads, layout.dot, the cast accumulator stored;
 // no shared memory, barrier or MMA layout written) whose K loop asks for the
 // warp-specialised schedule (`{tilec.warp_specialize}`, the builder's
@@ -7,11 +7,11 @@
 // accelerate-matmul and tma make it the plain TMA loop, software-pipeline leaves it,
 // and the marked pass splits it into a producer warpgroup (setmaxnreg dec) and the
 // consumer (setmaxnreg inc) over 2 persistent blocks; the store of the cast
-// accumulator loses its layout conversion and becomes tma-epilogue's stmatrix + TMA
-// store. Without the mark (the second RUN's plain warp-specialize{marked=true} on a
-// copy whose loop asks for nothing) the launch is left to software-pipeline.
-// RUN: tilec %s -p "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},tma-epilogue" | filecheck %s
-// RUN: tilec %s -p "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},tma-epilogue" --check-equivalence | filecheck %s --check-prefix=EQ
+// accumulator loses its layout conversion and the pass stages it as tma-epilogue
+// does (stmatrix + TMA store). Without the mark (the last run line: the loop asks for
+// nothing) the default pipeline leaves the launch to software-pipeline.
+// RUN: tilec %s -p "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true}" | filecheck %s
+// RUN: tilec %s -p "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true}" --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: sed -e 's/, tilec.warp_specialize, tilec.persistent = 2 : i64//' %s | tilec - -p default -t cuda | filecheck %s --check-prefix=PLAIN
