@@ -99,3 +99,20 @@ def test_4096_compiles_without_spills():
 
     (usage,) = resource_usage(result).values()
     assert (usage.registers, usage.spill_stores) == (168, 0)
+
+
+def test_gemm_bench_dot_config_compiles_the_warp_specialised_kernel():
+    """benchmarks/gemm_bench.py's `dot:128x256x64:4:ws:p132`: gemm_dot with 8 warps, bf16
+    C, its loop warp-specialised over 132 persistent blocks; NVRTC compiles it."""
+    pytest.importorskip("cupy")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import gemm_bench
+
+    spec = "dot:128x256x64:4:ws:p132"
+    assert gemm_bench.dot_options(spec) == (128, 256, 64, 4, {
+        "warps": 8, "out_dtype": "bf16", "target": "sm_90a", "warp_specialize": True, "persistent": 132})
+    kernel = gemm_bench.dot_kernel(spec, 1024, 1024, 1024, arch="sm_90a")
+    (usage,) = kernel.resource_usage().values()
+    assert (usage.registers, usage.spill_stores) == (168, 0)
+    with pytest.raises(ValueError, match="persistent"):
+        gemm_bench.dot_options("dot:128x256x64:4:p132")
