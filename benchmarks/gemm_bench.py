@@ -10,9 +10,9 @@ pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `
 persistent over the multiprocessors, `:pP` over P blocks; `:r`: the passes' rolled form, staged buffers and
 the stage and phase carried by K loops kept rolled), the first
 reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column;
-`dot:BMxBNxBK:STAGES[:ws][:p|:pP]`: examples/python/gemm_dot.py, the GEMM in Triton's form
+`dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP]`: examples/python/gemm_dot.py, the GEMM in Triton's form
 (tile loads, `dot`, the accumulator cast to bf16 and stored) through the default pipeline,
-`:ws` its loop's `warp_specialize=True`, `:p`/`:pP` persistent)
+`:ws` its loop's `warp_specialize=True`, `:p`/`:pP` persistent, `:gG` grouped order)
 beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
@@ -159,16 +159,19 @@ def plain_source(spec: str, m: int, n: int, k: int) -> tuple[str, str]:
 
 def dot_options(spec: str) -> tuple[int, int, int, int, dict]:
     """(BM, BN, BK, STAGES, the keyword arguments of `gemm_dot`) of a
-    `dot:BMxBNxBK:STAGES[:ws][:p|:pP]` config: examples/python/gemm_dot.py, the GEMM in
+    `dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP]` config: examples/python/gemm_dot.py, the GEMM in
     Triton's form (tile loads, `dot`, bf16 C), `BM / 16` warps (`BM / 64` consumer
     warpgroups, as `plain:`), its K loop `num_stages=STAGES` (`ws`: `warp_specialize=True`;
-    `p`: persistent over the GPU's multiprocessors, `pP` over P blocks)."""
+    `p`: persistent over the GPU's multiprocessors, `pP` over P blocks; `gG`: grouped
+    tile order of G block rows)."""
     _, tile, st, *opts = spec.split(":")
     bm, bn, bk = (int(x) for x in tile.split("x"))
     kw: dict = {"warps": bm // 16, "out_dtype": "bf16", "target": "sm_90a"}
     for o in opts:
         if o == "ws":
             kw["warp_specialize"] = True
+        elif o.startswith("g") and o[1:].isdigit():
+            kw["group"] = int(o[1:])
         elif o == "p":
             kw["persistent"] = sms()
         elif o.startswith("p") and o[1:].isdigit():
@@ -373,7 +376,7 @@ def main(argv=None) -> int:
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
         "gG: grouped order, p: persistent, pp: pingpong, tma: TMA-store epilogue, cN: column chunks of N), "
-        "plain:BMxBNxBK:STAGES[:gG][:ws][:p|:pP|:r] (gemm_plain.py) or dot:BMxBNxBK:STAGES[:ws][:p|:pP] "
+        "plain:BMxBNxBK:STAGES[:gG][:ws][:p|:pP|:r] (gemm_plain.py) or dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP] "
         "(gemm_dot.py, Triton's form), "
         "comma-separated (the best is reported)",
     )

@@ -51,7 +51,7 @@ def _blocked(rows: int, cols: int, warps: int, element_bytes: int):
 
 def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: int = 8,
              dtype: str = "bf16", target: str | None = None, stages: int | None = None,
-             out_dtype: str = "f32", warp_specialize: bool = False, persistent: int = 0):
+             out_dtype: str = "f32", warp_specialize: bool = False, persistent: int = 0, group: int = 1):
     """The program of C = A @ B (the module docstring): A m x k and B k x n of `dtype`
     (bf16, f16 or f32), C m x n f32, all row-major (`pa`, `pb`, `pc`); m, n, k
     multiples of bm, bn, bk. `target` names the module's target (None: the default);
@@ -63,7 +63,9 @@ def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32,
     the K loop (`range(..., warp_specialize=True)`, Triton's `tl.range(...,
     warp_specialize=True)`: the default pipeline's `warp-specialize{marked=true}` makes
     a producer warpgroup fill the ring of `stages` stages), `persistent` = P > 0 with
-    it, over P persistent blocks (`range(..., persistent=P)`)."""
+    it, over P persistent blocks (`range(..., persistent=P)`). `group` > 1: a linear
+    grid of the tiles in grouped order (Triton's `GROUP_SIZE_M`: consecutive tiles walk
+    down `group` block rows of C, then to the next block column)."""
     if m % bm or n % bn or k % bk:
         raise ValueError(f"gemm_dot: {m}x{n}x{k} is not a multiple of the {bm}x{bn}x{bk} tile")
     eb = 4 if dtype == "f32" else 2
@@ -72,16 +74,29 @@ def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32,
     B = p.view(p.pointer("pb", dtype, align=16), f"({k},{n}):({n},1)").named("B")
     C = p.view(p.pointer("pc", out_dtype, align=16), f"({m},{n}):({n},1)").named("C")
     la, lb, lc = _blocked(bm, bk, warps, eb), _blocked(bk, bn, warps, eb), _blocked(bm, bn, warps, 4)
-    with p.launch(grid=(m // bm, n // bn, 1), threads=32 * warps) as blk:
+    gm, gn = m // bm, n // bn
+    grid = (gm * gn, 1, 1) if group > 1 else (gm, gn, 1)
+    with p.launch(grid=grid, threads=32 * warps) as blk:
+        bx, by = blk.bx, blk.by
+        if group > 1:  # Triton's pid_m, pid_n of the tutorial's grouped order
+            gg = min(group, gm)
+            grw = p.constant(gg * gn).named("grw")
+            ingrp = p.remui(blk.bx, grw).named("ingrp")
+            grow0 = (p.divui(blk.bx, grw).named("grpi") * p.constant(gg)).named("grow0")
+            gs = p.constant(gg).named("gg")
+            if gm % gg:
+                gs = p.minui((p.constant(gm) - grow0).named("gleft"), gs).named("gsz")
+            bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+            by = p.divui(ingrp, gs).named("by")
         acc = p.full([bm, bn], 0.0, "f32", lc, dense=True).named("acc")
         with p.range(0, k // bk, 1, carry=[acc], num_stages=stages,
                      warp_specialize=warp_specialize, persistent=persistent) as kt:
             kt.named("kt")
-            a = p.load(p.tile(A, [blk.bx, kt], [bm, bk]).named("ta"), la).named("a")
-            b = p.load(p.tile(B, [kt, blk.by], [bk, bn]).named("tb"), lb).named("b")
+            a = p.load(p.tile(A, [bx, kt], [bm, bk]).named("ta"), la).named("a")
+            b = p.load(p.tile(B, [kt, by], [bk, bn]).named("tb"), lb).named("b")
             acc.assign(p.dot(a, b, acc).named("d"))
         out = acc if out_dtype == "f32" else acc.cast(out_dtype).named("h")
-        p.store(out, p.tile(C, [blk.bx, blk.by], [bm, bn]).named("tc"))
+        p.store(out, p.tile(C, [bx, by], [bm, bn]).named("tc"))
     module = p.module
     if target is not None:
         set_target(module, target)

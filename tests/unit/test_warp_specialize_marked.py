@@ -53,6 +53,17 @@ def test_default_pipeline_warp_specializes_gemm_dot_and_equals_numpy(persistent)
     _check_against_numpy(m, 256, 256, 256)
 
 
+@pytest.mark.parametrize("persistent", [0, 5])
+def test_grouped_order_warp_specialized_equals_numpy(persistent):
+    """`group=2` over 3 x 2 tiles (a last group of one block row): the grouped tile
+    coordinates, computed before the loop, recomputed per tile by the persistent
+    blocks (5 blocks, 6 tiles)."""
+    m = _dot(384, 512, 256, persistent=persistent, group=2)
+    run_pipeline(m, "default")
+    assert "setmaxnreg.inc" in emit(m, "cuda")
+    _check_against_numpy(m, 384, 512, 256)
+
+
 def test_unmarked_gemm_dot_is_software_pipelined():
     """Without `warp_specialize` the loop keeps `software-pipeline`'s schedule (3
     stages: with 4, the ring of 192 KiB and the epilogue's 64 KiB layout conversion
@@ -102,15 +113,17 @@ def test_4096_compiles_without_spills():
 
 
 def test_gemm_bench_dot_config_compiles_the_warp_specialised_kernel():
-    """benchmarks/gemm_bench.py's `dot:128x256x64:4:ws:p132`: gemm_dot with 8 warps, bf16
-    C, its loop warp-specialised over 132 persistent blocks; NVRTC compiles it."""
+    """benchmarks/gemm_bench.py's `dot:128x256x64:4:ws:p132:g8`: gemm_dot with 8 warps,
+    bf16 C, grouped order, its loop warp-specialised over 132 persistent blocks; NVRTC
+    compiles it."""
     pytest.importorskip("cupy")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import gemm_bench
 
-    spec = "dot:128x256x64:4:ws:p132"
+    spec = "dot:128x256x64:4:ws:p132:g8"
     assert gemm_bench.dot_options(spec) == (128, 256, 64, 4, {
-        "warps": 8, "out_dtype": "bf16", "target": "sm_90a", "warp_specialize": True, "persistent": 132})
+        "warps": 8, "out_dtype": "bf16", "target": "sm_90a", "warp_specialize": True, "persistent": 132,
+        "group": 8})
     kernel = gemm_bench.dot_kernel(spec, 1024, 1024, 1024, arch="sm_90a")
     (usage,) = kernel.resource_usage().values()
     assert (usage.registers, usage.spill_stores) == (168, 0)
