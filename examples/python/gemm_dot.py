@@ -17,6 +17,14 @@ mma.sync with ldmatrix on sm_80 (`--target sm_80`; that code runs on Hopper too)
 FMA loop for f32 (`--dtype f32`) — and turns the loads into copies to shared memory;
 `remove-layout-conversions` keeps the accumulator in the MMA layout through the loop.
 
+With `warp_specialize=True` (`range(..., num_stages=4, warp_specialize=True)`, Triton's
+`tl.range(..., warp_specialize=True)`; `persistent=P` for P persistent blocks) and a bf16
+C (`out_dtype="bf16"`, the accumulator cast before the store), the default pipeline's
+`warp-specialize{marked=true}` gives the loop examples/python/gemm_plain.py's
+warp-specialised schedule (a producer warpgroup filling the TMA ring, setmaxnreg, the
+split accumulator, stmatrix + TMA stores): benchmarks/gemm_bench.py's
+`dot:128x256x64:4:ws:p:g8`.
+
     python examples/python/gemm_dot.py                      # run and check (GPU, else CPU)
     python examples/python/gemm_dot.py --target sm_80       # the mma.sync lowering
     python examples/python/gemm_dot.py --dtype f32          # the FMA loop
