@@ -9,7 +9,10 @@ written as a plain single-buffered loop and pipelined STAGES deep by the `softwa
 pass (`:ws`: split into producer and consumer warpgroups by `warp-specialize`, `:p`
 persistent over the multiprocessors, `:pP` over P blocks; `:r`: the passes' rolled form, staged buffers and
 the stage and phase carried by K loops kept rolled), the first
-reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column)
+reported beside the hand-scheduled `wgmma:BMxBNxBK:STAGES` in the table's "plain loop" column;
+`dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP]`: examples/python/gemm_dot.py, the GEMM in Triton's form
+(tile loads, `dot`, the accumulator cast to bf16 and stored) through the default pipeline,
+`:ws` its loop's `warp_specialize=True`, `:p`/`:pP` persistent, `:gG` grouped order)
 beside
 `torch.matmul` (cuBLAS), Triton's tutorial matmul (autotuned, written here as the
 tutorial writes it) and a hand-written CUDA `mma.sync` loop that touches no memory in
@@ -41,6 +44,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
 from gemm_bf16 import FASTEST, config_kwargs, gemm
 from gemm_bf16_hopper import gemm_hopper, gemm_hopper_ws
+from gemm_dot import gemm_dot
 from gemm_plain import compile_plain, gemm_plain
 from gemm_plain import pipeline as plain_pipeline
 
@@ -151,6 +155,39 @@ def plain_source(spec: str, m: int, n: int, k: int) -> tuple[str, str]:
     ws, persistent, rolled = kw.pop("ws", False), kw.pop("persistent", 0), kw.pop("rolled", False)
     module = gemm_plain(m, n, k, bm=bm, bn=bn, bk=bk, stages=st, **kw)
     return tilec.emit(module, "mlir"), plain_pipeline(ws, persistent, rolled)
+
+
+def dot_options(spec: str) -> tuple[int, int, int, int, dict]:
+    """(BM, BN, BK, STAGES, the keyword arguments of `gemm_dot`) of a
+    `dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP]` config: examples/python/gemm_dot.py, the GEMM in
+    Triton's form (tile loads, `dot`, bf16 C), `BM / 16` warps (`BM / 64` consumer
+    warpgroups, as `plain:`), its K loop `num_stages=STAGES` (`ws`: `warp_specialize=True`;
+    `p`: persistent over the GPU's multiprocessors, `pP` over P blocks; `gG`: grouped
+    tile order of G block rows)."""
+    _, tile, st, *opts = spec.split(":")
+    bm, bn, bk = (int(x) for x in tile.split("x"))
+    kw: dict = {"warps": bm // 16, "out_dtype": "bf16", "target": "sm_90a"}
+    for o in opts:
+        if o == "ws":
+            kw["warp_specialize"] = True
+        elif o.startswith("g") and o[1:].isdigit():
+            kw["group"] = int(o[1:])
+        elif o == "p":
+            kw["persistent"] = sms()
+        elif o.startswith("p") and o[1:].isdigit():
+            kw["persistent"] = int(o[1:])
+        else:
+            raise ValueError(f"unknown dot option {o!r}")
+    if kw.get("persistent") and not kw.get("warp_specialize"):
+        raise ValueError("persistent (p) needs the warp-specialised loop (ws)")
+    return bm, bn, bk, int(st), kw
+
+
+def dot_kernel(spec: str, m: int, n: int, k: int, arch: str | None = None):
+    """The compiled kernel of a `dot:` config (`dot_options`), through the default
+    pipeline (`arch`: NVRTC's, None: the GPU's)."""
+    bm, bn, bk, st, kw = dot_options(spec)
+    return tilec.compile(gemm_dot(m, n, k, bm=bm, bn=bn, bk=bk, stages=st, **kw), arch=arch)
 
 
 def sms() -> int:
@@ -339,6 +376,8 @@ def main(argv=None) -> int:
         help="tilec block tiles to try, BMxBNxBK:WMxWN:STAGES[:s][:db][:gG] (gemm_bf16.config_kwargs; "
         "mma.sync) or wgmma:BMxBNxBK:STAGES[:ws][:gG][:p] (gemm_bf16_hopper.py; ws: warp-specialised, "
         "gG: grouped order, p: persistent, pp: pingpong, tma: TMA-store epilogue, cN: column chunks of N), "
+        "plain:BMxBNxBK:STAGES[:gG][:ws][:p|:pP|:r] (gemm_plain.py) or dot:BMxBNxBK:STAGES[:gG][:ws][:p|:pP] "
+        "(gemm_dot.py, Triton's form), "
         "comma-separated (the best is reported)",
     )
     ap.add_argument("--json")
@@ -368,6 +407,8 @@ def main(argv=None) -> int:
                     kernel = tilec.compile(wgmma_source(spec, m, n, k))
                 elif spec.startswith("plain:"):
                     kernel = plain_kernel(spec, m, n, k)
+                elif spec.startswith("dot:"):
+                    kernel = dot_kernel(spec, m, n, k)
                 else:
                     kernel = tilec.compile(gemm(m, n, k, **config_kwargs(spec)))
             except Exception as e:  # noqa: BLE001 - report the configuration and go on

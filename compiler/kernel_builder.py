@@ -61,7 +61,7 @@ from tilec.dialects.errors import LayoutError
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType
 from tilec.dialects.views import sliced_layout
-from tilec.passes._pipeline_plan import MAX_STAGES, STAGES_ATTR
+from tilec.passes._pipeline_plan import MAX_STAGES, PERSISTENT_ATTR, STAGES_ATTR, WS_ATTR
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import set_loc
 
@@ -642,12 +642,19 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
 
     @contextmanager
     def range(self, lo: int | Value, hi: int | Value, step: int | Value = 1,
-              carry: Sequence[TileIterator] = (), num_stages: int | None = None) -> Iterator[Value]:
+              carry: Sequence[TileIterator] = (), num_stages: int | None = None,
+              warp_specialize: bool = False, persistent: int = 0) -> Iterator[Value]:
         """`scf.for %i = lo to hi step s { ... }`; yields %i. The iterators in `carry` are
         loop-carried, so `it += 1` in the body advances them from one trip to the next
         (Mojo's `iter += 1` in a loop); after the loop they hold their final position.
         `num_stages` (Triton's `tl.range(..., num_stages=)`) asks `software-pipeline`
         (default pipeline) to pipeline the loop that deep (`{tilec.num_stages = N}`).
+        `warp_specialize=True` (Triton's `tl.range(..., warp_specialize=True)`) asks
+        for the warp-specialised form of that pipeline instead (`{tilec.warp_specialize}`:
+        the default pipeline's `warp-specialize{marked=true}` makes it, a producer
+        warpgroup filling the ring, the block's warpgroups consuming it; the loop then
+        needs `num_stages` >= 2); `persistent=P` with it, over P persistent blocks
+        (`{tilec.persistent = P}`, `warp-specialize`'s `persistent` option).
 
             with p.range(0, 4, carry=[it]) as i:
                 p.copy(it.get(), out_tile)
@@ -666,6 +673,16 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
                 raise TilecError(f"range: num_stages must be an int in [1, {MAX_STAGES}], got {num_stages!r}",
                                  loc=user_location())
             loop.attributes[STAGES_ATTR] = IntegerAttr(num_stages, i64)
+        if warp_specialize:
+            if num_stages is None or num_stages < 2:
+                raise TilecError(f"range: warp_specialize=True needs num_stages >= 2 (the ring's depth), "
+                                 f"got {num_stages!r}", loc=user_location())
+            loop.attributes[WS_ATTR] = UnitAttr()
+        if persistent:
+            if not warp_specialize or not (isinstance(persistent, int) and persistent > 0):
+                raise TilecError(f"range: persistent=P takes an int P > 0 with warp_specialize=True, "
+                                 f"got {persistent!r}", loc=user_location())
+            loop.attributes[PERSISTENT_ATTR] = IntegerAttr(persistent, i64)
         self._put(loop)
         for c, a in zip(carry, block.args[1:]):
             c.ssa = a

@@ -38,7 +38,7 @@ NAMED_PIPELINES: dict[str, str] = {
     "default": (
         "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,"
         "choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
-        "remove-layout-conversions,prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize"
+        "remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize"
     ),
 }
 NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]

@@ -65,6 +65,16 @@ STAGES_ATTR = "tilec.num_stages"
 """The loop attribute that asks for a pipeline depth (`{tilec.num_stages = N : i64}`;
 the builder's `range(..., num_stages=N)`, Triton's `tl.range(..., num_stages=N)`)."""
 
+WS_ATTR = "tilec.warp_specialize"
+"""The loop attribute that asks for the warp-specialised pipeline (`{tilec.warp_specialize}`;
+the builder's `range(..., warp_specialize=True)`, Triton's `tl.range(...,
+warp_specialize=True)`): `software-pipeline` leaves such a loop to the default
+pipeline's `warp-specialize{marked=true}`."""
+
+PERSISTENT_ATTR = "tilec.persistent"
+"""With `WS_ATTR`, the persistent blocks asked of the loop's launch (`{tilec.persistent =
+P : i64}`: `warp-specialize`'s `persistent=P` for that launch)."""
+
 MAX_STAGES = 8
 """The deepest pipeline (a TMA store wait's `pending` is at most 7)."""
 

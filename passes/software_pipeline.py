@@ -18,7 +18,7 @@ from tilec.support.target import target_of
 
 from ._pipeline_expand import PipelineExpansion
 from ._pipeline_rolled import RolledPipeline, staged_type
-from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, LoopPlan, plan_loop, stages_of
+from ._pipeline_plan import MAX_STAGES, STAGES_ATTR, WS_ATTR, LoopPlan, plan_loop, stages_of
 from .split_accumulator import split_launch
 
 
@@ -77,7 +77,9 @@ class SoftwarePipelinePass(ModulePass):
     `range(..., num_stages=N)`, Triton's `tl.range(..., num_stages=N)`: the program
     states it per loop), else the option. In the default pipeline the pass runs after
     `vectorize`, where both forms are there (the block-level copies of the cp.async
-    form are then `layout.copy_async`).
+    form are then `layout.copy_async`). A launch with a loop that asks for warp
+    specialisation (`{tilec.warp_specialize}`, `range(..., warp_specialize=True)`) is
+    left to the default pipeline's later `warp-specialize{marked=true}`.
 
     The rolled form (passes/_pipeline_rolled.py; CUTLASS's
     `PipelineState`): the same schedule without clones or unrolling. Each buffer
@@ -125,6 +127,8 @@ class SoftwarePipelinePass(ModulePass):
         if not isinstance(self.rolled, bool) and self.rolled != "auto":
             raise TilecError(f"software-pipeline: rolled must be auto, true or false, got '{self.rolled}'")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            if any(WS_ATTR in o.attributes for o in launch.body.block.ops if isinstance(o, scf.ForOp)):
+                continue  # asked to be warp-specialised: `warp-specialize{marked=true}` pipelines it
             if self.split:  # column chunks before the stages are made of their buffers
                 split_launch(launch, self.num_stages if self.num_stages > 1 else 0)
             for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout import ConvertLayoutOp, CopyOp, LaunchOp, StoreOp
 from tilec.dialects.layout_mma import MmaWaitOp
 from tilec.dialects.layout_roles import BLOCK_WIDE, WARPGROUP, SetMaxNRegOp, WarpSpecializeOp
 from tilec.dialects.layout_tma import MBarrierArriveOp, MBarrierInitOp, MBarrierWaitOp, TmaStoreWaitOp
@@ -22,10 +22,12 @@ from tilec.support.locations import copy_loc
 
 from ._gpu_builder import index
 from ._pipeline_expand import PipelineExpansion
-from ._pipeline_plan import MAX_STAGES, LoopPlan, plan_loop, stages_of
+from ._pipeline_plan import MAX_STAGES, PERSISTENT_ATTR, STAGES_ATTR, WS_ATTR, LoopPlan, plan_loop, stages_of
 from ._ws_rolled import RolledSpecialization
 from .software_pipeline import check_smem
+from ._column_chunks import EPILOGUE_ATTR
 from .split_accumulator import split_launch
+from .tma_epilogue import stage_launch
 
 REGISTERS = 65536
 """Registers of a multiprocessor's block (sm_90)."""
@@ -90,6 +92,21 @@ class WarpSpecializePass(ModulePass):
                         decides so (passes/split_accumulator.py: a `bm x bn` C buffer
                         for `tma-epilogue` does not fit beside the ring of N stages, one
                         of `bm x bc` does), so the ring is made of the chunks' buffers.
+      marked=true       only the launches whose loop asks for it (`{tilec.warp_specialize}`,
+                        the builder's `range(..., warp_specialize=True)`, Triton's
+                        `tl.range(..., warp_specialize=True)`), over the loop's
+                        `{tilec.persistent = P}` blocks where it states them; such a
+                        loop that cannot be specialised is an error. The default
+                        pipeline runs the pass so after `remove-layout-conversions`
+                        (`software-pipeline` leaves those launches), where a loop of
+                        tile loads and `layout.dot` has become the plain TMA loop
+                        (`accelerate-matmul`, `tma`) with its accumulator in the MMA
+                        layout; the layout conversion before a store of the
+                        accumulator after the loop is dropped (the store writes from the
+                        MMA layout) and, the default's `tma-epilogue` being past, the
+                        pass stages such a launch's epilogue itself (stmatrix + TMA
+                        store, passes/tma_epilogue.py). Default false: every launch of
+                        the form.
     """
 
     name = "warp-specialize"
@@ -100,38 +117,59 @@ class WarpSpecializePass(ModulePass):
     persistent: int = 0
     rolled: bool = False
     split: bool = True
+    marked: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.num_stages <= MAX_STAGES:
             raise TilecError(f"warp-specialize: num_stages must be in [1, {MAX_STAGES}], got {self.num_stages}")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
+            asked = [o for o in loops if WS_ATTR in o.attributes]
+            if self.marked and not asked:
+                continue
+            if asked and len(loops) != 1:
+                raise TilecError("warp-specialize: a loop asks for warp specialisation ({tilec.warp_specialize}) "
+                                 "but its launch has other loops", op=asked[0])
             if len(loops) != 1:
                 continue
             n = stages_of(loops[0], self.num_stages)
             if not 2 <= n <= MAX_STAGES:
+                if asked:
+                    raise TilecError(f"warp-specialize: a loop asking for warp specialisation needs "
+                                     f"{STAGES_ATTR} in [2, {MAX_STAGES}], got {n}", op=asked[0])
                 continue
+            if asked:
+                _store_in_place(launch, loops[0])
+            pa = loops[0].attributes.get(PERSISTENT_ATTR)
+            persistent = pa.value.data if isinstance(pa, IntegerAttr) else self.persistent
             if self.split:  # column chunks before the ring is made of their buffers
                 split_launch(launch, n)
                 loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
             plan = plan_loop(launch, loops[0])
-            if not isinstance(plan, LoopPlan) or plan.kind != "tma" or _refusal(launch, plan) is not None:
+            why = (plan if isinstance(plan, str) else "its loads are not TMA loads" if plan.kind != "tma"
+                   else _refusal(launch, plan))
+            if why is not None:
+                if asked:
+                    raise TilecError(f"warp-specialize: the loop asks for warp specialisation but cannot have "
+                                     f"it: {why}", op=asked[0])
                 continue
-            if self.persistent:
+            if persistent:
                 why = _persistent_refusal(launch, plan, n)
                 if why is not None:
-                    raise TilecError(f"warp-specialize: persistent={self.persistent}: {why}", op=plan.loop)
+                    raise TilecError(f"warp-specialize: persistent={persistent}: {why}", op=plan.loop)
             check_smem(launch, plan, n, self.rolled)
             if self.rolled:
-                if self.persistent:
+                if persistent:
                     raise TilecError("warp-specialize: rolled=true takes no persistent tiles (persistent=0)",
                                      op=plan.loop)
                 ops = list(launch.body.block.ops)
                 at = ops.index(plan.loop)
                 RolledSpecialization(launch, plan, n, *self._regs(launch), launch.num_threads // WARPGROUP).run_split(
                     [o for o in ops[:at] if _moves(o)], ops[at + 1:])
-                continue
-            _Specialization(launch, plan, n, *self._regs(launch), self.persistent).run()
+            else:
+                _Specialization(launch, plan, n, *self._regs(launch), persistent).run()
+            if asked:  # past the default pipeline's tma-epilogue: the epilogue staged here
+                _tma_epilogue(launch)
 
     def _regs(self, launch: LaunchOp) -> tuple[int, int]:
         """(producer, consumer) registers per thread (`setmaxnreg`)."""
@@ -150,6 +188,34 @@ class WarpSpecializePass(ModulePass):
                 op=launch,
             )
         return prod, cons
+
+
+def _store_in_place(launch: LaunchOp, loop: scf.ForOp) -> None:
+    """Drop the `layout.convert_layout` between each value and its `layout.store` after
+    `loop` in `launch`'s body: the store writes the same elements from the value's own
+    layout (the accumulator's wgmma layout), without the shared-memory exchange (and its
+    block-wide barriers) of a conversion, which a consumer role could not hold; the
+    store is then `tma-epilogue`'s to take (`_tma_epilogue`)."""
+    body = launch.body.block
+    for st in [o for o in body.ops if isinstance(o, StoreOp)]:
+        cv = st.value.owner
+        if (body.get_operation_index(st) > body.get_operation_index(loop) and isinstance(cv, ConvertLayoutOp)
+                and st.mask is None):
+            st.operands[0] = cv.source
+            st.attributes.pop("vector", None)  # `vectorize`'s width was the other layout's
+            if not cv.result.uses:
+                cv.detach()
+                cv.erase()
+
+
+def _tma_epilogue(launch: LaunchOp) -> None:
+    """`tma-epilogue` on a specialised launch whose loop asked for it (the default
+    pipeline ran that pass before this one): its marked stores of the accumulator go
+    through a shared buffer and the TMA (passes/tma_epilogue.py); the marks removed."""
+    stage_launch(launch)
+    for st in launch.walk():
+        if isinstance(st, StoreOp):
+            st.attributes.pop(EPILOGUE_ATTR, None)
 
 
 def _refusal(launch: LaunchOp, plan: LoopPlan) -> str | None:

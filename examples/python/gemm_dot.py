@@ -17,6 +17,14 @@ mma.sync with ldmatrix on sm_80 (`--target sm_80`; that code runs on Hopper too)
 FMA loop for f32 (`--dtype f32`) — and turns the loads into copies to shared memory;
 `remove-layout-conversions` keeps the accumulator in the MMA layout through the loop.
 
+With `warp_specialize=True` (`range(..., num_stages=4, warp_specialize=True)`, Triton's
+`tl.range(..., warp_specialize=True)`; `persistent=P` for P persistent blocks) and a bf16
+C (`out_dtype="bf16"`, the accumulator cast before the store), the default pipeline's
+`warp-specialize{marked=true}` gives the loop examples/python/gemm_plain.py's
+warp-specialised schedule (a producer warpgroup filling the TMA ring, setmaxnreg, the
+split accumulator, stmatrix + TMA stores): benchmarks/gemm_bench.py's
+`dot:128x256x64:4:ws:p:g8`.
+
     python examples/python/gemm_dot.py                      # run and check (GPU, else CPU)
     python examples/python/gemm_dot.py --target sm_80       # the mma.sync lowering
     python examples/python/gemm_dot.py --dtype f32          # the FMA loop
@@ -50,29 +58,53 @@ def _blocked(rows: int, cols: int, warps: int, element_bytes: int):
 
 
 def gemm_dot(m: int, n: int, k: int, bm: int = 128, bn: int = 128, bk: int = 32, warps: int = 8,
-             dtype: str = "bf16", target: str | None = None, stages: int | None = None):
+             dtype: str = "bf16", target: str | None = None, stages: int | None = None,
+             out_dtype: str = "f32", warp_specialize: bool = False, persistent: int = 0, group: int = 1):
     """The program of C = A @ B (the module docstring): A m x k and B k x n of `dtype`
     (bf16, f16 or f32), C m x n f32, all row-major (`pa`, `pb`, `pc`); m, n, k
     multiples of bm, bn, bk. `target` names the module's target (None: the default);
     `stages` is the pipeline depth the K loop asks for (`range(..., num_stages=S)`:
     `software-pipeline` makes a ring of S stages of the staged copies, cp.async on
-    sm_80; None states no depth: the loop stays single-buffered)."""
+    sm_80; None states no depth: the loop stays single-buffered). `out_dtype` is C's
+    element type (f32, or bf16/f16: the accumulator cast before the store, Triton's
+    `acc.to(tl.bfloat16)`). `warp_specialize` asks for the warp-specialised schedule of
+    the K loop (`range(..., warp_specialize=True)`, Triton's `tl.range(...,
+    warp_specialize=True)`: the default pipeline's `warp-specialize{marked=true}` makes
+    a producer warpgroup fill the ring of `stages` stages), `persistent` = P > 0 with
+    it, over P persistent blocks (`range(..., persistent=P)`). `group` > 1: a linear
+    grid of the tiles in grouped order (Triton's `GROUP_SIZE_M`: consecutive tiles walk
+    down `group` block rows of C, then to the next block column)."""
     if m % bm or n % bn or k % bk:
         raise ValueError(f"gemm_dot: {m}x{n}x{k} is not a multiple of the {bm}x{bn}x{bk} tile")
     eb = 4 if dtype == "f32" else 2
     p = tilec.Program("gemm_dot")
     A = p.view(p.pointer("pa", dtype, align=16), f"({m},{k}):({k},1)").named("A")
     B = p.view(p.pointer("pb", dtype, align=16), f"({k},{n}):({n},1)").named("B")
-    C = p.view(p.pointer("pc", "f32", align=16), f"({m},{n}):({n},1)").named("C")
+    C = p.view(p.pointer("pc", out_dtype, align=16), f"({m},{n}):({n},1)").named("C")
     la, lb, lc = _blocked(bm, bk, warps, eb), _blocked(bk, bn, warps, eb), _blocked(bm, bn, warps, 4)
-    with p.launch(grid=(m // bm, n // bn, 1), threads=32 * warps) as blk:
+    gm, gn = m // bm, n // bn
+    grid = (gm * gn, 1, 1) if group > 1 else (gm, gn, 1)
+    with p.launch(grid=grid, threads=32 * warps) as blk:
+        bx, by = blk.bx, blk.by
+        if group > 1:  # Triton's pid_m, pid_n of the tutorial's grouped order
+            gg = min(group, gm)
+            grw = p.constant(gg * gn).named("grw")
+            ingrp = p.remui(blk.bx, grw).named("ingrp")
+            grow0 = (p.divui(blk.bx, grw).named("grpi") * p.constant(gg)).named("grow0")
+            gs = p.constant(gg).named("gg")
+            if gm % gg:
+                gs = p.minui((p.constant(gm) - grow0).named("gleft"), gs).named("gsz")
+            bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+            by = p.divui(ingrp, gs).named("by")
         acc = p.full([bm, bn], 0.0, "f32", lc, dense=True).named("acc")
-        with p.range(0, k // bk, 1, carry=[acc], num_stages=stages) as kt:
+        with p.range(0, k // bk, 1, carry=[acc], num_stages=stages,
+                     warp_specialize=warp_specialize, persistent=persistent) as kt:
             kt.named("kt")
-            a = p.load(p.tile(A, [blk.bx, kt], [bm, bk]).named("ta"), la).named("a")
-            b = p.load(p.tile(B, [kt, blk.by], [bk, bn]).named("tb"), lb).named("b")
+            a = p.load(p.tile(A, [bx, kt], [bm, bk]).named("ta"), la).named("a")
+            b = p.load(p.tile(B, [kt, by], [bk, bn]).named("tb"), lb).named("b")
             acc.assign(p.dot(a, b, acc).named("d"))
-        p.store(acc, p.tile(C, [blk.bx, blk.by], [bm, bn]).named("tc"))
+        out = acc if out_dtype == "f32" else acc.cast(out_dtype).named("h")
+        p.store(out, p.tile(C, [bx, by], [bm, bn]).named("tc"))
     module = p.module
     if target is not None:
         set_target(module, target)
