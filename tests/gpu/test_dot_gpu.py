@@ -179,3 +179,37 @@ def test_sm_80_prefetched_tiles_match_torch(tiles, variant):
     kernel = tilec.compile(gemm_dot.gemm_dot(m, n, k, bm, bn, bk, warps, target="sm_80", stages=stages), pipeline)
     assert INSTR["sm_80"] in kernel.source and "cp.async.cg.shared.global" in kernel.source
     _run_and_check(torch, kernel, m, n, k, seed=13)
+
+
+@pytest.mark.parametrize(("shape", "persistent", "group"), [
+    ((1024, 1024, 1024), 0, 1), ((1024, 768, 2048), 0, 1), ((1024, 1024, 1024), 132, 1), ((2048, 1536, 512), 132, 8),
+])
+def test_warp_specialized_dot_gemm_matches_torch(shape, persistent, group):
+    """The Triton-form loop with `warp_specialize=True` (and `persistent`, grouped order):
+    the default pipeline's `warp-specialize{marked=true}` makes the producer/consumer
+    schedule, split-accumulator and tma-epilogue its 128-column chunks stored by TMA; C
+    bf16, poisoned with NaN, checked against float64 within the bound of f32
+    accumulation plus the bf16 rounding of C."""
+    torch = pytest.importorskip("torch")
+    m, n, k = shape
+    program = gemm_dot.gemm_dot(m, n, k, bm=128, bn=256, bk=64, warps=8, stages=4, target="sm_90a",
+                                out_dtype="bf16", warp_specialize=True, persistent=persistent, group=group)
+    kernel = tilec.compile(program, arch="sm_90a")
+    assert "setmaxnreg" in kernel.source and "stmatrix" in kernel.source
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    a64, b64 = a.double().cpu().numpy(), b.double().cpu().numpy()
+    got = c.double().cpu().numpy()
+    assert np.isfinite(got).all()
+    from tilec.dialects.layout_mma import mma_error_bound
+
+    gamma, _ = mma_error_bound(k, "bf16")
+    want = a64 @ b64
+    acc = 2 * gamma * (np.abs(a64) @ np.abs(b64))  # f32 accumulation (gemm_dot.check's bound)
+    err = np.abs(got - want)
+    # and C's rounding to bf16: half an ulp, 2^-8 of the accumulated value's magnitude
+    assert (err <= acc + (np.abs(want) + acc) * 2.0**-8).all(), f"max error {err.max():.3g}"
