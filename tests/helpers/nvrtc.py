@@ -14,3 +14,12 @@ def compile_sm90_or_skip(text: str):
         return compile_cuda(text, arch="sm_90a" if needs_arch_specific(text) else "sm_90")
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")
+
+
+def sm90_usage_or_skip(text: str):
+    """The `KernelResources` (registers, spills, ...) of the one kernel in `text` as
+    NVRTC compiles it for sm_90 (`compile_sm90_or_skip`; skips likewise)."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(compile_sm90_or_skip(text)).values()
+    return usage

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.equivalence import assert_pass_preserves
-from helpers.nvrtc import compile_sm90_or_skip
+from helpers.nvrtc import sm90_usage_or_skip
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.layout_mma import MmaOp, mma_error_bound
@@ -128,10 +128,7 @@ def test_4096_compiles_without_spills():
     assert "// layout.store 128x128xbf16 to smem: 8 stmatrix.x4 per thread" in cuda
     assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in cuda
     assert "st.global" not in cuda
-    result = compile_sm90_or_skip(cuda)
-    from tilec.runtime.nvrtc import resource_usage
-
-    (usage,) = resource_usage(result).values()
+    usage = sm90_usage_or_skip(cuda)
     assert (usage.registers, usage.spill_stores) == (168, 0)
 
 
