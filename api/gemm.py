@@ -80,6 +80,8 @@ class GemmConfig:
     """FP8 with DeepSeek-style block scales (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`)."""
     swap_ab: bool = False
     """C^T = B^T A^T (`swap_config`, `gemm_hopper_ws(swap_ab=True)`): `bm` rows of N, `bn` columns of M."""
+    overlap: bool = False
+    """The last column chunk's epilogue under the next tile's first K steps (`gemm_hopper_ws(overlap_epilogue=True)`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -96,6 +98,8 @@ class GemmConfig:
             kw["chunk"] = self.chunk
         if self.pingpong:
             kw["pingpong"] = True
+        if self.overlap:
+            kw["overlap_epilogue"] = True
         if self.block_scales:
             kw["block_scales"] = True
         return kw

@@ -414,7 +414,7 @@ def gemm_hopper_ws(
     producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-    block_scales: bool = False, swap_ab: bool = False,
+    block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -481,6 +481,18 @@ def gemm_hopper_ws(
     only: chunk c is written (`stmatrix`) and stored once chunk c - 1's TMA store
     has read the buffer (`layout.tma_store_wait {pending = 0}`), so 4 stages of
     128 x 256 x 64 (192 KiB) fit beside a 128 x 128 buffer (32 KiB) in 227 KiB.
+
+    `overlap_epilogue` (needs `persistent`, `tma_epilogue` and column chunks; not with
+    pingpong, split-K or block scales): the epilogue of a tile's last column chunk runs
+    under the tensor cores' work on the block's next tile instead of between the two.
+    The consumers issue the next tile's first round of the ring (`stages` K steps) for
+    every chunk but the last, without waiting for them, then compute and store the
+    previous tile's last chunk (carried over the tile loop in its registers, with its
+    coordinates), then issue the last chunk's wgmma of that round, handing each stage
+    back once both have read it, and go on with the K loop from its second round;
+    after the block's last tile, its last chunk. In the cooperative schedule both
+    consumer warpgroups run the epilogue at once, so without it the tensor cores idle
+    through the whole epilogue of every tile (the activation's MUFU work included).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -550,6 +562,10 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
                          f"chunks (swapped: bm) dividing {SCALE_BLOCK}, no pingpong, no split_k and no "
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
+    if overlap_epilogue and (not persistent or not tma_epilogue or nch < 2 or pingpong or split_k > 1
+                             or block_scales):
+        raise ValueError("gemm_hopper_ws: overlap_epilogue needs persistent tiles, the TMA epilogue and column "
+                         "chunks, without pingpong, split_k or block_scales")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -595,10 +611,12 @@ def gemm_hopper_ws(
                 g.bys = [(g.by * nchv).named("by")]
                 g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch)]
 
-        def tiles(body, turn: int | None = None) -> None:
+        def tiles(body, turn: int | None = None, carry: list | None = None) -> None:
             """The region's walk over its tiles: `body()` with `g.bx`, `g.by`, `g.bys` and
             `g.base` (the block's K steps before this tile) set; `turn` c (pingpong):
-            only the block's tiles c, c + 2, ... (consumer c's)."""
+            only the block's tiles c, c + 2, ... (consumer c's). `carry` (persistent):
+            Values carried from a tile to the next (`Program.range`'s), `g.later` the
+            condition "not the block's first tile"."""
             if not persistent:
                 g.base = p.constant(0).named("base")
                 if split_k > 1:  # (swapped) the grid's third axis is the split
@@ -612,8 +630,10 @@ def gemm_hopper_ws(
             elif turn is not None:
                 first = (g.pid + p.constant(turn * nprog).named("turn")).named("first_t")
                 step = p.constant(2 * nprog).named("step_t")
-            with p.range(first, g.ntiles, step) as t:
+            with p.range(first, g.ntiles, step, carry=carry or []) as t:
                 t.named("t")
+                if carry:
+                    g.t, g.later = t, t.ne(first).named("nextt")
                 g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
                 g.base = (g.j * g.nk).named("base")
                 if split_k > 1:  # unit t: split t % S of tile t / S
@@ -699,14 +719,16 @@ def gemm_hopper_ws(
             # math; all chunks' held over the loop spilled GELU's epilogue at 128 x 256).
             # Not with block scales: their loop holds two partials beside the accumulator
             # and the early vectors spilled it (14 bytes at 4096^3)
+            accs = [Value(p, g.zero.ssa) for _ in range(nch)]
+            if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
+                accs = first_round(sc)
             vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and not block_scales and c == 0 else None
                     for c, by in enumerate(g.bys)]
-            accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             carry = accs
             if block_scales:  # and the last step's partials and scales, promoted in the next trip: zeros first
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
-            with p.range(g.c0, g.nk, g.cs, carry=carry) as i:
+            with p.range(g.cs if overlap_epilogue else g.c0, g.nk, g.cs, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
@@ -715,7 +737,8 @@ def gemm_hopper_ws(
                 if block_scales:
                     scaled_trip(carry, i, phase)
                 else:
-                    later = i.ne(g.c0).named("later")
+                    # the previous trip's last stage is handed back here (`first_round` hands its own)
+                    later = i.ne(g.cs if overlap_epilogue else g.c0).named("later")
                     for s in range(stages):
                         p.mbarrier_wait(full[s], phase)
                         # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -748,15 +771,73 @@ def gemm_hopper_ws(
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
                 return
+            if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
+                # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
+                # in the next tile while its wgmma run, make ptxas wait for them first
+                held[0].assign((accs[-1] + 0.0).named("held"))
+                accs, vecs = accs[:-1], vecs[:-1]
             for a, by, vec in zip(accs, g.bys, vecs):
-                h = epilogue.apply(g, a, g.bx, by, bm, bc, vectors=vec)
-                tc = p.tile(g.C, [g.bx, by], [bm, bc]).named("tc")
-                if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
+                store_chunk(sc, a, g.bx, by, vec)
+
+        def store_chunk(sc, a, bx, by, vec, wait: bool = True) -> None:
+            """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
+            vectors `vec`, or None: loaded here), stored from the registers or through
+            the C buffer `sc` with the TMA (after waiting for the previous TMA store to
+            have read it, unless the caller has: `wait` False)."""
+            h = epilogue.apply(g, a, bx, by, bm, bc, vectors=vec)
+            tc = p.tile(g.C, [bx, by], [bm, bc]).named("tc")
+            if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
+                if wait:
                     p.tma_store_wait(0)
-                    p.store(h, sc)
-                    p.tma_store(sc, tc)
-                else:
-                    p.store(h, tc)
+                p.store(h, sc)
+                p.tma_store(sc, tc)
+            else:
+                p.store(h, tc)
+
+        # `overlap_epilogue`: the accumulator of the previous tile's last chunk, carried over
+        # the tile loop (its coordinates are computed again from the tile's index: values
+        # carried by a region's loop are the region's threads' only)
+        held: list = []
+
+        def last_chunk(t) -> tuple:
+            """(block row, chunk column) of tile `t`'s last column chunk."""
+            bx, by = g.bx, g.by
+            if group > 1:
+                _grouped(g, m, n, bm, bn, group, t)
+            else:
+                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+            out = g.bx, (g.by * p.constant(nch).named("nch") + p.constant(nch - 1).named("chl")).named("byl")
+            g.bx, g.by = bx, by
+            return out
+
+        def first_round(sc) -> list:
+            """`overlap_epilogue`'s first round of a tile's K loop (the docstring): every
+            chunk's but the last wgmma of steps 0 .. stages - 1 issued (in flight), the
+            previous tile's last chunk stored (not on the block's first tile), then the
+            last chunk's wgmma of the round, each step's stage handed back once both
+            chunks have read it; the round's last wgmma waited for (a value in flight
+            may not enter the K loop). Returns the chunks' accumulators."""
+            phase = p.remui(p.divui(g.base, g.cs).named("round0"), g.c2).named("phase0")
+            # the C buffer free first: the wait is one thread's (a branch), before which
+            # ptxas would wait for the wgmma in flight
+            with p.if_(g.later):
+                p.tma_store_wait(0)
+            heads = [Value(p, g.zero.ssa) for _ in range(nch - 1)]
+            for s in range(stages):
+                p.mbarrier_wait(full[s], phase)
+                heads = [p.mma(sa[s], b, a, is_async=True).named(f"h{s + 1}") for a, b in zip(heads, sb[s])]
+            with p.if_(g.later):
+                store_chunk(sc, held[0], *last_chunk((g.t - g.nprog).named("tprev")), None, wait=False)
+            last = Value(p, g.zero.ssa)
+            for s in range(stages):
+                d = p.mma(sa[s], sb[s][-1], last, is_async=True).named(f"l{s + 1}")
+                # the round's last wgmma complete before the K loop (no value in flight enters it)
+                last, *heads = p.mma_wait(d, *heads, pending=1 if s < stages - 1 else 0)
+                last.named(f"acc{s + 1}")
+                if s:
+                    p.mbarrier_arrive(empty[s - 1])
+            p.mbarrier_arrive(empty[stages - 1])
+            return [*heads, last]
 
         def producer() -> None:
             with p.range(g.c0, g.nk, g.cs) as i:
@@ -788,7 +869,13 @@ def gemm_hopper_ws(
 
                     g.scale0 = p.full([sext], 0.0, "f32", SliceLayout(sax, g.mma)).named("sarow0")
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None)
+                if overlap_epilogue:
+                    held[:] = [Value(p, g.zero.ssa)]
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None, held)
+                if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
+                    tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
+                                      * g.nprog).named("jstep")).named("tlast")
+                    store_chunk(scs[c], held[0], *last_chunk(tlast), None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
         with roles[-1]:
