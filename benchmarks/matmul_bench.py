@@ -6,6 +6,7 @@ in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 (+ the cast to bf16) against the plain GEMM of the same shape.
 
     python benchmarks/matmul_bench.py [--quick | --decode | --fp8] [--no-triton] [--json OUT] [--md OUT]
+    python benchmarks/matmul_bench.py --shapes 3000x5000x7000,4000 [--configs NAME,...] [--epilogue]
 
 `--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
 4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
@@ -28,6 +29,14 @@ configuration) compiles nothing. Runs in about two minutes on an H200.
 
 `--fp8`: the FP8 rows only (below; well under two minutes).
 
+`--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
+the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
+`:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`) and with cuBLAS,
+per call (events around one call, the host's launch path included) and queued (the
+mean of 20 calls between two events: the kernels' own throughput), every result
+checked; `--epilogue` times each configuration with bias + SiLU (+ the cast) beside
+its plain GEMM instead. A comparison for one device call (no Triton, FP8 or decode rows).
+
 FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
 (N, K)), per-tensor scales, bf16 out: `tilec.matmul(a, w.t(), scale_a=, scale_b=)`
 beside `torch._scaled_mm` (cuBLASLt), both checked against float64 within docs/matmul.md's
@@ -47,7 +56,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gemm_bench import median_ms, triton_matmul  # noqa: E402 - this folder
+from gemm_bench import median_ms, parse_size, queued_ms, triton_matmul  # noqa: E402 - this folder
 
 LLAMA = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down": (4096, 14336)}
 """Llama-3-8B's projections, (N, K)."""
@@ -172,6 +181,103 @@ def fp8_rows(sms: int) -> list[dict]:
         out.append(brow)
         print(json.dumps(brow), flush=True)
     return out
+
+
+def named_config(gemm, name: str):
+    """The configuration `name`: one of `gemm.CONFIGS` by name, with a `:ov` suffix the
+    same with `overlap` (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    import dataclasses
+
+    base = name.removesuffix(":ov")
+    config = next((c for c in gemm.CONFIGS if c.name == base), None)
+    if config is None:
+        raise SystemExit(f"--configs: {name!r} is none of {', '.join(c.name for c in gemm.CONFIGS)} (or with :ov)")
+    return dataclasses.replace(config, name=name, overlap=True) if name != base else config
+
+
+class forced:  # noqa: N801 - used as `with forced(gemm, config):`
+    """`gemm.choose_config` returns `config` (None: the rule's) while inside; the cached
+    calls forgotten on the way in and out (as `unsplit`)."""
+
+    def __init__(self, gemm, config) -> None:
+        self.gemm, self.config, self.saved = gemm, config, gemm.choose_config
+
+    def __enter__(self) -> None:
+        if self.config is not None:
+            self.gemm.choose_config = lambda *a, **kw: self.config
+        self.gemm.forget_cached_calls()
+
+    def __exit__(self, *exc) -> None:
+        self.gemm.choose_config = self.saved
+        self.gemm.forget_cached_calls()
+
+
+def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool, sms: int) -> list[dict]:
+    """`--shapes`' rows (the module docstring): per shape, the rule's configuration and
+    each of `names`, then cuBLAS; TFLOP/s per call and queued; with `epilogue`, each
+    configuration's bias + SiLU time beside its plain one instead of cuBLAS's."""
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    rows = []
+    for m, n, k in shapes:
+        g = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        flops = 2.0 * m * n * k
+        rule = gemm.choose_config(m, n, sms, k=k).name
+        for name in [None, *names]:
+            config = None if name is None else named_config(gemm, name)
+            with forced(gemm, config):
+                kw = {"bias": bias, "activation": "silu"} if epilogue else {}
+                c.fill_(float("nan"))
+                t0 = time.time()
+                tilec.matmul(a, b, out=c, **kw)
+                torch.cuda.synchronize()
+                row = {"shape": f"{m}x{n}x{k}", "config": f"rule ({rule})" if name is None else name,
+                       "first_call_s": time.time() - t0,
+                       "ok": within_bound(c, a, b, bias if epilogue else None, "silu" if epilogue else None)}
+                run = lambda: tilec.matmul(a, b, out=c, **kw)  # noqa: B023, E731 - run now
+                row["tflops"], row["tflops_queued"] = flops / median_ms(run) / 1e9, flops / queued_ms(run) / 1e9
+                if epilogue:
+                    plain = lambda: tilec.matmul(a, b, out=c)  # noqa: B023, E731 - run now
+                    row["plain_ms"], row["plain_queued_ms"] = median_ms(plain), queued_ms(plain)
+                    row["overhead"] = flops / row["tflops"] / 1e9 / row["plain_ms"] - 1
+                    row["overhead_queued"] = flops / row["tflops_queued"] / 1e9 / row["plain_queued_ms"] - 1
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        if not epilogue:
+            ct = torch.matmul(a, b)
+            run = lambda: torch.matmul(a, b, out=ct)  # noqa: B023, E731 - run now
+            row = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b),
+                   "tflops": flops / median_ms(run) / 1e9, "tflops_queued": flops / queued_ms(run) / 1e9}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def compare_markdown(rows: list[dict], title: str) -> str:
+    """`--shapes`' table."""
+    epi = any("overhead" in r for r in rows)
+    head = ("| shape | config | TFLOP/s | queued | plain ms | bias+SiLU over plain | queued | check |\n"
+            "|---|---|---:|---:|---:|---:|---:|---|") if epi else (
+        "| shape | config | TFLOP/s | queued | of cuBLAS | queued | check |\n|---|---|---:|---:|---:|---:|---|")
+    lines = [title, "", head]
+    cublas = {r["shape"]: r for r in rows if r["config"] == "cuBLAS"}
+    for r in rows:
+        ok = "ok" if r["ok"] else "FAIL"
+        if epi:
+            lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | "
+                         f"{r['plain_ms']:.3f} | {100 * r['overhead']:+.1f}% | {100 * r['overhead_queued']:+.1f}% | {ok} |")
+            continue
+        ref = cublas.get(r["shape"])
+        ratio = f"{r['tflops'] / ref['tflops']:.2f} | {r['tflops_queued'] / ref['tflops_queued']:.2f}" if ref else "- | -"
+        lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | {ratio} | {ok} |")
+    return "\n".join(lines)
 
 
 def cases(quick: bool, decode: bool = False) -> list[tuple[str, int, int, int, bool]]:
@@ -326,11 +432,29 @@ def main(argv=None) -> int:
     ap.add_argument("--decode", action="store_true", help="the decode sizes only, beside the rule without splits")
     ap.add_argument("--fp8", action="store_true", help="the FP8 rows only (per-tensor and block-scaled)")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--shapes", help="MxNxK,...: compare configurations at these shapes only (module docstring)")
+    ap.add_argument("--configs", default="", help="with --shapes: CONFIGS names (':ov' suffix: overlap) to time too")
+    ap.add_argument("--epilogue", action="store_true", help="with --shapes: bias + SiLU against plain instead")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
     dev = torch.cuda.get_device_name()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if args.shapes:
+        started = time.time()
+        rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
+                       args.epilogue, sms)
+        table = compare_markdown(rows, f"tilec.matmul configurations, {dev} ({sms} SMs); {time.time() - started:.0f} s")
+        if args.json:
+            from run_info import run_info  # benchmarks/ (this script's folder)
+
+            with open(args.json, "w") as f:
+                json.dump({**run_info(dev), "compare": rows}, f, indent=1)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(table + "\n")
+        print(table)
+        return 0 if all(r["ok"] for r in rows) else 1
     if args.fp8:
         started = time.time()
         fp8 = fp8_rows(sms)
