@@ -763,7 +763,9 @@ def gemm_hopper_ws(
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
             else:
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
-                if persistent:  # the loop waited for all its wgmma: the tile's last stage is free
+                # the loop waited for all its wgmma: the tile's last stage is free (unless the
+                # loop had no trip: `first_round` handed its stages back)
+                if persistent and not (overlap_epilogue and _k_steps(k, bk, stages) == stages):
                     p.mbarrier_arrive(empty[stages - 1])
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])

@@ -160,6 +160,57 @@ def test_split_k_refuses_what_it_does_not_do():
         gemm_hopper_ws(None, 64, 64, split_k=2, persistent=4, tma_epilogue=True)
 
 
+@pytest.mark.parametrize(("name", "k", "blocks"), [("silu", 96, 3), ("plain", 328, 2), ("all-f16", 200, 3),
+                                                    ("relu", 64, 5)])
+def test_overlapped_epilogue(name, k, blocks):
+    """`overlap_epilogue`: the last column chunk of a tile stored under the next tile's
+    first round of wgmma, at 200 x 136 x K (8 tiles of 64 x 128 in chunks of 64 over
+    `blocks` persistent blocks: 1 to 3 tiles a block), with one round of the ring
+    (K 64, 96: the K loop has no trip), two (200) and three or more (328), each
+    epilogue; on the reference executor, which reports a stage handed back twice or
+    rewritten while a wgmma reads it, and a C buffer rewritten before its TMA store
+    has read it."""
+    ep = EPILOGUES[name]
+    m, n = 200, 136
+    module = gemm_hopper_ws(None, n, k, persistent=blocks, group=2, tma_epilogue=True, chunk=64, epilogue=ep,
+                            overlap_epilogue=True, **{**SMALL, "bn": 128})
+    ops = _operands(m, n, k, ep, seed=k)
+    _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_overlapped_epilogue_after_the_pipeline():
+    """The overlapped epilogue through the default pipeline (the code the GPU runs),
+    bias + SiLU, 3 blocks over 8 tiles."""
+    ep = Epilogue(bias=True, activation="silu")
+    m, n, k = 200, 136, 200
+    module = gemm_hopper_ws(None, n, k, persistent=3, group=2, tma_epilogue=True, chunk=64, epilogue=ep,
+                            overlap_epilogue=True, **{**SMALL, "bn": 128})
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=2)
+    _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+def test_overlapped_epilogue_compiles_without_spills():
+    """The entry's 128 x 256 tile with `overlap` (`GemmConfig.overlap`) and bias + SiLU at
+    8192 x 28672 x 4096 compiles for sm_90a with 168 registers and no spills (without
+    the overlap ptxas spilled 8 bytes there, in the epilogue)."""
+    from helpers.nvrtc import sm90_usage_or_skip
+
+    c = dataclasses.replace(CONFIGS[0], overlap=True)
+    module = matmul_program(MatmulKey(c, 28672, 4096, "bf16", Epilogue(bias=True, activation="silu"), 132,
+                                      index_bits=32))
+    run_pipeline(module, "default")
+    usage = sm90_usage_or_skip(emit(module, "cuda"))
+    assert usage.registers == 168 and not usage.spill_stores and not usage.spill_loads
+
+
+def test_overlapped_epilogue_refuses_what_it_does_not_do():
+    with pytest.raises(ValueError, match="overlap_epilogue needs persistent tiles, the TMA epilogue and column"):
+        gemm_hopper_ws(None, 256, 64, persistent=4, tma_epilogue=True, overlap_epilogue=True)  # no chunks
+    with pytest.raises(ValueError, match="overlap_epilogue needs"):
+        gemm_hopper_ws(None, 256, 64, persistent=4, chunk=128, overlap_epilogue=True)  # no TMA epilogue
+
+
 def test_static_m_keeps_its_program():
     """A static M builds no index argument: the programs of the examples are unchanged
     (tests/unit/test_gemm_hopper_builder.py holds their record)."""
