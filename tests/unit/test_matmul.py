@@ -160,19 +160,20 @@ def test_split_k_refuses_what_it_does_not_do():
         gemm_hopper_ws(None, 64, 64, split_k=2, persistent=4, tma_epilogue=True)
 
 
-@pytest.mark.parametrize(("name", "k", "blocks"), [("silu", 96, 3), ("plain", 328, 2), ("all-f16", 200, 3),
-                                                    ("relu", 64, 5)])
-def test_overlapped_epilogue(name, k, blocks):
+@pytest.mark.parametrize(("name", "k", "blocks", "group"), [("silu", 96, 3, 2), ("plain", 328, 2, 2),
+                                                             ("all-f16", 200, 3, 2), ("relu", 64, 5, 2),
+                                                             ("bias", 200, 3, 1)])
+def test_overlapped_epilogue(name, k, blocks, group):
     """`overlap_epilogue`: the last column chunk of a tile stored under the next tile's
     first round of wgmma, at 200 x 136 x K (8 tiles of 64 x 128 in chunks of 64 over
-    `blocks` persistent blocks: 1 to 3 tiles a block), with one round of the ring
-    (K 64, 96: the K loop has no trip), two (200) and three or more (328), each
-    epilogue; on the reference executor, which reports a stage handed back twice or
-    rewritten while a wgmma reads it, and a C buffer rewritten before its TMA store
-    has read it."""
+    `blocks` persistent blocks: 1 to 3 tiles a block, grouped by `group` block rows),
+    with one round of the ring (K 64, 96: the K loop has no trip), two (200) and three
+    or more (328), each epilogue; on the reference executor, which reports a stage
+    handed back twice or rewritten while a wgmma reads it, and a C buffer rewritten
+    before its TMA store has read it."""
     ep = EPILOGUES[name]
     m, n = 200, 136
-    module = gemm_hopper_ws(None, n, k, persistent=blocks, group=2, tma_epilogue=True, chunk=64, epilogue=ep,
+    module = gemm_hopper_ws(None, n, k, persistent=blocks, group=group, tma_epilogue=True, chunk=64, epilogue=ep,
                             overlap_epilogue=True, **{**SMALL, "bn": 128})
     ops = _operands(m, n, k, ep, seed=k)
     _check(_run(module, m, n, ep, ops), ops, ep)
