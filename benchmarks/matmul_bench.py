@@ -249,15 +249,20 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool
                     row["overhead"] = flops / row["tflops"] / 1e9 / row["plain_ms"] - 1
                     row["overhead_queued"] = flops / row["tflops_queued"] / 1e9 / row["plain_queued_ms"] - 1
             rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(_short(row), flush=True)
         if not epilogue:
             ct = torch.matmul(a, b)
             run = lambda: torch.matmul(a, b, out=ct)  # noqa: B023, E731 - run now
             row = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b),
                    "tflops": flops / median_ms(run) / 1e9, "tflops_queued": flops / queued_ms(run) / 1e9}
             rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(_short(row), flush=True)
     return rows
+
+
+def _short(row: dict) -> str:
+    """A row as one short JSON line (floats to 4 significant digits)."""
+    return json.dumps({k: float(f"{v:.4g}") if isinstance(v, float) else v for k, v in row.items()})
 
 
 def compare_markdown(rows: list[dict], title: str) -> str:
