@@ -1,0 +1,44 @@
+"""benchmarks/matmul_bench.py's configuration comparison (`--shapes`, `--configs`) without
+a GPU: the names it takes and the table it prints (the timing itself runs on the GPU)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilec import gemm
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import matmul_bench  # noqa: E402
+
+
+def test_named_configurations_are_the_rules_own_or_overlapped():
+    c = matmul_bench.named_config(gemm, "128x128x64:4:pp")
+    assert c is next(x for x in gemm.CONFIGS if x.name == "128x128x64:4:pp")
+    ov = matmul_bench.named_config(gemm, "128x256x64:4:c128:ov")
+    assert ov.overlap and ov.name == "128x256x64:4:c128:ov" and (ov.bm, ov.bn, ov.chunk) == (128, 256, 128)
+    with pytest.raises(SystemExit, match="none of"):
+        matmul_bench.named_config(gemm, "96x96x64:4")
+
+
+def test_forced_configuration_is_taken_inside_only():
+    ov = matmul_bench.named_config(gemm, "128x256x64:4:c128:ov")
+    rule = gemm.choose_config(3000, 5000, 132, k=7000)
+    with matmul_bench.forced(gemm, ov):
+        assert gemm.choose_config(3000, 5000, 132, k=7000) is ov
+    assert gemm.choose_config(3000, 5000, 132, k=7000) == rule
+
+
+def test_comparison_tables():
+    rows = [{"shape": "3000x5000x7000", "config": "rule (x)", "tflops": 500.0, "tflops_queued": 520.0, "ok": True},
+            {"shape": "3000x5000x7000", "config": "cuBLAS", "tflops": 700.0, "tflops_queued": 650.0, "ok": True}]
+    table = matmul_bench.compare_markdown(rows, "title")
+    assert "| 3000x5000x7000 | rule (x) | 500 | 520 | 0.71 | 0.80 | ok |" in table
+    epi = [{"shape": "8192x28672x4096", "config": "rule (x)", "tflops": 700.0, "tflops_queued": 710.0, "ok": False,
+            "plain_ms": 2.5, "plain_queued_ms": 2.4, "overhead": 0.059, "overhead_queued": 0.041}]
+    assert "| 8192x28672x4096 | rule (x) | 700 | 710 | 2.500 | +5.9% | +4.1% | FAIL |" in matmul_bench.compare_markdown(
+        epi, "title")
+    assert matmul_bench._short({"x": 671.23456, "s": "a"}) == '{"x": 671.2, "s": "a"}'
