@@ -781,16 +781,14 @@ def gemm_hopper_ws(
             for a, by, vec in zip(accs, g.bys, vecs):
                 store_chunk(sc, a, g.bx, by, vec)
 
-        def store_chunk(sc, a, bx, by, vec, wait: bool = True) -> None:
+        def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
             vectors `vec`, or None: loaded here), stored from the registers or through
-            the C buffer `sc` with the TMA (after waiting for the previous TMA store to
-            have read it, unless the caller has: `wait` False)."""
+            the C buffer `sc` with the TMA."""
             h = epilogue.apply(g, a, bx, by, bm, bc, vectors=vec)
             tc = p.tile(g.C, [bx, by], [bm, bc]).named("tc")
             if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
-                if wait:
-                    p.tma_store_wait(0)
+                p.tma_store_wait(0)
                 p.store(h, sc)
                 p.tma_store(sc, tc)
             else:
@@ -820,16 +818,12 @@ def gemm_hopper_ws(
             chunks have read it; the round's last wgmma waited for (a value in flight
             may not enter the K loop). Returns the chunks' accumulators."""
             phase = p.remui(p.divui(g.base, g.cs).named("round0"), g.c2).named("phase0")
-            # the C buffer free first: the wait is one thread's (a branch), before which
-            # ptxas would wait for the wgmma in flight
-            with p.if_(g.later):
-                p.tma_store_wait(0)
             heads = [Value(p, g.zero.ssa) for _ in range(nch - 1)]
             for s in range(stages):
                 p.mbarrier_wait(full[s], phase)
                 heads = [p.mma(sa[s], b, a, is_async=True).named(f"h{s + 1}") for a, b in zip(heads, sb[s])]
             with p.if_(g.later):
-                store_chunk(sc, held[0], *last_chunk((g.t - g.nprog).named("tprev")), None, wait=False)
+                store_chunk(sc, held[0], *last_chunk((g.t - g.nprog).named("tprev")), None)
             last = Value(p, g.zero.ssa)
             for s in range(stages):
                 d = p.mma(sa[s], sb[s][-1], last, is_async=True).named(f"l{s + 1}")
