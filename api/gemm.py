@@ -81,7 +81,8 @@ class GemmConfig:
     swap_ab: bool = False
     """C^T = B^T A^T (`swap_config`, `gemm_hopper_ws(swap_ab=True)`): `bm` rows of N, `bn` columns of M."""
     overlap: bool = False
-    """The last column chunk's epilogue under the next tile's first K steps (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    """The last column chunk's epilogue under the next tile's first K steps
+    (`gemm_hopper_ws(overlap_epilogue=True)`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:

@@ -31,10 +31,10 @@ configuration) compiles nothing. Runs in about two minutes on an H200.
 
 `--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
 the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
-`:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`) and with cuBLAS,
-per call (events around one call, the host's launch path included) and queued (the
-mean of 20 calls between two events: the kernels' own throughput), every result
-checked; `--epilogue` times each configuration with bias + SiLU (+ the cast) beside
+`:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`; `:nov`: without)
+and with cuBLAS, per call (events around one call, the host's launch path included)
+and queued (the mean of 20 calls between two events: the kernels' own throughput),
+every result checked; `--epilogue` times each configuration with bias + SiLU (+ the cast) beside
 its plain GEMM instead. A comparison for one device call (no Triton, FP8 or decode rows).
 
 FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
@@ -184,15 +184,18 @@ def fp8_rows(sms: int) -> list[dict]:
 
 
 def named_config(gemm, name: str):
-    """The configuration `name`: one of `gemm.CONFIGS` by name, with a `:ov` suffix the
-    same with `overlap` (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    """The configuration `name`: one of `gemm.CONFIGS` by name; with a `:ov` suffix the
+    same with `overlap` (`gemm_hopper_ws(overlap_epilogue=True)`), with `:nov` without."""
     import dataclasses
 
-    base = name.removesuffix(":ov")
+    base, _, suffix = name.rpartition(":")
+    if suffix not in ("ov", "nov"):
+        base, suffix = name, ""
     config = next((c for c in gemm.CONFIGS if c.name == base), None)
     if config is None:
-        raise SystemExit(f"--configs: {name!r} is none of {', '.join(c.name for c in gemm.CONFIGS)} (or with :ov)")
-    return dataclasses.replace(config, name=name, overlap=True) if name != base else config
+        raise SystemExit(f"--configs: {name!r} is none of {', '.join(c.name for c in gemm.CONFIGS)} "
+                         "(or with :ov, :nov)")
+    return dataclasses.replace(config, name=name, overlap=suffix == "ov") if suffix else config
 
 
 class forced:  # noqa: N801 - used as `with forced(gemm, config):`
@@ -277,11 +280,14 @@ def compare_markdown(rows: list[dict], title: str) -> str:
         ok = "ok" if r["ok"] else "FAIL"
         if epi:
             lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | "
-                         f"{r['plain_ms']:.3f} | {100 * r['overhead']:+.1f}% | {100 * r['overhead_queued']:+.1f}% | {ok} |")
+                         f"{r['plain_ms']:.3f} | {100 * r['overhead']:+.1f}% | "
+                         f"{100 * r['overhead_queued']:+.1f}% | {ok} |")
             continue
         ref = cublas.get(r["shape"])
-        ratio = f"{r['tflops'] / ref['tflops']:.2f} | {r['tflops_queued'] / ref['tflops_queued']:.2f}" if ref else "- | -"
-        lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | {ratio} | {ok} |")
+        ratio = (f"{r['tflops'] / ref['tflops']:.2f} | {r['tflops_queued'] / ref['tflops_queued']:.2f}" if ref
+                 else "- | -")
+        lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | {ratio} | "
+                     f"{ok} |")
     return "\n".join(lines)
 
 
@@ -438,7 +444,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fp8", action="store_true", help="the FP8 rows only (per-tensor and block-scaled)")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--shapes", help="MxNxK,...: compare configurations at these shapes only (module docstring)")
-    ap.add_argument("--configs", default="", help="with --shapes: CONFIGS names (':ov' suffix: overlap) to time too")
+    ap.add_argument("--configs", default="",
+                    help="with --shapes: CONFIGS names (':ov' / ':nov': with / without overlap) to time too")
     ap.add_argument("--epilogue", action="store_true", help="with --shapes: bias + SiLU against plain instead")
     ap.add_argument("--json")
     ap.add_argument("--md")

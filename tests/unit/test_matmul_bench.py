@@ -15,11 +15,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import matmul_bench  # noqa: E402
 
 
-def test_named_configurations_are_the_rules_own_or_overlapped():
+def test_named_configurations_are_the_rules_own_with_or_without_overlap():
     c = matmul_bench.named_config(gemm, "128x128x64:4:pp")
     assert c is next(x for x in gemm.CONFIGS if x.name == "128x128x64:4:pp")
     ov = matmul_bench.named_config(gemm, "128x256x64:4:c128:ov")
     assert ov.overlap and ov.name == "128x256x64:4:c128:ov" and (ov.bm, ov.bn, ov.chunk) == (128, 256, 128)
+    nov = matmul_bench.named_config(gemm, "128x256x64:4:c128:nov")
+    assert not nov.overlap and (nov.bm, nov.bn, nov.chunk) == (128, 256, 128)
     with pytest.raises(SystemExit, match="none of"):
         matmul_bench.named_config(gemm, "96x96x64:4")
 
