@@ -280,7 +280,8 @@ def test_silu_is_one_exp2_and_one_approximate_division():
     (its slow path spills the pingpong tile's accumulators); the bias is loaded before
     the K loop; NVRTC compiles it."""
     ep = Epilogue(bias=True, activation="silu")
-    module = matmul_program(MatmulKey(CONFIGS[0], 4096, 4096, "bf16", ep, 132))
+    c = dataclasses.replace(CONFIGS[0], overlap=False)  # (overlapped, the last chunk's epilogue is written twice)
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132))
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     per_thread = 128 * 256 // 256  # a 128 x 256 tile over the two consumer warpgroups' threads
