@@ -35,7 +35,12 @@ the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS
 and with cuBLAS, per call (events around one call, the host's launch path included)
 and queued (the mean of 20 calls between two events: the kernels' own throughput),
 every result checked; `--epilogue` times each configuration with bias + SiLU (+ the cast) beside
-its plain GEMM instead. A comparison for one device call (no Triton, FP8 or decode rows).
+its plain GEMM instead. `--repeat R`: R rounds of timing in which the configurations
+take turns (the order rotated each round), each figure the median of its rounds: a
+long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GPU as it heats (queued 20 calls
+measured 12-18% slower than single calls in one run), so configurations timed one
+after the other are not compared alike. A comparison for one device call (no Triton,
+FP8 or decode rows).
 
 FP8 rows (`FP8_SHAPES`, 4096^3 and 8192^3): float8_e4m3fn A (M, K) and B = w.t() (w
 (N, K)), per-tensor scales, bf16 out: `tilec.matmul(a, w.t(), scale_a=, scale_b=)`
@@ -215,10 +220,16 @@ class forced:  # noqa: N801 - used as `with forced(gemm, config):`
         self.gemm.forget_cached_calls()
 
 
-def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool, sms: int) -> list[dict]:
+def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool, sms: int,
+            repeat: int = 1) -> list[dict]:
     """`--shapes`' rows (the module docstring): per shape, the rule's configuration and
     each of `names`, then cuBLAS; TFLOP/s per call and queued; with `epilogue`, each
-    configuration's bias + SiLU time beside its plain one instead of cuBLAS's."""
+    configuration's bias + SiLU time beside its plain one instead of cuBLAS's. Each is
+    run and checked first; then timed `repeat` times, the configurations taking turns
+    (the order rotated each round, so that a GPU slowing as it heats up weighs on all
+    alike), each figure the median of its rounds."""
+    import statistics
+
     import torch
 
     import tilec
@@ -233,31 +244,43 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
         rule = gemm.choose_config(m, n, sms, k=k).name
-        for name in [None, *names]:
-            config = None if name is None else named_config(gemm, name)
+        kw = {"bias": bias, "activation": "silu"} if epilogue else {}
+        variants = [(f"rule ({rule})", None)] + [(name, named_config(gemm, name)) for name in names]
+        shape_rows = {}
+        for label, config in variants:
             with forced(gemm, config):
-                kw = {"bias": bias, "activation": "silu"} if epilogue else {}
                 c.fill_(float("nan"))
                 t0 = time.time()
                 tilec.matmul(a, b, out=c, **kw)
                 torch.cuda.synchronize()
-                row = {"shape": f"{m}x{n}x{k}", "config": f"rule ({rule})" if name is None else name,
-                       "first_call_s": time.time() - t0,
-                       "ok": within_bound(c, a, b, bias if epilogue else None, "silu" if epilogue else None)}
-                run = lambda: tilec.matmul(a, b, out=c, **kw)  # noqa: B023, E731 - run now
-                row["tflops"], row["tflops_queued"] = flops / median_ms(run) / 1e9, flops / queued_ms(run) / 1e9
-                if epilogue:
-                    plain = lambda: tilec.matmul(a, b, out=c)  # noqa: B023, E731 - run now
-                    row["plain_ms"], row["plain_queued_ms"] = median_ms(plain), queued_ms(plain)
-                    row["overhead"] = flops / row["tflops"] / 1e9 / row["plain_ms"] - 1
-                    row["overhead_queued"] = flops / row["tflops_queued"] / 1e9 / row["plain_queued_ms"] - 1
-            rows.append(row)
-            print(_short(row), flush=True)
+                shape_rows[label] = {"shape": f"{m}x{n}x{k}", "config": label, "first_call_s": time.time() - t0,
+                                     "ok": within_bound(c, a, b, bias if epilogue else None,
+                                                        "silu" if epilogue else None)}
         if not epilogue:
             ct = torch.matmul(a, b)
-            run = lambda: torch.matmul(a, b, out=ct)  # noqa: B023, E731 - run now
-            row = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b),
-                   "tflops": flops / median_ms(run) / 1e9, "tflops_queued": flops / queued_ms(run) / 1e9}
+            shape_rows["cuBLAS"] = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b)}
+            variants.append(("cuBLAS", None))
+        samples: dict = {label: {} for label, _ in variants}
+        for r in range(repeat):
+            for label, config in variants[r % len(variants):] + variants[:r % len(variants)]:
+                if label == "cuBLAS":
+                    timed = {"ms": lambda: torch.matmul(a, b, out=ct)}  # noqa: B023 - run now
+                else:
+                    timed = {"ms": lambda: tilec.matmul(a, b, out=c, **kw)}  # noqa: B023 - run now
+                    if epilogue:
+                        timed["plain_ms"] = lambda: tilec.matmul(a, b, out=c)  # noqa: B023 - run now
+                with forced(gemm, config):
+                    for key, fn in timed.items():
+                        samples[label].setdefault(key, []).append(median_ms(fn))
+                        samples[label].setdefault(key.replace("ms", "queued_ms"), []).append(queued_ms(fn))
+        for label, _ in variants:
+            row = shape_rows[label]
+            got = {key: statistics.median(v) for key, v in samples[label].items()}
+            row["tflops"], row["tflops_queued"] = flops / got["ms"] / 1e9, flops / got["queued_ms"] / 1e9
+            if epilogue:
+                row["plain_ms"], row["plain_queued_ms"] = got["plain_ms"], got["plain_queued_ms"]
+                row["overhead"] = got["ms"] / got["plain_ms"] - 1
+                row["overhead_queued"] = got["queued_ms"] / got["plain_queued_ms"] - 1
             rows.append(row)
             print(_short(row), flush=True)
     return rows
@@ -447,6 +470,8 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", default="",
                     help="with --shapes: CONFIGS names (':ov' / ':nov': with / without overlap) to time too")
     ap.add_argument("--epilogue", action="store_true", help="with --shapes: bias + SiLU against plain instead")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="with --shapes: rounds of timing, the configurations taking turns (medians reported)")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
@@ -455,7 +480,7 @@ def main(argv=None) -> int:
     if args.shapes:
         started = time.time()
         rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
-                       args.epilogue, sms)
+                       args.epilogue, sms, args.repeat)
         table = compare_markdown(rows, f"tilec.matmul configurations, {dev} ({sms} SMs); {time.time() - started:.0f} s")
         if args.json:
             from run_info import run_info  # benchmarks/ (this script's folder)
