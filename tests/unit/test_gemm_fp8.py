@@ -55,6 +55,10 @@ CASES = {
     "ws-persistent-tma-e5m2": ("ws", (72, 144, 160), {"bm": 64, "bn": 64, "bk": 64, "persistent": 3, "group": 2,
                                                       "tma_epilogue": True}, "f8E5M2"),
     "sync-one-row": ("sync", (1, 16, 32), {"bm": 64, "bn": 64, "bk": 128}, "f8E4M3FN"),
+    # a static M, column chunks of 64, the last one's epilogue (scales) under the next tile's first round
+    "ws-overlap-e4m3": ("ws", (200, 272, 336), {"bm": 64, "bn": 128, "bk": 128, "chunk": 64, "persistent": 3,
+                                                "group": 2, "tma_epilogue": True, "overlap_epilogue": True},
+                        "f8E4M3FN"),
 }
 
 
