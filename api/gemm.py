@@ -80,14 +80,20 @@ class GemmConfig:
     """FP8 with DeepSeek-style block scales (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`)."""
     swap_ab: bool = False
     """C^T = B^T A^T (`swap_config`, `gemm_hopper_ws(swap_ab=True)`): `bm` rows of N, `bn` columns of M."""
+    per_sm: int = 0
+    """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
+    P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
+    the ring running on across them. The other configurations are always persistent, one block a
+    multiprocessor."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
-        one block a tile, not persistent)."""
+        over `sms * per_sm`, or one block a unit where `per_sm` is 0)."""
         if self.swap_ab:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
-                    **({"split_k": self.split_k} if self.split_k > 1 else {})}
+                    **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
