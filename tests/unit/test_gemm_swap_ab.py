@@ -46,6 +46,44 @@ def test_swapped_gemm_against_float64(case, level):
     _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+# N = 200 (4 block rows, the last 8 rows), K = 1000 (16 steps of 64, the last 40 wide),
+# 2 stages: 3 blocks over 4 units (unsplit: one block takes two) or 12 (split 3 ways, 6
+# steps a unit: 3 rounds of the ring, so a block's next unit starts on the other phase),
+# M = 1 and 16 of one program; 5 blocks over 8 units split twice, M = 20 (two column tiles)
+PERSISTENT = {
+    "unsplit-3-blocks": (1, 3, (1, 16), "layout"),
+    "split3-3-blocks": (3, 3, (1, 16), "layout"),
+    "split2-5-blocks-two-columns": (2, 5, (20,), "lowered"),
+}
+
+
+@pytest.mark.parametrize("case", PERSISTENT)
+def test_persistent_swapped_gemm_against_float64(case):
+    """`gemm_hopper_ws(swap_ab=True, persistent=P)`: min(P, units) blocks walk the units
+    (split or not), the ring and its phases running on across a block's units; the
+    widest epilogue, workspace and output poisoned."""
+    split, blocks, ms, level = PERSISTENT[case]
+    n, k, ep = 200, 1000, Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, split_k=split,
+                            persistent=blocks, epilogue=ep)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    for m in ms:
+        ops = _operands(m, n, k, ep, seed=m + split)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=split), ops, ep)
+
+
+def test_swapped_k_steps_of_128_bf16_elements():
+    """bf16 K steps of 128 (256-byte rows of the weight a stage: two 128-byte-swizzled
+    boxes a load, the wgmma descriptors stepping over both) after the default pipeline."""
+    m, n, k, ep = 9, 136, 1000, Epilogue(bias=True)
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=128, stages=2, b_kmajor=True, swap_ab=True, persistent=2,
+                            epilogue=ep)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=4)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
 def test_one_swapped_program_for_every_m_of_its_columns():
     """M is an argument: one program serves M = 1, 9 and 16 (its 16 columns)."""
     n, k, ep = 72, 64, Epilogue(bias=True)
@@ -118,21 +156,24 @@ def test_swap_refusals():
         gemm_hopper_ws(16, 64, 64, b_kmajor=True, **kw)
     with pytest.raises(ValueError, match="and B K-major"):
         gemm_hopper_ws(None, 64, 64, **kw)
-    with pytest.raises(ValueError, match="without persistent"):
-        gemm_hopper_ws(None, 64, 64, b_kmajor=True, persistent=4, **kw)
+    with pytest.raises(ValueError, match="without group"):
+        gemm_hopper_ws(None, 64, 64, b_kmajor=True, group=2, **kw)
     with pytest.raises(ValueError, match="split_k needs persistent .or swapped. tiles and no pingpong, TMA epilogue "
                                          "or chunks"):
         gemm_hopper_ws(None, 64, 64, b_kmajor=True, chunk=8, split_k=2, **kw)
 
 
-@pytest.mark.parametrize(("m", "dtype", "ep"), [
-    (16, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")),
-    (64, "f8E4M3FN", Epilogue(scale=True, bias=True, activation="silu")),
+@pytest.mark.parametrize(("m", "dtype", "ep", "per_sm"), [
+    (16, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"), 0),
+    (64, "f8E4M3FN", Epilogue(scale=True, bias=True, activation="silu"), 0),
+    (128, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"), 1),
 ])
-def test_swapped_configurations_compile_without_spills(m, dtype, ep):
+def test_swapped_configurations_compile_without_spills(m, dtype, ep, per_sm):
+    import dataclasses
+
     from tilec.runtime.nvrtc import resource_usage
 
-    c = swap_config(m, fp8=dtype != "bf16")
+    c = dataclasses.replace(swap_config(m, fp8=dtype != "bf16"), per_sm=per_sm)
     module = matmul_program(MatmulKey(c, 8192, 8192, dtype, ep, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
