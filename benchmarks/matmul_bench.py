@@ -329,10 +329,6 @@ def graph_us(fns) -> float | None:
         return None
 
 
-SMEM_PER_SM = 228 * 1024
-"""A multiprocessor's shared memory (H100, H200); a kilobyte of it is reserved per block."""
-
-
 def variant(name: str, rule):
     """The configuration `--configs`' `name` says for a row whose rule takes `rule`:
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
@@ -344,7 +340,9 @@ def variant(name: str, rule):
     if not rule.swap_ab:
         return False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
-    return False if cfg.per_sm * (cfg.smem_bytes() + 1024) > SMEM_PER_SM else cfg
+    from tilec.support.target import target
+
+    return False if target("sm_90a").resident_blocks(cfg.smem_bytes()) < cfg.per_sm else cfg
 
 
 def variant_rows(args, sms: int) -> list[dict]:
