@@ -393,12 +393,24 @@ def variant_rows(args, sms: int) -> list[dict]:
                         call = 1000 * median_ms(lambda: tilec.matmul(a, ws[0].t(), out=c))  # noqa: B023
                 except Exception as e:  # noqa: BLE001 - report the configuration and go on
                     row["configs"][label] = {"error": f"{type(e).__name__}: {str(e)[:160]}"}
+                    print(f"{row['case']} {label}: {row['configs'][label]['error']}", flush=True)
                     continue
                 row["configs"][label] = {"graph_us": us, "call_us": call, "ok": ok, "first_s": first,
                                          "rule": cfg is None}
+                print(variant_line(row, label), flush=True)
             rows.append(row)
-            print(json.dumps(row), flush=True)
     return rows
+
+
+def variant_line(row: dict, label: str) -> str:
+    """One configuration of a `--configs` row as a line (printed as it is measured)."""
+    v, mc, cb = row["configs"][label], row["memcpy_us"], row["cublas_us"]
+    if not v.get("graph_us"):
+        return f"{row['case']} {label}: no graph time; per call {v['call_us']:.1f} us, {'ok' if v['ok'] else 'FAIL'}"
+    us = v["graph_us"]
+    return (f"{row['case']} {label}{'*' if v['rule'] else ''}: {us:.1f} us ({(mc or 0) / us:.2f} of memcpy "
+            f"{mc or 0:.1f} us, {(cb or 0) / us:.2f} of cuBLAS {cb or 0:.1f} us), per call {v['call_us']:.1f} us, "
+            f"{'ok' if v['ok'] else 'FAIL'}")
 
 
 def variant_markdown(rows: list[dict], title: str) -> str:
