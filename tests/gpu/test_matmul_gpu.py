@@ -189,6 +189,30 @@ def test_every_configuration_runs(index, monkeypatch):
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (1, 6144, 4096, "64x16x64:8:swapAB:splitK4:p1"),   # 384 units over 132 blocks
+    (13, 1000, 1000, "64x16x64:8:swapAB:splitK3:p2"),  # 16 tiles x 3, the last tile 40 rows, K ragged
+    (5, 4104, 4096, "64x16x128:4:swapAB:p2"),          # 65 tiles: fewer than the blocks; K steps of 128
+    (100, 4096, 14336, "64x128x64:8:swapAB:splitK2:p1"),
+])
+def test_persistent_swapped_configurations(m, n, k, name, monkeypatch):
+    """The swapped kernel persistent over one or two blocks a multiprocessor (split or
+    not, K steps of 64 or 128), forced, with the widest epilogue."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    flags = name.split(":")
+    bm, bn, bk = (int(x) for x in flags[0].split("x"))
+    split = next((int(f[6:]) for f in flags if f.startswith("splitK")), 1)
+    config = replace(gemm.swap_config(m), name=name, bn=bn, bk=bk, stages=int(flags[1]), split_k=split,
+                     per_sm=int(flags[-1][1:]))
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 def test_cupy_f16():
     cupy = pytest.importorskip("cupy")
     a = cupy.random.standard_normal((130, 256)).astype(cupy.float16)
