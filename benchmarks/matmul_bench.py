@@ -374,6 +374,7 @@ def variant_rows(args, sms: int) -> list[dict]:
             rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
             row = {"case": f"{name} M={m}", "m": m, "n": n, "k": k, "memcpy_us": memcpy,
                    "cublas_us": graph_us([lambda w=w: torch.matmul(a, w.t(), out=ct) for w in ws]),  # noqa: B023
+                   "cublas_call_us": 1000 * median_ms(lambda: torch.matmul(a, ws[0].t(), out=ct)),  # noqa: B023
                    "configs": {}}
             for cfg in [None, *(variant(x, rule) for x in names)]:
                 if cfg is False:
@@ -409,7 +410,8 @@ def variant_line(row: dict, label: str) -> str:
         return f"{row['case']} {label}: no graph time; per call {v['call_us']:.1f} us, {'ok' if v['ok'] else 'FAIL'}"
     us = v["graph_us"]
     return (f"{row['case']} {label}{'*' if v['rule'] else ''}: {us:.1f} us ({(mc or 0) / us:.2f} of memcpy "
-            f"{mc or 0:.1f} us, {(cb or 0) / us:.2f} of cuBLAS {cb or 0:.1f} us), per call {v['call_us']:.1f} us, "
+            f"{mc or 0:.1f} us, {(cb or 0) / us:.2f} of cuBLAS {cb or 0:.1f} us, per call "
+            f"{row['cublas_call_us']:.1f}), per call {v['call_us']:.1f} us, "
             f"{'ok' if v['ok'] else 'FAIL'}")
 
 
