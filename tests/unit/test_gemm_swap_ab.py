@@ -50,10 +50,13 @@ def test_swapped_gemm_against_float64(case, level):
 # 2 stages: 3 blocks over 4 units (unsplit: one block takes two) or 12 (split 3 ways, 6
 # steps a unit: 3 rounds of the ring, so a block's next unit starts on the other phase),
 # M = 1 and 16 of one program; 5 blocks over 8 units split twice, M = 20 (two column tiles)
+# 128 rows of N a unit (two consumer warpgroups sharing each stage of A^T): 2 tiles, the
+# last 72 rows, split twice over 3 blocks, 32 columns, M = 1 and 20
 PERSISTENT = {
-    "unsplit-3-blocks": (1, 3, (1, 16), "layout"),
-    "split3-3-blocks": (3, 3, (1, 16), "layout"),
-    "split2-5-blocks-two-columns": (2, 5, (20,), "lowered"),
+    "unsplit-3-blocks": (64, 16, 1, 3, (1, 16), "layout"),
+    "split3-3-blocks": (64, 16, 3, 3, (1, 16), "layout"),
+    "split2-5-blocks-two-columns": (64, 16, 2, 5, (20,), "lowered"),
+    "128-rows-split2-3-blocks": (128, 32, 2, 3, (1, 20), "lowered"),
 }
 
 
@@ -62,9 +65,9 @@ def test_persistent_swapped_gemm_against_float64(case):
     """`gemm_hopper_ws(swap_ab=True, persistent=P)`: min(P, units) blocks walk the units
     (split or not), the ring and its phases running on across a block's units; the
     widest epilogue, workspace and output poisoned."""
-    split, blocks, ms, level = PERSISTENT[case]
+    bm, bn, split, blocks, ms, level = PERSISTENT[case]
     n, k, ep = 200, 1000, Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
-    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, split_k=split,
+    module = gemm_hopper_ws(None, n, k, bm=bm, bn=bn, bk=64, stages=2, b_kmajor=True, swap_ab=True, split_k=split,
                             persistent=blocks, epilogue=ep)
     if level == "lowered":
         run_pipeline(module, "default")
