@@ -34,8 +34,9 @@ rule's swapped configuration persistent, `variant`): a CUDA graph
 of 20 calls over 4 copies of the weight in turn (so that the weight comes from DRAM,
 not from L2 as a repeated call of a 32 MB weight would), the kernels' time per call,
 beside `torch.matmul`'s in the same graph form and cudaMemcpy of the weight's bytes
-(a device-to-device copy reading and writing N K bytes in all, 4 buffers in turn, in a
-graph): "of memcpy" is the copy's time over the GEMM's, the issue-39 goal 0.9.
+(a device-to-device copy of N K / 2 bf16: N K bytes read and N K written, the
+weight's 2 N K bytes in all; 4 buffers in turn, in a graph): "of memcpy" is the
+copy's time over the GEMM's, the issue-39 goal 0.9.
 `--tokens 1,16,128` and `--shapes qkv,o` choose the rows, `--budget S` stops starting
 rows and configurations after S seconds. Every configuration's result is checked as
 above (the output poisoned first).
