@@ -217,41 +217,78 @@ SWAP_AB_COLUMNS = (16, 32, 64, 128)
 """The wgmma N of the swapped kernels: the least of these that holds M (one kernel per
 bucket: M 1-16, 17-32, 33-64, 65-128)."""
 
+SWAP_AB_MAX_STAGES = 8
+"""The most stages of a swapped configuration's ring (its K loop is unrolled by them)."""
+
 SPLIT_K_LAUNCH_BYTES = 65536
 """What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
-streams: about 2 us at its share of an H200's 4.8 TB/s (an estimate)."""
+streams at its share of DRAM's bandwidth: about 2 us on an H200 (one split 2 ways
+against the unsplit kernel of the same ring: Llama's O at M = 1, 12.2 us against 11.2)."""
+
+SM_STREAMS = 2.75
+"""How many times its share of DRAM's bandwidth one multiprocessor fills its shared
+memory at, with a deep ring (`decode_cost`): H200, swapped units of 64 rows of N
+with 160-200 KiB of the ring in flight (benchmarks/NOTES.md): Llama's down at M = 16
+unsplit, 64 units on 64 of the 132 multiprocessors, 0.98 of a cudaMemcpy of its
+bytes (75 GB/s a multiprocessor of the weight and A^T); at M = 128, 75-80 GB/s of
+the weight and A^T (twice as many bytes of A^T as of the weight), against a share of
+3.65 TB/s / 132 = 27.6 GB/s."""
 
 
-def swap_config(m: int, fp8: bool = False, block_scales: bool = False) -> GemmConfig:
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
-    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, 8 stages of 128
-    bytes of K (one K block of FP8's block scales)."""
+    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
+    128 elements (256-byte rows of 16-bit weights; 128 bytes of 8-bit ones, one K
+    block of FP8's block scales), as many stages as fit `tgt`'s shared memory
+    (default sm_90a's) up to `SWAP_AB_MAX_STAGES`, a power of two (K's steps are then
+    a whole number of rounds of the ring wherever K is a multiple of 1024), persistent
+    over one block a multiprocessor (`per_sm`, named `:p1`): deep rings, which take
+    the multiprocessor's shared memory (16-bit at M <= 16: 8 stages of 20 KiB).
+    H200, Llama's projections at M = 1 and 16: 0.88-0.98 of a cudaMemcpy of the
+    weight's bytes unsplit, against 0.71-0.96 with 8 stages of 64 elements split
+    (benchmarks/NOTES.md)."""
+    tgt = tgt or target("sm_90a")
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
-    bk = 128 if fp8 or block_scales else 64
+    eb = 1 if fp8 or block_scales else 2
+    bk = 128
+    stages = SWAP_AB_MAX_STAGES
+    while stages > 2 and stages * (64 + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
+        stages //= 2
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
-    return GemmConfig(f"{prefix}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
-                      operand_bytes=1 if fp8 or block_scales else 2, block_scales=block_scales, swap_ab=True)
+    return GemmConfig(f"{prefix}64x{bn}x{bk}:{stages}:swapAB:p1", 64, bn, bk, stages, efficiency=0.0, group=1,
+                      operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
+
+
+def units(c: GemmConfig, m: int, n: int) -> int:
+    """The units of work of `c` for an M x N output: its tiles (swapped: N's rows; M's
+    columns are one tile at decode sizes) times `c.split_k`."""
+    tiles = -(-n // c.bm) if c.swap_ab else -(-m // c.bm) * -(-n // c.bn)
+    return tiles * c.split_k
 
 
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
-    """The decode rule's cost of configuration `c` for M x N x K (memory-bound: the
-    bytes the busiest multiprocessor streams): the units of work (tiles times
-    `c.split_k`) over the multiprocessors, ceil(units / sms) rounds, each the bytes of
-    B a unit loads (`bm` rows of N swapped, else `bn` columns, over the K of its
-    `unit_steps`; A's M x K is read from DRAM once and by every unit from L2, so it
-    does not count); split units also write and read back their f32 partial, a tile of
-    `m_bucket(M)` rows (columns swapped) at most, and pay `SPLIT_K_LAUNCH_BYTES` once
-    for the reduction's launch."""
+    """The decode rule's cost of configuration `c` for M x N x K (memory-bound), in
+    bytes a multiprocessor streams at its share of DRAM's bandwidth: the larger of
+
+    - the bytes every multiprocessor takes from DRAM with the units' bytes spread
+      evenly (the weight once: a unit's `bm` rows of N swapped, else `bn` columns of
+      B, over the K of its `unit_steps`), and
+    - the bytes the busiest multiprocessor fills its shared memory with
+      (ceil(units / sms) units, each its bytes of the weight and of the small
+      operand: M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same
+      K, which every unit reads again from L2), over `SM_STREAMS`;
+
+    split units also write and read back their f32 partial (a tile of M's bucket's
+    rows, columns swapped, at most), in both, and pay `SPLIT_K_LAUNCH_BYTES` once for
+    the reduction's launch."""
     span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
-    if c.swap_ab:
-        units, per, partial = -(-n // c.bm), c.bm * span, c.bm * c.bn
-    else:
-        units, per = -(-m // c.bm) * -(-n // c.bn), c.bn * span
-        partial = min(c.bm, m_bucket(m)) * c.bn if m <= DECODE_MAX_M else c.bm * c.bn
-    units *= c.split_k
-    if c.split_k > 1:
-        per += 2 * partial * 4
-    return -(-units // sms) * per + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
+    mb = m_bucket(m) if m <= DECODE_MAX_M else m
+    weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    partial = 2 * small * weight * 4 if c.split_k > 1 else 0
+    count = units(c, m, n)
+    spread = -(-count * (weight * span + partial) // sms)
+    busiest = -(-count // sms) * ((weight + small) * span + partial)
+    return max(spread, int(busiest / SM_STREAMS)) + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
 
 
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
@@ -301,15 +338,13 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
     if b_kmajor and m <= (SWAP_AB_MAX_M_8BIT if fp8 or block_scales else SWAP_AB_MAX_M):
-        swap = swap_config(m, fp8, block_scales)
+        swap = swap_config(m, fp8, block_scales, tgt)
         candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
-    if not fp8:
+    elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    # at equal bytes, the tile of more consumer warpgroups (rows of 64) has the more
-    # tensor-core time a unit: Llama's gate_up at M = 128, 128 x 256 66.5 us, the swap 75.8
-    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms), -c.bm))
+    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))  # ties to the earlier
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:

@@ -19,8 +19,8 @@ from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
-from tilec.gemm import (SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
-                        swap_config)
+from tilec.gemm import (SM_STREAMS, SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
+                        splits, swap_config)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import run
 from tilec.runtime.reference.values import bf16_to_f32
@@ -121,16 +121,16 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "fp8", "expected"), [
-    (1, 8192, 8192, False, "64x16x64:8:swapAB"),        # 128 tiles of 64 rows fill the SMs; split-K2 pays a launch
-    (16, 6144, 4096, False, "64x16x64:8:swapAB:splitK4"),   # 96 tiles: 384 units in 3 rounds of a quarter of K
-    (64, 8192, 8192, False, "64x64x64:8:swapAB"),       # 33 .. 64: 64 columns
-    (64, 6144, 4096, False, "64x64x64:8:swapAB"),       # 64 x 64 partials cost more than the idle SMs
-    (17, 28672, 4096, False, "64x32x64:8:swapAB:splitK2"),  # 448 tiles in 4 rounds, 896 halves in 7
-    (1, 4096, 4096, False, "64x16x64:8:swapAB:splitK2"),    # 64 tiles of 64 rows: 128 units, one round
-    (16, 4096, 14336, False, "64x16x64:8:swapAB:splitK2"),
-    (1, 4096, 4096, True, "f8:64x16x128:8:swapAB:splitK2"),  # FP8 splits the swap only
-    (65, 8192, 8192, False, "64x128x64:8:swapAB"),      # 65 .. 128: 128 columns, 128 tiles of 64 rows in one round
-    (65, 8192, 8192, True, "f8:128x128x128:4:pp"),      # 8-bit: the swap only to 64
+    (1, 8192, 8192, False, "64x16x128:8:swapAB:p1"),   # 128 units of 64 rows: DRAM's bound, no split
+    (16, 6144, 4096, False, "64x16x128:8:swapAB:p1"),  # 96 units on 96 SMs stream the weight at DRAM's pace
+    (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
+    (17, 28672, 4096, False, "64x32x128:8:swapAB:p1"),  # 448 units in 4 rounds
+    (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
+    (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
+    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
+    (1, 1024, 16384, True, "f8:64x16x128:8:swapAB:p1:splitK4"),  # FP8 splits the swap too
+    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round
+    (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):
     assert choose_config(m, n, 132, k=k, fp8=fp8, b_kmajor=True).name == expected
@@ -140,16 +140,30 @@ def test_no_swap_for_row_major_b():
     assert not choose_config(1, 8192, 132, k=8192).swap_ab  # B row-major: its transpose is not K-major
 
 
+def test_swap_config_rings():
+    """K steps of 128 elements, as many stages as fit 227 KiB up to 8 (a power of two),
+    one persistent block a multiprocessor."""
+    got = {m: (c.bn, c.bk, c.stages, c.per_sm, c.smem_bytes()) for m in (1, 32, 33, 128) for c in [swap_config(m)]}
+    assert got == {1: (16, 128, 8, 1, 8 * 20 * 1024 + 8 * 1024), 32: (32, 128, 8, 1, 8 * 24 * 1024 + 8 * 1024),
+                   33: (64, 128, 4, 1, 4 * 32 * 1024 + 4 * 1024), 128: (128, 128, 4, 1, 4 * 48 * 1024 + 4 * 1024)}
+    assert swap_config(5, fp8=True).bk == 128 and swap_config(5, fp8=True).stages == 8
+    assert swap_config(1).kwargs(132)["persistent"] == 132
+
+
 def test_decode_cost():
-    """The bytes of B the busiest multiprocessor streams, split-K's partials and launch."""
+    """The larger of the weight's bytes spread over the SMs (DRAM's bound) and the
+    bytes the busiest SM fills its shared memory with (the weight's and A^T's) over
+    `SM_STREAMS`; split-K's partials and launch."""
     swap = swap_config(1)
-    assert (swap.bn, swap.bm, swap.swap_ab) == (16, 64, True)
-    assert decode_cost(swap, 1, 8192, 8192, 132) == 64 * 8192 * 2  # 128 tiles: one round
-    assert decode_cost(swap, 1, 8192 * 3, 8192, 132) == 3 * 64 * 8192 * 2  # 384 tiles: 2.9 rounds, 3
-    split = choose_config(1, 8192, 132, k=8192)
-    assert split.split_k == 2
-    # the partial of M's bucket (16 rows) written and read back
-    assert decode_cost(split, 1, 8192, 8192, 132) == 128 * 4096 * 2 + 2 * 16 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
+    share = -(-128 * 64 * 8192 * 2 // 132)
+    assert decode_cost(swap, 1, 8192, 8192, 132) == share  # 128 units: one round, DRAM-bound
+    busiest = int((64 + 16) * 8192 * 2 / SM_STREAMS)
+    assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's
+    split = next(c for c in splits(swap, 8192) if c.split_k == 4)
+    partial = 2 * 16 * 64 * 4  # M's bucket's 16 columns of f32, written and read back
+    assert decode_cost(split, 1, 1024, 8192, 132) == max(
+        -(-64 * (64 * 2048 * 2 + partial) // 132), int(((64 + 16) * 2048 * 2 + partial) / SM_STREAMS)
+    ) + SPLIT_K_LAUNCH_BYTES
     assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 128
 
 

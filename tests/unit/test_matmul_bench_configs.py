@@ -35,11 +35,12 @@ def test_flags():
 
 
 def test_variants_apply_to_the_rule_s_swap_only():
-    qkv1 = gemm.choose_config(1, 6144, 132, k=4096, b_kmajor=True)  # 64x16x64:8:swapAB:splitK4 (88 KiB)
-    assert matmul_bench.variant("+p2", qkv1).per_sm == 2
-    assert matmul_bench.variant("+splitK2:p1", qkv1).split_k == 2
-    qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x64:8:swapAB (200 KiB)
-    assert matmul_bench.variant("+p1", qkv128).per_sm == 1
-    assert matmul_bench.variant("+p2", qkv128) is False  # two blocks of 200 KiB do not share an SM
+    qkv1 = gemm.choose_config(1, 6144, 132, k=4096, b_kmajor=True)  # 64x16x128:8:swapAB:p1 (168 KiB)
+    assert matmul_bench.variant("+k64:p2", qkv1).per_sm == 2  # 88 KiB
+    assert matmul_bench.variant("+splitK2:p0", qkv1).split_k == 2
+    assert matmul_bench.variant("+p2", qkv1) is False  # two blocks of 168 KiB do not share an SM
+    qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x128:4:swapAB:p1 (196 KiB)
+    assert matmul_bench.variant("+p0", qkv128).per_sm == 0
+    assert matmul_bench.variant("+p2", qkv128) is False
     assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096, b_kmajor=True)) is False
     assert matmul_bench.variant("64x32x64:8:swapAB", qkv128).bn == 32
