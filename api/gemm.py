@@ -22,10 +22,11 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
 memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
-regime): the configuration of least `decode_cost`, the bytes the busiest
-multiprocessor streams, among the swap A/B (`swap_config`: C^T = B^T A^T, N on the
-wgmma's rows, M its columns; B K-major, M <= 64) unsplit or split, the split-K tile of
-M's rows (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
+regime): the configuration of least `decode_cost` (DRAM's bound on the weight against
+the busiest multiprocessor's fill of its shared memory), among the swap A/B
+(`swap_config`: C^T = B^T A^T, N on the wgmma's rows, M its columns, deep rings,
+persistent; B K-major) unsplit or split, otherwise the split-K tile of M's rows
+(`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
 tile's K steps among S units of work, each storing its f32 partial product into a
 workspace; a second launch sums the S partials in order (deterministic) and applies
 the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
@@ -300,24 +301,26 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     The wave rule (the module docstring) from `CONFIGS` (`FP8_CONFIGS` for 8-bit
     operands, `FP8_BLOCK_CONFIGS` for block-scaled ones). Decode sizes (M <=
     `DECODE_MAX_M`, K given; the memory-bound regime): the configuration of least
-    `decode_cost`, the bytes the busiest multiprocessor streams (ties to the taller
-    tile, the more consumer warpgroups a unit, then to the earlier), among, in this order:
+    `decode_cost` (the slower of DRAM delivering the weight and the busiest
+    multiprocessor filling its shared memory; ties to the earlier), among, in this order:
 
     - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`
       (`SWAP_AB_MAX_M_8BIT` for 8-bit operands):
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
-      the wgmma's 64 rows, M its N), unsplit, then split S = 2, 3, ... ways (`splits`;
-      16-bit and per-tensor FP8 operands);
-    - with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`: 64 x 128
-      for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
+      the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
+      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands);
+    - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
+      64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
 
-    So the output's tiles are split along K where they leave multiprocessors idle and
-    K is long enough to pay for the partials and the reduction's launch: Llama's QKV
-    (N = 6144, K = 4096) at M = 1 on 132 SMs takes the swap split 4 ways (384 units),
-    8192^2 at M = 1 the swap alone (128 tiles, one round), QKV at M = 128 the swap of
-    128 columns (96 units), gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, the
-    swap's bytes in half its units), 4096^3 the wave rule. The
+    So K is split only where the units of work are too few to keep DRAM busy (fewer
+    than about 1 / `SM_STREAMS` of the multiprocessors' worth of bytes each) and K is
+    long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
+    6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
+    the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
+    (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
+    gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, one round), 4096^3 the
+    wave rule. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
