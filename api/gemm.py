@@ -239,8 +239,8 @@ the weight and A^T (twice as many bytes of A^T as of the weight), against a shar
 def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
-    128 elements (256-byte rows of 16-bit weights; 128 bytes of 8-bit ones, one K
-    block of FP8's block scales), as many stages as fit `tgt`'s shared memory
+    256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
+    block of the scales a step), as many stages as fit `tgt`'s shared memory
     (default sm_90a's) up to `SWAP_AB_MAX_STAGES`, a power of two (K's steps are then
     a whole number of rounds of the ring wherever K is a multiple of 1024), persistent
     over one block a multiprocessor (`per_sm`, named `:p1`): deep rings, which take
@@ -251,7 +251,7 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     tgt = tgt or target("sm_90a")
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
     eb = 1 if fp8 or block_scales else 2
-    bk = 128
+    bk = 128 if block_scales else 256 // eb
     stages = SWAP_AB_MAX_STAGES
     while stages > 2 and stages * (64 + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
         stages //= 2

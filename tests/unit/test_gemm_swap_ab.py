@@ -96,12 +96,15 @@ def test_one_swapped_program_for_every_m_of_its_columns():
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
-@pytest.mark.parametrize("level", ["layout", "lowered"])
-def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
-    """e4m3, m64n16k32: the scales (stride-0 views) and the bias along the rows of C^T."""
-    m, n, k = 3, 208, 272
-    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
-                            swap_ab=True, epilogue=Epilogue(scale=True, bias=True))
+@pytest.mark.parametrize(("level", "bk", "blocks", "k"), [("layout", 128, 0, 272), ("lowered", 128, 0, 272),
+                                                         ("lowered", 256, 2, 1040)])
+def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
+    """e4m3, m64n16k32: the scales (stride-0 views) and the bias along the rows of C^T;
+    K steps of 128 or of 256 (`swap_config`'s 256-byte rows: two 128-byte-swizzled boxes
+    a load; K = 1040 ragged), one block a tile or persistent over 2 blocks."""
+    m, n = 3, 208
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=bk, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            swap_ab=True, persistent=blocks, epilogue=Epilogue(scale=True, bias=True))
     if level == "lowered":
         run_pipeline(module, "default")
     rng = np.random.default_rng(3)
@@ -128,7 +131,7 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
     (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
     (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
     (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
-    (1, 1024, 16384, True, "f8:64x16x128:8:swapAB:p1:splitK4"),  # FP8 splits the swap too
+    (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
     (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round
     (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
@@ -141,12 +144,13 @@ def test_no_swap_for_row_major_b():
 
 
 def test_swap_config_rings():
-    """K steps of 128 elements, as many stages as fit 227 KiB up to 8 (a power of two),
+    """K steps of 256 bytes, as many stages as fit 227 KiB up to 8 (a power of two),
     one persistent block a multiprocessor."""
     got = {m: (c.bn, c.bk, c.stages, c.per_sm, c.smem_bytes()) for m in (1, 32, 33, 128) for c in [swap_config(m)]}
     assert got == {1: (16, 128, 8, 1, 8 * 20 * 1024 + 8 * 1024), 32: (32, 128, 8, 1, 8 * 24 * 1024 + 8 * 1024),
                    33: (64, 128, 4, 1, 4 * 32 * 1024 + 4 * 1024), 128: (128, 128, 4, 1, 4 * 48 * 1024 + 4 * 1024)}
-    assert swap_config(5, fp8=True).bk == 128 and swap_config(5, fp8=True).stages == 8
+    assert swap_config(5, fp8=True).bk == 256 and swap_config(5, fp8=True).stages == 8
+    assert swap_config(5, fp8=True, block_scales=True).bk == 128  # one K block of the scales a step
     assert swap_config(1).kwargs(132)["persistent"] == 132
 
 
@@ -164,7 +168,7 @@ def test_decode_cost():
     assert decode_cost(split, 1, 1024, 8192, 132) == max(
         -(-64 * (64 * 2048 * 2 + partial) // 132), int(((64 + 16) * 2048 * 2 + partial) / SM_STREAMS)
     ) + SPLIT_K_LAUNCH_BYTES
-    assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 128
+    assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 256
 
 
 def test_swap_refusals():
