@@ -191,6 +191,7 @@ def test_every_configuration_runs(index, monkeypatch):
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (1, 6144, 4096, "64x16x64:8:swapAB:splitK4:p1"),   # 384 units over 132 blocks
+    (16, 28672, 4096, "64x16x128:8:swapAB:p1"),        # the rule's: 448 units over 132 blocks
     (13, 1000, 1000, "64x16x64:8:swapAB:splitK3:p2"),  # 16 tiles x 3, the last tile 40 rows, K ragged
     (5, 4104, 4096, "64x16x128:4:swapAB:p2"),          # 65 tiles: fewer than the blocks; K steps of 128
     (100, 4096, 14336, "64x128x64:8:swapAB:splitK2:p1"),
