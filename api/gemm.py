@@ -22,10 +22,11 @@ relative to the best one, benchmarks/NOTES.md); the configuration with the least
 ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
 takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
 memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
-regime): the configuration of least `decode_cost`, the bytes the busiest
-multiprocessor streams, among the swap A/B (`swap_config`: C^T = B^T A^T, N on the
-wgmma's rows, M its columns; B K-major, M <= 64) unsplit or split, the split-K tile of
-M's rows (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
+regime): the configuration of least `decode_cost` (DRAM's bound on the weight against
+the busiest multiprocessor's fill of its shared memory), among the swap A/B
+(`swap_config`: C^T = B^T A^T, N on the wgmma's rows, M its columns, deep rings,
+persistent; B K-major) unsplit or split, otherwise the split-K tile of M's rows
+(`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
 tile's K steps among S units of work, each storing its f32 partial product into a
 workspace; a second launch sums the S partials in order (deterministic) and applies
 the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
@@ -83,14 +84,20 @@ class GemmConfig:
     overlap: bool = False
     """The last column chunk's epilogue under the next tile's first K steps
     (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    per_sm: int = 0
+    """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
+    P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
+    the ring running on across them. The other configurations are always persistent, one block a
+    multiprocessor."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
-        one block a tile, not persistent)."""
+        over `sms * per_sm`, or one block a unit where `per_sm` is 0)."""
         if self.swap_ab:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
-                    **({"split_k": self.split_k} if self.split_k > 1 else {})}
+                    **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
@@ -216,41 +223,78 @@ SWAP_AB_COLUMNS = (16, 32, 64, 128)
 """The wgmma N of the swapped kernels: the least of these that holds M (one kernel per
 bucket: M 1-16, 17-32, 33-64, 65-128)."""
 
+SWAP_AB_MAX_STAGES = 8
+"""The most stages of a swapped configuration's ring (its K loop is unrolled by them)."""
+
 SPLIT_K_LAUNCH_BYTES = 65536
 """What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
-streams: about 2 us at its share of an H200's 4.8 TB/s (an estimate)."""
+streams at its share of DRAM's bandwidth: about 2 us on an H200 (one split 2 ways
+against the unsplit kernel of the same ring: Llama's O at M = 1, 12.2 us against 11.2)."""
+
+SM_STREAMS = 2.75
+"""How many times its share of DRAM's bandwidth one multiprocessor fills its shared
+memory at, with a deep ring (`decode_cost`): H200, swapped units of 64 rows of N
+with 160-200 KiB of the ring in flight (benchmarks/NOTES.md): Llama's down at M = 16
+unsplit, 64 units on 64 of the 132 multiprocessors, 0.98 of a cudaMemcpy of its
+bytes (75 GB/s a multiprocessor of the weight and A^T); at M = 128, 75-80 GB/s of
+the weight and A^T (twice as many bytes of A^T as of the weight), against a share of
+3.65 TB/s / 132 = 27.6 GB/s."""
 
 
-def swap_config(m: int, fp8: bool = False, block_scales: bool = False) -> GemmConfig:
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
-    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, 8 stages of 128
-    bytes of K (one K block of FP8's block scales)."""
+    64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
+    256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
+    block of the scales a step), as many stages as fit `tgt`'s shared memory
+    (default sm_90a's) up to `SWAP_AB_MAX_STAGES`, a power of two (K's steps are then
+    a whole number of rounds of the ring wherever K is a multiple of 1024), persistent
+    over one block a multiprocessor (`per_sm`, named `:p1`): deep rings, which take
+    the multiprocessor's shared memory (16-bit at M <= 16: 8 stages of 20 KiB).
+    H200, Llama's projections at M = 1 and 16: 0.88-0.98 of a cudaMemcpy of the
+    weight's bytes unsplit, against 0.71-0.96 with 8 stages of 64 elements split
+    (benchmarks/NOTES.md)."""
+    tgt = tgt or target("sm_90a")
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
-    bk = 128 if fp8 or block_scales else 64
+    eb = 1 if fp8 or block_scales else 2
+    bk = 128 if block_scales else 256 // eb
+    stages = SWAP_AB_MAX_STAGES
+    while stages > 2 and stages * (64 + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
+        stages //= 2
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
-    return GemmConfig(f"{prefix}64x{bn}x{bk}:8:swapAB", 64, bn, bk, 8, efficiency=0.0, group=1,
-                      operand_bytes=1 if fp8 or block_scales else 2, block_scales=block_scales, swap_ab=True)
+    return GemmConfig(f"{prefix}64x{bn}x{bk}:{stages}:swapAB:p1", 64, bn, bk, stages, efficiency=0.0, group=1,
+                      operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
+
+
+def units(c: GemmConfig, m: int, n: int) -> int:
+    """The units of work of `c` for an M x N output: its tiles (swapped: N's rows; M's
+    columns are one tile at decode sizes) times `c.split_k`."""
+    tiles = -(-n // c.bm) if c.swap_ab else -(-m // c.bm) * -(-n // c.bn)
+    return tiles * c.split_k
 
 
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
-    """The decode rule's cost of configuration `c` for M x N x K (memory-bound: the
-    bytes the busiest multiprocessor streams): the units of work (tiles times
-    `c.split_k`) over the multiprocessors, ceil(units / sms) rounds, each the bytes of
-    B a unit loads (`bm` rows of N swapped, else `bn` columns, over the K of its
-    `unit_steps`; A's M x K is read from DRAM once and by every unit from L2, so it
-    does not count); split units also write and read back their f32 partial, a tile of
-    `m_bucket(M)` rows (columns swapped) at most, and pay `SPLIT_K_LAUNCH_BYTES` once
-    for the reduction's launch."""
+    """The decode rule's cost of configuration `c` for M x N x K (memory-bound), in
+    bytes a multiprocessor streams at its share of DRAM's bandwidth: the larger of
+
+    - the bytes every multiprocessor takes from DRAM with the units' bytes spread
+      evenly (the weight once: a unit's `bm` rows of N swapped, else `bn` columns of
+      B, over the K of its `unit_steps`), and
+    - the bytes the busiest multiprocessor fills its shared memory with
+      (ceil(units / sms) units, each its bytes of the weight and of the small
+      operand: M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same
+      K, which every unit reads again from L2), over `SM_STREAMS`;
+
+    split units also write and read back their f32 partial (a tile of M's bucket's
+    rows, columns swapped, at most), in both, and pay `SPLIT_K_LAUNCH_BYTES` once for
+    the reduction's launch."""
     span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
-    if c.swap_ab:
-        units, per, partial = -(-n // c.bm), c.bm * span, c.bm * c.bn
-    else:
-        units, per = -(-m // c.bm) * -(-n // c.bn), c.bn * span
-        partial = min(c.bm, m_bucket(m)) * c.bn if m <= DECODE_MAX_M else c.bm * c.bn
-    units *= c.split_k
-    if c.split_k > 1:
-        per += 2 * partial * 4
-    return -(-units // sms) * per + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
+    mb = m_bucket(m) if m <= DECODE_MAX_M else m
+    weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    partial = 2 * small * weight * 4 if c.split_k > 1 else 0
+    count = units(c, m, n)
+    spread = -(-count * (weight * span + partial) // sms)
+    busiest = -(-count // sms) * ((weight + small) * span + partial)
+    return max(spread, int(busiest / SM_STREAMS)) + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
 
 
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
@@ -262,24 +306,26 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     The wave rule (the module docstring) from `CONFIGS` (`FP8_CONFIGS` for 8-bit
     operands, `FP8_BLOCK_CONFIGS` for block-scaled ones). Decode sizes (M <=
     `DECODE_MAX_M`, K given; the memory-bound regime): the configuration of least
-    `decode_cost`, the bytes the busiest multiprocessor streams (ties to the taller
-    tile, the more consumer warpgroups a unit, then to the earlier), among, in this order:
+    `decode_cost` (the slower of DRAM delivering the weight and the busiest
+    multiprocessor filling its shared memory; ties to the earlier), among, in this order:
 
     - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`
       (`SWAP_AB_MAX_M_8BIT` for 8-bit operands):
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
-      the wgmma's 64 rows, M its N), unsplit, then split S = 2, 3, ... ways (`splits`;
-      16-bit and per-tensor FP8 operands);
-    - with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`: 64 x 128
-      for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
+      the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
+      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands);
+    - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
+      64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
 
-    So the output's tiles are split along K where they leave multiprocessors idle and
-    K is long enough to pay for the partials and the reduction's launch: Llama's QKV
-    (N = 6144, K = 4096) at M = 1 on 132 SMs takes the swap split 4 ways (384 units),
-    8192^2 at M = 1 the swap alone (128 tiles, one round), QKV at M = 128 the swap of
-    128 columns (96 units), gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, the
-    swap's bytes in half its units), 4096^3 the wave rule. The
+    So K is split only where the units of work are too few to keep DRAM busy (fewer
+    than about 1 / `SM_STREAMS` of the multiprocessors' worth of bytes each) and K is
+    long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
+    6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
+    the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
+    (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
+    gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, one round), 4096^3 the
+    wave rule. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
@@ -300,15 +346,13 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
     if b_kmajor and m <= (SWAP_AB_MAX_M_8BIT if fp8 or block_scales else SWAP_AB_MAX_M):
-        swap = swap_config(m, fp8, block_scales)
+        swap = swap_config(m, fp8, block_scales, tgt)
         candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
-    if not fp8:
+    elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    # at equal bytes, the tile of more consumer warpgroups (rows of 64) has the more
-    # tensor-core time a unit: Llama's gate_up at M = 128, 128 x 256 66.5 us, the swap 75.8
-    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms), -c.bm))
+    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))  # ties to the earlier
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:

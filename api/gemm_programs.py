@@ -505,8 +505,8 @@ def gemm_hopper_ws(
     and applies the epilogue once (the same bits on every run). Needs `persistent`
     (the units walked over the blocks) or `swap_ab` (one block a unit, the grid's
     third axis the split; C^T's partial stored through a view of the workspace with
-    strides (1, N, M N), so the reduction reads M x N), no chunks, no pingpong, no TMA
-    epilogue.
+    strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
+    no pingpong, no TMA epilogue.
 
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
@@ -536,7 +536,13 @@ def gemm_hopper_ws(
     layout (no TMA store), the bias and scales run along its rows. The arguments are
     the same as without it; with `block_scales` A's scales run along its columns and
     B's along its rows (`bm` dividing 128). Needs `m` None, `b_kmajor`, no
-    persistence, grouping, pingpong, chunks or TMA epilogue (split-K: above).
+    grouping, pingpong, chunks or TMA epilogue (split-K: above). Without `persistent`
+    one block takes one unit of work (a tile, or with `split_k` one split of a tile:
+    the grid's third axis); with it (`persistent` = P) min(P, units) blocks walk the
+    units as the persistent tiles do (unit u: split u % S of tile u / S, tiles in
+    row-major order of C^T's block rows and M's block columns), the ring running on
+    across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
+    first fill) is paid once per block, not once per unit.
     """
     from tilec.compiler.kernel_builder import Value
 
@@ -552,10 +558,9 @@ def gemm_hopper_ws(
                          "or chunks")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
-    if swap_ab and (m is not None or not b_kmajor or persistent or group > 1 or pingpong or chunk
-                    or tma_epilogue):
-        raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without persistent, "
-                         "group, pingpong, chunk or tma_epilogue")
+    if swap_ab and (m is not None or not b_kmajor or group > 1 or pingpong or chunk or tma_epilogue):
+        raise ValueError("gemm_hopper_ws: swap_ab needs a run-time M (m None) and B K-major, without group, "
+                         "pingpong, chunk or tma_epilogue")
     if block_scales and (dtype not in FP8_DTYPES or bk != SCALE_BLOCK or SCALE_BLOCK % (bm if swap_ab else bc)
                          or pingpong
                          or split_k > 1 or epilogue.scale):

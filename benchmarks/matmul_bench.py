@@ -7,6 +7,7 @@ in {1, 16, 128, 2048, 8192}, and the epilogue bias + SiLU
 
     python benchmarks/matmul_bench.py [--quick | --decode | --fp8] [--no-triton] [--json OUT] [--md OUT]
     python benchmarks/matmul_bench.py --shapes 3000x5000x7000,4000 [--configs NAME,...] [--epilogue]
+    python benchmarks/matmul_bench.py --decode --configs NAME,... [--tokens 1,16] [--shapes qkv,o] [--budget S]
 
 `--decode`: the decode sizes only (the projections at M in {1, 8, 16, 64, 128}, no
 4000^3 rows, epilogue or FP8 rows; about a minute), and each row whose configuration
@@ -26,6 +27,20 @@ launch); "kernels" is the kernels that shape's first call compiled, then in brac
 all compiled so far (the count after 3000x5000x7000 was read as two kernels for that
 shape: it compiles one, 4000^3's is the other): a new M of a cached (N, K,
 configuration) compiles nothing. Runs in about two minutes on an H200.
+
+`--decode --configs NAME,...`: the decode rows timed as a model's decode step runs
+them instead, each row beside the named configurations forced in place of the rule's
+(`parse_config`: `64x16x64:8:swapAB:splitK4:p1`, a name of `CONFIGS`, ...; `+p1`: the
+rule's swapped configuration persistent, `variant`): a CUDA graph
+of 20 calls over 4 copies of the weight in turn (so that the weight comes from DRAM,
+not from L2 as a repeated call of a 32 MB weight would), the kernels' time per call,
+beside `torch.matmul`'s in the same graph form and cudaMemcpy of the weight's bytes
+(a device-to-device copy of N K / 2 bf16: N K bytes read and N K written, the
+weight's 2 N K bytes in all; 4 buffers in turn, in a graph): "of memcpy" is the
+copy's time over the GEMM's, the issue-39 goal 0.9.
+`--tokens 1,16,128` and `--shapes qkv,o` choose the rows, `--budget S` stops starting
+rows and configurations after S seconds. Every configuration's result is checked as
+above (the output poisoned first).
 
 `--fp8`: the FP8 rows only (below; well under two minutes).
 
@@ -188,21 +203,6 @@ def fp8_rows(sms: int) -> list[dict]:
     return out
 
 
-def named_config(gemm, name: str):
-    """The configuration `name`: one of `gemm.CONFIGS` by name; with a `:ov` suffix the
-    same with `overlap` (`gemm_hopper_ws(overlap_epilogue=True)`), with `:nov` without."""
-    import dataclasses
-
-    base, _, suffix = name.rpartition(":")
-    if suffix not in ("ov", "nov"):
-        base, suffix = name, ""
-    config = next((c for c in gemm.CONFIGS if c.name == base), None)
-    if config is None:
-        raise SystemExit(f"--configs: {name!r} is none of {', '.join(c.name for c in gemm.CONFIGS)} "
-                         "(or with :ov, :nov)")
-    return dataclasses.replace(config, name=name, overlap=suffix == "ov") if suffix else config
-
-
 class forced:  # noqa: N801 - used as `with forced(gemm, config):`
     """`gemm.choose_config` returns `config` (None: the rule's) while inside; the cached
     calls forgotten on the way in and out (as `unsplit`)."""
@@ -245,7 +245,7 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue: bool
         flops = 2.0 * m * n * k
         rule = gemm.choose_config(m, n, sms, k=k).name
         kw = {"bias": bias, "activation": "silu"} if epilogue else {}
-        variants = [(f"rule ({rule})", None)] + [(name, named_config(gemm, name)) for name in names]
+        variants = [(f"rule ({rule})", None)] + [(name, parse_config(name)) for name in names]
         shape_rows = {}
         for label, config in variants:
             with forced(gemm, config):
@@ -364,6 +364,194 @@ def host_us(fn, reps: int = 20) -> float:
     return sorted(times)[reps // 2]
 
 
+def parse_config(name: str):
+    """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
+    `FP8_CONFIGS`, `SPLIT_K_TILES`), or `[f8:]BMxBNxBK:STAGES` then any of `swapAB`,
+    `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
+    `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
+    epilogue, `gemm_hopper_ws(overlap_epilogue=True)`; also after a name of `CONFIGS`:
+    `128x256x64:4:c128:ov`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
+    wins), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
+    import dataclasses
+    import re
+
+    from tilec import gemm
+
+    for c in gemm.CONFIGS + gemm.FP8_CONFIGS + gemm.SPLIT_K_TILES:
+        if c.name == name:
+            return c
+        if name.startswith(c.name + ":") and set(name[len(c.name) + 1:].split(":")) <= {"ov", "nov"}:
+            return dataclasses.replace(c, name=name, overlap=name.endswith(":ov"))
+    fp8 = name.startswith("f8:")
+    head, stages, *flags = name.removeprefix("f8:").split(":")
+    bm, bn, bk = (int(x) for x in head.split("x"))
+    kw = {"split_k": 1}
+    for f in flags:
+        if f == "swapAB":
+            kw["swap_ab"] = True
+        elif f == "pp":
+            kw["pingpong"] = True
+        elif f in ("ov", "nov"):
+            kw["overlap"] = f == "ov"
+        elif m := re.fullmatch(r"splitK(\d+)", f):
+            kw["split_k"] = int(m.group(1))
+        elif m := re.fullmatch(r"p(\d+)", f):
+            kw["per_sm"] = int(m.group(1))
+        elif m := re.fullmatch(r"c(\d+)", f):
+            kw["chunk"] = int(m.group(1))
+        elif m := re.fullmatch(r"k(\d+)", f):
+            bk = int(m.group(1))
+        elif m := re.fullmatch(r"s(\d+)", f):
+            stages = m.group(1)
+        else:
+            raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
+                             "s<STAGES>, pp, ov or nov")
+    group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
+    return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
+                           operand_bytes=1 if fp8 else 2, **kw)
+
+
+GRAPH_CALLS = 20
+"""Calls in one CUDA graph of `graph_us`."""
+
+ROTATE = 4
+"""Copies of a weight (and memcpy buffers) a graph takes in turn: more bytes than L2 holds."""
+
+
+def graph_us(fns) -> float | None:
+    """Microseconds a call, from a CUDA graph of `GRAPH_CALLS` calls of `fns` in turn
+    (median of 10 replays after 2); None where the capture fails (said)."""
+    import torch
+
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for fn in fns:
+                fn()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for i in range(GRAPH_CALLS):
+                fns[i % len(fns)]()
+        g.replay()
+        torch.cuda.synchronize()
+        return 1000 * median_ms(g.replay, reps=10, warmup=2) / GRAPH_CALLS
+    except Exception as e:  # noqa: BLE001 - report and go on
+        print(f"graph capture failed: {type(e).__name__}: {str(e)[:200]}")
+        return None
+
+
+def variant(name: str, rule):
+    """The configuration `--configs`' `name` says for a row whose rule takes `rule`:
+    `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
+    the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
+    twice instead); False where `rule` is not swapped, or where P blocks of the result
+    would not fit a multiprocessor's shared memory together."""
+    if not name.startswith("+"):
+        return parse_config(name)
+    if not rule.swap_ab:
+        return False
+    cfg = parse_config(f"{rule.name}:{name[1:]}")
+    from tilec.support.target import target
+
+    return False if target("sm_90a").resident_blocks(cfg.smem_bytes()) < cfg.per_sm else cfg
+
+
+def variant_rows(args, sms: int) -> list[dict]:
+    """`--decode --configs`: per row the rule's configuration and each named one, timed
+    in CUDA graphs beside cuBLAS and cudaMemcpy of the weight's bytes (module docstring)."""
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    names = [x for x in args.configs.split(",") if x]
+    tokens = [int(x) for x in args.tokens.split(",")] if args.tokens else list(DECODE_TOKENS)
+    shapes = args.shapes.split(",") if args.shapes else list(LLAMA)
+    started, rows = time.time(), []
+    for name in shapes:
+        n, k = LLAMA[name]
+        g = torch.Generator(device="cuda").manual_seed(n + k)
+        ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
+        src = [torch.empty(n * k // 2, device="cuda", dtype=torch.bfloat16) for _ in range(ROTATE)]
+        dst = [torch.empty_like(x) for x in src]
+        memcpy = graph_us([lambda i=i: dst[i].copy_(src[i]) for i in range(ROTATE)])
+        for m in tokens:
+            if time.time() - started > args.budget:
+                print(f"budget: {name} M={m} not run")
+                continue
+            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            ct = torch.empty_like(c)
+            rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
+            row = {"case": f"{name} M={m}", "m": m, "n": n, "k": k, "memcpy_us": memcpy,
+                   "cublas_us": graph_us([lambda w=w: torch.matmul(a, w.t(), out=ct) for w in ws]),  # noqa: B023
+                   "cublas_call_us": 1000 * median_ms(lambda: torch.matmul(a, ws[0].t(), out=ct)),  # noqa: B023
+                   "configs": {}}
+            for cfg in [None, *(variant(x, rule) for x in names)]:
+                if cfg is False:
+                    continue
+                label = rule.name if cfg is None else cfg.name
+                if label in row["configs"] or (cfg is not None and time.time() - started > args.budget):
+                    continue
+                try:
+                    with forced(gemm, cfg):
+                        c.fill_(float("nan"))
+                        t0 = time.time()
+                        tilec.matmul(a, ws[0].t(), out=c)
+                        torch.cuda.synchronize()
+                        first = time.time() - t0
+                        ok = within_bound(c, a, ws[0].t())
+                        us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
+                        call = 1000 * median_ms(lambda: tilec.matmul(a, ws[0].t(), out=c))  # noqa: B023
+                except Exception as e:  # noqa: BLE001 - report the configuration and go on
+                    row["configs"][label] = {"error": f"{type(e).__name__}: {str(e)[:160]}"}
+                    print(f"{row['case']} {label}: {row['configs'][label]['error']}", flush=True)
+                    continue
+                row["configs"][label] = {"graph_us": us, "call_us": call, "ok": ok, "first_s": first,
+                                         "rule": cfg is None}
+                print(variant_line(row, label), flush=True)
+            rows.append(row)
+    return rows
+
+
+def variant_line(row: dict, label: str) -> str:
+    """One configuration of a `--configs` row as a line (printed as it is measured)."""
+    v, mc, cb = row["configs"][label], row["memcpy_us"], row["cublas_us"]
+    if not v.get("graph_us"):
+        return f"{row['case']} {label}: no graph time; per call {v['call_us']:.1f} us, {'ok' if v['ok'] else 'FAIL'}"
+    us = v["graph_us"]
+    return (f"{row['case']} {label}{'*' if v['rule'] else ''}: {us:.1f} us ({(mc or 0) / us:.2f} of memcpy "
+            f"{mc or 0:.1f} us, {(cb or 0) / us:.2f} of cuBLAS {cb or 0:.1f} us, per call "
+            f"{row['cublas_call_us']:.1f}), per call {v['call_us']:.1f} us, "
+            f"{'ok' if v['ok'] else 'FAIL'}")
+
+
+def variant_markdown(rows: list[dict], title: str) -> str:
+    """`--decode --configs`' table: per row and configuration the graph time, its
+    ratio to cudaMemcpy of the weight's bytes and to cuBLAS (graphs both)."""
+    lines = [title, "", "us a call in CUDA graphs (the weights in turn, from DRAM); of memcpy: the time of a "
+             "copy of the weight's bytes over the GEMM's; * the rule's", "",
+             "| case | memcpy us | cuBLAS us (of memcpy) | config | us | of memcpy | of cuBLAS | per call us | check |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        mc, cb = r["memcpy_us"], r["cublas_us"]
+        head = f"| {r['case']} | {mc:.1f} | {cb:.1f} ({mc / cb:.2f})" if mc and cb else f"| {r['case']} | - | -"
+        for label, v in r["configs"].items():
+            if "error" in v:
+                lines.append(f"{head} | {label} | error: {v['error']} | | | | |")
+            else:
+                us, check = v["graph_us"], "ok" if v["ok"] else "FAIL"
+                mark = "*" if v["rule"] else ""
+                cells = (f"{us:.1f} | {(mc or 0) / us:.2f} | {(cb or 0) / us:.2f}" if us else "- | - | -")
+                lines.append(f"{head} | {label}{mark} | {cells} | {v['call_us']:.1f} | {check} |")
+            head = "| | |"
+    return "\n".join(lines)
+
+
 class unsplit:  # noqa: N801 - used as `with unsplit(gemm):`
     """The rule without splits (`gemm.MAX_SPLIT_K` = 1) while inside; the cached calls
     (prepared with the rule outside) forgotten on the way in and out."""
@@ -466,9 +654,14 @@ def main(argv=None) -> int:
     ap.add_argument("--decode", action="store_true", help="the decode sizes only, beside the rule without splits")
     ap.add_argument("--fp8", action="store_true", help="the FP8 rows only (per-tensor and block-scaled)")
     ap.add_argument("--no-triton", action="store_true")
-    ap.add_argument("--shapes", help="MxNxK,...: compare configurations at these shapes only (module docstring)")
+    ap.add_argument("--shapes", help="MxNxK,...: compare configurations at these shapes only; with --decode: the "
+                                     f"projections of the rows (default {','.join(LLAMA)}) (module docstring)")
     ap.add_argument("--configs", default="",
-                    help="with --shapes: CONFIGS names (':ov' / ':nov': with / without overlap) to time too")
+                    help="configurations to time beside the rule's (parse_config's names, comma-separated; "
+                         "with --decode also +FLAGS on the rule's swap), with --shapes or --decode")
+    ap.add_argument("--tokens", help="with --decode --configs: M of the rows (default 1,8,16,64,128)")
+    ap.add_argument("--budget", type=float, default=1e9,
+                    help="with --decode --configs: seconds after which no row or configuration starts")
     ap.add_argument("--epilogue", action="store_true", help="with --shapes: bias + SiLU against plain instead")
     ap.add_argument("--repeat", type=int, default=1,
                     help="with --shapes: rounds of timing, the configurations taking turns (medians reported)")
@@ -477,7 +670,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     dev = torch.cuda.get_device_name()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    if args.shapes:
+    if args.shapes and not args.decode:
         started = time.time()
         rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
                        args.epilogue, sms, args.repeat)
@@ -507,6 +700,18 @@ def main(argv=None) -> int:
                 f.write(table + "\n")
         print(table)
         return 0 if all(r["tilec_ok"] for r in fp8) else 1
+    if args.decode and args.configs:
+        started = time.time()
+        rows = variant_rows(args, sms)
+        table = variant_markdown(rows, f"tilec.matmul decode sizes, configurations side by side, bf16, {dev} "
+                                       f"({sms} SMs); {time.time() - started:.0f} s")
+        if args.json:
+            from run_info import run_info  # benchmarks/ (this script's folder)
+
+            with open(args.json, "w") as f:
+                json.dump({**run_info(dev), "variants": rows}, f, indent=1)
+        print(table)
+        return 0 if all(v.get("ok", False) for r in rows for v in r["configs"].values()) else 1
     tri = None
     if not args.no_triton:
         try:

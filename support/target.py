@@ -63,6 +63,15 @@ class Target:
     flight to; 0: unknown."""
     threads_per_sm: int = 2048
     """The most threads resident on one multiprocessor (sm_80, sm_90: 2048)."""
+    smem_per_sm: int = 0
+    """Bytes of shared memory of one multiprocessor, which its resident blocks share,
+    each taking `SMEM_RESERVED_PER_BLOCK` of it besides its own (sm_80: 164 KiB, sm_86
+    and sm_89: 100 KiB, sm_90: 228 KiB); 0: unknown."""
+
+    def resident_blocks(self, smem: int) -> int:
+        """How many blocks of `smem` bytes of shared memory fit one multiprocessor
+        together (by shared memory alone; 0 where `smem_per_sm` is unknown)."""
+        return self.smem_per_sm // (smem + SMEM_RESERVED_PER_BLOCK)
 
     @property
     def sm(self) -> int:
@@ -77,15 +86,19 @@ class Target:
         return () if self.fmad else ("--fmad=false",)
 
 
+SMEM_RESERVED_PER_BLOCK = KIB
+"""Shared memory the hardware reserves for each resident block (sm_80 and newer)."""
+
 _AMPERE = frozenset({"cp.async", "ldmatrix"})
 _HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
 TARGETS = {
-    "sm_80": Target("sm_80", 163 * KIB, _AMPERE, l2_bytes=40 * KIB * KIB),
-    "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536),
-    "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536),
-    "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132, l2_bytes=50 * KIB * KIB),
+    "sm_80": Target("sm_80", 163 * KIB, _AMPERE, l2_bytes=40 * KIB * KIB, smem_per_sm=164 * KIB),
+    "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
+    "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
+    "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132, l2_bytes=50 * KIB * KIB,
+                    smem_per_sm=228 * KIB),
     "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132,
-                     l2_bytes=50 * KIB * KIB),
+                     l2_bytes=50 * KIB * KIB, smem_per_sm=228 * KIB),
 }
 """The architectures tilec knows (sm_80 and newer: cp.async is the floor)."""
 

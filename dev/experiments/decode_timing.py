@@ -12,7 +12,6 @@ beside the rule's pick, to see whether the 128 x 128 split-K tile is the limit.
 An experiment: nothing of the product changes. One RESULT line per row, then a table."""
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -104,7 +103,7 @@ def main() -> int:
             rule = gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
             cfgs = [None]
             if m == 128:
-                swap = dataclasses.replace(gemm.swap_config(64), bn=128, name="64x128x64:8:swapAB")
+                swap = gemm.swap_config(128)
                 cfgs += [swap] + gemm.splits(swap, k, 3)
             cub = lambda: torch.matmul(x, w.t(), out=ct)  # noqa: E731,B023
             tc = (median_ms(cub), queued_ms(cub), graph_ms(cub))

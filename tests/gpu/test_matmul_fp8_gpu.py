@@ -90,7 +90,7 @@ def test_fp8_swap_ab_decode(shape):
     assert ok.all(), f"{(~ok).sum()} of {ok.size} outside the bound, first at {np.argwhere(~ok)[0]}"
 
 
-@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 14336)])
+@pytest.mark.parametrize("shape", [(1, 2048, 8192), (5, 1024, 8192)])
 def test_fp8_swap_ab_split_k_decode(shape):
     """FP8 decode sizes where the rule splits the swap along K: the reduction multiplies
     the summed f32 partials by the scales, then adds the bias; two runs give the same bits."""

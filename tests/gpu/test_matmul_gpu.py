@@ -73,7 +73,7 @@ def test_linear_weight(shape):
     _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
 
 
-@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 6144, 4096), (64, 4096, 14336), (3, 1000, 1000),
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 2048, 8192), (64, 4096, 14336), (3, 1000, 1000),
                                    (100, 4096, 4096)])
 def test_split_k_decode(shape):
     """M <= 128 where the tiles leave most multiprocessors idle: split-K, its partials
@@ -106,18 +106,18 @@ def test_swap_ab_decode(shape):
 @pytest.mark.parametrize(("m", "kmajor"), [(1, True), (8, True), (16, True), (1, False), (16, False),
                                          (128, True), (128, False), (100, True)])
 def test_split_k_decode_shapes(m, kmajor):
-    """Llama's QKV projection (N = 6144, K = 4096) at decode sizes: with a Linear weight
-    the swap (split 4 ways to M = 16, whole at M 65-128), with B row-major the split
-    tiles (64 x 128, 128 x 128 at M 65-128), the widest epilogue applied once after the
+    """2048 x 8192 (32 units of 64 rows of N) at decode sizes: with a Linear weight the
+    swap (split 2 ways to M = 16, 4 ways at M 65-128), with B row-major the split tiles
+    (64 x 128, 128 x 128 at M 65-128), the widest epilogue applied once after the
     reduction, against float64; two runs give the same bits (the partials are summed in
     order)."""
     torch = _torch()
     from tilec import gemm
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    n, k = 6144, 4096
+    n, k = 2048, 8192
     config = gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor)
-    assert config.swap_ab == kmajor and (config.split_k > 1 or m > 64)
+    assert config.swap_ab == kmajor and config.split_k > 1
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=kmajor, seed=m)
     g = torch.Generator(device="cuda").manual_seed(m)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -134,7 +134,7 @@ def test_split_k_one_kernel_per_bucket():
     torch = _torch()
     from tilec import gemm
 
-    n, k = 6144, 4096
+    n, k = 2048, 8192
     _check(torch, 1, n, k, b_kmajor=True, bias=True, seed=0)
     before = dict(gemm._kernels)
     for i, m in enumerate((5, 16)):
@@ -187,6 +187,31 @@ def test_every_configuration_runs(index, monkeypatch):
     monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
     monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (1, 6144, 4096, "64x16x64:8:swapAB:splitK4:p1"),   # 384 units over 132 blocks
+    (16, 28672, 4096, "64x16x128:8:swapAB:p1"),        # the rule's: 448 units over 132 blocks
+    (13, 1000, 1000, "64x16x64:8:swapAB:splitK3:p2"),  # 16 tiles x 3, the last tile 40 rows, K ragged
+    (5, 4104, 4096, "64x16x128:4:swapAB:p2"),          # 65 tiles: fewer than the blocks; K steps of 128
+    (100, 4096, 14336, "64x128x64:8:swapAB:splitK2:p1"),
+])
+def test_persistent_swapped_configurations(m, n, k, name, monkeypatch):
+    """The swapped kernel persistent over one or two blocks a multiprocessor (split or
+    not, K steps of 64 or 128), forced, with the widest epilogue."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    flags = name.split(":")
+    bm, bn, bk = (int(x) for x in flags[0].split("x"))
+    split = next((int(f[6:]) for f in flags if f.startswith("splitK")), 1)
+    config = replace(gemm.swap_config(m), name=name, bn=bn, bk=bk, stages=int(flags[1]), split_k=split,
+                     per_sm=int(flags[-1][1:]))
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
 def test_cupy_f16():

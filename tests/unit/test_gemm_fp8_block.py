@@ -84,6 +84,10 @@ SWAPPED = {
     "swapped-m1": ((1, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E4M3FN", Epilogue(), True),
     "swapped-m13-bias-silu-e5m2": ((13, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True}, "f8E5M2",
                                    Epilogue(bias=True, activation="silu"), True),
+    # persistent as `swap_config` makes it: 2 blocks over the 4 tiles of 64 rows (N = 208),
+    # each block's second tile starting its partials and carried scales afresh
+    "swapped-persistent-m5": ((5, 208, 336), {"bm": 64, "bn": 16, "swap_ab": True, "persistent": 2}, "f8E4M3FN",
+                              Epilogue(bias=True), True),
 }
 
 
@@ -120,7 +124,7 @@ def test_block_scaled_configurations_rule():
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
     # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
     swap = choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True)
-    assert swap.name == "f8b:64x16x128:8:swapAB" and swap.kwargs(132)["block_scales"]
+    assert swap.name == "f8b:64x16x128:8:swapAB:p1" and swap.kwargs(132)["block_scales"]
     assert choose_config(65, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[1]
 
 

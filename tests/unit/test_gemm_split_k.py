@@ -18,7 +18,7 @@ from helpers.nvrtc import compile_sm90_or_skip
 from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
-from tilec.gemm import (CONFIGS, SPLIT_K_LAUNCH_BYTES, SPLIT_K_TILES, MatmulKey, choose_config, decode_cost,
+from tilec.gemm import (SM_STREAMS, SPLIT_K_LAUNCH_BYTES, SPLIT_K_TILES, MatmulKey, choose_config, decode_cost,
                         m_bucket, matmul_program, splits, swap_config, unit_steps)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import run
@@ -102,32 +102,33 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
 
 # the decode rule on 132 SMs (B K-major: a Linear weight, as the model's projections)
 @pytest.mark.parametrize(("m", "n", "k", "kmajor", "expected"), [
-    (1, 6144, 4096, True, "64x16x64:8:swapAB:splitK4"),     # 96 tiles: 384 units, 3 rounds of a quarter of K
-    (8, 6144, 4096, True, "64x16x64:8:swapAB:splitK4"),
-    (16, 6144, 4096, True, "64x16x64:8:swapAB:splitK4"),
-    (1, 28672, 4096, True, "64x16x64:8:swapAB:splitK2"),    # 448 tiles in 4 rounds, 896 halves in 7
-    (1, 4096, 4096, True, "64x16x64:8:swapAB:splitK2"),     # 64 tiles: 128 units in one round
-    (1, 8192, 8192, True, "64x16x64:8:swapAB"),             # 128 tiles fill the SMs: no split
-    (1, 6144, 4096, False, "64x128x64:4:splitK8"),          # B row-major: 48 tiles of 64 x 128
-    (16, 6144, 4096, False, "64x128x64:4:splitK8"),
-    (128, 6144, 4096, True, "64x128x64:8:swapAB"),          # 96 units of 64 rows of N (128 x 128: 48 tiles)
-    (128, 4096, 4096, False, "128x128x64:4:splitK4"),       # 32 tiles: 128 units
-    (100, 4096, 14336, True, "64x128x64:8:swapAB:splitK2"),  # 64 swapped tiles in 128 halves
-    (128, 4096, 14336, False, "128x128x64:4:splitK4"),      # B row-major: no swap
-    (128, 28672, 4096, True, "128x256x64:4:c128"),          # 112 tiles of 128 x 256, one round: no split
-    (129, 6144, 4096, True, "128x128x64:4:pp"),             # past the decode sizes: the wave rule
+    (1, 6144, 4096, True, "64x16x128:8:swapAB:p1"),       # 96 units on 96 SMs: DRAM's pace, no split
+    (16, 6144, 4096, True, "64x16x128:8:swapAB:p1"),
+    (1, 28672, 4096, True, "64x16x128:8:swapAB:p1"),      # 448 units in 4 rounds
+    (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
+    (1, 2048, 8192, True, "64x16x128:8:swapAB:p1:splitK2"),  # 32 units would take 4 shares each
+    (1, 6144, 4096, False, "128x128x64:4:pp"),            # B row-major: 48 tiles of 128 columns
+    (1, 1024, 16384, False, "64x128x64:4:splitK8"),       # 8 tiles: split 8 ways
+    (128, 6144, 4096, True, "64x128x128:4:swapAB:p1"),    # 96 units of 64 rows of N
+    (128, 4096, 4096, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 units: A^T's bytes, twice the weight's
+    (100, 4096, 14336, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 swapped tiles in 128 halves
+    (128, 4096, 4096, False, "128x128x64:4:splitK3"),     # B row-major: 32 tiles in 96 thirds
+    (128, 28672, 4096, True, "128x256x64:4:c128"),        # 112 tiles of 128 x 256, one round: no split
+    (129, 6144, 4096, True, "128x128x64:4:pp"),           # past the decode sizes: the wave rule
     (4096, 4096, 4096, True, "128x256x64:4:c128"),
-    (1, 4096, 256, True, "64x16x64:8:swapAB"),              # 4 K steps: less than a ring's round to split
+    (1, 4096, 256, True, "64x16x128:8:swapAB:p1"),        # 2 K steps: less than a ring's round to split
 ])
 def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected):
     assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).name == expected
 
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
-    (6144, 4096): ("swapAB:splitK4", "swapAB:splitK4", "swapAB", "swapAB"),
-    (4096, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2"),
-    (28672, 4096): ("swapAB:splitK2", "swapAB:splitK2", "swapAB", "128x256x64:4:c128"),
-    (4096, 14336): ("swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2", "swapAB:splitK2"),
+    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "x128x128:4:swapAB:p1"),
+    (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1:splitK2",
+                   "x128x128:4:swapAB:p1:splitK2"),
+    (28672, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "128x256x64:4:c128"),
+    (4096, 14336): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1:splitK2", "x64x128:4:swapAB:p1:splitK2",
+                    "x128x128:4:swapAB:p1:splitK2"),
 }
 
 
@@ -141,14 +142,15 @@ def test_the_documented_table(shape):
 
 def test_the_multiprocessors_come_from_the_target_unless_given():
     """`choose_config` without `sms` reads the Target's (132 for sm_90a); `tilec.matmul`
-    passes the device's: on an H100 PCIe's 114 the 96 tiles of QKV are one round that no
-    split shortens (384 units would take 4 rounds of a quarter)."""
+    passes the device's: Llama's O at M = 64 (64 units of 64 rows) on an H100 PCIe's 114
+    is left whole (128 halves would take two rounds), on 132 split twice (one round)."""
     from tilec.support.diagnostics import TilecError
     from tilec.support.target import target
 
     assert target("sm_90a").multiprocessors == 132
     assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
-    assert choose_config(1, 6144, 114, k=4096, b_kmajor=True).name == "64x16x64:8:swapAB"
+    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1"
+    assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1:splitK2"
     with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
         choose_config(1, 6144, tgt=target("sm_80"), k=4096)
 
@@ -169,35 +171,44 @@ def test_the_rule_reads_m_through_its_bucket():
 
 
 def test_splits_give_every_split_k_steps_of_its_own():
-    """64 steps of 64 over 8 stages (the swap): S = 2 .. 8 take 32, 24, 16, 16, 16, 16, 8
-    steps; S = 5 .. 7 would leave the last split nothing of K past S = 4's 16-step spans
-    (4 x 16 = 64), so they are left out; past 8 a split is less than a round of the ring."""
+    """32 steps of 128 over 8 stages (the swap): S = 2 takes 16 steps, S = 4 eight; S = 3
+    would take 11 rounded up to 16, leaving the third split nothing of K (2 x 16 = 32),
+    and S = 5 .. 7 likewise past S = 4's spans; past 4 a split is less than a round of
+    the ring."""
     swap = swap_config(1)
     got = {c.split_k: unit_steps(c, 4096) for c in splits(swap, 4096)}
-    assert got == {2: 32, 3: 24, 4: 16, 8: 8}
-    assert [c.name for c in splits(swap, 4096)][0] == "64x16x64:8:swapAB:splitK2"
+    assert got == {2: 16, 4: 8}
+    assert [c.name for c in splits(swap, 4096)][0] == "64x16x128:8:swapAB:p1:splitK2"
     assert splits(SPLIT_K_TILES[0], 256) == []  # 4 steps over 4 stages: one round
 
 
 def test_decode_cost_of_split_configurations():
-    """ceil(units / SMs) rounds of a unit's bytes of B plus its partial written and read
-    back (a tile of M's bucket), and the reduction's launch once."""
+    """The larger of the units' bytes of B spread over the SMs and the busiest SM's
+    bytes of B and A over `SM_STREAMS`, each unit's partial (a tile of M's bucket)
+    written and read back counted in both, the reduction's launch once."""
     swap4 = next(c for c in splits(swap_config(1), 4096) if c.split_k == 4)
-    # 96 tiles x 4 = 384 units: 3 rounds of 64 rows x 1024 of K, a 64 x 16 partial each
-    assert decode_cost(swap4, 1, 6144, 4096, 132) == 3 * (64 * 1024 * 2 + 2 * 64 * 16 * 4) + SPLIT_K_LAUNCH_BYTES
-    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == 64 * 4096 * 2
+    # 96 tiles x 4 = 384 units in 3 rounds: 64 rows x 1024 of K, 16 columns of A^T, a 64 x 16 partial each
+    partial = 2 * 64 * 16 * 4
+    spread = -(-384 * (64 * 1024 * 2 + partial) // 132)
+    busiest = 3 * ((64 + 16) * 1024 * 2 + partial)
+    assert decode_cost(swap4, 1, 6144, 4096, 132) == max(spread, int(busiest / SM_STREAMS)) + SPLIT_K_LAUNCH_BYTES
+    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == -(-96 * 64 * 4096 * 2 // 132)
     tile2 = next(c for c in splits(SPLIT_K_TILES[1], 4096) if c.split_k == 2)
-    # 128 x 6144: 48 tiles x 2 = 96 units, one round of 128 columns x 2048 of K, a 128 x 128 partial
-    assert decode_cost(tile2, 128, 6144, 4096, 132) == 128 * 2048 * 2 + 2 * 128 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
-    pingpong = CONFIGS[1]
-    assert decode_cost(pingpong, 128, 6144, 4096, 132) == 128 * 4096 * 2  # 48 tiles, one round
+    # 128 x 6144: 48 tiles x 2 = 96 units, one round of 128 columns (and 128 rows of A) x 2048 of K
+    partial = 2 * 128 * 128 * 4
+    assert decode_cost(tile2, 128, 6144, 4096, 132) == max(
+        -(-96 * (128 * 2048 * 2 + partial) // 132), int((256 * 2048 * 2 + partial) / SM_STREAMS)
+    ) + SPLIT_K_LAUNCH_BYTES
     small = next(c for c in splits(SPLIT_K_TILES[0], 4096) if c.split_k == 8)
     # 64 x 128 tiles at M = 16: 48 tiles x 8 = 384 units, 3 rounds of 128 columns x 512 of K,
-    # a partial of M's 16 rows (not the tile's 64)
-    assert decode_cost(small, 16, 6144, 4096, 132) == 3 * (128 * 512 * 2 + 2 * 16 * 128 * 4) + SPLIT_K_LAUNCH_BYTES
+    # A's and the partial of M's 16 rows (not the tile's 64)
+    partial = 2 * 16 * 128 * 4
+    assert decode_cost(small, 16, 6144, 4096, 132) == max(
+        -(-384 * (128 * 512 * 2 + partial) // 132), int(3 * (144 * 512 * 2 + partial) / SM_STREAMS)
+    ) + SPLIT_K_LAUNCH_BYTES
 
 
-@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 6144, 4096, True), (128, 4096, 4096, True),
+@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 2048, 8192, True), (128, 4096, 4096, True),
                                                      (128, 4096, 4096, False)])
 def test_split_configurations_compile_without_spills(m, n, k, kmajor):
     """The swapped splits (64 x 16, 64 x 128) and the 128-row split tile, widest
@@ -216,7 +227,7 @@ def test_split_configurations_compile_without_spills(m, n, k, kmajor):
 
 def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
     """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
-    takes the swap split 4 ways at 5 x 200 x 2048 (4 tiles of 64 rows), and the kernel,
+    takes the swap split 4 ways at 5 x 200 x 4096 (4 tiles of 64 rows), and the kernel,
     run on the reference executor with the arguments `matmul` passes (the S x M x N f32
     workspace after the epilogue's operands, poisoned), gives the bound."""
     from helpers.matmul_oracle import within_bound
@@ -244,12 +255,12 @@ def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
                         ("_stream", lambda x: None), ("matmul_kernel", kernel_of), ("_empty", empty)):
         monkeypatch.setattr(gemm, name, value)
     rng = np.random.default_rng(0)
-    m, n, k = 5, 200, 2048
+    m, n, k = 5, 200, 4096
     x = rng.standard_normal((m, k)).astype(np.float16)
     w = rng.standard_normal((n, k)).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float16)
     got = gemm.matmul(x, w.T, bias=bias)
     (key,) = calls
-    assert key.config.name == "64x16x64:8:swapAB:splitK4"
+    assert key.config.name == "64x16x128:8:swapAB:p1:splitK4"
     f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
     assert within_bound(*f64, out="f16").all()

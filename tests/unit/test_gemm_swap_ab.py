@@ -19,8 +19,8 @@ from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
-from tilec.gemm import (SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
-                        swap_config)
+from tilec.gemm import (SM_STREAMS, SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
+                        splits, swap_config)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import run
 from tilec.runtime.reference.values import bf16_to_f32
@@ -46,6 +46,47 @@ def test_swapped_gemm_against_float64(case, level):
     _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+# N = 200 (4 block rows, the last 8 rows), K = 1000 (16 steps of 64, the last 40 wide),
+# 2 stages: 3 blocks over 4 units (unsplit: one block takes two) or 12 (split 3 ways, 6
+# steps a unit: 3 rounds of the ring, so a block's next unit starts on the other phase),
+# M = 1 and 16 of one program; 5 blocks over 8 units split twice, M = 20 (two column tiles)
+# 128 rows of N a unit (two consumer warpgroups sharing each stage of A^T): 2 tiles, the
+# last 72 rows, split twice over 3 blocks, 32 columns, M = 1 and 20
+PERSISTENT = {
+    "unsplit-3-blocks": (64, 16, 1, 3, (1, 16), "layout"),
+    "split3-3-blocks": (64, 16, 3, 3, (1, 16), "layout"),
+    "split2-5-blocks-two-columns": (64, 16, 2, 5, (20,), "lowered"),
+    "128-rows-split2-3-blocks": (128, 32, 2, 3, (1, 20), "lowered"),
+}
+
+
+@pytest.mark.parametrize("case", PERSISTENT)
+def test_persistent_swapped_gemm_against_float64(case):
+    """`gemm_hopper_ws(swap_ab=True, persistent=P)`: min(P, units) blocks walk the units
+    (split or not), the ring and its phases running on across a block's units; the
+    widest epilogue, workspace and output poisoned."""
+    bm, bn, split, blocks, ms, level = PERSISTENT[case]
+    n, k, ep = 200, 1000, Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    module = gemm_hopper_ws(None, n, k, bm=bm, bn=bn, bk=64, stages=2, b_kmajor=True, swap_ab=True, split_k=split,
+                            persistent=blocks, epilogue=ep)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    for m in ms:
+        ops = _operands(m, n, k, ep, seed=m + split)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=split), ops, ep)
+
+
+def test_swapped_k_steps_of_128_bf16_elements():
+    """bf16 K steps of 128 (256-byte rows of the weight a stage: two 128-byte-swizzled
+    boxes a load, the wgmma descriptors stepping over both) after the default pipeline."""
+    m, n, k, ep = 9, 136, 1000, Epilogue(bias=True)
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=128, stages=2, b_kmajor=True, swap_ab=True, persistent=2,
+                            epilogue=ep)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=4)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
 def test_one_swapped_program_for_every_m_of_its_columns():
     """M is an argument: one program serves M = 1, 9 and 16 (its 16 columns)."""
     n, k, ep = 72, 64, Epilogue(bias=True)
@@ -55,12 +96,15 @@ def test_one_swapped_program_for_every_m_of_its_columns():
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
-@pytest.mark.parametrize("level", ["layout", "lowered"])
-def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
-    """e4m3, m64n16k32: the scales (stride-0 views) and the bias along the rows of C^T."""
-    m, n, k = 3, 208, 272
-    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
-                            swap_ab=True, epilogue=Epilogue(scale=True, bias=True))
+@pytest.mark.parametrize(("level", "bk", "blocks", "k"), [("layout", 128, 0, 272), ("lowered", 128, 0, 272),
+                                                         ("lowered", 256, 2, 1040)])
+def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
+    """e4m3, m64n16k32: the scales (stride-0 views) and the bias along the rows of C^T;
+    K steps of 128 or of 256 (`swap_config`'s 256-byte rows: two 128-byte-swizzled boxes
+    a load; K = 1040 ragged), one block a tile or persistent over 2 blocks."""
+    m, n = 3, 208
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=bk, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            swap_ab=True, persistent=blocks, epilogue=Epilogue(scale=True, bias=True))
     if level == "lowered":
         run_pipeline(module, "default")
     rng = np.random.default_rng(3)
@@ -80,16 +124,16 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "fp8", "expected"), [
-    (1, 8192, 8192, False, "64x16x64:8:swapAB"),        # 128 tiles of 64 rows fill the SMs; split-K2 pays a launch
-    (16, 6144, 4096, False, "64x16x64:8:swapAB:splitK4"),   # 96 tiles: 384 units in 3 rounds of a quarter of K
-    (64, 8192, 8192, False, "64x64x64:8:swapAB"),       # 33 .. 64: 64 columns
-    (64, 6144, 4096, False, "64x64x64:8:swapAB"),       # 64 x 64 partials cost more than the idle SMs
-    (17, 28672, 4096, False, "64x32x64:8:swapAB:splitK2"),  # 448 tiles in 4 rounds, 896 halves in 7
-    (1, 4096, 4096, False, "64x16x64:8:swapAB:splitK2"),    # 64 tiles of 64 rows: 128 units, one round
-    (16, 4096, 14336, False, "64x16x64:8:swapAB:splitK2"),
-    (1, 4096, 4096, True, "f8:64x16x128:8:swapAB:splitK2"),  # FP8 splits the swap only
-    (65, 8192, 8192, False, "64x128x64:8:swapAB"),      # 65 .. 128: 128 columns, 128 tiles of 64 rows in one round
-    (65, 8192, 8192, True, "f8:128x128x128:4:pp"),      # 8-bit: the swap only to 64
+    (1, 8192, 8192, False, "64x16x128:8:swapAB:p1"),   # 128 units of 64 rows: DRAM's bound, no split
+    (16, 6144, 4096, False, "64x16x128:8:swapAB:p1"),  # 96 units on 96 SMs stream the weight at DRAM's pace
+    (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
+    (17, 28672, 4096, False, "64x32x128:8:swapAB:p1"),  # 448 units in 4 rounds
+    (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
+    (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
+    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
+    (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
+    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round
+    (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):
     assert choose_config(m, n, 132, k=k, fp8=fp8, b_kmajor=True).name == expected
@@ -99,17 +143,32 @@ def test_no_swap_for_row_major_b():
     assert not choose_config(1, 8192, 132, k=8192).swap_ab  # B row-major: its transpose is not K-major
 
 
+def test_swap_config_rings():
+    """K steps of 256 bytes, as many stages as fit 227 KiB up to 8 (a power of two),
+    one persistent block a multiprocessor."""
+    got = {m: (c.bn, c.bk, c.stages, c.per_sm, c.smem_bytes()) for m in (1, 32, 33, 128) for c in [swap_config(m)]}
+    assert got == {1: (16, 128, 8, 1, 8 * 20 * 1024 + 8 * 1024), 32: (32, 128, 8, 1, 8 * 24 * 1024 + 8 * 1024),
+                   33: (64, 128, 4, 1, 4 * 32 * 1024 + 4 * 1024), 128: (128, 128, 4, 1, 4 * 48 * 1024 + 4 * 1024)}
+    assert swap_config(5, fp8=True).bk == 256 and swap_config(5, fp8=True).stages == 8
+    assert swap_config(5, fp8=True, block_scales=True).bk == 128  # one K block of the scales a step
+    assert swap_config(1).kwargs(132)["persistent"] == 132
+
+
 def test_decode_cost():
-    """The bytes of B the busiest multiprocessor streams, split-K's partials and launch."""
+    """The larger of the weight's bytes spread over the SMs (DRAM's bound) and the
+    bytes the busiest SM fills its shared memory with (the weight's and A^T's) over
+    `SM_STREAMS`; split-K's partials and launch."""
     swap = swap_config(1)
-    assert (swap.bn, swap.bm, swap.swap_ab) == (16, 64, True)
-    assert decode_cost(swap, 1, 8192, 8192, 132) == 64 * 8192 * 2  # 128 tiles: one round
-    assert decode_cost(swap, 1, 8192 * 3, 8192, 132) == 3 * 64 * 8192 * 2  # 384 tiles: 2.9 rounds, 3
-    split = choose_config(1, 8192, 132, k=8192)
-    assert split.split_k == 2
-    # the partial of M's bucket (16 rows) written and read back
-    assert decode_cost(split, 1, 8192, 8192, 132) == 128 * 4096 * 2 + 2 * 16 * 128 * 4 + SPLIT_K_LAUNCH_BYTES
-    assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 128
+    share = -(-128 * 64 * 8192 * 2 // 132)
+    assert decode_cost(swap, 1, 8192, 8192, 132) == share  # 128 units: one round, DRAM-bound
+    busiest = int((64 + 16) * 8192 * 2 / SM_STREAMS)
+    assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's
+    split = next(c for c in splits(swap, 8192) if c.split_k == 4)
+    partial = 2 * 16 * 64 * 4  # M's bucket's 16 columns of f32, written and read back
+    assert decode_cost(split, 1, 1024, 8192, 132) == max(
+        -(-64 * (64 * 2048 * 2 + partial) // 132), int(((64 + 16) * 2048 * 2 + partial) / SM_STREAMS)
+    ) + SPLIT_K_LAUNCH_BYTES
+    assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 256
 
 
 def test_swap_refusals():
@@ -118,21 +177,24 @@ def test_swap_refusals():
         gemm_hopper_ws(16, 64, 64, b_kmajor=True, **kw)
     with pytest.raises(ValueError, match="and B K-major"):
         gemm_hopper_ws(None, 64, 64, **kw)
-    with pytest.raises(ValueError, match="without persistent"):
-        gemm_hopper_ws(None, 64, 64, b_kmajor=True, persistent=4, **kw)
+    with pytest.raises(ValueError, match="without group"):
+        gemm_hopper_ws(None, 64, 64, b_kmajor=True, group=2, **kw)
     with pytest.raises(ValueError, match="split_k needs persistent .or swapped. tiles and no pingpong, TMA epilogue "
                                          "or chunks"):
         gemm_hopper_ws(None, 64, 64, b_kmajor=True, chunk=8, split_k=2, **kw)
 
 
-@pytest.mark.parametrize(("m", "dtype", "ep"), [
-    (16, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")),
-    (64, "f8E4M3FN", Epilogue(scale=True, bias=True, activation="silu")),
+@pytest.mark.parametrize(("m", "dtype", "ep", "per_sm"), [
+    (16, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"), 0),
+    (64, "f8E4M3FN", Epilogue(scale=True, bias=True, activation="silu"), 0),
+    (128, "bf16", Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"), 1),
 ])
-def test_swapped_configurations_compile_without_spills(m, dtype, ep):
+def test_swapped_configurations_compile_without_spills(m, dtype, ep, per_sm):
+    import dataclasses
+
     from tilec.runtime.nvrtc import resource_usage
 
-    c = swap_config(m, fp8=dtype != "bf16")
+    c = dataclasses.replace(swap_config(m, fp8=dtype != "bf16"), per_sm=per_sm)
     module = matmul_program(MatmulKey(c, 8192, 8192, dtype, ep, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")

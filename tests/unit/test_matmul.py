@@ -234,12 +234,12 @@ def test_configuration_rule(m, n, expected):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
-    (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128, 4 units each on 132 SMs
+    (1, 4096, 4096, "64x128x64:4:splitK2"),     # 32 tiles of 64 x 128 on 32 SMs would take 4 shares each
     (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
-    (16, 4096, 14336, "64x128x64:4:splitK4"),
-    (16, 28672, 4096, "64x128x64:4:splitK4"),   # 224 tiles in 2 rounds; 896 quarters in 7
-    (17, 28672, 4096, "64x256x64:4:c128"),      # M's bucket of 32 rows: the partials cost more
-    (65, 4096, 4096, "128x128x64:4:splitK4"),   # 32 tiles of 128 rows: 4 units each
+    (16, 4096, 14336, "64x128x64:4:splitK2"),
+    (1, 1024, 16384, "64x128x64:4:splitK8"),    # 8 tiles: 8 units each
+    (16, 28672, 4096, "64x256x64:4:c128"),      # 112 tiles stream the weight at DRAM's pace: no split
+    (65, 4096, 4096, "128x128x64:4:splitK3"),   # 32 tiles of 128 rows: 3 units each
     (128, 6144, 4096, "128x128x64:4:splitK2"),  # 48 tiles of 128 x 128: 2 units each
     (128, 28672, 4096, "128x256x64:4:c128"),    # 112 tiles of 128 x 256 in one round
     (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes

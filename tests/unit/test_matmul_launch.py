@@ -85,7 +85,7 @@ def _only_key(fake):
 CASES = {
     # M, N, K, B K-major (w.t()), epilogue: the swap split (two launches), the split-K
     # tile with bias + SiLU, the wave rule's 128 x 128 pingpong with a residual (C's map)
-    "swap-split": (1, 6144, 4096, True, {}),
+    "swap-split": (1, 2048, 8192, True, {}),
     "split-k-bias-silu": (5, 264, 1024, False, {"bias": True, "activation": "silu"}),
     "wave-residual": (200, 256, 136, True, {"residual": True}),
 }
@@ -138,10 +138,10 @@ def test_a_cached_call_launches_what_the_general_path_computes(fake, monkeypatch
 
 def test_a_cached_call_takes_few_python_calls(fake):
     """cProfile's count of the Python calls of one cached call (the swapped split-K
-    QKV at M = 1, A at a new address): under `CACHED_CALL_BOUND`."""
-    x, w = fake.matrix(1, 4096), fake.matrix(6144, 4096)
+    2048 x 8192 at M = 1, A at a new address): under `CACHED_CALL_BOUND`."""
+    x, w = fake.matrix(1, 8192), fake.matrix(2048, 8192)
     tilec.matmul(x, w.t())
-    x2 = fake.matrix(1, 4096)
+    x2 = fake.matrix(1, 8192)
     profile = cProfile.Profile()
     profile.enable()
     tilec.matmul(x2, w.t())
@@ -254,7 +254,7 @@ def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypa
     """A cached call launches the configuration its first call chose; after
     `MAX_SPLIT_K = 1` and `forget_cached_calls()` the same structure takes the rule's
     unsplit choice (one launch, not the GEMM and the reduction)."""
-    x, w = fake.matrix(1, 4096), fake.matrix(6144, 4096)
+    x, w = fake.matrix(1, 8192), fake.matrix(2048, 8192)
     tilec.matmul(x, w.t())
     assert len(fake.launches) == 2
     monkeypatch.setattr(gemm, "MAX_SPLIT_K", 1)

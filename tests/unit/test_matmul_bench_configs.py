@@ -1,0 +1,46 @@
+"""benchmarks/matmul_bench.py's `--decode --configs` names, without a GPU: `parse_config`
+reads a configuration's name back into the `GemmConfig` the rule would make (the swap,
+split, persistent swap, the flags overriding the head), and `variant` applies `+flags`
+to a row's rule's swapped configuration only, refusing blocks that could not share a
+multiprocessor."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import matmul_bench  # noqa: E402
+
+from tilec import gemm  # noqa: E402
+
+
+def test_the_rule_s_names_parse_back_to_its_configurations():
+    for m, n, k in ((1, 6144, 4096), (16, 4096, 14336), (64, 6144, 4096), (128, 4096, 4096), (128, 28672, 4096)):
+        rule = gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
+        assert matmul_bench.parse_config(rule.name) == rule
+    for rule in (gemm.choose_config(1, 6144, 132, k=4096), gemm.CONFIGS[1]):  # split tile (B row-major), pingpong
+        assert matmul_bench.parse_config(rule.name) == rule
+
+
+def test_flags():
+    c = matmul_bench.parse_config("64x16x64:8:swapAB:splitK4:p2:k128:s4")
+    assert (c.bm, c.bn, c.bk, c.stages, c.swap_ab, c.split_k, c.per_sm, c.group) == (64, 16, 128, 4, True, 4, 2, 1)
+    assert matmul_bench.parse_config("64x16x64:8:swapAB:splitK4:splitK1").split_k == 1
+    with pytest.raises(ValueError, match="'q3' of"):
+        matmul_bench.parse_config("64x16x64:8:q3")
+
+
+def test_variants_apply_to_the_rule_s_swap_only():
+    qkv1 = gemm.choose_config(1, 6144, 132, k=4096, b_kmajor=True)  # 64x16x128:8:swapAB:p1 (168 KiB)
+    assert matmul_bench.variant("+k64:p2", qkv1).per_sm == 2  # 88 KiB
+    assert matmul_bench.variant("+splitK2:p0", qkv1).split_k == 2
+    assert matmul_bench.variant("+p2", qkv1) is False  # two blocks of 168 KiB do not share an SM
+    qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x128:4:swapAB:p1 (196 KiB)
+    assert matmul_bench.variant("+p0", qkv128).per_sm == 0
+    assert matmul_bench.variant("+p2", qkv128) is False
+    assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096, b_kmajor=True)) is False
+    assert matmul_bench.variant("64x32x64:8:swapAB", qkv128).bn == 32
