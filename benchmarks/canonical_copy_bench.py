@@ -26,7 +26,7 @@ one synchronisation (copy_bench.median_ms), which counts the host's launch cost 
 is longer than the kernel. `--variant PASS{OPTIONS}` (repeatable) times the Program path
 again through the default pipeline with its pass of that name replaced by the given one
 (an A/B of a pass option; a case the option does not fit reports the error);
-`PASS{OPTIONS}@TEXT` only for the cases whose name contains TEXT. The Program path takes the merged views of the
+`PASS{OPTIONS}@TEXT|TEXT2` only for the cases whose name contains TEXT or TEXT2. The Program path takes the merged views of the
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
 its ratios are not the table's). With `--json`, benchmarks/report.py puts the
@@ -262,7 +262,7 @@ def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = 
     row["copy_exact"] = exact(fns["copy"])
     plans = [plan_copy(_operand(d), _operand(x)) for d, x in zip(dsts, srcs)]
     args = [_program_call_args(torch, p, x, d, b) for p, x, d, b in zip(plans, srcs, dsts, bases)]
-    mine = [v.split("@")[0] for v in variants if "@" not in v or v.split("@", 1)[1] in case.name]
+    mine = [v.split("@")[0] for v in variants if variant_applies(v, case.name)]
     for name, pipeline in [("program", "default")] + [(f"variant {v}", v) for v in mine]:
         try:
             kernel, _ = _program_kernel(torch, plans[0], src, dst, base,
@@ -340,6 +340,14 @@ def _program_call_args(torch, plan, src, dst, base) -> tuple:
     if plan.key.aligned_pointers:
         return (*_realigned_args(torch, src, dst, plan), *plan.extra)
     return _program_args(torch, src, dst, plan, base)
+
+
+def variant_applies(variant: str, case_name: str) -> bool:
+    """Whether a `--variant PASS{OPTIONS}[@TEXT|TEXT2...]` is timed for the case named so:
+    always without `@`, else where the name contains one of the texts."""
+    if "@" not in variant:
+        return True
+    return any(t in case_name for t in variant.split("@", 1)[1].split("|"))
 
 
 def variant_pipeline(spec: str) -> str:
@@ -448,8 +456,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timing", choices=("graph", "events"), default="graph",
                     help="graph: rotated sets, CUDA graphs, interleaved (default); events: queued launches")
     ap.add_argument("--variant", action="append", default=[],
-                    help="PASS{OPTIONS}[@TEXT]: time the Program again with the default pipeline's PASS replaced "
-                         "(only for the cases whose name contains TEXT)")
+                    help="PASS{OPTIONS}[@TEXT|TEXT2]: time the Program again with the default pipeline's PASS "
+                         "replaced (only for the cases whose name contains one of the texts)")
     args = ap.parse_args(argv)
     for v in args.variant:
         variant_pipeline(v.split("@")[0])  # a misspelt pass fails here, before the GPU work

@@ -89,3 +89,10 @@ def test_variants_get_a_table_of_their_own():
     text = bench.table([row])
     assert "| NHWC->NCHW float16 | `tile{tile=1,64,64}` | 0.960 | 1.20 | yes |" in text
     assert "| NHWC->NCHW float16 | `tile{threads=64}` | TilecError: no | - | - |" in text
+
+
+def test_a_variant_may_name_the_cases_it_is_timed_for():
+    assert bench.variant_applies("tile{threads=256}", "head merge float16")
+    assert bench.variant_applies("tile{threads=256}@8191x8209|head", "head merge float16")
+    assert bench.variant_applies("tile{threads=256}@8191x8209|head", "transpose int8 8191x8209")
+    assert not bench.variant_applies("tile{threads=256}@8191x8209|head", "NHWC->NCHW float16")
