@@ -344,6 +344,13 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     key = replace(key, extent_divisors=_extent_divisors(key, ns))
+    short = [k for k, n in enumerate(ns) if n <= SMALL_EXTENT and not key.exact_extents[k]]
+    if short and may_gather(key, ns, ss, ds):
+        # a gather decomposes its element ids over the extents: the key states each
+        # short one exactly, as the box plan does (divisions by constants; the facts a
+        # Program of the same views has, so the strategy stays the same)
+        key = replace(key, small_extents=tuple(n if k in short else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
+                      exact_extents=tuple(k in short or e for k, e in enumerate(key.exact_extents)))
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 
