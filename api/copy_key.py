@@ -63,6 +63,14 @@ class CopyKey:
     reads it, so that other patterns keep one kernel). The program promises it
     (`divisible`), so that the gather's runs are known to be whole src vectors
     (`_copy_cost.vector_runs`), as a Program's static extent shows them."""
+    extent_divisors: tuple[int, ...] = ()
+    """Per mode of a tiled plan, what its extent is a multiple of where a view moves
+    vectors along it (its stride 1 in src or dst) and the key does not state the
+    extent exactly: `VECTOR_BYTES` / the smaller element size where that divides it,
+    else 1 (as Triton specialises integers on divisibility by 16); () where every
+    mode's is 1. The program promises it (`divisible`), so that a tile at the edge of
+    such a mode is masked a vector at a time, as a Program's static extent shows it
+    (`tilec.copy_` and the Program of the same views then compile the same masks)."""
     dst_flat: bool = False
     """The dst is compact over all merged modes (row-major, the last mode fastest): the
     program computes its strides as the products of the extents, a fact the

@@ -216,6 +216,17 @@ def _last_divisor(n: int, flat: bool, broadcast: bool) -> int:
     return min(VECTOR_BYTES, n & -n)
 
 
+def _extent_divisors(key: CopyKey, ns) -> tuple[int, ...]:
+    """`CopyKey.extent_divisors` of a tiled plan: per mode whose stride is 1 in src or
+    dst and whose extent the key does not state exactly, `VECTOR_BYTES` / the smaller
+    element size where that divides the extent, else 1; () where all are 1."""
+    v = VECTOR_BYTES // min(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    exact = key.exact_extents or (False,) * len(ns)
+    out = tuple(v if 1 in (s, d) and not e and v > 1 and n % v == 0 else 1
+                for n, s, d, e in zip(ns, key.src_strides, key.dst_strides, exact))
+    return out if any(x != 1 for x in out) else ()
+
+
 def _vector_facts(ptr: int, strides: list[int], itemsize: int) -> tuple[int, tuple[int, ...]]:
     """(pointer alignment, stride divisors) of one view for the key. A view allows
     16-byte vectors only when its pointer and all its run-time strides are 16-byte
@@ -332,6 +343,14 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         return realign
     if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
+    key = replace(key, extent_divisors=_extent_divisors(key, ns))
+    short = [k for k, n in enumerate(ns) if n <= SMALL_EXTENT and not key.exact_extents[k]]
+    if short and may_gather(key, ns, ss, ds):
+        # a gather decomposes its element ids over the extents: the key states each
+        # short one exactly, as the box plan does (divisions by constants; the facts a
+        # Program of the same views has, so the strategy stays the same)
+        key = replace(key, small_extents=tuple(n if k in short else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
+                      exact_extents=tuple(k in short or e for k, e in enumerate(key.exact_extents)))
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 

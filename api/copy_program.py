@@ -33,16 +33,18 @@ __all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "p
 
 
 def _facts(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...],
-           small: tuple[int | None, ...], exact: tuple[bool, ...], last: int = 1) -> tuple[list[int] | None, list[int] | None]:
+           small: tuple[int | None, ...], exact: tuple[bool, ...], last: int = 1,
+           extent_divisors: tuple[int, ...] = ()) -> tuple[list[int] | None, list[int] | None]:
     """The view's promises, None where nothing is promised: `divisible` (for each
-    extent its class where the extent is exactly its class, else 1, the last extent at
-    least `last`, the key's `last_divisor`; the key's divisor
+    extent its class where the extent is exactly its class, else 1, at least the key's
+    `extent_divisors`, the last extent at least `last`, the key's `last_divisor`; the key's divisor
     for each run-time stride) and `at_most` (each small extent's class, 0 for the
     others and the strides): `at_most = B` with `divisible = B` says the extent is B."""
     small = small or (None,) * rank
     exact = exact or (False,) * rank
     divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
     ext = [c if c and e else 1 for c, e in zip(small, exact)]
+    ext = [max(x, d) for x, d in zip(ext, extent_divisors or (1,) * rank)]
     ext[-1] = max(ext[-1], last)
     bounds = [c or 0 for c in small] + [0] * len(divs)
     divisible = ext + divs
@@ -99,7 +101,8 @@ def tiled_module(key: CopyKey) -> ModuleOp:
         (ptrs[0], st, key.src_strides, key.src_divisors, ss, "a"),
         (ptrs[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
     ):
-        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.exact_extents, key.last_divisor)
+        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.exact_extents, key.last_divisor,
+                                    key.extent_divisors)
         t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
         view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most)
         view.result.name_hint = name

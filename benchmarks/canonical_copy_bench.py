@@ -3,6 +3,7 @@ of issue 35): `tilec.copy_` and a `tilec.Program` of the same views through
 `-p default`, each against cudaMemcpy of the same bytes, PyTorch's `copy_` beside them.
 
     python benchmarks/canonical_copy_bench.py [--quick] [--only transpose,NHWC]
+        [--timing graph|events] [--variant 'tile{tile=1,64,64}' ...]
         [--json benchmarks/results/canonical_copies.json] [--md OUT.md] [--list]
 
 The copies are tests/helpers/canonical_copies.py's `CANONICAL` (square and odd
@@ -12,14 +13,27 @@ of the strided set, `--only box`); `tests/unit/test_copy_same_kernel.py` checks 
 both paths compile the same kernel for them. Per copy: src is made as the case says
 (`base[index].permute(perm)`, broadcast), dst a new C-contiguous tensor; each path's
 result is checked bit for bit against PyTorch's `dst.copy_(src)` (outputs poisoned
-first), then timed with CUDA events (copy_bench.median_ms: the median of many launches
-queued before one synchronisation). The Program path takes the merged views of the
+first), then timed. `--timing graph` (the default; compute_bench.py's method, METHOD.md
+of the device notes): every timed function (copy_, the Program, each `--variant`,
+PyTorch, a cudaMemcpy of the same bytes) cycles through `K` copies of its tensors that
+span at least 256 MiB together (a launch never finds its input in L2 from an earlier
+launch: the 12.8-17 MB cases fit the 50 MiB L2 whole), 20 launches captured in one CUDA
+graph (the host's launch cost stays out: tilec.copy_'s ~6 us host time is as long as
+the small cases' kernels), timed interleaved in rounds; the reference is the faster of
+the cudaMemcpy's graph (a memcpy node) and its queued launches. `--timing events`: the
+earlier method, one tensor set, CUDA events around each of many launches queued before
+one synchronisation (copy_bench.median_ms), which counts the host's launch cost where it
+is longer than the kernel. `--variant PASS{OPTIONS}` (repeatable) times the Program path
+again through the default pipeline with its pass of that name replaced by the given one
+(an A/B of a pass option; a case the option does not fit reports the error);
+`PASS{OPTIONS}@TEXT|TEXT2` only for the cases whose name contains TEXT or TEXT2. The Program path takes the merged views of the
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
 its ratios are not the table's). With `--json`, benchmarks/report.py puts the
-table in docs/performance.md. A box case runs a second time, `copy_` and the Program,
-with phase 1 through registers (`tile{box_stage=registers}`) for an A/B of its
-cp.async staging (a second table, ratios to cudaMemcpy). `--list` prints the cases and each path's kernel choice
+table in docs/performance.md. With `--timing events`, a box case runs a second time,
+`copy_` and the Program, with phase 1 through registers (`tile{box_stage=registers}`)
+for an A/B of its cp.async staging (a second table, ratios to cudaMemcpy); with graphs,
+`--variant 'tile{box_stage=registers}'` times the Program's. `--list` prints the cases and each path's kernel choice
 (no GPU needed).
 """
 
@@ -98,14 +112,20 @@ def _make(torch, case: CanonicalCopy, gen):
     else:
         info = torch.iinfo(t)
         base = torch.randint(info.min, info.max, case.base, generator=gen, device="cuda", dtype=t)
+    src = _src_of(case, base)
+    dst = torch.empty(tuple(src.shape), dtype=getattr(torch, case.dst_dtype), device="cuda")
+    return base, src, dst
+
+
+def _src_of(case: CanonicalCopy, base):
+    """The case's src view of `base`: `base[index].permute(perm)`, broadcast."""
     index = case.index or tuple((0, n, 1) for n in case.base)
     src = base[tuple(slice(*ix) for ix in index)]
     if case.perm is not None:
         src = src.permute(*case.perm)
     if case.shape is not None:
         src = src.expand(*case.shape)
-    dst = torch.empty(tuple(src.shape), dtype=getattr(torch, case.dst_dtype), device="cuda")
-    return base, src, dst
+    return src
 
 
 def _bits(torch, x):
@@ -161,7 +181,7 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     import copy_bench
 
     import tilec
-    from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_plan import plan_copy
 
     base, src, dst = _make(torch, case, gen)
     want = torch.empty_like(dst).copy_(src)
@@ -178,8 +198,7 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     row["copy_exact"] = bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
     row["copy_tbps"] = timed(lambda: tilec.copy_(dst, src))
     # the Program of the same views
-    op = lambda t: Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())  # noqa: E731
-    plan = plan_copy(op(dst), op(src))
+    plan = plan_copy(_operand(dst), _operand(src))
     try:
         kernel, args = _program_kernel(torch, plan, src, dst, base)
         _poison(torch, dst)
@@ -202,6 +221,104 @@ def run_case(torch, case: CanonicalCopy, memcpy_ratio_of, gen) -> dict:
     return row
 
 
+ROTATE_BYTES = 256 << 20
+"""Bytes (read + written) that the rotated tensor sets of one timed function span at
+least (`--timing graph`): five times the 50 MiB L2."""
+
+
+def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = ()) -> dict:
+    """One case timed as compute_bench.py times (module doc, `--timing graph`): copy_,
+    the Program of the same views, the Program through each variant's pipeline, PyTorch
+    and a cudaMemcpy of the same bytes, each over its rotated sets, 20 launches per CUDA
+    graph, interleaved; every path checked bit for bit on the first set first."""
+    import statistics
+
+    import compute_bench as cb
+    import cupy as cp
+
+    import tilec
+    from tilec.copy_plan import plan_copy
+
+    moved = bytes_moved(case)
+    sets = max(1, math.ceil(ROTATE_BYTES / moved))
+    base, src, dst = _make(torch, case, gen)
+    want = torch.empty_like(dst).copy_(src)
+    bases = [base] + [base.clone() for _ in range(sets - 1)]
+    srcs = [src] + [_src_of(case, b) for b in bases[1:]]
+    dsts = [dst] + [torch.empty_like(dst) for _ in range(sets - 1)]
+    row = {"case": case.name, "bytes": moved, **choices(case), "timing": "graph", "rotated_sets": sets}
+    fns = {}
+
+    def exact(fn) -> bool:
+        _poison(torch, dst)
+        fn(0, None)
+        torch.cuda.synchronize()
+        return bool(torch.equal(_bits(torch, dst), _bits(torch, want)))
+
+    def stream_of(s):
+        return None if s is None else cp.cuda.ExternalStream(s.cuda_stream)
+
+    fns["copy"] = lambda i, s: tilec.copy_(dsts[i], srcs[i])
+    row["copy_exact"] = exact(fns["copy"])
+    plans = [plan_copy(_operand(d), _operand(x)) for d, x in zip(dsts, srcs)]
+    args = [_program_call_args(torch, p, x, d, b) for p, x, d, b in zip(plans, srcs, dsts, bases)]
+    mine = [v.split("@")[0] for v in variants if variant_applies(v, case.name)]
+    for name, pipeline in [("program", "default")] + [(f"variant {v}", v) for v in mine]:
+        try:
+            kernel, _ = _program_kernel(torch, plans[0], src, dst, base,
+                                        "default" if pipeline == "default" else variant_pipeline(pipeline))
+
+            def fn(i, s, kernel=kernel):
+                kernel(*args[i], stream=stream_of(s))
+
+            row[f"{name}_exact"] = exact(fn)
+            fns[name] = fn  # timed even where wrong: the table says NO
+        except Exception as e:  # report and go on: one broken case must not hide the others
+            row[f"{name}_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    fns["torch"] = lambda i, s: dsts[i].copy_(srcs[i])
+    half = moved // 2
+    bufs = [(torch.empty(half, dtype=torch.uint8, device="cuda"), torch.empty(half, dtype=torch.uint8, device="cuda"))
+            for _ in range(sets)]
+
+    def memcpy(i, s):
+        a, b = bufs[i]
+        cp.cuda.runtime.memcpyAsync(b.data_ptr(), a.data_ptr(), half, cp.cuda.runtime.memcpyDeviceToDevice,
+                                    0 if s is None else s.cuda_stream)
+
+    fns["memcpy"] = memcpy
+    for fn in fns.values():  # every set seen once before a graph captures it (copy_'s first sight of a set)
+        for i in range(sets):
+            fn(i, None)
+    torch.cuda.synchronize()
+    timed = cb.interleaved(fns, sets)
+    queued = statistics.median(cb._event_times(memcpy, sets, 30))
+    mc = copy_bench_tbps(moved, min(timed["memcpy"][0], queued))
+    row["memcpy_tbps"] = mc
+    row["memcpy_graph_queued_tbps"] = [copy_bench_tbps(moved, timed["memcpy"][0]), copy_bench_tbps(moved, queued)]
+    for name, (ms, spread, how) in timed.items():
+        if name == "memcpy":
+            continue
+        row[f"{name}_tbps"] = copy_bench_tbps(moved, ms)
+        row[f"{name}_ratio"] = row[f"{name}_tbps"] / mc
+        row[f"{name}_spread"] = round(spread, 3)
+        if how != "graph":
+            row[f"{name}_timing"] = how
+    return row  # the tensors go with this frame; main() empties PyTorch's cache
+
+
+def copy_bench_tbps(nbytes: int, ms: float) -> float:
+    import copy_bench
+
+    return copy_bench.tbps(nbytes, ms)
+
+
+def _operand(t):
+    """A torch tensor as a `copy_plan.Operand`."""
+    from tilec.copy_plan import Operand
+
+    return Operand(t.data_ptr(), str(t.dtype).replace("torch.", ""), tuple(t.shape), t.stride())
+
+
 def _program_kernel(torch, plan, src, dst, base, pipeline: str = "default"):
     """(the compiled Program of the plan's views through `pipeline`, its arguments)."""
     import tilec
@@ -210,19 +327,44 @@ def _program_kernel(torch, plan, src, dst, base, pipeline: str = "default"):
         # misaligned rows (and box copies): the Program states its pointers aligned down
         # and their misalignments, as copy_'s program does
         kernel = tilec.compile(program_of(plan), pipeline)
-        return kernel, (*_realigned_args(torch, src, dst, plan), *plan.extra)
-    kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()), pipeline)
-    return kernel, _program_args(torch, src, dst, plan, base)
+    else:
+        kernel = tilec.compile(program_of(plan, src.data_ptr(), dst.data_ptr()), pipeline)
+    return kernel, _program_call_args(torch, plan, src, dst, base)
+
+
+def _program_call_args(torch, plan, src, dst, base) -> tuple:
+    """The arguments of the Program of `plan`'s views (`_program_kernel`) for these
+    tensors (`plan`: the plan of these tensors)."""
+    if plan.key.aligned_pointers:
+        return (*_realigned_args(torch, src, dst, plan), *plan.extra)
+    return _program_args(torch, src, dst, plan, base)
+
+
+def variant_applies(variant: str, case_name: str) -> bool:
+    """Whether a `--variant PASS{OPTIONS}[@TEXT|TEXT2...]` is timed for the case named so:
+    always without `@`, else where the name contains one of the texts."""
+    if "@" not in variant:
+        return True
+    return any(t in case_name for t in variant.split("@", 1)[1].split("|"))
+
+
+def variant_pipeline(spec: str) -> str:
+    """The default pipeline with its pass named as `spec` (`NAME{OPTIONS}`) replaced by
+    `spec`: the pipeline of a `--variant`. ValueError where the default pipeline has no
+    such pass, or has it more than once."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    name = spec.split("{")[0]
+    passes = expand_pipeline("default").split(",")
+    if [p.split("{")[0] for p in passes].count(name) != 1:
+        raise ValueError(f"--variant {spec}: the default pipeline does not have exactly one pass {name!r}")
+    return ",".join(spec if p.split("{")[0] == name else p for p in passes)
 
 
 def registers_pipeline() -> str:
     """The default pipeline with the `tile` pass's box copies staging phase 1 through
     registers (`box_stage=registers`, the form before cp.async), for the A/B column."""
-    from tilec.compiler.pipeline import expand_pipeline
-
-    passes = expand_pipeline("default").split(",")
-    assert passes.count("tile") == 1, passes
-    return ",".join("tile{box_stage=registers}" if p == "tile" else p for p in passes)
+    return variant_pipeline("tile{box_stage=registers}")
 
 
 def _box_stage_ab(torch, case, row, plan, src, dst, base, want, timed) -> None:
@@ -286,6 +428,19 @@ def table(rows: list[dict]) -> str:
                                                                   "program_registers")) else "NO"
             lines.append(f"| {r['case']} | {ratio(r, 'copy')} | {ratio(r, 'copy_registers')} | "
                          f"{ratio(r, 'program')} | {ratio(r, 'program_registers')} | {exact} |")
+    variants = [(r, k[len("variant "):-len("_ratio")]) for r in rows for k in r
+                if k.startswith("variant ") and k.endswith("_ratio")]
+    errors = [(r, k[len("variant "):-len("_error")]) for r in rows for k in r
+              if k.startswith("variant ") and k.endswith("_error")]
+    if variants or errors:  # the Program through each --variant's pipeline
+        lines += ["", "| case | variant | Program / cudaMemcpy | / default Program | exact |", "|---|---|---:|---:|---|"]
+        for r, v in variants:
+            got, prog = r[f"variant {v}_ratio"], r.get("program_ratio")
+            rel = "-" if not prog else f"{got / prog:.2f}"
+            lines.append(f"| {r['case']} | `{v}` | {got:.3f} | {rel} | "
+                         f"{'yes' if r.get(f'variant {v}_exact') else 'NO'} |")
+        for r, v in errors:
+            lines.append(f"| {r['case']} | `{v}` | {r[f'variant {v}_error'][:80]} | - | - |")
     return "\n".join(lines)
 
 
@@ -296,7 +451,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="write the results as JSON here")
     ap.add_argument("--md", default=None, help="write the table into this markdown file")
     ap.add_argument("--list", action="store_true", help="print the cases and both kernel choices; no GPU")
+    ap.add_argument("--timing", choices=("graph", "events"), default="graph",
+                    help="graph: rotated sets, CUDA graphs, interleaved (default); events: queued launches")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="PASS{OPTIONS}[@TEXT|TEXT2]: time the Program again with the default pipeline's PASS "
+                         "replaced (only for the cases whose name contains one of the texts)")
     args = ap.parse_args(argv)
+    for v in args.variant:
+        variant_pipeline(v.split("@")[0])  # a misspelt pass fails here, before the GPU work
     todo = cases(args.quick, args.only)
     if args.list:
         for c in todo:
@@ -325,7 +487,11 @@ def main(argv=None) -> int:
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = []
     for c in todo:
-        rows.append(run_case(torch, c, memcpy_of, gen))
+        if args.timing == "graph":
+            rows.append(run_case_graph(torch, c, gen, tuple(args.variant)))
+            torch.cuda.empty_cache()
+        else:
+            rows.append(run_case(torch, c, memcpy_of, gen))
         print(json.dumps(rows[-1]), flush=True)
     text = table(rows)
     dev = torch.cuda.get_device_name(0)
@@ -333,10 +499,11 @@ def main(argv=None) -> int:
         from run_info import run_info
 
         with open(args.json, "w") as f:
-            json.dump({**run_info(dev), "quick": args.quick, "rows": rows}, f, indent=1)
+            json.dump({**run_info(dev), "quick": args.quick, "timing": args.timing, "rows": rows}, f, indent=1)
     if args.md:
         with open(args.md, "w") as f:
-            f.write(f"Device: {dev}; `python benchmarks/canonical_copy_bench.py{' --quick' if args.quick else ''}`\n\n"
+            f.write(f"Device: {dev}; `python benchmarks/canonical_copy_bench.py{' --quick' if args.quick else ''}"
+                    f" --timing {args.timing}`\n\n"
                     f"{text}\n")
     print(text)
     return 0

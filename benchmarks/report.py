@@ -244,6 +244,17 @@ def gemm_section() -> str:
     return "\n".join(out)
 
 
+def _canonical_timing(timing: str) -> str:
+    """How a canonical_copies.json was timed (`--timing`), in a sentence."""
+    if timing == "graph":
+        return ("Timing: CUDA graphs of 20 launches over rotated tensor sets of at least 256 MiB, "
+                "interleaved rounds (compute_bench.py's method): neither the host's launch cost nor L2 "
+                "reuse is counted; the cudaMemcpy is the faster of its graph and its queued launches.")
+    return ("Timing: CUDA events around launches queued before one synchronisation, one tensor set: "
+            "where the host takes longer than the kernel (the 12.8-17 MB cases), its launch cost is "
+            "counted, and a case that fits L2 may find its input there.")
+
+
 def canonical_section() -> str:
     """`tilec.copy_` and the Program of the same views, side by side (issue 35's guard)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -260,6 +271,8 @@ def canonical_section() -> str:
         "`-p default`, in one run, both checked bit for bit against PyTorch; ratios to a cudaMemcpy of",
         "the same bytes. \"same kernel\": both paths chose the same strategy, tile and threads",
         "(tests/unit/test_copy_same_kernel.py checks it on the CPU).",
+        "",
+        _canonical_timing(d.get("timing", "events")),
         "",
         f"copy_ / Program: worst {_f(worst, '.2f')}.",
         "",

@@ -151,13 +151,14 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
     last = facts.rank - 1
     v = b.const(b.v)
     rbase = b.addi(r_ids, b.splat(b.muli(pid_i, b.const(b.rows))))
-    nlv = b.add(arith.DivSIOp(n[last], v))
+    nlv = b.add(arith.DivUIOp(n[last], v))
     coords: list[SSAValue] = [rbase] * facts.rank
     rest = rbase
     for k in range(last, 0, -1):
+        # run ids and extents are non-negative: unsigned (no sign fix-up per division)
         nk = b.splat(nlv if k == last else n[k])
-        coords[k] = b.add(arith.RemSIOp(rest, nk))
-        rest = b.add(arith.DivSIOp(rest, nk))
+        coords[k] = b.add(arith.RemUIOp(rest, nk))
+        rest = b.add(arith.DivUIOp(rest, nk))
     coords[0] = rest
     so = coords[last]
     for k in range(last):
@@ -212,7 +213,9 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
 
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
-    n = [b.scalar(m.extent) for m in facts.modes]
+    # an extent the views promise exactly (`at_most` and `divisible` the same) is that
+    # constant: its divisions become multiplications
+    n = [b.scalar(m.bound if m.exact and m.bound is not None else m.extent) for m in facts.modes]
     total = n[0]
     for k in range(1, rank):
         total = b.muli(total, n[k])
@@ -224,9 +227,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     coords: list[SSAValue] = [base] * rank
     rest = base
     for k in range(last, 0, -1):
+        # element ids and extents are non-negative: unsigned (no sign fix-up per division)
         nk = b.splat(n[k])
-        coords[k] = b.add(arith.RemSIOp(rest, nk))
-        rest = b.add(arith.DivSIOp(rest, nk))
+        coords[k] = b.add(arith.RemUIOp(rest, nk))
+        rest = b.add(arith.DivUIOp(rest, nk))
     coords[0] = rest
     zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
     wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))

@@ -112,6 +112,12 @@ class TilePass(ModulePass):
       box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
+      tile_bytes=B   the heuristic's budget of a tile whose views share their
+                     contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
+                     least 1024.
+      smem_tile_bytes=B  the heuristic's budget of a transposing tile whose views allow
+                     16-byte vectors (default 16384: `SMEM_TILE_BYTES`); a power of
+                     two, at least 1024.
 
     Preconditions: both views have the same number of top-level modes with the same
     extents (dynamic extents are taken from the `layout.view` index operands of either
@@ -162,8 +168,14 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int = BOX_SMEM
     box_stage: str = "async"
+    tile_bytes: int = TILE_BYTES
+    smem_tile_bytes: int = SMEM_TILE_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for name in ("tile_bytes", "smem_tile_bytes"):
+            b = getattr(self, name)
+            if b < 1024 or b & (b - 1):
+                raise TilecError(f"tile: {name}={b} must be a power of two, at least 1024")
         if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
         if self.box_stage not in BOX_STAGES:
@@ -372,7 +384,8 @@ class TilePass(ModulePass):
             what = "the copy's tile attribute"
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
-            tile = heuristic_tile(sl, dl, known_extents(copy, extents), eb, aligned)
+            tile = heuristic_tile(sl, dl, known_extents(copy, extents), eb, aligned,
+                                  tile_bytes=self.tile_bytes, smem_tile_bytes=self.smem_tile_bytes)
             # 512 threads for a misaligned transpose's tile when it gives each 32 elements
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
             threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
@@ -399,12 +412,14 @@ def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool) -> bo
 
 
 def heuristic_tile(
-    sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int, aligned: bool = True
+    sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int, aligned: bool = True,
+    tile_bytes: int = TILE_BYTES, smem_tile_bytes: int = SMEM_TILE_BYTES,
 ) -> tuple[int, ...]:
     """The tile `tile` picks when none is given (see the pass documentation); `extents`
     holds each mode's extent where it is known (static, or the `at_most` bound of a
     dynamic one: `known_extents`), else DYN; `aligned` says whether both views allow
-    16-byte vectors (`_vector_aligned`)."""
+    16-byte vectors (`_vector_aligned`); `tile_bytes` and `smem_tile_bytes`: the
+    budgets (the pass's options)."""
     rank = len(extents)
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     tile = [1] * rank
@@ -431,7 +446,7 @@ def heuristic_tile(
         tile[cs] = clamp(cs, budget // tile[cd])
         primary = (cs, cd)
     elif cs is not None and cd is not None and cs != cd:
-        budget = SMEM_TILE_BYTES // eb
+        budget = smem_tile_bytes // eb
         s = pow2_floor(int(budget**0.5))
         tile[cs], tile[cd] = clamp(cs, s), clamp(cd, s)
         # a side clamped by a small extent lets the other grow, within the budget
@@ -439,7 +454,7 @@ def heuristic_tile(
             tile[a] = clamp(a, max(tile[a], budget // tile[b]))
         primary = (cs, cd)
     else:
-        budget = TILE_BYTES // eb
+        budget = tile_bytes // eb
         d = cd if cd is not None else (cs if cs is not None else dst_order[0])
         other = next(k for k in dst_order if k != d)
         tile[d] = clamp(d, LINE_BYTES // eb)

@@ -74,3 +74,25 @@ def test_box_cases_get_an_ab_table_of_their_phase_1_staging():
     text = bench.table([plain, row])
     assert "| box flat | 0.700 | 0.600 | 0.720 | 0.610 | yes |" in text
     assert "| transpose |" not in text.split("| box case |")[1]
+
+
+def test_a_variant_replaces_its_pass_of_the_default_pipeline():
+    pipeline = bench.variant_pipeline("tile{threads=128}")
+    assert pipeline.split(",").count("tile{threads=128}") == 1 and ",tile," not in pipeline
+    with pytest.raises(ValueError, match="no-such-pass"):
+        bench.variant_pipeline("no-such-pass{x=1}")
+
+
+def test_variants_get_a_table_of_their_own():
+    row = {**_row("NHWC->NCHW float16", 0.9, 0.8, 0.3), "variant tile{tile=1,64,64}_ratio": 0.96,
+           "variant tile{tile=1,64,64}_exact": True, "variant tile{threads=64}_error": "TilecError: no"}
+    text = bench.table([row])
+    assert "| NHWC->NCHW float16 | `tile{tile=1,64,64}` | 0.960 | 1.20 | yes |" in text
+    assert "| NHWC->NCHW float16 | `tile{threads=64}` | TilecError: no | - | - |" in text
+
+
+def test_a_variant_may_name_the_cases_it_is_timed_for():
+    assert bench.variant_applies("tile{threads=256}", "head merge float16")
+    assert bench.variant_applies("tile{threads=256}@8191x8209|head", "head merge float16")
+    assert bench.variant_applies("tile{threads=256}@8191x8209|head", "transpose int8 8191x8209")
+    assert not bench.variant_applies("tile{threads=256}@8191x8209|head", "NHWC->NCHW float16")

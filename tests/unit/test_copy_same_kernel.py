@@ -197,3 +197,27 @@ def test_random_byte_copies_take_the_box_strategy_of_the_program_of_the_same_vie
         assert got == (want if want.startswith("box") else None), (shape, sstr)
         seen.add(got)
     assert {"box<flat>", "box<cols>", None} <= seen
+
+
+VECTOR_EDGES = ("NCHW->NHWC float16", "NHWC->NCHW float16", "transpose int8 8192x8192", "batched transpose float16")
+"""Tiled canonical copies whose extents copy_ has at run time, each a multiple of the
+16-byte vector along the modes the views move vectors along."""
+
+
+@pytest.mark.parametrize("name", VECTOR_EDGES)
+def test_copy_masks_its_edge_tiles_a_vector_at_a_time_as_the_program(name):
+    # copy_'s key states the extents' divisibility (`CopyKey.extent_divisors`), so its
+    # masked path moves whole vectors as the Program's does: no element-wise global access
+    from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+
+    case = next(c for c in CANONICAL if c.name == name)
+    key = plan_copy(*case.operands()).key
+    from tilec.copy_key import ITEMSIZE
+
+    assert key.extent_divisors and max(key.extent_divisors) * ITEMSIZE[case.src_dtype] == 16
+    module = parse_module(copy_program(key))
+    run_pipeline(module, kernel_pipeline(key, "default"))
+    cuda = emit(module, "cuda")
+    assert not re.search(r"= src\[|dst\[[^]]*\] = ", cuda)

@@ -21,12 +21,12 @@
 !G2 = !layout.tensor<f32, #layout.cute<(128):(1)>, gmem>
 
 // f16, within warps (the source repeats over lanes and warps): by default (the cost
-// model: 135 instructions per thread for shuffles, 68 for shared memory) and with
-// shuffle=off through a padded tile, conflict-free both ways; with shuffle=on one
+// model: 135 instructions per thread for shuffles, 44 for shared memory) and with
+// shuffle=off through a swizzled tile, the write's registers renamed, conflict-free both ways; with shuffle=on one
 // shuffle per destination register; through the plain row-major tile, conflicts on
 // the read.
 // CHECK-LABEL: padded_kernel(
-// CHECK:         // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 4 (write) and 1 (read)
+// CHECK:         // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 8 (write) and 2 (read)
 // CHECK-NOT:     __shfl_sync(
 // CHECK:         __syncthreads();
 // SHFL-LABEL:  padded_kernel(
@@ -36,7 +36,7 @@
 // SHFL-NOT:      __syncthreads
 // SHFL:          }
 // SMEM-LABEL:  padded_kernel(
-// SMEM:          // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 4 (write) and 1 (read)
+// SMEM:          // convert_layout via smem: 0 bank conflicts per write, 0 per read, vectors of 8 (write) and 2 (read)
 // SMEM:          __syncthreads();
 // PLAIN-LABEL: padded_kernel(
 // PLAIN:         // convert_layout via smem: 0 bank conflicts per write, {{[1-9][0-9]*}} per read, vectors of 4 (write) and 1 (read)

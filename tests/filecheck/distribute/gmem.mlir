@@ -128,8 +128,10 @@ func.func @f64(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
   func.return
 }
 
+// A transpose of 1-byte elements: each thread also holds 4 along the destination's
+// contiguous mode (`pack`: one 4-byte word per shared-memory write).
 // CHECK-LABEL: func.func @i8_transposed
-// CHECK:         layout.load {{.*}} -> tensor<128x128xi8, #layout.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>>
+// CHECK:         layout.load {{.*}} -> tensor<128x128xi8, #layout.blocked<{sizePerThread = [4, 16], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>>
 // CHECK-NEXT:    layout.convert_layout {{.*}} -> tensor<128x128xi8, #layout.blocked<{sizePerThread = [16, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>>
 func.func @i8_transposed(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i8, align 16>) {
   %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1024,1024):(1024,1)>, gmem>

@@ -74,24 +74,28 @@ func.func @shuffle(%p: !layout.ptr<f32>, %q: !layout.ptr<f32>) {
   func.return
 }
 
-// f16: 8-byte rows written in 4-element vectors, read in 2x4 blocks; a padding of 16
-// elements keeps both conflict-free (the row-major tile has conflicts on the read).
+// f16: 8-byte rows written, read in 2x4 blocks. Each thread's registers are renamed
+// first (a register conversion, no data moves: `register_orders`) so that 8 of them lie
+// side by side in a swizzled tile: 16-byte writes, 2-element reads, conflict-free both
+// ways (before the renaming: 4-element writes, 1-element reads through a padded tile).
 // Only lanes of a warp move here, but shuffles cost 16 shuffles, 112 selects (a sender
-// picks one of 8 registers per round) and 7 compares per thread: 135, against 32
-// 4-element stores + 16 loads + a barrier: 68. Shared memory wins under auto.
+// picks one of 8 registers per round) and 7 compares per thread: 135, against 44 for
+// shared memory (its stores, loads and a barrier). Shared memory wins under auto.
 // CHECK-LABEL: func.func @padded
-// CHECK:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
-// CHECK:         layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 68 : i64, vector = 4 : i64}
+// CHECK:         %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.composed<swizzle<3,3,4> o 0 o (32,32):(1,32)>, smem>
+// CHECK:         %[[R:.*]] = layout.convert_layout %v {lowering = "register"} : {{.*}} -> tensor<32x32xf16, #layout.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1], [0, 2]]
+// CHECK-NEXT:    layout.store %[[R]], %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 44 : i64, vector = 8 : i64}
 // CHECK-NEXT:    layout.barrier
-// CHECK-NEXT:    layout.load %[[S]] {bank_conflicts = 0 : i64}
+// CHECK-NEXT:    layout.load %[[S]] {bank_conflicts = 0 : i64, vector = 2 : i64}
 // SHFL-LABEL:  func.func @padded
 // SHFL-NOT:      layout.alloc
-// SHFL:          layout.convert_layout %{{.*}} {shuffle_cost = 135 : i64, smem_cost = 68 : i64, lowering = "shuffle"}
+// SHFL:          layout.convert_layout %{{.*}} {shuffle_cost = 135 : i64, smem_cost = 44 : i64, lowering = "shuffle"}
 // AUTO-LABEL:  func.func @padded
-// AUTO:          %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.cute<(32,32):(48,1)>, smem>
-// AUTO:          layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 68 : i64, vector = 4 : i64}
+// AUTO:          %[[S:.*]] = layout.alloc : !layout.tensor<f16, #layout.composed<swizzle<3,3,4> o 0 o (32,32):(1,32)>, smem>
+// AUTO:          layout.convert_layout %v {lowering = "register"}
+// AUTO-NEXT:     layout.store %{{.*}}, %[[S]] {bank_conflicts = 0 : i64, lowering = "smem", shuffle_cost = 135 : i64, smem_cost = 44 : i64, vector = 8 : i64}
 // AUTO-NEXT:     layout.barrier
-// AUTO-NEXT:     layout.load %[[S]] {bank_conflicts = 0 : i64}
+// AUTO-NEXT:     layout.load %[[S]] {bank_conflicts = 0 : i64, vector = 2 : i64}
 // AUTO-NOT:      layout.convert_layout
 // AUTO:          func.return
 // The plain tile's read is 2-way: 16 loads count twice (84).
