@@ -177,7 +177,7 @@ def attention_fwd(
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
-    deferred_sum: bool | None = None,
+    deferred_sum: bool = True,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -232,15 +232,14 @@ issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}
 so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
 that softmax, before its rescaling.
 
-`deferred_sum` (default: on, but with `overlap` at D = 64, bn = 128): the row sum l of the
+`deferred_sum` (default: on): the row sum l of the
 online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
 its exponentials of the row, in registers only), rescaled each KV step by the same
 alpha = exp2((m_old - m_new) c) as O (the sum is linear in the exponentials, so
 sum_t alpha l_t = alpha sum_t l_t), and reduced across the quad once, in the epilogue
 (FlashAttention-3's), where otherwise each KV step shuffles and adds across the quad.
-With `overlap` at D = 64, bn = 128 ptxas spills with it (12 bytes, 28 with `pingpong`
-too); every other schedule (plain, `overlap`, `pingpong`, both; D 64, 128, 256; bn 64,
-128; persistent or not) compiles without spills (tests/unit/test_attention.py).
+Every schedule (plain, `overlap`, `pingpong`, both; D 64, 128, 256; bn 64, 128;
+persistent or not) compiles with it without spills (tests/unit/test_attention.py).
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -280,8 +279,6 @@ too); every other schedule (plain, `overlap`, `pingpong`, both; D 64, 128, 256; 
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
     a_op = DotOperandLayout(0, mma_o, 2)
     # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
-    if deferred_sum is None:  # everywhere but where ptxas spills with it (docstring)
-        deferred_sum = not (overlap and D == 64 and bn == 128)
     if deferred_sum:  # the row sum as per-thread partials (`thread_partials`), the quad's added in the epilogue
         lsum_shape, lsum_layout = [cw, 1 << partials_layouts(mma_s, cw, bn)[3]], partials_result_layout(mma_s, cw, bn)
     else:
@@ -626,39 +623,52 @@ too); every other schedule (plain, `overlap`, `pingpong`, both; D 64, 128, 256; 
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
 
         def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0) -> None:
-            """The pingpong KV loop with the intra-warpgroup overlap inside each round: in
-            the turn of a stage s but the round's last, S_j+1 is issued before P_j V and
-            only S_j+1 is waited for (`pending = 1`), so P_j V runs on under softmax_j+1;
-            O is waited for (and the stage released) after that softmax, before O's
-            rescaling. The round's last turn is `pp_loop`'s (P V, then S of the next
-            round where there is one, both waited for): O complete across the loop's
-            back edge (an accumulator in flight across it makes ptxas serialize the
-            wgmma, C7515)."""
+            """FlashAttention-3's intra-warpgroup overlap at every KV step, with the
+            pingpong's turns (`turn`; a no-op without them). `sc`: the tile's first S,
+            complete. Its softmax runs before the loop, which carries P_j and O's factor
+            alpha_j (O itself complete); step j, in the warpgroup's turn: S_j+1 = Q K^T
+            issued, O rescaled by alpha_j, P_j V issued; the turn handed on, S_j+1 alone
+            waited for (`pending = 1`), softmax_j+1 run while P_j V runs on, then O waited
+            for and stage j's V released. The tile's last step (a round's last without
+            another round: an `scf.if`) issues P_j V alone. No wgmma is in flight across
+            an `scf.if` or the loop's back edge (an accumulator in flight across it makes
+            ptxas serialize the wgmma, C7515)."""
             nsteps = tile.nsteps
-            with kv_rounds(tile, [acc, m, lsum, sc]) as (i, phase):
+            pa, alpha_o = softmax_p(sc, c0, "f", limits, cols0, m, lsum)  # P_0: the tile's first KV block
+            pa.named("pa")
+            with kv_rounds(tile, [acc, m, lsum, pa, alpha_o]) as (i, phase):
                 for s in range(stages):
-                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
-                    done = acc
-                    if s:  # the previous step's P V, run under this softmax
-                        (done,) = p.mma_wait(acc, pending=0)
-                        p.mbarrier_arrive(empty[s - 1])
-                    scaled = (done * alpha_o).named(f"scaled{s}")
+
+                    def step(k_next, j_next, t: int, s=s) -> None:
+                        """S_j+1 (K `k_next` of stage t, KV block `j_next`), then P_j V; P_j V
+                        runs on under softmax_j+1."""
+                        nxt = p.mma(qv, k_next, zero_s, is_async=True).named(f"s{t}_async")
+                        pv = p.mma(pa, vv[s], (acc * alpha_o).named(f"scaled{s}"), is_async=True).named(f"pv{s}_async")
+                        turn("arrive", w + 1)
+                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
+                        p.mbarrier_arrive(kempty[t])  # K of stage t read: the producer may refill it
+                        if persistent and t == stages - 1:  # the tile's last Q K^T has read Q
+                            release_q_at_last_round(i, nsteps)
+                        new_pa, new_alpha = softmax_p(new_s, j_next, t, limits, cols0, m, lsum)
+                        (done,) = p.mma_wait(pv, pending=0)
+                        acc.assign(done)
+                        pa.assign(new_pa)
+                        alpha_o.assign(new_alpha)
+
                     more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
                     if s + 1 < stages:
-                        nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
-                        acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
-                        turn("arrive", w + 1)
-                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
-                        p.mbarrier_arrive(kempty[s + 1])
-                        sc.assign(new_s)
-                        if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
-                            release_q_at_last_round(i, nsteps)
+                        step(kv[s + 1], (i + offs[s + 1]).named(f"j{s + 1}"), s + 1)
                     else:  # the next round's first Q K^T, where the tile has one
-                        pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
-                        end_round_turn(more_cond, turn, w, qv, kv[0], zero_s, sc, pv, acc)
-                        p.mbarrier_arrive(empty[s])
+                        more, last = p.if_else(more_cond, carry=[acc, m, lsum, pa, alpha_o])
+                        with more:
+                            step(kv[0], (i + cs).named("jnext"), 0)
+                        with last:  # the tile's last P V
+                            pv = p.mma(pa, vv[s], (acc * alpha_o).named(f"scaled{s}"), is_async=True)
+                            turn("arrive", w + 1)
+                            (done,) = p.mma_wait(pv.named(f"pv{s}_last"), pending=0)
+                            acc.assign(done)
+                    p.mbarrier_arrive(empty[s])  # V of stage s read: the producer may refill it
 
         if not warp_specialized:
             def sync_block(tile: Tile) -> None:

@@ -69,13 +69,13 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int, d: np.ndarray) ->
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
              level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2,
-             deferred_sum=None):
+             deferred_sum=True):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
     `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
-    consumer warpgroups take turns issuing their wgmma; `overlap`, `stages`, `deferred_sum`:
-    attention_fwd's (None: its default)."""
+    consumer warpgroups take turns issuing their wgmma; `overlap` (None: its default),
+    `stages`, `deferred_sum`: attention_fwd's."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
