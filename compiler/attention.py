@@ -414,8 +414,9 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
             pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
             return pa, (acc * alpha_o).named(f"scaled{s}")
 
-        def softmax_p(sc, j, s: int, limits, cols0, m, lsum):
-            """`softmax` but O's rescaling: P as wgmma's A operand and O's factor."""
+        def softmax_p(sc, j, s: int, limits, cols0, m, lsum, as_operand: bool = True):
+            """`softmax` but O's rescaling: P as wgmma's A operand (`as_operand`; else the
+            exponentials in f32, S's layout, for `a_operand`) and O's factor."""
             # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element,
             # only in the blocks that reach past the region's `edge` (the sequence's end, the
             # causal diagonal, the steps past `last`): a uniform branch, the others skip it
@@ -445,8 +446,12 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
                 lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
-            pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-            return pa, alpha_o
+            return (a_operand(pe, s) if as_operand else pe), alpha_o
+
+        def a_operand(pe, s):
+            """The exponentials `pe` (f32, S's layout) rounded to the input type as wgmma's
+            A operand (a renaming of registers: the module docstring)."""
+            return p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
 
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
@@ -649,10 +654,14 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
                         p.mbarrier_arrive(kempty[t])  # K of stage t read: the producer may refill it
                         if persistent and t == stages - 1:  # the tile's last Q K^T has read Q
                             release_q_at_last_round(i, nsteps)
-                        new_pa, new_alpha = softmax_p(new_s, j_next, t, limits, cols0, m, lsum)
-                        (done,) = p.mma_wait(pv, pending=0)
+                        pe, new_alpha = softmax_p(new_s, j_next, t, limits, cols0, m, lsum, as_operand=False)
+                        # O waited for once the softmax is done (`after` its row sums: else ptxas issues
+                        # the wait ahead of the softmax, which then no longer runs under P_j V), and
+                        # P_j+1 rounded into wgmma's A registers after it (P_j V reads P_j's), as in
+                        # FlashAttention-3
+                        (done,) = p.mma_wait(pv, pending=0, after=[lsum])
                         acc.assign(done)
-                        pa.assign(new_pa)
+                        pa.assign(a_operand(pe, t))
                         alpha_o.assign(new_alpha)
 
                     more_cond = await_operands(s, i, phase, nsteps)
