@@ -279,13 +279,20 @@ def test_attention_overlap_bn128(level):
 
 def _assert_overlapped_consumer_compiles_clean(d: int, causal: bool, **schedule) -> None:
     """The persistent overlapped attention of `schedule` retires S_j+1 alone (`wait_group
-    1`); ptxas spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    1`) and waits for P_j V after the softmax's row sums (`layout.mma_wait` `after`: their
+    NaN-predicated fence right before the wait, in each of the loop's two steps); ptxas
+    spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    import re
+
     from tilec.runtime.nvrtc import resource_usage
 
     module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **schedule).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" in src
+    anchored = re.findall(r'@p fence\.proxy\.async\.shared::cta; }" :: "f"\(\w+\), "f"\(\w+\) : "memory"\);\n'
+                          r'\s+float w\w* = [^\n]*\n\s+asm volatile\("wgmma\.wait_group\.sync\.aligned 0;"', src)
+    assert len(anchored) == 2 * (2 if schedule.get("pingpong") else 1)  # per consumer region
     result = compile_sm90_or_skip(src)
     usage = resource_usage(result)["attention_fwd_kernel"]
     assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
