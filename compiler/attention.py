@@ -16,10 +16,13 @@ such tiles; `pingpong`: the consumer warpgroups take turns issuing their wgmma
 (`attention_fwd`'s docstring).
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
-TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
-and V tiles landed) and an "empty" one (every consumer warpgroup has run the step's
-P V: the producer may refill it), as gemm_hopper_ws's ring, and nothing in the KV
-loop waits for the whole block. Otherwise every thread is a consumer and refills the
+TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier per
+tile (K's and V's landed) and one "empty" per tile, as gemm_hopper_ws's ring: every
+consumer warpgroup arrives on "kempty" once the stage's Q K^T is waited for and on
+"empty" once its P V is (the producer refills K and V each when its own is free, so
+K of a stage is refilled while its V is still read: the overlapped loop issues the
+next Q K^T before the P V of the stage before), and nothing in the KV loop waits
+for the whole block. Otherwise every thread is a consumer and refills the
 stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
 
 - Q's tile is loaded once by the TMA into 128-byte-swizzled shared memory (a rank-4
@@ -186,17 +189,21 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`). `bm`, `bn`,
 the rule from the shared-memory and register budgets (bm = bn = 128 at D = 64 and
 128; bm = bn = 64, one consumer warpgroup, at D = 256).
 
-`overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap, the
-pingpong's overlapped loop (below) without the turns: the tile's first Q K^T is
-waited for before the KV loop and S is carried across its iterations; at each KV step
-but a round's last, the next block's Q K^T (S_j+1) and P_j V are issued
-(`layout.mma {async}`) and S_j+1 alone is waited for (`layout.mma_wait {pending =
-1}`), so P_j V runs on under softmax_j+1, after which O is waited for, its stage
-released and O rescaled; a round's last step waits for its P V (and the next round's
-first Q K^T) before the loop's back edge. Live at the peak: S, O, P_j (in flight)
-and P_j+1: at bn = 128 it compiles without spills in the consumers' 240 registers
-(D 64 and 128). Default: bn = 64 only (bn = 128 unmeasured against the plain loop:
-benchmarks/attention_bench.py's `persistent-bn128-overlap`).
+`overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap at
+every KV step (`pp_overlapped_loop`, with the pingpong's turns or without): the
+tile's first Q K^T is waited for and its softmax run before the KV loop, which
+carries P_j and O's factor alpha_j (O complete). Step j issues S_j+1 = Q K^T, rescales
+O, issues P_j V (`layout.mma {async}`), waits for S_j+1 alone (`layout.mma_wait
+{pending = 1}`) and runs softmax_j+1 while P_j V runs on; then it waits for O
+`after` softmax_j+1's row sums (without that order ptxas issues the wait ahead of the
+softmax, serialising it after P_j V) and rounds P_j+1 into wgmma's A registers
+(P_j V reads P_j's until then). The tile's last step (a round's last where the tile
+has no further round: an `scf.if`) issues P_j V alone; no wgmma is in flight across
+the loop's back edge or an `scf.if` (an accumulator in flight across them makes ptxas
+serialise the wgmma, C7515). Live at the peak: O and P_j in flight, S_j+1 becoming
+P_j+1's exponentials: at bn = 128 it compiles without spills in the consumers' 240
+registers (D 64 and 128, with the pingpong or without). Default: bn = 64 only
+(bn = 128: benchmarks/attention_bench.py's `persistent-bn128-overlap`).
 
 `persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
 GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
@@ -226,11 +233,9 @@ the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
 (both async), hands the turn on, waits for both and runs the next softmax while the
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
 first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
-too (the default at bn = 64), the intra-warpgroup overlap as
-well, inside each round: in the turn of a stage but the round's last, S_j+1 is
-issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
-so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
-that softmax, before its rescaling.
+too (the default at bn = 64), the intra-warpgroup overlap as well (above): the turn
+of step j issues S_j+1, rescales O and issues P_j V (FlashAttention-3's order), and
+softmax_j+1 runs under P_j V and the other warpgroup's turn.
 
 `deferred_sum` (default: on): the row sum l of the
 online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
