@@ -202,8 +202,12 @@ has no further round: an `scf.if`) issues P_j V alone; no wgmma is in flight acr
 the loop's back edge or an `scf.if` (an accumulator in flight across them makes ptxas
 serialise the wgmma, C7515). Live at the peak: O and P_j in flight, S_j+1 becoming
 P_j+1's exponentials: at bn = 128 it compiles without spills in the consumers' 240
-registers (D 64 and 128, with the pingpong or without). Default: bn = 64 only
-(bn = 128: benchmarks/attention_bench.py's `persistent-bn128-overlap`).
+registers (D 64 and 128, with the pingpong or without). Default: on at D >= 128 and
+at bn = 64, off at D = 64, bn = 128 (the rule of the H200 measurements, session 31:
+at D = 128 the overlapped loop timed 0-6 % faster than the plain one at the issue's
+three D = 128 shapes, most where causal; at D = 64 10-20 % slower, its P V being half
+as long as at D = 128 while the softmax it would hide is as long and the loop runs
+more instructions: docs/attention.md).
 
 `persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
 GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
@@ -272,8 +276,8 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
             f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
             f"(got warp_specialized={warp_specialized}, bm={bm})"
         )
-    if overlap is None:  # where it has been measured faster than the plain loop
-        overlap = bn <= 64
+    if overlap is None:  # where it has been measured faster than the plain loop (docstring)
+        overlap = bn <= 64 or D >= 128
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
