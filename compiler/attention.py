@@ -16,10 +16,11 @@ such tiles; `pingpong`: the consumer warpgroups take turns issuing their wgmma
 (`attention_fwd`'s docstring).
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
-TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier per
-tile (K's and V's landed) and one "empty" per tile, as gemm_hopper_ws's ring: every
-consumer warpgroup arrives on "kempty" once the stage's Q K^T is waited for and on
-"empty" once its P V is (the producer refills K and V each when its own is free, so
+TMA loads (`setmaxnreg dec producer_regs`); each stage has, for its K tile and for
+its V tile, a "full" mbarrier (the tile landed) and an "empty" one, as
+gemm_hopper_ws's ring: every consumer warpgroup arrives on K's ("kempty") once the
+stage's Q K^T is waited for and on V's ("empty") once its P V is (the producer
+refills K and V each when its own is free, so
 K of a stage is refilled while its V is still read: the overlapped loop issues the
 next Q K^T before the P V of the stage before), and nothing in the KV loop waits
 for the whole block. Otherwise every thread is a consumer and refills the
@@ -643,7 +644,7 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
             alpha_j (O itself complete); step j, in the warpgroup's turn: S_j+1 = Q K^T
             issued, O rescaled by alpha_j, P_j V issued; the turn handed on, S_j+1 alone
             waited for (`pending = 1`), softmax_j+1 run while P_j V runs on, then O waited
-            for and stage j's V released. The tile's last step (a round's last without
+            for after its row sums (`layout.mma_wait` `after`) and stage j's V released. The tile's last step (a round's last without
             another round: an `scf.if`) issues P_j V alone. No wgmma is in flight across
             an `scf.if` or the loop's back edge (an accumulator in flight across it makes
             ptxas serialize the wgmma, C7515)."""
