@@ -234,11 +234,11 @@ inter-warpgroup pingpong (docs/attention.md). Each consumer warpgroup is a
 warp_specialize region of its own over its 64 rows (its own Q and O buffers, 64-row
 TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own:
 `bar.sync`; the next warpgroup's: `bar.arrive`, 256 threads each), warpgroup 0 taking
-the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
+the first turn. Without `overlap`, in its turn a warpgroup issues P_j V and the next block's Q K^T
 (both async), hands the turn on, waits for both and runs the next softmax while the
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
 first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
-too (the default at bn = 64), the intra-warpgroup overlap as well (above): the turn
+too (the default at D >= 128 and at bn = 64), the intra-warpgroup overlap as well (above): the turn
 of step j issues S_j+1, rescales O and issues P_j V (FlashAttention-3's order), and
 softmax_j+1 runs under P_j V and the other warpgroup's turn.
 
