@@ -37,28 +37,31 @@ from gemm_bench import median_ms, queued_ms  # noqa: E402 - this folder: one tim
 
 DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
-    # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, each wgmma waited for
+    # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, the default rule's loop (the
+    # overlapped one at D >= 128, each wgmma waited for at D = 64)
     "persistent-bn128": {"persistent": True},
     "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, P_j V under softmax_j+1
-    # FlashAttention-3's intra-warpgroup overlap at 128 x 128 blocks: P_j V under softmax_j+1 (no spills at D 64, 128)
+    # FlashAttention-3's intra-warpgroup overlap at 128 x 128 blocks: S_j+1 and P_j V issued together, P_j V under
+    # softmax_j+1 at every step, its wait issued after the softmax's row sums (`layout.mma_wait` `after`); no spills
     "persistent-bn128-overlap": {"overlap": True, "persistent": True},
     "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile
     "ws-bn64-overlap": {"bn": 64, "persistent": False},
     # FlashAttention-3's pingpong: the two consumer warpgroups take turns issuing their wgmma
     # (named barriers), one's softmax under the other's P V and next Q K^T
-    "ws-bn128-pingpong": {"pingpong": True, "persistent": False},
-    "persistent-bn128-pingpong": {"pingpong": True, "persistent": True},
+    "ws-bn128-pingpong": {"pingpong": True, "overlap": False, "persistent": False},
+    "persistent-bn128-pingpong": {"pingpong": True, "overlap": False, "persistent": True},
     # the pingpong with the intra-warpgroup overlap too (P V under the next softmax; bn = 64 fits the registers)
     "ws-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": False},
     "persistent-bn64-pingpong-overlap": {"bn": 64, "pingpong": True, "persistent": True},
     # the pingpong with the intra-warpgroup overlap at 128-wide KV blocks (FlashAttention-3's hdim-128 schedule):
-    # S_j+1 issued before P_j V, only S_j+1 waited for; compiles without spills at D 64 and 128 (ptxas: up to R237
-    # of the consumers' 240 after setmaxnreg)
+    # in a warpgroup's turn S_j+1 then P_j V issued, only S_j+1 waited for, softmax_j+1 under P_j V and the other
+    # warpgroup's turn; compiles without spills at D 64 and 128 (ptxas: up to R237 of the consumers' 240)
     "persistent-bn128-pingpong-overlap": {"pingpong": True, "overlap": True, "persistent": True},
     # 4 stages: 3 of each round's 4 P V run under the next softmax (the round's last is waited for in its turn)
     "persistent-bn64-s4-pingpong-overlap": {"bn": 64, "stages": 4, "pingpong": True, "persistent": True},
-    # the tiles of compiler/attention_tiles.py's rule (bn = 64 and one consumer warpgroup at D = 256), the
-    # overlapped Q K^T off; with `persistent-bn128` and `ws-bn128` (which name no bn: the rule's too) at D = 256
+    # the rule's tiles (compiler/attention_tiles.py: bn = 64 and one consumer warpgroup at D = 256), the overlapped
+    # Q K^T off (at D = 128 the plain loop, each wgmma waited for); with `persistent-bn128` and `ws-bn128` (which
+    # name no bn: the rule's too) at D = 256
     "persistent-no-overlap": {"persistent": True, "overlap": False},
     "ws-no-overlap": {"persistent": False, "overlap": False},
 }
@@ -68,12 +71,12 @@ keywords, `resolved_config` filling in the persistent grid); the fastest correct
 SHAPE_SETS = {"hd256": "4x16x4096x256,4x16x4096x256c"}
 """Named shape lists for `--shapes`."""
 CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
-               "overlap": "persistent-bn128,persistent-bn128-overlap,persistent-bn128-pingpong-overlap,"
-                          "persistent-bn64-overlap"}
+               "overlap": "persistent-bn128,persistent-no-overlap,persistent-bn128-overlap,persistent-bn128-pingpong,"
+                          "persistent-bn128-pingpong-overlap"}
 """Named configuration lists for `--configs`: at D = 256 the rule's tiles (the pingpong needs two consumer
-warpgroups, bn = 128 does not fit), persistent or not, overlapped or not; `overlap`: the plain persistent
-kernel beside FlashAttention-3's intra-warpgroup overlap at 128- and 64-wide KV blocks, with and without the
-pingpong (issue 40's A/B in one run)."""
+warpgroups, bn = 128 does not fit), persistent or not, overlapped or not; `overlap`: the default and the
+plain persistent loop beside FlashAttention-3's intra-warpgroup overlap, its inter-warpgroup pingpong and
+both, at 128-wide KV blocks (issue 40's A/B in one run)."""
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, bool]:

@@ -16,10 +16,14 @@ such tiles; `pingpong`: the consumer warpgroups take turns issuing their wgmma
 (`attention_fwd`'s docstring).
 `warp_specialized` (the default): `layout.warp_specialize` gives `bm / 64` consumer
 warpgroups the math (`setmaxnreg inc consumer_regs`) and one producer warpgroup the
-TMA loads (`setmaxnreg dec producer_regs`); each stage has a "full" mbarrier (its K
-and V tiles landed) and an "empty" one (every consumer warpgroup has run the step's
-P V: the producer may refill it), as gemm_hopper_ws's ring, and nothing in the KV
-loop waits for the whole block. Otherwise every thread is a consumer and refills the
+TMA loads (`setmaxnreg dec producer_regs`); each stage has, for its K tile and for
+its V tile, a "full" mbarrier (the tile landed) and an "empty" one, as
+gemm_hopper_ws's ring: every consumer warpgroup arrives on K's ("kempty") once the
+stage's Q K^T is waited for and on V's ("empty") once its P V is (the producer
+refills K and V each when its own is free, so
+K of a stage is refilled while its V is still read: the overlapped loop issues the
+next Q K^T before the P V of the stage before), and nothing in the KV loop waits
+for the whole block. Otherwise every thread is a consumer and refills the
 stage `stages - 1` steps ahead after a block barrier (gemm_hopper's ring).
 
 - Q's tile is loaded once by the TMA into 128-byte-swizzled shared memory (a rank-4
@@ -177,7 +181,7 @@ def attention_fwd(
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
-    deferred_sum: bool | None = None,
+    deferred_sum: bool = True,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -186,17 +190,25 @@ registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`). `bm`, `bn`,
 the rule from the shared-memory and register budgets (bm = bn = 128 at D = 64 and
 128; bm = bn = 64, one consumer warpgroup, at D = 256).
 
-`overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap, the
-pingpong's overlapped loop (below) without the turns: the tile's first Q K^T is
-waited for before the KV loop and S is carried across its iterations; at each KV step
-but a round's last, the next block's Q K^T (S_j+1) and P_j V are issued
-(`layout.mma {async}`) and S_j+1 alone is waited for (`layout.mma_wait {pending =
-1}`), so P_j V runs on under softmax_j+1, after which O is waited for, its stage
-released and O rescaled; a round's last step waits for its P V (and the next round's
-first Q K^T) before the loop's back edge. Live at the peak: S, O, P_j (in flight)
-and P_j+1: at bn = 128 it compiles without spills in the consumers' 240 registers
-(D 64 and 128). Default: bn = 64 only (bn = 128 unmeasured against the plain loop:
-benchmarks/attention_bench.py's `persistent-bn128-overlap`).
+`overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap at
+every KV step (`pp_overlapped_loop`, with the pingpong's turns or without): the
+tile's first Q K^T is waited for and its softmax run before the KV loop, which
+carries P_j and O's factor alpha_j (O complete). Step j issues S_j+1 = Q K^T, rescales
+O, issues P_j V (`layout.mma {async}`), waits for S_j+1 alone (`layout.mma_wait
+{pending = 1}`) and runs softmax_j+1 while P_j V runs on; then it waits for O
+`after` softmax_j+1's row sums (without that order ptxas issues the wait ahead of the
+softmax, serialising it after P_j V) and rounds P_j+1 into wgmma's A registers
+(P_j V reads P_j's until then). The tile's last step (a round's last where the tile
+has no further round: an `scf.if`) issues P_j V alone; no wgmma is in flight across
+the loop's back edge or an `scf.if` (an accumulator in flight across them makes ptxas
+serialise the wgmma, C7515). Live at the peak: O and P_j in flight, S_j+1 becoming
+P_j+1's exponentials: at bn = 128 it compiles without spills in the consumers' 240
+registers (D 64 and 128, with the pingpong or without). Default: on at D >= 128 and
+at bn = 64, off at D = 64, bn = 128 (the rule of the H200 measurements, session 31:
+at D = 128 the overlapped loop timed 0-6 % faster than the plain one at the issue's
+three D = 128 shapes, most where causal; at D = 64 10-20 % slower, its P V being half
+as long as at D = 128 while the softmax it would hide is as long and the loop runs
+more instructions: docs/attention.md).
 
 `persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
 GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
@@ -222,24 +234,22 @@ inter-warpgroup pingpong (docs/attention.md). Each consumer warpgroup is a
 warp_specialize region of its own over its 64 rows (its own Q and O buffers, 64-row
 TMA tiles); the regions take turns through named barriers `wgs + 2 + w` (w's own:
 `bar.sync`; the next warpgroup's: `bar.arrive`, 256 threads each), warpgroup 0 taking
-the first turn. In its turn a warpgroup issues P_j V and the next block's Q K^T
+the first turn. Without `overlap`, in its turn a warpgroup issues P_j V and the next block's Q K^T
 (both async), hands the turn on, waits for both and runs the next softmax while the
 other warpgroup's turn runs; S is carried across the KV loop's iterations, the tile's
 first Q K^T is a turn of its own and its last P V is issued alone. With `overlap`
-too (the default at bn = 64), the intra-warpgroup overlap as
-well, inside each round: in the turn of a stage but the round's last, S_j+1 is
-issued before P_j V and only S_j+1 is waited for (`layout.mma_wait {pending = 1}`),
-so P_j V runs on under softmax_j+1; O is waited for (and its stage released) after
-that softmax, before its rescaling.
+too (the default at D >= 128 and at bn = 64), the intra-warpgroup overlap as well (above): the turn
+of step j issues S_j+1, rescales O and issues P_j V (FlashAttention-3's order), and
+softmax_j+1 runs under P_j V and the other warpgroup's turn.
 
-`deferred_sum` (default: on, but with `overlap` or `pingpong`): the row sum l of the
+`deferred_sum` (default: on): the row sum l of the
 online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
 its exponentials of the row, in registers only), rescaled each KV step by the same
 alpha = exp2((m_old - m_new) c) as O (the sum is linear in the exponentials, so
 sum_t alpha l_t = alpha sum_t l_t), and reduced across the quad once, in the epilogue
 (FlashAttention-3's), where otherwise each KV step shuffles and adds across the quad.
-With `overlap` (D = 64, bn = 128: 12 bytes) and `pingpong` (D = 64 persistent: 4
-bytes) ptxas spills with it.
+Every schedule (plain, `overlap`, `pingpong`, both; D 64, 128, 256; bn 64, 128;
+persistent or not) compiles with it without spills (tests/unit/test_attention.py).
 
     Arguments, in order: pointers `q`, `k`, `v`, `o` (`dtype`), `lse` (f32); index
     arguments `B`, `H`, `Hkv`, `Sq`, `Skv`, then the strides (in elements) of batch,
@@ -267,8 +277,8 @@ bytes) ptxas spills with it.
             f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
             f"(got warp_specialized={warp_specialized}, bm={bm})"
         )
-    if overlap is None:  # where it has been measured faster than the plain loop
-        overlap = bn <= 64
+    if overlap is None:  # where it has been measured faster than the plain loop (docstring)
+        overlap = bn <= 64 or D >= 128
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
@@ -279,8 +289,6 @@ bytes) ptxas spills with it.
     rows_s, cols_s, rows_o = SliceLayout(1, mma_s), SliceLayout(0, mma_s), SliceLayout(1, mma_o)
     a_op = DotOperandLayout(0, mma_o, 2)
     # the row sums' layout: one partial per row and per thread of the row (`thread_partials`)
-    if deferred_sum is None:  # where it compiles without spills (docstring)
-        deferred_sum = not (overlap or pingpong)
     if deferred_sum:  # the row sum as per-thread partials (`thread_partials`), the quad's added in the epilogue
         lsum_shape, lsum_layout = [cw, 1 << partials_layouts(mma_s, cw, bn)[3]], partials_result_layout(mma_s, cw, bn)
     else:
@@ -312,13 +320,14 @@ bytes) ptxas spills with it.
             sqs = [p.alloc(_smem(cw, D, False), dtype).named(f"sq{w}") for w in range(wgs)]
         else:
             sq = p.alloc(_smem(bm, D, False), dtype).named("sq")
-        sk, sv, full, vfull, empty = {}, {}, {}, {}, {}
+        sk, sv, full, vfull, kempty, empty = {}, {}, {}, {}, {}, {}
         for s in range(stages):
             sk[s] = p.alloc(_smem(D, bn, True), dtype).named(f"sk{s}")
             sv[s] = p.alloc(_smem(bn, D, False), dtype).named(f"sv{s}")
             full[s] = p.mbarrier_init(1).named(f"full{s}")  # K's tile landed
             vfull[s] = p.mbarrier_init(1).named(f"vfull{s}")  # V's tile landed
-            if warp_specialized:  # one arrival per consumer warpgroup: the stage is read
+            if warp_specialized:  # one arrival per consumer warpgroup: the stage's K (its Q K^T waited for), V read
+                kempty[s] = p.mbarrier_init(wgs).named(f"kempty{s}")
                 empty[s] = p.mbarrier_init(wgs).named(f"empty{s}")
         if pingpong:
             sos = [p.alloc(_smem(cw, D, False), dtype).named(f"so{w}") for w in range(wgs)]
@@ -371,9 +380,13 @@ bytes) ptxas spills with it.
                 body(tile)
                 base.assign((base + tile.nsteps).named("base_next"))
 
-        def load(tile: Tile, s: int, j, name: str) -> None:
+        def load(tile: Tile, s: int, j, name: str, before_v=None) -> None:
+            """The TMA loads of KV block `j` into stage `s`: K, then (after `before_v()`,
+            the producer's wait for V's half of the stage to be free) V."""
             p.mbarrier_arrive(full[s], tx=2 * bn * D)
             p.tma_load(p.tile(KT, [tile.b, tile.kvh, c0, j], [1, 1, D, bn]).named(f"tk_{name}"), sk[s], full[s])
+            if before_v is not None:
+                before_v()
             p.mbarrier_arrive(vfull[s], tx=2 * bn * D)
             p.tma_load(p.tile(V, [tile.b, tile.kvh, j, c0], [1, 1, bn, D]).named(f"tv_{name}"), sv[s], vfull[s])
 
@@ -411,8 +424,9 @@ bytes) ptxas spills with it.
             pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
             return pa, (acc * alpha_o).named(f"scaled{s}")
 
-        def softmax_p(sc, j, s: int, limits, cols0, m, lsum):
-            """`softmax` but O's rescaling: P as wgmma's A operand and O's factor."""
+        def softmax_p(sc, j, s: int, limits, cols0, m, lsum, as_operand: bool = True):
+            """`softmax` but O's rescaling: P as wgmma's A operand (`as_operand`; else the
+            exponentials in f32, S's layout, for `a_operand`) and O's factor."""
             # column j * bn + t of row r is kept where t < lim[r] - j * bn: one compare per element,
             # only in the blocks that reach past the region's `edge` (the sequence's end, the
             # causal diagonal, the steps past `last`): a uniform branch, the others skip it
@@ -442,8 +456,12 @@ bytes) ptxas spills with it.
                 lsum.assign((lsum * alpha + p.reduce(pe, 1, "add")).named(f"l{s}"))
             m.assign(m_new)
             alpha_o = p.expand_dims(p.convert_layout(alpha, rows_o), 1)
-            pa = p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
-            return pa, alpha_o
+            return (a_operand(pe, s) if as_operand else pe), alpha_o
+
+        def a_operand(pe, s):
+            """The exponentials `pe` (f32, S's layout) rounded to the input type as wgmma's
+            A operand (a renaming of registers: the module docstring)."""
+            return p.convert_layout(pe.cast(dtype), a_op).named(f"pa{s}")
 
         def epilogue(tile: Tile, acc, m, lsum, rows, sq32, o_buf, o_block, o2: str) -> None:
             """O / l rounded, through shared `o_buf` to O's rows `o_block` (a tile of its
@@ -497,6 +515,7 @@ bytes) ptxas spills with it.
                 nxt = p.mma(qv, k0, zero_s, is_async=True).named("s0_async")
                 turn("arrive", w + 1)
                 (new_s,) = p.mma_wait(nxt, pending=0)
+                p.mbarrier_arrive(kempty[0])  # K of stage 0 read: the producer may refill it
                 sc.assign(new_s)
             with last:
                 turn("arrive", w + 1)
@@ -526,6 +545,7 @@ bytes) ptxas spills with it.
             if overlap:  # FlashAttention-3's intra-warpgroup overlap: the pingpong's loop without the turns
                 p.mbarrier_wait(full[0], first_phase(tile))
                 (sc,) = p.mma_wait(p.mma(q2, k2[0], zero_s, is_async=True).named("s_first"), pending=0)
+                p.mbarrier_arrive(kempty[0])
                 pp_overlapped_loop(tile, 0, lambda mode, x: None, q2, k2, v2, zero_s, acc, m, lsum, sc, limits, cols0)
                 epilogue(tile, acc, m, lsum, rows, sq32, so, qb, "o2")
                 return
@@ -534,6 +554,8 @@ bytes) ptxas spills with it.
                     j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
                     p.mbarrier_wait(full[s], phase)
                     sc = p.mma(q2, k2[s], zero_s).named(f"s{s}")
+                    if warp_specialized:  # K of stage s read: the producer may refill it
+                        p.mbarrier_arrive(kempty[s])
                     if persistent and s == stages - 1:  # the tile's last Q K^T has read Q: the next tile's may land
                         release_q_at_last_round(i, nsteps)
                     pa, scaled = softmax(sc, j, s, limits, cols0, m, lsum, acc)
@@ -570,6 +592,7 @@ bytes) ptxas spills with it.
             s_first = p.mma(qv, kv[0], zero_s, is_async=True).named("s_first")
             turn("arrive", w + 1)
             (sc,) = p.mma_wait(s_first, pending=0)
+            p.mbarrier_arrive(kempty[0])
             if overlap:
                 pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0)
             else:
@@ -605,6 +628,7 @@ bytes) ptxas spills with it.
                         nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
                         turn("arrive", w + 1)
                         new_s, done = p.mma_wait(nxt, pv, pending=0)
+                        p.mbarrier_arrive(kempty[s + 1])
                         sc.assign(new_s)
                         acc.assign(done)
                         if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
@@ -614,38 +638,56 @@ bytes) ptxas spills with it.
                     p.mbarrier_arrive(empty[s])  # stage s read: the producer may refill it
 
         def pp_overlapped_loop(tile, w, turn, qv, kv, vv, zero_s, acc, m, lsum, sc, limits, cols0) -> None:
-            """The pingpong KV loop with the intra-warpgroup overlap inside each round: in
-            the turn of a stage s but the round's last, S_j+1 is issued before P_j V and
-            only S_j+1 is waited for (`pending = 1`), so P_j V runs on under softmax_j+1;
-            O is waited for (and the stage released) after that softmax, before O's
-            rescaling. The round's last turn is `pp_loop`'s (P V, then S of the next
-            round where there is one, both waited for): O complete across the loop's
-            back edge (an accumulator in flight across it makes ptxas serialize the
-            wgmma, C7515)."""
+            """FlashAttention-3's intra-warpgroup overlap at every KV step, with the
+            pingpong's turns (`turn`; a no-op without them). `sc`: the tile's first S,
+            complete. Its softmax runs before the loop, which carries P_j and O's factor
+            alpha_j (O itself complete); step j, in the warpgroup's turn: S_j+1 = Q K^T
+            issued, O rescaled by alpha_j, P_j V issued; the turn handed on, S_j+1 alone
+            waited for (`pending = 1`), softmax_j+1 run while P_j V runs on, then O waited
+            for after its row sums (`layout.mma_wait` `after`) and stage j's V released. The tile's last step (a round's last without
+            another round: an `scf.if`) issues P_j V alone. No wgmma is in flight across
+            an `scf.if` or the loop's back edge (an accumulator in flight across it makes
+            ptxas serialize the wgmma, C7515)."""
             nsteps = tile.nsteps
-            with kv_rounds(tile, [acc, m, lsum, sc]) as (i, phase):
+            pa, alpha_o = softmax_p(sc, c0, "f", limits, cols0, m, lsum)  # P_0: the tile's first KV block
+            pa.named("pa")
+            with kv_rounds(tile, [acc, m, lsum, pa, alpha_o]) as (i, phase):
                 for s in range(stages):
-                    j = (i + offs[s]).named(f"j{s}")  # this step's KV block (past `last`: masked out)
-                    pa, alpha_o = softmax_p(sc, j, s, limits, cols0, m, lsum)
-                    done = acc
-                    if s:  # the previous step's P V, run under this softmax
-                        (done,) = p.mma_wait(acc, pending=0)
-                        p.mbarrier_arrive(empty[s - 1])
-                    scaled = (done * alpha_o).named(f"scaled{s}")
+
+                    def step(k_next, j_next, t: int, s=s) -> None:
+                        """S_j+1 (K `k_next` of stage t, KV block `j_next`), then P_j V; P_j V
+                        runs on under softmax_j+1."""
+                        nxt = p.mma(qv, k_next, zero_s, is_async=True).named(f"s{t}_async")
+                        pv = p.mma(pa, vv[s], (acc * alpha_o).named(f"scaled{s}"), is_async=True).named(f"pv{s}_async")
+                        turn("arrive", w + 1)
+                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
+                        p.mbarrier_arrive(kempty[t])  # K of stage t read: the producer may refill it
+                        if persistent and t == stages - 1:  # the tile's last Q K^T has read Q
+                            release_q_at_last_round(i, nsteps)
+                        pe, new_alpha = softmax_p(new_s, j_next, t, limits, cols0, m, lsum, as_operand=False)
+                        # O waited for once the softmax is done (`after` its row sums: else ptxas issues
+                        # the wait ahead of the softmax, which then no longer runs under P_j V), and
+                        # P_j+1 rounded into wgmma's A registers after it (P_j V reads P_j's), as in
+                        # FlashAttention-3
+                        (done,) = p.mma_wait(pv, pending=0, after=[lsum])
+                        acc.assign(done)
+                        pa.assign(a_operand(pe, t))
+                        alpha_o.assign(new_alpha)
+
                     more_cond = await_operands(s, i, phase, nsteps)
                     turn("sync", w)  # this warpgroup's turn: the next Q K^T, then P_j V
                     if s + 1 < stages:
-                        nxt = p.mma(qv, kv[s + 1], zero_s, is_async=True).named(f"s{s + 1}_async")
-                        acc.assign(p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async"))
-                        turn("arrive", w + 1)
-                        (new_s,) = p.mma_wait(nxt, pending=1)  # S_j+1 complete, P_j V in flight
-                        sc.assign(new_s)
-                        if persistent and s + 2 == stages:  # the tile's last Q K^T has read Q
-                            release_q_at_last_round(i, nsteps)
+                        step(kv[s + 1], (i + offs[s + 1]).named(f"j{s + 1}"), s + 1)
                     else:  # the next round's first Q K^T, where the tile has one
-                        pv = p.mma(pa, vv[s], scaled, is_async=True).named(f"pv{s}_async")
-                        end_round_turn(more_cond, turn, w, qv, kv[0], zero_s, sc, pv, acc)
-                        p.mbarrier_arrive(empty[s])
+                        more, last = p.if_else(more_cond, carry=[acc, m, lsum, pa, alpha_o])
+                        with more:
+                            step(kv[0], (i + cs).named("jnext"), 0)
+                        with last:  # the tile's last P V
+                            pv = p.mma(pa, vv[s], (acc * alpha_o).named(f"scaled{s}"), is_async=True)
+                            turn("arrive", w + 1)
+                            (done,) = p.mma_wait(pv.named(f"pv{s}_last"), pending=0)
+                            acc.assign(done)
+                    p.mbarrier_arrive(empty[s])  # V of stage s read: the producer may refill it
 
         if not warp_specialized:
             def sync_block(tile: Tile) -> None:
@@ -681,10 +723,14 @@ bytes) ptxas spills with it.
                 first = rnd.eq(c0).named("first")
                 ephase = p.remui((rnd - c1).named("prev"), c2).named("ephase")
                 for s in range(stages):
-                    _, otherwise = p.if_else(first)
-                    with otherwise:  # from the second round on, the consumers must have read the stage
-                        p.mbarrier_wait(empty[s], ephase)
-                    load(tile, s, p.minui((i + offs[s]).named(f"j{s}"), tile.last).named(f"kv{s}"), f"s{s}")
+                    def await_free(bar, s=s):  # from the second round on, the consumers have read it
+                        _, otherwise = p.if_else(first)
+                        with otherwise:
+                            p.mbarrier_wait(bar[s], ephase)
+
+                    await_free(kempty)
+                    load(tile, s, p.minui((i + offs[s]).named(f"j{s}"), tile.last).named(f"kv{s}"), f"s{s}",
+                         before_v=lambda s=s: await_free(empty))
                     if persistent and s == 0:
                         with p.if_(i.eq(c0).named("tile_start")):
                             with p.if_(tile.jt.ne(c0).named("later_tile")):

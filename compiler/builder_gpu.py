@@ -51,13 +51,16 @@ class GpuBuilding:
         """
         return self.insert(ld.DotOp(a.ssa, b.ssa, acc.ssa)).results[0]  # type: ignore[attr-defined]
 
-    def mma_wait(self, *accs: Any, pending: int = 0) -> list[Any]:
+    def mma_wait(self, *accs: Any, pending: int = 0, after: Sequence[Any] = ()) -> list[Any]:
         """`layout.mma_wait {pending}`: wait until at most `pending` groups of async
         wgmma are in flight (`wgmma.wait_group`); returns `accs` as they are after it.
+        `after`: f32 values computed before it that the GPU is to issue it after (the
+        op's docstring: the math the mma runs under).
 
             (acc,) = p.mma_wait(d, pending=1)
+            (o,) = p.mma_wait(pv, after=[row_sum])
         """
-        op = lm.MmaWaitOp([v.ssa for v in accs], pending)
+        op = lm.MmaWaitOp([v.ssa for v in accs], pending, [v.ssa for v in after])
         return list(self.insert(op).results)  # type: ignore[attr-defined]
 
     def mbarrier_init(self, count: int = 1) -> Any:

@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -318,18 +319,24 @@ class WgmmaCommitGroupOp(IRDLOperation):
 class WgmmaWaitGroupOp(IRDLOperation):
     """`wgmma.wait_group.sync.aligned pending`: at most `pending` groups of this
     warpgroup are still in flight. Takes the accumulators those groups write and
-    gives them back: read the results, not the `cuda.wgmma`'s."""
+    gives them back: read the results, not the `cuda.wgmma`'s. `after` (f32 scalars,
+    `layout.mma_wait`'s): the wait is issued after they are computed: before it, one
+    `setp.neu` per value (true for NaN only) predicating a `fence.proxy.async`, which
+    ptxas keeps in order with the wait (a NaN runs a fence, harmless)."""
 
     name = "cuda.wgmma_wait_group"
     traits = traits_def(Synchronizes())
     pending = prop_def(IntegerAttr[I64])
     values = var_operand_def()
+    after = var_operand_def()
     outs = var_result_def()
-    assembly_format = "$pending (`,` $values^ `:` type($values) `->` type($outs))? attr-dict"
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = ("$pending (`,` $values^ `:` type($values) `->` type($outs))? "
+                       "(`after` $after^ `:` type($after))? attr-dict")
 
-    def __init__(self, pending: int, values: Sequence[SSAValue] = ()):
+    def __init__(self, pending: int, values: Sequence[SSAValue] = (), after: Sequence[SSAValue] = ()):
         super().__init__(
-            operands=[list(values)],
+            operands=[list(values), list(after)],
             properties={"pending": IntegerAttr(pending, i64)},
             result_types=[[SSAValue.get(v).type for v in values]],
         )
@@ -342,6 +349,8 @@ class WgmmaWaitGroupOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' passes f32 accumulators")
         if [v.type for v in self.values] != [r.type for r in self.outs]:
             raise VerifyException(f"'{self.name}' gives back one result per value, of its type")
+        if any(v.type != f32 for v in self.after):
+            raise VerifyException(f"'{self.name}' is issued after f32 values")
 
 
 CUDA_WGMMA_OPS = [WgmmaOp, WgmmaRsOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp]

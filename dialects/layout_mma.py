@@ -31,11 +31,13 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
     UnitAttr,
+    f32,
     i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -373,18 +375,31 @@ class MmaWaitOp(IRDLOperation):
     a wait after the trip's first wgmma, so that ptxas reads it as retired,
     api/gemm_programs.py). The CPU
     reference executor reports a read of an accumulator still in flight, and a write
-    of shared memory that an MMA in flight still reads."""
+    of shared memory that an MMA in flight still reads.
+
+    `after` (f32 tensors or scalars, none by default; `after %x : T` after the values'
+    types): values computed before the wait that it is to be issued after, an order
+    on the GPU only (nothing passes through; the executor ignores them):
+
+        %o = layout.mma_wait %pv after %l {pending = 0 : i64} : !ACC after !L
+
+    The CUDA backend makes the wait depend on each thread's registers of them (a
+    check of each that never branches on finite values: `cuda.wgmma_wait_group`), as
+    ptxas otherwise issues the wait as early as the instructions before it allow in
+    its basic block, ahead of the independent math between the mma and the wait that
+    the mma should run under (FlashAttention-3's softmax under P V)."""
 
     name = "layout.mma_wait"
     traits = traits_def(Synchronizes())
     pending = prop_def(IntegerAttr)
     values = var_operand_def()
+    after = var_operand_def()
     outs = var_result_def()
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
-    def __init__(self, values: Sequence[SSAValue], pending: int = 0):
+    def __init__(self, values: Sequence[SSAValue], pending: int = 0, after: Sequence[SSAValue] = ()):
         super().__init__(
-            operands=[list(values)],
+            operands=[list(values), list(after)],
             properties={"pending": IntegerAttr(pending, i64)},
             result_types=[[SSAValue.get(v).type for v in values]],
         )
@@ -396,20 +411,33 @@ class MmaWaitOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> MmaWaitOp:
         pos = parser.pos
-        values = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        ) or []
+
+        def operands():
+            return parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            ) or []
+
+        def types():
+            return parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+
+        values = operands()
+        after = operands() if parser.parse_optional_keyword("after") is not None else []
         attrs = parser.parse_optional_attr_dict()
-        types = []
+        value_types, after_types = [], []
         if parser.parse_optional_punctuation(":") is not None:
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        if len(types) != len(values):
-            parser.raise_error(f"layout.mma_wait: {len(values)} values but {len(types)} types", pos, parser.pos)
-        operands = [parser.resolve_operand(v, t) for v, t in zip(values, types)]
+            if values:
+                value_types = types()
+            if parser.parse_optional_keyword("after") is not None:
+                after_types = types()
+        if len(value_types) != len(values) or len(after_types) != len(after):
+            parser.raise_error(f"layout.mma_wait: {len(values)} values and {len(after)} after, but "
+                               f"{len(value_types)} and {len(after_types)} types", pos, parser.pos)
         pending = attrs.pop("pending", None)
+        attrs.pop("operandSegmentSizes", None)
         if not isinstance(pending, IntegerAttr):
             parser.raise_error("layout.mma_wait needs {pending = N : i64}", pos, parser.pos)
-        op = cls(operands, pending.value.data)
+        op = cls([parser.resolve_operand(v, t) for v, t in zip(values, value_types)], pending.value.data,
+                 [parser.resolve_operand(v, t) for v, t in zip(after, after_types)])
         op.attributes.update(attrs)
         return op
 
@@ -417,10 +445,18 @@ class MmaWaitOp(IRDLOperation):
         if self.values:
             printer.print_string(" ")
             printer.print_list(self.values, printer.print_operand)
+        if self.after:
+            printer.print_string(" after ")
+            printer.print_list(self.after, printer.print_operand)
         printer.print_string(f" {{pending = {self.pending_groups} : i64}}")
+        if self.values or self.after:
+            printer.print_string(" :")
         if self.values:
-            printer.print_string(" : ")
+            printer.print_string(" ")
             printer.print_list([v.type for v in self.values], printer.print_attribute)
+        if self.after:
+            printer.print_string(" after ")
+            printer.print_list([v.type for v in self.after], printer.print_attribute)
 
     def verify_(self) -> None:
         p = self.pending_groups
@@ -432,6 +468,9 @@ class MmaWaitOp(IRDLOperation):
                    f"is {v.type}, not a tensor in a version-3 #layout.nvidia_mma layout")
         _check([v.type for v in self.values] == [r.type for r in self.outs],
                "layout.mma_wait gives back one result per value, of its type")
+        for i, v in enumerate(self.after):
+            elem = v.type.element_type if isinstance(v.type, TensorType) else v.type
+            _check(elem == f32, f"layout.mma_wait's `after` values are f32 tensors or scalars: {i} is {v.type}")
         if p:
             for v, r in zip(self.values, self.outs):
                 if groups_after(v, self) < p:

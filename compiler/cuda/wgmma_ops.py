@@ -137,6 +137,12 @@ class WgmmaEmitter(EmitterBase):
     @emits(cuda_wgmma.WgmmaWaitGroupOp)
     def emit_wgmma_wait(self, op: cuda_wgmma.WgmmaWaitGroupOp):
         pending = op.pending.value.data
+        if op.after:  # issued after these: a fence on NaN, which ptxas keeps in order with the wait
+            checks = "".join(
+                f" setp.neu.f32 p, %{i}, %{i};" if i == 0 else f" setp.neu.or.f32 p, %{i}, %{i}, p;"
+                for i in range(len(op.after)))
+            operands = ", ".join(f'"f"({self.expr(v)})' for v in op.after)
+            self.line(f'asm volatile("{{ .reg .pred p;{checks} @p fence.proxy.async.shared::cta; }}" :: {operands} : "memory");')
         if not op.values:
             self.line(f'asm volatile("wgmma.wait_group.sync.aligned {pending};" ::: "memory");')
             return

@@ -178,17 +178,19 @@ class WgmmaLowering(OpFamily):
         self.b.add(comment)
 
     def lower_wait(self, op: MmaWaitOp) -> None:
-        """`wgmma.wait_group pending`, the operands' registers passing through it."""
-        outs = self._wait(op.pending_groups, [list(self.values.registers(v)) for v in op.values])
+        """`wgmma.wait_group pending`, the operands' registers passing through it,
+        issued after every register of the `after` values."""
+        after = [r for v in op.after for r in self.values.registers(v)]
+        outs = self._wait(op.pending_groups, [list(self.values.registers(v)) for v in op.values], after)
         for r, regs in zip(op.outs, outs):
             self.values.set_registers(r, regs)
 
-    def _wait(self, pending: int, accs: list[list[SSAValue]]) -> list[list[SSAValue]]:
+    def _wait(self, pending: int, accs: list[list[SSAValue]], after: list[SSAValue] = ()) -> list[list[SSAValue]]:
         """A `cuda.wgmma_wait_group pending` through which every register of `accs`
         passes (one value may fill several registers, or several accumulators: pass it
-        once); the accumulators after it."""
+        once), issued after the registers `after`; the accumulators after it."""
         uniq = list(dict.fromkeys(v for acc in accs for v in acc))
-        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq))
+        wait = self.b.add(cuda_wgmma.WgmmaWaitGroupOp(pending, uniq, list(dict.fromkeys(after))))
         after = dict(zip(uniq, wait.results))
         return [[after[v] for v in acc] for acc in accs]
 

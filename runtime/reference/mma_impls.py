@@ -118,7 +118,7 @@ class MmaFunctions(InterpreterFunctions):
         groups.wait(scope, pending)
         limit = groups.commits.get(scope, 0) - pending
         out = []
-        for v in args:
+        for v in args[:len(op.values)]:  # `after` orders the wait on the GPU only
             if isinstance(v, InFlight):
                 if v.scope != scope:
                     raise ExecutionError(

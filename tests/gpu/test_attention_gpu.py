@@ -120,9 +120,9 @@ def test_attention_one_kernel_for_all_lengths():
                               "7-blocks-bn128-overlap"])
 @pytest.mark.parametrize("d", [64, 128])
 def test_attention_other_schedules(d, config):
-    """The overlapped schedule (`overlap`, bn = 64's default: P_j V in flight under
-    softmax_j+1; also at bn = 128), the block-synchronous one, and the grid of one
-    block per tile (`persistent`: False), causal and ragged."""
+    """The overlapped schedule (`overlap`, the default at bn = 64 and at D = 128: P_j V
+    in flight under softmax_j+1; also at D = 64, bn = 128), the block-synchronous one,
+    and the grid of one block per tile (`persistent`: False), causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
 
 
@@ -152,8 +152,8 @@ def test_attention_pingpong(d, causal, persistent, bn):
     """The pingpong schedule (`pingpong`: True): the two consumer warpgroups take turns
     through named barriers 4 and 5 (a lost turn hangs: the test would time out); on
     the grid, 7 persistent blocks (many tiles each: the turns run on across tiles) or
-    the multiprocessors; ragged lengths, GQA; at bn = 64 with the intra-warpgroup
-    overlap (P V under the next softmax)."""
+    the multiprocessors; ragged lengths, GQA; at bn = 64 and at D = 128 with the
+    intra-warpgroup overlap (P V under the next softmax: the default there)."""
     _check(2, 4, 2, 1999, 1999, d, causal, torch.bfloat16,
            config={"pingpong": True, "persistent": persistent, "bn": bn})
 

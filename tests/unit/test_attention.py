@@ -69,13 +69,13 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int, d: np.ndarray) ->
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
              level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2,
-             deferred_sum=None):
+             deferred_sum=True):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
     `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
-    consumer warpgroups take turns issuing their wgmma; `overlap`, `stages`, `deferred_sum`:
-    attention_fwd's (None: its default)."""
+    consumer warpgroups take turns issuing their wgmma; `overlap` (None: its default),
+    `stages`, `deferred_sum`: attention_fwd's."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -185,21 +185,24 @@ def test_attention_row_sum_either_way(deferred, overlap):
              overlap=overlap, deferred_sum=deferred)
 
 
-def test_attention_deferred_sum_leaves_the_loop_without_sum_shuffles():
+@pytest.mark.parametrize("overlap,softmaxes", [(False, 2), (True, 3)], ids=["plain", "overlapped"])
+def test_attention_deferred_sum_leaves_the_loop_without_sum_shuffles(overlap, softmaxes):
     """The deferred row sum: the only shuffled adds are the epilogue's (two rows per
     thread, two butterfly steps across the quad: 4), where the per-step sum shuffles 4
-    per KV step (8 in the loop of 2 stages); the row max still shuffles per step."""
+    per softmax of the loop (the plain loop of 2 stages has 2; the overlapped one 3: the
+    tile's first block's before the loop, one per step, the round's last in the branch
+    where the tile has another round); the row max still shuffles per step."""
     import re
 
     def shuffled_adds(deferred):
-        module = attention_fwd(128, "bf16", False, persistent=132, deferred_sum=deferred).module
+        module = attention_fwd(128, "bf16", False, persistent=132, deferred_sum=deferred, overlap=overlap).module
         run_pipeline(module, "default")
         src = emit(module, "cuda")
         return len(re.findall(r"= \w+ \+ shfl(?:_\d+)?;", src)), src.count("__shfl_sync(")
 
     (adds, shfls), (adds_q, shfls_q) = shuffled_adds(True), shuffled_adds(False)
-    assert (adds, adds_q) == (4, 8)
-    assert shfls_q - shfls == 4
+    assert (adds, adds_q) == (4, 4 * softmaxes)
+    assert shfls_q - shfls == 4 * softmaxes - 4
 
 
 PERSISTENT_CASES = {
@@ -279,13 +282,20 @@ def test_attention_overlap_bn128(level):
 
 def _assert_overlapped_consumer_compiles_clean(d: int, causal: bool, **schedule) -> None:
     """The persistent overlapped attention of `schedule` retires S_j+1 alone (`wait_group
-    1`); ptxas spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    1`) and waits for P_j V after the softmax's row sums (`layout.mma_wait` `after`: their
+    NaN-predicated fence right before the wait, in each of the loop's two steps); ptxas
+    spills nothing and keeps every wgmma asynchronous (no C7512 / C7515 / C7520)."""
+    import re
+
     from tilec.runtime.nvrtc import resource_usage
 
     module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **schedule).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" in src
+    anchored = re.findall(r'@p fence\.proxy\.async\.shared::cta; }" :: "f"\(\w+\), "f"\(\w+\) : "memory"\);\n'
+                          r'\s+float w\w* = [^\n]*\n\s+asm volatile\("wgmma\.wait_group\.sync\.aligned 0;"', src)
+    assert len(anchored) == 2 * (2 if schedule.get("pingpong") else 1)  # per consumer region
     result = compile_sm90_or_skip(src)
     usage = resource_usage(result)["attention_fwd_kernel"]
     assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
@@ -400,8 +410,8 @@ def test_attention_pingpong_lowered(persistent, bn):
 def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
     """The pingpong kernel's CUDA compiles for sm_90a with no spills and no local memory
     under the 168 registers ptxas allots (S of the next step, P and O live at each
-    turn; at bn = 64 the overlapped form, P_j and O in flight under softmax_j+1: at
-    bn = 128 that spills); each consumer region syncs on its own turn barrier and
+    turn; at bn = 64 and at D = 128 the overlapped form, the default there, P_j and O in
+    flight under softmax_j+1); each consumer region syncs on its own turn barrier and
     arrives on the other's (4 and 5: 0 is __syncthreads's, 1 to 3 the regions' own).
     ptxas keeps the wgmma asynchronous (no C7515 / C7520 "wgmma serialized", no C7508
     "setmaxnreg ignored") except at D = 64, bn = 64, where it reports C7508 and, persistent,
@@ -414,7 +424,7 @@ def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
     w0, w1 = src.split("} else if (threadIdx.x < 256) {")
     assert 'bar.sync 4, 256;' in w0 and 'bar.arrive 5, 256;' in w0 and 'bar.sync 5' not in w0
     assert 'bar.sync 5, 256;' in w1 and 'bar.arrive 4, 256;' in w1 and 'bar.sync 4' not in w1
-    assert ("wgmma.wait_group.sync.aligned 1;" in w0) == (bn == 64)  # S retired, P V running on
+    assert ("wgmma.wait_group.sync.aligned 1;" in w0) == (bn == 64 or d >= 128)  # the overlap: S retired, P V on
     result = compile_sm90_or_skip(src)
     usage = resource_usage(result)["attention_fwd_kernel"]
     assert usage.registers <= 168 and usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0

@@ -41,13 +41,16 @@ def _mask_ops(module):
 
 
 def _kv_loops(module):
-    """The consumers' KV loops: the innermost `scf.for`s around wgmma."""
+    """The consumers' KV loops: the innermost `scf.for`s around wgmma (not the
+    persistent tile loops around them, which also hold the tile's first Q K^T and,
+    overlapped, its softmax)."""
     def owner(op):
         while op is not None and not isinstance(op, scf.ForOp):
             op = op.parent_op()
         return op
     loops = (owner(op) for op in module.walk() if op.name in MMA)  # pingpong's first Q K^T: before the loop
-    return {id(f): f for f in loops if f is not None}.values()
+    found = {id(f): f for f in loops if f is not None}
+    return [f for f in found.values() if not any(id(o) in found for o in f.walk() if o is not f)]
 
 
 def _check(module, stages: int) -> None:

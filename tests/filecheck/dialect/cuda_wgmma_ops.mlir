@@ -13,6 +13,8 @@
 // CHECK-NEXT: cuda.wgmma_commit_group
 // CHECK-NEXT: %e, %e_1, %e_2, %e_3 = cuda.wgmma_wait_group 1, %d, %d_1, %d_2, %d_3 : f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT: cuda.wgmma_wait_group 0
+// CHECK-NEXT: %c2 = arith.addf %c, %c : f32
+// CHECK-NEXT: %e2, %e2_1, %e2_2, %e2_3 = cuda.wgmma_wait_group 0, %e, %e_1, %e_2, %e_3 : f32, f32, f32, f32 -> f32, f32, f32, f32 after %c, %c2 : f32, f32
 
 func.func @global(%i: index, %c: f32, %g: memref<1024xbf16>) {
   %a = memref.alloca() {alignment = 1024 : i64} : memref<1024xbf16, 3 : i64>
@@ -160,6 +162,14 @@ func.func @wait_type(%i: index, %c: f32, %g: memref<1024xbf16>) {
   %u = memref.alloca() : memref<1024xbf16, 3 : i64>
   // expected-error @+1 {{'cuda.wgmma_wait_group' passes f32 accumulators}}
   %e = cuda.wgmma_wait_group 0, %i : index -> index
+  func.return
+}
+
+// -----
+
+func.func @wait_after_type(%i: index, %c: f32) {
+  // expected-error @+1 {{'cuda.wgmma_wait_group' is issued after f32 values}}
+  %e = cuda.wgmma_wait_group 0, %c : f32 -> f32 after %i : index
   func.return
 }
 

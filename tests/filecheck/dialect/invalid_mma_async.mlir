@@ -1,10 +1,11 @@
 // Invalid asynchronous layout.mma ({async}) and layout.mma_wait: an async mma.sync, a read of an
 // accumulator in flight (the async result, or a wait's result that may still be in flight, a
 // loop-carried one waited for before its trip's mma), a wait on a value that is no wgmma
-// accumulator, a pending count past 7, a wait outside a launch; each a located error saying why.
+// accumulator, a pending count past 7, a wait outside a launch, a wait after a value that is not f32;
+// each a located error saying why.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>&1 | filecheck %s --check-prefix=LOC
-// LOC: invalid_mma_async.mlir:17:5: error: 'layout.mma': only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes in its warp's registers
+// LOC: invalid_mma_async.mlir:18:5: error: 'layout.mma': only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes in its warp's registers
 
 #mma = #layout.nvidia_mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
 #a = #layout.dot_op<opIdx = 0, parent = #mma, kWidth = 2>
@@ -136,6 +137,20 @@ func.func @read_carried_before_the_trips_mma(%acc: !ACC) {
       %t = layout.mma %sa, %sb, %acc {async} : !SA, !SB, !ACC
       scf.yield %t : !ACC
     }
+  }
+  func.return
+}
+
+// -----
+
+#mma = #layout.nvidia_mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+!ACC = tensor<64x64xf32, #mma>
+func.func @after_not_f32(%acc: !ACC, %n: i32) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(128) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{layout.mma_wait's `after` values are f32 tensors or scalars: 0 is i32}}
+    %w = layout.mma_wait %acc after %n {pending = 0 : i64} : !ACC after i32
   }
   func.return
 }

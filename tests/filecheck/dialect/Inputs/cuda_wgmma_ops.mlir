@@ -14,5 +14,7 @@ func.func @k(%ia: index, %ib: index, %c: f32) {
   cuda.wgmma_commit_group
   %e:4 = cuda.wgmma_wait_group 1, %d#0, %d#1, %d#2, %d#3 : f32, f32, f32, f32 -> f32, f32, f32, f32
   cuda.wgmma_wait_group 0
+  %c2 = arith.addf %c, %c : f32
+  %e2:4 = cuda.wgmma_wait_group 0, %e#0, %e#1, %e#2, %e#3 : f32, f32, f32, f32 -> f32, f32, f32, f32 after %c, %c2 : f32, f32
   func.return
 }
