@@ -91,6 +91,8 @@ VARIANTS: dict[str, dict[str, str]] = {
     "no-scan-vector": {"coalesce": "coalesce{scan_vector=false}"},
     "warps-bytes16": {"choose-warps": "choose-warps{bytes=16}"},
     "stash": {"choose-warps": "stash-rereads,choose-warps"},
+    "stash-window": {"choose-warps": "choose-warps,stash-rereads"},
+    "stash-window-w16": {"choose-warps": "choose-warps{bytes=8},stash-rereads"},
     "reread-order": {"choose-warps": "reread-order,choose-warps"},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},

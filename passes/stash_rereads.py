@@ -7,14 +7,28 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.dialects import cute
-from tilec.dialects.layout import AllocOp, BarrierOp, LaunchOp, LoadOp, StoreOp, TileOp
-from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+from tilec.dialects.layout import (
+    DYNAMIC,
+    WILDCARD,
+    AllocOp,
+    AsyncWaitOp,
+    BarrierOp,
+    LaunchOp,
+    LoadOp,
+    SliceOp,
+    StoreOp,
+    TileOp,
+    ViewOp,
+)
+from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
+from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
@@ -83,6 +97,7 @@ class StashRereadsPass(ModulePass):
     name = "stash-rereads"
 
     max_bytes: int = 0
+    window: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
@@ -93,7 +108,12 @@ class StashRereadsPass(ModulePass):
                 plans = _plan(r.first, r.second, launch)
                 used = sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp)
                            and a.result.type.memory_space == "smem")
-                if plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
+                windows = [_window(launch, p) for p in plans] if self.window and not launch.is_open else []
+                if plans and windows and all(windows):
+                    if used + sum(w.nbytes for w in windows) + SCRATCH <= limit:
+                        for w in windows:
+                            _fill_window(launch, w)
+                elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
 
@@ -151,6 +171,8 @@ def _plan(first: scf.ForOp, second: scf.ForOp, launch: LaunchOp) -> list[_Pair]:
             continue
         f = firsts[p[0]]
         src = p[0][0]
+        if src.type.memory_space != "gmem":  # a stash already
+            continue
         if (f.mask is not None or o.mask is not None or not _same_other(f.other, o.other)
                 or src in written or f.result.type != o.result.type):
             return []
@@ -195,3 +217,136 @@ def _stash(launch: LaunchOp, first: scf.ForOp, second: scf.ForOp, pairs: list[_P
     bar = BarrierOp()
     copy_loc(second, bar)
     Rewriter.insert_op(bar, InsertPoint.before(second))
+
+
+CHUNK_BYTES = 16
+"""The bytes of one `cp.async` of a window fill (`layout.copy_chunk_async`)."""
+
+
+@dataclass(frozen=True)
+class _Window:
+    """A pair whose re-read view is a row-major `(M, N):(N, 1)` view of a pointer and
+    whose tiles are `[1, chunk]` at (a block id that runs over M, the trip): the block's
+    row is filled into the stash whole, by 16-byte chunks of its address-aligned window."""
+
+    pair: _Pair
+    view: ViewOp
+    row: SSAValue
+    n: int
+    k: int
+    nbytes: int
+
+
+def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
+    """`pair` as a window fill (`_Window`), or None where its facts do not say so."""
+    tile: TileOp = pair.first.view.owner  # type: ignore[assignment]
+    view = tile.source.owner
+    if not isinstance(view, ViewOp) or not isinstance(view.source.type, PtrType):
+        return None
+    t: TensorViewType = tile.source.type
+    lay = t.cute_layout
+    if t.memory_space != "gmem" or t.is_masked or t.vec_layout is not None or len(lay.shape) != 2:
+        return None
+    (rows, n), (rs, cs) = lay.shape, lay.stride
+    if pair.dim != 1 or not (isinstance(n, int) and rs == n and cs == 1) or tile.tile_sizes[0] != 1:
+        return None
+    # the tile's row is a block id that runs over exactly the view's rows: every block's
+    # row lies inside the view, so the stash's tiles are masked as the global ones are
+    row = tile.coords[0]
+    ids = launch.block_ids
+    if row not in ids:
+        return None
+    extent = (launch.grid_x, launch.grid_y, launch.grid_z)[ids.index(row)]
+    if isinstance(rows, int):
+        if constant_index(extent) != rows:
+            return None
+    elif not (len(view.dynamic) == 1 and view.dynamic[0] is extent):
+        return None
+    eb = element_bytes(t.element_type)
+    if CHUNK_BYTES % eb:
+        return None
+    k = CHUNK_BYTES // eb
+    span = -(-(n + k - 1) // k) * k
+    return _Window(pair, view, row, n, k, span * eb)
+
+
+def _fill_window(launch: LaunchOp, w: _Window) -> None:
+    """The stash of `w`: before anything else of the launch, its threads copy the block's
+    row into shared memory by 16-byte `cp.async` chunks of its address-aligned window
+    (from the row's first element rounded down to 16 bytes), the row's elements past the
+    view's last whole chunk one at a time; one wait and a barrier; then both loops load
+    the stash, a view of the row at its misalignment in the window."""
+    from ._box_tile import _Builder
+
+    pair, k, n = w.pair, w.k, w.n
+    elem = pair.first.view.type.element_type
+    # before the launch: a flat view of the whole buffer (M x N elements)
+    host_ops: list[Operation] = []
+
+    def host(o: Operation) -> SSAValue:
+        copy_loc(pair.first, o)
+        host_ops.append(o)
+        return o.results[0]
+
+    rows = w.view.result.type.cute_layout.shape[0]
+    if isinstance(rows, int):
+        total: SSAValue | int = rows * n
+        flat_t = TensorViewType(elem, cute.make_layout((rows * n,), (1,)), "gmem")
+        flat = host(ViewOp(w.view.source, flat_t, []))
+    else:
+        total = host(arith.MuliOp(w.view.dynamic[0], host(arith.ConstantOp(IntegerAttr(n, IndexType())))))
+        flat_t = TensorViewType(elem, cute.make_layout((cute.DYN,), (1,)), "gmem")
+        flat = host(ViewOp(w.view.source, flat_t, [total]))
+    Rewriter.insert_op(host_ops, InsertPoint.before(launch))
+
+    body = launch.body.block
+    scratch = Block()
+    b = _Builder(scratch)
+    c = b.c
+    tid, threads = launch.thread_id, c(launch.num_threads)
+    span = w.nbytes // element_bytes(elem)
+    stash = b.add(AllocOp(TensorViewType(elem, cute.make_layout((span,), (1,)), "smem")))
+    stash.name_hint = "stash"
+    ck, cmk = c(k), c(-k)
+    start = b.muli(w.row, c(n))
+    mis = b.remui(start, ck)
+    lo = b.subi(start, mis)
+    end = b.addi(start, c(n))
+    lim = b.andi(b.val(total), cmk) if not isinstance(total, int) else c(total // k * k)
+    hi = b.add(arith.MinSIOp(b.andi(b.addi(end, c(k - 1)), cmk), lim))
+    chunks = b.divui(b.add(arith.MaxSIOp(b.subi(hi, lo), c(0))), ck)
+    with b.loop(tid, chunks, threads) as j:
+        at = b.muli(j, ck)
+        b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,
+                               [b.add(MultipleOfOp(at, k))], k))
+    # the row's elements past the buffer's last whole chunk (the last row's tail)
+    with b.when(b.cmp("sgt", end, lim)):
+        with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
+            x = b.add(ReadOp(flat, [e]))
+            b.add(WriteOp(x, stash, [b.subi(e, lo)]))
+    b.add(AsyncWaitOp(0))
+    b.add(BarrierOp())
+    # the row as a (1, N) view at `mis` in the window: (K, 1, N):(1, 0, 1) sliced at mis
+    tiled = TensorViewType(elem, cute.make_layout((k, 1, n), (1, 0, 1)), "smem")
+    wide = b.add(ViewOp(stash, tiled, []))
+    row_t = TensorViewType(elem, cute.make_layout((1, n), (0, 1)), "smem")
+    row = b.add(SliceOp.create(operands=[wide, mis],
+                               properties={"pattern": DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])},
+                               result_types=[row_t]))
+    zero = c(0)
+    ops = list(scratch.ops)
+    for o in ops:
+        o.detach()
+        copy_loc(pair.first, o)
+    Rewriter.insert_op(ops, InsertPoint.at_start(body))
+    for load in (pair.first, pair.second):
+        t: TileOp = load.view.owner  # type: ignore[assignment]
+        st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
+        new = LoadOp(st.result, load.result.type, load.other)
+        copy_loc(load, st)
+        copy_loc(load, new)
+        Rewriter.insert_op([st, new], InsertPoint.before(load))
+        load.result.replace_all_uses_with(new.result)
+        Rewriter.erase_op(load)
+        if not t.result.uses:
+            Rewriter.erase_op(t)
