@@ -93,6 +93,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     "stash": {"choose-warps": "stash-rereads,choose-warps"},
     "stash-window": {"choose-warps": "choose-warps,stash-rereads"},
     "stash-window-w16": {"choose-warps": "choose-warps{bytes=8},stash-rereads"},
+    "stash-window-w32": {"choose-warps": "choose-warps{bytes=4 max_warps=32},stash-rereads"},
     "reread-order": {"choose-warps": "reread-order,choose-warps"},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},
