@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
+from math import gcd, prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
@@ -227,13 +227,16 @@ CHUNK_BYTES = 16
 class _Window:
     """A pair whose re-read view is a row-major `(M, N):(N, 1)` view of a pointer and
     whose tiles are `[1, chunk]` at (a block id that runs over M, the trip): the block's
-    row is filled into the stash whole, by 16-byte chunks of its address-aligned window."""
+    row is filled into the stash whole, by 16-byte chunks of its address-aligned window.
+    `k`: elements per 16 bytes; `aligned`: every row starts on a 16-byte boundary (N a
+    multiple of k), else no row's misalignment is known (N odd)."""
 
     pair: _Pair
     view: ViewOp
     row: SSAValue
     n: int
     k: int
+    aligned: bool
     nbytes: int
 
 
@@ -263,19 +266,26 @@ def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
     elif not (len(view.dynamic) == 1 and view.dynamic[0] is extent):
         return None
     eb = element_bytes(t.element_type)
-    if CHUNK_BYTES % eb:
+    if CHUNK_BYTES % eb or view.source.type.alignment % CHUNK_BYTES:
         return None
     k = CHUNK_BYTES // eb
-    span = -(-(n + k - 1) // k) * k
-    return _Window(pair, view, row, n, k, span * eb)
+    # rows whose misalignment is a multiple of some 1 < g < k would be read from the
+    # stash one element at a time where global memory gave vectors of g: not taken
+    g = gcd(n, k)
+    if g not in (1, k):
+        return None
+    span = n if g == k else -(-(n + k - 1) // k) * k
+    return _Window(pair, view, row, n, k, g == k, span * eb)
 
 
 def _fill_window(launch: LaunchOp, w: _Window) -> None:
     """The stash of `w`: before anything else of the launch, its threads copy the block's
     row into shared memory by 16-byte `cp.async` chunks of its address-aligned window
     (from the row's first element rounded down to 16 bytes), the row's elements past the
-    view's last whole chunk one at a time; one wait and a barrier; then both loops load
-    the stash, a view of the row at its misalignment in the window."""
+    buffer's last whole chunk one at a time (the last row's tail, where rows are not
+    aligned); one wait and a barrier; then both loops load the stash: an aligned row is
+    the stash itself, `(1, N):(0, 1)`; another a `(1, N)` view at its misalignment in the
+    window (`layout.slice` of a `(k, 1, N):(1, 0, 1)` re-view)."""
     from ._box_tile import _Builder
 
     pair, k, n = w.pair, w.k, w.n
@@ -299,46 +309,50 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         flat = host(ViewOp(w.view.source, flat_t, [total]))
     Rewriter.insert_op(host_ops, InsertPoint.before(launch))
 
-    body = launch.body.block
     scratch = Block()
     b = _Builder(scratch)
     c = b.c
     tid, threads = launch.thread_id, c(launch.num_threads)
     span = w.nbytes // element_bytes(elem)
-    stash = b.add(AllocOp(TensorViewType(elem, cute.make_layout((span,), (1,)), "smem")))
+    stash = b.add(AllocOp(TensorViewType(elem, cute.make_layout((1, span), (0, 1)), "smem")))
     stash.name_hint = "stash"
-    ck, cmk = c(k), c(-k)
+    zero = c(0)
+    ck = c(k)
     start = b.muli(w.row, c(n))
-    mis = b.remui(start, ck)
-    lo = b.subi(start, mis)
-    end = b.addi(start, c(n))
-    lim = b.andi(b.val(total), cmk) if not isinstance(total, int) else c(total // k * k)
-    hi = b.add(arith.MinSIOp(b.andi(b.addi(end, c(k - 1)), cmk), lim))
-    chunks = b.divui(b.add(arith.MaxSIOp(b.subi(hi, lo), c(0))), ck)
+    if w.aligned:
+        lo, chunks = b.add(MultipleOfOp(start, k)), c(n // k)
+    else:
+        cmk = c(-k)
+        mis = b.remui(start, ck)
+        lo = b.subi(start, mis)
+        end = b.addi(start, c(n))
+        lim = b.andi(b.val(total), cmk) if not isinstance(total, int) else c(total // k * k)
+        hi = b.add(arith.MinSIOp(b.andi(b.addi(end, c(k - 1)), cmk), lim))
+        chunks = b.divui(b.add(arith.MaxSIOp(b.subi(hi, lo), zero)), ck)
     with b.loop(tid, chunks, threads) as j:
         at = b.muli(j, ck)
         b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,
-                               [b.add(MultipleOfOp(at, k))], k))
-    # the row's elements past the buffer's last whole chunk (the last row's tail)
-    with b.when(b.cmp("sgt", end, lim)):
-        with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
-            x = b.add(ReadOp(flat, [e]))
-            b.add(WriteOp(x, stash, [b.subi(e, lo)]))
+                               [zero, b.add(MultipleOfOp(at, k))], k))
+    if not w.aligned:
+        # the row's elements past the buffer's last whole chunk (the last row's tail)
+        with b.when(b.cmp("sgt", end, lim)):
+            with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
+                x = b.add(ReadOp(flat, [e]))
+                b.add(WriteOp(x, stash, [zero, b.subi(e, lo)]))
     b.add(AsyncWaitOp(0))
     b.add(BarrierOp())
-    # the row as a (1, N) view at `mis` in the window: (K, 1, N):(1, 0, 1) sliced at mis
-    tiled = TensorViewType(elem, cute.make_layout((k, 1, n), (1, 0, 1)), "smem")
-    wide = b.add(ViewOp(stash, tiled, []))
-    row_t = TensorViewType(elem, cute.make_layout((1, n), (0, 1)), "smem")
-    row = b.add(SliceOp.create(operands=[wide, mis],
-                               properties={"pattern": DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])},
-                               result_types=[row_t]))
-    zero = c(0)
+    row = stash
+    if not w.aligned:
+        tiled = TensorViewType(elem, cute.make_layout((k, 1, n), (1, 0, 1)), "smem")
+        wide = b.add(ViewOp(stash, tiled, []))
+        row_t = TensorViewType(elem, cute.make_layout((1, n), (0, 1)), "smem")
+        pattern = DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])
+        row = b.add(SliceOp.create(operands=[wide, mis], properties={"pattern": pattern}, result_types=[row_t]))
     ops = list(scratch.ops)
     for o in ops:
         o.detach()
         copy_loc(pair.first, o)
-    Rewriter.insert_op(ops, InsertPoint.at_start(body))
+    Rewriter.insert_op(ops, InsertPoint.at_start(launch.body.block))
     for load in (pair.first, pair.second):
         t: TileOp = load.view.owner  # type: ignore[assignment]
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))

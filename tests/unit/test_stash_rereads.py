@@ -89,3 +89,74 @@ def test_stashed_row_kernels_compile_under_nvrtc(name, n, dtype):
     cuda = emit(lowered, "cuda")
     assert "__shared__" in cuda and "__syncthreads()" in cuda
     compile_sm90_or_skip(cuda)
+
+
+WINDOW = NAMED_PIPELINES["default"].replace("choose-warps,", "choose-warps,stash-rereads,")
+"""The default pipeline with `stash-rereads` after `choose-warps`: the launch's threads are
+known, so re-read rows of a row-major view take the window fill (16-byte cp.async chunks of
+the row's address-aligned window, before the first loop)."""
+AFTER_WARPS = "chunk-rows,pack-rows,choose-warps,stash-rereads"
+
+
+def _window_stash_bytes(program) -> int:
+    from tilec.dialects.layout import AllocOp
+    from tilec.dialects.layout_access import CopyChunkAsyncOp
+    from tilec.dialects.layout_attrs import element_bytes
+
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    if not any(isinstance(o, CopyChunkAsyncOp) for o in module.walk()):
+        return 0
+    return sum(a.result.type.cute_layout.cosize() * element_bytes(a.result.type.element_type)
+               for a in module.walk() if isinstance(a, AllocOp))
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,stashed", [
+    (50257, "f16", 50264 * 2),  # the row and up to 7 elements before it, in 16-byte chunks
+    (50257, "f32", 50260 * 4),  # 201040 bytes: fits sm_90's 227 KiB
+    (24576, "f16", 24576 * 2),  # rows 16-byte aligned: the stash is the row
+    (24578, "f16", 0),  # rows 4-byte aligned: the stash would give narrower loads
+    (131072, "f16", 0),  # 256 KiB
+    (16384, "f32", 0),  # one tile, no loop
+])
+def test_row_kernels_take_the_window_stash_where_the_row_fits(name, n, dtype, stashed):
+    assert _window_stash_bytes(rk.KERNELS[name](n, dtype)) == stashed
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype", [(5001, "f32"), (2501, "f16"), (5000, "f32"), (2504, "f16")])
+@pytest.mark.parametrize("m", [1, 3])
+def test_window_stash_changes_no_bit(name, n, dtype, m):
+    """Rows of odd length (every row but the first starts off a 16-byte boundary; the last
+    row's tail lies past the buffer's last whole 16-byte chunk) and of 16-byte multiples
+    (the stash is the row), in chunks of 1024: the window fill gives the default's bits
+    (the loads of the stash are as wide as the global loads were, so their layouts and
+    the reductions' order are the same), NumPy's within the kernels' tolerance."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    assert _window_stash_bytes(program) > 0
+    args, want = _inputs(name, m, n, dtype)
+    outs = {}
+    for pipeline in (WINDOW, NO_STASH):
+        lowered = program.module.clone()
+        run_pipeline(lowered, pipeline)
+        outs[pipeline] = tilec.run_reference(lowered, args)["dst"]
+    assert np.array_equal(outs[WINDOW], outs[NO_STASH], equal_nan=True)
+    got = outs[WINDOW].reshape(m, n).astype(np.float64)
+    tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
+    assert np.abs(got - want).max() <= tol * np.abs(want).max()
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype", [(50257, "f16"), (50257, "f32")])
+def test_window_stashed_row_kernels_compile_to_cp_async(name, n, dtype):
+    """The window fill's CUDA: 16-byte cp.async of the row (the pointer 16-byte aligned,
+    the chunk's index a multiple of 16 bytes), one wait, no spills."""
+    from nvrtc import sm90_usage_or_skip
+
+    lowered = rk.KERNELS[name](n, dtype).module.clone()
+    run_pipeline(lowered, WINDOW)
+    cuda = emit(lowered, "cuda")
+    assert "tilec_cp_async<16>" in cuda and "tilec_cp_async_wait<0>" in cuda
+    usage = sm90_usage_or_skip(cuda)
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
