@@ -92,6 +92,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     "warps-bytes16": {"choose-warps": "choose-warps{bytes=16}"},
     "stash": {"choose-warps": "stash-rereads,choose-warps"},
     "stash-window": {"choose-warps": "choose-warps,stash-rereads"},
+    "stash-rows": {"choose-warps": "choose-warps{stash_rows=true},stash-rereads"},
     "stash-window-w16": {"choose-warps": "choose-warps{bytes=8},stash-rereads"},
     "stash-window-w32": {"choose-warps": "choose-warps{bytes=4 max_warps=32},stash-rereads"},
     "reread-order": {"choose-warps": "reread-order,choose-warps"},

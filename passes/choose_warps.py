@@ -21,6 +21,7 @@ from tilec.support.target import Target, target_of
 from ._analysis import is_pow2, pow2_floor
 from ._rereads import rereads
 from .coalesce import _root_auto, _substitute, _values
+from .stash_rereads import SCRATCH, window_stash_bytes
 
 WARP = 32
 SMALL_BLOCK_WARPS = 4
@@ -28,6 +29,8 @@ SMALL_BLOCK_WARPS = 4
 
 
 MIN_WARPS = 2
+SMEM_RESERVED = 1024
+"""Bytes of a multiprocessor's shared memory the hardware keeps per resident block (sm_80 and newer)."""
 """An SM holds at most 32 blocks: blocks of one warp would leave half its 64 warps empty."""
 
 
@@ -104,6 +107,7 @@ class ChooseWarpsPass(ModulePass):
     bytes: int = 32
     max_warps: int = 16
     l2_rows: bool = False
+    stash_rows: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.bytes < 1 or not is_pow2(self.max_warps) or self.max_warps > MAX_WARPS:
@@ -116,7 +120,22 @@ class ChooseWarpsPass(ModulePass):
                 warps = default_warps(tile, self.bytes, self.max_warps)
                 if self.l2_rows:
                     warps = l2_row_warps(launch, warps, target_of(op))
+                if self.stash_rows:
+                    warps = stash_row_warps(launch, warps, target_of(op))
             _set_warps(launch, warps)
+
+
+def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target) -> int:
+    """`warps`, or more where `stash-rereads` will give `launch` window stashes of S
+    bytes (`window_stash_bytes`): the blocks resident per multiprocessor are then
+    B = (smem_per_block + 1 KiB) // (S + SCRATCH + 1 KiB) (the multiprocessor's shared
+    memory, 1 KiB of it reserved per block), and the block gets the warps that fill the
+    multiprocessor's threads at B blocks, threads_per_sm / (32 B), at most MAX_WARPS."""
+    stash = window_stash_bytes(launch)
+    if not stash:
+        return warps
+    blocks = max(1, (tgt.smem_per_block + SMEM_RESERVED) // (stash + SCRATCH + SMEM_RESERVED))
+    return max(warps, min(MAX_WARPS, pow2_floor(max(1, tgt.threads_per_sm // (WARP * blocks)))))
 
 
 def l2_row_warps(launch: LaunchOp, warps: int, tgt: Target) -> int:

@@ -106,15 +106,38 @@ class StashRereadsPass(ModulePass):
             limit = self.max_bytes or target_of(launch).smem_per_block
             for r in rereads(launch):
                 plans = _plan(r.first, r.second, launch)
-                used = sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp)
-                           and a.result.type.memory_space == "smem")
-                windows = [_window(launch, p) for p in plans] if self.window and not launch.is_open else []
-                if plans and windows and all(windows):
+                used = _smem_bytes(launch)
+                windows = _windows(launch, plans) if self.window and not launch.is_open else None
+                if windows is not None:
                     if used + sum(w.nbytes for w in windows) + SCRATCH <= limit:
                         for w in windows:
                             _fill_window(launch, w)
                 elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
+
+
+def window_stash_bytes(launch: LaunchOp, max_bytes: int = 0) -> int:
+    """The shared bytes of the window stashes `stash-rereads` (with its defaults, or
+    `max_bytes`) gives `launch` once its threads are known, before it does (0: none):
+    what `choose-warps{stash_rows}` sizes the block's warps by."""
+    limit = max_bytes or target_of(launch).smem_per_block
+    used = _smem_bytes(launch)
+    total = 0
+    for r in rereads(launch):
+        windows = _windows(launch, _plan(r.first, r.second, launch))
+        if windows is not None and used + total + sum(w.nbytes for w in windows) + SCRATCH <= limit:
+            total += sum(w.nbytes for w in windows)
+    return total
+
+
+def _smem_bytes(launch: LaunchOp) -> int:
+    return sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp) and a.result.type.memory_space == "smem")
+
+
+def _windows(launch: LaunchOp, plans: list[_Pair]) -> list[_Window] | None:
+    """Every pair of `plans` as a window fill, or None (no pairs, or one that is not)."""
+    windows = [_window(launch, p) for p in plans]
+    return windows if windows and all(windows) else None  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
