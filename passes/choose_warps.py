@@ -95,11 +95,21 @@ class ChooseWarpsPass(ModulePass):
     in flight per multiprocessor. (Registers only lower the blocks resident.) A target
     whose L2 or multiprocessors are unknown keeps the bytes rule.
 
+    With `stash_rows`, a launch that `stash-rereads` (after this pass) will give window
+    stashes of S bytes (`stash_rereads.window_stash_bytes`: a two-pass row read once
+    into shared memory) gets more warps: its blocks resident per multiprocessor are
+    bound by shared memory to B = (smem_per_block + 1 KiB) // (S + 2 KiB + 1 KiB), and
+    W becomes threads_per_sm / (32 B) (at most 32) where that is more, so that the
+    multiprocessor's thread slots are filled for the two passes over the stash (rows of
+    50257 f32: B = 1, f16: B = 2, both W = 32).
+
     Options:
       bytes=B        bytes of the tile each thread holds at least (default 32).
       max-warps=W    the most warps a block gets by the bytes rule (default 16), a power of two.
       l2_rows        the L2 rule above for rows read twice (default false: unmeasured on a
                      GPU; benchmarks/realistic_rows.py `--variants l2-rows` compares).
+      stash_rows     the shared-memory rule above for rows `stash-rereads` will stash
+                     (default false; `--variants stash-rows` compares).
     """
 
     name = "choose-warps"

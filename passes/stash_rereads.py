@@ -1,4 +1,4 @@
-"""The `stash-rereads` pass: a loop that reads again the chunks an earlier loop of the block read takes them from a shared-memory stash that the earlier loop fills, where the block's re-read row fits in shared memory."""
+"""The `stash-rereads` pass: loops that read a row's chunks twice take them from a shared-memory stash of the row, filled by 16-byte cp.async of its aligned window (or by the first loop), where the block's re-read row fits in shared memory."""
 
 from __future__ import annotations
 
@@ -45,18 +45,16 @@ row reduction's partials across warps: one f32 per warp, a few reductions per la
 @dataclass(frozen=True)
 class StashRereadsPass(ModulePass):
     """Read a row's chunks from global memory once where a block reads them twice: the
-    first loop over the chunks also stores each chunk it loaded into a shared-memory
-    stash, and the later loop loads the stash instead of global memory.
+    row is kept in a shared-memory stash, filled before the first loop over its chunks
+    (the window fill) or by that loop (the loop fill), and the loops load the stash
+    instead of global memory.
 
     A row kernel in two passes over chunks (softmax's running max and sum, then the
     outputs; a norm's statistics, then the outputs; examples/python/row_kernels.py above
     `ONLINE_ABOVE`) moves 2 reads + 1 write of its row through global memory, where the
     limit (a copy) is 1 read + 1 write; the second read finds the chunk in L2 only while
     every resident block's rows fit there (`reread-order`, `choose-warps{l2_rows}` try
-    that). With the stash the second read is a shared-memory read (each thread reads back
-    the elements it stored, in the layout the first loop loaded them in, unless later
-    passes lay the two loads out differently: a `layout.barrier` before the second loop
-    orders the stores before every read).
+    that).
 
     What it takes (`_rereads`): the second of two loops directly in a `layout.launch`'s
     body with the same constant bounds, from 0 by 1 (a tile index per trip), that load
@@ -64,34 +62,54 @@ class StashRereadsPass(ModulePass):
     `reread-order`'s reversal of it) one of them. Each such load of the second loop is
     replaced where the first loop loads the same pattern with no `mask` operand and the
     same `other` (the same value, or constants equal) as it, and nothing in the launch
-    stores to that view. The stash holds the tile extents with the induction variable's
-    extent times the trips (row-major, `cosize` = trips x tile elements): the last partial
-    chunk is stored whole, its elements past the row being the load's `other`, so the
-    stash is never masked and the second loop's load from it gives exactly what its
-    global load gave (`other` past the row too). Every pattern of the launch is stashed
-    or none: their bytes plus the launch's other shared allocations plus `SCRATCH` (2 KiB
-    for the lowering's reduction partials) must fit in `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
-    Otherwise the program is unchanged. The stash's element type is the view's (an f16
-    row stashes f16: a 50257-element row is 100 KiB, f32 201 KiB; 131072 f16, 256 KiB,
-    does not fit and stays as it was).
+    stores to that view. Every pattern of the launch is stashed or none: their bytes
+    plus the launch's other shared allocations plus `SCRATCH` (2 KiB for the lowering's
+    reduction partials) must fit in `max_bytes` (default: the target's shared memory per
+    block, 227 KiB on sm_90). Otherwise the program is unchanged.
 
-    Occupancy: a stash of R bytes leaves floor(shared memory per SM / R) blocks resident
-    per multiprocessor (two for rows of 50257 f16, one for f32), where the threads alone
-    would allow 16, and each block has one chunk in flight at a time (two chunks of 8 KiB
-    per SM at 50257 f16). Measured on an H200 (M = 16384, N = 50257) that caps the first
-    loop below DRAM's rate and loses more than the second read costs (softmax f16 0.47
-    against 0.52 of cudaMemcpy without the stash, layer norm f16 0.30 against 0.40), so
-    the pass is not in the default pipeline: `benchmarks/realistic_rows.py --variants
-    stash` times it beside the default. Filling the stash with loads further ahead
-    would need cp.async (4-byte-aligned rows: not f16 rows of odd length) or a bulk copy
-    (16-byte-aligned rows); `reread-order{prefetch}` puts a whole row's bytes in flight
-    instead by an L2 bulk prefetch, at any alignment and with no shared memory. Rows short
-    enough to stay in L2 between the reads are one tile in registers, not loops
-    (`ONLINE_ABOVE`), and are not touched.
+    The window fill, where the launch's threads are known (after `choose-warps`) and each
+    re-read view is a row-major `(M, N):(N, 1)` view of a 16-byte-aligned pointer, tiled
+    `[1, chunk]` at (a block id whose grid extent is M, the trip): before anything else
+    the block's threads copy its row into the stash by 16-byte `cp.async` chunks
+    (`layout.copy_chunk_async`, all in flight at once) of the row's address-aligned
+    window, from its first element rounded down to 16 bytes (a row of odd length starts
+    anywhere; the bytes of the neighbouring rows in its first and last chunks are copied
+    and never read), the elements past the buffer's last whole chunk one at a time (the
+    last row's tail); one `layout.async_wait` and a barrier; then both loops load the
+    stash through a `(1, N)` view of the row at its misalignment in the window
+    (`layout.slice` of a `(K, 1, N):(1, 0, 1)` re-view, K elements per 16 bytes), whose
+    tiles are masked as the global ones were (`other` past the row). A row of a multiple
+    of 16 bytes is the stash itself, `(1, N):(0, 1)`, loaded in vectors as wide as the
+    global loads were. Rows whose misalignment is a multiple of 1 < g < K elements are
+    not taken (the stash would be read one element at a time where global memory gave
+    g). The stash is the row's window: 50257 f16, 100528 bytes (two blocks a
+    multiprocessor); f32, 201040 (one); 131072 f16, 256 KiB, does not fit.
+    `choose-warps{stash_rows}` gives such a launch the warps that fill the
+    multiprocessor at those blocks (`window_stash_bytes` says what this pass will do).
+
+    The loop fill, otherwise (an open launch: before `choose-warps`; or `window=false`):
+    the first loop stores each chunk it loaded into the stash, and the second loop reads
+    it back (in the layout the first loop loaded it in, unless later passes lay the two
+    loads out differently: a `layout.barrier` before the second loop orders the stores
+    before every read). The stash holds the tile extents with the induction variable's
+    extent times the trips (row-major, `cosize` = trips x tile elements): the last
+    partial chunk is stored whole, its elements past the row being the load's `other`,
+    so the stash is never masked and the second loop's load from it gives exactly what
+    its global load gave (`other` past the row too). Measured on an H200 (M = 16384,
+    N = 50257) it is slower than two reads (softmax f16 0.47 against 0.52 of cudaMemcpy,
+    layer norm f16 0.30 against 0.40): a stash of R bytes leaves floor(shared memory per
+    SM / R) blocks resident per multiprocessor and each has one chunk in flight at a
+    time, which caps the first loop below DRAM's rate.
+
+    Not in the default pipeline: `benchmarks/realistic_rows.py --variants
+    stash-rows,stash` times the window fill (with `choose-warps{stash_rows}`) and the
+    loop fill beside the default. Rows short enough to stay in L2 between the reads are
+    one tile in registers, not loops (`ONLINE_ABOVE`), and are not touched.
 
     Options:
       max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
                      may take (default 0: the target's `smem_per_block`).
+      window=false   the loop fill even where the window fill applies.
     """
 
     name = "stash-rereads"
