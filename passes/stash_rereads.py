@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import gcd, prod
 
 from xdsl.context import Context
@@ -83,7 +83,13 @@ class StashRereadsPass(ModulePass):
     global loads were. Rows whose misalignment is a multiple of 1 < g < K elements are
     not taken (the stash would be read one element at a time where global memory gave
     g). The stash is the row's window: 50257 f16, 100528 bytes (two blocks a
-    multiprocessor); f32, 201040 (one); 131072 f16, 256 KiB, does not fit.
+    multiprocessor); f32, 201040 (one). A row that does not fit (131072 f16, 256 KiB),
+    where it is the launch's only stashed pattern and both loops take the trip as their
+    induction variable itself, has its first chunks stashed, as many as fit (with
+    `partial`, the default: 28 of 32 there, 224 KiB): each loop is split at that trip
+    into a copy over the stashed trips, reading the stash, then the loop from there on,
+    reading global memory (L2 still holds the chunks the first loop read last) and
+    carrying on from the copy's results.
     `choose-warps{stash_rows}` gives such a launch the warps that fill the
     multiprocessor at those blocks (`window_stash_bytes` says what this pass will do).
 
@@ -110,12 +116,14 @@ class StashRereadsPass(ModulePass):
       max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
                      may take (default 0: the target's `smem_per_block`).
       window=false   the loop fill even where the window fill applies.
+      partial=false  no window fill of a row's first chunks where the whole row does not fit.
     """
 
     name = "stash-rereads"
 
     max_bytes: int = 0
     window: bool = True
+    partial: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
@@ -125,26 +133,25 @@ class StashRereadsPass(ModulePass):
             for r in rereads(launch):
                 plans = _plan(r.first, r.second, launch)
                 used = _smem_bytes(launch)
-                windows = _windows(launch, plans) if self.window and not launch.is_open else None
+                windows = (_windows(launch, plans, limit - used - SCRATCH, self.partial)
+                           if self.window and not launch.is_open else None)
                 if windows is not None:
-                    if used + sum(w.nbytes for w in windows) + SCRATCH <= limit:
-                        for w in windows:
-                            _fill_window(launch, w)
+                    for w in windows:
+                        _fill_window(launch, w)
                 elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
 
-def window_stash_bytes(launch: LaunchOp, max_bytes: int = 0) -> int:
+def window_stash_bytes(launch: LaunchOp, max_bytes: int = 0, partial: bool = True) -> int:
     """The shared bytes of the window stashes `stash-rereads` (with its defaults, or
-    `max_bytes`) gives `launch` once its threads are known, before it does (0: none):
-    what `choose-warps{stash_rows}` sizes the block's warps by."""
+    `max_bytes` and `partial`) gives `launch` once its threads are known, before it does
+    (0: none): what `choose-warps{stash_rows}` sizes the block's warps by."""
     limit = max_bytes or target_of(launch).smem_per_block
     used = _smem_bytes(launch)
     total = 0
     for r in rereads(launch):
-        windows = _windows(launch, _plan(r.first, r.second, launch))
-        if windows is not None and used + total + sum(w.nbytes for w in windows) + SCRATCH <= limit:
-            total += sum(w.nbytes for w in windows)
+        windows = _windows(launch, _plan(r.first, r.second, launch), limit - used - total - SCRATCH, partial)
+        total += sum(w.nbytes for w in windows or [])
     return total
 
 
@@ -152,10 +159,18 @@ def _smem_bytes(launch: LaunchOp) -> int:
     return sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp) and a.result.type.memory_space == "smem")
 
 
-def _windows(launch: LaunchOp, plans: list[_Pair]) -> list[_Window] | None:
-    """Every pair of `plans` as a window fill, or None (no pairs, or one that is not)."""
+def _windows(launch: LaunchOp, plans: list[_Pair], room: int, partial: bool) -> list[_Window] | None:
+    """Every pair of `plans` as a window fill whose stashes fit in `room` bytes (with
+    `partial`, a lone pair whose row does not fit: its first trips that do), [] where
+    they do not fit, or None (no pairs, or one that is not a window fill)."""
     windows = [_window(launch, p) for p in plans]
-    return windows if windows and all(windows) else None  # type: ignore[return-value]
+    if not windows or not all(windows):
+        return None
+    if sum(w.nbytes for w in windows) <= room:  # type: ignore[union-attr]
+        return windows  # type: ignore[return-value]
+    if partial and len(windows) == 1 and (w := _partial(windows[0], room)) is not None:  # type: ignore[arg-type]
+        return [w]
+    return []
 
 
 @dataclass(frozen=True)
@@ -279,6 +294,29 @@ class _Window:
     k: int
     aligned: bool
     nbytes: int
+    trips: int | None = None
+    """Where only the row's first chunks are stashed (`_partial`), how many."""
+
+
+def _partial(w: _Window, room: int) -> _Window | None:
+    """`w` with the most leading chunks of its row that fit in `room` bytes stashed (at
+    least one, not all), where both loops take the trip as their induction variable
+    itself (not `reread-order`'s reversal), or None."""
+    pair = w.pair
+    loops = [ld.parent_op() for ld in (pair.first, pair.second)]
+    for ld, loop in zip((pair.first, pair.second), loops):
+        if not isinstance(loop, scf.ForOp) or ld.view.owner.coords[1] is not loop.body.block.args[0]:
+            return None
+    chunk = pair.first.view.owner.tile_sizes[1]
+    eb = element_bytes(pair.first.view.type.element_type)
+    extra = 0 if w.aligned else w.k
+    stashed = (room // eb - extra) // chunk
+    while stashed >= 1 and stashed * chunk + extra > w.n:  # the window's chunks stay inside the row
+        stashed -= 1
+    n = trips(loops[1])
+    if chunk % w.k or not n or not 1 <= stashed < n:
+        return None
+    return replace(w, trips=stashed, nbytes=(stashed * chunk + extra) * eb)
 
 
 def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
@@ -360,7 +398,15 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
     zero = c(0)
     ck = c(k)
     start = b.muli(w.row, c(n))
-    if w.aligned:
+    if w.trips is not None:
+        # the row's first chunks only: every 16-byte chunk of their window lies inside the row
+        if w.aligned:
+            lo = b.add(MultipleOfOp(start, k))
+        else:
+            mis = b.remui(start, ck)
+            lo = b.subi(start, mis)
+        chunks = c(span // k)
+    elif w.aligned:
         lo, chunks = b.add(MultipleOfOp(start, k)), c(n // k)
     else:
         cmk = c(-k)
@@ -374,7 +420,7 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         at = b.muli(j, ck)
         b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,
                                [zero, b.add(MultipleOfOp(at, k))], k))
-    if not w.aligned:
+    if not w.aligned and w.trips is None:
         # the row's elements past the buffer's last whole chunk (the last row's tail)
         with b.when(b.cmp("sgt", end, lim)):
             with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
@@ -383,10 +429,11 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
     b.add(AsyncWaitOp(0))
     b.add(BarrierOp())
     row = stash
+    held = n if w.trips is None else w.trips * pair.first.view.owner.tile_sizes[1]
     if not w.aligned:
-        tiled = TensorViewType(elem, cute.make_layout((k, 1, n), (1, 0, 1)), "smem")
+        tiled = TensorViewType(elem, cute.make_layout((k, 1, held), (1, 0, 1)), "smem")
         wide = b.add(ViewOp(stash, tiled, []))
-        row_t = TensorViewType(elem, cute.make_layout((1, n), (0, 1)), "smem")
+        row_t = TensorViewType(elem, cute.make_layout((1, held), (0, 1)), "smem")
         pattern = DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])
         row = b.add(SliceOp.create(operands=[wide, mis], properties={"pattern": pattern}, result_types=[row_t]))
     ops = list(scratch.ops)
@@ -394,7 +441,12 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         o.detach()
         copy_loc(pair.first, o)
     Rewriter.insert_op(ops, InsertPoint.at_start(launch.body.block))
-    for load in (pair.first, pair.second):
+    loads = [pair.first, pair.second]
+    if w.trips is not None:
+        split = arith.ConstantOp(IntegerAttr(w.trips, IndexType()))
+        Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
+        loads = [_split_loop(ld, split.result) for ld in loads]
+    for load in loads:
         t: TileOp = load.view.owner  # type: ignore[assignment]
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
         new = LoadOp(st.result, load.result.type, load.other)
@@ -405,3 +457,16 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         Rewriter.erase_op(load)
         if not t.result.uses:
             Rewriter.erase_op(t)
+
+
+def _split_loop(load: LoadOp, split: SSAValue) -> LoadOp:
+    """`load`'s loop as two: a copy over the trips below `split` (returned: its copy of
+    `load`, to read the stash), then the loop itself from `split` on, carrying on from
+    the copy's results."""
+    loop: scf.ForOp = load.parent_op()  # type: ignore[assignment]
+    at = list(loop.body.block.ops).index(load)
+    head = loop.clone()
+    head.operands = [loop.lb, split, loop.step, *loop.iter_args]
+    Rewriter.insert_op(head, InsertPoint.before(loop))
+    loop.operands = [split, loop.ub, loop.step, *head.results]
+    return list(head.body.block.ops)[at]  # type: ignore[return-value]

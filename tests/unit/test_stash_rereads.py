@@ -117,7 +117,7 @@ def _window_stash_bytes(program) -> int:
     (50257, "f32", 50260 * 4),  # 201040 bytes: fits sm_90's 227 KiB
     (24576, "f16", 24576 * 2),  # rows 16-byte aligned: the stash is the row
     (24578, "f16", 0),  # rows 4-byte aligned: the stash would give narrower loads
-    (131072, "f16", 0),  # 256 KiB
+    (131072, "f16", 28 * 4096 * 2),  # 256 KiB: its first 28 chunks (224 KiB)
     (16384, "f32", 0),  # one tile, no loop
 ])
 def test_row_kernels_take_the_window_stash_where_the_row_fits(name, n, dtype, stashed):
@@ -160,3 +160,30 @@ def test_window_stashed_row_kernels_compile_to_cp_async(name, n, dtype):
     assert "tilec_cp_async<16>" in cuda and "tilec_cp_async_wait<0>" in cuda
     usage = sm90_usage_or_skip(cuda)
     assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,max_bytes,held", [
+    (5001, "f16", 8000, 2 * 1024 + 8),  # room for 2 of 5 chunks and the window's 16 bytes
+    (5001, "f32", 12000, 2 * 1024 + 4),
+    (5000, "f32", 12000, 2 * 1024),  # aligned rows: no spare chunk
+    (2504, "f16", 5000, 1024),
+])
+@pytest.mark.parametrize("m", [1, 3])
+def test_partial_window_stash_changes_no_bit(name, n, dtype, max_bytes, held, m):
+    """A row that does not fit in `max_bytes`: its first chunks are stashed, each loop
+    split in two at them (the stash's trips, then global memory's); bits as the default's."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    pipeline = WINDOW.replace("stash-rereads", f"stash-rereads{{max_bytes={max_bytes}}}")
+    module = program.module.clone()
+    run_pipeline(module, f"chunk-rows,pack-rows,choose-warps,stash-rereads{{max_bytes={max_bytes}}}")
+    text = emit(module)
+    assert f"cute<(1,{held}):(0,1)>, smem>" in text and "layout.copy_chunk_async" in text
+    assert text.count("scf.for") == 5  # the fill, each loop as two
+    args, _ = _inputs(name, m, n, dtype)
+    outs = {}
+    for p in (pipeline, NO_STASH):
+        lowered = program.module.clone()
+        run_pipeline(lowered, p)
+        outs[p] = tilec.run_reference(lowered, args)["dst"]
+    assert np.array_equal(outs[pipeline], outs[NO_STASH], equal_nan=True)

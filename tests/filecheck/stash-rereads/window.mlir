@@ -4,6 +4,9 @@
 // RUN: tilec %s -p stash-rereads --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p stash-rereads --check-equivalence --arg m=1 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'stash-rereads,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000}' | filecheck %s --check-prefix=PART
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000}' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000 partial=false}' | filecheck %s --check-prefix=NONE
 // EQ: @window_f16: equivalent after
 // EQ: @window_f32_static: equivalent after
 // `stash-rereads` on a launch whose threads are known (after `choose-warps`), where the
@@ -47,6 +50,29 @@
 // CHECK-NEXT:        %[[T2:.*]] = layout.tile %[[ROW]][%{{.*}}, %[[K]]] {tile = array<i64: 1, 1024>}
 // CHECK-NEXT:        layout.load %[[T2]], %{{.*}} : f16 : !layout.tensor<f16, #layout.cute<(1,1024):(0,1)>, smem, masked>
 // CHECK:             layout.store %{{.*}}, %{{.*}} : tensor<1x1024xf16, {{.*}}>, !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
+// With 8000 bytes (room for 5952 beside the 2 KiB scratch) the row's first 2 chunks of
+// 1024 and the window's spare 16 bytes are stashed (PART): 2 x 1024 + 8 elements, copied
+// by (2 x 1024 + 8) / 8 = 257 chunks, no tail; each loop is split at trip 2, the trips
+// below it reading the stash, the others global memory, carrying on from the first
+// part's results. `partial=false`: the row does not fit, nothing changes (NONE).
+// PART-LABEL: func.func @window_f16
+// PART:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,2056):(0,1)>, smem>
+// PART:         %[[NC:.*]] = arith.constant 257 : index
+// PART:         scf.for %{{.*}} = %{{.*}} to %[[NC]] step
+// PART-NOT:     scf.if
+// PART:         layout.view %{{.*}} -> !layout.tensor<f16, #layout.cute<(8,1,2048):(1,0,1)>, smem>
+// PART:         %[[TWO:.*]] = arith.constant 2 : index
+// PART:         %[[A:.*]] = scf.for %{{.*}} = %{{.*}} to %[[TWO]] step %{{.*}} iter_args
+// PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(0,1)>, smem>
+// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[A]])
+// PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
+// PART:         scf.for %{{.*}} = %{{.*}} to %[[TWO]] step
+// PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(0,1)>, smem>
+// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step
+// PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
+// NONE-LABEL: func.func @window_f16
+// NONE-NOT:     layout.alloc
+// NONE:         func.return
 // LOOP-LABEL: func.func @window_f16
 // LOOP:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,5120):(0,1)>, smem>
 // LOOP-NOT:     layout.copy_chunk_async
