@@ -672,6 +672,8 @@ def main(argv=None) -> int:
             not_run += [f"{key.name} M={m}" for m in key.rows]
             continue
         skipped += [f"{key.name} M={m}" for m in key.skipped]
+        if not key.rows:  # every case skipped: nothing to compile
+            continue
         # the variants compiled at once (for this device), outside the count of the default's compiles
         extra = compile_variants(key, compile_key(key), variants, arch) if variants else None
         with CompileCounter() as counter:
