@@ -216,3 +216,17 @@ def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
     (the default); rows of 50257 f32 take 208 KiB of a block's 227."""
     _check(name, dtype, n, (1, 7, 300))
     _check(name, dtype, n, (1, 7, 300), _variant("stash"))
+
+
+@pytest.mark.parametrize("n", [50257, 24576, 131072])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_rows_with_the_window_stash(name, dtype, n):
+    """The two-pass long rows with the row copied into a shared-memory stash by 16-byte
+    cp.async of its address-aligned window before the loops (`stash-rereads` after
+    `choose-warps{stash_rows}`: the `stash-rows` variant; 50257, rows unaligned, the last
+    row's tail copied element by element; 24576, 16-byte rows, the stash the row; 131072:
+    f16/bf16 its first 28 chunks, the rest from global memory; f32 its first 14), at
+    32 warps, and at 16 (`stash-window-w16`)."""
+    _check(name, dtype, n, (1, 7, 300), _variant("stash-rows"))
+    _check(name, dtype, n, (1, 7), _variant("stash-window-w16"))
