@@ -95,13 +95,15 @@ class ChooseWarpsPass(ModulePass):
     in flight per multiprocessor. (Registers only lower the blocks resident.) A target
     whose L2 or multiprocessors are unknown keeps the bytes rule.
 
-    With `stash_rows`, a launch that `stash-rereads` (after this pass) will give window
+    With `stash_rows` (the default), a launch that `stash-rereads` (after this pass, as in
+    the default pipeline) will give window
     stashes of S bytes (`stash_rereads.window_stash_bytes`: a two-pass row read once
     into shared memory) gets more warps: its blocks resident per multiprocessor are
     bound by shared memory to B = (smem_per_block + 1 KiB) // (S + 2 KiB + 1 KiB), and
-    W becomes threads_per_sm / (32 B) (at most 32) where that is more, so that the
-    multiprocessor's thread slots are filled for the two passes over the stash (rows of
-    50257 f32: B = 1, f16: B = 2, both W = 32).
+    W becomes threads_per_sm / (32 B) (at most 32, and at most the tile's bytes over
+    32 x 16: each thread keeps a whole 16-byte vector of it) where that is more, so that
+    the multiprocessor's thread slots are filled for the two passes over the stash (rows
+    of 50257 f32 in chunks of 4096: B = 1, W = 32; f16: B = 2, W = 16).
 
     Options:
       bytes=B        bytes of the tile each thread holds at least (default 32).
@@ -109,7 +111,8 @@ class ChooseWarpsPass(ModulePass):
       l2_rows        the L2 rule above for rows read twice (default false: unmeasured on a
                      GPU; benchmarks/realistic_rows.py `--variants l2-rows` compares).
       stash_rows     the shared-memory rule above for rows `stash-rereads` will stash
-                     (default false; `--variants stash-rows` compares).
+                     (default true: the default pipeline runs `stash-rereads` after this
+                     pass; `--variants no-stash` turns both off).
     """
 
     name = "choose-warps"
@@ -117,7 +120,7 @@ class ChooseWarpsPass(ModulePass):
     bytes: int = 32
     max_warps: int = 16
     l2_rows: bool = False
-    stash_rows: bool = False
+    stash_rows: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.bytes < 1 or not is_pow2(self.max_warps) or self.max_warps > MAX_WARPS:
@@ -131,21 +134,25 @@ class ChooseWarpsPass(ModulePass):
                 if self.l2_rows:
                     warps = l2_row_warps(launch, warps, target_of(op))
                 if self.stash_rows:
-                    warps = stash_row_warps(launch, warps, target_of(op))
+                    warps = stash_row_warps(launch, warps, target_of(op), tile)
             _set_warps(launch, warps)
 
 
-def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target) -> int:
+def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target, tile: int) -> int:
     """`warps`, or more where `stash-rereads` will give `launch` window stashes of S
     bytes (`window_stash_bytes`): the blocks resident per multiprocessor are then
     B = (smem_per_block + 1 KiB) // (S + SCRATCH + 1 KiB) (the multiprocessor's shared
     memory, 1 KiB of it reserved per block), and the block gets the warps that fill the
-    multiprocessor's threads at B blocks, threads_per_sm / (32 B), at most MAX_WARPS."""
+    multiprocessor's threads at B blocks, threads_per_sm / (32 B), at most MAX_WARPS and
+    at most as many as leave each thread a whole vector (`vector_bytes`) of the `tile`
+    bytes (more would narrow `coalesce`'s vectors)."""
     stash = window_stash_bytes(launch)
     if not stash:
         return warps
     blocks = max(1, (tgt.smem_per_block + SMEM_RESERVED) // (stash + SCRATCH + SMEM_RESERVED))
-    return max(warps, min(MAX_WARPS, pow2_floor(max(1, tgt.threads_per_sm // (WARP * blocks)))))
+    fill = tgt.threads_per_sm // (WARP * blocks)
+    whole = tile // (WARP * tgt.vector_bytes)
+    return max(warps, min(MAX_WARPS, pow2_floor(max(1, min(fill, whole)))))
 
 
 def l2_row_warps(launch: LaunchOp, warps: int, tgt: Target) -> int:

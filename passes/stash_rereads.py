@@ -107,9 +107,9 @@ class StashRereadsPass(ModulePass):
     SM / R) blocks resident per multiprocessor and each has one chunk in flight at a
     time, which caps the first loop below DRAM's rate.
 
-    Not in the default pipeline: `benchmarks/realistic_rows.py --variants
-    stash-rows,stash` times the window fill (with `choose-warps{stash_rows}`) and the
-    loop fill beside the default. Rows short enough to stay in L2 between the reads are
+    In the default pipeline after `choose-warps` (so the window fill, where it applies):
+    `benchmarks/realistic_rows.py --variants no-stash,stash` times the default without
+    it (two reads) and with the loop fill instead. Rows short enough to stay in L2 between the reads are
     one tile in registers, not loops (`ONLINE_ABOVE`), and are not touched.
 
     Options:

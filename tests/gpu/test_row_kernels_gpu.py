@@ -213,8 +213,8 @@ def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
     """The two-pass long rows with the second loop reading the shared-memory stash the
     first filled (`stash-rereads`, the `stash` variant: 50257, rows unaligned, the last chunk
     partial; 24576, 16-byte rows, vector accesses to the stash) and without it
-    (the default); rows of 50257 f32 take 208 KiB of a block's 227."""
-    _check(name, dtype, n, (1, 7, 300))
+    (`no-stash`); rows of 50257 f32 take 208 KiB of a block's 227."""
+    _check(name, dtype, n, (1, 7, 300), _variant("no-stash"))
     _check(name, dtype, n, (1, 7, 300), _variant("stash"))
 
 
@@ -223,10 +223,11 @@ def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
 @pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
 def test_two_pass_rows_with_the_window_stash(name, dtype, n):
     """The two-pass long rows with the row copied into a shared-memory stash by 16-byte
-    cp.async of its address-aligned window before the loops (`stash-rereads` after
-    `choose-warps{stash_rows}`: the `stash-rows` variant; 50257, rows unaligned, the last
-    row's tail copied element by element; 24576, 16-byte rows, the stash the row; 131072:
-    f16/bf16 its first 28 chunks, the rest from global memory; f32 its first 14), at
-    32 warps, and at 16 (`stash-window-w16`)."""
-    _check(name, dtype, n, (1, 7, 300), _variant("stash-rows"))
+    cp.async of its address-aligned window before the loops (the default: `stash-rereads`
+    after `choose-warps{stash_rows}`; 50257, rows unaligned, the last row's tail copied
+    element by element; 24576, 16-byte rows, the stash the row; 131072: f16/bf16 its
+    first 28 chunks, the rest from global memory; f32 its first 14), at 32 warps, at 16
+    (`stash-window-w16`), and read twice (`no-stash`)."""
+    _check(name, dtype, n, (1, 7, 300))
     _check(name, dtype, n, (1, 7), _variant("stash-window-w16"))
+    _check(name, dtype, n, (1, 7), _variant("no-stash"))

@@ -24,9 +24,10 @@ from test_row_kernels import CHUNKED, _inputs  # noqa: E402
 
 from tilec.passes.stash_rereads import SCRATCH  # noqa: E402
 
-STASH = NAMED_PIPELINES["default"].replace("choose-warps,", "stash-rereads,choose-warps,")
-"""The default pipeline with `stash-rereads` (not in the default: slower on the H200)."""
-NO_STASH = NAMED_PIPELINES["default"]
+NO_STASH = NAMED_PIPELINES["default"].replace("choose-warps,stash-rereads,", "choose-warps{stash_rows=false},")
+"""The default pipeline without `stash-rereads` (a two-pass row read twice)."""
+STASH = NO_STASH.replace("choose-warps{", "stash-rereads,choose-warps{")
+"""`stash-rereads` before `choose-warps`: the loop fill (slower on the H200)."""
 BEFORE_WARPS = "chunk-rows,pack-rows,stash-rereads"
 
 
@@ -91,10 +92,14 @@ def test_stashed_row_kernels_compile_under_nvrtc(name, n, dtype):
     compile_sm90_or_skip(cuda)
 
 
-WINDOW = NAMED_PIPELINES["default"].replace("choose-warps,", "choose-warps,stash-rereads,")
-"""The default pipeline with `stash-rereads` after `choose-warps`: the launch's threads are
+WINDOW = NAMED_PIPELINES["default"]
+"""The default pipeline: `stash-rereads` after `choose-warps`, where the launch's threads are
 known, so re-read rows of a row-major view take the window fill (16-byte cp.async chunks of
 the row's address-aligned window, before the first loop)."""
+
+
+def test_the_default_pipeline_stashes_after_choose_warps():
+    assert "choose-warps,stash-rereads," in WINDOW and "stash-rereads" not in NO_STASH
 AFTER_WARPS = "chunk-rows,pack-rows,choose-warps,stash-rereads"
 
 

@@ -1,5 +1,5 @@
 // RUN: tilec %s -p 'choose-warps{stash_rows=true}' | filecheck %s
-// RUN: tilec %s -p 'choose-warps' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p 'choose-warps{stash_rows=false}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'choose-warps{stash_rows=true}' --check-equivalence --arg m=2 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'choose-warps{stash_rows=true},stash-rereads' | filecheck %s --check-prefix=STASH
 // EQ: @rows_of_20k: equivalent after
@@ -8,9 +8,11 @@
 // `choose-warps{stash_rows}`: a launch that `stash-rereads` will give a window stash of
 // S bytes (its row read once into shared memory) holds B = (227 KiB + 1 KiB) //
 // (S + 2 KiB + 1 KiB) blocks a multiprocessor on sm_90, and gets 2048 / B threads (at
-// most 32 warps) where the bytes rule gives fewer. Rows of 50257 f16 (a 100528-byte
-// stash): B = 2, 32 warps; rows of 5000 f32 (20000 bytes): B = 10, 4 warps (2048 / 10
-// threads: 6 warps, a power of two: 4), as the bytes rule's 4; a row read once: no stash.
+// most 32 warps, and at most a 16-byte vector of the chunk a thread) where the bytes
+// rule gives fewer. Rows of 50257 f16 (a 100528-byte stash): B = 2, 2048 / 2 threads
+// would be 32 warps, but 4096 f16 chunks keep 16 bytes a thread at 16; rows of 5000 f32
+// (20000 bytes): B = 10, 4 warps (2048 / 10 threads: 6 warps, a power of two: 4), as the
+// bytes rule's 4; a row read once: no stash.
 #a = #layout.auto<{rank = 2, warps = 4}>
 #r = #layout.slice<{dim = 1, parent = #a}>
 !G = !layout.tensor<f32, #layout.cute<(?,5000):(5000,1)>, gmem>
@@ -56,12 +58,12 @@ func.func @rows_of_20k(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, 
 }
 
 // CHECK-LABEL: func.func @rows_of_100k
-// CHECK:         layout.launch grid(%m, %c1, %c1) threads(1024) {
-// CHECK:           tensor<1x4096xf16, #layout.auto<{rank = 2, warps = 32}>>
+// CHECK:         layout.launch grid(%m, %c1, %c1) threads(512) {
+// CHECK:           tensor<1x4096xf16, #layout.auto<{rank = 2, warps = 16}>>
 // OFF-LABEL: func.func @rows_of_100k
 // OFF:         layout.launch grid(%m, %c1, %c1) threads(128) {
 // STASH-LABEL: func.func @rows_of_100k
-// STASH:         layout.launch grid(%m, %c1, %c1) threads(1024) {
+// STASH:         layout.launch grid(%m, %c1, %c1) threads(512) {
 // STASH:           layout.alloc : !layout.tensor<f16, #layout.cute<(1,50264):(0,1)>, smem>
 // STASH:           layout.copy_chunk_async
 func.func @rows_of_100k(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) {
@@ -98,6 +100,8 @@ func.func @rows_of_100k(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16,
 // One loop over the chunks (a cumsum made by chunk-rows reads each chunk once): no
 // stash, the bytes rule's 4 warps.
 // CHECK-LABEL: func.func @read_once
+// OFF-LABEL: func.func @read_once
+// OFF:         layout.launch grid(%m, %c1, %c1) threads(128) {
 // CHECK:         layout.launch grid(%m, %c1, %c1) threads(128) {
 // STASH-LABEL: func.func @read_once
 // STASH-NOT:     layout.alloc
