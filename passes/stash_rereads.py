@@ -416,6 +416,9 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         lim = b.andi(b.val(total), cmk) if not isinstance(total, int) else c(total // k * k)
         hi = b.add(arith.MinSIOp(b.andi(b.addi(end, c(k - 1)), cmk), lim))
         chunks = b.divui(b.add(arith.MaxSIOp(b.subi(hi, lo), zero)), ck)
+        # at most the window's chunks: a bound the index-width analysis sees (`hi - lo`
+        # alone it bounds by the whole buffer), so the 32-bit kernel serves as many rows
+        chunks = b.add(arith.MinSIOp(chunks, c(span // k)))
     with b.loop(tid, chunks, threads) as j:
         at = b.muli(j, ck)
         b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,

@@ -192,3 +192,19 @@ def test_partial_window_stash_changes_no_bit(name, n, dtype, max_bytes, held, m)
         run_pipeline(lowered, p)
         outs[p] = tilec.run_reference(lowered, args)["dst"]
     assert np.array_equal(outs[pipeline], outs[NO_STASH], equal_nan=True)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_window_stash_keeps_the_32_bit_kernel(name, dtype):
+    """The window fill's index arithmetic is bounded per row (its chunk count at most the
+    window's), so the 32-bit kernel serves as many rows as without the stash
+    (`index_limit`: M = 16384 rows of 50257 stay 32-bit)."""
+    from tilec.compiler.index_bounds import index_limit
+
+    limits = []
+    for pipeline in (WINDOW, NO_STASH):
+        lowered = rk.KERNELS[name](50257, dtype).module.clone()
+        run_pipeline(lowered, pipeline)
+        limits.append(index_limit(lowered))
+    assert limits[0] == limits[1] >= 16384
