@@ -225,9 +225,11 @@ def test_two_pass_rows_with_the_window_stash(name, dtype, n):
     """The two-pass long rows with the row copied into a shared-memory stash by 16-byte
     cp.async of its address-aligned window before the loops (the default: `stash-rereads`
     after `choose-warps{stash_rows}`; 50257, rows unaligned, the last row's tail copied
-    element by element; 24576, 16-byte rows, the stash the row; 131072: f16/bf16 its
-    first 28 chunks, the rest from global memory; f32 its first 14), at 32 warps, at 16
-    (`stash-window-w16`), and read twice (`no-stash`)."""
+    element by element; 24576, 16-byte rows, the stash the row; 131072: no stash, or
+    with `partial` its first chunks), at 16 warps, at 32 (`stash-window-w32`), and read
+    twice (`no-stash`)."""
     _check(name, dtype, n, (1, 7, 300))
-    _check(name, dtype, n, (1, 7), _variant("stash-window-w16"))
+    _check(name, dtype, n, (1, 7), _variant("stash-window-w32"))
     _check(name, dtype, n, (1, 7), _variant("no-stash"))
+    if n == 131072:
+        _check(name, dtype, n, (1, 7), _variant("stash-partial"))

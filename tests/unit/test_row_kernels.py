@@ -166,12 +166,12 @@ def test_the_layouts_are_the_compilers():
 
 WARPS = {  # (N, dtype) -> the warps `choose-warps` gives the user's softmax (docs/passes.md)
     (768, "f16"): 2, (1000, "f16"): 2, (1001, "f16"): 2, (3072, "f16"): 4, (8192, "f16"): 8, (50257, "f16"): 16,
-    (768, "f32"): 4, (1000, "f32"): 4, (1001, "f32"): 4, (3072, "f32"): 8, (8192, "f32"): 16, (50257, "f32"): 32,
+    (768, "f32"): 4, (1000, "f32"): 4, (1001, "f32"): 4, (3072, "f32"): 8, (8192, "f32"): 16, (50257, "f32"): 16,
 }
 STASHED = {50257}
 """Rows the default pipeline reads once from a shared-memory stash (`stash-rereads`):
-`choose-warps{stash_rows}` fills the multiprocessor at the blocks the stash leaves
-(f32: one block, 32 warps; f16: two, 16 warps, a 16-byte vector of the chunk a thread)."""
+`choose-warps{stash_rows}` gives it the warps that fill the multiprocessor at the blocks
+the stash leaves, at most 16 (f32: one block, f16: two; both 16 warps)."""
 
 
 @pytest.mark.parametrize("n,dtype", list(WARPS))

@@ -4,9 +4,9 @@
 // RUN: tilec %s -p stash-rereads --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p stash-rereads --check-equivalence --arg m=1 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'stash-rereads,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'stash-rereads{max_bytes=8000}' | filecheck %s --check-prefix=PART
-// RUN: tilec %s -p 'stash-rereads{max_bytes=8000}' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'stash-rereads{max_bytes=8000 partial=false}' | filecheck %s --check-prefix=NONE
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000 partial=true}' | filecheck %s --check-prefix=PART
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000 partial=true}' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'stash-rereads{max_bytes=8000}' | filecheck %s --check-prefix=NONE
 // EQ: @window_f16: equivalent after
 // EQ: @window_f32_static: equivalent after
 // `stash-rereads` on a launch whose threads are known (after `choose-warps`), where the
@@ -54,7 +54,7 @@
 // 1024 and the window's spare 16 bytes are stashed (PART): 2 x 1024 + 8 elements, copied
 // by (2 x 1024 + 8) / 8 = 257 chunks, no tail; each loop is split at trip 2, the trips
 // below it reading the stash, the others global memory, carrying on from the first
-// part's results. `partial=false`: the row does not fit, nothing changes (NONE).
+// part's results (`partial=true`). By default the row does not fit, nothing changes (NONE).
 // PART-LABEL: func.func @window_f16
 // PART:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,2056):(0,1)>, smem>
 // PART:         %[[NC:.*]] = arith.constant 257 : index
