@@ -90,19 +90,32 @@ block has at least 16 KiB in flight), and never below the naive Triton program."
 VARIANTS: dict[str, dict[str, str]] = {
     "no-scan-vector": {"coalesce": "coalesce{scan_vector=false}"},
     "warps-bytes16": {"choose-warps": "choose-warps{bytes=16}"},
-    "stash": {"choose-warps": "stash-rereads,choose-warps"},
-    "reread-order": {"choose-warps": "reread-order,choose-warps"},
-    "l2-rows": {"choose-warps": "choose-warps{l2_rows=true}"},
-    "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true}"},
-    "reread-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps"},
-    "reread-l2-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps{l2_rows=true}"},
-    "reread-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps"},
-    "reread-l2-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true}"},
+    "no-stash": {"choose-warps": "choose-warps{stash_rows=false}", "stash-rereads": ""},
+    "stash": {"choose-warps": "stash-rereads,choose-warps{stash_rows=false}", "stash-rereads": ""},
+    "stash-window": {"choose-warps": "choose-warps{stash_rows=false}"},
+    "stash-window-w16": {"choose-warps": "choose-warps{bytes=8 stash_rows=false}"},
+    "stash-window-w32": {"choose-warps": "choose-warps{bytes=4 max_warps=32 stash_rows=false}"},
+    "stash-partial": {"stash-rereads": "stash-rereads{partial=true}"},
+    "reread-order": {"choose-warps": "reread-order,choose-warps{stash_rows=false}", "stash-rereads": ""},
+    "l2-rows": {"choose-warps": "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
+    "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
+    "reread-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps{stash_rows=false}",
+                     "stash-rereads": ""},
+    "reread-l2-hints": {"choose-warps": "reread-order{cache_hints=true},choose-warps{l2_rows=true stash_rows=false}",
+                        "stash-rereads": ""},
+    "reread-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},choose-warps{stash_rows=false}",
+                        "stash-rereads": ""},
+    "reread-l2-prefetch": {"choose-warps": "reread-order{cache_hints=true prefetch=true},"
+                                           "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
 }
 """Compiler options a run may compare with the default (`--variants NAME,...`): each the
 default pipeline with passes replaced (pass -> that pass with options, another pass, or
-none: ""). `stash` adds `stash-rereads` (a two-pass row's second read from a shared-memory
-stash of its first: slower than reading twice on the H200, one block a multiprocessor).
+none: ""). The default reads a two-pass long row once (`stash-rereads` after `choose-warps`:
+the window fill, at `choose-warps{stash_rows}`' warps); `no-stash` reads it twice (the
+default before it); `stash` fills the stash in the first loop instead (slower than reading
+twice on the H200, one block a multiprocessor); `stash-window` / `-w16` / `-w32` the
+window fill at the bytes rule's warps / at 16 / at 32; `stash-partial` also stashes the first
+chunks of rows that do not fit (131072 f16: measured slower). The L2 variants below read twice (no stash).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
 and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and
@@ -668,6 +681,8 @@ def main(argv=None) -> int:
             not_run += [f"{key.name} M={m}" for m in key.rows]
             continue
         skipped += [f"{key.name} M={m}" for m in key.skipped]
+        if not key.rows:  # every case skipped: nothing to compile
+            continue
         # the variants compiled at once (for this device), outside the count of the default's compiles
         extra = compile_variants(key, compile_key(key), variants, arch) if variants else None
         with CompileCounter() as counter:

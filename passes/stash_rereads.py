@@ -1,20 +1,34 @@
-"""The `stash-rereads` pass: a loop that reads again the chunks an earlier loop of the block read takes them from a shared-memory stash that the earlier loop fills, where the block's re-read row fits in shared memory."""
+"""The `stash-rereads` pass: loops that read a row's chunks twice take them from a shared-memory stash of the row, filled by 16-byte cp.async of its aligned window (or by the first loop), where the block's re-read row fits in shared memory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import prod
+from dataclasses import dataclass, replace
+from math import gcd, prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.dialects import cute
-from tilec.dialects.layout import AllocOp, BarrierOp, LaunchOp, LoadOp, StoreOp, TileOp
-from tilec.dialects.layout_attrs import CuteLayoutAttr, TensorViewType, element_bytes
+from tilec.dialects.layout import (
+    DYNAMIC,
+    WILDCARD,
+    AllocOp,
+    AsyncWaitOp,
+    BarrierOp,
+    LaunchOp,
+    LoadOp,
+    SliceOp,
+    StoreOp,
+    TileOp,
+    ViewOp,
+)
+from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
+from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType, element_bytes
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
@@ -31,18 +45,16 @@ row reduction's partials across warps: one f32 per warp, a few reductions per la
 @dataclass(frozen=True)
 class StashRereadsPass(ModulePass):
     """Read a row's chunks from global memory once where a block reads them twice: the
-    first loop over the chunks also stores each chunk it loaded into a shared-memory
-    stash, and the later loop loads the stash instead of global memory.
+    row is kept in a shared-memory stash, filled before the first loop over its chunks
+    (the window fill) or by that loop (the loop fill), and the loops load the stash
+    instead of global memory.
 
     A row kernel in two passes over chunks (softmax's running max and sum, then the
     outputs; a norm's statistics, then the outputs; examples/python/row_kernels.py above
     `ONLINE_ABOVE`) moves 2 reads + 1 write of its row through global memory, where the
     limit (a copy) is 1 read + 1 write; the second read finds the chunk in L2 only while
     every resident block's rows fit there (`reread-order`, `choose-warps{l2_rows}` try
-    that). With the stash the second read is a shared-memory read (each thread reads back
-    the elements it stored, in the layout the first loop loaded them in, unless later
-    passes lay the two loads out differently: a `layout.barrier` before the second loop
-    orders the stores before every read).
+    that).
 
     What it takes (`_rereads`): the second of two loops directly in a `layout.launch`'s
     body with the same constant bounds, from 0 by 1 (a tile index per trip), that load
@@ -50,39 +62,70 @@ class StashRereadsPass(ModulePass):
     `reread-order`'s reversal of it) one of them. Each such load of the second loop is
     replaced where the first loop loads the same pattern with no `mask` operand and the
     same `other` (the same value, or constants equal) as it, and nothing in the launch
-    stores to that view. The stash holds the tile extents with the induction variable's
-    extent times the trips (row-major, `cosize` = trips x tile elements): the last partial
-    chunk is stored whole, its elements past the row being the load's `other`, so the
-    stash is never masked and the second loop's load from it gives exactly what its
-    global load gave (`other` past the row too). Every pattern of the launch is stashed
-    or none: their bytes plus the launch's other shared allocations plus `SCRATCH` (2 KiB
-    for the lowering's reduction partials) must fit in `max_bytes` (default: the target's shared memory per block, 227 KiB on sm_90).
-    Otherwise the program is unchanged. The stash's element type is the view's (an f16
-    row stashes f16: a 50257-element row is 100 KiB, f32 201 KiB; 131072 f16, 256 KiB,
-    does not fit and stays as it was).
+    stores to that view. Every pattern of the launch is stashed or none: their bytes
+    plus the launch's other shared allocations plus `SCRATCH` (2 KiB for the lowering's
+    reduction partials) must fit in `max_bytes` (default: the target's shared memory per
+    block, 227 KiB on sm_90). Otherwise the program is unchanged.
 
-    Occupancy: a stash of R bytes leaves floor(shared memory per SM / R) blocks resident
-    per multiprocessor (two for rows of 50257 f16, one for f32), where the threads alone
-    would allow 16, and each block has one chunk in flight at a time (two chunks of 8 KiB
-    per SM at 50257 f16). Measured on an H200 (M = 16384, N = 50257) that caps the first
-    loop below DRAM's rate and loses more than the second read costs (softmax f16 0.47
-    against 0.52 of cudaMemcpy without the stash, layer norm f16 0.30 against 0.40), so
-    the pass is not in the default pipeline: `benchmarks/realistic_rows.py --variants
-    stash` times it beside the default. Filling the stash with loads further ahead
-    would need cp.async (4-byte-aligned rows: not f16 rows of odd length) or a bulk copy
-    (16-byte-aligned rows); `reread-order{prefetch}` puts a whole row's bytes in flight
-    instead by an L2 bulk prefetch, at any alignment and with no shared memory. Rows short
-    enough to stay in L2 between the reads are one tile in registers, not loops
-    (`ONLINE_ABOVE`), and are not touched.
+    The window fill, where the launch's threads are known (after `choose-warps`) and each
+    re-read view is a row-major `(M, N):(N, 1)` view of a 16-byte-aligned pointer, tiled
+    `[1, chunk]` at (a block id whose grid extent is M, the trip): before anything else
+    the block's threads copy its row into the stash by 16-byte `cp.async` chunks
+    (`layout.copy_chunk_async`, all in flight at once) of the row's address-aligned
+    window, from its first element rounded down to 16 bytes (a row of odd length starts
+    anywhere; the bytes of the neighbouring rows in its first and last chunks are copied
+    and never read), the elements past the buffer's last whole chunk one at a time (the
+    last row's tail); one `layout.async_wait` and a barrier; then both loops load the
+    stash through a `(1, N)` view of the row at its misalignment in the window
+    (`layout.slice` of a `(K, 1, N):(1, 0, 1)` re-view, K elements per 16 bytes), whose
+    tiles are masked as the global ones were (`other` past the row). A row of a multiple
+    of 16 bytes is the stash itself, `(1, N):(0, 1)`, loaded in vectors as wide as the
+    global loads were. Rows whose misalignment is a multiple of 1 < g < K elements are
+    not taken (the stash would be read one element at a time where global memory gave
+    g). The stash is the row's window: 50257 f16, 100528 bytes (two blocks a
+    multiprocessor); f32, 201040 (one). A row that does not fit (131072 f16, 256 KiB),
+    where it is the launch's only stashed pattern and both loops take the trip as their
+    induction variable itself, may have its first chunks stashed, as many as fit (with
+    `partial`, not the default: 28 of 32 there, 224 KiB): each loop is split at that trip
+    into a copy over the stashed trips, reading the stash, then the loop from there on,
+    reading global memory and carrying on from the copy's results. Measured on an H200
+    (M = 16384, N = 131072 f16) that loses: layer norm 0.36-0.38 of cudaMemcpy against
+    0.65 reading twice (one block a multiprocessor, the unstashed chunks one at a time in
+    flight), RMSNorm 0.67-0.72 against 0.66.
+    `choose-warps{stash_rows}` gives such a launch the warps that fill the
+    multiprocessor at those blocks (`window_stash_bytes` says what this pass will do).
+
+    The loop fill, otherwise (an open launch: before `choose-warps`; or `window=false`):
+    the first loop stores each chunk it loaded into the stash, and the second loop reads
+    it back (in the layout the first loop loaded it in, unless later passes lay the two
+    loads out differently: a `layout.barrier` before the second loop orders the stores
+    before every read). The stash holds the tile extents with the induction variable's
+    extent times the trips (row-major, `cosize` = trips x tile elements): the last
+    partial chunk is stored whole, its elements past the row being the load's `other`,
+    so the stash is never masked and the second loop's load from it gives exactly what
+    its global load gave (`other` past the row too). Measured on an H200 (M = 16384,
+    N = 50257) it is slower than two reads (softmax f16 0.47 against 0.52 of cudaMemcpy,
+    layer norm f16 0.30 against 0.40): a stash of R bytes leaves floor(shared memory per
+    SM / R) blocks resident per multiprocessor and each has one chunk in flight at a
+    time, which caps the first loop below DRAM's rate.
+
+    In the default pipeline after `choose-warps` (so the window fill, where it applies):
+    `benchmarks/realistic_rows.py --variants no-stash,stash` times the default without
+    it (two reads) and with the loop fill instead. Rows short enough to stay in L2 between the reads are
+    one tile in registers, not loops (`ONLINE_ABOVE`), and are not touched.
 
     Options:
       max_bytes=B    the most shared memory (bytes) a launch's stashes and allocations
                      may take (default 0: the target's `smem_per_block`).
+      window=false   the loop fill even where the window fill applies.
+      partial=true   a window fill of a row's first chunks where the whole row does not fit.
     """
 
     name = "stash-rereads"
 
     max_bytes: int = 0
+    window: bool = True
+    partial: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
@@ -91,10 +134,45 @@ class StashRereadsPass(ModulePass):
             limit = self.max_bytes or target_of(launch).smem_per_block
             for r in rereads(launch):
                 plans = _plan(r.first, r.second, launch)
-                used = sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp)
-                           and a.result.type.memory_space == "smem")
-                if plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
+                used = _smem_bytes(launch)
+                windows = (_windows(launch, plans, limit - used - SCRATCH, self.partial)
+                           if self.window and not launch.is_open else None)
+                if windows is not None:
+                    for w in windows:
+                        _fill_window(launch, w)
+                elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
+
+
+def window_stash_bytes(launch: LaunchOp, max_bytes: int = 0, partial: bool = False) -> int:
+    """The shared bytes of the window stashes `stash-rereads` (with its defaults, or
+    `max_bytes` and `partial`) gives `launch` once its threads are known, before it does
+    (0: none): what `choose-warps{stash_rows}` sizes the block's warps by."""
+    limit = max_bytes or target_of(launch).smem_per_block
+    used = _smem_bytes(launch)
+    total = 0
+    for r in rereads(launch):
+        windows = _windows(launch, _plan(r.first, r.second, launch), limit - used - total - SCRATCH, partial)
+        total += sum(w.nbytes for w in windows or [])
+    return total
+
+
+def _smem_bytes(launch: LaunchOp) -> int:
+    return sum(_alloc_bytes(a) for a in launch.walk() if isinstance(a, AllocOp) and a.result.type.memory_space == "smem")
+
+
+def _windows(launch: LaunchOp, plans: list[_Pair], room: int, partial: bool) -> list[_Window] | None:
+    """Every pair of `plans` as a window fill whose stashes fit in `room` bytes (with
+    `partial`, a lone pair whose row does not fit: its first trips that do), [] where
+    they do not fit, or None (no pairs, or one that is not a window fill)."""
+    windows = [_window(launch, p) for p in plans]
+    if not windows or not all(windows):
+        return None
+    if sum(w.nbytes for w in windows) <= room:  # type: ignore[union-attr]
+        return windows  # type: ignore[return-value]
+    if partial and len(windows) == 1 and (w := _partial(windows[0], room)) is not None:  # type: ignore[arg-type]
+        return [w]
+    return []
 
 
 @dataclass(frozen=True)
@@ -151,6 +229,8 @@ def _plan(first: scf.ForOp, second: scf.ForOp, launch: LaunchOp) -> list[_Pair]:
             continue
         f = firsts[p[0]]
         src = p[0][0]
+        if src.type.memory_space != "gmem":  # a stash already
+            continue
         if (f.mask is not None or o.mask is not None or not _same_other(f.other, o.other)
                 or src in written or f.result.type != o.result.type):
             return []
@@ -195,3 +275,203 @@ def _stash(launch: LaunchOp, first: scf.ForOp, second: scf.ForOp, pairs: list[_P
     bar = BarrierOp()
     copy_loc(second, bar)
     Rewriter.insert_op(bar, InsertPoint.before(second))
+
+
+CHUNK_BYTES = 16
+"""The bytes of one `cp.async` of a window fill (`layout.copy_chunk_async`)."""
+
+
+@dataclass(frozen=True)
+class _Window:
+    """A pair whose re-read view is a row-major `(M, N):(N, 1)` view of a pointer and
+    whose tiles are `[1, chunk]` at (a block id that runs over M, the trip): the block's
+    row is filled into the stash whole, by 16-byte chunks of its address-aligned window.
+    `k`: elements per 16 bytes; `aligned`: every row starts on a 16-byte boundary (N a
+    multiple of k), else no row's misalignment is known (N odd)."""
+
+    pair: _Pair
+    view: ViewOp
+    row: SSAValue
+    n: int
+    k: int
+    aligned: bool
+    nbytes: int
+    trips: int | None = None
+    """Where only the row's first chunks are stashed (`_partial`), how many."""
+
+
+def _partial(w: _Window, room: int) -> _Window | None:
+    """`w` with the most leading chunks of its row that fit in `room` bytes stashed (at
+    least one, not all), where both loops take the trip as their induction variable
+    itself (not `reread-order`'s reversal), or None."""
+    pair = w.pair
+    loops = [ld.parent_op() for ld in (pair.first, pair.second)]
+    for ld, loop in zip((pair.first, pair.second), loops):
+        if not isinstance(loop, scf.ForOp) or ld.view.owner.coords[1] is not loop.body.block.args[0]:
+            return None
+    chunk = pair.first.view.owner.tile_sizes[1]
+    eb = element_bytes(pair.first.view.type.element_type)
+    extra = 0 if w.aligned else w.k
+    stashed = (room // eb - extra) // chunk
+    while stashed >= 1 and stashed * chunk + extra > w.n:  # the window's chunks stay inside the row
+        stashed -= 1
+    n = trips(loops[1])
+    if chunk % w.k or not n or not 1 <= stashed < n:
+        return None
+    return replace(w, trips=stashed, nbytes=(stashed * chunk + extra) * eb)
+
+
+def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
+    """`pair` as a window fill (`_Window`), or None where its facts do not say so."""
+    tile: TileOp = pair.first.view.owner  # type: ignore[assignment]
+    view = tile.source.owner
+    if not isinstance(view, ViewOp) or not isinstance(view.source.type, PtrType):
+        return None
+    t: TensorViewType = tile.source.type
+    lay = t.cute_layout
+    if t.memory_space != "gmem" or t.is_masked or t.vec_layout is not None or len(lay.shape) != 2:
+        return None
+    (rows, n), (rs, cs) = lay.shape, lay.stride
+    if pair.dim != 1 or not (isinstance(n, int) and rs == n and cs == 1) or tile.tile_sizes[0] != 1:
+        return None
+    # the tile's row is a block id that runs over exactly the view's rows: every block's
+    # row lies inside the view, so the stash's tiles are masked as the global ones are
+    row = tile.coords[0]
+    ids = launch.block_ids
+    if row not in ids:
+        return None
+    extent = (launch.grid_x, launch.grid_y, launch.grid_z)[ids.index(row)]
+    if isinstance(rows, int):
+        if constant_index(extent) != rows:
+            return None
+    elif not (len(view.dynamic) == 1 and view.dynamic[0] is extent):
+        return None
+    eb = element_bytes(t.element_type)
+    if CHUNK_BYTES % eb or view.source.type.alignment % CHUNK_BYTES:
+        return None
+    k = CHUNK_BYTES // eb
+    # rows whose misalignment is a multiple of some 1 < g < k would be read from the
+    # stash one element at a time where global memory gave vectors of g: not taken
+    g = gcd(n, k)
+    if g not in (1, k):
+        return None
+    span = n if g == k else -(-(n + k - 1) // k) * k
+    return _Window(pair, view, row, n, k, g == k, span * eb)
+
+
+def _fill_window(launch: LaunchOp, w: _Window) -> None:
+    """The stash of `w`: before anything else of the launch, its threads copy the block's
+    row into shared memory by 16-byte `cp.async` chunks of its address-aligned window
+    (from the row's first element rounded down to 16 bytes), the row's elements past the
+    buffer's last whole chunk one at a time (the last row's tail, where rows are not
+    aligned); one wait and a barrier; then both loops load the stash: an aligned row is
+    the stash itself, `(1, N):(0, 1)`; another a `(1, N)` view at its misalignment in the
+    window (`layout.slice` of a `(k, 1, N):(1, 0, 1)` re-view)."""
+    from ._box_tile import _Builder
+
+    pair, k, n = w.pair, w.k, w.n
+    elem = pair.first.view.type.element_type
+    # before the launch: a flat view of the whole buffer (M x N elements)
+    host_ops: list[Operation] = []
+
+    def host(o: Operation) -> SSAValue:
+        copy_loc(pair.first, o)
+        host_ops.append(o)
+        return o.results[0]
+
+    rows = w.view.result.type.cute_layout.shape[0]
+    if isinstance(rows, int):
+        total: SSAValue | int = rows * n
+        flat_t = TensorViewType(elem, cute.make_layout((rows * n,), (1,)), "gmem")
+        flat = host(ViewOp(w.view.source, flat_t, []))
+    else:
+        total = host(arith.MuliOp(w.view.dynamic[0], host(arith.ConstantOp(IntegerAttr(n, IndexType())))))
+        flat_t = TensorViewType(elem, cute.make_layout((cute.DYN,), (1,)), "gmem")
+        flat = host(ViewOp(w.view.source, flat_t, [total]))
+    Rewriter.insert_op(host_ops, InsertPoint.before(launch))
+
+    scratch = Block()
+    b = _Builder(scratch)
+    c = b.c
+    tid, threads = launch.thread_id, c(launch.num_threads)
+    span = w.nbytes // element_bytes(elem)
+    stash = b.add(AllocOp(TensorViewType(elem, cute.make_layout((1, span), (0, 1)), "smem")))
+    stash.name_hint = "stash"
+    zero = c(0)
+    ck = c(k)
+    start = b.muli(w.row, c(n))
+    if w.trips is not None:
+        # the row's first chunks only: every 16-byte chunk of their window lies inside the row
+        if w.aligned:
+            lo = b.add(MultipleOfOp(start, k))
+        else:
+            mis = b.remui(start, ck)
+            lo = b.subi(start, mis)
+        chunks = c(span // k)
+    elif w.aligned:
+        lo, chunks = b.add(MultipleOfOp(start, k)), c(n // k)
+    else:
+        cmk = c(-k)
+        mis = b.remui(start, ck)
+        lo = b.subi(start, mis)
+        end = b.addi(start, c(n))
+        lim = b.andi(b.val(total), cmk) if not isinstance(total, int) else c(total // k * k)
+        hi = b.add(arith.MinSIOp(b.andi(b.addi(end, c(k - 1)), cmk), lim))
+        chunks = b.divui(b.add(arith.MaxSIOp(b.subi(hi, lo), zero)), ck)
+        # at most the window's chunks: a bound the index-width analysis sees (`hi - lo`
+        # alone it bounds by the whole buffer), so the 32-bit kernel serves as many rows
+        chunks = b.add(arith.MinSIOp(chunks, c(span // k)))
+    with b.loop(tid, chunks, threads) as j:
+        at = b.muli(j, ck)
+        b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,
+                               [zero, b.add(MultipleOfOp(at, k))], k))
+    if not w.aligned and w.trips is None:
+        # the row's elements past the buffer's last whole chunk (the last row's tail)
+        with b.when(b.cmp("sgt", end, lim)):
+            with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
+                x = b.add(ReadOp(flat, [e]))
+                b.add(WriteOp(x, stash, [zero, b.subi(e, lo)]))
+    b.add(AsyncWaitOp(0))
+    b.add(BarrierOp())
+    row = stash
+    held = n if w.trips is None else w.trips * pair.first.view.owner.tile_sizes[1]
+    if not w.aligned:
+        tiled = TensorViewType(elem, cute.make_layout((k, 1, held), (1, 0, 1)), "smem")
+        wide = b.add(ViewOp(stash, tiled, []))
+        row_t = TensorViewType(elem, cute.make_layout((1, held), (0, 1)), "smem")
+        pattern = DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])
+        row = b.add(SliceOp.create(operands=[wide, mis], properties={"pattern": pattern}, result_types=[row_t]))
+    ops = list(scratch.ops)
+    for o in ops:
+        o.detach()
+        copy_loc(pair.first, o)
+    Rewriter.insert_op(ops, InsertPoint.at_start(launch.body.block))
+    loads = [pair.first, pair.second]
+    if w.trips is not None:
+        split = arith.ConstantOp(IntegerAttr(w.trips, IndexType()))
+        Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
+        loads = [_split_loop(ld, split.result) for ld in loads]
+    for load in loads:
+        t: TileOp = load.view.owner  # type: ignore[assignment]
+        st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
+        new = LoadOp(st.result, load.result.type, load.other)
+        copy_loc(load, st)
+        copy_loc(load, new)
+        Rewriter.insert_op([st, new], InsertPoint.before(load))
+        load.result.replace_all_uses_with(new.result)
+        Rewriter.erase_op(load)
+        if not t.result.uses:
+            Rewriter.erase_op(t)
+
+
+def _split_loop(load: LoadOp, split: SSAValue) -> LoadOp:
+    """`load`'s loop as two: a copy over the trips below `split` (returned: its copy of
+    `load`, to read the stash), then the loop itself from `split` on, carrying on from
+    the copy's results."""
+    loop: scf.ForOp = load.parent_op()  # type: ignore[assignment]
+    at = list(loop.body.block.ops).index(load)
+    head = loop.clone()
+    head.operands = [loop.lb, split, loop.step, *loop.iter_args]
+    Rewriter.insert_op(head, InsertPoint.before(loop))
+    loop.operands = [split, loop.ub, loop.step, *head.results]
+    return list(head.body.block.ops)[at]  # type: ignore[return-value]

@@ -213,6 +213,23 @@ def test_two_pass_rows_with_and_without_the_stash(name, dtype, n):
     """The two-pass long rows with the second loop reading the shared-memory stash the
     first filled (`stash-rereads`, the `stash` variant: 50257, rows unaligned, the last chunk
     partial; 24576, 16-byte rows, vector accesses to the stash) and without it
-    (the default); rows of 50257 f32 take 208 KiB of a block's 227."""
-    _check(name, dtype, n, (1, 7, 300))
+    (`no-stash`); rows of 50257 f32 take 208 KiB of a block's 227."""
+    _check(name, dtype, n, (1, 7, 300), _variant("no-stash"))
     _check(name, dtype, n, (1, 7, 300), _variant("stash"))
+
+
+@pytest.mark.parametrize("n", [50257, 24576, 131072])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm"])
+def test_two_pass_rows_with_the_window_stash(name, dtype, n):
+    """The two-pass long rows with the row copied into a shared-memory stash by 16-byte
+    cp.async of its address-aligned window before the loops (the default: `stash-rereads`
+    after `choose-warps{stash_rows}`; 50257, rows unaligned, the last row's tail copied
+    element by element; 24576, 16-byte rows, the stash the row; 131072: no stash, or
+    with `partial` its first chunks), at 16 warps, at 32 (`stash-window-w32`), and read
+    twice (`no-stash`)."""
+    _check(name, dtype, n, (1, 7, 300))
+    _check(name, dtype, n, (1, 7), _variant("stash-window-w32"))
+    _check(name, dtype, n, (1, 7), _variant("no-stash"))
+    if n == 131072:
+        _check(name, dtype, n, (1, 7), _variant("stash-partial"))

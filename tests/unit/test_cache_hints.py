@@ -19,7 +19,8 @@ from tilec.dialects.layout import LoadOp, StoreOp
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples" / "python"))
 import row_kernels as rk  # noqa: E402
 
-HINTS = NAMED_PIPELINES["default"].replace("choose-warps,", "reread-order{cache_hints=true},choose-warps,")
+HINTS = NAMED_PIPELINES["default"].replace("choose-warps,stash-rereads,",
+                                           "reread-order{cache_hints=true},choose-warps{stash_rows=false},")
 """The default pipeline with `reread-order{cache_hints}` (benchmarks/realistic_rows.py's `reread-hints`)."""
 
 def _hinted_copy(elem: str, vector: int, in_place: bool):
@@ -117,7 +118,8 @@ def test_hinted_row_kernels_compile(n, width):
 
 
 PREFETCH = NAMED_PIPELINES["default"].replace(
-    "choose-warps,", "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true},")
+    "choose-warps,stash-rereads,",
+    "reread-order{cache_hints=true prefetch=true},choose-warps{l2_rows=true stash_rows=false},")
 """benchmarks/realistic_rows.py's `reread-l2-prefetch`."""
 
 

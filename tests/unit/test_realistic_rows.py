@@ -200,7 +200,11 @@ def test_variants_replace_one_pass_and_add_a_column():
     for name, changes in rr.VARIANTS.items():
         want = ",".join(q for p in default if (q := changes.get(p, p)))  # "": the pass left out
         assert rr.variant_pipeline(name) == want != ",".join(default), name
-    assert "stash-rereads" not in default and "stash-rereads" in rr.variant_pipeline("stash").split(",")
+    # the default reads a two-pass row once (stash-rereads after choose-warps); no-stash twice
+    assert default.index("stash-rereads") == default.index("choose-warps") + 1
+    assert "stash-rereads" not in rr.variant_pipeline("no-stash").split(",")
+    stash = rr.variant_pipeline("stash").split(",")
+    assert stash.index("stash-rereads") < stash.index("choose-warps{stash_rows=false}") and stash.count("stash-rereads") == 1
     timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"no-scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
     text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("no-scan-vector",))
     assert text.splitlines()[0].endswith("| goal | tilec no-scan-vector |")

@@ -24,9 +24,10 @@ from test_row_kernels import CHUNKED, _inputs  # noqa: E402
 
 from tilec.passes.stash_rereads import SCRATCH  # noqa: E402
 
-STASH = NAMED_PIPELINES["default"].replace("choose-warps,", "stash-rereads,choose-warps,")
-"""The default pipeline with `stash-rereads` (not in the default: slower on the H200)."""
-NO_STASH = NAMED_PIPELINES["default"]
+NO_STASH = NAMED_PIPELINES["default"].replace("choose-warps,stash-rereads,", "choose-warps{stash_rows=false},")
+"""The default pipeline without `stash-rereads` (a two-pass row read twice)."""
+STASH = NO_STASH.replace("choose-warps{", "stash-rereads,choose-warps{")
+"""`stash-rereads` before `choose-warps`: the loop fill (slower on the H200)."""
 BEFORE_WARPS = "chunk-rows,pack-rows,stash-rereads"
 
 
@@ -89,3 +90,122 @@ def test_stashed_row_kernels_compile_under_nvrtc(name, n, dtype):
     cuda = emit(lowered, "cuda")
     assert "__shared__" in cuda and "__syncthreads()" in cuda
     compile_sm90_or_skip(cuda)
+
+
+WINDOW = NAMED_PIPELINES["default"]
+"""The default pipeline: `stash-rereads` after `choose-warps`, where the launch's threads are
+known, so re-read rows of a row-major view take the window fill (16-byte cp.async chunks of
+the row's address-aligned window, before the first loop)."""
+
+
+def test_the_default_pipeline_stashes_after_choose_warps():
+    assert "choose-warps,stash-rereads," in WINDOW and "stash-rereads" not in NO_STASH
+AFTER_WARPS = "chunk-rows,pack-rows,choose-warps,stash-rereads"
+
+
+def _window_stash_bytes(program) -> int:
+    from tilec.dialects.layout import AllocOp
+    from tilec.dialects.layout_access import CopyChunkAsyncOp
+    from tilec.dialects.layout_attrs import element_bytes
+
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    if not any(isinstance(o, CopyChunkAsyncOp) for o in module.walk()):
+        return 0
+    return sum(a.result.type.cute_layout.cosize() * element_bytes(a.result.type.element_type)
+               for a in module.walk() if isinstance(a, AllocOp))
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,stashed", [
+    (50257, "f16", 50264 * 2),  # the row and up to 7 elements before it, in 16-byte chunks
+    (50257, "f32", 50260 * 4),  # 201040 bytes: fits sm_90's 227 KiB
+    (24576, "f16", 24576 * 2),  # rows 16-byte aligned: the stash is the row
+    (24578, "f16", 0),  # rows 4-byte aligned: the stash would give narrower loads
+    (131072, "f16", 0),  # 256 KiB (its first chunks only with `partial`: measured slower)
+    (16384, "f32", 0),  # one tile, no loop
+])
+def test_row_kernels_take_the_window_stash_where_the_row_fits(name, n, dtype, stashed):
+    assert _window_stash_bytes(rk.KERNELS[name](n, dtype)) == stashed
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype", [(5001, "f32"), (2501, "f16"), (5000, "f32"), (2504, "f16")])
+@pytest.mark.parametrize("m", [1, 3])
+def test_window_stash_changes_no_bit(name, n, dtype, m):
+    """Rows of odd length (every row but the first starts off a 16-byte boundary; the last
+    row's tail lies past the buffer's last whole 16-byte chunk) and of 16-byte multiples
+    (the stash is the row), in chunks of 1024: the window fill gives the default's bits
+    (the loads of the stash are as wide as the global loads were, so their layouts and
+    the reductions' order are the same), NumPy's within the kernels' tolerance."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    assert _window_stash_bytes(program) > 0
+    args, want = _inputs(name, m, n, dtype)
+    outs = {}
+    for pipeline in (WINDOW, NO_STASH):
+        lowered = program.module.clone()
+        run_pipeline(lowered, pipeline)
+        outs[pipeline] = tilec.run_reference(lowered, args)["dst"]
+    assert np.array_equal(outs[WINDOW], outs[NO_STASH], equal_nan=True)
+    got = outs[WINDOW].reshape(m, n).astype(np.float64)
+    tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
+    assert np.abs(got - want).max() <= tol * np.abs(want).max()
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype", [(50257, "f16"), (50257, "f32")])
+def test_window_stashed_row_kernels_compile_to_cp_async(name, n, dtype):
+    """The window fill's CUDA: 16-byte cp.async of the row (the pointer 16-byte aligned,
+    the chunk's index a multiple of 16 bytes), one wait, no spills."""
+    from nvrtc import sm90_usage_or_skip
+
+    lowered = rk.KERNELS[name](n, dtype).module.clone()
+    run_pipeline(lowered, WINDOW)
+    cuda = emit(lowered, "cuda")
+    assert "tilec_cp_async<16>" in cuda and "tilec_cp_async_wait<0>" in cuda
+    usage = sm90_usage_or_skip(cuda)
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,max_bytes,held", [
+    (5001, "f16", 8000, 2 * 1024 + 8),  # room for 2 of 5 chunks and the window's 16 bytes
+    (5001, "f32", 12000, 2 * 1024 + 4),
+    (5000, "f32", 12000, 2 * 1024),  # aligned rows: no spare chunk
+    (2504, "f16", 5000, 1024),
+])
+@pytest.mark.parametrize("m", [1, 3])
+def test_partial_window_stash_changes_no_bit(name, n, dtype, max_bytes, held, m):
+    """`partial`: a row that does not fit in `max_bytes` has its first chunks stashed,
+    each loop split in two at them (the stash's trips, then global memory's); bits as
+    the default's."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    pipeline = WINDOW.replace("stash-rereads", f"stash-rereads{{max_bytes={max_bytes} partial=true}}")
+    module = program.module.clone()
+    run_pipeline(module, f"chunk-rows,pack-rows,choose-warps,stash-rereads{{max_bytes={max_bytes} partial=true}}")
+    text = emit(module)
+    assert f"cute<(1,{held}):(0,1)>, smem>" in text and "layout.copy_chunk_async" in text
+    assert text.count("scf.for") == 5  # the fill, each loop as two
+    args, _ = _inputs(name, m, n, dtype)
+    outs = {}
+    for p in (pipeline, NO_STASH):
+        lowered = program.module.clone()
+        run_pipeline(lowered, p)
+        outs[p] = tilec.run_reference(lowered, args)["dst"]
+    assert np.array_equal(outs[pipeline], outs[NO_STASH], equal_nan=True)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_window_stash_keeps_the_32_bit_kernel(name, dtype):
+    """The window fill's index arithmetic is bounded per row (its chunk count at most the
+    window's), so the 32-bit kernel serves as many rows as without the stash
+    (`index_limit`: M = 16384 rows of 50257 stay 32-bit)."""
+    from tilec.compiler.index_bounds import index_limit
+
+    limits = []
+    for pipeline in (WINDOW, NO_STASH):
+        lowered = rk.KERNELS[name](50257, dtype).module.clone()
+        run_pipeline(lowered, pipeline)
+        limits.append(index_limit(lowered))
+    assert limits[0] == limits[1] >= 16384

@@ -26,5 +26,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,
