@@ -643,6 +643,18 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp
     return "\n".join(lines)
 
 
+def write_outputs(args, dev: str, results: dict, table: str | None = None) -> None:
+    """`--json` (the run's information and `results`) and `--md` (`table`), where asked."""
+    if args.json:
+        from run_info import run_info  # benchmarks/ (this script's folder)
+
+        with open(args.json, "w") as f:
+            json.dump({**run_info(dev), **results}, f, indent=1)
+    if args.md and table is not None:
+        with open(args.md, "w") as f:
+            f.write(table + "\n")
+
+
 def main(argv=None) -> int:
     import torch
 
@@ -675,14 +687,7 @@ def main(argv=None) -> int:
         rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
                        args.epilogue, sms, args.repeat)
         table = compare_markdown(rows, f"tilec.matmul configurations, {dev} ({sms} SMs); {time.time() - started:.0f} s")
-        if args.json:
-            from run_info import run_info  # benchmarks/ (this script's folder)
-
-            with open(args.json, "w") as f:
-                json.dump({**run_info(dev), "compare": rows}, f, indent=1)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(table + "\n")
+        write_outputs(args, dev, {"compare": rows}, table)
         print(table)
         return 0 if all(r["ok"] for r in rows) else 1
     if args.fp8:
@@ -690,14 +695,7 @@ def main(argv=None) -> int:
         fp8 = fp8_rows(sms)
         table = "\n".join([f"tilec.matmul FP8, {dev} ({sms} SMs); {time.time() - started:.0f} s", ""]
                           + fp8_markdown(fp8))
-        if args.json:
-            from run_info import run_info  # benchmarks/ (this script's folder)
-
-            with open(args.json, "w") as f:
-                json.dump({**run_info(dev), "fp8": fp8}, f, indent=1)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(table + "\n")
+        write_outputs(args, dev, {"fp8": fp8}, table)
         print(table)
         return 0 if all(r["tilec_ok"] for r in fp8) else 1
     if args.decode and args.configs:
@@ -705,11 +703,7 @@ def main(argv=None) -> int:
         rows = variant_rows(args, sms)
         table = variant_markdown(rows, f"tilec.matmul decode sizes, configurations side by side, bf16, {dev} "
                                        f"({sms} SMs); {time.time() - started:.0f} s")
-        if args.json:
-            from run_info import run_info  # benchmarks/ (this script's folder)
-
-            with open(args.json, "w") as f:
-                json.dump({**run_info(dev), "variants": rows}, f, indent=1)
+        write_outputs(args, dev, {"variants": rows})
         print(table)
         return 0 if all(v.get("ok", False) for r in rows for v in r["configs"].values()) else 1
     tri = None
@@ -786,14 +780,7 @@ def main(argv=None) -> int:
     if args.decode:
         table = decode_markdown(rows, f"tilec.matmul decode sizes, bf16, {dev} ({sms} SMs); "
                                       f"{time.time() - started:.0f} s")
-        if args.json:
-            from run_info import run_info  # benchmarks/ (this script's folder)
-
-            with open(args.json, "w") as f:
-                json.dump({**run_info(dev), "rows": rows, "new_m": new_m}, f, indent=1)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(table + "\n")
+        write_outputs(args, dev, {"rows": rows, "new_m": new_m}, table)
         print(table)
         oks = [r["tilec_ok"] and r.get("unsplit_ok", True) for r in rows]
         return 0 if all(oks) and not any(x["compiled"] for x in new_m) else 1
@@ -817,14 +804,7 @@ def main(argv=None) -> int:
     table = markdown(rows, epilogue, new_m,
                      f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; "
                      f"{time.time() - started:.0f} s", fp8)
-    if args.json:
-        from run_info import run_info  # benchmarks/ (this script's folder)
-
-        with open(args.json, "w") as f:
-            json.dump({**run_info(dev), "rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8}, f, indent=1)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(table + "\n")
+    write_outputs(args, dev, {"rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8}, table)
     print(table)
     fp8_ok = all(r["tilec_ok"] for r in fp8)
     return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and fp8_ok and not any(x["compiled"] for x in new_m) else 1
