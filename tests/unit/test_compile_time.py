@@ -59,6 +59,6 @@ def test_the_gemm_rows_split_the_first_call(tmp_path):
     out = tmp_path / "gemm.json"
     assert compile_time.main(["--gemm", "--only", "down M=128", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())
-    assert row["case"] == "down M=128" and row["config"] == "128x128x64:4:splitK4"
+    assert row["case"] == "down M=128" and row["config"].startswith("128x128x64:4:splitK")  # the rule's split
     assert all(row[k] > 0 for k in ("build_s", "passes_s", "emit_s", "nvrtc_s", "cuda_lines", "ptx_lines"))
     assert row["ptx_wgmma"] == 4 * 4  # 4 stages of 4 wgmma.m64n128k16 (bk 64), not one per K step

@@ -560,14 +560,17 @@ def test_target_emit_writes_the_text():
     assert stream.getvalue() == emit_cuda(module)
 
 
-@pytest.mark.parametrize("pipeline", [
-    "lower-convert-layout,lower-to-gpu",
-    "lower-convert-layout{shuffle=off},lower-to-gpu",
-    "lower-convert-layout{shuffle=off smem_layout=plain},lower-to-gpu",
+@pytest.mark.parametrize("pipeline,comments", [
+    ("lower-convert-layout,lower-to-gpu", 4),
+    ("lower-convert-layout{shuffle=off},lower-to-gpu", 4),
+    ("lower-convert-layout{shuffle=off smem_layout=plain},lower-to-gpu", 3),
 ])
-def test_conversion_comment_kernels_compile_with_nvrtc(pipeline):
+def test_conversion_comment_kernels_compile_with_nvrtc(pipeline, comments):
     """tests/filecheck/cuda/conversion_comments.mlir under each of its RUN pipelines:
-    every conversion states its lowering in a comment, and the CUDA compiles."""
+    every conversion states its lowering in a comment, and the CUDA compiles. The file
+    has three conversions; with the swizzled shared-memory layout the 2-byte round trip
+    first renames its registers (a conversion in registers of its own, for wider
+    conflict-free shared-memory writes), so those pipelines print four comments."""
     from pathlib import Path
 
     from tilec.compiler.pipeline import emit, parse_module, run_pipeline
@@ -576,7 +579,7 @@ def test_conversion_comment_kernels_compile_with_nvrtc(pipeline):
     m = parse_module(path.read_text(), path.name)
     run_pipeline(m, pipeline)
     text = emit(m, "cuda")
-    assert text.count("// convert_layout ") == 3
+    assert text.count("// convert_layout ") == comments
     compile_sm90_or_skip(text)
 
 
