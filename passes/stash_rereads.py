@@ -265,16 +265,23 @@ def _stash(launch: LaunchOp, first: scf.ForOp, second: scf.ForOp, pairs: list[_P
                 copy_loc(load, store)
                 Rewriter.insert_op([st, store], InsertPoint.after(load))
             else:
-                new = LoadOp(st.result, load.result.type)
-                copy_loc(load, new)
-                Rewriter.insert_op([st, new], InsertPoint.before(load))
-                load.result.replace_all_uses_with(new.result)
-                Rewriter.erase_op(load)
-                if not t.result.uses:
-                    Rewriter.erase_op(t)
+                _read_instead(load, st, None)
     bar = BarrierOp()
     copy_loc(second, bar)
     Rewriter.insert_op(bar, InsertPoint.before(second))
+
+
+def _read_instead(load: LoadOp, st: TileOp, other: SSAValue | None) -> None:
+    """`load` replaced by a load of the stash tile `st` (inserted before it, with `other`
+    for its masked elements); `load`'s own tile erased where nothing else uses it."""
+    t: TileOp = load.view.owner  # type: ignore[assignment]
+    new = LoadOp(st.result, load.result.type, other)
+    copy_loc(load, new)
+    Rewriter.insert_op([st, new], InsertPoint.before(load))
+    load.result.replace_all_uses_with(new.result)
+    Rewriter.erase_op(load)
+    if not t.result.uses:
+        Rewriter.erase_op(t)
 
 
 CHUNK_BYTES = 16
@@ -454,14 +461,8 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
     for load in loads:
         t: TileOp = load.view.owner  # type: ignore[assignment]
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
-        new = LoadOp(st.result, load.result.type, load.other)
         copy_loc(load, st)
-        copy_loc(load, new)
-        Rewriter.insert_op([st, new], InsertPoint.before(load))
-        load.result.replace_all_uses_with(new.result)
-        Rewriter.erase_op(load)
-        if not t.result.uses:
-            Rewriter.erase_op(t)
+        _read_instead(load, st, load.other)
 
 
 def _split_loop(load: LoadOp, split: SSAValue) -> LoadOp:
