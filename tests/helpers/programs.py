@@ -1,5 +1,6 @@
 """Small test programs shared by the lowering tests: modules built with `tilec.Program`
-(`conversion_program`, `one_block`, `mma_program`, `mma_tile_gemm`)."""
+(`conversion_program`, `one_block`, `mma_program`, `mma_tile_gemm`), and `decision_ops`,
+what lower-convert-layout decided for a module's conversions."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ def conversion_program(shape: Sequence[int], src_enc, dst_enc, et: str, threads:
         p.store(p.convert_layout(p.load(a, src_enc), dst_enc), b)
     return p.module
 
+
+def decision_ops(m) -> list:
+    """The ops carrying what lower-convert-layout decided for a module's conversions: a
+    round trip's store (`smem`) or a conversion's `shuffle`, else its `register`
+    conversions (a round trip's register renames, `lowering = "register"` too, are part
+    of its `smem`)."""
+    from tilec.passes.lower_convert_layout import recorded_lowering
+
+    ops = [o for o in m.walk() if recorded_lowering(o)]
+    return [o for o in ops if recorded_lowering(o) != "register"] or ops
 
 def one_block(name: str, et: str, src_layout: str, dst_layout: str, threads: int, body, *, twice: bool = False):
     """@name(%src, %dst) (a module built with `tilec.Program`): views `a` of src and

@@ -52,22 +52,13 @@ from tilec.runtime.reference import check_equivalence
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
-from helpers.programs import conversion_program  # noqa: E402
+from helpers.programs import conversion_program, decision_ops  # noqa: E402
 
 IN = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])  # the Gluon tutorial's in/out pair
 OUT = BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
 ROW = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])  # a warp per row, scalar
 COL = BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1])  # a warp per column, scalar
 S32 = (32, 32)
-
-
-def decision_ops(m) -> list:
-    """The ops carrying what lower-convert-layout decided for a module's conversions: a
-    round trip's store (`smem`) or a conversion's `shuffle`, else its `register`
-    conversions (a round trip's register renames, `lowering = "register"` too, are part
-    of its `smem`)."""
-    ops = [o for o in m.walk() if recorded_lowering(o)]
-    return [o for o in ops if recorded_lowering(o) != "register"] or ops
 
 
 # ----------------------------------------------------------------------------- counter

@@ -22,19 +22,10 @@ from tilec.passes.lower_convert_layout import recorded_lowering
 
 from helpers.equivalence import assert_pass_preserves
 from helpers.nvrtc import compile_sm90_or_skip
-from helpers.programs import conversion_program
+from helpers.programs import conversion_program, decision_ops
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ELEMENT_TYPES = ["f32", "f16", "i8", "f64", "i32"]
-
-
-def decision_ops(m) -> list:
-    """The ops carrying what lower-convert-layout decided for a module's conversions: a
-    round trip's store (`smem`) or a conversion's `shuffle`, else its `register`
-    conversions (a round trip's register renames, `lowering = "register"` too, are part
-    of its `smem`)."""
-    ops = [o for o in m.walk() if recorded_lowering(o)]
-    return [o for o in ops if recorded_lowering(o) != "register"] or ops
 
 
 def _enc(ll: LinearLayout) -> str:
