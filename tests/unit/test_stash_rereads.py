@@ -42,6 +42,18 @@ def _stash_bytes(program) -> int:
                for a in module.walk() if isinstance(a, AllocOp))
 
 
+def _same_bits_as_two_reads(program, pipeline: str, args) -> np.ndarray:
+    """`program`'s dst on the reference executor after `pipeline`, asserted bit for bit
+    (NaNs alike) the dst of the same program read twice from global memory (`NO_STASH`)."""
+    outs = {}
+    for p in (pipeline, NO_STASH):
+        lowered = program.module.clone()
+        run_pipeline(lowered, p)
+        outs[p] = tilec.run_reference(lowered, args)["dst"]
+    assert np.array_equal(outs[pipeline], outs[NO_STASH], equal_nan=True)
+    return outs[pipeline]
+
+
 @pytest.mark.parametrize("name", list(CHUNKED))
 @pytest.mark.parametrize("n,dtype,stashed", [
     (50257, "f16", 13 * 4096 * 2),  # 13 chunks of 4096: 104 KiB
@@ -69,13 +81,7 @@ def test_stash_changes_no_bit(name, n, dtype):
     run_pipeline(small, f"chunk-rows,pack-rows,stash-rereads{{max_bytes={row + SCRATCH - 1}}}")
     assert "layout.alloc" not in emit(small)
     args, want = _inputs(name, m, n, dtype)
-    outs = {}
-    for pipeline in (STASH, NO_STASH):
-        lowered = program.module.clone()
-        run_pipeline(lowered, pipeline)
-        outs[pipeline] = tilec.run_reference(lowered, args)["dst"]
-    assert np.array_equal(outs[STASH], outs[NO_STASH], equal_nan=True)
-    got = outs[STASH].reshape(m, n).astype(np.float64)
+    got = _same_bits_as_two_reads(program, STASH, args).reshape(m, n).astype(np.float64)
     tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
     assert np.abs(got - want).max() <= tol * np.abs(want).max()
 
@@ -141,13 +147,7 @@ def test_window_stash_changes_no_bit(name, n, dtype, m):
     program = CHUNKED[name](n, dtype, chunk=1024)
     assert _window_stash_bytes(program) > 0
     args, want = _inputs(name, m, n, dtype)
-    outs = {}
-    for pipeline in (WINDOW, NO_STASH):
-        lowered = program.module.clone()
-        run_pipeline(lowered, pipeline)
-        outs[pipeline] = tilec.run_reference(lowered, args)["dst"]
-    assert np.array_equal(outs[WINDOW], outs[NO_STASH], equal_nan=True)
-    got = outs[WINDOW].reshape(m, n).astype(np.float64)
+    got = _same_bits_as_two_reads(program, WINDOW, args).reshape(m, n).astype(np.float64)
     tol = {"f32": 2e-5, "f16": 2e-3}[dtype]
     assert np.abs(got - want).max() <= tol * np.abs(want).max()
 
@@ -187,12 +187,7 @@ def test_partial_window_stash_changes_no_bit(name, n, dtype, max_bytes, held, m)
     assert f"cute<(1,{held}):(0,1)>, smem>" in text and "layout.copy_chunk_async" in text
     assert text.count("scf.for") == 5  # the fill, each loop as two
     args, _ = _inputs(name, m, n, dtype)
-    outs = {}
-    for p in (pipeline, NO_STASH):
-        lowered = program.module.clone()
-        run_pipeline(lowered, p)
-        outs[p] = tilec.run_reference(lowered, args)["dst"]
-    assert np.array_equal(outs[pipeline], outs[NO_STASH], equal_nan=True)
+    _same_bits_as_two_reads(program, pipeline, args)
 
 
 @pytest.mark.parametrize("name", list(CHUNKED))
