@@ -29,8 +29,6 @@ SMALL_BLOCK_WARPS = 4
 
 
 MIN_WARPS = 2
-SMEM_RESERVED = 1024
-"""Bytes of a multiprocessor's shared memory the hardware keeps per resident block (sm_80 and newer)."""
 """An SM holds at most 32 blocks: blocks of one warp would leave half its 64 warps empty."""
 
 
@@ -99,7 +97,7 @@ class ChooseWarpsPass(ModulePass):
     the default pipeline) will give window
     stashes of S bytes (`stash_rereads.window_stash_bytes`: a two-pass row read once
     into shared memory) gets more warps: its blocks resident per multiprocessor are
-    bound by shared memory to B = (smem_per_block + 1 KiB) // (S + 2 KiB + 1 KiB), and
+    bound by shared memory to B = smem_per_sm // (S + 2 KiB + 1 KiB) (`Target.resident_blocks`), and
     W becomes threads_per_sm / (32 B) (at most `max-warps`, and at most the tile's bytes
     over 32 x 16: each thread keeps a whole 16-byte vector of it) where that is more, so
     that the multiprocessor's threads are used for the two passes over the stash (rows
@@ -144,15 +142,15 @@ class ChooseWarpsPass(ModulePass):
 def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target, tile: int, max_warps: int = 16) -> int:
     """`warps`, or more where `stash-rereads` will give `launch` window stashes of S
     bytes (`window_stash_bytes`): the blocks resident per multiprocessor are then
-    B = (smem_per_block + 1 KiB) // (S + SCRATCH + 1 KiB) (the multiprocessor's shared
-    memory, 1 KiB of it reserved per block), and the block gets the warps that fill the
+    B = `tgt.resident_blocks(S + SCRATCH)` (the multiprocessor's shared memory, 1 KiB
+    of it reserved per block; at least 1), and the block gets the warps that fill the
     multiprocessor's threads at B blocks, threads_per_sm / (32 B), at most `max_warps`
     and at most as many as leave each thread a whole vector (`vector_bytes`) of the
     `tile` bytes (more would narrow `coalesce`'s vectors)."""
     stash = window_stash_bytes(launch)
     if not stash:
         return warps
-    blocks = max(1, (tgt.smem_per_block + SMEM_RESERVED) // (stash + SCRATCH + SMEM_RESERVED))
+    blocks = max(1, tgt.resident_blocks(stash + SCRATCH))
     fill = tgt.threads_per_sm // (WARP * blocks)
     whole = tile // (WARP * tgt.vector_bytes)
     return max(warps, min(max_warps, pow2_floor(max(1, min(fill, whole)))))
