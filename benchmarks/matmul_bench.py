@@ -421,24 +421,15 @@ ROTATE = 4
 
 def graph_us(fns) -> float | None:
     """Microseconds a call, from a CUDA graph of `GRAPH_CALLS` calls of `fns` in turn
-    (median of 10 replays after 2); None where the capture fails (said)."""
-    import torch
+    (compute_bench.py's `Graph`, each of `fns` run once before the capture; the median
+    of 10 replays); None where the capture fails (said)."""
+    import statistics
+
+    from compute_bench import Graph  # benchmarks/ (this script's folder)
 
     try:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for fn in fns:
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for i in range(GRAPH_CALLS):
-                fns[i % len(fns)]()
-        g.replay()
-        torch.cuda.synchronize()
-        return 1000 * median_ms(g.replay, reps=10, warmup=2) / GRAPH_CALLS
+        g = Graph(lambda i, _stream: fns[i](), len(fns), reps=GRAPH_CALLS, warmup=len(fns))
+        return 1000 * statistics.median(g.ms() for _ in range(10))
     except Exception as e:  # noqa: BLE001 - report and go on
         print(f"graph capture failed: {type(e).__name__}: {str(e)[:200]}")
         return None
