@@ -15,9 +15,11 @@ lists of configurations.
 TFLOP/s = 4 B H S^2 D / time (halved for causal). Each kernel is checked first
 against float64 on 256 query rows of two heads (spread over the sequence): within
 the bound of tests/unit/test_attention.py. Times: CUDA events around each call
-after warm-up, the median of 20 (Triton: `triton.testing.do_bench`'s median); tilec's
-also queued (20 calls back to back between two events: its Python launch path hidden),
-its output written into the same tensors each call.
+after warm-up, the median of 20 (Triton: `triton.testing.do_bench`'s median), and
+queued (20 calls back to back between two events: each library's host path hidden
+behind the kernels before), for tilec and each SDPA backend; `--rounds N` repeats both
+N times and keeps the medians (cuDNN's figures move by up to 17% between rounds).
+tilec's output is written into the same tensors each call.
 The tilec configurations of `CONFIGS` are each compiled, checked and timed; the
 fastest correct one is the table's (all are in the JSON). One run; finishes in well
 under 300 s on an H100/H200.
@@ -178,6 +180,17 @@ def triton_attention():
     return attention, _fwd
 
 
+def _timed(call, rounds: int) -> tuple[float, float]:
+    """(per call, queued) milliseconds of `call`: each the median over `rounds` of
+    gemm_bench's `median_ms` / `queued_ms`. Per call counts the host's launch path (a
+    call's events bracket it); queued hides it behind the kernels before."""
+    per, queued = [], []
+    for _ in range(rounds):
+        per.append(median_ms(call))
+        queued.append(queued_ms(call))
+    return sorted(per)[len(per) // 2], sorted(queued)[len(queued) // 2]
+
+
 def main(argv=None) -> int:
     import torch
     import torch.nn.functional as F
@@ -189,6 +202,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", default=DEFAULT_SHAPES)
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--configs", default=",".join(CONFIGS), help=f"tilec configurations to try: {', '.join(CONFIGS)}")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time each kernel this many rounds (each a median of 20 calls and 20 queued); keep the medians")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args(argv)
@@ -220,7 +235,7 @@ def main(argv=None) -> int:
                 def call(config=config, o_buf=o_buf, l_buf=l_buf):
                     attention(q, k, v, causal=causal, config=config, out=o_buf, lse=l_buf)  # noqa: B023
 
-                t, tq = median_ms(call), queued_ms(call)
+                t, tq = _timed(call, args.rounds)
                 sms = torch.cuda.get_device_properties(q.device).multi_processor_count
                 res = next(iter(kernel_for(d, "bf16", causal, 1, 1.0 / math.sqrt(d),
                                            resolved_config(config, sms)).resource_usage().values()))
@@ -242,9 +257,9 @@ def main(argv=None) -> int:
                     o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                     torch.cuda.synchronize()
                     row[f"{name}_ok"], _ = check(o, q, k, v, causal)
-                    row[f"{name}_tflops"] = flops / median_ms(
-                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: B023
-                    ) / 1e9
+                    t, tq = _timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),  # noqa: B023
+                                   args.rounds)
+                    row[f"{name}_tflops"], row[f"{name}_tflops_queued"] = flops / t / 1e9, flops / tq / 1e9
             except Exception as e:  # noqa: BLE001 - a backend may not take this shape
                 print(f"  SDPA {name} {text}: unavailable: {str(e)[:200]}", flush=True)
         if tri is not None:
@@ -288,17 +303,23 @@ def markdown(rows: list[dict], dev: str, date: str) -> str:
     lines = [
         f"Attention forward, bf16, {dev}, {date}; TFLOP/s = 4 B H S^2 D / time (halved for causal)",
         "",
-        "| B x H x S x D | causal | tilec | tilec queued | cuDNN | FA2 (flash) | efficient | Triton | tilec / cuDNN | tilec / FA2 | tilec config | regs | check |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
+        "| B x H x S x D | causal | tilec | cuDNN | FA2 (flash) | efficient | Triton | tilec / cuDNN | tilec / FA2 "
+        "| queued: tilec | cuDNN | FA2 | tilec / cuDNN | tilec / FA2 | tilec config | regs | check |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
     ]
     for r in rows:
         oks = all(r.get(f"{n}_ok", True) for n in ("tilec", "cudnn", "flash", "efficient", "triton"))
-        ratio = lambda key: f"{r['tilec_tflops'] / r[key]:.2f}" if key in r and "tilec_tflops" in r else "-"  # noqa: E731
+
+        def ratio(key, mine="tilec_tflops"):
+            return f"{r[mine] / r[key]:.2f}" if key in r and mine in r else "-"
+
+        q = "tilec_tflops_queued"
         lines.append(
-            f"| {r['B']}x{r['H']}x{r['S']}x{r['D']} | {'yes' if r['causal'] else 'no'} | {f(r, 'tilec_tflops')} | {f(r, 'tilec_tflops_queued')} | "
+            f"| {r['B']}x{r['H']}x{r['S']}x{r['D']} | {'yes' if r['causal'] else 'no'} | {f(r, 'tilec_tflops')} | "
             f"{f(r, 'cudnn_tflops')} | {f(r, 'flash_tflops')} | {f(r, 'efficient_tflops')} | {f(r, 'triton_tflops')} | "
-            f"{ratio('cudnn_tflops')} | {ratio('flash_tflops')} | {r.get('config', '-')} | {r.get('registers', '-')} | "
-            f"{'ok' if oks else 'FAIL'} |"
+            f"{ratio('cudnn_tflops')} | {ratio('flash_tflops')} | {f(r, q)} | {f(r, 'cudnn_tflops_queued')} | "
+            f"{f(r, 'flash_tflops_queued')} | {ratio('cudnn_tflops_queued', q)} | {ratio('flash_tflops_queued', q)} | "
+            f"{r.get('config', '-')} | {r.get('registers', '-')} | {'ok' if oks else 'FAIL'} |"
         )
     return "\n".join(lines)
 

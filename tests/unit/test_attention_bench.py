@@ -44,7 +44,9 @@ def test_markdown_row():
            "tilec_tflops_queued": 310.0, "cudnn_tflops": 600.0, "flash_tflops": 150.0, "config": "ws-bn128",
            "registers": 168}
     table = attention_bench.markdown([row], "H200", "2026-11-28")
-    assert "| 4x32x4096x128 | yes | 300 | 310 | 600 | 150 | - | - | 0.50 | 2.00 | ws-bn128 | 168 | ok |" in table
+    assert "| 4x32x4096x128 | yes | 300 | 600 | 150 | - | - | 0.50 | 2.00 | 310 | - | - | - | - | ws-bn128 | 168 | ok |" in table
+    queued = attention_bench.markdown([{**row, "cudnn_tflops_queued": 620.0, "flash_tflops_queued": 155.0}], "H200", "now")
+    assert "| 310 | 620 | 155 | 0.50 | 2.00 | ws-bn128 |" in queued
     assert "FAIL" in attention_bench.markdown([{**row, "tilec_ok": False}], "H200", "now")
 
 
