@@ -107,7 +107,13 @@ def test_cp_async_rule_kernel_compiles_without_spills(cp_async):
     config = dataclasses.replace(rule, cp_async=cp_async)
     module = matmul_program(MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config)))
     run_pipeline(module, "default")
-    result = compile_sm90_or_skip(emit(module, "cuda"))
+    cuda = emit(module, "cuda")
+    # the consumers fence the cp.async writes for the wgmma once a K step, after its wait
+    lines = [x.strip() for x in cuda.splitlines() if x.strip()]
+    fenced = [lines[i - 1] for i, x in enumerate(lines) if x == "tilec_fence_proxy_async();"]
+    assert sum(x.startswith("tilec_mbarrier_wait(") for x in fenced) == config.stages
+    assert all(x.startswith(("tilec_mbarrier_wait(", "// TMA store")) for x in fenced)
+    result = compile_sm90_or_skip(cuda)
     (usage,) = resource_usage(result).values()
     assert usage.spill_stores == 0
 
