@@ -355,14 +355,18 @@ def test_matmul_refuses_what_it_cannot_run():
         tilec.matmul(a, b)
 
 
-@pytest.mark.parametrize("config", [c.name for c in CONFIGS] + ["split-K"])
+@pytest.mark.parametrize("config", [c.name for c in CONFIGS] + ["split-K", "cp.async A"])
 def test_the_entrys_programs(config):
     """The programs `tilec.matmul` compiles, their own tiles (128 x 256 in chunks,
-    the 128 x 128 pingpong, 64 x 256, split-K 4 ways), persistent over 3 blocks, B
-    K-major, bias + SiLU + residual, on the reference executor at 130 x 264 x 136
+    the 128 x 128 pingpong, 64 x 256, split-K 4 ways, the rule's with A by cp.async),
+    persistent over 3 blocks, B K-major, bias + SiLU + residual, on the reference executor at 130 x 264 x 136
     (split-K: 5 x 264 x 1024)."""
     ep = Epilogue(bias=True, activation="silu", residual=True)
-    c = choose_config(1, 264, 132, k=1024) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
+    if config == "cp.async A":  # the rule's at K = 136 (272-byte rows) with B K-major
+        c = choose_config(130, 264, 132, k=136, b_kmajor=True)
+        assert c.cp_async == "a"
+    else:
+        c = choose_config(1, 264, 132, k=1024) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
     m, n, k = (5, 264, 1024) if c.split_k > 1 else (130, 264, 136)
     kmajor = "b" not in c.cp_async  # row-major where the rule loads B by cp.async (split-K: N = 264)
     module = matmul_program(MatmulKey(c, n, k, "bf16", ep, 3, b_kmajor=kmajor))
