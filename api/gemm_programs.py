@@ -584,7 +584,7 @@ def gemm_hopper_ws(
                              or block_scales):
         raise ValueError("gemm_hopper_ws: overlap_epilogue needs persistent tiles, the TMA epilogue and column "
                          "chunks, without pingpong, split_k or block_scales")
-    if set(cp_async) - {"a", "b"} or swap_ab or ("b" in cp_async and b_kmajor):
+    if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
     if handover not in ("drain", "issue"):
