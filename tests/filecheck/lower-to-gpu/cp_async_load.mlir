@@ -14,7 +14,7 @@
 // CHECK:      __device__ __forceinline__ void tilec_cp_async_mbarrier_arrive(unsigned long long* bar) {
 // CHECK-NEXT:   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];"
 // CHECK:      __device__ __forceinline__ void tilec_cp_async_zfill(void* smem, const void* gmem, unsigned src_bytes) {
-// CHECK:        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+// CHECK:        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n"
 
 // CHECK-LABEL: // kernel edges_kernels::edges_kernel
 // CHECK:        tilec_mbarrier_init(reinterpret_cast<unsigned long long*>(mbar), 128u);
