@@ -86,8 +86,9 @@ class GemmConfig:
     (`gemm_hopper_ws(overlap_epilogue=True)`)."""
     cp_async: str = ""
     """The operands ("a", "b", "ab") the producer loads with 16-byte `cp.async` instead of
-    the TMA (`gemm_hopper_ws(cp_async=...)`): the rule's for rows the TMA reads slowly
-    (`slow_rows`)."""
+    the TMA (`gemm_hopper_ws(cp_async=...)`; names `:cpa`, `:cpb`, `:cpab` in
+    benchmarks/matmul_bench.py). Not the rule's: slower than the TMA at every shape
+    measured, rows 16 mod 32 bytes included (H200, benchmarks/NOTES.md)."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -324,10 +325,6 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
       64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
 
-    Then the load path of each operand (`with_load_paths`): 16-byte `cp.async` of the
-    producer's threads for operands whose rows start mid-sector (`slow_rows`: a row
-    stride not a multiple of 32 bytes), the TMA for the others.
-
     So K is split only where the units of work are too few to keep DRAM busy (fewer
     than about 1 / `SM_STREAMS` of the multiprocessors' worth of bytes each) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
@@ -343,40 +340,8 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        c = _wave(m, n, sms, tgt, fp8, block_scales)
-    else:
-        c = _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
-    return with_load_paths(c, n, k, b_kmajor)
-
-
-SECTOR_BYTES = 32
-"""The bytes of a sector of L2 and DRAM: a row that starts mid-sector costs its loads one
-sector more."""
-
-
-def slow_rows(n: int, k: int | None, operand_bytes: int, b_kmajor: bool) -> str:
-    """The operands ("a", "b") of a K x N product whose row stride (A's K, B's N, row-major)
-    is not a multiple of `SECTOR_BYTES`: every other row then starts in the middle of a
-    32-byte sector, and the TMA loads such an operand slowly (H200, 3000 x 5000 x 7000:
-    0.72 of cuBLAS with both rows 16 mod 32 bytes, 0.93 at 3000 x 5008 x 7008,
-    benchmarks/NOTES.md); 16-byte `cp.async` of the producer's threads does not care.
-    B K-major (`b_kmajor`) is never named (its runs lie along K, not the rows
-    `cp_async` copies)."""
-    out = ""
-    if k is not None and k * operand_bytes % SECTOR_BYTES:
-        out += "a"
-    if not b_kmajor and n * operand_bytes % SECTOR_BYTES:
-        out += "b"
-    return out
-
-
-def with_load_paths(c: GemmConfig, n: int, k: int | None, b_kmajor: bool) -> GemmConfig:
-    """`c` with the producer's `cp.async` loads of the operands `slow_rows` names (named
-    `<c.name>:cp<operands>`); as it is for swapped or 8-bit configurations (not measured)."""
-    if c.swap_ab or c.operand_bytes != 2:
-        return c
-    ops = slow_rows(n, k, c.operand_bytes, b_kmajor)
-    return dataclasses.replace(c, cp_async=ops, name=f"{c.name}:cp{ops}") if ops else c
+        return _wave(m, n, sms, tgt, fp8, block_scales)
+    return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
 
 
 @functools.lru_cache(maxsize=1024)
