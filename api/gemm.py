@@ -84,6 +84,11 @@ class GemmConfig:
     overlap: bool = False
     """The last column chunk's epilogue under the next tile's first K steps
     (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    cp_async: str = ""
+    """The operands ("a", "b", "ab") the producer loads with 16-byte `cp.async` instead of
+    the TMA (`gemm_hopper_ws(cp_async=...)`; names `:cpa`, `:cpb`, `:cpab` in
+    benchmarks/matmul_bench.py). Not the rule's: slower than the TMA at every shape
+    measured, rows 16 mod 32 bytes included (H200, benchmarks/NOTES.md)."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -110,6 +115,8 @@ class GemmConfig:
             kw["overlap_epilogue"] = True
         if self.block_scales:
             kw["block_scales"] = True
+        if self.cp_async:
+            kw["cp_async"] = self.cp_async
         return kw
 
     def smem_bytes(self) -> int:

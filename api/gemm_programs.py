@@ -411,10 +411,10 @@ def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk:
 
 def gemm_hopper_ws(
     m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
-    producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
+    producer_regs: int | None = None, consumer_regs: int | None = None, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-    block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False,
+    block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -424,7 +424,9 @@ def gemm_hopper_ws(
     `__launch_bounds__` allow (168 per thread for 384 threads: 64512 in the block),
     and the regions move them: `dec` frees the producer's, `inc` takes them (it waits
     until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
-    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
+    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them). By default the
+    producer keeps `PRODUCER_REGS` (`PRODUCER_REGS_CP_ASYNC` where it loads both
+    operands with `cp_async`) and the consumers take the rest, at most `CONSUMER_REGS`.
 
     - the producer (`setmaxnreg dec producer_regs`) fills the ring: the block's k-th
       K step overall (counting over its tiles) goes to stage `k % stages` after a wait
@@ -494,6 +496,16 @@ def gemm_hopper_ws(
     consumer warpgroups run the epilogue at once, so without it the tensor cores idle
     through the whole epilogue of every tile (the activation's MUFU work included).
 
+    `cp_async` (the operands, "a", "b" or "ab"): the producer loads those operands'
+    stages with 16-byte `cp.async` of its 128 threads instead of the TMA
+    (`layout.cp_async_load`: the same swizzled stage layout, zeros outside A and B),
+    each thread arriving on the stage's "full" barrier when the copies of each such
+    `layout.cp_async_load` land (`cp.async.mbarrier.arrive.noinc`), so the "full"
+    barriers count 1 + 128 arrivals per cp.async copy of a stage (A's, each column
+    chunk's of B) and expect the TMA-loaded operands' bytes only. For rows whose stride is 16 mod 32
+    bytes: the TMA reads every other such row from the middle of a 32-byte sector, and
+    slowly (benchmarks/NOTES.md). B row-major only (not `b_kmajor`), not swapped.
+
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
 
@@ -545,6 +557,7 @@ def gemm_hopper_ws(
     first fill) is paid once per block, not once per unit.
     """
     from tilec.compiler.kernel_builder import Value
+    from tilec.dialects.layout_roles import WARPGROUP
 
     bc = chunk or bn
     if bn % bc or bc % (8 if swap_ab else 64):  # swapped: M's columns, any wgmma N
@@ -571,10 +584,17 @@ def gemm_hopper_ws(
                              or block_scales):
         raise ValueError("gemm_hopper_ws: overlap_epilogue needs persistent tiles, the TMA epilogue and column "
                          "chunks, without pingpong, split_k or block_scales")
+    if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
+        raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
+                         f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
+    if producer_regs is None:  # issuing cp.async of both operands holds more addresses
+        producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
+    if consumer_regs is None:
+        consumer_regs = min(CONSUMER_REGS, ((wgs + 1) * at_launch - producer_regs) // wgs // 8 * 8)
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
         raise ValueError(
             f"gemm_hopper_ws: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "
@@ -592,7 +612,9 @@ def gemm_hopper_ws(
         full, empty = {}, {}
 
         def barriers(s: int) -> None:
-            full[s] = p.mbarrier_init(1).named(f"full{s}")
+            # each cp.async copy of a stage: one arrival of each of the producer's 128 threads
+            copies = ("a" in cp_async) + nch * ("b" in cp_async)
+            full[s] = p.mbarrier_init(1 + WARPGROUP * copies).named(f"full{s}")
             empty[s] = p.mbarrier_init(1 if pingpong else wgs).named(f"empty{s}")
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
@@ -853,12 +875,13 @@ def gemm_hopper_ws(
                     _, otherwise = p.if_else(first)
                     with otherwise:
                         p.mbarrier_wait(empty[s], ephase)
-                    p.mbarrier_arrive(full[s], tx=g.eb * (bm + bn) * bk)
+                    tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
+                    p.mbarrier_arrive(full[s], tx=tx or None)
                     ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                     tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                    p.tma_load(ta, sa[s], full[s])
+                    (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
                     for tb, b in zip(tbs, sb[s]):
-                        p.tma_load(tb, b, full[s])
+                        (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
 
         roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
         for c, role in enumerate(roles[:-1]):
@@ -887,6 +910,21 @@ def gemm_hopper_ws(
 
         _split_k_reduce(SimpleNamespace(**{**vars(g), **g.reduce_views}), m, n, split_k, epilogue)
     return p.module
+
+
+PRODUCER_REGS = 40
+"""The producer warpgroup's `setmaxnreg dec` of `gemm_hopper_ws` (CUTLASS's 40): TMA loads
+issued by one thread, and `cp.async` of one operand (ptxas: no spills at 3000 x 5000 x
+7000, 128 x 256 x 64, B or A by cp.async)."""
+
+PRODUCER_REGS_CP_ASYNC = 72
+"""The producer's registers where it loads both operands with `cp.async`: each thread keeps
+both operands' addresses and row masks across the unrolled stages (at 56, ptxas spilled 12
+bytes a thread at 3000 x 5000 x 7000, 128 x 256 x 64; at 40, 196)."""
+
+CONSUMER_REGS = 232
+"""The most registers a consumer warpgroup of `gemm_hopper_ws` takes by default (with
+`PRODUCER_REGS`, all of the block's 3 x 168 at 384 threads)."""
 
 
 SPLIT_K_TILE = (16, 128)

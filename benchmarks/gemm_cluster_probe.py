@@ -1,7 +1,7 @@
 """Measure, before building it into the compiler, what a 2-CTA thread-block cluster with
 TMA multicast of B would give tilec's warp-specialised GEMM (issue 23, 4096^3).
 
-    python benchmarks/gemm_cluster_probe.py [--sizes 4096] [--configs SPEC,...] [--dump DIR]
+    python benchmarks/gemm_cluster_probe.py [--sizes 4096,3000x5000x7000] [--configs SPEC,...] [--dump DIR]
 
 For each `wgmma:...:ws:p...` config (gemm_bench.py's syntax) the kernel tilec emits is
 timed as is and in a hand-patched form (`clusterize`, a text rewrite of the emitted
@@ -120,8 +120,9 @@ def clusterize(src: str, mode: str = "multicast") -> str:
 
 def pair_shares_b(m: int, n: int, bm: int, bn: int, group: int, nprog: int) -> bool:
     """Whether blocks 2c and 2c+1 of the persistent grouped walk take the same number of
-    tiles and, at every step, tiles of one block column (the same B)."""
-    gm, gn = m // bm, n // bn
+    tiles and, at every step, tiles of one block column (the same B); edge tiles count
+    (M, N need not be multiples of the tile: their B boxes are masked alike)."""
+    gm, gn = -(-m // bm), -(-n // bn)
     ntiles = gm * gn
 
     def col(t: int) -> int:
@@ -178,7 +179,7 @@ def max_active_clusters(smem: int, threads: int = 384) -> int:
 
 def main(argv=None) -> int:
     import torch
-    from gemm_bench import check, median_ms, queued_ms, sms, wgmma_source
+    from gemm_bench import check, median_ms, parse_size, queued_ms, sms, wgmma_source
 
     import tilec
     from tilec.runtime.launch import Kernel
@@ -196,17 +197,18 @@ def main(argv=None) -> int:
             )
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"  occupancy query failed: {e}", flush=True)
-    for n in (int(s) for s in args.sizes.split(",")):
-        flops = 2.0 * n**3
-        g = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16, generator=g)
-        b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    for m, n, k in (parse_size(s) for s in args.sizes.split(",")):
+        flops = 2.0 * m * n * k
+        size = f"{m}x{n}x{k}"
+        g = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         for spec in args.configs.split(","):
             bm, bn, _ = (int(x) for x in spec.split(":")[1].split("x"))
             grp = next((int(o[1:]) for o in spec.split(":") if o.startswith("g") and o[1:].isdigit()), 1)
             nprog = next((int(o[1:]) for o in spec.split(":") if o[:1] == "p" and o[1:].isdigit()), sms())
-            if not pair_shares_b(n, n, bm, bn, grp, nprog):
-                print(f"  {spec} at {n}: the CTA pairs do not share B at every step; skipped", flush=True)
+            if not pair_shares_b(m, n, bm, bn, grp, nprog):
+                print(f"  {spec} at {size}: the CTA pairs do not share B at every step; skipped", flush=True)
                 continue
             forms = {
                 "emitted": "as emitted",
@@ -216,16 +218,16 @@ def main(argv=None) -> int:
             }
             modes = {forms["c2"]: "multicast", forms["c2arrive"]: "arrive", forms["c2dims"]: "dims"}
             for form in (forms[f] for f in args.forms.split(",")):
-                kernel = tilec.compile(wgmma_source(spec, n, n, n))
+                kernel = tilec.compile(wgmma_source(spec, m, n, k))
                 if form != "as emitted":  # a Kernel of its own: tilec.compile returns the same one again
                     kernel = Kernel(kernel.artifact)
                     kernel.source = clusterize(kernel.source, modes[form])
                 if args.dump:
                     os.makedirs(args.dump, exist_ok=True)
                     tag = spec.replace(":", "_") + ("_" + modes[form] if form in modes else "")
-                    with open(os.path.join(args.dump, f"{tag}_{n}.cu"), "w") as f:
+                    with open(os.path.join(args.dump, f"{tag}_{size}.cu"), "w") as f:
                         f.write(kernel.source)
-                c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
                 kernel(a, b, c)
                 torch.cuda.synchronize()
                 ok, rel = check(c, a, b)
@@ -233,13 +235,13 @@ def main(argv=None) -> int:
                 t = median_ms(lambda kernel=kernel, c=c: kernel(a, b, c))  # noqa: B023 - run now
                 tq = queued_ms(lambda kernel=kernel, c=c: kernel(a, b, c))  # noqa: B023 - run now
                 print(
-                    f"  {n} {spec} [{form}]: {flops / t / 1e9:.0f} TFLOP/s (queued {flops / tq / 1e9:.0f}), "
+                    f"  {size} {spec} [{form}]: {flops / t / 1e9:.0f} TFLOP/s (queued {flops / tq / 1e9:.0f}), "
                     f"{res.registers} regs, {'ok' if ok else 'WRONG'} (rel {rel:.1e})",
                     flush=True,
                 )
         t = median_ms(lambda: torch.matmul(a, b))  # noqa: B023 - run now
         tq = queued_ms(lambda: torch.matmul(a, b))  # noqa: B023 - run now
-        print(f"  {n} cuBLAS: {flops / t / 1e9:.0f} TFLOP/s (queued {flops / tq / 1e9:.0f})", flush=True)
+        print(f"  {size} cuBLAS: {flops / t / 1e9:.0f} TFLOP/s (queued {flops / tq / 1e9:.0f})", flush=True)
     return 0
 
 

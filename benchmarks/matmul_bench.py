@@ -46,7 +46,9 @@ above (the output poisoned first).
 
 `--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
 the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
-`:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`; `:nov`: without)
+`:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`; `:nov`: without;
+`:cpa`, `:cpb`, `:cpab`: A, B or both loaded by cp.async, `GemmConfig.cp_async`; a
+name without one loads both with the TMA, whatever the rule takes)
 and with cuBLAS, per call (events around one call, the host's launch path included)
 and queued (the mean of 20 calls between two events: the kernels' own throughput),
 every result checked; `--epilogue` times each configuration with bias + SiLU (+ the cast) beside
@@ -369,8 +371,9 @@ def parse_config(name: str):
     `FP8_CONFIGS`, `SPLIT_K_TILES`), or `[f8:]BMxBNxBK:STAGES` then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
-    epilogue, `gemm_hopper_ws(overlap_epilogue=True)`; also after a name of `CONFIGS`:
-    `128x256x64:4:c128:ov`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
+    epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
+    both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA) (those
+    two also after a name of `CONFIGS`: `128x256x64:4:c128:ov:cpb`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
     wins), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -381,8 +384,10 @@ def parse_config(name: str):
     for c in gemm.CONFIGS + gemm.FP8_CONFIGS + gemm.SPLIT_K_TILES:
         if c.name == name:
             return c
-        if name.startswith(c.name + ":") and set(name[len(c.name) + 1:].split(":")) <= {"ov", "nov"}:
-            return dataclasses.replace(c, name=name, overlap=name.endswith(":ov"))
+        flags = name[len(c.name) + 1:].split(":")
+        if name.startswith(c.name + ":") and set(flags) <= {"ov", "nov", "cpa", "cpb", "cpab"}:
+            cp = next((f[2:] for f in flags if f.startswith("cp")), "")
+            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp)
     fp8 = name.startswith("f8:")
     head, stages, *flags = name.removeprefix("f8:").split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -394,6 +399,8 @@ def parse_config(name: str):
             kw["pingpong"] = True
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
+        elif f in ("cpa", "cpb", "cpab"):
+            kw["cp_async"] = f[2:]
         elif m := re.fullmatch(r"splitK(\d+)", f):
             kw["split_k"] = int(m.group(1))
         elif m := re.fullmatch(r"p(\d+)", f):
@@ -406,7 +413,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, pp, ov or nov")
+                             "s<STAGES>, pp, ov, nov, cpa, cpb or cpab")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

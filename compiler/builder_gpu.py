@@ -117,6 +117,17 @@ class GpuBuilding:
         """
         self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa))  # type: ignore[attr-defined]
 
+    def cp_async_load(self, src: Any, dst: Any, bar: Any) -> None:
+        """`layout.cp_async_load`: the global tile `src` copied into the shared view `dst`
+        by 16-byte `cp.async` of every thread running it (the block, or the
+        warp_specialize region), each arriving once on `bar` when its copies land: `bar`'s
+        count includes those threads (`mbarrier_init(1 + 128)` beside one
+        `mbarrier_arrive` of a warpgroup region).
+
+            p.cp_async_load(b_tile, b_smem, bar)
+        """
+        self.insert(lt.CpAsyncLoadOp(src.ssa, dst.ssa, bar.ssa))  # type: ignore[attr-defined]
+
     def tma_store(self, src: Any, dst: Any) -> None:
         """`layout.tma_store`: a TMA copy of the shared view `src` to the global tile `dst`
         (wait for it with `tma_store_wait`).

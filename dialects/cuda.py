@@ -4,7 +4,7 @@ The GPU level (docs/gpu-level.md) is xDSL's `gpu`, `arith`, `scf`, `memref` and 
 plus these ops, which the `cuda` output target prints as CUDA C++:
 
 - `cuda.cp_async`: an asynchronous copy of 4, 8 or 16 bytes from global to shared memory
-  (PTX `cp.async`, sm_80 and newer);
+  (PTX `cp.async`, sm_80 and newer), optionally zero-filling (`src_bytes`: 0 or all);
 - `cuda.cp_async_commit`: closes the group of the copies issued so far
   (`cp.async.commit_group`);
 - `cuda.cp_async_wait`: waits until at most `pending` groups are still in flight
@@ -26,6 +26,7 @@ for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` 
 attribute.
 
     cuda.cp_async %tile[%j], %src[%i], 16 : memref<1024xf32, 3 : i64>, memref<?xf32>
+    cuda.cp_async %tile[%j], %src[%i], 16 src_bytes %n : memref<1024xf32, 3 : i64>, memref<?xf32>
     cuda.cp_async_commit
     cuda.cp_async_wait 0
     %y = cuda.shfl_idx %x, %lane, 32 : f32
@@ -65,6 +66,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -122,7 +124,12 @@ class CpAsyncOp(IRDLOperation):
     memory: `dst[dst_index ...]` <- `src[src_index ...]`. Both indices are element
     offsets into 1-D memrefs of the same element type; both accesses must be aligned to
     `bytes`. The copy is complete after a `cuda.cp_async_commit` and a
-    `cuda.cp_async_wait` that covers its group.
+    `cuda.cp_async_wait` that covers its group, or once the phase of an mbarrier that
+    a later `cuda.cp_async_mbarrier_arrive` of the same thread arrives on completes.
+
+    `src_bytes` (an index, 0 or `bytes`; PTX's `src-size`): 0 reads nothing from `src`
+    and writes `bytes` zeros (the element past a tensor's edge), `bytes` copies as
+    without it. Only 16-byte copies take it (`cp.async.cg`).
     """
 
     name = "cuda.cp_async"
@@ -132,11 +139,12 @@ class CpAsyncOp(IRDLOperation):
     dst_index = operand_def(IndexType)
     src = operand_def(MemRefType)
     src_index = operand_def(IndexType)
+    src_bytes = opt_operand_def(IndexType)
     bytes = prop_def(IntegerAttr[I64])
 
     assembly_format = (
         "$dst `[` $dst_index `]` `,` $src `[` $src_index `]` `,` $bytes "
-        "attr-dict `:` type($dst) `,` type($src)"
+        "(`src_bytes` $src_bytes^)? attr-dict `:` type($dst) `,` type($src)"
     )
 
     def __init__(
@@ -146,9 +154,10 @@ class CpAsyncOp(IRDLOperation):
         src: SSAValue | Operation,
         src_index: SSAValue | Operation,
         num_bytes: int,
+        src_bytes: SSAValue | Operation | None = None,
     ):
         super().__init__(
-            operands=[dst, dst_index, src, src_index],
+            operands=[dst, dst_index, src, src_index, [] if src_bytes is None else [src_bytes]],
             properties={"bytes": IntegerAttr(num_bytes, i64)},
         )
 
@@ -157,6 +166,10 @@ class CpAsyncOp(IRDLOperation):
         if num_bytes not in CP_ASYNC_BYTES:
             raise VerifyException(
                 f"'cuda.cp_async' copies 4, 8 or 16 bytes, got {num_bytes}"
+            )
+        if self.src_bytes is not None and num_bytes != 16:
+            raise VerifyException(
+                f"'cuda.cp_async' with src_bytes (zero fill) copies 16 bytes, got {num_bytes}"
             )
         dst_type = self.dst.type
         src_type = self.src.type

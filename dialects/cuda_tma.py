@@ -21,6 +21,7 @@ Kernel side (`%bar` is a `memref<1xi64, 3>` in shared memory, `%s` a shared buff
     cuda.tma_load %s, %map, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
                                       cp.async.bulk.tensor.2d.shared::cluster.global.tile
                                       .mbarrier::complete_tx::bytes
+    cuda.cp_async_mbarrier_arrive %bar : ...                        cp.async.mbarrier.arrive.noinc
     cuda.mbarrier_wait %bar, %parity : ...                          mbarrier.try_wait.parity loop
     cuda.fence_proxy_async                                          fence.proxy.async.shared::cta
     cuda.tma_store %map[%x, %y], %s : memref<4096xf32, 3 : i64>    cp.async.bulk.tensor ... bulk_group
@@ -184,6 +185,27 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CpAsyncMBarrierArriveOp(IRDLOperation):
+    """`cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]`: an arrival of this
+    thread on the current phase of `bar`, made once every `cuda.cp_async` the thread
+    issued before it has landed (those copies then complete with the phase: a thread
+    waiting on it sees them). `.noinc`: the arrival counts against the barrier's
+    expected arrivals (its `mbarrier_init` count includes one per thread that arrives
+    so), and the thread does not wait."""
+
+    name = "cuda.cp_async_mbarrier_arrive"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MemRefType)
+    assembly_format = "$bar attr-dict `:` type($bar)"
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        _barrier_word(self.bar.type, self.name)
+
+
+@irdl_op_definition
 class MBarrierWaitOp(IRDLOperation):
     """Loop on `mbarrier.try_wait.parity.shared::cta.b64` until the phase with parity
     `parity` (0 or 1) of `bar` has completed."""
@@ -319,6 +341,7 @@ CUDA_TMA_OPS = [
     TensorMapOp,
     MBarrierInitOp,
     MBarrierArriveExpectTxOp,
+    CpAsyncMBarrierArriveOp,
     MBarrierWaitOp,
     MBarrierInvalOp,
     TmaLoadOp,

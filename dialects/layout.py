@@ -427,8 +427,9 @@ class TileOp(InferredViewResult, IRDLOperation):
     its mode (or the mode is dynamic) tiles at the edge lie partly outside, and the
     result must be `masked`: its elements past the source's extent do not exist. An
     unmasked tile must lie inside, except one used only as the global side of TMA
-    copies (`layout.tma_load` / `tma_store`): its coordinates are the box's origin, and
-    a box wholly past the end loads zeros and stores nothing."""
+    copies (`layout.tma_load` / `tma_store`) or of `layout.cp_async_load`: its
+    coordinates are the box's origin, and a box wholly past the end loads zeros and
+    stores nothing."""
 
     name = "layout.tile"
     source = operand_def(TensorViewType)

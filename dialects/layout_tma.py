@@ -32,6 +32,12 @@ lowering elects one thread to issue the copy or arrive):
   Box elements outside the tensor (a masked tile at an edge) are written as zero;
   a box wholly outside (a tile past the end, masked or not: the last round of a ring
   whose steps overrun K) is all zeros, its bytes still counted on `bar`.
+- `cp_async_load %g, %s, %bar` copies a global tile into a shared buffer as
+  `tma_load` does (element for element, zeros outside the tensor), but by 16-byte
+  `cp.async` of every thread that runs it (the block, or the `warp_specialize`
+  region), each thread then arriving once on `bar` when its copies have landed
+  (`cp.async.mbarrier.arrive.noinc`): `bar`'s count includes one arrival per such
+  thread, and its phase expects no bytes of this copy. For rows the TMA reads slowly.
 - `mbarrier_wait %bar, %phase` waits until the phase with parity `phase` (0 or 1)
   has completed: all its arrivals made and all the bytes they expected copied.
 - `tma_store %s, %g` copies a shared buffer into a global tile
@@ -99,6 +105,7 @@ __all__ = [
     "MBarrierInvalOp",
     "MBarrierType",
     "MBarrierWaitOp",
+    "CpAsyncLoadOp",
     "TmaLoadOp",
     "TmaPlan",
     "TmaStoreOp",
@@ -444,6 +451,78 @@ class TmaLoadOp(IRDLOperation):
         _check_plan(self, self.source, self.dest)
 
 
+CP_ASYNC_LOAD_BYTES = 16
+"""The bytes of each `cp.async` of a `layout.cp_async_load` (PTX `cp.async.cg`)."""
+
+
+@irdl_op_definition
+class CpAsyncLoadOp(IRDLOperation):
+    """Copy the global tile `source` (rank 2, rows contiguous) into the shared buffer
+    `dest` as `layout.tma_load` does: element i of one is element i of the other,
+    elements outside the tensor (a masked tile at an edge, or past it) are written as
+    zero. The copy is made by every thread that runs the op (block-collective: the
+    block, or inside a `layout.warp_specialize` region the region), each taking
+    16-byte runs of the rows in turn with `cp.async` (`src-size` 0 for a run outside
+    the tensor), then arriving once on the current phase of `bar` when its copies have
+    landed (`cp.async.mbarrier.arrive.noinc`). So `bar`'s `mbarrier_init` count
+    includes one arrival per thread running this op (beside any `mbarrier_arrive`),
+    its phase expects no bytes of this copy, and the destination may be read after an
+    `mbarrier_wait` on that phase (a `layout.mma` reading it fences the async proxy
+    first, as after any write that is not a TMA copy).
+
+        layout.cp_async_load %tile, %smem, %bar : !T, !S
+
+    Needs 16-byte runs: the rows' extent and stride (elements) multiples of 16 bytes,
+    the tensor's row length too (a run is wholly inside or outside), and the shared
+    layout keeping each run contiguous (compact rows, or an NVMMA swizzle of 16-byte
+    units). For operands whose rows start at addresses the TMA reads slowly (a row
+    stride of 16 mod 32 bytes: docs/matmul.md)."""
+
+    name = "layout.cp_async_load"
+    traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
+    source = operand_def(TensorViewType)
+    dest = operand_def(TensorViewType)
+    bar = operand_def(MBarrierType)
+    assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue):
+        super().__init__(operands=[source, dest, bar])
+
+    def run_elements(self) -> int:
+        """The elements of one 16-byte run."""
+        return CP_ASYNC_LOAD_BYTES // element_bytes(self.source.type.element_type)
+
+    def verify_(self) -> None:
+        from .views import modes
+
+        _in_launch(self)
+        s, d = self.source.type, self.dest.type
+        _check(s.memory_space == "gmem" and d.memory_space == "smem",
+               f"cp_async_load copies gmem to smem, got {s.memory_space} -> {d.memory_space}")
+        _check(s.element_type == d.element_type,
+               f"cp_async_load copies {s.element_type} to {d.element_type}: the element types differ")
+        _check(s.vec_layout is None and d.vec_layout is None, "cp_async_load copies views that are not vectorized")
+        w = self.run_elements()
+        ms = modes(s.cute_layout)
+        _check(len(ms) == 2, f"cp_async_load copies a tile of rank 2, got rank {len(ms)}")
+        (rows, rstride), (cols, cstride) = (_leaf(m) for m in ms)
+        _check(cstride == 1, f"cp_async_load copies rows of stride 1 (contiguous), got {cstride}")
+        _check(isinstance(cols, int) and cols % w == 0 and isinstance(rstride, int) and rstride % w == 0,
+               f"cp_async_load needs rows of whole 16-byte runs: row extent and stride multiples of {w} "
+               f"elements, got {cols} and {rstride}")
+        _check(s.cute_layout.size() == d.cute_layout.size(),
+               f"cp_async_load copies {s.cute_layout.size()} elements into {d.cute_layout.size()}")
+
+
+def _leaf(mode) -> tuple:
+    """(extent, stride) of a mode of one leaf; (None, None) otherwise."""
+    from .views import _flat
+
+    f = _flat(mode)
+    return f[0] if len(f) == 1 else (None, None)
+
+
 @irdl_op_definition
 class TmaStoreOp(IRDLOperation):
     """Copy the shared buffer `source` into the global tile `dest` with the TMA (after
@@ -493,5 +572,5 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+TMA_OPS = [MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

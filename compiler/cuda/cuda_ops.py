@@ -21,9 +21,13 @@ class CudaOpsEmitter(EmitterBase):
     def emit_cp_async(self, op: cuda.CpAsyncOp):
         self.buffer(op.dst, op)
         self.buffer(op.src, op)
-        self.helpers.add("cp_async")
         dst = f"{self.expr(op.dst)} + {self.expr(op.dst_index)}"
         src = f"{self.expr(op.src)} + {self.expr(op.src_index)}"
+        if op.src_bytes is not None:  # zero fill: src-size 0 or 16
+            self.helpers.add("cp_async_zfill")
+            self.line(f"tilec_cp_async_zfill({dst}, {src}, (unsigned)({self.expr(op.src_bytes)}));")
+            return
+        self.helpers.add("cp_async")
         self.line(f"tilec_cp_async<{op.bytes.value.data}>({dst}, {src});")
 
     @emits(cuda.PrefetchL2Op)

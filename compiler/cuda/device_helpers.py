@@ -247,6 +247,15 @@ template <int Pending>
 __device__ __forceinline__ void tilec_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\\n" ::"n"(Pending) : "memory");
 }""",
+    "cp_async_zfill": """\
+// cuda.cp_async with src_bytes: 16 bytes from global to shared memory, asynchronously;
+// src_bytes 0 reads nothing and writes 16 zeros (PTX src-size). The L2 fetches the
+// 128 bytes around each request, as for the TMA's loads (their L2 promotion).
+__device__ __forceinline__ void tilec_cp_async_zfill(void* smem, const void* gmem, unsigned src_bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\\n" ::"r"(s), "l"(gmem), "r"(src_bytes)
+               : "memory");
+}""",
 }
 
 

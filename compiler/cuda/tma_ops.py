@@ -43,6 +43,13 @@ __device__ __forceinline__ void tilec_mbarrier_inval(unsigned long long* bar) {
   asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(tilec_smem_addr(bar)) : "memory");
 }"""
 
+DEVICE_HELPERS["cp_async_mbarrier"] = """\
+// cuda.cp_async_mbarrier_arrive: an arrival on bar once this thread's cp.async copies land
+__device__ __forceinline__ void tilec_cp_async_mbarrier_arrive(unsigned long long* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];"
+               :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
+}"""
+
 DEVICE_HELPERS["bulk_group"] = """\
 __device__ __forceinline__ void tilec_fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -77,6 +84,11 @@ class TmaEmitter(EmitterBase):
     @emits(cuda_tma.MBarrierArriveExpectTxOp)
     def emit_mbarrier_arrive(self, op: cuda_tma.MBarrierArriveExpectTxOp):
         self._mbarrier("mbarrier_arrive_expect_tx", op, f"{op.tx.value.data}u")
+
+    @emits(cuda_tma.CpAsyncMBarrierArriveOp)
+    def emit_cp_async_mbarrier_arrive(self, op: cuda_tma.CpAsyncMBarrierArriveOp):
+        self.helpers.add("cp_async_mbarrier")
+        self.line(f"tilec_cp_async_mbarrier_arrive(reinterpret_cast<unsigned long long*>({self.expr(op.bar)}));")
 
     @emits(cuda_tma.MBarrierWaitOp)
     def emit_mbarrier_wait(self, op: cuda_tma.MBarrierWaitOp):

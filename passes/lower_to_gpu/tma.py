@@ -15,6 +15,8 @@ result visible to the block:
 - `tma_load %g, %s, %bar`: thread 0 issues `cuda.tma_load` on the tensor map of the
   global view (`outline.py` makes it on the host, a kernel parameter), at the tile's
   coordinates (tile index x tile extent per TMA dimension).
+- `cp_async_load %g, %s, %bar`: every thread (of the block or region) issues its
+  16-byte `cuda.cp_async` runs, then `cuda.cp_async_mbarrier_arrive` (noinc).
 - `mbarrier_wait`: every thread waits (try_wait.parity loop).
 - `tma_store %s, %g`: every thread fences its shared writes for the async proxy and
   the block meets; thread 0 issues the store and commits its bulk group.
@@ -32,17 +34,19 @@ bytes), which the CUDA shows.
 
 from __future__ import annotations
 
-from xdsl.dialects import gpu, memref, scf
+from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tilec.dialects import cuda, cuda_roles, cuda_tma, layout_roles, layout_tma
+from tilec.dialects import cuda, cuda_roles, cuda_tma, layout, layout_roles, layout_tma, views
 from tilec.dialects.layout_attrs import element_bytes
 
 from .._arrive_order import unordered_accesses_before
 from .._gpu_builder import DynamicIndex
+from . import access
 from .base import _fail, lowers
 from .context import OpFamily
+from .view_values import View, _eval_coords, _mode_size
 
 BARRIER_ALIGN = 8
 
@@ -182,6 +186,102 @@ class TmaLowering(OpFamily):
         self._comment(f"TMA load (cp.async.bulk.tensor): {plan.geometry.describe()}")
         bar = self._bar(op.bar)
         self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off) for cs, off in self._boxes(plan, coords)))
+
+    @lowers(layout_tma.CpAsyncLoadOp)
+    def op_cp_async_load(self, op: layout_tma.CpAsyncLoadOp):
+        """Each of the T threads running the op (the block, or its warp_specialize
+        region) copies 16-byte runs tid, tid + T, ... of the tile (row-major order of
+        runs) with `cuda.cp_async` (`src_bytes` 0 where the run lies outside a masked
+        tile: zeros), then `cuda.cp_async_mbarrier_arrive` on the barrier."""
+        b = self.b
+        s, d = self.values.view(op.source), self.values.view(op.dest)
+        w = op.run_elements()
+        rows, cols = (views._flat(m)[0][0] for m in views.modes(op.source.type.cute_layout))
+        runs = cols // w
+        threads = self.ctx.role_threads or self.ctx.nthreads
+        if not isinstance(threads, int):
+            raise _fail(op, "cp_async_load needs a static thread count")
+        if d.swizzle is not None and d.swizzle.zzz_msk & (w - 1):
+            raise _fail(op, f"cp_async_load: the shared layout's swizzle moves parts of a {w}-element run")
+        lead = views._flat(views.modes(op.dest.type.cute_layout)[1])[0]
+        if lead[1] != 1 or lead[0] % w:
+            raise _fail(op, f"cp_async_load: the shared rows do not keep {w}-element runs contiguous")
+        self._comment(f"cp.async load: {rows}x{cols} in 16-byte runs by {threads} threads, "
+                      f"arriving on the mbarrier (noinc)")
+        box = None
+        src = op.source.owner
+        if isinstance(src, layout.TileOp) and not op.source.type.is_masked:
+            # an unmasked tile may lie past the end (`layout.tile`'s TMA box): its runs
+            # are checked against the tiled view's extents, as the TMA clips a box
+            origin = [b.mul_(self.values.index(x), t) for x, t in zip(src.coords, src.tile_sizes)]
+            box = (self.values.view(src.source), origin)
+        tid = self.ctx.tid
+        total = rows * runs
+        step = threads // runs if threads % runs == 0 else 0  # rows a trip moves on
+        # the first trip's offsets, then each trip's as a constant more where the
+        # layouts allow (registers: a thread keeps one address per side, not one a trip)
+        moves = self._trip_moves(op, s if box is None else box[0], d, rows, cols, w, step)
+        first: dict = {}
+        for j in range(-(-total // threads)):
+            run = b.add_(tid, j * threads)
+            if step:  # the same column each trip
+                r = b.add_(b.div_(tid, runs), j * step)
+                c = b.mul_(b.rem_(tid, runs), w)
+            else:
+                r, c = b.div_(run, runs), b.mul_(b.rem_(run, runs), w)
+
+            def copy(r=r, c=c, j=j) -> None:
+                if box is None:
+                    at, pv = [r, c], s
+                    ok = access.valid(b, s, at)
+                else:  # a tile as a box: its coordinates in the tiled view, inside its extents
+                    pv, origin = box
+                    at = [b.add_(origin[0], r), b.add_(origin[1], c)]
+                    ok = access.valid(b, pv, at)
+                    for x, m in zip(at, pv.layout):
+                        ok = b.land(ok, b.lt_(x, _mode_size(b, m)))
+                if moves is not None and first:
+                    soff, doff = b.add_(first["s"], moves[0] * j), b.add_(first["d"], moves[1][j])
+                else:
+                    soff = access.offset(b, pv, _eval_coords(b, pv.layout, at))
+                    doff = access.offset(b, d, _eval_coords(b, d.layout, [r, c]))
+                    first.update(s=soff, d=doff)
+                nbytes = None
+                if ok is not True:
+                    sixteen, zero = b.const(layout_tma.CP_ASYNC_LOAD_BYTES), b.const(0)
+                    nbytes = b.add(arith.SelectOp(b.ssa(ok), sixteen, zero)).results[0]
+                b.add(cuda.CpAsyncOp(d.mem, b.ssa(doff), s.mem, b.ssa(soff), layout_tma.CP_ASYNC_LOAD_BYTES, nbytes))
+
+            if total % threads and j == total // threads:
+                access.guarded(b, b.lt_(run, total), copy)
+            else:
+                copy()
+        b.add(cuda_tma.CpAsyncMBarrierArriveOp(self._bar(op.bar)))
+
+    def _trip_moves(self, op, sv, d, rows: int, cols: int, w: int, step: int):
+        """(the global offset a trip of `step` rows adds, the shared offset trip j adds
+        for each j) where both are the same for every thread: the global rows' stride
+        static, and the shared layout (swizzle included) moving every run of the first
+        trip's rows by the same amount at each later trip (a 128-byte swizzle's pattern
+        repeats every 8 rows); None otherwise (each trip's offsets computed whole)."""
+        b = self.b
+        if not step or len(sv.layout[0]) != 1 or not isinstance(sv.layout[0][0][1], int):
+            return None
+        if not isinstance(d.swz_off, int) or not all(isinstance(x, int) for m in d.layout for leaf in m for x in leaf):
+            return None
+        flat = View(d.mem, 0, d.layout, None, None, d.space, d.elem, d.align, d.swizzle, d.swz_off)
+
+        def at(r: int, c: int) -> int:
+            return access.offset(b, flat, _eval_coords(b, flat.layout, [r, c]))
+
+        trips = -(-rows // step)
+        moves = [0]
+        for j in range(1, trips):
+            deltas = {at(r + j * step, c) - at(r, c) for r in range(min(step, rows - j * step)) for c in range(0, cols, w)}
+            if len(deltas) != 1:
+                return None
+            moves.append(deltas.pop())
+        return step * sv.layout[0][0][1], moves
 
     def _meet(self, op: Operation) -> None:
         """The threads running `op` meet: the block (`gpu.barrier`) or, inside a

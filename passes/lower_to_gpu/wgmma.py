@@ -110,7 +110,7 @@ class WgmmaLowering(OpFamily):
         b_view: View = self.values.view(op.b)
         a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
-        if any(self._generic_writes(v) for v in ([op.b] if a_regs else [op.a, op.b])):
+        if self._needs_fence(op):
             b.add(cuda_tma.FenceProxyAsyncOp())
         b.add(cuda_wgmma.WgmmaFenceOp())
         et = op.b.type.element_type
@@ -272,6 +272,28 @@ class WgmmaLowering(OpFamily):
             raise TilecError(
                 f"lower-to-gpu: the buffer of wgmma operand {which} is aligned to {v.align} bytes, not {need}", op=op
             )
+
+    def _fences(self, op: MmaOp) -> bool:
+        """Whether `op`'s shared operands are written by the generic proxy (`_generic_writes`):
+        its wgmma are fenced for them (`fence.proxy.async`), unless `_needs_fence` finds
+        the fence of an earlier one covering them."""
+        a_regs = not isinstance(op.a.type, TensorViewType)
+        return any(self._generic_writes(v) for v in ([op.b] if a_regs else [op.a, op.b]))
+
+    def _needs_fence(self, op: MmaOp) -> bool:
+        """`_fences(op)`, unless an earlier `layout.mma` of the same block that fences comes
+        after every other op before `op` but `layout.mma` and `layout.mma_wait` (which write
+        no shared memory): this thread's fence after the shared writes it has seen (an
+        mbarrier wait, a barrier, its own stores) orders them for every wgmma after it
+        (the column chunks of one K step fence once)."""
+        if not self._fences(op):
+            return False
+        prev = op.prev_op
+        while isinstance(prev, MmaOp | MmaWaitOp):
+            if isinstance(prev, MmaOp) and prev.parent_block() is op.parent_block() and self._fences(prev):
+                return False
+            prev = prev.prev_op
+        return True
 
     def _generic_writes(self, value: SSAValue) -> bool:
         """Whether the shared buffer under the view `value` is written in the launch by

@@ -9,6 +9,10 @@ a second copy to an element still pending. Copies to one element by different th
 follow the ordinary race rules when they land (another thread needs a barrier after
 the wait before it reads them).
 
+`cuda.cp_async` with `src_bytes` 0 reads nothing and writes zeros. A copy whose thread
+then runs `cuda.cp_async_mbarrier_arrive` lands instead with that barrier's phase
+(tma_impls.py).
+
 `cuda.comment` does nothing. `cuda.shfl_idx` needs every lane of the warp (`__shfl_sync` with the full mask): a
 warp some of whose threads are masked off by control flow is an error. So does
 `cuda.mma_sync` (`.aligned`): each warp's lanes' fragments are gathered into A (16xK),
@@ -42,7 +46,7 @@ class CudaFunctions(InterpreterFunctions):
     @impl(cuda.CpAsyncOp)
     def run_cp_async(self, interp: ReferenceInterpreter, op: cuda.CpAsyncOp, args):
         grid = _grid(interp, op)
-        dst, dst_index, src, src_index = args
+        dst, dst_index, src, src_index, *src_bytes = args
         dst, src = _mem(op, dst), _mem(op, src)
         if dst.storage.space != SHARED:
             raise ExecutionError(op, f"cp.async to {dst.name}, which is not shared memory")
@@ -51,9 +55,21 @@ class CudaFunctions(InterpreterFunctions):
         tids = grid.active_tids()
         (si,) = thread_indices(grid, tids, (src_index,))
         (di,) = thread_indices(grid, tids, (dst_index,))
-        skeys = resolve(op, grid, src, tids, [si], "reads", n, check_alignment=True)
         dkeys = resolve(op, grid, dst, tids, [di], "writes", n, check_alignment=True)
-        values = load(op, grid, src, tids, skeys)
+        reads = np.ones(tids.shape, dtype=bool)
+        if src_bytes:  # zero fill: a thread's src_bytes 0 reads nothing and writes zeros
+            (sb,) = thread_indices(grid, tids, (src_bytes[0],))
+            sb = np.broadcast_to(np.asarray(sb, dtype=np.int64), tids.shape)
+            bad = (sb != 0) & (sb != nbytes)
+            if bad.any():
+                raise ExecutionError(op, f"cp.async src_bytes {int(sb[np.argmax(bad)])}: expected 0 or {nbytes}",
+                                     thread=int(tids[np.argmax(bad)]))
+            reads = sb == nbytes
+        values = np.zeros(dkeys.shape, dtype=dst.storage.data.dtype)
+        if reads.any():
+            skeys = resolve(op, grid, src, tids[reads], [np.broadcast_to(si, tids.shape)[reads]], "reads", n,
+                            check_alignment=True)
+            values[reads] = load(op, grid, src, tids[reads], skeys)
         sel = np.ones(dkeys.shape, dtype=bool)
         _async_copies(interp, op).issue(op, dst.storage, tids, dkeys, values, sel, tids)
         return ()

@@ -460,7 +460,8 @@ def tile_view(interp: ReferenceInterpreter, op: Operation, v: View, coords: list
 
 def _tma_box(op: Operation) -> bool:
     """Whether `op` is a `layout.tile` whose result is used only as the global side
-    of TMA copies (`layout.tma_load`'s source, `layout.tma_store`'s destination):
+    of TMA copies (`layout.tma_load`'s source, `layout.tma_store`'s destination) or
+    of `layout.cp_async_load` (which copies as a TMA load does):
     the hardware takes its coordinates as a box origin and masks the box at the
     tensor's bounds."""
     from tilec.dialects import layout_tma
@@ -468,7 +469,7 @@ def _tma_box(op: Operation) -> bool:
     if not isinstance(op, layout.TileOp) or not op.result.uses:
         return False
     return all(
-        (isinstance(u.operation, layout_tma.TmaLoadOp) and u.index == 0)
+        (isinstance(u.operation, layout_tma.TmaLoadOp | layout_tma.CpAsyncLoadOp) and u.index == 0)
         or (isinstance(u.operation, layout_tma.TmaStoreOp) and u.index == 1)
         for u in op.result.uses
     )

@@ -600,3 +600,23 @@ class AsyncCopies:
                     )
                 )
         self.in_flight = remaining
+
+    def take(self, tids: np.ndarray) -> list[AsyncCopy]:
+        """The copies in flight of threads `tids` (every group, committed or not),
+        removed from this queue and no longer pending here: a
+        `cp.async.mbarrier.arrive` hands them to an mbarrier, whose phase lands them
+        (tma_impls.py)."""
+        taken, remaining = [], []
+        for c in self.in_flight:
+            mine = np.isin(c.rows, tids)
+            if mine.any():
+                assert c.storage.pending is not None
+                np.subtract.at(c.storage.pending, c.keys[mine][c.sel[mine]], 1)
+                taken.append(AsyncCopy(c.op, c.storage, c.actors[mine], c.keys[mine], c.values[mine],
+                                       c.group[mine], c.sel[mine], c.rows[mine]))
+            if not mine.all():
+                keep = ~mine
+                remaining.append(AsyncCopy(c.op, c.storage, c.actors[keep], c.keys[keep], c.values[keep],
+                                           c.group[keep], c.sel[keep], c.rows[keep]))
+        self.in_flight = remaining
+        return taken

@@ -38,7 +38,7 @@ from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.tma import box_offsets
 
 from .errors import ExecutionError, check_blocks
-from .executor import ReferenceInterpreter
+from .executor import ReferenceInterpreter, _async_copies
 from .layout_impls import (
     Access,
     View,
@@ -480,6 +480,22 @@ class TmaFunctions(InterpreterFunctions):
         bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
+    @impl(layout_tma.CpAsyncLoadOp)
+    def run_cp_async_load(self, interp: ReferenceInterpreter, op: layout_tma.CpAsyncLoadOp, args):
+        grid, blocks = _collective(interp, op)
+        g, s = _view(op, args[0]), _view(op, args[1])
+        bar = _bar(op, args[2])
+        acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
+        rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
+        values = np.zeros(gkeys.shape, dtype=s.storage.data.dtype)
+        values[valid] = load(op, grid, g, rows[valid], gkeys[valid])
+        # the copies land with the phase (as a TMA load's, no bytes counted), and each
+        # thread running the op arrives once (.noinc)
+        bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), 0)
+        role = current_role(interp)
+        bar.arrive(op, np.repeat(blocks, role.threads if role is not None else grid.threads_per_block), 0)
+        return ()
+
     @impl(layout_tma.TmaStoreOp)
     def run_tma_store(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreOp, args):
         grid, blocks = _collective(interp, op)
@@ -525,6 +541,19 @@ class TmaFunctions(InterpreterFunctions):
         grid = _gpu_grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         bar.arrive(op, grid.block_of[grid.active_tids()], op.tx.value.data)
+        return ()
+
+    @impl(cuda_tma.CpAsyncMBarrierArriveOp)
+    def run_gpu_cp_async_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.CpAsyncMBarrierArriveOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        tids = grid.active_tids()
+        # the threads' copies in flight complete with the barrier's phase, as the block's
+        # writes seen by its waiters (as a TMA load's); then one arrival per thread (.noinc)
+        for c in _async_copies(interp, op).take(tids):
+            blocks = grid.block_of[c.rows]
+            bar.issue(op, grid, blocks, whole_block(blocks), c.storage, c.keys, c.values, c.sel, 0)
+        bar.arrive(op, grid.block_of[tids], 0)
         return ()
 
     @impl(cuda_tma.MBarrierWaitOp)

@@ -35,6 +35,15 @@ def test_pair_shares_b(size, bm, bn, group, nprog, shares):
     assert pair_shares_b(size, size, bm, bn, group, nprog) is shares
 
 
+@pytest.mark.parametrize(("m", "n", "nprog", "shares"), [
+    (3000, 5000, 132, True),  # 24 x 20 tiles of 128 x 256 (edge tiles included): groups of 8 rows
+    (3000, 5000, 130, True),
+    (2900, 5000, 132, False),  # 23 block rows: the last group of 7 splits a pair at its edge
+])
+def test_pair_shares_b_at_ragged_shapes(m, n, nprog, shares):
+    assert pair_shares_b(m, n, 128, 256, 8, nprog) is shares
+
+
 @pytest.fixture(scope="module")
 def pingpong_cuda() -> str:
     m = gemm_bf16_hopper.gemm_hopper_ws(

@@ -7,6 +7,7 @@ must be written), and compiled for sm_90a with NVRTC."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -49,6 +50,16 @@ WS_CASES = {
     # M, N, K multiples of the tiles (unmasked tiles), K = 192: 3 steps of 64 rounded
     # up to 4 by the 2 stages, the 4th's TMA boxes wholly past K
     "k-steps-odd-of-stages": ((64, 64, 192), {"bm": 64, "bn": 64}),
+    # the producer's cp.async loads (`cp_async`): rows of 16 mod 32 bytes (K = 136, N = 264:
+    # 272 and 528 bytes) in masked edge tiles; BEST_WS's block with both operands and
+    # with B alone (K = 520: 1040 bytes); unmasked tiles whose last K steps lie wholly
+    # past K (zeros, as the TMA's boxes)
+    "odd-cp-async": ((200, 264, 136), {"bm": 64, "bn": 64, "cp_async": "ab"}),
+    "best-ws-block-cp-async": ((72, 264, 520), {"chunk": 128, "persistent": 2, "group": 8, "tma_epilogue": True,
+                                                "cp_async": "ab"}),
+    "best-ws-block-cp-async-b": ((72, 264, 520), {"chunk": 128, "persistent": 2, "tma_epilogue": True,
+                                                  "cp_async": "b"}),
+    "k-steps-odd-of-stages-cp-async": ((64, 64, 192), {"bm": 64, "bn": 64, "cp_async": "ab"}),
 }
 
 
@@ -78,6 +89,30 @@ def test_ragged_best_ws_compiles():
     module = gemm_bf16_hopper.gemm_hopper_ws(4000, 4000, 4000, **gemm_bf16_hopper.BEST_WS)
     run_pipeline(module, "default")
     result = compile_sm90_or_skip(emit(module, "cuda"))
+    (usage,) = resource_usage(result).values()
+    assert usage.spill_stores == 0
+
+
+@pytest.mark.parametrize("cp_async", ["b", "ab"])
+def test_cp_async_kernel_compiles_without_spills(cp_async):
+    """The rule's kernel at 3000 x 5000 x 7000 (`128x256x64:4:c128`, run-time M, 32-bit
+    offsets) with B, or A and B, loaded by the producer's cp.async (`:cpb`, `:cpab`)
+    compiles for sm_90a without spills (the producer keeps 72 registers where it loads
+    both)."""
+    from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+    from tilec.gemm_programs import PLAIN
+    from tilec.runtime.nvrtc import resource_usage
+
+    config = dataclasses.replace(choose_config(3000, 5000, 132, k=7000), cp_async=cp_async)
+    module = matmul_program(MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config)))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    # the consumers fence the cp.async writes for the wgmma once a K step, after its wait
+    lines = [x.strip() for x in cuda.splitlines() if x.strip()]
+    fenced = [lines[i - 1] for i, x in enumerate(lines) if x == "tilec_fence_proxy_async();"]
+    assert sum(x.startswith("tilec_mbarrier_wait(") for x in fenced) == config.stages
+    assert all(x.startswith(("tilec_mbarrier_wait(", "// TMA store")) for x in fenced)
+    result = compile_sm90_or_skip(cuda)
     (usage,) = resource_usage(result).values()
     assert usage.spill_stores == 0
 

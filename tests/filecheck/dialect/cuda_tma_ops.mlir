@@ -12,6 +12,8 @@
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] {offset = 2048 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.mbarrier_wait %bar, %x : memref<1xi64, 3 : i64>
+// CHECK:      cuda.cp_async %s[%x], %g[%y], 16 src_bytes %n : memref<4096xf32, 3 : i64>, memref<4096xf32>
+// CHECK-NEXT: cuda.cp_async_mbarrier_arrive %bar : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.fence_proxy_async
 // CHECK-NEXT: cuda.tma_store %m[%x, %y], %s : memref<4096xf32, 3 : i64>
 // CHECK-NEXT: cuda.bulk_commit_group
@@ -93,5 +95,21 @@ func.func @store_rank(%s: memref<4096xf32, 3 : i64>, %m: !cuda.tensor_map, %x: i
 func.func @pending() {
   // expected-error @+1 {{'cuda.bulk_wait_group_read' pending must be in [0, 7], got 9}}
   cuda.bulk_wait_group_read 9
+  func.return
+}
+
+// -----
+
+func.func @cp_async_arrive_in_global(%bar: memref<1xi64>) {
+  // expected-error @+1 {{'cuda.cp_async_mbarrier_arrive' barrier must be a shared-memory memref (memory space 3), got memref<1xi64>}}
+  cuda.cp_async_mbarrier_arrive %bar : memref<1xi64>
+  func.return
+}
+
+// -----
+
+func.func @zero_fill_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
+  // expected-error @+1 {{'cuda.cp_async' with src_bytes (zero fill) copies 16 bytes, got 8}}
+  cuda.cp_async %s[%i], %g[%i], 8 src_bytes %i : memref<64xf32, 3 : i64>, memref<64xf32>
   func.return
 }

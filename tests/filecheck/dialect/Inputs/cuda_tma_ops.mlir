@@ -14,6 +14,10 @@ builtin.module attributes {gpu.container_module} {
       cuda.tma_load %s, %m, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
       cuda.tma_load %s, %m, %bar[%x, %y] {offset = 2048 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
       cuda.mbarrier_wait %bar, %x : memref<1xi64, 3 : i64>
+      %g = memref.alloca() : memref<4096xf32>
+      %n = arith.constant 16 : index
+      cuda.cp_async %s[%x], %g[%y], 16 src_bytes %n : memref<4096xf32, 3 : i64>, memref<4096xf32>
+      cuda.cp_async_mbarrier_arrive %bar : memref<1xi64, 3 : i64>
       cuda.fence_proxy_async
       cuda.tma_store %m[%x, %y], %s : memref<4096xf32, 3 : i64>
       cuda.bulk_commit_group
