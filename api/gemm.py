@@ -84,6 +84,10 @@ class GemmConfig:
     overlap: bool = False
     """The last column chunk's epilogue under the next tile's first K steps
     (`gemm_hopper_ws(overlap_epilogue=True)`)."""
+    partials: int = 2
+    """Block scales: the partial accumulators a consumer holds per chunk (`gemm_hopper_ws(partials=)`):
+    2, each step's promotion under its own next wgmma; 1, DeepGEMM's, under the other consumer
+    warpgroup's (half the registers: 128 x 256 tiles fit)."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -110,6 +114,8 @@ class GemmConfig:
             kw["overlap_epilogue"] = True
         if self.block_scales:
             kw["block_scales"] = True
+            if self.partials != 2:
+                kw["partials"] = self.partials
         return kw
 
     def smem_bytes(self) -> int:
