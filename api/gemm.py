@@ -159,10 +159,12 @@ FP8_BLOCK_CONFIGS = (
 one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
 accumulator of its 64 x 128 and two partials (a step's wgmma run into one while the
 previous step's is promoted: 192 registers a thread), so the tiles are at most 128
-columns: 128 x 256 in chunks of 128 and 64 x 256 spilled in ptxas even with one
-partial (1124 and 624 bytes a thread with bias + SiLU), and the pingpong schedule's
-128 x 128 a warpgroup would need 384 registers. The efficiencies are estimates until
-measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
+columns; the pingpong schedule's 128 x 128 a warpgroup would need 384 registers. With
+one partial (`GemmConfig.partials` = 1, DeepGEMM's schedule) 128 x 256 in chunks of
+128 fits the same 192 registers without spills under `--fmad=false`, but measured
+slower on the H200 (0.74-0.80 of `_scaled_mm` queued against this 128 x 128's
+0.84-0.88, benchmarks/NOTES.md): it is not a configuration here. The efficiencies are
+estimates until measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
 
 
 SPLIT_K_TILES = (
