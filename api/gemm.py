@@ -88,6 +88,9 @@ class GemmConfig:
     """Block scales: the partial accumulators a consumer holds per chunk (`gemm_hopper_ws(partials=)`):
     2, each step's promotion under its own next wgmma; 1, DeepGEMM's, under the other consumer
     warpgroup's (half the registers: 128 x 256 tiles fit)."""
+    fma_promote: bool = False
+    """Block scales: each promotion one `math.fma` (`gemm_hopper_ws(fma_promote=True)`); an option
+    until measured."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -116,6 +119,8 @@ class GemmConfig:
             kw["block_scales"] = True
             if self.partials != 2:
                 kw["partials"] = self.partials
+            if self.fma_promote:
+                kw["fma_promote"] = True
         return kw
 
     def smem_bytes(self) -> int:

@@ -415,6 +415,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, partials: int = 2,
+    fma_promote: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -543,6 +544,13 @@ def gemm_hopper_ws(
     scales of step s are read before its wait on the "full" barrier. Both schedules
     promote in the same order with the same arithmetic (the same bits).
 
+    `fma_promote` (block scales only): each promotion `acc + partial * scale` as one
+    `math.fma` (one rounding, one FFMA an element) instead of a multiply and an add
+    (two roundings and two instructions under the FMA policy, `--fmad=false`). An
+    option until measured: ptxas takes it without spills in the two-partial 128 x 128
+    kernel, but swaps the register blocks of the one-partial 128 x 256 kernel's
+    accumulator and partial between chunks and spills there.
+
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
     C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
     tile's columns past M are zero-filled loads and masked stores): its "A" is B^T
@@ -582,6 +590,8 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
                          f"chunks (swapped: bm) dividing {SCALE_BLOCK}, no pingpong, no split_k and no "
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
+    if fma_promote and not block_scales:
+        raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
     if partials not in (1, 2) or (partials == 1 and not block_scales):
         raise ValueError(f"gemm_hopper_ws: partials is 1 or 2, and 1 only with block_scales (got {partials})")
     if overlap_epilogue and (not persistent or not tma_epilogue or nch < 2 or pingpong or split_k > 1
@@ -694,7 +704,12 @@ def gemm_hopper_ws(
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
                 f = (held[0] * held[1 + c]).named("scale")
-                a.assign((a + part.named("part") * p.expand_dims(f, sax).named("scalecol")).named("acc"))
+                col = p.expand_dims(f, sax).named("scalecol")
+                if fma_promote:  # one rounding: acc = fma(part, scale, acc)
+                    col = p.broadcast(col, [bm, bc]).named("scales")
+                    a.assign(p.fma(part.named("part"), col, a).named("acc"))
+                else:
+                    a.assign((a + part.named("part") * col).named("acc"))
 
         def scaled_trip(carry: list, i, phase) -> None:
             """A trip of the K loop with block scales (the docstring): step by step, the

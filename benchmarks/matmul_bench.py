@@ -377,7 +377,8 @@ def host_us(fn, reps: int = 20) -> float:
 def parse_config(name: str):
     """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
     `FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`, `SPLIT_K_TILES`), or `[f8:|f8b:]BMxBNxBK:STAGES`
-    (`f8b:` block-scaled FP8; `part1`: one partial accumulator, `GemmConfig.partials`) then any of `swapAB`,
+    (`f8b:` block-scaled FP8; `part1`: one partial accumulator, `GemmConfig.partials`; `fma`: the
+    promotion as one fma, `GemmConfig.fma_promote`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`; also after a name of `CONFIGS`:
@@ -401,6 +402,8 @@ def parse_config(name: str):
     for f in flags:
         if f == "part1":
             kw["partials"] = 1
+        elif f == "fma":
+            kw["fma_promote"] = True
         elif f == "swapAB":
             kw["swap_ab"] = True
         elif f == "pp":
@@ -419,7 +422,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, pp, ov, nov or part1")
+                             "s<STAGES>, pp, ov, nov, part1 or fma")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

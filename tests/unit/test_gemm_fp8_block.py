@@ -14,6 +14,8 @@ spills. The GPU tests are tests/gpu/test_matmul_fp8_gpu.py's block-scaled ones."
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers.matmul_oracle import block_scaled_within_bound
@@ -280,4 +282,42 @@ def test_one_partial_128x256_compiles_without_spills_in_its_k_loop():
         pytest.skip(f"NVRTC unavailable: {e}")
     assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
     assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+@pytest.mark.parametrize("case", ["chunks-bias-silu-e5m2", "two-warpgroups-bias-relu", "swapped-m13-bias-silu-e5m2"])
+def test_fma_promotion_against_float64(case):
+    """`fma_promote`: each promotion one `math.fma` (one rounding), within the bound on the
+    executor before and after the default pipeline."""
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    for level in ("layout", "lowered"):
+        module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                                epilogue=ep, block_scales=True, fma_promote=True, **kw)
+        _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
+
+
+def test_fma_promotion_128x128_compiles_to_ffma_without_spills():
+    """The rule's 128 x 128 two-partial kernel with `fma_promote`, as NVRTC compiles it for
+    the GPU (`--fmad=false`): `fmaf` promotions, no spills, no wgmma serialized."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program
+    from tilec.runtime.nvrtc import resource_usage
+    from tilec.support.target import target
+
+    c = dataclasses.replace(FP8_BLOCK_CONFIGS[0], fma_promote=True)
+    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", Epilogue(), 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "fmaf(" in cuda
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+
+        result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+def test_fma_promotion_refused_without_block_scales():
+    with pytest.raises(ValueError, match="fma_promote needs block_scales"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, fma_promote=True)
 

@@ -44,6 +44,8 @@ def test_block_scaled_names():
     two = matmul_bench.parse_config("f8b:96x128x128:4")  # not a name of FP8_BLOCK_CONFIGS: read from its fields
     assert two.block_scales and two.partials == 2 and "partials" not in two.kwargs(132)
     assert not matmul_bench.parse_config("f8:128x256x128:4:c128").block_scales
+    fma = matmul_bench.parse_config("f8b:128x128x128:4:fma")
+    assert fma.fma_promote and fma.kwargs(132)["fma_promote"] and fma.partials == 2
     for rule in gemm.FP8_BLOCK_CONFIGS:
         assert matmul_bench.parse_config(rule.name) is rule
 
