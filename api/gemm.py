@@ -89,6 +89,13 @@ class GemmConfig:
     the TMA (`gemm_hopper_ws(cp_async=...)`; names `:cpa`, `:cpb`, `:cpab` in
     benchmarks/matmul_bench.py). Not the rule's: slower than the TMA at every shape
     measured, rows 16 mod 32 bytes included (H200, benchmarks/NOTES.md)."""
+    partials: int = 2
+    """Block scales: the partial accumulators a consumer holds per chunk (`gemm_hopper_ws(partials=)`):
+    2, each step's promotion under its own next wgmma; 1, DeepGEMM's, under the other consumer
+    warpgroup's (half the registers: 128 x 256 tiles fit)."""
+    fma_promote: bool = False
+    """Block scales: each promotion one `math.fma` (`gemm_hopper_ws(fma_promote=True)`); an option
+    until measured."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -115,6 +122,10 @@ class GemmConfig:
             kw["overlap_epilogue"] = True
         if self.block_scales:
             kw["block_scales"] = True
+            if self.partials != 2:
+                kw["partials"] = self.partials
+            if self.fma_promote:
+                kw["fma_promote"] = True
         if self.cp_async:
             kw["cp_async"] = self.cp_async
         return kw
@@ -160,10 +171,12 @@ FP8_BLOCK_CONFIGS = (
 one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
 accumulator of its 64 x 128 and two partials (a step's wgmma run into one while the
 previous step's is promoted: 192 registers a thread), so the tiles are at most 128
-columns: 128 x 256 in chunks of 128 and 64 x 256 spilled in ptxas even with one
-partial (1124 and 624 bytes a thread with bias + SiLU), and the pingpong schedule's
-128 x 128 a warpgroup would need 384 registers. The efficiencies are estimates until
-measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
+columns; the pingpong schedule's 128 x 128 a warpgroup would need 384 registers. With
+one partial (`GemmConfig.partials` = 1, DeepGEMM's schedule) 128 x 256 in chunks of
+128 fits the same 192 registers without spills under `--fmad=false`, but measured
+slower on the H200 (0.74-0.80 of `_scaled_mm` queued against this 128 x 128's
+0.84-0.88, benchmarks/NOTES.md): it is not a configuration here. The efficiencies are
+estimates until measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
 
 
 SPLIT_K_TILES = (

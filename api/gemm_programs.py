@@ -415,6 +415,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
+    partials: int = 2, fma_promote: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -540,6 +541,28 @@ def gemm_hopper_ws(
     128, column chunks (or `bn`; swapped: `bm`) dividing 128, no pingpong, no
     split-K, no per-tensor `epilogue.scale`.
 
+    `partials` (block scales only): how many partial accumulators of a chunk a
+    consumer holds. 2 (the schedule above): a step's partials in flight while the
+    previous step's are promoted, so a consumer warpgroup holds its main accumulators
+    and two partials per chunk (`bm x bn` of main, `2 bm x bn` of partials over the
+    block: 192 registers a thread at 128 x 128). 1 (DeepGEMM's schedule): one partial
+    of `bm x bc`, reused by every chunk and step: in step s, chunk by chunk, the
+    chunk's wgmma issued into it, waited for (`pending = 0`), the step's stage handed
+    back after its last chunk's wait, and the partial promoted into the chunk's main
+    accumulator before the next chunk's wgmma issues. A warpgroup's promotion then
+    runs under the *other* consumer warpgroups' wgmma (the tensor cores are the
+    multiprocessor's, shared), not its own; the registers are `bn / 2 + bc / 2` a
+    thread (192 at 128 x 256 in chunks of 128), so a tile twice as wide fits. The
+    scales of step s are read before its wait on the "full" barrier. Both schedules
+    promote in the same order with the same arithmetic (the same bits).
+
+    `fma_promote` (block scales only): each promotion `acc + partial * scale` as one
+    `math.fma` (one rounding, one FFMA an element) instead of a multiply and an add
+    (two roundings and two instructions under the FMA policy, `--fmad=false`). An
+    option until measured: ptxas takes it without spills in the two-partial 128 x 128
+    kernel, but swaps the register blocks of the one-partial 128 x 256 kernel's
+    accumulator and partial between chunks and spills there.
+
     `swap_ab` (decode sizes: M run-time and small, B K-major): the program computes
     C^T = B^T A^T, so N rides the wgmma's 64 rows and M its N (`bn`, 8 to 256; the
     tile's columns past M are zero-filled loads and masked stores): its "A" is B^T
@@ -580,6 +603,10 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: block_scales need 8-bit float operands, bk = {SCALE_BLOCK}, column "
                          f"chunks (swapped: bm) dividing {SCALE_BLOCK}, no pingpong, no split_k and no "
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
+    if fma_promote and not block_scales:
+        raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if partials not in (1, 2) or (partials == 1 and not block_scales):
+        raise ValueError(f"gemm_hopper_ws: partials is 1 or 2, and 1 only with block_scales (got {partials})")
     if overlap_epilogue and (not persistent or not tma_epilogue or nch < 2 or pingpong or split_k > 1
                              or block_scales):
         raise ValueError("gemm_hopper_ws: overlap_epilogue needs persistent tiles, the TMA epilogue and column "
@@ -699,7 +726,12 @@ def gemm_hopper_ws(
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
                 f = (held[0] * held[1 + c]).named("scale")
-                a.assign((a + part.named("part") * p.expand_dims(f, sax).named("scalecol")).named("acc"))
+                col = p.expand_dims(f, sax).named("scalecol")
+                if fma_promote:  # one rounding: acc = fma(part, scale, acc)
+                    col = p.broadcast(col, [bm, bc]).named("scales")
+                    a.assign(p.fma(part.named("part"), col, a).named("acc"))
+                else:
+                    a.assign((a + part.named("part") * col).named("acc"))
 
         def scaled_trip(carry: list, i, phase) -> None:
             """A trip of the K loop with block scales (the docstring): step by step, the
@@ -729,6 +761,22 @@ def gemm_hopper_ws(
             for x, y in zip(parts + held, done + prev_held):
                 x.assign(y)
 
+        def scaled_steps(accs: list, i, phase) -> None:
+            """A trip of the K loop with block scales and one partial (`partials` = 1,
+            the docstring): step by step, its scales read, then chunk by chunk its
+            wgmma issued into the one partial, waited for (`pending = 0`), the stage
+            handed back after the last chunk's, the partial promoted into the chunk's
+            main accumulator. Nothing is in flight across the loop's back edge.
+            `accs`: the chunks' main accumulators, updated in place."""
+            for s in range(stages):
+                held = step_scales(s, i)
+                p.mbarrier_wait(full[s], phase)
+                for c, b in enumerate(sb[s]):
+                    (part,) = p.mma_wait(p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}"), pending=0)
+                    if c == nch - 1:  # every chunk's wgmma has read the stage
+                        p.mbarrier_arrive(empty[s])
+                    promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
+
         def consumer(sc, turn: int | None = None) -> None:
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
@@ -752,7 +800,7 @@ def gemm_hopper_ws(
             vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and not block_scales and c == 0 else None
                     for c, by in enumerate(g.bys)]
             carry = accs
-            if block_scales:  # and the last step's partials and scales, promoted in the next trip: zeros first
+            if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             with p.range(g.cs if overlap_epilogue else g.c0, g.nk, g.cs, carry=carry) as i:
@@ -761,7 +809,9 @@ def gemm_hopper_ws(
                     a.named("acc0")
                 rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
                 phase = p.remui(rnd, g.c2).named("phase")
-                if block_scales:
+                if block_scales and partials == 1:
+                    scaled_steps(carry, i, phase)
+                elif block_scales:
                     scaled_trip(carry, i, phase)
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
@@ -786,9 +836,10 @@ def gemm_hopper_ws(
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            if block_scales:  # (each trip waits for its wgmma and hands its stages back) the last step's partials
+            if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
+                # the last step's partials (with one partial, each step was promoted in its trip)
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
-            else:
+            elif not block_scales:
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 # the loop waited for all its wgmma: the tile's last stage is free (unless the
                 # loop had no trip: `first_round` handed its stages back)

@@ -42,7 +42,11 @@ copy's time over the GEMM's, the issue-39 goal 0.9.
 rows and configurations after S seconds. Every configuration's result is checked as
 above (the output poisoned first).
 
-`--fp8`: the FP8 rows only (below; well under two minutes).
+`--fp8`: the FP8 rows only (below; well under two minutes); with `--shapes` at those
+shapes instead, with `--configs` each named configuration forced beside the rule's
+(`f8:` names in the per-tensor rows, `f8b:` names in the block-scaled rows; only the
+kinds named: `--fp8 --shapes 4096,8192 --configs f8b:128x256x128:4:c128:part1` times
+the block-scaled rows only), per call and queued.
 
 `--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
 the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
@@ -153,55 +157,61 @@ def block_fp8_within_bound(got, a, w, sa, sb):
     return bool(torch.isfinite(got).all()) and bool(((got - z).abs() <= d + 2.0**-8 * (z.abs() + d)).all())
 
 
-def fp8_rows(sms: int) -> list[dict]:
-    """The FP8 rows: tilec.matmul beside torch._scaled_mm (module docstring)."""
+def fp8_rows(sms: int, shapes=FP8_SHAPES, names: tuple[str, ...] = ()) -> list[dict]:
+    """The FP8 rows: tilec.matmul beside torch._scaled_mm (module docstring), at `shapes`
+    (M, N, K); per shape the per-tensor row and the block-scaled row with the rule's
+    configuration, each followed by one row per name of `names` forced in its place
+    (`parse_config`: an `f8:` name per-tensor, an `f8b:` name block-scaled; with names,
+    only the kinds they name have rows). Times per
+    call (`tilec_tflops`, `ratio`) and queued (`tilec_tflops_queued`, `ratio_queued`:
+    20 calls between two events, the kernels' own throughput), `_scaled_mm`'s alike."""
     import torch
 
     import tilec
     from tilec import gemm
 
+    forced_cfgs = [parse_config(x) for x in names]
     out = []
-    for m, n, k in FP8_SHAPES:
+    for m, n, k in shapes:
         g = torch.Generator(device="cuda").manual_seed(m + 7)
         a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
         w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
         s = float(sa) * float(sb)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        t0 = time.time()
-        tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c)
-        torch.cuda.synchronize()
-        row = {"case": f"fp8 e4m3 {m}x{n}x{k}", "m": m, "n": n, "k": k,
-               "config": gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True).name,
-               "first_call_s": time.time() - t0,
-               "tilec_ok": fp8_within_bound(c, a, w, s)}
         flops = 2.0 * m * n * k
-        t = median_ms(lambda: tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c))  # noqa: B023 - run now
-        row["tilec_tflops"] = flops / t / 1e9
         ref = torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
-        row["scaled_mm_ok"] = fp8_within_bound(ref, a, w, s)
-        t = median_ms(lambda: torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16))  # noqa: B023
-        row["scaled_mm_tflops"] = flops / t / 1e9
-        row["ratio"] = row["tilec_tflops"] / row["scaled_mm_tflops"]
-        out.append(row)
-        print(json.dumps(row), flush=True)
-        # block scales (DeepSeek-V3's), beside the per-tensor _scaled_mm above
+        vendor = {"scaled_mm_ok": fp8_within_bound(ref, a, w, s)}
+        mm = lambda: torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)  # noqa: B023, E731
+        vendor["scaled_mm_tflops"] = flops / median_ms(mm) / 1e9
+        vendor["scaled_mm_tflops_queued"] = flops / queued_ms(mm) / 1e9
         kb, nb = -(-k // 128), -(-n // 128)
         bsa = 0.5 + torch.rand(m, kb, device="cuda", generator=g)
         bsb = 0.5 + torch.rand(nb, kb, device="cuda", generator=g)
-        c.fill_(float("nan"))
-        t0 = time.time()
-        tilec.matmul(a, w.t(), scale_a=bsa, scale_b=bsb, out=c)
-        torch.cuda.synchronize()
-        brow = {"case": f"fp8 e4m3 block-scaled {m}x{n}x{k}", "m": m, "n": n, "k": k,
-                "config": gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True).name,
-                "first_call_s": time.time() - t0, "tilec_ok": block_fp8_within_bound(c, a, w, bsa, bsb)}
-        t = median_ms(lambda: tilec.matmul(a, w.t(), scale_a=bsa, scale_b=bsb, out=c))  # noqa: B023 - run now
-        brow["tilec_tflops"] = flops / t / 1e9
-        brow["scaled_mm_tflops"], brow["scaled_mm_ok"] = row["scaled_mm_tflops"], row["scaled_mm_ok"]
-        brow["ratio"] = brow["tilec_tflops"] / brow["scaled_mm_tflops"]
-        out.append(brow)
-        print(json.dumps(brow), flush=True)
+        kinds = [("fp8 e4m3", sa, sb, lambda got: fp8_within_bound(got, a, w, s), False),  # noqa: B023
+                 ("fp8 e4m3 block-scaled", bsa, bsb,
+                  lambda got: block_fp8_within_bound(got, a, w, bsa, bsb), True)]  # noqa: B023
+        for label, xa, xb, check, block in kinds:
+            if forced_cfgs and not any(x.block_scales == block for x in forced_cfgs):
+                continue
+            rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=block, b_kmajor=True)
+            for cfg in [None] + [x for x in forced_cfgs if x.block_scales == block]:
+                with forced(gemm, cfg):
+                    c.fill_(float("nan"))
+                    t0 = time.time()
+                    tilec.matmul(a, w.t(), scale_a=xa, scale_b=xb, out=c)
+                    torch.cuda.synchronize()
+                    row = {"case": f"{label} {m}x{n}x{k}", "m": m, "n": n, "k": k,
+                           "config": (cfg or rule).name + ("" if cfg else " (rule)"),
+                           "first_call_s": time.time() - t0, "tilec_ok": check(c)}
+                    fn = lambda: tilec.matmul(a, w.t(), scale_a=xa, scale_b=xb, out=c)  # noqa: B023, E731
+                    row["tilec_tflops"] = flops / median_ms(fn) / 1e9
+                    row["tilec_tflops_queued"] = flops / queued_ms(fn) / 1e9
+                row.update(vendor)
+                row["ratio"] = row["tilec_tflops"] / row["scaled_mm_tflops"]
+                row["ratio_queued"] = row["tilec_tflops_queued"] / row["scaled_mm_tflops_queued"]
+                out.append(row)
+                print(_short(row), flush=True)
     return out
 
 
@@ -368,7 +378,9 @@ def host_us(fn, reps: int = 20) -> float:
 
 def parse_config(name: str):
     """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
-    `FP8_CONFIGS`, `SPLIT_K_TILES`), or `[f8:]BMxBNxBK:STAGES` then any of `swapAB`,
+    `FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`, `SPLIT_K_TILES`), or `[f8:|f8b:]BMxBNxBK:STAGES`
+    (`f8b:` block-scaled FP8; `part1`: one partial accumulator, `GemmConfig.partials`; `fma`: the
+    promotion as one fma, `GemmConfig.fma_promote`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
@@ -381,19 +393,23 @@ def parse_config(name: str):
 
     from tilec import gemm
 
-    for c in gemm.CONFIGS + gemm.FP8_CONFIGS + gemm.SPLIT_K_TILES:
+    for c in gemm.CONFIGS + gemm.FP8_CONFIGS + gemm.FP8_BLOCK_CONFIGS + gemm.SPLIT_K_TILES:
         if c.name == name:
             return c
         flags = name[len(c.name) + 1:].split(":")
         if name.startswith(c.name + ":") and set(flags) <= {"ov", "nov", "cpa", "cpb", "cpab"}:
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp)
-    fp8 = name.startswith("f8:")
-    head, stages, *flags = name.removeprefix("f8:").split(":")
+    fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
+    head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
-    kw = {"split_k": 1}
+    kw = {"split_k": 1, "block_scales": block}
     for f in flags:
-        if f == "swapAB":
+        if f == "part1":
+            kw["partials"] = 1
+        elif f == "fma":
+            kw["fma_promote"] = True
+        elif f == "swapAB":
             kw["swap_ab"] = True
         elif f == "pp":
             kw["pingpong"] = True
@@ -413,7 +429,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, pp, ov, nov, cpa, cpb or cpab")
+                             "s<STAGES>, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
@@ -598,13 +614,13 @@ def fp8_markdown(fp8: list[dict]) -> list[str]:
     """The FP8 rows' table, as markdown lines."""
     lines = [
         "| FP8 case | tilec config | tilec TFLOP/s | torch._scaled_mm TFLOP/s (per-tensor) | tilec / _scaled_mm "
-        "| first call (s) "
-        "| check |",
-        "|---|---|---|---|---|---|---|",
+        "| queued | first call (s) | check |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     return lines + [
         f"| {r['case']} | {r['config']} | {r['tilec_tflops']:.0f} | {r['scaled_mm_tflops']:.0f} | {r['ratio']:.2f} | "
-        f"{r['first_call_s']:.2f} | {'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
+        f"{r['ratio_queued']:.2f} | {r['first_call_s']:.2f} | "
+        f"{'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
         for r in fp8
     ]
 
@@ -668,7 +684,7 @@ def main(argv=None) -> int:
                                      f"projections of the rows (default {','.join(LLAMA)}) (module docstring)")
     ap.add_argument("--configs", default="",
                     help="configurations to time beside the rule's (parse_config's names, comma-separated; "
-                         "with --decode also +FLAGS on the rule's swap), with --shapes or --decode")
+                         "with --decode also +FLAGS on the rule's swap), with --shapes, --decode or --fp8")
     ap.add_argument("--tokens", help="with --decode --configs: M of the rows (default 1,8,16,64,128)")
     ap.add_argument("--budget", type=float, default=1e9,
                     help="with --decode --configs: seconds after which no row or configuration starts")
@@ -680,6 +696,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     dev = torch.cuda.get_device_name()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if args.fp8:
+        started = time.time()
+        shapes = [parse_size(x) for x in args.shapes.split(",")] if args.shapes else FP8_SHAPES
+        fp8 = fp8_rows(sms, shapes, tuple(x for x in args.configs.split(",") if x))
+        table = "\n".join([f"tilec.matmul FP8, {dev} ({sms} SMs); {time.time() - started:.0f} s", ""]
+                          + fp8_markdown(fp8))
+        write_outputs(args, dev, {"fp8": fp8}, table)
+        print(table)
+        return 0 if all(r["tilec_ok"] for r in fp8) else 1
     if args.shapes and not args.decode:
         started = time.time()
         rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
@@ -688,14 +713,6 @@ def main(argv=None) -> int:
         write_outputs(args, dev, {"compare": rows}, table)
         print(table)
         return 0 if all(r["ok"] for r in rows) else 1
-    if args.fp8:
-        started = time.time()
-        fp8 = fp8_rows(sms)
-        table = "\n".join([f"tilec.matmul FP8, {dev} ({sms} SMs); {time.time() - started:.0f} s", ""]
-                          + fp8_markdown(fp8))
-        write_outputs(args, dev, {"fp8": fp8}, table)
-        print(table)
-        return 0 if all(r["tilec_ok"] for r in fp8) else 1
     if args.decode and args.configs:
         started = time.time()
         rows = variant_rows(args, sms)

@@ -90,7 +90,7 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
             return x * y + z
         return float(Fraction(x) * Fraction(y) + Fraction(z))
 
-    return np.frompyfunc(one, 3, 1)(a, b, c).astype(np.float64)
+    return np.asarray(np.frompyfunc(one, 3, 1)(a, b, c), dtype=np.float64)  # (a 0-d result is a Python float)
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:

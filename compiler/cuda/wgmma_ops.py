@@ -65,6 +65,10 @@ def _inout(names: list[str]) -> str:
     return ", ".join('"+f"(' + n + ")" for n in names)
 
 
+def _out(names: list[str]) -> str:
+    return ", ".join('"=f"(' + n + ")" for n in names)
+
+
 class WgmmaEmitter(EmitterBase):
     def _desc(self, op: cuda_wgmma.WgmmaOp, which: str) -> str:
         mem, index = getattr(op, which), getattr(op, f"{which}_index")
@@ -83,8 +87,11 @@ class WgmmaEmitter(EmitterBase):
     def emit_wgmma(self, op: cuda_wgmma.WgmmaOp):
         self.helpers.add("wgmma_desc")
         descs = [self._desc(op, w) for w in ("a", "b")]
+        # an accumulator of zeros (a partial's first wgmma): scale-d 0, the registers
+        # written only ("=f"), none zeroed first
+        fresh = all(self.expr(c) == "0.0f" for c in op.accs)
         outs = [self.define(r, "d") for r in op.outs]
-        inits = ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
+        inits = ", ".join(outs) if fresh else ", ".join(f"{o} = {self.expr(c)}" for o, c in zip(outs, op.accs))
         self.line(f"float {inits};")
         k = len(outs)
         regs = ", ".join(f"%{i}" for i in range(k))
@@ -96,8 +103,8 @@ class WgmmaEmitter(EmitterBase):
             f'    " wgmma.mma_async.sync.aligned.m64n{op.cols}k{op.k}.f32.{ty}.{tyb} '
             f'{{{regs}}}, %{k}, %{k + 1}, p, 1, 1{trans};\\n}}"'
         )
-        self.line(f"    : {_inout(outs)}")
-        self.line(f'    : "l"({descs[0]}), "l"({descs[1]}), "r"(1)')
+        self.line(f"    : {_out(outs) if fresh else _inout(outs)}")
+        self.line(f'    : "l"({descs[0]}), "l"({descs[1]}), "r"({0 if fresh else 1})')
         self.line('    : "memory");')
 
     @emits(cuda_wgmma.WgmmaRsOp)

@@ -242,6 +242,45 @@ def test_fp8_block_scaled_one_kernel_for_many_m():
     assert len(gemm._kernels) == before
 
 
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+@pytest.mark.parametrize(("bn", "chunk"), [(256, 128), (128, 0)])
+def test_fp8_block_scaled_one_partial_schedule(bn, chunk, shape, monkeypatch):
+    """The one-partial schedule (`partials` = 1, DeepGEMM's: each chunk's step waited for
+    and promoted before the next wgmma) forced, 128 x 256 in chunks of 128 and 128 x 128,
+    at a ragged shape (with bias + SiLU) and at 4096^3."""
+    from tilec import gemm
+
+    torch = _torch()
+    config = gemm.GemmConfig(f"f8b:128x{bn}x128:4:part1", 128, bn, 128, 4, efficiency=1.0, chunk=chunk,
+                             operand_bytes=1, block_scales=True, partials=1)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=3)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
+    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+
+
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+def test_fp8_block_scaled_fma_promotion(shape, monkeypatch):
+    """The rule's 128 x 128 tile with each promotion one fma (`fma_promote`) forced, at a
+    ragged shape (bias + SiLU) and at 4096^3."""
+    import dataclasses
+
+    from tilec import gemm
+
+    torch = _torch()
+    config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name="f8b:128x128x128:4:fma", fma_promote=True)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=4)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
+    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+
+
 def test_fp8_block_scale_refusals():
     torch = _torch()
     a, w, sa, sb = _block_case(torch, (64,), 256, 384)

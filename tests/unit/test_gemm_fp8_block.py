@@ -14,6 +14,8 @@ spills. The GPU tests are tests/gpu/test_matmul_fp8_gpu.py's block-scaled ones."
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers.matmul_oracle import block_scaled_within_bound
@@ -199,3 +201,123 @@ def test_block_scaled_partial_read_before_its_wgmma_completes_is_reported():
     wait.properties["pending"] = IntegerAttr(2, i64)
     with pytest.raises(ExecutionError, match="reads %part, the result of an asynchronous layout.mma still in flight"):
         _run_and_check(module, m, n, k, dtype, "layout", ep, True)
+
+
+# `partials` = 1 (DeepGEMM's schedule: one partial a consumer, each chunk's step waited for
+# and promoted before the next wgmma issues) on the executor: the same bits as the
+# two-partial schedule (same promotions in the same order) and within the bound
+ONE_PARTIAL = ["chunks-bias-silu-e5m2", "persistent-tma-e4m3", "two-warpgroups-bias-relu"]
+
+
+def _outputs(module, m: int, n: int, k: int, dtype: str, ep: Epilogue, dynamic_m: bool) -> np.ndarray:
+    """`pc` of `module` on `_run_and_check`'s inputs (the same seed)."""
+    rng = np.random.default_rng(7)
+    kb, nb = -(-k // SCALE_BLOCK), -(-n // SCALE_BLOCK)
+    a8, w8 = to_f8(rng.standard_normal(m * k) * 8, dtype), to_f8(rng.standard_normal(n * k) * 8, dtype)
+    sa, sb = _scales(rng, (m, kb)), _scales(rng, (nb, kb))
+    inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16), "pscale_a": sa.ravel(),
+              "pscale_b": sb.ravel()}
+    if ep.bias:
+        inputs["pbias"] = f32_to_bf16(rng.standard_normal(n).astype(np.float32))
+    if dynamic_m:
+        inputs["m"] = m
+    return np.asarray(run(module, inputs)["pc"])
+
+
+@pytest.mark.parametrize("case", ONE_PARTIAL)
+def test_one_partial_schedule_against_float64_and_the_two_partial_bits(case):
+    (m, n, k), kw, dtype, ep, dynamic_m = CASES[case]
+    build = {"bk": 128, "stages": 2, "dtype": dtype, "b_kmajor": True, "epilogue": ep, "block_scales": True, **kw}
+    one = gemm_hopper_ws(None if dynamic_m else m, n, k, partials=1, **build)
+    two = gemm_hopper_ws(None if dynamic_m else m, n, k, **build)
+    assert np.array_equal(_outputs(one, m, n, k, dtype, ep, dynamic_m), _outputs(two, m, n, k, dtype, ep, dynamic_m))
+    _run_and_check(one, m, n, k, dtype, "lowered", ep, dynamic_m)
+
+
+def test_one_partial_k_loop_waits_for_each_chunk_before_the_next_issues():
+    """The consumers' K loop of a 128 x 256 tile in two chunks of 128 with one partial
+    (4 stages): per step, chunk by chunk, the wgmma issued and waited for with
+    `pending = 0` (nothing in flight across a promotion or the back edge), the step's
+    stage handed back after its last chunk's wait."""
+    from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
+    from tilec.dialects.layout_tma import MBarrierArriveOp
+
+    module = gemm_hopper_ws(None, 4096, 4096, bm=128, bn=256, bk=128, stages=4, persistent=132, group=8, chunk=128,
+                            tma_epilogue=True, dtype="f8E4M3FN", b_kmajor=True, block_scales=True, partials=1)
+    kinds = {MmaOp: lambda op: "mma", MmaWaitOp: lambda op: f"wait{op.pending_groups}",
+             MBarrierArriveOp: lambda op: "arrive"}
+    seq = [kinds[type(op)](op) for op in _consumer_k_loop(module).body.block.ops if type(op) in kinds]
+    assert seq == ["mma", "wait0", "mma", "wait0", "arrive"] * 4
+
+
+def test_one_partial_refused_without_block_scales():
+    with pytest.raises(ValueError, match="partials is 1 or 2, and 1 only with block_scales"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, partials=1)
+    with pytest.raises(ValueError, match="partials is 1 or 2"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                       block_scales=True, partials=3)
+
+
+def test_one_partial_128x256_compiles_without_spills_in_its_k_loop():
+    """The 128 x 256 tile in chunks of 128 with one partial (`partials` = 1: two 64 x 128
+    main accumulators and one partial a consumer thread, 192 registers), as NVRTC
+    compiles it for the GPU (the Target's options: `--fmad=false`): no spills,
+    `wgmma.m64n128k32` waited for with `wait_group 0`, no wgmma serialized."""
+    from tilec.gemm import GemmConfig, MatmulKey, matmul_program
+    from tilec.runtime.nvrtc import resource_usage
+    from tilec.support.target import target
+
+    c = GemmConfig("f8b:128x256x128:4:c128:part1", 128, 256, 128, 4, efficiency=1.0, chunk=128, operand_bytes=1,
+                   block_scales=True, partials=1)
+    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", Epilogue(), 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in cuda
+    assert "wgmma.wait_group.sync.aligned 0;" in cuda and "wgmma.wait_group.sync.aligned 1;" not in cuda
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+
+        result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+@pytest.mark.parametrize("case", ["chunks-bias-silu-e5m2", "two-warpgroups-bias-relu", "swapped-m13-bias-silu-e5m2"])
+def test_fma_promotion_against_float64(case):
+    """`fma_promote`: each promotion one `math.fma` (one rounding), within the bound on the
+    executor before and after the default pipeline."""
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    for level in ("layout", "lowered"):
+        module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                                epilogue=ep, block_scales=True, fma_promote=True, **kw)
+        _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
+
+
+def test_fma_promotion_128x128_compiles_to_ffma_without_spills():
+    """The rule's 128 x 128 two-partial kernel with `fma_promote`, as NVRTC compiles it for
+    the GPU (`--fmad=false`): `fmaf` promotions, no spills, no wgmma serialized."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program
+    from tilec.runtime.nvrtc import resource_usage
+    from tilec.support.target import target
+
+    c = dataclasses.replace(FP8_BLOCK_CONFIGS[0], fma_promote=True)
+    module = matmul_program(MatmulKey(c, 4096, 4096, "f8E4M3FN", Epilogue(), 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "fmaf(" in cuda
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+
+        result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+def test_fma_promotion_refused_without_block_scales():
+    with pytest.raises(ValueError, match="fma_promote needs block_scales"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, fma_promote=True)
+

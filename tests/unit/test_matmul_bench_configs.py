@@ -1,6 +1,6 @@
-"""benchmarks/matmul_bench.py's `--decode --configs` names, without a GPU: `parse_config`
-reads a configuration's name back into the `GemmConfig` the rule would make (the swap,
-split, persistent swap, the flags overriding the head), and `variant` applies `+flags`
+"""benchmarks/matmul_bench.py's `--decode --configs` and `--fp8 --configs` names, without a
+GPU: `parse_config` reads a configuration's name back into the `GemmConfig` the rule would
+make (the swap, split, persistent swap, block-scaled FP8, the flags overriding the head), and `variant` applies `+flags`
 to a row's rule's swapped configuration only, refusing blocks that could not share a
 multiprocessor."""
 
@@ -32,6 +32,22 @@ def test_flags():
     assert matmul_bench.parse_config("64x16x64:8:swapAB:splitK4:splitK1").split_k == 1
     with pytest.raises(ValueError, match="'q3' of"):
         matmul_bench.parse_config("64x16x64:8:q3")
+
+
+def test_block_scaled_names():
+    """`f8b:` names are block-scaled FP8 (8-bit operands); `part1` asks for one partial
+    accumulator (`GemmConfig.partials`); the names of `FP8_BLOCK_CONFIGS` read back as they are."""
+    c = matmul_bench.parse_config("f8b:128x256x128:4:c128:part1")
+    assert (c.bm, c.bn, c.bk, c.stages, c.chunk, c.block_scales, c.partials, c.operand_bytes) == (
+        128, 256, 128, 4, 128, True, 1, 1)
+    assert c.kwargs(132)["partials"] == 1 and c.kwargs(132)["block_scales"]
+    two = matmul_bench.parse_config("f8b:96x128x128:4")  # not a name of FP8_BLOCK_CONFIGS: read from its fields
+    assert two.block_scales and two.partials == 2 and "partials" not in two.kwargs(132)
+    assert not matmul_bench.parse_config("f8:128x256x128:4:c128").block_scales
+    fma = matmul_bench.parse_config("f8b:128x128x128:4:fma")
+    assert fma.fma_promote and fma.kwargs(132)["fma_promote"] and fma.partials == 2
+    for rule in gemm.FP8_BLOCK_CONFIGS:
+        assert matmul_bench.parse_config(rule.name) is rule
 
 
 def test_variants_apply_to_the_rule_s_swap_only():

@@ -9,7 +9,14 @@
 // CHECK-LABEL: // kernel
 // CHECK:      TMA load (cp.async.bulk.tensor): box 64x1x64 (dims [2, 0, 1] of the view), swizzle 128B, 8192 bytes
 // CHECK:      cp.async.bulk.tensor.3d
+// The first wgmma of an accumulator of zeros: scale-d 0 ("r"(0)), its registers written
+// only ("=f", none zeroed first); the next K slices accumulate ("+f", "r"(1)).
 // CHECK:      wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-NEXT: : "=f"(d), "=f"(d_1),
+// CHECK-NEXT: : "l"(tilec_wgmma_desc(smem + 0, 0u, 1024u, 1u)), "l"(tilec_wgmma_desc(smem_1 + 0, 0u, 1024u, 1u)), "r"(0)
+// CHECK:      wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-NEXT: : "+f"(d_32),
+// CHECK-NEXT: : "l"({{.*}}, "r"(1)
 // CHECK:      // layout.mma 64x64x64 (bf16): 4 wgmma.m64n64k16 per warpgroup, A from smem; A K-major, swizzle 128B, LBO 0, SBO 1024; B K-major, swizzle 128B, LBO 0, SBO 1024
 
 !Q = !layout.tensor<bf16, #layout.cute<(2,64,64):(4096,64,1)>, gmem>
