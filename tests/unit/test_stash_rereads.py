@@ -6,6 +6,7 @@ compiles under NVRTC."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -204,3 +205,35 @@ def test_window_stash_keeps_the_32_bit_kernel(name, dtype):
         run_pipeline(lowered, pipeline)
         limits.append(index_limit(lowered))
     assert limits[0] == limits[1] >= 16384
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,m,pending", [(9001, "f16", 3, 7), (9001, "f16", 1, 7), (5001, "f32", 3, 6),
+                                               (9216, "f16", 2, 7)])
+def test_window_fill_overlapping_the_first_loop_changes_no_bit(name, n, dtype, m, pending):
+    """Rows longer than the groups a wait leaves in flight, in trips of 1024: 9001 f16
+    over 128 threads, 8 whole groups of 128 chunks (one a thread), 7 ahead; 5001 f32, 4
+    groups of 256 chunks (two a thread), 3 ahead; 9216 f16, aligned rows (no head chunk,
+    no rest): the first loop's trips issue the next group and wait for their own, and
+    the reference executor, which fails a read of a chunk still being copied, gives the
+    two reads' bits."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    waits = {int(x) for x in re.findall(r"layout.async_wait \{pending = (\d+)", emit(module))}
+    assert waits == {0, pending}
+    args, _ = _inputs(name, m, n, dtype)
+    _same_bits_as_two_reads(program, WINDOW, args)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("dtype,pending", [("f16", 7), ("f32", 6)])
+def test_window_fill_of_50257_overlaps_the_first_loop(name, dtype, pending):
+    """At the users' shape (trips of 4096, 16 warps) the fill is issued in groups of a
+    trip: 7 groups (f16, one 16-byte chunk a thread each) or 3 (f32, two) in flight ahead
+    of the trip that reads; with `ahead=false` one wait before the first loop."""
+    for pipeline, want in ((AFTER_WARPS, {0, pending}),
+                           (AFTER_WARPS.replace("stash-rereads", "stash-rereads{ahead=false}"), {0})):
+        module = rk.KERNELS[name](50257, dtype).module.clone()
+        run_pipeline(module, pipeline)
+        assert {int(x) for x in re.findall(r"layout.async_wait \{pending = (\d+)", emit(module))} == want
