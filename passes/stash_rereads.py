@@ -84,7 +84,10 @@ class StashRereadsPass(ModulePass):
     at each trip, and each trip waits (`layout.async_wait`) for its own group and meets a
     barrier before reading, so the block's reads of its row go on while it reduces the
     chunks already landed (`ahead=false`: the whole window, then one wait and a barrier,
-    before the first loop). Both loops load the
+    before the first loop). With a window fill, the global loads left in the second
+    loop (a norm's weight and bias) are issued a trip ahead (`_load_ahead`: trip 0's
+    before the loop, each trip loading the next trip's tile into a value the loop
+    carries; `ahead=false` too leaves them). Both loops load the
     stash through a `(1, N)` view of the row at its misalignment in the window
     (`layout.slice` of a `(K, 1, N):(1, 0, 1)` re-view, K elements per 16 bytes), whose
     tiles are masked as the global ones were (`other` past the row). A row of a multiple
@@ -129,7 +132,8 @@ class StashRereadsPass(ModulePass):
       window=false   the loop fill even where the window fill applies.
       partial=true   a window fill of a row's first chunks where the whole row does not fit.
       ahead=false    the whole window copied, then one wait, before the first loop, even
-                     where the fill can overlap it (`_ahead`).
+                     where the fill can overlap it (`_ahead`), and the second loop's
+                     global loads left in their trip (`_load_ahead`).
     """
 
     name = "stash-rereads"
@@ -156,6 +160,8 @@ class StashRereadsPass(ModulePass):
                     alone = len(pairs) == 1 and len(windows) == 1 and not _copies_async(launch)
                     for w in windows:
                         _fill_window(launch, w, _ahead(launch, w) if alone and self.ahead else None)
+                    if windows and self.ahead:
+                        _load_ahead(r.second, launch)
                 elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
@@ -583,6 +589,95 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
         copy_loc(load, st)
         _read_instead(load, st, load.other)
+
+
+def _load_ahead(loop: scf.ForOp, launch: LaunchOp) -> None:
+    """The global loads left in `loop` (a stashed row's second loop: a norm's weight and
+    bias) issued one trip ahead: trip 0's before the loop, and each trip loads trip
+    i + 1's tile (the last trip's again at the last trip) into a value the loop carries
+    to the next trip, first thing in the trip, so that its latency is spent on this
+    trip's work. Taken: loads of a `layout.tile` of a global view made in the loop's
+    body at the trip (the induction variable itself, once) and otherwise at values, an
+    `other` and a `mask` defined outside the loop (or constants, copied before it), of
+    views nothing in the launch stores to, in a loop from 0 by 1 of at least 2 constant
+    trips. Each load reads what it read before, so no result changes."""
+    n = trips(loop)
+    if not n or n < 2 or constant_index(loop.lb) != 0 or constant_index(loop.step) != 1:
+        return
+    body = loop.body.block
+    iv = body.args[0]
+    written = {o.view for o in launch.walk() if isinstance(o, StoreOp)}
+    written |= {t.source for v in written if isinstance(t := v.owner, TileOp)}
+
+    def outside(v: SSAValue | None) -> bool:
+        return v is None or not loop.is_ancestor(v.owner if isinstance(v.owner, Operation) else v.owner.parent_op())
+
+    def constant(v: SSAValue | None) -> bool:
+        return v is not None and isinstance(v.owner, arith.ConstantOp)
+
+    loads = []
+    for o in body.ops:
+        t = o.view.owner if isinstance(o, LoadOp) else None
+        if (not isinstance(t, TileOp) or t.parent_block() is not body or t.result.uses.get_length() != 1
+                or t.source.type.memory_space != "gmem" or t.source in written
+                or [c is iv for c in t.coords].count(True) != 1
+                or not all(outside(c) for c in (t.source, *t.coords) if c is not iv)
+                or not all(outside(v) or constant(v) for v in (o.other, o.mask))):
+            continue
+        loads.append(o)
+    if not loads:
+        return
+    pre: list[Operation] = []
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    pre.append(zero)
+    inits = []
+    for ld in loads:
+        t: TileOp = ld.view.owner  # type: ignore[assignment]
+        at: dict[SSAValue, SSAValue] = {iv: zero.result}
+        for v in (ld.other, ld.mask):
+            if v is not None and not outside(v):
+                c = v.owner.clone()
+                pre.append(c)
+                at[v] = c.results[0]
+        first_t = t.clone(value_mapper=at)
+        at[t.result] = first_t.result
+        first = ld.clone(value_mapper=at)
+        pre += [first_t, first]
+        inits.append(first.result)
+    for o in pre:
+        copy_loc(loop, o)
+    Rewriter.insert_op(pre, InsertPoint.before(loop))
+    from ._scf_slots import rebuild_for
+
+    carried = len(loop.iter_args)
+    loop = rebuild_for(loop, list(range(carried)), inits)
+    body = loop.body.block
+    iv = body.args[0]
+    ahead: list[Operation] = [one := arith.ConstantOp(IntegerAttr(1, IndexType())),
+                              last := arith.ConstantOp(IntegerAttr(n - 1, IndexType())),
+                              nxt := arith.AddiOp(iv, one.result),
+                              at_next := arith.MinUIOp(nxt.result, last.result)]
+    for o in ahead:
+        copy_loc(loop, o)
+    y = body.last_op
+    assert isinstance(y, scf.YieldOp)
+    outs = list(y.operands)
+    for k, ld in enumerate(loads):
+        t = ld.view.owner  # type: ignore[assignment]
+        ld.result.replace_all_uses_with(body.args[1 + carried + k])
+        for o in (t, ld):
+            o.detach()
+        t.operands = [at_next.result if v is iv else v for v in t.operands]
+        for v in (ld.other, ld.mask):  # a constant of the body: copied before the load
+            if v is not None and not outside(v):
+                c = v.owner.clone()
+                copy_loc(v.owner, c)
+                ahead.append(c)
+                ld.operands = [c.results[0] if u is v else u for u in ld.operands]
+        ahead += [t, ld]
+        outs[carried + k] = ld.result
+    y.operands = outs
+    Rewriter.insert_op(ahead, InsertPoint.at_start(body))
 
 
 def _moved(block: Block, loc: Operation) -> list[Operation]:

@@ -237,3 +237,24 @@ def test_window_fill_of_50257_overlaps_the_first_loop(name, dtype, pending):
         module = rk.KERNELS[name](50257, dtype).module.clone()
         run_pipeline(module, pipeline)
         assert {int(x) for x in re.findall(r"layout.async_wait \{pending = (\d+)", emit(module))} == want
+
+
+@pytest.mark.parametrize("name,vectors", [("layer_norm", 2), ("rms_norm", 1), ("softmax", 0)])
+def test_weights_are_loaded_a_trip_ahead(name, vectors):
+    """The second loop's global loads of a stashed row kernel (layer norm's weight and
+    bias, RMSNorm's weight) are issued a trip ahead: trip 0's before the loop, each trip
+    loading the next trip's tile into a value the loop carries (its bits checked by the
+    tests above); with `ahead=false` they stay in the loop."""
+    from xdsl.dialects import scf
+
+    from tilec.dialects.layout import LaunchOp, LoadOp
+
+    for pipeline, before in ((AFTER_WARPS, vectors),
+                             (AFTER_WARPS.replace("stash-rereads", "stash-rereads{ahead=false}"), 0)):
+        module = rk.KERNELS[name](50257, "f16").module.clone()
+        run_pipeline(module, pipeline)
+        launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
+        top = [o for o in launch.body.block.ops if isinstance(o, LoadOp) and o.view.type.memory_space == "gmem"]
+        assert len(top) == before
+        second = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)][-1]
+        assert len(second.iter_args) == before

@@ -5,6 +5,7 @@
 // EQ: @ahead_f16: equivalent after
 // EQ: @ahead_f16_aligned: equivalent after
 // EQ: @ahead_f32: equivalent after
+// EQ: @ahead_weight: equivalent after
 // The window fill overlapped with the first loop (`stash-rereads`' `_ahead`): rows longer
 // than the groups kept in flight. The window's chunks after its first (the head, where
 // rows are not 16-byte aligned) come in groups of one trip's elements, each thread
@@ -17,6 +18,7 @@
 // there on waits for all.
 #a = #layout.auto<{rank = 2, warps = 1}>
 #r = #layout.slice<{dim = 1, parent = #a}>
+#c = #layout.slice<{dim = 0, parent = #a}>
 
 // CHECK-LABEL: func.func @ahead_f16
 // CHECK:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,2568):(0,1)>, smem>
@@ -157,6 +159,64 @@ func.func @ahead_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
       %y = arith.subf %x, %qb : tensor<1x256xf32, #a>
       %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f32, #layout.cute<(?,2001):(2001,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(1,256):(2001,1)>, gmem, masked>
       layout.store %y, %to : tensor<1x256xf32, #a>, !layout.tensor<f32, #layout.cute<(1,256):(2001,1)>, gmem, masked>
+    }
+  }
+  func.return
+}
+
+// The global loads left in the second loop (a norm's weight) are issued a trip ahead:
+// trip 0's tile before the loop, and at trip j the tile of min(j + 1, last), carried
+// to the next trip in a loop slot, first thing in the trip.
+// CHECK-LABEL: func.func @ahead_weight
+// CHECK:         layout.reduce
+// CHECK:         %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[W0:.*]] = layout.tile %w[%[[Z]]] {tile = array<i64: 256>}
+// CHECK-NEXT:    %[[V0:.*]] = layout.load %[[W0]]
+// CHECK-NEXT:    scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[V:.*]] = %[[V0]])
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[LAST:.*]] = arith.constant 10 : index
+// CHECK-NEXT:      %[[N:.*]] = arith.addi %[[J]], %[[ONE]] : index
+// CHECK-NEXT:      %[[AT:.*]] = arith.minui %[[N]], %[[LAST]] : index
+// CHECK-NEXT:      %[[WT:.*]] = layout.tile %w[%[[AT]]] {tile = array<i64: 256>}
+// CHECK-NEXT:      %[[NEXT:.*]] = layout.load %[[WT]]
+// CHECK:           arith.extf %[[V]]
+// CHECK:           scf.yield %[[NEXT]]
+func.func @ahead_weight(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %wp: !layout.ptr<f16, align 16>, %m: index) {
+  %a = layout.view %src(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem>
+  %b = layout.view %dst(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem>
+  %w = layout.view %wp : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<2561:1>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %zero = arith.constant 0.0 : f16
+    %zero32 = arith.constant 0.0 : f32
+    %q0 = layout.splat %zero32 : f32 -> tensor<1xf32, #r>
+    %lo = arith.constant 0 : index
+    %hi = arith.constant 11 : index
+    %one = arith.constant 1 : index
+    %q = scf.for %j = %lo to %hi step %one iter_args(%acc = %q0) -> (tensor<1xf32, #r>) {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      %x = layout.load %t, %zero : f16 : !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked> -> tensor<1x256xf16, #a>
+      %xf = arith.extf %x : tensor<1x256xf16, #a> to tensor<1x256xf32, #a>
+      %s = layout.reduce %xf {axis = 1 : i64, kind = "add"} : tensor<1x256xf32, #a> -> tensor<1xf32, #r>
+      %n = arith.addf %acc, %s : tensor<1xf32, #r>
+      scf.yield %n : tensor<1xf32, #r>
+    }
+    %e = layout.expand_dims %q {axis = 1 : i64} : tensor<1xf32, #r> -> tensor<1x1xf32, #a>
+    %qb = layout.broadcast %e : tensor<1x1xf32, #a> -> tensor<1x256xf32, #a>
+    scf.for %j = %lo to %hi step %one {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      %x = layout.load %t, %zero : f16 : !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked> -> tensor<1x256xf16, #a>
+      %xf = arith.extf %x : tensor<1x256xf16, #a> to tensor<1x256xf32, #a>
+      %wt = layout.tile %w[%j] {tile = array<i64: 256>} : !layout.tensor<f16, #layout.cute<2561:1>, gmem> -> !layout.tensor<f16, #layout.cute<256:1>, gmem, masked>
+      %wv = layout.load %wt : !layout.tensor<f16, #layout.cute<256:1>, gmem, masked> -> tensor<256xf16, #c>
+      %wf = arith.extf %wv : tensor<256xf16, #c> to tensor<256xf32, #c>
+      %we = layout.expand_dims %wf {axis = 0 : i64} : tensor<256xf32, #c> -> tensor<1x256xf32, #a>
+      %y0 = arith.subf %xf, %qb : tensor<1x256xf32, #a>
+      %y = arith.mulf %y0, %we : tensor<1x256xf32, #a>
+      %yh = arith.truncf %y : tensor<1x256xf32, #a> to tensor<1x256xf16, #a>
+      %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      layout.store %yh, %to : tensor<1x256xf16, #a>, !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
     }
   }
   func.return
