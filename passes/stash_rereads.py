@@ -161,7 +161,8 @@ class StashRereadsPass(ModulePass):
                     for w in windows:
                         _fill_window(launch, w, _ahead(launch, w) if alone and self.ahead else None)
                     if windows and self.ahead:
-                        _load_ahead(r.second, launch)
+                        for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                            _load_ahead(loop, launch)
                 elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
@@ -421,7 +422,7 @@ def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
 
     load = w.pair.first
     loop = load.parent_op()
-    if (w.trips is not None or not isinstance(loop, scf.ForOp) or constant_index(loop.lb) != 0
+    if (not isinstance(loop, scf.ForOp) or constant_index(loop.lb) != 0
             or constant_index(loop.step) != 1 or load.view.owner.coords[1] is not loop.body.block.args[0]):
         return None
     size = load.view.owner.tile_sizes[1]
@@ -431,7 +432,7 @@ def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
     chunks = size // w.k
     per_thread = chunks // threads
     head = 0 if w.aligned else 1
-    groups = (w.n // w.k - head) // chunks
+    groups = (w.n // w.k - head) // chunks if w.trips is None else w.trips
     depth = CP_ASYNC_PENDING_MAX // per_thread
     if depth < 1 or groups < 1:
         return None
@@ -539,7 +540,7 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
                 copy(b, j)
         with b.loop(zero, c(min(ahead.depth, ahead.groups)), c(1)) as g:
             group(b, g)
-        if ahead.groups <= ahead.depth:
+        if ahead.groups <= ahead.depth and w.trips is None:
             rest(b)
     if not w.aligned and w.trips is None:
         # the row's elements past the buffer's last whole chunk (the last row's tail)
@@ -560,30 +561,33 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
         row = b.add(SliceOp.create(operands=[wide, mis], properties={"pattern": pattern}, result_types=[row_t]))
     ops = _moved(scratch, pair.first)
     Rewriter.insert_op(ops, InsertPoint.at_start(launch.body.block))
+    loads = [pair.first, pair.second]
+    if w.trips is not None:
+        split = arith.ConstantOp(IntegerAttr(w.trips, IndexType()))
+        Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
+        loads = [_split_loop(ld, split.result) for ld in loads]
     if ahead is not None:
         # each trip of the first loop: the next group (or, once the whole groups are
         # issued, the rest of the window) in flight, then a wait for the trip's groups
         trip = Block()
         tb = _Builder(trip)
-        i = ahead.loop.body.block.args[0]
+        first_loop = loads[0].parent_op()
+        assert isinstance(first_loop, scf.ForOp)
+        i = first_loop.body.block.args[0]
         if ahead.groups > ahead.depth:
             nxt = tb.addi(i, tb.c(ahead.depth))
             with tb.when(tb.cmp("ult", nxt, tb.c(ahead.groups)), otherwise=True) as to_else:
                 group(tb, nxt)
                 tb.add(AsyncWaitOp(ahead.depth * ahead.per_thread))
                 to_else()
-                with tb.when(tb.cmp("eq", nxt, tb.c(ahead.groups))):
-                    rest(tb)
+                if w.trips is None:  # a partial window has no chunks past its groups
+                    with tb.when(tb.cmp("eq", nxt, tb.c(ahead.groups))):
+                        rest(tb)
                 tb.add(AsyncWaitOp(0))
         else:
             tb.add(AsyncWaitOp(0))
         tb.add(BarrierOp())
-        Rewriter.insert_op(_moved(trip, pair.first), InsertPoint.at_start(ahead.loop.body.block))
-    loads = [pair.first, pair.second]
-    if w.trips is not None:
-        split = arith.ConstantOp(IntegerAttr(w.trips, IndexType()))
-        Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
-        loads = [_split_loop(ld, split.result) for ld in loads]
+        Rewriter.insert_op(_moved(trip, pair.first), InsertPoint.at_start(first_loop.body.block))
     for load in loads:
         t: TileOp = load.view.owner  # type: ignore[assignment]
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
@@ -592,17 +596,18 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
 
 
 def _load_ahead(loop: scf.ForOp, launch: LaunchOp) -> None:
-    """The global loads left in `loop` (a stashed row's second loop: a norm's weight and
-    bias) issued one trip ahead: trip 0's before the loop, and each trip loads trip
+    """The global loads left in `loop`, a loop of a launch with a window stash (a norm's
+    weight and bias in the second loop; with `partial`, the row's unstashed chunks too),
+    issued one trip ahead: the first trip's before the loop, and each trip loads trip
     i + 1's tile (the last trip's again at the last trip) into a value the loop carries
     to the next trip, first thing in the trip, so that its latency is spent on this
     trip's work. Taken: loads of a `layout.tile` of a global view made in the loop's
     body at the trip (the induction variable itself, once) and otherwise at values, an
     `other` and a `mask` defined outside the loop (or constants, copied before it), of
-    views nothing in the launch stores to, in a loop from 0 by 1 of at least 2 constant
-    trips. Each load reads what it read before, so no result changes."""
-    n = trips(loop)
-    if not n or n < 2 or constant_index(loop.lb) != 0 or constant_index(loop.step) != 1:
+    views nothing in the launch stores to, in a loop of constant bounds, step 1 and at
+    least 2 trips. Each load reads what it read before, so no result changes."""
+    n, lb = trips(loop), constant_index(loop.lb)
+    if not n or n < 2 or lb is None or constant_index(loop.step) != 1:
         return
     body = loop.body.block
     iv = body.args[0]
@@ -628,12 +633,12 @@ def _load_ahead(loop: scf.ForOp, launch: LaunchOp) -> None:
     if not loads:
         return
     pre: list[Operation] = []
-    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    pre.append(zero)
+    first_trip = arith.ConstantOp(IntegerAttr(lb, IndexType()))
+    pre.append(first_trip)
     inits = []
     for ld in loads:
         t: TileOp = ld.view.owner  # type: ignore[assignment]
-        at: dict[SSAValue, SSAValue] = {iv: zero.result}
+        at: dict[SSAValue, SSAValue] = {iv: first_trip.result}
         for v in (ld.other, ld.mask):
             if v is not None and not outside(v):
                 c = v.owner.clone()
@@ -654,7 +659,7 @@ def _load_ahead(loop: scf.ForOp, launch: LaunchOp) -> None:
     body = loop.body.block
     iv = body.args[0]
     ahead: list[Operation] = [one := arith.ConstantOp(IntegerAttr(1, IndexType())),
-                              last := arith.ConstantOp(IntegerAttr(n - 1, IndexType())),
+                              last := arith.ConstantOp(IntegerAttr(lb + n - 1, IndexType())),
                               nxt := arith.AddiOp(iv, one.result),
                               at_next := arith.MinUIOp(nxt.result, last.result)]
     for o in ahead:

@@ -76,23 +76,31 @@
 // ONE:         func.return
 // With 8000 bytes (room for 5952 beside the 2 KiB scratch) the row's first 2 chunks of
 // 1024 and the window's spare 16 bytes are stashed (PART): 2 x 1024 + 8 elements, copied
-// by (2 x 1024 + 8) / 8 = 257 chunks, no tail; each loop is split at trip 2, the trips
-// below it reading the stash, the others global memory, carrying on from the first
-// part's results (`partial=true`). By default the row does not fit, nothing changes (NONE).
+// by (2 x 1024 + 8) / 8 = 257 chunks (the first, then two groups of 128), no tail; each
+// loop is split at trip 2, the trips below it reading the stash (the first loop's
+// waiting for its group), the others global memory a trip ahead (carried), carrying on
+// from the first part's results (`partial=true`). By default the row does not fit, nothing changes (NONE).
 // PART-LABEL: func.func @window_f16
 // PART:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,2056):(0,1)>, smem>
-// PART:         %[[NC:.*]] = arith.constant 257 : index
-// PART:         scf.for %{{.*}} = %{{.*}} to %[[NC]] step
+// PART:         scf.for %{{.*}} = %tid to %{{.*}} step %{{.*}} {
+// PART:           layout.copy_chunk_async
+// PART:         %[[G:.*]] = arith.constant 2 : index
+// PART-NEXT:    %{{.*}} = arith.constant 1 : index
+// PART-NEXT:    scf.for %{{.*}} = %{{.*}} to %[[G]] step
+// PART:           layout.copy_chunk_async
 // PART-NOT:     scf.if
 // PART:         layout.view %{{.*}} -> !layout.tensor<f16, #layout.cute<(8,1,2048):(1,0,1)>, smem>
 // PART:         %[[TWO:.*]] = arith.constant 2 : index
 // PART:         %[[A:.*]] = scf.for %{{.*}} = %{{.*}} to %[[TWO]] step %{{.*}} iter_args
+// PART-NEXT:      layout.async_wait {pending = 0 : i64}
+// PART-NEXT:      layout.barrier
 // PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(0,1)>, smem>
-// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[A]])
+// PART:         %[[X0:.*]] = layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
+// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[A]], %{{.*}} = %[[X0]])
 // PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
 // PART:         scf.for %{{.*}} = %{{.*}} to %[[TWO]] step
 // PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(0,1)>, smem>
-// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step
+// PART:         scf.for %{{.*}} = %[[TWO]] to %{{.*}} step %{{.*}} iter_args
 // PART:           layout.load %{{.*}} : !layout.tensor<f16, #layout.cute<(1,1024):(5001,1)>, gmem, masked>
 // NONE-LABEL: func.func @window_f16
 // NONE-NOT:     layout.alloc
