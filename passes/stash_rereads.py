@@ -35,6 +35,7 @@ from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
 from ._analysis import constant_index
+from ._pipeline_expand import CP_ASYNC_PENDING_MAX
 from ._rereads import is_trip, rereads, trips
 
 
@@ -408,8 +409,9 @@ class _Ahead:
 
 def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
     """`w`'s fill overlapped with the first loop, where that loop runs from 0 by 1 with
-    the trip as its tile coordinate itself, a trip's chunks divide among the launch's
-    threads and the whole row is stashed; else None (the whole window, then one wait).
+    the trip as its tile coordinate itself and a trip's 16-byte chunks divide among the
+    launch's threads; else None (the whole window, then one wait). A partial window's
+    stashed trips are its groups (`_partial`: its window holds no chunk past them).
 
     Trip i reads the row's elements [i C, (i + 1) C) (C the tile's extent), which lie in
     the window's chunks below (i + 1) C / k plus one where rows are not aligned (the
@@ -418,8 +420,6 @@ def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
     thread's copies are issued in window order, `per_thread` to a group, so once group
     i + depth is issued, waiting until `depth x per_thread` groups are pending lands
     every copy of groups up to i (the head's copies are older still)."""
-    from ._pipeline_expand import CP_ASYNC_PENDING_MAX
-
     load = w.pair.first
     loop = load.parent_op()
     if (not isinstance(loop, scf.ForOp) or constant_index(loop.lb) != 0
