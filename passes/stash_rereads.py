@@ -77,11 +77,12 @@ class StashRereadsPass(ModulePass):
     window, from its first element rounded down to 16 bytes (a row of odd length starts
     anywhere; the bytes of the neighbouring rows in its first and last chunks are copied
     and never read), the elements past the buffer's last whole chunk one at a time (the
-    last row's tail). Where the first loop runs from 0 by 1 over the trip itself, a
-    trip's 16-byte chunks divide among the threads and the window is the launch's only
-    cp.async, the fill overlaps that loop (`_ahead`): it is issued in groups of one
-    trip's chunks, as many groups before the loop as a wait may leave in flight (7
-    commit groups of a thread: 7 trips of 50257 f16 over 16 warps, 3 of f32), one more
+    last row's tail). Where the first loop runs from 0 by 1 over the trip itself and
+    the window is the launch's only cp.async, the fill overlaps that loop (`_ahead`):
+    it is issued in groups of one trip's chunks, each copied by the same count of
+    16-byte chunks a thread (by gcd(chunks, threads) threads), as many groups before
+    the loop as a wait may leave in flight (7 commit groups of a thread: 7 trips of
+    50257 f16 over 16 warps, 3 of f32), one more
     at each trip, and each trip waits (`layout.async_wait`) for its own group and meets a
     barrier before reading, so the block's reads of its row go on while it reduces the
     chunks already landed (`ahead=false`: the whole window, then one wait and a barrier,
@@ -394,7 +395,9 @@ def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
 class _Ahead:
     """How a window fill overlaps the first loop (`_ahead`): the window's chunks after
     its first `head` ones come in groups of `chunks` (one trip's elements, in 16-byte
-    chunks), `per_thread` a thread each, the same for every thread; `groups` whole
+    chunks), copied by the launch's first `issuers` threads (gcd(chunks, threads): the
+    others copy none of them, and see them after the trip's barrier), `per_thread`
+    each, the same for every issuer; `groups` whole
     groups lie in every row's window, the rest of it is copied after them; `depth`
     groups are in flight ahead of the trip that reads (`depth x per_thread` commit
     groups of each thread, at most `cuda.cp_async_wait`'s 7)."""
@@ -402,6 +405,7 @@ class _Ahead:
     loop: scf.ForOp
     head: int
     chunks: int
+    issuers: int
     per_thread: int
     groups: int
     depth: int
@@ -409,8 +413,8 @@ class _Ahead:
 
 def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
     """`w`'s fill overlapped with the first loop, where that loop runs from 0 by 1 with
-    the trip as its tile coordinate itself and a trip's 16-byte chunks divide among the
-    launch's threads; else None (the whole window, then one wait). A partial window's
+    the trip as its tile coordinate itself; else None (the whole window, then one
+    wait). A partial window's
     stashed trips are its groups (`_partial`: its window holds no chunk past them).
 
     Trip i reads the row's elements [i C, (i + 1) C) (C the tile's extent), which lie in
@@ -419,24 +423,25 @@ def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
     chunks (1 there, 0 for aligned rows) and trip i needs the head and groups 0..i. A
     thread's copies are issued in window order, `per_thread` to a group, so once group
     i + depth is issued, waiting until `depth x per_thread` groups are pending lands
-    every copy of groups up to i (the head's copies are older still)."""
+    every copy of groups up to i (the head's copies are older still); a thread that
+    copies none waits for nothing, and sees the others' after the trip's barrier."""
     load = w.pair.first
     loop = load.parent_op()
     if (not isinstance(loop, scf.ForOp) or constant_index(loop.lb) != 0
             or constant_index(loop.step) != 1 or load.view.owner.coords[1] is not loop.body.block.args[0]):
         return None
     size = load.view.owner.tile_sizes[1]
-    threads = launch.num_threads
-    if size % w.k or (size // w.k) % threads:
+    if size % w.k:
         return None
     chunks = size // w.k
-    per_thread = chunks // threads
+    issuers = gcd(chunks, launch.num_threads)
+    per_thread = chunks // issuers
     head = 0 if w.aligned else 1
     groups = (w.n // w.k - head) // chunks if w.trips is None else w.trips
     depth = CP_ASYNC_PENDING_MAX // per_thread
     if depth < 1 or groups < 1:
         return None
-    return _Ahead(loop, head, chunks, per_thread, groups, depth)
+    return _Ahead(loop, head, chunks, issuers, per_thread, groups, depth)
 
 
 def _copies_async(launch: LaunchOp) -> bool:
@@ -525,11 +530,19 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
             copy(into, j)
 
     def group(into: _Builder, g: SSAValue) -> None:
-        """Group `g`'s chunks: `per_thread` a thread, the same count for every thread."""
+        """Group `g`'s chunks: `per_thread` each of the first `issuers` threads."""
         assert ahead is not None
-        base = into.addi(into.muli(g, into.c(ahead.chunks)), into.addi(tid, into.c(ahead.head)))
-        for r in range(ahead.per_thread):
-            copy(into, into.addi(base, into.c(r * launch.num_threads)) if r else base)
+
+        def copies() -> None:
+            base = into.addi(into.muli(g, into.c(ahead.chunks)), into.addi(tid, into.c(ahead.head)))
+            for r in range(ahead.per_thread):
+                copy(into, into.addi(base, into.c(r * ahead.issuers)) if r else base)
+
+        if ahead.issuers == launch.num_threads:
+            copies()
+        else:
+            with into.when(into.cmp("ult", tid, into.c(ahead.issuers))):
+                copies()
 
     if ahead is None:
         with b.loop(tid, chunks, threads) as j:

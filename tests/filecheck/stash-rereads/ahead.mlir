@@ -6,6 +6,7 @@
 // EQ: @ahead_f16_aligned: equivalent after
 // EQ: @ahead_f32: equivalent after
 // EQ: @ahead_weight: equivalent after
+// EQ: @ahead_few_chunks: equivalent after
 // The window fill overlapped with the first loop (`stash-rereads`' `_ahead`): rows longer
 // than the groups kept in flight. The window's chunks after its first (the head, where
 // rows are not 16-byte aligned) come in groups of one trip's elements, each thread
@@ -19,6 +20,8 @@
 #a = #layout.auto<{rank = 2, warps = 1}>
 #r = #layout.slice<{dim = 1, parent = #a}>
 #c = #layout.slice<{dim = 0, parent = #a}>
+#a2 = #layout.auto<{rank = 2, warps = 2}>
+#r2 = #layout.slice<{dim = 1, parent = #a2}>
 
 // CHECK-LABEL: func.func @ahead_f16
 // CHECK:         layout.alloc : !layout.tensor<f16, #layout.cute<(1,2568):(0,1)>, smem>
@@ -217,6 +220,52 @@ func.func @ahead_weight(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16,
       %yh = arith.truncf %y : tensor<1x256xf32, #a> to tensor<1x256xf16, #a>
       %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
       layout.store %yh, %to : tensor<1x256xf16, #a>, !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+    }
+  }
+  func.return
+}
+
+// More threads (64) than a trip's chunks (32): the first 32 threads copy the groups
+// (one chunk each), the others none (their waits wait for nothing; the trip's barrier
+// shows them the chunks).
+// CHECK-LABEL: func.func @ahead_few_chunks
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[ISS:.*]] = arith.constant 32 : index
+// CHECK-NEXT:      %[[MINE:.*]] = arith.cmpi ult, %tid, %[[ISS]] : index
+// CHECK-NEXT:      scf.if %[[MINE]] {
+// CHECK:             layout.copy_chunk_async
+// CHECK:         scf.for %{{.*}} iter_args
+// CHECK:           layout.async_wait {pending = 7 : i64}
+func.func @ahead_few_chunks(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) {
+  %a = layout.view %src(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem>
+  %b = layout.view %dst(%m) : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem>
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(64) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %zero = arith.constant 0.0 : f16
+    %zero32 = arith.constant 0.0 : f32
+    %q0 = layout.splat %zero32 : f32 -> tensor<1xf32, #r2>
+    %lo = arith.constant 0 : index
+    %hi = arith.constant 11 : index
+    %one = arith.constant 1 : index
+    %q = scf.for %j = %lo to %hi step %one iter_args(%acc = %q0) -> (tensor<1xf32, #r2>) {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      %x = layout.load %t, %zero : f16 : !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked> -> tensor<1x256xf16, #a2>
+      %xf = arith.extf %x : tensor<1x256xf16, #a2> to tensor<1x256xf32, #a2>
+      %s = layout.reduce %xf {axis = 1 : i64, kind = "add"} : tensor<1x256xf32, #a2> -> tensor<1xf32, #r2>
+      %n = arith.addf %acc, %s : tensor<1xf32, #r2>
+      scf.yield %n : tensor<1xf32, #r2>
+    }
+    %e = layout.expand_dims %q {axis = 1 : i64} : tensor<1xf32, #r2> -> tensor<1x1xf32, #a2>
+    %qb = layout.broadcast %e : tensor<1x1xf32, #a2> -> tensor<1x256xf32, #a2>
+    scf.for %j = %lo to %hi step %one {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      %x = layout.load %t, %zero : f16 : !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked> -> tensor<1x256xf16, #a2>
+      %xf = arith.extf %x : tensor<1x256xf16, #a2> to tensor<1x256xf32, #a2>
+      %y = arith.subf %xf, %qb : tensor<1x256xf32, #a2>
+      %yh = arith.truncf %y : tensor<1x256xf32, #a2> to tensor<1x256xf16, #a2>
+      %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 256>} : !layout.tensor<f16, #layout.cute<(?,2561):(2561,1)>, gmem> -> !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
+      layout.store %yh, %to : tensor<1x256xf16, #a2>, !layout.tensor<f16, #layout.cute<(1,256):(2561,1)>, gmem, masked>
     }
   }
   func.return
