@@ -263,3 +263,17 @@ def test_weights_are_loaded_a_trip_ahead(name, vectors):
         assert len(top) == before
         second = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)][-1]
         assert len(second.iter_args) == before
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+def test_window_fill_copied_by_some_threads_changes_no_bit(name):
+    """Trips of 256 f16 (32 chunks of 16 bytes) over 64 threads: the first 32 copy each
+    group, the others none and see the chunks after each trip's barrier; the two reads'
+    bits."""
+    program = CHUNKED[name](4001, "f16", chunk=256)
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    text = emit(module)
+    assert "threads(64)" in text and "layout.async_wait {pending = 7 : i64}" in text
+    args, _ = _inputs(name, 2, 4001, "f16")
+    _same_bits_as_two_reads(program, WINDOW, args)
