@@ -84,7 +84,8 @@ class StashRereadsPass(ModulePass):
     the loop as a wait may leave in flight (7 commit groups of a thread: 7 trips of
     50257 f16 over 16 warps, 3 of f32), one more
     at each trip, and each trip waits (`layout.async_wait`) for its own group and meets a
-    barrier before reading, so the block's reads of its row go on while it reduces the
+    barrier before reading (until the trip that waits for the whole window: the trips
+    after it neither wait nor meet a barrier), so the block's reads of its row go on while it reduces the
     chunks already landed (`ahead=false`: the whole window, then one wait and a barrier,
     before the first loop). With a window fill, the global loads left in the second
     loop (a norm's weight and bias) are issued a trip ahead (`_load_ahead`: trip 0's
@@ -580,26 +581,27 @@ def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> N
         Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
         loads = [_split_loop(ld, split.result) for ld in loads]
     if ahead is not None:
-        # each trip of the first loop: the next group (or, once the whole groups are
-        # issued, the rest of the window) in flight, then a wait for the trip's groups
+        # each trip of the first loop: the next group in flight, then a wait for the
+        # trip's groups and a barrier; the trip whose next group would be past the
+        # whole groups issues the rest of the window and waits for all of it, and the
+        # trips after it find the whole stash landed (no wait, no barrier)
         trip = Block()
         tb = _Builder(trip)
         first_loop = loads[0].parent_op()
         assert isinstance(first_loop, scf.ForOp)
         i = first_loop.body.block.args[0]
+        last = min(ahead.depth, ahead.groups)
+        nxt = tb.addi(i, tb.c(last))
         if ahead.groups > ahead.depth:
-            nxt = tb.addi(i, tb.c(ahead.depth))
-            with tb.when(tb.cmp("ult", nxt, tb.c(ahead.groups)), otherwise=True) as to_else:
+            with tb.when(tb.cmp("ult", nxt, tb.c(ahead.groups))):
                 group(tb, nxt)
                 tb.add(AsyncWaitOp(ahead.depth * ahead.per_thread))
-                to_else()
-                if w.trips is None:  # a partial window has no chunks past its groups
-                    with tb.when(tb.cmp("eq", nxt, tb.c(ahead.groups))):
-                        rest(tb)
-                tb.add(AsyncWaitOp(0))
-        else:
+                tb.add(BarrierOp())
+        with tb.when(tb.cmp("eq", nxt, tb.c(ahead.groups))):
+            if w.trips is None and ahead.groups > ahead.depth:  # (else issued before the loop)
+                rest(tb)
             tb.add(AsyncWaitOp(0))
-        tb.add(BarrierOp())
+            tb.add(BarrierOp())
         Rewriter.insert_op(_moved(trip, pair.first), InsertPoint.at_start(first_loop.body.block))
     for load in loads:
         t: TileOp = load.view.owner  # type: ignore[assignment]

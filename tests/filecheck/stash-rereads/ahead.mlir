@@ -15,8 +15,8 @@
 // most 7 commit groups a wait leaves in flight) and each trip issues the next group,
 // waits until 7 are pending (so its own group and those before it have landed) and
 // meets a barrier; past the last whole group (9 of them in a row of 2561) the trip
-// whose next group would be the 10th issues the rest of the window, and every trip from
-// there on waits for all.
+// whose next group would be the 10th issues the rest of the window, waits for all of it
+// and meets a barrier, and the trips after it find the stash landed.
 #a = #layout.auto<{rank = 2, warps = 1}>
 #r = #layout.slice<{dim = 1, parent = #a}>
 #c = #layout.slice<{dim = 0, parent = #a}>
@@ -39,13 +39,14 @@
 // CHECK-NEXT:      scf.if %[[MORE]] {
 // CHECK:             layout.copy_chunk_async
 // CHECK-NEXT:        layout.async_wait {pending = 7 : i64}
-// CHECK-NEXT:      } else {
-// CHECK:             %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %{{.*}} : index
-// CHECK-NEXT:        scf.if %[[LAST]] {
-// CHECK:               layout.copy_chunk_async
-// CHECK:             layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:        layout.barrier
 // CHECK-NEXT:      }
-// CHECK-NEXT:      layout.barrier
+// CHECK:           %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %{{.*}} : index
+// CHECK-NEXT:      scf.if %[[LAST]] {
+// CHECK:             layout.copy_chunk_async
+// CHECK:           layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:        layout.barrier
+// CHECK-NEXT:      }
 // CHECK-NEXT:      layout.tile
 // CHECK-NEXT:      layout.load %{{.*}} : f16 : !layout.tensor<f16, #layout.cute<(1,256):(0,1)>, smem, masked>
 func.func @ahead_f16(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) {
