@@ -95,7 +95,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     "stash-window": {"choose-warps": "choose-warps{stash_rows=false}"},
     "stash-window-w16": {"choose-warps": "choose-warps{bytes=8 stash_rows=false}"},
     "stash-window-w32": {"choose-warps": "choose-warps{bytes=4 max_warps=32 stash_rows=false}"},
-    "stash-partial": {"stash-rereads": "stash-rereads{partial=true}"},
+    "stash-partial": {"choose-warps": "choose-warps{stash_partial=true}",
+                      "stash-rereads": "stash-rereads{partial=true}"},
+    "stash-one-wait": {"stash-rereads": "stash-rereads{ahead=false}"},
     "reread-order": {"choose-warps": "reread-order,choose-warps{stash_rows=false}", "stash-rereads": ""},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
@@ -115,7 +117,10 @@ the window fill, at `choose-warps{stash_rows}`' warps); `no-stash` reads it twic
 default before it); `stash` fills the stash in the first loop instead (slower than reading
 twice on the H200, one block a multiprocessor); `stash-window` / `-w16` / `-w32` the
 window fill at the bytes rule's warps / at 16 / at 32; `stash-partial` also stashes the first
-chunks of rows that do not fit (131072 f16: measured slower). The L2 variants below read twice (no stash).
+chunks of rows that do not fit, at the warps `choose-warps{stash_partial}` gives that stash
+(131072 f16: measured slower at 4 warps, before the fill overlapped the first loop); `stash-one-wait` copies the
+whole window before the first loop, then waits once (the default overlaps the fill with
+that loop, trip by trip). The L2 variants below read twice (no stash).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
 and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and

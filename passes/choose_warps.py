@@ -114,6 +114,8 @@ class ChooseWarpsPass(ModulePass):
       stash_rows     the shared-memory rule above for rows `stash-rereads` will stash
                      (default true: the default pipeline runs `stash-rereads` after this
                      pass; `--variants no-stash` turns both off).
+      stash_partial  that rule also for the rows `stash-rereads{partial=true}` will stash
+                     the first chunks of (default false, as that option's).
     """
 
     name = "choose-warps"
@@ -122,6 +124,7 @@ class ChooseWarpsPass(ModulePass):
     max_warps: int = 16
     l2_rows: bool = False
     stash_rows: bool = True
+    stash_partial: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.bytes < 1 or not is_pow2(self.max_warps) or self.max_warps > MAX_WARPS:
@@ -135,19 +138,20 @@ class ChooseWarpsPass(ModulePass):
                 if self.l2_rows:
                     warps = l2_row_warps(launch, warps, target_of(op))
                 if self.stash_rows:
-                    warps = stash_row_warps(launch, warps, target_of(op), tile, self.max_warps)
+                    warps = stash_row_warps(launch, warps, target_of(op), tile, self.max_warps, self.stash_partial)
             _set_warps(launch, warps)
 
 
-def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target, tile: int, max_warps: int = 16) -> int:
-    """`warps`, or more where `stash-rereads` will give `launch` window stashes of S
-    bytes (`window_stash_bytes`): the blocks resident per multiprocessor are then
+def stash_row_warps(launch: LaunchOp, warps: int, tgt: Target, tile: int, max_warps: int = 16,
+                    partial: bool = False) -> int:
+    """`warps`, or more where `stash-rereads` (with `partial`, `stash-rereads{partial=true}`)
+    will give `launch` window stashes of S bytes (`window_stash_bytes`): the blocks resident per multiprocessor are then
     B = `tgt.resident_blocks(S + SCRATCH)` (the multiprocessor's shared memory, 1 KiB
     of it reserved per block; at least 1), and the block gets the warps that fill the
     multiprocessor's threads at B blocks, threads_per_sm / (32 B), at most `max_warps`
     and at most as many as leave each thread a whole vector (`vector_bytes`) of the
     `tile` bytes (more would narrow `coalesce`'s vectors)."""
-    stash = window_stash_bytes(launch)
+    stash = window_stash_bytes(launch, partial=partial)
     if not stash:
         return warps
     blocks = max(1, tgt.resident_blocks(stash + SCRATCH))

@@ -19,6 +19,7 @@ from tilec.dialects.layout import (
     AllocOp,
     AsyncWaitOp,
     BarrierOp,
+    CopyAsyncOp,
     LaunchOp,
     LoadOp,
     SliceOp,
@@ -34,6 +35,7 @@ from tilec.support.locations import copy_loc
 from tilec.support.target import target_of
 
 from ._analysis import constant_index
+from ._pipeline_expand import CP_ASYNC_PENDING_MAX
 from ._rereads import is_trip, rereads, trips
 
 
@@ -75,7 +77,20 @@ class StashRereadsPass(ModulePass):
     window, from its first element rounded down to 16 bytes (a row of odd length starts
     anywhere; the bytes of the neighbouring rows in its first and last chunks are copied
     and never read), the elements past the buffer's last whole chunk one at a time (the
-    last row's tail); one `layout.async_wait` and a barrier; then both loops load the
+    last row's tail). Where the first loop runs from 0 by 1 over the trip itself and
+    the window is the launch's only cp.async, the fill overlaps that loop (`_ahead`):
+    it is issued in groups of one trip's chunks, each copied by the same count of
+    16-byte chunks a thread (by gcd(chunks, threads) threads), as many groups before
+    the loop as a wait may leave in flight (7 commit groups of a thread: 7 trips of
+    50257 f16 over 16 warps, 3 of f32), one more
+    at each trip, and each trip waits (`layout.async_wait`) for its own group and meets a
+    barrier before reading (until the trip that waits for the whole window: the trips
+    after it neither wait nor meet a barrier), so the block's reads of its row go on while it reduces the
+    chunks already landed (`ahead=false`: the whole window, then one wait and a barrier,
+    before the first loop). With a window fill, the global loads left in the second
+    loop (a norm's weight and bias) are issued a trip ahead (`_load_ahead`: trip 0's
+    before the loop, each trip loading the next trip's tile into a value the loop
+    carries; `ahead=false` too leaves them). Both loops load the
     stash through a `(1, N)` view of the row at its misalignment in the window
     (`layout.slice` of a `(K, 1, N):(1, 0, 1)` re-view, K elements per 16 bytes), whose
     tiles are masked as the global ones were (`other` past the row). A row of a multiple
@@ -119,6 +134,9 @@ class StashRereadsPass(ModulePass):
                      may take (default 0: the target's `smem_per_block`).
       window=false   the loop fill even where the window fill applies.
       partial=true   a window fill of a row's first chunks where the whole row does not fit.
+      ahead=false    the whole window copied, then one wait, before the first loop, even
+                     where the fill can overlap it (`_ahead`), and the second loop's
+                     global loads left in their trip (`_load_ahead`).
     """
 
     name = "stash-rereads"
@@ -126,20 +144,28 @@ class StashRereadsPass(ModulePass):
     max_bytes: int = 0
     window: bool = True
     partial: bool = False
+    ahead: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
             raise TilecError(f"stash-rereads: max_bytes={self.max_bytes} must be at least 0")
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
             limit = self.max_bytes or target_of(launch).smem_per_block
-            for r in rereads(launch):
+            pairs = rereads(launch)
+            for r in pairs:
                 plans = _plan(r.first, r.second, launch)
                 used = _smem_bytes(launch)
                 windows = (_windows(launch, plans, limit - used - SCRATCH, self.partial)
                            if self.window and not launch.is_open else None)
                 if windows is not None:
+                    # the fill in groups waited for trip by trip only where it is the
+                    # launch's only cp.async (each thread's group count is then its own)
+                    alone = len(pairs) == 1 and len(windows) == 1 and not _copies_async(launch)
                     for w in windows:
-                        _fill_window(launch, w)
+                        _fill_window(launch, w, _ahead(launch, w) if alone and self.ahead else None)
+                    if windows and self.ahead:
+                        for loop in [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]:
+                            _load_ahead(loop, launch)
                 elif plans and used + sum(p.nbytes for p in plans) + SCRATCH <= limit:
                     _stash(launch, r.first, r.second, plans)
 
@@ -366,14 +392,77 @@ def _window(launch: LaunchOp, pair: _Pair) -> _Window | None:
     return _Window(pair, view, row, n, k, g == k, span * eb)
 
 
-def _fill_window(launch: LaunchOp, w: _Window) -> None:
+@dataclass(frozen=True)
+class _Ahead:
+    """How a window fill overlaps the first loop (`_ahead`): the window's chunks after
+    its first `head` ones come in groups of `chunks` (one trip's elements, in 16-byte
+    chunks), copied by the launch's first `issuers` threads (gcd(chunks, threads): the
+    others copy none of them, and see them after the trip's barrier), `per_thread`
+    each, the same for every issuer; `groups` whole
+    groups lie in every row's window, the rest of it is copied after them; `depth`
+    groups are in flight ahead of the trip that reads (`depth x per_thread` commit
+    groups of each thread, at most `cuda.cp_async_wait`'s 7)."""
+
+    loop: scf.ForOp
+    head: int
+    chunks: int
+    issuers: int
+    per_thread: int
+    groups: int
+    depth: int
+
+
+def _ahead(launch: LaunchOp, w: _Window) -> _Ahead | None:
+    """`w`'s fill overlapped with the first loop, where that loop runs from 0 by 1 with
+    the trip as its tile coordinate itself; else None (the whole window, then one
+    wait). A partial window's
+    stashed trips are its groups (`_partial`: its window holds no chunk past them).
+
+    Trip i reads the row's elements [i C, (i + 1) C) (C the tile's extent), which lie in
+    the window's chunks below (i + 1) C / k plus one where rows are not aligned (the
+    misalignment shifts them by less than a chunk): so the groups start after `head`
+    chunks (1 there, 0 for aligned rows) and trip i needs the head and groups 0..i. A
+    thread's copies are issued in window order, `per_thread` to a group, so once group
+    i + depth is issued, waiting until `depth x per_thread` groups are pending lands
+    every copy of groups up to i (the head's copies are older still); a thread that
+    copies none waits for nothing, and sees the others' after the trip's barrier."""
+    load = w.pair.first
+    loop = load.parent_op()
+    if (not isinstance(loop, scf.ForOp) or constant_index(loop.lb) != 0
+            or constant_index(loop.step) != 1 or load.view.owner.coords[1] is not loop.body.block.args[0]):
+        return None
+    size = load.view.owner.tile_sizes[1]
+    if size % w.k:
+        return None
+    chunks = size // w.k
+    issuers = gcd(chunks, launch.num_threads)
+    per_thread = chunks // issuers
+    head = 0 if w.aligned else 1
+    groups = (w.n // w.k - head) // chunks if w.trips is None else w.trips
+    depth = CP_ASYNC_PENDING_MAX // per_thread
+    if depth < 1 or groups < 1:
+        return None
+    return _Ahead(loop, head, chunks, issuers, per_thread, groups, depth)
+
+
+def _copies_async(launch: LaunchOp) -> bool:
+    """Whether `launch` already issues or waits for cp.async copies."""
+    return any(isinstance(o, (CopyChunkAsyncOp, CopyAsyncOp, AsyncWaitOp)) for o in launch.walk())
+
+
+def _fill_window(launch: LaunchOp, w: _Window, ahead: _Ahead | None = None) -> None:
     """The stash of `w`: before anything else of the launch, its threads copy the block's
     row into shared memory by 16-byte `cp.async` chunks of its address-aligned window
     (from the row's first element rounded down to 16 bytes), the row's elements past the
     buffer's last whole chunk one at a time (the last row's tail, where rows are not
-    aligned); one wait and a barrier; then both loops load the stash: an aligned row is
-    the stash itself, `(1, N):(0, 1)`; another a `(1, N)` view at its misalignment in the
-    window (`layout.slice` of a `(k, 1, N):(1, 0, 1)` re-view)."""
+    aligned); then both loops load the stash: an aligned row is the stash itself,
+    `(1, N):(0, 1)`; another a `(1, N)` view at its misalignment in the window
+    (`layout.slice` of a `(k, 1, N):(1, 0, 1)` re-view).
+
+    Without `ahead`, the whole window is copied before the first loop, then one wait and
+    a barrier. With `ahead` (`_Ahead`), the window is copied in groups of one trip's
+    chunks, `ahead.depth` groups before the first loop and one more at each of its trips,
+    each trip waiting (`layout.async_wait`, then a barrier) for the groups it reads only."""
     from ._box_tile import _Builder
 
     pair, k, n = w.pair, w.k, w.n
@@ -428,18 +517,54 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         # at most the window's chunks: a bound the index-width analysis sees (`hi - lo`
         # alone it bounds by the whole buffer), so the 32-bit kernel serves as many rows
         chunks = b.add(arith.MinSIOp(chunks, c(span // k)))
-    with b.loop(tid, chunks, threads) as j:
-        at = b.muli(j, ck)
-        b.add(CopyChunkAsyncOp(flat, [b.add(MultipleOfOp(b.addi(lo, at), k))], stash,
-                               [zero, b.add(MultipleOfOp(at, k))], k))
+
+    def copy(into: _Builder, j: SSAValue) -> None:
+        """The window's chunk `j` into the stash (one cp.async, one group)."""
+        at = into.muli(j, into.c(k))
+        into.add(CopyChunkAsyncOp(flat, [into.add(MultipleOfOp(into.addi(lo, at), k))], stash,
+                                  [zero, into.add(MultipleOfOp(at, k))], k))
+
+    def rest(into: _Builder) -> None:
+        """The window's chunks past its whole groups, strided over the threads."""
+        assert ahead is not None
+        with into.loop(into.addi(into.c(ahead.head + ahead.groups * ahead.chunks), tid), chunks, threads) as j:
+            copy(into, j)
+
+    def group(into: _Builder, g: SSAValue) -> None:
+        """Group `g`'s chunks: `per_thread` each of the first `issuers` threads."""
+        assert ahead is not None
+
+        def copies() -> None:
+            base = into.addi(into.muli(g, into.c(ahead.chunks)), into.addi(tid, into.c(ahead.head)))
+            for r in range(ahead.per_thread):
+                copy(into, into.addi(base, into.c(r * ahead.issuers)) if r else base)
+
+        if ahead.issuers == launch.num_threads:
+            copies()
+        else:
+            with into.when(into.cmp("ult", tid, into.c(ahead.issuers))):
+                copies()
+
+    if ahead is None:
+        with b.loop(tid, chunks, threads) as j:
+            copy(b, j)
+    else:
+        if ahead.head:  # the window's first chunk, before the groups (the oldest copies)
+            with b.loop(tid, c(ahead.head), threads) as j:
+                copy(b, j)
+        with b.loop(zero, c(min(ahead.depth, ahead.groups)), c(1)) as g:
+            group(b, g)
+        if ahead.groups <= ahead.depth and w.trips is None:
+            rest(b)
     if not w.aligned and w.trips is None:
         # the row's elements past the buffer's last whole chunk (the last row's tail)
         with b.when(b.cmp("sgt", end, lim)):
             with b.loop(b.addi(b.add(arith.MaxSIOp(hi, start)), tid), end, threads) as e:
                 x = b.add(ReadOp(flat, [e]))
                 b.add(WriteOp(x, stash, [zero, b.subi(e, lo)]))
-    b.add(AsyncWaitOp(0))
-    b.add(BarrierOp())
+    if ahead is None:
+        b.add(AsyncWaitOp(0))
+        b.add(BarrierOp())
     row = stash
     held = n if w.trips is None else w.trips * pair.first.view.owner.tile_sizes[1]
     if not w.aligned:
@@ -448,21 +573,141 @@ def _fill_window(launch: LaunchOp, w: _Window) -> None:
         row_t = TensorViewType(elem, cute.make_layout((1, held), (0, 1)), "smem")
         pattern = DenseArrayBase.from_list(i64, [DYNAMIC, WILDCARD, WILDCARD])
         row = b.add(SliceOp.create(operands=[wide, mis], properties={"pattern": pattern}, result_types=[row_t]))
-    ops = list(scratch.ops)
-    for o in ops:
-        o.detach()
-        copy_loc(pair.first, o)
+    ops = _moved(scratch, pair.first)
     Rewriter.insert_op(ops, InsertPoint.at_start(launch.body.block))
     loads = [pair.first, pair.second]
     if w.trips is not None:
         split = arith.ConstantOp(IntegerAttr(w.trips, IndexType()))
         Rewriter.insert_op(split, InsertPoint.after(ops[-1]))
         loads = [_split_loop(ld, split.result) for ld in loads]
+    if ahead is not None:
+        # each trip of the first loop: the next group in flight, then a wait for the
+        # trip's groups and a barrier; the trip whose next group would be past the
+        # whole groups issues the rest of the window and waits for all of it, and the
+        # trips after it find the whole stash landed (no wait, no barrier)
+        trip = Block()
+        tb = _Builder(trip)
+        first_loop = loads[0].parent_op()
+        assert isinstance(first_loop, scf.ForOp)
+        i = first_loop.body.block.args[0]
+        last = min(ahead.depth, ahead.groups)
+        nxt = tb.addi(i, tb.c(last))
+        if ahead.groups > ahead.depth:
+            with tb.when(tb.cmp("ult", nxt, tb.c(ahead.groups))):
+                group(tb, nxt)
+                tb.add(AsyncWaitOp(ahead.depth * ahead.per_thread))
+                tb.add(BarrierOp())
+        with tb.when(tb.cmp("eq", nxt, tb.c(ahead.groups))):
+            if w.trips is None and ahead.groups > ahead.depth:  # (else issued before the loop)
+                rest(tb)
+            tb.add(AsyncWaitOp(0))
+            tb.add(BarrierOp())
+        Rewriter.insert_op(_moved(trip, pair.first), InsertPoint.at_start(first_loop.body.block))
     for load in loads:
         t: TileOp = load.view.owner  # type: ignore[assignment]
         st = TileOp(row, [zero, t.coords[1]], list(t.tile_sizes))
         copy_loc(load, st)
         _read_instead(load, st, load.other)
+
+
+def _load_ahead(loop: scf.ForOp, launch: LaunchOp) -> None:
+    """The global loads left in `loop`, a loop of a launch with a window stash (a norm's
+    weight and bias in the second loop; with `partial`, the row's unstashed chunks too),
+    issued one trip ahead: the first trip's before the loop, and each trip loads trip
+    i + 1's tile (the last trip's again at the last trip) into a value the loop carries
+    to the next trip, first thing in the trip, so that its latency is spent on this
+    trip's work. Taken: loads of a `layout.tile` of a global view made in the loop's
+    body at the trip (the induction variable itself, once) and otherwise at values, an
+    `other` and a `mask` defined outside the loop (or constants, copied before it), of
+    views nothing in the launch stores to, in a loop of constant bounds, step 1 and at
+    least 2 trips. Each load reads what it read before, so no result changes."""
+    n, lb = trips(loop), constant_index(loop.lb)
+    if not n or n < 2 or lb is None or constant_index(loop.step) != 1:
+        return
+    body = loop.body.block
+    iv = body.args[0]
+    written = {o.view for o in launch.walk() if isinstance(o, StoreOp)}
+    written |= {t.source for v in written if isinstance(t := v.owner, TileOp)}
+
+    def outside(v: SSAValue | None) -> bool:
+        return v is None or not loop.is_ancestor(v.owner if isinstance(v.owner, Operation) else v.owner.parent_op())
+
+    def constant(v: SSAValue | None) -> bool:
+        return v is not None and isinstance(v.owner, arith.ConstantOp)
+
+    loads = []
+    for o in body.ops:
+        t = o.view.owner if isinstance(o, LoadOp) else None
+        if (not isinstance(t, TileOp) or t.parent_block() is not body or t.result.uses.get_length() != 1
+                or t.source.type.memory_space != "gmem" or t.source in written
+                or [c is iv for c in t.coords].count(True) != 1
+                or not all(outside(c) for c in (t.source, *t.coords) if c is not iv)
+                or not all(outside(v) or constant(v) for v in (o.other, o.mask))):
+            continue
+        loads.append(o)
+    if not loads:
+        return
+    pre: list[Operation] = []
+    first_trip = arith.ConstantOp(IntegerAttr(lb, IndexType()))
+    pre.append(first_trip)
+    inits = []
+    for ld in loads:
+        t: TileOp = ld.view.owner  # type: ignore[assignment]
+        at: dict[SSAValue, SSAValue] = {iv: first_trip.result}
+        for v in (ld.other, ld.mask):
+            if v is not None and not outside(v):
+                c = v.owner.clone()
+                pre.append(c)
+                at[v] = c.results[0]
+        first_t = t.clone(value_mapper=at)
+        at[t.result] = first_t.result
+        first = ld.clone(value_mapper=at)
+        pre += [first_t, first]
+        inits.append(first.result)
+    for o in pre:
+        copy_loc(loop, o)
+    Rewriter.insert_op(pre, InsertPoint.before(loop))
+    from ._scf_slots import rebuild_for
+
+    carried = len(loop.iter_args)
+    loop = rebuild_for(loop, list(range(carried)), inits)
+    body = loop.body.block
+    iv = body.args[0]
+    ahead: list[Operation] = [one := arith.ConstantOp(IntegerAttr(1, IndexType())),
+                              last := arith.ConstantOp(IntegerAttr(lb + n - 1, IndexType())),
+                              nxt := arith.AddiOp(iv, one.result),
+                              at_next := arith.MinUIOp(nxt.result, last.result)]
+    for o in ahead:
+        copy_loc(loop, o)
+    y = body.last_op
+    assert isinstance(y, scf.YieldOp)
+    outs = list(y.operands)
+    for k, ld in enumerate(loads):
+        t = ld.view.owner  # type: ignore[assignment]
+        ld.result.replace_all_uses_with(body.args[1 + carried + k])
+        for o in (t, ld):
+            o.detach()
+        t.operands = [at_next.result if v is iv else v for v in t.operands]
+        for v in (ld.other, ld.mask):  # a constant of the body: copied before the load
+            if v is not None and not outside(v):
+                c = v.owner.clone()
+                copy_loc(v.owner, c)
+                ahead.append(c)
+                ld.operands = [c.results[0] if u is v else u for u in ld.operands]
+        ahead += [t, ld]
+        outs[carried + k] = ld.result
+    y.operands = outs
+    Rewriter.insert_op(ahead, InsertPoint.at_start(body))
+
+
+def _moved(block: Block, loc: Operation) -> list[Operation]:
+    """`block`'s ops detached from it, each at `loc`'s location."""
+    ops = list(block.ops)
+    for o in ops:
+        o.detach()
+        for inner in o.walk():
+            copy_loc(loc, inner)
+    return ops
 
 
 def _split_loop(load: LoadOp, split: SSAValue) -> LoadOp:

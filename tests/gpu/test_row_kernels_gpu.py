@@ -226,10 +226,12 @@ def test_two_pass_rows_with_the_window_stash(name, dtype, n):
     cp.async of its address-aligned window before the loops (the default: `stash-rereads`
     after `choose-warps{stash_rows}`; 50257, rows unaligned, the last row's tail copied
     element by element; 24576, 16-byte rows, the stash the row; 131072: no stash, or
-    with `partial` its first chunks), at 16 warps, at 32 (`stash-window-w32`), and read
-    twice (`no-stash`)."""
+    with `partial` its first chunks), at 16 warps, at 32 (`stash-window-w32`), the whole
+    window before the first loop (`stash-one-wait`; the default overlaps the two), and
+    read twice (`no-stash`)."""
     _check(name, dtype, n, (1, 7, 300))
     _check(name, dtype, n, (1, 7), _variant("stash-window-w32"))
+    _check(name, dtype, n, (1, 7), _variant("stash-one-wait"))
     _check(name, dtype, n, (1, 7), _variant("no-stash"))
     if n == 131072:
         _check(name, dtype, n, (1, 7), _variant("stash-partial"))

@@ -6,6 +6,7 @@ compiles under NVRTC."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -177,15 +178,20 @@ def test_window_stashed_row_kernels_compile_to_cp_async(name, n, dtype):
 @pytest.mark.parametrize("m", [1, 3])
 def test_partial_window_stash_changes_no_bit(name, n, dtype, max_bytes, held, m):
     """`partial`: a row that does not fit in `max_bytes` has its first chunks stashed,
-    each loop split in two at them (the stash's trips, then global memory's); bits as
-    the default's."""
+    each loop split in two at them (the stash's trips, then global memory's, a trip
+    ahead); bits as the default's."""
+    from xdsl.dialects import scf
+
+    from tilec.dialects.layout import LaunchOp, LoadOp
     program = CHUNKED[name](n, dtype, chunk=1024)
     pipeline = WINDOW.replace("stash-rereads", f"stash-rereads{{max_bytes={max_bytes} partial=true}}")
     module = program.module.clone()
     run_pipeline(module, f"chunk-rows,pack-rows,choose-warps,stash-rereads{{max_bytes={max_bytes} partial=true}}")
     text = emit(module)
     assert f"cute<(1,{held}):(0,1)>, smem>" in text and "layout.copy_chunk_async" in text
-    assert text.count("scf.for") == 5  # the fill, each loop as two
+    launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
+    loops = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)]
+    assert sum(any(isinstance(x, LoadOp) for x in o.walk()) for o in loops) == 4  # each loop as two
     args, _ = _inputs(name, m, n, dtype)
     _same_bits_as_two_reads(program, pipeline, args)
 
@@ -204,3 +210,70 @@ def test_window_stash_keeps_the_32_bit_kernel(name, dtype):
         run_pipeline(lowered, pipeline)
         limits.append(index_limit(lowered))
     assert limits[0] == limits[1] >= 16384
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("n,dtype,m,pending", [(9001, "f16", 3, 7), (9001, "f16", 1, 7), (5001, "f32", 3, 6),
+                                               (9216, "f16", 2, 7)])
+def test_window_fill_overlapping_the_first_loop_changes_no_bit(name, n, dtype, m, pending):
+    """Rows longer than the groups a wait leaves in flight, in trips of 1024: 9001 f16
+    over 128 threads, 8 whole groups of 128 chunks (one a thread), 7 ahead; 5001 f32, 4
+    groups of 256 chunks (two a thread), 3 ahead; 9216 f16, aligned rows (no head chunk,
+    no rest): the first loop's trips issue the next group and wait for their own, and
+    the reference executor, which fails a read of a chunk still being copied, gives the
+    two reads' bits."""
+    program = CHUNKED[name](n, dtype, chunk=1024)
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    waits = {int(x) for x in re.findall(r"layout.async_wait \{pending = (\d+)", emit(module))}
+    assert waits == {0, pending}
+    args, _ = _inputs(name, m, n, dtype)
+    _same_bits_as_two_reads(program, WINDOW, args)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+@pytest.mark.parametrize("dtype,pending", [("f16", 7), ("f32", 6)])
+def test_window_fill_of_50257_overlaps_the_first_loop(name, dtype, pending):
+    """At the users' shape (trips of 4096, 16 warps) the fill is issued in groups of a
+    trip: 7 groups (f16, one 16-byte chunk a thread each) or 3 (f32, two) in flight ahead
+    of the trip that reads; with `ahead=false` one wait before the first loop."""
+    for pipeline, want in ((AFTER_WARPS, {0, pending}),
+                           (AFTER_WARPS.replace("stash-rereads", "stash-rereads{ahead=false}"), {0})):
+        module = rk.KERNELS[name](50257, dtype).module.clone()
+        run_pipeline(module, pipeline)
+        assert {int(x) for x in re.findall(r"layout.async_wait \{pending = (\d+)", emit(module))} == want
+
+
+@pytest.mark.parametrize("name,vectors", [("layer_norm", 2), ("rms_norm", 1), ("softmax", 0)])
+def test_weights_are_loaded_a_trip_ahead(name, vectors):
+    """The second loop's global loads of a stashed row kernel (layer norm's weight and
+    bias, RMSNorm's weight) are issued a trip ahead: trip 0's before the loop, each trip
+    loading the next trip's tile into a value the loop carries (its bits checked by the
+    tests above); with `ahead=false` they stay in the loop."""
+    from xdsl.dialects import scf
+
+    from tilec.dialects.layout import LaunchOp, LoadOp
+
+    for pipeline, before in ((AFTER_WARPS, vectors),
+                             (AFTER_WARPS.replace("stash-rereads", "stash-rereads{ahead=false}"), 0)):
+        module = rk.KERNELS[name](50257, "f16").module.clone()
+        run_pipeline(module, pipeline)
+        launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
+        top = [o for o in launch.body.block.ops if isinstance(o, LoadOp) and o.view.type.memory_space == "gmem"]
+        assert len(top) == before
+        second = [o for o in launch.body.block.ops if isinstance(o, scf.ForOp)][-1]
+        assert len(second.iter_args) == before
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+def test_window_fill_copied_by_some_threads_changes_no_bit(name):
+    """Trips of 256 f16 (32 chunks of 16 bytes) over 64 threads: the first 32 copy each
+    group, the others none and see the chunks after each trip's barrier; the two reads'
+    bits."""
+    program = CHUNKED[name](4001, "f16", chunk=256)
+    module = program.module.clone()
+    run_pipeline(module, AFTER_WARPS)
+    text = emit(module)
+    assert "threads(64)" in text and "layout.async_wait {pending = 7 : i64}" in text
+    args, _ = _inputs(name, 2, 4001, "f16")
+    _same_bits_as_two_reads(program, WINDOW, args)

@@ -2,8 +2,11 @@
 // RUN: tilec %s -p 'choose-warps{stash_rows=false}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'choose-warps{stash_rows=true}' --check-equivalence --arg m=2 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'choose-warps{stash_rows=true},stash-rereads' | filecheck %s --check-prefix=STASH
+// RUN: tilec %s -p 'choose-warps{stash_rows=true stash_partial=true}' | filecheck %s --check-prefix=PART
+// RUN: tilec %s -p 'choose-warps{stash_rows=true stash_partial=true}' --check-equivalence --arg m=2 | filecheck %s --check-prefix=EQ
 // EQ: @rows_of_20k: equivalent after
 // EQ: @rows_of_100k: equivalent after
+// EQ: @rows_of_256k: equivalent after
 // EQ: @read_once: equivalent after
 // `choose-warps{stash_rows}`: a launch that `stash-rereads` will give a window stash of
 // S bytes (its row read once into shared memory) holds B = (227 KiB + 1 KiB) //
@@ -19,6 +22,8 @@
 !T = !layout.tensor<f32, #layout.cute<(1,1024):(5000,1)>, gmem, masked>
 !H = !layout.tensor<f16, #layout.cute<(?,50257):(50257,1)>, gmem>
 !HT = !layout.tensor<f16, #layout.cute<(1,4096):(50257,1)>, gmem, masked>
+!K = !layout.tensor<f16, #layout.cute<(?,131072):(131072,1)>, gmem>
+!KT = !layout.tensor<f16, #layout.cute<(1,4096):(131072,1)>, gmem, masked>
 
 // CHECK-LABEL: func.func @rows_of_20k
 // CHECK:         layout.launch grid(%m, %c1, %c1) threads(128) {
@@ -92,6 +97,44 @@ func.func @rows_of_100k(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16,
       %y = arith.subf %x, %qb : tensor<1x4096xf16, #a>
       %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 4096>} : !H -> !HT
       layout.store %y, %to : tensor<1x4096xf16, #a>, !HT
+    }
+  }
+  func.return
+}
+
+// Rows of 131072 f16 (256 KiB) do not fit: no stash, the bytes rule's 4 warps, unless
+// `stash_partial` (for `stash-rereads{partial=true}`, which stashes their first 28
+// chunks of 4096: 224 KiB, one block a multiprocessor): 16 warps.
+// CHECK-LABEL: func.func @rows_of_256k
+// CHECK:         layout.launch grid(%m, %c1, %c1) threads(128) {
+// PART-LABEL: func.func @rows_of_256k
+// PART:         layout.launch grid(%m, %c1, %c1) threads(512) {
+func.func @rows_of_256k(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) {
+  %a = layout.view %src(%m) : !layout.ptr<f16, align 16> -> !K
+  %b = layout.view %dst(%m) : !layout.ptr<f16, align 16> -> !K
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%m, %c1, %c1) threads(auto) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %zero = arith.constant 0.0 : f16
+    %q0 = layout.splat %zero : f16 -> tensor<1xf16, #r>
+    %lo = arith.constant 0 : index
+    %hi = arith.constant 32 : index
+    %one = arith.constant 1 : index
+    %q = scf.for %j = %lo to %hi step %one iter_args(%acc = %q0) -> (tensor<1xf16, #r>) {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 4096>} : !K -> !KT
+      %x = layout.load %t, %zero : f16 : !KT -> tensor<1x4096xf16, #a>
+      %s = layout.reduce %x {axis = 1 : i64, kind = "max"} : tensor<1x4096xf16, #a> -> tensor<1xf16, #r>
+      %n = arith.maximumf %acc, %s : tensor<1xf16, #r>
+      scf.yield %n : tensor<1xf16, #r>
+    }
+    %e = layout.expand_dims %q {axis = 1 : i64} : tensor<1xf16, #r> -> tensor<1x1xf16, #a>
+    %qb = layout.broadcast %e : tensor<1x1xf16, #a> -> tensor<1x4096xf16, #a>
+    scf.for %j = %lo to %hi step %one {
+      %t = layout.tile %a[%bx, %j] {tile = array<i64: 1, 4096>} : !K -> !KT
+      %x = layout.load %t, %zero : f16 : !KT -> tensor<1x4096xf16, #a>
+      %y = arith.subf %x, %qb : tensor<1x4096xf16, #a>
+      %to = layout.tile %b[%bx, %j] {tile = array<i64: 1, 4096>} : !K -> !KT
+      layout.store %y, %to : tensor<1x4096xf16, #a>, !KT
     }
   }
   func.return
