@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from tilec.compiler.attention_tiles import tile_config
+from tilec.compiler.attention_tiles import consumer_registers, tile_config
 
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bf16", "f16")
@@ -177,11 +177,12 @@ def attention_fwd(
     stages: int | None = None,
     warp_specialized: bool = True,
     overlap: bool | None = None,
-    consumer_regs: int = 240,
+    consumer_regs: int | None = None,
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
     deferred_sum: bool = True,
+    min_blocks: int | None = None,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
@@ -269,7 +270,10 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
     bm = tiles.bm if bm is None else bm
     bn = tiles.bn if bn is None else bn
     stages = tiles.stages if stages is None else stages
+    min_blocks = tiles.blocks if min_blocks is None else min_blocks
     check_config(D, dtype, group, bm, bn, stages)
+    if consumer_regs is None:  # the block's share of the register file, less the producer's
+        consumer_regs = consumer_registers(bm // 64, min_blocks, producer_regs)
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
     if pingpong and (not warp_specialized or bm < 128):
@@ -312,10 +316,10 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
     threads = 128 * (wgs + 1) if warp_specialized else 2 * bm
     if persistent:  # one block per multiprocessor (at most one per tile), looping over tiles
         ntiles = (gm * H * B).named("ntiles")
-        grid = (p.minui(ntiles, p.constant(persistent).named("sms")).named("nprog"), c1, c1)
+        grid = (p.minui(ntiles, p.constant(persistent * min_blocks).named("sms")).named("nprog"), c1, c1)
     else:
         grid = (gm, H, B)
-    with p.launch(grid=grid, threads=threads) as k:
+    with p.launch(grid=grid, threads=threads, min_blocks=min_blocks if min_blocks > 1 else None) as k:
         if pingpong:  # a Q and an O buffer per consumer warpgroup: its 64 rows
             sqs = [p.alloc(_smem(cw, D, False), dtype).named(f"sq{w}") for w in range(wgs)]
         else:

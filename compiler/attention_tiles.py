@@ -71,6 +71,8 @@ class TileConfig:
     bm: int
     bn: int
     stages: int
+    blocks: int = 1
+    """Blocks resident per multiprocessor (`attention_fwd`'s `min_blocks`)."""
 
     @property
     def warpgroups(self) -> int:
@@ -86,6 +88,20 @@ def registers_per_thread(warpgroups: int) -> int:
     """
     threads = 128 * (warpgroups + 1)
     return min(CONSUMER_REGS, REGISTER_FILE // threads // 8 * 8)
+
+
+def consumer_registers(warpgroups: int, blocks: int = 1, producer_regs: int = 24) -> int:
+    """The consumers' `setmaxnreg inc` in a block of `warpgroups` consumer warpgroups and
+    the producer's, `blocks` blocks per multiprocessor: the block's registers at entry
+    (65536 / (blocks x threads) per thread, rounded down to 8, at most 248) less the
+    producer's `producer_regs`, shared by the consumers (rounded down to 8), at most
+    `CONSUMER_REGS`: `setmaxnreg inc` waits until the block's pool holds what it asks.
+
+        consumer_registers(2) == 240 and consumer_registers(1, blocks=2) == 232
+    """
+    threads = 128 * (warpgroups + 1)
+    entry = min(248, REGISTER_FILE // (blocks * threads) // 8 * 8)
+    return min(CONSUMER_REGS, (entry * threads - 128 * producer_regs) // (128 * warpgroups) // 8 * 8)
 
 
 def registers_needed(head_dim: int, bn: int) -> int:

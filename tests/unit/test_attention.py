@@ -69,13 +69,13 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int, d: np.ndarray) ->
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
              level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2,
-             deferred_sum=True):
+             deferred_sum=True, min_blocks=None):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
     `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
     consumer warpgroups take turns issuing their wgmma; `overlap` (None: its default),
-    `stages`, `deferred_sum`: attention_fwd's."""
+    `stages`, `deferred_sum`, `min_blocks`: attention_fwd's."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -84,7 +84,7 @@ def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dt
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
                            persistent=persistent, pingpong=pingpong, overlap=overlap, stages=stages,
-                           deferred_sum=deferred_sum).module
+                           deferred_sum=deferred_sum, min_blocks=min_blocks).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -450,3 +450,19 @@ def test_attention_pingpong_is_an_option():
         attention_fwd(64, bm=64, pingpong=True)
     with pytest.raises(ValueError, match="pingpong needs warp_specialized"):
         attention_fwd(64, warp_specialized=False, pingpong=True)
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_attention_two_blocks_per_multiprocessor(overlap):
+    """One consumer warpgroup per block (bm = 64) and two blocks per multiprocessor
+    (`min_blocks = 2`): the persistent grid is 2 P blocks (here 4 for 2 multiprocessors,
+    over 6 causal tiles: a block loops over two), each block's ring and Q buffer its
+    own; plain and overlapped loops."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=64, bn=128, persistent=2, min_blocks=2, overlap=overlap)
+
+
+def test_attention_synchronous_two_blocks():
+    """The block-synchronous schedule at bm = 128, bn = 64 compiled for two blocks per
+    multiprocessor (Triton's FlashAttention-2 shape): the executor's result is the
+    schedule's, the launch bounds change only the registers."""
+    run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=64, ws=False, min_blocks=2)
