@@ -74,16 +74,19 @@ CONFIGS = {
     "persistent-bn64-2x": {"bn": 64, "min_blocks": 2, "overlap": False, "persistent": True},
     # Triton's FlashAttention-2 shape: no producer, 8 warps on 128 x 64 blocks, two blocks a multiprocessor
     "sync-bn64-2x": {"warp_specialized": False, "bn": 64, "min_blocks": 2},
-    # FlashAttention-3's hdim-64 tile: 192 query rows, three consumer warpgroups taking turns
+    # FlashAttention-3's hdim-64 tile: 192 query rows, three consumer warpgroups taking turns (160 registers each),
+    # the intra-warpgroup overlap too; at bn = 128 (FlashAttention-3's) ptxas spills 36 bytes
     "persistent-bm192-bn64-pingpong": {"bm": 192, "bn": 64, "pingpong": True, "overlap": True, "persistent": True},
+    "persistent-bm192-pingpong": {"bm": 192, "pingpong": True, "overlap": True, "persistent": True},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
 keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""
 
 SHAPE_SETS = {"hd256": "4x16x4096x256,4x16x4096x256c"}
 """Named shape lists for `--shapes`."""
-CONFIG_SETS = {"blocks": "persistent-bn128,persistent-bm64-2x,persistent-bm64-2x-overlap,persistent-bm64-bn64-2x,"
-                         "persistent-bm64-bn64-3x,persistent-bn64-2x,sync-bn64-2x",
+CONFIG_SETS = {"blocks": "persistent-bn128,persistent-bn64-overlap,persistent-bn64-2x,sync-bn64-2x,persistent-bm64-2x,"
+                         "persistent-bm64-bn64-3x,persistent-bm192-bn64-pingpong,persistent-bm192-pingpong,"
+                         "persistent-bn64-pingpong-overlap,persistent-bm64-2x-overlap,persistent-bm64-bn64-2x",
                "hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
                "overlap": "persistent-bn128,persistent-no-overlap,persistent-bn128-overlap,persistent-bn128-pingpong,"
                           "persistent-bn128-pingpong-overlap"}

@@ -319,7 +319,7 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
         grid = (p.minui(ntiles, p.constant(persistent * min_blocks).named("sms")).named("nprog"), c1, c1)
     else:
         grid = (gm, H, B)
-    with p.launch(grid=grid, threads=threads, min_blocks=min_blocks if min_blocks > 1 else None) as k:
+    with p.launch(grid=grid, threads=threads, min_blocks=min_blocks) as k:
         if pingpong:  # a Q and an O buffer per consumer warpgroup: its 64 rows
             sqs = [p.alloc(_smem(cw, D, False), dtype).named(f"sq{w}") for w in range(wgs)]
         else:
