@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from tilec.compiler.attention_tiles import consumer_registers, tile_config
+from tilec.compiler.attention_tiles import consumer_registers, fits_blocks, tile_config
 
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bf16", "f16")
@@ -243,6 +243,15 @@ too (the default at D >= 128 and at bn = 64), the intra-warpgroup overlap as wel
 of step j issues S_j+1, rescales O and issues P_j V (FlashAttention-3's order), and
 softmax_j+1 runs under P_j V and the other warpgroup's turn.
 
+`min_blocks` (None: the rule's, `tile_config`): the blocks resident per
+multiprocessor the kernel is compiled for (`__launch_bounds__(threads, min_blocks)`,
+stated at 1 too: without it ptxas may not know the registers at entry and drop the
+`setmaxnreg`, C7508, serialising the wgmma, C7520); the consumers' `setmaxnreg inc`
+(`consumer_regs` None) is the block's share of the register file less the producer's
+(attention_tiles.consumer_registers: 240 for one block of two consumer warpgroups,
+232 for two blocks of one); persistent, the grid is min(P min_blocks, tiles). A
+ValueError where `min_blocks` blocks' shared memory does not fit a multiprocessor.
+
 `deferred_sum` (default: on): the row sum l of the
 online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
 its exponentials of the row, in registers only), rescaled each KV step by the same
@@ -274,6 +283,9 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
     check_config(D, dtype, group, bm, bn, stages)
     if consumer_regs is None:  # the block's share of the register file, less the producer's
         consumer_regs = consumer_registers(bm // 64, min_blocks, producer_regs)
+    if min_blocks < 1 or (min_blocks > 1 and not fits_blocks(D, dtype, bm, bn, stages, min_blocks)):
+        raise ValueError(f"attention: {min_blocks} blocks of {bm} x {bn} tiles, {stages} stages, do not fit a "
+                         f"multiprocessor's shared memory at head dim {D}")
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
     if pingpong and (not warp_specialized or bm < 128):

@@ -126,6 +126,14 @@ def fits(head_dim: int, dtype: str, bm: int, bn: int, stages: int, smem_limit: i
             and registers_needed(head_dim, bn) <= registers_per_thread(bm // 64))
 
 
+def fits_blocks(head_dim: int, dtype: str, bm: int, bn: int, stages: int, blocks: int) -> bool:
+    """Whether `blocks` blocks of `(bm, bn, stages)` fit one sm_90a multiprocessor's
+    shared memory together (`Target.resident_blocks`)."""
+    from tilec.support.target import target
+
+    return target("sm_90a").resident_blocks(smem_bytes(head_dim, dtype, bm, bn, stages)) >= blocks
+
+
 def tile_config(head_dim: int, dtype: str = "bf16") -> TileConfig:
     """The first of (bm, bn) = (128, 128), (128, 64), (64, 128), (64, 64) that fits
     (`fits`), with `STAGES` stages (the module docstring); a ValueError where none does.

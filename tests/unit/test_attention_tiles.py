@@ -14,7 +14,9 @@ from tilec.compiler.attention import attention_fwd
 from tilec.compiler.attention_tiles import (
     SMEM_RESERVE,
     TileConfig,
+    consumer_registers,
     fits,
+    fits_blocks,
     registers_needed,
     registers_per_thread,
     smem_bytes,
@@ -144,3 +146,20 @@ def test_hd256_pingpong_needs_two_warpgroups():
     gives one, so it is refused by name."""
     with pytest.raises(ValueError, match="pingpong needs warp_specialized and bm >= 128"):
         attention_fwd(256, pingpong=True)
+
+
+def test_blocks_per_multiprocessor_budgets():
+    """The consumers' `setmaxnreg inc` is the block's share of the register file less
+    the producer's: 240 for one block of two consumer warpgroups (the entry's 168 a
+    thread), 232 for two blocks of one (128 at entry), 136 for three (80), 104 for two
+    blocks of two (80); two blocks of 64 x 128 fit the shared memory at D = 64, not at
+    D = 128, where attention_fwd refuses them."""
+    assert consumer_registers(2) == 240 and consumer_registers(1) == 240
+    assert consumer_registers(1, blocks=2) == 232
+    assert consumer_registers(1, blocks=3) == 136
+    assert consumer_registers(2, blocks=2) == 104
+    assert consumer_registers(3) == 160
+    assert fits_blocks(64, "bf16", 64, 128, 2, 2) and fits_blocks(64, "bf16", 64, 64, 2, 3)
+    assert not fits_blocks(128, "bf16", 64, 128, 2, 2)
+    with pytest.raises(ValueError, match="2 blocks of 64 x 128 tiles"):
+        attention_fwd(128, bm=64, bn=128, min_blocks=2)
