@@ -467,3 +467,13 @@ def test_attention_synchronous_two_blocks():
     multiprocessor (Triton's FlashAttention-2 shape): the executor's result is the
     schedule's, the launch bounds change only the registers."""
     run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=64, ws=False, min_blocks=2)
+
+
+@pytest.mark.parametrize("bn,overlap", [(64, True), (128, False)])
+def test_attention_three_warpgroups_pingpong(bn, overlap):
+    """FlashAttention-3's D = 64 tile: 192 query rows on three consumer warpgroups taking
+    turns (named barriers 5, 6, 7 in a ring: each syncs on its own, arrives on the next's),
+    persistent over 2 blocks with more tiles than blocks, ragged (200 rows: the second
+    q-block's last 184 rows past Sq), causal with the overlap and not without."""
+    run_case(d=64, causal=overlap, h=2, sq=200, skv=200 if overlap else 150, bm=192, bn=bn, persistent=2,
+             pingpong=True, overlap=overlap)
