@@ -113,8 +113,8 @@ def test_attention_one_kernel_for_all_lengths():
     assert kernel_for.cache_info().misses == before
 
 
-@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}, {"persistent": False},
-                                    {"bn": 64, "persistent": False}, {"overlap": True},
+@pytest.mark.parametrize("config", [{"bn": 64, "min_blocks": 1}, {"warp_specialized": False}, {"persistent": False},
+                                    {"bn": 64, "min_blocks": 1, "persistent": False}, {"overlap": True},
                                     {"overlap": True, "persistent": 7}],
                          ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap", "bn128-overlap",
                               "7-blocks-bn128-overlap"])
