@@ -214,8 +214,8 @@ three D = 128 shapes, most where causal; at D = 64 10-20 % slower, its P V being
 as long as at D = 128 while the softmax it would hide is as long and the loop runs
 more instructions: docs/attention.md).
 
-`persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
-GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
+`persistent` = P > 0 (warp-specialised only): a grid of min(P min_blocks, tiles) blocks
+(P: the GPU's multiprocessors), block `pid` taking the tiles pid, pid + nprog, ... of the
 `ceil(Sq / bm) * H * B` (q-block, head, batch) tiles, q-block fastest (the blocks
 running together read the K and V of a few heads: L2 serves them). Causal tiles
 differ in work (a q-block reads the KV blocks up to its diagonal): their q-blocks

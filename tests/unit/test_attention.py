@@ -477,3 +477,10 @@ def test_attention_three_warpgroups_pingpong(bn, overlap):
     q-block's last 184 rows past Sq), causal with the overlap and not without."""
     run_case(d=64, causal=overlap, h=2, sq=200, skv=200 if overlap else 150, bm=192, bn=bn, persistent=2,
              pingpong=True, overlap=overlap)
+
+
+def test_attention_default_tiles_d64():
+    """The rule's D = 64 schedule (compiler/attention_tiles.py): 128 x 64 blocks, two per
+    multiprocessor (the persistent grid 2 P: 4 blocks for P = 2 over 6 tiles), the plain
+    loop; causal and ragged."""
+    run_case(d=64, causal=True, h=2, sq=300, skv=300, bm=None, bn=None, persistent=2)
