@@ -289,7 +289,7 @@ def _assert_overlapped_consumer_compiles_clean(d: int, causal: bool, **schedule)
 
     from tilec.runtime.nvrtc import resource_usage
 
-    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **schedule).module
+    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **{"bn": 128, **schedule}).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" in src

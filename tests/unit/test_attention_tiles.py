@@ -144,7 +144,7 @@ def test_hd256_cuda_compiles(causal, persistent, dtype):
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.m64n256k16 per warpgroup, A from registers" in src
-    assert "__launch_bounds__(256)" in src
+    assert "__launch_bounds__(256, 1)" in src
     conversions = [line for line in src.splitlines() if "// convert_layout" in line]
     assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
     result = compile_sm90_or_skip(src)
