@@ -19,7 +19,8 @@ strides, dtypes, devices, alignments, keywords) is checked and planned once (`_P
 a repeated one only allocates the outputs and launches.
 
 The default kernel is persistent (`attention_fwd(persistent=P)`, P the device's
-multiprocessors): a grid of min(P, tiles) blocks, each looping over (q-block, head,
+multiprocessors): a grid of min(P N, tiles) blocks (N the blocks resident per
+multiprocessor, `attention_fwd`'s `min_blocks`: 2 at head dim 64), each looping over (q-block, head,
 batch) tiles, each block's next tile loading under its current one's last step and
 epilogue. On the H200 it beat or matched the grid of one block per tile at 7 of the 8
 shape-runs of two benchmarks/attention_bench.py runs (up to 1.15x at 16x16x1024x64; 0.95x

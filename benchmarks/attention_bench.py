@@ -39,15 +39,18 @@ from gemm_bench import median_ms, queued_ms  # noqa: E402 - this folder: one tim
 
 DEFAULT_SHAPES = "4x32x4096x128,4x32x4096x128c,16x16x1024x64,1x32x16384x128c"
 CONFIGS = {
-    # persistent over the multiprocessors, warp-specialised, 128 x 128 blocks, the default rule's loop (the
-    # overlapped one at D >= 128, each wgmma waited for at D = 64)
+    # persistent over the multiprocessors, warp-specialised, the default rule's tiles and loop (compiler/
+    # attention_tiles.py: 128 x 128 blocks, the overlapped loop, at D = 128; two blocks of 128 x 64 per
+    # multiprocessor, the plain loop, at D = 64; the name is the D = 128 tiles')
     "persistent-bn128": {"persistent": True},
-    "persistent-bn64-overlap": {"bn": 64, "persistent": True},  # 128 x 64 blocks, P_j V under softmax_j+1
+    # the D = 64 default before session 32: one block of 128 x 128 per multiprocessor, each wgmma waited for
+    "persistent-bn128-1x": {"bn": 128, "persistent": True},
+    "persistent-bn64-overlap": {"bn": 64, "overlap": True, "min_blocks": 1, "persistent": True},  # 128 x 64 blocks, P_j V under softmax_j+1
     # FlashAttention-3's intra-warpgroup overlap at 128 x 128 blocks: S_j+1 and P_j V issued together, P_j V under
     # softmax_j+1 at every step, its wait issued after the softmax's row sums (`layout.mma_wait` `after`); no spills
     "persistent-bn128-overlap": {"overlap": True, "persistent": True},
     "ws-bn128": {"persistent": False},  # tilec.attention's default: one block per (q-block, head, batch) tile
-    "ws-bn64-overlap": {"bn": 64, "persistent": False},
+    "ws-bn64-overlap": {"bn": 64, "overlap": True, "min_blocks": 1, "persistent": False},
     # FlashAttention-3's pingpong: the two consumer warpgroups take turns issuing their wgmma
     # (named barriers), one's softmax under the other's P V and next Q K^T
     "ws-bn128-pingpong": {"pingpong": True, "overlap": False, "persistent": False},
@@ -66,19 +69,37 @@ CONFIGS = {
     # name no bn: the rule's too) at D = 256
     "persistent-no-overlap": {"persistent": True, "overlap": False},
     "ws-no-overlap": {"persistent": False, "overlap": False},
+    # several blocks per multiprocessor (`min_blocks`: `__launch_bounds__(threads, N)`, the consumers' `setmaxnreg`
+    # the block's share): one block's softmax, Q load and epilogue under another's wgmma. bm = 64: one consumer
+    # warpgroup a block (232 registers at two blocks, 136 at three); bm = 128 at two blocks: 104 a consumer
+    "persistent-bm64-2x": {"bm": 64, "min_blocks": 2, "overlap": False, "persistent": True},
+    "persistent-bm64-2x-overlap": {"bm": 64, "min_blocks": 2, "overlap": True, "persistent": True},
+    "persistent-bm64-bn64-2x": {"bm": 64, "bn": 64, "min_blocks": 2, "persistent": True},
+    "persistent-bm64-bn64-3x": {"bm": 64, "bn": 64, "min_blocks": 3, "persistent": True},
+    "persistent-bn64-2x": {"bn": 64, "min_blocks": 2, "overlap": False, "persistent": True},
+    # Triton's FlashAttention-2 shape: no producer, 8 warps on 128 x 64 blocks, two blocks a multiprocessor
+    "sync-bn64-2x": {"warp_specialized": False, "bn": 64, "min_blocks": 2},
+    # FlashAttention-3's hdim-64 tile: 192 query rows, three consumer warpgroups taking turns (160 registers each),
+    # the intra-warpgroup overlap too; at bn = 128 (FlashAttention-3's) ptxas spills 36 bytes
+    "persistent-bm192-bn64-pingpong": {"bm": 192, "bn": 64, "pingpong": True, "overlap": True, "persistent": True},
+    "persistent-bm192-pingpong": {"bm": 192, "pingpong": True, "overlap": True, "persistent": True},
 }
 """The tilec configurations tried (`tilec.attention_op.attention`'s `config`: `attention_fwd`
 keywords, `resolved_config` filling in the persistent grid); the fastest correct one is reported."""
 
 SHAPE_SETS = {"hd256": "4x16x4096x256,4x16x4096x256c"}
 """Named shape lists for `--shapes`."""
-CONFIG_SETS = {"hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
+CONFIG_SETS = {"blocks": "persistent-bn128,persistent-bn128-1x,persistent-bn64-overlap,persistent-bn64-2x,sync-bn64-2x,persistent-bm64-2x,"
+                         "persistent-bm64-bn64-3x,persistent-bm192-bn64-pingpong,persistent-bm192-pingpong,"
+                         "persistent-bn64-pingpong-overlap,persistent-bm64-2x-overlap,persistent-bm64-bn64-2x",
+               "hd256": "persistent-bn128,ws-bn128,persistent-no-overlap,ws-no-overlap",
                "overlap": "persistent-bn128,persistent-no-overlap,persistent-bn128-overlap,persistent-bn128-pingpong,"
                           "persistent-bn128-pingpong-overlap"}
 """Named configuration lists for `--configs`: at D = 256 the rule's tiles (the pingpong needs two consumer
 warpgroups, bn = 128 does not fit), persistent or not, overlapped or not; `overlap`: the default and the
 plain persistent loop beside FlashAttention-3's intra-warpgroup overlap, its inter-warpgroup pingpong and
-both, at 128-wide KV blocks (issue 40's A/B in one run)."""
+both, at 128-wide KV blocks (issue 40's A/B in one run); `blocks`: the default beside the schedules of
+several blocks per multiprocessor (`min_blocks`)."""
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, bool]:

@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from tilec.compiler.attention_tiles import tile_config
+from tilec.compiler.attention_tiles import consumer_registers, fits_blocks, overlap_registers_needed, tile_config
 
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bf16", "f16")
@@ -177,18 +177,20 @@ def attention_fwd(
     stages: int | None = None,
     warp_specialized: bool = True,
     overlap: bool | None = None,
-    consumer_regs: int = 240,
+    consumer_regs: int | None = None,
     producer_regs: int = 24,
     persistent: int = 0,
     pingpong: bool = False,
     deferred_sum: bool = True,
+    min_blocks: int | None = None,
 ):
     """The flash-attention forward program (the module docstring) as a `tilec.Program`
 (`warp_specialized`: a producer warpgroup and `bm / 64` consumer warpgroups whose
 registers `setmaxnreg` sets to `producer_regs` and `consumer_regs`). `bm`, `bn`,
 `stages` left None: compiler/attention_tiles.py's `tile_config(head_dim, dtype)`,
-the rule from the shared-memory and register budgets (bm = bn = 128 at D = 64 and
-128; bm = bn = 64, one consumer warpgroup, at D = 256).
+the rule from the shared-memory and register budgets (bm = 128, bn = 64, two blocks
+per multiprocessor at D = 64; bm = bn = 128 at D = 128; bm = bn = 64, one consumer
+warpgroup, at D = 256).
 
 `overlap` (warp-specialised only): FlashAttention-3's intra-warpgroup overlap at
 every KV step (`pp_overlapped_loop`, with the pingpong's turns or without): the
@@ -204,14 +206,16 @@ the loop's back edge or an `scf.if` (an accumulator in flight across them makes 
 serialise the wgmma, C7515). Live at the peak: O and P_j in flight, S_j+1 becoming
 P_j+1's exponentials: at bn = 128 it compiles without spills in the consumers' 240
 registers (D 64 and 128, with the pingpong or without). Default: on at D >= 128 and
-at bn = 64, off at D = 64, bn = 128 (the rule of the H200 measurements, session 31:
+at bn = 64, off at D = 64, bn = 128, and off wherever its registers
+(attention_tiles.overlap_registers_needed) exceed the consumers' (at D = 64's two
+blocks per multiprocessor: 120 of 104) (the rule of the H200 measurements, session 31:
 at D = 128 the overlapped loop timed 0-6 % faster than the plain one at the issue's
 three D = 128 shapes, most where causal; at D = 64 10-20 % slower, its P V being half
 as long as at D = 128 while the softmax it would hide is as long and the loop runs
 more instructions: docs/attention.md).
 
-`persistent` = P > 0 (warp-specialised only): a grid of min(P, tiles) blocks (P: the
-GPU's multiprocessors), block `pid` taking the tiles pid, pid + P, ... of the
+`persistent` = P > 0 (warp-specialised only): a grid of min(P min_blocks, tiles) blocks
+(P: the GPU's multiprocessors), block `pid` taking the tiles pid, pid + nprog, ... of the
 `ceil(Sq / bm) * H * B` (q-block, head, batch) tiles, q-block fastest (the blocks
 running together read the K and V of a few heads: L2 serves them). Causal tiles
 differ in work (a q-block reads the KV blocks up to its diagonal): their q-blocks
@@ -242,6 +246,16 @@ too (the default at D >= 128 and at bn = 64), the intra-warpgroup overlap as wel
 of step j issues S_j+1, rescales O and issues P_j V (FlashAttention-3's order), and
 softmax_j+1 runs under P_j V and the other warpgroup's turn.
 
+`min_blocks` (None: the rule's, `tile_config`, where the tiles and the schedule are
+the rule's (warp-specialised, no pingpong), else 1: 2 at D = 64): the blocks resident per
+multiprocessor the kernel is compiled for (`__launch_bounds__(threads, min_blocks)`,
+stated at 1 too: without it ptxas may not know the registers at entry and drop the
+`setmaxnreg`, C7508, serialising the wgmma, C7520); the consumers' `setmaxnreg inc`
+(`consumer_regs` None) is the block's share of the register file less the producer's
+(attention_tiles.consumer_registers: 240 for one block of two consumer warpgroups,
+232 for two blocks of one); persistent, the grid is min(P min_blocks, tiles). A
+ValueError where `min_blocks` blocks' shared memory does not fit a multiprocessor.
+
 `deferred_sum` (default: on): the row sum l of the
 online softmax kept as per-thread partials (`thread_partials`: each thread's sum of
 its exponentials of the row, in registers only), rescaled each KV step by the same
@@ -269,7 +283,15 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
     bm = tiles.bm if bm is None else bm
     bn = tiles.bn if bn is None else bn
     stages = tiles.stages if stages is None else stages
+    if min_blocks is None:  # the rule's blocks go with the rule's tiles and its schedule (warp-specialised, no pingpong)
+        rules = (bm, bn, stages) == (tiles.bm, tiles.bn, tiles.stages) and warp_specialized and not pingpong
+        min_blocks = tiles.blocks if rules else 1
     check_config(D, dtype, group, bm, bn, stages)
+    if consumer_regs is None:  # the block's share of the register file, less the producer's
+        consumer_regs = consumer_registers(max(1, bm // 64), min_blocks, producer_regs)
+    if min_blocks < 1 or (min_blocks > 1 and not fits_blocks(D, dtype, bm, bn, stages, min_blocks)):
+        raise ValueError(f"attention: {min_blocks} blocks of {bm} x {bn} tiles, {stages} stages, do not fit a "
+                         f"multiprocessor's shared memory at head dim {D}")
     if persistent < 0 or (persistent and not warp_specialized):
         raise ValueError(f"attention: persistent ({persistent}) >= 0, and only with warp_specialized")
     if pingpong and (not warp_specialized or bm < 128):
@@ -277,8 +299,8 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
             f"attention: pingpong needs warp_specialized and bm >= 128 (two consumer warpgroups or more) "
             f"(got warp_specialized={warp_specialized}, bm={bm})"
         )
-    if overlap is None:  # where it has been measured faster than the plain loop (docstring)
-        overlap = bn <= 64 or D >= 128
+    if overlap is None:  # where it has been measured faster than the plain loop and its registers fit (docstring)
+        overlap = (bn <= 64 or D >= 128) and overlap_registers_needed(D, bn) <= consumer_regs
     overlap = overlap and warp_specialized  # the synchronous ring refills the next stage after each step
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
     c = scale * LOG2E
@@ -312,10 +334,10 @@ persistent or not) compiles with it without spills (tests/unit/test_attention.py
     threads = 128 * (wgs + 1) if warp_specialized else 2 * bm
     if persistent:  # one block per multiprocessor (at most one per tile), looping over tiles
         ntiles = (gm * H * B).named("ntiles")
-        grid = (p.minui(ntiles, p.constant(persistent).named("sms")).named("nprog"), c1, c1)
+        grid = (p.minui(ntiles, p.constant(persistent * min_blocks).named("sms")).named("nprog"), c1, c1)
     else:
         grid = (gm, H, B)
-    with p.launch(grid=grid, threads=threads) as k:
+    with p.launch(grid=grid, threads=threads, min_blocks=min_blocks) as k:
         if pingpong:  # a Q and an O buffer per consumer warpgroup: its 64 rows
             sqs = [p.alloc(_smem(cw, D, False), dtype).named(f"sq{w}") for w in range(wgs)]
         else:

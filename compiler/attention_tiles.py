@@ -1,12 +1,15 @@
 """The tile sizes of the flash-attention forward (compiler/attention.py) from the head
 dim and the element type: `tile_config`, a rule over the shared-memory and register
-budgets of one block per Hopper multiprocessor (docs/attention.md, "Tile sizes").
+budgets of the blocks resident on a Hopper multiprocessor (docs/attention.md, "Tile
+sizes").
 
-The budgets, per block (one block per multiprocessor):
+The budgets, per block, `blocks` blocks per multiprocessor:
 
-- shared memory (227 KiB on sm_90, `Target.smem_per_block`): Q's tile and O's tile
-  (`bm x D` each, O staged for its TMA store) and `stages` K and V tiles (`bn x D`
-  each), in the element type, plus `SMEM_RESERVE` for the mbarriers and alignment:
+- shared memory (228 KiB a multiprocessor on sm_90, shared by its blocks, each taking 1
+  KiB besides its own: `Target.resident_blocks`; 227 KiB at most a block): Q's tile and
+  O's tile (`bm x D` each, O staged for its TMA store) and `stages` K and V tiles
+  (`bn x D` each), in the element type, plus `SMEM_RESERVE` for the mbarriers and
+  alignment:
 
       smem(bm, bn, stages) = (2 bm D + 2 stages bn D) * elem + SMEM_RESERVE
 
@@ -17,30 +20,37 @@ The budgets, per block (one block per multiprocessor):
 
       needed(D, bn) = D / 2 + bn / 2 + REGISTER_OVERHEAD
 
-  ptxas allots each thread of a block of `threads` threads 65536 / threads registers,
-  rounded down to 8, at most the consumers' `setmaxnreg` (240): 168 for two consumer
-  warpgroups and the producer (384 threads), 240 for one (256 threads).
-  `REGISTER_OVERHEAD` = 40 is what the measurements fix: D = 128, bn = 128 needs
-  64 + 64 + 40 = 168 and compiles to 168 registers without spills; D = 256, bn = 64 on
-  two consumer warpgroups needs 200 > 168 and spills (12 bytes, with O in Q's buffer
-  so that it fits the shared memory); on one it compiles to 240 without spills
-  (tests/unit/test_attention.py).
+  (the plain loop; the overlapped one also keeps P_j, bn / 4, while S_j+1 is made:
+  `overlap_registers_needed`). The budget is the consumers' `setmaxnreg inc`
+  (`consumer_registers`): the block's registers at entry (65536 / (blocks x threads),
+  rounded down to 8: 168 for two consumer warpgroups and the producer, 384 threads, at
+  one block; 80 at two) less the producer's 24, shared by the consumer warpgroups, at
+  most 240: 240 for one block of two consumer warpgroups, 104 for two such blocks, 232
+  for two blocks of one. `REGISTER_OVERHEAD` = 40 is what the measurements fix: D = 64,
+  bn = 64 at two blocks needs 32 + 32 + 40 = 104 and compiles without spills in its
+  104; its overlapped loop (120) spills.
 
-`tile_config` takes the first candidate, in the order of preference, that fits both:
-two consumer warpgroups before one (bm = 128, then 64: two warpgroups share the
-multiprocessor's tensor cores and hide each other's softmax), then the wider KV block
-(bn = 128, then 64: fewer steps, each wgmma longer), with `STAGES` = 2 stages (the
-producer fills one stage while the consumers read the other; the two-stage ring is
-the schedule measured on the H200). In bf16 / f16:
+`tile_config` takes, of the candidates that fit both budgets (bm = 128 or 64: two
+consumer warpgroups or one; bn = 128 or 64; 1 to `MAX_BLOCKS` blocks per
+multiprocessor; `STAGES` = 2 stages), the one with the most consumer warpgroups
+resident per multiprocessor (blocks x warpgroups: one block's softmax, Q load and
+epilogue run under another's wgmma, FlashAttention-2's occupancy), then the fewest
+blocks (warpgroups of one block share each K and V tile: half the loads of two blocks
+of one), then the wider KV block (fewer steps, each wgmma longer). In bf16 / f16:
 
-    D =  64: bm 128, bn 128 (100 KiB, 136 registers of 168)
-    D = 128: bm 128, bn 128 (196 KiB, 168 of 168)
-    D = 256: bm  64, bn  64 (196 KiB, 200 of 240): at bm = 128 the shared memory
-             (260 KiB at bn = 64) and the registers (200 > 168) are both over
+    D =  64: bm 128, bn  64, 2 blocks (68 KiB each, 104 registers of 104): 4 warpgroups
+             (bn = 128 at two blocks needs 136; one block of 128 x 128 has 2)
+    D = 128: bm 128, bn 128, 1 block (196 KiB, 168 of 240): 2 warpgroups, as two blocks
+             of 64 x 64 (100 KiB each), which the fewer blocks win
+    D = 256: bm  64, bn  64, 1 block (196 KiB, 200 of 240): at bm = 128 the shared
+             memory is over (260 KiB at bn = 64)
 
-FlashAttention-3 runs D = 256 as 128 x 80 tiles on two consumer warpgroups (wgmma
-N = 80, its O staged in V's buffer); tilec's layouts are linear layouts over
-powers of two, so a KV block is 64 or 128 wide, and at 128 x 64 neither budget holds.
+On the H200 (session 32, B16 H16 S1024 D64, one call of two rounds, TFLOP/s per call /
+queued): 2 blocks of 128 x 64 373 / 418 and 361 / 416, one block of 128 x 128 (the rule
+before) 334 / 383 and 323 / 380, 3 blocks of 64 x 64 339 / 391, 2 of 64 x 128 343 / 396
+(benchmarks/NOTES.md). FlashAttention-3 runs D = 256 as 128 x 80 tiles on two consumer
+warpgroups (wgmma N = 80, its O staged in V's buffer); tilec's layouts are linear
+layouts over powers of two, so a KV block is 64 or 128 wide.
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ from dataclasses import dataclass
 
 ELEMENT_BYTES = {"bf16": 2, "f16": 2}
 REGISTER_FILE = 65536
-"""32-bit registers of a Hopper multiprocessor, shared by the threads of its one block."""
+"""32-bit registers of a Hopper multiprocessor, shared by the threads of its blocks."""
 CONSUMER_REGS = 240
 """The consumer warpgroups' `setmaxnreg inc` (attention_fwd's `consumer_regs`): no
 thread is allotted more."""
@@ -61,6 +71,8 @@ bytes in the persistent kernels of D = 128 and 256: tests/unit/test_attention_ti
 STAGES = 2
 WARPGROUPS = (2, 1)
 KV_BLOCKS = (128, 64)
+MAX_BLOCKS = 4
+"""The most blocks per multiprocessor `tile_config` considers."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,8 @@ class TileConfig:
     bm: int
     bn: int
     stages: int
+    blocks: int = 1
+    """Blocks resident per multiprocessor (`attention_fwd`'s `min_blocks`)."""
 
     @property
     def warpgroups(self) -> int:
@@ -78,14 +92,18 @@ class TileConfig:
         return self.bm // 64
 
 
-def registers_per_thread(warpgroups: int) -> int:
-    """What ptxas allots each thread of a block of `warpgroups` consumer warpgroups and
-    the producer's: 65536 / threads rounded down to 8, at most `CONSUMER_REGS`.
+def consumer_registers(warpgroups: int, blocks: int = 1, producer_regs: int = 24) -> int:
+    """The consumers' `setmaxnreg inc` in a block of `warpgroups` consumer warpgroups and
+    the producer's, `blocks` blocks per multiprocessor: the block's registers at entry
+    (65536 / (blocks x threads) per thread, rounded down to 8, at most 248) less the
+    producer's `producer_regs`, shared by the consumers (rounded down to 8), at most
+    `CONSUMER_REGS`: `setmaxnreg inc` waits until the block's pool holds what it asks.
 
-        registers_per_thread(2) == 168 and registers_per_thread(1) == 240
+        consumer_registers(2) == 240 and consumer_registers(1, blocks=2) == 232
     """
     threads = 128 * (warpgroups + 1)
-    return min(CONSUMER_REGS, REGISTER_FILE // threads // 8 * 8)
+    entry = min(248, REGISTER_FILE // (blocks * threads) // 8 * 8)
+    return min(CONSUMER_REGS, (entry * threads - 128 * producer_regs) // (128 * warpgroups) // 8 * 8)
 
 
 def registers_needed(head_dim: int, bn: int) -> int:
@@ -99,27 +117,43 @@ def smem_bytes(head_dim: int, dtype: str, bm: int, bn: int, stages: int) -> int:
     return (2 * bm * head_dim + 2 * stages * bn * head_dim) * ELEMENT_BYTES[dtype] + SMEM_RESERVE
 
 
-def fits(head_dim: int, dtype: str, bm: int, bn: int, stages: int, smem_limit: int | None = None) -> bool:
-    """Whether `(bm, bn, stages)` fits the shared memory (`smem_limit`: the sm_90
-    block's) and the registers (the module docstring)."""
-    if smem_limit is None:
-        from tilec.support.target import target
+def overlap_registers_needed(head_dim: int, bn: int) -> int:
+    """`registers_needed` of the overlapped loop: P_j (bn / 4, packed) kept besides."""
+    return registers_needed(head_dim, bn) + bn // 4
 
-        smem_limit = target("sm_90a").smem_per_block
-    return (smem_bytes(head_dim, dtype, bm, bn, stages) <= smem_limit
-            and registers_needed(head_dim, bn) <= registers_per_thread(bm // 64))
+
+def fits(head_dim: int, dtype: str, bm: int, bn: int, stages: int, blocks: int = 1) -> bool:
+    """Whether `blocks` blocks of `(bm, bn, stages)` fit one sm_90a multiprocessor: their
+    shared memory (`fits_blocks`) and a consumer's registers in its share
+    (`consumer_registers`; the module docstring)."""
+    return (fits_blocks(head_dim, dtype, bm, bn, stages, blocks)
+            and registers_needed(head_dim, bn) <= consumer_registers(bm // 64, blocks))
+
+
+def fits_blocks(head_dim: int, dtype: str, bm: int, bn: int, stages: int, blocks: int) -> bool:
+    """Whether `blocks` blocks of `(bm, bn, stages)` fit one sm_90a multiprocessor's
+    shared memory together (`Target.resident_blocks`; one block: the block's limit)."""
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    smem = smem_bytes(head_dim, dtype, bm, bn, stages)
+    return smem <= t.smem_per_block and t.resident_blocks(smem) >= blocks
 
 
 def tile_config(head_dim: int, dtype: str = "bf16") -> TileConfig:
-    """The first of (bm, bn) = (128, 128), (128, 64), (64, 128), (64, 64) that fits
-    (`fits`), with `STAGES` stages (the module docstring); a ValueError where none does.
+    """Of the candidates that fit (`fits`: bm 128 or 64, bn 128 or 64, 1 to
+    `MAX_BLOCKS` blocks per multiprocessor, `STAGES` stages), the one with the most
+    consumer warpgroups resident per multiprocessor, then the fewest blocks, then the
+    wider KV block (the module docstring); a ValueError where none fits.
 
+        tile_config(64) == TileConfig(128, 64, 2, blocks=2)
         tile_config(128) == TileConfig(128, 128, 2) and tile_config(256).bm == 64
     """
     if dtype not in ELEMENT_BYTES:
         raise ValueError(f"attention: dtype {dtype!r} is not one of {tuple(ELEMENT_BYTES)}")
-    for wgs in WARPGROUPS:
-        for bn in KV_BLOCKS:
-            if fits(head_dim, dtype, 64 * wgs, bn, STAGES):
-                return TileConfig(64 * wgs, bn, STAGES)
-    raise ValueError(f"attention: no tiles fit head dim {head_dim} in {dtype} (shared memory and registers)")
+    fitting = [(wgs * blocks, -blocks, bn, TileConfig(64 * wgs, bn, STAGES, blocks))
+               for wgs in WARPGROUPS for bn in KV_BLOCKS for blocks in range(1, MAX_BLOCKS + 1)
+               if fits(head_dim, dtype, 64 * wgs, bn, STAGES, blocks)]
+    if not fitting:
+        raise ValueError(f"attention: no tiles fit head dim {head_dim} in {dtype} (shared memory and registers)")
+    return max(fitting, key=lambda c: c[:3])[3]

@@ -22,6 +22,7 @@ from tilec.dialects.cuda_tma import TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
+from tilec.support.launch_bounds import min_blocks
 from tilec.support.target import target_of
 
 from .c_types import (
@@ -73,6 +74,9 @@ class KernelInfo:
     """Shared memory the kernel takes as dynamic shared memory: all of its shared
     buffers when together they exceed CUDA's 48 KiB limit on static shared memory
     (the launcher then opts the kernel in to that much), else 0."""
+    min_blocks: int | None = None
+    """The blocks per multiprocessor the kernel is compiled for (`tilec.min_blocks`,
+    support/launch_bounds.py: `__launch_bounds__`'s second value), None for CUDA's default."""
 
 
 
@@ -285,6 +289,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
         block_size=block_size,  # type: ignore[arg-type]
         index_bits=index_bits,
         dynamic_smem_bytes=shared if shared > tgt.static_smem_limit else 0,
+        min_blocks=min_blocks(kernel),
     )
 
 

@@ -349,7 +349,8 @@ class EmitterBase(BasePrinter):
         description = f"// kernel {info.symbol}: {info.index_bits}-bit indices"
         if info.block_size is not None:
             x, y, z = info.block_size
-            bounds = f" __launch_bounds__({x * y * z})"
+            blocks = f", {info.min_blocks}" if info.min_blocks is not None else ""
+            bounds = f" __launch_bounds__({x * y * z}{blocks})"
             description += f", block ({x}, {y}, {z})"
         self.line(description)
         self.loc_comment(kernel)

@@ -113,8 +113,8 @@ def test_attention_one_kernel_for_all_lengths():
     assert kernel_for.cache_info().misses == before
 
 
-@pytest.mark.parametrize("config", [{"bn": 64}, {"warp_specialized": False}, {"persistent": False},
-                                    {"bn": 64, "persistent": False}, {"overlap": True},
+@pytest.mark.parametrize("config", [{"bn": 64, "min_blocks": 1}, {"warp_specialized": False}, {"persistent": False},
+                                    {"bn": 64, "min_blocks": 1, "persistent": False}, {"overlap": True},
                                     {"overlap": True, "persistent": 7}],
                          ids=["bn64-overlap", "synchronous", "grid", "grid-bn64-overlap", "bn128-overlap",
                               "7-blocks-bn128-overlap"])
@@ -124,6 +124,34 @@ def test_attention_other_schedules(d, config):
     in flight under softmax_j+1; also at D = 64, bn = 128), the block-synchronous one,
     and the grid of one block per tile (`persistent`: False), causal and ragged."""
     _check(2, 4, 2, 333, 333, d, True, torch.bfloat16, config=config)
+
+
+BLOCKS_PER_SM = {
+    "bm64-2x": {"bm": 64, "min_blocks": 2, "overlap": False},
+    "bm64-2x-overlap": {"bm": 64, "min_blocks": 2, "overlap": True},
+    "bm64-bn64-3x": {"bm": 64, "bn": 64, "min_blocks": 3},
+    "bn64-2x": {"bn": 64, "min_blocks": 2, "overlap": False},
+    "bm192-bn64-pingpong": {"bm": 192, "bn": 64, "pingpong": True},
+    "bm192-pingpong-overlap": {"bm": 192, "pingpong": True, "overlap": True},
+}
+
+
+@pytest.mark.parametrize("blocks", [7, True], ids=["7-sms", "all-sms"])
+@pytest.mark.parametrize("name", BLOCKS_PER_SM)
+def test_attention_blocks_per_multiprocessor(name, blocks):
+    """Several blocks per multiprocessor (`min_blocks`: each block's consumers at its
+    share of the registers) and FlashAttention-3's 192-row D = 64 tiles (three consumer
+    warpgroups taking turns), persistent over 7 multiprocessors or all of them (the
+    grid `min_blocks` times that), causal, ragged, GQA: 16 x 2 x 2 tiles of 128 rows."""
+    _check(2, 4, 2, 1999, 1999, 64, True, torch.bfloat16, config={**BLOCKS_PER_SM[name], "persistent": blocks})
+
+
+def test_attention_synchronous_two_blocks_per_multiprocessor():
+    """The block-synchronous schedule at 128 x 64 blocks, two blocks a multiprocessor
+    (Triton's FlashAttention-2 shape), causal and not."""
+    for causal in (False, True):
+        _check(2, 4, 2, 1999, 1999, 64, causal, torch.bfloat16,
+               config={"warp_specialized": False, "bn": 64, "min_blocks": 2})
 
 
 @pytest.mark.parametrize("blocks", [7, True], ids=["7-blocks", "all-sms"])

@@ -69,13 +69,13 @@ def _bound(a: np.ndarray, ref: np.ndarray, dtype: str, n: int, d: np.ndarray) ->
 
 def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dtype="bf16",
              level="layout", bshd=False, seed=0, ws=True, persistent=0, pingpong=False, overlap=None, stages=2,
-             deferred_sum=True):
+             deferred_sum=True, min_blocks=None):
     """Run the program on the executor and check O and LSE; `bshd`: q, k, v, o live in
     (B, S, H, D) memory and are passed as (B, H, S, D) strided views (PyTorch's
     `x.transpose(1, 2)`); `ws`: the warp-specialised schedule (else the synchronous one);
     `persistent`: a grid of that many blocks looping over the tiles; `pingpong`: the
     consumer warpgroups take turns issuing their wgmma; `overlap` (None: its default),
-    `stages`, `deferred_sum`: attention_fwd's."""
+    `stages`, `deferred_sum`, `min_blocks`: attention_fwd's."""
     hkv = h // group
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d)
@@ -84,7 +84,7 @@ def run_case(d, causal=False, group=1, b=1, h=1, sq=70, skv=70, bm=64, bn=64, dt
     v, v64 = _to_input(rng.standard_normal((b, hkv, skv, d)), dtype)
     module = attention_fwd(d, dtype, causal, group, bm=bm, bn=bn, warp_specialized=ws,
                            persistent=persistent, pingpong=pingpong, overlap=overlap, stages=stages,
-                           deferred_sum=deferred_sum).module
+                           deferred_sum=deferred_sum, min_blocks=min_blocks).module
     if level == "lowered":
         run_pipeline(module, "default")
     poison = np.full((b, h, sq, d), 0x7FC0, np.uint16) if dtype == "bf16" else np.full((b, h, sq, d), np.nan, np.float16)
@@ -289,7 +289,7 @@ def _assert_overlapped_consumer_compiles_clean(d: int, causal: bool, **schedule)
 
     from tilec.runtime.nvrtc import resource_usage
 
-    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **schedule).module
+    module = attention_fwd(d, "bf16", causal, overlap=True, persistent=132, **{"bn": 128, **schedule}).module
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.wait_group.sync.aligned 1;" in src
@@ -414,8 +414,9 @@ def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
     flight under softmax_j+1); each consumer region syncs on its own turn barrier and
     arrives on the other's (4 and 5: 0 is __syncthreads's, 1 to 3 the regions' own).
     ptxas keeps the wgmma asynchronous (no C7515 / C7520 "wgmma serialized", no C7508
-    "setmaxnreg ignored") except at D = 64, bn = 64, where it reports C7508 and, persistent,
-    C7520 for the overlapped kernels with or without the pingpong (docs/attention.md)."""
+    "setmaxnreg ignored"), D = 64, bn = 64 too: the kernel states its blocks per
+    multiprocessor (`__launch_bounds__(384, 1)`), without which ptxas could not tell the
+    registers at entry there (C7508, and persistent C7520: docs/attention.md)."""
     from tilec.runtime.nvrtc import resource_usage
 
     module = attention_fwd(d, "bf16", causal, pingpong=True, persistent=persistent, bn=bn).module
@@ -428,8 +429,8 @@ def test_attention_pingpong_cuda_compiles(d, causal, persistent, bn):
     result = compile_sm90_or_skip(src)
     usage = resource_usage(result)["attention_fwd_kernel"]
     assert usage.registers <= 168 and usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
-    if (d, bn) != (64, 64):
-        assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
+    assert "__launch_bounds__(384, 1)" in src
+    assert not any(code in result.log for code in ("C7515", "C7520", "C7508")), result.log
 
 
 @pytest.mark.parametrize("d,causal", [(128, False), (128, True), (64, False)])
@@ -450,3 +451,36 @@ def test_attention_pingpong_is_an_option():
         attention_fwd(64, bm=64, pingpong=True)
     with pytest.raises(ValueError, match="pingpong needs warp_specialized"):
         attention_fwd(64, warp_specialized=False, pingpong=True)
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_attention_two_blocks_per_multiprocessor(overlap):
+    """One consumer warpgroup per block (bm = 64) and two blocks per multiprocessor
+    (`min_blocks = 2`): the persistent grid is 2 P blocks (here 4 for 2 multiprocessors,
+    over 6 causal tiles: a block loops over two), each block's ring and Q buffer its
+    own; plain and overlapped loops."""
+    run_case(d=64, causal=True, h=2, sq=150, skv=150, bm=64, bn=128, persistent=2, min_blocks=2, overlap=overlap)
+
+
+def test_attention_synchronous_two_blocks():
+    """The block-synchronous schedule at bm = 128, bn = 64 compiled for two blocks per
+    multiprocessor (Triton's FlashAttention-2 shape): the executor's result is the
+    schedule's, the launch bounds change only the registers."""
+    run_case(d=64, causal=True, sq=150, skv=150, bm=128, bn=64, ws=False, min_blocks=2)
+
+
+@pytest.mark.parametrize("bn,overlap", [(64, True), (128, False)])
+def test_attention_three_warpgroups_pingpong(bn, overlap):
+    """FlashAttention-3's D = 64 tile: 192 query rows on three consumer warpgroups taking
+    turns (named barriers 5, 6, 7 in a ring: each syncs on its own, arrives on the next's),
+    persistent over 2 blocks with more tiles than blocks, ragged (200 rows: the second
+    q-block's last 184 rows past Sq), causal with the overlap and not without."""
+    run_case(d=64, causal=overlap, h=2, sq=200, skv=200 if overlap else 150, bm=192, bn=bn, persistent=2,
+             pingpong=True, overlap=overlap)
+
+
+def test_attention_default_tiles_d64():
+    """The rule's D = 64 schedule (compiler/attention_tiles.py): 128 x 64 blocks, two per
+    multiprocessor (the persistent grid 2 P: 4 blocks for P = 2 over 6 tiles), the plain
+    loop; causal and ragged."""
+    run_case(d=64, causal=True, h=2, sq=300, skv=300, bm=None, bn=None, persistent=2)

@@ -14,9 +14,11 @@ from tilec.compiler.attention import attention_fwd
 from tilec.compiler.attention_tiles import (
     SMEM_RESERVE,
     TileConfig,
+    consumer_registers,
     fits,
+    fits_blocks,
+    overlap_registers_needed,
     registers_needed,
-    registers_per_thread,
     smem_bytes,
     tile_config,
 )
@@ -27,28 +29,50 @@ KIB = 1024
 
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 def test_tile_rule_table(dtype):
-    """D = 64 and 128 keep the tiles measured on the H200 (128 x 128, two consumer
-    warpgroups); D = 256 gets 64 x 64 on one consumer warpgroup."""
-    assert tile_config(64, dtype) == TileConfig(128, 128, 2)
+    """D = 64: two blocks of 128 x 64 per multiprocessor (four consumer warpgroups, the
+    H200's fastest in session 32); D = 128 keeps one block of 128 x 128 (two warpgroups,
+    as two blocks of 64 x 64 would: the fewer blocks win); D = 256 gets 64 x 64 on one
+    consumer warpgroup."""
+    assert tile_config(64, dtype) == TileConfig(128, 64, 2, blocks=2)
     assert tile_config(128, dtype) == TileConfig(128, 128, 2)
     assert tile_config(256, dtype) == TileConfig(64, 64, 2)
     assert tile_config(256, dtype).warpgroups == 1
 
 
 def test_tile_rule_budget_arithmetic():
-    """The numbers of compiler/attention_tiles.py's docstring: 168 registers a thread
-    for 384 threads, 240 (the setmaxnreg) for 256; at D = 256 each larger candidate
-    fails a budget (128 x 128 and 64 x 128: the shared memory; 128 x 64: both)."""
-    assert registers_per_thread(2) == 168 and registers_per_thread(1) == 240
+    """The numbers of compiler/attention_tiles.py's docstring: the consumers' budget,
+    their needs, the shared memory; at D = 64 two blocks of 128 x 128 are over the
+    registers (136 > 104) and three of 128 x 64 too (72); at D = 128 two blocks of 64 x 64
+    fit (as many warpgroups as one of 128 x 128); at D = 256 each larger candidate is
+    over the shared memory."""
+    assert consumer_registers(2, blocks=2) == 104 and consumer_registers(2, blocks=3) == 72
     assert registers_needed(128, 128) == 168 and registers_needed(64, 128) == 136
+    assert registers_needed(64, 64) == 104 and overlap_registers_needed(64, 64) == 120
     assert registers_needed(256, 64) == 200
     assert smem_bytes(128, "bf16", 128, 128, 2) == 192 * KIB + 4096
+    assert smem_bytes(64, "bf16", 128, 64, 2) == 64 * KIB + 4096
     assert smem_bytes(256, "bf16", 64, 64, 2) == 192 * KIB + 4096
     assert smem_bytes(256, "bf16", 128, 64, 2) == 256 * KIB + 4096  # over 227 KiB
     assert smem_bytes(256, "bf16", 64, 128, 2) == 320 * KIB + 4096
-    assert not fits(256, "bf16", 128, 64, 2, smem_limit=1 << 30)  # registers alone: 200 > 168
-    assert fits(256, "bf16", 64, 128, 2, smem_limit=1 << 30)  # registers alone: 232 <= 240
-    assert not fits(256, "bf16", 64, 128, 2)
+    assert fits(64, "bf16", 128, 64, 2, blocks=2) and not fits(64, "bf16", 128, 128, 2, blocks=2)
+    assert not fits(64, "bf16", 128, 64, 2, blocks=3)
+    assert fits(128, "bf16", 64, 64, 2, blocks=2) and fits(128, "bf16", 128, 128, 2)
+    assert not fits(256, "bf16", 128, 64, 2) and not fits(256, "bf16", 64, 128, 2)
+
+
+def test_tile_rule_default_kernel_at_d64():
+    """The default D = 64 kernel: `__launch_bounds__(384, 2)`, the consumers at 104
+    registers with the plain loop (the overlapped one needs 120), no spills."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    module = attention_fwd(64, "bf16", True, persistent=132).module
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    assert "__launch_bounds__(384, 2)" in src and "setmaxnreg.inc.sync.aligned.u32 104;" in src
+    assert "wgmma.wait_group.sync.aligned 1;" not in src
+    result = compile_sm90_or_skip(src)
+    usage = resource_usage(result)["attention_fwd_kernel"]
+    assert usage.spill_stores == 0 and usage.spill_loads == 0 and usage.stack_bytes == 0
 
 
 def test_tile_rule_smem_is_the_kernels():
@@ -120,7 +144,7 @@ def test_hd256_cuda_compiles(causal, persistent, dtype):
     run_pipeline(module, "default")
     src = emit(module, "cuda")
     assert "wgmma.m64n256k16 per warpgroup, A from registers" in src
-    assert "__launch_bounds__(256)" in src
+    assert "__launch_bounds__(256, 1)" in src
     conversions = [line for line in src.splitlines() if "// convert_layout" in line]
     assert conversions and all("a renaming of registers, no data moves" in c for c in conversions)
     result = compile_sm90_or_skip(src)
@@ -144,3 +168,20 @@ def test_hd256_pingpong_needs_two_warpgroups():
     gives one, so it is refused by name."""
     with pytest.raises(ValueError, match="pingpong needs warp_specialized and bm >= 128"):
         attention_fwd(256, pingpong=True)
+
+
+def test_blocks_per_multiprocessor_budgets():
+    """The consumers' `setmaxnreg inc` is the block's share of the register file less
+    the producer's: 240 for one block of two consumer warpgroups (the entry's 168 a
+    thread), 232 for two blocks of one (128 at entry), 136 for three (80), 104 for two
+    blocks of two (80); two blocks of 64 x 128 fit the shared memory at D = 64, not at
+    D = 128, where attention_fwd refuses them."""
+    assert consumer_registers(2) == 240 and consumer_registers(1) == 240
+    assert consumer_registers(1, blocks=2) == 232
+    assert consumer_registers(1, blocks=3) == 136
+    assert consumer_registers(2, blocks=2) == 104
+    assert consumer_registers(3) == 160
+    assert fits_blocks(64, "bf16", 64, 128, 2, 2) and fits_blocks(64, "bf16", 64, 64, 2, 3)
+    assert not fits_blocks(128, "bf16", 64, 128, 2, 2)
+    with pytest.raises(ValueError, match="2 blocks of 64 x 128 tiles"):
+        attention_fwd(128, bm=64, bn=128, min_blocks=2)
