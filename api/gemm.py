@@ -89,6 +89,10 @@ class GemmConfig:
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
     the ring running on across them. The other configurations are always persistent, one block a
     multiprocessor."""
+    stream_k: bool = False
+    """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
+    of the ring, the tiles shared by several blocks summed by a second launch
+    (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -97,6 +101,7 @@ class GemmConfig:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
@@ -111,6 +116,14 @@ class GemmConfig:
         if self.block_scales:
             kw["block_scales"] = True
         return kw
+
+    def workspace(self, m: int, n: int, sms: int) -> int:
+        """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
+        takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
+        block (`gemm_hopper_ws`), else none."""
+        if self.stream_k:
+            return 2 * sms * self.per_sm * self.bm * self.bn
+        return self.split_k * m * n if self.split_k > 1 else 0
 
     def smem_bytes(self) -> int:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
@@ -651,8 +664,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if fp8:
         names += ["scale_a", "scale_b"]
         args += [scale_a, scale_b] if block else [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
-    workspace = config.split_k * m * n if config.split_k > 1 else 0
-    if workspace:  # the partial products of split-K
+    workspace = config.workspace(m, n, sms)
+    if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():

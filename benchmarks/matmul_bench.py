@@ -371,7 +371,8 @@ def parse_config(name: str):
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`; also after a name of `CONFIGS`:
     `128x256x64:4:c128:ov`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
-    wins), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), separated by
+    colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -392,6 +393,8 @@ def parse_config(name: str):
             kw["swap_ab"] = True
         elif f == "pp":
             kw["pingpong"] = True
+        elif f == "sk":
+            kw["stream_k"] = True
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
         elif m := re.fullmatch(r"splitK(\d+)", f):
@@ -406,7 +409,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, pp, ov or nov")
+                             "s<STAGES>, sk, pp, ov or nov")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
