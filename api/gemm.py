@@ -285,6 +285,29 @@ def units(c: GemmConfig, m: int, n: int) -> int:
     return tiles * c.split_k
 
 
+def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int]:
+    """Stream-K's schedule of `c` (`c.stream_k`) for M x N x K on `sms` multiprocessors,
+    as `gemm_hopper_ws(stream_k=True)` computes it: (tiles, trips a tile (rounds of the
+    ring, ceil(ceil(K / bk) / stages)), blocks (min(sms * per_sm, tiles * trips)), span
+    (a block's trips, ceil(tiles * trips / blocks))); the tiles are N's rows times M's
+    bucket's columns."""
+    tiles = -(-n // c.bm) * -(-min(m_bucket(m), m) // c.bn) if m <= DECODE_MAX_M else -(-n // c.bm) * -(-m // c.bn)
+    trips = -(-(-(-k // c.bk)) // c.stages)
+    blocks = min(sms * c.per_sm, tiles * trips)
+    return tiles, trips, blocks, -(-tiles * trips // blocks)
+
+
+def shared_segments(tiles: int, trips: int, span: int) -> int:
+    """Stream-K's partial segments: over the tiles that several blocks share (the
+    blocks t trips / span .. (t trips + trips - 1) / span of tile t differ), the
+    blocks sharing each (each writes its partial, the fixup reads it)."""
+    out = 0
+    for t in range(tiles):
+        b0, b1 = t * trips // span, (t * trips + trips - 1) // span
+        out += b1 - b0 + 1 if b1 > b0 else 0
+    return out
+
+
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
     """The decode rule's cost of configuration `c` for M x N x K (memory-bound), in
     bytes a multiprocessor streams at its share of DRAM's bandwidth: the larger of
@@ -299,10 +322,22 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
 
     split units also write and read back their f32 partial (a tile of M's bucket's
     rows, columns swapped, at most), in both, and pay `SPLIT_K_LAUNCH_BYTES` once for
-    the reduction's launch."""
-    span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
+    the reduction's launch. Stream-K (`c.stream_k`, `stream_k_schedule`): the busiest
+    block takes `span` trips of the ring (`stages` K steps of the weight's and the
+    small operand's rows) and writes at most two partials; the shared tiles' partial
+    segments (`shared_segments`) are written and read back; the fixup's launch costs
+    `SPLIT_K_LAUNCH_BYTES`."""
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    if c.stream_k:
+        tiles, trips, blocks, span = stream_k_schedule(c, m, n, k, sms)
+        trip = c.stages * c.bk * c.operand_bytes
+        partial = 2 * small * weight * 4
+        spread = -(-(tiles * weight * min(k * c.operand_bytes, trips * trip)
+                     + shared_segments(tiles, trips, span) * partial) // sms)
+        busiest = c.per_sm * (span * (weight + small) * trip + 2 * partial)
+        return max(spread, int(busiest / SM_STREAMS)) + SPLIT_K_LAUNCH_BYTES
+    span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
     partial = 2 * small * weight * 4 if c.split_k > 1 else 0
     count = units(c, m, n)
     spread = -(-count * (weight * span + partial) // sms)

@@ -108,3 +108,23 @@ def test_stream_k_compiles_without_spills(bm, bn, bk, stages):
     usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
     assert len(usage) == 2, sorted(usage)
     assert all(u.spill_stores in (0, None) for u in usage.values())
+
+
+@pytest.mark.parametrize("blocks", [5, 13])
+def test_the_rule_s_schedule_is_the_program_s(blocks):
+    """`stream_k_schedule` and `shared_segments` (the decode rule's view) count the
+    partials the program writes: the workspace's slots not left poisoned."""
+    from tilec.gemm import shared_segments, stream_k_schedule
+
+    m, n, k = 5, 200, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True)
+    ops = _operands(m, n, k, Epilogue(), seed=1)
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].T.ravel(), "bf16"),
+              "pc": _bits(np.full(m * n, np.nan, np.float32), "bf16"),
+              "pw": np.full(2 * blocks * 64 * 16, np.nan, np.float32), "m": m}
+    written = ~np.isnan(run(module, inputs)["pw"].reshape(2 * blocks, -1)).all(axis=1)
+    c = GemmConfig("sk", 64, 16, 64, 2, efficiency=0.0, group=1, swap_ab=True, per_sm=1, stream_k=True)
+    tiles, trips, used, span = stream_k_schedule(c, m, n, k, blocks)
+    assert (tiles, trips, used) == (4, 8, min(blocks, 32))
+    assert written.sum() == shared_segments(tiles, trips, span) > 0
