@@ -430,7 +430,7 @@ def gemm_hopper(m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk:
 
 def gemm_hopper_ws(
     m: int | None, n: int, k: int, bm: int = 128, bn: int = 256, bk: int = 64, stages: int = 4,
-    producer_regs: int = 40, consumer_regs: int = 232, group: int = 1, persistent: int = 0,
+    producer_regs: int = 40, consumer_regs: int | None = None, group: int = 1, persistent: int = 0,
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, stream_k: bool = False,
@@ -443,7 +443,10 @@ def gemm_hopper_ws(
     `__launch_bounds__` allow (168 per thread for 384 threads: 64512 in the block),
     and the regions move them: `dec` frees the producer's, `inc` takes them (it waits
     until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
-    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them).
+    `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them). `consumer_regs`
+    None: the most the block's registers leave them beside `producer_regs`, rounded
+    down to 8, at most 232 (232 for one or two consumer warpgroups; 104 for the four of
+    a swapped `bm` = 256, whose 640 threads launch with 96).
 
     - the producer (`setmaxnreg dec producer_regs`) fills the ring: the block's k-th
       K step overall (counting over its tiles) goes to stage `k % stages` after a wait
@@ -611,6 +614,8 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
+    if consumer_regs is None:
+        consumer_regs = min(232, ((wgs + 1) * at_launch - producer_regs) // wgs // 8 * 8)
     if wgs * consumer_regs + producer_regs > (wgs + 1) * at_launch:
         raise ValueError(
             f"gemm_hopper_ws: {wgs} x {consumer_regs} + {producer_regs} registers per thread of a "

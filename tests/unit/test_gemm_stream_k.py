@@ -128,3 +128,13 @@ def test_the_rule_s_schedule_is_the_program_s(blocks):
     tiles, trips, used, span = stream_k_schedule(c, m, n, k, blocks)
     assert (tiles, trips, used) == (4, 8, min(blocks, 32))
     assert written.sum() == shared_segments(tiles, trips, span) > 0
+
+
+def test_stream_k_of_four_consumer_warpgroups():
+    """256 rows of N a tile (four consumer warpgroups, 104 registers each: the most the
+    640 threads' 96 at launch leave beside the producer's 40), over 3 blocks, M = 9."""
+    m, n, k, blocks = 9, 296, 1000, 3
+    module = gemm_hopper_ws(None, n, k, bm=256, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True, epilogue=WIDEST)
+    ops = _operands(m, n, k, WIDEST, seed=2)
+    _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 256, 16), ops, WIDEST)
