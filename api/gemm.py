@@ -239,6 +239,18 @@ bucket: M 1-16, 17-32, 33-64, 65-128)."""
 SWAP_AB_MAX_STAGES = 8
 """The most stages of a swapped configuration's ring (its K loop is unrolled by them)."""
 
+SWAP_AB_ROWS = (64,)
+"""The rows of N a swapped unit of 16-bit operands may take (`swap_config`'s `rows`), the
+decode rule's candidates (8-bit operands: 64)."""
+
+STREAM_K = False
+"""Whether the decode rule's candidates include the swapped configurations' stream-K
+(`GemmConfig.stream_k`; 16-bit operands, where K may be split)."""
+
+SWAP_AB_MIN_STAGES = 4
+"""The fewest stages a swapped configuration of more than 64 rows takes before halving its K
+step (`swap_config`)."""
+
 SPLIT_K_LAUNCH_BYTES = 65536
 """What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
 streams at its share of DRAM's bandwidth: about 2 us on an H200 (one split 2 ways
@@ -254,7 +266,8 @@ the weight and A^T (twice as many bytes of A^T as of the weight), against a shar
 3.65 TB/s / 132 = 27.6 GB/s."""
 
 
-def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None) -> GemmConfig:
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None,
+                rows: int = 64) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
     256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
@@ -265,16 +278,30 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     the multiprocessor's shared memory (16-bit at M <= 16: 8 stages of 20 KiB).
     H200, Llama's projections at M = 1 and 16: 0.88-0.98 of a cudaMemcpy of the
     weight's bytes unsplit, against 0.71-0.96 with 8 stages of 64 elements split
-    (benchmarks/NOTES.md)."""
+    (benchmarks/NOTES.md).
+
+    `rows` (64, 128 or 256; 16-bit operands): the rows of N a unit takes, one consumer
+    warpgroup per 64 sharing each stage of A^T (which the units then read from L2
+    once per `rows` rows of the weight instead of once per 64); where fewer than
+    `SWAP_AB_MIN_STAGES` stages of 256-byte rows fit, K steps of 128 bytes (128 x 128
+    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128)."""
     tgt = tgt or target("sm_90a")
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
     eb = 1 if fp8 or block_scales else 2
     bk = 128 if block_scales else 256 // eb
-    stages = SWAP_AB_MAX_STAGES
-    while stages > 2 and stages * (64 + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
-        stages //= 2
+
+    def fit(bk: int) -> int:
+        stages = SWAP_AB_MAX_STAGES
+        while stages > 2 and stages * (rows + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
+            stages //= 2
+        return stages
+
+    stages = fit(bk)
+    if stages < SWAP_AB_MIN_STAGES and rows > 64 and not block_scales:
+        bk //= 2
+        stages = fit(bk)
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
-    return GemmConfig(f"{prefix}64x{bn}x{bk}:{stages}:swapAB:p1", 64, bn, bk, stages, efficiency=0.0, group=1,
+    return GemmConfig(f"{prefix}{rows}x{bn}x{bk}:{stages}:swapAB:p1", rows, bn, bk, stages, efficiency=0.0, group=1,
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
 
 
@@ -394,8 +421,11 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
     if b_kmajor and m <= (SWAP_AB_MAX_M_8BIT if fp8 or block_scales else SWAP_AB_MAX_M):
-        swap = swap_config(m, fp8, block_scales, tgt)
-        candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+        for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
+            swap = swap_config(m, fp8, block_scales, tgt, rows)
+            candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+            if STREAM_K and most > 1 and not (fp8 or block_scales):
+                candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)

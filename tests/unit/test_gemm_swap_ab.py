@@ -154,6 +154,16 @@ def test_swap_config_rings():
     assert swap_config(1).kwargs(132)["persistent"] == 132
 
 
+def test_swap_config_rows():
+    """128 and 256 rows of N a unit (two and four consumer warpgroups): 256-byte K steps
+    where 4 stages fit, else 128-byte ones."""
+    got = {(m, r): swap_config(m, rows=r).name for m in (16, 64, 128) for r in (128, 256)}
+    assert got == {(16, 128): "128x16x128:4:swapAB:p1", (16, 256): "256x16x64:4:swapAB:p1",
+                   (64, 128): "128x64x128:4:swapAB:p1", (64, 256): "256x64x64:4:swapAB:p1",
+                   (128, 128): "128x128x64:4:swapAB:p1", (128, 256): "256x128x64:4:swapAB:p1"}
+    assert all(swap_config(m, rows=r).smem_bytes() <= 227 * 1024 for m in (16, 64, 128) for r in (128, 256))
+
+
 def test_decode_cost():
     """The larger of the weight's bytes spread over the SMs (DRAM's bound) and the
     bytes the busiest SM fills its shared memory with (the weight's and A^T's) over
