@@ -6,6 +6,7 @@ multiprocessor."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -32,6 +33,14 @@ def test_flags():
     assert matmul_bench.parse_config("64x16x64:8:swapAB:splitK4:splitK1").split_k == 1
     with pytest.raises(ValueError, match="'q3' of"):
         matmul_bench.parse_config("64x16x64:8:q3")
+
+
+def test_stream_k_names_parse_back():
+    """`:sk` (stream-K) and the swap's wider units (`swap_config(rows=...)`) parse back."""
+    for m, rows in ((64, 64), (128, 128), (128, 256)):
+        c = dataclasses.replace(gemm.swap_config(m, rows=rows), stream_k=True)
+        c = dataclasses.replace(c, name=c.name + ":sk")
+        assert matmul_bench.parse_config(c.name) == c
 
 
 def test_variants_apply_to_the_rule_s_swap_only():
