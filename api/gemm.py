@@ -251,21 +251,6 @@ SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
 
-SPLIT_K_LAUNCH_BYTES = 65536
-"""What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
-streams at its share of DRAM's bandwidth: about 2 us on an H200 (one split 2 ways
-against the unsplit kernel of the same ring: Llama's O at M = 1, 12.2 us against 11.2)."""
-
-SM_STREAMS = 2.75
-"""How many times its share of DRAM's bandwidth one multiprocessor fills its shared
-memory at, with a deep ring (`decode_cost`): H200, swapped units of 64 rows of N
-with 160-200 KiB of the ring in flight (benchmarks/NOTES.md): Llama's down at M = 16
-unsplit, 64 units on 64 of the 132 multiprocessors, 0.98 of a cudaMemcpy of its
-bytes (75 GB/s a multiprocessor of the weight and A^T); at M = 128, 75-80 GB/s of
-the weight and A^T (twice as many bytes of A^T as of the weight), against a share of
-3.65 TB/s / 132 = 27.6 GB/s."""
-
-
 def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None,
                 rows: int = 64) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
@@ -335,41 +320,51 @@ def shared_segments(tiles: int, trips: int, span: int) -> int:
     return out
 
 
-def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
-    """The decode rule's cost of configuration `c` for M x N x K (memory-bound), in
-    bytes a multiprocessor streams at its share of DRAM's bandwidth: the larger of
+def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
+    """The decode rule's cost of configuration `c` for M x N x K on `sms`
+    multiprocessors (memory-bound), in seconds from `tgt`'s rates (default sm_90a's,
+    the H200's): the longest of
 
-    - the bytes every multiprocessor takes from DRAM with the units' bytes spread
-      evenly (the weight once: a unit's `bm` rows of N swapped, else `bn` columns of
-      B, over the K of its `unit_steps`), and
-    - the bytes the busiest multiprocessor fills its shared memory with
-      (ceil(units / sms) units, each its bytes of the weight and of the small
-      operand: M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same
-      K, which every unit reads again from L2), over `SM_STREAMS`;
+    - DRAM delivering the units' bytes (`Target.dram_bytes_per_s`): the weight once
+      (a unit's `bm` rows of N swapped, else `bn` columns of B, over the K of its
+      `unit_steps`);
+    - the busiest multiprocessor filling its shared memory (`sm_fill_bytes_per_s`):
+      ceil(units / sms) units, each its bytes of the weight and of the small operand
+      (M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same K, which
+      every unit reads again from L2);
+    - the busiest multiprocessor's tensor cores (`sm_mma_flops_per_s`, twice it for
+      8-bit operands) on its units' whole tiles (`bm x bn`, M's columns past M
+      included);
 
     split units also write and read back their f32 partial (a tile of M's bucket's
-    rows, columns swapped, at most), in both, and pay `SPLIT_K_LAUNCH_BYTES` once for
-    the reduction's launch. Stream-K (`c.stream_k`, `stream_k_schedule`): the busiest
-    block takes `span` trips of the ring (`stages` K steps of the weight's and the
-    small operand's rows) and writes at most two partials; the shared tiles' partial
-    segments (`shared_segments`) are written and read back; the fixup's launch costs
-    `SPLIT_K_LAUNCH_BYTES`."""
+    rows, columns swapped, at most), in DRAM's and the busiest's bytes, and pay one
+    `kernel_gap_s` for the reduction's launch. Stream-K (`c.stream_k`,
+    `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
+    steps of the weight's and the small operand's rows) and writes at most two
+    partials; the shared tiles' partial segments (`shared_segments`) are written and
+    read back; the fixup's launch costs `kernel_gap_s`."""
+    tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    partial = 2 * small * weight * 4
+    mma = tgt.sm_mma_flops_per_s * (2 if c.operand_bytes == 1 else 1)
     if c.stream_k:
         tiles, trips, blocks, span = stream_k_schedule(c, m, n, k, sms)
-        trip = c.stages * c.bk * c.operand_bytes
-        partial = 2 * small * weight * 4
-        spread = -(-(tiles * weight * min(k * c.operand_bytes, trips * trip)
-                     + shared_segments(tiles, trips, span) * partial) // sms)
-        busiest = c.per_sm * (span * (weight + small) * trip + 2 * partial)
-        return max(spread, int(busiest / SM_STREAMS)) + SPLIT_K_LAUNCH_BYTES
-    span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
-    partial = 2 * small * weight * 4 if c.split_k > 1 else 0
-    count = units(c, m, n)
-    spread = -(-count * (weight * span + partial) // sms)
-    busiest = -(-count // sms) * ((weight + small) * span + partial)
-    return max(spread, int(busiest / SM_STREAMS)) + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
+        trip = c.stages * c.bk
+        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tiles, trips, span) * partial
+        busiest = c.per_sm * (span * (weight + small) * trip * c.operand_bytes + 2 * partial)
+        flops = c.per_sm * span * 2 * c.bm * c.bn * trip
+        gaps = 1
+    else:
+        span = min(k, unit_steps(c, k) * c.bk)
+        count = units(c, m, n)
+        partial = partial if c.split_k > 1 else 0
+        dram = count * (weight * span * c.operand_bytes + partial)
+        busiest = -(-count // sms) * ((weight + small) * span * c.operand_bytes + partial)
+        flops = -(-count // sms) * 2 * c.bm * c.bn * span
+        gaps = 1 if c.split_k > 1 else 0
+    return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
+            + gaps * tgt.kernel_gap_s)
 
 
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
@@ -394,7 +389,8 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     - the wave rule's configuration.
 
     So K is split only where the units of work are too few to keep DRAM busy (fewer
-    than about 1 / `SM_STREAMS` of the multiprocessors' worth of bytes each) and K is
+    than about DRAM's bandwidth over one multiprocessor's fill rate: 1 / 2.75 of
+    132 H200 SMs' worth of bytes each) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
     the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
@@ -430,7 +426,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))  # ties to the earlier
+    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms, tgt))  # ties to the earlier
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:

@@ -18,10 +18,11 @@ from helpers.nvrtc import compile_sm90_or_skip
 from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
-from tilec.gemm import (SM_STREAMS, SPLIT_K_LAUNCH_BYTES, SPLIT_K_TILES, MatmulKey, choose_config, decode_cost,
+from tilec.gemm import (SPLIT_K_TILES, MatmulKey, choose_config, decode_cost,
                         m_bucket, matmul_program, splits, swap_config, unit_steps)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import run
+from tilec.support.target import target
 
 WIDEST = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
 
@@ -183,29 +184,31 @@ def test_splits_give_every_split_k_steps_of_its_own():
 
 
 def test_decode_cost_of_split_configurations():
-    """The larger of the units' bytes of B spread over the SMs and the busiest SM's
-    bytes of B and A over `SM_STREAMS`, each unit's partial (a tile of M's bucket)
-    written and read back counted in both, the reduction's launch once."""
+    """The longest of the units' bytes of B from DRAM and the busiest SM's bytes of B
+    and A into its shared memory (and its tensor cores' tiles), in seconds at the
+    Target's rates, each unit's partial (a tile of M's bucket) written and read back
+    counted in both, the reduction's launch once."""
+    t = target("sm_90a")
     swap4 = next(c for c in splits(swap_config(1), 4096) if c.split_k == 4)
     # 96 tiles x 4 = 384 units in 3 rounds: 64 rows x 1024 of K, 16 columns of A^T, a 64 x 16 partial each
     partial = 2 * 64 * 16 * 4
-    spread = -(-384 * (64 * 1024 * 2 + partial) // 132)
-    busiest = 3 * ((64 + 16) * 1024 * 2 + partial)
-    assert decode_cost(swap4, 1, 6144, 4096, 132) == max(spread, int(busiest / SM_STREAMS)) + SPLIT_K_LAUNCH_BYTES
-    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == -(-96 * 64 * 4096 * 2 // 132)
+    dram = 384 * (64 * 1024 * 2 + partial) / t.dram_bytes_per_s
+    busiest = 3 * ((64 + 16) * 1024 * 2 + partial) / t.sm_fill_bytes_per_s
+    assert decode_cost(swap4, 1, 6144, 4096, 132) == max(dram, busiest) + t.kernel_gap_s
+    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == 96 * 64 * 4096 * 2 / t.dram_bytes_per_s
     tile2 = next(c for c in splits(SPLIT_K_TILES[1], 4096) if c.split_k == 2)
     # 128 x 6144: 48 tiles x 2 = 96 units, one round of 128 columns (and 128 rows of A) x 2048 of K
     partial = 2 * 128 * 128 * 4
     assert decode_cost(tile2, 128, 6144, 4096, 132) == max(
-        -(-96 * (128 * 2048 * 2 + partial) // 132), int((256 * 2048 * 2 + partial) / SM_STREAMS)
-    ) + SPLIT_K_LAUNCH_BYTES
+        96 * (128 * 2048 * 2 + partial) / t.dram_bytes_per_s, (256 * 2048 * 2 + partial) / t.sm_fill_bytes_per_s,
+        2 * 128 * 128 * 2048 / t.sm_mma_flops_per_s) + t.kernel_gap_s
     small = next(c for c in splits(SPLIT_K_TILES[0], 4096) if c.split_k == 8)
     # 64 x 128 tiles at M = 16: 48 tiles x 8 = 384 units, 3 rounds of 128 columns x 512 of K,
     # A's and the partial of M's 16 rows (not the tile's 64)
     partial = 2 * 16 * 128 * 4
     assert decode_cost(small, 16, 6144, 4096, 132) == max(
-        -(-384 * (128 * 512 * 2 + partial) // 132), int(3 * (144 * 512 * 2 + partial) / SM_STREAMS)
-    ) + SPLIT_K_LAUNCH_BYTES
+        384 * (128 * 512 * 2 + partial) / t.dram_bytes_per_s, 3 * (144 * 512 * 2 + partial) / t.sm_fill_bytes_per_s
+    ) + t.kernel_gap_s
 
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 2048, 8192, True), (128, 4096, 4096, True),

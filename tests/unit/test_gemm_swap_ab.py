@@ -19,11 +19,12 @@ from test_matmul import _check, _operands, _run
 
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.dtypes import f8_to_f32, f32_to_bf16, to_f8
-from tilec.gemm import (SM_STREAMS, SPLIT_K_LAUNCH_BYTES, MatmulKey, choose_config, decode_cost, matmul_program,
+from tilec.gemm import (MatmulKey, choose_config, decode_cost, matmul_program,
                         splits, swap_config)
 from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import run
 from tilec.runtime.reference.values import bf16_to_f32
+from tilec.support.target import target
 
 CASES = {
     # N = 200: 4 blocks of 64 rows of N, the last 8; K = 336: 6 steps of 64 (the last 16
@@ -165,19 +166,23 @@ def test_swap_config_rows():
 
 
 def test_decode_cost():
-    """The larger of the weight's bytes spread over the SMs (DRAM's bound) and the
-    bytes the busiest SM fills its shared memory with (the weight's and A^T's) over
-    `SM_STREAMS`; split-K's partials and launch."""
+    """The longest of DRAM delivering the weight's bytes, the busiest SM filling its
+    shared memory with its units' bytes of the weight and A^T, and its tensor cores on
+    its tiles, in seconds from the Target's rates; split-K's partials and launch."""
+    t = target("sm_90a")
     swap = swap_config(1)
-    share = -(-128 * 64 * 8192 * 2 // 132)
-    assert decode_cost(swap, 1, 8192, 8192, 132) == share  # 128 units: one round, DRAM-bound
-    busiest = int((64 + 16) * 8192 * 2 / SM_STREAMS)
-    assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's
+    dram = 128 * 64 * 8192 * 2 / t.dram_bytes_per_s
+    assert decode_cost(swap, 1, 8192, 8192, 132) == dram  # 128 units: one round, DRAM-bound
+    busiest = (64 + 16) * 8192 * 2 / t.sm_fill_bytes_per_s
+    assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's fill
     split = next(c for c in splits(swap, 8192) if c.split_k == 4)
     partial = 2 * 16 * 64 * 4  # M's bucket's 16 columns of f32, written and read back
     assert decode_cost(split, 1, 1024, 8192, 132) == max(
-        -(-64 * (64 * 2048 * 2 + partial) // 132), int(((64 + 16) * 2048 * 2 + partial) / SM_STREAMS)
-    ) + SPLIT_K_LAUNCH_BYTES
+        64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s, ((64 + 16) * 2048 * 2 + partial) / t.sm_fill_bytes_per_s
+    ) + t.kernel_gap_s
+    # M = 128 on 16 units: 64 x 128 tiles of 8192 K, the tensor cores' 2 x 64 x 128 x 8192 flops under the fill
+    wide = swap_config(128)
+    assert 2 * 64 * 128 * 8192 / t.sm_mma_flops_per_s < decode_cost(wide, 128, 1024, 8192, 132)
     assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 256
 
 
