@@ -138,3 +138,25 @@ def test_stream_k_of_four_consumer_warpgroups():
                             persistent=blocks, stream_k=True, epilogue=WIDEST)
     ops = _operands(m, n, k, WIDEST, seed=2)
     _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 256, 16), ops, WIDEST)
+
+
+def test_decode_cost_of_stream_k():
+    """Llama's QKV at M = 128 on 132 SMs, 64 x 128 units of K steps of 128 over 4 stages:
+    96 tiles x 8 trips = 768 trips, span 6 (the busiest block's 6 x 4 steps of the
+    weight's 64 and A^T's 128 rows, two partials), the shared tiles' partials written
+    and read back, the fixup's launch."""
+    from tilec.gemm import decode_cost, shared_segments, stream_k_schedule, swap_config
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    c = GemmConfig("64x128x128:4:swapAB:p1:sk", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1,
+                   stream_k=True)
+    assert stream_k_schedule(c, 128, 6144, 4096, 132) == (96, 8, 132, 6)
+    partial = 2 * 128 * 64 * 4
+    dram = (96 * 64 * 4096 * 2 + shared_segments(96, 8, 6) * partial) / t.dram_bytes_per_s
+    fill = (6 * (64 + 128) * 512 * 2 + 2 * partial) / t.sm_fill_bytes_per_s
+    mma = 6 * 2 * 64 * 128 * 512 / t.sm_mma_flops_per_s
+    assert decode_cost(c, 128, 6144, 4096, 132) == max(dram, fill, mma) + t.kernel_gap_s
+    # against the whole units' 8 trips on the busiest SM (96 units, one each): less fill, one launch more
+    assert fill < 8 * (64 + 128) * 512 * 2 / t.sm_fill_bytes_per_s
+    assert swap_config(128).name + ":sk" == c.name
