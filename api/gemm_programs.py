@@ -1007,6 +1007,11 @@ def _split_k_reduce(g, m: int | None, n: int, split: int, epilogue: Epilogue) ->
         p.store(h, p.tile(g.C, [k.bx, k.by], [rm, rn]).named("tc"))
 
 
+STREAM_K_FIXUP_UNROLL = 4
+"""The partials stream-K's fixup loads at once (their loads in flight together; the ones
+past a tile's blocks read an address in range and are multiplied by 0, so the sum adds
+every block's partial once, in the order of the blocks)."""
+
 STREAM_K_ROWS = 16
 """The rows of M (columns of the swapped tile) one block of stream-K's fixup takes
 (128 threads, 4 f32 of a row each, 16 x 32 per pass; the tile's `bm` rows of N across)."""
@@ -1033,15 +1038,23 @@ def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
         b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
         with p.if_(b0.ne(b1).named("shared")):
             acc = Value(p, p.full([rm, bm], 0.0, "f32", lay).ssa)
-            with p.range(b0, (b1 + g.c1).named("b1p"), g.c1, carry=[acc]) as b:
-                # (clamped at b1: a no-op where the loop runs, an address in range where it does not)
-                b = p.minui(b.named("b"), b1).named("bin")
-                # 1 where block b's range starts before the tile (its last tile), else 0
-                before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
-                slot = ((b + b).named("b2") + before.named("tail")).named("slot")
-                w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
-                x = p.load(p.tile(w, [k.by, g.c0], [rm, bm]).named("tw"), lay).named("part")
-                acc.assign((acc + x).named("sum"))
+            unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
+            one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
+            with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
+                bj.named("bj")
+                parts = []
+                for u in range(STREAM_K_FIXUP_UNROLL):  # the loads first, all in flight together
+                    bu = (bj + p.constant(u).named(f"u{u}")).named(f"bu{u}") if u else bj
+                    # clamped at b1: an address in range where block bu is past the tile's
+                    b = p.minui(bu, b1).named(f"bin{u}")
+                    # 1 where block b's range starts before the tile (its last tile), else 0
+                    before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
+                    slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
+                    w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
+                    x = p.load(p.tile(w, [k.by, g.c0], [rm, bm]).named("tw"), lay).named(f"part{u}")
+                    parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
+                for x in parts:  # in the order of the blocks
+                    acc.assign((acc + x).named("sum"))
             rows = (p.remui(t, g.gn).named("tm") * p.constant(bn // rm).named("subs2") + k.by).named("rowblk")
             cols = p.divui(t, g.gn).named("tn")
             h = epilogue.apply(g, acc, rows, cols, rm, bm, lay)

@@ -108,7 +108,9 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (1, 28672, 4096, True, "64x16x128:8:swapAB:p1"),      # 448 units in 4 rounds
     (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
     (1, 2048, 8192, True, "64x16x128:8:swapAB:p1:splitK2"),  # 32 units would take 4 shares each
-    (1, 6144, 4096, False, "128x128x64:4:pp"),            # B row-major: 48 tiles of 128 columns
+    # B row-major: the 48 tiles of 128 x 128 would keep 48 SMs' tensor cores on 127 rows past M
+    # (2 x 128 x 128 x 4096 flops an SM, 23 us), the 64 x 128 split tile halves the rows, doubles the SMs
+    (1, 6144, 4096, False, "64x128x64:4:splitK2"),
     (1, 1024, 16384, False, "64x128x64:4:splitK8"),       # 8 tiles: split 8 ways
     (128, 6144, 4096, True, "64x128x128:4:swapAB:p1"),    # 96 units of 64 rows of N
     (128, 4096, 4096, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 units: A^T's bytes, twice the weight's
