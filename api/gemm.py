@@ -239,13 +239,22 @@ bucket: M 1-16, 17-32, 33-64, 65-128)."""
 SWAP_AB_MAX_STAGES = 8
 """The most stages of a swapped configuration's ring (its K loop is unrolled by them)."""
 
-SWAP_AB_ROWS = (64,)
+SWAP_AB_ROWS = (64, 256)
 """The rows of N a swapped unit of 16-bit operands may take (`swap_config`'s `rows`), the
-decode rule's candidates (8-bit operands: 64)."""
+decode rule's candidates (8-bit operands: 64). 256 rows (four consumer warpgroups) load
+A^T once per 256 rows of the weight: H200, Llama's gate_up at M = 64, 60.8 us (0.94 of
+memcpy) against 67.2 at 64 rows; where their units are few they lose by the cost (QKV at
+M = 64: 31.3 us against 18.1). 128 rows are not candidates: at every measured shape one
+of the two others was as fast or faster (gate_up at M = 64: 60.5; down at M = 128 split:
+40.2 against 36.8), and the cost ranks their splits above the measured (benchmarks/NOTES.md)."""
 
 STREAM_K = False
 """Whether the decode rule's candidates include the swapped configurations' stream-K
-(`GemmConfig.stream_k`; 16-bit operands, where K may be split)."""
+(`GemmConfig.stream_k`; 16-bit operands, where K may be split): not yet. H200
+(benchmarks/NOTES.md): it balances the SMs' work but nowhere beat the rule's (split or
+whole units): gate_up at M = 64 67.1 us against 67.2 whole, O at M = 128 15.7 against
+15.0 split twice, QKV at M = 128 21.5 against 19.8; its fixup's launch and partials cost
+what the balance saves until a reduction inside the kernel replaces the launch."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -367,6 +376,18 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
             + gaps * tgt.kernel_gap_s)
 
 
+def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
+    """All the bytes `c`'s units load into shared memory for M x N x K (the weight once,
+    the small operand once per unit, M's bucket's rows): the decode rule's tie-break,
+    fewer first (`_decode_config`; H200, Llama's gate_up at M = 64, DRAM-bound either
+    way: swapped units of 256 rows of N, 1.25 bytes a byte of the weight, 60.8 us
+    against 67.2 for 64 rows, 2 bytes a byte)."""
+    mb = m_bucket(m) if m <= DECODE_MAX_M else m
+    weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    tiles = units(c, m, n) // c.split_k
+    return tiles * (weight + small) * k * c.operand_bytes
+
+
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
                   fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (None: the
@@ -380,10 +401,12 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     multiprocessor filling its shared memory; ties to the earlier), among, in this order:
 
     - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`
-      (`SWAP_AB_MAX_M_8BIT` for 8-bit operands):
+      (`SWAP_AB_MAX_M_8BIT` for 8-bit operands), for each of `SWAP_AB_ROWS` rows of N
+      a unit (8-bit operands: 64):
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
       the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
-      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands);
+      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands), then stream-K
+      where `STREAM_K` says so;
     - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
       64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
@@ -395,8 +418,10 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
     the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
     (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
-    gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, one round), 4096^3 the
-    wave rule. The
+    gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
+    as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
+    the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
+    equal cost the one of fewer `fill_bytes` is taken, then the earlier. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
@@ -426,7 +451,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms, tgt))  # ties to the earlier
+    # ties to the one that loads fewer bytes into shared memory, then to the earlier
+    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), fill_bytes(c, m, n, k)))
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:

@@ -105,7 +105,8 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
 @pytest.mark.parametrize(("m", "n", "k", "kmajor", "expected"), [
     (1, 6144, 4096, True, "64x16x128:8:swapAB:p1"),       # 96 units on 96 SMs: DRAM's pace, no split
     (16, 6144, 4096, True, "64x16x128:8:swapAB:p1"),
-    (1, 28672, 4096, True, "64x16x128:8:swapAB:p1"),      # 448 units in 4 rounds
+    # DRAM-bound at 64 rows of N (448 units) as at 256 (112): the tie goes to fewer bytes into shared memory
+    (1, 28672, 4096, True, "256x16x64:4:swapAB:p1"),
     (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
     (1, 2048, 8192, True, "64x16x128:8:swapAB:p1:splitK2"),  # 32 units would take 4 shares each
     # B row-major: the 48 tiles of 128 x 128 would keep 48 SMs' tensor cores on 127 rows past M
@@ -116,7 +117,7 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (128, 4096, 4096, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 units: A^T's bytes, twice the weight's
     (100, 4096, 14336, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 swapped tiles in 128 halves
     (128, 4096, 4096, False, "128x128x64:4:splitK3"),     # B row-major: 32 tiles in 96 thirds
-    (128, 28672, 4096, True, "128x256x64:4:c128"),        # 112 tiles of 128 x 256, one round: no split
+    (128, 28672, 4096, True, "256x128x64:4:swapAB:p1"),   # 112 units, one round: the bytes of 128 x 256 tiles
     (129, 6144, 4096, True, "128x128x64:4:pp"),           # past the decode sizes: the wave rule
     (4096, 4096, 4096, True, "128x256x64:4:c128"),
     (1, 4096, 256, True, "64x16x128:8:swapAB:p1"),        # 2 K steps: less than a ring's round to split
@@ -129,7 +130,8 @@ LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) o
     (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "x128x128:4:swapAB:p1"),
     (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1:splitK2",
                    "x128x128:4:swapAB:p1:splitK2"),
-    (28672, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "128x256x64:4:c128"),
+    (28672, 4096): ("256x16x64:4:swapAB:p1", "256x32x64:4:swapAB:p1", "256x64x64:4:swapAB:p1",
+                    "256x128x64:4:swapAB:p1"),
     (4096, 14336): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1:splitK2", "x64x128:4:swapAB:p1:splitK2",
                     "x128x128:4:swapAB:p1:splitK2"),
 }

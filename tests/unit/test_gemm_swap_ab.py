@@ -128,7 +128,7 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
     (1, 8192, 8192, False, "64x16x128:8:swapAB:p1"),   # 128 units of 64 rows: DRAM's bound, no split
     (16, 6144, 4096, False, "64x16x128:8:swapAB:p1"),  # 96 units on 96 SMs stream the weight at DRAM's pace
     (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
-    (17, 28672, 4096, False, "64x32x128:8:swapAB:p1"),  # 448 units in 4 rounds
+    (17, 28672, 4096, False, "256x32x64:4:swapAB:p1"),  # 112 units of 256 rows: A^T loaded once per 256
     (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
     (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
     (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each

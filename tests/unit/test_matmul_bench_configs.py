@@ -51,5 +51,5 @@ def test_variants_apply_to_the_rule_s_swap_only():
     qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x128:4:swapAB:p1 (196 KiB)
     assert matmul_bench.variant("+p0", qkv128).per_sm == 0
     assert matmul_bench.variant("+p2", qkv128) is False
-    assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096, b_kmajor=True)) is False
+    assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096)) is False  # B row-major: no swap
     assert matmul_bench.variant("64x32x64:8:swapAB", qkv128).bn == 32
