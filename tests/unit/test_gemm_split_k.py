@@ -234,7 +234,8 @@ def test_split_configurations_compile_without_spills(m, n, k, kmajor):
 
 def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
     """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
-    takes the swap split 4 ways at 5 x 200 x 4096 (4 tiles of 64 rows), and the kernel,
+    takes the swap of 256 rows split 16 ways at 5 x 200 x 4096 (one tile; 4 tiles of 64
+    rows split 4 ways cost the same and load more bytes of A^T), and the kernel,
     run on the reference executor with the arguments `matmul` passes (the S x M x N f32
     workspace after the epilogue's operands, poisoned), gives the bound."""
     from helpers.matmul_oracle import within_bound
@@ -268,6 +269,6 @@ def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
     bias = rng.standard_normal(n).astype(np.float16)
     got = gemm.matmul(x, w.T, bias=bias)
     (key,) = calls
-    assert key.config.name == "64x16x128:8:swapAB:p1:splitK4"
+    assert key.config.name == "256x16x64:4:swapAB:p1:splitK16"
     f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
     assert within_bound(*f64, out="f16").all()
