@@ -421,7 +421,8 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
     as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
     the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
-    equal cost the one of fewer `fill_bytes` is taken, then the earlier. The
+    equal cost a swap is taken (its tiles have no rows past M), then the one of fewer
+    `fill_bytes`, then the earlier. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
@@ -451,8 +452,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    # ties to the one that loads fewer bytes into shared memory, then to the earlier
-    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), fill_bytes(c, m, n, k)))
+    # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
+    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:
