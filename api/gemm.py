@@ -101,6 +101,10 @@ class GemmConfig:
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
     the ring running on across them. The other configurations are always persistent, one block a
     multiprocessor."""
+    stream_k: bool = False
+    """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
+    of the ring, the tiles shared by several blocks summed by a second launch
+    (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -109,6 +113,7 @@ class GemmConfig:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
@@ -129,6 +134,14 @@ class GemmConfig:
         if self.cp_async:
             kw["cp_async"] = self.cp_async
         return kw
+
+    def workspace(self, m: int, n: int, sms: int) -> int:
+        """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
+        takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
+        block (`gemm_hopper_ws`), else none."""
+        if self.stream_k:
+            return 2 * sms * self.per_sm * self.bm * self.bn
+        return self.split_k * m * n if self.split_k > 1 else 0
 
     def smem_bytes(self) -> int:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
@@ -246,22 +259,29 @@ bucket: M 1-16, 17-32, 33-64, 65-128)."""
 SWAP_AB_MAX_STAGES = 8
 """The most stages of a swapped configuration's ring (its K loop is unrolled by them)."""
 
-SPLIT_K_LAUNCH_BYTES = 65536
-"""What split-K's second launch costs in `decode_cost`'s unit, bytes one multiprocessor
-streams at its share of DRAM's bandwidth: about 2 us on an H200 (one split 2 ways
-against the unsplit kernel of the same ring: Llama's O at M = 1, 12.2 us against 11.2)."""
+SWAP_AB_ROWS = (64, 256)
+"""The rows of N a swapped unit of 16-bit operands may take (`swap_config`'s `rows`), the
+decode rule's candidates (8-bit operands: 64). 256 rows (four consumer warpgroups) load
+A^T once per 256 rows of the weight: H200, Llama's gate_up at M = 64, 60.8 us (0.94 of
+memcpy) against 67.2 at 64 rows; where their units are few they lose by the cost (QKV at
+M = 64: 31.3 us against 18.1). 128 rows are not candidates: at every measured shape one
+of the two others was as fast or faster (gate_up at M = 64: 60.5; down at M = 128 split:
+40.2 against 36.8), and the cost ranks their splits above the measured (benchmarks/NOTES.md)."""
 
-SM_STREAMS = 2.75
-"""How many times its share of DRAM's bandwidth one multiprocessor fills its shared
-memory at, with a deep ring (`decode_cost`): H200, swapped units of 64 rows of N
-with 160-200 KiB of the ring in flight (benchmarks/NOTES.md): Llama's down at M = 16
-unsplit, 64 units on 64 of the 132 multiprocessors, 0.98 of a cudaMemcpy of its
-bytes (75 GB/s a multiprocessor of the weight and A^T); at M = 128, 75-80 GB/s of
-the weight and A^T (twice as many bytes of A^T as of the weight), against a share of
-3.65 TB/s / 132 = 27.6 GB/s."""
+STREAM_K = False
+"""Whether the decode rule's candidates include the swapped configurations' stream-K
+(`GemmConfig.stream_k`; 16-bit operands, where K may be split): not yet. H200
+(benchmarks/NOTES.md): it balances the SMs' work but nowhere beat the rule's (split or
+whole units): gate_up at M = 64 67.1 us against 67.2 whole, O at M = 128 15.7 against
+15.0 split twice, QKV at M = 128 21.5 against 19.8; its fixup's launch and partials cost
+what the balance saves until a reduction inside the kernel replaces the launch."""
 
+SWAP_AB_MIN_STAGES = 4
+"""The fewest stages a swapped configuration of more than 64 rows takes before halving its K
+step (`swap_config`)."""
 
-def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None) -> GemmConfig:
+def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None,
+                rows: int = 64) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
     256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
@@ -272,16 +292,30 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     the multiprocessor's shared memory (16-bit at M <= 16: 8 stages of 20 KiB).
     H200, Llama's projections at M = 1 and 16: 0.88-0.98 of a cudaMemcpy of the
     weight's bytes unsplit, against 0.71-0.96 with 8 stages of 64 elements split
-    (benchmarks/NOTES.md)."""
+    (benchmarks/NOTES.md).
+
+    `rows` (64, 128 or 256; 16-bit operands): the rows of N a unit takes, one consumer
+    warpgroup per 64 sharing each stage of A^T (which the units then read from L2
+    once per `rows` rows of the weight instead of once per 64); where fewer than
+    `SWAP_AB_MIN_STAGES` stages of 256-byte rows fit, K steps of 128 bytes (128 x 128
+    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128)."""
     tgt = tgt or target("sm_90a")
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
     eb = 1 if fp8 or block_scales else 2
     bk = 128 if block_scales else 256 // eb
-    stages = SWAP_AB_MAX_STAGES
-    while stages > 2 and stages * (64 + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
-        stages //= 2
+
+    def fit(bk: int) -> int:
+        stages = SWAP_AB_MAX_STAGES
+        while stages > 2 and stages * (rows + bn) * bk * eb + 1024 * stages > tgt.smem_per_block:
+            stages //= 2
+        return stages
+
+    stages = fit(bk)
+    if stages < SWAP_AB_MIN_STAGES and rows > 64 and not block_scales:
+        bk //= 2
+        stages = fit(bk)
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
-    return GemmConfig(f"{prefix}64x{bn}x{bk}:{stages}:swapAB:p1", 64, bn, bk, stages, efficiency=0.0, group=1,
+    return GemmConfig(f"{prefix}{rows}x{bn}x{bk}:{stages}:swapAB:p1", rows, bn, bk, stages, efficiency=0.0, group=1,
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
 
 
@@ -292,29 +326,86 @@ def units(c: GemmConfig, m: int, n: int) -> int:
     return tiles * c.split_k
 
 
-def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
-    """The decode rule's cost of configuration `c` for M x N x K (memory-bound), in
-    bytes a multiprocessor streams at its share of DRAM's bandwidth: the larger of
+def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int]:
+    """Stream-K's schedule of `c` (`c.stream_k`) for M x N x K on `sms` multiprocessors,
+    as `gemm_hopper_ws(stream_k=True)` computes it: (tiles, trips a tile (rounds of the
+    ring, ceil(ceil(K / bk) / stages)), blocks (min(sms * per_sm, tiles * trips)), span
+    (a block's trips, ceil(tiles * trips / blocks))); the tiles are N's rows times M's
+    bucket's columns."""
+    tiles = -(-n // c.bm) * -(-min(m_bucket(m), m) // c.bn) if m <= DECODE_MAX_M else -(-n // c.bm) * -(-m // c.bn)
+    trips = -(-(-(-k // c.bk)) // c.stages)
+    blocks = min(sms * c.per_sm, tiles * trips)
+    return tiles, trips, blocks, -(-tiles * trips // blocks)
 
-    - the bytes every multiprocessor takes from DRAM with the units' bytes spread
-      evenly (the weight once: a unit's `bm` rows of N swapped, else `bn` columns of
-      B, over the K of its `unit_steps`), and
-    - the bytes the busiest multiprocessor fills its shared memory with
-      (ceil(units / sms) units, each its bytes of the weight and of the small
-      operand: M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same
-      K, which every unit reads again from L2), over `SM_STREAMS`;
+
+def shared_segments(tiles: int, trips: int, span: int) -> int:
+    """Stream-K's partial segments: over the tiles that several blocks share (the
+    blocks t trips / span .. (t trips + trips - 1) / span of tile t differ), the
+    blocks sharing each (each writes its partial, the fixup reads it)."""
+    out = 0
+    for t in range(tiles):
+        b0, b1 = t * trips // span, (t * trips + trips - 1) // span
+        out += b1 - b0 + 1 if b1 > b0 else 0
+    return out
+
+
+def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
+    """The decode rule's cost of configuration `c` for M x N x K on `sms`
+    multiprocessors (memory-bound), in seconds from `tgt`'s rates (default sm_90a's,
+    the H200's): the longest of
+
+    - DRAM delivering the units' bytes (`Target.dram_bytes_per_s`): the weight once
+      (a unit's `bm` rows of N swapped, else `bn` columns of B, over the K of its
+      `unit_steps`);
+    - the busiest multiprocessor filling its shared memory (`sm_fill_bytes_per_s`):
+      ceil(units / sms) units, each its bytes of the weight and of the small operand
+      (M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same K, which
+      every unit reads again from L2);
+    - the busiest multiprocessor's tensor cores (`sm_mma_flops_per_s`, twice it for
+      8-bit operands) on its units' whole tiles (`bm x bn`, M's columns past M
+      included);
 
     split units also write and read back their f32 partial (a tile of M's bucket's
-    rows, columns swapped, at most), in both, and pay `SPLIT_K_LAUNCH_BYTES` once for
-    the reduction's launch."""
-    span = min(k, unit_steps(c, k) * c.bk) * c.operand_bytes
+    rows, columns swapped, at most), in DRAM's and the busiest's bytes, and pay one
+    `kernel_gap_s` for the reduction's launch. Stream-K (`c.stream_k`,
+    `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
+    steps of the weight's and the small operand's rows) and writes at most two
+    partials; the shared tiles' partial segments (`shared_segments`) are written and
+    read back; the fixup's launch costs `kernel_gap_s`."""
+    tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
-    partial = 2 * small * weight * 4 if c.split_k > 1 else 0
-    count = units(c, m, n)
-    spread = -(-count * (weight * span + partial) // sms)
-    busiest = -(-count // sms) * ((weight + small) * span + partial)
-    return max(spread, int(busiest / SM_STREAMS)) + (SPLIT_K_LAUNCH_BYTES if c.split_k > 1 else 0)
+    partial = 2 * small * weight * 4
+    mma = tgt.sm_mma_flops_per_s * (2 if c.operand_bytes == 1 else 1)
+    if c.stream_k:
+        tiles, trips, blocks, span = stream_k_schedule(c, m, n, k, sms)
+        trip = c.stages * c.bk
+        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tiles, trips, span) * partial
+        busiest = c.per_sm * (span * (weight + small) * trip * c.operand_bytes + 2 * partial)
+        flops = c.per_sm * span * 2 * c.bm * c.bn * trip
+        gaps = 1
+    else:
+        span = min(k, unit_steps(c, k) * c.bk)
+        count = units(c, m, n)
+        partial = partial if c.split_k > 1 else 0
+        dram = count * (weight * span * c.operand_bytes + partial)
+        busiest = -(-count // sms) * ((weight + small) * span * c.operand_bytes + partial)
+        flops = -(-count // sms) * 2 * c.bm * c.bn * span
+        gaps = 1 if c.split_k > 1 else 0
+    return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
+            + gaps * tgt.kernel_gap_s)
+
+
+def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
+    """All the bytes `c`'s units load into shared memory for M x N x K (the weight once,
+    the small operand once per unit, M's bucket's rows): the decode rule's tie-break,
+    fewer first (`_decode_config`; H200, Llama's gate_up at M = 64, DRAM-bound either
+    way: swapped units of 256 rows of N, 1.25 bytes a byte of the weight, 60.8 us
+    against 67.2 for 64 rows, 2 bytes a byte)."""
+    mb = m_bucket(m) if m <= DECODE_MAX_M else m
+    weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
+    tiles = units(c, m, n) // c.split_k
+    return tiles * (weight + small) * k * c.operand_bytes
 
 
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
@@ -330,22 +421,28 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     multiprocessor filling its shared memory; ties to the earlier), among, in this order:
 
     - with B K-major (`b_kmajor`: a `torch.nn.Linear` weight) and M <= `SWAP_AB_MAX_M`
-      (`SWAP_AB_MAX_M_8BIT` for 8-bit operands):
+      (`SWAP_AB_MAX_M_8BIT` for 8-bit operands), for each of `SWAP_AB_ROWS` rows of N
+      a unit (8-bit operands: 64):
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
       the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
-      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands);
+      2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands), then stream-K
+      where `STREAM_K` says so;
     - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
       64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
 
     So K is split only where the units of work are too few to keep DRAM busy (fewer
-    than about 1 / `SM_STREAMS` of the multiprocessors' worth of bytes each) and K is
+    than about DRAM's bandwidth over one multiprocessor's fill rate: 1 / 2.75 of
+    132 H200 SMs' worth of bytes each) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
     the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
     (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
-    gate_up at M = 128 the wave rule's 128 x 256 (112 tiles, one round), 4096^3 the
-    wave rule. The
+    gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
+    as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
+    the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
+    equal cost a swap is taken (its tiles have no rows past M), then the one of fewer
+    `fill_bytes`, then the earlier. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
     serves every M of a bucket."""
     tgt = tgt or target("sm_90a")
@@ -366,13 +463,17 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     taken = _wave(m, n, sms, tgt, fp8, block_scales)
     candidates = []
     if b_kmajor and m <= (SWAP_AB_MAX_M_8BIT if fp8 or block_scales else SWAP_AB_MAX_M):
-        swap = swap_config(m, fp8, block_scales, tgt)
-        candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+        for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
+            swap = swap_config(m, fp8, block_scales, tgt, rows)
+            candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+            if STREAM_K and most > 1 and not (fp8 or block_scales):
+                candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
-    return min(fits, key=lambda c: decode_cost(c, m, n, k, sms))  # ties to the earlier
+    # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
+    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:
@@ -671,8 +772,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if fp8:
         names += ["scale_a", "scale_b"]
         args += [scale_a, scale_b] if block else [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
-    workspace = config.split_k * m * n if config.split_k > 1 else 0
-    if workspace:  # the partial products of split-K
+    workspace = config.workspace(m, n, sms)
+    if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():

@@ -191,7 +191,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False, swap_ab: bool = False):
+             block_scales: bool = False, swap_ab: bool = False, slots: int = 0):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -212,7 +212,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     the per-column vectors of the epilogue (bias, scales) run along the rows; with
     `split_k`, `g.W` is the workspace seen as N x M x S (strides (1, N, M N)) and
     `g.reduce_views` the M x N views the reduction takes instead (`W`, `C`, `Res`, and
-    `swap` False)."""
+    `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
+    `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
+    store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
+    `Res` M x N, `swap` False)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -249,7 +252,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         for name, rows in (("ScaleA", m), ("ScaleB", _cdiv(n, SCALE_BLOCK))):
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, (rows, kblocks), kblocks))
-    pw = p.pointer("pw", "f32", align=16) if split_k > 1 else None
+    pw = p.pointer("pw", "f32", align=16) if split_k > 1 or slots else None
     g.m = p.index("m") if m is None else None
     g.swap = swap_ab
     for ptr, (name, shape, stride) in zip(ptrs, views):
@@ -268,7 +271,13 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         r, c = shape
         dyn = [g.m] if r is None else []
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
-    if pw is not None:  # split s's partial products: W[:, :, s], M x N row-major, one after the other
+    if pw is not None and slots:  # stream-K's shared tiles' partials, each bm x bn column-major
+        g.WS = p.view(pw, f"({bm},{bn},{slots}):(1,{bm},{bm * bn})").named("WS")
+        by_name = dict(zip((name for name, _, _ in views), ptrs))
+        g.reduce_views = {"swap": False, "WS": p.view(pw, f"({bn},{bm},{slots}):({bm},1,{bm * bn})").named("WSR")}
+        for name in ("C", "Res") if epilogue.residual else ("C",):
+            g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
+    elif pw is not None:  # split s's partial products: W[:, :, s], M x N row-major, one after the other
         if m is None:
             mn = (g.m * p.constant(n).named("ncols")).named("mn")
             g.W = p.view(pw, f"(?,{n},{split_k}):({n},1,?)", dynamic=[g.m, mn]).named("W")
@@ -282,6 +291,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             for name in ("C", "Res") if epilogue.residual else ("C",):
                 g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
     nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
+    g.nk_steps = nk
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
     if block_scales:
@@ -325,14 +335,23 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
 
 
 @contextmanager
-def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1):
+def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1,
+            stream: int = 0):
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
-    tile; not persistent, a third grid axis of S, `g.split`). Sets `g.bx`, `g.by` (not
-    persistent) or `g.pid`."""
+    tile; not persistent, a third grid axis of S, `g.split`; with `stream` (stream-K,
+    the ring's stages) at most the tiles' trips of the ring, `g.trips` a tile's,
+    `g.span` a block's, L of `gemm_hopper_ws`). Sets `g.bx`, `g.by` (not persistent)
+    or `g.pid`."""
     p = g.p
-    if split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
+    if stream:  # stream-K: the blocks share the tiles' trips of the ring
+        g.ntiles = (g.gm * g.gn).named("ntiles")
+        g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
+        g.ttrips = (g.ntiles * g.trips).named("ttrips")
+        grid = (p.minui(g.ttrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
+        g.span = p.ceildivui(g.ttrips, grid[0]).named("span")
+    elif split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
         grid = (g.gm, g.gn, p.constant(split).named("splits"))
     elif split > 1:  # persistent: the tiles' S units of work
         units = (g.gm * g.gn).named("tiles")
@@ -415,7 +434,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
-    partials: int = 2, fma_promote: bool = False,
+    partials: int = 2, fma_promote: bool = False, stream_k: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -427,7 +446,9 @@ def gemm_hopper_ws(
     until they are free), so `bm / 64 * consumer_regs + producer_regs` may not exceed
     `(bm / 64 + 1) * 168` (232 x 2 + 40 = 504 = 3 x 168: all of them). By default the
     producer keeps `PRODUCER_REGS` (`PRODUCER_REGS_CP_ASYNC` where it loads both
-    operands with `cp_async`) and the consumers take the rest, at most `CONSUMER_REGS`.
+    operands with `cp_async`) and the consumers take the most the block's registers
+    leave them, rounded down to 8, at most `CONSUMER_REGS` (232 for one or two consumer
+    warpgroups; 104 for the four of a swapped `bm` = 256, whose 640 threads launch with 96).
 
     - the producer (`setmaxnreg dec producer_regs`) fills the ring: the block's k-th
       K step overall (counting over its tiles) goes to stage `k % stages` after a wait
@@ -578,6 +599,21 @@ def gemm_hopper_ws(
     row-major order of C^T's block rows and M's block columns), the ring running on
     across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
     first fill) is paid once per block, not once per unit.
+
+    `stream_k` (needs `swap_ab` and `persistent` = P; not with `split_k` or block
+    scales): the blocks share the tiles' K work evenly, as CUTLASS's stream-K
+    scheduler, in rounds of the ring (`stages` K steps, the tile's `nk / stages`
+    trips): the T = tiles x trips of all tiles in order (tile-major), block b taking
+    trips [b L, min((b + 1) L, T)) with L = ceil(T / G) over the grid's G = min(P, T)
+    blocks, so no block takes more than one trip more than any other (the units of
+    `persistent` alone differ by a whole unit). A block walks the tiles its range
+    meets; a tile whose trips one block takes whole is stored with the epilogue, the
+    segment of a tile shared by several blocks is stored as an f32 partial into the
+    workspace `pw` of 2 G slots of `bm x bn` (slot 2 b: block b's first tile, 2 b + 1:
+    its last), column-major (M's columns contiguous); a second launch
+    (`_stream_k_fixup`) sums each shared tile's partials in the order of its blocks
+    (the same bits on every run), applies the epilogue and stores it. The ring and its
+    phases run on across a block's segments as across its tiles.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -614,6 +650,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
+    if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
+        raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -630,11 +668,11 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
-    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k):
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0):
 
         full, empty = {}, {}
 
@@ -677,6 +715,8 @@ def gemm_hopper_ws(
                     g.kbase = (g.split * g.nk).named("kbase")
                 chunk_columns()
                 return body()
+            if stream_k:
+                return stream_segments(body)
             first, step = g.pid, g.nprog
             if turn is not None and m is None:  # the grid's blocks are a run-time value
                 first = (g.pid + g.nprog).named("first_t") if turn else g.pid
@@ -698,6 +738,33 @@ def gemm_hopper_ws(
                     _grouped(g, m, n, bm, bn, group, t)
                 else:
                     g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                chunk_columns()
+                body()
+
+        def stream_segments(body) -> None:
+            """Stream-K's walk (the docstring): `body()` per tile the block's trips
+            [lo, hi) meet, with `g.bx`, `g.by`, the segment's K steps [`g.kfirst`,
+            `g.klast`) of the tile, `g.base` (the block's K steps before the segment),
+            `g.whole` (the block takes the tile whole) and `g.slot` (the workspace slot
+            of its partial otherwise: 2 pid for the block's first tile, 2 pid + 1 for
+            its last)."""
+            lo = (g.pid * g.span).named("lo")
+            hi = p.minui((lo + g.span).named("lo_span"), g.ttrips).named("hi")
+            tlo = p.divui(lo, g.trips).named("tlo")
+            thi = p.ceildivui(hi, g.trips).named("thi")
+            with p.range(tlo, thi, g.c1) as t:
+                t.named("t")
+                t0 = (t * g.trips).named("t0")
+                t1 = (t0 + g.trips).named("t1")
+                start = ((lo + t0).named("lot0") - p.minui(lo, t0).named("lomin")).named("start")  # max(lo, t0)
+                end = p.minui(hi, t1).named("end")
+                g.kfirst = ((start - t0).named("sfirst") * g.cs).named("kfirst")
+                g.klast = ((end - t0).named("slast") * g.cs).named("klast")
+                g.base = ((start - lo).named("before") * g.cs).named("base")
+                g.whole = (start.eq(t0).named("fromstart") & end.eq(t1).named("toend")).named("whole")
+                g.slot = ((g.pid + g.pid).named("pid2") + p.minui((t - tlo).named("tafter"), g.c1).named("islast")
+                          ).named("slot")
+                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
                 chunk_columns()
                 body()
 
@@ -803,11 +870,12 @@ def gemm_hopper_ws(
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
-            with p.range(g.cs if overlap_epilogue else g.c0, g.nk, g.cs, carry=carry) as i:
+            kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
+            with p.range(kfrom, kto, g.cs, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
-                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                rnd = p.divui(kall(i), g.cs).named("round")
                 phase = p.remui(rnd, g.c2).named("phase")
                 if block_scales and partials == 1:
                     scaled_steps(carry, i, phase)
@@ -815,7 +883,7 @@ def gemm_hopper_ws(
                     scaled_trip(carry, i, phase)
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    later = i.ne(g.cs if overlap_epilogue else g.c0).named("later")
+                    later = i.ne(kfrom).named("later")
                     for s in range(stages):
                         p.mbarrier_wait(full[s], phase)
                         # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -850,6 +918,14 @@ def gemm_hopper_ws(
             if split_k > 1:  # the unit's partial product, as it is
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                return
+            if stream_k:  # a tile shared with other blocks: its partial into the block's slot
+                whole, shared = p.if_else(g.whole)
+                with shared:
+                    w = p.slice(g.WS, ["_", "_", g.slot]).named("wslot")
+                    p.store(accs[0].named("acc"), p.tile(w, [g.c0, g.c0], [bm, bc]).named("tw"))
+                with whole:
+                    store_chunk(sc, accs[0], g.bx, g.by, vecs[0])
                 return
             if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
                 # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
@@ -913,10 +989,17 @@ def gemm_hopper_ws(
             p.mbarrier_arrive(empty[stages - 1])
             return [*heads, last]
 
+        def kall(i):
+            """The block's K steps before step `i` of the tile (`i` from the segment's
+            first, `g.kfirst`, with stream-K)."""
+            if stream_k:
+                return (g.base + (i - g.kfirst).named("insegment")).named("kall")
+            return (g.base + i).named("kall")
+
         def producer() -> None:
-            with p.range(g.c0, g.nk, g.cs) as i:
+            with p.range(g.kfirst if stream_k else g.c0, g.klast if stream_k else g.nk, g.cs) as i:
                 i.named("i")
-                rnd = p.divui((g.base + i).named("kall"), g.cs).named("round")
+                rnd = p.divui(kall(i), g.cs).named("round")
                 first = rnd.eq(g.c0).named("first")
                 ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
                 for s in range(stages):
@@ -956,10 +1039,14 @@ def gemm_hopper_ws(
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
-    if split_k > 1:
+    if split_k > 1 or stream_k:
         from types import SimpleNamespace
 
-        _split_k_reduce(SimpleNamespace(**{**vars(g), **g.reduce_views}), m, n, split_k, epilogue)
+        fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
+        if stream_k:
+            _stream_k_fixup(fix, bm, bn, epilogue)
+        else:
+            _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
 
 
@@ -1004,6 +1091,60 @@ def _split_k_reduce(g, m: int | None, n: int, split: int, epilogue: Epilogue) ->
             acc = x if acc is None else (acc + x).named(f"sum{s}")
         h = epilogue.apply(g, acc, k.bx, k.by, rm, rn, lay)
         p.store(h, p.tile(g.C, [k.bx, k.by], [rm, rn]).named("tc"))
+
+
+STREAM_K_FIXUP_UNROLL = 4
+"""The partials stream-K's fixup loads at once (their loads in flight together; the ones
+past a tile's blocks read an address in range and are multiplied by 0, so the sum adds
+every block's partial once, in the order of the blocks)."""
+
+STREAM_K_ROWS = 16
+"""The rows of M (columns of the swapped tile) one block of stream-K's fixup takes
+(128 threads, 4 f32 of a row each, 16 x 32 per pass; the tile's `bm` rows of N across)."""
+
+
+def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
+    """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per shared tile t
+    (blocks b0 = t T / L .. b1 = (t T + T - 1) / L of `g.span` L take its T trips, b0 <
+    b1) and `STREAM_K_ROWS` of its columns of M, the sum of the blocks' partials in
+    the order of the blocks (block b's slot 2 b + 1 where its range starts in an
+    earlier tile, which only b0's can, else 2 b), the epilogue on it and the store
+    into C (M x N, masked at M and N). A tile one block took whole was stored by the
+    units' launch: its blocks of the fixup store nothing."""
+    from tilec.compiler.kernel_builder import Value
+    from tilec.dialects.distributed import BlockedLayout
+
+    p = g.p
+    rm = STREAM_K_ROWS
+    lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    with p.launch(grid=(g.ntiles, p.constant(bn // rm).named("subs"), g.c1), threads=128) as k:
+        t = k.bx.named("t")
+        t0 = (t * g.trips).named("t0")
+        last = (t0 + (g.trips - g.c1).named("trips1")).named("tlast")
+        b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
+        with p.if_(b0.ne(b1).named("shared")):
+            acc = Value(p, p.full([rm, bm], 0.0, "f32", lay).ssa)
+            unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
+            one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
+            with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
+                bj.named("bj")
+                parts = []
+                for u in range(STREAM_K_FIXUP_UNROLL):  # the loads first, all in flight together
+                    bu = (bj + p.constant(u).named(f"u{u}")).named(f"bu{u}") if u else bj
+                    # clamped at b1: an address in range where block bu is past the tile's
+                    b = p.minui(bu, b1).named(f"bin{u}")
+                    # 1 where block b's range starts before the tile (its last tile), else 0
+                    before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
+                    slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
+                    w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
+                    x = p.load(p.tile(w, [k.by, g.c0], [rm, bm]).named("tw"), lay).named(f"part{u}")
+                    parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
+                for x in parts:  # in the order of the blocks
+                    acc.assign((acc + x).named("sum"))
+            rows = (p.remui(t, g.gn).named("tm") * p.constant(bn // rm).named("subs2") + k.by).named("rowblk")
+            cols = p.divui(t, g.gn).named("tn")
+            h = epilogue.apply(g, acc, rows, cols, rm, bm, lay)
+            p.store(h, p.tile(g.C, [rows, cols], [rm, bm]).named("tc"))
 
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}

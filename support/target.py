@@ -68,6 +68,21 @@ class Target:
     each taking `SMEM_RESERVED_PER_BLOCK` of it besides its own (sm_80: 164 KiB, sm_86
     and sm_89: 100 KiB, sm_90: 228 KiB); 0: unknown."""
 
+    dram_bytes_per_s: float = 0.0
+    """DRAM's bandwidth as a device-wide stream reaches it (sm_90: the H200's, 3.65e12 B/s,
+    what the decode GEMMs' rule was measured against; the H100 SXM's is lower); 0: unknown."""
+    sm_fill_bytes_per_s: float = 0.0
+    """The most bytes per second one multiprocessor fills its shared memory with from L2
+    and DRAM through the TMA, with a deep ring (sm_90: 76e9, the H200's decode GEMMs
+    measured 75-84 GB/s an SM, benchmarks/NOTES.md); 0: unknown."""
+    sm_mma_flops_per_s: float = 0.0
+    """16-bit tensor-core flop/s of one multiprocessor in the best measured GEMM (sm_90:
+    758 TFLOP/s / 132 on the H200 at 4096^3; 8-bit operands twice it); 0: unknown."""
+    kernel_gap_s: float = 0.0
+    """What a second kernel launch costs a GEMM in a CUDA graph, its wait for the first
+    to drain included (sm_90: about 2.4 us, split-K's reduction on the H200: Llama's O
+    at M = 1 split twice took 12.2 us against 11.2 whole)."""
+
     def resident_blocks(self, smem: int) -> int:
         """How many blocks of `smem` bytes of shared memory fit one multiprocessor
         together (by shared memory alone; 0 where `smem_per_sm` is unknown)."""
@@ -91,14 +106,19 @@ SMEM_RESERVED_PER_BLOCK = KIB
 
 _AMPERE = frozenset({"cp.async", "ldmatrix"})
 _HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
+_HOPPER_RATES = {"dram_bytes_per_s": 3.65e12, "sm_fill_bytes_per_s": 76e9, "sm_mma_flops_per_s": 758e12 / 132,
+                 "kernel_gap_s": 2.4e-6}
+"""The H200's rates (the reference part of sm_90's rules that size work to the GPU's
+bandwidths: the decode GEMMs' `tilec.gemm.decode_cost`)."""
+
 TARGETS = {
     "sm_80": Target("sm_80", 163 * KIB, _AMPERE, l2_bytes=40 * KIB * KIB, smem_per_sm=164 * KIB),
     "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
     "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
     "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132, l2_bytes=50 * KIB * KIB,
-                    smem_per_sm=228 * KIB),
+                    smem_per_sm=228 * KIB, **_HOPPER_RATES),
     "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132,
-                     l2_bytes=50 * KIB * KIB, smem_per_sm=228 * KIB),
+                     l2_bytes=50 * KIB * KIB, smem_per_sm=228 * KIB, **_HOPPER_RATES),
 }
 """The architectures tilec knows (sm_80 and newer: cp.async is the floor)."""
 

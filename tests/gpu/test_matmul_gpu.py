@@ -214,6 +214,28 @@ def test_persistent_swapped_configurations(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 4096, 4096, "64x128x128:4:swapAB:p1:sk"),    # 512 trips over 132 blocks: span 4, every tile shared
+    (64, 28672, 4096, "64x64x128:4:swapAB:p1:sk"),      # 448 tiles x 8 trips: span 28, ranges across tiles
+    (100, 6144, 4096, "128x128x64:4:swapAB:p1:sk"),     # two consumer warpgroups
+    (70, 4096, 4096, "256x128x64:4:swapAB:p1:sk"),      # four consumer warpgroups
+    (13, 1000, 1000, "64x16x64:2:swapAB:p1:sk"),        # ragged N and K
+])
+def test_stream_k_configurations(m, n, k, name, monkeypatch):
+    """Stream-K (`GemmConfig.stream_k`), forced, with the widest epilogue, against float64."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    head, stages = name.split(":")[:2]
+    bm, bn, bk = (int(x) for x in head.split("x"))
+    config = replace(gemm.swap_config(m), name=name, bm=bm, bn=bn, bk=bk, stages=int(stages), stream_k=True)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 def test_cupy_f16():
     cupy = pytest.importorskip("cupy")
     a = cupy.random.standard_normal((130, 256)).astype(cupy.float16)

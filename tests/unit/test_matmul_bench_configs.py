@@ -6,6 +6,7 @@ multiprocessor."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -50,6 +51,14 @@ def test_block_scaled_names():
         assert matmul_bench.parse_config(rule.name) is rule
 
 
+def test_stream_k_names_parse_back():
+    """`:sk` (stream-K) and the swap's wider units (`swap_config(rows=...)`) parse back."""
+    for m, rows in ((64, 64), (128, 128), (128, 256)):
+        c = dataclasses.replace(gemm.swap_config(m, rows=rows), stream_k=True)
+        c = dataclasses.replace(c, name=c.name + ":sk")
+        assert matmul_bench.parse_config(c.name) == c
+
+
 def test_variants_apply_to_the_rule_s_swap_only():
     qkv1 = gemm.choose_config(1, 6144, 132, k=4096, b_kmajor=True)  # 64x16x128:8:swapAB:p1 (168 KiB)
     assert matmul_bench.variant("+k64:p2", qkv1).per_sm == 2  # 88 KiB
@@ -58,5 +67,5 @@ def test_variants_apply_to_the_rule_s_swap_only():
     qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x128:4:swapAB:p1 (196 KiB)
     assert matmul_bench.variant("+p0", qkv128).per_sm == 0
     assert matmul_bench.variant("+p2", qkv128) is False
-    assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096, b_kmajor=True)) is False
+    assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096)) is False  # B row-major: no swap
     assert matmul_bench.variant("64x32x64:8:swapAB", qkv128).bn == 32

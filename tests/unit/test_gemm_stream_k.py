@@ -1,0 +1,162 @@
+"""Stream-K for the decode sizes (`gemm_hopper_ws(swap_ab=True, persistent=P,
+stream_k=True)`, `GemmConfig.stream_k`): the blocks share the swapped tiles' trips of
+the ring evenly, a tile one block takes whole stored with the epilogue, the segments of
+a tile shared by several blocks stored as f32 partials into two slots a block and
+summed in block order by the fixup launch. On the reference executor against float64
+within the documented bound, the workspace and the output poisoned, at grids that
+share tiles every way: a block's range across a tile boundary (P = 3, 5), ranges
+inside one tile so that a tile has three segments or more (P = 13), one trip a block
+(P = 40: every tile in 8 segments); M across two column tiles; two consumer
+warpgroups; after the default pipeline. NVRTC compiles of the rule's shapes without
+spills. The GPU timings are benchmarks/matmul_bench.py's (`--configs ...:sk`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+from test_matmul import _bits, _check, _operands, _values
+
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.gemm import GemmConfig, MatmulKey, matmul_program
+from tilec.gemm_programs import Epilogue, gemm_hopper_ws
+from tilec.runtime.reference import run
+
+WIDEST = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+
+
+def _run_stream_k(module, m: int, n: int, ep: Epilogue, ops: dict, slots: int, bm: int, bn: int) -> np.ndarray:
+    """The program on the reference executor with a workspace of `slots` `bm x bn` f32
+    tiles, C and the workspace poisoned with NaN; C as float64."""
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].T.ravel(), "bf16"),
+              "pc": _bits(np.full(m * n, np.nan, np.float32), ep.out_dtype)}
+    if ep.bias:
+        inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
+    if ep.residual:
+        inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
+    inputs["pw"] = np.full(slots * bm * bn, np.nan, np.float32)
+    inputs["m"] = m
+    return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
+
+
+# N = 200: 4 tiles of 64 rows (the last 8); K = 1000: 16 steps of 64 over 2 stages, 8
+# trips a tile (the last step ragged), 32 trips at M <= 16, 64 at M = 20 (two column tiles)
+@pytest.mark.parametrize("blocks", [3, 13, 40])
+def test_stream_k_against_float64(blocks):
+    n, k = 200, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True, epilogue=WIDEST)
+    for m in (1, 20):  # one program for every M
+        ops = _operands(m, n, k, WIDEST, seed=m + blocks)
+        _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 64, 16), ops, WIDEST)
+
+
+def test_stream_k_plain_epilogue():
+    n, k, blocks = 200, 1000, 5  # span 7 trips: every block's range across a tile boundary
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True)
+    ops = _operands(5, n, k, Epilogue(), seed=3)
+    _check(_run_stream_k(module, 5, n, Epilogue(), ops, 2 * blocks, 64, 16), ops, Epilogue())
+
+
+def test_stream_k_of_two_consumer_warpgroups():
+    """128 rows of N a tile (two consumer warpgroups sharing each stage of A^T), 32
+    columns of M, over 7 blocks: M = 1 (one column tile) and 33 (two)."""
+    n, k, blocks = 200, 1000, 7
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=32, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True, epilogue=WIDEST)
+    for m in (1, 33):
+        ops = _operands(m, n, k, WIDEST, seed=m)
+        _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 128, 32), ops, WIDEST)
+
+
+def test_stream_k_after_the_default_pipeline():
+    m, n, k, blocks = 40, 136, 456, 4  # 64 columns of M; K = 456: 8 steps, the last 8 wide
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=64, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True, epilogue=WIDEST)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, WIDEST, seed=7)
+    _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 64, 64), ops, WIDEST)
+
+
+def test_stream_k_refuses_what_it_does_not_do():
+    base = {"bm": 64, "bn": 64, "bk": 64, "stages": 2, "b_kmajor": True, "stream_k": True}
+    for extra in ({"swap_ab": True}, {"persistent": 4}, {"swap_ab": True, "persistent": 4, "split_k": 2}):
+        with pytest.raises(ValueError, match="stream_k needs swap_ab and persistent"):
+            gemm_hopper_ws(None, 200, 1000, **base, **extra)
+
+
+def test_the_workspace_is_two_tiles_a_block():
+    sk = GemmConfig("64x128x128:4:swapAB:p1:sk", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1,
+                    stream_k=True)
+    assert sk.kwargs(132)["stream_k"] is True and sk.kwargs(132)["persistent"] == 132
+    assert sk.workspace(128, 4096, 132) == 2 * 132 * 64 * 128
+    split = GemmConfig("s", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1, split_k=2)
+    assert split.workspace(100, 4096, 132) == 2 * 100 * 4096
+
+
+@pytest.mark.parametrize(("bm", "bn", "bk", "stages"), [(64, 128, 128, 4), (64, 64, 128, 4), (128, 128, 64, 4)])
+def test_stream_k_compiles_without_spills(bm, bn, bk, stages):
+    """Llama's O (4096 x 4096) at M = 64 and 128, widest epilogue, sm_90a: two
+    kernels, the units' and the fixup's."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    c = GemmConfig(f"{bm}x{bn}x{bk}:{stages}:swapAB:p1:sk", bm, bn, bk, stages, efficiency=0.0, group=1,
+                   swap_ab=True, per_sm=1, stream_k=True)
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", WIDEST, 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
+    assert len(usage) == 2, sorted(usage)
+    assert all(u.spill_stores in (0, None) for u in usage.values())
+
+
+@pytest.mark.parametrize("blocks", [5, 13])
+def test_the_rule_s_schedule_is_the_program_s(blocks):
+    """`stream_k_schedule` and `shared_segments` (the decode rule's view) count the
+    partials the program writes: the workspace's slots not left poisoned."""
+    from tilec.gemm import shared_segments, stream_k_schedule
+
+    m, n, k = 5, 200, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True)
+    ops = _operands(m, n, k, Epilogue(), seed=1)
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].T.ravel(), "bf16"),
+              "pc": _bits(np.full(m * n, np.nan, np.float32), "bf16"),
+              "pw": np.full(2 * blocks * 64 * 16, np.nan, np.float32), "m": m}
+    written = ~np.isnan(run(module, inputs)["pw"].reshape(2 * blocks, -1)).all(axis=1)
+    c = GemmConfig("sk", 64, 16, 64, 2, efficiency=0.0, group=1, swap_ab=True, per_sm=1, stream_k=True)
+    tiles, trips, used, span = stream_k_schedule(c, m, n, k, blocks)
+    assert (tiles, trips, used) == (4, 8, min(blocks, 32))
+    assert written.sum() == shared_segments(tiles, trips, span) > 0
+
+
+def test_stream_k_of_four_consumer_warpgroups():
+    """256 rows of N a tile (four consumer warpgroups, 104 registers each: the most the
+    640 threads' 96 at launch leave beside the producer's 40), over 3 blocks, M = 9."""
+    m, n, k, blocks = 9, 296, 1000, 3
+    module = gemm_hopper_ws(None, n, k, bm=256, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=blocks, stream_k=True, epilogue=WIDEST)
+    ops = _operands(m, n, k, WIDEST, seed=2)
+    _check(_run_stream_k(module, m, n, WIDEST, ops, 2 * blocks, 256, 16), ops, WIDEST)
+
+
+def test_decode_cost_of_stream_k():
+    """Llama's QKV at M = 128 on 132 SMs, 64 x 128 units of K steps of 128 over 4 stages:
+    96 tiles x 8 trips = 768 trips, span 6 (the busiest block's 6 x 4 steps of the
+    weight's 64 and A^T's 128 rows, two partials), the shared tiles' partials written
+    and read back, the fixup's launch."""
+    from tilec.gemm import decode_cost, shared_segments, stream_k_schedule, swap_config
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    c = GemmConfig("64x128x128:4:swapAB:p1:sk", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1,
+                   stream_k=True)
+    assert stream_k_schedule(c, 128, 6144, 4096, 132) == (96, 8, 132, 6)
+    partial = 2 * 128 * 64 * 4
+    dram = (96 * 64 * 4096 * 2 + shared_segments(96, 8, 6) * partial) / t.dram_bytes_per_s
+    fill = (6 * (64 + 128) * 512 * 2 + 2 * partial) / t.sm_fill_bytes_per_s
+    mma = 6 * 2 * 64 * 128 * 512 / t.sm_mma_flops_per_s
+    assert decode_cost(c, 128, 6144, 4096, 132) == max(dram, fill, mma) + t.kernel_gap_s
+    # against the whole units' 8 trips on the busiest SM (96 units, one each): less fill, one launch more
+    assert fill < 8 * (64 + 128) * 512 * 2 / t.sm_fill_bytes_per_s
+    assert swap_config(128).name + ":sk" == c.name
