@@ -62,7 +62,7 @@ from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
-from ._copy_cost import CopyFacts, Value, _static, box_pitch, value_bound
+from ._copy_cost import CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -138,9 +138,9 @@ class _Builder:
     def cmp(self, pred: str, a, b):
         return self.add(arith.CmpiOp(a, b, pred))
 
-    def aligned(self, x: SSAValue) -> SSAValue:
-        """`x`, stated a multiple of 16 (`layout.multiple_of`)."""
-        return self.add(MultipleOfOp(x, CHUNK))
+    def aligned(self, x: SSAValue, by: int = CHUNK) -> SSAValue:
+        """`x`, stated a multiple of `by` (`layout.multiple_of`)."""
+        return self.add(MultipleOfOp(x, by))
 
     @contextmanager
     def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
@@ -232,6 +232,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    if flavour == "tiles":
+        return tiles_launch(copy, facts, smem, threads, stage)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -484,3 +486,160 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         op.detach()
     return [*ops, launch]
 
+
+
+def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = BOX_THREADS,
+                 stage: str = "async") -> list[Operation]:
+    """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
+    passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
+    destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
+    takes a tile of `Wt` steps of `W` by `Dt` of `D` (`_copy_cost.tiles_shape`;
+    every other mode a grid step, the blocks along `D` fastest: consecutive blocks
+    write consecutively):
+
+    - phase 1 stages the `Dt + V - 1` source runs of the tile's `D` range and past it
+      (`Wt` elements each, stride `ss_D`; fewer at the tensor's end) into congruent
+      slots as the other flavours do: every aligned 16-byte chunk covering a run and
+      inside the source view by one `layout.copy_chunk_async` (or a 16-byte read and
+      write, `stage`), a flat loop over (run, chunk) pairs, the elements past the
+      view's last whole chunk one at a time;
+    - phase 2 writes, for each destination run of the tile (`W` step `q`, the lanes
+      of a warp on consecutive `q`), the aligned chunks that *start* in the run's
+      range (the tile's `D` range), and in a tile at `D`'s start also the chunk
+      holding the row's first element: a chunk wholly inside its row `D` is one
+      16-byte vector of `V` elements read from `V` consecutive slots; a chunk the row's
+      ends cut, its elements inside the row one at a time. Every destination element
+      is written once: by the tile whose range holds its chunk's start, or the row's
+      first tile for the chunk before the row's start."""
+    stage_async = stage == "async"
+    d = facts.rank - 1
+    w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
+    e = facts.src_bytes
+    v = CHUNK // e
+    wt, dt, pb = tiles_shape(e, smem)  # type: ignore[misc]
+    modes = facts.modes
+    elem = copy.source.type.element_type
+    host_block = Block()
+    host = _Builder(host_block)
+    extents = [m.extent for m in modes]
+    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
+    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
+    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
+    src = _flat_view(host, sptr, sreach, elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    gd = host.add(arith.CeilDivUIOp(host.val(extents[d]), host.c(dt)))
+    blocks = host.muli(gd, host.add(arith.CeilDivUIOp(host.val(extents[w]), host.c(wt))))
+    for m, n in enumerate(extents):
+        if m not in (w, d):
+            blocks = host.muli(blocks, host.val(n))
+    one = host.c(1)
+    launch = LaunchOp([blocks, one, one], threads)
+    k = _Builder(launch.body.block)
+    bid, tid = launch.block_ids[0], launch.thread_id
+    c = k.c
+    n = [k.val(x) for x in extents]
+    cv, cmv, cv1 = c(v), c(-v), c(v - 1)
+    # the block's coordinates: tiles of D fastest, then of W, then the other modes
+    kd = k.add(arith.CeilDivUIOp(n[d], c(dt)))
+    kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
+    od = k.muli(k.remui(bid, kd), c(dt))
+    rest = k.divui(bid, kd)
+    ow = k.muli(k.remui(rest, kw), c(wt))
+    rest = k.divui(rest, kw)
+    origin = {d: od, w: ow}
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
+    for i, m in enumerate(grid):
+        if i == len(grid) - 1:
+            origin[m] = rest
+        else:
+            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+
+    def orig(view: str, mis: Value) -> SSAValue:
+        acc = k.val(mis)
+        for m, o in origin.items():
+            s = modes[m].src_stride if view == "s" else modes[m].dst_stride
+            if _static(s) != 0:
+                acc = k.addi(acc, k.muli(o, k.val(s)))
+        return acc
+
+    sorig, dorig = orig("s", smis), orig("d", dmis)
+    ssd, dsw = k.val(modes[d].src_stride), k.val(modes[w].dst_stride)
+    left_d = k.subi(n[d], od)
+    tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
+    td = k.add(arith.MinUIOp(c(dt), left_d))
+    runs = k.add(arith.MinUIOp(c(dt + v - 1), left_d))
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * pb,), (1,)), "smem")))
+    pbc = c(pb)
+    lim = k.andi(k.val(sreach), cmv)
+
+    def run_start(r: SSAValue) -> SSAValue:
+        return k.addi(sorig, k.muli(r, ssd))
+
+    # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
+    # from any residue), the chunk's source inside the run's cover and the view
+    cpr = (wt + v - 1) // v + 1
+    with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
+        r = k.divui(idx, c(cpr))
+        j = k.subi(idx, k.muli(r, c(cpr)))
+        st = run_start(r)
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), cv1), cmv), lim))
+        g = k.addi(k.andi(st, cmv), k.muli(j, cv))
+        with k.when(k.cmp("slt", g, hi)):
+            slot = k.addi(k.muli(r, pbc), k.muli(j, cv))
+            if stage_async:
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, v)], box, [k.aligned(slot, v)], v))
+            else:
+                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+    # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
+    # in the blocks whose last run ends past it (a block-uniform test)
+    last_end = k.addi(run_start(k.subi(runs, c(1))), tw)
+    with k.when(k.cmp("sgt", last_end, lim)):
+        with k.loop(tid, k.muli(runs, cv), c(threads)) as idx:
+            r, b = k.divui(idx, cv), k.remui(idx, cv)
+            st = run_start(r)
+            end = k.addi(st, tw)
+            a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
+            with k.when(k.cmp("slt", a, end)):
+                x = k.add(ReadOp(src, [a]))
+                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), k.muli(r, pbc))]))
+    if stage_async:
+        k.add(AsyncWaitOp(0))
+    k.add(BarrierOp())
+
+    # phase 2: element i of destination run q (W step q) is source run i - od, element
+    # q: at slot (i - od) plus the run start's residue mod V
+    def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
+        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), cv1)), q)
+
+    cpd = dt // v + 1
+    first_tile = k.cmp("eq", od, c(0))
+    with k.loop(tid, c(wt * cpd), c(threads)) as idx:
+        q, ci = k.remui(idx, c(wt)), k.divui(idx, c(wt))
+        with k.when(k.cmp("ult", q, tw)):
+            ds = k.addi(dorig, k.muli(q, dsw))
+            rs = k.subi(ds, od)
+            re = k.addi(rs, n[d])
+            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
+            cs = k.addi(first, k.muli(ci, cv))
+            with k.when(k.cmp("slt", cs, k.addi(ds, td))):
+                full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
+                with k.when(full, otherwise=True) as to_else:
+                    r0 = k.subi(cs, ds)
+                    vt = VectorType(elem, [v])
+                    vec = None
+                    for t in range(v):
+                        x = k.add(ReadOp(box, [box_addr(q, k.addi(r0, c(t)))]))
+                        vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                               else k.add(vector.InsertOp(x, vec, [t], vt)))
+                    k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
+                    to_else()
+                    with k.loop(c(0), cv, c(1)) as b:
+                        a = k.addi(cs, b)
+                        with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                            x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                            k.add(WriteOp(x, dst, [a]))
+    ops = list(host_block.ops)
+    for op in ops:
+        op.detach()
+    return [*ops, launch]
