@@ -279,7 +279,7 @@ contiguous mode long: a box is the short src-contiguous mode whole by a chunk of
 `rows` (the dst's contiguous mode short, 16 to 64: the box is both short modes whole
 by a chunk of the dst's next mode), `cols` (the mirror of `flat`: the src-contiguous
 mode long, the dst-contiguous one short), `tiles` (both long, elements of 1 or 2
-bytes whose rows are not 16-byte aligned: a box is a tile of both, with the source
+bytes by default, up to 8, whose rows are not 16-byte aligned: a box is a tile of both, with the source
 runs the destination's last chunks reach past it)."""
 
 

@@ -62,7 +62,7 @@ from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
-from ._copy_cost import CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -227,13 +227,13 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -489,11 +489,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = BOX_THREADS,
-                 stage: str = "async") -> list[Operation]:
+                 stage: str = "async", run: int = TILES_RUN_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
-    takes a tile of `Wt` steps of `W` by `Dt` of `D` (`_copy_cost.tiles_shape`;
+    takes a tile of `Wt` steps of `W` (`run` bytes) by `Dt` of `D` (`_copy_cost.tiles_shape`;
     every other mode a grid step, the blocks along `D` fastest: consecutive blocks
     write consecutively):
 
@@ -516,7 +516,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = BOX_T
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e = facts.src_bytes
     v = CHUNK // e
-    wt, dt, pb = tiles_shape(e, smem)  # type: ignore[misc]
+    wt, dt, pb = tiles_shape(e, smem, run)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block = Block()

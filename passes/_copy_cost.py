@@ -390,41 +390,43 @@ def _short(m: Mode) -> int | None:
     return m.bound if m.exact and m.bound is not None and m.bound <= SMALL_EXTENT else None
 
 
-TILES_ELEMENT_BYTES = (1, 2)
-"""Element sizes the `tiles` box takes: where every access of the tiled copy is one
-element of 1 or 2 bytes (0.39 / 0.54 of cudaMemcpy on the 8191 x 8209 transposes);
-4- and 8-byte ones reach 0.77 / 0.90 with element accesses."""
+TILES_BYTES = 2
+"""Largest element the `tiles` box takes (the `copy-strategy` option `tiles_bytes`):
+where every access of the tiled copy is one element of 1 or 2 bytes, 0.39 / 0.54 of
+cudaMemcpy on the 8191 x 8209 transposes; 4- and 8-byte ones reach 0.77 / 0.90 with
+element accesses. The strategy itself takes elements up to 8 bytes."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
 
 
-def tiles_shape(e: int, smem: int) -> tuple[int, int, int] | None:
+def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
-    `Wt` steps of `W` (a source run of `TILES_RUN_BYTES`), `Dt` steps of `D` (a
+    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
     multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
     `Dt + 16 / e - 1` source runs (a destination chunk starting in the tile's range
     reads up to `16 / e - 1` runs past it). None where not one chunk's rows fit."""
     v = CHUNK_BYTES // e
-    pb = box_pitch(TILES_RUN_BYTES)
+    pb = box_pitch(run)
     dt = (smem // pb - (v - 1)) // v * v
-    return (TILES_RUN_BYTES // e, dt, pb // e) if dt >= v else None
+    return (run // e, dt, pb // e) if dt >= v else None
 
 
-def _tiles(facts: CopyFacts, smem: int) -> bool:
+def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
     at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, both pointers allowing 16-byte
     vectors once aligned down (a misalignment stated, or aligned to 16), and the tiled
     copy unable to move 16-byte vectors on both sides (`vector_aligned`)."""
-    if facts.src_bytes != facts.dst_bytes or facts.src_bytes not in TILES_ELEMENT_BYTES:
+    if facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
         return False
     if (facts.src_mis is None and facts.src_align % CHUNK_BYTES) or (facts.dst_mis is None and facts.dst_align % CHUNK_BYTES):
         return False
     return not vector_aligned(facts, CHUNK_BYTES) and tiles_shape(facts.src_bytes, smem) is not None
 
 
-def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
+def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
-    doc), else None. `smem`: the shared memory of one box."""
+    doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
+    element `tiles` takes."""
     if facts.rank < 2 or facts.converts:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -438,7 +440,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
-        return "tiles" if _tiles(facts, smem) else None
+        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if facts.src_bytes != 1 or facts.dst_bytes != 1:
         return None
     if nw is None:
@@ -490,7 +492,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "auto", box_smem: int = BOX_SMEM) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
@@ -501,7 +503,7 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem)
+        flavour = box_flavour(facts, box_smem, tiles_bytes)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts)

@@ -13,7 +13,7 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, choose_strategy, copy_facts
+from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, choose_strategy, copy_facts
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,9 @@ class CopyStrategyPass(ModulePass):
       box_smem=N                 shared memory of one box in bytes (default 40960; the
                                  `tile` pass's `box_smem` must agree, the flavour
                                  depending on it).
+      tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
+                                 flavour takes (default 2; 1 to 8: an A/B of it on
+                                 wider elements).
     """
 
     name = "copy-strategy"
@@ -64,6 +67,7 @@ class CopyStrategyPass(ModulePass):
     realign: str = "auto"
     box: str = "auto"
     box_smem: int = BOX_SMEM
+    tiles_bytes: int = TILES_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -82,6 +86,6 @@ class CopyStrategyPass(ModulePass):
             facts = copy_facts(c)
             if facts is None:
                 continue
-            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem)
+            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)
