@@ -612,33 +612,43 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = BOX_T
     def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), cv1)), q)
 
+    # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
+    # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
+    # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
+    # computed once per `q` and stepped by one add a chunk
     cpd = dt // v + 1
+    lanes = min(threads, wt)
+    groups = threads // lanes
     first_tile = k.cmp("eq", od, c(0))
-    with k.loop(tid, c(wt * cpd), c(threads)) as idx:
-        q, ci = k.remui(idx, c(wt)), k.divui(idx, c(wt))
-        with k.when(k.cmp("ult", q, tw)):
+    with k.when(k.cmp("ult", tid, c(groups * lanes))):
+        ci0 = k.divui(tid, c(lanes))
+        with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
             ds = k.addi(dorig, k.muli(q, dsw))
             rs = k.subi(ds, od)
             re = k.addi(rs, n[d])
             first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
-            cs = k.addi(first, k.muli(ci, cv))
-            with k.when(k.cmp("slt", cs, k.addi(ds, td))):
-                full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
-                with k.when(full, otherwise=True) as to_else:
-                    r0 = k.subi(cs, ds)
-                    vt = VectorType(elem, [v])
-                    vec = None
-                    for t in range(v):
-                        x = k.add(ReadOp(box, [box_addr(q, k.addi(r0, c(t)))]))
-                        vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                               else k.add(vector.InsertOp(x, vec, [t], vt)))
-                    k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
-                    to_else()
-                    with k.loop(c(0), cv, c(1)) as b:
-                        a = k.addi(cs, b)
-                        with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
-                            x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
-                            k.add(WriteOp(x, dst, [a]))
+            r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
+            base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
+            end = k.addi(ds, td)
+            with k.loop(ci0, c(cpd), c(groups)) as ci:
+                cs = k.addi(first, k.muli(ci, cv))
+                with k.when(k.cmp("slt", cs, end)):
+                    full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
+                    with k.when(full, otherwise=True) as to_else:
+                        step = k.muli(k.subi(ci, ci0), c(v * pb))
+                        vt = VectorType(elem, [v])
+                        vec = None
+                        for t in range(v):
+                            x = k.add(ReadOp(box, [k.addi(base[t], step)]))
+                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
+                        k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
+                        to_else()
+                        with k.loop(c(0), cv, c(1)) as b:
+                            a = k.addi(cs, b)
+                            with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                                x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                                k.add(WriteOp(x, dst, [a]))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()
