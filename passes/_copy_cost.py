@@ -40,6 +40,14 @@ the mirror, `cols`: `W` not known short, `D` short, the destination contiguous o
 then `W`. Never for a source that broadcasts or a negative stride, and only where a short mode taken whole
 is not a power of two (the tiled kernel pads nothing then), and where a box fits the
 shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
+
+`box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
+`SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 2)
+without conversion, where the tiled kernel cannot move 16-byte vectors on both sides
+(`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
+transposes, whose every access is then one element) and both pointers allow them once
+aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes
+(`tiles_shape`), so both global sides move aligned 16-byte vectors.
 """
 
 from __future__ import annotations

@@ -32,7 +32,9 @@ class CopyStrategyPass(ModulePass):
     The choice, written as `strategy = #layout.copy_strategy<gather>`: with `box=auto`,
     `box<flat>`, `box<rows>` or `box<cols>` first, where the copy moves 1-byte elements
     without conversion, the source is contiguous along a short mode taken whole and
-    the destination's contiguous mode comes next in it, or the reverse
+    the destination's contiguous mode comes next in it, or the reverse, or
+    `box<tiles>` where both contiguous modes are long, the elements of at most
+    `tiles_bytes` and the tiled copy cannot move 16-byte vectors on both sides
     (passes/_copy_cost.box_flavour); else `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and

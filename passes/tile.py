@@ -90,7 +90,9 @@ class TilePass(ModulePass):
     of strategy `box<flat|rows|cols>` becomes a launch whose threads stage a box of the
     source (its short contiguous mode whole) in shared memory with 16-byte accesses and
     write the destination in aligned 16-byte vectors gathered from it
-    (passes/_box_tile.py). Where the function promises no index width (`tilec.index_bits`)
+    (passes/_box_tile.py); `box<tiles>` the same with a tile of both long contiguous
+    modes a box, the destination's aligned chunks owned by the tile their start lies in
+    (`_box_tile.tiles_launch`). Where the function promises no index width (`tilec.index_bits`)
     and a strategy's rule shows from the facts that every index value fits in 32 bits
     (every extent and stride static, each misalignment static or bounded: `mis % c` or
     `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
