@@ -66,8 +66,8 @@ FAST_DIVISOR_SHIFT = 62
 
 
 def fast_divisor(host: list[Operation], d: SSAValue) -> SSAValue:
-    """Host ops appended to `host` computing the magic multiplier of a run-time divisor
-    `d` (an index, at least 1; 0 is taken as 1): `m = (2**62 - 1) / d + 1 = ceil(2**62
+    """Host ops appended to `host` computing the magic multiplier (an i64) of a run-time
+    divisor `d` (an index, at least 1; 0 is taken as 1): `m = (2**62 - 1) / d + 1 = ceil(2**62
     / d)` (`d` not a power of two; `2**62 / d` where it is), at most 2**62. For every
     `x < 2**31` and `d < 2**31`, `x / d` is the high half of the 64-bit product
     `4 x * m` (`x m / 2**62`: `m d - 2**62 < d`, so the product overshoots `x / d` by
@@ -78,8 +78,10 @@ def fast_divisor(host: list[Operation], d: SSAValue) -> SSAValue:
     at_least_one = arith.MaxUIOp(d, one.result)
     q = arith.DivUIOp(top.result, at_least_one.result)
     m = arith.AddiOp(q.result, one.result)
-    host.extend([one, top, at_least_one, q, m])
-    return m.result
+    # an i64 kernel parameter: a kernel of 32-bit indices passes its index values as 32 bits
+    wide = arith.IndexCastOp(m.result, IntegerType(64))
+    host.extend([one, top, at_least_one, q, m, wide])
+    return wide.result
 
 
 def static_index_bits(facts: CopyFacts, block: int) -> int | None:
@@ -162,7 +164,7 @@ class _Body:
             return self.add(arith.RemUIOp(x, dd)), self.add(arith.DivUIOp(x, dd))
         i64 = IntegerType(64)
         wide = TensorType(i64, x.type.get_shape(), x.type.encoding)  # type: ignore[attr-defined]
-        m = self.splat(self.add(arith.IndexCastOp(magic, i64)), wide)
+        m = self.splat(magic, wide)
         four = self.splat(self.add(arith.ConstantOp(IntegerAttr(2, i64))), wide)
         x4 = self.add(arith.ShLIOp(self.add(lc.ExtUIOp(x, wide)), four))
         q = self.add(lc.TruncIOp(self.add(arith.MulUIExtendedOp(x4, m)).owner.results[1], x.type))

@@ -18,8 +18,9 @@
 // CHECK:         %[[D:.*]] = arith.maxui %n1, %{{.*}} : index
 // CHECK:         %[[Q:.*]] = arith.divui %[[TOP]], %[[D]] : index
 // CHECK:         %[[M:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK:         %[[M64:.*]] = arith.index_cast %[[M]] : index to i64
 // CHECK:         layout.launch
-// CHECK:           arith.index_cast %[[M]] : index to i64
+// CHECK:           layout.splat %[[M64]]
 // CHECK:           arith.mului_extended
 // CHECK:           layout.trunci
 // CHECK:           layout.ptr_store
