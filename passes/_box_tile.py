@@ -34,7 +34,9 @@ After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
-byte. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
+byte. A `rows` thread takes the chunks of one (run, residue modulo `n_D`): chunk
+`j + n_D` lies 16 slots on at the same offsets (the slots' residues mod 16 repeat every
+16 steps of `K`), so its box addresses are its first chunk's plus `16 PB m`. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
 chunks of one residue modulo `P = n_D / gcd(n_D, 16)` (each `P` chunks on lie
 `16 / gcd(n_D, 16)` bytes further in every slot), so their box addresses are computed
 once per block and stepped by one add a byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
@@ -400,24 +402,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
-        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`,
-        `rows`), stepped from the first: `n_W` apart (`rows` with one jump to the next
-        slot, `n_D >= 16`)."""
-        if flavour == "flat":
-            a0 = box_addr(q, p0)
-            return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
-        k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
-        base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
-        k1 = k.addi(k0, c(1))
-        base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
-        left = k.subi(c(nd), d0)  # type: ignore[arg-type]
-        # byte t at base + n_W t, base the first slot's before the jump, the next's after
-        after = k.subi(base1, k.muli(c(nw), left))  # type: ignore[arg-type]
-        out = []
-        for t in range(CHUNK):
-            start = k.add(arith.SelectOp(k.cmp("sge", c(t), left), after, base0))
-            out.append(k.addi(start, c(nw * t)))  # type: ignore[operator]
-        return out
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`):
+        stepped from the first, `n_W` apart."""
+        a0 = box_addr(q, p0)
+        return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
 
     # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
     # of a shorter last box past its run's end stores nothing): a constant, so that
@@ -447,7 +435,34 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
                         k.add(WriteOp(x, dst, [a]))
 
-    if flavour != "cols":
+    if flavour == "rows":
+        # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
+        # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
+        # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB
+        # further. A thread takes the chunks of one (run q, residue j mod n_D): the
+        # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
+        # that a chunk starting before the run has non-negative slots), each chunk
+        # after adds 16 PB m to them
+        trips = (full_len + 2 * CHUNK - 2) // CHUNK
+        per = nd  # type: ignore[assignment]
+        with k.loop(tid, c(nw * per), cthreads) as pair:  # type: ignore[operator]
+            q, j = k.divui(pair, c(per)), k.remui(pair, c(per))
+            ds = stepped(dorig, q, dsw)
+            de = k.addi(ds, dlen)
+            base = k.andi(ds, cm16)
+            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15)
+            p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                kk, dd = k.divui(pt, c(nd)), k.remui(pt, c(nd))  # type: ignore[arg-type]
+                slot = k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15)))
+                first.append(k.subi(k.addi(slot, k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb)))  # type: ignore[arg-type]
+            with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
+                cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(CHUNK * pb))
+                store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+    elif flavour != "cols":
         with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
             q = k.divui(idx, cd)
             ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
