@@ -59,7 +59,7 @@ class CopyStrategyPass(ModulePass):
                                  `tile` pass's `box_smem` must agree, the flavour
                                  depending on it).
       tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
-                                 flavour takes (default 2; 1 to 8: an A/B of it on
+                                 flavour takes (default 1; up to 8: an A/B of it on
                                  wider elements).
     """
 

@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, box_index_bits, box_launch
+from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_THREADS, box_index_bits, box_launch
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape,
                          realign_fits)
@@ -109,7 +109,8 @@ class TilePass(ModulePass):
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
                      transpose's tile of 16384 elements or more, below; else 256;
-                     a box copy's: a multiple of 32, default 256).
+                     a box copy's: a multiple of 32, default 256, a `box<tiles>`
+                     copy's 512).
       box_smem=N     shared memory of a box copy's box in bytes (default 40960: the
                      `copy-strategy` pass's default, which chose the flavour).
       box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
@@ -366,7 +367,7 @@ class TilePass(ModulePass):
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
                 f"the box rule takes as {flavour} with a box of {self.box_smem} bytes (tiles_run={self.tiles_run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        threads = self.threads or BOX_THREADS
+        threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)

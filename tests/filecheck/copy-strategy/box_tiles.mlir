@@ -1,11 +1,12 @@
 // RUN: tilec %s -p copy-strategy | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2}' | filecheck %s --check-prefix=TWO
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8}' | filecheck %s --check-prefix=WIDE
 // RUN: tilec %s -p 'copy-strategy{box=never}' | filecheck %s --check-prefix=NEVER
 // RUN: tilec %s -p copy-strategy --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // The copy-strategy pass chooses box<tiles> for copies whose source-contiguous mode W
-// and destination-contiguous mode D are both long, of elements of 1 or 2 bytes
-// (tiles_bytes=N: up to N) without conversion, where the tiled copy could not move
+// and destination-contiguous mode D are both long, of 1-byte elements (tiles_bytes=N:
+// up to N bytes) without conversion, where the tiled copy could not move
 // 16-byte vectors on both sides (a row pitch or a pointer not a multiple of 16 bytes)
 // and both pointers allow them once aligned down (aligned to 16, or an aligned pointer
 // moved by its misalignment). Results never change.
@@ -31,7 +32,11 @@ func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align
 // f16, both pointers 16-byte aligned pointers moved by run-time misalignments (as
 // tilec.copy_ states them), run-time strides.
 // CHECK-LABEL: func.func @odd_f16_misaligned
-// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
+// CHECK-NOT:     strategy
+// TWO-LABEL: func.func @odd_f16_misaligned
+// TWO:           layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
+// TWO-LABEL: func.func @odd_f32
+// TWO-NOT:       strategy
 func.func @odd_f16_misaligned(%s0: !layout.ptr<f16, align 16>, %d0: !layout.ptr<f16, align 16>, %smis: index, %dmis: index, %m: index, %n: index) attributes {tilec.args = {smis = 3 : index, dmis = 5 : index, m = 97 : index, n = 150 : index, s0 = 14600 : index, d0 = 14600 : index}} {
   %src = layout.addptr %s0, %smis : !layout.ptr<f16, align 16>, index
   %dst = layout.addptr %d0, %dmis : !layout.ptr<f16, align 16>, index
