@@ -375,7 +375,7 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     extent as that value (the rule compares them: the source's stride of `D` is
     `n_W`), and the pointers as 16-byte aligned pointers moved by their misalignments
     (`CopyKey.aligned_pointers`'s facts: the box moves 16-byte vectors from the aligned
-    pointers); 32-bit offsets where the views' reach, two boxes to spare and the
+    pointers; the misalignments in elements); 32-bit offsets where the views' reach, two boxes to spare and the
     element count fit (the `tile` pass's rule, passes/_box_tile.box_index_bits)."""
     if may_box(key, ns, ss, ds) is None:
         return None
@@ -395,9 +395,10 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     )
     # the tile pass's rule on the copy's own numbers (a Program of static views gets
     # the same width from it)
-    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis, dmis), current_routes().box_smem or BOX_SMEM)
+    e = ITEMSIZE[key.src_dtype]
+    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), current_routes().box_smem or BOX_SMEM)
     bkey = replace(bkey, index_bits=bits or 64)
-    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis, dmis))
+    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
 
 
 def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int | None = None):

@@ -269,16 +269,18 @@ contiguous in both views whose starts differ modulo 16 bytes: aligned 16-byte
 destination chunks from aligned source vectors, realigned in registers by
 `layout.funnel_shift`; passes/_realign_tile.py), `box` (a whole-tensor copy of 1-byte
 elements whose dst-contiguous mode continues a short src-contiguous one, or the
-reverse: boxes of contiguous src runs through shared memory; written with its flavour,
+reverse, or of 1- or 2-byte elements with both contiguous modes long: boxes of contiguous src runs through shared memory; written with its flavour,
 `box<flat>`, `box<rows>` or `box<cols>`, `BOX_FLAVOURS`; passes/_copy_cost.box_flavour
 says which)."""
 
-BOX_FLAVOURS = ("flat", "rows", "cols")
+BOX_FLAVOURS = ("flat", "rows", "cols", "tiles")
 """The shapes of a box strategy (passes/_copy_cost.box_flavour): `flat` (the dst's
 contiguous mode long: a box is the short src-contiguous mode whole by a chunk of it),
 `rows` (the dst's contiguous mode short, 16 to 64: the box is both short modes whole
 by a chunk of the dst's next mode), `cols` (the mirror of `flat`: the src-contiguous
-mode long, the dst-contiguous one short)."""
+mode long, the dst-contiguous one short), `tiles` (both long, elements of 1 or 2
+bytes by default, up to 8, whose rows are not 16-byte aligned: a box is a tile of both, with the source
+runs the destination's last chunks reach past it)."""
 
 
 def copy_strategy_kind(strategy: str) -> str:

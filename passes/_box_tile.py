@@ -34,7 +34,9 @@ After a `layout.async_wait` (async) and a barrier, phase 2 gives
 each thread one aligned 16-byte chunk of a destination run: its bytes are read from the
 slots (`layout.read` of shared bytes), put into a 16-byte vector (`vector.insert`) and
 stored with one `layout.write {width = 16}`; a chunk the run's ends cut stores byte by
-byte. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
+byte. A `rows` thread takes the chunks of one (run, residue modulo `n_D`): chunk
+`j + n_D` lies 16 slots on at the same offsets (the slots' residues mod 16 repeat every
+16 steps of `K`), so its box addresses are its first chunk's plus `16 PB m`. The bytes of a `cols` chunk come from `n_D` slots in turn: a thread takes the
 chunks of one residue modulo `P = n_D / gcd(n_D, 16)` (each `P` chunks on lie
 `16 / gcd(n_D, 16)` bytes further in every slot), so their box addresses are computed
 once per block and stepped by one add a byte. Addresses are taken from each view's pointer: where it is a 16-byte aligned
@@ -62,12 +64,16 @@ from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 
-from ._copy_cost import CopyFacts, Value, _static, box_pitch, value_bound
+from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
 BOX_THREADS = 256
-"""Threads per block of the box strategy."""
+"""Threads per block of the box strategy (`flat`, `rows`, `cols`)."""
+TILES_THREADS = 512
+"""Threads per block of a `tiles` box: measured on the H200 (8191 x 8209 int8, 40 KiB
+boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps): its
+phase 2 is latency-bound."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
 UNROLL = 4
@@ -138,9 +144,9 @@ class _Builder:
     def cmp(self, pred: str, a, b):
         return self.add(arith.CmpiOp(a, b, pred))
 
-    def aligned(self, x: SSAValue) -> SSAValue:
-        """`x`, stated a multiple of 16 (`layout.multiple_of`)."""
-        return self.add(MultipleOfOp(x, CHUNK))
+    def aligned(self, x: SSAValue, by: int = CHUNK) -> SSAValue:
+        """`x`, stated a multiple of `by` (`layout.multiple_of`)."""
+        return self.add(MultipleOfOp(x, by))
 
     @contextmanager
     def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
@@ -227,11 +233,13 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async") -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    if flavour == "tiles":
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -398,24 +406,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
-        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`,
-        `rows`), stepped from the first: `n_W` apart (`rows` with one jump to the next
-        slot, `n_D >= 16`)."""
-        if flavour == "flat":
-            a0 = box_addr(q, p0)
-            return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
-        k0, d0 = k.add(arith.DivSIOp(p0, c(nd))), k.add(arith.RemSIOp(p0, c(nd)))  # type: ignore[arg-type]
-        base0 = k.addi(k.addi(k.muli(k0, pbc), k.andi(run_start(k0), c(15))), k.addi(q, k.muli(c(nw), d0)))
-        k1 = k.addi(k0, c(1))
-        base1 = k.addi(k.addi(k.muli(k1, pbc), k.andi(run_start(k1), c(15))), q)
-        left = k.subi(c(nd), d0)  # type: ignore[arg-type]
-        # byte t at base + n_W t, base the first slot's before the jump, the next's after
-        after = k.subi(base1, k.muli(c(nw), left))  # type: ignore[arg-type]
-        out = []
-        for t in range(CHUNK):
-            start = k.add(arith.SelectOp(k.cmp("sge", c(t), left), after, base0))
-            out.append(k.addi(start, c(nw * t)))  # type: ignore[operator]
-        return out
+        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`):
+        stepped from the first, `n_W` apart."""
+        a0 = box_addr(q, p0)
+        return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
 
     # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
     # of a shorter last box past its run's end stores nothing): a constant, so that
@@ -445,7 +439,34 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
                         k.add(WriteOp(x, dst, [a]))
 
-    if flavour != "cols":
+    if flavour == "rows":
+        # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
+        # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
+        # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB
+        # further. A thread takes the chunks of one (run q, residue j mod n_D): the
+        # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
+        # that a chunk starting before the run has non-negative slots), each chunk
+        # after adds 16 PB m to them
+        trips = (full_len + 2 * CHUNK - 2) // CHUNK
+        per = nd  # type: ignore[assignment]
+        with k.loop(tid, c(nw * per), cthreads) as pair:  # type: ignore[operator]
+            q, j = k.divui(pair, c(per)), k.remui(pair, c(per))
+            ds = stepped(dorig, q, dsw)
+            de = k.addi(ds, dlen)
+            base = k.andi(ds, cm16)
+            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15)
+            p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                kk, dd = k.divui(pt, c(nd)), k.remui(pt, c(nd))  # type: ignore[arg-type]
+                slot = k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15)))
+                first.append(k.subi(k.addi(slot, k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb)))  # type: ignore[arg-type]
+            with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
+                cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(CHUNK * pb))
+                store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+    elif flavour != "cols":
         with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
             q = k.divui(idx, cd)
             ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
@@ -484,3 +505,170 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         op.detach()
     return [*ops, launch]
 
+
+
+def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
+                 stage: str = "async", run: int = TILES_RUN_BYTES) -> list[Operation]:
+    """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
+    passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
+    destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
+    takes a tile of `Wt` steps of `W` (`run` bytes) by `Dt` of `D` (`_copy_cost.tiles_shape`;
+    every other mode a grid step, the blocks along `D` fastest: consecutive blocks
+    write consecutively):
+
+    - phase 1 stages the `Dt + V - 1` source runs of the tile's `D` range and past it
+      (`Wt` elements each, stride `ss_D`; fewer at the tensor's end) into congruent
+      slots as the other flavours do: every aligned 16-byte chunk covering a run and
+      inside the source view by one `layout.copy_chunk_async` (or a 16-byte read and
+      write, `stage`), a flat loop over (run, chunk) pairs, the elements past the
+      view's last whole chunk one at a time;
+    - phase 2 writes, for each destination run of the tile (`W` step `q`, the lanes
+      of a warp on consecutive `q`), the aligned chunks that *start* in the run's
+      range (the tile's `D` range), and in a tile at `D`'s start also the chunk
+      holding the row's first element: a chunk wholly inside its row `D` is one
+      16-byte vector of `V` elements read from `V` consecutive slots; a chunk the row's
+      ends cut, its elements inside the row one at a time. Every destination element
+      is written once: by the tile whose range holds its chunk's start, or the row's
+      first tile for the chunk before the row's start."""
+    stage_async = stage == "async"
+    d = facts.rank - 1
+    w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
+    e = facts.src_bytes
+    v = CHUNK // e
+    wt, dt, pb = tiles_shape(e, smem, run)  # type: ignore[misc]
+    modes = facts.modes
+    elem = copy.source.type.element_type
+    host_block = Block()
+    host = _Builder(host_block)
+    extents = [m.extent for m in modes]
+    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
+    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
+    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
+    src = _flat_view(host, sptr, sreach, elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    gd = host.add(arith.CeilDivUIOp(host.val(extents[d]), host.c(dt)))
+    blocks = host.muli(gd, host.add(arith.CeilDivUIOp(host.val(extents[w]), host.c(wt))))
+    for m, n in enumerate(extents):
+        if m not in (w, d):
+            blocks = host.muli(blocks, host.val(n))
+    one = host.c(1)
+    launch = LaunchOp([blocks, one, one], threads)
+    k = _Builder(launch.body.block)
+    bid, tid = launch.block_ids[0], launch.thread_id
+    c = k.c
+    n = [k.val(x) for x in extents]
+    cv, cmv, cv1 = c(v), c(-v), c(v - 1)
+    # the block's coordinates: tiles of D fastest, then of W, then the other modes
+    kd = k.add(arith.CeilDivUIOp(n[d], c(dt)))
+    kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
+    od = k.muli(k.remui(bid, kd), c(dt))
+    rest = k.divui(bid, kd)
+    ow = k.muli(k.remui(rest, kw), c(wt))
+    rest = k.divui(rest, kw)
+    origin = {d: od, w: ow}
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
+    for i, m in enumerate(grid):
+        if i == len(grid) - 1:
+            origin[m] = rest
+        else:
+            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+
+    def orig(view: str, mis: Value) -> SSAValue:
+        acc = k.val(mis)
+        for m, o in origin.items():
+            s = modes[m].src_stride if view == "s" else modes[m].dst_stride
+            if _static(s) != 0:
+                acc = k.addi(acc, k.muli(o, k.val(s)))
+        return acc
+
+    sorig, dorig = orig("s", smis), orig("d", dmis)
+    ssd, dsw = k.val(modes[d].src_stride), k.val(modes[w].dst_stride)
+    left_d = k.subi(n[d], od)
+    tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
+    td = k.add(arith.MinUIOp(c(dt), left_d))
+    runs = k.add(arith.MinUIOp(c(dt + v - 1), left_d))
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * pb,), (1,)), "smem")))
+    pbc = c(pb)
+    lim = k.andi(k.val(sreach), cmv)
+
+    def run_start(r: SSAValue) -> SSAValue:
+        return k.addi(sorig, k.muli(r, ssd))
+
+    # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
+    # from any residue), the chunk's source inside the run's cover and the view
+    cpr = (wt + v - 1) // v + 1
+    with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
+        r = k.divui(idx, c(cpr))
+        j = k.subi(idx, k.muli(r, c(cpr)))
+        st = run_start(r)
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), cv1), cmv), lim))
+        g = k.addi(k.andi(st, cmv), k.muli(j, cv))
+        with k.when(k.cmp("slt", g, hi)):
+            slot = k.addi(k.muli(r, pbc), k.muli(j, cv))
+            if stage_async:
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, v)], box, [k.aligned(slot, v)], v))
+            else:
+                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+    # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
+    # in the blocks whose last run ends past it (a block-uniform test)
+    last_end = k.addi(run_start(k.subi(runs, c(1))), tw)
+    with k.when(k.cmp("sgt", last_end, lim)):
+        with k.loop(tid, k.muli(runs, cv), c(threads)) as idx:
+            r, b = k.divui(idx, cv), k.remui(idx, cv)
+            st = run_start(r)
+            end = k.addi(st, tw)
+            a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
+            with k.when(k.cmp("slt", a, end)):
+                x = k.add(ReadOp(src, [a]))
+                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), k.muli(r, pbc))]))
+    if stage_async:
+        k.add(AsyncWaitOp(0))
+    k.add(BarrierOp())
+
+    # phase 2: element i of destination run q (W step q) is source run i - od, element
+    # q: at slot (i - od) plus the run start's residue mod V
+    def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
+        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), cv1)), q)
+
+    # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
+    # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
+    # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
+    # computed once per `q` and stepped by one add a chunk
+    cpd = dt // v + 1
+    lanes = min(threads, wt)
+    groups = threads // lanes
+    first_tile = k.cmp("eq", od, c(0))
+    with k.when(k.cmp("ult", tid, c(groups * lanes))):
+        ci0 = k.divui(tid, c(lanes))
+        with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
+            ds = k.addi(dorig, k.muli(q, dsw))
+            rs = k.subi(ds, od)
+            re = k.addi(rs, n[d])
+            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
+            r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
+            base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
+            end = k.addi(ds, td)
+            with k.loop(ci0, c(cpd), c(groups)) as ci:
+                cs = k.addi(first, k.muli(ci, cv))
+                with k.when(k.cmp("slt", cs, end)):
+                    full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
+                    with k.when(full, otherwise=True) as to_else:
+                        step = k.muli(k.subi(ci, ci0), c(v * pb))
+                        vt = VectorType(elem, [v])
+                        vec = None
+                        for t in range(v):
+                            x = k.add(ReadOp(box, [k.addi(base[t], step)]))
+                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
+                        k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
+                        to_else()
+                        with k.loop(c(0), cv, c(1)) as b:
+                            a = k.addi(cs, b)
+                            with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                                x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                                k.add(WriteOp(x, dst, [a]))
+    ops = list(host_block.ops)
+    for op in ops:
+        op.detach()
+    return [*ops, launch]

@@ -40,6 +40,14 @@ the mirror, `cols`: `W` not known short, `D` short, the destination contiguous o
 then `W`. Never for a source that broadcasts or a negative stride, and only where a short mode taken whole
 is not a power of two (the tiled kernel pads nothing then), and where a box fits the
 shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
+
+`box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
+`SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 1)
+without conversion, where the tiled kernel cannot move 16-byte vectors on both sides
+(`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
+transposes, whose every access is then one element) and both pointers allow them once
+aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes
+(`tiles_shape`), so both global sides move aligned 16-byte vectors.
 """
 
 from __future__ import annotations
@@ -390,10 +398,46 @@ def _short(m: Mode) -> int | None:
     return m.bound if m.exact and m.bound is not None and m.bound <= SMALL_EXTENT else None
 
 
-def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
-    """"flat", "rows" or "cols" where the box strategy takes the copy (module doc), else
-    None. `smem`: the shared memory of one box."""
-    if facts.rank < 2 or facts.src_bytes != 1 or facts.dst_bytes != 1 or facts.converts:
+TILES_BYTES = 1
+"""Largest element the `tiles` box takes (the `copy-strategy` option `tiles_bytes`).
+Measured on the H200 (8191 x 8209 transposes, 2026-11-29, 512 threads): int8 0.46 of
+cudaMemcpy against the tiled kernel's 0.35-0.39 (its every access one byte); f16 0.39
+against 0.54, f32 0.39 against 0.78, f64 0.65 against 0.91: for 2 bytes and more the
+tiled kernel's element accesses beat the box's byte-gathered chunks (benchmarks/NOTES.md).
+The strategy itself takes elements up to 8 bytes."""
+TILES_RUN_BYTES = 128
+"""Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
+
+
+def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES) -> tuple[int, int, int] | None:
+    """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
+    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
+    multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
+    `Dt + 16 / e - 1` source runs (a destination chunk starting in the tile's range
+    reads up to `16 / e - 1` runs past it). None where not one chunk's rows fit."""
+    v = CHUNK_BYTES // e
+    pb = box_pitch(run)
+    dt = (smem // pb - (v - 1)) // v * v
+    return (run // e, dt, pb // e) if dt >= v else None
+
+
+def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
+    """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
+    at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, both pointers allowing 16-byte
+    vectors once aligned down (a misalignment stated, or aligned to 16), and the tiled
+    copy unable to move 16-byte vectors on both sides (`vector_aligned`)."""
+    if facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
+        return False
+    if (facts.src_mis is None and facts.src_align % CHUNK_BYTES) or (facts.dst_mis is None and facts.dst_align % CHUNK_BYTES):
+        return False
+    return not vector_aligned(facts, CHUNK_BYTES) and tiles_shape(facts.src_bytes, smem) is not None
+
+
+def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
+    """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
+    doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
+    element `tiles` takes."""
+    if facts.rank < 2 or facts.converts:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
         return None  # a broadcasting source: the gather strategy's
@@ -405,6 +449,10 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM) -> str | None:
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
+    if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
+        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if facts.src_bytes != 1 or facts.dst_bytes != 1:
+        return None
     if nw is None:
         cols = nd is not None and _is_extent(mw.dst_stride, md) and not _pow2(nd)
         return "cols" if cols and nd * box_pitch(CHUNK_BYTES) <= smem else None
@@ -454,7 +502,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "auto", box_smem: int = BOX_SMEM) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
@@ -465,7 +513,7 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem)
+        flavour = box_flavour(facts, box_smem, tiles_bytes)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts)

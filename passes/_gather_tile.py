@@ -27,7 +27,9 @@ through the modes whose coordinate is at its last value:
 At most one wrap fits a run because `n_last >= V` (`_copy_cost.gather_vector`: `V` is at
 most half the last mode's known extent class). The destination's offsets are the flat
 index where it is compact, else computed the same way. Elements past the end are
-masked. Offsets are `i<bits>`. A converting copy converts in registers between the
+masked. Offsets are `i<bits>`; with 32-bit offsets, a division of the ids by a run-time
+extent is a multiplication by its magic multiplier, computed on the host
+(`fast_divisor`), and a shift. A converting copy converts in registers between the
 gather and the store (`_convert_ops.conversion_ops`, as `distribute` does).
 """
 
@@ -57,6 +59,29 @@ from ._copy_cost import GATHER_RUNS_PER_THREAD, GATHER_THREADS, CopyFacts, Value
 index = IndexType()
 i1 = IntegerType(1)
 INDEX32_LIMIT = 2**31
+
+
+FAST_DIVISOR_SHIFT = 62
+"""`fast_divisor`'s scale: the magic multiplier of `d` is `ceil(2**62 / d)`."""
+
+
+def fast_divisor(host: list[Operation], d: SSAValue) -> SSAValue:
+    """Host ops appended to `host` computing the magic multiplier (an i64) of a run-time
+    divisor `d` (an index, at least 1; 0 is taken as 1): `m = (2**62 - 1) / d + 1 = ceil(2**62
+    / d)` (`d` not a power of two; `2**62 / d` where it is), at most 2**62. For every
+    `x < 2**31` and `d < 2**31`, `x / d` is the high half of the 64-bit product
+    `4 x * m` (`x m / 2**62`: `m d - 2**62 < d`, so the product overshoots `x / d` by
+    less than `x / 2**62 < 1 / d`, never reaching the next integer). (CUTLASS's
+    FastDivmod, with a fixed shift instead of one per divisor.)"""
+    one = arith.ConstantOp.from_int_and_width(1, index)
+    top = arith.ConstantOp.from_int_and_width((1 << FAST_DIVISOR_SHIFT) - 1, index)
+    at_least_one = arith.MaxUIOp(d, one.result)
+    q = arith.DivUIOp(top.result, at_least_one.result)
+    m = arith.AddiOp(q.result, one.result)
+    # an i64 kernel parameter: a kernel of 32-bit indices passes its index values as 32 bits
+    wide = arith.IndexCastOp(m.result, IntegerType(64))
+    host.extend([one, top, at_least_one, q, m, wide])
+    return wide.result
 
 
 def static_index_bits(facts: CopyFacts, block: int) -> int | None:
@@ -129,6 +154,22 @@ class _Body:
     def muli(self, a, b):
         return self.add(arith.MuliOp(a, b))
 
+    def divmod(self, x: SSAValue, d: SSAValue, magic: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+        """(x mod d, x / d) of non-negative ids `x` (a [rows] tensor) by `d` (a scalar
+        of the offset type): unsigned divisions, or where the host gave `d`'s magic
+        multiplier (`fast_divisor`; 32-bit ids below 2**31), the quotient the high
+        half of the 64-bit product `4 x * magic`, the remainder `x - q d`."""
+        dd = self.splat(d, x.type)  # type: ignore[arg-type]
+        if magic is None:
+            return self.add(arith.RemUIOp(x, dd)), self.add(arith.DivUIOp(x, dd))
+        i64 = IntegerType(64)
+        wide = TensorType(i64, x.type.get_shape(), x.type.encoding)  # type: ignore[attr-defined]
+        m = self.splat(magic, wide)
+        four = self.splat(self.add(arith.ConstantOp(IntegerAttr(2, i64))), wide)
+        x4 = self.add(arith.ShLIOp(self.add(lc.ExtUIOp(x, wide)), four))
+        q = self.add(lc.TruncIOp(self.add(arith.MulUIExtendedOp(x4, m)).owner.results[1], x.type))
+        return self.subi(x, self.muli(q, dd)), q
+
     def addi(self, a, b):
         return self.add(arith.AddiOp(a, b))
 
@@ -143,7 +184,7 @@ class _Body:
 
 
 def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue, pid_i: SSAValue,
-                 jj: SSAValue) -> SSAValue:
+                 jj: SSAValue, magic: dict[int, SSAValue]) -> SSAValue:
     """The source offsets where every run is one aligned source vector (`vector_runs`):
     the run index (not the flat one) decomposed over the extents, the last counted in
     runs, and the run's offset written as `V` times a sum, so that the pointers' axis
@@ -156,9 +197,7 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
     rest = rbase
     for k in range(last, 0, -1):
         # run ids and extents are non-negative: unsigned (no sign fix-up per division)
-        nk = b.splat(nlv if k == last else n[k])
-        coords[k] = b.add(arith.RemUIOp(rest, nk))
-        rest = b.add(arith.DivUIOp(rest, nk))
+        coords[k], rest = b.divmod(rest, nlv if k == last else n[k], None if k == last else magic.get(k))
     coords[0] = rest
     so = coords[last]
     for k in range(last):
@@ -211,6 +250,14 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     launch = LaunchOp([grid, one, one], threads)
     pid = launch.block_ids[0]
 
+    # a run-time extent the ids are divided by: its magic multiplier computed on the
+    # host (`fast_divisor`), each division in the kernel a multiplication (32-bit ids)
+    magic: dict[int, SSAValue] = {}
+    if bits == 32:
+        for k in range(1, rank):
+            m = facts.modes[k]
+            if not (m.exact and m.bound is not None) and _static(m.extent) is None:
+                magic[k] = fast_divisor(host, m.extent)  # type: ignore[arg-type]
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     # an extent the views promise exactly (`at_most` and `divisible` the same) is that
@@ -228,9 +275,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     rest = base
     for k in range(last, 0, -1):
         # element ids and extents are non-negative: unsigned (no sign fix-up per division)
-        nk = b.splat(n[k])
-        coords[k] = b.add(arith.RemUIOp(rest, nk))
-        rest = b.add(arith.DivUIOp(rest, nk))
+        coords[k], rest = b.divmod(rest, n[k], magic.get(k))
     coords[0] = rest
     zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
     wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
@@ -264,7 +309,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
         return b.addi(b.addi(so_full, step_j), wsel)
 
     if vector_runs(facts, v):
-        soffs = _run_offsets(b, facts, n, r_ids, pid_i, jj)
+        soffs = _run_offsets(b, facts, n, r_ids, pid_i, jj, magic)
     else:
         soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)

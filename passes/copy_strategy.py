@@ -13,7 +13,7 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, choose_strategy, copy_facts
+from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, choose_strategy, copy_facts
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,9 @@ class CopyStrategyPass(ModulePass):
     The choice, written as `strategy = #layout.copy_strategy<gather>`: with `box=auto`,
     `box<flat>`, `box<rows>` or `box<cols>` first, where the copy moves 1-byte elements
     without conversion, the source is contiguous along a short mode taken whole and
-    the destination's contiguous mode comes next in it, or the reverse
+    the destination's contiguous mode comes next in it, or the reverse, or
+    `box<tiles>` where both contiguous modes are long, the elements of at most
+    `tiles_bytes` and the tiled copy cannot move 16-byte vectors on both sides
     (passes/_copy_cost.box_flavour); else `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
@@ -56,6 +58,9 @@ class CopyStrategyPass(ModulePass):
       box_smem=N                 shared memory of one box in bytes (default 40960; the
                                  `tile` pass's `box_smem` must agree, the flavour
                                  depending on it).
+      tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
+                                 flavour takes (default 1; up to 8: an A/B of it on
+                                 wider elements).
     """
 
     name = "copy-strategy"
@@ -64,6 +69,7 @@ class CopyStrategyPass(ModulePass):
     realign: str = "auto"
     box: str = "auto"
     box_smem: int = BOX_SMEM
+    tiles_bytes: int = TILES_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -82,6 +88,6 @@ class CopyStrategyPass(ModulePass):
             facts = copy_facts(c)
             if facts is None:
                 continue
-            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem)
+            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

@@ -26,8 +26,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, box_index_bits, box_launch
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, gather_vector,
+from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_THREADS, box_index_bits, box_launch
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
+                         gather_vector, tiles_shape,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
 from ._realign_tile import REALIGN_THREADS, realign_launch
@@ -89,7 +90,9 @@ class TilePass(ModulePass):
     of strategy `box<flat|rows|cols>` becomes a launch whose threads stage a box of the
     source (its short contiguous mode whole) in shared memory with 16-byte accesses and
     write the destination in aligned 16-byte vectors gathered from it
-    (passes/_box_tile.py). Where the function promises no index width (`tilec.index_bits`)
+    (passes/_box_tile.py); `box<tiles>` the same with a tile of both long contiguous
+    modes a box, the destination's aligned chunks owned by the tile their start lies in
+    (`_box_tile.tiles_launch`). Where the function promises no index width (`tilec.index_bits`)
     and a strategy's rule shows from the facts that every index value fits in 32 bits
     (every extent and stride static, each misalignment static or bounded: `mis % c` or
     `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
@@ -106,12 +109,17 @@ class TilePass(ModulePass):
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
                      transpose's tile of 16384 elements or more, below; else 256;
-                     a box copy's: a multiple of 32, default 256).
+                     a box copy's: a multiple of 32, default 256, a `box<tiles>`
+                     copy's 512).
       box_smem=N     shared memory of a box copy's box in bytes (default 40960: the
                      `copy-strategy` pass's default, which chose the flavour).
       box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
+      tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
+                     source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
+                     multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
+                     tile fitting the box.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -168,6 +176,7 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int = BOX_SMEM
     box_stage: str = "async"
+    tiles_run: int = TILES_RUN_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -178,6 +187,8 @@ class TilePass(ModulePass):
                 raise TilecError(f"tile: {name}={b} must be a power of two, at least 1024")
         if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
+        if self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024:
+            raise TilecError(f"tile: tiles_run={self.tiles_run} must be a multiple of 16 in [16, 1024]")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
         if any(t <= 0 for t in self.tile):
@@ -349,16 +360,18 @@ class TilePass(ModulePass):
         misalignments static or bounded), the launch promises it."""
         facts = copy_facts(copy)
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
-        if facts is None or box_flavour(facts, self.box_smem) != flavour:
+        # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
+        if facts is None or box_flavour(facts, self.box_smem, tiles_bytes=8) != flavour or (
+                flavour == "tiles" and tiles_shape(facts.src_bytes, self.box_smem, self.tiles_run) is None):
             raise TilecError(
-                f"tile: a copy of strategy {copy.strategy_name} is a 1-byte transpose without conversion that "
-                f"the box rule takes as {flavour} with a box of {self.box_smem} bytes "
+                f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
+                f"the box rule takes as {flavour} with a box of {self.box_smem} bytes (tiles_run={self.tiles_run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        threads = self.threads or BOX_THREADS
+        threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage)
+        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, self.box_smem))
         _replace_copy(copy, ops, moved_pointers=True)

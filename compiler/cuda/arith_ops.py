@@ -82,6 +82,20 @@ class ArithEmitter(EmitterBase):
             return
         self.binary(op, c_op, unsigned)
 
+    @emits(arith.MulUIExtendedOp)
+    def emit_mului_extended(self, op: arith.MulUIExtendedOp):
+        """The low and high halves of the unsigned product (`__umulhi` /
+        `__umul64hi`; the low half only where used)."""
+        t = op.lhs.type
+        width = t.width.data if isinstance(t, IntegerType) else 64 if self.index_bits == 64 else 32
+        if width not in (32, 64):
+            raise self.fail(op, f"arith.mului_extended of {t}: 32- or 64-bit integers only")
+        u = self.unsigned_ctype(t, op)
+        a, b = (f"({u}){self.expr(v)}" for v in op.operands)
+        if op.low.uses:
+            self.assign(op, op.low, f"({self.ctype(t, op)})({a} * {b})")
+        self.assign(op, op.high, f"({self.ctype(t, op)}){'__umulhi' if width == 32 else '__umul64hi'}({a}, {b})")
+
     @emits(arith.DivfOp, arith.DivSIOp)
     def emit_divf(self, op: Operation):
         if reciprocal_division(op):  # x * (1 / y): dialects/math_functions.reciprocal_division

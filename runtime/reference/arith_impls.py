@@ -334,6 +334,20 @@ class ArithFunctions(InterpreterFunctions):
         a, b = (np.asarray(to_compute(x, t)) for x in args)
         return (_bool_result(_CMPF[op.predicate.value.data](a, b)),)
 
+    @impl(arith.MulUIExtendedOp)
+    def run_mului_extended(self, interp, op: arith.MulUIExtendedOp, args):
+        """The low and high halves of the unsigned product of two integers, exactly
+        (Python integers: a 64-bit product has 128 bits)."""
+        t = op.lhs.type
+        dt = dtype_of(t)
+        w = np.dtype(dt).itemsize * 8
+        ua, ub = (np.asarray(_u(x)) for x in args)
+        prod = np.vectorize(lambda x, y: int(x) * int(y), otypes=[object])(ua, ub)
+        mask = (1 << w) - 1
+        low = np.vectorize(lambda p: p & mask, otypes=[object])(prod).astype(unsigned_dtype(np.dtype(dt)))
+        high = np.vectorize(lambda p: p >> w, otypes=[object])(prod).astype(unsigned_dtype(np.dtype(dt)))
+        return (_ret(low.astype(dt), t), _ret(high.astype(dt), t))
+
     @impl(arith.SelectOp)
     def run_select(self, interp: ReferenceInterpreter, op: arith.SelectOp, args):
         cond, a, b = args

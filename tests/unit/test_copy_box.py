@@ -5,7 +5,8 @@ passes/_box_tile.py, through the default pipeline; compiled for sm_90) on the CP
 reference executor against NumPy, bit for bit, with every byte around dst poisoned
 and checked: the three flavours, several blocks with a partial last chunk (a small
 box), pointers at every remainder mod 16, padded dst rows, grid modes on both
-sides."""
+sides; the `tiles` flavour (both contiguous modes long) of 1-byte elements at
+several tiles in both modes, partial rows at both ends."""
 
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     # case 35: rows of 5 (uint8 -> int8, the same bits) from 5 long src rows
     p = _plan((100000, 5), (100000, 5), (1, 100000), "int8", "uint8")
     assert key_strategy(p.key) == "box<cols>"
+    # the odd transposes of 1-byte elements: both contiguous modes long, rows not
+    # 16-byte aligned (2-byte ones stay tiled: `_copy_cost.TILES_BYTES`)
+    p = plan_copy(operand((8209, 8191), None, "int8"), operand((8209, 8191), (1, 8209), "int8"))
+    assert key_strategy(p.key) == "box<tiles>" and p.key.aligned_pointers and p.key.index_bits == 32
+    p = plan_copy(operand((8209, 8191), None, "float16"), operand((8209, 8191), (1, 8209), "float16"))
+    assert key_strategy(p.key) == "tiled"
+    p = plan_copy(operand((100, 1000), None, "int8", ptr=3), operand((100, 1000), (1, 100), "int8", ptr=5))
+    assert key_strategy(p.key) == "box<tiles>" and p.extra == (5, 3)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +54,8 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     [
         ("2-byte elements", lambda: _plan((19, 1000), (19, 1000), (1, 19), "int16")),
         ("a conversion (int8 -> bool)", lambda: _plan((19, 1000), (19, 1000), (1, 19), "bool", "int8")),
-        ("a long src-contiguous mode, a long dst one", lambda: _plan((100, 1000), (100, 1000), (1, 100))),
+        ("both contiguous modes long, rows 16-byte aligned", lambda: _plan((128, 1024), (128, 1024), (1, 128))),
+        ("both long, odd rows of 4-byte elements", lambda: _plan((100, 1000), (100, 1000), (1, 100), "float32")),
         ("dst not contiguous over D then W", lambda: _plan((1000, 5), (1000, 5), (1, 1000), dst_strides=(6, 1))),
         # where the other kernels do not pad (measured: box_cols_probe.py)
         ("rows of 8 from 8 src rows", lambda: _plan((1000, 8), (1000, 8), (1, 1000))),
@@ -203,3 +213,50 @@ def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compile
     assert seen == {"box<flat>", "box<rows>", "box<cols>"}
     if compiled:
         assert {k.index_bits for k in kernels._entries} == {64}
+
+
+def _tiles_cases(rng):
+    """(src, dst base, dst view of the base) of `box<tiles>` copies of 1-byte elements
+    (2-byte ones: tests/filecheck/tile/box_tiles.mlir): transposes with rows of every
+    residue mod 16 bytes, pointers offset on both sides, padded dst rows
+    and a grid mode."""
+
+    def rand(shape, dtype):
+        return rng.integers(-100, 100, size=shape).astype(dtype)
+
+    out = []
+    for dtype, (r, c), so, do in (("int8", (300, 131), 0, 0), ("int8", (300, 131), 3, 5), ("int8", (97, 213), 15, 9),
+                                  ("uint8", (150, 97), 0, 7), ("int8", (203, 171), 1, 3)):
+        flat = rand(so + r * c + 9, dtype)
+        src = flat[so : so + r * c].reshape(r, c).T
+        base = np.full(r * c + 40, 77, dtype)
+        out.append((src, base, lambda b, do=do, r=r, c=c: b[do : do + r * c].reshape(c, r)))
+    # a grid mode on both sides, into padded dst rows
+    src = rand((3, 150, 97), "int8").transpose(0, 2, 1)
+    base = np.full((3, 97, 157), 77, np.int8)
+    out.append((src, base, lambda b: b[:, :, 2:152]))
+    return out
+
+
+@pytest.mark.parametrize("smem", [BOX_SMEM, 8192])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tiles_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
+    """`box<tiles>`: every destination element written once, exactly, nothing around
+    it (a small box: several tiles along both long modes, the chunks of a tile's last
+    rows reaching the next tile's source runs)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=smem)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for src, base, view in _tiles_cases(np.random.default_rng(smem)):
+        from tilec.copy_cpu import _operand
+
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want)
+    if compiled:
+        sources = [e.kernel.source for e in kernels._entries.values()]
+        assert sources and all("tilec_cp_async<16>" in text for text in sources)
+        assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)

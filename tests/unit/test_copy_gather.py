@@ -223,3 +223,44 @@ def test_canonical_gathers_compile_with_nvrtc(monkeypatch):
         source = kernels.get(plan.key).kernel.source
         assert "__global__" in source
         compile_sm90_or_skip(source)
+
+
+def test_fast_divisor_is_exact_for_32_bit_ids():
+    """The magic multiplier the host computes (`_gather_tile.fast_divisor`: m = (2**62 -
+    1) / d + 1) gives x / d as the high half of 4 x * m for every id below 2**31 and
+    every divisor below 2**31: the edges of each divisor's quotients, powers of two and
+    their neighbours, random pairs."""
+    from tilec.passes._gather_tile import FAST_DIVISOR_SHIFT
+
+    rng = np.random.default_rng(62)
+    top = (1 << 31) - 1
+    divisors = {1, 2, 3, 5, 7, 50176, 3136, top, top - 1, *(1 << k for k in range(31)), *((1 << k) + 1 for k in range(31)),
+                *((1 << k) - 1 for k in range(2, 32)), *(int(d) for d in rng.integers(1, top, 200))}
+    for d in divisors:
+        m = ((1 << FAST_DIVISOR_SHIFT) - 1) // d + 1
+        assert m <= 1 << 62
+        xs = {0, 1, d - 1, d, d + 1, top, top - top % d, top - top % d - 1, *(int(x) for x in rng.integers(0, top, 50))}
+        for x in xs:
+            if 0 <= x <= top:
+                assert (4 * x * m) >> 64 == x // d, (x, d)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_gathers_by_run_time_extents_match_numpy(compiled, nvrtc_available):
+    """NCHW -> NHWC of 3 channels (copy_'s C=3 case): the ids divided by the run-time
+    H x W through its magic multiplier (32-bit ids; `__umul64hi` on the CUDA target),
+    at odd extents, a power of two and one past it."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(3)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for n, h, w in ((2, 17, 23), (3, 8, 16), (2, 1, 129), (1, 40, 41)):
+        x = rng.standard_normal((n, 3, h, w)).astype(np.float32)
+        src = x.transpose(0, 2, 3, 1)
+        base = np.full(n * h * w * 3 + 8, 7.0, np.float32)
+        want = base.copy()
+        want[4 : 4 + src.size] = src.reshape(-1)
+        copy_numpy(base[4 : 4 + src.size].reshape(n, h, w, 3), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want)
+    if compiled:
+        assert any("__umul64hi(" in e.kernel.source for e in kernels._entries.values())

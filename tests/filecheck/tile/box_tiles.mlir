@@ -1,0 +1,73 @@
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=96 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_run=24}' 2>&1 | filecheck %s --check-prefix=OPT
+// RUN: not tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_run=1024}' 2>&1 | filecheck %s --check-prefix=FIT
+// The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
+// by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
+// too with tiles_bytes=2; 512 threads) to a launch whose
+// blocks stage a tile's source runs, and the 16 / E - 1 runs past it, by aligned
+// 16-byte chunks into slots congruent to the source modulo 16 (cp.async), then write
+// each destination row of the tile in aligned 16-byte vectors of 16 / E elements read
+// from consecutive slots; a chunk cut by its row's ends is written element by element.
+// A small box (box_smem=2048, tiles_run=32) makes many tiles along both modes, a thread
+// count that is not a multiple of the tile's runs (96) leaves lanes idle.
+
+// EQ: @odd_int8: equivalent after
+// EQ: @odd_i8_misaligned: equivalent after
+// EQ: @grid_int16: equivalent after
+// OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
+// FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
+
+// CUDA-LABEL: odd_int8_kernel(
+// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_wait<0>();
+// CUDA-NEXT:    __syncthreads();
+// CUDA:         reinterpret_cast<i8x16*>(
+
+// CHECK-LABEL: func.func @odd_int8
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39024):(1)>, smem>
+// CHECK:           scf.for
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:           layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:      layout.barrier
+// CHECK:           scf.for
+// CHECK:             vector.insert
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CHECK-NOT:     layout.copy
+func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>, !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
+  func.return
+}
+
+// int8 from aligned pointers moved by run-time misalignments, run-time extents and
+// strides: 16-byte vectors from the aligned pointers (the addptrs go).
+// CHECK-LABEL: func.func @odd_i8_misaligned
+// CHECK-NOT:     layout.addptr
+// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8, align 16>, %smis: index, %dmis: index, %m: index, %n: index) attributes {tilec.args = {smis = 3 : index, dmis = 5 : index, m = 97 : index, n = 150 : index, s0 = 14600 : index, d0 = 14600 : index}} {
+  %src = layout.addptr %s0, %smis : !layout.ptr<i8, align 16>, index
+  %dst = layout.addptr %d0, %dmis : !layout.ptr<i8, align 16>, index
+  %a = layout.view %src(%m, %n, %m) : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,?):(1,?)>, gmem>
+  %b = layout.view %dst(%m, %n, %n) : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(?,?):(1,?)>, gmem>, !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
+  func.return
+}
+
+// A grid mode (3 steps)// 2-byte elements (with tiles_bytes=2; the default pipeline's tiled kernel otherwise),
+// a grid mode (3 steps) on both sides, the destination's rows padded (pitch 157).
+// CHECK-LABEL: func.func @grid_int16
+// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
+func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
+  %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>, !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
+  func.return
+}
