@@ -177,8 +177,10 @@ same as bf16's until measured (benchmarks/matmul_bench.py's fp8 rows)."""
 
 
 FP8_BLOCK_CONFIGS = (
-    GemmConfig("f8b:128x128x128:4", 128, 128, 128, 4, efficiency=1.0, operand_bytes=1, block_scales=True),
-    GemmConfig("f8b:64x128x128:4", 64, 128, 128, 4, efficiency=0.7, operand_bytes=1, block_scales=True),
+    GemmConfig("f8b:128x128x128:4", 128, 128, 128, 4, efficiency=1.0, operand_bytes=1, block_scales=True,
+               fma_promote=True),
+    GemmConfig("f8b:64x128x128:4", 64, 128, 128, 4, efficiency=0.7, operand_bytes=1, block_scales=True,
+               fma_promote=True),
 )
 """The configurations of block-scaled FP8 (`choose_config(..., block_scales=True)`):
 one K step of 128 is one K block of the scales. Each consumer warpgroup holds a main
@@ -188,7 +190,10 @@ columns; the pingpong schedule's 128 x 128 a warpgroup would need 384 registers.
 one partial (`GemmConfig.partials` = 1, DeepGEMM's schedule) 128 x 256 in chunks of
 128 fits the same 192 registers without spills under `--fmad=false`, but measured
 slower on the H200 (0.74-0.80 of `_scaled_mm` queued against this 128 x 128's
-0.84-0.88, benchmarks/NOTES.md): it is not a configuration here. The efficiencies are
+0.84-0.88, benchmarks/NOTES.md): it is not a configuration here. Both promote with one
+`math.fma` an element (`fma_promote`): on the H200 the 128 x 128 ran at 0.94 / 0.88 of
+`_scaled_mm` per call at 4096^3 / 8192^3 with it against 0.87 / 0.81 with a multiply and
+an add (session 32); both kernels compile without spills. The efficiencies are
 estimates until measured (benchmarks/matmul_bench.py's block-scaled rows, `--fp8`)."""
 
 
