@@ -620,9 +620,12 @@ def fp8_markdown(fp8: list[dict]) -> list[str]:
         "| queued | first call (s) | check |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    def queued(r: dict) -> str:  # runs from before the queued timing have none
+        return f"{r['ratio_queued']:.2f}" if "ratio_queued" in r else "-"
+
     return lines + [
         f"| {r['case']} | {r['config']} | {r['tilec_tflops']:.0f} | {r['scaled_mm_tflops']:.0f} | {r['ratio']:.2f} | "
-        f"{r['ratio_queued']:.2f} | {r['first_call_s']:.2f} | "
+        f"{queued(r)} | {r['first_call_s']:.2f} | "
         f"{'ok' if r['tilec_ok'] and r['scaled_mm_ok'] else 'FAIL'} |"
         for r in fp8
     ]
