@@ -207,6 +207,23 @@ def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value
     return acc
 
 
+def _host_views(facts: CopyFacts, elem, smem: int):
+    """The host block of a box launch and what both kernels' host parts start from:
+    `(block, its builder, the modes' extents, the source's and destination's
+    misalignments, the source's reach, the flat source and destination views)` (the
+    views over the aligned-down bases where the facts have them, `_flat_view`)."""
+    modes = facts.modes
+    host_block = Block()
+    host = _Builder(host_block)
+    extents = [m.extent for m in modes]
+    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
+    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
+    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
+    src = _flat_view(host, sptr, sreach, elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    return host_block, host, extents, smis, dmis, sreach, src, dst
+
+
 def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
     """The index width the box launch's facts show: 32 where every extent and stride is
     static, each misalignment static or bounded (`_copy_cost.value_bound`: a program
@@ -247,14 +264,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     nd = modes[d].bound if flavour != "flat" else None
     t_rows, pb = box_rows(flavour, nw, nd, smem)
     elem = copy.source.type.element_type
-    host_block = Block()
-    host = _Builder(host_block)
-    extents = [m.extent for m in modes]
-    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
-    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
-    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
-    src = _flat_view(host, sptr, sreach, elem, smem)
-    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = host.val(extents[kmode])
     blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
     for m, n in enumerate(extents):
@@ -538,14 +548,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     wt, dt, pb = tiles_shape(e, smem, run)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
-    host_block = Block()
-    host = _Builder(host_block)
-    extents = [m.extent for m in modes]
-    sptr, smis = (facts.src_base, facts.src_mis) if facts.src_base is not None else (facts.src_ptr, 0)
-    dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
-    sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
-    src = _flat_view(host, sptr, sreach, elem, smem)
-    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     gd = host.add(arith.CeilDivUIOp(host.val(extents[d]), host.c(dt)))
     blocks = host.muli(gd, host.add(arith.CeilDivUIOp(host.val(extents[w]), host.c(wt))))
     for m, n in enumerate(extents):

@@ -415,6 +415,21 @@ def _tile_copy(op: Operation, grid: Grid, blocks: np.ndarray, gview: View, sview
     return acc, gkeys, skeys, valid
 
 
+def _loaded_tile(interp: ReferenceInterpreter, op: Operation, args):
+    """What a tile load (`layout.tma_load`, `layout.cp_async_load`: global tile `args[0]`
+    into shared tile `args[1]` on mbarrier `args[2]`) reads, before it lands:
+    `(grid, blocks, barrier, the actors' accesses, the shared view, its keys, the
+    values)`, elements outside the global view zeros."""
+    grid, blocks = _collective(interp, op)
+    g, s = _view(op, args[0]), _view(op, args[1])
+    bar = _bar(op, args[2])
+    acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
+    rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
+    values = np.zeros(gkeys.shape, dtype=s.storage.data.dtype)
+    values[valid] = load(op, grid, g, rows[valid], gkeys[valid])
+    return grid, blocks, bar, acc, s, skeys, values
+
+
 @register_impls
 class TmaFunctions(InterpreterFunctions):
     @impl(layout_tma.MBarrierInitOp)
@@ -469,26 +484,14 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.TmaLoadOp)
     def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
-        grid, blocks = _collective(interp, op)
-        g, s = _view(op, args[0]), _view(op, args[1])
-        bar = _bar(op, args[2])
-        acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
-        rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
-        values = np.zeros(gkeys.shape, dtype=s.storage.data.dtype)
-        values[valid] = load(op, grid, g, rows[valid], gkeys[valid])
+        grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
         bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
     @impl(layout_tma.CpAsyncLoadOp)
     def run_cp_async_load(self, interp: ReferenceInterpreter, op: layout_tma.CpAsyncLoadOp, args):
-        grid, blocks = _collective(interp, op)
-        g, s = _view(op, args[0]), _view(op, args[1])
-        bar = _bar(op, args[2])
-        acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
-        rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
-        values = np.zeros(gkeys.shape, dtype=s.storage.data.dtype)
-        values[valid] = load(op, grid, g, rows[valid], gkeys[valid])
+        grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         # the copies land with the phase (as a TMA load's, no bytes counted), and each
         # thread running the op arrives once (.noinc)
         bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), 0)
