@@ -493,6 +493,7 @@ BUILDER_METHODS = {
     "layout.mma_wait": "KernelBuilding.mma_wait", "layout.make_identity_tensor": "KernelBuilding.make_identity_tensor",
     "layout.read_coord": "KernelBuilding.read_coord",
     "layout.copy_chunk_async": "KernelBuilding.copy_chunk_async",
+    "layout.cp_async_load": "KernelBuilding.cp_async_load",
 }
 """Each `layout` op and the builder method that makes it (class.method)."""
 
