@@ -5,8 +5,8 @@ warm-up are not profiled).
 
     device run (carry .whl): bash dev/device/ncu_attention.sh [SHAPE ...]
 
-`python3 dev/device/ncu_attention.py IMPL SHAPE` is the profiled process (IMPL tilec or
-cudnn; SHAPE BxHxSxD with a trailing c for causal, as benchmarks/attention_bench.py);
+`python3 dev/device/ncu_attention.py IMPL SHAPE` is the profiled process (IMPL tilec,
+cudnn or flash (torch's FlashAttention-2 backend); SHAPE BxHxSxD with a trailing c for causal, as benchmarks/attention_bench.py);
 `python3 dev/device/ncu_attention.py --summary CSV ...` reads `ncu --csv --page raw`
 files and prints one table: duration, SM and tensor-pipe throughput, DRAM throughput,
 achieved occupancy, registers, and the warp stall reasons that cost most (cycles per
@@ -34,8 +34,10 @@ def profile(impl: str, shape: str) -> None:
     else:
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
+        backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[impl]
+
         def call():
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            with sdpa_kernel(backend):
                 torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
     call()
     call()
