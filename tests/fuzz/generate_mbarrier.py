@@ -30,9 +30,11 @@ schedules are the ones of a trip count known only at run time.
   producer warpgroup, 1 or 2 consumer warpgroups, in either order): "full" and "empty"
   mbarrier arrays (the empty ones expect one arrival per consumer warpgroup); the
   producer fills a stage by TMA (arrive with expect-tx), by cp.async
-  (`layout.copy_async` + `layout.async_wait`, then a plain arrive: cp.async has no
-  barrier completion in the IR, so its group is waited before the arrival), or by
-  plain register stores; it waits for a stage to be empty under an `scf.if` (from the
+  (`layout.copy_async` + `layout.async_wait`, then a plain arrive: that cp.async has no
+  barrier completion, so its group is waited before the arrival), by
+  `layout.cp_async_load` (each producer thread arriving when its copies land, the
+  "full" barriers counting 1 + 128), or by plain register stores; the launch states
+  its blocks per multiprocessor (`min_blocks` 1 or 2) where no `setmaxnreg` is drawn; it waits for a stage to be empty under an `scf.if` (from the
   second round on) or from the start on the opposite parity (CUTLASS's producer
   start state); consumers wait for "full", load the stage into registers of their
   warps, store the tile and arrive on "empty"; optional `setmaxnreg` budgets; and
@@ -167,13 +169,14 @@ class Ws:
     stages: int
     consumers: int  # consumer warpgroups
     producer_first: bool
-    fill: str  # "tma" | "cp.async" | "store"
+    fill: str  # "tma" | "cp.async" | "store" | "cp_async_load" (every producer thread arriving: count 1 + 128)
     empty_wait: str  # "guard" | "parity"
     regs: bool  # setmaxnreg budgets
     compute: bool  # x + x in the consumers
     dynamic: bool = False  # the trip count an index argument (`tilec.args`)
     named: str | None = None  # None | "exchange" | "handover": named barriers (module docstring)
     barrier_id: int = 3  # the named barrier's id (3 .. 15: 0 is __syncthreads's, 1 and 2 the regions')
+    min_blocks: int | None = None  # the launch's `tilec.min_blocks` (`__launch_bounds__(threads, N)`)
     defect: str | None = None
 
     @property
@@ -262,11 +265,15 @@ def draw_ws(rng: random.Random) -> Ws:
     rows = rng.choice([1, 2, 4, 8, 16])
     while rows * cols > 1024:
         rows //= 2
-    fill = rng.choice(["tma", "tma", "cp.async", "store"])
-    return Ws(dtype, rows, cols, rng.randint(1, 6), rng.choice([1, 1, 2]), rng.randint(1, 3), rng.choice([1, 2]),
-              rng.random() < 0.5, fill, rng.choice(["guard", "parity"]), rng.random() < 0.5,
-              dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3,
-              rng.choice([None, None, "exchange", "handover"]), rng.randrange(3, 16))
+    fill = rng.choice(["tma", "tma", "cp.async", "store", "cp_async_load"])
+    if fill == "cp_async_load" and cols * eb % 16:  # its copies are 16-byte chunks of a row
+        fill = "cp.async"
+    s = Ws(dtype, rows, cols, rng.randint(1, 6), rng.choice([1, 1, 2]), rng.randint(1, 3), rng.choice([1, 2]),
+           rng.random() < 0.5, fill, rng.choice(["guard", "parity"]), rng.random() < 0.5,
+           dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3,
+           rng.choice([None, None, "exchange", "handover"]), rng.randrange(3, 16))
+    min_blocks = rng.choice([None, None, 1, 2])
+    return replace(s, min_blocks=min_blocks) if min_blocks and not s.regs else s
 
 
 # ------------------------------------------------------------------ building
@@ -462,11 +469,11 @@ def ws_program(s: Ws) -> str:
     dst = p.view(p.pointer("dst", s.dtype), f"({m},{n}):({n},1)")
     last_out = p.view(p.pointer("last", s.dtype), f"({s.grid * R},{C}):({C},1)") if s.named == "handover" else None
     trips = p.index("n") if s.dynamic else s.trips
-    with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K)) as k:
+    with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K), min_blocks=s.min_blocks) as k:
         buf = p.alloc(f"({S},{R},{C}):({_stage_elements(s.tile_bytes, eb, 0)},{C},1)", s.dtype, "smem")
         scratch = p.alloc(f"({R},{C}):({C},1)", s.dtype, "smem") if s.named == "exchange" else None
         last = p.alloc(f"({R},{C}):({C},1)", s.dtype, "smem") if s.named == "handover" else None
-        full = p.mbarrier_array(S, count=1)
+        full = p.mbarrier_array(S, count=1 + (128 if s.fill == "cp_async_load" else 0))
         empty = p.mbarrier_array(S, count=K + (1 if d == "missing-arrival" else 0))
         cS, c2 = p.constant(S), p.constant(2)
         regions = p.warp_specialize([1, K] if s.producer_first else [K, 1])
@@ -497,6 +504,9 @@ def ws_program(s: Ws) -> str:
                     p.tma_load(gt, st, bar)
                 elif s.fill == "store":
                     p.store(p.load(gt, _blocked(4, R, C, eb)), st)
+                    p.mbarrier_arrive(bar)
+                elif s.fill == "cp_async_load":  # each producer thread arrives when its copies land
+                    p.cp_async_load(gt, st, bar)
                     p.mbarrier_arrive(bar)
                 else:
                     _cp_async_tile(p, gt, st, k.tid - first_producer, R, C, eb)
@@ -710,12 +720,13 @@ def defects_of(s: Ring | Ws) -> list[str]:
             out.append("index-out-of-range")
         return out
     out = ["wrong-phase", "extra-arrival"]
-    if s.fill == "tma" or not s.producer_first:
+    if s.fill in ("tma", "cp_async_load") or not s.producer_first:
         # A stage filled by cp.async or by stores is not pending (as a TMA destination
         # is until its wait): read before the wait after the producer has filled it, it
         # passes, as the executor's mbarrier waits order all of a block's earlier
         # accesses (roles_impls.py: an over-approximation of the release/acquire pairs,
-        # here the producer's own waits on the empty barriers)
+        # here the producer's own waits on the empty barriers); `cp_async_load`'s stage is
+        # pending until its copies land, as a TMA destination is
         out.append("early-read")
     if s.trips > s.stages:
         out += ["no-flip", "missing-arrival"]

@@ -220,7 +220,8 @@ def test_mbarrier_generators_draw_every_form():
     assert {r.stages for r in rings} == {1, 2, 3, 4} and {r.prefetch for r in rings} == {0, 1, 2, 3}
     assert any(r.cut for r in rings) and {r.grid for r in rings} == {1, 2, 3}
     assert {t for r in rings for t in r.dtypes} == set(ELEMENT_TYPES)
-    assert {w.fill for w in wss} == {"tma", "cp.async", "store"}
+    assert {w.fill for w in wss} == {"tma", "cp.async", "store", "cp_async_load"}
+    assert {w.min_blocks for w in wss} == {None, 1, 2}
     assert {w.empty_wait for w in wss} == {"guard", "parity"}
     assert {w.consumers for w in wss} == {1, 2} and {w.producer_first for w in wss} == {True, False}
     assert {w.regs for w in wss} == {True, False} and {w.compute for w in wss} == {True, False}
