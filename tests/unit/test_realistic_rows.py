@@ -207,8 +207,11 @@ def test_variants_replace_one_pass_and_add_a_column():
     assert stash.index("stash-rereads") < stash.index("choose-warps{stash_rows=false}") and stash.count("stash-rereads") == 1
     timed = dict(_row(16384, 50257, "f16", 0.2, 0.34), **{"no-scan-vector": {"ratio_same_bytes": 0.7, "us": 1.0}})
     text = rr.table([timed, _row(16384, 1000, "f16", 0.9, 0.8)], {}, [], variants=("no-scan-vector",))
-    assert text.splitlines()[0].endswith("| goal | tilec no-scan-vector |")
-    assert text.splitlines()[2].endswith("| 0.70 (1.0 us) |") and text.splitlines()[3].endswith("| = |")
+    assert text.splitlines()[0].endswith("| goal | tilec no-scan-vector | tilec / best |")
+    # the last column: the fastest of the default and the variants over the default (50 us against 1 us)
+    assert text.splitlines()[2].endswith("| 0.70 (1.0 us) | 0.02 |") and text.splitlines()[3].endswith("| = | 1.00 |")
+    assert rr.main(["--dry-run", "--kinds", "softmax", "--cols", "4096", "--rows", "16384", "--dtypes", "f16",
+                    "--variants", "SWEEP"]) == 0
     with pytest.raises(SystemExit):
         rr.main(["--dry-run", "--variants", "no-such-variant"])
 
