@@ -721,7 +721,7 @@ def main(argv=None) -> int:
 
         with open(args.json, "w") as f:
             json.dump({**run_info(dev), "memcpy_tbps": memcpy, "goal": GOAL, "results": results,
-                       "compiles": compiles, "skipped": skipped, "not_run": not_run,
+                       "compiles": compiles, "skipped": skipped, "not_run": not_run, "variants": list(variants),
                        "seconds": round(time.monotonic() - start, 1), "command": command.strip()},
                       f, indent=1)
     if args.md:

@@ -10,6 +10,7 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
     copy_programs.json   python benchmarks/copy_bench.py --json ...           (programs, -p default)
     compute.json         python benchmarks/compute_bench.py --sweep --json ... (softmax, layer norm, cumsum)
     gemm.json            python benchmarks/gemm_bench.py --json ...           (GEMM)
+    rows_sweep.json      python benchmarks/realistic_rows.py --variants SWEEP --json ...  (the warps sweep)
     realistic_rows*.json python benchmarks/realistic_rows.py --kinds K --json ...  (row kernels at users'
                          shapes, one file per command, merged; the section appears once one exists)
     canonical_copies.json  python benchmarks/canonical_copy_bench.py --json ... (copy_ and Program side by side;
@@ -210,6 +211,32 @@ def realistic_rows_section() -> str:
     return "\n".join(out)
 
 
+def rows_sweep_section() -> str:
+    """The row kernels' warps as the compiler chose them beside the warps sweep
+    (`realistic_rows.py --variants SWEEP`, rows_sweep.json): the issue's "a program
+    written without a sweep is within 5% of the best configuration the sweep finds"."""
+    if not (RESULTS / "rows_sweep.json").exists():
+        return ""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import realistic_rows
+
+    d = _load("rows_sweep.json")
+    worst = min(min(v["us"] for n in ("tilec", *d["variants"]) if isinstance(v := r.get(n), dict)) / r["tilec"]["us"]
+                for r in d["results"] if isinstance(r.get("tilec"), dict))
+    return "\n".join([
+        "## Row kernels: the compiler's warps beside a sweep",
+        "",
+        f"`{d['command']}` ({_run(d)}): each program as the compiler builds it (`choose-warps`' rule) and",
+        "with `choose-warps{bytes=B}` at B = 8, 16, 64, 128 bytes a thread (the rule's 32: four times to a",
+        "quarter of its warps), all in one run; \"tilec / best\" is the fastest of them over the rule's",
+        f"(1.00: the rule's is the fastest). Worst: {worst:.2f}.",
+        "",
+        realistic_rows.table(d["results"], d.get("compiles", {}), d.get("skipped", []), d.get("not_run", []),
+                             variants=tuple(d["variants"])),
+        "",
+    ])
+
+
 def gemm_section() -> str:
     d = _load("gemm.json")
     out = [
@@ -337,7 +364,7 @@ def page() -> str:
         "with `--json` into `benchmarks/results/` and `python benchmarks/report.py`.",
         "",
     ])
-    sections = [intro, strided_section(), programs_section(), compute_section(), realistic_rows_section(),
+    sections = [intro, strided_section(), programs_section(), compute_section(), realistic_rows_section(), rows_sweep_section(),
                 gemm_section()]
     if (RESULTS / "canonical_copies.json").exists():
         sections.append(canonical_section())
