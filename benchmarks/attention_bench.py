@@ -77,7 +77,9 @@ CONFIGS = {
     "persistent-bm64-bn64-2x": {"bm": 64, "bn": 64, "min_blocks": 2, "persistent": True},
     "persistent-bm64-bn64-3x": {"bm": 64, "bn": 64, "min_blocks": 3, "persistent": True},
     "persistent-bn64-2x": {"bn": 64, "min_blocks": 2, "overlap": False, "persistent": True},
-    # the D = 64 rule's tiles with a deeper K / V ring (3 and 4 stages: 68 and 84 KiB a block, two fit a SM)
+    # the D = 64 rule's tiles with a deeper K / V ring (3, 4 stages: 84, 100 KiB a block, two fit a SM). The loop
+    # is unrolled by the stages and a tile's KV blocks rounded up to a multiple of them (the extra steps masked
+    # out), so 4 stages waste up to 3 steps a tile where 2 waste 1 (causal tiles, ragged S): the rule keeps 2
     "persistent-bn64-2x-s3": {"bn": 64, "min_blocks": 2, "stages": 3, "overlap": False, "persistent": True},
     "persistent-bn64-2x-s4": {"bn": 64, "min_blocks": 2, "stages": 4, "overlap": False, "persistent": True},
     # Triton's FlashAttention-2 shape: no producer, 8 warps on 128 x 64 blocks, two blocks a multiprocessor
