@@ -98,6 +98,8 @@ VARIANTS: dict[str, dict[str, str]] = {
     "stash-partial": {"choose-warps": "choose-warps{stash_partial=true}",
                       "stash-rereads": "stash-rereads{partial=true}"},
     "stash-one-wait": {"stash-rereads": "stash-rereads{ahead=false}"},
+    "no-sink": {"sink-reductions": ""},
+    "sink-exact": {"sink-reductions": "sink-reductions{exact=true}"},
     "reread-order": {"choose-warps": "reread-order,choose-warps{stash_rows=false}", "stash-rereads": ""},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
@@ -120,7 +122,9 @@ window fill at the bytes rule's warps / at 16 / at 32; `stash-partial` also stas
 chunks of rows that do not fit, at the warps `choose-warps{stash_partial}` gives that stash
 (131072 f16: measured slower at 4 warps, before the fill overlapped the first loop); `stash-one-wait` copies the
 whole window before the first loop, then waits once (the default overlaps the fill with
-that loop, trip by trip). The L2 variants below read twice (no stash).
+that loop, trip by trip). `no-sink` leaves every reduction in its loop (the default's
+`sink-reductions` carries an accumulated reduction's unreduced tensor and reduces it once
+after the loop); `sink-exact` sinks only max, min and integer sums. The L2 variants below read twice (no stash).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
 and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and
