@@ -100,6 +100,8 @@ VARIANTS: dict[str, dict[str, str]] = {
     "stash-one-wait": {"stash-rereads": "stash-rereads{ahead=false}"},
     "no-sink": {"sink-reductions": ""},
     "sink-exact": {"sink-reductions": "sink-reductions{exact=true}"},
+    "keep-barriers": {"eliminate-barriers": ""},
+    "baseline43": {"sink-reductions": "", "eliminate-barriers": ""},
     "reread-order": {"choose-warps": "reread-order,choose-warps{stash_rows=false}", "stash-rereads": ""},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
@@ -124,7 +126,9 @@ chunks of rows that do not fit, at the warps `choose-warps{stash_partial}` gives
 whole window before the first loop, then waits once (the default overlaps the fill with
 that loop, trip by trip). `no-sink` leaves every reduction in its loop (the default's
 `sink-reductions` carries an accumulated reduction's unreduced tensor and reduces it once
-after the loop); `sink-exact` sinks only max, min and integer sums. The L2 variants below read twice (no stash).
+after the loop); `sink-exact` sinks only max, min and integer sums; `keep-barriers` keeps every barrier the
+lowering makes (the default's `eliminate-barriers` removes those that order no access);
+`baseline43` is the default before both. The L2 variants below read twice (no stash).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
 and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and
