@@ -71,16 +71,18 @@ class _Kernel:
         nothing here: they may not run). An op the rules below do not know accesses ANY."""
         if isinstance(op, gpu.BarrierOp):
             return []
-        if op.regions:
+        if isinstance(op, (scf.ForOp, scf.IfOp)):
             return [a for r in op.regions for b in r.blocks for o in b.ops for a in self.accesses(o)]
+        if op.regions:
+            return [Access(True, ANY)]
         if isinstance(op, memref.LoadOp):
-            return [Access(False, root(op.memref))]
+            return _seen(False, op.memref)
         if isinstance(op, memref.StoreOp):
-            return [Access(True, root(op.memref))]
+            return _seen(True, op.memref)
         if isinstance(op, vector.LoadOp):
-            return [Access(False, root(op.base))]
+            return _seen(False, op.base)
         if isinstance(op, vector.StoreOp):
-            return [Access(True, root(op.base))]
+            return _seen(True, op.base)
         if isinstance(op, cuda.CpAsyncOp):
             return [Access(False, root(op.src)), Access(True, root(op.dst))]
         if isinstance(op, cuda.CpAsyncWaitOp):
@@ -92,6 +94,15 @@ class _Kernel:
         if effects is not None and all(e.kind == MemoryEffectKind.ALLOC for e in effects):
             return []
         return [Access(True, ANY)]
+
+
+def _seen(write: bool, mem: SSAValue) -> list[Access]:
+    """The access of `mem`, unless it is a thread's own array (an alloca outside shared
+    memory: registers or local memory, which no other thread sees)."""
+    r = root(mem)
+    if isinstance(r.owner, memref.AllocaOp) and r.type.memory_space != cuda.SHARED_MEMORY_SPACE:
+        return []
+    return [Access(write, r)]
 
 
 def _is_fence(op: Operation, skip: Operation) -> bool:
