@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -55,8 +56,9 @@ def may_alias(a: SSAValue | None, b: SSAValue | None) -> bool:
     return not isinstance(a.owner, fresh) and not isinstance(b.owner, fresh)
 
 
-def conflict(xs: list[Access], ys: list[Access]) -> bool:
+def conflict(xs: Iterable[Access], ys: Iterable[Access]) -> bool:
     """Whether an access of `xs` and one of `ys` may touch the same memory, one writing."""
+    ys = list(ys)
     return any((x.write or y.write) and may_alias(x.root, y.root) for x in xs for y in ys)
 
 
@@ -65,10 +67,17 @@ class _Kernel:
 
     def __init__(self, fn: gpu.FuncOp):
         self.async_roots = [root(o.dst) for o in fn.walk() if isinstance(o, cuda.CpAsyncOp)]
+        self._memo: dict[Operation, list[Access]] = {}
 
     def accesses(self, op: Operation) -> list[Access]:
         """The accesses of `op` and the ops nested in it (barriers nested in it order
-        nothing here: they may not run). An op the rules below do not know accesses ANY."""
+        nothing here: they may not run; removing one changes no op's accesses, so they
+        are kept per op). An op the rules below do not know accesses ANY."""
+        if op not in self._memo:
+            self._memo[op] = self._accesses(op)
+        return self._memo[op]
+
+    def _accesses(self, op: Operation) -> list[Access]:
         if isinstance(op, gpu.BarrierOp):
             return []
         if isinstance(op, (scf.ForOp, scf.IfOp)):
@@ -109,12 +118,12 @@ def _is_fence(op: Operation, skip: Operation) -> bool:
     return isinstance(op, gpu.BarrierOp) and op is not skip
 
 
-def _scan(k: _Kernel, bar: gpu.BarrierOp, forward: bool) -> list[Access] | None:
+def _scan(k: _Kernel, bar: gpu.BarrierOp, forward: bool) -> set[Access] | None:
     """The accesses that may run on one side of `bar` (before it: `forward` False) up to
     the barriers every path from (to) it meets first, ignoring `bar`'s own instances
     (on other trips too: removing it removes them all). None where a region op the
     scan must leave is not a loop, a branch or the kernel."""
-    out: list[Access] = []
+    out: set[Access] = set()
 
     def walk(o: Operation | None) -> bool:
         """Accesses of `o` and the ops after (before) it in its block until a barrier;
@@ -122,7 +131,7 @@ def _scan(k: _Kernel, bar: gpu.BarrierOp, forward: bool) -> list[Access] | None:
         while o is not None:
             if _is_fence(o, bar):
                 return True
-            out.extend(k.accesses(o))
+            out.update(k.accesses(o))
             o = o.next_op if forward else o.prev_op
         return False
 
