@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import gpu, scf
+from hypothesis import HealthCheck, given, settings
+from xdsl.dialects import gpu, memref, scf
 
 import tilec
 from tilec.compiler.pipeline import NAMED_PIPELINES, emit, run_pipeline
@@ -21,7 +22,10 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "helpers"))
 sys.path.insert(0, str(Path(__file__).parent))
 import row_kernels as rk  # noqa: E402
 from nvrtc import compile_sm90_or_skip  # noqa: E402
+from test_reduce_lowering import reduce_cases, reduce_program  # noqa: E402
 from test_row_kernels import CHUNKED, _inputs  # noqa: E402
+
+from helpers.equivalence import assert_pass_preserves  # noqa: E402
 
 DEFAULT = NAMED_PIPELINES["default"]
 KEEP = DEFAULT.replace(",eliminate-barriers", "")
@@ -81,7 +85,6 @@ def test_one_tile_rows_no_race(name):
 def test_roots_alias_unless_allocated():
     """Two allocations are distinct; arguments may alias each other, not an allocation;
     an unknown access aliases everything; reads never conflict."""
-    from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType, f32
     from xdsl.ir import Block
 
@@ -102,3 +105,15 @@ def test_compiles_under_nvrtc(name, dtype):
     lowered = rk.KERNELS[name](50257, dtype).module.clone()
     run_pipeline(lowered, DEFAULT)
     compile_sm90_or_skip(emit(lowered, "cuda"))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reduce_cases())
+def test_random_reductions_run_race_free_without_the_barriers_removed(case):
+    """Random blocked layouts, axes, kinds and element types of test_reduce_lowering, once
+    or twice in a loop (the partials' buffer reused): after `eliminate-barriers` the
+    lowered program gives the same bits on the reference executor, which fails a run whose
+    shared memory races between barriers; the barrier after the partials' write stays."""
+    after = assert_pass_preserves(reduce_program(*case), "lower-to-gpu,eliminate-barriers", seeds=(0,))
+    if any(isinstance(o, memref.AllocaOp) for o in after.walk()):
+        assert any(isinstance(o, gpu.BarrierOp) for o in after.walk())
