@@ -187,11 +187,19 @@ class EliminateBarriersPass(ModulePass):
     barriers a trip: the barrier before each reduction's write is redundant, the
     other reduction's barriers separating that write from the reads of the same buffer
     on the trip before.
+
+    Options:
+      enabled   remove the barriers above (default true; false keeps every barrier,
+                as `prefetch-operands{enabled=false}` does its rewrite).
     """
 
     name = "eliminate-barriers"
 
+    enabled: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.enabled:
+            return
         for fn in [o for o in op.walk() if isinstance(o, gpu.FuncOp)]:
             k = _Kernel(fn)
             for bar in [o for o in fn.walk() if isinstance(o, gpu.BarrierOp)]:

@@ -1,6 +1,11 @@
 // RUN: tilec %s -p 'choose-warps,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' | filecheck %s
 // RUN: tilec %s -p 'choose-warps,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' --check-equivalence --arg m=3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'choose-warps,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p 'choose-warps,coalesce,vectorize,remove-layout-conversions,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers{enabled=false}' | filecheck %s --check-prefix=OFF
+// OFF-LABEL: "gpu.module"() <{sym_name = "two_reductions_kernels"}>
+// OFF:         scf.for
+// OFF-COUNT-4:     gpu.barrier
+// OFF:         scf.yield
 // EQ: @two_reductions: equivalent after
 // EQ: @one_reduction: equivalent after
 // `eliminate-barriers` on a loop of two dependent row reductions a trip (softmax's
