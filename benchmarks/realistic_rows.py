@@ -101,6 +101,11 @@ VARIANTS: dict[str, dict[str, str]] = {
     "stash-partial": {"choose-warps": "choose-warps{stash_partial=true}",
                       "stash-rereads": "stash-rereads{partial=true}"},
     "stash-one-wait": {"stash-rereads": "stash-rereads{ahead=false}"},
+    "no-sink": {"sink-reductions": "sink-reductions{max_per_thread=0}"},
+    "sink-exact": {"sink-reductions": "sink-reductions{exact=true}"},
+    "keep-barriers": {"eliminate-barriers": "eliminate-barriers{enabled=false}"},
+    "baseline43": {"sink-reductions": "sink-reductions{max_per_thread=0}",
+                   "eliminate-barriers": "eliminate-barriers{enabled=false}"},
     "reread-order": {"choose-warps": "reread-order,choose-warps{stash_rows=false}", "stash-rereads": ""},
     "l2-rows": {"choose-warps": "choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
     "reread-l2": {"choose-warps": "reread-order,choose-warps{l2_rows=true stash_rows=false}", "stash-rereads": ""},
@@ -123,7 +128,11 @@ window fill at the bytes rule's warps / at 16 / at 32; `stash-partial` also stas
 chunks of rows that do not fit, at the warps `choose-warps{stash_partial}` gives that stash
 (131072 f16: measured slower at 4 warps, before the fill overlapped the first loop); `stash-one-wait` copies the
 whole window before the first loop, then waits once (the default overlaps the fill with
-that loop, trip by trip). The L2 variants below read twice (no stash).
+that loop, trip by trip). `no-sink` leaves every reduction in its loop (the default's
+`sink-reductions` carries an accumulated reduction's unreduced tensor and reduces it once
+after the loop); `sink-exact` sinks only max, min and integer sums; `keep-barriers` keeps every barrier the
+lowering makes (the default's `eliminate-barriers` removes those that order no access);
+`baseline43` is the default before both. The L2 variants below read twice (no stash).
 `reread-hints` / `reread-l2-hints`: `reread-order{cache_hints}` (the first read of a
 re-read row `evict_last` in L2, the second read and the outputs `evict_first`), without
 and with `choose-warps{l2_rows}`; `reread-prefetch` / `reread-l2-prefetch`: those hints and

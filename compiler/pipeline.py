@@ -37,8 +37,8 @@ from .verify_cache import verify_op
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
         "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,"
-        "choose-warps,stash-rereads,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
-        "remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize"
+        "choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
+        "remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers"
     ),
 }
 NAMED_PIPELINES["O2"] = NAMED_PIPELINES["default"]

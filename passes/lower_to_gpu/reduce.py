@@ -139,7 +139,8 @@ class ReduceLowering(OpFamily):
         kinds; every warp then ends with the same value), the read is one slot per lane
         and a butterfly of shuffles instead (`_butterfly_across_warps`): 1 load and
         log2(warps) shuffles per partial, not one load per warp.
-        A reduce inside a loop starts with a barrier (the previous iteration's reads)."""
+        A reduce inside a loop starts with a barrier (the previous iteration's reads;
+        `eliminate-barriers` removes it where another barrier already separates them)."""
         b = self.b
         keys = list(groups)
         n = self.ctx.nthreads

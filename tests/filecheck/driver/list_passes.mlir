@@ -6,6 +6,8 @@
 // CHECK-DAG: {{^}}  canonicalize {{ *}}Applies all canonicalization patterns.
 // CHECK-DAG: {{^}}  cse
 // CHECK-DAG: {{^}}  dce
+// CHECK-DAG: {{^}}  eliminate-barriers {{ *}}Remove the `gpu.barrier`s (`__syncthreads`) of GPU-level kernels that order no access to memory
+// CHECK-DAG: {{^}}  sink-reductions {{ *}}Carry the unreduced tensor through a loop whose accumulator folds in one reduction a trip
 // CHECK-DAG: {{^}}  expand-iterators {{ *}}Rewrite tile iterators into index positions
 // CHECK-DAG: {{^}}  chunk-rows {{ *}}Turn a row-wise kernel whose row tile is longer than registers hold into a loop
 // CHECK-DAG: {{^}}  choose-warps {{ *}}Choose the threads of every `threads(auto)` launch
@@ -26,5 +28,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers
 // CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,
