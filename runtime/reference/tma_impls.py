@@ -82,6 +82,9 @@ class MBarrier:
     expected: np.ndarray = field(init=False)
     copied: np.ndarray = field(init=False)
     copies: list[InFlight] = field(default_factory=list)
+    init_syncs: np.ndarray = field(init=False)
+    """Per block: its cluster barriers passed when it initialised this barrier (a peer
+    may reach the barrier only after one more: `reach_peers`)."""
     seen: dict[int, np.ndarray] = field(default_factory=dict)
     """Per warp_specialize region (its first thread): the phases of each block it has
     seen complete through its waits (its next wait is on phase `seen`)."""
@@ -98,6 +101,7 @@ class MBarrier:
         self.missing = np.zeros(b, np.int64)
         self.expected = np.zeros(b, np.int64)
         self.copied = np.zeros(b, np.int64)
+        self.init_syncs = np.zeros(b, np.int64)
 
     def _busy(self, blocks: np.ndarray) -> np.ndarray:
         return (self.missing[blocks] < self.count) | (self.expected[blocks] > 0) | (self.copied[blocks] > 0)
@@ -285,6 +289,75 @@ def _bulk(grid: Grid) -> BulkStores:
     return b
 
 
+# ------------------------------------------------------------------ clusters
+
+
+def reach_peers(op: Operation, grid: Grid, bar: MBarrier, src: np.ndarray, dst: np.ndarray) -> None:
+    """Blocks `src` reach the mbarrier `bar` (and the shared memory beside it) of blocks
+    `dst` (one entry each): where `dst` is another block of the cluster, the barrier's
+    initialisation in `dst` must be behind a cluster barrier that both have passed,
+    and both must meet at another before they exit (`Grid.reached`)."""
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    remote = src != dst
+    if not remote.any():
+        return
+    s, d = src[remote], dst[remote]
+    bad = grid.cluster_syncs[d] <= bar.init_syncs[d]
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ExecutionError(
+            op, f"block {int(s[i])} reaches the mbarrier of block {int(d[i])} of its cluster, whose "
+                f"initialisation no cluster_sync has published yet (a cluster_sync between the "
+                f"barrier's initialisation and its peers' use)", block=int(s[i]))
+    grid.reached[s] = True
+    grid.reached[d] = True
+
+
+def cluster_peers(op: Operation, grid: Grid, blocks: np.ndarray, rank) -> np.ndarray:
+    """The block of rank `rank` (per entry or one for all) in the cluster of each of
+    `blocks`; an error where a rank is outside the cluster."""
+    r = np.broadcast_to(np.asarray(rank, np.int64), np.shape(blocks))
+    bad = (r < 0) | (r >= grid.cluster)
+    if bad.any():
+        raise ExecutionError(op, f"cluster rank {int(r[np.argmax(bad)])} is outside a cluster of "
+                                 f"{grid.cluster} blocks")
+    return grid.cluster_peer(blocks, r)
+
+
+def multicast_ranks(op: Operation, grid: Grid, mask: int) -> list[int]:
+    """The cluster ranks of a multicast mask; an error for a bit outside the cluster."""
+    ranks = [r for r in range(16) if mask >> r & 1]
+    if not ranks or ranks[-1] >= grid.cluster:
+        raise ExecutionError(op, f"multicast mask {mask} names blocks outside a cluster of {grid.cluster}")
+    return ranks
+
+
+def cluster_sync(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> None:
+    """Every thread of every block of a cluster meets (`cluster_sync`): a block partly
+    there, or a cluster whose blocks do not all come, is an error (on the GPU: a hang);
+    the blocks' epochs move on and the peers' reach of each other is settled."""
+    from .executor import barrier
+
+    if current_role(interp) is not None:
+        raise ExecutionError(op, f"'{op.name}' inside a warp_specialize region: every thread of the "
+                                 f"block must reach a cluster barrier")
+    barrier(interp, op, grid)
+    if grid.mask is None:
+        blocks = np.arange(grid.num_blocks)
+    else:
+        blocks = np.flatnonzero(grid.mask.reshape(grid.num_blocks, grid.threads_per_block).any(axis=1))
+    here = np.zeros(grid.num_blocks, bool)
+    here[blocks] = True
+    absent = ~here[grid.cluster_peer(np.repeat(blocks, grid.cluster), np.tile(np.arange(grid.cluster),
+                                                                            blocks.shape[0]))]
+    if absent.any():
+        b = int(np.repeat(blocks, grid.cluster)[np.argmax(absent)])
+        raise ExecutionError(op, f"block {b} waits at a cluster barrier that a block of its cluster does not "
+                                 f"reach: it would never return", block=b)
+    grid.cluster_syncs[blocks] += 1
+    grid.reached[blocks] = False
+
+
 # ------------------------------------------------------------------ layout level
 
 
@@ -432,11 +505,22 @@ def _loaded_tile(interp: ReferenceInterpreter, op: Operation, args):
 
 @register_impls
 class TmaFunctions(InterpreterFunctions):
+    @impl(layout_tma.ClusterRankOp)
+    def run_cluster_rank(self, interp: ReferenceInterpreter, op: layout_tma.ClusterRankOp, args):
+        grid = _gpu_grid(interp, op)
+        return (grid.cluster_rank(grid.block_of).astype(np.int64),)
+
+    @impl(layout_tma.ClusterSyncOp)
+    def run_cluster_sync(self, interp: ReferenceInterpreter, op: layout_tma.ClusterSyncOp, args):
+        cluster_sync(interp, op, _gpu_grid(interp, op))
+        return ()
+
     @impl(layout_tma.MBarrierInitOp)
     def run_init(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInitOp, args):
         grid, blocks = _collective(interp, op)
         bar = MBarrier(op.count.value.data, grid.num_blocks)
         bar.init(op, blocks)
+        bar.init_syncs[blocks] = grid.cluster_syncs[blocks]
         return (bar,)
 
     @impl(layout_tma.MBarrierArrayOp)
@@ -445,6 +529,7 @@ class TmaFunctions(InterpreterFunctions):
         bars = [MBarrier(op.count.value.data, grid.num_blocks) for _ in range(op.num_stages)]
         for bar in bars:
             bar.init(op, blocks)
+            bar.init_syncs[blocks] = grid.cluster_syncs[blocks]
         return (bars,)
 
     @impl(layout_tma.MBarrierAtOp)
@@ -459,11 +544,19 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.MBarrierArriveOp)
     def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
-        _, blocks = _collective(interp, op)
+        grid, blocks = _collective(interp, op)
+        bar = _bar(op, args[0])
+        if op.cta is not None:  # on the barrier of the cluster's block of rank cta
+            cta = np.asarray(args[1], dtype=np.int64)
+            if np.ndim(cta):
+                cta = _running_value(interp, op, cta, blocks)
+            dst = cluster_peers(op, grid, blocks, cta)
+            reach_peers(op, grid, bar, blocks, dst)
+            blocks = dst
         role = current_role(interp)
         if role is not None:  # one arrival per warpgroup of the region
             blocks = np.repeat(blocks, role.warpgroups)
-        _bar(op, args[0]).arrive(op, blocks, op.tx_bytes)
+        bar.arrive(op, blocks, op.tx_bytes)
         return ()
 
     @impl(layout_tma.MBarrierWaitOp)
@@ -486,6 +579,9 @@ class TmaFunctions(InterpreterFunctions):
     def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
         grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
+        if op.multicast_mask is not None:
+            _multicast(op, grid, bar, blocks, s.storage, skeys, values, nbytes, op.multicast_mask)
+            return ()
         bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
@@ -530,6 +626,16 @@ class TmaFunctions(InterpreterFunctions):
         strides = [1] + [int(x) for x in sizes[rank:]]
         return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes, op.buffer.type),)
 
+    @impl(cuda_tma.ClusterRankOp)
+    def run_gpu_cluster_rank(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterRankOp, args):
+        grid = _gpu_grid(interp, op)
+        return (grid.cluster_rank(grid.block_of).astype(np.int64),)
+
+    @impl(cuda_tma.ClusterSyncOp)
+    def run_gpu_cluster_sync(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterSyncOp, args):
+        cluster_sync(interp, op, _gpu_grid(interp, op))
+        return ()
+
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
         grid = _gpu_grid(interp, op)
@@ -537,13 +643,21 @@ class TmaFunctions(InterpreterFunctions):
         tids = grid.active_tids()
         bar.count = op.count.value.data
         bar.init(op, grid.block_of[tids])
+        bar.init_syncs[grid.block_of[tids]] = grid.cluster_syncs[grid.block_of[tids]]
         return ()
 
     @impl(cuda_tma.MBarrierArriveExpectTxOp)
     def run_gpu_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierArriveExpectTxOp, args):
         grid = _gpu_grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
-        bar.arrive(op, grid.block_of[grid.active_tids()], op.tx.value.data)
+        tids = grid.active_tids()
+        blocks = grid.block_of[tids]
+        if op.cta is not None:  # on the barrier of the cluster's block of rank cta
+            (cta,) = thread_indices(grid, tids, (args[1],))
+            dst = cluster_peers(op, grid, blocks, np.asarray(cta, dtype=np.int64))
+            reach_peers(op, grid, bar, blocks, dst)
+            blocks = dst
+        bar.arrive(op, blocks, op.tx.value.data)
         return ()
 
     @impl(cuda_tma.CpAsyncMBarrierArriveOp)
@@ -595,6 +709,9 @@ class TmaFunctions(InterpreterFunctions):
         # the copy engine writes for the block: what lands is visible to every thread
         # that waits on the barrier (the wait's acquire), as a whole-block write
         blocks = grid.block_of[tids]
+        if op.multicast_mask is not None:
+            _multicast(op, grid, bar, blocks, dst.storage, skeys, values, nbytes, op.multicast_mask)
+            return ()
         bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
@@ -630,6 +747,24 @@ class TmaFunctions(InterpreterFunctions):
     @impl(cuda_tma.FenceProxyAsyncOp)
     def run_gpu_fence(self, interp: ReferenceInterpreter, op: cuda_tma.FenceProxyAsyncOp, args):
         return ()
+
+
+def _multicast(op: Operation, grid: Grid, bar: MBarrier, blocks: np.ndarray, st: Storage, skeys: np.ndarray,
+               values: np.ndarray, nbytes: int, mask: int) -> None:
+    """TMA loads issued by `blocks` ([k]; `skeys` [k, n] in their own shared memory)
+    multicast to the cluster's blocks of the ranks in `mask`: each lands in the same
+    place of each receiving block's `st`, as that block's write, completing `nbytes`
+    on its `bar`."""
+    dst, keys, vals = [], [], []
+    for r in multicast_ranks(op, grid, mask):
+        d = cluster_peers(op, grid, blocks, r)
+        reach_peers(op, grid, bar, blocks, d)
+        dst.append(d)
+        keys.append(skeys + ((d - blocks) * st.size)[:, None])
+        vals.append(values)
+    d = np.concatenate(dst)
+    k = np.concatenate(keys)
+    bar.issue(op, grid, d, whole_block(d), st, k, np.concatenate(vals), np.ones(k.shape, bool), nbytes)
 
 
 def _thread_group(grid: Grid, t: int) -> int:
