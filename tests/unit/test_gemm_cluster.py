@@ -101,3 +101,41 @@ def test_cuda_compiles():
     assert "__cluster_dims__(2, 1, 1)" in cuda
     assert cuda.count(".multicast::cluster") == 2 * 2  # a chunk per rank per stage
     assert compile_sm90_or_skip(cuda).cubin
+
+
+@pytest.mark.parametrize("m,n,k,sms,expected", [
+    (3000, 5000, 7000, 132, "128x256x64:4:c128:cl2"),  # both rows 16 mod 32 bytes
+    (3000, 5000, 7040, 132, "128x256x64:4:c128:cl2"),  # B's alone
+    (3000, 5008, 7008, 132, "128x256x64:4:c128"),  # 32-byte rows: measured slower with clusters
+    (4000, 4000, 4000, 132, "128x256x64:4:c128"),
+    (3000, 5000, 7000, 133, "128x256x64:4:c128"),  # an odd number of multiprocessors
+    (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: one chunk, not paired
+])
+def test_the_rule_takes_clusters_where_rows_start_mid_sector(m, n, k, sms, expected):
+    from tilec.gemm import choose_config
+
+    assert choose_config(m, n, sms, k=k).name == expected
+
+
+def test_the_wave_check_keeps_one_cluster_per_two_tiles():
+    from tilec.gemm import CONFIGS, with_cluster
+
+    c = CONFIGS[0]  # 128 x 256: 1 x 132 tiles are one wave, 132 pairs of a row past M two
+    assert with_cluster(c, 128, 256 * 132 - 8, 7000, 132, False) is c
+    assert with_cluster(c, 256, 256 * 132 - 8, 7000, 132, False).cluster == 2
+
+
+def test_the_rules_kernel_compiles_without_spills():
+    """The rule's kernel at 3000 x 5000 x 7000 (`128x256x64:4:c128:cl2`, run-time M,
+    32-bit offsets): 2 x 4 multicast loads of B's chunks, NVRTC + ptxas for sm_90a
+    without spills."""
+    from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+    from tilec.runtime.nvrtc import resource_usage
+
+    config = choose_config(3000, 5000, 132, k=7000)
+    module = matmul_program(MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config)))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert cuda.count(".multicast::cluster") == 2 * config.stages * 2  # 2 boxes of 64 columns a chunk
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0
