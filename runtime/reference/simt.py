@@ -73,6 +73,11 @@ class Grid:
         self.epoch = np.zeros(self.num_blocks, dtype=np.int32)
         self.cluster_syncs = np.zeros(self.num_blocks, dtype=np.int64)
         """Per block: the cluster barriers it has passed (`cluster_sync`)."""
+        self.knows = np.zeros((self.num_blocks, self.cluster), dtype=np.int64) - 1
+        """Per block b and rank r: the last barrier epoch of b's peer of rank r whose
+        accesses b is ordered after (through the peer's arrivals on b's mbarriers whose
+        phases b's waits saw complete, or a cluster_sync); -1: none. A write by b into the
+        peer's shared memory (a multicast) conflicts with the peer's reads of a later epoch."""
         self.reached = np.zeros(self.num_blocks, dtype=bool)
         """Per block: whether a block of its cluster reached its shared memory (an arrival
         on its barrier, a multicast into it), or it a peer's, since its last cluster

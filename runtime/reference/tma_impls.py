@@ -82,6 +82,10 @@ class MBarrier:
     expected: np.ndarray = field(init=False)
     copied: np.ndarray = field(init=False)
     copies: list[InFlight] = field(default_factory=list)
+    heard: dict[tuple[int, int], int] = field(default_factory=dict)
+    """(block, peer block) -> the peer's barrier epoch at its latest arrival on this
+    block's current phase (`reach_peers`); handed to `Grid.knows` when a wait sees the
+    phase complete."""
     init_syncs: np.ndarray = field(init=False)
     """Per block: its cluster barriers passed when it initialised this barrier (a peer
     may reach the barrier only after one more: `reach_peers`)."""
@@ -220,6 +224,13 @@ class MBarrier:
                 block=b,
             )
         self._land(op, grid, done)
+        if self.heard:  # the peers' arrivals on the completed phases order their accesses before
+            hit = set(int(b) for b in done)
+            for (b, peer), e in list(self.heard.items()):
+                if b in hit:
+                    r = int(grid.cluster_rank(peer))
+                    grid.knows[b, r] = max(grid.knows[b, r], e)
+                    del self.heard[(b, peer)]
         self.phase[done] += 1
         self.missing[done] = self.count
         self.expected[done] = 0
@@ -313,6 +324,36 @@ def reach_peers(op: Operation, grid: Grid, bar: MBarrier, src: np.ndarray, dst: 
     grid.reached[d] = True
 
 
+def heard_from(grid: Grid, bar: MBarrier, src: np.ndarray, dst: np.ndarray) -> None:
+    """Blocks `src` arrive on `bar` of blocks `dst`: where another block of the cluster,
+    its accesses so far are ordered before what `dst` does after a wait sees the phase
+    complete (`Grid.knows`)."""
+    for s, d in zip(np.asarray(src).tolist(), np.asarray(dst).tolist()):
+        if s != d:
+            bar.heard[(d, s)] = max(bar.heard.get((d, s), -1), int(grid.epoch[s]))
+
+
+def check_peer_reads(op: Operation, grid: Grid, st: Storage, src: np.ndarray, dst: np.ndarray,
+                     keys: np.ndarray) -> None:
+    """Blocks `src` ([k]) start writing `keys` ([k, n]) of the shared memory of blocks
+    `dst` (a multicast): an error where `dst` read one of them after the last of its
+    accesses `src` is ordered after (`Grid.knows`): the peer may still be reading it."""
+    if st.writer is None:
+        return
+    for i, (s, d) in enumerate(zip(np.asarray(src).tolist(), np.asarray(dst).tolist())):
+        if s == d:
+            continue
+        k = keys[i]
+        seen = grid.knows[s, int(grid.cluster_rank(d))]
+        bad = (st.rblock[k] == d) & (st.repoch[k] > seen)
+        if bad.any():
+            raise ExecutionError(
+                op, f"block {s}'s multicast TMA load overwrites {st.describe(int(k[np.argmax(bad)]))} in block "
+                    f"{d} of its cluster, which block {d} read after the last of its accesses block {s} is ordered "
+                    f"after (an arrival of block {d} on a barrier of block {s} that block {s} waited on, or a "
+                    f"cluster_sync): block {d} may still be reading it", block=s)
+
+
 def cluster_peers(op: Operation, grid: Grid, blocks: np.ndarray, rank) -> np.ndarray:
     """The block of rank `rank` (per entry or one for all) in the cluster of each of
     `blocks`; an error where a rank is outside the cluster."""
@@ -356,6 +397,8 @@ def cluster_sync(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> Non
                                  f"reach: it would never return", block=b)
     grid.cluster_syncs[blocks] += 1
     grid.reached[blocks] = False
+    for r in range(grid.cluster):  # each block is ordered after its peers' accesses before the barrier
+        grid.knows[blocks, r] = grid.epoch[grid.cluster_peer(blocks, r)] - 1
 
 
 # ------------------------------------------------------------------ layout level
@@ -552,6 +595,7 @@ class TmaFunctions(InterpreterFunctions):
                 cta = _running_value(interp, op, cta, blocks)
             dst = cluster_peers(op, grid, blocks, cta)
             reach_peers(op, grid, bar, blocks, dst)
+            heard_from(grid, bar, blocks, dst)
             blocks = dst
         role = current_role(interp)
         if role is not None:  # one arrival per warpgroup of the region
@@ -656,6 +700,7 @@ class TmaFunctions(InterpreterFunctions):
             (cta,) = thread_indices(grid, tids, (args[1],))
             dst = cluster_peers(op, grid, blocks, np.asarray(cta, dtype=np.int64))
             reach_peers(op, grid, bar, blocks, dst)
+            heard_from(grid, bar, blocks, dst)
             blocks = dst
         bar.arrive(op, blocks, op.tx.value.data)
         return ()
@@ -759,6 +804,7 @@ def _multicast(op: Operation, grid: Grid, bar: MBarrier, blocks: np.ndarray, st:
     for r in multicast_ranks(op, grid, mask):
         d = cluster_peers(op, grid, blocks, r)
         reach_peers(op, grid, bar, blocks, d)
+        check_peer_reads(op, grid, st, blocks, d, skeys + ((d - blocks) * st.size)[:, None])
         dst.append(d)
         keys.append(skeys + ((d - blocks) * st.size)[:, None])
         vals.append(values)

@@ -5,7 +5,9 @@ reference executor at odd shapes against float64, before and after the default
 pipeline, output poisoned: an odd number of block rows (the last pair's second tile
 wholly past M), masked block columns and K, a run-time M served at several M, the
 bias + SiLU + residual epilogue. The executor's cluster checks catch a count of one
-block's consumers and a multicast that leaves out a block; the generator refuses what
+block's consumers, consumers releasing only their own block's stage (the peer's
+multicast overwriting what it may still read) and a multicast that leaves out a block;
+the generator refuses what
 the pairs cannot take; the CUDA compiles under NVRTC (and the rule's 3000 x 5000 x
 7000 kernel without spills, tests/unit/test_gemm_ragged.py's)."""
 
@@ -74,6 +76,31 @@ def test_empty_barriers_counting_one_blocks_consumers_are_reported():
 
     with pytest.raises(ExecutionError, match="already has all its 1 arrivals"):
         _sabotaged(one_block)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_consumers_releasing_only_their_own_blocks_stage_are_reported(level):
+    """The peer forgotten: each consumer arrives on its own "empty" barrier only (which
+    counts its own block's consumers), so a block's producer multicasts into its peer's
+    stage with nothing ordering the peer's reads of it before: the executor reports the
+    overwrite (lockstep alone would hide it: both producers wait at once)."""
+    m, n, k = 136, 264, 136
+    module = gemm_hopper_ws(m, n, k, persistent=4, **PAIR)
+    ops = list(module.walk())
+    (rank,) = [op.result for op in ops if isinstance(op, layout_tma.ClusterRankOp)]
+    for op in ops:
+        if isinstance(op, layout_tma.MBarrierInitOp) and op.result.name_hint.startswith("empty"):
+            op.count = type(op.count)(op.count.value.data // 2, op.count.type)
+        if isinstance(op, layout_tma.MBarrierArriveOp) and op.cta is not None:
+            if op.cta.owner.value.value.data:  # the arrival on rank 1: gone
+                op.detach()
+                op.erase()
+            else:  # the arrival on rank 0: on the block's own barrier
+                op.operands = (op.bar, rank)
+    if level == "lowered":
+        _lowered(module)
+    with pytest.raises(ExecutionError, match="multicast TMA load overwrites .* may still be reading it"):
+        _run(module, m, n, PLAIN, _operands(m, n, k, PLAIN), dynamic_m=False)
 
 
 def test_a_multicast_leaving_out_a_block_is_reported():
