@@ -22,6 +22,17 @@ writing it before is an error. Box elements outside the tensor are zeros for loa
 and not written by stores, as the hardware does, and a load counts its whole box's
 bytes on the barrier; a box may lie wholly outside (an unmasked `layout.tile` past the
 end that only TMA copies use gets its extents' mask: layout_impls.tile_view).
+
+Thread-block clusters (`Grid.cluster`): an arrival on a peer's barrier counts on the
+peer's phase, and a multicast TMA load lands in each receiving block, its bytes on each
+one's barrier. A block may reach a peer's barrier only after a `cluster_sync` that
+follows the barrier's initialisation there, and no block may exit while a peer reached
+it (or it a peer) since the last `cluster_sync`. A multicast into a peer's shared
+memory must come after the peer's reads of it: the peer's arrivals on the issuing
+block's barriers, once a wait of the issuer sees their phase complete, order the peer's
+accesses before (as does a `cluster_sync`; `Grid.knows`), and a multicast overwriting
+an element the peer read later is reported (the blocks run in lockstep, so without this
+check a missing arrival on the peer's barrier would go unseen).
 """
 
 from __future__ import annotations
