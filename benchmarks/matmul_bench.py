@@ -386,7 +386,8 @@ def parse_config(name: str):
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl2` / `cl1`
     (with / without 2-block clusters sharing B, `GemmConfig.cluster`) (those three also
-    after a name of `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
+    after a name of `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2`),
+    `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
     wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
@@ -401,7 +402,8 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         if name.startswith(c.name + ":") and set(flags) <= {"ov", "nov", "cpa", "cpb", "cpab", "cl1", "cl2"}:
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
-            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, cluster=2 if "cl2" in flags else 1)
+            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp,
+                                       cluster=2 if "cl2" in flags else 1)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))

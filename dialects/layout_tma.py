@@ -516,7 +516,8 @@ class TmaLoadOp(IRDLOperation):
             size = _cluster_of(self, _in_launch(self), "a multicast TMA load")
             mask = self.multicast_mask
             _check(0 < mask < (1 << size),
-                   f"tma_load's multicast mask {mask} must name blocks of its cluster of {size} (1 to {(1 << size) - 1})")
+                   f"tma_load's multicast mask {mask} must name blocks of its cluster of {size} "
+                   f"(1 to {(1 << size) - 1})")
         _check_plan(self, self.source, self.dest)
 
 
@@ -684,5 +685,6 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [ClusterRankOp, ClusterSyncOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+TMA_OPS = [ClusterRankOp, ClusterSyncOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
+           MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

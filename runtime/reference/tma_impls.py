@@ -236,7 +236,7 @@ class MBarrier:
             )
         self._land(op, grid, done)
         if self.heard:  # the peers' arrivals on the completed phases order their accesses before
-            hit = set(int(b) for b in done)
+            hit = {int(b) for b in done}
             for (b, peer), e in list(self.heard.items()):
                 if b in hit:
                     r = int(grid.cluster_rank(peer))

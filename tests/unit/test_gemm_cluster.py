@@ -13,7 +13,6 @@ the pairs cannot take; the CUDA compiles under NVRTC (and the rule's 3000 x 5000
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
 from test_matmul import _check, _operands, _run
@@ -160,7 +159,8 @@ def test_the_rules_kernel_compiles_without_spills():
     from tilec.runtime.nvrtc import resource_usage
 
     config = choose_config(3000, 5000, 132, k=7000)
-    module = matmul_program(MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config)))
+    key = MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config))
+    module = matmul_program(key)
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
     assert cuda.count(".multicast::cluster") == 2 * config.stages * 2  # 2 boxes of 64 columns a chunk
