@@ -490,8 +490,9 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     overlapped epilogue) in an even number of column chunks, an even number of
     multiprocessors, and no more waves of pairs over the clusters than of tiles over the
     multiprocessors (an odd row of tiles costs a row past M). Measured on the H200 at
-    3000 x 5000 x 7000 (rows of 16 mod 32 bytes): 614 TFLOP/s against 480 without; at
-    3000 x 5008 x 7008 (32-byte rows) 621 against 664, so nowhere else (benchmarks/NOTES.md)."""
+    3000 x 5000 x 7000 (rows of 16 mod 32 bytes): 602 TFLOP/s against 475 without; at
+    32-byte rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at
+    4000^3), so nowhere else (benchmarks/NOTES.md)."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
             or c.operand_bytes != 2 or not c.chunk or (c.bn // c.chunk) % 2 or sms % 2):
         return c
