@@ -485,18 +485,20 @@ def misaligned_rows(n: int, k: int | None, operand_bytes: int, b_kmajor: bool) -
 
 def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajor: bool) -> GemmConfig:
     """`c` with 2-block clusters sharing B (`GemmConfig.cluster`, named `<c.name>:cl2`)
-    where an operand's rows start mid-sector (`misaligned_rows`) and the pairs fit: a
+    where B's rows start mid-sector (`misaligned_rows` names "b") and the pairs fit: a
     16-bit, unswapped, unsplit configuration (neither pingpong, cp.async nor the
     overlapped epilogue) in an even number of column chunks, an even number of
     multiprocessors, and no more waves of pairs over the clusters than of tiles over the
     multiprocessors (an odd row of tiles costs a row past M). Measured on the H200 at
     3000 x 5000 x 7000 (rows of 16 mod 32 bytes): 602 TFLOP/s against 475 without; at
     32-byte rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at
-    4000^3), so nowhere else (benchmarks/NOTES.md)."""
+    4000^3), and where only A's rows are misaligned too (605 against 628 at 3000 x 5056 x
+    7000: the clusters halve B's reads, not A's); B's alone gain (600 against 557 at
+    3000 x 5000 x 7040). So B's misaligned rows only (benchmarks/NOTES.md)."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
             or c.operand_bytes != 2 or not c.chunk or (c.bn // c.chunk) % 2 or sms % 2):
         return c
-    if not misaligned_rows(n, k, c.operand_bytes, b_kmajor):
+    if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
         return c
     gm, gn = -(-m // c.bm), -(-n // c.bn)
     if -(-(-(-gm // 2) * gn) // (sms // 2)) > -(-(gm * gn) // sms):

@@ -132,6 +132,7 @@ def test_cuda_compiles():
 @pytest.mark.parametrize("m,n,k,sms,expected", [
     (3000, 5000, 7000, 132, "128x256x64:4:c128:cl2"),  # both rows 16 mod 32 bytes
     (3000, 5000, 7040, 132, "128x256x64:4:c128:cl2"),  # B's alone
+    (3000, 5056, 7000, 132, "128x256x64:4:c128"),  # A's alone: measured slower with clusters (B is what they halve)
     (3000, 5008, 7008, 132, "128x256x64:4:c128"),  # 32-byte rows: measured slower with clusters
     (4000, 4000, 4000, 132, "128x256x64:4:c128"),
     (3000, 5000, 7000, 133, "128x256x64:4:c128"),  # an odd number of multiprocessors
