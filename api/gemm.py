@@ -105,6 +105,10 @@ class GemmConfig:
     """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
     of the ring, the tiles shared by several blocks summed by a second launch
     (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
+    cluster: int = 1
+    """2: 2-block thread-block clusters taking pairs of block rows, B multicast to both
+    (`gemm_hopper_ws(cluster=2)`; named `:cl2`): half of B's reads from L2 per
+    multiprocessor. The rule's where an operand's rows start mid-sector (`with_cluster`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -133,6 +137,8 @@ class GemmConfig:
                 kw["fma_promote"] = True
         if self.cp_async:
             kw["cp_async"] = self.cp_async
+        if self.cluster > 1:
+            kw["cluster"] = self.cluster
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:
@@ -455,8 +461,49 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return _wave(m, n, sms, tgt, fp8, block_scales)
+        return with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
+
+
+SECTOR_BYTES = 32
+"""The bytes of a sector of L2: a row whose stride is not a multiple of it starts every
+other row mid-sector, and each row segment a tile's load reads touches one sector more."""
+
+
+def misaligned_rows(n: int, k: int | None, operand_bytes: int, b_kmajor: bool) -> str:
+    """The operands ("a", "b") of a K x N product whose row stride in bytes is not a
+    multiple of `SECTOR_BYTES` (a divisibility fact of the call's strides: A's K, B's N,
+    or K where B is K-major); K None: B's alone."""
+    out = ""
+    if k is not None and k * operand_bytes % SECTOR_BYTES:
+        out += "a"
+    b_row = k if b_kmajor else n
+    if b_row is not None and b_row * operand_bytes % SECTOR_BYTES:
+        out += "b"
+    return out
+
+
+def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajor: bool) -> GemmConfig:
+    """`c` with 2-block clusters sharing B (`GemmConfig.cluster`, named `<c.name>:cl2`)
+    where B's rows start mid-sector (`misaligned_rows` names "b") and the pairs fit: a
+    16-bit, unswapped, unsplit configuration (neither pingpong, cp.async nor the
+    overlapped epilogue) in an even number of column chunks, an even number of
+    multiprocessors, and no more waves of pairs over the clusters than of tiles over the
+    multiprocessors (an odd row of tiles costs a row past M). Measured on the H200 at
+    3000 x 5000 x 7000 (rows of 16 mod 32 bytes): 602 TFLOP/s against 475 without; at
+    32-byte rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at
+    4000^3), and where only A's rows are misaligned too (605 against 628 at 3000 x 5056 x
+    7000: the clusters halve B's reads, not A's); B's alone gain (600 against 557 at
+    3000 x 5000 x 7040). So B's misaligned rows only (benchmarks/NOTES.md)."""
+    if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
+            or c.operand_bytes != 2 or not c.chunk or (c.bn // c.chunk) % 2 or sms % 2):
+        return c
+    if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
+        return c
+    gm, gn = -(-m // c.bm), -(-n // c.bn)
+    if -(-(-(-gm // 2) * gn) // (sms // 2)) > -(-(gm * gn) // sms):
+        return c
+    return dataclasses.replace(c, cluster=2, name=f"{c.name}:cl2")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -336,16 +336,29 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
 
 @contextmanager
 def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1,
-            stream: int = 0):
+            stream: int = 0, cluster: int = 1):
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
     tile; not persistent, a third grid axis of S, `g.split`; with `stream` (stream-K,
     the ring's stages) at most the tiles' trips of the ring, `g.trips` a tile's,
-    `g.span` a block's, L of `gemm_hopper_ws`). Sets `g.bx`, `g.by` (not persistent)
-    or `g.pid`."""
+    `g.span` a block's, L of `gemm_hopper_ws`); with `cluster` C > 1 (persistent) a grid
+    of C min(nprog / C, pairs) blocks in clusters of C, `g.ntiles` the pairs of block
+    rows (`g.gm2` of them per block column), `g.cid` / `g.ncl` the block's cluster and
+    the clusters, `g.crank` its rank, `g.crs` the ranks as constants. Sets `g.bx`,
+    `g.by` (not persistent) or `g.pid`."""
     p = g.p
-    if stream:  # stream-K: the blocks share the tiles' trips of the ring
+    if cluster > 1:  # clusters of C blocks walk the pairs of block rows (gemm_hopper_ws)
+        g.gm2 = (p.ceildivui(g.gm, g.c2).named("gm2") if m is None
+                 else p.constant(_cdiv(_cdiv(m, bm), 2)).named("gm2"))
+        g.ntiles = (g.gm2 * g.gn).named("npairs")
+        ncl = p.constant(nprog // cluster).named("clusters")
+        if m is None:
+            grid = ((p.minui(g.ntiles, ncl).named("ncl") * p.constant(cluster).named("cl")).named("nprog"), g.c1, g.c1)
+        else:
+            grid = (p.constant(cluster * min(nprog // cluster, _cdiv(_cdiv(m, bm), 2) * _cdiv(n, bn))).named("nprog"),
+                    g.c1, g.c1)
+    elif stream:  # stream-K: the blocks share the tiles' trips of the ring
         g.ntiles = (g.gm * g.gn).named("ntiles")
         g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
         g.ttrips = (g.ntiles * g.trips).named("ttrips")
@@ -368,10 +381,16 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     else:
         grid = (g.gm, g.gn, g.c1)
     g.nprog = grid[0]
-    with p.launch(grid=grid, threads=threads) as k:
+    with p.launch(grid=grid, threads=threads, cluster=cluster if cluster > 1 else None) as k:
         if nprog or group > 1:
             g.pid = k.bx.named("pid")
             k.by.named("b1")
+            if cluster > 1:
+                cl = p.constant(cluster).named("cl")
+                g.crank = p.cluster_rank().named("crank")
+                g.crs = [g.c0, g.c1] + [p.constant(r).named(f"r{r}") for r in range(2, cluster)]
+                g.cid = p.divui(g.pid, cl).named("cid")
+                g.ncl = p.divui(g.nprog, cl).named("ncl")
             if not nprog:
                 _grouped(g, m, n, bm, bn, group, g.pid)
         else:
@@ -434,7 +453,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
-    partials: int = 2, fma_promote: bool = False, stream_k: bool = False,
+    partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: int = 1,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -527,6 +546,25 @@ def gemm_hopper_ws(
     chunk's of B) and expect the TMA-loaded operands' bytes only. For rows whose stride is 16 mod 32
     bytes: the TMA reads every other such row from the middle of a 32-byte sector, and
     slowly (benchmarks/NOTES.md). B row-major only (not `b_kmajor`), not swapped.
+
+    `cluster` = 2 (needs `persistent` P even and an even number of column chunks; not
+    with pingpong, split-K, stream-K, swap_ab, cp_async, block scales or
+    `overlap_epilogue`): the blocks run in 2-block thread-block clusters (`launch(cluster=2)`)
+    that share B, as CUTLASS's 2 x 1 cluster shape: cluster c takes pairs of tiles,
+    block rows 2 i and 2 i + 1 of one block column (the block of rank r its row 2 i +
+    r; a row past M when M has an odd number of block rows: its loads are zeros, its
+    stores write nothing), pair p, p + P / 2, ... of the ceil(gm / 2) x gn pairs in
+    grouped order of `group / 2` pair rows, so both blocks of a cluster take the same
+    number of tiles and, at every step, the same B: by construction, for every M. Each
+    block loads its own A and half of B's column chunks (the first half rank 0, the
+    second rank 1), each multicast to both blocks (`tma_load(multicast=0b11)`: half
+    of B's reads from L2 per multiprocessor); each stage's "empty" barrier counts the
+    consumers of both blocks (`2 bm / 64`) and each consumer warpgroup arrives on its
+    own and its peer's (`mbarrier_arrive(cta=r)`), so no block overwrites a stage its
+    peer still reads; the "full" barriers expect the same bytes as without clusters
+    (the peer's half lands on them). The cluster meets (`cluster_sync`) after the
+    barriers' initialisation and before the blocks exit. For operands whose rows are
+    16 mod 32 bytes (benchmarks/NOTES.md: the L2 -> SM sectors, not the copy engine).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -653,6 +691,13 @@ def gemm_hopper_ws(
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
+    if cluster not in (1, 2) or (cluster == 2 and (
+            not persistent or persistent % 2 or nch % 2 or pingpong or split_k > 1 or stream_k or swap_ab
+            or cp_async or block_scales or overlap_epilogue)):
+        raise ValueError(f"gemm_hopper_ws: cluster is 1 or 2; 2 needs persistent tiles over an even number of "
+                         f"blocks and an even number of column chunks, without pingpong, split_k, stream_k, "
+                         f"swap_ab, cp_async, block_scales or overlap_epilogue (got cluster {cluster}, persistent "
+                         f"{persistent}, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -667,13 +712,13 @@ def gemm_hopper_ws(
             f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
             "setmaxnreg inc would wait forever"
         )
-    nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    nprog = persistent if m is None or split_k > 1 or cluster > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
-    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0):
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster):
 
         full, empty = {}, {}
 
@@ -681,7 +726,8 @@ def gemm_hopper_ws(
             # each cp.async copy of a stage: one arrival of each of the producer's 128 threads
             copies = ("a" in cp_async) + nch * ("b" in cp_async)
             full[s] = p.mbarrier_init(1 + WARPGROUP * copies).named(f"full{s}")
-            empty[s] = p.mbarrier_init(1 if pingpong else wgs).named(f"empty{s}")
+            # with clusters, the consumers of both blocks release a stage (each arrives on both)
+            empty[s] = p.mbarrier_init(1 if pingpong else wgs * cluster).named(f"empty{s}")
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
@@ -696,6 +742,17 @@ def gemm_hopper_ws(
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+        if cluster > 1:  # the peers' barriers initialised before either block reaches them
+            p.cluster_sync()
+
+        def release(s: int) -> None:
+            """The consumers hand stage `s` back: on its "empty" barrier, and with
+            clusters on the peer's too (the peer's multicast writes this block's stage)."""
+            if cluster == 1:
+                p.mbarrier_arrive(empty[s])
+                return
+            for r in range(cluster):
+                p.mbarrier_arrive(empty[s], cta=g.crs[r])
 
         def chunk_columns() -> None:
             g.bys = [g.by]
@@ -718,7 +775,8 @@ def gemm_hopper_ws(
                 return body()
             if stream_k:
                 return stream_segments(body)
-            first, step = g.pid, g.nprog
+            first, step = (g.cid, g.ncl) if cluster > 1 else (g.pid, g.nprog)
+            walk0, walk = first, step  # the block's (cluster's) first tile and stride
             if turn is not None and m is None:  # the grid's blocks are a run-time value
                 first = (g.pid + g.nprog).named("first_t") if turn else g.pid
                 step = (g.nprog + g.nprog).named("step_t")
@@ -729,13 +787,22 @@ def gemm_hopper_ws(
                 t.named("t")
                 if carry:
                     g.t, g.later = t, t.ne(first).named("nextt")
-                g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+                g.j = p.divui((t - walk0).named("tsub"), walk).named("j")
                 g.base = (g.j * g.nk).named("base")
                 if split_k > 1:  # unit t: split t % S of tile t / S
                     sv = p.constant(split_k).named("splits")
                     g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
                     g.kbase = (g.split * g.nk).named("kbase")
-                if group > 1:
+                if cluster > 1:  # pair t: block rows 2 i, 2 i + 1 of a block column; this block's by its rank
+                    gm = g.gm
+                    g.gm = g.gm2
+                    if group > 1:
+                        _grouped(g, m, n, 2 * bm, bn, max(1, group // 2), t)
+                    else:
+                        g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                    g.gm = gm
+                    g.bx = ((g.bx * g.c2).named("pairrow") + g.crank).named("bx")
+                elif group > 1:
                     _grouped(g, m, n, bm, bn, group, t)
                 else:
                     g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
@@ -819,13 +886,13 @@ def gemm_hopper_ws(
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
                 if s:  # step s - 1's wgmma are complete: its stage is free
                     done = p.mma_wait(*prev, pending=nch)
-                    p.mbarrier_arrive(empty[s - 1])
+                    release(s - 1)
                     promote(accs, done, prev_held)
                 else:  # the previous trip's last step (complete; passed through a wait for ptxas)
                     promote(accs, p.mma_wait(*parts, pending=nch), held)
                 prev, prev_held = news, new_held
             done = p.mma_wait(*prev, pending=0)
-            p.mbarrier_arrive(empty[stages - 1])
+            release(stages - 1)
             for x, y in zip(parts + held, done + prev_held):
                 x.assign(y)
 
@@ -842,7 +909,7 @@ def gemm_hopper_ws(
                 for c, b in enumerate(sb[s]):
                     (part,) = p.mma_wait(p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}"), pending=0)
                     if c == nch - 1:  # every chunk's wgmma has read the stage
-                        p.mbarrier_arrive(empty[s])
+                        release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
         def consumer(sc, turn: int | None = None) -> None:
@@ -896,10 +963,10 @@ def gemm_hopper_ws(
                             d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
                             a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
                         if s:
-                            p.mbarrier_arrive(empty[s - 1])
+                            release(s - 1)
                         else:
                             with p.if_(later):
-                                p.mbarrier_arrive(empty[stages - 1])
+                                release(stages - 1)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
@@ -913,7 +980,7 @@ def gemm_hopper_ws(
                 # the loop waited for all its wgmma: the tile's last stage is free (unless the
                 # loop had no trip: `first_round` handed its stages back)
                 if persistent and not (overlap_epilogue and _k_steps(k, bk, stages) == stages):
-                    p.mbarrier_arrive(empty[stages - 1])
+                    release(stages - 1)
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
             if split_k > 1:  # the unit's partial product, as it is
@@ -986,8 +1053,8 @@ def gemm_hopper_ws(
                 last, *heads = p.mma_wait(d, *heads, pending=1 if s < stages - 1 else 0)
                 last.named(f"acc{s + 1}")
                 if s:
-                    p.mbarrier_arrive(empty[s - 1])
-            p.mbarrier_arrive(empty[stages - 1])
+                    release(s - 1)
+            release(stages - 1)
             return [*heads, last]
 
         def kall(i):
@@ -1015,6 +1082,13 @@ def gemm_hopper_ws(
                     ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                     tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
                     (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
+                    if cluster > 1:  # B's first chunks by rank 0, the rest by rank 1, each into both blocks
+                        for r in range(cluster):
+                            with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
+                                part = slice(r * nch // cluster, (r + 1) * nch // cluster)
+                                for tb, b in zip(tbs[part], sb[s][part]):
+                                    p.tma_load(tb, b, full[s], multicast=(1 << cluster) - 1)
+                        continue
                     for tb, b in zip(tbs, sb[s]):
                         (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
 
@@ -1040,6 +1114,8 @@ def gemm_hopper_ws(
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
+        if cluster > 1:  # no block exits while its peer may still arrive on its barriers or multicast to it
+            p.cluster_sync()
     if split_k > 1 or stream_k:
         from types import SimpleNamespace
 

@@ -384,8 +384,11 @@ def parse_config(name: str):
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
-    both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA) (those
-    two also after a name of `CONFIGS`: `128x256x64:4:c128:ov:cpb`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
+    both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl2` / `cl1`
+    (with / without 2-block clusters sharing B, `GemmConfig.cluster`), `g<G>` (grouped
+    order of G block rows, `GemmConfig.group`) (those four also after a name of
+    `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`),
+    `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
     wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
@@ -398,9 +401,12 @@ def parse_config(name: str):
         if c.name == name:
             return c
         flags = name[len(c.name) + 1:].split(":")
-        if name.startswith(c.name + ":") and set(flags) <= {"ov", "nov", "cpa", "cpb", "cpab"}:
+        groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
+        if name.startswith(c.name + ":") and set(flags) - {f"g{x}" for x in groups} <= {
+                "ov", "nov", "cpa", "cpb", "cpab", "cl1", "cl2"}:
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
-            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp)
+            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp,
+                                       cluster=2 if "cl2" in flags else 1, group=groups[-1] if groups else c.group)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -420,6 +426,10 @@ def parse_config(name: str):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
             kw["cp_async"] = f[2:]
+        elif f in ("cl1", "cl2"):
+            kw["cluster"] = int(f[2:])
+        elif m := re.fullmatch(r"g(\d+)", f):
+            kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"splitK(\d+)", f):
             kw["split_k"] = int(m.group(1))
         elif m := re.fullmatch(r"p(\d+)", f):
@@ -432,8 +442,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, sk, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
-    group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
+                             "s<STAGES>, g<G>, sk, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 or fma")
+    group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
 

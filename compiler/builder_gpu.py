@@ -87,13 +87,34 @@ class GpuBuilding:
         """
         return self.insert(lt.MBarrierAtOp(bars.ssa, self.as_index(index))).results[0]  # type: ignore[attr-defined]
 
-    def mbarrier_arrive(self, bar: Any, tx: int | None = None) -> None:
+    def mbarrier_arrive(self, bar: Any, tx: int | None = None, cta: Any = None) -> None:
         """`layout.mbarrier_arrive`: one arrival on `bar`, expecting `tx` bytes of TMA
-        transfers in this phase when given (`mbarrier.arrive.expect_tx`).
+        transfers in this phase when given (`mbarrier.arrive.expect_tx`); with `cta` (a
+        cluster rank, an index; a launch of clusters) on `bar` of the cluster's block of
+        that rank (`mapa` + `mbarrier.arrive.shared::cluster`).
 
             p.mbarrier_arrive(bar, tx=64 * 64 * 2)
+            p.mbarrier_arrive(empty, cta=1)     # the same barrier of block 1 of the cluster
         """
-        self.insert(lt.MBarrierArriveOp(bar.ssa, tx))  # type: ignore[attr-defined]
+        c = None if cta is None else self.as_index(cta)  # type: ignore[attr-defined]
+        self.insert(lt.MBarrierArriveOp(bar.ssa, tx, c))  # type: ignore[attr-defined]
+
+    def cluster_rank(self) -> Any:
+        """`layout.cluster_rank`: this block's rank in its thread-block cluster (an index;
+        `launch(cluster=C)`).
+
+            r = p.cluster_rank()
+        """
+        return self.insert(lt.ClusterRankOp()).results[0]  # type: ignore[attr-defined]
+
+    def cluster_sync(self) -> None:
+        """`layout.cluster_sync`: every thread of every block of the cluster meets, the
+        mbarriers initialised before it visible to the peers after it (after the
+        barriers' initialisation, and before a block exits that peers may still reach).
+
+            p.cluster_sync()
+        """
+        self.insert(lt.ClusterSyncOp())  # type: ignore[attr-defined]
 
     def mbarrier_wait(self, bar: Any, phase: Any) -> None:
         """`layout.mbarrier_wait`: wait until phase `phase` (0 or 1, an index) of `bar` completes.
@@ -109,13 +130,16 @@ class GpuBuilding:
         """
         self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
 
-    def tma_load(self, src: Any, dst: Any, bar: Any) -> None:
+    def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None) -> None:
         """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
-        `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90).
+        `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90); with `multicast` (a
+        mask of cluster ranks) into `dst` and on `bar` of each of those blocks of the
+        cluster (`SM90_TMA_LOAD_MULTICAST`).
 
             p.tma_load(a_tile, a_smem, bar)
+            p.tma_load(b_tile, b_smem, bar, multicast=0b11)
         """
-        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa))  # type: ignore[attr-defined]
+        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, multicast=multicast))  # type: ignore[attr-defined]
 
     def cp_async_load(self, src: Any, dst: Any, bar: Any) -> None:
         """`layout.cp_async_load`: the global tile `src` copied into the shared view `dst`

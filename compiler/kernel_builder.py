@@ -58,7 +58,7 @@ from tilec.dialects import layout_identity as lid
 from tilec.dialects import layout_iter as li
 from tilec.dialects import thread_ids as ti
 from tilec.dialects.errors import LayoutError
-from tilec.support.launch_bounds import set_min_blocks
+from tilec.support.launch_bounds import set_cluster_dims, set_min_blocks
 from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout_attrs import CuteLayoutAttr, PtrType, TensorViewType
 from tilec.dialects.views import sliced_layout
@@ -605,14 +605,17 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
 
     @contextmanager
     def launch(self, grid: Sequence[int | Value] = (1, 1, 1),
-               threads: int | Sequence[int] | str = 128, min_blocks: int | None = None) -> Iterator[Launch]:
+               threads: int | Sequence[int] | str = 128, min_blocks: int | None = None,
+               cluster: int | None = None) -> Iterator[Launch]:
         """`layout.launch grid(...) threads(n)` (or a 2-D/3-D block shape, `(8, 8)`): what
         the body builds runs per thread. Yields a `Launch`: the block ids `bx`, `by`,
         `bz` and the thread id `tid`. `threads="auto"` leaves the threads to the compiler
         (`choose-warps`): the body then uses only `#layout.auto` layouts over
         `layout.OPEN_THREADS // 32` warps and not the thread id. `min_blocks=N` compiles
         the kernel for N blocks per multiprocessor (`tilec.min_blocks`,
-        support/launch_bounds.py: CUDA's `__launch_bounds__(threads, N)`).
+        support/launch_bounds.py: CUDA's `__launch_bounds__(threads, N)`). `cluster=C`
+        runs the blocks in thread-block clusters of C along x (`tilec.cluster_dims`:
+        CUDA's `__cluster_dims__(C, 1, 1)`; the grid's x a multiple of C).
 
             with p.launch(grid=(16, 16, 1), threads=256) as k:
                 t = p.tile(a, [k.bx, k.by], [64, 64])
@@ -624,6 +627,8 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         op = layout.LaunchOp(dims, threads if isinstance(threads, int | str) else list(threads))
         if min_blocks is not None:
             set_min_blocks(op, min_blocks)
+        if cluster is not None:
+            set_cluster_dims(op, cluster)
         self._put(op)
         body = op.body.block
         names = ("bx", "by", "bz", "tid")

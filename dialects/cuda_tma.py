@@ -28,6 +28,15 @@ Kernel side (`%bar` is a `memref<1xi64, 3>` in shared memory, `%s` a shared buff
     cuda.bulk_commit_group                                          cp.async.bulk.commit_group
     cuda.bulk_wait_group_read 0                                     cp.async.bulk.wait_group.read
     cuda.mbarrier_inval %bar : ...                                  mbarrier.inval
+
+In a kernel of thread-block clusters (`tilec.cluster_dims`):
+
+    %r = cuda.cluster_rank                                          mov %cluster_ctarank
+    cuda.cluster_sync                                               fence.mbarrier_init.release.cluster,
+                                                                    barrier.cluster.arrive.release + wait.acquire
+    cuda.mbarrier_arrive_expect_tx %bar, 0 on %cta : ...            mapa.shared::cluster +
+                                                                    mbarrier.arrive.shared::cluster
+    cuda.tma_load %s, %map, %bar[%x, %y] {multicast = 3 : i64} ...  ... .multicast::cluster, ctaMask
 """
 
 from __future__ import annotations
@@ -50,12 +59,14 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
     traits_def,
     var_operand_def,
 )
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
@@ -167,21 +178,28 @@ class MBarrierInitOp(IRDLOperation):
 
 @irdl_op_definition
 class MBarrierArriveExpectTxOp(IRDLOperation):
-    """`mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], tx` (tx 0: a plain arrive)."""
+    """`mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], tx` (tx 0: a plain arrive).
+    With `on %cta` (a cluster rank; tx 0 only): the arrival is on the barrier at `bar`'s
+    address in the shared memory of the cluster's block of rank `cta`
+    (`mapa.shared::cluster.u32` + `mbarrier.arrive.shared::cluster.b64`)."""
 
     name = "cuda.mbarrier_arrive_expect_tx"
     traits = traits_def(Synchronizes())
     bar = operand_def(MemRefType)
+    cta = opt_operand_def(IndexType)
     tx = prop_def(IntegerAttr[I64])
-    assembly_format = "$bar `,` $tx attr-dict `:` type($bar)"
+    assembly_format = "$bar `,` $tx (`on` $cta^)? attr-dict `:` type($bar)"
 
-    def __init__(self, bar: SSAValue, tx: int):
-        super().__init__(operands=[bar], properties={"tx": IntegerAttr(tx, i64)})
+    def __init__(self, bar: SSAValue, tx: int, cta: SSAValue | None = None):
+        super().__init__(operands=[bar, [] if cta is None else [cta]], properties={"tx": IntegerAttr(tx, i64)})
 
     def verify_(self) -> None:
         _barrier_word(self.bar.type, self.name)
         if not 0 <= self.tx.value.data < (1 << 20):
             raise VerifyException(f"'{self.name}' tx must be in [0, 2^20), got {self.tx.value.data}")
+        if self.cta is not None and self.tx.value.data:
+            raise VerifyException(f"'{self.name}' on a peer's barrier (on %cta) expects no bytes, "
+                                  f"got tx {self.tx.value.data}")
 
 
 @irdl_op_definition
@@ -253,12 +271,22 @@ class TmaLoadOp(IRDLOperation):
     coords = var_operand_def(IndexType)
     offset = opt_prop_def(IntegerAttr[I64])
     """Elements into `dst` where the box lands (default 0)."""
+    multicast = opt_prop_def(IntegerAttr[I64])
+    """A mask of cluster ranks (`.multicast::cluster`, the ctaMask): the box lands at
+    `dst` (and completes on `bar`) in the shared memory of each of those blocks."""
     assembly_format = "$dst `,` $tensor_map `,` $bar `[` $coords `]` attr-dict `:` type($dst) `,` type($bar)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue], offset: int = 0):
+    def __init__(self, dst: SSAValue, tensor_map: SSAValue, bar: SSAValue, coords: Sequence[SSAValue], offset: int = 0,
+                 multicast: int | None = None):
         props = {"offset": IntegerAttr(offset, i64)} if offset else {}
+        if multicast is not None:
+            props["multicast"] = IntegerAttr(multicast, i64)
         super().__init__(operands=[dst, tensor_map, bar, list(coords)], properties=props)
+
+    @property
+    def multicast_mask(self) -> int | None:
+        return None if self.multicast is None else self.multicast.value.data
 
     @property
     def element_offset(self) -> int:
@@ -269,6 +297,8 @@ class TmaLoadOp(IRDLOperation):
         _barrier_word(self.bar.type, self.name)
         if not 1 <= len(self.coords) <= MAX_RANK:
             raise VerifyException(f"'{self.name}' takes 1 to {MAX_RANK} coordinates, got {len(self.coords)}")
+        if self.multicast is not None and not 0 < self.multicast_mask < (1 << 16):
+            raise VerifyException(f"'{self.name}' multicast mask must be in [1, 2^16), got {self.multicast_mask}")
 
 
 @irdl_op_definition
@@ -337,7 +367,37 @@ class FenceProxyAsyncOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
+@irdl_op_definition
+class ClusterRankOp(IRDLOperation):
+    """`mov.u32 %r, %cluster_ctarank`: this block's rank in its thread-block cluster."""
+
+    name = "cuda.cluster_rank"
+    traits = traits_def(Pure())
+    result = result_def(IndexType)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """`fence.mbarrier_init.release.cluster`, `barrier.cluster.arrive.release.aligned`,
+    `barrier.cluster.wait.acquire.aligned`: every thread of every block of the cluster
+    meets here (all threads of a block reach it), the mbarriers initialised before it
+    visible to the cluster's blocks after it."""
+
+    name = "cuda.cluster_sync"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
 CUDA_TMA_OPS = [
+    ClusterRankOp,
+    ClusterSyncOp,
     TensorMapOp,
     MBarrierInitOp,
     MBarrierArriveExpectTxOp,

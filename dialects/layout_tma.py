@@ -53,6 +53,24 @@ lowering elects one thread to issue the copy or arrive):
 - `mbarrier_at %bars[%i]` is barrier `i` of an array (0 <= i < stages, the same in
   every thread of the block): the ops above take it as they take a single one.
 
+In a launch of thread-block clusters (`tilec.cluster_dims = C`, support/launch_bounds.py:
+C consecutive blocks along x, resident at once), the blocks of a cluster reach each
+other's barriers and shared buffers:
+
+- `cluster_rank` is the block's rank in its cluster (0 .. C - 1; CUDA's `%cluster_ctarank`).
+- `cluster_sync` is a barrier of every thread of every block of the cluster
+  (`barrier.cluster.arrive.release` + `wait.acquire`), preceded by
+  `fence.mbarrier_init.release.cluster`: the cluster's mbarriers initialised before it
+  are visible to its peers after it. A block may use a peer's barrier or buffer only
+  after a `cluster_sync` that follows the barrier's initialisation, and must not exit
+  while a peer may still reach it: a `cluster_sync` after its last such use.
+- `mbarrier_arrive %bar on %cta` arrives on the barrier `bar` of the cluster's block of
+  rank `cta` (the same barrier, in that block's shared memory: `mapa` +
+  `mbarrier.arrive.shared::cluster`), as CUTLASS's `ClusterBarrier::arrive(cta_id)`.
+- `tma_load %g, %s, %bar {multicast = M}` copies the tile into `s` of every block of the
+  cluster whose rank is a bit of the mask M (`.multicast::cluster`), completing on `bar`
+  of each of them: each receiving block's phase counts the box's bytes.
+
 The global side is a `layout.tile` of a `layout.view` of a pointer (or the view
 itself) and the shared side a `layout.alloc`; `tma_plan` says whether TMA can copy
 them (dialects/tma.py: 16-byte aligned base and strides, box extents <= 256, the
@@ -76,6 +94,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     param_def,
     prop_def,
@@ -97,6 +116,8 @@ from .verifier import check as _check
 
 __all__ = [
     "TMA_OPS",
+    "ClusterRankOp",
+    "ClusterSyncOp",
     "MBarrierArrayOp",
     "MBarrierArrayType",
     "MBarrierAtOp",
@@ -114,11 +135,30 @@ __all__ = [
 ]
 
 
-def _in_launch(op: Operation) -> None:
+def _in_launch(op: Operation) -> Operation:
     p = op.parent_op()
     while p is not None and p.name != "layout.launch":
         p = p.parent_op()
     _check(p is not None, f"{op.name} must be inside a layout.launch")
+    return p
+
+
+def _cluster_of(op: Operation, launch: Operation, what: str) -> int:
+    """The cluster size of `launch` (`tilec.cluster_dims`); an error naming `what` where
+    the launch has no clusters."""
+    from tilec.support.launch_bounds import CLUSTER_ATTR
+
+    attr = launch.attributes.get(CLUSTER_ATTR)
+    _check(isinstance(attr, IntegerAttr), f"{op.name}: {what} needs a launch of thread-block clusters "
+                                          f"({CLUSTER_ATTR})")
+    return attr.value.data
+
+
+def _constant_of(v: SSAValue) -> int | None:
+    """The value of `v` where an `arith.constant` defines it, else None."""
+    o = v.owner
+    c = getattr(getattr(getattr(o, "value", None), "value", None), "data", None)
+    return c if isinstance(o, Operation) and o.name == "arith.constant" and isinstance(c, int) else None
 
 
 @irdl_attr_definition
@@ -348,26 +388,38 @@ class MBarrierAtOp(IRDLOperation):
 
 @irdl_op_definition
 class MBarrierArriveOp(IRDLOperation):
-    """One arrival on the current phase of `bar`, expecting `tx` more bytes of copies."""
+    """One arrival on the current phase of `bar`, expecting `tx` more bytes of copies.
+    With `on %cta` (an index, the same in every thread of the block; needs a launch of
+    clusters): the arrival is on `bar` of the cluster's block of rank `cta` (the same
+    barrier in that block's shared memory), which may be this block's own.
+
+        layout.mbarrier_arrive %empty on %c1"""
 
     name = "layout.mbarrier_arrive"
     traits = traits_def(Synchronizes())
     bar = operand_def(MBarrierType)
+    cta = opt_operand_def(IndexType)
     tx = opt_prop_def(IntegerAttr)
-    assembly_format = "$bar attr-dict"
+    assembly_format = "$bar (`on` $cta^)? attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, bar: SSAValue, tx: int | None = None):
+    def __init__(self, bar: SSAValue, tx: int | None = None, cta: SSAValue | None = None):
         props = {} if tx is None else {"tx": IntegerAttr(tx, i64)}
-        super().__init__(operands=[bar], properties=props)
+        super().__init__(operands=[bar, [] if cta is None else [cta]], properties=props)
 
     @property
     def tx_bytes(self) -> int:
         return 0 if self.tx is None else self.tx.value.data
 
     def verify_(self) -> None:
-        _in_launch(self)
+        launch = _in_launch(self)
         _check(0 <= self.tx_bytes < (1 << 20), f"tx must be in [0, 2^20) bytes, got {self.tx_bytes}")
+        if self.cta is not None:
+            size = _cluster_of(self, launch, "an arrival on a peer's mbarrier (on %cta)")
+            v = _constant_of(self.cta)
+            _check(v is None or 0 <= v < size,
+                   f"mbarrier_arrive on block {v} of a cluster of {size} blocks")
+            _check(self.tx is None, "mbarrier_arrive on a peer's barrier (on %cta) expects no bytes (no tx)")
 
 
 @irdl_op_definition
@@ -424,12 +476,24 @@ class TmaLoadOp(IRDLOperation):
     dest = operand_def(TensorViewType)
     bar = operand_def(MBarrierType)
     l2_promotion = opt_prop_def(IntegerAttr)
+    multicast = opt_prop_def(IntegerAttr)
+    """A mask of cluster ranks (needs a launch of clusters): the box lands in `dest` of
+    each block of the cluster whose rank is a bit of it (`.multicast::cluster`, one
+    read of global memory), its bytes completing on `bar` of each of them."""
     assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION):
+    def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION,
+                 multicast: int | None = None):
         props = {} if l2_promotion == DEFAULT_L2_PROMOTION else {"l2_promotion": IntegerAttr(l2_promotion, i64)}
+        if multicast is not None:
+            props["multicast"] = IntegerAttr(multicast, i64)
         super().__init__(operands=[source, dest, bar], properties=props)
+
+    @property
+    def multicast_mask(self) -> int | None:
+        """The cluster ranks the box lands in (a bit each), or None: this block only."""
+        return None if self.multicast is None else self.multicast.value.data
 
     @property
     def l2_promotion_bytes(self) -> int:
@@ -448,7 +512,56 @@ class TmaLoadOp(IRDLOperation):
             self.l2_promotion_bytes in L2_PROMOTIONS,
             f"tma_load's l2_promotion must be 0, 64, 128 or 256 bytes, got {self.l2_promotion_bytes}",
         )
+        if self.multicast is not None:
+            size = _cluster_of(self, _in_launch(self), "a multicast TMA load")
+            mask = self.multicast_mask
+            _check(0 < mask < (1 << size),
+                   f"tma_load's multicast mask {mask} must name blocks of its cluster of {size} "
+                   f"(1 to {(1 << size) - 1})")
         _check_plan(self, self.source, self.dest)
+
+
+# ------------------------------------------------------------------------ clusters
+
+
+@irdl_op_definition
+class ClusterRankOp(IRDLOperation):
+    """The block's rank in its thread-block cluster (0 .. C - 1 in a launch of clusters
+    of C blocks along x, `tilec.cluster_dims`; 0 in a launch without clusters).
+
+        %r = layout.cluster_rank"""
+
+    name = "layout.cluster_rank"
+    traits = traits_def(Pure())
+    result = result_def(IndexType)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+
+
+@irdl_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """A barrier of every thread of every block of the cluster (block-collective, and
+    cluster-collective: no block passes it before all of its cluster's blocks reach
+    it), which also makes the cluster's mbarrier initialisations before it visible to
+    the peers (`fence.mbarrier_init.release.cluster`; `barrier.cluster.arrive.release`,
+    `barrier.cluster.wait.acquire`). Needs a launch of clusters.
+
+        layout.cluster_sync"""
+
+    name = "layout.cluster_sync"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        _cluster_of(self, _in_launch(self), "a cluster barrier")
 
 
 CP_ASYNC_LOAD_BYTES = 16
@@ -572,5 +685,6 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp, MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+TMA_OPS = [ClusterRankOp, ClusterSyncOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
+           MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

@@ -22,7 +22,7 @@ from tilec.dialects.cuda_tma import TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
-from tilec.support.launch_bounds import min_blocks
+from tilec.support.launch_bounds import cluster_dims, min_blocks
 from tilec.support.target import target_of
 
 from .c_types import (
@@ -77,6 +77,9 @@ class KernelInfo:
     min_blocks: int | None = None
     """The blocks per multiprocessor the kernel is compiled for (`tilec.min_blocks`,
     support/launch_bounds.py: `__launch_bounds__`'s second value), None for CUDA's default."""
+    cluster_dims: int | None = None
+    """The blocks per thread-block cluster along x (`tilec.cluster_dims`: CUDA's
+    `__cluster_dims__(C, 1, 1)`; the grid's x must be a multiple), None: no clusters."""
 
 
 
@@ -290,6 +293,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
         index_bits=index_bits,
         dynamic_smem_bytes=shared if shared > tgt.static_smem_limit else 0,
         min_blocks=min_blocks(kernel),
+        cluster_dims=cluster_dims(kernel),
     )
 
 

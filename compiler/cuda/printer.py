@@ -352,6 +352,8 @@ class EmitterBase(BasePrinter):
             blocks = f", {info.min_blocks}" if info.min_blocks is not None else ""
             bounds = f" __launch_bounds__({x * y * z}{blocks})"
             description += f", block ({x}, {y}, {z})"
+        if info.cluster_dims is not None:
+            bounds = f" __cluster_dims__({info.cluster_dims}, 1, 1){bounds}"
         self.line(description)
         self.loc_comment(kernel)
         self.line(f'extern "C" __global__ void{bounds}')

@@ -63,6 +63,25 @@ __device__ __forceinline__ void tilec_bulk_wait_group_read() {
 }"""
 
 
+DEVICE_HELPERS["mbarrier_cluster"] = """\
+// thread-block clusters: this block's rank, the cluster barrier, an arrival on a peer's mbarrier
+__device__ __forceinline__ unsigned tilec_cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void tilec_cluster_sync() {
+  asm volatile("fence.mbarrier_init.release.cluster;\\n"
+               "barrier.cluster.arrive.release.aligned;\\n"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void tilec_mbarrier_arrive_cluster(unsigned long long* bar, unsigned cta) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(tilec_smem_addr(bar)), "r"(cta));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
+}"""
+
+
 class TmaEmitter(EmitterBase):
     def _coord_list(self, coords) -> list[str]:
         return [f"(int)({self.expr(c)})" for c in coords]
@@ -83,7 +102,21 @@ class TmaEmitter(EmitterBase):
 
     @emits(cuda_tma.MBarrierArriveExpectTxOp)
     def emit_mbarrier_arrive(self, op: cuda_tma.MBarrierArriveExpectTxOp):
+        if op.cta is not None:
+            self.helpers.update(("mbarrier", "mbarrier_cluster"))
+            self._mbarrier("mbarrier_arrive_cluster", op, f"(unsigned)({self.expr(op.cta)})")
+            return
         self._mbarrier("mbarrier_arrive_expect_tx", op, f"{op.tx.value.data}u")
+
+    @emits(cuda_tma.ClusterRankOp)
+    def emit_cluster_rank(self, op: cuda_tma.ClusterRankOp):
+        self.helpers.update(("mbarrier", "mbarrier_cluster"))
+        self.assign(op, op.result, f"({self.index_ctype})tilec_cluster_rank()", "crank")
+
+    @emits(cuda_tma.ClusterSyncOp)
+    def emit_cluster_sync(self, op: cuda_tma.ClusterSyncOp):
+        self.helpers.update(("mbarrier", "mbarrier_cluster"))
+        self.line("tilec_cluster_sync();")
 
     @emits(cuda_tma.CpAsyncMBarrierArriveOp)
     def emit_cp_async_mbarrier_arrive(self, op: cuda_tma.CpAsyncMBarrierArriveOp):
@@ -110,9 +143,13 @@ class TmaEmitter(EmitterBase):
             *(f'"r"({c})' for c in cs),
         ]
         coords = ", ".join(f"%{3 + i}" for i in range(n))
+        mc, mask = "", ""
+        if op.multicast_mask is not None:  # the ctaMask, a 16-bit operand
+            mc, mask = ".multicast::cluster", f", %{3 + n}"
+            ins.append(f'"h"((unsigned short){op.multicast_mask})')
         self.line(
             f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.tile'
-            f'.mbarrier::complete_tx::bytes [%0], [%1, {{{coords}}}], [%2];"'
+            f'.mbarrier::complete_tx::bytes{mc} [%0], [%1, {{{coords}}}], [%2]{mask};"'
         )
         self.line(f'             :: {", ".join(ins)} : "memory");')
 

@@ -26,7 +26,7 @@ from tilec.dialects.tma import DEFAULT_L2_PROMOTION
 from tilec.support.diagnostics import LOC_ATTR
 from tilec.support.locations import get_loc
 from tilec.support.index_width import promise_index_bits, promised_index_bits
-from tilec.support.launch_bounds import min_blocks, set_min_blocks
+from tilec.support.launch_bounds import cluster_dims, min_blocks, set_cluster_dims, set_min_blocks
 
 from .._gpu_builder import index
 from .base import (
@@ -143,6 +143,9 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
     blocks = min_blocks(launch)
     if blocks is not None:  # the launch's blocks per multiprocessor: the kernel's launch bounds
         set_min_blocks(kfunc, blocks)
+    cluster = cluster_dims(launch)
+    if cluster is not None:  # the launch's clusters: the kernel's __cluster_dims__
+        set_cluster_dims(kfunc, cluster)
     lower_launch(entry, launch, dict(zip(args_order, entry.args)), ptr_types, tma_maps)
     entry.add_op(gpu.ReturnOp([]))
     # host side

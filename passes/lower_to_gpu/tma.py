@@ -25,6 +25,9 @@ result visible to the block:
   threads meet at `cuda.named_barrier` i + 1 (`bar.sync i + 1, threads`) and its first
   thread issues the store and the waits (the consumers' TMA-store epilogue).
 - `mbarrier_inval`: the block meets (every wait done); thread 0 invalidates.
+- `cluster_rank` / `cluster_sync`: `cuda.cluster_rank` / `cuda.cluster_sync` (every
+  thread); `mbarrier_arrive on %cta` and `tma_load {multicast}` as above, their
+  `cuda` ops carrying the rank and the mask.
 
 The shared buffer of a TMA copy is aligned to what the copy engine and the swizzle
 need (`TmaGeometry.smem_align`: 128 bytes, 1024 with a 128-byte swizzle), set on its
@@ -153,9 +156,20 @@ class TmaLowering(OpFamily):
         sub.results[0].name_hint = "mbar"
         self.values.set_scalar(op.result, sub.results[0])
 
+    @lowers(layout_tma.ClusterRankOp)
+    def op_cluster_rank(self, op: layout_tma.ClusterRankOp):
+        r = self.b.add(cuda_tma.ClusterRankOp()).results[0]
+        r.name_hint = "crank"
+        self.values.set_index(op.result, DynamicIndex(self.b, r))
+
+    @lowers(layout_tma.ClusterSyncOp)
+    def op_cluster_sync(self, op: layout_tma.ClusterSyncOp):
+        self.b.add(cuda_tma.ClusterSyncOp())
+
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):
-        arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes)
+        cta = None if op.cta is None else self.b.ssa(self.values.index(op.cta))
+        arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes, cta)
         if unordered_accesses_before(op):  # the elected thread's arrive must publish them
             self._meet(op)
         if self.ctx.role_threads is None:
@@ -185,7 +199,8 @@ class TmaLowering(OpFamily):
         dst = self._smem(op, op.dest, plan.geometry.smem_align)
         self._comment(f"TMA load (cp.async.bulk.tensor): {plan.geometry.describe()}")
         bar = self._bar(op.bar)
-        self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off) for cs, off in self._boxes(plan, coords)))
+        mc = op.multicast_mask
+        self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off, mc) for cs, off in self._boxes(plan, coords)))
 
     @lowers(layout_tma.CpAsyncLoadOp)
     def op_cp_async_load(self, op: layout_tma.CpAsyncLoadOp):

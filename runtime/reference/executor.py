@@ -379,13 +379,25 @@ def launch(
     if interp.grid is not None:
         raise ExecutionError(op, "a kernel cannot launch another kernel")
     check_launch_size(op, op if body is None else body, grid_dims, block_dims)
-    grid = Grid(grid_dims, block_dims)
+    from tilec.support.launch_bounds import cluster_dims
+
+    cluster = cluster_dims(op if body is None else body) or 1
+    if grid_dims[0] % cluster:
+        raise ExecutionError(op, f"a grid of {grid_dims[0]} blocks along x is not a multiple of the launch's "
+                                 f"clusters of {cluster} blocks (tilec.cluster_dims)")
+    grid = Grid(grid_dims, block_dims, cluster=cluster)
     interp.grid = grid
     interp.async_copies = AsyncCopies(grid)
     interp.launches += 1
     interp.launch_log.append((kernel_name, grid_dims, block_dims))
     try:
         run_body(grid)
+        if grid.reached.any():
+            b = int(np.argmax(grid.reached))
+            raise ExecutionError(
+                op, f"block {b} exits while a block of its cluster may still reach its shared memory, or it a "
+                    f"peer's (an mbarrier arrival on a peer's barrier or a multicast TMA load since the last "
+                    f"cluster_sync): the cluster's blocks must meet at a cluster_sync before they exit", block=b)
     finally:
         interp.grid = None
         interp.async_copies = None

@@ -9,6 +9,11 @@ running them in lockstep is one of their legal schedules; inside a block, the ra
 checks of `memory.py` make the outcome independent of the schedule (a program whose
 result would depend on it is reported, not run).
 
+Blocks of one thread-block cluster (`cluster`, consecutive along x) run in lockstep as
+all blocks do; what they do to each other's shared memory (an mbarrier arrival on a
+peer's barrier, a TMA load multicast to several blocks) is recorded as done for the
+receiving block, and a `cluster_sync` moves the epochs of all of the cluster's blocks.
+
 Each block has a barrier *epoch*: the number of barriers it has passed. Two accesses
 of one block are ordered iff a barrier lies between them, i.e. iff their epochs
 differ; accesses of two blocks are never ordered within a launch.
@@ -48,6 +53,8 @@ class Grid:
     block: tuple[int, int, int]
     mask: np.ndarray | None = None
     """bool [T] of the threads that run the current op; None when all do."""
+    cluster: int = 1
+    """Blocks per thread-block cluster, consecutive along x (`tilec.cluster_dims`)."""
 
     def __post_init__(self):
         gx, gy, gz = self.grid
@@ -64,6 +71,27 @@ class Grid:
         b = self.block_of
         self.block_id = (b % gx, (b // gx) % gy, b // (gx * gy))
         self.epoch = np.zeros(self.num_blocks, dtype=np.int32)
+        self.cluster_syncs = np.zeros(self.num_blocks, dtype=np.int64)
+        """Per block: the cluster barriers it has passed (`cluster_sync`)."""
+        self.knows = np.zeros((self.num_blocks, self.cluster), dtype=np.int64) - 1
+        """Per block b and rank r: the last barrier epoch of b's peer of rank r whose
+        accesses b is ordered after (through the peer's arrivals on b's mbarriers whose
+        phases b's waits saw complete, or a cluster_sync); -1: none. A write by b into the
+        peer's shared memory (a multicast) conflicts with the peer's reads of a later epoch."""
+        self.reached = np.zeros(self.num_blocks, dtype=bool)
+        """Per block: whether a block of its cluster reached its shared memory (an arrival
+        on its barrier, a multicast into it), or it a peer's, since its last cluster
+        barrier: such a block may not exit before one (`executor.launch` checks)."""
+
+    def cluster_rank(self, blocks: np.ndarray) -> np.ndarray:
+        """The rank of each of `blocks` in its cluster (CUDA's `%cluster_ctarank`:
+        the clusters run along x, so it is the block's x modulo the cluster size)."""
+        return (np.asarray(blocks) % self.grid[0]) % self.cluster
+
+    def cluster_peer(self, blocks: np.ndarray, rank) -> np.ndarray:
+        """The block of rank `rank` (per entry, or one for all) in the cluster of each of `blocks`."""
+        b = np.asarray(blocks)
+        return b - self.cluster_rank(b) + np.asarray(rank, dtype=np.int64)
 
     def active_tids(self) -> np.ndarray:
         if self.mask is None:

@@ -22,6 +22,17 @@ writing it before is an error. Box elements outside the tensor are zeros for loa
 and not written by stores, as the hardware does, and a load counts its whole box's
 bytes on the barrier; a box may lie wholly outside (an unmasked `layout.tile` past the
 end that only TMA copies use gets its extents' mask: layout_impls.tile_view).
+
+Thread-block clusters (`Grid.cluster`): an arrival on a peer's barrier counts on the
+peer's phase, and a multicast TMA load lands in each receiving block, its bytes on each
+one's barrier. A block may reach a peer's barrier only after a `cluster_sync` that
+follows the barrier's initialisation there, and no block may exit while a peer reached
+it (or it a peer) since the last `cluster_sync`. A multicast into a peer's shared
+memory must come after the peer's reads of it: the peer's arrivals on the issuing
+block's barriers, once a wait of the issuer sees their phase complete, order the peer's
+accesses before (as does a `cluster_sync`; `Grid.knows`), and a multicast overwriting
+an element the peer read later is reported (the blocks run in lockstep, so without this
+check a missing arrival on the peer's barrier would go unseen).
 """
 
 from __future__ import annotations
@@ -82,6 +93,13 @@ class MBarrier:
     expected: np.ndarray = field(init=False)
     copied: np.ndarray = field(init=False)
     copies: list[InFlight] = field(default_factory=list)
+    heard: dict[tuple[int, int], int] = field(default_factory=dict)
+    """(block, peer block) -> the peer's barrier epoch at its latest arrival on this
+    block's current phase (`reach_peers`); handed to `Grid.knows` when a wait sees the
+    phase complete."""
+    init_syncs: np.ndarray = field(init=False)
+    """Per block: its cluster barriers passed when it initialised this barrier (a peer
+    may reach the barrier only after one more: `reach_peers`)."""
     seen: dict[int, np.ndarray] = field(default_factory=dict)
     """Per warp_specialize region (its first thread): the phases of each block it has
     seen complete through its waits (its next wait is on phase `seen`)."""
@@ -98,6 +116,7 @@ class MBarrier:
         self.missing = np.zeros(b, np.int64)
         self.expected = np.zeros(b, np.int64)
         self.copied = np.zeros(b, np.int64)
+        self.init_syncs = np.zeros(b, np.int64)
 
     def _busy(self, blocks: np.ndarray) -> np.ndarray:
         return (self.missing[blocks] < self.count) | (self.expected[blocks] > 0) | (self.copied[blocks] > 0)
@@ -216,6 +235,13 @@ class MBarrier:
                 block=b,
             )
         self._land(op, grid, done)
+        if self.heard:  # the peers' arrivals on the completed phases order their accesses before
+            hit = {int(b) for b in done}
+            for (b, peer), e in list(self.heard.items()):
+                if b in hit:
+                    r = int(grid.cluster_rank(peer))
+                    grid.knows[b, r] = max(grid.knows[b, r], e)
+                    del self.heard[(b, peer)]
         self.phase[done] += 1
         self.missing[done] = self.count
         self.expected[done] = 0
@@ -283,6 +309,107 @@ def _bulk(grid: Grid) -> BulkStores:
         b = BulkStores()
         grid.bulk_stores = b  # type: ignore[attr-defined]
     return b
+
+
+# ------------------------------------------------------------------ clusters
+
+
+def reach_peers(op: Operation, grid: Grid, bar: MBarrier, src: np.ndarray, dst: np.ndarray) -> None:
+    """Blocks `src` reach the mbarrier `bar` (and the shared memory beside it) of blocks
+    `dst` (one entry each): where `dst` is another block of the cluster, the barrier's
+    initialisation in `dst` must be behind a cluster barrier that both have passed,
+    and both must meet at another before they exit (`Grid.reached`)."""
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    remote = src != dst
+    if not remote.any():
+        return
+    s, d = src[remote], dst[remote]
+    bad = grid.cluster_syncs[d] <= bar.init_syncs[d]
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ExecutionError(
+            op, f"block {int(s[i])} reaches the mbarrier of block {int(d[i])} of its cluster, whose "
+                f"initialisation no cluster_sync has published yet (a cluster_sync between the "
+                f"barrier's initialisation and its peers' use)", block=int(s[i]))
+    grid.reached[s] = True
+    grid.reached[d] = True
+
+
+def heard_from(grid: Grid, bar: MBarrier, src: np.ndarray, dst: np.ndarray) -> None:
+    """Blocks `src` arrive on `bar` of blocks `dst`: where another block of the cluster,
+    its accesses so far are ordered before what `dst` does after a wait sees the phase
+    complete (`Grid.knows`)."""
+    for s, d in zip(np.asarray(src).tolist(), np.asarray(dst).tolist()):
+        if s != d:
+            bar.heard[(d, s)] = max(bar.heard.get((d, s), -1), int(grid.epoch[s]))
+
+
+def check_peer_reads(op: Operation, grid: Grid, st: Storage, src: np.ndarray, dst: np.ndarray,
+                     keys: np.ndarray) -> None:
+    """Blocks `src` ([k]) start writing `keys` ([k, n]) of the shared memory of blocks
+    `dst` (a multicast): an error where `dst` read one of them after the last of its
+    accesses `src` is ordered after (`Grid.knows`): the peer may still be reading it."""
+    if st.writer is None:
+        return
+    for i, (s, d) in enumerate(zip(np.asarray(src).tolist(), np.asarray(dst).tolist())):
+        if s == d:
+            continue
+        k = keys[i]
+        seen = grid.knows[s, int(grid.cluster_rank(d))]
+        bad = (st.rblock[k] == d) & (st.repoch[k] > seen)
+        if bad.any():
+            raise ExecutionError(
+                op, f"block {s}'s multicast TMA load overwrites {st.describe(int(k[np.argmax(bad)]))} in block "
+                    f"{d} of its cluster, which block {d} read after the last of its accesses block {s} is ordered "
+                    f"after (an arrival of block {d} on a barrier of block {s} that block {s} waited on, or a "
+                    f"cluster_sync): block {d} may still be reading it", block=s)
+
+
+def cluster_peers(op: Operation, grid: Grid, blocks: np.ndarray, rank) -> np.ndarray:
+    """The block of rank `rank` (per entry or one for all) in the cluster of each of
+    `blocks`; an error where a rank is outside the cluster."""
+    r = np.broadcast_to(np.asarray(rank, np.int64), np.shape(blocks))
+    bad = (r < 0) | (r >= grid.cluster)
+    if bad.any():
+        raise ExecutionError(op, f"cluster rank {int(r[np.argmax(bad)])} is outside a cluster of "
+                                 f"{grid.cluster} blocks")
+    return grid.cluster_peer(blocks, r)
+
+
+def multicast_ranks(op: Operation, grid: Grid, mask: int) -> list[int]:
+    """The cluster ranks of a multicast mask; an error for a bit outside the cluster."""
+    ranks = [r for r in range(16) if mask >> r & 1]
+    if not ranks or ranks[-1] >= grid.cluster:
+        raise ExecutionError(op, f"multicast mask {mask} names blocks outside a cluster of {grid.cluster}")
+    return ranks
+
+
+def cluster_sync(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> None:
+    """Every thread of every block of a cluster meets (`cluster_sync`): a block partly
+    there, or a cluster whose blocks do not all come, is an error (on the GPU: a hang);
+    the blocks' epochs move on and the peers' reach of each other is settled."""
+    from .executor import barrier
+
+    if current_role(interp) is not None:
+        raise ExecutionError(op, f"'{op.name}' inside a warp_specialize region: every thread of the "
+                                 f"block must reach a cluster barrier")
+    barrier(interp, op, grid)
+    if grid.mask is None:
+        blocks = np.arange(grid.num_blocks)
+    else:
+        blocks = np.flatnonzero(grid.mask.reshape(grid.num_blocks, grid.threads_per_block).any(axis=1))
+    here = np.zeros(grid.num_blocks, bool)
+    here[blocks] = True
+    absent = ~here[grid.cluster_peer(np.repeat(blocks, grid.cluster), np.tile(np.arange(grid.cluster),
+                                                                            blocks.shape[0]))]
+    if absent.any():
+        b = int(np.repeat(blocks, grid.cluster)[np.argmax(absent)])
+        raise ExecutionError(op, f"block {b} waits at a cluster barrier that a block of its cluster does not "
+                                 f"reach: it would never return", block=b)
+    grid.cluster_syncs[blocks] += 1
+    grid.reached[blocks] = False
+    for r in range(grid.cluster):  # each block is ordered after its peers' accesses before the barrier
+        grid.knows[blocks, r] = grid.epoch[grid.cluster_peer(blocks, r)] - 1
 
 
 # ------------------------------------------------------------------ layout level
@@ -432,11 +559,22 @@ def _loaded_tile(interp: ReferenceInterpreter, op: Operation, args):
 
 @register_impls
 class TmaFunctions(InterpreterFunctions):
+    @impl(layout_tma.ClusterRankOp)
+    def run_cluster_rank(self, interp: ReferenceInterpreter, op: layout_tma.ClusterRankOp, args):
+        grid = _gpu_grid(interp, op)
+        return (grid.cluster_rank(grid.block_of).astype(np.int64),)
+
+    @impl(layout_tma.ClusterSyncOp)
+    def run_cluster_sync(self, interp: ReferenceInterpreter, op: layout_tma.ClusterSyncOp, args):
+        cluster_sync(interp, op, _gpu_grid(interp, op))
+        return ()
+
     @impl(layout_tma.MBarrierInitOp)
     def run_init(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInitOp, args):
         grid, blocks = _collective(interp, op)
         bar = MBarrier(op.count.value.data, grid.num_blocks)
         bar.init(op, blocks)
+        bar.init_syncs[blocks] = grid.cluster_syncs[blocks]
         return (bar,)
 
     @impl(layout_tma.MBarrierArrayOp)
@@ -445,6 +583,7 @@ class TmaFunctions(InterpreterFunctions):
         bars = [MBarrier(op.count.value.data, grid.num_blocks) for _ in range(op.num_stages)]
         for bar in bars:
             bar.init(op, blocks)
+            bar.init_syncs[blocks] = grid.cluster_syncs[blocks]
         return (bars,)
 
     @impl(layout_tma.MBarrierAtOp)
@@ -459,11 +598,20 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.MBarrierArriveOp)
     def run_arrive(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierArriveOp, args):
-        _, blocks = _collective(interp, op)
+        grid, blocks = _collective(interp, op)
+        bar = _bar(op, args[0])
+        if op.cta is not None:  # on the barrier of the cluster's block of rank cta
+            cta = np.asarray(args[1], dtype=np.int64)
+            if np.ndim(cta):
+                cta = _running_value(interp, op, cta, blocks)
+            dst = cluster_peers(op, grid, blocks, cta)
+            reach_peers(op, grid, bar, blocks, dst)
+            heard_from(grid, bar, blocks, dst)
+            blocks = dst
         role = current_role(interp)
         if role is not None:  # one arrival per warpgroup of the region
             blocks = np.repeat(blocks, role.warpgroups)
-        _bar(op, args[0]).arrive(op, blocks, op.tx_bytes)
+        bar.arrive(op, blocks, op.tx_bytes)
         return ()
 
     @impl(layout_tma.MBarrierWaitOp)
@@ -486,6 +634,9 @@ class TmaFunctions(InterpreterFunctions):
     def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
         grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
+        if op.multicast_mask is not None:
+            _multicast(op, grid, bar, blocks, s.storage, skeys, values, nbytes, op.multicast_mask)
+            return ()
         bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
@@ -530,6 +681,16 @@ class TmaFunctions(InterpreterFunctions):
         strides = [1] + [int(x) for x in sizes[rank:]]
         return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes, op.buffer.type),)
 
+    @impl(cuda_tma.ClusterRankOp)
+    def run_gpu_cluster_rank(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterRankOp, args):
+        grid = _gpu_grid(interp, op)
+        return (grid.cluster_rank(grid.block_of).astype(np.int64),)
+
+    @impl(cuda_tma.ClusterSyncOp)
+    def run_gpu_cluster_sync(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterSyncOp, args):
+        cluster_sync(interp, op, _gpu_grid(interp, op))
+        return ()
+
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
         grid = _gpu_grid(interp, op)
@@ -537,13 +698,22 @@ class TmaFunctions(InterpreterFunctions):
         tids = grid.active_tids()
         bar.count = op.count.value.data
         bar.init(op, grid.block_of[tids])
+        bar.init_syncs[grid.block_of[tids]] = grid.cluster_syncs[grid.block_of[tids]]
         return ()
 
     @impl(cuda_tma.MBarrierArriveExpectTxOp)
     def run_gpu_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierArriveExpectTxOp, args):
         grid = _gpu_grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
-        bar.arrive(op, grid.block_of[grid.active_tids()], op.tx.value.data)
+        tids = grid.active_tids()
+        blocks = grid.block_of[tids]
+        if op.cta is not None:  # on the barrier of the cluster's block of rank cta
+            (cta,) = thread_indices(grid, tids, (args[1],))
+            dst = cluster_peers(op, grid, blocks, np.asarray(cta, dtype=np.int64))
+            reach_peers(op, grid, bar, blocks, dst)
+            heard_from(grid, bar, blocks, dst)
+            blocks = dst
+        bar.arrive(op, blocks, op.tx.value.data)
         return ()
 
     @impl(cuda_tma.CpAsyncMBarrierArriveOp)
@@ -595,6 +765,9 @@ class TmaFunctions(InterpreterFunctions):
         # the copy engine writes for the block: what lands is visible to every thread
         # that waits on the barrier (the wait's acquire), as a whole-block write
         blocks = grid.block_of[tids]
+        if op.multicast_mask is not None:
+            _multicast(op, grid, bar, blocks, dst.storage, skeys, values, nbytes, op.multicast_mask)
+            return ()
         bar.issue(op, grid, blocks, whole_block(blocks), dst.storage, skeys, values, np.ones(skeys.shape, bool), nbytes)
         return ()
 
@@ -630,6 +803,25 @@ class TmaFunctions(InterpreterFunctions):
     @impl(cuda_tma.FenceProxyAsyncOp)
     def run_gpu_fence(self, interp: ReferenceInterpreter, op: cuda_tma.FenceProxyAsyncOp, args):
         return ()
+
+
+def _multicast(op: Operation, grid: Grid, bar: MBarrier, blocks: np.ndarray, st: Storage, skeys: np.ndarray,
+               values: np.ndarray, nbytes: int, mask: int) -> None:
+    """TMA loads issued by `blocks` ([k]; `skeys` [k, n] in their own shared memory)
+    multicast to the cluster's blocks of the ranks in `mask`: each lands in the same
+    place of each receiving block's `st`, as that block's write, completing `nbytes`
+    on its `bar`."""
+    dst, keys, vals = [], [], []
+    for r in multicast_ranks(op, grid, mask):
+        d = cluster_peers(op, grid, blocks, r)
+        reach_peers(op, grid, bar, blocks, d)
+        check_peer_reads(op, grid, st, blocks, d, skeys + ((d - blocks) * st.size)[:, None])
+        dst.append(d)
+        keys.append(skeys + ((d - blocks) * st.size)[:, None])
+        vals.append(values)
+    d = np.concatenate(dst)
+    k = np.concatenate(keys)
+    bar.issue(op, grid, d, whole_block(d), st, k, np.concatenate(vals), np.ones(k.shape, bool), nbytes)
 
 
 def _thread_group(grid: Grid, t: int) -> int:

@@ -189,6 +189,23 @@ def test_every_configuration_runs(index, monkeypatch):
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48)])
+def test_clusters_sharing_b(m, n, k, monkeypatch):
+    """2-block clusters with B multicast (`GemmConfig.cluster`, forced on the rule's
+    128 x 256 in chunks of 128): rows 16 mod 32 bytes or not, an odd number of block
+    rows (the last pair's second tile past M), fewer pairs than clusters, the widest
+    epilogue."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    config = replace(gemm.CONFIGS[0], cluster=2, name=f"{gemm.CONFIGS[0].name}:cl2")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (1, 6144, 4096, "64x16x64:8:swapAB:splitK4:p1"),   # 384 units over 132 blocks
     (16, 28672, 4096, "64x16x128:8:swapAB:p1"),        # the rule's: 448 units over 132 blocks

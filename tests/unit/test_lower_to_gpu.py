@@ -94,6 +94,10 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         out = np.zeros_like(tiles)
         out[:64] = tiles[64:]  # the tile past the end lands as zeros in rows 64-127
         return {"dst": out.reshape(-1)}
+    if name == "cluster":  # block b: its cluster's 64 rows of src (zeros past row 100) in its 64 rows of dst
+        padded = np.zeros((128, 24), src.dtype)
+        padded[:100] = src.reshape(100, 24)
+        return {"dst": np.concatenate([padded[64 * (b // 2): 64 * (b // 2) + 64] for b in range(4)]).reshape(-1)}
     if name == "copy_async_swizzled":  # through swizzled smem; the static stage copies rows 64-127
         lo = 0 if fn == "swizzled_stages" else 64 * 64
         dst[lo:] = src[lo:]

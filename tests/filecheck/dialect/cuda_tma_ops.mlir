@@ -19,6 +19,10 @@
 // CHECK-NEXT: cuda.bulk_commit_group
 // CHECK-NEXT: cuda.bulk_wait_group_read 0
 // CHECK-NEXT: cuda.mbarrier_inval %bar : memref<1xi64, 3 : i64>
+// CHECK-NEXT: %r = cuda.cluster_rank
+// CHECK-NEXT: cuda.cluster_sync
+// CHECK-NEXT: cuda.mbarrier_arrive_expect_tx %bar, 0 on %r : memref<1xi64, 3 : i64>
+// CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] {multicast = 3 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
 
 func.func @box_rank(%buf: memref<8192xf32>, %d0: index) {
   // expected-error @+1 {{'cuda.tensor_map' of rank 2 takes 2 dims and 1 strides, got 2 sizes}}
@@ -111,5 +115,21 @@ func.func @cp_async_arrive_in_global(%bar: memref<1xi64>) {
 func.func @zero_fill_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
   // expected-error @+1 {{'cuda.cp_async' with src_bytes (zero fill) copies 16 bytes, got 8}}
   cuda.cp_async %s[%i], %g[%i], 8 src_bytes %i : memref<64xf32, 3 : i64>, memref<64xf32>
+  func.return
+}
+
+// -----
+
+func.func @arrive_on_a_peer_expecting_bytes(%bar: memref<1xi64, 3 : i64>, %r: index) {
+  // expected-error @+1 {{'cuda.mbarrier_arrive_expect_tx' on a peer's barrier (on %cta) expects no bytes, got tx 16}}
+  cuda.mbarrier_arrive_expect_tx %bar, 16 on %r : memref<1xi64, 3 : i64>
+  func.return
+}
+
+// -----
+
+func.func @multicast_to_no_block(%s: memref<4096xf32, 3 : i64>, %m: !cuda.tensor_map, %bar: memref<1xi64, 3 : i64>, %x: index) {
+  // expected-error @+1 {{'cuda.tma_load' multicast mask must be in [1, 2^16), got 0}}
+  cuda.tma_load %s, %m, %bar[%x, %x] {multicast = 0 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
   func.return
 }

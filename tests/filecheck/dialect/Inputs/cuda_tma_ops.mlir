@@ -23,6 +23,10 @@ builtin.module attributes {gpu.container_module} {
       cuda.bulk_commit_group
       cuda.bulk_wait_group_read 0
       cuda.mbarrier_inval %bar : memref<1xi64, 3 : i64>
+      %r = cuda.cluster_rank
+      cuda.cluster_sync
+      cuda.mbarrier_arrive_expect_tx %bar, 0 on %r : memref<1xi64, 3 : i64>
+      cuda.tma_load %s, %m, %bar[%x, %y] {multicast = 3 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
       "gpu.return"() : () -> ()
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()
