@@ -92,6 +92,9 @@ def _functions() -> list[InterpreterFunctions]:
         from .ptr_impls import PointerFunctions
 
         fns.append(PointerFunctions())
+        from .atomic_impls import AtomicFunctions
+
+        fns.append(AtomicFunctions())
     return fns
 
 
