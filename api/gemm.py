@@ -105,6 +105,9 @@ class GemmConfig:
     """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
     of the ring, the tiles shared by several blocks summed by a second launch
     (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
+    serial: bool = False
+    """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
+    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -113,6 +116,7 @@ class GemmConfig:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"serial": True} if self.serial else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
@@ -142,6 +146,12 @@ class GemmConfig:
         if self.stream_k:
             return 2 * sms * self.per_sm * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 else 0
+
+    def counters(self, m: int, n: int) -> int:
+        """The i32 arrival counters a call of M x N takes (`serial`: one a tile), else 0."""
+        if not self.serial:
+            return 0
+        return -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
 
     def smem_bytes(self) -> int:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
@@ -780,6 +790,9 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     workspace = config.workspace(m, n, sms)
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
+    counters = config.counters(m, n)
+    if counters:  # zero on entry, left zero by the kernel: one buffer a device serves every call
+        args.append(_counters(a, counters))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():
         _launch_torch(kernel, flat, m, names, given, workspace, (a, b, bias, activation, residual, out_dtype,
@@ -819,7 +832,7 @@ def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given:
     # the call's own tensors and the workspace are per-call slots; a number's scale is fixed
     free = [i for i, name in enumerate(names) if not isinstance(given[name], int | float)]
     if workspace:
-        free.append(len(flat) - 1)
+        free.append(len(flat) - 1 - (len(flat) > len(names) + 1))
     prepared = concrete.prepare([*flat, m], free)
     device = a.get_device()
     prepared(raw_stream(device), [flat[i].data_ptr() for i in free])
@@ -834,6 +847,30 @@ def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given:
     except TypeError:  # unhashable (an activation of a list checked already: not here in practice)
         return
     _fast_types.update((type(a), type(call[1])))
+
+
+_COUNTERS: dict[Any, Any] = {}
+"""The zeroed i32 arrival counters of serial split-K (`GemmConfig.serial`), per device:
+every call leaves them zero, so one buffer serves all calls of the device that do not
+run at the same time (calls on two streams at once would share them)."""
+
+
+def _counters(like: Any, count: int) -> Any:
+    """At least `count` zeroed i32 counters on `like`'s device (grown, never shrunk)."""
+    key = (type(like), str(getattr(like, "device", "")))
+    have = _COUNTERS.get(key)
+    if have is None or have.shape[0] < count:
+        if _is_torch(like):
+            import torch
+
+            have = torch.zeros(max(count, 1024), dtype=torch.int32, device=like.device)
+        else:
+            import cupy
+
+            have = cupy.zeros(max(count, 1024), dtype=cupy.int32)
+        _COUNTERS[key] = have
+        _COUNTERS.setdefault("kept", []).append(have)  # prepared calls hold the older ones' pointers
+    return have
 
 
 def _stream(x: Any) -> Any:

@@ -191,7 +191,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False, swap_ab: bool = False, slots: int = 0):
+             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -215,7 +215,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
-    `Res` M x N, `swap` False)."""
+    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32
+    counters after `pw`, one per tile of C (`g.Ctr`, gm x gn row-major), zero on entry
+    and left zero (`gemm_hopper_ws(serial=True)`)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -253,6 +255,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, (rows, kblocks), kblocks))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 or slots else None
+    pctr = p.pointer("pctr", "i32", align=4) if serial else None
     g.m = p.index("m") if m is None else None
     g.swap = swap_ab
     for ptr, (name, shape, stride) in zip(ptrs, views):
@@ -305,6 +308,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
     if not swap_ab:
         g.gn = p.constant(_cdiv(n, bn)).named("gn")
+    if pctr is not None:
+        g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.gm * g.gn).named("nctr")]).named("Ctr")
     return g
 
 
@@ -369,6 +374,7 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         grid = (g.gm, g.gn, g.c1)
     g.nprog = grid[0]
     with p.launch(grid=grid, threads=threads) as k:
+        g.tid = k.tid
         if nprog or group > 1:
             g.pid = k.bx.named("pid")
             k.by.named("b1")
@@ -434,7 +440,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
-    partials: int = 2, fma_promote: bool = False, stream_k: bool = False,
+    partials: int = 2, fma_promote: bool = False, stream_k: bool = False, serial: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -541,6 +547,19 @@ def gemm_hopper_ws(
     third axis the split; C^T's partial stored through a view of the workspace with
     strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
     no pingpong, no TMA epilogue.
+
+    `serial` (with `split_k`, swapped: CUTLASS's serial split-K fixup, no second
+    launch): after storing its partial, a unit's consumer warpgroups meet
+    (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
+    release of the partial), adds 1 to its tile's counter (`layout.atomic_add` on
+    `pctr`, one i32 a tile of C, relaxed) and fences again (the acquire), and the
+    counter's old value goes to the consumers through shared memory; the unit that
+    arrives last (old value S - 1) subtracts S (the counter is 0 again for the next
+    call: `pctr` is zero on entry and left zero, no memset), sums the S partials of its
+    tile in order s = 0 .. S-1 from the workspace in the accumulator's layout (the
+    bits of `_split_k_reduce`), applies the epilogue and stores C. Concurrent launches
+    sharing one `pctr` are not allowed (each call's counters must be its own while it
+    runs).
 
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
@@ -651,6 +670,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
+    if serial and (split_k < 2 or not swap_ab):
+        raise ValueError("gemm_hopper_ws: serial needs split_k > 1 and swap_ab")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if handover not in ("drain", "issue"):
@@ -669,7 +690,7 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
@@ -695,6 +716,8 @@ def gemm_hopper_ws(
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
+        if serial:  # the counter's old value, from consumer thread 0 to the consumers
+            g.arrived = p.alloc("(1):(1)", "i32", "smem").named("arrived")
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
 
         def chunk_columns() -> None:
@@ -919,6 +942,8 @@ def gemm_hopper_ws(
             if split_k > 1:  # the unit's partial product, as it is
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                if serial:
+                    serial_fixup(sc)
                 return
             if stream_k:  # a tile shared with other blocks: its partial into the block's slot
                 whole, shared = p.if_else(g.whole)
@@ -935,6 +960,30 @@ def gemm_hopper_ws(
                 accs, vecs = accs[:-1], vecs[:-1]
             for a, by, vec in zip(accs, g.bys, vecs):
                 store_chunk(sc, a, g.bx, by, vec)
+
+        def serial_fixup(sc) -> None:
+            """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring)."""
+            from tilec.dialects.layout_roles import NamedBarrierOp
+
+            consumers = WARPGROUP * wgs
+            last = p.constant(split_k - 1, "i32").named("lastarrival")
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
+            with p.if_(g.tid.eq(g.c0).named("leader")):
+                tile = (g.bx * g.gn + g.by).named("ctile")
+                p.fence()
+                old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
+                p.fence()
+                g.arrived[0] = old
+                with p.if_(old.eq(last).named("resets")):
+                    p.atomic_add(g.Ctr, [tile], -split_k)
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
+            with p.if_(g.arrived[0].eq(last).named("lastunit")):
+                acc = None
+                for s in range(split_k):
+                    w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
+                    x = p.load(p.tile(w, [g.bx, g.by], [bm, bc]).named(f"tw{s}"), g.mma).named(f"part{s}")
+                    acc = x if acc is None else (acc + x).named(f"sum{s}")
+                store_chunk(sc, acc, g.bx, g.by, None)
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1040,7 +1089,7 @@ def gemm_hopper_ws(
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
-    if split_k > 1 or stream_k:
+    if (split_k > 1 and not serial) or stream_k:
         from types import SimpleNamespace
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
@@ -1064,6 +1113,11 @@ bytes a thread at 3000 x 5000 x 7000, 128 x 256 x 64; at 40, 196)."""
 CONSUMER_REGS = 232
 """The most registers a consumer warpgroup of `gemm_hopper_ws` takes by default (with
 `PRODUCER_REGS`, all of the block's 3 x 168 at 384 threads)."""
+
+
+SERIAL_BARRIER = 3
+"""The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer
+warpgroups (0 is `__syncthreads`'s, 1 and 2 the two regions')."""
 
 
 SPLIT_K_TILE = (16, 128)

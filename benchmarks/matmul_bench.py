@@ -416,6 +416,8 @@ def parse_config(name: str):
             kw["pingpong"] = True
         elif f == "sk":
             kw["stream_k"] = True
+        elif f == "ser":
+            kw["serial"] = True
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
@@ -432,7 +434,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, sk, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
+                             "s<STAGES>, sk, ser, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
