@@ -305,12 +305,12 @@ def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> No
     )
 
 
-def _handed_over(grid: Grid, tb: np.ndarray, wb: np.ndarray, wepoch: np.ndarray) -> np.ndarray | bool:
+def _handed_over(grid: Grid, tb: np.ndarray, wb: np.ndarray, wepoch: np.ndarray) -> np.ndarray:
     """Per access: whether a release/acquire hand-over (atomic_impls.py) orders the
     write of block `wb` at `wepoch` before the access of block `tb`."""
     h = getattr(grid, "handoffs", None)
     if h is None:
-        return False
+        return np.zeros(np.shape(wepoch), bool)
     return (wb != tb) & h.covers(tb, wb, wepoch)
 
 
