@@ -548,8 +548,7 @@ def gemm_hopper_ws(
     strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
     no pingpong, no TMA epilogue.
 
-    `serial` (with `split_k`, swapped: CUTLASS's serial split-K fixup, no second
-    launch): after storing its partial, a unit's consumer warpgroups meet
+    `serial` (with `split_k`: CUTLASS's serial split-K fixup, no second launch): after storing its partial, a unit's consumer warpgroups meet
     (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
     release of the partial), adds 1 to its tile's counter (`layout.atomic_add` on
     `pctr`, one i32 a tile of C, relaxed) and fences again (the acquire), and the
@@ -670,8 +669,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
-    if serial and (split_k < 2 or not swap_ab):
-        raise ValueError("gemm_hopper_ws: serial needs split_k > 1 and swap_ab")
+    if serial and split_k < 2:
+        raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if handover not in ("drain", "issue"):
