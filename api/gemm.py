@@ -245,13 +245,20 @@ def unit_steps(c: GemmConfig, k: int) -> int:
     return steps if c.split_k == 1 else cdiv(cdiv(steps, c.split_k), c.stages) * c.stages
 
 
+SERIAL_SPLIT_K = True
+"""Whether the decode rule's splits sum their partials in the kernel (`GemmConfig.serial`:
+the tile's last unit to arrive, through an arrival counter a tile; no second launch) rather
+than by a second launch (`_split_k_reduce`). Same bits either way."""
+
+
 def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
     """`c` split S = 2 .. `most` (default `MAX_SPLIT_K`) ways (named
-    `<c.name>:splitK<S>`), each S whose every split has K steps of its own: (S - 1)
-    unit steps < ceil(K / bk)."""
+    `<c.name>:splitK<S>`, with `:ser` where `SERIAL_SPLIT_K`: summed in the kernel),
+    each S whose every split has K steps of its own: (S - 1) unit steps < ceil(K / bk)."""
     out, steps = [], -(-k // c.bk)
     for split in range(2, (MAX_SPLIT_K if most is None else most) + 1):
-        d = dataclasses.replace(c, split_k=split, name=f"{c.name}:splitK{split}")
+        d = dataclasses.replace(c, split_k=split, serial=SERIAL_SPLIT_K,
+                                name=f"{c.name}:splitK{split}" + (":ser" if SERIAL_SPLIT_K else ""))
         if (split - 1) * unit_steps(d, k) < steps:
             out.append(d)
     return out
@@ -382,7 +389,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 
     split units also write and read back their f32 partial (a tile of M's bucket's
     rows, columns swapped, at most), in DRAM's and the busiest's bytes, and pay one
-    `kernel_gap_s` for the reduction's launch. Stream-K (`c.stream_k`,
+    `kernel_gap_s` for the reduction's launch; summed in the kernel (`c.serial`) they
+    pay no launch, each unit writes its partial and the busiest multiprocessor also
+    reads back the S partials of one tile (its last unit's sum, after its K loop). Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -404,9 +413,13 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         count = units(c, m, n)
         partial = partial if c.split_k > 1 else 0
         dram = count * (weight * span * c.operand_bytes + partial)
-        busiest = -(-count // sms) * ((weight + small) * span * c.operand_bytes + partial)
-        flops = -(-count // sms) * 2 * c.bm * c.bn * span
-        gaps = 1 if c.split_k > 1 else 0
+        rounds = -(-count // sms)
+        if c.serial:  # each unit writes its partial; one tile's S come back to the last unit
+            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2) + c.split_k * partial // 2
+        else:
+            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial)
+        flops = rounds * 2 * c.bm * c.bn * span
+        gaps = 1 if c.split_k > 1 and not c.serial else 0
     return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
             + gaps * tgt.kernel_gap_s)
 

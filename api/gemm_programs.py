@@ -556,7 +556,8 @@ def gemm_hopper_ws(
     arrives last (old value S - 1) subtracts S (the counter is 0 again for the next
     call: `pctr` is zero on entry and left zero, no memset), sums the S partials of its
     tile in order s = 0 .. S-1 from the workspace in the accumulator's layout (the
-    bits of `_split_k_reduce`), applies the epilogue and stores C. Concurrent launches
+    bits of `_split_k_reduce`), `SERIAL_COLUMNS` columns at a time, applies the
+    epilogue and stores C. Concurrent launches
     sharing one `pctr` are not allowed (each call's counters must be its own while it
     runs).
 
@@ -961,8 +962,10 @@ def gemm_hopper_ws(
                 store_chunk(sc, a, g.bx, by, vec)
 
         def serial_fixup(sc) -> None:
-            """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring)."""
+            """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring),
+            `SERIAL_COLUMNS` columns of the tile at a time."""
             from tilec.dialects.layout_roles import NamedBarrierOp
+            from tilec.dialects.mma import NvidiaMmaLayout
 
             consumers = WARPGROUP * wgs
             last = p.constant(split_k - 1, "i32").named("lastarrival")
@@ -976,13 +979,18 @@ def gemm_hopper_ws(
                 with p.if_(old.eq(last).named("resets")):
                     p.atomic_add(g.Ctr, [tile], -split_k)
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
+            fc = min(bc, SERIAL_COLUMNS)
+            lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
             with p.if_(g.arrived[0].eq(last).named("lastunit")):
-                acc = None
-                for s in range(split_k):
-                    w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
-                    x = p.load(p.tile(w, [g.bx, g.by], [bm, bc]).named(f"tw{s}"), g.mma).named(f"part{s}")
-                    acc = x if acc is None else (acc + x).named(f"sum{s}")
-                store_chunk(sc, acc, g.bx, g.by, None)
+                for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
+                    by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
+                                                + p.constant(h).named(f"fc{h}")).named("fby")
+                    acc = None
+                    for s in range(split_k):
+                        w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
+                        x = p.load(p.tile(w, [g.bx, by], [bm, fc]).named(f"tw{s}"), lay).named(f"part{s}")
+                        acc = x if acc is None else (acc + x).named(f"sum{s}")
+                    p.store(epilogue.apply(g, acc, g.bx, by, bm, fc, lay), p.tile(g.C, [g.bx, by], [bm, fc]).named("tc"))
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1113,6 +1121,11 @@ CONSUMER_REGS = 232
 """The most registers a consumer warpgroup of `gemm_hopper_ws` takes by default (with
 `PRODUCER_REGS`, all of the block's 3 x 168 at 384 threads)."""
 
+
+SERIAL_COLUMNS = 64
+"""The columns of a tile `gemm_hopper_ws(serial=True)`'s last unit sums at a time (its
+accumulator and one partial in registers: 64 x 64 f32 over a warpgroup is 32 a thread,
+so four consumer warpgroups' 104 registers hold them; the whole 64 x 128 tile spilled)."""
 
 SERIAL_BARRIER = 3
 """The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer

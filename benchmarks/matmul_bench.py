@@ -386,7 +386,8 @@ def parse_config(name: str):
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA) (those
     two also after a name of `CONFIGS`: `128x256x64:4:c128:ov:cpb`), `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
-    wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), separated by
+    wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), `ser` / `noser` (split-K
+    summed in the kernel / by a second launch: `GemmConfig.serial`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -416,8 +417,8 @@ def parse_config(name: str):
             kw["pingpong"] = True
         elif f == "sk":
             kw["stream_k"] = True
-        elif f == "ser":
-            kw["serial"] = True
+        elif f in ("ser", "noser"):
+            kw["serial"] = f == "ser"
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
@@ -434,7 +435,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, sk, ser, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
+                             "s<STAGES>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, part1 or fma")
     group = 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
