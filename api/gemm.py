@@ -148,10 +148,12 @@ class GemmConfig:
         return self.split_k * m * n if self.split_k > 1 else 0
 
     def counters(self, m: int, n: int) -> int:
-        """The i32 arrival counters a call of M x N takes (`serial`: one a tile), else 0."""
+        """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
+        tile, then one flag a unit: S + 1 a tile), else 0."""
         if not self.serial:
             return 0
-        return -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
+        tiles = -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
+        return tiles * (self.split_k + 1)
 
     def smem_bytes(self) -> int:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
@@ -804,7 +806,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
     counters = config.counters(m, n)
-    if counters:  # zero on entry, left zero by the kernel: one buffer a device serves every call
+    if counters:  # counters zero on entry, left zero by the kernel: one buffer a device serves every call
         args.append(_counters(a, counters))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():

@@ -215,9 +215,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
-    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32
-    counters after `pw`, one per tile of C (`g.Ctr`, gm x gn row-major), zero on entry
-    and left zero (`gemm_hopper_ws(serial=True)`)."""
+    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
+    `pw` (`g.Ctr`): the counters, one per tile of C (gm x gn row-major), zero on entry
+    and left zero, then the units' flags, S per tile (`gemm_hopper_ws(serial=True)`)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -309,7 +309,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     if not swap_ab:
         g.gn = p.constant(_cdiv(n, bn)).named("gn")
     if pctr is not None:
-        g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.gm * g.gn).named("nctr")]).named("Ctr")
+        g.nctr = (g.gm * g.gn).named("nctr")
+        g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.nctr * p.constant(split_k + 1).named("ctrs")).named("nctrs")]
+                       ).named("Ctr")
     return g
 
 
@@ -552,7 +554,9 @@ def gemm_hopper_ws(
     (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
     release of the partial), adds 1 to its tile's counter (`layout.atomic_add` on
     `pctr`, one i32 a tile of C, relaxed) and fences again (the acquire), and the
-    counter's old value goes to the consumers through shared memory; the unit that
+    counter's old value goes to the consumers through the unit's flag in global
+    memory (`pctr` past the counters; through shared memory, ptxas gave up `setmaxnreg`
+    at O's M = 32 and spilled); the unit that
     arrives last (old value S - 1) subtracts S (the counter is 0 again for the next
     call: `pctr` is zero on entry and left zero, no memset), sums the S partials of its
     tile in order s = 0 .. S-1 from the workspace in the accumulator's layout (the
@@ -716,8 +720,6 @@ def gemm_hopper_ws(
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
-        if serial:  # the counter's old value, from consumer thread 0 to the consumers
-            g.arrived = p.alloc("(1):(1)", "i32", "smem").named("arrived")
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
 
         def chunk_columns() -> None:
@@ -970,18 +972,20 @@ def gemm_hopper_ws(
             consumers = WARPGROUP * wgs
             last = p.constant(split_k - 1, "i32").named("lastarrival")
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
+            tile = (g.bx * g.gn + g.by).named("ctile")
+            # the unit's flag: after the counters, S a tile
+            flag = (g.nctr + (tile * p.constant(split_k).named("fsplits") + g.split).named("unit")).named("flag")
             with p.if_(g.tid.eq(g.c0).named("leader")):
-                tile = (g.bx * g.gn + g.by).named("ctile")
                 p.fence()
                 old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
                 p.fence()
-                g.arrived[0] = old
+                g.Ctr[flag] = old
                 with p.if_(old.eq(last).named("resets")):
                     p.atomic_add(g.Ctr, [tile], -split_k)
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
             fc = min(bc, SERIAL_COLUMNS)
             lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
-            with p.if_(g.arrived[0].eq(last).named("lastunit")):
+            with p.if_(g.Ctr[flag].eq(last).named("lastunit")):
                 for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
                     by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
                                                 + p.constant(h).named(f"fc{h}")).named("fby")

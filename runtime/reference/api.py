@@ -332,7 +332,7 @@ def random_inputs(
     - buffers the program reads: random normal floats, random integers in
       [-1000, 1000) (booleans at random);
     - buffers it only writes (outputs): poisoned with `poison_value`, never zeros;
-    - buffers it only adds to with atomics (counters, dialects/layout_atomic.py): zeros.
+    - buffers it adds to with atomics (counters, dialects/layout_atomic.py): zeros.
     """
     if isinstance(module, str):
         module = parse(module)
@@ -391,7 +391,7 @@ def random_inputs(
             )
         dt = buffer_dtype(t)
         eff = effects.get(name, {"read"})
-        if eff == {"atomic"}:  # counters: zero on entry, as a program counting with atomics asks
+        if "atomic" in eff:  # counters: zero on entry, as a program counting with atomics asks
             out[name] = np.zeros(n, dtype=dt)
         elif "read" not in eff:
             out[name] = np.full(n, poison_value(dt), dtype=dt)
