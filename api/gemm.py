@@ -123,6 +123,8 @@ class GemmConfig:
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
             kw["split_k"] = self.split_k
+        if self.serial:
+            kw["serial"] = True
         if self.chunk:
             kw["chunk"] = self.chunk
         if self.pingpong:
@@ -879,10 +881,11 @@ def _counters(like: Any, count: int) -> Any:
             import torch
 
             have = torch.zeros(max(count, 1024), dtype=torch.int32, device=like.device)
-        else:
-            import cupy
+        else:  # CuPy's (or NumPy's, for stand-ins)
+            import importlib
 
-            have = cupy.zeros(max(count, 1024), dtype=cupy.int32)
+            xp = importlib.import_module(type(like).__module__.split(".")[0])
+            have = xp.zeros(max(count, 1024), dtype=xp.int32)
         _COUNTERS[key] = have
         _COUNTERS.setdefault("kept", []).append(have)  # prepared calls hold the older ones' pointers
     return have
