@@ -249,8 +249,8 @@ def test_split_configurations_compile_without_spills(m, n, k, kmajor):
 
 def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
     """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
-    takes the swap of 256 rows split 16 ways at 5 x 200 x 4096 (one tile; 4 tiles of 64
-    rows split 4 ways cost the same and load more bytes of A^T), summed in the kernel,
+    takes the swap of 64 rows split 4 ways at 5 x 200 x 4096 (4 tiles; one tile of 256
+    rows split 16 ways costs the same and holds four times the partials), summed in the kernel,
     and the kernel, run on the reference executor with the arguments `matmul` passes
     (the S x M x N f32 workspace after the epilogue's operands, poisoned, then the
     counters and flags, zero), gives the bound, twice, and leaves the counters zero."""
@@ -290,9 +290,9 @@ def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
     got = gemm.matmul(x, w.T, bias=bias)
     again = gemm.matmul(x, w.T, bias=bias)
     key, key2 = calls
-    assert key == key2 and key.config.name == "256x16x64:4:swapAB:p1:splitK16:ser"
+    assert key == key2 and key.config.name == "64x16x128:8:swapAB:p1:splitK4:ser"
     f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
     assert within_bound(*f64, out="f16").all()
     assert np.array_equal(got.view(np.uint16), again.view(np.uint16))
     (counters,) = (v for name, v in gemm._COUNTERS.items() if name != "kept")
-    assert not counters[:-(-n // 256)].any()
+    assert not counters[:-(-n // 64)].any()
