@@ -13,7 +13,7 @@ layout-level ops'."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, MemRefType, StringAttr, i32
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i32
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -58,9 +58,8 @@ class AtomicAddOp(IRDLOperation):
         assert isinstance(t, MemRefType)
         if t.get_num_dims() != 1 or t.element_type != i32:
             raise VerifyException(f"'cuda.atomic_add' takes a 1-D memref of i32, got {t}")
-        from .cuda import memory_space_number
-
-        if memory_space_number(t) not in (None, 1):
+        space = t.memory_space
+        if isinstance(space, IntegerAttr) and space.value.data != 1:  # 1: global, absent: global
             raise VerifyException(f"'cuda.atomic_add' takes global memory, got {t}")
 
 

@@ -1,5 +1,5 @@
 """The `cuda` dialect: cp.async and its groups, comments, printf, warp shuffles, mma.sync,
-ldmatrix/stmatrix, atomics and fences."""
+ldmatrix/stmatrix."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
 )
 
-from tilec.dialects import cuda, cuda_atomic
+from tilec.dialects import cuda
 
 from .printer import EmitterBase, emits
 
@@ -46,21 +46,6 @@ class CudaOpsEmitter(EmitterBase):
     def emit_cp_async_wait(self, op: cuda.CpAsyncWaitOp):
         self.helpers.add("cp_async")
         self.line(f"tilec_cp_async_wait<{op.pending.value.data}>();")
-
-    @emits(cuda_atomic.AtomicAddOp)
-    def emit_atomic_add(self, op: cuda_atomic.AtomicAddOp):
-        """`atom.<order>.<scope>.global.add.u32` through inline PTX (the old value)."""
-        self.buffer(op.mem, op)
-        addr = f"{self.expr(op.mem)} + {self.expr(op.index)}"
-        ctype = self.ctype(op.result.type, op)
-        name = self.define(op.result, "old")
-        self.line(f"{ctype} {name};")
-        self.line(f'asm volatile("atom.{op.order.data}.{op.scope.data}.global.add.u32 %0, [%1], %2;" '
-                  f': "=r"({name}) : "l"({addr}), "r"({self.expr(op.value)}) : "memory");')
-
-    @emits(cuda_atomic.FenceOp)
-    def emit_fence(self, op: cuda_atomic.FenceOp):
-        self.line(f'asm volatile("fence.{op.order.data}.{op.scope.data};" ::: "memory");')
 
     @emits(cuda.CommentOp)
     def emit_comment(self, op: cuda.CommentOp):

@@ -13,9 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, VectorType
 from xdsl.ir import SSAValue
 
 from tilec.dialects import cuda
-from tilec.dialects import cuda_atomic as ca
 from tilec.dialects import layout_access as la
-from tilec.dialects import layout_atomic as lat
 from tilec.dialects import layout_ptr as lp
 from tilec.dialects import views
 
@@ -153,18 +151,6 @@ class ElementAccessLowering(OpFamily):
                 access.store_scalar(self.b, v, x, offs[0])
 
         access.guarded(self.b, valid, write)
-
-    @lowers(lat.AtomicAddOp)
-    def op_layout_atomic_add(self, op: lat.AtomicAddOp):
-        v: View = self.values.view(op.view)
-        offs, _ = self.element_address(op, v, [self.values.index(c) for c in op.coords])
-        x = self.ctx.ssa(op.value)
-        r = self.b.add(ca.AtomicAddOp(v.mem, self.b.ssa(offs[0]), x, op.scope_name, op.order_name)).results[0]
-        self.values.set_scalar(op.result, r)
-
-    @lowers(lat.FenceOp)
-    def op_layout_fence(self, op: lat.FenceOp):
-        self.b.add(ca.FenceOp(op.scope_name, op.order_name))
 
     @lowers(la.CopyChunkAsyncOp)
     def op_layout_copy_chunk_async(self, op: la.CopyChunkAsyncOp):
