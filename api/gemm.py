@@ -874,7 +874,8 @@ run at the same time (calls on two streams at once would share them)."""
 
 def _counters(like: Any, count: int) -> Any:
     """At least `count` zeroed i32 counters on `like`'s device (grown, never shrunk)."""
-    key = (type(like), str(getattr(like, "device", "")))
+    key = ("torch", like.get_device()) if _is_torch(like) else (
+        type(like).__module__, getattr(getattr(like, "device", None), "id", 0))
     have = _COUNTERS.get(key)
     if have is None or have.shape[0] < count:
         if _is_torch(like):

@@ -12,6 +12,8 @@ test_matmul_fp8_gpu.py's swapped ones."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
@@ -130,9 +132,9 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
     (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
     (17, 28672, 4096, False, "256x32x64:4:swapAB:p1"),  # 112 units of 256 rows: A^T loaded once per 256
     (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
-    (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
-    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
-    (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
+    (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2:ser"),   # 32 units would each stream 4 shares
+    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4:ser"),  # 16 units: 8 shares each
+    (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4:ser"),  # FP8 (256-byte rows too) splits the swap
     (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round
     (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
@@ -168,7 +170,8 @@ def test_swap_config_rows():
 def test_decode_cost():
     """The longest of DRAM delivering the weight's bytes, the busiest SM filling its
     shared memory with its units' bytes of the weight and A^T, and its tensor cores on
-    its tiles, in seconds from the Target's rates; split-K's partials and launch."""
+    its tiles, in seconds from the Target's rates; split-K's partials, and the launch of a
+    second-launch reduction (`serial` False; the rule's splits are summed in the kernel)."""
     t = target("sm_90a")
     swap = swap_config(1)
     dram = 128 * 64 * 8192 * 2 / t.dram_bytes_per_s
@@ -177,9 +180,13 @@ def test_decode_cost():
     assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's fill
     split = next(c for c in splits(swap, 8192) if c.split_k == 4)
     partial = 2 * 16 * 64 * 4  # M's bucket's 16 columns of f32, written and read back
-    assert decode_cost(split, 1, 1024, 8192, 132) == max(
+    assert decode_cost(dataclasses.replace(split, serial=False), 1, 1024, 8192, 132) == max(
         64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s, ((64 + 16) * 2048 * 2 + partial) / t.sm_fill_bytes_per_s
     ) + t.kernel_gap_s
+    # summed in the kernel: no launch; the busiest SM writes its partial and reads back its tile's 4
+    assert decode_cost(split, 1, 1024, 8192, 132) == max(
+        64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s,
+        ((64 + 16) * 2048 * 2 + partial // 2 + 4 * partial // 2) / t.sm_fill_bytes_per_s)
     # M = 128 on 16 units: 64 x 128 tiles of 8192 K, the tensor cores' 2 x 64 x 128 x 8192 flops under the fill
     wide = swap_config(128)
     assert 2 * 64 * 128 * 8192 / t.sm_mma_flops_per_s < decode_cost(wide, 128, 1024, 8192, 132)

@@ -67,13 +67,15 @@ def fake_stream() -> int:
 
 def _args(fake, x, w, kmajor: bool, out, bias=None, residual=None) -> list:
     """The kernel's arguments of `tilec.matmul(x, b)`, the output and split-K's
-    workspace those the call allocated."""
+    workspace those the call allocated, and serial split-K's counters (the device's)."""
     m = x.shape[0]
     args = [x.reshape(-1), w.reshape(-1), out.reshape(-1)] + [t.reshape(-1) for t in (bias, residual) if t is not None]
     if (kernel_config := _only_key(fake)).config.split_k > 1:
-        ws = fake.allocated[-1]
+        ws = [t for t in fake.allocated if t.dtype is fake.torch.float32][-1]
         assert ws.numel() == kernel_config.config.split_k * m * w.shape[0 if kmajor else 1]
         args.append(ws)
+    if kernel_config.config.serial:
+        args.append(next(v for name, v in gemm._COUNTERS.items() if name != "kept"))
     return [*args, m]
 
 
@@ -83,8 +85,8 @@ def _only_key(fake):
 
 
 CASES = {
-    # M, N, K, B K-major (w.t()), epilogue: the swap split (two launches), the split-K
-    # tile with bias + SiLU, the wave rule's 128 x 128 pingpong with a residual (C's map)
+    # M, N, K, B K-major (w.t()), epilogue: the swap split (summed in the kernel), the
+    # split-K tile with bias + SiLU, the wave rule's 128 x 128 pingpong with a residual (C's map)
     "swap-split": (1, 2048, 8192, True, {}),
     "split-k-bias-silu": (5, 264, 1024, False, {"bias": True, "activation": "silu"}),
     "wave-residual": (200, 256, 136, True, {"residual": True}),
@@ -148,7 +150,7 @@ def test_a_cached_call_takes_few_python_calls(fake):
     profile.disable()
     calls = tilec_calls(pstats.Stats(profile))
     assert calls <= CACHED_CALL_BOUND, calls
-    assert len(fake.launches) == 4  # two a call: the GEMM and the reduction
+    assert len(fake.launches) == 2  # one a call: the split summed in the kernel
 
 
 def test_a_call_on_another_current_device_takes_the_general_path(fake, monkeypatch):
@@ -253,15 +255,16 @@ def test_a_cached_fp8_call_keeps_the_scales_of_its_numbers(fake, monkeypatch):
 def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypatch):
     """A cached call launches the configuration its first call chose; after
     `MAX_SPLIT_K = 1` and `forget_cached_calls()` the same structure takes the rule's
-    unsplit choice (one launch, not the GEMM and the reduction)."""
+    unsplit choice (another kernel, compiled and launched)."""
     x, w = fake.matrix(1, 8192), fake.matrix(2048, 8192)
     tilec.matmul(x, w.t())
-    assert len(fake.launches) == 2
+    assert _only_key(fake).config.split_k == 2
     monkeypatch.setattr(gemm, "MAX_SPLIT_K", 1)
     gemm.forget_cached_calls()
     del fake.launches[:]
     tilec.matmul(x, w.t())
     assert len(fake.launches) == 1 and len(fake.compiles) == 2
+    assert sorted(key.config.split_k for key in gemm._kernels) == [1, 2]
 
 
 def test_a_cached_call_keeps_the_scale_tensors_it_made(fake, monkeypatch):
