@@ -48,10 +48,11 @@ def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
 
 
 def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False,
-         split_k: int = 1) -> np.ndarray:
+         split_k: int = 1, counters: int = 0) -> np.ndarray:
     """Run the program on the reference executor; C as float64 (poisoned with NaN first).
     `b_kmajor`: B is given as its transpose, row-major N x K; `split_k`: the program
-    takes a workspace (poisoned too)."""
+    takes a workspace (poisoned too); `counters`: that many zeroed i32 counters (serial
+    split-K's `pctr`)."""
     poison = np.full(m * n, np.nan, np.float32)
     b = ops["b"].T if b_kmajor else ops["b"]
     inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(b.ravel(), "bf16"),
@@ -62,6 +63,8 @@ def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True
         inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
     if split_k > 1:
         inputs["pw"] = np.full(split_k * m * n, np.nan, np.float32)
+    if counters:
+        inputs["pctr"] = np.zeros(counters, np.int32)
     if dynamic_m:
         inputs["m"] = m
     return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
@@ -234,13 +237,13 @@ def test_configuration_rule(m, n, expected):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
-    (1, 4096, 4096, "64x128x64:4:splitK2"),     # 32 tiles of 64 x 128 on 32 SMs would take 4 shares each
-    (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
-    (16, 4096, 14336, "64x128x64:4:splitK2"),
-    (1, 1024, 16384, "64x128x64:4:splitK8"),    # 8 tiles: 8 units each
+    (1, 4096, 4096, "64x128x64:4:splitK2:ser"),     # 32 tiles of 64 x 128 on 32 SMs would take 4 shares each
+    (64, 6144, 4096, "64x128x64:4:splitK2:ser"),    # 48 tiles: 2 units each
+    (16, 4096, 14336, "64x128x64:4:splitK2:ser"),
+    (1, 1024, 16384, "64x128x64:4:splitK8:ser"),    # 8 tiles: 8 units each
     (16, 28672, 4096, "64x256x64:4:c128"),      # 112 tiles stream the weight at DRAM's pace: no split
-    (65, 4096, 4096, "128x128x64:4:splitK3"),   # 32 tiles of 128 rows: 3 units each
-    (128, 6144, 4096, "128x128x64:4:splitK2"),  # 48 tiles of 128 x 128: 2 units each
+    (65, 4096, 4096, "128x128x64:4:splitK4:ser"),  # 32 tiles of 128 rows: 4 units each, one round
+    (128, 6144, 4096, "128x128x64:4:splitK2:ser"),  # 48 tiles of 128 x 128: 2 units each
     (128, 28672, 4096, "128x256x64:4:c128"),    # 112 tiles of 128 x 256 in one round
     (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
     (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split
@@ -369,7 +372,7 @@ def test_the_entrys_programs(config):
     m, n, k = (5, 264, 1024) if c.split_k > 1 else (130, 264, 136)
     module = matmul_program(MatmulKey(c, n, k, "bf16", ep, 3, b_kmajor=True))
     ops = _operands(m, n, k, ep)
-    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k), ops, ep)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k, counters=c.counters(m, n)), ops, ep)
 
 
 def test_the_rule_loads_with_the_tma():
