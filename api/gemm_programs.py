@@ -994,7 +994,8 @@ def gemm_hopper_ws(
                         w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
                         x = p.load(p.tile(w, [g.bx, by], [bm, fc]).named(f"tw{s}"), lay).named(f"part{s}")
                         acc = x if acc is None else (acc + x).named(f"sum{s}")
-                    p.store(epilogue.apply(g, acc, g.bx, by, bm, fc, lay), p.tile(g.C, [g.bx, by], [bm, fc]).named("tc"))
+                    h = epilogue.apply(g, acc, g.bx, by, bm, fc, lay)
+                    p.store(h, p.tile(g.C, [g.bx, by], [bm, fc]).named("tc"))
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its

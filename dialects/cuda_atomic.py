@@ -27,7 +27,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Accesses, Synchronizes
-from .layout_atomic import FENCE_ORDERS, ORDERS, SCOPES, _one_of
+from .layout_atomic import FENCE_ORDERS, ORDERS, SCOPES, check_one_of
 
 
 @irdl_op_definition
@@ -52,8 +52,8 @@ class AtomicAddOp(IRDLOperation):
                          properties={"scope": StringAttr(scope), "order": StringAttr(order)})
 
     def verify_(self) -> None:
-        _one_of("atomic_add scope", SCOPES, self.scope.data)
-        _one_of("atomic_add order", ORDERS, self.order.data)
+        check_one_of("atomic_add scope", SCOPES, self.scope.data)
+        check_one_of("atomic_add order", ORDERS, self.order.data)
         t = self.mem.type
         assert isinstance(t, MemRefType)
         if t.get_num_dims() != 1 or t.element_type != i32:
@@ -78,8 +78,8 @@ class FenceOp(IRDLOperation):
         super().__init__(properties={"scope": StringAttr(scope), "order": StringAttr(order)})
 
     def verify_(self) -> None:
-        _one_of("fence scope", SCOPES, self.scope.data)
-        _one_of("fence order", FENCE_ORDERS, self.order.data)
+        check_one_of("fence scope", SCOPES, self.scope.data)
+        check_one_of("fence order", FENCE_ORDERS, self.order.data)
 
 
 CUDA_ATOMIC_OPS = [AtomicAddOp, FenceOp]

@@ -30,7 +30,7 @@ arrival, the last block's reads of the others' partials are reported."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, StringAttr, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -60,7 +60,8 @@ FENCE_ORDERS = ("acq_rel", "sc")
 """The memory orders of a fence (PTX's `fence.acq_rel`, `fence.sc`)."""
 
 
-def _one_of(what: str, choices: tuple[str, ...], got: str) -> None:
+def check_one_of(what: str, choices: tuple[str, ...], got: str) -> None:
+    """A VerifyException naming `choices` where the keyword `got` is not one of them."""
     if got not in choices:
         raise VerifyException(f"{what} must be {', '.join(choices[:-1])} or {choices[-1]}, got {got!r}")
 
@@ -115,7 +116,7 @@ class AtomicAddOp(IRDLOperation):
         printer.print_string("[")
         printer.print_list(self.coords, printer.print_operand)
         printer.print_string("]")
-        props = {k: v for k, v in self.properties.items()}
+        props = dict(self.properties)
         if props:
             printer.print_string(" {")
             printer.print_list(props.items(), lambda kv: printer.print_string(f'{kv[0]} = "{kv[1].data}"'))
@@ -151,8 +152,8 @@ class AtomicAddOp(IRDLOperation):
         from . import views
         from .layout_access import coordinate_form
 
-        _one_of("atomic_add scope", SCOPES, self.scope_name)
-        _one_of("atomic_add order", ORDERS, self.order_name)
+        check_one_of("atomic_add scope", SCOPES, self.scope_name)
+        check_one_of("atomic_add order", ORDERS, self.order_name)
         t = self.view.type
         assert isinstance(t, TensorViewType)
         if t.space.data != "gmem":
@@ -168,10 +169,6 @@ class AtomicAddOp(IRDLOperation):
         coordinate_form(t.cute_layout, n)
         if enclosing_launch_op(self) is None:
             raise VerifyException("layout.atomic_add must be inside a layout.launch")
-
-
-def fence_scope(op: Attribute | None) -> str:
-    return op.data if isinstance(op, StringAttr) else "gpu"
 
 
 @irdl_op_definition
@@ -194,15 +191,15 @@ class FenceOp(IRDLOperation):
 
     @property
     def scope_name(self) -> str:
-        return fence_scope(self.scope)
+        return self.scope.data if self.scope is not None else "gpu"
 
     @property
     def order_name(self) -> str:
         return self.order.data if self.order is not None else "acq_rel"
 
     def verify_(self) -> None:
-        _one_of("fence scope", SCOPES, self.scope_name)
-        _one_of("fence order", FENCE_ORDERS, self.order_name)
+        check_one_of("fence scope", SCOPES, self.scope_name)
+        check_one_of("fence order", FENCE_ORDERS, self.order_name)
         if enclosing_launch_op(self) is None:
             raise VerifyException("layout.fence must be inside a layout.launch")
 
