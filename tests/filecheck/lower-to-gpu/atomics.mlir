@@ -4,13 +4,18 @@
 // and fences again (the acquire); the block that arrives last sums the 4 partials in
 // block order and puts the counter back to 0. Equivalent after `default` (the counter
 // starts at 0, as random_inputs gives a buffer that atomics count in); the CUDA:
-// fence.acq_rel.gpu around a relaxed atom.add (lowered: cuda.atomic_add, cuda.fence).
+// fence.acq_rel.gpu around a relaxed atom.add (lowered: cuda.atomic_add, cuda.fence);
+// `--run cpu` calls %ctr a counter and finds it 0 again.
 // Without the first fence the executor reports the last block's reads
 // (tests/unit/test_atomics.py).
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default | filecheck %s --check-prefix=GPU
 // RUN: tilec %s -p default -t cuda | filecheck %s
+// RUN: tilec %s --run cpu | filecheck %s --check-prefix=CPU
 // EQ: @handoff: equivalent after 'default'
+// CPU: // @handoff on the CPU reference executor (seed 0): ok
+// CPU: %out: 32 x float32 (output) {{.*}}; every element written
+// CPU-NEXT: %ctr: 4 x int32 (counter) [0, 0, 0, 0]
 
 // GPU-LABEL: "gpu.func"()
 // GPU:         cuda.fence {scope = "gpu", order = "acq_rel"}
