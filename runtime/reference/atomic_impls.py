@@ -42,33 +42,39 @@ class Handoffs:
     releases it read with a relaxed atomic (a pending acquire); per (storage, element),
     the releases made on it (block -> epoch: its writes before that epoch); per
     (reader block, writer block) the writer's epoch up to which the reader sees its
-    writes (`seen`) and the reader's epoch after which it does (`after`)."""
+    writes and the reader's epoch after which it does (`seen`)."""
 
     def __init__(self, grid: Grid):
-        n = grid.num_blocks
         self.grid = grid
         self.fenced: dict[int, int] = {}
         self.pending: dict[int, list[dict[int, int]]] = {}
         self.released: dict[tuple[int, int], dict[int, int]] = {}
-        self.seen = np.full((n, n), -1, np.int64)
-        self.after = np.zeros((n, n), np.int64)
+        self.seen: dict[tuple[int, int], tuple[int, int]] = {}
+        """(reader block, writer block) -> (the writer's epoch before which its writes are
+        seen, the reader's epoch after which it sees them); sparse: grids are large."""
 
     def acquire(self, block: int, releases: dict[int, int]) -> None:
         """Block `block` sees the writes of `releases` (block -> epoch) after its next barrier."""
         now = int(self.grid.epoch[block])
         for w, r in releases.items():
-            if w != block and r > self.seen[block, w]:
-                self.seen[block, w] = r
-                self.after[block, w] = now
+            if w != block and r > self.seen.get((block, w), (-1, 0))[0]:
+                self.seen[(block, w)] = (r, now)
 
     def covers(self, reader_blocks: np.ndarray, writer_blocks: np.ndarray, wepochs: np.ndarray) -> np.ndarray:
         """Per access: whether a hand-over orders the write (of `writer_blocks` at
         `wepochs`) before the access of `reader_blocks` (now)."""
-        rb = np.asarray(reader_blocks, np.int64)
-        wb = np.asarray(writer_blocks, np.int64)
-        ok = (rb >= 0) & (wb >= 0)
-        rbs, wbs = np.where(ok, rb, 0), np.where(ok, wb, 0)
-        return ok & (self.seen[rbs, wbs] > wepochs) & (self.grid.epoch[rbs] > self.after[rbs, wbs])
+        rb = np.broadcast_to(np.asarray(reader_blocks, np.int64), np.shape(wepochs))
+        wb = np.broadcast_to(np.asarray(writer_blocks, np.int64), np.shape(wepochs))
+        out = np.zeros(np.shape(wepochs), bool)
+        if not self.seen:
+            return out
+        keep = (rb >= 0) & (wb >= 0) & (rb != wb)
+        for r, w in np.unique(np.stack([rb[keep], wb[keep]], axis=1), axis=0).tolist():
+            got = self.seen.get((r, w))
+            if got is not None and self.grid.epoch[r] > got[1]:
+                pair = (rb == r) & (wb == w)
+                out |= pair & (np.asarray(wepochs) < got[0])
+        return out
 
 
 def handoffs(grid: Grid) -> Handoffs:
