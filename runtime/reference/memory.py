@@ -295,7 +295,8 @@ def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> No
     wb = grid.actor_block(w)
     own_block = (w <= -2) & (wb == tb)  # every thread of the block wrote it: so did this one
     conflict = other & ~own_block & ((wb != tb) | (st.wepoch[flat_keys] == grid.epoch[tb]))
-    conflict &= ~_handed_over(grid, tb, wb, st.wepoch[flat_keys])
+    if conflict.any():
+        conflict &= ~_handed_over(grid, tb, wb, st.wepoch[flat_keys])
     _check_elements(
         op, st, conflict, flat_keys, flat_actors,
         lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} reads "
@@ -431,8 +432,9 @@ def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat
         & (w != NONE)
         & ~((w == flat_actors) & (flat_actors >= 0))
         & ((grid.actor_block(w) != tb) | (st.wepoch[flat_keys] == E))
-        & ~_handed_over(grid, tb, grid.actor_block(w), st.wepoch[flat_keys])
     )
+    if ww.any():
+        ww &= ~_handed_over(grid, tb, grid.actor_block(w), st.wepoch[flat_keys])
     _check_elements(
         op, st, ww, flat_keys, flat_actors,
         lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "
