@@ -394,8 +394,10 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     split units also write and read back their f32 partial (a tile of M's bucket's
     rows, columns swapped, at most), in DRAM's and the busiest's bytes, and pay one
     `kernel_gap_s` for the reduction's launch; summed in the kernel (`c.serial`) they
-    pay no launch, each unit writes its partial and the busiest multiprocessor also
-    reads back the S partials of one tile (its last unit's sum, after its K loop). Stream-K (`c.stream_k`,
+    pay no launch, each unit writes its partial, and the S partials of a tile read back
+    by its last unit after everything else come after the longest (H200: QKV at M = 128
+    in 256-row units split 4 ways took 37.2 us serial against 25.7 by a second launch:
+    512 KiB read by one multiprocessor at the end). Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -419,11 +421,15 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         dram = count * (weight * span * c.operand_bytes + partial)
         rounds = -(-count // sms)
         if c.serial:  # each unit writes its partial; one tile's S come back to the last unit
-            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2) + c.split_k * partial // 2
+            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
+            tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
         else:
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial)
+            tail = 0.0
         flops = rounds * 2 * c.bm * c.bn * span
         gaps = 1 if c.split_k > 1 and not c.serial else 0
+        return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
+                + tail + gaps * tgt.kernel_gap_s)
     return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
             + gaps * tgt.kernel_gap_s)
 
@@ -808,8 +814,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
     counters = config.counters(m, n)
-    if counters:  # counters zero on entry, left zero by the kernel: one buffer a device serves every call
-        args.append(_counters(a, counters))
+    if counters:  # counters zero on entry, left zero by the kernel: one buffer a kernel serves every call
+        args.append(_counters(a, counters, kernel))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():
         _launch_torch(kernel, flat, m, names, given, workspace, (a, b, bias, activation, residual, out_dtype,
@@ -867,15 +873,18 @@ def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given:
 
 
 _COUNTERS: dict[Any, Any] = {}
-"""The zeroed i32 arrival counters of serial split-K (`GemmConfig.serial`), per device:
-every call leaves them zero, so one buffer serves all calls of the device that do not
-run at the same time (calls on two streams at once would share them)."""
+"""The zeroed i32 arrival counters (and flags) of serial split-K (`GemmConfig.serial`), per
+device and kernel (a kernel's tile t has its counter and flags at the same slots for every
+M; another kernel's flags would lie on its counters): every call leaves the counters zero,
+so one buffer serves all calls of the kernel that do not run at the same time (calls on
+two streams at once would share them)."""
 
 
-def _counters(like: Any, count: int) -> Any:
-    """At least `count` zeroed i32 counters on `like`'s device (grown, never shrunk)."""
-    key = ("torch", like.get_device()) if _is_torch(like) else (
-        type(like).__module__, getattr(getattr(like, "device", None), "id", 0))
+def _counters(like: Any, count: int, kernel: Any) -> Any:
+    """At least `count` zeroed i32 counters for `kernel` on `like`'s device (grown, never
+    shrunk; the smaller ones kept: prepared calls point at them)."""
+    key = ("torch", like.get_device(), id(kernel)) if _is_torch(like) else (
+        type(like).__module__, getattr(getattr(like, "device", None), "id", 0), id(kernel))
     have = _COUNTERS.get(key)
     if have is None or have.shape[0] < count:
         if _is_torch(like):

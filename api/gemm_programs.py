@@ -216,8 +216,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
     `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
-    `pw` (`g.Ctr`): the counters, one per tile of C (gm x gn row-major), zero on entry
-    and left zero, then the units' flags, S per tile (`gemm_hopper_ws(serial=True)`)."""
+    `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
+    (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -972,9 +972,10 @@ def gemm_hopper_ws(
             consumers = WARPGROUP * wgs
             last = p.constant(split_k - 1, "i32").named("lastarrival")
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
-            tile = (g.bx * g.gn + g.by).named("ctile")
-            # the unit's flag: after the counters, S a tile
-            flag = (g.nctr + (tile * p.constant(split_k).named("fsplits") + g.split).named("unit")).named("flag")
+            # tile t's counter at t (S + 1), its units' flags after it: where a tile's slots lie
+            # does not depend on M (calls of other M share the buffer)
+            tile = ((g.bx * g.gn + g.by).named("tileix") * p.constant(split_k + 1).named("slots")).named("ctile")
+            flag = ((tile + g.c1).named("flags0") + g.split).named("flag")
             with p.if_(g.tid.eq(g.c0).named("leader")):
                 p.fence()
                 old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")

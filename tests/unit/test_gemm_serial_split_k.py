@@ -67,9 +67,9 @@ def test_swapped_serial_split_k(persistent, split, level):
     (first, second, launched), counters = _both(5, n, 1000, split, level, bm=64, bn=16, bk=64, stages=2,
                                                 b_kmajor=True, swap_ab=True, persistent=persistent)
     assert np.array_equal(first, second) and np.array_equal(first, launched)
-    tiles = 4
-    assert not counters[:tiles].any()  # the counters; the units' flags after them
-    assert sorted(counters[tiles:tiles * (split + 1)].tolist()) == sorted(list(range(split)) * tiles)
+    slots = counters[:4 * (split + 1)].reshape(4, split + 1)  # per tile: its counter, then its units' flags
+    assert not slots[:, 0].any()
+    assert all(sorted(row) == list(range(split)) for row in slots[:, 1:].tolist())
 
 
 @pytest.mark.parametrize(("bm", "b_kmajor", "m"), [(64, False, 37), (128, True, 70)])
@@ -79,7 +79,7 @@ def test_serial_split_k_of_the_split_tiles(bm, b_kmajor, m):
     (first, second, launched), counters = _both(m, 200, 1000, 3, bm=bm, bn=128, bk=64, stages=2,
                                                 persistent=5, b_kmajor=b_kmajor)
     assert np.array_equal(first, second) and np.array_equal(first, launched)
-    assert not counters[:-(-200 // 128) * -(-m // bm)].any()
+    assert not counters[:-(-200 // 128) * -(-m // bm) * 4:4].any()
 
 
 def test_the_release_fence_orders_the_partials(monkeypatch):
@@ -103,14 +103,19 @@ def test_the_release_fence_orders_the_partials(monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(32, 4096, 4096, True), (128, 4096, 4096, True),
-                                                     (128, 6144, 4096, True), (128, 4096, 4096, False)])
+                                                     (128, 4096, 4096, False), (128, 6144, 4096, None)])
 def test_the_rules_serial_configurations_compile_without_spills(m, n, k, kmajor):
     """One kernel (no reduction launch), widest epilogue, sm_90a: Llama's O at M = 32
-    (whose flag through shared memory made ptxas drop `setmaxnreg`) and 128, QKV at 128
-    (four consumer warpgroups), the 128-row split tile."""
+    (whose flag through shared memory made ptxas drop `setmaxnreg`) and 128, the 128-row
+    split tile; (None) QKV at 128 in 256-row units split 4 ways, four consumer warpgroups
+    of 104 registers (not the rule's: summed 64 columns at a time, it does not spill)."""
+    from tilec.gemm import splits, swap_config
     from tilec.runtime.nvrtc import resource_usage
 
-    c = choose_config(m, n, 132, k=k, b_kmajor=kmajor)
+    if kmajor is None:
+        kmajor, c = True, next(c for c in splits(swap_config(m, rows=256), k) if c.split_k == 4)
+    else:
+        c = choose_config(m, n, 132, k=k, b_kmajor=kmajor)
     assert c.serial and c.split_k > 1
     module = matmul_program(MatmulKey(c, n, k, "bf16", WIDEST, 132, b_kmajor=kmajor, index_bits=32))
     run_pipeline(module, "default")

@@ -183,10 +183,10 @@ def test_decode_cost():
     assert decode_cost(dataclasses.replace(split, serial=False), 1, 1024, 8192, 132) == max(
         64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s, ((64 + 16) * 2048 * 2 + partial) / t.sm_fill_bytes_per_s
     ) + t.kernel_gap_s
-    # summed in the kernel: no launch; the busiest SM writes its partial and reads back its tile's 4
+    # summed in the kernel: no launch; the busiest SM writes its partial, then its tile's 4 come back
     assert decode_cost(split, 1, 1024, 8192, 132) == max(
         64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s,
-        ((64 + 16) * 2048 * 2 + partial // 2 + 4 * partial // 2) / t.sm_fill_bytes_per_s)
+        ((64 + 16) * 2048 * 2 + partial // 2) / t.sm_fill_bytes_per_s) + 4 * partial // 2 / t.sm_fill_bytes_per_s
     # M = 128 on 16 units: 64 x 128 tiles of 8192 K, the tensor cores' 2 x 64 x 128 x 8192 flops under the fill
     wide = swap_config(128)
     assert 2 * 64 * 128 * 8192 / t.sm_mma_flops_per_s < decode_cost(wide, 128, 1024, 8192, 132)

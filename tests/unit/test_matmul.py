@@ -242,7 +242,7 @@ def test_configuration_rule(m, n, expected):
     (16, 4096, 14336, "64x128x64:4:splitK2:ser"),
     (1, 1024, 16384, "64x128x64:4:splitK8:ser"),    # 8 tiles: 8 units each
     (16, 28672, 4096, "64x256x64:4:c128"),      # 112 tiles stream the weight at DRAM's pace: no split
-    (65, 4096, 4096, "128x128x64:4:splitK4:ser"),  # 32 tiles of 128 rows: 4 units each, one round
+    (65, 4096, 4096, "128x128x64:4:splitK3:ser"),  # 32 tiles of 128 rows: 3 units each
     (128, 6144, 4096, "128x128x64:4:splitK2:ser"),  # 48 tiles of 128 x 128: 2 units each
     (128, 28672, 4096, "128x256x64:4:c128"),    # 112 tiles of 128 x 256 in one round
     (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
