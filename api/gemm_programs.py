@@ -559,9 +559,11 @@ def gemm_hopper_ws(
     at O's M = 32 and spilled); the unit that
     arrives last (old value S - 1) subtracts S (the counter is 0 again for the next
     call: `pctr` is zero on entry and left zero, no memset), sums the S partials of its
-    tile in order s = 0 .. S-1 from the workspace in the accumulator's layout (the
-    bits of `_split_k_reduce`), `SERIAL_COLUMNS` columns at a time, applies the
-    epilogue and stores C. Concurrent launches
+    tile in order s = 0 .. S-1 from the workspace (the bits of `_split_k_reduce`), a
+    chunk of `SERIAL_COLUMNS` columns at a time, applies the epilogue and stores C:
+    in the accumulator's layout, or swapped as M x N in a blocked layout of 4-element
+    rows along N (16-byte loads of the partials and stores of C along the weight's
+    rows, as the second launch reads and writes them). Concurrent launches
     sharing one `pctr` are not allowed (each call's counters must be its own while it
     runs).
 
@@ -984,19 +986,30 @@ def gemm_hopper_ws(
                 with p.if_(old.eq(last).named("resets")):
                     p.atomic_add(g.Ctr, [tile], -split_k)
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
-            fc = min(bc, SERIAL_COLUMNS)
-            lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
+            fc = min(bc, SERIAL_COLUMNS // wgs if swap_ab else SERIAL_COLUMNS)
+            if swap_ab:  # summed as M x N (N contiguous): 16-byte loads and stores along the weight's rows
+                from types import SimpleNamespace
+
+                from tilec.dialects.distributed import BlockedLayout
+
+                fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
+                wr = min(4 * wgs, fc // 4)
+                lay = BlockedLayout([1, 4], [4, 8], [wr, 4 * wgs // wr], [1, 0])
+            else:
+                fix = g
+                lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
             with p.if_(g.Ctr[flag].eq(last).named("lastunit")):
                 for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
                     by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
                                                 + p.constant(h).named(f"fc{h}")).named("fby")
+                    at, shape = ([by, g.bx], [fc, bm]) if swap_ab else ([g.bx, by], [bm, fc])
                     acc = None
                     for s in range(split_k):
-                        w = p.slice(g.W, ["_", "_", s]).named(f"w{s}")
-                        x = p.load(p.tile(w, [g.bx, by], [bm, fc]).named(f"tw{s}"), lay).named(f"part{s}")
+                        w = p.slice(fix.W, ["_", "_", s]).named(f"w{s}")
+                        x = p.load(p.tile(w, at, shape).named(f"tw{s}"), lay).named(f"part{s}")
                         acc = x if acc is None else (acc + x).named(f"sum{s}")
-                    h = epilogue.apply(g, acc, g.bx, by, bm, fc, lay)
-                    p.store(h, p.tile(g.C, [g.bx, by], [bm, fc]).named("tc"))
+                    out = epilogue.apply(fix, acc, *at, *shape, lay)
+                    p.store(out, p.tile(fix.C, at, shape).named("tc"))
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1130,8 +1143,9 @@ CONSUMER_REGS = 232
 
 SERIAL_COLUMNS = 64
 """The columns of a tile `gemm_hopper_ws(serial=True)`'s last unit sums at a time (its
-accumulator and one partial in registers: 64 x 64 f32 over a warpgroup is 32 a thread,
-so four consumer warpgroups' 104 registers hold them; the whole 64 x 128 tile spilled)."""
+accumulator and partials in registers: 64 x 64 f32 over a warpgroup is 32 a thread;
+swapped, M's columns of all the tile's rows of N, 64 over the consumer warpgroups: four
+warpgroups' 104 registers spilled the whole tile, and 64 columns of 256 rows)."""
 
 SERIAL_BARRIER = 3
 """The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer
