@@ -109,6 +109,9 @@ class GemmConfig:
     """2: 2-block thread-block clusters taking pairs of block rows, B multicast to both
     (`gemm_hopper_ws(cluster=2)`; named `:cl2`): half of B's reads from L2 per
     multiprocessor. The rule's where an operand's rows start mid-sector (`with_cluster`)."""
+    serial: bool = False
+    """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
+    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -117,12 +120,15 @@ class GemmConfig:
             return {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "swap_ab": True,
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
+                    **({"serial": True} if self.serial else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
                               "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
             kw["split_k"] = self.split_k
+        if self.serial:
+            kw["serial"] = True
         if self.chunk:
             kw["chunk"] = self.chunk
         if self.pingpong:
@@ -148,6 +154,14 @@ class GemmConfig:
         if self.stream_k:
             return 2 * sms * self.per_sm * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 else 0
+
+    def counters(self, m: int, n: int) -> int:
+        """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
+        tile, then one flag a unit: S + 1 a tile), else 0."""
+        if not self.serial:
+            return 0
+        tiles = -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
+        return tiles * (self.split_k + 1)
 
     def smem_bytes(self) -> int:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
@@ -241,13 +255,25 @@ def unit_steps(c: GemmConfig, k: int) -> int:
     return steps if c.split_k == 1 else cdiv(cdiv(steps, c.split_k), c.stages) * c.stages
 
 
+SERIAL_SPLIT_K = False
+"""Whether the decode rule's splits sum their partials in the kernel (`GemmConfig.serial`:
+the tile's last unit to arrive, through an arrival counter a tile; no second launch) rather
+than by a second launch (`_split_k_reduce`). Same bits either way. Off: on the H200 (session
+33, CUDA graphs) the in-kernel sum took as long as the second launch or up to 0.9 us longer
+(the last unit's read-back runs after the rest), and its counters, one buffer a kernel and
+device, are not safe for calls of one kernel running at once on two streams; `:ser` keeps
+it as an option (faster per call where the host's second launch shows: O M = 128 29.5 us
+against 35.0)."""
+
+
 def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
     """`c` split S = 2 .. `most` (default `MAX_SPLIT_K`) ways (named
-    `<c.name>:splitK<S>`), each S whose every split has K steps of its own: (S - 1)
-    unit steps < ceil(K / bk)."""
+    `<c.name>:splitK<S>`, with `:ser` where `SERIAL_SPLIT_K`: summed in the kernel),
+    each S whose every split has K steps of its own: (S - 1) unit steps < ceil(K / bk)."""
     out, steps = [], -(-k // c.bk)
     for split in range(2, (MAX_SPLIT_K if most is None else most) + 1):
-        d = dataclasses.replace(c, split_k=split, name=f"{c.name}:splitK{split}")
+        d = dataclasses.replace(c, split_k=split, serial=SERIAL_SPLIT_K,
+                                name=f"{c.name}:splitK{split}" + (":ser" if SERIAL_SPLIT_K else ""))
         if (split - 1) * unit_steps(d, k) < steps:
             out.append(d)
     return out
@@ -378,7 +404,11 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 
     split units also write and read back their f32 partial (a tile of M's bucket's
     rows, columns swapped, at most), in DRAM's and the busiest's bytes, and pay one
-    `kernel_gap_s` for the reduction's launch. Stream-K (`c.stream_k`,
+    `kernel_gap_s` for the reduction's launch; summed in the kernel (`c.serial`) they
+    pay no launch, each unit writes its partial, and the S partials of a tile read back
+    by its last unit after everything else come after the longest (H200: QKV at M = 128
+    in 256-row units split 4 ways took 37.2 us serial against 25.7 by a second launch:
+    512 KiB read by one multiprocessor at the end). Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -400,9 +430,17 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         count = units(c, m, n)
         partial = partial if c.split_k > 1 else 0
         dram = count * (weight * span * c.operand_bytes + partial)
-        busiest = -(-count // sms) * ((weight + small) * span * c.operand_bytes + partial)
-        flops = -(-count // sms) * 2 * c.bm * c.bn * span
-        gaps = 1 if c.split_k > 1 else 0
+        rounds = -(-count // sms)
+        if c.serial:  # each unit writes its partial; one tile's S come back to the last unit
+            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
+            tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
+        else:
+            busiest = rounds * ((weight + small) * span * c.operand_bytes + partial)
+            tail = 0.0
+        flops = rounds * 2 * c.bm * c.bn * span
+        gaps = 1 if c.split_k > 1 and not c.serial else 0
+        return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
+                + tail + gaps * tgt.kernel_gap_s)
     return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
             + gaps * tgt.kernel_gap_s)
 
@@ -827,6 +865,9 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     workspace = config.workspace(m, n, sms)
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
+    counters = config.counters(m, n)
+    if counters:  # counters zero on entry, left zero by the kernel: one buffer a kernel serves every call
+        args.append(_counters(a, counters, kernel))
     flat = [x.reshape(-1) for x in args]
     if _is_torch(a) and _is_torch(b) and raw_launch.available():
         _launch_torch(kernel, flat, m, names, given, workspace, (a, b, bias, activation, residual, out_dtype,
@@ -866,7 +907,7 @@ def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given:
     # the call's own tensors and the workspace are per-call slots; a number's scale is fixed
     free = [i for i, name in enumerate(names) if not isinstance(given[name], int | float)]
     if workspace:
-        free.append(len(flat) - 1)
+        free.append(len(flat) - 1 - (len(flat) > len(names) + 1))
     prepared = concrete.prepare([*flat, m], free)
     device = a.get_device()
     prepared(raw_stream(device), [flat[i].data_ptr() for i in free])
@@ -881,6 +922,35 @@ def _launch_torch(kernel: Any, flat: list[Any], m: int, names: list[str], given:
     except TypeError:  # unhashable (an activation of a list checked already: not here in practice)
         return
     _fast_types.update((type(a), type(call[1])))
+
+
+_COUNTERS: dict[Any, Any] = {}
+"""The zeroed i32 arrival counters (and flags) of serial split-K (`GemmConfig.serial`), per
+device and kernel (a kernel's tile t has its counter and flags at the same slots for every
+M; another kernel's flags would lie on its counters): every call leaves the counters zero,
+so one buffer serves all calls of the kernel that do not run at the same time (calls on
+two streams at once would share them)."""
+
+
+def _counters(like: Any, count: int, kernel: Any) -> Any:
+    """At least `count` zeroed i32 counters for `kernel` on `like`'s device (grown, never
+    shrunk; the smaller ones kept: prepared calls point at them)."""
+    key = ("torch", like.get_device(), id(kernel)) if _is_torch(like) else (
+        type(like).__module__, getattr(getattr(like, "device", None), "id", 0), id(kernel))
+    have = _COUNTERS.get(key)
+    if have is None or have.shape[0] < count:
+        if _is_torch(like):
+            import torch
+
+            have = torch.zeros(max(count, 1024), dtype=torch.int32, device=like.device)
+        else:  # CuPy's (or NumPy's, for stand-ins)
+            import importlib
+
+            xp = importlib.import_module(type(like).__module__.split(".")[0])
+            have = xp.zeros(max(count, 1024), dtype=xp.int32)
+        _COUNTERS[key] = have
+        _COUNTERS.setdefault("kept", []).append(have)  # prepared calls hold the older ones' pointers
+    return have
 
 
 def _stream(x: Any) -> Any:

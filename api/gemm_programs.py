@@ -191,7 +191,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False, swap_ab: bool = False, slots: int = 0):
+             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -215,7 +215,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
-    `Res` M x N, `swap` False)."""
+    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
+    `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
+    (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -253,6 +255,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, (rows, kblocks), kblocks))
     pw = p.pointer("pw", "f32", align=16) if split_k > 1 or slots else None
+    pctr = p.pointer("pctr", "i32", align=4) if serial else None
     g.m = p.index("m") if m is None else None
     g.swap = swap_ab
     for ptr, (name, shape, stride) in zip(ptrs, views):
@@ -305,6 +308,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
     if not swap_ab:
         g.gn = p.constant(_cdiv(n, bn)).named("gn")
+    if pctr is not None:
+        g.nctr = (g.gm * g.gn).named("nctr")
+        g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.nctr * p.constant(split_k + 1).named("ctrs")).named("nctrs")]
+                       ).named("Ctr")
     return g
 
 
@@ -382,6 +389,7 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         grid = (g.gm, g.gn, g.c1)
     g.nprog = grid[0]
     with p.launch(grid=grid, threads=threads, cluster=cluster if cluster > 1 else None) as k:
+        g.tid = k.tid
         if nprog or group > 1:
             g.pid = k.bx.named("pid")
             k.by.named("b1")
@@ -454,6 +462,7 @@ def gemm_hopper_ws(
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: int = 1,
+    serial: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -580,6 +589,23 @@ def gemm_hopper_ws(
     strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
     no pingpong, no TMA epilogue.
 
+    `serial` (with `split_k`: CUTLASS's serial split-K fixup, no second launch): after storing its partial, a unit's consumer warpgroups meet
+    (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
+    release of the partial), adds 1 to its tile's counter (`layout.atomic_add` on
+    `pctr`, one i32 a tile of C, relaxed) and fences again (the acquire), and the
+    counter's old value goes to the consumers through the unit's flag in global
+    memory (`pctr` past the counters; through shared memory, ptxas gave up `setmaxnreg`
+    at O's M = 32 and spilled); the unit that
+    arrives last (old value S - 1) subtracts S (the counter is 0 again for the next
+    call: `pctr` is zero on entry and left zero, no memset), sums the S partials of its
+    tile in order s = 0 .. S-1 from the workspace (the bits of `_split_k_reduce`), a
+    chunk of `SERIAL_COLUMNS` columns at a time, applies the epilogue and stores C:
+    in the accumulator's layout, or swapped as M x N in a blocked layout of 4-element
+    rows along N (16-byte loads of the partials and stores of C along the weight's
+    rows, as the second launch reads and writes them). Concurrent launches
+    sharing one `pctr` are not allowed (each call's counters must be its own while it
+    runs).
+
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
     sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
@@ -689,6 +715,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
+    if serial and split_k < 2:
+        raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if cluster not in (1, 2) or (cluster == 2 and (
@@ -714,7 +742,7 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 or cluster > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
     o[0] = g.c0
@@ -986,6 +1014,8 @@ def gemm_hopper_ws(
             if split_k > 1:  # the unit's partial product, as it is
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                if serial:
+                    serial_fixup(sc)
                 return
             if stream_k:  # a tile shared with other blocks: its partial into the block's slot
                 whole, shared = p.if_else(g.whole)
@@ -1002,6 +1032,52 @@ def gemm_hopper_ws(
                 accs, vecs = accs[:-1], vecs[:-1]
             for a, by, vec in zip(accs, g.bys, vecs):
                 store_chunk(sc, a, g.bx, by, vec)
+
+        def serial_fixup(sc) -> None:
+            """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring),
+            `SERIAL_COLUMNS` columns of the tile at a time."""
+            from tilec.dialects.layout_roles import NamedBarrierOp
+            from tilec.dialects.mma import NvidiaMmaLayout
+
+            consumers = WARPGROUP * wgs
+            last = p.constant(split_k - 1, "i32").named("lastarrival")
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
+            # tile t's counter at t (S + 1), its units' flags after it: where a tile's slots lie
+            # does not depend on M (calls of other M share the buffer)
+            tile = ((g.bx * g.gn + g.by).named("tileix") * p.constant(split_k + 1).named("slots")).named("ctile")
+            flag = ((tile + g.c1).named("flags0") + g.split).named("flag")
+            with p.if_(g.tid.eq(g.c0).named("leader")):
+                p.fence()
+                old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
+                p.fence()
+                g.Ctr[flag] = old
+                with p.if_(old.eq(last).named("resets")):
+                    p.atomic_add(g.Ctr, [tile], -split_k)
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
+            fc = min(bc, SERIAL_COLUMNS // wgs if swap_ab else SERIAL_COLUMNS)
+            if swap_ab:  # summed as M x N (N contiguous): 16-byte loads and stores along the weight's rows
+                from types import SimpleNamespace
+
+                from tilec.dialects.distributed import BlockedLayout
+
+                fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
+                wr = min(4 * wgs, fc // 4)
+                lay = BlockedLayout([1, 4], [4, 8], [wr, 4 * wgs // wr], [1, 0])
+            else:
+                fix = g
+                lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
+            with p.if_(g.Ctr[flag].eq(last).named("lastunit")):
+                for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
+                    by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
+                                                + p.constant(h).named(f"fc{h}")).named("fby")
+                    at, shape = ([by, g.bx], [fc, bm]) if swap_ab else ([g.bx, by], [bm, fc])
+                    acc = None
+                    for s in range(split_k):
+                        w = p.slice(fix.W, ["_", "_", s]).named(f"w{s}")
+                        x = p.load(p.tile(w, at, shape).named(f"tw{s}"), lay).named(f"part{s}")
+                        acc = x if acc is None else (acc + x).named(f"sum{s}")
+                    out = epilogue.apply(fix, acc, *at, *shape, lay)
+                    p.store(out, p.tile(fix.C, at, shape).named("tc"))
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1116,7 +1192,7 @@ def gemm_hopper_ws(
             tiles(producer)
         if cluster > 1:  # no block exits while its peer may still arrive on its barriers or multicast to it
             p.cluster_sync()
-    if split_k > 1 or stream_k:
+    if (split_k > 1 and not serial) or stream_k:
         from types import SimpleNamespace
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
@@ -1140,6 +1216,17 @@ bytes a thread at 3000 x 5000 x 7000, 128 x 256 x 64; at 40, 196)."""
 CONSUMER_REGS = 232
 """The most registers a consumer warpgroup of `gemm_hopper_ws` takes by default (with
 `PRODUCER_REGS`, all of the block's 3 x 168 at 384 threads)."""
+
+
+SERIAL_COLUMNS = 64
+"""The columns of a tile `gemm_hopper_ws(serial=True)`'s last unit sums at a time (its
+accumulator and partials in registers: 64 x 64 f32 over a warpgroup is 32 a thread;
+swapped, M's columns of all the tile's rows of N, 64 over the consumer warpgroups: four
+warpgroups' 104 registers spilled the whole tile, and 64 columns of 256 rows)."""
+
+SERIAL_BARRIER = 3
+"""The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer
+warpgroups (0 is `__syncthreads`'s, 1 and 2 the two regions')."""
 
 
 SPLIT_K_TILE = (16, 128)

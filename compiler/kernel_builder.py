@@ -1099,6 +1099,30 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         """
         self.insert(layout.BarrierOp())
 
+    def atomic_add(self, view: Value, coords: Sequence[Any], value: Any, scope: str = "gpu",
+                   order: str = "relaxed") -> Value:
+        """`layout.atomic_add` (dialects/layout_atomic.py): adds the i32 `value` to the
+        element of the global view `view` at `coords` (one index per top-level mode, or
+        one) indivisibly, each thread that runs it; the element's old value.
+
+            old = p.atomic_add(ctr, [t], 1)                      # relaxed, gpu scope
+            p.atomic_add(ctr, [t], -4, order="release")
+        """
+        from tilec.dialects import layout_atomic as lat
+
+        x = value.ssa if isinstance(value, Value) else self.constant(value, "i32").ssa
+        return self.insert(lat.AtomicAddOp(x, view.ssa, [self.as_index(c) for c in coords], scope, order)).results[0]
+
+    def fence(self, scope: str = "gpu", order: str = "acq_rel") -> None:
+        """`layout.fence` (dialects/layout_atomic.py): this thread's memory fence of
+        `scope`; before a relaxed atomic it makes the atomic a release, after one an acquire.
+
+            p.fence()                 # fence.acq_rel.gpu
+        """
+        from tilec.dialects import layout_atomic as lat
+
+        self.insert(lat.FenceOp(scope, order))
+
     def load(self, view: Value, encoding: Any, shape: Sequence[int] | None = None, *, mask: Value | None = None,
              other: Any = None, vector: int | None = None) -> Value:
         """`layout.load` of a view into a distributed tensor with `encoding` (a layout

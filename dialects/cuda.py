@@ -591,12 +591,14 @@ class StmatrixOp(_MatrixMoveOp):
 from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
 from .cuda_wgmma import CUDA_WGMMA_OPS  # warpgroup MMA, its own module
 from .cuda_roles import CUDA_ROLE_OPS  # noqa: E402  (warp specialisation, its own module)
+from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, their own module)
 
 Cuda = Dialect(
     "cuda",
     [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
-     *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS],
+     *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],
 )
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
-ldmatrix/stmatrix, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py)."""
+ldmatrix/stmatrix, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py), atomics and fences
+(cuda_atomic.py)."""

@@ -1464,6 +1464,7 @@ from .layout_roles import ROLE_OPS  # noqa: E402
 from .layout_ptr import POINTER_OPS  # noqa: E402
 from .layout_funnel import FUNNEL_OPS  # noqa: E402
 from .thread_ids import THREAD_ID_OPS  # noqa: E402
+from .layout_atomic import ATOMIC_OPS  # noqa: E402
 from .auto_layout import AutoLayoutAttr  # noqa: E402
 
 Layout = Dialect(
@@ -1481,6 +1482,7 @@ Layout = Dialect(
         *IDENTITY_OPS,
         *STATIC_ASSERT_OPS,
         *THREAD_ID_OPS,
+        *ATOMIC_OPS,
         *POINTER_OPS,
         *FUNNEL_OPS,
         *ITER_OPS,

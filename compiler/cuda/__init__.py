@@ -1,7 +1,7 @@
 """The `cuda` output target: prints the GPU level (docs/gpu-level.md) as CUDA C++.
 
 One small method per op, grouped by op family, one module each (gpu_ops, arith_ops,
-math_ops, memory_ops, scf_ops, cuda_ops, tma_ops, wgmma_ops), over the shared printer core (printer.py).
+math_ops, memory_ops, scf_ops, cuda_ops, tma_ops, wgmma_ops, atomic_ops), over the shared printer core (printer.py).
 Every `gpu.func ... kernel` becomes an `extern "C" __global__` function; the host
 function is not printed (the runtime runs it). What the text looks like:
 
@@ -44,6 +44,7 @@ from xdsl.utils.target import Target
 
 from .arith_ops import ArithEmitter
 from .c_types import SUPPORTED_ELEMENT_TYPES
+from .atomic_ops import AtomicEmitter
 from .cuda_ops import CudaOpsEmitter
 from .gpu_ops import GpuEmitter
 from .kernel_info import KernelInfo, KernelParam, kernel_info, kernel_infos, numpy_dtype_name, shared_buffers
@@ -58,7 +59,8 @@ from .wgmma_ops import WgmmaEmitter
 __all__ = ["SUPPORTED_ELEMENT_TYPES", "CudaEmitter", "CudaTarget", "KernelInfo", "KernelParam", "TARGETS",
            "emit_cuda", "kernel_info", "kernel_infos", "numpy_dtype_name", "shared_buffers"]
 
-FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter, WgmmaEmitter, RoleEmitter)
+FAMILIES = (GpuEmitter, ArithEmitter, MemoryEmitter, ScfEmitter, CudaOpsEmitter, TmaEmitter, WgmmaEmitter, RoleEmitter,
+            AtomicEmitter)
 
 
 def _table() -> dict[type[Operation], Emitter]:

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
-from tilec.dialects import cuda
+from tilec.dialects import cuda, cuda_atomic
 from tilec.dialects.cuda_tma import TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
@@ -194,6 +194,8 @@ def _buffer_accesses(arg: SSAValue) -> tuple[bool, int]:
             alignment = max(alignment, op.bytes.value.data)
             if op.dst is arg:
                 written = True
+        if isinstance(op, cuda_atomic.AtomicAddOp) and op.mem is arg:
+            written = True
     return written, alignment
 
 

@@ -13,6 +13,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from tilec.dialects import layout
 
 from .arith_ops import ArithLowering
+from .atomic import AtomicLowering
 from .base import Lowering
 from .compute import ComputeLowering
 from .context import LoweringContext, OpFamily
@@ -36,7 +37,7 @@ from .view_ops import ViewOpsLowering
 FAMILIES: tuple[type[OpFamily], ...] = (
     ArithLowering, ViewOpsLowering, LoadStoreLowering, ConvertLayoutLowering, ReduceLowering, ScfLowering,
     CopyLowering, ElementAccessLowering, ThreadIdsLowering, MmaLowering, TmaLowering, PointerLowering,
-    RolesLowering, PrintLowering, QueryLowering, IdentityLowering, ComputeLowering, FunnelLowering)
+    RolesLowering, PrintLowering, QueryLowering, IdentityLowering, ComputeLowering, FunnelLowering, AtomicLowering)
 """The op families (one instance per kernel, over its context)."""
 
 Entry = tuple[type[OpFamily], Lowering]

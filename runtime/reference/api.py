@@ -92,6 +92,9 @@ def _functions() -> list[InterpreterFunctions]:
         from .ptr_impls import PointerFunctions
 
         fns.append(PointerFunctions())
+        from .atomic_impls import AtomicFunctions
+
+        fns.append(AtomicFunctions())
     return fns
 
 
@@ -328,7 +331,8 @@ def random_inputs(
       layout-level pointer), else from `sizes` or `tilec.args`;
     - buffers the program reads: random normal floats, random integers in
       [-1000, 1000) (booleans at random);
-    - buffers it only writes (outputs): poisoned with `poison_value`, never zeros.
+    - buffers it only writes (outputs): poisoned with `poison_value`, never zeros;
+    - buffers it adds to with atomics (counters, dialects/layout_atomic.py): zeros.
     """
     if isinstance(module, str):
         module = parse(module)
@@ -387,7 +391,9 @@ def random_inputs(
             )
         dt = buffer_dtype(t)
         eff = effects.get(name, {"read"})
-        if "read" not in eff:
+        if "atomic" in eff:  # counters: zero on entry, as a program counting with atomics asks
+            out[name] = np.zeros(n, dtype=dt)
+        elif "read" not in eff:
             out[name] = np.full(n, poison_value(dt), dtype=dt)
         elif dt.kind == "f":
             out[name] = rng.standard_normal(n).astype(dt)

@@ -99,7 +99,8 @@ def run_cpu_cli(module: ModuleOp, seed: int = 0, values: dict[str, int] | None =
         types = _buffer_dtype_names(fn)
         described = []
         for buf, arr in out.items():
-            role = "output" if "read" not in effects.get(buf, {"read"}) else (
+            role = "counter" if "atomic" in effects.get(buf, ()) else "output" if "read" not in effects.get(
+                buf, {"read"}) else (
                 "input/output" if "write" in effects.get(buf, set()) else "input"
             )
             unwritten = None

@@ -9,10 +9,13 @@ from xdsl.dialects import func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from tilec.dialects import layout, layout_iter, layout_ptr
+from tilec.dialects import cuda_atomic, layout, layout_atomic, layout_iter, layout_ptr
 from tilec.dialects.effects import operand_accesses
 from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import is_pointer_tensor
+
+ATOMICS = (layout_atomic.AtomicAddOp, cuda_atomic.AtomicAddOp)
+"""The atomics: a buffer they add to is a counter ("atomic" of `access_effects`)."""
 
 # xDSL's ops: op type -> (operand indices written, operand indices read); tilec's ops
 # say it with their `Accesses` trait (dialects/effects.py)
@@ -44,7 +47,8 @@ _VIEWS: set[type[Operation]] = {
 
 
 def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
-    """{"read", "write"} subsets: what the program may do to the buffer `value`."""
+    """{"read", "write", "atomic"} subsets: what the program may do to the buffer
+    `value` ("atomic": add to it with atomics, dialects/layout_atomic.py)."""
     from .executor import lookup_kernel
 
     effects: set[str] = set()
@@ -60,7 +64,9 @@ def access_effects(module: ModuleOp, value: SSAValue) -> set[str]:
             i = use.index
             kind = type(op)
             accesses = operand_accesses(op)
-            if accesses is not None:
+            if isinstance(op, ATOMICS) and i == (1 if isinstance(op, layout_atomic.AtomicAddOp) else 0):
+                effects.add("atomic")  # a counter: zero on entry (random_inputs)
+            elif accesses is not None:
                 effects.update(accesses.get(i, ()))
             elif kind in _ACCESS:
                 writes, reads = _ACCESS[kind]

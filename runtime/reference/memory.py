@@ -19,7 +19,9 @@ it, and is checked:
   and they are not ordered: in different blocks, or in one block with no barrier
   between them (same epoch). A conflicting read after a write is an error; a
   conflicting write is an error when it changes the element's value (writing the
-  value already there is benign whatever the order).
+  value already there is benign whatever the order). Accesses of two blocks are
+  ordered where a release and an acquire of one atomic counter hand the writer's
+  block's memory over to the accessing block (atomic_impls.py's `Handoffs`).
 """
 
 from __future__ import annotations
@@ -293,6 +295,8 @@ def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> No
     wb = grid.actor_block(w)
     own_block = (w <= -2) & (wb == tb)  # every thread of the block wrote it: so did this one
     conflict = other & ~own_block & ((wb != tb) | (st.wepoch[flat_keys] == grid.epoch[tb]))
+    if conflict.any():
+        conflict &= ~_handed_over(grid, tb, wb, st.wepoch[flat_keys])
     _check_elements(
         op, st, conflict, flat_keys, flat_actors,
         lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} reads "
@@ -302,8 +306,20 @@ def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> No
     )
 
 
+def _handed_over(grid: Grid, tb: np.ndarray, wb: np.ndarray, wepoch: np.ndarray) -> np.ndarray:
+    """Per access: whether a release/acquire hand-over (atomic_impls.py) orders the
+    write of block `wb` at `wepoch` before the access of block `tb`."""
+    h = getattr(grid, "handoffs", None)
+    if h is None:
+        return np.zeros(np.shape(wepoch), bool)
+    return (wb != tb) & h.covers(tb, wb, wepoch)
+
+
 def _unordered(grid: Grid, a: int, b: int) -> str:
     if grid.actor_block(a) != grid.actor_block(b):
+        if getattr(grid, "handoffs", None) is not None:
+            return ("(blocks do not synchronise within a launch, and no release (a fence or a release atomic) "
+                    "and acquire of one atomic counter hand the writer's memory over)")
         return "(blocks do not synchronise within a launch)"
     return "with no barrier in between (a missing barrier?)"
 
@@ -417,6 +433,8 @@ def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat
         & ~((w == flat_actors) & (flat_actors >= 0))
         & ((grid.actor_block(w) != tb) | (st.wepoch[flat_keys] == E))
     )
+    if ww.any():
+        ww &= ~_handed_over(grid, tb, grid.actor_block(w), st.wepoch[flat_keys])
     _check_elements(
         op, st, ww, flat_keys, flat_actors,
         lambda i: f"data race on {st.words}: {grid.describe_thread(flat_actors[i])} writes "

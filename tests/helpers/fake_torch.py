@@ -115,7 +115,9 @@ class FakeTorch:
         t.Tensor = FakeTensor
         t.bfloat16, t.float16, t.float32 = Dtype("bfloat16", 2), Dtype("float16", 2), Dtype("float32", 4)
         t.float8_e4m3fn, t.float8_e5m2 = Dtype("float8_e4m3fn", 1), Dtype("float8_e5m2", 1)
+        t.int32 = Dtype("int32", 4)
         t.empty = self.empty
+        t.zeros = self.empty  # (the values are never read: serial split-K's counters)
         t.tensor = lambda data, *, dtype, device=None: self.empty((len(data),), dtype=dtype)
         t.cuda = types.SimpleNamespace(
             get_device_properties=lambda device: types.SimpleNamespace(multi_processor_count=self.SMS),
@@ -185,6 +187,9 @@ def install(monkeypatch) -> FakeTorch:
 
     fake = FakeTorch()
     monkeypatch.setitem(sys.modules, "torch", fake.torch)
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "_COUNTERS", {})  # serial split-K's counters: this fake's tensors
     monkeypatch.setattr(raw_launch, "available", lambda: True)
     monkeypatch.setattr(raw_launch, "current_device", lambda: 0)
     monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake.launch)

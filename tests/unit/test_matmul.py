@@ -48,10 +48,11 @@ def _operands(m: int, n: int, k: int, ep: Epilogue, seed: int = 0) -> dict:
 
 
 def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True, b_kmajor: bool = False,
-         split_k: int = 1) -> np.ndarray:
+         split_k: int = 1, counters: int = 0) -> np.ndarray:
     """Run the program on the reference executor; C as float64 (poisoned with NaN first).
     `b_kmajor`: B is given as its transpose, row-major N x K; `split_k`: the program
-    takes a workspace (poisoned too)."""
+    takes a workspace (poisoned too); `counters`: that many zeroed i32 counters (serial
+    split-K's `pctr`)."""
     poison = np.full(m * n, np.nan, np.float32)
     b = ops["b"].T if b_kmajor else ops["b"]
     inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(b.ravel(), "bf16"),
@@ -62,6 +63,8 @@ def _run(module, m: int, n: int, ep: Epilogue, ops: dict, dynamic_m: bool = True
         inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
     if split_k > 1:
         inputs["pw"] = np.full(split_k * m * n, np.nan, np.float32)
+    if counters:
+        inputs["pctr"] = np.zeros(counters, np.int32)
     if dynamic_m:
         inputs["m"] = m
     return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
@@ -369,7 +372,7 @@ def test_the_entrys_programs(config):
     m, n, k = (5, 264, 1024) if c.split_k > 1 else (130, 264, 136)
     module = matmul_program(MatmulKey(c, n, k, "bf16", ep, 3, b_kmajor=True))
     ops = _operands(m, n, k, ep)
-    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k), ops, ep)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=c.split_k, counters=c.counters(m, n)), ops, ep)
 
 
 def test_the_rule_loads_with_the_tma():
