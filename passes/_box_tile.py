@@ -76,6 +76,13 @@ boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps):
 phase 2 is latency-bound."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
+TILES_LANES = 0
+"""How a `tiles` box's phase 2 places the lanes of a warp (the `tile` option
+`tiles_lanes`): 0, on consecutive destination rows (each warp store writes 16 bytes
+into each of 32 rows); N (a power of two), N lanes on consecutive chunks of one
+destination row (a warp store writes `16 N` contiguous bytes of each of `32 / N`
+rows: whole 32-byte sectors but at the ends), the slots moved by 16 bytes every
+`16 / E` so that the lanes' box reads (slots `16 / E` apart) fall in 8 bank groups."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
@@ -250,13 +257,14 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES) -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
+               tiles_lanes: int = TILES_LANES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage, tiles_run)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -518,7 +526,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
-                 stage: str = "async", run: int = TILES_RUN_BYTES) -> list[Operation]:
+                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -539,7 +547,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
       16-byte vector of `V` elements read from `V` consecutive slots; a chunk the row's
       ends cut, its elements inside the row one at a time. Every destination element
       is written once: by the tile whose range holds its chunk's start, or the row's
-      first tile for the chunk before the row's start."""
+      first tile for the chunk before the row's start.
+
+    `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
+    runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
+    chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
+    `threads / N` is a multiple of `V`, so every run it takes starts at one residue mod
+    `V`), slot `r` moved by `16 floor(r / V + 1)` bytes (the N lanes' slots, `V` apart, in 8
+    different groups of 4 banks, where unmoved they would all be in one bank)."""
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
@@ -590,9 +605,19 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
     td = k.add(arith.MinUIOp(c(dt), left_d))
     runs = k.add(arith.MinUIOp(c(dt + v - 1), left_d))
-    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * pb,), (1,)), "smem")))
+    swz = lanes_along > 0
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * (pb + (1 if swz else 0)) + 2 * v,), (1,)), "smem")))
     pbc = c(pb)
     lim = k.andi(k.val(sreach), cmv)
+
+    def slot_base(r: SSAValue) -> SSAValue:
+        """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
+        destination row 16 bytes more every `V` slots (slots `V` apart, `V PB` bytes,
+        a multiple of 128, would be in one bank)."""
+        at = k.muli(r, pbc)
+        if swz:
+            at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), cv))  # r >= 1 - V
+        return at
 
     def run_start(r: SSAValue) -> SSAValue:
         return k.addi(sorig, k.muli(r, ssd))
@@ -607,7 +632,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), cv1), cmv), lim))
         g = k.addi(k.andi(st, cmv), k.muli(j, cv))
         with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(k.muli(r, pbc), k.muli(j, cv))
+            slot = k.addi(slot_base(r), k.muli(j, cv))
             if stage_async:
                 k.add(CopyChunkAsyncOp(src, [k.aligned(g, v)], box, [k.aligned(slot, v)], v))
             else:
@@ -624,7 +649,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
             with k.when(k.cmp("slt", a, end)):
                 x = k.add(ReadOp(src, [a]))
-                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), k.muli(r, pbc))]))
+                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), slot_base(r))]))
     if stage_async:
         k.add(AsyncWaitOp(0))
     k.add(BarrierOp())
@@ -632,45 +657,83 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     # phase 2: element i of destination run q (W step q) is source run i - od, element
     # q: at slot (i - od) plus the run start's residue mod V
     def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
-        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), cv1)), q)
+        return k.addi(k.addi(slot_base(r), k.andi(run_start(r), cv1)), q)
+
+    vt = VectorType(elem, [v])
+
+    def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
+                    addrs: Callable[[], list[SSAValue]]) -> None:
+        """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
+        and `re`): one 16-byte vector of the box elements at `addrs()` where the row
+        holds it whole, else its elements inside the row one at a time."""
+        full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
+        with k.when(full, otherwise=True) as to_else:
+            vec = None
+            for t, at in enumerate(addrs()):
+                x = k.add(ReadOp(box, [at]))
+                vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                       else k.add(vector.InsertOp(x, vec, [t], vt)))
+            k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
+            to_else()
+            with k.loop(c(0), cv, c(1)) as b:
+                a = k.addi(cs, b)
+                with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                    x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                    k.add(WriteOp(x, dst, [a]))
 
     # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
     # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
     # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
     # computed once per `q` and stepped by one add a chunk
     cpd = dt // v + 1
-    lanes = min(threads, wt)
-    groups = threads // lanes
     first_tile = k.cmp("eq", od, c(0))
-    with k.when(k.cmp("ult", tid, c(groups * lanes))):
-        ci0 = k.divui(tid, c(lanes))
-        with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
-            ds = k.addi(dorig, k.muli(q, dsw))
-            rs = k.subi(ds, od)
-            re = k.addi(rs, n[d])
-            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
-            r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
-            base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
-            end = k.addi(ds, td)
-            with k.loop(ci0, c(cpd), c(groups)) as ci:
-                cs = k.addi(first, k.muli(ci, cv))
-                with k.when(k.cmp("slt", cs, end)):
-                    full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
-                    with k.when(full, otherwise=True) as to_else:
+
+    def row(q: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+        """(ds, rs, re, first, end) of destination run `q`: where the tile's range
+        starts, the row's start and end, the tile's first chunk, the range's end."""
+        ds = k.addi(dorig, k.muli(q, dsw))
+        rs = k.subi(ds, od)
+        re = k.addi(rs, n[d])
+        first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
+        return ds, rs, re, first, k.addi(ds, td)
+
+    if lanes_along:
+        # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
+        # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
+        per = lanes_along
+        qs = threads // per
+        with k.when(k.cmp("ult", tid, c(qs * per))):
+            q0 = k.divui(tid, c(per))
+            ci0 = k.remui(tid, c(per))
+            ds0, _, _, first0, _ = row(q0)
+            r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
+            base = [box_addr(q0, k.addi(r00, c(t))) for t in range(v)]
+            with k.loop(q0, tw, c(qs)) as q:
+                ds, rs, re, first, end = row(q)
+                dq = k.subi(q, q0)
+                with k.loop(ci0, c(cpd), c(per)) as ci:
+                    cs = k.addi(first, k.muli(ci, cv))
+                    with k.when(k.cmp("slt", cs, end)):
+                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + v)))  # slot_base(r + V)
+                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+    else:
+        # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
+        # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
+        # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
+        # computed once per `q` and stepped by one add a chunk
+        lanes = min(threads, wt)
+        groups = threads // lanes
+        with k.when(k.cmp("ult", tid, c(groups * lanes))):
+            ci0 = k.divui(tid, c(lanes))
+            with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
+                ds, rs, re, first, end = row(q)
+                r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
+                base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
+                with k.loop(ci0, c(cpd), c(groups)) as ci:
+                    cs = k.addi(first, k.muli(ci, cv))
+                    with k.when(k.cmp("slt", cs, end)):
                         step = k.muli(k.subi(ci, ci0), c(v * pb))
-                        vt = VectorType(elem, [v])
-                        vec = None
-                        for t in range(v):
-                            x = k.add(ReadOp(box, [k.addi(base[t], step)]))
-                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
-                        k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
-                        to_else()
-                        with k.loop(c(0), cv, c(1)) as b:
-                            a = k.addi(cs, b)
-                            with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
-                                x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
-                                k.add(WriteOp(x, dst, [a]))
+                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
     ops = list(host_block.ops)
     for op in ops:
         op.detach()
