@@ -63,6 +63,7 @@ from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, Launc
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.support.launch_bounds import set_min_blocks
 
 from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
@@ -83,6 +84,11 @@ into each of 32 rows); N (a power of two), N lanes on consecutive chunks of one
 destination row (a warp store writes `16 N` contiguous bytes of each of `32 / N`
 rows: whole 32-byte sectors but at the ends), the slots moved by 16 bytes every
 `16 / E` so that the lanes' box reads (slots `16 / E` apart) fall in 8 bank groups."""
+TILES_SM_THREADS = 1024
+"""Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
+least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
+2 is latency-bound (`TILES_THREADS`), and its thread's 16 / E box addresses, kept across
+its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
@@ -571,6 +577,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             blocks = host.muli(blocks, host.val(n))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    if lanes_along:
+        set_min_blocks(launch, max(1, TILES_SM_THREADS // threads))
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
