@@ -84,6 +84,12 @@ into each of 32 rows); N (a power of two), N lanes on consecutive chunks of one
 destination row (a warp store writes `16 N` contiguous bytes of each of `32 / N`
 rows: whole 32-byte sectors but at the ends), the slots moved by 16 bytes every
 `16 / E` so that the lanes' box reads (slots `16 / E` apart) fall in 8 bank groups."""
+TILES_GRAIN = 16
+"""Bytes of the destination grains a `tiles` box's block owns (the `tile` option
+`tiles_grain`): a block writes the grains that start in its tile's range of each
+destination row (and the first tile the one holding the row's first element). 16: a
+chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
+32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
 TILES_SM_THREADS = 1024
 """Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
 least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
@@ -264,13 +270,13 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
-               tiles_lanes: int = TILES_LANES) -> list[Operation]:
+               tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -532,7 +538,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
-                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES) -> list[Operation]:
+                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
+                 grain: int = TILES_GRAIN) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -555,18 +562,23 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
       is written once: by the tile whose range holds its chunk's start, or the row's
       first tile for the chunk before the row's start.
 
+    With `grain` (`TILES_GRAIN`) G bytes past 16, "chunk" above reads "grain" for what
+    a tile owns: it writes the chunks of the G-byte grains starting in its range, from
+    `Dt + G / E - 1` source runs.
+
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
-    `threads / N` is a multiple of `V`, so every run it takes starts at one residue mod
-    `V`), slot `r` moved by `16 floor(r / V + 1)` bytes (the N lanes' slots, `V` apart, in 8
+    `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
+    mod `G / E`), slot `r` moved by `16 floor(r / V + 1)` bytes (the N lanes' slots, `V` apart, in 8
     different groups of 4 banks, where unmoved they would all be in one bank)."""
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e = facts.src_bytes
     v = CHUNK // e
-    wt, dt, pb = tiles_shape(e, smem, run)  # type: ignore[misc]
+    ge = grain // e  # a grain's elements
+    wt, dt, pb = tiles_shape(e, smem, run, grain)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
@@ -612,9 +624,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     left_d = k.subi(n[d], od)
     tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
     td = k.add(arith.MinUIOp(c(dt), left_d))
-    runs = k.add(arith.MinUIOp(c(dt + v - 1), left_d))
+    runs = k.add(arith.MinUIOp(c(dt + ge - 1), left_d))
     swz = lanes_along > 0
-    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * (pb + (1 if swz else 0)) + 2 * v,), (1,)), "smem")))
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0),), (1,)), "smem")))
     pbc = c(pb)
     lim = k.andi(k.val(sreach), cmv)
 
@@ -693,17 +705,21 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
     # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
     # computed once per `q` and stepped by one add a chunk
-    cpd = dt // v + 1
+    cpd = dt // v + ge // v  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
     first_tile = k.cmp("eq", od, c(0))
 
     def row(q: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
         """(ds, rs, re, first, end) of destination run `q`: where the tile's range
-        starts, the row's start and end, the tile's first chunk, the range's end."""
+        starts, the row's start and end, the tile's first chunk, the end of the grains
+        starting in the range."""
         ds = k.addi(dorig, k.muli(q, dsw))
         rs = k.subi(ds, od)
         re = k.addi(rs, n[d])
-        first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
-        return ds, rs, re, first, k.addi(ds, td)
+        first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
+        end = k.addi(ds, td)
+        if ge > v:
+            end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
+        return ds, rs, re, first, end
 
     if lanes_along:
         # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's

@@ -409,15 +409,16 @@ TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
 
 
-def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES) -> tuple[int, int, int] | None:
+def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
     `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
     multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
-    `Dt + 16 / e - 1` source runs (a destination chunk starting in the tile's range
-    reads up to `16 / e - 1` runs past it). None where not one chunk's rows fit."""
+    `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
+    of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
+    where not one chunk's rows fit."""
     v = CHUNK_BYTES // e
     pb = box_pitch(run)
-    dt = (smem // pb - (v - 1)) // v * v
+    dt = (smem // pb - (grain // e - 1)) // v * v
     return (run // e, dt, pb // e) if dt >= v else None
 
 

@@ -238,17 +238,19 @@ def _tiles_cases(rng):
     return out
 
 
-@pytest.mark.parametrize("lanes", [None, 8, 16])
-@pytest.mark.parametrize("smem", [BOX_SMEM, 8192])
+@pytest.mark.parametrize("smem, lanes, grain", [
+    (BOX_SMEM, None, None), (8192, None, None), (BOX_SMEM, 8, None), (8192, 8, None), (8192, 16, None),
+    (BOX_SMEM, None, 32), (8192, 8, 32), (BOX_SMEM, 8, 64), (BOX_SMEM, None, 128)])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, nvrtc_available):
+def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, nvrtc_available):
     """`box<tiles>`: every destination element written once, exactly, nothing around
     it (a small box: several tiles along both long modes, the chunks of a tile's last
     rows reaching the next tile's source runs), with phase 2's lanes on consecutive
-    rows (the default) and on 8 or 16 consecutive chunks of one row (`tiles_lanes`)."""
+    rows (the default) and on 8 or 16 consecutive chunks of one row (`tiles_lanes`),
+    blocks owning chunks (the default), whole sectors or lines (`tiles_grain`)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_smem=smem, tiles_lanes=lanes)
+    routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     for src, base, view in _tiles_cases(np.random.default_rng(smem)):
         from tilec.copy_cpu import _operand

@@ -3,6 +3,11 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=96 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=16 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_lanes=4 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=8 tiles_grain=128 threads=256}' 2>&1 | filecheck %s --check-prefix=LANESOPT
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_run=24}' 2>&1 | filecheck %s --check-prefix=OPT
@@ -21,6 +26,7 @@
 // EQ: @odd_i8_misaligned: equivalent after
 // EQ: @grid_int16: equivalent after
 // OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
+// LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
 // CUDA-LABEL: odd_int8_kernel(
@@ -40,6 +46,14 @@
 // CHECK:             vector.insert
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
+// With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
+// 2 blocks a multiprocessor asked, the box 31 runs past a 240-run tile, the slots 16
+// bytes further every 16 slots.
+// LANES-LABEL: func.func @odd_int8
+// LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// LANES:           layout.barrier
+// LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
@@ -65,6 +79,9 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // a grid mode (3 steps) on both sides, the destination's rows padded (pitch 157).
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
+// LANES-LABEL: func.func @grid_int16
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(20383):(1)>, smem>
+// LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
   %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
