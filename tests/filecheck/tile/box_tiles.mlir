@@ -6,7 +6,7 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=16 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_lanes=4 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=8 tiles_grain=128 threads=256}' 2>&1 | filecheck %s --check-prefix=LANESOPT
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
@@ -25,6 +25,8 @@
 // EQ: @odd_int8: equivalent after
 // EQ: @odd_i8_misaligned: equivalent after
 // EQ: @grid_int16: equivalent after
+// EQ: @odd_f32: equivalent after
+// EQ: @odd_f64: equivalent after
 // OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
 // LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
@@ -86,5 +88,25 @@ func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, a
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
   %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>, !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
+  func.return
+}
+
+// 4- and 8-byte elements (tiles_bytes=8): 4 and 2 to a chunk, the lanes along a row
+// stepping runs by a multiple of 4 and 2.
+// LANES-LABEL: func.func @odd_f32
+// LANES:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+func.func @odd_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(97,131):(1,97)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(97,131):(131,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(97,131):(1,97)>, gmem>, !layout.tensor<f32, #layout.cute<(97,131):(131,1)>, gmem>
+  func.return
+}
+
+// LANES-LABEL: func.func @odd_f64
+// LANES:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 2 : i64} : vector<2xf64>
+func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, align 16>) {
+  %a = layout.view %src : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(67,75):(1,67)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(67,75):(75,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(67,75):(1,67)>, gmem>, !layout.tensor<f64, #layout.cute<(67,75):(75,1)>, gmem>
   func.return
 }
