@@ -90,6 +90,13 @@ TILES_GRAIN = 16
 destination row (and the first tile the one holding the row's first element). 16: a
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
 32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
+TILES_STAGE = 16
+"""Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
+option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a row
+(`TILES_LANES` > 0), slot `r` is moved `TILES_STAGE` bytes every `16 / E` slots: at 4
+bytes, 32 lanes reading one element each from slots `16 / E` apart fall in 32 banks
+(no conflict), at 16 in 8 (4-way); the price is 16 / TILES_STAGE `cp.async` a 16-byte
+chunk."""
 TILES_SM_THREADS = 1024
 """Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
 least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
@@ -270,13 +277,14 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
-               tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN) -> list[Operation]:
+               tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
+               tiles_stage: int = TILES_STAGE) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -539,7 +547,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
                  stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
-                 grain: int = TILES_GRAIN) -> list[Operation]:
+                 grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -566,18 +574,24 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     a tile owns: it writes the chunks of the G-byte grains starting in its range, from
     `Dt + G / E - 1` source runs.
 
+    Phase 1 moves chunks of `chunk_stage` bytes (`TILES_STAGE`; the slots keep their
+    congruence modulo 16 bytes, the chunks start at the run's first element rounded down
+    to `chunk_stage` bytes).
+
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
-    mod `G / E`), slot `r` moved by `16 floor(r / V + 1)` bytes (the N lanes' slots, `V` apart, in 8
-    different groups of 4 banks, where unmoved they would all be in one bank)."""
+    mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
+    slots, `V` apart, `V PB` bytes: a multiple of 128, in one bank where unmoved; moved by
+    16 bytes, in 8 groups of 4 banks; by 4, in 32 banks)."""
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e = facts.src_bytes
     v = CHUNK // e
     ge = grain // e  # a grain's elements
+    sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
     wt, dt, pb = tiles_shape(e, smem, run, grain)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
@@ -628,7 +642,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     swz = lanes_along > 0
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0),), (1,)), "smem")))
     pbc = c(pb)
-    lim = k.andi(k.val(sreach), cmv)
+    lim = k.andi(k.val(sreach), c(-sv))
 
     def slot_base(r: SSAValue) -> SSAValue:
         """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
@@ -636,7 +650,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         a multiple of 128, would be in one bank)."""
         at = k.muli(r, pbc)
         if swz:
-            at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), cv))  # r >= 1 - V
+            at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), c(sv)))  # r >= 1 - V
         return at
 
     def run_start(r: SSAValue) -> SSAValue:
@@ -644,20 +658,21 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
     # from any residue), the chunk's source inside the run's cover and the view
-    cpr = (wt + v - 1) // v + 1
+    cpr = (wt + sv - 1) // sv + 1
     with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
         r = k.divui(idx, c(cpr))
         j = k.subi(idx, k.muli(r, c(cpr)))
         st = run_start(r)
-        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), cv1), cmv), lim))
-        g = k.addi(k.andi(st, cmv), k.muli(j, cv))
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(sv - 1)), c(-sv)), lim))
+        g0 = k.andi(st, c(-sv))
+        g = k.addi(g0, k.muli(j, c(sv)))
         with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(slot_base(r), k.muli(j, cv))
+            slot = k.addi(k.addi(slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(sv)))
             if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, v)], box, [k.aligned(slot, v)], v))
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
             else:
-                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
-                k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                x = k.add(ReadOp(src, [k.aligned(g, sv)], width=sv))
+                k.add(WriteOp(x, box, [k.aligned(slot, sv)], width=sv))
     # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
     # in the blocks whose last run ends past it (a block-uniform test)
     last_end = k.addi(run_start(k.subi(runs, c(1))), tw)
@@ -738,7 +753,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 with k.loop(ci0, c(cpd), c(per)) as ci:
                     cs = k.addi(first, k.muli(ci, cv))
                     with k.when(k.cmp("slt", cs, end)):
-                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + v)))  # slot_base(r + V)
+                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + sv)))  # slot_base(r + V)
                         store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
     else:
         # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),

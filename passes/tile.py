@@ -26,7 +26,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_LANES, TILES_THREADS, box_index_bits, box_launch
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_LANES, TILES_STAGE, TILES_THREADS, box_index_bits,
+                        box_launch)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape,
                          realign_fits)
@@ -126,6 +127,9 @@ class TilePass(ModulePass):
                      threads a multiple of N times the grain's elements.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
                      64 or 128; default 16: `TILES_GRAIN`): 32 writes whole sectors.
+      tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
+                     16: `TILES_STAGE`); with tiles_lanes, each 16 / E slots move B bytes
+                     (4 and 32 lanes: the lanes' box reads without bank conflicts).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -185,6 +189,7 @@ class TilePass(ModulePass):
     tiles_run: int = TILES_RUN_BYTES
     tiles_lanes: int = TILES_LANES
     tiles_grain: int = TILES_GRAIN
+    tiles_stage: int = TILES_STAGE
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -199,6 +204,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_run={self.tiles_run} must be a multiple of 16 in [16, 1024]")
         if self.tiles_lanes and (self.tiles_lanes & (self.tiles_lanes - 1) or not 4 <= self.tiles_lanes <= 32):
             raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} must be 0 or a power of two in [4, 32]")
+        if self.tiles_stage not in (4, 8, 16):
+            raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
         if self.tiles_grain not in (16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_stage not in BOX_STAGES:
@@ -388,7 +395,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} takes threads a multiple of {self.tiles_lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run,
-                         self.tiles_lanes, self.tiles_grain)
+                         self.tiles_lanes, self.tiles_grain, self.tiles_stage)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, self.box_smem))
         _replace_copy(copy, ops, moved_pointers=True)

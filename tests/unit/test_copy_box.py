@@ -238,19 +238,21 @@ def _tiles_cases(rng):
     return out
 
 
-@pytest.mark.parametrize("smem, lanes, grain", [
-    (BOX_SMEM, None, None), (8192, None, None), (BOX_SMEM, 8, None), (8192, 8, None), (8192, 16, None),
-    (BOX_SMEM, None, 32), (8192, 8, 32), (BOX_SMEM, 8, 64), (BOX_SMEM, None, 128)])
+@pytest.mark.parametrize("smem, lanes, grain, stage", [
+    (BOX_SMEM, None, None, None), (8192, None, None, None), (BOX_SMEM, 8, None, None), (8192, 8, None, None),
+    (8192, 16, None, None), (BOX_SMEM, None, 32, None), (8192, 8, 32, None), (BOX_SMEM, 8, 64, None),
+    (BOX_SMEM, None, 128, None), (BOX_SMEM, 32, None, 4), (8192, 16, None, 8), (8192, None, None, 4)])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, nvrtc_available):
+def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stage, nvrtc_available):
     """`box<tiles>`: every destination element written once, exactly, nothing around
     it (a small box: several tiles along both long modes, the chunks of a tile's last
     rows reaching the next tile's source runs), with phase 2's lanes on consecutive
     rows (the default) and on 8 or 16 consecutive chunks of one row (`tiles_lanes`),
-    blocks owning chunks (the default), whole sectors or lines (`tiles_grain`)."""
+    blocks owning chunks (the default), whole sectors or lines (`tiles_grain`), phase 1
+    by 16-, 8- or 4-byte chunks (`tiles_stage`)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain)
+    routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     for src, base, view in _tiles_cases(np.random.default_rng(smem)):
         from tilec.copy_cpu import _operand
@@ -262,5 +264,5 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, nvrt
         assert np.array_equal(base, want)
     if compiled:
         sources = [e.kernel.source for e in kernels._entries.values()]
-        assert sources and all("tilec_cp_async<16>" in text for text in sources)
+        assert sources and all(f"tilec_cp_async<{stage or 16}>" in text for text in sources)
         assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)

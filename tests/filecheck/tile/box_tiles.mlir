@@ -6,7 +6,10 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=16 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_lanes=4 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' | filecheck %s --check-prefix=STAGE
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_stage=2}' 2>&1 | filecheck %s --check-prefix=STAGEOPT
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=8 tiles_grain=128 threads=256}' 2>&1 | filecheck %s --check-prefix=LANESOPT
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
@@ -28,6 +31,7 @@
 // EQ: @odd_f32: equivalent after
 // EQ: @odd_f64: equivalent after
 // OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
+// STAGEOPT: tiles_stage=2 must be 4, 8 or 16
 // LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
@@ -56,6 +60,10 @@
 // LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
 // LANES:           layout.barrier
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
+// STAGE-LABEL: func.func @odd_int8
+// STAGE:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// STAGE:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
