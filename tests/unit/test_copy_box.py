@@ -264,5 +264,5 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         assert np.array_equal(base, want)
     if compiled:
         sources = [e.kernel.source for e in kernels._entries.values()]
-        assert sources and all(f"tilec_cp_async<{stage or 16}>" in text for text in sources)
+        assert sources and all(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
         assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)
