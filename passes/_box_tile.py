@@ -77,13 +77,17 @@ boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps):
 phase 2 is latency-bound."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
-TILES_LANES = 0
+TILES_LANES = 8
 """How a `tiles` box's phase 2 places the lanes of a warp (the `tile` option
 `tiles_lanes`): 0, on consecutive destination rows (each warp store writes 16 bytes
 into each of 32 rows); N (a power of two), N lanes on consecutive chunks of one
 destination row (a warp store writes `16 N` contiguous bytes of each of `32 / N`
-rows: whole 32-byte sectors but at the ends), the slots moved by 16 bytes every
-`16 / E` so that the lanes' box reads (slots `16 / E` apart) fall in 8 bank groups."""
+rows: whole 32-byte sectors but at the ends), the slots moved `TILES_STAGE` bytes
+every `16 / E` so that the lanes' box reads (slots `16 / E` apart) spread over the
+banks. Measured on the H200 (8191 x 8209 transposes, benchmarks/NOTES.md): 8 lanes
+int8 0.75 of cudaMemcpy (0 lanes: 0.46, 4-way bank conflicts in Nsight Compute), f16
+0.84, f32 0.85; 32 lanes with 4-byte phase-1 chunks (no bank conflict, four times the
+`cp.async`) 0.57, 0.74, 0.51."""
 TILES_GRAIN = 16
 """Bytes of the destination grains a `tiles` box's block owns (the `tile` option
 `tiles_grain`): a block writes the grains that start in its tile's range of each

@@ -121,10 +121,10 @@ class TilePass(ModulePass):
                      source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
-      tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: 0 on
-                     consecutive destination rows (default: `TILES_LANES`), N (a power
-                     of two, 4..32) on N consecutive 16-byte chunks of one row, the
-                     threads a multiple of N times the grain's elements.
+      tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
+                     of two, 4..32; default 8: `TILES_LANES`) on N consecutive 16-byte
+                     chunks of one destination row, the threads a multiple of N times
+                     the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
                      64 or 128; default 16: `TILES_GRAIN`): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default

@@ -21,7 +21,9 @@
 // blocks stage a tile's source runs, and the 16 / E - 1 runs past it, by aligned
 // 16-byte chunks into slots congruent to the source modulo 16 (cp.async), then write
 // each destination row of the tile in aligned 16-byte vectors of 16 / E elements read
-// from consecutive slots; a chunk cut by its row's ends is written element by element.
+// from consecutive slots (8 lanes of a warp on consecutive chunks of one row, each slot
+// 16 bytes further every 16 / E slots); a chunk cut by its row's ends is written
+// element by element.
 // A small box (box_smem=2048, tiles_run=32) makes many tiles along both modes, a thread
 // count that is not a multiple of the tile's runs (96) leaves lanes idle.
 
@@ -43,7 +45,7 @@
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39024):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
