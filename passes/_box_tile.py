@@ -580,7 +580,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     Phase 1 moves chunks of `chunk_stage` bytes (`TILES_STAGE`; the slots keep their
     congruence modulo 16 bytes, the chunks start at the run's first element rounded down
-    to `chunk_stage` bytes).
+    to `chunk_stage` bytes); through registers (`stage`), 16-byte reads, each stored as
+    pieces of `chunk_stage` bytes.
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
@@ -646,7 +647,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     swz = lanes_along > 0
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0),), (1,)), "smem")))
     pbc = c(pb)
-    lim = k.andi(k.val(sreach), c(-sv))
+    lim = k.andi(k.val(sreach), c(-(sv if stage_async else v)))
 
     def slot_base(r: SSAValue) -> SSAValue:
         """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
@@ -662,21 +663,34 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
     # from any residue), the chunk's source inside the run's cover and the view
-    cpr = (wt + sv - 1) // sv + 1
+    # (through registers, 16-byte reads stored as pieces of `sv` elements)
+    ch = sv if stage_async else v
+    cpr = (wt + ch - 1) // ch + 1
     with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
         r = k.divui(idx, c(cpr))
         j = k.subi(idx, k.muli(r, c(cpr)))
         st = run_start(r)
-        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(sv - 1)), c(-sv)), lim))
-        g0 = k.andi(st, c(-sv))
-        g = k.addi(g0, k.muli(j, c(sv)))
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+        g0 = k.andi(st, c(-ch))
+        g = k.addi(g0, k.muli(j, c(ch)))
         with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(k.addi(slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(sv)))
+            slot = k.addi(k.addi(slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
                 k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
             else:
-                x = k.add(ReadOp(src, [k.aligned(g, sv)], width=sv))
-                k.add(WriteOp(x, box, [k.aligned(slot, sv)], width=sv))
+                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                if sv == v:
+                    k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                else:
+                    pt = VectorType(elem, [sv])
+                    for p0 in range(0, v, sv):
+                        piece = None
+                        for t in range(sv):
+                            y = k.add(vector.ExtractOp(x, [p0 + t], elem))
+                            piece = (k.add(vector.BroadcastOp(y, pt)) if t == 0
+                                     else k.add(vector.InsertOp(y, piece, [t], pt)))
+                        at = k.aligned(k.addi(slot, c(p0)), sv)
+                        k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
     # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
     # in the blocks whose last run ends past it (a block-uniform test)
     last_end = k.addi(run_start(k.subi(runs, c(1))), tw)

@@ -7,6 +7,7 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=16 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_lanes=4 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' | filecheck %s --check-prefix=STAGE
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_stage=2}' 2>&1 | filecheck %s --check-prefix=STAGEOPT
