@@ -101,6 +101,16 @@ option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a r
 bytes, 32 lanes reading one element each from slots `16 / E` apart fall in 32 banks
 (no conflict), at 16 in 8 (4-way); the price is 16 / TILES_STAGE `cp.async` a 16-byte
 chunk."""
+def tiles_phase2(e: int) -> tuple[int, int]:
+    """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
+    phase-1 chunk bytes for `e`-byte elements, as measured on the H200 (8191 x 8209
+    transposes, benchmarks/NOTES.md): 1 byte, 8 lanes and 16-byte chunks
+    (`TILES_LANES`, `TILES_STAGE`: 0.77 of cudaMemcpy; 16 lanes with 8-byte chunks 0.66);
+    wider, 16 lanes and 8-byte chunks (f16 0.85 -> 0.90, f32 0.85 -> 0.91 against 8 and
+    16)."""
+    return (TILES_LANES, TILES_STAGE) if e == 1 else (16, 8)
+
+
 TILES_SM_THREADS = 1024
 """Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
 least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase

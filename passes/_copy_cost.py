@@ -401,10 +401,10 @@ def _short(m: Mode) -> int | None:
 TILES_BYTES = 4
 """Largest element the `tiles` box takes (the `copy-strategy` option `tiles_bytes`).
 Measured on the H200 (8191 x 8209 transposes, 2026-11-29, 512 threads, phase 2's
-lanes 8 to a destination row, `_box_tile.TILES_LANES`): int8 0.75 of cudaMemcpy, f16
-0.84, f32 0.85, against the tiled kernel's 0.46 (then box<tiles>, lanes on 32 rows),
-0.54 and 0.78 (its every access one element); f64 stays tiled (0.90, not measured
-boxed with those lanes) (benchmarks/NOTES.md). The strategy itself takes elements up to
+lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcpy, f16
+0.90, f32 0.91, against 0.46 (box<tiles> with lanes on 32 rows), and the tiled kernel's
+0.54 and 0.78 (its every access one element); f64 stays tiled (0.91 against the box's
+0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
