@@ -25,7 +25,8 @@ earlier method, one tensor set, CUDA events around each of many launches queued 
 one synchronisation (copy_bench.median_ms), which counts the host's launch cost where it
 is longer than the kernel. `--variant PASS{OPTIONS}` (repeatable) times the Program path
 again through the default pipeline with its pass of that name replaced by the given one
-(an A/B of a pass option; a case the option does not fit reports the error);
+(an A/B of a pass option; a case the option does not fit reports the error; several
+passes joined by `+`, `copy-strategy{tiles_bytes=2}+tile{tiles_lanes=8}`);
 `PASS{OPTIONS}@TEXT|TEXT2` only for the cases whose name contains TEXT or TEXT2. The Program path takes the merged views of the
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
@@ -349,16 +350,19 @@ def variant_applies(variant: str, case_name: str) -> bool:
 
 
 def variant_pipeline(spec: str) -> str:
-    """The default pipeline with its pass named as `spec` (`NAME{OPTIONS}`) replaced by
-    `spec`: the pipeline of a `--variant`. ValueError where the default pipeline has no
+    """The default pipeline with each pass named in `spec` (`NAME{OPTIONS}`, several
+    joined by `+`: `copy-strategy{tiles_bytes=2}+tile{tiles_lanes=8}`) replaced as
+    given: the pipeline of a `--variant`. ValueError where the default pipeline has no
     such pass, or has it more than once."""
     from tilec.compiler.pipeline import expand_pipeline
 
-    name = spec.split("{")[0]
     passes = expand_pipeline("default").split(",")
-    if [p.split("{")[0] for p in passes].count(name) != 1:
-        raise ValueError(f"--variant {spec}: the default pipeline does not have exactly one pass {name!r}")
-    return ",".join(spec if p.split("{")[0] == name else p for p in passes)
+    for one in spec.split("+"):
+        name = one.split("{")[0]
+        if [p.split("{")[0] for p in passes].count(name) != 1:
+            raise ValueError(f"--variant {spec}: the default pipeline does not have exactly one pass {name!r}")
+        passes = [one if p.split("{")[0] == name else p for p in passes]
+    return ",".join(passes)
 
 
 def registers_pipeline() -> str:

@@ -63,6 +63,7 @@ from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, Launc
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.support.launch_bounds import set_min_blocks
 
 from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
@@ -76,6 +77,45 @@ boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps):
 phase 2 is latency-bound."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
+TILES_LANES = 8
+"""How a `tiles` box's phase 2 places the lanes of a warp (the `tile` option
+`tiles_lanes`): 0, on consecutive destination rows (each warp store writes 16 bytes
+into each of 32 rows); N (a power of two), N lanes on consecutive chunks of one
+destination row (a warp store writes `16 N` contiguous bytes of each of `32 / N`
+rows: whole 32-byte sectors but at the ends), the slots moved `TILES_STAGE` bytes
+every `16 / E` so that the lanes' box reads (slots `16 / E` apart) spread over the
+banks. Measured on the H200 (8191 x 8209 transposes, benchmarks/NOTES.md): 8 lanes
+int8 0.75 of cudaMemcpy (0 lanes: 0.46, 4-way bank conflicts in Nsight Compute), f16
+0.84, f32 0.85; 32 lanes with 4-byte phase-1 chunks (no bank conflict, four times the
+`cp.async`) 0.57, 0.74, 0.51."""
+TILES_GRAIN = 16
+"""Bytes of the destination grains a `tiles` box's block owns (the `tile` option
+`tiles_grain`): a block writes the grains that start in its tile's range of each
+destination row (and the first tile the one holding the row's first element). 16: a
+chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
+32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
+TILES_STAGE = 16
+"""Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
+option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a row
+(`TILES_LANES` > 0), slot `r` is moved `TILES_STAGE` bytes every `16 / E` slots: at 4
+bytes, 32 lanes reading one element each from slots `16 / E` apart fall in 32 banks
+(no conflict), at 16 in 8 (4-way); the price is 16 / TILES_STAGE `cp.async` a 16-byte
+chunk."""
+def tiles_phase2(e: int) -> tuple[int, int]:
+    """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
+    phase-1 chunk bytes for `e`-byte elements, as measured on the H200 (8191 x 8209
+    transposes, benchmarks/NOTES.md): 1 byte, 8 lanes and 16-byte chunks
+    (`TILES_LANES`, `TILES_STAGE`: 0.77 of cudaMemcpy; 16 lanes with 8-byte chunks 0.66);
+    wider, 16 lanes and 8-byte chunks (f16 0.85 -> 0.90, f32 0.85 -> 0.91 against 8 and
+    16)."""
+    return (TILES_LANES, TILES_STAGE) if e == 1 else (16, 8)
+
+
+TILES_SM_THREADS = 1024
+"""Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
+least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
+2 is latency-bound (`TILES_THREADS`), and its thread's 16 / E box addresses, kept across
+its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
@@ -250,13 +290,15 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES) -> list[Operation]:
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
+               tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
+               tiles_stage: int = TILES_STAGE) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage, tiles_run)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -518,7 +560,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
-                 stage: str = "async", run: int = TILES_RUN_BYTES) -> list[Operation]:
+                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
+                 grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -539,13 +582,32 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
       16-byte vector of `V` elements read from `V` consecutive slots; a chunk the row's
       ends cut, its elements inside the row one at a time. Every destination element
       is written once: by the tile whose range holds its chunk's start, or the row's
-      first tile for the chunk before the row's start."""
+      first tile for the chunk before the row's start.
+
+    With `grain` (`TILES_GRAIN`) G bytes past 16, "chunk" above reads "grain" for what
+    a tile owns: it writes the chunks of the G-byte grains starting in its range, from
+    `Dt + G / E - 1` source runs.
+
+    Phase 1 moves chunks of `chunk_stage` bytes (`TILES_STAGE`; the slots keep their
+    congruence modulo 16 bytes, the chunks start at the run's first element rounded down
+    to `chunk_stage` bytes); through registers (`stage`), 16-byte reads, each stored as
+    pieces of `chunk_stage` bytes.
+
+    `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
+    runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
+    chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
+    `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
+    mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
+    slots, `V` apart, `V PB` bytes: a multiple of 128, in one bank where unmoved; moved by
+    16 bytes, in 8 groups of 4 banks; by 4, in 32 banks)."""
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e = facts.src_bytes
     v = CHUNK // e
-    wt, dt, pb = tiles_shape(e, smem, run)  # type: ignore[misc]
+    ge = grain // e  # a grain's elements
+    sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
+    wt, dt, pb = tiles_shape(e, smem, run, grain)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
@@ -556,6 +618,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             blocks = host.muli(blocks, host.val(n))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    if lanes_along:
+        set_min_blocks(launch, max(1, TILES_SM_THREADS // threads))
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
@@ -589,30 +653,54 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     left_d = k.subi(n[d], od)
     tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
     td = k.add(arith.MinUIOp(c(dt), left_d))
-    runs = k.add(arith.MinUIOp(c(dt + v - 1), left_d))
-    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + v - 1) * pb,), (1,)), "smem")))
+    runs = k.add(arith.MinUIOp(c(dt + ge - 1), left_d))
+    swz = lanes_along > 0
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0),), (1,)), "smem")))
     pbc = c(pb)
-    lim = k.andi(k.val(sreach), cmv)
+    lim = k.andi(k.val(sreach), c(-(sv if stage_async else v)))
+
+    def slot_base(r: SSAValue) -> SSAValue:
+        """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
+        destination row 16 bytes more every `V` slots (slots `V` apart, `V PB` bytes,
+        a multiple of 128, would be in one bank)."""
+        at = k.muli(r, pbc)
+        if swz:
+            at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), c(sv)))  # r >= 1 - V
+        return at
 
     def run_start(r: SSAValue) -> SSAValue:
         return k.addi(sorig, k.muli(r, ssd))
 
     # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
     # from any residue), the chunk's source inside the run's cover and the view
-    cpr = (wt + v - 1) // v + 1
+    # (through registers, 16-byte reads stored as pieces of `sv` elements)
+    ch = sv if stage_async else v
+    cpr = (wt + ch - 1) // ch + 1
     with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
         r = k.divui(idx, c(cpr))
         j = k.subi(idx, k.muli(r, c(cpr)))
         st = run_start(r)
-        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), cv1), cmv), lim))
-        g = k.addi(k.andi(st, cmv), k.muli(j, cv))
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+        g0 = k.andi(st, c(-ch))
+        g = k.addi(g0, k.muli(j, c(ch)))
         with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(k.muli(r, pbc), k.muli(j, cv))
+            slot = k.addi(k.addi(slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, v)], box, [k.aligned(slot, v)], v))
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
             else:
                 x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
-                k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                if sv == v:
+                    k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                else:
+                    pt = VectorType(elem, [sv])
+                    for p0 in range(0, v, sv):
+                        piece = None
+                        for t in range(sv):
+                            y = k.add(vector.ExtractOp(x, [p0 + t], elem))
+                            piece = (k.add(vector.BroadcastOp(y, pt)) if t == 0
+                                     else k.add(vector.InsertOp(y, piece, [t], pt)))
+                        at = k.aligned(k.addi(slot, c(p0)), sv)
+                        k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
     # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
     # in the blocks whose last run ends past it (a block-uniform test)
     last_end = k.addi(run_start(k.subi(runs, c(1))), tw)
@@ -624,7 +712,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
             with k.when(k.cmp("slt", a, end)):
                 x = k.add(ReadOp(src, [a]))
-                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), k.muli(r, pbc))]))
+                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), slot_base(r))]))
     if stage_async:
         k.add(AsyncWaitOp(0))
     k.add(BarrierOp())
@@ -632,45 +720,87 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     # phase 2: element i of destination run q (W step q) is source run i - od, element
     # q: at slot (i - od) plus the run start's residue mod V
     def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
-        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), cv1)), q)
+        return k.addi(k.addi(slot_base(r), k.andi(run_start(r), cv1)), q)
+
+    vt = VectorType(elem, [v])
+
+    def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
+                    addrs: Callable[[], list[SSAValue]]) -> None:
+        """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
+        and `re`): one 16-byte vector of the box elements at `addrs()` where the row
+        holds it whole, else its elements inside the row one at a time."""
+        full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
+        with k.when(full, otherwise=True) as to_else:
+            vec = None
+            for t, at in enumerate(addrs()):
+                x = k.add(ReadOp(box, [at]))
+                vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                       else k.add(vector.InsertOp(x, vec, [t], vt)))
+            k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
+            to_else()
+            with k.loop(c(0), cv, c(1)) as b:
+                a = k.addi(cs, b)
+                with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                    x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                    k.add(WriteOp(x, dst, [a]))
 
     # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
     # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
     # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
     # computed once per `q` and stepped by one add a chunk
-    cpd = dt // v + 1
-    lanes = min(threads, wt)
-    groups = threads // lanes
+    cpd = dt // v + ge // v  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
     first_tile = k.cmp("eq", od, c(0))
-    with k.when(k.cmp("ult", tid, c(groups * lanes))):
-        ci0 = k.divui(tid, c(lanes))
-        with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
-            ds = k.addi(dorig, k.muli(q, dsw))
-            rs = k.subi(ds, od)
-            re = k.addi(rs, n[d])
-            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, cv1), cmv)))
-            r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
-            base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
-            end = k.addi(ds, td)
-            with k.loop(ci0, c(cpd), c(groups)) as ci:
-                cs = k.addi(first, k.muli(ci, cv))
-                with k.when(k.cmp("slt", cs, end)):
-                    full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
-                    with k.when(full, otherwise=True) as to_else:
+
+    def row(q: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+        """(ds, rs, re, first, end) of destination run `q`: where the tile's range
+        starts, the row's start and end, the tile's first chunk, the end of the grains
+        starting in the range."""
+        ds = k.addi(dorig, k.muli(q, dsw))
+        rs = k.subi(ds, od)
+        re = k.addi(rs, n[d])
+        first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
+        end = k.addi(ds, td)
+        if ge > v:
+            end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
+        return ds, rs, re, first, end
+
+    if lanes_along:
+        # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
+        # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
+        per = lanes_along
+        qs = threads // per
+        with k.when(k.cmp("ult", tid, c(qs * per))):
+            q0 = k.divui(tid, c(per))
+            ci0 = k.remui(tid, c(per))
+            ds0, _, _, first0, _ = row(q0)
+            r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
+            base = [box_addr(q0, k.addi(r00, c(t))) for t in range(v)]
+            with k.loop(q0, tw, c(qs)) as q:
+                ds, rs, re, first, end = row(q)
+                dq = k.subi(q, q0)
+                with k.loop(ci0, c(cpd), c(per)) as ci:
+                    cs = k.addi(first, k.muli(ci, cv))
+                    with k.when(k.cmp("slt", cs, end)):
+                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + sv)))  # slot_base(r + V)
+                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+    else:
+        # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
+        # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
+        # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
+        # computed once per `q` and stepped by one add a chunk
+        lanes = min(threads, wt)
+        groups = threads // lanes
+        with k.when(k.cmp("ult", tid, c(groups * lanes))):
+            ci0 = k.divui(tid, c(lanes))
+            with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
+                ds, rs, re, first, end = row(q)
+                r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
+                base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
+                with k.loop(ci0, c(cpd), c(groups)) as ci:
+                    cs = k.addi(first, k.muli(ci, cv))
+                    with k.when(k.cmp("slt", cs, end)):
                         step = k.muli(k.subi(ci, ci0), c(v * pb))
-                        vt = VectorType(elem, [v])
-                        vec = None
-                        for t in range(v):
-                            x = k.add(ReadOp(box, [k.addi(base[t], step)]))
-                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
-                        k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
-                        to_else()
-                        with k.loop(c(0), cv, c(1)) as b:
-                            a = k.addi(cs, b)
-                            with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
-                                x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
-                                k.add(WriteOp(x, dst, [a]))
+                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

@@ -42,7 +42,7 @@ is not a power of two (the tiled kernel pads nothing then), and where a box fits
 shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 
 `box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
-`SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 1)
+`SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 4)
 without conversion, where the tiled kernel cannot move 16-byte vectors on both sides
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
@@ -398,26 +398,28 @@ def _short(m: Mode) -> int | None:
     return m.bound if m.exact and m.bound is not None and m.bound <= SMALL_EXTENT else None
 
 
-TILES_BYTES = 1
+TILES_BYTES = 4
 """Largest element the `tiles` box takes (the `copy-strategy` option `tiles_bytes`).
-Measured on the H200 (8191 x 8209 transposes, 2026-11-29, 512 threads): int8 0.46 of
-cudaMemcpy against the tiled kernel's 0.35-0.39 (its every access one byte); f16 0.39
-against 0.54, f32 0.39 against 0.78, f64 0.65 against 0.91: for 2 bytes and more the
-tiled kernel's element accesses beat the box's byte-gathered chunks (benchmarks/NOTES.md).
-The strategy itself takes elements up to 8 bytes."""
+Measured on the H200 (8191 x 8209 transposes, 2026-11-29, 512 threads, phase 2's
+lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcpy, f16
+0.90, f32 0.91, against 0.46 (box<tiles> with lanes on 32 rows), and the tiled kernel's
+0.54 and 0.78 (its every access one element); f64 stays tiled (0.91 against the box's
+0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
+8 bytes."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
 
 
-def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES) -> tuple[int, int, int] | None:
+def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
     `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
     multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
-    `Dt + 16 / e - 1` source runs (a destination chunk starting in the tile's range
-    reads up to `16 / e - 1` runs past it). None where not one chunk's rows fit."""
+    `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
+    of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
+    where not one chunk's rows fit."""
     v = CHUNK_BYTES // e
     pb = box_pitch(run)
-    dt = (smem // pb - (v - 1)) // v * v
+    dt = (smem // pb - (grain // e - 1)) // v * v
     return (run // e, dt, pb // e) if dt >= v else None
 
 

@@ -59,8 +59,8 @@ class CopyStrategyPass(ModulePass):
                                  `tile` pass's `box_smem` must agree, the flavour
                                  depending on it).
       tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
-                                 flavour takes (default 1; up to 8: an A/B of it on
-                                 wider elements).
+                                 flavour takes (default 4: `TILES_BYTES`; up to 8,
+                                 an A/B of it on wider elements).
     """
 
     name = "copy-strategy"

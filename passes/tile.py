@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_THREADS, box_index_bits, box_launch
+from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch, tiles_phase2
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape,
                          realign_fits)
@@ -120,6 +120,17 @@ class TilePass(ModulePass):
                      source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
+      tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
+                     of two, 4..32; default `tiles_phase2`'s: 8 for 1-byte elements,
+                     16 for wider) on N consecutive 16-byte
+                     chunks of one destination row, the threads a multiple of N times
+                     the grain's elements; 0 on consecutive destination rows.
+      tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
+                     64 or 128; default 16: `TILES_GRAIN`): 32 writes whole sectors.
+      tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
+                     `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
+                     tiles_lanes, each 16 / E slots move B bytes
+                     (4 and 32 lanes: the lanes' box reads without bank conflicts).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -177,6 +188,9 @@ class TilePass(ModulePass):
     box_smem: int = BOX_SMEM
     box_stage: str = "async"
     tiles_run: int = TILES_RUN_BYTES
+    tiles_lanes: int | None = None
+    tiles_grain: int = TILES_GRAIN
+    tiles_stage: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -189,6 +203,13 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
         if self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024:
             raise TilecError(f"tile: tiles_run={self.tiles_run} must be a multiple of 16 in [16, 1024]")
+        if self.tiles_lanes is not None and self.tiles_lanes and (
+                self.tiles_lanes & (self.tiles_lanes - 1) or not 4 <= self.tiles_lanes <= 32):
+            raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} must be 0 or a power of two in [4, 32]")
+        if self.tiles_stage is not None and self.tiles_stage not in (4, 8, 16):
+            raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
+        if self.tiles_grain not in (16, 32, 64, 128):
+            raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
         if any(t <= 0 for t in self.tile):
@@ -362,7 +383,7 @@ class TilePass(ModulePass):
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         if facts is None or box_flavour(facts, self.box_smem, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, self.box_smem, self.tiles_run) is None):
+                flavour == "tiles" and tiles_shape(facts.src_bytes, self.box_smem, self.tiles_run, self.tiles_grain) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
                 f"the box rule takes as {flavour} with a box of {self.box_smem} bytes (tiles_run={self.tiles_run}) "
@@ -371,7 +392,15 @@ class TilePass(ModulePass):
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run)
+        grain = max(self.tiles_grain, 16) // facts.src_bytes
+        lanes, stage = tiles_phase2(facts.src_bytes)
+        lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
+        stage = stage if self.tiles_stage is None else self.tiles_stage
+        if flavour == "tiles" and lanes and (threads // lanes) % grain:
+            raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
+                             f"{grain}; got threads={threads}", op=copy)
+        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run,
+                         lanes, self.tiles_grain, stage)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, self.box_smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -81,6 +81,8 @@ def test_a_variant_replaces_its_pass_of_the_default_pipeline():
     assert pipeline.split(",").count("tile{threads=128}") == 1 and ",tile," not in pipeline
     with pytest.raises(ValueError, match="no-such-pass"):
         bench.variant_pipeline("no-such-pass{x=1}")
+    both = bench.variant_pipeline("copy-strategy{tiles_bytes=2}+tile{tiles_lanes=8}").split(",")
+    assert "copy-strategy{tiles_bytes=2}" in both and "tile{tiles_lanes=8}" in both and "tile" not in both
 
 
 def test_variants_get_a_table_of_their_own():

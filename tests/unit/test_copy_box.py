@@ -39,11 +39,14 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
     # case 35: rows of 5 (uint8 -> int8, the same bits) from 5 long src rows
     p = _plan((100000, 5), (100000, 5), (1, 100000), "int8", "uint8")
     assert key_strategy(p.key) == "box<cols>"
-    # the odd transposes of 1-byte elements: both contiguous modes long, rows not
-    # 16-byte aligned (2-byte ones stay tiled: `_copy_cost.TILES_BYTES`)
+    # the odd transposes of 1- to 4-byte elements: both contiguous modes long, rows not
+    # 16-byte aligned (8-byte ones stay tiled: `_copy_cost.TILES_BYTES`)
     p = plan_copy(operand((8209, 8191), None, "int8"), operand((8209, 8191), (1, 8209), "int8"))
     assert key_strategy(p.key) == "box<tiles>" and p.key.aligned_pointers and p.key.index_bits == 32
-    p = plan_copy(operand((8209, 8191), None, "float16"), operand((8209, 8191), (1, 8209), "float16"))
+    for dtype in ("float16", "float32"):
+        p = plan_copy(operand((8209, 8191), None, dtype), operand((8209, 8191), (1, 8209), dtype))
+        assert key_strategy(p.key) == "box<tiles>", dtype
+    p = plan_copy(operand((8209, 8191), None, "float64"), operand((8209, 8191), (1, 8209), "float64"))
     assert key_strategy(p.key) == "tiled"
     p = plan_copy(operand((100, 1000), None, "int8", ptr=3), operand((100, 1000), (1, 100), "int8", ptr=5))
     assert key_strategy(p.key) == "box<tiles>" and p.extra == (5, 3)
@@ -55,7 +58,7 @@ def test_the_rule_takes_the_three_shapes_of_the_strided_set():
         ("2-byte elements", lambda: _plan((19, 1000), (19, 1000), (1, 19), "int16")),
         ("a conversion (int8 -> bool)", lambda: _plan((19, 1000), (19, 1000), (1, 19), "bool", "int8")),
         ("both contiguous modes long, rows 16-byte aligned", lambda: _plan((128, 1024), (128, 1024), (1, 128))),
-        ("both long, odd rows of 4-byte elements", lambda: _plan((100, 1000), (100, 1000), (1, 100), "float32")),
+        ("both long, odd rows of 8-byte elements", lambda: _plan((100, 1000), (100, 1000), (1, 101), "float64")),
         ("dst not contiguous over D then W", lambda: _plan((1000, 5), (1000, 5), (1, 1000), dst_strides=(6, 1))),
         # where the other kernels do not pad (measured: box_cols_probe.py)
         ("rows of 8 from 8 src rows", lambda: _plan((1000, 8), (1000, 8), (1, 1000))),
@@ -216,17 +219,18 @@ def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compile
 
 
 def _tiles_cases(rng):
-    """(src, dst base, dst view of the base) of `box<tiles>` copies of 1-byte elements
-    (2-byte ones: tests/filecheck/tile/box_tiles.mlir): transposes with rows of every
-    residue mod 16 bytes, pointers offset on both sides, padded dst rows
-    and a grid mode."""
+    """(src, dst base, dst view of the base) of `box<tiles>` copies of 1-, 2- and 4-byte
+    elements (8-byte ones: tests/filecheck/tile/box_tiles.mlir): transposes with rows of
+    every residue mod 16 bytes, pointers offset on both sides, padded dst rows and a grid
+    mode."""
 
     def rand(shape, dtype):
         return rng.integers(-100, 100, size=shape).astype(dtype)
 
     out = []
     for dtype, (r, c), so, do in (("int8", (300, 131), 0, 0), ("int8", (300, 131), 3, 5), ("int8", (97, 213), 15, 9),
-                                  ("uint8", (150, 97), 0, 7), ("int8", (203, 171), 1, 3)):
+                                  ("uint8", (150, 97), 0, 7), ("int8", (203, 171), 1, 3),
+                                  ("float16", (150, 97), 1, 3), ("float32", (97, 131), 2, 1)):
         flat = rand(so + r * c + 9, dtype)
         src = flat[so : so + r * c].reshape(r, c).T
         base = np.full(r * c + 40, 77, dtype)
@@ -238,15 +242,21 @@ def _tiles_cases(rng):
     return out
 
 
-@pytest.mark.parametrize("smem", [BOX_SMEM, 8192])
+@pytest.mark.parametrize("smem, lanes, grain, stage", [
+    (BOX_SMEM, None, None, None), (8192, None, None, None), (BOX_SMEM, 0, None, None), (8192, 0, None, None),
+    (8192, 16, None, None), (BOX_SMEM, None, 32, None), (8192, 8, 32, None), (BOX_SMEM, 8, 64, None),
+    (BOX_SMEM, 0, 128, None), (BOX_SMEM, 32, None, 4), (8192, 16, None, 8), (8192, None, None, 4)])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_tiles_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
+def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stage, nvrtc_available):
     """`box<tiles>`: every destination element written once, exactly, nothing around
     it (a small box: several tiles along both long modes, the chunks of a tile's last
-    rows reaching the next tile's source runs)."""
+    rows reaching the next tile's source runs), with phase 2's lanes on 8 (the default),
+    16 or 32 consecutive chunks of one row or on consecutive rows (`tiles_lanes=0`),
+    blocks owning chunks (the default), whole sectors or lines (`tiles_grain`), phase 1
+    by 16-, 8- or 4-byte chunks (`tiles_stage`)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_smem=smem)
+    routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     for src, base, view in _tiles_cases(np.random.default_rng(smem)):
         from tilec.copy_cpu import _operand
@@ -258,5 +268,8 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
         assert np.array_equal(base, want)
     if compiled:
         sources = [e.kernel.source for e in kernels._entries.values()]
-        assert sources and all("tilec_cp_async<16>" in text for text in sources)
+        # phase 1 by cp.async of the chunks asked (a one-element chunk, f32 at 4 bytes, is
+        # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
+        # a vector)
+        assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
         assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)

@@ -5,8 +5,8 @@
 // RUN: tilec %s -p copy-strategy --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // The copy-strategy pass chooses box<tiles> for copies whose source-contiguous mode W
-// and destination-contiguous mode D are both long, of 1-byte elements (tiles_bytes=N:
-// up to N bytes) without conversion, where the tiled copy could not move
+// and destination-contiguous mode D are both long, of 1- to 4-byte elements
+// (tiles_bytes=N: up to N bytes) without conversion, where the tiled copy could not move
 // 16-byte vectors on both sides (a row pitch or a pointer not a multiple of 16 bytes)
 // and both pointers allow them once aligned down (aligned to 16, or an aligned pointer
 // moved by its misalignment). Results never change.
@@ -14,6 +14,7 @@
 // EQ: @odd_int8: equivalent after
 // EQ: @odd_f16_misaligned: equivalent after
 // EQ: @odd_f32: equivalent after
+// EQ: @odd_f64: equivalent after
 // EQ: @aligned_int8: equivalent after
 // EQ: @unaligned_pointer: equivalent after
 
@@ -32,7 +33,7 @@ func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align
 // f16, both pointers 16-byte aligned pointers moved by run-time misalignments (as
 // tilec.copy_ states them), run-time strides.
 // CHECK-LABEL: func.func @odd_f16_misaligned
-// CHECK-NOT:     strategy
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
 // TWO-LABEL: func.func @odd_f16_misaligned
 // TWO:           layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
 // TWO-LABEL: func.func @odd_f32
@@ -46,15 +47,27 @@ func.func @odd_f16_misaligned(%s0: !layout.ptr<f16, align 16>, %d0: !layout.ptr<
   func.return
 }
 
-// f32: the tiled copy's (element accesses) unless tiles_bytes=4 or more.
+// f32: box<tiles> with tiles_bytes=4 or more (the default).
 // CHECK-LABEL: func.func @odd_f32
-// CHECK-NOT:     strategy
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
 // WIDE-LABEL: func.func @odd_f32
 // WIDE:          layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
 func.func @odd_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(77,131):(1,77)>, gmem>
   %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(77,131):(131,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(77,131):(1,77)>, gmem>, !layout.tensor<f32, #layout.cute<(77,131):(131,1)>, gmem>
+  func.return
+}
+
+// f64: the tiled copy's (element accesses) unless tiles_bytes=8.
+// CHECK-LABEL: func.func @odd_f64
+// CHECK-NOT:     strategy
+// WIDE-LABEL: func.func @odd_f64
+// WIDE:          layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<box<tiles>>}
+func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
+  %a = layout.view %src : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(77,131):(1,77)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(77,131):(131,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(77,131):(1,77)>, gmem>, !layout.tensor<f64, #layout.cute<(77,131):(131,1)>, gmem>
   func.return
 }
 

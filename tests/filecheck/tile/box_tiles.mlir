@@ -3,6 +3,15 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=96 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=16 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_lanes=4 tiles_grain=32}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8 tiles_grain=32}' | filecheck %s --check-prefix=LANES
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=32 tiles_stage=4}' | filecheck %s --check-prefix=STAGE
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_stage=2}' 2>&1 | filecheck %s --check-prefix=STAGEOPT
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=8 tiles_grain=128 threads=256}' 2>&1 | filecheck %s --check-prefix=LANESOPT
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_run=24}' 2>&1 | filecheck %s --check-prefix=OPT
@@ -13,14 +22,20 @@
 // blocks stage a tile's source runs, and the 16 / E - 1 runs past it, by aligned
 // 16-byte chunks into slots congruent to the source modulo 16 (cp.async), then write
 // each destination row of the tile in aligned 16-byte vectors of 16 / E elements read
-// from consecutive slots; a chunk cut by its row's ends is written element by element.
+// from consecutive slots (8 lanes of a warp on consecutive chunks of one row, each slot
+// 16 bytes further every 16 / E slots); a chunk cut by its row's ends is written
+// element by element.
 // A small box (box_smem=2048, tiles_run=32) makes many tiles along both modes, a thread
 // count that is not a multiple of the tile's runs (96) leaves lanes idle.
 
 // EQ: @odd_int8: equivalent after
 // EQ: @odd_i8_misaligned: equivalent after
 // EQ: @grid_int16: equivalent after
+// EQ: @odd_f32: equivalent after
+// EQ: @odd_f64: equivalent after
 // OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
+// STAGEOPT: tiles_stage=2 must be 4, 8 or 16
+// LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
 // CUDA-LABEL: odd_int8_kernel(
@@ -31,7 +46,7 @@
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39024):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
@@ -40,6 +55,18 @@
 // CHECK:             vector.insert
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
+// With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
+// 2 blocks a multiprocessor asked, the box 31 runs past a 240-run tile, the slots 16
+// bytes further every 16 slots.
+// LANES-LABEL: func.func @odd_int8
+// LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// LANES:           layout.barrier
+// LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
+// STAGE-LABEL: func.func @odd_int8
+// STAGE:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// STAGE:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
@@ -65,9 +92,32 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // a grid mode (3 steps) on both sides, the destination's rows padded (pitch 157).
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
+// LANES-LABEL: func.func @grid_int16
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(20383):(1)>, smem>
+// LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
   %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>, !layout.tensor<i16, #layout.cute<(3,97,150):(15229,157,1)>, gmem>
+  func.return
+}
+
+// 4- and 8-byte elements (tiles_bytes=8): 4 and 2 to a chunk, the lanes along a row
+// stepping runs by a multiple of 4 and 2.
+// LANES-LABEL: func.func @odd_f32
+// LANES:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+func.func @odd_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(97,131):(1,97)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(97,131):(131,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(97,131):(1,97)>, gmem>, !layout.tensor<f32, #layout.cute<(97,131):(131,1)>, gmem>
+  func.return
+}
+
+// LANES-LABEL: func.func @odd_f64
+// LANES:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 2 : i64} : vector<2xf64>
+func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, align 16>) {
+  %a = layout.view %src : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(67,75):(1,67)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(67,75):(75,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(67,75):(1,67)>, gmem>, !layout.tensor<f64, #layout.cute<(67,75):(75,1)>, gmem>
   func.return
 }
