@@ -37,8 +37,9 @@ def test_fast_canonicalize_gives_the_ir_of_xdsl_canonicalize():
     from tilec.compiler.pipeline import NAMED_PIPELINES, make_context
     from tilec.passes._canonicalize import Canonicalize
 
-    before = NAMED_PIPELINES["default"].rsplit(",", 1)[0]
-    assert NAMED_PIPELINES["default"].endswith(",canonicalize")
+    passes = NAMED_PIPELINES["default"].split(",")
+    last = len(passes) - 1 - passes[::-1].index("canonicalize")  # the default's last canonicalize
+    before = ",".join(passes[:last])
     progs = compile_time.programs()
     assert len(progs) > 10
     for name, text in progs.items():
