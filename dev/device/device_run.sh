@@ -10,8 +10,7 @@
 #   GEMM=1 adds the bf16 GEMM against cuBLAS and Triton (benchmarks/gemm_bench.py), with GEMM_ARGS
 #   (e.g. "--sizes 8192 --configs 128x128x32:2x4:4,128x256x32:2x4:3")
 set -uo pipefail
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
-python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+source dev/device/install.sh
 export TILEC_CACHE_DIR=/tmp/tilec-cache PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader

@@ -5,9 +5,7 @@
 #   device run (carry .whl): [IMPLS="tilec cudnn"] bash dev/device/ncu_attention.sh [SHAPE ...]   (default: issue 40's four)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
-export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
-python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+source dev/device/install.sh
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 shapes=("$@"); [ ${#shapes[@]} -eq 0 ] && shapes=(4x32x4096x128 4x32x4096x128c 16x16x1024x64 1x32x16384x128c)
 for shape in "${shapes[@]}"; do

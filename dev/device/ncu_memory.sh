@@ -6,9 +6,7 @@
 #   device run (carry .whl): bash dev/device/ncu_memory.sh rows:softmax:f16:50257:16384 copy:'transpose float16 8191'
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
-export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
-python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+source dev/device/install.sh
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 for case in "$@"; do
   f="$out/$(echo "$case" | tr -c 'A-Za-z0-9_.\n-' '_').txt"

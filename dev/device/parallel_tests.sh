@@ -7,8 +7,7 @@
 # Prints each file's pytest summary (with -rf's failures) at the end.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
-python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+source dev/device/install.sh
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 limit=500; [ "${1:-}" = "-t" ] && { limit=$2; shift 2; }

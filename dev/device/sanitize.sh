@@ -72,8 +72,7 @@ done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
-  python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "editable install failed"
+  source dev/device/install.sh
 fi
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/sanitize"
