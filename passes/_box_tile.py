@@ -188,6 +188,29 @@ class _Builder:
         """`x`, stated a multiple of `by` (`layout.multiple_of`)."""
         return self.add(MultipleOfOp(x, by))
 
+    def store_chunk(self, box: SSAValue, dst: SSAValue, vt: VectorType, cw: SSAValue, width: int,
+                    box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
+                    lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]]) -> None:
+        """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
+        starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
+        vector of the box elements at `addrs()` where the row holds the chunk whole, else
+        its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
+        in the box)."""
+        full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
+        with self.when(full, otherwise=True) as to_else:
+            vec = None
+            for t, at in enumerate(addrs()):
+                x = self.add(ReadOp(box, [at]))
+                vec = (self.add(vector.BroadcastOp(x, vt)) if t == 0
+                       else self.add(vector.InsertOp(x, vec, [t], vt)))
+            self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
+            to_else()
+            with self.loop(self.c(0), cw, self.c(1)) as b:
+                a = self.addi(cs, b)
+                with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
+                    x = self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))]))
+                    self.add(WriteOp(x, dst, [a]))
+
     @contextmanager
     def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
         body = Block(arg_types=[index])
@@ -472,24 +495,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
                     addrs: Callable[[], list[SSAValue]]) -> None:
-        """The destination chunk at `cs` of run `q` (`ds` .. `de`): where it lies
-        inside the run, one vector of the bytes at `addrs()` in the box; else the bytes
-        of it inside the run one at a time."""
+        """The destination chunk at `cs` of run `q` (`ds` .. `de`), if it starts inside
+        the run (`_Builder.store_chunk`, the run its own bounds)."""
         with k.when(k.cmp("slt", cs, de)):
-            full = k.andi(k.cmp("sge", cs, ds), k.cmp("sle", k.addi(cs, c16), de))
-            with k.when(full, otherwise=True) as to_else:
-                vec = None
-                for t, addr in enumerate(addrs()):
-                    x = k.add(ReadOp(box, [addr]))
-                    vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                           else k.add(vector.InsertOp(x, vec, [t], vt)))
-                k.add(WriteOp(vec, dst, [k.aligned(cs)], width=CHUNK))
-                to_else()
-                with k.loop(c(0), c16, c(1)) as b:
-                    a = k.addi(cs, b)
-                    with k.when(k.andi(k.cmp("sge", a, ds), k.cmp("slt", a, de))):
-                        x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
-                        k.add(WriteOp(x, dst, [a]))
+            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, ds, de, cs, addrs)
 
     if flavour == "rows":
         # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
@@ -727,22 +736,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
                     addrs: Callable[[], list[SSAValue]]) -> None:
         """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
-        and `re`): one 16-byte vector of the box elements at `addrs()` where the row
-        holds it whole, else its elements inside the row one at a time."""
-        full = k.andi(k.cmp("sge", cs, rs), k.cmp("sle", k.addi(cs, cv), re))
-        with k.when(full, otherwise=True) as to_else:
-            vec = None
-            for t, at in enumerate(addrs()):
-                x = k.add(ReadOp(box, [at]))
-                vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                       else k.add(vector.InsertOp(x, vec, [t], vt)))
-            k.add(WriteOp(vec, dst, [k.aligned(cs, v)], width=v))
-            to_else()
-            with k.loop(c(0), cv, c(1)) as b:
-                a = k.addi(cs, b)
-                with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
-                    x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
-                    k.add(WriteOp(x, dst, [a]))
+        and `re`): `_Builder.store_chunk` with `v`-element chunks."""
+        k.store_chunk(box, dst, vt, cv, v, box_addr, q, ds, rs, re, cs, addrs)
 
     # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
     # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
