@@ -931,6 +931,9 @@ M; another kernel's flags would lie on its counters): every call leaves the coun
 so one buffer serves all calls of the kernel that do not run at the same time (calls on
 two streams at once would share them)."""
 
+_COUNTERS_KEPT: list[Any] = []
+"""Counter buffers `_COUNTERS` has outgrown: prepared calls may still point at them."""
+
 
 def _counters(like: Any, count: int, kernel: Any) -> Any:
     """At least `count` zeroed i32 counters for `kernel` on `like`'s device (grown, never
@@ -948,8 +951,9 @@ def _counters(like: Any, count: int, kernel: Any) -> Any:
 
             xp = importlib.import_module(type(like).__module__.split(".")[0])
             have = xp.zeros(max(count, 1024), dtype=xp.int32)
+        if key in _COUNTERS:
+            _COUNTERS_KEPT.append(_COUNTERS[key])
         _COUNTERS[key] = have
-        _COUNTERS.setdefault("kept", []).append(have)  # prepared calls hold the older ones' pointers
     return have
 
 
