@@ -23,7 +23,7 @@ from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import ExecutionError
 
 # 64 x 128 tiles in two column chunks of 64 (one each rank), 2 stages of K 64, the TMA epilogue
-PAIR = {"bm": 64, "bn": 128, "bk": 64, "stages": 2, "chunk": 64, "tma_epilogue": True, "cluster": 2}
+PAIR = {"bm": 64, "bn": 128, "bk": 64, "stages": 2, "chunk": 64, "tma_epilogue": True, "cluster": (2, 1)}
 PLAIN = Epilogue()
 
 
@@ -113,7 +113,7 @@ def test_a_multicast_leaving_out_a_block_is_reported():
 
 @pytest.mark.parametrize("kw", [
     {"persistent": 3},  # an odd grid cannot be cut into pairs
-    {"persistent": 4, "chunk": 128},  # one chunk of B: nothing to halve
+    {"persistent": 4, "chunk": 128, "stages": 3},  # 3 stages of one chunk of B: not halved evenly
     {"persistent": 0},
     {"persistent": 4, "cp_async": "b"},
 ])
