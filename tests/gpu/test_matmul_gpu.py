@@ -189,18 +189,20 @@ def test_every_configuration_runs(index, monkeypatch):
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
-@pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48)])
-def test_clusters_sharing_b(m, n, k, monkeypatch):
-    """2-block clusters with B multicast (`GemmConfig.cluster`, forced on the rule's
-    128 x 256 in chunks of 128): rows 16 mod 32 bytes or not, an odd number of block
-    rows (the last pair's second tile past M), fewer pairs than clusters, the widest
-    epilogue."""
+@pytest.mark.parametrize("cluster", [(2, 1), (2, 2), (4, 1), (1, 2)])
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48), (520, 1800, 1000)])
+def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
+    """Clusters of cm x cn blocks, B multicast along their block rows and A along their
+    block columns (`GemmConfig.cluster`, forced on the rule's 128 x 256 in chunks of
+    128, persistent over the clusters the device runs at once): rows 16 mod 32 bytes
+    or not, groups with tiles past M and past N, fewer groups than clusters, the
+    widest epilogue."""
     torch = _torch()
     from dataclasses import replace
 
     from tilec import gemm
 
-    config = replace(gemm.CONFIGS[0], cluster=2, name=f"{gemm.CONFIGS[0].name}:cl2")
+    config = replace(gemm.CONFIGS[0], cluster=cluster, name=f"{gemm.CONFIGS[0].name}:{gemm.cluster_name(cluster)}")
     monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
     monkeypatch.setattr(gemm, "_fast", {})
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
