@@ -559,24 +559,29 @@ def gemm_hopper_ws(
     bytes: the TMA reads every other such row from the middle of a 32-byte sector, and
     slowly (benchmarks/NOTES.md). B row-major only (not `b_kmajor`), not swapped.
 
-    `cluster` = 2 (needs `persistent` P even and an even number of column chunks; not
-    with pingpong, split-K, stream-K, swap_ab, cp_async, block scales or
-    `overlap_epilogue`): the blocks run in 2-block thread-block clusters (`launch(cluster=2)`)
-    that share B, as CUTLASS's 2 x 1 cluster shape: cluster c takes pairs of tiles,
-    block rows 2 i and 2 i + 1 of one block column (the block of rank r its row 2 i +
-    r; a row past M when M has an odd number of block rows: its loads are zeros, its
-    stores write nothing), pair p, p + P / 2, ... of the ceil(gm / 2) x gn pairs in
-    grouped order of `group / 2` pair rows, so both blocks of a cluster take the same
-    number of tiles and, at every step, the same B: by construction, for every M. Each
-    block loads its own A and half of B's column chunks (the first half rank 0, the
-    second rank 1), each multicast to both blocks (`tma_load(multicast=0b11)`: half
-    of B's reads from L2 per multiprocessor); each stage's "empty" barrier counts the
-    consumers of both blocks (`2 bm / 64`) and each consumer warpgroup arrives on its
-    own and its peer's (`mbarrier_arrive(cta=r)`), so no block overwrites a stage its
-    peer still reads; the "full" barriers expect the same bytes as without clusters
-    (the peer's half lands on them). The cluster meets (`cluster_sync`) after the
-    barriers' initialisation and before the blocks exit. For operands whose rows are
-    16 mod 32 bytes (benchmarks/NOTES.md: the L2 -> SM sectors, not the copy engine).
+    `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
+    cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
+    split-K, stream-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
+    blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
+    cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
+    the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
+    past M or N: their loads are zeros, their stores write nothing), group p, p + P / (cm
+    cn), ... of the ceil(gm / cm) x ceil(gn / cn) groups in grouped order of `group / cm`
+    group rows, so every block of a cluster takes the same number of tiles and, at every
+    step, shares A with its cluster row (the cn blocks of its block row) and B with its
+    cluster column (the cm of its block column): by construction, for every M. Each
+    block loads its share of the stage's boxes multicast (`cluster_loads`: A's tile by
+    one block of the row, B's chunks spread over the column, each `tma_load(multicast=)`
+    to the row or column; an operand not shared, cn or cm 1, loaded by each block
+    alone), so 1 / cn of A's and 1 / cm of B's reads from L2 per multiprocessor. Each
+    stage's "empty" barrier counts the consumers of the block's cluster row and column
+    (`(cm + cn - 1) bm / 64`) and each consumer warpgroup arrives on those blocks'
+    (`mbarrier_arrive(cta=r)`): every block whose loads reach it, so no block overwrites
+    a stage a peer still reads (CUTLASS's multicast consumer arrival); the "full"
+    barriers expect the same bytes as without clusters (the peers' boxes land on them).
+    The cluster meets (`cluster_sync`) after the barriers' initialisation and before the
+    blocks exit. For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
+    -> SM sectors, not the copy engine).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
