@@ -555,21 +555,21 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     (`misaligned_rows`): B's along a cluster's 2 block rows (cm = 2), A's along its 2
     block columns (cn = 2), both where both are (a 2 x 2 cluster); named
     `<c.name>:<cluster_name>`. Where the tiles fit: a 16-bit, unswapped, unsplit
-    configuration (neither pingpong, cp.async nor the overlapped epilogue) in an even
-    number of column chunks and stages, and no more waves of the cluster's groups of
-    tiles over the resident clusters (`cluster_slots`) than of tiles over the
-    multiprocessors (a group's tiles past M or N are idle). Measured on the H200 with
-    pairs sharing B (cm = 2): 3000 x 5000 x 7000 (both rows 16 mod 32 bytes) 602
+    configuration (neither pingpong, cp.async nor the overlapped epilogue) in column
+    chunks, whose stages' boxes the cluster's blocks share equally (`cluster_loads`),
+    and no more waves of the cluster's groups of tiles over the resident clusters
+    (`cluster_slots`) than of tiles over the multiprocessors (a group's tiles past M or
+    N are idle). Measured on the H200 with pairs sharing B (cm = 2): 3000 x 5000 x 7000 (both rows 16 mod 32 bytes) 602
     TFLOP/s against 475 without; 32-byte rows slower (619 against 640 at 3000 x 5008 x
     7008, 607 against 630 at 4000^3), so only misaligned operands are shared; where
     only A's rows are misaligned pairs sharing B lost (605 against 628 at 3000 x 5056 x
     7000: they halve B's reads, not A's), which cn = 2 addresses (benchmarks/NOTES.md)."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
-            or c.operand_bytes != 2 or not c.chunk or (c.bn // c.chunk) % 2 or c.stages % 2):
+            or c.operand_bytes != 2 or not c.chunk):
         return c
     rows = misaligned_rows(n, k, c.operand_bytes, b_kmajor)
     cm, cn = 1 + ("b" in rows), 1 + ("a" in rows)
-    if cm * cn == 1:
+    if cm * cn == 1 or c.stages % cn or c.stages * (c.bn // c.chunk) % cm:  # each block an equal share
         return c
     slots = cluster_slots(cm * cn, sms, c.smem_bytes())
     gm, gn = -(-m // c.bm), -(-n // c.bn)

@@ -358,8 +358,12 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     cm, cn = cluster
     size = cm * cn
     if size > 1:  # clusters of cm x cn blocks walk groups of cm block rows by cn block columns (gemm_hopper_ws)
-        g.gm2 = (g.gm if cm == 1 else p.ceildivui(g.gm, g.c2 if cm == 2 else p.constant(cm).named("cm")).named("gm2") if m is None
-                 else p.constant(_cdiv(_cdiv(m, bm), cm)).named("gm2"))
+        if cm == 1:
+            g.gm2 = g.gm
+        elif m is None:
+            g.gm2 = p.ceildivui(g.gm, g.c2 if cm == 2 else p.constant(cm).named("cm")).named("gm2")
+        else:
+            g.gm2 = p.constant(_cdiv(_cdiv(m, bm), cm)).named("gm2")
         g.gn2 = g.gn if cn == 1 else p.constant(_cdiv(_cdiv(n, bn), cn)).named("gn2")
         g.ntiles = (g.gm2 * g.gn2).named("npairs")
         ncl = p.constant(nprog // size).named("clusters")
@@ -1247,15 +1251,16 @@ CLUSTER_SIZES = (1, 2, 4)
 def cluster_loads(cm: int, cn: int, stage: int, chunks: int) -> list[list[tuple[int, int]]]:
     """The multicast TMA loads each rank of a `cm x cn` cluster of `gemm_hopper_ws`
     issues into stage `stage` of the ring, as (box, multicast mask) per rank: box -1 is
-    A's tile, box c >= 0 B's column chunk c of `chunks`. Rank r is block row rx = r % cm and block column ry = r // cm of the cluster's
-    group of tiles: the cn blocks of a cluster row (same rx) share A's tile, the cm
-    of a cluster column (same ry) share B's. The stage's A tile is loaded by the
-    row's block ry = stage % cn and multicast to the row; B's chunk c by the
-    column's block rx = (stage chunks + c) % cm, multicast to the column (where cn,
-    or cm, is 1, each block loads its own A, or B, with a plain load instead). So over the ring's stages every block loads
-    1 / cn of the A tiles and 1 / cm of the B chunks its group needs (`stages` a
-    multiple of cn, `stages * chunks` of cm), and a block's loads reach exactly its
-    cluster row (A) and column (B): the blocks whose consumers release its stages."""
+    A's tile, box c >= 0 B's column chunk c of `chunks`. Rank r is block row rx = r %
+    cm and block column ry = r // cm of the cluster's group of tiles: the cn blocks of
+    a cluster row (same rx) share A's tile, the cm of a cluster column (same ry) share
+    B's. The stage's A tile is loaded by the row's block ry = stage % cn and multicast
+    to the row; B's chunk c by the column's block rx = (stage chunks + c) % cm,
+    multicast to the column (where cn, or cm, is 1, each block loads its own A, or B,
+    with a plain load instead). So over the ring's stages every block loads 1 / cn of
+    the A tiles and 1 / cm of the B chunks its group needs (`stages` a multiple of cn,
+    `stages * chunks` of cm), and a block's loads reach exactly its cluster row (A)
+    and column (B): the blocks whose consumers release its stages."""
     out: list[list[tuple[int, int]]] = []
     for r in range(cm * cn):
         rx, ry = r % cm, r // cm
