@@ -189,6 +189,23 @@ def test_every_configuration_runs(index, monkeypatch):
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
+def test_resident_clusters_fit_the_multiprocessors():
+    """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
+    runs at least one cluster, no more clusters than the multiprocessors hold, and no
+    more blocks of a larger cluster than of a smaller one."""
+    torch = _torch()
+    from tilec import gemm
+    from tilec.runtime import raw_launch
+
+    torch.zeros(1, device="cuda")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    smem = gemm.CONFIGS[0].smem_bytes()
+    device = raw_launch.current_device()
+    blocks = [size * raw_launch.resident_clusters(device, size, gemm.CLUSTER_THREADS, smem) for size in (1, 2, 4)]
+    assert 0 < blocks[2] <= blocks[1] <= blocks[0] == sms
+    assert gemm.cluster_slots(4, sms, smem) == blocks[2] // 4
+
+
 @pytest.mark.parametrize("cluster", [(2, 1), (2, 2), (4, 1), (1, 2)])
 @pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48), (520, 1800, 1000)])
 def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
