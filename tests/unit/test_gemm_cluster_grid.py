@@ -74,13 +74,15 @@ def test_clusters_share_a_and_b_at_odd_shapes(level, cluster, shape, kw):
     _check(_run(module, m, n, PLAIN, ops, dynamic_m=False), ops, PLAIN)
 
 
-def test_one_program_serves_every_m_with_its_epilogue():
-    """A run-time M (the grid of clusters computed from it) at M = 8, 72, 200, with
-    bias + SiLU + residual, after the pipeline: 2 x 2 clusters, N's last group past N."""
+@pytest.mark.parametrize("cluster,group", [((2, 2), 4), ((4, 1), 8), ((1, 2), 8)])
+def test_one_program_serves_every_m_with_its_epilogue(cluster, group):
+    """A run-time M (the grid of clusters computed from it) at M = 8, 200, 330, with
+    bias + SiLU + residual, after the pipeline; 3 block columns (the last group's
+    second column past N where cn = 2)."""
     ep = Epilogue(bias=True, activation="silu", residual=True)
     n, k = 264, 72
-    module = _lowered(gemm_hopper_ws(None, n, k, persistent=8, group=4, epilogue=ep, cluster=(2, 2), **TILE))
-    for m in (8, 72, 200):
+    module = _lowered(gemm_hopper_ws(None, n, k, persistent=8, group=group, epilogue=ep, cluster=cluster, **TILE))
+    for m in (8, 200, 330):
         ops = _operands(m, n, k, ep, seed=m)
         _check(_run(module, m, n, ep, ops), ops, ep)
 
