@@ -207,13 +207,14 @@ def test_resident_clusters_fit_the_multiprocessors():
 
 
 @pytest.mark.parametrize("cluster", [(2, 1), (2, 2), (4, 1), (1, 2)])
-@pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48), (520, 1800, 1000)])
+@pytest.mark.parametrize(("m", "n", "k"), [(72, 1096, 776), (300, 1096, 776), (1000, 1096, 776), (1000, 1024, 1024)])
 def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
     """Clusters of cm x cn blocks, B multicast along their block rows and A along their
     block columns (`GemmConfig.cluster`, forced on the rule's 128 x 256 in chunks of
     128, persistent over the clusters the device runs at once): rows 16 mod 32 bytes
-    or not, groups with tiles past M and past N, fewer groups than clusters, the
-    widest epilogue."""
+    (N = 1096, K = 776: one kernel serving three M) or 32-byte rows, groups with tiles
+    past M (300: 3 block rows) and past N (5 block columns), fewer groups than clusters
+    (72), the widest epilogue."""
     torch = _torch()
     from dataclasses import replace
 
