@@ -110,7 +110,7 @@ class GemmConfig:
     along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
     `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
     of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
-    The rule's where an operand's rows start mid-sector (`with_cluster`)."""
+    The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
@@ -551,31 +551,32 @@ CLUSTER_THREADS = 384
 
 
 def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajor: bool) -> GemmConfig:
-    """`c` in clusters sharing each operand whose rows start mid-sector
-    (`misaligned_rows`): B's along a cluster's 2 block rows (cm = 2), A's along its 2
-    block columns (cn = 2), both where both are (a 2 x 2 cluster); named
-    `<c.name>:<cluster_name>`. Where the tiles fit: a 16-bit, unswapped, unsplit
-    configuration (neither pingpong, cp.async nor the overlapped epilogue) in column
-    chunks, whose stages' boxes the cluster's blocks share equally (`cluster_loads`),
-    and no more waves of the cluster's groups of tiles over the resident clusters
-    (`cluster_slots`) than of tiles over the multiprocessors (a group's tiles past M or
-    N are idle). Measured on the H200 with pairs sharing B (cm = 2): 3000 x 5000 x 7000 (both rows 16 mod 32 bytes) 602
-    TFLOP/s against 475 without; 32-byte rows slower (619 against 640 at 3000 x 5008 x
-    7008, 607 against 630 at 4000^3), so only misaligned operands are shared; where
-    only A's rows are misaligned pairs sharing B lost (605 against 628 at 3000 x 5056 x
-    7000: they halve B's reads, not A's), which cn = 2 addresses (benchmarks/NOTES.md)."""
+    """`c` in 2-block clusters sharing B (`GemmConfig.cluster` (2, 1), named
+    `<c.name>:cl2`) where B's rows start mid-sector (`misaligned_rows` names "b") and
+    the pairs fit: a 16-bit, unswapped, unsplit configuration (neither pingpong,
+    cp.async nor the overlapped epilogue) in column chunks, whose stages' boxes the
+    pair shares equally (`cluster_loads`), and no more waves of pairs over the
+    resident clusters (`cluster_slots`) than of tiles over the multiprocessors (an odd
+    row of tiles costs a row past M). Measured on the H200 (benchmarks/NOTES.md): at
+    3000 x 5000 x 7000 (both operands' rows 16 mod 32 bytes) 580-602 TFLOP/s against
+    475-505 without; B's alone (3000 x 5000 x 7040) 587-600 against 557-575; at 32-byte
+    rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at 4000^3), and
+    where only A's rows are misaligned (3000 x 5056 x 7000) every cluster was slower
+    than none (601 with pairs sharing B, 587 with pairs sharing A, 604 with 2 x 2, 606
+    with 4 x 1, against 615). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
+    x 1) were within the noise of the pairs at 3000 x 5000 x 7000 (587-618 and 596-611
+    against 580-601), on 30 clusters of an H200's 132 multiprocessors (120 of them), so
+    the rule keeps the pairs."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
-            or c.operand_bytes != 2 or not c.chunk):
+            or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
         return c
-    rows = misaligned_rows(n, k, c.operand_bytes, b_kmajor)
-    cm, cn = 1 + ("b" in rows), 1 + ("a" in rows)
-    if cm * cn == 1 or c.stages % cn or c.stages * (c.bn // c.chunk) % cm:  # each block an equal share
+    if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
         return c
-    slots = cluster_slots(cm * cn, sms, c.smem_bytes())
+    slots = cluster_slots(2, sms, c.smem_bytes())
     gm, gn = -(-m // c.bm), -(-n // c.bn)
-    if not slots or -(-(-(-gm // cm) * -(-gn // cn)) // slots) > -(-(gm * gn) // sms):
+    if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
-    return dataclasses.replace(c, cluster=(cm, cn), name=f"{c.name}:{cluster_name((cm, cn))}")
+    return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
 
 
 @functools.lru_cache(maxsize=1024)

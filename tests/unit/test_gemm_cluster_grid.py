@@ -7,8 +7,9 @@ with tiles past M and past N (zero loads, no stores), fewer clusters than groups
 run-time M served at several M with the bias + SiLU + residual epilogue. The
 executor's cluster checks catch "empty" barriers that forget the cluster row,
 consumers that do not release the row peer's stage, and an A multicast that leaves out
-a block; the generator refuses what the clusters cannot take; the rule picks the
-cluster from which operands' rows start mid-sector; the CUDA of the 2 x 2 cluster at
+a block; the generator refuses what the clusters cannot take; the rule pairs blocks
+sharing B where B's rows start mid-sector (the clusters of 4 and those sharing A
+measured no faster: benchmarks/NOTES.md); the CUDA of the 2 x 2 cluster at
 3000 x 5000 x 7000 compiles under NVRTC without spills (tests/unit/test_gemm_cluster.py:
 the pairs, cm = 2, cn = 1)."""
 
@@ -140,42 +141,48 @@ def test_what_the_clusters_cannot_take_is_refused(kw):
         gemm_hopper_ws(136, 264, 136, **{**TILE, "cluster": (2, 2), **kw})
 
 
-@pytest.mark.parametrize("m,n,k,expected", [
-    (3000, 5000, 7000, "128x256x64:4:c128:cl2x2"),  # both rows 16 mod 32 bytes: share both
-    (3000, 5000, 7040, "128x256x64:4:c128:cl2"),  # B's alone: pairs of block rows share B
-    (3000, 5056, 7000, "128x256x64:4:c128:cl1x2"),  # A's alone: pairs of block columns share A
-    (3000, 5008, 7008, "128x256x64:4:c128"),  # 32-byte rows
-    (4000, 4000, 4000, "128x256x64:4:c128"),
+@pytest.mark.parametrize("m,n,k,sms,expected", [
+    (3000, 5000, 7000, 132, "128x256x64:4:c128:cl2"),  # both rows 16 mod 32 bytes: pairs sharing B
+    (3000, 5000, 7040, 132, "128x256x64:4:c128:cl2"),  # B's alone
+    (3000, 5056, 7000, 132, "128x256x64:4:c128"),  # A's alone: every cluster measured slower than none
+    (3000, 5008, 7008, 132, "128x256x64:4:c128"),  # 32-byte rows: measured slower with clusters
+    (4000, 4000, 4000, 132, "128x256x64:4:c128"),
+    (3000, 5000, 7000, 133, "128x256x64:4:c128:cl2"),  # an odd count: 66 pairs' blocks
+    (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: not paired
 ])
-def test_the_rule_shares_the_operands_whose_rows_start_mid_sector(m, n, k, expected):
+def test_the_rule_pairs_blocks_sharing_b_where_its_rows_start_mid_sector(m, n, k, sms, expected):
     from tilec.gemm import choose_config
 
-    assert choose_config(m, n, 132, k=k).name == expected
+    assert choose_config(m, n, sms, k=k).name == expected
 
 
-def test_the_wave_check_counts_groups_over_the_resident_clusters(monkeypatch):
-    """3000 x 5000 x 7000: 24 x 20 tiles (4 waves over 132), 12 x 10 groups of 2 x 2:
-    4 waves over 33 clusters or 31, 5 over 24 (then no clusters)."""
+def test_the_wave_check_counts_pairs_over_the_resident_clusters(monkeypatch):
+    """3000 x 5000 x 7000: 24 x 20 tiles (4 waves over 132), 12 x 20 pairs: 4 waves
+    over 66 or 60 clusters, 5 over 55 (then no clusters); 128 x 5000: 1 x 20 tiles, a
+    wave, but pairs of a row past M; persistent over the resident clusters' blocks."""
     from tilec import gemm
 
     c = gemm.CONFIGS[0]
-    for slots, expected in ((33, (2, 2)), (31, (2, 2)), (24, (1, 1))):
+    for slots, expected in ((66, (2, 1)), (60, (2, 1)), (55, (1, 1))):
         monkeypatch.setattr(gemm, "cluster_slots", lambda size, sms, smem, slots=slots: slots)
-        assert gemm.with_cluster(c, 3000, 5000, 7000, 132, False).cluster == expected
-        if expected != (1, 1):  # persistent over the resident clusters' blocks
-            assert gemm.with_cluster(c, 3000, 5000, 7000, 132, False).kwargs(132)["persistent"] == 4 * slots
+        chosen = gemm.with_cluster(c, 3000, 5000, 7000, 132, False)
+        assert chosen.cluster == expected
+        if expected != (1, 1):
+            assert chosen.kwargs(132)["persistent"] == 2 * slots
+    monkeypatch.setattr(gemm, "cluster_slots", lambda size, sms, smem: 66)
+    assert gemm.with_cluster(c, 128, 256 * 132 - 8, 7000, 132, False) is c
+    assert gemm.with_cluster(c, 256, 256 * 132 - 8, 7000, 132, False).cluster == (2, 1)
 
 
 def test_the_2x2_kernel_compiles_without_spills():
-    """The rule's kernel at 3000 x 5000 x 7000 (`128x256x64:4:c128:cl2x2`, run-time M,
+    """3000 x 5000 x 7000 in 2 x 2 clusters (`128x256x64:4:c128:cl2x2`, run-time M,
     32-bit offsets, bias + SiLU + residual): per stage A by 2 of the 4 blocks and B's 2
     chunks (2 boxes of 64 columns each) by all 4, multicast; NVRTC + ptxas for sm_90a
     without spills."""
-    from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+    from tilec.gemm import CONFIGS, MatmulKey, index_bits, matmul_program
     from tilec.runtime.nvrtc import resource_usage
 
-    config = choose_config(3000, 5000, 132, k=7000)
-    assert config.cluster == (2, 2)
+    config = dataclasses.replace(CONFIGS[0], cluster=(2, 2), name=f"{CONFIGS[0].name}:cl2x2")
     ep = Epilogue(bias=True, activation="silu", residual=True)
     key = MatmulKey(config, 5000, 7000, "bf16", ep, 132, False, index_bits(3000, 5000, 7000, config))
     cuda = emit(_lowered(matmul_program(key)), "cuda")
