@@ -105,10 +105,12 @@ class GemmConfig:
     """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
     of the ring, the tiles shared by several blocks summed by a second launch
     (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
-    cluster: int = 1
-    """2: 2-block thread-block clusters taking pairs of block rows, B multicast to both
-    (`gemm_hopper_ws(cluster=2)`; named `:cl2`): half of B's reads from L2 per
-    multiprocessor. The rule's where an operand's rows start mid-sector (`with_cluster`)."""
+    cluster: tuple[int, int] = (1, 1)
+    """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
+    along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
+    `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
+    of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
+    The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
@@ -123,8 +125,10 @@ class GemmConfig:
                     **({"serial": True} if self.serial else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
+        size = self.cluster[0] * self.cluster[1]
+        blocks = sms if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
-                              "group": self.group, "persistent": sms, "tma_epilogue": self.split_k == 1}
+                              "group": self.group, "persistent": blocks, "tma_epilogue": self.split_k == 1}
         if self.split_k > 1:
             kw["split_k"] = self.split_k
         if self.serial:
@@ -143,7 +147,7 @@ class GemmConfig:
                 kw["fma_promote"] = True
         if self.cp_async:
             kw["cp_async"] = self.cp_async
-        if self.cluster > 1:
+        if size > 1:
             kw["cluster"] = self.cluster
         return kw
 
@@ -521,27 +525,58 @@ def misaligned_rows(n: int, k: int | None, operand_bytes: int, b_kmajor: bool) -
     return out
 
 
+def cluster_name(cluster: tuple[int, int]) -> str:
+    """The flag of `GemmConfig.cluster` in a configuration's name: `cl<cm>` for (cm, 1),
+    else `cl<cm>x<cn>`."""
+    cm, cn = cluster
+    return f"cl{cm}" if cn == 1 else f"cl{cm}x{cn}"
+
+
+def cluster_slots(size: int, sms: int, smem: int) -> int:
+    """The clusters of `size` blocks (one a multiprocessor: `smem` bytes of shared memory,
+    384 threads) a persistent grid takes: those the current device runs at once
+    (`raw_launch.resident_clusters`: a cluster's blocks share a GPC, and an H100's GPCs
+    hold 14 to 18 multiprocessors, so clusters of 4 leave some idle); `sms // size`
+    where there is no device (compiling for one elsewhere)."""
+    from tilec.runtime import raw_launch
+
+    device = raw_launch.current_device() if raw_launch.available() else None
+    if device is None:
+        return sms // size
+    return min(sms // size, raw_launch.resident_clusters(device, size, CLUSTER_THREADS, smem))
+
+
+CLUSTER_THREADS = 384
+"""The threads of a block of the clustered configurations (two consumer warpgroups and the producer's)."""
+
+
 def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajor: bool) -> GemmConfig:
-    """`c` with 2-block clusters sharing B (`GemmConfig.cluster`, named `<c.name>:cl2`)
-    where B's rows start mid-sector (`misaligned_rows` names "b") and the pairs fit: a
-    16-bit, unswapped, unsplit configuration (neither pingpong, cp.async nor the
-    overlapped epilogue) in an even number of column chunks, an even number of
-    multiprocessors, and no more waves of pairs over the clusters than of tiles over the
-    multiprocessors (an odd row of tiles costs a row past M). Measured on the H200 at
-    3000 x 5000 x 7000 (rows of 16 mod 32 bytes): 602 TFLOP/s against 475 without; at
-    32-byte rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at
-    4000^3), and where only A's rows are misaligned too (605 against 628 at 3000 x 5056 x
-    7000: the clusters halve B's reads, not A's); B's alone gain (600 against 557 at
-    3000 x 5000 x 7040). So B's misaligned rows only (benchmarks/NOTES.md)."""
+    """`c` in 2-block clusters sharing B (`GemmConfig.cluster` (2, 1), named
+    `<c.name>:cl2`) where B's rows start mid-sector (`misaligned_rows` names "b") and
+    the pairs fit: a 16-bit, unswapped, unsplit configuration (neither pingpong,
+    cp.async nor the overlapped epilogue) in column chunks, whose stages' boxes the
+    pair shares equally (`cluster_loads`), and no more waves of pairs over the
+    resident clusters (`cluster_slots`) than of tiles over the multiprocessors (an odd
+    row of tiles costs a row past M). Measured on the H200 (benchmarks/NOTES.md): at
+    3000 x 5000 x 7000 (both operands' rows 16 mod 32 bytes) 580-602 TFLOP/s against
+    475-505 without; B's alone (3000 x 5000 x 7040) 587-600 against 557-575; at 32-byte
+    rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at 4000^3), and
+    where only A's rows are misaligned (3000 x 5056 x 7000) every cluster was slower
+    than none (601 with pairs sharing B, 587 with pairs sharing A, 604 with 2 x 2, 606
+    with 4 x 1, against 615). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
+    x 1) were within the noise of the pairs at 3000 x 5000 x 7000 (587-618 and 596-611
+    against 580-601), on 30 clusters of an H200's 132 multiprocessors (120 of them), so
+    the rule keeps the pairs."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
-            or c.operand_bytes != 2 or not c.chunk or (c.bn // c.chunk) % 2 or sms % 2):
+            or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
         return c
     if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
         return c
+    slots = cluster_slots(2, sms, c.smem_bytes())
     gm, gn = -(-m // c.bm), -(-n // c.bn)
-    if -(-(-(-gm // 2) * gn) // (sms // 2)) > -(-(gm * gn) // sms):
+    if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
-    return dataclasses.replace(c, cluster=2, name=f"{c.name}:cl2")
+    return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
 
 
 @functools.lru_cache(maxsize=1024)

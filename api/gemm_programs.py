@@ -343,28 +343,35 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
 
 @contextmanager
 def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1,
-            stream: int = 0, cluster: int = 1):
+            stream: int = 0, cluster: tuple[int, int] = (1, 1)):
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
     tile; not persistent, a third grid axis of S, `g.split`; with `stream` (stream-K,
     the ring's stages) at most the tiles' trips of the ring, `g.trips` a tile's,
-    `g.span` a block's, L of `gemm_hopper_ws`); with `cluster` C > 1 (persistent) a grid
-    of C min(nprog / C, pairs) blocks in clusters of C, `g.ntiles` the pairs of block
-    rows (`g.gm2` of them per block column), `g.cid` / `g.ncl` the block's cluster and
-    the clusters, `g.crank` its rank, `g.crs` the ranks as constants. Sets `g.bx`,
-    `g.by` (not persistent) or `g.pid`."""
+    `g.span` a block's, L of `gemm_hopper_ws`); with `cluster` (cm, cn) of C = cm cn > 1
+    blocks (persistent) a grid of C min(nprog / C, groups) blocks in clusters of C,
+    `g.ntiles` the groups of cm block rows by cn block columns (`g.gm2` x `g.gn2` of
+    them), `g.cid` / `g.ncl` the block's cluster and the clusters, `g.crank` its rank,
+    `g.crs` the ranks as constants. Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
     p = g.p
-    if cluster > 1:  # clusters of C blocks walk the pairs of block rows (gemm_hopper_ws)
-        g.gm2 = (p.ceildivui(g.gm, g.c2).named("gm2") if m is None
-                 else p.constant(_cdiv(_cdiv(m, bm), 2)).named("gm2"))
-        g.ntiles = (g.gm2 * g.gn).named("npairs")
-        ncl = p.constant(nprog // cluster).named("clusters")
-        if m is None:
-            grid = ((p.minui(g.ntiles, ncl).named("ncl") * p.constant(cluster).named("cl")).named("nprog"), g.c1, g.c1)
+    cm, cn = cluster
+    size = cm * cn
+    if size > 1:  # clusters of cm x cn blocks walk groups of cm block rows by cn block columns (gemm_hopper_ws)
+        if cm == 1:
+            g.gm2 = g.gm
+        elif m is None:
+            g.gm2 = p.ceildivui(g.gm, g.c2 if cm == 2 else p.constant(cm).named("cm")).named("gm2")
         else:
-            grid = (p.constant(cluster * min(nprog // cluster, _cdiv(_cdiv(m, bm), 2) * _cdiv(n, bn))).named("nprog"),
-                    g.c1, g.c1)
+            g.gm2 = p.constant(_cdiv(_cdiv(m, bm), cm)).named("gm2")
+        g.gn2 = g.gn if cn == 1 else p.constant(_cdiv(_cdiv(n, bn), cn)).named("gn2")
+        g.ntiles = (g.gm2 * g.gn2).named("npairs")
+        ncl = p.constant(nprog // size).named("clusters")
+        if m is None:
+            grid = ((p.minui(g.ntiles, ncl).named("ncl") * p.constant(size).named("cl")).named("nprog"), g.c1, g.c1)
+        else:
+            groups = _cdiv(_cdiv(m, bm), cm) * _cdiv(_cdiv(n, bn), cn)
+            grid = (p.constant(size * min(nprog // size, groups)).named("nprog"), g.c1, g.c1)
     elif stream:  # stream-K: the blocks share the tiles' trips of the ring
         g.ntiles = (g.gm * g.gn).named("ntiles")
         g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
@@ -388,15 +395,15 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     else:
         grid = (g.gm, g.gn, g.c1)
     g.nprog = grid[0]
-    with p.launch(grid=grid, threads=threads, cluster=cluster if cluster > 1 else None) as k:
+    with p.launch(grid=grid, threads=threads, cluster=size if size > 1 else None) as k:
         g.tid = k.tid
         if nprog or group > 1:
             g.pid = k.bx.named("pid")
             k.by.named("b1")
-            if cluster > 1:
-                cl = p.constant(cluster).named("cl")
+            if size > 1:
+                cl = p.constant(size).named("cl")
                 g.crank = p.cluster_rank().named("crank")
-                g.crs = [g.c0, g.c1] + [p.constant(r).named(f"r{r}") for r in range(2, cluster)]
+                g.crs = [g.c0, g.c1] + [p.constant(r).named(f"r{r}") for r in range(2, size)]
                 g.cid = p.divui(g.pid, cl).named("cid")
                 g.ncl = p.divui(g.nprog, cl).named("ncl")
             if not nprog:
@@ -461,7 +468,7 @@ def gemm_hopper_ws(
     tma_epilogue: bool = False, pingpong: bool = False, handover: str = "drain", chunk: int = 0,
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
-    partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: int = 1,
+    partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
@@ -556,24 +563,29 @@ def gemm_hopper_ws(
     bytes: the TMA reads every other such row from the middle of a 32-byte sector, and
     slowly (benchmarks/NOTES.md). B row-major only (not `b_kmajor`), not swapped.
 
-    `cluster` = 2 (needs `persistent` P even and an even number of column chunks; not
-    with pingpong, split-K, stream-K, swap_ab, cp_async, block scales or
-    `overlap_epilogue`): the blocks run in 2-block thread-block clusters (`launch(cluster=2)`)
-    that share B, as CUTLASS's 2 x 1 cluster shape: cluster c takes pairs of tiles,
-    block rows 2 i and 2 i + 1 of one block column (the block of rank r its row 2 i +
-    r; a row past M when M has an odd number of block rows: its loads are zeros, its
-    stores write nothing), pair p, p + P / 2, ... of the ceil(gm / 2) x gn pairs in
-    grouped order of `group / 2` pair rows, so both blocks of a cluster take the same
-    number of tiles and, at every step, the same B: by construction, for every M. Each
-    block loads its own A and half of B's column chunks (the first half rank 0, the
-    second rank 1), each multicast to both blocks (`tma_load(multicast=0b11)`: half
-    of B's reads from L2 per multiprocessor); each stage's "empty" barrier counts the
-    consumers of both blocks (`2 bm / 64`) and each consumer warpgroup arrives on its
-    own and its peer's (`mbarrier_arrive(cta=r)`), so no block overwrites a stage its
-    peer still reads; the "full" barriers expect the same bytes as without clusters
-    (the peer's half lands on them). The cluster meets (`cluster_sync`) after the
-    barriers' initialisation and before the blocks exit. For operands whose rows are
-    16 mod 32 bytes (benchmarks/NOTES.md: the L2 -> SM sectors, not the copy engine).
+    `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
+    cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
+    split-K, stream-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
+    blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
+    cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
+    the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
+    past M or N: their loads are zeros, their stores write nothing), group p, p + P / (cm
+    cn), ... of the ceil(gm / cm) x ceil(gn / cn) groups in grouped order of `group / cm`
+    group rows, so every block of a cluster takes the same number of tiles and, at every
+    step, shares A with its cluster row (the cn blocks of its block row) and B with its
+    cluster column (the cm of its block column): by construction, for every M. Each
+    block loads its share of the stage's boxes multicast (`cluster_loads`: A's tile by
+    one block of the row, B's chunks spread over the column, each `tma_load(multicast=)`
+    to the row or column; an operand not shared, cn or cm 1, loaded by each block
+    alone), so 1 / cn of A's and 1 / cm of B's reads from L2 per multiprocessor. Each
+    stage's "empty" barrier counts the consumers of the block's cluster row and column
+    (`(cm + cn - 1) bm / 64`) and each consumer warpgroup arrives on those blocks'
+    (`mbarrier_arrive(cta=r)`): every block whose loads reach it, so no block overwrites
+    a stage a peer still reads (CUTLASS's multicast consumer arrival); the "full"
+    barriers expect the same bytes as without clusters (the peers' boxes land on them).
+    The cluster meets (`cluster_sync`) after the barriers' initialisation and before the
+    blocks exit. For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
+    -> SM sectors, not the copy engine).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -719,13 +731,16 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
-    if cluster not in (1, 2) or (cluster == 2 and (
-            not persistent or persistent % 2 or nch % 2 or pingpong or split_k > 1 or stream_k or swap_ab
-            or cp_async or block_scales or overlap_epilogue)):
-        raise ValueError(f"gemm_hopper_ws: cluster is 1 or 2; 2 needs persistent tiles over an even number of "
-                         f"blocks and an even number of column chunks, without pingpong, split_k, stream_k, "
+    cm, cn = cluster
+    size = cm * cn
+    if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
+            not persistent or persistent % size or (stages * nch) % cm or stages % cn or pingpong or split_k > 1
+            or stream_k or swap_ab or cp_async or block_scales or overlap_epilogue)):
+        raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
+                         f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
+                         f"chunks a multiple of cm, stages a multiple of cn, without pingpong, split_k, stream_k, "
                          f"swap_ab, cp_async, block_scales or overlap_epilogue (got cluster {cluster}, persistent "
-                         f"{persistent}, {nch} chunks)")
+                         f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
@@ -740,7 +755,7 @@ def gemm_hopper_ws(
             f"warpgroup exceed the block's {(wgs + 1) * at_launch} ({wgs + 1} x {at_launch} at launch): "
             "setmaxnreg inc would wait forever"
         )
-    nprog = persistent if m is None or split_k > 1 or cluster > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
+    nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial)
     p = g.p
@@ -754,8 +769,9 @@ def gemm_hopper_ws(
             # each cp.async copy of a stage: one arrival of each of the producer's 128 threads
             copies = ("a" in cp_async) + nch * ("b" in cp_async)
             full[s] = p.mbarrier_init(1 + WARPGROUP * copies).named(f"full{s}")
-            # with clusters, the consumers of both blocks release a stage (each arrives on both)
-            empty[s] = p.mbarrier_init(1 if pingpong else wgs * cluster).named(f"empty{s}")
+            # with clusters, the consumers of every block a stage's loads reach release it: the
+            # block's cluster column (B's multicast) and cluster row (A's), each arriving on all
+            empty[s] = p.mbarrier_init(1 if pingpong else wgs * (cm + cn - 1)).named(f"empty{s}")
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
@@ -770,17 +786,34 @@ def gemm_hopper_ws(
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
-        if cluster > 1:  # the peers' barriers initialised before either block reaches them
+        if size > 1:  # the peers' barriers initialised before any block reaches them
             p.cluster_sync()
+            # this block's place in its cluster: block row rx of cm, block column ry of cn
+            cmr = g.c2 if cm == 2 else p.constant(cm).named("cmr")
+            g.rx = g.crank if cn == 1 else g.c0 if cm == 1 else p.remui(g.crank, cmr).named("rx")
+            g.ry = g.crank if cm == 1 else g.c0 if cn == 1 else p.divui(g.crank, cmr).named("ry")
+
+            def rank_of(rx, ry):
+                return ry if cm == 1 else rx if cn == 1 else (rx + (ry * cmr).named("col0")).named("peer")
+
+            # the ranks whose loads reach this block: its cluster column (same ry: B's
+            # multicast), then the rest of its cluster row (same rx: A's)
+            peers = [g.crs[r] for r in range(cm)] if cn == 1 else [
+                rank_of(g.crs[r], g.ry) for r in range(cm)]
+            for j in range(1, cn):
+                cnr = g.c2 if cn == 2 else p.constant(cn).named("cnr")
+                other = p.remui((g.ry + (g.c1 if j == 1 else p.constant(j).named(f"ry{j}"))).named("ryj"), cnr)
+                peers.append(rank_of(g.rx, other.named("ryo")))
 
         def release(s: int) -> None:
             """The consumers hand stage `s` back: on its "empty" barrier, and with
-            clusters on the peer's too (the peer's multicast writes this block's stage)."""
-            if cluster == 1:
+            clusters on those of every block whose loads reach this one (their multicast
+            writes this block's stage)."""
+            if size == 1:
                 p.mbarrier_arrive(empty[s])
                 return
-            for r in range(cluster):
-                p.mbarrier_arrive(empty[s], cta=g.crs[r])
+            for r in peers:
+                p.mbarrier_arrive(empty[s], cta=r)
 
         def chunk_columns() -> None:
             g.bys = [g.by]
@@ -803,7 +836,7 @@ def gemm_hopper_ws(
                 return body()
             if stream_k:
                 return stream_segments(body)
-            first, step = (g.cid, g.ncl) if cluster > 1 else (g.pid, g.nprog)
+            first, step = (g.cid, g.ncl) if size > 1 else (g.pid, g.nprog)
             walk0, walk = first, step  # the block's (cluster's) first tile and stride
             if turn is not None and m is None:  # the grid's blocks are a run-time value
                 first = (g.pid + g.nprog).named("first_t") if turn else g.pid
@@ -821,15 +854,20 @@ def gemm_hopper_ws(
                     sv = p.constant(split_k).named("splits")
                     g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
                     g.kbase = (g.split * g.nk).named("kbase")
-                if cluster > 1:  # pair t: block rows 2 i, 2 i + 1 of a block column; this block's by its rank
-                    gm = g.gm
-                    g.gm = g.gm2
+                if size > 1:  # group t: cm block rows by cn block columns; this block's by its rank
+                    gm, gn = g.gm, g.gn
+                    g.gm, g.gn = g.gm2, g.gn2
                     if group > 1:
-                        _grouped(g, m, n, 2 * bm, bn, max(1, group // 2), t)
+                        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
                     else:
                         g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
-                    g.gm = gm
-                    g.bx = ((g.bx * g.c2).named("pairrow") + g.crank).named("bx")
+                    g.gm, g.gn = gm, gn
+                    if cm > 1:
+                        cmv = g.c2 if cm == 2 else p.constant(cm).named("cmr")
+                        g.bx = ((g.bx * cmv).named("pairrow") + g.rx).named("bx")
+                    if cn > 1:
+                        cnv = g.c2 if cn == 2 else p.constant(cn).named("cnr")
+                        g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
                 elif group > 1:
                     _grouped(g, m, n, bm, bn, group, t)
                 else:
@@ -1157,14 +1195,17 @@ def gemm_hopper_ws(
                     p.mbarrier_arrive(full[s], tx=tx or None)
                     ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                     tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                    (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
-                    if cluster > 1:  # B's first chunks by rank 0, the rest by rank 1, each into both blocks
-                        for r in range(cluster):
-                            with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
-                                part = slice(r * nch // cluster, (r + 1) * nch // cluster)
-                                for tb, b in zip(tbs[part], sb[s][part]):
-                                    p.tma_load(tb, b, full[s], multicast=(1 << cluster) - 1)
-                        continue
+                    if cn == 1:
+                        (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
+                    if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
+                        for r, loads in enumerate(cluster_loads(cm, cn, s, nch)):
+                            if loads:
+                                with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
+                                    for box, mask in loads:
+                                        tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
+                                        p.tma_load(tb, b, full[s], multicast=mask)
+                        if cm > 1:
+                            continue
                     for tb, b in zip(tbs, sb[s]):
                         (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
 
@@ -1190,7 +1231,7 @@ def gemm_hopper_ws(
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
             tiles(producer)
-        if cluster > 1:  # no block exits while its peer may still arrive on its barriers or multicast to it
+        if size > 1:  # no block exits while a peer may still arrive on its barriers or multicast to it
             p.cluster_sync()
     if (split_k > 1 and not serial) or stream_k:
         from types import SimpleNamespace
@@ -1201,6 +1242,36 @@ def gemm_hopper_ws(
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
+
+
+CLUSTER_SIZES = (1, 2, 4)
+"""The blocks a cluster of `gemm_hopper_ws` may hold (`cluster` = (cm, cn), cm cn of them)."""
+
+
+def cluster_loads(cm: int, cn: int, stage: int, chunks: int) -> list[list[tuple[int, int]]]:
+    """The multicast TMA loads each rank of a `cm x cn` cluster of `gemm_hopper_ws`
+    issues into stage `stage` of the ring, as (box, multicast mask) per rank: box -1 is
+    A's tile, box c >= 0 B's column chunk c of `chunks`. Rank r is block row rx = r %
+    cm and block column ry = r // cm of the cluster's group of tiles: the cn blocks of
+    a cluster row (same rx) share A's tile, the cm of a cluster column (same ry) share
+    B's. The stage's A tile is loaded by the row's block ry = stage % cn and multicast
+    to the row; B's chunk c by the column's block rx = (stage chunks + c) % cm,
+    multicast to the column (where cn, or cm, is 1, each block loads its own A, or B,
+    with a plain load instead). So over the ring's stages every block loads 1 / cn of
+    the A tiles and 1 / cm of the B chunks its group needs (`stages` a multiple of cn,
+    `stages * chunks` of cm), and a block's loads reach exactly its cluster row (A)
+    and column (B): the blocks whose consumers release its stages."""
+    out: list[list[tuple[int, int]]] = []
+    for r in range(cm * cn):
+        rx, ry = r % cm, r // cm
+        loads: list[tuple[int, int]] = []
+        if cn > 1 and stage % cn == ry:
+            loads.append((-1, sum(1 << (rx + cm * j) for j in range(cn))))
+        for c in range(chunks):
+            if cm > 1 and (stage * chunks + c) % cm == rx:
+                loads.append((c, sum(1 << (i + cm * ry) for i in range(cm))))
+        out.append(loads)
+    return out
 
 
 PRODUCER_REGS = 40

@@ -376,6 +376,14 @@ def host_us(fn, reps: int = 20) -> float:
     return sorted(times)[reps // 2]
 
 
+def _cluster(flag: str) -> tuple[int, int] | None:
+    """The (cm, cn) of a flag `cl<CM>` or `cl<CM>x<CN>` (`gemm.cluster_name`), else None."""
+    import re
+
+    m = re.fullmatch(r"cl(\d+)(?:x(\d+))?", flag)
+    return (int(m.group(1)), int(m.group(2) or 1)) if m else None
+
+
 def parse_config(name: str):
     """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
     `FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`, `SPLIT_K_TILES`), or `[f8:|f8b:]BMxBNxBK:STAGES`
@@ -384,8 +392,9 @@ def parse_config(name: str):
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
-    both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl2` / `cl1`
-    (with / without 2-block clusters sharing B, `GemmConfig.cluster`), `g<G>` (grouped
+    both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
+    `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
+    `GemmConfig.cluster`; `cl1`: none), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -403,11 +412,13 @@ def parse_config(name: str):
             return c
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
-        if name.startswith(c.name + ":") and set(flags) - {f"g{x}" for x in groups} <= {
-                "ov", "nov", "cpa", "cpb", "cpab", "cl1", "cl2"}:
+        clusters = [_cluster(f) for f in flags if _cluster(f)]
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab"} or re.fullmatch(r"g\d+", f)
+                                                 or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp,
-                                       cluster=2 if "cl2" in flags else 1, group=groups[-1] if groups else c.group)
+                                       cluster=clusters[-1] if clusters else (1, 1),
+                                       group=groups[-1] if groups else c.group)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -429,8 +440,8 @@ def parse_config(name: str):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
             kw["cp_async"] = f[2:]
-        elif f in ("cl1", "cl2"):
-            kw["cluster"] = int(f[2:])
+        elif _cluster(f):
+            kw["cluster"] = _cluster(f)
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"splitK(\d+)", f):
@@ -445,7 +456,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 or fma")
+                             "s<STAGES>, g<G>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl<CM>[x<CN>], part1 "
+                             "or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

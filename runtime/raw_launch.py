@@ -26,6 +26,7 @@ launches without importing CuPy.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -114,6 +115,41 @@ def load_functions(cubin: bytes, kernels: dict[str, tuple[str, int]]) -> dict[st
             _check(_calls["cuFuncSetAttribute"](fn, _MAX_DYNAMIC_SHARED, smem), "cuFuncSetAttribute")
         out[name] = fn.value
     return out
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUDA's `CUlaunchConfig` (no launch attributes: a kernel's cluster dims are compiled in)."""
+
+    _fields_ = [("grid", _U * 3), ("block", _U * 3), ("shared", _U), ("stream", _P), ("attrs", _P),
+                ("nattrs", _U)]
+
+
+_CLUSTER_PROBE = "tilec_cluster_probe"
+
+
+@functools.lru_cache(maxsize=None)
+def resident_clusters(device: int, blocks: int, threads: int, smem: int) -> int:
+    """How many thread-block clusters of `blocks` blocks (of `threads` threads and `smem`
+    bytes of dynamic shared memory each) `device`, the current context's, runs at once
+    (`cuOccupancyMaxActiveClusters`, asked of an empty kernel of that shape: the
+    multiprocessors a cluster may take are those of one GPC, whose counts differ from
+    part to part). Needs the driver library and NVRTC."""
+    from .nvrtc import compile_cuda
+
+    if _library() is None:
+        raise TilecError("no CUDA driver library (libcuda.so.1) to ask the resident clusters of")
+    if "cuOccupancyMaxActiveClusters" not in _calls:
+        _calls["cuOccupancyMaxActiveClusters"] = driver.declare(
+            driver.libcuda(), "cuOccupancyMaxActiveClusters",
+            [ctypes.POINTER(ctypes.c_int), _P, ctypes.POINTER(_LaunchConfig)])
+    source = (f'extern "C" __global__ void __cluster_dims__({blocks}, 1, 1) __launch_bounds__({threads}, 1) '
+              f"{_CLUSTER_PROBE}() {{}}\n")
+    (fn,) = load_functions(compile_cuda(source).cubin, {"probe": (_CLUSTER_PROBE, smem)}).values()
+    config = _LaunchConfig((_U * 3)(blocks, 1, 1), (_U * 3)(threads, 1, 1), smem, None, None, 0)
+    count = ctypes.c_int(0)
+    _check(_calls["cuOccupancyMaxActiveClusters"](ctypes.byref(count), fn, ctypes.byref(config)),
+           "cuOccupancyMaxActiveClusters")
+    return count.value
 
 
 class _NoDriverError(Exception):

@@ -189,18 +189,38 @@ def test_every_configuration_runs(index, monkeypatch):
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
 
 
-@pytest.mark.parametrize(("m", "n", "k"), [(300, 1000, 776), (1000, 1032, 1000), (72, 40, 48)])
-def test_clusters_sharing_b(m, n, k, monkeypatch):
-    """2-block clusters with B multicast (`GemmConfig.cluster`, forced on the rule's
-    128 x 256 in chunks of 128): rows 16 mod 32 bytes or not, an odd number of block
-    rows (the last pair's second tile past M), fewer pairs than clusters, the widest
-    epilogue."""
+def test_resident_clusters_fit_the_multiprocessors():
+    """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
+    runs at least one cluster, no more clusters than the multiprocessors hold, and no
+    more blocks of a larger cluster than of a smaller one."""
+    torch = _torch()
+    from tilec import gemm
+    from tilec.runtime import raw_launch
+
+    torch.zeros(1, device="cuda")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    smem = gemm.CONFIGS[0].smem_bytes()
+    device = raw_launch.current_device()
+    blocks = [size * raw_launch.resident_clusters(device, size, gemm.CLUSTER_THREADS, smem) for size in (1, 2, 4)]
+    assert 0 < blocks[2] <= blocks[1] <= blocks[0] == sms
+    assert gemm.cluster_slots(4, sms, smem) == blocks[2] // 4
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (2, 2), (4, 1), (1, 2)])
+@pytest.mark.parametrize(("m", "n", "k"), [(72, 1096, 776), (300, 1096, 776), (1000, 1096, 776), (1000, 1024, 1024)])
+def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
+    """Clusters of cm x cn blocks, B multicast along their block rows and A along their
+    block columns (`GemmConfig.cluster`, forced on the rule's 128 x 256 in chunks of
+    128, persistent over the clusters the device runs at once): rows 16 mod 32 bytes
+    (N = 1096, K = 776: one kernel serving three M) or 32-byte rows, groups with tiles
+    past M (300: 3 block rows) and past N (5 block columns), fewer groups than clusters
+    (72), the widest epilogue."""
     torch = _torch()
     from dataclasses import replace
 
     from tilec import gemm
 
-    config = replace(gemm.CONFIGS[0], cluster=2, name=f"{gemm.CONFIGS[0].name}:cl2")
+    config = replace(gemm.CONFIGS[0], cluster=cluster, name=f"{gemm.CONFIGS[0].name}:{gemm.cluster_name(cluster)}")
     monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
     monkeypatch.setattr(gemm, "_fast", {})
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)

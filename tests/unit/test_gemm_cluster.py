@@ -1,4 +1,4 @@
-"""`gemm_hopper_ws(cluster=2)`: 2-block thread-block clusters sharing B (each block
+"""`gemm_hopper_ws(cluster=(2, 1))`: 2-block thread-block clusters sharing B (each block
 loads its A and half of B's column chunks, multicast to both; the "empty" barriers
 count both blocks' consumers, each arriving on its own and its peer's), on the
 reference executor at odd shapes against float64, before and after the default
@@ -8,8 +8,9 @@ bias + SiLU + residual epilogue. The executor's cluster checks catch a count of 
 block's consumers, consumers releasing only their own block's stage (the peer's
 multicast overwriting what it may still read) and a multicast that leaves out a block;
 the generator refuses what
-the pairs cannot take; the CUDA compiles under NVRTC (and the rule's 3000 x 5000 x
-7000 kernel without spills, tests/unit/test_gemm_ragged.py's)."""
+the pairs cannot take; the CUDA compiles under NVRTC (and the 3000 x 5000 x 7000
+kernel without spills). Clusters of 2 x 2, 4 x 1 and 1 x 2 blocks and the rule:
+tests/unit/test_gemm_cluster_grid.py."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tilec.gemm_programs import Epilogue, gemm_hopper_ws
 from tilec.runtime.reference import ExecutionError
 
 # 64 x 128 tiles in two column chunks of 64 (one each rank), 2 stages of K 64, the TMA epilogue
-PAIR = {"bm": 64, "bn": 128, "bk": 64, "stages": 2, "chunk": 64, "tma_epilogue": True, "cluster": 2}
+PAIR = {"bm": 64, "bn": 128, "bk": 64, "stages": 2, "chunk": 64, "tma_epilogue": True, "cluster": (2, 1)}
 PLAIN = Epilogue()
 
 
@@ -113,7 +114,7 @@ def test_a_multicast_leaving_out_a_block_is_reported():
 
 @pytest.mark.parametrize("kw", [
     {"persistent": 3},  # an odd grid cannot be cut into pairs
-    {"persistent": 4, "chunk": 128},  # one chunk of B: nothing to halve
+    {"persistent": 4, "chunk": 128, "stages": 3},  # 3 stages of one chunk of B: not halved evenly
     {"persistent": 0},
     {"persistent": 4, "cp_async": "b"},
 ])
@@ -129,37 +130,16 @@ def test_cuda_compiles():
     assert compile_sm90_or_skip(cuda).cubin
 
 
-@pytest.mark.parametrize("m,n,k,sms,expected", [
-    (3000, 5000, 7000, 132, "128x256x64:4:c128:cl2"),  # both rows 16 mod 32 bytes
-    (3000, 5000, 7040, 132, "128x256x64:4:c128:cl2"),  # B's alone
-    (3000, 5056, 7000, 132, "128x256x64:4:c128"),  # A's alone: measured slower with clusters (B is what they halve)
-    (3000, 5008, 7008, 132, "128x256x64:4:c128"),  # 32-byte rows: measured slower with clusters
-    (4000, 4000, 4000, 132, "128x256x64:4:c128"),
-    (3000, 5000, 7000, 133, "128x256x64:4:c128"),  # an odd number of multiprocessors
-    (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: one chunk, not paired
-])
-def test_the_rule_takes_clusters_where_rows_start_mid_sector(m, n, k, sms, expected):
-    from tilec.gemm import choose_config
-
-    assert choose_config(m, n, sms, k=k).name == expected
-
-
-def test_the_wave_check_keeps_one_cluster_per_two_tiles():
-    from tilec.gemm import CONFIGS, with_cluster
-
-    c = CONFIGS[0]  # 128 x 256: 1 x 132 tiles are one wave, 132 pairs of a row past M two
-    assert with_cluster(c, 128, 256 * 132 - 8, 7000, 132, False) is c
-    assert with_cluster(c, 256, 256 * 132 - 8, 7000, 132, False).cluster == 2
-
-
-def test_the_rules_kernel_compiles_without_spills():
-    """The rule's kernel at 3000 x 5000 x 7000 (`128x256x64:4:c128:cl2`, run-time M,
+def test_the_pairs_kernel_compiles_without_spills():
+    """The pairs' kernel at 3000 x 5000 x 7000 (`128x256x64:4:c128:cl2`, run-time M,
     32-bit offsets): 2 x 4 multicast loads of B's chunks, NVRTC + ptxas for sm_90a
-    without spills."""
-    from tilec.gemm import MatmulKey, choose_config, index_bits, matmul_program
+    without spills (the rule's choice: tests/unit/test_gemm_cluster_grid.py)."""
+    import dataclasses
+
+    from tilec.gemm import CONFIGS, MatmulKey, index_bits, matmul_program
     from tilec.runtime.nvrtc import resource_usage
 
-    config = choose_config(3000, 5000, 132, k=7000)
+    config = dataclasses.replace(CONFIGS[0], cluster=(2, 1), name=f"{CONFIGS[0].name}:cl2")
     key = MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config))
     module = matmul_program(key)
     run_pipeline(module, "default")

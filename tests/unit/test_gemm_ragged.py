@@ -103,7 +103,7 @@ def test_cp_async_kernel_compiles_without_spills(cp_async):
     from tilec.gemm_programs import PLAIN
     from tilec.runtime.nvrtc import resource_usage
 
-    config = dataclasses.replace(choose_config(3000, 5000, 132, k=7000), cp_async=cp_async, cluster=1)
+    config = dataclasses.replace(choose_config(3000, 5000, 132, k=7000), cp_async=cp_async, cluster=(1, 1))
     module = matmul_program(MatmulKey(config, 5000, 7000, "bf16", PLAIN, 132, False, index_bits(3000, 5000, 7000, config)))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
