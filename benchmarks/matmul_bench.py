@@ -724,7 +724,7 @@ def markdown(rows: list[dict], epilogue: dict, new_m: list[dict], title: str, fp
         + (f"; queued {epilogue['plain_queued_ms']:.3f} / {epilogue['bias_silu_queued_ms']:.3f} ms "
            f"({100 * epilogue['overhead_queued']:+.1f}%), {epilogue['rounds']} rounds in turns"
            if "overhead_queued" in epilogue else "")
-        + f"; PyTorch unfused {epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epilogue['ok'] else 'FAIL'}",
+        + f", PyTorch unfused {epilogue['torch_unfused_ms']:.3f} ms; {'ok' if epilogue['ok'] else 'FAIL'}",
     ]
     if fp8:
         lines += [""] + fp8_markdown(fp8)
