@@ -768,7 +768,8 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     (K, N) row-major or the transpose of a row-major N x K (`w.t()` of a
     `torch.nn.Linear` weight: B K-major), bf16 or f16 PyTorch (or f16 CuPy) tensors on
     the GPU, K and N multiples of 8; f32 accumulation; then `+ bias` (N elements),
-    `activation` ("relu", "gelu", "silu"), `+ residual` (of the output's shape), one
+    `activation` ("relu", "gelu", "silu"; "silu_tanh": SiLU with one `tanh.approx` an
+    element, its error up to 2^-11.98 |z| absolute, docs/matmul.md), `+ residual` (of the output's shape), one
     rounding to `out_dtype` (bf16 or f16: a PyTorch or NumPy dtype, or "bf16" / "f16";
     default a's). Bias and residual have the output's dtype. Returns the output
     (..., N), or writes `out` (row-major, the output's shape and dtype) and returns it.
