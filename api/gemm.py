@@ -96,6 +96,10 @@ class GemmConfig:
     fma_promote: bool = False
     """Block scales: each promotion one `math.fma` (`gemm_hopper_ws(fma_promote=True)`); an option
     until measured."""
+    rounds: int = 1
+    """Block scales with two partials: the ring's rounds a trip of the consumers' K loop takes
+    (`gemm_hopper_ws(rounds=)`, named `:r<N>`): the tensor cores drain once a trip. An option
+    until measured."""
     per_sm: int = 0
     """Swapped: 0, one block a unit of work (a tile, or a split of one); P > 0, persistent over
     P blocks a multiprocessor (`gemm_hopper_ws(persistent=sms * P)`), each walking its units with
@@ -141,6 +145,8 @@ class GemmConfig:
                 kw["partials"] = self.partials
             if self.fma_promote:
                 kw["fma_promote"] = True
+            if self.rounds > 1:
+                kw["rounds"] = self.rounds
         if self.cp_async:
             kw["cp_async"] = self.cp_async
         if self.cluster > 1:

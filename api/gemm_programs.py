@@ -205,7 +205,8 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False):
+             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False,
+             rounds: int = 1):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -307,7 +308,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             by_name = dict(zip((name for name, _, _ in views), ptrs))
             for name in ("C", "Res") if epilogue.residual else ("C",):
                 g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
-    nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
+    nk = _k_steps(k, bk, stages * rounds) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     g.nk_steps = nk
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
@@ -476,7 +477,7 @@ def gemm_hopper_ws(
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: int = 1,
-    serial: bool = False,
+    serial: bool = False, rounds: int = 1,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -655,6 +656,11 @@ def gemm_hopper_ws(
     scales of step s are read before its wait on the "full" barrier. Both schedules
     promote in the same order with the same arithmetic (the same bits).
 
+    `rounds` (block scales with two partials): the ring's rounds a trip of the
+    consumers' K loop takes (the K steps rounded up to `stages * rounds`): each trip
+    ends waiting for its last wgmma (`pending = 0`, above), so with 2 the tensor cores
+    drain once every 2 `stages` steps instead of every `stages`; the same bits.
+
     `fma_promote` (block scales only): each promotion `acc + partial * scale` as one
     `math.fma` (one rounding, one FFMA an element) instead of a multiply and an add
     (two roundings and two instructions under the FMA policy, `--fmad=false`). The
@@ -720,6 +726,9 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
+        raise ValueError(f"gemm_hopper_ws: rounds >= 1, and more than 1 only with block_scales and two partials "
+                         f"(got {rounds})")
     if partials not in (1, 2) or (partials == 1 and not block_scales):
         raise ValueError(f"gemm_hopper_ws: partials is 1 or 2, and 1 only with block_scales (got {partials})")
     if overlap_epilogue and (not persistent or not tma_epilogue or nch < 2 or pingpong or split_k > 1
@@ -756,9 +765,9 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 or cluster > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds)
     p = g.p
-    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
+    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
     with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster):
 
@@ -910,8 +919,9 @@ def gemm_hopper_ws(
                 else:
                     a.assign((a + part.named("part") * col).named("acc"))
 
-        def scaled_trip(carry: list, i, phase) -> None:
-            """A trip of the K loop with block scales (the docstring): step by step, the
+        def scaled_trip(carry: list, i, phases: list) -> None:
+            """A trip of the K loop with block scales (the docstring), `rounds` rounds of
+            the ring (round r's "full" barriers waited for in `phases[r]`): step by step, the
             step's scales loaded, its wgmma issued into fresh partials, then the
             previous step's partials waited for (`pending` = the chunks: this step's
             stay in flight), that step's stage handed back and its partials promoted
@@ -922,13 +932,14 @@ def gemm_hopper_ws(
             values, the chunks' main accumulators, the carried partials (zeros at a
             tile's start), their scales; updated in place."""
             accs, parts, held = carry[:nch], carry[nch:2 * nch], carry[2 * nch:]
-            for s in range(stages):
-                new_held = step_scales(s, i)  # read a step before they are needed
-                p.mbarrier_wait(full[s], phase)
+            for q in range(stages * rounds):
+                s = q % stages
+                new_held = step_scales(q, i)  # read a step before they are needed
+                p.mbarrier_wait(full[s], phases[q // stages])
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
-                if s:  # step s - 1's wgmma are complete: its stage is free
+                if q:  # step q - 1's wgmma are complete: its stage is free
                     done = p.mma_wait(*prev, pending=nch)
-                    release(s - 1)
+                    release((q - 1) % stages)
                     promote(accs, done, prev_held)
                 else:  # the previous trip's last step (complete; passed through a wait for ptxas)
                     promote(accs, p.mma_wait(*parts, pending=nch), held)
@@ -981,7 +992,8 @@ def gemm_hopper_ws(
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
-            with p.range(kfrom, kto, g.cs, carry=carry) as i:
+            trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
+            with p.range(kfrom, kto, trip, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
@@ -990,7 +1002,8 @@ def gemm_hopper_ws(
                 if block_scales and partials == 1:
                     scaled_steps(carry, i, phase)
                 elif block_scales:
-                    scaled_trip(carry, i, phase)
+                    scaled_trip(carry, i, [phase] + [p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"),
+                                                             g.c2).named(f"phase{r}") for r in range(1, rounds)])
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     later = i.ne(kfrom).named("later")

@@ -436,7 +436,8 @@ def parse_config(name: str):
     """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
     `FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`, `SPLIT_K_TILES`), or `[f8:|f8b:]BMxBNxBK:STAGES`
     (`f8b:` block-scaled FP8; `part1`: one partial accumulator, `GemmConfig.partials`; `fma`: the
-    promotion as one fma, `GemmConfig.fma_promote`) then any of `swapAB`,
+    promotion as one fma, `GemmConfig.fma_promote`; `r<N>`: N rounds of the ring a trip of the
+    consumers' K loop, `GemmConfig.rounds`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
@@ -489,6 +490,8 @@ def parse_config(name: str):
             kw["cluster"] = int(f[2:])
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
+        elif m := re.fullmatch(r"r(\d+)", f):
+            kw["rounds"] = int(m.group(1))
         elif m := re.fullmatch(r"splitK(\d+)", f):
             kw["split_k"] = int(m.group(1))
         elif m := re.fullmatch(r"p(\d+)", f):
@@ -501,7 +504,7 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 or fma")
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
