@@ -504,7 +504,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 or fma")
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl1, cl2, part1 "
+                             "or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
