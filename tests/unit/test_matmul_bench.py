@@ -99,3 +99,14 @@ def test_per_call_in_turns_interleaves_the_calls_and_takes_medians(monkeypatch):
     assert calls[:2] == ["epi", "plain"] and calls[2:6] == ["epi", "plain", "plain", "epi"]
     assert len(calls) == 2 + 40
     assert abs(got["epi"] / got["plain"] - 1.05) < 0.015  # within a call's drift, not 20 calls'
+
+
+def test_the_epilogue_line_says_both_activations_per_call_and_queued():
+    epilogue = {"shape": "8192x28672x4096", "plain_ms": 2.75, "bias_silu_ms": 2.92, "overhead": 0.062,
+                "plain_queued_ms": 2.75, "bias_silu_queued_ms": 2.87, "overhead_queued": 0.043,
+                "silu_tanh_overhead": 0.034, "silu_tanh_overhead_queued": 0.007, "rounds": 3,
+                "torch_unfused_ms": 3.7, "ok": True}
+    line = matmul_bench.markdown([], epilogue, [], "t").splitlines()[-1]
+    assert line == ("Epilogue at 8192x28672x4096: plain 2.750 ms, bias + SiLU + cast 2.920 ms (+6.2%); queued "
+                    "2.750 / 2.870 ms (+4.3%), 3 rounds in turns; with `silu_tanh` +3.4% per call, +0.7% queued, "
+                    "PyTorch unfused 3.700 ms; ok")
