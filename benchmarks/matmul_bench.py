@@ -64,7 +64,8 @@ the median of its rounds: a long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GP
 heats (queued 20 calls measured 12-18% slower than single calls in one run), so kernels
 timed one after the other are not compared alike. A comparison for one device call (no
 Triton, FP8 or decode rows). The default table's epilogue line is this comparison of the
-rule's configuration (`EPILOGUE_SHAPE`, `EPILOGUE_ROUNDS` rounds): until session 34 it
+rule's configuration with `silu` and `silu_tanh` (`EPILOGUE_SHAPE`, `EPILOGUE_ROUNDS`
+rounds): until session 34 it
 timed the plain kernel's 20 calls, then the epilogue's, after the whole table, on the
 hottest GPU of the run, and read +16-20% where `--epilogue` read +5-6%.
 
