@@ -58,8 +58,10 @@ one type, per-tensor scales in the epilogue (`Epilogue.scale`)."""
 OUT_DTYPES = ("bf16", "f16")
 """The element types of C (and of a bias or residual)."""
 
-ACTIVATIONS = ("relu", "gelu", "silu")
-"""The activations of an `Epilogue`: ReLU, GELU (erf form, PyTorch's default), SiLU."""
+ACTIVATIONS = ("relu", "gelu", "silu", "silu_tanh")
+"""The activations of an `Epilogue`: ReLU, GELU (erf form, PyTorch's default), SiLU, and
+SiLU evaluated with one `tanh.approx` an element (`silu_tanh`, asked for by name: its
+error is absolute, up to 2^-11.98 |y| of its input y, `Epilogue.apply`)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,16 @@ class Epilogue:
         division: one `ex2.approx.ftz` and one `div.approx.ftz` (a `MUFU.RCP` and a
         multiply) an element, no IEEE division (whose slow path would spill the
         pingpong tile's accumulators) and no `tanhf` (about 26 instructions an
-        element); within docs/matmul.md's bound (its "Accuracy" section)."""
+        element); within docs/matmul.md's bound (its "Accuracy" section).
+
+        `silu_tanh` is the same function as h (1 + tanh h), h = y / 2: one multiply,
+        one `tanh.approx.f32` (`math.tanh` with `fastmath<afn>`: one `MUFU.TANH`) and one
+        `math.fma` an element, half the special-function work of `silu`. Its error is
+        |h| times tanh.approx's (`TANH_APPROX_ERROR`, 2^-10.987) plus the fma's rounding:
+        at most 2^-11.98 |y| + 2^-24 |silu(y)|, so within bf16's rounding of silu(y) for
+        y >= 0 (|silu(y)| >= |y| / 2) but not where y is negative and silu(y) small
+        (y = -8: 2^-9 against |silu(y)| = 2^-8.5); docs/matmul.md's bound has the term
+        2^-11 |z| for it. Not the default for that reason: a caller asks for it by name."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
@@ -144,6 +155,9 @@ class Epilogue:
         elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
             e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
             y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
+        elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
+            h = (y * 0.5).named("halfy")
+            y = p.fma(h, p.math("tanh", h, fastmath="afn").named("tanhh"), h).named("silu")
         elif self.activation == "gelu":  # y * (1 + erf(y / sqrt 2)) / 2
             e = p.math("erf", (y * 0.7071067811865476).named("yscaled")).named("erfy")
             y = ((y * 0.5).named("half") * (e + 1.0).named("erf1")).named("gelu")
@@ -191,7 +205,8 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
-             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False):
+             block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False,
+             rounds: int = 1):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -293,7 +308,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             by_name = dict(zip((name for name, _, _ in views), ptrs))
             for name in ("C", "Res") if epilogue.residual else ("C",):
                 g.reduce_views[name] = p.view(by_name[name], f"(?,{n}):({n},1)", dynamic=[g.m]).named(f"{name}mn")
-    nk = _k_steps(k, bk, stages) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
+    nk = _k_steps(k, bk, stages * rounds) if split_k == 1 else _cdiv(_cdiv(_cdiv(k, bk), split_k), stages) * stages
     g.nk_steps = nk
     for name, x in [("c0", 0), ("c1", 1), ("c2", 2), ("cs", stages), ("nk", nk), ("last", nk - 1)]:
         setattr(g, name, p.constant(x).named(name))
@@ -469,7 +484,7 @@ def gemm_hopper_ws(
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
-    serial: bool = False,
+    serial: bool = False, rounds: int = 1,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -653,6 +668,11 @@ def gemm_hopper_ws(
     scales of step s are read before its wait on the "full" barrier. Both schedules
     promote in the same order with the same arithmetic (the same bits).
 
+    `rounds` (block scales with two partials): the ring's rounds a trip of the
+    consumers' K loop takes (the K steps rounded up to `stages * rounds`): each trip
+    ends waiting for its last wgmma (`pending = 0`, above), so with 2 the tensor cores
+    drain once every 2 `stages` steps instead of every `stages`; the same bits.
+
     `fma_promote` (block scales only): each promotion `acc + partial * scale` as one
     `math.fma` (one rounding, one FFMA an element) instead of a multiply and an add
     (two roundings and two instructions under the FMA policy, `--fmad=false`). The
@@ -718,6 +738,9 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
+        raise ValueError(f"gemm_hopper_ws: rounds >= 1, and more than 1 only with block_scales and two partials "
+                         f"(got {rounds})")
     if partials not in (1, 2) or (partials == 1 and not block_scales):
         raise ValueError(f"gemm_hopper_ws: partials is 1 or 2, and 1 only with block_scales (got {partials})")
     if overlap_epilogue and (not persistent or not tma_epilogue or nch < 2 or pingpong or split_k > 1
@@ -757,9 +780,9 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds)
     p = g.p
-    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages))}
+    o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
     with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster):
 
@@ -934,8 +957,9 @@ def gemm_hopper_ws(
                 else:
                     a.assign((a + part.named("part") * col).named("acc"))
 
-        def scaled_trip(carry: list, i, phase) -> None:
-            """A trip of the K loop with block scales (the docstring): step by step, the
+        def scaled_trip(carry: list, i, phases: list) -> None:
+            """A trip of the K loop with block scales (the docstring), `rounds` rounds of
+            the ring (round r's "full" barriers waited for in `phases[r]`): step by step, the
             step's scales loaded, its wgmma issued into fresh partials, then the
             previous step's partials waited for (`pending` = the chunks: this step's
             stay in flight), that step's stage handed back and its partials promoted
@@ -946,13 +970,14 @@ def gemm_hopper_ws(
             values, the chunks' main accumulators, the carried partials (zeros at a
             tile's start), their scales; updated in place."""
             accs, parts, held = carry[:nch], carry[nch:2 * nch], carry[2 * nch:]
-            for s in range(stages):
-                new_held = step_scales(s, i)  # read a step before they are needed
-                p.mbarrier_wait(full[s], phase)
+            for q in range(stages * rounds):
+                s = q % stages
+                new_held = step_scales(q, i)  # read a step before they are needed
+                p.mbarrier_wait(full[s], phases[q // stages])
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
-                if s:  # step s - 1's wgmma are complete: its stage is free
+                if q:  # step q - 1's wgmma are complete: its stage is free
                     done = p.mma_wait(*prev, pending=nch)
-                    release(s - 1)
+                    release((q - 1) % stages)
                     promote(accs, done, prev_held)
                 else:  # the previous trip's last step (complete; passed through a wait for ptxas)
                     promote(accs, p.mma_wait(*parts, pending=nch), held)
@@ -1005,7 +1030,8 @@ def gemm_hopper_ws(
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
-            with p.range(kfrom, kto, g.cs, carry=carry) as i:
+            trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
+            with p.range(kfrom, kto, trip, carry=carry) as i:
                 i.named("i")
                 for a in accs:
                     a.named("acc0")
@@ -1014,7 +1040,8 @@ def gemm_hopper_ws(
                 if block_scales and partials == 1:
                     scaled_steps(carry, i, phase)
                 elif block_scales:
-                    scaled_trip(carry, i, phase)
+                    scaled_trip(carry, i, [phase] + [p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"),
+                                                             g.c2).named(f"phase{r}") for r in range(1, rounds)])
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     later = i.ne(kfrom).named("later")

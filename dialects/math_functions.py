@@ -108,7 +108,8 @@ MATH_FUNCTIONS: tuple[MathFunction, ...] = (
                  "2^-22 absolute in [0.5, 2], 2 ulp elsewhere"),
     MathFunction(xmath.SqrtOp, "sqrtf", "sqrt", np.sqrt, 0, 0),
     MathFunction(xmath.RsqrtOp, "rsqrtf", "rsqrt", _rsqrt, 2, 1),
-    MathFunction(xmath.TanhOp, "tanhf", "tanh", np.tanh, 2, 1),
+    MathFunction(xmath.TanhOp, "tanhf", "tanh", np.tanh, 2, 1, "tilec_tanh_approx",
+                 "PTX `tanh.approx.f32` (one `MUFU.TANH`), 2^-10.987 relative (`TANH_APPROX_ERROR`)"),
     MathFunction(xmath.ErfOp, "erff", "erf", _erf, 2, 2),
     MathFunction(xmath.AbsFOp, "fabsf", "fabs", np.abs, 0, 0),
     MathFunction(xmath.FloorOp, "floorf", "floor", np.floor, 0, 0),
@@ -121,6 +122,12 @@ MATH_FUNCTIONS: tuple[MathFunction, ...] = (
 once, for every element type."""
 
 BY_OP: dict[type, MathFunction] = {f.op: f for f in MATH_FUNCTIONS}
+
+TANH_APPROX_ERROR = 2.0**-10.987
+"""The largest relative error of PTX `tanh.approx.f32` over the whole range (the PTX ISA's
+figure for sm_75 and later), so also its largest absolute error (|tanh| <= 1): the bound of
+`math.tanh` with `fastmath<afn>` on f32 (tests/gpu/test_compute_fast_paths_gpu.py measures
+it) and of the epilogue's `silu_tanh` (api/gemm_programs.py)."""
 
 
 def is_fast(op) -> bool:

@@ -188,6 +188,13 @@ __device__ __forceinline__ float tilec_ex2_approx_ftz(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }""",
+    "tanh_approx": """\
+// math.tanh fastmath<afn> (f32): one MUFU.TANH, 2^-10.987 relative.
+__device__ __forceinline__ float tilec_tanh_approx(float x) {
+  float r;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}""",
     "div_approx_ftz": """\
 // arith.divf fastmath<afn> (f32): x * (1 / y) with one MUFU.RCP, 2 ulp for |y| in
 // [2^-126, 2^126], 0 past it; subnormals flushed to 0.

@@ -184,3 +184,33 @@ def test_layer_norm_fma_form_and_vector_weights(dtype, cfg):
     want = (x64 - mean) / np.sqrt(var + 1e-5) * w.astype(np.float64) + b.astype(np.float64)
     atol, rtol = (1e-4, 1e-4) if dtype == "f32" else (2e-2, 1e-2)
     np.testing.assert_allclose(cp.asnumpy(dev[1]).astype(np.float64), want, atol=atol, rtol=rtol)
+
+
+def test_tanh_fastmath_within_its_stated_error():
+    """`math.tanh` with `fastmath<afn>` on f32 is one `tanh.approx.f32`, within
+    `TANH_APPROX_ERROR` (2^-10.987) of tanh relative and so absolute, over [-20, 20] and
+    at small, subnormal and signed-zero inputs (the bound `silu_tanh` is documented by)."""
+    import cupy as cp
+
+    import tilec
+    from tilec.dialects.math_functions import TANH_APPROX_ERROR
+
+    p = tilec.Program("t")
+    a, d = _views(p, "f32", "xs", "dst")
+    with p.launch(grid=(1, 1, 1), threads=128):
+        p.store(p.math("tanh", p.load(a, _B).named("x"), fastmath="afn").named("r"), d)
+    k = tilec.compile(p.module)
+    assert "tilec_tanh_approx(" in k.source and "tanhf(" not in k.source
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-20, 20, 1024).astype(np.float32)
+    x[:512] = rng.uniform(-1, 1, 512) * np.float32(2.0) ** rng.integers(-30, 2, 512)
+    x[:8] = [0.0, -0.0, 1e-40, -1e-40, 2.0**-126, 9.0, -9.0, 0.5]
+    dev = [cp.asarray(x), cp.full(1024, np.nan, np.float32)]
+    k(*dev)
+    got = cp.asnumpy(dev[1]).astype(np.float64)
+    want = np.tanh(x.astype(np.float64))
+    err = np.abs(got - want)
+    assert np.isfinite(got).all() and (err <= TANH_APPROX_ERROR).all()
+    normal = np.abs(x) >= 2.0**-126
+    rel = err[normal] / np.abs(want[normal])
+    assert rel.max() <= TANH_APPROX_ERROR, (rel.max(), np.log2(rel.max()), x[normal][np.argmax(rel)])

@@ -57,6 +57,7 @@ def test_plain_ragged_shapes(shape):
 @pytest.mark.parametrize("epilogue", [
     {"bias": True}, {"activation": "relu", "bias": True}, {"activation": "gelu"}, {"activation": "silu", "bias": True},
     {"residual": True}, {"bias": True, "activation": "silu", "residual": True}, {"out_dtype": "f16"},
+    {"activation": "silu_tanh", "bias": True},
 ])
 @pytest.mark.parametrize("shape", [(1000, 1032, 1000), (33, 4104, 512)])
 def test_epilogues(epilogue, shape):
@@ -65,6 +66,16 @@ def test_epilogues(epilogue, shape):
     if kw.get("out_dtype") == "f16":
         kw["out_dtype"] = torch.float16
     _check(torch, *shape, **kw)
+
+
+@pytest.mark.parametrize("out_dtype", ["bf16", "f16"])
+def test_silu_tanh_where_its_error_shows(out_dtype):
+    """`silu_tanh` at K = 16 (z of a few units, the accumulation's part of the bound
+    about 2^-17): the bound is then its rounding and `tanh.approx`'s 2^-11 |z|, in bf16
+    and f16 (docs/matmul.md)."""
+    torch = _torch()
+    _check(torch, 512, 1032, 16, bias=True, activation="silu_tanh",
+           out_dtype=torch.float16 if out_dtype == "f16" else None)
 
 
 @pytest.mark.parametrize("shape", [(4000, 4000, 4000), (16, 6144, 4096), (1000, 1032, 1000)])

@@ -9,8 +9,12 @@ import numpy as np
 
 from tilec.dialects.layout_mma import mma_error_bound
 
-LIPSCHITZ = {None: 1.0, "relu": 1.0, "silu": 1.1, "gelu": 1.13}
+LIPSCHITZ = {None: 1.0, "relu": 1.0, "silu": 1.1, "silu_tanh": 1.1, "gelu": 1.13}
 """A bound of |f'| of each activation (SiLU's largest slope is 1.0998, GELU's 1.1289)."""
+
+ABSOLUTE = {"silu_tanh": 2.0**-11}
+"""Activations whose f32 evaluation errs by up to this times |z|, z their input (`silu_tanh`:
+|z| / 2 times `tanh.approx`'s 2^-10.987, docs/matmul.md): the bound's e_act."""
 
 OUT_UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11, "f32": 2.0**-24}
 """The unit roundoff of the output type (round to nearest)."""
@@ -22,7 +26,7 @@ def activation(name: str | None, z: np.ndarray) -> np.ndarray:
         return z
     if name == "relu":
         return np.maximum(z, 0.0)
-    if name == "silu":
+    if name in ("silu", "silu_tanh"):
         with np.errstate(over="ignore"):  # exp(-z) of a large negative z: inf, and z / inf = -0
             return z / (1.0 + np.exp(-z))
     if name == "gelu":
@@ -43,14 +47,18 @@ def within_bound(got, a, b, bias=None, act=None, residual=None, out="bf16") -> n
     """Whether each element of `got` (float64) is within the bound of the exact result:
     the f32 accumulation's gamma_K * |a| @ |b| and the f32 roundings of the bias add
     carried through the activation's slope L, the activation's and residual add's f32
-    evaluation (2^-20 relative, and 2^-20 absolute for the functions near zero), then
-    one rounding to `out` (unit u): |got - y| <= d + u (|y| + d)."""
+    evaluation (2^-20 relative, and 2^-20 absolute for the functions near zero; an
+    activation of `ABSOLUTE` error e_act also e_act (|z| + d0), z = a @ b + bias, d0 the
+    accumulation's part), then one rounding to `out` (unit u): |got - y| <= d + u (|y| + d)."""
     gamma, _ = mma_error_bound(a.shape[1], "bf16")
     mag = np.abs(a) @ np.abs(b)
     y = expected(a, b, bias, act, residual)
     fz = expected(a, b, bias, act, None)
-    d = LIPSCHITZ[act] * (gamma * mag + 2.0**-22 * (mag + (np.abs(bias)[None, :] if bias is not None else 0.0)))
+    d0 = gamma * mag + 2.0**-22 * (mag + (np.abs(bias)[None, :] if bias is not None else 0.0))
+    d = LIPSCHITZ[act] * d0
     d = d + 2.0**-20 * (np.abs(fz) + (np.abs(residual) if residual is not None else 0.0) + 1.0)
+    if act in ABSOLUTE:
+        d = d + ABSOLUTE[act] * (np.abs(expected(a, b, bias)) + d0)
     return np.isfinite(got) & (np.abs(got - y) <= d + OUT_UNIT[out] * (np.abs(y) + d))
 
 

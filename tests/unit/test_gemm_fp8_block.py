@@ -321,3 +321,67 @@ def test_fma_promotion_refused_without_block_scales():
     with pytest.raises(ValueError, match="fma_promote needs block_scales"):
         gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, fma_promote=True)
 
+
+
+# `rounds` = 2: a trip of the consumers' K loop takes two rounds of the ring (one drain of
+# the tensor cores a trip): within the bound at ragged K (the steps rounded up to 2 rounds),
+# and the same bits as one round where the K steps are the same (K blocks a multiple of 2 stages)
+ROUNDS = ["persistent-tma-e4m3", "chunks-bias-silu-e5m2", "two-warpgroups-bias-relu", "swapped-persistent-m5"]
+
+
+@pytest.mark.parametrize("case", ROUNDS)
+def test_two_rounds_a_trip_against_float64_and_the_one_round_bits(case):
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    build = {"bk": 128, "stages": 2, "dtype": dtype, "b_kmajor": True, "epilogue": ep, "block_scales": True,
+             "fma_promote": True, **kw}
+    two = gemm_hopper_ws(None if dynamic_m else m, n, k, rounds=2, **build)
+    _run_and_check(two, m, n, k, dtype, "layout", ep, dynamic_m)
+    _run_and_check(gemm_hopper_ws(None if dynamic_m else m, n, k, rounds=2, **build), m, n, k, dtype, "lowered", ep,
+                   dynamic_m)
+    # K = 512: 4 K blocks, the same steps either way: the same promotions in the same order
+    one, two = (gemm_hopper_ws(None if dynamic_m else m, n, 512, rounds=r, **build) for r in (1, 2))
+    assert np.array_equal(_outputs(one, m, n, 512, dtype, ep, dynamic_m), _outputs(two, m, n, 512, dtype, ep, dynamic_m))
+
+
+def test_two_rounds_k_loop_drains_once_a_trip():
+    """`FP8_BLOCK_CONFIGS[0]`'s tile with `rounds` = 2: a trip's 8 steps each issue their
+    wgmma before the previous step's wait (`pending = 1`) and hand that step's stage
+    back; one `pending = 0` wait a trip, at its end."""
+    from tilec.dialects.layout_mma import MmaOp, MmaWaitOp
+    from tilec.dialects.layout_tma import MBarrierArriveOp
+
+    module = gemm_hopper_ws(None, 4096, 4096, bm=128, bn=128, bk=128, stages=4, persistent=132, group=8,
+                            tma_epilogue=True, dtype="f8E4M3FN", b_kmajor=True, block_scales=True, rounds=2)
+    kinds = {MmaOp: lambda op: "mma", MmaWaitOp: lambda op: f"wait{op.pending_groups}",
+             MBarrierArriveOp: lambda op: "arrive"}
+    seq = [kinds[type(op)](op) for op in _consumer_k_loop(module).body.block.ops if type(op) in kinds]
+    assert seq == ["mma", "wait1"] + ["mma", "wait1", "arrive"] * 7 + ["wait0", "arrive"]
+
+
+def test_two_rounds_128x128_compiles_without_spills_at_8192():
+    """The rule's 128 x 128 kernel with `rounds` = 2 (`GemmConfig.rounds`) at 8192^3 compiles
+    for sm_90a without spills and without serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program
+    from tilec.runtime.nvrtc import resource_usage
+    from tilec.support.target import target
+
+    c = dataclasses.replace(FP8_BLOCK_CONFIGS[0], rounds=2)
+    module = matmul_program(MatmulKey(c, 8192, 8192, "f8E4M3FN", Epilogue(), 132, b_kmajor=True, index_bits=32))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    try:
+        from tilec.runtime.nvrtc import compile_cuda
+
+        result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
+    except (ImportError, OSError) as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
+
+
+def test_rounds_refused_outside_the_two_partial_block_scaled_loop():
+    with pytest.raises(ValueError, match="rounds >= 1, and more than 1 only with block_scales and two partials"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, rounds=2)
+    with pytest.raises(ValueError, match="rounds >= 1"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                       block_scales=True, partials=1, rounds=2)

@@ -33,6 +33,7 @@ CASES = {
     "m5-bias-silu-residual-f16": (5, 200, 336, 16, Epilogue(bias=True, activation="silu", residual=True,
                                                             out_dtype="f16")),
     "m40-gelu-64-columns": (40, 136, 96, 64, Epilogue(bias=True, activation="gelu")),
+    "m9-bias-silu_tanh-f16": (9, 200, 336, 16, Epilogue(bias=True, activation="silu_tanh", out_dtype="f16")),
 }
 
 

@@ -81,6 +81,8 @@ EPILOGUES = {
     "relu": Epilogue(bias=True, activation="relu"),
     "gelu": Epilogue(activation="gelu"),
     "silu": Epilogue(bias=True, activation="silu"),
+    "silu_tanh": Epilogue(bias=True, activation="silu_tanh"),
+    "silu_tanh-f16": Epilogue(bias=True, activation="silu_tanh", out_dtype="f16"),
     "residual": Epilogue(residual=True),
     "f16": Epilogue(out_dtype="f16"),
     "all-f16": Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16"),
@@ -313,6 +315,60 @@ def test_silu_f32_evaluation_stays_in_the_bound_at_the_approximations_worst_erro
                 q = (y.astype(np.float64) / d.astype(np.float64) * (1 + s2 * 2.0**-22)).astype(np.float32)
             q = np.where(d > np.float32(2.0**126), np.float32(0), q)
             assert (np.abs(q - exact) <= 2.0**-20 * (np.abs(exact) + 1)).all()
+
+
+def test_silu_tanh_is_one_tanh_approx_and_one_fma():
+    """`silu_tanh` in the epilogue of the entry's 128 x 256 tile at 8192 x 28672 x 4096 is
+    h (1 + tanh h), h = y / 2: one `tanh.approx.f32` (`tilec_tanh_approx`: one `MUFU.TANH`)
+    and one fma an element, no `ex2.approx` and no division; it compiles with 168
+    registers and no spills (bias + `silu` spills 8 bytes there without the overlap)."""
+    from helpers.nvrtc import sm90_usage_or_skip
+
+    module = matmul_program(MatmulKey(CONFIGS[0], 28672, 4096, "bf16", Epilogue(bias=True, activation="silu_tanh"),
+                                      132, index_bits=32))
+    run_pipeline(module, "default")
+    src = emit(module, "cuda")
+    per_thread = 128 * 256 // 256
+    assert src.count("tilec_tanh_approx(t") == per_thread and src.count("fmaf(") == per_thread
+    assert 'asm("tanh.approx.f32 %0, %1;"' in src
+    assert "tilec_ex2_approx_ftz(" not in src and "tilec_div_approx_ftz(" not in src and "tanhf(" not in src
+    usage = sm90_usage_or_skip(src)
+    assert usage.registers == 168 and not usage.spill_stores and not usage.spill_loads
+
+
+def test_silu_tanh_f32_evaluation_stays_in_its_bound_at_tanh_approx_worst_error():
+    """The kernel's `silu_tanh` in f32, fma(h, t, h) with h = y / 2 and t `tanh.approx`'s
+    result off by its stated relative error (`TANH_APPROX_ERROR`, both signs), stays
+    within docs/matmul.md's e_act |y| + 2^-20 (|silu(y)| + 1) of float64's silu over y in
+    [-100, 100] (e_act = 2^-11: `ABSOLUTE`), and the error is about that large where y is
+    negative (it is not a relative bound: y = -8 loses most of bf16's bits)."""
+    from helpers.matmul_oracle import ABSOLUTE
+
+    from tilec.dialects.math_functions import TANH_APPROX_ERROR
+
+    y = np.linspace(-100.0, 100.0, 200001).astype(np.float32)
+    y64 = y.astype(np.float64)
+    exact = y64 / (1.0 + np.exp(-y64))
+    h = (y * np.float32(0.5)).astype(np.float64)
+    worst = 0.0
+    for s in (-1.0, 1.0):
+        t = (np.tanh(h) * (1 + s * TANH_APPROX_ERROR)).astype(np.float32).astype(np.float64)
+        q = (h * t + h).astype(np.float32).astype(np.float64)  # fma: one rounding (h t exact in float64)
+        err = np.abs(q - exact)
+        assert (err <= ABSOLUTE["silu_tanh"] * np.abs(y64) + 2.0**-20 * (np.abs(exact) + 1)).all()
+        worst = max(worst, float(err[np.argmin(np.abs(y64 + 8))] / abs(exact[np.argmin(np.abs(y64 + 8))])))
+    assert worst > 2.0**-8  # at y = -8 the error passes bf16's rounding of silu(y)
+
+
+def test_silu_tanh_at_large_magnitudes():
+    """`silu_tanh` on the reference executor where y runs to +-120: tanh(y / 2) is +-1,
+    y (1 + 1) / 2 = y and y (1 - 1) / 2 = 0, within the bound everywhere."""
+    ep = Epilogue(bias=True, activation="silu_tanh")
+    m, n, k = 72, 40, 48
+    module = gemm_hopper_ws(None, n, k, persistent=3, group=2, tma_epilogue=True, epilogue=ep, **SMALL)
+    ops = _operands(m, n, k, ep, seed=5)
+    ops["bias"] = _values(_bits(np.linspace(-120.0, 120.0, n), "bf16"), "bf16")
+    _check(_run(module, m, n, ep, ops), ops, ep)
 
 
 def test_silu_at_large_magnitudes():

@@ -38,8 +38,75 @@ def test_comparison_tables():
             {"shape": "3000x5000x7000", "config": "cuBLAS", "tflops": 700.0, "tflops_queued": 650.0, "ok": True}]
     table = matmul_bench.compare_markdown(rows, "title")
     assert "| 3000x5000x7000 | rule (x) | 500 | 520 | 0.71 | 0.80 | ok |" in table
-    epi = [{"shape": "8192x28672x4096", "config": "rule (x)", "tflops": 700.0, "tflops_queued": 710.0, "ok": False,
-            "plain_ms": 2.5, "plain_queued_ms": 2.4, "overhead": 0.059, "overhead_queued": 0.041}]
-    assert "| 8192x28672x4096 | rule (x) | 700 | 710 | 2.500 | +5.9% | +4.1% | FAIL |" in matmul_bench.compare_markdown(
-        epi, "title")
+    epi = [{"shape": "8192x28672x4096", "config": "rule (x)", "epilogue": "bias+silu_tanh", "tflops": 700.0,
+            "tflops_queued": 710.0, "ok": False, "plain_ms": 2.5, "plain_queued_ms": 2.4, "overhead": 0.059,
+            "overhead_queued": 0.041}]
+    assert ("| 8192x28672x4096 | rule (x) | bias+silu_tanh | 700 | 710 | 2.500 | +5.9% | +4.1% | FAIL |"
+            in matmul_bench.compare_markdown(epi, "title"))
     assert matmul_bench._short({"x": 671.23456, "s": "a"}) == '{"x": 671.2, "s": "a"}'
+
+
+def test_rotated_turns_put_each_first_equally_often():
+    items = ["a", "b", "c"]
+    firsts = [matmul_bench.rotated(items, r)[0] for r in range(6)]
+    assert firsts == ["a", "b", "c", "a", "b", "c"]
+    assert matmul_bench.rotated(items, 4) == ["b", "c", "a"] and matmul_bench.rotated([], 3) == []
+
+
+class _Clock:
+    """A stand-in for torch (`per_call_in_turns` reads torch.cuda's events): each
+    recorded event reads a clock that the timed functions advance."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        clock = self
+
+        class Event:
+            def __init__(self, enable_timing: bool = False) -> None:
+                self.t = None
+
+            def record(self) -> None:
+                self.t = clock.now
+
+            def synchronize(self) -> None:
+                pass
+
+            def elapsed_time(self, end) -> float:
+                return end.t - self.t
+
+        self.cuda = type("cuda", (), {"Event": Event, "synchronize": staticmethod(lambda: None)})
+
+
+def test_per_call_in_turns_interleaves_the_calls_and_takes_medians(monkeypatch):
+    """The plain and epilogue kernels are timed call by call in alternation: a GPU
+    slowing down over the run (each call 1% slower than the one before) weighs on both
+    alike, where timing all of one then all of the other would read the later one 20%
+    slower."""
+    clock = _Clock()
+    monkeypatch.setitem(sys.modules, "torch", clock)
+    calls: list[str] = []
+    slow = [1.0]
+
+    def kernel(name: str, ms: float):
+        def run() -> None:
+            calls.append(name)
+            clock.now += ms * slow[0]
+            slow[0] *= 1.01
+        return run
+
+    got = matmul_bench.per_call_in_turns({"epi": kernel("epi", 1.05), "plain": kernel("plain", 1.0)}, reps=20,
+                                         warmup=1)
+    assert calls[:2] == ["epi", "plain"] and calls[2:6] == ["epi", "plain", "plain", "epi"]
+    assert len(calls) == 2 + 40
+    assert abs(got["epi"] / got["plain"] - 1.05) < 0.015  # within a call's drift, not 20 calls'
+
+
+def test_the_epilogue_line_says_both_activations_per_call_and_queued():
+    epilogue = {"shape": "8192x28672x4096", "plain_ms": 2.75, "bias_silu_ms": 2.92, "overhead": 0.062,
+                "plain_queued_ms": 2.75, "bias_silu_queued_ms": 2.87, "overhead_queued": 0.043,
+                "silu_tanh_overhead": 0.034, "silu_tanh_overhead_queued": 0.007, "rounds": 3,
+                "torch_unfused_ms": 3.7, "ok": True}
+    line = matmul_bench.markdown([], epilogue, [], "t").splitlines()[-1]
+    assert line == ("Epilogue at 8192x28672x4096: plain 2.750 ms, bias + SiLU + cast 2.920 ms (+6.2%); queued "
+                    "2.750 / 2.870 ms (+4.3%), 3 rounds in turns; with `silu_tanh` +3.4% per call, +0.7% queued, "
+                    "PyTorch unfused 3.700 ms; ok")

@@ -47,6 +47,8 @@ def test_block_scaled_names():
     assert not matmul_bench.parse_config("f8:128x256x128:4:c128").block_scales
     fma = matmul_bench.parse_config("f8b:128x128x128:4:fma")
     assert fma.fma_promote and fma.kwargs(132)["fma_promote"] and fma.partials == 2
+    r2 = matmul_bench.parse_config("f8b:128x128x128:4:fma:r2")  # two rounds of the ring a consumer trip
+    assert r2.rounds == 2 and r2.kwargs(132)["rounds"] == 2 and r2.fma_promote and "rounds" not in fma.kwargs(132)
     for rule in gemm.FP8_BLOCK_CONFIGS:
         assert matmul_bench.parse_config(rule.name) is rule
 
