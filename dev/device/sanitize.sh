@@ -13,7 +13,7 @@
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
 #                            [--cluster N] [--atomic N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK ..."]
+#                            [--matmul "CONFIG@MxNxK ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -57,6 +57,9 @@
 # Use a K of more than S * BK (e.g. --gemm-shape 256x512x512: 8 K steps on 4 stages) so that
 # every stage is reused and the phases flip.
 # --no-examples leaves out examples/*.mlir.
+# --budget S: no run starts after S seconds from the script's start, and none runs past
+#   them (its status TIMEOUT); the runs left out are listed as "skipped". For a device
+#   call of bounded time (the inputs run in the order above, each under every tool).
 #
 # --generate-only (no GPU, no compute-sanitizer needed): writes every input (.mlir) under
 # $OUT/sanitize/programs, prints its CUDA (`-t cuda`, .cu beside it) and compiles it with
@@ -72,7 +75,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; matmul=""; generate_only=0
+mbarrier=""; cluster=""; atomic=""; matmul=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -86,8 +89,9 @@ while [ $# -gt 0 ]; do
     --cluster) cluster=$2; shift 2 ;;
     --atomic) atomic=$2; shift 2 ;;
     --matmul) matmul=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
@@ -236,6 +240,15 @@ for f in "${inputs[@]}"; do
     extra=()
     [ "$tool" = racecheck ] && extra=(--racecheck-report all)
     start=$(date +%s)
+    limit=600
+    if [ -n "$budget" ]; then
+      limit=$(( began + budget - start ))
+      if [ "$limit" -le 0 ]; then
+        line=$(printf "%-28s %-10s %-7s (over the --budget of %ss)" "$name" "$tool" "skipped" "$budget")
+        echo "sanitize: $line"; results+=("$line"); continue
+      fi
+      [ "$limit" -gt 600 ] && limit=600
+    fi
     pipeline=()
     [ -n "${pipe[$f]:-}" ] && pipeline=(-p "${pipe[$f]}")
     if [[ $f == matmul:* ]]; then
@@ -244,13 +257,15 @@ for f in "${inputs[@]}"; do
     else
       run=(python3 -m tilec.tools.tilec "$f" "${pipeline[@]}" --run gpu --check)
     fi
-    timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" "${run[@]}" > "$log" 2>&1
+    timeout "$limit" "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" "${run[@]}" > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     errors=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
     hazards=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
     if [ $rc -eq 0 ]; then
       status=ok
+    elif [ $rc -eq 124 ]; then
+      status=TIMEOUT; failed=1
     elif [ "$tool" = racecheck ] && [[ " $SAME_VALUE_WAW " == *" $name "* ]] && same_value_waw_only "$log"; then
       status=seed-waw
     elif [ "${errors:-0}" != 0 ] || [ "${hazards:-0}" != 0 ]; then
