@@ -59,7 +59,8 @@
 # --no-examples leaves out examples/*.mlir.
 # --budget S: no run starts after S seconds from the script's start, and none runs past
 #   them (its status TIMEOUT); the runs left out are listed as "skipped". For a device
-#   call of bounded time (the inputs run in the order above, each under every tool).
+#   call of bounded time (the inputs run in this order: examples, generated programs, --gemm,
+#   --attention, --matmul; each under every tool in turn).
 #
 # --generate-only (no GPU, no compute-sanitizer needed): writes every input (.mlir) under
 # $OUT/sanitize/programs, prints its CUDA (`-t cuda`, .cu beside it) and compiles it with
