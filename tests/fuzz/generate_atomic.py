@@ -18,8 +18,10 @@ value is S - 1 (the last to arrive) sums the S partials in order s = 0 .. S-1 in
 `out` and puts the counter back to 0 (an addition of -S after its sum, or by thread 0
 right after its arrival: CUTLASS's and tilec's two places). Units are blocks (a grid
 of T S blocks along x in tile-major or split-major order, or a T x S grid) or the trips
-of P persistent blocks walking the units; partial tiles are written by 1 or 2 warps,
-E not a multiple of the threads (guarded elements). With `launches` = 2 the host
+of P persistent blocks walking the units; partial tiles are written and read element by
+element (`layout.read` / `layout.write` by 1 or 2 warps, E not a multiple of the threads:
+guarded elements) or as whole tiles (`layout.load` / `layout.store` in a blocked layout
+of up to 16-byte vectors, as the GEMM's fixup moves them). With `launches` = 2 the host
 function runs the kernel twice on the same counters and workspace, the second into
 `out1`: only a counter put back to 0 lets the second launch find its last units.
 
@@ -62,6 +64,7 @@ class SplitK:
     flag: str  # "smem" | "gmem"
     reset: str  # "after-sum" | "on-arrival"
     launches: int  # 1 | 2 (the second into out1: the counters reused)
+    access: str = "element"  # "element" (layout.read / write) | "tensor" (layout.load / store of whole tiles)
     defect: str | None = None
 
     @property
@@ -76,10 +79,13 @@ class SplitK:
 def draw_split_k(rng: random.Random) -> SplitK:
     units = rng.choice(["tile-major", "split-major", "grid2d", "persistent"])
     tiles, splits = rng.randint(1, 3), rng.randint(2, 4)
-    return SplitK(rng.choice(DTYPES), tiles, rng.choice([1, 5, 32, 40, 64, 96]), splits, rng.randint(1, 3),
+    access = rng.choice(["element", "element", "tensor"])
+    # distributed tensors have power-of-two extents
+    elements = rng.choice([32, 64, 128, 256] if access == "tensor" else [1, 5, 32, 40, 64, 96])
+    return SplitK(rng.choice(DTYPES), tiles, elements, splits, rng.randint(1, 3),
                   rng.choice([1, 1, 2]), units, rng.randint(1, min(3, tiles * splits)) if units == "persistent" else 0,
                   rng.choice(["fence", "order"]), rng.choice(["fence", "order"]), rng.choice(["smem", "gmem"]),
-                  rng.choice(["after-sum", "on-arrival"]), rng.choice([1, 2]))
+                  rng.choice(["after-sum", "on-arrival"]), rng.choice([1, 2]), access)
 
 
 def split_k_program(s: SplitK) -> str:
@@ -105,9 +111,26 @@ def split_k_program(s: SplitK) -> str:
         (release_order, acquire_order), "relaxed")
     last = S - 1 if d != "not-last" else 0
 
+    import tilec
+
+    # "tensor": a tile of E elements a thread's vector at a time (up to 16 bytes), as the
+    # GEMM's fixup loads and stores its partial tiles
+    vec = max(1, min(16 // {"f64": 8, "f16": 2}.get(s.dtype, 4), E // s.threads))
+    enc = tilec.BlockedLayout([vec], [32], [s.warps], [0]) if s.access == "tensor" else None
+
+    def tile(view, index):
+        """Tile `index` of E elements of a 1-D view."""
+        return p.tile(view, [index], [E])
+
     def unit(k, flag, t, sp, u) -> None:
         """Unit (tile t, split sp) of index u: its partial, its arrival, and the last's sum."""
-        for c in range(chunks):  # the unit's partial tile, E elements over the block's threads
+        if s.access == "tensor":
+            acc = None
+            for j in range(kc):  # row sp kc + j of x, tile t: x's tile (sp kc + j) T + t
+                v = p.load(tile(x, (sp * kc + j) * T + t), enc)
+                acc = v if acc is None else acc + v
+            p.store(acc, tile(w, u_slot(t, sp)))
+        for c in range(chunks if s.access == "element" else 0):  # E elements over the block's threads
             e = k.tid + c * s.threads
 
             def element() -> None:
@@ -139,7 +162,13 @@ def split_k_program(s: SplitK) -> str:
         p.barrier()  # the old value, and the acquire, for every thread of the block
         arrived = ctr[T + u] if s.flag == "gmem" else flag[0]
         with p.if_(arrived.eq(p.constant(last, "i32"))):
-            for c in range(chunks):
+            if s.access == "tensor":
+                acc = None
+                for q in range(S):  # in order: the same bits on every run
+                    v = p.load(tile(w, u_slot(t, q)), enc)
+                    acc = v if acc is None else acc + v
+                p.store(acc, tile(out, t))
+            for c in range(chunks if s.access == "element" else 0):
                 e = k.tid + c * s.threads
 
                 def total() -> None:

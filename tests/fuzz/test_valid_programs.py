@@ -304,6 +304,7 @@ def test_cluster_and_split_k_generators_draw_every_form():
     assert {(s.release, s.acquire) for s in sks} == {(r, a) for r in ("fence", "order") for a in ("fence", "order")}
     assert {s.flag for s in sks} == {"smem", "gmem"} and {s.reset for s in sks} == {"after-sum", "on-arrival"}
     assert {s.launches for s in sks} == {1, 2} and {s.splits for s in sks} == {2, 3, 4}
+    assert {s.access for s in sks} == {"element", "tensor"}
     assert {s.persistent for s in sks if s.units == "persistent"} == {1, 2, 3}
     assert any(s.elements % s.threads for s in sks) and any(s.elements > s.threads for s in sks)
     assert {d for s in sks for d in split_k_defects(s)} == set(SPLIT_K_DEFECTS)
