@@ -13,7 +13,9 @@ release (`fence` then a relaxed arrival, or a `release` / `acq_rel` arrival), ad
 tile t's counter (`atomic_add` on `ctr`, gpu scope) and makes the acquire (a `fence`
 after the relaxed arrival, or an `acquire` / `acq_rel` arrival); the counter's old
 value reaches the block's threads through a flag (shared memory, or a slot of `ctr`
-past the counters, as `gemm_hopper_ws(serial=True)` does), and the unit whose old
+past the counters, as `gemm_hopper_ws(serial=True)` does, put back to 0 once the
+block has read it: the order of arrival is the GPU's, so that every buffer's final
+value is the same on the GPU as on the executor for `--run gpu --check`), and the unit whose old
 value is S - 1 (the last to arrive) sums the S partials in order s = 0 .. S-1 into
 `out` and puts the counter back to 0 (an addition of -S after its sum, or by thread 0
 right after its arrival: CUTLASS's and tilec's two places). Units are blocks (a grid
@@ -186,6 +188,10 @@ def split_k_program(s: SplitK) -> str:
             if s.reset == "after-sum" and d != "no-reset":
                 with p.if_(k.tid.eq(0)):
                     p.atomic_add(ctr, [t], -S, scope=scope)
+        if s.flag == "gmem":  # the flag (the arrival's rank: the GPU's order) back to 0 once read
+            p.barrier()
+            with p.if_(k.tid.eq(0)):
+                ctr[T + u] = p.constant(0, "i32")
 
     def u_slot(t, sp):
         return t * S + sp  # the workspace's partial of (t, sp): tile-major whatever the units' order
