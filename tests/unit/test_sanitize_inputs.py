@@ -2,9 +2,10 @@
 `--generate-only` half writes every input (random copy, mbarrier, cluster-ring and
 split-K counter programs, the plain-loop GEMMs the passes schedule, with their own
 pipelines), prints their CUDA and compiles it with NVRTC, and compiles the kernel of
-each `--matmul` configuration (dev/device/matmul_check.py --compile-only); `gemm_bench.plain_source` gives the program as written and the
-pipeline `plain_kernel` compiles it with (the rolled form: an mbarrier array in the
-CUDA; warp-specialised: setmaxnreg)."""
+each `--matmul` configuration (dev/device/matmul_check.py --compile-only);
+`gemm_bench.plain_source` gives the program as written and the pipeline `plain_kernel`
+compiles it with (the rolled form: an mbarrier array in the CUDA; warp-specialised:
+setmaxnreg)."""
 
 from __future__ import annotations
 
