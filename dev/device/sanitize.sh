@@ -5,17 +5,35 @@
 # funnel-shift kernel and a copy_chunk_async / cache-hint / prefetch kernel per 4 of
 # them, for random valid mbarrier programs
 # (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
-# producer/consumer pipelines), and for the GEMMs named by --gemm. One summary line per
-# run, a table at the end; exits 1 if any run reports an error (or fails).
+# producer/consumer pipelines), thread-block cluster rings (tests/fuzz/generate_cluster.py)
+# and serial split-K counter programs (tests/fuzz/generate_atomic.py), for the GEMMs named
+# by --gemm and for `tilec.matmul` with the configurations named by --matmul. One summary
+# line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
+#                            [--matmul "CONFIG@MxNxK ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
 # --mbarrier N: N random mbarrier programs (default (count + 1) / 2; 0 leaves them out),
 #   each run with the pipeline its generator drew (the `// pipeline:` line of the file).
+# --cluster N: N random cluster rings (2- and 4-block clusters, multicast TMA loads into the
+#   peers, consumers arriving on their own and their peers' "empty" barriers, cluster_sync
+#   after the barriers' initialisation and before exit); --atomic N: N random programs of
+#   serial split-K's counter protocol (partials, fence, atomic arrival, the last unit's sum
+#   and counter reset; some launched twice on the same counters). Each default (count + 3) / 4.
+#
+# --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
+# result checked on the host against docs/matmul.md's bound, two calls on the same operands)
+# with the configuration forced, in benchmarks/matmul_bench.py's `parse_config` syntax, at
+# the shape after `@`: the forms gemm_bench's syntax lacks, e.g. the 2-block cluster GEMM
+# at a ragged shape, "128x256x64:4:c128:cl2@300x520x328" (3 block rows: the second
+# cluster's rank 1 row lies past M; N = 520: B's rows 16 mod 32 bytes, the rule's case for
+# clusters), and serial split-K at decode shapes, "64x128x64:4:splitK2:ser@16x1032x2048"
+# "64x16x64:8:swapAB:splitK4:ser@1x1032x2048" "64x16x64:8:swapAB:splitK4:p1:ser@16x1032x2048"
+# (the second call finds the counters the first left at 0).
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
@@ -39,6 +57,10 @@
 # Use a K of more than S * BK (e.g. --gemm-shape 256x512x512: 8 K steps on 4 stages) so that
 # every stage is reused and the phases flip.
 # --no-examples leaves out examples/*.mlir.
+# --budget S: no run starts after S seconds from the script's start, and none runs past
+#   them (its status TIMEOUT); the runs left out are listed as "skipped". For a device
+#   call of bounded time (the inputs run in this order: examples, generated programs, --gemm,
+#   --attention, --matmul; each under every tool in turn).
 #
 # --generate-only (no GPU, no compute-sanitizer needed): writes every input (.mlir) under
 # $OUT/sanitize/programs, prints its CUDA (`-t cuda`, .cu beside it) and compiles it with
@@ -54,7 +76,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; generate_only=0
+mbarrier=""; cluster=""; atomic=""; matmul=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -65,11 +87,17 @@ while [ $# -gt 0 ]; do
     --no-examples) examples=0; shift ;;
     --attention) attention=$2; shift 2 ;;
     --mbarrier) mbarrier=$2; shift 2 ;;
+    --cluster) cluster=$2; shift 2 ;;
+    --atomic) atomic=$2; shift 2 ;;
+    --matmul) matmul=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
+[ -z "$cluster" ] && cluster=$(( (count + 3) / 4 ))
+[ -z "$atomic" ] && atomic=$(( (count + 3) / 4 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
@@ -96,18 +124,21 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
-  # an mbarrier program runs its own pipeline (its first line: `// pipeline: P`; the
-  # plain loops' rolled software pipeline, CSE before or after the default passes)
-  for f in "$gen"/mbarrier_*.mlir; do pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f"); done
+  inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir)
+  # an mbarrier, cluster or atomic program runs its own pipeline (its first line: `// pipeline: P`;
+  # the plain loops' rolled software pipeline, CSE before or after the default passes)
+  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir; do
+    pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f")
+  done
   shopt -u nullglob
 fi
 i=0
@@ -136,12 +167,37 @@ for spec in $attention; do
   inputs+=("$f")
 done
 
+# --matmul: an input `matmul:CONFIG@MxNxK`, run as dev/device/matmul_check.py CONFIG MxNxK
+# (tilec.matmul itself: its configuration forced, its counters and launches its own)
+for spec in $matmul; do
+  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK, got $spec" >&2; exit 2; }
+  inputs+=("matmul:$spec")
+done
+# the name of an input in the logs and the table
+input_name() {
+  case "$1" in
+    matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@' '_' ;;
+    *) basename "$1" .mlir ;;
+  esac
+}
+
 # --generate-only: the CUDA of every input, compiled by NVRTC; no GPU run.
 if [ "$generate_only" = 1 ]; then
   failed=0
   for f in "${inputs[@]}"; do
-    name=$(basename "$f" .mlir)
+    name=$(input_name "$f")
     p=${pipe[$f]:-default}
+    if [[ $f == matmul:* ]]; then  # the kernel tilec.matmul would launch, compiled by NVRTC
+      spec=${f#matmul:}
+      if python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}" --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
+        status="ok ($(grep -Eo "[0-9]+ registers" "$gen/$name.nvrtc.log" | head -1))"
+      else
+        status="NVRTC FAIL"; failed=1
+      fi
+      printf "sanitize: generated %-28s %-43s %s\n" "$name" "(tilec.matmul)" "$status"
+      [ "$status" != "${status#*FAIL}" ] && tail -3 "$gen/$name.nvrtc.log" | sed 's/^/    /'
+      continue
+    fi
     if ! python3 -m tilec.tools.tilec "$f" -p "$p" -t cuda > "$gen/$name.cu" 2> "$gen/$name.cu.log"; then
       status="CUDA FAIL"; failed=1
     elif ! python3 -m tilec.tools.tilec "$f" -p "$p" --compile-only --arch sm_90a > "$gen/$name.nvrtc.log" 2>&1; then
@@ -180,21 +236,37 @@ results=()
 failed=0
 for f in "${inputs[@]}"; do
   for tool in $tools; do
-    name=$(basename "$f" .mlir)
+    name=$(input_name "$f")
     log="$OUT/sanitize/$name.$tool.log"
     extra=()
     [ "$tool" = racecheck ] && extra=(--racecheck-report all)
     start=$(date +%s)
+    limit=600
+    if [ -n "$budget" ]; then
+      limit=$(( began + budget - start ))
+      if [ "$limit" -le 0 ]; then
+        line=$(printf "%-28s %-10s %-7s (over the --budget of %ss)" "$name" "$tool" "skipped" "$budget")
+        echo "sanitize: $line"; results+=("$line"); continue
+      fi
+      [ "$limit" -gt 600 ] && limit=600
+    fi
     pipeline=()
     [ -n "${pipe[$f]:-}" ] && pipeline=(-p "${pipe[$f]}")
-    timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" \
-      python3 -m tilec.tools.tilec "$f" "${pipeline[@]}" --run gpu --check > "$log" 2>&1
+    if [[ $f == matmul:* ]]; then
+      spec=${f#matmul:}
+      run=(python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}")
+    else
+      run=(python3 -m tilec.tools.tilec "$f" "${pipeline[@]}" --run gpu --check)
+    fi
+    timeout "$limit" "$SANITIZER" --tool "$tool" --error-exitcode 1 "${extra[@]}" "${run[@]}" > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     errors=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
     hazards=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
     if [ $rc -eq 0 ]; then
       status=ok
+    elif [ $rc -eq 124 ]; then
+      status=TIMEOUT; failed=1
     elif [ "$tool" = racecheck ] && [[ " $SAME_VALUE_WAW " == *" $name "* ]] && same_value_waw_only "$log"; then
       status=seed-waw
     elif [ "${errors:-0}" != 0 ] || [ "${hazards:-0}" != 0 ]; then
@@ -212,7 +284,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, seed $seed; examples: $examples; GEMMs: $i); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

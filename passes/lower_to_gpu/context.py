@@ -143,10 +143,9 @@ class LoweringContext:
         saved, saved_src = self.b.loc_attr, self.b.src_location
         if isinstance(op, layout.CopyOp | layout.CopyAsyncOp | layout.LoadOp | layout.StoreOp):
             self.b.loc_attr = StringAttr(loc) if loc else None
-        if op.name.startswith(("layout.mbarrier_", "layout.tma_", "layout.named_barrier")):
-            # the reference executor's mbarrier, TMA and named-barrier errors at GPU level
-            # name the op written
-            self.b.src_location = op.location
+        # the reference executor's errors at GPU level (mbarriers, TMA, races, bounds) name
+        # the op written: the ops it lowers to take its location (the CUDA is unchanged)
+        self.b.src_location = op.location
         try:
             fn = self._lowering_of(op)
             if fn is None:

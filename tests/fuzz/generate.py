@@ -21,7 +21,10 @@ writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 DIR/funnel_000.mlir ...), with `--chunks N` N kernels around `layout.copy_chunk_async`,
 cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
 warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
-DIR/mbarrier_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
+DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (multicast TMA,
+remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with `--atomic N`
+N programs of serial split-K's counter protocol (tests/fuzz/generate_atomic.py,
+DIR/atomic_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
 not installed (the GPU machine).
 """
@@ -536,10 +539,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="copy_chunk_async / cache-hint / prefetch kernels to write as well (chunks_NNN.mlir)")
     ap.add_argument("--mbarrier", type=int, default=0,
                     help="valid mbarrier programs to write as well (mbarrier_NNN.mlir, generate_mbarrier.py)")
+    ap.add_argument("--cluster", type=int, default=0,
+                    help="valid thread-block cluster rings to write as well (cluster_NNN.mlir, generate_cluster.py)")
+    ap.add_argument("--atomic", type=int, default=0,
+                    help="valid split-K counter programs to write as well (atomic_NNN.mlir, generate_atomic.py)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from generate_atomic import random_split_k_kernel
+    from generate_cluster import random_cluster_kernel
     from generate_mbarrier import random_mbarrier_kernel
 
     # one stream per kind, so that a seed's copy programs do not depend on --funnel
@@ -548,6 +557,8 @@ def main(argv: list[str] | None = None) -> int:
         ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
         ("chunks", args.chunks, random_chunk_kernel, random.Random(f"chunks{args.seed}")),
         ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
+        ("cluster", args.cluster, random_cluster_kernel, random.Random(f"cluster{args.seed}")),
+        ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)

@@ -12,8 +12,9 @@ MLIR or as CUDA. A few runs go through a real `tilec` process to check exit stat
 CI budget (2 cores): about a minute for this file. `TILEC_FUZZ_EXAMPLES=N` runs N
 inputs per randomised test (and every prefix) instead.
 
-Also: mbarrier programs with one injected defect (tests/fuzz/generate_mbarrier.py),
-which the CPU reference executor must report as a located diagnostic naming it.
+Also: mbarrier programs with one injected defect (tests/fuzz/generate_mbarrier.py), cluster
+rings (generate_cluster.py) and serial split-K counter programs (generate_atomic.py) with
+one, which the CPU reference executor must report as a located diagnostic naming it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
+from generate_atomic import random_invalid_split_k_kernel  # noqa: E402
+from generate_cluster import random_invalid_cluster_kernel  # noqa: E402
 from generate_mbarrier import random_invalid_mbarrier_kernel, random_invalid_named_barrier_kernel  # noqa: E402
 from harness import (  # noqa: E402
     LOCATED,
@@ -329,6 +332,29 @@ def test_invalid_named_barrier_programs_are_located_diagnostics(seed):
     default pipeline (`cuda.named_barrier`): status 1 and a diagnostic naming the
     defect, located at the same op at both levels."""
     _check_invalid_mbarrier_program(random_invalid_named_barrier_kernel(random.Random(seed)))
+
+
+@fuzz_settings(budget(10))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invalid_cluster_rings_are_located_diagnostics(seed):
+    """Cluster rings with one defect (generate_cluster.DEFECTS: a consumer that forgets
+    its peers, so that a peer's multicast overwrites a stage it still reads; a block
+    exiting without the last cluster_sync; a peer's barrier reached before the
+    cluster_sync after its initialisation; "full" barriers expecting only the block's
+    own bytes), as written and after the default pipeline: status 1 and a diagnostic
+    naming the defect, located at the same op at both levels."""
+    _check_invalid_mbarrier_program(random_invalid_cluster_kernel(random.Random(seed)))
+
+
+@fuzz_settings(budget(12))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invalid_split_k_counters_are_located_diagnostics(seed):
+    """Serial split-K counter programs with one defect (generate_atomic.DEFECTS: no
+    release or no acquire, a cta-scope counter, the sum by a unit that is not last --
+    each a data race on the partials; a counter not put back -- the second launch's
+    output never written), as written and after the default pipeline: status 1 and a
+    diagnostic naming the defect, located at the same op at both levels."""
+    _check_invalid_mbarrier_program(random_invalid_split_k_kernel(random.Random(seed)))
 
 
 def _check_invalid_mbarrier_program(prog) -> None:

@@ -15,6 +15,13 @@ producer/consumer pipelines, plain loops that `software-pipeline` schedules), bu
 the Python builder: equivalent after the default pipeline (the executor's mbarrier,
 phase and race checks passing at both levels), and NVRTC compiles their CUDA.
 
+Also thread-block cluster rings (tests/fuzz/generate_cluster.py: multicast TMA loads into
+the peers, remote arrivals on their "empty" barriers, cluster_sync) and serial split-K's
+counter protocol (tests/fuzz/generate_atomic.py: partials, fences, atomic arrivals, the
+last unit's ordered sum and counter reset), checked the same way; the split-K programs
+also on `--run cpu`, whose every output must be written (a counter left non-zero would
+leave a second launch's output unwritten).
+
 Programs are drawn from a seed (`random.Random(seed)`, the generator's own
 distribution; a failure prints the seed and the program). CI budget: about a minute (derandomized); TILEC_FUZZ_EXAMPLES=N for N programs.
 """
@@ -30,6 +37,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
+from generate_atomic import draw_split_k, random_split_k_kernel
+from generate_atomic import defects_of as split_k_defects
+from generate_cluster import draw_cluster, random_cluster_kernel
+from generate_cluster import defects_of as cluster_defects
 from generate import (
     ELEMENT_TYPES,
     random_chunk_kernel,
@@ -197,7 +208,46 @@ def test_software_pipeline_schedules_of_random_plain_loops_are_checked(seed):
         assert split.rc == 0 and "layout.warp_specialize" in split.stdout, prog.summary
 
 
-def _check_mbarrier_program(prog) -> None:
+@settings(VALID, max_examples=budget(10))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_cluster_rings(seed):
+    """Thread-block cluster rings (generate_cluster.random_cluster_kernel: 2- or 4-block
+    clusters, B multicast within sharing groups of 2 or 4 ranks, consumers arriving on
+    their own and their peers' "empty" barriers, cluster_sync after the barriers'
+    initialisation and before exit) through their pipeline: the executor's mbarrier,
+    byte-count, cluster and race checks pass at both levels, the outputs are equal,
+    NVRTC compiles the CUDA, which states the cluster and multicasts."""
+    prog = random_cluster_kernel(random.Random(seed))
+    cuda = _check_mbarrier_program(prog)
+    assert "__cluster_dims__(" in cuda and ".multicast::cluster" in cuda, prog.summary
+    assert "tilec_mbarrier_arrive_cluster(" in cuda and "tilec_cluster_sync();" in cuda, prog.summary
+
+
+@settings(VALID, max_examples=budget(12))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_split_k_counters(seed):
+    """Serial split-K's counter protocol (generate_atomic.random_split_k_kernel: units as
+    blocks in either order, a 2-D grid or persistent blocks; release and acquire by
+    fences or by the arrival's order; the old value through shared memory or a global
+    flag; the counter put back by the last unit after its sum or on its arrival; one or
+    two launches on the same counters) through the default pipeline: the executor's
+    hand-over and race checks pass at both levels, the outputs are equal, every output
+    is written (`--run cpu`), the counters and flags end at 0 (so that `--run gpu --check`
+    finds the same bits whatever order the GPU's units arrive in), NVRTC compiles the
+    CUDA and its atomics and fences."""
+    import tilec
+    from tilec.runtime.reference import random_inputs, run
+
+    prog = random_split_k_kernel(random.Random(seed))
+    cuda = _check_mbarrier_program(prog)
+    assert "atom." in cuda and ".gpu.global.add.u32" in cuda, prog.summary
+    ran = run_tilec(["--run", "cpu"], prog.text, timeout=90)
+    assert ran.rc == 0, f"{prog.summary}\n{ran.describe()}"
+    module = tilec.parse(prog.text)
+    assert not run(module, random_inputs(module, seed=1))["ctr"].any(), prog.summary
+
+
+def _check_mbarrier_program(prog) -> str:
     out = run_tilec(["-p", prog.pipeline, "--check-equivalence"], prog.text, timeout=90)
     check_outcome(out)
     assert out.rc == 0, f"{prog.summary}\n{out.describe()}\n{prog.text}"
@@ -206,6 +256,7 @@ def _check_mbarrier_program(prog) -> None:
     assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
     assert ("tilec_mbarrier_wait" in cuda.stdout) == prog.mbarriers
     compile_sm90_or_skip(cuda.stdout)
+    return cuda.stdout
 
 
 def test_mbarrier_generators_draw_every_form():
@@ -240,6 +291,32 @@ def test_mbarrier_generators_draw_every_form():
     assert defects == set(DEFECTS)
 
 
+def test_cluster_and_split_k_generators_draw_every_form():
+    """Over a few hundred seeds the cluster-ring and split-K generators draw every form
+    they are meant to fuzz, and every defect of theirs is drawable."""
+    from generate_atomic import DEFECTS as SPLIT_K_DEFECTS
+    from generate_cluster import DEFECTS as CLUSTER_DEFECTS
+
+    cls = [draw_cluster(random.Random(s)) for s in range(300)]
+    assert {(c.cluster, c.group) for c in cls} == {(2, 2), (4, 2), (4, 4)}
+    assert {c.strided for c in cls if c.group < c.cluster} == {True, False}
+    assert {c.mask(r) for c in cls for r in range(c.cluster)} == {0b11, 0b1100, 0b101, 0b1010, 0b1111}
+    assert {c.clusters for c in cls} == {1, 2} and {c.own for c in cls} == {True, False}
+    assert {c.stages for c in cls} == {1, 2, 3} and {c.consumers for c in cls} == {1, 2}
+    assert {c.empty_wait for c in cls} == {"guard", "parity"} and any(c.trips > c.stages for c in cls)
+    assert {t for c in cls for t in [c.dtype]} == set(ELEMENT_TYPES)
+    assert {d for c in cls for d in cluster_defects(c)} == set(CLUSTER_DEFECTS)
+    sks = [draw_split_k(random.Random(s)) for s in range(300)]
+    assert {s.units for s in sks} == {"tile-major", "split-major", "grid2d", "persistent"}
+    assert {(s.release, s.acquire) for s in sks} == {(r, a) for r in ("fence", "order") for a in ("fence", "order")}
+    assert {s.flag for s in sks} == {"smem", "gmem"} and {s.reset for s in sks} == {"after-sum", "on-arrival"}
+    assert {s.launches for s in sks} == {1, 2} and {s.splits for s in sks} == {2, 3, 4}
+    assert {s.access for s in sks} == {"element", "tensor"}
+    assert {s.persistent for s in sks if s.units == "persistent"} == {1, 2, 3}
+    assert any(s.elements % s.threads for s in sks) and any(s.elements > s.threads for s in sks)
+    assert {d for s in sks for d in split_k_defects(s)} == set(SPLIT_K_DEFECTS)
+
+
 def test_generator_is_reproducible_and_writes_files(tmp_path):
     """`python -m tests.fuzz.generate --count N --out DIR` (used by
     dev/device/sanitize.sh) writes N parseable programs, the same for the same seed."""
@@ -247,7 +324,8 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
 
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]
     assert a[0] == a[1]
-    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2", "--mbarrier", "2"]) == 0
+    assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2", "--mbarrier", "2",
+                 "--cluster", "1", "--atomic", "1"]) == 0
     files = sorted(tmp_path.glob("prog_*.mlir"))
     assert len(files) == 3
     alone = tmp_path / "alone"
@@ -255,7 +333,8 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     assert [f.read_text() for f in files] == [f.read_text() for f in sorted(alone.glob("prog_*.mlir"))]
     files += sorted(tmp_path.glob("funnel_*.mlir"))
     files += sorted(tmp_path.glob("mbarrier_*.mlir"))
-    assert len(files) == 7
+    files += sorted(tmp_path.glob("cluster_*.mlir")) + sorted(tmp_path.glob("atomic_*.mlir"))
+    assert len(files) == 9
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()
